@@ -1,0 +1,120 @@
+import { parseArgs } from "node:util";
+import { HelperError, UsageError, type ExitCode } from "./errors.ts";
+import { VERBS } from "./verbs/index.ts";
+import type { Outcome, VerbContext } from "./verbs/types.ts";
+
+/** The helper's version, printed by `--version`. */
+export const VERSION = "0.1.0";
+
+const REFUSAL_PREFIX = "memory operation refused: ";
+
+/** Everything the CLI needs from its process, so that it can be driven in tests too. */
+export interface Process {
+  argv: string[];
+  env: Record<string, string | undefined>;
+  cwd: string;
+  stdinIsTTY: boolean;
+  readStdin(): Promise<Buffer>;
+  writeOut(data: string | Uint8Array): void;
+  writeErr(text: string): void;
+}
+
+function usageText(): string {
+  const width = Math.max(...Object.keys(VERBS).map((v) => v.length));
+  const lines = Object.entries(VERBS).map(([name, v]) => `  ${name.padEnd(width)}  ${v.summary}`);
+  return [
+    "usage: node memory_io.mjs <verb> [options]",
+    "",
+    "Safe reads and writes of an agent's session memory under <root>/.ai/memory/.",
+    "",
+    "verbs:",
+    ...lines,
+    "",
+    "`node memory_io.mjs <verb> --help` (or `--help <verb>`) describes a verb.",
+    "",
+    "exit codes: 0 success; 2 refused (safety, compare-and-swap, usage); 3 absent;",
+    "            4 paused (kill switch); 5 busy (lock not had in time)",
+    "Every refusal prints `memory operation refused: <reason>` on stderr and changes nothing.",
+    "",
+  ].join("\n");
+}
+
+/**
+ * Runs one helper invocation and returns its exit code; the caller exits with it.
+ * Usage errors exit 2, except `hook` (always 0, problem on stderr) and `check` (64).
+ */
+export async function main(proc: Process): Promise<ExitCode> {
+  const args = proc.argv;
+  const first = args[0];
+  if (first === undefined || first === "--help" || first === "-h" || first === "help") {
+    const topic = args[1];
+    if (topic !== undefined && VERBS[topic]) {
+      proc.writeOut((await VERBS[topic].load()).help);
+      return 0;
+    }
+    proc.writeOut(usageText());
+    return first === undefined ? 2 : 0;
+  }
+  if (first === "--version" || first === "-V") {
+    proc.writeOut(`memory_io ${VERSION}\n`);
+    return 0;
+  }
+  const entry = VERBS[first];
+  if (!entry) {
+    proc.writeErr(`${REFUSAL_PREFIX}unknown verb ${JSON.stringify(first)}; run with --help for the list\n`);
+    return 2;
+  }
+  const usageExit: ExitCode = first === "hook" ? 0 : first === "check" ? 64 : 2;
+  const verb = await entry.load();
+  const rest = args.slice(1);
+  if (rest.includes("--help") || rest.includes("-h")) {
+    proc.writeOut(verb.help);
+    return 0;
+  }
+  let ctx: VerbContext;
+  try {
+    const parsed = parseArgs({ args: rest, options: verb.options, allowPositionals: true, strict: true });
+    const [min, max] = verb.positionals;
+    if (parsed.positionals.length < min) {
+      throw new UsageError(`${first} needs ${min === 1 ? "an argument" : `${min} arguments`}; see \`${first} --help\``);
+    }
+    if (parsed.positionals.length > max) {
+      throw new UsageError(`${first} takes at most ${max} argument(s), got ${JSON.stringify(parsed.positionals.slice(max))}`);
+    }
+    ctx = {
+      values: parsed.values as VerbContext["values"],
+      positionals: parsed.positionals,
+      env: proc.env,
+      cwd: proc.cwd,
+      readStdin: proc.readStdin,
+      stdinIsTTY: proc.stdinIsTTY,
+    };
+  } catch (err) {
+    const message = err instanceof UsageError ? err.message : parseArgsMessage(err, first);
+    proc.writeErr(`${REFUSAL_PREFIX}${message}\n`);
+    return usageExit;
+  }
+  let outcome: Outcome;
+  try {
+    outcome = await verb.run(ctx);
+  } catch (err) {
+    if (err instanceof HelperError) {
+      proc.writeErr(`${REFUSAL_PREFIX}${err.message}\n`);
+      if (err instanceof UsageError) return usageExit;
+      return err.code;
+    }
+    // A bug, not a refusal: say so plainly; the hook must still never fail a session.
+    const text = err instanceof Error ? (err.stack ?? err.message) : String(err);
+    proc.writeErr(`memory_io internal error: ${text}\n`);
+    return first === "hook" ? 0 : 2;
+  }
+  for (const line of outcome.stderr) proc.writeErr(`${line}\n`);
+  if (outcome.stdout.length > 0) proc.writeOut(outcome.stdout);
+  return outcome.code;
+}
+
+function parseArgsMessage(err: unknown, verb: string): string {
+  const message = err instanceof Error ? err.message : String(err);
+  // node:util's messages already name the flag; add where to look.
+  return `${message.replace(/\. To specify a positional argument.*$/s, "")} (see \`${verb} --help\`)`;
+}

@@ -1,0 +1,56 @@
+/**
+ * The helper's error types, each carrying its exit code (contract §10).
+ *
+ * Every refusal reaches the user on stderr as `memory operation refused: <message>`; messages
+ * say what failed and what to do next. Only `src/cli.ts` turns these into output and exits.
+ */
+export type ExitCode = 0 | 1 | 2 | 3 | 4 | 5 | 64;
+
+/** Base class: a refusal with an exit code. */
+export class HelperError extends Error {
+  /** Process exit code for this error (contract §10). */
+  readonly code: ExitCode;
+  constructor(message: string, code: ExitCode) {
+    super(message);
+    this.code = code;
+    this.name = new.target.name;
+  }
+}
+
+/** Exit 2: refused for safety, compare-and-swap or validation; nothing on disk changed. */
+export class Refused extends HelperError {
+  constructor(message: string) {
+    super(message, 2);
+  }
+}
+
+/** Exit 2 (64 for `check`, 0 for `hook`): a missing or wrong flag, kind or argument. */
+export class UsageError extends HelperError {
+  constructor(message: string) {
+    super(message, 2);
+  }
+}
+
+/** Exit 3: the file a verb needs does not exist (`drift`, `brief`, `validate --root`). */
+export class Absent extends HelperError {
+  constructor(message: string) {
+    super(message, 3);
+  }
+}
+
+/** Exit 4: memory writes are paused by the kill switch (contract §6). */
+export class Paused extends HelperError {
+  /** The file (or variable) whose removal resumes writes. */
+  readonly switchPath: string;
+  constructor(switchPath: string) {
+    super(`memory writes are paused: remove ${switchPath} to resume`, 4);
+    this.switchPath = switchPath;
+  }
+}
+
+/** Exit 5: the memory lock was not had within `--lock-timeout` (contract §3). */
+export class Busy extends HelperError {
+  constructor(message: string) {
+    super(message, 5);
+  }
+}

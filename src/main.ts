@@ -1,0 +1,22 @@
+// Entry point of scripts/memory_io.mjs: the one place that touches process (style.md, habit 1).
+import { main } from "./cli.ts";
+
+function readStdin(): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    process.stdin.on("data", (c: Buffer) => chunks.push(c));
+    process.stdin.on("end", () => resolve(Buffer.concat(chunks)));
+    process.stdin.on("error", reject);
+  });
+}
+
+const code = await main({
+  argv: process.argv.slice(2),
+  env: process.env,
+  cwd: process.cwd(),
+  stdinIsTTY: Boolean(process.stdin.isTTY),
+  readStdin,
+  writeOut: (data) => process.stdout.write(data),
+  writeErr: (text) => process.stderr.write(text),
+});
+process.exitCode = code;

@@ -1,0 +1,14 @@
+import type { Verb } from "./types.ts";
+
+/**
+ * The verb table: name -> one-line summary and a loader. Loaders import lazily so that a
+ * verb only evaluates the code it needs (performance.md: start-up cost is what we pay on
+ * every hook and every save).
+ */
+export const VERBS: Record<string, { summary: string; load: () => Promise<Verb> }> = {
+  read: { summary: "print a memory file in the untrusted envelope, with its token", load: async () => (await import("./read.ts")).readVerb },
+  write: { summary: "replace a memory file (compare-and-swap on its token)", load: async () => (await import("./write.ts")).writeVerb },
+  "read-target": { summary: "print AGENTS.md or CLAUDE.md in the envelope, with its token", load: async () => (await import("./read.ts")).readTargetVerb },
+  promote: { summary: "append an approved lesson to AGENTS.md or CLAUDE.md (compare-and-swap)", load: async () => (await import("./promote.ts")).promoteVerb },
+  hook: { summary: "session-start hook: fixed sentences about parked memory", load: async () => (await import("./hook.ts")).hookVerb },
+};

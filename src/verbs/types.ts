@@ -1,0 +1,39 @@
+import type { ParseArgsConfig } from "node:util";
+import type { ExitCode } from "../errors.ts";
+
+/** What a verb returns; `src/cli.ts` writes it out and exits with `code`. */
+export interface Outcome {
+  /** Bytes or text for stdout, written as is. */
+  stdout: string | Uint8Array;
+  /** Lines for stderr (warnings, notes); each is printed on its own line. */
+  stderr: string[];
+  code: ExitCode;
+}
+
+/** Everything a verb may know about its process; verbs never touch `process` themselves. */
+export interface VerbContext {
+  values: Record<string, string | boolean | string[] | undefined>;
+  positionals: string[];
+  env: Record<string, string | undefined>;
+  cwd: string;
+  /** Reads all of stdin (bytes). */
+  readStdin(): Promise<Buffer>;
+  /** True when stdin is a terminal (the hook then does not read it). */
+  stdinIsTTY: boolean;
+}
+
+/** One verb: its parseArgs options, its `--help` text and its run function. */
+export interface Verb {
+  name: string;
+  options: NonNullable<ParseArgsConfig["options"]>;
+  /** Positional arguments the verb accepts, as [min, max]. */
+  positionals: [number, number];
+  /** Full `--help` text for the verb. */
+  help: string;
+  run(ctx: VerbContext): Promise<Outcome>;
+}
+
+/** An outcome with text on stdout and nothing else. */
+export function ok(stdout: string | Uint8Array, stderr: string[] = [], code: ExitCode = 0): Outcome {
+  return { stdout, stderr, code };
+}
