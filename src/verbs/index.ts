@@ -10,5 +10,7 @@ export const VERBS: Record<string, { summary: string; load: () => Promise<Verb> 
   write: { summary: "replace a memory file (compare-and-swap on its token)", load: async () => (await import("./write.ts")).writeVerb },
   "read-target": { summary: "print AGENTS.md or CLAUDE.md in the envelope, with its token", load: async () => (await import("./read.ts")).readTargetVerb },
   promote: { summary: "append an approved lesson to AGENTS.md or CLAUDE.md (compare-and-swap)", load: async () => (await import("./promote.ts")).promoteVerb },
+  check: { summary: "bootstrap check: 0 nothing parked, 1 interrupted save, 2 handoff parked, 3 unsafe", load: async () => (await import("./check.ts")).checkVerb },
+  recover: { summary: "repair what an interrupted save left; idempotent", load: async () => (await import("./recover.ts")).recoverVerb },
   hook: { summary: "session-start hook: fixed sentences about parked memory", load: async () => (await import("./hook.ts")).hookVerb },
 };

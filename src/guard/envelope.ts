@@ -1,0 +1,28 @@
+import { randomBytes } from "node:crypto";
+import { renderVisible } from "./invisible.ts";
+
+/**
+ * Wraps file bytes in the untrusted envelope of contract §2:
+ * `CURRENT-SHA256: <token>`, `<<<BEGIN UNTRUSTED <FILE> <nonce>>>`, the bytes (a newline
+ * added when a non-empty file lacks one), `<<<END UNTRUSTED <FILE> <nonce>>>`. The nonce is
+ * 16 fresh hex characters that the content does not contain, so the file cannot forge the
+ * END line. Invisible characters and invalid UTF-8 are shown visibly (contract §4); the
+ * token still covers the exact bytes on disk.
+ * @returns the output bytes and a warning for stderr when anything was made visible.
+ */
+export function renderEnvelope(file: string, token: string, bytes: Uint8Array): { out: Buffer; warning: string | null } {
+  const shown = renderVisible(bytes);
+  const body = shown.changed > 0 ? Buffer.from(shown.text, "utf8") : Buffer.from(bytes);
+  let nonce: string;
+  do {
+    nonce = randomBytes(8).toString("hex");
+  } while (body.includes(nonce));
+  const parts = [Buffer.from(`CURRENT-SHA256: ${token}\n<<<BEGIN UNTRUSTED ${file} ${nonce}>>>\n`), body];
+  if (body.length > 0 && body[body.length - 1] !== 0x0a) parts.push(Buffer.from("\n"));
+  parts.push(Buffer.from(`<<<END UNTRUSTED ${file} ${nonce}>>>\n`));
+  const warning =
+    shown.changed > 0
+      ? `warning: ${file} holds ${shown.changed} invisible character(s) or invalid UTF-8 byte(s), shown as <U+XXXX> / <0xNN>; the token covers the bytes on disk`
+      : null;
+  return { out: Buffer.concat(parts), warning };
+}

@@ -1,0 +1,83 @@
+import { lstatSync, readdirSync, unlinkSync } from "node:fs";
+import path from "node:path";
+import { randomHex8 } from "./files.ts";
+
+/** How many archived handoffs are kept (contract §1). */
+export const ARCHIVE_KEEP = 5;
+
+/** Archive names `show`/`restore` accept, as the reference's (contract §5). */
+export const ARCHIVE_NAME = /^HANDOFF-[A-Za-z0-9._-]+\.md$/;
+
+/** What pruning looks at: every entry matching `HANDOFF-*.md` (contract §2). */
+const PRUNE_CANDIDATE = /^HANDOFF-.*\.md$/;
+
+const NAME_TIME = /^HANDOFF-(\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2})(?:\.(\d{1,9}))?Z-/;
+
+/**
+ * The archive time stamp: UTC `%Y-%m-%dT%H-%M-%S.%fZ` with six fraction digits (milliseconds
+ * padded with zeros, as contract §1 allows).
+ */
+export function archiveStamp(now: Date): string {
+  return now.toISOString().replace(/:/g, "-").replace(/\.(\d{3})Z$/, ".$1000Z");
+}
+
+/** A fresh archive name for `prefix` (`HANDOFF`, `LESSONS`, …): `<prefix>-<stamp>-<8 hex>.md`. */
+export function archiveName(prefix: string, now = new Date()): string {
+  return `${prefix}-${archiveStamp(now)}-${randomHex8()}.md`;
+}
+
+function sortKey(name: string, mtimeMs: number): string {
+  const m = NAME_TIME.exec(name);
+  if (m) return `${m[1]}.${(m[2] ?? "").padEnd(9, "0")}`;
+  return archiveStamp(new Date(mtimeMs)).replace(/Z$/, "").padEnd(29, "0");
+}
+
+/** Result of pruning the handoff archive. */
+export interface PruneResult {
+  deleted: string[];
+  warnings: string[];
+}
+
+/**
+ * Keeps the `ARCHIVE_KEEP` newest archived handoffs (by the time in their names, then by
+ * modification time) and deletes the rest. If any `HANDOFF-*.md` entry is a link, has more
+ * than one link or is not a regular file, nothing is deleted and a warning says why
+ * (contract §2). Failures are warnings, never refusals: the save already succeeded.
+ */
+export function pruneArchive(dir: string): PruneResult {
+  const warnings: string[] = [];
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch (err) {
+    return { deleted: [], warnings: [`archive pruning skipped: cannot list ${dir}: ${(err as Error).message}`] };
+  }
+  const entries: { name: string; key: string; mtimeMs: number }[] = [];
+  for (const name of names) {
+    if (!PRUNE_CANDIDATE.test(name)) continue;
+    let st;
+    try {
+      st = lstatSync(path.join(dir, name));
+    } catch {
+      continue;
+    }
+    if (st.isSymbolicLink() || !st.isFile() || st.nlink !== 1) {
+      return {
+        deleted: [],
+        warnings: [`archive pruning skipped: archive/${name} is a link, hard-linked or not a regular file; nothing was deleted (move it away to resume pruning)`],
+      };
+    }
+    entries.push({ name, key: sortKey(name, st.mtimeMs), mtimeMs: st.mtimeMs });
+  }
+  entries.sort((a, b) => (a.key === b.key ? b.mtimeMs - a.mtimeMs : a.key < b.key ? 1 : -1));
+  const deleted: string[] = [];
+  for (const entry of entries.slice(ARCHIVE_KEEP)) {
+    try {
+      unlinkSync(path.join(dir, entry.name));
+      deleted.push(entry.name);
+    } catch (err) {
+      warnings.push(`archive pruning: could not delete archive/${entry.name}: ${(err as Error).message}`);
+    }
+  }
+  return { deleted, warnings };
+}

@@ -1,0 +1,124 @@
+import { closeSync, constants, fstatSync, openSync, readSync, type BigIntStats } from "node:fs";
+import { createHash, randomBytes } from "node:crypto";
+import { Refused } from "../errors.ts";
+import { failpoint } from "./failpoint.ts";
+import { MAX_DOCUMENT_BYTES } from "./paths.ts";
+
+/** The token of a file: lowercase hex SHA-256 of its exact bytes (contract §2). */
+export function tokenOf(bytes: Uint8Array): string {
+  return createHash("sha256").update(bytes).digest("hex");
+}
+
+/** `absent` or 64 lowercase hex (contract §2). */
+export const TOKEN_PATTERN = /^(absent|[0-9a-f]{64})$/;
+
+/** 8 random lowercase hex characters, for private and archive names. */
+export function randomHex8(): string {
+  return randomBytes(4).toString("hex");
+}
+
+/** A regular file read whole, with the fstat taken when it was opened. */
+export interface ReadFile {
+  bytes: Buffer;
+  token: string;
+  stat: BigIntStats;
+}
+
+/** Why an open was refused, for callers that turn states into messages (hook, check). */
+export type FileState = "missing" | "link" | "not-regular" | "hard-linked" | "too-large";
+
+/** Thrown by `openRegular` for a file that is there but unsafe to use. */
+export class UnsafeFile extends Refused {
+  readonly state: FileState;
+  readonly stat: BigIntStats | null;
+  constructor(state: FileState, filePath: string, stat: BigIntStats | null) {
+    const what: Record<FileState, string> = {
+      missing: "does not exist",
+      link: "is a link",
+      "not-regular": "is not a regular file",
+      "hard-linked": "has more than one hard link",
+      "too-large": `is larger than ${MAX_DOCUMENT_BYTES} bytes`,
+    };
+    super(`${filePath} ${what[state]}; the helper only uses regular files with one link (move it away and retry)`);
+    this.state = state;
+    this.stat = stat;
+  }
+}
+
+const OPEN_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+
+/**
+ * Opens an existing file for reading without following a link or blocking on a FIFO, and
+ * checks it is a regular file of at most `maxBytes`. A file with `nlink > 1` is returned with
+ * `hardLinked` set, because a crash mid-publication leaves two links (contract §3): the
+ * caller decides whether that is an interrupted save or an unsafe file.
+ * @returns null when the file does not exist.
+ * @throws UnsafeFile (exit 2) for a link, a FIFO, a socket, a directory, a file too large.
+ */
+export function openRegular(filePath: string, maxBytes = MAX_DOCUMENT_BYTES): { fd: number; stat: BigIntStats } | null {
+  let fd: number;
+  try {
+    fd = openSync(filePath, OPEN_FLAGS);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") return null;
+    if (code === "ELOOP" || code === "EMLINK") throw new UnsafeFile("link", filePath, null);
+    // ENXIO: a socket; EISDIR on some systems; anything else is equally unusable.
+    if (code === "ENXIO" || code === "EISDIR" || code === "EOPNOTSUPP") throw new UnsafeFile("not-regular", filePath, null);
+    throw new Refused(`cannot open ${filePath}: ${(err as Error).message}`);
+  }
+  const stat = fstatSync(fd, { bigint: true });
+  if (!stat.isFile()) {
+    closeSync(fd);
+    throw new UnsafeFile("not-regular", filePath, stat);
+  }
+  if (stat.size > BigInt(maxBytes)) {
+    closeSync(fd);
+    throw new UnsafeFile("too-large", filePath, stat);
+  }
+  return { fd, stat };
+}
+
+/** Reads an open descriptor to its end (at most `limit + 1` bytes). */
+export function readAll(fd: number, limit = MAX_DOCUMENT_BYTES): Buffer {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for (;;) {
+    const buf = Buffer.allocUnsafe(65536);
+    const n = readSync(fd, buf, 0, buf.length, null);
+    if (n === 0) break;
+    chunks.push(buf.subarray(0, n));
+    total += n;
+    if (total > limit) break;
+  }
+  return Buffer.concat(chunks, total);
+}
+
+/** True when two stats describe the same file in the same state (a torn-read guard). */
+export function sameVersion(a: BigIntStats, b: BigIntStats): boolean {
+  return a.dev === b.dev && a.ino === b.ino && a.size === b.size && a.mtimeNs === b.mtimeNs && a.ctimeNs === b.ctimeNs;
+}
+
+/**
+ * Reads a whole regular file and refuses a torn read: the file must be the same (inode, size,
+ * mtime, ctime) after the last byte as when it was opened (contract §3). Fires the
+ * `read-opened` failpoint between the fstat and the first byte.
+ * @returns null when the file does not exist.
+ * @throws UnsafeFile, or Refused "changed while it was read" (exit 2).
+ */
+export async function readStable(filePath: string, opts: { failpoint?: string; maxBytes?: number } = {}): Promise<ReadFile | null> {
+  const opened = openRegular(filePath, opts.maxBytes);
+  if (opened === null) return null;
+  const { fd, stat } = opened;
+  try {
+    await failpoint(opts.failpoint, "read-opened");
+    const bytes = readAll(fd, opts.maxBytes);
+    const after = fstatSync(fd, { bigint: true });
+    if (!sameVersion(stat, after) || BigInt(bytes.length) !== after.size) {
+      throw new Refused(`${filePath} changed while it was read; read it again`);
+    }
+    return { bytes, token: tokenOf(bytes), stat };
+  } finally {
+    closeSync(fd);
+  }
+}

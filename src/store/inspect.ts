@@ -1,0 +1,86 @@
+import { closeSync, lstatSync, readSync } from "node:fs";
+import path from "node:path";
+import { UnsafeFile, openRegular } from "./files.ts";
+import { FILE_OF, HEADING_OF, MARKER, memoryDir, type Kind } from "./paths.ts";
+import { listPrivate, lockState } from "./private.ts";
+import { archiveExcess, pendingRepairs } from "./recover.ts";
+
+/** What a memory file looks like from outside, without using its text (contract §7). */
+export type FileStatus = "missing" | "present" | "foreign" | "unsafe" | "interrupted";
+
+/** The state of one memory file, and its modification time when present (ms since epoch). */
+export interface FileInspection {
+  kind: Kind;
+  status: FileStatus;
+  mtimeMs: number | null;
+}
+
+const HEAD_BYTES = 4096;
+
+function treeUnsafe(root: string): boolean | null {
+  for (const dir of [path.join(root, ".ai"), memoryDir(root)]) {
+    let st;
+    try {
+      st = lstatSync(dir);
+    } catch {
+      return null; // missing: nothing to inspect
+    }
+    if (st.isSymbolicLink() || !st.isDirectory()) return true;
+  }
+  return false;
+}
+
+/**
+ * Classifies a memory file by its shape only: the v1 marker and heading in its first bytes,
+ * a regular file with one link; a claim or half-published state left by a dead writer is
+ * `interrupted`. Never follows a link, never blocks on a FIFO, never returns file text.
+ */
+export function inspectFile(root: string, kind: Kind): FileInspection {
+  const unsafe = treeUnsafe(root);
+  if (unsafe === null) return { kind, status: "missing", mtimeMs: null };
+  if (unsafe) return { kind, status: "unsafe", mtimeMs: null };
+  const memDir = memoryDir(root);
+  const file = FILE_OF[kind];
+  const mine = listPrivate(memDir).filter((e) => e.file === file);
+  const writerLive = () => lockState(memDir).state === "held";
+  let opened;
+  try {
+    opened = openRegular(path.join(memDir, file));
+  } catch (err) {
+    if (err instanceof UnsafeFile) return { kind, status: "unsafe", mtimeMs: null };
+    return { kind, status: "unsafe", mtimeMs: null };
+  }
+  if (opened === null) {
+    if (mine.some((e) => e.role === "claim") && !writerLive()) return { kind, status: "interrupted", mtimeMs: null };
+    return { kind, status: "missing", mtimeMs: null };
+  }
+  const { fd, stat } = opened;
+  try {
+    const mtimeMs = Number(stat.mtimeMs);
+    if (stat.nlink !== 1n) {
+      const partner = mine.some((e) => {
+        try {
+          return lstatSync(e.path, { bigint: true }).ino === stat.ino;
+        } catch {
+          return false;
+        }
+      });
+      if (!partner) return { kind, status: "unsafe", mtimeMs };
+      return { kind, status: writerLive() ? "present" : "interrupted", mtimeMs };
+    }
+    const buf = Buffer.alloc(HEAD_BYTES);
+    const n = readSync(fd, buf, 0, HEAD_BYTES, 0);
+    const lines = buf.subarray(0, n).toString("utf8").replace(/^\uFEFF/, "").split(/\r?\n/);
+    const ok = lines[0] === MARKER && lines.slice(0, 4).includes(HEADING_OF[kind]);
+    return { kind, status: ok ? "present" : "foreign", mtimeMs };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** True when an interrupted save left work for `recover` and no live writer is at it. */
+export function interruptedSave(root: string): boolean {
+  if (treeUnsafe(root) !== false) return false;
+  if (lockState(memoryDir(root)).state === "held") return false;
+  return pendingRepairs(root).length > 0 || archiveExcess(root) > 0;
+}

@@ -1,0 +1,109 @@
+import * as fs from "node:fs";
+import { hostname } from "node:os";
+import path from "node:path";
+import lockfile from "proper-lockfile";
+import { Busy, Refused } from "../errors.ts";
+import { randomHex8 } from "./files.ts";
+import { LOCK_NAME, LOCK_STALE_MS, OWNER_NAME, processAlive, readOwner, type LockOwner } from "./private.ts";
+
+/** A held memory lock. */
+export interface LockHandle {
+  /** Throws `Refused` (exit 2) when the lock is no longer ours; called before publication. */
+  assertHeld(): void;
+  release(): Promise<void>;
+}
+
+const RETRY_MS = 25;
+
+// proper-lockfile removes its lock with rmdir; ours holds an owner file, which goes first.
+const lockFs = {
+  ...fs,
+  rmdir(dir: string, cb: (err: NodeJS.ErrnoException | null) => void): void {
+    fs.unlink(path.join(dir, OWNER_NAME), () => fs.rmdir(dir, cb));
+  },
+};
+
+/**
+ * Takes the cross-process lock on the memory dir (contract §3): a `.lock` directory made
+ * atomically by proper-lockfile (mkdir), kept fresh while held, with an owner file naming
+ * the holder's pid. Waits at most `timeoutSeconds` (0 tries once). A lock whose holder has
+ * died on this host is taken over at once; one whose holder cannot be checked is taken over
+ * once it is stale (10 s without refresh). The lock is not the only guard (field report 13):
+ * the token is checked again under it and publication cannot overwrite.
+ * @throws Busy (exit 5) naming the holder's pid when known.
+ */
+export async function acquireLock(memDir: string, timeoutSeconds: number): Promise<LockHandle> {
+  const lockDir = path.join(memDir, LOCK_NAME);
+  const deadline = Date.now() + timeoutSeconds * 1000;
+  const me: LockOwner = { pid: process.pid, host: hostname(), nonce: randomHex8() + randomHex8() };
+  let compromised: Error | null = null;
+  for (;;) {
+    try {
+      const release = await lockfile.lock(memDir, {
+        lockfilePath: lockDir,
+        realpath: false,
+        stale: LOCK_STALE_MS,
+        update: 2_000,
+        retries: 0,
+        fs: lockFs,
+        // The default throws from a timer callback and kills the process; record it instead
+        // and refuse before publication.
+        onCompromised: (err: Error) => {
+          compromised = err;
+        },
+      });
+      fs.writeFileSync(path.join(lockDir, OWNER_NAME), JSON.stringify(me), { mode: 0o600, flag: "wx" });
+      return {
+        assertHeld() {
+          const owner = readOwner(lockDir);
+          if (compromised || !owner || owner.nonce !== me.nonce) {
+            throw new Refused("lost the memory lock to another process before publishing; nothing was published: read again and retry");
+          }
+        },
+        async release() {
+          try {
+            await release();
+          } catch {
+            // Already gone (taken over after going stale): nothing of ours to remove.
+          }
+        },
+      };
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "ELOCKED") {
+        throw new Refused(`cannot take the memory lock ${lockDir}: ${(err as Error).message}`);
+      }
+    }
+    const owner = readOwner(lockDir);
+    if (owner && owner.host === me.host && !processAlive(owner.pid)) {
+      takeOverDead(lockDir, owner);
+      continue;
+    }
+    if (Date.now() >= deadline) {
+      const who = owner ? `process ${owner.pid}` : "another process";
+      throw new Busy(`memory is busy: ${who} holds the lock ${lockDir}; wait and retry, or pass a longer --lock-timeout`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, RETRY_MS + Math.random() * RETRY_MS));
+  }
+}
+
+// Moves a dead holder's lock aside and removes it. The rename is atomic, so only one taker
+// gets it; if what we moved turns out to be a fresh live lock (its owner changed between our
+// read and the rename), it is put back, and that holder's assertHeld still guards publication.
+function takeOverDead(lockDir: string, dead: LockOwner): void {
+  const aside = `${lockDir}-dead-${process.pid}-${randomHex8()}`;
+  try {
+    fs.renameSync(lockDir, aside);
+  } catch {
+    return;
+  }
+  const moved = readOwner(aside);
+  if (moved && moved.nonce !== dead.nonce) {
+    try {
+      fs.renameSync(aside, lockDir);
+      return;
+    } catch {
+      // Someone made a new lock meanwhile; the one we hold aside is compromised either way.
+    }
+  }
+  fs.rmSync(aside, { recursive: true, force: true });
+}

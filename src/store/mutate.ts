@@ -1,0 +1,50 @@
+import { Refused } from "../errors.ts";
+import { acquireLock, type LockHandle } from "./lock.ts";
+import { checkTree, memoryDir } from "./paths.ts";
+import { assertNotPaused } from "./pause.ts";
+import { repair } from "./recover.ts";
+
+/** Options common to every mutating verb. */
+export interface MutateOptions {
+  root: string;
+  env: Record<string, string | undefined>;
+  lockTimeoutSeconds: number;
+  /**
+   * Checks on the caller's input that come after "busy" in the refusal order (contract §2:
+   * usage, then paused, then busy, then the rest). Called before anything is created.
+   */
+  validate?: () => void;
+}
+
+/**
+ * Runs `body` under the memory lock, after the kill switch, the tree checks and the repair
+ * of anything an interrupted save left (contract §3: "the next write … repairs"). Creates the
+ * memory dir and its archive (0700) only once the input passed `validate`, so that a refusal
+ * leaves the disk as it was.
+ * @returns body's result and the repair lines for stderr.
+ * @throws Paused (4), Busy (5), Refused (2).
+ */
+export async function underLock<T>(opts: MutateOptions, body: (lock: LockHandle) => Promise<T>): Promise<{ result: T; repairs: string[] }> {
+  const memDir = memoryDir(opts.root);
+  assertNotPaused(memDir, opts.env);
+  const existed = checkTree(opts.root);
+  let lock: LockHandle | null = null;
+  try {
+    if (existed) lock = await acquireLock(memDir, opts.lockTimeoutSeconds);
+    opts.validate?.();
+    checkTree(opts.root, { create: true, archive: true });
+    if (lock === null) lock = await acquireLock(memDir, opts.lockTimeoutSeconds);
+    // The switch may have been pulled while we waited for the lock.
+    assertNotPaused(memDir, opts.env);
+    const repairs = repair(opts.root).map((line) => `recovered: ${line}`);
+    const result = await body(lock);
+    return { result, repairs };
+  } catch (err) {
+    if (err instanceof Error && !(err instanceof Refused) && (err as NodeJS.ErrnoException).code) {
+      throw new Refused(`file system error: ${err.message}`);
+    }
+    throw err;
+  } finally {
+    await lock?.release();
+  }
+}

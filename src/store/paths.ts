@@ -1,0 +1,112 @@
+import { lstatSync, mkdirSync, type Stats } from "node:fs";
+import path from "node:path";
+import { Refused } from "../errors.ts";
+
+/** The three memory kinds (contract, "Words"). */
+export type Kind = "handoff" | "lessons" | "solutions";
+
+/** File name of each kind under the memory dir (contract §1). */
+export const FILE_OF: Record<Kind, string> = {
+  handoff: "HANDOFF.md",
+  lessons: "LESSONS.md",
+  solutions: "SOLUTIONS.md",
+};
+
+/** The heading each kind must carry in its first four lines (contract §1). */
+export const HEADING_OF: Record<Kind, string> = {
+  handoff: "# Session Handoff",
+  lessons: "# Lessons",
+  solutions: "# Solutions",
+};
+
+/** The exact first line of every memory document (contract §1). */
+export const MARKER = "<!-- memory-schema: v1 -->";
+
+/** Largest memory document, in bytes (contract §1). */
+export const MAX_DOCUMENT_BYTES = 1_000_000;
+
+/** Root-level files `read-target` and `promote` may touch (contract §2). */
+export const TARGETS = ["AGENTS.md", "CLAUDE.md"] as const;
+export type Target = (typeof TARGETS)[number];
+
+/** Parses a kind argument; throws `UsageError`-like `Refused` (exit 2) naming the allowed ones. */
+export function parseKind(value: string | undefined): Kind {
+  if (value === "handoff" || value === "lessons" || value === "solutions") return value;
+  throw new Refused(`unknown kind ${JSON.stringify(value ?? "")}: use handoff, lessons or solutions`);
+}
+
+/** Parses `--target`; throws `Refused` (exit 2) unless it is AGENTS.md or CLAUDE.md. */
+export function parseTarget(value: string | undefined): Target {
+  if (value === "AGENTS.md" || value === "CLAUDE.md") return value;
+  throw new Refused(`--target must be AGENTS.md or CLAUDE.md, got ${JSON.stringify(value ?? "")}`);
+}
+
+function lstatOrNull(p: string): Stats | null {
+  try {
+    return lstatSync(p);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return null;
+    throw new Refused(`cannot inspect ${p}: ${(err as Error).message}`);
+  }
+}
+
+/**
+ * Resolves `--root` against `cwd` and checks it is a real directory (contract §3: the root
+ * itself must not be a link; its ancestors may be). Returns the absolute path.
+ * @throws Refused (exit 2) when the root is missing, a link or not a directory.
+ */
+export function resolveRoot(rootFlag: string | undefined, cwd: string): string {
+  if (rootFlag === undefined || rootFlag === "") {
+    throw new Refused("--root DIR is required: pass the project root");
+  }
+  const root = path.resolve(cwd, rootFlag);
+  const st = lstatOrNull(root);
+  if (st === null) throw new Refused(`root ${root} does not exist; pass the project root with --root`);
+  if (st.isSymbolicLink()) throw new Refused(`root ${root} is a link; pass the real directory it points to`);
+  if (!st.isDirectory()) throw new Refused(`root ${root} is not a directory; pass the project root with --root`);
+  return root;
+}
+
+/** `<root>/.ai/memory` (contract, "Words"). */
+export function memoryDir(root: string): string {
+  return path.join(root, ".ai", "memory");
+}
+
+/** `<root>/.ai/memory/archive`. */
+export function archiveDir(root: string): string {
+  return path.join(root, ".ai", "memory", "archive");
+}
+
+/**
+ * Checks that each existing directory of the memory tree (`.ai`, `memory`, `archive`) is a
+ * real directory, and reports how far the tree exists. With `create`, makes the missing ones
+ * with mode 0700 (contract §1).
+ * @returns true when the memory dir exists (after creation, when asked).
+ * @throws Refused (exit 2) when one of them is a link or not a directory (contract §3).
+ */
+export function checkTree(root: string, opts: { create?: boolean; archive?: boolean } = {}): boolean {
+  const parts = [path.join(root, ".ai"), memoryDir(root)];
+  if (opts.archive) parts.push(archiveDir(root));
+  for (const dir of parts) {
+    let st = lstatOrNull(dir);
+    if (st === null) {
+      if (!opts.create) return false;
+      try {
+        mkdirSync(dir, { mode: 0o700 });
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== "EEXIST") {
+          throw new Refused(`cannot create ${dir}: ${(err as Error).message}`);
+        }
+      }
+      st = lstatOrNull(dir);
+      if (st === null) throw new Refused(`${dir} vanished while it was created; retry`);
+    }
+    if (st.isSymbolicLink()) {
+      throw new Refused(`${dir} is a link; memory must live in real directories under the root (move the link away)`);
+    }
+    if (!st.isDirectory()) {
+      throw new Refused(`${dir} is not a directory; move it away so the memory tree can be used`);
+    }
+  }
+  return true;
+}

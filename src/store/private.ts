@@ -1,0 +1,104 @@
+import { lstatSync, readdirSync, readFileSync } from "node:fs";
+import { hostname } from "node:os";
+import path from "node:path";
+
+/**
+ * Private names in a directory the helper writes to (contract §1): `.<FILE>.tmp-<pid>-<hex>`
+ * for a new version being written, `.<FILE>.claim-<pid>-<hex>` for the prior version moved
+ * aside during publication. The pid and random part keep two writers from ever sharing one.
+ */
+export type PrivateRole = "tmp" | "claim";
+
+/** One private file found in a directory. */
+export interface PrivateEntry {
+  name: string;
+  /** The user-facing file it belongs to, e.g. `HANDOFF.md`. */
+  file: string;
+  role: PrivateRole;
+  pid: number;
+  /** Absolute path. */
+  path: string;
+}
+
+const PRIVATE_PATTERN = /^\.(.+)\.(tmp|claim)-(\d+)-([0-9a-f]{8})$/;
+
+/** The private name for `file` in `role`, unique to this process. */
+export function privateName(file: string, role: PrivateRole, pid: number, rand: string): string {
+  return `.${file}.${role}-${pid}-${rand}`;
+}
+
+/** Lists the private temp and claim files in `dir` (none when it does not exist). */
+export function listPrivate(dir: string): PrivateEntry[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  const out: PrivateEntry[] = [];
+  for (const name of names) {
+    const m = PRIVATE_PATTERN.exec(name);
+    if (!m) continue;
+    out.push({ name, file: m[1]!, role: m[2] as PrivateRole, pid: Number(m[3]), path: path.join(dir, name) });
+  }
+  return out;
+}
+
+/** Name of the lock directory inside the memory dir (one fixed name, contract §1). */
+export const LOCK_NAME = ".lock";
+/** The file inside the lock directory naming its holder. */
+export const OWNER_NAME = "owner";
+
+/** Who holds the lock, as its owner file says. */
+export interface LockOwner {
+  pid: number;
+  host: string;
+  nonce: string;
+}
+
+/** Parses a lock owner file; null when unreadable or malformed. */
+export function readOwner(lockDir: string): LockOwner | null {
+  try {
+    const text = readFileSync(path.join(lockDir, OWNER_NAME), "utf8");
+    const data = JSON.parse(text) as Partial<LockOwner>;
+    if (typeof data.pid !== "number" || typeof data.host !== "string" || typeof data.nonce !== "string") return null;
+    return { pid: data.pid, host: data.host, nonce: data.nonce };
+  } catch {
+    return null;
+  }
+}
+
+/** True unless the process is known to be gone (EPERM means it exists under another user). */
+export function processAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/** How old a lock may look (its mtime, refreshed by the holder) before it counts as abandoned, in ms. */
+export const LOCK_STALE_MS = 10_000;
+
+/**
+ * The lock's state as a reader sees it, without taking it: `free`, `held` by a live writer
+ * (pid known or not), or `dead` (its holder is gone or it went stale). Reads, `check` and the
+ * hook use this to tell a save in progress from an interrupted one (contract §3).
+ */
+export function lockState(memDir: string): { state: "free" | "held" | "dead"; pid: number | null } {
+  const lockDir = path.join(memDir, LOCK_NAME);
+  let mtimeMs: number;
+  try {
+    mtimeMs = lstatSync(lockDir).mtimeMs;
+  } catch {
+    return { state: "free", pid: null };
+  }
+  const owner = readOwner(lockDir);
+  if (owner && owner.host === hostname()) {
+    return { state: processAlive(owner.pid) ? "held" : "dead", pid: owner.pid };
+  }
+  const stale = Date.now() - mtimeMs > LOCK_STALE_MS;
+  return { state: stale ? "dead" : "held", pid: owner?.pid ?? null };
+}

@@ -1,0 +1,226 @@
+import { closeSync, constants, fchmodSync, fsyncSync, linkSync, lstatSync, openSync, renameSync, unlinkSync, writeSync } from "node:fs";
+import path from "node:path";
+import { Refused } from "../errors.ts";
+import { archiveName, pruneArchive } from "./archive.ts";
+import { failpoint } from "./failpoint.ts";
+import { openRegular, randomHex8, readAll, readStable, tokenOf, UnsafeFile, type ReadFile } from "./files.ts";
+import type { LockHandle } from "./lock.ts";
+import { privateName } from "./private.ts";
+
+/** What to publish, where, and against which token. */
+export interface PublishSpec {
+  /** Directory holding the file (the memory dir, or the root for AGENTS.md / CLAUDE.md). */
+  dir: string;
+  /** The user-facing file name, e.g. `HANDOFF.md`. */
+  file: string;
+  /** The memory dir's `archive/` (must exist when `archivePrior` is set). */
+  archiveDir: string;
+  /** Prefix of archive names: `HANDOFF`, `LESSONS`, `SOLUTIONS`, `AGENTS`, `CLAUDE`. */
+  archivePrefix: string;
+  /** Archive every prior version before replacing it (the handoff) and prune to five. */
+  archivePrior: boolean;
+  /** `absent` or the 64-hex token the caller read (contract §2). */
+  expectedToken: string;
+  /** Mode of a new file (a replaced file keeps its prior mode). */
+  newMode: number;
+  /** The bytes to publish, given the prior bytes (null when there were none). */
+  build(prior: Buffer | null): Buffer;
+  failpoint?: string;
+  lock: LockHandle;
+}
+
+/** What a publication did. */
+export interface PublishResult {
+  bytes: Buffer;
+  token: string;
+  /** Bare name of the archive entry the prior version went to, when one was made. */
+  archived: string | null;
+  warnings: string[];
+}
+
+function syncDir(dir: string): void {
+  try {
+    const fd = openSync(dir, constants.O_RDONLY);
+    try {
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    // Best effort: some file systems refuse fsync on directories.
+  }
+}
+
+function unlinkQuiet(p: string): void {
+  try {
+    unlinkSync(p);
+  } catch {
+    // Already gone.
+  }
+}
+
+/** Links `from` into the archive under a fresh name; retries on the (unlikely) name clash. */
+export function linkIntoArchive(from: string, archiveDirPath: string, prefix: string): string {
+  for (let attempt = 0; ; attempt++) {
+    const name = archiveName(prefix);
+    try {
+      linkSync(from, path.join(archiveDirPath, name));
+      return name;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "EEXIST" || attempt > 5) throw err;
+    }
+  }
+}
+
+function writeTemp(tempPath: string, bytes: Buffer, mode: number): void {
+  const fd = openSync(tempPath, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, mode);
+  try {
+    // The umask may have narrowed the mode; a replaced file keeps its prior mode exactly.
+    fchmodSync(fd, mode);
+    let off = 0;
+    while (off < bytes.length) off += writeSync(fd, bytes, off, bytes.length - off);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * The compare-and-swap publication protocol (contract §2, §3), run under the memory lock:
+ *
+ * 1. read the current file whole (`read-opened`), compare its token with the expected one;
+ * 2. claim it: rename it to a private claim name (`before-claim`), then check the claim is
+ *    the very version we read, else put it back and refuse (`after-claim`);
+ * 3. archive the claim by hard link, for the handoff (`after-archive`);
+ * 4. write the new version to a private temp file and fsync it (`before-publication`);
+ * 5. publish with `link(temp, file)`, which fails rather than overwrite a file that another
+ *    program put there meanwhile (`after-publication`);
+ * 6. drop the temp and the claim; prune the archive to five (`before-prune`).
+ *
+ * A crash at any step leaves private files that `recover` (and the next write) repairs to the
+ * complete old or the complete new version (see recover.ts).
+ * @throws Refused (exit 2): token mismatch, a change during the read or the claim, a file
+ *   that appeared before publication (it is kept as current; our prior is archived).
+ */
+export async function publish(spec: PublishSpec): Promise<PublishResult> {
+  const filePath = path.join(spec.dir, spec.file);
+  const prior: ReadFile | null = await readStable(filePath, { failpoint: spec.failpoint });
+  if (prior !== null && prior.stat.nlink !== 1n) {
+    throw new UnsafeFile("hard-linked", filePath, prior.stat);
+  }
+  const current = prior ? prior.token : "absent";
+  if (current !== spec.expectedToken) {
+    throw new Refused(`${spec.file} changed since it was read (expected ${spec.expectedToken}, current ${current}); read again and merge`);
+  }
+  const bytes = spec.build(prior ? prior.bytes : null);
+  const mode = prior ? Number(prior.stat.mode & 0o7777n) : spec.newMode;
+  const pid = process.pid;
+  const rand = randomHex8();
+  const claimPath = path.join(spec.dir, privateName(spec.file, "claim", pid, rand));
+  const tempPath = path.join(spec.dir, privateName(spec.file, "tmp", pid, rand));
+  const warnings: string[] = [];
+  let archived: string | null = null;
+
+  if (prior !== null) {
+    await failpoint(spec.failpoint, "before-claim");
+    try {
+      renameSync(filePath, claimPath);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === "ENOENT") {
+        throw new Refused(`${spec.file} changed since it was read (it was deleted); read again and merge`);
+      }
+      throw new Refused(`cannot claim ${filePath}: ${(err as Error).message}`);
+    }
+    if (!claimIsWhatWeRead(claimPath, prior)) {
+      // Another program replaced or edited the file after our read: hand its file back.
+      let restored = false;
+      try {
+        linkSync(claimPath, filePath);
+        unlinkSync(claimPath);
+        restored = true;
+      } catch {
+        // Yet another file took the name; `recover` will keep this one in the archive.
+      }
+      throw new Refused(
+        `${spec.file} changed since it was read (another program wrote it)${restored ? "" : "; its version is kept for `recover`"}; read again and merge`,
+      );
+    }
+    await failpoint(spec.failpoint, "after-claim");
+    if (spec.archivePrior) {
+      archived = linkIntoArchive(claimPath, spec.archiveDir, spec.archivePrefix);
+      await failpoint(spec.failpoint, "after-archive");
+    }
+  }
+
+  writeTemp(tempPath, bytes, mode);
+  await failpoint(spec.failpoint, "before-publication");
+  try {
+    spec.lock.assertHeld();
+  } catch (err) {
+    unlinkQuiet(tempPath);
+    if (prior !== null) rollBackClaim(claimPath, filePath, spec, archived);
+    throw err;
+  }
+  try {
+    linkSync(tempPath, filePath);
+  } catch (err) {
+    unlinkQuiet(tempPath);
+    if ((err as NodeJS.ErrnoException).code !== "EEXIST") {
+      if (prior !== null) rollBackClaim(claimPath, filePath, spec, archived);
+      throw new Refused(`cannot publish ${filePath}: ${(err as Error).message}`);
+    }
+    // A non-cooperating writer created the file after our claim: it stays current.
+    let kept = archived;
+    if (prior !== null) {
+      if (kept === null) kept = linkIntoArchive(claimPath, spec.archiveDir, spec.archivePrefix);
+      unlinkQuiet(claimPath);
+    }
+    throw new Refused(
+      `${spec.file} was written by another program during this save; that version was kept as current` +
+        (kept ? ` and the prior version is in archive/${kept}` : "") +
+        "; read again and merge",
+    );
+  }
+  unlinkQuiet(tempPath);
+  syncDir(spec.dir);
+  await failpoint(spec.failpoint, "after-publication");
+  if (prior !== null) unlinkQuiet(claimPath);
+  if (archived !== null) {
+    await failpoint(spec.failpoint, "before-prune");
+    const pruned = pruneArchive(spec.archiveDir);
+    warnings.push(...pruned.warnings);
+  }
+  return { bytes, token: tokenOf(bytes), archived, warnings };
+}
+
+function claimIsWhatWeRead(claimPath: string, prior: ReadFile): boolean {
+  let st;
+  try {
+    st = lstatSync(claimPath, { bigint: true });
+  } catch {
+    return false;
+  }
+  if (!st.isFile() || st.dev !== prior.stat.dev || st.ino !== prior.stat.ino || st.size !== prior.stat.size || st.mtimeNs !== prior.stat.mtimeNs) {
+    return false;
+  }
+  // Same inode, size and mtime; the bytes decide (an edit within the mtime granularity).
+  const again = openRegular(claimPath);
+  if (again === null) return false;
+  try {
+    return tokenOf(readAll(again.fd)) === prior.token;
+  } finally {
+    closeSync(again.fd);
+  }
+}
+
+// Puts the claimed prior version back as current after a failed publication, and removes its
+// archive copy so that the rollback leaves no duplicate (contract §5, `recover`).
+function rollBackClaim(claimPath: string, filePath: string, spec: PublishSpec, archived: string | null): void {
+  try {
+    linkSync(claimPath, filePath);
+  } catch {
+    return; // Something else is current now; the claim stays for `recover` to archive.
+  }
+  if (archived !== null) unlinkQuiet(path.join(spec.archiveDir, archived));
+  unlinkQuiet(claimPath);
+}

@@ -1,0 +1,56 @@
+import { lstatSync } from "node:fs";
+import path from "node:path";
+import { Refused } from "../errors.ts";
+import { readStable, UnsafeFile, type ReadFile } from "./files.ts";
+import { FILE_OF, checkTree, memoryDir, type Kind } from "./paths.ts";
+import { listPrivate, lockState } from "./private.ts";
+
+function inProgressOrInterrupted(memDirOrRoot: string, lockDir: string, file: string): Refused {
+  const lock = lockState(lockDir);
+  if (lock.state === "held") {
+    return new Refused(`${file} changed while it was read (a save is in progress${lock.pid ? ` by process ${lock.pid}` : ""}); read it again`);
+  }
+  return new Refused(`an interrupted save left ${file} in recovery in ${memDirOrRoot}; run \`recover\`, then read again`);
+}
+
+/**
+ * Reads a file the helper manages (a memory file, or AGENTS.md / CLAUDE.md at the root) whole
+ * and safely: no link followed, no FIFO waited on, one hard link, no torn read (contract §3).
+ * Never reports a false absence: when an interrupted save left the file in a claim, or a
+ * publication is half done, it refuses and says to run `recover` (or to read again while a
+ * live writer is at work).
+ * @returns null when the file is absent.
+ * @throws Refused / UnsafeFile (exit 2).
+ */
+export async function readManagedFile(dir: string, file: string, memDir: string, opts: { failpoint?: string } = {}): Promise<ReadFile | null> {
+  const filePath = path.join(dir, file);
+  const got = await readStable(filePath, opts);
+  const mine = () => listPrivate(dir).filter((e) => e.file === file);
+  if (got === null) {
+    if (mine().some((e) => e.role === "claim")) throw inProgressOrInterrupted(dir, memDir, file);
+    return null;
+  }
+  if (got.stat.nlink !== 1n) {
+    const partner = mine().some((e) => {
+      try {
+        return lstatSync(e.path, { bigint: true }).ino === got.stat.ino;
+      } catch {
+        return false;
+      }
+    });
+    if (partner) throw inProgressOrInterrupted(dir, memDir, file);
+    throw new UnsafeFile("hard-linked", filePath, got.stat);
+  }
+  return got;
+}
+
+/**
+ * Reads a memory file of `kind` under `<root>/.ai/memory` (contract §2 `read`).
+ * @returns null when it (or the memory dir) is absent.
+ * @throws Refused (exit 2) for an unsafe tree or file, a torn read, or an interrupted save.
+ */
+export async function readMemoryFile(root: string, kind: Kind, opts: { failpoint?: string } = {}): Promise<ReadFile | null> {
+  if (!checkTree(root)) return null;
+  const memDir = memoryDir(root);
+  return readManagedFile(memDir, FILE_OF[kind], memDir, opts);
+}

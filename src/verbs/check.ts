@@ -1,0 +1,66 @@
+import { UsageError } from "../errors.ts";
+import { inspectFile, interruptedSave } from "../store/inspect.ts";
+import { memoryDir, resolveRoot, type Kind } from "../store/paths.ts";
+import { pauseSwitch } from "../store/pause.ts";
+import { ok, type Verb } from "./types.ts";
+
+/** The result of `check` (seed 000's bootstrap check, contract §5). */
+export interface CheckResult {
+  /** 0 nothing parked; 1 interrupted save (run recover); 2 handoff parked; 3 unsafe or foreign. */
+  code: 0 | 1 | 2 | 3;
+  state: "clean" | "interrupted" | "parked" | "unsafe";
+  files: Record<Kind, string>;
+  paused: string | null;
+  message: string;
+}
+
+const MESSAGES: Record<CheckResult["state"], string> = {
+  clean: "nothing parked: no saved session state exists",
+  interrupted: "an interrupted save needs recovery: run `recover`, then check again",
+  parked: "a handoff is parked and can be resumed",
+  unsafe: "memory is unsafe or foreign: do not load it; tell the user",
+};
+
+/** `check --root DIR [--json]`. Usage errors exit 64, because 2 means "parked". */
+export const checkVerb: Verb = {
+  name: "check",
+  options: { root: { type: "string" }, json: { type: "boolean" } },
+  positionals: [0, 0],
+  help: `usage: node memory_io.mjs check --root DIR [--json]
+
+Bootstrap check for AGENTS.md-style instructions: what is parked in <root>/.ai/memory?
+Reads nothing into the output and takes no lock.
+
+exit: 0 nothing parked
+      1 an interrupted save needs recovery: run \`recover\` (only when no live writer
+        holds the lock; takes precedence over 3)
+      2 a handoff is parked and can be resumed
+      3 memory is unsafe or foreign (a link, a hard link, a FIFO, no v1 marker): do not
+        load it
+      64 usage error
+When the kill switch is on, the paused sentence is printed too and the code is kept.
+`,
+  async run(ctx) {
+    if (typeof ctx.values.root !== "string" || ctx.values.root === "") throw new UsageError("--root DIR is required: pass the project root");
+    let root: string;
+    try {
+      root = resolveRoot(ctx.values.root, ctx.cwd);
+    } catch (err) {
+      throw new UsageError((err as Error).message);
+    }
+    const kinds: Kind[] = ["handoff", "lessons", "solutions"];
+    const inspections = kinds.map((k) => inspectFile(root, k));
+    const files = Object.fromEntries(inspections.map((i) => [i.kind, i.status])) as Record<Kind, string>;
+    let state: CheckResult["state"];
+    if (interruptedSave(root) || inspections.some((i) => i.status === "interrupted")) state = "interrupted";
+    else if (inspections.some((i) => i.status === "unsafe" || i.status === "foreign")) state = "unsafe";
+    else if (files.handoff === "present") state = "parked";
+    else state = "clean";
+    const code = ({ clean: 0, interrupted: 1, parked: 2, unsafe: 3 } as const)[state];
+    const paused = pauseSwitch(memoryDir(root), ctx.env);
+    const pausedLine = paused ? `memory writes are paused: remove ${paused} to resume` : null;
+    const result: CheckResult = { code, state, files, paused, message: MESSAGES[state] };
+    if (ctx.values.json) return ok(`${JSON.stringify(result)}\n`, [], code);
+    return ok(`${[MESSAGES[state], pausedLine].filter(Boolean).join("\n")}\n`, [], code);
+  },
+};

@@ -1,0 +1,46 @@
+import { Refused, UsageError } from "../errors.ts";
+import { TOKEN_PATTERN } from "../store/files.ts";
+import { resolveRoot } from "../store/paths.ts";
+import type { VerbContext } from "./types.ts";
+
+/** `--root DIR`, resolved and checked (contract §3). @throws UsageError when missing. */
+export function rootOption(ctx: VerbContext): string {
+  const value = ctx.values.root;
+  if (typeof value !== "string" || value === "") throw new UsageError("--root DIR is required: pass the project root");
+  return resolveRoot(value, ctx.cwd);
+}
+
+/** `--expected-current-sha256 TOKEN`: `absent` or 64 lowercase hex (contract §2). */
+export function expectedTokenOption(ctx: VerbContext): string {
+  const value = ctx.values["expected-current-sha256"];
+  if (typeof value !== "string") {
+    throw new UsageError("--expected-current-sha256 TOKEN is required: pass the CURRENT-SHA256 token from `read` (or `absent`)");
+  }
+  if (!TOKEN_PATTERN.test(value)) {
+    throw new Refused(`--expected-current-sha256 must be \`absent\` or 64 lowercase hex characters, got ${JSON.stringify(value.slice(0, 80))}`);
+  }
+  return value;
+}
+
+/** `--lock-timeout SECONDS`: a decimal ≥ 0, default 10 (contract §3). */
+export function lockTimeoutOption(ctx: VerbContext): number {
+  const value = ctx.values["lock-timeout"];
+  if (value === undefined) return 10;
+  if (typeof value !== "string" || !/^\d+(\.\d+)?$/.test(value)) {
+    throw new UsageError(`--lock-timeout takes seconds as a decimal number ≥ 0, got ${JSON.stringify(value)}`);
+  }
+  return Number(value);
+}
+
+/** The failpoint seam's variable (contract §11). */
+export function failpointOf(ctx: VerbContext): string | undefined {
+  return ctx.env.MEMORY_IO_FAILPOINT || undefined;
+}
+
+/** Shared parseArgs options. */
+export const ROOT = { root: { type: "string" } } as const;
+export const CAS = {
+  root: { type: "string" },
+  "expected-current-sha256": { type: "string" },
+  "lock-timeout": { type: "string" },
+} as const;

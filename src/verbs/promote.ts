@@ -1,0 +1,78 @@
+import { Refused } from "../errors.ts";
+import { decodeInput, redactForSave } from "../store/document.ts";
+import { underLock } from "../store/mutate.ts";
+import { archiveDir, MAX_DOCUMENT_BYTES, parseTarget } from "../store/paths.ts";
+import { publish } from "../store/publish.ts";
+import { CAS, expectedTokenOption, failpointOf, lockTimeoutOption, rootOption } from "./common.ts";
+import { ok, type Verb } from "./types.ts";
+
+/** Largest text `promote` appends, in bytes (contract §2). */
+export const MAX_PROMOTE_BYTES = 64_000;
+
+/** `promote --root DIR --target AGENTS.md|CLAUDE.md --expected-current-sha256 TOKEN` (contract §2). */
+export const promoteVerb: Verb = {
+  name: "promote",
+  options: { ...CAS, target: { type: "string" } },
+  positionals: [0, 0],
+  help: `usage: node memory_io.mjs promote --root DIR --target AGENTS.md|CLAUDE.md
+         --expected-current-sha256 TOKEN [--lock-timeout SECONDS] < text
+
+Appends an approved lesson (1..64,000 bytes of UTF-8 on stdin) to AGENTS.md or CLAUDE.md
+at the root, only if the file is still the version whose token you read with
+\`read-target\` (\`absent\` creates it, mode 0644). A newline is added to the prior content
+and to the text when they lack one. Secrets are redacted and invisible characters refused,
+as for \`write\`. Only on the user's approval.
+
+stdout: "appended approved lesson to <target>", then "CURRENT-SHA256: <token>".
+exit:   0 appended; 2 refused (stale token: read again; bad text; unsafe file);
+        4 paused; 5 busy.
+`,
+  async run(ctx) {
+    const target = parseTarget(typeof ctx.values.target === "string" ? ctx.values.target : undefined);
+    const expected = expectedTokenOption(ctx);
+    const lockTimeoutSeconds = lockTimeoutOption(ctx);
+    const root = rootOption(ctx);
+    const raw = await ctx.readStdin();
+    let text = "";
+    let notes: string[] = [];
+    const { result, repairs } = await underLock(
+      {
+        root,
+        env: ctx.env,
+        lockTimeoutSeconds,
+        validate: () => {
+          if (raw.length > MAX_PROMOTE_BYTES) {
+            throw new Refused(`the lesson is ${raw.length} bytes; promote appends at most ${MAX_PROMOTE_BYTES} bytes`);
+          }
+          const decoded = decodeInput(raw, "lesson");
+          const redacted = redactForSave(decoded.text);
+          text = redacted.text;
+          notes = [...decoded.notes, ...redacted.notes];
+        },
+      },
+      (lock) =>
+        publish({
+          dir: root,
+          file: target,
+          archiveDir: archiveDir(root),
+          archivePrefix: target.replace(/\.md$/, ""),
+          archivePrior: false,
+          expectedToken: expected,
+          newMode: 0o644,
+          build: (prior) => {
+            let head = prior ?? Buffer.alloc(0);
+            if (head.length > 0 && head[head.length - 1] !== 0x0a) head = Buffer.concat([head, Buffer.from("\n")]);
+            const tail = text.endsWith("\n") ? text : `${text}\n`;
+            const out = Buffer.concat([head, Buffer.from(tail, "utf8")]);
+            if (out.length > MAX_DOCUMENT_BYTES) {
+              throw new Refused(`${target} would grow past ${MAX_DOCUMENT_BYTES} bytes; shorten it first`);
+            }
+            return out;
+          },
+          failpoint: failpointOf(ctx),
+          lock,
+        }),
+    );
+    return ok(`appended approved lesson to ${target}\nCURRENT-SHA256: ${result.token}\n`, [...repairs, ...notes, ...result.warnings]);
+  },
+};

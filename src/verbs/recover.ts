@@ -1,0 +1,36 @@
+import { underLock } from "../store/mutate.ts";
+import { checkTree } from "../store/paths.ts";
+import { assertNotPaused } from "../store/pause.ts";
+import { memoryDir } from "../store/paths.ts";
+import { lockTimeoutOption, rootOption } from "./common.ts";
+import { ok, type Verb } from "./types.ts";
+
+/** `recover --root DIR` (contract §3, §5): repairs what an interrupted save left. */
+export const recoverVerb: Verb = {
+  name: "recover",
+  options: { root: { type: "string" }, "lock-timeout": { type: "string" }, json: { type: "boolean" } },
+  positionals: [0, 0],
+  help: `usage: node memory_io.mjs recover --root DIR [--lock-timeout SECONDS] [--json]
+
+Repairs what an interrupted save left (a private claim or temp file, a half-done archive
+step, pruning a crash skipped): afterwards each file is whole -- the complete old or the
+complete new version --, no prior version is lost (it is current or in the archive), and
+no private file remains. Idempotent: with nothing to do it says so. The next \`write\`
+runs the same repair first.
+
+exit: 0 done (or nothing to do); 2 refused (unsafe tree); 4 paused; 5 busy.
+`,
+  async run(ctx) {
+    const lockTimeoutSeconds = lockTimeoutOption(ctx);
+    const root = rootOption(ctx);
+    let actions: string[] = [];
+    if (checkTree(root)) {
+      const { repairs } = await underLock({ root, env: ctx.env, lockTimeoutSeconds }, async () => undefined);
+      actions = repairs.map((r) => r.replace(/^recovered: /, ""));
+    } else {
+      assertNotPaused(memoryDir(root), ctx.env);
+    }
+    if (ctx.values.json) return ok(`${JSON.stringify({ actions })}\n`);
+    return ok(actions.length > 0 ? `${actions.join("\n")}\n` : "nothing to recover\n");
+  },
+};

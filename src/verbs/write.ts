@@ -1,0 +1,69 @@
+import { prepareDocument, type Prepared } from "../store/document.ts";
+import { underLock } from "../store/mutate.ts";
+import { archiveDir, FILE_OF, memoryDir, parseKind } from "../store/paths.ts";
+import { publish } from "../store/publish.ts";
+import { CAS, expectedTokenOption, failpointOf, lockTimeoutOption, rootOption } from "./common.ts";
+import { ok, type Verb } from "./types.ts";
+
+/** `write <kind> --root DIR --expected-current-sha256 TOKEN` (contract §2, §3, §4). */
+export const writeVerb: Verb = {
+  name: "write",
+  options: CAS,
+  positionals: [1, 1],
+  help: `usage: node memory_io.mjs write <handoff|lessons|solutions> --root DIR
+         --expected-current-sha256 TOKEN [--lock-timeout SECONDS] < document
+
+Replaces <root>/.ai/memory/<FILE> with the document on stdin, only if the file is still
+the version whose token you read (\`read\` prints CURRENT-SHA256; use \`absent\` when there
+was none). A handoff's prior version is archived first as
+archive/HANDOFF-<UTC time>-<8 hex>.md; the 5 newest archives are kept.
+
+The document must be UTF-8 without NUL bytes, at most 1,000,000 bytes, begin with the line
+<!-- memory-schema: v1 -->, have its heading (# Session Handoff, # Lessons, # Solutions) in
+its first four lines, and end with a newline. CRLF becomes LF and a leading BOM is dropped
+(said on stderr). Invisible characters (bidi controls, zero-width, tag characters, …) are
+refused with their line, column and code point. Secrets are redacted before anything
+touches the disk (see \`--help redact\`); stderr names each kind and line, never a value.
+
+stdout: "saved HANDOFF.md; archived previous handoff as <name>" (or "saved <FILE>"), then
+        "CURRENT-SHA256: <token of what was saved>" as the last line.
+exit:   0 saved; 2 refused (stale token: read again and merge, never resend the stale
+        document; bad document; unsafe file or tree; another program wrote the file);
+        4 paused (kill switch); 5 busy (the lock was not had within --lock-timeout,
+        default 10 s; 0 tries once).
+`,
+  async run(ctx) {
+    const kind = parseKind(ctx.positionals[0]);
+    const expected = expectedTokenOption(ctx);
+    const lockTimeoutSeconds = lockTimeoutOption(ctx);
+    const root = rootOption(ctx);
+    const raw = await ctx.readStdin();
+    let prepared: Prepared | null = null;
+    const file = FILE_OF[kind];
+    const { result, repairs } = await underLock(
+      {
+        root,
+        env: ctx.env,
+        lockTimeoutSeconds,
+        validate: () => {
+          prepared = prepareDocument(raw, kind);
+        },
+      },
+      (lock) =>
+        publish({
+          dir: memoryDir(root),
+          file,
+          archiveDir: archiveDir(root),
+          archivePrefix: kind.toUpperCase(),
+          archivePrior: kind === "handoff",
+          expectedToken: expected,
+          newMode: 0o600,
+          build: () => prepared!.bytes,
+          failpoint: failpointOf(ctx),
+          lock,
+        }),
+    );
+    const first = result.archived ? `saved ${file}; archived previous handoff as ${result.archived}` : `saved ${file}`;
+    return ok(`${first}\nCURRENT-SHA256: ${result.token}\n`, [...repairs, ...prepared!.notes, ...result.warnings]);
+  },
+};
