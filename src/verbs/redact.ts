@@ -1,0 +1,62 @@
+import { Refused } from "../errors.ts";
+import { REDACTION_RULES, formatRedactionReport, redactText } from "../guard/redact.ts";
+import { ok, type Verb } from "./types.ts";
+
+const STRICT = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+function help(): string {
+  const width = Math.max(...REDACTION_RULES.map((r) => r.id.length));
+  const rules = REDACTION_RULES.map((r) => `  ${r.id.padEnd(width)}  ${r.description}`);
+  return [
+    "usage: node memory_io.mjs redact [--json] < text",
+    "",
+    "Copies stdin to stdout with every secret replaced by `<redacted: KIND>`, using the same",
+    "rules as `write` and `promote` (which redact before anything touches disk). Needs no",
+    "--root and touches no file. stderr reports `redacted N secret(s): KIND (line L), …`,",
+    "never a value.",
+    "",
+    "options:",
+    "  --json   print {\"text\": …, \"findings\": [{\"kind\", \"line\", \"column\", \"length\"}]}",
+    "           (line and column 1-based, column and length in Unicode code points, both",
+    "           measured in the input)",
+    "",
+    "Never redacted: values of only 40 or 64 hex digits (git ids, SHA-256 tokens), UUIDs,",
+    "variable references ($VAR, ${VAR}, os.environ[...], process.env.X), placeholders,",
+    "keys ending in EXAMPLE, ordinary prose and code identifiers. When rules overlap, the",
+    "one listed first wins. No pattern knows every secret or personal datum: checking the",
+    "text remains the agent's job.",
+    "",
+    `rules (${REDACTION_RULES.length}, in priority order; the id is the KIND):`,
+    ...rules,
+    "",
+    "exit codes: 0 success (whether or not anything was redacted);",
+    "            2 refused: stdin is not UTF-8, or a usage error (unknown flag, argument)",
+    "",
+  ].join("\n");
+}
+
+/**
+ * `redact` (contract §4): stdin to stdout through {@link redactText}.
+ * @throws Refused when stdin is not valid UTF-8 (exit 2): a filter must not mangle bytes.
+ */
+export const redactVerb: Verb = {
+  name: "redact",
+  options: { json: { type: "boolean" } },
+  positionals: [0, 0],
+  help: help(),
+  async run(ctx) {
+    const bytes = await ctx.readStdin();
+    let input: string;
+    try {
+      input = STRICT.decode(bytes);
+    } catch {
+      throw new Refused("stdin is not valid UTF-8; redact reads text only");
+    }
+    const result = redactText(input);
+    const stderr = result.findings.length > 0 ? [formatRedactionReport(result.findings)] : [];
+    if (ctx.values["json"] === true) {
+      return ok(`${JSON.stringify({ text: result.text, findings: result.findings })}\n`, stderr);
+    }
+    return ok(result.text, stderr);
+  },
+};
