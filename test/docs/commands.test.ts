@@ -1,0 +1,364 @@
+// Every helper command that SKILL.md and the references tell an agent to run is run here, with
+// its placeholders filled in, through the BUILT bundle against scratch git repositories, in a
+// cold project (no memory yet) and a warm one (memory saved). Instructions that don't work are
+// bugs (skill.md). The bundle is copied under a path with a space, as real install paths have.
+import { spawnSync, type SpawnSyncReturns } from "node:child_process";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  docCommands,
+  fencedBlocks,
+  handoffProblems,
+  INVOCATION,
+  readDoc,
+  REPO,
+  splitTemplate,
+  type DocCommand,
+} from "./support.ts";
+
+const BUNDLE = path.join(REPO, "scripts", "memory_io.mjs");
+const DOCS = ["SKILL.md", ...readdirSync(path.join(REPO, "references")).filter((n) => n.endsWith(".md")).sort().map((n) => `references/${n}`)];
+const COMMANDS = docCommands(DOCS);
+
+type State = "cold" | "warm";
+type Kind = "handoff" | "lessons" | "solutions";
+
+const EXAMPLES: Record<Kind, string> = {
+  handoff: splitTemplate(readDoc("templates/handoff.md")).example,
+  lessons: fencedBlocks(readDoc("references/lessons-schema.md"), "markdown")[0] ?? "",
+  solutions: fencedBlocks(readDoc("references/solutions-schema.md"), "markdown")[0] ?? "",
+};
+const PROMOTED = "- Run the integration tests against the real database before a release.\n";
+const BRIEF_LABELS = ["Goal:", "Plan status:", "Decisions in force:", "Do-not-retry:", "Drift & lessons:", "Proposed next step:"];
+const TOKEN_LINE = /^CURRENT-SHA256: [0-9a-f]{64}$/;
+
+let work = "";
+let skillDir = "";
+let env: NodeJS.ProcessEnv = {};
+let serial = 0;
+
+beforeAll(() => {
+  if (!existsSync(BUNDLE)) throw new Error("scripts/memory_io.mjs is missing: run `npm run build` before the docs tests");
+  work = mkdtempSync(path.join(tmpdir(), "sh-docs-"));
+  skillDir = path.join(work, "skill dir");
+  mkdirSync(path.join(skillDir, "scripts"), { recursive: true });
+  copyFileSync(BUNDLE, path.join(skillDir, "scripts", "memory_io.mjs"));
+  const home = path.join(work, "home");
+  mkdirSync(home);
+  env = { ...process.env, HOME: home, XDG_CONFIG_HOME: path.join(home, ".config"), GIT_CONFIG_NOSYSTEM: "1" };
+  for (const name of ["SESSION_HANDOFF_DISABLE", "SESSION_HANDOFF_PAUSE", "MEMORY_IO_FAILPOINT", "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE"]) {
+    delete env[name];
+  }
+});
+
+afterAll(() => {
+  if (work !== "") rmSync(work, { recursive: true, force: true });
+});
+
+function git(root: string, ...args: string[]): string {
+  const r = spawnSync("git", args, { cwd: root, env, encoding: "utf8" });
+  if (r.status !== 0) throw new Error(`git ${args.join(" ")}: ${r.stderr}`);
+  return r.stdout.trim();
+}
+
+/** Runs the bundle copy directly (test plumbing, not a doc command). */
+function helper(args: string[], input = "", extraEnv: NodeJS.ProcessEnv = {}): SpawnSyncReturns<string> {
+  return spawnSync(process.execPath, [path.join(skillDir, "scripts", "memory_io.mjs"), ...args], {
+    env: { ...env, ...extraEnv },
+    input,
+    encoding: "utf8",
+    timeout: 30_000,
+  });
+}
+
+/** A scratch repository; `warm` has a saved handoff, both ledgers, AGENTS.md and CLAUDE.md. */
+function scratch(state: State): string {
+  const root = path.join(work, `project root ${++serial}`);
+  mkdirSync(root);
+  git(root, "init", "-q", "-b", "main");
+  git(root, "config", "user.email", "docs@example.invalid");
+  git(root, "config", "user.name", "docs test");
+  writeFileSync(path.join(root, "README.md"), "# scratch\n");
+  if (state === "warm") {
+    writeFileSync(path.join(root, "AGENTS.md"), "# Agent rules\n");
+    writeFileSync(path.join(root, "CLAUDE.md"), "# Claude rules\n");
+  }
+  git(root, "add", "-A");
+  git(root, "commit", "-q", "-m", "init");
+  if (state === "warm") {
+    for (const kind of ["handoff", "lessons", "solutions"] as const) {
+      const r = helper(["write", kind, "--root", root, "--expected-current-sha256", "absent"], EXAMPLES[kind]);
+      if (r.status !== 0) throw new Error(`setting up a warm project: write ${kind} exited ${r.status}: ${r.stderr}`);
+    }
+  }
+  return root;
+}
+
+function tokenOf(root: string, args: string[]): string {
+  const r = helper([...args, "--root", root]);
+  const m = /^CURRENT-SHA256: (absent|[0-9a-f]{64})$/m.exec(r.stdout);
+  if (!m?.[1]) throw new Error(`no token from ${args.join(" ")} (exit ${r.status}): ${r.stderr}`);
+  return m[1];
+}
+
+function flag(words: string[], name: string): string | undefined {
+  const i = words.indexOf(name);
+  return i < 0 ? undefined : words[i + 1];
+}
+
+/** Fills the documented placeholders; any other `<placeholder>` left is a docs bug. */
+function fill(text: string, root: string, token?: string): string {
+  let out = text.replaceAll("<skill-dir>", skillDir).replaceAll("<project-root>", root);
+  if (token !== undefined) out = out.replaceAll("<token>", token);
+  const left = out.match(/<[a-z][a-z-]*>/g);
+  if (left) throw new Error(`unfilled placeholder(s) ${left.join(", ")} in: ${text}`);
+  return out;
+}
+
+/** Runs a filled command through a shell, as an agent would. */
+function shell(command: string, cwd: string, input: string, extraEnv: NodeJS.ProcessEnv = {}): SpawnSyncReturns<string> {
+  return spawnSync("sh", ["-c", command], { cwd, env: { ...env, ...extraEnv }, input, encoding: "utf8", timeout: 30_000 });
+}
+
+interface Plan {
+  stdin: string;
+  token?: string;
+  expect: number;
+  check?: (r: SpawnSyncReturns<string>, root: string) => void;
+}
+
+/** What a documented command needs and must do in each state, per contract §2, §5, §7, §10. */
+function plan(cmd: DocCommand, state: State, root: string): Plan {
+  const [verb = "", arg] = cmd.words;
+  const warm = state === "warm";
+  switch (verb) {
+    case "--help":
+      return { stdin: "", expect: 0 };
+    case "anchors":
+      return {
+        stdin: "",
+        expect: 0,
+        check: (r) => {
+          const head = git(root, "rev-parse", "HEAD");
+          const lines = r.stdout.replace(/\n$/, "").split("\n");
+          expect(lines.slice(0, 3)).toEqual(["- Branch: main", `- HEAD: ${head}`, "- Dirty files: none"]);
+          expect(lines[3]).toMatch(/^- Date: \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/);
+          expect(lines).toHaveLength(4);
+        },
+      };
+    case "read":
+      return {
+        stdin: "",
+        expect: warm ? 0 : 3,
+        check: (r) => {
+          if (!warm) return expect(r.stdout).toBe("CURRENT-SHA256: absent\n");
+          const lines = r.stdout.split("\n");
+          expect(lines[0]).toMatch(TOKEN_LINE);
+          expect(lines[1]).toMatch(/^<<<BEGIN UNTRUSTED [A-Z]+\.md [0-9a-f]{16}>>>$/);
+        },
+      };
+    case "read-target":
+      return { stdin: "", expect: warm ? 0 : 3 };
+    case "write": {
+      const kind = arg as Kind;
+      if (!(kind in EXAMPLES)) throw new Error(`no example document for write ${arg}`);
+      return {
+        stdin: EXAMPLES[kind],
+        token: tokenOf(root, ["read", kind]),
+        expect: 0,
+        check: (r) => expect(r.stdout.replace(/\n$/, "").split("\n").at(-1)).toMatch(TOKEN_LINE),
+      };
+    }
+    case "promote": {
+      const target = flag(cmd.words, "--target") ?? "AGENTS.md";
+      return {
+        stdin: PROMOTED,
+        token: tokenOf(root, ["read-target", "--target", target]),
+        expect: 0,
+        check: (r) => expect(r.stdout).toContain(`appended approved lesson to ${target}`),
+      };
+    }
+    case "brief":
+      return {
+        stdin: "",
+        expect: warm ? 0 : 3,
+        check: (r) => {
+          if (!warm) return expect(r.stdout).toContain("No saved session state exists.");
+          const lines = r.stdout.replace(/\n$/, "").split("\n");
+          expect(lines.map((l) => BRIEF_LABELS.find((label) => l.startsWith(label)))).toEqual(BRIEF_LABELS);
+          expect(lines[5]).toMatch(/Confirm\?$/);
+        },
+      };
+    case "drift":
+      return cmd.words.includes("--stdin") ? { stdin: EXAMPLES.handoff, expect: 0 } : { stdin: "", expect: warm ? 0 : 3 };
+    case "check":
+      return { stdin: "", expect: warm ? 2 : 0 };
+    case "recover":
+      return { stdin: "", expect: 0 };
+    case "redact":
+      return { stdin: "nothing secret here\n", expect: 0 };
+    case "hook":
+      return {
+        stdin: "",
+        expect: 0,
+        check: (r) => {
+          if (!warm) return expect(r.stdout).toBe("");
+          if (flag(cmd.words, "--mode") === "session") expect(r.stdout).toContain("parked handoff exists");
+          expect(r.stdout).not.toBe("");
+          // Fixed sentences only: nothing from the files may show.
+          for (const text of ["CSV importer", "Run the integration tests", "feat/csv-dedupe"]) expect(r.stdout).not.toContain(text);
+          expect(r.stdout.length).toBeLessThan(2000);
+        },
+      };
+    default:
+      throw new Error(`${cmd.where}: no scenario for the verb ${JSON.stringify(verb)}; add one to test/docs/commands.test.ts`);
+  }
+}
+
+function runDocCommand(cmd: DocCommand, state: State): void {
+  const root = scratch(state);
+  const p = plan(cmd, state, root);
+  const r = shell(fill(cmd.text, root, p.token), root, p.stdin);
+  if (r.status === 2 && /unknown verb/.test(r.stderr)) {
+    throw new Error(`${cmd.where}: the verb ${JSON.stringify(cmd.words[0])} is not in the bundle yet`);
+  }
+  expect(r.status, `${state}: ${cmd.text}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`).toBe(p.expect);
+  p.check?.(r, root);
+}
+
+describe("commands in SKILL.md and references/", () => {
+  it("covers every step the flows name", () => {
+    const verbs = new Set(COMMANDS.map((c) => c.words.slice(0, 2).join(" ")));
+    for (const v of ["anchors --root", "read handoff", "write handoff", "brief --root", "drift --stdin", "check --root", "recover --root", "hook --mode"]) {
+      expect([...verbs], v).toContain(v);
+    }
+  });
+
+  for (const state of ["cold", "warm"] as const) {
+    for (const cmd of COMMANDS) {
+      it(`${cmd.where}: ${cmd.words.join(" ")} (${state} project)`, () => runDocCommand(cmd, state));
+    }
+  }
+});
+
+/** The first documented command whose arguments start with these words. */
+function documented(...words: string[]): DocCommand {
+  const found = COMMANDS.find((c) => words.every((w, i) => c.words[i] === w));
+  if (!found) throw new Error(`no documented command starting with ${words.join(" ")}`);
+  return found;
+}
+
+describe("the save and resume flows as SKILL.md tells them", () => {
+  it("anchors, read, write from the template, read back, refuse a stale token, brief", () => {
+    const root = scratch("cold");
+    // The worked example's key files, so that drift has nothing to report.
+    mkdirSync(path.join(root, "src", "import"), { recursive: true });
+    for (const f of ["csv.ts", "dedupe.ts"]) writeFileSync(path.join(root, "src", "import", f), "export {};\n");
+    git(root, "add", "-A");
+    git(root, "commit", "-q", "-m", "importer");
+    const anchors = shell(fill(documented("anchors").text, root), root, "");
+    expect(anchors.status, anchors.stderr).toBe(0);
+    const read = shell(fill(documented("read", "handoff").text, root), root, "");
+    expect(read.status).toBe(3);
+    expect(read.stdout).toBe("CURRENT-SHA256: absent\n");
+
+    // The worked example with this repository's anchors pasted in, as step 1 says.
+    const date = /^- Date: (.+)$/m.exec(anchors.stdout)?.[1] ?? "";
+    const doc = EXAMPLES.handoff
+      .replace(/^Saved: .+$/m, `Saved: ${date}`)
+      .replace(/## Environment anchors\n[\s\S]*$/, `## Environment anchors\n${anchors.stdout}`);
+    expect(handoffProblems(doc, { placeholders: false })).toEqual([]);
+
+    const write = shell(fill(documented("write", "handoff").text, root, "absent"), root, doc);
+    expect(write.status, write.stderr).toBe(0);
+    const saved = write.stdout.replace(/\n$/, "").split("\n").at(-1) ?? "";
+    expect(saved).toMatch(TOKEN_LINE);
+
+    const again = shell(fill(documented("read", "handoff").text, root), root, "");
+    expect(again.status).toBe(0);
+    expect(again.stdout.split("\n")[0]).toBe(saved);
+    const nonce = /^<<<BEGIN UNTRUSTED HANDOFF\.md ([0-9a-f]{16})>>>$/m.exec(again.stdout)?.[1];
+    expect(nonce).toBeDefined();
+    expect(again.stdout).toContain(`\n${doc}<<<END UNTRUSTED HANDOFF.md ${nonce}>>>`);
+
+    // The memory contract's words for a stale token.
+    const stale = shell(fill(documented("write", "handoff").text, root, "absent"), root, doc);
+    expect(stale.status).toBe(2);
+    expect(stale.stderr).toContain("memory operation refused: ");
+    expect(stale.stderr).toContain("changed since it was read");
+
+    const brief = shell(fill(documented("brief").text, root), root, "");
+    expect(brief.status, brief.stderr).toBe(0);
+    expect(brief.stdout.split("\n").slice(0, 6).map((l) => BRIEF_LABELS.find((label) => l.startsWith(label)))).toEqual(BRIEF_LABELS);
+
+    const drift = helper(["drift", "--root", root, "--json"]);
+    expect(drift.status, drift.stderr).toBe(0);
+    expect((JSON.parse(drift.stdout) as { verdict: string }).verdict).toBe("fresh");
+  });
+});
+
+describe("the kill switch as the memory contract describes it", () => {
+  const write = (root: string, extraEnv: NodeJS.ProcessEnv) =>
+    shell(fill(documented("write", "handoff").text, root, "absent"), root, EXAMPLES.handoff, extraEnv);
+
+  it.each(["memory-dir PAUSE", "SESSION_HANDOFF_PAUSE", "config PAUSE", "SESSION_HANDOFF_DISABLE=1"])("%s pauses writes (exit 4), reads keep working", (which) => {
+    const root = scratch("cold");
+    let extraEnv: NodeJS.ProcessEnv = {};
+    if (which === "memory-dir PAUSE") {
+      mkdirSync(path.join(root, ".ai", "memory"), { recursive: true });
+      writeFileSync(path.join(root, ".ai", "memory", "PAUSE"), "");
+    } else if (which === "SESSION_HANDOFF_PAUSE") {
+      const file = path.join(work, `pause-${++serial}`);
+      writeFileSync(file, "");
+      extraEnv = { SESSION_HANDOFF_PAUSE: file };
+    } else if (which === "config PAUSE") {
+      const config = path.join(work, `config-${++serial}`);
+      mkdirSync(path.join(config, "session-handoff"), { recursive: true });
+      writeFileSync(path.join(config, "session-handoff", "PAUSE"), "");
+      extraEnv = { XDG_CONFIG_HOME: config };
+    } else {
+      extraEnv = { SESSION_HANDOFF_DISABLE: "1" };
+    }
+    const r = write(root, extraEnv);
+    expect(r.status, r.stderr).toBe(4);
+    expect(r.stderr).toContain("memory writes are paused: remove ");
+    const read = shell(fill(documented("read", "handoff").text, root), root, "", extraEnv);
+    expect(read.status).toBe(3);
+  });
+
+  it("SESSION_HANDOFF_DISABLE=1 silences the hook", () => {
+    const root = scratch("warm");
+    const r = shell(fill(documented("hook", "--mode", "session").text, root), root, "", { SESSION_HANDOFF_DISABLE: "1" });
+    expect(r.status).toBe(0);
+    expect(r.stdout).toBe("");
+  });
+});
+
+describe("the Claude Code hook snippet of references/session-start-hook.md", () => {
+  const snippets = fencedBlocks(readDoc("references/session-start-hook.md"), "json");
+
+  it("is valid settings JSON with the SessionStart matcher and the quoted helper path", () => {
+    expect(snippets).toHaveLength(1);
+    const settings = JSON.parse(snippets[0] ?? "") as {
+      hooks: { SessionStart: { matcher: string; hooks: { type: string; command: string; timeout?: number }[] }[] };
+    };
+    const entry = settings.hooks.SessionStart[0];
+    expect(entry?.matcher).toBe("startup|resume|clear|compact");
+    expect(entry?.hooks[0]?.type).toBe("command");
+    expect(entry?.hooks[0]?.command.startsWith(`${INVOCATION} hook --mode session`)).toBe(true);
+  });
+
+  it.each(["cold", "warm"] as const)("runs as Claude Code would run it, finding the project from stdin's cwd (%s)", (state) => {
+    const settings = JSON.parse(snippets[0] ?? "") as { hooks: { SessionStart: { hooks: { command: string }[] }[] } };
+    const command = settings.hooks.SessionStart[0]?.hooks[0]?.command ?? "";
+    const root = scratch(state);
+    const stdin = JSON.stringify({ session_id: "s1", cwd: root, hook_event_name: "SessionStart", source: "startup" });
+    // Started elsewhere on purpose: the project must come from the stdin JSON.
+    const r = shell(fill(command, root), work, stdin);
+    expect(r.status, r.stderr).toBe(0);
+    if (state === "warm") expect(r.stdout).toContain("parked handoff exists");
+    else expect(r.stdout).toBe("");
+  });
+});
