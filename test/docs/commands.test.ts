@@ -299,6 +299,22 @@ describe("the save and resume flows as SKILL.md tells them", () => {
   });
 });
 
+describe("recovery as the memory contract describes it", () => {
+  it("check exits 1 after a crashed save, recover repairs it, check then sees the parked handoff", () => {
+    const root = scratch("warm");
+    const token = tokenOf(root, ["read", "handoff"]);
+    const crashed = helper(["write", "handoff", "--root", root, "--expected-current-sha256", token], EXAMPLES.handoff, {
+      MEMORY_IO_FAILPOINT: "after-claim:crash",
+    });
+    expect(crashed.signal ?? crashed.status).toBe("SIGKILL");
+    const check = () => shell(fill(documented("check").text, root), root, "");
+    expect(check().status).toBe(1);
+    const recover = shell(fill(documented("recover").text, root), root, "");
+    expect(recover.status, recover.stderr).toBe(0);
+    expect(check().status).toBe(2);
+  });
+});
+
 describe("the kill switch as the memory contract describes it", () => {
   const write = (root: string, extraEnv: NodeJS.ProcessEnv) =>
     shell(fill(documented("write", "handoff").text, root, "absent"), root, EXAMPLES.handoff, extraEnv);
