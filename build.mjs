@@ -3,7 +3,7 @@
 // `node build.mjs --check` rebuilds in memory and fails when the committed bundle differs:
 // users run the committed file, never src/ (style.md, habit 8).
 import { build } from "esbuild";
-import { readFileSync, writeFileSync, chmodSync } from "node:fs";
+import { readFileSync, writeFileSync, chmodSync, renameSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import path from "node:path";
 
@@ -54,7 +54,18 @@ if (check) {
   }
   console.log("build --check: scripts/memory_io.mjs is fresh");
 } else {
-  writeFileSync(outfile, text);
-  chmodSync(outfile, 0o755);
+  // Write beside and rename: tests running elsewhere never spawn a half-written bundle.
+  let same = false;
+  try {
+    same = readFileSync(outfile, "utf8") === text;
+  } catch {
+    same = false;
+  }
+  if (!same) {
+    const tmp = `${outfile}.${process.pid}.tmp`;
+    writeFileSync(tmp, text, { mode: 0o755 });
+    chmodSync(tmp, 0o755);
+    renameSync(tmp, outfile);
+  }
   console.log(`built ${path.relative(root, outfile)} (${text.length} bytes)`);
 }

@@ -16,8 +16,12 @@ export interface LockHandle {
 const RETRY_MS = 25;
 
 // proper-lockfile removes its lock with rmdir; ours holds an owner file, which goes first.
+// Its mkdir would use the umask's mode; every directory we make is private (contract §1).
 const lockFs = {
   ...fs,
+  mkdir(dir: string, cb: (err: NodeJS.ErrnoException | null) => void): void {
+    fs.mkdir(dir, { mode: 0o700 }, cb);
+  },
   rmdir(dir: string, cb: (err: NodeJS.ErrnoException | null) => void): void {
     fs.unlink(path.join(dir, OWNER_NAME), () => fs.rmdir(dir, cb));
   },

@@ -1,4 +1,4 @@
-import { Refused } from "../errors.ts";
+import { HelperError, Refused } from "../errors.ts";
 import { acquireLock, type LockHandle } from "./lock.ts";
 import { checkTree, memoryDir } from "./paths.ts";
 import { assertNotPaused } from "./pause.ts";
@@ -19,7 +19,7 @@ export interface MutateOptions {
 /**
  * Runs `body` under the memory lock, after the kill switch, the tree checks and the repair
  * of anything an interrupted save left (contract §3: "the next write … repairs"). Creates the
- * memory dir and its archive (0700) only once the input passed `validate`, so that a refusal
+ * memory dir (0700) only once the input passed `validate`, so that a refusal
  * leaves the disk as it was.
  * @returns body's result and the repair lines for stderr.
  * @throws Paused (4), Busy (5), Refused (2).
@@ -32,7 +32,9 @@ export async function underLock<T>(opts: MutateOptions, body: (lock: LockHandle)
   try {
     if (existed) lock = await acquireLock(memDir, opts.lockTimeoutSeconds);
     opts.validate?.();
-    checkTree(opts.root, { create: true, archive: true });
+    checkTree(opts.root, { create: true });
+    // The archive is made only when something goes into it (publish, recover).
+    checkTree(opts.root, { archive: true });
     if (lock === null) lock = await acquireLock(memDir, opts.lockTimeoutSeconds);
     // The switch may have been pulled while we waited for the lock.
     assertNotPaused(memDir, opts.env);
@@ -40,7 +42,7 @@ export async function underLock<T>(opts: MutateOptions, body: (lock: LockHandle)
     const result = await body(lock);
     return { result, repairs };
   } catch (err) {
-    if (err instanceof Error && !(err instanceof Refused) && (err as NodeJS.ErrnoException).code) {
+    if (err instanceof Error && !(err instanceof HelperError) && typeof (err as NodeJS.ErrnoException).code === "string") {
       throw new Refused(`file system error: ${err.message}`);
     }
     throw err;

@@ -78,6 +78,22 @@ export function archiveDir(root: string): string {
 }
 
 /**
+ * Makes `dir` (mode 0700) when missing and checks it is a real directory.
+ * @throws Refused (exit 2) when it is a link or not a directory.
+ */
+export function ensureDir(dir: string): void {
+  try {
+    mkdirSync(dir, { mode: 0o700 });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw new Refused(`cannot create ${dir}: ${(err as Error).message}`);
+  }
+  const st = lstatOrNull(dir);
+  if (st === null || st.isSymbolicLink() || !st.isDirectory()) {
+    throw new Refused(`${dir} is a link or not a directory; memory must live in real directories under the root (move it away)`);
+  }
+}
+
+/**
  * Checks that each existing directory of the memory tree (`.ai`, `memory`, `archive`) is a
  * real directory, and reports how far the tree exists. With `create`, makes the missing ones
  * with mode 0700 (contract §1).
@@ -88,18 +104,11 @@ export function checkTree(root: string, opts: { create?: boolean; archive?: bool
   const parts = [path.join(root, ".ai"), memoryDir(root)];
   if (opts.archive) parts.push(archiveDir(root));
   for (const dir of parts) {
-    let st = lstatOrNull(dir);
+    const st = lstatOrNull(dir);
     if (st === null) {
       if (!opts.create) return false;
-      try {
-        mkdirSync(dir, { mode: 0o700 });
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== "EEXIST") {
-          throw new Refused(`cannot create ${dir}: ${(err as Error).message}`);
-        }
-      }
-      st = lstatOrNull(dir);
-      if (st === null) throw new Refused(`${dir} vanished while it was created; retry`);
+      ensureDir(dir);
+      continue;
     }
     if (st.isSymbolicLink()) {
       throw new Refused(`${dir} is a link; memory must live in real directories under the root (move the link away)`);

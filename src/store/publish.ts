@@ -5,6 +5,7 @@ import { archiveName, pruneArchive } from "./archive.ts";
 import { failpoint } from "./failpoint.ts";
 import { openRegular, randomHex8, readAll, readStable, tokenOf, UnsafeFile, type ReadFile } from "./files.ts";
 import type { LockHandle } from "./lock.ts";
+import { ensureDir } from "./paths.ts";
 import { privateName } from "./private.ts";
 
 /** What to publish, where, and against which token. */
@@ -61,6 +62,7 @@ function unlinkQuiet(p: string): void {
 
 /** Links `from` into the archive under a fresh name; retries on the (unlikely) name clash. */
 export function linkIntoArchive(from: string, archiveDirPath: string, prefix: string): string {
+  ensureDir(archiveDirPath);
   for (let attempt = 0; ; attempt++) {
     const name = archiveName(prefix);
     try {

@@ -1,0 +1,146 @@
+import { spawn, spawnSync, execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { onTestFinished } from "vitest";
+
+/** The built helper, as users run it. */
+export const HELPER = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "scripts", "memory_io.mjs");
+
+export const MARKER = "<!-- memory-schema: v1 -->";
+
+/** A temp dir removed when the test finishes. */
+export function tempDir(prefix = "sh-test-"): string {
+  const dir = realpathSync(mkdtempSync(path.join(tmpdir(), prefix)));
+  onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/** Runs git in `cwd` with a fixed identity; returns stdout. */
+export function git(cwd: string, ...args: string[]): string {
+  return execFileSync("git", ["-c", "user.name=Test", "-c", "user.email=test@example.com", "-c", "init.defaultBranch=main", ...args], {
+    cwd,
+    encoding: "utf8",
+    env: { ...process.env, GIT_CONFIG_NOSYSTEM: "1" },
+  });
+}
+
+/** A temp git repository with one commit. */
+export function gitRepo(): string {
+  const dir = tempDir("sh-repo-");
+  git(dir, "init", "-q");
+  writeFileSync(path.join(dir, "README.md"), "scratch\n");
+  git(dir, "add", "README.md");
+  git(dir, "commit", "-qm", "init");
+  return dir;
+}
+
+/** Result of one helper run. */
+export interface Run {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Environment for helper runs: no kill switch from the developer's machine leaks in. */
+export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, XDG_CONFIG_HOME: path.join(tmpdir(), "sh-no-config"), ...extra };
+  delete env.SESSION_HANDOFF_PAUSE;
+  delete env.SESSION_HANDOFF_DISABLE;
+  delete env.MEMORY_IO_FAILPOINT;
+  for (const [k, v] of Object.entries(extra)) env[k] = v;
+  return env;
+}
+
+/** Runs the built helper synchronously. */
+export function helper(args: string[], opts: { input?: string | Buffer; env?: Record<string, string>; cwd?: string } = {}): Run {
+  const r = spawnSync(process.execPath, [HELPER, ...args], {
+    input: opts.input ?? "",
+    env: cleanEnv(opts.env),
+    cwd: opts.cwd,
+    encoding: "utf8",
+    timeout: 60_000,
+  });
+  return { code: r.status, signal: r.signal, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** Runs the built helper as a child process; resolves when it exits. */
+export function helperAsync(args: string[], opts: { input?: string | Buffer; env?: Record<string, string>; cwd?: string } = {}): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [HELPER, ...args], { env: cleanEnv(opts.env), cwd: opts.cwd });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
+    child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+    child.on("error", reject);
+    child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr }));
+    child.stdin.on("error", () => {});
+    child.stdin.end(opts.input ?? "");
+  });
+}
+
+/** A minimal valid handoff document (contract §1 shape) carrying `body`. */
+export function handoff(body: string): string {
+  return `${MARKER}\n# Session Handoff\nSaved: 2026-11-29T08:00:00Z\n\n## Current goal\n${body}\n`;
+}
+
+/** The token of some bytes. */
+export function sha(data: string | Buffer): string {
+  return createHash("sha256").update(data).digest("hex");
+}
+
+/** The token `read` reports (or `absent`). */
+export function tokenOf(root: string, kind = "handoff"): string {
+  const r = helper(["read", kind, "--root", root]);
+  const m = /^CURRENT-SHA256: (\S+)$/m.exec(r.stdout);
+  if (!m) throw new Error(`no token in read output: ${r.stdout} ${r.stderr}`);
+  return m[1]!;
+}
+
+/** Writes a handoff through the helper, asserting success; returns the new token. */
+export function save(root: string, doc: string, token = tokenOf(root)): string {
+  const r = helper(["write", "handoff", "--root", root, "--expected-current-sha256", token], { input: doc });
+  if (r.code !== 0) throw new Error(`write failed (${r.code}): ${r.stderr}`);
+  return /CURRENT-SHA256: (\S+)\n$/.exec(r.stdout)![1]!;
+}
+
+/** Everything under `dir`: type, mode, links, bytes' hash, link target — to prove "nothing changed". */
+export function snapshot(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (p: string, rel: string) => {
+    const st = lstatSync(p);
+    if (st.isSymbolicLink()) out[rel] = `link -> ${readlinkSync(p)}`;
+    else if (st.isDirectory()) {
+      out[rel] = `dir ${(st.mode & 0o7777).toString(8)}`;
+      if (rel === ".git" || rel.startsWith(".git/")) return;
+      for (const name of readdirSync(p).sort()) walk(path.join(p, name), rel ? `${rel}/${name}` : name);
+    } else if (st.isFile()) out[rel] = `file ${(st.mode & 0o7777).toString(8)} n${st.nlink} ${sha(readFileSync(p))}`;
+    else out[rel] = `special ${st.mode.toString(8)}`;
+  };
+  walk(dir, "");
+  return out;
+}
+
+/** Files in the memory dir (non-recursive, including private ones). */
+export function memFiles(root: string): string[] {
+  const dir = path.join(root, ".ai", "memory");
+  return existsSync(dir) ? readdirSync(dir).sort() : [];
+}
+
+/** Archive entries, sorted by name. */
+export function archives(root: string): string[] {
+  const dir = path.join(root, ".ai", "memory", "archive");
+  return existsSync(dir) ? readdirSync(dir).sort() : [];
+}
+
+/** Waits until `file` exists (the failpoint's `.ready`), polling. */
+export async function waitFor(file: string, ms = 20_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!existsSync(file)) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${file}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}

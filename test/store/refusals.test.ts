@@ -1,0 +1,187 @@
+import { execFileSync } from "node:child_process";
+import { linkSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { gitRepo, handoff, helper, save, sha, snapshot, tempDir } from "../helpers.ts";
+
+const mem = (root: string, ...p: string[]) => path.join(root, ".ai", "memory", ...p);
+
+/** Runs a helper call that must be refused, and proves nothing under `dir` changed. */
+function refused(dir: string, args: string[], input: string | Buffer, pattern: RegExp, code = 2): void {
+  const before = snapshot(dir);
+  const r = helper(args, { input });
+  expect(r.code, r.stderr).toBe(code);
+  expect(r.stderr).toMatch(/^memory operation refused: /);
+  expect(r.stderr).toMatch(pattern);
+  expect(r.stdout).toBe("");
+  expect(snapshot(dir)).toEqual(before);
+}
+
+describe("write refuses bad documents and changes nothing", () => {
+  const good = handoff("x");
+  const cases: [string, string | Buffer, RegExp][] = [
+    ["empty stdin", "", /stdin is empty/],
+    ["a NUL byte", `${good}\0`, /NUL byte/],
+    ["invalid UTF-8", Buffer.concat([Buffer.from(good), Buffer.from([0xff, 0x0a])]), /not valid UTF-8/],
+    ["no marker", good.replace("<!-- memory-schema: v1 -->\n", ""), /must begin with the line <!-- memory-schema: v1 -->/],
+    ["a wrong marker", good.replace("v1", "v2"), /must begin with the line/],
+    ["no heading", good.replace("# Session Handoff", "# Notes"), /heading "# Session Handoff"/],
+    ["the heading too late", good.replace("# Session Handoff\n", "\n\n\n\n# Session Handoff\n"), /heading/],
+    ["no final newline", good.trimEnd(), /end with a newline/],
+    ["over 1,000,000 bytes", `${good}${"a".repeat(1_000_001)}\n`, /at most 1000000 bytes/],
+    ["a zero-width character", handoff("a\u200Bb"), /invisible/],
+  ];
+  it.each(cases)("%s", (_name, input, pattern) => {
+    const root = gitRepo();
+    refused(root, ["write", "handoff", "--root", root, "--expected-current-sha256", "absent"], input, pattern);
+  });
+
+  it.each(cases)("%s, over an existing handoff", (_name, input, pattern) => {
+    const root = gitRepo();
+    const t = save(root, good, "absent");
+    refused(root, ["write", "handoff", "--root", root, "--expected-current-sha256", t], input, pattern);
+  });
+});
+
+describe("usage errors name the flag, exit 2, change nothing", () => {
+  it.each([
+    [["write", "handoff", "--root", "ROOT", "--expected-current-sha256", "ABSENT"], /--expected-current-sha256 must be `absent` or 64 lowercase hex/],
+    [["write", "handoff", "--root", "ROOT", "--expected-current-sha256", "A".repeat(64)], /64 lowercase hex/],
+    [["write", "handoff", "--root", "ROOT", "--expected-current-sha256", "abc"], /64 lowercase hex/],
+    [["write", "notes", "--root", "ROOT", "--expected-current-sha256", "absent"], /unknown kind "notes"/],
+    [["write", "handoff", "--root", "ROOT", "--expected-current-sha256", "absent", "--force"], /--force/],
+    [["write", "handoff", "--expected-current-sha256", "absent"], /--root DIR is required/],
+    [["read", "--root", "ROOT"], /needs an argument/],
+    [["read", "handoff", "lessons", "--root", "ROOT"], /at most 1/],
+    [["frobnicate"], /unknown verb "frobnicate"/],
+    [["write", "handoff", "--root", "ROOT", "--expected-current-sha256", "absent", "--lock-timeout", "soon"], /--lock-timeout/],
+  ])("%j", (args, pattern) => {
+    const root = gitRepo();
+    refused(root, args.map((a) => (a === "ROOT" ? root : a)), handoff("x"), pattern);
+  });
+
+  it("check exits 64 on a usage error, because 2 means parked", () => {
+    const r = helper(["check"]);
+    expect(r.code).toBe(64);
+    expect(r.stderr).toMatch(/--root/);
+  });
+
+  it("hook exits 0 on a usage error and prints the problem on stderr only", () => {
+    const r = helper(["hook", "--mode", "everything"]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toMatch(/--mode/);
+  });
+});
+
+describe("hostile roots and trees", () => {
+  it("refuses a missing root, a file as root, a link as root", () => {
+    const dir = tempDir();
+    writeFileSync(path.join(dir, "file"), "x");
+    mkdirSync(path.join(dir, "real"));
+    symlinkSync(path.join(dir, "real"), path.join(dir, "link"));
+    for (const [root, pattern] of [
+      [path.join(dir, "missing"), /does not exist/],
+      [path.join(dir, "file"), /not a directory/],
+      [path.join(dir, "link"), /is a link/],
+    ] as const) {
+      refused(dir, ["write", "handoff", "--root", root, "--expected-current-sha256", "absent"], handoff("x"), pattern);
+      refused(dir, ["read", "handoff", "--root", root], "", pattern);
+    }
+  });
+
+  it.each([".ai", ".ai/memory", ".ai/memory/archive"])("refuses %s as a link or a file, leaving the outside untouched", (rel) => {
+    for (const shape of ["link", "file"] as const) {
+      const root = gitRepo();
+      const outside = tempDir("sh-outside-");
+      writeFileSync(path.join(outside, "keep.txt"), "outside\n");
+      if (rel !== ".ai") save(root, handoff("prior"), "absent");
+      if (rel === ".ai/memory/archive") {
+        // Needs a prior handoff so the write would archive.
+      }
+      const target = path.join(root, rel);
+      execFileSync("rm", ["-rf", target]);
+      mkdirSync(path.dirname(target), { recursive: true });
+      if (shape === "link") symlinkSync(outside, target);
+      else writeFileSync(target, "not a dir\n");
+      const outsideBefore = snapshot(outside);
+      const token = rel === ".ai" ? "absent" : sha(handoff("prior"));
+      refused(root, ["write", "handoff", "--root", root, "--expected-current-sha256", token], handoff("new"), shape === "link" ? /is a link/ : /not a directory/);
+      expect(snapshot(outside)).toEqual(outsideBefore);
+    }
+  });
+
+  it.each(["link", "hard link", "fifo", "directory"])("refuses HANDOFF.md as a %s on read and write, never hanging", (shape) => {
+    const root = gitRepo();
+    save(root, handoff("x"), "absent");
+    const outside = tempDir("sh-outside-");
+    const victim = path.join(outside, "victim.md");
+    writeFileSync(victim, handoff("outside"));
+    const f = mem(root, "HANDOFF.md");
+    execFileSync("rm", ["-f", f]);
+    if (shape === "link") symlinkSync(victim, f);
+    if (shape === "hard link") linkSync(victim, f);
+    if (shape === "fifo") execFileSync("mkfifo", [f]);
+    if (shape === "directory") mkdirSync(f);
+    const pattern = { link: /is a link/, "hard link": /more than one hard link/, fifo: /not a regular file/, directory: /not a regular file/ }[shape]!;
+    refused(root, ["read", "handoff", "--root", root], "", pattern);
+    refused(root, ["write", "handoff", "--root", root, "--expected-current-sha256", sha(handoff("outside"))], handoff("new"), pattern);
+    expect(readFileSync(victim, "utf8")).toBe(handoff("outside"));
+  });
+
+  it.each(["link", "hard link", "fifo", "directory"])("refuses AGENTS.md as a %s on read-target and promote", (shape) => {
+    const root = gitRepo();
+    const outside = tempDir("sh-outside-");
+    const victim = path.join(outside, "AGENTS.md");
+    writeFileSync(victim, "# outside\n");
+    const f = path.join(root, "AGENTS.md");
+    if (shape === "link") symlinkSync(victim, f);
+    if (shape === "hard link") linkSync(victim, f);
+    if (shape === "fifo") execFileSync("mkfifo", [f]);
+    if (shape === "directory") mkdirSync(f);
+    const pattern = { link: /is a link/, "hard link": /more than one hard link/, fifo: /not a regular file/, directory: /not a regular file/ }[shape]!;
+    refused(root, ["read-target", "--root", root, "--target", "AGENTS.md"], "", pattern);
+    mkdirSync(path.join(root, ".ai", "memory"), { recursive: true, mode: 0o700 });
+    refused(root, ["promote", "--root", root, "--target", "AGENTS.md", "--expected-current-sha256", sha("# outside\n")], "- lesson\n", pattern);
+    expect(readFileSync(victim, "utf8")).toBe("# outside\n");
+  });
+});
+
+describe("the kill switch", () => {
+  it("refuses writes with exit 4 naming the file to remove, while reads keep working", () => {
+    const root = gitRepo();
+    const t = save(root, handoff("x"), "absent");
+    writeFileSync(mem(root, "PAUSE"), "");
+    refused(root, ["write", "handoff", "--root", root, "--expected-current-sha256", t], handoff("y"), new RegExp(`memory writes are paused: remove ${mem(root, "PAUSE")} to resume`), 4);
+    expect(helper(["read", "handoff", "--root", root]).code).toBe(0);
+  });
+
+  it("puts paused before a bad document (usage, paused, busy, the rest)", () => {
+    const root = gitRepo();
+    save(root, handoff("x"), "absent");
+    writeFileSync(mem(root, "PAUSE"), "");
+    refused(root, ["write", "handoff", "--root", root, "--expected-current-sha256", "absent"], "garbage", /paused/, 4);
+  });
+
+  it("honours SESSION_HANDOFF_PAUSE with ~ expanded, the global PAUSE, and SESSION_HANDOFF_DISABLE=1", () => {
+    const root = gitRepo();
+    const home = tempDir("sh-home-");
+    writeFileSync(path.join(home, "pause-here"), "");
+    const r1 = helper(["write", "handoff", "--root", root, "--expected-current-sha256", "absent"], {
+      input: handoff("x"),
+      env: { HOME: home, SESSION_HANDOFF_PAUSE: "~/pause-here" },
+    });
+    expect(r1.code).toBe(4);
+    expect(r1.stderr).toContain(path.join(home, "pause-here"));
+    const xdg = tempDir("sh-xdg-");
+    mkdirSync(path.join(xdg, "session-handoff"));
+    writeFileSync(path.join(xdg, "session-handoff", "PAUSE"), "");
+    const r2 = helper(["write", "handoff", "--root", root, "--expected-current-sha256", "absent"], { input: handoff("x"), env: { XDG_CONFIG_HOME: xdg } });
+    expect(r2.code).toBe(4);
+    const r3 = helper(["write", "handoff", "--root", root, "--expected-current-sha256", "absent"], { input: handoff("x"), env: { SESSION_HANDOFF_DISABLE: "1" } });
+    expect(r3.code).toBe(4);
+    expect(r3.stderr).toMatch(/SESSION_HANDOFF_DISABLE=1/);
+    const hook = helper(["hook", "--mode", "session", "--root", root], { env: { SESSION_HANDOFF_DISABLE: "1" } });
+    expect(hook.stdout).toBe("");
+  });
+});
