@@ -12,6 +12,9 @@ export const VERBS: Record<string, { summary: string; load: () => Promise<Verb> 
   promote: { summary: "append an approved lesson to AGENTS.md or CLAUDE.md (compare-and-swap)", load: async () => (await import("./promote.ts")).promoteVerb },
   check: { summary: "bootstrap check: 0 nothing parked, 1 interrupted save, 2 handoff parked, 3 unsafe", load: async () => (await import("./check.ts")).checkVerb },
   recover: { summary: "repair what an interrupted save left; idempotent", load: async () => (await import("./recover.ts")).recoverVerb },
+  anchors: { summary: "print the git anchors (branch, HEAD, dirty files, date) for a save", load: async () => (await import("./anchors.ts")).anchorsVerb },
+  drift: { summary: "measure how far the repository moved since the handoff: verdict and numbers", load: async () => (await import("./drift.ts")).driftVerb },
+  brief: { summary: "the six-line warm-start brief for a resume (exit 3: cold start)", load: async () => (await import("./brief.ts")).briefVerb },
   hook: { summary: "session-start hook: fixed sentences about parked memory", load: async () => (await import("./hook.ts")).hookVerb },
   redact: { summary: "copy stdin to stdout with secrets replaced by <redacted: KIND>", load: async () => (await import("./redact.ts")).redactVerb },
 };

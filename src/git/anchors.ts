@@ -1,0 +1,85 @@
+// The environment anchors of a save (contract §5 `anchors`, §8 line format).
+import { lstat } from "node:fs/promises";
+import path from "node:path";
+import type { AnchorValues } from "../schema/anchor-lines.ts";
+import { isoSeconds, safeRelativePath } from "../schema/values.ts";
+import { GitUnavailable } from "./run.ts";
+import { readSnapshot } from "./status.ts";
+
+/** Anchors plus why they are outside-git ones, when they are. */
+export interface CollectedAnchors extends AnchorValues {
+  /** Why git gave nothing (git missing, not a repository, timeout); null inside git. */
+  gitNote: string | null;
+  /** Key files that were refused (absolute outside the root, `..`), with the reason. */
+  skippedKeyFiles: { path: string; reason: string }[];
+}
+
+/**
+ * Checks a path supplied by a user or a file for existence inside the root, without opening it
+ * or following a final link (contract §3). A parent that is a link leaving the root counts as
+ * not found.
+ * @returns its lstat, or null when it does not exist (inside the root).
+ */
+export async function statInsideRoot(root: string, rel: string): Promise<{ mtimeMs: number } | null> {
+  const parts = rel.split("/");
+  let at = root;
+  for (const [i, part] of parts.entries()) {
+    at = path.join(at, part);
+    try {
+      const st = await lstat(at);
+      // Only the last component may be a link (it is not followed); a linked parent could
+      // lead outside the root.
+      if (i < parts.length - 1 && !st.isDirectory()) return null;
+      if (i === parts.length - 1) return { mtimeMs: st.mtimeMs };
+    } catch {
+      return null;
+    }
+  }
+  return null;
+}
+
+/** Turns a `--key-file` value into a root-relative path, or a reason it is refused. */
+export function keyFileRelative(root: string, value: string): string | { error: string } {
+  const rel = path.isAbsolute(value) ? path.relative(root, value).split(path.sep).join("/") : value;
+  const safe = safeRelativePath(rel);
+  return safe === null ? { error: "not a path inside the root" } : safe;
+}
+
+/**
+ * Collects the anchors at the root: branch (or `(detached)`), full HEAD, dirty files (the memory
+ * dir excluded) and the time as ISO-8601 UTC with `Z`; outside git (no repository, or git not
+ * on PATH: said in `gitNote`), the time and the modification time of each key file.
+ * One git process inside a repository, none outside.
+ */
+export async function collectAnchors(
+  root: string,
+  env: Record<string, string | undefined>,
+  nowMs: number,
+  keyFiles: readonly string[],
+): Promise<CollectedAnchors> {
+  const date = isoSeconds(nowMs);
+  let gitNote: string | null = null;
+  try {
+    const r = await readSnapshot(root, env);
+    if (r.kind === "repo") {
+      const s = r.snapshot;
+      return { insideGit: true, branch: s.branch, head: s.head, dirty: s.dirty, date, keyFileMtimes: [], gitNote: null, skippedKeyFiles: [] };
+    }
+    gitNote = `not a git repository (${r.note})`;
+  } catch (err) {
+    if (!(err instanceof GitUnavailable)) throw err;
+    gitNote = err.reason === "missing" ? "git was not found on PATH; anchors are the outside-git ones" : err.message;
+  }
+  const keyFileMtimes: AnchorValues["keyFileMtimes"] = [];
+  const skippedKeyFiles: CollectedAnchors["skippedKeyFiles"] = [];
+  for (const value of keyFiles) {
+    const rel = keyFileRelative(root, value);
+    if (typeof rel !== "string") {
+      skippedKeyFiles.push({ path: value, reason: rel.error });
+      continue;
+    }
+    const st = await statInsideRoot(root, rel);
+    keyFileMtimes.push({ path: rel, mtime: st === null ? null : isoSeconds(st.mtimeMs) });
+  }
+  return { insideGit: false, branch: null, head: null, dirty: [], date, keyFileMtimes, gitNote, skippedKeyFiles };
+}

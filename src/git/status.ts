@@ -1,0 +1,87 @@
+// The repository's state now, from one `git status` process: branch, HEAD, upstream counts and
+// dirty files.
+import { firstLine, runGit } from "./run.ts";
+
+/** The upstream of the current branch and how far HEAD is from it (null counts: upstream gone). */
+export interface UpstreamGap {
+  name: string;
+  /** Commits in HEAD not in the upstream. */
+  ahead: number | null;
+  /** Commits in the upstream not in HEAD. */
+  behind: number | null;
+}
+
+/** The state of the work tree now. */
+export interface Snapshot {
+  /** Branch name, or `(detached)`. */
+  branch: string;
+  /** Full HEAD id; null in a repository without commits. */
+  head: string | null;
+  upstream: UpstreamGap | null;
+  /** Dirty paths relative to the repository top (renames list the new path). */
+  dirty: string[];
+}
+
+/** Outcome of looking at the root with git: a snapshot, or why there is none. */
+export type SnapshotResult = { kind: "repo"; snapshot: Snapshot } | { kind: "not-repo"; note: string };
+
+/**
+ * The status command: porcelain v2 with `--branch` and `-z`. The dirty entries are those of
+ * `git status --porcelain=v1 -z` (contract §5), NUL-framed the same way; v2 adds the HEAD id
+ * and the upstream counts as header lines, which saves two more git processes. The memory
+ * dir is excluded by pathspec (relative to the root, which is git's cwd), so that a `.ai/`
+ * holding only memory files is not reported at all.
+ */
+export const STATUS_ARGS = ["status", "--porcelain=v2", "--branch", "-z", "--untracked-files=normal", "--", ":(exclude).ai/memory"] as const;
+
+/**
+ * Parses `git status --porcelain=v2 --branch -z` output. Pure.
+ * Entries: `1 XY sub mH mI mW hH hI path`, `2 … Xscore path\0orig`, `u … path`, `? path`.
+ */
+export function parseStatusV2(out: Buffer): Snapshot {
+  const fields = out.toString("utf8").split("\0");
+  let branch = "(detached)";
+  let head: string | null = null;
+  let upstreamName: string | null = null;
+  let ab: { ahead: number; behind: number } | null = null;
+  const dirty: string[] = [];
+  for (let i = 0; i < fields.length; i++) {
+    const f = fields[i]!;
+    if (f === "") continue;
+    if (f.startsWith("# ")) {
+      const [, key, ...rest] = f.split(" ");
+      const value = rest.join(" ");
+      if (key === "branch.oid") head = value === "(initial)" ? null : value;
+      else if (key === "branch.head") branch = value === "(detached)" ? "(detached)" : value;
+      else if (key === "branch.upstream") upstreamName = value;
+      else if (key === "branch.ab") {
+        const m = /^\+(\d+) -(\d+)$/.exec(value);
+        if (m) ab = { ahead: Number(m[1]), behind: Number(m[2]) };
+      }
+      continue;
+    }
+    const kind = f[0];
+    // The path follows a fixed number of space-separated fields; it may hold spaces itself.
+    const skip = kind === "1" ? 8 : kind === "2" ? 9 : kind === "u" ? 10 : kind === "?" || kind === "!" ? 1 : -1;
+    if (skip < 0 || kind === "!") continue;
+    let at = 0;
+    for (let n = 0; n < skip; n++) at = f.indexOf(" ", at) + 1;
+    dirty.push(f.slice(at));
+    // A rename or copy carries its original path as the next NUL field: not listed.
+    if (kind === "2") i++;
+  }
+  const upstream = upstreamName === null ? null : { name: upstreamName, ahead: ab?.ahead ?? null, behind: ab?.behind ?? null };
+  return { branch, head, upstream, dirty };
+}
+
+/**
+ * Runs the status command at the root.
+ * @returns the snapshot, or `not-repo` with git's reason when the root is not in a work tree
+ * (also a bare repository or a refused `safe.directory`).
+ * @throws GitUnavailable when git is missing or timed out.
+ */
+export async function readSnapshot(root: string, env: Record<string, string | undefined>): Promise<SnapshotResult> {
+  const r = await runGit(root, STATUS_ARGS, env);
+  if (r.code !== 0) return { kind: "not-repo", note: firstLine(r.stderr) || `git status exited ${r.code}` };
+  return { kind: "repo", snapshot: parseStatusV2(r.stdout) };
+}

@@ -1,0 +1,167 @@
+// Drift arithmetic and the verdict (contract §5). Pure: plain facts in, the report out; the
+// git calls that gather the facts live in drift.ts.
+import { quotePath } from "../schema/anchor-lines.ts";
+import type { ValidTime } from "../schema/values.ts";
+import type { Snapshot, UpstreamGap } from "./status.ts";
+
+/** Verdicts in precedence order, strongest first (contract §5). */
+export const VERDICTS = ["unverifiable", "rewritten", "stale", "drifted", "fresh"] as const;
+export type Verdict = (typeof VERDICTS)[number];
+
+/** Older than this many days is stale (contract §5). */
+export const STALE_DAYS = 14;
+/** More than this many commits ahead of the saved HEAD is stale (contract §5). */
+export const STALE_COMMITS = 30;
+
+const DAY_MS = 86_400_000;
+
+/** How git could be used at the root. */
+export type GitState = "repo" | "not-repo" | "missing" | "timeout" | "failed";
+
+/** Everything drift measured, before judgement. */
+export interface DriftFacts {
+  /** Now, in ms since the epoch. */
+  nowMs: number;
+  saved: { branch: string | null; head: string | null; date: ValidTime | null; dirty: string[] | null };
+  git: { state: GitState; note: string | null };
+  /** The repository now; null unless `git.state` is `repo`. */
+  current: Snapshot | null;
+  /** Saved HEAD reachable from HEAD or a ref (reflog and dangling objects do not count); null when not checked. */
+  headReachable: boolean | null;
+  /** The saved HEAD's object (as a commit) is not in this repository. */
+  objectMissing: boolean;
+  /** The repository is a shallow clone (only looked up when the object is missing). */
+  shallow: boolean;
+  /** Commits in HEAD not in the saved commit; null when unreachable or not checked. */
+  ahead: number | null;
+  /** Commits in the saved commit not in HEAD. */
+  behind: number | null;
+  /** Commits on HEAD committed at or after the saved date; only counted when the saved HEAD is unreachable. */
+  commitsSinceDate: number | null;
+  /** Key files (root-relative) that do not exist now. */
+  missingKeyFiles: string[];
+  /** Anchor fields that failed validation (see `CheckedAnchors.unverifiable`). */
+  unverifiable: string[];
+}
+
+/** The drift report, `drift --json`'s document (contract §5, plus `shallow`, `dirtyChanged`, `git`). */
+export interface DriftReport {
+  verdict: Verdict;
+  saved: { branch: string | null; head: string | null; date: string | null; dirty: string[] | null };
+  current: { branch: string | null; head: string | null; dirty: string[] | null };
+  branchChanged: boolean | null;
+  headReachable: boolean | null;
+  ahead: number | null;
+  behind: number | null;
+  commitsSinceDate: number | null;
+  /** Days since the save (one decimal); null without a valid date. */
+  ageDays: number | null;
+  missingKeyFiles: string[];
+  upstream: UpstreamGap | null;
+  /** The dirty file set differs from the saved one; null when either side is unknown. */
+  dirtyChanged: boolean | null;
+  shallow: boolean;
+  git: { state: GitState; note: string | null };
+  unverifiable: string[];
+  summary: string;
+}
+
+function short(id: string | null): string {
+  return id === null ? "?" : id.slice(0, 12);
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? "" : "s"}`;
+}
+
+function sameSet(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  const s = new Set(a);
+  return b.every((x) => s.has(x));
+}
+
+/**
+ * Judges drift facts (contract §5). Precedence: `unverifiable` (git unusable, or no valid HEAD
+ * anchor), `rewritten` (saved HEAD unreachable or missing), `stale` (> 14 days, or ahead > 30),
+ * `drifted` (branch changed, ahead or behind, key files missing), else `fresh`. An upstream gap
+ * or changed dirty files are reported but do not change the verdict. Pure.
+ */
+export function assessDrift(f: DriftFacts): DriftReport {
+  const cur = f.current;
+  const ageRaw = f.saved.date === null ? null : Math.max(0, (f.nowMs - f.saved.date.ms) / DAY_MS);
+  const ageDays = ageRaw === null ? null : Math.round(ageRaw * 10) / 10;
+  const branchChanged = cur === null || f.saved.branch === null ? null : cur.branch !== f.saved.branch;
+  const dirtyChanged = cur === null || f.saved.dirty === null ? null : !sameSet(cur.dirty, f.saved.dirty);
+  const reachable = f.headReachable;
+  const ahead = reachable === true ? f.ahead : null;
+  const behind = reachable === true ? f.behind : null;
+
+  let verdict: Verdict;
+  if (f.git.state !== "repo" || f.saved.head === null || reachable === null) verdict = "unverifiable";
+  else if (!reachable) verdict = "rewritten";
+  else if ((ageRaw !== null && ageRaw > STALE_DAYS) || (ahead !== null && ahead > STALE_COMMITS)) verdict = "stale";
+  else if (branchChanged === true || (ahead ?? 0) > 0 || (behind ?? 0) > 0 || f.missingKeyFiles.length > 0) verdict = "drifted";
+  else verdict = "fresh";
+
+  const parts: string[] = [];
+  if (verdict === "unverifiable") {
+    if (f.git.state === "missing") parts.push("git is not on PATH, so the repository could not be compared (outside-git behaviour)");
+    else if (f.git.state === "not-repo") parts.push("the root is not in a git repository, so only age and key files were checked");
+    else if (f.git.state !== "repo") parts.push(`git could not be used (${f.git.note ?? f.git.state})`);
+    else parts.push("the handoff has no valid HEAD anchor (a full 40/64-hex id), so the saved commit could not be checked");
+  } else if (verdict === "rewritten") {
+    parts.push(
+      f.objectMissing
+        ? f.shallow
+          ? `saved HEAD ${short(f.saved.head)} is not in this shallow clone (history rewritten or cut off)`
+          : `saved HEAD ${short(f.saved.head)} no longer exists here (history rewritten)`
+        : `saved HEAD ${short(f.saved.head)} is no longer reachable from HEAD or any ref (rebase, amend, reset or force-push)`,
+    );
+    if (f.commitsSinceDate !== null) parts.push(`${plural(f.commitsSinceDate, "commit")} on HEAD since the saved date`);
+    parts.push("plan statuses are unverified");
+  } else if (ahead !== null && behind !== null) {
+    if (ahead === 0 && behind === 0) parts.push(`at the saved commit ${short(f.saved.head)}`);
+    else if (behind === 0) parts.push(`${plural(ahead, "commit")} ahead of the saved ${short(f.saved.head)}`);
+    else if (ahead === 0) parts.push(`${plural(behind, "commit")} behind the saved ${short(f.saved.head)}`);
+    else parts.push(`diverged from the saved ${short(f.saved.head)}: ${ahead} ahead, ${behind} behind`);
+  }
+  if (branchChanged === true) parts.push(`branch moved from ${f.saved.branch} to ${cur?.branch}`);
+  else if (branchChanged === false && verdict !== "unverifiable") parts.push(`on ${cur?.branch}`);
+  if (ageDays !== null) parts.push(`saved ${ageDays} days ago`);
+  if (verdict === "stale") parts.push("too stale for line-by-line reconciliation");
+  if (f.missingKeyFiles.length > 0) {
+    const shown = f.missingKeyFiles.slice(0, 3).map(quotePath).join(", ");
+    const more = f.missingKeyFiles.length > 3 ? ` and ${f.missingKeyFiles.length - 3} more` : "";
+    parts.push(`key files missing: ${shown}${more}`);
+  }
+  const up = cur?.upstream ?? null;
+  if (up !== null) {
+    if (up.ahead === null) parts.push(`upstream ${up.name} is gone`);
+    else if (up.ahead > 0 || (up.behind ?? 0) > 0) parts.push(`upstream ${up.name}: ${up.ahead} ahead, ${up.behind} behind`);
+  }
+  if (dirtyChanged === true && cur !== null && f.saved.dirty !== null) {
+    parts.push(`dirty files: ${f.saved.dirty.length} then, ${cur.dirty.length} now`);
+  }
+  const bad = f.unverifiable.filter((u) => !(verdict === "unverifiable" && u === "head"));
+  if (bad.length > 0) parts.push(`unverifiable anchors: ${bad.join(", ")}`);
+  const summary = `${verdict}: ${parts.join("; ")}`;
+
+  return {
+    verdict,
+    saved: { branch: f.saved.branch, head: f.saved.head, date: f.saved.date?.iso ?? null, dirty: f.saved.dirty },
+    current: { branch: cur?.branch ?? null, head: cur?.head ?? null, dirty: cur?.dirty ?? null },
+    branchChanged,
+    headReachable: reachable,
+    ahead,
+    behind,
+    commitsSinceDate: f.commitsSinceDate,
+    ageDays,
+    missingKeyFiles: f.missingKeyFiles,
+    upstream: up,
+    dirtyChanged,
+    shallow: f.shallow,
+    git: f.git,
+    unverifiable: f.unverifiable,
+    summary,
+  };
+}

@@ -1,0 +1,147 @@
+// The `## Environment anchors` line format of contract §8: rendering and the path-list
+// grammar. Pure, and free of Markdown dependencies (the `anchors` verb uses it without remark).
+
+/** Most dirty paths written on the `- Dirty files:` line; the rest are counted (`… and N more`). */
+export const MAX_LISTED_DIRTY = 50;
+
+const NEEDS_QUOTES = /[,"\\\x00-\x1f\x7f]|^\s|\s$|^…| @ /;
+const ESCAPES: Record<string, string> = { "\x07": "\\a", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\v": "\\v", "\f": "\\f", "\r": "\\r", '"': '\\"', "\\": "\\\\" };
+
+/**
+ * Writes a path for an anchor list: as is, or, when it holds a comma, a quote, a backslash, a
+ * control character or edge whitespace (or is the word `none`), in double quotes with C
+ * escapes as git quotes paths (contract §8). Non-ASCII stays as is.
+ */
+export function quotePath(p: string): string {
+  if (!NEEDS_QUOTES.test(p) && p !== "none") return p;
+  let out = '"';
+  for (const ch of p) {
+    const code = ch.codePointAt(0)!;
+    if (ESCAPES[ch] !== undefined) out += ESCAPES[ch];
+    else if (code < 0x20 || code === 0x7f) out += `\\${code.toString(8).padStart(3, "0")}`;
+    else out += ch;
+  }
+  return `${out}"`;
+}
+
+const UNESCAPE: Record<string, number> = { a: 7, b: 8, t: 9, n: 10, v: 11, f: 12, r: 13, '"': 34, "\\": 92 };
+
+/** Reads one C-quoted string starting at `start` (the opening quote); null when malformed. */
+function readQuoted(s: string, start: number): { value: string; end: number } | null {
+  const bytes: number[] = [];
+  let i = start + 1;
+  while (i < s.length) {
+    const ch = s[i]!;
+    if (ch === '"') return { value: Buffer.from(bytes).toString("utf8"), end: i + 1 };
+    if (ch === "\\") {
+      const next = s[i + 1];
+      if (next === undefined) return null;
+      if (UNESCAPE[next] !== undefined) {
+        bytes.push(UNESCAPE[next]);
+        i += 2;
+        continue;
+      }
+      // git writes non-ASCII bytes as \ooo when core.quotePath is on; accept a pasted one.
+      const octal = /^[0-3][0-7]{2}/.exec(s.slice(i + 1, i + 4));
+      if (!octal) return null;
+      bytes.push(parseInt(octal[0], 8));
+      i += 4;
+      continue;
+    }
+    const cp = s.codePointAt(i)!;
+    const text = String.fromCodePoint(cp);
+    bytes.push(...Buffer.from(text, "utf8"));
+    i += text.length;
+  }
+  return null;
+}
+
+/** A parsed path list: the paths, and how many more the line said it left out. */
+export interface PathList {
+  paths: string[];
+  more: number;
+}
+
+/**
+ * Parses a `, `-separated path list as `renderPathList` writes it (`none` is empty; quoted
+ * items are C-unescaped; a final `… and N more` is counted, not listed).
+ * @returns null when the list is malformed (an unterminated quote, text after a closing quote).
+ */
+export function parsePathList(value: string): PathList | null {
+  const v = value.trim();
+  if (v === "none" || v === "") return v === "none" ? { paths: [], more: 0 } : null;
+  const paths: string[] = [];
+  let more = 0;
+  let i = 0;
+  while (i < v.length) {
+    let item: string;
+    if (v[i] === '"') {
+      const q = readQuoted(v, i);
+      if (!q) return null;
+      item = q.value;
+      i = q.end;
+      if (i < v.length && !v.startsWith(", ", i)) return null;
+    } else {
+      const comma = v.indexOf(", ", i);
+      const end = comma === -1 ? v.length : comma;
+      item = v.slice(i, end);
+      i = end;
+      const tail = /^… and (\d+) more$/.exec(item);
+      if (tail) {
+        more = Number(tail[1]);
+        if (i !== v.length) return null;
+        break;
+      }
+    }
+    if (item.length === 0) return null;
+    paths.push(item);
+    if (i < v.length) i += 2;
+  }
+  return { paths, more };
+}
+
+/** Writes paths for an anchor line: `none`, or quoted paths joined by `, ` (at most `limit`). */
+export function renderPathList(paths: readonly string[], limit = MAX_LISTED_DIRTY): string {
+  if (paths.length === 0) return "none";
+  const shown = paths.slice(0, limit).map(quotePath);
+  if (paths.length > limit) shown.push(`… and ${paths.length - limit} more`);
+  return shown.join(", ");
+}
+
+/** What the four anchor lines (or the outside-git pair) are made from. */
+export interface AnchorValues {
+  /** True inside a git work tree; false outside git (or with git missing). */
+  insideGit: boolean;
+  /** Branch name, `(detached)`, or null outside git. */
+  branch: string | null;
+  /** Full HEAD id; null outside git or in a repository without commits. */
+  head: string | null;
+  /** Dirty paths relative to the repository top, the memory dir excluded. */
+  dirty: string[];
+  /** ISO-8601 UTC with `Z`. */
+  date: string;
+  /** Outside git: each `--key-file` and its modification time (null when missing). */
+  keyFileMtimes: { path: string; mtime: string | null }[];
+}
+
+/**
+ * Renders the `## Environment anchors` lines (without the heading), contract §8: exactly
+ * `- Branch:`, `- HEAD:`, `- Dirty files:`, `- Date:`; outside git `- Date:` and, with key
+ * files, `- Key file mtimes: <path> @ <ISO>, …`. Ends with a newline.
+ */
+export function renderAnchorLines(a: AnchorValues): string {
+  if (!a.insideGit) {
+    const lines = [`- Date: ${a.date}`];
+    if (a.keyFileMtimes.length > 0) {
+      lines.push(`- Key file mtimes: ${a.keyFileMtimes.map((k) => `${quotePath(k.path)} @ ${k.mtime ?? "missing"}`).join(", ")}`);
+    }
+    return `${lines.join("\n")}\n`;
+  }
+  return [
+    `- Branch: ${a.branch ?? "(detached)"}`,
+    `- HEAD: ${a.head ?? "none (no commits yet)"}`,
+    `- Dirty files: ${renderPathList(a.dirty)}`,
+    `- Date: ${a.date}`,
+    "",
+  ].join("\n");
+}

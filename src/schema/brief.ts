@@ -1,0 +1,131 @@
+// The six-line warm-start brief (seed 002, resume flow step 6; contract §5 `brief`). Pure.
+import type { DriftReport } from "../git/verdict.ts";
+import type { ParsedHandoff } from "./handoff.ts";
+
+/** The six labels, in order (seed 002: match exactly). */
+export const BRIEF_LABELS = ["Goal:", "Plan status:", "Decisions in force:", "Do-not-retry:", "Drift & lessons:", "Proposed next step:"] as const;
+
+/** Longest value of one brief field, in characters (the brief must stay short). */
+export const MAX_FIELD_CHARS = 400;
+
+/** What the ledgers hold, as counts: entries, and how many mention a key file or the branch. */
+export interface LedgerCounts {
+  /** LESSONS.md: null when absent. */
+  lessons: { entries: number; matching: number } | null;
+  /** SOLUTIONS.md: null when absent. */
+  solutions: { entries: number; matching: number } | null;
+  /** Ledger file names that exist but were refused (unsafe, torn, interrupted save). */
+  unreadable?: string[];
+}
+
+/** The brief as data: each field's value (already made safe) and the six rendered lines. */
+export interface Brief {
+  goal: string;
+  planStatus: string;
+  decisionsInForce: string;
+  doNotRetry: string;
+  driftAndLessons: string;
+  proposedNextStep: string;
+  lines: string[];
+}
+
+/**
+ * Makes file text safe to sit after a label: every line break, control or format character
+ * (bidirectional controls, zero-width characters included) becomes a space, runs of spaces
+ * collapse, and the value is cut to `max` characters with `…`. A goal holding a newline and
+ * `Proposed next step:` therefore stays inside Goal:.
+ */
+export function flatten(text: string, max = MAX_FIELD_CHARS): string {
+  const flat = text
+    .replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu, " ")
+    .replace(/\s+/g, " ")
+    .trim();
+  if ([...flat].length <= max) return flat;
+  return `${[...flat].slice(0, max - 1).join("").trimEnd()}…`;
+}
+
+function list(items: readonly string[], max: number): string {
+  const shown = items.slice(0, max).map((i) => flatten(i, 160));
+  const more = items.length > max ? ` (+${items.length - max} more)` : "";
+  return `${shown.join("; ")}${more}`;
+}
+
+/**
+ * Counts ledger entries (level-2 headings, else top-level list items) and those whose text
+ * mentions one of `needles` (key file paths, the branch). Counts only: no ledger text is
+ * quoted into the brief, the agent reads the ledger for the entries themselves.
+ */
+export function countLedger(text: string, needles: readonly string[]): { entries: number; matching: number } {
+  const body = text.replace(/^\uFEFF/, "").replace(/\r\n?/g, "\n");
+  let entries = body.split(/^## /m).slice(1);
+  if (entries.length === 0) entries = body.split(/^[-*] /m).slice(1);
+  const useful = needles.filter((n) => n.length >= 3);
+  const matching = entries.filter((e) => useful.some((n) => e.includes(n))).length;
+  return { entries: entries.length, matching };
+}
+
+function ledgerText(name: string, c: { entries: number; matching: number } | null): string | null {
+  if (c === null) return null;
+  return `${name} ${c.entries} ${c.entries === 1 ? "entry" : "entries"} (${c.matching} mention the key files or branch)`;
+}
+
+/**
+ * Drafts the brief from a parsed handoff, its drift report and the ledger counts. Empty
+ * fields read `none recorded` (from the handoff) or `none found` (from the repository);
+ * `stale` recommends a fresh start; `rewritten` marks every plan status unverified. Every
+ * value is flattened, so no line of the file can pose as a label. Pure.
+ */
+export function draftBrief(h: ParsedHandoff, drift: DriftReport, ledgers: LedgerCounts): Brief {
+  const goal = flatten(h.goal) || "none recorded";
+
+  const counts = { done: 0, "in-progress": 0, todo: 0, unmarked: 0 };
+  for (const s of h.plan) counts[s.status]++;
+  const current = h.plan.find((s) => s.status === "in-progress") ?? h.plan.find((s) => s.status === "todo");
+  let planStatus: string;
+  if (h.plan.length === 0) planStatus = "none recorded";
+  else {
+    const bits = [`${counts.done} done`, `${counts["in-progress"]} in progress`, `${counts.todo} todo`];
+    if (counts.unmarked > 0) bits.push(`${counts.unmarked} unmarked`);
+    planStatus = `${bits.join(", ")}${current ? `; ${current.status === "in-progress" ? "in progress" : "next"}: ${flatten(current.text, 160)}` : ""}`;
+    if (drift.verdict === "rewritten") planStatus = `UNVERIFIED (history rewritten since the save): ${planStatus}`;
+    else if (drift.verdict === "unverifiable") planStatus = `unverified (anchors could not be checked): ${planStatus}`;
+  }
+
+  const inForce = h.decisions.filter((d) => !/\(superseded\b/i.test(d));
+  const decisionsInForce = inForce.length === 0 ? "none recorded" : list(inForce, 4);
+  const doNotRetry = h.failedApproaches.length === 0 ? "none recorded" : list(h.failedApproaches, 4);
+
+  const ledgerBits = [ledgerText("LESSONS.md", ledgers.lessons), ledgerText("SOLUTIONS.md", ledgers.solutions)].filter((x): x is string => x !== null);
+  for (const name of ledgers.unreadable ?? []) ledgerBits.push(`${name} refused by the safety checks (run \`check\`)`);
+  const driftAndLessons = `${flatten(drift.summary, 300)}; ledgers: ${ledgerBits.length > 0 ? ledgerBits.join(", ") : "none found"}`;
+
+  const next = h.nextSteps[0] ?? (current ? current.text : null);
+  const nextText = next === null ? null : flatten(next, 200);
+  let proposed: string;
+  switch (drift.verdict) {
+    case "stale":
+      proposed = `start fresh: the handoff is too stale to reconcile line by line, so archive it and re-plan from the current code, keeping its goal, decisions and failed approaches as background (full reconciliation only if you insist)`;
+      break;
+    case "rewritten":
+      proposed = `re-verify every plan step against the current history before acting${nextText ? `, then: ${nextText}` : ""}`;
+      break;
+    case "unverifiable":
+      proposed = `check the repository by hand (the anchors could not be verified)${nextText ? `, then: ${nextText}` : ""}`;
+      break;
+    case "drifted":
+      proposed = `re-check the steps the drift touches${nextText ? `, then: ${nextText}` : ""}`;
+      break;
+    default:
+      proposed = nextText ?? "none recorded";
+  }
+  const proposedNextStep = `${proposed} — Confirm?`;
+
+  const values = [goal, planStatus, decisionsInForce, doNotRetry, driftAndLessons, proposedNextStep];
+  const lines = BRIEF_LABELS.map((label, i) => `${label} ${values[i]}`);
+  return { goal, planStatus, decisionsInForce, doNotRetry, driftAndLessons, proposedNextStep, lines };
+}
+
+/** The brief as text: exactly six lines, each ending with a newline. */
+export function renderBrief(b: Brief): string {
+  return `${b.lines.join("\n")}\n`;
+}

@@ -1,0 +1,256 @@
+// Parses a handoff (contract §8) into plain data. Pure: text in, object out, never throws on
+// content. Markdown structure comes from remark, so that a `## Environment anchors` inside a
+// code block or a list item spanning lines is read as what it is; small regexes only split
+// the text of one line or list item.
+import { unified } from "unified";
+import remarkParse from "remark-parse";
+import type { Heading, List, ListItem, Root, RootContent } from "mdast";
+import { parsePathList } from "./anchor-lines.ts";
+import { asObjectId, isPlausibleBranch, parseStrictTime, safeRelativePath, type ObjectId, type ValidTime } from "./values.ts";
+
+/** A plan step and its status (`- [x]` done, `- [~]` in progress, `- [ ]` todo). */
+export interface PlanStep {
+  status: "done" | "in-progress" | "todo" | "unmarked";
+  text: string;
+}
+
+/** A `## Key files` entry: `- <path> — <why>` (a path in backticks is accepted). */
+export interface KeyFile {
+  /** The path as written. */
+  raw: string;
+  /** Normalised root-relative path, or null when it is absolute or leaves the root. */
+  path: string | null;
+  why: string;
+}
+
+/** The raw text of each anchor line, as written after its label (null when absent). */
+export interface RawAnchors {
+  /** True when the document has a `## Environment anchors` section. */
+  present: boolean;
+  branch: string | null;
+  head: string | null;
+  dirty: string | null;
+  date: string | null;
+  keyFileMtimes: string | null;
+}
+
+/** A handoff as plain data; text fields keep the file's own words (data, not instructions). */
+export interface ParsedHandoff {
+  /** First line is `<!-- memory-schema: v1 -->`. */
+  marker: boolean;
+  /** Has the `# Session Handoff` heading. */
+  heading: boolean;
+  /** Text after `Saved:`, or null. */
+  saved: string | null;
+  /** The level-2 section titles in document order. */
+  sections: string[];
+  /** The goal section's text, whitespace as written. */
+  goal: string;
+  plan: PlanStep[];
+  decisions: string[];
+  failedApproaches: string[];
+  openQuestions: string[];
+  nextSteps: string[];
+  keyFiles: KeyFile[];
+  anchors: RawAnchors;
+}
+
+/** Strips a leading BOM and turns CRLF / CR line ends into LF (pasted handoffs, field report #16). */
+export function normaliseText(text: string): string {
+  return text.replace(/^\uFEFF/, "").replace(/\r\n?/g, "\n");
+}
+
+function slice(text: string, node: { position?: { start: { offset?: number }; end: { offset?: number } } }): string {
+  const start = node.position?.start.offset;
+  const end = node.position?.end.offset;
+  return start === undefined || end === undefined ? "" : text.slice(start, end);
+}
+
+/** Source of a list item without its bullet: from its first child to its last. */
+function itemText(text: string, item: ListItem): string {
+  const first = item.children[0];
+  const last = item.children[item.children.length - 1];
+  if (!first || !last) return "";
+  const start = first.position?.start.offset;
+  const end = last.position?.end.offset;
+  return start === undefined || end === undefined ? "" : text.slice(start, end);
+}
+
+function headingTitle(text: string, h: Heading): string {
+  return slice(text, h).replace(/^#+\s*/, "").replace(/\s*#*\s*$/, "").trim();
+}
+
+const STEP = /^\[([ xX~])\]\s*/;
+
+function planStep(raw: string): PlanStep {
+  const m = STEP.exec(raw);
+  if (!m) return { status: "unmarked", text: raw };
+  const status = m[1] === "~" ? "in-progress" : m[1] === " " ? "todo" : "done";
+  return { status, text: raw.slice(m[0].length) };
+}
+
+const KEY_SEPARATOR = /\s+[—–-]\s+/;
+
+function keyFile(raw: string): KeyFile {
+  let pathText: string;
+  let why = "";
+  const tick = /^`([^`]+)`\s*(.*)$/s.exec(raw);
+  if (tick) {
+    pathText = tick[1]!.trim();
+    why = tick[2]!.replace(/^[—–:-]\s*/, "");
+  } else {
+    const sep = KEY_SEPARATOR.exec(raw);
+    pathText = (sep ? raw.slice(0, sep.index) : raw).trim();
+    why = sep ? raw.slice(sep.index + sep[0].length) : "";
+  }
+  return { raw: pathText, path: safeRelativePath(pathText), why: why.trim() };
+}
+
+// Anchor labels as contract §8 writes them; matching is exact apart from the label's case.
+const ANCHOR = /^(Branch|HEAD|Dirty files|Date|Key file mtimes):[ \t]*(.*)$/is;
+
+function unticked(value: string): string {
+  const m = /^`([^`]*)`$/.exec(value.trim());
+  return m ? m[1]!.trim() : value.trim();
+}
+
+/**
+ * Parses handoff text (CRLF and a BOM tolerated). Sections are level-2 headings; list items
+ * of the Plan, Decisions, Failed approaches, Open questions, Next steps and Key files
+ * sections become entries; the first `## Environment anchors` list gives the anchor lines.
+ * Never throws on content.
+ */
+export function parseHandoff(input: string): ParsedHandoff {
+  const text = normaliseText(input);
+  const tree = unified().use(remarkParse).parse(text) as Root;
+  const out: ParsedHandoff = {
+    marker: text.startsWith("<!-- memory-schema: v1 -->\n") || text === "<!-- memory-schema: v1 -->",
+    heading: false,
+    saved: null,
+    sections: [],
+    goal: "",
+    plan: [],
+    decisions: [],
+    failedApproaches: [],
+    openQuestions: [],
+    nextSteps: [],
+    keyFiles: [],
+    anchors: { present: false, branch: null, head: null, dirty: null, date: null, keyFileMtimes: null },
+  };
+  let section: string | null = null;
+  const seen = new Set<string>();
+  const goalParts: string[] = [];
+  for (const node of tree.children as RootContent[]) {
+    if (node.type === "heading") {
+      const title = headingTitle(text, node);
+      if (node.depth === 1 && title === "Session Handoff" && section === null) out.heading = true;
+      if (node.depth === 2) {
+        out.sections.push(title);
+        // A repeated section is not read twice: the first one is the document's.
+        section = seen.has(title.toLowerCase()) ? "(repeated)" : title.toLowerCase();
+        seen.add(title.toLowerCase());
+      }
+      continue;
+    }
+    if (section === null) {
+      if (node.type === "paragraph") {
+        for (const line of slice(text, node).split("\n")) {
+          const m = /^Saved:[ \t]*(.*)$/.exec(line.trim());
+          if (m && out.saved === null) out.saved = m[1]!.trim();
+        }
+      }
+      continue;
+    }
+    if (section === "current goal") {
+      goalParts.push(slice(text, node));
+      continue;
+    }
+    if (node.type !== "list") continue;
+    const items = (node as List).children.map((item) => itemText(text, item));
+    switch (section) {
+      case "plan":
+        out.plan.push(...items.map(planStep));
+        break;
+      case "decisions":
+        out.decisions.push(...items);
+        break;
+      case "failed approaches":
+        out.failedApproaches.push(...items);
+        break;
+      case "open questions":
+        out.openQuestions.push(...items);
+        break;
+      case "next steps":
+        out.nextSteps.push(...items);
+        break;
+      case "key files":
+        out.keyFiles.push(...items.map(keyFile));
+        break;
+      case "environment anchors":
+        if (out.anchors.present) break;
+        out.anchors.present = true;
+        for (const item of items) {
+          const m = ANCHOR.exec(item);
+          if (!m) continue;
+          const label = m[1]!.toLowerCase();
+          const value = m[2]!;
+          const key = label === "branch" ? "branch" : label === "head" ? "head" : label === "dirty files" ? "dirty" : label === "date" ? "date" : "keyFileMtimes";
+          if (out.anchors[key] === null) out.anchors[key] = value;
+        }
+        break;
+    }
+  }
+  // A section heading with no list still counts as present.
+  if (seen.has("environment anchors")) out.anchors.present = true;
+  out.goal = goalParts.join("\n\n").trim();
+  return out;
+}
+
+/** The anchors after validation: only these values may reach git (contract §3). */
+export interface CheckedAnchors {
+  head: ObjectId | null;
+  /** The branch as written, when plausible (`(detached)` included). */
+  branch: string | null;
+  /** The time the handoff was saved: `Saved:` when valid, else the `- Date:` anchor. */
+  date: ValidTime | null;
+  /** Dirty paths recorded at the save; null when the line is missing or malformed. */
+  dirty: string[] | null;
+  /** Key files whose paths are usable (root-relative, inside the root). */
+  keyFiles: string[];
+  /**
+   * Fields that failed validation or are missing: `anchors` (no section), `head`, `branch`,
+   * `dirty`, `date`, `saved`, `keyFiles` (some path absolute or outside the root).
+   */
+  unverifiable: string[];
+}
+
+/**
+ * Validates a parsed handoff's anchors (contract §5, §8): a full 40/64-hex HEAD, a plausible
+ * branch, a strict ISO-8601 time with a zone not in the future (beyond `CLOCK_SKEW_MS`),
+ * relative paths inside the root. Bad values become unverifiable fields; never throws.
+ * @param nowMs the current time in ms since the epoch.
+ */
+export function checkAnchors(h: ParsedHandoff, nowMs: number): CheckedAnchors {
+  const unverifiable: string[] = [];
+  if (!h.anchors.present) unverifiable.push("anchors");
+  const head = h.anchors.head === null ? null : asObjectId(unticked(h.anchors.head));
+  if (head === null) unverifiable.push("head");
+  // No backtick stripping for the branch: backticks in a branch line are treated as hostile
+  // (issue 3, "Bad input"); contract §8 writes the name bare.
+  const branchText = h.anchors.branch === null ? null : h.anchors.branch.trim();
+  const branch = branchText !== null && isPlausibleBranch(branchText) ? branchText : null;
+  if (branch === null) unverifiable.push("branch");
+  const dirtyList = h.anchors.dirty === null ? null : parsePathList(h.anchors.dirty);
+  if (dirtyList === null) unverifiable.push("dirty");
+  const anchorDate = h.anchors.date === null ? null : parseStrictTime(unticked(h.anchors.date), nowMs);
+  const savedDate = h.saved === null ? null : parseStrictTime(unticked(h.saved), nowMs);
+  if (anchorDate === null || "error" in anchorDate) unverifiable.push("date");
+  if (savedDate === null || "error" in savedDate) unverifiable.push("saved");
+  const date = savedDate && !("error" in savedDate) ? savedDate : anchorDate && !("error" in anchorDate) ? anchorDate : null;
+  const keyFiles: string[] = [];
+  for (const k of h.keyFiles) {
+    if (k.path !== null) keyFiles.push(k.path);
+  }
+  if (keyFiles.length < h.keyFiles.length) unverifiable.push("keyFiles");
+  return { head, branch, date, dirty: dirtyList?.paths ?? null, keyFiles, unverifiable };
+}

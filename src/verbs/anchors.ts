@@ -1,0 +1,56 @@
+import { collectAnchors } from "../git/anchors.ts";
+import { renderAnchorLines } from "../schema/anchor-lines.ts";
+import { rootOption } from "./common.ts";
+import { ok, type Verb } from "./types.ts";
+
+/**
+ * `anchors --root DIR [--key-file PATH]… [--json]` (contract §5): the `## Environment anchors`
+ * lines for a save. Exit 0; 2 for a usage error or an unusable root. Outside git (or with git
+ * missing from PATH, said on stderr) the lines are `- Date:` and `- Key file mtimes:`.
+ */
+export const anchorsVerb: Verb = {
+  name: "anchors",
+  options: { root: { type: "string" }, json: { type: "boolean" }, "key-file": { type: "string", multiple: true } },
+  positionals: [0, 0],
+  help: `usage: node memory_io.mjs anchors --root DIR [--key-file PATH]... [--json]
+
+Prints the lines of the handoff's \`## Environment anchors\` section (without the heading),
+ready to paste:
+  - Branch: <name, or (detached)>
+  - HEAD: <full 40/64-hex id>            (\`none (no commits yet)\` in a new repository)
+  - Dirty files: <paths, comma-separated, or none>
+  - Date: <now, ISO-8601 UTC with Z>
+Dirty files come from git status (-z): renames list the new path; a path holding a comma,
+a quote, a backslash or a control character is written in double quotes with C escapes;
+non-ASCII stays as is; the memory dir .ai/memory/ is never listed; past 50 paths the
+line ends with \`… and N more\`.
+
+Outside a git repository, or when git is not on PATH (said on stderr):
+  - Date: <now>
+  - Key file mtimes: <path> @ <ISO-8601 UTC, or missing>, ...   (with --key-file)
+--key-file PATH (repeatable) names a file inside the root; it is only looked up, never
+opened. Paths outside the root are skipped with a warning.
+
+--json prints one object: {"insideGit", "branch", "head", "dirty", "date",
+"keyFileMtimes": [{"path", "mtime"}], "gitNote", "markdown"}.
+
+Runs one git process (status); takes no lock; writes nothing.
+
+exit: 0 printed
+      2 usage error, or the root is missing or a link
+`,
+  async run(ctx) {
+    const root = rootOption(ctx);
+    const keyFiles = (ctx.values["key-file"] as string[] | undefined) ?? [];
+    const a = await collectAnchors(root, ctx.env, Date.now(), keyFiles);
+    const markdown = renderAnchorLines(a);
+    const stderr: string[] = [];
+    if (a.gitNote !== null) stderr.push(`note: ${a.gitNote}`);
+    for (const s of a.skippedKeyFiles) stderr.push(`warning: --key-file ${JSON.stringify(s.path)} skipped: ${s.reason}`);
+    if (ctx.values.json === true) {
+      const { skippedKeyFiles: _skipped, ...rest } = a;
+      return ok(`${JSON.stringify({ ...rest, markdown })}\n`, stderr);
+    }
+    return ok(markdown, stderr);
+  },
+};

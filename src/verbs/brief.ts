@@ -1,0 +1,78 @@
+import { HelperError } from "../errors.ts";
+import { measureDrift } from "../git/drift.ts";
+import { countLedger, draftBrief, renderBrief, type LedgerCounts } from "../schema/brief.ts";
+import { checkAnchors, parseHandoff } from "../schema/handoff.ts";
+import { readMemoryFile } from "../store/read.ts";
+import { rootOption } from "./common.ts";
+import { loadHandoff, shapeWarnings } from "./drift.ts";
+import { ok, type Verb } from "./types.ts";
+
+/** The cold-start sentence (seed 002: "No file or empty file → cold start"). */
+export const COLD_START = "No saved session state exists.";
+
+/**
+ * `brief --root DIR [--json]` (contract §5): the six-line warm-start brief. Exit 0; 3 with
+ * `No saved session state exists.` when there is no handoff; 2 when memory is refused.
+ */
+export const briefVerb: Verb = {
+  name: "brief",
+  options: { root: { type: "string" }, json: { type: "boolean" }, stdin: { type: "boolean" } },
+  positionals: [0, 0],
+  help: `usage: node memory_io.mjs brief --root DIR [--stdin] [--json]
+
+Prints the six-line warm-start brief for a resume, drafted from the handoff (or a pasted
+one with --stdin), the drift report (see \`drift --help\`) and the ledgers:
+  Goal: ...
+  Plan status: ...            (UNVERIFIED when history was rewritten)
+  Decisions in force: ...     (decisions not marked "(superseded by ...)")
+  Do-not-retry: ...           (failed approaches)
+  Drift & lessons: ...        (the drift summary; LESSONS.md / SOLUTIONS.md entry counts,
+                               and how many mention a key file or the branch: counts only,
+                               read the ledgers for the entries)
+  Proposed next step: ... Confirm?   (a stale handoff proposes a fresh start)
+Empty fields read \`none recorded\` (handoff) or \`none found\` (repository, ledgers).
+Handoff text is data: line breaks and control characters inside it are flattened, so no
+line of the file can pose as a label; each field is cut at 400 characters.
+
+With no handoff it prints \`${COLD_START}\` and exits 3. It never reports a false cold
+start: a handoff left in recovery by an interrupted save is refused (run \`recover\`).
+
+--json prints {"brief": {"goal", "planStatus", "decisionsInForce", "doNotRetry",
+"driftAndLessons", "proposedNextStep", "lines"}, "drift": <drift --json object>}, or
+{"brief": null, "message": "${COLD_START}"} with exit 3.
+
+exit: 0 brief printed
+      2 refused (unsafe memory; an interrupted save: run \`recover\`) or usage error
+      3 no handoff: cold start
+`,
+  async run(ctx) {
+    const root = rootOption(ctx);
+    const json = ctx.values.json === true;
+    const loaded = await loadHandoff(ctx, root, ctx.values.stdin === true);
+    if (loaded === null) {
+      return ok(json ? `${JSON.stringify({ brief: null, message: COLD_START })}\n` : `${COLD_START}\n`, [], 3);
+    }
+    const now = Date.now();
+    const parsed = parseHandoff(loaded.text);
+    const anchors = checkAnchors(parsed, now);
+    const { report } = await measureDrift(root, ctx.env, anchors, now);
+    const stderr = shapeWarnings(parsed, loaded.pasted);
+    const needles = [...anchors.keyFiles];
+    if (anchors.branch !== null && !["main", "master", "(detached)"].includes(anchors.branch)) needles.push(anchors.branch);
+    const ledgers: LedgerCounts = { lessons: null, solutions: null, unreadable: [] };
+    for (const kind of ["lessons", "solutions"] as const) {
+      try {
+        const file = await readMemoryFile(root, kind);
+        if (file !== null) ledgers[kind] = countLedger(file.bytes.toString("utf8"), needles);
+      } catch (err) {
+        if (!(err instanceof HelperError)) throw err;
+        const name = kind === "lessons" ? "LESSONS.md" : "SOLUTIONS.md";
+        ledgers.unreadable!.push(name);
+        stderr.push(`warning: ${name} was not read: ${err.message}`);
+      }
+    }
+    const brief = draftBrief(parsed, report, ledgers);
+    if (json) return ok(`${JSON.stringify({ brief, drift: report })}\n`, stderr);
+    return ok(renderBrief(brief), stderr);
+  },
+};

@@ -1,0 +1,80 @@
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { measureDrift } from "../../src/git/drift.ts";
+import { checkAnchors, parseHandoff } from "../../src/schema/handoff.ts";
+import { DAY, ENV, git, handoff, iso, loggingGit, newRepo } from "./repo.ts";
+
+const NOW = Date.now();
+
+/** Each case: the handoff fields to spoil, the value that must never reach git, the field reported. */
+const cases: [string, (head: string) => Parameters<typeof handoff>[0], string | null, string][] = [
+  ["short id", (h) => ({ head: h.slice(0, 7) }), "SHORT", "head"],
+  ["non-hex id", (h) => ({ head: `${h.slice(0, 39)}g` }), "g", "head"],
+  ["option as id", () => ({ head: "--output=/tmp/pwned" }), "--output=/tmp/pwned", "head"],
+  ["41 hex digits", (h) => ({ head: `${h}a` }), null, "head"],
+  ["branch with $(…)", () => ({ branch: "$(touch /tmp/pwned)" }), "$(touch", "branch"],
+  ["branch with backticks", () => ({ branch: "`id`" }), "`id`", "branch"],
+  ["date without a zone", () => ({ saved: null, date: "2024-01-02T03:04:05" }), "2024-01-02T03:04:05", "date"],
+  ["date in the future", () => ({ saved: null, date: iso(NOW + 3 * DAY) }), null, "date"],
+  ["no anchors section", () => ({ anchors: false }), null, "anchors"],
+];
+
+describe("bad anchors never reach git and never throw", () => {
+  it.each(cases)("%s", async (_name, spoil, needle, field) => {
+    const root = newRepo(NOW - 2 * DAY);
+    const head = git(root, ["rev-parse", "HEAD"]);
+    const spec = { saved: iso(NOW - DAY), branch: "main", head, date: iso(NOW - DAY), ...spoil(head) };
+    const text = handoff(spec).replace("SHORT", "");
+    const { bin, log } = loggingGit();
+    const anchors = checkAnchors(parseHandoff(text), NOW);
+    expect(anchors.unverifiable).toContain(field);
+    const { report } = await measureDrift(root, { ...ENV, PATH: `${bin}:${ENV.PATH}` }, anchors, NOW);
+    expect(report.unverifiable).toContain(field);
+    const argv = readFileSync(log, "utf8");
+    expect(argv).toContain("status");
+    if (needle !== null && needle !== "SHORT") expect(argv).not.toContain(needle);
+    if (field === "head" || field === "anchors") {
+      expect(report.verdict).toBe("unverifiable");
+      expect(argv).not.toContain("rev-list");
+    } else {
+      // A bad branch or date degrades only its own comparison.
+      expect(report.verdict).not.toBe("unverifiable");
+    }
+    if (field === "branch") expect(report.branchChanged).toBeNull();
+    if (field === "date") expect(report.ageDays).toBeNull();
+  });
+
+  it("a short id is never passed to git", async () => {
+    const root = newRepo(NOW - 2 * DAY);
+    const head = git(root, ["rev-parse", "HEAD"]);
+    const { bin, log } = loggingGit();
+    const anchors = checkAnchors(parseHandoff(handoff({ saved: iso(NOW - DAY), branch: "main", head: head.slice(0, 7), date: iso(NOW - DAY) })), NOW);
+    await measureDrift(root, { ...ENV, PATH: `${bin}:${ENV.PATH}` }, anchors, NOW);
+    expect(readFileSync(log, "utf8")).not.toContain(head.slice(0, 7));
+  });
+
+  it.each([
+    ["CRLF line ends", (t: string) => t.replace(/\n/g, "\r\n")],
+    ["a BOM", (t: string) => `\uFEFF${t}`],
+    ["CRLF and a BOM", (t: string) => `\uFEFF${t.replace(/\n/g, "\r\n")}`],
+  ])("accepts %s", async (_name, mangle) => {
+    const root = newRepo(NOW - 2 * DAY);
+    const head = git(root, ["rev-parse", "HEAD"]);
+    const text = mangle(handoff({ saved: iso(NOW - DAY), branch: "main", head, date: iso(NOW - DAY) }));
+    const anchors = checkAnchors(parseHandoff(text), NOW);
+    expect(anchors.unverifiable).toEqual([]);
+    const { report } = await measureDrift(root, ENV, anchors, NOW);
+    expect(report.verdict).toBe("fresh");
+    expect(report.saved.head).toBe(head);
+  });
+
+  it("with a valid date, the --since value passed to git is a number computed here", async () => {
+    const root = newRepo(NOW - 3 * DAY);
+    const { bin, log } = loggingGit();
+    const anchors = checkAnchors(parseHandoff(handoff({ saved: "2026-01-01T00:00:00+02:00", branch: "main", head: "c".repeat(40), date: iso(NOW - DAY) })), NOW);
+    await measureDrift(root, { ...ENV, PATH: `${bin}:${ENV.PATH}` }, anchors, NOW);
+    const argv = readFileSync(log, "utf8");
+    expect(argv).toMatch(/^--since=@\d+$/m);
+    expect(argv).not.toContain("2026-01-01");
+  });
+});

@@ -1,0 +1,393 @@
+import { renameSync, rmSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { collectAnchors } from "../../src/git/anchors.ts";
+import { measureDrift } from "../../src/git/drift.ts";
+import { renderAnchorLines } from "../../src/schema/anchor-lines.ts";
+import { checkAnchors, parseHandoff } from "../../src/schema/handoff.ts";
+import { DAY, ENV, commit, git, handoff, iso, newRepo, tempDir, writeTree, type HandoffSpec } from "./repo.ts";
+
+const NOW = Date.now();
+
+/** What a scripted history leaves: the root to measure and the handoff saved along the way. */
+interface Scripted {
+  root: string;
+  text: string;
+  env?: Record<string, string | undefined>;
+}
+
+/** A handoff saved on `branch` at `head`, `daysAgo` days ago. */
+function saved(head: string, daysAgo: number, extra: HandoffSpec = {}): string {
+  return handoff({ saved: iso(NOW - daysAgo * DAY), branch: "main", head, date: iso(NOW - daysAgo * DAY), ...extra });
+}
+
+interface Expect {
+  verdict: string;
+  ahead: number | null;
+  behind: number | null;
+  ageDays: number | null;
+  missing: string[];
+  branchChanged: boolean | null;
+  reachable?: boolean | null;
+  since?: number | null;
+  upstream?: { name: string; ahead: number | null; behind: number | null } | null;
+  shallow?: boolean;
+  maxProcesses?: number;
+}
+
+const histories: [string, () => Scripted, Expect][] = [
+  [
+    "fresh: nothing happened since the save",
+    () => {
+      const root = newRepo(NOW - 2 * DAY);
+      return { root, text: saved(git(root, ["rev-parse", "HEAD"]), 1) };
+    },
+    { verdict: "fresh", ahead: 0, behind: 0, ageDays: 1, missing: [], branchChanged: false, reachable: true, maxProcesses: 2 },
+  ],
+  [
+    "commits ahead: three commits since the save",
+    () => {
+      const root = newRepo(NOW - 3 * DAY);
+      const head = git(root, ["rev-parse", "HEAD"]);
+      for (let i = 0; i < 3; i++) commit(root, `c${i}`, NOW - 2 * DAY + i * 1000, { [`f${i}.txt`]: "x" });
+      return { root, text: saved(head, 2.5) };
+    },
+    { verdict: "drifted", ahead: 3, behind: 0, ageDays: 2.5, missing: [], branchChanged: false, maxProcesses: 2 },
+  ],
+  [
+    "behind: reset back two commits, the saved commit still tagged",
+    () => {
+      const root = newRepo(NOW - 5 * DAY);
+      commit(root, "b", NOW - 4 * DAY);
+      const head = commit(root, "c", NOW - 4 * DAY + 1000);
+      git(root, ["tag", "keep"]);
+      git(root, ["reset", "-q", "--hard", "HEAD~2"]);
+      return { root, text: saved(head, 3) };
+    },
+    { verdict: "drifted", ahead: 0, behind: 2, ageDays: 3, missing: [], branchChanged: false, reachable: true, maxProcesses: 3 },
+  ],
+  [
+    "reset back, the saved commit only in the reflog: rewritten",
+    () => {
+      const root = newRepo(NOW - 5 * DAY);
+      commit(root, "b", NOW - 4 * DAY);
+      const head = commit(root, "c", NOW - 4 * DAY + 1000);
+      git(root, ["reset", "-q", "--hard", "HEAD~2"]);
+      commit(root, "d", NOW - 1 * DAY);
+      return { root, text: saved(head, 3) };
+    },
+    { verdict: "rewritten", ahead: null, behind: null, ageDays: 3, missing: [], branchChanged: false, reachable: false, since: 1 },
+  ],
+  [
+    "diverged: main rebuilt, the saved commit kept on another branch",
+    () => {
+      const root = newRepo(NOW - 5 * DAY);
+      commit(root, "b", NOW - 4 * DAY);
+      const head = commit(root, "c", NOW - 4 * DAY + 1000);
+      git(root, ["branch", "old-main"]);
+      git(root, ["reset", "-q", "--hard", "HEAD~2"]);
+      commit(root, "d", NOW - 1 * DAY, { "d.txt": "d" });
+      return { root, text: saved(head, 3) };
+    },
+    { verdict: "drifted", ahead: 1, behind: 2, ageDays: 3, missing: [], branchChanged: false, reachable: true },
+  ],
+  [
+    "branch switched: feature branch with one commit",
+    () => {
+      const root = newRepo(NOW - 2 * DAY);
+      const head = git(root, ["rev-parse", "HEAD"]);
+      git(root, ["checkout", "-q", "-b", "feature/x"]);
+      commit(root, "f", NOW - DAY / 2);
+      return { root, text: saved(head, 1) };
+    },
+    { verdict: "drifted", ahead: 1, behind: 0, ageDays: 1, missing: [], branchChanged: true },
+  ],
+  [
+    "detached HEAD at the saved commit",
+    () => {
+      const root = newRepo(NOW - 2 * DAY);
+      const head = git(root, ["rev-parse", "HEAD"]);
+      git(root, ["checkout", "-q", "--detach"]);
+      return { root, text: saved(head, 1) };
+    },
+    { verdict: "drifted", ahead: 0, behind: 0, ageDays: 1, missing: [], branchChanged: true },
+  ],
+  [
+    "saved detached, still detached at the same commit",
+    () => {
+      const root = newRepo(NOW - 2 * DAY);
+      const head = git(root, ["rev-parse", "HEAD"]);
+      git(root, ["checkout", "-q", "--detach"]);
+      return { root, text: saved(head, 1, { branch: "(detached)" }) };
+    },
+    { verdict: "fresh", ahead: 0, behind: 0, ageDays: 1, missing: [], branchChanged: false },
+  ],
+  [
+    "amended: the saved commit replaced by an amend",
+    () => {
+      const root = newRepo(NOW - 3 * DAY);
+      const head = commit(root, "wip", NOW - 2 * DAY, { "a.txt": "1" });
+      writeTree(root, { "a.txt": "2" });
+      git(root, ["commit", "-q", "-a", "--amend", "-m", "done"], NOW - DAY);
+      return { root, text: saved(head, 1.5) };
+    },
+    { verdict: "rewritten", ahead: null, behind: null, ageDays: 1.5, missing: [], branchChanged: false, reachable: false, since: 1 },
+  ],
+  [
+    "rebased: feature rebased onto a moved main",
+    () => {
+      const root = newRepo(NOW - 6 * DAY);
+      git(root, ["checkout", "-q", "-b", "feat"]);
+      commit(root, "f1", NOW - 5 * DAY, { "f1.txt": "1" });
+      const head = commit(root, "f2", NOW - 5 * DAY + 1000, { "f2.txt": "2" });
+      git(root, ["checkout", "-q", "main"]);
+      commit(root, "m1", NOW - 4 * DAY, { "m1.txt": "1" });
+      git(root, ["checkout", "-q", "feat"]);
+      git(root, ["rebase", "-q", "main"], NOW - 2 * DAY);
+      return { root, text: saved(head, 3, { branch: "feat" }) };
+    },
+    { verdict: "rewritten", ahead: null, behind: null, ageDays: 3, missing: [], branchChanged: false, reachable: false, since: 2 },
+  ],
+  [
+    "force-pushed upstream, local reset to it",
+    () => {
+      const origin = tempDir();
+      git(origin, ["init", "-q", "--bare"]);
+      const seed = newRepo(NOW - 5 * DAY);
+      git(seed, ["push", "-q", origin, "main"]);
+      const root = tempDir();
+      git(root, ["clone", "-q", origin, "."]);
+      const head = commit(root, "ours", NOW - 4 * DAY, { "o.txt": "o" });
+      git(root, ["push", "-q", "origin", "main"]);
+      // Someone else rewrites main and force-pushes.
+      git(seed, ["commit", "-q", "--amend", "-m", "rewritten"], NOW - 2 * DAY);
+      git(seed, ["push", "-q", "--force", origin, "main"]);
+      git(root, ["fetch", "-q", "origin"]);
+      git(root, ["reset", "-q", "--hard", "origin/main"]);
+      return { root, text: saved(head, 3) };
+    },
+    { verdict: "rewritten", ahead: null, behind: null, ageDays: 3, missing: [], branchChanged: false, reachable: false, since: 1, upstream: { name: "origin/main", ahead: 0, behind: 0 } },
+  ],
+  [
+    "upstream ahead and behind via a second clone",
+    () => {
+      const origin = tempDir();
+      git(origin, ["init", "-q", "--bare"]);
+      const seed = newRepo(NOW - 5 * DAY);
+      git(seed, ["push", "-q", origin, "main"]);
+      const root = tempDir();
+      git(root, ["clone", "-q", origin, "."]);
+      const head = git(root, ["rev-parse", "HEAD"]);
+      const other = tempDir();
+      git(other, ["clone", "-q", origin, "."]);
+      commit(other, "t1", NOW - 2 * DAY);
+      commit(other, "t2", NOW - 2 * DAY + 1000);
+      git(other, ["push", "-q", "origin", "main"]);
+      git(root, ["fetch", "-q", "origin"]);
+      commit(root, "mine", NOW - DAY);
+      return { root, text: saved(head, 3) };
+    },
+    { verdict: "drifted", ahead: 1, behind: 0, ageDays: 3, missing: [], branchChanged: false, upstream: { name: "origin/main", ahead: 1, behind: 2 }, maxProcesses: 2 },
+  ],
+  [
+    "upstream behind only: reported, verdict stays fresh",
+    () => {
+      const origin = tempDir();
+      git(origin, ["init", "-q", "--bare"]);
+      const seed = newRepo(NOW - 5 * DAY);
+      git(seed, ["push", "-q", origin, "main"]);
+      const root = tempDir();
+      git(root, ["clone", "-q", origin, "."]);
+      const head = git(root, ["rev-parse", "HEAD"]);
+      commit(seed, "t1", NOW - 2 * DAY);
+      git(seed, ["push", "-q", origin, "main"]);
+      git(root, ["fetch", "-q", "origin"]);
+      return { root, text: saved(head, 1) };
+    },
+    { verdict: "fresh", ahead: 0, behind: 0, ageDays: 1, missing: [], branchChanged: false, upstream: { name: "origin/main", ahead: 0, behind: 1 } },
+  ],
+  [
+    "shallow clone: the saved HEAD beyond the --depth 1 boundary",
+    () => {
+      const origin = newRepo(NOW - 6 * DAY);
+      const head = git(origin, ["rev-parse", "HEAD"]);
+      commit(origin, "b", NOW - 5 * DAY);
+      commit(origin, "c", NOW - 4 * DAY);
+      const root = tempDir();
+      git(root, ["clone", "-q", "--depth", "1", `file://${origin}`, "."]);
+      return { root, text: saved(head, 5.5) };
+    },
+    { verdict: "rewritten", ahead: null, behind: null, ageDays: 5.5, missing: [], branchChanged: false, reachable: false, shallow: true, since: 1, maxProcesses: 4 },
+  ],
+  [
+    "stale by age: saved 20 days ago, nothing since",
+    () => {
+      const root = newRepo(NOW - 21 * DAY);
+      return { root, text: saved(git(root, ["rev-parse", "HEAD"]), 20) };
+    },
+    { verdict: "stale", ahead: 0, behind: 0, ageDays: 20, missing: [], branchChanged: false },
+  ],
+  [
+    "stale by commits: 31 commits ahead in two days",
+    () => {
+      const root = newRepo(NOW - 3 * DAY);
+      const head = git(root, ["rev-parse", "HEAD"]);
+      for (let i = 0; i < 31; i++) commit(root, `c${i}`, NOW - 2 * DAY + i * 1000);
+      return { root, text: saved(head, 2) };
+    },
+    { verdict: "stale", ahead: 31, behind: 0, ageDays: 2, missing: [], branchChanged: false },
+  ],
+  [
+    "30 commits ahead is not yet stale",
+    () => {
+      const root = newRepo(NOW - 3 * DAY);
+      const head = git(root, ["rev-parse", "HEAD"]);
+      for (let i = 0; i < 30; i++) commit(root, `c${i}`, NOW - 2 * DAY + i * 1000);
+      return { root, text: saved(head, 2) };
+    },
+    { verdict: "drifted", ahead: 30, behind: 0, ageDays: 2, missing: [], branchChanged: false },
+  ],
+  [
+    "missing key file: one deleted, one imagined, one in backticks present",
+    () => {
+      const root = newRepo(NOW - 2 * DAY, { "src/a.ts": "a", "src/gone.ts": "g" });
+      const head = git(root, ["rev-parse", "HEAD"]);
+      rmSync(path.join(root, "src/gone.ts"));
+      return { root, text: saved(head, 1, { keyFiles: ["`src/a.ts` — parser", "src/gone.ts — old", "src/imagined.ts — never existed"] }) };
+    },
+    { verdict: "drifted", ahead: 0, behind: 0, ageDays: 1, missing: ["src/gone.ts", "src/imagined.ts"], branchChanged: false },
+  ],
+  [
+    "worktree: measured from a linked worktree on its own branch",
+    () => {
+      const main = newRepo(NOW - 2 * DAY);
+      const head = git(main, ["rev-parse", "HEAD"]);
+      const root = path.join(tempDir(), "wt");
+      git(main, ["worktree", "add", "-q", "-b", "wt-branch", root]);
+      commit(root, "in worktree", NOW - DAY / 2);
+      return { root, text: saved(head, 1) };
+    },
+    { verdict: "drifted", ahead: 1, behind: 0, ageDays: 1, missing: [], branchChanged: true },
+  ],
+  [
+    "repository with a submodule whose work tree changed",
+    () => {
+      const lib = newRepo(NOW - 3 * DAY, { "lib.txt": "1" });
+      const root = newRepo(NOW - 3 * DAY);
+      git(root, ["submodule", "add", "-q", lib, "vendor/lib"]);
+      const head = commit(root, "add submodule", NOW - 2 * DAY);
+      writeFileSync(path.join(root, "vendor/lib/lib.txt"), "2");
+      return { root, text: saved(head, 1) };
+    },
+    { verdict: "fresh", ahead: 0, behind: 0, ageDays: 1, missing: [], branchChanged: false },
+  ],
+  [
+    "not a repository: unverifiable, key files still checked",
+    () => {
+      const root = tempDir();
+      writeTree(root, { "README.md": "x" });
+      return { root, text: saved("a".repeat(40), 1, { keyFiles: ["README.md — here", "gone.md — not here"] }) };
+    },
+    { verdict: "unverifiable", ahead: null, behind: null, ageDays: 1, missing: ["gone.md"], branchChanged: null, reachable: null },
+  ],
+  [
+    "git missing from PATH: outside-git behaviour",
+    () => {
+      const root = newRepo(NOW - 2 * DAY);
+      return { root, text: saved(git(root, ["rev-parse", "HEAD"]), 1), env: { ...ENV, PATH: path.join(root, "no-such-bin") } };
+    },
+    { verdict: "unverifiable", ahead: null, behind: null, ageDays: 1, missing: [], branchChanged: null, reachable: null },
+  ],
+  [
+    "empty repository: the saved HEAD does not exist here",
+    () => {
+      const root = tempDir();
+      git(root, ["init", "-q"]);
+      return { root, text: saved("b".repeat(40), 1, { keyFiles: [] }) };
+    },
+    { verdict: "rewritten", ahead: null, behind: null, ageDays: 1, missing: [], branchChanged: false, reachable: false, since: null },
+  ],
+];
+
+describe("drift over scripted histories", () => {
+  it.each(histories)("%s", async (_name, script, want) => {
+    const { root, text, env } = script();
+    const anchors = checkAnchors(parseHandoff(text), NOW);
+    const { report, gitProcesses } = await measureDrift(root, env ?? ENV, anchors, NOW);
+    expect({
+      verdict: report.verdict,
+      ahead: report.ahead,
+      behind: report.behind,
+      ageDays: report.ageDays,
+      missing: report.missingKeyFiles,
+      branchChanged: report.branchChanged,
+    }).toEqual({ verdict: want.verdict, ahead: want.ahead, behind: want.behind, ageDays: want.ageDays, missing: want.missing, branchChanged: want.branchChanged });
+    if (want.reachable !== undefined) expect(report.headReachable).toBe(want.reachable);
+    if (want.since !== undefined) expect(report.commitsSinceDate).toBe(want.since);
+    if (want.upstream !== undefined) expect(report.upstream).toEqual(want.upstream);
+    if (want.shallow !== undefined) expect(report.shallow).toBe(want.shallow);
+    if (want.maxProcesses !== undefined) expect(gitProcesses).toBeLessThanOrEqual(want.maxProcesses);
+    expect(gitProcesses).toBeLessThanOrEqual(4);
+    expect(report.summary.startsWith(`${report.verdict}: `)).toBe(true);
+    expect(report.summary).not.toContain("\n");
+  });
+
+  it("says git is missing in the summary", async () => {
+    const root = newRepo(NOW - 2 * DAY);
+    const anchors = checkAnchors(parseHandoff(saved(git(root, ["rev-parse", "HEAD"]), 1)), NOW);
+    const { report, gitProcesses } = await measureDrift(root, { ...ENV, PATH: "/nonexistent" }, anchors, NOW);
+    expect(report.git.state).toBe("missing");
+    expect(report.summary).toMatch(/git is not on PATH/);
+    expect(gitProcesses).toBeGreaterThanOrEqual(1);
+  });
+});
+
+describe("dirty files then and now", () => {
+  it("round-trips awkward paths through anchors and drift: spaces, quotes, commas, newlines, non-ASCII, renames", async () => {
+    const root = newRepo(NOW - 2 * DAY, { "README.md": "r", "old name.txt": "x", "keep.txt": "k" });
+    writeTree(root, {
+      "with space.txt": "1",
+      'quo"te.txt': "2",
+      "com,ma.txt": "3",
+      "new\nline.txt": "4",
+      "ünïcödé.txt": "5",
+      "back\\slash.txt": "6",
+      ".ai/memory/HANDOFF.md": "never listed",
+    });
+    git(root, ["mv", "old name.txt", "renamed file.txt"]);
+    writeFileSync(path.join(root, "keep.txt"), "changed");
+    const a = await collectAnchors(root, ENV, NOW, []);
+    expect(a.insideGit).toBe(true);
+    expect([...a.dirty].sort()).toEqual(
+      ["with space.txt", 'quo"te.txt', "com,ma.txt", "new\nline.txt", "ünïcödé.txt", "back\\slash.txt", "renamed file.txt", "keep.txt"].sort(),
+    );
+    const lines = renderAnchorLines(a);
+    expect(lines.split("\n")).toHaveLength(5);
+    expect(lines).toContain('"new\\nline.txt"');
+    expect(lines).toContain('"com,ma.txt"');
+    expect(lines).toContain('"quo\\"te.txt"');
+    expect(lines).toContain("ünïcödé.txt");
+    expect(lines).not.toContain(".ai/");
+    const text = handoff({ saved: iso(NOW - DAY), branch: a.branch, head: a.head, dirty: lines.split("\n")[2]!.replace("- Dirty files: ", ""), date: a.date });
+    const anchors = checkAnchors(parseHandoff(text), NOW);
+    expect(anchors.unverifiable).toEqual([]);
+    expect([...(anchors.dirty ?? [])].sort()).toEqual([...a.dirty].sort());
+    const { report } = await measureDrift(root, ENV, anchors, NOW);
+    expect(report.verdict).toBe("fresh");
+    expect(report.dirtyChanged).toBe(false);
+    renameSync(path.join(root, "with space.txt"), path.join(root, "moved.txt"));
+    const again = await measureDrift(root, ENV, anchors, NOW);
+    expect(again.report.dirtyChanged).toBe(true);
+    expect(again.report.verdict).toBe("fresh");
+  });
+
+  it("lists a .ai/ folder that holds more than memory (collapsed, as git does), never the memory dir alone", async () => {
+    const root = newRepo(NOW - DAY);
+    writeTree(root, { ".ai/memory/HANDOFF.md": "x" });
+    expect((await collectAnchors(root, ENV, NOW, [])).dirty).toEqual([]);
+    writeTree(root, { ".ai/notes.md": "n" });
+    expect((await collectAnchors(root, ENV, NOW, [])).dirty).toEqual([".ai/"]);
+    git(root, ["add", ".ai/notes.md"]);
+    expect((await collectAnchors(root, ENV, NOW, [])).dirty).toEqual([".ai/notes.md"]);
+  });
+});
