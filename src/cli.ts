@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import { HelperError, UsageError, type ExitCode } from "./errors.ts";
+import { Absent, HelperError, UsageError, type ExitCode } from "./errors.ts";
 import { VERBS } from "./verbs/index.ts";
 import type { Outcome, VerbContext } from "./verbs/types.ts";
 
@@ -99,7 +99,8 @@ export async function main(proc: Process): Promise<ExitCode> {
     outcome = await verb.run(ctx);
   } catch (err) {
     if (err instanceof HelperError) {
-      proc.writeErr(`${REFUSAL_PREFIX}${err.message}\n`);
+      // Absent (exit 3) is a state, not a refusal: no refusal prefix (contract §2, §10).
+      proc.writeErr(err instanceof Absent ? `${err.message}\n` : `${REFUSAL_PREFIX}${err.message}\n`);
       if (err instanceof UsageError) return usageExit;
       return err.code;
     }

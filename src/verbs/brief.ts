@@ -4,7 +4,7 @@ import { countLedger, draftBrief, renderBrief, type LedgerCounts } from "../sche
 import { checkAnchors, parseHandoff } from "../schema/handoff.ts";
 import { readMemoryFile } from "../store/read.ts";
 import { rootOption } from "./common.ts";
-import { loadHandoff, shapeWarnings } from "./drift.ts";
+import { loadHandoff, shapeWarnings } from "./handoff-input.ts";
 import { ok, type Verb } from "./types.ts";
 
 /** The cold-start sentence (seed 002: "No file or empty file → cold start"). */

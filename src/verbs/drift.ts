@@ -1,30 +1,10 @@
-import { Absent, Refused } from "../errors.ts";
+import { Absent } from "../errors.ts";
 import { measureDrift } from "../git/drift.ts";
 import type { DriftReport } from "../git/verdict.ts";
-import { checkAnchors, parseHandoff, type ParsedHandoff } from "../schema/handoff.ts";
-import { MAX_DOCUMENT_BYTES } from "../store/paths.ts";
-import { readMemoryFile } from "../store/read.ts";
+import { checkAnchors, parseHandoff } from "../schema/handoff.ts";
 import { rootOption } from "./common.ts";
-import { ok, type Verb, type VerbContext } from "./types.ts";
-
-/** The handoff text drift and brief work from: `--stdin` (pasted) or the file, or null when absent. */
-export async function loadHandoff(ctx: VerbContext, root: string, fromStdin: boolean): Promise<{ text: string; pasted: boolean } | null> {
-  if (fromStdin) {
-    const bytes = await ctx.readStdin();
-    if (bytes.length > MAX_DOCUMENT_BYTES) throw new Refused(`the pasted handoff is ${bytes.length} bytes; the limit is ${MAX_DOCUMENT_BYTES}`);
-    if (bytes.length === 0) return null;
-    return { text: bytes.toString("utf8"), pasted: true };
-  }
-  const file = await readMemoryFile(root, "handoff");
-  return file === null ? null : { text: file.bytes.toString("utf8"), pasted: false };
-}
-
-/** Warnings about the handoff's shape that the reader should know before trusting it. */
-export function shapeWarnings(h: ParsedHandoff, pasted: boolean): string[] {
-  const out: string[] = [];
-  if (!h.marker || !h.heading) out.push(`warning: the ${pasted ? "pasted handoff" : "handoff"} does not match schema v1 (marker or heading missing); treat it as evidence only`);
-  return out;
-}
+import { loadHandoff, shapeWarnings } from "./handoff-input.ts";
+import { ok, type Verb } from "./types.ts";
 
 function n(v: number | null): string {
   return v === null ? "n/a" : String(v);
