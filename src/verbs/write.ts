@@ -2,6 +2,7 @@ import { prepareDocument, type Prepared } from "../store/document.ts";
 import { underLock } from "../store/mutate.ts";
 import { archiveDir, FILE_OF, memoryDir, parseKind } from "../store/paths.ts";
 import { publish } from "../store/publish.ts";
+import { droppedItems, droppedReport } from "../schema/open-items.ts";
 import { CAS, expectedTokenOption, failpointOf, lockTimeoutOption, rootOption } from "./common.ts";
 import { ok, type Verb } from "./types.ts";
 
@@ -24,6 +25,8 @@ its first four lines, and end with a newline. CRLF becomes LF and a leading BOM 
 (said on stderr). Invisible characters (bidi controls, zero-width, tag characters, …) are
 refused with their line, column and code point. Secrets are redacted before anything
 touches the disk (see \`--help redact\`); stderr names each kind and line, never a value.
+Open items of the previous handoff (unfinished plan steps, next steps) that the new one
+neither carries over nor marks done are named on stderr, so they are not lost silently.
 
 stdout: "saved HANDOFF.md; archived previous handoff as <name>" (or "saved <FILE>"), then
         "CURRENT-SHA256: <token of what was saved>" as the last line.
@@ -39,6 +42,7 @@ exit:   0 saved; 2 refused (stale token: read again and merge, never resend the 
     const root = rootOption(ctx);
     const raw = await ctx.readStdin();
     let prepared: Prepared | null = null;
+    let dropped: string | null = null;
     const file = FILE_OF[kind];
     const { result, repairs } = await underLock(
       {
@@ -58,12 +62,17 @@ exit:   0 saved; 2 refused (stale token: read again and merge, never resend the 
           archivePrior: kind === "handoff",
           expectedToken: expected,
           newMode: 0o600,
-          build: () => prepared!.bytes,
+          build: (prior) => {
+            if (kind === "handoff" && prior !== null) {
+              dropped = droppedReport(droppedItems(prior.toString("utf8"), prepared!.bytes.toString("utf8")));
+            }
+            return prepared!.bytes;
+          },
           failpoint: failpointOf(ctx),
           lock,
         }),
     );
     const first = result.archived ? `saved ${file}; archived previous handoff as ${result.archived}` : `saved ${file}`;
-    return ok(`${first}\nCURRENT-SHA256: ${result.token}\n`, [...repairs, ...prepared!.notes, ...result.warnings]);
+    return ok(`${first}\nCURRENT-SHA256: ${result.token}\n`, [...repairs, ...prepared!.notes, ...result.warnings, ...(dropped ? [dropped] : [])]);
   },
 };

@@ -1,0 +1,73 @@
+// Open items of a handoff, read line by line (no Markdown parser): this runs inside `write`,
+// a hot path that must not load remark (performance.md). It only feeds a report, never a
+// safety decision, so a line-level reading of list items is enough.
+
+/** A handoff's open items: unfinished plan steps (`[ ]`, `[~]`) and next steps. */
+export interface OpenItem {
+  section: "Plan" | "Next steps";
+  text: string;
+}
+
+const FENCE = /^\s*(```|~~~)/;
+const SECTION = /^##\s+(.+?)\s*#*\s*$/;
+const OPEN_STEP = /^\s*[-*+]\s+\[( |~)\]\s+(.+)$/;
+const BULLET = /^\s*[-*+]\s+(?:\[[ xX~]\]\s+)?(.+)$/;
+const NONE = /^(none|none recorded|n\/a|-)\.?$/i;
+
+/** Lists the open items of a handoff's `## Plan` and `## Next steps` sections (contract §8). */
+export function openItems(text: string): OpenItem[] {
+  const items: OpenItem[] = [];
+  let section = "";
+  let fenced = false;
+  for (const line of text.replace(/\r\n?/g, "\n").split("\n")) {
+    if (FENCE.test(line)) fenced = !fenced;
+    if (fenced) continue;
+    const heading = SECTION.exec(line);
+    if (heading) {
+      section = heading[1]!.toLowerCase();
+      continue;
+    }
+    if (section === "plan") {
+      const m = OPEN_STEP.exec(line);
+      if (m) items.push({ section: "Plan", text: m[2]!.trim() });
+    } else if (section === "next steps") {
+      const m = BULLET.exec(line);
+      if (m && !NONE.test(m[1]!.trim())) items.push({ section: "Next steps", text: m[1]!.trim() });
+    }
+  }
+  return items;
+}
+
+function normalise(s: string): string {
+  return s
+    .toLowerCase()
+    .replace(/[`*_]/g, "")
+    .replace(/\s+/g, " ")
+    .replace(/[\s.;:,—–-]+$/, "")
+    .trim();
+}
+
+/**
+ * The open items of `prior` that `next` neither carries over nor mentions as done (field
+ * report 2): an item counts as carried when its text (case, spacing, Markdown emphasis and
+ * trailing punctuation ignored) appears anywhere in `next`.
+ */
+export function droppedItems(prior: string, next: string): OpenItem[] {
+  const haystack = normalise(next.replace(/\r\n?/g, "\n"));
+  return openItems(prior).filter((item) => {
+    const needle = normalise(item.text);
+    return needle.length > 0 && !haystack.includes(needle);
+  });
+}
+
+/** The stderr note for dropped items, bounded in length; null when nothing was dropped. */
+export function droppedReport(items: OpenItem[]): string | null {
+  if (items.length === 0) return null;
+  const shown = items.slice(0, 10).map((i) => `  - [${i.section}] ${i.text.length > 100 ? `${i.text.slice(0, 99)}…` : i.text}`);
+  const more = items.length > 10 ? [`  … and ${items.length - 10} more`] : [];
+  return [
+    `note: ${items.length} open item(s) of the previous handoff are neither carried over nor marked done; carry them over or mark them done on purpose:`,
+    ...shown,
+    ...more,
+  ].join("\n");
+}

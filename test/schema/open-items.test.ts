@@ -1,0 +1,48 @@
+import { describe, expect, it } from "vitest";
+import { droppedItems, droppedReport, openItems } from "../../src/schema/open-items.ts";
+import { gitRepo, helper, save } from "../helpers.ts";
+
+const doc = (plan: string, next: string) =>
+  `<!-- memory-schema: v1 -->\n# Session Handoff\nSaved: 2026-11-29T08:00:00Z\n\n## Current goal\ng\n\n## Plan\n${plan}\n\n## Decisions\n- none\n\n## Next steps\n${next}\n\n## Key files\n- README.md — x\n`;
+
+describe("openItems", () => {
+  it.each([
+    ["unfinished plan steps and next steps", doc("- [x] a\n- [~] b\n- [ ] c", "- d\n- e"), ["b", "c", "d", "e"]],
+    ["`none` in next steps is not an item", doc("- [x] a", "- none"), []],
+    ["items inside a code fence are ignored", doc("- [ ] real\n```\n- [ ] fenced\n```", "- n"), ["real", "n"]],
+    ["other sections do not count", `${doc("- [ ] p", "- n")}\n## Open questions\n- [ ] q\n`, ["p", "n"]],
+  ])("%s", (_name, text, expected) => {
+    expect(openItems(text).map((i) => i.text)).toEqual(expected);
+  });
+});
+
+describe("droppedItems (field report 2)", () => {
+  const prior = doc("- [x] one\n- [ ] two\n- [ ] three\n- [~] four", "- run `npm test`\n- ask about X");
+  it.each([
+    ["carried over as is", doc("- [ ] two\n- [ ] three\n- [~] four", "- run `npm test`\n- ask about X"), []],
+    ["marked done", doc("- [x] Two.\n- [x] THREE\n- [x] four", "- run npm test\n- ask about x"), []],
+    ["only its own work", doc("- [x] five", "- six"), ["two", "three", "four", "run `npm test`", "ask about X"]],
+  ])("%s", (_name, next, expected) => {
+    expect(droppedItems(prior, next).map((i) => i.text)).toEqual(expected);
+  });
+
+  it("reports nothing when nothing was dropped, and bounds the report", () => {
+    expect(droppedReport([])).toBeNull();
+    const many = Array.from({ length: 15 }, (_, i) => ({ section: "Plan" as const, text: `item ${i} ${"x".repeat(150)}` }));
+    const report = droppedReport(many)!;
+    expect(report.split("\n")).toHaveLength(12);
+    expect(report).toMatch(/and 5 more/);
+  });
+
+  it("write names the dropped items on stderr and still saves", () => {
+    const root = gitRepo();
+    save(root, doc("- [x] one\n- [ ] two\n- [ ] three", "- four"), "absent");
+    const token = /CURRENT-SHA256: (\S+)/.exec(helper(["read", "handoff", "--root", root]).stdout)![1]!;
+    const r = helper(["write", "handoff", "--root", root, "--expected-current-sha256", token], { input: doc("- [x] two", "- five") });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/note: 2 open item\(s\) of the previous handoff are neither carried over nor marked done/);
+    expect(r.stderr).toContain("[Plan] three");
+    expect(r.stderr).toContain("[Next steps] four");
+    expect(r.stderr).not.toContain("] two");
+  });
+});
