@@ -10,8 +10,9 @@ export interface OpenItem {
 
 const FENCE = /^\s*(```|~~~)/;
 const SECTION = /^##\s+(.+?)\s*#*\s*$/;
-const OPEN_STEP = /^\s*[-*+]\s+\[( |~)\]\s+(.+)$/;
-const BULLET = /^\s*[-*+]\s+(?:\[[ xX~]\]\s+)?(.+)$/;
+// Bullets or numbered items (the template numbers its next steps).
+const OPEN_STEP = /^\s*(?:[-*+]|\d+[.)])\s+\[( |~)\]\s+(.+)$/;
+const BULLET = /^\s*(?:[-*+]|\d+[.)])\s+(?:\[[ xX~]\]\s+)?(.+)$/;
 const NONE = /^(none|none recorded|n\/a|-)\.?$/i;
 
 /** Lists the open items of a handoff's `## Plan` and `## Next steps` sections (contract §8). */

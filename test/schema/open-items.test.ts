@@ -8,6 +8,7 @@ const doc = (plan: string, next: string) =>
 describe("openItems", () => {
   it.each([
     ["unfinished plan steps and next steps", doc("- [x] a\n- [~] b\n- [ ] c", "- d\n- e"), ["b", "c", "d", "e"]],
+    ["numbered next steps, as the template writes them", doc("1. [ ] p", "1. first\n2) second"), ["p", "first", "second"]],
     ["`none` in next steps is not an item", doc("- [x] a", "- none"), []],
     ["items inside a code fence are ignored", doc("- [ ] real\n```\n- [ ] fenced\n```", "- n"), ["real", "n"]],
     ["other sections do not count", `${doc("- [ ] p", "- n")}\n## Open questions\n- [ ] q\n`, ["p", "n"]],
