@@ -36,7 +36,7 @@ const lockFs = {
  * the token is checked again under it and publication cannot overwrite.
  * @throws Busy (exit 5) naming the holder's pid when known.
  */
-export async function acquireLock(memDir: string, timeoutSeconds: number): Promise<LockHandle> {
+export async function acquireLock(memDir: string, timeoutSeconds: number, opts: { log?: string } = {}): Promise<LockHandle> {
   const lockDir = path.join(memDir, LOCK_NAME);
   const deadline = Date.now() + timeoutSeconds * 1000;
   const me: LockOwner = { pid: process.pid, host: hostname(), nonce: randomHex8() + randomHex8() };
@@ -56,7 +56,13 @@ export async function acquireLock(memDir: string, timeoutSeconds: number): Promi
           compromised = err;
         },
       });
+      // proper-lockfile refreshes the lock only while its mtime is the one it set; creating the
+      // owner file changes the directory's mtime, so put it back, or the first refresh (2 s
+      // later) would take the lock as compromised and refuse any save that takes that long.
+      const made = fs.statSync(lockDir);
       fs.writeFileSync(path.join(lockDir, OWNER_NAME), JSON.stringify(me), { mode: 0o600, flag: "wx" });
+      fs.utimesSync(lockDir, made.atime, made.mtime);
+      logLock(opts.log, "acquire");
       return {
         assertHeld() {
           const owner = readOwner(lockDir);
@@ -65,6 +71,7 @@ export async function acquireLock(memDir: string, timeoutSeconds: number): Promi
           }
         },
         async release() {
+          logLock(opts.log, "release");
           try {
             await release();
           } catch {
@@ -87,6 +94,18 @@ export async function acquireLock(memDir: string, timeoutSeconds: number): Promi
       throw new Busy(`memory is busy: ${who} holds the lock ${lockDir}; wait and retry, or pass a longer --lock-timeout`);
     }
     await new Promise((resolve) => setTimeout(resolve, RETRY_MS + Math.random() * RETRY_MS));
+  }
+}
+
+// Contributor seam (CONTRIBUTING.md): MEMORY_IO_LOCK_LOG=<file> appends one line per
+// acquire and release, `<event> <pid> <monotonic ns>`, so tests can check that no two
+// holders' intervals overlap. One O_APPEND write per line keeps lines whole.
+function logLock(file: string | undefined, event: "acquire" | "release"): void {
+  if (!file) return;
+  try {
+    fs.appendFileSync(file, `${event} ${process.pid} ${process.hrtime.bigint()}\n`);
+  } catch {
+    // A test seam must never change what the helper does.
   }
 }
 

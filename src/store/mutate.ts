@@ -30,12 +30,12 @@ export async function underLock<T>(opts: MutateOptions, body: (lock: LockHandle)
   const existed = checkTree(opts.root);
   let lock: LockHandle | null = null;
   try {
-    if (existed) lock = await acquireLock(memDir, opts.lockTimeoutSeconds);
+    if (existed) lock = await acquireLock(memDir, opts.lockTimeoutSeconds, { log: opts.env.MEMORY_IO_LOCK_LOG || undefined });
     opts.validate?.();
     checkTree(opts.root, { create: true });
     // The archive is made only when something goes into it (publish, recover).
     checkTree(opts.root, { archive: true });
-    if (lock === null) lock = await acquireLock(memDir, opts.lockTimeoutSeconds);
+    if (lock === null) lock = await acquireLock(memDir, opts.lockTimeoutSeconds, { log: opts.env.MEMORY_IO_LOCK_LOG || undefined });
     // The switch may have been pulled while we waited for the lock.
     assertNotPaused(memDir, opts.env);
     const repairs = repair(opts.root).map((line) => `recovered: ${line}`);
