@@ -159,7 +159,7 @@ export const REDACTION_RULES: readonly RedactionRule[] = [
     description: "PEM/OpenSSH/PGP private key blocks (BEGIN ... PRIVATE KEY ... END), whole block",
     keywords: ["private key"],
     pattern: re(
-      "-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----(?:[\\s\\S]*?-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----|(?:(?:\\\\n|\\r?\\n)[ \\t]*[A-Za-z0-9+/=]{16,})+)",
+      "-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----(?:(?:(?!-----(?:BEGIN|END))[\\s\\S])*?-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----|(?:(?:\\\\n|\\r?\\n)[ \\t]*[A-Za-z0-9+/=]{16,})+)",
     ),
     // Documentation shows the armour around "..."; a real key has a body.
     allow: (s) => (s.replace(/-----[^-]*-----|\\n|\s/g, "").match(/[A-Za-z0-9+/]/g)?.length ?? 0) < 32,
@@ -431,7 +431,7 @@ export const REDACTION_RULES: readonly RedactionRule[] = [
     description: "the password in a key=value connection string (Server=...;Password=...), password only",
     keywords: ["password", "pwd"],
     pattern: re(
-      "(?:(?:server|host|data source|address|addr|uid|user id|username|user|database|initial catalog)\\s*=[^;\\n]*;(?:[^;\\n]*;)*?\\s*(?:password|pwd)\\s*=\\s*(?<s>[^;\\s\"'<>]+)|(?<![\\w-])(?:password|pwd)\\s*=\\s*(?<s1>[^;\\s\"'<>]+)\\s*;[^\\n]*?(?:server|host|data source|address|uid|user id|database)\\s*=)",
+      "(?:(?:server|host|data source|address|addr|uid|user id|username|user|database|initial catalog)\\s*=[^;\\n]{0,256};(?:[^;\\n]{0,256};){0,16}?\\s*(?:password|pwd)\\s*=\\s*(?<s>[^;\\s\"'<>]{1,256})|(?<![\\w-])(?:password|pwd)\\s*=\\s*(?<s1>[^;\\s\"'<>]{1,256})\\s*;[^\\n]{0,512}?(?:server|host|data source|address|uid|user id|database)\\s*=)",
       "i",
     ),
     allow: placeholderOrVariable,
@@ -441,11 +441,12 @@ export const REDACTION_RULES: readonly RedactionRule[] = [
     description: "password/secret/token/api_key = value assignments (=, :, quotes, export, JSON, YAML); value of 8+ characters with entropy >= 3.5 bits/char",
     keywords: ["pass", "secret", "token", "key", "credential"],
     pattern: re(
-      `(?<![A-Za-z0-9_.-])[A-Za-z0-9_.-]*?${GENERIC_KEY}["'\`]?(?:\\s*:\\s*string)?\\s*(?::=|=>|=|:)(?![=:>])\\s*(?:"(?<s>[^"\\s]{8,256})"|'(?<s1>[^'\\s]{8,256})'|\`(?<s2>[^\`\\s]{8,256})\`|(?<s3>[^\\s"'\`,;&<>(){}\\[\\]]{8,256}))`,
+      `(?<![A-Za-z0-9_.-])[A-Za-z0-9_.-]*?${GENERIC_KEY}["'\`]?(?:\\s*:\\s*string)?\\s*(?::=|=>|=|:)(?![=:>])\\s*(?:"(?<s>[^"\\s]{8,256})"|'(?<s1>[^'\\s]{8,256})'|\`(?<s2>[^\`\\s]{8,256})\`|(?<s3>[^\\s"'\`,;&<>(){}\\[\\]=]{8,256}={0,2}))`,
       "i",
     ),
     entropy: 3.5,
-    allow: (v) => placeholderOrVariable(v) || looksLikeCode(v) || PATH_OR_URL.test(v) || DIGEST.test(v) || VERSION.test(v),
+    // `NAME=` is the next assignment on the line, not a value ending in base64 padding.
+    allow: (v) => placeholderOrVariable(v) || looksLikeCode(v.replace(/=+$/, "")) || PATH_OR_URL.test(v) || DIGEST.test(v) || VERSION.test(v),
   },
 ];
 
@@ -464,6 +465,18 @@ function secretSpan(m: RegExpExecArray): [number, number] {
     }
   }
   return [m.index, m.index + m[0].length];
+}
+
+/** Index of the first span starting at or after `start` (binary search over sorted spans). */
+function insertionPoint(spans: readonly Span[], start: number): number {
+  let lo = 0;
+  let hi = spans.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (spans[mid]!.start < start) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 /** Code points in text[from, to) (both UTF-16 offsets). */
@@ -494,20 +507,31 @@ export function redactText(text: string): { text: string; findings: RedactionFin
     const pattern = rule.pattern;
     pattern.lastIndex = 0;
     for (let m = pattern.exec(text); m !== null; m = pattern.exec(text)) {
-      if (m[0].length === 0) pattern.lastIndex++;
       const [start, end] = secretSpan(m);
-      if (end <= start) continue;
       const secret = text.slice(start, end);
-      if (globallyAllowed(secret)) continue;
-      if (!rule.weakIsSecret && filler(secret)) continue;
-      if (rule.entropy !== undefined && shannonEntropy(secret) < rule.entropy) continue;
-      if (rule.allow?.(secret)) continue;
-      if (spans.some((s) => s.start < end && start < s.end)) continue;
-      spans.push({ start, end, rule: r });
+      const kept =
+        end <= start ||
+        globallyAllowed(secret) ||
+        (!rule.weakIsSecret && filler(secret)) ||
+        (rule.entropy !== undefined && shannonEntropy(secret) < rule.entropy) ||
+        rule.allow?.(secret) === true;
+      if (kept) {
+        // A kept value may begin the next match (`password: admin_pw=<secret>`): scan again
+        // from inside this one instead of after it.
+        pattern.lastIndex = Math.max(m.index + 1, start);
+        continue;
+      }
+      // Accepted spans never overlap, so sorted by start they are sorted by end too: the two
+      // neighbours of the insertion point are the only possible overlaps.
+      const at = insertionPoint(spans, start);
+      const before = spans[at - 1];
+      const after = spans[at];
+      if ((before === undefined || before.end <= start) && (after === undefined || end <= after.start)) {
+        spans.splice(at, 0, { start, end, rule: r });
+      }
     }
   }
   if (spans.length === 0) return { text, findings: [] };
-  spans.sort((a, b) => a.start - b.start);
 
   const lineStarts = [0];
   for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) lineStarts.push(i + 1);
@@ -515,15 +539,20 @@ export function redactText(text: string): { text: string; findings: RedactionFin
   const out: string[] = [];
   let cursor = 0;
   let line = 0;
+  // Columns are counted from the previous finding on the same line: one long line with many
+  // secrets stays linear.
+  let colFrom = 0;
+  let col = 0;
   for (const s of spans) {
-    while (line + 1 < lineStarts.length && lineStarts[line + 1]! <= s.start) line++;
+    while (line + 1 < lineStarts.length && lineStarts[line + 1]! <= s.start) {
+      line++;
+      colFrom = lineStarts[line]!;
+      col = 0;
+    }
+    col += codePoints(text, colFrom, s.start);
+    colFrom = s.start;
     const kind = REDACTION_RULES[s.rule]!.id;
-    findings.push({
-      kind,
-      line: line + 1,
-      column: codePoints(text, lineStarts[line]!, s.start) + 1,
-      length: codePoints(text, s.start, s.end),
-    });
+    findings.push({ kind, line: line + 1, column: col + 1, length: codePoints(text, s.start, s.end) });
     out.push(text.slice(cursor, s.start), `<redacted: ${kind}>`);
     cursor = s.end;
   }
