@@ -97,7 +97,7 @@ function writeTemp(tempPath: string, bytes: Buffer, mode: number): void {
  * 4. write the new version to a private temp file and fsync it (`before-publication`);
  * 5. publish with `link(temp, file)`, which fails rather than overwrite a file that another
  *    program put there meanwhile (`after-publication`);
- * 6. drop the temp and the claim; prune the archive to five (`before-prune`).
+ * 6. drop the claim, then the temp; prune the archive to five (`before-prune`).
  *
  * A crash at any step leaves private files that `recover` (and the next write) repairs to the
  * complete old or the complete new version (see recover.ts).
@@ -183,10 +183,12 @@ export async function publish(spec: PublishSpec): Promise<PublishResult> {
         "; read again and merge",
     );
   }
-  unlinkQuiet(tempPath);
   syncDir(spec.dir);
   await failpoint(spec.failpoint, "after-publication");
+  // The temp goes last: while it shares the file's inode, `recover` knows this save was
+  // published, and that its claim is the prior version it replaced (not a race's loser).
   if (prior !== null) unlinkQuiet(claimPath);
+  unlinkQuiet(tempPath);
   if (archived !== null) {
     await failpoint(spec.failpoint, "before-prune");
     const pruned = pruneArchive(spec.archiveDir);

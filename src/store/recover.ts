@@ -65,6 +65,11 @@ function archiveEntriesWithIno(dir: string, ino: bigint): string[] {
   return names.filter((n) => inoOf(path.join(dir, n)) === ino);
 }
 
+// The pid and random part shared by one save's temp and claim.
+function saveId(e: PrivateEntry): string {
+  return e.name.slice(e.name.lastIndexOf(".") + 1).replace(/^(tmp|claim)-/, "");
+}
+
 /**
  * Repairs what interrupted saves left, under the memory lock (contract §3, §5 `recover`):
  *
@@ -72,7 +77,9 @@ function archiveEntriesWithIno(dir: string, ino: bigint): string[] {
  *   any other temp was never published: it is dropped too (the old version stays current);
  * - a claim with no current file is rolled back: it becomes current again, and its archive
  *   copy (same inode) is removed so that no duplicate stays behind;
- * - a claim beside a current file is a prior version: it is kept in the archive (already
+ * - a claim whose save was published (its temp shares the current inode) is the version that
+ *   save replaced: dropped (a handoff's is already archived; ledgers never are);
+ * - any other claim beside a current file is a prior version: it is kept in the archive (already
  *   there for the handoff, else linked as `<PREFIX>-<time>-<hex>.md`), then dropped;
  * - the handoff archive is pruned to five when a crash skipped pruning.
  *
@@ -92,6 +99,9 @@ export function repair(root: string): string[] {
     const file = path.basename(filePath);
     const prefix = ARCHIVE_PREFIX[file] ?? "FILE";
     const currentIno = inoOf(filePath);
+    // A temp that shares the current file's inode marks a save that was published; its
+    // claim (same pid and random part) is the version that save replaced on purpose.
+    const finished = new Set(list.filter((e) => e.role === "tmp" && currentIno !== null && inoOf(e.path) === currentIno).map(saveId));
     for (const temp of list.filter((e) => e.role === "tmp")) {
       const published = currentIno !== null && inoOf(temp.path) === currentIno;
       rmSync(temp.path, { force: true });
@@ -111,6 +121,12 @@ export function repair(root: string): string[] {
         continue;
       }
       const copies = archiveEntriesWithIno(arch, claimIno);
+      if (finished.has(saveId(claim)) && (copies.length > 0 || prefix !== "HANDOFF")) {
+        // Ledgers and AGENTS.md are never archived (contract §2); a handoff's copy is there.
+        unlinkSync(claim.path);
+        actions.push(`${file}: finished a save; dropped the version it replaced${copies[0] ? ` (archived as archive/${copies[0]})` : ""}`);
+        continue;
+      }
       let where = copies[0];
       if (where === undefined) {
         where = linkIntoArchive(claim.path, arch, prefix);
