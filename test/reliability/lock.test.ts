@@ -1,0 +1,126 @@
+import { readFileSync, rmSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { gitRepo, handoff, sha, tempDir } from "../helpers.ts";
+import { intervals, overlaps } from "./lock-log.ts";
+import { archiveContents, current, parkedAt, privateFiles, runAsync, runBounded, seed, SUBJECTS } from "./support.ts";
+
+// Contract §3: one cross-process lock, waited for at most --lock-timeout, taken over from a
+// dead holder, never held by two at once, and never a crash from its refresh timer.
+
+const memDir = (root: string) => path.join(root, ".ai", "memory");
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe("the memory lock", () => {
+  it.each(["read-opened", "after-claim", "before-publication"])("a holder killed with SIGKILL at %s is taken over within --lock-timeout", async (phase) => {
+    const root = gitRepo();
+    const t = seed(root, SUBJECTS.handoff, "old version");
+    const held = await parkedAt(SUBJECTS.handoff.writeArgs(root, t), phase, handoff("killed before it could finish"));
+    expect(held.parked).toBe(true);
+    // While it lives, others are busy and told who holds the lock.
+    const busy = runBounded(["write", "handoff", "--root", root, "--expected-current-sha256", t, "--lock-timeout", "0.3"], { input: handoff("too early") });
+    expect(busy.code).toBe(5);
+    const pid = Number(/process (\d+) holds the lock/.exec(busy.stderr)?.[1]);
+    expect(pid).toBeGreaterThan(0);
+    process.kill(pid, "SIGKILL");
+    const killed = await held.run;
+    expect(killed.signal).toBe("SIGKILL");
+    const next = runBounded(["write", "handoff", "--root", root, "--expected-current-sha256", t, "--lock-timeout", "3"], { input: handoff("next") });
+    expect(next.code, next.stderr).toBe(0);
+    expect(current(SUBJECTS.handoff, root)).toBe(handoff("next"));
+    expect([...archiveContents(root).values()]).toEqual([handoff("old version")]);
+    expect(privateFiles(root)).toEqual([]);
+  });
+
+  it("live holders never overlap: many concurrent writes, promotes and recovers, logged", async () => {
+    const root = gitRepo();
+    seed(root, SUBJECTS.handoff, "base");
+    const log = path.join(tempDir("sh-locklog-"), "lock.log");
+    const env = { MEMORY_IO_LOCK_LOG: log };
+    let ran = 0;
+    for (let wave = 0; wave < 3; wave++) {
+      const jobs = Array.from({ length: 12 }, (_, i) => {
+        const kind = i % 4;
+        const token = kind === 0 ? sha(current(SUBJECTS.handoff, root) ?? "") : "absent";
+        const args =
+          kind === 0
+            ? ["write", "handoff", "--root", root, "--expected-current-sha256", token, "--lock-timeout", "60"]
+            : kind === 1
+              ? ["write", "lessons", "--root", root, "--expected-current-sha256", sha(current(SUBJECTS.lessons, root) ?? ""), "--lock-timeout", "60"]
+              : kind === 2
+                ? ["promote", "--root", root, "--target", "CLAUDE.md", "--expected-current-sha256", "absent", "--lock-timeout", "60"]
+                : ["recover", "--root", root, "--lock-timeout", "60"];
+        const input = kind === 0 ? handoff(`wave ${wave} job ${i}`) : kind === 1 ? `<!-- memory-schema: v1 -->\n# Lessons\n\n- ${wave}/${i}\n` : "- lesson\n";
+        return runAsync(args, { input, env, timeoutMs: 120_000 });
+      });
+      for (const r of await Promise.all(jobs)) {
+        ran++;
+        expect(r.timedOut).toBe(false);
+        expect([0, 2]).toContain(r.code);
+        if (r.code === 2) expect(r.stderr).toMatch(/changed since it was read/);
+      }
+    }
+    const ivs = intervals(log);
+    // Every process took the lock once and released it.
+    expect(ivs).toHaveLength(ran);
+    expect(ivs.every((iv) => iv.to !== null)).toBe(true);
+    expect(overlaps(ivs)).toEqual([]);
+    expect(privateFiles(root)).toEqual([]);
+  });
+
+  it("a lock that looks compromised (deleted while a save waits) refuses that save cleanly; its timer never crashes the process", async () => {
+    const root = gitRepo();
+    const t = seed(root, SUBJECTS.handoff, "old version");
+    const held = await parkedAt(SUBJECTS.handoff.writeArgs(root, t), "before-publication", handoff("ours"));
+    expect(held.parked).toBe(true);
+    rmSync(path.join(memDir(root), ".lock"), { recursive: true, force: true });
+    // Past the 2 s refresh: proper-lockfile's timer finds the lock gone and reports it.
+    await sleep(3_000);
+    held.go();
+    const r = await held.run;
+    expect(r.signal).toBeNull();
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^memory operation refused: lost the memory lock to another process before publishing; nothing was published/);
+    expect(r.stderr).not.toMatch(/internal error|ECOMPROMISED|Unhandled/);
+    // Nothing lost, nothing left: the old version is current, with no archive copy.
+    expect(current(SUBJECTS.handoff, root)).toBe(handoff("old version"));
+    expect(archiveContents(root).size).toBe(0);
+    expect(privateFiles(root)).toEqual([]);
+  });
+
+  it("a lock granted twice (field report 13) still loses nothing: the token is checked under it and the first holder refuses", async () => {
+    const root = gitRepo();
+    const t = seed(root, SUBJECTS.handoff, "old version");
+    const a = await parkedAt(SUBJECTS.handoff.writeArgs(root, t), "before-publication", handoff("first holder"));
+    rmSync(path.join(memDir(root), ".lock"), { recursive: true, force: true });
+    // A second writer now gets a lock of its own.
+    const b = runBounded(SUBJECTS.handoff.writeArgs(root, t), { input: handoff("second holder") });
+    a.go();
+    const ra = await a.run;
+    expect(ra.code).toBe(2);
+    expect(ra.stderr).toMatch(/lost the memory lock|changed since it was read|written by another program/);
+    runBounded(["recover", "--root", root]);
+    const now = current(SUBJECTS.handoff, root);
+    const archived = [...archiveContents(root).values()];
+    if (b.code === 0) {
+      expect(now).toBe(handoff("second holder"));
+      expect(archived).toContain(handoff("old version"));
+    } else {
+      expect(b.code).toBe(2);
+      expect([now, ...archived]).toContain(handoff("old version"));
+    }
+    expect(archived).not.toContain(handoff("first holder"));
+    expect(privateFiles(root)).toEqual([]);
+  });
+
+  it("a save held longer than the lock's refresh interval still succeeds", async () => {
+    const root = gitRepo();
+    const t = seed(root, SUBJECTS.handoff, "old version");
+    const held = await parkedAt(SUBJECTS.handoff.writeArgs(root, t), "before-publication", handoff("slow save"));
+    await sleep(4_500);
+    held.go();
+    const r = await held.run;
+    expect(r.code, r.stderr).toBe(0);
+    expect(readFileSync(path.join(memDir(root), "HANDOFF.md"), "utf8")).toBe(handoff("slow save"));
+  });
+});
