@@ -87,7 +87,9 @@ export async function main(proc: Process): Promise<ExitCode> {
       env: proc.env,
       cwd: proc.cwd,
       readStdin: proc.readStdin,
-      stdinIsTTY: proc.stdinIsTTY,
+      get stdinIsTTY() {
+        return proc.stdinIsTTY;
+      },
     };
   } catch (err) {
     const message = err instanceof UsageError ? err.message : parseArgsMessage(err, first);

@@ -14,7 +14,10 @@ const code = await main({
   argv: process.argv.slice(2),
   env: process.env,
   cwd: process.cwd(),
-  stdinIsTTY: Boolean(process.stdin.isTTY),
+  // A getter: touching process.stdin builds a stream (net, tty: ~3 ms) that most verbs never read.
+  get stdinIsTTY() {
+    return Boolean(process.stdin.isTTY);
+  },
   readStdin,
   writeOut: (data) => process.stdout.write(data),
   writeErr: (text) => process.stderr.write(text),

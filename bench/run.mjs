@@ -1,0 +1,540 @@
+#!/usr/bin/env node
+// `npm run bench`: start-up, scale and context cost of the skill, as ratios measured in one run
+// (issue 6; method and last figures in BENCHMARKS.md). Prints a table, writes bench/results.json.
+//
+//   node bench/run.mjs            full run: 21 timed rounds after 2 warm-ups; drift on a
+//                                 generated repository of 20,000 commits and 5,000 files
+//   node bench/run.mjs --quick    smoke mode for the test suite: 2 rounds, a tiny repository
+//   --out FILE                    write the JSON there instead of bench/results.json
+//   --runs N                      timed rounds (default 21; quick 2)
+//
+// Every timed command is spawned the way a harness spawns it (pipes for stdin/stdout/stderr)
+// and compared with bare `node -e 0` measured in the same rounds, interleaved, so that the
+// machine's load at the time weighs on both sides of each ratio.
+import { execFileSync, spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const repoRoot = path.dirname(here);
+const bundle = path.join(repoRoot, "scripts", "memory_io.mjs");
+const node = process.execPath;
+
+const argv = process.argv.slice(2);
+const quick = argv.includes("--quick");
+const flag = (name) => {
+  const i = argv.indexOf(name);
+  return i >= 0 ? argv[i + 1] : undefined;
+};
+const RUNS = Number(flag("--runs") ?? (quick ? 2 : 21));
+const WARMUP = quick ? 1 : 2;
+const outFile = path.resolve(flag("--out") ?? path.join(here, "results.json"));
+const REPO = quick ? { commits: 200, files: 50 } : { commits: 20_000, files: 5_000 };
+const NEAR = 20; // the drift handoff's HEAD is this many commits behind the tip
+const BIG_BYTES = 1_000_000;
+
+const TARGETS = {
+  hook: 1.2,
+  read: 1.2,
+  check: 1.2,
+  write: 1.5,
+  drift: 1.2,
+  hookOutputChars: 2000,
+  saveFlowBytes: 13_000,
+  resumeFlowBytes: 11_000,
+};
+
+const started = Date.now();
+const log = (msg) => process.stderr.write(`bench: ${msg}\n`);
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+const round = (x, d = 2) => (x === null || x === undefined || Number.isNaN(x) ? null : Number(x.toFixed(d)));
+
+if (!existsSync(bundle)) {
+  log("scripts/memory_io.mjs missing: building it");
+  execFileSync(node, [path.join(repoRoot, "build.mjs")], { stdio: "inherit" });
+}
+
+const work = mkdtempSync(path.join(os.tmpdir(), "session-handoff-bench-"));
+process.on("exit", () => rmSync(work, { recursive: true, force: true }));
+
+// ---------------------------------------------------------------------------------------
+// Running things
+
+/** One spawn, timed; throws when the exit code is not among `ok`. */
+function run(cmd, args, { cwd = work, input, env, ok = [0] } = {}) {
+  const t0 = process.hrtime.bigint();
+  const r = spawnSync(cmd, args, { cwd, input: input ?? "", env: env ?? process.env, stdio: "pipe", maxBuffer: 64 * 1024 * 1024 });
+  const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+  if (r.error) throw r.error;
+  if (!ok.includes(r.status)) {
+    throw new Error(`${path.basename(cmd)} ${args.join(" ")} exited ${r.status}${r.signal ? ` (${r.signal})` : ""}: ${r.stderr.toString().slice(0, 500)}`);
+  }
+  return { ms, stdout: r.stdout.toString("utf8"), stderr: r.stderr.toString("utf8"), status: r.status };
+}
+
+const helper = (args, opts) => run(node, [bundle, ...args], opts);
+const git = (cwd, args, input) => execFileSync("git", args, { cwd, input, encoding: "utf8", maxBuffer: 256 * 1024 * 1024, env: { ...process.env, GIT_CONFIG_NOSYSTEM: "1", LC_ALL: "C" } });
+
+/**
+ * Runs `cases` in interleaved rounds (each round runs every case once, in a rotated order),
+ * `WARMUP` untimed rounds first. A case is { name, once(): ms }.
+ * @returns name -> list of ms.
+ */
+function rounds(cases, runs = RUNS) {
+  const times = Object.fromEntries(cases.map((c) => [c.name, []]));
+  for (let r = 0; r < WARMUP + runs; r++) {
+    for (let i = 0; i < cases.length; i++) {
+      const c = cases[(i + r) % cases.length];
+      const ms = c.once();
+      if (r >= WARMUP) times[c.name].push(ms);
+    }
+  }
+  return times;
+}
+
+// ---------------------------------------------------------------------------------------
+// Fixtures
+
+const MARKER = "<!-- memory-schema: v1 -->";
+const nowIso = () => new Date().toISOString().replace(/\.\d{3}Z$/, "Z");
+
+/** A schema-v1 handoff of exactly `lines` lines (when `lines` >= 30), anchors included. */
+function handoff(lines, anchors, salt = "") {
+  const head = [MARKER, "# Session Handoff", "", `Saved: ${nowIso()}`, "", "## Current goal", `Keep the session-start hook cheap while the drift report stays exact${salt}.`, "", "## Plan"];
+  const tail = [
+    "",
+    "## Decisions",
+    "- [user-directed] Keep one bundle file: users' hooks call it by name.",
+    "- [agent-proposed] Compile cold verbs on first use: measured, see BENCHMARKS.md.",
+    "",
+    "## Failed approaches",
+    "- Dynamic import inside one bundle: V8 still pre-parses the deferred code.",
+    "",
+    "## Open questions",
+    "- Whether the lock library is worth its start-up cost on write.",
+    "",
+    "## Next steps",
+    "1. Run `npm run bench` and compare with BENCHMARKS.md.",
+    "",
+    "## Key files",
+    "- `build.mjs` — the lazy chunk scheme",
+    "",
+    "## Environment anchors",
+    ...anchors,
+  ];
+  const fill = Math.max(1, lines - head.length - tail.length);
+  const plan = [];
+  for (let i = 0; i < fill; i++) plan.push(`- [${i % 3 === 0 ? "x" : i % 3 === 1 ? "~" : " "}] Step ${i + 1}: measure the verb, record the median and compare it with bare node`);
+  return `${[...head, ...plan, ...tail].join("\n")}\n`;
+}
+
+function lessonsDoc() {
+  return `${MARKER}\n# Lessons\n\n- Measure before and after; never guess where start-up time goes.\n`;
+}
+
+/** A document of exactly `bytes` bytes that passes write's checks (marker, heading, newline). */
+function bigDocument(bytes) {
+  const head = `${MARKER}\n# Session Handoff\n\nSaved: ${nowIso()}\n\n## Current goal\n`;
+  const line = "Plain prose that fills the document to its size limit without looking like a secret.\n";
+  let body = head;
+  while (body.length + line.length <= bytes) body += line;
+  body += `${"x".repeat(bytes - body.length - 1)}\n`;
+  return body;
+}
+
+const tokenOf = (out) => /CURRENT-SHA256: (\S+)/.exec(out)?.[1] ?? "absent";
+
+/** A project with a 150-line handoff, 5 archives and a lessons ledger; returns its root. */
+function makeProject() {
+  const root = path.join(work, "project");
+  mkdirSync(root);
+  git(root, ["init", "-q", "-b", "main"]);
+  git(root, ["-c", "user.name=Bench", "-c", "user.email=bench@example.invalid", "commit", "-q", "--allow-empty", "-m", "start"]);
+  writeFileSync(path.join(root, "build.mjs"), "// key file\n");
+  const anchors = helper(["anchors", "--root", root]).stdout.trimEnd().split("\n");
+  let token = "absent";
+  for (let i = 0; i < 7; i++) {
+    token = tokenOf(helper(["write", "handoff", "--root", root, "--expected-current-sha256", token], { input: handoff(150, anchors, ` (${i})`) }).stdout);
+  }
+  helper(["write", "lessons", "--root", root, "--expected-current-sha256", "absent"], { input: lessonsDoc() });
+  return { root, anchors, token };
+}
+
+/** The drift repository: cached under the OS temp dir, made once with `git fast-import`. */
+function driftRepo() {
+  const dir = path.join(os.tmpdir(), "session-handoff-bench", `repo-${REPO.commits}x${REPO.files}-v1`);
+  const done = path.join(dir, ".git", "bench-complete");
+  if (existsSync(done)) return { dir, generatedMs: null };
+  const t0 = Date.now();
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  git(dir, ["init", "-q", "-b", "main"]);
+  const file = (i) => `src/d${String(i % 100).padStart(2, "0")}/f${String(i).padStart(5, "0")}.txt`;
+  const parts = [];
+  const data = (text) => `data ${Buffer.byteLength(text)}\n${text}\n`;
+  const t = 1_700_000_000;
+  parts.push(`commit refs/heads/main\nmark :1\ncommitter Bench <bench@example.invalid> ${t} +0000\n${data("initial tree")}`);
+  for (let i = 0; i < REPO.files; i++) parts.push(`M 100644 inline ${file(i)}\n${data(`file ${i}\nline two of file ${i}\n`)}`);
+  for (let c = 2; c <= REPO.commits; c++) {
+    const f = (c * 7919) % REPO.files;
+    parts.push(`commit refs/heads/main\nmark :${c}\ncommitter Bench <bench@example.invalid> ${t + c * 60} +0000\n${data(`change ${c}`)}M 100644 inline ${file(f)}\n${data(`file ${f}\nrevision ${c}\n`)}`);
+  }
+  git(dir, ["fast-import", "--quiet"], parts.join(""));
+  git(dir, ["read-tree", "--reset", "-u", "HEAD"]);
+  writeFileSync(done, new Date().toISOString());
+  return { dir, generatedMs: Date.now() - t0 };
+}
+
+// The git commands drift runs in the usual case (src/git/drift.ts): one status (whose
+// arguments are read from src/git/status.ts, so that the baseline follows the code) and one
+// `rev-list --left-right --count <saved>...HEAD`; more only when the saved HEAD is unreachable.
+function statusArgs() {
+  const fallback = ["status", "--porcelain=v2", "--branch", "-z", "--untracked-files=normal", "--", ":(exclude).ai/memory"];
+  try {
+    const src = readFileSync(path.join(repoRoot, "src", "git", "status.ts"), "utf8");
+    const m = /export const STATUS_ARGS = (\[[^\]]*\])/.exec(src);
+    return m ? JSON.parse(m[1]) : fallback;
+  } catch {
+    return fallback;
+  }
+}
+
+const shq = (s) => `'${s.replace(/'/g, "'\\''")}'`;
+
+// ---------------------------------------------------------------------------------------
+// Measurements
+
+function machine() {
+  let cpu = "unknown";
+  try {
+    cpu = /model name\s*:\s*(.*)/.exec(readFileSync("/proc/cpuinfo", "utf8"))?.[1] ?? os.cpus()[0]?.model ?? "unknown";
+  } catch {
+    cpu = os.cpus()[0]?.model ?? "unknown";
+  }
+  return { node: process.version, cpu, cores: os.cpus().length, platform: `${os.platform()} ${os.release()}`, loadAvgStart: os.loadavg().map((x) => round(x)) };
+}
+
+const TIME_BIN = existsSync("/usr/bin/time") ? "/usr/bin/time" : null;
+const RSS_PRELOAD = path.join(work, "rss-preload.mjs");
+
+/** Peak RSS in KB of `node <args>`: /usr/bin/time when present, else the process's own maxRSS. */
+function peakRss(args, opts = {}) {
+  const file = path.join(work, "rss.txt");
+  if (TIME_BIN) {
+    run(TIME_BIN, ["-f", "%M", "-o", file, node, ...args], opts);
+  } else {
+    // Without /usr/bin/time: a preload records maxRSS at exit (it loads node:fs first).
+    writeFileSync(RSS_PRELOAD, `import { writeFileSync } from "node:fs";\nprocess.on("exit", () => writeFileSync(${JSON.stringify(file)}, String(process.resourceUsage().maxRSS)));\n`);
+    run(node, ["--import", RSS_PRELOAD, ...args], opts);
+  }
+  return Number(readFileSync(file, "utf8").trim().split(/\s+/).pop());
+}
+
+/** Bytes of the bundle: total, and how much of it is lazy chunk text (string literals). */
+function bundleShape() {
+  const text = readFileSync(bundle, "utf8");
+  let chunkChars = 0;
+  const chunks = [];
+  for (const m of text.matchAll(/__shChunk\("([^"]+)", /g)) {
+    // Scan the string literal that follows: quote, escapes, closing quote.
+    let i = m.index + m[0].length;
+    const q = text[i];
+    let j = i + 1;
+    while (j < text.length && text[j] !== q) j += text[j] === "\\" ? 2 : 1;
+    chunks.push({ name: m[1], chars: j + 1 - i });
+    chunkChars += j + 1 - i;
+  }
+  return { bytes: statSync(bundle).size, chunkChars, parsedChars: text.length - chunkChars, chunks, sha256: createHash("sha256").update(text).digest("hex") };
+}
+
+/** Files an agent loads in each flow, from SKILL.md's own links (see BENCHMARKS.md). */
+function contextCost(encode) {
+  const skill = readFileSync(path.join(repoRoot, "SKILL.md"), "utf8");
+  const sections = { intro: [], save: [], resume: [], resumeIfLedgers: [], other: [] };
+  let where = "intro";
+  for (const line of skill.split("\n")) {
+    const h = /^##\s+(.*)/.exec(line);
+    if (h) where = /^save/i.test(h[1]) ? "save" : /^resume/i.test(h[1]) ? "resume" : "other";
+    for (const m of line.matchAll(/\]\(([^)#\s]+\.md)(?:#[^)]*)?\)/g)) {
+      const target = m[1];
+      if (/^[a-z]+:/i.test(target)) continue;
+      // In a flow's section only its numbered steps count (a link "when asked" is not loaded
+      // by the flow); a step that reads a file "only if" a ledger exists is counted apart.
+      if ((where === "save" || where === "resume") && !/^\s*\d+\.\s/.test(line)) continue;
+      const bucket = where === "resume" && /\bonly if\b/i.test(line) ? "resumeIfLedgers" : where;
+      if (!sections[bucket].includes(target)) sections[bucket].push(target);
+    }
+  }
+  const flow = (files) => {
+    const list = ["SKILL.md", ...new Set(files)];
+    const per = list.map((f) => {
+      const text = readFileSync(path.join(repoRoot, f), "utf8");
+      return { file: f, bytes: Buffer.byteLength(text), tokens: encode ? encode(text).length : null };
+    });
+    return { files: per, bytes: per.reduce((n, f) => n + f.bytes, 0), tokens: encode ? per.reduce((n, f) => n + f.tokens, 0) : null };
+  };
+  return {
+    save: flow([...sections.intro, ...sections.save]),
+    resume: flow([...sections.intro, ...sections.resume]),
+    resumeWithLedgers: flow([...sections.intro, ...sections.resume, ...sections.resumeIfLedgers]),
+  };
+}
+
+async function tokenizer() {
+  try {
+    const mod = await import("gpt-tokenizer/encoding/o200k_base");
+    return { name: "gpt-tokenizer o200k_base", encode: mod.encode };
+  } catch {
+    return { name: null, encode: null };
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+
+async function main() {
+  const results = { quick, runs: RUNS, warmup: WARMUP, date: new Date().toISOString(), machine: machine(), targets: TARGETS };
+  log(`${quick ? "quick" : "full"} run: ${RUNS} rounds after ${WARMUP} warm-up; load ${results.machine.loadAvgStart.join(" ")}`);
+
+  // --- start-up of each verb, against bare node, interleaved
+  const project = makeProject();
+  const empty = path.join(work, "empty.mjs");
+  writeFileSync(empty, "");
+  const hookInput = JSON.stringify({ session_id: "bench", cwd: project.root, hook_event_name: "SessionStart", source: "startup" });
+  let writeToken = project.token;
+  const writeDoc = handoff(150, project.anchors, " (bench)");
+  let hookOut = "";
+  const cases = [
+    { name: "bare", once: () => run(node, ["-e", "0"]).ms },
+    { name: "empty.mjs", once: () => run(node, [empty]).ms },
+    { name: "load", once: () => helper(["--version"]).ms },
+    {
+      name: "hook",
+      once: () => {
+        const r = helper(["hook", "--mode", "session"], { cwd: project.root, input: hookInput });
+        hookOut = r.stdout;
+        return r.ms;
+      },
+    },
+    { name: "read", once: () => helper(["read", "handoff", "--root", project.root]).ms },
+    { name: "check", once: () => helper(["check", "--root", project.root], { ok: [2] }).ms },
+    { name: "anchors", once: () => helper(["anchors", "--root", project.root]).ms },
+    {
+      name: "write",
+      once: () => {
+        const r = helper(["write", "handoff", "--root", project.root, "--expected-current-sha256", writeToken], { input: writeDoc });
+        writeToken = tokenOf(r.stdout);
+        return r.ms;
+      },
+    },
+    { name: "brief", once: () => helper(["brief", "--root", project.root]).ms },
+  ];
+  log("start-up rounds");
+  const t = rounds(cases);
+  const bare = median(t.bare);
+  results.bareNodeMs = round(bare);
+  results.verbs = {};
+  for (const name of ["hook", "read", "check", "anchors", "write", "brief"]) {
+    const ms = median(t[name]);
+    results.verbs[name] = { medianMs: round(ms), ratio: round(ms / bare, 3), target: TARGETS[name] ?? null, met: TARGETS[name] ? ms / bare <= TARGETS[name] : null };
+  }
+  results.hookOutputChars = hookOut.length;
+
+  // --- the bundle: size, and what loading it costs
+  const shape = bundleShape();
+  const loadMs = median(t.load) - bare;
+  results.bundle = {
+    bytes: shape.bytes,
+    parsedChars: shape.parsedChars,
+    chunkChars: shape.chunkChars,
+    chunks: shape.chunks,
+    sha256: shape.sha256,
+    esmFloorMs: round(median(t["empty.mjs"]) - bare),
+    esmFloorRatio: round(median(t["empty.mjs"]) / bare, 3),
+    loadMs: round(loadMs),
+    loadRatio: round(median(t.load) / bare, 3),
+    loadShareOfHook: round(loadMs / median(t.hook), 3),
+  };
+
+  // --- drift on a large repository, against the raw git commands it needs
+  log(`drift repository (${REPO.commits} commits, ${REPO.files} files)`);
+  const repo = driftRepo();
+  const head = git(repo.dir, ["rev-parse", "HEAD"]).trim();
+  const saved = git(repo.dir, ["rev-parse", `HEAD~${NEAR}`]).trim();
+  const far = git(repo.dir, ["rev-parse", `HEAD~${Math.floor(REPO.commits * 0.75)}`]).trim();
+  const driftHandoff = (id) => handoff(60, ["- Branch: main", `- HEAD: ${id}`, "- Dirty files: none", `- Date: ${nowIso()}`]);
+  const current = helper(["read", "handoff", "--root", repo.dir], { ok: [0, 3] }).stdout;
+  helper(["write", "handoff", "--root", repo.dir, "--expected-current-sha256", tokenOf(current)], { input: driftHandoff(saved) });
+  const farRoot = path.join(work, "far");
+  mkdirSync(farRoot);
+  const rawScript = (id) => {
+    const file = path.join(work, `raw-${id.slice(0, 8)}.sh`);
+    const env = "GIT_OPTIONAL_LOCKS=0 GIT_TERMINAL_PROMPT=0 LC_ALL=C";
+    writeFileSync(
+      file,
+      [
+        "#!/bin/sh",
+        "# bare node, then the git commands drift runs, one after another",
+        `${shq(node)} -e 0`,
+        `${env} git ${statusArgs().map(shq).join(" ")} >/dev/null`,
+        `${env} git rev-list --left-right --count ${id}...HEAD >/dev/null`,
+        "",
+      ].join("\n"),
+    );
+    return file;
+  };
+  const rawNear = rawScript(saved);
+  const rawFar = rawScript(far);
+  let driftJson = null;
+  const driftCases = [
+    { name: "bare", once: () => run(node, ["-e", "0"]).ms },
+    {
+      name: "drift",
+      once: () => {
+        const r = helper(["drift", "--root", repo.dir, "--json"], { cwd: repo.dir });
+        driftJson = JSON.parse(r.stdout);
+        return r.ms;
+      },
+    },
+    { name: "raw", once: () => run("/bin/sh", [rawNear], { cwd: repo.dir }).ms },
+    { name: "driftFar", once: () => helper(["drift", "--stdin", "--root", repo.dir], { cwd: repo.dir, input: driftHandoff(far) }).ms },
+    { name: "rawFar", once: () => run("/bin/sh", [rawFar], { cwd: repo.dir }).ms },
+  ];
+  log("drift rounds");
+  const dt = rounds(driftCases, quick ? RUNS : Math.max(15, Math.min(RUNS, 17)));
+  results.drift = {
+    repo: { commits: REPO.commits, files: REPO.files, dir: repo.dir, generatedMs: repo.generatedMs, head },
+    gitCommands: [statusArgs().join(" "), "rev-list --left-right --count <saved>...HEAD"],
+    near: {
+      behindTip: NEAR,
+      medianMs: round(median(dt.drift)),
+      rawMs: round(median(dt.raw)),
+      ratio: round(median(dt.drift) / median(dt.raw), 3),
+      verdict: driftJson?.verdict ?? null,
+      ahead: driftJson?.ahead ?? null,
+    },
+    far: {
+      behindTip: Math.floor(REPO.commits * 0.75),
+      medianMs: round(median(dt.driftFar)),
+      rawMs: round(median(dt.rawFar)),
+      ratio: round(median(dt.driftFar) / median(dt.rawFar), 3),
+    },
+    bareMs: round(median(dt.bare)),
+    target: TARGETS.drift,
+  };
+  results.drift.met = results.drift.near.ratio <= TARGETS.drift;
+
+  // --- a 1,000,000-byte document written and read
+  log("1,000,000-byte document");
+  const big = bigDocument(BIG_BYTES);
+  const bigRoot = path.join(work, "big");
+  mkdirSync(bigRoot);
+  let bigToken = "absent";
+  const bigCases = [
+    { name: "bare", once: () => run(node, ["-e", "0"]).ms },
+    {
+      name: "write",
+      once: () => {
+        const r = helper(["write", "handoff", "--root", bigRoot, "--expected-current-sha256", bigToken], { input: big });
+        bigToken = tokenOf(r.stdout);
+        return r.ms;
+      },
+    },
+    { name: "read", once: () => helper(["read", "handoff", "--root", bigRoot]).ms },
+  ];
+  // The read case needs a file from the first round on.
+  bigToken = tokenOf(helper(["write", "handoff", "--root", bigRoot, "--expected-current-sha256", "absent"], { input: big }).stdout);
+  const bt = rounds(bigCases, quick ? RUNS : 7);
+  const bigBare = median(bt.bare);
+  results.bigDocument = {
+    bytes: Buffer.byteLength(big),
+    writeMs: round(median(bt.write)),
+    writeRatio: round(median(bt.write) / bigBare, 3),
+    readMs: round(median(bt.read)),
+    readRatio: round(median(bt.read) / bigBare, 3),
+  };
+
+  // --- peak RSS of each verb
+  log("peak RSS");
+  const rssRuns = quick ? 1 : 3;
+  const rssOf = (args, opts) => median(Array.from({ length: rssRuns }, () => peakRss(args, opts)));
+  results.peakRssKB = {
+    bareNode: rssOf(["-e", "0"]),
+    hook: rssOf([bundle, "hook", "--mode", "session"], { cwd: project.root, input: hookInput }),
+    read: rssOf([bundle, "read", "handoff", "--root", project.root]),
+    check: rssOf([bundle, "check", "--root", project.root], { ok: [2] }),
+    anchors: rssOf([bundle, "anchors", "--root", project.root]),
+    write: (() => {
+      const v = [];
+      for (let i = 0; i < rssRuns; i++) {
+        v.push(peakRss([bundle, "write", "handoff", "--root", project.root, "--expected-current-sha256", writeToken], { input: writeDoc }));
+        writeToken = tokenOf(helper(["read", "handoff", "--root", project.root]).stdout);
+      }
+      return median(v);
+    })(),
+    brief: rssOf([bundle, "brief", "--root", project.root]),
+    drift: rssOf([bundle, "drift", "--root", repo.dir], { cwd: repo.dir }),
+    readBigDocument: rssOf([bundle, "read", "handoff", "--root", bigRoot]),
+  };
+  results.peakRssMethod = TIME_BIN ? "/usr/bin/time -f %M (max RSS, KB)" : "process.resourceUsage().maxRSS at exit (KB), via --import preload";
+
+  // --- context cost of the save and resume flows
+  const tok = await tokenizer();
+  results.context = { tokenizer: tok.name, ...contextCost(tok.encode) };
+
+  results.machine.loadAvgEnd = os.loadavg().map((x) => round(x));
+  results.elapsedSeconds = round((Date.now() - started) / 1000, 1);
+  results.summary = [
+    ["hook", results.verbs.hook.ratio, `≤ ${TARGETS.hook}×`, results.verbs.hook.met],
+    ["read", results.verbs.read.ratio, `≤ ${TARGETS.read}×`, results.verbs.read.met],
+    ["check", results.verbs.check.ratio, `≤ ${TARGETS.check}×`, results.verbs.check.met],
+    ["write", results.verbs.write.ratio, `≤ ${TARGETS.write}×`, results.verbs.write.met],
+    ["drift", results.drift.near.ratio, `≤ ${TARGETS.drift}× raw git`, results.drift.met],
+    ["hook output", results.hookOutputChars, `≤ ${TARGETS.hookOutputChars} chars`, results.hookOutputChars <= TARGETS.hookOutputChars],
+    ["save flow", results.context.save.bytes, `≤ ${TARGETS.saveFlowBytes} B`, results.context.save.bytes <= TARGETS.saveFlowBytes],
+    ["resume flow", results.context.resume.bytes, `≤ ${TARGETS.resumeFlowBytes} B`, results.context.resume.bytes <= TARGETS.resumeFlowBytes],
+  ].map(([what, value, target, met]) => ({ what, value, target, met }));
+
+  mkdirSync(path.dirname(outFile), { recursive: true });
+  writeFileSync(outFile, `${JSON.stringify(results, null, 2)}\n`);
+  print(results);
+  log(`wrote ${path.relative(process.cwd(), outFile) || outFile} in ${results.elapsedSeconds} s`);
+}
+
+function print(r) {
+  const rows = [];
+  const row = (...cells) => rows.push(cells.map(String));
+  row("measure", "median", "ratio", "target", "peak RSS");
+  row("bare node -e 0", `${r.bareNodeMs} ms`, "1", "", `${r.peakRssKB.bareNode} KB`);
+  for (const [name, v] of Object.entries(r.verbs)) {
+    row(name, `${v.medianMs} ms`, `${v.ratio}×`, v.target ? `≤ ${v.target}× ${v.met ? "met" : "MISSED"}` : "", `${r.peakRssKB[name]} KB`);
+  }
+  row(`drift (${r.drift.repo.commits} commits, ${r.drift.near.behindTip} behind)`, `${r.drift.near.medianMs} ms`, `${r.drift.near.ratio}× raw git`, `≤ ${r.drift.target}× ${r.drift.met ? "met" : "MISSED"}`, `${r.peakRssKB.drift} KB`);
+  row(`  raw git (node -e 0 + ${r.drift.gitCommands.length} commands)`, `${r.drift.near.rawMs} ms`, "", "", "");
+  row(`drift (${r.drift.far.behindTip} behind)`, `${r.drift.far.medianMs} ms`, `${r.drift.far.ratio}× raw git`, "", "");
+  row("write 1,000,000 B", `${r.bigDocument.writeMs} ms`, `${r.bigDocument.writeRatio}×`, "", "");
+  row("read 1,000,000 B", `${r.bigDocument.readMs} ms`, `${r.bigDocument.readRatio}×`, "", `${r.peakRssKB.readBigDocument} KB`);
+  row("empty .mjs (ESM floor)", `+${r.bundle.esmFloorMs} ms`, `${r.bundle.esmFloorRatio}×`, "", "");
+  row("load bundle (--version)", `+${r.bundle.loadMs} ms`, `${r.bundle.loadRatio}×`, `${Math.round(r.bundle.loadShareOfHook * 100)}% of hook`, "");
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((x) => x[i].length)));
+  const out = rows.map((x) => x.map((c, i) => c.padEnd(widths[i])).join("  ").trimEnd());
+  out.splice(1, 0, widths.map((w) => "-".repeat(w)).join("  "));
+  const c = r.context;
+  out.push(
+    "",
+    `bundle: ${r.bundle.bytes} bytes, ${r.bundle.parsedChars} parsed at start-up, ${r.bundle.chunkChars} in lazy chunks (${r.bundle.chunks.map((x) => `${x.name} ${x.chars}`).join(", ")})`,
+    `hook output: ${r.hookOutputChars} characters (≤ ${r.targets.hookOutputChars})`,
+    `context, save flow: ${c.save.bytes} B, ${c.save.tokens ?? "?"} tokens (≤ ${r.targets.saveFlowBytes} B): ${c.save.files.map((f) => f.file).join(" + ")}`,
+    `context, resume flow: ${c.resume.bytes} B, ${c.resume.tokens ?? "?"} tokens (≤ ${r.targets.resumeFlowBytes} B); with both ledgers' schemas ${c.resumeWithLedgers.bytes} B`,
+    `tokens by ${c.tokenizer ?? "(no tokenizer installed)"}; node ${r.machine.node}, ${r.machine.cpu}, ${r.machine.cores} cores, load ${r.machine.loadAvgStart.join(" ")} -> ${r.machine.loadAvgEnd.join(" ")}`,
+  );
+  process.stdout.write(`${out.join("\n")}\n`);
+}
+
+await main();

@@ -1,0 +1,105 @@
+// The start-up scheme of build.mjs, checked on the built file: what the hot verbs parse and
+// load, that cold verbs still work through their chunk, and that an error raised in a chunk
+// keeps its exit code (one error class shared across the boundary).
+import { spawnSync } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { HELPER, cleanEnv, gitRepo, handoff, save, tempDir } from "../helpers.ts";
+
+const text = readFileSync(HELPER, "utf8");
+
+/** The bundle's text with the chunk string literals cut out: what V8 parses at start-up. */
+function parsedPart(): string {
+  let out = "";
+  let at = 0;
+  for (const m of text.matchAll(/__shChunk\("[^"]+", /g)) {
+    const start = m.index + m[0].length;
+    const quote = text[start];
+    let j = start + 1;
+    while (text[j] !== quote) j += text[j] === "\\" ? 2 : 1;
+    out += text.slice(at, start);
+    at = j + 1;
+  }
+  return out + text.slice(at);
+}
+
+/** Runs the helper with a preload that records the chunks compiled and the builtins loaded. */
+function traced(args: string[], opts: { cwd?: string; input?: string } = {}) {
+  const dir = tempDir("sh-lazy-");
+  const report = path.join(dir, "report.json");
+  const preload = path.join(dir, "preload.mjs");
+  writeFileSync(
+    preload,
+    [
+      'import { writeFileSync } from "node:fs";',
+      "const chunks = [];",
+      "globalThis.Function = new Proxy(Function, { construct(target, a) { const m = /sourceURL=\\S+chunk=(\\S+)/.exec(String(a.at(-1))); if (m) chunks.push(m[1]); return Reflect.construct(target, a); } });",
+      `process.on("exit", () => writeFileSync(${JSON.stringify(report)}, JSON.stringify({ chunks, modules: process.moduleLoadList })));`,
+    ].join("\n"),
+  );
+  const r = spawnSync(process.execPath, ["--import", preload, HELPER, ...args], { cwd: opts.cwd, input: opts.input ?? "", env: cleanEnv(), encoding: "utf8" });
+  const { chunks, modules } = JSON.parse(readFileSync(report, "utf8")) as { chunks: string[]; modules: string[] };
+  const loaded = (name: string) => modules.includes(`NativeModule ${name}`);
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr, chunks, loaded };
+}
+
+describe("lazy chunks (build.mjs)", () => {
+  it("keeps every npm package out of the parsed part, which imports only node:module", () => {
+    const parsed = parsedPart();
+    expect(parsed).not.toMatch(/^\/\/ node_modules\//m);
+    expect([...parsed.matchAll(/^import\b.*$/gm)].map((m) => m[0])).toEqual(['import { createRequire as __shCreateRequire } from "node:module";']);
+    expect(text.startsWith("#!/usr/bin/env node\n")).toBe(true);
+    // The markdown parser and the lock library are there, as chunk text.
+    expect(text).toMatch(/__shChunk\("cold", /);
+    expect(text).toMatch(/__shChunk\("pkg:proper-lockfile", /);
+    expect(parsed.length).toBeLessThan(text.length / 2);
+  });
+
+  it("hook, read and check compile no chunk; hook loads neither crypto nor child_process", () => {
+    const root = gitRepo();
+    save(root, handoff("ship the bench"));
+    const hook = traced(["hook", "--mode", "session"], { cwd: root, input: JSON.stringify({ cwd: root }) });
+    expect(hook.code).toBe(0);
+    expect(hook.stdout).toMatch(/parked handoff exists/);
+    expect(hook.chunks).toEqual([]);
+    expect(hook.loaded("crypto")).toBe(false);
+    expect(hook.loaded("child_process")).toBe(false);
+    for (const args of [["read", "handoff", "--root", root], ["check", "--root", root]]) {
+      const r = traced(args);
+      expect(r.code, args[0]).not.toBe(null);
+      expect(r.chunks, args[0]).toEqual([]);
+      expect(r.loaded("child_process"), args[0]).toBe(false);
+    }
+  });
+
+  it("write compiles only the lock library's chunk; drift compiles the cold chunk", () => {
+    const root = gitRepo();
+    const w = traced(["write", "handoff", "--root", root, "--expected-current-sha256", "absent"], { input: handoff("ship the bench") });
+    expect(w.code).toBe(0);
+    expect(w.chunks).toEqual(["pkg:proper-lockfile"]);
+    const d = traced(["drift", "--root", root, "--json"]);
+    expect(d.chunks).toEqual(["cold"]);
+    expect(JSON.parse(d.stdout).verdict).toMatch(/^(fresh|drifted|stale|rewritten|unverifiable)$/);
+  });
+
+  it("an error raised inside the cold chunk keeps its exit code and message", () => {
+    const root = gitRepo();
+    const absent = traced(["drift", "--root", root]);
+    expect(absent.chunks).toEqual(["cold"]);
+    expect(absent.code).toBe(3);
+    expect(absent.stderr).not.toMatch(/internal error/);
+    const missing = path.join(tempDir(), "nope");
+    const refused = traced(["anchors", "--root", missing]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/^memory operation refused: /m);
+    expect(refused.stderr).not.toMatch(/internal error/);
+  });
+
+  it("a cold verb's --help and redact work through the chunk", () => {
+    expect(traced(["drift", "--help"]).stdout).toMatch(/drift/);
+    const r = traced(["redact"], { input: "key ghp_abcdefghijklmnopqrstuvwxyz0123456789\n" });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("<redacted: github-token>");
+  });
+});

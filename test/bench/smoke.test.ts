@@ -1,0 +1,50 @@
+// The bench cannot rot: run it once in its quick mode and check the shape of what it writes.
+// Timings are not asserted (they belong in BENCHMARKS.md, not in tests).
+import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { expect, it } from "vitest";
+import { tempDir } from "../helpers.ts";
+
+const BENCH = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../bench/run.mjs");
+
+const positive = (x: unknown): boolean => typeof x === "number" && Number.isFinite(x) && x > 0;
+
+it("npm run bench --quick runs end to end and writes well-formed results", () => {
+  const out = path.join(tempDir("sh-bench-"), "results.json");
+  const r = spawnSync(process.execPath, [BENCH, "--quick", "--out", out], { encoding: "utf8", timeout: 240_000 });
+  expect(r.stderr).not.toMatch(/Error/);
+  expect(r.status).toBe(0);
+  expect(r.stdout).toMatch(/^measure\s+median/m);
+  expect(r.stdout).toMatch(/context, save flow: \d+ B/);
+
+  const res = JSON.parse(readFileSync(out, "utf8"));
+  expect(res.quick).toBe(true);
+  expect(positive(res.bareNodeMs)).toBe(true);
+  for (const verb of ["hook", "read", "check", "anchors", "write", "brief"]) {
+    expect(positive(res.verbs[verb].medianMs), verb).toBe(true);
+    expect(positive(res.verbs[verb].ratio), verb).toBe(true);
+    expect(positive(res.peakRssKB[verb]), verb).toBe(true);
+  }
+  for (const key of ["hook", "read", "check", "write"]) expect(typeof res.verbs[key].met).toBe("boolean");
+  expect(positive(res.drift.near.ratio)).toBe(true);
+  expect(positive(res.drift.far.ratio)).toBe(true);
+  expect(res.drift.near.verdict).toBe("drifted");
+  expect(res.drift.near.ahead).toBe(20);
+  expect(res.drift.gitCommands).toHaveLength(2);
+  expect(res.bigDocument.bytes).toBe(1_000_000);
+  expect(positive(res.bigDocument.writeMs) && positive(res.bigDocument.readMs)).toBe(true);
+  expect(res.hookOutputChars).toBeGreaterThan(0);
+  expect(res.bundle.bytes).toBeGreaterThan(res.bundle.parsedChars);
+  expect(res.bundle.chunks.map((c: { name: string }) => c.name)).toContain("cold");
+  for (const flow of ["save", "resume", "resumeWithLedgers"]) {
+    expect(res.context[flow].files[0].file).toBe("SKILL.md");
+    expect(positive(res.context[flow].bytes)).toBe(true);
+    expect(positive(res.context[flow].tokens)).toBe(true);
+  }
+  expect(res.context.tokenizer).toMatch(/o200k_base/);
+  expect(res.summary.map((s: { what: string }) => s.what)).toEqual(["hook", "read", "check", "write", "drift", "hook output", "save flow", "resume flow"]);
+  for (const s of res.summary) expect(typeof s.met).toBe("boolean");
+  expect(res.machine.cores).toBeGreaterThan(0);
+});
