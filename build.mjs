@@ -191,6 +191,10 @@ async function buildChunk(name, entry, hotFiles, packageChunks) {
     ...common,
     stdin: { contents: entry, resolveDir: root, sourcefile: `chunk-${name.replace(/[^\w.-]/g, "-")}.cjs`, loader: "js" },
     format: "cjs",
+    // Whitespace and syntax only: a chunk's text is scanned at every start-up (~0.9 ms per
+    // 100 KB measured), and its names stay readable in stack traces.
+    minifyWhitespace: true,
+    minifySyntax: true,
     metafile: true,
     plugins: [share],
   });

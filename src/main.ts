@@ -1,7 +1,10 @@
 // Entry point of scripts/memory_io.mjs: the one place that touches process (style.md, habit 1).
 import { main } from "./cli.ts";
 
+let stdinOpened = false;
+
 function readStdin(): Promise<Buffer> {
+  stdinOpened = true;
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     process.stdin.on("data", (c: Buffer) => chunks.push(c));
@@ -23,3 +26,5 @@ const code = await main({
   writeErr: (text) => process.stderr.write(text),
 });
 process.exitCode = code;
+// A harness may keep stdin open after the hook stopped waiting for it: let the process end.
+if (stdinOpened) process.stdin.destroy();
