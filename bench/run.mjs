@@ -7,6 +7,7 @@
 //   node bench/run.mjs --quick    smoke mode for the test suite: 2 rounds, a tiny repository
 //   --out FILE                    write the JSON there instead of bench/results.json
 //   --runs N                      timed rounds (default 21; quick 2)
+//   --bundle FILE                 measure that helper file instead of scripts/memory_io.mjs
 //
 // Every timed command is spawned the way a harness spawns it (pipes for stdin/stdout/stderr)
 // and compared with bare `node -e 0` measured in the same rounds, interleaved, so that the
@@ -20,7 +21,9 @@ import { fileURLToPath } from "node:url";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repoRoot = path.dirname(here);
-const bundle = path.join(repoRoot, "scripts", "memory_io.mjs");
+const cliBundle = process.argv.indexOf("--bundle");
+// --bundle FILE measures another build of the helper (e.g. an older one, for before/after).
+const bundle = cliBundle > 0 ? path.resolve(process.argv[cliBundle + 1]) : path.join(repoRoot, "scripts", "memory_io.mjs");
 const node = process.execPath;
 
 const argv = process.argv.slice(2);
@@ -350,6 +353,7 @@ async function main() {
   const shape = bundleShape();
   const loadMs = median(t.load) - bare;
   results.bundle = {
+    file: bundle,
     bytes: shape.bytes,
     parsedChars: shape.parsedChars,
     chunkChars: shape.chunkChars,
