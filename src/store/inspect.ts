@@ -30,12 +30,21 @@ function treeUnsafe(root: string): boolean | null {
   return false;
 }
 
+function existsNow(p: string): boolean {
+  try {
+    lstatSync(p);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Classifies a memory file by its shape only: the v1 marker and heading in its first bytes,
  * a regular file with one link; a claim or half-published state left by a dead writer is
  * `interrupted`. Never follows a link, never blocks on a FIFO, never returns file text.
  */
-export function inspectFile(root: string, kind: Kind): FileInspection {
+export function inspectFile(root: string, kind: Kind, retry = true): FileInspection {
   const unsafe = treeUnsafe(root);
   if (unsafe === null) return { kind, status: "missing", mtimeMs: null };
   if (unsafe) return { kind, status: "unsafe", mtimeMs: null };
@@ -51,7 +60,12 @@ export function inspectFile(root: string, kind: Kind): FileInspection {
     return { kind, status: "unsafe", mtimeMs: null };
   }
   if (opened === null) {
-    if (mine.some((e) => e.role === "claim") && !writerLive()) return { kind, status: "interrupted", mtimeMs: null };
+    if (mine.some((e) => e.role === "claim")) {
+      // Claimed by a save: in progress (the file is there, being replaced) or interrupted.
+      return { kind, status: writerLive() ? "present" : "interrupted", mtimeMs: null };
+    }
+    // Missing when listed and when opened, unless a save was publishing it meanwhile: look again.
+    if (retry && (mine.length > 0 || existsNow(path.join(memDir, file)))) return inspectFile(root, kind, false);
     return { kind, status: "missing", mtimeMs: null };
   }
   const { fd, stat } = opened;
@@ -65,7 +79,17 @@ export function inspectFile(root: string, kind: Kind): FileInspection {
           return false;
         }
       });
-      if (!partner) return { kind, status: "unsafe", mtimeMs };
+      if (!partner) {
+        // A save that finished since the open dropped its temp: then the file is whole now.
+        let now;
+        try {
+          now = lstatSync(path.join(memDir, file), { bigint: true });
+        } catch {
+          now = null;
+        }
+        if (now !== null && now.ino === stat.ino && now.nlink === 1n) return { kind, status: "present", mtimeMs };
+        return { kind, status: "unsafe", mtimeMs };
+      }
       return { kind, status: writerLive() ? "present" : "interrupted", mtimeMs };
     }
     const buf = Buffer.alloc(HEAD_BYTES);

@@ -1,4 +1,4 @@
-import { lstatSync } from "node:fs";
+import { lstatSync, type BigIntStats } from "node:fs";
 import path from "node:path";
 import { Refused } from "../errors.ts";
 import { readStable, UnsafeFile, type ReadFile } from "./files.ts";
@@ -11,6 +11,18 @@ function inProgressOrInterrupted(memDirOrRoot: string, lockDir: string, file: st
     return new Refused(`${file} changed while it was read (a save is in progress${lock.pid ? ` by process ${lock.pid}` : ""}); read it again`);
   }
   return new Refused(`an interrupted save left ${file} in recovery in ${memDirOrRoot}; run \`recover\`, then read again`);
+}
+
+function lstatOrNull(p: string): BigIntStats | null {
+  try {
+    return lstatSync(p, { bigint: true });
+  } catch {
+    return null;
+  }
+}
+
+function changedWhileRead(filePath: string): Refused {
+  return new Refused(`${filePath} changed while it was read (a save finished meanwhile); read it again`);
 }
 
 /**
@@ -27,7 +39,10 @@ export async function readManagedFile(dir: string, file: string, memDir: string,
   const got = await readStable(filePath, opts);
   const mine = () => listPrivate(dir).filter((e) => e.file === file);
   if (got === null) {
+    // The file was missing when opened; a save may have claimed it, or published it and
+    // dropped its claim between that open and this look. Never a false cold start.
     if (mine().some((e) => e.role === "claim")) throw inProgressOrInterrupted(dir, memDir, file);
+    if (lstatOrNull(filePath) !== null || mine().some((e) => e.role === "claim")) throw changedWhileRead(filePath);
     return null;
   }
   if (got.stat.nlink !== 1n) {
@@ -39,6 +54,10 @@ export async function readManagedFile(dir: string, file: string, memDir: string,
       }
     });
     if (partner) throw inProgressOrInterrupted(dir, memDir, file);
+    // A publication's temp may have been dropped since the open: then this was a save
+    // finishing, not a hard-linked file.
+    const now = lstatOrNull(filePath);
+    if (now === null || now.ino !== got.stat.ino || now.nlink !== got.stat.nlink) throw changedWhileRead(filePath);
     throw new UnsafeFile("hard-linked", filePath, got.stat);
   }
   return got;
