@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { expect } from "vitest";
 import { archives, cleanEnv, HELPER, MARKER, handoff, helper, tempDir, waitFor, type Run } from "../helpers.ts";
@@ -126,7 +126,11 @@ export function plantArchives(root: string, n: number): string[] {
 /** Contents of the archive entries, by name. */
 export function archiveContents(root: string): Map<string, string> {
   const dir = path.join(root, ".ai", "memory", "archive");
-  return new Map(archives(root).map((n) => [n, readFileSync(path.join(dir, n), "utf8")]));
+  // Only regular files are read: a planted FIFO would block the test itself.
+  return new Map(archives(root).map((n) => {
+    const st = lstatSync(path.join(dir, n));
+    return [n, st.isFile() && !st.isSymbolicLink() ? readFileSync(path.join(dir, n), "utf8") : `<${st.isDirectory() ? "directory" : "special"}>`];
+  }));
 }
 
 /** Private names (`.<FILE>.tmp-…`, `.claim-…`, `.lock…`) in the memory dir and the root. */
