@@ -160,6 +160,22 @@ function packageName(spec) {
   return spec.startsWith("@") ? parts.slice(0, 2).join("/") : parts[0];
 }
 
+// Two of proper-lockfile's dependencies cost start-up time that `write` pays and that we do
+// not use (measured, BENCHMARKS.md):
+// - graceful-fs, its default file system, patches fs as it loads; store/lock.ts always hands
+//   proper-lockfile its own `fs`, so node:fs serves that import;
+// - signal-exit (which loads assert and hooks every signal) only releases held locks when the
+//   process dies of a signal; ours then has a dead owner pid and the next writer takes it over
+//   at once (store/lock.ts), so it is replaced by a registration that does nothing.
+const substitute = {
+  name: "substitute",
+  setup(b) {
+    b.onResolve({ filter: /^graceful-fs$/ }, () => ({ path: "node:fs", external: true }));
+    b.onResolve({ filter: /^signal-exit$/ }, () => ({ path: "signal-exit", namespace: "substitute" }));
+    b.onLoad({ filter: /.*/, namespace: "substitute" }, () => ({ contents: "module.exports = () => () => {};", loader: "js" }));
+  },
+};
+
 /**
  * A chunk: `entry` (CommonJS source) bundled as CommonJS. Imports of hot src files and of
  * package chunks are served by the hot part through `__shared(id)`; returns the code and
@@ -196,7 +212,7 @@ async function buildChunk(name, entry, hotFiles, packageChunks) {
     minifyWhitespace: true,
     minifySyntax: true,
     metafile: true,
-    plugins: [share],
+    plugins: [share, substitute],
   });
   const code = result.outputFiles[0].text;
   const required = [...code.matchAll(/\brequire\(\s*["']([^"']+)["']\s*\)/g)].map((m) => m[1]).filter((s) => !isBuiltin(s));

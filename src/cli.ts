@@ -15,6 +15,7 @@ export interface Process {
   cwd: string;
   stdinIsTTY: boolean;
   readStdin(): Promise<Buffer>;
+  readStdinWithin(ms: number): Promise<Buffer | null>;
   writeOut(data: string | Uint8Array): void;
   writeErr(text: string): void;
 }
@@ -87,6 +88,7 @@ export async function main(proc: Process): Promise<ExitCode> {
       env: proc.env,
       cwd: proc.cwd,
       readStdin: proc.readStdin,
+      readStdinWithin: proc.readStdinWithin,
       get stdinIsTTY() {
         return proc.stdinIsTTY;
       },

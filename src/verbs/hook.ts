@@ -32,7 +32,7 @@ function ageText(mtimeMs: number | null, now: number): string {
 async function stdinCwd(ctx: VerbContext): Promise<string | null> {
   if (ctx.stdinIsTTY) return null;
   // A harness may keep stdin open; never wait more than a second for it (contract, "Words").
-  const data = await Promise.race([ctx.readStdin(), new Promise<null>((resolve) => setTimeout(() => resolve(null), 1000).unref())]);
+  const data = await ctx.readStdinWithin(1000);
   if (data === null || data.length === 0 || data.length > 1_000_000) return null;
   try {
     const parsed = JSON.parse(data.toString("utf8")) as { cwd?: unknown };

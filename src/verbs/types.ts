@@ -16,8 +16,10 @@ export interface VerbContext {
   positionals: string[];
   env: Record<string, string | undefined>;
   cwd: string;
-  /** Reads all of stdin (bytes). */
+  /** Reads all of stdin (bytes), waiting for its end. */
   readStdin(): Promise<Buffer>;
+  /** Reads all of stdin, giving up after `ms` milliseconds (null then): for the hook. */
+  readStdinWithin(ms: number): Promise<Buffer | null>;
   /** True when stdin is a terminal (the hook then does not read it). */
   stdinIsTTY: boolean;
 }
