@@ -5,9 +5,11 @@ import { readStable, UnsafeFile, type ReadFile } from "./files.ts";
 import { FILE_OF, checkTree, memoryDir, type Kind } from "./paths.ts";
 import { listPrivate, lockState } from "./private.ts";
 
-function inProgressOrInterrupted(memDirOrRoot: string, lockDir: string, file: string): Refused {
+function inProgressOrInterrupted(memDirOrRoot: string, lockDir: string, file: string, leftover: () => boolean): Refused {
   const lock = lockState(lockDir);
-  if (lock.state === "held") {
+  // A save that finished between our look at its private file and at the lock released the
+  // lock: only a private file still there with no live writer is an interrupted save.
+  if (lock.state === "held" || !leftover()) {
     return new Refused(`${file} changed while it was read (a save is in progress${lock.pid ? ` by process ${lock.pid}` : ""}); read it again`);
   }
   return new Refused(`an interrupted save left ${file} in recovery in ${memDirOrRoot}; run \`recover\`, then read again`);
@@ -41,19 +43,21 @@ export async function readManagedFile(dir: string, file: string, memDir: string,
   if (got === null) {
     // The file was missing when opened; a save may have claimed it, or published it and
     // dropped its claim between that open and this look. Never a false cold start.
-    if (mine().some((e) => e.role === "claim")) throw inProgressOrInterrupted(dir, memDir, file);
+    const claimed = () => mine().some((e) => e.role === "claim");
+    if (claimed()) throw inProgressOrInterrupted(dir, memDir, file, claimed);
     if (lstatOrNull(filePath) !== null || mine().some((e) => e.role === "claim")) throw changedWhileRead(filePath);
     return null;
   }
   if (got.stat.nlink !== 1n) {
-    const partner = mine().some((e) => {
-      try {
-        return lstatSync(e.path, { bigint: true }).ino === got.stat.ino;
-      } catch {
-        return false;
-      }
-    });
-    if (partner) throw inProgressOrInterrupted(dir, memDir, file);
+    const partner = () =>
+      mine().some((e) => {
+        try {
+          return lstatSync(e.path, { bigint: true }).ino === got.stat.ino;
+        } catch {
+          return false;
+        }
+      });
+    if (partner()) throw inProgressOrInterrupted(dir, memDir, file, partner);
     // A publication's temp may have been dropped since the open: then this was a save
     // finishing, not a hard-linked file.
     const now = lstatOrNull(filePath);
