@@ -23,9 +23,30 @@ const lockFs = {
     fs.mkdir(dir, { mode: 0o700 }, cb);
   },
   rmdir(dir: string, cb: (err: NodeJS.ErrnoException | null) => void): void {
-    fs.unlink(path.join(dir, OWNER_NAME), () => fs.rmdir(dir, cb));
+    // Never reach through a link planted under the lock's name (contract §3).
+    fs.lstat(dir, (err, st) => {
+      if (err || !st.isDirectory()) {
+        cb(err ?? Object.assign(new Error(`${dir} is not a directory`), { code: "ENOTDIR" }));
+        return;
+      }
+      fs.unlink(path.join(dir, OWNER_NAME), () => fs.rmdir(dir, cb));
+    });
   },
 };
+
+// The lock's name must hold our directory or nothing: a link or a file there is refused,
+// never followed (its target is outside our control).
+function checkLockPath(lockDir: string): void {
+  let st: fs.Stats;
+  try {
+    st = fs.lstatSync(lockDir);
+  } catch {
+    return;
+  }
+  if (st.isSymbolicLink() || !st.isDirectory()) {
+    throw new Refused(`${lockDir} is ${st.isSymbolicLink() ? "a link" : "not a directory"}; it is the helper's private lock: move it away and retry`);
+  }
+}
 
 /**
  * Takes the cross-process lock on the memory dir (contract §3): a `.lock` directory made
@@ -42,6 +63,7 @@ export async function acquireLock(memDir: string, timeoutSeconds: number, opts: 
   const me: LockOwner = { pid: process.pid, host: hostname(), nonce: randomHex8() + randomHex8() };
   let compromised: Error | null = null;
   for (;;) {
+    checkLockPath(lockDir);
     try {
       const release = await lockfile.lock(memDir, {
         lockfilePath: lockDir,

@@ -3,7 +3,7 @@ import { existsSync, linkSync, mkdirSync, rmSync, symlinkSync, writeFileSync } f
 import net from "node:net";
 import path from "node:path";
 import { describe, expect, it, onTestFinished } from "vitest";
-import { gitRepo, handoff, sha, snapshot, tempDir } from "../helpers.ts";
+import { gitRepo, handoff, save, sha, snapshot, tempDir } from "../helpers.ts";
 import { archiveContents, plantArchives, runBounded, seed, SUBJECTS } from "./support.ts";
 
 // Contract §3: every directory and file the helper uses must be a real directory or a
@@ -156,5 +156,23 @@ describe("a hostile archive entry: pruning is skipped with a warning, the save s
     for (const n of ancient) expect(existsSync(path.join(root, ".ai", "memory", "archive", n))).toBe(true);
     expect(runBounded(["check", "--root", root]).code).toBe(2);
     expect(snapshot(outside)).toEqual(outsideBefore);
+  });
+});
+
+describe("a hostile lock: the lock's name holding a link or a file", () => {
+  it.each(["link", "file"] as const)("refuses while .lock is a %s, never touching what it points at", (shape) => {
+    const root = gitRepo();
+    const t = save(root, handoff("prior"), "absent");
+    const outside = tempDir("sh-outside-");
+    writeFileSync(path.join(outside, "owner"), '{"pid":999999,"host":"elsewhere","nonce":"x"}');
+    const lock = path.join(root, ".ai", "memory", ".lock");
+    if (shape === "link") symlinkSync(outside, lock);
+    else writeFileSync(lock, "not a lock\n");
+    const outsideBefore = snapshot(outside);
+    const before = snapshot(root);
+    const stderr = expectRefused(["write", "handoff", "--root", root, "--expected-current-sha256", t, "--lock-timeout", "1"], handoff("new"));
+    expect(stderr).toMatch(/\.lock is (a link|not a directory); it is the helper's private lock: move it away and retry/);
+    expect(snapshot(outside)).toEqual(outsideBefore);
+    expect(snapshot(root)).toEqual(before);
   });
 });
