@@ -17,7 +17,7 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repoRoot = path.dirname(here);
@@ -299,6 +299,35 @@ async function tokenizer() {
   }
 }
 
+/** Times src/guard/redact.ts on `doc`: built with esbuild into the work dir, run in a fresh node. */
+async function redactionCost(doc) {
+  const { build } = await import("esbuild");
+  const lib = path.join(work, "redact-lib.mjs");
+  await build({ entryPoints: [path.join(repoRoot, "src", "guard", "redact.ts")], bundle: true, platform: "node", format: "esm", outfile: lib, logLevel: "warning" });
+  const docFile = path.join(work, "redact-doc.md");
+  writeFileSync(docFile, doc);
+  const probe = path.join(work, "redact-probe.mjs");
+  writeFileSync(
+    probe,
+    `import { readFileSync } from "node:fs";
+const doc = readFileSync(${JSON.stringify(docFile)}, "utf8");
+let t = performance.now();
+const { redactText } = await import(${JSON.stringify(pathToFileURL(lib).href)});
+const loadMs = performance.now() - t;
+t = performance.now();
+const first = redactText(doc);
+const firstMs = performance.now() - t;
+const warm = [];
+for (let i = 0; i < ${quick ? 5 : 200}; i++) { t = performance.now(); redactText(doc); warm.push(performance.now() - t); }
+warm.sort((a, b) => a - b);
+process.stdout.write(JSON.stringify({ loadMs, firstMs, warmMedianMs: warm[warm.length >> 1], findings: first.findings.length }));
+`,
+  );
+  const samples = Array.from({ length: quick ? 1 : 5 }, () => JSON.parse(run(node, [probe]).stdout));
+  const med = (k) => round(median(samples.map((x) => x[k])), 3);
+  return { lines: doc.split("\n").length - 1, bytes: Buffer.byteLength(doc), loadMs: med("loadMs"), firstCallMs: med("firstMs"), warmMedianMs: med("warmMedianMs"), findings: samples[0].findings };
+}
+
 // ---------------------------------------------------------------------------------------
 
 async function main() {
@@ -488,6 +517,11 @@ async function main() {
   };
   results.peakRssMethod = TIME_BIN ? "/usr/bin/time -f %M (max RSS, KB)" : "process.resourceUsage().maxRSS at exit (KB), via --import preload";
 
+  // --- redaction of a 150-line handoff (issue 4): the guard alone, in a fresh process (module
+  // load + first call, as `write` pays it) and warm (median of repeated calls)
+  log("redaction");
+  results.redaction = await redactionCost(writeDoc);
+
   // --- context cost of the save and resume flows
   const tok = await tokenizer();
   results.context = { tokenizer: tok.name, ...contextCost(tok.encode) };
@@ -533,6 +567,7 @@ function print(r) {
   out.push(
     "",
     `bundle: ${r.bundle.bytes} bytes, ${r.bundle.parsedChars} parsed at start-up, ${r.bundle.chunkChars} in lazy chunks (${r.bundle.chunks.map((x) => `${x.name} ${x.chars}`).join(", ")})`,
+    `redaction of a ${r.redaction.lines}-line handoff (${r.redaction.bytes} B): module load ${r.redaction.loadMs} ms + first call ${r.redaction.firstCallMs} ms (what write pays), warm ${r.redaction.warmMedianMs} ms`,
     `hook output: ${r.hookOutputChars} characters (≤ ${r.targets.hookOutputChars})`,
     `context, save flow: ${c.save.bytes} B, ${c.save.tokens ?? "?"} tokens (≤ ${r.targets.saveFlowBytes} B): ${c.save.files.map((f) => f.file).join(" + ")}`,
     `context, resume flow: ${c.resume.bytes} B, ${c.resume.tokens ?? "?"} tokens (≤ ${r.targets.resumeFlowBytes} B); with both ledgers' schemas ${c.resumeWithLedgers.bytes} B`,

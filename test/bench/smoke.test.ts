@@ -36,6 +36,9 @@ it("npm run bench --quick runs end to end and writes well-formed results", () =>
   expect(res.bigDocument.bytes).toBe(1_000_000);
   expect(positive(res.bigDocument.writeMs) && positive(res.bigDocument.readMs)).toBe(true);
   expect(res.hookOutputChars).toBeGreaterThan(0);
+  expect(res.redaction.lines).toBe(150);
+  expect(positive(res.redaction.loadMs) && positive(res.redaction.firstCallMs) && positive(res.redaction.warmMedianMs)).toBe(true);
+  expect(r.stdout).toMatch(/redaction of a 150-line handoff/);
   expect(res.bundle.bytes).toBeGreaterThan(res.bundle.parsedChars);
   expect(res.bundle.chunks.map((c: { name: string }) => c.name)).toContain("cold");
   for (const flow of ["save", "resume", "resumeWithLedgers"]) {
