@@ -1,10 +1,9 @@
 // Parses a handoff (contract §8) into plain data. Pure: text in, object out, never throws on
-// content. Markdown structure comes from remark, so that a `## Environment anchors` inside a
-// code block or a list item spanning lines is read as what it is; small regexes only split
-// the text of one line or list item.
-import { unified } from "unified";
-import remarkParse from "remark-parse";
-import type { Heading, List, ListItem, Root, RootContent } from "mdast";
+// content. Markdown block structure comes from a small CommonMark line scanner (blocks.ts),
+// so that a `## Environment anchors` inside a code block, an HTML comment or a list item
+// spanning lines is read as what it is; small regexes only split the text of one line or
+// list item.
+import { parseBlocks, type Block } from "./blocks.ts";
 import { parsePathList } from "./anchor-lines.ts";
 import { asObjectId, isPlausibleBranch, parseStrictTime, safeRelativePath, type ObjectId, type ValidTime } from "./values.ts";
 
@@ -60,23 +59,18 @@ export function normaliseText(text: string): string {
   return text.replace(/^\uFEFF/, "").replace(/\r\n?/g, "\n");
 }
 
-function slice(text: string, node: { position?: { start: { offset?: number }; end: { offset?: number } } }): string {
-  const start = node.position?.start.offset;
-  const end = node.position?.end.offset;
-  return start === undefined || end === undefined ? "" : text.slice(start, end);
+function slice(text: string, node: Block): string {
+  return text.slice(node.start, node.end);
 }
 
 /** Source of a list item without its bullet: from its first child to its last. */
-function itemText(text: string, item: ListItem): string {
+function itemText(text: string, item: Block): string {
   const first = item.children[0];
   const last = item.children[item.children.length - 1];
-  if (!first || !last) return "";
-  const start = first.position?.start.offset;
-  const end = last.position?.end.offset;
-  return start === undefined || end === undefined ? "" : text.slice(start, end);
+  return first && last ? text.slice(first.start, last.end) : "";
 }
 
-function headingTitle(text: string, h: Heading): string {
+function headingTitle(text: string, h: Block): string {
   return slice(text, h).replace(/^#+\s*/, "").replace(/\s*#*\s*$/, "").trim();
 }
 
@@ -119,10 +113,19 @@ function unticked(value: string): string {
  * of the Plan, Decisions, Failed approaches, Open questions, Next steps and Key files
  * sections become entries; the first `## Environment anchors` list gives the anchor lines.
  * Never throws on content.
+ *
+ * Why a line scanner and not remark: the schema is line-oriented (exact `## ` headings, `- `
+ * items, exact anchor lines), but reading it must still get Markdown's block structure right
+ * (fenced code, HTML comments, multi-line and nested list items, lazy continuation), so
+ * `parseBlocks` follows CommonMark's block algorithm and nothing more. remark-parse did the
+ * same with micromark at a start-up cost measured at ~17 ms to parse a 60-line handoff plus
+ * ~14 ms to compile its code, which put `drift` at 1.57x raw git against a 1.2x target
+ * (BENCHMARKS.md). test/schema/corpus.test.ts holds remark's results on a corpus of tricky
+ * documents as fixtures; the scanner must keep matching them.
  */
 export function parseHandoff(input: string): ParsedHandoff {
   const text = normaliseText(input);
-  const tree = unified().use(remarkParse).parse(text) as Root;
+  const tree = parseBlocks(text);
   const out: ParsedHandoff = {
     marker: text.startsWith("<!-- memory-schema: v1 -->\n") || text === "<!-- memory-schema: v1 -->",
     heading: false,
@@ -140,7 +143,7 @@ export function parseHandoff(input: string): ParsedHandoff {
   let section: string | null = null;
   const seen = new Set<string>();
   const goalParts: string[] = [];
-  for (const node of tree.children as RootContent[]) {
+  for (const node of tree.children) {
     if (node.type === "heading") {
       const title = headingTitle(text, node);
       if (node.depth === 1 && title === "Session Handoff" && section === null) out.heading = true;
@@ -166,7 +169,7 @@ export function parseHandoff(input: string): ParsedHandoff {
       continue;
     }
     if (node.type !== "list") continue;
-    const items = (node as List).children.map((item) => itemText(text, item));
+    const items = node.children.map((item) => itemText(text, item));
     switch (section) {
       case "plan":
         out.plan.push(...items.map(planStep));

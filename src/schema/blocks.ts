@@ -1,0 +1,524 @@
+// The block structure of a Markdown document, as CommonMark defines it, with the source
+// offsets of each block: a small line scanner, pure and free of dependencies. It exists so
+// that `parseHandoff` (handoff.ts) can read the line-oriented handoff schema without remark,
+// whose parser (micromark) cost drift and brief ~30 ms of start-up (BENCHMARKS.md). It
+// follows the CommonMark block algorithm (two phases per line: match the open containers,
+// then look for new block starts; lazy paragraph continuation), and only that: no inline
+// parsing, no tree of inline nodes. The offsets are those remark gives the same blocks, so
+// that source slices match what the remark-based parser produced (test/schema/corpus).
+
+/** A block and its source range `[start, end)` in the (LF-normalised) text. */
+export interface Block {
+  type: "document" | "blockquote" | "list" | "listItem" | "paragraph" | "definition" | "heading" | "thematicBreak" | "code" | "html";
+  start: number;
+  end: number;
+  children: Block[];
+  /** Heading level (1-6). */
+  depth?: number;
+}
+
+interface Node extends Block {
+  parent: Node | null;
+  open: boolean;
+  children: Node[];
+  // list / listItem
+  listType?: "bullet" | "ordered";
+  bulletChar?: string;
+  delimiter?: string;
+  markerOffset?: number;
+  padding?: number;
+  markerEnd?: number;
+  // code
+  fenced?: boolean;
+  fenceChar?: string;
+  fenceLength?: number;
+  fenceOffset?: number;
+  closedByFence?: boolean;
+  /** Indented code begun on a line that closed a container. */
+  freshFlow?: boolean;
+  /** Indented code: end of its last line with content; block quote: of its last `>` line. */
+  lastContentEnd?: number;
+  // html
+  htmlType?: number;
+  // paragraph: start offsets and ends of its lines
+  lines?: { start: number; end: number }[];
+}
+
+const TAGNAME = "[A-Za-z][A-Za-z0-9-]*";
+const ATTRIBUTE = "(?:\\s+[a-zA-Z_:][a-zA-Z0-9:._-]*(?:\\s*=\\s*(?:[^\"'=<>`\\x00-\\x20]+|'[^']*'|\"[^\"]*\"))?)";
+const OPENTAG = `<${TAGNAME}${ATTRIBUTE}*\\s*/?>`;
+const CLOSETAG = `</${TAGNAME}\\s*[>]`;
+const BLOCK_NAMES =
+  "address|article|aside|base|basefont|blockquote|body|caption|center|col|colgroup|dd|details|dialog|dir|div|dl|dt|fieldset|figcaption|figure|footer|form|frame|frameset|h[123456]|head|header|hr|html|iframe|legend|li|link|main|menu|menuitem|nav|noframes|ol|optgroup|option|p|param|search|section|summary|table|tbody|td|tfoot|th|thead|title|tr|track|ul";
+const HTML_OPEN: RegExp[] = [
+  /^$/,
+  /^<(?:script|pre|textarea|style)(?:\s|>|$)/i,
+  /^<!--/,
+  /^<[?]/,
+  /^<![A-Za-z]/,
+  /^<!\[CDATA\[/,
+  new RegExp(`^<[/]?(?:${BLOCK_NAMES})(?:\\s|[/]?[>]|$)`, "i"),
+  new RegExp(`^(?:${OPENTAG}|${CLOSETAG})\\s*$`, "i"),
+];
+const HTML_CLOSE: RegExp[] = [/^$/, /<\/(?:script|pre|textarea|style)>/i, /-->/, /\?>/, />/, /\]\]>/];
+const ATX = /^#{1,6}(?:[ \t]+|$)/;
+const FENCE_OPEN = /^`{3,}(?!.*`)|^~{3,}/;
+const FENCE_CLOSE = /^(?:`{3,}|~{3,})(?=[ \t]*$)/;
+const SETEXT = /^(?:=+|-+)[ \t]*$/;
+const THEMATIC = /^(?:\*[ \t]*){3,}$|^(?:_[ \t]*){3,}$|^(?:-[ \t]*){3,}$/;
+const BULLET = /^[*+-]/;
+const ORDERED = /^(\d{1,9})([.)])/;
+const MAYBE_SPECIAL = /^[#`~*+_=<>0-9-]/;
+// A link reference definition on one line (a paragraph made only of them is no paragraph).
+const DEFINITION = /^ {0,3}\[(?:[^\\\[\]]|\\.){0,999}\]:[ \t]*(?:<[^<>\n]*>|[^\s\x00-\x1f]+)(?:[ \t]+(?:"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|\((?:[^()\\]|\\.)*\)))?[ \t]*$/;
+
+/** Most nested containers (block quotes, lists, list items); deeper markers are text. */
+export const MAX_DEPTH = 48;
+
+const isSpaceOrTab = (c: string | undefined): boolean => c === " " || c === "\t";
+
+/** Parses the block structure of LF-normalised text; never throws on content. */
+export function parseBlocks(text: string): Block {
+  const doc: Node = { type: "document", start: 0, end: text.length, children: [], parent: null, open: true };
+  let tip: Node = doc;
+  let oldtip: Node = doc;
+  let lastMatched: Node = doc;
+  let allClosed = true;
+
+  // Cursor on the current line (commonmark's offset / column / partially consumed tab).
+  let line = "";
+  let lineStart = 0;
+  let offset = 0;
+  let column = 0;
+  let nextNonspace = 0;
+  let nextNonspaceColumn = 0;
+  let indent = 0;
+  let indented = false;
+  let blank = false;
+  let partialTab = false;
+  // Blank lines just before the current one, the start of the last of them; end of the text.
+  let blankRun = 0;
+  let lastBlankStart = 0;
+  let atEnd = false;
+
+  const findNextNonspace = (): void => {
+    let i = offset;
+    let cols = column;
+    let c: string | undefined;
+    while ((c = line[i]) !== undefined) {
+      if (c === " ") {
+        i++;
+        cols++;
+      } else if (c === "\t") {
+        i++;
+        cols += 4 - (cols % 4);
+      } else break;
+    }
+    blank = c === undefined;
+    nextNonspace = i;
+    nextNonspaceColumn = cols;
+    indent = nextNonspaceColumn - column;
+    indented = indent >= 4;
+  };
+  const advanceNextNonspace = (): void => {
+    offset = nextNonspace;
+    column = nextNonspaceColumn;
+    partialTab = false;
+  };
+  const advanceOffset = (count: number, columns: boolean): void => {
+    let c: string | undefined;
+    while (count > 0 && (c = line[offset]) !== undefined) {
+      if (c === "\t") {
+        const toTab = 4 - (column % 4);
+        if (columns) {
+          partialTab = toTab > count;
+          const n = toTab > count ? count : toTab;
+          column += n;
+          offset += partialTab ? 0 : 1;
+          count -= n;
+        } else {
+          partialTab = false;
+          column += toTab;
+          offset += 1;
+          count -= 1;
+        }
+      } else {
+        partialTab = false;
+        offset += 1;
+        column += 1;
+        count -= 1;
+      }
+    }
+  };
+
+  const lineEnd = (): number => lineStart + line.length;
+
+  const finalize = (block: Node): void => {
+    block.open = false;
+    const last = block.children[block.children.length - 1];
+    switch (block.type) {
+      case "blockquote":
+        // Through its last `>` line, or its last child's end (a lazy line).
+        block.end = Math.max(block.lastContentEnd!, last ? last.end : 0);
+        break;
+      case "listItem":
+      case "list":
+        block.end = last ? last.end : (block.markerEnd ?? block.start + 1);
+        break;
+      case "code":
+        if (!block.fenced) block.end = block.lastContentEnd ?? block.end;
+        else if (!block.closedByFence) block.end = implicitFenceEnd(block);
+        break;
+      case "paragraph": {
+        // Leading link reference definitions are not paragraph text.
+        const lines = block.lines ?? [];
+        let n = 0;
+        while (n < lines.length && DEFINITION.test(text.slice(lines[n]!.start, lines[n]!.end))) n++;
+        if (n > 0) {
+          const siblings = block.parent!.children;
+          const defs: Node[] = lines.slice(0, n).map((l) => {
+            const lead = /^[ \t]*/.exec(text.slice(l.start, l.end))![0].length;
+            return { type: "definition", start: l.start + lead, end: l.end, children: [], parent: block.parent, open: false };
+          });
+          if (n === lines.length) siblings.splice(siblings.indexOf(block), 1, ...defs);
+          else {
+            siblings.splice(siblings.indexOf(block), 0, ...defs);
+            block.start = lines[n]!.start + /^[ \t]*/.exec(text.slice(lines[n]!.start, lines[n]!.end))![0].length;
+            block.lines = lines.slice(n);
+          }
+        }
+        break;
+      }
+    }
+    tip = block.parent ?? doc;
+  };
+
+  // Where remark ends a fence that its container's end (or the document's) closed: inside a
+  // block quote, at the end of its last line; at the end of the text, there; before a list
+  // item or a block quote, through the line break before it; otherwise through the line break before the last
+  // blank line, or at the end of the last line. Only trailing whitespace depends on it.
+  const implicitFenceEnd = (block: Node): number => {
+    if (block.parent?.type === "blockquote") return block.end;
+    if (atEnd) return text.length;
+    const rest = line.slice(nextNonspace);
+    if (rest[0] === ">" || (/^(?:[*+-]|\d{1,9}[.)])(?:[ \t]|$)/.test(rest) && !THEMATIC.test(rest))) return lineStart;
+    return blankRun > 0 ? lastBlankStart : lineStart - 1;
+  };
+
+  // remark (micromark) lets nothing that cannot interrupt a paragraph interrupt an open
+  // indented code block either (an empty list item, an ordered one not starting at 1, an
+  // HTML block of kind 7): such a line becomes a paragraph. Not when the code block began on
+  // a line that closed a container.
+  const interrupting = (container: Node): boolean => container.type === "paragraph" || (tip.type === "code" && !tip.fenced && tip.open && !tip.freshFlow);
+
+  const closeUnmatched = (): void => {
+    if (!allClosed) {
+      while (oldtip !== lastMatched) {
+        const parent = oldtip.parent!;
+        finalize(oldtip);
+        oldtip = parent;
+      }
+      allClosed = true;
+    }
+  };
+
+  const canContain = (parent: Node["type"], child: Node["type"]): boolean =>
+    parent === "document" || parent === "blockquote" || parent === "listItem" ? child !== "listItem" : parent === "list" ? child === "listItem" : false;
+
+  const addChild = (type: Node["type"], start: number): Node => {
+    while (!canContain(tip.type, type)) finalize(tip);
+    const node: Node = { type, start, end: start, children: [], parent: tip, open: true };
+    tip.children.push(node);
+    tip = node;
+    return node;
+  };
+
+  const addParagraphLine = (p: Node): void => {
+    p.lines!.push({ start: lineStart + offset, end: lineEnd() });
+    p.end = lineEnd();
+  };
+
+  // 0: matched, 1: not matched, 2: line consumed (closing fence).
+  const continues = (c: Node): 0 | 1 | 2 => {
+    switch (c.type) {
+      case "document":
+      case "list":
+        return 0;
+      case "blockquote":
+        if (!indented && line[nextNonspace] === ">") {
+          advanceNextNonspace();
+          advanceOffset(1, false);
+          if (isSpaceOrTab(line[offset])) advanceOffset(1, true);
+          c.lastContentEnd = lineEnd();
+          return 0;
+        }
+        return 1;
+      case "listItem":
+        if (blank) {
+          if (c.children.length === 0) return 1;
+          advanceNextNonspace();
+        } else if (indent >= c.markerOffset! + c.padding!) {
+          advanceOffset(c.markerOffset! + c.padding!, true);
+        } else return 1;
+        return 0;
+      case "code":
+        if (c.fenced) {
+          const m = indent <= 3 && line[nextNonspace] === c.fenceChar ? FENCE_CLOSE.exec(line.slice(nextNonspace)) : null;
+          if (m && m[0].length >= c.fenceLength!) {
+            c.end = lineEnd();
+            c.closedByFence = true;
+            finalize(c);
+            return 2;
+          }
+          let i = c.fenceOffset!;
+          while (i > 0 && isSpaceOrTab(line[offset])) {
+            advanceOffset(1, true);
+            i--;
+          }
+          return 0;
+        }
+        if (indent >= 4) advanceOffset(4, true);
+        else if (blank) advanceNextNonspace();
+        else return 1;
+        return 0;
+      case "html":
+        return blank && (c.htmlType === 6 || c.htmlType === 7) ? 1 : 0;
+      case "paragraph":
+        return blank ? 1 : 0;
+      default:
+        return 1;
+    }
+  };
+
+  const parseListMarker = (container: Node): Node | null => {
+    if (indent >= 4) return null;
+    const rest = line.slice(nextNonspace);
+    let data: Partial<Node>;
+    let len: number;
+    const b = BULLET.exec(rest);
+    const o = b ? null : ORDERED.exec(rest);
+    if (b) {
+      data = { listType: "bullet", bulletChar: b[0] };
+      len = 1;
+    } else if (o && (!interrupting(container) || Number(o[1]) === 1)) {
+      data = { listType: "ordered", delimiter: o[2] };
+      len = o[0].length;
+    } else return null;
+    const after = line[nextNonspace + len];
+    if (!(after === undefined || isSpaceOrTab(after))) return null;
+    if (interrupting(container) && !/[^ \t]/.test(line.slice(nextNonspace + len))) return null;
+    const markerStart = nextNonspace;
+    advanceNextNonspace();
+    advanceOffset(len, true);
+    const spacesStartCol = column;
+    const spacesStartOffset = offset;
+    let c: string | undefined;
+    do {
+      advanceOffset(1, true);
+      c = line[offset];
+    } while (column - spacesStartCol < 5 && isSpaceOrTab(c));
+    const blankItem = line[offset] === undefined;
+    const spaces = column - spacesStartCol;
+    let padding: number;
+    if (spaces >= 5 || spaces < 1 || blankItem) {
+      padding = len + 1;
+      column = spacesStartCol;
+      offset = spacesStartOffset;
+      partialTab = false;
+      if (isSpaceOrTab(line[offset])) advanceOffset(1, true);
+    } else padding = len + spaces;
+    // An item with no content ends where its first line does (remark's position).
+    const markerEnd = blankItem ? lineEnd() : lineStart + markerStart + len;
+    return { ...data, markerOffset: indent, padding, start: lineStart + markerStart, markerEnd } as Node;
+  };
+
+  const depthOf = (n: Node): number => {
+    let d = 0;
+    for (let p = n.parent; p !== null; p = p.parent) d++;
+    return d;
+  };
+
+  // Block starts, tried in CommonMark's order. 0: none, 1: container started, 2: leaf started.
+  const blockStart = (container: Node): 0 | 1 | 2 => {
+    const c = line[nextNonspace];
+    // Past MAX_DEPTH nested containers, markers are text: every line walks the open
+    // containers, so unbounded nesting would make hostile input quadratic.
+    const deep = depthOf(container) >= MAX_DEPTH;
+    if (!indented) {
+      if (c === ">" && !deep) {
+        advanceNextNonspace();
+        advanceOffset(1, false);
+        if (isSpaceOrTab(line[offset])) advanceOffset(1, true);
+        closeUnmatched();
+        addChild("blockquote", lineStart + nextNonspace).lastContentEnd = lineEnd();
+        return 1;
+      }
+      const rest = line.slice(nextNonspace);
+      const atx = ATX.exec(rest);
+      if (atx) {
+        advanceNextNonspace();
+        closeUnmatched();
+        const h = addChild("heading", lineStart + nextNonspace);
+        h.depth = atx[0].trim().length;
+        h.end = lineEnd();
+        offset = line.length;
+        finalize(h);
+        return 2;
+      }
+      const fence = FENCE_OPEN.exec(rest);
+      if (fence) {
+        closeUnmatched();
+        const f = addChild("code", lineStart + nextNonspace);
+        f.fenced = true;
+        f.fenceChar = fence[0][0];
+        f.fenceLength = fence[0].length;
+        f.fenceOffset = indent;
+        f.end = lineEnd();
+        advanceNextNonspace();
+        offset = line.length;
+        return 2;
+      }
+      if (c === "<") {
+        for (let type = 1; type <= 7; type++) {
+          if (HTML_OPEN[type]!.test(rest) && (type < 7 || (!interrupting(container) && !(!allClosed && !blank && tip.type === "paragraph")))) {
+            closeUnmatched();
+            const h = addChild("html", lineStart + nextNonspace);
+            h.htmlType = type;
+            return 2;
+          }
+        }
+      }
+      if (container.type === "paragraph" && SETEXT.test(rest)) {
+        const p = container;
+        closeUnmatched();
+        if (p.lines!.every((l) => DEFINITION.test(text.slice(l.start, l.end)))) {
+          // After a paragraph of definitions only, the line is a thematic break or starts a
+          // paragraph (remark).
+          finalize(p);
+          if (!THEMATIC.test(rest)) {
+            addChild("paragraph", lineStart + nextNonspace).lines = [];
+            advanceNextNonspace();
+            return 2;
+          }
+        } else {
+          // remark keeps leading definitions in the heading's range: so does the scanner.
+          p.type = "heading";
+          finalize(p);
+          p.depth = rest[0] === "=" ? 1 : 2;
+          p.end = lineEnd();
+          offset = line.length;
+          return 2;
+        }
+      }
+      if (THEMATIC.test(rest)) {
+        closeUnmatched();
+        const t = addChild("thematicBreak", lineStart + nextNonspace);
+        t.end = lineEnd();
+        offset = line.length;
+        finalize(t);
+        return 2;
+      }
+    }
+    if ((!indented || container.type === "list") && !deep) {
+      const data = parseListMarker(container);
+      if (data) {
+        closeUnmatched();
+        if (tip.type !== "list" || tip.listType !== data.listType || tip.bulletChar !== data.bulletChar || tip.delimiter !== data.delimiter) {
+          const list = addChild("list", data.start);
+          list.listType = data.listType;
+          list.bulletChar = data.bulletChar;
+          list.delimiter = data.delimiter;
+        }
+        const item = addChild("listItem", data.start);
+        item.markerOffset = data.markerOffset;
+        item.padding = data.padding;
+        item.markerEnd = data.markerEnd;
+        return 1;
+      }
+    }
+    if (indented && tip.type !== "paragraph" && !blank) {
+      const start = lineStart + offset;
+      const closing = !allClosed && oldtip !== lastMatched;
+      advanceOffset(4, true);
+      closeUnmatched();
+      addChild("code", start).freshFlow = closing;
+      return 2;
+    }
+    return 0;
+  };
+
+  const incorporate = (): void => {
+    let container: Node = doc;
+    oldtip = tip;
+    offset = 0;
+    column = 0;
+    partialTab = false;
+    blank = false;
+    let last: Node | undefined;
+    while ((last = container.children[container.children.length - 1]) && last.open) {
+      container = last;
+      findNextNonspace();
+      const r = continues(container);
+      if (r === 2) return;
+      if (r === 1) {
+        container = container.parent!;
+        break;
+      }
+    }
+    allClosed = container === oldtip;
+    lastMatched = container;
+    let matchedLeaf = container.type !== "paragraph" && (container.type === "code" || container.type === "html");
+    while (!matchedLeaf) {
+      findNextNonspace();
+      if (!indented && !MAYBE_SPECIAL.test(line.slice(nextNonspace))) {
+        advanceNextNonspace();
+        break;
+      }
+      const r = blockStart(container);
+      if (r === 0) {
+        advanceNextNonspace();
+        break;
+      }
+      container = tip;
+      if (r === 2) matchedLeaf = true;
+    }
+    if (!allClosed && !blank && tip.type === "paragraph") {
+      addParagraphLine(tip);
+      return;
+    }
+    closeUnmatched();
+    const t = container.type;
+    if (t === "code" || t === "html") {
+      if (t === "code" && !container.fenced) {
+        // remark keeps a whitespace line of 4 columns or more as code content.
+        if (!blank || indent >= 4) container.lastContentEnd = lineEnd();
+      } else container.end = lineEnd();
+      if (t === "html" && container.htmlType! <= 5 && HTML_CLOSE[container.htmlType!]!.test(line.slice(offset))) finalize(container);
+    } else if (t === "paragraph") {
+      addParagraphLine(container);
+    } else if (t === "heading" || t === "thematicBreak") {
+      // complete already
+    } else if (offset < line.length && !blank) {
+      const p = addChild("paragraph", lineStart + nextNonspace);
+      p.lines = [];
+      advanceNextNonspace();
+      addParagraphLine(p);
+    }
+  };
+
+  const lines = text.split("\n");
+  if (lines.length > 1 && lines[lines.length - 1] === "") lines.pop();
+  for (const l of lines) {
+    line = l;
+    incorporate();
+    // Only empty lines count here: remark keeps a fence's whitespace lines as its content.
+    if (l === "") {
+      blankRun++;
+      lastBlankStart = lineStart;
+    } else blankRun = 0;
+    lineStart += l.length + 1;
+  }
+  atEnd = true;
+  while (tip !== doc) finalize(tip);
+  return doc;
+}
