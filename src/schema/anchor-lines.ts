@@ -1,5 +1,5 @@
 // The `## Environment anchors` line format of contract §8: rendering and the path-list
-// grammar. Pure, and free of Markdown dependencies (the `anchors` verb uses it without remark).
+// grammar. Pure, and free of Markdown dependencies (the `anchors` verb uses it without the Markdown scanner).
 
 /** Most dirty paths written on the `- Dirty files:` line; the rest are counted (`… and N more`). */
 export const MAX_LISTED_DIRTY = 50;
