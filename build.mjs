@@ -14,7 +14,7 @@
 //
 // 1. Cold verbs travel as text. Every verb that `src/verbs/index.ts` loads and that is not in
 //    HOT_VERB_FILES below (anchors, drift, brief, redact, and any verb added later) is built,
-//    with the npm packages it needs (unified, remark-parse, …), into a CommonJS "chunk" that
+//    with any npm packages it needs, into a CommonJS "chunk" that
 //    the bundle holds as a string literal and compiles with `new Function` the first time
 //    one of those verbs is loaded. Scanning a string is far cheaper than pre-parsing code.
 //    The chunk does not get its own copy of a src/ module that the hot part already holds:

@@ -1,6 +1,6 @@
-// Open items of a handoff, read line by line (no Markdown parser): this runs inside `write`,
-// a hot path that must not load remark (performance.md). It only feeds a report, never a
-// safety decision, so a line-level reading of list items is enough.
+// Open items of a handoff, read line by line: this runs inside `write`, a hot path that must
+// not load the block scanner of `drift` and `brief` (blocks.ts, a cold chunk; performance.md).
+// It only feeds a report, never a safety decision, so a line-level reading of items is enough.
 
 /** A handoff's open items: unfinished plan steps (`[ ]`, `[~]`) and next steps. */
 export interface OpenItem {
