@@ -78,7 +78,9 @@ export function runGit(
   return new Promise((resolve, reject) => {
     execFile(
       "git",
-      [...args],
+      // A repository's own config can name a command that `git status` runs (core.fsmonitor):
+      // the helper reads state, it never runs what a repository configures.
+      ["-c", "core.fsmonitor=false", ...args],
       { cwd, env: gitEnv(env), encoding: "buffer", timeout: timeoutMs, killSignal: "SIGKILL", maxBuffer: 256 * 1024 * 1024, windowsHide: true },
       (err, stdout, stderr) => {
         if (err) {

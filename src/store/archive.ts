@@ -40,11 +40,12 @@ export interface PruneResult {
 
 /**
  * Keeps the `ARCHIVE_KEEP` newest archived handoffs (by the time in their names, then by
- * modification time) and deletes the rest. If any `HANDOFF-*.md` entry is a link, has more
+ * modification time) and deletes the rest; `justArchived`, the entry the current save made,
+ * is always among those kept. If any `HANDOFF-*.md` entry is a link, has more
  * than one link or is not a regular file, nothing is deleted and a warning says why
  * (contract §2). Failures are warnings, never refusals: the save already succeeded.
  */
-export function pruneArchive(dir: string): PruneResult {
+export function pruneArchive(dir: string, justArchived: string | null = null): PruneResult {
   const warnings: string[] = [];
   let names: string[];
   try {
@@ -70,8 +71,14 @@ export function pruneArchive(dir: string): PruneResult {
     entries.push({ name, key: sortKey(name, st.mtimeMs), mtimeMs: st.mtimeMs });
   }
   entries.sort((a, b) => (a.key === b.key ? b.mtimeMs - a.mtimeMs : a.key < b.key ? 1 : -1));
+  // The version this save just archived is never the one pruned, even when other names carry
+  // later times (a clock that ran ahead, archives pulled from another machine): it would be
+  // lost in the same save that reported keeping it (contract §3).
+  const kept = entries.filter((e) => e.name === justArchived);
+  const rest = entries.filter((e) => e.name !== justArchived);
+  const doomed = rest.slice(Math.max(0, ARCHIVE_KEEP - kept.length));
   const deleted: string[] = [];
-  for (const entry of entries.slice(ARCHIVE_KEEP)) {
+  for (const entry of doomed) {
     try {
       unlinkSync(path.join(dir, entry.name));
       deleted.push(entry.name);

@@ -22,8 +22,9 @@ function treeUnsafe(root: string): boolean | null {
     let st;
     try {
       st = lstatSync(dir);
-    } catch {
-      return null; // missing: nothing to inspect
+    } catch (err) {
+      // Missing: nothing to inspect. Unreadable (EACCES, …): not something to call empty.
+      return (err as NodeJS.ErrnoException).code === "ENOENT" ? null : true;
     }
     if (st.isSymbolicLink() || !st.isDirectory()) return true;
   }
@@ -104,7 +105,10 @@ export function inspectFile(root: string, kind: Kind, retry = true): FileInspect
 
 /** True when an interrupted save left work for `recover` and no live writer is at it. */
 export function interruptedSave(root: string): boolean {
-  if (treeUnsafe(root) !== false) return false;
+  const unsafe = treeUnsafe(root);
+  if (unsafe === true) return false;
+  // No memory dir (so no lock): only a promote's private files at the root can be left.
+  if (unsafe === null) return pendingRepairs(root).length > 0;
   if (lockState(memoryDir(root)).state === "held") return false;
   return pendingRepairs(root).length > 0 || archiveExcess(root) > 0;
 }

@@ -111,11 +111,30 @@ export async function acquireLock(memDir: string, timeoutSeconds: number, opts: 
       takeOverDead(lockDir, owner);
       continue;
     }
+    if (!owner && ownerlessFor(lockDir) > OWNERLESS_GRACE_MS) {
+      // A holder writes its owner file within milliseconds of making the lock; one that has
+      // none after seconds died in between (a kill right after mkdir).
+      takeOverDead(lockDir, null);
+      continue;
+    }
     if (Date.now() >= deadline) {
       const who = owner ? `process ${owner.pid}` : "another process";
       throw new Busy(`memory is busy: ${who} holds the lock ${lockDir}; wait and retry, or pass a longer --lock-timeout`);
     }
     await new Promise((resolve) => setTimeout(resolve, RETRY_MS + Math.random() * RETRY_MS));
+  }
+}
+
+/** How long a lock directory may exist without an owner file before it counts as abandoned, in ms. */
+const OWNERLESS_GRACE_MS = 3_000;
+
+// Age of an ownerless lock by its change time: proper-lockfile sets its mtime (even ahead of
+// the clock, probing precision), but mkdir and utimes both set the ctime to now.
+function ownerlessFor(lockDir: string): number {
+  try {
+    return Date.now() - fs.lstatSync(lockDir).ctimeMs;
+  } catch {
+    return 0;
   }
 }
 
@@ -131,10 +150,10 @@ function logLock(file: string | undefined, event: "acquire" | "release"): void {
   }
 }
 
-// Moves a dead holder's lock aside and removes it. The rename is atomic, so only one taker
+// Moves a dead holder's lock (or an ownerless one, `dead` null) aside and removes it. The rename is atomic, so only one taker
 // gets it; if what we moved turns out to be a fresh live lock (its owner changed between our
 // read and the rename), it is put back, and that holder's assertHeld still guards publication.
-function takeOverDead(lockDir: string, dead: LockOwner): void {
+function takeOverDead(lockDir: string, dead: LockOwner | null): void {
   const aside = `${lockDir}-dead-${process.pid}-${randomHex8()}`;
   try {
     fs.renameSync(lockDir, aside);
@@ -142,7 +161,7 @@ function takeOverDead(lockDir: string, dead: LockOwner): void {
     return;
   }
   const moved = readOwner(aside);
-  if (moved && moved.nonce !== dead.nonce) {
+  if (moved && moved.nonce !== dead?.nonce) {
     try {
       fs.renameSync(aside, lockDir);
       return;

@@ -14,6 +14,11 @@ export interface MutateOptions {
    * usage, then paused, then busy, then the rest). Called before anything is created.
    */
   validate?: () => void;
+  /**
+   * A compare-and-swap check made before the memory dir is created, when it did not exist
+   * (no lock can be held then): a stale token is refused without creating anything.
+   */
+  precheck?: () => Promise<void>;
 }
 
 /**
@@ -32,6 +37,7 @@ export async function underLock<T>(opts: MutateOptions, body: (lock: LockHandle)
   try {
     if (existed) lock = await acquireLock(memDir, opts.lockTimeoutSeconds, { log: opts.env.MEMORY_IO_LOCK_LOG || undefined });
     opts.validate?.();
+    if (!existed) await opts.precheck?.();
     checkTree(opts.root, { create: true });
     // The archive is made only when something goes into it (publish, recover).
     checkTree(opts.root, { archive: true });

@@ -1,6 +1,6 @@
 import { closeSync, constants, fchmodSync, fsyncSync, linkSync, lstatSync, openSync, renameSync, unlinkSync, writeSync } from "node:fs";
 import path from "node:path";
-import { Refused } from "../errors.ts";
+import { HelperError, Refused } from "../errors.ts";
 import { archiveName, pruneArchive } from "./archive.ts";
 import { failpoint } from "./failpoint.ts";
 import { openRegular, randomHex8, readAll, readStable, tokenOf, UnsafeFile, type ReadFile } from "./files.ts";
@@ -147,21 +147,27 @@ export async function publish(spec: PublishSpec): Promise<PublishResult> {
         `${spec.file} changed since it was read (another program wrote it)${restored ? "" : "; its version is kept for `recover`"}; read again and merge`,
       );
     }
-    await failpoint(spec.failpoint, "after-claim");
-    if (spec.archivePrior) {
-      archived = linkIntoArchive(claimPath, spec.archiveDir, spec.archivePrefix);
-      await failpoint(spec.failpoint, "after-archive");
-    }
   }
 
-  writeTemp(tempPath, bytes, mode);
-  await failpoint(spec.failpoint, "before-publication");
+  // From the claim to publication, any failure (a full disk, a permission, a lost lock) puts
+  // the prior version back as current and leaves nothing behind: a refusal before publication
+  // changes nothing (contract §2).
   try {
+    if (prior !== null) {
+      await failpoint(spec.failpoint, "after-claim");
+      if (spec.archivePrior) {
+        archived = linkIntoArchive(claimPath, spec.archiveDir, spec.archivePrefix);
+        await failpoint(spec.failpoint, "after-archive");
+      }
+    }
+    writeTemp(tempPath, bytes, mode);
+    await failpoint(spec.failpoint, "before-publication");
     spec.lock.assertHeld();
   } catch (err) {
     unlinkQuiet(tempPath);
     if (prior !== null) rollBackClaim(claimPath, filePath, spec, archived);
-    throw err;
+    if (err instanceof HelperError) throw err;
+    throw new Refused(`cannot save ${spec.file}: ${(err as Error).message}; nothing was changed`);
   }
   try {
     linkSync(tempPath, filePath);
@@ -191,7 +197,7 @@ export async function publish(spec: PublishSpec): Promise<PublishResult> {
   unlinkQuiet(tempPath);
   if (archived !== null) {
     await failpoint(spec.failpoint, "before-prune");
-    const pruned = pruneArchive(spec.archiveDir);
+    const pruned = pruneArchive(spec.archiveDir, archived);
     warnings.push(...pruned.warnings);
   }
   return { bytes, token: tokenOf(bytes), archived, warnings };

@@ -1,5 +1,6 @@
 import { linkSync, lstatSync, readdirSync, rmSync, unlinkSync } from "node:fs";
 import path from "node:path";
+import { Refused } from "../errors.ts";
 import { ARCHIVE_KEEP, pruneArchive } from "./archive.ts";
 import { listPrivate, type PrivateEntry } from "./private.ts";
 import { FILE_OF, TARGETS, archiveDir, memoryDir } from "./paths.ts";
@@ -70,11 +71,34 @@ function saveId(e: PrivateEntry): string {
   return e.name.slice(e.name.lastIndexOf(".") + 1).replace(/^(tmp|claim)-/, "");
 }
 
+// A private name must hold what a save of ours leaves there: a regular file, with one link,
+// or two when the other is the current file or an archive entry (a save stopped between a
+// link and an unlink). Anything else was planted: refuse rather than publish it (contract §3).
+function assertOurs(e: PrivateEntry, currentIno: bigint | null, arch: string): void {
+  let st;
+  try {
+    st = lstatSync(e.path, { bigint: true });
+  } catch {
+    return; // gone meanwhile
+  }
+  const bad = st.isSymbolicLink()
+    ? "is a link"
+    : !st.isFile()
+      ? "is not a regular file"
+      : st.nlink > 2n || (st.nlink === 2n && st.ino !== currentIno && archiveEntriesWithIno(arch, st.ino).length === 0)
+        ? "has hard links the helper did not make"
+        : null;
+  if (bad !== null) {
+    throw new Refused(`${e.path} ${bad}: it holds a private name of the helper but is not a file it left; move it away, then retry`);
+  }
+}
+
 /**
  * Repairs what interrupted saves left, under the memory lock (contract §3, §5 `recover`):
  *
  * - a temp file that shares the current file's inode was published: it is dropped;
  *   any other temp was never published: it is dropped too (the old version stays current);
+ * - a claim that is the current file (a restore died before dropping it) is dropped;
  * - a claim with no current file is rolled back: it becomes current again, and its archive
  *   copy (same inode) is removed so that no duplicate stays behind;
  * - a claim whose save was published (its temp shares the current inode) is the version that
@@ -83,7 +107,9 @@ function saveId(e: PrivateEntry): string {
  *   there for the handoff, else linked as `<PREFIX>-<time>-<hex>.md`), then dropped;
  * - the handoff archive is pruned to five when a crash skipped pruning.
  *
+ * Private names holding anything else (a link, a directory, a foreign hard link) are refused.
  * Idempotent. Returns one line per action taken.
+ * @throws Refused (exit 2) for a planted private file.
  */
 export function repair(root: string): string[] {
   const actions: string[] = [];
@@ -99,6 +125,7 @@ export function repair(root: string): string[] {
     const file = path.basename(filePath);
     const prefix = ARCHIVE_PREFIX[file] ?? "FILE";
     const currentIno = inoOf(filePath);
+    for (const e of list) assertOurs(e, currentIno, arch);
     // A temp that shares the current file's inode marks a save that was published; its
     // claim (same pid and random part) is the version that save replaced on purpose.
     const finished = new Set(list.filter((e) => e.role === "tmp" && currentIno !== null && inoOf(e.path) === currentIno).map(saveId));
@@ -113,6 +140,12 @@ export function repair(root: string): string[] {
     for (const claim of claims) {
       const claimIno = inoOf(claim.path);
       if (claimIno === null) continue;
+      if (inoOf(filePath) === claimIno) {
+        // A restore (ours, or a rollback) linked the claim back and died before dropping it.
+        unlinkSync(claim.path);
+        actions.push(`${file}: finished putting the prior version back (dropped ${claim.name})`);
+        continue;
+      }
       if (inoOf(filePath) === null) {
         linkSync(claim.path, filePath);
         for (const copy of archiveEntriesWithIno(arch, claimIno)) unlinkSync(path.join(arch, copy));

@@ -119,7 +119,8 @@ exit: always 0 -- a broken hook must not break a session; problems go to stderr.
     }
     const paused = pauseSwitch(memoryDir(root), ctx.env) !== null;
     if (rootStat.isSymbolicLink() || !rootStat.isDirectory()) {
-      return ok(composeHookText([{ kind: "handoff", status: "unsafe", mtimeMs: null }], false, paused, Date.now()), []);
+      // Never followed; nothing was looked at, so nothing is said about memory.
+      return ok(composeHookText([], false, paused, Date.now()), [`memory_io hook: root ${root} is a link or not a directory; not looking inside it`]);
     }
     const kinds: Kind[] = mode === "session" ? ["handoff", "lessons"] : ["lessons"];
     const files = kinds.map((k) => inspectFile(root, k));

@@ -1,7 +1,8 @@
 import { Refused } from "../errors.ts";
 import { decodeInput, redactForSave } from "../store/document.ts";
 import { underLock } from "../store/mutate.ts";
-import { archiveDir, MAX_DOCUMENT_BYTES, parseTarget } from "../store/paths.ts";
+import { archiveDir, MAX_DOCUMENT_BYTES, memoryDir, parseTarget } from "../store/paths.ts";
+import { readManagedFile } from "../store/read.ts";
 import { publish } from "../store/publish.ts";
 import { CAS, expectedTokenOption, failpointOf, lockTimeoutOption, rootOption } from "./common.ts";
 import { ok, type Verb } from "./types.ts";
@@ -48,6 +49,13 @@ exit:   0 appended; 2 refused (stale token: read again; bad text; unsafe file);
           const redacted = redactForSave(decoded.text);
           text = redacted.text;
           notes = [...decoded.notes, ...redacted.notes];
+        },
+        // Before the memory dir is made for the lock, a stale token is refused as publish would.
+        precheck: async () => {
+          const current = (await readManagedFile(root, target, memoryDir(root)))?.token ?? "absent";
+          if (current !== expected) {
+            throw new Refused(`${target} changed since it was read (expected ${expected}, current ${current}); read again and merge`);
+          }
         },
       },
       (lock) =>

@@ -1,4 +1,5 @@
 import { underLock } from "../store/mutate.ts";
+import { pendingRepairs } from "../store/recover.ts";
 import { checkTree } from "../store/paths.ts";
 import { assertNotPaused } from "../store/pause.ts";
 import { memoryDir } from "../store/paths.ts";
@@ -24,7 +25,8 @@ exit: 0 done (or nothing to do); 2 refused (unsafe tree); 4 paused; 5 busy.
     const lockTimeoutSeconds = lockTimeoutOption(ctx);
     const root = rootOption(ctx);
     let actions: string[] = [];
-    if (checkTree(root)) {
+    // A promote's private files can be left at the root even with no memory dir.
+    if (checkTree(root) || pendingRepairs(root).length > 0) {
       const { repairs } = await underLock({ root, env: ctx.env, lockTimeoutSeconds }, async () => undefined);
       actions = repairs.map((r) => r.replace(/^recovered: /, ""));
     } else {

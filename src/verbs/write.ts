@@ -1,3 +1,4 @@
+import { Refused } from "../errors.ts";
 import { prepareDocument, type Prepared } from "../store/document.ts";
 import { underLock } from "../store/mutate.ts";
 import { archiveDir, FILE_OF, memoryDir, parseKind } from "../store/paths.ts";
@@ -51,6 +52,12 @@ exit:   0 saved; 2 refused (stale token: read again and merge, never resend the 
         lockTimeoutSeconds,
         validate: () => {
           prepared = prepareDocument(raw, kind);
+        },
+        // No memory dir: the file cannot exist, so only `absent` can be the current token.
+        precheck: async () => {
+          if (expected !== "absent") {
+            throw new Refused(`${file} changed since it was read (expected ${expected}, current absent); read again and merge`);
+          }
         },
       },
       (lock) =>
