@@ -31,7 +31,7 @@
 // frames are named `memory_io.mjs?chunk=<name>`. test/bench/lazy-bundle.test.ts checks the
 // rules on the built file; `npm run bench` measures them.
 import { build } from "esbuild";
-import { readFileSync, writeFileSync, chmodSync, renameSync } from "node:fs";
+import { readFileSync, writeFileSync, chmodSync, renameSync, mkdirSync } from "node:fs";
 import { builtinModules, createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import path from "node:path";
@@ -270,6 +270,7 @@ if (check) {
     same = false;
   }
   if (!same) {
+    mkdirSync(path.dirname(outfile), { recursive: true });
     const tmp = `${outfile}.${process.pid}.tmp`;
     writeFileSync(tmp, text, { mode: 0o755 });
     chmodSync(tmp, 0o755);
