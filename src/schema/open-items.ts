@@ -51,13 +51,18 @@ function normalise(s: string): string {
 /**
  * The open items of `prior` that `next` neither carries over nor mentions as done (field
  * report 2): an item counts as carried when its text (case, spacing, Markdown emphasis and
- * trailing punctuation ignored) appears anywhere in `next`.
+ * trailing punctuation ignored), or its title before a colon or a dash (at least 6
+ * characters), appears anywhere in `next`.
  */
 export function droppedItems(prior: string, next: string): OpenItem[] {
   const haystack = normalise(next.replace(/\r\n?/g, "\n"));
   return openItems(prior).filter((item) => {
     const needle = normalise(item.text);
-    return needle.length > 0 && !haystack.includes(needle);
+    if (needle.length === 0 || haystack.includes(needle)) return false;
+    // An item is often carried with its note trimmed ("Add mul: written, no test yet" ->
+    // "[x] Add mul"): its title, the part before a colon or a dash, is enough to count.
+    const title = normalise(item.text.split(/:\s|\s[—–-]\s|\s\(/)[0] ?? "");
+    return !(title.length >= 6 && title.length < needle.length && haystack.includes(title));
   });
 }
 

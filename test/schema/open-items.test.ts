@@ -22,9 +22,15 @@ describe("droppedItems (field report 2)", () => {
   it.each([
     ["carried over as is", doc("- [ ] two\n- [ ] three\n- [~] four", "- run `npm test`\n- ask about X"), []],
     ["marked done", doc("- [x] Two.\n- [x] THREE\n- [x] four", "- run npm test\n- ask about x"), []],
+    ["marked done with its note trimmed", doc("- [x] two\n- [x] three\n- [x] Four", "- run `npm test`\n- ask about X"), []],
     ["only its own work", doc("- [x] five", "- six"), ["two", "three", "four", "run `npm test`", "ask about X"]],
   ])("%s", (_name, next, expected) => {
     expect(droppedItems(prior, next).map((i) => i.text)).toEqual(expected);
+  });
+
+  it("counts a titled item carried when its title survives, not when only a short word does", () => {
+    const p = doc("- [~] Add mul: written in src/math.js, no test yet\n- [ ] Fix: the parser", "- n");
+    expect(droppedItems(p, doc("- [x] Add mul", "- n")).map((i) => i.text)).toEqual(["Fix: the parser"]);
   });
 
   it("reports nothing when nothing was dropped, and bounds the report", () => {
