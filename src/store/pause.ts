@@ -12,9 +12,14 @@ function exists(p: string): boolean {
   }
 }
 
-function expandHome(p: string): string {
-  if (p === "~") return homedir();
-  if (p.startsWith("~/")) return path.join(homedir(), p.slice(2));
+// HOME first, as the shell does (and os.homedir() itself); loading node:os costs every hook.
+function home(env: Record<string, string | undefined>): string {
+  return env.HOME || homedir();
+}
+
+function expandHome(p: string, env: Record<string, string | undefined>): string {
+  if (p === "~") return home(env);
+  if (p.startsWith("~/")) return path.join(home(env), p.slice(2));
   return p;
 }
 
@@ -29,10 +34,10 @@ export function pauseSwitch(memDir: string | null, env: Record<string, string | 
   if (memDir !== null && exists(path.join(memDir, "PAUSE"))) return path.join(memDir, "PAUSE");
   const named = env.SESSION_HANDOFF_PAUSE;
   if (named) {
-    const p = expandHome(named);
+    const p = expandHome(named, env);
     if (exists(p)) return p;
   }
-  const config = env.XDG_CONFIG_HOME ? env.XDG_CONFIG_HOME : path.join(homedir(), ".config");
+  const config = env.XDG_CONFIG_HOME ? env.XDG_CONFIG_HOME : path.join(home(env), ".config");
   const global = path.join(config, "session-handoff", "PAUSE");
   if (exists(global)) return global;
   return null;
