@@ -46,6 +46,12 @@ export interface RedactionRule {
    * check that keeps `ghp_xxxx…` in documentation does not apply.
    */
   readonly weakIsSecret?: boolean;
+  /**
+   * Narrows or widens the secret the pattern found, from the whole text (linear: it may look at
+   * most a bounded number of characters past `end`). Returns the final span, or null to keep the
+   * candidate. The entropy, filler and allow checks then judge the final span.
+   */
+  readonly refine?: (text: string, m: RegExpExecArray, start: number, end: number) => [number, number] | null;
 }
 
 // Boundaries written once: a token must not be the tail or head of a longer word.
@@ -78,11 +84,12 @@ function isWordy(s: string): boolean {
   return total / runs.length >= 3;
 }
 
-const CODE_PATH = /^[A-Za-z_$][\w$-]*(?:(?:\.|::|->)[A-Za-z_$][\w$-]*)*(?<tail>[([].*)?$/;
+const CODE_PATH = /^[A-Za-z_$][\w$-]*!?(?:(?:\.|\?\.|::|->)[A-Za-z_$][\w$-]*!?)*(?<tail>[([<].*)?$/;
 
 /**
- * True for a value that is code, not a secret: a dotted path, call or subscript made of words
- * (`config.get_token()`, `self.api_key`), or an identifier or name made of words
+ * True for a value that is code, not a secret: a dotted path, call, subscript or generic type
+ * made of words (`config.get_token()`, `self.api_key`, `match![1]`, `Record<string, string>`), or an identifier
+ * or name made of words
  * (`API_TOKEN`, `vault-pass`, `my-app-secret-2024`).
  */
 function looksLikeCode(value: string): boolean {
@@ -94,15 +101,43 @@ function looksLikeCode(value: string): boolean {
   const m = CODE_PATH.exec(value);
   if (!m) return false;
   const tail = m.groups?.["tail"];
-  return isWordy(tail === undefined ? value : value.slice(0, value.length - tail.length));
+  const path = tail === undefined ? value : value.slice(0, value.length - tail.length);
+  if (isWordy(path)) return true;
+  // Short names in a dotted path (`g.next()[0:2]`, `os.environ`): letters only in every part,
+  // one of them a lowercase word. A secret mixes digits in.
+  const parts = path.split(/\??\.|::|->/);
+  return parts.length > 1 && parts.every((p) => /^[A-Za-z_$]+!?$/.test(p)) && parts.some((p) => /^[a-z]{3,}$/.test(p));
 }
 
 const PATH_OR_URL = /^(?:\.{0,2}\/|~\/|[A-Za-z]:\\|[a-z][a-z0-9+.-]*:\/\/)|^[\w.-]+(?:\/[\w.-]+)+\.[A-Za-z]{1,5}$/;
 const DIGEST = /^(?:sha1|sha256|sha384|sha512|md5|blake2b?):[0-9a-fA-F]+$/i;
 
-/** Shannon entropy of `s` in bits per character. */
+/** Per-call counts for ASCII characters (the common case), reused: redaction is synchronous. */
+const ASCII_COUNTS = new Uint32Array(128);
+
+/** Shannon entropy of `s` in bits per character (counted in code points). */
 export function shannonEntropy(s: string): number {
   if (s.length === 0) return 0;
+  let ascii = true;
+  for (let i = 0; i < s.length; i++) {
+    if (s.charCodeAt(i) >= 128) {
+      ascii = false;
+      break;
+    }
+  }
+  if (ascii) {
+    const counts = ASCII_COUNTS;
+    counts.fill(0);
+    for (let i = 0; i < s.length; i++) counts[s.charCodeAt(i)]!++;
+    let h = 0;
+    for (let c = 0; c < 128; c++) {
+      const n = counts[c]!;
+      if (n === 0) continue;
+      const p = n / s.length;
+      h -= p * Math.log2(p);
+    }
+    return h;
+  }
   const counts = new Map<string, number>();
   for (const ch of s) counts.set(ch, (counts.get(ch) ?? 0) + 1);
   let n = 0;
@@ -130,8 +165,8 @@ function globallyAllowed(secret: string): boolean {
  * A vendor-shaped token whose body is filler (`ghp_xxxx…`, `sk-0000…`): documentation, not a
  * credential. Real tokens are random, far above 2.5 bits per character.
  */
-function filler(secret: string): boolean {
-  return shannonEntropy(secret) < 2.5;
+function filler(entropy: number): boolean {
+  return entropy < 2.5;
 }
 
 const VERSION = /^v?\d+(?:\.\d+)+(?:[-+][0-9A-Za-z.+-]*)?$/;
@@ -143,6 +178,171 @@ function placeholderOrVariable(v: string): boolean {
 /** Values after `Bearer`, in prose or code, that are not tokens. */
 function notABearerToken(v: string): boolean {
   return placeholderOrVariable(v) || looksLikeCode(v) || PATH_OR_URL.test(v);
+}
+
+/** Longest unquoted generic value judged, in characters (a longer run is cut here). */
+const GENERIC_VALUE_MAX = 256;
+
+const SPACE = /\s/;
+const isSpace = (text: string, i: number): boolean => {
+  const c = text.charCodeAt(i);
+  return c <= 0x20 || (c > 0x7e && SPACE.test(text[i]!));
+};
+/** `[A-Za-z_]` */
+const isNameStart = (c: number): boolean => (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c === 0x5f;
+/** `[A-Za-z0-9_.-]` */
+const isNameChar = (c: number): boolean => isNameStart(c) || (c >= 0x30 && c <= 0x39) || c === 0x2e || c === 0x2d;
+
+/**
+ * The end of an unquoted generic value that starts at `start` (contract §4: in `KEY=value`
+ * syntax the value runs to whitespace or the end of the line, so `&`, `;`, `,`, `(`, `<`, `>`
+ * and backticks inside it are part of it, and its entropy is judged on the whole run). The run
+ * stops earlier only where the text is plainly structure, not value:
+ * - at a `"` or `'` (a string in code: `r'…'`, `x=a+"b"`);
+ * - at `&`, `;` or `,` followed by the next `name=` assignment (`;expires=3600`, `,port=5432`);
+ * - at a shell `&&` or `||`;
+ * - at a `)`, `]` or `}` that closes a bracket opened before the value (`f(password=…)`,
+ *   `${VAR:-default}`);
+ * - in a URL query (the key follows `?` or `&`), at `&` and `#`.
+ * Then a trailing `,`, `;`, `&`, an unmatched `>` or backtick, and sentence punctuation after
+ * one of those are dropped: they belong to the code or prose around the value.
+ * At most {@link GENERIC_VALUE_MAX} characters are looked at (plus one capped name look-ahead).
+ */
+function genericValueEnd(text: string, start: number, inQuery: boolean): number {
+  const limit = Math.min(text.length, start + GENERIC_VALUE_MAX);
+  let parens = 0;
+  let brackets = 0;
+  let braces = 0;
+  let angles = 0;
+  let backticks = 0;
+  let end = start;
+  scan: for (; end < limit; end++) {
+    if (isSpace(text, end)) break;
+    const c = text[end]!;
+    const next = end + 1 < text.length ? text.charCodeAt(end + 1) : -1;
+    switch (c) {
+      case "(":
+        parens++;
+        break;
+      case "[":
+        brackets++;
+        break;
+      case "{":
+        braces++;
+        break;
+      case ")":
+        if (parens-- === 0) break scan;
+        break;
+      case "]":
+        if (brackets-- === 0) break scan;
+        break;
+      case "}":
+        if (braces-- === 0) break scan;
+        break;
+      case "<":
+        angles++;
+        break;
+      case ">":
+        angles--;
+        break;
+      // A quote ends the value: `r'…'`, `f"…"` and `x="a"+y` are code. A backtick does not.
+      case '"':
+      case "'":
+        break scan;
+      case "`":
+        backticks++;
+        break;
+      case "#":
+        if (inQuery) break scan;
+        break;
+      case "|":
+        if (next === 0x7c) break scan;
+        break;
+      case "&":
+      case ";":
+      case ",": {
+        if (c === "&" && (inQuery || next === 0x26)) break scan;
+        if (!isNameStart(next)) break;
+        // The next `name=` assignment. Names between separators never overlap, and each
+        // look-ahead is capped: linear.
+        const cap = Math.min(text.length, end + 2 + GENERIC_VALUE_MAX);
+        let k = end + 2;
+        while (k < cap && isNameChar(text.charCodeAt(k))) k++;
+        if (text[k] === "=") break scan;
+        break;
+      }
+    }
+  }
+  const droppable = (at: number): boolean => {
+    const c = text[at]!;
+    return (
+      c === "," ||
+      c === ";" ||
+      c === "&" ||
+      (c === ">" && angles < 0) ||
+      (c === "`" && backticks % 2 === 1)
+    );
+  };
+  const drop = (): void => {
+    end--;
+    const c = text[end]!;
+    if (c === ">") angles++;
+    else if (c === "`") backticks--;
+  };
+  while (end > start) {
+    if (droppable(end - 1)) {
+      drop();
+      continue;
+    }
+    // `…value`.` at the end of a sentence: the period follows the closing backtick.
+    const c = text[end - 1]!;
+    if ((c === "." || c === ":" || c === "!" || c === "?") && end - 2 >= start && droppable(end - 2)) {
+      drop();
+      continue;
+    }
+    break;
+  }
+  return end;
+}
+
+/**
+ * generic-secret's refine: quoted values are taken as matched; an unquoted value is widened to
+ * its whole run ({@link genericValueEnd}) and must then be 8 characters or more. A run that
+ * begins with a nested assignment (`password: admin_pw=…`) is judged on that assignment's value.
+ */
+function refineGenericValue(text: string, m: RegExpExecArray, start: number, end: number): [number, number] | null {
+  if (m.groups?.["s3"] === undefined) return [start, end];
+  const before = text[m.index - 1];
+  const stop = genericValueEnd(text, start, before === "?" || before === "&");
+  // `password: admin_pw=<secret>`: the run begins with a nested assignment; its value is the one
+  // to judge. The name must read as a name, so `Xk9=…` stays part of the value.
+  // One level only: deeper nesting is the same text judged again from the next match.
+  let from = start;
+  let eq = start;
+  while (eq < stop && isNameChar(text.charCodeAt(eq))) eq++;
+  if (eq < stop && text[eq] === "=" && isNameStart(text.charCodeAt(start)) && looksLikeCode(text.slice(start, eq))) from = eq + 1;
+  if (stop - from < 8) return null;
+  return [from, stop];
+}
+
+/** A list of words (`read,write,admin`, `a|b`): names, not a secret. */
+function wordList(v: string): boolean {
+  const parts = v.split(/[,;&|]+/).filter((p) => p !== "");
+  return parts.length > 1 && parts.every((p) => looksLikeCode(p));
+}
+
+/**
+ * url-password's allow-list. A password may hold a raw `?` or `#` (`S3cr#tPassw0rd`): people
+ * paste them unencoded. But `host:8443?next=joe@example.com` is a port followed by a query, not
+ * a password: a candidate whose part before the first `?` or `#` is a port number or a
+ * placeholder is kept.
+ */
+function notAUrlPassword(v: string): boolean {
+  if (placeholderOrVariable(v)) return true;
+  const cut = v.search(/[?#]/);
+  if (cut === -1) return false;
+  const head = v.slice(0, cut);
+  return /^\d+$/.test(head) || (head !== "" && placeholderOrVariable(head));
 }
 
 const GENERIC_KEY =
@@ -418,12 +618,12 @@ export const REDACTION_RULES: readonly RedactionRule[] = [
   {
     id: "url-password",
     weakIsSecret: true,
-    description: "the password in a URL or DSN (scheme://user:PASSWORD@host), password only",
+    description: "the password in a URL or DSN (scheme://user:PASSWORD@host, raw ? and # included), password only",
     keywords: ["://"],
     pattern: re(
-      "(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{1,30}://[^\\s:/?#@\"'<>\\[\\]`]*:(?<s>[^\\s@/?#\"'<>`]+)@(?=[^\\s@/?#\"'<>`])",
+      "(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{1,30}://[^\\s:/?#@\"'<>\\[\\]`]*:(?<s>[^\\s@/\"'<>`]+)@(?=[^\\s@/?#\"'<>`])",
     ),
-    allow: placeholderOrVariable,
+    allow: notAUrlPassword,
   },
   {
     id: "connection-string-password",
@@ -438,15 +638,22 @@ export const REDACTION_RULES: readonly RedactionRule[] = [
   },
   {
     id: "generic-secret",
-    description: "password/secret/token/api_key = value assignments (=, :, quotes, export, JSON, YAML); value of 8+ characters with entropy >= 3.5 bits/char",
+    description: "password/secret/token/api_key = value assignments (=, :, quotes, export, JSON, YAML); an unquoted value runs to whitespace; 8+ characters with entropy >= 3.5 bits/char",
     keywords: ["pass", "secret", "token", "key", "credential"],
     pattern: re(
-      `(?<![A-Za-z0-9_.-])[A-Za-z0-9_.-]*?${GENERIC_KEY}["'\`]?(?:\\s*:\\s*string)?\\s*(?::=|=>|=|:)(?![=:>])\\s*(?:"(?<s>[^"\\s]{8,256})"|'(?<s1>[^'\\s]{8,256})'|\`(?<s2>[^\`\\s]{8,256})\`|(?<s3>[^\\s"'\`,;&<>(){}\\[\\]=]{8,256}={0,2}))`,
+      `(?<![A-Za-z0-9_.-])[A-Za-z0-9_.-]*?${GENERIC_KEY}["'\`]?(?:\\s*:\\s*string)?\\s*(?::=|=>|=|:)(?![=:>])\\s*(?:"(?<s>[^"\\s]{8,256})"|'(?<s1>[^'\\s]{8,256})'|\`(?<s2>[^\`\\s]{8,256})\`|(?<s3>[^\\s"'\`,;&<>(){}\\[\\]=:]))`,
       "i",
     ),
     entropy: 3.5,
+    refine: refineGenericValue,
     // `NAME=` is the next assignment on the line, not a value ending in base64 padding.
-    allow: (v) => placeholderOrVariable(v) || looksLikeCode(v.replace(/=+$/, "")) || PATH_OR_URL.test(v) || DIGEST.test(v) || VERSION.test(v),
+    allow: (v) =>
+      placeholderOrVariable(v) ||
+      looksLikeCode(v.replace(/=+$/, "")) ||
+      wordList(v) ||
+      PATH_OR_URL.test(v) ||
+      DIGEST.test(v) ||
+      VERSION.test(v),
   },
 ];
 
@@ -507,18 +714,22 @@ export function redactText(text: string): { text: string; findings: RedactionFin
     const pattern = rule.pattern;
     pattern.lastIndex = 0;
     for (let m = pattern.exec(text); m !== null; m = pattern.exec(text)) {
-      const [start, end] = secretSpan(m);
+      const [matchStart, matchEnd] = secretSpan(m);
+      const refined: [number, number] | null = rule.refine ? rule.refine(text, m, matchStart, matchEnd) : [matchStart, matchEnd];
+      const [start, end] = refined ?? [matchStart, matchEnd];
       const secret = text.slice(start, end);
+      const entropy = refined === null || end <= start ? 0 : shannonEntropy(secret);
       const kept =
+        refined === null ||
         end <= start ||
         globallyAllowed(secret) ||
-        (!rule.weakIsSecret && filler(secret)) ||
-        (rule.entropy !== undefined && shannonEntropy(secret) < rule.entropy) ||
+        (!rule.weakIsSecret && filler(entropy)) ||
+        (rule.entropy !== undefined && entropy < rule.entropy) ||
         rule.allow?.(secret) === true;
       if (kept) {
         // A kept value may begin the next match (`password: admin_pw=<secret>`): scan again
         // from inside this one instead of after it.
-        pattern.lastIndex = Math.max(m.index + 1, start);
+        pattern.lastIndex = Math.max(m.index + 1, matchStart);
         continue;
       }
       // Accepted spans never overlap, so sorted by start they are sorted by end too: the two
@@ -529,6 +740,8 @@ export function redactText(text: string): { text: string; findings: RedactionFin
       if ((before === undefined || before.end <= start) && (after === undefined || end <= after.start)) {
         spans.splice(at, 0, { start, end, rule: r });
       }
+      // A refined span may run past the match; nothing inside it can be a separate secret.
+      if (end > pattern.lastIndex) pattern.lastIndex = end;
     }
   }
   if (spans.length === 0) return { text, findings: [] };

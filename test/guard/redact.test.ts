@@ -124,6 +124,20 @@ describe("what is replaced, and where", () => {
     ["mongodb+srv", `mongodb+srv://svc:${pw}@cluster0.example.net/db`, "mongodb+srv://svc:<redacted: url-password>@cluster0.example.net/db"],
     ["https basic", `git clone https://bot:${pw}@git.example.com/a/b.git`, "git clone https://bot:<redacted: url-password>@git.example.com/a/b.git"],
     ["two in one line", `a=mysql://u:${pw}@h1/db b=amqp://g:${pw}x@h2/`, "a=mysql://u:<redacted: url-password>@h1/db b=amqp://g:<redacted: url-password>@h2/"],
+    [
+      "raw # in the password (field report #9's shape)",
+      "DATABASE_URL=postgres://admin:S3cr#tPassw0rd@db.example.com:5432/app",
+      "DATABASE_URL=postgres://admin:<redacted: url-password>@db.example.com:5432/app",
+    ],
+    ["raw ? in the password", "postgres://admin:Pa?ssw0rdXyz9@db/app", "postgres://admin:<redacted: url-password>@db/app"],
+    [
+      "raw # and ? in the password, and a later query and fragment kept",
+      "postgres://app:Q#7x?Lm2@db:5432/orders?sslmode=require#primary",
+      "postgres://app:<redacted: url-password>@db:5432/orders?sslmode=require#primary",
+    ],
+    ["a port, then a query holding an email", "https://example.com:8443?next=joe@example.com", "https://example.com:8443?next=joe@example.com"],
+    ["a port, then a fragment", "https://example.com:443#user@host", "https://example.com:443#user@host"],
+    ["ssh user without a password", "ssh://git@github.com/acme/repo.git#main", "ssh://git@github.com/acme/repo.git#main"],
   ])("url-password: %s", (_name, input, expected) => {
     expect(redactText(input).text).toBe(expected);
   });
@@ -188,6 +202,30 @@ describe("the generic assignment rule (contract §4)", () => {
     const kinds = redactText(line).findings.map((f) => f.kind);
     if (fires) expect(kinds).toEqual(["generic-secret"]);
     else expect(kinds).toEqual([]);
+  });
+
+  // An unquoted value runs to whitespace; its entropy is judged on the whole run, since pieces
+  // of 11 characters or fewer can never reach 3.5 bits per character (log2(11) < 3.46).
+  it.each([
+    ["& inside (.env)", "DB_PASSWORD=h7Kp2Xq9Wm&4Tz8Rv3Ly", "DB_PASSWORD=<redacted: generic-secret>"],
+    ["; inside (shell)", "export SECRET=Gq4!zR8;pL2@xV6#", "export SECRET=<redacted: generic-secret>"],
+    ["& inside, spaced =", "password = Tr0ub4dor&3xyzQ", "password = <redacted: generic-secret>"],
+    [", inside", "password=Xy7pQ3mN9k,L2wR5t", "password=<redacted: generic-secret>"],
+    ["( < > and a backtick inside", "API_KEY=Lm3(Qz8<Rw5>Tx1v`Jp", "API_KEY=<redacted: generic-secret>"],
+    ["; ending a shell command", "export SECRET=Gq4!zR8;pL2@xV6#; ./deploy.sh", "export SECRET=<redacted: generic-secret>; ./deploy.sh"],
+    ["&& after the value", "DB_PASSWORD=h7Kp2Xq9Wm&4Tz8Rv3Ly&&npm start", "DB_PASSWORD=<redacted: generic-secret>&&npm start"],
+    ["next assignment after ;", "token=Gq4zR8pL2xV6mN9k;expires=3600", "token=<redacted: generic-secret>;expires=3600"],
+    ["keyword arguments", "connect(host=db,password=h7Kp2Xq9Wm&4Tz8Rv3Ly,port=5432)", "connect(host=db,password=<redacted: generic-secret>,port=5432)"],
+    ["closing paren", "login(password=Xy7pQ3mN9k,L2wR5t)", "login(password=<redacted: generic-secret>)"],
+    ["inline code in a sentence", "Run `password=Xy7pQ3mN9k,L2wR5t`.", "Run `password=<redacted: generic-secret>`."],
+    ["URL query: & and # end the value", "https://a.example/cb?api_key=Xk9mQ2pL7vR4tY&page=2#top", "https://a.example/cb?api_key=<redacted: generic-secret>&page=2#top"],
+    ["nested assignment", "password: admin_pw=Xk9mQ2pL7vR4tY", "password: admin_pw=<redacted: generic-secret>"],
+    ["short value before the next assignment", "token=abc123,expires=2025-05-14T09:12:33Z,scope=read", "token=abc123,expires=2025-05-14T09:12:33Z,scope=read"],
+    ["default inside ${…}", "DB_PASSWORD=${DB_PASSWORD:-changeme};export DB_PASSWORD", "DB_PASSWORD=${DB_PASSWORD:-changeme};export DB_PASSWORD"],
+    ["a generic type", "apiKey: Map<string,Buffer>", "apiKey: Map<string,Buffer>"],
+    ["a list of words", "secret: read,write,delete,admin", "secret: read,write,delete,admin"],
+  ])("whole unquoted run: %s", (_name, input, expected) => {
+    expect(redactText(input).text).toBe(expected);
   });
 
   it("measures entropy in bits per character", () => {
@@ -302,6 +340,17 @@ describe("no pathological input makes redaction slow (1 MB, the document limit)"
     ["JWT-like runs on one line", "eyJabcdefghijklmn.".repeat(50_000)],
     ["connection-string segments", `${"server=x;".repeat(100_000)}password`],
     ["hex lines", `${"0123456789abcdef".repeat(4)}\n`.repeat(15_000)],
+    ["assignments glued by &", "password=a&".repeat(90_000)],
+    ["keys and values with no whitespace", "token:Xk9mQ2pL7vR4tY&".repeat(50_000)],
+    ["separators followed by names", `password=x${";a".repeat(400_000)}`],
+    ["nested assignments", `password: ${"admin_pw=".repeat(100_000)}`],
+    ["nested keys, then one long name", `${"password=".repeat(30)},${"x".repeat(1_000_000)}`],
+    ["trailing separators", `password=a${";".repeat(250)}\n`.repeat(4_000)],
+    ["trailing quotes and brackets", `password=Xk9${"`\"'>".repeat(64)}\n`.repeat(4_000)],
+    ["periods after backticks", `token=Xk9${"`.".repeat(125)} `.repeat(4_000)],
+    ["unbalanced brackets", `secret=${"(".repeat(500_000)}${")".repeat(500_000)}`],
+    ["URL passwords full of # and ?", `x://u:${"p#?".repeat(20)}`.repeat(15_000)],
+    ["one URL password of ?", `postgres://a:${"?".repeat(1_000_000)}`],
   ])("%s", (_name, input) => {
     const t0 = Date.now();
     redactText(input);
