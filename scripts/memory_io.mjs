@@ -869,10 +869,33 @@ function looksLikeCode(value) {
   const m = CODE_PATH.exec(value);
   if (!m) return false;
   const tail = m.groups?.["tail"];
-  return isWordy(tail === void 0 ? value : value.slice(0, value.length - tail.length));
+  const path11 = tail === void 0 ? value : value.slice(0, value.length - tail.length);
+  if (isWordy(path11)) return true;
+  const parts = path11.split(/\??\.|::|->/);
+  return parts.length > 1 && parts.every((p) => /^[A-Za-z_$]+!?$/.test(p)) && parts.some((p) => /^[a-z]{3,}$/.test(p));
 }
 function shannonEntropy(s) {
   if (s.length === 0) return 0;
+  let ascii = true;
+  for (let i = 0; i < s.length; i++) {
+    if (s.charCodeAt(i) >= 128) {
+      ascii = false;
+      break;
+    }
+  }
+  if (ascii) {
+    const counts2 = ASCII_COUNTS;
+    counts2.fill(0);
+    for (let i = 0; i < s.length; i++) counts2[s.charCodeAt(i)]++;
+    let h2 = 0;
+    for (let c = 0; c < 128; c++) {
+      const n2 = counts2[c];
+      if (n2 === 0) continue;
+      const p = n2 / s.length;
+      h2 -= p * Math.log2(p);
+    }
+    return h2;
+  }
   const counts = /* @__PURE__ */ new Map();
   for (const ch of s) counts.set(ch, (counts.get(ch) ?? 0) + 1);
   let n = 0;
@@ -887,14 +910,123 @@ function shannonEntropy(s) {
 function globallyAllowed(secret) {
   return HEX_ID.test(secret) || UUID.test(secret) || /EXAMPLE(?:KEY)?$/.test(secret);
 }
-function filler(secret) {
-  return shannonEntropy(secret) < 2.5;
+function filler(entropy) {
+  return entropy < 2.5;
 }
 function placeholderOrVariable(v) {
   return PLACEHOLDER.test(v) || VARIABLE_REFERENCE.test(v);
 }
 function notABearerToken(v) {
   return placeholderOrVariable(v) || looksLikeCode(v) || PATH_OR_URL.test(v);
+}
+function genericValueEnd(text, start, inQuery) {
+  const limit = Math.min(text.length, start + GENERIC_VALUE_MAX);
+  let parens = 0;
+  let brackets = 0;
+  let braces = 0;
+  let angles = 0;
+  let backticks = 0;
+  let end = start;
+  scan: for (; end < limit; end++) {
+    if (isSpace(text, end)) break;
+    const c = text[end];
+    const next = end + 1 < text.length ? text.charCodeAt(end + 1) : -1;
+    switch (c) {
+      case "(":
+        parens++;
+        break;
+      case "[":
+        brackets++;
+        break;
+      case "{":
+        braces++;
+        break;
+      case ")":
+        if (parens-- === 0) break scan;
+        break;
+      case "]":
+        if (brackets-- === 0) break scan;
+        break;
+      case "}":
+        if (braces-- === 0) break scan;
+        break;
+      case "<":
+        angles++;
+        break;
+      case ">":
+        angles--;
+        break;
+      // A quote ends the value: `r'…'`, `f"…"` and `x="a"+y` are code. A backtick does not.
+      case '"':
+      case "'":
+        break scan;
+      case "`":
+        backticks++;
+        break;
+      case "#":
+        if (inQuery) break scan;
+        break;
+      case "|":
+        if (next === 124) break scan;
+        break;
+      case "&":
+      case ";":
+      case ",": {
+        if (c === "&" && (inQuery || next === 38)) break scan;
+        if (!isNameStart(next)) break;
+        const cap = Math.min(text.length, end + 2 + GENERIC_VALUE_MAX);
+        let k = end + 2;
+        while (k < cap && isNameChar(text.charCodeAt(k))) k++;
+        if (text[k] === "=") break scan;
+        break;
+      }
+    }
+  }
+  const droppable = (at) => {
+    const c = text[at];
+    return c === "," || c === ";" || c === "&" || c === ">" && angles < 0 || c === "`" && backticks % 2 === 1;
+  };
+  const drop = () => {
+    end--;
+    const c = text[end];
+    if (c === ">") angles++;
+    else if (c === "`") backticks--;
+  };
+  while (end > start) {
+    if (droppable(end - 1)) {
+      drop();
+      continue;
+    }
+    const c = text[end - 1];
+    if ((c === "." || c === ":" || c === "!" || c === "?") && end - 2 >= start && droppable(end - 2)) {
+      drop();
+      continue;
+    }
+    break;
+  }
+  return end;
+}
+function refineGenericValue(text, m, start, end) {
+  if (m.groups?.["s3"] === void 0) return [start, end];
+  const before = text[m.index - 1];
+  const stop = genericValueEnd(text, start, before === "?" || before === "&");
+  let from = start;
+  let eq = start;
+  while (eq < stop && isNameChar(text.charCodeAt(eq))) eq++;
+  if (eq < stop && text[eq] === "=" && isNameStart(text.charCodeAt(start)) && looksLikeCode(text.slice(start, eq))) from = eq + 1;
+  if (stop - from < 8) return null;
+  return [from, stop];
+}
+function wordList(v) {
+  const parts = v.split(/[,;&|]+/).filter((p) => p !== "");
+  return parts.length > 1 && parts.every((p) => looksLikeCode(p));
+}
+function notAUrlPassword(v) {
+  if (placeholderOrVariable(v)) return true;
+  const cut = v.search(/[?#]/);
+  if (cut === -1) return false;
+  const head = v.slice(0, cut);
+  return /^\d+$/.test(head) || head !== "" && placeholderOrVariable(head);
 }
 function secretSpan(m) {
   const groups = m.indices?.groups;
@@ -933,11 +1065,14 @@ function redactText(text) {
     const pattern = rule.pattern;
     pattern.lastIndex = 0;
     for (let m = pattern.exec(text); m !== null; m = pattern.exec(text)) {
-      const [start, end] = secretSpan(m);
+      const [matchStart, matchEnd] = secretSpan(m);
+      const refined = rule.refine ? rule.refine(text, m, matchStart, matchEnd) : [matchStart, matchEnd];
+      const [start, end] = refined ?? [matchStart, matchEnd];
       const secret = text.slice(start, end);
-      const kept = end <= start || globallyAllowed(secret) || !rule.weakIsSecret && filler(secret) || rule.entropy !== void 0 && shannonEntropy(secret) < rule.entropy || rule.allow?.(secret) === true;
+      const entropy = refined === null || end <= start ? 0 : shannonEntropy(secret);
+      const kept = refined === null || end <= start || globallyAllowed(secret) || !rule.weakIsSecret && filler(entropy) || rule.entropy !== void 0 && entropy < rule.entropy || rule.allow?.(secret) === true;
       if (kept) {
-        pattern.lastIndex = Math.max(m.index + 1, start);
+        pattern.lastIndex = Math.max(m.index + 1, matchStart);
         continue;
       }
       const at = insertionPoint(spans, start);
@@ -946,6 +1081,7 @@ function redactText(text) {
       if ((before === void 0 || before.end <= start) && (after === void 0 || end <= after.start)) {
         spans.splice(at, 0, { start, end, rule: r });
       }
+      if (end > pattern.lastIndex) pattern.lastIndex = end;
     }
   }
   if (spans.length === 0) return { text, findings: [] };
@@ -980,7 +1116,7 @@ function formatRedactionReport(findings) {
   const more = findings.length > REPORT_LIMIT ? `, \u2026 and ${findings.length - REPORT_LIMIT} more` : "";
   return `${head}: ${named.join(", ")}${more}`;
 }
-var L, R, LD, RD, PLACEHOLDER, VARIABLE_REFERENCE, WORD_RUNS, CODE_PATH, PATH_OR_URL, DIGEST, HEX_ID, UUID, VERSION, GENERIC_KEY, REDACTION_RULES, REPORT_LIMIT;
+var L, R, LD, RD, PLACEHOLDER, VARIABLE_REFERENCE, WORD_RUNS, CODE_PATH, PATH_OR_URL, DIGEST, ASCII_COUNTS, HEX_ID, UUID, VERSION, GENERIC_VALUE_MAX, SPACE, isSpace, isNameStart, isNameChar, GENERIC_KEY, REDACTION_RULES, REPORT_LIMIT;
 var init_redact = __esm({
   "src/guard/redact.ts"() {
     "use strict";
@@ -991,12 +1127,21 @@ var init_redact = __esm({
     PLACEHOLDER = /^(?:\$.*|%[A-Za-z_(].*|\{.*\}|<.*>|\[.*\]|\*+|x+|X+|\.\.\.|…|password|passwd|pass|pwd|secret|changeme|redacted|hidden|none|null|undefined)$/i;
     VARIABLE_REFERENCE = /^(?:\$|%[A-Za-z_]|\{\{|\{%|os\.environ|os\.getenv|process\.env|import\.meta\.env|env\.|ENV\[|ENV\.fetch|System\.getenv|getenv\(|secrets\.|vars\.)/;
     WORD_RUNS = /[A-Z]?[a-z]+|[A-Z]+(?![a-z])/g;
-    CODE_PATH = /^[A-Za-z_$][\w$-]*(?:(?:\.|::|->)[A-Za-z_$][\w$-]*)*(?<tail>[([].*)?$/;
+    CODE_PATH = /^[A-Za-z_$][\w$-]*!?(?:(?:\.|\?\.|::|->)[A-Za-z_$][\w$-]*!?)*(?<tail>[([<].*)?$/;
     PATH_OR_URL = /^(?:\.{0,2}\/|~\/|[A-Za-z]:\\|[a-z][a-z0-9+.-]*:\/\/)|^[\w.-]+(?:\/[\w.-]+)+\.[A-Za-z]{1,5}$/;
     DIGEST = /^(?:sha1|sha256|sha384|sha512|md5|blake2b?):[0-9a-fA-F]+$/i;
+    ASCII_COUNTS = new Uint32Array(128);
     HEX_ID = /^(?:[0-9a-fA-F]{40}|[0-9a-fA-F]{64})$/;
     UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
     VERSION = /^v?\d+(?:\.\d+)+(?:[-+][0-9A-Za-z.+-]*)?$/;
+    GENERIC_VALUE_MAX = 256;
+    SPACE = /\s/;
+    isSpace = (text, i) => {
+      const c = text.charCodeAt(i);
+      return c <= 32 || c > 126 && SPACE.test(text[i]);
+    };
+    isNameStart = (c) => c >= 65 && c <= 90 || c >= 97 && c <= 122 || c === 95;
+    isNameChar = (c) => isNameStart(c) || c >= 48 && c <= 57 || c === 46 || c === 45;
     GENERIC_KEY = "(?:pass(?:word|wd|phrase)|secret|token|api[_.-]?key|apikey|access[_.-]?key|auth[_.-]?key|private[_.-]?key|secret[_.-]?key|credentials?)";
     REDACTION_RULES = [
       {
@@ -1263,12 +1408,12 @@ var init_redact = __esm({
       {
         id: "url-password",
         weakIsSecret: true,
-        description: "the password in a URL or DSN (scheme://user:PASSWORD@host), password only",
+        description: "the password in a URL or DSN (scheme://user:PASSWORD@host, raw ? and # included), password only",
         keywords: ["://"],
         pattern: re(
-          "(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{1,30}://[^\\s:/?#@\"'<>\\[\\]`]*:(?<s>[^\\s@/?#\"'<>`]+)@(?=[^\\s@/?#\"'<>`])"
+          "(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{1,30}://[^\\s:/?#@\"'<>\\[\\]`]*:(?<s>[^\\s@/\"'<>`]+)@(?=[^\\s@/?#\"'<>`])"
         ),
-        allow: placeholderOrVariable
+        allow: notAUrlPassword
       },
       {
         id: "connection-string-password",
@@ -1283,15 +1428,16 @@ var init_redact = __esm({
       },
       {
         id: "generic-secret",
-        description: "password/secret/token/api_key = value assignments (=, :, quotes, export, JSON, YAML); value of 8+ characters with entropy >= 3.5 bits/char",
+        description: "password/secret/token/api_key = value assignments (=, :, quotes, export, JSON, YAML); an unquoted value runs to whitespace; 8+ characters with entropy >= 3.5 bits/char",
         keywords: ["pass", "secret", "token", "key", "credential"],
         pattern: re(
-          `(?<![A-Za-z0-9_.-])[A-Za-z0-9_.-]*?${GENERIC_KEY}["'\`]?(?:\\s*:\\s*string)?\\s*(?::=|=>|=|:)(?![=:>])\\s*(?:"(?<s>[^"\\s]{8,256})"|'(?<s1>[^'\\s]{8,256})'|\`(?<s2>[^\`\\s]{8,256})\`|(?<s3>[^\\s"'\`,;&<>(){}\\[\\]=]{8,256}={0,2}))`,
+          `(?<![A-Za-z0-9_.-])[A-Za-z0-9_.-]*?${GENERIC_KEY}["'\`]?(?:\\s*:\\s*string)?\\s*(?::=|=>|=|:)(?![=:>])\\s*(?:"(?<s>[^"\\s]{8,256})"|'(?<s1>[^'\\s]{8,256})'|\`(?<s2>[^\`\\s]{8,256})\`|(?<s3>[^\\s"'\`,;&<>(){}\\[\\]=:]))`,
           "i"
         ),
         entropy: 3.5,
+        refine: refineGenericValue,
         // `NAME=` is the next assignment on the line, not a value ending in base64 padding.
-        allow: (v) => placeholderOrVariable(v) || looksLikeCode(v.replace(/=+$/, "")) || PATH_OR_URL.test(v) || DIGEST.test(v) || VERSION.test(v)
+        allow: (v) => placeholderOrVariable(v) || looksLikeCode(v.replace(/=+$/, "")) || wordList(v) || PATH_OR_URL.test(v) || DIGEST.test(v) || VERSION.test(v)
       }
     ];
     REPORT_LIMIT = 20;
@@ -1374,7 +1520,7 @@ var require_builtin_node_fs_appendFile_appendFileSync_access_accessSync_chown_ch
 // lazy:chunk:pkg:proper-lockfile
 var require_chunk_pkg_proper_lockfile = __commonJS({
   "lazy:chunk:pkg:proper-lockfile"(exports, module) {
-    module.exports = __shChunk("pkg:proper-lockfile", 'var __getOwnPropNames=Object.getOwnPropertyNames;var __commonJS=(cb,mod)=>function(){try{return mod||(0,cb[__getOwnPropNames(cb)[0]])((mod={exports:{}}).exports,mod),mod.exports}catch(e){throw mod=0,e}};var require_retry_operation=__commonJS({"../../work/main/node_modules/retry/lib/retry_operation.js"(exports2,module2){function RetryOperation(timeouts,options){typeof options=="boolean"&&(options={forever:options}),this._originalTimeouts=JSON.parse(JSON.stringify(timeouts)),this._timeouts=timeouts,this._options=options||{},this._maxRetryTime=options&&options.maxRetryTime||1/0,this._fn=null,this._errors=[],this._attempts=1,this._operationTimeout=null,this._operationTimeoutCb=null,this._timeout=null,this._operationStart=null,this._options.forever&&(this._cachedTimeouts=this._timeouts.slice(0))}module2.exports=RetryOperation;RetryOperation.prototype.reset=function(){this._attempts=1,this._timeouts=this._originalTimeouts};RetryOperation.prototype.stop=function(){this._timeout&&clearTimeout(this._timeout),this._timeouts=[],this._cachedTimeouts=null};RetryOperation.prototype.retry=function(err){if(this._timeout&&clearTimeout(this._timeout),!err)return!1;var currentTime=new Date().getTime();if(err&&currentTime-this._operationStart>=this._maxRetryTime)return this._errors.unshift(new Error("RetryOperation timeout occurred")),!1;this._errors.push(err);var timeout=this._timeouts.shift();if(timeout===void 0)if(this._cachedTimeouts)this._errors.splice(this._errors.length-1,this._errors.length),this._timeouts=this._cachedTimeouts.slice(0),timeout=this._timeouts.shift();else return!1;var self=this,timer=setTimeout(function(){self._attempts++,self._operationTimeoutCb&&(self._timeout=setTimeout(function(){self._operationTimeoutCb(self._attempts)},self._operationTimeout),self._options.unref&&self._timeout.unref()),self._fn(self._attempts)},timeout);return this._options.unref&&timer.unref(),!0};RetryOperation.prototype.attempt=function(fn,timeoutOps){this._fn=fn,timeoutOps&&(timeoutOps.timeout&&(this._operationTimeout=timeoutOps.timeout),timeoutOps.cb&&(this._operationTimeoutCb=timeoutOps.cb));var self=this;this._operationTimeoutCb&&(this._timeout=setTimeout(function(){self._operationTimeoutCb()},self._operationTimeout)),this._operationStart=new Date().getTime(),this._fn(this._attempts)};RetryOperation.prototype.try=function(fn){console.log("Using RetryOperation.try() is deprecated"),this.attempt(fn)};RetryOperation.prototype.start=function(fn){console.log("Using RetryOperation.start() is deprecated"),this.attempt(fn)};RetryOperation.prototype.start=RetryOperation.prototype.try;RetryOperation.prototype.errors=function(){return this._errors};RetryOperation.prototype.attempts=function(){return this._attempts};RetryOperation.prototype.mainError=function(){if(this._errors.length===0)return null;for(var counts={},mainError=null,mainErrorCount=0,i=0;i<this._errors.length;i++){var error=this._errors[i],message=error.message,count=(counts[message]||0)+1;counts[message]=count,count>=mainErrorCount&&(mainError=error,mainErrorCount=count)}return mainError}}});var require_retry=__commonJS({"../../work/main/node_modules/retry/lib/retry.js"(exports2){var RetryOperation=require_retry_operation();exports2.operation=function(options){var timeouts=exports2.timeouts(options);return new RetryOperation(timeouts,{forever:options&&options.forever,unref:options&&options.unref,maxRetryTime:options&&options.maxRetryTime})};exports2.timeouts=function(options){if(options instanceof Array)return[].concat(options);var opts={retries:10,factor:2,minTimeout:1*1e3,maxTimeout:1/0,randomize:!1};for(var key in options)opts[key]=options[key];if(opts.minTimeout>opts.maxTimeout)throw new Error("minTimeout is greater than maxTimeout");for(var timeouts=[],i=0;i<opts.retries;i++)timeouts.push(this.createTimeout(i,opts));return options&&options.forever&&!timeouts.length&&timeouts.push(this.createTimeout(i,opts)),timeouts.sort(function(a,b){return a-b}),timeouts};exports2.createTimeout=function(attempt,opts){var random=opts.randomize?Math.random()+1:1,timeout=Math.round(random*opts.minTimeout*Math.pow(opts.factor,attempt));return timeout=Math.min(timeout,opts.maxTimeout),timeout};exports2.wrap=function(obj,options,methods){if(options instanceof Array&&(methods=options,options=null),!methods){methods=[];for(var key in obj)typeof obj[key]=="function"&&methods.push(key)}for(var i=0;i<methods.length;i++){var method=methods[i],original=obj[method];obj[method]=function(original2){var op=exports2.operation(options),args=Array.prototype.slice.call(arguments,1),callback=args.pop();args.push(function(err){op.retry(err)||(err&&(arguments[0]=op.mainError()),callback.apply(this,arguments))}),op.attempt(function(){original2.apply(obj,args)})}.bind(obj,original),obj[method].options=options}}}});var require_retry2=__commonJS({"../../work/main/node_modules/retry/index.js"(exports2,module2){module2.exports=require_retry()}});var require_signal_exit=__commonJS({"substitute:signal-exit"(exports2,module2){module2.exports=()=>()=>{}}});var require_mtime_precision=__commonJS({"../../work/main/node_modules/proper-lockfile/lib/mtime-precision.js"(exports2,module2){"use strict";var cacheSymbol=Symbol();function probe(file,fs,callback){let cachedPrecision=fs[cacheSymbol];if(cachedPrecision)return fs.stat(file,(err,stat)=>{if(err)return callback(err);callback(null,stat.mtime,cachedPrecision)});let mtime=new Date(Math.ceil(Date.now()/1e3)*1e3+5);fs.utimes(file,mtime,mtime,err=>{if(err)return callback(err);fs.stat(file,(err2,stat)=>{if(err2)return callback(err2);let precision=stat.mtime.getTime()%1e3===0?"s":"ms";Object.defineProperty(fs,cacheSymbol,{value:precision}),callback(null,stat.mtime,precision)})})}function getMtime(precision){let now=Date.now();return precision==="s"&&(now=Math.ceil(now/1e3)*1e3),new Date(now)}module2.exports.probe=probe;module2.exports.getMtime=getMtime}});var require_lockfile=__commonJS({"../../work/main/node_modules/proper-lockfile/lib/lockfile.js"(exports2,module2){"use strict";var path=require("path"),fs=require("node:fs"),retry=require_retry2(),onExit=require_signal_exit(),mtimePrecision=require_mtime_precision(),locks={};function getLockFile(file,options){return options.lockfilePath||`${file}.lock`}function resolveCanonicalPath(file,options,callback){if(!options.realpath)return callback(null,path.resolve(file));options.fs.realpath(file,callback)}function acquireLock(file,options,callback){let lockfilePath=getLockFile(file,options);options.fs.mkdir(lockfilePath,err=>{if(!err)return mtimePrecision.probe(lockfilePath,options.fs,(err2,mtime,mtimePrecision2)=>{if(err2)return options.fs.rmdir(lockfilePath,()=>{}),callback(err2);callback(null,mtime,mtimePrecision2)});if(err.code!=="EEXIST")return callback(err);if(options.stale<=0)return callback(Object.assign(new Error("Lock file is already being held"),{code:"ELOCKED",file}));options.fs.stat(lockfilePath,(err2,stat)=>{if(err2)return err2.code==="ENOENT"?acquireLock(file,{...options,stale:0},callback):callback(err2);if(!isLockStale(stat,options))return callback(Object.assign(new Error("Lock file is already being held"),{code:"ELOCKED",file}));removeLock(file,options,err3=>{if(err3)return callback(err3);acquireLock(file,{...options,stale:0},callback)})})})}function isLockStale(stat,options){return stat.mtime.getTime()<Date.now()-options.stale}function removeLock(file,options,callback){options.fs.rmdir(getLockFile(file,options),err=>{if(err&&err.code!=="ENOENT")return callback(err);callback()})}function updateLock(file,options){let lock2=locks[file];lock2.updateTimeout||(lock2.updateDelay=lock2.updateDelay||options.update,lock2.updateTimeout=setTimeout(()=>{lock2.updateTimeout=null,options.fs.stat(lock2.lockfilePath,(err,stat)=>{let isOverThreshold=lock2.lastUpdate+options.stale<Date.now();if(err)return err.code==="ENOENT"||isOverThreshold?setLockAsCompromised(file,lock2,Object.assign(err,{code:"ECOMPROMISED"})):(lock2.updateDelay=1e3,updateLock(file,options));if(!(lock2.mtime.getTime()===stat.mtime.getTime()))return setLockAsCompromised(file,lock2,Object.assign(new Error("Unable to update lock within the stale threshold"),{code:"ECOMPROMISED"}));let mtime=mtimePrecision.getMtime(lock2.mtimePrecision);options.fs.utimes(lock2.lockfilePath,mtime,mtime,err2=>{let isOverThreshold2=lock2.lastUpdate+options.stale<Date.now();if(!lock2.released){if(err2)return err2.code==="ENOENT"||isOverThreshold2?setLockAsCompromised(file,lock2,Object.assign(err2,{code:"ECOMPROMISED"})):(lock2.updateDelay=1e3,updateLock(file,options));lock2.mtime=mtime,lock2.lastUpdate=Date.now(),lock2.updateDelay=null,updateLock(file,options)}})})},lock2.updateDelay),lock2.updateTimeout.unref&&lock2.updateTimeout.unref())}function setLockAsCompromised(file,lock2,err){lock2.released=!0,lock2.updateTimeout&&clearTimeout(lock2.updateTimeout),locks[file]===lock2&&delete locks[file],lock2.options.onCompromised(err)}function lock(file,options,callback){options={stale:1e4,update:null,realpath:!0,retries:0,fs,onCompromised:err=>{throw err},...options},options.retries=options.retries||0,options.retries=typeof options.retries=="number"?{retries:options.retries}:options.retries,options.stale=Math.max(options.stale||0,2e3),options.update=options.update==null?options.stale/2:options.update||0,options.update=Math.max(Math.min(options.update,options.stale/2),1e3),resolveCanonicalPath(file,options,(err,file2)=>{if(err)return callback(err);let operation=retry.operation(options.retries);operation.attempt(()=>{acquireLock(file2,options,(err2,mtime,mtimePrecision2)=>{if(operation.retry(err2))return;if(err2)return callback(operation.mainError());let lock2=locks[file2]={lockfilePath:getLockFile(file2,options),mtime,mtimePrecision:mtimePrecision2,options,lastUpdate:Date.now()};updateLock(file2,options),callback(null,releasedCallback=>{if(lock2.released)return releasedCallback&&releasedCallback(Object.assign(new Error("Lock is already released"),{code:"ERELEASED"}));unlock(file2,{...options,realpath:!1},releasedCallback)})})})})}function unlock(file,options,callback){options={fs,realpath:!0,...options},resolveCanonicalPath(file,options,(err,file2)=>{if(err)return callback(err);let lock2=locks[file2];if(!lock2)return callback(Object.assign(new Error("Lock is not acquired/owned by you"),{code:"ENOTACQUIRED"}));lock2.updateTimeout&&clearTimeout(lock2.updateTimeout),lock2.released=!0,delete locks[file2],removeLock(file2,options,callback)})}function check(file,options,callback){options={stale:1e4,realpath:!0,fs,...options},options.stale=Math.max(options.stale||0,2e3),resolveCanonicalPath(file,options,(err,file2)=>{if(err)return callback(err);options.fs.stat(getLockFile(file2,options),(err2,stat)=>err2?err2.code==="ENOENT"?callback(null,!1):callback(err2):callback(null,!isLockStale(stat,options)))})}function getLocks(){return locks}onExit(()=>{for(let file in locks){let options=locks[file].options;try{options.fs.rmdirSync(getLockFile(file,options))}catch{}}});module2.exports.lock=lock;module2.exports.unlock=unlock;module2.exports.check=check;module2.exports.getLocks=getLocks}});var require_adapter=__commonJS({"../../work/main/node_modules/proper-lockfile/lib/adapter.js"(exports2,module2){"use strict";var fs=require("node:fs");function createSyncFs(fs2){let methods=["mkdir","realpath","stat","rmdir","utimes"],newFs={...fs2};return methods.forEach(method=>{newFs[method]=(...args)=>{let callback=args.pop(),ret;try{ret=fs2[`${method}Sync`](...args)}catch(err){return callback(err)}callback(null,ret)}}),newFs}function toPromise(method){return(...args)=>new Promise((resolve,reject)=>{args.push((err,result)=>{err?reject(err):resolve(result)}),method(...args)})}function toSync(method){return(...args)=>{let err,result;if(args.push((_err,_result)=>{err=_err,result=_result}),method(...args),err)throw err;return result}}function toSyncOptions(options){if(options={...options},options.fs=createSyncFs(options.fs||fs),typeof options.retries=="number"&&options.retries>0||options.retries&&typeof options.retries.retries=="number"&&options.retries.retries>0)throw Object.assign(new Error("Cannot use retries with the sync api"),{code:"ESYNC"});return options}module2.exports={toPromise,toSync,toSyncOptions}}});var require_proper_lockfile=__commonJS({"../../work/main/node_modules/proper-lockfile/index.js"(exports2,module2){"use strict";var lockfile=require_lockfile(),{toPromise,toSync,toSyncOptions}=require_adapter();async function lock(file,options){let release=await toPromise(lockfile.lock)(file,options);return toPromise(release)}function lockSync(file,options){let release=toSync(lockfile.lock)(file,toSyncOptions(options));return toSync(release)}function unlock(file,options){return toPromise(lockfile.unlock)(file,options)}function unlockSync(file,options){return toSync(lockfile.unlock)(file,toSyncOptions(options))}function check(file,options){return toPromise(lockfile.check)(file,options)}function checkSync(file,options){return toSync(lockfile.check)(file,toSyncOptions(options))}module2.exports=lock;module2.exports.lock=lock;module2.exports.unlock=unlock;module2.exports.lockSync=lockSync;module2.exports.unlockSync=unlockSync;module2.exports.check=check;module2.exports.checkSync=checkSync}});module.exports=require_proper_lockfile();\n', {});
+    module.exports = __shChunk("pkg:proper-lockfile", 'var __getOwnPropNames=Object.getOwnPropertyNames;var __commonJS=(cb,mod)=>function(){try{return mod||(0,cb[__getOwnPropNames(cb)[0]])((mod={exports:{}}).exports,mod),mod.exports}catch(e){throw mod=0,e}};var require_retry_operation=__commonJS({"node_modules/retry/lib/retry_operation.js"(exports2,module2){function RetryOperation(timeouts,options){typeof options=="boolean"&&(options={forever:options}),this._originalTimeouts=JSON.parse(JSON.stringify(timeouts)),this._timeouts=timeouts,this._options=options||{},this._maxRetryTime=options&&options.maxRetryTime||1/0,this._fn=null,this._errors=[],this._attempts=1,this._operationTimeout=null,this._operationTimeoutCb=null,this._timeout=null,this._operationStart=null,this._options.forever&&(this._cachedTimeouts=this._timeouts.slice(0))}module2.exports=RetryOperation;RetryOperation.prototype.reset=function(){this._attempts=1,this._timeouts=this._originalTimeouts};RetryOperation.prototype.stop=function(){this._timeout&&clearTimeout(this._timeout),this._timeouts=[],this._cachedTimeouts=null};RetryOperation.prototype.retry=function(err){if(this._timeout&&clearTimeout(this._timeout),!err)return!1;var currentTime=new Date().getTime();if(err&&currentTime-this._operationStart>=this._maxRetryTime)return this._errors.unshift(new Error("RetryOperation timeout occurred")),!1;this._errors.push(err);var timeout=this._timeouts.shift();if(timeout===void 0)if(this._cachedTimeouts)this._errors.splice(this._errors.length-1,this._errors.length),this._timeouts=this._cachedTimeouts.slice(0),timeout=this._timeouts.shift();else return!1;var self=this,timer=setTimeout(function(){self._attempts++,self._operationTimeoutCb&&(self._timeout=setTimeout(function(){self._operationTimeoutCb(self._attempts)},self._operationTimeout),self._options.unref&&self._timeout.unref()),self._fn(self._attempts)},timeout);return this._options.unref&&timer.unref(),!0};RetryOperation.prototype.attempt=function(fn,timeoutOps){this._fn=fn,timeoutOps&&(timeoutOps.timeout&&(this._operationTimeout=timeoutOps.timeout),timeoutOps.cb&&(this._operationTimeoutCb=timeoutOps.cb));var self=this;this._operationTimeoutCb&&(this._timeout=setTimeout(function(){self._operationTimeoutCb()},self._operationTimeout)),this._operationStart=new Date().getTime(),this._fn(this._attempts)};RetryOperation.prototype.try=function(fn){console.log("Using RetryOperation.try() is deprecated"),this.attempt(fn)};RetryOperation.prototype.start=function(fn){console.log("Using RetryOperation.start() is deprecated"),this.attempt(fn)};RetryOperation.prototype.start=RetryOperation.prototype.try;RetryOperation.prototype.errors=function(){return this._errors};RetryOperation.prototype.attempts=function(){return this._attempts};RetryOperation.prototype.mainError=function(){if(this._errors.length===0)return null;for(var counts={},mainError=null,mainErrorCount=0,i=0;i<this._errors.length;i++){var error=this._errors[i],message=error.message,count=(counts[message]||0)+1;counts[message]=count,count>=mainErrorCount&&(mainError=error,mainErrorCount=count)}return mainError}}});var require_retry=__commonJS({"node_modules/retry/lib/retry.js"(exports2){var RetryOperation=require_retry_operation();exports2.operation=function(options){var timeouts=exports2.timeouts(options);return new RetryOperation(timeouts,{forever:options&&options.forever,unref:options&&options.unref,maxRetryTime:options&&options.maxRetryTime})};exports2.timeouts=function(options){if(options instanceof Array)return[].concat(options);var opts={retries:10,factor:2,minTimeout:1*1e3,maxTimeout:1/0,randomize:!1};for(var key in options)opts[key]=options[key];if(opts.minTimeout>opts.maxTimeout)throw new Error("minTimeout is greater than maxTimeout");for(var timeouts=[],i=0;i<opts.retries;i++)timeouts.push(this.createTimeout(i,opts));return options&&options.forever&&!timeouts.length&&timeouts.push(this.createTimeout(i,opts)),timeouts.sort(function(a,b){return a-b}),timeouts};exports2.createTimeout=function(attempt,opts){var random=opts.randomize?Math.random()+1:1,timeout=Math.round(random*opts.minTimeout*Math.pow(opts.factor,attempt));return timeout=Math.min(timeout,opts.maxTimeout),timeout};exports2.wrap=function(obj,options,methods){if(options instanceof Array&&(methods=options,options=null),!methods){methods=[];for(var key in obj)typeof obj[key]=="function"&&methods.push(key)}for(var i=0;i<methods.length;i++){var method=methods[i],original=obj[method];obj[method]=function(original2){var op=exports2.operation(options),args=Array.prototype.slice.call(arguments,1),callback=args.pop();args.push(function(err){op.retry(err)||(err&&(arguments[0]=op.mainError()),callback.apply(this,arguments))}),op.attempt(function(){original2.apply(obj,args)})}.bind(obj,original),obj[method].options=options}}}});var require_retry2=__commonJS({"node_modules/retry/index.js"(exports2,module2){module2.exports=require_retry()}});var require_signal_exit=__commonJS({"substitute:signal-exit"(exports2,module2){module2.exports=()=>()=>{}}});var require_mtime_precision=__commonJS({"node_modules/proper-lockfile/lib/mtime-precision.js"(exports2,module2){"use strict";var cacheSymbol=Symbol();function probe(file,fs,callback){let cachedPrecision=fs[cacheSymbol];if(cachedPrecision)return fs.stat(file,(err,stat)=>{if(err)return callback(err);callback(null,stat.mtime,cachedPrecision)});let mtime=new Date(Math.ceil(Date.now()/1e3)*1e3+5);fs.utimes(file,mtime,mtime,err=>{if(err)return callback(err);fs.stat(file,(err2,stat)=>{if(err2)return callback(err2);let precision=stat.mtime.getTime()%1e3===0?"s":"ms";Object.defineProperty(fs,cacheSymbol,{value:precision}),callback(null,stat.mtime,precision)})})}function getMtime(precision){let now=Date.now();return precision==="s"&&(now=Math.ceil(now/1e3)*1e3),new Date(now)}module2.exports.probe=probe;module2.exports.getMtime=getMtime}});var require_lockfile=__commonJS({"node_modules/proper-lockfile/lib/lockfile.js"(exports2,module2){"use strict";var path=require("path"),fs=require("node:fs"),retry=require_retry2(),onExit=require_signal_exit(),mtimePrecision=require_mtime_precision(),locks={};function getLockFile(file,options){return options.lockfilePath||`${file}.lock`}function resolveCanonicalPath(file,options,callback){if(!options.realpath)return callback(null,path.resolve(file));options.fs.realpath(file,callback)}function acquireLock(file,options,callback){let lockfilePath=getLockFile(file,options);options.fs.mkdir(lockfilePath,err=>{if(!err)return mtimePrecision.probe(lockfilePath,options.fs,(err2,mtime,mtimePrecision2)=>{if(err2)return options.fs.rmdir(lockfilePath,()=>{}),callback(err2);callback(null,mtime,mtimePrecision2)});if(err.code!=="EEXIST")return callback(err);if(options.stale<=0)return callback(Object.assign(new Error("Lock file is already being held"),{code:"ELOCKED",file}));options.fs.stat(lockfilePath,(err2,stat)=>{if(err2)return err2.code==="ENOENT"?acquireLock(file,{...options,stale:0},callback):callback(err2);if(!isLockStale(stat,options))return callback(Object.assign(new Error("Lock file is already being held"),{code:"ELOCKED",file}));removeLock(file,options,err3=>{if(err3)return callback(err3);acquireLock(file,{...options,stale:0},callback)})})})}function isLockStale(stat,options){return stat.mtime.getTime()<Date.now()-options.stale}function removeLock(file,options,callback){options.fs.rmdir(getLockFile(file,options),err=>{if(err&&err.code!=="ENOENT")return callback(err);callback()})}function updateLock(file,options){let lock2=locks[file];lock2.updateTimeout||(lock2.updateDelay=lock2.updateDelay||options.update,lock2.updateTimeout=setTimeout(()=>{lock2.updateTimeout=null,options.fs.stat(lock2.lockfilePath,(err,stat)=>{let isOverThreshold=lock2.lastUpdate+options.stale<Date.now();if(err)return err.code==="ENOENT"||isOverThreshold?setLockAsCompromised(file,lock2,Object.assign(err,{code:"ECOMPROMISED"})):(lock2.updateDelay=1e3,updateLock(file,options));if(!(lock2.mtime.getTime()===stat.mtime.getTime()))return setLockAsCompromised(file,lock2,Object.assign(new Error("Unable to update lock within the stale threshold"),{code:"ECOMPROMISED"}));let mtime=mtimePrecision.getMtime(lock2.mtimePrecision);options.fs.utimes(lock2.lockfilePath,mtime,mtime,err2=>{let isOverThreshold2=lock2.lastUpdate+options.stale<Date.now();if(!lock2.released){if(err2)return err2.code==="ENOENT"||isOverThreshold2?setLockAsCompromised(file,lock2,Object.assign(err2,{code:"ECOMPROMISED"})):(lock2.updateDelay=1e3,updateLock(file,options));lock2.mtime=mtime,lock2.lastUpdate=Date.now(),lock2.updateDelay=null,updateLock(file,options)}})})},lock2.updateDelay),lock2.updateTimeout.unref&&lock2.updateTimeout.unref())}function setLockAsCompromised(file,lock2,err){lock2.released=!0,lock2.updateTimeout&&clearTimeout(lock2.updateTimeout),locks[file]===lock2&&delete locks[file],lock2.options.onCompromised(err)}function lock(file,options,callback){options={stale:1e4,update:null,realpath:!0,retries:0,fs,onCompromised:err=>{throw err},...options},options.retries=options.retries||0,options.retries=typeof options.retries=="number"?{retries:options.retries}:options.retries,options.stale=Math.max(options.stale||0,2e3),options.update=options.update==null?options.stale/2:options.update||0,options.update=Math.max(Math.min(options.update,options.stale/2),1e3),resolveCanonicalPath(file,options,(err,file2)=>{if(err)return callback(err);let operation=retry.operation(options.retries);operation.attempt(()=>{acquireLock(file2,options,(err2,mtime,mtimePrecision2)=>{if(operation.retry(err2))return;if(err2)return callback(operation.mainError());let lock2=locks[file2]={lockfilePath:getLockFile(file2,options),mtime,mtimePrecision:mtimePrecision2,options,lastUpdate:Date.now()};updateLock(file2,options),callback(null,releasedCallback=>{if(lock2.released)return releasedCallback&&releasedCallback(Object.assign(new Error("Lock is already released"),{code:"ERELEASED"}));unlock(file2,{...options,realpath:!1},releasedCallback)})})})})}function unlock(file,options,callback){options={fs,realpath:!0,...options},resolveCanonicalPath(file,options,(err,file2)=>{if(err)return callback(err);let lock2=locks[file2];if(!lock2)return callback(Object.assign(new Error("Lock is not acquired/owned by you"),{code:"ENOTACQUIRED"}));lock2.updateTimeout&&clearTimeout(lock2.updateTimeout),lock2.released=!0,delete locks[file2],removeLock(file2,options,callback)})}function check(file,options,callback){options={stale:1e4,realpath:!0,fs,...options},options.stale=Math.max(options.stale||0,2e3),resolveCanonicalPath(file,options,(err,file2)=>{if(err)return callback(err);options.fs.stat(getLockFile(file2,options),(err2,stat)=>err2?err2.code==="ENOENT"?callback(null,!1):callback(err2):callback(null,!isLockStale(stat,options)))})}function getLocks(){return locks}onExit(()=>{for(let file in locks){let options=locks[file].options;try{options.fs.rmdirSync(getLockFile(file,options))}catch{}}});module2.exports.lock=lock;module2.exports.unlock=unlock;module2.exports.check=check;module2.exports.getLocks=getLocks}});var require_adapter=__commonJS({"node_modules/proper-lockfile/lib/adapter.js"(exports2,module2){"use strict";var fs=require("node:fs");function createSyncFs(fs2){let methods=["mkdir","realpath","stat","rmdir","utimes"],newFs={...fs2};return methods.forEach(method=>{newFs[method]=(...args)=>{let callback=args.pop(),ret;try{ret=fs2[`${method}Sync`](...args)}catch(err){return callback(err)}callback(null,ret)}}),newFs}function toPromise(method){return(...args)=>new Promise((resolve,reject)=>{args.push((err,result)=>{err?reject(err):resolve(result)}),method(...args)})}function toSync(method){return(...args)=>{let err,result;if(args.push((_err,_result)=>{err=_err,result=_result}),method(...args),err)throw err;return result}}function toSyncOptions(options){if(options={...options},options.fs=createSyncFs(options.fs||fs),typeof options.retries=="number"&&options.retries>0||options.retries&&typeof options.retries.retries=="number"&&options.retries.retries>0)throw Object.assign(new Error("Cannot use retries with the sync api"),{code:"ESYNC"});return options}module2.exports={toPromise,toSync,toSyncOptions}}});var require_proper_lockfile=__commonJS({"node_modules/proper-lockfile/index.js"(exports2,module2){"use strict";var lockfile=require_lockfile(),{toPromise,toSync,toSyncOptions}=require_adapter();async function lock(file,options){let release=await toPromise(lockfile.lock)(file,options);return toPromise(release)}function lockSync(file,options){let release=toSync(lockfile.lock)(file,toSyncOptions(options));return toSync(release)}function unlock(file,options){return toPromise(lockfile.unlock)(file,options)}function unlockSync(file,options){return toSync(lockfile.unlock)(file,toSyncOptions(options))}function check(file,options){return toPromise(lockfile.check)(file,options)}function checkSync(file,options){return toSync(lockfile.check)(file,toSyncOptions(options))}module2.exports=lock;module2.exports.lock=lock;module2.exports.unlock=unlock;module2.exports.lockSync=lockSync;module2.exports.unlockSync=unlockSync;module2.exports.check=check;module2.exports.checkSync=checkSync}});module.exports=require_proper_lockfile();\n', {});
   }
 });
 
@@ -1530,9 +1676,12 @@ function exists(p) {
     return false;
   }
 }
-function expandHome(p) {
-  if (p === "~") return (0, import_node_os3.homedir)();
-  if (p.startsWith("~/")) return import_node_path5.default.join((0, import_node_os3.homedir)(), p.slice(2));
+function home(env) {
+  return env.HOME || (0, import_node_os3.homedir)();
+}
+function expandHome(p, env) {
+  if (p === "~") return home(env);
+  if (p.startsWith("~/")) return import_node_path5.default.join(home(env), p.slice(2));
   return p;
 }
 function pauseSwitch(memDir, env) {
@@ -1540,10 +1689,10 @@ function pauseSwitch(memDir, env) {
   if (memDir !== null && exists(import_node_path5.default.join(memDir, "PAUSE"))) return import_node_path5.default.join(memDir, "PAUSE");
   const named = env.SESSION_HANDOFF_PAUSE;
   if (named) {
-    const p = expandHome(named);
+    const p = expandHome(named, env);
     if (exists(p)) return p;
   }
-  const config = env.XDG_CONFIG_HOME ? env.XDG_CONFIG_HOME : import_node_path5.default.join((0, import_node_os3.homedir)(), ".config");
+  const config = env.XDG_CONFIG_HOME ? env.XDG_CONFIG_HOME : import_node_path5.default.join(home(env), ".config");
   const global = import_node_path5.default.join(config, "session-handoff", "PAUSE");
   if (exists(global)) return global;
   return null;
@@ -2030,7 +2179,9 @@ function droppedItems(prior, next) {
   const haystack = normalise(next.replace(/\r\n?/g, "\n"));
   return openItems(prior).filter((item) => {
     const needle = normalise(item.text);
-    return needle.length > 0 && !haystack.includes(needle);
+    if (needle.length === 0 || haystack.includes(needle)) return false;
+    const title = normalise(item.text.split(/:\s|\s[—–-]\s|\s\(/)[0] ?? "");
+    return !(title.length >= 6 && title.length < needle.length && haystack.includes(title));
   });
 }
 function droppedReport(items) {
