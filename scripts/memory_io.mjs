@@ -296,13 +296,6 @@ var init_envelope = __esm({
   }
 });
 
-// lazy:builtin:node:fs:lstatSync
-var require_builtin_node_fs_lstatSync = __commonJS({
-  "lazy:builtin:node:fs:lstatSync"(exports, module) {
-    module.exports = __shBuiltin("node:fs", "lstatSync");
-  }
-});
-
 // lazy:builtin:node:path:resolve,normalize,isAbsolute,join,relative,toNamespacedPath,dirname,basename,extname,format,parse,matchesGlob,sep,delimiter,win32,posix,_makeLong
 var require_builtin_node_path_resolve_normalize_isAbsolute_join_relative_toNamespacedPath_dirname_basename_extname_format_parse_matchesGlob_sep_delimiter_win32_posix_makeLong = __commonJS({
   "lazy:builtin:node:path:resolve,normalize,isAbsolute,join,relative,toNamespacedPath,dirname,basename,extname,format,parse,matchesGlob,sep,delimiter,win32,posix,_makeLong"(exports, module) {
@@ -595,6 +588,16 @@ function listPrivate(dir) {
   }
   return out;
 }
+function lstatBig(p) {
+  try {
+    return (0, import_node_fs4.lstatSync)(p, { bigint: true });
+  } catch {
+    return null;
+  }
+}
+function hasPrivatePartner(dir, file, ino) {
+  return listPrivate(dir).some((e) => e.file === file && lstatBig(e.path)?.ino === ino);
+}
 function readOwner(lockDir) {
   try {
     const text = (0, import_node_fs4.readFileSync)(import_node_path2.default.join(lockDir, OWNER_NAME), "utf8");
@@ -656,13 +659,6 @@ function inProgressOrInterrupted(memDirOrRoot, lockDir, file, leftover) {
   }
   return new Refused(`an interrupted save left ${file} in recovery in ${memDirOrRoot}; run \`recover\`, then read again`);
 }
-function lstatOrNull2(p) {
-  try {
-    return (0, import_node_fs5.lstatSync)(p, { bigint: true });
-  } catch {
-    return null;
-  }
-}
 function changedWhileRead(filePath) {
   return new Refused(`${filePath} changed while it was read (a save finished meanwhile); read it again`);
 }
@@ -673,19 +669,13 @@ async function readManagedFile(dir, file, memDir, opts = {}) {
   if (got === null) {
     const claimed = () => mine().some((e) => e.role === "claim");
     if (claimed()) throw inProgressOrInterrupted(dir, memDir, file, claimed);
-    if (lstatOrNull2(filePath) !== null || mine().some((e) => e.role === "claim")) throw changedWhileRead(filePath);
+    if (lstatBig(filePath) !== null || mine().some((e) => e.role === "claim")) throw changedWhileRead(filePath);
     return null;
   }
   if (got.stat.nlink !== 1n) {
-    const partner = () => mine().some((e) => {
-      try {
-        return (0, import_node_fs5.lstatSync)(e.path, { bigint: true }).ino === got.stat.ino;
-      } catch {
-        return false;
-      }
-    });
+    const partner = () => hasPrivatePartner(dir, file, got.stat.ino);
     if (partner()) throw inProgressOrInterrupted(dir, memDir, file, partner);
-    const now = lstatOrNull2(filePath);
+    const now = lstatBig(filePath);
     if (now === null || now.ino !== got.stat.ino || now.nlink !== got.stat.nlink) throw changedWhileRead(filePath);
     throw new UnsafeFile("hard-linked", filePath, got.stat);
   }
@@ -696,11 +686,10 @@ async function readMemoryFile(root, kind, opts = {}) {
   const memDir = memoryDir(root);
   return readManagedFile(memDir, FILE_OF[kind], memDir, opts);
 }
-var import_node_fs5, import_node_path3;
+var import_node_path3;
 var init_read = __esm({
   "src/store/read.ts"() {
     "use strict";
-    import_node_fs5 = __toESM(require_builtin_node_fs_lstatSync(), 1);
     import_node_path3 = __toESM(require_builtin_node_path_resolve_normalize_isAbsolute_join_relative_toNamespacedPath_dirname_basename_extname_format_parse_matchesGlob_sep_delimiter_win32_posix_makeLong(), 1);
     init_errors();
     init_files();
@@ -1660,6 +1649,13 @@ var init_lock = __esm({
   }
 });
 
+// lazy:builtin:node:fs:lstatSync
+var require_builtin_node_fs_lstatSync = __commonJS({
+  "lazy:builtin:node:fs:lstatSync"(exports, module) {
+    module.exports = __shBuiltin("node:fs", "lstatSync");
+  }
+});
+
 // lazy:builtin:node:os:homedir
 var require_builtin_node_os_homedir = __commonJS({
   "lazy:builtin:node:os:homedir"(exports, module) {
@@ -1670,7 +1666,7 @@ var require_builtin_node_os_homedir = __commonJS({
 // src/store/pause.ts
 function exists(p) {
   try {
-    (0, import_node_fs6.lstatSync)(p);
+    (0, import_node_fs5.lstatSync)(p);
     return true;
   } catch {
     return false;
@@ -1701,11 +1697,11 @@ function assertNotPaused(memDir, env) {
   const sw = pauseSwitch(memDir, env);
   if (sw !== null) throw new Paused(sw);
 }
-var import_node_fs6, import_node_os3, import_node_path5;
+var import_node_fs5, import_node_os3, import_node_path5;
 var init_pause = __esm({
   "src/store/pause.ts"() {
     "use strict";
-    import_node_fs6 = __toESM(require_builtin_node_fs_lstatSync(), 1);
+    import_node_fs5 = __toESM(require_builtin_node_fs_lstatSync(), 1);
     import_node_os3 = __toESM(require_builtin_node_os_homedir(), 1);
     import_node_path5 = __toESM(require_builtin_node_path_resolve_normalize_isAbsolute_join_relative_toNamespacedPath_dirname_basename_extname_format_parse_matchesGlob_sep_delimiter_win32_posix_makeLong(), 1);
     init_errors();
@@ -1742,7 +1738,7 @@ function pruneArchive(dir, justArchived = null) {
   const warnings = [];
   let names;
   try {
-    names = (0, import_node_fs7.readdirSync)(dir);
+    names = (0, import_node_fs6.readdirSync)(dir);
   } catch (err) {
     return { deleted: [], warnings: [`archive pruning skipped: cannot list ${dir}: ${err.message}`] };
   }
@@ -1751,7 +1747,7 @@ function pruneArchive(dir, justArchived = null) {
     if (!PRUNE_CANDIDATE.test(name)) continue;
     let st;
     try {
-      st = (0, import_node_fs7.lstatSync)(import_node_path6.default.join(dir, name));
+      st = (0, import_node_fs6.lstatSync)(import_node_path6.default.join(dir, name));
     } catch {
       continue;
     }
@@ -1770,7 +1766,7 @@ function pruneArchive(dir, justArchived = null) {
   const deleted = [];
   for (const entry of doomed) {
     try {
-      (0, import_node_fs7.unlinkSync)(import_node_path6.default.join(dir, entry.name));
+      (0, import_node_fs6.unlinkSync)(import_node_path6.default.join(dir, entry.name));
       deleted.push(entry.name);
     } catch (err) {
       warnings.push(`archive pruning: could not delete archive/${entry.name}: ${err.message}`);
@@ -1778,11 +1774,11 @@ function pruneArchive(dir, justArchived = null) {
   }
   return { deleted, warnings };
 }
-var import_node_fs7, import_node_path6, ARCHIVE_KEEP, PRUNE_CANDIDATE, NAME_TIME;
+var import_node_fs6, import_node_path6, ARCHIVE_KEEP, PRUNE_CANDIDATE, NAME_TIME;
 var init_archive = __esm({
   "src/store/archive.ts"() {
     "use strict";
-    import_node_fs7 = __toESM(require_builtin_node_fs_lstatSync_readdirSync_unlinkSync(), 1);
+    import_node_fs6 = __toESM(require_builtin_node_fs_lstatSync_readdirSync_unlinkSync(), 1);
     import_node_path6 = __toESM(require_builtin_node_path_resolve_normalize_isAbsolute_join_relative_toNamespacedPath_dirname_basename_extname_format_parse_matchesGlob_sep_delimiter_win32_posix_makeLong(), 1);
     init_files();
     ARCHIVE_KEEP = 5;
@@ -1801,18 +1797,18 @@ var require_builtin_node_fs_closeSync_constants_fchmodSync_fsyncSync_linkSync_ls
 // src/store/publish.ts
 function syncDir(dir) {
   try {
-    const fd = (0, import_node_fs8.openSync)(dir, import_node_fs8.constants.O_RDONLY);
+    const fd = (0, import_node_fs7.openSync)(dir, import_node_fs7.constants.O_RDONLY);
     try {
-      (0, import_node_fs8.fsyncSync)(fd);
+      (0, import_node_fs7.fsyncSync)(fd);
     } finally {
-      (0, import_node_fs8.closeSync)(fd);
+      (0, import_node_fs7.closeSync)(fd);
     }
   } catch {
   }
 }
 function unlinkQuiet(p) {
   try {
-    (0, import_node_fs8.unlinkSync)(p);
+    (0, import_node_fs7.unlinkSync)(p);
   } catch {
   }
 }
@@ -1821,7 +1817,7 @@ function linkIntoArchive(from, archiveDirPath, prefix) {
   for (let attempt = 0; ; attempt++) {
     const name = archiveName(prefix);
     try {
-      (0, import_node_fs8.linkSync)(from, import_node_path7.default.join(archiveDirPath, name));
+      (0, import_node_fs7.linkSync)(from, import_node_path7.default.join(archiveDirPath, name));
       return name;
     } catch (err) {
       if (err.code !== "EEXIST" || attempt > 5) throw err;
@@ -1829,14 +1825,14 @@ function linkIntoArchive(from, archiveDirPath, prefix) {
   }
 }
 function writeTemp(tempPath, bytes, mode) {
-  const fd = (0, import_node_fs8.openSync)(tempPath, import_node_fs8.constants.O_WRONLY | import_node_fs8.constants.O_CREAT | import_node_fs8.constants.O_EXCL | import_node_fs8.constants.O_NOFOLLOW, mode);
+  const fd = (0, import_node_fs7.openSync)(tempPath, import_node_fs7.constants.O_WRONLY | import_node_fs7.constants.O_CREAT | import_node_fs7.constants.O_EXCL | import_node_fs7.constants.O_NOFOLLOW, mode);
   try {
-    (0, import_node_fs8.fchmodSync)(fd, mode);
+    (0, import_node_fs7.fchmodSync)(fd, mode);
     let off = 0;
-    while (off < bytes.length) off += (0, import_node_fs8.writeSync)(fd, bytes, off, bytes.length - off);
-    (0, import_node_fs8.fsyncSync)(fd);
+    while (off < bytes.length) off += (0, import_node_fs7.writeSync)(fd, bytes, off, bytes.length - off);
+    (0, import_node_fs7.fsyncSync)(fd);
   } finally {
-    (0, import_node_fs8.closeSync)(fd);
+    (0, import_node_fs7.closeSync)(fd);
   }
 }
 async function publish(spec) {
@@ -1860,7 +1856,7 @@ async function publish(spec) {
   if (prior !== null) {
     await failpoint(spec.failpoint, "before-claim");
     try {
-      (0, import_node_fs8.renameSync)(filePath, claimPath);
+      (0, import_node_fs7.renameSync)(filePath, claimPath);
     } catch (err) {
       if (err.code === "ENOENT") {
         throw new Refused(`${spec.file} changed since it was read (it was deleted); read again and merge`);
@@ -1870,8 +1866,8 @@ async function publish(spec) {
     if (!claimIsWhatWeRead(claimPath, prior)) {
       let restored = false;
       try {
-        (0, import_node_fs8.linkSync)(claimPath, filePath);
-        (0, import_node_fs8.unlinkSync)(claimPath);
+        (0, import_node_fs7.linkSync)(claimPath, filePath);
+        (0, import_node_fs7.unlinkSync)(claimPath);
         restored = true;
       } catch {
       }
@@ -1898,7 +1894,7 @@ async function publish(spec) {
     throw new Refused(`cannot save ${spec.file}: ${err.message}; nothing was changed`);
   }
   try {
-    (0, import_node_fs8.linkSync)(tempPath, filePath);
+    (0, import_node_fs7.linkSync)(tempPath, filePath);
   } catch (err) {
     unlinkQuiet(tempPath);
     if (err.code !== "EEXIST") {
@@ -1928,7 +1924,7 @@ async function publish(spec) {
 function claimIsWhatWeRead(claimPath, prior) {
   let st;
   try {
-    st = (0, import_node_fs8.lstatSync)(claimPath, { bigint: true });
+    st = (0, import_node_fs7.lstatSync)(claimPath, { bigint: true });
   } catch {
     return false;
   }
@@ -1940,23 +1936,23 @@ function claimIsWhatWeRead(claimPath, prior) {
   try {
     return tokenOf(readAll(again.fd)) === prior.token;
   } finally {
-    (0, import_node_fs8.closeSync)(again.fd);
+    (0, import_node_fs7.closeSync)(again.fd);
   }
 }
 function rollBackClaim(claimPath, filePath, spec, archived) {
   try {
-    (0, import_node_fs8.linkSync)(claimPath, filePath);
+    (0, import_node_fs7.linkSync)(claimPath, filePath);
   } catch {
     return;
   }
   if (archived !== null) unlinkQuiet(import_node_path7.default.join(spec.archiveDir, archived));
   unlinkQuiet(claimPath);
 }
-var import_node_fs8, import_node_path7;
+var import_node_fs7, import_node_path7;
 var init_publish = __esm({
   "src/store/publish.ts"() {
     "use strict";
-    import_node_fs8 = __toESM(require_builtin_node_fs_closeSync_constants_fchmodSync_fsyncSync_linkSync_lstatSync_openSync_renameSync_unlinkSync_writeSync(), 1);
+    import_node_fs7 = __toESM(require_builtin_node_fs_closeSync_constants_fchmodSync_fsyncSync_linkSync_lstatSync_openSync_renameSync_unlinkSync_writeSync(), 1);
     import_node_path7 = __toESM(require_builtin_node_path_resolve_normalize_isAbsolute_join_relative_toNamespacedPath_dirname_basename_extname_format_parse_matchesGlob_sep_delimiter_win32_posix_makeLong(), 1);
     init_errors();
     init_archive();
@@ -1977,7 +1973,7 @@ function pendingRepairs(root) {
 function archiveExcess(root) {
   let names;
   try {
-    names = (0, import_node_fs9.readdirSync)(archiveDir(root));
+    names = (0, import_node_fs8.readdirSync)(archiveDir(root));
   } catch {
     return 0;
   }
@@ -1985,7 +1981,7 @@ function archiveExcess(root) {
   for (const name of names) {
     if (!/^HANDOFF-.*\.md$/.test(name)) continue;
     try {
-      const st = (0, import_node_fs9.lstatSync)(import_node_path8.default.join(archiveDir(root), name));
+      const st = (0, import_node_fs8.lstatSync)(import_node_path8.default.join(archiveDir(root), name));
       if (st.isSymbolicLink() || !st.isFile() || st.nlink !== 1) return 0;
     } catch {
       continue;
@@ -1995,16 +1991,12 @@ function archiveExcess(root) {
   return Math.max(0, count - ARCHIVE_KEEP);
 }
 function inoOf(p) {
-  try {
-    return (0, import_node_fs9.lstatSync)(p, { bigint: true }).ino;
-  } catch {
-    return null;
-  }
+  return lstatBig(p)?.ino ?? null;
 }
 function archiveEntriesWithIno(dir, ino) {
   let names;
   try {
-    names = (0, import_node_fs9.readdirSync)(dir);
+    names = (0, import_node_fs8.readdirSync)(dir);
   } catch {
     return [];
   }
@@ -2014,12 +2006,8 @@ function saveId(e) {
   return e.name.slice(e.name.lastIndexOf(".") + 1).replace(/^(tmp|claim)-/, "");
 }
 function assertOurs(e, currentIno, arch) {
-  let st;
-  try {
-    st = (0, import_node_fs9.lstatSync)(e.path, { bigint: true });
-  } catch {
-    return;
-  }
+  const st = lstatBig(e.path);
+  if (st === null) return;
   const bad = st.isSymbolicLink() ? "is a link" : !st.isFile() ? "is not a regular file" : st.nlink > 2n || st.nlink === 2n && st.ino !== currentIno && archiveEntriesWithIno(arch, st.ino).length === 0 ? "has hard links the helper did not make" : null;
   if (bad !== null) {
     throw new Refused(`${e.path} ${bad}: it holds a private name of the helper but is not a file it left; move it away, then retry`);
@@ -2043,28 +2031,28 @@ function repair(root) {
     const finished = new Set(list.filter((e) => e.role === "tmp" && currentIno !== null && inoOf(e.path) === currentIno).map(saveId));
     for (const temp of list.filter((e) => e.role === "tmp")) {
       const published = currentIno !== null && inoOf(temp.path) === currentIno;
-      (0, import_node_fs9.rmSync)(temp.path, { force: true });
+      (0, import_node_fs8.rmSync)(temp.path, { force: true });
       actions.push(published ? `${file}: finished a publication (dropped ${temp.name})` : `${file}: dropped an unpublished new version (${temp.name}); the old version stays current`);
     }
-    const claims = list.filter((e) => e.role === "claim").sort((a, b) => ((0, import_node_fs9.lstatSync)(a.path).mtimeMs || 0) - ((0, import_node_fs9.lstatSync)(b.path).mtimeMs || 0));
+    const claims = list.filter((e) => e.role === "claim").sort((a, b) => ((0, import_node_fs8.lstatSync)(a.path).mtimeMs || 0) - ((0, import_node_fs8.lstatSync)(b.path).mtimeMs || 0));
     for (const claim of claims) {
       const claimIno = inoOf(claim.path);
       if (claimIno === null) continue;
       if (inoOf(filePath) === claimIno) {
-        (0, import_node_fs9.unlinkSync)(claim.path);
+        (0, import_node_fs8.unlinkSync)(claim.path);
         actions.push(`${file}: finished putting the prior version back (dropped ${claim.name})`);
         continue;
       }
       if (inoOf(filePath) === null) {
-        (0, import_node_fs9.linkSync)(claim.path, filePath);
-        for (const copy of archiveEntriesWithIno(arch, claimIno)) (0, import_node_fs9.unlinkSync)(import_node_path8.default.join(arch, copy));
-        (0, import_node_fs9.unlinkSync)(claim.path);
+        (0, import_node_fs8.linkSync)(claim.path, filePath);
+        for (const copy of archiveEntriesWithIno(arch, claimIno)) (0, import_node_fs8.unlinkSync)(import_node_path8.default.join(arch, copy));
+        (0, import_node_fs8.unlinkSync)(claim.path);
         actions.push(`${file}: rolled back an interrupted save; the prior version is current again`);
         continue;
       }
       const copies = archiveEntriesWithIno(arch, claimIno);
       if (finished.has(saveId(claim)) && (copies.length > 0 || prefix !== "HANDOFF")) {
-        (0, import_node_fs9.unlinkSync)(claim.path);
+        (0, import_node_fs8.unlinkSync)(claim.path);
         actions.push(`${file}: finished a save; dropped the version it replaced${copies[0] ? ` (archived as archive/${copies[0]})` : ""}`);
         continue;
       }
@@ -2072,13 +2060,13 @@ function repair(root) {
       if (where === void 0) {
         where = linkIntoArchive(claim.path, arch, prefix);
       }
-      (0, import_node_fs9.unlinkSync)(claim.path);
+      (0, import_node_fs8.unlinkSync)(claim.path);
       actions.push(`${file}: kept the prior version as archive/${where}`);
     }
   }
   try {
-    for (const name of (0, import_node_fs9.readdirSync)(memDir)) {
-      if (/^\.lock-dead-\d+-[0-9a-f]{8}$/.test(name)) (0, import_node_fs9.rmSync)(import_node_path8.default.join(memDir, name), { recursive: true, force: true });
+    for (const name of (0, import_node_fs8.readdirSync)(memDir)) {
+      if (/^\.lock-dead-\d+-[0-9a-f]{8}$/.test(name)) (0, import_node_fs8.rmSync)(import_node_path8.default.join(memDir, name), { recursive: true, force: true });
     }
   } catch {
   }
@@ -2089,11 +2077,11 @@ function repair(root) {
   }
   return actions;
 }
-var import_node_fs9, import_node_path8, ARCHIVE_PREFIX, MEMORY_FILES, ROOT_FILES;
+var import_node_fs8, import_node_path8, ARCHIVE_PREFIX, MEMORY_FILES, ROOT_FILES;
 var init_recover = __esm({
   "src/store/recover.ts"() {
     "use strict";
-    import_node_fs9 = __toESM(require_builtin_node_fs_linkSync_lstatSync_readdirSync_rmSync_unlinkSync(), 1);
+    import_node_fs8 = __toESM(require_builtin_node_fs_linkSync_lstatSync_readdirSync_rmSync_unlinkSync(), 1);
     import_node_path8 = __toESM(require_builtin_node_path_resolve_normalize_isAbsolute_join_relative_toNamespacedPath_dirname_basename_extname_format_parse_matchesGlob_sep_delimiter_win32_posix_makeLong(), 1);
     init_errors();
     init_archive();
@@ -2411,21 +2399,13 @@ function treeUnsafe(root) {
   for (const dir of [import_node_path9.default.join(root, ".ai"), memoryDir(root)]) {
     let st;
     try {
-      st = (0, import_node_fs10.lstatSync)(dir);
+      st = (0, import_node_fs9.lstatSync)(dir);
     } catch (err) {
       return err.code === "ENOENT" ? null : true;
     }
     if (st.isSymbolicLink() || !st.isDirectory()) return true;
   }
   return false;
-}
-function existsNow(p) {
-  try {
-    (0, import_node_fs10.lstatSync)(p);
-    return true;
-  } catch {
-    return false;
-  }
 }
 function inspectFile(root, kind, retry = true) {
   const unsafe = treeUnsafe(root);
@@ -2438,47 +2418,34 @@ function inspectFile(root, kind, retry = true) {
   let opened;
   try {
     opened = openRegular(import_node_path9.default.join(memDir, file));
-  } catch (err) {
-    if (err instanceof UnsafeFile) return { kind, status: "unsafe", mtimeMs: null };
+  } catch {
     return { kind, status: "unsafe", mtimeMs: null };
   }
   if (opened === null) {
     if (mine.some((e) => e.role === "claim")) {
       return { kind, status: writerLive() ? "present" : "interrupted", mtimeMs: null };
     }
-    if (retry && (mine.length > 0 || existsNow(import_node_path9.default.join(memDir, file)))) return inspectFile(root, kind, false);
+    if (retry && (mine.length > 0 || lstatBig(import_node_path9.default.join(memDir, file)) !== null)) return inspectFile(root, kind, false);
     return { kind, status: "missing", mtimeMs: null };
   }
   const { fd, stat } = opened;
   try {
     const mtimeMs = Number(stat.mtimeMs);
     if (stat.nlink !== 1n) {
-      const partner = mine.some((e) => {
-        try {
-          return (0, import_node_fs10.lstatSync)(e.path, { bigint: true }).ino === stat.ino;
-        } catch {
-          return false;
-        }
-      });
-      if (!partner) {
-        let now;
-        try {
-          now = (0, import_node_fs10.lstatSync)(import_node_path9.default.join(memDir, file), { bigint: true });
-        } catch {
-          now = null;
-        }
+      if (!hasPrivatePartner(memDir, file, stat.ino)) {
+        const now = lstatBig(import_node_path9.default.join(memDir, file));
         if (now !== null && now.ino === stat.ino && now.nlink === 1n) return { kind, status: "present", mtimeMs };
         return { kind, status: "unsafe", mtimeMs };
       }
       return { kind, status: writerLive() ? "present" : "interrupted", mtimeMs };
     }
     const buf = Buffer.alloc(HEAD_BYTES);
-    const n = (0, import_node_fs10.readSync)(fd, buf, 0, HEAD_BYTES, 0);
+    const n = (0, import_node_fs9.readSync)(fd, buf, 0, HEAD_BYTES, 0);
     const lines = buf.subarray(0, n).toString("utf8").replace(/^\uFEFF/, "").split(/\r?\n/);
     const ok2 = lines[0] === MARKER && lines.slice(0, 4).includes(HEADING_OF[kind]);
     return { kind, status: ok2 ? "present" : "foreign", mtimeMs };
   } finally {
-    (0, import_node_fs10.closeSync)(fd);
+    (0, import_node_fs9.closeSync)(fd);
   }
 }
 function interruptedSave(root) {
@@ -2488,11 +2455,11 @@ function interruptedSave(root) {
   if (lockState(memoryDir(root)).state === "held") return false;
   return pendingRepairs(root).length > 0 || archiveExcess(root) > 0;
 }
-var import_node_fs10, import_node_path9, HEAD_BYTES;
+var import_node_fs9, import_node_path9, HEAD_BYTES;
 var init_inspect = __esm({
   "src/store/inspect.ts"() {
     "use strict";
-    import_node_fs10 = __toESM(require_builtin_node_fs_closeSync_lstatSync_readSync(), 1);
+    import_node_fs9 = __toESM(require_builtin_node_fs_closeSync_lstatSync_readSync(), 1);
     import_node_path9 = __toESM(require_builtin_node_path_resolve_normalize_isAbsolute_join_relative_toNamespacedPath_dirname_basename_extname_format_parse_matchesGlob_sep_delimiter_win32_posix_makeLong(), 1);
     init_files();
     init_paths();
@@ -2681,7 +2648,7 @@ function findProjectRoot(start) {
   let dir = import_node_path10.default.resolve(start);
   for (; ; ) {
     try {
-      (0, import_node_fs11.lstatSync)(import_node_path10.default.join(dir, ".git"));
+      (0, import_node_fs10.lstatSync)(import_node_path10.default.join(dir, ".git"));
       return dir;
     } catch {
     }
@@ -2703,11 +2670,11 @@ function composeHookText(files, interrupted, paused, now) {
   return text.length > 0 ? `${text.slice(0, HOOK_LIMIT - 1)}
 ` : "";
 }
-var import_node_fs11, import_node_path10, HOOK_LIMIT, DAY_MS, SENTENCES, hookVerb;
+var import_node_fs10, import_node_path10, HOOK_LIMIT, DAY_MS, SENTENCES, hookVerb;
 var init_hook = __esm({
   "src/verbs/hook.ts"() {
     "use strict";
-    import_node_fs11 = __toESM(require_builtin_node_fs_lstatSync(), 1);
+    import_node_fs10 = __toESM(require_builtin_node_fs_lstatSync(), 1);
     import_node_path10 = __toESM(require_builtin_node_path_resolve_normalize_isAbsolute_join_relative_toNamespacedPath_dirname_basename_extname_format_parse_matchesGlob_sep_delimiter_win32_posix_makeLong(), 1);
     init_inspect();
     init_paths();
@@ -2759,7 +2726,7 @@ exit: always 0 -- a broken hook must not break a session; problems go to stderr.
         }
         let rootStat;
         try {
-          rootStat = (0, import_node_fs11.lstatSync)(root);
+          rootStat = (0, import_node_fs10.lstatSync)(root);
         } catch {
           return ok("", [`memory_io hook: root ${root} does not exist; printing nothing`]);
         }
@@ -2783,7 +2750,7 @@ var require_redact = __commonJS({
 });
 
 // src/main.ts
-var import_node_fs12 = __toESM(require_builtin_node_fs_fstatSync_readSync_writeSync(), 1);
+var import_node_fs11 = __toESM(require_builtin_node_fs_fstatSync_readSync_writeSync(), 1);
 
 // src/cli.ts
 var import_node_util = __toESM(require_builtin_node_util_parseArgs(), 1);
@@ -2915,7 +2882,7 @@ function writeFd(fd, data) {
   let off = 0;
   while (off < buf.length) {
     try {
-      off += (0, import_node_fs12.writeSync)(fd, buf, off, buf.length - off);
+      off += (0, import_node_fs11.writeSync)(fd, buf, off, buf.length - off);
     } catch (err) {
       const code2 = err.code;
       if (code2 === "EAGAIN") {
@@ -2936,7 +2903,7 @@ function readStdin() {
     const buf = Buffer.allocUnsafe(65536);
     let n;
     try {
-      n = (0, import_node_fs12.readSync)(0, buf, 0, buf.length, null);
+      n = (0, import_node_fs11.readSync)(0, buf, 0, buf.length, null);
     } catch (err) {
       const code2 = err.code;
       if (code2 === "EAGAIN") {
@@ -2971,7 +2938,7 @@ function readStdinWithin(ms) {
 }
 function stdinIsTerminal() {
   try {
-    return (0, import_node_fs12.fstatSync)(0).isCharacterDevice();
+    return (0, import_node_fs11.fstatSync)(0).isCharacterDevice();
   } catch {
     return true;
   }

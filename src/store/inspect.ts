@@ -1,8 +1,8 @@
 import { closeSync, lstatSync, readSync } from "node:fs";
 import path from "node:path";
-import { UnsafeFile, openRegular } from "./files.ts";
+import { openRegular } from "./files.ts";
 import { FILE_OF, HEADING_OF, MARKER, memoryDir, type Kind } from "./paths.ts";
-import { listPrivate, lockState } from "./private.ts";
+import { hasPrivatePartner, listPrivate, lockState, lstatBig } from "./private.ts";
 import { archiveExcess, pendingRepairs } from "./recover.ts";
 
 /** What a memory file looks like from outside, without using its text (contract §7). */
@@ -31,15 +31,6 @@ function treeUnsafe(root: string): boolean | null {
   return false;
 }
 
-function existsNow(p: string): boolean {
-  try {
-    lstatSync(p);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /**
  * Classifies a memory file by its shape only: the v1 marker and heading in its first bytes,
  * a regular file with one link; a claim or half-published state left by a dead writer is
@@ -56,8 +47,8 @@ export function inspectFile(root: string, kind: Kind, retry = true): FileInspect
   let opened;
   try {
     opened = openRegular(path.join(memDir, file));
-  } catch (err) {
-    if (err instanceof UnsafeFile) return { kind, status: "unsafe", mtimeMs: null };
+  } catch {
+    // A link, a FIFO, a directory, an unreadable file: all unsafe to load.
     return { kind, status: "unsafe", mtimeMs: null };
   }
   if (opened === null) {
@@ -66,28 +57,16 @@ export function inspectFile(root: string, kind: Kind, retry = true): FileInspect
       return { kind, status: writerLive() ? "present" : "interrupted", mtimeMs: null };
     }
     // Missing when listed and when opened, unless a save was publishing it meanwhile: look again.
-    if (retry && (mine.length > 0 || existsNow(path.join(memDir, file)))) return inspectFile(root, kind, false);
+    if (retry && (mine.length > 0 || lstatBig(path.join(memDir, file)) !== null)) return inspectFile(root, kind, false);
     return { kind, status: "missing", mtimeMs: null };
   }
   const { fd, stat } = opened;
   try {
     const mtimeMs = Number(stat.mtimeMs);
     if (stat.nlink !== 1n) {
-      const partner = mine.some((e) => {
-        try {
-          return lstatSync(e.path, { bigint: true }).ino === stat.ino;
-        } catch {
-          return false;
-        }
-      });
-      if (!partner) {
+      if (!hasPrivatePartner(memDir, file, stat.ino)) {
         // A save that finished since the open dropped its temp: then the file is whole now.
-        let now;
-        try {
-          now = lstatSync(path.join(memDir, file), { bigint: true });
-        } catch {
-          now = null;
-        }
+        const now = lstatBig(path.join(memDir, file));
         if (now !== null && now.ino === stat.ino && now.nlink === 1n) return { kind, status: "present", mtimeMs };
         return { kind, status: "unsafe", mtimeMs };
       }

@@ -1,4 +1,4 @@
-import { lstatSync, readdirSync, readFileSync } from "node:fs";
+import { lstatSync, readdirSync, readFileSync, type BigIntStats } from "node:fs";
 import { hostname } from "node:os";
 import path from "node:path";
 
@@ -42,6 +42,24 @@ export function listPrivate(dir: string): PrivateEntry[] {
     out.push({ name, file: m[1]!, role: m[2] as PrivateRole, pid: Number(m[3]), path: path.join(dir, name) });
   }
   return out;
+}
+
+/** lstat with bigint fields (exact inodes and times), or null when nothing is there. */
+export function lstatBig(p: string): BigIntStats | null {
+  try {
+    return lstatSync(p, { bigint: true });
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * True when one of `file`'s private files in `dir` is the very file with inode `ino`: a save
+ * between its publication `link` and the drop of its temp (or claim) — the one case where a
+ * memory file legitimately has two links (contract §3).
+ */
+export function hasPrivatePartner(dir: string, file: string, ino: bigint): boolean {
+  return listPrivate(dir).some((e) => e.file === file && lstatBig(e.path)?.ino === ino);
 }
 
 /** Name of the lock directory inside the memory dir (one fixed name, contract §1). */

@@ -1,9 +1,8 @@
-import { lstatSync, type BigIntStats } from "node:fs";
 import path from "node:path";
 import { Refused } from "../errors.ts";
 import { readStable, UnsafeFile, type ReadFile } from "./files.ts";
 import { FILE_OF, checkTree, memoryDir, type Kind } from "./paths.ts";
-import { listPrivate, lockState } from "./private.ts";
+import { hasPrivatePartner, listPrivate, lockState, lstatBig } from "./private.ts";
 
 function inProgressOrInterrupted(memDirOrRoot: string, lockDir: string, file: string, leftover: () => boolean): Refused {
   const lock = lockState(lockDir);
@@ -13,14 +12,6 @@ function inProgressOrInterrupted(memDirOrRoot: string, lockDir: string, file: st
     return new Refused(`${file} changed while it was read (a save is in progress${lock.pid ? ` by process ${lock.pid}` : ""}); read it again`);
   }
   return new Refused(`an interrupted save left ${file} in recovery in ${memDirOrRoot}; run \`recover\`, then read again`);
-}
-
-function lstatOrNull(p: string): BigIntStats | null {
-  try {
-    return lstatSync(p, { bigint: true });
-  } catch {
-    return null;
-  }
 }
 
 function changedWhileRead(filePath: string): Refused {
@@ -45,22 +36,15 @@ export async function readManagedFile(dir: string, file: string, memDir: string,
     // dropped its claim between that open and this look. Never a false cold start.
     const claimed = () => mine().some((e) => e.role === "claim");
     if (claimed()) throw inProgressOrInterrupted(dir, memDir, file, claimed);
-    if (lstatOrNull(filePath) !== null || mine().some((e) => e.role === "claim")) throw changedWhileRead(filePath);
+    if (lstatBig(filePath) !== null || mine().some((e) => e.role === "claim")) throw changedWhileRead(filePath);
     return null;
   }
   if (got.stat.nlink !== 1n) {
-    const partner = () =>
-      mine().some((e) => {
-        try {
-          return lstatSync(e.path, { bigint: true }).ino === got.stat.ino;
-        } catch {
-          return false;
-        }
-      });
+    const partner = () => hasPrivatePartner(dir, file, got.stat.ino);
     if (partner()) throw inProgressOrInterrupted(dir, memDir, file, partner);
     // A publication's temp may have been dropped since the open: then this was a save
     // finishing, not a hard-linked file.
-    const now = lstatOrNull(filePath);
+    const now = lstatBig(filePath);
     if (now === null || now.ino !== got.stat.ino || now.nlink !== got.stat.nlink) throw changedWhileRead(filePath);
     throw new UnsafeFile("hard-linked", filePath, got.stat);
   }

@@ -2,7 +2,7 @@ import { linkSync, lstatSync, readdirSync, rmSync, unlinkSync } from "node:fs";
 import path from "node:path";
 import { Refused } from "../errors.ts";
 import { ARCHIVE_KEEP, pruneArchive } from "./archive.ts";
-import { listPrivate, type PrivateEntry } from "./private.ts";
+import { listPrivate, lstatBig, type PrivateEntry } from "./private.ts";
 import { FILE_OF, TARGETS, archiveDir, memoryDir } from "./paths.ts";
 import { linkIntoArchive } from "./publish.ts";
 
@@ -49,11 +49,7 @@ export function archiveExcess(root: string): number {
 }
 
 function inoOf(p: string): bigint | null {
-  try {
-    return lstatSync(p, { bigint: true }).ino;
-  } catch {
-    return null;
-  }
+  return lstatBig(p)?.ino ?? null;
 }
 
 function archiveEntriesWithIno(dir: string, ino: bigint): string[] {
@@ -75,12 +71,8 @@ function saveId(e: PrivateEntry): string {
 // or two when the other is the current file or an archive entry (a save stopped between a
 // link and an unlink). Anything else was planted: refuse rather than publish it (contract §3).
 function assertOurs(e: PrivateEntry, currentIno: bigint | null, arch: string): void {
-  let st;
-  try {
-    st = lstatSync(e.path, { bigint: true });
-  } catch {
-    return; // gone meanwhile
-  }
+  const st = lstatBig(e.path);
+  if (st === null) return; // gone meanwhile
   const bad = st.isSymbolicLink()
     ? "is a link"
     : !st.isFile()
