@@ -1571,14 +1571,8 @@ async function acquireLock(memDir, timeoutSeconds, opts = {}) {
       }
     }
     const owner = readOwner(lockDir);
-    if (owner && owner.host === me.host && !processAlive(owner.pid)) {
-      takeOverDead(lockDir, owner);
-      continue;
-    }
-    if (!owner && ownerlessFor(lockDir) > OWNERLESS_GRACE_MS) {
-      takeOverDead(lockDir, null);
-      continue;
-    }
+    const dead = owner ? owner.host === me.host && !processAlive(owner.pid) : ownerlessFor(lockDir) > OWNERLESS_GRACE_MS;
+    if (dead && takeOverDead(lockDir, owner)) continue;
     if (Date.now() >= deadline) {
       const who = owner ? `process ${owner.pid}` : "another process";
       throw new Busy(`memory is busy: ${who} holds the lock ${lockDir}; wait and retry, or pass a longer --lock-timeout`);
@@ -1605,18 +1599,19 @@ function takeOverDead(lockDir, dead) {
   const aside = `${lockDir}-dead-${process.pid}-${randomHex8()}`;
   try {
     fs.renameSync(lockDir, aside);
-  } catch {
-    return;
+  } catch (err) {
+    return err.code === "ENOENT";
   }
   const moved = readOwner(aside);
   if (moved && moved.nonce !== dead?.nonce) {
     try {
       fs.renameSync(aside, lockDir);
-      return;
+      return true;
     } catch {
     }
   }
   fs.rmSync(aside, { recursive: true, force: true });
+  return true;
 }
 var fs, import_node_os2, import_node_path4, import_proper_lockfile, RETRY_MS, lockFs, OWNERLESS_GRACE_MS;
 var init_lock = __esm({

@@ -107,16 +107,11 @@ export async function acquireLock(memDir: string, timeoutSeconds: number, opts: 
       }
     }
     const owner = readOwner(lockDir);
-    if (owner && owner.host === me.host && !processAlive(owner.pid)) {
-      takeOverDead(lockDir, owner);
-      continue;
-    }
-    if (!owner && ownerlessFor(lockDir) > OWNERLESS_GRACE_MS) {
-      // A holder writes its owner file within milliseconds of making the lock; one that has
-      // none after seconds died in between (a kill right after mkdir).
-      takeOverDead(lockDir, null);
-      continue;
-    }
+    // A holder writes its owner file within milliseconds of making the lock; one that has
+    // none after seconds died in between (a kill right after mkdir). A takeover that could
+    // not be done (the lock cannot be moved) falls through to the wait and its deadline.
+    const dead = owner ? owner.host === me.host && !processAlive(owner.pid) : ownerlessFor(lockDir) > OWNERLESS_GRACE_MS;
+    if (dead && takeOverDead(lockDir, owner)) continue;
     if (Date.now() >= deadline) {
       const who = owner ? `process ${owner.pid}` : "another process";
       throw new Busy(`memory is busy: ${who} holds the lock ${lockDir}; wait and retry, or pass a longer --lock-timeout`);
@@ -150,24 +145,27 @@ function logLock(file: string | undefined, event: "acquire" | "release"): void {
   }
 }
 
-// Moves a dead holder's lock (or an ownerless one, `dead` null) aside and removes it. The rename is atomic, so only one taker
+// Moves a dead holder's lock (or an ownerless one, `dead` null) aside and removes it; false
+// when it could not be moved. The rename is atomic, so only one taker
 // gets it; if what we moved turns out to be a fresh live lock (its owner changed between our
 // read and the rename), it is put back, and that holder's assertHeld still guards publication.
-function takeOverDead(lockDir: string, dead: LockOwner | null): void {
+function takeOverDead(lockDir: string, dead: LockOwner | null): boolean {
   const aside = `${lockDir}-dead-${process.pid}-${randomHex8()}`;
   try {
     fs.renameSync(lockDir, aside);
-  } catch {
-    return;
+  } catch (err) {
+    // Gone already (another taker was first): try again at once. Anything else: wait.
+    return (err as NodeJS.ErrnoException).code === "ENOENT";
   }
   const moved = readOwner(aside);
   if (moved && moved.nonce !== dead?.nonce) {
     try {
       fs.renameSync(aside, lockDir);
-      return;
+      return true;
     } catch {
       // Someone made a new lock meanwhile; the one we hold aside is compromised either way.
     }
   }
   fs.rmSync(aside, { recursive: true, force: true });
+  return true;
 }
