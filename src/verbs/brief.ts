@@ -2,6 +2,7 @@ import { HelperError } from "../errors.ts";
 import { measureDrift } from "../git/drift.ts";
 import { countLedger, draftBrief, renderBrief, type LedgerCounts } from "../schema/brief.ts";
 import { checkAnchors, parseHandoff } from "../schema/handoff.ts";
+import { FILE_OF } from "../store/paths.ts";
 import { readMemoryFile } from "../store/read.ts";
 import { rootOption } from "./common.ts";
 import { loadHandoff, shapeWarnings } from "./handoff-input.ts";
@@ -66,7 +67,7 @@ exit: 0 brief printed
         if (file !== null) ledgers[kind] = countLedger(file.bytes.toString("utf8"), needles);
       } catch (err) {
         if (!(err instanceof HelperError)) throw err;
-        const name = kind === "lessons" ? "LESSONS.md" : "SOLUTIONS.md";
+        const name = FILE_OF[kind];
         ledgers.unreadable!.push(name);
         stderr.push(`warning: ${name} was not read: ${err.message}`);
       }

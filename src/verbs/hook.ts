@@ -1,7 +1,7 @@
 import { lstatSync } from "node:fs";
 import path from "node:path";
 import { inspectFile, interruptedSave, type FileInspection } from "../store/inspect.ts";
-import { memoryDir, type Kind } from "../store/paths.ts";
+import { FILE_OF, memoryDir, type Kind } from "../store/paths.ts";
 import { pauseSwitch } from "../store/pause.ts";
 import { ok, type Verb, type VerbContext } from "./types.ts";
 
@@ -64,7 +64,7 @@ export function findProjectRoot(start: string): string {
  */
 export function composeHookText(files: FileInspection[], interrupted: boolean, paused: boolean, now: number): string {
   const lines: string[] = [];
-  for (const f of files) if (f.status === "unsafe" || f.status === "foreign") lines.push(SENTENCES.unsafe(f.kind === "handoff" ? "HANDOFF.md" : "LESSONS.md"));
+  for (const f of files) if (f.status === "unsafe" || f.status === "foreign") lines.push(SENTENCES.unsafe(FILE_OF[f.kind]));
   if (interrupted || files.some((f) => f.status === "interrupted")) lines.push(SENTENCES.interrupted());
   for (const f of files) {
     if (f.status !== "present") continue;

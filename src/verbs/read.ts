@@ -1,6 +1,6 @@
 import { renderEnvelope } from "../guard/envelope.ts";
 import { readManagedFile, readMemoryFile } from "../store/read.ts";
-import { memoryDir, parseKind, parseTarget } from "../store/paths.ts";
+import { FILE_OF, memoryDir, parseKind, parseTarget } from "../store/paths.ts";
 import { failpointOf, ROOT, rootOption } from "./common.ts";
 import { ok, type Outcome, type Verb } from "./types.ts";
 
@@ -36,7 +36,7 @@ exit: 0 printed; 3 absent (stdout is exactly "CURRENT-SHA256: absent");
     const kind = parseKind(ctx.positionals[0]);
     const root = rootOption(ctx);
     const got = await readMemoryFile(root, kind, { failpoint: failpointOf(ctx) });
-    return envelope({ handoff: "HANDOFF.md", lessons: "LESSONS.md", solutions: "SOLUTIONS.md" }[kind], got);
+    return envelope(FILE_OF[kind], got);
   },
 };
 
