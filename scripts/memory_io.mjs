@@ -371,6 +371,7 @@ __export(paths_exports, {
   MAX_DOCUMENT_BYTES: () => MAX_DOCUMENT_BYTES,
   TARGETS: () => TARGETS,
   archiveDir: () => archiveDir,
+  archivePrefixOf: () => archivePrefixOf,
   checkTree: () => checkTree,
   ensureDir: () => ensureDir,
   memoryDir: () => memoryDir,
@@ -378,6 +379,9 @@ __export(paths_exports, {
   parseTarget: () => parseTarget,
   resolveRoot: () => resolveRoot
 });
+function archivePrefixOf(file) {
+  return file.replace(/\.md$/, "");
+}
 function parseKind(value) {
   if (value === "handoff" || value === "lessons" || value === "solutions") return value;
   throw new Refused(`unknown kind ${JSON.stringify(value ?? "")}: use handoff, lessons or solutions`);
@@ -2020,7 +2024,7 @@ function repair(root) {
   }
   for (const [filePath, list] of byFile) {
     const file = import_node_path8.default.basename(filePath);
-    const prefix = ARCHIVE_PREFIX[file] ?? "FILE";
+    const prefix = archivePrefixOf(file);
     const currentIno = inoOf(filePath);
     for (const e of list) assertOurs(e, currentIno, arch);
     const finished = new Set(list.filter((e) => e.role === "tmp" && currentIno !== null && inoOf(e.path) === currentIno).map(saveId));
@@ -2072,7 +2076,7 @@ function repair(root) {
   }
   return actions;
 }
-var import_node_fs8, import_node_path8, ARCHIVE_PREFIX, MEMORY_FILES, ROOT_FILES;
+var import_node_fs8, import_node_path8, MEMORY_FILES, ROOT_FILES;
 var init_recover = __esm({
   "src/store/recover.ts"() {
     "use strict";
@@ -2083,13 +2087,6 @@ var init_recover = __esm({
     init_private();
     init_paths();
     init_publish();
-    ARCHIVE_PREFIX = {
-      "HANDOFF.md": "HANDOFF",
-      "LESSONS.md": "LESSONS",
-      "SOLUTIONS.md": "SOLUTIONS",
-      "AGENTS.md": "AGENTS",
-      "CLAUDE.md": "CLAUDE"
-    };
     MEMORY_FILES = new Set(Object.values(FILE_OF));
     ROOT_FILES = new Set(TARGETS);
   }
@@ -2262,7 +2259,7 @@ exit:   0 saved; 2 refused (stale token: read again and merge, never resend the 
             dir: memoryDir(root),
             file,
             archiveDir: archiveDir(root),
-            archivePrefix: kind.toUpperCase(),
+            archivePrefix: archivePrefixOf(file),
             archivePrior: kind === "handoff",
             expectedToken: expected,
             newMode: 384,
@@ -2355,7 +2352,7 @@ exit:   0 appended; 2 refused (stale token: read again; bad text; unsafe file);
             dir: root,
             file: target,
             archiveDir: archiveDir(root),
-            archivePrefix: target.replace(/\.md$/, ""),
+            archivePrefix: archivePrefixOf(target),
             archivePrior: false,
             expectedToken: expected,
             newMode: 420,

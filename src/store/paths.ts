@@ -29,6 +29,11 @@ export const MAX_DOCUMENT_BYTES = 1_000_000;
 export const TARGETS = ["AGENTS.md", "CLAUDE.md"] as const;
 export type Target = (typeof TARGETS)[number];
 
+/** Prefix of a file's archive names (contract §1, §2): `HANDOFF.md` -> `HANDOFF`, `AGENTS.md` -> `AGENTS`. */
+export function archivePrefixOf(file: string): string {
+  return file.replace(/\.md$/, "");
+}
+
 /** Parses a kind argument; throws `UsageError`-like `Refused` (exit 2) naming the allowed ones. */
 export function parseKind(value: string | undefined): Kind {
   if (value === "handoff" || value === "lessons" || value === "solutions") return value;

@@ -3,16 +3,8 @@ import path from "node:path";
 import { Refused } from "../errors.ts";
 import { ARCHIVE_KEEP, pruneArchive } from "./archive.ts";
 import { listPrivate, lstatBig, type PrivateEntry } from "./private.ts";
-import { FILE_OF, TARGETS, archiveDir, memoryDir } from "./paths.ts";
+import { FILE_OF, TARGETS, archiveDir, archivePrefixOf, memoryDir } from "./paths.ts";
 import { linkIntoArchive } from "./publish.ts";
-
-const ARCHIVE_PREFIX: Record<string, string> = {
-  "HANDOFF.md": "HANDOFF",
-  "LESSONS.md": "LESSONS",
-  "SOLUTIONS.md": "SOLUTIONS",
-  "AGENTS.md": "AGENTS",
-  "CLAUDE.md": "CLAUDE",
-};
 
 const MEMORY_FILES = new Set(Object.values(FILE_OF));
 const ROOT_FILES = new Set<string>(TARGETS);
@@ -115,7 +107,7 @@ export function repair(root: string): string[] {
   }
   for (const [filePath, list] of byFile) {
     const file = path.basename(filePath);
-    const prefix = ARCHIVE_PREFIX[file] ?? "FILE";
+    const prefix = archivePrefixOf(file);
     const currentIno = inoOf(filePath);
     for (const e of list) assertOurs(e, currentIno, arch);
     // A temp that shares the current file's inode marks a save that was published; its

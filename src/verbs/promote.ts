@@ -1,7 +1,7 @@
 import { Refused } from "../errors.ts";
 import { decodeInput, redactForSave } from "../store/document.ts";
 import { underLock } from "../store/mutate.ts";
-import { archiveDir, MAX_DOCUMENT_BYTES, memoryDir, parseTarget } from "../store/paths.ts";
+import { archiveDir, archivePrefixOf, MAX_DOCUMENT_BYTES, memoryDir, parseTarget } from "../store/paths.ts";
 import { readManagedFile } from "../store/read.ts";
 import { publish } from "../store/publish.ts";
 import { CAS, expectedTokenOption, failpointOf, lockTimeoutOption, rootOption } from "./common.ts";
@@ -63,7 +63,7 @@ exit:   0 appended; 2 refused (stale token: read again; bad text; unsafe file);
           dir: root,
           file: target,
           archiveDir: archiveDir(root),
-          archivePrefix: target.replace(/\.md$/, ""),
+          archivePrefix: archivePrefixOf(target),
           archivePrior: false,
           expectedToken: expected,
           newMode: 0o644,

@@ -1,7 +1,7 @@
 import { Refused } from "../errors.ts";
 import { prepareDocument, type Prepared } from "../store/document.ts";
 import { underLock } from "../store/mutate.ts";
-import { archiveDir, FILE_OF, memoryDir, parseKind } from "../store/paths.ts";
+import { archiveDir, archivePrefixOf, FILE_OF, memoryDir, parseKind } from "../store/paths.ts";
 import { publish } from "../store/publish.ts";
 import { droppedItems, droppedReport } from "../schema/open-items.ts";
 import { CAS, expectedTokenOption, failpointOf, lockTimeoutOption, rootOption } from "./common.ts";
@@ -65,7 +65,7 @@ exit:   0 saved; 2 refused (stale token: read again and merge, never resend the 
           dir: memoryDir(root),
           file,
           archiveDir: archiveDir(root),
-          archivePrefix: kind.toUpperCase(),
+          archivePrefix: archivePrefixOf(file),
           archivePrior: kind === "handoff",
           expectedToken: expected,
           newMode: 0o600,
