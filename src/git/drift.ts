@@ -21,6 +21,17 @@ function reachableArgs(id: ObjectId): string[] {
 }
 
 /**
+ * Starts drift's `git status` before the handoff is read: it needs nothing from the handoff,
+ * and git's work then overlaps reading and parsing it (start-up budget, performance.md).
+ * Pass the promise to `measureDrift`; a rejection is left for it to handle.
+ */
+export function startStatus(root: string, env: Record<string, string | undefined>): Promise<GitResult> {
+  const p = runGit(root, STATUS_ARGS, env);
+  p.catch(() => undefined);
+  return p;
+}
+
+/**
  * Measures drift at `root` against validated anchors (contract §5). Runs git with argument
  * vectors built only from literals, the validated object id and a number of seconds.
  *
@@ -30,14 +41,16 @@ function reachableArgs(id: ObjectId): string[] {
  * object is missing) only when it is unreachable. So 2 for the usual case, at most 4.
  * Never throws for a git failure: git missing or timing out gives an unverifiable report.
  * @param nowMs the current time in ms since the epoch.
+ * @param early a `startStatus` already running, or null to start one here.
  */
 export async function measureDrift(
   root: string,
   env: Record<string, string | undefined>,
   anchors: CheckedAnchors,
   nowMs: number,
+  early: Promise<GitResult> | null = null,
 ): Promise<MeasuredDrift> {
-  let processes = 0;
+  let processes = early === null ? 0 : 1;
   const git = (args: readonly string[]): Promise<GitResult> => {
     processes++;
     return runGit(root, args, env);
@@ -60,7 +73,7 @@ export async function measureDrift(
   const keyFilesP = Promise.all(anchors.keyFiles.map(async (p) => ((await statInsideRoot(root, p)) === null ? p : null)));
 
   try {
-    const statusP = git(STATUS_ARGS);
+    const statusP = early ?? git(STATUS_ARGS);
     const countP = head === null ? null : git(["rev-list", "--left-right", "--count", `${head}...HEAD`]);
     // Both are started before either is awaited; a rejection is handled below.
     countP?.catch(() => undefined);

@@ -117,7 +117,16 @@ export async function readStable(filePath: string, opts: { failpoint?: string; m
     if (!sameVersion(stat, after) || BigInt(bytes.length) !== after.size) {
       throw new Refused(`${filePath} changed while it was read; read it again`);
     }
-    return { bytes, token: tokenOf(bytes), stat };
+    // The token is computed when first asked for: drift and brief never need it, and
+    // hashing loads node:crypto (~3 ms of their start-up, measured).
+    let token: string | null = null;
+    return {
+      bytes,
+      stat,
+      get token() {
+        return (token ??= tokenOf(bytes));
+      },
+    };
   } finally {
     closeSync(fd);
   }

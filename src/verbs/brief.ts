@@ -1,5 +1,5 @@
 import { HelperError } from "../errors.ts";
-import { measureDrift } from "../git/drift.ts";
+import { measureDrift, startStatus } from "../git/drift.ts";
 import { countLedger, draftBrief, renderBrief, type LedgerCounts } from "../schema/brief.ts";
 import { checkAnchors, parseHandoff } from "../schema/handoff.ts";
 import { FILE_OF } from "../store/paths.ts";
@@ -48,6 +48,7 @@ exit: 0 brief printed
 `,
   async run(ctx) {
     const root = rootOption(ctx);
+    const early = startStatus(root, ctx.env);
     const json = ctx.values.json === true;
     const loaded = await loadHandoff(ctx, root, ctx.values.stdin === true);
     if (loaded === null) {
@@ -56,7 +57,7 @@ exit: 0 brief printed
     const now = Date.now();
     const parsed = parseHandoff(loaded.text);
     const anchors = checkAnchors(parsed, now);
-    const { report } = await measureDrift(root, ctx.env, anchors, now);
+    const { report } = await measureDrift(root, ctx.env, anchors, now, early);
     const stderr = shapeWarnings(parsed, loaded.pasted);
     const needles = [...anchors.keyFiles];
     if (anchors.branch !== null && !["main", "master", "(detached)"].includes(anchors.branch)) needles.push(anchors.branch);

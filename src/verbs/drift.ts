@@ -1,5 +1,5 @@
 import { Absent } from "../errors.ts";
-import { measureDrift } from "../git/drift.ts";
+import { measureDrift, startStatus } from "../git/drift.ts";
 import type { DriftReport } from "../git/verdict.ts";
 import { checkAnchors, parseHandoff } from "../schema/handoff.ts";
 import { rootOption } from "./common.ts";
@@ -72,11 +72,12 @@ exit: 0 report printed (any verdict)
 `,
   async run(ctx) {
     const root = rootOption(ctx);
+    const early = startStatus(root, ctx.env);
     const loaded = await loadHandoff(ctx, root, ctx.values.stdin === true);
     if (loaded === null) throw new Absent(ctx.values.stdin === true ? "nothing was pasted on stdin: no handoff to compare" : "no handoff at .ai/memory/HANDOFF.md: no saved session state exists");
     const now = Date.now();
     const parsed = parseHandoff(loaded.text);
-    const { report, gitProcesses } = await measureDrift(root, ctx.env, checkAnchors(parsed, now), now);
+    const { report, gitProcesses } = await measureDrift(root, ctx.env, checkAnchors(parsed, now), now, early);
     const stderr = shapeWarnings(parsed, loaded.pasted);
     if (report.git.state === "missing") stderr.push("note: git was not found on PATH; drift is unverifiable (outside-git behaviour)");
     if (ctx.values.json === true) return ok(`${JSON.stringify({ ...report, gitProcesses })}\n`, stderr);
