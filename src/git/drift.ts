@@ -4,7 +4,7 @@ import type { CheckedAnchors } from "../schema/handoff.ts";
 import type { ObjectId } from "../schema/values.ts";
 import { statInsideRoot } from "./anchors.ts";
 import { GitUnavailable, runGit, type GitResult } from "./run.ts";
-import { parseStatusV2, STATUS_ARGS, type Snapshot } from "./status.ts";
+import { readSnapshot, type Snapshot, type SnapshotResult } from "./status.ts";
 import { assessDrift, type DriftFacts, type DriftReport, type GitState } from "./verdict.ts";
 
 /** A drift report and how many git processes it took (for the performance budget). */
@@ -25,8 +25,8 @@ function reachableArgs(id: ObjectId): string[] {
  * and git's work then overlaps reading and parsing it (start-up budget, performance.md).
  * Pass the promise to `measureDrift`; a rejection is left for it to handle.
  */
-export function startStatus(root: string, env: Record<string, string | undefined>): Promise<GitResult> {
-  const p = runGit(root, STATUS_ARGS, env);
+export function startStatus(root: string, env: Record<string, string | undefined>): Promise<SnapshotResult> {
+  const p = readSnapshot(root, env);
   p.catch(() => undefined);
   return p;
 }
@@ -48,9 +48,10 @@ export async function measureDrift(
   env: Record<string, string | undefined>,
   anchors: CheckedAnchors,
   nowMs: number,
-  early: Promise<GitResult> | null = null,
+  early: Promise<SnapshotResult> | null = null,
 ): Promise<MeasuredDrift> {
-  let processes = early === null ? 0 : 1;
+  // The status process counts whether it was started here or by `startStatus`.
+  let processes = 1;
   const git = (args: readonly string[]): Promise<GitResult> => {
     processes++;
     return runGit(root, args, env);
@@ -73,18 +74,17 @@ export async function measureDrift(
   const keyFilesP = Promise.all(anchors.keyFiles.map(async (p) => ((await statInsideRoot(root, p)) === null ? p : null)));
 
   try {
-    const statusP = early ?? git(STATUS_ARGS);
+    const statusP = early ?? readSnapshot(root, env);
     const countP = head === null ? null : git(["rev-list", "--left-right", "--count", `${head}...HEAD`]);
     // Both are started before either is awaited; a rejection is handled below.
     countP?.catch(() => undefined);
     const status = await statusP;
-    if (status.code !== 0) {
+    if (status.kind === "not-repo") {
       await countP?.catch(() => undefined);
-      facts.git = { state: "not-repo", note: status.stderr.split("\n")[0]?.trim() || null };
+      facts.git = { state: "not-repo", note: status.note };
     } else {
-      const snap: Snapshot = parseStatusV2(status.stdout);
-      facts.current = snap;
-      if (head !== null && countP !== null) await measureHead(facts, snap, head, await countP, git);
+      facts.current = status.snapshot;
+      if (head !== null && countP !== null) await measureHead(facts, status.snapshot, head, await countP, git);
     }
   } catch (err) {
     if (!(err instanceof GitUnavailable)) throw err;
