@@ -35,6 +35,16 @@ interface Expect {
   maxProcesses?: number;
 }
 
+/** A repository whose HEAD is `n` commits ahead of the one a 2-day-old handoff saved. */
+function aheadBy(n: number): () => Scripted {
+  return () => {
+    const root = newRepo(NOW - 3 * DAY);
+    const head = git(root, ["rev-parse", "HEAD"]);
+    for (let i = 0; i < n; i++) commit(root, `c${i}`, NOW - 2 * DAY + i * 1000);
+    return { root, text: saved(head, 2) };
+  };
+}
+
 const histories: [string, () => Scripted, Expect][] = [
   [
     "fresh: nothing happened since the save",
@@ -229,22 +239,12 @@ const histories: [string, () => Scripted, Expect][] = [
   ],
   [
     "stale by commits: 31 commits ahead in two days",
-    () => {
-      const root = newRepo(NOW - 3 * DAY);
-      const head = git(root, ["rev-parse", "HEAD"]);
-      for (let i = 0; i < 31; i++) commit(root, `c${i}`, NOW - 2 * DAY + i * 1000);
-      return { root, text: saved(head, 2) };
-    },
+    aheadBy(31),
     { verdict: "stale", ahead: 31, behind: 0, ageDays: 2, missing: [], branchChanged: false },
   ],
   [
     "30 commits ahead is not yet stale",
-    () => {
-      const root = newRepo(NOW - 3 * DAY);
-      const head = git(root, ["rev-parse", "HEAD"]);
-      for (let i = 0; i < 30; i++) commit(root, `c${i}`, NOW - 2 * DAY + i * 1000);
-      return { root, text: saved(head, 2) };
-    },
+    aheadBy(30),
     { verdict: "drifted", ahead: 30, behind: 0, ageDays: 2, missing: [], branchChanged: false },
   ],
   [
