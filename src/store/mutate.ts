@@ -19,6 +19,8 @@ export interface MutateOptions {
    * (no lock can be held then): a stale token is refused without creating anything.
    */
   precheck?: () => Promise<void>;
+  /** `MEMORY_IO_FAILPOINT` (contract §11): the repair passes the `recover-*` phases. */
+  failpoint?: string;
 }
 
 /**
@@ -44,7 +46,7 @@ export async function underLock<T>(opts: MutateOptions, body: (lock: LockHandle)
     if (lock === null) lock = await acquireLock(memDir, opts.lockTimeoutSeconds, { log: opts.env.MEMORY_IO_LOCK_LOG || undefined });
     // The switch may have been pulled while we waited for the lock.
     assertNotPaused(memDir, opts.env);
-    const repairs = repair(opts.root).map((line) => `recovered: ${line}`);
+    const repairs = (await repair(opts.root, opts.failpoint)).map((line) => `recovered: ${line}`);
     const result = await body(lock);
     return { result, repairs };
   } catch (err) {

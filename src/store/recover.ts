@@ -1,7 +1,8 @@
-import { linkSync, lstatSync, readdirSync, rmSync, unlinkSync } from "node:fs";
+import { linkSync, lstatSync, readdirSync, readFileSync, rmSync, unlinkSync } from "node:fs";
 import path from "node:path";
 import { Refused } from "../errors.ts";
-import { ARCHIVE_KEEP, pruneArchive } from "./archive.ts";
+import { ARCHIVE_KEEP, ARCHIVE_NAME, PRUNABLE_NAME, pruneArchive } from "./archive.ts";
+import { failpoint } from "./failpoint.ts";
 import { listPrivate, lstatBig, type PrivateEntry } from "./private.ts";
 import { FILE_OF, TARGETS, archiveDir, archivePrefixOf, memoryDir } from "./paths.ts";
 import { linkIntoArchive } from "./publish.ts";
@@ -27,7 +28,7 @@ export function archiveExcess(root: string): number {
   }
   let count = 0;
   for (const name of names) {
-    if (!/^HANDOFF-.*\.md$/.test(name)) continue;
+    if (!PRUNABLE_NAME.test(name)) continue;
     try {
       const st = lstatSync(path.join(archiveDir(root), name));
       // Pruning is skipped while an unsafe entry exists, so there is then nothing to finish.
@@ -54,86 +55,141 @@ function archiveEntriesWithIno(dir: string, ino: bigint): string[] {
   return names.filter((n) => inoOf(path.join(dir, n)) === ino);
 }
 
+// An archive entry holding exactly these bytes, as a separate file: the reference helper
+// archives by copying, so its claim's archive copy is another inode with the same bytes.
+function archiveEntryWithBytes(dir: string, claimPath: string): string | undefined {
+  let names: string[];
+  let bytes: Buffer;
+  try {
+    names = readdirSync(dir).filter((n) => ARCHIVE_NAME.test(n));
+    bytes = readFileSync(claimPath);
+  } catch {
+    return undefined;
+  }
+  return names.find((n) => {
+    const p = path.join(dir, n);
+    const st = lstatBig(p);
+    if (st === null || !st.isFile() || st.nlink !== 1n || st.size !== BigInt(bytes.length)) return false;
+    try {
+      return readFileSync(p).equals(bytes);
+    } catch {
+      return false;
+    }
+  });
+}
+
 // The pid and random part shared by one save's temp and claim.
 function saveId(e: PrivateEntry): string {
   return e.name.slice(e.name.lastIndexOf(".") + 1).replace(/^(tmp|claim)-/, "");
 }
 
-// A private name must hold what a save of ours leaves there: a regular file, with one link,
-// or two when the other is the current file or an archive entry (a save stopped between a
-// link and an unlink). Anything else was planted: refuse rather than publish it (contract §3).
-function assertOurs(e: PrivateEntry, currentIno: bigint | null, arch: string): void {
+/**
+ * Why a private name does not hold what a save (or a repair) of ours or of the reference
+ * helper leaves there, or null when it does (contract §3). What the protocol leaves is a
+ * regular file whose every link is one the protocol makes: the private name itself, the
+ * current file (a publication or a restore that stopped before its unlink), an archive
+ * entry (the archive copy of that save), or the same save's other private name. A rollback
+ * killed between linking the claim back and dropping it leaves one inode with three links
+ * (file, claim, archive copy): ours, and repaired like any other (field report 15).
+ */
+export function notOurs(e: PrivateEntry, filePath: string, arch: string, siblings: readonly PrivateEntry[]): string | null {
   const st = lstatBig(e.path);
-  if (st === null) return; // gone meanwhile
-  const bad = st.isSymbolicLink()
-    ? "is a link"
-    : !st.isFile()
-      ? "is not a regular file"
-      : st.nlink > 2n || (st.nlink === 2n && st.ino !== currentIno && archiveEntriesWithIno(arch, st.ino).length === 0)
-        ? "has hard links the helper did not make"
-        : null;
-  if (bad !== null) {
-    throw new Refused(`${e.path} ${bad}: it holds a private name of the helper but is not a file it left; move it away, then retry`);
-  }
+  if (st === null) return null; // gone meanwhile
+  if (st.isSymbolicLink()) return "is a link";
+  if (!st.isFile()) return "is not a regular file";
+  if (st.nlink === 1n) return null;
+  let accounted = 1n;
+  if (inoOf(filePath) === st.ino) accounted++;
+  accounted += BigInt(archiveEntriesWithIno(arch, st.ino).length);
+  accounted += BigInt(siblings.filter((o) => o.path !== e.path && inoOf(o.path) === st.ino).length);
+  return st.nlink > accounted ? "has hard links the helper did not make" : null;
 }
 
-/**
- * Repairs what interrupted saves left, under the memory lock (contract §3, §5 `recover`):
- *
- * - a temp file that shares the current file's inode was published: it is dropped;
- *   any other temp was never published: it is dropped too (the old version stays current);
- * - a claim that is the current file (a restore died before dropping it) is dropped;
- * - a claim with no current file is rolled back: it becomes current again, and its archive
- *   copy (same inode) is removed so that no duplicate stays behind;
- * - a claim whose save was published (its temp shares the current inode) is the version that
- *   save replaced: dropped (a handoff's is already archived; ledgers never are);
- * - any other claim beside a current file is a prior version: it is kept in the archive (already
- *   there for the handoff, else linked as `<PREFIX>-<time>-<hex>.md`), then dropped;
- * - the handoff archive is pruned to five when a crash skipped pruning.
- *
- * Private names holding anything else (a link, a directory, a foreign hard link) are refused.
- * Idempotent. Returns one line per action taken.
- * @throws Refused (exit 2) for a planted private file.
- */
-export function repair(root: string): string[] {
-  const actions: string[] = [];
-  const memDir = memoryDir(root);
-  const arch = archiveDir(root);
-  const entries = pendingRepairs(root);
+function groupByFile(entries: readonly PrivateEntry[]): Map<string, PrivateEntry[]> {
   const byFile = new Map<string, PrivateEntry[]>();
   for (const e of entries) {
     const key = path.join(path.dirname(e.path), e.file);
     byFile.set(key, [...(byFile.get(key) ?? []), e]);
   }
+  return byFile;
+}
+
+/**
+ * Private names that hold something no save leaves (a link, a directory, a file hard-linked
+ * outside the protocol): planted, so `recover` and `write` refuse them and `check` calls
+ * memory unsafe (3), naming nothing `recover` could finish (contract §3).
+ */
+export function plantedPrivate(root: string): { entry: PrivateEntry; reason: string }[] {
+  const out: { entry: PrivateEntry; reason: string }[] = [];
+  const arch = archiveDir(root);
+  for (const [filePath, list] of groupByFile(pendingRepairs(root))) {
+    for (const e of list) {
+      const reason = notOurs(e, filePath, arch, list);
+      if (reason !== null) out.push({ entry: e, reason });
+    }
+  }
+  return out;
+}
+
+/**
+ * Repairs what interrupted saves (ours or the reference helper's) and interrupted repairs
+ * left, under the memory lock (contract §3, §5 `recover`). Every step is idempotent and the
+ * private name that marks a repair as pending is removed last, so a repair killed at any step
+ * is finished by the next run (failpoints `recover-*`, ruling 34). Per file:
+ *
+ * 1. a claim that is the current file (a restore killed before its last step): its archive
+ *    copies (same inode) are removed, then the claim;
+ * 2. a claim with no current file is rolled back: linked back as current, then as in 1;
+ * 3. a claim whose save was published (its temp shares the current inode) is the version that
+ *    save replaced: dropped (a handoff's is already archived; ledgers never are);
+ * 4. any other claim beside a current file is a prior version that lost a race: kept in the
+ *    archive (already there by inode, or by bytes for the reference's copies; else linked as
+ *    `<PREFIX>-<time>-<hex>.md`), then dropped;
+ * 5. then every temp is dropped: published (it shares the current inode) or not (the old
+ *    version stays current). Claims go first: while a published temp is there, the claim is
+ *    known to be the version that save replaced.
+ *
+ * Then dead takeovers of the lock are cleared and the handoff archive is pruned to five when
+ * a crash skipped pruning. A private name holding anything else (a link, a directory, a
+ * foreign hard link) is refused before anything is changed.
+ * @returns one line per action taken.
+ * @throws Refused (exit 2) for a planted private file.
+ */
+export async function repair(root: string, fp?: string): Promise<string[]> {
+  const actions: string[] = [];
+  const memDir = memoryDir(root);
+  const arch = archiveDir(root);
+  const planted = plantedPrivate(root)[0];
+  if (planted !== undefined) {
+    throw new Refused(`${planted.entry.path} ${planted.reason}: it holds a private name of the helper but is not a file it left; move it away, then retry`);
+  }
+  const byFile = groupByFile(pendingRepairs(root));
   for (const [filePath, list] of byFile) {
     const file = path.basename(filePath);
     const prefix = archivePrefixOf(file);
     const currentIno = inoOf(filePath);
-    for (const e of list) assertOurs(e, currentIno, arch);
     // A temp that shares the current file's inode marks a save that was published; its
     // claim (same pid and random part) is the version that save replaced on purpose.
     const finished = new Set(list.filter((e) => e.role === "tmp" && currentIno !== null && inoOf(e.path) === currentIno).map(saveId));
-    for (const temp of list.filter((e) => e.role === "tmp")) {
-      const published = currentIno !== null && inoOf(temp.path) === currentIno;
-      rmSync(temp.path, { force: true });
-      actions.push(published ? `${file}: finished a publication (dropped ${temp.name})` : `${file}: dropped an unpublished new version (${temp.name}); the old version stays current`);
-    }
     const claims = list
       .filter((e) => e.role === "claim")
-      .sort((a, b) => (lstatSync(a.path).mtimeMs || 0) - (lstatSync(b.path).mtimeMs || 0));
+      .sort((a, b) => (lstatBig(a.path)?.mtimeMs ?? 0n) < (lstatBig(b.path)?.mtimeMs ?? 0n) ? -1 : 1);
     for (const claim of claims) {
       const claimIno = inoOf(claim.path);
       if (claimIno === null) continue;
-      if (inoOf(filePath) === claimIno) {
-        // A restore (ours, or a rollback) linked the claim back and died before dropping it.
-        unlinkSync(claim.path);
-        actions.push(`${file}: finished putting the prior version back (dropped ${claim.name})`);
-        continue;
-      }
       if (inoOf(filePath) === null) {
         linkSync(claim.path, filePath);
-        for (const copy of archiveEntriesWithIno(arch, claimIno)) unlinkSync(path.join(arch, copy));
+        await failpoint(fp, "recover-after-restore");
+      }
+      if (inoOf(filePath) === claimIno) {
+        // The prior version is current (again): an archive copy of it would be a duplicate
+        // that also leaves the current file hard-linked, so it goes before the claim.
+        for (const copy of archiveEntriesWithIno(arch, claimIno)) {
+          unlinkSync(path.join(arch, copy));
+          await failpoint(fp, "recover-after-unarchive");
+        }
         unlinkSync(claim.path);
+        await failpoint(fp, "recover-after-claim-drop");
         actions.push(`${file}: rolled back an interrupted save; the prior version is current again`);
         continue;
       }
@@ -141,15 +197,26 @@ export function repair(root: string): string[] {
       if (finished.has(saveId(claim)) && (copies.length > 0 || prefix !== "HANDOFF")) {
         // Ledgers and AGENTS.md are never archived (contract §2); a handoff's copy is there.
         unlinkSync(claim.path);
+        await failpoint(fp, "recover-after-claim-drop");
         actions.push(`${file}: finished a save; dropped the version it replaced${copies[0] ? ` (archived as archive/${copies[0]})` : ""}`);
         continue;
       }
-      let where = copies[0];
+      let where = copies[0] ?? archiveEntryWithBytes(arch, claim.path);
       if (where === undefined) {
         where = linkIntoArchive(claim.path, arch, prefix);
+        await failpoint(fp, "recover-after-archive");
       }
       unlinkSync(claim.path);
+      await failpoint(fp, "recover-after-claim-drop");
       actions.push(`${file}: kept the prior version as archive/${where}`);
+    }
+    for (const temp of list.filter((e) => e.role === "tmp")) {
+      const tempIno = inoOf(temp.path);
+      if (tempIno === null) continue;
+      const published = tempIno === inoOf(filePath);
+      rmSync(temp.path, { force: true });
+      await failpoint(fp, "recover-after-temp-drop");
+      actions.push(published ? `${file}: finished a publication (dropped ${temp.name})` : `${file}: dropped an unpublished new version (${temp.name}); the old version stays current`);
     }
   }
   // A taker that died mid-takeover leaves its renamed lock aside.
@@ -161,6 +228,7 @@ export function repair(root: string): string[] {
     // No memory dir: nothing to clean.
   }
   if (archiveExcess(root) > 0) {
+    await failpoint(fp, "recover-before-prune");
     const pruned = pruneArchive(arch);
     if (pruned.deleted.length > 0) actions.push(`archive: pruned ${pruned.deleted.length} old handoff(s) to keep the newest ${ARCHIVE_KEEP}`);
     actions.push(...pruned.warnings);

@@ -3,7 +3,7 @@ import { pendingRepairs } from "../store/recover.ts";
 import { checkTree } from "../store/paths.ts";
 import { assertNotPaused } from "../store/pause.ts";
 import { memoryDir } from "../store/paths.ts";
-import { lockTimeoutOption, rootOption } from "./common.ts";
+import { failpointOf, lockTimeoutOption, rootOption } from "./common.ts";
 import { ok, type Verb } from "./types.ts";
 
 /** `recover --root DIR` (contract §3, §5): repairs what an interrupted save left. */
@@ -27,7 +27,7 @@ exit: 0 done (or nothing to do); 2 refused (unsafe tree); 4 paused; 5 busy.
     let actions: string[] = [];
     // A promote's private files can be left at the root even with no memory dir.
     if (checkTree(root) || pendingRepairs(root).length > 0) {
-      const { repairs } = await underLock({ root, env: ctx.env, lockTimeoutSeconds }, async () => undefined);
+      const { repairs } = await underLock({ root, env: ctx.env, lockTimeoutSeconds, failpoint: failpointOf(ctx) }, async () => undefined);
       actions = repairs.map((r) => r.replace(/^recovered: /, ""));
     } else {
       assertNotPaused(memoryDir(root), ctx.env);

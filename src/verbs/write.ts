@@ -50,6 +50,7 @@ exit:   0 saved; 2 refused (stale token: read again and merge, never resend the 
         root,
         env: ctx.env,
         lockTimeoutSeconds,
+        failpoint: failpointOf(ctx),
         validate: () => {
           prepared = prepareDocument(raw, kind);
         },
