@@ -1,9 +1,9 @@
 import { closeSync, lstatSync, readSync } from "node:fs";
 import path from "node:path";
 import { openRegular } from "./files.ts";
-import { FILE_OF, HEADING_OF, MARKER, memoryDir, type Kind } from "./paths.ts";
+import { archiveDir, FILE_OF, HEADING_OF, MARKER, memoryDir, type Kind } from "./paths.ts";
 import { hasPrivatePartner, listPrivate, lockState, lstatBig } from "./private.ts";
-import { archiveExcess, pendingRepairs } from "./recover.ts";
+import { archiveExcess, pendingRepairs, plantedPrivate } from "./recover.ts";
 
 /** What a memory file looks like from outside, without using its text (contract §7). */
 export type FileStatus = "missing" | "present" | "foreign" | "unsafe" | "interrupted";
@@ -17,7 +17,15 @@ export interface FileInspection {
 
 const HEAD_BYTES = 4096;
 
+// `.ai` and the memory dir must be real directories, and so must `archive/` when it exists
+// (a linked archive is unsafe, 3, not a parked handoff, 2: contract §3).
 function treeUnsafe(root: string): boolean | null {
+  try {
+    const st = lstatSync(archiveDir(root));
+    if (st.isSymbolicLink() || !st.isDirectory()) return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "ENOENT") return true;
+  }
   for (const dir of [path.join(root, ".ai"), memoryDir(root)]) {
     let st;
     try {
@@ -43,6 +51,9 @@ export function inspectFile(root: string, kind: Kind, retry = true): FileInspect
   const memDir = memoryDir(root);
   const file = FILE_OF[kind];
   const mine = listPrivate(memDir).filter((e) => e.file === file);
+  // A private name holding what no save leaves (a link, a directory, a foreign hard link):
+  // `recover` refuses it, so it is unsafe, not an interrupted save (contract §3).
+  if (mine.length > 0 && plantedPrivate(root).some((p) => p.entry.file === file)) return { kind, status: "unsafe", mtimeMs: null };
   const writerLive = () => lockState(memDir).state === "held";
   let opened;
   try {
@@ -72,9 +83,14 @@ export function inspectFile(root: string, kind: Kind, retry = true): FileInspect
       }
       return { kind, status: writerLive() ? "present" : "interrupted", mtimeMs };
     }
-    const buf = Buffer.alloc(HEAD_BYTES);
-    const n = readSync(fd, buf, 0, HEAD_BYTES, 0);
-    const lines = buf.subarray(0, n).toString("utf8").replace(/^\uFEFF/, "").split(/\r?\n/);
+    // The whole file (at most §1's limit, checked at open): a NUL anywhere makes it unsafe
+    // (ruling 5), and only the shape is looked at, never printed (ruling 18).
+    const size = Number(stat.size);
+    const buf = Buffer.alloc(Math.max(size, HEAD_BYTES));
+    let n = 0;
+    for (let got = -1; got !== 0 && n < buf.length; n += got) got = readSync(fd, buf, n, buf.length - n, n);
+    if (buf.subarray(0, n).includes(0)) return { kind, status: "unsafe", mtimeMs };
+    const lines = buf.subarray(0, Math.min(n, HEAD_BYTES)).toString("utf8").replace(/^\uFEFF/, "").split(/\r?\n/);
     const ok = lines[0] === MARKER && lines.slice(0, 4).includes(HEADING_OF[kind]);
     return { kind, status: ok ? "present" : "foreign", mtimeMs };
   } finally {
@@ -82,12 +98,23 @@ export function inspectFile(root: string, kind: Kind, retry = true): FileInspect
   }
 }
 
-/** True when an interrupted save left work for `recover` and no live writer is at it. */
+/**
+ * True when an interrupted save (ours or the reference helper's) left work for `recover` and
+ * no live writer is at it. Planted private names are not: `recover` refuses them, so they
+ * count as unsafe (`unsafePrivate`), and while one exists nothing is "interrupted".
+ */
 export function interruptedSave(root: string): boolean {
   const unsafe = treeUnsafe(root);
   if (unsafe === true) return false;
+  const pending = pendingRepairs(root);
+  if (pending.length > 0 && plantedPrivate(root).length > 0) return false;
   // No memory dir (so no lock): only a promote's private files at the root can be left.
-  if (unsafe === null) return pendingRepairs(root).length > 0;
+  if (unsafe === null) return pending.length > 0;
   if (lockState(memoryDir(root)).state === "held") return false;
-  return pendingRepairs(root).length > 0 || archiveExcess(root) > 0;
+  return pending.length > 0 || archiveExcess(root) > 0;
+}
+
+/** True when a private name in the memory dir or the root holds what no save leaves (`check` 3). */
+export function unsafePrivate(root: string): boolean {
+  return treeUnsafe(root) !== true && pendingRepairs(root).length > 0 && plantedPrivate(root).length > 0;
 }

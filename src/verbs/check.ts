@@ -1,5 +1,5 @@
 import { UsageError } from "../errors.ts";
-import { inspectFile, interruptedSave } from "../store/inspect.ts";
+import { inspectFile, interruptedSave, unsafePrivate } from "../store/inspect.ts";
 import { memoryDir, resolveRoot, type Kind } from "../store/paths.ts";
 import { pauseSwitch } from "../store/pause.ts";
 import { ok, type Verb } from "./types.ts";
@@ -53,7 +53,7 @@ When the kill switch is on, the paused sentence is printed too and the code is k
     const files = Object.fromEntries(inspections.map((i) => [i.kind, i.status])) as Record<Kind, string>;
     let state: CheckResult["state"];
     if (interruptedSave(root) || inspections.some((i) => i.status === "interrupted")) state = "interrupted";
-    else if (inspections.some((i) => i.status === "unsafe" || i.status === "foreign")) state = "unsafe";
+    else if (inspections.some((i) => i.status === "unsafe" || i.status === "foreign") || unsafePrivate(root)) state = "unsafe";
     else if (files.handoff === "present") state = "parked";
     else state = "clean";
     const code = ({ clean: 0, interrupted: 1, parked: 2, unsafe: 3 } as const)[state];
