@@ -303,10 +303,10 @@ var require_builtin_node_path_resolve_normalize_isAbsolute_join_relative_toNames
   }
 });
 
-// lazy:builtin:node:fs:closeSync,constants,fstatSync,openSync,readSync
-var require_builtin_node_fs_closeSync_constants_fstatSync_openSync_readSync = __commonJS({
-  "lazy:builtin:node:fs:closeSync,constants,fstatSync,openSync,readSync"(exports, module) {
-    module.exports = __shBuiltin("node:fs", "closeSync,constants,fstatSync,openSync,readSync");
+// lazy:builtin:node:fs:closeSync,constants,fstatSync,openSync,readSync,readlinkSync
+var require_builtin_node_fs_closeSync_constants_fstatSync_openSync_readSync_readlinkSync = __commonJS({
+  "lazy:builtin:node:fs:closeSync,constants,fstatSync,openSync,readSync,readlinkSync"(exports, module) {
+    module.exports = __shBuiltin("node:fs", "closeSync,constants,fstatSync,openSync,readSync,readlinkSync");
   }
 });
 
@@ -327,13 +327,20 @@ var require_builtin_node_fs_existsSync_writeFileSync = __commonJS({
 // src/store/failpoint.ts
 async function failpoint(spec, phase) {
   if (!spec) return;
-  const colon = spec.indexOf(":");
-  if (colon < 0 || spec.slice(0, colon) !== phase) return;
-  const action = spec.slice(colon + 1);
+  for (const one of spec.split(",")) {
+    const colon = one.indexOf(":");
+    if (colon < 0 || one.slice(0, colon) !== phase) continue;
+    await act(one.slice(colon + 1), phase);
+  }
+}
+async function act(action, phase) {
   if (action === "crash") {
     process.kill(process.pid, "SIGKILL");
     await new Promise(() => {
     });
+  }
+  if (action === "fail") {
+    throw Object.assign(new Error(`injected failure at ${phase} (MEMORY_IO_FAILPOINT)`), { code: "EIO" });
   }
   if (action.startsWith("pause=")) {
     const base = action.slice("pause=".length);
@@ -345,11 +352,30 @@ async function failpoint(spec, phase) {
     }
   }
 }
-var import_node_fs, POLL_MS, PAUSE_LIMIT_MS;
+var import_node_fs, WRITE_PHASES, ROLLBACK_PHASES, RECOVER_PHASES, PHASES, POLL_MS, PAUSE_LIMIT_MS;
 var init_failpoint = __esm({
   "src/store/failpoint.ts"() {
     "use strict";
     import_node_fs = __toESM(require_builtin_node_fs_existsSync_writeFileSync(), 1);
+    WRITE_PHASES = [
+      "read-opened",
+      "before-claim",
+      "after-claim",
+      "after-archive",
+      "before-publication",
+      "after-publication",
+      "before-prune"
+    ];
+    ROLLBACK_PHASES = ["rollback-after-temp-drop", "rollback-after-restore", "rollback-after-unarchive", "rollback-after-claim-drop"];
+    RECOVER_PHASES = [
+      "recover-after-restore",
+      "recover-after-unarchive",
+      "recover-after-archive",
+      "recover-after-claim-drop",
+      "recover-after-temp-drop",
+      "recover-before-prune"
+    ];
+    PHASES = [...WRITE_PHASES, ...ROLLBACK_PHASES, ...RECOVER_PHASES];
     POLL_MS = 10;
     PAUSE_LIMIT_MS = 3e4;
   }
@@ -475,6 +501,22 @@ function tokenOf(bytes) {
 function randomHex8() {
   return (0, import_node_crypto2.randomBytes)(4).toString("hex");
 }
+function describeLink(filePath) {
+  let to;
+  try {
+    to = (0, import_node_fs3.readlinkSync)(filePath);
+  } catch {
+    return `${filePath} is a link; the helper only uses regular files with one link (replace the link with the file it points to, or move it away, and retry)`;
+  }
+  const dir = import_node_path2.default.dirname(filePath);
+  const name = import_node_path2.default.basename(filePath);
+  const pointsAt = import_node_path2.default.resolve(dir, to);
+  const other = TARGETS.find((t) => t !== name && pointsAt === import_node_path2.default.join(dir, t));
+  if (TARGETS.includes(name) && other !== void 0) {
+    return `${filePath} is a link to ${JSON.stringify(to)}: the lesson belongs in ${other}; use \`--target ${other}\``;
+  }
+  return `${filePath} is a link to ${JSON.stringify(to)}; the helper only uses regular files with one link (replace the link with a copy of the file it points to, or move it away, and retry)`;
+}
 function openRegular(filePath, maxBytes = MAX_DOCUMENT_BYTES) {
   let fd;
   try {
@@ -482,7 +524,7 @@ function openRegular(filePath, maxBytes = MAX_DOCUMENT_BYTES) {
   } catch (err) {
     const code2 = err.code;
     if (code2 === "ENOENT") return null;
-    if (code2 === "ELOOP" || code2 === "EMLINK") throw new UnsafeFile("link", filePath, null);
+    if (code2 === "ELOOP" || code2 === "EMLINK") throw new UnsafeFile("link", filePath, null, describeLink(filePath));
     if (code2 === "ENXIO" || code2 === "EISDIR" || code2 === "EOPNOTSUPP") throw new UnsafeFile("not-regular", filePath, null);
     throw new Refused(`cannot open ${filePath}: ${err.message}`);
   }
@@ -536,11 +578,12 @@ async function readStable(filePath, opts = {}) {
     (0, import_node_fs3.closeSync)(fd);
   }
 }
-var import_node_fs3, import_node_crypto2, TOKEN_PATTERN, UnsafeFile, OPEN_FLAGS;
+var import_node_fs3, import_node_path2, import_node_crypto2, TOKEN_PATTERN, UnsafeFile, OPEN_FLAGS;
 var init_files = __esm({
   "src/store/files.ts"() {
     "use strict";
-    import_node_fs3 = __toESM(require_builtin_node_fs_closeSync_constants_fstatSync_openSync_readSync(), 1);
+    import_node_fs3 = __toESM(require_builtin_node_fs_closeSync_constants_fstatSync_openSync_readSync_readlinkSync(), 1);
+    import_node_path2 = __toESM(require_builtin_node_path_resolve_normalize_isAbsolute_join_relative_toNamespacedPath_dirname_basename_extname_format_parse_matchesGlob_sep_delimiter_win32_posix_makeLong(), 1);
     import_node_crypto2 = __toESM(require_builtin_node_crypto_createHash_randomBytes(), 1);
     init_errors();
     init_failpoint();
@@ -549,7 +592,7 @@ var init_files = __esm({
     UnsafeFile = class extends Refused {
       state;
       stat;
-      constructor(state, filePath, stat) {
+      constructor(state, filePath, stat, message) {
         const what = {
           missing: "does not exist",
           link: "is a link",
@@ -557,7 +600,7 @@ var init_files = __esm({
           "hard-linked": "has more than one hard link",
           "too-large": `is larger than ${MAX_DOCUMENT_BYTES} bytes`
         };
-        super(`${filePath} ${what[state]}; the helper only uses regular files with one link (move it away and retry)`);
+        super(message ?? `${filePath} ${what[state]}; the helper only uses regular files with one link (move it away and retry)`);
         this.state = state;
         this.stat = stat;
       }
@@ -595,7 +638,8 @@ function listPrivate(dir) {
   for (const name of names) {
     const m = PRIVATE_PATTERN.exec(name);
     if (!m) continue;
-    out.push({ name, file: m[1], role: m[2], pid: Number(m[3]), path: import_node_path2.default.join(dir, name) });
+    const role = m[2] === "tmp" ? "tmp" : "claim";
+    out.push({ name, file: m[1], role, pid: Number(m[3] ?? m[5]), path: import_node_path3.default.join(dir, name) });
   }
   return out;
 }
@@ -611,7 +655,7 @@ function hasPrivatePartner(dir, file, ino) {
 }
 function readOwner(lockDir) {
   try {
-    const text = (0, import_node_fs4.readFileSync)(import_node_path2.default.join(lockDir, OWNER_NAME), "utf8");
+    const text = (0, import_node_fs4.readFileSync)(import_node_path3.default.join(lockDir, OWNER_NAME), "utf8");
     const data = JSON.parse(text);
     if (typeof data.pid !== "number" || typeof data.host !== "string" || typeof data.nonce !== "string") return null;
     return { pid: data.pid, host: data.host, nonce: data.nonce };
@@ -629,7 +673,7 @@ function processAlive(pid) {
   }
 }
 function lockState(memDir) {
-  const lockDir = import_node_path2.default.join(memDir, LOCK_NAME);
+  const lockDir = import_node_path3.default.join(memDir, LOCK_NAME);
   let mtimeMs;
   try {
     mtimeMs = (0, import_node_fs4.lstatSync)(lockDir).mtimeMs;
@@ -643,14 +687,14 @@ function lockState(memDir) {
   const stale = Date.now() - mtimeMs > LOCK_STALE_MS;
   return { state: stale ? "dead" : "held", pid: owner?.pid ?? null };
 }
-var import_node_fs4, import_node_os, import_node_path2, PRIVATE_PATTERN, LOCK_NAME, OWNER_NAME, LOCK_STALE_MS;
+var import_node_fs4, import_node_os, import_node_path3, PRIVATE_PATTERN, LOCK_NAME, OWNER_NAME, LOCK_STALE_MS;
 var init_private = __esm({
   "src/store/private.ts"() {
     "use strict";
     import_node_fs4 = __toESM(require_builtin_node_fs_lstatSync_readFileSync_readdirSync(), 1);
     import_node_os = __toESM(require_builtin_node_os_hostname(), 1);
-    import_node_path2 = __toESM(require_builtin_node_path_resolve_normalize_isAbsolute_join_relative_toNamespacedPath_dirname_basename_extname_format_parse_matchesGlob_sep_delimiter_win32_posix_makeLong(), 1);
-    PRIVATE_PATTERN = /^\.(.+)\.(tmp|claim)-(\d+)-([0-9a-f]{8})$/;
+    import_node_path3 = __toESM(require_builtin_node_path_resolve_normalize_isAbsolute_join_relative_toNamespacedPath_dirname_basename_extname_format_parse_matchesGlob_sep_delimiter_win32_posix_makeLong(), 1);
+    PRIVATE_PATTERN = /^\.(.+)\.(?:(tmp)-(\d+)-(?:[0-9a-f]{8}|[0-9a-f]{16})|(claim)-(\d+)-(?:[0-9a-f]{8}|[0-9a-f]{32}))$/;
     LOCK_NAME = ".lock";
     OWNER_NAME = "owner";
     LOCK_STALE_MS = 1e4;
@@ -674,7 +718,7 @@ function changedWhileRead(filePath) {
   return new Refused(`${filePath} changed while it was read (a save finished meanwhile); read it again`);
 }
 async function readManagedFile(dir, file, memDir, opts = {}) {
-  const filePath = import_node_path3.default.join(dir, file);
+  const filePath = import_node_path4.default.join(dir, file);
   const got = await readStable(filePath, opts);
   const mine = () => listPrivate(dir).filter((e) => e.file === file);
   if (got === null) {
@@ -697,11 +741,11 @@ async function readMemoryFile(root, kind, opts = {}) {
   const memDir = memoryDir(root);
   return readManagedFile(memDir, FILE_OF[kind], memDir, opts);
 }
-var import_node_path3;
+var import_node_path4;
 var init_read = __esm({
   "src/store/read.ts"() {
     "use strict";
-    import_node_path3 = __toESM(require_builtin_node_path_resolve_normalize_isAbsolute_join_relative_toNamespacedPath_dirname_basename_extname_format_parse_matchesGlob_sep_delimiter_win32_posix_makeLong(), 1);
+    import_node_path4 = __toESM(require_builtin_node_path_resolve_normalize_isAbsolute_join_relative_toNamespacedPath_dirname_basename_extname_format_parse_matchesGlob_sep_delimiter_win32_posix_makeLong(), 1);
     init_errors();
     init_files();
     init_paths();
@@ -869,9 +913,9 @@ function looksLikeCode(value) {
   const m = CODE_PATH.exec(value);
   if (!m) return false;
   const tail = m.groups?.["tail"];
-  const path11 = tail === void 0 ? value : value.slice(0, value.length - tail.length);
-  if (isWordy(path11)) return true;
-  const parts = path11.split(/\??\.|::|->/);
+  const path12 = tail === void 0 ? value : value.slice(0, value.length - tail.length);
+  if (isWordy(path12)) return true;
+  const parts = path12.split(/\??\.|::|->/);
   return parts.length > 1 && parts.every((p) => /^[A-Za-z_$]+!?$/.test(p)) && parts.some((p) => /^[a-z]{3,}$/.test(p));
 }
 function shannonEntropy(s) {
@@ -1537,7 +1581,7 @@ function checkLockPath(lockDir) {
   }
 }
 async function acquireLock(memDir, timeoutSeconds, opts = {}) {
-  const lockDir = import_node_path4.default.join(memDir, LOCK_NAME);
+  const lockDir = import_node_path5.default.join(memDir, LOCK_NAME);
   const deadline = Date.now() + timeoutSeconds * 1e3;
   const me = { pid: process.pid, host: (0, import_node_os2.hostname)(), nonce: randomHex8() + randomHex8() };
   let compromised = null;
@@ -1558,7 +1602,7 @@ async function acquireLock(memDir, timeoutSeconds, opts = {}) {
         }
       });
       const made = fs.statSync(lockDir);
-      fs.writeFileSync(import_node_path4.default.join(lockDir, OWNER_NAME), JSON.stringify(me), { mode: 384, flag: "wx" });
+      fs.writeFileSync(import_node_path5.default.join(lockDir, OWNER_NAME), JSON.stringify(me), { mode: 384, flag: "wx" });
       fs.utimesSync(lockDir, made.atime, made.mtime);
       logLock(opts.log, "acquire");
       return {
@@ -1624,13 +1668,13 @@ function takeOverDead(lockDir, dead) {
   fs.rmSync(aside, { recursive: true, force: true });
   return true;
 }
-var fs, import_node_os2, import_node_path4, import_proper_lockfile, RETRY_MS, lockFs, OWNERLESS_GRACE_MS;
+var fs, import_node_os2, import_node_path5, import_proper_lockfile, RETRY_MS, lockFs, OWNERLESS_GRACE_MS;
 var init_lock = __esm({
   "src/store/lock.ts"() {
     "use strict";
     fs = __toESM(require_builtin_node_fs_appendFile_appendFileSync_access_accessSync_chown_chownSync_chmod_chmodSync_close_closeSync_copyFile_copyFileSync_cp_cpSync_createReadStream_createWriteStream_exists_existsSync_fchown_fchownSync_fchmod_fchmodSync_fdatasync_fdatasyncSync_fstat_fstatSync_fsync_fsyncSync_ftruncate_ftruncateSync_futimes_futimesSync_lchown_lchownSync_lchmod_lchmodSync_link_linkSync_lstat_lstatSync_lutimes_lutimesSync_mkdir_mkdirSync_mkdtemp_mkdtempSync_open_openSync_openAsBlob_readdir_readdirSync_read_readSync_readv_readvSync_readFile_readFileSync_readlink_readlinkSync_realpath_realpathSync_rename_renameSync_rm_rmSync_rmdir_rmdirSync_stat_statfs_statSync_statfsSync_symlink_symlinkSync_truncate_truncateSync_unwatchFile_unlink_unlinkSync_utimes_utimesSync_watch_watchFile_writeFile_writeFileSync_write_writeSync_writev_writevSync_Dirent_Stats_ReadStream_WriteStream_FileReadStream_FileWriteStream_toUnixTimestamp_Dir_opendir_opendirSync_F_OK_R_OK_W_OK_X_OK_constants_promises(), 1);
     import_node_os2 = __toESM(require_builtin_node_os_hostname(), 1);
-    import_node_path4 = __toESM(require_builtin_node_path_resolve_normalize_isAbsolute_join_relative_toNamespacedPath_dirname_basename_extname_format_parse_matchesGlob_sep_delimiter_win32_posix_makeLong(), 1);
+    import_node_path5 = __toESM(require_builtin_node_path_resolve_normalize_isAbsolute_join_relative_toNamespacedPath_dirname_basename_extname_format_parse_matchesGlob_sep_delimiter_win32_posix_makeLong(), 1);
     import_proper_lockfile = __toESM(require_chunk_pkg_proper_lockfile(), 1);
     init_errors();
     init_files();
@@ -1647,7 +1691,7 @@ var init_lock = __esm({
             cb(err ?? Object.assign(new Error(`${dir} is not a directory`), { code: "ENOTDIR" }));
             return;
           }
-          fs.unlink(import_node_path4.default.join(dir, OWNER_NAME), () => fs.rmdir(dir, cb));
+          fs.unlink(import_node_path5.default.join(dir, OWNER_NAME), () => fs.rmdir(dir, cb));
         });
       }
     };
@@ -1683,19 +1727,19 @@ function home(env) {
 }
 function expandHome(p, env) {
   if (p === "~") return home(env);
-  if (p.startsWith("~/")) return import_node_path5.default.join(home(env), p.slice(2));
+  if (p.startsWith("~/")) return import_node_path6.default.join(home(env), p.slice(2));
   return p;
 }
 function pauseSwitch(memDir, env) {
   if (env.SESSION_HANDOFF_DISABLE === "1") return "SESSION_HANDOFF_DISABLE=1 from the environment";
-  if (memDir !== null && exists(import_node_path5.default.join(memDir, "PAUSE"))) return import_node_path5.default.join(memDir, "PAUSE");
+  if (memDir !== null && exists(import_node_path6.default.join(memDir, "PAUSE"))) return import_node_path6.default.join(memDir, "PAUSE");
   const named = env.SESSION_HANDOFF_PAUSE;
   if (named) {
     const p = expandHome(named, env);
     if (exists(p)) return p;
   }
-  const config = env.XDG_CONFIG_HOME ? env.XDG_CONFIG_HOME : import_node_path5.default.join(home(env), ".config");
-  const global = import_node_path5.default.join(config, "session-handoff", "PAUSE");
+  const config = env.XDG_CONFIG_HOME ? env.XDG_CONFIG_HOME : import_node_path6.default.join(home(env), ".config");
+  const global = import_node_path6.default.join(config, "session-handoff", "PAUSE");
   if (exists(global)) return global;
   return null;
 }
@@ -1703,21 +1747,21 @@ function assertNotPaused(memDir, env) {
   const sw = pauseSwitch(memDir, env);
   if (sw !== null) throw new Paused(sw);
 }
-var import_node_fs5, import_node_os3, import_node_path5;
+var import_node_fs5, import_node_os3, import_node_path6;
 var init_pause = __esm({
   "src/store/pause.ts"() {
     "use strict";
     import_node_fs5 = __toESM(require_builtin_node_fs_lstatSync(), 1);
     import_node_os3 = __toESM(require_builtin_node_os_homedir(), 1);
-    import_node_path5 = __toESM(require_builtin_node_path_resolve_normalize_isAbsolute_join_relative_toNamespacedPath_dirname_basename_extname_format_parse_matchesGlob_sep_delimiter_win32_posix_makeLong(), 1);
+    import_node_path6 = __toESM(require_builtin_node_path_resolve_normalize_isAbsolute_join_relative_toNamespacedPath_dirname_basename_extname_format_parse_matchesGlob_sep_delimiter_win32_posix_makeLong(), 1);
     init_errors();
   }
 });
 
-// lazy:builtin:node:fs:linkSync,lstatSync,readdirSync,rmSync,unlinkSync
-var require_builtin_node_fs_linkSync_lstatSync_readdirSync_rmSync_unlinkSync = __commonJS({
-  "lazy:builtin:node:fs:linkSync,lstatSync,readdirSync,rmSync,unlinkSync"(exports, module) {
-    module.exports = __shBuiltin("node:fs", "linkSync,lstatSync,readdirSync,rmSync,unlinkSync");
+// lazy:builtin:node:fs:linkSync,lstatSync,readFileSync,readdirSync,rmSync,unlinkSync
+var require_builtin_node_fs_linkSync_lstatSync_readFileSync_readdirSync_rmSync_unlinkSync = __commonJS({
+  "lazy:builtin:node:fs:linkSync,lstatSync,readFileSync,readdirSync,rmSync,unlinkSync"(exports, module) {
+    module.exports = __shBuiltin("node:fs", "linkSync,lstatSync,readFileSync,readdirSync,rmSync,unlinkSync");
   }
 });
 
@@ -1750,10 +1794,10 @@ function pruneArchive(dir, justArchived = null) {
   }
   const entries = [];
   for (const name of names) {
-    if (!PRUNE_CANDIDATE.test(name)) continue;
+    if (!PRUNABLE_NAME.test(name)) continue;
     let st;
     try {
-      st = (0, import_node_fs6.lstatSync)(import_node_path6.default.join(dir, name));
+      st = (0, import_node_fs6.lstatSync)(import_node_path7.default.join(dir, name));
     } catch {
       continue;
     }
@@ -1772,7 +1816,7 @@ function pruneArchive(dir, justArchived = null) {
   const deleted = [];
   for (const entry of doomed) {
     try {
-      (0, import_node_fs6.unlinkSync)(import_node_path6.default.join(dir, entry.name));
+      (0, import_node_fs6.unlinkSync)(import_node_path7.default.join(dir, entry.name));
       deleted.push(entry.name);
     } catch (err) {
       warnings.push(`archive pruning: could not delete archive/${entry.name}: ${err.message}`);
@@ -1780,15 +1824,16 @@ function pruneArchive(dir, justArchived = null) {
   }
   return { deleted, warnings };
 }
-var import_node_fs6, import_node_path6, ARCHIVE_KEEP, PRUNE_CANDIDATE, NAME_TIME;
+var import_node_fs6, import_node_path7, ARCHIVE_KEEP, ARCHIVE_NAME, PRUNABLE_NAME, NAME_TIME;
 var init_archive = __esm({
   "src/store/archive.ts"() {
     "use strict";
     import_node_fs6 = __toESM(require_builtin_node_fs_lstatSync_readdirSync_unlinkSync(), 1);
-    import_node_path6 = __toESM(require_builtin_node_path_resolve_normalize_isAbsolute_join_relative_toNamespacedPath_dirname_basename_extname_format_parse_matchesGlob_sep_delimiter_win32_posix_makeLong(), 1);
+    import_node_path7 = __toESM(require_builtin_node_path_resolve_normalize_isAbsolute_join_relative_toNamespacedPath_dirname_basename_extname_format_parse_matchesGlob_sep_delimiter_win32_posix_makeLong(), 1);
     init_files();
     ARCHIVE_KEEP = 5;
-    PRUNE_CANDIDATE = /^HANDOFF-.*\.md$/;
+    ARCHIVE_NAME = /^HANDOFF-[A-Za-z0-9._-]+\.md$/;
+    PRUNABLE_NAME = /^HANDOFF-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d\.\d{3,6}Z-[0-9a-f]{8}\.md$/;
     NAME_TIME = /^HANDOFF-(\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2})(?:\.(\d{1,9}))?Z-/;
   }
 });
@@ -1823,7 +1868,7 @@ function linkIntoArchive(from, archiveDirPath, prefix) {
   for (let attempt = 0; ; attempt++) {
     const name = archiveName(prefix);
     try {
-      (0, import_node_fs7.linkSync)(from, import_node_path7.default.join(archiveDirPath, name));
+      (0, import_node_fs7.linkSync)(from, import_node_path8.default.join(archiveDirPath, name));
       return name;
     } catch (err) {
       if (err.code !== "EEXIST" || attempt > 5) throw err;
@@ -1842,7 +1887,7 @@ function writeTemp(tempPath, bytes, mode) {
   }
 }
 async function publish(spec) {
-  const filePath = import_node_path7.default.join(spec.dir, spec.file);
+  const filePath = import_node_path8.default.join(spec.dir, spec.file);
   const prior = await readStable(filePath, { failpoint: spec.failpoint });
   if (prior !== null && prior.stat.nlink !== 1n) {
     throw new UnsafeFile("hard-linked", filePath, prior.stat);
@@ -1855,8 +1900,8 @@ async function publish(spec) {
   const mode = prior ? Number(prior.stat.mode & 0o7777n) : spec.newMode;
   const pid = process.pid;
   const rand = randomHex8();
-  const claimPath = import_node_path7.default.join(spec.dir, privateName(spec.file, "claim", pid, rand));
-  const tempPath = import_node_path7.default.join(spec.dir, privateName(spec.file, "tmp", pid, rand));
+  const claimPath = import_node_path8.default.join(spec.dir, privateName(spec.file, "claim", pid, rand));
+  const tempPath = import_node_path8.default.join(spec.dir, privateName(spec.file, "tmp", pid, rand));
   const warnings = [];
   let archived = null;
   if (prior !== null) {
@@ -1869,13 +1914,13 @@ async function publish(spec) {
       }
       throw new Refused(`cannot claim ${filePath}: ${err.message}`);
     }
-    if (!claimIsWhatWeRead(claimPath, prior)) {
-      let restored = false;
-      try {
-        (0, import_node_fs7.linkSync)(claimPath, filePath);
-        (0, import_node_fs7.unlinkSync)(claimPath);
-        restored = true;
-      } catch {
+    const claimed = claimIsWhatWeRead(claimPath, prior);
+    if (claimed !== "same") {
+      const restored = putBack(claimPath, filePath);
+      if (claimed === "not-regular") {
+        throw new Refused(
+          `${spec.file} was replaced by something that is not a regular file since it was read${restored ? "; it was put back" : "; it is kept at a private name for `recover`"} and nothing was saved; move it away, then read again`
+        );
       }
       throw new Refused(
         `${spec.file} changed since it was read (another program wrote it)${restored ? "" : "; its version is kept for `recover`"}; read again and merge`
@@ -1894,19 +1939,20 @@ async function publish(spec) {
     await failpoint(spec.failpoint, "before-publication");
     spec.lock.assertHeld();
   } catch (err) {
-    unlinkQuiet(tempPath);
-    if (prior !== null) rollBackClaim(claimPath, filePath, spec, archived);
+    if (prior === null) unlinkQuiet(tempPath);
+    else await rollBack(tempPath, claimPath, filePath, spec, archived);
     if (err instanceof HelperError) throw err;
     throw new Refused(`cannot save ${spec.file}: ${err.message}; nothing was changed`);
   }
   try {
     (0, import_node_fs7.linkSync)(tempPath, filePath);
   } catch (err) {
-    unlinkQuiet(tempPath);
     if (err.code !== "EEXIST") {
-      if (prior !== null) rollBackClaim(claimPath, filePath, spec, archived);
+      if (prior === null) unlinkQuiet(tempPath);
+      else await rollBack(tempPath, claimPath, filePath, spec, archived);
       throw new Refused(`cannot publish ${filePath}: ${err.message}`);
     }
+    unlinkQuiet(tempPath);
     let kept = archived;
     if (prior !== null) {
       if (kept === null) kept = linkIntoArchive(claimPath, spec.archiveDir, spec.archivePrefix);
@@ -1932,34 +1978,58 @@ function claimIsWhatWeRead(claimPath, prior) {
   try {
     st = (0, import_node_fs7.lstatSync)(claimPath, { bigint: true });
   } catch {
-    return false;
+    return "changed";
   }
-  if (!st.isFile() || st.dev !== prior.stat.dev || st.ino !== prior.stat.ino || st.size !== prior.stat.size || st.mtimeNs !== prior.stat.mtimeNs) {
-    return false;
+  if (!st.isFile()) return "not-regular";
+  if (st.dev !== prior.stat.dev || st.ino !== prior.stat.ino || st.size !== prior.stat.size || st.mtimeNs !== prior.stat.mtimeNs) {
+    return "changed";
   }
   const again = openRegular(claimPath);
-  if (again === null) return false;
+  if (again === null) return "changed";
   try {
-    return tokenOf(readAll(again.fd)) === prior.token;
+    return tokenOf(readAll(again.fd)) === prior.token ? "same" : "changed";
   } finally {
     (0, import_node_fs7.closeSync)(again.fd);
   }
 }
-function rollBackClaim(claimPath, filePath, spec, archived) {
+function putBack(claimPath, filePath) {
+  try {
+    (0, import_node_fs7.linkSync)(claimPath, filePath);
+    (0, import_node_fs7.unlinkSync)(claimPath);
+    return true;
+  } catch (err) {
+    if (err.code === "EEXIST") return false;
+  }
+  try {
+    if ((0, import_node_fs7.lstatSync)(filePath, { throwIfNoEntry: false }) !== void 0) return false;
+    (0, import_node_fs7.renameSync)(claimPath, filePath);
+    return true;
+  } catch {
+    return false;
+  }
+}
+async function rollBack(tempPath, claimPath, filePath, spec, archived) {
+  unlinkQuiet(tempPath);
+  await failpoint(spec.failpoint, "rollback-after-temp-drop");
   try {
     (0, import_node_fs7.linkSync)(claimPath, filePath);
   } catch {
     return;
   }
-  if (archived !== null) unlinkQuiet(import_node_path7.default.join(spec.archiveDir, archived));
+  await failpoint(spec.failpoint, "rollback-after-restore");
+  if (archived !== null) {
+    unlinkQuiet(import_node_path8.default.join(spec.archiveDir, archived));
+    await failpoint(spec.failpoint, "rollback-after-unarchive");
+  }
   unlinkQuiet(claimPath);
+  await failpoint(spec.failpoint, "rollback-after-claim-drop");
 }
-var import_node_fs7, import_node_path7;
+var import_node_fs7, import_node_path8;
 var init_publish = __esm({
   "src/store/publish.ts"() {
     "use strict";
     import_node_fs7 = __toESM(require_builtin_node_fs_closeSync_constants_fchmodSync_fsyncSync_linkSync_lstatSync_openSync_renameSync_unlinkSync_writeSync(), 1);
-    import_node_path7 = __toESM(require_builtin_node_path_resolve_normalize_isAbsolute_join_relative_toNamespacedPath_dirname_basename_extname_format_parse_matchesGlob_sep_delimiter_win32_posix_makeLong(), 1);
+    import_node_path8 = __toESM(require_builtin_node_path_resolve_normalize_isAbsolute_join_relative_toNamespacedPath_dirname_basename_extname_format_parse_matchesGlob_sep_delimiter_win32_posix_makeLong(), 1);
     init_errors();
     init_archive();
     init_failpoint();
@@ -1985,9 +2055,9 @@ function archiveExcess(root) {
   }
   let count = 0;
   for (const name of names) {
-    if (!/^HANDOFF-.*\.md$/.test(name)) continue;
+    if (!PRUNABLE_NAME.test(name)) continue;
     try {
-      const st = (0, import_node_fs8.lstatSync)(import_node_path8.default.join(archiveDir(root), name));
+      const st = (0, import_node_fs8.lstatSync)(import_node_path9.default.join(archiveDir(root), name));
       if (st.isSymbolicLink() || !st.isFile() || st.nlink !== 1) return 0;
     } catch {
       continue;
@@ -2006,91 +2076,142 @@ function archiveEntriesWithIno(dir, ino) {
   } catch {
     return [];
   }
-  return names.filter((n) => inoOf(import_node_path8.default.join(dir, n)) === ino);
+  return names.filter((n) => inoOf(import_node_path9.default.join(dir, n)) === ino);
+}
+function archiveEntryWithBytes(dir, claimPath) {
+  let names;
+  let bytes;
+  try {
+    names = (0, import_node_fs8.readdirSync)(dir).filter((n) => ARCHIVE_NAME.test(n));
+    bytes = (0, import_node_fs8.readFileSync)(claimPath);
+  } catch {
+    return void 0;
+  }
+  return names.find((n) => {
+    const p = import_node_path9.default.join(dir, n);
+    const st = lstatBig(p);
+    if (st === null || !st.isFile() || st.nlink !== 1n || st.size !== BigInt(bytes.length)) return false;
+    try {
+      return (0, import_node_fs8.readFileSync)(p).equals(bytes);
+    } catch {
+      return false;
+    }
+  });
 }
 function saveId(e) {
   return e.name.slice(e.name.lastIndexOf(".") + 1).replace(/^(tmp|claim)-/, "");
 }
-function assertOurs(e, currentIno, arch) {
+function notOurs(e, filePath, arch, siblings) {
   const st = lstatBig(e.path);
-  if (st === null) return;
-  const bad = st.isSymbolicLink() ? "is a link" : !st.isFile() ? "is not a regular file" : st.nlink > 2n || st.nlink === 2n && st.ino !== currentIno && archiveEntriesWithIno(arch, st.ino).length === 0 ? "has hard links the helper did not make" : null;
-  if (bad !== null) {
-    throw new Refused(`${e.path} ${bad}: it holds a private name of the helper but is not a file it left; move it away, then retry`);
-  }
+  if (st === null) return null;
+  if (st.isSymbolicLink()) return "is a link";
+  if (!st.isFile()) return "is not a regular file";
+  if (st.nlink === 1n) return null;
+  let accounted = 1n;
+  if (inoOf(filePath) === st.ino) accounted++;
+  accounted += BigInt(archiveEntriesWithIno(arch, st.ino).length);
+  accounted += BigInt(siblings.filter((o) => o.path !== e.path && inoOf(o.path) === st.ino).length);
+  return st.nlink > accounted ? "has hard links the helper did not make" : null;
 }
-function repair(root) {
+function groupByFile(entries) {
+  const byFile = /* @__PURE__ */ new Map();
+  for (const e of entries) {
+    const key = import_node_path9.default.join(import_node_path9.default.dirname(e.path), e.file);
+    byFile.set(key, [...byFile.get(key) ?? [], e]);
+  }
+  return byFile;
+}
+function plantedPrivate(root) {
+  const out = [];
+  const arch = archiveDir(root);
+  for (const [filePath, list] of groupByFile(pendingRepairs(root))) {
+    for (const e of list) {
+      const reason = notOurs(e, filePath, arch, list);
+      if (reason !== null) out.push({ entry: e, reason });
+    }
+  }
+  return out;
+}
+async function repair(root, fp) {
   const actions = [];
   const memDir = memoryDir(root);
   const arch = archiveDir(root);
-  const entries = pendingRepairs(root);
-  const byFile = /* @__PURE__ */ new Map();
-  for (const e of entries) {
-    const key = import_node_path8.default.join(import_node_path8.default.dirname(e.path), e.file);
-    byFile.set(key, [...byFile.get(key) ?? [], e]);
+  const planted = plantedPrivate(root)[0];
+  if (planted !== void 0) {
+    throw new Refused(`${planted.entry.path} ${planted.reason}: it holds a private name of the helper but is not a file it left; move it away, then retry`);
   }
+  const byFile = groupByFile(pendingRepairs(root));
   for (const [filePath, list] of byFile) {
-    const file = import_node_path8.default.basename(filePath);
+    const file = import_node_path9.default.basename(filePath);
     const prefix = archivePrefixOf(file);
     const currentIno = inoOf(filePath);
-    for (const e of list) assertOurs(e, currentIno, arch);
     const finished = new Set(list.filter((e) => e.role === "tmp" && currentIno !== null && inoOf(e.path) === currentIno).map(saveId));
-    for (const temp of list.filter((e) => e.role === "tmp")) {
-      const published = currentIno !== null && inoOf(temp.path) === currentIno;
-      (0, import_node_fs8.rmSync)(temp.path, { force: true });
-      actions.push(published ? `${file}: finished a publication (dropped ${temp.name})` : `${file}: dropped an unpublished new version (${temp.name}); the old version stays current`);
-    }
-    const claims = list.filter((e) => e.role === "claim").sort((a, b) => ((0, import_node_fs8.lstatSync)(a.path).mtimeMs || 0) - ((0, import_node_fs8.lstatSync)(b.path).mtimeMs || 0));
+    const claims = list.filter((e) => e.role === "claim").sort((a, b) => (lstatBig(a.path)?.mtimeMs ?? 0n) < (lstatBig(b.path)?.mtimeMs ?? 0n) ? -1 : 1);
     for (const claim of claims) {
       const claimIno = inoOf(claim.path);
       if (claimIno === null) continue;
-      if (inoOf(filePath) === claimIno) {
-        (0, import_node_fs8.unlinkSync)(claim.path);
-        actions.push(`${file}: finished putting the prior version back (dropped ${claim.name})`);
-        continue;
-      }
       if (inoOf(filePath) === null) {
         (0, import_node_fs8.linkSync)(claim.path, filePath);
-        for (const copy of archiveEntriesWithIno(arch, claimIno)) (0, import_node_fs8.unlinkSync)(import_node_path8.default.join(arch, copy));
+        await failpoint(fp, "recover-after-restore");
+      }
+      if (inoOf(filePath) === claimIno) {
+        for (const copy of archiveEntriesWithIno(arch, claimIno)) {
+          (0, import_node_fs8.unlinkSync)(import_node_path9.default.join(arch, copy));
+          await failpoint(fp, "recover-after-unarchive");
+        }
         (0, import_node_fs8.unlinkSync)(claim.path);
+        await failpoint(fp, "recover-after-claim-drop");
         actions.push(`${file}: rolled back an interrupted save; the prior version is current again`);
         continue;
       }
       const copies = archiveEntriesWithIno(arch, claimIno);
       if (finished.has(saveId(claim)) && (copies.length > 0 || prefix !== "HANDOFF")) {
         (0, import_node_fs8.unlinkSync)(claim.path);
+        await failpoint(fp, "recover-after-claim-drop");
         actions.push(`${file}: finished a save; dropped the version it replaced${copies[0] ? ` (archived as archive/${copies[0]})` : ""}`);
         continue;
       }
-      let where = copies[0];
+      let where = copies[0] ?? archiveEntryWithBytes(arch, claim.path);
       if (where === void 0) {
         where = linkIntoArchive(claim.path, arch, prefix);
+        await failpoint(fp, "recover-after-archive");
       }
       (0, import_node_fs8.unlinkSync)(claim.path);
+      await failpoint(fp, "recover-after-claim-drop");
       actions.push(`${file}: kept the prior version as archive/${where}`);
+    }
+    for (const temp of list.filter((e) => e.role === "tmp")) {
+      const tempIno = inoOf(temp.path);
+      if (tempIno === null) continue;
+      const published = tempIno === inoOf(filePath);
+      (0, import_node_fs8.rmSync)(temp.path, { force: true });
+      await failpoint(fp, "recover-after-temp-drop");
+      actions.push(published ? `${file}: finished a publication (dropped ${temp.name})` : `${file}: dropped an unpublished new version (${temp.name}); the old version stays current`);
     }
   }
   try {
     for (const name of (0, import_node_fs8.readdirSync)(memDir)) {
-      if (/^\.lock-dead-\d+-[0-9a-f]{8}$/.test(name)) (0, import_node_fs8.rmSync)(import_node_path8.default.join(memDir, name), { recursive: true, force: true });
+      if (/^\.lock-dead-\d+-[0-9a-f]{8}$/.test(name)) (0, import_node_fs8.rmSync)(import_node_path9.default.join(memDir, name), { recursive: true, force: true });
     }
   } catch {
   }
   if (archiveExcess(root) > 0) {
+    await failpoint(fp, "recover-before-prune");
     const pruned = pruneArchive(arch);
     if (pruned.deleted.length > 0) actions.push(`archive: pruned ${pruned.deleted.length} old handoff(s) to keep the newest ${ARCHIVE_KEEP}`);
     actions.push(...pruned.warnings);
   }
   return actions;
 }
-var import_node_fs8, import_node_path8, MEMORY_FILES, ROOT_FILES;
+var import_node_fs8, import_node_path9, MEMORY_FILES, ROOT_FILES;
 var init_recover = __esm({
   "src/store/recover.ts"() {
     "use strict";
-    import_node_fs8 = __toESM(require_builtin_node_fs_linkSync_lstatSync_readdirSync_rmSync_unlinkSync(), 1);
-    import_node_path8 = __toESM(require_builtin_node_path_resolve_normalize_isAbsolute_join_relative_toNamespacedPath_dirname_basename_extname_format_parse_matchesGlob_sep_delimiter_win32_posix_makeLong(), 1);
+    import_node_fs8 = __toESM(require_builtin_node_fs_linkSync_lstatSync_readFileSync_readdirSync_rmSync_unlinkSync(), 1);
+    import_node_path9 = __toESM(require_builtin_node_path_resolve_normalize_isAbsolute_join_relative_toNamespacedPath_dirname_basename_extname_format_parse_matchesGlob_sep_delimiter_win32_posix_makeLong(), 1);
     init_errors();
     init_archive();
+    init_failpoint();
     init_private();
     init_paths();
     init_publish();
@@ -2113,7 +2234,7 @@ async function underLock(opts, body) {
     checkTree(opts.root, { archive: true });
     if (lock === null) lock = await acquireLock(memDir, opts.lockTimeoutSeconds, { log: opts.env.MEMORY_IO_LOCK_LOG || void 0 });
     assertNotPaused(memDir, opts.env);
-    const repairs = repair(opts.root).map((line) => `recovered: ${line}`);
+    const repairs = (await repair(opts.root, opts.failpoint)).map((line) => `recovered: ${line}`);
     const result = await body(lock);
     return { result, repairs };
   } catch (err) {
@@ -2252,6 +2373,7 @@ exit:   0 saved; 2 refused (stale token: read again and merge, never resend the 
             root,
             env: ctx.env,
             lockTimeoutSeconds,
+            failpoint: failpointOf(ctx),
             validate: () => {
               prepared = prepareDocument(raw, kind);
             },
@@ -2289,6 +2411,37 @@ CURRENT-SHA256: ${result.token}
   }
 });
 
+// src/store/append.ts
+function appendedBytes(prior, text) {
+  let head = prior ?? Buffer.alloc(0);
+  if (head.length > 0 && head[head.length - 1] !== 10) head = Buffer.concat([head, Buffer.from("\n")]);
+  const tail = text.endsWith("\n") ? text : `${text}
+`;
+  return Buffer.concat([head, Buffer.from(tail, "utf8")]);
+}
+function linesOf(text) {
+  return text.split("\n").map((l) => l.endsWith("\r") ? l.slice(0, -1) : l);
+}
+function alreadyPresent(prior, text) {
+  if (prior === null) return false;
+  const want = linesOf(text);
+  while (want.length > 0 && want[0].trim() === "") want.shift();
+  while (want.length > 0 && want[want.length - 1].trim() === "") want.pop();
+  if (want.length === 0) return false;
+  const have = linesOf(prior.toString("utf8"));
+  for (let i = 0; i + want.length <= have.length; i++) {
+    let j = 0;
+    while (j < want.length && have[i + j] === want[j]) j++;
+    if (j === want.length) return true;
+  }
+  return false;
+}
+var init_append = __esm({
+  "src/store/append.ts"() {
+    "use strict";
+  }
+});
+
 // src/verbs/promote.ts
 var promote_exports = {};
 __export(promote_exports, {
@@ -2305,6 +2458,7 @@ var init_promote = __esm({
     init_paths();
     init_read();
     init_publish();
+    init_append();
     init_common();
     init_types();
     MAX_PROMOTE_BYTES = 64e3;
@@ -2321,8 +2475,15 @@ at the root, only if the file is still the version whose token you read with
 and to the text when they lack one. Secrets are redacted and invisible characters refused,
 as for \`write\`. Only on the user's approval.
 
+When the text (after redaction) is already in the file as whole consecutive lines, nothing
+is appended, whatever token was given (a retried promotion):
+stdout: "already in <target>; nothing appended", then "CURRENT-SHA256: <token>".
+
+A target that is a link is refused, naming where it points; CLAUDE.md linked to AGENTS.md
+says "use \`--target AGENTS.md\`" (and the reverse, CLAUDE.md).
+
 stdout: "appended approved lesson to <target>", then "CURRENT-SHA256: <token>".
-exit:   0 appended; 2 refused (stale token: read again; bad text; unsafe file);
+exit:   0 appended, or already there; 2 refused (stale token: read again; bad text; unsafe file);
         4 paused; 5 busy.
 `,
       async run(ctx) {
@@ -2338,6 +2499,7 @@ exit:   0 appended; 2 refused (stale token: read again; bad text; unsafe file);
             root,
             env: ctx.env,
             lockTimeoutSeconds,
+            failpoint: failpointOf(ctx),
             validate: () => {
               if (raw.length > MAX_PROMOTE_BYTES) {
                 throw new Refused(`the lesson is ${raw.length} bytes; promote appends at most ${MAX_PROMOTE_BYTES} bytes`);
@@ -2349,35 +2511,41 @@ exit:   0 appended; 2 refused (stale token: read again; bad text; unsafe file);
             },
             // Before the memory dir is made for the lock, a stale token is refused as publish would.
             precheck: async () => {
-              const current = (await readManagedFile(root, target, memoryDir(root)))?.token ?? "absent";
-              if (current !== expected) {
+              const got = await readManagedFile(root, target, memoryDir(root));
+              const current = got?.token ?? "absent";
+              if (current !== expected && !(got !== null && alreadyPresent(got.bytes, text))) {
                 throw new Refused(`${target} changed since it was read (expected ${expected}, current ${current}); read again and merge`);
               }
             }
           },
-          (lock) => publish({
-            dir: root,
-            file: target,
-            archiveDir: archiveDir(root),
-            archivePrefix: archivePrefixOf(target),
-            archivePrior: false,
-            expectedToken: expected,
-            newMode: 420,
-            build: (prior) => {
-              let head = prior ?? Buffer.alloc(0);
-              if (head.length > 0 && head[head.length - 1] !== 10) head = Buffer.concat([head, Buffer.from("\n")]);
-              const tail = text.endsWith("\n") ? text : `${text}
-`;
-              const out = Buffer.concat([head, Buffer.from(tail, "utf8")]);
-              if (out.length > MAX_DOCUMENT_BYTES) {
-                throw new Refused(`${target} would grow past ${MAX_DOCUMENT_BYTES} bytes; shorten it first`);
-              }
-              return out;
-            },
-            failpoint: failpointOf(ctx),
-            lock
-          })
+          async (lock) => {
+            const now = await readManagedFile(root, target, memoryDir(root));
+            if (now !== null && alreadyPresent(now.bytes, text)) return { unchanged: true, token: now.token, warnings: [] };
+            return publish({
+              dir: root,
+              file: target,
+              archiveDir: archiveDir(root),
+              archivePrefix: archivePrefixOf(target),
+              archivePrior: false,
+              expectedToken: expected,
+              newMode: 420,
+              build: (prior) => {
+                const out = appendedBytes(prior, text);
+                if (out.length > MAX_DOCUMENT_BYTES) {
+                  throw new Refused(`${target} would grow past ${MAX_DOCUMENT_BYTES} bytes; shorten it first`);
+                }
+                return out;
+              },
+              failpoint: failpointOf(ctx),
+              lock
+            });
+          }
         );
+        if ("unchanged" in result) {
+          return ok(`already in ${target}; nothing appended
+CURRENT-SHA256: ${result.token}
+`, [...repairs, ...notes]);
+        }
         return ok(`appended approved lesson to ${target}
 CURRENT-SHA256: ${result.token}
 `, [...repairs, ...notes, ...result.warnings]);
@@ -2395,7 +2563,13 @@ var require_builtin_node_fs_closeSync_lstatSync_readSync = __commonJS({
 
 // src/store/inspect.ts
 function treeUnsafe(root) {
-  for (const dir of [import_node_path9.default.join(root, ".ai"), memoryDir(root)]) {
+  try {
+    const st = (0, import_node_fs9.lstatSync)(archiveDir(root));
+    if (st.isSymbolicLink() || !st.isDirectory()) return true;
+  } catch (err) {
+    if (err.code !== "ENOENT") return true;
+  }
+  for (const dir of [import_node_path10.default.join(root, ".ai"), memoryDir(root)]) {
     let st;
     try {
       st = (0, import_node_fs9.lstatSync)(dir);
@@ -2413,10 +2587,11 @@ function inspectFile(root, kind, retry = true) {
   const memDir = memoryDir(root);
   const file = FILE_OF[kind];
   const mine = listPrivate(memDir).filter((e) => e.file === file);
+  if (mine.length > 0 && plantedPrivate(root).some((p) => p.entry.file === file)) return { kind, status: "unsafe", mtimeMs: null };
   const writerLive = () => lockState(memDir).state === "held";
   let opened;
   try {
-    opened = openRegular(import_node_path9.default.join(memDir, file));
+    opened = openRegular(import_node_path10.default.join(memDir, file));
   } catch {
     return { kind, status: "unsafe", mtimeMs: null };
   }
@@ -2424,7 +2599,7 @@ function inspectFile(root, kind, retry = true) {
     if (mine.some((e) => e.role === "claim")) {
       return { kind, status: writerLive() ? "present" : "interrupted", mtimeMs: null };
     }
-    if (retry && (mine.length > 0 || lstatBig(import_node_path9.default.join(memDir, file)) !== null)) return inspectFile(root, kind, false);
+    if (retry && (mine.length > 0 || lstatBig(import_node_path10.default.join(memDir, file)) !== null)) return inspectFile(root, kind, false);
     return { kind, status: "missing", mtimeMs: null };
   }
   const { fd, stat } = opened;
@@ -2432,15 +2607,18 @@ function inspectFile(root, kind, retry = true) {
     const mtimeMs = Number(stat.mtimeMs);
     if (stat.nlink !== 1n) {
       if (!hasPrivatePartner(memDir, file, stat.ino)) {
-        const now = lstatBig(import_node_path9.default.join(memDir, file));
+        const now = lstatBig(import_node_path10.default.join(memDir, file));
         if (now !== null && now.ino === stat.ino && now.nlink === 1n) return { kind, status: "present", mtimeMs };
         return { kind, status: "unsafe", mtimeMs };
       }
       return { kind, status: writerLive() ? "present" : "interrupted", mtimeMs };
     }
-    const buf = Buffer.alloc(HEAD_BYTES);
-    const n = (0, import_node_fs9.readSync)(fd, buf, 0, HEAD_BYTES, 0);
-    const lines = buf.subarray(0, n).toString("utf8").replace(/^\uFEFF/, "").split(/\r?\n/);
+    const size = Number(stat.size);
+    const buf = Buffer.alloc(Math.max(size, HEAD_BYTES));
+    let n = 0;
+    for (let got = -1; got !== 0 && n < buf.length; n += got) got = (0, import_node_fs9.readSync)(fd, buf, n, buf.length - n, n);
+    if (buf.subarray(0, n).includes(0)) return { kind, status: "unsafe", mtimeMs };
+    const lines = buf.subarray(0, Math.min(n, HEAD_BYTES)).toString("utf8").replace(/^\uFEFF/, "").split(/\r?\n/);
     const ok2 = lines[0] === MARKER && lines.slice(0, 4).includes(HEADING_OF[kind]);
     return { kind, status: ok2 ? "present" : "foreign", mtimeMs };
   } finally {
@@ -2450,16 +2628,21 @@ function inspectFile(root, kind, retry = true) {
 function interruptedSave(root) {
   const unsafe = treeUnsafe(root);
   if (unsafe === true) return false;
-  if (unsafe === null) return pendingRepairs(root).length > 0;
+  const pending = pendingRepairs(root);
+  if (pending.length > 0 && plantedPrivate(root).length > 0) return false;
+  if (unsafe === null) return pending.length > 0;
   if (lockState(memoryDir(root)).state === "held") return false;
-  return pendingRepairs(root).length > 0 || archiveExcess(root) > 0;
+  return pending.length > 0 || archiveExcess(root) > 0;
 }
-var import_node_fs9, import_node_path9, HEAD_BYTES;
+function unsafePrivate(root) {
+  return treeUnsafe(root) !== true && pendingRepairs(root).length > 0 && plantedPrivate(root).length > 0;
+}
+var import_node_fs9, import_node_path10, HEAD_BYTES;
 var init_inspect = __esm({
   "src/store/inspect.ts"() {
     "use strict";
     import_node_fs9 = __toESM(require_builtin_node_fs_closeSync_lstatSync_readSync(), 1);
-    import_node_path9 = __toESM(require_builtin_node_path_resolve_normalize_isAbsolute_join_relative_toNamespacedPath_dirname_basename_extname_format_parse_matchesGlob_sep_delimiter_win32_posix_makeLong(), 1);
+    import_node_path10 = __toESM(require_builtin_node_path_resolve_normalize_isAbsolute_join_relative_toNamespacedPath_dirname_basename_extname_format_parse_matchesGlob_sep_delimiter_win32_posix_makeLong(), 1);
     init_files();
     init_paths();
     init_private();
@@ -2519,7 +2702,7 @@ When the kill switch is on, the paused sentence is printed too and the code is k
         const files = Object.fromEntries(inspections.map((i) => [i.kind, i.status]));
         let state;
         if (interruptedSave(root) || inspections.some((i) => i.status === "interrupted")) state = "interrupted";
-        else if (inspections.some((i) => i.status === "unsafe" || i.status === "foreign")) state = "unsafe";
+        else if (inspections.some((i) => i.status === "unsafe" || i.status === "foreign") || unsafePrivate(root)) state = "unsafe";
         else if (files.handoff === "present") state = "parked";
         else state = "clean";
         const code2 = { clean: 0, interrupted: 1, parked: 2, unsafe: 3 }[state];
@@ -2570,7 +2753,7 @@ exit: 0 done (or nothing to do); 2 refused (unsafe tree); 4 paused; 5 busy.
         const root = rootOption(ctx);
         let actions = [];
         if (checkTree(root) || pendingRepairs(root).length > 0) {
-          const { repairs } = await underLock({ root, env: ctx.env, lockTimeoutSeconds }, async () => void 0);
+          const { repairs } = await underLock({ root, env: ctx.env, lockTimeoutSeconds, failpoint: failpointOf(ctx) }, async () => void 0);
           actions = repairs.map((r) => r.replace(/^recovered: /, ""));
         } else {
           assertNotPaused(memoryDir(root), ctx.env);
@@ -2638,21 +2821,21 @@ async function stdinCwd(ctx) {
   if (data === null || data.length === 0 || data.length > 1e6) return null;
   try {
     const parsed = JSON.parse(data.toString("utf8"));
-    return typeof parsed.cwd === "string" && import_node_path10.default.isAbsolute(parsed.cwd) ? parsed.cwd : null;
+    return typeof parsed.cwd === "string" && import_node_path11.default.isAbsolute(parsed.cwd) ? parsed.cwd : null;
   } catch {
     return null;
   }
 }
 function findProjectRoot(start) {
-  let dir = import_node_path10.default.resolve(start);
+  let dir = import_node_path11.default.resolve(start);
   for (; ; ) {
     try {
-      (0, import_node_fs10.lstatSync)(import_node_path10.default.join(dir, ".git"));
+      (0, import_node_fs10.lstatSync)(import_node_path11.default.join(dir, ".git"));
       return dir;
     } catch {
     }
-    const parent = import_node_path10.default.dirname(dir);
-    if (parent === dir) return import_node_path10.default.resolve(start);
+    const parent = import_node_path11.default.dirname(dir);
+    if (parent === dir) return import_node_path11.default.resolve(start);
     dir = parent;
   }
 }
@@ -2669,12 +2852,12 @@ function composeHookText(files, interrupted, paused, now) {
   return text.length > 0 ? `${text.slice(0, HOOK_LIMIT - 1)}
 ` : "";
 }
-var import_node_fs10, import_node_path10, HOOK_LIMIT, DAY_MS, SENTENCES, hookVerb;
+var import_node_fs10, import_node_path11, HOOK_LIMIT, DAY_MS, SENTENCES, hookVerb;
 var init_hook = __esm({
   "src/verbs/hook.ts"() {
     "use strict";
     import_node_fs10 = __toESM(require_builtin_node_fs_lstatSync(), 1);
-    import_node_path10 = __toESM(require_builtin_node_path_resolve_normalize_isAbsolute_join_relative_toNamespacedPath_dirname_basename_extname_format_parse_matchesGlob_sep_delimiter_win32_posix_makeLong(), 1);
+    import_node_path11 = __toESM(require_builtin_node_path_resolve_normalize_isAbsolute_join_relative_toNamespacedPath_dirname_basename_extname_format_parse_matchesGlob_sep_delimiter_win32_posix_makeLong(), 1);
     init_inspect();
     init_paths();
     init_pause();
@@ -2719,7 +2902,7 @@ exit: always 0 -- a broken hook must not break a session; problems go to stderr.
         if (ctx.env.SESSION_HANDOFF_DISABLE === "1") return ok("", []);
         let root;
         if (typeof ctx.values.root === "string" && ctx.values.root !== "") {
-          root = import_node_path10.default.resolve(ctx.cwd, ctx.values.root);
+          root = import_node_path11.default.resolve(ctx.cwd, ctx.values.root);
         } else {
           root = findProjectRoot(await stdinCwd(ctx) ?? ctx.cwd);
         }
