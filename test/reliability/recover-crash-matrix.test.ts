@@ -2,24 +2,12 @@ import { lstatSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { gitRepo, helper, sha } from "../helpers.ts";
-import { archiveContents, current, plantArchives, privateFiles, runBounded, seed, SUBJECTS, type Subject } from "./support.ts";
+import { archiveContents, current, plantArchives, privateFiles, RECOVER_PHASES, ROLLBACK_PHASES, runBounded, seed, SUBJECTS, type Subject } from "./support.ts";
 
 // Field report 15 and issue 11, contract §13 ruling 34: `recover` killed mid-repair, and a
 // writer's rollback killed mid-way, must leave a state that the next `recover` finishes —
 // never "hard links the helper did not make", never a check stuck at 1. Each phase fires
 // just after its step (CONTRIBUTING, "The failpoint seam").
-
-/** The repair's steps (pinned here by name, not imported: the seam is an interface). */
-export const RECOVER_PHASES = [
-  "recover-after-restore",
-  "recover-after-unarchive",
-  "recover-after-archive",
-  "recover-after-claim-drop",
-  "recover-after-temp-drop",
-  "recover-before-prune",
-] as const;
-/** The rollback's steps. */
-export const ROLLBACK_PHASES = ["rollback-after-temp-drop", "rollback-after-restore", "rollback-after-unarchive", "rollback-after-claim-drop"] as const;
 
 const handoffArchives = (root: string) => [...archiveContents(root).keys()].filter((n) => /^HANDOFF-.*\.md$/.test(n));
 
