@@ -16,8 +16,14 @@ export const recoverVerb: Verb = {
 Repairs what an interrupted save left (a private claim or temp file, a half-done archive
 step, pruning a crash skipped): afterwards each file is whole -- the complete old or the
 complete new version --, no prior version is lost (it is current or in the archive), and
-no private file remains. Idempotent: with nothing to do it says so. The next \`write\`
-runs the same repair first.
+no private file remains. The reference helper's leftovers (memory_io.py's
+.<FILE>.claim-<pid>-<32 hex> and .<FILE>.tmp-<pid>-<16 hex>) are repaired alike.
+Idempotent, and resumable: a recover (or a rollback) killed at any step is finished by the
+next one. With nothing to do it prints "nothing to recover". The next \`write\` runs the
+same repair first.
+
+A private name holding what no save leaves (a link, a directory, a file hard-linked
+elsewhere) is refused, naming it: move it away, then retry.
 
 exit: 0 done (or nothing to do); 2 refused (unsafe tree); 4 paused; 5 busy.
 `,
