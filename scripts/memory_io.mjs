@@ -2132,6 +2132,25 @@ function plantedPrivate(root) {
   }
   return out;
 }
+async function dropArchiveTemps(arch, fp) {
+  let names;
+  try {
+    names = (0, import_node_fs8.readdirSync)(arch).filter((n) => ARCHIVE_TEMP.test(n));
+  } catch {
+    return [];
+  }
+  const out = [];
+  for (const name of names) {
+    const p = import_node_path9.default.join(arch, name);
+    const st = lstatBig(p);
+    if (st === null || !st.isFile()) continue;
+    if (st.nlink !== 1n && !(st.nlink === 2n && archiveEntriesWithIno(arch, st.ino).length === 2)) continue;
+    (0, import_node_fs8.unlinkSync)(p);
+    await failpoint(fp, "recover-after-temp-drop");
+    out.push(`archive: dropped an archive copy left half-done (${name})`);
+  }
+  return out;
+}
 async function repair(root, fp) {
   const actions = [];
   const memDir = memoryDir(root);
@@ -2189,6 +2208,7 @@ async function repair(root, fp) {
       actions.push(published ? `${file}: finished a publication (dropped ${temp.name})` : `${file}: dropped an unpublished new version (${temp.name}); the old version stays current`);
     }
   }
+  actions.push(...await dropArchiveTemps(arch, fp));
   try {
     for (const name of (0, import_node_fs8.readdirSync)(memDir)) {
       if (/^\.lock-dead-\d+-[0-9a-f]{8}$/.test(name)) (0, import_node_fs8.rmSync)(import_node_path9.default.join(memDir, name), { recursive: true, force: true });
@@ -2203,7 +2223,7 @@ async function repair(root, fp) {
   }
   return actions;
 }
-var import_node_fs8, import_node_path9, MEMORY_FILES, ROOT_FILES;
+var import_node_fs8, import_node_path9, MEMORY_FILES, ROOT_FILES, ARCHIVE_TEMP;
 var init_recover = __esm({
   "src/store/recover.ts"() {
     "use strict";
@@ -2217,6 +2237,7 @@ var init_recover = __esm({
     init_publish();
     MEMORY_FILES = new Set(Object.values(FILE_OF));
     ROOT_FILES = new Set(TARGETS);
+    ARCHIVE_TEMP = /^\.HANDOFF-[A-Za-z0-9._-]+\.md\.tmp-\d+-[0-9a-f]{16}$/;
   }
 });
 

@@ -131,6 +131,31 @@ export function plantedPrivate(root: string): { entry: PrivateEntry; reason: str
   return out;
 }
 
+// The reference helper writes its archive copy through a temp in archive/ itself.
+const ARCHIVE_TEMP = /^\.HANDOFF-[A-Za-z0-9._-]+\.md\.tmp-\d+-[0-9a-f]{16}$/;
+
+// Drops the reference's archive temps: unpublished (one link) or published (its other link
+// is the archive entry). Anything else under that name is left alone.
+async function dropArchiveTemps(arch: string, fp?: string): Promise<string[]> {
+  let names: string[];
+  try {
+    names = readdirSync(arch).filter((n) => ARCHIVE_TEMP.test(n));
+  } catch {
+    return [];
+  }
+  const out: string[] = [];
+  for (const name of names) {
+    const p = path.join(arch, name);
+    const st = lstatBig(p);
+    if (st === null || !st.isFile()) continue;
+    if (st.nlink !== 1n && !(st.nlink === 2n && archiveEntriesWithIno(arch, st.ino).length === 2)) continue;
+    unlinkSync(p);
+    await failpoint(fp, "recover-after-temp-drop");
+    out.push(`archive: dropped an archive copy left half-done (${name})`);
+  }
+  return out;
+}
+
 /**
  * Repairs what interrupted saves (ours or the reference helper's) and interrupted repairs
  * left, under the memory lock (contract §3, §5 `recover`). Every step is idempotent and the
@@ -219,6 +244,7 @@ export async function repair(root: string, fp?: string): Promise<string[]> {
       actions.push(published ? `${file}: finished a publication (dropped ${temp.name})` : `${file}: dropped an unpublished new version (${temp.name}); the old version stays current`);
     }
   }
+  actions.push(...(await dropArchiveTemps(arch, fp)));
   // A taker that died mid-takeover leaves its renamed lock aside.
   try {
     for (const name of readdirSync(memDir)) {

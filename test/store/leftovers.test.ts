@@ -107,6 +107,21 @@ describe("the reference helper's other leftovers", () => {
     expect(archives(root).map((n) => readFileSync(mem(root, "archive", n), "utf8"))).toEqual([handoff("old")]);
   });
 
+  it("its half-written archive copy in archive/ is dropped by recover, published or not; the archive entry stays", () => {
+    const root = gitRepo();
+    save(root, handoff("v1"), "absent");
+    memory(root);
+    const entry = "HANDOFF-2026-11-29T08-00-00.123456Z-0a1b2c3d.md";
+    writeFileSync(mem(root, "archive", entry), handoff("old"), { mode: 0o600 });
+    linkSync(mem(root, "archive", entry), mem(root, "archive", `.${entry}.tmp-4242-${HEX16}`));
+    writeFileSync(mem(root, "archive", `.HANDOFF-2026-11-29T09-00-00.000000Z-0a0a0a0a.md.tmp-4243-${HEX16}`), "half");
+    const r = helper(["recover", "--root", root]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout.match(/dropped an archive copy left half-done/g)).toHaveLength(2);
+    expect(archives(root)).toEqual([entry]);
+    expect(lstatSync(mem(root, "archive", entry)).nlink).toBe(1);
+  });
+
   it.each([
     [`.HANDOFF.md.claim-1-${HEX32}0`, "33 hex"],
     [`.HANDOFF.md.claim-1-${HEX16}`, "16 hex on a claim"],
