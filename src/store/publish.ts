@@ -100,7 +100,7 @@ function writeTemp(tempPath: string, bytes: Buffer, mode: number): void {
  * 6. drop the claim, then the temp; prune the archive to five (`before-prune`).
  *
  * A failure between steps 2 and 5 rolls back (`rollback-*`): the prior version is current
- * again and the archive copy of it is gone. What steps 2 claimed that is not the version we
+ * again and the archive copy of it is gone. What step 2 claimed that is not the version we
  * read (an edit, a directory put at the name) is handed back and the write refused.
  *
  * A crash at any step leaves private files that `recover` (and the next write) repairs to the
