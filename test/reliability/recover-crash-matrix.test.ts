@@ -1,4 +1,4 @@
-import { lstatSync, readdirSync } from "node:fs";
+import { lstatSync, readdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { gitRepo, helper, sha } from "../helpers.ts";
@@ -68,15 +68,24 @@ interface RecoverCase {
   recoverCrash: (typeof RECOVER_PHASES)[number];
   fullArchive: boolean;
 }
+// Only the pairs where the repair takes that step: the kill must land (asserted below).
+function repairTakes(subject: Subject, writeCrash: string, phase: (typeof RECOVER_PHASES)[number]): boolean {
+  const claimOnly = ["after-claim", "after-archive", "before-publication"].includes(writeCrash);
+  if (phase === "recover-after-restore") return claimOnly;
+  if (phase === "recover-after-unarchive") return subject.name === "handoff" && (writeCrash === "after-archive" || writeCrash === "before-publication");
+  if (phase === "recover-after-claim-drop") return true;
+  if (phase === "recover-after-temp-drop") return writeCrash === "before-publication" || writeCrash === "after-publication";
+  return false;
+}
 const recoverCases: RecoverCase[] = [];
-for (const recoverCrash of RECOVER_PHASES.filter((p) => p !== "recover-before-prune")) {
+for (const recoverCrash of RECOVER_PHASES) {
   for (const writeCrash of ["after-claim", "after-archive", "before-publication", "after-publication"]) {
-    recoverCases.push({ subject: SUBJECTS.handoff, writeCrash, recoverCrash, fullArchive: false });
+    if (repairTakes(SUBJECTS.handoff, writeCrash, recoverCrash)) recoverCases.push({ subject: SUBJECTS.handoff, writeCrash, recoverCrash, fullArchive: false });
   }
   for (const writeCrash of ["after-claim", "before-publication", "after-publication"]) {
-    recoverCases.push({ subject: SUBJECTS.lessons, writeCrash, recoverCrash, fullArchive: false });
+    if (repairTakes(SUBJECTS.lessons, writeCrash, recoverCrash)) recoverCases.push({ subject: SUBJECTS.lessons, writeCrash, recoverCrash, fullArchive: false });
   }
-  recoverCases.push({ subject: SUBJECTS.promote, writeCrash: "after-claim", recoverCrash, fullArchive: false });
+  if (repairTakes(SUBJECTS.promote, "after-claim", recoverCrash)) recoverCases.push({ subject: SUBJECTS.promote, writeCrash: "after-claim", recoverCrash, fullArchive: false });
 }
 for (const writeCrash of ["after-publication", "before-prune"]) {
   recoverCases.push({ subject: SUBJECTS.handoff, writeCrash, recoverCrash: "recover-before-prune", fullArchive: true });
@@ -97,20 +106,35 @@ describe("recover killed at each step of its repair: the next recover finishes i
 
       const r = runBounded(["recover", "--root", root], { env: { MEMORY_IO_FAILPOINT: `${recoverCrash}:crash` } });
       expect(r.timedOut).toBe(false);
-      if (r.signal === "SIGKILL") {
-        // Killed mid-repair: still an interrupted save (or already whole), never unsafe,
-        // and a read never reports a false absence.
-        const check = runBounded(["check", "--root", root]);
-        expect([1, 2, 0], check.stdout).toContain(check.code);
-        const read = runBounded(subject.readArgs(root));
-        expect([0, 2]).toContain(read.code);
-        if (read.code === 2) expect(read.stderr).toMatch(/run `recover`/);
-      } else {
-        expect(r.code, r.stderr).toBe(0);
-      }
+      expect(r.signal, r.stderr).toBe("SIGKILL");
+      // Killed mid-repair: an interrupted save (or already whole), never unsafe, and a read
+      // never reports a false absence.
+      const check = runBounded(["check", "--root", root]);
+      expect([1, 2, 0], check.stdout).toContain(check.code);
+      const read = runBounded(subject.readArgs(root));
+      expect([0, 2]).toContain(read.code);
+      if (read.code === 2) expect(read.stderr).toMatch(/run `recover`/);
       expectSettled(root, subject, old, neu, { ancient });
     },
   );
+
+  it("a prior version that lost a race (a claim beside a newer file, no copy archived): recover killed after archiving it", () => {
+    const root = gitRepo();
+    const subject = SUBJECTS.handoff;
+    seed(root, subject, "newer");
+    const newer = current(subject, root)!;
+    const claim = path.join(subject.dir(root), `.HANDOFF.md.claim-4242-${"ab".repeat(16)}`);
+    writeFileSync(claim, subject.doc("loser"), { mode: 0o600 });
+    const r = runBounded(["recover", "--root", root], { env: { MEMORY_IO_FAILPOINT: "recover-after-archive:crash" } });
+    expect(r.signal, r.stderr).toBe("SIGKILL");
+    expect(runBounded(["check", "--root", root]).code).toBe(1);
+    const rec = runBounded(["recover", "--root", root]);
+    expect(rec.code, rec.stderr).toBe(0);
+    expect([...archiveContents(root).values()]).toEqual([subject.doc("loser")]);
+    expect(current(subject, root)).toBe(newer);
+    expect(singleLinked(root)).toEqual([]);
+    expect(privateFiles(root)).toEqual([]);
+  });
 
   it("a rollback killed between linking the claim back and dropping it (three links: file, claim, archive copy), then recover killed at each step", () => {
     for (const recoverCrash of RECOVER_PHASES) {
