@@ -136,6 +136,24 @@ describe("recover killed at each step of its repair: the next recover finishes i
     expect(privateFiles(root)).toEqual([]);
   });
 
+  it("the three-link state is repaired by the next write too, and read says to recover meanwhile", () => {
+    const root = gitRepo();
+    const subject = SUBJECTS.handoff;
+    seed(root, subject, "old version");
+    const old = current(subject, root)!;
+    const env = { MEMORY_IO_FAILPOINT: "after-archive:fail,rollback-after-restore:crash" };
+    expect(runBounded(subject.writeArgs(root, sha(old)), { input: subject.input("new version", old), env }).signal).toBe("SIGKILL");
+    const read = runBounded(subject.readArgs(root));
+    expect(read.code).toBe(2);
+    expect(read.stderr).toMatch(/run `recover`/);
+    const w = runBounded(subject.writeArgs(root, sha(old)), { input: subject.input("next", old) });
+    expect(w.code, w.stderr).toBe(0);
+    expect(w.stderr).toMatch(/recovered: HANDOFF\.md: rolled back an interrupted save/);
+    expect([...archiveContents(root).values()]).toEqual([old]);
+    expect(singleLinked(root)).toEqual([]);
+    expect(privateFiles(root)).toEqual([]);
+  });
+
   it("a rollback killed between linking the claim back and dropping it (three links: file, claim, archive copy), then recover killed at each step", () => {
     for (const recoverCrash of RECOVER_PHASES) {
       const root = gitRepo();
