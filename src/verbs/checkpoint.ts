@@ -292,7 +292,7 @@ exit: always 0, usage errors included -- a hook must never block the harness.
       return ok("", [...notes, ...repairs, ...result.lines]);
     } catch (err) {
       if (err instanceof HelperError && err.code === 4) return ok("", [CHECKPOINT_LINES.paused()]);
-      if (err instanceof HelperError && err.code === 5) return ok("", [...notes, CHECKPOINT_LINES.busy()]);
+      if (err instanceof HelperError && err.code === 5) return ok("", [CHECKPOINT_LINES.busy()]);
       return ok("", [...notes, CHECKPOINT_LINES.skipped((err as Error).message)]);
     }
   },
