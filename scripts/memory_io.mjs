@@ -1756,8 +1756,9 @@ function readHead(filePath, bytes = HEAD) {
     return null;
   }
   try {
-    const st = (0, import_node_fs5.fstatSync)(fd);
-    if (!st.isFile() || st.nlink !== 1) return null;
+    const st = (0, import_node_fs5.fstatSync)(fd, { bigint: true });
+    if (!st.isFile()) return null;
+    if (st.nlink !== 1n && !(st.nlink === 2n && hasPrivatePartner(import_node_path5.default.dirname(filePath), import_node_path5.default.basename(filePath), st.ino))) return null;
     const buf = Buffer.alloc(bytes);
     const n = (0, import_node_fs5.readSync)(fd, buf, 0, bytes, 0);
     return buf.subarray(0, n).toString("utf8");

@@ -6,7 +6,7 @@ import { createHash } from "node:crypto";
 import path from "node:path";
 import { CHECKPOINT_NAME, headerValue, isCheckpointText, SESSION_ID } from "../schema/checkpoint.ts";
 import { parseStrictTime } from "../schema/values.ts";
-import { listPrivate } from "./private.ts";
+import { hasPrivatePartner, listPrivate } from "./private.ts";
 import { memoryDir } from "./paths.ts";
 
 /** Checkpoints of this many sessions are kept (contract §12). */
@@ -28,7 +28,7 @@ export function sessionFileId(id: unknown): string {
   return createHash("sha256").update(id, "utf8").digest("hex").slice(0, 16);
 }
 
-/** True when `checkpoints/` exists as a real folder; false when missing. @throws Error("unsafe") when it is a link or not a folder. */
+/** Whether `checkpoints/` is missing, a real folder (`ok`), or a link or not a folder (`unsafe`: never used, ruling 23). */
 export function checkpointsDirState(root: string): "missing" | "ok" | "unsafe" {
   try {
     const st = lstatSync(checkpointsDir(root));
@@ -48,7 +48,10 @@ export interface CheckpointEntry {
 
 const HEAD = 1024;
 
-/** Reads the first bytes of a regular, single-link file without following a link or blocking; null otherwise. */
+/**
+ * Reads the first bytes of a regular file with one link (or two, the other being a private
+ * temp of an unfinished publication) without following a link or blocking; null otherwise.
+ */
 export function readHead(filePath: string, bytes = HEAD): string | null {
   let fd: number;
   try {
@@ -57,8 +60,11 @@ export function readHead(filePath: string, bytes = HEAD): string | null {
     return null;
   }
   try {
-    const st = fstatSync(fd);
-    if (!st.isFile() || st.nlink !== 1) return null;
+    const st = fstatSync(fd, { bigint: true });
+    if (!st.isFile()) return null;
+    // Two links only while a checkpoint's publication is unfinished (its temp is the other):
+    // still the whole new version, so a crash there hides nothing (ruling 23).
+    if (st.nlink !== 1n && !(st.nlink === 2n && hasPrivatePartner(path.dirname(filePath), path.basename(filePath), st.ino))) return null;
     const buf = Buffer.alloc(bytes);
     const n = readSync(fd, buf, 0, bytes, 0);
     return buf.subarray(0, n).toString("utf8");
