@@ -1652,16 +1652,23 @@ function renderCheckpoint(input) {
     "",
     "Captured automatically from the harness's transcript, without a model: quoted lines are the user's words, the last claim is the agent's statement, not a verified fact. Not confirmed by anyone; a handoff written later supersedes it."
   ];
+  const newest = (list) => {
+    const all = list ?? [];
+    return [all.slice(-MAX_ITEMS), Math.max(0, all.length - MAX_ITEMS)];
+  };
   const requests = (cap?.userRequests ?? []).slice(-MAX_REQUESTS).map((r) => `- The user wrote: ${quoted(safeItem(r, CAP.request, findings))}`);
-  const plan = (cap?.plan ?? []).map((p) => `- ${MARK[p.status]} ${safeItem(p.text, CAP.plan, findings)}`);
-  const files = (cap?.filesEdited ?? []).map((f) => `- ${quotePath(safeItem(relativePath(f, input.root), CAP.file, findings))}`);
-  const commands = (cap?.commands ?? []).map((c) => `- \`${safeItem(c.command, CAP.command, findings).replace(/`/g, "'")}\` \u2014 ${c.status}`);
+  const [planKept, planOlder] = newest(cap?.plan);
+  const [filesKept, filesOlder] = newest(cap?.filesEdited);
+  const [commandsKept, commandsOlder] = newest(cap?.commands);
+  const plan = planKept.map((p) => `- ${MARK[p.status]} ${safeItem(p.text, CAP.plan, findings)}`);
+  const files = filesKept.map((f) => `- ${quotePath(safeItem(relativePath(f, input.root), CAP.file, findings))}`);
+  const commands = commandsKept.map((c) => `- \`${safeItem(c.command, CAP.command, findings).replace(/`/g, "'")}\` \u2014 ${c.status}`);
   const claim = cap?.lastClaim ? [`- The agent claimed (not verified): ${quoted(safeItem(cap.lastClaim, CAP.claim, findings))}`] : [];
   const sections = [
     { heading: "## User requests", items: requests, dropped: 0, empty: "- none captured", cuttable: true },
-    { heading: "## Plan state", items: plan, dropped: 0, empty: "- none captured", cuttable: true },
-    { heading: "## Files edited", items: files, dropped: 0, empty: "- none captured", cuttable: true },
-    { heading: "## Commands", items: commands, dropped: 0, empty: "- none captured", cuttable: true },
+    { heading: "## Plan state", items: plan, dropped: planOlder, empty: "- none captured", cuttable: true },
+    { heading: "## Files edited", items: files, dropped: filesOlder, empty: "- none captured", cuttable: true },
+    { heading: "## Commands", items: commands, dropped: commandsOlder, empty: "- none captured", cuttable: true },
     { heading: "## Last claim", items: claim, dropped: 0, empty: "- none captured", cuttable: true }
   ];
   if (input.compactSummary !== null && input.compactSummary.trim() !== "") {
@@ -1698,7 +1705,7 @@ function sameCheckpoint(a, b) {
   const strip = (t) => t.replace(/^Saved: .*$/m, "").replace(/^- Date: .*$/m, "");
   return strip(a) === strip(b);
 }
-var CHECKPOINT_MAX_BYTES, CHECKPOINT_HEADING, CHECKPOINT_NAME, SESSION_ID, MAX_REQUESTS, CAP, REDACT_WINDOW, CONTROLS, MARK;
+var CHECKPOINT_MAX_BYTES, CHECKPOINT_HEADING, CHECKPOINT_NAME, SESSION_ID, MAX_REQUESTS, CAP, MAX_ITEMS, REDACT_WINDOW, CONTROLS, MARK;
 var init_checkpoint = __esm({
   "src/schema/checkpoint.ts"() {
     "use strict";
@@ -1711,6 +1718,7 @@ var init_checkpoint = __esm({
     SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
     MAX_REQUESTS = 3;
     CAP = { request: 400, plan: 160, file: 200, command: 200, claim: 600, summary: 1200 };
+    MAX_ITEMS = 40;
     REDACT_WINDOW = 16384;
     CONTROLS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\u2028\u2029]|\r(?!\n)/g;
     MARK = { done: "[x]", doing: "[~]", open: "[ ]", dropped: "[-]" };

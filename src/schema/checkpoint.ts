@@ -56,6 +56,9 @@ export interface CheckpointInput {
 // Per-item display caps, in code points: enough to recognise the item, small enough that
 // 4 KiB holds every section.
 const CAP = { request: 400, plan: 160, file: 200, command: 200, claim: 600, summary: 1200 };
+// No list can show more than this many items within 4 KiB; older ones are counted, never
+// redacted or rendered (a tail can hold thousands of commands).
+const MAX_ITEMS = 40;
 // Secrets are found in the raw text up to this many characters, before any cut: a cut made
 // first could leave half a token that no rule recognises.
 const REDACT_WINDOW = 16_384;
@@ -134,16 +137,23 @@ export function renderCheckpoint(input: CheckpointInput): { text: string; findin
     "",
     "Captured automatically from the harness's transcript, without a model: quoted lines are the user's words, the last claim is the agent's statement, not a verified fact. Not confirmed by anyone; a handoff written later supersedes it.",
   ];
+  const newest = <T>(list: readonly T[] | undefined | null): [T[], number] => {
+    const all = list ?? [];
+    return [all.slice(-MAX_ITEMS), Math.max(0, all.length - MAX_ITEMS)];
+  };
   const requests = (cap?.userRequests ?? []).slice(-MAX_REQUESTS).map((r) => `- The user wrote: ${quoted(safeItem(r, CAP.request, findings))}`);
-  const plan = (cap?.plan ?? []).map((p) => `- ${MARK[p.status]} ${safeItem(p.text, CAP.plan, findings)}`);
-  const files = (cap?.filesEdited ?? []).map((f) => `- ${quotePath(safeItem(relativePath(f, input.root), CAP.file, findings))}`);
-  const commands = (cap?.commands ?? []).map((c) => `- \`${safeItem(c.command, CAP.command, findings).replace(/`/g, "'")}\` — ${c.status}`);
+  const [planKept, planOlder] = newest(cap?.plan);
+  const [filesKept, filesOlder] = newest(cap?.filesEdited);
+  const [commandsKept, commandsOlder] = newest(cap?.commands);
+  const plan = planKept.map((p) => `- ${MARK[p.status]} ${safeItem(p.text, CAP.plan, findings)}`);
+  const files = filesKept.map((f) => `- ${quotePath(safeItem(relativePath(f, input.root), CAP.file, findings))}`);
+  const commands = commandsKept.map((c) => `- \`${safeItem(c.command, CAP.command, findings).replace(/`/g, "'")}\` — ${c.status}`);
   const claim = cap?.lastClaim ? [`- The agent claimed (not verified): ${quoted(safeItem(cap.lastClaim, CAP.claim, findings))}`] : [];
   const sections: Section[] = [
     { heading: "## User requests", items: requests, dropped: 0, empty: "- none captured", cuttable: true },
-    { heading: "## Plan state", items: plan, dropped: 0, empty: "- none captured", cuttable: true },
-    { heading: "## Files edited", items: files, dropped: 0, empty: "- none captured", cuttable: true },
-    { heading: "## Commands", items: commands, dropped: 0, empty: "- none captured", cuttable: true },
+    { heading: "## Plan state", items: plan, dropped: planOlder, empty: "- none captured", cuttable: true },
+    { heading: "## Files edited", items: files, dropped: filesOlder, empty: "- none captured", cuttable: true },
+    { heading: "## Commands", items: commands, dropped: commandsOlder, empty: "- none captured", cuttable: true },
     { heading: "## Last claim", items: claim, dropped: 0, empty: "- none captured", cuttable: true },
   ];
   if (input.compactSummary !== null && input.compactSummary.trim() !== "") {
