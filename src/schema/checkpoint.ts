@@ -4,15 +4,12 @@ import { renderVisible } from "../guard/invisible.ts";
 import { redactText, type RedactionFinding } from "../guard/redact.ts";
 import { quotePath } from "./anchor-lines.ts";
 import type { Capture } from "../agents/transcripts/types.ts";
+import { CHECKPOINT_HEADING } from "./checkpoint-name.ts";
+
+export { CHECKPOINT_HEADING, CHECKPOINT_NAME, SESSION_ID, headerValue, isCheckpointText } from "./checkpoint-name.ts";
 
 /** Largest checkpoint, in bytes (contract §12). */
 export const CHECKPOINT_MAX_BYTES = 4096;
-/** The heading of a checkpoint (contract §12). */
-export const CHECKPOINT_HEADING = "# Session Checkpoint";
-/** A checkpoint's file name: the session-id pattern plus `.md` (ruling 22). */
-export const CHECKPOINT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}\.md$/;
-/** A valid session id (ruling 22). */
-export const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 /** Most user requests kept (contract §12: the last three). */
 export const MAX_REQUESTS = 3;
 
@@ -176,19 +173,6 @@ export function renderCheckpoint(input: CheckpointInput): { text: string; findin
     text = renderSections(head, sections);
   }
   return { text, findings };
-}
-
-/** The value of a `Name: value` header line in a checkpoint's first lines, or null. */
-export function headerValue(text: string, name: "Saved" | "Session" | "Session-start" | "Trigger"): string | null {
-  const lines = text.split("\n", 12);
-  for (const line of lines) if (line.startsWith(`${name}: `)) return line.slice(name.length + 2).trim();
-  return null;
-}
-
-/** True when `text` has the shape of a checkpoint: the marker, then the heading in the first four lines. */
-export function isCheckpointText(text: string): boolean {
-  const lines = text.split("\n", 4);
-  return lines[0] === "<!-- memory-schema: v1 -->" && lines.includes(CHECKPOINT_HEADING);
 }
 
 /** True when two checkpoints are equal apart from `Saved:` and the `- Date:` anchor (ruling 22). */

@@ -1,16 +1,13 @@
-// The `checkpoints/` folder of contract §12 (rulings 22–23): listing, retention, leftovers
-// and the hook's delivered-once markers. Only names matching the checkpoint pattern are ever
-// deleted as checkpoints; only `.delivered-<id>` and private temp/claim names otherwise.
-import { closeSync, constants, fstatSync, linkSync, lstatSync, openSync, readdirSync, readSync, unlinkSync, writeSync } from "node:fs";
+// The `checkpoints/` folder of contract §12 (rulings 22–23) as the session-start verbs see it
+// (hook, check, read): listing and the hook's delivered-once markers. Retention and leftovers
+// are in checkpoint-cleanup.ts.
+import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readSync, unlinkSync, writeSync } from "node:fs";
 import { createHash } from "node:crypto";
 import path from "node:path";
-import { CHECKPOINT_NAME, headerValue, isCheckpointText, SESSION_ID } from "../schema/checkpoint.ts";
+import { CHECKPOINT_NAME, headerValue, isCheckpointText, SESSION_ID } from "../schema/checkpoint-name.ts";
 import { parseStrictTime } from "../schema/values.ts";
-import { hasPrivatePartner, listPrivate } from "./private.ts";
+import { hasPrivatePartner } from "./private.ts";
 import { memoryDir } from "./paths.ts";
-
-/** Checkpoints of this many sessions are kept (contract §12). */
-export const CHECKPOINT_KEEP = 5;
 
 /** `<root>/.ai/memory/checkpoints`. */
 export function checkpointsDir(root: string): string {
@@ -104,83 +101,14 @@ export function listCheckpoints(root: string, now = Date.now()): CheckpointEntry
   return out.sort((a, b) => (b.savedMs ?? -Infinity) - (a.savedMs ?? -Infinity) || a.name.localeCompare(b.name));
 }
 
-/**
- * Keeps the checkpoints of the five newest sessions by `Saved:` (contract §12, ruling 22),
- * never `keep` (the one just written); deletes only names matching the checkpoint pattern,
- * and their delivered-once markers. @returns the names deleted.
- */
-export function pruneCheckpoints(root: string, keep: string): string[] {
-  const list = listCheckpoints(root);
-  const survivors = new Set(list.slice(0, CHECKPOINT_KEEP).map((e) => e.name));
-  survivors.add(keep);
-  const deleted: string[] = [];
-  for (const e of list) {
-    if (survivors.has(e.name) || deleted.length >= list.length - CHECKPOINT_KEEP) continue;
-    try {
-      unlinkSync(path.join(checkpointsDir(root), e.name));
-      deleted.push(e.name);
-    } catch {
-      // Gone meanwhile, or not ours to delete: retention is best effort.
-    }
-    rmQuietRegular(path.join(checkpointsDir(root), `.delivered-${e.session}`));
-  }
-  return deleted;
-}
-
-function rmQuietRegular(p: string): void {
+/** Removes a regular file or a link (never followed), quietly. */
+export function rmQuietRegular(p: string): void {
   try {
     const st = lstatSync(p);
     if (st.isFile() || st.isSymbolicLink()) unlinkSync(p);
   } catch {
     // nothing there
   }
-}
-
-/**
- * Removes what an interrupted checkpoint left in `checkpoints/` (ruling 23): temp files are
- * dropped; a claim goes back as the checkpoint when none is there, else it is dropped (a
- * checkpoint is never archived); markers of sessions with no checkpoint are dropped. Only
- * private names of the helper are touched, and only regular files or links (never followed).
- * @returns one line per action.
- */
-export function cleanCheckpointLeftovers(root: string): string[] {
-  const dir = checkpointsDir(root);
-  if (checkpointsDirState(root) !== "ok") return [];
-  const actions: string[] = [];
-  const entries = listPrivate(dir).filter((e) => CHECKPOINT_NAME.test(e.file));
-  for (const e of [...entries.filter((x) => x.role === "tmp"), ...entries.filter((x) => x.role === "claim")]) {
-    let st;
-    try {
-      st = lstatSync(e.path);
-    } catch {
-      continue;
-    }
-    if (st.isDirectory()) continue;
-    if (e.role === "claim" && st.isFile()) {
-      try {
-        linkSync(e.path, path.join(dir, e.file));
-        actions.push(`checkpoints/${e.file}: put back the version an interrupted checkpoint had claimed`);
-      } catch {
-        // A checkpoint is current: the claim was the version it replaced.
-      }
-    }
-    try {
-      unlinkSync(e.path);
-      actions.push(`checkpoints/${e.file}: dropped ${e.name} left by an interrupted checkpoint`);
-    } catch {
-      // gone meanwhile
-    }
-  }
-  try {
-    for (const name of readdirSync(dir)) {
-      const m = /^\.delivered-(.+)$/.exec(name);
-      if (m && !CHECKPOINT_NAME.test(`${m[1]}.md`)) continue;
-      if (m && readHead(path.join(dir, `${m[1]}.md`), 1) === null) rmQuietRegular(path.join(dir, name));
-    }
-  } catch {
-    // best effort
-  }
-  return actions;
 }
 
 /** Path of the delivered-once marker of a session (ruling 23). */

@@ -1,25 +1,12 @@
-// Where checkpoints surface outside their own verb (contract §12, rulings 23–24): `read
-// checkpoint`, the hook's fixed sentences and delivered-once marker, `check`'s parked state,
-// `read handoff`'s note. The hook derives only numbers and states from a checkpoint (ruling
+// Where checkpoints surface in the verbs every session starts with (contract §12, rulings
+// 23–24): the hook's fixed sentences and delivered-once marker, `check`'s parked state,
+// `read handoff`'s note (`read checkpoint` itself is cold: checkpoint-read.ts). The hook derives only numbers and states from a checkpoint (ruling
 // 18): its age, its token, its `Session-start:` — never its characters.
 import path from "node:path";
-import { renderEnvelope } from "../guard/envelope.ts";
-import { Refused } from "../errors.ts";
 import { parseStrictTime } from "../schema/values.ts";
-import {
-  checkpointsDir,
-  checkpointsDirState,
-  listCheckpoints,
-  readDelivered,
-  readHead,
-  sessionFileId,
-  writeDelivered,
-  type CheckpointEntry,
-} from "../store/checkpoints.ts";
+import { checkpointsDir, checkpointsDirState, listCheckpoints, readDelivered, readHead, sessionFileId, writeDelivered, type CheckpointEntry } from "../store/checkpoints.ts";
 import { readStable } from "../store/files.ts";
-import { checkTree, FILE_OF, memoryDir } from "../store/paths.ts";
-import { readManagedFile } from "../store/read.ts";
-import { ok, type Outcome } from "./types.ts";
+import { FILE_OF, memoryDir } from "../store/paths.ts";
 
 const MINUTE_MS = 60_000;
 
@@ -118,26 +105,6 @@ export async function checkpointHookLines(root: string, input: HookSession, hand
 /** The newest checkpoint, or null (none, or `checkpoints/` missing or unsafe). */
 export function newestCheckpoint(root: string, now = Date.now()): CheckpointEntry | null {
   return listCheckpoints(root, now)[0] ?? null;
-}
-
-/**
- * `read checkpoint [--session ID]` (ruling 26): as `read`, FILE `checkpoints/<id>.md`, the
- * newest by `Saved:` without `--session`; exit 3 (`CURRENT-SHA256: absent`) when none.
- * @throws Refused (exit 2) when `checkpoints/` or the file is unsafe.
- */
-export async function readCheckpoint(root: string, session: string | undefined): Promise<Outcome> {
-  const absent = ok("CURRENT-SHA256: absent\n", [], 3);
-  if (!checkTree(root)) return absent;
-  const state = checkpointsDirState(root);
-  if (state === "missing") return absent;
-  if (state === "unsafe") throw new Refused(`${checkpointsDir(root)} is a link or not a directory; memory must live in real directories under the root (move it away)`);
-  const id = session !== undefined ? sessionFileId(session) : newestCheckpoint(root)?.session;
-  if (id === undefined) return absent;
-  const name = `${id}.md`;
-  const got = await readManagedFile(checkpointsDir(root), name, memoryDir(root));
-  if (got === null) return absent;
-  const { out, warning } = renderEnvelope(`checkpoints/${name}`, got.token, got.bytes);
-  return ok(out, warning ? [warning] : []);
 }
 
 /** The note `read handoff` prints on stderr when a newer checkpoint exists (ruling 24). */

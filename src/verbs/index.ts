@@ -19,3 +19,13 @@ export const VERBS: Record<string, { summary: string; load: () => Promise<Verb> 
   checkpoint: { summary: "run by compaction/session-end hooks: capture the session into checkpoints/ (always exit 0)", load: async () => (await import("./checkpoint.ts")).checkpointVerb },
   redact: { summary: "copy stdin to stdout with secrets replaced by <redacted: KIND>", load: async () => (await import("./redact.ts")).redactVerb },
 };
+
+/**
+ * Cold helpers that hot verbs load only when they need them (build.mjs compiles every module
+ * imported from this file and not on its hot list into the cold chunk): `read checkpoint`,
+ * and `recover`'s cleaning of checkpoints/.
+ */
+export const COLD_HELPERS = {
+  checkpointRead: async () => await import("./checkpoint-read.ts"),
+  checkpointCleanup: async () => await import("../store/checkpoint-cleanup.ts"),
+};

@@ -3,7 +3,8 @@ import { readManagedFile, readMemoryFile } from "../store/read.ts";
 import { FILE_OF, memoryDir, parseKind, parseTarget } from "../store/paths.ts";
 import { failpointOf, ROOT, rootOption } from "./common.ts";
 import { ok, type Outcome, type Verb } from "./types.ts";
-import { checkpointNoteForHandoff, readCheckpoint } from "./checkpoint-surface.ts";
+import { checkpointNoteForHandoff } from "./checkpoint-surface.ts";
+import { COLD_HELPERS } from "./index.ts";
 
 const ABSENT = "CURRENT-SHA256: absent\n";
 
@@ -46,7 +47,7 @@ exit: 0 printed; 3 absent (stdout is exactly "CURRENT-SHA256: absent");
 `,
   async run(ctx) {
     if (ctx.positionals[0] === "checkpoint") {
-      return readCheckpoint(rootOption(ctx), typeof ctx.values.session === "string" ? ctx.values.session : undefined);
+      return (await COLD_HELPERS.checkpointRead()).readCheckpoint(rootOption(ctx), typeof ctx.values.session === "string" ? ctx.values.session : undefined);
     }
     const kind = parseKind(ctx.positionals[0]);
     const root = rootOption(ctx);

@@ -5,7 +5,9 @@ import { assertNotPaused } from "../store/pause.ts";
 import { memoryDir } from "../store/paths.ts";
 import { lockTimeoutOption, rootOption } from "./common.ts";
 import { ok, type Verb } from "./types.ts";
-import { cleanCheckpointLeftovers } from "../store/checkpoints.ts";
+import { checkpointsDir, checkpointsDirState } from "../store/checkpoints.ts";
+import { COLD_HELPERS } from "./index.ts";
+import { readdirSync } from "node:fs";
 
 /** `recover --root DIR` (contract §3, §5): repairs what an interrupted save left. */
 export const recoverVerb: Verb = {
@@ -30,7 +32,11 @@ exit: 0 done (or nothing to do); 2 refused (unsafe tree); 4 paused; 5 busy.
     // A promote's private files can be left at the root even with no memory dir.
     if (checkTree(root) || pendingRepairs(root).length > 0) {
       // Leftovers of an interrupted checkpoint go too (ruling 23).
-      const { result, repairs } = await underLock({ root, env: ctx.env, lockTimeoutSeconds }, async () => cleanCheckpointLeftovers(root));
+      const { result, repairs } = await underLock({ root, env: ctx.env, lockTimeoutSeconds }, async () =>
+        checkpointsDirState(root) === "ok" && readdirSync(checkpointsDir(root)).some((n) => n.startsWith("."))
+          ? (await COLD_HELPERS.checkpointCleanup()).cleanCheckpointLeftovers(root)
+          : [],
+      );
       actions = [...repairs.map((r) => r.replace(/^recovered: /, "")), ...result];
     } else {
       assertNotPaused(memoryDir(root), ctx.env);
