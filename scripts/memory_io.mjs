@@ -3149,7 +3149,8 @@ with SESSION_HANDOFF_DISABLE=1. Output stays under ${HOOK_LIMIT} characters.
 
 The project root is --root, else the "cwd" of the harness's JSON on stdin (read only when
 stdin is not a terminal, for at most one second), else the current directory, walked up
-to the nearest folder holding .git. It runs no git and follows no link.
+to the nearest folder holding .git. It runs no git and follows no link. The JSON is read
+even with --root: its "source" and "session_id" choose the checkpoint sentences below.
 
 Automatic checkpoints (see \`checkpoint --help\`; --mode session only). With the hook
 input's "source": "compact", the session's own checkpoint is announced once (a private
