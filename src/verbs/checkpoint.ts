@@ -4,7 +4,7 @@ import path from "node:path";
 import { HelperError } from "../errors.ts";
 import { ADAPTERS, isFormat } from "../agents/transcripts/index.ts";
 import { readTranscriptTail, sniffFormat, TAIL_BYTES } from "../agents/transcripts/tail.ts";
-import type { Capture } from "../agents/transcripts/types.ts";
+import { emptyCapture, type Capture } from "../agents/transcripts/types.ts";
 import { formatRedactionReport } from "../guard/redact.ts";
 import { runGit } from "../git/run.ts";
 import { parseStatusV2, STATUS_ARGS } from "../git/status.ts";
@@ -50,13 +50,15 @@ interface HookInput {
   cwd: string | null;
   event: unknown;
   compactSummary: string | null;
+  /** Claude Code's `Stop` carries the last reply itself: fresher than a transcript that lags. */
+  lastMessage: string | null;
   agentId: boolean;
 }
 
 async function readInput(ctx: VerbContext): Promise<HookInput | null> {
-  if (ctx.stdinIsTTY) return { sessionId: undefined, transcriptPath: null, cwd: null, event: undefined, compactSummary: null, agentId: false };
+  if (ctx.stdinIsTTY) return { sessionId: undefined, transcriptPath: null, cwd: null, event: undefined, compactSummary: null, lastMessage: null, agentId: false };
   const data = await ctx.readStdinWithin(1000);
-  if (data === null || data.length === 0) return { sessionId: undefined, transcriptPath: null, cwd: null, event: undefined, compactSummary: null, agentId: false };
+  if (data === null || data.length === 0) return { sessionId: undefined, transcriptPath: null, cwd: null, event: undefined, compactSummary: null, lastMessage: null, agentId: false };
   if (data.length > CHECKPOINT_STDIN_BYTES) return null;
   let parsed: unknown;
   try {
@@ -73,6 +75,7 @@ async function readInput(ctx: VerbContext): Promise<HookInput | null> {
     cwd: s(o.cwd),
     event: o.hook_event_name,
     compactSummary: s(o.compact_summary),
+    lastMessage: s(o.last_assistant_message),
     agentId: typeof o.agent_id === "string" && o.agent_id !== "",
   };
 }
@@ -162,7 +165,7 @@ Run by harness hooks at a compaction and at a session's end (Claude Code PreComp
 PostCompact and SessionEnd; Codex PreCompact and SessionEnd; Gemini PreCompress and
 SessionEnd), never by hand. With no model call, it captures what a handoff would need from
 the hook's JSON on stdin (session_id, transcript_path, cwd, hook_event_name,
-compact_summary) and from the tail of the transcript it names, into
+compact_summary, last_assistant_message) and from the tail of the transcript it names, into
 <root>/.ai/memory/checkpoints/<session id>.md:
 
   <!-- memory-schema: v1 -->
@@ -229,7 +232,7 @@ exit: always 0, usage errors included -- a hook must never block the harness.
     const input = await readInput(ctx);
     if (input?.agentId) return ok("", [CHECKPOINT_LINES.subagent()]);
     if (input === null) notes.push(CHECKPOINT_LINES.badInput());
-    const hook: HookInput = input ?? { sessionId: undefined, transcriptPath: null, cwd: null, event: undefined, compactSummary: null, agentId: false };
+    const hook: HookInput = input ?? { sessionId: undefined, transcriptPath: null, cwd: null, event: undefined, compactSummary: null, lastMessage: null, agentId: false };
     let root: string;
     try {
       if (typeof ctx.values.root === "string" && ctx.values.root !== "") root = rootOption(ctx);
@@ -252,6 +255,7 @@ exit: always 0, usage errors included -- a hook must never block the harness.
     const nowMs = Date.now();
     const anchorsP = checkpointAnchors(root, ctx.env, nowMs);
     const got = capture(hook, typeof format === "string" ? format : undefined, notes);
+    if (hook.lastMessage !== null) (got.cap ??= emptyCapture(isFormat(format) ? format : "claude")).lastClaim = hook.lastMessage;
     const anchorLines = await anchorsP;
     const dir = checkpointsDir(root);
     try {

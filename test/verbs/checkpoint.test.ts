@@ -418,3 +418,43 @@ describe("--help documents every line the verb prints (ruling 35)", () => {
     }
   });
 });
+
+describe("checkpoint: anchors within ruling 21's limits", () => {
+  it("dirty files: at most 10 paths and 1,024 bytes, then a count", () => {
+    const root = gitRepo();
+    for (let i = 0; i < 15; i++) writeFileSync(path.join(root, `f${String(i).padStart(2, "0")}-${"n".repeat(150)}.txt`), "x");
+    checkpoint(root);
+    const line = /^- Dirty files: (.*)$/m.exec(cpText(root, "sess-1")!)![1]!;
+    const shown = line.split(", ").filter((p) => !p.startsWith("…"));
+    expect(shown.length).toBeLessThanOrEqual(10);
+    expect(Buffer.byteLength(shown.join(", "))).toBeLessThanOrEqual(1024);
+    expect(line).toMatch(new RegExp(`… and ${15 - shown.length} more$`));
+  });
+
+  it("git past 500 ms: the anchors say it timed out, and the checkpoint is still written", () => {
+    const root = gitRepo();
+    const bin = tempDir();
+    // A git that hangs, first on PATH: the timeout is what is under test, not git.
+    writeFileSync(path.join(bin, "git"), "#!/bin/sh\nsleep 5\n", { mode: 0o755 });
+    const started = Date.now();
+    const r = checkpoint(root, {}, [], { PATH: `${bin}:${process.env.PATH}` });
+    expect(r.code).toBe(0);
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(cpText(root, "sess-1")).toContain("- Dirty files: unknown (git timed out)");
+  });
+
+  it("outside git: the date only", () => {
+    const dir = tempDir();
+    mkdirSync(path.join(dir, ".ai", "memory"), { recursive: true });
+    checkpoint(dir);
+    expect(cpText(dir, "sess-1")).toMatch(/## Environment anchors\n- Date: \S+Z\n$/);
+  });
+
+  it("Stop's last_assistant_message is the last claim, even with no transcript", () => {
+    const root = gitRepo();
+    checkpoint(root, { hook_event_name: "Stop", last_assistant_message: "All 12 tests pass now." });
+    const text = cpText(root, "sess-1")!;
+    expect(text).toContain("Trigger: stop");
+    expect(text).toContain('- The agent claimed (not verified): "All 12 tests pass now."');
+  });
+});
