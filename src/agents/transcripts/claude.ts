@@ -31,6 +31,16 @@ export function parseClaude(lines: readonly string[]): Capture {
   let todo: PlanItem[] | null = null;
   let planFrom: "todo" | "tasks" | null = null;
   for (const line of lines) {
+    // Most of a tail's bytes are tool results nobody waits for (file reads, searches): a line
+    // answering only calls we do not track is counted, not parsed. The quoted key cannot occur
+    // unescaped inside a JSON string, so a user's text cannot trigger this.
+    if (cap.records > 0 && line.includes('"tool_use_id":"') && !line.includes('"type":"assistant"')) {
+      const ids = [...line.matchAll(/"tool_use_id":"([^"\\]+)"/g)].map((m) => m[1]!);
+      if (ids.length > 0 && !ids.some((id) => pending.has(id) || taskCreates.has(id))) {
+        if (!line.includes('"isSidechain":true')) cap.records++;
+        continue;
+      }
+    }
     const rec = parseLine(line);
     if (rec === null) continue;
     if (rec.isSidechain === true || typeof rec.agentId === "string") continue;
