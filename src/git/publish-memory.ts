@@ -42,8 +42,9 @@ export async function publishMemory(root: string, memDir: string, message: strin
   const top = topOut.stdout.toString("utf8").replace(/\n$/, "");
   const memRel = path.relative(top, memDir).split(path.sep).join("/");
   if (memRel.startsWith("..")) throw new Refused(`the memory dir ${memDir} is outside the repository ${top}`);
-  const ignored = await runGit(top, ["check-ignore", "-q", "--", `${memRel}/`, `${memRel}/HANDOFF.md`], env);
-  if (ignored.code === 0) {
+  // One path per run: git refuses --quiet with several. The folder, or its files by a pattern.
+  const ignored = await Promise.all([`${memRel}/`, `${memRel}/HANDOFF.md`].map((p) => runGit(top, ["check-ignore", "-q", "--", p], env)));
+  if (ignored.some((r) => r.code === 0)) {
     throw new Refused(`${memRel}/ is ignored by git (.gitignore); publish only commits a memory dir that git tracks: remove the ignore rule first, or keep memory private and do not publish`);
   }
   // Tracked files (deleted ones too: a pruned archive) and untracked ones, never ignored.
