@@ -398,3 +398,14 @@ describe("a concurrent edit is never overwritten", () => {
     expect(existsSync(path.join(dir, "settings.json"))).toBe(true);
   });
 });
+
+describe("--help says every line install and uninstall print (ruling 35)", () => {
+  it.each([
+    ["install", ["created", "updated", "unchanged", "would create", "would update"]],
+    ["uninstall", ["restored", "updated", "removed", "unchanged", "would"]],
+  ] as const)("%s", (verb, words) => {
+    const e = setup();
+    const help = e.run([verb, "--help"]).stdout;
+    for (const w of words) expect(help).toContain(`"${w} `);
+  });
+});
