@@ -1,5 +1,5 @@
 import { hookCommand } from "./command.ts";
-import { SESSION_MATCHER, sessionStartJson } from "./envelope.ts";
+import { SESSION_MATCHER } from "./envelope.ts";
 import type { Agent } from "./types.ts";
 
 /**
@@ -28,6 +28,3 @@ export const claudeCode: Agent = {
     ];
   },
 };
-
-/** `hook --format claude`: the SessionStart JSON (harnesses.md, Claude Code). */
-export const claudeEnvelope = sessionStartJson;

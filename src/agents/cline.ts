@@ -31,7 +31,3 @@ export const cline: Agent = {
   },
 };
 
-/** `hook --format cline`: `{"cancel":false,"contextModification":…,"errorMessage":""}`. */
-export function clineEnvelope(text: string): string {
-  return `${JSON.stringify({ cancel: false, contextModification: text, errorMessage: "" })}\n`;
-}

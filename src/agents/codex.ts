@@ -1,6 +1,6 @@
 import { bootstrapBody } from "./bootstrap.ts";
 import { hookCommand } from "./command.ts";
-import { SESSION_MATCHER, sessionStartJson } from "./envelope.ts";
+import { SESSION_MATCHER } from "./envelope.ts";
 import type { Agent } from "./types.ts";
 
 /**
@@ -34,6 +34,3 @@ export const codex: Agent = {
     ];
   },
 };
-
-/** `hook --format codex`: the strict SessionStart schema, no extra key (harnesses.md). */
-export const codexEnvelope = sessionStartJson;

@@ -18,7 +18,3 @@ export const cursor: Agent = {
   },
 };
 
-/** `hook --format cursor`: `{"additional_context": …}` (harnesses.md, *unverified* key). */
-export function cursorEnvelope(text: string): string {
-  return `${JSON.stringify({ additional_context: text })}\n`;
-}

@@ -34,10 +34,3 @@ export const gemini: Agent = {
   },
 };
 
-/**
- * `hook --format gemini`: stdout must be JSON only, the context in
- * `hookSpecificOutput.additionalContext` (harnesses.md).
- */
-export function geminiEnvelope(text: string): string {
-  return `${JSON.stringify({ hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: text } })}\n`;
-}

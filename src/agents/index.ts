@@ -1,13 +1,15 @@
-import { claudeCode, claudeEnvelope } from "./claude-code.ts";
-import { cline, clineEnvelope } from "./cline.ts";
-import { codex, codexEnvelope } from "./codex.ts";
-import { cursor, cursorEnvelope } from "./cursor.ts";
-import { gemini, geminiEnvelope } from "./gemini.ts";
+import { claudeCode } from "./claude-code.ts";
+import { cline } from "./cline.ts";
+import { codex } from "./codex.ts";
+import { cursor } from "./cursor.ts";
+import { gemini } from "./gemini.ts";
 import { opencode } from "./opencode.ts";
-import { textEnvelope } from "./text.ts";
-import type { Agent, AgentName, HookFormat } from "./types.ts";
+import type { Agent, AgentName } from "./types.ts";
 
-/** Every agent `install --agent` knows, in the order `doctor` reports them. */
+/**
+ * Every agent `install --agent` knows, in the order `doctor` reports them. A new harness is
+ * one file here, plus its envelope in `envelopes.ts` when it has a hook format.
+ */
 export const AGENTS: Record<AgentName, Agent> = {
   "claude-code": claudeCode,
   codex,
@@ -17,20 +19,6 @@ export const AGENTS: Record<AgentName, Agent> = {
   cursor,
 };
 
-/** `hook --format` envelopes: the fixed sentences (joined by newlines) in, stdout out. */
-export const ENVELOPES: Record<HookFormat, (text: string) => string> = {
-  text: textEnvelope,
-  claude: claudeEnvelope,
-  codex: codexEnvelope,
-  gemini: geminiEnvelope,
-  cursor: cursorEnvelope,
-  cline: clineEnvelope,
-};
-
 export function isAgentName(s: unknown): s is AgentName {
   return typeof s === "string" && Object.hasOwn(AGENTS, s);
-}
-
-export function isHookFormat(s: unknown): s is HookFormat {
-  return typeof s === "string" && Object.hasOwn(ENVELOPES, s);
 }

@@ -1,4 +1,4 @@
-import { ENVELOPES } from "./index.ts";
+import { ENVELOPES } from "./envelopes.ts";
 import type { HookFormat } from "./types.ts";
 
 /**

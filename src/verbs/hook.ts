@@ -3,7 +3,7 @@ import path from "node:path";
 import { inspectFile, interruptedSave, type FileInspection } from "../store/inspect.ts";
 import { FILE_OF, memoryDir, type Kind } from "../store/paths.ts";
 import { pauseSwitch } from "../store/pause.ts";
-import { isHookFormat } from "../agents/index.ts";
+import { isHookFormat } from "../agents/envelopes.ts";
 import { renderHook } from "../agents/render.ts";
 import type { HookFormat } from "../agents/types.ts";
 import { ok, type Verb, type VerbContext } from "./types.ts";
