@@ -87,10 +87,11 @@ export function removeEmptyDirs(dirs: string[]): string[] {
 
 /**
  * Publishes `bytes` as `dir/name` through `write`'s claim-and-link protocol (contract §3),
- * only if the file is still the version whose token was read.
+ * only if the file is still the version whose token was read. `failpoint`: contract §11's
+ * seam, so that race tests can drive a concurrent edit into the real binary.
  * @throws Refused (exit 2): the file changed since it was read, or appeared meanwhile.
  */
-export async function publishAgentFile(dir: string, name: string, expectedToken: string, bytes: Buffer, mode: number, archiveDir: string): Promise<void> {
+export async function publishAgentFile(dir: string, name: string, expectedToken: string, bytes: Buffer, mode: number, archiveDir: string, failpoint?: string): Promise<void> {
   await publish({
     dir,
     file: name,
@@ -100,6 +101,7 @@ export async function publishAgentFile(dir: string, name: string, expectedToken:
     expectedToken,
     newMode: mode,
     build: () => bytes,
+    failpoint,
     lock: NO_LOCK,
   });
 }

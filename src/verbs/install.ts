@@ -4,6 +4,7 @@ import { tokenOf } from "../store/files.ts";
 import { assertNotPaused } from "../store/pause.ts";
 import { makeDirs, missingDirs, publishAgentFile, readAgentFile, readRecord, recordsDir, writeRecord } from "../store/install-files.ts";
 import { AGENT_OPTIONS, agentTarget } from "./agent-files.ts";
+import { failpointOf } from "./common.ts";
 import { ok, type Verb } from "./types.ts";
 
 /** Options of `install` and `uninstall`. */
@@ -88,7 +89,7 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON with comm
       makeDirs(dirs);
       const mode = p.edit.kind === "owned-file" ? p.edit.mode : 0o644;
       const bytes = Buffer.from(p.next, "utf8");
-      await publishAgentFile(path.dirname(p.file), path.basename(p.file), p.snap.token, bytes, mode, path.join(records, "archive"));
+      await publishAgentFile(path.dirname(p.file), path.basename(p.file), p.snap.token, bytes, mode, path.join(records, "archive"), failpointOf(ctx));
       const prior = readRecord(records, p.file);
       const record = {
         path: p.file,

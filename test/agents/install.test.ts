@@ -409,3 +409,27 @@ describe("--help says every line install and uninstall print (ruling 35)", () =>
     for (const w of words) expect(help).toContain(`"${w} `);
   });
 });
+
+describe("a concurrent edit during install (the failpoint seam, contract §11)", () => {
+  it.each(["read-opened", "before-claim"])("an editor's write while install is paused at %s is kept; install is refused", async (phase) => {
+    const e = setup();
+    userFiles(e.root);
+    const file = path.join(e.root, ".claude", "settings.json");
+    const gate = path.join(tempDir(), "gate");
+    const { spawn } = await import("node:child_process");
+    const env = { ...process.env, HOME: e.home, XDG_CONFIG_HOME: path.join(e.home, ".config"), MEMORY_IO_FAILPOINT: `${phase}:pause=${gate}` };
+    const child = spawn(process.execPath, [e.helper, "install", "--agent", "claude-code", "--root", e.root], { env });
+    let stderr = "";
+    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    const done = new Promise<number | null>((resolve) => child.on("close", resolve));
+    for (let i = 0; i < 600 && !existsSync(`${gate}.ready`); i++) await new Promise((r) => setTimeout(r, 50));
+    expect(existsSync(`${gate}.ready`)).toBe(true);
+    // An editor writes in place, as editors do: same inode, new bytes.
+    writeFileSync(file, '{"model": "sonnet"}\n');
+    writeFileSync(`${gate}.go`, "");
+    expect(await done).toBe(2);
+    expect(stderr).toContain("changed");
+    expect(readFileSync(file, "utf8")).toBe('{"model": "sonnet"}\n');
+    expect(readdirSync(path.dirname(file)).filter((n) => n.startsWith("."))).toEqual([]);
+  });
+});
