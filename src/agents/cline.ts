@@ -6,11 +6,12 @@ import type { Agent, HelperLocation } from "./types.ts";
 /** The comment that marks a hook script as ours. */
 export const CLINE_HOOK_MARK = "# session-handoff: installed hook";
 
-// Cline runs the file itself; a skill inside the project is found from the script's own
-// folder (`.clinerules/hooks/`), so a committed script works in every clone.
+// Cline runs the file itself, and its stdin names no cwd: the project is the script's
+// folder's grandparent (`<project>/.clinerules/hooks/`), and a skill inside the project is
+// found from there, so a committed script works in every clone.
 function hookScript(helper: HelperLocation): string {
-  const file = helper.rel !== null ? `"$(dirname "$0")/../.."/${shellQuote(helper.rel)}` : shellQuote(helper.abs);
-  return `#!/bin/sh\n${CLINE_HOOK_MARK}\nf=${file}\n[ -f "$f" ] || exit 0\nexec node "$f" hook --mode session --format cline\n`;
+  const file = helper.rel !== null ? `"$root"/${shellQuote(helper.rel)}` : shellQuote(helper.abs);
+  return `#!/bin/sh\n${CLINE_HOOK_MARK}\nroot=$(cd "$(dirname "$0")/../.." && pwd) || exit 0\nf=${file}\n[ -f "$f" ] || exit 0\nexec node "$f" hook --mode session --format cline --root "$root"\n`;
 }
 
 /**

@@ -141,8 +141,8 @@ describe("what install writes", () => {
     }
     mkdirSync(path.join(e.root, ".ai", "memory"), { recursive: true });
     writeFileSync(path.join(e.root, ".ai", "memory", "HANDOFF.md"), `${MARKER}\n# Session Handoff\n`);
-    // Cline's stdin has no cwd: the hook's root is its working directory, the workspace.
-    const r = spawnSync(path.join(e.root, ".clinerules", "hooks", "TaskStart"), [], { cwd: e.root, input: JSON.stringify({ hookName: "TaskStart", workspaceRoots: [e.root] }), encoding: "utf8", env: { ...process.env, HOME: e.home } });
+    // Cline's stdin has no cwd: the script finds the project from its own folder.
+    const r = spawnSync(path.join(e.root, ".clinerules", "hooks", "TaskStart"), [], { cwd: "/", input: JSON.stringify({ hookName: "TaskStart", workspaceRoots: [e.root] }), encoding: "utf8", env: { ...process.env, HOME: e.home } });
     expect(r.status).toBe(0);
     const out = JSON.parse(r.stdout);
     expect(out).toMatchObject({ cancel: false, errorMessage: "" });
