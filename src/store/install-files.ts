@@ -1,4 +1,4 @@
-import { closeSync, constants, lstatSync, mkdirSync, openSync, readFileSync, renameSync, rmdirSync, unlinkSync, writeSync, fsyncSync } from "node:fs";
+import { closeSync, constants, lstatSync, mkdirSync, openSync, readFileSync, readlinkSync, renameSync, rmdirSync, unlinkSync, writeSync, fsyncSync } from "node:fs";
 import path from "node:path";
 import { Refused } from "../errors.ts";
 import { readStable, tokenOf, UnsafeFile, randomHex8, type ReadFile } from "./files.ts";
@@ -30,7 +30,16 @@ export async function readAgentFile(file: string, snippet: string): Promise<Snap
     read = await readStable(file);
   } catch (err) {
     if (err instanceof UnsafeFile) {
-      throw new Refused(`${file} ${err.state === "link" ? "is a link" : "is not a regular file"}; links are never followed or replaced, so nothing was changed. Add this to its target by hand:\n${snippet}`);
+      // Field report 20: name where a link points, so the user can edit that file instead.
+      let what = "is not a regular file";
+      if (err.state === "link") {
+        try {
+          what = `is a link to ${readlinkSync(file)}`;
+        } catch {
+          what = "is a link";
+        }
+      }
+      throw new Refused(`${file} ${what}; links are never followed or replaced, so nothing was changed. Add this to its target by hand:\n${snippet}`);
     }
     throw err;
   }
