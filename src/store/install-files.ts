@@ -146,6 +146,11 @@ export interface InstallRecord {
   before: string | null;
   /** Token of what install last wrote. */
   after: string;
+  /**
+   * False once the file was changed by someone else between two installs: `before` no longer
+   * describes a state to go back to, and uninstall removes only our entries.
+   */
+  restorable?: boolean;
   /** Folders install created for it. */
   createdDirs: string[];
 }

@@ -91,9 +91,13 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON with comm
       const bytes = Buffer.from(p.next, "utf8");
       await publishAgentFile(path.dirname(p.file), path.basename(p.file), p.snap.token, bytes, mode, path.join(records, "archive"), failpointOf(ctx));
       const prior = readRecord(records, p.file);
+      // The original bytes stay restorable only while nobody else wrote the file since our
+      // last write; after another edit, uninstall removes only our entries (ruling 11).
+      const kept = prior !== null && prior.after === p.snap.token;
       const record = {
         path: p.file,
-        before: prior ? prior.before : p.snap.bytes === null ? null : p.snap.bytes.toString("base64"),
+        before: kept ? prior.before : p.snap.bytes === null ? null : p.snap.bytes.toString("base64"),
+        restorable: prior === null || (kept && prior.restorable !== false),
         after: tokenOf(bytes),
         createdDirs: [...(prior?.createdDirs ?? []), ...dirs],
       };

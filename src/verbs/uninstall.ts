@@ -46,7 +46,7 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON with comm
       let next = uninstallText(edit, t.agent.name, current, shown);
       let verb = next === null ? "removed" : next === current ? "unchanged" : "updated";
       // Nothing of ours left and nothing else changed since install: the original bytes.
-      if (record !== null && record.after === snap.token && (next === null || !holdsOurs(edit, next))) {
+      if (record !== null && record.restorable !== false && record.after === snap.token && (next === null || !holdsOurs(edit, next))) {
         next = record.before === null ? null : Buffer.from(record.before, "base64").toString("utf8");
         verb = next === null ? "removed" : "restored";
       }

@@ -434,3 +434,23 @@ describe("a concurrent edit during install (the failpoint seam, contract §11)",
     expect(readdirSync(path.dirname(file)).filter((n) => n.startsWith("."))).toEqual([]);
   });
 });
+
+describe("a re-install after the user's own edit", () => {
+  it("uninstall then keeps the user's edit (the original bytes are no longer restored)", () => {
+    const e = setup();
+    userFiles(e.root);
+    e.run(["install", "--agent", "claude-code", "--root", e.root]);
+    const file = path.join(e.root, ".claude", "settings.json");
+    const s = JSON.parse(readFileSync(file, "utf8"));
+    s.permissions = { allow: ["Bash(ls)"] };
+    // Our entry went stale too (an older install), so the next install rewrites the file.
+    s.hooks.SessionStart[1].hooks[0].command = s.hooks.SessionStart[1].hooks[0].command.replace("--format claude", "--format text");
+    writeFileSync(file, `${JSON.stringify(s, null, 2)}\n`);
+    expect(e.run(["install", "--agent", "claude-code", "--root", e.root]).stdout).toContain("updated .claude/settings.json");
+    e.run(["uninstall", "--agent", "claude-code", "--root", e.root]);
+    const after = JSON.parse(readFileSync(file, "utf8"));
+    expect(after.permissions).toEqual({ allow: ["Bash(ls)"] });
+    expect(JSON.stringify(after)).not.toContain("memory_io.mjs");
+    expect(after.model).toBe("opus");
+  });
+});
