@@ -108,7 +108,9 @@ export async function publishAgentFile(dir: string, name: string, expectedToken:
     archivePrefix: name.replace(/[^A-Za-z0-9._-]/g, "_"),
     archivePrior: false,
     expectedToken,
-    newMode: mode,
+    // Contract §9: new files 0644 (hook scripts 0755) under the user's umask, as an editor
+    // would make them; a replaced file keeps its own mode (publish).
+    newMode: mode & ~process.umask(),
     build: () => bytes,
     failpoint,
     lock: NO_LOCK,

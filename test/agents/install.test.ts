@@ -454,3 +454,20 @@ describe("a re-install after the user's own edit", () => {
     expect(after.model).toBe("opus");
   });
 });
+
+describe("modes", () => {
+  it.each([0o022, 0o077])("new files follow the user's umask %s", (mask) => {
+    const e = setup();
+    const r = spawnSync("sh", ["-c", `umask ${mask.toString(8)} && "${process.execPath}" "${e.helper}" install --agent cline --root "${e.root}"`], { encoding: "utf8", env: { ...process.env, HOME: e.home, XDG_CONFIG_HOME: path.join(e.home, ".config") } });
+    expect(r.status, r.stderr).toBe(0);
+    expect(statSync(path.join(e.root, ".clinerules", "00-session-handoff.md")).mode & 0o777).toBe(0o644 & ~mask);
+    expect(statSync(path.join(e.root, ".clinerules", "hooks", "TaskStart")).mode & 0o777).toBe(0o755 & ~mask);
+  });
+
+  it("a replaced file keeps its own mode", () => {
+    const e = setup();
+    writeFileSync(path.join(e.root, "AGENTS.md"), "# Rules\n", { mode: 0o600 });
+    e.run(["install", "--agent", "codex", "--root", e.root]);
+    expect(statSync(path.join(e.root, "AGENTS.md")).mode & 0o777).toBe(0o600);
+  });
+});
