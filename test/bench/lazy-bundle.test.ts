@@ -55,9 +55,10 @@ describe("lazy chunks (build.mjs)", () => {
     expect(text).toMatch(/__shChunk\("pkg:proper-lockfile", /);
     // What V8 parses at every start-up stays small, whatever the cold chunks weigh. Issue 15
     // raised it from 130,000: the hook, check and read handoff speak of checkpoints at every
-    // session start, and must do so without compiling the cold chunk (~25 ms; these ~24,000
-    // characters cost V8 well under a millisecond to pre-parse).
-    expect(parsed.length).toBeLessThan(145_000);
+    // session start (about 22,000 characters: the listing, the sentences, the strict time
+    // parser), and must do so without compiling the cold chunk (15-25 ms), whereas V8
+    // pre-parses those characters in well under a millisecond.
+    expect(parsed.length).toBeLessThan(150_000);
   });
 
   it("hook, read and check compile no chunk; hook loads neither crypto nor child_process", () => {
