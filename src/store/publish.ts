@@ -207,9 +207,12 @@ export async function publish(spec: PublishSpec): Promise<PublishResult> {
   return { bytes, token: tokenOf(bytes), archived, warnings };
 }
 
-// "same" when the claim is the very version we read; "not-regular" when what we claimed is
-// a directory, a FIFO, a link… that someone put at the name after our read.
-function claimIsWhatWeRead(claimPath: string, prior: ReadFile): "same" | "changed" | "not-regular" {
+/**
+ * Whether the claim at `claimPath` is the very version `prior` was read as (inode, size,
+ * mtime, bytes): `same`; `not-regular` when what was claimed is a directory, a FIFO, a link…
+ * that someone put at the name after the read; else `changed`.
+ */
+export function claimIsWhatWeRead(claimPath: string, prior: ReadFile): "same" | "changed" | "not-regular" {
   let st;
   try {
     st = lstatSync(claimPath, { bigint: true });

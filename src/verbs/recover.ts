@@ -5,6 +5,9 @@ import { assertNotPaused } from "../store/pause.ts";
 import { memoryDir } from "../store/paths.ts";
 import { failpointOf, lockTimeoutOption, rootOption } from "./common.ts";
 import { ok, type Verb } from "./types.ts";
+import { checkpointsDir, checkpointsDirState } from "../store/checkpoints.ts";
+import { COLD_HELPERS } from "./index.ts";
+import { readdirSync } from "node:fs";
 
 /** `recover --root DIR` (contract §3, §5): repairs what an interrupted save left. */
 export const recoverVerb: Verb = {
@@ -17,10 +20,10 @@ Repairs what an interrupted save left (a private claim or temp file, a half-done
 step, pruning a crash skipped): afterwards each file is whole -- the complete old or the
 complete new version --, no prior version is lost (it is current or in the archive), and
 no private file remains. The reference helper's leftovers (memory_io.py's
-.<FILE>.claim-<pid>-<32 hex> and .<FILE>.tmp-<pid>-<16 hex>) are repaired alike.
-Idempotent, and resumable: a recover (or a rollback) killed at any step is finished by the
-next one. With nothing to do it prints "nothing to recover". The next \`write\` runs the
-same repair first.
+.<FILE>.claim-<pid>-<32 hex> and .<FILE>.tmp-<pid>-<16 hex>) are repaired alike. What an
+interrupted \`checkpoint\` left in checkpoints/ is removed too. Idempotent, and
+resumable: a recover (or a rollback) killed at any step is finished by the next one. With
+nothing to do it prints "nothing to recover". The next \`write\` runs the same repair first.
 
 A private name holding what no save leaves (a link, a directory, a file hard-linked
 elsewhere) is refused, naming it: move it away, then retry.
@@ -33,8 +36,13 @@ exit: 0 done (or nothing to do); 2 refused (unsafe tree); 4 paused; 5 busy.
     let actions: string[] = [];
     // A promote's private files can be left at the root even with no memory dir.
     if (checkTree(root) || pendingRepairs(root).length > 0) {
-      const { repairs } = await underLock({ root, env: ctx.env, lockTimeoutSeconds, failpoint: failpointOf(ctx) }, async () => undefined);
-      actions = repairs.map((r) => r.replace(/^recovered: /, ""));
+      // Leftovers of an interrupted checkpoint go too (ruling 23).
+      const { result, repairs } = await underLock({ root, env: ctx.env, lockTimeoutSeconds, failpoint: failpointOf(ctx) }, async () =>
+        checkpointsDirState(root) === "ok" && readdirSync(checkpointsDir(root)).some((n) => n.startsWith("."))
+          ? (await COLD_HELPERS.checkpointCleanup()).cleanCheckpointLeftovers(root)
+          : [],
+      );
+      actions = [...repairs.map((r) => r.replace(/^recovered: /, "")), ...result];
     } else {
       assertNotPaused(memoryDir(root), ctx.env);
     }
