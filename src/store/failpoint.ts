@@ -4,22 +4,14 @@ import { existsSync, writeFileSync } from "node:fs";
  * The named phases of the write protocol, in order (contract §11). `read-opened` is also
  * passed by reads.
  */
-export const WRITE_PHASES = [
-  "read-opened",
-  "before-claim",
-  "after-claim",
-  "after-archive",
-  "before-publication",
-  "after-publication",
-  "before-prune",
-] as const;
+export type WritePhase = "read-opened" | "before-claim" | "after-claim" | "after-archive" | "before-publication" | "after-publication" | "before-prune";
 
 /**
  * The steps of a writer's rollback (contract §13 ruling 34): a failure between the claim and
  * publication drops the temp, links the claim back as the current file, removes the archive
  * copy the save made of it, then drops the claim. Each phase fires just after its step.
  */
-export const ROLLBACK_PHASES = ["rollback-after-temp-drop", "rollback-after-restore", "rollback-after-unarchive", "rollback-after-claim-drop"] as const;
+export type RollbackPhase = "rollback-after-temp-drop" | "rollback-after-restore" | "rollback-after-unarchive" | "rollback-after-claim-drop";
 
 /**
  * The steps of `recover`'s repair (contract §13 ruling 34), each fired just after that step
@@ -27,18 +19,16 @@ export const ROLLBACK_PHASES = ["rollback-after-temp-drop", "rollback-after-rest
  * copy removed, a prior version linked into the archive, a claim dropped, a temp dropped;
  * and `recover-before-prune` before the retention a crash skipped is finished.
  */
-export const RECOVER_PHASES = [
-  "recover-after-restore",
-  "recover-after-unarchive",
-  "recover-after-archive",
-  "recover-after-claim-drop",
-  "recover-after-temp-drop",
-  "recover-before-prune",
-] as const;
+export type RecoverPhase =
+  | "recover-after-restore"
+  | "recover-after-unarchive"
+  | "recover-after-archive"
+  | "recover-after-claim-drop"
+  | "recover-after-temp-drop"
+  | "recover-before-prune";
 
-/** Every failpoint phase. */
-export const PHASES = [...WRITE_PHASES, ...ROLLBACK_PHASES, ...RECOVER_PHASES] as const;
-export type Phase = (typeof PHASES)[number];
+/** Every failpoint phase (types only: the names cost the bundle nothing at start-up). */
+export type Phase = WritePhase | RollbackPhase | RecoverPhase;
 
 const POLL_MS = 10;
 const PAUSE_LIMIT_MS = 30_000;

@@ -32,4 +32,6 @@ export const VERBS: Record<string, { summary: string; load: () => Promise<Verb> 
 export const COLD_HELPERS = {
   checkpointRead: async () => await import("./checkpoint-read.ts"),
   checkpointCleanup: async () => await import("../store/checkpoint-cleanup.ts"),
+  // Only an interrupted save needs the repair (store/mutate.ts asks `needsRepair` first).
+  repair: async () => await import("../store/repair.ts"),
 };

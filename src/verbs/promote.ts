@@ -6,6 +6,7 @@ import { readManagedFile } from "../store/read.ts";
 import { publish } from "../store/publish.ts";
 import { alreadyPresent, appendedBytes } from "../store/append.ts";
 import { CAS, expectedTokenOption, failpointOf, lockTimeoutOption, rootOption } from "./common.ts";
+import { COLD_HELPERS } from "./index.ts";
 import { ok, type Verb } from "./types.ts";
 
 /** Largest text `promote` appends, in bytes (contract §2). */
@@ -50,6 +51,7 @@ exit:   0 appended, or already there; 2 refused (stale token: read again; bad te
         env: ctx.env,
         lockTimeoutSeconds,
         failpoint: failpointOf(ctx),
+        loadRepair: COLD_HELPERS.repair,
         validate: () => {
           if (raw.length > MAX_PROMOTE_BYTES) {
             throw new Refused(`the lesson is ${raw.length} bytes; promote appends at most ${MAX_PROMOTE_BYTES} bytes`);

@@ -5,6 +5,7 @@ import { archiveDir, archivePrefixOf, FILE_OF, memoryDir, parseKind } from "../s
 import { publish } from "../store/publish.ts";
 import { droppedItems, droppedReport } from "../schema/open-items.ts";
 import { CAS, expectedTokenOption, failpointOf, lockTimeoutOption, rootOption } from "./common.ts";
+import { COLD_HELPERS } from "./index.ts";
 import { ok, type Verb } from "./types.ts";
 
 /** `write <kind> --root DIR --expected-current-sha256 TOKEN` (contract §2, §3, §4). */
@@ -51,6 +52,7 @@ exit:   0 saved; 2 refused (stale token: read again and merge, never resend the 
         env: ctx.env,
         lockTimeoutSeconds,
         failpoint: failpointOf(ctx),
+        loadRepair: COLD_HELPERS.repair,
         validate: () => {
           prepared = prepareDocument(raw, kind);
         },

@@ -57,8 +57,12 @@ describe("lazy chunks (build.mjs)", () => {
     // raised it from 130,000: the hook, check and read handoff speak of checkpoints at every
     // session start (about 22,000 characters: the listing, the sentences, the strict time
     // parser), and must do so without compiling the cold chunk (15-25 ms), whereas V8
-    // pre-parses those characters in well under a millisecond.
-    expect(parsed.length).toBeLessThan(150_000);
+    // pre-parses those characters in well under a millisecond. Issue 11 (store) raised it
+    // to 152,000: check and the hook tell a planted private name from an interrupted save and
+    // look for a NUL in the whole file, publish hands back a non-regular claim and rolls back
+    // step by step, and a refused link names its target (about 2,000 characters); the repair
+    // itself went to the cold chunk (3,000), loaded only when a save was interrupted.
+    expect(parsed.length).toBeLessThan(152_000);
   });
 
   it("hook, read and check compile no chunk; hook loads neither crypto nor child_process", () => {
