@@ -15,8 +15,13 @@
 // 1. Cold verbs travel as text. Every verb that `src/verbs/index.ts` loads and that is not in
 //    HOT_VERB_FILES below (anchors, drift, brief, redact, and any verb added later) is built,
 //    with any npm packages it needs, into a CommonJS "chunk" that
-//    the bundle holds as a string literal and compiles with `new Function` the first time
-//    one of those verbs is loaded. Scanning a string is far cheaper than pre-parsing code.
+//    the bundle holds as a string literal and compiles with `node:vm`'s `compileFunction`
+//    the first time one of those verbs is loaded. Scanning a string is far cheaper than
+//    pre-parsing code. Never `new Function` or `eval`: hardened Node
+//    (`--disallow-code-generation-from-strings`) forbids them, while `node:vm` compiles
+//    through V8's embedder API, which that flag does not govern (measured against
+//    `new Function` on hook, read, check, write: no difference beyond the machine's spread;
+//    CONTRIBUTING.md). test/bench/hardened.test.ts runs every verb under that flag.
 //    The chunk does not get its own copy of a src/ module that the hot part already holds:
 //    it is handed the hot part's instance (`__shared`), so error classes stay one class
 //    (`instanceof HelperError` in cli.ts) and module state is not duplicated.
@@ -27,8 +32,8 @@
 // 3. Builtins load on first use. `import { x } from "node:y"` in src/ becomes a facade whose
 //    properties `require("node:y")` when first read, so `hook` never loads node:crypto.
 //
-// The cost: a cold verb compiles its chunk (a few ms, once per process), and a chunk's stack
-// frames are named `memory_io.mjs?chunk=<name>`. test/bench/lazy-bundle.test.ts checks the
+// The cost: a cold verb compiles its chunk (a few ms, once per process; `node:vm` is loaded
+// then, not before), and a chunk's stack frames are named `memory_io.mjs?chunk=<name>`. test/bench/lazy-bundle.test.ts checks the
 // rules on the built file; `npm run bench` measures them.
 import { build } from "esbuild";
 import { readFileSync, writeFileSync, chmodSync, renameSync, mkdirSync } from "node:fs";
@@ -57,7 +62,7 @@ const preamble = [
   'import { createRequire as __shCreateRequire } from "node:module";',
   "const require = __shCreateRequire(import.meta.url);",
   "const __shBuiltin = (id, keys) => { let m; const o = {}; for (const k of keys.split(\",\")) Object.defineProperty(o, k, { get: () => (m ??= require(id))[k], enumerable: true }); return o; };",
-  "const __shChunk = (name, code, shared) => { const module = { exports: {} }; new Function(\"require\", \"__shared\", \"module\", \"exports\", code + \"\\n//# sourceURL=memory_io.mjs?chunk=\" + name)(require, (id) => shared[id](), module, module.exports); return module.exports; };",
+  "const __shChunk = (name, code, shared) => { const module = { exports: {} }; require(\"node:vm\").compileFunction(code, [\"require\", \"__shared\", \"module\", \"exports\"], { filename: \"memory_io.mjs?chunk=\" + name })(require, (id) => shared[id](), module, module.exports); return module.exports; };",
 ].join("\n");
 
 const common = { bundle: true, platform: "node", target: "node20", write: false, absWorkingDir: root, legalComments: "inline", logLevel: "warning" };

@@ -4,7 +4,7 @@
 import { createRequire as __shCreateRequire } from "node:module";
 const require = __shCreateRequire(import.meta.url);
 const __shBuiltin = (id, keys) => { let m; const o = {}; for (const k of keys.split(",")) Object.defineProperty(o, k, { get: () => (m ??= require(id))[k], enumerable: true }); return o; };
-const __shChunk = (name, code, shared) => { const module = { exports: {} }; new Function("require", "__shared", "module", "exports", code + "\n//# sourceURL=memory_io.mjs?chunk=" + name)(require, (id) => shared[id](), module, module.exports); return module.exports; };
+const __shChunk = (name, code, shared) => { const module = { exports: {} }; require("node:vm").compileFunction(code, ["require", "__shared", "module", "exports"], { filename: "memory_io.mjs?chunk=" + name })(require, (id) => shared[id](), module, module.exports); return module.exports; };
 var __create = Object.create;
 var __defProp = Object.defineProperty;
 var __getOwnPropDesc = Object.getOwnPropertyDescriptor;

@@ -33,8 +33,11 @@ function traced(args: string[], opts: { cwd?: string; input?: string } = {}) {
     preload,
     [
       'import { writeFileSync } from "node:fs";',
+      'import vm from "node:vm";',
       "const chunks = [];",
-      "globalThis.Function = new Proxy(Function, { construct(target, a) { const m = /sourceURL=\\S+chunk=(\\S+)/.exec(String(a.at(-1))); if (m) chunks.push(m[1]); return Reflect.construct(target, a); } });",
+      // The bundle reads vm.compileFunction when it compiles a chunk: record each chunk's name.
+      "const compile = vm.compileFunction;",
+      "vm.compileFunction = (code, params, opts) => { const m = /chunk=(\\S+)$/.exec(opts?.filename ?? \"\"); if (m) chunks.push(m[1]); return compile(code, params, opts); };",
       `process.on("exit", () => writeFileSync(${JSON.stringify(report)}, JSON.stringify({ chunks, modules: process.moduleLoadList })));`,
     ].join("\n"),
   );
