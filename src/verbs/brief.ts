@@ -22,7 +22,8 @@ export const briefVerb: Verb = {
   help: `usage: node memory_io.mjs brief --root DIR [--stdin] [--json]
 
 Prints the six-line warm-start brief for a resume, drafted from the handoff (or a pasted
-one with --stdin), the drift report (see \`drift --help\`) and the ledgers:
+one with --stdin, at most 1,000,000 bytes), the drift report (see \`drift --help\`) and
+the ledgers:
   Goal: ...
   Plan status: ...            (UNVERIFIED when history was rewritten)
   Decisions in force: ...     (decisions not marked "(superseded by ...)")

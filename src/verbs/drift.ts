@@ -38,8 +38,9 @@ export const driftVerb: Verb = {
   positionals: [0, 0],
   help: `usage: node memory_io.mjs drift --root DIR [--stdin] [--json]
 
-Compares the handoff's environment anchors (or, with --stdin, a pasted handoff; CRLF line
-ends and a BOM are accepted) with the repository at the root now:
+Compares the handoff's environment anchors (or, with --stdin, a pasted handoff of at most
+1,000,000 bytes, more is refused; CRLF line ends and a BOM are accepted) with the
+repository at the root now:
 branch then and now; whether the saved HEAD is still reachable from HEAD or a ref (a
 commit kept only by the reflog, or missing from a shallow clone, counts as rewritten);
 commits ahead / behind (git rev-list --left-right --count); commits since the saved date

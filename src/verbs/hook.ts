@@ -3,12 +3,16 @@ import path from "node:path";
 import { inspectFile, interruptedSave, type FileInspection } from "../store/inspect.ts";
 import { FILE_OF, memoryDir, type Kind } from "../store/paths.ts";
 import { pauseSwitch } from "../store/pause.ts";
+import { pendingRepairs } from "../store/recover.ts";
 import { ok, type Verb, type VerbContext } from "./types.ts";
 
 /** Longest hook output, in characters (contract §7; field report 8). */
 export const HOOK_LIMIT = 2000;
 
 const DAY_MS = 86_400_000;
+
+/** Most bytes of the harness's JSON the hook reads (ruling 20: 64 KiB); longer is ignored. */
+export const HOOK_STDIN_BYTES = 65_536;
 
 // Fixed sentences only: nothing from a memory file is ever echoed (contract §7).
 const SENTENCES = {
@@ -32,14 +36,21 @@ function ageText(mtimeMs: number | null, now: number): string {
 async function stdinCwd(ctx: VerbContext): Promise<string | null> {
   if (ctx.stdinIsTTY) return null;
   // A harness may keep stdin open; never wait more than a second for it (contract, "Words").
-  const data = await ctx.readStdinWithin(1000);
-  if (data === null || data.length === 0 || data.length > 1_000_000) return null;
+  // Past HOOK_STDIN_BYTES the input is ignored, not refused (ruling 20).
+  const data = await ctx.readStdinWithin(1000, HOOK_STDIN_BYTES);
+  if (data === null || data.length === 0) return null;
   try {
     const parsed = JSON.parse(data.toString("utf8")) as { cwd?: unknown };
     return typeof parsed.cwd === "string" && path.isAbsolute(parsed.cwd) ? parsed.cwd : null;
   } catch {
     return null;
   }
+}
+
+/** True when a dead writer left LESSONS.md's private files (and no live writer holds the lock). */
+function lessonsInterrupted(root: string): boolean {
+  if (!interruptedSave(root)) return false;
+  return pendingRepairs(root).some((e) => e.file === FILE_OF.lessons);
 }
 
 /** The nearest folder at or above `start` holding `.git` (a directory or a worktree's file), else `start`. */
@@ -85,12 +96,13 @@ export const hookVerb: Verb = {
 Session-start hook. Prints fixed sentences about parked memory -- a handoff, lessons, an
 unsafe or foreign file, an interrupted save, the kill switch -- and never any text taken
 from a memory file. --mode session looks at HANDOFF.md and LESSONS.md; --mode lessons at
-LESSONS.md only. Prints nothing when every file it looks at is missing, and nothing at all
+LESSONS.md only, and says nothing of the handoff (nor of its interrupted saves). Prints nothing when every file it looks at is missing, and nothing at all
 with SESSION_HANDOFF_DISABLE=1. Output stays under ${HOOK_LIMIT} characters.
 
 The project root is --root, else the "cwd" of the harness's JSON on stdin (read only when
 stdin is not a terminal, for at most one second), else the current directory, walked up
-to the nearest folder holding .git. It runs no git and follows no link.
+to the nearest folder holding .git. It runs no git and follows no link. Stdin past
+${HOOK_STDIN_BYTES} bytes is ignored (the current directory is used), not refused.
 
 Formats: text (the default). Other harness envelopes will come with the installers.
 exit: always 0 -- a broken hook must not break a session; problems go to stderr.
@@ -124,6 +136,8 @@ exit: always 0 -- a broken hook must not break a session; problems go to stderr.
     }
     const kinds: Kind[] = mode === "session" ? ["handoff", "lessons"] : ["lessons"];
     const files = kinds.map((k) => inspectFile(root, k));
-    return ok(composeHookText(files, interruptedSave(root), paused, Date.now()), []);
+    // --mode lessons says nothing of the handoff: only LESSONS.md's own leftovers count.
+    const interrupted = mode === "session" ? interruptedSave(root) : lessonsInterrupted(root);
+    return ok(composeHookText(files, interrupted, paused, Date.now()), []);
   },
 };

@@ -4,7 +4,7 @@ import { underLock } from "../store/mutate.ts";
 import { archiveDir, archivePrefixOf, FILE_OF, memoryDir, parseKind } from "../store/paths.ts";
 import { publish } from "../store/publish.ts";
 import { droppedItems, droppedReport } from "../schema/open-items.ts";
-import { CAS, expectedTokenOption, failpointOf, lockTimeoutOption, rootOption } from "./common.ts";
+import { CAS, expectedTokenOption, failpointOf, lockTimeoutOption, rootOption, stdinForValidate } from "./common.ts";
 import { ok, type Verb } from "./types.ts";
 
 /** `write <kind> --root DIR --expected-current-sha256 TOKEN` (contract §2, §3, §4). */
@@ -22,7 +22,8 @@ archive/HANDOFF-<UTC time>-<8 hex>.md; the 5 newest archives are kept.
 
 The document must be UTF-8 without NUL bytes, at most 1,000,000 bytes, begin with the line
 <!-- memory-schema: v1 -->, have its heading (# Session Handoff, # Lessons, # Solutions) in
-its first four lines, and end with a newline. CRLF becomes LF and a leading BOM is dropped
+its first four lines, and end with a newline. Reading stdin stops past 1,000,000 bytes:
+"stdin is more than 1,000,000 bytes" (exit 2). CRLF becomes LF and a leading BOM is dropped
 (said on stderr). Invisible characters (bidi controls, zero-width, tag characters, …) are
 refused with their line, column and code point. Secrets are redacted before anything
 touches the disk (see \`--help redact\`); stderr names each kind and line, never a value.
@@ -41,7 +42,7 @@ exit:   0 saved; 2 refused (stale token: read again and merge, never resend the 
     const expected = expectedTokenOption(ctx);
     const lockTimeoutSeconds = lockTimeoutOption(ctx);
     const root = rootOption(ctx);
-    const raw = await ctx.readStdin();
+    const stdin = await stdinForValidate(ctx);
     let prepared: Prepared | null = null;
     let dropped: string | null = null;
     const file = FILE_OF[kind];
@@ -51,7 +52,7 @@ exit:   0 saved; 2 refused (stale token: read again and merge, never resend the 
         env: ctx.env,
         lockTimeoutSeconds,
         validate: () => {
-          prepared = prepareDocument(raw, kind);
+          prepared = prepareDocument(stdin(), kind);
         },
         // No memory dir: the file cannot exist, so only `absent` can be the current token.
         precheck: async () => {
