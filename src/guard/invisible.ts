@@ -1,67 +1,175 @@
 /**
- * The invisible-character guard (contract §4): code points that can hide or reorder text for
- * a human reviewer while a model still reads them (field report #11). `write` and `promote`
- * refuse a text holding one ({@link findInvisible}); `read` shows them ({@link renderVisible}).
- * Pure: no IO.
+ * The invisible-character guard (contract §4, rulings 5 and 7): code points that can hide or
+ * reorder text for a human reviewer while a model still reads them (field report #11), and
+ * controls; living scripts pass (field report #26: Persian ZWNJ, Indic and Sinhala ZWJ,
+ * Hebrew and Arabic marks, the flags of England, Scotland and Wales). `write` and `promote`
+ * refuse a text holding one ({@link findInvisible}); `read` shows them ({@link renderVisible});
+ * text printed outside the envelope shows them too ({@link showRefused}). Pure: no IO. The
+ * Unicode tables are generated from the UCD by tools/unicode-tables.mjs.
  */
+import { RTL_LETTERS, STANDARDIZED_VARIANT_BASES } from "./unicode-tables.ts";
 
-/** An invisible character found in a text (contract §4). Line and column are 1-based. */
+/** A refused character found in a text (contract §4, ruling 5). Line and column are 1-based. */
 export interface InvisibleHit {
   line: number;
   /** 1-based, counted in Unicode code points from the start of the line. */
   column: number;
   /** e.g. "U+200B" */
   codePoint: string;
-  /** Its class: `bidi control`, `tag character`, `zero-width character`, `variation selector`, `Hangul filler`. */
+  /**
+   * Its class: `bidi control`, `tag character`, `zero-width character`, `variation selector`,
+   * `Hangul filler`, `control character`, `line or paragraph separator`.
+   */
   name: string;
 }
 
+const LF = 0x0a;
+const CR = 0x0d;
+const ZWNJ = 0x200c;
 const ZWJ = 0x200d;
 const BOM = 0xfeff;
+const VS15 = 0xfe0e;
 const VS16 = 0xfe0f;
+const BLACK_FLAG = 0x1f3f4;
+const CANCEL_TAG = 0xe007f;
 
-// One pass finds every candidate; most texts hold none and stop here.
+// One pass finds every candidate; most texts hold none and stop here. (TAB and LF are fine;
+// CR is a candidate because only a CR before LF is.)
 const CANDIDATE =
-  /[\u061C\u115F\u1160\u200B-\u200F\u202A-\u202E\u2060\u2066-\u2069\u3164\uFE00-\uFE0D\uFEFF\uFFA0\u{E0000}-\u{E007F}\u{E0100}-\u{E01EF}]/u;
+  /[\x00-\x08\x0B-\x1F\x7F-\x9F\u061C\u115F\u1160\u180E\u200B-\u200F\u202A-\u202E\u2028\u2029\u2060-\u2064\u2066-\u2069\u3164\uFE00-\uFE0F\uFEFF\uFFA0\u{E0000}-\u{E007F}\u{E0100}-\u{E01EF}]/u;
 const PICTOGRAPHIC = /\p{Extended_Pictographic}/u;
+const EMOJI = /\p{Emoji}/u;
+const LETTER_OR_MARK = /[\p{L}\p{M}]/u;
+const HAN_IDEOGRAPH = /[\p{Unified_Ideograph}\uF900-\uFAFF\u{2F800}-\u{2FA1F}]/u;
 
-/** The contract §4 class of `cp`, or undefined when `cp` is not on the list. */
+// The three emoji tag sequences Unicode recommends (ruling 7): 🏴 + gbeng / gbsct / gbwls + cancel tag.
+const FLAG_TAGS = ["gbeng", "gbsct", "gbwls"].map((t) => [...t].map((c) => 0xe0000 + c.charCodeAt(0)));
+
+/** The class of a code point on the §4 / ruling 5 list, or undefined when it is not on it. */
 function classOf(cp: number): string | undefined {
+  if (cp < 0x20 || (cp >= 0x7f && cp <= 0x9f)) return cp === 0x09 || cp === LF ? undefined : "control character";
+  if (cp < 0x61c) return undefined;
   if (cp === 0x061c || cp === 0x200e || cp === 0x200f || (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069)) {
     return "bidi control";
   }
+  if (cp === 0x2028 || cp === 0x2029) return "line or paragraph separator";
   if (cp >= 0xe0000 && cp <= 0xe007f) return "tag character";
-  if (cp === 0x200b || cp === 0x200c || cp === ZWJ || cp === 0x2060 || cp === BOM) return "zero-width character";
-  if ((cp >= 0xfe00 && cp <= 0xfe0d) || (cp >= 0xe0100 && cp <= 0xe01ef)) return "variation selector";
+  if (cp === 0x200b || cp === ZWNJ || cp === ZWJ || (cp >= 0x2060 && cp <= 0x2064) || cp === 0x180e || cp === BOM) return "zero-width character";
+  if ((cp >= 0xfe00 && cp <= 0xfe0f) || (cp >= 0xe0100 && cp <= 0xe01ef)) return "variation selector";
   if (cp === 0x115f || cp === 0x1160 || cp === 0x3164 || cp === 0xffa0) return "Hangul filler";
   return undefined;
 }
 
-function isEmoji(cp: number | undefined): boolean {
-  return cp !== undefined && cp >= 0xa9 && PICTOGRAPHIC.test(String.fromCodePoint(cp));
-}
+const matches = (re: RegExp, cp: number | undefined): boolean => cp !== undefined && cp >= 0 && re.test(String.fromCodePoint(cp));
+const isEmoji = (cp: number | undefined): boolean => cp !== undefined && cp >= 0xa9 && matches(PICTOGRAPHIC, cp);
 
 /** Skin-tone modifiers sit between an emoji and its joiner (👩🏽‍💻). */
 function isEmojiModifier(cp: number): boolean {
   return cp >= 0x1f3fb && cp <= 0x1f3ff;
 }
 
+/** Decoded `gap.length` base-36 ranges of unicode-tables.ts, as a flat [start, end, …] array. */
+function decodeRanges(encoded: string): Int32Array {
+  const parts = encoded === "" ? [] : encoded.split(",");
+  const out = new Int32Array(parts.length * 2);
+  let prev = -1;
+  parts.forEach((part, k) => {
+    const [gap, len = "0"] = part.split(".");
+    const start = prev + 1 + parseInt(gap!, 36);
+    prev = start + parseInt(len, 36);
+    out[2 * k] = start;
+    out[2 * k + 1] = prev;
+  });
+  return out;
+}
+
+function inRanges(ranges: Int32Array, cp: number): boolean {
+  let lo = 0;
+  let hi = ranges.length / 2 - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (cp < ranges[2 * mid]!) hi = mid - 1;
+    else if (cp > ranges[2 * mid + 1]!) lo = mid + 1;
+    else return true;
+  }
+  return false;
+}
+
+// Decoded on first use: most texts never hold a selector or a bidi mark.
+let rtlLetters: Int32Array | undefined;
+let variantBases: Map<number, Int32Array> | undefined;
+
+function isRtlLetter(cp: number): boolean {
+  rtlLetters ??= decodeRanges(RTL_LETTERS);
+  return cp >= 0x590 && inRanges(rtlLetters, cp);
+}
+
+/** True when (base, selector) is a standardized variant (StandardizedVariants.txt). */
+function isStandardizedVariant(base: number, selector: number): boolean {
+  variantBases ??= new Map(STANDARDIZED_VARIANT_BASES.map(([sel, enc]) => [sel, decodeRanges(enc)]));
+  const bases = variantBases.get(selector);
+  return bases !== undefined && inRanges(bases, base);
+}
+
+/** True when the tag character at `i` belongs to one of the three flag sequences. */
+function inFlagSequence(cps: readonly number[], i: number): boolean {
+  for (let k = Math.max(0, i - 6); k < i; k++) {
+    if (cps[k] !== BLACK_FLAG || cps[k + 6] !== CANCEL_TAG) continue;
+    if (FLAG_TAGS.some((tags) => tags.every((t, n) => cps[k + 1 + n] === t))) return true;
+  }
+  return false;
+}
+
+/** The line around `i` holds a right-to-left letter (LRM, RLM and ALM are allowed there). */
+function lineHasRtl(cps: readonly number[], i: number): boolean {
+  for (let j = i - 1; j >= 0 && cps[j] !== LF; j--) if (isRtlLetter(cps[j]!)) return true;
+  for (let j = i + 1; j < cps.length && cps[j] !== LF; j++) if (isRtlLetter(cps[j]!)) return true;
+  return false;
+}
+
 /**
- * True when the code point at `i` of `cps` is forbidden in its context: U+FEFF passes only as
- * the very first character, U+200D only between two emoji (after U+FE0F or a skin tone too),
- * as in ZWJ sequences like 👨‍👩‍👧. Negative entries (invalid bytes) are never emoji.
+ * The class of the code point at `i` of `cps` when it is refused in its context (contract §4,
+ * rulings 5 and 7), else undefined. Allowed in context: U+FEFF as the very first character;
+ * CR before LF; U+200C/U+200D between two letters or marks, and U+200D between two emoji (a
+ * selector or skin tone may follow the first); U+200E, U+200F, U+061C on a line holding a
+ * right-to-left letter; tag characters inside the England, Scotland and Wales flags;
+ * U+FE0E/U+FE0F after an emoji or keycap base; any other selector of U+FE00–U+FE0F only
+ * after a base that StandardizedVariants.txt pairs it with; U+E0100–U+E01EF only after a
+ * CJK ideograph. A selector after a selector never passes, so runs of them are refused.
+ * Negative entries (invalid bytes) are never letters, emoji or bases.
  */
 function forbiddenAt(cps: readonly number[], i: number): string | undefined {
   const cp = cps[i]!;
   const name = classOf(cp);
   if (name === undefined) return undefined;
-  if (cp === BOM && i === 0) return undefined;
-  if (cp === ZWJ) {
-    let j = i - 1;
-    while (j >= 0 && (cps[j] === VS16 || isEmojiModifier(cps[j]!))) j--;
-    if (j >= 0 && isEmoji(cps[j]) && isEmoji(cps[i + 1])) return undefined;
+  const prev = cps[i - 1];
+  const next = cps[i + 1];
+  switch (true) {
+    case cp === CR:
+      return next === LF ? undefined : name;
+    case cp === BOM:
+      return i === 0 ? undefined : name;
+    case cp === ZWNJ || cp === ZWJ:
+      if (matches(LETTER_OR_MARK, prev) && matches(LETTER_OR_MARK, next)) return undefined;
+      if (cp === ZWJ) {
+        let j = i - 1;
+        while (j >= 0 && (cps[j] === VS16 || isEmojiModifier(cps[j]!))) j--;
+        if (j >= 0 && isEmoji(cps[j]) && isEmoji(next)) return undefined;
+      }
+      return name;
+    case cp === 0x200e || cp === 0x200f || cp === 0x061c:
+      return lineHasRtl(cps, i) ? undefined : name;
+    case cp >= 0xe0000 && cp <= 0xe007f:
+      return inFlagSequence(cps, i) ? undefined : name;
+    case cp >= 0xfe00 && cp <= 0xfe0f:
+      if (prev === undefined || prev < 0) return name;
+      if ((cp === VS15 || cp === VS16) && matches(EMOJI, prev)) return undefined;
+      return isStandardizedVariant(prev, cp) ? undefined : name;
+    case cp >= 0xe0100 && cp <= 0xe01ef:
+      return matches(HAN_IDEOGRAPH, prev) ? undefined : name;
+    default:
+      return name;
   }
-  return name;
 }
 
 function hex(cp: number): string {
@@ -69,8 +177,10 @@ function hex(cp: number): string {
 }
 
 /**
- * Lists the forbidden invisible characters of `text` (contract §4), in order; pure.
- * Line and column are 1-based, the column counted in code points.
+ * Lists the refused characters of `text` (contract §4 and rulings 5, 7: invisible characters
+ * out of their allowed context, and controls), in order; pure. `write` and `promote` call it
+ * after CRLF normalisation, so a CR found then is a lone one. Line and column are 1-based,
+ * the column counted in code points.
  */
 export function findInvisible(text: string): InvisibleHit[] {
   if (!CANDIDATE.test(text)) return [];
@@ -83,7 +193,7 @@ export function findInvisible(text: string): InvisibleHit[] {
     const cp = cps[i]!;
     const name = forbiddenAt(cps, i);
     if (name !== undefined) hits.push({ line, column, codePoint: hex(cp), name });
-    if (cp === 0x0a) {
+    if (cp === LF) {
       line++;
       column = 1;
     } else {
@@ -101,6 +211,16 @@ export function describeInvisible(hits: readonly InvisibleHit[]): string {
   const shown = hits.slice(0, 10).map((h) => `${h.codePoint} (${h.name}) at line ${h.line}, column ${h.column}`);
   const more = hits.length > 10 ? `, … and ${hits.length - 10} more` : "";
   return `${hits.length === 1 ? "invisible character" : `${hits.length} invisible characters`}: ${shown.join("; ")}${more}`;
+}
+
+/**
+ * `text` with every refused code point (as {@link findInvisible} finds them) written as a
+ * visible `<U+XXXX>`; `changed` counts them. For text printed outside the envelope
+ * (guard/sanitize.ts). Pure.
+ */
+export function showRefused(text: string): { text: string; changed: number } {
+  if (!CANDIDATE.test(text)) return { text, changed: 0 };
+  return renderCodePoints(Array.from(text, (ch) => ch.codePointAt(0)!));
 }
 
 /**
@@ -160,7 +280,7 @@ function decodeUtf8(bytes: Uint8Array): number[] {
 const STRICT = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 /**
- * Renders file bytes for display (contract §4, `read`): forbidden invisible code points become
+ * Renders file bytes for display (contract §4, `read`): refused code points become
  * `<U+XXXX>`, invalid UTF-8 bytes `<0xNN>`; everything else is decoded as is (a leading BOM
  * and emoji joiners included). `changed` counts the replacements; 0 means `text` is exactly
  * the bytes' UTF-8 decoding.
@@ -173,7 +293,11 @@ export function renderVisible(bytes: Uint8Array): { text: string; changed: numbe
     fast = undefined;
   }
   if (fast !== undefined && !CANDIDATE.test(fast)) return { text: fast, changed: 0 };
-  const cps = decodeUtf8(bytes);
+  return renderCodePoints(decodeUtf8(bytes));
+}
+
+/** Writes code points out, refused ones as `<U+XXXX>` and invalid bytes (negative) as `<0xNN>`. */
+function renderCodePoints(cps: readonly number[]): { text: string; changed: number } {
   const parts: string[] = [];
   let changed = 0;
   let runStart = 0;

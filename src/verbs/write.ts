@@ -24,8 +24,13 @@ The document must be UTF-8 without NUL bytes, at most 1,000,000 bytes, begin wit
 <!-- memory-schema: v1 -->, have its heading (# Session Handoff, # Lessons, # Solutions) in
 its first four lines, and end with a newline. Reading stdin stops past 1,000,000 bytes:
 "stdin is more than 1,000,000 bytes" (exit 2). CRLF becomes LF and a leading BOM is dropped
-(said on stderr). Invisible characters (bidi controls, zero-width, tag characters, …) are
-refused with their line, column and code point. Secrets are redacted before anything
+(said on stderr). Invisible and control characters are refused with their line, column
+and code point: bidi embeddings, overrides and isolates; zero-width spaces; tag characters
+(except in the England, Scotland and Wales flags); a variation selector after anything but
+an emoji or keycap, a base Unicode standardizes it for, or (ideographic ones) a CJK
+ideograph, so runs of them too; controls but TAB and LF; U+2028, U+2029. Living scripts
+pass: U+200C/U+200D between letters or marks (Persian, Indic, Sinhala, …), U+200D inside
+emoji sequences, U+200E/U+200F/U+061C on a line holding a right-to-left letter. Secrets are redacted before anything
 touches the disk (see \`--help redact\`); stderr names each kind and line, never a value.
 Open items of the previous handoff (unfinished plan steps, next steps) that the new one
 neither carries over nor marks done are named on stderr, so they are not lost silently.
