@@ -214,6 +214,20 @@ export function describeInvisible(hits: readonly InvisibleHit[]): string {
 }
 
 /**
+ * The code point indexes (0-based) of `text` that {@link findInvisible} would refuse there,
+ * as if `text` sat after a space on a line of its own text (a path on an anchor line): so a
+ * leading U+FEFF, joiner or selector counts as refused. For `quotePath` (ruling 4). Pure.
+ */
+export function refusedIndexes(text: string): Set<number> {
+  const out = new Set<number>();
+  if (!CANDIDATE.test(text)) return out;
+  const cps = [0x20];
+  for (const ch of text) cps.push(ch.codePointAt(0)!);
+  for (let i = 1; i < cps.length; i++) if (forbiddenAt(cps, i) !== undefined) out.add(i - 1);
+  return out;
+}
+
+/**
  * `text` with every refused code point (as {@link findInvisible} finds them) written as a
  * visible `<U+XXXX>`; `changed` counts them. For text printed outside the envelope
  * (guard/sanitize.ts). Pure.

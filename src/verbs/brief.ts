@@ -33,8 +33,10 @@ the ledgers:
                                read the ledgers for the entries)
   Proposed next step: ... Confirm?   (a stale handoff proposes a fresh start)
 Empty fields read \`none recorded\` (handoff) or \`none found\` (repository, ledgers).
-Handoff text is data: line breaks and control characters inside it are flattened, so no
-line of the file can pose as a label; each field is cut at 400 characters.
+Handoff text is data: secrets in it are redacted, line breaks and tabs folded to spaces
+(no line of the file can pose as a label), controls and characters \`write\` refuses shown
+as <U+XXXX>; each field is cut at 400 characters (whole characters, emoji sequences
+included) and ends with … where it was cut.
 
 With no handoff it prints \`${COLD_START}\` and exits 3. It never reports a false cold
 start: a handoff left in recovery by an interrupted save is refused (run \`recover\`).

@@ -33,7 +33,9 @@ pass: U+200C/U+200D between letters or marks (Persian, Indic, Sinhala, …), U+2
 emoji sequences, U+200E/U+200F/U+061C on a line holding a right-to-left letter. Secrets are redacted before anything
 touches the disk (see \`--help redact\`); stderr names each kind and line, never a value.
 Open items of the previous handoff (unfinished plan steps, next steps) that the new one
-neither carries over nor marks done are named on stderr, so they are not lost silently.
+neither carries over nor marks done are named on stderr, so they are not lost silently
+(quoted as data: secrets redacted, controls and refused characters shown as <U+XXXX>,
+each cut at 100 characters).
 
 stdout: "saved HANDOFF.md; archived previous handoff as <name>" (or "saved <FILE>"), then
         "CURRENT-SHA256: <token of what was saved>" as the last line.
