@@ -2592,6 +2592,24 @@ function treeUnsafe(root) {
     }
     if (st.isSymbolicLink() || !st.isDirectory()) return true;
   }
+  try {
+    const st = (0, import_node_fs9.lstatSync)(archiveDir(root));
+    if (st.isSymbolicLink() || !st.isDirectory()) return true;
+  } catch (err) {
+    if (err.code !== "ENOENT") return true;
+  }
+  return false;
+}
+function holdsNul(fd, head, n) {
+  if (head.subarray(0, n).includes(0)) return true;
+  if (n < head.length) return false;
+  const buf = Buffer.allocUnsafe(65536);
+  for (let pos = n; pos <= MAX_DOCUMENT_BYTES; ) {
+    const got = (0, import_node_fs9.readSync)(fd, buf, 0, buf.length, pos);
+    if (got === 0) return false;
+    if (buf.subarray(0, got).includes(0)) return true;
+    pos += got;
+  }
   return false;
 }
 function inspectFile(root, kind, retry = true) {
@@ -2630,7 +2648,8 @@ function inspectFile(root, kind, retry = true) {
     const n = (0, import_node_fs9.readSync)(fd, buf, 0, HEAD_BYTES, 0);
     const lines = buf.subarray(0, n).toString("utf8").replace(/^\uFEFF/, "").split(/\r?\n/);
     const ok2 = lines[0] === MARKER && lines.slice(0, 4).includes(HEADING_OF[kind]);
-    return { kind, status: ok2 ? "present" : "foreign", mtimeMs };
+    if (!ok2) return { kind, status: "foreign", mtimeMs };
+    return { kind, status: holdsNul(fd, buf, n) ? "unsafe" : "present", mtimeMs };
   } finally {
     (0, import_node_fs9.closeSync)(fd);
   }
@@ -2689,8 +2708,8 @@ exit: 0 nothing parked
       1 an interrupted save needs recovery: run \`recover\` (only when no live writer
         holds the lock; takes precedence over 3)
       2 a handoff is parked and can be resumed
-      3 memory is unsafe or foreign (a link, a hard link, a FIFO, no v1 marker): do not
-        load it
+      3 memory is unsafe or foreign (a link, a hard link, a FIFO, a NUL byte, no v1
+        marker, an archive/ that is not a real folder): do not load it
       64 usage error
 When the kill switch is on, the paused sentence is printed too and the code is kept.
 `,
