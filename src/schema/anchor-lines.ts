@@ -117,6 +117,22 @@ export function renderPathList(paths: readonly string[], limit = MAX_LISTED_DIRT
   return shown.join(", ");
 }
 
+/**
+ * Writes a branch for the `- Branch:` line: as is, or, when it holds a code point `write`
+ * refuses (git allows U+202E or tag characters in branch names), quoted and escaped as
+ * {@link quotePath} does, so that `write` accepts what `anchors` prints (issue 11).
+ */
+export function quoteBranch(name: string): string {
+  return refusedIndexes(name).size > 0 ? quotePath(name) : name;
+}
+
+/** Reads a `- Branch:` value back: a quoted one is unescaped, anything else is returned as is. */
+export function unquoteBranch(value: string): string {
+  if (!value.startsWith('"')) return value;
+  const q = readQuoted(value, 0);
+  return q !== null && q.end === value.length ? q.value : value;
+}
+
 /** What the four anchor lines (or the outside-git pair) are made from. */
 export interface AnchorValues {
   /** True inside a git work tree; false outside git (or with git missing). */
@@ -147,7 +163,7 @@ export function renderAnchorLines(a: AnchorValues): string {
     return `${lines.join("\n")}\n`;
   }
   return [
-    `- Branch: ${a.branch ?? "(detached)"}`,
+    `- Branch: ${quoteBranch(a.branch ?? "(detached)")}`,
     `- HEAD: ${a.head ?? "none (no commits yet)"}`,
     `- Dirty files: ${renderPathList(a.dirty)}`,
     `- Date: ${a.date}`,

@@ -105,3 +105,24 @@ describe("anchors prints what write accepts and drift reads back (ruling 4)", ()
     expect(drift.dirtyChanged).toBe(false);
   });
 });
+
+describe("a branch name git allows but write refuses (U+202E) is quoted by anchors and read back by drift", () => {
+  it("anchors -> write -> drift: same branch, shown visibly in drift's text", () => {
+    const root = gitRepo();
+    const branch = "feat\u202Eevil";
+    git(root, "checkout", "-qb", branch);
+    const anchors = helper(["anchors", "--root", root]);
+    expect(anchors.stdout).toMatch(/^- Branch: "feat\\342\\200\\256evil"$/m);
+    expectClean(anchors.stdout);
+    const doc = `${MARKER}\n# Session Handoff\nSaved: ${new Date().toISOString()}\n\n## Current goal\nodd branch\n\n## Environment anchors\n${anchors.stdout}`;
+    const w = helper(["write", "handoff", "--root", root, "--expected-current-sha256", "absent"], { input: doc });
+    expect(w.code, w.stderr).toBe(0);
+    const json = JSON.parse(helper(["drift", "--root", root, "--json"]).stdout);
+    expect(json.saved.branch).toBe(branch);
+    expect(json.branchChanged).toBe(false);
+    expect(json.verdict).toBe("fresh");
+    const text = helper(["drift", "--root", root]).stdout;
+    expect(text).toMatch(/^branch: saved feat<U\+202E>evil, now feat<U\+202E>evil$/m);
+    expectClean(text);
+  });
+});
