@@ -25,8 +25,8 @@ a quote, a backslash, a control character or a character \`write\` refuses (a bi
 control, a tag character, a stray joiner or selector, U+2028/U+2029) is written in double
 quotes with C escapes, those characters as the octal escapes of their UTF-8 bytes, so
 \`write\` accepts the line and \`drift\` reads the path back; other non-ASCII stays as is
-(a branch name holding such a character is quoted the same way); the memory dir .ai/memory/ is never listed; past 50 paths the
-line ends with \`… and N more\`.
+(a branch name holding such a character is quoted the same way); the memory dir
+.ai/memory/ is never listed; past 50 paths the line ends with \`… and N more\`.
 
 Outside a git repository, or when git is not on PATH (said on stderr):
   - Date: <now>
