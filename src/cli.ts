@@ -47,6 +47,7 @@ function usageText(): string {
     "exit codes: 0 success; 2 refused (safety, compare-and-swap, usage); 3 absent;",
     "            4 paused (kill switch); 5 busy (lock not had in time)",
     "Every refusal prints `memory operation refused: <reason>` on stderr and changes nothing.",
+    "A flag given twice is a usage error: `--<flag> is given more than once; pass it once`.",
     "",
   ].join("\n");
 }

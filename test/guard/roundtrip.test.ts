@@ -78,7 +78,9 @@ describe("write refuses controls with line, column and code point (ruling 5); re
     expect(read.code).toBe(0);
     expect(body(read.stdout)).toBe(doc.replace(c[0]!, `<${code}>`));
     expect(read.stdout.startsWith(`CURRENT-SHA256: ${sha(doc)}\n`)).toBe(true);
-    expect(read.stderr).toMatch(/^warning: HANDOFF.md holds 1 /);
+    expect(read.stderr).toBe(
+      "warning: HANDOFF.md holds 1 invisible or control character(s) or invalid UTF-8 byte(s) that write would refuse, shown as <U+XXXX> / <0xNN>; the token covers the bytes on disk\n",
+    );
   });
 
   it("a CRLF document is normalised by write; a CRLF file on disk is printed as it is, with no warning", () => {
