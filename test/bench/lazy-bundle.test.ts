@@ -56,8 +56,11 @@ describe("lazy chunks (build.mjs)", () => {
     // The markdown parser and the lock library are there, as chunk text.
     expect(text).toMatch(/__shChunk\("cold", /);
     expect(text).toMatch(/__shChunk\("pkg:proper-lockfile", /);
-    // What V8 parses at every start-up stays small, whatever the cold chunks weigh.
-    expect(parsed.length).toBeLessThan(130_000);
+    // What V8 parses at every start-up stays small, whatever the cold chunks weigh. Issue 11
+    // added ~11 KB that read and write need (the invisible-character rule with its 3.6 KB of
+    // Unicode tables as one string, the sanitiser, bounded stdin): CPU ratios unchanged within
+    // their spread (CONTRIBUTING.md, "node:vm instead of new Function, measured").
+    expect(parsed.length).toBeLessThan(135_000);
   });
 
   it("hook, read and check compile no chunk; hook loads neither crypto nor child_process", () => {
