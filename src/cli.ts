@@ -29,6 +29,8 @@ export interface Process {
   readStdinWithin(ms: number, maxBytes: number): Promise<Buffer | null>;
   writeOut(data: string | Uint8Array): void;
   writeErr(text: string): void;
+  /** The running helper's file (`process.argv[1]`). */
+  helperPath?: string;
 }
 
 function usageText(): string {
@@ -107,6 +109,7 @@ export async function main(proc: Process): Promise<ExitCode> {
         return bytes;
       },
       readStdinWithin: (ms, maxBytes = MAX_STDIN_BYTES) => proc.readStdinWithin(ms, maxBytes),
+      helperPath: proc.helperPath,
       get stdinIsTTY() {
         return proc.stdinIsTTY;
       },
