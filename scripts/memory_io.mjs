@@ -123,17 +123,18 @@ var require_builtin_node_crypto_randomBytes = __commonJS({
   }
 });
 
-// src/guard/unicode-tables.ts
-var RTL_LETTERS, STANDARDIZED_VARIANT_BASES;
-var init_unicode_tables = __esm({
-  "src/guard/unicode-tables.ts"() {
-    "use strict";
-    RTL_LETTERS = "15c.q,4.3,19.16,z.1,1.2q,1,f.1,7.1,a.2,2,g,1.t,t.2g,b,o.w,9.1,4,5.l,4,9,3,n.o,7.a,5.n,1.5,h.15,1bv7,1.9,1.c,1.4,1,1.1,1.1,1.2z,x.a2,i.1r,2.1h,14.b,38.4,1.3q,1s3.5,2,1.17,1.1,3,2.m,a.m,9.u,1t.i,1.1,a.l,a.p,1y.1j,6.1,1s,f.3,1.2,1.s,16.s,3.s,z.7,1.r,r.1h,a.l,a.i,d.h,32.20,1j.1e,d.1e,d.z,9o.15,6.1,26.s,a,8.l,16.h,1a.k,r.m,16o9.5g,1n.1v,7,xg.3,1.q,1.1,1,2,1.9,1.3,1,1,6,4,1,1,1.2,1.1,1,2,1,1,1,1,1.1,1,2.3,1.6,1.3,1.3,1,1.9,1.g,5.2,1.4,1.g";
-    STANDARDIZED_VARIANT_BASES = [
-      [65024, "1c,34f,1,1,b.1,3,3.1,1.1,4,e,1v,2,1,5,39m,4,1,8,g,3.1,1,5t,z.1,1p.1,8.1,m.1,7.2,1,4,1p.1,1gg.1,2n.1,d.1,t.1,110.1,wr,q,1,z,1h,d4,d,3o,4t,1e,p,22,r,1k,t,6r,1p,3b,z,g,1b,2b,3e,1h,6c,2q,7p,b,2q,68,b,f,w,c,27,24,23,5u,10,3c,2o,1e,10,3f,3,1d,2n,5b,1d,3,9,2z,x,1n,3s,8,jx,28,3r,7,1n,3k,4a,73,u,a,2l,52,o,b,5.1,3,3,1s,3,13,h,b,n,3f,v,5,4,y,c,3,1u,14,26,u,1h,a,c,2g,4,7,6,f,2.2,3,9,8,c,4,2,1,c,7,8,1,h,2,f,1,m,d,3,f,h,g.1,a,17,4,h,h,7,f,j,1,8,b,5,g,4,a.1,g,13,9,7,8,o,1,7,1,1v,6,k,5,5,5,k,8,d,q,9,5,v,1h,3,q,1k,p,1u,1,d,w,2,h,3,d,7,c,1,v,z,22,m,b,3o,s.1,37,1u,11,o,z.1,d,p,3,21,3,6,10,6,e,3,4,e,j,7,x,3,8,2,d,g,2s,j,1a,b,1m,3,26,2a,v,l,1y,1p,k,e,6,4,b,6,r,s,w,1,1.1,8,u,1e,2g,15,c,q,2,d,1h,7,12.1,q,16,k,17,a,1d,9,2,2,i.1,7.1,5,i,h,5,t,1c,e,6,1,v,e,e,3,v,9,t,3,o,9,2g,b,i,1e,g,8,12,1n,3,3,1,h,7,h,j,1,j,a,2,17,j,3,9,f,a,i,5,14,2b,n,5,3.1,13,1,1q,i,n,i,7,s,8,q.1,u,1j,5,1b,m,d,6,r,2,12,3u,6,l,b,w,17,s.1,1b,1h,16,j,8,a,n,h,19,3,7,m,3,5,18,4,2,7,s,9,h,2j,6,s,7,1e,1a,3,8,p,2z,19,2o,1y,n,g,44,16,7,14,s,1e,t,4,1,11,e,b.1,42,o,w,1i,c.1,n,1c,4,2,l,9,2,13.1,c.1,c,1x,e,f,e,w,k,1q,19,t,c,3,5,9,1f,i.1,22,2f,10,i,s,2,q,g,11,6,5,r,j,q,g,2z,3,10,19,1d,1,1r,a,c,2,9,q,h,t,k,p,g,1n,19,22,4,c,3,p,c,17,13,2,o,10,k,c,7,j,3,e,1d,1n,t,m,2,q,b,a,35,19,c,1,y,12,2o,g,b,c,c,s.1,w,9,1s,r,4m,s,w,4,1k,1,1a,1a,h,1,9.1,6,5,6.1,6,p,d.2,u,r,w,1c,z,9,4,1d,1b,p,y,1d,4f,5,2,38,x,q,m,17,j,3,c,3.1,n,f,h,c,17,7,1o,t,8,18,d,6,19,9,3,6w,1f,6.1,a,f,4,y,1o,6,3,1s,p,e.1,d,c,x,4,28,1m,49,f,4,j,2,j,2e,9,h,5,b,j,1,9,13.1,1i,5,i,r.1,f,21,f,b.1,1,f,a,7,1,23,b,d,46,2,1,8,p,25,2w,18,b,b,q,h,g,b,a,1,u,w,1k,17,p,1u,d,c,1f,12,v,t,18,j,2,2m,c,7,6,2,m,1,l,1c,y,x,4,a,7d,9,k,b,6,3,m,a,5,2,1j,u,13,9,59,c,2d,l.1,5,a,1g,i,2j,1w,e,z.1,61,9,29,3,d,2,12,1n,h,5,30,k,1l,9,i,4,1l,f,i,b,j,9,26,1a,q,n,2,1,2q,3,1p,5,2i.1,17,1x,4u,r,ad,x,9,3a,s,1,13,2,3,9,s,j.1,a,u.1,i.1,17,e,l,d,3o,4,u,b,c,g,h,y,3n,c,c,17.1,3h,q,1a,c,2z,4n,2k,5s,m,4l,2x,24,1x,z,2o,n,7,r,i,16,4,6,9,6,10,7,21.1,d,1q1,5,1.2,7,dz.6,4.1,2,a,gp2,a,1,1,9.1,3,2at.1,f.1,9,7fz.1,3g,c,4,5,h,2u,g,6.1,h,19.1,3o,5,6,t,w,g,a,v,j,6,o.1,1m.1,w.1,1k,u,2.1,c,i,2.1,8,v.3,vo5,1.1,2,2.1,2.3,1.7,8rw,s9,8,11,6m,cp,61,99,8m,1vk,cj,1t,kd,9b,du,60,1,po,r,b5,pu,a7,5,jl,6c,t4,j1,4m,1f,8,12,h,47,fp,eb,dh,30,ch,2p,c2,3w,1b,k4,3u,58,gs,8c,66,td,2j,lq,m,3v,4t.1,11,p,7p,cz,eg,37,16,ja,8a,77,5w,27,j9,gj,25,u,41,2s,bf,20,3o,e6,d,p2,6x,4e,45,cg,3o,80,l3,ik,g6,53,n5,fe,2j,1b6,q,8w,y3,ak,r1,49,1m,dr,3v,7z,12x,13x,1i,7c,3m,74,h9"],
-      [65025, "6iz,4,1,8,g,3.1,1,2x9.1,2ai,m2,ao,31w,8o,2t,2v,29,5b,1,q,l,s,1l,19,ec,k,3,2w,gj,kj,4o,3q,gr,2f,a9,53,1,1r,2r,3,ns,84,s,3p,3,a1,ak,c7,au,1h,9f,2e,6z,9b,5i,6s,2k,6h,72,9l,15,16,16,8x,1r,3t,1k,4w,an,fn,eo,e3,3b,2z,a9,ec,7w,f0,7n,1u,a,5,2,1j,28,al,fj,73,1be,36,4o,b,1b,k6,w9,iuc,a,1,b.1,3,9rn,l,65,15,1o,9.2,2k,13,10,2r,9.2,6,5.1,e,6f,vpe,1.1,2,2.1,2.3,1.7,fi3,ayd"],
-      [65026, "ghr,1nr,146,2r,10k,kq,c7,au,3aq,eo,4qt,1hs,sqi,x,21,s,p,1f,13,2s,14,1u,1,e,4,4.1,c.4,7,4,f,o,m,h,9,7,15.1,e,t,1n,i,1"]
-    ];
+// lazy:chunk:lazy:src/guard/invisible-rules.cold.ts
+var require_invisible_rules_cold = __commonJS({
+  "lazy:chunk:lazy:src/guard/invisible-rules.cold.ts"(exports, module) {
+    module.exports = __shChunk("lazy:src/guard/invisible-rules.cold.ts", 'var __defProp=Object.defineProperty;var __getOwnPropDesc=Object.getOwnPropertyDescriptor;var __getOwnPropNames=Object.getOwnPropertyNames;var __hasOwnProp=Object.prototype.hasOwnProperty;var __esm=(fn,res,err)=>function(){if(err)throw err[0];try{return fn&&(res=(0,fn[__getOwnPropNames(fn)[0]])(fn=0)),res}catch(e){throw err=[e],e}};var __export=(target,all)=>{for(var name in all)__defProp(target,name,{get:all[name],enumerable:!0})},__copyProps=(to,from,except,desc)=>{if(from&&typeof from=="object"||typeof from=="function")for(let key of __getOwnPropNames(from))!__hasOwnProp.call(to,key)&&key!==except&&__defProp(to,key,{get:()=>from[key],enumerable:!(desc=__getOwnPropDesc(from,key))||desc.enumerable});return to};var __toCommonJS=mod=>__copyProps(__defProp({},"__esModule",{value:!0}),mod);var RTL_LETTERS,STANDARDIZED_VARIANT_BASES,init_unicode_tables=__esm({"src/guard/unicode-tables.ts"(){"use strict";RTL_LETTERS="15c.q,4.3,19.16,z.1,1.2q,1,f.1,7.1,a.2,2,g,1.t,t.2g,b,o.w,9.1,4,5.l,4,9,3,n.o,7.a,5.n,1.5,h.15,1bv7,1.9,1.c,1.4,1,1.1,1.1,1.2z,x.a2,i.1r,2.1h,14.b,38.4,1.3q,1s3.5,2,1.17,1.1,3,2.m,a.m,9.u,1t.i,1.1,a.l,a.p,1y.1j,6.1,1s,f.3,1.2,1.s,16.s,3.s,z.7,1.r,r.1h,a.l,a.i,d.h,32.20,1j.1e,d.1e,d.z,9o.15,6.1,26.s,a,8.l,16.h,1a.k,r.m,16o9.5g,1n.1v,7,xg.3,1.q,1.1,1,2,1.9,1.3,1,1,6,4,1,1,1.2,1.1,1,2,1,1,1,1,1.1,1,2.3,1.6,1.3,1.3,1,1.9,1.g,5.2,1.4,1.g",STANDARDIZED_VARIANT_BASES=[[65024,"1c,34f,1,1,b.1,3,3.1,1.1,4,e,1v,2,1,5,39m,4,1,8,g,3.1,1,5t,z.1,1p.1,8.1,m.1,7.2,1,4,1p.1,1gg.1,2n.1,d.1,t.1,110.1,wr,q,1,z,1h,d4,d,3o,4t,1e,p,22,r,1k,t,6r,1p,3b,z,g,1b,2b,3e,1h,6c,2q,7p,b,2q,68,b,f,w,c,27,24,23,5u,10,3c,2o,1e,10,3f,3,1d,2n,5b,1d,3,9,2z,x,1n,3s,8,jx,28,3r,7,1n,3k,4a,73,u,a,2l,52,o,b,5.1,3,3,1s,3,13,h,b,n,3f,v,5,4,y,c,3,1u,14,26,u,1h,a,c,2g,4,7,6,f,2.2,3,9,8,c,4,2,1,c,7,8,1,h,2,f,1,m,d,3,f,h,g.1,a,17,4,h,h,7,f,j,1,8,b,5,g,4,a.1,g,13,9,7,8,o,1,7,1,1v,6,k,5,5,5,k,8,d,q,9,5,v,1h,3,q,1k,p,1u,1,d,w,2,h,3,d,7,c,1,v,z,22,m,b,3o,s.1,37,1u,11,o,z.1,d,p,3,21,3,6,10,6,e,3,4,e,j,7,x,3,8,2,d,g,2s,j,1a,b,1m,3,26,2a,v,l,1y,1p,k,e,6,4,b,6,r,s,w,1,1.1,8,u,1e,2g,15,c,q,2,d,1h,7,12.1,q,16,k,17,a,1d,9,2,2,i.1,7.1,5,i,h,5,t,1c,e,6,1,v,e,e,3,v,9,t,3,o,9,2g,b,i,1e,g,8,12,1n,3,3,1,h,7,h,j,1,j,a,2,17,j,3,9,f,a,i,5,14,2b,n,5,3.1,13,1,1q,i,n,i,7,s,8,q.1,u,1j,5,1b,m,d,6,r,2,12,3u,6,l,b,w,17,s.1,1b,1h,16,j,8,a,n,h,19,3,7,m,3,5,18,4,2,7,s,9,h,2j,6,s,7,1e,1a,3,8,p,2z,19,2o,1y,n,g,44,16,7,14,s,1e,t,4,1,11,e,b.1,42,o,w,1i,c.1,n,1c,4,2,l,9,2,13.1,c.1,c,1x,e,f,e,w,k,1q,19,t,c,3,5,9,1f,i.1,22,2f,10,i,s,2,q,g,11,6,5,r,j,q,g,2z,3,10,19,1d,1,1r,a,c,2,9,q,h,t,k,p,g,1n,19,22,4,c,3,p,c,17,13,2,o,10,k,c,7,j,3,e,1d,1n,t,m,2,q,b,a,35,19,c,1,y,12,2o,g,b,c,c,s.1,w,9,1s,r,4m,s,w,4,1k,1,1a,1a,h,1,9.1,6,5,6.1,6,p,d.2,u,r,w,1c,z,9,4,1d,1b,p,y,1d,4f,5,2,38,x,q,m,17,j,3,c,3.1,n,f,h,c,17,7,1o,t,8,18,d,6,19,9,3,6w,1f,6.1,a,f,4,y,1o,6,3,1s,p,e.1,d,c,x,4,28,1m,49,f,4,j,2,j,2e,9,h,5,b,j,1,9,13.1,1i,5,i,r.1,f,21,f,b.1,1,f,a,7,1,23,b,d,46,2,1,8,p,25,2w,18,b,b,q,h,g,b,a,1,u,w,1k,17,p,1u,d,c,1f,12,v,t,18,j,2,2m,c,7,6,2,m,1,l,1c,y,x,4,a,7d,9,k,b,6,3,m,a,5,2,1j,u,13,9,59,c,2d,l.1,5,a,1g,i,2j,1w,e,z.1,61,9,29,3,d,2,12,1n,h,5,30,k,1l,9,i,4,1l,f,i,b,j,9,26,1a,q,n,2,1,2q,3,1p,5,2i.1,17,1x,4u,r,ad,x,9,3a,s,1,13,2,3,9,s,j.1,a,u.1,i.1,17,e,l,d,3o,4,u,b,c,g,h,y,3n,c,c,17.1,3h,q,1a,c,2z,4n,2k,5s,m,4l,2x,24,1x,z,2o,n,7,r,i,16,4,6,9,6,10,7,21.1,d,1q1,5,1.2,7,dz.6,4.1,2,a,gp2,a,1,1,9.1,3,2at.1,f.1,9,7fz.1,3g,c,4,5,h,2u,g,6.1,h,19.1,3o,5,6,t,w,g,a,v,j,6,o.1,1m.1,w.1,1k,u,2.1,c,i,2.1,8,v.3,vo5,1.1,2,2.1,2.3,1.7,8rw,s9,8,11,6m,cp,61,99,8m,1vk,cj,1t,kd,9b,du,60,1,po,r,b5,pu,a7,5,jl,6c,t4,j1,4m,1f,8,12,h,47,fp,eb,dh,30,ch,2p,c2,3w,1b,k4,3u,58,gs,8c,66,td,2j,lq,m,3v,4t.1,11,p,7p,cz,eg,37,16,ja,8a,77,5w,27,j9,gj,25,u,41,2s,bf,20,3o,e6,d,p2,6x,4e,45,cg,3o,80,l3,ik,g6,53,n5,fe,2j,1b6,q,8w,y3,ak,r1,49,1m,dr,3v,7z,12x,13x,1i,7c,3m,74,h9"],[65025,"6iz,4,1,8,g,3.1,1,2x9.1,2ai,m2,ao,31w,8o,2t,2v,29,5b,1,q,l,s,1l,19,ec,k,3,2w,gj,kj,4o,3q,gr,2f,a9,53,1,1r,2r,3,ns,84,s,3p,3,a1,ak,c7,au,1h,9f,2e,6z,9b,5i,6s,2k,6h,72,9l,15,16,16,8x,1r,3t,1k,4w,an,fn,eo,e3,3b,2z,a9,ec,7w,f0,7n,1u,a,5,2,1j,28,al,fj,73,1be,36,4o,b,1b,k6,w9,iuc,a,1,b.1,3,9rn,l,65,15,1o,9.2,2k,13,10,2r,9.2,6,5.1,e,6f,vpe,1.1,2,2.1,2.3,1.7,fi3,ayd"],[65026,"ghr,1nr,146,2r,10k,kq,c7,au,3aq,eo,4qt,1hs,sqi,x,21,s,p,1f,13,2s,14,1u,1,e,4,4.1,c.4,7,4,f,o,m,h,9,7,15.1,e,t,1n,i,1"]]}});var invisible_rules_cold_exports={};__export(invisible_rules_cold_exports,{findRefused:()=>findRefused,refusedIndexesIn:()=>refusedIndexesIn,renderBytes:()=>renderBytes,renderCodePoints:()=>renderCodePoints});function classOf(cp){if(cp<32||cp>=127&&cp<=159)return cp===9||cp===LF?void 0:"control character";if(!(cp<1564)){if(cp===1564||cp===8206||cp===8207||cp>=8234&&cp<=8238||cp>=8294&&cp<=8297)return"bidi control";if(cp===8232||cp===8233)return"line or paragraph separator";if(cp>=917504&&cp<=917631)return"tag character";if(cp===8203||cp===ZWNJ||cp===ZWJ||cp>=8288&&cp<=8292||cp===6158||cp===BOM)return"zero-width character";if(cp>=65024&&cp<=65039||cp>=917760&&cp<=917999)return"variation selector";if(cp===4447||cp===4448||cp===12644||cp===65440)return"Hangul filler"}}function isEmojiModifier(cp){return cp>=127995&&cp<=127999}function decodeRanges(encoded){let parts=encoded===""?[]:encoded.split(","),out=new Int32Array(parts.length*2),prev=-1;return parts.forEach((part,k)=>{let[gap,len="0"]=part.split("."),start=prev+1+parseInt(gap,36);prev=start+parseInt(len,36),out[2*k]=start,out[2*k+1]=prev}),out}function inRanges(ranges,cp){let lo=0,hi=ranges.length/2-1;for(;lo<=hi;){let mid=lo+hi>>1;if(cp<ranges[2*mid])hi=mid-1;else if(cp>ranges[2*mid+1])lo=mid+1;else return!0}return!1}function isRtlLetter(cp){return rtlLetters??=decodeRanges(RTL_LETTERS),cp>=1424&&inRanges(rtlLetters,cp)}function isStandardizedVariant(base,selector){variantBases??=new Map(STANDARDIZED_VARIANT_BASES.map(([sel,enc])=>[sel,decodeRanges(enc)]));let bases=variantBases.get(selector);return bases!==void 0&&inRanges(bases,base)}function inFlagSequence(cps,i){for(let k=Math.max(0,i-6);k<i;k++)if(!(cps[k]!==BLACK_FLAG||cps[k+6]!==CANCEL_TAG)&&FLAG_TAGS.some(tags=>tags.every((t,n)=>cps[k+1+n]===t)))return!0;return!1}function lineHasRtl(cps,i){for(let j=i-1;j>=0&&cps[j]!==LF;j--)if(isRtlLetter(cps[j]))return!0;for(let j=i+1;j<cps.length&&cps[j]!==LF;j++)if(isRtlLetter(cps[j]))return!0;return!1}function forbiddenAt(cps,i){let cp=cps[i],name=classOf(cp);if(name===void 0)return;let prev=cps[i-1],next=cps[i+1];switch(!0){case cp===CR:return next===LF?void 0:name;case cp===BOM:return i===0?void 0:name;case(cp===ZWNJ||cp===ZWJ):if(matches(LETTER_OR_MARK,prev)&&matches(LETTER_OR_MARK,next))return;if(cp===ZWJ){let j=i-1;for(;j>=0&&(cps[j]===VS16||isEmojiModifier(cps[j]));)j--;if(j>=0&&isEmoji(cps[j])&&isEmoji(next))return}return name;case(cp===8206||cp===8207||cp===1564):return lineHasRtl(cps,i)?void 0:name;case(cp>=917504&&cp<=917631):return inFlagSequence(cps,i)?void 0:name;case(cp>=65024&&cp<=65039):return prev===void 0||prev<0?name:(cp===VS15||cp===VS16)&&matches(EMOJI,prev)||isStandardizedVariant(prev,cp)?void 0:name;case(cp>=917760&&cp<=917999):return matches(HAN_IDEOGRAPH,prev)?void 0:name;default:return name}}function hex(cp){return`U+${cp.toString(16).toUpperCase().padStart(4,"0")}`}function findRefused(text){let cps=[];for(let ch of text)cps.push(ch.codePointAt(0));let hits=[],line=1,column=1;for(let i=0;i<cps.length;i++){let cp=cps[i],name=forbiddenAt(cps,i);name!==void 0&&hits.push({line,column,codePoint:hex(cp),name}),cp===LF?(line++,column=1):column++}return hits}function refusedIndexesIn(text){let out=new Set,cps=[32];for(let ch of text)cps.push(ch.codePointAt(0));for(let i=1;i<cps.length;i++)forbiddenAt(cps,i)!==void 0&&out.add(i-1);return out}function decodeUtf8(bytes){let out=[],n=bytes.length,i=0;for(;i<n;){let b=bytes[i];if(b<128){out.push(b),i++;continue}let need=0,lo=128,hi=191,cp=0;b>=194&&b<=223?(need=1,cp=b&31):b>=224&&b<=239?(need=2,cp=b&15,b===224&&(lo=160),b===237&&(hi=159)):b>=240&&b<=244&&(need=3,cp=b&7,b===240&&(lo=144),b===244&&(hi=143));let ok=need>0;for(let k=1;ok&&k<=need;k++){let c=bytes[i+k],min=k===1?lo:128,max=k===1?hi:191;c===void 0||c<min||c>max?ok=!1:cp=cp<<6|c&63}ok?(out.push(cp),i+=need+1):(out.push(-(b+1)),i++)}return out}function renderBytes(bytes){return renderCodePoints(decodeUtf8(bytes))}function renderCodePoints(cps){let parts=[],changed=0,runStart=0,flush=end=>{end>runStart&&parts.push(String.fromCodePoint(...cps.slice(runStart,end)))};for(let i=0;i<cps.length;i++){let cp=cps[i],shown;if(cp<0?shown=`<0x${(-cp-1).toString(16).toUpperCase().padStart(2,"0")}>`:forbiddenAt(cps,i)!==void 0&&(shown=`<${hex(cp)}>`),shown===void 0){i-runStart>=8192&&(flush(i),runStart=i);continue}flush(i),parts.push(shown),changed++,runStart=i+1}return flush(cps.length),{text:parts.join(""),changed}}var LF,CR,ZWNJ,ZWJ,BOM,VS15,VS16,BLACK_FLAG,CANCEL_TAG,PICTOGRAPHIC,EMOJI,LETTER_OR_MARK,HAN_IDEOGRAPH,FLAG_TAGS,matches,isEmoji,rtlLetters,variantBases,init_invisible_rules_cold=__esm({"src/guard/invisible-rules.cold.ts"(){"use strict";init_unicode_tables();LF=10,CR=13,ZWNJ=8204,ZWJ=8205,BOM=65279,VS15=65038,VS16=65039,BLACK_FLAG=127988,CANCEL_TAG=917631,PICTOGRAPHIC=new RegExp("\\\\p{Extended_Pictographic}","u"),EMOJI=new RegExp("\\\\p{Emoji}","u"),LETTER_OR_MARK=/[\\p{L}\\p{M}]/u,HAN_IDEOGRAPH=/[\\p{Unified_Ideograph}\\uF900-\\uFAFF\\u{2F800}-\\u{2FA1F}]/u,FLAG_TAGS=["gbeng","gbsct","gbwls"].map(t=>[...t].map(c=>917504+c.charCodeAt(0)));matches=(re,cp)=>cp!==void 0&&cp>=0&&re.test(String.fromCodePoint(cp)),isEmoji=cp=>cp!==void 0&&cp>=169&&matches(PICTOGRAPHIC,cp)}});module.exports=(init_invisible_rules_cold(),__toCommonJS(invisible_rules_cold_exports));\n', {});
+  }
+});
+
+// lazy:coldmod:src/guard/invisible-rules.cold.ts:findRefused,refusedIndexesIn,renderBytes,renderCodePoints
+var require_invisible_rules_cold2 = __commonJS({
+  "lazy:coldmod:src/guard/invisible-rules.cold.ts:findRefused,refusedIndexesIn,renderBytes,renderCodePoints"(exports, module) {
+    var m;
+    for (const k of "findRefused,refusedIndexesIn,renderBytes,renderCodePoints".split(",")) Object.defineProperty(module.exports, k, { get: () => (m ??= require_invisible_rules_cold())[k], enumerable: true });
   }
 });
 
@@ -146,122 +147,8 @@ __export(invisible_exports, {
   renderVisible: () => renderVisible,
   showRefused: () => showRefused
 });
-function classOf(cp) {
-  if (cp < 32 || cp >= 127 && cp <= 159) return cp === 9 || cp === LF ? void 0 : "control character";
-  if (cp < 1564) return void 0;
-  if (cp === 1564 || cp === 8206 || cp === 8207 || cp >= 8234 && cp <= 8238 || cp >= 8294 && cp <= 8297) {
-    return "bidi control";
-  }
-  if (cp === 8232 || cp === 8233) return "line or paragraph separator";
-  if (cp >= 917504 && cp <= 917631) return "tag character";
-  if (cp === 8203 || cp === ZWNJ || cp === ZWJ || cp >= 8288 && cp <= 8292 || cp === 6158 || cp === BOM) return "zero-width character";
-  if (cp >= 65024 && cp <= 65039 || cp >= 917760 && cp <= 917999) return "variation selector";
-  if (cp === 4447 || cp === 4448 || cp === 12644 || cp === 65440) return "Hangul filler";
-  return void 0;
-}
-function isEmojiModifier(cp) {
-  return cp >= 127995 && cp <= 127999;
-}
-function decodeRanges(encoded) {
-  const parts = encoded === "" ? [] : encoded.split(",");
-  const out = new Int32Array(parts.length * 2);
-  let prev = -1;
-  parts.forEach((part, k) => {
-    const [gap, len = "0"] = part.split(".");
-    const start = prev + 1 + parseInt(gap, 36);
-    prev = start + parseInt(len, 36);
-    out[2 * k] = start;
-    out[2 * k + 1] = prev;
-  });
-  return out;
-}
-function inRanges(ranges, cp) {
-  let lo = 0;
-  let hi = ranges.length / 2 - 1;
-  while (lo <= hi) {
-    const mid = lo + hi >> 1;
-    if (cp < ranges[2 * mid]) hi = mid - 1;
-    else if (cp > ranges[2 * mid + 1]) lo = mid + 1;
-    else return true;
-  }
-  return false;
-}
-function isRtlLetter(cp) {
-  rtlLetters ??= decodeRanges(RTL_LETTERS);
-  return cp >= 1424 && inRanges(rtlLetters, cp);
-}
-function isStandardizedVariant(base, selector) {
-  variantBases ??= new Map(STANDARDIZED_VARIANT_BASES.map(([sel, enc]) => [sel, decodeRanges(enc)]));
-  const bases = variantBases.get(selector);
-  return bases !== void 0 && inRanges(bases, base);
-}
-function inFlagSequence(cps, i) {
-  for (let k = Math.max(0, i - 6); k < i; k++) {
-    if (cps[k] !== BLACK_FLAG || cps[k + 6] !== CANCEL_TAG) continue;
-    if (FLAG_TAGS.some((tags) => tags.every((t, n) => cps[k + 1 + n] === t))) return true;
-  }
-  return false;
-}
-function lineHasRtl(cps, i) {
-  for (let j = i - 1; j >= 0 && cps[j] !== LF; j--) if (isRtlLetter(cps[j])) return true;
-  for (let j = i + 1; j < cps.length && cps[j] !== LF; j++) if (isRtlLetter(cps[j])) return true;
-  return false;
-}
-function forbiddenAt(cps, i) {
-  const cp = cps[i];
-  const name = classOf(cp);
-  if (name === void 0) return void 0;
-  const prev = cps[i - 1];
-  const next = cps[i + 1];
-  switch (true) {
-    case cp === CR:
-      return next === LF ? void 0 : name;
-    case cp === BOM:
-      return i === 0 ? void 0 : name;
-    case (cp === ZWNJ || cp === ZWJ):
-      if (matches(LETTER_OR_MARK, prev) && matches(LETTER_OR_MARK, next)) return void 0;
-      if (cp === ZWJ) {
-        let j = i - 1;
-        while (j >= 0 && (cps[j] === VS16 || isEmojiModifier(cps[j]))) j--;
-        if (j >= 0 && isEmoji(cps[j]) && isEmoji(next)) return void 0;
-      }
-      return name;
-    case (cp === 8206 || cp === 8207 || cp === 1564):
-      return lineHasRtl(cps, i) ? void 0 : name;
-    case (cp >= 917504 && cp <= 917631):
-      return inFlagSequence(cps, i) ? void 0 : name;
-    case (cp >= 65024 && cp <= 65039):
-      if (prev === void 0 || prev < 0) return name;
-      if ((cp === VS15 || cp === VS16) && matches(EMOJI, prev)) return void 0;
-      return isStandardizedVariant(prev, cp) ? void 0 : name;
-    case (cp >= 917760 && cp <= 917999):
-      return matches(HAN_IDEOGRAPH, prev) ? void 0 : name;
-    default:
-      return name;
-  }
-}
-function hex(cp) {
-  return `U+${cp.toString(16).toUpperCase().padStart(4, "0")}`;
-}
 function findInvisible(text) {
-  if (!CANDIDATE.test(text)) return [];
-  const cps = [];
-  for (const ch of text) cps.push(ch.codePointAt(0));
-  const hits = [];
-  let line = 1;
-  let column = 1;
-  for (let i = 0; i < cps.length; i++) {
-    const cp = cps[i];
-    const name = forbiddenAt(cps, i);
-    if (name !== void 0) hits.push({ line, column, codePoint: hex(cp), name });
-    if (cp === LF) {
-      line++;
-      column = 1;
-    } else {
-      column++;
-    }
-  }
-  return hits;
+  return CANDIDATE.test(text) ? (0, import_invisible_rules_cold.findRefused)(text) : [];
 }
 function describeInvisible(hits) {
   const shown = hits.slice(0, 10).map((h) => `${h.codePoint} (${h.name}) at line ${h.line}, column ${h.column}`);
@@ -269,63 +156,11 @@ function describeInvisible(hits) {
   return `${hits.length === 1 ? "invisible character" : `${hits.length} invisible characters`}: ${shown.join("; ")}${more}`;
 }
 function refusedIndexes(text) {
-  const out = /* @__PURE__ */ new Set();
-  if (!CANDIDATE.test(text)) return out;
-  const cps = [32];
-  for (const ch of text) cps.push(ch.codePointAt(0));
-  for (let i = 1; i < cps.length; i++) if (forbiddenAt(cps, i) !== void 0) out.add(i - 1);
-  return out;
+  return CANDIDATE.test(text) ? (0, import_invisible_rules_cold.refusedIndexesIn)(text) : /* @__PURE__ */ new Set();
 }
 function showRefused(text) {
   if (!CANDIDATE.test(text)) return { text, changed: 0 };
-  return renderCodePoints(Array.from(text, (ch) => ch.codePointAt(0)));
-}
-function decodeUtf8(bytes) {
-  const out = [];
-  const n = bytes.length;
-  let i = 0;
-  while (i < n) {
-    const b = bytes[i];
-    if (b < 128) {
-      out.push(b);
-      i++;
-      continue;
-    }
-    let need = 0;
-    let lo = 128;
-    let hi = 191;
-    let cp = 0;
-    if (b >= 194 && b <= 223) {
-      need = 1;
-      cp = b & 31;
-    } else if (b >= 224 && b <= 239) {
-      need = 2;
-      cp = b & 15;
-      if (b === 224) lo = 160;
-      if (b === 237) hi = 159;
-    } else if (b >= 240 && b <= 244) {
-      need = 3;
-      cp = b & 7;
-      if (b === 240) lo = 144;
-      if (b === 244) hi = 143;
-    }
-    let ok2 = need > 0;
-    for (let k = 1; ok2 && k <= need; k++) {
-      const c = bytes[i + k];
-      const min = k === 1 ? lo : 128;
-      const max = k === 1 ? hi : 191;
-      if (c === void 0 || c < min || c > max) ok2 = false;
-      else cp = cp << 6 | c & 63;
-    }
-    if (ok2) {
-      out.push(cp);
-      i += need + 1;
-    } else {
-      out.push(-(b + 1));
-      i++;
-    }
-  }
-  return out;
+  return (0, import_invisible_rules_cold.renderCodePoints)(Array.from(text, (ch) => ch.codePointAt(0)));
 }
 function renderVisible(bytes) {
   let fast;
@@ -335,57 +170,14 @@ function renderVisible(bytes) {
     fast = void 0;
   }
   if (fast !== void 0 && !CANDIDATE.test(fast)) return { text: fast, changed: 0 };
-  return renderCodePoints(decodeUtf8(bytes));
+  return (0, import_invisible_rules_cold.renderBytes)(bytes);
 }
-function renderCodePoints(cps) {
-  const parts = [];
-  let changed = 0;
-  let runStart = 0;
-  const flush = (end) => {
-    if (end > runStart) parts.push(String.fromCodePoint(...cps.slice(runStart, end)));
-  };
-  for (let i = 0; i < cps.length; i++) {
-    const cp = cps[i];
-    let shown;
-    if (cp < 0) shown = `<0x${(-cp - 1).toString(16).toUpperCase().padStart(2, "0")}>`;
-    else if (forbiddenAt(cps, i) !== void 0) shown = `<${hex(cp)}>`;
-    if (shown === void 0) {
-      if (i - runStart >= 8192) {
-        flush(i);
-        runStart = i;
-      }
-      continue;
-    }
-    flush(i);
-    parts.push(shown);
-    changed++;
-    runStart = i + 1;
-  }
-  flush(cps.length);
-  return { text: parts.join(""), changed };
-}
-var LF, CR, ZWNJ, ZWJ, BOM, VS15, VS16, BLACK_FLAG, CANCEL_TAG, CANDIDATE, PICTOGRAPHIC, EMOJI, LETTER_OR_MARK, HAN_IDEOGRAPH, FLAG_TAGS, matches, isEmoji, rtlLetters, variantBases, STRICT;
+var import_invisible_rules_cold, CANDIDATE, STRICT;
 var init_invisible = __esm({
   "src/guard/invisible.ts"() {
     "use strict";
-    init_unicode_tables();
-    LF = 10;
-    CR = 13;
-    ZWNJ = 8204;
-    ZWJ = 8205;
-    BOM = 65279;
-    VS15 = 65038;
-    VS16 = 65039;
-    BLACK_FLAG = 127988;
-    CANCEL_TAG = 917631;
+    import_invisible_rules_cold = __toESM(require_invisible_rules_cold2(), 1);
     CANDIDATE = /[\x00-\x08\x0B-\x1F\x7F-\x9F\u061C\u115F\u1160\u180E\u200B-\u200F\u202A-\u202E\u2028\u2029\u2060-\u2064\u2066-\u2069\u3164\uFE00-\uFE0F\uFEFF\uFFA0\u{E0000}-\u{E007F}\u{E0100}-\u{E01EF}]/u;
-    PICTOGRAPHIC = new RegExp("\\p{Extended_Pictographic}", "u");
-    EMOJI = new RegExp("\\p{Emoji}", "u");
-    LETTER_OR_MARK = /[\p{L}\p{M}]/u;
-    HAN_IDEOGRAPH = /[\p{Unified_Ideograph}\uF900-\uFAFF\u{2F800}-\u{2FA1F}]/u;
-    FLAG_TAGS = ["gbeng", "gbsct", "gbwls"].map((t) => [...t].map((c) => 917504 + c.charCodeAt(0)));
-    matches = (re2, cp) => cp !== void 0 && cp >= 0 && re2.test(String.fromCodePoint(cp));
-    isEmoji = (cp) => cp !== void 0 && cp >= 169 && matches(PICTOGRAPHIC, cp);
     STRICT = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
   }
 });

@@ -57,12 +57,12 @@ const RSS_CEILING_KB = 150_000;
 
 describe("stdin is bounded for every verb that reads it", () => {
   it.each([
-    ["write handoff", ["write", "handoff", "--expected-current-sha256", "absent"], "1,000,000"],
-    ["write lessons", ["write", "lessons", "--expected-current-sha256", "absent"], "1,000,000"],
-    ["promote", ["promote", "--target", "AGENTS.md", "--expected-current-sha256", "absent"], "64,000"],
-    ["drift --stdin", ["drift", "--stdin"], "1,000,000"],
-    ["brief --stdin", ["brief", "--stdin"], "1,000,000"],
-  ])("%s refuses an endless stdin past %s bytes, promptly and in bounded memory", async (_name, args, cap) => {
+    ["write handoff", "1,000,000", ["write", "handoff", "--expected-current-sha256", "absent"]],
+    ["write lessons", "1,000,000", ["write", "lessons", "--expected-current-sha256", "absent"]],
+    ["promote", "64,000", ["promote", "--target", "AGENTS.md", "--expected-current-sha256", "absent"]],
+    ["drift --stdin", "1,000,000", ["drift", "--stdin"]],
+    ["brief --stdin", "1,000,000", ["brief", "--stdin"]],
+  ])("%s refuses an endless stdin past %s bytes, promptly and in bounded memory", async (_name, cap, args) => {
     const root = gitRepo();
     const r = await fromYes([...args, "--root", root]);
     expect(r.code, r.stderr).toBe(2);
