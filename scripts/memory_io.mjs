@@ -844,14 +844,7 @@ exit: 0 printed; 3 absent ("CURRENT-SHA256: absent"); 2 refused (unsafe file, a 
   }
 });
 
-// src/guard/redact.ts
-var redact_exports = {};
-__export(redact_exports, {
-  REDACTION_RULES: () => REDACTION_RULES,
-  formatRedactionReport: () => formatRedactionReport,
-  redactText: () => redactText,
-  shannonEntropy: () => shannonEntropy
-});
+// src/guard/redact-kit.ts
 function re(source, flags = "") {
   return new RegExp(source, `gd${flags}`);
 }
@@ -908,7 +901,7 @@ function shannonEntropy(s) {
   return h;
 }
 function globallyAllowed(secret) {
-  return HEX_ID.test(secret) || UUID.test(secret) || /EXAMPLE(?:KEY)?$/.test(secret);
+  return DECORATED_HEX.test(secret) || UUID.test(secret) || /EXAMPLE(?:KEY)?$/.test(secret);
 }
 function filler(entropy) {
   return entropy < 2.5;
@@ -916,8 +909,100 @@ function filler(entropy) {
 function placeholderOrVariable(v) {
   return PLACEHOLDER.test(v) || VARIABLE_REFERENCE.test(v);
 }
-function notABearerToken(v) {
-  return placeholderOrVariable(v) || looksLikeCode(v) || PATH_OR_URL.test(v);
+function pathOfNames(v) {
+  if (!v.includes("/") || !/^[\w.-]+(?:\/[\w.-]*)+$/.test(v)) return false;
+  const segments = v.split("/").filter((s) => s !== "");
+  return segments.every((s) => s.split(/[-_.]+/).every((p) => /^(?:[A-Za-z]*|\d*)$/.test(p))) && segments.some((s) => isWordy(s));
+}
+function namesSomething(v) {
+  return ARN.test(v) || EMAIL.test(v) || FILE_NAME.test(v) || pathOfNames(v);
+}
+function proseLike(v) {
+  if (!/\s/.test(v)) return false;
+  const words = v.split(/\s+/).filter((w) => w !== "");
+  let plain = 0;
+  for (const w of words) if (PLAIN_WORD.test(w)) plain++;
+  return plain * 2 >= words.length;
+}
+function wordList(v) {
+  const parts = v.split(/[,;&|]+/).filter((p) => p !== "");
+  return parts.length > 1 && parts.every((p) => looksLikeCode(p));
+}
+function notAnAssignedSecret(v) {
+  return placeholderOrVariable(v) || // A command-line flag (`--expected-current-sha256` in a table of options).
+  /^--[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/.test(v) || looksLikeCode(v.replace(/=+$/, "")) || wordList(v) || PATH_OR_URL.test(v) || DIGEST.test(v) || VERSION.test(v) || namesSomething(v) || proseLike(v);
+}
+var ESCAPE_BEFORE, L, R, LD, RD, PLACEHOLDER, VARIABLE_REFERENCE, WORD_RUNS, CODE_PATH, PATH_OR_URL, DIGEST, VERSION, ASCII_COUNTS, UUID, DECORATED_HEX, ARN, EMAIL, FILE_NAME, PLAIN_WORD;
+var init_redact_kit = __esm({
+  "src/guard/redact-kit.ts"() {
+    "use strict";
+    ESCAPE_BEFORE = '(?<=\\\\[ntr"]|%[0-9A-Fa-f]{2})';
+    L = `(?:(?<![A-Za-z0-9_])|${ESCAPE_BEFORE})`;
+    R = "(?![A-Za-z0-9_])";
+    LD = `(?:(?<![A-Za-z0-9_-])|${ESCAPE_BEFORE})`;
+    RD = "(?![A-Za-z0-9_-])";
+    PLACEHOLDER = /^(?:\$.*|%[A-Za-z_(].*|\{.*\}|<.*>|\[.*\]|\*+|x+|X+|\.\.\.|…|password|passwd|pass|pwd|secret|changeme|redacted|hidden|none|null|undefined|true|false)$/i;
+    VARIABLE_REFERENCE = /^(?:\$|%[A-Za-z_]|\{\{|\{%|os\.environ|os\.getenv|process\.env|import\.meta\.env|env\.|ENV\[|ENV\.fetch|System\.getenv|getenv\(|secrets\.|vars\.)/;
+    WORD_RUNS = /[A-Z]?[a-z]+|[A-Z]+(?![a-z])/g;
+    CODE_PATH = /^[A-Za-z_$][\w$-]*!?(?:(?:\.|\?\.|::|->)[A-Za-z_$][\w$-]*!?)*(?<tail>[([<].*)?$/;
+    PATH_OR_URL = /^(?:\.{0,2}\/|~\/|[A-Za-z]:\\|[a-z][a-z0-9+.-]*:\/\/)|^[\w.-]+(?:\/[\w.-]+)+\.[A-Za-z]{1,5}$/;
+    DIGEST = /^(?:sha1|sha256|sha384|sha512|md5|blake2b?):[0-9a-fA-F]+$/i;
+    VERSION = /^v?\d+(?:\.\d+)+(?:[-+][0-9A-Za-z.+-]*)?$/;
+    ASCII_COUNTS = new Uint32Array(128);
+    UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+    DECORATED_HEX = /^[^A-Za-z0-9]*(?<![0-9a-fA-F])(?:[0-9a-fA-F]{40}|[0-9a-fA-F]{64})(?![0-9a-fA-F])(?::[\w./-]*)?[^A-Za-z0-9]*$/;
+    ARN = /^arn:aws[\w-]*:[\w-]+:/;
+    EMAIL = /^[\w.+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+$/;
+    FILE_NAME = /^[\w.@+-]*\.(?:pem|key|pub|crt|cer|der|csr|p12|pfx|jks|keystore|gpg|asc|age|enc|json|ya?ml|toml|ini|cfg|conf|env|txt|md|xml|properties|plist|sh|ps1|py|js|mjs|cjs|ts|tsx|rb|go|rs|java|kt|php|cs|sql|db|sqlite|log|csv|lock|zip|tar|gz|tgz)$/i;
+    PLAIN_WORD = /^[("'`]*(?:[A-Za-z][a-z]*(?:['’-][a-z]+)*|\d+(?:[.,]\d+)*)[)"'`.,!?:;]*$/;
+  }
+});
+
+// src/guard/redact-syntax.ts
+function sticky(pattern, text, at) {
+  pattern.lastIndex = at;
+  return pattern.test(text) ? pattern.lastIndex : -1;
+}
+function refinePem(text, _m, start, end) {
+  let i = end;
+  let last = end;
+  let material = 0;
+  let headers = true;
+  for (; ; ) {
+    const j = sticky(PEM_SEPARATOR, text, i);
+    if (j === -1) break;
+    const endMarker = sticky(PEM_END, text, j);
+    if (endMarker !== -1) {
+      last = endMarker;
+      break;
+    }
+    if (headers) {
+      const h = sticky(PEM_HEADER, text, j);
+      if (h !== -1) {
+        i = last = h;
+        continue;
+      }
+    }
+    const b = sticky(PEM_BODY, text, j);
+    if (b === -1) {
+      if (sticky(PEM_NEWLINE, text, j) !== -1) {
+        i = j;
+        continue;
+      }
+      break;
+    }
+    const line = text.slice(j, b);
+    const after = b < text.length ? text[b] : "\n";
+    if (!/[\s\\"'`]/.test(after)) break;
+    const next = sticky(PEM_SEPARATOR, text, b);
+    const beforeEnd = next !== -1 && sticky(PEM_END, text, next) !== -1;
+    const keyLike = line.length >= 16 && /[0-9+/=]/.test(line) || line.length >= 40 || /^=|=$/.test(line) || beforeEnd;
+    if (!keyLike) break;
+    material += line.replace(/=/g, "").length;
+    headers = false;
+    i = last = b;
+  }
+  return material >= PEM_MIN_MATERIAL ? [start, last] : null;
 }
 function genericValueEnd(text, start, inQuery) {
   const limit = Math.min(text.length, start + GENERIC_VALUE_MAX);
@@ -960,6 +1045,9 @@ function genericValueEnd(text, start, inQuery) {
       case '"':
       case "'":
         break scan;
+      case "\\":
+        if (next === 110 || next === 116 || next === 114 || next === 34) break scan;
+        break;
       case "`":
         backticks++;
         break;
@@ -1007,6 +1095,11 @@ function genericValueEnd(text, start, inQuery) {
   return end;
 }
 function refineGenericValue(text, m, start, end) {
+  if (m.groups?.["s4"] !== void 0) {
+    let e = end;
+    while (e > start && (text[e - 1] === " " || text[e - 1] === "	" || text[e - 1] === "\r")) e--;
+    return e - start >= 8 ? [start, e] : null;
+  }
   if (m.groups?.["s3"] === void 0) return [start, end];
   const before = text[m.index - 1];
   const stop = genericValueEnd(text, start, before === "?" || before === "&");
@@ -1017,13 +1110,515 @@ function refineGenericValue(text, m, start, end) {
   if (stop - from < 8) return null;
   return [from, stop];
 }
-function wordList(v) {
-  const parts = v.split(/[,;&|]+/).filter((p) => p !== "");
-  return parts.length > 1 && parts.every((p) => looksLikeCode(p));
+function keyNameValueKept(v, m) {
+  if (m.groups?.["k"] === void 0) return false;
+  return v.length < 16 || !/\d/.test(v) || /^[A-Za-z_$][\w$-]*(?:\.[A-Za-z_$][\w$-]*)+$/.test(v);
+}
+function cells(text, from, to) {
+  const out = [];
+  let i = from;
+  if (text[i] === "|") i++;
+  let cellStart = i;
+  for (; i <= to; i++) {
+    if (i === to || text[i] === "|" && text[i - 1] !== "\\") {
+      let a = cellStart;
+      let b = i;
+      while (a < b && (text[a] === " " || text[a] === "	")) a++;
+      while (b > a && (text[b - 1] === " " || text[b - 1] === "	" || text[b - 1] === "\r")) b--;
+      if (i < to || a < b) out.push([a, b]);
+      cellStart = i + 1;
+    }
+  }
+  return out;
+}
+function unticked(text, [a, b]) {
+  if (b - a >= 2 && text[a] === "`" && text[b - 1] === "`") return [a + 1, b - 1];
+  return [a, b];
+}
+function tableSpans(text, m) {
+  const block = m[0];
+  const base = m.index;
+  const lines = [];
+  let s = 0;
+  for (let i = 0; i <= block.length; i++) {
+    if (i === block.length || block[i] === "\n") {
+      if (i > s) lines.push([base + s, base + i]);
+      s = i + 1;
+    }
+  }
+  if (lines.length < 3) return [];
+  const header = cells(text, lines[0][0], lines[0][1]).map((c) => text.slice(...unticked(text, c)));
+  const secretColumns = /* @__PURE__ */ new Set();
+  header.forEach((h, k) => {
+    if (SECRET_NAME.test(h)) secretColumns.add(k);
+  });
+  const out = [];
+  for (const [from, to] of lines.slice(2)) {
+    const row = cells(text, from, to);
+    const firstNames = row.length > 1 && SECRET_NAME.test(text.slice(...unticked(text, row[0])));
+    row.forEach((c, k) => {
+      if (!(secretColumns.has(k) || firstNames && k > 0)) return;
+      const [a, b] = unticked(text, c);
+      const v = text.slice(a, b);
+      if (v.length < 8 || /\s/.test(v) || shannonEntropy(v) < TABLE_ENTROPY || notAnAssignedSecret(v)) return;
+      out.push([a, b]);
+    });
+  }
+  return out;
+}
+function cookieSpans(text, m) {
+  const set = /^set-/i.test(m[0]);
+  const out = [];
+  let i = m.index + m[0].length;
+  const stopAt = (k) => {
+    const c = text[k];
+    return c === void 0 || c === "\n" || c === "\r" || c === '"' || c === "'" || c === "\\" && /[ntr"]/.test(text[k + 1] ?? "");
+  };
+  let first = true;
+  while (i < text.length && !stopAt(i)) {
+    while (text[i] === " " || text[i] === "	") i++;
+    const nameStart = i;
+    while (i < text.length && !stopAt(i) && text[i] !== "=" && text[i] !== ";") i++;
+    const name = text.slice(nameStart, i).trim();
+    if (text[i] !== "=") {
+      if (text[i] === ";") i++;
+      first = false;
+      continue;
+    }
+    i++;
+    const valueStart = i;
+    while (i < text.length && !stopAt(i) && text[i] !== ";" && text[i] !== " " && text[i] !== "	") i++;
+    let a = valueStart;
+    let b = i;
+    if (b - a >= 2 && text[a] === '"' && text[b - 1] === '"') {
+      a++;
+      b--;
+    }
+    const v = text.slice(a, b);
+    const judged = set ? first && !COOKIE_ATTRIBUTES.test(name) : true;
+    const letters = (v.match(/[A-Za-z]/g) ?? []).length;
+    if (judged && (v.length >= 16 || v.length >= 8 && SESSION_NAME.test(name)) && letters > 3 && !notAnAssignedSecret(v)) {
+      out.push([a, b]);
+    }
+    first = false;
+    while (i < text.length && !stopAt(i) && text[i] !== ";") i++;
+    if (text[i] === ";") i++;
+  }
+  return out;
+}
+function notACliPassword(v, m) {
+  return notAnAssignedSecret(v) || // `--password --host db`: the next word is a flag, the password is prompted for.
+  v.startsWith("-") && /^--\w+[ \t]+-/.test(m[0]) || /^[A-Za-z][a-z]*$/.test(v) || /^[\d.:/-]+$/.test(v);
+}
+function notADiscordBotToken(secret) {
+  const id = secret.slice(0, secret.indexOf("."));
+  const decoded = Buffer.from(id.replace(/-/g, "+").replace(/_/g, "/"), "base64").toString("latin1");
+  return !/^\d{17,20}$/.test(decoded);
+}
+function notADockerAuth(secret) {
+  const decoded = Buffer.from(secret, "base64").toString("latin1");
+  return !/^[\x21-\x7e]+:[\x20-\x7e]+$/.test(decoded);
+}
+var PEM_END, PEM_HEADER, PEM_BODY, PEM_SEPARATOR, PEM_NEWLINE, PEM_MIN_MATERIAL, GENERIC_VALUE_MAX, SPACE, isSpace, isNameStart, isNameChar, SECRET_NAME, TABLE_ENTROPY, SESSION_NAME, COOKIE_ATTRIBUTES;
+var init_redact_syntax = __esm({
+  "src/guard/redact-syntax.ts"() {
+    "use strict";
+    init_redact_kit();
+    PEM_END = /-----END[ A-Z0-9_-]*PRIVATE KEY(?: BLOCK)?-----/y;
+    PEM_HEADER = /(?:Proc-Type|DEK-Info|Version|Comment|Hash|Charset|MessageID):[^\r\n\\]*/y;
+    PEM_BODY = /=?[A-Za-z0-9+/]+={0,3}/y;
+    PEM_SEPARATOR = /(?:\r?\n|\\r\\n|\\n)[ \t]*|[ \t]+/y;
+    PEM_NEWLINE = /\r?\n|\\r\\n|\\n/y;
+    PEM_MIN_MATERIAL = 32;
+    GENERIC_VALUE_MAX = 256;
+    SPACE = /\s/;
+    isSpace = (text, i) => {
+      const c = text.charCodeAt(i);
+      return c <= 32 || c > 126 && SPACE.test(text[i]);
+    };
+    isNameStart = (c) => c >= 65 && c <= 90 || c >= 97 && c <= 122 || c === 95;
+    isNameChar = (c) => isNameStart(c) || c >= 48 && c <= 57 || c === 46 || c === 45;
+    SECRET_NAME = /^(?:[\w .-]*?[ _.-])?(?:pass(?:word|wd|phrase)?|pwd|secret|token|api[ _.-]?key|apikey|access[ _.-]?key|private[ _.-]?key|secret[ _.-]?key|credentials?|client[ _.-]?secret)$/i;
+    TABLE_ENTROPY = 3.5;
+    SESSION_NAME = /sess|sid|token|auth|jwt|csrf|xsrf|remember|login|secret|key/i;
+    COOKIE_ATTRIBUTES = /^(?:path|domain|expires|max-age|samesite|secure|httponly|priority|partitioned|version|comment)$/i;
+  }
+});
+
+// src/guard/redact-vendors.ts
+var VENDOR_RULES;
+var init_redact_vendors = __esm({
+  "src/guard/redact-vendors.ts"() {
+    "use strict";
+    init_redact_kit();
+    init_redact_syntax();
+    VENDOR_RULES = [
+      {
+        id: "discord-bot-token",
+        description: "Discord bot tokens (<base64 user id>.<6>.<27+>; the id part must decode to a snowflake)",
+        pattern: re(`${LD}[MNO][A-Za-z0-9_-]{23,27}\\.[A-Za-z0-9_-]{6}\\.[A-Za-z0-9_-]{27,40}${RD}`),
+        entropy: 3.5,
+        allow: notADiscordBotToken
+      },
+      {
+        id: "databricks-api-token",
+        description: "Databricks personal access tokens (dapi + 32 hex, optional -N)",
+        keywords: ["dapi"],
+        pattern: re(`${L}dapi[a-f0-9]{32}(?:-\\d)?${R}`)
+      },
+      {
+        id: "docker-config-auth",
+        description: 'Docker config.json "auth" values (base64 of user:password)',
+        keywords: ['"auth"'],
+        pattern: re(`"auth"\\s*:\\s*"(?<s>[A-Za-z0-9+/]{8,}={0,2})"`),
+        allow: notADockerAuth
+      },
+      {
+        id: "1password-token",
+        description: "1Password service-account tokens (ops_eyJ...) and secret keys (A3-XXXXXX-...)",
+        keywords: ["ops_eyj", "a3-"],
+        pattern: re(
+          `${L}ops_eyJ[A-Za-z0-9+/]{100,}={0,3}|${LD}A3-[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}${RD}`
+        ),
+        entropy: 3.5
+      },
+      {
+        id: "artifactory-token",
+        description: "JFrog Artifactory API keys (AKCp + 69) and reference tokens (cmVmd + 59)",
+        keywords: ["akcp", "cmvmd"],
+        pattern: re(`${L}(?:AKCp[A-Za-z0-9]{69}|cmVmd[A-Za-z0-9]{59})${R}`),
+        entropy: 4
+      },
+      {
+        id: "atlassian-api-token",
+        description: "Atlassian API tokens (ATATT3 + 186)",
+        keywords: ["atatt3"],
+        pattern: re(`${LD}ATATT3[A-Za-z0-9_=-]{186}${RD}`),
+        entropy: 3.5
+      },
+      {
+        id: "azure-ad-client-secret",
+        description: "Azure AD / Entra client secrets (<3><digit>Q~<31-34>)",
+        keywords: ["q~"],
+        pattern: re(`(?<![A-Za-z0-9_~.-])[A-Za-z0-9_~.]{3}\\dQ~[A-Za-z0-9_~.-]{31,34}(?![A-Za-z0-9_~.-])`),
+        entropy: 3
+      },
+      {
+        id: "clojars-api-token",
+        description: "Clojars deploy tokens (CLOJARS_ + 60)",
+        keywords: ["clojars_"],
+        pattern: re(`${L}CLOJARS_[A-Za-z0-9]{60}${R}`, "i")
+      },
+      {
+        id: "clickhouse-cloud-key",
+        description: "ClickHouse Cloud API secret keys (4b1d + 38)",
+        keywords: ["4b1d"],
+        pattern: re(`${L}4b1d[A-Za-z0-9]{38}${R}`),
+        entropy: 3
+      },
+      {
+        id: "cloudflare-origin-ca-key",
+        description: "Cloudflare Origin CA keys (v1.0-<24 hex>-<146 hex>)",
+        keywords: ["v1.0-"],
+        pattern: re(`${LD}v1\\.0-[a-f0-9]{24}-[a-f0-9]{146}${RD}`)
+      },
+      {
+        id: "adobe-client-secret",
+        description: "Adobe OAuth client secrets (p8e- + 32)",
+        keywords: ["p8e-"],
+        pattern: re(`${LD}p8e-[A-Za-z0-9]{32}${RD}`),
+        entropy: 3
+      },
+      {
+        id: "alibaba-access-key-id",
+        description: "Alibaba Cloud AccessKey ids (LTAI + 20)",
+        keywords: ["ltai"],
+        pattern: re(`${L}LTAI[A-Za-z0-9]{20}${R}`),
+        entropy: 3
+      },
+      {
+        id: "authress-access-key",
+        description: "Authress service client access keys (sc_/ext_/scauth_/authress_ ... .acc_ ...)",
+        keywords: ["sc_", "ext_", "authress_"],
+        pattern: re(`${L}(?:sc|ext|scauth|authress)_[A-Za-z0-9]{5,30}\\.[A-Za-z0-9]{4,6}\\.acc[_-][A-Za-z0-9-]{10,32}\\.[A-Za-z0-9+/_=-]{30,120}`)
+      },
+      {
+        id: "doppler-token",
+        description: "Doppler API tokens (dp.pt. + 43, and other dp.xx. tokens)",
+        keywords: ["dp."],
+        pattern: re(`${LD}dp\\.(?:pt|st|ct|scim|audit|sa)\\.[A-Za-z0-9]{40,44}${R}`),
+        entropy: 3
+      },
+      {
+        id: "dynatrace-api-token",
+        description: "Dynatrace API tokens (dt0c01.<24>.<64>)",
+        keywords: ["dt0c01."],
+        pattern: re(`${L}dt0c01\\.[A-Za-z0-9]{24}\\.[A-Za-z0-9]{64}${R}`)
+      },
+      {
+        id: "easypost-api-token",
+        description: "EasyPost production and test API keys (EZAK/EZTK + 54)",
+        keywords: ["ezak", "eztk"],
+        pattern: re(`${L}EZ[AT]K[A-Za-z0-9]{54}${R}`),
+        entropy: 3
+      },
+      {
+        id: "facebook-token",
+        description: "Facebook page access tokens (EAAM/EAAC + 100+) and app tokens (<15-16 digit app id>|<secret>)",
+        keywords: ["eaam", "eaac", "|"],
+        pattern: re(`${L}(?:EAA[MC][A-Za-z0-9]{100,}|\\d{15,16}\\|[0-9A-Za-z_-]{27,40})${RD}`),
+        entropy: 3.5
+      },
+      {
+        id: "flyio-access-token",
+        description: "Fly.io tokens (fo1_ + 43, fm1a_/fm1r_/fm2_ macaroons)",
+        keywords: ["fo1_", "fm1", "fm2_"],
+        pattern: re(`${L}(?:fo1_[A-Za-z0-9_-]{43}|fm1[ar]_[A-Za-z0-9+/]{100,}={0,3}|fm2_[A-Za-z0-9+/]{100,}={0,3})`),
+        entropy: 3.5
+      },
+      {
+        id: "frameio-api-token",
+        description: "Frame.io API tokens (fio-u- + 64)",
+        keywords: ["fio-u-"],
+        pattern: re(`${LD}fio-u-[A-Za-z0-9_=-]{64}${RD}`)
+      },
+      {
+        id: "flutterwave-secret-key",
+        description: "Flutterwave secret and encryption keys (FLWSECK_TEST-/FLWSECK- ...)",
+        keywords: ["flwseck"],
+        pattern: re(`${L}FLWSECK(?:_TEST)?-(?:[a-h0-9]{32}-X|[a-h0-9]{12}${R})`)
+      },
+      {
+        id: "duffel-api-token",
+        description: "Duffel API tokens (duffel_test_/duffel_live_ + 43)",
+        keywords: ["duffel_"],
+        pattern: re(`${L}duffel_(?:test|live)_[A-Za-z0-9_=-]{43}${RD}`)
+      },
+      {
+        id: "grafana-token",
+        description: "Grafana cloud tokens (glc_), service-account tokens (glsa_), legacy API keys (eyJrIjoi...)",
+        keywords: ["glc_", "glsa_", "eyjrijoi"],
+        pattern: re(`${L}(?:glc_[A-Za-z0-9+/]{32,400}={0,3}|glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}|eyJrIjoi[A-Za-z0-9]{70,400}={0,3})`),
+        entropy: 3
+      },
+      {
+        id: "harness-api-key",
+        description: "Harness personal and service-account tokens (pat./sat.<22>.<24>.<20>)",
+        keywords: ["pat.", "sat."],
+        pattern: re(`${L}(?:pat|sat)\\.[A-Za-z0-9_-]{22}\\.[A-Za-z0-9]{24}\\.[A-Za-z0-9]{20}${R}`)
+      },
+      {
+        id: "heroku-api-key",
+        description: "Heroku API keys, v2 format (HRKU-AA + 58)",
+        keywords: ["hrku-aa"],
+        pattern: re(`${LD}HRKU-AA[A-Za-z0-9_-]{58}${RD}`),
+        entropy: 3.5
+      },
+      {
+        id: "huggingface-org-token",
+        description: "Hugging Face organization API tokens (api_org_ + 34)",
+        keywords: ["api_org_"],
+        pattern: re(`${L}api_org_[A-Za-z]{34}${R}`),
+        entropy: 3
+      },
+      {
+        id: "infracost-api-token",
+        description: "Infracost API tokens (ico- + 32)",
+        keywords: ["ico-"],
+        pattern: re(`${LD}ico-[A-Za-z0-9]{32}${RD}`),
+        entropy: 3
+      },
+      {
+        id: "intra42-client-secret",
+        description: "42 intra client secrets (s-s4t2ud-/s-s4t2af- + 64 hex)",
+        keywords: ["s-s4t2"],
+        pattern: re(`${LD}s-s4t2(?:ud|af)-[a-f0-9]{64}${RD}`)
+      },
+      {
+        id: "jwt-base64",
+        description: "base64-encoded JSON Web Tokens (ZXlK... decoding to eyJ...)",
+        keywords: ["zxlk"],
+        pattern: re(`${L}ZXlK[A-Za-z0-9+/]{60,}={0,2}`),
+        entropy: 3.5
+      },
+      {
+        id: "maxmind-license-key",
+        description: "MaxMind license keys (<6>_<29>_mmk)",
+        keywords: ["_mmk"],
+        pattern: re(`${L}[A-Za-z0-9]{6}_[A-Za-z0-9]{29}_mmk${R}`),
+        entropy: 3.5
+      },
+      {
+        id: "mapbox-secret-token",
+        description: "Mapbox secret tokens (sk.eyJ...; pk. tokens are public and kept)",
+        keywords: ["sk.eyj"],
+        pattern: re(`${L}sk\\.eyJ[A-Za-z0-9_-]{20,}\\.[A-Za-z0-9_-]{20,}${RD}`)
+      },
+      {
+        id: "microsoft-teams-webhook",
+        description: "Microsoft Teams incoming-webhook URLs (the path after webhookb2/)",
+        keywords: ["webhookb2"],
+        pattern: re(`\\.webhook\\.office\\.com/webhookb2/(?<s>[A-Za-z0-9@-]{40,}/IncomingWebhook/[A-Za-z0-9]{32}/[A-Za-z0-9-]{36}(?:/[A-Za-z0-9_-]+)?)`, "i")
+      },
+      {
+        id: "new-relic-key",
+        description: "New Relic user API keys (NRAK-) and insert keys (NRII-)",
+        keywords: ["nrak-", "nrii-"],
+        pattern: re(`${LD}(?:NRAK-[A-Z0-9]{27}|NRII-[A-Za-z0-9_-]{32})${RD}`)
+      },
+      {
+        id: "notion-api-token",
+        description: "Notion integration tokens (ntn_ + 46)",
+        keywords: ["ntn_"],
+        pattern: re(`${L}ntn_\\d{11}[A-Za-z0-9]{35}${R}`),
+        entropy: 3.5
+      },
+      {
+        id: "octopus-deploy-api-key",
+        description: "Octopus Deploy API keys (API- + 26 upper-case letters and digits)",
+        keywords: ["api-"],
+        pattern: re(`${LD}API-[A-Z0-9]{26}${RD}`),
+        entropy: 3
+      },
+      {
+        id: "openshift-user-token",
+        description: "OpenShift user tokens (sha256~ + 43)",
+        keywords: ["sha256~"],
+        pattern: re(`${L}sha256~[A-Za-z0-9_-]{43}${RD}`),
+        entropy: 3.5
+      },
+      {
+        id: "perplexity-api-key",
+        description: "Perplexity API keys (pplx- + 48)",
+        keywords: ["pplx-"],
+        pattern: re(`${LD}pplx-[A-Za-z0-9]{48}${RD}`),
+        entropy: 3.5
+      },
+      {
+        id: "plaid-access-token",
+        description: "Plaid access tokens (access-sandbox|development|production-<uuid>)",
+        keywords: ["access-sandbox-", "access-development-", "access-production-"],
+        pattern: re(`${LD}access-(?:sandbox|development|production)-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}${RD}`)
+      },
+      {
+        id: "planetscale-token",
+        description: "PlanetScale API tokens, OAuth tokens and passwords (pscale_tkn_, pscale_oauth_, pscale_pw_)",
+        keywords: ["pscale_"],
+        pattern: re(`${L}pscale_(?:tkn|oauth|pw)_[A-Za-z0-9_=.-]{32,64}${RD}`),
+        entropy: 3
+      },
+      {
+        id: "prefect-api-token",
+        description: "Prefect API keys (pnu_ + 36)",
+        keywords: ["pnu_"],
+        pattern: re(`${L}pnu_[A-Za-z0-9]{36}${R}`)
+      },
+      {
+        id: "pulumi-api-token",
+        description: "Pulumi access tokens (pul- + 40 hex)",
+        keywords: ["pul-"],
+        pattern: re(`${LD}pul-[a-f0-9]{40}${RD}`)
+      },
+      {
+        id: "readme-api-token",
+        description: "ReadMe API keys (rdme_ + 70)",
+        keywords: ["rdme_"],
+        pattern: re(`${L}rdme_[a-z0-9]{70}${R}`)
+      },
+      {
+        id: "rubygems-api-token",
+        description: "RubyGems API keys (rubygems_ + 48 hex)",
+        keywords: ["rubygems_"],
+        pattern: re(`${L}rubygems_[a-f0-9]{48}${R}`)
+      },
+      {
+        id: "scalingo-api-token",
+        description: "Scalingo API tokens (tk-us- + 48)",
+        keywords: ["tk-us-"],
+        pattern: re(`${LD}tk-us-[A-Za-z0-9_-]{48}${RD}`)
+      },
+      {
+        id: "sendinblue-api-token",
+        description: "Brevo / Sendinblue API keys (xkeysib-<64 hex>-<16>)",
+        keywords: ["xkeysib-"],
+        pattern: re(`${LD}xkeysib-[a-f0-9]{64}-[A-Za-z0-9]{16}${RD}`)
+      },
+      {
+        id: "sentry-token",
+        description: "Sentry user auth tokens (sntryu_ + 64 hex) and organization tokens (sntrys_eyJ...)",
+        keywords: ["sntryu_", "sntrys_"],
+        pattern: re(`${L}(?:sntryu_[a-f0-9]{64}|sntrys_eyJ[A-Za-z0-9+/]{40,400}={0,2}_[A-Za-z0-9+/]{43})${R}`)
+      },
+      {
+        id: "settlemint-token",
+        description: "SettleMint application, personal and service tokens (sm_aat_, sm_pat_, sm_sat_ + 16)",
+        keywords: ["sm_aat_", "sm_pat_", "sm_sat_"],
+        pattern: re(`${L}sm_(?:aat|pat|sat)_[A-Za-z0-9]{16}${R}`),
+        entropy: 3
+      },
+      {
+        id: "shippo-api-token",
+        description: "Shippo API tokens (shippo_live_/shippo_test_ + 40 hex)",
+        keywords: ["shippo_"],
+        pattern: re(`${L}shippo_(?:live|test)_[a-fA-F0-9]{40}${R}`)
+      },
+      {
+        id: "square-access-token",
+        description: "Square access tokens and OAuth secrets (sq0atp-, sq0csp-, EAAA + 60)",
+        keywords: ["sq0atp-", "sq0csp-", "eaaa"],
+        pattern: re(`${LD}(?:sq0(?:atp|csp)-[A-Za-z0-9_-]{22,60}|EAAA[A-Za-z0-9_-]{60})${RD}`),
+        entropy: 3.5
+      },
+      {
+        id: "twitter-bearer-token",
+        description: "Twitter / X app bearer tokens (22 A's + 80-100)",
+        keywords: ["aaaaaaaaaaaaaaaaaaaaaa"],
+        pattern: re(`${L}A{22}[A-Za-z0-9%]{80,100}${R}`)
+      },
+      {
+        id: "typeform-api-token",
+        description: "Typeform personal tokens (tfp_ + 59)",
+        keywords: ["tfp_"],
+        pattern: re(`${L}tfp_[A-Za-z0-9_.=-]{59}${RD}`),
+        entropy: 3
+      },
+      {
+        id: "yandex-api-key",
+        description: "Yandex Cloud API keys (AQVN + 35-38)",
+        keywords: ["aqvn"],
+        pattern: re(`${L}AQVN[A-Za-z0-9_-]{35,38}${RD}`),
+        entropy: 3.5
+      },
+      {
+        id: "gitlab-session-cookie",
+        description: "GitLab session cookies (_gitlab_session=<32>), the value only",
+        keywords: ["_gitlab_session="],
+        pattern: re(`_gitlab_session=(?<s>[0-9a-z]{32})${R}`)
+      },
+      {
+        id: "sidekiq-secret",
+        description: "Sidekiq Pro/Enterprise gem credentials (BUNDLE_..._CONTRIBSYS__COM=<8 hex>:<8 hex>), the value only",
+        keywords: ["__contribsys__com"],
+        pattern: re(`BUNDLE_(?:ENTERPRISE|GEMS)__CONTRIBSYS__COM["']?\\s*[=:]\\s*["']?(?<s>[a-f0-9]{8}:[a-f0-9]{8})`, "i")
+      }
+    ];
+  }
+});
+
+// src/guard/redact.ts
+var redact_exports = {};
+__export(redact_exports, {
+  REDACTION_RULES: () => REDACTION_RULES,
+  formatRedactionReport: () => formatRedactionReport,
+  redactText: () => redactText,
+  shannonEntropy: () => shannonEntropy
+});
+function notABearerToken(v) {
+  return placeholderOrVariable(v) || looksLikeCode(v) || PATH_OR_URL.test(v);
 }
 function notAUrlPassword(v) {
   if (placeholderOrVariable(v)) return true;
-  const cut = v.search(/[?#]/);
+  const cut = v.search(/[/?#]/);
   if (cut === -1) return false;
   const head = v.slice(0, cut);
   return /^\d+$/.test(head) || head !== "" && placeholderOrVariable(head);
@@ -1048,6 +1643,16 @@ function insertionPoint(spans, start) {
   }
   return lo;
 }
+function lineOf(lineStarts, at) {
+  let lo = 0;
+  let hi = lineStarts.length - 1;
+  while (lo < hi) {
+    const mid = lo + hi + 1 >>> 1;
+    if (lineStarts[mid] <= at) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
 function codePoints(text, from, to) {
   let n = 0;
   for (let i = from; i < to; i++) {
@@ -1056,37 +1661,63 @@ function codePoints(text, from, to) {
   }
   return n;
 }
-function redactText(text) {
+function lineStartsOf(text) {
+  const starts = [0];
+  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) starts.push(i + 1);
+  return starts;
+}
+function keptByRule(rule, secret, m) {
+  if (secret === "" || globallyAllowed(secret) || secret.includes("<redacted")) return true;
+  const entropy = shannonEntropy(secret);
+  return !rule.weakIsSecret && filler(entropy) || rule.entropy !== void 0 && entropy < rule.entropy || rule.allow?.(secret, m) === true;
+}
+function redactText(text, options = {}) {
   const lower = text.toLowerCase();
+  const exempt = options.exemptLines !== void 0 && options.exemptLines.size > 0 ? options.exemptLines : void 0;
+  let lineStarts;
+  const onExemptLine = (start, end) => {
+    if (exempt === void 0) return false;
+    lineStarts ??= lineStartsOf(text);
+    return exempt.has(lineOf(lineStarts, start) + 1) || exempt.has(lineOf(lineStarts, Math.max(start, end - 1)) + 1);
+  };
   const spans = [];
+  const accept = (start, end, r) => {
+    const at = insertionPoint(spans, start);
+    const before = spans[at - 1];
+    const after = spans[at];
+    if ((before === void 0 || before.end <= start) && (after === void 0 || end <= after.start)) {
+      spans.splice(at, 0, { start, end, rule: r });
+    }
+  };
   for (let r = 0; r < REDACTION_RULES.length; r++) {
     const rule = REDACTION_RULES[r];
     if (rule.keywords && !rule.keywords.some((k) => lower.includes(k))) continue;
     const pattern = rule.pattern;
     pattern.lastIndex = 0;
     for (let m = pattern.exec(text); m !== null; m = pattern.exec(text)) {
+      if (m[0].length === 0) {
+        pattern.lastIndex++;
+        continue;
+      }
+      if (rule.spans) {
+        for (const [start2, end2] of rule.spans(text, m)) {
+          if (end2 > start2 && !onExemptLine(start2, end2) && !keptByRule(rule, text.slice(start2, end2), m)) accept(start2, end2, r);
+        }
+        continue;
+      }
       const [matchStart, matchEnd] = secretSpan(m);
       const refined = rule.refine ? rule.refine(text, m, matchStart, matchEnd) : [matchStart, matchEnd];
-      const [start, end] = refined ?? [matchStart, matchEnd];
-      const secret = text.slice(start, end);
-      const entropy = refined === null || end <= start ? 0 : shannonEntropy(secret);
-      const kept = refined === null || end <= start || globallyAllowed(secret) || !rule.weakIsSecret && filler(entropy) || rule.entropy !== void 0 && entropy < rule.entropy || rule.allow?.(secret) === true;
-      if (kept) {
+      if (refined === null || refined[1] <= refined[0] || onExemptLine(refined[0], refined[1]) || keptByRule(rule, text.slice(refined[0], refined[1]), m)) {
         pattern.lastIndex = Math.max(m.index + 1, matchStart);
         continue;
       }
-      const at = insertionPoint(spans, start);
-      const before = spans[at - 1];
-      const after = spans[at];
-      if ((before === void 0 || before.end <= start) && (after === void 0 || end <= after.start)) {
-        spans.splice(at, 0, { start, end, rule: r });
-      }
+      const [start, end] = refined;
+      accept(start, end, r);
       if (end > pattern.lastIndex) pattern.lastIndex = end;
     }
   }
   if (spans.length === 0) return { text, findings: [] };
-  const lineStarts = [0];
-  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) lineStarts.push(i + 1);
+  lineStarts ??= lineStartsOf(text);
   const findings = [];
   const out = [];
   let cursor = 0;
@@ -1102,7 +1733,11 @@ function redactText(text) {
     col += codePoints(text, colFrom, s.start);
     colFrom = s.start;
     const kind = REDACTION_RULES[s.rule].id;
-    findings.push({ kind, line: line + 1, column: col + 1, length: codePoints(text, s.start, s.end) });
+    const finding = { kind, line: line + 1, column: col + 1, length: codePoints(text, s.start, s.end) };
+    let last = line;
+    while (last + 1 < lineStarts.length && lineStarts[last + 1] < s.end) last++;
+    if (last > line) finding.lines = last - line + 1;
+    findings.push(finding);
     out.push(text.slice(cursor, s.start), `<redacted: ${kind}>`);
     cursor = s.end;
   }
@@ -1112,59 +1747,40 @@ function redactText(text) {
 function formatRedactionReport(findings) {
   const head = `redacted ${findings.length} secret(s)`;
   if (findings.length === 0) return head;
-  const named = findings.slice(0, REPORT_LIMIT).map((f) => `${f.kind} (line ${f.line})`);
+  const named = findings.slice(0, REPORT_LIMIT).map((f) => f.lines !== void 0 && f.lines >= REPORT_LINES_FROM ? `${f.kind} (line ${f.line}, ${f.lines} lines)` : `${f.kind} (line ${f.line})`);
   const more = findings.length > REPORT_LIMIT ? `, \u2026 and ${findings.length - REPORT_LIMIT} more` : "";
   return `${head}: ${named.join(", ")}${more}`;
 }
-var L, R, LD, RD, PLACEHOLDER, VARIABLE_REFERENCE, WORD_RUNS, CODE_PATH, PATH_OR_URL, DIGEST, ASCII_COUNTS, HEX_ID, UUID, VERSION, GENERIC_VALUE_MAX, SPACE, isSpace, isNameStart, isNameChar, GENERIC_KEY, REDACTION_RULES, REPORT_LIMIT;
+var GENERIC_KEY, REDACTION_RULES, REPORT_LIMIT, REPORT_LINES_FROM;
 var init_redact = __esm({
   "src/guard/redact.ts"() {
     "use strict";
-    L = "(?<![A-Za-z0-9_])";
-    R = "(?![A-Za-z0-9_])";
-    LD = "(?<![A-Za-z0-9_-])";
-    RD = "(?![A-Za-z0-9_-])";
-    PLACEHOLDER = /^(?:\$.*|%[A-Za-z_(].*|\{.*\}|<.*>|\[.*\]|\*+|x+|X+|\.\.\.|…|password|passwd|pass|pwd|secret|changeme|redacted|hidden|none|null|undefined)$/i;
-    VARIABLE_REFERENCE = /^(?:\$|%[A-Za-z_]|\{\{|\{%|os\.environ|os\.getenv|process\.env|import\.meta\.env|env\.|ENV\[|ENV\.fetch|System\.getenv|getenv\(|secrets\.|vars\.)/;
-    WORD_RUNS = /[A-Z]?[a-z]+|[A-Z]+(?![a-z])/g;
-    CODE_PATH = /^[A-Za-z_$][\w$-]*!?(?:(?:\.|\?\.|::|->)[A-Za-z_$][\w$-]*!?)*(?<tail>[([<].*)?$/;
-    PATH_OR_URL = /^(?:\.{0,2}\/|~\/|[A-Za-z]:\\|[a-z][a-z0-9+.-]*:\/\/)|^[\w.-]+(?:\/[\w.-]+)+\.[A-Za-z]{1,5}$/;
-    DIGEST = /^(?:sha1|sha256|sha384|sha512|md5|blake2b?):[0-9a-fA-F]+$/i;
-    ASCII_COUNTS = new Uint32Array(128);
-    HEX_ID = /^(?:[0-9a-fA-F]{40}|[0-9a-fA-F]{64})$/;
-    UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
-    VERSION = /^v?\d+(?:\.\d+)+(?:[-+][0-9A-Za-z.+-]*)?$/;
-    GENERIC_VALUE_MAX = 256;
-    SPACE = /\s/;
-    isSpace = (text, i) => {
-      const c = text.charCodeAt(i);
-      return c <= 32 || c > 126 && SPACE.test(text[i]);
-    };
-    isNameStart = (c) => c >= 65 && c <= 90 || c >= 97 && c <= 122 || c === 95;
-    isNameChar = (c) => isNameStart(c) || c >= 48 && c <= 57 || c === 46 || c === 45;
-    GENERIC_KEY = "(?:pass(?:word|wd|phrase)|secret|token|api[_.-]?key|apikey|access[_.-]?key|auth[_.-]?key|private[_.-]?key|secret[_.-]?key|credentials?)";
+    init_redact_kit();
+    init_redact_syntax();
+    init_redact_vendors();
+    GENERIC_KEY = "(?:pass(?:word|wd|phrase)|(?<![A-Za-z0-9])(?:pass|pwd)|secret|token|api[_.-]?key|apikey|access[_.-]?key|auth[_.-]?key|private[_.-]?key|secret[_.-]?key|credentials?|(?<k>[_.-]key))";
     REDACTION_RULES = [
       {
         id: "private-key",
-        description: "PEM/OpenSSH/PGP private key blocks (BEGIN ... PRIVATE KEY ... END), whole block",
+        description: "PEM/OpenSSH/PGP private key blocks: the BEGIN and END lines and the key material between them (base64 lines, Proc-Type:/DEK-Info: headers); a truncated key without END too",
         keywords: ["private key"],
-        pattern: re(
-          "-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----(?:(?:(?!-----(?:BEGIN|END))[\\s\\S])*?-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----|(?:(?:\\\\n|\\r?\\n)[ \\t]*[A-Za-z0-9+/=]{16,})+)"
-        ),
-        // Documentation shows the armour around "..."; a real key has a body.
-        allow: (s) => (s.replace(/-----[^-]*-----|\\n|\s/g, "").match(/[A-Za-z0-9+/]/g)?.length ?? 0) < 32
+        pattern: re("-----BEGIN[ A-Z0-9_-]*PRIVATE KEY(?: BLOCK)?-----"),
+        refine: refinePem
       },
       {
         id: "anthropic-api-key",
         description: "Anthropic API and admin keys (sk-ant-api03-..., sk-ant-admin01-...)",
         keywords: ["sk-ant-"],
-        pattern: re(`${LD}sk-ant-[a-z]{2,8}\\d{2}-[A-Za-z0-9_-]{32,}${RD}`)
+        pattern: re(`${LD}sk-ant-[a-z]{2,8}\\d{2}-[A-Za-z0-9_-]{80,}${RD}`)
       },
       {
         id: "openai-api-key",
-        description: "OpenAI API keys (sk-..., sk-proj-..., sk-svcacct-..., sk-admin-...)",
+        description: "OpenAI API keys: sk-proj-/sk-svcacct-/sk-admin- + 40 or more, sk- + 48 letters and digits, or any sk- key with the T3BlbkFJ infix (a branch like sk-1234-fix-login is kept)",
         keywords: ["sk-"],
-        pattern: re(`${LD}sk-(?:(?:proj|svcacct|admin|None)-)?[A-Za-z0-9_-]{32,}${RD}`),
+        // `sk-` collides with prose and branch names: only the real shapes (ruling 32).
+        pattern: re(
+          `${LD}sk-(?:(?:proj|svcacct|admin|None)-[A-Za-z0-9_-]{40,}|[A-Za-z0-9]{48}|[A-Za-z0-9_-]{20,}T3BlbkFJ[A-Za-z0-9_-]{20,})${RD}`
+        ),
         entropy: 3.5,
         // `sk-learn-and-other-kebab-words` is a name, not a key.
         allow: (s) => /^sk-[a-z]+(?:-[a-z]+)+$/.test(s)
@@ -1285,10 +1901,10 @@ var init_redact = __esm({
       },
       {
         id: "aws-secret-access-key",
-        description: "AWS secret access keys (40 characters) assigned to an aws...secret name",
+        description: "AWS secret access keys (40 characters) assigned to an aws...secret name, or set with `aws configure set aws_secret_access_key`",
         keywords: ["aws"],
         pattern: re(
-          `aws[\\w.-]{0,20}?secret[\\w.-]{0,20}?["'\`]?\\s*(?:=|:|=>)\\s*["'\`]?(?<s>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])`,
+          `aws[\\w.-]{0,20}?secret[\\w.-]{0,20}?["'\`]?\\s*(?:=|:|=>)\\s*["'\`]?(?<s>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])|aws[ \\t]+configure[ \\t]+set[ \\t]+(?:[\\w.-]+\\.)?aws_secret_access_key[ \\t]+["']?(?<s1>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])`,
           "i"
         ),
         entropy: 3.5
@@ -1390,6 +2006,7 @@ var init_redact = __esm({
         keywords: ["eyj"],
         pattern: re(`${LD}eyJ[A-Za-z0-9_-]{10,}\\.eyJ[A-Za-z0-9_-]{10,}\\.[A-Za-z0-9_-]*${RD}`)
       },
+      ...VENDOR_RULES,
       {
         id: "basic-auth",
         description: "HTTP Basic credentials after `Authorization: Basic`",
@@ -1408,10 +2025,10 @@ var init_redact = __esm({
       {
         id: "url-password",
         weakIsSecret: true,
-        description: "the password in a URL or DSN (scheme://user:PASSWORD@host, raw ? and # included), password only",
+        description: "the password in a URL or DSN (scheme://user:PASSWORD@host, raw /, ? and # included), password only",
         keywords: ["://"],
         pattern: re(
-          "(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{1,30}://[^\\s:/?#@\"'<>\\[\\]`]*:(?<s>[^\\s@/\"'<>`]+)@(?=[^\\s@/?#\"'<>`])"
+          "(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{1,30}://[^\\s:/?#@\"'<>\\[\\]`]*:(?<s>[^\\s@\"'<>`]{1,256})@(?=[^\\s@/?#\"'<>`])"
         ),
         allow: notAUrlPassword
       },
@@ -1427,20 +2044,59 @@ var init_redact = __esm({
         allow: placeholderOrVariable
       },
       {
-        id: "generic-secret",
-        description: "password/secret/token/api_key = value assignments (=, :, quotes, export, JSON, YAML); an unquoted value runs to whitespace; 8+ characters with entropy >= 3.5 bits/char",
-        keywords: ["pass", "secret", "token", "key", "credential"],
+        id: "cli-password",
+        weakIsSecret: true,
+        description: "command-line passwords: --password VALUE, --password=VALUE, mysql/mariadb -pVALUE (never -p VALUE: a port or a database), curl -u user:PASSWORD (password only)",
+        keywords: ["--pass", "--password", "mysql", "mariadb", "curl"],
         pattern: re(
-          `(?<![A-Za-z0-9_.-])[A-Za-z0-9_.-]*?${GENERIC_KEY}["'\`]?(?:\\s*:\\s*string)?\\s*(?::=|=>|=|:)(?![=:>])\\s*(?:"(?<s>[^"\\s]{8,256})"|'(?<s1>[^'\\s]{8,256})'|\`(?<s2>[^\`\\s]{8,256})\`|(?<s3>[^\\s"'\`,;&<>(){}\\[\\]=:]))`,
+          `(?<![\\w-])--(?:password|passwd|pass|PASSWORD)(?:=|[ \\t]+)(?:"(?<s>[^"\\n]{1,256})"|'(?<s1>[^'\\n]{1,256})'|(?<s2>[^\\s"'\`;|&<>]{1,256}))|\\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlsh|mariadb|mariadb-dump)\\b[^\\n]{0,256}?[ \\t]-p(?<s3>[^\\s"'\`;|&<>]{1,256})|\\bcurl\\b[^\\n]{0,512}?[ \\t](?:-u[ \\t]*|--user(?:=|[ \\t]+))["']?[^\\s:"']{1,128}:(?<s4>[^\\s"']{1,256})`
+        ),
+        // An unquoted password runs like a generic value (`--password=Gq4!zR8;pL2@xV6#`).
+        refine: (text, m, start, end) => m.groups?.["s"] !== void 0 || m.groups?.["s1"] !== void 0 ? [start, end] : [start, Math.max(end, genericValueEnd(text, start, false))],
+        allow: notACliPassword
+      },
+      {
+        id: "xml-password",
+        weakIsSecret: true,
+        description: "XML elements named for a secret (<password>\u2026</password>, <apiKey>, <token>, NuGet's ClearTextPassword value)",
+        keywords: ["</", "<add key="],
+        pattern: re(
+          `<(?<tag>(?:[A-Za-z][\\w.:-]{0,40}?)?(?:[Pp]assword|PASSWORD|[Pp]asswd|[Ss]ecret|SECRET|[Tt]oken|TOKEN|[Aa]pi[Kk]ey|API_?KEY|api_key))>(?<s>[^<>\\n]{1,256})</\\k<tag>>|<add\\s+key="(?:ClearText)?Password"\\s+value="(?<s1>[^"\\n]{1,256})"`
+        ),
+        allow: (v, m) => notAnAssignedSecret(v) || m.groups?.["tag"] !== void 0 && !/pass/i.test(m.groups["tag"]) && (v.length < 8 || shannonEntropy(v) < 3.5)
+      },
+      {
+        id: "cookie-value",
+        description: "session values in Cookie: and Set-Cookie: headers (16+ characters, or 8+ under a session-like name); attributes kept",
+        keywords: ["cookie"],
+        pattern: re(`(?<![\\w-])(?:set-)?cookie["']?[ \\t]*:[ \\t]*["']?`, "i"),
+        spans: cookieSpans,
+        entropy: 3
+      },
+      {
+        id: "table-secret",
+        description: "Markdown table cells under a header that names a secret, or after a first cell that does (8+ characters, entropy >= 3.5 bits/char)",
+        keywords: ["pass", "pwd", "secret", "token", "key", "credential"],
+        pattern: re("^\\|[^\\n]*\\|[ \\t]*\\r?\\n\\|[ \\t]*:?-{3,}[^\\n]*(?:\\r?\\n\\|[^\\n]*)*", "m"),
+        spans: tableSpans,
+        entropy: 3.5
+      },
+      {
+        id: "generic-secret",
+        description: "password/secret/token/api_key assignments and names ending in _PASS, _PWD, _PASSWD, _SECRET, _TOKEN, _KEY (=, :, quotes with spaces, export, JSON, YAML and its | block scalars); an unquoted value runs to whitespace; 8+ characters with entropy >= 3.5 bits/char; a _KEY value needs 16+ characters and a digit and is not a dotted name",
+        keywords: ["pass", "pwd", "secret", "token", "key", "credential"],
+        pattern: re(
+          `(?<![A-Za-z0-9_.-])[A-Za-z0-9_.-]*?${GENERIC_KEY}["'\`]?(?:\\s*:\\s*string)?\\s*(?::=|=>|=|:)(?![=:>])\\s*(?:"(?<s>[^"\\n]{8,256})"|'(?<s1>[^'\\n]{8,256})'|\`(?<s2>[^\`\\n]{8,256})\`|[|>][+-]?\\d?[ \\t]*\\r?\\n[ \\t]+(?<s4>[^\\s][^\\n]{0,255})|(?<s3>[^\\s"'\`,;&<>(){}\\[\\]=:|]))`,
           "i"
         ),
         entropy: 3.5,
         refine: refineGenericValue,
         // `NAME=` is the next assignment on the line, not a value ending in base64 padding.
-        allow: (v) => placeholderOrVariable(v) || looksLikeCode(v.replace(/=+$/, "")) || wordList(v) || PATH_OR_URL.test(v) || DIGEST.test(v) || VERSION.test(v)
+        allow: (v, m) => notAnAssignedSecret(v) || keyNameValueKept(v, m) || /(?:^|[^a-z])pub(?:lic)?[_.-]?key/i.test(m[0])
       }
     ];
     REPORT_LIMIT = 20;
+    REPORT_LINES_FROM = 4;
   }
 });
 

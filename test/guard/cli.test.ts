@@ -98,7 +98,8 @@ describe("write: secrets never reach disk, stdout or stderr (field report #9)", 
     for (let k = 0; k < 6; k++) {
       const rule = ids[Math.floor(rand() * ids.length)]!;
       const sample: Sample = { rule, ...MAKERS[rule]!(rand) };
-      const block = syntaxes[Math.floor(rand() * syntaxes.length)]!(sample) ?? SYNTAXES[".env"]!(sample)!;
+      const fits = sample.only ? sample.only.map((n) => SYNTAXES[n]!) : syntaxes;
+      const block = fits[Math.floor(rand() * fits.length)]!(sample) ?? SYNTAXES[sample.only?.[0] ?? ".env"]!(sample)!;
       blocks.push(`- step ${k}: ${COMMIT.slice(0, 7)} done`, block);
       secrets.push(block.includes(sample.secret) ? sample.secret : JSON.stringify(sample.secret).slice(1, -1));
     }
