@@ -848,6 +848,12 @@ exit: 0 printed; 3 absent ("CURRENT-SHA256: absent"); 2 refused (unsafe file, a 
 function re(source, flags = "") {
   return new RegExp(source, `gd${flags}`);
 }
+function rule(id, keywords, source, entropy, extra = {}, flags = "") {
+  const rule2 = { id, pattern: re(source, flags), ...extra };
+  if (keywords !== "") rule2.keywords = keywords.split(" ");
+  if (entropy !== void 0) rule2.entropy = entropy;
+  return rule2;
+}
 function isWordy(s) {
   const runs = s.match(WORD_RUNS);
   if (!runs || runs.length === 0) return false;
@@ -1253,354 +1259,59 @@ var init_redact_vendors = __esm({
     init_redact_kit();
     init_redact_syntax();
     VENDOR_RULES = [
-      {
-        id: "discord-bot-token",
-        description: "Discord bot tokens (<base64 user id>.<6>.<27+>; the id part must decode to a snowflake)",
-        pattern: re(`${LD}[MNO][A-Za-z0-9_-]{23,27}\\.[A-Za-z0-9_-]{6}\\.[A-Za-z0-9_-]{27,40}${RD}`),
-        entropy: 3.5,
-        allow: notADiscordBotToken
-      },
-      {
-        id: "databricks-api-token",
-        description: "Databricks personal access tokens (dapi + 32 hex, optional -N)",
-        keywords: ["dapi"],
-        pattern: re(`${L}dapi[a-f0-9]{32}(?:-\\d)?${R}`)
-      },
-      {
-        id: "docker-config-auth",
-        description: 'Docker config.json "auth" values (base64 of user:password)',
-        keywords: ['"auth"'],
-        pattern: re(`"auth"\\s*:\\s*"(?<s>[A-Za-z0-9+/]{8,}={0,2})"`),
-        allow: notADockerAuth
-      },
-      {
-        id: "1password-token",
-        description: "1Password service-account tokens (ops_eyJ...) and secret keys (A3-XXXXXX-...)",
-        keywords: ["ops_eyj", "a3-"],
-        pattern: re(
-          `${L}ops_eyJ[A-Za-z0-9+/]{100,}={0,3}|${LD}A3-[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}${RD}`
-        ),
-        entropy: 3.5
-      },
-      {
-        id: "artifactory-token",
-        description: "JFrog Artifactory API keys (AKCp + 69) and reference tokens (cmVmd + 59)",
-        keywords: ["akcp", "cmvmd"],
-        pattern: re(`${L}(?:AKCp[A-Za-z0-9]{69}|cmVmd[A-Za-z0-9]{59})${R}`),
-        entropy: 4
-      },
-      {
-        id: "atlassian-api-token",
-        description: "Atlassian API tokens (ATATT3 + 186)",
-        keywords: ["atatt3"],
-        pattern: re(`${LD}ATATT3[A-Za-z0-9_=-]{186}${RD}`),
-        entropy: 3.5
-      },
-      {
-        id: "azure-ad-client-secret",
-        description: "Azure AD / Entra client secrets (<3><digit>Q~<31-34>)",
-        keywords: ["q~"],
-        pattern: re(`(?<![A-Za-z0-9_~.-])[A-Za-z0-9_~.]{3}\\dQ~[A-Za-z0-9_~.-]{31,34}(?![A-Za-z0-9_~.-])`),
-        entropy: 3
-      },
-      {
-        id: "clojars-api-token",
-        description: "Clojars deploy tokens (CLOJARS_ + 60)",
-        keywords: ["clojars_"],
-        pattern: re(`${L}CLOJARS_[A-Za-z0-9]{60}${R}`, "i")
-      },
-      {
-        id: "clickhouse-cloud-key",
-        description: "ClickHouse Cloud API secret keys (4b1d + 38)",
-        keywords: ["4b1d"],
-        pattern: re(`${L}4b1d[A-Za-z0-9]{38}${R}`),
-        entropy: 3
-      },
-      {
-        id: "cloudflare-origin-ca-key",
-        description: "Cloudflare Origin CA keys (v1.0-<24 hex>-<146 hex>)",
-        keywords: ["v1.0-"],
-        pattern: re(`${LD}v1\\.0-[a-f0-9]{24}-[a-f0-9]{146}${RD}`)
-      },
-      {
-        id: "adobe-client-secret",
-        description: "Adobe OAuth client secrets (p8e- + 32)",
-        keywords: ["p8e-"],
-        pattern: re(`${LD}p8e-[A-Za-z0-9]{32}${RD}`),
-        entropy: 3
-      },
-      {
-        id: "alibaba-access-key-id",
-        description: "Alibaba Cloud AccessKey ids (LTAI + 20)",
-        keywords: ["ltai"],
-        pattern: re(`${L}LTAI[A-Za-z0-9]{20}${R}`),
-        entropy: 3
-      },
-      {
-        id: "authress-access-key",
-        description: "Authress service client access keys (sc_/ext_/scauth_/authress_ ... .acc_ ...)",
-        keywords: ["sc_", "ext_", "authress_"],
-        pattern: re(`${L}(?:sc|ext|scauth|authress)_[A-Za-z0-9]{5,30}\\.[A-Za-z0-9]{4,6}\\.acc[_-][A-Za-z0-9-]{10,32}\\.[A-Za-z0-9+/_=-]{30,120}`)
-      },
-      {
-        id: "doppler-token",
-        description: "Doppler API tokens (dp.pt. + 43, and other dp.xx. tokens)",
-        keywords: ["dp."],
-        pattern: re(`${LD}dp\\.(?:pt|st|ct|scim|audit|sa)\\.[A-Za-z0-9]{40,44}${R}`),
-        entropy: 3
-      },
-      {
-        id: "dynatrace-api-token",
-        description: "Dynatrace API tokens (dt0c01.<24>.<64>)",
-        keywords: ["dt0c01."],
-        pattern: re(`${L}dt0c01\\.[A-Za-z0-9]{24}\\.[A-Za-z0-9]{64}${R}`)
-      },
-      {
-        id: "easypost-api-token",
-        description: "EasyPost production and test API keys (EZAK/EZTK + 54)",
-        keywords: ["ezak", "eztk"],
-        pattern: re(`${L}EZ[AT]K[A-Za-z0-9]{54}${R}`),
-        entropy: 3
-      },
-      {
-        id: "facebook-token",
-        description: "Facebook page access tokens (EAAM/EAAC + 100+) and app tokens (<15-16 digit app id>|<secret>)",
-        keywords: ["eaam", "eaac", "|"],
-        pattern: re(`${L}(?:EAA[MC][A-Za-z0-9]{100,}|\\d{15,16}\\|[0-9A-Za-z_-]{27,40})${RD}`),
-        entropy: 3.5
-      },
-      {
-        id: "flyio-access-token",
-        description: "Fly.io tokens (fo1_ + 43, fm1a_/fm1r_/fm2_ macaroons)",
-        keywords: ["fo1_", "fm1", "fm2_"],
-        pattern: re(`${L}(?:fo1_[A-Za-z0-9_-]{43}|fm1[ar]_[A-Za-z0-9+/]{100,}={0,3}|fm2_[A-Za-z0-9+/]{100,}={0,3})`),
-        entropy: 3.5
-      },
-      {
-        id: "frameio-api-token",
-        description: "Frame.io API tokens (fio-u- + 64)",
-        keywords: ["fio-u-"],
-        pattern: re(`${LD}fio-u-[A-Za-z0-9_=-]{64}${RD}`)
-      },
-      {
-        id: "flutterwave-secret-key",
-        description: "Flutterwave secret and encryption keys (FLWSECK_TEST-/FLWSECK- ...)",
-        keywords: ["flwseck"],
-        pattern: re(`${L}FLWSECK(?:_TEST)?-(?:[a-h0-9]{32}-X|[a-h0-9]{12}${R})`)
-      },
-      {
-        id: "duffel-api-token",
-        description: "Duffel API tokens (duffel_test_/duffel_live_ + 43)",
-        keywords: ["duffel_"],
-        pattern: re(`${L}duffel_(?:test|live)_[A-Za-z0-9_=-]{43}${RD}`)
-      },
-      {
-        id: "grafana-token",
-        description: "Grafana cloud tokens (glc_), service-account tokens (glsa_), legacy API keys (eyJrIjoi...)",
-        keywords: ["glc_", "glsa_", "eyjrijoi"],
-        pattern: re(`${L}(?:glc_[A-Za-z0-9+/]{32,400}={0,3}|glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}|eyJrIjoi[A-Za-z0-9]{70,400}={0,3})`),
-        entropy: 3
-      },
-      {
-        id: "harness-api-key",
-        description: "Harness personal and service-account tokens (pat./sat.<22>.<24>.<20>)",
-        keywords: ["pat.", "sat."],
-        pattern: re(`${L}(?:pat|sat)\\.[A-Za-z0-9_-]{22}\\.[A-Za-z0-9]{24}\\.[A-Za-z0-9]{20}${R}`)
-      },
-      {
-        id: "heroku-api-key",
-        description: "Heroku API keys, v2 format (HRKU-AA + 58)",
-        keywords: ["hrku-aa"],
-        pattern: re(`${LD}HRKU-AA[A-Za-z0-9_-]{58}${RD}`),
-        entropy: 3.5
-      },
-      {
-        id: "huggingface-org-token",
-        description: "Hugging Face organization API tokens (api_org_ + 34)",
-        keywords: ["api_org_"],
-        pattern: re(`${L}api_org_[A-Za-z]{34}${R}`),
-        entropy: 3
-      },
-      {
-        id: "infracost-api-token",
-        description: "Infracost API tokens (ico- + 32)",
-        keywords: ["ico-"],
-        pattern: re(`${LD}ico-[A-Za-z0-9]{32}${RD}`),
-        entropy: 3
-      },
-      {
-        id: "intra42-client-secret",
-        description: "42 intra client secrets (s-s4t2ud-/s-s4t2af- + 64 hex)",
-        keywords: ["s-s4t2"],
-        pattern: re(`${LD}s-s4t2(?:ud|af)-[a-f0-9]{64}${RD}`)
-      },
-      {
-        id: "jwt-base64",
-        description: "base64-encoded JSON Web Tokens (ZXlK... decoding to eyJ...)",
-        keywords: ["zxlk"],
-        pattern: re(`${L}ZXlK[A-Za-z0-9+/]{60,}={0,2}`),
-        entropy: 3.5
-      },
-      {
-        id: "maxmind-license-key",
-        description: "MaxMind license keys (<6>_<29>_mmk)",
-        keywords: ["_mmk"],
-        pattern: re(`${L}[A-Za-z0-9]{6}_[A-Za-z0-9]{29}_mmk${R}`),
-        entropy: 3.5
-      },
-      {
-        id: "mapbox-secret-token",
-        description: "Mapbox secret tokens (sk.eyJ...; pk. tokens are public and kept)",
-        keywords: ["sk.eyj"],
-        pattern: re(`${L}sk\\.eyJ[A-Za-z0-9_-]{20,}\\.[A-Za-z0-9_-]{20,}${RD}`)
-      },
-      {
-        id: "microsoft-teams-webhook",
-        description: "Microsoft Teams incoming-webhook URLs (the path after webhookb2/)",
-        keywords: ["webhookb2"],
-        pattern: re(`\\.webhook\\.office\\.com/webhookb2/(?<s>[A-Za-z0-9@-]{40,}/IncomingWebhook/[A-Za-z0-9]{32}/[A-Za-z0-9-]{36}(?:/[A-Za-z0-9_-]+)?)`, "i")
-      },
-      {
-        id: "new-relic-key",
-        description: "New Relic user API keys (NRAK-) and insert keys (NRII-)",
-        keywords: ["nrak-", "nrii-"],
-        pattern: re(`${LD}(?:NRAK-[A-Z0-9]{27}|NRII-[A-Za-z0-9_-]{32})${RD}`)
-      },
-      {
-        id: "notion-api-token",
-        description: "Notion integration tokens (ntn_ + 46)",
-        keywords: ["ntn_"],
-        pattern: re(`${L}ntn_\\d{11}[A-Za-z0-9]{35}${R}`),
-        entropy: 3.5
-      },
-      {
-        id: "octopus-deploy-api-key",
-        description: "Octopus Deploy API keys (API- + 26 upper-case letters and digits)",
-        keywords: ["api-"],
-        pattern: re(`${LD}API-[A-Z0-9]{26}${RD}`),
-        entropy: 3
-      },
-      {
-        id: "openshift-user-token",
-        description: "OpenShift user tokens (sha256~ + 43)",
-        keywords: ["sha256~"],
-        pattern: re(`${L}sha256~[A-Za-z0-9_-]{43}${RD}`),
-        entropy: 3.5
-      },
-      {
-        id: "perplexity-api-key",
-        description: "Perplexity API keys (pplx- + 48)",
-        keywords: ["pplx-"],
-        pattern: re(`${LD}pplx-[A-Za-z0-9]{48}${RD}`),
-        entropy: 3.5
-      },
-      {
-        id: "plaid-access-token",
-        description: "Plaid access tokens (access-sandbox|development|production-<uuid>)",
-        keywords: ["access-sandbox-", "access-development-", "access-production-"],
-        pattern: re(`${LD}access-(?:sandbox|development|production)-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}${RD}`)
-      },
-      {
-        id: "planetscale-token",
-        description: "PlanetScale API tokens, OAuth tokens and passwords (pscale_tkn_, pscale_oauth_, pscale_pw_)",
-        keywords: ["pscale_"],
-        pattern: re(`${L}pscale_(?:tkn|oauth|pw)_[A-Za-z0-9_=.-]{32,64}${RD}`),
-        entropy: 3
-      },
-      {
-        id: "prefect-api-token",
-        description: "Prefect API keys (pnu_ + 36)",
-        keywords: ["pnu_"],
-        pattern: re(`${L}pnu_[A-Za-z0-9]{36}${R}`)
-      },
-      {
-        id: "pulumi-api-token",
-        description: "Pulumi access tokens (pul- + 40 hex)",
-        keywords: ["pul-"],
-        pattern: re(`${LD}pul-[a-f0-9]{40}${RD}`)
-      },
-      {
-        id: "readme-api-token",
-        description: "ReadMe API keys (rdme_ + 70)",
-        keywords: ["rdme_"],
-        pattern: re(`${L}rdme_[a-z0-9]{70}${R}`)
-      },
-      {
-        id: "rubygems-api-token",
-        description: "RubyGems API keys (rubygems_ + 48 hex)",
-        keywords: ["rubygems_"],
-        pattern: re(`${L}rubygems_[a-f0-9]{48}${R}`)
-      },
-      {
-        id: "scalingo-api-token",
-        description: "Scalingo API tokens (tk-us- + 48)",
-        keywords: ["tk-us-"],
-        pattern: re(`${LD}tk-us-[A-Za-z0-9_-]{48}${RD}`)
-      },
-      {
-        id: "sendinblue-api-token",
-        description: "Brevo / Sendinblue API keys (xkeysib-<64 hex>-<16>)",
-        keywords: ["xkeysib-"],
-        pattern: re(`${LD}xkeysib-[a-f0-9]{64}-[A-Za-z0-9]{16}${RD}`)
-      },
-      {
-        id: "sentry-token",
-        description: "Sentry user auth tokens (sntryu_ + 64 hex) and organization tokens (sntrys_eyJ...)",
-        keywords: ["sntryu_", "sntrys_"],
-        pattern: re(`${L}(?:sntryu_[a-f0-9]{64}|sntrys_eyJ[A-Za-z0-9+/]{40,400}={0,2}_[A-Za-z0-9+/]{43})${R}`)
-      },
-      {
-        id: "settlemint-token",
-        description: "SettleMint application, personal and service tokens (sm_aat_, sm_pat_, sm_sat_ + 16)",
-        keywords: ["sm_aat_", "sm_pat_", "sm_sat_"],
-        pattern: re(`${L}sm_(?:aat|pat|sat)_[A-Za-z0-9]{16}${R}`),
-        entropy: 3
-      },
-      {
-        id: "shippo-api-token",
-        description: "Shippo API tokens (shippo_live_/shippo_test_ + 40 hex)",
-        keywords: ["shippo_"],
-        pattern: re(`${L}shippo_(?:live|test)_[a-fA-F0-9]{40}${R}`)
-      },
-      {
-        id: "square-access-token",
-        description: "Square access tokens and OAuth secrets (sq0atp-, sq0csp-, EAAA + 60)",
-        keywords: ["sq0atp-", "sq0csp-", "eaaa"],
-        pattern: re(`${LD}(?:sq0(?:atp|csp)-[A-Za-z0-9_-]{22,60}|EAAA[A-Za-z0-9_-]{60})${RD}`),
-        entropy: 3.5
-      },
-      {
-        id: "twitter-bearer-token",
-        description: "Twitter / X app bearer tokens (22 A's + 80-100)",
-        keywords: ["aaaaaaaaaaaaaaaaaaaaaa"],
-        pattern: re(`${L}A{22}[A-Za-z0-9%]{80,100}${R}`)
-      },
-      {
-        id: "typeform-api-token",
-        description: "Typeform personal tokens (tfp_ + 59)",
-        keywords: ["tfp_"],
-        pattern: re(`${L}tfp_[A-Za-z0-9_.=-]{59}${RD}`),
-        entropy: 3
-      },
-      {
-        id: "yandex-api-key",
-        description: "Yandex Cloud API keys (AQVN + 35-38)",
-        keywords: ["aqvn"],
-        pattern: re(`${L}AQVN[A-Za-z0-9_-]{35,38}${RD}`),
-        entropy: 3.5
-      },
-      {
-        id: "gitlab-session-cookie",
-        description: "GitLab session cookies (_gitlab_session=<32>), the value only",
-        keywords: ["_gitlab_session="],
-        pattern: re(`_gitlab_session=(?<s>[0-9a-z]{32})${R}`)
-      },
-      {
-        id: "sidekiq-secret",
-        description: "Sidekiq Pro/Enterprise gem credentials (BUNDLE_..._CONTRIBSYS__COM=<8 hex>:<8 hex>), the value only",
-        keywords: ["__contribsys__com"],
-        pattern: re(`BUNDLE_(?:ENTERPRISE|GEMS)__CONTRIBSYS__COM["']?\\s*[=:]\\s*["']?(?<s>[a-f0-9]{8}:[a-f0-9]{8})`, "i")
-      }
+      rule("discord-bot-token", "", `${LD}[MNO][A-Za-z0-9_-]{23,27}\\.[A-Za-z0-9_-]{6}\\.[A-Za-z0-9_-]{27,40}${RD}`, 3.5, { allow: notADiscordBotToken }),
+      rule("databricks-api-token", "dapi", `${L}dapi[a-f0-9]{32}(?:-\\d)?${R}`),
+      rule("docker-config-auth", '"auth"', `"auth"\\s*:\\s*"(?<s>[A-Za-z0-9+/]{8,}={0,2})"`, void 0, { allow: notADockerAuth }),
+      rule("1password-token", "ops_eyj a3-", `${L}ops_eyJ[A-Za-z0-9+/]{100,}={0,3}|${LD}A3-[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}${RD}`, 3.5),
+      rule("artifactory-token", "akcp cmvmd", `${L}(?:AKCp[A-Za-z0-9]{69}|cmVmd[A-Za-z0-9]{59})${R}`, 4),
+      rule("atlassian-api-token", "atatt3", `${LD}ATATT3[A-Za-z0-9_=-]{186}${RD}`, 3.5),
+      rule("azure-ad-client-secret", "q~", `(?<![A-Za-z0-9_~.-])[A-Za-z0-9_~.]{3}\\dQ~[A-Za-z0-9_~.-]{31,34}(?![A-Za-z0-9_~.-])`, 3),
+      rule("clojars-api-token", "clojars_", `${L}CLOJARS_[A-Za-z0-9]{60}${R}`, void 0, {}, "i"),
+      rule("clickhouse-cloud-key", "4b1d", `${L}4b1d[A-Za-z0-9]{38}${R}`, 3),
+      rule("cloudflare-origin-ca-key", "v1.0-", `${LD}v1\\.0-[a-f0-9]{24}-[a-f0-9]{146}${RD}`),
+      rule("adobe-client-secret", "p8e-", `${LD}p8e-[A-Za-z0-9]{32}${RD}`, 3),
+      rule("alibaba-access-key-id", "ltai", `${L}LTAI[A-Za-z0-9]{20}${R}`, 3),
+      rule("authress-access-key", "sc_ ext_ authress_", `${L}(?:sc|ext|scauth|authress)_[A-Za-z0-9]{5,30}\\.[A-Za-z0-9]{4,6}\\.acc[_-][A-Za-z0-9-]{10,32}\\.[A-Za-z0-9+/_=-]{30,120}`),
+      rule("doppler-token", "dp.", `${LD}dp\\.(?:pt|st|ct|scim|audit|sa)\\.[A-Za-z0-9]{40,44}${R}`, 3),
+      rule("dynatrace-api-token", "dt0c01.", `${L}dt0c01\\.[A-Za-z0-9]{24}\\.[A-Za-z0-9]{64}${R}`),
+      rule("easypost-api-token", "ezak eztk", `${L}EZ[AT]K[A-Za-z0-9]{54}${R}`, 3),
+      rule("facebook-token", "eaam eaac |", `${L}(?:EAA[MC][A-Za-z0-9]{100,}|\\d{15,16}\\|[0-9A-Za-z_-]{27,40})${RD}`, 3.5),
+      rule("flyio-access-token", "fo1_ fm1 fm2_", `${L}(?:fo1_[A-Za-z0-9_-]{43}|fm1[ar]_[A-Za-z0-9+/]{100,}={0,3}|fm2_[A-Za-z0-9+/]{100,}={0,3})`, 3.5),
+      rule("frameio-api-token", "fio-u-", `${LD}fio-u-[A-Za-z0-9_=-]{64}${RD}`),
+      rule("flutterwave-secret-key", "flwseck", `${L}FLWSECK(?:_TEST)?-(?:[a-h0-9]{32}-X|[a-h0-9]{12}${R})`),
+      rule("duffel-api-token", "duffel_", `${L}duffel_(?:test|live)_[A-Za-z0-9_=-]{43}${RD}`),
+      rule("grafana-token", "glc_ glsa_ eyjrijoi", `${L}(?:glc_[A-Za-z0-9+/]{32,400}={0,3}|glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}|eyJrIjoi[A-Za-z0-9]{70,400}={0,3})`, 3),
+      rule("harness-api-key", "pat. sat.", `${L}(?:pat|sat)\\.[A-Za-z0-9_-]{22}\\.[A-Za-z0-9]{24}\\.[A-Za-z0-9]{20}${R}`),
+      rule("heroku-api-key", "hrku-aa", `${LD}HRKU-AA[A-Za-z0-9_-]{58}${RD}`, 3.5),
+      rule("huggingface-org-token", "api_org_", `${L}api_org_[A-Za-z]{34}${R}`, 3),
+      rule("infracost-api-token", "ico-", `${LD}ico-[A-Za-z0-9]{32}${RD}`, 3),
+      rule("intra42-client-secret", "s-s4t2", `${LD}s-s4t2(?:ud|af)-[a-f0-9]{64}${RD}`),
+      rule("jwt-base64", "zxlk", `${L}ZXlK[A-Za-z0-9+/]{60,}={0,2}`, 3.5),
+      rule("maxmind-license-key", "_mmk", `${L}[A-Za-z0-9]{6}_[A-Za-z0-9]{29}_mmk${R}`, 3.5),
+      rule("mapbox-secret-token", "sk.eyj", `${L}sk\\.eyJ[A-Za-z0-9_-]{20,}\\.[A-Za-z0-9_-]{20,}${RD}`),
+      rule("microsoft-teams-webhook", "webhookb2", `\\.webhook\\.office\\.com/webhookb2/(?<s>[A-Za-z0-9@-]{40,}/IncomingWebhook/[A-Za-z0-9]{32}/[A-Za-z0-9-]{36}(?:/[A-Za-z0-9_-]+)?)`, void 0, {}, "i"),
+      rule("new-relic-key", "nrak- nrii-", `${LD}(?:NRAK-[A-Z0-9]{27}|NRII-[A-Za-z0-9_-]{32})${RD}`),
+      rule("notion-api-token", "ntn_", `${L}ntn_\\d{11}[A-Za-z0-9]{35}${R}`, 3.5),
+      rule("octopus-deploy-api-key", "api-", `${LD}API-[A-Z0-9]{26}${RD}`, 3),
+      rule("openshift-user-token", "sha256~", `${L}sha256~[A-Za-z0-9_-]{43}${RD}`, 3.5),
+      rule("perplexity-api-key", "pplx-", `${LD}pplx-[A-Za-z0-9]{48}${RD}`, 3.5),
+      rule("plaid-access-token", "access-sandbox- access-development- access-production-", `${LD}access-(?:sandbox|development|production)-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}${RD}`),
+      rule("planetscale-token", "pscale_", `${L}pscale_(?:tkn|oauth|pw)_[A-Za-z0-9_=.-]{32,64}${RD}`, 3),
+      rule("prefect-api-token", "pnu_", `${L}pnu_[A-Za-z0-9]{36}${R}`),
+      rule("pulumi-api-token", "pul-", `${LD}pul-[a-f0-9]{40}${RD}`),
+      rule("readme-api-token", "rdme_", `${L}rdme_[a-z0-9]{70}${R}`),
+      rule("rubygems-api-token", "rubygems_", `${L}rubygems_[a-f0-9]{48}${R}`),
+      rule("scalingo-api-token", "tk-us-", `${LD}tk-us-[A-Za-z0-9_-]{48}${RD}`),
+      rule("sendinblue-api-token", "xkeysib-", `${LD}xkeysib-[a-f0-9]{64}-[A-Za-z0-9]{16}${RD}`),
+      rule("sentry-token", "sntryu_ sntrys_", `${L}(?:sntryu_[a-f0-9]{64}|sntrys_eyJ[A-Za-z0-9+/]{40,400}={0,2}_[A-Za-z0-9+/]{43})${R}`),
+      rule("settlemint-token", "sm_aat_ sm_pat_ sm_sat_", `${L}sm_(?:aat|pat|sat)_[A-Za-z0-9]{16}${R}`, 3),
+      rule("shippo-api-token", "shippo_", `${L}shippo_(?:live|test)_[a-fA-F0-9]{40}${R}`),
+      rule("square-access-token", "sq0atp- sq0csp- eaaa", `${LD}(?:sq0(?:atp|csp)-[A-Za-z0-9_-]{22,60}|EAAA[A-Za-z0-9_-]{60})${RD}`, 3.5),
+      rule("twitter-bearer-token", "aaaaaaaaaaaaaaaaaaaaaa", `${L}A{22}[A-Za-z0-9%]{80,100}${R}`),
+      rule("typeform-api-token", "tfp_", `${L}tfp_[A-Za-z0-9_.=-]{59}${RD}`, 3),
+      rule("yandex-api-key", "aqvn", `${L}AQVN[A-Za-z0-9_-]{35,38}${RD}`, 3.5),
+      rule("gitlab-session-cookie", "_gitlab_session=", `_gitlab_session=(?<s>[0-9a-z]{32})${R}`),
+      rule("sidekiq-secret", "__contribsys__com", `BUNDLE_(?:ENTERPRISE|GEMS)__CONTRIBSYS__COM["']?\\s*[=:]\\s*["']?(?<s>[a-f0-9]{8}:[a-f0-9]{8})`, void 0, {}, "i")
     ];
   }
 });
@@ -1666,10 +1377,10 @@ function lineStartsOf(text) {
   for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) starts.push(i + 1);
   return starts;
 }
-function keptByRule(rule, secret, m) {
+function keptByRule(rule2, secret, m) {
   if (secret === "" || globallyAllowed(secret) || secret.includes("<redacted")) return true;
   const entropy = shannonEntropy(secret);
-  return !rule.weakIsSecret && filler(entropy) || rule.entropy !== void 0 && entropy < rule.entropy || rule.allow?.(secret, m) === true;
+  return !rule2.weakIsSecret && filler(entropy) || rule2.entropy !== void 0 && entropy < rule2.entropy || rule2.allow?.(secret, m) === true;
 }
 function redactText(text, options = {}) {
   const lower = text.toLowerCase();
@@ -1690,24 +1401,24 @@ function redactText(text, options = {}) {
     }
   };
   for (let r = 0; r < REDACTION_RULES.length; r++) {
-    const rule = REDACTION_RULES[r];
-    if (rule.keywords && !rule.keywords.some((k) => lower.includes(k))) continue;
-    const pattern = rule.pattern;
+    const rule2 = REDACTION_RULES[r];
+    if (rule2.keywords && !rule2.keywords.some((k) => lower.includes(k))) continue;
+    const pattern = rule2.pattern;
     pattern.lastIndex = 0;
     for (let m = pattern.exec(text); m !== null; m = pattern.exec(text)) {
       if (m[0].length === 0) {
         pattern.lastIndex++;
         continue;
       }
-      if (rule.spans) {
-        for (const [start2, end2] of rule.spans(text, m)) {
-          if (end2 > start2 && !onExemptLine(start2, end2) && !keptByRule(rule, text.slice(start2, end2), m)) accept(start2, end2, r);
+      if (rule2.spans) {
+        for (const [start2, end2] of rule2.spans(text, m)) {
+          if (end2 > start2 && !onExemptLine(start2, end2) && !keptByRule(rule2, text.slice(start2, end2), m)) accept(start2, end2, r);
         }
         continue;
       }
       const [matchStart, matchEnd] = secretSpan(m);
-      const refined = rule.refine ? rule.refine(text, m, matchStart, matchEnd) : [matchStart, matchEnd];
-      if (refined === null || refined[1] <= refined[0] || onExemptLine(refined[0], refined[1]) || keptByRule(rule, text.slice(refined[0], refined[1]), m)) {
+      const refined = rule2.refine ? rule2.refine(text, m, matchStart, matchEnd) : [matchStart, matchEnd];
+      if (refined === null || refined[1] <= refined[0] || onExemptLine(refined[0], refined[1]) || keptByRule(rule2, text.slice(refined[0], refined[1]), m)) {
         pattern.lastIndex = Math.max(m.index + 1, matchStart);
         continue;
       }
@@ -1762,20 +1473,13 @@ var init_redact = __esm({
     REDACTION_RULES = [
       {
         id: "private-key",
-        description: "PEM/OpenSSH/PGP private key blocks: the BEGIN and END lines and the key material between them (base64 lines, Proc-Type:/DEK-Info: headers); a truncated key without END too",
         keywords: ["private key"],
         pattern: re("-----BEGIN[ A-Z0-9_-]*PRIVATE KEY(?: BLOCK)?-----"),
         refine: refinePem
       },
-      {
-        id: "anthropic-api-key",
-        description: "Anthropic API and admin keys (sk-ant-api03-..., sk-ant-admin01-...)",
-        keywords: ["sk-ant-"],
-        pattern: re(`${LD}sk-ant-[a-z]{2,8}\\d{2}-[A-Za-z0-9_-]{80,}${RD}`)
-      },
+      rule("anthropic-api-key", "sk-ant-", `${LD}sk-ant-[a-z]{2,8}\\d{2}-[A-Za-z0-9_-]{80,}${RD}`),
       {
         id: "openai-api-key",
-        description: "OpenAI API keys: sk-proj-/sk-svcacct-/sk-admin- + 40 or more, sk- + 48 letters and digits, or any sk- key with the T3BlbkFJ infix (a branch like sk-1234-fix-login is kept)",
         keywords: ["sk-"],
         // `sk-` collides with prose and branch names: only the real shapes (ruling 32).
         pattern: re(
@@ -1785,238 +1489,51 @@ var init_redact = __esm({
         // `sk-learn-and-other-kebab-words` is a name, not a key.
         allow: (s) => /^sk-[a-z]+(?:-[a-z]+)+$/.test(s)
       },
-      {
-        id: "github-token",
-        description: "GitHub classic personal access tokens (ghp_ + 36)",
-        keywords: ["ghp_"],
-        pattern: re(`${L}ghp_[A-Za-z0-9]{36}${R}`)
-      },
-      {
-        id: "github-oauth-token",
-        description: "GitHub OAuth access tokens (gho_ + 36)",
-        keywords: ["gho_"],
-        pattern: re(`${L}gho_[A-Za-z0-9]{36}${R}`)
-      },
-      {
-        id: "github-app-token",
-        description: "GitHub App user-to-server and installation tokens (ghu_, ghs_ + 36)",
-        keywords: ["ghu_", "ghs_"],
-        pattern: re(`${L}gh[us]_[A-Za-z0-9]{36}${R}`)
-      },
-      {
-        id: "github-refresh-token",
-        description: "GitHub refresh tokens (ghr_ + 36 or more)",
-        keywords: ["ghr_"],
-        pattern: re(`${L}ghr_[A-Za-z0-9]{36,80}${R}`)
-      },
-      {
-        id: "github-fine-grained-token",
-        description: "GitHub fine-grained personal access tokens (github_pat_...)",
-        keywords: ["github_pat_"],
-        pattern: re(`${L}github_pat_[A-Za-z0-9_]{50,120}${R}`)
-      },
-      {
-        id: "gitlab-token",
-        description: "GitLab personal, OAuth, feed, CI job and other tokens (glpat-, gloas-, glft-, glcbt-, ...)",
-        keywords: ["glpat-", "gloas-", "glsoat-", "glft-", "glcbt-", "glimt-", "glagent-", "glwt-", "glffct-"],
-        pattern: re(`${LD}gl(?:pat|oas|soat|ft|cbt|imt|agent|wt|ffct)-[A-Za-z0-9_.-]{20,}${RD}`)
-      },
-      {
-        id: "gitlab-deploy-token",
-        description: "GitLab deploy tokens (gldt-...)",
-        keywords: ["gldt-"],
-        pattern: re(`${LD}gldt-[A-Za-z0-9_-]{20,}${RD}`)
-      },
-      {
-        id: "gitlab-runner-token",
-        description: "GitLab runner authentication and registration tokens (glrt-..., GR1348941...)",
-        keywords: ["glrt-", "gr1348941"],
-        pattern: re(`${LD}(?:glrt-[A-Za-z0-9_.-]{20,}|GR1348941[A-Za-z0-9_-]{20,})${RD}`)
-      },
-      {
-        id: "gitlab-pipeline-token",
-        description: "GitLab pipeline trigger tokens (glptt- + 40 hex)",
-        keywords: ["glptt-"],
-        pattern: re(`${LD}glptt-[0-9a-f]{40}${RD}`)
-      },
-      {
-        id: "slack-token",
-        description: "Slack bot, user, legacy, refresh and configuration tokens (xoxb-, xoxp-, xoxa-, xoxe-, ...)",
-        keywords: ["xox"],
-        pattern: re(`${LD}(?:xoxe\\.)?xox[abposre]-\\d+-[A-Za-z0-9-]{10,}${RD}`)
-      },
-      {
-        id: "slack-app-token",
-        description: "Slack app-level tokens (xapp-...)",
-        keywords: ["xapp-"],
-        pattern: re(`${LD}xapp-\\d+-[A-Za-z0-9-]{20,}${RD}`)
-      },
-      {
-        id: "slack-webhook",
-        description: "Slack incoming-webhook and workflow URLs (the path after hooks.slack.com/...)",
-        keywords: ["hooks.slack.com"],
-        pattern: re("hooks\\.slack\\.com/(?:services|workflows|triggers)/(?<s>[A-Za-z0-9+/_-]{20,})")
-      },
-      {
-        id: "discord-webhook",
-        description: "Discord webhook URLs (the id and token after /api/webhooks/)",
-        keywords: ["/api/webhooks/"],
-        pattern: re("discord(?:app)?\\.com/api/webhooks/(?<s>\\d{5,}/[A-Za-z0-9_-]{40,})")
-      },
-      {
-        id: "stripe-key",
-        description: "Stripe secret and restricted keys (sk_live_, sk_test_, rk_live_, rk_test_)",
-        keywords: ["k_live_", "k_test_", "k_prod_"],
-        pattern: re(`${L}[sr]k_(?:live|test|prod)_[A-Za-z0-9]{16,}${R}`)
-      },
-      {
-        id: "stripe-webhook-secret",
-        description: "Stripe webhook signing secrets (whsec_...)",
-        keywords: ["whsec_"],
-        pattern: re(`${L}whsec_[A-Za-z0-9+/=]{24,}`)
-      },
-      {
-        id: "google-api-key",
-        description: "Google API keys (AIza + 35)",
-        keywords: ["aiza"],
-        pattern: re(`${LD}AIza[0-9A-Za-z_-]{35}${RD}`)
-      },
-      {
-        id: "google-oauth-client-secret",
-        description: "Google OAuth client secrets (GOCSPX-...)",
-        keywords: ["gocspx-"],
-        pattern: re(`${LD}GOCSPX-[A-Za-z0-9_-]{28}${RD}`)
-      },
-      {
-        id: "google-oauth-token",
-        description: "Google OAuth access tokens (ya29. ...)",
-        keywords: ["ya29."],
-        pattern: re(`${LD}ya29\\.[0-9A-Za-z_-]{30,}${RD}`)
-      },
-      {
-        id: "aws-access-key-id",
-        description: "AWS access key ids (AKIA, ASIA, ABIA, ACCA, A3T + 16); ids ending in EXAMPLE are kept",
-        keywords: ["akia", "asia", "abia", "acca", "a3t"],
-        pattern: re(`${L}(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}${R}`)
-      },
-      {
-        id: "aws-secret-access-key",
-        description: "AWS secret access keys (40 characters) assigned to an aws...secret name, or set with `aws configure set aws_secret_access_key`",
-        keywords: ["aws"],
-        pattern: re(
-          `aws[\\w.-]{0,20}?secret[\\w.-]{0,20}?["'\`]?\\s*(?:=|:|=>)\\s*["'\`]?(?<s>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])|aws[ \\t]+configure[ \\t]+set[ \\t]+(?:[\\w.-]+\\.)?aws_secret_access_key[ \\t]+["']?(?<s1>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])`,
-          "i"
-        ),
-        entropy: 3.5
-      },
-      {
-        id: "azure-storage-key",
-        description: "Azure storage and service-bus keys in connection strings (AccountKey=, SharedAccessKey=)",
-        keywords: ["accountkey", "sharedaccesskey"],
-        pattern: re("(?:AccountKey|SharedAccessKey)\\s*=\\s*(?<s>[A-Za-z0-9+/]{40,}={0,2})", "i")
-      },
-      {
-        id: "npm-token",
-        description: "npm access tokens (npm_ + 36)",
-        keywords: ["npm_"],
-        pattern: re(`${L}npm_[A-Za-z0-9]{36}${R}`)
-      },
-      {
-        id: "pypi-token",
-        description: "PyPI upload tokens (pypi-AgEIcHlwaS5vcmc...)",
-        keywords: ["pypi-ageichlwas5vcmc"],
-        pattern: re(`${LD}pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}${RD}`)
-      },
-      {
-        id: "huggingface-token",
-        description: "Hugging Face access tokens (hf_ + 34)",
-        keywords: ["hf_"],
-        pattern: re(`${L}hf_[A-Za-z0-9]{34}${R}`),
-        entropy: 3.5
-      },
-      {
-        id: "sendgrid-api-key",
-        description: "SendGrid API keys (SG.<22>.<43>)",
-        keywords: ["sg."],
-        pattern: re(`${LD}SG\\.[A-Za-z0-9_-]{22}\\.[A-Za-z0-9_-]{43}${RD}`)
-      },
-      {
-        id: "twilio-api-key",
-        description: "Twilio API key SIDs (SK + 32 hex)",
-        keywords: ["sk"],
-        pattern: re(`${L}SK[0-9a-fA-F]{32}${R}`)
-      },
-      {
-        id: "digitalocean-token",
-        description: "DigitalOcean personal, OAuth and refresh tokens (dop_v1_, doo_v1_, dor_v1_)",
-        keywords: ["_v1_"],
-        pattern: re(`${L}do[opr]_v1_[a-f0-9]{64}${R}`)
-      },
-      {
-        id: "docker-hub-token",
-        description: "Docker Hub personal access tokens (dckr_pat_...)",
-        keywords: ["dckr_pat_"],
-        pattern: re(`${L}dckr_pat_[A-Za-z0-9_-]{27,}${RD}`)
-      },
-      {
-        id: "vault-token",
-        description: "HashiCorp Vault service, batch and recovery tokens (hvs., hvb., hvr.)",
-        keywords: ["hvs.", "hvb.", "hvr."],
-        pattern: re(`${LD}hv[sbr]\\.[A-Za-z0-9_-]{24,}${RD}`)
-      },
-      {
-        id: "terraform-cloud-token",
-        description: "Terraform Cloud / Enterprise API tokens (<14>.atlasv1.<60+>)",
-        keywords: ["atlasv1"],
-        pattern: re(`${LD}[A-Za-z0-9]{14}\\.atlasv1\\.[A-Za-z0-9_-]{60,}${RD}`)
-      },
-      {
-        id: "shopify-token",
-        description: "Shopify access, custom-app and private-app tokens and shared secrets (shpat_, shpca_, shppa_, shpss_)",
-        keywords: ["shpat_", "shpca_", "shppa_", "shpss_"],
-        pattern: re(`${L}shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}${R}`)
-      },
-      {
-        id: "linear-api-key",
-        description: "Linear API keys (lin_api_ + 40)",
-        keywords: ["lin_api_"],
-        pattern: re(`${L}lin_api_[A-Za-z0-9]{40}${R}`)
-      },
-      {
-        id: "postman-api-key",
-        description: "Postman API keys (PMAK-<24 hex>-<34 hex>)",
-        keywords: ["pmak-"],
-        pattern: re(`${LD}PMAK-[a-fA-F0-9]{24}-[a-fA-F0-9]{34}${RD}`)
-      },
-      {
-        id: "telegram-bot-token",
-        description: "Telegram bot tokens (<bot id>:AA<33>)",
-        keywords: [":aa"],
-        pattern: re(`(?<![0-9])\\d{8,10}:AA[A-Za-z0-9_-]{33}${RD}`)
-      },
-      {
-        id: "age-secret-key",
-        description: "age encryption secret keys (AGE-SECRET-KEY-1...)",
-        keywords: ["age-secret-key-1"],
-        pattern: re(`AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}`)
-      },
-      {
-        id: "jwt",
-        description: "JSON Web Tokens (eyJ<header>.eyJ<payload>.<signature>)",
-        keywords: ["eyj"],
-        pattern: re(`${LD}eyJ[A-Za-z0-9_-]{10,}\\.eyJ[A-Za-z0-9_-]{10,}\\.[A-Za-z0-9_-]*${RD}`)
-      },
+      rule("github-token", "ghp_", `${L}ghp_[A-Za-z0-9]{36}${R}`),
+      rule("github-oauth-token", "gho_", `${L}gho_[A-Za-z0-9]{36}${R}`),
+      rule("github-app-token", "ghu_ ghs_", `${L}gh[us]_[A-Za-z0-9]{36}${R}`),
+      rule("github-refresh-token", "ghr_", `${L}ghr_[A-Za-z0-9]{36,80}${R}`),
+      rule("github-fine-grained-token", "github_pat_", `${L}github_pat_[A-Za-z0-9_]{50,120}${R}`),
+      rule("gitlab-token", "glpat- gloas- glsoat- glft- glcbt- glimt- glagent- glwt- glffct-", `${LD}gl(?:pat|oas|soat|ft|cbt|imt|agent|wt|ffct)-[A-Za-z0-9_.-]{20,}${RD}`),
+      rule("gitlab-deploy-token", "gldt-", `${LD}gldt-[A-Za-z0-9_-]{20,}${RD}`),
+      rule("gitlab-runner-token", "glrt- gr1348941", `${LD}(?:glrt-[A-Za-z0-9_.-]{20,}|GR1348941[A-Za-z0-9_-]{20,})${RD}`),
+      rule("gitlab-pipeline-token", "glptt-", `${LD}glptt-[0-9a-f]{40}${RD}`),
+      rule("slack-token", "xox", `${LD}(?:xoxe\\.)?xox[abposre]-\\d+-[A-Za-z0-9-]{10,}${RD}`),
+      rule("slack-app-token", "xapp-", `${LD}xapp-\\d+-[A-Za-z0-9-]{20,}${RD}`),
+      rule("slack-webhook", "hooks.slack.com", "hooks\\.slack\\.com/(?:services|workflows|triggers)/(?<s>[A-Za-z0-9+/_-]{20,})"),
+      rule("discord-webhook", "/api/webhooks/", "discord(?:app)?\\.com/api/webhooks/(?<s>\\d{5,}/[A-Za-z0-9_-]{40,})"),
+      rule("stripe-key", "k_live_ k_test_ k_prod_", `${L}[sr]k_(?:live|test|prod)_[A-Za-z0-9]{16,}${R}`),
+      rule("stripe-webhook-secret", "whsec_", `${L}whsec_[A-Za-z0-9+/=]{24,}`),
+      rule("google-api-key", "aiza", `${LD}AIza[0-9A-Za-z_-]{35}${RD}`),
+      rule("google-oauth-client-secret", "gocspx-", `${LD}GOCSPX-[A-Za-z0-9_-]{28}${RD}`),
+      rule("google-oauth-token", "ya29.", `${LD}ya29\\.[0-9A-Za-z_-]{30,}${RD}`),
+      rule("aws-access-key-id", "akia asia abia acca a3t", `${L}(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}${R}`),
+      rule("aws-secret-access-key", "aws", `aws[\\w.-]{0,20}?secret[\\w.-]{0,20}?["'\`]?\\s*(?:=|:|=>)\\s*["'\`]?(?<s>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])|aws[ \\t]+configure[ \\t]+set[ \\t]+(?:[\\w.-]+\\.)?aws_secret_access_key[ \\t]+["']?(?<s1>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])`, 3.5, {}, "i"),
+      rule("azure-storage-key", "accountkey sharedaccesskey", "(?:AccountKey|SharedAccessKey)\\s*=\\s*(?<s>[A-Za-z0-9+/]{40,}={0,2})", void 0, {}, "i"),
+      rule("npm-token", "npm_", `${L}npm_[A-Za-z0-9]{36}${R}`),
+      rule("pypi-token", "pypi-ageichlwas5vcmc", `${LD}pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}${RD}`),
+      rule("huggingface-token", "hf_", `${L}hf_[A-Za-z0-9]{34}${R}`, 3.5),
+      rule("sendgrid-api-key", "sg.", `${LD}SG\\.[A-Za-z0-9_-]{22}\\.[A-Za-z0-9_-]{43}${RD}`),
+      rule("twilio-api-key", "sk", `${L}SK[0-9a-fA-F]{32}${R}`),
+      rule("digitalocean-token", "_v1_", `${L}do[opr]_v1_[a-f0-9]{64}${R}`),
+      rule("docker-hub-token", "dckr_pat_", `${L}dckr_pat_[A-Za-z0-9_-]{27,}${RD}`),
+      rule("vault-token", "hvs. hvb. hvr.", `${LD}hv[sbr]\\.[A-Za-z0-9_-]{24,}${RD}`),
+      rule("terraform-cloud-token", "atlasv1", `${LD}[A-Za-z0-9]{14}\\.atlasv1\\.[A-Za-z0-9_-]{60,}${RD}`),
+      rule("shopify-token", "shpat_ shpca_ shppa_ shpss_", `${L}shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}${R}`),
+      rule("linear-api-key", "lin_api_", `${L}lin_api_[A-Za-z0-9]{40}${R}`),
+      rule("postman-api-key", "pmak-", `${LD}PMAK-[a-fA-F0-9]{24}-[a-fA-F0-9]{34}${RD}`),
+      rule("telegram-bot-token", ":aa", `(?<![0-9])\\d{8,10}:AA[A-Za-z0-9_-]{33}${RD}`),
+      rule("age-secret-key", "age-secret-key-1", `AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}`),
+      rule("jwt", "eyj", `${LD}eyJ[A-Za-z0-9_-]{10,}\\.eyJ[A-Za-z0-9_-]{10,}\\.[A-Za-z0-9_-]*${RD}`),
       ...VENDOR_RULES,
       {
         id: "basic-auth",
-        description: "HTTP Basic credentials after `Authorization: Basic`",
         keywords: ["basic"],
         pattern: re(`authorization["']?\\s*[:=]\\s*["']?basic\\s+(?<s>[A-Za-z0-9+/]{8,}={0,2})`, "i"),
         allow: (s) => looksLikeCode(s)
       },
       {
         id: "bearer-token",
-        description: "bearer tokens after `Bearer ` (16 or more token characters, not a variable or a word)",
         keywords: ["bearer"],
         pattern: re("(?<![A-Za-z0-9_])bearer\\s+(?<s>[A-Za-z0-9._~+/-]{16,}=*)", "i"),
         entropy: 3,
@@ -2025,7 +1542,6 @@ var init_redact = __esm({
       {
         id: "url-password",
         weakIsSecret: true,
-        description: "the password in a URL or DSN (scheme://user:PASSWORD@host, raw /, ? and # included), password only",
         keywords: ["://"],
         pattern: re(
           "(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{1,30}://[^\\s:/?#@\"'<>\\[\\]`]*:(?<s>[^\\s@\"'<>`]{1,256})@(?=[^\\s@/?#\"'<>`])"
@@ -2035,7 +1551,6 @@ var init_redact = __esm({
       {
         id: "connection-string-password",
         weakIsSecret: true,
-        description: "the password in a key=value connection string (Server=...;Password=...), password only",
         keywords: ["password", "pwd"],
         pattern: re(
           `(?:(?:server|host|data source|address|addr|uid|user id|username|user|database|initial catalog)\\s*=[^;\\n]{0,256};(?:[^;\\n]{0,256};){0,16}?\\s*(?:password|pwd)\\s*=\\s*(?<s>[^;\\s"'<>]{1,256})|(?<![\\w-])(?:password|pwd)\\s*=\\s*(?<s1>[^;\\s"'<>]{1,256})\\s*;[^\\n]{0,512}?(?:server|host|data source|address|uid|user id|database)\\s*=)`,
@@ -2046,7 +1561,6 @@ var init_redact = __esm({
       {
         id: "cli-password",
         weakIsSecret: true,
-        description: "command-line passwords: --password VALUE, --password=VALUE, mysql/mariadb -pVALUE (never -p VALUE: a port or a database), curl -u user:PASSWORD (password only)",
         keywords: ["--pass", "--password", "mysql", "mariadb", "curl"],
         pattern: re(
           `(?<![\\w-])--(?:password|passwd|pass|PASSWORD)(?:=|[ \\t]+)(?:"(?<s>[^"\\n]{1,256})"|'(?<s1>[^'\\n]{1,256})'|(?<s2>[^\\s"'\`;|&<>]{1,256}))|\\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlsh|mariadb|mariadb-dump)\\b[^\\n]{0,256}?[ \\t]-p(?<s3>[^\\s"'\`;|&<>]{1,256})|\\bcurl\\b[^\\n]{0,512}?[ \\t](?:-u[ \\t]*|--user(?:=|[ \\t]+))["']?[^\\s:"']{1,128}:(?<s4>[^\\s"']{1,256})`
@@ -2058,7 +1572,6 @@ var init_redact = __esm({
       {
         id: "xml-password",
         weakIsSecret: true,
-        description: "XML elements named for a secret (<password>\u2026</password>, <apiKey>, <token>, NuGet's ClearTextPassword value)",
         keywords: ["</", "<add key="],
         pattern: re(
           `<(?<tag>(?:[A-Za-z][\\w.:-]{0,40}?)?(?:[Pp]assword|PASSWORD|[Pp]asswd|[Ss]ecret|SECRET|[Tt]oken|TOKEN|[Aa]pi[Kk]ey|API_?KEY|api_key))>(?<s>[^<>\\n]{1,256})</\\k<tag>>|<add\\s+key="(?:ClearText)?Password"\\s+value="(?<s1>[^"\\n]{1,256})"`
@@ -2067,7 +1580,6 @@ var init_redact = __esm({
       },
       {
         id: "cookie-value",
-        description: "session values in Cookie: and Set-Cookie: headers (16+ characters, or 8+ under a session-like name); attributes kept",
         keywords: ["cookie"],
         pattern: re(`(?<![\\w-])(?:set-)?cookie["']?[ \\t]*:[ \\t]*["']?`, "i"),
         spans: cookieSpans,
@@ -2075,7 +1587,6 @@ var init_redact = __esm({
       },
       {
         id: "table-secret",
-        description: "Markdown table cells under a header that names a secret, or after a first cell that does (8+ characters, entropy >= 3.5 bits/char)",
         keywords: ["pass", "pwd", "secret", "token", "key", "credential"],
         pattern: re("^\\|[^\\n]*\\|[ \\t]*\\r?\\n\\|[ \\t]*:?-{3,}[^\\n]*(?:\\r?\\n\\|[^\\n]*)*", "m"),
         spans: tableSpans,
@@ -2083,7 +1594,6 @@ var init_redact = __esm({
       },
       {
         id: "generic-secret",
-        description: "password/secret/token/api_key assignments and names ending in _PASS, _PWD, _PASSWD, _SECRET, _TOKEN, _KEY (=, :, quotes with spaces, export, JSON, YAML and its | block scalars); an unquoted value runs to whitespace; 8+ characters with entropy >= 3.5 bits/char; a _KEY value needs 16+ characters and a digit and is not a dotted name",
         keywords: ["pass", "pwd", "secret", "token", "key", "credential"],
         pattern: re(
           `(?<![A-Za-z0-9_.-])[A-Za-z0-9_.-]*?${GENERIC_KEY}["'\`]?(?:\\s*:\\s*string)?\\s*(?::=|=>|=|:)(?![=:>])\\s*(?:"(?<s>[^"\\n]{8,256})"|'(?<s1>[^'\\n]{8,256})'|\`(?<s2>[^\`\\n]{8,256})\`|[|>][+-]?\\d?[ \\t]*\\r?\\n[ \\t]+(?<s4>[^\\s][^\\n]{0,255})|(?<s3>[^\\s"'\`,;&<>(){}\\[\\]=:|]))`,
@@ -3244,7 +2754,7 @@ exit: 0 done (or nothing to do); 2 refused (unsafe tree); 4 paused; 5 busy.
 // lazy:chunk:cold
 var require_chunk_cold = __commonJS({
   "lazy:chunk:cold"(exports, module) {
-    module.exports = __shChunk("cold", 'var __create=Object.create;var __defProp=Object.defineProperty;var __getOwnPropDesc=Object.getOwnPropertyDescriptor;var __getOwnPropNames=Object.getOwnPropertyNames;var __getProtoOf=Object.getPrototypeOf,__hasOwnProp=Object.prototype.hasOwnProperty;var __esm=(fn,res,err)=>function(){if(err)throw err[0];try{return fn&&(res=(0,fn[__getOwnPropNames(fn)[0]])(fn=0)),res}catch(e){throw err=[e],e}};var __commonJS=(cb,mod)=>function(){try{return mod||(0,cb[__getOwnPropNames(cb)[0]])((mod={exports:{}}).exports,mod),mod.exports}catch(e){throw mod=0,e}};var __export=(target,all)=>{for(var name in all)__defProp(target,name,{get:all[name],enumerable:!0})},__copyProps=(to,from,except,desc)=>{if(from&&typeof from=="object"||typeof from=="function")for(let key of __getOwnPropNames(from))!__hasOwnProp.call(to,key)&&key!==except&&__defProp(to,key,{get:()=>from[key],enumerable:!(desc=__getOwnPropDesc(from,key))||desc.enumerable});return to};var __toESM=(mod,isNodeMode,target)=>(target=mod!=null?__create(__getProtoOf(mod)):{},__copyProps(isNodeMode||!mod||!mod.__esModule?__defProp(target,"default",{value:mod,enumerable:!0}):target,mod)),__toCommonJS=mod=>__copyProps(__defProp({},"__esModule",{value:!0}),mod);function asObjectId(value){let lower=value.toLowerCase();return OBJECT_ID.test(lower)?lower:null}function parseStrictTime(value,nowMs){let m=ISO.exec(value);if(!m)return{error:"not a strict ISO-8601 time with a zone"};let[year,month,day,hour,minute]=[m[1],m[2],m[3],m[4],m[5]].map(Number),second=m[6]===void 0?0:Number(m[6]),fraction=m[7]===void 0?0:+`0.${m[7]}`;if(month<1||month>12||hour>23||minute>59||second>59)return{error:"a field is out of range"};let daysInMonth=new Date(Date.UTC(year,month,0)).getUTCDate();if(day<1||day>daysInMonth)return{error:"no such day"};let offsetMin=0;if(m[8]!=="Z"){let oh=Number(m[9]),om=Number(m[10]);if(oh>23||om>59)return{error:"zone offset out of range"};offsetMin=(m[8].startsWith("-")?-1:1)*(oh*60+om)}let utc=Date.UTC(year,month-1,day,hour,minute,second)+Math.floor(fraction*1e3)-offsetMin*6e4;return year<1970?{error:"before 1970"}:utc>nowMs+CLOCK_SKEW_MS?{error:"in the future"}:{iso:value,ms:utc}}function isoSeconds(ms){return new Date(Math.floor(ms/1e3)*1e3).toISOString().replace(".000Z","Z")}function isPlausibleBranch(name){return name==="(detached)"?!0:name.length===0||name.length>255||BRANCH_FORBIDDEN.test(name)||name.startsWith("-")||name.startsWith("/")||name.endsWith("/")||name.endsWith(".")||name.endsWith(".lock")||name.includes("..")||name.includes("//")||name.includes("@{")||name==="@"?!1:!name.split("/").some(part=>part.startsWith("."))}function safeRelativePath(value){if(value.length===0||value.length>4096||/[\\x00-\\x1f\\x7f\\\\]/.test(value)||value.startsWith("/")||value.startsWith("~")||/^[A-Za-z]:/.test(value))return null;let normal=import_node_path.default.posix.normalize(value);return normal==="."||normal===".."||normal.startsWith("../")?null:normal.replace(/\\/$/,"")}var import_node_path,CLOCK_SKEW_MS,OBJECT_ID,ISO,BRANCH_FORBIDDEN,init_values=__esm({"src/schema/values.ts"(){"use strict";import_node_path=__toESM(require("node:path"),1),CLOCK_SKEW_MS=300*1e3,OBJECT_ID=/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;ISO=/^(\\d{4})-(\\d{2})-(\\d{2})T(\\d{2}):(\\d{2})(?::(\\d{2})(?:\\.(\\d{1,9}))?)?(Z|[+-](\\d{2}):?(\\d{2}))$/;BRANCH_FORBIDDEN=/[\\x00-\\x20\\x7f~^:?*[\\\\$`;|&<>\'"]/}});function gitEnv(env){let out={};for(let[k,v]of Object.entries(env))v!==void 0&&!DROPPED_ENV.includes(k)&&(out[k]=v);return out.GIT_OPTIONAL_LOCKS="0",out.GIT_TERMINAL_PROMPT="0",out.LC_ALL="C",out}function runGit(cwd,args,env,timeoutMs=GIT_TIMEOUT_MS){for(let arg of args)if(/[\\0\\n\\r]/.test(arg))throw new Error(`refusing to pass a git argument holding a control character: ${JSON.stringify(arg)}`);return new Promise((resolve,reject)=>{(0,import_node_child_process.execFile)("git",["-c","core.fsmonitor=false",...args],{cwd,env:gitEnv(env),encoding:"buffer",timeout:timeoutMs,killSignal:"SIGKILL",maxBuffer:256*1024*1024,windowsHide:!0},(err,stdout,stderr)=>{if(err){let e=err;if(e.code==="ENOENT"){reject(new GitUnavailable("missing","git was not found on PATH"));return}if(e.killed||e.signal==="SIGKILL"){reject(new GitUnavailable("timeout",`git ${args[0]??""} took longer than ${timeoutMs} ms and was stopped`));return}if(typeof e.code!="number"){reject(new GitUnavailable("failed",`git could not be run: ${e.message}`));return}resolve({code:e.code,stdout,stderr:stderr.toString("utf8")});return}resolve({code:0,stdout,stderr:stderr.toString("utf8")})})})}function firstLine(text){return(text.split(`\n`).find(l=>l.trim()!=="")??"").trim()}var import_node_child_process,GIT_TIMEOUT_MS,GitUnavailable,DROPPED_ENV,init_run=__esm({"src/git/run.ts"(){"use strict";import_node_child_process=require("node:child_process"),GIT_TIMEOUT_MS=15e3,GitUnavailable=class extends Error{reason;constructor(reason,message){super(message),this.reason=reason,this.name="GitUnavailable"}},DROPPED_ENV=["GIT_DIR","GIT_WORK_TREE","GIT_INDEX_FILE","GIT_OBJECT_DIRECTORY","GIT_ALTERNATE_OBJECT_DIRECTORIES","GIT_COMMON_DIR","GIT_NAMESPACE","GIT_CEILING_DIRECTORIES","GIT_DISCOVERY_ACROSS_FILESYSTEM","GIT_LITERAL_PATHSPECS","GIT_GLOB_PATHSPECS","GIT_NOGLOB_PATHSPECS","GIT_ICASE_PATHSPECS","GIT_QUARANTINE_PATH"]}});function parseStatusV2(out){let fields=out.toString("utf8").split("\\0"),branch="(detached)",head=null,upstreamName=null,ab=null,dirty=[];for(let i=0;i<fields.length;i++){let f=fields[i];if(f==="")continue;if(f.startsWith("# ")){let[,key,...rest]=f.split(" "),value=rest.join(" ");if(key==="branch.oid")head=value==="(initial)"?null:value;else if(key==="branch.head")branch=value==="(detached)"?"(detached)":value;else if(key==="branch.upstream")upstreamName=value;else if(key==="branch.ab"){let m=/^\\+(\\d+) -(\\d+)$/.exec(value);m&&(ab={ahead:Number(m[1]),behind:Number(m[2])})}continue}let kind=f[0],skip=kind==="1"?8:kind==="2"?9:kind==="u"?10:kind==="?"||kind==="!"?1:-1;if(skip<0||kind==="!")continue;let at=0;for(let n2=0;n2<skip;n2++)at=f.indexOf(" ",at)+1;dirty.push(f.slice(at)),kind==="2"&&i++}let upstream=upstreamName===null?null:{name:upstreamName,ahead:ab?.ahead??null,behind:ab?.behind??null};return{branch,head,upstream,dirty}}async function readSnapshot(root,env){let r=await runGit(root,STATUS_ARGS,env);return r.code!==0?{kind:"not-repo",note:firstLine(r.stderr)||`git status exited ${r.code}`}:{kind:"repo",snapshot:parseStatusV2(r.stdout)}}var STATUS_ARGS,init_status=__esm({"src/git/status.ts"(){"use strict";init_run();STATUS_ARGS=["status","--porcelain=v2","--branch","-z","--untracked-files=normal","--",":(exclude).ai/memory"]}});async function statInsideRoot(root,rel){let parts=rel.split("/"),at=root;for(let[i,part]of parts.entries()){at=import_node_path2.default.join(at,part);try{let st=await(0,import_promises.lstat)(at);if(i<parts.length-1&&!st.isDirectory())return null;if(i===parts.length-1)return{mtimeMs:st.mtimeMs}}catch{return null}}return null}function keyFileRelative(root,value){let rel=import_node_path2.default.isAbsolute(value)?import_node_path2.default.relative(root,value).split(import_node_path2.default.sep).join("/"):value,safe=safeRelativePath(rel);return safe===null?{error:"not a path inside the root"}:safe}async function collectAnchors(root,env,nowMs,keyFiles){let date=isoSeconds(nowMs),gitNote=null;try{let r=await readSnapshot(root,env);if(r.kind==="repo"){let s=r.snapshot;return{insideGit:!0,branch:s.branch,head:s.head,dirty:s.dirty,date,keyFileMtimes:[],gitNote:null,skippedKeyFiles:[]}}gitNote=`not a git repository (${r.note})`}catch(err){if(!(err instanceof GitUnavailable))throw err;gitNote=err.reason==="missing"?"git was not found on PATH; anchors are the outside-git ones":err.message}let keyFileMtimes=[],skippedKeyFiles=[];for(let value of keyFiles){let rel=keyFileRelative(root,value);if(typeof rel!="string"){skippedKeyFiles.push({path:value,reason:rel.error});continue}let st=await statInsideRoot(root,rel);keyFileMtimes.push({path:rel,mtime:st===null?null:isoSeconds(st.mtimeMs)})}return{insideGit:!1,branch:null,head:null,dirty:[],date,keyFileMtimes,gitNote,skippedKeyFiles}}var import_promises,import_node_path2,init_anchors=__esm({"src/git/anchors.ts"(){"use strict";import_promises=require("node:fs/promises"),import_node_path2=__toESM(require("node:path"),1);init_values();init_run();init_status()}});function quotePath(p){if(!NEEDS_QUOTES.test(p)&&p!=="none")return p;let out=\'"\';for(let ch of p){let code=ch.codePointAt(0);ESCAPES[ch]!==void 0?out+=ESCAPES[ch]:code<32||code===127?out+=`\\\\${code.toString(8).padStart(3,"0")}`:out+=ch}return`${out}"`}function readQuoted(s,start){let bytes=[],i=start+1;for(;i<s.length;){let ch=s[i];if(ch===\'"\')return{value:Buffer.from(bytes).toString("utf8"),end:i+1};if(ch==="\\\\"){let next=s[i+1];if(next===void 0)return null;if(UNESCAPE[next]!==void 0){bytes.push(UNESCAPE[next]),i+=2;continue}let octal=/^[0-3][0-7]{2}/.exec(s.slice(i+1,i+4));if(!octal)return null;bytes.push(parseInt(octal[0],8)),i+=4;continue}let cp=s.codePointAt(i),text=String.fromCodePoint(cp);bytes.push(...Buffer.from(text,"utf8")),i+=text.length}return null}function parsePathList(value){let v=value.trim();if(v==="none"||v==="")return v==="none"?{paths:[],more:0}:null;let paths=[],more=0,i=0;for(;i<v.length;){let item;if(v[i]===\'"\'){let q=readQuoted(v,i);if(!q||(item=q.value,i=q.end,i<v.length&&!v.startsWith(", ",i)))return null}else{let comma=v.indexOf(", ",i),end=comma===-1?v.length:comma;item=v.slice(i,end),i=end;let tail=/^\u2026 and (\\d+) more$/.exec(item);if(tail){if(more=Number(tail[1]),i!==v.length)return null;break}}if(item.length===0)return null;paths.push(item),i<v.length&&(i+=2)}return{paths,more}}function renderPathList(paths,limit=50){if(paths.length===0)return"none";let shown=paths.slice(0,limit).map(quotePath);return paths.length>limit&&shown.push(`\\u2026 and ${paths.length-limit} more`),shown.join(", ")}function renderAnchorLines(a){if(!a.insideGit){let lines=[`- Date: ${a.date}`];return a.keyFileMtimes.length>0&&lines.push(`- Key file mtimes: ${a.keyFileMtimes.map(k=>`${quotePath(k.path)} @ ${k.mtime??"missing"}`).join(", ")}`),`${lines.join(`\n`)}\n`}return[`- Branch: ${a.branch??"(detached)"}`,`- HEAD: ${a.head??"none (no commits yet)"}`,`- Dirty files: ${renderPathList(a.dirty)}`,`- Date: ${a.date}`,""].join(`\n`)}var NEEDS_QUOTES,ESCAPES,UNESCAPE,init_anchor_lines=__esm({"src/schema/anchor-lines.ts"(){"use strict";NEEDS_QUOTES=/[,"\\\\\\x00-\\x1f\\x7f]|^\\s|\\s$|^\u2026| @ /,ESCAPES={"\\x07":"\\\\a","\\b":"\\\\b","	":"\\\\t","\\n":"\\\\n","\\v":"\\\\v","\\f":"\\\\f","\\r":"\\\\r",\'"\':\'\\\\"\',"\\\\":"\\\\\\\\"};UNESCAPE={a:7,b:8,t:9,n:10,v:11,f:12,r:13,\'"\':34,"\\\\":92}}});var require_common=__commonJS({"share:src/verbs/common.ts"(exports2,module2){module2.exports=__shared("src/verbs/common.ts")}});var require_types=__commonJS({"share:src/verbs/types.ts"(exports2,module2){module2.exports=__shared("src/verbs/types.ts")}});var anchors_exports={};__export(anchors_exports,{anchorsVerb:()=>anchorsVerb});var import_common,import_types,anchorsVerb,init_anchors2=__esm({"src/verbs/anchors.ts"(){"use strict";init_anchors();init_anchor_lines();import_common=__toESM(require_common(),1),import_types=__toESM(require_types(),1),anchorsVerb={name:"anchors",options:{root:{type:"string"},json:{type:"boolean"},"key-file":{type:"string",multiple:!0}},positionals:[0,0],help:`usage: node memory_io.mjs anchors --root DIR [--key-file PATH]... [--json]\n\nPrints the lines of the handoff\'s \\`## Environment anchors\\` section (without the heading),\nready to paste:\n  - Branch: <name, or (detached)>\n  - HEAD: <full 40/64-hex id>            (\\`none (no commits yet)\\` in a new repository)\n  - Dirty files: <paths, comma-separated, or none>\n  - Date: <now, ISO-8601 UTC with Z>\nDirty files come from git status (-z): renames list the new path; a path holding a comma,\na quote, a backslash or a control character is written in double quotes with C escapes;\nnon-ASCII stays as is; the memory dir .ai/memory/ is never listed; past 50 paths the\nline ends with \\`\\u2026 and N more\\`.\n\nOutside a git repository, or when git is not on PATH (said on stderr):\n  - Date: <now>\n  - Key file mtimes: <path> @ <ISO-8601 UTC, or missing>, ...   (with --key-file)\n--key-file PATH (repeatable) names a file inside the root; it is only looked up, never\nopened. Paths outside the root are skipped with a warning.\n\n--json prints one object: {"insideGit", "branch", "head", "dirty", "date",\n"keyFileMtimes": [{"path", "mtime"}], "gitNote", "markdown"}.\n\nRuns one git process (status); takes no lock; writes nothing.\n\nexit: 0 printed\n      2 usage error, or the root is missing or a link\n`,async run(ctx){let root=(0,import_common.rootOption)(ctx),keyFiles=ctx.values["key-file"]??[],a=await collectAnchors(root,ctx.env,Date.now(),keyFiles),markdown=renderAnchorLines(a),stderr=[];a.gitNote!==null&&stderr.push(`note: ${a.gitNote}`);for(let s of a.skippedKeyFiles)stderr.push(`warning: --key-file ${JSON.stringify(s.path)} skipped: ${s.reason}`);if(ctx.values.json===!0){let{skippedKeyFiles:_skipped,...rest}=a;return(0,import_types.ok)(`${JSON.stringify({...rest,markdown})}\n`,stderr)}return(0,import_types.ok)(markdown,stderr)}}}});var require_errors=__commonJS({"share:src/errors.ts"(exports2,module2){module2.exports=__shared("src/errors.ts")}});function short(id){return id===null?"?":id.slice(0,12)}function plural(n2,word){return`${n2} ${word}${n2===1?"":"s"}`}function sameSet(a,b){if(a.length!==b.length)return!1;let s=new Set(a);return b.every(x=>s.has(x))}function assessDrift(f){let cur=f.current,ageRaw=f.saved.date===null?null:Math.max(0,(f.nowMs-f.saved.date.ms)/DAY_MS),ageDays=ageRaw===null?null:Math.round(ageRaw*10)/10,branchChanged=cur===null||f.saved.branch===null?null:cur.branch!==f.saved.branch,dirtyChanged=cur===null||f.saved.dirty===null?null:!sameSet(cur.dirty,f.saved.dirty),reachable=f.headReachable,ahead=reachable===!0?f.ahead:null,behind=reachable===!0?f.behind:null,verdict;f.git.state!=="repo"||f.saved.head===null||reachable===null?verdict="unverifiable":reachable?ageRaw!==null&&ageRaw>STALE_DAYS||ahead!==null&&ahead>STALE_COMMITS?verdict="stale":branchChanged===!0||(ahead??0)>0||(behind??0)>0||f.missingKeyFiles.length>0?verdict="drifted":verdict="fresh":verdict="rewritten";let parts=[];if(verdict==="unverifiable"?f.git.state==="missing"?parts.push("git is not on PATH, so the repository could not be compared (outside-git behaviour)"):f.git.state==="not-repo"?parts.push("the root is not in a git repository, so only age and key files were checked"):f.git.state!=="repo"?parts.push(`git could not be used (${f.git.note??f.git.state})`):parts.push("the handoff has no valid HEAD anchor (a full 40/64-hex id), so the saved commit could not be checked"):verdict==="rewritten"?(parts.push(f.objectMissing?f.shallow?`saved HEAD ${short(f.saved.head)} is not in this shallow clone (history rewritten or cut off)`:`saved HEAD ${short(f.saved.head)} no longer exists here (history rewritten)`:`saved HEAD ${short(f.saved.head)} is no longer reachable from HEAD or any ref (rebase, amend, reset or force-push)`),f.commitsSinceDate!==null&&parts.push(`${plural(f.commitsSinceDate,"commit")} on HEAD since the saved date`),parts.push("plan statuses are unverified")):ahead!==null&&behind!==null&&(ahead===0&&behind===0?parts.push(`at the saved commit ${short(f.saved.head)}`):behind===0?parts.push(`${plural(ahead,"commit")} ahead of the saved ${short(f.saved.head)}`):ahead===0?parts.push(`${plural(behind,"commit")} behind the saved ${short(f.saved.head)}`):parts.push(`diverged from the saved ${short(f.saved.head)}: ${ahead} ahead, ${behind} behind`)),branchChanged===!0?parts.push(`branch moved from ${f.saved.branch} to ${cur?.branch}`):branchChanged===!1&&verdict!=="unverifiable"&&parts.push(`on ${cur?.branch}`),ageDays!==null&&parts.push(`saved ${ageDays} days ago`),verdict==="stale"&&parts.push("too stale for line-by-line reconciliation"),f.missingKeyFiles.length>0){let shown=f.missingKeyFiles.slice(0,3).map(quotePath).join(", "),more=f.missingKeyFiles.length>3?` and ${f.missingKeyFiles.length-3} more`:"";parts.push(`key files missing: ${shown}${more}`)}let up=cur?.upstream??null;up!==null&&(up.ahead===null?parts.push(`upstream ${up.name} is gone`):(up.ahead>0||(up.behind??0)>0)&&parts.push(`upstream ${up.name}: ${up.ahead} ahead, ${up.behind} behind`)),dirtyChanged===!0&&cur!==null&&f.saved.dirty!==null&&parts.push(`dirty files: ${f.saved.dirty.length} then, ${cur.dirty.length} now`);let bad=f.unverifiable.filter(u=>!(verdict==="unverifiable"&&u==="head"));bad.length>0&&parts.push(`unverifiable anchors: ${bad.join(", ")}`);let summary=`${verdict}: ${parts.join("; ")}`;return{verdict,saved:{branch:f.saved.branch,head:f.saved.head,date:f.saved.date?.iso??null,dirty:f.saved.dirty},current:{branch:cur?.branch??null,head:cur?.head??null,dirty:cur?.dirty??null},branchChanged,headReachable:reachable,ahead,behind,commitsSinceDate:f.commitsSinceDate,ageDays,missingKeyFiles:f.missingKeyFiles,upstream:up,dirtyChanged,shallow:f.shallow,git:f.git,unverifiable:f.unverifiable,summary}}var STALE_DAYS,STALE_COMMITS,DAY_MS,init_verdict=__esm({"src/git/verdict.ts"(){"use strict";init_anchor_lines();STALE_DAYS=14,STALE_COMMITS=30,DAY_MS=864e5}});function reachableArgs(id){return["rev-list","--max-count=1",id,"--not","--exclude=refs/stash","--all"]}function startStatus(root,env){let p=readSnapshot(root,env);return p.catch(()=>{}),p}async function measureDrift(root,env,anchors,nowMs,early=null){let processes=1,git=args=>(processes++,runGit(root,args,env)),head=anchors.head,facts={nowMs,saved:{branch:anchors.branch,head,date:anchors.date,dirty:anchors.dirty},git:{state:"repo",note:null},current:null,headReachable:null,objectMissing:!1,shallow:!1,ahead:null,behind:null,commitsSinceDate:null,missingKeyFiles:[],unverifiable:anchors.unverifiable},keyFilesP=Promise.all(anchors.keyFiles.map(async p=>await statInsideRoot(root,p)===null?p:null));try{let statusP=early??readSnapshot(root,env),countP=head===null?null:git(["rev-list","--left-right","--count",`${head}...HEAD`]);countP?.catch(()=>{});let status=await statusP;status.kind==="not-repo"?(await countP?.catch(()=>{}),facts.git={state:"not-repo",note:status.note}):(facts.current=status.snapshot,head!==null&&countP!==null&&await measureHead(facts,status.snapshot,head,await countP,git))}catch(err){if(!(err instanceof GitUnavailable))throw err;let state=err.reason;facts.git={state,note:err.message},facts.current=null,facts.headReachable=null}return facts.missingKeyFiles=(await keyFilesP).filter(p=>p!==null),{report:assessDrift(facts),gitProcesses:processes}}async function measureHead(facts,snap,head,count,git){let reachable;if(snap.head!==null&&count.code===0){let m=/^(\\d+)\\s+(\\d+)/.exec(count.stdout.toString("utf8")),behind=Number(m?.[1]??NaN),ahead=Number(m?.[2]??NaN);facts.ahead=ahead,facts.behind=behind,reachable=behind===0?!0:await reachableFromRef(head,git,facts)}else snap.head===null?reachable=await reachableFromRef(head,git,facts):(facts.objectMissing=!0,reachable=!1);if(facts.headReachable=reachable,reachable)return;facts.ahead=null,facts.behind=null;let since=facts.saved.date!==null&&snap.head!==null?git(["rev-list","--count",`--since=@${Math.floor(facts.saved.date.ms/1e3)}`,"HEAD"]):null,shallow=facts.objectMissing?git(["rev-parse","--is-shallow-repository"]):null;if(since?.catch(()=>{}),shallow!==null){let r=await shallow;facts.shallow=r.code===0&&r.stdout.toString("utf8").trim()==="true"}if(since!==null){let r=await since;r.code===0&&(facts.commitsSinceDate=Number(r.stdout.toString("utf8").trim()))}}async function reachableFromRef(head,git,facts){let r=await git(reachableArgs(head));return r.code!==0?(facts.objectMissing=!0,!1):r.stdout.toString("utf8").trim()===""}var init_drift=__esm({"src/git/drift.ts"(){"use strict";init_anchors();init_run();init_status();init_verdict()}});function flatten(text,max=400){let flat=text.replace(/[\\p{Cc}\\p{Cf}\\p{Zl}\\p{Zp}]/gu," ").replace(/\\s+/g," ").trim();return[...flat].length<=max?flat:`${[...flat].slice(0,max-1).join("").trimEnd()}\\u2026`}function list(items,max){let shown=items.slice(0,max).map(i=>flatten(i,160)),more=items.length>max?` (+${items.length-max} more)`:"";return`${shown.join("; ")}${more}`}function countLedger(text,needles){let body=text.replace(/^\\uFEFF/,"").replace(/\\r\\n?/g,`\n`),entries=body.split(/^## /m).slice(1);entries.length===0&&(entries=body.split(/^[-*] /m).slice(1));let useful=needles.filter(n2=>n2.length>=3),matching=entries.filter(e=>useful.some(n2=>e.includes(n2))).length;return{entries:entries.length,matching}}function ledgerText(name,c){return c===null?null:`${name} ${c.entries} ${c.entries===1?"entry":"entries"} (${c.matching} mention the key files or branch)`}function draftBrief(h,drift,ledgers){let goal=flatten(h.goal)||"none recorded",counts={done:0,"in-progress":0,todo:0,unmarked:0};for(let s of h.plan)counts[s.status]++;let current=h.plan.find(s=>s.status==="in-progress")??h.plan.find(s=>s.status==="todo"),planStatus;if(h.plan.length===0)planStatus="none recorded";else{let bits=[`${counts.done} done`,`${counts["in-progress"]} in progress`,`${counts.todo} todo`];counts.unmarked>0&&bits.push(`${counts.unmarked} unmarked`),planStatus=`${bits.join(", ")}${current?`; ${current.status==="in-progress"?"in progress":"next"}: ${flatten(current.text,160)}`:""}`,drift.verdict==="rewritten"?planStatus=`UNVERIFIED (history rewritten since the save): ${planStatus}`:drift.verdict==="unverifiable"&&(planStatus=`unverified (anchors could not be checked): ${planStatus}`)}let inForce=h.decisions.filter(d=>!/\\(superseded\\b/i.test(d)),decisionsInForce=inForce.length===0?"none recorded":list(inForce,4),doNotRetry=h.failedApproaches.length===0?"none recorded":list(h.failedApproaches,4),ledgerBits=[ledgerText("LESSONS.md",ledgers.lessons),ledgerText("SOLUTIONS.md",ledgers.solutions)].filter(x=>x!==null);for(let name of ledgers.unreadable??[])ledgerBits.push(`${name} refused by the safety checks (run \\`check\\`)`);let driftAndLessons=`${flatten(drift.summary,300)}; ledgers: ${ledgerBits.length>0?ledgerBits.join(", "):"none found"}`,next=h.nextSteps[0]??(current?current.text:null),nextText=next===null?null:flatten(next,200),proposed;switch(drift.verdict){case"stale":proposed="start fresh: the handoff is too stale to reconcile line by line, so archive it and re-plan from the current code, keeping its goal, decisions and failed approaches as background (full reconciliation only if you insist)";break;case"rewritten":proposed=`re-verify every plan step against the current history before acting${nextText?`, then: ${nextText}`:""}`;break;case"unverifiable":proposed=`check the repository by hand (the anchors could not be verified)${nextText?`, then: ${nextText}`:""}`;break;case"drifted":proposed=`re-check the steps the drift touches${nextText?`, then: ${nextText}`:""}`;break;default:proposed=nextText??"none recorded"}let proposedNextStep=`${proposed} \\u2014 Confirm?`,values=[goal,planStatus,decisionsInForce,doNotRetry,driftAndLessons,proposedNextStep],lines=BRIEF_LABELS.map((label,i)=>`${label} ${values[i]}`);return{goal,planStatus,decisionsInForce,doNotRetry,driftAndLessons,proposedNextStep,lines}}function renderBrief(b){return`${b.lines.join(`\n`)}\n`}var BRIEF_LABELS,init_brief=__esm({"src/schema/brief.ts"(){"use strict";BRIEF_LABELS=["Goal:","Plan status:","Decisions in force:","Do-not-retry:","Drift & lessons:","Proposed next step:"]}});function parseBlocks(text){let doc={type:"document",start:0,end:text.length,children:[],parent:null,open:!0},tip=doc,oldtip=doc,lastMatched=doc,allClosed=!0,line="",lineStart=0,offset=0,column=0,nextNonspace=0,nextNonspaceColumn=0,indent=0,indented=!1,blank=!1,partialTab=!1,blankRun=0,lastBlankStart=0,atEnd=!1,findNextNonspace=()=>{let i=offset,cols=column,c;for(;(c=line[i])!==void 0;)if(c===" ")i++,cols++;else if(c==="	")i++,cols+=4-cols%4;else break;blank=c===void 0,nextNonspace=i,nextNonspaceColumn=cols,indent=nextNonspaceColumn-column,indented=indent>=4},advanceNextNonspace=()=>{offset=nextNonspace,column=nextNonspaceColumn,partialTab=!1},advanceOffset=(count,columns)=>{let c;for(;count>0&&(c=line[offset])!==void 0;)if(c==="	"){let toTab=4-column%4;if(columns){partialTab=toTab>count;let n2=toTab>count?count:toTab;column+=n2,offset+=partialTab?0:1,count-=n2}else partialTab=!1,column+=toTab,offset+=1,count-=1}else partialTab=!1,offset+=1,column+=1,count-=1},lineEnd=()=>lineStart+line.length,finalize=block=>{block.open=!1;let last=block.children[block.children.length-1];switch(block.type){case"blockquote":block.end=Math.max(block.lastContentEnd,last?last.end:0);break;case"listItem":case"list":block.end=last?last.end:block.markerEnd??block.start+1;break;case"code":block.fenced?block.closedByFence||(block.end=implicitFenceEnd(block)):block.end=block.lastContentEnd??block.end;break;case"paragraph":{let lines2=block.lines??[],n2=0;for(;n2<lines2.length&&DEFINITION.test(text.slice(lines2[n2].start,lines2[n2].end));)n2++;if(n2>0){let siblings=block.parent.children,defs=lines2.slice(0,n2).map(l=>{let lead=/^[ \\t]*/.exec(text.slice(l.start,l.end))[0].length;return{type:"definition",start:l.start+lead,end:l.end,children:[],parent:block.parent,open:!1}});n2===lines2.length?siblings.splice(siblings.indexOf(block),1,...defs):(siblings.splice(siblings.indexOf(block),0,...defs),block.start=lines2[n2].start+/^[ \\t]*/.exec(text.slice(lines2[n2].start,lines2[n2].end))[0].length,block.lines=lines2.slice(n2))}break}}tip=block.parent??doc},implicitFenceEnd=block=>{if(block.parent?.type==="blockquote")return block.end;if(atEnd)return text.length;let rest=line.slice(nextNonspace);return rest[0]===">"||/^(?:[*+-]|\\d{1,9}[.)])(?:[ \\t]|$)/.test(rest)&&!THEMATIC.test(rest)?lineStart:blankRun>0?lastBlankStart:lineStart-1},interrupting=container=>container.type==="paragraph"||tip.type==="code"&&!tip.fenced&&tip.open&&!tip.freshFlow,closeUnmatched=()=>{if(!allClosed){for(;oldtip!==lastMatched;){let parent=oldtip.parent;finalize(oldtip),oldtip=parent}allClosed=!0}},canContain=(parent,child)=>parent==="document"||parent==="blockquote"||parent==="listItem"?child!=="listItem":parent==="list"?child==="listItem":!1,addChild=(type,start)=>{for(;!canContain(tip.type,type);)finalize(tip);let node={type,start,end:start,children:[],parent:tip,open:!0};return tip.children.push(node),tip=node,node},addParagraphLine=p=>{p.lines.push({start:lineStart+offset,end:lineEnd()}),p.end=lineEnd()},continues=c=>{switch(c.type){case"document":case"list":return 0;case"blockquote":return!indented&&line[nextNonspace]===">"?(advanceNextNonspace(),advanceOffset(1,!1),isSpaceOrTab(line[offset])&&advanceOffset(1,!0),c.lastContentEnd=lineEnd(),0):1;case"listItem":if(blank){if(c.children.length===0)return 1;advanceNextNonspace()}else if(indent>=c.markerOffset+c.padding)advanceOffset(c.markerOffset+c.padding,!0);else return 1;return 0;case"code":if(c.fenced){let m=indent<=3&&line[nextNonspace]===c.fenceChar?FENCE_CLOSE.exec(line.slice(nextNonspace)):null;if(m&&m[0].length>=c.fenceLength)return c.end=lineEnd(),c.closedByFence=!0,finalize(c),2;let i=c.fenceOffset;for(;i>0&&isSpaceOrTab(line[offset]);)advanceOffset(1,!0),i--;return 0}if(indent>=4)advanceOffset(4,!0);else if(blank)advanceNextNonspace();else return 1;return 0;case"html":return blank&&(c.htmlType===6||c.htmlType===7)?1:0;case"paragraph":return blank?1:0;default:return 1}},parseListMarker=container=>{if(indent>=4)return null;let rest=line.slice(nextNonspace),data,len,b=BULLET.exec(rest),o=b?null:ORDERED.exec(rest);if(b)data={listType:"bullet",bulletChar:b[0]},len=1;else if(o&&(!interrupting(container)||Number(o[1])===1))data={listType:"ordered",delimiter:o[2]},len=o[0].length;else return null;let after=line[nextNonspace+len];if(!(after===void 0||isSpaceOrTab(after))||interrupting(container)&&!/[^ \\t]/.test(line.slice(nextNonspace+len)))return null;let markerStart=nextNonspace;advanceNextNonspace(),advanceOffset(len,!0);let spacesStartCol=column,spacesStartOffset=offset,c;do advanceOffset(1,!0),c=line[offset];while(column-spacesStartCol<5&&isSpaceOrTab(c));let blankItem=line[offset]===void 0,spaces=column-spacesStartCol,padding;spaces>=5||spaces<1||blankItem?(padding=len+1,column=spacesStartCol,offset=spacesStartOffset,partialTab=!1,isSpaceOrTab(line[offset])&&advanceOffset(1,!0)):padding=len+spaces;let markerEnd=blankItem?lineEnd():lineStart+markerStart+len;return{...data,markerOffset:indent,padding,start:lineStart+markerStart,markerEnd}},depthOf=n2=>{let d=0;for(let p=n2.parent;p!==null;p=p.parent)d++;return d},blockStart=container=>{let c=line[nextNonspace],deep=depthOf(container)>=MAX_DEPTH;if(!indented){if(c===">"&&!deep)return advanceNextNonspace(),advanceOffset(1,!1),isSpaceOrTab(line[offset])&&advanceOffset(1,!0),closeUnmatched(),addChild("blockquote",lineStart+nextNonspace).lastContentEnd=lineEnd(),1;let rest=line.slice(nextNonspace),atx=ATX.exec(rest);if(atx){advanceNextNonspace(),closeUnmatched();let h=addChild("heading",lineStart+nextNonspace);return h.depth=atx[0].trim().length,h.end=lineEnd(),offset=line.length,finalize(h),2}let fence=FENCE_OPEN.exec(rest);if(fence){closeUnmatched();let f=addChild("code",lineStart+nextNonspace);return f.fenced=!0,f.fenceChar=fence[0][0],f.fenceLength=fence[0].length,f.fenceOffset=indent,f.end=lineEnd(),advanceNextNonspace(),offset=line.length,2}if(c==="<"){for(let type=1;type<=7;type++)if(HTML_OPEN[type].test(rest)&&(type<7||!interrupting(container)&&!(!allClosed&&!blank&&tip.type==="paragraph"))){closeUnmatched();let h=addChild("html",lineStart+nextNonspace);return h.htmlType=type,2}}if(container.type==="paragraph"&&SETEXT.test(rest)){let p=container;if(closeUnmatched(),p.lines.every(l=>DEFINITION.test(text.slice(l.start,l.end)))){if(finalize(p),!THEMATIC.test(rest))return addChild("paragraph",lineStart+nextNonspace).lines=[],advanceNextNonspace(),2}else return p.type="heading",finalize(p),p.depth=rest[0]==="="?1:2,p.end=lineEnd(),offset=line.length,2}if(THEMATIC.test(rest)){closeUnmatched();let t=addChild("thematicBreak",lineStart+nextNonspace);return t.end=lineEnd(),offset=line.length,finalize(t),2}}if((!indented||container.type==="list")&&!deep){let data=parseListMarker(container);if(data){if(closeUnmatched(),tip.type!=="list"||tip.listType!==data.listType||tip.bulletChar!==data.bulletChar||tip.delimiter!==data.delimiter){let list2=addChild("list",data.start);list2.listType=data.listType,list2.bulletChar=data.bulletChar,list2.delimiter=data.delimiter}let item=addChild("listItem",data.start);return item.markerOffset=data.markerOffset,item.padding=data.padding,item.markerEnd=data.markerEnd,1}}if(indented&&tip.type!=="paragraph"&&!blank){let start=lineStart+offset,closing=!allClosed&&oldtip!==lastMatched;return advanceOffset(4,!0),closeUnmatched(),addChild("code",start).freshFlow=closing,2}return 0},incorporate=()=>{let container=doc;oldtip=tip,offset=0,column=0,partialTab=!1,blank=!1;let last;for(;(last=container.children[container.children.length-1])&&last.open;){container=last,findNextNonspace();let r=continues(container);if(r===2)return;if(r===1){container=container.parent;break}}allClosed=container===oldtip,lastMatched=container;let matchedLeaf=container.type!=="paragraph"&&(container.type==="code"||container.type==="html");for(;!matchedLeaf;){if(findNextNonspace(),!indented&&!MAYBE_SPECIAL.test(line.slice(nextNonspace))){advanceNextNonspace();break}let r=blockStart(container);if(r===0){advanceNextNonspace();break}container=tip,r===2&&(matchedLeaf=!0)}if(!allClosed&&!blank&&tip.type==="paragraph"){addParagraphLine(tip);return}closeUnmatched();let t=container.type;if(t==="code"||t==="html")t==="code"&&!container.fenced?(!blank||indent>=4)&&(container.lastContentEnd=lineEnd()):container.end=lineEnd(),t==="html"&&container.htmlType<=5&&HTML_CLOSE[container.htmlType].test(line.slice(offset))&&finalize(container);else if(t==="paragraph")addParagraphLine(container);else if(!(t==="heading"||t==="thematicBreak")){if(offset<line.length&&!blank){let p=addChild("paragraph",lineStart+nextNonspace);p.lines=[],advanceNextNonspace(),addParagraphLine(p)}}},lines=text.split(`\n`);lines.length>1&&lines[lines.length-1]===""&&lines.pop();for(let l of lines)line=l,incorporate(),l===""?(blankRun++,lastBlankStart=lineStart):blankRun=0,lineStart+=l.length+1;for(atEnd=!0;tip!==doc;)finalize(tip);return doc}var TAGNAME,ATTRIBUTE,OPENTAG,CLOSETAG,BLOCK_NAMES,HTML_OPEN,HTML_CLOSE,ATX,FENCE_OPEN,FENCE_CLOSE,SETEXT,THEMATIC,BULLET,ORDERED,MAYBE_SPECIAL,DEFINITION,MAX_DEPTH,isSpaceOrTab,init_blocks=__esm({"src/schema/blocks.ts"(){"use strict";TAGNAME="[A-Za-z][A-Za-z0-9-]*",ATTRIBUTE=`(?:\\\\s+[a-zA-Z_:][a-zA-Z0-9:._-]*(?:\\\\s*=\\\\s*(?:[^"\'=<>\\`\\\\x00-\\\\x20]+|\'[^\']*\'|"[^"]*"))?)`,OPENTAG=`<${TAGNAME}${ATTRIBUTE}*\\\\s*/?>`,CLOSETAG=`</${TAGNAME}\\\\s*[>]`,BLOCK_NAMES="address|article|aside|base|basefont|blockquote|body|caption|center|col|colgroup|dd|details|dialog|dir|div|dl|dt|fieldset|figcaption|figure|footer|form|frame|frameset|h[123456]|head|header|hr|html|iframe|legend|li|link|main|menu|menuitem|nav|noframes|ol|optgroup|option|p|param|search|section|summary|table|tbody|td|tfoot|th|thead|title|tr|track|ul",HTML_OPEN=[/^$/,/^<(?:script|pre|textarea|style)(?:\\s|>|$)/i,/^<!--/,/^<[?]/,/^<![A-Za-z]/,/^<!\\[CDATA\\[/,new RegExp(`^<[/]?(?:${BLOCK_NAMES})(?:\\\\s|[/]?[>]|$)`,"i"),new RegExp(`^(?:${OPENTAG}|${CLOSETAG})\\\\s*$`,"i")],HTML_CLOSE=[/^$/,/<\\/(?:script|pre|textarea|style)>/i,/-->/,/\\?>/,/>/,/\\]\\]>/],ATX=/^#{1,6}(?:[ \\t]+|$)/,FENCE_OPEN=/^`{3,}(?!.*`)|^~{3,}/,FENCE_CLOSE=/^(?:`{3,}|~{3,})(?=[ \\t]*$)/,SETEXT=/^(?:=+|-+)[ \\t]*$/,THEMATIC=/^(?:\\*[ \\t]*){3,}$|^(?:_[ \\t]*){3,}$|^(?:-[ \\t]*){3,}$/,BULLET=/^[*+-]/,ORDERED=/^(\\d{1,9})([.)])/,MAYBE_SPECIAL=/^[#`~*+_=<>0-9-]/,DEFINITION=/^ {0,3}\\[(?:[^\\\\\\[\\]]|\\\\.){0,999}\\]:[ \\t]*(?:<[^<>\\n]*>|[^\\s\\x00-\\x1f]+)(?:[ \\t]+(?:"(?:[^"\\\\]|\\\\.)*"|\'(?:[^\'\\\\]|\\\\.)*\'|\\((?:[^()\\\\]|\\\\.)*\\)))?[ \\t]*$/,MAX_DEPTH=48,isSpaceOrTab=c=>c===" "||c==="	"}});function normaliseText(text){return text.replace(/^\\uFEFF/,"").replace(/\\r\\n?/g,`\n`)}function slice(text,node){return text.slice(node.start,node.end)}function itemText(text,item){let first=item.children[0],last=item.children[item.children.length-1];return first&&last?text.slice(first.start,last.end):""}function headingTitle(text,h){return slice(text,h).replace(/^#+\\s*/,"").replace(/\\s*#*\\s*$/,"").trim()}function planStep(raw){let m=STEP.exec(raw);return m?{status:m[1]==="~"?"in-progress":m[1]===" "?"todo":"done",text:raw.slice(m[0].length)}:{status:"unmarked",text:raw}}function keyFile(raw){let pathText,why="",tick=/^`([^`]+)`\\s*(.*)$/s.exec(raw);if(tick)pathText=tick[1].trim(),why=tick[2].replace(/^[\u2014\u2013:-]\\s*/,"");else{let sep=KEY_SEPARATOR.exec(raw);pathText=(sep?raw.slice(0,sep.index):raw).trim(),why=sep?raw.slice(sep.index+sep[0].length):""}return{raw:pathText,path:safeRelativePath(pathText),why:why.trim()}}function unticked(value){let m=/^`([^`]*)`$/.exec(value.trim());return m?m[1].trim():value.trim()}function parseHandoff(input){let text=normaliseText(input),tree=parseBlocks(text),out={marker:text.startsWith(`<!-- memory-schema: v1 -->\n`)||text==="<!-- memory-schema: v1 -->",heading:!1,saved:null,sections:[],goal:"",plan:[],decisions:[],failedApproaches:[],openQuestions:[],nextSteps:[],keyFiles:[],anchors:{present:!1,branch:null,head:null,dirty:null,date:null,keyFileMtimes:null}},section=null,seen=new Set,goalParts=[];for(let node of tree.children){if(node.type==="heading"){let title=headingTitle(text,node);node.depth===1&&title==="Session Handoff"&&section===null&&(out.heading=!0),node.depth===2&&(out.sections.push(title),section=seen.has(title.toLowerCase())?"(repeated)":title.toLowerCase(),seen.add(title.toLowerCase()));continue}if(section===null){if(node.type==="paragraph")for(let line of slice(text,node).split(`\n`)){let m=/^Saved:[ \\t]*(.*)$/.exec(line.trim());m&&out.saved===null&&(out.saved=m[1].trim())}continue}if(section==="current goal"){goalParts.push(slice(text,node));continue}if(node.type!=="list")continue;let items=node.children.map(item=>itemText(text,item));switch(section){case"plan":out.plan.push(...items.map(planStep));break;case"decisions":out.decisions.push(...items);break;case"failed approaches":out.failedApproaches.push(...items);break;case"open questions":out.openQuestions.push(...items);break;case"next steps":out.nextSteps.push(...items);break;case"key files":out.keyFiles.push(...items.map(keyFile));break;case"environment anchors":if(out.anchors.present)break;out.anchors.present=!0;for(let item of items){let m=ANCHOR.exec(item);if(!m)continue;let label=m[1].toLowerCase(),value=m[2],key=label==="branch"?"branch":label==="head"?"head":label==="dirty files"?"dirty":label==="date"?"date":"keyFileMtimes";out.anchors[key]===null&&(out.anchors[key]=value)}break}}return seen.has("environment anchors")&&(out.anchors.present=!0),out.goal=goalParts.join(`\n\n`).trim(),out}function checkAnchors(h,nowMs){let unverifiable=[];h.anchors.present||unverifiable.push("anchors");let head=h.anchors.head===null?null:asObjectId(unticked(h.anchors.head));head===null&&unverifiable.push("head");let branchText=h.anchors.branch===null?null:h.anchors.branch.trim(),branch=branchText!==null&&isPlausibleBranch(branchText)?branchText:null;branch===null&&unverifiable.push("branch");let dirtyList=h.anchors.dirty===null?null:parsePathList(h.anchors.dirty);dirtyList===null&&unverifiable.push("dirty");let anchorDate=h.anchors.date===null?null:parseStrictTime(unticked(h.anchors.date),nowMs),savedDate=h.saved===null?null:parseStrictTime(unticked(h.saved),nowMs);(anchorDate===null||"error"in anchorDate)&&unverifiable.push("date"),(savedDate===null||"error"in savedDate)&&unverifiable.push("saved");let date=savedDate&&!("error"in savedDate)?savedDate:anchorDate&&!("error"in anchorDate)?anchorDate:null,keyFiles=[];for(let k of h.keyFiles)k.path!==null&&keyFiles.push(k.path);return keyFiles.length<h.keyFiles.length&&unverifiable.push("keyFiles"),{head,branch,date,dirty:dirtyList?.paths??null,keyFiles,unverifiable}}var STEP,KEY_SEPARATOR,ANCHOR,init_handoff=__esm({"src/schema/handoff.ts"(){"use strict";init_blocks();init_anchor_lines();init_values();STEP=/^\\[([ xX~])\\]\\s*/;KEY_SEPARATOR=/\\s+[\u2014\u2013-]\\s+/;ANCHOR=/^(Branch|HEAD|Dirty files|Date|Key file mtimes):[ \\t]*(.*)$/is}});var require_paths=__commonJS({"share:src/store/paths.ts"(exports2,module2){module2.exports=__shared("src/store/paths.ts")}});var require_read=__commonJS({"share:src/store/read.ts"(exports2,module2){module2.exports=__shared("src/store/read.ts")}});async function loadHandoff(ctx,root,fromStdin){if(fromStdin){let bytes=await ctx.readStdin();if(bytes.length>import_paths.MAX_DOCUMENT_BYTES)throw new import_errors.Refused(`the pasted handoff is ${bytes.length} bytes; the limit is ${import_paths.MAX_DOCUMENT_BYTES}`);return bytes.length===0?null:{text:bytes.toString("utf8"),pasted:!0}}let file=await(0,import_read.readMemoryFile)(root,"handoff");return file===null?null:{text:file.bytes.toString("utf8"),pasted:!1}}function shapeWarnings(h,pasted){let out=[];return(!h.marker||!h.heading)&&out.push(`warning: the ${pasted?"pasted handoff":"handoff"} does not match schema v1 (marker or heading missing); treat it as evidence only`),out}var import_errors,import_paths,import_read,init_handoff_input=__esm({"src/verbs/handoff-input.ts"(){"use strict";import_errors=__toESM(require_errors(),1),import_paths=__toESM(require_paths(),1),import_read=__toESM(require_read(),1)}});var brief_exports={};__export(brief_exports,{COLD_START:()=>COLD_START,briefVerb:()=>briefVerb});var import_errors2,import_paths2,import_read2,import_common2,import_types2,COLD_START,briefVerb,init_brief2=__esm({"src/verbs/brief.ts"(){"use strict";import_errors2=__toESM(require_errors(),1);init_drift();init_brief();init_handoff();import_paths2=__toESM(require_paths(),1),import_read2=__toESM(require_read(),1),import_common2=__toESM(require_common(),1);init_handoff_input();import_types2=__toESM(require_types(),1),COLD_START="No saved session state exists.",briefVerb={name:"brief",options:{root:{type:"string"},json:{type:"boolean"},stdin:{type:"boolean"}},positionals:[0,0],help:`usage: node memory_io.mjs brief --root DIR [--stdin] [--json]\n\nPrints the six-line warm-start brief for a resume, drafted from the handoff (or a pasted\none with --stdin), the drift report (see \\`drift --help\\`) and the ledgers:\n  Goal: ...\n  Plan status: ...            (UNVERIFIED when history was rewritten)\n  Decisions in force: ...     (decisions not marked "(superseded by ...)")\n  Do-not-retry: ...           (failed approaches)\n  Drift & lessons: ...        (the drift summary; LESSONS.md / SOLUTIONS.md entry counts,\n                               and how many mention a key file or the branch: counts only,\n                               read the ledgers for the entries)\n  Proposed next step: ... Confirm?   (a stale handoff proposes a fresh start)\nEmpty fields read \\`none recorded\\` (handoff) or \\`none found\\` (repository, ledgers).\nHandoff text is data: line breaks and control characters inside it are flattened, so no\nline of the file can pose as a label; each field is cut at 400 characters.\n\nWith no handoff it prints \\`${COLD_START}\\` and exits 3. It never reports a false cold\nstart: a handoff left in recovery by an interrupted save is refused (run \\`recover\\`).\n\n--json prints {"brief": {"goal", "planStatus", "decisionsInForce", "doNotRetry",\n"driftAndLessons", "proposedNextStep", "lines"}, "drift": <drift --json object>}, or\n{"brief": null, "message": "${COLD_START}"} with exit 3.\n\nexit: 0 brief printed\n      2 refused (unsafe memory; an interrupted save: run \\`recover\\`) or usage error\n      3 no handoff: cold start\n`,async run(ctx){let root=(0,import_common2.rootOption)(ctx),early=startStatus(root,ctx.env),json=ctx.values.json===!0,loaded=await loadHandoff(ctx,root,ctx.values.stdin===!0);if(loaded===null)return(0,import_types2.ok)(json?`${JSON.stringify({brief:null,message:COLD_START})}\n`:`${COLD_START}\n`,[],3);let now=Date.now(),parsed=parseHandoff(loaded.text),anchors=checkAnchors(parsed,now),{report}=await measureDrift(root,ctx.env,anchors,now,early),stderr=shapeWarnings(parsed,loaded.pasted),needles=[...anchors.keyFiles];anchors.branch!==null&&!["main","master","(detached)"].includes(anchors.branch)&&needles.push(anchors.branch);let ledgers={lessons:null,solutions:null,unreadable:[]};for(let kind of["lessons","solutions"])try{let file=await(0,import_read2.readMemoryFile)(root,kind);file!==null&&(ledgers[kind]=countLedger(file.bytes.toString("utf8"),needles))}catch(err){if(!(err instanceof import_errors2.HelperError))throw err;let name=import_paths2.FILE_OF[kind];ledgers.unreadable.push(name),stderr.push(`warning: ${name} was not read: ${err.message}`)}let brief=draftBrief(parsed,report,ledgers);return json?(0,import_types2.ok)(`${JSON.stringify({brief,drift:report})}\n`,stderr):(0,import_types2.ok)(renderBrief(brief),stderr)}}}});var drift_exports={};__export(drift_exports,{driftVerb:()=>driftVerb,renderDrift:()=>renderDrift});function n(v){return v===null?"n/a":String(v)}function renderDrift(r){return`${[`verdict: ${r.verdict}`,`summary: ${r.summary}`,`branch: saved ${r.saved.branch??"unverifiable"}, now ${r.current.branch??"n/a"}${r.branchChanged?" (changed)":""}`,`HEAD: saved ${r.saved.head??"unverifiable"}, now ${r.current.head??"n/a"}; reachable ${r.headReachable===null?"n/a":r.headReachable?"yes":"no"}${r.shallow?" (shallow clone)":""}`,`ahead: ${n(r.ahead)}, behind: ${n(r.behind)}, commits since the saved date: ${n(r.commitsSinceDate)}`,`age: ${r.ageDays===null?"unknown":`${r.ageDays} days`} (saved ${r.saved.date??"at an unverifiable time"})`,`key files missing: ${r.missingKeyFiles.length===0?"none found":r.missingKeyFiles.map(p=>JSON.stringify(p)).join(", ")}`,`dirty files: ${r.saved.dirty===null?"unverifiable":r.saved.dirty.length} then, ${r.current.dirty===null?"n/a":r.current.dirty.length} now${r.dirtyChanged?" (changed)":""}`,`upstream: ${r.upstream===null?"none":`${r.upstream.name}, ${r.upstream.ahead===null?"gone":`${r.upstream.ahead} ahead, ${r.upstream.behind} behind`}`}`,`unverifiable anchors: ${r.unverifiable.length===0?"none":r.unverifiable.join(", ")}`].join(`\n`)}\n`}var import_errors3,import_common3,import_types3,driftVerb,init_drift2=__esm({"src/verbs/drift.ts"(){"use strict";import_errors3=__toESM(require_errors(),1);init_drift();init_handoff();import_common3=__toESM(require_common(),1);init_handoff_input();import_types3=__toESM(require_types(),1);driftVerb={name:"drift",options:{root:{type:"string"},json:{type:"boolean"},stdin:{type:"boolean"}},positionals:[0,0],help:`usage: node memory_io.mjs drift --root DIR [--stdin] [--json]\n\nCompares the handoff\'s environment anchors (or, with --stdin, a pasted handoff; CRLF line\nends and a BOM are accepted) with the repository at the root now:\nbranch then and now; whether the saved HEAD is still reachable from HEAD or a ref (a\ncommit kept only by the reflog, or missing from a shallow clone, counts as rewritten);\ncommits ahead / behind (git rev-list --left-right --count); commits since the saved date\nwhen the HEAD is unreachable; age in days (from \\`Saved:\\`, else \\`- Date:\\`); key files\nthat no longer exist; dirty files then and now; the upstream\'s ahead / behind.\n\nVerdicts, strongest first:\n  unverifiable  git missing or not a repository, or no valid HEAD anchor\n  rewritten     the saved HEAD is unreachable or missing here\n  stale         saved more than 14 days ago, or more than 30 commits ahead\n  drifted       branch changed, commits ahead or behind, or key files missing\n  fresh         none of the above\nAn upstream gap or changed dirty files are reported but do not change the verdict.\n\nAnchor values are validated before use: a full 40/64-hex id, a strict ISO-8601 time with a\nzone (not in the future), paths inside the root. A bad value is listed as unverifiable and\nnever reaches git. Key files are only looked up, never opened.\n\n--json prints one object: {"verdict", "saved": {"branch","head","date","dirty"},\n"current": {"branch","head","dirty"}, "branchChanged", "headReachable", "ahead", "behind",\n"commitsSinceDate", "ageDays", "missingKeyFiles", "upstream": {"name","ahead","behind"}|null,\n"dirtyChanged", "shallow", "git": {"state","note"}, "unverifiable", "summary",\n"gitProcesses"}.\n\nRuns 2 git processes in the usual case, at most 4; takes no lock; writes nothing.\n\nexit: 0 report printed (any verdict)\n      2 refused (unsafe memory; an interrupted save: run \\`recover\\`) or usage error\n      3 no handoff (and nothing on stdin with --stdin)\n`,async run(ctx){let root=(0,import_common3.rootOption)(ctx),early=startStatus(root,ctx.env),loaded=await loadHandoff(ctx,root,ctx.values.stdin===!0);if(loaded===null)throw new import_errors3.Absent(ctx.values.stdin===!0?"nothing was pasted on stdin: no handoff to compare":"no handoff at .ai/memory/HANDOFF.md: no saved session state exists");let now=Date.now(),parsed=parseHandoff(loaded.text),{report,gitProcesses}=await measureDrift(root,ctx.env,checkAnchors(parsed,now),now,early),stderr=shapeWarnings(parsed,loaded.pasted);return report.git.state==="missing"&&stderr.push("note: git was not found on PATH; drift is unverifiable (outside-git behaviour)"),ctx.values.json===!0?(0,import_types3.ok)(`${JSON.stringify({...report,gitProcesses})}\n`,stderr):(0,import_types3.ok)(renderDrift(report),stderr)}}}});var require_redact=__commonJS({"share:src/guard/redact.ts"(exports2,module2){module2.exports=__shared("src/guard/redact.ts")}});var redact_exports={};__export(redact_exports,{redactVerb:()=>redactVerb});function help(){let width=Math.max(...import_redact.REDACTION_RULES.map(r=>r.id.length)),rules=import_redact.REDACTION_RULES.map(r=>`  ${r.id.padEnd(width)}  ${r.description}`);return["usage: node memory_io.mjs redact [--json] < text","","Copies stdin to stdout with every secret replaced by `<redacted: KIND>`, using the same","rules as `write` and `promote` (which redact before anything touches disk). Needs no","--root and touches no file. stderr reports `redacted N secret(s): KIND (line L), \\u2026`,","never a value; a redaction that took more than 3 lines reads `KIND (line L, N lines)`,","so a swallowed section shows; past 20 findings the rest are counted (`\\u2026 and N more`).","","options:",\'  --json   print {"text": \\u2026, "findings": [{"kind", "line", "column", "length"}]}\',"           (line and column 1-based, column and length in Unicode code points, both",\'           measured in the input; "lines" is added when a secret spans several lines)\',"","Families covered: private keys (PEM, OpenSSH, PGP; marker lines and key material only,","a truncated key too), cloud and vendor tokens (AWS, GitHub, GitLab, OpenAI, Anthropic,","Slack, Stripe, Google, npm, Discord, Databricks, Docker config auth and the rest of","gitleaks v8\'s default rule families a developer pastes; CONTRIBUTING lists each","gitleaks id as covered or left out), JWTs, bearer and basic credentials, passwords in","URLs (a raw /, ? or # included) and connection strings, command-line passwords","(--password V, --password=V, mysql -pV, curl -u user:pass; never -p V), XML password","elements, Cookie and Set-Cookie values, Markdown table cells under a secret-named","header, and generic assignments (quoted values with spaces, YAML block scalars, names","ending in _PASS, _PWD, _PASSWD, _SECRET, _TOKEN, _KEY). Tokens right after a \\\\n, \\\\t,",\'\\\\r or \\\\" escape or a %XX encoding are found too.\',"","Never redacted: values of only 40 or 64 hex digits (git ids, SHA-256 tokens) whatever","punctuation or Markdown surrounds them, UUIDs, AWS ARNs, e-mail addresses (service","accounts), Vault paths and file names, variable references ($VAR, ${VAR},","os.environ[...], process.env.X), placeholders, keys ending in EXAMPLE, ordinary prose","and code identifiers. When rules overlap, the one listed first wins. No pattern knows","every secret or personal datum: checking the text remains the agent\'s job.","",`rules (${import_redact.REDACTION_RULES.length}, in priority order; the id is the KIND):`,...rules,"","exit codes: 0 success (whether or not anything was redacted);","            2 refused: stdin is not UTF-8, or a usage error (unknown flag, argument)",""].join(`\n`)}var import_errors4,import_redact,import_types4,STRICT,redactVerb,init_redact=__esm({"src/verbs/redact.ts"(){"use strict";import_errors4=__toESM(require_errors(),1),import_redact=__toESM(require_redact(),1),import_types4=__toESM(require_types(),1),STRICT=new TextDecoder("utf-8",{fatal:!0,ignoreBOM:!0});redactVerb={name:"redact",options:{json:{type:"boolean"}},positionals:[0,0],help:help(),async run(ctx){let bytes=await ctx.readStdin(),input;try{input=STRICT.decode(bytes)}catch{throw new import_errors4.Refused("stdin is not valid UTF-8; redact reads text only")}let result=(0,import_redact.redactText)(input),stderr=result.findings.length>0?[(0,import_redact.formatRedactionReport)(result.findings)]:[];return ctx.values.json===!0?(0,import_types4.ok)(`${JSON.stringify({text:result.text,findings:result.findings})}\n`,stderr):(0,import_types4.ok)(result.text,stderr)}}}});var verbs={"src/verbs/anchors.ts":()=>(init_anchors2(),__toCommonJS(anchors_exports)),"src/verbs/brief.ts":()=>(init_brief2(),__toCommonJS(brief_exports)),"src/verbs/drift.ts":()=>(init_drift2(),__toCommonJS(drift_exports)),"src/verbs/redact.ts":()=>(init_redact(),__toCommonJS(redact_exports))};exports.load=id=>verbs[id]();\n', {
+    module.exports = __shChunk("cold", 'var __create=Object.create;var __defProp=Object.defineProperty;var __getOwnPropDesc=Object.getOwnPropertyDescriptor;var __getOwnPropNames=Object.getOwnPropertyNames;var __getProtoOf=Object.getPrototypeOf,__hasOwnProp=Object.prototype.hasOwnProperty;var __esm=(fn,res,err)=>function(){if(err)throw err[0];try{return fn&&(res=(0,fn[__getOwnPropNames(fn)[0]])(fn=0)),res}catch(e){throw err=[e],e}};var __commonJS=(cb,mod)=>function(){try{return mod||(0,cb[__getOwnPropNames(cb)[0]])((mod={exports:{}}).exports,mod),mod.exports}catch(e){throw mod=0,e}};var __export=(target,all)=>{for(var name in all)__defProp(target,name,{get:all[name],enumerable:!0})},__copyProps=(to,from,except,desc)=>{if(from&&typeof from=="object"||typeof from=="function")for(let key of __getOwnPropNames(from))!__hasOwnProp.call(to,key)&&key!==except&&__defProp(to,key,{get:()=>from[key],enumerable:!(desc=__getOwnPropDesc(from,key))||desc.enumerable});return to};var __toESM=(mod,isNodeMode,target)=>(target=mod!=null?__create(__getProtoOf(mod)):{},__copyProps(isNodeMode||!mod||!mod.__esModule?__defProp(target,"default",{value:mod,enumerable:!0}):target,mod)),__toCommonJS=mod=>__copyProps(__defProp({},"__esModule",{value:!0}),mod);function asObjectId(value){let lower=value.toLowerCase();return OBJECT_ID.test(lower)?lower:null}function parseStrictTime(value,nowMs){let m=ISO.exec(value);if(!m)return{error:"not a strict ISO-8601 time with a zone"};let[year,month,day,hour,minute]=[m[1],m[2],m[3],m[4],m[5]].map(Number),second=m[6]===void 0?0:Number(m[6]),fraction=m[7]===void 0?0:+`0.${m[7]}`;if(month<1||month>12||hour>23||minute>59||second>59)return{error:"a field is out of range"};let daysInMonth=new Date(Date.UTC(year,month,0)).getUTCDate();if(day<1||day>daysInMonth)return{error:"no such day"};let offsetMin=0;if(m[8]!=="Z"){let oh=Number(m[9]),om=Number(m[10]);if(oh>23||om>59)return{error:"zone offset out of range"};offsetMin=(m[8].startsWith("-")?-1:1)*(oh*60+om)}let utc=Date.UTC(year,month-1,day,hour,minute,second)+Math.floor(fraction*1e3)-offsetMin*6e4;return year<1970?{error:"before 1970"}:utc>nowMs+CLOCK_SKEW_MS?{error:"in the future"}:{iso:value,ms:utc}}function isoSeconds(ms){return new Date(Math.floor(ms/1e3)*1e3).toISOString().replace(".000Z","Z")}function isPlausibleBranch(name){return name==="(detached)"?!0:name.length===0||name.length>255||BRANCH_FORBIDDEN.test(name)||name.startsWith("-")||name.startsWith("/")||name.endsWith("/")||name.endsWith(".")||name.endsWith(".lock")||name.includes("..")||name.includes("//")||name.includes("@{")||name==="@"?!1:!name.split("/").some(part=>part.startsWith("."))}function safeRelativePath(value){if(value.length===0||value.length>4096||/[\\x00-\\x1f\\x7f\\\\]/.test(value)||value.startsWith("/")||value.startsWith("~")||/^[A-Za-z]:/.test(value))return null;let normal=import_node_path.default.posix.normalize(value);return normal==="."||normal===".."||normal.startsWith("../")?null:normal.replace(/\\/$/,"")}var import_node_path,CLOCK_SKEW_MS,OBJECT_ID,ISO,BRANCH_FORBIDDEN,init_values=__esm({"src/schema/values.ts"(){"use strict";import_node_path=__toESM(require("node:path"),1),CLOCK_SKEW_MS=300*1e3,OBJECT_ID=/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;ISO=/^(\\d{4})-(\\d{2})-(\\d{2})T(\\d{2}):(\\d{2})(?::(\\d{2})(?:\\.(\\d{1,9}))?)?(Z|[+-](\\d{2}):?(\\d{2}))$/;BRANCH_FORBIDDEN=/[\\x00-\\x20\\x7f~^:?*[\\\\$`;|&<>\'"]/}});function gitEnv(env){let out={};for(let[k,v]of Object.entries(env))v!==void 0&&!DROPPED_ENV.includes(k)&&(out[k]=v);return out.GIT_OPTIONAL_LOCKS="0",out.GIT_TERMINAL_PROMPT="0",out.LC_ALL="C",out}function runGit(cwd,args,env,timeoutMs=GIT_TIMEOUT_MS){for(let arg of args)if(/[\\0\\n\\r]/.test(arg))throw new Error(`refusing to pass a git argument holding a control character: ${JSON.stringify(arg)}`);return new Promise((resolve,reject)=>{(0,import_node_child_process.execFile)("git",["-c","core.fsmonitor=false",...args],{cwd,env:gitEnv(env),encoding:"buffer",timeout:timeoutMs,killSignal:"SIGKILL",maxBuffer:256*1024*1024,windowsHide:!0},(err,stdout,stderr)=>{if(err){let e=err;if(e.code==="ENOENT"){reject(new GitUnavailable("missing","git was not found on PATH"));return}if(e.killed||e.signal==="SIGKILL"){reject(new GitUnavailable("timeout",`git ${args[0]??""} took longer than ${timeoutMs} ms and was stopped`));return}if(typeof e.code!="number"){reject(new GitUnavailable("failed",`git could not be run: ${e.message}`));return}resolve({code:e.code,stdout,stderr:stderr.toString("utf8")});return}resolve({code:0,stdout,stderr:stderr.toString("utf8")})})})}function firstLine(text){return(text.split(`\n`).find(l=>l.trim()!=="")??"").trim()}var import_node_child_process,GIT_TIMEOUT_MS,GitUnavailable,DROPPED_ENV,init_run=__esm({"src/git/run.ts"(){"use strict";import_node_child_process=require("node:child_process"),GIT_TIMEOUT_MS=15e3,GitUnavailable=class extends Error{reason;constructor(reason,message){super(message),this.reason=reason,this.name="GitUnavailable"}},DROPPED_ENV=["GIT_DIR","GIT_WORK_TREE","GIT_INDEX_FILE","GIT_OBJECT_DIRECTORY","GIT_ALTERNATE_OBJECT_DIRECTORIES","GIT_COMMON_DIR","GIT_NAMESPACE","GIT_CEILING_DIRECTORIES","GIT_DISCOVERY_ACROSS_FILESYSTEM","GIT_LITERAL_PATHSPECS","GIT_GLOB_PATHSPECS","GIT_NOGLOB_PATHSPECS","GIT_ICASE_PATHSPECS","GIT_QUARANTINE_PATH"]}});function parseStatusV2(out){let fields=out.toString("utf8").split("\\0"),branch="(detached)",head=null,upstreamName=null,ab=null,dirty=[];for(let i=0;i<fields.length;i++){let f=fields[i];if(f==="")continue;if(f.startsWith("# ")){let[,key,...rest]=f.split(" "),value=rest.join(" ");if(key==="branch.oid")head=value==="(initial)"?null:value;else if(key==="branch.head")branch=value==="(detached)"?"(detached)":value;else if(key==="branch.upstream")upstreamName=value;else if(key==="branch.ab"){let m=/^\\+(\\d+) -(\\d+)$/.exec(value);m&&(ab={ahead:Number(m[1]),behind:Number(m[2])})}continue}let kind=f[0],skip=kind==="1"?8:kind==="2"?9:kind==="u"?10:kind==="?"||kind==="!"?1:-1;if(skip<0||kind==="!")continue;let at=0;for(let n2=0;n2<skip;n2++)at=f.indexOf(" ",at)+1;dirty.push(f.slice(at)),kind==="2"&&i++}let upstream=upstreamName===null?null:{name:upstreamName,ahead:ab?.ahead??null,behind:ab?.behind??null};return{branch,head,upstream,dirty}}async function readSnapshot(root,env){let r=await runGit(root,STATUS_ARGS,env);return r.code!==0?{kind:"not-repo",note:firstLine(r.stderr)||`git status exited ${r.code}`}:{kind:"repo",snapshot:parseStatusV2(r.stdout)}}var STATUS_ARGS,init_status=__esm({"src/git/status.ts"(){"use strict";init_run();STATUS_ARGS=["status","--porcelain=v2","--branch","-z","--untracked-files=normal","--",":(exclude).ai/memory"]}});async function statInsideRoot(root,rel){let parts=rel.split("/"),at=root;for(let[i,part]of parts.entries()){at=import_node_path2.default.join(at,part);try{let st=await(0,import_promises.lstat)(at);if(i<parts.length-1&&!st.isDirectory())return null;if(i===parts.length-1)return{mtimeMs:st.mtimeMs}}catch{return null}}return null}function keyFileRelative(root,value){let rel=import_node_path2.default.isAbsolute(value)?import_node_path2.default.relative(root,value).split(import_node_path2.default.sep).join("/"):value,safe=safeRelativePath(rel);return safe===null?{error:"not a path inside the root"}:safe}async function collectAnchors(root,env,nowMs,keyFiles){let date=isoSeconds(nowMs),gitNote=null;try{let r=await readSnapshot(root,env);if(r.kind==="repo"){let s=r.snapshot;return{insideGit:!0,branch:s.branch,head:s.head,dirty:s.dirty,date,keyFileMtimes:[],gitNote:null,skippedKeyFiles:[]}}gitNote=`not a git repository (${r.note})`}catch(err){if(!(err instanceof GitUnavailable))throw err;gitNote=err.reason==="missing"?"git was not found on PATH; anchors are the outside-git ones":err.message}let keyFileMtimes=[],skippedKeyFiles=[];for(let value of keyFiles){let rel=keyFileRelative(root,value);if(typeof rel!="string"){skippedKeyFiles.push({path:value,reason:rel.error});continue}let st=await statInsideRoot(root,rel);keyFileMtimes.push({path:rel,mtime:st===null?null:isoSeconds(st.mtimeMs)})}return{insideGit:!1,branch:null,head:null,dirty:[],date,keyFileMtimes,gitNote,skippedKeyFiles}}var import_promises,import_node_path2,init_anchors=__esm({"src/git/anchors.ts"(){"use strict";import_promises=require("node:fs/promises"),import_node_path2=__toESM(require("node:path"),1);init_values();init_run();init_status()}});function quotePath(p){if(!NEEDS_QUOTES.test(p)&&p!=="none")return p;let out=\'"\';for(let ch of p){let code=ch.codePointAt(0);ESCAPES[ch]!==void 0?out+=ESCAPES[ch]:code<32||code===127?out+=`\\\\${code.toString(8).padStart(3,"0")}`:out+=ch}return`${out}"`}function readQuoted(s,start){let bytes=[],i=start+1;for(;i<s.length;){let ch=s[i];if(ch===\'"\')return{value:Buffer.from(bytes).toString("utf8"),end:i+1};if(ch==="\\\\"){let next=s[i+1];if(next===void 0)return null;if(UNESCAPE[next]!==void 0){bytes.push(UNESCAPE[next]),i+=2;continue}let octal=/^[0-3][0-7]{2}/.exec(s.slice(i+1,i+4));if(!octal)return null;bytes.push(parseInt(octal[0],8)),i+=4;continue}let cp=s.codePointAt(i),text=String.fromCodePoint(cp);bytes.push(...Buffer.from(text,"utf8")),i+=text.length}return null}function parsePathList(value){let v=value.trim();if(v==="none"||v==="")return v==="none"?{paths:[],more:0}:null;let paths=[],more=0,i=0;for(;i<v.length;){let item;if(v[i]===\'"\'){let q=readQuoted(v,i);if(!q||(item=q.value,i=q.end,i<v.length&&!v.startsWith(", ",i)))return null}else{let comma=v.indexOf(", ",i),end=comma===-1?v.length:comma;item=v.slice(i,end),i=end;let tail=/^\u2026 and (\\d+) more$/.exec(item);if(tail){if(more=Number(tail[1]),i!==v.length)return null;break}}if(item.length===0)return null;paths.push(item),i<v.length&&(i+=2)}return{paths,more}}function renderPathList(paths,limit=50){if(paths.length===0)return"none";let shown=paths.slice(0,limit).map(quotePath);return paths.length>limit&&shown.push(`\\u2026 and ${paths.length-limit} more`),shown.join(", ")}function renderAnchorLines(a){if(!a.insideGit){let lines=[`- Date: ${a.date}`];return a.keyFileMtimes.length>0&&lines.push(`- Key file mtimes: ${a.keyFileMtimes.map(k=>`${quotePath(k.path)} @ ${k.mtime??"missing"}`).join(", ")}`),`${lines.join(`\n`)}\n`}return[`- Branch: ${a.branch??"(detached)"}`,`- HEAD: ${a.head??"none (no commits yet)"}`,`- Dirty files: ${renderPathList(a.dirty)}`,`- Date: ${a.date}`,""].join(`\n`)}var NEEDS_QUOTES,ESCAPES,UNESCAPE,init_anchor_lines=__esm({"src/schema/anchor-lines.ts"(){"use strict";NEEDS_QUOTES=/[,"\\\\\\x00-\\x1f\\x7f]|^\\s|\\s$|^\u2026| @ /,ESCAPES={"\\x07":"\\\\a","\\b":"\\\\b","	":"\\\\t","\\n":"\\\\n","\\v":"\\\\v","\\f":"\\\\f","\\r":"\\\\r",\'"\':\'\\\\"\',"\\\\":"\\\\\\\\"};UNESCAPE={a:7,b:8,t:9,n:10,v:11,f:12,r:13,\'"\':34,"\\\\":92}}});var require_common=__commonJS({"share:src/verbs/common.ts"(exports2,module2){module2.exports=__shared("src/verbs/common.ts")}});var require_types=__commonJS({"share:src/verbs/types.ts"(exports2,module2){module2.exports=__shared("src/verbs/types.ts")}});var anchors_exports={};__export(anchors_exports,{anchorsVerb:()=>anchorsVerb});var import_common,import_types,anchorsVerb,init_anchors2=__esm({"src/verbs/anchors.ts"(){"use strict";init_anchors();init_anchor_lines();import_common=__toESM(require_common(),1),import_types=__toESM(require_types(),1),anchorsVerb={name:"anchors",options:{root:{type:"string"},json:{type:"boolean"},"key-file":{type:"string",multiple:!0}},positionals:[0,0],help:`usage: node memory_io.mjs anchors --root DIR [--key-file PATH]... [--json]\n\nPrints the lines of the handoff\'s \\`## Environment anchors\\` section (without the heading),\nready to paste:\n  - Branch: <name, or (detached)>\n  - HEAD: <full 40/64-hex id>            (\\`none (no commits yet)\\` in a new repository)\n  - Dirty files: <paths, comma-separated, or none>\n  - Date: <now, ISO-8601 UTC with Z>\nDirty files come from git status (-z): renames list the new path; a path holding a comma,\na quote, a backslash or a control character is written in double quotes with C escapes;\nnon-ASCII stays as is; the memory dir .ai/memory/ is never listed; past 50 paths the\nline ends with \\`\\u2026 and N more\\`.\n\nOutside a git repository, or when git is not on PATH (said on stderr):\n  - Date: <now>\n  - Key file mtimes: <path> @ <ISO-8601 UTC, or missing>, ...   (with --key-file)\n--key-file PATH (repeatable) names a file inside the root; it is only looked up, never\nopened. Paths outside the root are skipped with a warning.\n\n--json prints one object: {"insideGit", "branch", "head", "dirty", "date",\n"keyFileMtimes": [{"path", "mtime"}], "gitNote", "markdown"}.\n\nRuns one git process (status); takes no lock; writes nothing.\n\nexit: 0 printed\n      2 usage error, or the root is missing or a link\n`,async run(ctx){let root=(0,import_common.rootOption)(ctx),keyFiles=ctx.values["key-file"]??[],a=await collectAnchors(root,ctx.env,Date.now(),keyFiles),markdown=renderAnchorLines(a),stderr=[];a.gitNote!==null&&stderr.push(`note: ${a.gitNote}`);for(let s of a.skippedKeyFiles)stderr.push(`warning: --key-file ${JSON.stringify(s.path)} skipped: ${s.reason}`);if(ctx.values.json===!0){let{skippedKeyFiles:_skipped,...rest}=a;return(0,import_types.ok)(`${JSON.stringify({...rest,markdown})}\n`,stderr)}return(0,import_types.ok)(markdown,stderr)}}}});var require_errors=__commonJS({"share:src/errors.ts"(exports2,module2){module2.exports=__shared("src/errors.ts")}});function short(id){return id===null?"?":id.slice(0,12)}function plural(n2,word){return`${n2} ${word}${n2===1?"":"s"}`}function sameSet(a,b){if(a.length!==b.length)return!1;let s=new Set(a);return b.every(x=>s.has(x))}function assessDrift(f){let cur=f.current,ageRaw=f.saved.date===null?null:Math.max(0,(f.nowMs-f.saved.date.ms)/DAY_MS),ageDays=ageRaw===null?null:Math.round(ageRaw*10)/10,branchChanged=cur===null||f.saved.branch===null?null:cur.branch!==f.saved.branch,dirtyChanged=cur===null||f.saved.dirty===null?null:!sameSet(cur.dirty,f.saved.dirty),reachable=f.headReachable,ahead=reachable===!0?f.ahead:null,behind=reachable===!0?f.behind:null,verdict;f.git.state!=="repo"||f.saved.head===null||reachable===null?verdict="unverifiable":reachable?ageRaw!==null&&ageRaw>STALE_DAYS||ahead!==null&&ahead>STALE_COMMITS?verdict="stale":branchChanged===!0||(ahead??0)>0||(behind??0)>0||f.missingKeyFiles.length>0?verdict="drifted":verdict="fresh":verdict="rewritten";let parts=[];if(verdict==="unverifiable"?f.git.state==="missing"?parts.push("git is not on PATH, so the repository could not be compared (outside-git behaviour)"):f.git.state==="not-repo"?parts.push("the root is not in a git repository, so only age and key files were checked"):f.git.state!=="repo"?parts.push(`git could not be used (${f.git.note??f.git.state})`):parts.push("the handoff has no valid HEAD anchor (a full 40/64-hex id), so the saved commit could not be checked"):verdict==="rewritten"?(parts.push(f.objectMissing?f.shallow?`saved HEAD ${short(f.saved.head)} is not in this shallow clone (history rewritten or cut off)`:`saved HEAD ${short(f.saved.head)} no longer exists here (history rewritten)`:`saved HEAD ${short(f.saved.head)} is no longer reachable from HEAD or any ref (rebase, amend, reset or force-push)`),f.commitsSinceDate!==null&&parts.push(`${plural(f.commitsSinceDate,"commit")} on HEAD since the saved date`),parts.push("plan statuses are unverified")):ahead!==null&&behind!==null&&(ahead===0&&behind===0?parts.push(`at the saved commit ${short(f.saved.head)}`):behind===0?parts.push(`${plural(ahead,"commit")} ahead of the saved ${short(f.saved.head)}`):ahead===0?parts.push(`${plural(behind,"commit")} behind the saved ${short(f.saved.head)}`):parts.push(`diverged from the saved ${short(f.saved.head)}: ${ahead} ahead, ${behind} behind`)),branchChanged===!0?parts.push(`branch moved from ${f.saved.branch} to ${cur?.branch}`):branchChanged===!1&&verdict!=="unverifiable"&&parts.push(`on ${cur?.branch}`),ageDays!==null&&parts.push(`saved ${ageDays} days ago`),verdict==="stale"&&parts.push("too stale for line-by-line reconciliation"),f.missingKeyFiles.length>0){let shown=f.missingKeyFiles.slice(0,3).map(quotePath).join(", "),more=f.missingKeyFiles.length>3?` and ${f.missingKeyFiles.length-3} more`:"";parts.push(`key files missing: ${shown}${more}`)}let up=cur?.upstream??null;up!==null&&(up.ahead===null?parts.push(`upstream ${up.name} is gone`):(up.ahead>0||(up.behind??0)>0)&&parts.push(`upstream ${up.name}: ${up.ahead} ahead, ${up.behind} behind`)),dirtyChanged===!0&&cur!==null&&f.saved.dirty!==null&&parts.push(`dirty files: ${f.saved.dirty.length} then, ${cur.dirty.length} now`);let bad=f.unverifiable.filter(u=>!(verdict==="unverifiable"&&u==="head"));bad.length>0&&parts.push(`unverifiable anchors: ${bad.join(", ")}`);let summary=`${verdict}: ${parts.join("; ")}`;return{verdict,saved:{branch:f.saved.branch,head:f.saved.head,date:f.saved.date?.iso??null,dirty:f.saved.dirty},current:{branch:cur?.branch??null,head:cur?.head??null,dirty:cur?.dirty??null},branchChanged,headReachable:reachable,ahead,behind,commitsSinceDate:f.commitsSinceDate,ageDays,missingKeyFiles:f.missingKeyFiles,upstream:up,dirtyChanged,shallow:f.shallow,git:f.git,unverifiable:f.unverifiable,summary}}var STALE_DAYS,STALE_COMMITS,DAY_MS,init_verdict=__esm({"src/git/verdict.ts"(){"use strict";init_anchor_lines();STALE_DAYS=14,STALE_COMMITS=30,DAY_MS=864e5}});function reachableArgs(id){return["rev-list","--max-count=1",id,"--not","--exclude=refs/stash","--all"]}function startStatus(root,env){let p=readSnapshot(root,env);return p.catch(()=>{}),p}async function measureDrift(root,env,anchors,nowMs,early=null){let processes=1,git=args=>(processes++,runGit(root,args,env)),head=anchors.head,facts={nowMs,saved:{branch:anchors.branch,head,date:anchors.date,dirty:anchors.dirty},git:{state:"repo",note:null},current:null,headReachable:null,objectMissing:!1,shallow:!1,ahead:null,behind:null,commitsSinceDate:null,missingKeyFiles:[],unverifiable:anchors.unverifiable},keyFilesP=Promise.all(anchors.keyFiles.map(async p=>await statInsideRoot(root,p)===null?p:null));try{let statusP=early??readSnapshot(root,env),countP=head===null?null:git(["rev-list","--left-right","--count",`${head}...HEAD`]);countP?.catch(()=>{});let status=await statusP;status.kind==="not-repo"?(await countP?.catch(()=>{}),facts.git={state:"not-repo",note:status.note}):(facts.current=status.snapshot,head!==null&&countP!==null&&await measureHead(facts,status.snapshot,head,await countP,git))}catch(err){if(!(err instanceof GitUnavailable))throw err;let state=err.reason;facts.git={state,note:err.message},facts.current=null,facts.headReachable=null}return facts.missingKeyFiles=(await keyFilesP).filter(p=>p!==null),{report:assessDrift(facts),gitProcesses:processes}}async function measureHead(facts,snap,head,count,git){let reachable;if(snap.head!==null&&count.code===0){let m=/^(\\d+)\\s+(\\d+)/.exec(count.stdout.toString("utf8")),behind=Number(m?.[1]??NaN),ahead=Number(m?.[2]??NaN);facts.ahead=ahead,facts.behind=behind,reachable=behind===0?!0:await reachableFromRef(head,git,facts)}else snap.head===null?reachable=await reachableFromRef(head,git,facts):(facts.objectMissing=!0,reachable=!1);if(facts.headReachable=reachable,reachable)return;facts.ahead=null,facts.behind=null;let since=facts.saved.date!==null&&snap.head!==null?git(["rev-list","--count",`--since=@${Math.floor(facts.saved.date.ms/1e3)}`,"HEAD"]):null,shallow=facts.objectMissing?git(["rev-parse","--is-shallow-repository"]):null;if(since?.catch(()=>{}),shallow!==null){let r=await shallow;facts.shallow=r.code===0&&r.stdout.toString("utf8").trim()==="true"}if(since!==null){let r=await since;r.code===0&&(facts.commitsSinceDate=Number(r.stdout.toString("utf8").trim()))}}async function reachableFromRef(head,git,facts){let r=await git(reachableArgs(head));return r.code!==0?(facts.objectMissing=!0,!1):r.stdout.toString("utf8").trim()===""}var init_drift=__esm({"src/git/drift.ts"(){"use strict";init_anchors();init_run();init_status();init_verdict()}});function flatten(text,max=400){let flat=text.replace(/[\\p{Cc}\\p{Cf}\\p{Zl}\\p{Zp}]/gu," ").replace(/\\s+/g," ").trim();return[...flat].length<=max?flat:`${[...flat].slice(0,max-1).join("").trimEnd()}\\u2026`}function list(items,max){let shown=items.slice(0,max).map(i=>flatten(i,160)),more=items.length>max?` (+${items.length-max} more)`:"";return`${shown.join("; ")}${more}`}function countLedger(text,needles){let body=text.replace(/^\\uFEFF/,"").replace(/\\r\\n?/g,`\n`),entries=body.split(/^## /m).slice(1);entries.length===0&&(entries=body.split(/^[-*] /m).slice(1));let useful=needles.filter(n2=>n2.length>=3),matching=entries.filter(e=>useful.some(n2=>e.includes(n2))).length;return{entries:entries.length,matching}}function ledgerText(name,c){return c===null?null:`${name} ${c.entries} ${c.entries===1?"entry":"entries"} (${c.matching} mention the key files or branch)`}function draftBrief(h,drift,ledgers){let goal=flatten(h.goal)||"none recorded",counts={done:0,"in-progress":0,todo:0,unmarked:0};for(let s of h.plan)counts[s.status]++;let current=h.plan.find(s=>s.status==="in-progress")??h.plan.find(s=>s.status==="todo"),planStatus;if(h.plan.length===0)planStatus="none recorded";else{let bits=[`${counts.done} done`,`${counts["in-progress"]} in progress`,`${counts.todo} todo`];counts.unmarked>0&&bits.push(`${counts.unmarked} unmarked`),planStatus=`${bits.join(", ")}${current?`; ${current.status==="in-progress"?"in progress":"next"}: ${flatten(current.text,160)}`:""}`,drift.verdict==="rewritten"?planStatus=`UNVERIFIED (history rewritten since the save): ${planStatus}`:drift.verdict==="unverifiable"&&(planStatus=`unverified (anchors could not be checked): ${planStatus}`)}let inForce=h.decisions.filter(d=>!/\\(superseded\\b/i.test(d)),decisionsInForce=inForce.length===0?"none recorded":list(inForce,4),doNotRetry=h.failedApproaches.length===0?"none recorded":list(h.failedApproaches,4),ledgerBits=[ledgerText("LESSONS.md",ledgers.lessons),ledgerText("SOLUTIONS.md",ledgers.solutions)].filter(x=>x!==null);for(let name of ledgers.unreadable??[])ledgerBits.push(`${name} refused by the safety checks (run \\`check\\`)`);let driftAndLessons=`${flatten(drift.summary,300)}; ledgers: ${ledgerBits.length>0?ledgerBits.join(", "):"none found"}`,next=h.nextSteps[0]??(current?current.text:null),nextText=next===null?null:flatten(next,200),proposed;switch(drift.verdict){case"stale":proposed="start fresh: the handoff is too stale to reconcile line by line, so archive it and re-plan from the current code, keeping its goal, decisions and failed approaches as background (full reconciliation only if you insist)";break;case"rewritten":proposed=`re-verify every plan step against the current history before acting${nextText?`, then: ${nextText}`:""}`;break;case"unverifiable":proposed=`check the repository by hand (the anchors could not be verified)${nextText?`, then: ${nextText}`:""}`;break;case"drifted":proposed=`re-check the steps the drift touches${nextText?`, then: ${nextText}`:""}`;break;default:proposed=nextText??"none recorded"}let proposedNextStep=`${proposed} \\u2014 Confirm?`,values=[goal,planStatus,decisionsInForce,doNotRetry,driftAndLessons,proposedNextStep],lines=BRIEF_LABELS.map((label,i)=>`${label} ${values[i]}`);return{goal,planStatus,decisionsInForce,doNotRetry,driftAndLessons,proposedNextStep,lines}}function renderBrief(b){return`${b.lines.join(`\n`)}\n`}var BRIEF_LABELS,init_brief=__esm({"src/schema/brief.ts"(){"use strict";BRIEF_LABELS=["Goal:","Plan status:","Decisions in force:","Do-not-retry:","Drift & lessons:","Proposed next step:"]}});function parseBlocks(text){let doc={type:"document",start:0,end:text.length,children:[],parent:null,open:!0},tip=doc,oldtip=doc,lastMatched=doc,allClosed=!0,line="",lineStart=0,offset=0,column=0,nextNonspace=0,nextNonspaceColumn=0,indent=0,indented=!1,blank=!1,partialTab=!1,blankRun=0,lastBlankStart=0,atEnd=!1,findNextNonspace=()=>{let i=offset,cols=column,c;for(;(c=line[i])!==void 0;)if(c===" ")i++,cols++;else if(c==="	")i++,cols+=4-cols%4;else break;blank=c===void 0,nextNonspace=i,nextNonspaceColumn=cols,indent=nextNonspaceColumn-column,indented=indent>=4},advanceNextNonspace=()=>{offset=nextNonspace,column=nextNonspaceColumn,partialTab=!1},advanceOffset=(count,columns)=>{let c;for(;count>0&&(c=line[offset])!==void 0;)if(c==="	"){let toTab=4-column%4;if(columns){partialTab=toTab>count;let n2=toTab>count?count:toTab;column+=n2,offset+=partialTab?0:1,count-=n2}else partialTab=!1,column+=toTab,offset+=1,count-=1}else partialTab=!1,offset+=1,column+=1,count-=1},lineEnd=()=>lineStart+line.length,finalize=block=>{block.open=!1;let last=block.children[block.children.length-1];switch(block.type){case"blockquote":block.end=Math.max(block.lastContentEnd,last?last.end:0);break;case"listItem":case"list":block.end=last?last.end:block.markerEnd??block.start+1;break;case"code":block.fenced?block.closedByFence||(block.end=implicitFenceEnd(block)):block.end=block.lastContentEnd??block.end;break;case"paragraph":{let lines2=block.lines??[],n2=0;for(;n2<lines2.length&&DEFINITION.test(text.slice(lines2[n2].start,lines2[n2].end));)n2++;if(n2>0){let siblings=block.parent.children,defs=lines2.slice(0,n2).map(l=>{let lead=/^[ \\t]*/.exec(text.slice(l.start,l.end))[0].length;return{type:"definition",start:l.start+lead,end:l.end,children:[],parent:block.parent,open:!1}});n2===lines2.length?siblings.splice(siblings.indexOf(block),1,...defs):(siblings.splice(siblings.indexOf(block),0,...defs),block.start=lines2[n2].start+/^[ \\t]*/.exec(text.slice(lines2[n2].start,lines2[n2].end))[0].length,block.lines=lines2.slice(n2))}break}}tip=block.parent??doc},implicitFenceEnd=block=>{if(block.parent?.type==="blockquote")return block.end;if(atEnd)return text.length;let rest=line.slice(nextNonspace);return rest[0]===">"||/^(?:[*+-]|\\d{1,9}[.)])(?:[ \\t]|$)/.test(rest)&&!THEMATIC.test(rest)?lineStart:blankRun>0?lastBlankStart:lineStart-1},interrupting=container=>container.type==="paragraph"||tip.type==="code"&&!tip.fenced&&tip.open&&!tip.freshFlow,closeUnmatched=()=>{if(!allClosed){for(;oldtip!==lastMatched;){let parent=oldtip.parent;finalize(oldtip),oldtip=parent}allClosed=!0}},canContain=(parent,child)=>parent==="document"||parent==="blockquote"||parent==="listItem"?child!=="listItem":parent==="list"?child==="listItem":!1,addChild=(type,start)=>{for(;!canContain(tip.type,type);)finalize(tip);let node={type,start,end:start,children:[],parent:tip,open:!0};return tip.children.push(node),tip=node,node},addParagraphLine=p=>{p.lines.push({start:lineStart+offset,end:lineEnd()}),p.end=lineEnd()},continues=c=>{switch(c.type){case"document":case"list":return 0;case"blockquote":return!indented&&line[nextNonspace]===">"?(advanceNextNonspace(),advanceOffset(1,!1),isSpaceOrTab(line[offset])&&advanceOffset(1,!0),c.lastContentEnd=lineEnd(),0):1;case"listItem":if(blank){if(c.children.length===0)return 1;advanceNextNonspace()}else if(indent>=c.markerOffset+c.padding)advanceOffset(c.markerOffset+c.padding,!0);else return 1;return 0;case"code":if(c.fenced){let m=indent<=3&&line[nextNonspace]===c.fenceChar?FENCE_CLOSE.exec(line.slice(nextNonspace)):null;if(m&&m[0].length>=c.fenceLength)return c.end=lineEnd(),c.closedByFence=!0,finalize(c),2;let i=c.fenceOffset;for(;i>0&&isSpaceOrTab(line[offset]);)advanceOffset(1,!0),i--;return 0}if(indent>=4)advanceOffset(4,!0);else if(blank)advanceNextNonspace();else return 1;return 0;case"html":return blank&&(c.htmlType===6||c.htmlType===7)?1:0;case"paragraph":return blank?1:0;default:return 1}},parseListMarker=container=>{if(indent>=4)return null;let rest=line.slice(nextNonspace),data,len,b=BULLET.exec(rest),o=b?null:ORDERED.exec(rest);if(b)data={listType:"bullet",bulletChar:b[0]},len=1;else if(o&&(!interrupting(container)||Number(o[1])===1))data={listType:"ordered",delimiter:o[2]},len=o[0].length;else return null;let after=line[nextNonspace+len];if(!(after===void 0||isSpaceOrTab(after))||interrupting(container)&&!/[^ \\t]/.test(line.slice(nextNonspace+len)))return null;let markerStart=nextNonspace;advanceNextNonspace(),advanceOffset(len,!0);let spacesStartCol=column,spacesStartOffset=offset,c;do advanceOffset(1,!0),c=line[offset];while(column-spacesStartCol<5&&isSpaceOrTab(c));let blankItem=line[offset]===void 0,spaces=column-spacesStartCol,padding;spaces>=5||spaces<1||blankItem?(padding=len+1,column=spacesStartCol,offset=spacesStartOffset,partialTab=!1,isSpaceOrTab(line[offset])&&advanceOffset(1,!0)):padding=len+spaces;let markerEnd=blankItem?lineEnd():lineStart+markerStart+len;return{...data,markerOffset:indent,padding,start:lineStart+markerStart,markerEnd}},depthOf=n2=>{let d=0;for(let p=n2.parent;p!==null;p=p.parent)d++;return d},blockStart=container=>{let c=line[nextNonspace],deep=depthOf(container)>=MAX_DEPTH;if(!indented){if(c===">"&&!deep)return advanceNextNonspace(),advanceOffset(1,!1),isSpaceOrTab(line[offset])&&advanceOffset(1,!0),closeUnmatched(),addChild("blockquote",lineStart+nextNonspace).lastContentEnd=lineEnd(),1;let rest=line.slice(nextNonspace),atx=ATX.exec(rest);if(atx){advanceNextNonspace(),closeUnmatched();let h=addChild("heading",lineStart+nextNonspace);return h.depth=atx[0].trim().length,h.end=lineEnd(),offset=line.length,finalize(h),2}let fence=FENCE_OPEN.exec(rest);if(fence){closeUnmatched();let f=addChild("code",lineStart+nextNonspace);return f.fenced=!0,f.fenceChar=fence[0][0],f.fenceLength=fence[0].length,f.fenceOffset=indent,f.end=lineEnd(),advanceNextNonspace(),offset=line.length,2}if(c==="<"){for(let type=1;type<=7;type++)if(HTML_OPEN[type].test(rest)&&(type<7||!interrupting(container)&&!(!allClosed&&!blank&&tip.type==="paragraph"))){closeUnmatched();let h=addChild("html",lineStart+nextNonspace);return h.htmlType=type,2}}if(container.type==="paragraph"&&SETEXT.test(rest)){let p=container;if(closeUnmatched(),p.lines.every(l=>DEFINITION.test(text.slice(l.start,l.end)))){if(finalize(p),!THEMATIC.test(rest))return addChild("paragraph",lineStart+nextNonspace).lines=[],advanceNextNonspace(),2}else return p.type="heading",finalize(p),p.depth=rest[0]==="="?1:2,p.end=lineEnd(),offset=line.length,2}if(THEMATIC.test(rest)){closeUnmatched();let t=addChild("thematicBreak",lineStart+nextNonspace);return t.end=lineEnd(),offset=line.length,finalize(t),2}}if((!indented||container.type==="list")&&!deep){let data=parseListMarker(container);if(data){if(closeUnmatched(),tip.type!=="list"||tip.listType!==data.listType||tip.bulletChar!==data.bulletChar||tip.delimiter!==data.delimiter){let list2=addChild("list",data.start);list2.listType=data.listType,list2.bulletChar=data.bulletChar,list2.delimiter=data.delimiter}let item=addChild("listItem",data.start);return item.markerOffset=data.markerOffset,item.padding=data.padding,item.markerEnd=data.markerEnd,1}}if(indented&&tip.type!=="paragraph"&&!blank){let start=lineStart+offset,closing=!allClosed&&oldtip!==lastMatched;return advanceOffset(4,!0),closeUnmatched(),addChild("code",start).freshFlow=closing,2}return 0},incorporate=()=>{let container=doc;oldtip=tip,offset=0,column=0,partialTab=!1,blank=!1;let last;for(;(last=container.children[container.children.length-1])&&last.open;){container=last,findNextNonspace();let r=continues(container);if(r===2)return;if(r===1){container=container.parent;break}}allClosed=container===oldtip,lastMatched=container;let matchedLeaf=container.type!=="paragraph"&&(container.type==="code"||container.type==="html");for(;!matchedLeaf;){if(findNextNonspace(),!indented&&!MAYBE_SPECIAL.test(line.slice(nextNonspace))){advanceNextNonspace();break}let r=blockStart(container);if(r===0){advanceNextNonspace();break}container=tip,r===2&&(matchedLeaf=!0)}if(!allClosed&&!blank&&tip.type==="paragraph"){addParagraphLine(tip);return}closeUnmatched();let t=container.type;if(t==="code"||t==="html")t==="code"&&!container.fenced?(!blank||indent>=4)&&(container.lastContentEnd=lineEnd()):container.end=lineEnd(),t==="html"&&container.htmlType<=5&&HTML_CLOSE[container.htmlType].test(line.slice(offset))&&finalize(container);else if(t==="paragraph")addParagraphLine(container);else if(!(t==="heading"||t==="thematicBreak")){if(offset<line.length&&!blank){let p=addChild("paragraph",lineStart+nextNonspace);p.lines=[],advanceNextNonspace(),addParagraphLine(p)}}},lines=text.split(`\n`);lines.length>1&&lines[lines.length-1]===""&&lines.pop();for(let l of lines)line=l,incorporate(),l===""?(blankRun++,lastBlankStart=lineStart):blankRun=0,lineStart+=l.length+1;for(atEnd=!0;tip!==doc;)finalize(tip);return doc}var TAGNAME,ATTRIBUTE,OPENTAG,CLOSETAG,BLOCK_NAMES,HTML_OPEN,HTML_CLOSE,ATX,FENCE_OPEN,FENCE_CLOSE,SETEXT,THEMATIC,BULLET,ORDERED,MAYBE_SPECIAL,DEFINITION,MAX_DEPTH,isSpaceOrTab,init_blocks=__esm({"src/schema/blocks.ts"(){"use strict";TAGNAME="[A-Za-z][A-Za-z0-9-]*",ATTRIBUTE=`(?:\\\\s+[a-zA-Z_:][a-zA-Z0-9:._-]*(?:\\\\s*=\\\\s*(?:[^"\'=<>\\`\\\\x00-\\\\x20]+|\'[^\']*\'|"[^"]*"))?)`,OPENTAG=`<${TAGNAME}${ATTRIBUTE}*\\\\s*/?>`,CLOSETAG=`</${TAGNAME}\\\\s*[>]`,BLOCK_NAMES="address|article|aside|base|basefont|blockquote|body|caption|center|col|colgroup|dd|details|dialog|dir|div|dl|dt|fieldset|figcaption|figure|footer|form|frame|frameset|h[123456]|head|header|hr|html|iframe|legend|li|link|main|menu|menuitem|nav|noframes|ol|optgroup|option|p|param|search|section|summary|table|tbody|td|tfoot|th|thead|title|tr|track|ul",HTML_OPEN=[/^$/,/^<(?:script|pre|textarea|style)(?:\\s|>|$)/i,/^<!--/,/^<[?]/,/^<![A-Za-z]/,/^<!\\[CDATA\\[/,new RegExp(`^<[/]?(?:${BLOCK_NAMES})(?:\\\\s|[/]?[>]|$)`,"i"),new RegExp(`^(?:${OPENTAG}|${CLOSETAG})\\\\s*$`,"i")],HTML_CLOSE=[/^$/,/<\\/(?:script|pre|textarea|style)>/i,/-->/,/\\?>/,/>/,/\\]\\]>/],ATX=/^#{1,6}(?:[ \\t]+|$)/,FENCE_OPEN=/^`{3,}(?!.*`)|^~{3,}/,FENCE_CLOSE=/^(?:`{3,}|~{3,})(?=[ \\t]*$)/,SETEXT=/^(?:=+|-+)[ \\t]*$/,THEMATIC=/^(?:\\*[ \\t]*){3,}$|^(?:_[ \\t]*){3,}$|^(?:-[ \\t]*){3,}$/,BULLET=/^[*+-]/,ORDERED=/^(\\d{1,9})([.)])/,MAYBE_SPECIAL=/^[#`~*+_=<>0-9-]/,DEFINITION=/^ {0,3}\\[(?:[^\\\\\\[\\]]|\\\\.){0,999}\\]:[ \\t]*(?:<[^<>\\n]*>|[^\\s\\x00-\\x1f]+)(?:[ \\t]+(?:"(?:[^"\\\\]|\\\\.)*"|\'(?:[^\'\\\\]|\\\\.)*\'|\\((?:[^()\\\\]|\\\\.)*\\)))?[ \\t]*$/,MAX_DEPTH=48,isSpaceOrTab=c=>c===" "||c==="	"}});function normaliseText(text){return text.replace(/^\\uFEFF/,"").replace(/\\r\\n?/g,`\n`)}function slice(text,node){return text.slice(node.start,node.end)}function itemText(text,item){let first=item.children[0],last=item.children[item.children.length-1];return first&&last?text.slice(first.start,last.end):""}function headingTitle(text,h){return slice(text,h).replace(/^#+\\s*/,"").replace(/\\s*#*\\s*$/,"").trim()}function planStep(raw){let m=STEP.exec(raw);return m?{status:m[1]==="~"?"in-progress":m[1]===" "?"todo":"done",text:raw.slice(m[0].length)}:{status:"unmarked",text:raw}}function keyFile(raw){let pathText,why="",tick=/^`([^`]+)`\\s*(.*)$/s.exec(raw);if(tick)pathText=tick[1].trim(),why=tick[2].replace(/^[\u2014\u2013:-]\\s*/,"");else{let sep=KEY_SEPARATOR.exec(raw);pathText=(sep?raw.slice(0,sep.index):raw).trim(),why=sep?raw.slice(sep.index+sep[0].length):""}return{raw:pathText,path:safeRelativePath(pathText),why:why.trim()}}function unticked(value){let m=/^`([^`]*)`$/.exec(value.trim());return m?m[1].trim():value.trim()}function parseHandoff(input){let text=normaliseText(input),tree=parseBlocks(text),out={marker:text.startsWith(`<!-- memory-schema: v1 -->\n`)||text==="<!-- memory-schema: v1 -->",heading:!1,saved:null,sections:[],goal:"",plan:[],decisions:[],failedApproaches:[],openQuestions:[],nextSteps:[],keyFiles:[],anchors:{present:!1,branch:null,head:null,dirty:null,date:null,keyFileMtimes:null}},section=null,seen=new Set,goalParts=[];for(let node of tree.children){if(node.type==="heading"){let title=headingTitle(text,node);node.depth===1&&title==="Session Handoff"&&section===null&&(out.heading=!0),node.depth===2&&(out.sections.push(title),section=seen.has(title.toLowerCase())?"(repeated)":title.toLowerCase(),seen.add(title.toLowerCase()));continue}if(section===null){if(node.type==="paragraph")for(let line of slice(text,node).split(`\n`)){let m=/^Saved:[ \\t]*(.*)$/.exec(line.trim());m&&out.saved===null&&(out.saved=m[1].trim())}continue}if(section==="current goal"){goalParts.push(slice(text,node));continue}if(node.type!=="list")continue;let items=node.children.map(item=>itemText(text,item));switch(section){case"plan":out.plan.push(...items.map(planStep));break;case"decisions":out.decisions.push(...items);break;case"failed approaches":out.failedApproaches.push(...items);break;case"open questions":out.openQuestions.push(...items);break;case"next steps":out.nextSteps.push(...items);break;case"key files":out.keyFiles.push(...items.map(keyFile));break;case"environment anchors":if(out.anchors.present)break;out.anchors.present=!0;for(let item of items){let m=ANCHOR.exec(item);if(!m)continue;let label=m[1].toLowerCase(),value=m[2],key=label==="branch"?"branch":label==="head"?"head":label==="dirty files"?"dirty":label==="date"?"date":"keyFileMtimes";out.anchors[key]===null&&(out.anchors[key]=value)}break}}return seen.has("environment anchors")&&(out.anchors.present=!0),out.goal=goalParts.join(`\n\n`).trim(),out}function checkAnchors(h,nowMs){let unverifiable=[];h.anchors.present||unverifiable.push("anchors");let head=h.anchors.head===null?null:asObjectId(unticked(h.anchors.head));head===null&&unverifiable.push("head");let branchText=h.anchors.branch===null?null:h.anchors.branch.trim(),branch=branchText!==null&&isPlausibleBranch(branchText)?branchText:null;branch===null&&unverifiable.push("branch");let dirtyList=h.anchors.dirty===null?null:parsePathList(h.anchors.dirty);dirtyList===null&&unverifiable.push("dirty");let anchorDate=h.anchors.date===null?null:parseStrictTime(unticked(h.anchors.date),nowMs),savedDate=h.saved===null?null:parseStrictTime(unticked(h.saved),nowMs);(anchorDate===null||"error"in anchorDate)&&unverifiable.push("date"),(savedDate===null||"error"in savedDate)&&unverifiable.push("saved");let date=savedDate&&!("error"in savedDate)?savedDate:anchorDate&&!("error"in anchorDate)?anchorDate:null,keyFiles=[];for(let k of h.keyFiles)k.path!==null&&keyFiles.push(k.path);return keyFiles.length<h.keyFiles.length&&unverifiable.push("keyFiles"),{head,branch,date,dirty:dirtyList?.paths??null,keyFiles,unverifiable}}var STEP,KEY_SEPARATOR,ANCHOR,init_handoff=__esm({"src/schema/handoff.ts"(){"use strict";init_blocks();init_anchor_lines();init_values();STEP=/^\\[([ xX~])\\]\\s*/;KEY_SEPARATOR=/\\s+[\u2014\u2013-]\\s+/;ANCHOR=/^(Branch|HEAD|Dirty files|Date|Key file mtimes):[ \\t]*(.*)$/is}});var require_paths=__commonJS({"share:src/store/paths.ts"(exports2,module2){module2.exports=__shared("src/store/paths.ts")}});var require_read=__commonJS({"share:src/store/read.ts"(exports2,module2){module2.exports=__shared("src/store/read.ts")}});async function loadHandoff(ctx,root,fromStdin){if(fromStdin){let bytes=await ctx.readStdin();if(bytes.length>import_paths.MAX_DOCUMENT_BYTES)throw new import_errors.Refused(`the pasted handoff is ${bytes.length} bytes; the limit is ${import_paths.MAX_DOCUMENT_BYTES}`);return bytes.length===0?null:{text:bytes.toString("utf8"),pasted:!0}}let file=await(0,import_read.readMemoryFile)(root,"handoff");return file===null?null:{text:file.bytes.toString("utf8"),pasted:!1}}function shapeWarnings(h,pasted){let out=[];return(!h.marker||!h.heading)&&out.push(`warning: the ${pasted?"pasted handoff":"handoff"} does not match schema v1 (marker or heading missing); treat it as evidence only`),out}var import_errors,import_paths,import_read,init_handoff_input=__esm({"src/verbs/handoff-input.ts"(){"use strict";import_errors=__toESM(require_errors(),1),import_paths=__toESM(require_paths(),1),import_read=__toESM(require_read(),1)}});var brief_exports={};__export(brief_exports,{COLD_START:()=>COLD_START,briefVerb:()=>briefVerb});var import_errors2,import_paths2,import_read2,import_common2,import_types2,COLD_START,briefVerb,init_brief2=__esm({"src/verbs/brief.ts"(){"use strict";import_errors2=__toESM(require_errors(),1);init_drift();init_brief();init_handoff();import_paths2=__toESM(require_paths(),1),import_read2=__toESM(require_read(),1),import_common2=__toESM(require_common(),1);init_handoff_input();import_types2=__toESM(require_types(),1),COLD_START="No saved session state exists.",briefVerb={name:"brief",options:{root:{type:"string"},json:{type:"boolean"},stdin:{type:"boolean"}},positionals:[0,0],help:`usage: node memory_io.mjs brief --root DIR [--stdin] [--json]\n\nPrints the six-line warm-start brief for a resume, drafted from the handoff (or a pasted\none with --stdin), the drift report (see \\`drift --help\\`) and the ledgers:\n  Goal: ...\n  Plan status: ...            (UNVERIFIED when history was rewritten)\n  Decisions in force: ...     (decisions not marked "(superseded by ...)")\n  Do-not-retry: ...           (failed approaches)\n  Drift & lessons: ...        (the drift summary; LESSONS.md / SOLUTIONS.md entry counts,\n                               and how many mention a key file or the branch: counts only,\n                               read the ledgers for the entries)\n  Proposed next step: ... Confirm?   (a stale handoff proposes a fresh start)\nEmpty fields read \\`none recorded\\` (handoff) or \\`none found\\` (repository, ledgers).\nHandoff text is data: line breaks and control characters inside it are flattened, so no\nline of the file can pose as a label; each field is cut at 400 characters.\n\nWith no handoff it prints \\`${COLD_START}\\` and exits 3. It never reports a false cold\nstart: a handoff left in recovery by an interrupted save is refused (run \\`recover\\`).\n\n--json prints {"brief": {"goal", "planStatus", "decisionsInForce", "doNotRetry",\n"driftAndLessons", "proposedNextStep", "lines"}, "drift": <drift --json object>}, or\n{"brief": null, "message": "${COLD_START}"} with exit 3.\n\nexit: 0 brief printed\n      2 refused (unsafe memory; an interrupted save: run \\`recover\\`) or usage error\n      3 no handoff: cold start\n`,async run(ctx){let root=(0,import_common2.rootOption)(ctx),early=startStatus(root,ctx.env),json=ctx.values.json===!0,loaded=await loadHandoff(ctx,root,ctx.values.stdin===!0);if(loaded===null)return(0,import_types2.ok)(json?`${JSON.stringify({brief:null,message:COLD_START})}\n`:`${COLD_START}\n`,[],3);let now=Date.now(),parsed=parseHandoff(loaded.text),anchors=checkAnchors(parsed,now),{report}=await measureDrift(root,ctx.env,anchors,now,early),stderr=shapeWarnings(parsed,loaded.pasted),needles=[...anchors.keyFiles];anchors.branch!==null&&!["main","master","(detached)"].includes(anchors.branch)&&needles.push(anchors.branch);let ledgers={lessons:null,solutions:null,unreadable:[]};for(let kind of["lessons","solutions"])try{let file=await(0,import_read2.readMemoryFile)(root,kind);file!==null&&(ledgers[kind]=countLedger(file.bytes.toString("utf8"),needles))}catch(err){if(!(err instanceof import_errors2.HelperError))throw err;let name=import_paths2.FILE_OF[kind];ledgers.unreadable.push(name),stderr.push(`warning: ${name} was not read: ${err.message}`)}let brief=draftBrief(parsed,report,ledgers);return json?(0,import_types2.ok)(`${JSON.stringify({brief,drift:report})}\n`,stderr):(0,import_types2.ok)(renderBrief(brief),stderr)}}}});var drift_exports={};__export(drift_exports,{driftVerb:()=>driftVerb,renderDrift:()=>renderDrift});function n(v){return v===null?"n/a":String(v)}function renderDrift(r){return`${[`verdict: ${r.verdict}`,`summary: ${r.summary}`,`branch: saved ${r.saved.branch??"unverifiable"}, now ${r.current.branch??"n/a"}${r.branchChanged?" (changed)":""}`,`HEAD: saved ${r.saved.head??"unverifiable"}, now ${r.current.head??"n/a"}; reachable ${r.headReachable===null?"n/a":r.headReachable?"yes":"no"}${r.shallow?" (shallow clone)":""}`,`ahead: ${n(r.ahead)}, behind: ${n(r.behind)}, commits since the saved date: ${n(r.commitsSinceDate)}`,`age: ${r.ageDays===null?"unknown":`${r.ageDays} days`} (saved ${r.saved.date??"at an unverifiable time"})`,`key files missing: ${r.missingKeyFiles.length===0?"none found":r.missingKeyFiles.map(p=>JSON.stringify(p)).join(", ")}`,`dirty files: ${r.saved.dirty===null?"unverifiable":r.saved.dirty.length} then, ${r.current.dirty===null?"n/a":r.current.dirty.length} now${r.dirtyChanged?" (changed)":""}`,`upstream: ${r.upstream===null?"none":`${r.upstream.name}, ${r.upstream.ahead===null?"gone":`${r.upstream.ahead} ahead, ${r.upstream.behind} behind`}`}`,`unverifiable anchors: ${r.unverifiable.length===0?"none":r.unverifiable.join(", ")}`].join(`\n`)}\n`}var import_errors3,import_common3,import_types3,driftVerb,init_drift2=__esm({"src/verbs/drift.ts"(){"use strict";import_errors3=__toESM(require_errors(),1);init_drift();init_handoff();import_common3=__toESM(require_common(),1);init_handoff_input();import_types3=__toESM(require_types(),1);driftVerb={name:"drift",options:{root:{type:"string"},json:{type:"boolean"},stdin:{type:"boolean"}},positionals:[0,0],help:`usage: node memory_io.mjs drift --root DIR [--stdin] [--json]\n\nCompares the handoff\'s environment anchors (or, with --stdin, a pasted handoff; CRLF line\nends and a BOM are accepted) with the repository at the root now:\nbranch then and now; whether the saved HEAD is still reachable from HEAD or a ref (a\ncommit kept only by the reflog, or missing from a shallow clone, counts as rewritten);\ncommits ahead / behind (git rev-list --left-right --count); commits since the saved date\nwhen the HEAD is unreachable; age in days (from \\`Saved:\\`, else \\`- Date:\\`); key files\nthat no longer exist; dirty files then and now; the upstream\'s ahead / behind.\n\nVerdicts, strongest first:\n  unverifiable  git missing or not a repository, or no valid HEAD anchor\n  rewritten     the saved HEAD is unreachable or missing here\n  stale         saved more than 14 days ago, or more than 30 commits ahead\n  drifted       branch changed, commits ahead or behind, or key files missing\n  fresh         none of the above\nAn upstream gap or changed dirty files are reported but do not change the verdict.\n\nAnchor values are validated before use: a full 40/64-hex id, a strict ISO-8601 time with a\nzone (not in the future), paths inside the root. A bad value is listed as unverifiable and\nnever reaches git. Key files are only looked up, never opened.\n\n--json prints one object: {"verdict", "saved": {"branch","head","date","dirty"},\n"current": {"branch","head","dirty"}, "branchChanged", "headReachable", "ahead", "behind",\n"commitsSinceDate", "ageDays", "missingKeyFiles", "upstream": {"name","ahead","behind"}|null,\n"dirtyChanged", "shallow", "git": {"state","note"}, "unverifiable", "summary",\n"gitProcesses"}.\n\nRuns 2 git processes in the usual case, at most 4; takes no lock; writes nothing.\n\nexit: 0 report printed (any verdict)\n      2 refused (unsafe memory; an interrupted save: run \\`recover\\`) or usage error\n      3 no handoff (and nothing on stdin with --stdin)\n`,async run(ctx){let root=(0,import_common3.rootOption)(ctx),early=startStatus(root,ctx.env),loaded=await loadHandoff(ctx,root,ctx.values.stdin===!0);if(loaded===null)throw new import_errors3.Absent(ctx.values.stdin===!0?"nothing was pasted on stdin: no handoff to compare":"no handoff at .ai/memory/HANDOFF.md: no saved session state exists");let now=Date.now(),parsed=parseHandoff(loaded.text),{report,gitProcesses}=await measureDrift(root,ctx.env,checkAnchors(parsed,now),now,early),stderr=shapeWarnings(parsed,loaded.pasted);return report.git.state==="missing"&&stderr.push("note: git was not found on PATH; drift is unverifiable (outside-git behaviour)"),ctx.values.json===!0?(0,import_types3.ok)(`${JSON.stringify({...report,gitProcesses})}\n`,stderr):(0,import_types3.ok)(renderDrift(report),stderr)}}}});var require_redact=__commonJS({"share:src/guard/redact.ts"(exports2,module2){module2.exports=__shared("src/guard/redact.ts")}});var RULE_DESCRIPTIONS,init_redact_help=__esm({"src/guard/redact-help.ts"(){"use strict";RULE_DESCRIPTIONS={"private-key":"PEM/OpenSSH/PGP private key blocks: the BEGIN and END lines and the key material between them (base64 lines, Proc-Type:/DEK-Info: headers); a truncated key without END too","anthropic-api-key":"Anthropic API and admin keys (sk-ant-api03-..., sk-ant-admin01-...)","openai-api-key":"OpenAI API keys: sk-proj-/sk-svcacct-/sk-admin- + 40 or more, sk- + 48 letters and digits, or any sk- key with the T3BlbkFJ infix (a branch like sk-1234-fix-login is kept)","github-token":"GitHub classic personal access tokens (ghp_ + 36)","github-oauth-token":"GitHub OAuth access tokens (gho_ + 36)","github-app-token":"GitHub App user-to-server and installation tokens (ghu_, ghs_ + 36)","github-refresh-token":"GitHub refresh tokens (ghr_ + 36 or more)","github-fine-grained-token":"GitHub fine-grained personal access tokens (github_pat_...)","gitlab-token":"GitLab personal, OAuth, feed, CI job and other tokens (glpat-, gloas-, glft-, glcbt-, ...)","gitlab-deploy-token":"GitLab deploy tokens (gldt-...)","gitlab-runner-token":"GitLab runner authentication and registration tokens (glrt-..., GR1348941...)","gitlab-pipeline-token":"GitLab pipeline trigger tokens (glptt- + 40 hex)","slack-token":"Slack bot, user, legacy, refresh and configuration tokens (xoxb-, xoxp-, xoxa-, xoxe-, ...)","slack-app-token":"Slack app-level tokens (xapp-...)","slack-webhook":"Slack incoming-webhook and workflow URLs (the path after hooks.slack.com/...)","discord-webhook":"Discord webhook URLs (the id and token after /api/webhooks/)","stripe-key":"Stripe secret and restricted keys (sk_live_, sk_test_, rk_live_, rk_test_)","stripe-webhook-secret":"Stripe webhook signing secrets (whsec_...)","google-api-key":"Google API keys (AIza + 35)","google-oauth-client-secret":"Google OAuth client secrets (GOCSPX-...)","google-oauth-token":"Google OAuth access tokens (ya29. ...)","aws-access-key-id":"AWS access key ids (AKIA, ASIA, ABIA, ACCA, A3T + 16); ids ending in EXAMPLE are kept","aws-secret-access-key":"AWS secret access keys (40 characters) assigned to an aws...secret name, or set with `aws configure set aws_secret_access_key`","azure-storage-key":"Azure storage and service-bus keys in connection strings (AccountKey=, SharedAccessKey=)","npm-token":"npm access tokens (npm_ + 36)","pypi-token":"PyPI upload tokens (pypi-AgEIcHlwaS5vcmc...)","huggingface-token":"Hugging Face access tokens (hf_ + 34)","sendgrid-api-key":"SendGrid API keys (SG.<22>.<43>)","twilio-api-key":"Twilio API key SIDs (SK + 32 hex)","digitalocean-token":"DigitalOcean personal, OAuth and refresh tokens (dop_v1_, doo_v1_, dor_v1_)","docker-hub-token":"Docker Hub personal access tokens (dckr_pat_...)","vault-token":"HashiCorp Vault service, batch and recovery tokens (hvs., hvb., hvr.)","terraform-cloud-token":"Terraform Cloud / Enterprise API tokens (<14>.atlasv1.<60+>)","shopify-token":"Shopify access, custom-app and private-app tokens and shared secrets (shpat_, shpca_, shppa_, shpss_)","linear-api-key":"Linear API keys (lin_api_ + 40)","postman-api-key":"Postman API keys (PMAK-<24 hex>-<34 hex>)","telegram-bot-token":"Telegram bot tokens (<bot id>:AA<33>)","age-secret-key":"age encryption secret keys (AGE-SECRET-KEY-1...)",jwt:"JSON Web Tokens (eyJ<header>.eyJ<payload>.<signature>)","basic-auth":"HTTP Basic credentials after `Authorization: Basic`","bearer-token":"bearer tokens after `Bearer ` (16 or more token characters, not a variable or a word)","url-password":"the password in a URL or DSN (scheme://user:PASSWORD@host, raw /, ? and # included), password only","connection-string-password":"the password in a key=value connection string (Server=...;Password=...), password only","cli-password":"command-line passwords: --password VALUE, --password=VALUE, mysql/mariadb -pVALUE (never -p VALUE: a port or a database), curl -u user:PASSWORD (password only)","xml-password":"XML elements named for a secret (<password>\\u2026</password>, <apiKey>, <token>, NuGet\'s ClearTextPassword value)","cookie-value":"session values in Cookie: and Set-Cookie: headers (16+ characters, or 8+ under a session-like name); attributes kept","table-secret":"Markdown table cells under a header that names a secret, or after a first cell that does (8+ characters, entropy >= 3.5 bits/char)","generic-secret":"password/secret/token/api_key assignments and names ending in _PASS, _PWD, _PASSWD, _SECRET, _TOKEN, _KEY (=, :, quotes with spaces, export, JSON, YAML and its | block scalars); an unquoted value runs to whitespace; 8+ characters with entropy >= 3.5 bits/char; a _KEY value needs 16+ characters and a digit and is not a dotted name","discord-bot-token":"Discord bot tokens (<base64 user id>.<6>.<27+>; the id part must decode to a snowflake)","databricks-api-token":"Databricks personal access tokens (dapi + 32 hex, optional -N)","docker-config-auth":\'Docker config.json "auth" values (base64 of user:password)\',"1password-token":"1Password service-account tokens (ops_eyJ...) and secret keys (A3-XXXXXX-...)","artifactory-token":"JFrog Artifactory API keys (AKCp + 69) and reference tokens (cmVmd + 59)","atlassian-api-token":"Atlassian API tokens (ATATT3 + 186)","azure-ad-client-secret":"Azure AD / Entra client secrets (<3><digit>Q~<31-34>)","clojars-api-token":"Clojars deploy tokens (CLOJARS_ + 60)","clickhouse-cloud-key":"ClickHouse Cloud API secret keys (4b1d + 38)","cloudflare-origin-ca-key":"Cloudflare Origin CA keys (v1.0-<24 hex>-<146 hex>)","adobe-client-secret":"Adobe OAuth client secrets (p8e- + 32)","alibaba-access-key-id":"Alibaba Cloud AccessKey ids (LTAI + 20)","authress-access-key":"Authress service client access keys (sc_/ext_/scauth_/authress_ ... .acc_ ...)","doppler-token":"Doppler API tokens (dp.pt. + 43, and other dp.xx. tokens)","dynatrace-api-token":"Dynatrace API tokens (dt0c01.<24>.<64>)","easypost-api-token":"EasyPost production and test API keys (EZAK/EZTK + 54)","facebook-token":"Facebook page access tokens (EAAM/EAAC + 100+) and app tokens (<15-16 digit app id>|<secret>)","flyio-access-token":"Fly.io tokens (fo1_ + 43, fm1a_/fm1r_/fm2_ macaroons)","frameio-api-token":"Frame.io API tokens (fio-u- + 64)","flutterwave-secret-key":"Flutterwave secret and encryption keys (FLWSECK_TEST-/FLWSECK- ...)","duffel-api-token":"Duffel API tokens (duffel_test_/duffel_live_ + 43)","grafana-token":"Grafana cloud tokens (glc_), service-account tokens (glsa_), legacy API keys (eyJrIjoi...)","harness-api-key":"Harness personal and service-account tokens (pat./sat.<22>.<24>.<20>)","heroku-api-key":"Heroku API keys, v2 format (HRKU-AA + 58)","huggingface-org-token":"Hugging Face organization API tokens (api_org_ + 34)","infracost-api-token":"Infracost API tokens (ico- + 32)","intra42-client-secret":"42 intra client secrets (s-s4t2ud-/s-s4t2af- + 64 hex)","jwt-base64":"base64-encoded JSON Web Tokens (ZXlK... decoding to eyJ...)","maxmind-license-key":"MaxMind license keys (<6>_<29>_mmk)","mapbox-secret-token":"Mapbox secret tokens (sk.eyJ...; pk. tokens are public and kept)","microsoft-teams-webhook":"Microsoft Teams incoming-webhook URLs (the path after webhookb2/)","new-relic-key":"New Relic user API keys (NRAK-) and insert keys (NRII-)","notion-api-token":"Notion integration tokens (ntn_ + 46)","octopus-deploy-api-key":"Octopus Deploy API keys (API- + 26 upper-case letters and digits)","openshift-user-token":"OpenShift user tokens (sha256~ + 43)","perplexity-api-key":"Perplexity API keys (pplx- + 48)","plaid-access-token":"Plaid access tokens (access-sandbox|development|production-<uuid>)","planetscale-token":"PlanetScale API tokens, OAuth tokens and passwords (pscale_tkn_, pscale_oauth_, pscale_pw_)","prefect-api-token":"Prefect API keys (pnu_ + 36)","pulumi-api-token":"Pulumi access tokens (pul- + 40 hex)","readme-api-token":"ReadMe API keys (rdme_ + 70)","rubygems-api-token":"RubyGems API keys (rubygems_ + 48 hex)","scalingo-api-token":"Scalingo API tokens (tk-us- + 48)","sendinblue-api-token":"Brevo / Sendinblue API keys (xkeysib-<64 hex>-<16>)","sentry-token":"Sentry user auth tokens (sntryu_ + 64 hex) and organization tokens (sntrys_eyJ...)","settlemint-token":"SettleMint application, personal and service tokens (sm_aat_, sm_pat_, sm_sat_ + 16)","shippo-api-token":"Shippo API tokens (shippo_live_/shippo_test_ + 40 hex)","square-access-token":"Square access tokens and OAuth secrets (sq0atp-, sq0csp-, EAAA + 60)","twitter-bearer-token":"Twitter / X app bearer tokens (22 A\'s + 80-100)","typeform-api-token":"Typeform personal tokens (tfp_ + 59)","yandex-api-key":"Yandex Cloud API keys (AQVN + 35-38)","gitlab-session-cookie":"GitLab session cookies (_gitlab_session=<32>), the value only","sidekiq-secret":"Sidekiq Pro/Enterprise gem credentials (BUNDLE_..._CONTRIBSYS__COM=<8 hex>:<8 hex>), the value only"}}});var redact_exports={};__export(redact_exports,{redactVerb:()=>redactVerb});function help(){let width=Math.max(...import_redact.REDACTION_RULES.map(r=>r.id.length)),rules=import_redact.REDACTION_RULES.map(r=>`  ${r.id.padEnd(width)}  ${RULE_DESCRIPTIONS[r.id]??""}`);return["usage: node memory_io.mjs redact [--json] < text","","Copies stdin to stdout with every secret replaced by `<redacted: KIND>`, using the same","rules as `write` and `promote` (which redact before anything touches disk). Needs no","--root and touches no file. stderr reports `redacted N secret(s): KIND (line L), \\u2026`,","never a value; a redaction that took more than 3 lines reads `KIND (line L, N lines)`,","so a swallowed section shows; past 20 findings the rest are counted (`\\u2026 and N more`).","","options:",\'  --json   print {"text": \\u2026, "findings": [{"kind", "line", "column", "length"}]}\',"           (line and column 1-based, column and length in Unicode code points, both",\'           measured in the input; "lines" is added when a secret spans several lines)\',"","Families covered: private keys (PEM, OpenSSH, PGP; marker lines and key material only,","a truncated key too), cloud and vendor tokens (AWS, GitHub, GitLab, OpenAI, Anthropic,","Slack, Stripe, Google, npm, Discord, Databricks, Docker config auth and the rest of","gitleaks v8\'s default rule families a developer pastes; CONTRIBUTING lists each","gitleaks id as covered or left out), JWTs, bearer and basic credentials, passwords in","URLs (a raw /, ? or # included) and connection strings, command-line passwords","(--password V, --password=V, mysql -pV, curl -u user:pass; never -p V), XML password","elements, Cookie and Set-Cookie values, Markdown table cells under a secret-named","header, and generic assignments (quoted values with spaces, YAML block scalars, names","ending in _PASS, _PWD, _PASSWD, _SECRET, _TOKEN, _KEY). Tokens right after a \\\\n, \\\\t,",\'\\\\r or \\\\" escape or a %XX encoding are found too.\',"","Never redacted: values of only 40 or 64 hex digits (git ids, SHA-256 tokens) whatever","punctuation or Markdown surrounds them, UUIDs, AWS ARNs, e-mail addresses (service","accounts), Vault paths and file names, variable references ($VAR, ${VAR},","os.environ[...], process.env.X), placeholders, keys ending in EXAMPLE, ordinary prose","and code identifiers. When rules overlap, the one listed first wins. No pattern knows","every secret or personal datum: checking the text remains the agent\'s job.","",`rules (${import_redact.REDACTION_RULES.length}, in priority order; the id is the KIND):`,...rules,"","exit codes: 0 success (whether or not anything was redacted);","            2 refused: stdin is not UTF-8, or a usage error (unknown flag, argument)",""].join(`\n`)}var import_errors4,import_redact,import_types4,STRICT,redactVerb,init_redact=__esm({"src/verbs/redact.ts"(){"use strict";import_errors4=__toESM(require_errors(),1),import_redact=__toESM(require_redact(),1);init_redact_help();import_types4=__toESM(require_types(),1),STRICT=new TextDecoder("utf-8",{fatal:!0,ignoreBOM:!0});redactVerb={name:"redact",options:{json:{type:"boolean"}},positionals:[0,0],help:help(),async run(ctx){let bytes=await ctx.readStdin(),input;try{input=STRICT.decode(bytes)}catch{throw new import_errors4.Refused("stdin is not valid UTF-8; redact reads text only")}let result=(0,import_redact.redactText)(input),stderr=result.findings.length>0?[(0,import_redact.formatRedactionReport)(result.findings)]:[];return ctx.values.json===!0?(0,import_types4.ok)(`${JSON.stringify({text:result.text,findings:result.findings})}\n`,stderr):(0,import_types4.ok)(result.text,stderr)}}}});var verbs={"src/verbs/anchors.ts":()=>(init_anchors2(),__toCommonJS(anchors_exports)),"src/verbs/brief.ts":()=>(init_brief2(),__toCommonJS(brief_exports)),"src/verbs/drift.ts":()=>(init_drift2(),__toCommonJS(drift_exports)),"src/verbs/redact.ts":()=>(init_redact(),__toCommonJS(redact_exports))};exports.load=id=>verbs[id]();\n', {
       "src/errors.ts": () => (init_errors(), __toCommonJS(errors_exports)),
       "src/guard/redact.ts": () => (init_redact(), __toCommonJS(redact_exports)),
       "src/store/paths.ts": () => (init_paths(), __toCommonJS(paths_exports)),

@@ -5,12 +5,13 @@
  * other default families, ruling 32).
  */
 
-/** One redaction rule; the table `REDACTION_RULES` is ordered by priority. */
+/**
+ * One redaction rule; the table `REDACTION_RULES` is ordered by priority. Its line for
+ * `--help redact` lives in redact-help.ts (RULE_DESCRIPTIONS), out of the start-up code.
+ */
 export interface RedactionRule {
   /** kebab-case id, used as KIND in `<redacted: KIND>` and in the findings. */
   readonly id: string;
-  /** One line for `--help redact`. */
-  readonly description: string;
   /**
    * Lowercase substrings; the pattern only runs when the lowercased text holds one of them.
    * Absent: the pattern always runs.
@@ -59,6 +60,14 @@ export const RD = "(?![A-Za-z0-9_-])";
 
 export function re(source: string, flags = ""): RegExp {
   return new RegExp(source, `gd${flags}`);
+}
+
+/** A rule from its parts: id, space-separated keywords, pattern source, entropy floor, extras, flags. */
+export function rule(id: string, keywords: string, source: string, entropy?: number, extra: Partial<RedactionRule> = {}, flags = ""): RedactionRule {
+  const rule: { -readonly [K in keyof RedactionRule]: RedactionRule[K] } = { id, pattern: re(source, flags), ...extra };
+  if (keywords !== "") rule.keywords = keywords.split(" ");
+  if (entropy !== undefined) rule.entropy = entropy;
+  return rule;
 }
 
 /** Placeholders people write instead of a password (`user:password@host`, `pwd=****`). */

@@ -22,6 +22,7 @@ import {
   notAnAssignedSecret,
   placeholderOrVariable,
   re,
+  rule,
   shannonEntropy,
   type RedactionRule,
 } from "./redact-kit.ts";
@@ -89,22 +90,13 @@ const GENERIC_KEY =
 export const REDACTION_RULES: readonly RedactionRule[] = [
   {
     id: "private-key",
-    description:
-      "PEM/OpenSSH/PGP private key blocks: the BEGIN and END lines and the key material between them (base64 lines, Proc-Type:/DEK-Info: headers); a truncated key without END too",
     keywords: ["private key"],
     pattern: re("-----BEGIN[ A-Z0-9_-]*PRIVATE KEY(?: BLOCK)?-----"),
     refine: refinePem,
   },
-  {
-    id: "anthropic-api-key",
-    description: "Anthropic API and admin keys (sk-ant-api03-..., sk-ant-admin01-...)",
-    keywords: ["sk-ant-"],
-    pattern: re(`${LD}sk-ant-[a-z]{2,8}\\d{2}-[A-Za-z0-9_-]{80,}${RD}`),
-  },
+  rule("anthropic-api-key", "sk-ant-", `${LD}sk-ant-[a-z]{2,8}\\d{2}-[A-Za-z0-9_-]{80,}${RD}`),
   {
     id: "openai-api-key",
-    description:
-      "OpenAI API keys: sk-proj-/sk-svcacct-/sk-admin- + 40 or more, sk- + 48 letters and digits, or any sk- key with the T3BlbkFJ infix (a branch like sk-1234-fix-login is kept)",
     keywords: ["sk-"],
     // `sk-` collides with prose and branch names: only the real shapes (ruling 32).
     pattern: re(
@@ -114,238 +106,51 @@ export const REDACTION_RULES: readonly RedactionRule[] = [
     // `sk-learn-and-other-kebab-words` is a name, not a key.
     allow: (s) => /^sk-[a-z]+(?:-[a-z]+)+$/.test(s),
   },
-  {
-    id: "github-token",
-    description: "GitHub classic personal access tokens (ghp_ + 36)",
-    keywords: ["ghp_"],
-    pattern: re(`${L}ghp_[A-Za-z0-9]{36}${R}`),
-  },
-  {
-    id: "github-oauth-token",
-    description: "GitHub OAuth access tokens (gho_ + 36)",
-    keywords: ["gho_"],
-    pattern: re(`${L}gho_[A-Za-z0-9]{36}${R}`),
-  },
-  {
-    id: "github-app-token",
-    description: "GitHub App user-to-server and installation tokens (ghu_, ghs_ + 36)",
-    keywords: ["ghu_", "ghs_"],
-    pattern: re(`${L}gh[us]_[A-Za-z0-9]{36}${R}`),
-  },
-  {
-    id: "github-refresh-token",
-    description: "GitHub refresh tokens (ghr_ + 36 or more)",
-    keywords: ["ghr_"],
-    pattern: re(`${L}ghr_[A-Za-z0-9]{36,80}${R}`),
-  },
-  {
-    id: "github-fine-grained-token",
-    description: "GitHub fine-grained personal access tokens (github_pat_...)",
-    keywords: ["github_pat_"],
-    pattern: re(`${L}github_pat_[A-Za-z0-9_]{50,120}${R}`),
-  },
-  {
-    id: "gitlab-token",
-    description: "GitLab personal, OAuth, feed, CI job and other tokens (glpat-, gloas-, glft-, glcbt-, ...)",
-    keywords: ["glpat-", "gloas-", "glsoat-", "glft-", "glcbt-", "glimt-", "glagent-", "glwt-", "glffct-"],
-    pattern: re(`${LD}gl(?:pat|oas|soat|ft|cbt|imt|agent|wt|ffct)-[A-Za-z0-9_.-]{20,}${RD}`),
-  },
-  {
-    id: "gitlab-deploy-token",
-    description: "GitLab deploy tokens (gldt-...)",
-    keywords: ["gldt-"],
-    pattern: re(`${LD}gldt-[A-Za-z0-9_-]{20,}${RD}`),
-  },
-  {
-    id: "gitlab-runner-token",
-    description: "GitLab runner authentication and registration tokens (glrt-..., GR1348941...)",
-    keywords: ["glrt-", "gr1348941"],
-    pattern: re(`${LD}(?:glrt-[A-Za-z0-9_.-]{20,}|GR1348941[A-Za-z0-9_-]{20,})${RD}`),
-  },
-  {
-    id: "gitlab-pipeline-token",
-    description: "GitLab pipeline trigger tokens (glptt- + 40 hex)",
-    keywords: ["glptt-"],
-    pattern: re(`${LD}glptt-[0-9a-f]{40}${RD}`),
-  },
-  {
-    id: "slack-token",
-    description: "Slack bot, user, legacy, refresh and configuration tokens (xoxb-, xoxp-, xoxa-, xoxe-, ...)",
-    keywords: ["xox"],
-    pattern: re(`${LD}(?:xoxe\\.)?xox[abposre]-\\d+-[A-Za-z0-9-]{10,}${RD}`),
-  },
-  {
-    id: "slack-app-token",
-    description: "Slack app-level tokens (xapp-...)",
-    keywords: ["xapp-"],
-    pattern: re(`${LD}xapp-\\d+-[A-Za-z0-9-]{20,}${RD}`),
-  },
-  {
-    id: "slack-webhook",
-    description: "Slack incoming-webhook and workflow URLs (the path after hooks.slack.com/...)",
-    keywords: ["hooks.slack.com"],
-    pattern: re("hooks\\.slack\\.com/(?:services|workflows|triggers)/(?<s>[A-Za-z0-9+/_-]{20,})"),
-  },
-  {
-    id: "discord-webhook",
-    description: "Discord webhook URLs (the id and token after /api/webhooks/)",
-    keywords: ["/api/webhooks/"],
-    pattern: re("discord(?:app)?\\.com/api/webhooks/(?<s>\\d{5,}/[A-Za-z0-9_-]{40,})"),
-  },
-  {
-    id: "stripe-key",
-    description: "Stripe secret and restricted keys (sk_live_, sk_test_, rk_live_, rk_test_)",
-    keywords: ["k_live_", "k_test_", "k_prod_"],
-    pattern: re(`${L}[sr]k_(?:live|test|prod)_[A-Za-z0-9]{16,}${R}`),
-  },
-  {
-    id: "stripe-webhook-secret",
-    description: "Stripe webhook signing secrets (whsec_...)",
-    keywords: ["whsec_"],
-    pattern: re(`${L}whsec_[A-Za-z0-9+/=]{24,}`),
-  },
-  {
-    id: "google-api-key",
-    description: "Google API keys (AIza + 35)",
-    keywords: ["aiza"],
-    pattern: re(`${LD}AIza[0-9A-Za-z_-]{35}${RD}`),
-  },
-  {
-    id: "google-oauth-client-secret",
-    description: "Google OAuth client secrets (GOCSPX-...)",
-    keywords: ["gocspx-"],
-    pattern: re(`${LD}GOCSPX-[A-Za-z0-9_-]{28}${RD}`),
-  },
-  {
-    id: "google-oauth-token",
-    description: "Google OAuth access tokens (ya29. ...)",
-    keywords: ["ya29."],
-    pattern: re(`${LD}ya29\\.[0-9A-Za-z_-]{30,}${RD}`),
-  },
-  {
-    id: "aws-access-key-id",
-    description: "AWS access key ids (AKIA, ASIA, ABIA, ACCA, A3T + 16); ids ending in EXAMPLE are kept",
-    keywords: ["akia", "asia", "abia", "acca", "a3t"],
-    pattern: re(`${L}(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}${R}`),
-  },
-  {
-    id: "aws-secret-access-key",
-    description: "AWS secret access keys (40 characters) assigned to an aws...secret name, or set with `aws configure set aws_secret_access_key`",
-    keywords: ["aws"],
-    pattern: re(
-      `aws[\\w.-]{0,20}?secret[\\w.-]{0,20}?["'\`]?\\s*(?:=|:|=>)\\s*["'\`]?(?<s>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])|aws[ \\t]+configure[ \\t]+set[ \\t]+(?:[\\w.-]+\\.)?aws_secret_access_key[ \\t]+["']?(?<s1>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])`,
-      "i",
-    ),
-    entropy: 3.5,
-  },
-  {
-    id: "azure-storage-key",
-    description: "Azure storage and service-bus keys in connection strings (AccountKey=, SharedAccessKey=)",
-    keywords: ["accountkey", "sharedaccesskey"],
-    pattern: re("(?:AccountKey|SharedAccessKey)\\s*=\\s*(?<s>[A-Za-z0-9+/]{40,}={0,2})", "i"),
-  },
-  {
-    id: "npm-token",
-    description: "npm access tokens (npm_ + 36)",
-    keywords: ["npm_"],
-    pattern: re(`${L}npm_[A-Za-z0-9]{36}${R}`),
-  },
-  {
-    id: "pypi-token",
-    description: "PyPI upload tokens (pypi-AgEIcHlwaS5vcmc...)",
-    keywords: ["pypi-ageichlwas5vcmc"],
-    pattern: re(`${LD}pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}${RD}`),
-  },
-  {
-    id: "huggingface-token",
-    description: "Hugging Face access tokens (hf_ + 34)",
-    keywords: ["hf_"],
-    pattern: re(`${L}hf_[A-Za-z0-9]{34}${R}`),
-    entropy: 3.5,
-  },
-  {
-    id: "sendgrid-api-key",
-    description: "SendGrid API keys (SG.<22>.<43>)",
-    keywords: ["sg."],
-    pattern: re(`${LD}SG\\.[A-Za-z0-9_-]{22}\\.[A-Za-z0-9_-]{43}${RD}`),
-  },
-  {
-    id: "twilio-api-key",
-    description: "Twilio API key SIDs (SK + 32 hex)",
-    keywords: ["sk"],
-    pattern: re(`${L}SK[0-9a-fA-F]{32}${R}`),
-  },
-  {
-    id: "digitalocean-token",
-    description: "DigitalOcean personal, OAuth and refresh tokens (dop_v1_, doo_v1_, dor_v1_)",
-    keywords: ["_v1_"],
-    pattern: re(`${L}do[opr]_v1_[a-f0-9]{64}${R}`),
-  },
-  {
-    id: "docker-hub-token",
-    description: "Docker Hub personal access tokens (dckr_pat_...)",
-    keywords: ["dckr_pat_"],
-    pattern: re(`${L}dckr_pat_[A-Za-z0-9_-]{27,}${RD}`),
-  },
-  {
-    id: "vault-token",
-    description: "HashiCorp Vault service, batch and recovery tokens (hvs., hvb., hvr.)",
-    keywords: ["hvs.", "hvb.", "hvr."],
-    pattern: re(`${LD}hv[sbr]\\.[A-Za-z0-9_-]{24,}${RD}`),
-  },
-  {
-    id: "terraform-cloud-token",
-    description: "Terraform Cloud / Enterprise API tokens (<14>.atlasv1.<60+>)",
-    keywords: ["atlasv1"],
-    pattern: re(`${LD}[A-Za-z0-9]{14}\\.atlasv1\\.[A-Za-z0-9_-]{60,}${RD}`),
-  },
-  {
-    id: "shopify-token",
-    description: "Shopify access, custom-app and private-app tokens and shared secrets (shpat_, shpca_, shppa_, shpss_)",
-    keywords: ["shpat_", "shpca_", "shppa_", "shpss_"],
-    pattern: re(`${L}shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}${R}`),
-  },
-  {
-    id: "linear-api-key",
-    description: "Linear API keys (lin_api_ + 40)",
-    keywords: ["lin_api_"],
-    pattern: re(`${L}lin_api_[A-Za-z0-9]{40}${R}`),
-  },
-  {
-    id: "postman-api-key",
-    description: "Postman API keys (PMAK-<24 hex>-<34 hex>)",
-    keywords: ["pmak-"],
-    pattern: re(`${LD}PMAK-[a-fA-F0-9]{24}-[a-fA-F0-9]{34}${RD}`),
-  },
-  {
-    id: "telegram-bot-token",
-    description: "Telegram bot tokens (<bot id>:AA<33>)",
-    keywords: [":aa"],
-    pattern: re(`(?<![0-9])\\d{8,10}:AA[A-Za-z0-9_-]{33}${RD}`),
-  },
-  {
-    id: "age-secret-key",
-    description: "age encryption secret keys (AGE-SECRET-KEY-1...)",
-    keywords: ["age-secret-key-1"],
-    pattern: re(`AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}`),
-  },
-  {
-    id: "jwt",
-    description: "JSON Web Tokens (eyJ<header>.eyJ<payload>.<signature>)",
-    keywords: ["eyj"],
-    pattern: re(`${LD}eyJ[A-Za-z0-9_-]{10,}\\.eyJ[A-Za-z0-9_-]{10,}\\.[A-Za-z0-9_-]*${RD}`),
-  },
+  rule("github-token", "ghp_", `${L}ghp_[A-Za-z0-9]{36}${R}`),
+  rule("github-oauth-token", "gho_", `${L}gho_[A-Za-z0-9]{36}${R}`),
+  rule("github-app-token", "ghu_ ghs_", `${L}gh[us]_[A-Za-z0-9]{36}${R}`),
+  rule("github-refresh-token", "ghr_", `${L}ghr_[A-Za-z0-9]{36,80}${R}`),
+  rule("github-fine-grained-token", "github_pat_", `${L}github_pat_[A-Za-z0-9_]{50,120}${R}`),
+  rule("gitlab-token", "glpat- gloas- glsoat- glft- glcbt- glimt- glagent- glwt- glffct-", `${LD}gl(?:pat|oas|soat|ft|cbt|imt|agent|wt|ffct)-[A-Za-z0-9_.-]{20,}${RD}`),
+  rule("gitlab-deploy-token", "gldt-", `${LD}gldt-[A-Za-z0-9_-]{20,}${RD}`),
+  rule("gitlab-runner-token", "glrt- gr1348941", `${LD}(?:glrt-[A-Za-z0-9_.-]{20,}|GR1348941[A-Za-z0-9_-]{20,})${RD}`),
+  rule("gitlab-pipeline-token", "glptt-", `${LD}glptt-[0-9a-f]{40}${RD}`),
+  rule("slack-token", "xox", `${LD}(?:xoxe\\.)?xox[abposre]-\\d+-[A-Za-z0-9-]{10,}${RD}`),
+  rule("slack-app-token", "xapp-", `${LD}xapp-\\d+-[A-Za-z0-9-]{20,}${RD}`),
+  rule("slack-webhook", "hooks.slack.com", "hooks\\.slack\\.com/(?:services|workflows|triggers)/(?<s>[A-Za-z0-9+/_-]{20,})"),
+  rule("discord-webhook", "/api/webhooks/", "discord(?:app)?\\.com/api/webhooks/(?<s>\\d{5,}/[A-Za-z0-9_-]{40,})"),
+  rule("stripe-key", "k_live_ k_test_ k_prod_", `${L}[sr]k_(?:live|test|prod)_[A-Za-z0-9]{16,}${R}`),
+  rule("stripe-webhook-secret", "whsec_", `${L}whsec_[A-Za-z0-9+/=]{24,}`),
+  rule("google-api-key", "aiza", `${LD}AIza[0-9A-Za-z_-]{35}${RD}`),
+  rule("google-oauth-client-secret", "gocspx-", `${LD}GOCSPX-[A-Za-z0-9_-]{28}${RD}`),
+  rule("google-oauth-token", "ya29.", `${LD}ya29\\.[0-9A-Za-z_-]{30,}${RD}`),
+  rule("aws-access-key-id", "akia asia abia acca a3t", `${L}(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}${R}`),
+  rule("aws-secret-access-key", "aws", `aws[\\w.-]{0,20}?secret[\\w.-]{0,20}?["'\`]?\\s*(?:=|:|=>)\\s*["'\`]?(?<s>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])|aws[ \\t]+configure[ \\t]+set[ \\t]+(?:[\\w.-]+\\.)?aws_secret_access_key[ \\t]+["']?(?<s1>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])`, 3.5, {}, "i"),
+  rule("azure-storage-key", "accountkey sharedaccesskey", "(?:AccountKey|SharedAccessKey)\\s*=\\s*(?<s>[A-Za-z0-9+/]{40,}={0,2})", undefined, {}, "i"),
+  rule("npm-token", "npm_", `${L}npm_[A-Za-z0-9]{36}${R}`),
+  rule("pypi-token", "pypi-ageichlwas5vcmc", `${LD}pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}${RD}`),
+  rule("huggingface-token", "hf_", `${L}hf_[A-Za-z0-9]{34}${R}`, 3.5),
+  rule("sendgrid-api-key", "sg.", `${LD}SG\\.[A-Za-z0-9_-]{22}\\.[A-Za-z0-9_-]{43}${RD}`),
+  rule("twilio-api-key", "sk", `${L}SK[0-9a-fA-F]{32}${R}`),
+  rule("digitalocean-token", "_v1_", `${L}do[opr]_v1_[a-f0-9]{64}${R}`),
+  rule("docker-hub-token", "dckr_pat_", `${L}dckr_pat_[A-Za-z0-9_-]{27,}${RD}`),
+  rule("vault-token", "hvs. hvb. hvr.", `${LD}hv[sbr]\\.[A-Za-z0-9_-]{24,}${RD}`),
+  rule("terraform-cloud-token", "atlasv1", `${LD}[A-Za-z0-9]{14}\\.atlasv1\\.[A-Za-z0-9_-]{60,}${RD}`),
+  rule("shopify-token", "shpat_ shpca_ shppa_ shpss_", `${L}shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}${R}`),
+  rule("linear-api-key", "lin_api_", `${L}lin_api_[A-Za-z0-9]{40}${R}`),
+  rule("postman-api-key", "pmak-", `${LD}PMAK-[a-fA-F0-9]{24}-[a-fA-F0-9]{34}${RD}`),
+  rule("telegram-bot-token", ":aa", `(?<![0-9])\\d{8,10}:AA[A-Za-z0-9_-]{33}${RD}`),
+  rule("age-secret-key", "age-secret-key-1", `AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}`),
+  rule("jwt", "eyj", `${LD}eyJ[A-Za-z0-9_-]{10,}\\.eyJ[A-Za-z0-9_-]{10,}\\.[A-Za-z0-9_-]*${RD}`),
   ...VENDOR_RULES,
   {
     id: "basic-auth",
-    description: "HTTP Basic credentials after `Authorization: Basic`",
     keywords: ["basic"],
     pattern: re("authorization[\"']?\\s*[:=]\\s*[\"']?basic\\s+(?<s>[A-Za-z0-9+/]{8,}={0,2})", "i"),
     allow: (s) => looksLikeCode(s),
   },
   {
     id: "bearer-token",
-    description: "bearer tokens after `Bearer ` (16 or more token characters, not a variable or a word)",
     keywords: ["bearer"],
     pattern: re("(?<![A-Za-z0-9_])bearer\\s+(?<s>[A-Za-z0-9._~+/-]{16,}=*)", "i"),
     entropy: 3,
@@ -354,7 +159,6 @@ export const REDACTION_RULES: readonly RedactionRule[] = [
   {
     id: "url-password",
     weakIsSecret: true,
-    description: "the password in a URL or DSN (scheme://user:PASSWORD@host, raw /, ? and # included), password only",
     keywords: ["://"],
     pattern: re(
       "(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{1,30}://[^\\s:/?#@\"'<>\\[\\]`]*:(?<s>[^\\s@\"'<>`]{1,256})@(?=[^\\s@/?#\"'<>`])",
@@ -364,7 +168,6 @@ export const REDACTION_RULES: readonly RedactionRule[] = [
   {
     id: "connection-string-password",
     weakIsSecret: true,
-    description: "the password in a key=value connection string (Server=...;Password=...), password only",
     keywords: ["password", "pwd"],
     pattern: re(
       "(?:(?:server|host|data source|address|addr|uid|user id|username|user|database|initial catalog)\\s*=[^;\\n]{0,256};(?:[^;\\n]{0,256};){0,16}?\\s*(?:password|pwd)\\s*=\\s*(?<s>[^;\\s\"'<>]{1,256})|(?<![\\w-])(?:password|pwd)\\s*=\\s*(?<s1>[^;\\s\"'<>]{1,256})\\s*;[^\\n]{0,512}?(?:server|host|data source|address|uid|user id|database)\\s*=)",
@@ -375,8 +178,6 @@ export const REDACTION_RULES: readonly RedactionRule[] = [
   {
     id: "cli-password",
     weakIsSecret: true,
-    description:
-      "command-line passwords: --password VALUE, --password=VALUE, mysql/mariadb -pVALUE (never -p VALUE: a port or a database), curl -u user:PASSWORD (password only)",
     keywords: ["--pass", "--password", "mysql", "mariadb", "curl"],
     pattern: re(
       `(?<![\\w-])--(?:password|passwd|pass|PASSWORD)(?:=|[ \\t]+)(?:"(?<s>[^"\\n]{1,256})"|'(?<s1>[^'\\n]{1,256})'|(?<s2>[^\\s"'\`;|&<>]{1,256}))` +
@@ -391,7 +192,6 @@ export const REDACTION_RULES: readonly RedactionRule[] = [
   {
     id: "xml-password",
     weakIsSecret: true,
-    description: "XML elements named for a secret (<password>…</password>, <apiKey>, <token>, NuGet's ClearTextPassword value)",
     keywords: ["</", "<add key="],
     pattern: re(
       `<(?<tag>(?:[A-Za-z][\\w.:-]{0,40}?)?(?:[Pp]assword|PASSWORD|[Pp]asswd|[Ss]ecret|SECRET|[Tt]oken|TOKEN|[Aa]pi[Kk]ey|API_?KEY|api_key))>(?<s>[^<>\\n]{1,256})</\\k<tag>>|<add\\s+key="(?:ClearText)?Password"\\s+value="(?<s1>[^"\\n]{1,256})"`,
@@ -401,7 +201,6 @@ export const REDACTION_RULES: readonly RedactionRule[] = [
   },
   {
     id: "cookie-value",
-    description: "session values in Cookie: and Set-Cookie: headers (16+ characters, or 8+ under a session-like name); attributes kept",
     keywords: ["cookie"],
     pattern: re(`(?<![\\w-])(?:set-)?cookie["']?[ \\t]*:[ \\t]*["']?`, "i"),
     spans: cookieSpans,
@@ -409,7 +208,6 @@ export const REDACTION_RULES: readonly RedactionRule[] = [
   },
   {
     id: "table-secret",
-    description: "Markdown table cells under a header that names a secret, or after a first cell that does (8+ characters, entropy >= 3.5 bits/char)",
     keywords: ["pass", "pwd", "secret", "token", "key", "credential"],
     pattern: re("^\\|[^\\n]*\\|[ \\t]*\\r?\\n\\|[ \\t]*:?-{3,}[^\\n]*(?:\\r?\\n\\|[^\\n]*)*", "m"),
     spans: tableSpans,
@@ -417,8 +215,6 @@ export const REDACTION_RULES: readonly RedactionRule[] = [
   },
   {
     id: "generic-secret",
-    description:
-      "password/secret/token/api_key assignments and names ending in _PASS, _PWD, _PASSWD, _SECRET, _TOKEN, _KEY (=, :, quotes with spaces, export, JSON, YAML and its | block scalars); an unquoted value runs to whitespace; 8+ characters with entropy >= 3.5 bits/char; a _KEY value needs 16+ characters and a digit and is not a dotted name",
     keywords: ["pass", "pwd", "secret", "token", "key", "credential"],
     pattern: re(
       `(?<![A-Za-z0-9_.-])[A-Za-z0-9_.-]*?${GENERIC_KEY}["'\`]?(?:\\s*:\\s*string)?\\s*(?::=|=>|=|:)(?![=:>])\\s*(?:"(?<s>[^"\\n]{8,256})"|'(?<s1>[^'\\n]{8,256})'|\`(?<s2>[^\`\\n]{8,256})\`|[|>][+-]?\\d?[ \\t]*\\r?\\n[ \\t]+(?<s4>[^\\s][^\\n]{0,255})|(?<s3>[^\\s"'\`,;&<>(){}\\[\\]=:|]))`,

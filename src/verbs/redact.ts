@@ -1,12 +1,13 @@
 import { Refused } from "../errors.ts";
 import { REDACTION_RULES, formatRedactionReport, redactText } from "../guard/redact.ts";
+import { RULE_DESCRIPTIONS } from "../guard/redact-help.ts";
 import { ok, type Verb } from "./types.ts";
 
 const STRICT = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 function help(): string {
   const width = Math.max(...REDACTION_RULES.map((r) => r.id.length));
-  const rules = REDACTION_RULES.map((r) => `  ${r.id.padEnd(width)}  ${r.description}`);
+  const rules = REDACTION_RULES.map((r) => `  ${r.id.padEnd(width)}  ${RULE_DESCRIPTIONS[r.id] ?? ""}`);
   return [
     "usage: node memory_io.mjs redact [--json] < text",
     "",

@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
+import { RULE_DESCRIPTIONS } from "../../src/guard/redact-help.ts";
 import { REDACTION_RULES, formatRedactionReport, redactText, shannonEntropy, type RedactionFinding } from "../../src/guard/redact.ts";
 import {
   ALNUM,
@@ -43,10 +44,12 @@ describe("the rule table", () => {
     expect(REDACTION_RULES.length).toBeGreaterThanOrEqual(25);
     const ids = REDACTION_RULES.map((r) => r.id);
     expect(new Set(ids).size).toBe(ids.length);
+    expect(Object.keys(RULE_DESCRIPTIONS).sort()).toEqual([...ids].sort());
     for (const r of REDACTION_RULES) {
       expect(r.id).toMatch(/^[a-z0-9]+(?:-[a-z0-9]+)*$/);
-      expect(r.description.length).toBeGreaterThan(10);
-      expect(r.description).not.toContain("\n");
+      const description = RULE_DESCRIPTIONS[r.id] ?? "";
+      expect(description.length, r.id).toBeGreaterThan(10);
+      expect(description).not.toContain("\n");
       expect(r.pattern.flags).toContain("g");
       expect(r.pattern.flags).toContain("d");
       for (const k of r.keywords ?? []) expect(k).toBe(k.toLowerCase());
