@@ -103,6 +103,8 @@ export const RULE_DESCRIPTIONS: Readonly<Record<string, string>> = {
   "twitter-bearer-token": "Twitter / X app bearer tokens (22 A's + 80-100)",
   "typeform-api-token": "Typeform personal tokens (tfp_ + 59)",
   "yandex-api-key": "Yandex Cloud API keys (AQVN + 35-38)",
+  "sourcegraph-access-token": "Sourcegraph access tokens (sgp_ + optional <16 hex>_ or local_ + 40 hex)",
+  "dropbox-token": "Dropbox short-lived access tokens (sl. + 130-160)",
   "gitlab-session-cookie": "GitLab session cookies (_gitlab_session=<32>), the value only",
   "sidekiq-secret": "Sidekiq Pro/Enterprise gem credentials (BUNDLE_..._CONTRIBSYS__COM=<8 hex>:<8 hex>), the value only",
 };

@@ -49,13 +49,15 @@ export interface RedactionRule {
 /**
  * A token's left edge: not the tail of a longer word, except right after a `\n`, `\t`, `\r` or
  * `\"` escape or a `%XX` encoding, which is where JSON logs and URL-encoded queries put tokens
- * (`"ok\nghp_…"`, `next=%2Fx%3Ftoken%3Dnpm_…`).
+ * (`"ok\nghp_…"`, `next=%2Fx%3Ftoken%3Dnpm_…`). Written as ONE negative lookbehind (a word
+ * character that does not end an escape): an alternation of assertions here would stop V8 from
+ * scanning for the literal prefix after it, a hundredfold slowdown per rule.
  */
-const ESCAPE_BEFORE = '(?<=\\\\[ntr"]|%[0-9A-Fa-f]{2})';
-export const L = `(?:(?<![A-Za-z0-9_])|${ESCAPE_BEFORE})`;
+const ESCAPE_END = '(?<!\\\\[ntr"]|%[0-9A-Fa-f]{2})';
+export const L = `(?<![A-Za-z0-9_]${ESCAPE_END})`;
 export const R = "(?![A-Za-z0-9_])";
 /** The same for tokens that may hold `-`. */
-export const LD = `(?:(?<![A-Za-z0-9_-])|${ESCAPE_BEFORE})`;
+export const LD = `(?<![A-Za-z0-9_-]${ESCAPE_END})`;
 export const RD = "(?![A-Za-z0-9_-])";
 
 export function re(source: string, flags = ""): RegExp {

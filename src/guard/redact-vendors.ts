@@ -61,6 +61,8 @@ export const VENDOR_RULES: readonly RedactionRule[] = [
   v("twitter-bearer-token", "aaaaaaaaaaaaaaaaaaaaaa", `${L}A{22}[A-Za-z0-9%]{80,100}${R}`),
   v("typeform-api-token", "tfp_", `${L}tfp_[A-Za-z0-9_.=-]{59}${RD}`, 3),
   v("yandex-api-key", "aqvn", `${L}AQVN[A-Za-z0-9_-]{35,38}${RD}`, 3.5),
+  v("sourcegraph-access-token", "sgp_", `${L}sgp_(?:(?:[a-fA-F0-9]{16}|local)_)?[a-fA-F0-9]{40}${R}`),
+  v("dropbox-token", "sl.", `${L}sl\\.[A-Za-z0-9_=-]{130,160}${RD}`, 3.5),
   v("gitlab-session-cookie", "_gitlab_session=", `_gitlab_session=(?<s>[0-9a-z]{32})${R}`),
   v("sidekiq-secret", "__contribsys__com", `BUNDLE_(?:ENTERPRISE|GEMS)__CONTRIBSYS__COM["']?\\s*[=:]\\s*["']?(?<s>[a-f0-9]{8}:[a-f0-9]{8})`, undefined, {}, "i"),
 ];

@@ -88,12 +88,7 @@ const GENERIC_KEY =
  * §4's families; the shapes are our own, after gitleaks' (MIT) rule ideas.
  */
 export const REDACTION_RULES: readonly RedactionRule[] = [
-  {
-    id: "private-key",
-    keywords: ["private key"],
-    pattern: re("-----BEGIN[ A-Z0-9_-]*PRIVATE KEY(?: BLOCK)?-----"),
-    refine: refinePem,
-  },
+  rule("private-key", "-----begin", "-----BEGIN[ A-Z0-9_-]*PRIVATE KEY(?: BLOCK)?-----", undefined, { refine: refinePem }),
   rule("anthropic-api-key", "sk-ant-", `${LD}sk-ant-[a-z]{2,8}\\d{2}-[A-Za-z0-9_-]{80,}${RD}`),
   {
     id: "openai-api-key",
@@ -143,19 +138,8 @@ export const REDACTION_RULES: readonly RedactionRule[] = [
   rule("age-secret-key", "age-secret-key-1", `AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}`),
   rule("jwt", "eyj", `${LD}eyJ[A-Za-z0-9_-]{10,}\\.eyJ[A-Za-z0-9_-]{10,}\\.[A-Za-z0-9_-]*${RD}`),
   ...VENDOR_RULES,
-  {
-    id: "basic-auth",
-    keywords: ["basic"],
-    pattern: re("authorization[\"']?\\s*[:=]\\s*[\"']?basic\\s+(?<s>[A-Za-z0-9+/]{8,}={0,2})", "i"),
-    allow: (s) => looksLikeCode(s),
-  },
-  {
-    id: "bearer-token",
-    keywords: ["bearer"],
-    pattern: re("(?<![A-Za-z0-9_])bearer\\s+(?<s>[A-Za-z0-9._~+/-]{16,}=*)", "i"),
-    entropy: 3,
-    allow: notABearerToken,
-  },
+  rule("basic-auth", "basic", "authorization[\"']?\\s*[:=]\\s*[\"']?basic\\s+(?<s>[A-Za-z0-9+/]{8,}={0,2})", undefined, { allow: (s) => looksLikeCode(s) }, "i"),
+  rule("bearer-token", "bearer", "(?<![A-Za-z0-9_])bearer\\s+(?<s>[A-Za-z0-9._~+/-]{16,}=*)", 3, { allow: notABearerToken }, "i"),
   {
     id: "url-password",
     weakIsSecret: true,
@@ -285,6 +269,20 @@ function lineStartsOf(text: string): number[] {
   return starts;
 }
 
+/** Every distinct rule keyword, listed once (several rules share `pass`, `token`, `key`…). */
+let allKeywords: string[] | undefined;
+
+/**
+ * The keywords present in `lower`. Native `includes` scans, once per distinct keyword: a
+ * JavaScript loop over the text would run in the interpreter on the one call a `write` makes.
+ */
+function keywordsIn(lower: string): Set<string> {
+  allKeywords ??= [...new Set(REDACTION_RULES.flatMap((r) => r.keywords ?? []))];
+  const found = new Set<string>();
+  for (const k of allKeywords) if (lower.includes(k)) found.add(k);
+  return found;
+}
+
 /** True when the rule keeps `secret` (global allow-list, filler, entropy floor, rule allow-list). */
 function keptByRule(rule: RedactionRule, secret: string, m: RegExpExecArray): boolean {
   // A value holding `<redacted: KIND>` was judged by an earlier pass: redaction is idempotent.
@@ -303,7 +301,7 @@ function keptByRule(rule: RedactionRule, secret: string, m: RegExpExecArray): bo
  * 6). Idempotent: the placeholders never match a rule. Linear in the text's length. Contract §4.
  */
 export function redactText(text: string, options: RedactOptions = {}): { text: string; findings: RedactionFinding[] } {
-  const lower = text.toLowerCase();
+  const present = keywordsIn(text.toLowerCase());
   const exempt = options.exemptLines !== undefined && options.exemptLines.size > 0 ? options.exemptLines : undefined;
   let lineStarts: number[] | undefined;
   const onExemptLine = (start: number, end: number): boolean => {
@@ -324,7 +322,7 @@ export function redactText(text: string, options: RedactOptions = {}): { text: s
   };
   for (let r = 0; r < REDACTION_RULES.length; r++) {
     const rule = REDACTION_RULES[r]!;
-    if (rule.keywords && !rule.keywords.some((k) => lower.includes(k))) continue;
+    if (rule.keywords && !rule.keywords.some((k) => present.has(k))) continue;
     const pattern = rule.pattern;
     pattern.lastIndex = 0;
     for (let m = pattern.exec(text); m !== null; m = pattern.exec(text)) {
