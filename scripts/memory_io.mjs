@@ -1202,8 +1202,8 @@ function cookieSpans(text, m) {
     }
     const v = text.slice(a, b);
     const judged = set ? first && !COOKIE_ATTRIBUTES.test(name) : true;
-    const letters = (v.match(/[A-Za-z]/g) ?? []).length;
-    if (judged && (v.length >= 16 || v.length >= 8 && SESSION_NAME.test(name)) && letters > 3 && !notAnAssignedSecret(v)) {
+    const numeric = /^(?:[A-Za-z]{1,4}\d?\.)?[\d.]+$/.test(v);
+    if (judged && (v.length >= 16 || v.length >= 8 && SESSION_NAME.test(name)) && !numeric && !notAnAssignedSecret(v)) {
       out.push([a, b]);
     }
     first = false;
@@ -1213,7 +1213,7 @@ function cookieSpans(text, m) {
   return out;
 }
 function notACliPassword(v, m) {
-  return notAnAssignedSecret(v) || // `--password --host db`: the next word is a flag, the password is prompted for.
+  return placeholderOrVariable(v) || PATH_OR_URL.test(v) || // `--password --host db`: the next word is a flag, the password is prompted for.
   v.startsWith("-") && /^--\w+[ \t]+-/.test(m[0]) || /^[A-Za-z][a-z]*$/.test(v) || /^[\d.:/-]+$/.test(v);
 }
 function notADiscordBotToken(secret) {
@@ -1481,17 +1481,11 @@ var init_redact = __esm({
     REDACTION_RULES = [
       rule("private-key", "-----begin", "-----BEGIN[ A-Z0-9_-]*PRIVATE KEY(?: BLOCK)?-----", void 0, { refine: refinePem }),
       rule("anthropic-api-key", "sk-ant-", `${LD}sk-ant-[a-z]{2,8}\\d{2}-[A-Za-z0-9_-]{80,}${RD}`),
-      {
-        id: "openai-api-key",
-        keywords: ["sk-"],
-        // `sk-` collides with prose and branch names: only the real shapes (ruling 32).
-        pattern: re(
-          `${LD}sk-(?:(?:proj|svcacct|admin|None)-[A-Za-z0-9_-]{40,}|[A-Za-z0-9]{48}|[A-Za-z0-9_-]{20,}T3BlbkFJ[A-Za-z0-9_-]{20,})${RD}`
-        ),
-        entropy: 3.5,
-        // `sk-learn-and-other-kebab-words` is a name, not a key.
+      // `sk-` collides with prose and branch names: only the real shapes (ruling 32); and
+      // `sk-learn-and-other-kebab-words` is a name, not a key.
+      rule("openai-api-key", "sk-", `${LD}sk-(?:(?:proj|svcacct|admin|None)-[A-Za-z0-9_-]{40,}|[A-Za-z0-9]{48}|[A-Za-z0-9_-]{20,}T3BlbkFJ[A-Za-z0-9_-]{20,})${RD}`, 3.5, {
         allow: (s) => /^sk-[a-z]+(?:-[a-z]+)+$/.test(s)
-      },
+      }),
       rule("github-token", "ghp_", `${L}ghp_[A-Za-z0-9]{36}${R}`),
       rule("github-oauth-token", "gho_", `${L}gho_[A-Za-z0-9]{36}${R}`),
       rule("github-app-token", "ghu_ ghs_", `${L}gh[us]_[A-Za-z0-9]{36}${R}`),
@@ -1531,15 +1525,10 @@ var init_redact = __esm({
       ...VENDOR_RULES,
       rule("basic-auth", "basic", `authorization["']?\\s*[:=]\\s*["']?basic\\s+(?<s>[A-Za-z0-9+/]{8,}={0,2})`, void 0, { allow: (s) => looksLikeCode(s) }, "i"),
       rule("bearer-token", "bearer", "(?<![A-Za-z0-9_])bearer\\s+(?<s>[A-Za-z0-9._~+/-]{16,}=*)", 3, { allow: notABearerToken }, "i"),
-      {
-        id: "url-password",
+      rule("url-password", "://", "(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{1,30}://[^\\s:/?#@\"'<>\\[\\]`]*:(?<s>[^\\s@\"'<>`]{1,256})@(?=[^\\s@/?#\"'<>`])", void 0, {
         weakIsSecret: true,
-        keywords: ["://"],
-        pattern: re(
-          "(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{1,30}://[^\\s:/?#@\"'<>\\[\\]`]*:(?<s>[^\\s@\"'<>`]{1,256})@(?=[^\\s@/?#\"'<>`])"
-        ),
         allow: notAUrlPassword
-      },
+      }),
       {
         id: "connection-string-password",
         weakIsSecret: true,
@@ -1568,27 +1557,17 @@ var init_redact = __esm({
         pattern: re(
           `<(?<tag>(?:[A-Za-z][\\w.:-]{0,40}?)?(?:[Pp]assword|PASSWORD|[Pp]asswd|[Ss]ecret|SECRET|[Tt]oken|TOKEN|[Aa]pi[Kk]ey|API_?KEY|api_key))>(?<s>[^<>\\n]{1,256})</\\k<tag>>|<add\\s+key="(?:ClearText)?Password"\\s+value="(?<s1>[^"\\n]{1,256})"`
         ),
-        allow: (v, m) => notAnAssignedSecret(v) || m.groups?.["tag"] !== void 0 && !/pass/i.test(m.groups["tag"]) && (v.length < 8 || shannonEntropy(v) < 3.5)
+        // A password element holds a human password (`Summer2024!` reads as code): only variables,
+        // placeholders, paths and prose are kept. Other secret elements are judged as assignments.
+        allow: (v, m) => m.groups?.["tag"] === void 0 || /pass/i.test(m.groups["tag"]) ? placeholderOrVariable(v) || PATH_OR_URL.test(v) || proseLike(v) : notAnAssignedSecret(v) || v.length < 8 || shannonEntropy(v) < 3.5
       },
-      {
-        id: "cookie-value",
-        keywords: ["cookie"],
-        pattern: re(`(?<![\\w-])(?:set-)?cookie["']?[ \\t]*:[ \\t]*["']?`, "i"),
-        spans: cookieSpans,
-        entropy: 3
-      },
-      {
-        id: "table-secret",
-        keywords: ["pass", "pwd", "secret", "token", "key", "credential"],
-        pattern: re("^\\|[^\\n]*\\|[ \\t]*\\r?\\n\\|[ \\t]*:?-{3,}[^\\n]*(?:\\r?\\n\\|[^\\n]*)*", "m"),
-        spans: tableSpans,
-        entropy: 3.5
-      },
+      rule("cookie-value", "cookie", `(?<![\\w-])(?:set-)?cookie["']?[ \\t]*:[ \\t]*["']?`, 3, { spans: cookieSpans }, "i"),
+      rule("table-secret", "pass pwd secret token key credential", "^\\|[^\\n]*\\|[ \\t]*\\r?\\n\\|[ \\t]*:?-{3,}[^\\n]*(?:\\r?\\n\\|[^\\n]*)*", 3.5, { spans: tableSpans }, "m"),
       {
         id: "generic-secret",
         keywords: ["pass", "pwd", "secret", "token", "key", "credential"],
         pattern: re(
-          `(?<![A-Za-z0-9_.-])[A-Za-z0-9_.-]*?${GENERIC_KEY}["'\`]?(?:\\s*:\\s*string)?\\s*(?::=|=>|=|:)(?![=:>])\\s*(?:"(?<s>[^"\\n]{8,256})"|'(?<s1>[^'\\n]{8,256})'|\`(?<s2>[^\`\\n]{8,256})\`|[|>][+-]?\\d?[ \\t]*\\r?\\n[ \\t]+(?<s4>[^\\s][^\\n]{0,255})|(?<s3>[^\\s"'\`,;&<>(){}\\[\\]=:|]))`,
+          `(?<![A-Za-z0-9_.:-])[A-Za-z0-9_.-]*?${GENERIC_KEY}["'\`]?(?:\\s*:\\s*string)?\\s*(?::=|=>|=|:)(?![=:>])\\s*(?:"(?<s>[^"\\n]{8,256})"|'(?<s1>[^'\\n]{8,256})'|\`(?<s2>[^\`\\n]{8,256})\`|[|>][+-]?\\d?[ \\t]*\\r?\\n[ \\t]+(?<s4>[^\\s][^\\n]{0,255})|(?<s3>[^\\s"'\`,;&<>(){}\\[\\]=:|]))`,
           "i"
         ),
         entropy: 3.5,

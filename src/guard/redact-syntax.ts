@@ -5,7 +5,7 @@
  * here is linear: it reads only characters that become part of the span it returns, or a
  * bounded number past them.
  */
-import { looksLikeCode, notAnAssignedSecret, shannonEntropy } from "./redact-kit.ts";
+import { PATH_OR_URL, looksLikeCode, notAnAssignedSecret, placeholderOrVariable, shannonEntropy } from "./redact-kit.ts";
 
 // ---------------------------------------------------------------------------------------------
 // PEM blocks (issue 10: a key block is marker lines and key material, never arbitrary prose)
@@ -321,7 +321,7 @@ const COOKIE_ATTRIBUTES = /^(?:path|domain|expires|max-age|samesite|secure|httpo
  * cookie-value's spans: the values of a `Cookie:` header's pairs, and the first pair's value of a
  * `Set-Cookie:` header (its attributes are kept). A value is a candidate when it is 16+
  * characters, or 8+ under a session-like name (`session`, `sid`, `token`, `auth`, `csrf`…);
- * values that read as words or are mostly digits (`GA1.2.1234567890.1700000000`) are kept.
+ * values that read as words or are numbers with dots (`GA1.2.1234567890.1700000000`) are kept.
  */
 export function cookieSpans(text: string, m: RegExpExecArray): Array<[number, number]> {
   const set = /^set-/i.test(m[0]);
@@ -353,8 +353,9 @@ export function cookieSpans(text: string, m: RegExpExecArray): Array<[number, nu
     }
     const v = text.slice(a, b);
     const judged = set ? first && !COOKIE_ATTRIBUTES.test(name) : true;
-    const letters = (v.match(/[A-Za-z]/g) ?? []).length;
-    if (judged && (v.length >= 16 || (v.length >= 8 && SESSION_NAME.test(name))) && letters > 3 && !notAnAssignedSecret(v)) {
+    // Numbers with dots (`GA1.2.1234567890.1700000000`, timestamps) are analytics, not sessions.
+    const numeric = /^(?:[A-Za-z]{1,4}\d?\.)?[\d.]+$/.test(v);
+    if (judged && (v.length >= 16 || (v.length >= 8 && SESSION_NAME.test(name))) && !numeric && !notAnAssignedSecret(v)) {
       out.push([a, b]);
     }
     first = false;
@@ -368,13 +369,15 @@ export function cookieSpans(text: string, m: RegExpExecArray): Array<[number, nu
 // Command-line passwords
 
 /**
- * cli-password's allow-list: a variable, a placeholder, a flag after `--password ` (the
+ * cli-password's allow-list: a variable, a placeholder, a path, a flag after `--password ` (the
  * password is then prompted for), a plain word (`--password prompt` in prose), a port or
  * address (`-p8080:80`), or a value of code.
  */
 export function notACliPassword(v: string, m: RegExpExecArray): boolean {
+  // Not the assignment allow-list: a human password often reads as code (`Summer2024!`).
   return (
-    notAnAssignedSecret(v) ||
+    placeholderOrVariable(v) ||
+    PATH_OR_URL.test(v) ||
     // `--password --host db`: the next word is a flag, the password is prompted for.
     (v.startsWith("-") && /^--\w+[ \t]+-/.test(m[0])) ||
     /^[A-Za-z][a-z]*$/.test(v) ||

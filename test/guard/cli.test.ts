@@ -278,6 +278,11 @@ describe("the redact verb", () => {
       const run = helper(args);
       expect(run.code).toBe(0);
       for (const rule of REDACTION_RULES) expect(run.stdout).toContain(`  ${rule.id} `);
+      // Ruling 35: the report's sentences are written out.
+      expect(run.stdout).toContain("`redacted N secret(s): KIND (line L), …`");
+      expect(run.stdout).toContain("`KIND (line L, N lines)`");
+      // Ruling 32: the families covered are named.
+      expect(run.stdout).toMatch(/Families covered: private keys/);
       expect(run.stdout).toMatch(/exit codes: 0 /);
     }
   });
