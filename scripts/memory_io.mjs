@@ -849,10 +849,17 @@ function re(source, flags = "") {
   return new RegExp(source, `gd${flags}`);
 }
 function rule(id, keywords, source, entropy, extra = {}, flags = "") {
-  const rule2 = { id, pattern: re(source, flags), ...extra };
-  if (keywords !== "") rule2.keywords = keywords.split(" ");
-  if (entropy !== void 0) rule2.entropy = entropy;
-  return rule2;
+  let compiled;
+  const made = {
+    id,
+    get pattern() {
+      return compiled ??= re(source, flags);
+    },
+    ...extra
+  };
+  if (keywords !== "") made.keywords = keywords.split(" ");
+  if (entropy !== void 0) made.entropy = entropy;
+  return made;
 }
 function isWordy(s) {
   const runs = s.match(WORD_RUNS);
@@ -921,7 +928,7 @@ function pathOfNames(v) {
   return segments.every((s) => s.split(/[-_.]+/).every((p) => /^(?:[A-Za-z]*|\d*)$/.test(p))) && segments.some((s) => isWordy(s));
 }
 function namesSomething(v) {
-  return ARN.test(v) || EMAIL.test(v) || FILE_NAME.test(v) || pathOfNames(v);
+  return v.startsWith("arn:") && ARN.test(v) || v.includes("@") && EMAIL.test(v) || v.includes(".") && FILE_NAME.test(v) || v.includes("/") && pathOfNames(v);
 }
 function proseLike(v) {
   if (!/\s/.test(v)) return false;
@@ -936,7 +943,7 @@ function wordList(v) {
 }
 function notAnAssignedSecret(v) {
   return placeholderOrVariable(v) || // A command-line flag (`--expected-current-sha256` in a table of options).
-  /^--[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/.test(v) || looksLikeCode(v.replace(/=+$/, "")) || wordList(v) || PATH_OR_URL.test(v) || DIGEST.test(v) || VERSION.test(v) || namesSomething(v) || proseLike(v);
+  v.startsWith("--") && /^--[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/.test(v) || looksLikeCode(v.replace(/=+$/, "")) || wordList(v) || PATH_OR_URL.test(v) || DIGEST.test(v) || VERSION.test(v) || namesSomething(v) || proseLike(v);
 }
 var ESCAPE_END, L, R, LD, RD, PLACEHOLDER, VARIABLE_REFERENCE, WORD_RUNS, CODE_PATH, PATH_OR_URL, DIGEST, VERSION, ASCII_COUNTS, UUID, DECORATED_HEX, ARN, EMAIL, FILE_NAME, PLAIN_WORD;
 var init_redact_kit = __esm({
@@ -959,7 +966,7 @@ var init_redact_kit = __esm({
     DECORATED_HEX = /^[^A-Za-z0-9]*(?<![0-9a-fA-F])(?:[0-9a-fA-F]{40}|[0-9a-fA-F]{64})(?![0-9a-fA-F])(?::[\w./-]*)?[^A-Za-z0-9]*$/;
     ARN = /^arn:aws[\w-]*:[\w-]+:/;
     EMAIL = /^[\w.+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+$/;
-    FILE_NAME = /^[\w.@+-]*\.(?:pem|key|pub|crt|cer|der|csr|p12|pfx|jks|keystore|gpg|asc|age|enc|json|ya?ml|toml|ini|cfg|conf|env|txt|md|xml|properties|plist|sh|ps1|py|js|mjs|cjs|ts|tsx|rb|go|rs|java|kt|php|cs|sql|db|sqlite|log|csv|lock|zip|tar|gz|tgz)$/i;
+    FILE_NAME = /^[\w.@+-]*\.(?:pem|key|pub|crt|cer|csr|p12|pfx|jks|gpg|asc|age|enc|json|ya?ml|toml|ini|conf|env|txt|md|xml|properties|sh|[jt]sx?|py|rb|go|sql|db|log|csv|lock|t?gz|zip)$/i;
     PLAIN_WORD = /^[("'`]*(?:[A-Za-z][a-z]*(?:['’-][a-z]+)*|\d+(?:[.,]\d+)*)[)"'`.,!?:;]*$/;
   }
 });
@@ -1529,52 +1536,31 @@ var init_redact = __esm({
         weakIsSecret: true,
         allow: notAUrlPassword
       }),
-      {
-        id: "connection-string-password",
+      rule("connection-string-password", "password pwd", `(?:(?:server|host|data source|address|addr|uid|user id|username|user|database|initial catalog)\\s*=[^;\\n]{0,256};(?:[^;\\n]{0,256};){0,16}?\\s*(?:password|pwd)\\s*=\\s*(?<s>[^;\\s"'<>]{1,256})|(?<![\\w-])(?:password|pwd)\\s*=\\s*(?<s1>[^;\\s"'<>]{1,256})\\s*;[^\\n]{0,512}?(?:server|host|data source|address|uid|user id|database)\\s*=)`, void 0, { weakIsSecret: true, allow: placeholderOrVariable }, "i"),
+      rule(
+        "cli-password",
+        "--pass mysql mariadb curl",
+        `(?<![\\w-])--(?:password|passwd|pass|PASSWORD)(?:=|[ \\t]+)(?:"(?<s>[^"\\n]{1,256})"|'(?<s1>[^'\\n]{1,256})'|(?<s2>[^\\s"'\`;|&<>]{1,256}))|\\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlsh|mariadb|mariadb-dump)\\b[^\\n]{0,256}?[ \\t]-p(?<s3>[^\\s"'\`;|&<>]{1,256})|\\bcurl\\b[^\\n]{0,512}?[ \\t](?:-u[ \\t]*|--user(?:=|[ \\t]+))["']?[^\\s:"']{1,128}:(?<s4>[^\\s"']{1,256})`,
+        void 0,
+        {
+          weakIsSecret: true,
+          // An unquoted password runs like a generic value (`--password=Gq4!zR8;pL2@xV6#`).
+          refine: (text, m, start, end) => m.groups?.["s"] !== void 0 || m.groups?.["s1"] !== void 0 ? [start, end] : [start, Math.max(end, genericValueEnd(text, start, false))],
+          allow: notACliPassword
+        }
+      ),
+      rule("xml-password", "</ <add", `<(?<tag>(?:[A-Za-z][\\w.:-]{0,40}?)?(?:[Pp]assword|PASSWORD|[Pp]asswd|[Ss]ecret|SECRET|[Tt]oken|TOKEN|[Aa]pi[Kk]ey|API_?KEY|api_key))>(?<s>[^<>\\n]{1,256})</\\k<tag>>|<add\\s+key="(?:ClearText)?Password"\\s+value="(?<s1>[^"\\n]{1,256})"`, void 0, {
         weakIsSecret: true,
-        keywords: ["password", "pwd"],
-        pattern: re(
-          `(?:(?:server|host|data source|address|addr|uid|user id|username|user|database|initial catalog)\\s*=[^;\\n]{0,256};(?:[^;\\n]{0,256};){0,16}?\\s*(?:password|pwd)\\s*=\\s*(?<s>[^;\\s"'<>]{1,256})|(?<![\\w-])(?:password|pwd)\\s*=\\s*(?<s1>[^;\\s"'<>]{1,256})\\s*;[^\\n]{0,512}?(?:server|host|data source|address|uid|user id|database)\\s*=)`,
-          "i"
-        ),
-        allow: placeholderOrVariable
-      },
-      {
-        id: "cli-password",
-        weakIsSecret: true,
-        keywords: ["--pass", "--password", "mysql", "mariadb", "curl"],
-        pattern: re(
-          `(?<![\\w-])--(?:password|passwd|pass|PASSWORD)(?:=|[ \\t]+)(?:"(?<s>[^"\\n]{1,256})"|'(?<s1>[^'\\n]{1,256})'|(?<s2>[^\\s"'\`;|&<>]{1,256}))|\\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlsh|mariadb|mariadb-dump)\\b[^\\n]{0,256}?[ \\t]-p(?<s3>[^\\s"'\`;|&<>]{1,256})|\\bcurl\\b[^\\n]{0,512}?[ \\t](?:-u[ \\t]*|--user(?:=|[ \\t]+))["']?[^\\s:"']{1,128}:(?<s4>[^\\s"']{1,256})`
-        ),
-        // An unquoted password runs like a generic value (`--password=Gq4!zR8;pL2@xV6#`).
-        refine: (text, m, start, end) => m.groups?.["s"] !== void 0 || m.groups?.["s1"] !== void 0 ? [start, end] : [start, Math.max(end, genericValueEnd(text, start, false))],
-        allow: notACliPassword
-      },
-      {
-        id: "xml-password",
-        weakIsSecret: true,
-        keywords: ["</", "<add key="],
-        pattern: re(
-          `<(?<tag>(?:[A-Za-z][\\w.:-]{0,40}?)?(?:[Pp]assword|PASSWORD|[Pp]asswd|[Ss]ecret|SECRET|[Tt]oken|TOKEN|[Aa]pi[Kk]ey|API_?KEY|api_key))>(?<s>[^<>\\n]{1,256})</\\k<tag>>|<add\\s+key="(?:ClearText)?Password"\\s+value="(?<s1>[^"\\n]{1,256})"`
-        ),
         // A password element holds a human password (`Summer2024!` reads as code): only variables,
         // placeholders, paths and prose are kept. Other secret elements are judged as assignments.
         allow: (v, m) => m.groups?.["tag"] === void 0 || /pass/i.test(m.groups["tag"]) ? placeholderOrVariable(v) || PATH_OR_URL.test(v) || proseLike(v) : notAnAssignedSecret(v) || v.length < 8 || shannonEntropy(v) < 3.5
-      },
+      }),
       rule("cookie-value", "cookie", `(?<![\\w-])(?:set-)?cookie["']?[ \\t]*:[ \\t]*["']?`, 3, { spans: cookieSpans }, "i"),
       rule("table-secret", "pass pwd secret token key credential", "^\\|[^\\n]*\\|[ \\t]*\\r?\\n\\|[ \\t]*:?-{3,}[^\\n]*(?:\\r?\\n\\|[^\\n]*)*", 3.5, { spans: tableSpans }, "m"),
-      {
-        id: "generic-secret",
-        keywords: ["pass", "pwd", "secret", "token", "key", "credential"],
-        pattern: re(
-          `(?<![A-Za-z0-9_.:-])[A-Za-z0-9_.-]*?${GENERIC_KEY}["'\`]?(?:\\s*:\\s*string)?\\s*(?::=|=>|=|:)(?![=:>])\\s*(?:"(?<s>[^"\\n]{8,256})"|'(?<s1>[^'\\n]{8,256})'|\`(?<s2>[^\`\\n]{8,256})\`|[|>][+-]?\\d?[ \\t]*\\r?\\n[ \\t]+(?<s4>[^\\s][^\\n]{0,255})|(?<s3>[^\\s"'\`,;&<>(){}\\[\\]=:|]))`,
-          "i"
-        ),
-        entropy: 3.5,
+      rule("generic-secret", "pass pwd secret token key credential", `(?<![A-Za-z0-9_.:-])[A-Za-z0-9_.-]*?${GENERIC_KEY}["'\`]?(?:\\s*:\\s*string)?\\s*(?::=|=>|=|:)(?![=:>])\\s*(?:"(?<s>[^"\\n]{8,256})"|'(?<s1>[^'\\n]{8,256})'|\`(?<s2>[^\`\\n]{8,256})\`|[|>][+-]?\\d?[ \\t]*\\r?\\n[ \\t]+(?<s4>[^\\s][^\\n]{0,255})|(?<s3>[^\\s"'\`,;&<>(){}\\[\\]=:|]))`, 3.5, {
         refine: refineGenericValue,
-        // `NAME=` is the next assignment on the line, not a value ending in base64 padding.
-        allow: (v, m) => notAnAssignedSecret(v) || keyNameValueKept(v, m) || /(?:^|[^a-z])pub(?:lic)?[_.-]?key/i.test(m[0])
-      }
+        allow: (v, m) => notAnAssignedSecret(v) || keyNameValueKept(v, m) || m.groups?.["k"] !== void 0 && /(?:^|[^a-z])pub(?:lic)?[_.-]?key/i.test(m[0])
+      }, "i")
     ];
     REPORT_LIMIT = 20;
     REPORT_LINES_FROM = 4;

@@ -66,10 +66,19 @@ export function re(source: string, flags = ""): RegExp {
 
 /** A rule from its parts: id, space-separated keywords, pattern source, entropy floor, extras, flags. */
 export function rule(id: string, keywords: string, source: string, entropy?: number, extra: Partial<RedactionRule> = {}, flags = ""): RedactionRule {
-  const rule: { -readonly [K in keyof RedactionRule]: RedactionRule[K] } = { id, pattern: re(source, flags), ...extra };
-  if (keywords !== "") rule.keywords = keywords.split(" ");
-  if (entropy !== undefined) rule.entropy = entropy;
-  return rule;
+  // The pattern is built on first use: most rules' keywords are absent from a given text, and a
+  // one-shot `write` should not pay for a hundred regular expressions it never runs.
+  let compiled: RegExp | undefined;
+  const made: { -readonly [K in keyof RedactionRule]: RedactionRule[K] } = {
+    id,
+    get pattern(): RegExp {
+      return (compiled ??= re(source, flags));
+    },
+    ...extra,
+  };
+  if (keywords !== "") made.keywords = keywords.split(" ");
+  if (entropy !== undefined) made.entropy = entropy;
+  return made;
 }
 
 /** Placeholders people write instead of a password (`user:password@host`, `pwd=****`). */
@@ -189,7 +198,7 @@ export function placeholderOrVariable(v: string): boolean {
 const ARN = /^arn:aws[\w-]*:[\w-]+:/;
 const EMAIL = /^[\w.+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+$/;
 const FILE_NAME =
-  /^[\w.@+-]*\.(?:pem|key|pub|crt|cer|der|csr|p12|pfx|jks|keystore|gpg|asc|age|enc|json|ya?ml|toml|ini|cfg|conf|env|txt|md|xml|properties|plist|sh|ps1|py|js|mjs|cjs|ts|tsx|rb|go|rs|java|kt|php|cs|sql|db|sqlite|log|csv|lock|zip|tar|gz|tgz)$/i;
+  /^[\w.@+-]*\.(?:pem|key|pub|crt|cer|csr|p12|pfx|jks|gpg|asc|age|enc|json|ya?ml|toml|ini|conf|env|txt|md|xml|properties|sh|[jt]sx?|py|rb|go|sql|db|log|csv|lock|t?gz|zip)$/i;
 
 /** A `/`-separated path whose segments are names (`secret/data/prod/db-2024`): a Vault path, a route. */
 function pathOfNames(v: string): boolean {
@@ -205,7 +214,14 @@ function pathOfNames(v: string): boolean {
  * paths made of names (`secret/data/prod/db`), file names (`db-pass.txt`, `id_ed25519.pub`).
  */
 export function namesSomething(v: string): boolean {
-  return ARN.test(v) || EMAIL.test(v) || FILE_NAME.test(v) || pathOfNames(v);
+  // Cheap character checks first: each pattern is compiled on its first use, and `write` makes
+  // one call per process.
+  return (
+    (v.startsWith("arn:") && ARN.test(v)) ||
+    (v.includes("@") && EMAIL.test(v)) ||
+    (v.includes(".") && FILE_NAME.test(v)) ||
+    (v.includes("/") && pathOfNames(v))
+  );
 }
 
 /** A plain word of prose, with its punctuation (`the`, `Vault,`, `(see`). */
@@ -238,7 +254,7 @@ export function notAnAssignedSecret(v: string): boolean {
   return (
     placeholderOrVariable(v) ||
     // A command-line flag (`--expected-current-sha256` in a table of options).
-    /^--[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/.test(v) ||
+    (v.startsWith("--") && /^--[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/.test(v)) ||
     looksLikeCode(v.replace(/=+$/, "")) ||
     wordList(v) ||
     PATH_OR_URL.test(v) ||

@@ -139,58 +139,37 @@ export const REDACTION_RULES: readonly RedactionRule[] = [
     weakIsSecret: true,
     allow: notAUrlPassword,
   }),
-  {
-    id: "connection-string-password",
-    weakIsSecret: true,
-    keywords: ["password", "pwd"],
-    pattern: re(
-      "(?:(?:server|host|data source|address|addr|uid|user id|username|user|database|initial catalog)\\s*=[^;\\n]{0,256};(?:[^;\\n]{0,256};){0,16}?\\s*(?:password|pwd)\\s*=\\s*(?<s>[^;\\s\"'<>]{1,256})|(?<![\\w-])(?:password|pwd)\\s*=\\s*(?<s1>[^;\\s\"'<>]{1,256})\\s*;[^\\n]{0,512}?(?:server|host|data source|address|uid|user id|database)\\s*=)",
-      "i",
-    ),
-    allow: placeholderOrVariable,
-  },
-  {
-    id: "cli-password",
-    weakIsSecret: true,
-    keywords: ["--pass", "--password", "mysql", "mariadb", "curl"],
-    pattern: re(
-      `(?<![\\w-])--(?:password|passwd|pass|PASSWORD)(?:=|[ \\t]+)(?:"(?<s>[^"\\n]{1,256})"|'(?<s1>[^'\\n]{1,256})'|(?<s2>[^\\s"'\`;|&<>]{1,256}))` +
+  rule("connection-string-password", "password pwd", "(?:(?:server|host|data source|address|addr|uid|user id|username|user|database|initial catalog)\\s*=[^;\\n]{0,256};(?:[^;\\n]{0,256};){0,16}?\\s*(?:password|pwd)\\s*=\\s*(?<s>[^;\\s\"'<>]{1,256})|(?<![\\w-])(?:password|pwd)\\s*=\\s*(?<s1>[^;\\s\"'<>]{1,256})\\s*;[^\\n]{0,512}?(?:server|host|data source|address|uid|user id|database)\\s*=)", undefined, { weakIsSecret: true, allow: placeholderOrVariable }, "i"),
+  rule(
+    "cli-password",
+    "--pass mysql mariadb curl",
+    `(?<![\\w-])--(?:password|passwd|pass|PASSWORD)(?:=|[ \\t]+)(?:"(?<s>[^"\\n]{1,256})"|'(?<s1>[^'\\n]{1,256})'|(?<s2>[^\\s"'\`;|&<>]{1,256}))` +
         `|\\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlsh|mariadb|mariadb-dump)\\b[^\\n]{0,256}?[ \\t]-p(?<s3>[^\\s"'\`;|&<>]{1,256})` +
         `|\\bcurl\\b[^\\n]{0,512}?[ \\t](?:-u[ \\t]*|--user(?:=|[ \\t]+))["']?[^\\s:"']{1,128}:(?<s4>[^\\s"']{1,256})`,
-    ),
-    // An unquoted password runs like a generic value (`--password=Gq4!zR8;pL2@xV6#`).
-    refine: (text, m, start, end) =>
-      m.groups?.["s"] !== undefined || m.groups?.["s1"] !== undefined ? [start, end] : [start, Math.max(end, genericValueEnd(text, start, false))],
-    allow: notACliPassword,
-  },
-  {
-    id: "xml-password",
+    undefined,
+    {
+      weakIsSecret: true,
+      // An unquoted password runs like a generic value (`--password=Gq4!zR8;pL2@xV6#`).
+      refine: (text, m, start, end) =>
+        m.groups?.["s"] !== undefined || m.groups?.["s1"] !== undefined ? [start, end] : [start, Math.max(end, genericValueEnd(text, start, false))],
+      allow: notACliPassword,
+    },
+  ),
+  rule("xml-password", "</ <add", `<(?<tag>(?:[A-Za-z][\\w.:-]{0,40}?)?(?:[Pp]assword|PASSWORD|[Pp]asswd|[Ss]ecret|SECRET|[Tt]oken|TOKEN|[Aa]pi[Kk]ey|API_?KEY|api_key))>(?<s>[^<>\\n]{1,256})</\\k<tag>>|<add\\s+key="(?:ClearText)?Password"\\s+value="(?<s1>[^"\\n]{1,256})"`, undefined, {
     weakIsSecret: true,
-    keywords: ["</", "<add key="],
-    pattern: re(
-      `<(?<tag>(?:[A-Za-z][\\w.:-]{0,40}?)?(?:[Pp]assword|PASSWORD|[Pp]asswd|[Ss]ecret|SECRET|[Tt]oken|TOKEN|[Aa]pi[Kk]ey|API_?KEY|api_key))>(?<s>[^<>\\n]{1,256})</\\k<tag>>|<add\\s+key="(?:ClearText)?Password"\\s+value="(?<s1>[^"\\n]{1,256})"`,
-    ),
     // A password element holds a human password (`Summer2024!` reads as code): only variables,
     // placeholders, paths and prose are kept. Other secret elements are judged as assignments.
     allow: (v, m) =>
       m.groups?.["tag"] === undefined || /pass/i.test(m.groups["tag"])
         ? placeholderOrVariable(v) || PATH_OR_URL.test(v) || proseLike(v)
         : notAnAssignedSecret(v) || v.length < 8 || shannonEntropy(v) < 3.5,
-  },
+  }),
   rule("cookie-value", "cookie", `(?<![\\w-])(?:set-)?cookie["']?[ \\t]*:[ \\t]*["']?`, 3, { spans: cookieSpans }, "i"),
   rule("table-secret", "pass pwd secret token key credential", "^\\|[^\\n]*\\|[ \\t]*\\r?\\n\\|[ \\t]*:?-{3,}[^\\n]*(?:\\r?\\n\\|[^\\n]*)*", 3.5, { spans: tableSpans }, "m"),
-  {
-    id: "generic-secret",
-    keywords: ["pass", "pwd", "secret", "token", "key", "credential"],
-    pattern: re(
-      `(?<![A-Za-z0-9_.:-])[A-Za-z0-9_.-]*?${GENERIC_KEY}["'\`]?(?:\\s*:\\s*string)?\\s*(?::=|=>|=|:)(?![=:>])\\s*(?:"(?<s>[^"\\n]{8,256})"|'(?<s1>[^'\\n]{8,256})'|\`(?<s2>[^\`\\n]{8,256})\`|[|>][+-]?\\d?[ \\t]*\\r?\\n[ \\t]+(?<s4>[^\\s][^\\n]{0,255})|(?<s3>[^\\s"'\`,;&<>(){}\\[\\]=:|]))`,
-      "i",
-    ),
-    entropy: 3.5,
+  rule("generic-secret", "pass pwd secret token key credential", `(?<![A-Za-z0-9_.:-])[A-Za-z0-9_.-]*?${GENERIC_KEY}["'\`]?(?:\\s*:\\s*string)?\\s*(?::=|=>|=|:)(?![=:>])\\s*(?:"(?<s>[^"\\n]{8,256})"|'(?<s1>[^'\\n]{8,256})'|\`(?<s2>[^\`\\n]{8,256})\`|[|>][+-]?\\d?[ \\t]*\\r?\\n[ \\t]+(?<s4>[^\\s][^\\n]{0,255})|(?<s3>[^\\s"'\`,;&<>(){}\\[\\]=:|]))`, 3.5, {
     refine: refineGenericValue,
-    // `NAME=` is the next assignment on the line, not a value ending in base64 padding.
-    allow: (v, m) => notAnAssignedSecret(v) || keyNameValueKept(v, m) || /(?:^|[^a-z])pub(?:lic)?[_.-]?key/i.test(m[0]),
-  },
+    allow: (v, m) => notAnAssignedSecret(v) || keyNameValueKept(v, m) || (m.groups?.["k"] !== undefined && /(?:^|[^a-z])pub(?:lic)?[_.-]?key/i.test(m[0])),
+  }, "i"),
 ];
 
 interface Span {
