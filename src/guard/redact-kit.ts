@@ -60,6 +60,7 @@ export const R = "(?![A-Za-z0-9_])";
 export const LD = `(?<![A-Za-z0-9_-]${ESCAPE_END})`;
 export const RD = "(?![A-Za-z0-9_-])";
 
+/** A rule's pattern: global (the engine scans with `lastIndex`) and with indices (`d`, for the `s` groups). */
 export function re(source: string, flags = ""): RegExp {
   return new RegExp(source, `gd${flags}`);
 }
