@@ -61,7 +61,8 @@ function readStdin(maxBytes: number): Promise<Buffer> {
 
 // The hook must not wait on a harness that keeps stdin open: the stream, with a deadline.
 // (A thread-pool read of fd 0 would be lighter, but a pending one holds up process exit.)
-// Past `maxBytes` the input is dropped (null) and reading stops (ruling 20).
+// Past `maxBytes` reading stops and the first `maxBytes + 1` bytes are returned: the caller
+// sees the input is too long and ignores it (ruling 20), without holding any more of it.
 function readStdinWithin(ms: number, maxBytes: number): Promise<Buffer | null> {
   stdinOpened = true;
   return new Promise((resolve) => {
@@ -71,16 +72,14 @@ function readStdinWithin(ms: number, maxBytes: number): Promise<Buffer | null> {
     timer.unref();
     const stdin = process.stdin;
     stdin.on("data", (c: Buffer) => {
+      chunks.push(c);
       total += c.length;
       if (total > maxBytes) {
         clearTimeout(timer);
-        chunks.length = 0;
         stdin.pause();
         stdin.destroy();
-        resolve(null);
-        return;
+        resolve(Buffer.concat(chunks).subarray(0, maxBytes + 1));
       }
-      chunks.push(c);
     });
     stdin.on("end", () => {
       clearTimeout(timer);

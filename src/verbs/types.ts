@@ -24,8 +24,9 @@ export interface VerbContext {
   readStdin(maxBytes?: number): Promise<Buffer>;
   /**
    * Reads all of stdin, giving up after `ms` milliseconds (null then): for the hook (and
-   * `checkpoint`). Past `maxBytes` (default 1,000,000) it stops reading and returns null:
-   * the input is ignored, not refused (ruling 20).
+   * `checkpoint`). Past `maxBytes` (default 1,000,000) it stops reading and returns the first
+   * `maxBytes + 1` bytes, so the caller sees the input is too long and ignores it (ruling 20:
+   * ignored, not refused).
    */
   readStdinWithin(ms: number, maxBytes?: number): Promise<Buffer | null>;
   /** True when stdin is a terminal (the hook then does not read it). */
