@@ -5,8 +5,8 @@
  * terminal or an agent's context with its secrets, ANSI/OSC escapes, bidi overrides or tag
  * characters intact, nor with a surrogate pair cut in half. Pure.
  *
- * In order: redaction (contract §4; skipped for branch names and paths, ruling 6), then LF,
- * CR and TAB folded to spaces (one-line fields), then every control and every code point
+ * In order: redaction (contract §4; skipped for branch names and paths, ruling 6), then LF
+ * (CRLF included) and TAB folded to spaces (one-line fields), then every control and every code point
  * `write` would refuse shown as `<U+XXXX>` (the same rule as `read`, guard/invisible.ts), then
  * a cut on grapheme-cluster boundaries (Intl.Segmenter), where a `<U+XXXX>` or
  * `<redacted: KIND>` marker counts as one unit and is never split. Paths are not prose: they
@@ -25,9 +25,10 @@ export interface SanitizeOptions {
   redact?: boolean;
 }
 
-// Line breaks and tabs: folded in one-line fields. The rarer breaks (VT, FF, NEL, U+2028,
-// U+2029) are shown as <U+XXXX> like every other control: a file has no honest use for them.
-const BREAKS = /[\t\n\r]+/g;
+// Line breaks (CRLF is LF by then) and tabs: folded in one-line fields. A lone CR and the
+// rarer breaks (VT, FF, NEL, U+2028, U+2029) are shown as <U+XXXX> like every other control
+// (ruling 5): a file has no honest use for them, and a lone CR can hide text on a terminal.
+const BREAKS = /[\t\n]+/g;
 const MARKER = /<U\+[0-9A-F]{4,6}>|<redacted: [a-z0-9-]+>|<0x[0-9A-F]{2}>/g;
 
 let segmenter: Intl.Segmenter | undefined;
@@ -67,5 +68,7 @@ export function sanitize(text: string, opts: SanitizeOptions = {}): string {
   if (max === undefined || out.length <= max || [...out].length <= max) return out;
   const all = units(out);
   if (all.length <= max) return out;
-  return `${all.slice(0, Math.max(0, max - 1)).join("").trimEnd()}…`;
+  // Once more after the cut: a joiner or mark whose letter or RTL context was cut away would
+  // otherwise stand refused next to the `…` (a checkpoint saved so would be refused by write).
+  return showRefused(`${all.slice(0, Math.max(0, max - 1)).join("").trimEnd()}…`).text;
 }

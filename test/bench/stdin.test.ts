@@ -92,6 +92,15 @@ describe("stdin is bounded for every verb that reads it", () => {
     expect(r.ms).toBeLessThan(15_000);
   });
 
+  it("checkpoint ignores an endless stdin past 1 MiB (ruling 20): exit 0, an anchors-only checkpoint", async () => {
+    const root = gitRepo();
+    const r = await fromYes(["checkpoint", "--root", root]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toMatch(/checkpoint: saved checkpoints\/unknown\.md/);
+    expect(r.maxRssKb).toBeLessThan(RSS_CEILING_KB);
+  });
+
   it.each([
     ["redact", ["redact"], 1_000_000],
     ["drift --stdin", ["drift", "--stdin", "--json"], 1_000_000],

@@ -89,3 +89,24 @@ describe("quotePath agrees with the invisible-character guard", () => {
     expect(parsePathList(line.slice("- Dirty files: ".length))).toEqual({ paths: dirty, more: 0 });
   });
 });
+
+describe("sanitize: what it returns, write accepts", () => {
+  it.each([
+    ["a ZWNJ left before the cut", "کتاب\u200Cها", 5],
+    ["a Devanagari ZWJ left before the cut", "क्\u200Dष क्\u200Dष", 2],
+    ["an RLM whose RTL letters were cut away", `x\u200F ${"שלום".repeat(3)}`, 3],
+  ])("%s is shown, not left dangling", (_name, text, max) => {
+    const out = sanitize(text, { max });
+    expect(out.endsWith("…")).toBe(true);
+    expect(findInvisible(out)).toEqual([]);
+  });
+});
+
+describe("sanitize: a lone CR is shown, CRLF folded", () => {
+  it.each([
+    ["a lone CR", "a\rb", "a<U+000D>b"],
+    ["CRLF", "a\r\nb", "a b"],
+  ])("%s", (_name, text, want) => {
+    expect(sanitize(text)).toBe(want);
+  });
+});
