@@ -1,6 +1,6 @@
 import { HelperError } from "../errors.ts";
 import { measureDrift, startStatus } from "../git/drift.ts";
-import { countLedger, draftBrief, renderBrief, type LedgerCounts } from "../schema/brief.ts";
+import { countLedger, draftBrief, renderBrief, type LedgerCounts } from "../brief/brief.ts";
 import { checkAnchors, parseHandoff } from "../schema/handoff.ts";
 import { FILE_OF } from "../store/paths.ts";
 import { readMemoryFile } from "../store/read.ts";

@@ -1,6 +1,6 @@
 // The six-line warm-start brief (seed 002, resume flow step 6; contract §5 `brief`). Pure.
 import type { DriftReport } from "../git/verdict.ts";
-import type { ParsedHandoff } from "./handoff.ts";
+import type { ParsedHandoff } from "../schema/handoff.ts";
 
 /** The six labels, in order (seed 002: match exactly). */
 export const BRIEF_LABELS = ["Goal:", "Plan status:", "Decisions in force:", "Do-not-retry:", "Drift & lessons:", "Proposed next step:"] as const;
