@@ -16,6 +16,8 @@ export interface Process {
   stdinIsTTY: boolean;
   readStdin(): Promise<Buffer>;
   readStdinWithin(ms: number): Promise<Buffer | null>;
+  /** The folder of the running skill (the parent of the helper's `scripts/`), as invoked; null when unknown. */
+  skillDir?: string | null;
   writeOut(data: string | Uint8Array): void;
   writeErr(text: string): void;
 }
@@ -73,6 +75,7 @@ export async function main(proc: Process): Promise<ExitCode> {
     return 0;
   }
   let ctx: VerbContext;
+  const warned = new Set<string>();
   try {
     const parsed = parseArgs({ args: rest, options: verb.options, allowPositionals: true, strict: true });
     const [min, max] = verb.positionals;
@@ -92,6 +95,12 @@ export async function main(proc: Process): Promise<ExitCode> {
       get stdinIsTTY() {
         return proc.stdinIsTTY;
       },
+      warn: (line: string) => {
+        if (warned.has(line)) return;
+        warned.add(line);
+        proc.writeErr(`${line}\n`);
+      },
+      skillDir: proc.skillDir ?? null,
     };
   } catch (err) {
     const message = err instanceof UsageError ? err.message : parseArgsMessage(err, first);

@@ -4,13 +4,20 @@
 /** Most dirty paths written on the `- Dirty files:` line; the rest are counted (`… and N more`). */
 export const MAX_LISTED_DIRTY = 50;
 
-const NEEDS_QUOTES = /[,"\\\x00-\x1f\x7f]|^\s|\s$|^…| @ /;
+// Code points §4 (and ruling 5) may refuse in a document: C1 controls, line and paragraph
+// separators, bidirectional controls, zero-width and joiner characters, the Hangul fillers,
+// variation selectors, tag characters, a BOM. In a path they are written as git's octal
+// escapes of their UTF-8 bytes (ruling 4), so that the anchor line itself stays writable.
+const REFUSABLE = /[\u0080-\u009f\u061c\u115f\u1160\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2069\u3164\ufe00-\ufe0f\ufeff\uffa0\u{e0000}-\u{e007f}\u{e0100}-\u{e01ef}]/u;
+const NEEDS_QUOTES = /[,"\\\x00-\x1f\x7f\u0080-\u009f\u061c\u115f\u1160\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2069\u3164\ufe00-\ufe0f\ufeff\uffa0\u{e0000}-\u{e007f}\u{e0100}-\u{e01ef}]|^\s|\s$|^…| @ /u;
 const ESCAPES: Record<string, string> = { "\x07": "\\a", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\v": "\\v", "\f": "\\f", "\r": "\\r", '"': '\\"', "\\": "\\\\" };
 
 /**
  * Writes a path for an anchor list: as is, or, when it holds a comma, a quote, a backslash, a
- * control character or edge whitespace (or is the word `none`), in double quotes with C
- * escapes as git quotes paths (contract §8). Non-ASCII stays as is.
+ * control character, a code point §4 refuses, ` @ ` or edge whitespace (or is the word
+ * `none`), in double quotes with C escapes as git quotes paths (contract §8, ruling 4):
+ * `\t`, `\n`, `\"`, `\\` and the like, and `\ooo` octal for the bytes of other controls and
+ * refusable code points. Other non-ASCII stays as is. `parsePathList` reads it back.
  */
 export function quotePath(p: string): string {
   if (!NEEDS_QUOTES.test(p) && p !== "none") return p;
@@ -19,6 +26,7 @@ export function quotePath(p: string): string {
     const code = ch.codePointAt(0)!;
     if (ESCAPES[ch] !== undefined) out += ESCAPES[ch];
     else if (code < 0x20 || code === 0x7f) out += `\\${code.toString(8).padStart(3, "0")}`;
+    else if (REFUSABLE.test(ch)) for (const b of Buffer.from(ch, "utf8")) out += `\\${b.toString(8).padStart(3, "0")}`;
     else out += ch;
   }
   return `${out}"`;
@@ -122,6 +130,53 @@ export interface AnchorValues {
   date: string;
   /** Outside git: each `--key-file` and its modification time (null when missing). */
   keyFileMtimes: { path: string; mtime: string | null }[];
+  /** Inside git: the operation in progress (`rebase of feature/login`, `merge`, …) and its conflicted files; absent or null when none. */
+  inProgress?: { words: string; conflicted: number } | null;
+}
+
+/** The value of the `- In progress:` anchor: `<operation>[ of <branch>] (<n> conflicted files)` (contract §5 `anchors`). */
+export function renderInProgress(p: { words: string; conflicted: number }): string {
+  return `${p.words} (${p.conflicted} conflicted files)`;
+}
+
+/** Reads an `- In progress:` value back: the words (`rebase of feature/login`) and the count; null when malformed. */
+export function parseInProgress(value: string): { words: string; conflicted: number } | null {
+  const m = /^((?:rebase|merge|cherry-pick|revert|bisect)(?: of \S+)?) \((\d+) conflicted files?\)$/.exec(value.trim());
+  return m ? { words: m[1]!, conflicted: Number(m[2]) } : null;
+}
+
+/**
+ * Reads a `- Key file mtimes:` value (`<path> @ <ISO or missing>, …`, paths quoted as
+ * `quotePath` writes them). The times are returned as written, for the caller to compare.
+ * @returns null when the list is malformed.
+ */
+export function parseKeyFileMtimes(value: string): { path: string; mtime: string | null }[] | null {
+  const v = value.trim();
+  const out: { path: string; mtime: string | null }[] = [];
+  let i = 0;
+  while (i < v.length) {
+    let p: string;
+    if (v[i] === '"') {
+      const q = readQuoted(v, i);
+      if (!q) return null;
+      p = q.value;
+      i = q.end;
+      if (!v.startsWith(" @ ", i)) return null;
+    } else {
+      const at = v.indexOf(" @ ", i);
+      if (at === -1) return null;
+      p = v.slice(i, at);
+      i = at;
+    }
+    i += 3;
+    const comma = v.indexOf(", ", i);
+    const end = comma === -1 ? v.length : comma;
+    const time = v.slice(i, end).trim();
+    if (p.length === 0 || time.length === 0) return null;
+    out.push({ path: p, mtime: time === "missing" ? null : time });
+    i = comma === -1 ? v.length : comma + 2;
+  }
+  return out;
 }
 
 /**
@@ -142,6 +197,7 @@ export function renderAnchorLines(a: AnchorValues): string {
     `- HEAD: ${a.head ?? "none (no commits yet)"}`,
     `- Dirty files: ${renderPathList(a.dirty)}`,
     `- Date: ${a.date}`,
+    ...(a.inProgress ? [`- In progress: ${renderInProgress(a.inProgress)}`] : []),
     "",
   ].join("\n");
 }

@@ -22,6 +22,10 @@ export interface VerbContext {
   readStdinWithin(ms: number): Promise<Buffer | null>;
   /** True when stdin is a terminal (the hook then does not read it). */
   stdinIsTTY: boolean;
+  /** Prints one line on stderr at once (the same line only once per run): notes such as `using root <path>`. */
+  warn(line: string): void;
+  /** The folder of the running skill (the helper's `scripts/` parent), as invoked; null when unknown. */
+  skillDir?: string | null;
 }
 
 /** One verb: its parseArgs options, its `--help` text and its run function. */
