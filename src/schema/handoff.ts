@@ -5,7 +5,7 @@
 // list item.
 import { parseBlocks, type Block } from "./blocks.ts";
 import { parseInProgress, parseKeyFileMtimes, parsePathList } from "./anchor-lines.ts";
-import { stateTime, type StateTime } from "./state-time.ts";
+import { stateFields, stateTime, type StateTime } from "./state-time.ts";
 import { asObjectId, isPlausibleBranch, parseStrictTime, safeRelativePath, type ObjectId, type ValidTime } from "./values.ts";
 
 /**
@@ -275,8 +275,9 @@ export interface CheckedAnchors {
  * branch, a strict ISO-8601 time with a zone not in the future (beyond `CLOCK_SKEW_MS`),
  * relative paths inside the root; the state time by `stateTime` (ruling 13). Bad values become unverifiable fields; never throws.
  * @param nowMs the current time in ms since the epoch.
+ * @param text the handoff's text: when given, the state time comes from `stateFields` (as the hook's does).
  */
-export function checkAnchors(h: ParsedHandoff, nowMs: number): CheckedAnchors {
+export function checkAnchors(h: ParsedHandoff, nowMs: number, text: string | null = null): CheckedAnchors {
   const unverifiable: string[] = [];
   if (!h.anchors.present) unverifiable.push("anchors");
   const head = h.anchors.head === null ? null : asObjectId(unticked(h.anchors.head));
@@ -292,7 +293,9 @@ export function checkAnchors(h: ParsedHandoff, nowMs: number): CheckedAnchors {
   const savedDate = h.saved === null ? null : parseStrictTime(unticked(h.saved), nowMs);
   if (anchorDate === null || "error" in anchorDate) unverifiable.push("date");
   if (savedDate === null || "error" in savedDate) unverifiable.push("saved");
-  const st = stateTime(h.anchors.date === null ? null : h.anchors.date, h.saved, nowMs);
+  // With the text, the state time is read exactly as the hook reads it (one reading: `stateFields`).
+  const fields = text === null ? { date: h.anchors.date, saved: h.saved } : stateFields(text);
+  const st = stateTime(fields.date, fields.saved, nowMs);
   const date = st.known ? st.time : null;
   const progress = h.anchors.inProgress == null ? null : parseInProgress(h.anchors.inProgress);
   if (h.anchors.inProgress != null && progress === null) unverifiable.push("inProgress");

@@ -63,10 +63,14 @@ const SAVED = /^Saved:[ \t]*(.*)$/;
 const DATE = /^[-*+][ \t]+Date:[ \t]*(.*)$/i;
 
 /**
- * The `Saved:` and `- Date:` values of a handoff's text, read line by line (the hook's hot
- * path cannot load the block scanner): `Saved:` before the first `## ` heading, `- Date:` as
- * the first such item of the first `## Environment anchors` section, fenced code skipped.
- * Gives what `parseHandoff` gives on every handoff `write` accepts (test/schema/state-time).
+ * The `Saved:` and `- Date:` values of a handoff's text, read line by line: `Saved:` before
+ * the first `## ` heading, `- Date:` as the first such item of the first `## Environment
+ * anchors` section; fenced code (at line level) and HTML comment blocks skipped. This is THE
+ * reading of the state time for drift, brief and hook alike (the hook's hot path cannot load
+ * the block scanner, so the others use this too and all three agree by construction). On
+ * ordinary handoffs it gives what `parseHandoff` gives; on adversarial Markdown (a fence
+ * opened inside a list item and never closed there) the two may differ, and this one wins
+ * for the age (test/schema/state-time.test.ts lists those documents).
  */
 export function stateFields(text: string): { date: string | null; saved: string | null } {
   let saved: string | null = null;
@@ -74,13 +78,23 @@ export function stateFields(text: string): { date: string | null; saved: string 
   let section: string | null = null;
   let anchorsSeen = false;
   let fence: string | null = null;
+  let comment = false;
   for (const raw of text.replace(/^\uFEFF/, "").split(/\r?\n|\r/)) {
+    if (comment) {
+      if (raw.includes("-->")) comment = false;
+      continue;
+    }
+    if (/^ {0,3}<!--/.test(raw)) {
+      comment = !raw.slice(raw.indexOf("<!--") + 4).includes("-->");
+      continue;
+    }
     const f = FENCE.exec(raw);
     if (fence !== null) {
       if (f && f[1]![0] === fence[0] && f[1]!.length >= fence.length && raw.trim() === f[1]) fence = null;
       continue;
     }
-    if (f) {
+    // A backtick fence's info string holds no backtick (CommonMark); such a line is text.
+    if (f && !(f[1]![0] === "`" && raw.slice(raw.indexOf(f[1]!) + f[1]!.length).includes("`"))) {
       fence = f[1]!;
       continue;
     }

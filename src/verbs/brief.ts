@@ -70,7 +70,7 @@ exit: 0 brief printed
     }
     const now = Date.now();
     const parsed = parseHandoff(loaded.text);
-    const anchors = checkAnchors(parsed, now);
+    const anchors = checkAnchors(parsed, now, loaded.text);
     const { report } = await measureDrift(root, ctx.env, anchors, now, { early, excludes });
     const stderr = shapeWarnings(parsed, loaded.pasted);
     const needles = [...anchors.keyFiles];
