@@ -95,6 +95,7 @@ The summary (one line, parts joined by "; ") says, as they apply:
   key files missing: <paths> | key files changed: <paths>
   dirty files: N then, M now
   N files dirty at the save are clean now (C committed, D stashed or reverted): <paths>
+  (or "(committed, stashed or reverted)" when the commits since the save were not compared)
   the handoff was last committed by <e-mail>, not by you (it came with a pull or a clone)
   upstream <name> is gone | upstream <name>: A ahead, B behind
   unverifiable anchors: <fields>
