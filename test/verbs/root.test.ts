@@ -89,6 +89,18 @@ describe("one root for every verb (contract Words 1.1)", () => {
     expect(helper(["check", "--root", top]).code).toBe(2);
   });
 
+  it("GIT_CEILING_DIRECTORIES stops the walk and git alike: no anchors from a repository above the ceiling", () => {
+    const top = gitRepo();
+    const deep = path.join(top, "a", "b");
+    mkdirSync(deep, { recursive: true });
+    const env = { GIT_CEILING_DIRECTORIES: path.join(top, "a") };
+    const r = helper(["anchors", "--root", deep], { env });
+    expect(r.stdout).toMatch(/^- Date: \S+\n$/);
+    expect(r.stderr).toMatch(/not a git repository/);
+    expect(r.stderr).not.toContain("using root");
+    expect(helper(["anchors", "--root", deep]).stdout).toMatch(/^- Branch: main$/m);
+  });
+
   it("--root that does not exist is refused without creating anything", () => {
     const dir = tempDir();
     const r = helper(["write", "handoff", "--root", path.join(dir, "nope"), "--expected-current-sha256", "absent"], { input: handoff("x") });
