@@ -20,6 +20,8 @@ export interface Process {
   skillDir?: string | null;
   writeOut(data: string | Uint8Array): void;
   writeErr(text: string): void;
+  /** The running helper's file (`process.argv[1]`). */
+  helperPath?: string;
 }
 
 function usageText(): string {
@@ -92,6 +94,7 @@ export async function main(proc: Process): Promise<ExitCode> {
       cwd: proc.cwd,
       readStdin: proc.readStdin,
       readStdinWithin: proc.readStdinWithin,
+      helperPath: proc.helperPath,
       get stdinIsTTY() {
         return proc.stdinIsTTY;
       },

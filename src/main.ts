@@ -99,6 +99,7 @@ const code = await main({
   skillDir: process.argv[1] ? path.dirname(path.dirname(path.resolve(process.argv[1]))) : null,
   writeOut: (data) => writeFd(1, data),
   writeErr: (text) => writeFd(2, text),
+  helperPath: process.argv[1],
 });
 process.exitCode = code;
 // A harness may keep stdin open after the hook stopped waiting for it: let the process end.

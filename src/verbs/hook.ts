@@ -4,6 +4,9 @@ import { FILE_OF, memoryDir, type Kind } from "../store/paths.ts";
 import { disabledByEnv, pauseSwitch } from "../store/pause.ts";
 import { ageWords, stateFields, stateTime } from "../schema/state-time.ts";
 import { ROOT_HELP, rootOption } from "./common.ts";
+import { isHookFormat } from "../agents/envelopes.ts";
+import { renderHook } from "../agents/render.ts";
+import type { HookFormat } from "../agents/types.ts";
 import { ok, type Verb, type VerbContext } from "./types.ts";
 
 /** Longest hook output, in characters (contract §7; field report 8). */
@@ -66,7 +69,8 @@ export const hookVerb: Verb = {
   name: "hook",
   options: { mode: { type: "string" }, root: { type: "string" }, format: { type: "string" } },
   positionals: [0, 0],
-  help: `usage: node memory_io.mjs hook --mode session|lessons [--root DIR] [--format text]
+  help: `usage: node memory_io.mjs hook --mode session|lessons [--root DIR]
+         [--format text|claude|codex|gemini|cursor|cline]
 
 Session-start hook. Prints fixed sentences about parked memory -- a handoff, lessons, an
 unsafe or foreign file, an interrupted save, the kill switch -- and never any text taken
@@ -92,7 +96,15 @@ The project root is found as every verb finds it (below), starting from --root, 
 one second), else the current directory. It runs no git; links from .ai down are never
 followed (a symlinked project folder is fine).
 ${ROOT_HELP}
-Formats: text (the default). Other harness envelopes will come with the installers.
+Formats (each harness's envelope around the same sentences; \`install\` picks the right one):
+  text    the sentences as plain lines (the default)
+  claude  {"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"…"}}
+  codex   the same object, and no other key (Codex's schema is strict)
+  gemini  the same object; nothing but JSON on stdout
+  cursor  {"additional_context":"…"}
+  cline   {"cancel":false,"contextModification":"…","errorMessage":""}
+When every file is missing and nothing is paused, every format prints nothing at all. An
+unknown --format prints nothing (a note on stderr), exit 0.
 exit: always 0 -- a broken hook must not break a session; problems go to stderr.
 `,
   async run(ctx) {
@@ -101,9 +113,11 @@ exit: always 0 -- a broken hook must not break a session; problems go to stderr.
       return ok("", ["memory_io hook: --mode must be session or lessons; printing nothing"]);
     }
     const format = ctx.values.format ?? "text";
-    if (format !== "text") {
-      return ok("", [`memory_io hook: --format ${String(format)} is not supported yet (only text); printing nothing`]);
+    if (!isHookFormat(format)) {
+      return ok("", [`memory_io hook: --format must be text, claude, codex, gemini, cursor or cline, got ${JSON.stringify(format)}; printing nothing`]);
     }
+    // The sentences first, then the harness's envelope around them (contract §7).
+    const wrap = (text: string) => renderHook(format as HookFormat, text, HOOK_LIMIT);
     if (disabledByEnv(ctx.env)) return ok("", []);
     let root: string;
     try {
@@ -117,6 +131,6 @@ exit: always 0 -- a broken hook must not break a session; problems go to stderr.
     const paused = pauseSwitch(memoryDir(root), ctx.env) !== null;
     const kinds: Kind[] = mode === "session" ? ["handoff", "lessons"] : ["lessons"];
     const files = kinds.map((k) => inspectFile(root, k, true, { text: k === "handoff" }));
-    return ok(composeHookText(files, interruptedSave(root), paused, Date.now()), []);
+    return ok(wrap(composeHookText(files, interruptedSave(root), paused, Date.now())), []);
   },
 };

@@ -26,6 +26,8 @@ export interface VerbContext {
   warn(line: string): void;
   /** The folder of the running skill (the helper's `scripts/` parent), as invoked; null when unknown. */
   skillDir?: string | null;
+  /** The running helper's file, as invoked (install writes hook commands naming it). */
+  helperPath?: string;
 }
 
 /** One verb: its parseArgs options, its `--help` text and its run function. */
