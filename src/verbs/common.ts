@@ -48,13 +48,10 @@ export function failpointOf(ctx: VerbContext): string | undefined {
 
 /** The root rule, as every verb's `--help` states it (contract "Words", ruling 12). */
 export const ROOT_HELP = `
-The root: --root DIR when given, else the current directory; its real path is taken (a
-project reached through a symlinked folder is an ordinary project), then, unless it holds
-.ai/memory itself, the nearest folder above holding .ai/memory or .git (a worktree's or
-submodule's .git file counts). The walk never goes above $HOME when it starts below it,
-and stops below GIT_CEILING_DIRECTORIES; with nothing found, the start is the root. When
-the root found differs from --root, stderr says \`using root <path>\` once. To keep a
-memory below the repository top, create <dir>/.ai/memory first.
+The root: the real path of --root DIR (else the current directory), unless it holds
+.ai/memory itself the nearest folder above holding .ai/memory or .git (a worktree's .git
+file counts); never above $HOME from below it, nor into GIT_CEILING_DIRECTORIES; else the
+start. If that differs from --root, stderr says \`using root <path>\` once.
 `;
 
 /** Shared parseArgs options. */

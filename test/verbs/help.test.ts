@@ -14,6 +14,7 @@ describe("issue 9's sentences are in --help", () => {
     const text = help(verb);
     expect(text).toContain("[--root DIR]");
     expect(text).toContain("nearest folder above holding .ai/memory or .git");
+    expect(text).toContain("never above $HOME from below it");
     expect(text).toContain("`using root <path>` once");
     expect(text).toContain("GIT_CEILING_DIRECTORIES");
   });
