@@ -37,6 +37,15 @@ export type SnapshotResult = { kind: "repo"; snapshot: Snapshot } | { kind: "not
 export const STATUS_ARGS = ["status", "--porcelain=v2", "--branch", "-z", "--untracked-files=normal", "--", ":(exclude).ai/memory"] as const;
 
 /**
+ * The status command leaving out, besides the memory dir, `excludes` (the running skill's
+ * folder, ruling 17): root-relative paths the helper computed itself, as literal exclude
+ * pathspecs.
+ */
+export function statusArgs(excludes: readonly string[] = []): readonly string[] {
+  return excludes.length === 0 ? STATUS_ARGS : [...STATUS_ARGS, ...excludes.map((e) => `:(exclude,literal)${e}`)];
+}
+
+/**
  * Parses `git status --porcelain=v2 --branch -z` output. Pure.
  * Entries: `1 XY sub mH mI mW hH hI path`, `2 … Xscore path\0orig`, `u … path`, `? path`.
  */
@@ -85,10 +94,7 @@ export function parseStatusV2(out: Buffer): Snapshot {
  * @throws GitUnavailable when git is missing or timed out.
  */
 export async function readSnapshot(root: string, env: Record<string, string | undefined>, excludes: readonly string[] = []): Promise<SnapshotResult> {
-  // More folders left out (the running skill's, ruling 17): root-relative paths the helper
-  // computed itself, as literal exclude pathspecs.
-  const args = excludes.length === 0 ? STATUS_ARGS : [...STATUS_ARGS, ...excludes.map((e) => `:(exclude,literal)${e}`)];
-  const r = await runGit(root, args, env);
+  const r = await runGit(root, statusArgs(excludes), env);
   if (r.code !== 0) return { kind: "not-repo", note: firstLine(r.stderr) || `git status exited ${r.code}` };
   return { kind: "repo", snapshot: parseStatusV2(r.stdout) };
 }

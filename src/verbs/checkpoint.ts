@@ -6,8 +6,10 @@ import { readTranscriptTail, sniffFormat, TAIL_BYTES } from "../agents/transcrip
 import { emptyCapture, type Capture } from "../agents/transcripts/types.ts";
 import { formatRedactionReport } from "../guard/redact.ts";
 import { runGit } from "../git/run.ts";
-import { parseStatusV2, STATUS_ARGS } from "../git/status.ts";
-import { quotePath } from "../schema/anchor-lines.ts";
+import { skillExcludes } from "../git/anchors.ts";
+import { gitDirOf, gitTopOf, inProgressOf, inProgressWords } from "../git/in-progress.ts";
+import { parseStatusV2, statusArgs } from "../git/status.ts";
+import { quotePath, renderInProgress } from "../schema/anchor-lines.ts";
 import { headerValue, renderCheckpoint, sameCheckpoint, triggerOf } from "../schema/checkpoint.ts";
 import { isoSeconds, parseStrictTime } from "../schema/values.ts";
 import { checkpointsDir, sessionFileId } from "../store/checkpoints.ts";
@@ -81,11 +83,11 @@ async function readInput(ctx: VerbContext): Promise<HookInput | null> {
 
 
 /** The anchor lines of a checkpoint: git gets 500 ms; dirty files at most 10 paths and 1,024 bytes (ruling 21). */
-export async function checkpointAnchors(root: string, env: Record<string, string | undefined>, nowMs: number): Promise<string[]> {
+export async function checkpointAnchors(root: string, env: Record<string, string | undefined>, nowMs: number, excludes: readonly string[] = []): Promise<string[]> {
   const date = `- Date: ${isoSeconds(nowMs)}`;
   let r;
   try {
-    r = await runGit(root, STATUS_ARGS, env, CHECKPOINT_GIT_MS);
+    r = await runGit(root, statusArgs(excludes), env, CHECKPOINT_GIT_MS);
   } catch (err) {
     const reason = (err as { reason?: string }).reason;
     if (reason === "timeout") return ["- Branch: unknown (git timed out)", "- HEAD: unknown (git timed out)", "- Dirty files: unknown (git timed out)", date];
@@ -102,7 +104,12 @@ export async function checkpointAnchors(root: string, env: Record<string, string
     bytes += Buffer.byteLength(q) + 2;
   }
   if (s.dirty.length > shown.length) shown.push(`… and ${s.dirty.length - shown.length} more`);
-  return [`- Branch: ${s.branch}`, `- HEAD: ${s.head ?? "none (no commits yet)"}`, `- Dirty files: ${shown.length > 0 ? shown.join(", ") : "none"}`, date];
+  const lines = [`- Branch: ${s.branch}`, `- HEAD: ${s.head ?? "none (no commits yet)"}`, `- Dirty files: ${shown.length > 0 ? shown.join(", ") : "none"}`, date];
+  // As `anchors` writes it (contract §5): the operation in progress, from the git dir's files.
+  const top = gitTopOf(root);
+  const op = top === null ? null : inProgressOf(gitDirOf(top));
+  if (op !== null) lines.push(`- In progress: ${renderInProgress({ words: inProgressWords(op), conflicted: s.conflicted ?? 0 })}`);
+  return lines;
 }
 
 function capture(input: HookInput, format: string | undefined, notes: string[]): { cap: Capture | null; source: string; headStart: string | null } {
@@ -230,7 +237,7 @@ exit: always 0, usage errors included -- a hook must never block the harness.
     const session = sessionFileId(hook.sessionId);
     const name = `${session}.md`;
     const nowMs = Date.now();
-    const anchorsP = checkpointAnchors(root, ctx.env, nowMs);
+    const anchorsP = checkpointAnchors(root, ctx.env, nowMs, skillExcludes(root, ctx.skillDir ?? null));
     const got = capture(hook, typeof format === "string" ? format : undefined, notes);
     if (hook.lastMessage !== null) (got.cap ??= emptyCapture(isFormat(format) ? format : "claude")).lastClaim = hook.lastMessage;
     const anchorLines = await anchorsP;

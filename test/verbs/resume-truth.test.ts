@@ -2,7 +2,7 @@
 // helper on real git repositories (contract §5, §6, §7 1.1; rulings 4, 8, 13-17; field reports
 // 22-25).
 import { spawnSync } from "node:child_process";
-import { chmodSync, copyFileSync, mkdirSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, mkdirSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
@@ -295,6 +295,15 @@ describe("case 5: git operations in progress (field report 22)", () => {
     expect(a.stdout).toContain(`- In progress: ${line}\n`);
     park(root, savedNow(root));
     expect((drift(root).inProgress as { current: string }).current).toBe(line.replace(/ \(.*$/, ""));
+  });
+
+  it("an automatic checkpoint taken mid-merge carries the same In progress line", () => {
+    const root = conflicting();
+    tryGit(root, ["merge", "-q", "feature/login"]);
+    const r = run(["checkpoint"], { input: JSON.stringify({ cwd: root, session_id: "s1", hook_event_name: "PreCompact" }) });
+    expect(r.code).toBe(0);
+    const text = readFileSync(path.join(root, ".ai", "memory", "checkpoints", "s1.md"), "utf8");
+    expect(text).toMatch(/^- Date: \S+\n- In progress: merge \(1 conflicted files\)$/m);
   });
 
   it("a rebase in a linked worktree is read from the worktree's own git dir", () => {

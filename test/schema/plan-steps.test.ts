@@ -1,9 +1,6 @@
 // Pure parts of issue 9: nested plan steps and abandoned ones (field report 25, ruling 8), the
-// anchor lines it added (In progress, Key file mtimes) and path quoting (ruling 4), the history
-// log's memory-only commits (ruling 14), and the brief's cut that keeps causes (contract §5).
+// anchor lines it added (In progress, Key file mtimes) and path quoting (ruling 4).
 import { describe, expect, it } from "vitest";
-import { causeList } from "../../src/brief/brief.ts";
-import { parseHistory } from "../../src/git/drift.ts";
 import { parseInProgress, parseKeyFileMtimes, parsePathList, quotePath, renderAnchorLines } from "../../src/schema/anchor-lines.ts";
 import { parseHandoff } from "../../src/schema/handoff.ts";
 
@@ -85,37 +82,5 @@ describe("paths on anchor lines (ruling 4)", () => {
     expect(renderAnchorLines({ ...base, inProgress: { words: "rebase of feature/login", conflicted: 1 } })).toBe(
       `- Branch: (detached)\n- HEAD: ${"a".repeat(40)}\n- Dirty files: a.txt\n- Date: 2026-11-30T10:00:00Z\n- In progress: rebase of feature/login (1 conflicted files)\n`,
     );
-  });
-});
-
-describe("memory-only commits in the history log (ruling 14)", () => {
-  const rec = (side: "<" | ">", email: string, paths: string[]) => `\x01${side}\x02${email}\0${paths.length > 0 ? `\n${paths.map((p) => `${p}\0`).join("")}` : ""}`;
-  it.each<[string, string, string, { ahead: number; behind: number; memoryOnlyAhead: number; memoryOnlyBehind: number; handoffCommitter: string | null }]>([
-    ["nothing", "", ".ai/memory/", { ahead: 0, behind: 0, memoryOnlyAhead: 0, memoryOnlyBehind: 0, handoffCommitter: null }],
-    ["the handoff committed", rec(">", "me@x", [".ai/memory/HANDOFF.md"]), ".ai/memory/", { ahead: 1, behind: 0, memoryOnlyAhead: 1, memoryOnlyBehind: 0, handoffCommitter: "me@x" }],
-    ["memory and code together", rec(">", "me@x", [".ai/memory/HANDOFF.md", "src/a.ts"]), ".ai/memory/", { ahead: 1, behind: 0, memoryOnlyAhead: 0, memoryOnlyBehind: 0, handoffCommitter: "me@x" }],
-    ["an empty commit is not memory-only", rec(">", "me@x", []), ".ai/memory/", { ahead: 1, behind: 0, memoryOnlyAhead: 0, memoryOnlyBehind: 0, handoffCommitter: null }],
-    ["a lookalike folder is not the memory dir", rec(">", "me@x", [".ai/memory-old/x.md"]), ".ai/memory/", { ahead: 1, behind: 0, memoryOnlyAhead: 0, memoryOnlyBehind: 0, handoffCommitter: null }],
-    ["behind side", rec("<", "t@x", [".ai/memory/LESSONS.md"]) + rec(">", "me@x", ["a.ts"]), ".ai/memory/", { ahead: 1, behind: 1, memoryOnlyAhead: 0, memoryOnlyBehind: 1, handoffCommitter: null }],
-    ["a memory below the top", rec(">", "me@x", ["pkg/.ai/memory/HANDOFF.md"]) + rec(">", "me@x", [".ai/memory/HANDOFF.md"]), "pkg/.ai/memory/", { ahead: 2, behind: 0, memoryOnlyAhead: 1, memoryOnlyBehind: 0, handoffCommitter: "me@x" }],
-    ["the newest commit names the committer", rec(">", "new@x", [".ai/memory/HANDOFF.md"]) + rec(">", "old@x", [".ai/memory/HANDOFF.md"]), ".ai/memory/", { ahead: 2, behind: 0, memoryOnlyAhead: 2, memoryOnlyBehind: 0, handoffCommitter: "new@x" }],
-  ])("%s", (_name, out, prefix, want) => {
-    expect(parseHistory(Buffer.from(out, "utf8"), prefix)).toEqual({ ...want, truncated: false });
-  });
-});
-
-describe("Do-not-retry cut for length keeps each cause", () => {
-  it.each([
-    ["short items stay whole", ["a — b", "c: d"], "a — b; c: d"],
-    ["a long approach is shortened, its cause kept", [`${"x ".repeat(200)}— the cause`], /^x( x)*… — the cause$/],
-    ["a colon separates too", [`${"y ".repeat(200)}: cache blew up`], /^y( y)*…: cache blew up$/],
-    ["because separates too", [`${"z ".repeat(200)}because the API is gone`], /^z( z)*… because the API is gone$/],
-    ["no cause: cut with …", ["w ".repeat(300)], /^w( w)*…$/],
-    ["more than four: counted", ["a — 1", "b — 2", "c — 3", "d — 4", "e — 5"], "a — 1; b — 2; c — 3; d — 4 (+1 more)"],
-  ])("%s", (_name, items, want) => {
-    const got = causeList(items, 4, 400);
-    if (typeof want === "string") expect(got).toBe(want);
-    else expect(got).toMatch(want);
-    expect([...got].length).toBeLessThanOrEqual(400);
   });
 });
