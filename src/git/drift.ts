@@ -67,7 +67,8 @@ export interface HistoryCounts {
  */
 export function parseHistory(out: Buffer, memoryPrefix: string, handoffPath = `${memoryPrefix}HANDOFF.md`): HistoryCounts {
   const counts: HistoryCounts = { ahead: 0, behind: 0, memoryOnlyAhead: 0, memoryOnlyBehind: 0, truncated: false, handoffCommitter: null };
-  const records = out.toString("utf8").split("\x01").slice(1);
+  // A record starts at the output's start or right after a NUL (paths hold no NUL, but may hold \x01).
+  const records = `\0${out.toString("utf8")}`.split("\0\x01").slice(1);
   if (records.length > MAX_LOGGED_COMMITS) {
     counts.truncated = true;
     records.length = MAX_LOGGED_COMMITS;

@@ -12,6 +12,7 @@ describe("memory-only commits in the history log (ruling 14)", () => {
     ["a lookalike folder is not the memory dir", rec(">", "me@x", [".ai/memory-old/x.md"]), ".ai/memory/", { ahead: 1, behind: 0, memoryOnlyAhead: 0, memoryOnlyBehind: 0, handoffCommitter: null }],
     ["behind side", rec("<", "t@x", [".ai/memory/LESSONS.md"]) + rec(">", "me@x", ["a.ts"]), ".ai/memory/", { ahead: 1, behind: 1, memoryOnlyAhead: 0, memoryOnlyBehind: 1, handoffCommitter: null }],
     ["a memory below the top", rec(">", "me@x", ["pkg/.ai/memory/HANDOFF.md"]) + rec(">", "me@x", [".ai/memory/HANDOFF.md"]), "pkg/.ai/memory/", { ahead: 2, behind: 0, memoryOnlyAhead: 1, memoryOnlyBehind: 0, handoffCommitter: "me@x" }],
+    ["a path holding \\x01 does not start a record", rec(">", "me@x", [".ai/memory/a\x01b.md"]) + rec(">", "me@x", ["x\x01>y"]), ".ai/memory/", { ahead: 2, behind: 0, memoryOnlyAhead: 1, memoryOnlyBehind: 0, handoffCommitter: null }],
     ["the newest commit names the committer", rec(">", "new@x", [".ai/memory/HANDOFF.md"]) + rec(">", "old@x", [".ai/memory/HANDOFF.md"]), ".ai/memory/", { ahead: 2, behind: 0, memoryOnlyAhead: 2, memoryOnlyBehind: 0, handoffCommitter: "new@x" }],
   ])("%s", (_name, out, prefix, want) => {
     expect(parseHistory(Buffer.from(out, "utf8"), prefix)).toEqual({ ...want, truncated: false });
