@@ -39,6 +39,11 @@ function usageText(): string {
     "",
     "exit codes: 0 success; 2 refused (safety, compare-and-swap, usage); 3 absent;",
     "            4 paused (kill switch); 5 busy (lock not had in time)",
+    "Kill switch: <root>/.ai/memory/PAUSE, the file named by SESSION_HANDOFF_PAUSE,",
+    "${XDG_CONFIG_HOME:-~/.config}/session-handoff/PAUSE, or SESSION_HANDOFF_DISABLE set to",
+    "anything but empty, 0, false, no or off: mutating verbs exit 4 with `memory writes are",
+    "paused: remove <path> to resume` (`remove SESSION_HANDOFF_DISABLE=<value> from the",
+    "environment`); with SESSION_HANDOFF_DISABLE the hook prints nothing.",
     "Every refusal prints `memory operation refused: <reason>` on stderr and changes nothing.",
     "",
   ].join("\n");

@@ -49,6 +49,12 @@ describe("issue 9's sentences are in --help", () => {
     expect(help("brief")).toContain(norm(sentence));
   });
 
+  it("the helper's usage: the kill switch values and sentence", () => {
+    const usage = spawnSync(process.execPath, [BUNDLE, "--help"], { encoding: "utf8" }).stdout.replace(/\s+/g, " ");
+    expect(usage).toContain("SESSION_HANDOFF_DISABLE set to anything but empty, 0, false, no or off");
+    expect(usage).toContain("`memory writes are paused: remove <path> to resume` (`remove SESSION_HANDOFF_DISABLE=<value> from the environment`)");
+  });
+
   it("anchors: the In progress line", () => {
     expect(help("anchors")).toContain("- In progress: <operation>[ of <branch>] (<n> conflicted files)");
     expect(help("anchors")).toContain("nor the running skill's own folder when it lies inside the root");
