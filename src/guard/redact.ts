@@ -704,8 +704,11 @@ function codePoints(text: string, from: number, to: number): number {
  * length in Unicode code points. Rules run in {@link REDACTION_RULES} order; a secret that
  * overlaps one found by an earlier rule is left to that rule. Idempotent: the placeholders
  * never match a rule. Contract §4.
+ *
+ * `exemptLines` (1-based) are left as they are and reported nowhere: the anchor lines that
+ * `write` filled itself or that equal what `anchors` reports at that moment (ruling 6).
  */
-export function redactText(text: string): { text: string; findings: RedactionFinding[] } {
+export function redactText(text: string, opts: { exemptLines?: ReadonlySet<number> } = {}): { text: string; findings: RedactionFinding[] } {
   const lower = text.toLowerCase();
   const spans: Span[] = [];
   for (let r = 0; r < REDACTION_RULES.length; r++) {
@@ -764,6 +767,7 @@ export function redactText(text: string): { text: string; findings: RedactionFin
     }
     col += codePoints(text, colFrom, s.start);
     colFrom = s.start;
+    if (opts.exemptLines?.has(line + 1)) continue;
     const kind = REDACTION_RULES[s.rule]!.id;
     findings.push({ kind, line: line + 1, column: col + 1, length: codePoints(text, s.start, s.end) });
     out.push(text.slice(cursor, s.start), `<redacted: ${kind}>`);

@@ -16,5 +16,7 @@ export const VERBS: Record<string, { summary: string; load: () => Promise<Verb> 
   drift: { summary: "measure how far the repository moved since the handoff: verdict and numbers", load: async () => (await import("./drift.ts")).driftVerb },
   brief: { summary: "the six-line warm-start brief for a resume (exit 3: cold start)", load: async () => (await import("./brief.ts")).briefVerb },
   hook: { summary: "session-start hook: fixed sentences about parked memory", load: async () => (await import("./hook.ts")).hookVerb },
+  validate: { summary: "check a memory document: schema errors (exit 2), score 0-100, findings, dropped items", load: async () => (await import("./validate.ts")).validateVerb },
+  archives: { summary: "list, show or restore (compare-and-swap) the archived handoffs", load: async () => (await import("./archives.ts")).archivesVerb },
   redact: { summary: "copy stdin to stdout with secrets replaced by <redacted: KIND>", load: async () => (await import("./redact.ts")).redactVerb },
 };

@@ -1,11 +1,11 @@
 import { Refused } from "../errors.ts";
-import { prepareDocument, type Prepared } from "../store/document.ts";
 import { underLock } from "../store/mutate.ts";
 import { archiveDir, archivePrefixOf, FILE_OF, memoryDir, parseKind } from "../store/paths.ts";
 import { publish } from "../store/publish.ts";
-import { droppedItems, droppedReport } from "../schema/open-items.ts";
+import { tokenOf } from "../store/files.ts";
 import { CAS, expectedTokenOption, failpointOf, lockTimeoutOption, rootOption } from "./common.ts";
 import { ok, type Verb } from "./types.ts";
+import { buildDocument, checkDocument, type Built, type Checked } from "./write-checked.ts";
 
 /** `write <kind> --root DIR --expected-current-sha256 TOKEN` (contract §2, §3, §4). */
 export const writeVerb: Verb = {
@@ -42,8 +42,8 @@ exit:   0 saved; 2 refused (stale token: read again and merge, never resend the 
     const lockTimeoutSeconds = lockTimeoutOption(ctx);
     const root = rootOption(ctx);
     const raw = await ctx.readStdin();
-    let prepared: Prepared | null = null;
-    let dropped: string | null = null;
+    let checked: Checked | null = null;
+    let built: Built | null = null;
     const file = FILE_OF[kind];
     const { result, repairs } = await underLock(
       {
@@ -51,7 +51,7 @@ exit:   0 saved; 2 refused (stale token: read again and merge, never resend the 
         env: ctx.env,
         lockTimeoutSeconds,
         validate: () => {
-          prepared = prepareDocument(raw, kind);
+          checked = checkDocument(raw, kind, root);
         },
         // No memory dir: the file cannot exist, so only `absent` can be the current token.
         precheck: async () => {
@@ -60,8 +60,12 @@ exit:   0 saved; 2 refused (stale token: read again and merge, never resend the 
           }
         },
       },
-      (lock) =>
-        publish({
+      async (lock) => {
+        built = await buildDocument(checked!, root, ctx.env);
+        // The same state again (ruling 1): keep the file, archive nothing, whatever the token.
+        if (built.unchanged) return null;
+        const readToken = built.prior?.token ?? "absent";
+        return publish({
           dir: memoryDir(root),
           file,
           archiveDir: archiveDir(root),
@@ -70,16 +74,22 @@ exit:   0 saved; 2 refused (stale token: read again and merge, never resend the 
           expectedToken: expected,
           newMode: 0o600,
           build: (prior) => {
-            if (kind === "handoff" && prior !== null) {
-              dropped = droppedReport(droppedItems(prior.toString("utf8"), prepared!.bytes.toString("utf8")));
+            // What was built came from the version read above; another program's write since is a change.
+            if ((prior === null ? "absent" : tokenOf(prior)) !== readToken) {
+              throw new Refused(`${file} changed since it was read (another program wrote it); read again and merge`);
             }
-            return prepared!.bytes;
+            return built!.bytes;
           },
           failpoint: failpointOf(ctx),
           lock,
-        }),
+        });
+      },
     );
+    const notes = (built as Built | null)?.notes ?? [];
+    if (result === null) {
+      return ok(`unchanged ${file}\nCURRENT-SHA256: ${(built as Built | null)!.prior!.token}\n`, [...repairs, ...notes]);
+    }
     const first = result.archived ? `saved ${file}; archived previous handoff as ${result.archived}` : `saved ${file}`;
-    return ok(`${first}\nCURRENT-SHA256: ${result.token}\n`, [...repairs, ...prepared!.notes, ...result.warnings, ...(dropped ? [dropped] : [])]);
+    return ok(`${first}\nCURRENT-SHA256: ${result.token}\n`, [...repairs, ...notes, ...result.warnings]);
   },
 };
