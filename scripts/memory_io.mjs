@@ -2541,6 +2541,7 @@ function openItems(text) {
       const m = OPEN_STEP.exec(line);
       if (m) items.push({ section: "Plan", text: m[2].trim() });
     } else if (section === "next steps") {
+      if (DROPPED.test(line)) continue;
       const m = BULLET.exec(line);
       if (m && !NONE.test(m[1].trim())) items.push({ section: "Next steps", text: m[1].trim() });
     }
@@ -2569,7 +2570,7 @@ function droppedReport(items) {
     ...more
   ].join("\n");
 }
-var FENCE, SECTION, OPEN_STEP, BULLET, NONE;
+var FENCE, SECTION, OPEN_STEP, BULLET, DROPPED, NONE;
 var init_open_items = __esm({
   "src/schema/open-items.ts"() {
     "use strict";
@@ -2577,6 +2578,7 @@ var init_open_items = __esm({
     SECTION = /^##\s+(.+?)\s*#*\s*$/;
     OPEN_STEP = /^\s*(?:[-*+]|\d+[.)])\s+\[( |~)\]\s+(.+)$/;
     BULLET = /^\s*(?:[-*+]|\d+[.)])\s+(?:\[[ xX~]\]\s+)?(.+)$/;
+    DROPPED = /^\s*(?:[-*+]|\d+[.)])\s+\[-\]\s/;
     NONE = /^(none|none recorded|n\/a|-)\.?$/i;
   }
 });

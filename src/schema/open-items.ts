@@ -2,7 +2,7 @@
 // not load the block scanner of `drift` and `brief` (blocks.ts, a cold chunk; performance.md).
 // It only feeds a report, never a safety decision, so a line-level reading of items is enough.
 
-/** A handoff's open items: unfinished plan steps (`[ ]`, `[~]`) and next steps. */
+/** A handoff's open items: unfinished plan steps (`[ ]`, `[~]`) and next steps (a `[-]` one is closed). */
 export interface OpenItem {
   section: "Plan" | "Next steps";
   text: string;
@@ -13,6 +13,8 @@ const SECTION = /^##\s+(.+?)\s*#*\s*$/;
 // Bullets or numbered items (the template numbers its next steps).
 const OPEN_STEP = /^\s*(?:[-*+]|\d+[.)])\s+\[( |~)\]\s+(.+)$/;
 const BULLET = /^\s*(?:[-*+]|\d+[.)])\s+(?:\[[ xX~]\]\s+)?(.+)$/;
+// `- [-] <step> — dropped: <why>`: closed on purpose, never an open item (ruling 8).
+const DROPPED = /^\s*(?:[-*+]|\d+[.)])\s+\[-\]\s/;
 const NONE = /^(none|none recorded|n\/a|-)\.?$/i;
 
 /** Lists the open items of a handoff's `## Plan` and `## Next steps` sections (contract §8). */
@@ -32,6 +34,7 @@ export function openItems(text: string): OpenItem[] {
       const m = OPEN_STEP.exec(line);
       if (m) items.push({ section: "Plan", text: m[2]!.trim() });
     } else if (section === "next steps") {
+      if (DROPPED.test(line)) continue;
       const m = BULLET.exec(line);
       if (m && !NONE.test(m[1]!.trim())) items.push({ section: "Next steps", text: m[1]!.trim() });
     }

@@ -49,10 +49,13 @@ const PASTED_LOG = [
   "  Cause: the job read the wrong env file.",
 ].join("\n");
 
+/** A valid handoff (contract §8) whose `## Failed approaches` section is the pasted log. */
+const withLog = (goal: string): string => handoff(goal).replace("## Failed approaches\n- none\n", `${PASTED_LOG}\n`);
+
 describe("write: secrets never reach disk, stdout or stderr (field report #9)", () => {
   it("redacts the key and the URL password, keeps the commit id, and reports kinds and lines", () => {
     const root = gitRepo();
-    const doc = handoff(PASTED_LOG);
+    const doc = withLog("Sync the orders.");
     const run = helper(["write", "handoff", "--root", root, "--expected-current-sha256", "absent"], { input: doc });
     expect(run.code, run.stderr).toBe(0);
     expectNowhere(root, [OPENAI, DB_PASSWORD], [run.stdout, run.stderr]);
@@ -79,7 +82,7 @@ describe("write: secrets never reach disk, stdout or stderr (field report #9)", 
       const first = helper(["write", "handoff", "--root", root, "--expected-current-sha256", "absent"], { input: handoff("first") });
       expect(first.code, first.stderr).toBe(0);
       const run = helper(["write", "handoff", "--root", root, "--expected-current-sha256", tokenOf(root)], {
-        input: handoff(PASTED_LOG),
+        input: withLog("Sync the orders."),
         env: { MEMORY_IO_FAILPOINT: `${phase}:crash` },
       });
       expect(run.signal).toBe("SIGKILL");
@@ -103,7 +106,10 @@ describe("write: secrets never reach disk, stdout or stderr (field report #9)", 
       secrets.push(block.includes(sample.secret) ? sample.secret : JSON.stringify(sample.secret).slice(1, -1));
     }
     const root = gitRepo();
-    const run = helper(["write", "handoff", "--root", root, "--expected-current-sha256", "absent"], { input: handoff(blocks.join("\n")) });
+    // The corpus's handoff syntax brings its own `## ` headings: a second `## Failed approaches`
+    // would be a schema error (ruling 9), so they go one level down; the secrets stay.
+    const body = blocks.join("\n").replace(/^#{1,2} /gm, "### ");
+    const run = helper(["write", "handoff", "--root", root, "--expected-current-sha256", "absent"], { input: handoff(body) });
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toMatch(/^redacted \d+ secret\(s\): /m);
     expectNowhere(root, secrets, [run.stdout, run.stderr]);
@@ -155,7 +161,8 @@ describe("invisible characters (field report #11)", () => {
     const root = gitRepo();
     expect(helper(["write", "handoff", "--root", root, "--expected-current-sha256", "absent"], { input: handoff("clean") }).code).toBe(0);
     const file = path.join(root, ".ai", "memory", "HANDOFF.md");
-    const planted = Buffer.concat([Buffer.from(handoff("evil \u202Etxt.exe and a bad byte ").slice(0, -1)), Buffer.from([0xff, 0x0a])]);
+    const [head, tail] = handoff("evil \u202Etxt.exe and a bad byte @@").split("@@") as [string, string];
+    const planted = Buffer.concat([Buffer.from(head), Buffer.from([0xff]), Buffer.from(tail)]);
     writeFileSync(file, planted);
     const read = helper(["read", "handoff", "--root", root]);
     expect(read.code, read.stderr).toBe(0);
