@@ -3296,7 +3296,7 @@ function validateHandoff(input, opts) {
     errors.push({
       rule: "marker",
       line: 1,
-      message: seen ? `the marker says schema ${quoted(seen[1])}; this helper reads v1 only: the first line must be exactly ${MARKER2}` : `the first line must be exactly ${MARKER2}`
+      message: seen ? `the marker says schema ${quoted(seen[1])}; this helper reads v1 only: the document must begin with the line ${MARKER2}` : `the document must begin with the line ${MARKER2}; start from templates/handoff.md`
     });
   }
   if (layout.titleIndex < 0) errors.push({ rule: "heading", line: 1, message: `"${TITLE}" must be one of the first four lines` });
@@ -3312,6 +3312,7 @@ function validateHandoff(input, opts) {
     else savedOk = true;
   }
   parts.saved = { score: savedOk ? 5 : 0, max: 5 };
+  const shaped = errors.length === 0 || errors.every((e) => e.rule === "newline");
   const names = HANDOFF_SECTIONS.map((s) => s.name);
   const order = new Map(names.map((n, i) => [n.toLowerCase(), i]));
   const first = /* @__PURE__ */ new Map();
@@ -3348,7 +3349,7 @@ function validateHandoff(input, opts) {
   ].sort((a, b) => a.line - b.line);
   const used = /* @__PURE__ */ new Set();
   const missing = HANDOFF_SECTIONS.filter((s) => !s.optional && !first.has(s.name.toLowerCase())).map((s) => s.name);
-  for (const name of missing) {
+  for (const name of shaped ? missing : []) {
     const look = candidates.find((c) => !used.has(c.line) && suggestFor(c.title, [name]) === name);
     sectionErrors++;
     if (look) {
@@ -3378,7 +3379,7 @@ function validateHandoff(input, opts) {
       message: near ? `${quoted(c.raw.trim())} is not a section of schema v1: did you mean \`## ${near}\`?` : `${quoted(c.raw.trim())} is not a section of schema v1; nothing reads it`
     });
   }
-  parts.sections = { score: Math.max(0, 15 - 5 * sectionErrors), max: 15 };
+  parts.sections = { score: shaped ? Math.max(0, 15 - 5 * sectionErrors) : 0, max: 15 };
   const items = (name) => {
     const s = first.get(name.toLowerCase());
     return s ? itemsOf(text, starts, s.blocks).filter((i) => !NONE2.test(i.text)) : [];
@@ -3646,7 +3647,7 @@ function validateLedger(input, kind) {
   if (/\r/.test(input)) findings.push({ rule: "crlf", line: 1, message: "CR or CRLF line ends; write turns them into LF" });
   const text = input.replace(/^\uFEFF/, "").replace(/\r\n?/g, "\n");
   const lines = text.split("\n");
-  if (lines[0] !== MARKER3) errors.push({ rule: "marker", line: 1, message: `the first line must be exactly ${MARKER3}` });
+  if (lines[0] !== MARKER3) errors.push({ rule: "marker", line: 1, message: `the document must begin with the line ${MARKER3}` });
   if (!lines.slice(0, 4).includes(schema.title)) errors.push({ rule: "heading", line: 1, message: `"${schema.title}" must be one of the first four lines` });
   if (!text.endsWith("\n")) errors.push({ rule: "newline", line: lines.length, message: "the document must end with a newline" });
   const starts = lineStartsOf(text);

@@ -201,7 +201,9 @@ export function validateHandoff(input: string, opts: HandoffValidateOptions): Va
     errors.push({
       rule: "marker",
       line: 1,
-      message: seen ? `the marker says schema ${quoted(seen[1]!)}; this helper reads v1 only: the first line must be exactly ${MARKER}` : `the first line must be exactly ${MARKER}`,
+      message: seen
+        ? `the marker says schema ${quoted(seen[1]!)}; this helper reads v1 only: the document must begin with the line ${MARKER}`
+        : `the document must begin with the line ${MARKER}; start from templates/handoff.md`,
     });
   }
   if (layout.titleIndex < 0) errors.push({ rule: "heading", line: 1, message: `"${TITLE}" must be one of the first four lines` });
@@ -221,6 +223,8 @@ export function validateHandoff(input: string, opts: HandoffValidateOptions): Va
   }
   parts.saved = { score: savedOk ? 5 : 0, max: 5 };
 
+  // A text that is not a v1 handoff at all gets its shape errors only, not one per section.
+  const shaped = errors.length === 0 || errors.every((e) => e.rule === "newline");
   // Sections: present, in order, once (contract §8, ruling 9).
   const names = HANDOFF_SECTIONS.map((s) => s.name);
   const order = new Map(names.map((n, i) => [n.toLowerCase(), i]));
@@ -259,7 +263,7 @@ export function validateHandoff(input: string, opts: HandoffValidateOptions): Va
   ].sort((a, b) => a.line - b.line);
   const used = new Set<number>();
   const missing = HANDOFF_SECTIONS.filter((s) => !s.optional && !first.has(s.name.toLowerCase())).map((s) => s.name);
-  for (const name of missing) {
+  for (const name of shaped ? missing : []) {
     const look = candidates.find((c) => !used.has(c.line) && suggestFor(c.title, [name]) === name);
     sectionErrors++;
     if (look) {
@@ -289,7 +293,7 @@ export function validateHandoff(input: string, opts: HandoffValidateOptions): Va
       message: near ? `${quoted(c.raw.trim())} is not a section of schema v1: did you mean \`## ${near}\`?` : `${quoted(c.raw.trim())} is not a section of schema v1; nothing reads it`,
     });
   }
-  parts.sections = { score: Math.max(0, 15 - 5 * sectionErrors), max: 15 };
+  parts.sections = { score: shaped ? Math.max(0, 15 - 5 * sectionErrors) : 0, max: 15 };
 
   const items = (name: string) => {
     const s = first.get(name.toLowerCase());
