@@ -1,9 +1,9 @@
 import { readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { gitRepo, handoff, sha, tempDir, unstamped } from "../helpers.ts";
+import { gitRepo, handoff, tempDir, unstamped } from "../helpers.ts";
 import { intervals, overlaps } from "./lock-log.ts";
-import { archiveContents, current, parkedAt, privateFiles, runAsync, runBounded, seed, SUBJECTS } from "./support.ts";
+import { archiveContents, current, currentToken, parkedAt, privateFiles, runAsync, runBounded, seed, SUBJECTS } from "./support.ts";
 
 // Contract §3: one cross-process lock, waited for at most --lock-timeout, taken over from a
 // dead holder, never held by two at once, and never a crash from its refresh timer.
@@ -41,12 +41,12 @@ describe("the memory lock", () => {
     for (let wave = 0; wave < 3; wave++) {
       const jobs = Array.from({ length: 12 }, (_, i) => {
         const kind = i % 4;
-        const token = kind === 0 ? sha(current(SUBJECTS.handoff, root) ?? "") : "absent";
+        const token = kind === 0 ? currentToken(SUBJECTS.handoff, root) : "absent";
         const args =
           kind === 0
             ? ["write", "handoff", "--root", root, "--expected-current-sha256", token, "--lock-timeout", "60"]
             : kind === 1
-              ? ["write", "lessons", "--root", root, "--expected-current-sha256", sha(current(SUBJECTS.lessons, root) ?? ""), "--lock-timeout", "60"]
+              ? ["write", "lessons", "--root", root, "--expected-current-sha256", currentToken(SUBJECTS.lessons, root), "--lock-timeout", "60"]
               : kind === 2
                 ? ["promote", "--root", root, "--target", "CLAUDE.md", "--expected-current-sha256", "absent", "--lock-timeout", "60"]
                 : ["recover", "--root", root, "--lock-timeout", "60"];

@@ -2,7 +2,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { expect } from "vitest";
-import { archives, cleanEnv, HELPER, MARKER, handoff, helper, tempDir, unstamped, waitFor, type Run } from "../helpers.ts";
+import { archives, cleanEnv, HELPER, MARKER, handoff, helper, sha, tempDir, unstamped, waitFor, type Run } from "../helpers.ts";
 
 /** Every failpoint phase, in protocol order (contract §11). */
 export const PHASES = ["read-opened", "before-claim", "after-claim", "after-archive", "before-publication", "after-publication", "before-prune"] as const;
@@ -146,6 +146,12 @@ export function privateFiles(root: string): string[] {
 export function current(subject: Subject, root: string): string | null {
   const p = path.join(subject.dir(root), subject.file);
   return existsSync(p) ? unstamped(readFileSync(p, "utf8")) : null;
+}
+
+/** The token of the file as it is on disk (what `read` prints), or `absent`. */
+export function currentToken(subject: Subject, root: string): string {
+  const p = path.join(subject.dir(root), subject.file);
+  return existsSync(p) ? sha(readFileSync(p)) : "absent";
 }
 
 /** Starts a helper call that pauses at a failpoint; resolves once it is parked (or has ended without passing it). */
