@@ -1514,302 +1514,6 @@ var init_mutate = __esm({
   }
 });
 
-// lazy:builtin:node:fs:closeSync,lstatSync
-var require_builtin_node_fs_closeSync_lstatSync = __commonJS({
-  "lazy:builtin:node:fs:closeSync,lstatSync"(exports, module) {
-    module.exports = __shBuiltin("node:fs", "closeSync,lstatSync");
-  }
-});
-
-// lazy:builtin:node:fs/promises:lstat
-var require_promises_lstat = __commonJS({
-  "lazy:builtin:node:fs/promises:lstat"(exports, module) {
-    module.exports = __shBuiltin("node:fs/promises", "lstat");
-  }
-});
-
-// src/schema/values.ts
-var values_exports = {};
-__export(values_exports, {
-  CLOCK_SKEW_MS: () => CLOCK_SKEW_MS,
-  asObjectId: () => asObjectId,
-  isPlausibleBranch: () => isPlausibleBranch,
-  isoSeconds: () => isoSeconds,
-  parseStrictTime: () => parseStrictTime,
-  safeRelativePath: () => safeRelativePath
-});
-function asObjectId(value) {
-  const lower = value.toLowerCase();
-  return OBJECT_ID.test(lower) ? lower : null;
-}
-function parseStrictTime(value, nowMs) {
-  const m = ISO.exec(value);
-  if (!m) return { error: "not a strict ISO-8601 time with a zone" };
-  const [year, month, day, hour, minute] = [m[1], m[2], m[3], m[4], m[5]].map(Number);
-  const second = m[6] === void 0 ? 0 : Number(m[6]);
-  const fraction = m[7] === void 0 ? 0 : Number(`0.${m[7]}`);
-  if (month < 1 || month > 12 || hour > 23 || minute > 59 || second > 59) return { error: "a field is out of range" };
-  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
-  if (day < 1 || day > daysInMonth) return { error: "no such day" };
-  let offsetMin = 0;
-  if (m[8] !== "Z") {
-    const oh = Number(m[9]);
-    const om = Number(m[10]);
-    if (oh > 23 || om > 59) return { error: "zone offset out of range" };
-    offsetMin = (m[8].startsWith("-") ? -1 : 1) * (oh * 60 + om);
-  }
-  const utc = Date.UTC(year, month - 1, day, hour, minute, second) + Math.floor(fraction * 1e3) - offsetMin * 6e4;
-  if (year < 1970) return { error: "before 1970" };
-  if (utc > nowMs + CLOCK_SKEW_MS) return { error: "in the future" };
-  return { iso: value, ms: utc };
-}
-function isoSeconds(ms) {
-  return new Date(Math.floor(ms / 1e3) * 1e3).toISOString().replace(".000Z", "Z");
-}
-function isPlausibleBranch(name) {
-  if (name === "(detached)") return true;
-  if (name.length === 0 || name.length > 255) return false;
-  if (BRANCH_FORBIDDEN.test(name)) return false;
-  if (name.startsWith("-") || name.startsWith("/") || name.endsWith("/") || name.endsWith(".") || name.endsWith(".lock")) return false;
-  if (name.includes("..") || name.includes("//") || name.includes("@{") || name === "@") return false;
-  return !name.split("/").some((part) => part.startsWith("."));
-}
-function safeRelativePath(value) {
-  if (value.length === 0 || value.length > 4096) return null;
-  if (/[\x00-\x1f\x7f\\]/.test(value)) return null;
-  if (value.startsWith("/") || value.startsWith("~") || /^[A-Za-z]:/.test(value)) return null;
-  const normal = import_node_path9.default.posix.normalize(value);
-  if (normal === "." || normal === ".." || normal.startsWith("../")) return null;
-  return normal.replace(/\/$/, "");
-}
-var import_node_path9, CLOCK_SKEW_MS, OBJECT_ID, ISO, BRANCH_FORBIDDEN;
-var init_values = __esm({
-  "src/schema/values.ts"() {
-    "use strict";
-    import_node_path9 = __toESM(require_builtin_node_path_resolve_normalize_isAbsolute_join_relative_toNamespacedPath_dirname_basename_extname_format_parse_matchesGlob_sep_delimiter_win32_posix_makeLong(), 1);
-    CLOCK_SKEW_MS = 5 * 60 * 1e3;
-    OBJECT_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
-    ISO = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-](\d{2}):?(\d{2}))$/;
-    BRANCH_FORBIDDEN = /[\x00-\x20\x7f~^:?*[\\$`;|&<>'"]/;
-  }
-});
-
-// lazy:builtin:node:child_process:execFile
-var require_builtin_node_child_process_execFile = __commonJS({
-  "lazy:builtin:node:child_process:execFile"(exports, module) {
-    module.exports = __shBuiltin("node:child_process", "execFile");
-  }
-});
-
-// src/git/run.ts
-var run_exports = {};
-__export(run_exports, {
-  GIT_TIMEOUT_MS: () => GIT_TIMEOUT_MS,
-  GitUnavailable: () => GitUnavailable,
-  firstLine: () => firstLine,
-  gitEnv: () => gitEnv,
-  runGit: () => runGit
-});
-function gitEnv(env) {
-  const out = {};
-  for (const [k, v] of Object.entries(env)) {
-    if (v !== void 0 && !DROPPED_ENV.includes(k)) out[k] = v;
-  }
-  out.GIT_OPTIONAL_LOCKS = "0";
-  out.GIT_TERMINAL_PROMPT = "0";
-  out.LC_ALL = "C";
-  return out;
-}
-function runGit(cwd, args, env, timeoutMs = GIT_TIMEOUT_MS) {
-  for (const arg of args) {
-    if (/[\0\n\r]/.test(arg)) throw new Error(`refusing to pass a git argument holding a control character: ${JSON.stringify(arg)}`);
-  }
-  return new Promise((resolve, reject) => {
-    (0, import_node_child_process.execFile)(
-      "git",
-      // A repository's own config can name a command that `git status` runs (core.fsmonitor):
-      // the helper reads state, it never runs what a repository configures.
-      ["-c", "core.fsmonitor=false", ...args],
-      { cwd, env: gitEnv(env), encoding: "buffer", timeout: timeoutMs, killSignal: "SIGKILL", maxBuffer: 256 * 1024 * 1024, windowsHide: true },
-      (err, stdout, stderr) => {
-        if (err) {
-          const e = err;
-          if (e.code === "ENOENT") {
-            reject(new GitUnavailable("missing", "git was not found on PATH"));
-            return;
-          }
-          if (e.killed || e.signal === "SIGKILL") {
-            reject(new GitUnavailable("timeout", `git ${args[0] ?? ""} took longer than ${timeoutMs} ms and was stopped`));
-            return;
-          }
-          if (typeof e.code !== "number") {
-            reject(new GitUnavailable("failed", `git could not be run: ${e.message}`));
-            return;
-          }
-          resolve({ code: e.code, stdout, stderr: stderr.toString("utf8") });
-          return;
-        }
-        resolve({ code: 0, stdout, stderr: stderr.toString("utf8") });
-      }
-    );
-  });
-}
-function firstLine(text) {
-  return (text.split("\n").find((l) => l.trim() !== "") ?? "").trim();
-}
-var import_node_child_process, GIT_TIMEOUT_MS, GitUnavailable, DROPPED_ENV;
-var init_run = __esm({
-  "src/git/run.ts"() {
-    "use strict";
-    import_node_child_process = __toESM(require_builtin_node_child_process_execFile(), 1);
-    GIT_TIMEOUT_MS = 15e3;
-    GitUnavailable = class extends Error {
-      reason;
-      constructor(reason, message) {
-        super(message);
-        this.reason = reason;
-        this.name = "GitUnavailable";
-      }
-    };
-    DROPPED_ENV = [
-      "GIT_DIR",
-      "GIT_WORK_TREE",
-      "GIT_INDEX_FILE",
-      "GIT_OBJECT_DIRECTORY",
-      "GIT_ALTERNATE_OBJECT_DIRECTORIES",
-      "GIT_COMMON_DIR",
-      "GIT_NAMESPACE",
-      "GIT_CEILING_DIRECTORIES",
-      "GIT_DISCOVERY_ACROSS_FILESYSTEM",
-      "GIT_LITERAL_PATHSPECS",
-      "GIT_GLOB_PATHSPECS",
-      "GIT_NOGLOB_PATHSPECS",
-      "GIT_ICASE_PATHSPECS",
-      "GIT_QUARANTINE_PATH"
-    ];
-  }
-});
-
-// src/git/status.ts
-var status_exports = {};
-__export(status_exports, {
-  STATUS_ARGS: () => STATUS_ARGS,
-  parseStatusV2: () => parseStatusV2,
-  readSnapshot: () => readSnapshot
-});
-function parseStatusV2(out) {
-  const fields = out.toString("utf8").split("\0");
-  let branch = "(detached)";
-  let head = null;
-  let upstreamName = null;
-  let ab = null;
-  const dirty = [];
-  for (let i = 0; i < fields.length; i++) {
-    const f = fields[i];
-    if (f === "") continue;
-    if (f.startsWith("# ")) {
-      const [, key, ...rest] = f.split(" ");
-      const value = rest.join(" ");
-      if (key === "branch.oid") head = value === "(initial)" ? null : value;
-      else if (key === "branch.head") branch = value === "(detached)" ? "(detached)" : value;
-      else if (key === "branch.upstream") upstreamName = value;
-      else if (key === "branch.ab") {
-        const m = /^\+(\d+) -(\d+)$/.exec(value);
-        if (m) ab = { ahead: Number(m[1]), behind: Number(m[2]) };
-      }
-      continue;
-    }
-    const kind = f[0];
-    const skip = kind === "1" ? 8 : kind === "2" ? 9 : kind === "u" ? 10 : kind === "?" || kind === "!" ? 1 : -1;
-    if (skip < 0 || kind === "!") continue;
-    let at = 0;
-    for (let n = 0; n < skip; n++) at = f.indexOf(" ", at) + 1;
-    dirty.push(f.slice(at));
-    if (kind === "2") i++;
-  }
-  const upstream = upstreamName === null ? null : { name: upstreamName, ahead: ab?.ahead ?? null, behind: ab?.behind ?? null };
-  return { branch, head, upstream, dirty };
-}
-async function readSnapshot(root, env) {
-  const r = await runGit(root, STATUS_ARGS, env);
-  if (r.code !== 0) return { kind: "not-repo", note: firstLine(r.stderr) || `git status exited ${r.code}` };
-  return { kind: "repo", snapshot: parseStatusV2(r.stdout) };
-}
-var STATUS_ARGS;
-var init_status = __esm({
-  "src/git/status.ts"() {
-    "use strict";
-    init_run();
-    STATUS_ARGS = ["status", "--porcelain=v2", "--branch", "-z", "--untracked-files=normal", "--", ":(exclude).ai/memory"];
-  }
-});
-
-// src/git/anchors.ts
-var anchors_exports = {};
-__export(anchors_exports, {
-  collectAnchors: () => collectAnchors,
-  keyFileRelative: () => keyFileRelative,
-  statInsideRoot: () => statInsideRoot
-});
-async function statInsideRoot(root, rel) {
-  const parts = rel.split("/");
-  let at = root;
-  for (const [i, part] of parts.entries()) {
-    at = import_node_path10.default.join(at, part);
-    try {
-      const st = await (0, import_promises.lstat)(at);
-      if (i < parts.length - 1 && !st.isDirectory()) return null;
-      if (i === parts.length - 1) return { mtimeMs: st.mtimeMs };
-    } catch {
-      return null;
-    }
-  }
-  return null;
-}
-function keyFileRelative(root, value) {
-  const rel = import_node_path10.default.isAbsolute(value) ? import_node_path10.default.relative(root, value).split(import_node_path10.default.sep).join("/") : value;
-  const safe = safeRelativePath(rel);
-  return safe === null ? { error: "not a path inside the root" } : safe;
-}
-async function collectAnchors(root, env, nowMs, keyFiles) {
-  const date = isoSeconds(nowMs);
-  let gitNote = null;
-  try {
-    const r = await readSnapshot(root, env);
-    if (r.kind === "repo") {
-      const s = r.snapshot;
-      return { insideGit: true, branch: s.branch, head: s.head, dirty: s.dirty, date, keyFileMtimes: [], gitNote: null, skippedKeyFiles: [] };
-    }
-    gitNote = `not a git repository (${r.note})`;
-  } catch (err) {
-    if (!(err instanceof GitUnavailable)) throw err;
-    gitNote = err.reason === "missing" ? "git was not found on PATH; anchors are the outside-git ones" : err.message;
-  }
-  const keyFileMtimes = [];
-  const skippedKeyFiles = [];
-  for (const value of keyFiles) {
-    const rel = keyFileRelative(root, value);
-    if (typeof rel !== "string") {
-      skippedKeyFiles.push({ path: value, reason: rel.error });
-      continue;
-    }
-    const st = await statInsideRoot(root, rel);
-    keyFileMtimes.push({ path: rel, mtime: st === null ? null : isoSeconds(st.mtimeMs) });
-  }
-  return { insideGit: false, branch: null, head: null, dirty: [], date, keyFileMtimes, gitNote, skippedKeyFiles };
-}
-var import_promises, import_node_path10;
-var init_anchors = __esm({
-  "src/git/anchors.ts"() {
-    "use strict";
-    import_promises = __toESM(require_promises_lstat(), 1);
-    import_node_path10 = __toESM(require_builtin_node_path_resolve_normalize_isAbsolute_join_relative_toNamespacedPath_dirname_basename_extname_format_parse_matchesGlob_sep_delimiter_win32_posix_makeLong(), 1);
-    init_values();
-    init_run();
-    init_status();
-  }
-});
-
 // src/guard/redact.ts
 var redact_exports = {};
 __export(redact_exports, {
@@ -1835,9 +1539,9 @@ function looksLikeCode(value) {
   const m = CODE_PATH.exec(value);
   if (!m) return false;
   const tail = m.groups?.["tail"];
-  const path14 = tail === void 0 ? value : value.slice(0, value.length - tail.length);
-  if (isWordy(path14)) return true;
-  const parts = path14.split(/\??\.|::|->/);
+  const path11 = tail === void 0 ? value : value.slice(0, value.length - tail.length);
+  if (isWordy(path11)) return true;
+  const parts = path11.split(/\??\.|::|->/);
   return parts.length > 1 && parts.every((p) => /^[A-Za-z_$]+!?$/.test(p)) && parts.some((p) => /^[a-z]{3,}$/.test(p));
 }
 function shannonEntropy(s) {
@@ -2411,1339 +2115,13 @@ var init_redact = __esm({
   }
 });
 
-// src/schema/anchor-lines.ts
-var anchor_lines_exports = {};
-__export(anchor_lines_exports, {
-  MAX_LISTED_DIRTY: () => MAX_LISTED_DIRTY,
-  parsePathList: () => parsePathList,
-  quotePath: () => quotePath,
-  renderAnchorLines: () => renderAnchorLines,
-  renderPathList: () => renderPathList
-});
-function quotePath(p) {
-  if (!NEEDS_QUOTES.test(p) && p !== "none") return p;
-  let out = '"';
-  for (const ch of p) {
-    const code2 = ch.codePointAt(0);
-    if (ESCAPES[ch] !== void 0) out += ESCAPES[ch];
-    else if (code2 < 32 || code2 === 127) out += `\\${code2.toString(8).padStart(3, "0")}`;
-    else out += ch;
-  }
-  return `${out}"`;
-}
-function readQuoted(s, start) {
-  const bytes = [];
-  let i = start + 1;
-  while (i < s.length) {
-    const ch = s[i];
-    if (ch === '"') return { value: Buffer.from(bytes).toString("utf8"), end: i + 1 };
-    if (ch === "\\") {
-      const next = s[i + 1];
-      if (next === void 0) return null;
-      if (UNESCAPE[next] !== void 0) {
-        bytes.push(UNESCAPE[next]);
-        i += 2;
-        continue;
-      }
-      const octal = /^[0-3][0-7]{2}/.exec(s.slice(i + 1, i + 4));
-      if (!octal) return null;
-      bytes.push(parseInt(octal[0], 8));
-      i += 4;
-      continue;
-    }
-    const cp = s.codePointAt(i);
-    const text = String.fromCodePoint(cp);
-    bytes.push(...Buffer.from(text, "utf8"));
-    i += text.length;
-  }
-  return null;
-}
-function parsePathList(value) {
-  const v = value.trim();
-  if (v === "none" || v === "") return v === "none" ? { paths: [], more: 0 } : null;
-  const paths = [];
-  let more = 0;
-  let i = 0;
-  while (i < v.length) {
-    let item;
-    if (v[i] === '"') {
-      const q = readQuoted(v, i);
-      if (!q) return null;
-      item = q.value;
-      i = q.end;
-      if (i < v.length && !v.startsWith(", ", i)) return null;
-    } else {
-      const comma = v.indexOf(", ", i);
-      const end = comma === -1 ? v.length : comma;
-      item = v.slice(i, end);
-      i = end;
-      const tail = /^… and (\d+) more$/.exec(item);
-      if (tail) {
-        more = Number(tail[1]);
-        if (i !== v.length) return null;
-        break;
-      }
-    }
-    if (item.length === 0) return null;
-    paths.push(item);
-    if (i < v.length) i += 2;
-  }
-  return { paths, more };
-}
-function renderPathList(paths, limit = MAX_LISTED_DIRTY) {
-  if (paths.length === 0) return "none";
-  const shown = paths.slice(0, limit).map(quotePath);
-  if (paths.length > limit) shown.push(`\u2026 and ${paths.length - limit} more`);
-  return shown.join(", ");
-}
-function renderAnchorLines(a) {
-  if (!a.insideGit) {
-    const lines = [`- Date: ${a.date}`];
-    if (a.keyFileMtimes.length > 0) {
-      lines.push(`- Key file mtimes: ${a.keyFileMtimes.map((k) => `${quotePath(k.path)} @ ${k.mtime ?? "missing"}`).join(", ")}`);
-    }
-    return `${lines.join("\n")}
-`;
-  }
-  return [
-    `- Branch: ${a.branch ?? "(detached)"}`,
-    `- HEAD: ${a.head ?? "none (no commits yet)"}`,
-    `- Dirty files: ${renderPathList(a.dirty)}`,
-    `- Date: ${a.date}`,
-    ""
-  ].join("\n");
-}
-var MAX_LISTED_DIRTY, NEEDS_QUOTES, ESCAPES, UNESCAPE;
-var init_anchor_lines = __esm({
-  "src/schema/anchor-lines.ts"() {
-    "use strict";
-    MAX_LISTED_DIRTY = 50;
-    NEEDS_QUOTES = /[,"\\\x00-\x1f\x7f]|^\s|\s$|^…| @ /;
-    ESCAPES = { "\x07": "\\a", "\b": "\\b", "	": "\\t", "\n": "\\n", "\v": "\\v", "\f": "\\f", "\r": "\\r", '"': '\\"', "\\": "\\\\" };
-    UNESCAPE = { a: 7, b: 8, t: 9, n: 10, v: 11, f: 12, r: 13, '"': 34, "\\": 92 };
-  }
-});
-
-// src/schema/open-items.ts
-function openItems(text) {
-  const items = [];
-  let section = "";
-  let fenced = false;
-  for (const line of text.replace(/\r\n?/g, "\n").split("\n")) {
-    if (FENCE.test(line)) fenced = !fenced;
-    if (fenced) continue;
-    const heading = SECTION.exec(line);
-    if (heading) {
-      section = heading[1].toLowerCase();
-      continue;
-    }
-    if (section === "plan") {
-      const m = OPEN_STEP.exec(line);
-      if (m) items.push({ section: "Plan", text: m[2].trim() });
-    } else if (section === "next steps") {
-      if (DROPPED.test(line)) continue;
-      const m = BULLET.exec(line);
-      if (m && !NONE.test(m[1].trim())) items.push({ section: "Next steps", text: m[1].trim() });
-    }
-  }
-  return items;
-}
-function normalise(s) {
-  return s.toLowerCase().replace(/[`*_]/g, "").replace(/\s+/g, " ").replace(/[\s.;:,—–-]+$/, "").trim();
-}
-function droppedItems(prior, next) {
-  const haystack = normalise(next.replace(/\r\n?/g, "\n"));
-  return openItems(prior).filter((item) => {
-    const needle = normalise(item.text);
-    if (needle.length === 0 || haystack.includes(needle)) return false;
-    const title = normalise(item.text.split(/:\s|\s[—–-]\s|\s\(/)[0] ?? "");
-    return !(title.length >= 6 && title.length < needle.length && haystack.includes(title));
-  });
-}
-function droppedReport(items) {
-  if (items.length === 0) return null;
-  const shown = items.slice(0, 10).map((i) => `  - [${i.section}] ${i.text.length > 100 ? `${i.text.slice(0, 99)}\u2026` : i.text}`);
-  const more = items.length > 10 ? [`  \u2026 and ${items.length - 10} more`] : [];
-  return [
-    `note: ${items.length} open item(s) of the previous handoff are neither carried over nor marked done; carry them over or mark them done on purpose:`,
-    ...shown,
-    ...more
-  ].join("\n");
-}
-var FENCE, SECTION, OPEN_STEP, BULLET, DROPPED, NONE;
-var init_open_items = __esm({
-  "src/schema/open-items.ts"() {
-    "use strict";
-    FENCE = /^\s*(```|~~~)/;
-    SECTION = /^##\s+(.+?)\s*#*\s*$/;
-    OPEN_STEP = /^\s*(?:[-*+]|\d+[.)])\s+\[( |~)\]\s+(.+)$/;
-    BULLET = /^\s*(?:[-*+]|\d+[.)])\s+(?:\[[ xX~]\]\s+)?(.+)$/;
-    DROPPED = /^\s*(?:[-*+]|\d+[.)])\s+\[-\]\s/;
-    NONE = /^(none|none recorded|n\/a|-)\.?$/i;
-  }
-});
-
-// src/schema/blocks.ts
-var blocks_exports = {};
-__export(blocks_exports, {
-  MAX_DEPTH: () => MAX_DEPTH,
-  parseBlocks: () => parseBlocks
-});
-function parseBlocks(text) {
-  const doc = { type: "document", start: 0, end: text.length, children: [], parent: null, open: true };
-  let tip = doc;
-  let oldtip = doc;
-  let lastMatched = doc;
-  let allClosed = true;
-  let line = "";
-  let lineStart = 0;
-  let offset = 0;
-  let column = 0;
-  let nextNonspace = 0;
-  let nextNonspaceColumn = 0;
-  let indent = 0;
-  let indented = false;
-  let blank = false;
-  let partialTab = false;
-  let blankRun = 0;
-  let lastBlankStart = 0;
-  let atEnd = false;
-  const findNextNonspace = () => {
-    let i = offset;
-    let cols = column;
-    let c;
-    while ((c = line[i]) !== void 0) {
-      if (c === " ") {
-        i++;
-        cols++;
-      } else if (c === "	") {
-        i++;
-        cols += 4 - cols % 4;
-      } else break;
-    }
-    blank = c === void 0;
-    nextNonspace = i;
-    nextNonspaceColumn = cols;
-    indent = nextNonspaceColumn - column;
-    indented = indent >= 4;
-  };
-  const advanceNextNonspace = () => {
-    offset = nextNonspace;
-    column = nextNonspaceColumn;
-    partialTab = false;
-  };
-  const advanceOffset = (count, columns) => {
-    let c;
-    while (count > 0 && (c = line[offset]) !== void 0) {
-      if (c === "	") {
-        const toTab = 4 - column % 4;
-        if (columns) {
-          partialTab = toTab > count;
-          const n = toTab > count ? count : toTab;
-          column += n;
-          offset += partialTab ? 0 : 1;
-          count -= n;
-        } else {
-          partialTab = false;
-          column += toTab;
-          offset += 1;
-          count -= 1;
-        }
-      } else {
-        partialTab = false;
-        offset += 1;
-        column += 1;
-        count -= 1;
-      }
-    }
-  };
-  const lineEnd = () => lineStart + line.length;
-  const finalize = (block) => {
-    block.open = false;
-    const last = block.children[block.children.length - 1];
-    switch (block.type) {
-      case "blockquote":
-        block.end = Math.max(block.lastContentEnd, last ? last.end : 0);
-        break;
-      case "listItem":
-      case "list":
-        block.end = last ? last.end : block.markerEnd ?? block.start + 1;
-        break;
-      case "code":
-        if (!block.fenced) block.end = block.lastContentEnd ?? block.end;
-        else if (!block.closedByFence) block.end = implicitFenceEnd(block);
-        break;
-      case "paragraph": {
-        const lines2 = block.lines ?? [];
-        let n = 0;
-        while (n < lines2.length && DEFINITION.test(text.slice(lines2[n].start, lines2[n].end))) n++;
-        if (n > 0) {
-          const siblings = block.parent.children;
-          const defs = lines2.slice(0, n).map((l) => {
-            const lead = /^[ \t]*/.exec(text.slice(l.start, l.end))[0].length;
-            return { type: "definition", start: l.start + lead, end: l.end, children: [], parent: block.parent, open: false };
-          });
-          if (n === lines2.length) siblings.splice(siblings.indexOf(block), 1, ...defs);
-          else {
-            siblings.splice(siblings.indexOf(block), 0, ...defs);
-            block.start = lines2[n].start + /^[ \t]*/.exec(text.slice(lines2[n].start, lines2[n].end))[0].length;
-            block.lines = lines2.slice(n);
-          }
-        }
-        break;
-      }
-    }
-    tip = block.parent ?? doc;
-  };
-  const implicitFenceEnd = (block) => {
-    if (block.parent?.type === "blockquote") return block.end;
-    if (atEnd) return text.length;
-    const rest = line.slice(nextNonspace);
-    if (rest[0] === ">" || /^(?:[*+-]|\d{1,9}[.)])(?:[ \t]|$)/.test(rest) && !THEMATIC.test(rest)) return lineStart;
-    return blankRun > 0 ? lastBlankStart : lineStart - 1;
-  };
-  const interrupting = (container) => container.type === "paragraph" || tip.type === "code" && !tip.fenced && tip.open && !tip.freshFlow;
-  const closeUnmatched = () => {
-    if (!allClosed) {
-      while (oldtip !== lastMatched) {
-        const parent = oldtip.parent;
-        finalize(oldtip);
-        oldtip = parent;
-      }
-      allClosed = true;
-    }
-  };
-  const canContain = (parent, child) => parent === "document" || parent === "blockquote" || parent === "listItem" ? child !== "listItem" : parent === "list" ? child === "listItem" : false;
-  const addChild = (type, start) => {
-    while (!canContain(tip.type, type)) finalize(tip);
-    const node = { type, start, end: start, children: [], parent: tip, open: true };
-    tip.children.push(node);
-    tip = node;
-    return node;
-  };
-  const addParagraphLine = (p) => {
-    p.lines.push({ start: lineStart + offset, end: lineEnd() });
-    p.end = lineEnd();
-  };
-  const continues = (c) => {
-    switch (c.type) {
-      case "document":
-      case "list":
-        return 0;
-      case "blockquote":
-        if (!indented && line[nextNonspace] === ">") {
-          advanceNextNonspace();
-          advanceOffset(1, false);
-          if (isSpaceOrTab(line[offset])) advanceOffset(1, true);
-          c.lastContentEnd = lineEnd();
-          return 0;
-        }
-        return 1;
-      case "listItem":
-        if (blank) {
-          if (c.children.length === 0) return 1;
-          advanceNextNonspace();
-        } else if (indent >= c.markerOffset + c.padding) {
-          advanceOffset(c.markerOffset + c.padding, true);
-        } else return 1;
-        return 0;
-      case "code":
-        if (c.fenced) {
-          const m = indent <= 3 && line[nextNonspace] === c.fenceChar ? FENCE_CLOSE.exec(line.slice(nextNonspace)) : null;
-          if (m && m[0].length >= c.fenceLength) {
-            c.end = lineEnd();
-            c.closedByFence = true;
-            finalize(c);
-            return 2;
-          }
-          let i = c.fenceOffset;
-          while (i > 0 && isSpaceOrTab(line[offset])) {
-            advanceOffset(1, true);
-            i--;
-          }
-          return 0;
-        }
-        if (indent >= 4) advanceOffset(4, true);
-        else if (blank) advanceNextNonspace();
-        else return 1;
-        return 0;
-      case "html":
-        return blank && (c.htmlType === 6 || c.htmlType === 7) ? 1 : 0;
-      case "paragraph":
-        return blank ? 1 : 0;
-      default:
-        return 1;
-    }
-  };
-  const parseListMarker = (container) => {
-    if (indent >= 4) return null;
-    const rest = line.slice(nextNonspace);
-    let data;
-    let len;
-    const b = BULLET2.exec(rest);
-    const o = b ? null : ORDERED.exec(rest);
-    if (b) {
-      data = { listType: "bullet", bulletChar: b[0] };
-      len = 1;
-    } else if (o && (!interrupting(container) || Number(o[1]) === 1)) {
-      data = { listType: "ordered", delimiter: o[2] };
-      len = o[0].length;
-    } else return null;
-    const after = line[nextNonspace + len];
-    if (!(after === void 0 || isSpaceOrTab(after))) return null;
-    if (interrupting(container) && !/[^ \t]/.test(line.slice(nextNonspace + len))) return null;
-    const markerStart = nextNonspace;
-    advanceNextNonspace();
-    advanceOffset(len, true);
-    const spacesStartCol = column;
-    const spacesStartOffset = offset;
-    let c;
-    do {
-      advanceOffset(1, true);
-      c = line[offset];
-    } while (column - spacesStartCol < 5 && isSpaceOrTab(c));
-    const blankItem = line[offset] === void 0;
-    const spaces = column - spacesStartCol;
-    let padding;
-    if (spaces >= 5 || spaces < 1 || blankItem) {
-      padding = len + 1;
-      column = spacesStartCol;
-      offset = spacesStartOffset;
-      partialTab = false;
-      if (isSpaceOrTab(line[offset])) advanceOffset(1, true);
-    } else padding = len + spaces;
-    const markerEnd = blankItem ? lineEnd() : lineStart + markerStart + len;
-    return { ...data, markerOffset: indent, padding, start: lineStart + markerStart, markerEnd };
-  };
-  const depthOf = (n) => {
-    let d = 0;
-    for (let p = n.parent; p !== null; p = p.parent) d++;
-    return d;
-  };
-  const blockStart = (container) => {
-    const c = line[nextNonspace];
-    const deep = depthOf(container) >= MAX_DEPTH;
-    if (!indented) {
-      if (c === ">" && !deep) {
-        advanceNextNonspace();
-        advanceOffset(1, false);
-        if (isSpaceOrTab(line[offset])) advanceOffset(1, true);
-        closeUnmatched();
-        addChild("blockquote", lineStart + nextNonspace).lastContentEnd = lineEnd();
-        return 1;
-      }
-      const rest = line.slice(nextNonspace);
-      const atx = ATX.exec(rest);
-      if (atx) {
-        advanceNextNonspace();
-        closeUnmatched();
-        const h = addChild("heading", lineStart + nextNonspace);
-        h.depth = atx[0].trim().length;
-        h.end = lineEnd();
-        offset = line.length;
-        finalize(h);
-        return 2;
-      }
-      const fence = FENCE_OPEN.exec(rest);
-      if (fence) {
-        closeUnmatched();
-        const f = addChild("code", lineStart + nextNonspace);
-        f.fenced = true;
-        f.fenceChar = fence[0][0];
-        f.fenceLength = fence[0].length;
-        f.fenceOffset = indent;
-        f.end = lineEnd();
-        advanceNextNonspace();
-        offset = line.length;
-        return 2;
-      }
-      if (c === "<") {
-        for (let type = 1; type <= 7; type++) {
-          if (HTML_OPEN[type].test(rest) && (type < 7 || !interrupting(container) && !(!allClosed && !blank && tip.type === "paragraph"))) {
-            closeUnmatched();
-            const h = addChild("html", lineStart + nextNonspace);
-            h.htmlType = type;
-            return 2;
-          }
-        }
-      }
-      if (container.type === "paragraph" && SETEXT.test(rest)) {
-        const p = container;
-        closeUnmatched();
-        if (p.lines.every((l) => DEFINITION.test(text.slice(l.start, l.end)))) {
-          finalize(p);
-          if (!THEMATIC.test(rest)) {
-            addChild("paragraph", lineStart + nextNonspace).lines = [];
-            advanceNextNonspace();
-            return 2;
-          }
-        } else {
-          p.type = "heading";
-          finalize(p);
-          p.depth = rest[0] === "=" ? 1 : 2;
-          p.end = lineEnd();
-          offset = line.length;
-          return 2;
-        }
-      }
-      if (THEMATIC.test(rest)) {
-        closeUnmatched();
-        const t = addChild("thematicBreak", lineStart + nextNonspace);
-        t.end = lineEnd();
-        offset = line.length;
-        finalize(t);
-        return 2;
-      }
-    }
-    if ((!indented || container.type === "list") && !deep) {
-      const data = parseListMarker(container);
-      if (data) {
-        closeUnmatched();
-        if (tip.type !== "list" || tip.listType !== data.listType || tip.bulletChar !== data.bulletChar || tip.delimiter !== data.delimiter) {
-          const list = addChild("list", data.start);
-          list.listType = data.listType;
-          list.bulletChar = data.bulletChar;
-          list.delimiter = data.delimiter;
-        }
-        const item = addChild("listItem", data.start);
-        item.markerOffset = data.markerOffset;
-        item.padding = data.padding;
-        item.markerEnd = data.markerEnd;
-        return 1;
-      }
-    }
-    if (indented && tip.type !== "paragraph" && !blank) {
-      const start = lineStart + offset;
-      const closing = !allClosed && oldtip !== lastMatched;
-      advanceOffset(4, true);
-      closeUnmatched();
-      addChild("code", start).freshFlow = closing;
-      return 2;
-    }
-    return 0;
-  };
-  const incorporate = () => {
-    let container = doc;
-    oldtip = tip;
-    offset = 0;
-    column = 0;
-    partialTab = false;
-    blank = false;
-    let last;
-    while ((last = container.children[container.children.length - 1]) && last.open) {
-      container = last;
-      findNextNonspace();
-      const r = continues(container);
-      if (r === 2) return;
-      if (r === 1) {
-        container = container.parent;
-        break;
-      }
-    }
-    allClosed = container === oldtip;
-    lastMatched = container;
-    let matchedLeaf = container.type !== "paragraph" && (container.type === "code" || container.type === "html");
-    while (!matchedLeaf) {
-      findNextNonspace();
-      if (!indented && !MAYBE_SPECIAL.test(line.slice(nextNonspace))) {
-        advanceNextNonspace();
-        break;
-      }
-      const r = blockStart(container);
-      if (r === 0) {
-        advanceNextNonspace();
-        break;
-      }
-      container = tip;
-      if (r === 2) matchedLeaf = true;
-    }
-    if (!allClosed && !blank && tip.type === "paragraph") {
-      addParagraphLine(tip);
-      return;
-    }
-    closeUnmatched();
-    const t = container.type;
-    if (t === "code" || t === "html") {
-      if (t === "code" && !container.fenced) {
-        if (!blank || indent >= 4) container.lastContentEnd = lineEnd();
-      } else container.end = lineEnd();
-      if (t === "html" && container.htmlType <= 5 && HTML_CLOSE[container.htmlType].test(line.slice(offset))) finalize(container);
-    } else if (t === "paragraph") {
-      addParagraphLine(container);
-    } else if (t === "heading" || t === "thematicBreak") {
-    } else if (offset < line.length && !blank) {
-      const p = addChild("paragraph", lineStart + nextNonspace);
-      p.lines = [];
-      advanceNextNonspace();
-      addParagraphLine(p);
-    }
-  };
-  const lines = text.split("\n");
-  if (lines.length > 1 && lines[lines.length - 1] === "") lines.pop();
-  for (const l of lines) {
-    line = l;
-    incorporate();
-    if (l === "") {
-      blankRun++;
-      lastBlankStart = lineStart;
-    } else blankRun = 0;
-    lineStart += l.length + 1;
-  }
-  atEnd = true;
-  while (tip !== doc) finalize(tip);
-  return doc;
-}
-var TAGNAME, ATTRIBUTE, OPENTAG, CLOSETAG, BLOCK_NAMES, HTML_OPEN, HTML_CLOSE, ATX, FENCE_OPEN, FENCE_CLOSE, SETEXT, THEMATIC, BULLET2, ORDERED, MAYBE_SPECIAL, DEFINITION, MAX_DEPTH, isSpaceOrTab;
-var init_blocks = __esm({
-  "src/schema/blocks.ts"() {
-    "use strict";
-    TAGNAME = "[A-Za-z][A-Za-z0-9-]*";
-    ATTRIBUTE = `(?:\\s+[a-zA-Z_:][a-zA-Z0-9:._-]*(?:\\s*=\\s*(?:[^"'=<>\`\\x00-\\x20]+|'[^']*'|"[^"]*"))?)`;
-    OPENTAG = `<${TAGNAME}${ATTRIBUTE}*\\s*/?>`;
-    CLOSETAG = `</${TAGNAME}\\s*[>]`;
-    BLOCK_NAMES = "address|article|aside|base|basefont|blockquote|body|caption|center|col|colgroup|dd|details|dialog|dir|div|dl|dt|fieldset|figcaption|figure|footer|form|frame|frameset|h[123456]|head|header|hr|html|iframe|legend|li|link|main|menu|menuitem|nav|noframes|ol|optgroup|option|p|param|search|section|summary|table|tbody|td|tfoot|th|thead|title|tr|track|ul";
-    HTML_OPEN = [
-      /^$/,
-      /^<(?:script|pre|textarea|style)(?:\s|>|$)/i,
-      /^<!--/,
-      /^<[?]/,
-      /^<![A-Za-z]/,
-      /^<!\[CDATA\[/,
-      new RegExp(`^<[/]?(?:${BLOCK_NAMES})(?:\\s|[/]?[>]|$)`, "i"),
-      new RegExp(`^(?:${OPENTAG}|${CLOSETAG})\\s*$`, "i")
-    ];
-    HTML_CLOSE = [/^$/, /<\/(?:script|pre|textarea|style)>/i, /-->/, /\?>/, />/, /\]\]>/];
-    ATX = /^#{1,6}(?:[ \t]+|$)/;
-    FENCE_OPEN = /^`{3,}(?!.*`)|^~{3,}/;
-    FENCE_CLOSE = /^(?:`{3,}|~{3,})(?=[ \t]*$)/;
-    SETEXT = /^(?:=+|-+)[ \t]*$/;
-    THEMATIC = /^(?:\*[ \t]*){3,}$|^(?:_[ \t]*){3,}$|^(?:-[ \t]*){3,}$/;
-    BULLET2 = /^[*+-]/;
-    ORDERED = /^(\d{1,9})([.)])/;
-    MAYBE_SPECIAL = /^[#`~*+_=<>0-9-]/;
-    DEFINITION = /^ {0,3}\[(?:[^\\\[\]]|\\.){0,999}\]:[ \t]*(?:<[^<>\n]*>|[^\s\x00-\x1f]+)(?:[ \t]+(?:"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|\((?:[^()\\]|\\.)*\)))?[ \t]*$/;
-    MAX_DEPTH = 48;
-    isSpaceOrTab = (c) => c === " " || c === "	";
-  }
-});
-
-// src/schema/validate-anchors.ts
-function isIsoWithZone(value) {
-  const m = ISO_SHAPE.exec(value);
-  if (!m) return false;
-  const [y, mo, d, h, mi] = [m[1], m[2], m[3], m[4], m[5]].map(Number);
-  const s = m[6] === void 0 ? 0 : Number(m[6]);
-  if (mo < 1 || mo > 12 || h > 23 || mi > 59 || s > 59 || y < 1970) return false;
-  return d >= 1 && d <= new Date(Date.UTC(y, mo, 0)).getUTCDate();
-}
-function unticked(value) {
-  const m = /^`([^`]*)`$/.exec(value);
-  return m ? m[1] : value;
-}
-function keyFileMtimesError(value) {
-  let rest = value;
-  if (rest === "") return "no `<path> @ <time>` item";
-  while (rest !== "") {
-    const m = MTIME_ITEM.exec(rest);
-    if (!m) return `${JSON.stringify(rest.slice(0, 60))} is not \`<path> @ <ISO-8601 time, or missing>\``;
-    if (m[1] !== "missing" && !isIsoWithZone(m[1])) return `${JSON.stringify(m[1])} is not an ISO-8601 time with a zone (or \`missing\`)`;
-    rest = rest.slice(m[0].length);
-  }
-  return null;
-}
-function readAnchorLine(line) {
-  const m = LINE.exec(line);
-  if (!m) {
-    const label2 = /^[-*+]\s*([A-Za-z ]+):/.exec(line)?.[1];
-    return {
-      error: label2 ? `${JSON.stringify(line.slice(0, 60))} is not an anchor line (labels are exactly Branch, HEAD, Dirty files, In progress, Date, Key file mtimes, after "- ")` : `${JSON.stringify(line.slice(0, 60))} is not an anchor line; paste what \`anchors\` prints, or leave the section empty for write to fill`
-    };
-  }
-  const label = m[1];
-  const value = m[2];
-  switch (label) {
-    case "Branch":
-      if (!/^\S+$/.test(value) || value.length > 255) return { error: `branch ${JSON.stringify(value.slice(0, 60))} is not a branch name or (detached)` };
-      break;
-    case "HEAD": {
-      const v = unticked(value);
-      if (v !== "none (no commits yet)" && asObjectId(v) === null) {
-        const hex2 = /^[0-9a-fA-F]+$/.test(v) ? ` (${v.length} hex digits)` : "";
-        return { error: `HEAD ${JSON.stringify(v.slice(0, 70))}${hex2} is not a full 40- or 64-hex commit id` };
-      }
-      break;
-    }
-    case "Dirty files":
-      if (parsePathList(value) === null) return { error: `dirty files ${JSON.stringify(value.slice(0, 60))} are not a comma-separated path list (or none)` };
-      break;
-    case "In progress":
-      if (!OPERATION.test(value)) return { error: `in progress ${JSON.stringify(value.slice(0, 60))} is not \`<operation>[ of <branch>] (<n> conflicted files)\`` };
-      break;
-    case "Date": {
-      const v = unticked(value);
-      if (!isIsoWithZone(v)) {
-        const zoneless = /^\d{4}-\d{2}-\d{2}T[\d:.]+$/.test(v) ? " (it has no zone: add Z or an offset)" : "";
-        return { error: `date ${JSON.stringify(v.slice(0, 60))} is not an ISO-8601 time with a zone${zoneless}` };
-      }
-      break;
-    }
-    case "Key file mtimes": {
-      const err = keyFileMtimesError(value);
-      if (err !== null) return { error: `key file mtimes: ${err}` };
-      break;
-    }
-  }
-  return { label, value };
-}
-function isEmptyAnchorsBody(lines) {
-  return lines.every((raw) => {
-    const line = raw.trim();
-    if (line === "" || /^(?:[-*+] )?none$/i.test(line)) return true;
-    if (/^(?:[-*+] )?<[^<>]*>$/.test(line) || /^<!--.*-->$/.test(line)) return true;
-    const m = /^[-*+] [A-Za-z ]+: (.*)$/.exec(line);
-    return m !== null && /^<[^<>]*>$/.test(m[1].trim());
-  });
-}
-var LINE, ISO_SHAPE, OPERATION, MTIME_ITEM;
-var init_validate_anchors = __esm({
-  "src/schema/validate-anchors.ts"() {
-    "use strict";
-    init_anchor_lines();
-    init_values();
-    LINE = /^- (Branch|HEAD|Dirty files|In progress|Date|Key file mtimes): (.*)$/;
-    ISO_SHAPE = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/;
-    OPERATION = /^(rebase|merge|cherry-pick|revert|bisect|am)(?: of (\S.*?))? \((\d+) conflicted files?\)$/;
-    MTIME_ITEM = /^(?:"(?:[^"\\]|\\.)*"|[^",\s][^",]*?) @ (missing|\S+?)(?:, |$)/;
-  }
-});
-
-// src/schema/validate-common.ts
-var validate_common_exports = {};
-__export(validate_common_exports, {
-  MAX_LISTED_ISSUES: () => MAX_LISTED_ISSUES,
-  bounded: () => bounded,
-  editDistance: () => editDistance,
-  issueLines: () => issueLines,
-  lineAt: () => lineAt,
-  lineStartsOf: () => lineStartsOf,
-  proportion: () => proportion,
-  quoted: () => quoted,
-  scoreLine: () => scoreLine,
-  totalScore: () => totalScore
-});
-function bounded(list, what) {
-  if (list.length <= MAX_LISTED_ISSUES) return list;
-  const rest = list.length - MAX_LISTED_ISSUES;
-  return [...list.slice(0, MAX_LISTED_ISSUES), { rule: "more", line: 0, message: `\u2026 and ${rest} more ${what}` }];
-}
-function proportion(good, total, max) {
-  return { score: total === 0 ? max : Math.round(good / total * max), max };
-}
-function totalScore(parts) {
-  let got = 0;
-  let max = 0;
-  for (const p of Object.values(parts)) {
-    got += p.score;
-    max += p.max;
-  }
-  return max === 0 ? 100 : Math.round(got / max * 100);
-}
-function quoted(text) {
-  return JSON.stringify(text.length > 80 ? `${text.slice(0, 79)}\u2026` : text);
-}
-function lineAt(lineStarts, offset) {
-  let lo = 0;
-  let hi = lineStarts.length - 1;
-  while (lo < hi) {
-    const mid = lo + hi + 1 >> 1;
-    if (lineStarts[mid] <= offset) lo = mid;
-    else hi = mid - 1;
-  }
-  return lo + 1;
-}
-function lineStartsOf(text) {
-  const starts = [0];
-  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) starts.push(i + 1);
-  return starts;
-}
-function editDistance(a, b) {
-  const s = a.slice(0, 100);
-  const t = b.slice(0, 100);
-  let prev = Array.from({ length: t.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= s.length; i++) {
-    const cur = [i];
-    for (let j = 1; j <= t.length; j++) {
-      cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (s[i - 1] === t[j - 1] ? 0 : 1));
-    }
-    prev = cur;
-  }
-  return prev[t.length];
-}
-function issueLines(list) {
-  return list.map((i) => i.rule === "more" ? i.message : `line ${i.line}: ${i.rule}: ${i.message}`);
-}
-function scoreLine(v) {
-  const parts = Object.entries(v.parts).map(([name, p]) => `${name} ${p.score}/${p.max}`);
-  return `score: ${v.score}/100 (${parts.join(", ")})`;
-}
-var MAX_LISTED_ISSUES;
-var init_validate_common = __esm({
-  "src/schema/validate-common.ts"() {
-    "use strict";
-    MAX_LISTED_ISSUES = 200;
-  }
-});
-
-// src/schema/validate.ts
-var validate_exports = {};
-__export(validate_exports, {
-  HANDOFF_LINE_CAP: () => HANDOFF_LINE_CAP,
-  HANDOFF_SECTIONS: () => HANDOFF_SECTIONS,
-  anchorsRange: () => anchorsRange,
-  goalLine: () => goalLine,
-  handoffKeyFiles: () => handoffKeyFiles,
-  handoffLayout: () => handoffLayout,
-  keyFilePath: () => keyFilePath,
-  stateTime: () => stateTime,
-  validateHandoff: () => validateHandoff
-});
-function headingTitle(raw) {
-  return raw.replace(/^#+\s*/, "").replace(/\s+#+\s*$/, "").replace(/^#+$/, "").trim();
-}
-function handoffLayout(text) {
-  const lines = text.split("\n");
-  const starts = lineStartsOf(text);
-  const tree = parseBlocks(text);
-  const titleIndex = lines.slice(0, 4).indexOf(TITLE);
-  const sections = [];
-  const headings = [];
-  let savedIndex = -1;
-  let current = null;
-  const endLine = lines.length + 1;
-  for (const block of tree.children) {
-    const line = lineAt(starts, block.start);
-    if (block.type === "heading") {
-      const src = text.slice(block.start, block.end).split("\n");
-      const raw = src[0];
-      const title = raw.trimStart().startsWith("#") ? headingTitle(raw) : src.slice(0, -1).join(" ").trim();
-      headings.push({ depth: block.depth ?? 1, title, line, raw });
-      const isTitle = block.depth === 1 && line - 1 === titleIndex;
-      if (!isTitle && (block.depth ?? 1) <= 2) {
-        if (current) current.bodyEnd = line;
-        current = { title, key: title.toLowerCase(), depth: block.depth ?? 1, line, bodyStart: line + 1, bodyEnd: endLine, blocks: [] };
-        sections.push(current);
-        continue;
-      }
-    }
-    if (current) {
-      current.blocks.push(block);
-      continue;
-    }
-    if (savedIndex < 0 && block.type === "paragraph") {
-      const para = text.slice(block.start, block.end).split("\n");
-      const at = para.findIndex((l) => /^Saved:/.test(l.trim()));
-      if (at >= 0) savedIndex = line - 1 + at;
-    }
-  }
-  return { text, lines, titleIndex, savedIndex, sections, headings };
-}
-function anchorsRange(layout) {
-  const s = layout.sections.find((x) => x.depth === 2 && x.key === "environment anchors");
-  if (!s) return null;
-  let end = Math.min(s.bodyEnd - 1, layout.lines.length);
-  while (end > s.bodyStart - 1 && (layout.lines[end - 1] ?? "").trim() === "") end--;
-  return { start: s.bodyStart - 1, end };
-}
-function itemsOf(text, starts, blocks) {
-  const out = [];
-  for (const b of blocks) {
-    if (b.type !== "list") continue;
-    for (const item of b.children) {
-      const first = item.children[0];
-      const last = item.children[item.children.length - 1];
-      const body = first && last ? text.slice(first.start, last.end) : "";
-      out.push({ text: body.trim(), line: lineAt(starts, item.start), raw: text.slice(item.start, item.end) });
-    }
-  }
-  return out;
-}
-function suggestFor(title, names) {
-  const t = title.toLowerCase();
-  let best = null;
-  let bestD = Infinity;
-  for (const n of names) {
-    const d = editDistance(t, n.toLowerCase());
-    if (d < bestD) {
-      bestD = d;
-      best = n;
-    }
-  }
-  if (best === null) return null;
-  return bestD <= Math.max(2, Math.floor(best.length / 4)) ? best : null;
-}
-function validateHandoff(input, opts) {
-  const errors = [];
-  const findings = [];
-  const parts = {};
-  if (input.startsWith("\uFEFF")) findings.push({ rule: "bom", line: 1, message: "a UTF-8 byte order mark starts the text; write drops it" });
-  if (/\r\n?/.test(input)) findings.push({ rule: "crlf", line: 1, message: "CR or CRLF line ends; write turns them into LF" });
-  const text = input.replace(/^\uFEFF/, "").replace(/\r\n?/g, "\n");
-  const layout = handoffLayout(text);
-  const { lines, sections } = layout;
-  const starts = lineStartsOf(text);
-  if (lines[0] !== MARKER2) {
-    const seen = /^<!--\s*memory-schema:\s*(\S+)\s*-->$/.exec(lines[0]?.trim() ?? "");
-    errors.push({
-      rule: "marker",
-      line: 1,
-      message: seen ? `the marker says schema ${quoted(seen[1])}; this helper reads v1 only: the document must begin with the line ${MARKER2}` : `the document must begin with the line ${MARKER2}; start from templates/handoff.md`
-    });
-  }
-  if (layout.titleIndex < 0) errors.push({ rule: "heading", line: 1, message: `"${TITLE}" must be one of the first four lines` });
-  if (!text.endsWith("\n")) errors.push({ rule: "newline", line: lines.length, message: "the document must end with a newline" });
-  let savedOk = false;
-  const savedIssue = (message, line) => (opts.mode === "root" ? errors : findings).push({ rule: "saved", line, message });
-  if (layout.savedIndex < 0) {
-    savedIssue("no `Saved: <ISO-8601 with Z or offset>` line after the title (write stamps it)", Math.max(1, layout.titleIndex + 2));
-  } else {
-    const value = /^Saved:\s*(.*)$/.exec(lines[layout.savedIndex].trim())[1].replace(/^`(.*)`$/, "$1");
-    if (!isIsoWithZone(value)) savedIssue(`Saved: ${quoted(value)} is not an ISO-8601 time with a zone (write stamps it)`, layout.savedIndex + 1);
-    else if (Date.parse(value) > opts.nowMs + CLOCK_SKEW_MS) findings.push({ rule: "saved", line: layout.savedIndex + 1, message: `Saved: ${quoted(value)} is in the future` });
-    else savedOk = true;
-  }
-  parts.saved = { score: savedOk ? 5 : 0, max: 5 };
-  const shaped = errors.length === 0 || errors.every((e) => e.rule === "newline");
-  const names = HANDOFF_SECTIONS.map((s) => s.name);
-  const order = new Map(names.map((n, i) => [n.toLowerCase(), i]));
-  const first = /* @__PURE__ */ new Map();
-  let sectionErrors = 0;
-  let highest = -1;
-  let highestName = "";
-  const unknown = [];
-  for (const s of sections) {
-    const idx = s.depth === 2 ? order.get(s.key) : void 0;
-    if (idx === void 0) {
-      unknown.push(s);
-      continue;
-    }
-    const name = names[idx];
-    if (s.title !== name) findings.push({ rule: "heading-case", line: s.line, message: `write the heading as \`## ${name}\`` });
-    if (first.has(s.key)) {
-      const optional = HANDOFF_SECTIONS[idx].optional;
-      (optional ? findings : errors).push({ rule: "section-repeated", line: s.line, message: `\`## ${name}\` appears again (first at line ${first.get(s.key).line}); merge the two` });
-      if (!optional) sectionErrors++;
-      continue;
-    }
-    first.set(s.key, s);
-    if (idx < highest) {
-      errors.push({ rule: "section-order", line: s.line, message: `\`## ${name}\` comes after \`## ${highestName}\`; the order is ${names.map((n) => `## ${n}`).join(", ")}` });
-      sectionErrors++;
-    } else {
-      highest = idx;
-      highestName = name;
-    }
-  }
-  const candidates = [
-    ...unknown.map((s) => ({ title: s.title, line: s.line, raw: lines[s.line - 1], depth: s.depth })),
-    ...layout.headings.filter((h) => h.depth > 2).map((h) => ({ title: h.title, line: h.line, raw: h.raw, depth: h.depth }))
-  ].sort((a, b) => a.line - b.line);
-  const used = /* @__PURE__ */ new Set();
-  const missing = HANDOFF_SECTIONS.filter((s) => !s.optional && !first.has(s.name.toLowerCase())).map((s) => s.name);
-  for (const name of shaped ? missing : []) {
-    const look = candidates.find((c) => !used.has(c.line) && suggestFor(c.title, [name]) === name);
-    sectionErrors++;
-    if (look) {
-      used.add(look.line);
-      errors.push({
-        rule: "section-missing",
-        line: look.line,
-        message: `${quoted(look.raw.trim())} is not a section heading of schema v1 and \`## ${name}\` is missing: did you mean \`## ${name}\`?`
-      });
-      continue;
-    }
-    const idx = order.get(name.toLowerCase());
-    const next2 = sections.find((s) => s.depth === 2 && (order.get(s.key) ?? -1) > idx);
-    errors.push({
-      rule: "section-missing",
-      line: next2 ? next2.line : lines.length,
-      message: `required section \`## ${name}\` is missing; keep its heading, with \`- none\` when there is nothing to say`
-    });
-  }
-  for (const c of candidates) {
-    if (used.has(c.line)) continue;
-    const near = suggestFor(c.title, names);
-    if (c.depth > 2 && near === null) continue;
-    findings.push({
-      rule: "unknown-section",
-      line: c.line,
-      message: near ? `${quoted(c.raw.trim())} is not a section of schema v1: did you mean \`## ${near}\`?` : `${quoted(c.raw.trim())} is not a section of schema v1; nothing reads it`
-    });
-  }
-  parts.sections = { score: shaped ? Math.max(0, 15 - 5 * sectionErrors) : 0, max: 15 };
-  const items = (name) => {
-    const s = first.get(name.toLowerCase());
-    return s ? itemsOf(text, starts, s.blocks).filter((i) => !NONE2.test(i.text)) : [];
-  };
-  const range = anchorsRange(layout);
-  const anchorSection = first.get("environment anchors");
-  if (range && anchorSection) {
-    const body = lines.slice(range.start, range.end);
-    if (opts.mode === "stdin" && isEmptyAnchorsBody(body)) {
-      findings.push({ rule: "anchors-empty", line: anchorSection.line, message: "the anchors section is empty; write fills it with what `anchors` prints" });
-    } else {
-      const seen = /* @__PURE__ */ new Map();
-      let inComment = false;
-      body.forEach((line, i) => {
-        const trimmed = line.trim();
-        if (inComment || trimmed.startsWith("<!--")) {
-          inComment = !trimmed.includes("-->");
-          return;
-        }
-        if (trimmed === "") return;
-        const got = readAnchorLine(line);
-        if ("error" in got) {
-          errors.push({ rule: "anchor-line", line: range.start + i + 1, message: got.error });
-          return;
-        }
-        if (seen.has(got.label)) {
-          errors.push({ rule: "anchor-line", line: range.start + i + 1, message: `\`- ${got.label}:\` appears twice` });
-          return;
-        }
-        seen.set(got.label, got.value);
-      });
-      const gitForm = seen.has("Branch") || seen.has("HEAD") || seen.has("Dirty files") || seen.has("In progress");
-      const want = gitForm ? ["Branch", "HEAD", "Dirty files", "Date"] : ["Date"];
-      const lacking = want.filter((l) => !seen.has(l));
-      for (const l of lacking) findings.push({ rule: "anchor-missing", line: anchorSection.line, message: `no \`- ${l}:\` anchor line` });
-      if (gitForm && seen.has("Key file mtimes")) findings.push({ rule: "anchor-mixed", line: anchorSection.line, message: "`- Key file mtimes:` is for handoffs saved outside git" });
-      const date = seen.get("Date")?.replace(/^`(.*)`$/, "$1");
-      if (date !== void 0 && isIsoWithZone(date) && Date.parse(date) > opts.nowMs + CLOCK_SKEW_MS) {
-        findings.push({ rule: "anchor-date", line: anchorSection.line, message: `the - Date: anchor ${quoted(date)} is in the future` });
-      }
-      const head = seen.get("HEAD")?.replace(/^`(.*)`$/, "$1");
-      const headOk = gitForm ? head !== void 0 && /^([0-9a-fA-F]{40}|[0-9a-fA-F]{64})$/.test(head) : true;
-      if (gitForm && head === "none (no commits yet)") findings.push({ rule: "anchor-head", line: anchorSection.line, message: "HEAD is `none (no commits yet)`: drift cannot check this handoff against history" });
-      const complete = lacking.length === 0 && !errors.some((e) => e.rule === "anchor-line");
-      parts.anchors = { score: (headOk ? 5 : 0) + (complete ? 5 : 0), max: 10 };
-    }
-  } else if (!anchorSection) {
-    parts.anchors = { score: 0, max: 10 };
-  }
-  for (const step of items("Plan")) {
-    const m = PLAN_BOX.exec(step.text);
-    if (!m) findings.push({ rule: "plan-step", line: step.line, message: "a plan step without `[x]`, `[~]`, `[ ]` or `[-] \u2026 \u2014 dropped: <why>`" });
-    else if (m[1] === "-" && !/\bdropped:\s*\S/i.test(step.text)) findings.push({ rule: "plan-step", line: step.line, message: "a `[-]` step without `\u2014 dropped: <why>`" });
-  }
-  const decisions = items("Decisions");
-  const unlabelled = decisions.filter((d) => !LABELS.some((l) => d.text.includes(l)));
-  for (const d of unlabelled) findings.push({ rule: "decision-label", line: d.line, message: `a decision without [user-directed], [user-approved] or [agent-proposed]` });
-  parts.decisions = proportion(decisions.length - unlabelled.length, decisions.length, 10);
-  const failed = items("Failed approaches");
-  const causeless = failed.filter((f) => !CAUSE.test(f.text));
-  for (const f of causeless) findings.push({ rule: "failed-cause", line: f.line, message: "a failed approach without its cause (`<what was tried>: <why it failed>`): it invites a retry" });
-  parts.failed = proportion(failed.length - causeless.length, failed.length, 10);
-  const next = items("Next steps");
-  const vague = next.filter((n) => !CONCRETE.test(n.text));
-  for (const n of vague) findings.push({ rule: "next-step", line: n.line, message: "a next step naming no path, command or check: too vague to start cold" });
-  parts.nextSteps = next.length === 0 ? { score: 0, max: 10 } : proportion(next.length - vague.length, next.length, 10);
-  if (next.length === 0 && first.has("next steps")) findings.push({ rule: "next-step", line: first.get("next steps").line, message: "no next step" });
-  const firstNext = next[0];
-  const bounded1 = firstNext !== void 0 && ACCEPTANCE.test(firstNext.text);
-  if (firstNext && !bounded1) findings.push({ rule: "next-action", line: firstNext.line, message: "the first next step has no acceptance criteria (`\u2014 done when <check passes>`)" });
-  parts.nextAction = { score: bounded1 ? 5 : 0, max: 5 };
-  const verification = first.get("verification");
-  if (!verification) {
-    findings.push({
-      rule: "verification",
-      line: first.get("plan")?.line ?? 1,
-      message: "no `## Verification`: name each check, command, result and revision, the checks not run and why, and what was accepted"
-    });
-    parts.verification = { score: 0, max: 10 };
-  } else {
-    const all = items("Verification");
-    const accepted = all.filter((v) => ACCEPTED.test(v.text));
-    const checks = all.filter((v) => !ACCEPTED.test(v.text));
-    const loose = checks.filter((v) => !VERIFIED.test(v.text) && !NOT_RUN.test(v.text));
-    for (const v of loose) findings.push({ rule: "verification", line: v.line, message: "a verification line that is not `<check>: <command> -> <result> @ <revision>` or `<check>: not run, <why>`" });
-    if (accepted.length === 0) findings.push({ rule: "accepted", line: verification.line, message: "no `- Accepted: <who, what, revision>` (or `- Accepted: not yet, <what awaits review>`)" });
-    if (checks.length === 0) findings.push({ rule: "verification", line: verification.line, message: "no check recorded" });
-    parts.verification = { score: (checks.length > 0 ? 3 : 0) + (checks.length > 0 ? proportion(checks.length - loose.length, checks.length, 4).score : 0) + (accepted.length > 0 ? 3 : 0), max: 10 };
-  }
-  const keyFiles = items("Key files");
-  let existing = 0;
-  for (const k of keyFiles) {
-    const p = keyFilePath(k.text);
-    if (p === null) {
-      findings.push({ rule: "key-file", line: k.line, message: "a key file that is not `- <relative path> \u2014 <why>` inside the root" });
-      continue;
-    }
-    if (opts.existingKeyFiles) {
-      if (opts.existingKeyFiles.has(p)) existing++;
-      else findings.push({ rule: "key-file-missing", line: k.line, message: `key file ${quoted(p)} does not exist` });
-    }
-  }
-  if (opts.existingKeyFiles) parts.keyFiles = proportion(existing, keyFiles.length, 10);
-  const count = text.endsWith("\n") ? lines.length - 1 : lines.length;
-  if (count > HANDOFF_LINE_CAP) findings.push({ rule: "line-cap", line: HANDOFF_LINE_CAP + 1, message: `${count} lines, over the ${HANDOFF_LINE_CAP}-line cap: compress decision prose first; never drop failed approaches or anchors` });
-  parts.size = { score: count > HANDOFF_LINE_CAP ? 0 : 5, max: 5 };
-  const secrets = opts.secrets ?? redactText(text).findings;
-  for (const s of secrets) findings.push({ rule: "secret", line: s.line, message: `a ${s.kind} secret${opts.secrets ? " (redacted by write)" : " (write redacts it)"}` });
-  parts.secrets = { score: secrets.length === 0 ? 5 : 0, max: 5 };
-  let dropped = [];
-  if (opts.prior !== null && opts.prior !== void 0) {
-    const lost = droppedItems(opts.prior, text);
-    dropped = lost.map((i) => i.text);
-    for (const i of lost) findings.push({ rule: "dropped", line: 0, message: `[${i.section}] ${quoted(i.text)} of the previous handoff is neither carried over nor closed` });
-    parts.dropped = { score: lost.length === 0 ? 5 : 0, max: 5 };
-  }
-  const ordered = {};
-  for (const k of ["sections", "saved", "anchors", "failed", "decisions", "nextSteps", "nextAction", "keyFiles", "verification", "size", "secrets", "dropped"]) {
-    if (parts[k]) ordered[k] = parts[k];
-  }
-  errors.sort((a, b) => a.line - b.line);
-  findings.sort((a, b) => (a.line === 0 ? 1 : 0) - (b.line === 0 ? 1 : 0) || a.line - b.line);
-  return { valid: errors.length === 0, errors: bounded(errors, "error(s)"), score: totalScore(ordered), parts: ordered, findings: bounded(findings, "finding(s)"), dropped };
-}
-function keyFilePath(item) {
-  const tick = /^`([^`]+)`/.exec(item);
-  const raw = tick ? tick[1].trim() : /^(\S+?)(?:\s+[—–-]\s|\s*$)/.exec(item)?.[1] ?? item.split(/\s/)[0];
-  return safeRelativePath(raw);
-}
-function handoffKeyFiles(text) {
-  const t = text.replace(/^\uFEFF/, "").replace(/\r\n?/g, "\n");
-  const layout = handoffLayout(t);
-  const s = layout.sections.find((x) => x.depth === 2 && x.key === "key files");
-  if (!s) return [];
-  return itemsOf(t, lineStartsOf(t), s.blocks).map((i) => keyFilePath(i.text)).filter((p) => p !== null);
-}
-function goalLine(text) {
-  const t = text.replace(/^\uFEFF/, "").replace(/\r\n?/g, "\n");
-  const layout = handoffLayout(t);
-  const s = layout.sections.find((x) => x.key === "current goal");
-  if (!s) return null;
-  for (let i = s.bodyStart - 1; i < s.bodyEnd - 1 && i < layout.lines.length; i++) {
-    const l = layout.lines[i].trim();
-    if (l !== "") return l;
-  }
-  return null;
-}
-function stateTime(text, nowMs) {
-  const t = text.replace(/^\uFEFF/, "").replace(/\r\n?/g, "\n");
-  const layout = handoffLayout(t);
-  const range = anchorsRange(layout);
-  const candidates = [];
-  if (range) {
-    for (const l of layout.lines.slice(range.start, range.end)) {
-      const m = /^- Date: (.*)$/.exec(l);
-      if (m) candidates.push(m[1].replace(/^`(.*)`$/, "$1"));
-    }
-  }
-  if (layout.savedIndex >= 0) candidates.push(layout.lines[layout.savedIndex].trim().replace(/^Saved:\s*/, "").replace(/^`(.*)`$/, "$1"));
-  for (const c of candidates) {
-    const got = parseStrictTime(c, nowMs);
-    if (!("error" in got)) return got.iso;
-  }
-  return null;
-}
-var HANDOFF_SECTIONS, HANDOFF_LINE_CAP, MARKER2, TITLE, LABELS, NONE2, CAUSE, CONCRETE, ACCEPTANCE, VERIFIED, NOT_RUN, ACCEPTED, PLAN_BOX;
-var init_validate = __esm({
-  "src/schema/validate.ts"() {
-    "use strict";
-    init_redact();
-    init_blocks();
-    init_open_items();
-    init_validate_anchors();
-    init_validate_common();
-    init_values();
-    HANDOFF_SECTIONS = [
-      { name: "Current goal", optional: false },
-      { name: "Scope", optional: true },
-      { name: "Plan", optional: false },
-      { name: "Verification", optional: true },
-      { name: "Decisions", optional: false },
-      { name: "Failed approaches", optional: false },
-      { name: "Open questions", optional: false },
-      { name: "Next steps", optional: false },
-      { name: "Key files", optional: false },
-      { name: "Environment anchors", optional: false }
-    ];
-    HANDOFF_LINE_CAP = 150;
-    MARKER2 = "<!-- memory-schema: v1 -->";
-    TITLE = "# Session Handoff";
-    LABELS = ["[user-directed]", "[user-approved]", "[agent-proposed]"];
-    NONE2 = /^(none|none recorded|n\/a)\.?$/i;
-    CAUSE = /:\s+\S|\s[—–-]\s+\S|\bbecause\b|\bso\b.+\bfailed\b/i;
-    CONCRETE = /`[^`]+`|[\w.-]*\/[\w./-]+|\b[\w-]+\.[A-Za-z]{1,6}\b|\b(tests?|check|lint|build|typecheck|benchmark|bench|CI|npm|git|make|run)\b/i;
-    ACCEPTANCE = /\b(done when|accepted? when|acceptance( criteria)?:|passes when)\b/i;
-    VERIFIED = /^[^:]+:\s*\S.*\s(?:->|→)\s*\S.*\s@\s*\S+/;
-    NOT_RUN = /^[^:]+:\s*not run\b\s*[,:;—–-]?\s*\S/i;
-    ACCEPTED = /^Accepted:\s*\S/i;
-    PLAN_BOX = /^\[([ xX~-])\]\s+\S/;
-  }
-});
-
-// src/schema/stamp.ts
-function stampSaved(text, iso) {
-  const layout = handoffLayout(text);
-  const lines = [...layout.lines];
-  if (layout.savedIndex >= 0) {
-    const old = lines[layout.savedIndex].trim().replace(/^Saved:\s*/, "");
-    lines[layout.savedIndex] = `Saved: ${iso}`;
-    return { text: lines.join("\n"), replaced: old, insertedAt: null };
-  }
-  let at = Math.max(0, layout.titleIndex) + 1;
-  while (at < lines.length - 1 && lines[at].trim() === "") at++;
-  lines.splice(at, 0, `Saved: ${iso}`);
-  return { text: lines.join("\n"), replaced: null, insertedAt: at + 1 };
-}
-function anchorsBody(text) {
-  const layout = handoffLayout(text);
-  const range = anchorsRange(layout);
-  return range ? layout.lines.slice(range.start, range.end) : null;
-}
-function anchorsEmpty(text) {
-  const body = anchorsBody(text);
-  return body !== null && isEmptyAnchorsBody(body);
-}
-function fillAnchors(text, rendered) {
-  const layout = handoffLayout(text);
-  const range = anchorsRange(layout);
-  if (!range) return { text, lines: /* @__PURE__ */ new Set() };
-  const fresh = rendered.replace(/\n$/, "").split("\n");
-  const lines = [...layout.lines.slice(0, range.start), ...fresh, ...layout.lines.slice(range.end)];
-  const out = lines.join("\n");
-  const filled = new Set(fresh.map((_, i) => range.start + i + 1));
-  return { text: out.endsWith("\n") ? out : `${out}
-`, lines: filled };
-}
-function comparable(text, dropDate) {
-  const layout = handoffLayout(text);
-  const range = anchorsRange(layout);
-  return layout.lines.filter((line, i) => {
-    if (i === layout.savedIndex) return false;
-    if (dropDate && range && i >= range.start && i < range.end && line.startsWith("- Date: ")) return false;
-    return true;
-  }).join("\n");
-}
-var init_stamp = __esm({
-  "src/schema/stamp.ts"() {
-    "use strict";
-    init_validate();
-    init_validate_anchors();
-  }
-});
-
-// src/schema/validate-ledger.ts
-var validate_ledger_exports = {};
-__export(validate_ledger_exports, {
-  LEDGER_SCHEMAS: () => LEDGER_SCHEMAS,
-  validateLedger: () => validateLedger
-});
-function validateLedger(input, kind) {
-  const schema = LEDGER_SCHEMAS[kind];
-  const errors = [];
-  const findings = [];
-  if (input.startsWith("\uFEFF")) findings.push({ rule: "bom", line: 1, message: "a UTF-8 byte order mark starts the text; write drops it" });
-  if (/\r/.test(input)) findings.push({ rule: "crlf", line: 1, message: "CR or CRLF line ends; write turns them into LF" });
-  const text = input.replace(/^\uFEFF/, "").replace(/\r\n?/g, "\n");
-  const lines = text.split("\n");
-  if (lines[0] !== MARKER3) errors.push({ rule: "marker", line: 1, message: `the document must begin with the line ${MARKER3}` });
-  if (!lines.slice(0, 4).includes(schema.title)) errors.push({ rule: "heading", line: 1, message: `"${schema.title}" must be one of the first four lines` });
-  if (!text.endsWith("\n")) errors.push({ rule: "newline", line: lines.length, message: "the document must end with a newline" });
-  const starts = lineStartsOf(text);
-  const entry = new RegExp(`^${schema.prefix}-(\\d{4}): \\S`);
-  const entries = [];
-  let current = null;
-  for (const block of parseBlocks(text).children) {
-    const line = lineAt(starts, block.start);
-    if (block.type === "heading" && block.depth === 2) {
-      const title = text.slice(block.start, block.end).split("\n")[0].replace(/^##\s*/, "").replace(/\s+#+\s*$/, "").trim();
-      const m = entry.exec(title);
-      if (!m) {
-        errors.push({ rule: "entry-heading", line, message: `${quoted(`## ${title}`)} is not an entry heading: write \`## ${schema.prefix}-<4 digits>: <${kind === "lessons" ? "title" : "problem"}>\`` });
-        current = null;
-        continue;
-      }
-      current = { number: m[1], line, fields: /* @__PURE__ */ new Map() };
-      entries.push(current);
-      continue;
-    }
-    if (current === null || block.type !== "list") continue;
-    for (const item of block.children) {
-      const body = text.slice(item.children[0]?.start ?? item.start, item.children[item.children.length - 1]?.end ?? item.end).trim();
-      const f = /^([A-Za-z][A-Za-z ]*?):\s*(.*)$/s.exec(body);
-      if (f && !current.fields.has(f[1])) current.fields.set(f[1], f[2].trim());
-    }
-  }
-  let complete = 0;
-  let statusOk = 0;
-  const seen = /* @__PURE__ */ new Map();
-  for (const e of entries) {
-    const lacking = schema.fields.filter((f) => !(e.fields.get(f) ?? ""));
-    if (lacking.length === 0) complete++;
-    else findings.push({ rule: "entry-field", line: e.line, message: `${schema.prefix}-${e.number} lacks ${lacking.map((f) => `\`- ${f}:\``).join(", ")}` });
-    if (seen.has(e.number)) findings.push({ rule: "entry-number", line: e.line, message: `${schema.prefix}-${e.number} is used again (first at line ${seen.get(e.number)}); numbers are never reused` });
-    else seen.set(e.number, e.line);
-    let ok2 = true;
-    if (kind === "lessons") {
-      const source = e.fields.get("Source");
-      const status = e.fields.get("Status");
-      if (source !== void 0 && !LABEL.test(source)) {
-        ok2 = false;
-        findings.push({ rule: "entry-source", line: e.line, message: `${schema.prefix}-${e.number}: Source has no [user-directed], [user-approved] or [agent-proposed] label` });
-      }
-      if (status !== void 0 && !LESSON_STATUS.test(status)) {
-        ok2 = false;
-        findings.push({ rule: "entry-status", line: e.line, message: `${schema.prefix}-${e.number}: Status is not active, superseded by L-<n>, or retired: <why>` });
-      }
-    } else {
-      const status = e.fields.get("Status");
-      if (status !== void 0 && !SOLUTION_STATUS.test(status)) {
-        ok2 = false;
-        findings.push({ rule: "entry-status", line: e.line, message: `${schema.prefix}-${e.number}: Status is only ever \`obsolete: <why>\`` });
-      }
-      const recorded = e.fields.get("Recorded");
-      if (recorded !== void 0 && !/^\d{4}-\d{2}-\d{2}\b/.test(recorded)) {
-        ok2 = false;
-        findings.push({ rule: "entry-date", line: e.line, message: `${schema.prefix}-${e.number}: Recorded is not a date (YYYY-MM-DD)` });
-      }
-    }
-    if (ok2) statusOk++;
-  }
-  const count = text.endsWith("\n") ? lines.length - 1 : lines.length;
-  if (count > schema.cap) findings.push({ rule: "line-cap", line: schema.cap + 1, message: `${count} lines, over the ~${schema.cap}-line cap: retire or merge old entries` });
-  const secrets = redactText(text).findings;
-  for (const s of secrets) findings.push({ rule: "secret", line: s.line, message: `a ${s.kind} secret (write redacts it)` });
-  const parts = {
-    fields: proportion(complete, entries.length, 50),
-    status: proportion(statusOk, entries.length, 20),
-    numbering: { score: seen.size === entries.length ? 10 : 0, max: 10 },
-    size: { score: count > schema.cap ? 0 : 10, max: 10 },
-    secrets: { score: secrets.length === 0 ? 10 : 0, max: 10 }
-  };
-  errors.sort((a, b) => a.line - b.line);
-  findings.sort((a, b) => a.line - b.line);
-  return { valid: errors.length === 0, errors: bounded(errors, "error(s)"), score: totalScore(parts), parts, findings: bounded(findings, "finding(s)"), dropped: [] };
-}
-var LEDGER_SCHEMAS, MARKER3, LABEL, LESSON_STATUS, SOLUTION_STATUS;
-var init_validate_ledger = __esm({
-  "src/schema/validate-ledger.ts"() {
-    "use strict";
-    init_redact();
-    init_blocks();
-    init_validate_common();
-    LEDGER_SCHEMAS = {
-      lessons: { title: "# Lessons", prefix: "L", fields: ["When", "Lesson", "Why", "Source", "Status"], cap: 200 },
-      solutions: { title: "# Solutions", prefix: "S", fields: ["Symptoms", "Context", "Fix", "Evidence", "Recorded"], cap: 250 }
-    };
-    MARKER3 = "<!-- memory-schema: v1 -->";
-    LABEL = /\[(user-directed|user-approved|agent-proposed)\]/;
-    LESSON_STATUS = /^(active|superseded by L-\d{4}\b.*|retired: \S.*)$/;
-    SOLUTION_STATUS = /^obsolete: \S/;
-  }
-});
-
 // src/store/document.ts
+var document_exports = {};
+__export(document_exports, {
+  decodeInput: () => decodeInput,
+  prepareDocument: () => prepareDocument,
+  redactForSave: () => redactForSave
+});
 function decodeInput(raw, what) {
   if (raw.length === 0) throw new Refused(`stdin is empty: send the whole ${what} on stdin`);
   const nul = raw.indexOf(0);
@@ -3774,6 +2152,29 @@ function redactForSave(text) {
   const { text: clean, findings } = redactText(text);
   return { text: clean, notes: findings.length > 0 ? [formatRedactionReport(findings)] : [] };
 }
+function prepareDocument(raw, kind) {
+  if (raw.length > MAX_DOCUMENT_BYTES + 4096) {
+    throw new Refused(`the document is ${raw.length} bytes; memory documents are at most ${MAX_DOCUMENT_BYTES} bytes`);
+  }
+  const decoded = decodeInput(raw, "document");
+  const lines = decoded.text.split("\n");
+  if (lines[0] !== MARKER) {
+    throw new Refused(`the document must begin with the line ${MARKER}; start from templates/handoff.md`);
+  }
+  const heading = HEADING_OF[kind];
+  if (!lines.slice(0, 4).includes(heading)) {
+    throw new Refused(`the document must have the heading "${heading}" in its first four lines`);
+  }
+  if (!decoded.text.endsWith("\n")) {
+    throw new Refused("the document must end with a newline");
+  }
+  const redacted = redactForSave(decoded.text);
+  const bytes = Buffer.from(redacted.text, "utf8");
+  if (bytes.length > MAX_DOCUMENT_BYTES) {
+    throw new Refused(`the document is ${bytes.length} bytes; memory documents are at most ${MAX_DOCUMENT_BYTES} bytes (shorten it)`);
+  }
+  return { bytes, notes: [...decoded.notes, ...redacted.notes] };
+}
 var utf8;
 var init_document = __esm({
   "src/store/document.ts"() {
@@ -3786,160 +2187,31 @@ var init_document = __esm({
   }
 });
 
-// src/verbs/write-checked.ts
-function schemaRefusal(file, errors) {
-  const count = errors.filter((e) => e.rule !== "more").length + Number(/\d+/.exec(errors.find((e) => e.rule === "more")?.message ?? "")?.[0] ?? 0);
-  return new Refused([`${file} has ${count} schema error(s)`, ...issueLines(errors)].join("\n"));
-}
-function scoreNotes(v) {
-  const shown = v.findings.filter((f) => f.rule !== "dropped" && f.rule !== "more");
-  const lines = issueLines(shown.slice(0, MAX_FINDINGS_SHOWN)).map((l) => `finding: ${l}`);
-  const rest = shown.length - MAX_FINDINGS_SHOWN + (v.findings.some((f) => f.rule === "more") ? 1 : 0);
-  if (rest > 0) lines.push(`finding: \u2026 and more; run \`validate\` for the full list`);
-  return [scoreLine(v), ...lines];
-}
-function sizeCheck(raw) {
-  if (raw.length > MAX_DOCUMENT_BYTES + 4096) {
-    throw new Refused(`the document is ${raw.length} bytes; memory documents are at most ${MAX_DOCUMENT_BYTES} bytes`);
+// lazy:chunk:cold
+var require_chunk_cold = __commonJS({
+  "lazy:chunk:cold"(exports, module) {
+    module.exports = __shChunk("cold", 'var __create=Object.create;var __defProp=Object.defineProperty;var __getOwnPropDesc=Object.getOwnPropertyDescriptor;var __getOwnPropNames=Object.getOwnPropertyNames;var __getProtoOf=Object.getPrototypeOf,__hasOwnProp=Object.prototype.hasOwnProperty;var __esm=(fn,res,err)=>function(){if(err)throw err[0];try{return fn&&(res=(0,fn[__getOwnPropNames(fn)[0]])(fn=0)),res}catch(e){throw err=[e],e}};var __commonJS=(cb,mod)=>function(){try{return mod||(0,cb[__getOwnPropNames(cb)[0]])((mod={exports:{}}).exports,mod),mod.exports}catch(e){throw mod=0,e}};var __export=(target,all)=>{for(var name in all)__defProp(target,name,{get:all[name],enumerable:!0})},__copyProps=(to,from,except,desc)=>{if(from&&typeof from=="object"||typeof from=="function")for(let key of __getOwnPropNames(from))!__hasOwnProp.call(to,key)&&key!==except&&__defProp(to,key,{get:()=>from[key],enumerable:!(desc=__getOwnPropDesc(from,key))||desc.enumerable});return to};var __toESM=(mod,isNodeMode,target)=>(target=mod!=null?__create(__getProtoOf(mod)):{},__copyProps(isNodeMode||!mod||!mod.__esModule?__defProp(target,"default",{value:mod,enumerable:!0}):target,mod)),__toCommonJS=mod=>__copyProps(__defProp({},"__esModule",{value:!0}),mod);function asObjectId(value){let lower=value.toLowerCase();return OBJECT_ID.test(lower)?lower:null}function parseStrictTime(value,nowMs){let m=ISO.exec(value);if(!m)return{error:"not a strict ISO-8601 time with a zone"};let[year,month,day,hour,minute]=[m[1],m[2],m[3],m[4],m[5]].map(Number),second=m[6]===void 0?0:Number(m[6]),fraction=m[7]===void 0?0:+`0.${m[7]}`;if(month<1||month>12||hour>23||minute>59||second>59)return{error:"a field is out of range"};let daysInMonth=new Date(Date.UTC(year,month,0)).getUTCDate();if(day<1||day>daysInMonth)return{error:"no such day"};let offsetMin=0;if(m[8]!=="Z"){let oh=Number(m[9]),om=Number(m[10]);if(oh>23||om>59)return{error:"zone offset out of range"};offsetMin=(m[8].startsWith("-")?-1:1)*(oh*60+om)}let utc=Date.UTC(year,month-1,day,hour,minute,second)+Math.floor(fraction*1e3)-offsetMin*6e4;return year<1970?{error:"before 1970"}:utc>nowMs+CLOCK_SKEW_MS?{error:"in the future"}:{iso:value,ms:utc}}function isoSeconds(ms){return new Date(Math.floor(ms/1e3)*1e3).toISOString().replace(".000Z","Z")}function isPlausibleBranch(name){return name==="(detached)"?!0:name.length===0||name.length>255||BRANCH_FORBIDDEN.test(name)||name.startsWith("-")||name.startsWith("/")||name.endsWith("/")||name.endsWith(".")||name.endsWith(".lock")||name.includes("..")||name.includes("//")||name.includes("@{")||name==="@"?!1:!name.split("/").some(part=>part.startsWith("."))}function safeRelativePath(value){if(value.length===0||value.length>4096||/[\\x00-\\x1f\\x7f\\\\]/.test(value)||value.startsWith("/")||value.startsWith("~")||/^[A-Za-z]:/.test(value))return null;let normal=import_node_path.default.posix.normalize(value);return normal==="."||normal===".."||normal.startsWith("../")?null:normal.replace(/\\/$/,"")}var import_node_path,CLOCK_SKEW_MS,OBJECT_ID,ISO,BRANCH_FORBIDDEN,init_values=__esm({"src/schema/values.ts"(){"use strict";import_node_path=__toESM(require("node:path"),1),CLOCK_SKEW_MS=300*1e3,OBJECT_ID=/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;ISO=/^(\\d{4})-(\\d{2})-(\\d{2})T(\\d{2}):(\\d{2})(?::(\\d{2})(?:\\.(\\d{1,9}))?)?(Z|[+-](\\d{2}):?(\\d{2}))$/;BRANCH_FORBIDDEN=/[\\x00-\\x20\\x7f~^:?*[\\\\$`;|&<>\'"]/}});function gitEnv(env){let out={};for(let[k,v]of Object.entries(env))v!==void 0&&!DROPPED_ENV.includes(k)&&(out[k]=v);return out.GIT_OPTIONAL_LOCKS="0",out.GIT_TERMINAL_PROMPT="0",out.LC_ALL="C",out}function runGit(cwd,args,env,timeoutMs=GIT_TIMEOUT_MS){for(let arg of args)if(/[\\0\\n\\r]/.test(arg))throw new Error(`refusing to pass a git argument holding a control character: ${JSON.stringify(arg)}`);return new Promise((resolve,reject)=>{(0,import_node_child_process.execFile)("git",["-c","core.fsmonitor=false",...args],{cwd,env:gitEnv(env),encoding:"buffer",timeout:timeoutMs,killSignal:"SIGKILL",maxBuffer:256*1024*1024,windowsHide:!0},(err,stdout,stderr)=>{if(err){let e=err;if(e.code==="ENOENT"){reject(new GitUnavailable("missing","git was not found on PATH"));return}if(e.killed||e.signal==="SIGKILL"){reject(new GitUnavailable("timeout",`git ${args[0]??""} took longer than ${timeoutMs} ms and was stopped`));return}if(typeof e.code!="number"){reject(new GitUnavailable("failed",`git could not be run: ${e.message}`));return}resolve({code:e.code,stdout,stderr:stderr.toString("utf8")});return}resolve({code:0,stdout,stderr:stderr.toString("utf8")})})})}function firstLine(text){return(text.split(`\n`).find(l=>l.trim()!=="")??"").trim()}var import_node_child_process,GIT_TIMEOUT_MS,GitUnavailable,DROPPED_ENV,init_run=__esm({"src/git/run.ts"(){"use strict";import_node_child_process=require("node:child_process"),GIT_TIMEOUT_MS=15e3,GitUnavailable=class extends Error{reason;constructor(reason,message){super(message),this.reason=reason,this.name="GitUnavailable"}},DROPPED_ENV=["GIT_DIR","GIT_WORK_TREE","GIT_INDEX_FILE","GIT_OBJECT_DIRECTORY","GIT_ALTERNATE_OBJECT_DIRECTORIES","GIT_COMMON_DIR","GIT_NAMESPACE","GIT_CEILING_DIRECTORIES","GIT_DISCOVERY_ACROSS_FILESYSTEM","GIT_LITERAL_PATHSPECS","GIT_GLOB_PATHSPECS","GIT_NOGLOB_PATHSPECS","GIT_ICASE_PATHSPECS","GIT_QUARANTINE_PATH"]}});function parseStatusV2(out){let fields=out.toString("utf8").split("\\0"),branch="(detached)",head=null,upstreamName=null,ab=null,dirty=[];for(let i=0;i<fields.length;i++){let f=fields[i];if(f==="")continue;if(f.startsWith("# ")){let[,key,...rest]=f.split(" "),value=rest.join(" ");if(key==="branch.oid")head=value==="(initial)"?null:value;else if(key==="branch.head")branch=value==="(detached)"?"(detached)":value;else if(key==="branch.upstream")upstreamName=value;else if(key==="branch.ab"){let m=/^\\+(\\d+) -(\\d+)$/.exec(value);m&&(ab={ahead:Number(m[1]),behind:Number(m[2])})}continue}let kind=f[0],skip=kind==="1"?8:kind==="2"?9:kind==="u"?10:kind==="?"||kind==="!"?1:-1;if(skip<0||kind==="!")continue;let at=0;for(let n2=0;n2<skip;n2++)at=f.indexOf(" ",at)+1;dirty.push(f.slice(at)),kind==="2"&&i++}let upstream=upstreamName===null?null:{name:upstreamName,ahead:ab?.ahead??null,behind:ab?.behind??null};return{branch,head,upstream,dirty}}async function readSnapshot(root,env){let r=await runGit(root,STATUS_ARGS,env);return r.code!==0?{kind:"not-repo",note:firstLine(r.stderr)||`git status exited ${r.code}`}:{kind:"repo",snapshot:parseStatusV2(r.stdout)}}var STATUS_ARGS,init_status=__esm({"src/git/status.ts"(){"use strict";init_run();STATUS_ARGS=["status","--porcelain=v2","--branch","-z","--untracked-files=normal","--",":(exclude).ai/memory"]}});async function statInsideRoot(root,rel){let parts=rel.split("/"),at=root;for(let[i,part]of parts.entries()){at=import_node_path2.default.join(at,part);try{let st=await(0,import_promises.lstat)(at);if(i<parts.length-1&&!st.isDirectory())return null;if(i===parts.length-1)return{mtimeMs:st.mtimeMs}}catch{return null}}return null}function keyFileRelative(root,value){let rel=import_node_path2.default.isAbsolute(value)?import_node_path2.default.relative(root,value).split(import_node_path2.default.sep).join("/"):value,safe=safeRelativePath(rel);return safe===null?{error:"not a path inside the root"}:safe}async function collectAnchors(root,env,nowMs,keyFiles){let date=isoSeconds(nowMs),gitNote=null;try{let r=await readSnapshot(root,env);if(r.kind==="repo"){let s=r.snapshot;return{insideGit:!0,branch:s.branch,head:s.head,dirty:s.dirty,date,keyFileMtimes:[],gitNote:null,skippedKeyFiles:[]}}gitNote=`not a git repository (${r.note})`}catch(err){if(!(err instanceof GitUnavailable))throw err;gitNote=err.reason==="missing"?"git was not found on PATH; anchors are the outside-git ones":err.message}let keyFileMtimes=[],skippedKeyFiles=[];for(let value of keyFiles){let rel=keyFileRelative(root,value);if(typeof rel!="string"){skippedKeyFiles.push({path:value,reason:rel.error});continue}let st=await statInsideRoot(root,rel);keyFileMtimes.push({path:rel,mtime:st===null?null:isoSeconds(st.mtimeMs)})}return{insideGit:!1,branch:null,head:null,dirty:[],date,keyFileMtimes,gitNote,skippedKeyFiles}}var import_promises,import_node_path2,init_anchors=__esm({"src/git/anchors.ts"(){"use strict";import_promises=require("node:fs/promises"),import_node_path2=__toESM(require("node:path"),1);init_values();init_run();init_status()}});function quotePath(p){if(!NEEDS_QUOTES.test(p)&&p!=="none")return p;let out=\'"\';for(let ch of p){let code=ch.codePointAt(0);ESCAPES[ch]!==void 0?out+=ESCAPES[ch]:code<32||code===127?out+=`\\\\${code.toString(8).padStart(3,"0")}`:out+=ch}return`${out}"`}function readQuoted(s,start){let bytes=[],i=start+1;for(;i<s.length;){let ch=s[i];if(ch===\'"\')return{value:Buffer.from(bytes).toString("utf8"),end:i+1};if(ch==="\\\\"){let next=s[i+1];if(next===void 0)return null;if(UNESCAPE[next]!==void 0){bytes.push(UNESCAPE[next]),i+=2;continue}let octal=/^[0-3][0-7]{2}/.exec(s.slice(i+1,i+4));if(!octal)return null;bytes.push(parseInt(octal[0],8)),i+=4;continue}let cp=s.codePointAt(i),text=String.fromCodePoint(cp);bytes.push(...Buffer.from(text,"utf8")),i+=text.length}return null}function parsePathList(value){let v=value.trim();if(v==="none"||v==="")return v==="none"?{paths:[],more:0}:null;let paths=[],more=0,i=0;for(;i<v.length;){let item;if(v[i]===\'"\'){let q=readQuoted(v,i);if(!q||(item=q.value,i=q.end,i<v.length&&!v.startsWith(", ",i)))return null}else{let comma=v.indexOf(", ",i),end=comma===-1?v.length:comma;item=v.slice(i,end),i=end;let tail=/^\u2026 and (\\d+) more$/.exec(item);if(tail){if(more=Number(tail[1]),i!==v.length)return null;break}}if(item.length===0)return null;paths.push(item),i<v.length&&(i+=2)}return{paths,more}}function renderPathList(paths,limit=50){if(paths.length===0)return"none";let shown=paths.slice(0,limit).map(quotePath);return paths.length>limit&&shown.push(`\\u2026 and ${paths.length-limit} more`),shown.join(", ")}function renderAnchorLines(a){if(!a.insideGit){let lines=[`- Date: ${a.date}`];return a.keyFileMtimes.length>0&&lines.push(`- Key file mtimes: ${a.keyFileMtimes.map(k=>`${quotePath(k.path)} @ ${k.mtime??"missing"}`).join(", ")}`),`${lines.join(`\n`)}\n`}return[`- Branch: ${a.branch??"(detached)"}`,`- HEAD: ${a.head??"none (no commits yet)"}`,`- Dirty files: ${renderPathList(a.dirty)}`,`- Date: ${a.date}`,""].join(`\n`)}var NEEDS_QUOTES,ESCAPES,UNESCAPE,init_anchor_lines=__esm({"src/schema/anchor-lines.ts"(){"use strict";NEEDS_QUOTES=/[,"\\\\\\x00-\\x1f\\x7f]|^\\s|\\s$|^\u2026| @ /,ESCAPES={"\\x07":"\\\\a","\\b":"\\\\b","	":"\\\\t","\\n":"\\\\n","\\v":"\\\\v","\\f":"\\\\f","\\r":"\\\\r",\'"\':\'\\\\"\',"\\\\":"\\\\\\\\"};UNESCAPE={a:7,b:8,t:9,n:10,v:11,f:12,r:13,\'"\':34,"\\\\":92}}});var require_common=__commonJS({"share:src/verbs/common.ts"(exports2,module2){module2.exports=__shared("src/verbs/common.ts")}});var require_types=__commonJS({"share:src/verbs/types.ts"(exports2,module2){module2.exports=__shared("src/verbs/types.ts")}});var anchors_exports={};__export(anchors_exports,{anchorsVerb:()=>anchorsVerb});var import_common,import_types,anchorsVerb,init_anchors2=__esm({"src/verbs/anchors.ts"(){"use strict";init_anchors();init_anchor_lines();import_common=__toESM(require_common(),1),import_types=__toESM(require_types(),1),anchorsVerb={name:"anchors",options:{root:{type:"string"},json:{type:"boolean"},"key-file":{type:"string",multiple:!0}},positionals:[0,0],help:`usage: node memory_io.mjs anchors --root DIR [--key-file PATH]... [--json]\n\nPrints the lines of the handoff\'s \\`## Environment anchors\\` section (without the heading),\nready to paste:\n  - Branch: <name, or (detached)>\n  - HEAD: <full 40/64-hex id>            (\\`none (no commits yet)\\` in a new repository)\n  - Dirty files: <paths, comma-separated, or none>\n  - Date: <now, ISO-8601 UTC with Z>\nDirty files come from git status (-z): renames list the new path; a path holding a comma,\na quote, a backslash or a control character is written in double quotes with C escapes;\nnon-ASCII stays as is; the memory dir .ai/memory/ is never listed; past 50 paths the\nline ends with \\`\\u2026 and N more\\`.\n\nOutside a git repository, or when git is not on PATH (said on stderr):\n  - Date: <now>\n  - Key file mtimes: <path> @ <ISO-8601 UTC, or missing>, ...   (with --key-file)\n--key-file PATH (repeatable) names a file inside the root; it is only looked up, never\nopened. Paths outside the root are skipped with a warning.\n\n--json prints one object: {"insideGit", "branch", "head", "dirty", "date",\n"keyFileMtimes": [{"path", "mtime"}], "gitNote", "markdown"}.\n\nRuns one git process (status); takes no lock; writes nothing.\n\nexit: 0 printed\n      2 usage error, or the root is missing or a link\n`,async run(ctx){let root=(0,import_common.rootOption)(ctx),keyFiles=ctx.values["key-file"]??[],a=await collectAnchors(root,ctx.env,Date.now(),keyFiles),markdown=renderAnchorLines(a),stderr=[];a.gitNote!==null&&stderr.push(`note: ${a.gitNote}`);for(let s of a.skippedKeyFiles)stderr.push(`warning: --key-file ${JSON.stringify(s.path)} skipped: ${s.reason}`);if(ctx.values.json===!0){let{skippedKeyFiles:_skipped,...rest}=a;return(0,import_types.ok)(`${JSON.stringify({...rest,markdown})}\n`,stderr)}return(0,import_types.ok)(markdown,stderr)}}}});var require_errors=__commonJS({"share:src/errors.ts"(exports2,module2){module2.exports=__shared("src/errors.ts")}});var require_envelope=__commonJS({"share:src/guard/envelope.ts"(exports2,module2){module2.exports=__shared("src/guard/envelope.ts")}});var require_invisible=__commonJS({"share:src/guard/invisible.ts"(exports2,module2){module2.exports=__shared("src/guard/invisible.ts")}});var require_redact=__commonJS({"share:src/guard/redact.ts"(exports2,module2){module2.exports=__shared("src/guard/redact.ts")}});function parseBlocks(text){let doc={type:"document",start:0,end:text.length,children:[],parent:null,open:!0},tip=doc,oldtip=doc,lastMatched=doc,allClosed=!0,line="",lineStart=0,offset=0,column=0,nextNonspace=0,nextNonspaceColumn=0,indent=0,indented=!1,blank=!1,partialTab=!1,blankRun=0,lastBlankStart=0,atEnd=!1,findNextNonspace=()=>{let i=offset,cols=column,c;for(;(c=line[i])!==void 0;)if(c===" ")i++,cols++;else if(c==="	")i++,cols+=4-cols%4;else break;blank=c===void 0,nextNonspace=i,nextNonspaceColumn=cols,indent=nextNonspaceColumn-column,indented=indent>=4},advanceNextNonspace=()=>{offset=nextNonspace,column=nextNonspaceColumn,partialTab=!1},advanceOffset=(count,columns)=>{let c;for(;count>0&&(c=line[offset])!==void 0;)if(c==="	"){let toTab=4-column%4;if(columns){partialTab=toTab>count;let n2=toTab>count?count:toTab;column+=n2,offset+=partialTab?0:1,count-=n2}else partialTab=!1,column+=toTab,offset+=1,count-=1}else partialTab=!1,offset+=1,column+=1,count-=1},lineEnd=()=>lineStart+line.length,finalize=block=>{block.open=!1;let last=block.children[block.children.length-1];switch(block.type){case"blockquote":block.end=Math.max(block.lastContentEnd,last?last.end:0);break;case"listItem":case"list":block.end=last?last.end:block.markerEnd??block.start+1;break;case"code":block.fenced?block.closedByFence||(block.end=implicitFenceEnd(block)):block.end=block.lastContentEnd??block.end;break;case"paragraph":{let lines2=block.lines??[],n2=0;for(;n2<lines2.length&&DEFINITION.test(text.slice(lines2[n2].start,lines2[n2].end));)n2++;if(n2>0){let siblings=block.parent.children,defs=lines2.slice(0,n2).map(l=>{let lead=/^[ \\t]*/.exec(text.slice(l.start,l.end))[0].length;return{type:"definition",start:l.start+lead,end:l.end,children:[],parent:block.parent,open:!1}});n2===lines2.length?siblings.splice(siblings.indexOf(block),1,...defs):(siblings.splice(siblings.indexOf(block),0,...defs),block.start=lines2[n2].start+/^[ \\t]*/.exec(text.slice(lines2[n2].start,lines2[n2].end))[0].length,block.lines=lines2.slice(n2))}break}}tip=block.parent??doc},implicitFenceEnd=block=>{if(block.parent?.type==="blockquote")return block.end;if(atEnd)return text.length;let rest=line.slice(nextNonspace);return rest[0]===">"||/^(?:[*+-]|\\d{1,9}[.)])(?:[ \\t]|$)/.test(rest)&&!THEMATIC.test(rest)?lineStart:blankRun>0?lastBlankStart:lineStart-1},interrupting=container=>container.type==="paragraph"||tip.type==="code"&&!tip.fenced&&tip.open&&!tip.freshFlow,closeUnmatched=()=>{if(!allClosed){for(;oldtip!==lastMatched;){let parent=oldtip.parent;finalize(oldtip),oldtip=parent}allClosed=!0}},canContain=(parent,child)=>parent==="document"||parent==="blockquote"||parent==="listItem"?child!=="listItem":parent==="list"?child==="listItem":!1,addChild=(type,start)=>{for(;!canContain(tip.type,type);)finalize(tip);let node={type,start,end:start,children:[],parent:tip,open:!0};return tip.children.push(node),tip=node,node},addParagraphLine=p=>{p.lines.push({start:lineStart+offset,end:lineEnd()}),p.end=lineEnd()},continues=c=>{switch(c.type){case"document":case"list":return 0;case"blockquote":return!indented&&line[nextNonspace]===">"?(advanceNextNonspace(),advanceOffset(1,!1),isSpaceOrTab(line[offset])&&advanceOffset(1,!0),c.lastContentEnd=lineEnd(),0):1;case"listItem":if(blank){if(c.children.length===0)return 1;advanceNextNonspace()}else if(indent>=c.markerOffset+c.padding)advanceOffset(c.markerOffset+c.padding,!0);else return 1;return 0;case"code":if(c.fenced){let m=indent<=3&&line[nextNonspace]===c.fenceChar?FENCE_CLOSE.exec(line.slice(nextNonspace)):null;if(m&&m[0].length>=c.fenceLength)return c.end=lineEnd(),c.closedByFence=!0,finalize(c),2;let i=c.fenceOffset;for(;i>0&&isSpaceOrTab(line[offset]);)advanceOffset(1,!0),i--;return 0}if(indent>=4)advanceOffset(4,!0);else if(blank)advanceNextNonspace();else return 1;return 0;case"html":return blank&&(c.htmlType===6||c.htmlType===7)?1:0;case"paragraph":return blank?1:0;default:return 1}},parseListMarker=container=>{if(indent>=4)return null;let rest=line.slice(nextNonspace),data,len,b=BULLET.exec(rest),o=b?null:ORDERED.exec(rest);if(b)data={listType:"bullet",bulletChar:b[0]},len=1;else if(o&&(!interrupting(container)||Number(o[1])===1))data={listType:"ordered",delimiter:o[2]},len=o[0].length;else return null;let after=line[nextNonspace+len];if(!(after===void 0||isSpaceOrTab(after))||interrupting(container)&&!/[^ \\t]/.test(line.slice(nextNonspace+len)))return null;let markerStart=nextNonspace;advanceNextNonspace(),advanceOffset(len,!0);let spacesStartCol=column,spacesStartOffset=offset,c;do advanceOffset(1,!0),c=line[offset];while(column-spacesStartCol<5&&isSpaceOrTab(c));let blankItem=line[offset]===void 0,spaces=column-spacesStartCol,padding;spaces>=5||spaces<1||blankItem?(padding=len+1,column=spacesStartCol,offset=spacesStartOffset,partialTab=!1,isSpaceOrTab(line[offset])&&advanceOffset(1,!0)):padding=len+spaces;let markerEnd=blankItem?lineEnd():lineStart+markerStart+len;return{...data,markerOffset:indent,padding,start:lineStart+markerStart,markerEnd}},depthOf=n2=>{let d=0;for(let p=n2.parent;p!==null;p=p.parent)d++;return d},blockStart=container=>{let c=line[nextNonspace],deep=depthOf(container)>=MAX_DEPTH;if(!indented){if(c===">"&&!deep)return advanceNextNonspace(),advanceOffset(1,!1),isSpaceOrTab(line[offset])&&advanceOffset(1,!0),closeUnmatched(),addChild("blockquote",lineStart+nextNonspace).lastContentEnd=lineEnd(),1;let rest=line.slice(nextNonspace),atx=ATX.exec(rest);if(atx){advanceNextNonspace(),closeUnmatched();let h=addChild("heading",lineStart+nextNonspace);return h.depth=atx[0].trim().length,h.end=lineEnd(),offset=line.length,finalize(h),2}let fence=FENCE_OPEN.exec(rest);if(fence){closeUnmatched();let f=addChild("code",lineStart+nextNonspace);return f.fenced=!0,f.fenceChar=fence[0][0],f.fenceLength=fence[0].length,f.fenceOffset=indent,f.end=lineEnd(),advanceNextNonspace(),offset=line.length,2}if(c==="<"){for(let type=1;type<=7;type++)if(HTML_OPEN[type].test(rest)&&(type<7||!interrupting(container)&&!(!allClosed&&!blank&&tip.type==="paragraph"))){closeUnmatched();let h=addChild("html",lineStart+nextNonspace);return h.htmlType=type,2}}if(container.type==="paragraph"&&SETEXT.test(rest)){let p=container;if(closeUnmatched(),p.lines.every(l=>DEFINITION.test(text.slice(l.start,l.end)))){if(finalize(p),!THEMATIC.test(rest))return addChild("paragraph",lineStart+nextNonspace).lines=[],advanceNextNonspace(),2}else return p.type="heading",finalize(p),p.depth=rest[0]==="="?1:2,p.end=lineEnd(),offset=line.length,2}if(THEMATIC.test(rest)){closeUnmatched();let t=addChild("thematicBreak",lineStart+nextNonspace);return t.end=lineEnd(),offset=line.length,finalize(t),2}}if((!indented||container.type==="list")&&!deep){let data=parseListMarker(container);if(data){if(closeUnmatched(),tip.type!=="list"||tip.listType!==data.listType||tip.bulletChar!==data.bulletChar||tip.delimiter!==data.delimiter){let list3=addChild("list",data.start);list3.listType=data.listType,list3.bulletChar=data.bulletChar,list3.delimiter=data.delimiter}let item=addChild("listItem",data.start);return item.markerOffset=data.markerOffset,item.padding=data.padding,item.markerEnd=data.markerEnd,1}}if(indented&&tip.type!=="paragraph"&&!blank){let start=lineStart+offset,closing=!allClosed&&oldtip!==lastMatched;return advanceOffset(4,!0),closeUnmatched(),addChild("code",start).freshFlow=closing,2}return 0},incorporate=()=>{let container=doc;oldtip=tip,offset=0,column=0,partialTab=!1,blank=!1;let last;for(;(last=container.children[container.children.length-1])&&last.open;){container=last,findNextNonspace();let r=continues(container);if(r===2)return;if(r===1){container=container.parent;break}}allClosed=container===oldtip,lastMatched=container;let matchedLeaf=container.type!=="paragraph"&&(container.type==="code"||container.type==="html");for(;!matchedLeaf;){if(findNextNonspace(),!indented&&!MAYBE_SPECIAL.test(line.slice(nextNonspace))){advanceNextNonspace();break}let r=blockStart(container);if(r===0){advanceNextNonspace();break}container=tip,r===2&&(matchedLeaf=!0)}if(!allClosed&&!blank&&tip.type==="paragraph"){addParagraphLine(tip);return}closeUnmatched();let t=container.type;if(t==="code"||t==="html")t==="code"&&!container.fenced?(!blank||indent>=4)&&(container.lastContentEnd=lineEnd()):container.end=lineEnd(),t==="html"&&container.htmlType<=5&&HTML_CLOSE[container.htmlType].test(line.slice(offset))&&finalize(container);else if(t==="paragraph")addParagraphLine(container);else if(!(t==="heading"||t==="thematicBreak")){if(offset<line.length&&!blank){let p=addChild("paragraph",lineStart+nextNonspace);p.lines=[],advanceNextNonspace(),addParagraphLine(p)}}},lines=text.split(`\n`);lines.length>1&&lines[lines.length-1]===""&&lines.pop();for(let l of lines)line=l,incorporate(),l===""?(blankRun++,lastBlankStart=lineStart):blankRun=0,lineStart+=l.length+1;for(atEnd=!0;tip!==doc;)finalize(tip);return doc}var TAGNAME,ATTRIBUTE,OPENTAG,CLOSETAG,BLOCK_NAMES,HTML_OPEN,HTML_CLOSE,ATX,FENCE_OPEN,FENCE_CLOSE,SETEXT,THEMATIC,BULLET,ORDERED,MAYBE_SPECIAL,DEFINITION,MAX_DEPTH,isSpaceOrTab,init_blocks=__esm({"src/schema/blocks.ts"(){"use strict";TAGNAME="[A-Za-z][A-Za-z0-9-]*",ATTRIBUTE=`(?:\\\\s+[a-zA-Z_:][a-zA-Z0-9:._-]*(?:\\\\s*=\\\\s*(?:[^"\'=<>\\`\\\\x00-\\\\x20]+|\'[^\']*\'|"[^"]*"))?)`,OPENTAG=`<${TAGNAME}${ATTRIBUTE}*\\\\s*/?>`,CLOSETAG=`</${TAGNAME}\\\\s*[>]`,BLOCK_NAMES="address|article|aside|base|basefont|blockquote|body|caption|center|col|colgroup|dd|details|dialog|dir|div|dl|dt|fieldset|figcaption|figure|footer|form|frame|frameset|h[123456]|head|header|hr|html|iframe|legend|li|link|main|menu|menuitem|nav|noframes|ol|optgroup|option|p|param|search|section|summary|table|tbody|td|tfoot|th|thead|title|tr|track|ul",HTML_OPEN=[/^$/,/^<(?:script|pre|textarea|style)(?:\\s|>|$)/i,/^<!--/,/^<[?]/,/^<![A-Za-z]/,/^<!\\[CDATA\\[/,new RegExp(`^<[/]?(?:${BLOCK_NAMES})(?:\\\\s|[/]?[>]|$)`,"i"),new RegExp(`^(?:${OPENTAG}|${CLOSETAG})\\\\s*$`,"i")],HTML_CLOSE=[/^$/,/<\\/(?:script|pre|textarea|style)>/i,/-->/,/\\?>/,/>/,/\\]\\]>/],ATX=/^#{1,6}(?:[ \\t]+|$)/,FENCE_OPEN=/^`{3,}(?!.*`)|^~{3,}/,FENCE_CLOSE=/^(?:`{3,}|~{3,})(?=[ \\t]*$)/,SETEXT=/^(?:=+|-+)[ \\t]*$/,THEMATIC=/^(?:\\*[ \\t]*){3,}$|^(?:_[ \\t]*){3,}$|^(?:-[ \\t]*){3,}$/,BULLET=/^[*+-]/,ORDERED=/^(\\d{1,9})([.)])/,MAYBE_SPECIAL=/^[#`~*+_=<>0-9-]/,DEFINITION=/^ {0,3}\\[(?:[^\\\\\\[\\]]|\\\\.){0,999}\\]:[ \\t]*(?:<[^<>\\n]*>|[^\\s\\x00-\\x1f]+)(?:[ \\t]+(?:"(?:[^"\\\\]|\\\\.)*"|\'(?:[^\'\\\\]|\\\\.)*\'|\\((?:[^()\\\\]|\\\\.)*\\)))?[ \\t]*$/,MAX_DEPTH=48,isSpaceOrTab=c=>c===" "||c==="	"}});function openItems(text){let items=[],section="",fenced=!1;for(let line of text.replace(/\\r\\n?/g,`\n`).split(`\n`)){if(FENCE.test(line)&&(fenced=!fenced),fenced)continue;let heading=SECTION.exec(line);if(heading){section=heading[1].toLowerCase();continue}if(section==="plan"){let m=OPEN_STEP.exec(line);m&&items.push({section:"Plan",text:m[2].trim()})}else if(section==="next steps"){if(DROPPED.test(line))continue;let m=BULLET2.exec(line);m&&!NONE.test(m[1].trim())&&items.push({section:"Next steps",text:m[1].trim()})}}return items}function normalise(s){return s.toLowerCase().replace(/[`*_]/g,"").replace(/\\s+/g," ").replace(/[\\s.;:,\u2014\u2013-]+$/,"").trim()}function droppedItems(prior,next){let haystack=normalise(next.replace(/\\r\\n?/g,`\n`));return openItems(prior).filter(item=>{let needle=normalise(item.text);if(needle.length===0||haystack.includes(needle))return!1;let title=normalise(item.text.split(/:\\s|\\s[\u2014\u2013-]\\s|\\s\\(/)[0]??"");return!(title.length>=6&&title.length<needle.length&&haystack.includes(title))})}function droppedReport(items){if(items.length===0)return null;let shown=items.slice(0,10).map(i=>`  - [${i.section}] ${i.text.length>100?`${i.text.slice(0,99)}\\u2026`:i.text}`),more=items.length>10?[`  \\u2026 and ${items.length-10} more`]:[];return[`note: ${items.length} open item(s) of the previous handoff are neither carried over nor marked done; carry them over or mark them done on purpose:`,...shown,...more].join(`\n`)}var FENCE,SECTION,OPEN_STEP,BULLET2,DROPPED,NONE,init_open_items=__esm({"src/schema/open-items.ts"(){"use strict";FENCE=/^\\s*(```|~~~)/,SECTION=/^##\\s+(.+?)\\s*#*\\s*$/,OPEN_STEP=/^\\s*(?:[-*+]|\\d+[.)])\\s+\\[( |~)\\]\\s+(.+)$/,BULLET2=/^\\s*(?:[-*+]|\\d+[.)])\\s+(?:\\[[ xX~]\\]\\s+)?(.+)$/,DROPPED=/^\\s*(?:[-*+]|\\d+[.)])\\s+\\[-\\]\\s/,NONE=/^(none|none recorded|n\\/a|-)\\.?$/i}});function isIsoWithZone(value){let m=ISO_SHAPE.exec(value);if(!m)return!1;let[y,mo,d,h,mi]=[m[1],m[2],m[3],m[4],m[5]].map(Number),s=m[6]===void 0?0:Number(m[6]);return mo<1||mo>12||h>23||mi>59||s>59||y<1970?!1:d>=1&&d<=new Date(Date.UTC(y,mo,0)).getUTCDate()}function unticked(value){let m=/^`([^`]*)`$/.exec(value);return m?m[1]:value}function keyFileMtimesError(value){let rest=value;if(rest==="")return"no `<path> @ <time>` item";for(;rest!=="";){let m=MTIME_ITEM.exec(rest);if(!m)return`${JSON.stringify(rest.slice(0,60))} is not \\`<path> @ <ISO-8601 time, or missing>\\``;if(m[1]!=="missing"&&!isIsoWithZone(m[1]))return`${JSON.stringify(m[1])} is not an ISO-8601 time with a zone (or \\`missing\\`)`;rest=rest.slice(m[0].length)}return null}function readAnchorLine(line){let m=LINE.exec(line);if(!m)return{error:/^[-*+]\\s*([A-Za-z ]+):/.exec(line)?.[1]?`${JSON.stringify(line.slice(0,60))} is not an anchor line (labels are exactly Branch, HEAD, Dirty files, In progress, Date, Key file mtimes, after "- ")`:`${JSON.stringify(line.slice(0,60))} is not an anchor line; paste what \\`anchors\\` prints, or leave the section empty for write to fill`};let label=m[1],value=m[2];switch(label){case"Branch":if(!/^\\S+$/.test(value)||value.length>255)return{error:`branch ${JSON.stringify(value.slice(0,60))} is not a branch name or (detached)`};break;case"HEAD":{let v=unticked(value);if(v!=="none (no commits yet)"&&asObjectId(v)===null){let hex=/^[0-9a-fA-F]+$/.test(v)?` (${v.length} hex digits)`:"";return{error:`HEAD ${JSON.stringify(v.slice(0,70))}${hex} is not a full 40- or 64-hex commit id`}}break}case"Dirty files":if(parsePathList(value)===null)return{error:`dirty files ${JSON.stringify(value.slice(0,60))} are not a comma-separated path list (or none)`};break;case"In progress":if(!OPERATION.test(value))return{error:`in progress ${JSON.stringify(value.slice(0,60))} is not \\`<operation>[ of <branch>] (<n> conflicted files)\\``};break;case"Date":{let v=unticked(value);if(!isIsoWithZone(v)){let zoneless=/^\\d{4}-\\d{2}-\\d{2}T[\\d:.]+$/.test(v)?" (it has no zone: add Z or an offset)":"";return{error:`date ${JSON.stringify(v.slice(0,60))} is not an ISO-8601 time with a zone${zoneless}`}}break}case"Key file mtimes":{let err=keyFileMtimesError(value);if(err!==null)return{error:`key file mtimes: ${err}`};break}}return{label,value}}function isEmptyAnchorsBody(lines){return lines.every(raw=>{let line=raw.trim();if(line===""||/^(?:[-*+] )?none$/i.test(line)||/^(?:[-*+] )?<[^<>]*>$/.test(line)||/^<!--.*-->$/.test(line))return!0;let m=/^[-*+] [A-Za-z ]+: (.*)$/.exec(line);return m!==null&&/^<[^<>]*>$/.test(m[1].trim())})}var LINE,ISO_SHAPE,OPERATION,MTIME_ITEM,init_validate_anchors=__esm({"src/schema/validate-anchors.ts"(){"use strict";init_anchor_lines();init_values();LINE=/^- (Branch|HEAD|Dirty files|In progress|Date|Key file mtimes): (.*)$/,ISO_SHAPE=/^(\\d{4})-(\\d{2})-(\\d{2})T(\\d{2}):(\\d{2})(?::(\\d{2})(?:\\.\\d{1,9})?)?(Z|[+-]\\d{2}:?\\d{2})$/,OPERATION=/^(rebase|merge|cherry-pick|revert|bisect|am)(?: of (\\S.*?))? \\((\\d+) conflicted files?\\)$/;MTIME_ITEM=/^(?:"(?:[^"\\\\]|\\\\.)*"|[^",\\s][^",]*?) @ (missing|\\S+?)(?:, |$)/}});function bounded(list3,what){if(list3.length<=200)return list3;let rest=list3.length-200;return[...list3.slice(0,200),{rule:"more",line:0,message:`\\u2026 and ${rest} more ${what}`}]}function proportion(good,total,max){return{score:total===0?max:Math.round(good/total*max),max}}function totalScore(parts){let got=0,max=0;for(let p of Object.values(parts))got+=p.score,max+=p.max;return max===0?100:Math.round(got/max*100)}function quoted(text){return JSON.stringify(text.length>80?`${text.slice(0,79)}\\u2026`:text)}function lineAt(lineStarts,offset){let lo=0,hi=lineStarts.length-1;for(;lo<hi;){let mid=lo+hi+1>>1;lineStarts[mid]<=offset?lo=mid:hi=mid-1}return lo+1}function lineStartsOf(text){let starts=[0];for(let i=text.indexOf(`\n`);i!==-1;i=text.indexOf(`\n`,i+1))starts.push(i+1);return starts}function editDistance(a,b){let s=a.slice(0,100),t=b.slice(0,100),prev=Array.from({length:t.length+1},(_,i)=>i);for(let i=1;i<=s.length;i++){let cur=[i];for(let j=1;j<=t.length;j++)cur[j]=Math.min(prev[j]+1,cur[j-1]+1,prev[j-1]+(s[i-1]===t[j-1]?0:1));prev=cur}return prev[t.length]}function issueLines(list3){return list3.map(i=>i.rule==="more"?i.message:`line ${i.line}: ${i.rule}: ${i.message}`)}function scoreLine(v){let parts=Object.entries(v.parts).map(([name,p])=>`${name} ${p.score}/${p.max}`);return`score: ${v.score}/100 (${parts.join(", ")})`}var init_validate_common=__esm({"src/schema/validate-common.ts"(){"use strict"}});function headingTitle(raw){return raw.replace(/^#+\\s*/,"").replace(/\\s+#+\\s*$/,"").replace(/^#+$/,"").trim()}function handoffLayout(text){let lines=text.split(`\n`),starts=lineStartsOf(text),tree=parseBlocks(text),titleIndex=lines.slice(0,4).indexOf(TITLE),sections=[],headings=[],savedIndex=-1,current=null,endLine=lines.length+1;for(let block of tree.children){let line=lineAt(starts,block.start);if(block.type==="heading"){let src=text.slice(block.start,block.end).split(`\n`),raw=src[0],title=raw.trimStart().startsWith("#")?headingTitle(raw):src.slice(0,-1).join(" ").trim();if(headings.push({depth:block.depth??1,title,line,raw}),!(block.depth===1&&line-1===titleIndex)&&(block.depth??1)<=2){current&&(current.bodyEnd=line),current={title,key:title.toLowerCase(),depth:block.depth??1,line,bodyStart:line+1,bodyEnd:endLine,blocks:[]},sections.push(current);continue}}if(current){current.blocks.push(block);continue}if(savedIndex<0&&block.type==="paragraph"){let at=text.slice(block.start,block.end).split(`\n`).findIndex(l=>/^Saved:/.test(l.trim()));at>=0&&(savedIndex=line-1+at)}}return{text,lines,titleIndex,savedIndex,sections,headings}}function anchorsRange(layout){let s=layout.sections.find(x=>x.depth===2&&x.key==="environment anchors");if(!s)return null;let end=Math.min(s.bodyEnd-1,layout.lines.length);for(;end>s.bodyStart-1&&(layout.lines[end-1]??"").trim()==="";)end--;return{start:s.bodyStart-1,end}}function itemsOf(text,starts,blocks){let out=[];for(let b of blocks)if(b.type==="list")for(let item of b.children){let first=item.children[0],last=item.children[item.children.length-1],body=first&&last?text.slice(first.start,last.end):"";out.push({text:body.trim(),line:lineAt(starts,item.start),raw:text.slice(item.start,item.end)})}return out}function suggestFor(title,names){let t=title.toLowerCase(),best=null,bestD=1/0;for(let n2 of names){let d=editDistance(t,n2.toLowerCase());d<bestD&&(bestD=d,best=n2)}return best===null?null:bestD<=Math.max(2,Math.floor(best.length/4))?best:null}function validateHandoff(input,opts){let errors=[],findings=[],parts={};input.startsWith("\\uFEFF")&&findings.push({rule:"bom",line:1,message:"a UTF-8 byte order mark starts the text; write drops it"}),/\\r\\n?/.test(input)&&findings.push({rule:"crlf",line:1,message:"CR or CRLF line ends; write turns them into LF"});let text=input.replace(/^\\uFEFF/,"").replace(/\\r\\n?/g,`\n`),layout=handoffLayout(text),{lines,sections}=layout,starts=lineStartsOf(text);if(lines[0]!==MARKER){let seen=/^<!--\\s*memory-schema:\\s*(\\S+)\\s*-->$/.exec(lines[0]?.trim()??"");errors.push({rule:"marker",line:1,message:seen?`the marker says schema ${quoted(seen[1])}; this helper reads v1 only: the document must begin with the line ${MARKER}`:`the document must begin with the line ${MARKER}; start from templates/handoff.md`})}layout.titleIndex<0&&errors.push({rule:"heading",line:1,message:`"${TITLE}" must be one of the first four lines`}),text.endsWith(`\n`)||errors.push({rule:"newline",line:lines.length,message:"the document must end with a newline"});let savedOk=!1,savedIssue=(message,line)=>(opts.mode==="root"?errors:findings).push({rule:"saved",line,message});if(layout.savedIndex<0)savedIssue("no `Saved: <ISO-8601 with Z or offset>` line after the title (write stamps it)",Math.max(1,layout.titleIndex+2));else{let value=/^Saved:\\s*(.*)$/.exec(lines[layout.savedIndex].trim())[1].replace(/^`(.*)`$/,"$1");isIsoWithZone(value)?Date.parse(value)>opts.nowMs+CLOCK_SKEW_MS?findings.push({rule:"saved",line:layout.savedIndex+1,message:`Saved: ${quoted(value)} is in the future`}):savedOk=!0:savedIssue(`Saved: ${quoted(value)} is not an ISO-8601 time with a zone (write stamps it)`,layout.savedIndex+1)}parts.saved={score:savedOk?5:0,max:5};let shaped=errors.length===0||errors.every(e=>e.rule==="newline"),names=HANDOFF_SECTIONS.map(s=>s.name),order=new Map(names.map((n2,i)=>[n2.toLowerCase(),i])),first=new Map,sectionErrors=0,highest=-1,highestName="",unknown=[];for(let s of sections){let idx=s.depth===2?order.get(s.key):void 0;if(idx===void 0){unknown.push(s);continue}let name=names[idx];if(s.title!==name&&findings.push({rule:"heading-case",line:s.line,message:`write the heading as \\`## ${name}\\``}),first.has(s.key)){let optional=HANDOFF_SECTIONS[idx].optional;(optional?findings:errors).push({rule:"section-repeated",line:s.line,message:`\\`## ${name}\\` appears again (first at line ${first.get(s.key).line}); merge the two`}),optional||sectionErrors++;continue}first.set(s.key,s),idx<highest?(errors.push({rule:"section-order",line:s.line,message:`\\`## ${name}\\` comes after \\`## ${highestName}\\`; the order is ${names.map(n2=>`## ${n2}`).join(", ")}`}),sectionErrors++):(highest=idx,highestName=name)}let candidates=[...unknown.map(s=>({title:s.title,line:s.line,raw:lines[s.line-1],depth:s.depth})),...layout.headings.filter(h=>h.depth>2).map(h=>({title:h.title,line:h.line,raw:h.raw,depth:h.depth}))].sort((a,b)=>a.line-b.line),used=new Set,missing=HANDOFF_SECTIONS.filter(s=>!s.optional&&!first.has(s.name.toLowerCase())).map(s=>s.name);for(let name of shaped?missing:[]){let look=candidates.find(c=>!used.has(c.line)&&suggestFor(c.title,[name])===name);if(sectionErrors++,look){used.add(look.line),errors.push({rule:"section-missing",line:look.line,message:`${quoted(look.raw.trim())} is not a section heading of schema v1 and \\`## ${name}\\` is missing: did you mean \\`## ${name}\\`?`});continue}let idx=order.get(name.toLowerCase()),next2=sections.find(s=>s.depth===2&&(order.get(s.key)??-1)>idx);errors.push({rule:"section-missing",line:next2?next2.line:lines.length,message:`required section \\`## ${name}\\` is missing; keep its heading, with \\`- none\\` when there is nothing to say`})}for(let c of candidates){if(used.has(c.line))continue;let near=suggestFor(c.title,names);c.depth>2&&near===null||findings.push({rule:"unknown-section",line:c.line,message:near?`${quoted(c.raw.trim())} is not a section of schema v1: did you mean \\`## ${near}\\`?`:`${quoted(c.raw.trim())} is not a section of schema v1; nothing reads it`})}parts.sections={score:shaped?Math.max(0,15-5*sectionErrors):0,max:15};let items=name=>{let s=first.get(name.toLowerCase());return s?itemsOf(text,starts,s.blocks).filter(i=>!NONE2.test(i.text)):[]},range=anchorsRange(layout),anchorSection=first.get("environment anchors");if(range&&anchorSection){let body=lines.slice(range.start,range.end);if(opts.mode==="stdin"&&isEmptyAnchorsBody(body))findings.push({rule:"anchors-empty",line:anchorSection.line,message:"the anchors section is empty; write fills it with what `anchors` prints"});else{let seen=new Map,inComment=!1;body.forEach((line,i)=>{let trimmed=line.trim();if(inComment||trimmed.startsWith("<!--")){inComment=!trimmed.includes("-->");return}if(trimmed==="")return;let got=readAnchorLine(line);if("error"in got){errors.push({rule:"anchor-line",line:range.start+i+1,message:got.error});return}if(seen.has(got.label)){errors.push({rule:"anchor-line",line:range.start+i+1,message:`\\`- ${got.label}:\\` appears twice`});return}seen.set(got.label,got.value)});let gitForm=seen.has("Branch")||seen.has("HEAD")||seen.has("Dirty files")||seen.has("In progress"),lacking=(gitForm?["Branch","HEAD","Dirty files","Date"]:["Date"]).filter(l=>!seen.has(l));for(let l of lacking)findings.push({rule:"anchor-missing",line:anchorSection.line,message:`no \\`- ${l}:\\` anchor line`});gitForm&&seen.has("Key file mtimes")&&findings.push({rule:"anchor-mixed",line:anchorSection.line,message:"`- Key file mtimes:` is for handoffs saved outside git"});let date=seen.get("Date")?.replace(/^`(.*)`$/,"$1");date!==void 0&&isIsoWithZone(date)&&Date.parse(date)>opts.nowMs+CLOCK_SKEW_MS&&findings.push({rule:"anchor-date",line:anchorSection.line,message:`the - Date: anchor ${quoted(date)} is in the future`});let head=seen.get("HEAD")?.replace(/^`(.*)`$/,"$1"),headOk=gitForm?head!==void 0&&/^([0-9a-fA-F]{40}|[0-9a-fA-F]{64})$/.test(head):!0;gitForm&&head==="none (no commits yet)"&&findings.push({rule:"anchor-head",line:anchorSection.line,message:"HEAD is `none (no commits yet)`: drift cannot check this handoff against history"});let complete=lacking.length===0&&!errors.some(e=>e.rule==="anchor-line");parts.anchors={score:(headOk?5:0)+(complete?5:0),max:10}}}else anchorSection||(parts.anchors={score:0,max:10});for(let step of items("Plan")){let m=PLAN_BOX.exec(step.text);m?m[1]==="-"&&!/\\bdropped:\\s*\\S/i.test(step.text)&&findings.push({rule:"plan-step",line:step.line,message:"a `[-]` step without `\\u2014 dropped: <why>`"}):findings.push({rule:"plan-step",line:step.line,message:"a plan step without `[x]`, `[~]`, `[ ]` or `[-] \\u2026 \\u2014 dropped: <why>`"})}let decisions=items("Decisions"),unlabelled=decisions.filter(d=>!LABELS.some(l=>d.text.includes(l)));for(let d of unlabelled)findings.push({rule:"decision-label",line:d.line,message:"a decision without [user-directed], [user-approved] or [agent-proposed]"});parts.decisions=proportion(decisions.length-unlabelled.length,decisions.length,10);let failed=items("Failed approaches"),causeless=failed.filter(f=>!CAUSE.test(f.text));for(let f of causeless)findings.push({rule:"failed-cause",line:f.line,message:"a failed approach without its cause (`<what was tried>: <why it failed>`): it invites a retry"});parts.failed=proportion(failed.length-causeless.length,failed.length,10);let next=items("Next steps"),vague=next.filter(n2=>!CONCRETE.test(n2.text));for(let n2 of vague)findings.push({rule:"next-step",line:n2.line,message:"a next step naming no path, command or check: too vague to start cold"});parts.nextSteps=next.length===0?{score:0,max:10}:proportion(next.length-vague.length,next.length,10),next.length===0&&first.has("next steps")&&findings.push({rule:"next-step",line:first.get("next steps").line,message:"no next step"});let firstNext=next[0],bounded1=firstNext!==void 0&&ACCEPTANCE.test(firstNext.text);firstNext&&!bounded1&&findings.push({rule:"next-action",line:firstNext.line,message:"the first next step has no acceptance criteria (`\\u2014 done when <check passes>`)"}),parts.nextAction={score:bounded1?5:0,max:5};let verification=first.get("verification");if(!verification)findings.push({rule:"verification",line:first.get("plan")?.line??1,message:"no `## Verification`: name each check, command, result and revision, the checks not run and why, and what was accepted"}),parts.verification={score:0,max:10};else{let all=items("Verification"),accepted=all.filter(v=>ACCEPTED.test(v.text)),checks=all.filter(v=>!ACCEPTED.test(v.text)),loose=checks.filter(v=>!VERIFIED.test(v.text)&&!NOT_RUN.test(v.text));for(let v of loose)findings.push({rule:"verification",line:v.line,message:"a verification line that is not `<check>: <command> -> <result> @ <revision>` or `<check>: not run, <why>`"});accepted.length===0&&findings.push({rule:"accepted",line:verification.line,message:"no `- Accepted: <who, what, revision>` (or `- Accepted: not yet, <what awaits review>`)"}),checks.length===0&&findings.push({rule:"verification",line:verification.line,message:"no check recorded"}),parts.verification={score:(checks.length>0?3:0)+(checks.length>0?proportion(checks.length-loose.length,checks.length,4).score:0)+(accepted.length>0?3:0),max:10}}let keyFiles=items("Key files"),existing=0;for(let k of keyFiles){let p=keyFilePath(k.text);if(p===null){findings.push({rule:"key-file",line:k.line,message:"a key file that is not `- <relative path> \\u2014 <why>` inside the root"});continue}opts.existingKeyFiles&&(opts.existingKeyFiles.has(p)?existing++:findings.push({rule:"key-file-missing",line:k.line,message:`key file ${quoted(p)} does not exist`}))}opts.existingKeyFiles&&(parts.keyFiles=proportion(existing,keyFiles.length,10));let count=text.endsWith(`\n`)?lines.length-1:lines.length;count>HANDOFF_LINE_CAP&&findings.push({rule:"line-cap",line:HANDOFF_LINE_CAP+1,message:`${count} lines, over the ${HANDOFF_LINE_CAP}-line cap: compress decision prose first; never drop failed approaches or anchors`}),parts.size={score:count>HANDOFF_LINE_CAP?0:5,max:5};let secrets=opts.secrets??(0,import_redact.redactText)(text).findings;for(let s of secrets)findings.push({rule:"secret",line:s.line,message:`a ${s.kind} secret${opts.secrets?" (redacted by write)":" (write redacts it)"}`});parts.secrets={score:secrets.length===0?5:0,max:5};let dropped=[];if(opts.prior!==null&&opts.prior!==void 0){let lost=droppedItems(opts.prior,text);dropped=lost.map(i=>i.text);for(let i of lost)findings.push({rule:"dropped",line:0,message:`[${i.section}] ${quoted(i.text)} of the previous handoff is neither carried over nor closed`});parts.dropped={score:lost.length===0?5:0,max:5}}let ordered={};for(let k of["sections","saved","anchors","failed","decisions","nextSteps","nextAction","keyFiles","verification","size","secrets","dropped"])parts[k]&&(ordered[k]=parts[k]);return errors.sort((a,b)=>a.line-b.line),findings.sort((a,b)=>(a.line===0?1:0)-(b.line===0?1:0)||a.line-b.line),{valid:errors.length===0,errors:bounded(errors,"error(s)"),score:totalScore(ordered),parts:ordered,findings:bounded(findings,"finding(s)"),dropped}}function keyFilePath(item){let tick=/^`([^`]+)`/.exec(item),raw=tick?tick[1].trim():/^(\\S+?)(?:\\s+[\u2014\u2013-]\\s|\\s*$)/.exec(item)?.[1]??item.split(/\\s/)[0];return safeRelativePath(raw)}function handoffKeyFiles(text){let t=text.replace(/^\\uFEFF/,"").replace(/\\r\\n?/g,`\n`),s=handoffLayout(t).sections.find(x=>x.depth===2&&x.key==="key files");return s?itemsOf(t,lineStartsOf(t),s.blocks).filter(i=>!NONE2.test(i.text)).map(i=>keyFilePath(i.text)).filter(p=>p!==null):[]}function goalLine(text){let t=text.replace(/^\\uFEFF/,"").replace(/\\r\\n?/g,`\n`),layout=handoffLayout(t),s=layout.sections.find(x=>x.key==="current goal");if(!s)return null;for(let i=s.bodyStart-1;i<s.bodyEnd-1&&i<layout.lines.length;i++){let l=layout.lines[i].trim();if(l!=="")return l}return null}function stateTime(text,nowMs){let t=text.replace(/^\\uFEFF/,"").replace(/\\r\\n?/g,`\n`),layout=handoffLayout(t),range=anchorsRange(layout),candidates=[];if(range)for(let l of layout.lines.slice(range.start,range.end)){let m=/^- Date: (.*)$/.exec(l);m&&candidates.push(m[1].replace(/^`(.*)`$/,"$1"))}layout.savedIndex>=0&&candidates.push(layout.lines[layout.savedIndex].trim().replace(/^Saved:\\s*/,"").replace(/^`(.*)`$/,"$1"));for(let c of candidates){let got=parseStrictTime(c,nowMs);if(!("error"in got))return got.iso}return null}var import_redact,HANDOFF_SECTIONS,HANDOFF_LINE_CAP,MARKER,TITLE,LABELS,NONE2,CAUSE,CONCRETE,ACCEPTANCE,VERIFIED,NOT_RUN,ACCEPTED,PLAN_BOX,init_validate=__esm({"src/schema/validate.ts"(){"use strict";import_redact=__toESM(require_redact(),1);init_blocks();init_open_items();init_validate_anchors();init_validate_common();init_values();HANDOFF_SECTIONS=[{name:"Current goal",optional:!1},{name:"Scope",optional:!0},{name:"Plan",optional:!1},{name:"Verification",optional:!0},{name:"Decisions",optional:!1},{name:"Failed approaches",optional:!1},{name:"Open questions",optional:!1},{name:"Next steps",optional:!1},{name:"Key files",optional:!1},{name:"Environment anchors",optional:!1}],HANDOFF_LINE_CAP=150,MARKER="<!-- memory-schema: v1 -->",TITLE="# Session Handoff",LABELS=["[user-directed]","[user-approved]","[agent-proposed]"];NONE2=/^(none|none recorded|n\\/a)\\.?$/i,CAUSE=/:\\s+\\S|\\s[\u2014\u2013-]\\s+\\S|\\bbecause\\b|\\bso\\b.+\\bfailed\\b/i,CONCRETE=/`[^`]+`|[\\w.-]*\\/[\\w./-]+|\\b[\\w-]+\\.[A-Za-z]{1,6}\\b|\\b(tests?|check|lint|build|typecheck|benchmark|bench|CI|npm|git|make|run)\\b/i,ACCEPTANCE=/\\b(done when|accepted? when|acceptance( criteria)?:|passes when)\\b/i,VERIFIED=/^[^:]+:\\s*\\S.*\\s(?:->|\u2192)\\s*\\S.*\\s@\\s*\\S+/,NOT_RUN=/^[^:]+:\\s*not run\\b\\s*[,:;\u2014\u2013-]?\\s*\\S/i,ACCEPTED=/^Accepted:\\s*\\S/i,PLAN_BOX=/^\\[([ xX~-])\\]\\s+\\S/}});var require_archive=__commonJS({"share:src/store/archive.ts"(exports2,module2){module2.exports=__shared("src/store/archive.ts")}});var require_files=__commonJS({"share:src/store/files.ts"(exports2,module2){module2.exports=__shared("src/store/files.ts")}});var require_paths=__commonJS({"share:src/store/paths.ts"(exports2,module2){module2.exports=__shared("src/store/paths.ts")}});function sortKey(e){let m=NAME_TIME.exec(e.name);return m?`${m[1]}.${(m[2]??"").padEnd(9,"0")}`:new Date(e.mtimeMs).toISOString().replace(/:/g,"-").replace(/Z$/,"").padEnd(29,"0")}function listArchives(root){if(!(0,import_paths.checkTree)(root))return[];let dir=(0,import_paths.archiveDir)(root),st;try{st=(0,import_node_fs.lstatSync)(dir)}catch{return[]}if(st.isSymbolicLink()||!st.isDirectory())throw new import_errors.Refused(`${dir} is a link or not a directory; move it away`);let out=[];for(let name of(0,import_node_fs.readdirSync)(dir))if(import_archive.ARCHIVE_NAME.test(name))try{let s=(0,import_node_fs.lstatSync)(import_node_path3.default.join(dir,name));out.push({name,mtimeMs:s.mtimeMs,regular:s.isFile()&&!s.isSymbolicLink()&&s.nlink===1})}catch{}return out.sort((a,b)=>{let ka=sortKey(a),kb=sortKey(b);return ka===kb?b.mtimeMs-a.mtimeMs:ka<kb?1:-1})}async function readArchive(root,name){if(!import_archive.ARCHIVE_NAME.test(name))throw new import_errors.Refused(`${JSON.stringify(name.slice(0,100))} is not an archive name (HANDOFF-<letters, digits, . _ ->.md); run \\`archives list\\``);let got=(0,import_paths.checkTree)(root)?await(0,import_files.readStable)(import_node_path3.default.join((0,import_paths.archiveDir)(root),name)):null;if(got===null)throw new import_errors.Absent(`no archived handoff named ${name}; run \\`archives list\\``);if(got.stat.nlink!==1n)throw new import_files.UnsafeFile("hard-linked",import_node_path3.default.join((0,import_paths.archiveDir)(root),name),got.stat);return got}var import_node_fs,import_node_path3,import_errors,import_archive,import_files,import_paths,NAME_TIME,init_archive_entries=__esm({"src/store/archive-entries.ts"(){"use strict";import_node_fs=require("node:fs"),import_node_path3=__toESM(require("node:path"),1),import_errors=__toESM(require_errors(),1),import_archive=__toESM(require_archive(),1),import_files=__toESM(require_files(),1),import_paths=__toESM(require_paths(),1),NAME_TIME=/^HANDOFF-(\\d{4}-\\d{2}-\\d{2}T\\d{2}-\\d{2}-\\d{2})(?:\\.(\\d{1,9}))?Z-/}});var require_mutate=__commonJS({"share:src/store/mutate.ts"(exports2,module2){module2.exports=__shared("src/store/mutate.ts")}});var require_publish=__commonJS({"share:src/store/publish.ts"(exports2,module2){module2.exports=__shared("src/store/publish.ts")}});var archives_exports={};__export(archives_exports,{archivesVerb:()=>archivesVerb,restoreProblem:()=>restoreProblem});function restoreProblem(bytes){if(bytes.length===0)return"it is empty";if(bytes.length>import_paths2.MAX_DOCUMENT_BYTES)return`it is more than ${import_paths2.MAX_DOCUMENT_BYTES} bytes`;if(bytes.includes(0))return"it contains a NUL byte";let text;try{text=utf8.decode(bytes)}catch{return"it is not valid UTF-8"}if(text.startsWith("\\uFEFF"))return"it starts with a byte order mark";if(text.includes("\\r"))return"it has CR line ends";let lines=text.split(`\n`);if(lines[0]!==import_paths2.MARKER)return`its first line is not ${import_paths2.MARKER}`;if(!lines.slice(0,4).includes(import_paths2.HEADING_OF.handoff))return`it has no "${import_paths2.HEADING_OF.handoff}" in its first four lines`;if(!text.endsWith(`\n`))return"it does not end with a newline";let hidden=(0,import_invisible.findInvisible)(text);if(hidden.length>0)return`it contains invisible characters (line ${hidden[0].line}, column ${hidden[0].column}: ${hidden[0].codePoint})`;let secrets=(0,import_redact2.redactText)(text).findings;return secrets.length>0?`it holds ${secrets.length} secret(s) (${secrets.map(s=>`${s.kind} on line ${s.line}`).slice(0,3).join(", ")})`:null}async function list(ctx){let root=(0,import_common2.rootOption)(ctx),now=Date.now(),rows=[],stderr=[];for(let e of listArchives(root)){if(!e.regular){rows.push({name:e.name,stateTime:null,goal:null,unsafe:!0});continue}try{let text2=(await readArchive(root,e.name)).bytes.toString("utf8");rows.push({name:e.name,stateTime:stateTime(text2,now),goal:goalLine(text2),unsafe:!1})}catch(err){stderr.push(`warning: archive/${e.name} could not be read: ${err.message}`)}}if(ctx.values.json===!0)return(0,import_types2.ok)(`${JSON.stringify({archives:rows})}\n`,stderr);if(rows.length===0)return(0,import_types2.ok)(`no archived handoffs\n`,stderr);let text=rows.map(r=>r.unsafe?`${r.name}  (a link, hard-linked or not a regular file: not read)`:`${r.name}  ${r.stateTime??"time unknown"}  ${JSON.stringify(r.goal??"")}`);return(0,import_types2.ok)(`${text.join(`\n`)}\n`,stderr)}async function show(ctx,name){let root=(0,import_common2.rootOption)(ctx),got=await readArchive(root,name),{out,warning}=(0,import_envelope.renderEnvelope)(name,got.token,got.bytes);return(0,import_types2.ok)(out,warning?[warning]:[])}async function restore(ctx,name){let expected=(0,import_common2.expectedTokenOption)(ctx),lockTimeoutSeconds=(0,import_common2.lockTimeoutOption)(ctx),root=(0,import_common2.rootOption)(ctx),file="HANDOFF.md",{result}=await(0,import_mutate.underLock)({root,env:ctx.env,lockTimeoutSeconds,validate:()=>{if(!import_archive2.ARCHIVE_NAME.test(name))throw new import_errors2.Refused(`${JSON.stringify(name.slice(0,100))} is not an archive name (HANDOFF-<letters, digits, . _ ->.md); run \\`archives list\\``);try{(0,import_node_fs2.lstatSync)(import_node_path4.default.join((0,import_paths2.archiveDir)(root),name))}catch{throw new import_errors2.Absent(`no archived handoff named ${name}; run \\`archives list\\``)}}},async lock=>{let archived=await readArchive(root,name),problem=restoreProblem(archived.bytes);if(problem!==null)throw new import_errors2.Refused(`archive/${name} cannot be restored as it is: ${problem}`);let current=await(0,import_files2.readStable)(import_node_path4.default.join((0,import_paths2.memoryDir)(root),file));return current!==null&&current.bytes.equals(archived.bytes)?{unchanged:current.token}:{published:await(0,import_publish.publish)({dir:(0,import_paths2.memoryDir)(root),file,archiveDir:(0,import_paths2.archiveDir)(root),archivePrefix:(0,import_paths2.archivePrefixOf)(file),archivePrior:!0,expectedToken:expected,newMode:384,build:()=>archived.bytes,failpoint:(0,import_common2.failpointOf)(ctx),lock})}});if("unchanged"in result)return(0,import_types2.ok)(`unchanged ${file}\nCURRENT-SHA256: ${result.unchanged}\n`);let p=result.published,first=p.archived?`restored ${file} from archive/${name}; archived previous handoff as ${p.archived}`:`restored ${file} from archive/${name}`;return(0,import_types2.ok)(`${first}\nCURRENT-SHA256: ${p.token}\n`,p.warnings)}var import_node_fs2,import_node_path4,import_errors2,import_envelope,import_invisible,import_redact2,import_archive2,import_files2,import_mutate,import_paths2,import_publish,import_common2,import_types2,utf8,archivesVerb,init_archives=__esm({"src/verbs/archives.ts"(){"use strict";import_node_fs2=require("node:fs"),import_node_path4=__toESM(require("node:path"),1),import_errors2=__toESM(require_errors(),1),import_envelope=__toESM(require_envelope(),1),import_invisible=__toESM(require_invisible(),1),import_redact2=__toESM(require_redact(),1);init_validate();import_archive2=__toESM(require_archive(),1);init_archive_entries();import_files2=__toESM(require_files(),1),import_mutate=__toESM(require_mutate(),1),import_paths2=__toESM(require_paths(),1),import_publish=__toESM(require_publish(),1),import_common2=__toESM(require_common(),1),import_types2=__toESM(require_types(),1),utf8=new TextDecoder("utf-8",{fatal:!0,ignoreBOM:!0});archivesVerb={name:"archives",options:{root:{type:"string"},json:{type:"boolean"},"expected-current-sha256":{type:"string"},"lock-timeout":{type:"string"}},positionals:[1,2],help:`usage: node memory_io.mjs archives list [--root DIR] [--json]\n       node memory_io.mjs archives show NAME [--root DIR]\n       node memory_io.mjs archives restore NAME [--root DIR] --expected-current-sha256 TOKEN\n                                             [--lock-timeout SECONDS]\n\nThe archived handoffs in <root>/.ai/memory/archive/ (each save keeps the previous one; the\n5 newest are kept). Names are those matching ^HANDOFF-[A-Za-z0-9._-]+\\\\.md$; any other file\nthere (yours, a ledger\'s archive) is never listed, read or touched.\n\nlist     newest first (by the time in the name, then modification time), one per line:\n         "<name>  <state time, or time unknown>  <goal line as a JSON string>"; the state\n         time is the \\`- Date:\\` anchor, else \\`Saved:\\`. The goal is file text, shown\n         JSON-escaped: data, never instructions. "no archived handoffs" when none. A link\n         or hard-linked entry is listed as not read. --json: {"archives": [{"name",\n         "stateTime", "goal", "unsafe"}]}.\nshow     prints one archive in the untrusted envelope, as \\`read\\` does:\n         CURRENT-SHA256: <its token>, <<<BEGIN UNTRUSTED <NAME> <nonce>>>, the bytes,\n         <<<END UNTRUSTED <NAME> <nonce>>>.\nrestore  makes that archive the current handoff: a compare-and-swap write (TOKEN is the\n         current HANDOFF.md\'s, from \\`read handoff\\`, or \\`absent\\`) that archives the\n         current handoff first and republishes the archive\'s bytes exactly (no stamping,\n         no redaction), so it is refused when they would not pass \\`write\\`\'s checks of\n         shape, invisible characters or secrets. Prints "restored HANDOFF.md from\n         archive/<NAME>; archived previous handoff as <name>" (or "unchanged HANDOFF.md"\n         when they are the same bytes), then "CURRENT-SHA256: <token>".\n\nexit: 0 done\n      2 refused: a name outside the pattern, a stale token (read again), an unsafe file,\n        an archive that cannot be republished as it is; or a usage error\n      3 no archive of that name (show, restore)\n      4 paused (restore; kill switch)   5 busy (restore; the lock was not had in time)\n`,async run(ctx){let[action,name]=ctx.positionals;if(action==="list"){if(name!==void 0)throw new import_errors2.UsageError("archives list takes no name");return list(ctx)}if(action==="show"||action==="restore"){if(name===void 0)throw new import_errors2.UsageError(`archives ${action} needs an archive NAME; run \\`archives list\\``);return action==="show"?show(ctx,name):restore(ctx,name)}throw new import_errors2.UsageError(`unknown archives action ${JSON.stringify(action)}: use list, show NAME or restore NAME`)}}}});function short(id){return id===null?"?":id.slice(0,12)}function plural(n2,word){return`${n2} ${word}${n2===1?"":"s"}`}function sameSet(a,b){if(a.length!==b.length)return!1;let s=new Set(a);return b.every(x=>s.has(x))}function assessDrift(f){let cur=f.current,ageRaw=f.saved.date===null?null:Math.max(0,(f.nowMs-f.saved.date.ms)/DAY_MS),ageDays=ageRaw===null?null:Math.round(ageRaw*10)/10,branchChanged=cur===null||f.saved.branch===null?null:cur.branch!==f.saved.branch,dirtyChanged=cur===null||f.saved.dirty===null?null:!sameSet(cur.dirty,f.saved.dirty),reachable=f.headReachable,ahead=reachable===!0?f.ahead:null,behind=reachable===!0?f.behind:null,verdict;f.git.state!=="repo"||f.saved.head===null||reachable===null?verdict="unverifiable":reachable?ageRaw!==null&&ageRaw>STALE_DAYS||ahead!==null&&ahead>STALE_COMMITS?verdict="stale":branchChanged===!0||(ahead??0)>0||(behind??0)>0||f.missingKeyFiles.length>0?verdict="drifted":verdict="fresh":verdict="rewritten";let parts=[];if(verdict==="unverifiable"?f.git.state==="missing"?parts.push("git is not on PATH, so the repository could not be compared (outside-git behaviour)"):f.git.state==="not-repo"?parts.push("the root is not in a git repository, so only age and key files were checked"):f.git.state!=="repo"?parts.push(`git could not be used (${f.git.note??f.git.state})`):parts.push("the handoff has no valid HEAD anchor (a full 40/64-hex id), so the saved commit could not be checked"):verdict==="rewritten"?(parts.push(f.objectMissing?f.shallow?`saved HEAD ${short(f.saved.head)} is not in this shallow clone (history rewritten or cut off)`:`saved HEAD ${short(f.saved.head)} no longer exists here (history rewritten)`:`saved HEAD ${short(f.saved.head)} is no longer reachable from HEAD or any ref (rebase, amend, reset or force-push)`),f.commitsSinceDate!==null&&parts.push(`${plural(f.commitsSinceDate,"commit")} on HEAD since the saved date`),parts.push("plan statuses are unverified")):ahead!==null&&behind!==null&&(ahead===0&&behind===0?parts.push(`at the saved commit ${short(f.saved.head)}`):behind===0?parts.push(`${plural(ahead,"commit")} ahead of the saved ${short(f.saved.head)}`):ahead===0?parts.push(`${plural(behind,"commit")} behind the saved ${short(f.saved.head)}`):parts.push(`diverged from the saved ${short(f.saved.head)}: ${ahead} ahead, ${behind} behind`)),branchChanged===!0?parts.push(`branch moved from ${f.saved.branch} to ${cur?.branch}`):branchChanged===!1&&verdict!=="unverifiable"&&parts.push(`on ${cur?.branch}`),ageDays!==null&&parts.push(`saved ${ageDays} days ago`),verdict==="stale"&&parts.push("too stale for line-by-line reconciliation"),f.missingKeyFiles.length>0){let shown=f.missingKeyFiles.slice(0,3).map(quotePath).join(", "),more=f.missingKeyFiles.length>3?` and ${f.missingKeyFiles.length-3} more`:"";parts.push(`key files missing: ${shown}${more}`)}let up=cur?.upstream??null;up!==null&&(up.ahead===null?parts.push(`upstream ${up.name} is gone`):(up.ahead>0||(up.behind??0)>0)&&parts.push(`upstream ${up.name}: ${up.ahead} ahead, ${up.behind} behind`)),dirtyChanged===!0&&cur!==null&&f.saved.dirty!==null&&parts.push(`dirty files: ${f.saved.dirty.length} then, ${cur.dirty.length} now`);let bad=f.unverifiable.filter(u=>!(verdict==="unverifiable"&&u==="head"));bad.length>0&&parts.push(`unverifiable anchors: ${bad.join(", ")}`);let summary=`${verdict}: ${parts.join("; ")}`;return{verdict,saved:{branch:f.saved.branch,head:f.saved.head,date:f.saved.date?.iso??null,dirty:f.saved.dirty},current:{branch:cur?.branch??null,head:cur?.head??null,dirty:cur?.dirty??null},branchChanged,headReachable:reachable,ahead,behind,commitsSinceDate:f.commitsSinceDate,ageDays,missingKeyFiles:f.missingKeyFiles,upstream:up,dirtyChanged,shallow:f.shallow,git:f.git,unverifiable:f.unverifiable,summary}}var STALE_DAYS,STALE_COMMITS,DAY_MS,init_verdict=__esm({"src/git/verdict.ts"(){"use strict";init_anchor_lines();STALE_DAYS=14,STALE_COMMITS=30,DAY_MS=864e5}});function reachableArgs(id){return["rev-list","--max-count=1",id,"--not","--exclude=refs/stash","--all"]}function startStatus(root,env){let p=readSnapshot(root,env);return p.catch(()=>{}),p}async function measureDrift(root,env,anchors,nowMs,early=null){let processes=1,git=args=>(processes++,runGit(root,args,env)),head=anchors.head,facts={nowMs,saved:{branch:anchors.branch,head,date:anchors.date,dirty:anchors.dirty},git:{state:"repo",note:null},current:null,headReachable:null,objectMissing:!1,shallow:!1,ahead:null,behind:null,commitsSinceDate:null,missingKeyFiles:[],unverifiable:anchors.unverifiable},keyFilesP=Promise.all(anchors.keyFiles.map(async p=>await statInsideRoot(root,p)===null?p:null));try{let statusP=early??readSnapshot(root,env),countP=head===null?null:git(["rev-list","--left-right","--count",`${head}...HEAD`]);countP?.catch(()=>{});let status=await statusP;status.kind==="not-repo"?(await countP?.catch(()=>{}),facts.git={state:"not-repo",note:status.note}):(facts.current=status.snapshot,head!==null&&countP!==null&&await measureHead(facts,status.snapshot,head,await countP,git))}catch(err){if(!(err instanceof GitUnavailable))throw err;let state=err.reason;facts.git={state,note:err.message},facts.current=null,facts.headReachable=null}return facts.missingKeyFiles=(await keyFilesP).filter(p=>p!==null),{report:assessDrift(facts),gitProcesses:processes}}async function measureHead(facts,snap,head,count,git){let reachable;if(snap.head!==null&&count.code===0){let m=/^(\\d+)\\s+(\\d+)/.exec(count.stdout.toString("utf8")),behind=Number(m?.[1]??NaN),ahead=Number(m?.[2]??NaN);facts.ahead=ahead,facts.behind=behind,reachable=behind===0?!0:await reachableFromRef(head,git,facts)}else snap.head===null?reachable=await reachableFromRef(head,git,facts):(facts.objectMissing=!0,reachable=!1);if(facts.headReachable=reachable,reachable)return;facts.ahead=null,facts.behind=null;let since=facts.saved.date!==null&&snap.head!==null?git(["rev-list","--count",`--since=@${Math.floor(facts.saved.date.ms/1e3)}`,"HEAD"]):null,shallow=facts.objectMissing?git(["rev-parse","--is-shallow-repository"]):null;if(since?.catch(()=>{}),shallow!==null){let r=await shallow;facts.shallow=r.code===0&&r.stdout.toString("utf8").trim()==="true"}if(since!==null){let r=await since;r.code===0&&(facts.commitsSinceDate=Number(r.stdout.toString("utf8").trim()))}}async function reachableFromRef(head,git,facts){let r=await git(reachableArgs(head));return r.code!==0?(facts.objectMissing=!0,!1):r.stdout.toString("utf8").trim()===""}var init_drift=__esm({"src/git/drift.ts"(){"use strict";init_anchors();init_run();init_status();init_verdict()}});function flatten(text,max=400){let flat=text.replace(/[\\p{Cc}\\p{Cf}\\p{Zl}\\p{Zp}]/gu," ").replace(/\\s+/g," ").trim();return[...flat].length<=max?flat:`${[...flat].slice(0,max-1).join("").trimEnd()}\\u2026`}function list2(items,max){let shown=items.slice(0,max).map(i=>flatten(i,160)),more=items.length>max?` (+${items.length-max} more)`:"";return`${shown.join("; ")}${more}`}function countLedger(text,needles){let body=text.replace(/^\\uFEFF/,"").replace(/\\r\\n?/g,`\n`),entries=body.split(/^## /m).slice(1);entries.length===0&&(entries=body.split(/^[-*] /m).slice(1));let useful=needles.filter(n2=>n2.length>=3),matching=entries.filter(e=>useful.some(n2=>e.includes(n2))).length;return{entries:entries.length,matching}}function ledgerText(name,c){return c===null?null:`${name} ${c.entries} ${c.entries===1?"entry":"entries"} (${c.matching} mention the key files or branch)`}function draftBrief(h,drift,ledgers){let goal=flatten(h.goal)||"none recorded",counts={done:0,"in-progress":0,todo:0,unmarked:0};for(let s of h.plan)counts[s.status]++;let current=h.plan.find(s=>s.status==="in-progress")??h.plan.find(s=>s.status==="todo"),planStatus;if(h.plan.length===0)planStatus="none recorded";else{let bits=[`${counts.done} done`,`${counts["in-progress"]} in progress`,`${counts.todo} todo`];counts.unmarked>0&&bits.push(`${counts.unmarked} unmarked`),planStatus=`${bits.join(", ")}${current?`; ${current.status==="in-progress"?"in progress":"next"}: ${flatten(current.text,160)}`:""}`,drift.verdict==="rewritten"?planStatus=`UNVERIFIED (history rewritten since the save): ${planStatus}`:drift.verdict==="unverifiable"&&(planStatus=`unverified (anchors could not be checked): ${planStatus}`)}let inForce=h.decisions.filter(d=>!/\\(superseded\\b/i.test(d)),decisionsInForce=inForce.length===0?"none recorded":list2(inForce,4),doNotRetry=h.failedApproaches.length===0?"none recorded":list2(h.failedApproaches,4),ledgerBits=[ledgerText("LESSONS.md",ledgers.lessons),ledgerText("SOLUTIONS.md",ledgers.solutions)].filter(x=>x!==null);for(let name of ledgers.unreadable??[])ledgerBits.push(`${name} refused by the safety checks (run \\`check\\`)`);let driftAndLessons=`${flatten(drift.summary,300)}; ledgers: ${ledgerBits.length>0?ledgerBits.join(", "):"none found"}`,next=h.nextSteps[0]??(current?current.text:null),nextText=next===null?null:flatten(next,200),proposed;switch(drift.verdict){case"stale":proposed="start fresh: the handoff is too stale to reconcile line by line, so archive it and re-plan from the current code, keeping its goal, decisions and failed approaches as background (full reconciliation only if you insist)";break;case"rewritten":proposed=`re-verify every plan step against the current history before acting${nextText?`, then: ${nextText}`:""}`;break;case"unverifiable":proposed=`check the repository by hand (the anchors could not be verified)${nextText?`, then: ${nextText}`:""}`;break;case"drifted":proposed=`re-check the steps the drift touches${nextText?`, then: ${nextText}`:""}`;break;default:proposed=nextText??"none recorded"}let proposedNextStep=`${proposed} \\u2014 Confirm?`,values=[goal,planStatus,decisionsInForce,doNotRetry,driftAndLessons,proposedNextStep],lines=BRIEF_LABELS.map((label,i)=>`${label} ${values[i]}`);return{goal,planStatus,decisionsInForce,doNotRetry,driftAndLessons,proposedNextStep,lines}}function renderBrief(b){return`${b.lines.join(`\n`)}\n`}var BRIEF_LABELS,init_brief=__esm({"src/schema/brief.ts"(){"use strict";BRIEF_LABELS=["Goal:","Plan status:","Decisions in force:","Do-not-retry:","Drift & lessons:","Proposed next step:"]}});function normaliseText(text){return text.replace(/^\\uFEFF/,"").replace(/\\r\\n?/g,`\n`)}function slice(text,node){return text.slice(node.start,node.end)}function itemText(text,item){let first=item.children[0],last=item.children[item.children.length-1];return first&&last?text.slice(first.start,last.end):""}function headingTitle2(text,h){return slice(text,h).replace(/^#+\\s*/,"").replace(/\\s*#*\\s*$/,"").trim()}function planStep(raw){let m=STEP.exec(raw);return m?{status:m[1]==="~"?"in-progress":m[1]===" "?"todo":"done",text:raw.slice(m[0].length)}:{status:"unmarked",text:raw}}function keyFile(raw){let pathText,why="",tick=/^`([^`]+)`\\s*(.*)$/s.exec(raw);if(tick)pathText=tick[1].trim(),why=tick[2].replace(/^[\u2014\u2013:-]\\s*/,"");else{let sep=KEY_SEPARATOR.exec(raw);pathText=(sep?raw.slice(0,sep.index):raw).trim(),why=sep?raw.slice(sep.index+sep[0].length):""}return{raw:pathText,path:safeRelativePath(pathText),why:why.trim()}}function unticked2(value){let m=/^`([^`]*)`$/.exec(value.trim());return m?m[1].trim():value.trim()}function parseHandoff(input){let text=normaliseText(input),tree=parseBlocks(text),out={marker:text.startsWith(`<!-- memory-schema: v1 -->\n`)||text==="<!-- memory-schema: v1 -->",heading:!1,saved:null,sections:[],goal:"",plan:[],decisions:[],failedApproaches:[],openQuestions:[],nextSteps:[],keyFiles:[],anchors:{present:!1,branch:null,head:null,dirty:null,date:null,keyFileMtimes:null}},section=null,seen=new Set,goalParts=[];for(let node of tree.children){if(node.type==="heading"){let title=headingTitle2(text,node);node.depth===1&&title==="Session Handoff"&&section===null&&(out.heading=!0),node.depth===2&&(out.sections.push(title),section=seen.has(title.toLowerCase())?"(repeated)":title.toLowerCase(),seen.add(title.toLowerCase()));continue}if(section===null){if(node.type==="paragraph")for(let line of slice(text,node).split(`\n`)){let m=/^Saved:[ \\t]*(.*)$/.exec(line.trim());m&&out.saved===null&&(out.saved=m[1].trim())}continue}if(section==="current goal"){goalParts.push(slice(text,node));continue}if(node.type!=="list")continue;let items=node.children.map(item=>itemText(text,item));switch(section){case"plan":out.plan.push(...items.map(planStep));break;case"decisions":out.decisions.push(...items);break;case"failed approaches":out.failedApproaches.push(...items);break;case"open questions":out.openQuestions.push(...items);break;case"next steps":out.nextSteps.push(...items);break;case"key files":out.keyFiles.push(...items.map(keyFile));break;case"environment anchors":if(out.anchors.present)break;out.anchors.present=!0;for(let item of items){let m=ANCHOR.exec(item);if(!m)continue;let label=m[1].toLowerCase(),value=m[2],key=label==="branch"?"branch":label==="head"?"head":label==="dirty files"?"dirty":label==="date"?"date":"keyFileMtimes";out.anchors[key]===null&&(out.anchors[key]=value)}break}}return seen.has("environment anchors")&&(out.anchors.present=!0),out.goal=goalParts.join(`\n\n`).trim(),out}function checkAnchors(h,nowMs){let unverifiable=[];h.anchors.present||unverifiable.push("anchors");let head=h.anchors.head===null?null:asObjectId(unticked2(h.anchors.head));head===null&&unverifiable.push("head");let branchText=h.anchors.branch===null?null:h.anchors.branch.trim(),branch=branchText!==null&&isPlausibleBranch(branchText)?branchText:null;branch===null&&unverifiable.push("branch");let dirtyList=h.anchors.dirty===null?null:parsePathList(h.anchors.dirty);dirtyList===null&&unverifiable.push("dirty");let anchorDate=h.anchors.date===null?null:parseStrictTime(unticked2(h.anchors.date),nowMs),savedDate=h.saved===null?null:parseStrictTime(unticked2(h.saved),nowMs);(anchorDate===null||"error"in anchorDate)&&unverifiable.push("date"),(savedDate===null||"error"in savedDate)&&unverifiable.push("saved");let date=savedDate&&!("error"in savedDate)?savedDate:anchorDate&&!("error"in anchorDate)?anchorDate:null,keyFiles=[];for(let k of h.keyFiles)k.path!==null&&keyFiles.push(k.path);return keyFiles.length<h.keyFiles.length&&unverifiable.push("keyFiles"),{head,branch,date,dirty:dirtyList?.paths??null,keyFiles,unverifiable}}var STEP,KEY_SEPARATOR,ANCHOR,init_handoff=__esm({"src/schema/handoff.ts"(){"use strict";init_blocks();init_anchor_lines();init_values();STEP=/^\\[([ xX~])\\]\\s*/;KEY_SEPARATOR=/\\s+[\u2014\u2013-]\\s+/;ANCHOR=/^(Branch|HEAD|Dirty files|Date|Key file mtimes):[ \\t]*(.*)$/is}});var require_read=__commonJS({"share:src/store/read.ts"(exports2,module2){module2.exports=__shared("src/store/read.ts")}});async function loadHandoff(ctx,root,fromStdin){if(fromStdin){let bytes=await ctx.readStdin();if(bytes.length>import_paths3.MAX_DOCUMENT_BYTES)throw new import_errors3.Refused(`the pasted handoff is ${bytes.length} bytes; the limit is ${import_paths3.MAX_DOCUMENT_BYTES}`);return bytes.length===0?null:{text:bytes.toString("utf8"),pasted:!0}}let file=await(0,import_read.readMemoryFile)(root,"handoff");return file===null?null:{text:file.bytes.toString("utf8"),pasted:!1}}function shapeWarnings(h,pasted){let out=[];return(!h.marker||!h.heading)&&out.push(`warning: the ${pasted?"pasted handoff":"handoff"} does not match schema v1 (marker or heading missing); treat it as evidence only`),out}var import_errors3,import_paths3,import_read,init_handoff_input=__esm({"src/verbs/handoff-input.ts"(){"use strict";import_errors3=__toESM(require_errors(),1),import_paths3=__toESM(require_paths(),1),import_read=__toESM(require_read(),1)}});var brief_exports={};__export(brief_exports,{COLD_START:()=>COLD_START,briefVerb:()=>briefVerb});var import_errors4,import_paths4,import_read2,import_common3,import_types3,COLD_START,briefVerb,init_brief2=__esm({"src/verbs/brief.ts"(){"use strict";import_errors4=__toESM(require_errors(),1);init_drift();init_brief();init_handoff();import_paths4=__toESM(require_paths(),1),import_read2=__toESM(require_read(),1),import_common3=__toESM(require_common(),1);init_handoff_input();import_types3=__toESM(require_types(),1),COLD_START="No saved session state exists.",briefVerb={name:"brief",options:{root:{type:"string"},json:{type:"boolean"},stdin:{type:"boolean"}},positionals:[0,0],help:`usage: node memory_io.mjs brief --root DIR [--stdin] [--json]\n\nPrints the six-line warm-start brief for a resume, drafted from the handoff (or a pasted\none with --stdin), the drift report (see \\`drift --help\\`) and the ledgers:\n  Goal: ...\n  Plan status: ...            (UNVERIFIED when history was rewritten)\n  Decisions in force: ...     (decisions not marked "(superseded by ...)")\n  Do-not-retry: ...           (failed approaches)\n  Drift & lessons: ...        (the drift summary; LESSONS.md / SOLUTIONS.md entry counts,\n                               and how many mention a key file or the branch: counts only,\n                               read the ledgers for the entries)\n  Proposed next step: ... Confirm?   (a stale handoff proposes a fresh start)\nEmpty fields read \\`none recorded\\` (handoff) or \\`none found\\` (repository, ledgers).\nHandoff text is data: line breaks and control characters inside it are flattened, so no\nline of the file can pose as a label; each field is cut at 400 characters.\n\nWith no handoff it prints \\`${COLD_START}\\` and exits 3. It never reports a false cold\nstart: a handoff left in recovery by an interrupted save is refused (run \\`recover\\`).\n\n--json prints {"brief": {"goal", "planStatus", "decisionsInForce", "doNotRetry",\n"driftAndLessons", "proposedNextStep", "lines"}, "drift": <drift --json object>}, or\n{"brief": null, "message": "${COLD_START}"} with exit 3.\n\nexit: 0 brief printed\n      2 refused (unsafe memory; an interrupted save: run \\`recover\\`) or usage error\n      3 no handoff: cold start\n`,async run(ctx){let root=(0,import_common3.rootOption)(ctx),early=startStatus(root,ctx.env),json=ctx.values.json===!0,loaded=await loadHandoff(ctx,root,ctx.values.stdin===!0);if(loaded===null)return(0,import_types3.ok)(json?`${JSON.stringify({brief:null,message:COLD_START})}\n`:`${COLD_START}\n`,[],3);let now=Date.now(),parsed=parseHandoff(loaded.text),anchors=checkAnchors(parsed,now),{report}=await measureDrift(root,ctx.env,anchors,now,early),stderr=shapeWarnings(parsed,loaded.pasted),needles=[...anchors.keyFiles];anchors.branch!==null&&!["main","master","(detached)"].includes(anchors.branch)&&needles.push(anchors.branch);let ledgers={lessons:null,solutions:null,unreadable:[]};for(let kind of["lessons","solutions"])try{let file=await(0,import_read2.readMemoryFile)(root,kind);file!==null&&(ledgers[kind]=countLedger(file.bytes.toString("utf8"),needles))}catch(err){if(!(err instanceof import_errors4.HelperError))throw err;let name=import_paths4.FILE_OF[kind];ledgers.unreadable.push(name),stderr.push(`warning: ${name} was not read: ${err.message}`)}let brief=draftBrief(parsed,report,ledgers);return json?(0,import_types3.ok)(`${JSON.stringify({brief,drift:report})}\n`,stderr):(0,import_types3.ok)(renderBrief(brief),stderr)}}}});var drift_exports={};__export(drift_exports,{driftVerb:()=>driftVerb,renderDrift:()=>renderDrift});function n(v){return v===null?"n/a":String(v)}function renderDrift(r){return`${[`verdict: ${r.verdict}`,`summary: ${r.summary}`,`branch: saved ${r.saved.branch??"unverifiable"}, now ${r.current.branch??"n/a"}${r.branchChanged?" (changed)":""}`,`HEAD: saved ${r.saved.head??"unverifiable"}, now ${r.current.head??"n/a"}; reachable ${r.headReachable===null?"n/a":r.headReachable?"yes":"no"}${r.shallow?" (shallow clone)":""}`,`ahead: ${n(r.ahead)}, behind: ${n(r.behind)}, commits since the saved date: ${n(r.commitsSinceDate)}`,`age: ${r.ageDays===null?"unknown":`${r.ageDays} days`} (saved ${r.saved.date??"at an unverifiable time"})`,`key files missing: ${r.missingKeyFiles.length===0?"none found":r.missingKeyFiles.map(p=>JSON.stringify(p)).join(", ")}`,`dirty files: ${r.saved.dirty===null?"unverifiable":r.saved.dirty.length} then, ${r.current.dirty===null?"n/a":r.current.dirty.length} now${r.dirtyChanged?" (changed)":""}`,`upstream: ${r.upstream===null?"none":`${r.upstream.name}, ${r.upstream.ahead===null?"gone":`${r.upstream.ahead} ahead, ${r.upstream.behind} behind`}`}`,`unverifiable anchors: ${r.unverifiable.length===0?"none":r.unverifiable.join(", ")}`].join(`\n`)}\n`}var import_errors5,import_common4,import_types4,driftVerb,init_drift2=__esm({"src/verbs/drift.ts"(){"use strict";import_errors5=__toESM(require_errors(),1);init_drift();init_handoff();import_common4=__toESM(require_common(),1);init_handoff_input();import_types4=__toESM(require_types(),1);driftVerb={name:"drift",options:{root:{type:"string"},json:{type:"boolean"},stdin:{type:"boolean"}},positionals:[0,0],help:`usage: node memory_io.mjs drift --root DIR [--stdin] [--json]\n\nCompares the handoff\'s environment anchors (or, with --stdin, a pasted handoff; CRLF line\nends and a BOM are accepted) with the repository at the root now:\nbranch then and now; whether the saved HEAD is still reachable from HEAD or a ref (a\ncommit kept only by the reflog, or missing from a shallow clone, counts as rewritten);\ncommits ahead / behind (git rev-list --left-right --count); commits since the saved date\nwhen the HEAD is unreachable; age in days (from \\`Saved:\\`, else \\`- Date:\\`); key files\nthat no longer exist; dirty files then and now; the upstream\'s ahead / behind.\n\nVerdicts, strongest first:\n  unverifiable  git missing or not a repository, or no valid HEAD anchor\n  rewritten     the saved HEAD is unreachable or missing here\n  stale         saved more than 14 days ago, or more than 30 commits ahead\n  drifted       branch changed, commits ahead or behind, or key files missing\n  fresh         none of the above\nAn upstream gap or changed dirty files are reported but do not change the verdict.\n\nAnchor values are validated before use: a full 40/64-hex id, a strict ISO-8601 time with a\nzone (not in the future), paths inside the root. A bad value is listed as unverifiable and\nnever reaches git. Key files are only looked up, never opened.\n\n--json prints one object: {"verdict", "saved": {"branch","head","date","dirty"},\n"current": {"branch","head","dirty"}, "branchChanged", "headReachable", "ahead", "behind",\n"commitsSinceDate", "ageDays", "missingKeyFiles", "upstream": {"name","ahead","behind"}|null,\n"dirtyChanged", "shallow", "git": {"state","note"}, "unverifiable", "summary",\n"gitProcesses"}.\n\nRuns 2 git processes in the usual case, at most 4; takes no lock; writes nothing.\n\nexit: 0 report printed (any verdict)\n      2 refused (unsafe memory; an interrupted save: run \\`recover\\`) or usage error\n      3 no handoff (and nothing on stdin with --stdin)\n`,async run(ctx){let root=(0,import_common4.rootOption)(ctx),early=startStatus(root,ctx.env),loaded=await loadHandoff(ctx,root,ctx.values.stdin===!0);if(loaded===null)throw new import_errors5.Absent(ctx.values.stdin===!0?"nothing was pasted on stdin: no handoff to compare":"no handoff at .ai/memory/HANDOFF.md: no saved session state exists");let now=Date.now(),parsed=parseHandoff(loaded.text),{report,gitProcesses}=await measureDrift(root,ctx.env,checkAnchors(parsed,now),now,early),stderr=shapeWarnings(parsed,loaded.pasted);return report.git.state==="missing"&&stderr.push("note: git was not found on PATH; drift is unverifiable (outside-git behaviour)"),ctx.values.json===!0?(0,import_types4.ok)(`${JSON.stringify({...report,gitProcesses})}\n`,stderr):(0,import_types4.ok)(renderDrift(report),stderr)}}}});var redact_exports={};__export(redact_exports,{redactVerb:()=>redactVerb});function help(){let width=Math.max(...import_redact3.REDACTION_RULES.map(r=>r.id.length)),rules=import_redact3.REDACTION_RULES.map(r=>`  ${r.id.padEnd(width)}  ${r.description}`);return["usage: node memory_io.mjs redact [--json] < text","","Copies stdin to stdout with every secret replaced by `<redacted: KIND>`, using the same","rules as `write` and `promote` (which redact before anything touches disk). Needs no","--root and touches no file. stderr reports `redacted N secret(s): KIND (line L), \\u2026`,","never a value.","","options:",\'  --json   print {"text": \\u2026, "findings": [{"kind", "line", "column", "length"}]}\',"           (line and column 1-based, column and length in Unicode code points, both","           measured in the input)","","Never redacted: values of only 40 or 64 hex digits (git ids, SHA-256 tokens), UUIDs,","variable references ($VAR, ${VAR}, os.environ[...], process.env.X), placeholders,","keys ending in EXAMPLE, ordinary prose and code identifiers. When rules overlap, the","one listed first wins. No pattern knows every secret or personal datum: checking the","text remains the agent\'s job.","",`rules (${import_redact3.REDACTION_RULES.length}, in priority order; the id is the KIND):`,...rules,"","exit codes: 0 success (whether or not anything was redacted);","            2 refused: stdin is not UTF-8, or a usage error (unknown flag, argument)",""].join(`\n`)}var import_errors6,import_redact3,import_types5,STRICT,redactVerb,init_redact=__esm({"src/verbs/redact.ts"(){"use strict";import_errors6=__toESM(require_errors(),1),import_redact3=__toESM(require_redact(),1),import_types5=__toESM(require_types(),1),STRICT=new TextDecoder("utf-8",{fatal:!0,ignoreBOM:!0});redactVerb={name:"redact",options:{json:{type:"boolean"}},positionals:[0,0],help:help(),async run(ctx){let bytes=await ctx.readStdin(),input;try{input=STRICT.decode(bytes)}catch{throw new import_errors6.Refused("stdin is not valid UTF-8; redact reads text only")}let result=(0,import_redact3.redactText)(input),stderr=result.findings.length>0?[(0,import_redact3.formatRedactionReport)(result.findings)]:[];return ctx.values.json===!0?(0,import_types5.ok)(`${JSON.stringify({text:result.text,findings:result.findings})}\n`,stderr):(0,import_types5.ok)(result.text,stderr)}}}});function validateLedger(input,kind){let schema=LEDGER_SCHEMAS[kind],errors=[],findings=[];input.startsWith("\\uFEFF")&&findings.push({rule:"bom",line:1,message:"a UTF-8 byte order mark starts the text; write drops it"}),/\\r/.test(input)&&findings.push({rule:"crlf",line:1,message:"CR or CRLF line ends; write turns them into LF"});let text=input.replace(/^\\uFEFF/,"").replace(/\\r\\n?/g,`\n`),lines=text.split(`\n`);lines[0]!==MARKER3&&errors.push({rule:"marker",line:1,message:`the document must begin with the line ${MARKER3}`}),lines.slice(0,4).includes(schema.title)||errors.push({rule:"heading",line:1,message:`"${schema.title}" must be one of the first four lines`}),text.endsWith(`\n`)||errors.push({rule:"newline",line:lines.length,message:"the document must end with a newline"});let starts=lineStartsOf(text),entry=new RegExp(`^${schema.prefix}-(\\\\d{4}): \\\\S`),entries=[],current=null;for(let block of parseBlocks(text).children){let line=lineAt(starts,block.start);if(block.type==="heading"&&block.depth===2){let title=text.slice(block.start,block.end).split(`\n`)[0].replace(/^##\\s*/,"").replace(/\\s+#+\\s*$/,"").trim(),m=entry.exec(title);if(!m){errors.push({rule:"entry-heading",line,message:`${quoted(`## ${title}`)} is not an entry heading: write \\`## ${schema.prefix}-<4 digits>: <${kind==="lessons"?"title":"problem"}>\\``}),current=null;continue}current={number:m[1],line,fields:new Map},entries.push(current);continue}if(!(current===null||block.type!=="list"))for(let item of block.children){let body=text.slice(item.children[0]?.start??item.start,item.children[item.children.length-1]?.end??item.end).trim(),f=/^([A-Za-z][A-Za-z ]*?):\\s*(.*)$/s.exec(body);f&&!current.fields.has(f[1])&&current.fields.set(f[1],f[2].trim())}}let complete=0,statusOk=0,seen=new Map;for(let e of entries){let lacking=schema.fields.filter(f=>!(e.fields.get(f)??""));lacking.length===0?complete++:findings.push({rule:"entry-field",line:e.line,message:`${schema.prefix}-${e.number} lacks ${lacking.map(f=>`\\`- ${f}:\\``).join(", ")}`}),seen.has(e.number)?findings.push({rule:"entry-number",line:e.line,message:`${schema.prefix}-${e.number} is used again (first at line ${seen.get(e.number)}); numbers are never reused`}):seen.set(e.number,e.line);let ok7=!0;if(kind==="lessons"){let source=e.fields.get("Source"),status=e.fields.get("Status");source!==void 0&&!LABEL.test(source)&&(ok7=!1,findings.push({rule:"entry-source",line:e.line,message:`${schema.prefix}-${e.number}: Source has no [user-directed], [user-approved] or [agent-proposed] label`})),status!==void 0&&!LESSON_STATUS.test(status)&&(ok7=!1,findings.push({rule:"entry-status",line:e.line,message:`${schema.prefix}-${e.number}: Status is not active, superseded by L-<n>, or retired: <why>`}))}else{let status=e.fields.get("Status");status!==void 0&&!SOLUTION_STATUS.test(status)&&(ok7=!1,findings.push({rule:"entry-status",line:e.line,message:`${schema.prefix}-${e.number}: Status is only ever \\`obsolete: <why>\\``}));let recorded=e.fields.get("Recorded");recorded!==void 0&&!/^\\d{4}-\\d{2}-\\d{2}\\b/.test(recorded)&&(ok7=!1,findings.push({rule:"entry-date",line:e.line,message:`${schema.prefix}-${e.number}: Recorded is not a date (YYYY-MM-DD)`}))}ok7&&statusOk++}let count=text.endsWith(`\n`)?lines.length-1:lines.length;count>schema.cap&&findings.push({rule:"line-cap",line:schema.cap+1,message:`${count} lines, over the ~${schema.cap}-line cap: retire or merge old entries`});let secrets=(0,import_redact4.redactText)(text).findings;for(let s of secrets)findings.push({rule:"secret",line:s.line,message:`a ${s.kind} secret (write redacts it)`});let parts={fields:proportion(complete,entries.length,50),status:proportion(statusOk,entries.length,20),numbering:{score:seen.size===entries.length?10:0,max:10},size:{score:count>schema.cap?0:10,max:10},secrets:{score:secrets.length===0?10:0,max:10}};return errors.sort((a,b)=>a.line-b.line),findings.sort((a,b)=>a.line-b.line),{valid:errors.length===0,errors:bounded(errors,"error(s)"),score:totalScore(parts),parts,findings:bounded(findings,"finding(s)"),dropped:[]}}var import_redact4,LEDGER_SCHEMAS,MARKER3,LABEL,LESSON_STATUS,SOLUTION_STATUS,init_validate_ledger=__esm({"src/schema/validate-ledger.ts"(){"use strict";import_redact4=__toESM(require_redact(),1);init_blocks();init_validate_common();LEDGER_SCHEMAS={lessons:{title:"# Lessons",prefix:"L",fields:["When","Lesson","Why","Source","Status"],cap:200},solutions:{title:"# Solutions",prefix:"S",fields:["Symptoms","Context","Fix","Evidence","Recorded"],cap:250}},MARKER3="<!-- memory-schema: v1 -->",LABEL=/\\[(user-directed|user-approved|agent-proposed)\\]/,LESSON_STATUS=/^(active|superseded by L-\\d{4}\\b.*|retired: \\S.*)$/,SOLUTION_STATUS=/^obsolete: \\S/}});var validate_exports={};__export(validate_exports,{renderValidation:()=>renderValidation,validateVerb:()=>validateVerb});async function stdinText(ctx){let raw=await ctx.readStdin();if(raw.length>import_paths5.MAX_DOCUMENT_BYTES)throw new import_errors7.Refused(`stdin is more than ${import_paths5.MAX_DOCUMENT_BYTES.toLocaleString("en-US")} bytes`);if(raw.length===0)throw new import_errors7.Refused("stdin is empty: send the whole document on stdin");if(raw.includes(0))throw new import_errors7.Refused(`the document contains a NUL byte (at byte ${raw.indexOf(0)}); send text only`);try{return utf82.decode(raw)}catch{throw new import_errors7.Refused("the document is not valid UTF-8; convert it to UTF-8 and retry")}}function renderValidation(file,v){let errorCount=v.errors.filter(e=>e.rule!=="more").length;return`${[v.valid?`${file}: valid, score ${v.score}/100`:`${file}: invalid, ${errorCount}${v.errors.some(e=>e.rule==="more")?"+":""} schema error(s), score ${v.score}/100`,...issueLines(v.errors).map(l=>`error: ${l}`),`parts: ${Object.entries(v.parts).map(([k,p])=>`${k} ${p.score}/${p.max}`).join(", ")}`,...issueLines(v.findings.filter(f=>f.rule!=="dropped")).map(l=>`finding: ${l}`),...v.dropped.map(d=>`dropped: ${JSON.stringify(d)}`)].join(`\n`)}\n`}async function existingKeyFiles(root,text){let out=new Set;for(let k of handoffKeyFiles(text))await statInsideRoot(root,k)!==null&&out.add(k);return out}var import_errors7,import_invisible2,import_paths5,import_read3,import_common5,import_types6,utf82,validateVerb,init_validate2=__esm({"src/verbs/validate.ts"(){"use strict";import_errors7=__toESM(require_errors(),1);init_anchors();import_invisible2=__toESM(require_invisible(),1);init_validate();init_validate_common();init_validate_ledger();init_archive_entries();import_paths5=__toESM(require_paths(),1),import_read3=__toESM(require_read(),1),import_common5=__toESM(require_common(),1),import_types6=__toESM(require_types(),1),utf82=new TextDecoder("utf-8",{fatal:!0,ignoreBOM:!0});validateVerb={name:"validate",options:{root:{type:"string"},stdin:{type:"boolean"},json:{type:"boolean"}},positionals:[1,1],help:`usage: node memory_io.mjs validate <handoff|lessons|solutions> [--root DIR] [--stdin] [--json]\n\nChecks a memory document against its schema (references/handoff-schema.md,\nlessons-schema.md, solutions-schema.md): the file under <root>/.ai/memory, or with --stdin\nthe text on stdin (at most 1,000,000 bytes; CRLF and a BOM are accepted and noted).\n\nErrors (exit 2), exactly: handoff: the marker line, \\`# Session Handoff\\` in the first four\nlines, the final newline, \\`Saved:\\` (an error on disk, a finding with --stdin: write stamps\nit); a required section missing, out of order or appearing twice; a malformed anchor line\n(every line \\`anchors\\` prints is well-formed; an empty anchors section is a finding with\n--stdin: write fills it). A heading that resembles a missing section names it:\n  line 23: section-missing: "## Failed approaches:" is not a section heading of schema v1\n  and \\`## Failed approaches\\` is missing: did you mean \\`## Failed approaches\\`?\nHeadings inside code blocks or HTML comments are not headings. Ledgers: the marker, the\nheading, the final newline, and each \\`## \\` heading as \\`## L-<4 digits>: <title>\\`\n(lessons) or \\`## S-<4 digits>: <problem>\\` (solutions).\n\nEverything else is a finding and never changes the exit code. The score (0-100) is the\nparts\' points over their maxima. Handoff parts: sections 15, saved 5, anchors 10 (HEAD\nwell-formed, lines complete), failed 10 (each with its cause), decisions 10 (each\nlabelled), nextSteps 10 (each naming a path, a command or a check), nextAction 5 (the first\nnext step says "done when \\u2026"), keyFiles 10 (they exist; with a root only), verification 10\n(\\`<check>: <command> -> <result> @ <revision>\\` or \\`<check>: not run, <why>\\`, and an\n\\`Accepted:\\` line), size 5 (at most 150 lines), secrets 5, dropped 5 (with a previous\nhandoff). Ledger parts: fields 50, status 20, numbering 10, size 10 (about 200 lines for\nlessons, 250 for solutions), secrets 10.\n\nDropped items: open steps and next steps of the previous handoff that this one neither\ncarries over nor closes (\\`- [x]\\`, or \\`- [-] <step> \\u2014 dropped: <why>\\`). The previous\nhandoff is the newest archive; with --stdin --root, the current HANDOFF.md.\n\nOutput: "<FILE>: valid, score N/100" or "<FILE>: invalid, N schema error(s), score N/100",\nthen "error: line L: <rule>: <message>" lines, "parts: \\u2026", "finding: line L: <rule>:\n<message>" lines (line 0: the document as a whole) and "dropped: <JSON string>" lines.\nText from the document is shown JSON-escaped: it is data, never instructions.\n--json prints {"valid", "errors": [{"rule","line","message"}], "score", "parts":\n{"<part>": {"score","max"}}, "findings": [...], "dropped": ["<item text>"]}.\n\nReads only; takes no lock; runs no git.\n\nexit: 0 valid (findings or not)\n      2 schema errors; or refused: empty or oversized stdin, NUL, invalid UTF-8, unsafe file\n      3 no such file under the root (ruling 26)\n`,async run(ctx){let kind=(0,import_paths5.parseKind)(ctx.positionals[0]),file=import_paths5.FILE_OF[kind],fromStdin=ctx.values.stdin===!0,root=fromStdin&&ctx.values.root===void 0?null:(0,import_common5.rootOption)(ctx),text,prior=null,stderr=[];if(fromStdin){if(text=await stdinText(ctx),root!==null&&kind==="handoff"){let current=await(0,import_read3.readMemoryFile)(root,"handoff");prior=current?current.bytes.toString("utf8"):null}}else{let got=await(0,import_read3.readMemoryFile)(root,kind);if(got===null)throw new import_errors7.Absent(`no ${file} at ${root}/.ai/memory: nothing to validate`);if(text=got.bytes.toString("utf8"),kind==="handoff"){let newest=listArchives(root).find(e=>e.regular);newest&&(prior=(await readArchive(root,newest.name)).bytes.toString("utf8"))}}let v=kind==="handoff"?validateHandoff(text,{mode:fromStdin?"stdin":"root",nowMs:Date.now(),prior,existingKeyFiles:root===null?null:await existingKeyFiles(root,text)}):validateLedger(text,kind),hidden=(0,import_invisible2.findInvisible)(text.replace(/^\\uFEFF/,""));for(let h of hidden.slice(0,5))v.findings.push({rule:"invisible",line:h.line,message:`${h.codePoint} at column ${h.column}: write refuses it`});let code=v.valid?0:2;return ctx.values.json===!0?(0,import_types6.ok)(`${JSON.stringify(v)}\n`,stderr,code):(0,import_types6.ok)(renderValidation(file,v),stderr,code)}}}});function stampSaved(text,iso){let layout=handoffLayout(text),lines=[...layout.lines];if(layout.savedIndex>=0){let old=lines[layout.savedIndex].trim().replace(/^Saved:\\s*/,"");return lines[layout.savedIndex]=`Saved: ${iso}`,{text:lines.join(`\n`),replaced:old,insertedAt:null}}let at=Math.max(0,layout.titleIndex)+1;for(;at<lines.length-1&&lines[at].trim()==="";)at++;return lines.splice(at,0,`Saved: ${iso}`),{text:lines.join(`\n`),replaced:null,insertedAt:at+1}}function anchorsBody(text){let layout=handoffLayout(text),range=anchorsRange(layout);return range?layout.lines.slice(range.start,range.end):null}function anchorsEmpty(text){let body=anchorsBody(text);return body!==null&&isEmptyAnchorsBody(body)}function fillAnchors(text,rendered){let layout=handoffLayout(text),range=anchorsRange(layout);if(!range)return{text,lines:new Set};let fresh=rendered.replace(/\\n$/,"").split(`\n`),out=[...layout.lines.slice(0,range.start),...fresh,...layout.lines.slice(range.end)].join(`\n`),filled=new Set(fresh.map((_,i)=>range.start+i+1));return{text:out.endsWith(`\n`)?out:`${out}\n`,lines:filled}}function comparable(text,dropDate){let layout=handoffLayout(text),range=anchorsRange(layout);return layout.lines.filter((line,i)=>!(i===layout.savedIndex||dropDate&&range&&i>=range.start&&i<range.end&&line.startsWith("- Date: "))).join(`\n`)}var init_stamp=__esm({"src/schema/stamp.ts"(){"use strict";init_validate();init_validate_anchors()}});var require_document=__commonJS({"share:src/store/document.ts"(exports2,module2){module2.exports=__shared("src/store/document.ts")}});var write_checked_exports={};__export(write_checked_exports,{buildDocument:()=>buildDocument,checkDocument:()=>checkDocument,schemaRefusal:()=>schemaRefusal,scoreNotes:()=>scoreNotes});function schemaRefusal(file,errors){let count=errors.filter(e=>e.rule!=="more").length+Number(/\\d+/.exec(errors.find(e=>e.rule==="more")?.message??"")?.[0]??0);return new import_errors8.Refused([`${file} has ${count} schema error(s)`,...issueLines(errors)].join(`\n`))}function scoreNotes(v){let shown=v.findings.filter(f=>f.rule!=="dropped"&&f.rule!=="more"),lines=issueLines(shown.slice(0,MAX_FINDINGS_SHOWN)).map(l=>`finding: ${l}`);return shown.length-MAX_FINDINGS_SHOWN+(v.findings.some(f=>f.rule==="more")?1:0)>0&&lines.push("finding: \\u2026 and more; run `validate` for the full list"),[scoreLine(v),...lines]}function sizeCheck(raw){if(raw.length>import_paths6.MAX_DOCUMENT_BYTES+4096)throw new import_errors8.Refused(`the document is ${raw.length} bytes; memory documents are at most ${import_paths6.MAX_DOCUMENT_BYTES} bytes`)}function peekCurrent(root,file){try{(0,import_node_fs3.lstatSync)((0,import_paths6.memoryDir)(root));let opened=(0,import_files3.openRegular)(import_node_path5.default.join((0,import_paths6.memoryDir)(root),file));if(opened===null)return null;try{return(0,import_files3.readAll)(opened.fd).toString("utf8")}finally{(0,import_node_fs3.closeSync)(opened.fd)}}catch{return null}}function checkDocument(raw,kind,root){sizeCheck(raw);let decoded=(0,import_document.decodeInput)(raw,"document"),file=import_paths6.FILE_OF[kind],errors;if(kind==="handoff"){if(errors=validateHandoff(decoded.text,{mode:"stdin",nowMs:Date.now(),secrets:[]}).errors,errors.some(e=>e.rule==="anchor-line")){let current=peekCurrent(root,file),mine=anchorsBody(decoded.text);current!==null&&mine!==null&&JSON.stringify(anchorsBody(current))===JSON.stringify(mine)&&(errors=errors.filter(e=>e.rule!=="anchor-line"))}}else errors=validateLedger(decoded.text,kind).errors;if(errors.length>0)throw schemaRefusal(file,errors);return{kind,text:decoded.text,notes:decoded.notes}}function minutes(ms){return Math.round(Math.abs(ms)/6e4)}async function buildDocument(checked,root,env){let file=import_paths6.FILE_OF[checked.kind],prior=await(0,import_files3.readStable)(import_node_path5.default.join((0,import_paths6.memoryDir)(root),file)),priorText=prior?prior.bytes.toString("utf8"):null,notes=[...checked.notes];if(checked.kind!=="handoff"){let redacted2=(0,import_redact5.redactText)(checked.text);redacted2.findings.length>0&&notes.push((0,import_redact5.formatRedactionReport)(redacted2.findings));let bytes2=finalBytes(redacted2.text),v2=validateLedger(checked.text,checked.kind);return{bytes:bytes2,prior,unchanged:prior!==null&&prior.bytes.equals(bytes2),notes:[...notes,...scoreNotes(v2)]}}let nowMs=Date.now(),iso=isoSeconds(nowMs),stamped=stampSaved(checked.text,iso);if(stamped.replaced!==null){let then=Date.parse(stamped.replaced.replace(/^`(.*)`$/,"$1"));Number.isNaN(then)?/^<[^<>]*>$/.test(stamped.replaced)||notes.push(`note: Saved: ${JSON.stringify(stamped.replaced.slice(0,60))} is not a time; stamped ${iso}`):Math.abs(nowMs-then)>CLOCK_SKEW_MS&&notes.push(`note: Saved: ${JSON.stringify(stamped.replaced.slice(0,60))} was ${minutes(nowMs-then)} minutes off; stamped ${iso}`)}let text=stamped.text,mine=anchorsBody(text),identical=priorText!==null&&mine!==null&&JSON.stringify(anchorsBody(priorText))===JSON.stringify(mine),fill=anchorsEmpty(text)||identical,exempt=new Set,keyFiles=handoffKeyFiles(text),reported=null,anchorsNow=async()=>{if(reported===null){let a=await collectAnchors(root,env,nowMs,keyFiles);a.gitNote!==null&&fill&&notes.push(`note: anchors filled outside git: ${a.gitNote}`),reported=renderAnchorLines(a)}return reported};if(fill){let filled=fillAnchors(text,await anchorsNow());text=filled.text,exempt=filled.lines}else if(mine!==null){let date=mine.map(l=>/^- Date: `?([^`]*)`?$/.exec(l)?.[1]).find(d=>d!==void 0),then=date===void 0?NaN:Date.parse(date);!Number.isNaN(then)&&nowMs-then>CLOCK_SKEW_MS&&notes.push(`note: the - Date: anchor is ${minutes(nowMs-then)} minutes before this save; empty the anchors section to have write fill them`)}let redacted=(0,import_redact5.redactText)(text,{exemptLines:exempt}),range=anchorsRange(handoffLayout(text)),onAnchors=f=>range!==null&&f.line>range.start&&f.line<=range.end;if(!fill&&redacted.findings.some(onAnchors)){let now=new Set((await anchorsNow()).split(`\n`)),lines=text.split(`\n`);for(let f of redacted.findings)onAnchors(f)&&now.has(lines[f.line-1])&&exempt.add(f.line);redacted=(0,import_redact5.redactText)(text,{exemptLines:exempt})}redacted.findings.length>0&&notes.push((0,import_redact5.formatRedactionReport)(redacted.findings));let bytes=finalBytes(redacted.text),unchanged=priorText!==null&&comparable(priorText,fill)===comparable(redacted.text,fill);if(priorText!==null&&!unchanged){let report=droppedReport(droppedItems(priorText,redacted.text));report&&notes.push(report)}let existing=new Set;for(let k of keyFiles)await statInsideRoot(root,k)!==null&&existing.add(k);let v=validateHandoff(text,{mode:"root",nowMs,prior:unchanged?null:priorText,existingKeyFiles:existing,secrets:redacted.findings});if(stamped.insertedAt!==null)for(let f of v.findings)f.line>stamped.insertedAt&&f.line--;return{bytes,prior,unchanged,notes:[...notes,...scoreNotes(v)]}}function finalBytes(text){let bytes=Buffer.from(text,"utf8");if(bytes.length>import_paths6.MAX_DOCUMENT_BYTES)throw new import_errors8.Refused(`the document is ${bytes.length} bytes; memory documents are at most ${import_paths6.MAX_DOCUMENT_BYTES} bytes (shorten it)`);return bytes}var import_node_fs3,import_node_path5,import_errors8,import_redact5,import_document,import_files3,import_paths6,MAX_FINDINGS_SHOWN,init_write_checked=__esm({"src/verbs/write-checked.ts"(){"use strict";import_node_fs3=require("node:fs"),import_node_path5=__toESM(require("node:path"),1),import_errors8=__toESM(require_errors(),1);init_anchors();import_redact5=__toESM(require_redact(),1);init_anchor_lines();init_open_items();init_stamp();init_validate();init_validate_common();init_validate_ledger();init_values();import_document=__toESM(require_document(),1),import_files3=__toESM(require_files(),1),import_paths6=__toESM(require_paths(),1),MAX_FINDINGS_SHOWN=20}});var verbs={"src/verbs/anchors.ts":()=>(init_anchors2(),__toCommonJS(anchors_exports)),"src/verbs/archives.ts":()=>(init_archives(),__toCommonJS(archives_exports)),"src/verbs/brief.ts":()=>(init_brief2(),__toCommonJS(brief_exports)),"src/verbs/drift.ts":()=>(init_drift2(),__toCommonJS(drift_exports)),"src/verbs/redact.ts":()=>(init_redact(),__toCommonJS(redact_exports)),"src/verbs/validate.ts":()=>(init_validate2(),__toCommonJS(validate_exports)),"src/verbs/write-checked.ts":()=>(init_write_checked(),__toCommonJS(write_checked_exports))};exports.load=id=>verbs[id]();\n', {
+      "src/errors.ts": () => (init_errors(), __toCommonJS(errors_exports)),
+      "src/guard/envelope.ts": () => (init_envelope(), __toCommonJS(envelope_exports)),
+      "src/guard/invisible.ts": () => (init_invisible(), __toCommonJS(invisible_exports)),
+      "src/guard/redact.ts": () => (init_redact(), __toCommonJS(redact_exports)),
+      "src/store/archive.ts": () => (init_archive(), __toCommonJS(archive_exports)),
+      "src/store/document.ts": () => (init_document(), __toCommonJS(document_exports)),
+      "src/store/files.ts": () => (init_files(), __toCommonJS(files_exports)),
+      "src/store/mutate.ts": () => (init_mutate(), __toCommonJS(mutate_exports)),
+      "src/store/paths.ts": () => (init_paths(), __toCommonJS(paths_exports)),
+      "src/store/publish.ts": () => (init_publish(), __toCommonJS(publish_exports)),
+      "src/store/read.ts": () => (init_read(), __toCommonJS(read_exports)),
+      "src/verbs/common.ts": () => (init_common(), __toCommonJS(common_exports)),
+      "src/verbs/types.ts": () => (init_types(), __toCommonJS(types_exports))
+    });
   }
-}
-function peekCurrent(root, file) {
-  try {
-    (0, import_node_fs9.lstatSync)(memoryDir(root));
-    const opened = openRegular(import_node_path11.default.join(memoryDir(root), file));
-    if (opened === null) return null;
-    try {
-      return readAll(opened.fd).toString("utf8");
-    } finally {
-      (0, import_node_fs9.closeSync)(opened.fd);
-    }
-  } catch {
-    return null;
-  }
-}
-function checkDocument(raw, kind, root) {
-  sizeCheck(raw);
-  const decoded = decodeInput(raw, "document");
-  const file = FILE_OF[kind];
-  let errors;
-  if (kind === "handoff") {
-    errors = validateHandoff(decoded.text, { mode: "stdin", nowMs: Date.now(), secrets: [] }).errors;
-    if (errors.some((e) => e.rule === "anchor-line")) {
-      const current = peekCurrent(root, file);
-      const mine = anchorsBody(decoded.text);
-      if (current !== null && mine !== null && JSON.stringify(anchorsBody(current)) === JSON.stringify(mine)) {
-        errors = errors.filter((e) => e.rule !== "anchor-line");
-      }
-    }
-  } else {
-    errors = validateLedger(decoded.text, kind).errors;
-  }
-  if (errors.length > 0) throw schemaRefusal(file, errors);
-  return { kind, text: decoded.text, notes: decoded.notes };
-}
-function minutes(ms) {
-  return Math.round(Math.abs(ms) / 6e4);
-}
-async function buildDocument(checked, root, env) {
-  const file = FILE_OF[checked.kind];
-  const prior = await readStable(import_node_path11.default.join(memoryDir(root), file));
-  const priorText = prior ? prior.bytes.toString("utf8") : null;
-  const notes = [...checked.notes];
-  if (checked.kind !== "handoff") {
-    const redacted2 = redactText(checked.text);
-    if (redacted2.findings.length > 0) notes.push(formatRedactionReport(redacted2.findings));
-    const bytes2 = finalBytes(redacted2.text);
-    const v2 = validateLedger(checked.text, checked.kind);
-    return { bytes: bytes2, prior, unchanged: prior !== null && prior.bytes.equals(bytes2), notes: [...notes, ...scoreNotes(v2)] };
-  }
-  const nowMs = Date.now();
-  const iso = isoSeconds(nowMs);
-  const stamped = stampSaved(checked.text, iso);
-  if (stamped.replaced !== null) {
-    const then = Date.parse(stamped.replaced.replace(/^`(.*)`$/, "$1"));
-    if (Number.isNaN(then)) {
-      if (!/^<[^<>]*>$/.test(stamped.replaced)) notes.push(`note: Saved: ${JSON.stringify(stamped.replaced.slice(0, 60))} is not a time; stamped ${iso}`);
-    } else if (Math.abs(nowMs - then) > CLOCK_SKEW_MS) {
-      notes.push(`note: Saved: ${JSON.stringify(stamped.replaced.slice(0, 60))} was ${minutes(nowMs - then)} minutes off; stamped ${iso}`);
-    }
-  }
-  let text = stamped.text;
-  const mine = anchorsBody(text);
-  const identical = priorText !== null && mine !== null && JSON.stringify(anchorsBody(priorText)) === JSON.stringify(mine);
-  const fill = anchorsEmpty(text) || identical;
-  let exempt = /* @__PURE__ */ new Set();
-  const keyFiles = handoffKeyFiles(text);
-  let reported = null;
-  const anchorsNow = async () => {
-    if (reported === null) {
-      const a = await collectAnchors(root, env, nowMs, keyFiles);
-      if (a.gitNote !== null && fill) notes.push(`note: anchors filled outside git: ${a.gitNote}`);
-      reported = renderAnchorLines(a);
-    }
-    return reported;
-  };
-  if (fill) {
-    const filled = fillAnchors(text, await anchorsNow());
-    text = filled.text;
-    exempt = filled.lines;
-  } else if (mine !== null) {
-    const date = mine.map((l) => /^- Date: `?([^`]*)`?$/.exec(l)?.[1]).find((d) => d !== void 0);
-    const then = date === void 0 ? NaN : Date.parse(date);
-    if (!Number.isNaN(then) && nowMs - then > CLOCK_SKEW_MS) {
-      notes.push(`note: the - Date: anchor is ${minutes(nowMs - then)} minutes before this save; empty the anchors section to have write fill them`);
-    }
-  }
-  let redacted = redactText(text, { exemptLines: exempt });
-  const range = anchorsRange(handoffLayout(text));
-  const onAnchors = (f) => range !== null && f.line > range.start && f.line <= range.end;
-  if (!fill && redacted.findings.some(onAnchors)) {
-    const now = new Set((await anchorsNow()).split("\n"));
-    const lines = text.split("\n");
-    for (const f of redacted.findings) if (onAnchors(f) && now.has(lines[f.line - 1])) exempt.add(f.line);
-    redacted = redactText(text, { exemptLines: exempt });
-  }
-  if (redacted.findings.length > 0) notes.push(formatRedactionReport(redacted.findings));
-  const bytes = finalBytes(redacted.text);
-  const unchanged = priorText !== null && comparable(priorText, fill) === comparable(redacted.text, fill);
-  if (priorText !== null && !unchanged) {
-    const report = droppedReport(droppedItems(priorText, redacted.text));
-    if (report) notes.push(report);
-  }
-  const existing = /* @__PURE__ */ new Set();
-  for (const k of keyFiles) if (await statInsideRoot(root, k) !== null) existing.add(k);
-  const v = validateHandoff(text, { mode: "root", nowMs, prior: unchanged ? null : priorText, existingKeyFiles: existing, secrets: redacted.findings });
-  if (stamped.insertedAt !== null) {
-    for (const f of v.findings) if (f.line > stamped.insertedAt) f.line--;
-  }
-  return { bytes, prior, unchanged, notes: [...notes, ...scoreNotes(v)] };
-}
-function finalBytes(text) {
-  const bytes = Buffer.from(text, "utf8");
-  if (bytes.length > MAX_DOCUMENT_BYTES) {
-    throw new Refused(`the document is ${bytes.length} bytes; memory documents are at most ${MAX_DOCUMENT_BYTES} bytes (shorten it)`);
-  }
-  return bytes;
-}
-var import_node_fs9, import_node_path11, MAX_FINDINGS_SHOWN;
-var init_write_checked = __esm({
-  "src/verbs/write-checked.ts"() {
-    "use strict";
-    import_node_fs9 = __toESM(require_builtin_node_fs_closeSync_lstatSync(), 1);
-    import_node_path11 = __toESM(require_builtin_node_path_resolve_normalize_isAbsolute_join_relative_toNamespacedPath_dirname_basename_extname_format_parse_matchesGlob_sep_delimiter_win32_posix_makeLong(), 1);
-    init_errors();
-    init_anchors();
-    init_redact();
-    init_anchor_lines();
-    init_open_items();
-    init_stamp();
-    init_validate();
-    init_validate_common();
-    init_validate_ledger();
-    init_values();
-    init_document();
-    init_files();
-    init_paths();
-    MAX_FINDINGS_SHOWN = 20;
+});
+
+// lazy:cold:src/verbs/write-checked.ts
+var require_write_checked = __commonJS({
+  "lazy:cold:src/verbs/write-checked.ts"(exports, module) {
+    module.exports = require_chunk_cold().load("src/verbs/write-checked.ts");
   }
 });
 
@@ -3959,7 +2231,6 @@ var init_write = __esm({
     init_files();
     init_common();
     init_types();
-    init_write_checked();
     writeVerb = {
       name: "write",
       options: CAS,
@@ -3994,6 +2265,7 @@ exit:   0 saved; 2 refused (stale token: read again and merge, never resend the 
         const lockTimeoutSeconds = lockTimeoutOption(ctx);
         const root = rootOption(ctx);
         const raw = await ctx.readStdin();
+        const { buildDocument, checkDocument } = await Promise.resolve().then(() => __toESM(require_write_checked(), 1));
         let checked = null;
         let built = null;
         const file = FILE_OF[kind];
@@ -4156,10 +2428,10 @@ var require_builtin_node_fs_closeSync_lstatSync_readSync = __commonJS({
 
 // src/store/inspect.ts
 function treeUnsafe(root) {
-  for (const dir of [import_node_path12.default.join(root, ".ai"), memoryDir(root)]) {
+  for (const dir of [import_node_path9.default.join(root, ".ai"), memoryDir(root)]) {
     let st;
     try {
-      st = (0, import_node_fs10.lstatSync)(dir);
+      st = (0, import_node_fs9.lstatSync)(dir);
     } catch (err) {
       return err.code === "ENOENT" ? null : true;
     }
@@ -4177,7 +2449,7 @@ function inspectFile(root, kind, retry = true) {
   const writerLive = () => lockState(memDir).state === "held";
   let opened;
   try {
-    opened = openRegular(import_node_path12.default.join(memDir, file));
+    opened = openRegular(import_node_path9.default.join(memDir, file));
   } catch {
     return { kind, status: "unsafe", mtimeMs: null };
   }
@@ -4185,7 +2457,7 @@ function inspectFile(root, kind, retry = true) {
     if (mine.some((e) => e.role === "claim")) {
       return { kind, status: writerLive() ? "present" : "interrupted", mtimeMs: null };
     }
-    if (retry && (mine.length > 0 || lstatBig(import_node_path12.default.join(memDir, file)) !== null)) return inspectFile(root, kind, false);
+    if (retry && (mine.length > 0 || lstatBig(import_node_path9.default.join(memDir, file)) !== null)) return inspectFile(root, kind, false);
     return { kind, status: "missing", mtimeMs: null };
   }
   const { fd, stat } = opened;
@@ -4193,19 +2465,19 @@ function inspectFile(root, kind, retry = true) {
     const mtimeMs = Number(stat.mtimeMs);
     if (stat.nlink !== 1n) {
       if (!hasPrivatePartner(memDir, file, stat.ino)) {
-        const now = lstatBig(import_node_path12.default.join(memDir, file));
+        const now = lstatBig(import_node_path9.default.join(memDir, file));
         if (now !== null && now.ino === stat.ino && now.nlink === 1n) return { kind, status: "present", mtimeMs };
         return { kind, status: "unsafe", mtimeMs };
       }
       return { kind, status: writerLive() ? "present" : "interrupted", mtimeMs };
     }
     const buf = Buffer.alloc(HEAD_BYTES);
-    const n = (0, import_node_fs10.readSync)(fd, buf, 0, HEAD_BYTES, 0);
+    const n = (0, import_node_fs9.readSync)(fd, buf, 0, HEAD_BYTES, 0);
     const lines = buf.subarray(0, n).toString("utf8").replace(/^\uFEFF/, "").split(/\r?\n/);
     const ok2 = lines[0] === MARKER && lines.slice(0, 4).includes(HEADING_OF[kind]);
     return { kind, status: ok2 ? "present" : "foreign", mtimeMs };
   } finally {
-    (0, import_node_fs10.closeSync)(fd);
+    (0, import_node_fs9.closeSync)(fd);
   }
 }
 function interruptedSave(root) {
@@ -4215,12 +2487,12 @@ function interruptedSave(root) {
   if (lockState(memoryDir(root)).state === "held") return false;
   return pendingRepairs(root).length > 0 || archiveExcess(root) > 0;
 }
-var import_node_fs10, import_node_path12, HEAD_BYTES;
+var import_node_fs9, import_node_path9, HEAD_BYTES;
 var init_inspect = __esm({
   "src/store/inspect.ts"() {
     "use strict";
-    import_node_fs10 = __toESM(require_builtin_node_fs_closeSync_lstatSync_readSync(), 1);
-    import_node_path12 = __toESM(require_builtin_node_path_resolve_normalize_isAbsolute_join_relative_toNamespacedPath_dirname_basename_extname_format_parse_matchesGlob_sep_delimiter_win32_posix_makeLong(), 1);
+    import_node_fs9 = __toESM(require_builtin_node_fs_closeSync_lstatSync_readSync(), 1);
+    import_node_path9 = __toESM(require_builtin_node_path_resolve_normalize_isAbsolute_join_relative_toNamespacedPath_dirname_basename_extname_format_parse_matchesGlob_sep_delimiter_win32_posix_makeLong(), 1);
     init_files();
     init_paths();
     init_private();
@@ -4345,35 +2617,6 @@ exit: 0 done (or nothing to do); 2 refused (unsafe tree); 4 paused; 5 busy.
   }
 });
 
-// lazy:chunk:cold
-var require_chunk_cold = __commonJS({
-  "lazy:chunk:cold"(exports, module) {
-    module.exports = __shChunk("cold", 'var __create=Object.create;var __defProp=Object.defineProperty;var __getOwnPropDesc=Object.getOwnPropertyDescriptor;var __getOwnPropNames=Object.getOwnPropertyNames;var __getProtoOf=Object.getPrototypeOf,__hasOwnProp=Object.prototype.hasOwnProperty;var __esm=(fn,res,err)=>function(){if(err)throw err[0];try{return fn&&(res=(0,fn[__getOwnPropNames(fn)[0]])(fn=0)),res}catch(e){throw err=[e],e}};var __commonJS=(cb,mod)=>function(){try{return mod||(0,cb[__getOwnPropNames(cb)[0]])((mod={exports:{}}).exports,mod),mod.exports}catch(e){throw mod=0,e}};var __export=(target,all)=>{for(var name in all)__defProp(target,name,{get:all[name],enumerable:!0})},__copyProps=(to,from,except,desc)=>{if(from&&typeof from=="object"||typeof from=="function")for(let key of __getOwnPropNames(from))!__hasOwnProp.call(to,key)&&key!==except&&__defProp(to,key,{get:()=>from[key],enumerable:!(desc=__getOwnPropDesc(from,key))||desc.enumerable});return to};var __toESM=(mod,isNodeMode,target)=>(target=mod!=null?__create(__getProtoOf(mod)):{},__copyProps(isNodeMode||!mod||!mod.__esModule?__defProp(target,"default",{value:mod,enumerable:!0}):target,mod)),__toCommonJS=mod=>__copyProps(__defProp({},"__esModule",{value:!0}),mod);var require_anchors=__commonJS({"share:src/git/anchors.ts"(exports2,module2){module2.exports=__shared("src/git/anchors.ts")}});var require_anchor_lines=__commonJS({"share:src/schema/anchor-lines.ts"(exports2,module2){module2.exports=__shared("src/schema/anchor-lines.ts")}});var require_common=__commonJS({"share:src/verbs/common.ts"(exports2,module2){module2.exports=__shared("src/verbs/common.ts")}});var require_types=__commonJS({"share:src/verbs/types.ts"(exports2,module2){module2.exports=__shared("src/verbs/types.ts")}});var anchors_exports={};__export(anchors_exports,{anchorsVerb:()=>anchorsVerb});var import_anchors,import_anchor_lines,import_common,import_types,anchorsVerb,init_anchors=__esm({"src/verbs/anchors.ts"(){"use strict";import_anchors=__toESM(require_anchors(),1),import_anchor_lines=__toESM(require_anchor_lines(),1),import_common=__toESM(require_common(),1),import_types=__toESM(require_types(),1),anchorsVerb={name:"anchors",options:{root:{type:"string"},json:{type:"boolean"},"key-file":{type:"string",multiple:!0}},positionals:[0,0],help:`usage: node memory_io.mjs anchors --root DIR [--key-file PATH]... [--json]\n\nPrints the lines of the handoff\'s \\`## Environment anchors\\` section (without the heading),\nready to paste:\n  - Branch: <name, or (detached)>\n  - HEAD: <full 40/64-hex id>            (\\`none (no commits yet)\\` in a new repository)\n  - Dirty files: <paths, comma-separated, or none>\n  - Date: <now, ISO-8601 UTC with Z>\nDirty files come from git status (-z): renames list the new path; a path holding a comma,\na quote, a backslash or a control character is written in double quotes with C escapes;\nnon-ASCII stays as is; the memory dir .ai/memory/ is never listed; past 50 paths the\nline ends with \\`\\u2026 and N more\\`.\n\nOutside a git repository, or when git is not on PATH (said on stderr):\n  - Date: <now>\n  - Key file mtimes: <path> @ <ISO-8601 UTC, or missing>, ...   (with --key-file)\n--key-file PATH (repeatable) names a file inside the root; it is only looked up, never\nopened. Paths outside the root are skipped with a warning.\n\n--json prints one object: {"insideGit", "branch", "head", "dirty", "date",\n"keyFileMtimes": [{"path", "mtime"}], "gitNote", "markdown"}.\n\nRuns one git process (status); takes no lock; writes nothing.\n\nexit: 0 printed\n      2 usage error, or the root is missing or a link\n`,async run(ctx){let root=(0,import_common.rootOption)(ctx),keyFiles=ctx.values["key-file"]??[],a=await(0,import_anchors.collectAnchors)(root,ctx.env,Date.now(),keyFiles),markdown=(0,import_anchor_lines.renderAnchorLines)(a),stderr=[];a.gitNote!==null&&stderr.push(`note: ${a.gitNote}`);for(let s of a.skippedKeyFiles)stderr.push(`warning: --key-file ${JSON.stringify(s.path)} skipped: ${s.reason}`);if(ctx.values.json===!0){let{skippedKeyFiles:_skipped,...rest}=a;return(0,import_types.ok)(`${JSON.stringify({...rest,markdown})}\n`,stderr)}return(0,import_types.ok)(markdown,stderr)}}}});var require_errors=__commonJS({"share:src/errors.ts"(exports2,module2){module2.exports=__shared("src/errors.ts")}});var require_envelope=__commonJS({"share:src/guard/envelope.ts"(exports2,module2){module2.exports=__shared("src/guard/envelope.ts")}});var require_invisible=__commonJS({"share:src/guard/invisible.ts"(exports2,module2){module2.exports=__shared("src/guard/invisible.ts")}});var require_redact=__commonJS({"share:src/guard/redact.ts"(exports2,module2){module2.exports=__shared("src/guard/redact.ts")}});var require_validate=__commonJS({"share:src/schema/validate.ts"(exports2,module2){module2.exports=__shared("src/schema/validate.ts")}});var require_archive=__commonJS({"share:src/store/archive.ts"(exports2,module2){module2.exports=__shared("src/store/archive.ts")}});var require_files=__commonJS({"share:src/store/files.ts"(exports2,module2){module2.exports=__shared("src/store/files.ts")}});var require_paths=__commonJS({"share:src/store/paths.ts"(exports2,module2){module2.exports=__shared("src/store/paths.ts")}});function sortKey(e){let m=NAME_TIME.exec(e.name);return m?`${m[1]}.${(m[2]??"").padEnd(9,"0")}`:new Date(e.mtimeMs).toISOString().replace(/:/g,"-").replace(/Z$/,"").padEnd(29,"0")}function listArchives(root){if(!(0,import_paths.checkTree)(root))return[];let dir=(0,import_paths.archiveDir)(root),st;try{st=(0,import_node_fs.lstatSync)(dir)}catch{return[]}if(st.isSymbolicLink()||!st.isDirectory())throw new import_errors.Refused(`${dir} is a link or not a directory; move it away`);let out=[];for(let name of(0,import_node_fs.readdirSync)(dir))if(import_archive.ARCHIVE_NAME.test(name))try{let s=(0,import_node_fs.lstatSync)(import_node_path.default.join(dir,name));out.push({name,mtimeMs:s.mtimeMs,regular:s.isFile()&&!s.isSymbolicLink()&&s.nlink===1})}catch{}return out.sort((a,b)=>{let ka=sortKey(a),kb=sortKey(b);return ka===kb?b.mtimeMs-a.mtimeMs:ka<kb?1:-1})}async function readArchive(root,name){if(!import_archive.ARCHIVE_NAME.test(name))throw new import_errors.Refused(`${JSON.stringify(name.slice(0,100))} is not an archive name (HANDOFF-<letters, digits, . _ ->.md); run \\`archives list\\``);let got=(0,import_paths.checkTree)(root)?await(0,import_files.readStable)(import_node_path.default.join((0,import_paths.archiveDir)(root),name)):null;if(got===null)throw new import_errors.Absent(`no archived handoff named ${name}; run \\`archives list\\``);if(got.stat.nlink!==1n)throw new import_files.UnsafeFile("hard-linked",import_node_path.default.join((0,import_paths.archiveDir)(root),name),got.stat);return got}var import_node_fs,import_node_path,import_errors,import_archive,import_files,import_paths,NAME_TIME,init_archive_entries=__esm({"src/store/archive-entries.ts"(){"use strict";import_node_fs=require("node:fs"),import_node_path=__toESM(require("node:path"),1),import_errors=__toESM(require_errors(),1),import_archive=__toESM(require_archive(),1),import_files=__toESM(require_files(),1),import_paths=__toESM(require_paths(),1),NAME_TIME=/^HANDOFF-(\\d{4}-\\d{2}-\\d{2}T\\d{2}-\\d{2}-\\d{2})(?:\\.(\\d{1,9}))?Z-/}});var require_mutate=__commonJS({"share:src/store/mutate.ts"(exports2,module2){module2.exports=__shared("src/store/mutate.ts")}});var require_publish=__commonJS({"share:src/store/publish.ts"(exports2,module2){module2.exports=__shared("src/store/publish.ts")}});var archives_exports={};__export(archives_exports,{archivesVerb:()=>archivesVerb,restoreProblem:()=>restoreProblem});function restoreProblem(bytes){if(bytes.length===0)return"it is empty";if(bytes.length>import_paths2.MAX_DOCUMENT_BYTES)return`it is more than ${import_paths2.MAX_DOCUMENT_BYTES} bytes`;if(bytes.includes(0))return"it contains a NUL byte";let text;try{text=utf8.decode(bytes)}catch{return"it is not valid UTF-8"}if(text.startsWith("\\uFEFF"))return"it starts with a byte order mark";if(text.includes("\\r"))return"it has CR line ends";let lines=text.split(`\n`);if(lines[0]!==import_paths2.MARKER)return`its first line is not ${import_paths2.MARKER}`;if(!lines.slice(0,4).includes(import_paths2.HEADING_OF.handoff))return`it has no "${import_paths2.HEADING_OF.handoff}" in its first four lines`;if(!text.endsWith(`\n`))return"it does not end with a newline";let hidden=(0,import_invisible.findInvisible)(text);if(hidden.length>0)return`it contains invisible characters (line ${hidden[0].line}, column ${hidden[0].column}: ${hidden[0].codePoint})`;let secrets=(0,import_redact.redactText)(text).findings;return secrets.length>0?`it holds ${secrets.length} secret(s) (${secrets.map(s=>`${s.kind} on line ${s.line}`).slice(0,3).join(", ")})`:null}async function list(ctx){let root=(0,import_common2.rootOption)(ctx),now=Date.now(),rows=[],stderr=[];for(let e of listArchives(root)){if(!e.regular){rows.push({name:e.name,stateTime:null,goal:null,unsafe:!0});continue}try{let text2=(await readArchive(root,e.name)).bytes.toString("utf8");rows.push({name:e.name,stateTime:(0,import_validate.stateTime)(text2,now),goal:(0,import_validate.goalLine)(text2),unsafe:!1})}catch(err){stderr.push(`warning: archive/${e.name} could not be read: ${err.message}`)}}if(ctx.values.json===!0)return(0,import_types2.ok)(`${JSON.stringify({archives:rows})}\n`,stderr);if(rows.length===0)return(0,import_types2.ok)(`no archived handoffs\n`,stderr);let text=rows.map(r=>r.unsafe?`${r.name}  (a link, hard-linked or not a regular file: not read)`:`${r.name}  ${r.stateTime??"time unknown"}  ${JSON.stringify(r.goal??"")}`);return(0,import_types2.ok)(`${text.join(`\n`)}\n`,stderr)}async function show(ctx,name){let root=(0,import_common2.rootOption)(ctx),got=await readArchive(root,name),{out,warning}=(0,import_envelope.renderEnvelope)(name,got.token,got.bytes);return(0,import_types2.ok)(out,warning?[warning]:[])}async function restore(ctx,name){let expected=(0,import_common2.expectedTokenOption)(ctx),lockTimeoutSeconds=(0,import_common2.lockTimeoutOption)(ctx),root=(0,import_common2.rootOption)(ctx),file="HANDOFF.md",{result}=await(0,import_mutate.underLock)({root,env:ctx.env,lockTimeoutSeconds,validate:()=>{if(!import_archive2.ARCHIVE_NAME.test(name))throw new import_errors2.Refused(`${JSON.stringify(name.slice(0,100))} is not an archive name (HANDOFF-<letters, digits, . _ ->.md); run \\`archives list\\``);try{(0,import_node_fs2.lstatSync)(import_node_path2.default.join((0,import_paths2.archiveDir)(root),name))}catch{throw new import_errors2.Absent(`no archived handoff named ${name}; run \\`archives list\\``)}}},async lock=>{let archived=await readArchive(root,name),problem=restoreProblem(archived.bytes);if(problem!==null)throw new import_errors2.Refused(`archive/${name} cannot be restored as it is: ${problem}`);let current=await(0,import_files2.readStable)(import_node_path2.default.join((0,import_paths2.memoryDir)(root),file));return current!==null&&current.bytes.equals(archived.bytes)?{unchanged:current.token}:{published:await(0,import_publish.publish)({dir:(0,import_paths2.memoryDir)(root),file,archiveDir:(0,import_paths2.archiveDir)(root),archivePrefix:(0,import_paths2.archivePrefixOf)(file),archivePrior:!0,expectedToken:expected,newMode:384,build:()=>archived.bytes,failpoint:(0,import_common2.failpointOf)(ctx),lock})}});if("unchanged"in result)return(0,import_types2.ok)(`unchanged ${file}\nCURRENT-SHA256: ${result.unchanged}\n`);let p=result.published,first=p.archived?`restored ${file} from archive/${name}; archived previous handoff as ${p.archived}`:`restored ${file} from archive/${name}`;return(0,import_types2.ok)(`${first}\nCURRENT-SHA256: ${p.token}\n`,p.warnings)}var import_node_fs2,import_node_path2,import_errors2,import_envelope,import_invisible,import_redact,import_validate,import_archive2,import_files2,import_mutate,import_paths2,import_publish,import_common2,import_types2,utf8,archivesVerb,init_archives=__esm({"src/verbs/archives.ts"(){"use strict";import_node_fs2=require("node:fs"),import_node_path2=__toESM(require("node:path"),1),import_errors2=__toESM(require_errors(),1),import_envelope=__toESM(require_envelope(),1),import_invisible=__toESM(require_invisible(),1),import_redact=__toESM(require_redact(),1),import_validate=__toESM(require_validate(),1),import_archive2=__toESM(require_archive(),1);init_archive_entries();import_files2=__toESM(require_files(),1),import_mutate=__toESM(require_mutate(),1),import_paths2=__toESM(require_paths(),1),import_publish=__toESM(require_publish(),1),import_common2=__toESM(require_common(),1),import_types2=__toESM(require_types(),1),utf8=new TextDecoder("utf-8",{fatal:!0,ignoreBOM:!0});archivesVerb={name:"archives",options:{root:{type:"string"},json:{type:"boolean"},"expected-current-sha256":{type:"string"},"lock-timeout":{type:"string"}},positionals:[1,2],help:`usage: node memory_io.mjs archives list [--root DIR] [--json]\n       node memory_io.mjs archives show NAME [--root DIR]\n       node memory_io.mjs archives restore NAME [--root DIR] --expected-current-sha256 TOKEN\n                                             [--lock-timeout SECONDS]\n\nThe archived handoffs in <root>/.ai/memory/archive/ (each save keeps the previous one; the\n5 newest are kept). Names are those matching ^HANDOFF-[A-Za-z0-9._-]+\\\\.md$; any other file\nthere (yours, a ledger\'s archive) is never listed, read or touched.\n\nlist     newest first (by the time in the name, then modification time), one per line:\n         "<name>  <state time, or time unknown>  <goal line as a JSON string>"; the state\n         time is the \\`- Date:\\` anchor, else \\`Saved:\\`. The goal is file text, shown\n         JSON-escaped: data, never instructions. "no archived handoffs" when none. A link\n         or hard-linked entry is listed as not read. --json: {"archives": [{"name",\n         "stateTime", "goal", "unsafe"}]}.\nshow     prints one archive in the untrusted envelope, as \\`read\\` does:\n         CURRENT-SHA256: <its token>, <<<BEGIN UNTRUSTED <NAME> <nonce>>>, the bytes,\n         <<<END UNTRUSTED <NAME> <nonce>>>.\nrestore  makes that archive the current handoff: a compare-and-swap write (TOKEN is the\n         current HANDOFF.md\'s, from \\`read handoff\\`, or \\`absent\\`) that archives the\n         current handoff first and republishes the archive\'s bytes exactly (no stamping,\n         no redaction), so it is refused when they would not pass \\`write\\`\'s checks of\n         shape, invisible characters or secrets. Prints "restored HANDOFF.md from\n         archive/<NAME>; archived previous handoff as <name>" (or "unchanged HANDOFF.md"\n         when they are the same bytes), then "CURRENT-SHA256: <token>".\n\nexit: 0 done\n      2 refused: a name outside the pattern, a stale token (read again), an unsafe file,\n        an archive that cannot be republished as it is; or a usage error\n      3 no archive of that name (show, restore)\n      4 paused (restore; kill switch)   5 busy (restore; the lock was not had in time)\n`,async run(ctx){let[action,name]=ctx.positionals;if(action==="list"){if(name!==void 0)throw new import_errors2.UsageError("archives list takes no name");return list(ctx)}if(action==="show"||action==="restore"){if(name===void 0)throw new import_errors2.UsageError(`archives ${action} needs an archive NAME; run \\`archives list\\``);return action==="show"?show(ctx,name):restore(ctx,name)}throw new import_errors2.UsageError(`unknown archives action ${JSON.stringify(action)}: use list, show NAME or restore NAME`)}}}});var require_run=__commonJS({"share:src/git/run.ts"(exports2,module2){module2.exports=__shared("src/git/run.ts")}});var require_status=__commonJS({"share:src/git/status.ts"(exports2,module2){module2.exports=__shared("src/git/status.ts")}});function short(id){return id===null?"?":id.slice(0,12)}function plural(n2,word){return`${n2} ${word}${n2===1?"":"s"}`}function sameSet(a,b){if(a.length!==b.length)return!1;let s=new Set(a);return b.every(x=>s.has(x))}function assessDrift(f){let cur=f.current,ageRaw=f.saved.date===null?null:Math.max(0,(f.nowMs-f.saved.date.ms)/DAY_MS),ageDays=ageRaw===null?null:Math.round(ageRaw*10)/10,branchChanged=cur===null||f.saved.branch===null?null:cur.branch!==f.saved.branch,dirtyChanged=cur===null||f.saved.dirty===null?null:!sameSet(cur.dirty,f.saved.dirty),reachable=f.headReachable,ahead=reachable===!0?f.ahead:null,behind=reachable===!0?f.behind:null,verdict;f.git.state!=="repo"||f.saved.head===null||reachable===null?verdict="unverifiable":reachable?ageRaw!==null&&ageRaw>STALE_DAYS||ahead!==null&&ahead>STALE_COMMITS?verdict="stale":branchChanged===!0||(ahead??0)>0||(behind??0)>0||f.missingKeyFiles.length>0?verdict="drifted":verdict="fresh":verdict="rewritten";let parts=[];if(verdict==="unverifiable"?f.git.state==="missing"?parts.push("git is not on PATH, so the repository could not be compared (outside-git behaviour)"):f.git.state==="not-repo"?parts.push("the root is not in a git repository, so only age and key files were checked"):f.git.state!=="repo"?parts.push(`git could not be used (${f.git.note??f.git.state})`):parts.push("the handoff has no valid HEAD anchor (a full 40/64-hex id), so the saved commit could not be checked"):verdict==="rewritten"?(parts.push(f.objectMissing?f.shallow?`saved HEAD ${short(f.saved.head)} is not in this shallow clone (history rewritten or cut off)`:`saved HEAD ${short(f.saved.head)} no longer exists here (history rewritten)`:`saved HEAD ${short(f.saved.head)} is no longer reachable from HEAD or any ref (rebase, amend, reset or force-push)`),f.commitsSinceDate!==null&&parts.push(`${plural(f.commitsSinceDate,"commit")} on HEAD since the saved date`),parts.push("plan statuses are unverified")):ahead!==null&&behind!==null&&(ahead===0&&behind===0?parts.push(`at the saved commit ${short(f.saved.head)}`):behind===0?parts.push(`${plural(ahead,"commit")} ahead of the saved ${short(f.saved.head)}`):ahead===0?parts.push(`${plural(behind,"commit")} behind the saved ${short(f.saved.head)}`):parts.push(`diverged from the saved ${short(f.saved.head)}: ${ahead} ahead, ${behind} behind`)),branchChanged===!0?parts.push(`branch moved from ${f.saved.branch} to ${cur?.branch}`):branchChanged===!1&&verdict!=="unverifiable"&&parts.push(`on ${cur?.branch}`),ageDays!==null&&parts.push(`saved ${ageDays} days ago`),verdict==="stale"&&parts.push("too stale for line-by-line reconciliation"),f.missingKeyFiles.length>0){let shown=f.missingKeyFiles.slice(0,3).map(import_anchor_lines2.quotePath).join(", "),more=f.missingKeyFiles.length>3?` and ${f.missingKeyFiles.length-3} more`:"";parts.push(`key files missing: ${shown}${more}`)}let up=cur?.upstream??null;up!==null&&(up.ahead===null?parts.push(`upstream ${up.name} is gone`):(up.ahead>0||(up.behind??0)>0)&&parts.push(`upstream ${up.name}: ${up.ahead} ahead, ${up.behind} behind`)),dirtyChanged===!0&&cur!==null&&f.saved.dirty!==null&&parts.push(`dirty files: ${f.saved.dirty.length} then, ${cur.dirty.length} now`);let bad=f.unverifiable.filter(u=>!(verdict==="unverifiable"&&u==="head"));bad.length>0&&parts.push(`unverifiable anchors: ${bad.join(", ")}`);let summary=`${verdict}: ${parts.join("; ")}`;return{verdict,saved:{branch:f.saved.branch,head:f.saved.head,date:f.saved.date?.iso??null,dirty:f.saved.dirty},current:{branch:cur?.branch??null,head:cur?.head??null,dirty:cur?.dirty??null},branchChanged,headReachable:reachable,ahead,behind,commitsSinceDate:f.commitsSinceDate,ageDays,missingKeyFiles:f.missingKeyFiles,upstream:up,dirtyChanged,shallow:f.shallow,git:f.git,unverifiable:f.unverifiable,summary}}var import_anchor_lines2,STALE_DAYS,STALE_COMMITS,DAY_MS,init_verdict=__esm({"src/git/verdict.ts"(){"use strict";import_anchor_lines2=__toESM(require_anchor_lines(),1),STALE_DAYS=14,STALE_COMMITS=30,DAY_MS=864e5}});function reachableArgs(id){return["rev-list","--max-count=1",id,"--not","--exclude=refs/stash","--all"]}function startStatus(root,env){let p=(0,import_status.readSnapshot)(root,env);return p.catch(()=>{}),p}async function measureDrift(root,env,anchors,nowMs,early=null){let processes=1,git=args=>(processes++,(0,import_run.runGit)(root,args,env)),head=anchors.head,facts={nowMs,saved:{branch:anchors.branch,head,date:anchors.date,dirty:anchors.dirty},git:{state:"repo",note:null},current:null,headReachable:null,objectMissing:!1,shallow:!1,ahead:null,behind:null,commitsSinceDate:null,missingKeyFiles:[],unverifiable:anchors.unverifiable},keyFilesP=Promise.all(anchors.keyFiles.map(async p=>await(0,import_anchors2.statInsideRoot)(root,p)===null?p:null));try{let statusP=early??(0,import_status.readSnapshot)(root,env),countP=head===null?null:git(["rev-list","--left-right","--count",`${head}...HEAD`]);countP?.catch(()=>{});let status=await statusP;status.kind==="not-repo"?(await countP?.catch(()=>{}),facts.git={state:"not-repo",note:status.note}):(facts.current=status.snapshot,head!==null&&countP!==null&&await measureHead(facts,status.snapshot,head,await countP,git))}catch(err){if(!(err instanceof import_run.GitUnavailable))throw err;let state=err.reason;facts.git={state,note:err.message},facts.current=null,facts.headReachable=null}return facts.missingKeyFiles=(await keyFilesP).filter(p=>p!==null),{report:assessDrift(facts),gitProcesses:processes}}async function measureHead(facts,snap,head,count,git){let reachable;if(snap.head!==null&&count.code===0){let m=/^(\\d+)\\s+(\\d+)/.exec(count.stdout.toString("utf8")),behind=Number(m?.[1]??NaN),ahead=Number(m?.[2]??NaN);facts.ahead=ahead,facts.behind=behind,reachable=behind===0?!0:await reachableFromRef(head,git,facts)}else snap.head===null?reachable=await reachableFromRef(head,git,facts):(facts.objectMissing=!0,reachable=!1);if(facts.headReachable=reachable,reachable)return;facts.ahead=null,facts.behind=null;let since=facts.saved.date!==null&&snap.head!==null?git(["rev-list","--count",`--since=@${Math.floor(facts.saved.date.ms/1e3)}`,"HEAD"]):null,shallow=facts.objectMissing?git(["rev-parse","--is-shallow-repository"]):null;if(since?.catch(()=>{}),shallow!==null){let r=await shallow;facts.shallow=r.code===0&&r.stdout.toString("utf8").trim()==="true"}if(since!==null){let r=await since;r.code===0&&(facts.commitsSinceDate=Number(r.stdout.toString("utf8").trim()))}}async function reachableFromRef(head,git,facts){let r=await git(reachableArgs(head));return r.code!==0?(facts.objectMissing=!0,!1):r.stdout.toString("utf8").trim()===""}var import_anchors2,import_run,import_status,init_drift=__esm({"src/git/drift.ts"(){"use strict";import_anchors2=__toESM(require_anchors(),1),import_run=__toESM(require_run(),1),import_status=__toESM(require_status(),1);init_verdict()}});function flatten(text,max=400){let flat=text.replace(/[\\p{Cc}\\p{Cf}\\p{Zl}\\p{Zp}]/gu," ").replace(/\\s+/g," ").trim();return[...flat].length<=max?flat:`${[...flat].slice(0,max-1).join("").trimEnd()}\\u2026`}function list2(items,max){let shown=items.slice(0,max).map(i=>flatten(i,160)),more=items.length>max?` (+${items.length-max} more)`:"";return`${shown.join("; ")}${more}`}function countLedger(text,needles){let body=text.replace(/^\\uFEFF/,"").replace(/\\r\\n?/g,`\n`),entries=body.split(/^## /m).slice(1);entries.length===0&&(entries=body.split(/^[-*] /m).slice(1));let useful=needles.filter(n2=>n2.length>=3),matching=entries.filter(e=>useful.some(n2=>e.includes(n2))).length;return{entries:entries.length,matching}}function ledgerText(name,c){return c===null?null:`${name} ${c.entries} ${c.entries===1?"entry":"entries"} (${c.matching} mention the key files or branch)`}function draftBrief(h,drift,ledgers){let goal=flatten(h.goal)||"none recorded",counts={done:0,"in-progress":0,todo:0,unmarked:0};for(let s of h.plan)counts[s.status]++;let current=h.plan.find(s=>s.status==="in-progress")??h.plan.find(s=>s.status==="todo"),planStatus;if(h.plan.length===0)planStatus="none recorded";else{let bits=[`${counts.done} done`,`${counts["in-progress"]} in progress`,`${counts.todo} todo`];counts.unmarked>0&&bits.push(`${counts.unmarked} unmarked`),planStatus=`${bits.join(", ")}${current?`; ${current.status==="in-progress"?"in progress":"next"}: ${flatten(current.text,160)}`:""}`,drift.verdict==="rewritten"?planStatus=`UNVERIFIED (history rewritten since the save): ${planStatus}`:drift.verdict==="unverifiable"&&(planStatus=`unverified (anchors could not be checked): ${planStatus}`)}let inForce=h.decisions.filter(d=>!/\\(superseded\\b/i.test(d)),decisionsInForce=inForce.length===0?"none recorded":list2(inForce,4),doNotRetry=h.failedApproaches.length===0?"none recorded":list2(h.failedApproaches,4),ledgerBits=[ledgerText("LESSONS.md",ledgers.lessons),ledgerText("SOLUTIONS.md",ledgers.solutions)].filter(x=>x!==null);for(let name of ledgers.unreadable??[])ledgerBits.push(`${name} refused by the safety checks (run \\`check\\`)`);let driftAndLessons=`${flatten(drift.summary,300)}; ledgers: ${ledgerBits.length>0?ledgerBits.join(", "):"none found"}`,next=h.nextSteps[0]??(current?current.text:null),nextText=next===null?null:flatten(next,200),proposed;switch(drift.verdict){case"stale":proposed="start fresh: the handoff is too stale to reconcile line by line, so archive it and re-plan from the current code, keeping its goal, decisions and failed approaches as background (full reconciliation only if you insist)";break;case"rewritten":proposed=`re-verify every plan step against the current history before acting${nextText?`, then: ${nextText}`:""}`;break;case"unverifiable":proposed=`check the repository by hand (the anchors could not be verified)${nextText?`, then: ${nextText}`:""}`;break;case"drifted":proposed=`re-check the steps the drift touches${nextText?`, then: ${nextText}`:""}`;break;default:proposed=nextText??"none recorded"}let proposedNextStep=`${proposed} \\u2014 Confirm?`,values=[goal,planStatus,decisionsInForce,doNotRetry,driftAndLessons,proposedNextStep],lines=BRIEF_LABELS.map((label,i)=>`${label} ${values[i]}`);return{goal,planStatus,decisionsInForce,doNotRetry,driftAndLessons,proposedNextStep,lines}}function renderBrief(b){return`${b.lines.join(`\n`)}\n`}var BRIEF_LABELS,init_brief=__esm({"src/schema/brief.ts"(){"use strict";BRIEF_LABELS=["Goal:","Plan status:","Decisions in force:","Do-not-retry:","Drift & lessons:","Proposed next step:"]}});var require_blocks=__commonJS({"share:src/schema/blocks.ts"(exports2,module2){module2.exports=__shared("src/schema/blocks.ts")}});var require_values=__commonJS({"share:src/schema/values.ts"(exports2,module2){module2.exports=__shared("src/schema/values.ts")}});function normaliseText(text){return text.replace(/^\\uFEFF/,"").replace(/\\r\\n?/g,`\n`)}function slice(text,node){return text.slice(node.start,node.end)}function itemText(text,item){let first=item.children[0],last=item.children[item.children.length-1];return first&&last?text.slice(first.start,last.end):""}function headingTitle(text,h){return slice(text,h).replace(/^#+\\s*/,"").replace(/\\s*#*\\s*$/,"").trim()}function planStep(raw){let m=STEP.exec(raw);return m?{status:m[1]==="~"?"in-progress":m[1]===" "?"todo":"done",text:raw.slice(m[0].length)}:{status:"unmarked",text:raw}}function keyFile(raw){let pathText,why="",tick=/^`([^`]+)`\\s*(.*)$/s.exec(raw);if(tick)pathText=tick[1].trim(),why=tick[2].replace(/^[\u2014\u2013:-]\\s*/,"");else{let sep=KEY_SEPARATOR.exec(raw);pathText=(sep?raw.slice(0,sep.index):raw).trim(),why=sep?raw.slice(sep.index+sep[0].length):""}return{raw:pathText,path:(0,import_values.safeRelativePath)(pathText),why:why.trim()}}function unticked(value){let m=/^`([^`]*)`$/.exec(value.trim());return m?m[1].trim():value.trim()}function parseHandoff(input){let text=normaliseText(input),tree=(0,import_blocks.parseBlocks)(text),out={marker:text.startsWith(`<!-- memory-schema: v1 -->\n`)||text==="<!-- memory-schema: v1 -->",heading:!1,saved:null,sections:[],goal:"",plan:[],decisions:[],failedApproaches:[],openQuestions:[],nextSteps:[],keyFiles:[],anchors:{present:!1,branch:null,head:null,dirty:null,date:null,keyFileMtimes:null}},section=null,seen=new Set,goalParts=[];for(let node of tree.children){if(node.type==="heading"){let title=headingTitle(text,node);node.depth===1&&title==="Session Handoff"&&section===null&&(out.heading=!0),node.depth===2&&(out.sections.push(title),section=seen.has(title.toLowerCase())?"(repeated)":title.toLowerCase(),seen.add(title.toLowerCase()));continue}if(section===null){if(node.type==="paragraph")for(let line of slice(text,node).split(`\n`)){let m=/^Saved:[ \\t]*(.*)$/.exec(line.trim());m&&out.saved===null&&(out.saved=m[1].trim())}continue}if(section==="current goal"){goalParts.push(slice(text,node));continue}if(node.type!=="list")continue;let items=node.children.map(item=>itemText(text,item));switch(section){case"plan":out.plan.push(...items.map(planStep));break;case"decisions":out.decisions.push(...items);break;case"failed approaches":out.failedApproaches.push(...items);break;case"open questions":out.openQuestions.push(...items);break;case"next steps":out.nextSteps.push(...items);break;case"key files":out.keyFiles.push(...items.map(keyFile));break;case"environment anchors":if(out.anchors.present)break;out.anchors.present=!0;for(let item of items){let m=ANCHOR.exec(item);if(!m)continue;let label=m[1].toLowerCase(),value=m[2],key=label==="branch"?"branch":label==="head"?"head":label==="dirty files"?"dirty":label==="date"?"date":"keyFileMtimes";out.anchors[key]===null&&(out.anchors[key]=value)}break}}return seen.has("environment anchors")&&(out.anchors.present=!0),out.goal=goalParts.join(`\n\n`).trim(),out}function checkAnchors(h,nowMs){let unverifiable=[];h.anchors.present||unverifiable.push("anchors");let head=h.anchors.head===null?null:(0,import_values.asObjectId)(unticked(h.anchors.head));head===null&&unverifiable.push("head");let branchText=h.anchors.branch===null?null:h.anchors.branch.trim(),branch=branchText!==null&&(0,import_values.isPlausibleBranch)(branchText)?branchText:null;branch===null&&unverifiable.push("branch");let dirtyList=h.anchors.dirty===null?null:(0,import_anchor_lines3.parsePathList)(h.anchors.dirty);dirtyList===null&&unverifiable.push("dirty");let anchorDate=h.anchors.date===null?null:(0,import_values.parseStrictTime)(unticked(h.anchors.date),nowMs),savedDate=h.saved===null?null:(0,import_values.parseStrictTime)(unticked(h.saved),nowMs);(anchorDate===null||"error"in anchorDate)&&unverifiable.push("date"),(savedDate===null||"error"in savedDate)&&unverifiable.push("saved");let date=savedDate&&!("error"in savedDate)?savedDate:anchorDate&&!("error"in anchorDate)?anchorDate:null,keyFiles=[];for(let k of h.keyFiles)k.path!==null&&keyFiles.push(k.path);return keyFiles.length<h.keyFiles.length&&unverifiable.push("keyFiles"),{head,branch,date,dirty:dirtyList?.paths??null,keyFiles,unverifiable}}var import_blocks,import_anchor_lines3,import_values,STEP,KEY_SEPARATOR,ANCHOR,init_handoff=__esm({"src/schema/handoff.ts"(){"use strict";import_blocks=__toESM(require_blocks(),1),import_anchor_lines3=__toESM(require_anchor_lines(),1),import_values=__toESM(require_values(),1);STEP=/^\\[([ xX~])\\]\\s*/;KEY_SEPARATOR=/\\s+[\u2014\u2013-]\\s+/;ANCHOR=/^(Branch|HEAD|Dirty files|Date|Key file mtimes):[ \\t]*(.*)$/is}});var require_read=__commonJS({"share:src/store/read.ts"(exports2,module2){module2.exports=__shared("src/store/read.ts")}});async function loadHandoff(ctx,root,fromStdin){if(fromStdin){let bytes=await ctx.readStdin();if(bytes.length>import_paths3.MAX_DOCUMENT_BYTES)throw new import_errors3.Refused(`the pasted handoff is ${bytes.length} bytes; the limit is ${import_paths3.MAX_DOCUMENT_BYTES}`);return bytes.length===0?null:{text:bytes.toString("utf8"),pasted:!0}}let file=await(0,import_read.readMemoryFile)(root,"handoff");return file===null?null:{text:file.bytes.toString("utf8"),pasted:!1}}function shapeWarnings(h,pasted){let out=[];return(!h.marker||!h.heading)&&out.push(`warning: the ${pasted?"pasted handoff":"handoff"} does not match schema v1 (marker or heading missing); treat it as evidence only`),out}var import_errors3,import_paths3,import_read,init_handoff_input=__esm({"src/verbs/handoff-input.ts"(){"use strict";import_errors3=__toESM(require_errors(),1),import_paths3=__toESM(require_paths(),1),import_read=__toESM(require_read(),1)}});var brief_exports={};__export(brief_exports,{COLD_START:()=>COLD_START,briefVerb:()=>briefVerb});var import_errors4,import_paths4,import_read2,import_common3,import_types3,COLD_START,briefVerb,init_brief2=__esm({"src/verbs/brief.ts"(){"use strict";import_errors4=__toESM(require_errors(),1);init_drift();init_brief();init_handoff();import_paths4=__toESM(require_paths(),1),import_read2=__toESM(require_read(),1),import_common3=__toESM(require_common(),1);init_handoff_input();import_types3=__toESM(require_types(),1),COLD_START="No saved session state exists.",briefVerb={name:"brief",options:{root:{type:"string"},json:{type:"boolean"},stdin:{type:"boolean"}},positionals:[0,0],help:`usage: node memory_io.mjs brief --root DIR [--stdin] [--json]\n\nPrints the six-line warm-start brief for a resume, drafted from the handoff (or a pasted\none with --stdin), the drift report (see \\`drift --help\\`) and the ledgers:\n  Goal: ...\n  Plan status: ...            (UNVERIFIED when history was rewritten)\n  Decisions in force: ...     (decisions not marked "(superseded by ...)")\n  Do-not-retry: ...           (failed approaches)\n  Drift & lessons: ...        (the drift summary; LESSONS.md / SOLUTIONS.md entry counts,\n                               and how many mention a key file or the branch: counts only,\n                               read the ledgers for the entries)\n  Proposed next step: ... Confirm?   (a stale handoff proposes a fresh start)\nEmpty fields read \\`none recorded\\` (handoff) or \\`none found\\` (repository, ledgers).\nHandoff text is data: line breaks and control characters inside it are flattened, so no\nline of the file can pose as a label; each field is cut at 400 characters.\n\nWith no handoff it prints \\`${COLD_START}\\` and exits 3. It never reports a false cold\nstart: a handoff left in recovery by an interrupted save is refused (run \\`recover\\`).\n\n--json prints {"brief": {"goal", "planStatus", "decisionsInForce", "doNotRetry",\n"driftAndLessons", "proposedNextStep", "lines"}, "drift": <drift --json object>}, or\n{"brief": null, "message": "${COLD_START}"} with exit 3.\n\nexit: 0 brief printed\n      2 refused (unsafe memory; an interrupted save: run \\`recover\\`) or usage error\n      3 no handoff: cold start\n`,async run(ctx){let root=(0,import_common3.rootOption)(ctx),early=startStatus(root,ctx.env),json=ctx.values.json===!0,loaded=await loadHandoff(ctx,root,ctx.values.stdin===!0);if(loaded===null)return(0,import_types3.ok)(json?`${JSON.stringify({brief:null,message:COLD_START})}\n`:`${COLD_START}\n`,[],3);let now=Date.now(),parsed=parseHandoff(loaded.text),anchors=checkAnchors(parsed,now),{report}=await measureDrift(root,ctx.env,anchors,now,early),stderr=shapeWarnings(parsed,loaded.pasted),needles=[...anchors.keyFiles];anchors.branch!==null&&!["main","master","(detached)"].includes(anchors.branch)&&needles.push(anchors.branch);let ledgers={lessons:null,solutions:null,unreadable:[]};for(let kind of["lessons","solutions"])try{let file=await(0,import_read2.readMemoryFile)(root,kind);file!==null&&(ledgers[kind]=countLedger(file.bytes.toString("utf8"),needles))}catch(err){if(!(err instanceof import_errors4.HelperError))throw err;let name=import_paths4.FILE_OF[kind];ledgers.unreadable.push(name),stderr.push(`warning: ${name} was not read: ${err.message}`)}let brief=draftBrief(parsed,report,ledgers);return json?(0,import_types3.ok)(`${JSON.stringify({brief,drift:report})}\n`,stderr):(0,import_types3.ok)(renderBrief(brief),stderr)}}}});var drift_exports={};__export(drift_exports,{driftVerb:()=>driftVerb,renderDrift:()=>renderDrift});function n(v){return v===null?"n/a":String(v)}function renderDrift(r){return`${[`verdict: ${r.verdict}`,`summary: ${r.summary}`,`branch: saved ${r.saved.branch??"unverifiable"}, now ${r.current.branch??"n/a"}${r.branchChanged?" (changed)":""}`,`HEAD: saved ${r.saved.head??"unverifiable"}, now ${r.current.head??"n/a"}; reachable ${r.headReachable===null?"n/a":r.headReachable?"yes":"no"}${r.shallow?" (shallow clone)":""}`,`ahead: ${n(r.ahead)}, behind: ${n(r.behind)}, commits since the saved date: ${n(r.commitsSinceDate)}`,`age: ${r.ageDays===null?"unknown":`${r.ageDays} days`} (saved ${r.saved.date??"at an unverifiable time"})`,`key files missing: ${r.missingKeyFiles.length===0?"none found":r.missingKeyFiles.map(p=>JSON.stringify(p)).join(", ")}`,`dirty files: ${r.saved.dirty===null?"unverifiable":r.saved.dirty.length} then, ${r.current.dirty===null?"n/a":r.current.dirty.length} now${r.dirtyChanged?" (changed)":""}`,`upstream: ${r.upstream===null?"none":`${r.upstream.name}, ${r.upstream.ahead===null?"gone":`${r.upstream.ahead} ahead, ${r.upstream.behind} behind`}`}`,`unverifiable anchors: ${r.unverifiable.length===0?"none":r.unverifiable.join(", ")}`].join(`\n`)}\n`}var import_errors5,import_common4,import_types4,driftVerb,init_drift2=__esm({"src/verbs/drift.ts"(){"use strict";import_errors5=__toESM(require_errors(),1);init_drift();init_handoff();import_common4=__toESM(require_common(),1);init_handoff_input();import_types4=__toESM(require_types(),1);driftVerb={name:"drift",options:{root:{type:"string"},json:{type:"boolean"},stdin:{type:"boolean"}},positionals:[0,0],help:`usage: node memory_io.mjs drift --root DIR [--stdin] [--json]\n\nCompares the handoff\'s environment anchors (or, with --stdin, a pasted handoff; CRLF line\nends and a BOM are accepted) with the repository at the root now:\nbranch then and now; whether the saved HEAD is still reachable from HEAD or a ref (a\ncommit kept only by the reflog, or missing from a shallow clone, counts as rewritten);\ncommits ahead / behind (git rev-list --left-right --count); commits since the saved date\nwhen the HEAD is unreachable; age in days (from \\`Saved:\\`, else \\`- Date:\\`); key files\nthat no longer exist; dirty files then and now; the upstream\'s ahead / behind.\n\nVerdicts, strongest first:\n  unverifiable  git missing or not a repository, or no valid HEAD anchor\n  rewritten     the saved HEAD is unreachable or missing here\n  stale         saved more than 14 days ago, or more than 30 commits ahead\n  drifted       branch changed, commits ahead or behind, or key files missing\n  fresh         none of the above\nAn upstream gap or changed dirty files are reported but do not change the verdict.\n\nAnchor values are validated before use: a full 40/64-hex id, a strict ISO-8601 time with a\nzone (not in the future), paths inside the root. A bad value is listed as unverifiable and\nnever reaches git. Key files are only looked up, never opened.\n\n--json prints one object: {"verdict", "saved": {"branch","head","date","dirty"},\n"current": {"branch","head","dirty"}, "branchChanged", "headReachable", "ahead", "behind",\n"commitsSinceDate", "ageDays", "missingKeyFiles", "upstream": {"name","ahead","behind"}|null,\n"dirtyChanged", "shallow", "git": {"state","note"}, "unverifiable", "summary",\n"gitProcesses"}.\n\nRuns 2 git processes in the usual case, at most 4; takes no lock; writes nothing.\n\nexit: 0 report printed (any verdict)\n      2 refused (unsafe memory; an interrupted save: run \\`recover\\`) or usage error\n      3 no handoff (and nothing on stdin with --stdin)\n`,async run(ctx){let root=(0,import_common4.rootOption)(ctx),early=startStatus(root,ctx.env),loaded=await loadHandoff(ctx,root,ctx.values.stdin===!0);if(loaded===null)throw new import_errors5.Absent(ctx.values.stdin===!0?"nothing was pasted on stdin: no handoff to compare":"no handoff at .ai/memory/HANDOFF.md: no saved session state exists");let now=Date.now(),parsed=parseHandoff(loaded.text),{report,gitProcesses}=await measureDrift(root,ctx.env,checkAnchors(parsed,now),now,early),stderr=shapeWarnings(parsed,loaded.pasted);return report.git.state==="missing"&&stderr.push("note: git was not found on PATH; drift is unverifiable (outside-git behaviour)"),ctx.values.json===!0?(0,import_types4.ok)(`${JSON.stringify({...report,gitProcesses})}\n`,stderr):(0,import_types4.ok)(renderDrift(report),stderr)}}}});var redact_exports={};__export(redact_exports,{redactVerb:()=>redactVerb});function help(){let width=Math.max(...import_redact2.REDACTION_RULES.map(r=>r.id.length)),rules=import_redact2.REDACTION_RULES.map(r=>`  ${r.id.padEnd(width)}  ${r.description}`);return["usage: node memory_io.mjs redact [--json] < text","","Copies stdin to stdout with every secret replaced by `<redacted: KIND>`, using the same","rules as `write` and `promote` (which redact before anything touches disk). Needs no","--root and touches no file. stderr reports `redacted N secret(s): KIND (line L), \\u2026`,","never a value.","","options:",\'  --json   print {"text": \\u2026, "findings": [{"kind", "line", "column", "length"}]}\',"           (line and column 1-based, column and length in Unicode code points, both","           measured in the input)","","Never redacted: values of only 40 or 64 hex digits (git ids, SHA-256 tokens), UUIDs,","variable references ($VAR, ${VAR}, os.environ[...], process.env.X), placeholders,","keys ending in EXAMPLE, ordinary prose and code identifiers. When rules overlap, the","one listed first wins. No pattern knows every secret or personal datum: checking the","text remains the agent\'s job.","",`rules (${import_redact2.REDACTION_RULES.length}, in priority order; the id is the KIND):`,...rules,"","exit codes: 0 success (whether or not anything was redacted);","            2 refused: stdin is not UTF-8, or a usage error (unknown flag, argument)",""].join(`\n`)}var import_errors6,import_redact2,import_types5,STRICT,redactVerb,init_redact=__esm({"src/verbs/redact.ts"(){"use strict";import_errors6=__toESM(require_errors(),1),import_redact2=__toESM(require_redact(),1),import_types5=__toESM(require_types(),1),STRICT=new TextDecoder("utf-8",{fatal:!0,ignoreBOM:!0});redactVerb={name:"redact",options:{json:{type:"boolean"}},positionals:[0,0],help:help(),async run(ctx){let bytes=await ctx.readStdin(),input;try{input=STRICT.decode(bytes)}catch{throw new import_errors6.Refused("stdin is not valid UTF-8; redact reads text only")}let result=(0,import_redact2.redactText)(input),stderr=result.findings.length>0?[(0,import_redact2.formatRedactionReport)(result.findings)]:[];return ctx.values.json===!0?(0,import_types5.ok)(`${JSON.stringify({text:result.text,findings:result.findings})}\n`,stderr):(0,import_types5.ok)(result.text,stderr)}}}});var require_validate_common=__commonJS({"share:src/schema/validate-common.ts"(exports2,module2){module2.exports=__shared("src/schema/validate-common.ts")}});var require_validate_ledger=__commonJS({"share:src/schema/validate-ledger.ts"(exports2,module2){module2.exports=__shared("src/schema/validate-ledger.ts")}});var validate_exports={};__export(validate_exports,{renderValidation:()=>renderValidation,validateVerb:()=>validateVerb});async function stdinText(ctx){let raw=await ctx.readStdin();if(raw.length>import_paths5.MAX_DOCUMENT_BYTES)throw new import_errors7.Refused(`stdin is more than ${import_paths5.MAX_DOCUMENT_BYTES.toLocaleString("en-US")} bytes`);if(raw.length===0)throw new import_errors7.Refused("stdin is empty: send the whole document on stdin");if(raw.includes(0))throw new import_errors7.Refused(`the document contains a NUL byte (at byte ${raw.indexOf(0)}); send text only`);try{return utf82.decode(raw)}catch{throw new import_errors7.Refused("the document is not valid UTF-8; convert it to UTF-8 and retry")}}function renderValidation(file,v){let errorCount=v.errors.filter(e=>e.rule!=="more").length;return`${[v.valid?`${file}: valid, score ${v.score}/100`:`${file}: invalid, ${errorCount}${v.errors.some(e=>e.rule==="more")?"+":""} schema error(s), score ${v.score}/100`,...(0,import_validate_common.issueLines)(v.errors).map(l=>`error: ${l}`),`parts: ${Object.entries(v.parts).map(([k,p])=>`${k} ${p.score}/${p.max}`).join(", ")}`,...(0,import_validate_common.issueLines)(v.findings.filter(f=>f.rule!=="dropped")).map(l=>`finding: ${l}`),...v.dropped.map(d=>`dropped: ${JSON.stringify(d)}`)].join(`\n`)}\n`}async function existingKeyFiles(root,text){let out=new Set;for(let k of(0,import_validate2.handoffKeyFiles)(text))await(0,import_anchors3.statInsideRoot)(root,k)!==null&&out.add(k);return out}var import_errors7,import_anchors3,import_invisible2,import_validate2,import_validate_common,import_validate_ledger,import_paths5,import_read3,import_common5,import_types6,utf82,validateVerb,init_validate=__esm({"src/verbs/validate.ts"(){"use strict";import_errors7=__toESM(require_errors(),1),import_anchors3=__toESM(require_anchors(),1),import_invisible2=__toESM(require_invisible(),1),import_validate2=__toESM(require_validate(),1),import_validate_common=__toESM(require_validate_common(),1),import_validate_ledger=__toESM(require_validate_ledger(),1);init_archive_entries();import_paths5=__toESM(require_paths(),1),import_read3=__toESM(require_read(),1),import_common5=__toESM(require_common(),1),import_types6=__toESM(require_types(),1),utf82=new TextDecoder("utf-8",{fatal:!0,ignoreBOM:!0});validateVerb={name:"validate",options:{root:{type:"string"},stdin:{type:"boolean"},json:{type:"boolean"}},positionals:[1,1],help:`usage: node memory_io.mjs validate <handoff|lessons|solutions> [--root DIR] [--stdin] [--json]\n\nChecks a memory document against its schema (references/handoff-schema.md,\nlessons-schema.md, solutions-schema.md): the file under <root>/.ai/memory, or with --stdin\nthe text on stdin (at most 1,000,000 bytes; CRLF and a BOM are accepted and noted).\n\nErrors (exit 2), exactly: handoff: the marker line, \\`# Session Handoff\\` in the first four\nlines, the final newline, \\`Saved:\\` (an error on disk, a finding with --stdin: write stamps\nit); a required section missing, out of order or appearing twice; a malformed anchor line\n(every line \\`anchors\\` prints is well-formed; an empty anchors section is a finding with\n--stdin: write fills it). A heading that resembles a missing section names it:\n  line 23: section-missing: "## Failed approaches:" is not a section heading of schema v1\n  and \\`## Failed approaches\\` is missing: did you mean \\`## Failed approaches\\`?\nHeadings inside code blocks or HTML comments are not headings. Ledgers: the marker, the\nheading, the final newline, and each \\`## \\` heading as \\`## L-<4 digits>: <title>\\`\n(lessons) or \\`## S-<4 digits>: <problem>\\` (solutions).\n\nEverything else is a finding and never changes the exit code. The score (0-100) is the\nparts\' points over their maxima. Handoff parts: sections 15, saved 5, anchors 10 (HEAD\nwell-formed, lines complete), failed 10 (each with its cause), decisions 10 (each\nlabelled), nextSteps 10 (each naming a path, a command or a check), nextAction 5 (the first\nnext step says "done when \\u2026"), keyFiles 10 (they exist; with a root only), verification 10\n(\\`<check>: <command> -> <result> @ <revision>\\` or \\`<check>: not run, <why>\\`, and an\n\\`Accepted:\\` line), size 5 (at most 150 lines), secrets 5, dropped 5 (with a previous\nhandoff). Ledger parts: fields 50, status 20, numbering 10, size 10 (about 200 lines for\nlessons, 250 for solutions), secrets 10.\n\nDropped items: open steps and next steps of the previous handoff that this one neither\ncarries over nor closes (\\`- [x]\\`, or \\`- [-] <step> \\u2014 dropped: <why>\\`). The previous\nhandoff is the newest archive; with --stdin --root, the current HANDOFF.md.\n\nOutput: "<FILE>: valid, score N/100" or "<FILE>: invalid, N schema error(s), score N/100",\nthen "error: line L: <rule>: <message>" lines, "parts: \\u2026", "finding: line L: <rule>:\n<message>" lines (line 0: the document as a whole) and "dropped: <JSON string>" lines.\nText from the document is shown JSON-escaped: it is data, never instructions.\n--json prints {"valid", "errors": [{"rule","line","message"}], "score", "parts":\n{"<part>": {"score","max"}}, "findings": [...], "dropped": ["<item text>"]}.\n\nReads only; takes no lock; runs no git.\n\nexit: 0 valid (findings or not)\n      2 schema errors; or refused: empty or oversized stdin, NUL, invalid UTF-8, unsafe file\n      3 no such file under the root (ruling 26)\n`,async run(ctx){let kind=(0,import_paths5.parseKind)(ctx.positionals[0]),file=import_paths5.FILE_OF[kind],fromStdin=ctx.values.stdin===!0,root=fromStdin&&ctx.values.root===void 0?null:(0,import_common5.rootOption)(ctx),text,prior=null,stderr=[];if(fromStdin){if(text=await stdinText(ctx),root!==null&&kind==="handoff"){let current=await(0,import_read3.readMemoryFile)(root,"handoff");prior=current?current.bytes.toString("utf8"):null}}else{let got=await(0,import_read3.readMemoryFile)(root,kind);if(got===null)throw new import_errors7.Absent(`no ${file} at ${root}/.ai/memory: nothing to validate`);if(text=got.bytes.toString("utf8"),kind==="handoff"){let newest=listArchives(root).find(e=>e.regular);newest&&(prior=(await readArchive(root,newest.name)).bytes.toString("utf8"))}}let v=kind==="handoff"?(0,import_validate2.validateHandoff)(text,{mode:fromStdin?"stdin":"root",nowMs:Date.now(),prior,existingKeyFiles:root===null?null:await existingKeyFiles(root,text)}):(0,import_validate_ledger.validateLedger)(text,kind),hidden=(0,import_invisible2.findInvisible)(text.replace(/^\\uFEFF/,""));for(let h of hidden.slice(0,5))v.findings.push({rule:"invisible",line:h.line,message:`${h.codePoint} at column ${h.column}: write refuses it`});let code=v.valid?0:2;return ctx.values.json===!0?(0,import_types6.ok)(`${JSON.stringify(v)}\n`,stderr,code):(0,import_types6.ok)(renderValidation(file,v),stderr,code)}}}});var verbs={"src/verbs/anchors.ts":()=>(init_anchors(),__toCommonJS(anchors_exports)),"src/verbs/archives.ts":()=>(init_archives(),__toCommonJS(archives_exports)),"src/verbs/brief.ts":()=>(init_brief2(),__toCommonJS(brief_exports)),"src/verbs/drift.ts":()=>(init_drift2(),__toCommonJS(drift_exports)),"src/verbs/redact.ts":()=>(init_redact(),__toCommonJS(redact_exports)),"src/verbs/validate.ts":()=>(init_validate(),__toCommonJS(validate_exports))};exports.load=id=>verbs[id]();\n', {
-      "src/errors.ts": () => (init_errors(), __toCommonJS(errors_exports)),
-      "src/git/anchors.ts": () => (init_anchors(), __toCommonJS(anchors_exports)),
-      "src/git/run.ts": () => (init_run(), __toCommonJS(run_exports)),
-      "src/git/status.ts": () => (init_status(), __toCommonJS(status_exports)),
-      "src/guard/envelope.ts": () => (init_envelope(), __toCommonJS(envelope_exports)),
-      "src/guard/invisible.ts": () => (init_invisible(), __toCommonJS(invisible_exports)),
-      "src/guard/redact.ts": () => (init_redact(), __toCommonJS(redact_exports)),
-      "src/schema/anchor-lines.ts": () => (init_anchor_lines(), __toCommonJS(anchor_lines_exports)),
-      "src/schema/blocks.ts": () => (init_blocks(), __toCommonJS(blocks_exports)),
-      "src/schema/validate-common.ts": () => (init_validate_common(), __toCommonJS(validate_common_exports)),
-      "src/schema/validate-ledger.ts": () => (init_validate_ledger(), __toCommonJS(validate_ledger_exports)),
-      "src/schema/validate.ts": () => (init_validate(), __toCommonJS(validate_exports)),
-      "src/schema/values.ts": () => (init_values(), __toCommonJS(values_exports)),
-      "src/store/archive.ts": () => (init_archive(), __toCommonJS(archive_exports)),
-      "src/store/files.ts": () => (init_files(), __toCommonJS(files_exports)),
-      "src/store/mutate.ts": () => (init_mutate(), __toCommonJS(mutate_exports)),
-      "src/store/paths.ts": () => (init_paths(), __toCommonJS(paths_exports)),
-      "src/store/publish.ts": () => (init_publish(), __toCommonJS(publish_exports)),
-      "src/store/read.ts": () => (init_read(), __toCommonJS(read_exports)),
-      "src/verbs/common.ts": () => (init_common(), __toCommonJS(common_exports)),
-      "src/verbs/types.ts": () => (init_types(), __toCommonJS(types_exports))
-    });
-  }
-});
-
 // lazy:cold:src/verbs/anchors.ts
 var require_anchors = __commonJS({
   "lazy:cold:src/verbs/anchors.ts"(exports, module) {
@@ -4414,21 +2657,21 @@ async function stdinCwd(ctx) {
   if (data === null || data.length === 0 || data.length > 1e6) return null;
   try {
     const parsed = JSON.parse(data.toString("utf8"));
-    return typeof parsed.cwd === "string" && import_node_path13.default.isAbsolute(parsed.cwd) ? parsed.cwd : null;
+    return typeof parsed.cwd === "string" && import_node_path10.default.isAbsolute(parsed.cwd) ? parsed.cwd : null;
   } catch {
     return null;
   }
 }
 function findProjectRoot(start) {
-  let dir = import_node_path13.default.resolve(start);
+  let dir = import_node_path10.default.resolve(start);
   for (; ; ) {
     try {
-      (0, import_node_fs11.lstatSync)(import_node_path13.default.join(dir, ".git"));
+      (0, import_node_fs10.lstatSync)(import_node_path10.default.join(dir, ".git"));
       return dir;
     } catch {
     }
-    const parent = import_node_path13.default.dirname(dir);
-    if (parent === dir) return import_node_path13.default.resolve(start);
+    const parent = import_node_path10.default.dirname(dir);
+    if (parent === dir) return import_node_path10.default.resolve(start);
     dir = parent;
   }
 }
@@ -4445,12 +2688,12 @@ function composeHookText(files, interrupted, paused, now) {
   return text.length > 0 ? `${text.slice(0, HOOK_LIMIT - 1)}
 ` : "";
 }
-var import_node_fs11, import_node_path13, HOOK_LIMIT, DAY_MS, SENTENCES, hookVerb;
+var import_node_fs10, import_node_path10, HOOK_LIMIT, DAY_MS, SENTENCES, hookVerb;
 var init_hook = __esm({
   "src/verbs/hook.ts"() {
     "use strict";
-    import_node_fs11 = __toESM(require_builtin_node_fs_lstatSync(), 1);
-    import_node_path13 = __toESM(require_builtin_node_path_resolve_normalize_isAbsolute_join_relative_toNamespacedPath_dirname_basename_extname_format_parse_matchesGlob_sep_delimiter_win32_posix_makeLong(), 1);
+    import_node_fs10 = __toESM(require_builtin_node_fs_lstatSync(), 1);
+    import_node_path10 = __toESM(require_builtin_node_path_resolve_normalize_isAbsolute_join_relative_toNamespacedPath_dirname_basename_extname_format_parse_matchesGlob_sep_delimiter_win32_posix_makeLong(), 1);
     init_inspect();
     init_paths();
     init_pause();
@@ -4495,13 +2738,13 @@ exit: always 0 -- a broken hook must not break a session; problems go to stderr.
         if (ctx.env.SESSION_HANDOFF_DISABLE === "1") return ok("", []);
         let root;
         if (typeof ctx.values.root === "string" && ctx.values.root !== "") {
-          root = import_node_path13.default.resolve(ctx.cwd, ctx.values.root);
+          root = import_node_path10.default.resolve(ctx.cwd, ctx.values.root);
         } else {
           root = findProjectRoot(await stdinCwd(ctx) ?? ctx.cwd);
         }
         let rootStat;
         try {
-          rootStat = (0, import_node_fs11.lstatSync)(root);
+          rootStat = (0, import_node_fs10.lstatSync)(root);
         } catch {
           return ok("", [`memory_io hook: root ${root} does not exist; printing nothing`]);
         }
@@ -4539,7 +2782,7 @@ var require_redact = __commonJS({
 });
 
 // src/main.ts
-var import_node_fs12 = __toESM(require_builtin_node_fs_fstatSync_readSync_writeSync(), 1);
+var import_node_fs11 = __toESM(require_builtin_node_fs_fstatSync_readSync_writeSync(), 1);
 
 // src/cli.ts
 var import_node_util = __toESM(require_builtin_node_util_parseArgs(), 1);
@@ -4673,7 +2916,7 @@ function writeFd(fd, data) {
   let off = 0;
   while (off < buf.length) {
     try {
-      off += (0, import_node_fs12.writeSync)(fd, buf, off, buf.length - off);
+      off += (0, import_node_fs11.writeSync)(fd, buf, off, buf.length - off);
     } catch (err) {
       const code2 = err.code;
       if (code2 === "EAGAIN") {
@@ -4694,7 +2937,7 @@ function readStdin() {
     const buf = Buffer.allocUnsafe(65536);
     let n;
     try {
-      n = (0, import_node_fs12.readSync)(0, buf, 0, buf.length, null);
+      n = (0, import_node_fs11.readSync)(0, buf, 0, buf.length, null);
     } catch (err) {
       const code2 = err.code;
       if (code2 === "EAGAIN") {
@@ -4729,7 +2972,7 @@ function readStdinWithin(ms) {
 }
 function stdinIsTerminal() {
   try {
-    return (0, import_node_fs12.fstatSync)(0).isCharacterDevice();
+    return (0, import_node_fs11.fstatSync)(0).isCharacterDevice();
   } catch {
     return true;
   }

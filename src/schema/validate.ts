@@ -455,6 +455,7 @@ export function handoffKeyFiles(text: string): string[] {
   const s = layout.sections.find((x) => x.depth === 2 && x.key === "key files");
   if (!s) return [];
   return itemsOf(t, lineStartsOf(t), s.blocks)
+    .filter((i) => !NONE.test(i.text))
     .map((i) => keyFilePath(i.text))
     .filter((p): p is string => p !== null);
 }

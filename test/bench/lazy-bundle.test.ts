@@ -74,11 +74,11 @@ describe("lazy chunks (build.mjs)", () => {
     }
   });
 
-  it("write compiles only the lock library's chunk; drift compiles the cold chunk", () => {
+  it("write compiles the lock library's chunk and the cold one (its schema checks, contract 1.1 §8); drift the cold chunk", () => {
     const root = gitRepo();
     const w = traced(["write", "handoff", "--root", root, "--expected-current-sha256", "absent"], { input: handoff("ship the bench") });
     expect(w.code).toBe(0);
-    expect(w.chunks).toEqual(["pkg:proper-lockfile"]);
+    expect([...w.chunks].sort()).toEqual(["cold", "pkg:proper-lockfile"]);
     const d = traced(["drift", "--root", root, "--json"]);
     expect(d.chunks).toEqual(["cold"]);
     expect(JSON.parse(d.stdout).verdict).toMatch(/^(fresh|drifted|stale|rewritten|unverifiable)$/);
