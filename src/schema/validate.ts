@@ -210,9 +210,11 @@ export function validateHandoff(input: string, opts: HandoffValidateOptions): Va
   // Contract §1 holds for every memory document: write refuses a text without its final newline.
   if (!text.endsWith("\n")) errors.push({ rule: "newline", line: lines.length, message: "the document must end with a newline" });
 
+  // A text that is not a v1 handoff at all gets its shape errors only, not one per section.
+  const shaped = errors.length === 0 || errors.every((e) => e.rule === "newline");
   // Saved (ruling 1): an error on disk, a finding on stdin (write stamps it).
   let savedOk = false;
-  const savedIssue = (message: string, line: number) => (opts.mode === "root" ? errors : findings).push({ rule: "saved", line, message });
+  const savedIssue = (message: string, line: number) => (opts.mode === "root" && shaped ? errors : findings).push({ rule: "saved", line, message });
   if (layout.savedIndex < 0) {
     savedIssue("no `Saved: <ISO-8601 with Z or offset>` line after the title (write stamps it)", Math.max(1, layout.titleIndex + 2));
   } else {
@@ -223,8 +225,6 @@ export function validateHandoff(input: string, opts: HandoffValidateOptions): Va
   }
   parts.saved = { score: savedOk ? 5 : 0, max: 5 };
 
-  // A text that is not a v1 handoff at all gets its shape errors only, not one per section.
-  const shaped = errors.length === 0 || errors.every((e) => e.rule === "newline");
   // Sections: present, in order, once (contract §8, ruling 9).
   const names = HANDOFF_SECTIONS.map((s) => s.name);
   const order = new Map(names.map((n, i) => [n.toLowerCase(), i]));
