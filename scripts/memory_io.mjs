@@ -2250,12 +2250,35 @@ its first four lines, and end with a newline. CRLF becomes LF and a leading BOM 
 refused with their line, column and code point. Secrets are redacted before anything
 touches the disk (see \`--help redact\`); stderr names each kind and line, never a value.
 Open items of the previous handoff (unfinished plan steps, next steps) that the new one
-neither carries over nor marks done are named on stderr, so they are not lost silently.
+neither carries over nor marks done (\`- [x]\`, or \`- [-] <step> \u2014 dropped: <why>\`) are named
+on stderr, so they are not lost silently.
 
-stdout: "saved HANDOFF.md; archived previous handoff as <name>" (or "saved <FILE>"), then
-        "CURRENT-SHA256: <token of what was saved>" as the last line.
-exit:   0 saved; 2 refused (stale token: read again and merge, never resend the stale
-        document; bad document; unsafe file or tree; another program wrote the file);
+The document is checked against its schema (\`validate --help\`); its errors refuse the save
+and change nothing:
+  memory operation refused: HANDOFF.md has N schema error(s)
+  line L: <rule>: <message>                    (one line per error)
+A heading that resembles a missing section names it ("did you mean \`## Failed approaches\`?").
+Ledgers are refused only for \xA71's errors and malformed entry headings. After a save, stderr
+gives "score: N/100 (<part> a/b, \u2026)" and "finding: line L: <rule>: <message>" lines (at
+most 20); findings never refuse.
+
+A handoff is stamped and completed before it is checked: its \`Saved:\` line is set to the
+time of the write (inserted after the title when missing; stderr notes an old value that was
+more than 5 minutes off), and an empty \`## Environment anchors\` section (blank, \`- none\` or
+template placeholders, or the very lines of the current handoff) is filled with what
+\`anchors\` prints at that moment, inside the lock (git runs only then; outside git, the key
+files' modification times). Anchor lines you wrote are kept (stderr notes a \`- Date:\` more
+than 5 minutes old) and redacted like prose unless they are what \`anchors\` reports now.
+
+A document equal to the current file, apart from \`Saved:\` and a \`- Date:\` anchor that write
+filled itself, is not saved again: stdout is "unchanged <FILE>" then "CURRENT-SHA256: <current
+token>", exit 0, whatever token was given; nothing is archived.
+
+stdout: "saved HANDOFF.md; archived previous handoff as <name>" (or "saved <FILE>", or
+        "unchanged <FILE>"), then "CURRENT-SHA256: <token of what was saved>" as the last line.
+exit:   0 saved or unchanged; 2 refused (stale token: read again and merge, never resend the
+        stale document; schema errors; bad document; unsafe file or tree; another program
+        wrote the file);
         4 paused (kill switch); 5 busy (the lock was not had within --lock-timeout,
         default 10 s; 0 tries once).
 `,
