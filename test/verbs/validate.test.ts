@@ -40,15 +40,15 @@ describe("validate handoff", () => {
     const root = gitRepo();
     const plan = (steps: string) => handoff("g").replace("## Plan\n- none\n", `## Plan\n${steps}\n`);
     save(root, plan("- [ ] alpha step\n- [ ] beta step"));
-    save(root, plan("- [x] alpha step"));
+    save(root, plan("- [x] alpha step\n- [ ] gamma step"));
     const onDisk = helper(["validate", "handoff", "--root", root]);
     expect(onDisk.code, onDisk.stdout).toBe(0);
     expect(onDisk.stdout).toMatch(/^dropped: "beta step"$/m);
     const json = JSON.parse(helper(["validate", "handoff", "--root", root, "--json"]).stdout) as { findings: { rule: string; line: number; message: string }[] };
     expect(json.findings).toContainEqual({ rule: "dropped", line: 0, message: '[Plan] "beta step" of the previous handoff is neither carried over nor closed' });
     const pasted = helper(["validate", "handoff", "--stdin", "--root", root, "--json"], { input: plan("- [x] other") });
-    expect((JSON.parse(pasted.stdout) as { dropped: string[] }).dropped).toEqual(["alpha step"]);
-    const closed = helper(["validate", "handoff", "--stdin", "--root", root, "--json"], { input: plan("- [-] alpha step — dropped: not needed") });
+    expect((JSON.parse(pasted.stdout) as { dropped: string[] }).dropped).toEqual(["gamma step"]);
+    const closed = helper(["validate", "handoff", "--stdin", "--root", root, "--json"], { input: plan("- [-] gamma step — dropped: not needed") });
     expect((JSON.parse(closed.stdout) as { dropped: string[] }).dropped).toEqual([]);
   });
 
