@@ -86,10 +86,7 @@ async function buildHot(chunks) {
           if (a.path.startsWith("chunk:")) return { path: a.path, namespace: "lazy" };
           return undefined;
         }
-        // A cold verb, or cold code a hot verb loads with import() only when it needs it
-        // (write's schema checks and anchors: contract 1.1 §8).
-        const coldImport = a.importer === verbTable || a.importer.startsWith(path.join(root, "src", "verbs") + path.sep);
-        if (a.kind === "dynamic-import" && coldImport && !HOT_VERB_FILES.has(path.basename(a.path))) {
+        if (a.kind === "dynamic-import" && a.importer === verbTable && !HOT_VERB_FILES.has(path.basename(a.path))) {
           const abs = path.resolve(path.dirname(a.importer), a.path);
           coldVerbs.add(abs);
           return { path: `cold:${rel(abs)}`, namespace: "lazy" };

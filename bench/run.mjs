@@ -8,6 +8,8 @@
 //   --out FILE                    write the JSON there instead of bench/results.json
 //   --runs N                      timed rounds (default 21; quick 2)
 //   --bundle FILE                 measure that helper file instead of scripts/memory_io.mjs
+//   --only checkpoint             run only the checkpoint row (a 50 MB transcript); prints it,
+//                                 and writes JSON only when --out is given
 //
 // Every timed command is spawned the way a harness spawns it (pipes for stdin/stdout/stderr)
 // and compared with bare `node -e 0` measured in the same rounds, interleaved, so that the
@@ -38,12 +40,19 @@ const outFile = path.resolve(flag("--out") ?? path.join(here, "results.json"));
 const REPO = quick ? { commits: 200, files: 50 } : { commits: 20_000, files: 5_000 };
 const NEAR = 20; // the drift handoff's HEAD is this many commits behind the tip
 const BIG_BYTES = 1_000_000;
+const ONLY = flag("--only");
+if (ONLY !== undefined && ONLY !== "checkpoint") {
+  process.stderr.write(`bench: --only takes "checkpoint", got ${JSON.stringify(ONLY)}\n`);
+  process.exit(2);
+}
+const TRANSCRIPT_BYTES = 50 * 1024 * 1024;
 
 const TARGETS = {
   hook: 1.2,
   read: 1.2,
   check: 1.2,
   write: 1.5,
+  checkpoint: 1.5,
   drift: 1.2,
   hookOutputChars: 2000,
   saveFlowBytes: 13_000,
@@ -331,6 +340,49 @@ process.stdout.write(JSON.stringify({ loadMs, firstMs, warmMedianMs: warm[warm.l
 }
 
 // ---------------------------------------------------------------------------------------
+// checkpoint on a 50 MB transcript (issue 15): only the tail is read, so the cost must not grow
+// with the file. Timed against bare node in the same interleaved rounds.
+
+function bigTranscript(dir) {
+  const file = path.join(dir, "big-transcript.jsonl");
+  const rec = (o) => `${JSON.stringify({ sessionId: "bench", uuid: "u", isSidechain: false, timestamp: "2026-11-30T09:00:00.000Z", ...o })}\n`;
+  const turn =
+    rec({ type: "user", message: { role: "user", content: `Please continue with the refactor of module ${"m".repeat(400)}` } }) +
+    rec({ type: "assistant", message: { role: "assistant", content: [{ type: "text", text: "Running the tests." }, { type: "tool_use", id: "toolu_1", name: "Bash", input: { command: "npm test" } }] } }) +
+    rec({ type: "user", message: { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_1", content: `ok ${"x".repeat(3000)}` }] }, toolUseResult: { stdout: "ok", stderr: "", interrupted: false } }) +
+    rec({ type: "assistant", message: { role: "assistant", content: [{ type: "tool_use", id: "toolu_2", name: "Edit", input: { file_path: "/project/src/a.ts", old_string: "a", new_string: "b" } }] } });
+  const block = turn.repeat(Math.ceil((1024 * 1024) / turn.length));
+  const chunks = [];
+  for (let n = 0; n < TRANSCRIPT_BYTES; n += block.length) chunks.push(block);
+  writeFileSync(file, chunks.join(""));
+  return file;
+}
+
+function checkpointBench(root) {
+  // Outside the project: a 50 MB untracked file would change what git status does there.
+  const transcript = bigTranscript(work);
+  const bytes = statSync(transcript).size;
+  let n = 0;
+  const input = () => JSON.stringify({ session_id: `bench-${n++ % 7}`, transcript_path: transcript, cwd: root, hook_event_name: "PreCompact", trigger: "auto" });
+  const cases = [
+    { name: "bare", once: () => run(node, ["-e", "0"]).ms },
+    { name: "checkpoint", once: () => helper(["checkpoint", "--format", "claude"], { cwd: root, input: input() }).ms },
+  ];
+  const t = rounds(cases);
+  const bare = median(t.bare);
+  const ms = median(t.checkpoint);
+  return { transcriptBytes: bytes, medianMs: round(ms), bareNodeMs: round(bare), ratio: round(ms / bare, 3), target: TARGETS.checkpoint, met: ms / bare <= TARGETS.checkpoint };
+}
+
+async function onlyCheckpoint() {
+  const root = path.join(work, "checkpoint-project");
+  mkdirSync(root);
+  git(root, ["init", "-q"]);
+  log(`checkpoint on a ${TRANSCRIPT_BYTES} B transcript: ${RUNS} rounds after ${WARMUP} warm-up`);
+  const c = checkpointBench(root);
+  process.stdout.write(`measure  median  ratio  target\ncheckpoint (${c.transcriptBytes} B transcript)  ${c.medianMs} ms  ${c.ratio}×  ≤ ${c.target}× ${c.met ? "met" : "MISSED"}\nbare node -e 0  ${c.bareNodeMs} ms  1\n`);
+  if (flag("--out")) writeFileSync(outFile, `${JSON.stringify({ quick, runs: RUNS, checkpoint: c }, null, 2)}\n`);
+}
 
 async function main() {
   const results = { quick, runs: RUNS, warmup: WARMUP, date: new Date().toISOString(), machine: machine(), targets: TARGETS };
@@ -379,6 +431,10 @@ async function main() {
     results.verbs[name] = { medianMs: round(ms), ratio: round(ms / bare, 3), target: TARGETS[name] ?? null, met: TARGETS[name] ? ms / bare <= TARGETS[name] : null };
   }
   results.hookOutputChars = hookOut.length;
+
+  // --- checkpoint on a 50 MB transcript
+  log("checkpoint on a 50 MB transcript");
+  results.checkpoint = checkpointBench(project.root);
 
   // --- the bundle: size, and what loading it costs
   const shape = bundleShape();
@@ -535,6 +591,7 @@ async function main() {
     ["read", results.verbs.read.ratio, `≤ ${TARGETS.read}×`, results.verbs.read.met],
     ["check", results.verbs.check.ratio, `≤ ${TARGETS.check}×`, results.verbs.check.met],
     ["write", results.verbs.write.ratio, `≤ ${TARGETS.write}×`, results.verbs.write.met],
+    ["checkpoint (50 MB transcript)", results.checkpoint.ratio, `≤ ${TARGETS.checkpoint}×`, results.checkpoint.met],
     ["drift", results.drift.near.ratio, `≤ ${TARGETS.drift}× raw git`, results.drift.met],
     ["hook output", results.hookOutputChars, `≤ ${TARGETS.hookOutputChars} chars`, results.hookOutputChars <= TARGETS.hookOutputChars],
     ["save flow", results.context.save.bytes, `≤ ${TARGETS.saveFlowBytes} B`, results.context.save.bytes <= TARGETS.saveFlowBytes],
@@ -558,6 +615,7 @@ function print(r) {
   row(`drift (${r.drift.repo.commits} commits, ${r.drift.near.behindTip} behind)`, `${r.drift.near.medianMs} ms`, `${r.drift.near.ratio}× raw git`, `≤ ${r.drift.target}× ${r.drift.met ? "met" : "MISSED"}`, `${r.peakRssKB.drift} KB`);
   row(`  raw git (node -e 0 + ${r.drift.gitCommands.length} commands)`, `${r.drift.near.rawMs} ms`, "", "", "");
   row(`drift (${r.drift.far.behindTip} behind)`, `${r.drift.far.medianMs} ms`, `${r.drift.far.ratio}× raw git`, "", "");
+  row(`checkpoint (${r.checkpoint.transcriptBytes} B transcript)`, `${r.checkpoint.medianMs} ms`, `${r.checkpoint.ratio}×`, `≤ ${r.checkpoint.target}× ${r.checkpoint.met ? "met" : "MISSED"}`, "");
   row("write 1,000,000 B", `${r.bigDocument.writeMs} ms`, `${r.bigDocument.writeRatio}×`, "", "");
   row("read 1,000,000 B", `${r.bigDocument.readMs} ms`, `${r.bigDocument.readRatio}×`, "", `${r.peakRssKB.readBigDocument} KB`);
   row("empty .mjs (ESM floor)", `+${r.bundle.esmFloorMs} ms`, `${r.bundle.esmFloorRatio}×`, "", "");
@@ -578,4 +636,4 @@ function print(r) {
   process.stdout.write(`${out.join("\n")}\n`);
 }
 
-await main();
+await (ONLY === "checkpoint" ? onlyCheckpoint() : main());

@@ -18,6 +18,8 @@ export interface Process {
   readStdinWithin(ms: number): Promise<Buffer | null>;
   writeOut(data: string | Uint8Array): void;
   writeErr(text: string): void;
+  /** The running helper's file (`process.argv[1]`). */
+  helperPath?: string;
 }
 
 function usageText(): string {
@@ -65,7 +67,8 @@ export async function main(proc: Process): Promise<ExitCode> {
     proc.writeErr(`${REFUSAL_PREFIX}unknown verb ${JSON.stringify(first)}; run with --help for the list\n`);
     return 2;
   }
-  const usageExit: ExitCode = first === "hook" ? 0 : first === "check" ? 64 : 2;
+  // `checkpoint` runs from compaction hooks: never a non-zero exit (ruling 25).
+  const usageExit: ExitCode = first === "hook" || first === "checkpoint" ? 0 : first === "check" ? 64 : 2;
   const verb = await entry.load();
   const rest = args.slice(1);
   if (rest.includes("--help") || rest.includes("-h")) {
@@ -89,6 +92,7 @@ export async function main(proc: Process): Promise<ExitCode> {
       cwd: proc.cwd,
       readStdin: proc.readStdin,
       readStdinWithin: proc.readStdinWithin,
+      helperPath: proc.helperPath,
       get stdinIsTTY() {
         return proc.stdinIsTTY;
       },
@@ -111,7 +115,7 @@ export async function main(proc: Process): Promise<ExitCode> {
     // A bug, not a refusal: say so plainly; the hook must still never fail a session.
     const text = err instanceof Error ? (err.stack ?? err.message) : String(err);
     proc.writeErr(`memory_io internal error: ${text}\n`);
-    return first === "hook" ? 0 : 2;
+    return first === "hook" || first === "checkpoint" ? 0 : 2;
   }
   for (const line of outcome.stderr) proc.writeErr(`${line}\n`);
   if (outcome.stdout.length > 0) proc.writeOut(outcome.stdout);

@@ -18,5 +18,22 @@ export const VERBS: Record<string, { summary: string; load: () => Promise<Verb> 
   hook: { summary: "session-start hook: fixed sentences about parked memory", load: async () => (await import("./hook.ts")).hookVerb },
   validate: { summary: "check a memory document: schema errors (exit 2), score 0-100, findings, dropped items", load: async () => (await import("./validate.ts")).validateVerb },
   archives: { summary: "list, show or restore (compare-and-swap) the archived handoffs", load: async () => (await import("./archives.ts")).archivesVerb },
+  install: { summary: "wire the session-start hook or bootstrap block into an agent's files", load: async () => (await import("./install.ts")).installVerb },
+  uninstall: { summary: "remove exactly what install added", load: async () => (await import("./uninstall.ts")).uninstallVerb },
+  doctor: { summary: "read-only health report: Node, installs per agent, memory dir; each problem with its fix", load: async () => (await import("./doctor.ts")).doctorVerb },
+  publish: { summary: "commit exactly the memory dir (on the user's request); --push to the upstream", load: async () => (await import("./publish.ts")).publishVerb },
+  checkpoint: { summary: "run by compaction/session-end hooks: capture the session into checkpoints/ (always exit 0)", load: async () => (await import("./checkpoint.ts")).checkpointVerb },
   redact: { summary: "copy stdin to stdout with secrets replaced by <redacted: KIND>", load: async () => (await import("./redact.ts")).redactVerb },
+};
+
+/**
+ * Cold helpers that hot verbs load only when they need them (build.mjs compiles every module
+ * imported from this file and not on its hot list into the cold chunk): `read checkpoint`,
+ * `recover`'s cleaning of checkpoints/, and `write`'s schema checks.
+ */
+export const COLD_HELPERS = {
+  checkpointRead: async () => await import("./checkpoint-read.ts"),
+  checkpointCleanup: async () => await import("../store/checkpoint-cleanup.ts"),
+  /** `write`'s schema checks, Saved: stamping and anchor filling (contract 1.1 §8). */
+  writeChecks: async () => await import("./write-checked.ts"),
 };

@@ -5,6 +5,7 @@ import { publish } from "../store/publish.ts";
 import { tokenOf } from "../store/files.ts";
 import { CAS, expectedTokenOption, failpointOf, lockTimeoutOption, rootOption } from "./common.ts";
 import { ok, type Verb } from "./types.ts";
+import { COLD_HELPERS } from "./index.ts";
 import type { Built, Checked } from "./write-checked.ts";
 
 /** `write <kind> --root DIR --expected-current-sha256 TOKEN` (contract §2, §3, §4). */
@@ -67,7 +68,7 @@ exit:   0 saved or unchanged; 2 refused (stale token: read again and merge, neve
     const raw = await ctx.readStdin();
     // The schema checks, the scanner and git live in the cold chunk: what every other verb
     // parses at start-up stays small (build.mjs).
-    const { buildDocument, checkDocument } = await import("./write-checked.ts");
+    const { buildDocument, checkDocument } = await COLD_HELPERS.writeChecks();
     let checked: Checked | null = null;
     let built: Built | null = null;
     const file = FILE_OF[kind];

@@ -149,6 +149,8 @@ function plan(cmd: DocCommand, state: State, root: string): Plan {
         },
       };
     case "read":
+      // The scratch projects hold no automatic checkpoint.
+      if (arg === "checkpoint") return { stdin: "", expect: 3, check: (r) => expect(r.stdout).toBe("CURRENT-SHA256: absent\n") };
       return {
         stdin: "",
         expect: warm ? 0 : 3,
@@ -212,6 +214,35 @@ function plan(cmd: DocCommand, state: State, root: string): Plan {
           expect(r.stdout.length).toBeLessThan(2000);
         },
       };
+    case "checkpoint":
+      // Run by hooks; with no hook input it captures the anchors at the current directory's root.
+      return {
+        stdin: "",
+        expect: 0,
+        check: (r, at) => {
+          expect(r.stdout).toBe("");
+          expect(existsSync(path.join(at, ".ai", "memory", "checkpoints", "unknown.md"))).toBe(true);
+        },
+      };
+    case "install":
+    case "uninstall": {
+      const agent = flag(cmd.words, "--agent") ?? "";
+      return {
+        stdin: "",
+        expect: 0,
+        check: (r) => {
+          // Lines name files; a dry run, an uninstall of nothing, or a re-install changes nothing.
+          expect(r.stdout).toMatch(/^(created|updated|unchanged|removed|restored|would [a-z]+) \S/m);
+          if (verb === "install" && !cmd.words.includes("--dry-run")) expect(r.stdout).toMatch(/^created /m);
+          expect(agent).not.toBe("");
+        },
+      };
+    }
+    case "doctor":
+      return { stdin: "", expect: 0, check: (r) => expect(r.stdout).toMatch(/^node \d+\./) };
+    case "publish":
+      // A scratch project has no remote: publish commits locally, or has nothing to publish.
+      return { stdin: "", expect: 0, check: (r) => expect(r.stdout).toMatch(warm ? /^published \d+ file\(s\) in [0-9a-f]{12}$/m : /^nothing to publish$/m) };
     default:
       throw new Error(`${cmd.where}: no scenario for the verb ${JSON.stringify(verb)}; add one to test/docs/commands.test.ts`);
   }
@@ -384,5 +415,30 @@ describe("the Claude Code hook snippet of references/session-start-hook.md", () 
     expect(r.status, r.stderr).toBe(0);
     if (state === "warm") expect(r.stdout).toContain("parked handoff exists");
     else expect(r.stdout).toBe("");
+  });
+});
+
+// Ruling 31: every ```sh fence in SKILL.md, README.md and references/ runs, line by line, in
+// one scratch repository per fence with the built helper; a line exits 0 unless it ends with
+// `# exit N`. Network and slash commands belong in ```console fences, which are not run.
+const FENCE_DOCS = ["SKILL.md", "README.md", ...readdirSync(path.join(REPO, "references")).filter((n) => n.endsWith(".md")).sort().map((n) => `references/${n}`)];
+const FENCES = FENCE_DOCS.flatMap((file) => fencedBlocks(readDoc(file), "sh").map((body, i) => ({ file, index: i + 1, body })));
+
+describe("sh fences run", () => {
+  it("there are some, and no other shell-like fence language hides commands", () => {
+    expect(FENCES.length).toBeGreaterThan(0);
+    for (const file of FENCE_DOCS) expect(readDoc(file), file).not.toMatch(/^```(bash|shell|zsh)$/m);
+  });
+
+  it.each(FENCES.map((f) => [`${f.file} fence ${f.index}`, f] as const))("%s", (_name, fence) => {
+    for (const state of ["cold", "warm"] as const) {
+      const root = scratch(state);
+      for (const line of fence.body.split("\n")) {
+        if (line.trim() === "" || line.trim().startsWith("#")) continue;
+        const expected = Number(/#\s*exit (\d+)\s*$/.exec(line)?.[1] ?? 0);
+        const r = shell(fill(line.replace(/\s+#[^"']*$/, ""), root), root, "");
+        expect(r.status, `${fence.file} (${state}): ${line}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`).toBe(expected);
+      }
+    }
   });
 });

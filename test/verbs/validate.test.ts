@@ -73,7 +73,7 @@ describe("validate handoff", () => {
     ["an unknown kind", ["validate", "notes", "--stdin"], "x\n", 2, /unknown kind "notes"/],
   ] as const)("%s: exit %i", (_name, args, input, code, stderr) => {
     const root = gitRepo();
-    const r = helper([...args, ...(args.includes("--stdin") ? [] : ["--root", root])], { input });
+    const r = helper([...args, ...((args as readonly string[]).includes("--stdin") ? [] : ["--root", root])], { input });
     expect(r.code).toBe(code);
     expect(r.stderr).toMatch(stderr);
   });
