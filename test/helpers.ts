@@ -92,6 +92,16 @@ export function handoff(body: string): string {
   return `${MARKER}\n# Session Handoff\nSaved: 2026-11-29T08:00:00Z\n\n## Current goal\n${body}\n\n${none}\n## Environment anchors\n- Date: 2026-11-29T08:00:00Z\n`;
 }
 
+/**
+ * A handoff as of `iso`: its `Saved:` and its `- Date:` anchor set to that time. `write`
+ * stamps `Saved:` with the time of the save (ruling 1) but keeps anchors the agent wrote,
+ * and the state time is the `- Date:` anchor first (ruling 13): this is how a test saves a
+ * handoff of some age through the helper.
+ */
+export function aged(doc: string, iso: string): string {
+  return doc.replace(/^Saved: .*$/m, `Saved: ${iso}`).replace(/^- Date: .*$/m, `- Date: ${iso}`);
+}
+
 /** The `Saved:` stamp `write` puts on a handoff (ruling 1), ISO-8601 UTC to the second. */
 export const STAMP = /^Saved: (\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)$/m;
 

@@ -2,7 +2,7 @@ import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, 
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { CHECKPOINT_LINES } from "../../src/verbs/checkpoint.ts";
-import { gitRepo, helper, memFiles, save, tempDir, handoff } from "../helpers.ts";
+import { aged, gitRepo, helper, memFiles, save, tempDir, handoff } from "../helpers.ts";
 import { CP_DIR, checkpoint, checkpointAsync, cpFiles, cpText, hookInput, minutesAgoIso, plantCheckpoint, transcript } from "./support.ts";
 
 // Contract §12 and rulings 19–25, through the built helper as a harness runs it.
@@ -356,7 +356,7 @@ describe("surfacing: read checkpoint, check, read handoff, brief (rulings 24, 26
     const none = helper(["read", "handoff", "--root", root]);
     expect(none.code).toBe(3);
     expect(none.stderr).toBe("note: no handoff exists, but an automatic checkpoint does (checkpoints/s.md, captured 10 minutes ago); run `read checkpoint` to see it\n");
-    save(root, handoff("goal").replace("Saved: 2026-11-29T08:00:00Z", `Saved: ${minutesAgoIso(60)}`));
+    save(root, aged(handoff("goal"), minutesAgoIso(60)));
     expect(helper(["read", "handoff", "--root", root]).stderr).toBe(
       "note: an automatic checkpoint newer than this handoff exists (checkpoints/s.md, captured 10 minutes ago); before saving, run `read checkpoint` and start the new handoff from it\n",
     );
@@ -381,7 +381,7 @@ describe("surfacing: read checkpoint, check, read handoff, brief (rulings 24, 26
   it("brief folds a newer checkpoint into the handoff's brief; a handoff saved later supersedes it", () => {
     const root = gitRepo();
     const doc = (saved: string) =>
-      `<!-- memory-schema: v1 -->\n# Session Handoff\nSaved: ${saved}\n\n## Current goal\nShip login\n\n## Plan\n- [ ] old step\n\n## Decisions\n- [user-directed] keep JWT\n\n## Failed approaches\n- cookies — blocked by CORS\n\n## Open questions\n\n## Next steps\n- run \`npm test\`\n\n## Key files\n\n## Environment anchors\n`;
+      `<!-- memory-schema: v1 -->\n# Session Handoff\nSaved: ${saved}\n\n## Current goal\nShip login\n\n## Plan\n- [ ] old step\n\n## Decisions\n- [user-directed] keep JWT\n\n## Failed approaches\n- cookies — blocked by CORS\n\n## Open questions\n\n## Next steps\n- run \`npm test\`\n\n## Key files\n\n## Environment anchors\n- Date: ${saved}\n`;
     save(root, doc(minutesAgoIso(60)));
     mkdirSync(CP_DIR(root), { recursive: true });
     plantCheckpoint(root, "s", minutesAgoIso(5));
