@@ -38,7 +38,7 @@ export function validateLedger(input: string, kind: LedgerKind): Validation {
   const text = input.replace(/^\uFEFF/, "").replace(/\r\n?/g, "\n");
   const lines = text.split("\n");
   if (lines[0] !== MARKER) errors.push({ rule: "marker", line: 1, message: `the document must begin with the line ${MARKER}` });
-  if (!lines.slice(0, 4).includes(schema.title)) errors.push({ rule: "heading", line: 1, message: `"${schema.title}" must be one of the first four lines` });
+  if (!lines.slice(0, 4).includes(schema.title)) errors.push({ rule: "heading", line: 1, message: `the document must have the heading "${schema.title}" in its first four lines` });
   if (!text.endsWith("\n")) errors.push({ rule: "newline", line: lines.length, message: "the document must end with a newline" });
 
   const starts = lineStartsOf(text);

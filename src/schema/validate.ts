@@ -206,7 +206,7 @@ export function validateHandoff(input: string, opts: HandoffValidateOptions): Va
         : `the document must begin with the line ${MARKER}; start from templates/handoff.md`,
     });
   }
-  if (layout.titleIndex < 0) errors.push({ rule: "heading", line: 1, message: `"${TITLE}" must be one of the first four lines` });
+  if (layout.titleIndex < 0) errors.push({ rule: "heading", line: 1, message: `the document must have the heading "${TITLE}" in its first four lines` });
   // Contract §1 holds for every memory document: write refuses a text without its final newline.
   if (!text.endsWith("\n")) errors.push({ rule: "newline", line: lines.length, message: "the document must end with a newline" });
 

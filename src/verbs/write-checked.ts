@@ -76,6 +76,8 @@ function peekCurrent(root: string, file: string): string | null {
 export function checkDocument(raw: Buffer, kind: Kind, root: string): Checked {
   sizeCheck(raw);
   const decoded = decodeInput(raw, "document");
+  // The size limit comes before the schema: a 1 MB flood is refused for what it is.
+  finalBytes(decoded.text);
   const file = FILE_OF[kind];
   let errors: Issue[];
   if (kind === "handoff") {
