@@ -208,6 +208,15 @@ describe("unchanged (ruling 1)", () => {
     expect(readFileSync(file(root), "utf8")).toMatch(/^- Dirty files: new\.txt$/m);
   });
 
+  it("a ledger sent again byte for byte is unchanged too", () => {
+    const root = gitRepo();
+    const doc = "<!-- memory-schema: v1 -->\n# Lessons\n\n- one\n";
+    const first = write(root, doc, "absent", "lessons");
+    expect(first.stdout).toBe(`saved LESSONS.md\nCURRENT-SHA256: ${sha(doc)}\n`);
+    expect(write(root, doc, "absent", "lessons").stdout).toBe(`unchanged LESSONS.md\nCURRENT-SHA256: ${sha(doc)}\n`);
+    expect(write(root, `${doc}- two\n`, "absent", "lessons").code).toBe(2);
+  });
+
   it("a changed document with a stale token is still refused", () => {
     const root = gitRepo();
     save0(root);
