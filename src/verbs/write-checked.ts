@@ -42,6 +42,8 @@ export interface Checked {
   /** LF text as sent (BOM dropped), not yet stamped or redacted. */
   text: string;
   notes: string[];
+  /** Bytes received on stdin (the size a refusal names first, issue 10). */
+  rawBytes: number;
 }
 
 function sizeCheck(raw: Buffer): void {
@@ -76,8 +78,9 @@ function peekCurrent(root: string, file: string): string | null {
 export function checkDocument(raw: Buffer, kind: Kind, root: string): Checked {
   sizeCheck(raw);
   const decoded = decodeInput(raw, "document");
-  // The size limit comes before the schema: a 1 MB flood is refused for what it is.
-  finalBytes(decoded.text);
+  // The size limit comes before the schema (a 1 MB flood is refused for what it is), and
+  // before the memory dir is created: redaction can only be measured by redacting.
+  finalBytes(redactText(decoded.text).text, raw.length);
   const file = FILE_OF[kind];
   let errors: Issue[];
   if (kind === "handoff") {
@@ -94,7 +97,7 @@ export function checkDocument(raw: Buffer, kind: Kind, root: string): Checked {
     errors = validateLedger(decoded.text, kind).errors;
   }
   if (errors.length > 0) throw schemaRefusal(file, errors);
-  return { kind, text: decoded.text, notes: decoded.notes };
+  return { kind, text: decoded.text, notes: decoded.notes, rawBytes: raw.length };
 }
 
 /** What a write will publish, or that it is `unchanged`. */
@@ -127,7 +130,7 @@ export async function buildDocument(checked: Checked, root: string, env: Record<
   if (checked.kind !== "handoff") {
     const redacted = redactText(checked.text);
     if (redacted.findings.length > 0) notes.push(formatRedactionReport(redacted.findings));
-    const bytes = finalBytes(redacted.text);
+    const bytes = finalBytes(redacted.text, checked.rawBytes);
     const v = validateLedger(checked.text, checked.kind);
     return { bytes, prior, unchanged: prior !== null && prior.bytes.equals(bytes), notes: [...notes, ...scoreNotes(v)] };
   }
@@ -180,7 +183,7 @@ export async function buildDocument(checked: Checked, root: string, env: Record<
     redacted = redactText(text, { exemptLines: exempt });
   }
   if (redacted.findings.length > 0) notes.push(formatRedactionReport(redacted.findings));
-  const bytes = finalBytes(redacted.text);
+  const bytes = finalBytes(redacted.text, checked.rawBytes);
   const unchanged = priorText !== null && comparable(priorText, fill) === comparable(redacted.text, fill);
 
   if (priorText !== null && !unchanged) {
@@ -197,10 +200,13 @@ export async function buildDocument(checked: Checked, root: string, env: Record<
   return { bytes, prior, unchanged, notes: [...notes, ...scoreNotes(v)] };
 }
 
-function finalBytes(text: string): Buffer {
+// The size the user sent comes first (issue 10); what write made of it (redaction, the
+// stamp, filled anchors) second, when it differs.
+function finalBytes(text: string, rawBytes: number): Buffer {
   const bytes = Buffer.from(text, "utf8");
   if (bytes.length > MAX_DOCUMENT_BYTES) {
-    throw new Refused(`the document is ${bytes.length} bytes; memory documents are at most ${MAX_DOCUMENT_BYTES} bytes (shorten it)`);
+    const after = bytes.length === rawBytes ? "" : ` (${bytes.length} after redaction)`;
+    throw new Refused(`the document is ${rawBytes} bytes${after}; memory documents are at most ${MAX_DOCUMENT_BYTES} bytes (shorten it)`);
   }
   return bytes;
 }

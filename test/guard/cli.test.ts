@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { REDACTION_RULES } from "../../src/guard/redact.ts";
 import { MAKERS, SYNTAXES, prng, randomString, ALNUM, B64URL, type Sample } from "../fixtures/redaction/corpus.ts";
 import { issue10Members } from "../fixtures/redaction/issue10.ts";
-import { archives, gitRepo, handoff, helper, sha, snapshot, tokenOf } from "../helpers.ts";
+import { archives, gitRepo, handoff, helper, sha, snapshot, tokenOf, unstamped, STAMP } from "../helpers.ts";
 
 /** Every file under `dir` (recursively, private leftovers included) with its bytes. */
 function allFiles(dir: string): Array<{ file: string; bytes: Buffer }> {
@@ -124,8 +124,11 @@ describe("write: issue 10's kinds end to end (disk, archives, temps, stdout, std
     const seen = new Set<string>();
     return issue10Members().filter((m) => !seen.has(m.kind) && seen.add(m.kind));
   })();
-  const body = members.map((m) => `### ${m.kind}\n${m.doc}`).join("\n\n");
-  const expected = members.map((m) => `### ${m.kind}\n${m.doc.replace(m.secret, `<redacted: ${m.rule}>`)}`).join("\n\n");
+  // A member shaped as a handoff brings its own `## ` sections: one level down, or they would
+  // be schema errors of the handoff carrying them (ruling 9); the secrets stay as they are.
+  const demote = (t: string) => t.replace(/^#{1,2} /gm, "### ");
+  const body = demote(members.map((m) => `### ${m.kind}\n${m.doc}`).join("\n\n"));
+  const expected = demote(members.map((m) => `### ${m.kind}\n${m.doc.replace(m.secret, `<redacted: ${m.rule}>`)}`).join("\n\n"));
   const secrets = members.map((m) => m.secret);
 
   it("saves the handoff with only the secrets replaced, and names every kind and line on stderr", () => {
@@ -133,7 +136,9 @@ describe("write: issue 10's kinds end to end (disk, archives, temps, stdout, std
     const run = helper(["write", "handoff", "--root", root, "--expected-current-sha256", "absent"], { input: handoff(body) });
     expect(run.code, run.stderr).toBe(0);
     const saved = readFileSync(path.join(root, ".ai", "memory", "HANDOFF.md"), "utf8");
-    expect(saved).toBe(handoff(expected));
+    // Every byte kept but the secrets, and the Saved: line write stamps (ruling 1).
+    expect(unstamped(saved)).toBe(unstamped(handoff(expected)));
+    expect(saved).toMatch(STAMP);
     expectNowhere(root, secrets, [run.stdout, run.stderr]);
     const doc = handoff(body);
     for (const m of members) {
@@ -162,7 +167,7 @@ describe("write: issue 10's kinds end to end (disk, archives, temps, stdout, std
 
   it("keeps an anchor branch shaped like sk-1234-… as it is", () => {
     const root = gitRepo();
-    const doc = `${handoff("Fix the login loop.")}\n## Environment anchors\n- Branch: feature/sk-1234-fix-login-redirect-loop-safari\n`;
+    const doc = handoff("Fix the login loop.").replace("## Environment anchors\n", "## Environment anchors\n- Branch: feature/sk-1234-fix-login-redirect-loop-safari\n");
     const run = helper(["write", "handoff", "--root", root, "--expected-current-sha256", "absent"], { input: doc });
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).not.toContain("redacted");
