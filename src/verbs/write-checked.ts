@@ -148,8 +148,11 @@ export async function buildDocument(checked: Checked, root: string, env: Record<
   }
   let text = stamped.text;
   const mine = anchorsBody(text);
-  const identical = priorText !== null && mine !== null && JSON.stringify(anchorsBody(priorText)) === JSON.stringify(mine);
-  const fill = anchorsEmpty(text) || identical;
+  // The current file sent back as it was read (ruling 1's round trip): unchanged, before any
+  // refilling of its anchors could make it differ.
+  const sentBack = priorText !== null && comparable(priorText, false) === comparable(text, false);
+  const identical = !sentBack && priorText !== null && mine !== null && JSON.stringify(anchorsBody(priorText)) === JSON.stringify(mine);
+  const fill = !sentBack && (anchorsEmpty(text) || identical);
   let exempt = new Set<number>();
   const keyFiles = handoffKeyFiles(text);
   let reported: string | null = null;
@@ -184,7 +187,7 @@ export async function buildDocument(checked: Checked, root: string, env: Record<
   }
   if (redacted.findings.length > 0) notes.push(formatRedactionReport(redacted.findings));
   const bytes = finalBytes(redacted.text, checked.rawBytes);
-  const unchanged = priorText !== null && comparable(priorText, fill) === comparable(redacted.text, fill);
+  const unchanged = sentBack || (priorText !== null && comparable(priorText, fill) === comparable(redacted.text, fill));
 
   if (priorText !== null && !unchanged) {
     const report = droppedReport(droppedItems(priorText, redacted.text));

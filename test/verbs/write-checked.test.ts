@@ -90,7 +90,7 @@ describe("write refuses schema errors and changes nothing (contract §8, ruling 
     ["empty stdin", "", /stdin is empty/],
     ["a non-v1 marker", DOC.replace("v1 -->", "v2 -->"), /HANDOFF\.md has 1 schema error\(s\)\nline 1: marker: the marker says schema "v2"/],
     ["a NUL byte", `${DOC}\0`, /NUL byte/],
-    ["1 MB of headings", `${DOC}${"## Plan\n".repeat(140_000)}`, /the document is \d+ bytes; memory documents are at most 1000000 bytes/],
+    ["1 MB of headings", `${DOC}${"## Plan\n".repeat(140_000)}`, /^memory operation refused: stdin is more than 1,000,000 bytes/],
     ["half a MB of repeated sections", `${DOC}${"## Plan\n".repeat(60_000)}`, /HANDOFF\.md has 60000 schema error\(s\)\n(line \d+: section-repeated: .*\n){200}… and 59800 more error\(s\)\n$/],
   ])("%s: a precise refusal, never a crash or a partial save", (_name, doc, message) => {
     const root = gitRepo();
