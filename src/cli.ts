@@ -27,6 +27,8 @@ export interface Process {
   readStdin(maxBytes: number): Promise<Buffer>;
   /** All of stdin within `ms`, else null; past `maxBytes`, its first `maxBytes + 1` bytes. */
   readStdinWithin(ms: number, maxBytes: number): Promise<Buffer | null>;
+  /** The folder of the running skill (the parent of the helper's `scripts/`), as invoked; null when unknown. */
+  skillDir?: string | null;
   writeOut(data: string | Uint8Array): void;
   writeErr(text: string): void;
   /** The running helper's file (`process.argv[1]`). */
@@ -48,6 +50,11 @@ function usageText(): string {
     "",
     "exit codes: 0 success; 2 refused (safety, compare-and-swap, usage); 3 absent;",
     "            4 paused (kill switch); 5 busy (lock not had in time)",
+    "Kill switch: <root>/.ai/memory/PAUSE, the file named by SESSION_HANDOFF_PAUSE,",
+    "${XDG_CONFIG_HOME:-~/.config}/session-handoff/PAUSE, or SESSION_HANDOFF_DISABLE set to",
+    "anything but empty, 0, false, no or off: mutating verbs exit 4 with `memory writes are",
+    "paused: remove <path> to resume` (`remove SESSION_HANDOFF_DISABLE=<value> from the",
+    "environment`); with SESSION_HANDOFF_DISABLE the hook prints nothing.",
     "Every refusal prints `memory operation refused: <reason>` on stderr and changes nothing.",
     "A flag given twice is a usage error: `--<flag> is given more than once; pass it once`.",
     "",
@@ -88,6 +95,7 @@ export async function main(proc: Process): Promise<ExitCode> {
     return 0;
   }
   let ctx: VerbContext;
+  const warned = new Set<string>();
   try {
     const parsed = parseArgs({ args: rest, options: verb.options, allowPositionals: true, strict: true, tokens: true });
     const repeated = repeatedFlag(parsed.tokens, verb.options);
@@ -114,6 +122,12 @@ export async function main(proc: Process): Promise<ExitCode> {
       get stdinIsTTY() {
         return proc.stdinIsTTY;
       },
+      warn: (line: string) => {
+        if (warned.has(line)) return;
+        warned.add(line);
+        proc.writeErr(`${line}\n`);
+      },
+      skillDir: proc.skillDir ?? null,
     };
   } catch (err) {
     const message = err instanceof UsageError ? err.message : parseArgsMessage(err, first);

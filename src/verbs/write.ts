@@ -3,7 +3,7 @@ import { underLock } from "../store/mutate.ts";
 import { archiveDir, archivePrefixOf, FILE_OF, memoryDir, parseKind } from "../store/paths.ts";
 import { publish } from "../store/publish.ts";
 import { tokenOf } from "../store/files.ts";
-import { CAS, expectedTokenOption, failpointOf, lockTimeoutOption, rootOption, stdinForValidate } from "./common.ts";
+import { CAS, expectedTokenOption, failpointOf, lockTimeoutOption, rootOption, ROOT_HELP, stdinForValidate } from "./common.ts";
 import { ok, type Verb } from "./types.ts";
 import { COLD_HELPERS } from "./index.ts";
 import type { Built, Checked } from "./write-checked.ts";
@@ -13,7 +13,7 @@ export const writeVerb: Verb = {
   name: "write",
   options: CAS,
   positionals: [1, 1],
-  help: `usage: node memory_io.mjs write <handoff|lessons|solutions> --root DIR
+  help: `usage: node memory_io.mjs write <handoff|lessons|solutions> [--root DIR]
          --expected-current-sha256 TOKEN [--lock-timeout SECONDS] < document
 
 Replaces <root>/.ai/memory/<FILE> with the document on stdin, only if the file is still
@@ -61,6 +61,7 @@ token>", exit 0, whatever token was given; nothing is archived.
 
 stdout: "saved HANDOFF.md; archived previous handoff as <name>" (or "saved <FILE>", or
         "unchanged <FILE>"), then "CURRENT-SHA256: <token of what was saved>" as the last line.
+${ROOT_HELP}
 exit:   0 saved or unchanged; 2 refused (stale token: read again and merge, never resend the
         stale document; schema errors; bad document; unsafe file or tree; another program
         wrote the file);
