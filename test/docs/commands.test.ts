@@ -342,7 +342,9 @@ describe("recovery as the memory contract describes it", () => {
   it("check exits 1 after a crashed save, recover repairs it, check then sees the parked handoff", () => {
     const root = scratch("warm");
     const token = tokenOf(root, ["read", "handoff"]);
-    const crashed = helper(["write", "handoff", "--root", root, "--expected-current-sha256", token], EXAMPLES.handoff, {
+    // A changed document: the parked one sent again would be `unchanged` (ruling 1), no claim made.
+    const changed = EXAMPLES.handoff.replace("## Open questions\n", "## Open questions\n- Is 1 GB the right spill threshold?\n");
+    const crashed = helper(["write", "handoff", "--root", root, "--expected-current-sha256", token], changed, {
       MEMORY_IO_FAILPOINT: "after-claim:crash",
     });
     expect(crashed.signal ?? crashed.status).toBe("SIGKILL");
