@@ -312,10 +312,18 @@ describe("the save and resume flows as SKILL.md tells them", () => {
     expect(again.stdout.split("\n")[0]).toBe(saved);
     const nonce = /^<<<BEGIN UNTRUSTED HANDOFF\.md ([0-9a-f]{16})>>>$/m.exec(again.stdout)?.[1];
     expect(nonce).toBeDefined();
-    expect(again.stdout).toContain(`\n${doc}<<<END UNTRUSTED HANDOFF.md ${nonce}>>>`);
+    // write stamps Saved: with the time of the save (ruling 1); everything else is as sent.
+    const stamp = /^Saved: (\S+)$/m.exec(again.stdout)?.[1] ?? "";
+    expect(Date.parse(stamp)).toBeGreaterThanOrEqual(Date.parse(date));
+    expect(again.stdout).toContain(`\n${doc.replace(/^Saved: .+$/m, `Saved: ${stamp}`)}<<<END UNTRUSTED HANDOFF.md ${nonce}>>>`);
 
     // The memory contract's words for a stale token.
-    const stale = shell(fill(documented("write", "handoff").text, root, "absent"), root, doc);
+    // The same document again is `unchanged`, whatever the token (ruling 1); a changed one is refused.
+    const same = shell(fill(documented("write", "handoff").text, root, "absent"), root, doc);
+    expect(same.status, same.stderr).toBe(0);
+    expect(same.stdout).toBe(`unchanged HANDOFF.md\n${saved}\n`);
+    const changed = doc.replace("## Open questions\n", "## Open questions\n- Is 1 GB the right spill threshold?\n");
+    const stale = shell(fill(documented("write", "handoff").text, root, "absent"), root, changed);
     expect(stale.status).toBe(2);
     expect(stale.stderr).toContain("memory operation refused: ");
     expect(stale.stderr).toContain("changed since it was read");
@@ -334,7 +342,9 @@ describe("recovery as the memory contract describes it", () => {
   it("check exits 1 after a crashed save, recover repairs it, check then sees the parked handoff", () => {
     const root = scratch("warm");
     const token = tokenOf(root, ["read", "handoff"]);
-    const crashed = helper(["write", "handoff", "--root", root, "--expected-current-sha256", token], EXAMPLES.handoff, {
+    // A changed document: the parked one sent again would be `unchanged` (ruling 1), no claim made.
+    const changed = EXAMPLES.handoff.replace("## Open questions\n", "## Open questions\n- Is 1 GB the right spill threshold?\n");
+    const crashed = helper(["write", "handoff", "--root", root, "--expected-current-sha256", token], changed, {
       MEMORY_IO_FAILPOINT: "after-claim:crash",
     });
     expect(crashed.signal ?? crashed.status).toBe("SIGKILL");

@@ -108,7 +108,8 @@ export function handoffProblems(text: string, opts: { placeholders: boolean }): 
   }
 
   for (const line of bodies.get("Plan") ?? []) {
-    if (!/^- \[[x~ ]\] \S/.test(line)) problems.push(`plan line without a status box: ${line}`);
+    // `- [-] <step> — dropped: <why>` closes a step on purpose (ruling 8).
+    if (!/^- \[[x~ ]\] \S/.test(line) && !/^- \[-\] \S.* — dropped: \S/.test(line)) problems.push(`plan line without a status box: ${line}`);
   }
   for (const line of bodies.get("Decisions") ?? []) {
     if (line.startsWith("- ") && line !== "- none" && !LABELS.some((l) => line.includes(l))) {
