@@ -2,8 +2,8 @@ import { spawn } from "node:child_process";
 import { existsSync, lstatSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { cleanEnv, gitRepo, HELPER, sha, tempDir } from "../helpers.ts";
-import { archiveContents, current, PHASES, privateFiles, RECOVER_PHASES, ROLLBACK_PHASES, runBounded, seed, SUBJECTS, type Subject } from "./support.ts";
+import { cleanEnv, gitRepo, HELPER, tempDir } from "../helpers.ts";
+import { archiveContents, current, currentToken, PHASES, privateFiles, RECOVER_PHASES, ROLLBACK_PHASES, runBounded, seed, SUBJECTS, type Subject } from "./support.ts";
 
 // Issue 11 (found at iteration 94 of 120 of such a loop): writes and recovers killed at
 // random moments, round after round, on one memory. After each round a final `recover`
@@ -86,7 +86,7 @@ describe(`random kill loop over write and recover (${ROUNDS} rounds, seed ${SEED
     const subjects: Subject[] = [SUBJECTS.handoff, SUBJECTS.lessons];
     for (const s of subjects) seed(root, s, "v0");
     // How long an uninterrupted write and recover take here: kills land across that span.
-    const probe = await runKilled(SUBJECTS.lessons.writeArgs(root, sha(current(SUBJECTS.lessons, root)!)), SUBJECTS.lessons.input("probe", null), null);
+    const probe = await runKilled(SUBJECTS.lessons.writeArgs(root, currentToken(SUBJECTS.lessons, root)), SUBJECTS.lessons.input("probe", null), null);
     expect(probe.code, probe.stderr).toBe(0);
     const writeMs = Math.max(probe.ms, 20);
     const recoverMs = Math.max((await runKilled(["recover", "--root", root], "", null)).ms, 20);
@@ -103,7 +103,7 @@ describe(`random kill loop over write and recover (${ROUNDS} rounds, seed ${SEED
       const env: Record<string, string> = random() < 0.25 ? { MEMORY_IO_FAILPOINT: "before-publication:fail" } : {};
       // Half the kills land at a random moment, half at a random step of the protocol.
       const writePark = random() < 0.5 ? pick(random, env.MEMORY_IO_FAILPOINT ? [...PHASES, ...ROLLBACK_PHASES] : PHASES) : null;
-      const w = await runKilled(subject.writeArgs(root, prev === null ? "absent" : sha(prev)), subject.input(body, prev), writeMs * (0.6 + 0.5 * random()), env, writePark);
+      const w = await runKilled(subject.writeArgs(root, currentToken(subject, root)), subject.input(body, prev), writeMs * (0.6 + 0.5 * random()), env, writePark);
       if (w.code === null) killedMidway++;
       if (privateFiles(root).some((n) => !n.startsWith(".lock"))) leftSomething++;
       const recovers = Math.floor(random() * 3);
@@ -127,7 +127,7 @@ describe(`random kill loop over write and recover (${ROUNDS} rounds, seed ${SEED
     }
     // The final save works on whatever the loop left.
     const last = current(SUBJECTS.handoff, root)!;
-    const r = runBounded(SUBJECTS.handoff.writeArgs(root, sha(last)), { input: SUBJECTS.handoff.input("final", last) });
+    const r = runBounded(SUBJECTS.handoff.writeArgs(root, currentToken(SUBJECTS.handoff, root)), { input: SUBJECTS.handoff.input("final", last) });
     expect(r.code, r.stderr).toBe(0);
     expect(wedges).toBe(0);
     if (process.env.KILL_LOOP_REPORT) console.log(`kill loop: ${ROUNDS} rounds, ${killedMidway} writes killed, ${leftSomething} left a save to repair`);

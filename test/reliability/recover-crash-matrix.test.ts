@@ -1,8 +1,8 @@
 import { lstatSync, readdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { gitRepo, helper, sha } from "../helpers.ts";
-import { archiveContents, current, plantArchives, privateFiles, RECOVER_PHASES, ROLLBACK_PHASES, runBounded, seed, SUBJECTS, type Subject } from "./support.ts";
+import { gitRepo, helper, unstamped } from "../helpers.ts";
+import { archiveContents, current, currentToken, plantArchives, privateFiles, RECOVER_PHASES, ROLLBACK_PHASES, runBounded, seed, SUBJECTS, type Subject } from "./support.ts";
 
 // Field report 15 and issue 11, contract §13 ruling 34: `recover` killed mid-repair, and a
 // writer's rollback killed mid-way, must leave a state that the next `recover` finishes —
@@ -57,7 +57,7 @@ function expectSettled(root: string, subject: Subject, old: string | null, neu: 
   expect([0, 2], check.stdout).toContain(check.code);
   expect(runBounded(["recover", "--root", root]).stdout).toBe("nothing to recover\n");
   if (now !== null) expect(runBounded(subject.readArgs(root)).code).toBe(0);
-  const next = helper(subject.writeArgs(root, now === null ? "absent" : sha(now)), { input: subject.input("next", now) });
+  const next = helper(subject.writeArgs(root, currentToken(subject, root)), { input: subject.input("next", now) });
   expect(next.code, next.stderr).toBe(0);
 }
 
@@ -100,7 +100,7 @@ describe("recover killed at each step of its repair: the next recover finishes i
       const old = current(subject, root)!;
       const ancient = fullArchive ? plantArchives(root, 5) : [];
       const neu = subject.result("new version", old);
-      const w = runBounded(subject.writeArgs(root, sha(old)), { input: subject.input("new version", old), env: { MEMORY_IO_FAILPOINT: `${writeCrash}:crash` } });
+      const w = runBounded(subject.writeArgs(root, currentToken(subject, root)), { input: subject.input("new version", old), env: { MEMORY_IO_FAILPOINT: `${writeCrash}:crash` } });
       expect(w.signal, w.stderr).toBe("SIGKILL");
       expect(runBounded(["check", "--root", root]).code).toBe(1);
 
@@ -130,7 +130,7 @@ describe("recover killed at each step of its repair: the next recover finishes i
     expect(runBounded(["check", "--root", root]).code).toBe(1);
     const rec = runBounded(["recover", "--root", root]);
     expect(rec.code, rec.stderr).toBe(0);
-    expect([...archiveContents(root).values()]).toEqual([subject.doc("loser")]);
+    expect([...archiveContents(root).values()]).toEqual([unstamped(subject.doc("loser"))]);
     expect(current(subject, root)).toBe(newer);
     expect(singleLinked(root)).toEqual([]);
     expect(privateFiles(root)).toEqual([]);
@@ -142,11 +142,11 @@ describe("recover killed at each step of its repair: the next recover finishes i
     seed(root, subject, "old version");
     const old = current(subject, root)!;
     const env = { MEMORY_IO_FAILPOINT: "after-archive:fail,rollback-after-restore:crash" };
-    expect(runBounded(subject.writeArgs(root, sha(old)), { input: subject.input("new version", old), env }).signal).toBe("SIGKILL");
+    expect(runBounded(subject.writeArgs(root, currentToken(subject, root)), { input: subject.input("new version", old), env }).signal).toBe("SIGKILL");
     const read = runBounded(subject.readArgs(root));
     expect(read.code).toBe(2);
     expect(read.stderr).toMatch(/run `recover`/);
-    const w = runBounded(subject.writeArgs(root, sha(old)), { input: subject.input("next", old) });
+    const w = runBounded(subject.writeArgs(root, currentToken(subject, root)), { input: subject.input("next", old) });
     expect(w.code, w.stderr).toBe(0);
     expect(w.stderr).toMatch(/recovered: HANDOFF\.md: rolled back an interrupted save/);
     expect([...archiveContents(root).values()]).toEqual([old]);
@@ -160,7 +160,7 @@ describe("recover killed at each step of its repair: the next recover finishes i
       const subject = SUBJECTS.handoff;
       seed(root, subject, "old version");
       const old = current(subject, root)!;
-      const w = runBounded(subject.writeArgs(root, sha(old)), {
+      const w = runBounded(subject.writeArgs(root, currentToken(subject, root)), {
         input: subject.input("new version", old),
         env: { MEMORY_IO_FAILPOINT: "before-publication:fail,rollback-after-restore:crash" },
       });
@@ -196,7 +196,7 @@ describe("a writer's rollback killed at each step: the prior version stays curre
     const root = gitRepo();
     seed(root, SUBJECTS.handoff, "old version");
     const old = current(SUBJECTS.handoff, root)!;
-    const r = runBounded(SUBJECTS.handoff.writeArgs(root, sha(old)), { input: SUBJECTS.handoff.input("new", old), env: { MEMORY_IO_FAILPOINT: "before-publication:fail" } });
+    const r = runBounded(SUBJECTS.handoff.writeArgs(root, currentToken(SUBJECTS.handoff, root)), { input: SUBJECTS.handoff.input("new", old), env: { MEMORY_IO_FAILPOINT: "before-publication:fail" } });
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/^memory operation refused: cannot save HANDOFF\.md: injected failure at before-publication .*nothing was changed/);
     expect(current(SUBJECTS.handoff, root)).toBe(old);
@@ -210,7 +210,7 @@ describe("a writer's rollback killed at each step: the prior version stays curre
     seed(root, subject, "old version");
     const old = current(subject, root)!;
     const archivedBefore = archiveContents(root);
-    const w = runBounded(subject.writeArgs(root, sha(old)), { input: subject.input("new version", old), env: { MEMORY_IO_FAILPOINT: `${failAt}:fail,${crashAt}:crash` } });
+    const w = runBounded(subject.writeArgs(root, currentToken(subject, root)), { input: subject.input("new version", old), env: { MEMORY_IO_FAILPOINT: `${failAt}:fail,${crashAt}:crash` } });
     expect(w.timedOut).toBe(false);
     // The unarchive step exists only when the save archived (a handoff past after-archive).
     const fires = crashAt !== "rollback-after-unarchive" || (subject.name === "handoff" && failAt !== "after-claim");

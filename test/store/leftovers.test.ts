@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, linkSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { archives, gitRepo, handoff, helper, helperAsync, memFiles, save, sha, tempDir, waitFor } from "../helpers.ts";
+import { archives, gitRepo, handoff, helper, helperAsync, memFiles, save, tempDir, unstamped, waitFor } from "../helpers.ts";
 
 // Contract §1 (1.1), field report 28: a folder where the reference helper (memory_io.py)
 // died mid-save is an interrupted save to every verb, exactly like one of ours. Its names:
@@ -81,7 +81,7 @@ describe("the reference helper's other leftovers", () => {
     writeFileSync(mem(root, `.HANDOFF.md.tmp-4242-${HEX16}`), handoff("half"));
     expect(helper(["check", "--root", root]).code).toBe(1);
     expect(helper(["recover", "--root", root]).stdout).toMatch(/dropped an unpublished new version/);
-    expect(readFileSync(mem(root, "HANDOFF.md"), "utf8")).toBe(handoff("v1"));
+    expect(unstamped(readFileSync(mem(root, "HANDOFF.md"), "utf8"))).toBe(unstamped(handoff("v1")));
     expect(memFiles(root).filter((n) => n.startsWith(".") && n !== ".lock")).toEqual([]);
   });
 
@@ -96,7 +96,7 @@ describe("the reference helper's other leftovers", () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain(`kept the prior version as archive/${copy}`);
     expect(archives(root)).toEqual([copy]);
-    expect(readFileSync(mem(root, "HANDOFF.md"), "utf8")).toBe(handoff("new"));
+    expect(unstamped(readFileSync(mem(root, "HANDOFF.md"), "utf8"))).toBe(unstamped(handoff("new")));
   });
 
   it("a claim beside the new file with no archive copy is archived (nothing lost)", () => {

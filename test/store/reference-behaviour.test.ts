@@ -16,7 +16,7 @@ type Kind = keyof typeof HEADINGS;
 
 /** A small valid document of `kind` with a distinguishing section. */
 function doc(kind: Kind, marker = "entry"): string {
-  return kind === "handoff" ? handoff(marker) : `${MARKER}\n${HEADINGS[kind]}\n\n## ${marker}\n- safe fixture\n`;
+  return kind === "handoff" ? handoff(marker) : `${MARKER}\n${HEADINGS[kind]}\n\n- safe fixture: ${marker}\n`;
 }
 
 function tokenOf(root: string, kind: Kind): string {
@@ -184,7 +184,7 @@ describe("shared with the reference helper", () => {
     const original = doc("handoff", "original");
     const changed = doc("handoff", "external");
     expect(writeCurrent(root, "handoff", original).code).toBe(0);
-    const p = await parked(["write", "handoff", "--root", root, "--expected-current-sha256", sha(original)], doc("handoff", "requested"), "read-opened");
+    const p = await parked(["write", "handoff", "--root", root, "--expected-current-sha256", tokenOf(root, "handoff")], doc("handoff", "requested"), "read-opened");
     writeFileSync(mem(root, "HANDOFF.md"), changed);
     p.go();
     const r = await p.run;
@@ -202,7 +202,7 @@ describe("shared with the reference helper", () => {
     expect(original.length).toBe(changed.length);
     expect(writeCurrent(root, "handoff", original).code).toBe(0);
     // Ours checks the claim right after the rename: an edit in place before it is the same case.
-    const p = await parked(["write", "handoff", "--root", root, "--expected-current-sha256", sha(original)], doc("handoff", "requested"), "before-claim");
+    const p = await parked(["write", "handoff", "--root", root, "--expected-current-sha256", tokenOf(root, "handoff")], doc("handoff", "requested"), "before-claim");
     writeFileSync(mem(root, "HANDOFF.md"), changed);
     p.go();
     const r = await p.run;
