@@ -4,7 +4,7 @@ import { Refused } from "../errors.ts";
 import { readStable, tokenOf, UnsafeFile, randomHex8, type ReadFile } from "./files.ts";
 import type { LockHandle } from "./lock.ts";
 import { privateName } from "./private.ts";
-import { claimIsWhatWeRead, publish } from "./publish.ts";
+import { claimIsWhatWeRead, publish, putBack } from "./publish.ts";
 
 /**
  * Agent files (settings, AGENTS.md, rules) live outside the memory dir, often in HOME, where
@@ -131,12 +131,11 @@ export async function retractAgentFile(dir: string, name: string, expectedToken:
   const claim = path.join(dir, privateName(name, "claim", process.pid, randomHex8()));
   renameSync(filePath, claim);
   if (claimIsWhatWeRead(claim, prior) !== "same") {
-    try {
-      renameSync(claim, filePath);
-    } catch {
-      // Left as a private claim; nothing is lost.
-    }
-    throw new Refused(`${filePath} changed while it was being removed (another program wrote it); it was kept; run this again`);
+    // Never by rename: a file written at the name meanwhile would be overwritten.
+    const restored = putBack(claim, filePath);
+    throw new Refused(
+      `${filePath} changed while it was being removed (another program wrote it); ${restored ? "it was kept" : `its version is kept as ${JSON.stringify(claim)}`}; run this again`,
+    );
   }
   unlinkSync(claim);
 }

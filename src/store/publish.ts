@@ -233,10 +233,12 @@ export function claimIsWhatWeRead(claimPath: string, prior: ReadFile): "same" | 
   }
 }
 
-// Hands back what a claim took that was not ours to replace. A `link` never overwrites; a
-// directory cannot be linked, so it goes back by `rename`, and only while the name is free
-// (under our lock, so only a non-cooperating program could take it meanwhile).
-function putBack(claimPath: string, filePath: string): boolean {
+/**
+ * Hands back what a claim took that was not ours to replace; true when it is current again.
+ * A `link` never overwrites; a directory cannot be linked, so it goes back by `rename`, and
+ * only while the name is free. False leaves it at the claim's private name (nothing lost).
+ */
+export function putBack(claimPath: string, filePath: string): boolean {
   try {
     linkSync(claimPath, filePath);
     unlinkSync(claimPath);
