@@ -2153,7 +2153,7 @@ function openItems(text) {
       const m = OPEN_STEP.exec(line);
       if (m) items.push({ section: "Plan", text: m[2].trim() });
     } else if (section === "next steps") {
-      const m = BULLET.exec(line);
+      const m = BULLET2.exec(line);
       if (m && !NONE.test(m[1].trim())) items.push({ section: "Next steps", text: m[1].trim() });
     }
   }
@@ -2181,14 +2181,14 @@ function droppedReport(items) {
     ...more
   ].join("\n");
 }
-var FENCE, SECTION, OPEN_STEP, BULLET, NONE;
+var FENCE, SECTION, OPEN_STEP, BULLET2, NONE;
 var init_open_items = __esm({
   "src/schema/open-items.ts"() {
     "use strict";
     FENCE = /^\s*(```|~~~)/;
     SECTION = /^##\s+(.+?)\s*#*\s*$/;
     OPEN_STEP = /^\s*(?:[-*+]|\d+[.)])\s+\[( |~)\]\s+(.+)$/;
-    BULLET = /^\s*(?:[-*+]|\d+[.)])\s+(?:\[[ xX~]\]\s+)?(.+)$/;
+    BULLET2 = /^\s*(?:[-*+]|\d+[.)])\s+(?:\[[ xX~]\]\s+)?(.+)$/;
     NONE = /^(none|none recorded|n\/a|-)\.?$/i;
   }
 });
@@ -2755,6 +2755,164 @@ var import_node_fs11 = __toESM(require_builtin_node_fs_fstatSync_readSync_writeS
 var import_node_util = __toESM(require_builtin_node_util_parseArgs(), 1);
 init_errors();
 
+// src/help.ts
+var HELP_WIDTH = 80;
+var LABEL = /^(\s*)(usage|exit|exit codes|stdin|stdout|stderr|example|examples|options|verbs|kill switch):( +)(?=\S)/;
+var COLUMN = /^(\s*)(\S(?:.*?\S)?)( {2,})(?=\S)/;
+var BULLET = /^(\s*)([-*] |\d+\.? )/;
+var indentOf = (line) => line.length - line.trimStart().length;
+function hangOf(line) {
+  const label = LABEL.exec(line);
+  if (label) return label[0].length;
+  const column = COLUMN.exec(line);
+  if (column && column[0].length <= HELP_WIDTH / 2) return column[0].length;
+  const bullet = BULLET.exec(line);
+  if (bullet) return bullet[0].length;
+  return indentOf(line);
+}
+function continues(line, next) {
+  if (next === void 0 || next.trim() === "") return false;
+  const base = indentOf(line);
+  const at = indentOf(next);
+  if (at > base) return !line.trimEnd().endsWith(":");
+  return at === base && hangOf(line) === base && hangOf(next) === at && !BULLET.test(next);
+}
+function wrapHelp(text, width = HELP_WIDTH) {
+  const lines = text.split("\n");
+  const out = [];
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i] ?? "";
+    if (line.length <= width) {
+      out.push(line);
+      continue;
+    }
+    const hang = hangOf(line);
+    let cut = line.lastIndexOf(" ", width);
+    if (cut <= hang - 1 || line.slice(0, cut).trim() === "") cut = line.indexOf(" ", Math.max(hang, width));
+    if (cut < 0) {
+      out.push(line);
+      continue;
+    }
+    out.push(line.slice(0, cut).trimEnd());
+    const overflow = line.slice(cut).trim();
+    const next = lines[i + 1];
+    if (continues(line, next)) {
+      lines[i + 1] = `${" ".repeat(indentOf(next))}${overflow} ${next.trimStart()}`;
+    } else {
+      lines.splice(i + 1, 0, `${" ".repeat(hang)}${overflow}`);
+    }
+  }
+  return out.join("\n");
+}
+function editDistance(a, b) {
+  const d = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_2, j) => i === 0 ? j : j === 0 ? i : 0));
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const row = d[i];
+      const prev = d[i - 1];
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      row[j] = Math.min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
+        row[j] = Math.min(row[j], d[i - 2][j - 2] + 1);
+      }
+    }
+  }
+  return d[a.length][b.length];
+}
+function nearest(word, names) {
+  const w = word.toLowerCase();
+  if (w === "") return null;
+  const limit = Math.min(3, Math.max(1, Math.floor(w.length / 3)));
+  let best = null;
+  let bestDistance = Infinity;
+  for (const name of names) {
+    const distance = editDistance(w, name.toLowerCase());
+    if (distance < bestDistance) {
+      best = name;
+      bestDistance = distance;
+    }
+  }
+  if (best !== null && bestDistance <= limit) return best;
+  if (w.length >= 3) return names.find((n) => n.toLowerCase().startsWith(w)) ?? null;
+  return null;
+}
+
+// src/verbs/examples.ts
+var EXAMPLES = {
+  read: [
+    "node memory_io.mjs read handoff",
+    "# keep the token on its CURRENT-SHA256: line for `write`"
+  ],
+  write: [
+    "# the first save (token `absent`); later, the token `read handoff` printed.",
+    "# A quoted heredoc ('EOF') keeps the shell from expanding anything in it;",
+    "# write stamps Saved: and fills an empty anchors section itself.",
+    "node memory_io.mjs write handoff --expected-current-sha256 absent <<'EOF'",
+    "<!-- memory-schema: v1 -->",
+    "# Session Handoff",
+    "",
+    "## Current goal",
+    "Stream the CSV importer so large files fit in memory.",
+    "## Plan",
+    "- [~] Stream rows: reader done, dedupe not started",
+    "## Decisions",
+    "- [user-directed] Keep the first of two duplicates: the audit log needs it",
+    "## Failed approaches",
+    "- sort -u before import: it reorders rows, which the audit log forbids",
+    "## Open questions",
+    "- none",
+    "## Next steps",
+    "1. Hash rows in src/import/dedupe.ts and run `npm test -- csv`",
+    "## Key files",
+    "- none",
+    "## Environment anchors",
+    "EOF"
+  ],
+  "read-target": [
+    "node memory_io.mjs read-target --target AGENTS.md",
+    "# its token goes to `promote --expected-current-sha256`"
+  ],
+  promote: [
+    "# after read-target printed CURRENT-SHA256: absent (no AGENTS.md yet)",
+    "node memory_io.mjs promote --target AGENTS.md \\",
+    "  --expected-current-sha256 absent <<'EOF'",
+    "- Run the integration tests against the real database before a release.",
+    "EOF"
+  ],
+  check: [
+    'node memory_io.mjs check; echo "exit $?"   # 2: a handoff is parked'
+  ],
+  recover: [
+    "node memory_io.mjs check || node memory_io.mjs recover   # after exit 1"
+  ],
+  anchors: [
+    "node memory_io.mjs anchors",
+    "node memory_io.mjs anchors --key-file notes.txt   # outside git"
+  ],
+  drift: [
+    "node memory_io.mjs drift --json",
+    "# a handoff pasted from another machine, checked against this repository:",
+    "node memory_io.mjs drift --stdin < pasted-handoff.md"
+  ],
+  brief: [
+    "node memory_io.mjs brief   # the whole resume in one call; exit 3: cold start"
+  ],
+  hook: [
+    "node memory_io.mjs hook --mode session </dev/null"
+  ],
+  redact: [
+    "git diff | node memory_io.mjs redact --json"
+  ]
+};
+function exampleBlock(verb) {
+  const lines = EXAMPLES[verb];
+  if (!lines || lines.length === 0) return "";
+  return `
+example:
+${lines.join("\n")}
+`;
+}
+
 // src/verbs/index.ts
 var VERBS = {
   read: { summary: "print a memory file in the untrusted envelope, with its token", load: async () => (await Promise.resolve().then(() => (init_read2(), read_exports2))).readVerb },
@@ -2789,20 +2947,56 @@ function usageText() {
     "exit codes: 0 success; 2 refused (safety, compare-and-swap, usage); 3 absent;",
     "            4 paused (kill switch); 5 busy (lock not had in time)",
     "Every refusal prints `memory operation refused: <reason>` on stderr and changes nothing.",
+    "",
+    // Contract §6, in the words a user can act on.
+    "kill switch: write, promote, recover and the other writing verbs refuse with exit 4,",
+    "  and change nothing, while any of these exist: <root>/.ai/memory/PAUSE; the file",
+    "  named by SESSION_HANDOFF_PAUSE; ${XDG_CONFIG_HOME:-~/.config}/session-handoff/PAUSE.",
+    "  SESSION_HANDOFF_DISABLE set to anything but empty, 0, false, no or off does the",
+    "  same and also silences `hook`. Reads keep working. Remove the file (or unset the",
+    "  variable) to resume.",
+    "",
+    "The root is found by every verb: --root DIR when given, else the nearest folder",
+    "up from the current one that holds .ai/memory or .git.",
+    "",
+    "example: resume in one call; save in two (read for the token, then write):",
+    "node memory_io.mjs brief",
+    "node memory_io.mjs read handoff",
+    "node memory_io.mjs write handoff --expected-current-sha256 <token> <<'EOF'",
+    "<the whole handoff; see `write --help`>",
+    "EOF",
     ""
   ].join("\n");
+}
+function verbHelp(name, help) {
+  return wrapHelp(`${help.replace(/\n*$/, "\n")}${exampleBlock(name)}`);
+}
+function suggestion(word) {
+  const near = nearest(word, Object.keys(VERBS));
+  return near === null ? "" : `; did you mean ${near}?`;
 }
 async function main(proc) {
   const args = proc.argv;
   const first = args[0];
-  if (first === void 0 || first === "--help" || first === "-h" || first === "help") {
+  if (first === void 0) {
+    proc.writeErr(`${REFUSAL_PREFIX}no verb given
+
+${wrapHelp(usageText())}`);
+    return 2;
+  }
+  if (first === "--help" || first === "-h" || first === "help") {
     const topic = args[1];
     if (topic !== void 0 && VERBS[topic]) {
-      proc.writeOut((await VERBS[topic].load()).help);
+      proc.writeOut(verbHelp(topic, (await VERBS[topic].load()).help));
       return 0;
     }
-    proc.writeOut(usageText());
-    return first === void 0 ? 2 : 0;
+    if (topic !== void 0 && !topic.startsWith("-")) {
+      proc.writeErr(`${REFUSAL_PREFIX}no help for ${JSON.stringify(topic)}: not a verb${suggestion(topic)}
+`);
+      return 2;
+    }
+    proc.writeOut(wrapHelp(usageText()));
+    return 0;
   }
   if (first === "--version" || first === "-V") {
     proc.writeOut(`memory_io ${VERSION2}
@@ -2811,15 +3005,16 @@ async function main(proc) {
   }
   const entry = VERBS[first];
   if (!entry) {
-    proc.writeErr(`${REFUSAL_PREFIX}unknown verb ${JSON.stringify(first)}; run with --help for the list
-`);
+    proc.writeErr(`${REFUSAL_PREFIX}unknown verb ${JSON.stringify(first)}${suggestion(first)}
+
+${wrapHelp(usageText())}`);
     return 2;
   }
   const usageExit = first === "hook" ? 0 : first === "check" ? 64 : 2;
   const verb = await entry.load();
   const rest = args.slice(1);
   if (rest.includes("--help") || rest.includes("-h")) {
-    proc.writeOut(verb.help);
+    proc.writeOut(verbHelp(first, verb.help));
     return 0;
   }
   let ctx;

@@ -1,5 +1,7 @@
 import { parseArgs } from "node:util";
 import { Absent, HelperError, UsageError, type ExitCode } from "./errors.ts";
+import { nearest, wrapHelp } from "./help.ts";
+import { exampleBlock } from "./verbs/examples.ts";
 import { VERBS } from "./verbs/index.ts";
 import type { Outcome, VerbContext } from "./verbs/types.ts";
 
@@ -37,7 +39,36 @@ function usageText(): string {
     "            4 paused (kill switch); 5 busy (lock not had in time)",
     "Every refusal prints `memory operation refused: <reason>` on stderr and changes nothing.",
     "",
+    // Contract §6, in the words a user can act on.
+    "kill switch: write, promote, recover and the other writing verbs refuse with exit 4,",
+    "  and change nothing, while any of these exist: <root>/.ai/memory/PAUSE; the file",
+    "  named by SESSION_HANDOFF_PAUSE; ${XDG_CONFIG_HOME:-~/.config}/session-handoff/PAUSE.",
+    "  SESSION_HANDOFF_DISABLE set to anything but empty, 0, false, no or off does the",
+    "  same and also silences `hook`. Reads keep working. Remove the file (or unset the",
+    "  variable) to resume.",
+    "",
+    "The root is found by every verb: --root DIR when given, else the nearest folder",
+    "up from the current one that holds .ai/memory or .git.",
+    "",
+    "example: resume in one call; save in two (read for the token, then write):",
+    "node memory_io.mjs brief",
+    "node memory_io.mjs read handoff",
+    "node memory_io.mjs write handoff --expected-current-sha256 <token> <<'EOF'",
+    "<the whole handoff; see `write --help`>",
+    "EOF",
+    "",
   ].join("\n");
+}
+
+/** A verb's `--help` as printed: its own text, its example, wrapped at 80 columns. */
+export function verbHelp(name: string, help: string): string {
+  return wrapHelp(`${help.replace(/\n*$/, "\n")}${exampleBlock(name)}`);
+}
+
+/** The "did you mean" tail for an unknown verb, or "" when nothing is near (ruling 26). */
+function suggestion(word: string): string {
+  const near = nearest(word, Object.keys(VERBS));
+  return near === null ? "" : `; did you mean ${near}?`;
 }
 
 /**
@@ -47,14 +78,23 @@ function usageText(): string {
 export async function main(proc: Process): Promise<ExitCode> {
   const args = proc.argv;
   const first = args[0];
-  if (first === undefined || first === "--help" || first === "-h" || first === "help") {
+  if (first === undefined) {
+    // No verb is a usage error (ruling 26): the usage goes to stderr, stdout stays empty.
+    proc.writeErr(`${REFUSAL_PREFIX}no verb given\n\n${wrapHelp(usageText())}`);
+    return 2;
+  }
+  if (first === "--help" || first === "-h" || first === "help") {
     const topic = args[1];
     if (topic !== undefined && VERBS[topic]) {
-      proc.writeOut((await VERBS[topic].load()).help);
+      proc.writeOut(verbHelp(topic, (await VERBS[topic].load()).help));
       return 0;
     }
-    proc.writeOut(usageText());
-    return first === undefined ? 2 : 0;
+    if (topic !== undefined && !topic.startsWith("-")) {
+      proc.writeErr(`${REFUSAL_PREFIX}no help for ${JSON.stringify(topic)}: not a verb${suggestion(topic)}\n`);
+      return 2;
+    }
+    proc.writeOut(wrapHelp(usageText()));
+    return 0;
   }
   if (first === "--version" || first === "-V") {
     proc.writeOut(`memory_io ${VERSION}\n`);
@@ -62,14 +102,14 @@ export async function main(proc: Process): Promise<ExitCode> {
   }
   const entry = VERBS[first];
   if (!entry) {
-    proc.writeErr(`${REFUSAL_PREFIX}unknown verb ${JSON.stringify(first)}; run with --help for the list\n`);
+    proc.writeErr(`${REFUSAL_PREFIX}unknown verb ${JSON.stringify(first)}${suggestion(first)}\n\n${wrapHelp(usageText())}`);
     return 2;
   }
   const usageExit: ExitCode = first === "hook" ? 0 : first === "check" ? 64 : 2;
   const verb = await entry.load();
   const rest = args.slice(1);
   if (rest.includes("--help") || rest.includes("-h")) {
-    proc.writeOut(verb.help);
+    proc.writeOut(verbHelp(first, verb.help));
     return 0;
   }
   let ctx: VerbContext;
