@@ -5,7 +5,7 @@
 // Everything shown is what an agent following SKILL.md would see. The scratch folder is
 // removed at the end; this repository is never touched.
 import { execFileSync, spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync, unlinkSync, realpathSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, rmSync, writeFileSync, unlinkSync, realpathSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -43,9 +43,19 @@ function fail(message) {
 }
 
 try {
-  execFileSync("git", ["clone", "--quiet", "--no-local", repo, project], { stdio: ["ignore", "pipe", "pipe"] });
-  const commits = git("rev-list", "--count", "HEAD").trim();
-  console.log(`Scratch clone of this repository's own history (${commits} commits): ${project}`);
+  if (existsSync(path.join(repo, ".git"))) {
+    execFileSync("git", ["clone", "--quiet", "--no-local", repo, project], { stdio: ["ignore", "pipe", "pipe"] });
+    const commits = git("rev-list", "--count", "HEAD").trim();
+    console.log(`Scratch clone of this repository's own history (${commits} commits): ${project}`);
+  } else {
+    // A download or `git archive` export has no history: make a one-commit repository of
+    // its files instead (node_modules, if any, left out), so the demo runs anywhere.
+    cpSync(repo, project, { recursive: true, filter: (src) => path.basename(src) !== "node_modules" });
+    execFileSync("git", ["init", "--quiet", "-b", "main"], { cwd: project, stdio: ["ignore", "pipe", "pipe"] });
+    git("add", "-A");
+    git("commit", "--quiet", "-m", "this folder, as downloaded");
+    console.log(`Scratch repository made from this folder (no git history here, so one commit): ${project}`);
+  }
 
   // --- Save: what an agent does when the user says "let's stop here".
   const anchors = helper(["anchors", "--root", project]);
