@@ -20,6 +20,8 @@ export interface Process {
   readStdinWithin(ms: number): Promise<Buffer | null>;
   writeOut(data: string | Uint8Array): void;
   writeErr(text: string): void;
+  /** The running helper's file (`process.argv[1]`). */
+  helperPath?: string;
 }
 
 function usageText(): string {
@@ -37,15 +39,16 @@ function usageText(): string {
     "",
     "exit codes: 0 success; 2 refused (safety, compare-and-swap, usage); 3 absent;",
     "            4 paused (kill switch); 5 busy (lock not had in time)",
-    "Every refusal prints `memory operation refused: <reason>` on stderr and changes nothing.",
+    "A refusal prints `memory operation refused: <reason>` (stderr), changes nothing.",
     "",
     // Contract §6, in the words a user can act on.
-    "kill switch: write, promote, recover and the other writing verbs refuse with exit 4,",
-    "  and change nothing, while any of these exist: <root>/.ai/memory/PAUSE; the file",
-    "  named by SESSION_HANDOFF_PAUSE; ${XDG_CONFIG_HOME:-~/.config}/session-handoff/PAUSE.",
-    "  SESSION_HANDOFF_DISABLE set to anything but empty, 0, false, no or off does the",
-    "  same and also silences `hook`. Reads keep working. Remove the file (or unset the",
-    "  variable) to resume.",
+    "kill switch: the writing verbs (write, promote, recover, archives restore,",
+    "  install, uninstall, publish) refuse with exit 4, and change nothing, while",
+    "  any of these exist: <root>/.ai/memory/PAUSE; the file named by",
+    "  SESSION_HANDOFF_PAUSE; ${XDG_CONFIG_HOME:-~/.config}/session-handoff/PAUSE.",
+    "  SESSION_HANDOFF_DISABLE set to anything but empty, 0, false, no or off does",
+    "  the same and also silences `hook`. Reads keep working. Remove the file (or",
+    "  unset the variable) to resume.",
     "",
     "The root is found by every verb: --root DIR when given, else the nearest folder",
     "up from the current one that holds .ai/memory or .git.",
@@ -129,6 +132,7 @@ export async function main(proc: Process): Promise<ExitCode> {
       cwd: proc.cwd,
       readStdin: proc.readStdin,
       readStdinWithin: proc.readStdinWithin,
+      helperPath: proc.helperPath,
       get stdinIsTTY() {
         return proc.stdinIsTTY;
       },

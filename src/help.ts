@@ -55,17 +55,30 @@ export function wrapHelp(text: string, width: number = HELP_WIDTH): string {
     }
     const hang = hangOf(line);
     let cut = line.lastIndexOf(" ", width);
-    // Never cut inside the label or the indent: that would leave a line of spaces.
-    if (cut <= hang - 1 || line.slice(0, cut).trim() === "") cut = line.indexOf(" ", Math.max(hang, width));
+    let keep = 0;
+    // Never cut inside the label or the indent: that would leave a line of spaces. A word
+    // longer than the room left (a JSON object, a path) breaks after its last `,` `;` `/`
+    // that fits, else stays whole.
+    if (cut <= hang - 1 || line.slice(0, cut).trim() === "") {
+      const punct = Math.max(...[",", ";", "/"].map((c) => line.lastIndexOf(c, width - 1)));
+      if (punct >= hang) {
+        cut = punct;
+        keep = 1;
+      } else {
+        cut = line.indexOf(" ", Math.max(hang, width));
+      }
+    }
     if (cut < 0) {
       out.push(line);
       continue;
     }
-    out.push(line.slice(0, cut).trimEnd());
-    const overflow = line.slice(cut).trim();
+    out.push(line.slice(0, cut + keep).trimEnd());
+    const overflow = line.slice(cut + keep).trim();
     const next = lines[i + 1];
     if (continues(line, next)) {
-      lines[i + 1] = `${" ".repeat(indentOf(next))}${overflow} ${next.trimStart()}`;
+      // A path the author broke after a `/` (`…/session-handoff/` + `installs/`) rejoins whole.
+      const glue = overflow.endsWith("/") && /^[\w.-]+\//.test(next.trimStart()) ? "" : " ";
+      lines[i + 1] = `${" ".repeat(indentOf(next))}${overflow}${glue}${next.trimStart()}`;
     } else {
       lines.splice(i + 1, 0, `${" ".repeat(hang)}${overflow}`);
     }

@@ -96,6 +96,7 @@ const code = await main({
   readStdinWithin,
   writeOut: (data) => writeFd(1, data),
   writeErr: (text) => writeFd(2, text),
+  helperPath: process.argv[1],
 });
 process.exitCode = code;
 // A harness may keep stdin open after the hook stopped waiting for it: let the process end.

@@ -203,7 +203,8 @@ export async function publish(spec: PublishSpec): Promise<PublishResult> {
   return { bytes, token: tokenOf(bytes), archived, warnings };
 }
 
-function claimIsWhatWeRead(claimPath: string, prior: ReadFile): boolean {
+/** True when the claim at `claimPath` is the very version `prior` was read as (inode, size, mtime, bytes). */
+export function claimIsWhatWeRead(claimPath: string, prior: ReadFile): boolean {
   let st;
   try {
     st = lstatSync(claimPath, { bigint: true });

@@ -69,6 +69,20 @@ export const EXAMPLES: Record<string, readonly string[]> = {
   hook: [
     "node memory_io.mjs hook --mode session </dev/null",
   ],
+  install: [
+    "node memory_io.mjs install --agent claude-code --dry-run   # what would change",
+    "node memory_io.mjs install --agent claude-code",
+  ],
+  uninstall: [
+    "node memory_io.mjs uninstall --agent claude-code   # the files as they were",
+  ],
+  doctor: [
+    "node memory_io.mjs doctor   # each problem with the command that fixes it",
+  ],
+  publish: [
+    "# only when the user asks; --push also pushes to the branch's upstream",
+    'node memory_io.mjs publish --message "handoff: CSV importer, stopped at dedupe"',
+  ],
   redact: [
     "git diff | node memory_io.mjs redact --json",
   ],

@@ -3,6 +3,9 @@ import path from "node:path";
 import { inspectFile, interruptedSave, type FileInspection } from "../store/inspect.ts";
 import { FILE_OF, memoryDir, type Kind } from "../store/paths.ts";
 import { pauseSwitch } from "../store/pause.ts";
+import { isHookFormat } from "../agents/envelopes.ts";
+import { renderHook } from "../agents/render.ts";
+import type { HookFormat } from "../agents/types.ts";
 import { ok, type Verb, type VerbContext } from "./types.ts";
 
 /** Longest hook output, in characters (contract §7; field report 8). */
@@ -80,7 +83,8 @@ export const hookVerb: Verb = {
   name: "hook",
   options: { mode: { type: "string" }, root: { type: "string" }, format: { type: "string" } },
   positionals: [0, 0],
-  help: `usage: node memory_io.mjs hook --mode session|lessons [--root DIR] [--format text]
+  help: `usage: node memory_io.mjs hook --mode session|lessons [--root DIR]
+         [--format text|claude|codex|gemini|cursor|cline]
 
 Session-start hook. Prints fixed sentences about parked memory -- a handoff, lessons, an
 unsafe or foreign file, an interrupted save, the kill switch -- and never any text taken
@@ -92,7 +96,15 @@ The project root is --root, else the "cwd" of the harness's JSON on stdin (read 
 stdin is not a terminal, for at most one second), else the current directory, walked up
 to the nearest folder holding .git. It runs no git and follows no link.
 
-Formats: text (the default). Other harness envelopes will come with the installers.
+Formats (each harness's envelope around the same sentences; \`install\` picks the right one):
+  text    the sentences as plain lines (the default)
+  claude  {"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"…"}}
+  codex   the same object, and no other key (Codex's schema is strict)
+  gemini  the same object; nothing but JSON on stdout
+  cursor  {"additional_context":"…"}
+  cline   {"cancel":false,"contextModification":"…","errorMessage":""}
+When every file is missing and nothing is paused, every format prints nothing at all. An
+unknown --format prints nothing (a note on stderr), exit 0.
 exit: always 0 -- a broken hook must not break a session; problems go to stderr.
 `,
   async run(ctx) {
@@ -101,9 +113,11 @@ exit: always 0 -- a broken hook must not break a session; problems go to stderr.
       return ok("", ["memory_io hook: --mode must be session or lessons; printing nothing"]);
     }
     const format = ctx.values.format ?? "text";
-    if (format !== "text") {
-      return ok("", [`memory_io hook: --format ${String(format)} is not supported yet (only text); printing nothing`]);
+    if (!isHookFormat(format)) {
+      return ok("", [`memory_io hook: --format must be text, claude, codex, gemini, cursor or cline, got ${JSON.stringify(format)}; printing nothing`]);
     }
+    // The sentences first, then the harness's envelope around them (contract §7).
+    const wrap = (text: string) => renderHook(format as HookFormat, text, HOOK_LIMIT);
     if (ctx.env.SESSION_HANDOFF_DISABLE === "1") return ok("", []);
     let root: string;
     if (typeof ctx.values.root === "string" && ctx.values.root !== "") {
@@ -120,10 +134,10 @@ exit: always 0 -- a broken hook must not break a session; problems go to stderr.
     const paused = pauseSwitch(memoryDir(root), ctx.env) !== null;
     if (rootStat.isSymbolicLink() || !rootStat.isDirectory()) {
       // Never followed; nothing was looked at, so nothing is said about memory.
-      return ok(composeHookText([], false, paused, Date.now()), [`memory_io hook: root ${root} is a link or not a directory; not looking inside it`]);
+      return ok(wrap(composeHookText([], false, paused, Date.now())), [`memory_io hook: root ${root} is a link or not a directory; not looking inside it`]);
     }
     const kinds: Kind[] = mode === "session" ? ["handoff", "lessons"] : ["lessons"];
     const files = kinds.map((k) => inspectFile(root, k));
-    return ok(composeHookText(files, interruptedSave(root), paused, Date.now()), []);
+    return ok(wrap(composeHookText(files, interruptedSave(root), paused, Date.now())), []);
   },
 };

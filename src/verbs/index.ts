@@ -16,5 +16,9 @@ export const VERBS: Record<string, { summary: string; load: () => Promise<Verb> 
   drift: { summary: "measure how far the repository moved since the handoff: verdict and numbers", load: async () => (await import("./drift.ts")).driftVerb },
   brief: { summary: "the six-line warm-start brief for a resume (exit 3: cold start)", load: async () => (await import("./brief.ts")).briefVerb },
   hook: { summary: "session-start hook: fixed sentences about parked memory", load: async () => (await import("./hook.ts")).hookVerb },
+  install: { summary: "wire the session-start hook or bootstrap block into an agent's files", load: async () => (await import("./install.ts")).installVerb },
+  uninstall: { summary: "remove exactly what install added", load: async () => (await import("./uninstall.ts")).uninstallVerb },
+  doctor: { summary: "read-only health report: Node, installs per agent, memory dir; each problem with its fix", load: async () => (await import("./doctor.ts")).doctorVerb },
+  publish: { summary: "commit exactly the memory dir (on the user's request); --push to the upstream", load: async () => (await import("./publish.ts")).publishVerb },
   redact: { summary: "copy stdin to stdout with secrets replaced by <redacted: KIND>", load: async () => (await import("./redact.ts")).redactVerb },
 };

@@ -22,6 +22,8 @@ export interface VerbContext {
   readStdinWithin(ms: number): Promise<Buffer | null>;
   /** True when stdin is a terminal (the hook then does not read it). */
   stdinIsTTY: boolean;
+  /** The running helper's file, as invoked (install writes hook commands naming it). */
+  helperPath?: string;
 }
 
 /** One verb: its parseArgs options, its `--help` text and its run function. */

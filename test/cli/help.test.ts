@@ -25,6 +25,8 @@ describe("wrapHelp", () => {
     ["a line ending in ':' keeps its list apart", `${"a ".repeat(40)}list:\n  - item`, `${"a ".repeat(40).trimEnd()}\nlist:\n  - item`],
     ["the next numbered item is not joined", `      2 ${"r ".repeat(37)}error\n      3 next`, `      2 ${"r ".repeat(36).trimEnd()}\n        r error\n      3 next`],
     ["a word longer than the line stays whole", `${"z".repeat(90)}`, `${"z".repeat(90)}`],
+    ["a long word breaks after its last , that fits", `  claude  {"a":"${"b".repeat(50)}","c":"${"d".repeat(20)}"}`, `  claude  {"a":"${"b".repeat(50)}",\n          "c":"${"d".repeat(20)}"}`],
+    ["a path broken after / rejoins without a space", `${"p ".repeat(38)}under ~/.config/x/\ninstalls/ so that`, `${"p ".repeat(38).trimEnd()}\nunder ~/.config/x/installs/ so that`],
   ])("%s", (_name, input, output) => {
     expect(wrapHelp(input)).toBe(output);
   });
@@ -112,7 +114,7 @@ describe("the examples", () => {
     const root = gitRepo();
     // What the examples name that a fresh repository lacks.
     writeFileSync(path.join(root, "notes.txt"), "notes\n");
-    const order = ["write", "read", "promote", "read-target", "check", "recover", "anchors", "brief", "hook", "redact"];
+    const order = ["write", "read", "promote", "read-target", "check", "recover", "anchors", "brief", "hook", "redact", "install", "uninstall", "doctor", "publish"];
     expect([...order, "drift"].sort()).toEqual(Object.keys(EXAMPLES).sort().filter((v) => [...order, "drift"].includes(v)));
     const run = (verb: string) => {
       const script = (EXAMPLES[verb] ?? []).join("\n").replaceAll("node memory_io.mjs", `node ${JSON.stringify(HELPER)}`);

@@ -213,6 +213,25 @@ function plan(cmd: DocCommand, state: State, root: string): Plan {
           expect(r.stdout.length).toBeLessThan(2000);
         },
       };
+    case "install":
+    case "uninstall": {
+      const agent = flag(cmd.words, "--agent") ?? "";
+      return {
+        stdin: "",
+        expect: 0,
+        check: (r) => {
+          // Lines name files; a dry run, an uninstall of nothing, or a re-install changes nothing.
+          expect(r.stdout).toMatch(/^(created|updated|unchanged|removed|restored|would [a-z]+) \S/m);
+          if (verb === "install" && !cmd.words.includes("--dry-run")) expect(r.stdout).toMatch(/^created /m);
+          expect(agent).not.toBe("");
+        },
+      };
+    }
+    case "doctor":
+      return { stdin: "", expect: 0, check: (r) => expect(r.stdout).toMatch(/^node \d+\./) };
+    case "publish":
+      // A scratch project has no remote: publish commits locally, or has nothing to publish.
+      return { stdin: "", expect: 0, check: (r) => expect(r.stdout).toMatch(warm ? /^published \d+ file\(s\) in [0-9a-f]{12}$/m : /^nothing to publish$/m) };
     default:
       throw new Error(`${cmd.where}: no scenario for the verb ${JSON.stringify(verb)}; add one to test/docs/commands.test.ts`);
   }
@@ -381,5 +400,48 @@ describe("the Claude Code hook snippet of references/session-start-hook.md", () 
     expect(r.status, r.stderr).toBe(0);
     if (state === "warm") expect(r.stdout).toContain("parked handoff exists");
     else expect(r.stdout).toBe("");
+  });
+});
+
+// Ruling 31: every ```sh fence in SKILL.md, README.md and references/ runs, line by line, in
+// one scratch repository per fence with the built helper; a line exits 0 unless it ends with
+// `# exit N`. Network and slash commands belong in ```console fences, which are not run.
+const FENCE_DOCS = ["SKILL.md", "README.md", ...readdirSync(path.join(REPO, "references")).filter((n) => n.endsWith(".md")).sort().map((n) => `references/${n}`)];
+const FENCES = FENCE_DOCS.flatMap((file) => fencedBlocks(readDoc(file), "sh").map((body, i) => ({ file, index: i + 1, body })));
+
+describe("sh fences run", () => {
+  it("there are some, and no other shell-like fence language hides commands", () => {
+    expect(FENCES.length).toBeGreaterThan(0);
+    for (const file of FENCE_DOCS) expect(readDoc(file), file).not.toMatch(/^```(bash|shell|zsh)$/m);
+  });
+
+  it.each(FENCES.map((f) => [`${f.file} fence ${f.index}`, f] as const))("%s", (_name, fence) => {
+    for (const state of ["cold", "warm"] as const) {
+      const root = scratch(state);
+      // A fence holding a heredoc is one command (SKILL.md's save: `write … <<'EOF'`, the
+      // document as `<handoff>`): run whole, with the token of the current file.
+      const heredoc = /^(?!\s*#).*<<-?\s*'?[A-Za-z_]+'?\s*$/m.test(fence.body);
+      if (heredoc) {
+        const kind = (/ write (handoff|lessons|solutions) /.exec(fence.body)?.[1] ?? "handoff") as Kind;
+        const script = fill(fence.body.replace(/^<handoff>$/m, () => EXAMPLES[kind].trimEnd()), root, tokenOf(root, ["read", kind]));
+        const r = shell(script, root, "");
+        expect(r.status, `${fence.file} (${state}): ${fence.body}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`).toBe(0);
+        continue;
+      }
+      for (const line of fence.body.split("\n")) {
+        if (line.trim() === "" || line.trim().startsWith("#")) continue;
+        const annotated = /#\s*exit (\d+)\s*$/.exec(line);
+        // A helper command without `# exit N` exits as its scenario says for this state
+        // (`brief` and `read` exit 3 in a cold project: the cold start SKILL.md describes).
+        const bare = line.trim().replace(/\s+#[^"']*$/, "");
+        const expected = annotated
+          ? Number(annotated[1])
+          : bare.startsWith(INVOCATION)
+            ? plan({ text: bare, where: `${fence.file} fence ${fence.index}`, words: bare.slice(INVOCATION.length).trim().split(/\s+/) }, state, root).expect
+            : 0;
+        const r = shell(fill(line.replace(/\s+#[^"']*$/, ""), root), root, "");
+        expect(r.status, `${fence.file} (${state}): ${line}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`).toBe(expected);
+      }
+    }
   });
 });

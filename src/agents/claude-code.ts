@@ -1,0 +1,30 @@
+import { hookCommand } from "./command.ts";
+import { SESSION_MATCHER } from "./envelope.ts";
+import type { Agent } from "./types.ts";
+
+/**
+ * Claude Code (harnesses.md): a SessionStart hook in `.claude/settings.json` (global:
+ * `~/.claude/settings.json`) with the command relative to `$CLAUDE_PROJECT_DIR`, plus the
+ * checkpoint hooks PreCompact, PostCompact and SessionEnd (contract §12). Timeouts in seconds.
+ */
+export const claudeCode: Agent = {
+  name: "claude-code",
+  format: "claude",
+  edits(helper, global) {
+    const command = (args: string) => hookCommand(helper, args, global ? null : "CLAUDE_PROJECT_DIR");
+    return [
+      {
+        kind: "json-hooks",
+        file: ".claude/settings.json",
+        command,
+        hooks: [
+          { event: "SessionStart", matcher: SESSION_MATCHER, args: "hook --mode session --format claude", timeout: 10 },
+          { event: "PreCompact", args: "checkpoint --format claude", timeout: 10 },
+          { event: "PostCompact", args: "checkpoint --format claude", timeout: 10 },
+          // SessionEnd hooks share a 1.5 s budget: checkpoint does the least work there.
+          { event: "SessionEnd", args: "checkpoint --format claude", timeout: 2 },
+        ],
+      },
+    ];
+  },
+};

@@ -1,0 +1,36 @@
+import { bootstrapBody } from "./bootstrap.ts";
+import { hookCommand } from "./command.ts";
+import { SESSION_MATCHER } from "./envelope.ts";
+import type { Agent } from "./types.ts";
+
+/**
+ * Codex CLI (harnesses.md): the bootstrap block in `AGENTS.md` (global `~/.codex/AGENTS.md`)
+ * and hooks in `.codex/hooks.json` (global `~/.codex/hooks.json`): SessionStart, and the
+ * checkpoint hooks PreCompact and SessionEnd (contract §12). Codex runs hooks in the
+ * session's cwd with no project variable known, so the command is absolute.
+ */
+export const codex: Agent = {
+  name: "codex",
+  format: "codex",
+  edits(helper, global) {
+    const command = (args: string) => hookCommand(helper, args, null);
+    return [
+      {
+        kind: "md-block",
+        file: global ? ".codex/AGENTS.md" : "AGENTS.md",
+        body: (agents) => bootstrapBody(global ? { ...helper, rel: null } : helper, agents),
+      },
+      {
+        kind: "json-hooks",
+        file: ".codex/hooks.json",
+        command,
+        hooks: [
+          { event: "SessionStart", matcher: SESSION_MATCHER, args: "hook --mode session --format codex", timeout: 10 },
+          { event: "PreCompact", args: "checkpoint --format codex", timeout: 10 },
+          // Codex clamps SessionEnd to 3 s.
+          { event: "SessionEnd", args: "checkpoint --format codex", timeout: 3 },
+        ],
+      },
+    ];
+  },
+};

@@ -1,0 +1,2 @@
+/** Matcher of our SessionStart entries (contract §9). */
+export const SESSION_MATCHER = "startup|resume|clear|compact";

@@ -1,0 +1,36 @@
+import { bootstrapBody } from "./bootstrap.ts";
+import { hookCommand } from "./command.ts";
+import type { Agent } from "./types.ts";
+
+/**
+ * Gemini CLI (harnesses.md): the bootstrap block in `GEMINI.md` and hooks in
+ * `.gemini/settings.json` (global: `~/.gemini/…`): SessionStart, and the checkpoint hooks
+ * PreCompress and SessionEnd (contract §12). Timeouts are in milliseconds. Gemini matches
+ * lifecycle events by exact string, not by regex, so our entries carry no matcher (every
+ * source: startup, resume, clear). The command is relative to `$GEMINI_PROJECT_DIR`.
+ */
+export const gemini: Agent = {
+  name: "gemini",
+  format: "gemini",
+  edits(helper, global) {
+    const command = (args: string) => hookCommand(helper, args, global ? null : "GEMINI_PROJECT_DIR");
+    return [
+      {
+        kind: "md-block",
+        file: global ? ".gemini/GEMINI.md" : "GEMINI.md",
+        body: (agents) => bootstrapBody(global ? { ...helper, rel: null } : helper, agents),
+      },
+      {
+        kind: "json-hooks",
+        file: ".gemini/settings.json",
+        command,
+        hooks: [
+          { event: "SessionStart", args: "hook --mode session --format gemini", timeout: 10_000 },
+          { event: "PreCompress", args: "checkpoint --format gemini", timeout: 10_000 },
+          { event: "SessionEnd", args: "checkpoint --format gemini", timeout: 3_000 },
+        ],
+      },
+    ];
+  },
+};
+

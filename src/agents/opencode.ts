@@ -1,0 +1,20 @@
+import { bootstrapBody } from "./bootstrap.ts";
+import type { Agent } from "./types.ts";
+
+/**
+ * OpenCode (harnesses.md): no session-start hook is known (*unverified*), so the bootstrap
+ * block in `AGENTS.md` (global `~/.config/opencode/AGENTS.md`). The block is shared with
+ * Codex and lists both when both asked for it (ruling 11).
+ */
+export const opencode: Agent = {
+  name: "opencode",
+  edits(helper, global) {
+    return [
+      {
+        kind: "md-block",
+        file: global ? ".config/opencode/AGENTS.md" : "AGENTS.md",
+        body: (agents) => bootstrapBody(global ? { ...helper, rel: null } : helper, agents),
+      },
+    ];
+  },
+};

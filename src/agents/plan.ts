@@ -1,0 +1,61 @@
+import path from "node:path";
+import { Refused } from "../errors.ts";
+import { mergeHooks, removeHooks, hooksSnippet, HELPER_FILE } from "./json-hooks.ts";
+import { block, BLOCK_BEGIN } from "./bootstrap.ts";
+import { findBlock, putBlock, takeBlock } from "./md-block.ts";
+import { CLINE_HOOK_MARK } from "./cline.ts";
+import type { AgentName, Edit } from "./types.ts";
+
+/** What a user would paste by hand for an edit, when the file cannot be edited safely. */
+export function snippetOf(edit: Edit, agent: AgentName): string {
+  if (edit.kind === "json-hooks") return hooksSnippet(edit.hooks, edit.command);
+  if (edit.kind === "md-block") return block(edit.body([agent]));
+  return edit.content;
+}
+
+/** True when `text` still holds something install put there (a hook, a block, an owned file). */
+export function holdsOurs(edit: Edit, text: string): boolean {
+  if (edit.kind === "json-hooks") return text.includes(HELPER_FILE);
+  if (edit.kind === "md-block") return text.includes(BLOCK_BEGIN);
+  return isOwned(text);
+}
+
+function isOwned(text: string): boolean {
+  return text.includes(BLOCK_BEGIN) || text.includes(CLINE_HOOK_MARK);
+}
+
+/**
+ * The text install wants for one file, given what is there (null: absent). Pure.
+ * @throws Refused: malformed markers, JSON with comments, a file of the same name that is not ours.
+ */
+export function installText(edit: Edit, agent: AgentName, current: string | null, shown: string): string {
+  switch (edit.kind) {
+    case "json-hooks":
+      return mergeHooks(current, shown, edit.hooks, edit.command);
+    case "md-block":
+      return putBlock(current, shown, agent, edit.body);
+    case "owned-file":
+      if (current !== null && current !== edit.content && !isOwned(current)) {
+        throw new Refused(`${shown} exists and was not written by install; nothing was changed. Move it away, or merge this into it by hand:\n${edit.content}`);
+      }
+      if (current !== null && edit.content.includes(BLOCK_BEGIN)) findBlock(current, shown);
+      return edit.content;
+  }
+}
+
+/** The text uninstall leaves for one file (null: delete it). Pure. */
+export function uninstallText(edit: Edit, agent: AgentName, current: string, shown: string): string | null {
+  switch (edit.kind) {
+    case "json-hooks":
+      return removeHooks(current, shown);
+    case "md-block":
+      return takeBlock(current, shown, agent, edit.body);
+    case "owned-file":
+      return isOwned(current) ? null : current;
+  }
+}
+
+/** The absolute path of an edit's file under `base`. */
+export function editPath(base: string, edit: Edit): string {
+  return path.join(base, ...edit.file.split("/"));
+}

@@ -1,0 +1,71 @@
+/**
+ * What a harness adapter declares (style.md: one file per harness in `src/agents/`): the
+ * envelope its session-start hook output needs, and the files `install` edits for it
+ * (contract §7, §9, §12 last bullet; harnesses.md).
+ */
+
+/** Output formats of `hook --format` (contract §7). */
+export type HookFormat = "text" | "claude" | "codex" | "gemini" | "cursor" | "cline";
+
+/** Agent names of `install --agent` (contract §9). */
+export type AgentName = "claude-code" | "codex" | "opencode" | "cline" | "gemini" | "cursor";
+
+/** Where the built helper is, as `install` computes it (real paths). */
+export interface HelperLocation {
+  /** Absolute real path of `scripts/memory_io.mjs`. */
+  abs: string;
+  /** Path relative to the project root when the skill lies inside it, else null. */
+  rel: string | null;
+}
+
+/** One hook a settings file runs: `<helper> <args>` on `event`. */
+export interface HookSpec {
+  event: string;
+  /** Omitted when the harness matches lifecycle events by exact name (Gemini). */
+  matcher?: string;
+  /** The helper's arguments, e.g. `hook --mode session --format claude`. */
+  args: string;
+  /** In the harness's unit: seconds (Claude Code, Codex) or milliseconds (Gemini). */
+  timeout: number;
+}
+
+/** A settings JSON file whose `hooks` get our entries merged in (Claude Code shape). */
+export interface JsonHooksEdit {
+  kind: "json-hooks";
+  /** Path relative to the base (project root, or HOME with --global). */
+  file: string;
+  hooks: HookSpec[];
+  /** The shell command running the helper with `args`. */
+  command(args: string): string;
+}
+
+/** A Markdown file holding our block between the begin/end markers. */
+export interface BlockEdit {
+  kind: "md-block";
+  file: string;
+  /** The block's body (between the markers), given the agents that asked for it. */
+  body(agents: AgentName[]): string;
+}
+
+/** A file that is wholly ours (a rule file, a hook script): created, replaced, deleted. */
+export interface OwnedFileEdit {
+  kind: "owned-file";
+  file: string;
+  content: string;
+  /** 0644 for rules, 0755 for Cline's hook scripts (ruling 11). */
+  mode: number;
+}
+
+export type Edit = JsonHooksEdit | BlockEdit | OwnedFileEdit;
+
+/** One harness. */
+export interface Agent {
+  name: AgentName;
+  /** Its `hook --format`, when it has a session-start hook we install. */
+  format?: HookFormat;
+  /**
+   * The files install edits. `global` selects the per-user files (ruling 11); an agent
+   * without them throws a Refused naming why.
+   */
+  edits(helper: HelperLocation, global: boolean): Edit[];
+}

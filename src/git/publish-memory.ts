@@ -1,0 +1,80 @@
+import path from "node:path";
+import { Refused } from "../errors.ts";
+import { firstLine, runGit } from "./run.ts";
+
+/**
+ * The public files of a memory dir, as paths relative to the memory dir: the three memory
+ * files and the archives. Never a private file (dot names, `.lock`), `PAUSE`, nor anything
+ * in `checkpoints/` (they quote the user's words; ruling 25).
+ */
+export function isPublicMemoryPath(rel: string): boolean {
+  return /^(HANDOFF|LESSONS|SOLUTIONS)\.md$/.test(rel) || /^archive\/[A-Z]+-[A-Za-z0-9._-]+\.md$/.test(rel);
+}
+
+/** What `publish` did. */
+export interface PublishMemoryResult {
+  committed: boolean;
+  /** Paths committed, relative to the repository top. */
+  paths: string[];
+  commit: string | null;
+  pushed: string | null;
+}
+
+async function git(top: string, args: string[], env: Record<string, string | undefined>, what: string): Promise<string> {
+  const r = await runGit(top, args, env);
+  if (r.code !== 0) {
+    // git's own words: the user knows them, and they say what to do (contract §5).
+    const text = r.stderr.trim() || r.stdout.toString("utf8").trim();
+    throw new Refused(`${what} failed (git exit ${r.code}):\n${text}`);
+  }
+  return r.stdout.toString("utf8");
+}
+
+/**
+ * Commits exactly the memory dir's public files (contract §5, ruling 25), `git commit
+ * --only`-style: whatever else the user staged stays staged and out of the commit. Refused
+ * when the memory dir is git-ignored. With `push`, pushes HEAD to the branch's upstream only.
+ * @throws Refused (exit 2) with git's own error.
+ */
+export async function publishMemory(root: string, memDir: string, message: string, push: boolean, env: Record<string, string | undefined>): Promise<PublishMemoryResult> {
+  const topOut = await runGit(root, ["rev-parse", "--show-toplevel"], env);
+  if (topOut.code !== 0) throw new Refused(`${root} is not in a git repository; publish commits the memory dir with git (${firstLine(topOut.stderr)})`);
+  const top = topOut.stdout.toString("utf8").replace(/\n$/, "");
+  const memRel = path.relative(top, memDir).split(path.sep).join("/");
+  if (memRel.startsWith("..")) throw new Refused(`the memory dir ${memDir} is outside the repository ${top}`);
+  // One path per run: git refuses --quiet with several. The folder, or its files by a pattern.
+  const ignored = await Promise.all([`${memRel}/`, `${memRel}/HANDOFF.md`].map((p) => runGit(top, ["check-ignore", "-q", "--", p], env)));
+  if (ignored.some((r) => r.code === 0)) {
+    throw new Refused(`${memRel}/ is ignored by git (.gitignore); publish only commits a memory dir that git tracks: remove the ignore rule first, or keep memory private and do not publish`);
+  }
+  // Tracked files (deleted ones too: a pruned archive) and untracked ones, never ignored.
+  const listed = await git(top, ["ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", `${memRel}/`], env, "git ls-files");
+  const paths = [...new Set(listed.split("\0").filter(Boolean))].filter((p) => isPublicMemoryPath(p.slice(memRel.length + 1))).sort();
+  if (paths.length === 0) return { committed: false, paths: [], commit: null, pushed: null };
+  const status = await git(top, ["status", "--porcelain=v1", "-z", "--untracked-files=all", "--", ...paths], env, "git status");
+  if (status === "") return { committed: false, paths: [], commit: null, pushed: null };
+  const changed = status
+    .split("\0")
+    .filter((e) => e.length > 3)
+    .map((e) => e.slice(3))
+    .filter((p) => paths.includes(p));
+  // New files must be known to git before `commit --only` takes them; they are ours to stage.
+  await git(top, ["add", "-A", "--", ...changed], env, "git add");
+  await git(top, ["commit", "--only", "--no-verify", "-q", "-m", message, "--", ...changed], env, "git commit");
+  const commit = (await git(top, ["rev-parse", "HEAD"], env, "git rev-parse")).trim();
+  let pushed: string | null = null;
+  if (push) {
+    const branch = (await git(top, ["symbolic-ref", "--short", "-q", "HEAD"], env, "finding the branch")).trim();
+    const remote = await runGit(top, ["config", "--get", `branch.${branch}.remote`], env);
+    const merge = await runGit(top, ["config", "--get", `branch.${branch}.merge`], env);
+    if (remote.code !== 0 || merge.code !== 0) {
+      throw new Refused(`committed ${commit.slice(0, 12)}, but ${branch} has no upstream to push to; publish pushes only to the branch's upstream: set one with \`git push -u <remote> ${branch}\``);
+    }
+    const r = remote.stdout.toString("utf8").trim();
+    const m = merge.stdout.toString("utf8").trim();
+    const out = await runGit(top, ["push", "--", r, `HEAD:${m}`], env);
+    if (out.code !== 0) throw new Refused(`committed ${commit.slice(0, 12)}, but the push failed (git exit ${out.code}):\n${out.stderr.trim()}`);
+    pushed = `${r} ${m.replace(/^refs\/heads\//, "")}`;
+  }
+  return { committed: true, paths: changed, commit, pushed };
+}

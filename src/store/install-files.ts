@@ -1,0 +1,216 @@
+import { closeSync, constants, lstatSync, mkdirSync, openSync, readFileSync, readlinkSync, renameSync, rmdirSync, unlinkSync, writeSync, fsyncSync } from "node:fs";
+import path from "node:path";
+import { Refused } from "../errors.ts";
+import { readStable, tokenOf, UnsafeFile, randomHex8, type ReadFile } from "./files.ts";
+import type { LockHandle } from "./lock.ts";
+import { privateName } from "./private.ts";
+import { claimIsWhatWeRead, publish } from "./publish.ts";
+
+/**
+ * Agent files (settings, AGENTS.md, rules) live outside the memory dir, often in HOME, where
+ * no memory lock exists. Compare-and-swap on the bytes read and the claim-and-link
+ * publication are what keep a concurrent edit from being overwritten (ruling 11); this
+ * handle stands in for the lock `publish` asks for.
+ */
+const NO_LOCK: LockHandle = { assertHeld() {}, async release() {} };
+
+/** A file as read before an edit: its bytes (null when absent) and its token. */
+export interface Snapshot {
+  bytes: Buffer | null;
+  token: string;
+}
+
+/**
+ * Reads an agent file for an edit: a regular file with one link, or absent.
+ * @throws Refused (exit 2) for a link or anything else unsafe, with `snippet` to paste.
+ */
+export async function readAgentFile(file: string, snippet: string): Promise<Snapshot> {
+  let read: ReadFile | null;
+  try {
+    read = await readStable(file);
+  } catch (err) {
+    if (err instanceof UnsafeFile) {
+      // Field report 20: name where a link points, so the user can edit that file instead.
+      let what = "is not a regular file";
+      if (err.state === "link") {
+        try {
+          what = `is a link to ${readlinkSync(file)}`;
+        } catch {
+          what = "is a link";
+        }
+      }
+      throw new Refused(`${file} ${what}; links are never followed or replaced, so nothing was changed. Add this to its target by hand:\n${snippet}`);
+    }
+    throw err;
+  }
+  if (read === null) return { bytes: null, token: "absent" };
+  if (read.stat.nlink !== 1n) throw new Refused(`${file} has more than one hard link; nothing was changed. Add this to it by hand:\n${snippet}`);
+  return { bytes: read.bytes, token: read.token };
+}
+
+/**
+ * The folders from `base` (exclusive) down to `dir` that do not exist yet. Every one that
+ * exists must be a real directory (never a link: what is under it is outside our control).
+ * @throws Refused (exit 2) naming the link or file in the way.
+ */
+export function missingDirs(base: string, dir: string): string[] {
+  const rel = path.relative(base, dir);
+  if (rel === "") return [];
+  const missing: string[] = [];
+  let cur = base;
+  for (const part of rel.split(path.sep)) {
+    cur = path.join(cur, part);
+    let st;
+    try {
+      st = lstatSync(cur);
+    } catch {
+      missing.push(cur);
+      continue;
+    }
+    if (missing.length > 0) continue;
+    if (st.isSymbolicLink() || !st.isDirectory()) {
+      throw new Refused(`${cur} is ${st.isSymbolicLink() ? "a link" : "not a directory"}; install writes only through real directories, so nothing was changed`);
+    }
+  }
+  return missing;
+}
+
+/** Makes the folders `missingDirs` listed (0755 under the umask, as any project folder). */
+export function makeDirs(dirs: string[]): void {
+  for (const d of dirs) mkdirSync(d, { mode: 0o755 });
+}
+
+/** Removes each folder when it is empty, deepest first; a folder with anything in it stays. */
+export function removeEmptyDirs(dirs: string[]): string[] {
+  const removed: string[] = [];
+  for (const d of [...dirs].sort((a, b) => b.length - a.length)) {
+    try {
+      rmdirSync(d);
+      removed.push(d);
+    } catch {
+      // Not empty (the user's files), or already gone.
+    }
+  }
+  return removed;
+}
+
+/**
+ * Publishes `bytes` as `dir/name` through `write`'s claim-and-link protocol (contract §3),
+ * only if the file is still the version whose token was read. `failpoint`: contract §11's
+ * seam, so that race tests can drive a concurrent edit into the real binary.
+ * @throws Refused (exit 2): the file changed since it was read, or appeared meanwhile.
+ */
+export async function publishAgentFile(dir: string, name: string, expectedToken: string, bytes: Buffer, mode: number, archiveDir: string, failpoint?: string): Promise<void> {
+  await publish({
+    dir,
+    file: name,
+    archiveDir,
+    archivePrefix: name.replace(/[^A-Za-z0-9._-]/g, "_"),
+    archivePrior: false,
+    expectedToken,
+    // Contract §9: new files 0644 (hook scripts 0755) under the user's umask, as an editor
+    // would make them; a replaced file keeps its own mode (publish).
+    newMode: mode & ~process.umask(),
+    build: () => bytes,
+    failpoint,
+    lock: NO_LOCK,
+  });
+}
+
+/**
+ * Deletes `dir/name` only if it is still the version whose token was read: the file is
+ * claimed (renamed to a private name), checked, and only then unlinked; a file that changed
+ * is put back and the removal refused (contract §3, ruling 11).
+ * @throws Refused (exit 2).
+ */
+export async function retractAgentFile(dir: string, name: string, expectedToken: string): Promise<void> {
+  const filePath = path.join(dir, name);
+  const prior = await readStable(filePath);
+  if (prior === null) return;
+  if (prior.token !== expectedToken) throw new Refused(`${filePath} changed since it was read; run this again`);
+  const claim = path.join(dir, privateName(name, "claim", process.pid, randomHex8()));
+  renameSync(filePath, claim);
+  if (!claimIsWhatWeRead(claim, prior)) {
+    try {
+      renameSync(claim, filePath);
+    } catch {
+      // Left as a private claim; nothing is lost.
+    }
+    throw new Refused(`${filePath} changed while it was being removed (another program wrote it); it was kept; run this again`);
+  }
+  unlinkSync(claim);
+}
+
+/** What install remembers about one file it changed, so that uninstall can undo it exactly. */
+export interface InstallRecord {
+  path: string;
+  /** The file's bytes before install first changed it, base64; null when it did not exist. */
+  before: string | null;
+  /** Token of what install last wrote. */
+  after: string;
+  /**
+   * False once the file was changed by someone else between two installs: `before` no longer
+   * describes a state to go back to, and uninstall removes only our entries.
+   */
+  restorable?: boolean;
+  /** Folders install created for it. */
+  createdDirs: string[];
+}
+
+/**
+ * Where install records live: `${XDG_CONFIG_HOME:-$HOME/.config}/session-handoff/installs/`,
+ * beside the global kill switch; never in the project (a record is one machine's).
+ */
+export function recordsDir(env: Record<string, string | undefined>, home: string): string {
+  const config = env.XDG_CONFIG_HOME ? env.XDG_CONFIG_HOME : path.join(home, ".config");
+  return path.join(config, "session-handoff", "installs");
+}
+
+function recordPath(dir: string, file: string): string {
+  return path.join(dir, `${tokenOf(Buffer.from(file, "utf8")).slice(0, 16)}.json`);
+}
+
+/** The record of `file`, or null (none, or unreadable: uninstall then removes only ours). */
+export function readRecord(dir: string, file: string): InstallRecord | null {
+  try {
+    const r = JSON.parse(readFileSync(recordPath(dir, file), "utf8")) as InstallRecord;
+    return r.path === file ? r : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Writes a record (temp, fsync, rename: the folder is ours alone). Returns folders it made. */
+export function writeRecord(dir: string, record: InstallRecord): string[] {
+  const made: string[] = [];
+  for (const d of [path.dirname(path.dirname(dir)), path.dirname(dir), dir]) {
+    try {
+      mkdirSync(d, { mode: 0o700 });
+      made.push(d);
+    } catch {
+      // It exists.
+    }
+  }
+  const target = recordPath(dir, record.path);
+  const temp = `${target}.tmp-${process.pid}-${randomHex8()}`;
+  const fd = openSync(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
+  try {
+    const buf = Buffer.from(JSON.stringify(record));
+    writeSync(fd, buf);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(temp, target);
+  return made;
+}
+
+/** Deletes a record and the records folders when they are empty. */
+export function dropRecord(dir: string, file: string): void {
+  try {
+    unlinkSync(recordPath(dir, file));
+  } catch {
+    // Already gone.
+  }
+  removeEmptyDirs([dir, path.dirname(dir)]);
+}

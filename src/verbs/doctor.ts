@@ -1,0 +1,140 @@
+import { lstatSync, readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { AGENTS } from "../agents/index.ts";
+import { editPath, holdsOurs, installText } from "../agents/plan.ts";
+import type { AgentName } from "../agents/types.ts";
+import { runGit } from "../git/run.ts";
+import { ARCHIVE_NAME } from "../store/archive.ts";
+import { inspectFile, interruptedSave } from "../store/inspect.ts";
+import { archiveDir, memoryDir, type Kind } from "../store/paths.ts";
+import { pauseSwitch } from "../store/pause.ts";
+import { helperLocation, homeOf } from "./agent-files.ts";
+import { rootOption } from "./common.ts";
+import { ok, type Verb } from "./types.ts";
+
+/** One finding of `doctor`: what is wrong and the command that fixes it. */
+export interface Problem {
+  what: string;
+  fix: string;
+}
+
+/** Where each agent looks for skills (harnesses.md), relative to the project or to HOME. */
+const SKILL_FOLDERS: Record<AgentName, { project: string[]; home: string[] }> = {
+  "claude-code": { project: [".claude/skills"], home: [".claude/skills"] },
+  codex: { project: [".agents/skills"], home: [".codex/skills", ".agents/skills"] },
+  opencode: { project: [".opencode/skills", ".claude/skills", ".agents/skills"], home: [".config/opencode/skills"] },
+  cline: { project: [".cline/skills", ".clinerules/skills"], home: [] },
+  gemini: { project: [".gemini/skills", ".agents/skills"], home: [".gemini/skills"] },
+  cursor: { project: [".agents/skills", ".cursor/skills"], home: [] },
+};
+
+function exists(p: string): boolean {
+  try {
+    lstatSync(p);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function readText(p: string): string | null {
+  try {
+    const st = lstatSync(p);
+    if (!st.isFile()) return null;
+    return readFileSync(p, "utf8");
+  } catch {
+    return null;
+  }
+}
+
+/** `doctor [--root DIR] [--json]`: read-only; always exit 0 (ruling 26). */
+export const doctorVerb: Verb = {
+  name: "doctor",
+  options: { root: { type: "string" }, json: { type: "boolean" } },
+  positionals: [0, 0],
+  help: `usage: node memory_io.mjs doctor --root DIR [--json]
+
+A read-only health report: the Node version; where the skill is installed for each agent
+(project and HOME folders); whether each agent's hook or block is installed, and current
+(the same bytes \`install\` would write now); the memory dir: \`check\`'s verdict, the archive
+count, the kill switch, whether .ai/ is ignored or tracked by git. Each problem comes with
+the command that fixes it. Changes nothing.
+
+stdout: a report; with --json one object {"ok", "node", "agents", "memory", "problems":
+        [{"what", "fix"}]}.
+exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
+`,
+  async run(ctx) {
+    const root = rootOption(ctx);
+    const home = homeOf(ctx.env);
+    const helper = helperLocation(ctx, root);
+    const problems: Problem[] = [];
+    const cmd = (verb: string) => `node ${JSON.stringify(helper.abs)} ${verb} --root ${JSON.stringify(root)}`;
+
+    const node = process.versions.node;
+    if (Number(node.split(".")[0]) < 20) problems.push({ what: `Node ${node} is older than 20`, fix: "install Node.js 20 or newer" });
+
+    const agents: Record<string, { skill: string[]; install: Record<string, string> }> = {};
+    for (const [name, agent] of Object.entries(AGENTS) as [AgentName, (typeof AGENTS)[AgentName]][]) {
+      const skill = [
+        ...SKILL_FOLDERS[name].project.map((f) => path.join(root, f, "session-handoff")),
+        ...SKILL_FOLDERS[name].home.map((f) => path.join(home, f, "session-handoff")),
+      ].filter((d) => exists(path.join(d, "SKILL.md")));
+      const install: Record<string, string> = {};
+      for (const edit of agent.edits(helper, false)) {
+        const file = editPath(root, edit);
+        const text = readText(file);
+        let state = "absent";
+        if (text !== null && holdsOurs(edit, text)) {
+          try {
+            state = installText(edit, name, text, edit.file) === text ? "current" : "outdated";
+          } catch (err) {
+            state = "malformed";
+            problems.push({ what: `${edit.file}: ${(err as Error).message.split("\n")[0]}`, fix: `fix ${edit.file} by hand, then ${cmd(`install --agent ${name}`)}` });
+          }
+        }
+        if (state === "outdated") problems.push({ what: `${name}: ${edit.file} holds an outdated session-handoff entry`, fix: cmd(`install --agent ${name}`) });
+        install[edit.file] = state;
+      }
+      agents[name] = { skill, install };
+    }
+
+    const kinds: Kind[] = ["handoff", "lessons", "solutions"];
+    const files = Object.fromEntries(kinds.map((k) => [k, inspectFile(root, k).status]));
+    const interrupted = interruptedSave(root) || Object.values(files).includes("interrupted");
+    const unsafe = Object.values(files).some((s) => s === "unsafe" || s === "foreign");
+    const verdict = interrupted ? "interrupted" : unsafe ? "unsafe" : files.handoff === "present" ? "parked" : "clean";
+    if (interrupted) problems.push({ what: "an interrupted save needs recovery", fix: cmd("recover") });
+    if (unsafe) problems.push({ what: "a memory file failed safety or schema checks", fix: `inspect ${path.join(".ai", "memory")} by hand (a link, a hard link, a FIFO or no v1 marker); move the file away` });
+    let archives = 0;
+    try {
+      archives = readdirSync(archiveDir(root)).filter((n) => ARCHIVE_NAME.test(n)).length;
+    } catch {
+      // No archive yet.
+    }
+    const paused = pauseSwitch(memoryDir(root), ctx.env);
+    if (paused) problems.push({ what: `memory writes are paused by ${paused}`, fix: paused.startsWith("SESSION_HANDOFF_DISABLE") ? "unset SESSION_HANDOFF_DISABLE" : `rm ${JSON.stringify(paused)}` });
+    let git: { ignored: boolean; tracked: boolean } | null = null;
+    try {
+      const ig = await runGit(root, ["check-ignore", "-q", "--", ".ai/memory/HANDOFF.md"], ctx.env, 5000);
+      if (ig.code === 0 || ig.code === 1) {
+        const tr = await runGit(root, ["ls-files", "--", ".ai/memory"], ctx.env, 5000);
+        git = { ignored: ig.code === 0, tracked: tr.stdout.length > 0 };
+      }
+    } catch {
+      git = null;
+    }
+    const memory = { verdict, files, archives, paused, git };
+    const result = { ok: problems.length === 0, node, helper: helper.abs, agents, memory, problems };
+    if (ctx.values.json) return ok(`${JSON.stringify(result)}\n`);
+    const lines = [`node ${node}`, `helper ${helper.abs}`];
+    for (const [name, a] of Object.entries(agents)) {
+      const inst = Object.entries(a.install).map(([f, s]) => `${f} ${s}`).join(", ");
+      lines.push(`${name}: skill ${a.skill.length > 0 ? a.skill.join(", ") : "not found"}; ${inst}`);
+    }
+    lines.push(`memory: ${verdict}; ${archives} archive(s); ${paused ? `paused (${paused})` : "not paused"}; git: ${git === null ? "not a repository" : `${git.ignored ? "ignored" : "not ignored"}, ${git.tracked ? "tracked" : "untracked"}`}`);
+    lines.push(problems.length === 0 ? "ok" : `${problems.length} problem(s):`);
+    for (const p of problems) lines.push(`- ${p.what}\n  fix: ${p.fix}`);
+    return ok(`${lines.join("\n")}\n`);
+  },
+};

@@ -1,0 +1,110 @@
+import path from "node:path";
+import { editPath, installText, snippetOf } from "../agents/plan.ts";
+import { tokenOf } from "../store/files.ts";
+import { assertNotPaused } from "../store/pause.ts";
+import { makeDirs, missingDirs, publishAgentFile, readAgentFile, readRecord, recordsDir, writeRecord } from "../store/install-files.ts";
+import { AGENT_OPTIONS, agentTarget } from "./agent-files.ts";
+import { failpointOf } from "./common.ts";
+import { ok, type Verb } from "./types.ts";
+
+/** Options of `install` and `uninstall`. */
+export const installHelpCommon = `The hook commands name this helper's file: for a skill inside the project, relative to the
+harness's project variable ($CLAUDE_PROJECT_DIR, $GEMINI_PROJECT_DIR; Cline's from the hook
+file's folder) so a committed file works in every clone; otherwise (and always for Codex)
+its absolute path, quoted. Each command exits 0 with nothing printed when that file is
+missing (a branch without the skill checked out).
+
+--global edits the per-user files instead: ~/.claude/settings.json; ~/.codex/AGENTS.md and
+~/.codex/hooks.json; ~/.config/opencode/AGENTS.md; ~/.gemini/GEMINI.md and
+~/.gemini/settings.json (HOME from the environment). cline and cursor have none (refused).
+`;
+
+/** `install --agent NAME [--root DIR | --global] [--dry-run]` (contract §9, ruling 11). */
+export const installVerb: Verb = {
+  name: "install",
+  options: AGENT_OPTIONS,
+  positionals: [0, 0],
+  help: `usage: node memory_io.mjs install --agent claude-code|codex|opencode|cline|gemini|cursor
+         [--root DIR | --global] [--dry-run]
+
+Wires the session-start hook (and, where the harness has the events, the checkpoint hooks)
+or the bootstrap block into an agent's own files:
+  claude-code  .claude/settings.json: SessionStart (matcher startup|resume|clear|compact),
+               PreCompact, PostCompact, SessionEnd
+  codex        AGENTS.md block; .codex/hooks.json: SessionStart, PreCompact, SessionEnd
+  opencode     AGENTS.md block (shared with codex: it lists the agents that asked for it)
+  cline        .clinerules/00-session-handoff.md; .clinerules/hooks/TaskStart and
+               TaskResume (executable, 0755)
+  gemini       GEMINI.md block; .gemini/settings.json: SessionStart, PreCompress, SessionEnd
+               (timeouts in milliseconds, no matcher)
+  cursor       .cursor/rules/session-handoff.mdc (alwaysApply)
+
+JSON settings are merged: the user's other keys and hooks are kept, ours (the hooks whose
+command names memory_io.mjs) appear once. Markdown blocks between
+<!-- session-handoff:begin --> and <!-- session-handoff:end --> are replaced in place.
+Refused, with a snippet to paste by hand, and nothing changed: malformed markers, JSON
+with comments or trailing commas, a file that is a link, a rule file of ours' name that
+is not ours. Files are published as \`write\` publishes (compare-and-swap on the bytes read:
+a concurrent edit is refused, never overwritten). Idempotent: a second install changes no
+byte. What it changed is recorded under \${XDG_CONFIG_HOME:-~/.config}/session-handoff/
+installs/ so that \`uninstall\` can restore the original bytes.
+
+${installHelpCommon}
+stdout: one line per file: "created F", "updated F" or "unchanged F" ("would create F",
+        "would update F" with --dry-run, which changes nothing).
+exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON with comments, a
+        concurrent edit); 4 paused.
+`,
+  async run(ctx) {
+    const t = agentTarget(ctx, "install");
+    assertNotPaused(t.memDir, ctx.env);
+    const edits = t.agent.edits(t.helper, t.global);
+    // Every file is read and every new text computed before anything is written: a refusal
+    // for one file leaves all of them as they were.
+    const plans = [];
+    for (const edit of edits) {
+      const file = editPath(t.base, edit);
+      const shown = t.global ? `~/${edit.file}` : edit.file;
+      missingDirs(t.base, path.dirname(file)); // refuses a link on the way before anything is written
+      const snap = await readAgentFile(file, snippetOf(edit, t.agent.name));
+      const current = snap.bytes === null ? null : snap.bytes.toString("utf8");
+      const next = installText(edit, t.agent.name, current, shown);
+      plans.push({ edit, file, shown, snap, next });
+    }
+    const lines: string[] = [];
+    const records = recordsDir(ctx.env, t.home);
+    for (const p of plans) {
+      const same = p.snap.bytes !== null && p.snap.bytes.equals(Buffer.from(p.next, "utf8"));
+      const verb = same ? "unchanged" : p.snap.bytes === null ? "created" : "updated";
+      if (t.dryRun) {
+        lines.push(same ? `unchanged ${p.shown}` : `would ${verb === "created" ? "create" : "update"} ${p.shown}`);
+        continue;
+      }
+      if (same) {
+        lines.push(`unchanged ${p.shown}`);
+        continue;
+      }
+      // Recomputed here: an earlier file of this install may have made some of them.
+      const dirs = missingDirs(t.base, path.dirname(p.file));
+      makeDirs(dirs);
+      const mode = p.edit.kind === "owned-file" ? p.edit.mode : 0o644;
+      const bytes = Buffer.from(p.next, "utf8");
+      await publishAgentFile(path.dirname(p.file), path.basename(p.file), p.snap.token, bytes, mode, path.join(records, "archive"), failpointOf(ctx));
+      const prior = readRecord(records, p.file);
+      // The original bytes stay restorable only while nobody else wrote the file since our
+      // last write; after another edit, uninstall removes only our entries (ruling 11).
+      const kept = prior !== null && prior.after === p.snap.token;
+      const record = {
+        path: p.file,
+        before: kept ? prior.before : p.snap.bytes === null ? null : p.snap.bytes.toString("base64"),
+        restorable: prior === null || (kept && prior.restorable !== false),
+        after: tokenOf(bytes),
+        createdDirs: [...(prior?.createdDirs ?? []), ...dirs],
+      };
+      const made = writeRecord(records, record);
+      if (made.length > 0) writeRecord(records, { ...record, createdDirs: [...record.createdDirs, ...made] });
+      lines.push(`${verb} ${p.shown}`);
+    }
+    return ok(`${lines.join("\n")}\n`);
+  },
+};

@@ -1,0 +1,79 @@
+import path from "node:path";
+import { editPath, holdsOurs, snippetOf, uninstallText } from "../agents/plan.ts";
+import { assertNotPaused } from "../store/pause.ts";
+import { tokenOf } from "../store/files.ts";
+import { dropRecord, writeRecord, publishAgentFile, readAgentFile, readRecord, recordsDir, removeEmptyDirs, retractAgentFile } from "../store/install-files.ts";
+import { AGENT_OPTIONS, agentTarget } from "./agent-files.ts";
+import { installHelpCommon } from "./install.ts";
+import { ok, type Verb } from "./types.ts";
+
+/** `uninstall --agent NAME [--root DIR | --global] [--dry-run]` (contract §9, ruling 11). */
+export const uninstallVerb: Verb = {
+  name: "uninstall",
+  options: AGENT_OPTIONS,
+  positionals: [0, 0],
+  help: `usage: node memory_io.mjs uninstall --agent claude-code|codex|opencode|cline|gemini|cursor
+         [--root DIR | --global] [--dry-run]
+
+Removes exactly what \`install --agent\` added. A file that nothing else changed since
+install gets its original bytes back (a file install created is deleted); otherwise only
+our entries go: the hooks whose command names memory_io.mjs, our block (the AGENTS.md
+block goes with the last agent listed in it), our rule and hook files. Folders install
+created are removed when nothing else is left in them. Published with compare-and-swap on
+the bytes read, as install. Nothing installed: nothing changes.
+
+${installHelpCommon}
+stdout: one line per file: "restored F", "updated F", "removed F" or "unchanged F"
+        ("would …" with --dry-run, which changes nothing).
+exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON with comments, a
+        concurrent edit); 4 paused.
+`,
+  async run(ctx) {
+    const t = agentTarget(ctx, "uninstall");
+    assertNotPaused(t.memDir, ctx.env);
+    const records = recordsDir(ctx.env, t.home);
+    const plans = [];
+    for (const edit of t.agent.edits(t.helper, t.global)) {
+      const file = editPath(t.base, edit);
+      const shown = t.global ? `~/${edit.file}` : edit.file;
+      const snap = await readAgentFile(file, snippetOf(edit, t.agent.name));
+      const record = readRecord(records, file);
+      if (snap.bytes === null) {
+        plans.push({ edit, file, shown, snap, next: null as string | null, verb: "unchanged", record });
+        continue;
+      }
+      const current = snap.bytes.toString("utf8");
+      let next = uninstallText(edit, t.agent.name, current, shown);
+      let verb = next === null ? "removed" : next === current ? "unchanged" : "updated";
+      // Nothing of ours left and nothing else changed since install: the original bytes.
+      if (record !== null && record.restorable !== false && record.after === snap.token && (next === null || !holdsOurs(edit, next))) {
+        next = record.before === null ? null : Buffer.from(record.before, "base64").toString("utf8");
+        verb = next === null ? "removed" : "restored";
+      }
+      plans.push({ edit, file, shown, snap, next, verb, record });
+    }
+    const lines: string[] = [];
+    const dirs: string[] = [];
+    for (const p of plans) {
+      if (t.dryRun) {
+        lines.push(p.verb === "unchanged" ? `unchanged ${p.shown}` : `would ${p.verb.replace(/d$/, "")} ${p.shown}`);
+        continue;
+      }
+      if (p.verb !== "unchanged") {
+        if (p.next === null) await retractAgentFile(path.dirname(p.file), path.basename(p.file), p.snap.token);
+        else await publishAgentFile(path.dirname(p.file), path.basename(p.file), p.snap.token, Buffer.from(p.next, "utf8"), 0o644, path.join(records, "archive"));
+      }
+      lines.push(`${p.verb} ${p.shown}`);
+      // A record stays while something of ours is left in the file (another agent's block).
+      if (p.record !== null && (p.next === null || p.verb === "restored" || !holdsOurs(p.edit, p.next))) {
+        dropRecord(records, p.file);
+        dirs.push(...p.record.createdDirs);
+      } else if (p.record !== null && p.next !== null && p.verb !== "unchanged") {
+        // Another agent's share stays (the AGENTS.md block): the record follows what we wrote.
+        writeRecord(records, { ...p.record, after: tokenOf(Buffer.from(p.next, "utf8")) });
+      }
+    }
+    if (!t.dryRun) removeEmptyDirs(dirs);
+    return ok(`${lines.join("\n")}\n`);
+  },
+};

@@ -1,0 +1,473 @@
+// install / uninstall for six harnesses (contract §9, §12 last bullet, ruling 11), through the
+// built helper copied into a scratch project as users install it.
+import { spawnSync } from "node:child_process";
+import { copyFileSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { HELPER, MARKER, gitRepo, tempDir } from "../helpers.ts";
+
+const AGENTS = ["claude-code", "codex", "opencode", "cline", "gemini", "cursor"] as const;
+type Agent = (typeof AGENTS)[number];
+
+/** Every file under `dir` (not .git) with its bytes and mode; folders too. */
+function snapshot(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (d: string) => {
+    for (const name of readdirSync(d).sort()) {
+      if (name === ".git") continue;
+      const p = path.join(d, name);
+      const rel = path.relative(dir, p);
+      const st = lstatSync(p);
+      if (st.isDirectory()) {
+        out[`${rel}/`] = "dir";
+        walk(p);
+      } else out[rel] = `${(st.mode & 0o777).toString(8)} ${readFileSync(p).toString("base64")}`;
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+interface Env {
+  root: string;
+  home: string;
+  helper: string;
+  run(args: string[], extra?: Record<string, string>): { code: number | null; stdout: string; stderr: string };
+}
+
+/** A project with the skill at .claude/skills/session-handoff (inside) or elsewhere (outside). */
+function setup(where: "inside" | "outside" = "inside"): Env {
+  const root = gitRepo();
+  const home = tempDir("sh-home-");
+  const skill = where === "inside" ? path.join(root, ".claude", "skills", "session-handoff") : path.join(tempDir("sh-skill dir-"), "session-handoff");
+  mkdirSync(path.join(skill, "scripts"), { recursive: true });
+  const helper = path.join(skill, "scripts", "memory_io.mjs");
+  copyFileSync(HELPER, helper);
+  const env = { ...process.env, HOME: home, XDG_CONFIG_HOME: path.join(home, ".config") } as Record<string, string>;
+  for (const k of ["SESSION_HANDOFF_PAUSE", "SESSION_HANDOFF_DISABLE", "MEMORY_IO_FAILPOINT", "CLAUDE_PROJECT_DIR", "GEMINI_PROJECT_DIR"]) delete env[k];
+  return {
+    root,
+    home,
+    helper,
+    run(args, extra = {}) {
+      const r = spawnSync(process.execPath, [helper, ...args], { cwd: root, env: { ...env, ...extra }, encoding: "utf8", timeout: 60_000 });
+      return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+    },
+  };
+}
+
+/** Files a user already has, which install must keep byte for byte. */
+function userFiles(root: string): void {
+  mkdirSync(path.join(root, ".claude"), { recursive: true });
+  // Deliberately not in JSON.stringify's layout: restoring must give these bytes back.
+  writeFileSync(path.join(root, ".claude", "settings.json"), '{"model": "opus",\n "hooks": {"SessionStart": [{"matcher": "startup", "hooks": [{"type": "command", "command": "echo mine"}]}],\n  "Stop": [{"hooks": [{"type": "command", "command": "echo stop"}]}]}}\n');
+  writeFileSync(path.join(root, "AGENTS.md"), "# Rules\n\n- Use tabs.\n");
+  mkdirSync(path.join(root, ".clinerules"));
+  writeFileSync(path.join(root, ".clinerules", "10-style.md"), "Prefer small functions.\n");
+  mkdirSync(path.join(root, ".gemini"));
+  writeFileSync(path.join(root, ".gemini", "settings.json"), '{\n  "theme": "dark"\n}\n');
+  writeFileSync(path.join(root, "GEMINI.md"), "Gemini rules");
+}
+
+describe.each(["fresh", "existing"] as const)("install over a %s project", (kind) => {
+  it.each(AGENTS)("%s: installs, re-installs with no byte changed, uninstalls to the original bytes", (agent) => {
+    const e = setup();
+    if (kind === "existing") userFiles(e.root);
+    const before = snapshot(e.root);
+    const first = e.run(["install", "--agent", agent, "--root", e.root]);
+    expect(first.stderr).toBe("");
+    expect(first.code).toBe(0);
+    expect(first.stdout).toMatch(/^(created|updated) /m);
+    const installed = snapshot(e.root);
+    expect(installed).not.toEqual(before);
+    const second = e.run(["install", "--agent", agent, "--root", e.root]);
+    expect(second.code).toBe(0);
+    expect(second.stdout.trim().split("\n").every((l) => l.startsWith("unchanged "))).toBe(true);
+    expect(snapshot(e.root)).toEqual(installed);
+    const un = e.run(["uninstall", "--agent", agent, "--root", e.root]);
+    expect(un.stderr).toBe("");
+    expect(un.code).toBe(0);
+    expect(snapshot(e.root)).toEqual(before);
+    // Its records are gone too: nothing of ours is left in HOME.
+    expect(existsSync(path.join(e.home, ".config", "session-handoff"))).toBe(false);
+  });
+});
+
+describe("what install writes", () => {
+  it("claude-code: SessionStart with the matcher and the checkpoint hooks, relative to $CLAUDE_PROJECT_DIR; the user's keys and hooks kept", () => {
+    const e = setup();
+    userFiles(e.root);
+    e.run(["install", "--agent", "claude-code", "--root", e.root]);
+    const s = JSON.parse(readFileSync(path.join(e.root, ".claude", "settings.json"), "utf8"));
+    expect(s.model).toBe("opus");
+    expect(s.hooks.Stop).toEqual([{ hooks: [{ type: "command", command: "echo stop" }] }]);
+    expect(s.hooks.SessionStart[0].hooks[0].command).toBe("echo mine");
+    const ours = s.hooks.SessionStart[1];
+    expect(ours.matcher).toBe("startup|resume|clear|compact");
+    expect(ours.hooks[0].command).toContain('"$CLAUDE_PROJECT_DIR"/.claude/skills/session-handoff/scripts/memory_io.mjs');
+    expect(ours.hooks[0].command).toContain("hook --mode session --format claude");
+    for (const ev of ["PreCompact", "PostCompact", "SessionEnd"]) expect(s.hooks[ev][0].hooks[0].command).toContain("checkpoint --format claude");
+  });
+
+  it("codex: absolute quoted path (no project variable known), PreCompact and SessionEnd checkpoints", () => {
+    const e = setup("outside");
+    e.run(["install", "--agent", "codex", "--root", e.root]);
+    const s = JSON.parse(readFileSync(path.join(e.root, ".codex", "hooks.json"), "utf8"));
+    const cmd = s.hooks.SessionStart[0].hooks[0].command as string;
+    expect(cmd).toContain(`'${e.helper}'`);
+    expect(cmd).toContain("--format codex");
+    expect(Object.keys(s.hooks).sort()).toEqual(["PreCompact", "SessionEnd", "SessionStart"]);
+    expect(readFileSync(path.join(e.root, "AGENTS.md"), "utf8")).toContain("Installed by session-handoff for: codex.");
+  });
+
+  it("gemini: timeouts in milliseconds, $GEMINI_PROJECT_DIR, PreCompress and SessionEnd, the GEMINI.md block", () => {
+    const e = setup();
+    e.run(["install", "--agent", "gemini", "--root", e.root]);
+    const s = JSON.parse(readFileSync(path.join(e.root, ".gemini", "settings.json"), "utf8"));
+    expect(s.hooks.SessionStart[0].hooks[0].timeout).toBeGreaterThanOrEqual(1000);
+    expect(s.hooks.SessionStart[0].hooks[0].command).toContain('"$GEMINI_PROJECT_DIR"/');
+    expect(Object.keys(s.hooks).sort()).toEqual(["PreCompress", "SessionEnd", "SessionStart"]);
+    expect(readFileSync(path.join(e.root, "GEMINI.md"), "utf8")).toMatch(/^<!-- session-handoff:begin -->\n[\s\S]*<!-- session-handoff:end -->\n$/);
+  });
+
+  it("cline: the rule beside the user's siblings, hook files 0755 that run and print Cline's JSON", () => {
+    const e = setup();
+    userFiles(e.root);
+    e.run(["install", "--agent", "cline", "--root", e.root]);
+    expect(readFileSync(path.join(e.root, ".clinerules", "10-style.md"), "utf8")).toBe("Prefer small functions.\n");
+    for (const name of ["TaskStart", "TaskResume"]) {
+      const file = path.join(e.root, ".clinerules", "hooks", name);
+      expect(statSync(file).mode & 0o777).toBe(0o755);
+    }
+    mkdirSync(path.join(e.root, ".ai", "memory"), { recursive: true });
+    writeFileSync(path.join(e.root, ".ai", "memory", "HANDOFF.md"), `${MARKER}\n# Session Handoff\n`);
+    // Cline's stdin has no cwd: the script finds the project from its own folder.
+    const r = spawnSync(path.join(e.root, ".clinerules", "hooks", "TaskStart"), [], { cwd: "/", input: JSON.stringify({ hookName: "TaskStart", workspaceRoots: [e.root] }), encoding: "utf8", env: { ...process.env, HOME: e.home } });
+    expect(r.status).toBe(0);
+    const out = JSON.parse(r.stdout);
+    expect(out).toMatchObject({ cancel: false, errorMessage: "" });
+    expect(out.contextModification).toContain("parked handoff exists");
+  });
+
+  it("cursor: an always-applied rule", () => {
+    const e = setup();
+    e.run(["install", "--agent", "cursor", "--root", e.root]);
+    const text = readFileSync(path.join(e.root, ".cursor", "rules", "session-handoff.mdc"), "utf8");
+    expect(text).toMatch(/^---\ndescription: .+\nalwaysApply: true\n---\n<!-- session-handoff:begin -->/);
+  });
+
+  it("codex then opencode share one AGENTS.md block listing both; it goes with the last one", () => {
+    const e = setup();
+    userFiles(e.root);
+    const original = readFileSync(path.join(e.root, "AGENTS.md"), "utf8");
+    e.run(["install", "--agent", "codex", "--root", e.root]);
+    e.run(["install", "--agent", "opencode", "--root", e.root]);
+    const both = readFileSync(path.join(e.root, "AGENTS.md"), "utf8");
+    expect(both.match(/session-handoff:begin/g)).toHaveLength(1);
+    expect(both).toContain("Installed by session-handoff for: codex, opencode.");
+    e.run(["uninstall", "--agent", "codex", "--root", e.root]);
+    const one = readFileSync(path.join(e.root, "AGENTS.md"), "utf8");
+    expect(one).toContain("Installed by session-handoff for: opencode.");
+    e.run(["uninstall", "--agent", "opencode", "--root", e.root]);
+    expect(readFileSync(path.join(e.root, "AGENTS.md"), "utf8")).toBe(original);
+  });
+
+  it("all six agents in one project, then all removed: the project is as before", () => {
+    const e = setup();
+    userFiles(e.root);
+    const before = snapshot(e.root);
+    for (const a of AGENTS) expect(e.run(["install", "--agent", a, "--root", e.root]).code).toBe(0);
+    const installed = snapshot(e.root);
+    for (const a of AGENTS) expect(e.run(["install", "--agent", a, "--root", e.root]).stdout).not.toMatch(/^(created|updated)/m);
+    expect(snapshot(e.root)).toEqual(installed);
+    for (const a of [...AGENTS].reverse()) expect(e.run(["uninstall", "--agent", a, "--root", e.root]).code).toBe(0);
+    expect(snapshot(e.root)).toEqual(before);
+  });
+});
+
+describe("the installed hook command", () => {
+  function commandOf(e: Env): string {
+    const s = JSON.parse(readFileSync(path.join(e.root, ".claude", "settings.json"), "utf8"));
+    return s.hooks.SessionStart[0].hooks[0].command as string;
+  }
+
+  it.each(["inside", "outside"] as const)("skill %s the project: runs the helper and prints the envelope", (where) => {
+    const e = setup(where);
+    e.run(["install", "--agent", "claude-code", "--root", e.root]);
+    mkdirSync(path.join(e.root, ".ai", "memory"), { recursive: true });
+    writeFileSync(path.join(e.root, ".ai", "memory", "HANDOFF.md"), `${MARKER}\n# Session Handoff\n`);
+    const r = spawnSync("sh", ["-c", commandOf(e)], { cwd: e.root, input: JSON.stringify({ cwd: e.root, source: "startup" }), encoding: "utf8", env: { ...process.env, CLAUDE_PROJECT_DIR: e.root } });
+    expect(r.status).toBe(0);
+    expect(JSON.parse(r.stdout).hookSpecificOutput.additionalContext).toContain("parked handoff exists");
+  });
+
+  it.each(["inside", "outside"] as const)("skill %s the project, helper file missing (a branch without the skill): exit 0, nothing printed", (where) => {
+    const e = setup(where);
+    e.run(["install", "--agent", "claude-code", "--root", e.root]);
+    rmSync(e.helper);
+    const r = spawnSync("sh", ["-c", commandOf(e)], { cwd: e.root, input: "{}", encoding: "utf8", env: { ...process.env, CLAUDE_PROJECT_DIR: e.root } });
+    expect(r).toMatchObject({ status: 0, stdout: "", stderr: "" });
+  });
+
+  it("cline's hook file with the helper missing: exit 0, nothing printed", () => {
+    const e = setup();
+    e.run(["install", "--agent", "cline", "--root", e.root]);
+    rmSync(e.helper);
+    const r = spawnSync(path.join(e.root, ".clinerules", "hooks", "TaskStart"), [], { input: "{}", encoding: "utf8" });
+    expect(r).toMatchObject({ status: 0, stdout: "", stderr: "" });
+  });
+});
+
+describe("refusals change nothing", () => {
+  const cases: [string, string, string, RegExp][] = [
+    ["claude-code", ".claude/settings.json", '{\n  // mine\n  "model": "x"\n}\n', /not plain JSON[\s\S]*"hooks"/],
+    ["claude-code", ".claude/settings.json", '{"model": "x",}\n', /not plain JSON/],
+    ["gemini", ".gemini/settings.json", '{\n  /* theme */ "theme": "dark"\n}\n', /not plain JSON/],
+    ["claude-code", ".claude/settings.json", "[1, 2]\n", /does not hold a JSON object/],
+    ["claude-code", ".claude/settings.json", '{"hooks": {"SessionStart": {}}}\n', /is not a list/],
+    ["codex", "AGENTS.md", "# Rules\n<!-- session-handoff:begin -->\nhalf a block\n", /malformed session-handoff markers/],
+    ["opencode", "AGENTS.md", "<!-- session-handoff:end -->\n<!-- session-handoff:begin -->\n", /malformed/],
+    ["gemini", "GEMINI.md", "<!-- session-handoff:begin -->\n<!-- session-handoff:begin -->\n<!-- session-handoff:end -->\n", /malformed/],
+    ["codex", "AGENTS.md", "text <!-- session-handoff:begin --> inline\n<!-- session-handoff:end -->\n", /malformed/],
+    ["cursor", ".cursor/rules/session-handoff.mdc", "---\nalwaysApply: true\n---\nmy own rule\n", /not written by install/],
+    ["cline", ".clinerules/00-session-handoff.md", "my own first rule\n", /not written by install/],
+  ];
+  it.each(cases)("%s with %s = %j", (agent, file, text, message) => {
+    const e = setup();
+    mkdirSync(path.dirname(path.join(e.root, file)), { recursive: true });
+    writeFileSync(path.join(e.root, file), text);
+    const before = snapshot(e.root);
+    const r = e.run(["install", "--agent", agent, "--root", e.root]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(message);
+    expect(snapshot(e.root)).toEqual(before);
+    expect(e.run(["install", "--agent", agent, "--root", e.root, "--dry-run"]).code).toBe(2);
+  });
+
+  it.each([
+    ["claude-code", ".claude/settings.json"],
+    ["codex", "AGENTS.md"],
+    ["gemini", ".gemini/settings.json"],
+  ])("%s: %s is a link: refused with a snippet, the link and its target untouched", (agent, file) => {
+    const e = setup();
+    const target = path.join(tempDir(), "elsewhere");
+    writeFileSync(target, "{}\n");
+    mkdirSync(path.dirname(path.join(e.root, file)), { recursive: true });
+    symlinkSync(target, path.join(e.root, file));
+    const r = e.run(["install", "--agent", agent, "--root", e.root]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`is a link to ${target}`);
+    expect(r.stderr).toMatch(/by hand:\n/);
+    expect(readFileSync(target, "utf8")).toBe("{}\n");
+    expect(lstatSync(path.join(e.root, file)).isSymbolicLink()).toBe(true);
+  });
+
+  it("a folder on the way that is a link is refused", () => {
+    const e = setup();
+    const elsewhere = tempDir();
+    symlinkSync(elsewhere, path.join(e.root, ".cursor"));
+    const r = e.run(["install", "--agent", "cursor", "--root", e.root]);
+    expect(r.code).toBe(2);
+    expect(readdirSync(elsewhere)).toEqual([]);
+  });
+
+  it.each(["install", "uninstall"])("%s refuses while paused (exit 4) and changes nothing", (verb) => {
+    const e = setup();
+    mkdirSync(path.join(e.root, ".ai", "memory"), { recursive: true });
+    writeFileSync(path.join(e.root, ".ai", "memory", "PAUSE"), "");
+    const before = snapshot(e.root);
+    const r = e.run([verb, "--agent", "claude-code", "--root", e.root]);
+    expect(r.code).toBe(4);
+    expect(r.stderr).toContain("memory writes are paused");
+    expect(snapshot(e.root)).toEqual(before);
+  });
+
+  it.each([[["--agent", "vscode"]], [[]], [["--agent", "codex", "--global", "--root", "."]]])("usage %j: exit 2", (args) => {
+    const e = setup();
+    expect(e.run(["install", ...args]).code).toBe(2);
+  });
+});
+
+describe("--dry-run", () => {
+  it.each(AGENTS)("%s: says what would change, changes nothing", (agent) => {
+    const e = setup();
+    userFiles(e.root);
+    const before = snapshot(e.root);
+    const r = e.run(["install", "--agent", agent, "--root", e.root, "--dry-run"]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^would (create|update) /m);
+    expect(snapshot(e.root)).toEqual(before);
+    expect(existsSync(path.join(e.home, ".config"))).toBe(false);
+    e.run(["install", "--agent", agent, "--root", e.root]);
+    const installed = snapshot(e.root);
+    expect(e.run(["uninstall", "--agent", agent, "--root", e.root, "--dry-run"]).stdout).toMatch(/^would (remove|restore|update) /m);
+    expect(snapshot(e.root)).toEqual(installed);
+  });
+});
+
+describe("uninstall after the user changed the file", () => {
+  it("claude-code: only our hooks go; the user's later edit stays", () => {
+    const e = setup();
+    userFiles(e.root);
+    e.run(["install", "--agent", "claude-code", "--root", e.root]);
+    const file = path.join(e.root, ".claude", "settings.json");
+    const s = JSON.parse(readFileSync(file, "utf8"));
+    s.permissions = { allow: ["Bash(ls)"] };
+    writeFileSync(file, `${JSON.stringify(s, null, 2)}\n`);
+    expect(e.run(["uninstall", "--agent", "claude-code", "--root", e.root]).stdout).toContain("updated .claude/settings.json");
+    const after = JSON.parse(readFileSync(file, "utf8"));
+    expect(after.permissions).toEqual({ allow: ["Bash(ls)"] });
+    expect(JSON.stringify(after)).not.toContain("memory_io.mjs");
+    expect(after.hooks.SessionStart).toEqual([{ matcher: "startup", hooks: [{ type: "command", command: "echo mine" }] }]);
+  });
+
+  it("AGENTS.md: the block goes, the user's new line stays", () => {
+    const e = setup();
+    userFiles(e.root);
+    e.run(["install", "--agent", "codex", "--root", e.root]);
+    const file = path.join(e.root, "AGENTS.md");
+    writeFileSync(file, `${readFileSync(file, "utf8")}\n- Also: no semicolons.\n`);
+    e.run(["uninstall", "--agent", "codex", "--root", e.root]);
+    const text = readFileSync(file, "utf8");
+    expect(text).not.toContain("session-handoff");
+    expect(text).toContain("- Use tabs.");
+    expect(text).toContain("- Also: no semicolons.");
+  });
+
+  it("a folder install created keeps the user's file that appeared in it", () => {
+    const e = setup();
+    e.run(["install", "--agent", "cursor", "--root", e.root]);
+    writeFileSync(path.join(e.root, ".cursor", "rules", "mine.mdc"), "mine\n");
+    e.run(["uninstall", "--agent", "cursor", "--root", e.root]);
+    expect(readdirSync(path.join(e.root, ".cursor", "rules"))).toEqual(["mine.mdc"]);
+  });
+
+  it("nothing installed: uninstall changes nothing", () => {
+    const e = setup();
+    userFiles(e.root);
+    const before = snapshot(e.root);
+    for (const a of AGENTS) expect(e.run(["uninstall", "--agent", a, "--root", e.root]).code).toBe(0);
+    expect(snapshot(e.root)).toEqual(before);
+  });
+});
+
+describe("--global (ruling 11)", () => {
+  const PATHS: [Agent, string[]][] = [
+    ["claude-code", [".claude/settings.json"]],
+    ["codex", [".codex/AGENTS.md", ".codex/hooks.json"]],
+    ["opencode", [".config/opencode/AGENTS.md"]],
+    ["gemini", [".gemini/GEMINI.md", ".gemini/settings.json"]],
+  ];
+  it.each(PATHS)("%s: writes %j under HOME with absolute commands, and uninstall leaves HOME as it was", (agent, files) => {
+    const e = setup();
+    mkdirSync(path.join(e.home, ".claude"));
+    writeFileSync(path.join(e.home, ".claude", "settings.json"), '{"theme": "light"}');
+    const before = snapshot(e.home);
+    const projectBefore = snapshot(e.root);
+    const r = e.run(["install", "--agent", agent, "--global"]);
+    expect(r.code).toBe(0);
+    for (const f of files) {
+      const text = readFileSync(path.join(e.home, f), "utf8");
+      expect(text).toContain(e.helper);
+      expect(text).not.toContain("PROJECT_DIR");
+    }
+    expect(snapshot(e.root)).toEqual(projectBefore);
+    expect(e.run(["uninstall", "--agent", agent, "--global"]).code).toBe(0);
+    expect(snapshot(e.home)).toEqual(before);
+  });
+
+  it.each(["cline", "cursor"])("%s has no global files: refused", (agent) => {
+    const e = setup();
+    const r = e.run(["install", "--agent", agent, "--global"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("ruling 11");
+    expect(readdirSync(e.home)).toEqual([]);
+  });
+});
+
+describe("a concurrent edit is never overwritten", () => {
+  it("a file changed between install's read and its publication is refused (compare-and-swap)", async () => {
+    // Driven in-process through the store: the read token no longer matches the file.
+    const { publishAgentFile } = await import("../../src/store/install-files.ts");
+    const dir = tempDir();
+    writeFileSync(path.join(dir, "settings.json"), "{}\n");
+    const stale = "0".repeat(64);
+    await expect(publishAgentFile(dir, "settings.json", stale, Buffer.from('{"a":1}\n'), 0o644, path.join(dir, "archive"))).rejects.toThrow(/changed since it was read/);
+    expect(readFileSync(path.join(dir, "settings.json"), "utf8")).toBe("{}\n");
+    const { retractAgentFile } = await import("../../src/store/install-files.ts");
+    await expect(retractAgentFile(dir, "settings.json", stale)).rejects.toThrow(/changed since it was read/);
+    expect(existsSync(path.join(dir, "settings.json"))).toBe(true);
+  });
+});
+
+describe("--help says every line install and uninstall print (ruling 35)", () => {
+  it.each([
+    ["install", ["created", "updated", "unchanged", "would create", "would update"]],
+    ["uninstall", ["restored", "updated", "removed", "unchanged", "would"]],
+  ] as const)("%s", (verb, words) => {
+    const e = setup();
+    const help = e.run([verb, "--help"]).stdout;
+    for (const w of words) expect(help).toContain(`"${w} `);
+  });
+});
+
+describe("a concurrent edit during install (the failpoint seam, contract §11)", () => {
+  it.each(["read-opened", "before-claim"])("an editor's write while install is paused at %s is kept; install is refused", async (phase) => {
+    const e = setup();
+    userFiles(e.root);
+    const file = path.join(e.root, ".claude", "settings.json");
+    const gate = path.join(tempDir(), "gate");
+    const { spawn } = await import("node:child_process");
+    const env = { ...process.env, HOME: e.home, XDG_CONFIG_HOME: path.join(e.home, ".config"), MEMORY_IO_FAILPOINT: `${phase}:pause=${gate}` };
+    const child = spawn(process.execPath, [e.helper, "install", "--agent", "claude-code", "--root", e.root], { env });
+    let stderr = "";
+    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    const done = new Promise<number | null>((resolve) => child.on("close", resolve));
+    for (let i = 0; i < 600 && !existsSync(`${gate}.ready`); i++) await new Promise((r) => setTimeout(r, 50));
+    expect(existsSync(`${gate}.ready`)).toBe(true);
+    // An editor writes in place, as editors do: same inode, new bytes.
+    writeFileSync(file, '{"model": "sonnet"}\n');
+    writeFileSync(`${gate}.go`, "");
+    expect(await done).toBe(2);
+    expect(stderr).toContain("changed");
+    expect(readFileSync(file, "utf8")).toBe('{"model": "sonnet"}\n');
+    expect(readdirSync(path.dirname(file)).filter((n) => n.startsWith("."))).toEqual([]);
+  });
+});
+
+describe("a re-install after the user's own edit", () => {
+  it("uninstall then keeps the user's edit (the original bytes are no longer restored)", () => {
+    const e = setup();
+    userFiles(e.root);
+    e.run(["install", "--agent", "claude-code", "--root", e.root]);
+    const file = path.join(e.root, ".claude", "settings.json");
+    const s = JSON.parse(readFileSync(file, "utf8"));
+    s.permissions = { allow: ["Bash(ls)"] };
+    // Our entry went stale too (an older install), so the next install rewrites the file.
+    s.hooks.SessionStart[1].hooks[0].command = s.hooks.SessionStart[1].hooks[0].command.replace("--format claude", "--format text");
+    writeFileSync(file, `${JSON.stringify(s, null, 2)}\n`);
+    expect(e.run(["install", "--agent", "claude-code", "--root", e.root]).stdout).toContain("updated .claude/settings.json");
+    e.run(["uninstall", "--agent", "claude-code", "--root", e.root]);
+    const after = JSON.parse(readFileSync(file, "utf8"));
+    expect(after.permissions).toEqual({ allow: ["Bash(ls)"] });
+    expect(JSON.stringify(after)).not.toContain("memory_io.mjs");
+    expect(after.model).toBe("opus");
+  });
+});
+
+describe("modes", () => {
+  it.each([0o022, 0o077])("new files follow the user's umask %s", (mask) => {
+    const e = setup();
+    const r = spawnSync("sh", ["-c", `umask ${mask.toString(8)} && "${process.execPath}" "${e.helper}" install --agent cline --root "${e.root}"`], { encoding: "utf8", env: { ...process.env, HOME: e.home, XDG_CONFIG_HOME: path.join(e.home, ".config") } });
+    expect(r.status, r.stderr).toBe(0);
+    expect(statSync(path.join(e.root, ".clinerules", "00-session-handoff.md")).mode & 0o777).toBe(0o644 & ~mask);
+    expect(statSync(path.join(e.root, ".clinerules", "hooks", "TaskStart")).mode & 0o777).toBe(0o755 & ~mask);
+  });
+
+  it("a replaced file keeps its own mode", () => {
+    const e = setup();
+    writeFileSync(path.join(e.root, "AGENTS.md"), "# Rules\n", { mode: 0o600 });
+    e.run(["install", "--agent", "codex", "--root", e.root]);
+    expect(statSync(path.join(e.root, "AGENTS.md")).mode & 0o777).toBe(0o600);
+  });
+});

@@ -1,0 +1,111 @@
+// `doctor` (issue 13, ruling 26): read-only, --json, always exit 0, each problem with its fix.
+import { spawnSync } from "node:child_process";
+import { copyFileSync, lstatSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { HELPER, MARKER, gitRepo, tempDir } from "../helpers.ts";
+
+function setup() {
+  const root = gitRepo();
+  const home = tempDir("sh-home-");
+  const skill = path.join(root, ".claude", "skills", "session-handoff");
+  mkdirSync(path.join(skill, "scripts"), { recursive: true });
+  writeFileSync(path.join(skill, "SKILL.md"), "---\nname: session-handoff\n---\n");
+  const helper = path.join(skill, "scripts", "memory_io.mjs");
+  copyFileSync(HELPER, helper);
+  const env: Record<string, string> = { ...(process.env as Record<string, string>), HOME: home, XDG_CONFIG_HOME: path.join(home, ".config") };
+  delete env.SESSION_HANDOFF_DISABLE;
+  delete env.SESSION_HANDOFF_PAUSE;
+  const run = (...args: string[]) => {
+    const r = spawnSync(process.execPath, [helper, ...args], { cwd: root, env, encoding: "utf8" });
+    return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+  };
+  return { root, home, run };
+}
+
+function tree(dir: string): string[] {
+  const out: string[] = [];
+  const walk = (d: string) => {
+    for (const n of readdirSync(d).sort()) {
+      const p = path.join(d, n);
+      out.push(`${path.relative(dir, p)} ${lstatSync(p).isDirectory() ? "" : readFileSync(p, "base64")}`);
+      if (lstatSync(p).isDirectory() && n !== ".git") walk(p);
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+const doctor = (e: ReturnType<typeof setup>) => {
+  const r = e.run("doctor", "--root", e.root, "--json");
+  expect(r.code).toBe(0);
+  return JSON.parse(r.stdout) as {
+    ok: boolean;
+    node: string;
+    agents: Record<string, { skill: string[]; install: Record<string, string> }>;
+    memory: { verdict: string; archives: number; paused: string | null; git: { ignored: boolean; tracked: boolean } | null };
+    problems: { what: string; fix: string }[];
+  };
+};
+
+describe("doctor", () => {
+  it("a clean project: ok, the skill found for Claude Code, nothing installed", () => {
+    const e = setup();
+    const d = doctor(e);
+    expect(d.ok).toBe(true);
+    expect(d.node).toBe(process.versions.node);
+    expect(d.agents["claude-code"]!.skill).toEqual([path.join(e.root, ".claude", "skills", "session-handoff")]);
+    expect(d.agents["claude-code"]!.install[".claude/settings.json"]).toBe("absent");
+    expect(d.memory).toMatchObject({ verdict: "clean", archives: 0, paused: null, git: { ignored: false, tracked: false } });
+  });
+
+  it("installed and current, then outdated: the fix is install", () => {
+    const e = setup();
+    e.run("install", "--agent", "claude-code", "--root", e.root);
+    expect(doctor(e).agents["claude-code"]!.install[".claude/settings.json"]).toBe("current");
+    const file = path.join(e.root, ".claude", "settings.json");
+    writeFileSync(file, readFileSync(file, "utf8").replace("--format claude", "--format text"));
+    const d = doctor(e);
+    expect(d.ok).toBe(false);
+    expect(d.agents["claude-code"]!.install[".claude/settings.json"]).toBe("outdated");
+    expect(d.problems.find((p) => p.what.includes("outdated"))!.fix).toMatch(/install --agent claude-code/);
+  });
+
+  it.each([
+    ["paused", (root: string) => writeFileSync(path.join(root, ".ai", "memory", "PAUSE"), ""), /paused/, /^rm /],
+    ["foreign handoff", (root: string) => writeFileSync(path.join(root, ".ai", "memory", "HANDOFF.md"), "# Session Handoff\n"), /safety or schema/, /by hand/],
+    ["interrupted save", (root: string) => writeFileSync(path.join(root, ".ai", "memory", ".HANDOFF.md.claim-999999-0123abcd"), `${MARKER}\n# Session Handoff\n`), /interrupted/, /recover/],
+  ])("%s: ok false, the problem and its fix", (_name, make, what, fix) => {
+    const e = setup();
+    mkdirSync(path.join(e.root, ".ai", "memory"), { recursive: true });
+    make(e.root);
+    const d = doctor(e);
+    expect(d.ok).toBe(false);
+    const p = d.problems.find((x) => what.test(x.what));
+    expect(p).toBeDefined();
+    expect(p!.fix).toMatch(fix);
+    const text = e.run("doctor", "--root", e.root);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(/fix: /);
+  });
+
+  it("reports a parked handoff, archives and whether .ai/ is ignored", () => {
+    const e = setup();
+    const mem = path.join(e.root, ".ai", "memory");
+    mkdirSync(path.join(mem, "archive"), { recursive: true });
+    writeFileSync(path.join(mem, "HANDOFF.md"), `${MARKER}\n# Session Handoff\n`);
+    writeFileSync(path.join(mem, "archive", "HANDOFF-2026-11-29T10-00-00.000Z-0123abcd.md"), "x");
+    writeFileSync(path.join(e.root, ".gitignore"), ".ai/\n");
+    expect(doctor(e).memory).toMatchObject({ verdict: "parked", archives: 1, git: { ignored: true, tracked: false } });
+  });
+
+  it("is read-only", () => {
+    const e = setup();
+    e.run("install", "--agent", "codex", "--root", e.root);
+    mkdirSync(path.join(e.root, ".ai", "memory"), { recursive: true });
+    const before = [...tree(e.root), ...tree(e.home)];
+    doctor(e);
+    e.run("doctor", "--root", e.root);
+    expect([...tree(e.root), ...tree(e.home)]).toEqual(before);
+  });
+});

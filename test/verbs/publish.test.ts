@@ -1,0 +1,155 @@
+// `publish` (contract §5, ruling 25) against a local bare repository as the remote.
+import { existsSync, mkdirSync, unlinkSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { isPublicMemoryPath } from "../../src/git/publish-memory.ts";
+import { git, gitRepo, helper, MARKER, tempDir } from "../helpers.ts";
+
+const HANDOFF = `${MARKER}\n# Session Handoff\n\nSaved: 2026-11-30T10:00:00Z\n`;
+
+function project(): { root: string; remote: string } {
+  const root = gitRepo();
+  const remote = tempDir("sh-remote-");
+  git(remote, "init", "-q", "--bare");
+  git(root, "remote", "add", "origin", remote);
+  git(root, "push", "-q", "-u", "origin", "main");
+  const mem = path.join(root, ".ai", "memory");
+  mkdirSync(path.join(mem, "archive"), { recursive: true });
+  mkdirSync(path.join(mem, "checkpoints"));
+  writeFileSync(path.join(mem, "HANDOFF.md"), HANDOFF);
+  writeFileSync(path.join(mem, "LESSONS.md"), `${MARKER}\n# Lessons\n`);
+  writeFileSync(path.join(mem, "archive", "HANDOFF-2026-11-29T10-00-00.000Z-0123abcd.md"), HANDOFF);
+  writeFileSync(path.join(mem, "checkpoints", "abc.md"), "user words\n");
+  writeFileSync(path.join(mem, ".HANDOFF.md.tmp-1-0123abcd"), "private\n");
+  return { root, remote };
+}
+
+const ENV = { GIT_AUTHOR_NAME: "T", GIT_AUTHOR_EMAIL: "t@example.com", GIT_COMMITTER_NAME: "T", GIT_COMMITTER_EMAIL: "t@example.com" };
+const run = (root: string, ...args: string[]) => helper(["publish", "--root", root, ...args], { env: ENV });
+
+describe("publish", () => {
+  it("commits exactly the memory dir's public files; the user's staged change stays staged and out", () => {
+    const { root } = project();
+    writeFileSync(path.join(root, "feature.ts"), "staged work\n");
+    git(root, "add", "feature.ts");
+    writeFileSync(path.join(root, "README.md"), "unstaged edit\n");
+    const r = run(root);
+    expect(r.stderr).toBe("");
+    expect(r).toMatchObject({ code: 0 });
+    expect(r.stdout).toMatch(/^published 3 file\(s\) in [0-9a-f]{12}\n$/);
+    const files = git(root, "show", "--name-only", "--format=", "HEAD").trim().split("\n").sort();
+    expect(files).toEqual([".ai/memory/HANDOFF.md", ".ai/memory/LESSONS.md", ".ai/memory/archive/HANDOFF-2026-11-29T10-00-00.000Z-0123abcd.md"]);
+    expect(git(root, "log", "-1", "--format=%s")).toBe("session-handoff: publish session memory\n");
+    expect(git(root, "diff", "--cached", "--name-only")).toBe("feature.ts\n");
+    expect(git(root, "diff", "--name-only")).toBe("README.md\n");
+  });
+
+  it("nothing to publish: exit 0, no commit", () => {
+    const { root } = project();
+    run(root);
+    const head = git(root, "rev-parse", "HEAD");
+    const r = run(root);
+    expect(r).toMatchObject({ code: 0, stdout: "nothing to publish\n" });
+    expect(git(root, "rev-parse", "HEAD")).toBe(head);
+  });
+
+  it("a pruned archive's deletion is published too", () => {
+    const { root } = project();
+    run(root);
+    const gone = path.join(root, ".ai", "memory", "archive", "HANDOFF-2026-11-29T10-00-00.000Z-0123abcd.md");
+    writeFileSync(path.join(root, "other.txt"), "x\n");
+    unlinkSync(gone);
+    const r = run(root, "--message", "memory: prune");
+    expect(r.code).toBe(0);
+    expect(git(root, "show", "--name-status", "--format=", "HEAD")).toBe("D\t.ai/memory/archive/HANDOFF-2026-11-29T10-00-00.000Z-0123abcd.md\n");
+  });
+
+  it("--push pushes to the branch's upstream only", () => {
+    const { root, remote } = project();
+    const r = run(root, "--push");
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("pushed to origin main");
+    expect(git(remote, "rev-parse", "main")).toBe(git(root, "rev-parse", "HEAD"));
+  });
+
+  it("without --push nothing is pushed", () => {
+    const { root, remote } = project();
+    const before = git(remote, "rev-parse", "main");
+    expect(run(root).code).toBe(0);
+    expect(git(remote, "rev-parse", "main")).toBe(before);
+  });
+
+  it("--push with no upstream: refused, the commit kept, the fix named", () => {
+    const { root } = project();
+    git(root, "checkout", "-q", "-b", "topic");
+    const r = run(root, "--push");
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/no upstream[\s\S]*git push -u/);
+  });
+
+  it("a failed push shows git's own error", () => {
+    const { root, remote } = project();
+    // The remote moved on: a non-fast-forward push is rejected by git.
+    const other = tempDir();
+    git(other, "clone", "-q", remote, ".");
+    writeFileSync(path.join(other, "x"), "x\n");
+    git(other, "add", "x");
+    git(other, "commit", "-qm", "remote work");
+    git(other, "push", "-q");
+    const r = run(root, "--push");
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/rejected|non-fast-forward|fetch first/);
+  });
+
+  it("refused while paused (exit 4): nothing committed", () => {
+    const { root } = project();
+    writeFileSync(path.join(root, ".ai", "memory", "PAUSE"), "");
+    const head = git(root, "rev-parse", "HEAD");
+    const r = run(root);
+    expect(r.code).toBe(4);
+    expect(git(root, "rev-parse", "HEAD")).toBe(head);
+  });
+
+  it("refused when the memory dir is git-ignored", () => {
+    const { root } = project();
+    writeFileSync(path.join(root, ".gitignore"), ".ai/\n");
+    const head = git(root, "rev-parse", "HEAD");
+    const r = run(root);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("ignored by git");
+    expect(git(root, "rev-parse", "HEAD")).toBe(head);
+  });
+
+  it("refused outside git", () => {
+    const root = tempDir();
+    mkdirSync(path.join(root, ".ai", "memory"), { recursive: true });
+    const r = run(root);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("not in a git repository");
+    expect(existsSync(path.join(root, ".git"))).toBe(false);
+  });
+
+  it.each(["two\nlines", "", " "])("--message %j is refused", (m) => {
+    const { root } = project();
+    expect(run(root, "--message", m).code).toBe(2);
+  });
+});
+
+describe("isPublicMemoryPath", () => {
+  it.each([
+    ["HANDOFF.md", true],
+    ["LESSONS.md", true],
+    ["SOLUTIONS.md", true],
+    ["archive/HANDOFF-2026-11-29T10-00-00.000Z-0123abcd.md", true],
+    ["archive/LESSONS-2026-11-29T10-00-00.000Z-0123abcd.md", true],
+    ["checkpoints/abc.md", false],
+    [".HANDOFF.md.tmp-1-0123abcd", false],
+    ["archive/.HANDOFF.md.claim-1-0123abcd", false],
+    [".lock/owner", false],
+    ["PAUSE", false],
+    [".delivered-abc", false],
+    ["notes.md", false],
+  ])("%s -> %s", (p, want) => {
+    expect(isPublicMemoryPath(p)).toBe(want);
+  });
+});
