@@ -5,8 +5,32 @@
  * The rules are our own, written after studying the ideas of gitleaks' rule file (MIT,
  * https://github.com/gitleaks/gitleaks): a fixed prefix or shape per vendor, a cheap keyword
  * prefilter, an entropy floor where the shape alone is weak, and allow-lists for what handoffs
- * are full of (git ids, SHA-256 tokens, UUIDs, variable references, placeholders).
+ * are full of (git ids, SHA-256 tokens, UUIDs, variable references, placeholders). The parts
+ * are split by family: redact-kit.ts (rule shape, boundaries, allow-lists), redact-syntax.ts
+ * (PEM blocks, generic values, tables, cookies), redact-vendors.ts (gitleaks v8's other default
+ * families, ruling 32).
  */
+import {
+  L,
+  LD,
+  PATH_OR_URL,
+  R,
+  RD,
+  filler,
+  globallyAllowed,
+  looksLikeCode,
+  notAnAssignedSecret,
+  placeholderOrVariable,
+  proseLike,
+  re,
+  rule,
+  shannonEntropy,
+  type RedactionRule,
+} from "./redact-kit.ts";
+import { cookieSpans, genericValueEnd, keyNameValueKept, notACliPassword, refineGenericValue, refinePem, tableSpans } from "./redact-syntax.ts";
+import { VENDOR_RULES } from "./redact-vendors.ts";
+
+export { shannonEntropy, type RedactionRule };
 
 /** One secret found by redaction (contract §4). Lines and columns are 1-based; length in characters. */
 export interface RedactionFinding {
@@ -18,161 +42,17 @@ export interface RedactionFinding {
   column: number;
   /** Length of the original secret, in Unicode code points. */
   length: number;
+  /** Lines the secret spans, present only when more than one (a key block). */
+  lines?: number;
 }
 
-/** One redaction rule; the table {@link REDACTION_RULES} is ordered by priority. */
-export interface RedactionRule {
-  /** kebab-case id, used as KIND in `<redacted: KIND>` and in the findings. */
-  readonly id: string;
-  /** One line for `--help redact`. */
-  readonly description: string;
+/** Options of {@link redactText}. */
+export interface RedactOptions {
   /**
-   * Lowercase substrings; the pattern only runs when the lowercased text holds one of them.
-   * Absent: the pattern always runs.
+   * 1-based line numbers left untouched (contract §13 ruling 6: anchor lines `write` filled or
+   * that equal what `anchors` reports). A secret that starts or ends on one of them is kept.
    */
-  readonly keywords?: readonly string[];
-  /**
-   * Global pattern with the `d` flag. When it has named groups whose names begin with `s`,
-   * the first one that matched is the secret (the rest of the match is context, kept);
-   * otherwise the whole match is the secret.
-   */
-  readonly pattern: RegExp;
-  /** Minimum Shannon entropy of the secret, in bits per character. */
-  readonly entropy?: number;
-  /** Returns true for a candidate that must be kept (rule-specific allow-list). */
-  readonly allow?: (secret: string) => boolean;
-  /**
-   * True for human-chosen passwords: a weak one (`aaaaaaaa`) is still a secret, so the filler
-   * check that keeps `ghp_xxxx…` in documentation does not apply.
-   */
-  readonly weakIsSecret?: boolean;
-  /**
-   * Narrows or widens the secret the pattern found, from the whole text (linear: it may look at
-   * most a bounded number of characters past `end`). Returns the final span, or null to keep the
-   * candidate. The entropy, filler and allow checks then judge the final span.
-   */
-  readonly refine?: (text: string, m: RegExpExecArray, start: number, end: number) => [number, number] | null;
-}
-
-// Boundaries written once: a token must not be the tail or head of a longer word.
-const L = "(?<![A-Za-z0-9_])";
-const R = "(?![A-Za-z0-9_])";
-const LD = "(?<![A-Za-z0-9_-])";
-const RD = "(?![A-Za-z0-9_-])";
-
-function re(source: string, flags = ""): RegExp {
-  return new RegExp(source, `gd${flags}`);
-}
-
-/** Placeholders people write instead of a password (`user:password@host`, `pwd=****`). */
-const PLACEHOLDER =
-  /^(?:\$.*|%[A-Za-z_(].*|\{.*\}|<.*>|\[.*\]|\*+|x+|X+|\.\.\.|…|password|passwd|pass|pwd|secret|changeme|redacted|hidden|none|null|undefined)$/i;
-
-/** A value that reads a variable instead of holding a secret (contract §4). */
-const VARIABLE_REFERENCE =
-  /^(?:\$|%[A-Za-z_]|\{\{|\{%|os\.environ|os\.getenv|process\.env|import\.meta\.env|env\.|ENV\[|ENV\.fetch|System\.getenv|getenv\(|secrets\.|vars\.)/;
-
-/** Letter runs of an identifier: `getAPIToken` -> get, API, Token. */
-const WORD_RUNS = /[A-Z]?[a-z]+|[A-Z]+(?![a-z])/g;
-
-/** True when the letters of `s` read as words (average run of 3 or more), as identifiers do. */
-function isWordy(s: string): boolean {
-  const runs = s.match(WORD_RUNS);
-  if (!runs || runs.length === 0) return false;
-  let total = 0;
-  for (const r of runs) total += r.length;
-  return total / runs.length >= 3;
-}
-
-const CODE_PATH = /^[A-Za-z_$][\w$-]*!?(?:(?:\.|\?\.|::|->)[A-Za-z_$][\w$-]*!?)*(?<tail>[([<].*)?$/;
-
-/**
- * True for a value that is code, not a secret: a dotted path, call, subscript or generic type
- * made of words (`config.get_token()`, `self.api_key`, `match![1]`, `Record<string, string>`), or an identifier
- * or name made of words
- * (`API_TOKEN`, `vault-pass`, `my-app-secret-2024`).
- */
-function looksLikeCode(value: string): boolean {
-  if (/^[\w$-]+$/.test(value)) {
-    // Names keep letters and digits in separate parts (`build-2024`, `api_v2`); random
-    // secrets mix them inside one part (`aB3xY9`).
-    return value.split(/[-_$]+/).every((part) => /^(?:[A-Za-z]*|\d*)$/.test(part)) && isWordy(value);
-  }
-  const m = CODE_PATH.exec(value);
-  if (!m) return false;
-  const tail = m.groups?.["tail"];
-  const path = tail === undefined ? value : value.slice(0, value.length - tail.length);
-  if (isWordy(path)) return true;
-  // Short names in a dotted path (`g.next()[0:2]`, `os.environ`): letters only in every part,
-  // one of them a lowercase word. A secret mixes digits in.
-  const parts = path.split(/\??\.|::|->/);
-  return parts.length > 1 && parts.every((p) => /^[A-Za-z_$]+!?$/.test(p)) && parts.some((p) => /^[a-z]{3,}$/.test(p));
-}
-
-const PATH_OR_URL = /^(?:\.{0,2}\/|~\/|[A-Za-z]:\\|[a-z][a-z0-9+.-]*:\/\/)|^[\w.-]+(?:\/[\w.-]+)+\.[A-Za-z]{1,5}$/;
-const DIGEST = /^(?:sha1|sha256|sha384|sha512|md5|blake2b?):[0-9a-fA-F]+$/i;
-
-/** Per-call counts for ASCII characters (the common case), reused: redaction is synchronous. */
-const ASCII_COUNTS = new Uint32Array(128);
-
-/** Shannon entropy of `s` in bits per character (counted in code points). */
-export function shannonEntropy(s: string): number {
-  if (s.length === 0) return 0;
-  let ascii = true;
-  for (let i = 0; i < s.length; i++) {
-    if (s.charCodeAt(i) >= 128) {
-      ascii = false;
-      break;
-    }
-  }
-  if (ascii) {
-    const counts = ASCII_COUNTS;
-    counts.fill(0);
-    for (let i = 0; i < s.length; i++) counts[s.charCodeAt(i)]!++;
-    let h = 0;
-    for (let c = 0; c < 128; c++) {
-      const n = counts[c]!;
-      if (n === 0) continue;
-      const p = n / s.length;
-      h -= p * Math.log2(p);
-    }
-    return h;
-  }
-  const counts = new Map<string, number>();
-  for (const ch of s) counts.set(ch, (counts.get(ch) ?? 0) + 1);
-  let n = 0;
-  for (const c of counts.values()) n += c;
-  let h = 0;
-  for (const c of counts.values()) {
-    const p = c / n;
-    h -= p * Math.log2(p);
-  }
-  return h;
-}
-
-const HEX_ID = /^(?:[0-9a-fA-F]{40}|[0-9a-fA-F]{64})$/;
-const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
-
-/**
- * Never redacted, whatever the rule (contract §4): git object ids and SHA-256 tokens (40 or 64
- * hex digits), UUIDs, and documentation keys that end in `EXAMPLE` (AWS's own convention).
- */
-function globallyAllowed(secret: string): boolean {
-  return HEX_ID.test(secret) || UUID.test(secret) || /EXAMPLE(?:KEY)?$/.test(secret);
-}
-
-/**
- * A vendor-shaped token whose body is filler (`ghp_xxxx…`, `sk-0000…`): documentation, not a
- * credential. Real tokens are random, far above 2.5 bits per character.
- */
-function filler(entropy: number): boolean {
-  return entropy < 2.5;
-}
-
-const VERSION = /^v?\d+(?:\.\d+)+(?:[-+][0-9A-Za-z.+-]*)?$/;
-
-function placeholderOrVariable(v: string): boolean {
-  return PLACEHOLDER.test(v) || VARIABLE_REFERENCE.test(v);
+  exemptLines?: ReadonlySet<number>;
 }
 
 /** Values after `Bearer`, in prose or code, that are not tokens. */
@@ -180,173 +60,28 @@ function notABearerToken(v: string): boolean {
   return placeholderOrVariable(v) || looksLikeCode(v) || PATH_OR_URL.test(v);
 }
 
-/** Longest unquoted generic value judged, in characters (a longer run is cut here). */
-const GENERIC_VALUE_MAX = 256;
-
-const SPACE = /\s/;
-const isSpace = (text: string, i: number): boolean => {
-  const c = text.charCodeAt(i);
-  return c <= 0x20 || (c > 0x7e && SPACE.test(text[i]!));
-};
-/** `[A-Za-z_]` */
-const isNameStart = (c: number): boolean => (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c === 0x5f;
-/** `[A-Za-z0-9_.-]` */
-const isNameChar = (c: number): boolean => isNameStart(c) || (c >= 0x30 && c <= 0x39) || c === 0x2e || c === 0x2d;
-
 /**
- * The end of an unquoted generic value that starts at `start` (contract §4: in `KEY=value`
- * syntax the value runs to whitespace or the end of the line, so `&`, `;`, `,`, `(`, `<`, `>`
- * and backticks inside it are part of it, and its entropy is judged on the whole run). The run
- * stops earlier only where the text is plainly structure, not value:
- * - at a `"` or `'` (a string in code: `r'…'`, `x=a+"b"`);
- * - at `&`, `;` or `,` followed by the next `name=` assignment (`;expires=3600`, `,port=5432`);
- * - at a shell `&&` or `||`;
- * - at a `)`, `]` or `}` that closes a bracket opened before the value (`f(password=…)`,
- *   `${VAR:-default}`);
- * - in a URL query (the key follows `?` or `&`), at `&` and `#`.
- * Then a trailing `,`, `;`, `&`, an unmatched `>` or backtick, and sentence punctuation after
- * one of those are dropped: they belong to the code or prose around the value.
- * At most {@link GENERIC_VALUE_MAX} characters are looked at (plus one capped name look-ahead).
- */
-function genericValueEnd(text: string, start: number, inQuery: boolean): number {
-  const limit = Math.min(text.length, start + GENERIC_VALUE_MAX);
-  let parens = 0;
-  let brackets = 0;
-  let braces = 0;
-  let angles = 0;
-  let backticks = 0;
-  let end = start;
-  scan: for (; end < limit; end++) {
-    if (isSpace(text, end)) break;
-    const c = text[end]!;
-    const next = end + 1 < text.length ? text.charCodeAt(end + 1) : -1;
-    switch (c) {
-      case "(":
-        parens++;
-        break;
-      case "[":
-        brackets++;
-        break;
-      case "{":
-        braces++;
-        break;
-      case ")":
-        if (parens-- === 0) break scan;
-        break;
-      case "]":
-        if (brackets-- === 0) break scan;
-        break;
-      case "}":
-        if (braces-- === 0) break scan;
-        break;
-      case "<":
-        angles++;
-        break;
-      case ">":
-        angles--;
-        break;
-      // A quote ends the value: `r'…'`, `f"…"` and `x="a"+y` are code. A backtick does not.
-      case '"':
-      case "'":
-        break scan;
-      case "`":
-        backticks++;
-        break;
-      case "#":
-        if (inQuery) break scan;
-        break;
-      case "|":
-        if (next === 0x7c) break scan;
-        break;
-      case "&":
-      case ";":
-      case ",": {
-        if (c === "&" && (inQuery || next === 0x26)) break scan;
-        if (!isNameStart(next)) break;
-        // The next `name=` assignment. Names between separators never overlap, and each
-        // look-ahead is capped: linear.
-        const cap = Math.min(text.length, end + 2 + GENERIC_VALUE_MAX);
-        let k = end + 2;
-        while (k < cap && isNameChar(text.charCodeAt(k))) k++;
-        if (text[k] === "=") break scan;
-        break;
-      }
-    }
-  }
-  const droppable = (at: number): boolean => {
-    const c = text[at]!;
-    return (
-      c === "," ||
-      c === ";" ||
-      c === "&" ||
-      (c === ">" && angles < 0) ||
-      (c === "`" && backticks % 2 === 1)
-    );
-  };
-  const drop = (): void => {
-    end--;
-    const c = text[end]!;
-    if (c === ">") angles++;
-    else if (c === "`") backticks--;
-  };
-  while (end > start) {
-    if (droppable(end - 1)) {
-      drop();
-      continue;
-    }
-    // `…value`.` at the end of a sentence: the period follows the closing backtick.
-    const c = text[end - 1]!;
-    if ((c === "." || c === ":" || c === "!" || c === "?") && end - 2 >= start && droppable(end - 2)) {
-      drop();
-      continue;
-    }
-    break;
-  }
-  return end;
-}
-
-/**
- * generic-secret's refine: quoted values are taken as matched; an unquoted value is widened to
- * its whole run ({@link genericValueEnd}) and must then be 8 characters or more. A run that
- * begins with a nested assignment (`password: admin_pw=…`) is judged on that assignment's value.
- */
-function refineGenericValue(text: string, m: RegExpExecArray, start: number, end: number): [number, number] | null {
-  if (m.groups?.["s3"] === undefined) return [start, end];
-  const before = text[m.index - 1];
-  const stop = genericValueEnd(text, start, before === "?" || before === "&");
-  // `password: admin_pw=<secret>`: the run begins with a nested assignment; its value is the one
-  // to judge. The name must read as a name, so `Xk9=…` stays part of the value.
-  // One level only: deeper nesting is the same text judged again from the next match.
-  let from = start;
-  let eq = start;
-  while (eq < stop && isNameChar(text.charCodeAt(eq))) eq++;
-  if (eq < stop && text[eq] === "=" && isNameStart(text.charCodeAt(start)) && looksLikeCode(text.slice(start, eq))) from = eq + 1;
-  if (stop - from < 8) return null;
-  return [from, stop];
-}
-
-/** A list of words (`read,write,admin`, `a|b`): names, not a secret. */
-function wordList(v: string): boolean {
-  const parts = v.split(/[,;&|]+/).filter((p) => p !== "");
-  return parts.length > 1 && parts.every((p) => looksLikeCode(p));
-}
-
-/**
- * url-password's allow-list. A password may hold a raw `?` or `#` (`S3cr#tPassw0rd`): people
- * paste them unencoded. But `host:8443?next=joe@example.com` is a port followed by a query, not
- * a password: a candidate whose part before the first `?` or `#` is a port number or a
- * placeholder is kept.
+ * url-password's allow-list. A password may hold a raw `/`, `?` or `#` (`S3cr#tPassw0rd`, a
+ * third of random base64 passwords hold a `/`): people paste them unencoded. But
+ * `host:8443/path@x` and `host:8443?next=joe@example.com` are a port followed by a path or a
+ * query, not a password: a candidate whose part before the first `/`, `?` or `#` is a port
+ * number or a placeholder is kept.
  */
 function notAUrlPassword(v: string): boolean {
   if (placeholderOrVariable(v)) return true;
-  const cut = v.search(/[?#]/);
+  const cut = v.search(/[/?#]/);
   if (cut === -1) return false;
   const head = v.slice(0, cut);
   return /^\d+$/.test(head) || (head !== "" && placeholderOrVariable(head));
 }
 
+/**
+ * The names the generic rule knows, ending the assignment's name: `…password`, `…passwd`,
+ * `…passphrase`, `…_PASS` and `…_PWD` (not `bypass`), `…secret`, `…token`, api/access/auth/
+ * private/secret keys, `…credentials`, and a bare `…_KEY` (group `k`: ruling 32's conditions).
+ */
 const GENERIC_KEY =
-  "(?:pass(?:word|wd|phrase)|secret|token|api[_.-]?key|apikey|access[_.-]?key|auth[_.-]?key|private[_.-]?key|secret[_.-]?key|credentials?)";
+  "(?:pass(?:word|wd|phrase)|(?<![A-Za-z0-9])(?:pass|pwd)|secret|token|api[_.-]?key|apikey|access[_.-]?key|auth[_.-]?key|private[_.-]?key|secret[_.-]?key|credentials?|(?<k>[_.-]key))";
 
 /**
  * The rule table, in priority order: where two rules find overlapping secrets, the earlier
@@ -354,307 +89,87 @@ const GENERIC_KEY =
  * §4's families; the shapes are our own, after gitleaks' (MIT) rule ideas.
  */
 export const REDACTION_RULES: readonly RedactionRule[] = [
-  {
-    id: "private-key",
-    description: "PEM/OpenSSH/PGP private key blocks (BEGIN ... PRIVATE KEY ... END), whole block",
-    keywords: ["private key"],
-    pattern: re(
-      "-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----(?:(?:(?!-----(?:BEGIN|END))[\\s\\S])*?-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----|(?:(?:\\\\n|\\r?\\n)[ \\t]*[A-Za-z0-9+/=]{16,})+)",
-    ),
-    // Documentation shows the armour around "..."; a real key has a body.
-    allow: (s) => (s.replace(/-----[^-]*-----|\\n|\s/g, "").match(/[A-Za-z0-9+/]/g)?.length ?? 0) < 32,
-  },
-  {
-    id: "anthropic-api-key",
-    description: "Anthropic API and admin keys (sk-ant-api03-..., sk-ant-admin01-...)",
-    keywords: ["sk-ant-"],
-    pattern: re(`${LD}sk-ant-[a-z]{2,8}\\d{2}-[A-Za-z0-9_-]{32,}${RD}`),
-  },
-  {
-    id: "openai-api-key",
-    description: "OpenAI API keys (sk-..., sk-proj-..., sk-svcacct-..., sk-admin-...)",
-    keywords: ["sk-"],
-    pattern: re(`${LD}sk-(?:(?:proj|svcacct|admin|None)-)?[A-Za-z0-9_-]{32,}${RD}`),
-    entropy: 3.5,
-    // `sk-learn-and-other-kebab-words` is a name, not a key.
+  rule("private-key", "-----begin", "-----BEGIN[ A-Z0-9_-]*PRIVATE KEY(?: BLOCK)?-----", undefined, { refine: refinePem }),
+  rule("anthropic-api-key", "sk-ant-", `${LD}sk-ant-[a-z]{2,8}\\d{2}-[A-Za-z0-9_-]{80,}${RD}`),
+  // `sk-` collides with prose and branch names: only the real shapes (ruling 32); and
+  // `sk-learn-and-other-kebab-words` is a name, not a key.
+  rule("openai-api-key", "sk-", `${LD}sk-(?:(?:proj|svcacct|admin|None)-[A-Za-z0-9_-]{40,}|[A-Za-z0-9]{48}|[A-Za-z0-9_-]{20,}T3BlbkFJ[A-Za-z0-9_-]{20,})${RD}`, 3.5, {
     allow: (s) => /^sk-[a-z]+(?:-[a-z]+)+$/.test(s),
-  },
-  {
-    id: "github-token",
-    description: "GitHub classic personal access tokens (ghp_ + 36)",
-    keywords: ["ghp_"],
-    pattern: re(`${L}ghp_[A-Za-z0-9]{36}${R}`),
-  },
-  {
-    id: "github-oauth-token",
-    description: "GitHub OAuth access tokens (gho_ + 36)",
-    keywords: ["gho_"],
-    pattern: re(`${L}gho_[A-Za-z0-9]{36}${R}`),
-  },
-  {
-    id: "github-app-token",
-    description: "GitHub App user-to-server and installation tokens (ghu_, ghs_ + 36)",
-    keywords: ["ghu_", "ghs_"],
-    pattern: re(`${L}gh[us]_[A-Za-z0-9]{36}${R}`),
-  },
-  {
-    id: "github-refresh-token",
-    description: "GitHub refresh tokens (ghr_ + 36 or more)",
-    keywords: ["ghr_"],
-    pattern: re(`${L}ghr_[A-Za-z0-9]{36,80}${R}`),
-  },
-  {
-    id: "github-fine-grained-token",
-    description: "GitHub fine-grained personal access tokens (github_pat_...)",
-    keywords: ["github_pat_"],
-    pattern: re(`${L}github_pat_[A-Za-z0-9_]{50,120}${R}`),
-  },
-  {
-    id: "gitlab-token",
-    description: "GitLab personal, OAuth, feed, CI job and other tokens (glpat-, gloas-, glft-, glcbt-, ...)",
-    keywords: ["glpat-", "gloas-", "glsoat-", "glft-", "glcbt-", "glimt-", "glagent-", "glwt-", "glffct-"],
-    pattern: re(`${LD}gl(?:pat|oas|soat|ft|cbt|imt|agent|wt|ffct)-[A-Za-z0-9_.-]{20,}${RD}`),
-  },
-  {
-    id: "gitlab-deploy-token",
-    description: "GitLab deploy tokens (gldt-...)",
-    keywords: ["gldt-"],
-    pattern: re(`${LD}gldt-[A-Za-z0-9_-]{20,}${RD}`),
-  },
-  {
-    id: "gitlab-runner-token",
-    description: "GitLab runner authentication and registration tokens (glrt-..., GR1348941...)",
-    keywords: ["glrt-", "gr1348941"],
-    pattern: re(`${LD}(?:glrt-[A-Za-z0-9_.-]{20,}|GR1348941[A-Za-z0-9_-]{20,})${RD}`),
-  },
-  {
-    id: "gitlab-pipeline-token",
-    description: "GitLab pipeline trigger tokens (glptt- + 40 hex)",
-    keywords: ["glptt-"],
-    pattern: re(`${LD}glptt-[0-9a-f]{40}${RD}`),
-  },
-  {
-    id: "slack-token",
-    description: "Slack bot, user, legacy, refresh and configuration tokens (xoxb-, xoxp-, xoxa-, xoxe-, ...)",
-    keywords: ["xox"],
-    pattern: re(`${LD}(?:xoxe\\.)?xox[abposre]-\\d+-[A-Za-z0-9-]{10,}${RD}`),
-  },
-  {
-    id: "slack-app-token",
-    description: "Slack app-level tokens (xapp-...)",
-    keywords: ["xapp-"],
-    pattern: re(`${LD}xapp-\\d+-[A-Za-z0-9-]{20,}${RD}`),
-  },
-  {
-    id: "slack-webhook",
-    description: "Slack incoming-webhook and workflow URLs (the path after hooks.slack.com/...)",
-    keywords: ["hooks.slack.com"],
-    pattern: re("hooks\\.slack\\.com/(?:services|workflows|triggers)/(?<s>[A-Za-z0-9+/_-]{20,})"),
-  },
-  {
-    id: "discord-webhook",
-    description: "Discord webhook URLs (the id and token after /api/webhooks/)",
-    keywords: ["/api/webhooks/"],
-    pattern: re("discord(?:app)?\\.com/api/webhooks/(?<s>\\d{5,}/[A-Za-z0-9_-]{40,})"),
-  },
-  {
-    id: "stripe-key",
-    description: "Stripe secret and restricted keys (sk_live_, sk_test_, rk_live_, rk_test_)",
-    keywords: ["k_live_", "k_test_", "k_prod_"],
-    pattern: re(`${L}[sr]k_(?:live|test|prod)_[A-Za-z0-9]{16,}${R}`),
-  },
-  {
-    id: "stripe-webhook-secret",
-    description: "Stripe webhook signing secrets (whsec_...)",
-    keywords: ["whsec_"],
-    pattern: re(`${L}whsec_[A-Za-z0-9+/=]{24,}`),
-  },
-  {
-    id: "google-api-key",
-    description: "Google API keys (AIza + 35)",
-    keywords: ["aiza"],
-    pattern: re(`${LD}AIza[0-9A-Za-z_-]{35}${RD}`),
-  },
-  {
-    id: "google-oauth-client-secret",
-    description: "Google OAuth client secrets (GOCSPX-...)",
-    keywords: ["gocspx-"],
-    pattern: re(`${LD}GOCSPX-[A-Za-z0-9_-]{28}${RD}`),
-  },
-  {
-    id: "google-oauth-token",
-    description: "Google OAuth access tokens (ya29. ...)",
-    keywords: ["ya29."],
-    pattern: re(`${LD}ya29\\.[0-9A-Za-z_-]{30,}${RD}`),
-  },
-  {
-    id: "aws-access-key-id",
-    description: "AWS access key ids (AKIA, ASIA, ABIA, ACCA, A3T + 16); ids ending in EXAMPLE are kept",
-    keywords: ["akia", "asia", "abia", "acca", "a3t"],
-    pattern: re(`${L}(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}${R}`),
-  },
-  {
-    id: "aws-secret-access-key",
-    description: "AWS secret access keys (40 characters) assigned to an aws...secret name",
-    keywords: ["aws"],
-    pattern: re(
-      `aws[\\w.-]{0,20}?secret[\\w.-]{0,20}?["'\`]?\\s*(?:=|:|=>)\\s*["'\`]?(?<s>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])`,
-      "i",
-    ),
-    entropy: 3.5,
-  },
-  {
-    id: "azure-storage-key",
-    description: "Azure storage and service-bus keys in connection strings (AccountKey=, SharedAccessKey=)",
-    keywords: ["accountkey", "sharedaccesskey"],
-    pattern: re("(?:AccountKey|SharedAccessKey)\\s*=\\s*(?<s>[A-Za-z0-9+/]{40,}={0,2})", "i"),
-  },
-  {
-    id: "npm-token",
-    description: "npm access tokens (npm_ + 36)",
-    keywords: ["npm_"],
-    pattern: re(`${L}npm_[A-Za-z0-9]{36}${R}`),
-  },
-  {
-    id: "pypi-token",
-    description: "PyPI upload tokens (pypi-AgEIcHlwaS5vcmc...)",
-    keywords: ["pypi-ageichlwas5vcmc"],
-    pattern: re(`${LD}pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}${RD}`),
-  },
-  {
-    id: "huggingface-token",
-    description: "Hugging Face access tokens (hf_ + 34)",
-    keywords: ["hf_"],
-    pattern: re(`${L}hf_[A-Za-z0-9]{34}${R}`),
-    entropy: 3.5,
-  },
-  {
-    id: "sendgrid-api-key",
-    description: "SendGrid API keys (SG.<22>.<43>)",
-    keywords: ["sg."],
-    pattern: re(`${LD}SG\\.[A-Za-z0-9_-]{22}\\.[A-Za-z0-9_-]{43}${RD}`),
-  },
-  {
-    id: "twilio-api-key",
-    description: "Twilio API key SIDs (SK + 32 hex)",
-    keywords: ["sk"],
-    pattern: re(`${L}SK[0-9a-fA-F]{32}${R}`),
-  },
-  {
-    id: "digitalocean-token",
-    description: "DigitalOcean personal, OAuth and refresh tokens (dop_v1_, doo_v1_, dor_v1_)",
-    keywords: ["_v1_"],
-    pattern: re(`${L}do[opr]_v1_[a-f0-9]{64}${R}`),
-  },
-  {
-    id: "docker-hub-token",
-    description: "Docker Hub personal access tokens (dckr_pat_...)",
-    keywords: ["dckr_pat_"],
-    pattern: re(`${L}dckr_pat_[A-Za-z0-9_-]{27,}${RD}`),
-  },
-  {
-    id: "vault-token",
-    description: "HashiCorp Vault service, batch and recovery tokens (hvs., hvb., hvr.)",
-    keywords: ["hvs.", "hvb.", "hvr."],
-    pattern: re(`${LD}hv[sbr]\\.[A-Za-z0-9_-]{24,}${RD}`),
-  },
-  {
-    id: "terraform-cloud-token",
-    description: "Terraform Cloud / Enterprise API tokens (<14>.atlasv1.<60+>)",
-    keywords: ["atlasv1"],
-    pattern: re(`${LD}[A-Za-z0-9]{14}\\.atlasv1\\.[A-Za-z0-9_-]{60,}${RD}`),
-  },
-  {
-    id: "shopify-token",
-    description: "Shopify access, custom-app and private-app tokens and shared secrets (shpat_, shpca_, shppa_, shpss_)",
-    keywords: ["shpat_", "shpca_", "shppa_", "shpss_"],
-    pattern: re(`${L}shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}${R}`),
-  },
-  {
-    id: "linear-api-key",
-    description: "Linear API keys (lin_api_ + 40)",
-    keywords: ["lin_api_"],
-    pattern: re(`${L}lin_api_[A-Za-z0-9]{40}${R}`),
-  },
-  {
-    id: "postman-api-key",
-    description: "Postman API keys (PMAK-<24 hex>-<34 hex>)",
-    keywords: ["pmak-"],
-    pattern: re(`${LD}PMAK-[a-fA-F0-9]{24}-[a-fA-F0-9]{34}${RD}`),
-  },
-  {
-    id: "telegram-bot-token",
-    description: "Telegram bot tokens (<bot id>:AA<33>)",
-    keywords: [":aa"],
-    pattern: re(`(?<![0-9])\\d{8,10}:AA[A-Za-z0-9_-]{33}${RD}`),
-  },
-  {
-    id: "age-secret-key",
-    description: "age encryption secret keys (AGE-SECRET-KEY-1...)",
-    keywords: ["age-secret-key-1"],
-    pattern: re(`AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}`),
-  },
-  {
-    id: "jwt",
-    description: "JSON Web Tokens (eyJ<header>.eyJ<payload>.<signature>)",
-    keywords: ["eyj"],
-    pattern: re(`${LD}eyJ[A-Za-z0-9_-]{10,}\\.eyJ[A-Za-z0-9_-]{10,}\\.[A-Za-z0-9_-]*${RD}`),
-  },
-  {
-    id: "basic-auth",
-    description: "HTTP Basic credentials after `Authorization: Basic`",
-    keywords: ["basic"],
-    pattern: re("authorization[\"']?\\s*[:=]\\s*[\"']?basic\\s+(?<s>[A-Za-z0-9+/]{8,}={0,2})", "i"),
-    allow: (s) => looksLikeCode(s),
-  },
-  {
-    id: "bearer-token",
-    description: "bearer tokens after `Bearer ` (16 or more token characters, not a variable or a word)",
-    keywords: ["bearer"],
-    pattern: re("(?<![A-Za-z0-9_])bearer\\s+(?<s>[A-Za-z0-9._~+/-]{16,}=*)", "i"),
-    entropy: 3,
-    allow: notABearerToken,
-  },
-  {
-    id: "url-password",
+  }),
+  rule("github-token", "ghp_", `${L}ghp_[A-Za-z0-9]{36}${R}`),
+  rule("github-oauth-token", "gho_", `${L}gho_[A-Za-z0-9]{36}${R}`),
+  rule("github-app-token", "ghu_ ghs_", `${L}gh[us]_[A-Za-z0-9]{36}${R}`),
+  rule("github-refresh-token", "ghr_", `${L}ghr_[A-Za-z0-9]{36,80}${R}`),
+  rule("github-fine-grained-token", "github_pat_", `${L}github_pat_[A-Za-z0-9_]{50,120}${R}`),
+  rule("gitlab-token", "glpat- gloas- glsoat- glft- glcbt- glimt- glagent- glwt- glffct-", `${LD}gl(?:pat|oas|soat|ft|cbt|imt|agent|wt|ffct)-[A-Za-z0-9_.-]{20,}${RD}`),
+  rule("gitlab-deploy-token", "gldt-", `${LD}gldt-[A-Za-z0-9_-]{20,}${RD}`),
+  rule("gitlab-runner-token", "glrt- gr1348941", `${LD}(?:glrt-[A-Za-z0-9_.-]{20,}|GR1348941[A-Za-z0-9_-]{20,})${RD}`),
+  rule("gitlab-pipeline-token", "glptt-", `${LD}glptt-[0-9a-f]{40}${RD}`),
+  rule("slack-token", "xox", `${LD}(?:xoxe\\.)?xox[abposre]-\\d+-[A-Za-z0-9-]{10,}${RD}`),
+  rule("slack-app-token", "xapp-", `${LD}xapp-\\d+-[A-Za-z0-9-]{20,}${RD}`),
+  rule("slack-webhook", "hooks.slack.com", "hooks\\.slack\\.com/(?:services|workflows|triggers)/(?<s>[A-Za-z0-9+/_-]{20,})"),
+  rule("discord-webhook", "/api/webhooks/", "discord(?:app)?\\.com/api/webhooks/(?<s>\\d{5,}/[A-Za-z0-9_-]{40,})"),
+  rule("stripe-key", "k_live_ k_test_ k_prod_", `${L}[sr]k_(?:live|test|prod)_[A-Za-z0-9]{16,}${R}`),
+  rule("stripe-webhook-secret", "whsec_", `${L}whsec_[A-Za-z0-9+/=]{24,}`),
+  rule("google-api-key", "aiza", `${LD}AIza[0-9A-Za-z_-]{35}${RD}`),
+  rule("google-oauth-client-secret", "gocspx-", `${LD}GOCSPX-[A-Za-z0-9_-]{28}${RD}`),
+  rule("google-oauth-token", "ya29.", `${LD}ya29\\.[0-9A-Za-z_-]{30,}${RD}`),
+  rule("aws-access-key-id", "akia asia abia acca a3t", `${L}(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}${R}`),
+  rule("aws-secret-access-key", "aws", `aws[\\w.-]{0,20}?secret[\\w.-]{0,20}?["'\`]?\\s*(?:=|:|=>)\\s*["'\`]?(?<s>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])|aws[ \\t]+configure[ \\t]+set[ \\t]+(?:[\\w.-]+\\.)?aws_secret_access_key[ \\t]+["']?(?<s1>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])`, 3.5, {}, "i"),
+  rule("azure-storage-key", "accountkey sharedaccesskey", "(?:AccountKey|SharedAccessKey)\\s*=\\s*(?<s>[A-Za-z0-9+/]{40,}={0,2})", undefined, {}, "i"),
+  rule("npm-token", "npm_", `${L}npm_[A-Za-z0-9]{36}${R}`),
+  rule("pypi-token", "pypi-ageichlwas5vcmc", `${LD}pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}${RD}`),
+  rule("huggingface-token", "hf_", `${L}hf_[A-Za-z0-9]{34}${R}`, 3.5),
+  rule("sendgrid-api-key", "sg.", `${LD}SG\\.[A-Za-z0-9_-]{22}\\.[A-Za-z0-9_-]{43}${RD}`),
+  rule("twilio-api-key", "sk", `${L}SK[0-9a-fA-F]{32}${R}`),
+  rule("digitalocean-token", "_v1_", `${L}do[opr]_v1_[a-f0-9]{64}${R}`),
+  rule("docker-hub-token", "dckr_pat_", `${L}dckr_pat_[A-Za-z0-9_-]{27,}${RD}`),
+  rule("vault-token", "hvs. hvb. hvr.", `${LD}hv[sbr]\\.[A-Za-z0-9_-]{24,}${RD}`),
+  rule("terraform-cloud-token", "atlasv1", `${LD}[A-Za-z0-9]{14}\\.atlasv1\\.[A-Za-z0-9_-]{60,}${RD}`),
+  rule("shopify-token", "shpat_ shpca_ shppa_ shpss_", `${L}shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}${R}`),
+  rule("linear-api-key", "lin_api_", `${L}lin_api_[A-Za-z0-9]{40}${R}`),
+  rule("postman-api-key", "pmak-", `${LD}PMAK-[a-fA-F0-9]{24}-[a-fA-F0-9]{34}${RD}`),
+  rule("telegram-bot-token", ":aa", `(?<![0-9])\\d{8,10}:AA[A-Za-z0-9_-]{33}${RD}`),
+  rule("age-secret-key", "age-secret-key-1", `AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}`),
+  rule("jwt", "eyj", `${LD}eyJ[A-Za-z0-9_-]{10,}\\.eyJ[A-Za-z0-9_-]{10,}\\.[A-Za-z0-9_-]*${RD}`),
+  ...VENDOR_RULES,
+  rule("basic-auth", "basic", "authorization[\"']?\\s*[:=]\\s*[\"']?basic\\s+(?<s>[A-Za-z0-9+/]{8,}={0,2})", undefined, { allow: (s) => looksLikeCode(s) }, "i"),
+  rule("bearer-token", "bearer", "(?<![A-Za-z0-9_])bearer\\s+(?<s>[A-Za-z0-9._~+/-]{16,}=*)", 3, { allow: notABearerToken }, "i"),
+  rule("url-password", "://", "(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{1,30}://[^\\s:/?#@\"'<>\\[\\]`]*:(?<s>[^\\s@\"'<>`]{1,256})@(?=[^\\s@/?#\"'<>`])", undefined, {
     weakIsSecret: true,
-    description: "the password in a URL or DSN (scheme://user:PASSWORD@host, raw ? and # included), password only",
-    keywords: ["://"],
-    pattern: re(
-      "(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{1,30}://[^\\s:/?#@\"'<>\\[\\]`]*:(?<s>[^\\s@/\"'<>`]+)@(?=[^\\s@/?#\"'<>`])",
-    ),
     allow: notAUrlPassword,
-  },
-  {
-    id: "connection-string-password",
+  }),
+  rule("connection-string-password", "password pwd", "(?:(?:server|host|data source|address|addr|uid|user id|username|user|database|initial catalog)\\s*=[^;\\n]{0,256};(?:[^;\\n]{0,256};){0,16}?\\s*(?:password|pwd)\\s*=\\s*(?<s>[^;\\s\"'<>]{1,256})|(?<![\\w-])(?:password|pwd)\\s*=\\s*(?<s1>[^;\\s\"'<>]{1,256})\\s*;[^\\n]{0,512}?(?:server|host|data source|address|uid|user id|database)\\s*=)", undefined, { weakIsSecret: true, allow: placeholderOrVariable }, "i"),
+  rule(
+    "cli-password",
+    "--pass mysql mariadb curl",
+    `(?<![\\w-])--(?:password|passwd|pass|PASSWORD)(?:=|[ \\t]+)(?:"(?<s>[^"\\n]{1,256})"|'(?<s1>[^'\\n]{1,256})'|(?<s2>[^\\s"'\`;|&<>]{1,256}))` +
+        `|\\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlsh|mariadb|mariadb-dump)\\b[^\\n]{0,256}?[ \\t]-p(?<s3>[^\\s"'\`;|&<>]{1,256})` +
+        `|\\bcurl\\b[^\\n]{0,512}?[ \\t](?:-u[ \\t]*|--user(?:=|[ \\t]+))["']?[^\\s:"']{1,128}:(?<s4>[^\\s"']{1,256})`,
+    undefined,
+    {
+      weakIsSecret: true,
+      // An unquoted password runs like a generic value (`--password=Gq4!zR8;pL2@xV6#`).
+      refine: (text, m, start, end) =>
+        m.groups?.["s"] !== undefined || m.groups?.["s1"] !== undefined ? [start, end] : [start, Math.max(end, genericValueEnd(text, start, false))],
+      allow: notACliPassword,
+    },
+  ),
+  rule("xml-password", "</ <add", `<(?<tag>(?:[A-Za-z][\\w.:-]{0,40}?)?(?:[Pp]assword|PASSWORD|[Pp]asswd|[Ss]ecret|SECRET|[Tt]oken|TOKEN|[Aa]pi[Kk]ey|API_?KEY|api_key))>(?<s>[^<>\\n]{1,256})</\\k<tag>>|<add\\s+key="(?:ClearText)?Password"\\s+value="(?<s1>[^"\\n]{1,256})"`, undefined, {
     weakIsSecret: true,
-    description: "the password in a key=value connection string (Server=...;Password=...), password only",
-    keywords: ["password", "pwd"],
-    pattern: re(
-      "(?:(?:server|host|data source|address|addr|uid|user id|username|user|database|initial catalog)\\s*=[^;\\n]{0,256};(?:[^;\\n]{0,256};){0,16}?\\s*(?:password|pwd)\\s*=\\s*(?<s>[^;\\s\"'<>]{1,256})|(?<![\\w-])(?:password|pwd)\\s*=\\s*(?<s1>[^;\\s\"'<>]{1,256})\\s*;[^\\n]{0,512}?(?:server|host|data source|address|uid|user id|database)\\s*=)",
-      "i",
-    ),
-    allow: placeholderOrVariable,
-  },
-  {
-    id: "generic-secret",
-    description: "password/secret/token/api_key = value assignments (=, :, quotes, export, JSON, YAML); an unquoted value runs to whitespace; 8+ characters with entropy >= 3.5 bits/char",
-    keywords: ["pass", "secret", "token", "key", "credential"],
-    pattern: re(
-      `(?<![A-Za-z0-9_.-])[A-Za-z0-9_.-]*?${GENERIC_KEY}["'\`]?(?:\\s*:\\s*string)?\\s*(?::=|=>|=|:)(?![=:>])\\s*(?:"(?<s>[^"\\s]{8,256})"|'(?<s1>[^'\\s]{8,256})'|\`(?<s2>[^\`\\s]{8,256})\`|(?<s3>[^\\s"'\`,;&<>(){}\\[\\]=:]))`,
-      "i",
-    ),
-    entropy: 3.5,
+    // A password element holds a human password (`Summer2024!` reads as code): only variables,
+    // placeholders, paths and prose are kept. Other secret elements are judged as assignments.
+    allow: (v, m) =>
+      m.groups?.["tag"] === undefined || /pass/i.test(m.groups["tag"])
+        ? placeholderOrVariable(v) || PATH_OR_URL.test(v) || proseLike(v)
+        : notAnAssignedSecret(v) || v.length < 8 || shannonEntropy(v) < 3.5,
+  }),
+  rule("cookie-value", "cookie", `(?<![\\w-])(?:set-)?cookie["']?[ \\t]*:[ \\t]*["']?`, 3, { spans: cookieSpans }, "i"),
+  rule("table-secret", "pass pwd secret token key credential", "^\\|[^\\n]*\\|[ \\t]*\\r?\\n\\|[ \\t]*:?-{3,}[^\\n]*(?:\\r?\\n\\|[^\\n]*)*", 3.5, { spans: tableSpans }, "m"),
+  rule("generic-secret", "pass pwd secret token key credential", `(?<![A-Za-z0-9_.:-])[A-Za-z0-9_.-]*?${GENERIC_KEY}["'\`]?(?:\\s*:\\s*string)?\\s*(?::=|=>|=|:)(?![=:>])\\s*(?:"(?<s>[^"\\n]{8,256})"|'(?<s1>[^'\\n]{8,256})'|\`(?<s2>[^\`\\n]{8,256})\`|[|>][+-]?\\d?[ \\t]*\\r?\\n[ \\t]+(?<s4>[^\\s][^\\n]{0,255})|(?<s3>[^\\s"'\`,;&<>(){}\\[\\]=:|]))`, 3.5, {
     refine: refineGenericValue,
-    // `NAME=` is the next assignment on the line, not a value ending in base64 padding.
-    allow: (v) =>
-      placeholderOrVariable(v) ||
-      looksLikeCode(v.replace(/=+$/, "")) ||
-      wordList(v) ||
-      PATH_OR_URL.test(v) ||
-      DIGEST.test(v) ||
-      VERSION.test(v),
-  },
+    allow: (v, m) => notAnAssignedSecret(v) || keyNameValueKept(v, m) || (m.groups?.["k"] !== undefined && /(?:^|[^a-z])pub(?:lic)?[_.-]?key/i.test(m[0])),
+  }, "i"),
 ];
 
 interface Span {
@@ -686,6 +201,18 @@ function insertionPoint(spans: readonly Span[], start: number): number {
   return lo;
 }
 
+/** 0-based line of a UTF-16 offset (binary search over line starts). */
+function lineOf(lineStarts: readonly number[], at: number): number {
+  let lo = 0;
+  let hi = lineStarts.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >>> 1;
+    if (lineStarts[mid]! <= at) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
 /** Code points in text[from, to) (both UTF-16 offsets). */
 function codePoints(text: string, from: number, to: number): number {
   let n = 0;
@@ -697,57 +224,96 @@ function codePoints(text: string, from: number, to: number): number {
   return n;
 }
 
+function lineStartsOf(text: string): number[] {
+  const starts = [0];
+  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) starts.push(i + 1);
+  return starts;
+}
+
+/** Every distinct rule keyword, listed once (several rules share `pass`, `token`, `key`…). */
+let allKeywords: string[] | undefined;
+
+/**
+ * The keywords present in `lower`. Native `includes` scans, once per distinct keyword: a
+ * JavaScript loop over the text would run in the interpreter on the one call a `write` makes.
+ */
+function keywordsIn(lower: string): Set<string> {
+  allKeywords ??= [...new Set(REDACTION_RULES.flatMap((r) => r.keywords ?? []))];
+  const found = new Set<string>();
+  for (const k of allKeywords) if (lower.includes(k)) found.add(k);
+  return found;
+}
+
+/** True when the rule keeps `secret` (global allow-list, filler, entropy floor, rule allow-list). */
+function keptByRule(rule: RedactionRule, secret: string, m: RegExpExecArray): boolean {
+  // A value holding `<redacted: KIND>` was judged by an earlier pass: redaction is idempotent.
+  if (secret === "" || globallyAllowed(secret) || secret.includes("<redacted")) return true;
+  const entropy = shannonEntropy(secret);
+  return (!rule.weakIsSecret && filler(entropy)) || (rule.entropy !== undefined && entropy < rule.entropy) || rule.allow?.(secret, m) === true;
+}
+
 /**
  * Replaces each secret in `text` with `<redacted: KIND>`; pure.
  *
  * Findings are positions in the ORIGINAL text, in order: 1-based line, 1-based column and
- * length in Unicode code points. Rules run in {@link REDACTION_RULES} order; a secret that
- * overlaps one found by an earlier rule is left to that rule. Idempotent: the placeholders
- * never match a rule. Contract §4.
+ * length in Unicode code points, and `lines` when a secret spans more than one line. Rules run
+ * in {@link REDACTION_RULES} order; a secret that overlaps one found by an earlier rule is left
+ * to that rule. A secret starting or ending on a line of `options.exemptLines` is kept (ruling
+ * 6). Idempotent: the placeholders never match a rule. Linear in the text's length. Contract §4.
  */
-export function redactText(text: string): { text: string; findings: RedactionFinding[] } {
-  const lower = text.toLowerCase();
+export function redactText(text: string, options: RedactOptions = {}): { text: string; findings: RedactionFinding[] } {
+  const present = keywordsIn(text.toLowerCase());
+  const exempt = options.exemptLines !== undefined && options.exemptLines.size > 0 ? options.exemptLines : undefined;
+  let lineStarts: number[] | undefined;
+  const onExemptLine = (start: number, end: number): boolean => {
+    if (exempt === undefined) return false;
+    lineStarts ??= lineStartsOf(text);
+    return exempt.has(lineOf(lineStarts, start) + 1) || exempt.has(lineOf(lineStarts, Math.max(start, end - 1)) + 1);
+  };
   const spans: Span[] = [];
+  const accept = (start: number, end: number, r: number): void => {
+    // Accepted spans never overlap, so sorted by start they are sorted by end too: the two
+    // neighbours of the insertion point are the only possible overlaps.
+    const at = insertionPoint(spans, start);
+    const before = spans[at - 1];
+    const after = spans[at];
+    if ((before === undefined || before.end <= start) && (after === undefined || end <= after.start)) {
+      spans.splice(at, 0, { start, end, rule: r });
+    }
+  };
   for (let r = 0; r < REDACTION_RULES.length; r++) {
     const rule = REDACTION_RULES[r]!;
-    if (rule.keywords && !rule.keywords.some((k) => lower.includes(k))) continue;
+    if (rule.keywords && !rule.keywords.some((k) => present.has(k))) continue;
     const pattern = rule.pattern;
     pattern.lastIndex = 0;
     for (let m = pattern.exec(text); m !== null; m = pattern.exec(text)) {
+      if (m[0].length === 0) {
+        pattern.lastIndex++;
+        continue;
+      }
+      if (rule.spans) {
+        for (const [start, end] of rule.spans(text, m)) {
+          if (end > start && !onExemptLine(start, end) && !keptByRule(rule, text.slice(start, end), m)) accept(start, end, r);
+        }
+        continue;
+      }
       const [matchStart, matchEnd] = secretSpan(m);
       const refined: [number, number] | null = rule.refine ? rule.refine(text, m, matchStart, matchEnd) : [matchStart, matchEnd];
-      const [start, end] = refined ?? [matchStart, matchEnd];
-      const secret = text.slice(start, end);
-      const entropy = refined === null || end <= start ? 0 : shannonEntropy(secret);
-      const kept =
-        refined === null ||
-        end <= start ||
-        globallyAllowed(secret) ||
-        (!rule.weakIsSecret && filler(entropy)) ||
-        (rule.entropy !== undefined && entropy < rule.entropy) ||
-        rule.allow?.(secret) === true;
-      if (kept) {
+      if (refined === null || refined[1] <= refined[0] || onExemptLine(refined[0], refined[1]) || keptByRule(rule, text.slice(refined[0], refined[1]), m)) {
         // A kept value may begin the next match (`password: admin_pw=<secret>`): scan again
         // from inside this one instead of after it.
         pattern.lastIndex = Math.max(m.index + 1, matchStart);
         continue;
       }
-      // Accepted spans never overlap, so sorted by start they are sorted by end too: the two
-      // neighbours of the insertion point are the only possible overlaps.
-      const at = insertionPoint(spans, start);
-      const before = spans[at - 1];
-      const after = spans[at];
-      if ((before === undefined || before.end <= start) && (after === undefined || end <= after.start)) {
-        spans.splice(at, 0, { start, end, rule: r });
-      }
+      const [start, end] = refined;
+      accept(start, end, r);
       // A refined span may run past the match; nothing inside it can be a separate secret.
       if (end > pattern.lastIndex) pattern.lastIndex = end;
     }
   }
   if (spans.length === 0) return { text, findings: [] };
 
-  const lineStarts = [0];
-  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) lineStarts.push(i + 1);
+  lineStarts ??= lineStartsOf(text);
   const findings: RedactionFinding[] = [];
   const out: string[] = [];
   let cursor = 0;
@@ -765,7 +331,11 @@ export function redactText(text: string): { text: string; findings: RedactionFin
     col += codePoints(text, colFrom, s.start);
     colFrom = s.start;
     const kind = REDACTION_RULES[s.rule]!.id;
-    findings.push({ kind, line: line + 1, column: col + 1, length: codePoints(text, s.start, s.end) });
+    const finding: RedactionFinding = { kind, line: line + 1, column: col + 1, length: codePoints(text, s.start, s.end) };
+    let last = line;
+    while (last + 1 < lineStarts.length && lineStarts[last + 1]! < s.end) last++;
+    if (last > line) finding.lines = last - line + 1;
+    findings.push(finding);
     out.push(text.slice(cursor, s.start), `<redacted: ${kind}>`);
     cursor = s.end;
   }
@@ -776,15 +346,21 @@ export function redactText(text: string): { text: string; findings: RedactionFin
 /** At most this many findings are named in the report line; the rest are counted. */
 const REPORT_LIMIT = 20;
 
+/** A redaction longer than this many lines says how many it took, so a swallowed section shows. */
+const REPORT_LINES_FROM = 4;
+
 /**
  * The stderr line for a redaction, shared by `write`, `promote` and `redact` (contract §4):
- * `redacted N secret(s): KIND (line L), …`. Never holds a value. Callers print it only when
- * `findings` is non-empty; past 20 findings the rest are counted (`… and N more`).
+ * `redacted N secret(s): KIND (line L), …`; a redaction of more than 3 lines reads
+ * `KIND (line L, N lines)`. Never holds a value. Callers print it only when `findings` is
+ * non-empty; past 20 findings the rest are counted (`… and N more`).
  */
 export function formatRedactionReport(findings: readonly RedactionFinding[]): string {
   const head = `redacted ${findings.length} secret(s)`;
   if (findings.length === 0) return head;
-  const named = findings.slice(0, REPORT_LIMIT).map((f) => `${f.kind} (line ${f.line})`);
+  const named = findings
+    .slice(0, REPORT_LIMIT)
+    .map((f) => (f.lines !== undefined && f.lines >= REPORT_LINES_FROM ? `${f.kind} (line ${f.line}, ${f.lines} lines)` : `${f.kind} (line ${f.line})`));
   const more = findings.length > REPORT_LIMIT ? `, … and ${findings.length - REPORT_LIMIT} more` : "";
   return `${head}: ${named.join(", ")}${more}`;
 }

@@ -48,9 +48,12 @@ export function decodeInput(raw: Buffer, what: string): { text: string; notes: s
   return { text, notes };
 }
 
-/** Redacts secrets from `text` (contract §4), returning the text and the stderr report. */
-export function redactForSave(text: string): { text: string; notes: string[] } {
-  const { text: clean, findings } = redactText(text);
+/**
+ * Redacts secrets from `text` (contract §4), returning the text and the stderr report.
+ * `exemptLines` (1-based) are left untouched (ruling 6: anchor lines).
+ */
+export function redactForSave(text: string, exemptLines?: ReadonlySet<number>): { text: string; notes: string[] } {
+  const { text: clean, findings } = redactText(text, exemptLines ? { exemptLines } : {});
   return { text: clean, notes: findings.length > 0 ? [formatRedactionReport(findings)] : [] };
 }
 
@@ -79,7 +82,9 @@ export function prepareDocument(raw: Buffer, kind: Kind): Prepared {
   const redacted = redactForSave(decoded.text);
   const bytes = Buffer.from(redacted.text, "utf8");
   if (bytes.length > MAX_DOCUMENT_BYTES) {
-    throw new Refused(`the document is ${bytes.length} bytes; memory documents are at most ${MAX_DOCUMENT_BYTES} bytes (shorten it)`);
+    // The size the user sent comes first (issue 10): the redacted text is the helper's, not theirs.
+    const after = bytes.length === raw.length ? "" : ` (${bytes.length} after redaction)`;
+    throw new Refused(`the document is ${raw.length} bytes${after}; memory documents are at most ${MAX_DOCUMENT_BYTES} bytes (shorten it)`);
   }
   return { bytes, notes: [...decoded.notes, ...redacted.notes] };
 }

@@ -7,6 +7,7 @@ import { readMemoryFile } from "../store/read.ts";
 import { rootOption } from "./common.ts";
 import { loadHandoff, shapeWarnings } from "./handoff-input.ts";
 import { ok, type Verb } from "./types.ts";
+import { briefWithCheckpoint, CHECKPOINT_BRIEF_HELP, coldBriefFromCheckpoint } from "./brief-checkpoint.ts";
 
 /** The cold-start sentence (seed 002: "No file or empty file → cold start"). */
 export const COLD_START = "No saved session state exists.";
@@ -38,6 +39,7 @@ line of the file can pose as a label; each field is cut at 400 characters.
 With no handoff it prints \`${COLD_START}\` and exits 3. It never reports a false cold
 start: a handoff left in recovery by an interrupted save is refused (run \`recover\`).
 
+${CHECKPOINT_BRIEF_HELP}
 --json prints {"brief": {"goal", "planStatus", "decisionsInForce", "doNotRetry",
 "driftAndLessons", "proposedNextStep", "lines"}, "drift": <drift --json object>}, or
 {"brief": null, "message": "${COLD_START}"} with exit 3.
@@ -52,6 +54,8 @@ exit: 0 brief printed
     const json = ctx.values.json === true;
     const loaded = await loadHandoff(ctx, root, ctx.values.stdin === true);
     if (loaded === null) {
+      const fromCheckpoint = ctx.values.stdin === true ? null : await coldBriefFromCheckpoint(root, json);
+      if (fromCheckpoint !== null) return fromCheckpoint;
       return ok(json ? `${JSON.stringify({ brief: null, message: COLD_START })}\n` : `${COLD_START}\n`, [], 3);
     }
     const now = Date.now();
@@ -73,7 +77,7 @@ exit: 0 brief printed
         stderr.push(`warning: ${name} was not read: ${err.message}`);
       }
     }
-    const brief = draftBrief(parsed, report, ledgers);
+    const brief = loaded.pasted ? draftBrief(parsed, report, ledgers) : await briefWithCheckpoint(root, loaded.text, draftBrief(parsed, report, ledgers), now);
     if (json) return ok(`${JSON.stringify({ brief, drift: report })}\n`, stderr);
     return ok(renderBrief(brief), stderr);
   },

@@ -3,6 +3,7 @@ import { inspectFile, interruptedSave } from "../store/inspect.ts";
 import { memoryDir, resolveRoot, type Kind } from "../store/paths.ts";
 import { pauseSwitch } from "../store/pause.ts";
 import { ok, type Verb } from "./types.ts";
+import { checkpointParked } from "./checkpoint-surface.ts";
 
 /** The result of `check` (seed 000's bootstrap check, contract §5). */
 export interface CheckResult {
@@ -12,6 +13,8 @@ export interface CheckResult {
   files: Record<Kind, string>;
   paused: string | null;
   message: string;
+  /** What is parked when `state` is `parked`: a handoff, or only an automatic checkpoint (ruling 24). */
+  parked?: "handoff" | "checkpoint";
 }
 
 const MESSAGES: Record<CheckResult["state"], string> = {
@@ -20,6 +23,8 @@ const MESSAGES: Record<CheckResult["state"], string> = {
   parked: "a handoff is parked and can be resumed",
   unsafe: "memory is unsafe or foreign: do not load it; tell the user",
 };
+
+const CHECKPOINT_PARKED = "an automatic checkpoint is parked: no handoff was written; the resume flow can draft from it";
 
 /** `check --root DIR [--json]`. Usage errors exit 64, because 2 means "parked". */
 export const checkVerb: Verb = {
@@ -34,7 +39,9 @@ Reads nothing into the output and takes no lock.
 exit: 0 nothing parked
       1 an interrupted save needs recovery: run \`recover\` (only when no live writer
         holds the lock; takes precedence over 3)
-      2 a handoff is parked and can be resumed
+      2 a handoff is parked and can be resumed, or, with no handoff, an automatic
+        checkpoint is (--json then says "parked": "checkpoint"; the text says
+        "${CHECKPOINT_PARKED}")
       3 memory is unsafe or foreign (a link, a hard link, a FIFO, no v1 marker): do not
         load it
       64 usage error
@@ -55,12 +62,16 @@ When the kill switch is on, the paused sentence is printed too and the code is k
     if (interruptedSave(root) || inspections.some((i) => i.status === "interrupted")) state = "interrupted";
     else if (inspections.some((i) => i.status === "unsafe" || i.status === "foreign")) state = "unsafe";
     else if (files.handoff === "present") state = "parked";
+    // Leftovers in checkpoints/ never change the code (ruling 23); a checkpoint is parked state.
+    else if (files.handoff === "missing" && checkpointParked(root)) state = "parked";
     else state = "clean";
     const code = ({ clean: 0, interrupted: 1, parked: 2, unsafe: 3 } as const)[state];
     const paused = pauseSwitch(memoryDir(root), ctx.env);
     const pausedLine = paused ? `memory writes are paused: remove ${paused} to resume` : null;
-    const result: CheckResult = { code, state, files, paused, message: MESSAGES[state] };
+    const parked = state !== "parked" ? undefined : files.handoff === "present" ? "handoff" : "checkpoint";
+    const message = parked === "checkpoint" ? CHECKPOINT_PARKED : MESSAGES[state];
+    const result: CheckResult = { code, state, files, paused, message, ...(parked ? { parked } : {}) };
     if (ctx.values.json) return ok(`${JSON.stringify(result)}\n`, [], code);
-    return ok(`${[MESSAGES[state], pausedLine].filter(Boolean).join("\n")}\n`, [], code);
+    return ok(`${[message, pausedLine].filter(Boolean).join("\n")}\n`, [], code);
   },
 };

@@ -83,6 +83,11 @@ export const EXAMPLES: Record<string, readonly string[]> = {
     "# only when the user asks; --push also pushes to the branch's upstream",
     'node memory_io.mjs publish --message "handoff: CSV importer, stopped at dedupe"',
   ],
+  checkpoint: [
+    "# what a PreCompact hook runs (install writes it); always exit 0, stdout empty",
+    'echo \'{"session_id":"s1","hook_event_name":"PreCompact"}\' |',
+    "  node memory_io.mjs checkpoint --format claude",
+  ],
   redact: [
     "git diff | node memory_io.mjs redact --json",
   ],

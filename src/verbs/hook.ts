@@ -7,6 +7,7 @@ import { isHookFormat } from "../agents/envelopes.ts";
 import { renderHook } from "../agents/render.ts";
 import type { HookFormat } from "../agents/types.ts";
 import { ok, type Verb, type VerbContext } from "./types.ts";
+import { CHECKPOINT_SENTENCES, checkpointHookLines, type CheckpointHookLines, type HookSession } from "./checkpoint-surface.ts";
 
 /** Longest hook output, in characters (contract §7; field report 8). */
 export const HOOK_LIMIT = 2000;
@@ -32,16 +33,21 @@ function ageText(mtimeMs: number | null, now: number): string {
   return days === 0 ? "today" : days === 1 ? "1 day ago" : `${days} days ago`;
 }
 
-async function stdinCwd(ctx: VerbContext): Promise<string | null> {
-  if (ctx.stdinIsTTY) return null;
+async function stdinInput(ctx: VerbContext): Promise<{ cwd: string | null } & HookSession> {
+  const none = { cwd: null, source: null, sessionId: undefined };
+  if (ctx.stdinIsTTY) return none;
   // A harness may keep stdin open; never wait more than a second for it (contract, "Words").
   const data = await ctx.readStdinWithin(1000);
-  if (data === null || data.length === 0 || data.length > 1_000_000) return null;
+  if (data === null || data.length === 0 || data.length > 1_000_000) return none;
   try {
-    const parsed = JSON.parse(data.toString("utf8")) as { cwd?: unknown };
-    return typeof parsed.cwd === "string" && path.isAbsolute(parsed.cwd) ? parsed.cwd : null;
+    const parsed = JSON.parse(data.toString("utf8")) as { cwd?: unknown; source?: unknown; session_id?: unknown };
+    return {
+      cwd: typeof parsed.cwd === "string" && path.isAbsolute(parsed.cwd) ? parsed.cwd : null,
+      source: typeof parsed.source === "string" ? parsed.source : null,
+      sessionId: parsed.session_id,
+    };
   } catch {
-    return null;
+    return none;
   }
 }
 
@@ -65,14 +71,16 @@ export function findProjectRoot(start: string): string {
  * Composes the hook's text from file states: most important first, under HOOK_LIMIT
  * characters; empty when every file it looks at is missing and nothing is paused.
  */
-export function composeHookText(files: FileInspection[], interrupted: boolean, paused: boolean, now: number): string {
+export function composeHookText(files: FileInspection[], interrupted: boolean, paused: boolean, now: number, checkpoint?: CheckpointHookLines): string {
   const lines: string[] = [];
   for (const f of files) if (f.status === "unsafe" || f.status === "foreign") lines.push(SENTENCES.unsafe(FILE_OF[f.kind]));
   if (interrupted || files.some((f) => f.status === "interrupted")) lines.push(SENTENCES.interrupted());
   for (const f of files) {
     if (f.status !== "present") continue;
-    lines.push(f.kind === "handoff" ? SENTENCES.handoff(ageText(f.mtimeMs, now)) : SENTENCES.lessons());
+    if (f.kind === "handoff" && checkpoint?.handoffOlderThanSession) lines.push(CHECKPOINT_SENTENCES.handoffOlderThanSession());
+    else lines.push(f.kind === "handoff" ? SENTENCES.handoff(ageText(f.mtimeMs, now)) : SENTENCES.lessons());
   }
+  if (checkpoint) lines.push(...checkpoint.lines);
   if (paused) lines.push(SENTENCES.paused());
   const text = lines.join("\n");
   return text.length > 0 ? `${text.slice(0, HOOK_LIMIT - 1)}\n` : "";
@@ -94,7 +102,21 @@ with SESSION_HANDOFF_DISABLE=1. Output stays under ${HOOK_LIMIT} characters.
 
 The project root is --root, else the "cwd" of the harness's JSON on stdin (read only when
 stdin is not a terminal, for at most one second), else the current directory, walked up
-to the nearest folder holding .git. It runs no git and follows no link.
+to the nearest folder holding .git. It runs no git and follows no link. The JSON is read
+even with --root: its "source" and "session_id" choose the checkpoint sentences below.
+
+Automatic checkpoints (see \`checkpoint --help\`; --mode session only). With the hook
+input's "source": "compact", the session's own checkpoint is announced once (a private
+marker checkpoints/.delivered-<session> holds the token announced; it is not written while
+paused), and a handoff older than the session's start is no longer offered for resuming:
+  ${CHECKPOINT_SENTENCES.compacted("N minutes ago", "<session>")}
+  ${CHECKPOINT_SENTENCES.handoffOlderThanSession()}
+With any other source, the newest checkpoint's age and its order against the handoff:
+  ${CHECKPOINT_SENTENCES.only("N minutes ago")}
+  ${CHECKPOINT_SENTENCES.newer("N minutes ago")}
+  ${CHECKPOINT_SENTENCES.older("N minutes ago")}
+  ${CHECKPOINT_SENTENCES.unordered("N minutes ago")}
+("1 minute ago", "at an unknown time" when its Saved: time is not valid.)
 
 Formats (each harness's envelope around the same sentences; \`install\` picks the right one):
   text    the sentences as plain lines (the default)
@@ -120,10 +142,12 @@ exit: always 0 -- a broken hook must not break a session; problems go to stderr.
     const wrap = (text: string) => renderHook(format as HookFormat, text, HOOK_LIMIT);
     if (ctx.env.SESSION_HANDOFF_DISABLE === "1") return ok("", []);
     let root: string;
+    // stdin is read even with --root: its source and session_id choose the checkpoint sentences.
+    const input = await stdinInput(ctx);
     if (typeof ctx.values.root === "string" && ctx.values.root !== "") {
       root = path.resolve(ctx.cwd, ctx.values.root);
     } else {
-      root = findProjectRoot((await stdinCwd(ctx)) ?? ctx.cwd);
+      root = findProjectRoot(input.cwd ?? ctx.cwd);
     }
     let rootStat;
     try {
@@ -138,6 +162,9 @@ exit: always 0 -- a broken hook must not break a session; problems go to stderr.
     }
     const kinds: Kind[] = mode === "session" ? ["handoff", "lessons"] : ["lessons"];
     const files = kinds.map((k) => inspectFile(root, k));
-    return ok(wrap(composeHookText(files, interruptedSave(root), paused, Date.now())), []);
+    const now = Date.now();
+    const handoffPresent = files.some((f) => f.kind === "handoff" && f.status === "present");
+    const checkpoint = mode === "session" ? await checkpointHookLines(root, input, handoffPresent, paused, now) : undefined;
+    return ok(wrap(composeHookText(files, interruptedSave(root), paused, now, checkpoint)), []);
   },
 };

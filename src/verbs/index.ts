@@ -20,5 +20,17 @@ export const VERBS: Record<string, { summary: string; load: () => Promise<Verb> 
   uninstall: { summary: "remove exactly what install added", load: async () => (await import("./uninstall.ts")).uninstallVerb },
   doctor: { summary: "read-only health report: Node, installs per agent, memory dir; each problem with its fix", load: async () => (await import("./doctor.ts")).doctorVerb },
   publish: { summary: "commit exactly the memory dir (on the user's request); --push to the upstream", load: async () => (await import("./publish.ts")).publishVerb },
+  checkpoint: { summary: "run by compaction/session-end hooks: capture the session into checkpoints/ (always exit 0)", load: async () => (await import("./checkpoint.ts")).checkpointVerb },
   redact: { summary: "copy stdin to stdout with secrets replaced by <redacted: KIND>", load: async () => (await import("./redact.ts")).redactVerb },
+};
+
+/**
+ * Cold helpers that hot verbs load only when they need them (build.mjs compiles every module
+ * imported from this file and not on its hot list into the cold chunk): `read checkpoint`,
+ * `recover`'s cleaning of checkpoints/, and the `--help` text with its examples (src/usage.ts).
+ */
+export const COLD_HELPERS = {
+  checkpointRead: async () => await import("./checkpoint-read.ts"),
+  checkpointCleanup: async () => await import("../store/checkpoint-cleanup.ts"),
+  usage: async () => await import("../usage.ts"),
 };

@@ -5,6 +5,9 @@ import { assertNotPaused } from "../store/pause.ts";
 import { memoryDir } from "../store/paths.ts";
 import { lockTimeoutOption, rootOption } from "./common.ts";
 import { ok, type Verb } from "./types.ts";
+import { checkpointsDir, checkpointsDirState } from "../store/checkpoints.ts";
+import { COLD_HELPERS } from "./index.ts";
+import { readdirSync } from "node:fs";
 
 /** `recover --root DIR` (contract §3, §5): repairs what an interrupted save left. */
 export const recoverVerb: Verb = {
@@ -16,7 +19,8 @@ export const recoverVerb: Verb = {
 Repairs what an interrupted save left (a private claim or temp file, a half-done archive
 step, pruning a crash skipped): afterwards each file is whole -- the complete old or the
 complete new version --, no prior version is lost (it is current or in the archive), and
-no private file remains. Idempotent: with nothing to do it says so. The next \`write\`
+no private file remains. What an interrupted \`checkpoint\` left in checkpoints/ is
+removed too. Idempotent: with nothing to do it says so. The next \`write\`
 runs the same repair first.
 
 exit: 0 done (or nothing to do); 2 refused (unsafe tree); 4 paused; 5 busy.
@@ -27,8 +31,13 @@ exit: 0 done (or nothing to do); 2 refused (unsafe tree); 4 paused; 5 busy.
     let actions: string[] = [];
     // A promote's private files can be left at the root even with no memory dir.
     if (checkTree(root) || pendingRepairs(root).length > 0) {
-      const { repairs } = await underLock({ root, env: ctx.env, lockTimeoutSeconds }, async () => undefined);
-      actions = repairs.map((r) => r.replace(/^recovered: /, ""));
+      // Leftovers of an interrupted checkpoint go too (ruling 23).
+      const { result, repairs } = await underLock({ root, env: ctx.env, lockTimeoutSeconds }, async () =>
+        checkpointsDirState(root) === "ok" && readdirSync(checkpointsDir(root)).some((n) => n.startsWith("."))
+          ? (await COLD_HELPERS.checkpointCleanup()).cleanCheckpointLeftovers(root)
+          : [],
+      );
+      actions = [...repairs.map((r) => r.replace(/^recovered: /, "")), ...result];
     } else {
       assertNotPaused(memoryDir(root), ctx.env);
     }

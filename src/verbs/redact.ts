@@ -1,30 +1,45 @@
 import { Refused } from "../errors.ts";
 import { REDACTION_RULES, formatRedactionReport, redactText } from "../guard/redact.ts";
+import { RULE_DESCRIPTIONS } from "../guard/redact-help.ts";
 import { ok, type Verb } from "./types.ts";
 
 const STRICT = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 function help(): string {
   const width = Math.max(...REDACTION_RULES.map((r) => r.id.length));
-  const rules = REDACTION_RULES.map((r) => `  ${r.id.padEnd(width)}  ${r.description}`);
+  const rules = REDACTION_RULES.map((r) => `  ${r.id.padEnd(width)}  ${RULE_DESCRIPTIONS[r.id] ?? ""}`);
   return [
     "usage: node memory_io.mjs redact [--json] < text",
     "",
     "Copies stdin to stdout with every secret replaced by `<redacted: KIND>`, using the same",
     "rules as `write` and `promote` (which redact before anything touches disk). Needs no",
     "--root and touches no file. stderr reports `redacted N secret(s): KIND (line L), …`,",
-    "never a value.",
+    "never a value; a redaction that took more than 3 lines reads `KIND (line L, N lines)`,",
+    "so a swallowed section shows; past 20 findings the rest are counted (`… and N more`).",
     "",
     "options:",
     "  --json   print {\"text\": …, \"findings\": [{\"kind\", \"line\", \"column\", \"length\"}]}",
     "           (line and column 1-based, column and length in Unicode code points, both",
-    "           measured in the input)",
+    "           measured in the input; \"lines\" is added when a secret spans several lines)",
     "",
-    "Never redacted: values of only 40 or 64 hex digits (git ids, SHA-256 tokens), UUIDs,",
-    "variable references ($VAR, ${VAR}, os.environ[...], process.env.X), placeholders,",
-    "keys ending in EXAMPLE, ordinary prose and code identifiers. When rules overlap, the",
-    "one listed first wins. No pattern knows every secret or personal datum: checking the",
-    "text remains the agent's job.",
+    "Families covered: private keys (PEM, OpenSSH, PGP; marker lines and key material only,",
+    "a truncated key too), cloud and vendor tokens (AWS, GitHub, GitLab, OpenAI, Anthropic,",
+    "Slack, Stripe, Google, npm, Discord, Databricks, Docker config auth and the rest of",
+    "gitleaks v8's default rule families a developer pastes; CONTRIBUTING lists each",
+    "gitleaks id as covered or left out), JWTs, bearer and basic credentials, passwords in",
+    "URLs (a raw /, ? or # included) and connection strings, command-line passwords",
+    "(--password V, --password=V, mysql -pV, curl -u user:pass; never -p V), XML password",
+    "elements, Cookie and Set-Cookie values, Markdown table cells under a secret-named",
+    "header, and generic assignments (quoted values with spaces, YAML block scalars, names",
+    "ending in _PASS, _PWD, _PASSWD, _SECRET, _TOKEN, _KEY). Tokens right after a \\n, \\t,",
+    "\\r or \\\" escape or a %XX encoding are found too.",
+    "",
+    "Never redacted: values of only 40 or 64 hex digits (git ids, SHA-256 tokens) whatever",
+    "punctuation or Markdown surrounds them, UUIDs, AWS ARNs, e-mail addresses (service",
+    "accounts), Vault paths and file names, variable references ($VAR, ${VAR},",
+    "os.environ[...], process.env.X), placeholders, keys ending in EXAMPLE, ordinary prose",
+    "and code identifiers. When rules overlap, the one listed first wins. No pattern knows",
+    "every secret or personal datum: checking the text remains the agent's job.",
     "",
     `rules (${REDACTION_RULES.length}, in priority order; the id is the KIND):`,
     ...rules,

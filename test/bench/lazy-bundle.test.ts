@@ -53,8 +53,16 @@ describe("lazy chunks (build.mjs)", () => {
     // The markdown parser and the lock library are there, as chunk text.
     expect(text).toMatch(/__shChunk\("cold", /);
     expect(text).toMatch(/__shChunk\("pkg:proper-lockfile", /);
-    // What V8 parses at every start-up stays small, whatever the cold chunks weigh.
-    expect(parsed.length).toBeLessThan(130_000);
+    // What V8 parses at every start-up stays small, whatever the cold chunks weigh. Issue 15
+    // raised it from 130,000: the hook, check and read handoff speak of checkpoints at every
+    // session start (about 22,000 characters: the listing, the sentences, the strict time
+    // parser), and must do so without compiling the cold chunk (15-25 ms), whereas V8
+    // pre-parses those characters in well under a millisecond. Issue 10 raised it to 160,000:
+    // write, promote and checkpoint redact before anything touches disk, and the guard grew by
+    // about 12,300 characters (PEM blocks read line by line; tables, cookies, XML and
+    // command-line passwords; gitleaks v8's other default families), its help text kept in the
+    // cold chunk and its patterns compiled on first use.
+    expect(parsed.length).toBeLessThan(160_000);
   });
 
   it("hook, read and check compile no chunk; hook loads neither crypto nor child_process", () => {

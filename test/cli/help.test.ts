@@ -114,7 +114,7 @@ describe("the examples", () => {
     const root = gitRepo();
     // What the examples name that a fresh repository lacks.
     writeFileSync(path.join(root, "notes.txt"), "notes\n");
-    const order = ["write", "read", "promote", "read-target", "check", "recover", "anchors", "brief", "hook", "redact", "install", "uninstall", "doctor", "publish"];
+    const order = ["write", "read", "promote", "read-target", "check", "recover", "anchors", "brief", "hook", "redact", "install", "uninstall", "doctor", "publish", "checkpoint"];
     expect([...order, "drift"].sort()).toEqual(Object.keys(EXAMPLES).sort().filter((v) => [...order, "drift"].includes(v)));
     const run = (verb: string) => {
       const script = (EXAMPLES[verb] ?? []).join("\n").replaceAll("node memory_io.mjs", `node ${JSON.stringify(HELPER)}`);

@@ -150,6 +150,8 @@ function plan(cmd: DocCommand, state: State, root: string): Plan {
         },
       };
     case "read":
+      // The scratch projects hold no automatic checkpoint.
+      if (arg === "checkpoint") return { stdin: "", expect: 3, check: (r) => expect(r.stdout).toBe("CURRENT-SHA256: absent\n") };
       return {
         stdin: "",
         expect: warm ? 0 : 3,
@@ -211,6 +213,16 @@ function plan(cmd: DocCommand, state: State, root: string): Plan {
           // Fixed sentences only: nothing from the files may show.
           for (const text of ["CSV importer", "Run the integration tests", "feat/csv-dedupe"]) expect(r.stdout).not.toContain(text);
           expect(r.stdout.length).toBeLessThan(2000);
+        },
+      };
+    case "checkpoint":
+      // Run by hooks; with no hook input it captures the anchors at the current directory's root.
+      return {
+        stdin: "",
+        expect: 0,
+        check: (r, at) => {
+          expect(r.stdout).toBe("");
+          expect(existsSync(path.join(at, ".ai", "memory", "checkpoints", "unknown.md"))).toBe(true);
         },
       };
     case "install":

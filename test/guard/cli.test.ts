@@ -4,7 +4,8 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { REDACTION_RULES } from "../../src/guard/redact.ts";
 import { MAKERS, SYNTAXES, prng, randomString, ALNUM, B64URL, type Sample } from "../fixtures/redaction/corpus.ts";
-import { gitRepo, handoff, helper, sha, snapshot, tokenOf } from "../helpers.ts";
+import { issue10Members } from "../fixtures/redaction/issue10.ts";
+import { archives, gitRepo, handoff, helper, sha, snapshot, tokenOf } from "../helpers.ts";
 
 /** Every file under `dir` (recursively, private leftovers included) with its bytes. */
 function allFiles(dir: string): Array<{ file: string; bytes: Buffer }> {
@@ -98,7 +99,8 @@ describe("write: secrets never reach disk, stdout or stderr (field report #9)", 
     for (let k = 0; k < 6; k++) {
       const rule = ids[Math.floor(rand() * ids.length)]!;
       const sample: Sample = { rule, ...MAKERS[rule]!(rand) };
-      const block = syntaxes[Math.floor(rand() * syntaxes.length)]!(sample) ?? SYNTAXES[".env"]!(sample)!;
+      const fits = sample.only ? sample.only.map((n) => SYNTAXES[n]!) : syntaxes;
+      const block = fits[Math.floor(rand() * fits.length)]!(sample) ?? SYNTAXES[sample.only?.[0] ?? ".env"]!(sample)!;
       blocks.push(`- step ${k}: ${COMMIT.slice(0, 7)} done`, block);
       secrets.push(block.includes(sample.secret) ? sample.secret : JSON.stringify(sample.secret).slice(1, -1));
     }
@@ -107,6 +109,83 @@ describe("write: secrets never reach disk, stdout or stderr (field report #9)", 
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toMatch(/^redacted \d+ secret\(s\): /m);
     expectNowhere(root, secrets, [run.stdout, run.stderr]);
+  });
+});
+
+describe("write: issue 10's kinds end to end (disk, archives, temps, stdout, stderr)", () => {
+  // One member of every kind in one handoff: each secret replaced, every other byte kept.
+  const members = (() => {
+    const seen = new Set<string>();
+    return issue10Members().filter((m) => !seen.has(m.kind) && seen.add(m.kind));
+  })();
+  const body = members.map((m) => `### ${m.kind}\n${m.doc}`).join("\n\n");
+  const expected = members.map((m) => `### ${m.kind}\n${m.doc.replace(m.secret, `<redacted: ${m.rule}>`)}`).join("\n\n");
+  const secrets = members.map((m) => m.secret);
+
+  it("saves the handoff with only the secrets replaced, and names every kind and line on stderr", () => {
+    const root = gitRepo();
+    const run = helper(["write", "handoff", "--root", root, "--expected-current-sha256", "absent"], { input: handoff(body) });
+    expect(run.code, run.stderr).toBe(0);
+    const saved = readFileSync(path.join(root, ".ai", "memory", "HANDOFF.md"), "utf8");
+    expect(saved).toBe(handoff(expected));
+    expectNowhere(root, secrets, [run.stdout, run.stderr]);
+    const doc = handoff(body);
+    for (const m of members) {
+      const line = doc.slice(0, doc.indexOf(m.secret)).split("\n").length;
+      const span = m.secret.split("\n").length;
+      expect(run.stderr).toContain(span > 3 ? `${m.rule} (line ${line}, ${span} lines)` : `${m.rule} (line ${line})`);
+    }
+    expect(run.stderr).toMatch(new RegExp(`^redacted ${members.length} secret\\(s\\): `, "m"));
+    // A second save archives the first: the archive holds the redacted text only.
+    const second = helper(["write", "handoff", "--root", root, "--expected-current-sha256", tokenOf(root)], { input: handoff(`${body}\n\nagain`) });
+    expect(second.code, second.stderr).toBe(0);
+    expect(archives(root).length).toBe(1);
+    expectNowhere(root, secrets, [second.stdout, second.stderr]);
+  });
+
+  it.each(["after-claim", "before-publication", "after-publication"])("leaves no secret of any kind in temps or claims when the writer dies at %s", (phase) => {
+    const root = gitRepo();
+    expect(helper(["write", "handoff", "--root", root, "--expected-current-sha256", "absent"], { input: handoff("first") }).code).toBe(0);
+    const run = helper(["write", "handoff", "--root", root, "--expected-current-sha256", tokenOf(root)], {
+      input: handoff(body),
+      env: { MEMORY_IO_FAILPOINT: `${phase}:crash` },
+    });
+    expect(run.signal).toBe("SIGKILL");
+    expectNowhere(root, secrets, [run.stdout, run.stderr]);
+  });
+
+  it("keeps an anchor branch shaped like sk-1234-… as it is", () => {
+    const root = gitRepo();
+    const doc = `${handoff("Fix the login loop.")}\n## Environment anchors\n- Branch: feature/sk-1234-fix-login-redirect-loop-safari\n`;
+    const run = helper(["write", "handoff", "--root", root, "--expected-current-sha256", "absent"], { input: doc });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).not.toContain("redacted");
+    expect(readFileSync(path.join(root, ".ai", "memory", "HANDOFF.md"), "utf8")).toContain("- Branch: feature/sk-1234-fix-login-redirect-loop-safari\n");
+  });
+
+  it("the size refusal names the size of the input, not of the redacted text, and changes nothing", () => {
+    const root = gitRepo();
+    const before = snapshot(root);
+    const r = prng(99);
+    // Short secrets grow when replaced: the input is under the limit, the redacted text over it.
+    const lines: string[] = [];
+    let size = 0;
+    while (size < 995_000) {
+      // 12 distinct characters: log2(12) > 3.5 bits, the generic rule's floor.
+      const pool = [...ALNUM];
+      let v = "";
+      for (let k = 0; k < 12; k++) v += pool.splice(Math.floor(r() * pool.length), 1)[0];
+      const line = `- DB_PASSWORD=${v}`;
+      lines.push(line);
+      size += line.length + 1;
+    }
+    const input = handoff(lines.join("\n"));
+    const inputBytes = Buffer.byteLength(input);
+    expect(inputBytes).toBeLessThanOrEqual(1_000_000);
+    const run = helper(["write", "handoff", "--root", root, "--expected-current-sha256", "absent"], { input });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(new RegExp(`the document is ${inputBytes} bytes \\(\\d+ after redaction\\); memory documents are at most 1000000 bytes`));
+    expect(snapshot(root)).toEqual(before);
   });
 });
 
@@ -199,6 +278,12 @@ describe("the redact verb", () => {
       const run = helper(args);
       expect(run.code).toBe(0);
       for (const rule of REDACTION_RULES) expect(run.stdout).toContain(`  ${rule.id} `);
+      // Ruling 35: the report's sentences are written out (wrapped at 80 columns, issue 14).
+      const prose = run.stdout.replace(/\s+/g, " ");
+      expect(prose).toContain("`redacted N secret(s): KIND (line L), …`");
+      expect(prose).toContain("`KIND (line L, N lines)`");
+      // Ruling 32: the families covered are named.
+      expect(prose).toMatch(/Families covered: private keys/);
       expect(run.stdout).toMatch(/exit codes: 0 /);
     }
   });

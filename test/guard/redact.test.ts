@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
+import { RULE_DESCRIPTIONS } from "../../src/guard/redact-help.ts";
 import { REDACTION_RULES, formatRedactionReport, redactText, shannonEntropy, type RedactionFinding } from "../../src/guard/redact.ts";
 import {
   ALNUM,
@@ -14,10 +15,16 @@ import {
   truePositives,
   type Sample,
 } from "../fixtures/redaction/corpus.ts";
+import { issue10LookAlikes, vendorLookAlikes } from "../fixtures/redaction/issue10.ts";
 
 const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "fixtures", "redaction");
 const TPS = truePositives();
-const FPS = [...handWrittenFalsePositives(), ...generatedFalsePositives()];
+const FPS = [
+  ...handWrittenFalsePositives(),
+  ...generatedFalsePositives(),
+  ...issue10LookAlikes().map((l) => ({ name: `issue 10: ${l.name}`, text: l.text })),
+  ...vendorLookAlikes().map((l) => ({ name: l.name, text: l.text })),
+];
 
 /** 1-based line and code-point column of a UTF-16 offset, as the findings report them. */
 function position(text: string, index: number): { line: number; column: number } {
@@ -37,10 +44,12 @@ describe("the rule table", () => {
     expect(REDACTION_RULES.length).toBeGreaterThanOrEqual(25);
     const ids = REDACTION_RULES.map((r) => r.id);
     expect(new Set(ids).size).toBe(ids.length);
+    expect(Object.keys(RULE_DESCRIPTIONS).sort()).toEqual([...ids].sort());
     for (const r of REDACTION_RULES) {
       expect(r.id).toMatch(/^[a-z0-9]+(?:-[a-z0-9]+)*$/);
-      expect(r.description.length).toBeGreaterThan(10);
-      expect(r.description).not.toContain("\n");
+      const description = RULE_DESCRIPTIONS[r.id] ?? "";
+      expect(description.length, r.id).toBeGreaterThan(10);
+      expect(description).not.toContain("\n");
       expect(r.pattern.flags).toContain("g");
       expect(r.pattern.flags).toContain("d");
       for (const k of r.keywords ?? []) expect(k).toBe(k.toLowerCase());
@@ -90,7 +99,8 @@ describe("true positives: every rule in every syntax", () => {
     expect(text).toContain(`<redacted: ${tp.rule}>`);
     const at = tp.doc.indexOf(tp.secret);
     const where = position(tp.doc, at);
-    expect(findings).toContainEqual<RedactionFinding>({ kind: tp.rule, ...where, length: [...tp.secret].length });
+    const lines = tp.secret.split("\n").length;
+    expect(findings).toContainEqual<RedactionFinding>({ kind: tp.rule, ...where, length: [...tp.secret].length, ...(lines > 1 ? { lines } : {}) });
     // The report names kinds and lines, never a value.
     expect(formatRedactionReport(findings)).not.toContain(tp.secret);
     // Redaction is idempotent: the placeholders never match a rule.
@@ -280,9 +290,10 @@ describe("property: secrets spliced into random documents never survive", () => 
       const sample: Sample = { rule, ...MAKERS[rule]!(r) };
       const at = Math.floor(r() * (units.length + 1));
       const host = units[at];
-      if (r() < 0.4 || sample.snippet.includes("\n") || !host?.base) {
-        // As a whole block in one of the corpus syntaxes.
-        const doc = pick(syntaxes)(sample) ?? SYNTAXES[".env"]!(sample)!;
+      if (r() < 0.4 || sample.snippet.includes("\n") || /\s/.test(sample.snippet) || !host?.base) {
+        // As a whole block in one of the syntaxes that can carry it.
+        const fits = sample.only ? sample.only.map((n) => SYNTAXES[n]!) : syntaxes;
+        const doc = pick(fits)(sample) ?? SYNTAXES[sample.only?.[0] ?? ".env"]!(sample)!;
         units.splice(at, 0, { text: doc, base: false });
         secrets.push(doc.includes(sample.secret) ? sample.secret : JSON.stringify(sample.secret).slice(1, -1));
       } else {

@@ -1,0 +1,67 @@
+// Gemini CLI's chat JSONL (harnesses.md, "Transcripts"): a metadata line, then messages
+// `{id, timestamp, type, content, toolCalls?}`, plus `$set`/`$rewindTo` lines. Tolerant of
+// unknown records and fields.
+import { emptyCapture, exitFromText, noteEdit, obj, parseLine, str, type Capture, type PlanItem } from "./types.ts";
+
+const EDIT_TOOLS = new Set(["write_file", "replace", "edit", "smart_edit"]);
+
+function text(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return content
+    .map((p) => str(obj(p)?.text) ?? "")
+    .filter((t) => t !== "")
+    .join("\n");
+}
+
+function resultText(result: unknown): string {
+  if (typeof result === "string") return result;
+  try {
+    return JSON.stringify(result ?? "").slice(0, 4096);
+  } catch {
+    return "";
+  }
+}
+
+function todoStatus(s: unknown): PlanItem["status"] {
+  return s === "completed" ? "done" : s === "in_progress" ? "doing" : s === "cancelled" ? "dropped" : "open";
+}
+
+/** Extracts a capture from complete Gemini CLI chat lines, oldest first. Pure. */
+export function parseGemini(lines: readonly string[]): Capture {
+  const cap = emptyCapture("gemini");
+  for (const line of lines) {
+    const rec = parseLine(line);
+    if (rec === null) continue;
+    const ts = str(rec.timestamp) ?? str(rec.startTime);
+    if (rec.type !== "user" && rec.type !== "gemini") {
+      if (ts !== null && cap.firstTimestamp === null && "sessionId" in rec) cap.firstTimestamp = ts;
+      continue;
+    }
+    cap.records++;
+    if (ts !== null && cap.firstTimestamp === null) cap.firstTimestamp = ts;
+    const body = text(rec.content);
+    if (rec.type === "user") {
+      if (body.trim() !== "") cap.userRequests.push(body);
+      continue;
+    }
+    if (body.trim() !== "") cap.lastClaim = body;
+    if (!Array.isArray(rec.toolCalls)) continue;
+    for (const raw of rec.toolCalls) {
+      const call = obj(raw);
+      if (call === null) continue;
+      const name = str(call.name) ?? "";
+      const args = obj(call.args) ?? {};
+      if (name === "run_shell_command") {
+        const out = resultText(call.result);
+        const status = exitFromText(out) ?? (call.status === "success" && !/Exit Code:/i.test(out) ? "ok" : "unknown");
+        cap.commands.push({ command: str(args.command) ?? "", status });
+      } else if (EDIT_TOOLS.has(name)) {
+        noteEdit(cap.filesEdited, str(args.file_path) ?? str(args.absolute_path) ?? "");
+      } else if (name === "write_todos" && Array.isArray(args.todos)) {
+        cap.plan = args.todos.map(obj).filter((t) => t !== null).map((t) => ({ text: str(t!.description) ?? "", status: todoStatus(t!.status) }));
+      }
+    }
+  }
+  return cap;
+}

@@ -1,0 +1,17 @@
+// The transcript adapters, one file per format (contract §12): a format change is one file's edit.
+import { parseClaude } from "./claude.ts";
+import { parseCodex } from "./codex.ts";
+import { parseGemini } from "./gemini.ts";
+import type { Capture, TranscriptFormat } from "./types.ts";
+
+/** The adapter of each format. */
+export const ADAPTERS: Record<TranscriptFormat, (lines: readonly string[]) => Capture> = {
+  claude: parseClaude,
+  codex: parseCodex,
+  gemini: parseGemini,
+};
+
+/** True when `value` names an adapter. */
+export function isFormat(value: unknown): value is TranscriptFormat {
+  return value === "claude" || value === "codex" || value === "gemini";
+}

@@ -1,0 +1,267 @@
+/**
+ * The parts every redaction rule is built from (contract §4): the rule shape, the boundaries,
+ * the entropy measure and the allow-lists for what handoffs are full of. Pure; no I/O.
+ * The rule tables live in redact.ts (families of §4) and redact-vendors.ts (gitleaks v8's
+ * other default families, ruling 32).
+ */
+
+/**
+ * One redaction rule; the table `REDACTION_RULES` is ordered by priority. Its line for
+ * `--help redact` lives in redact-help.ts (RULE_DESCRIPTIONS), out of the start-up code.
+ */
+export interface RedactionRule {
+  /** kebab-case id, used as KIND in `<redacted: KIND>` and in the findings. */
+  readonly id: string;
+  /**
+   * Lowercase substrings; the pattern only runs when the lowercased text holds one of them.
+   * Absent: the pattern always runs.
+   */
+  readonly keywords?: readonly string[];
+  /**
+   * Global pattern with the `d` flag. When it has named groups whose names begin with `s`,
+   * the first one that matched is the secret (the rest of the match is context, kept);
+   * otherwise the whole match is the secret.
+   */
+  readonly pattern: RegExp;
+  /** Minimum Shannon entropy of the secret, in bits per character. */
+  readonly entropy?: number;
+  /** Returns true for a candidate that must be kept (rule-specific allow-list); `m` is the match. */
+  readonly allow?: (secret: string, m: RegExpExecArray) => boolean;
+  /**
+   * True for human-chosen passwords: a weak one (`aaaaaaaa`) is still a secret, so the filler
+   * check that keeps `ghp_xxxx…` in documentation does not apply.
+   */
+  readonly weakIsSecret?: boolean;
+  /**
+   * Narrows or widens the secret the pattern found, from the whole text. Returns the final span,
+   * or null to keep the candidate. The entropy, filler and allow checks then judge the final
+   * span. Linear: it looks at most a bounded number of characters past `end`, or only at
+   * characters that then belong to the span (the scan resumes after it).
+   */
+  readonly refine?: (text: string, m: RegExpExecArray, start: number, end: number) => [number, number] | null;
+  /**
+   * For rules whose one match holds several secrets (a Markdown table, a Cookie header): the
+   * candidate spans inside the match, each judged on its own. Replaces the `s` groups.
+   */
+  readonly spans?: (text: string, m: RegExpExecArray) => Array<[number, number]>;
+}
+
+/**
+ * A token's left edge: not the tail of a longer word, except right after a `\n`, `\t`, `\r` or
+ * `\"` escape or a `%XX` encoding, which is where JSON logs and URL-encoded queries put tokens
+ * (`"ok\nghp_…"`, `next=%2Fx%3Ftoken%3Dnpm_…`). Written as ONE negative lookbehind (a word
+ * character that does not end an escape): an alternation of assertions here would stop V8 from
+ * scanning for the literal prefix after it, a hundredfold slowdown per rule.
+ */
+const ESCAPE_END = '(?<!\\\\[ntr"]|%[0-9A-Fa-f]{2})';
+export const L = `(?<![A-Za-z0-9_]${ESCAPE_END})`;
+export const R = "(?![A-Za-z0-9_])";
+/** The same for tokens that may hold `-`. */
+export const LD = `(?<![A-Za-z0-9_-]${ESCAPE_END})`;
+export const RD = "(?![A-Za-z0-9_-])";
+
+/** A rule's pattern: global (the engine scans with `lastIndex`) and with indices (`d`, for the `s` groups). */
+export function re(source: string, flags = ""): RegExp {
+  return new RegExp(source, `gd${flags}`);
+}
+
+/** A rule from its parts: id, space-separated keywords, pattern source, entropy floor, extras, flags. */
+export function rule(id: string, keywords: string, source: string, entropy?: number, extra: Partial<RedactionRule> = {}, flags = ""): RedactionRule {
+  // The pattern is built on first use: most rules' keywords are absent from a given text, and a
+  // one-shot `write` should not pay for a hundred regular expressions it never runs.
+  let compiled: RegExp | undefined;
+  const made: { -readonly [K in keyof RedactionRule]: RedactionRule[K] } = {
+    id,
+    get pattern(): RegExp {
+      return (compiled ??= re(source, flags));
+    },
+    ...extra,
+  };
+  if (keywords !== "") made.keywords = keywords.split(" ");
+  if (entropy !== undefined) made.entropy = entropy;
+  return made;
+}
+
+/** Placeholders people write instead of a password (`user:password@host`, `pwd=****`). */
+export const PLACEHOLDER =
+  /^(?:\$.*|%[A-Za-z_(].*|\{.*\}|<.*>|\[.*\]|\*+|x+|X+|\.\.\.|…|password|passwd|pass|pwd|secret|changeme|redacted|hidden|none|null|undefined|true|false)$/i;
+
+/** A value that reads a variable instead of holding a secret (contract §4). */
+export const VARIABLE_REFERENCE =
+  /^(?:\$|%[A-Za-z_]|\{\{|\{%|os\.environ|os\.getenv|process\.env|import\.meta\.env|env\.|ENV\[|ENV\.fetch|System\.getenv|getenv\(|secrets\.|vars\.)/;
+
+/** Letter runs of an identifier: `getAPIToken` -> get, API, Token. */
+const WORD_RUNS = /[A-Z]?[a-z]+|[A-Z]+(?![a-z])/g;
+
+/** True when the letters of `s` read as words (average run of 3 or more), as identifiers do. */
+export function isWordy(s: string): boolean {
+  const runs = s.match(WORD_RUNS);
+  if (!runs || runs.length === 0) return false;
+  let total = 0;
+  for (const r of runs) total += r.length;
+  return total / runs.length >= 3;
+}
+
+const CODE_PATH = /^[A-Za-z_$][\w$-]*!?(?:(?:\.|\?\.|::|->)[A-Za-z_$][\w$-]*!?)*(?<tail>[([<].*)?$/;
+
+/**
+ * True for a value that is code, not a secret: a dotted path, call, subscript or generic type
+ * made of words (`config.get_token()`, `self.api_key`, `match![1]`, `Record<string, string>`),
+ * or an identifier or name made of words (`API_TOKEN`, `vault-pass`, `my-app-secret-2024`).
+ */
+export function looksLikeCode(value: string): boolean {
+  if (/^[\w$-]+$/.test(value)) {
+    // Names keep letters and digits in separate parts (`build-2024`, `api_v2`); random
+    // secrets mix them inside one part (`aB3xY9`).
+    return value.split(/[-_$]+/).every((part) => /^(?:[A-Za-z]*|\d*)$/.test(part)) && isWordy(value);
+  }
+  const m = CODE_PATH.exec(value);
+  if (!m) return false;
+  const tail = m.groups?.["tail"];
+  const path = tail === undefined ? value : value.slice(0, value.length - tail.length);
+  if (isWordy(path)) return true;
+  // Short names in a dotted path (`g.next()[0:2]`, `os.environ`): letters only in every part,
+  // one of them a lowercase word. A secret mixes digits in.
+  const parts = path.split(/\??\.|::|->/);
+  return parts.length > 1 && parts.every((p) => /^[A-Za-z_$]+!?$/.test(p)) && parts.some((p) => /^[a-z]{3,}$/.test(p));
+}
+
+export const PATH_OR_URL = /^(?:\.{0,2}\/|~\/|[A-Za-z]:\\|[a-z][a-z0-9+.-]*:\/\/)|^[\w.-]+(?:\/[\w.-]+)+\.[A-Za-z]{1,5}$/;
+export const DIGEST = /^(?:sha1|sha256|sha384|sha512|md5|blake2b?):[0-9a-fA-F]+$/i;
+export const VERSION = /^v?\d+(?:\.\d+)+(?:[-+][0-9A-Za-z.+-]*)?$/;
+
+/** Per-call counts for ASCII characters (the common case), reused: redaction is synchronous. */
+const ASCII_COUNTS = new Uint32Array(128);
+
+/** Shannon entropy of `s` in bits per character (counted in code points). */
+export function shannonEntropy(s: string): number {
+  if (s.length === 0) return 0;
+  let ascii = true;
+  for (let i = 0; i < s.length; i++) {
+    if (s.charCodeAt(i) >= 128) {
+      ascii = false;
+      break;
+    }
+  }
+  if (ascii) {
+    const counts = ASCII_COUNTS;
+    counts.fill(0);
+    for (let i = 0; i < s.length; i++) counts[s.charCodeAt(i)]!++;
+    let h = 0;
+    for (let c = 0; c < 128; c++) {
+      const n = counts[c]!;
+      if (n === 0) continue;
+      const p = n / s.length;
+      h -= p * Math.log2(p);
+    }
+    return h;
+  }
+  const counts = new Map<string, number>();
+  for (const ch of s) counts.set(ch, (counts.get(ch) ?? 0) + 1);
+  let n = 0;
+  for (const c of counts.values()) n += c;
+  let h = 0;
+  for (const c of counts.values()) {
+    const p = c / n;
+    h -= p * Math.log2(p);
+  }
+  return h;
+}
+
+const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+/**
+ * 40 or 64 hex digits with only punctuation or Markdown around them (`**<hex>**`, `<hex>.`,
+ * `(<hex>)`), optionally followed by git's `:path` (`<hex>:src/a.ts`).
+ */
+const DECORATED_HEX = /^[^A-Za-z0-9]*(?<![0-9a-fA-F])(?:[0-9a-fA-F]{40}|[0-9a-fA-F]{64})(?![0-9a-fA-F])(?::[\w./-]*)?[^A-Za-z0-9]*$/;
+
+/**
+ * Never redacted, whatever the rule (contract §4): git object ids and SHA-256 tokens (40 or 64
+ * hex digits, whatever punctuation or Markdown surrounds them), UUIDs, and documentation keys
+ * that end in `EXAMPLE` (AWS's own convention).
+ */
+export function globallyAllowed(secret: string): boolean {
+  return DECORATED_HEX.test(secret) || UUID.test(secret) || /EXAMPLE(?:KEY)?$/.test(secret);
+}
+
+/**
+ * A vendor-shaped token whose body is filler (`ghp_xxxx…`, `sk-0000…`): documentation, not a
+ * credential. Real tokens are random, far above 2.5 bits per character.
+ */
+export function filler(entropy: number): boolean {
+  return entropy < 2.5;
+}
+
+export function placeholderOrVariable(v: string): boolean {
+  return PLACEHOLDER.test(v) || VARIABLE_REFERENCE.test(v);
+}
+
+const ARN = /^arn:aws[\w-]*:[\w-]+:/;
+const EMAIL = /^[\w.+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+$/;
+const FILE_NAME =
+  /^[\w.@+-]*\.(?:pem|key|pub|crt|cer|csr|p12|pfx|jks|gpg|asc|age|enc|json|ya?ml|toml|ini|conf|env|txt|md|xml|properties|sh|[jt]sx?|py|rb|go|sql|db|log|csv|lock|t?gz|zip)$/i;
+
+/** A `/`-separated path whose segments are names (`secret/data/prod/db-2024`): a Vault path, a route. */
+function pathOfNames(v: string): boolean {
+  if (!v.includes("/") || !/^[\w.-]+(?:\/[\w.-]*)+$/.test(v)) return false;
+  const segments = v.split("/").filter((s) => s !== "");
+  // Names keep letters and digits in separate parts; base64 mixes them inside one part.
+  return segments.every((s) => s.split(/[-_.]+/).every((p) => /^(?:[A-Za-z]*|\d*)$/.test(p))) && segments.some((s) => isWordy(s));
+}
+
+/**
+ * Values that name something instead of holding a secret: AWS ARNs (`arn:aws:secretsmanager:…`),
+ * e-mail addresses (service accounts: `bot@proj.iam.gserviceaccount.com`), Vault and other
+ * paths made of names (`secret/data/prod/db`), file names (`db-pass.txt`, `id_ed25519.pub`).
+ */
+export function namesSomething(v: string): boolean {
+  // Cheap character checks first: each pattern is compiled on its first use, and `write` makes
+  // one call per process.
+  return (
+    (v.startsWith("arn:") && ARN.test(v)) ||
+    (v.includes("@") && EMAIL.test(v)) ||
+    (v.includes(".") && FILE_NAME.test(v)) ||
+    (v.includes("/") && pathOfNames(v))
+  );
+}
+
+/** A plain word of prose, with its punctuation (`the`, `Vault,`, `(see`). */
+const PLAIN_WORD = /^[("'`]*(?:[A-Za-z][a-z]*(?:['’-][a-z]+)*|\d+(?:[.,]\d+)*)[)"'`.,!?:;]*$/;
+
+/**
+ * A quoted value with spaces that reads as prose (`"see the vault entry"`): at least half of its
+ * words are plain words. A password with spaces (`"Xk9#2pLq R7vMzz!"`) is made of non-words.
+ */
+export function proseLike(v: string): boolean {
+  if (!/\s/.test(v)) return false;
+  const words = v.split(/\s+/).filter((w) => w !== "");
+  let plain = 0;
+  for (const w of words) if (PLAIN_WORD.test(w)) plain++;
+  return plain * 2 >= words.length;
+}
+
+/** A list of words (`read,write,admin`, `a|b`): names, not a secret. */
+export function wordList(v: string): boolean {
+  const parts = v.split(/[,;&|]+/).filter((p) => p !== "");
+  return parts.length > 1 && parts.every((p) => looksLikeCode(p));
+}
+
+/**
+ * The allow-list of every rule that judges a value by its name (generic assignments, tables,
+ * XML elements, cookies): variables, placeholders, code, word lists, paths, URLs, digests,
+ * versions, names of things, prose.
+ */
+export function notAnAssignedSecret(v: string): boolean {
+  return (
+    placeholderOrVariable(v) ||
+    // A command-line flag (`--expected-current-sha256` in a table of options).
+    (v.startsWith("--") && /^--[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/.test(v)) ||
+    looksLikeCode(v.replace(/=+$/, "")) ||
+    wordList(v) ||
+    PATH_OR_URL.test(v) ||
+    DIGEST.test(v) ||
+    VERSION.test(v) ||
+    namesSomething(v) ||
+    proseLike(v)
+  );
+}

@@ -1,0 +1,402 @@
+/**
+ * Redaction rules whose secret is found by reading the syntax around it, not by a vendor
+ * shape (contract §4, ruling 32): PEM key blocks, generic assignments and their unquoted runs,
+ * YAML block scalars, Markdown tables under a secret-named header, Cookie headers. Every scan
+ * here is linear: it reads only characters that become part of the span it returns, or a
+ * bounded number past them.
+ */
+import { PATH_OR_URL, looksLikeCode, notAnAssignedSecret, placeholderOrVariable, shannonEntropy } from "./redact-kit.ts";
+
+// ---------------------------------------------------------------------------------------------
+// PEM blocks (issue 10: a key block is marker lines and key material, never arbitrary prose)
+
+const PEM_END = /-----END[ A-Z0-9_-]*PRIVATE KEY(?: BLOCK)?-----/y;
+const PEM_HEADER = /(?:Proc-Type|DEK-Info|Version|Comment|Hash|Charset|MessageID):[^\r\n\\]*/y;
+const PEM_BODY = /=?[A-Za-z0-9+/]+={0,3}/y;
+/** Line separators a pasted key carries: real newlines, JSON's `\n` / `\r\n` escapes. */
+const PEM_SEPARATOR = /(?:\r?\n|\\r\\n|\\n)[ \t]*|[ \t]+/y;
+const PEM_NEWLINE = /\r?\n|\\r\\n|\\n/y;
+
+/** Minimum base64 characters of key material for a block to be a key (documentation shows `...`). */
+const PEM_MIN_MATERIAL = 32;
+
+function sticky(pattern: RegExp, text: string, at: number): number {
+  pattern.lastIndex = at;
+  return pattern.test(text) ? pattern.lastIndex : -1;
+}
+
+/**
+ * private-key's refine: from the BEGIN marker, takes the lines that are key material — base64
+ * lines, the `Proc-Type:`/`DEK-Info:` (and PGP armour) headers, blank lines — up to the END
+ * marker. A line of anything else ends the block there: the key is what came before it, and the
+ * prose after it is kept. Without an END line (a truncated paste) the material read is still a
+ * key. Returns null when the block holds fewer than 32 base64 characters (documentation).
+ */
+export function refinePem(text: string, _m: RegExpExecArray, start: number, end: number): [number, number] | null {
+  let i = end;
+  let last = end;
+  let material = 0;
+  let headers = true;
+  for (;;) {
+    const j = sticky(PEM_SEPARATOR, text, i);
+    if (j === -1) break;
+    const endMarker = sticky(PEM_END, text, j);
+    if (endMarker !== -1) {
+      last = endMarker;
+      break;
+    }
+    if (headers) {
+      const h = sticky(PEM_HEADER, text, j);
+      if (h !== -1) {
+        i = last = h;
+        continue;
+      }
+    }
+    const b = sticky(PEM_BODY, text, j);
+    if (b === -1) {
+      // A blank line: go on reading after it.
+      if (sticky(PEM_NEWLINE, text, j) !== -1) {
+        i = j;
+        continue;
+      }
+      break;
+    }
+    const line = text.slice(j, b);
+    // The line must end here: a newline, an escape, a closing quote, a space, or the text's end.
+    const after = b < text.length ? text[b]! : "\n";
+    if (!/[\s\\"'`]/.test(after)) break;
+    const next = sticky(PEM_SEPARATOR, text, b);
+    const beforeEnd = next !== -1 && sticky(PEM_END, text, next) !== -1;
+    const keyLike = (line.length >= 16 && /[0-9+/=]/.test(line)) || line.length >= 40 || /^=|=$/.test(line) || beforeEnd;
+    if (!keyLike) break;
+    material += line.replace(/=/g, "").length;
+    headers = false;
+    i = last = b;
+  }
+  return material >= PEM_MIN_MATERIAL ? [start, last] : null;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Generic assignments
+
+/** Longest unquoted generic value judged, in characters (a longer run is cut here). */
+export const GENERIC_VALUE_MAX = 256;
+
+const SPACE = /\s/;
+const isSpace = (text: string, i: number): boolean => {
+  const c = text.charCodeAt(i);
+  return c <= 0x20 || (c > 0x7e && SPACE.test(text[i]!));
+};
+/** `[A-Za-z_]` */
+const isNameStart = (c: number): boolean => (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c === 0x5f;
+/** `[A-Za-z0-9_.-]` */
+const isNameChar = (c: number): boolean => isNameStart(c) || (c >= 0x30 && c <= 0x39) || c === 0x2e || c === 0x2d;
+
+/**
+ * The end of an unquoted generic value that starts at `start` (contract §4: in `KEY=value`
+ * syntax the value runs to whitespace or the end of the line, so `&`, `;`, `,`, `(`, `<`, `>`
+ * and backticks inside it are part of it, and its entropy is judged on the whole run). The run
+ * stops earlier only where the text is plainly structure, not value:
+ * - at a `"` or `'` (a string in code: `r'…'`, `x=a+"b"`);
+ * - at a `\n`, `\t`, `\r` or `\"` escape (a JSON log line);
+ * - at `&`, `;` or `,` followed by the next `name=` assignment (`;expires=3600`, `,port=5432`);
+ * - at a shell `&&` or `||`;
+ * - at a `)`, `]` or `}` that closes a bracket opened before the value (`f(password=…)`,
+ *   `${VAR:-default}`);
+ * - in a URL query (the key follows `?` or `&`), at `&` and `#`.
+ * Then a trailing `,`, `;`, `&`, an unmatched `>` or backtick, and sentence punctuation after
+ * one of those are dropped: they belong to the code or prose around the value.
+ * At most {@link GENERIC_VALUE_MAX} characters are looked at (plus one capped name look-ahead).
+ */
+export function genericValueEnd(text: string, start: number, inQuery: boolean): number {
+  const limit = Math.min(text.length, start + GENERIC_VALUE_MAX);
+  let parens = 0;
+  let brackets = 0;
+  let braces = 0;
+  let angles = 0;
+  let backticks = 0;
+  let end = start;
+  scan: for (; end < limit; end++) {
+    if (isSpace(text, end)) break;
+    const c = text[end]!;
+    const next = end + 1 < text.length ? text.charCodeAt(end + 1) : -1;
+    switch (c) {
+      case "(":
+        parens++;
+        break;
+      case "[":
+        brackets++;
+        break;
+      case "{":
+        braces++;
+        break;
+      case ")":
+        if (parens-- === 0) break scan;
+        break;
+      case "]":
+        if (brackets-- === 0) break scan;
+        break;
+      case "}":
+        if (braces-- === 0) break scan;
+        break;
+      case "<":
+        angles++;
+        break;
+      case ">":
+        angles--;
+        break;
+      // A quote ends the value: `r'…'`, `f"…"` and `x="a"+y` are code. A backtick does not.
+      case '"':
+      case "'":
+        break scan;
+      case "\\":
+        // `\n`, `\t`, `\r`, `\"`: the line of a JSON log goes on after the escape.
+        if (next === 0x6e || next === 0x74 || next === 0x72 || next === 0x22) break scan;
+        break;
+      case "`":
+        backticks++;
+        break;
+      case "#":
+        if (inQuery) break scan;
+        break;
+      case "|":
+        if (next === 0x7c) break scan;
+        break;
+      case "&":
+      case ";":
+      case ",": {
+        if (c === "&" && (inQuery || next === 0x26)) break scan;
+        if (!isNameStart(next)) break;
+        // The next `name=` assignment. Names between separators never overlap, and each
+        // look-ahead is capped: linear.
+        const cap = Math.min(text.length, end + 2 + GENERIC_VALUE_MAX);
+        let k = end + 2;
+        while (k < cap && isNameChar(text.charCodeAt(k))) k++;
+        if (text[k] === "=") break scan;
+        break;
+      }
+    }
+  }
+  const droppable = (at: number): boolean => {
+    const c = text[at]!;
+    return c === "," || c === ";" || c === "&" || (c === ">" && angles < 0) || (c === "`" && backticks % 2 === 1);
+  };
+  const drop = (): void => {
+    end--;
+    const c = text[end]!;
+    if (c === ">") angles++;
+    else if (c === "`") backticks--;
+  };
+  while (end > start) {
+    if (droppable(end - 1)) {
+      drop();
+      continue;
+    }
+    // `…value`.` at the end of a sentence: the period follows the closing backtick.
+    const c = text[end - 1]!;
+    if ((c === "." || c === ":" || c === "!" || c === "?") && end - 2 >= start && droppable(end - 2)) {
+      drop();
+      continue;
+    }
+    break;
+  }
+  return end;
+}
+
+/**
+ * generic-secret's refine: quoted values are taken as matched; a YAML block scalar's value is
+ * its first line, trailing blanks dropped; an unquoted value is widened to its whole run
+ * ({@link genericValueEnd}) and must then be 8 characters or more. A run that begins with a
+ * nested assignment (`password: admin_pw=…`) is judged on that assignment's value.
+ */
+export function refineGenericValue(text: string, m: RegExpExecArray, start: number, end: number): [number, number] | null {
+  if (m.groups?.["s4"] !== undefined) {
+    let e = end;
+    while (e > start && (text[e - 1] === " " || text[e - 1] === "\t" || text[e - 1] === "\r")) e--;
+    return e - start >= 8 ? [start, e] : null;
+  }
+  if (m.groups?.["s3"] === undefined) return [start, end];
+  const before = text[m.index - 1];
+  const stop = genericValueEnd(text, start, before === "?" || before === "&");
+  // `password: admin_pw=<secret>`: the run begins with a nested assignment; its value is the one
+  // to judge. The name must read as a name, so `Xk9=…` stays part of the value.
+  // One level only: deeper nesting is the same text judged again from the next match.
+  let from = start;
+  let eq = start;
+  while (eq < stop && isNameChar(text.charCodeAt(eq))) eq++;
+  if (eq < stop && text[eq] === "=" && isNameStart(text.charCodeAt(start)) && looksLikeCode(text.slice(start, eq))) from = eq + 1;
+  if (stop - from < 8) return null;
+  return [from, stop];
+}
+
+/**
+ * Ruling 32's conditions for a name that ends in `_KEY` (`ENCRYPTION_KEY`, `sort_key`): the
+ * value needs 16 or more characters, a digit, and not the shape of a dotted identifier
+ * (`user.profile.v2`). Other secret names need only the entropy floor.
+ */
+export function keyNameValueKept(v: string, m: RegExpExecArray): boolean {
+  if (m.groups?.["k"] === undefined) return false;
+  return v.length < 16 || !/\d/.test(v) || /^[A-Za-z_$][\w$-]*(?:\.[A-Za-z_$][\w$-]*)+$/.test(v);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Markdown tables (ruling 32: only cells under a secret-named header that pass the entropy floor)
+
+/** A header cell or first cell that names a secret (`Password`, `API key`, `DB_PASSWORD`, `token`). */
+const SECRET_NAME =
+  /^(?:[\w .-]*?[ _.-])?(?:pass(?:word|wd|phrase)?|pwd|secret|token|api[ _.-]?key|apikey|access[ _.-]?key|private[ _.-]?key|secret[ _.-]?key|credentials?|client[ _.-]?secret)$/i;
+
+/** Cells of one table row: [start, end] of each cell's trimmed content, `\|` kept inside a cell. */
+function cells(text: string, from: number, to: number): Array<[number, number]> {
+  const out: Array<[number, number]> = [];
+  let i = from;
+  if (text[i] === "|") i++;
+  let cellStart = i;
+  for (; i <= to; i++) {
+    if (i === to || (text[i] === "|" && text[i - 1] !== "\\")) {
+      let a = cellStart;
+      let b = i;
+      while (a < b && (text[a] === " " || text[a] === "\t")) a++;
+      while (b > a && (text[b - 1] === " " || text[b - 1] === "\t" || text[b - 1] === "\r")) b--;
+      if (i < to || a < b) out.push([a, b]);
+      cellStart = i + 1;
+    }
+  }
+  return out;
+}
+
+function unticked(text: string, [a, b]: [number, number]): [number, number] {
+  if (b - a >= 2 && text[a] === "`" && text[b - 1] === "`") return [a + 1, b - 1];
+  return [a, b];
+}
+
+/** The entropy floor of the generic rule, applied to table cells. */
+const TABLE_ENTROPY = 3.5;
+
+/**
+ * table-secret's spans: in a Markdown table (header row, `---` row, body rows), the cells under
+ * a header that names a secret, and the value cells of a row whose first cell names one
+ * (`| DB_PASSWORD | … |`). Each must be 8+ characters without spaces and pass the generic
+ * rule's entropy floor and allow-list; the engine then applies the global checks.
+ */
+export function tableSpans(text: string, m: RegExpExecArray): Array<[number, number]> {
+  const block = m[0];
+  const base = m.index;
+  const lines: Array<[number, number]> = [];
+  let s = 0;
+  for (let i = 0; i <= block.length; i++) {
+    if (i === block.length || block[i] === "\n") {
+      if (i > s) lines.push([base + s, base + i]);
+      s = i + 1;
+    }
+  }
+  if (lines.length < 3) return [];
+  const header = cells(text, lines[0]![0], lines[0]![1]).map((c) => text.slice(...unticked(text, c)));
+  const secretColumns = new Set<number>();
+  header.forEach((h, k) => {
+    if (SECRET_NAME.test(h)) secretColumns.add(k);
+  });
+  const out: Array<[number, number]> = [];
+  for (const [from, to] of lines.slice(2)) {
+    const row = cells(text, from, to);
+    const firstNames = row.length > 1 && SECRET_NAME.test(text.slice(...unticked(text, row[0]!)));
+    row.forEach((c, k) => {
+      if (!(secretColumns.has(k) || (firstNames && k > 0))) return;
+      const [a, b] = unticked(text, c);
+      const v = text.slice(a, b);
+      if (v.length < 8 || /\s/.test(v) || shannonEntropy(v) < TABLE_ENTROPY || notAnAssignedSecret(v)) return;
+      out.push([a, b]);
+    });
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Cookie and Set-Cookie headers
+
+const SESSION_NAME = /sess|sid|token|auth|jwt|csrf|xsrf|remember|login|secret|key/i;
+const COOKIE_ATTRIBUTES = /^(?:path|domain|expires|max-age|samesite|secure|httponly|priority|partitioned|version|comment)$/i;
+
+/**
+ * cookie-value's spans: the values of a `Cookie:` header's pairs, and the first pair's value of a
+ * `Set-Cookie:` header (its attributes are kept). A value is a candidate when it is 16+
+ * characters, or 8+ under a session-like name (`session`, `sid`, `token`, `auth`, `csrf`…);
+ * values that read as words or are numbers with dots (`GA1.2.1234567890.1700000000`) are kept.
+ */
+export function cookieSpans(text: string, m: RegExpExecArray): Array<[number, number]> {
+  const set = /^set-/i.test(m[0]);
+  const out: Array<[number, number]> = [];
+  let i = m.index + m[0].length;
+  const stopAt = (k: number): boolean => {
+    const c = text[k];
+    return c === undefined || c === "\n" || c === "\r" || c === '"' || c === "'" || (c === "\\" && /[ntr"]/.test(text[k + 1] ?? ""));
+  };
+  let first = true;
+  while (i < text.length && !stopAt(i)) {
+    while (text[i] === " " || text[i] === "\t") i++;
+    const nameStart = i;
+    while (i < text.length && !stopAt(i) && text[i] !== "=" && text[i] !== ";") i++;
+    const name = text.slice(nameStart, i).trim();
+    if (text[i] !== "=") {
+      if (text[i] === ";") i++;
+      first = false;
+      continue;
+    }
+    i++;
+    const valueStart = i;
+    while (i < text.length && !stopAt(i) && text[i] !== ";" && text[i] !== " " && text[i] !== "\t") i++;
+    let a = valueStart;
+    let b = i;
+    if (b - a >= 2 && text[a] === '"' && text[b - 1] === '"') {
+      a++;
+      b--;
+    }
+    const v = text.slice(a, b);
+    const judged = set ? first && !COOKIE_ATTRIBUTES.test(name) : true;
+    // Numbers with dots (`GA1.2.1234567890.1700000000`, timestamps) are analytics, not sessions.
+    const numeric = /^(?:[A-Za-z]{1,4}\d?\.)?[\d.]+$/.test(v);
+    if (judged && (v.length >= 16 || (v.length >= 8 && SESSION_NAME.test(name))) && !numeric && !notAnAssignedSecret(v)) {
+      out.push([a, b]);
+    }
+    first = false;
+    while (i < text.length && !stopAt(i) && text[i] !== ";") i++;
+    if (text[i] === ";") i++;
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Command-line passwords
+
+/**
+ * cli-password's allow-list: a variable, a placeholder, a path, a flag after `--password ` (the
+ * password is then prompted for), a plain word (`--password prompt` in prose), a port or
+ * address (`-p8080:80`), or a value of code.
+ */
+export function notACliPassword(v: string, m: RegExpExecArray): boolean {
+  // Not the assignment allow-list: a human password often reads as code (`Summer2024!`).
+  return (
+    placeholderOrVariable(v) ||
+    PATH_OR_URL.test(v) ||
+    // `--password --host db`: the next word is a flag, the password is prompted for.
+    (v.startsWith("-") && /^--\w+[ \t]+-/.test(m[0])) ||
+    /^[A-Za-z][a-z]*$/.test(v) ||
+    /^[\d.:/-]+$/.test(v)
+  );
+}
+
+/**
+ * The Discord bot token's first part is the bot's user id (a decimal snowflake) in base64:
+ * `M…`, `N…`, `O…` otherwise collide with long identifiers, so the decoded id is checked.
+ */
+export function notADiscordBotToken(secret: string): boolean {
+  const id = secret.slice(0, secret.indexOf("."));
+  const decoded = Buffer.from(id.replace(/-/g, "+").replace(/_/g, "/"), "base64").toString("latin1");
+  return !/^\d{17,20}$/.test(decoded);
+}
+
+/** Docker's `auth` is base64 of `user:password`; anything else under that name is kept. */
+export function notADockerAuth(secret: string): boolean {
+  const decoded = Buffer.from(secret, "base64").toString("latin1");
+  return !/^[\x21-\x7e]+:[\x20-\x7e]+$/.test(decoded);
+}

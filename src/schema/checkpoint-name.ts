@@ -1,0 +1,22 @@
+// The names and header lines of a checkpoint (ruling 22), apart from its rendering so that the
+// verbs every session starts with (hook, check, read) parse none of the rendering code. Pure.
+
+/** The heading of a checkpoint (contract §12). */
+export const CHECKPOINT_HEADING = "# Session Checkpoint";
+/** A checkpoint's file name: the session-id pattern plus `.md` (ruling 22). */
+export const CHECKPOINT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}\.md$/;
+/** A valid session id (ruling 22). */
+export const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+/** The value of a `Name: value` header line in a checkpoint's first lines, or null. */
+export function headerValue(text: string, name: "Saved" | "Session" | "Session-start" | "Trigger"): string | null {
+  const lines = text.split("\n", 12);
+  for (const line of lines) if (line.startsWith(`${name}: `)) return line.slice(name.length + 2).trim();
+  return null;
+}
+
+/** True when `text` has the shape of a checkpoint: the marker, then the heading in the first four lines. */
+export function isCheckpointText(text: string): boolean {
+  const lines = text.split("\n", 4);
+  return lines[0] === "<!-- memory-schema: v1 -->" && lines.includes(CHECKPOINT_HEADING);
+}
+

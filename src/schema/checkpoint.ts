@@ -1,0 +1,182 @@
+// The checkpoint document of contract §12 and rulings 21–22: rendering within 4,096 bytes,
+// and the few header values other verbs derive from it. Pure.
+import { renderVisible } from "../guard/invisible.ts";
+import { redactText, type RedactionFinding } from "../guard/redact.ts";
+import { quotePath } from "./anchor-lines.ts";
+import type { Capture } from "../agents/transcripts/types.ts";
+import { CHECKPOINT_HEADING } from "./checkpoint-name.ts";
+
+export { CHECKPOINT_HEADING, CHECKPOINT_NAME, SESSION_ID, headerValue, isCheckpointText } from "./checkpoint-name.ts";
+
+/** Largest checkpoint, in bytes (contract §12). */
+export const CHECKPOINT_MAX_BYTES = 4096;
+/** Most user requests kept (contract §12: the last three). */
+export const MAX_REQUESTS = 3;
+
+/** The `Trigger:` values (ruling 22). */
+export type Trigger = "pre-compact" | "post-compact" | "session-end" | "stop" | "unknown";
+
+/** Maps a hook's `hook_event_name` to `Trigger:` (ruling 22). */
+export function triggerOf(event: unknown): Trigger {
+  switch (event) {
+    case "PreCompact":
+    case "PreCompress":
+      return "pre-compact";
+    case "PostCompact":
+      return "post-compact";
+    case "SessionEnd":
+      return "session-end";
+    case "Stop":
+      return "stop";
+    default:
+      return "unknown";
+  }
+}
+
+/** Everything a checkpoint is made of; strings are raw (this module makes them safe). */
+export interface CheckpointInput {
+  saved: string;
+  session: string;
+  sessionStart: string | null;
+  trigger: Trigger;
+  /** `claude transcript`, or why there is none (`no transcript: …`). */
+  source: string;
+  capture: Capture | null;
+  /** The harness's own summary from the hook input (`compact_summary`), when given. */
+  compactSummary: string | null;
+  /** The `## Environment anchors` lines, already rendered (never cut, never redacted). */
+  anchorLines: string[];
+  /** The root, to write edited files relative to it. */
+  root: string;
+}
+
+// Per-item display caps, in code points: enough to recognise the item, small enough that
+// 4 KiB holds every section.
+const CAP = { request: 400, plan: 160, file: 200, command: 200, claim: 600, summary: 1200 };
+// No list can show more than this many items within 4 KiB; older ones are counted, never
+// redacted or rendered (a tail can hold thousands of commands).
+const MAX_ITEMS = 40;
+// Secrets are found in the raw text up to this many characters, before any cut: a cut made
+// first could leave half a token that no rule recognises.
+const REDACT_WINDOW = 16_384;
+
+// Ruling 5's controls, and a CR not followed by LF; shown, never written raw (ruling 21).
+const CONTROLS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\u2028\u2029]|\r(?!\n)/g;
+
+function hexOf(ch: string): string {
+  return `<U+${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}>`;
+}
+
+/**
+ * Makes transcript text safe for one line of a checkpoint: secrets redacted in the raw text
+ * (contract §4), line breaks and tabs flattened to spaces, refused code points and controls
+ * written as `<U+XXXX>` (ruling 21), then cut to `max` code points with `…`.
+ */
+export function safeItem(raw: string, max: number, findings: RedactionFinding[]): string {
+  const { text, findings: found } = redactText(raw.length > REDACT_WINDOW ? raw.slice(0, REDACT_WINDOW) : raw);
+  findings.push(...found);
+  const flat = text.replace(/\r?\n|\t/g, " ").replace(/ {2,}/g, " ").trim();
+  const visible = renderVisible(Buffer.from(flat, "utf8")).text.replace(CONTROLS, hexOf);
+  const cps = [...visible];
+  return cps.length <= max ? visible : `${cps.slice(0, max - 1).join("").trimEnd()}…`;
+}
+
+function quoted(s: string): string {
+  return `"${s.replace(/"/g, "'")}"`;
+}
+
+function relativePath(file: string, root: string): string {
+  const prefix = root.endsWith("/") ? root : `${root}/`;
+  return file.startsWith(prefix) ? file.slice(prefix.length) : file;
+}
+
+const MARK = { done: "[x]", doing: "[~]", open: "[ ]", dropped: "[-]" } as const;
+
+interface Section {
+  heading: string;
+  items: string[];
+  /** How many older items were left out, for the budget (and the count line). */
+  dropped: number;
+  /** Shown when the list is empty. */
+  empty: string;
+  cuttable: boolean;
+}
+
+function renderSections(head: string[], sections: Section[]): string {
+  const out = [...head];
+  for (const s of sections) {
+    out.push("", s.heading);
+    if (s.dropped > 0) out.push(`- (${s.dropped} older left out)`);
+    if (s.items.length === 0 && s.dropped === 0) out.push(s.empty);
+    out.push(...s.items);
+  }
+  return `${out.join("\n")}\n`;
+}
+
+/**
+ * Renders a checkpoint (contract §12): marker, heading, `Saved:`, `Session:`,
+ * `Session-start:`, `Trigger:`, `Source:`, then the sections, anchors last. Over 4,096
+ * bytes, the oldest item of the longest list goes first, repeatedly; the anchors never
+ * (ruling 22). User words are quoted and labelled, the last statement is labelled a claim.
+ * @returns the document and the redaction findings (kinds only are ever reported).
+ */
+export function renderCheckpoint(input: CheckpointInput): { text: string; findings: RedactionFinding[] } {
+  const findings: RedactionFinding[] = [];
+  const cap = input.capture;
+  const head = [
+    "<!-- memory-schema: v1 -->",
+    CHECKPOINT_HEADING,
+    `Saved: ${input.saved}`,
+    `Session: ${input.session}`,
+    `Session-start: ${input.sessionStart ?? "unknown"}`,
+    `Trigger: ${input.trigger}`,
+    `Source: ${input.source}`,
+    "",
+    "Captured automatically from the harness's transcript, without a model: quoted lines are the user's words, the last claim is the agent's statement, not a verified fact. Not confirmed by anyone; a handoff written later supersedes it.",
+  ];
+  const newest = <T>(list: readonly T[] | undefined | null): [T[], number] => {
+    const all = list ?? [];
+    return [all.slice(-MAX_ITEMS), Math.max(0, all.length - MAX_ITEMS)];
+  };
+  const requests = (cap?.userRequests ?? []).slice(-MAX_REQUESTS).map((r) => `- The user wrote: ${quoted(safeItem(r, CAP.request, findings))}`);
+  const [planKept, planOlder] = newest(cap?.plan);
+  const [filesKept, filesOlder] = newest(cap?.filesEdited);
+  const [commandsKept, commandsOlder] = newest(cap?.commands);
+  const plan = planKept.map((p) => `- ${MARK[p.status]} ${safeItem(p.text, CAP.plan, findings)}`);
+  const files = filesKept.map((f) => `- ${quotePath(safeItem(relativePath(f, input.root), CAP.file, findings))}`);
+  const commands = commandsKept.map((c) => `- \`${safeItem(c.command, CAP.command, findings).replace(/`/g, "'")}\` — ${c.status}`);
+  const claim = cap?.lastClaim ? [`- The agent claimed (not verified): ${quoted(safeItem(cap.lastClaim, CAP.claim, findings))}`] : [];
+  const sections: Section[] = [
+    { heading: "## User requests", items: requests, dropped: 0, empty: "- none captured", cuttable: true },
+    { heading: "## Plan state", items: plan, dropped: planOlder, empty: "- none captured", cuttable: true },
+    { heading: "## Files edited", items: files, dropped: filesOlder, empty: "- none captured", cuttable: true },
+    { heading: "## Commands", items: commands, dropped: commandsOlder, empty: "- none captured", cuttable: true },
+    { heading: "## Last claim", items: claim, dropped: 0, empty: "- none captured", cuttable: true },
+  ];
+  if (input.compactSummary !== null && input.compactSummary.trim() !== "") {
+    sections.push({
+      heading: "## Compaction summary",
+      items: [`- The harness summarised (not verified): ${quoted(safeItem(input.compactSummary, CAP.summary, findings))}`],
+      dropped: 0,
+      empty: "- none captured",
+      cuttable: true,
+    });
+  }
+  sections.push({ heading: "## Environment anchors", items: input.anchorLines, dropped: 0, empty: "- none", cuttable: false });
+  let text = renderSections(head, sections);
+  while (Buffer.byteLength(text, "utf8") > CHECKPOINT_MAX_BYTES) {
+    let longest: Section | null = null;
+    for (const s of sections) if (s.cuttable && s.items.length > 0 && (longest === null || s.items.length > longest.items.length)) longest = s;
+    if (longest === null) break;
+    longest.items.shift();
+    longest.dropped++;
+    text = renderSections(head, sections);
+  }
+  return { text, findings };
+}
+
+/** True when two checkpoints are equal apart from `Saved:` and the `- Date:` anchor (ruling 22). */
+export function sameCheckpoint(a: string, b: string): boolean {
+  const strip = (t: string) => t.replace(/^Saved: .*$/m, "").replace(/^- Date: .*$/m, "");
+  return strip(a) === strip(b);
+}

@@ -1,0 +1,81 @@
+// Retention and leftovers of `checkpoints/` (contract §12, rulings 22–23): only names matching
+// the checkpoint pattern are ever deleted as checkpoints; otherwise only `.delivered-<id>`
+// markers and the helper's private temp/claim names.
+import { linkSync, lstatSync, readdirSync, unlinkSync } from "node:fs";
+import path from "node:path";
+import { CHECKPOINT_NAME } from "../schema/checkpoint-name.ts";
+import { checkpointsDir, checkpointsDirState, listCheckpoints, readHead, rmQuietRegular } from "./checkpoints.ts";
+import { listPrivate } from "./private.ts";
+
+/** Checkpoints of this many sessions are kept (contract §12). */
+export const CHECKPOINT_KEEP = 5;
+
+/**
+ * Keeps the checkpoints of the five newest sessions by `Saved:` (contract §12, ruling 22),
+ * never `keep` (the one just written); deletes only names matching the checkpoint pattern,
+ * and their delivered-once markers. @returns the names deleted.
+ */
+export function pruneCheckpoints(root: string, keep: string): string[] {
+  const list = listCheckpoints(root);
+  const survivors = new Set(list.slice(0, CHECKPOINT_KEEP).map((e) => e.name));
+  survivors.add(keep);
+  const deleted: string[] = [];
+  for (const e of list) {
+    if (survivors.has(e.name) || deleted.length >= list.length - CHECKPOINT_KEEP) continue;
+    try {
+      unlinkSync(path.join(checkpointsDir(root), e.name));
+      deleted.push(e.name);
+    } catch {
+      // Gone meanwhile, or not ours to delete: retention is best effort.
+    }
+    rmQuietRegular(path.join(checkpointsDir(root), `.delivered-${e.session}`));
+  }
+  return deleted;
+}
+
+/**
+ * Removes what an interrupted checkpoint left in `checkpoints/` (ruling 23): temp files are
+ * dropped; a claim goes back as the checkpoint when none is there, else it is dropped (a
+ * checkpoint is never archived); markers of sessions with no checkpoint are dropped. Only
+ * private names of the helper are touched, and only regular files or links (never followed).
+ * @returns one line per action.
+ */
+export function cleanCheckpointLeftovers(root: string): string[] {
+  const dir = checkpointsDir(root);
+  if (checkpointsDirState(root) !== "ok") return [];
+  const actions: string[] = [];
+  const entries = listPrivate(dir).filter((e) => CHECKPOINT_NAME.test(e.file));
+  for (const e of [...entries.filter((x) => x.role === "tmp"), ...entries.filter((x) => x.role === "claim")]) {
+    let st;
+    try {
+      st = lstatSync(e.path);
+    } catch {
+      continue;
+    }
+    if (st.isDirectory()) continue;
+    if (e.role === "claim" && st.isFile()) {
+      try {
+        linkSync(e.path, path.join(dir, e.file));
+        actions.push(`checkpoints/${e.file}: put back the version an interrupted checkpoint had claimed`);
+      } catch {
+        // A checkpoint is current: the claim was the version it replaced.
+      }
+    }
+    try {
+      unlinkSync(e.path);
+      actions.push(`checkpoints/${e.file}: dropped ${e.name} left by an interrupted checkpoint`);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  try {
+    for (const name of readdirSync(dir)) {
+      const m = /^\.delivered-(.+)$/.exec(name);
+      if (m && !CHECKPOINT_NAME.test(`${m[1]}.md`)) continue;
+      if (m && readHead(path.join(dir, `${m[1]}.md`), 1) === null) rmQuietRegular(path.join(dir, name));
+    }
+  } catch {
+    // best effort
+  }
+  return actions;
+}

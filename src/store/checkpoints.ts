@@ -1,0 +1,148 @@
+// The `checkpoints/` folder of contract §12 (rulings 22–23) as the session-start verbs see it
+// (hook, check, read): listing and the hook's delivered-once markers. Retention and leftovers
+// are in checkpoint-cleanup.ts.
+import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readSync, unlinkSync, writeSync } from "node:fs";
+import { createHash } from "node:crypto";
+import path from "node:path";
+import { CHECKPOINT_NAME, headerValue, isCheckpointText, SESSION_ID } from "../schema/checkpoint-name.ts";
+import { parseStrictTime } from "../schema/values.ts";
+import { hasPrivatePartner } from "./private.ts";
+import { memoryDir } from "./paths.ts";
+
+/** `<root>/.ai/memory/checkpoints`. */
+export function checkpointsDir(root: string): string {
+  return path.join(memoryDir(root), "checkpoints");
+}
+
+/**
+ * The file-name form of a session id (ruling 22): the id itself when it matches
+ * `^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`, else the first 16 hex of its SHA-256; `unknown`
+ * when missing or empty.
+ */
+export function sessionFileId(id: unknown): string {
+  if (typeof id !== "string" || id === "") return "unknown";
+  if (SESSION_ID.test(id)) return id;
+  return createHash("sha256").update(id, "utf8").digest("hex").slice(0, 16);
+}
+
+/** Whether `checkpoints/` is missing, a real folder (`ok`), or a link or not a folder (`unsafe`: never used, ruling 23). */
+export function checkpointsDirState(root: string): "missing" | "ok" | "unsafe" {
+  try {
+    const st = lstatSync(checkpointsDir(root));
+    return st.isDirectory() && !st.isSymbolicLink() ? "ok" : "unsafe";
+  } catch {
+    return "missing";
+  }
+}
+
+/** One checkpoint file as seen from outside: its session id, its `Saved:` and `Session-start:` instants (ms) when they parse. */
+export interface CheckpointEntry {
+  session: string;
+  name: string;
+  savedMs: number | null;
+  sessionStartMs: number | null;
+}
+
+const HEAD = 1024;
+
+/**
+ * Reads the first bytes of a regular file with one link (or two, the other being a private
+ * temp of an unfinished publication) without following a link or blocking; null otherwise.
+ */
+export function readHead(filePath: string, bytes = HEAD): string | null {
+  let fd: number;
+  try {
+    fd = openSync(filePath, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch {
+    return null;
+  }
+  try {
+    const st = fstatSync(fd, { bigint: true });
+    if (!st.isFile()) return null;
+    // Two links only while a checkpoint's publication is unfinished (its temp is the other):
+    // still the whole new version, so a crash there hides nothing (ruling 23).
+    if (st.nlink !== 1n && !(st.nlink === 2n && hasPrivatePartner(path.dirname(filePath), path.basename(filePath), st.ino))) return null;
+    const buf = Buffer.alloc(bytes);
+    const n = readSync(fd, buf, 0, bytes, 0);
+    return buf.subarray(0, n).toString("utf8");
+  } catch {
+    return null;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function timeOf(value: string | null, now: number): number | null {
+  if (value === null) return null;
+  const t = parseStrictTime(value, now);
+  return "ms" in t ? t.ms : null;
+}
+
+/**
+ * The checkpoints in `checkpoints/`, newest `Saved:` first (unparseable times last). Only
+ * regular single-link files whose name matches the pattern and whose first lines hold the
+ * marker and `# Session Checkpoint` count (ruling 22); anything else is ignored (ruling 23).
+ */
+export function listCheckpoints(root: string, now = Date.now()): CheckpointEntry[] {
+  if (checkpointsDirState(root) !== "ok") return [];
+  let names: string[];
+  try {
+    names = readdirSync(checkpointsDir(root));
+  } catch {
+    return [];
+  }
+  const out: CheckpointEntry[] = [];
+  for (const name of names) {
+    if (!CHECKPOINT_NAME.test(name)) continue;
+    const head = readHead(path.join(checkpointsDir(root), name));
+    if (head === null || !isCheckpointText(head)) continue;
+    out.push({ session: name.slice(0, -3), name, savedMs: timeOf(headerValue(head, "Saved"), now), sessionStartMs: timeOf(headerValue(head, "Session-start"), now) });
+  }
+  return out.sort((a, b) => (b.savedMs ?? -Infinity) - (a.savedMs ?? -Infinity) || a.name.localeCompare(b.name));
+}
+
+/** Removes a regular file or a link (never followed), quietly. */
+export function rmQuietRegular(p: string): void {
+  try {
+    const st = lstatSync(p);
+    if (st.isFile() || st.isSymbolicLink()) unlinkSync(p);
+  } catch {
+    // nothing there
+  }
+}
+
+/** Path of the delivered-once marker of a session (ruling 23). */
+export function deliveredPath(root: string, session: string): string {
+  return path.join(checkpointsDir(root), `.delivered-${session}`);
+}
+
+/** The token recorded in a session's delivered-once marker, or null (missing, a link, not a file). */
+export function readDelivered(root: string, session: string): string | null {
+  const text = readHead(deliveredPath(root, session), 128);
+  return text === null ? null : text.trim();
+}
+
+/**
+ * Records that the checkpoint with `token` was announced to `session` (ruling 23): the old
+ * marker is removed, then a new one created exclusively, without following a link; best
+ * effort and without the lock. @returns false when it could not be written.
+ */
+export function writeDelivered(root: string, session: string, token: string): boolean {
+  const p = deliveredPath(root, session);
+  rmQuietRegular(p);
+  let fd: number;
+  try {
+    fd = openSync(p, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
+  } catch {
+    return false;
+  }
+  try {
+    writeSync(fd, `${token}\n`);
+    return true;
+  } catch {
+    return false;
+  } finally {
+    closeSync(fd);
+  }
+}
+

@@ -1,0 +1,47 @@
+// `brief`'s use of automatic checkpoints (ruling 24), kept out of the brief verb itself.
+import { briefFromCheckpoint, CAPTURED, foldCheckpoint, parseCheckpoint } from "../schema/checkpoint-brief.ts";
+import { renderBrief, type Brief } from "../schema/brief.ts";
+import { checkpointsDir } from "../store/checkpoints.ts";
+import { memoryDir } from "../store/paths.ts";
+import { readManagedFile } from "../store/read.ts";
+import { handoffStateMs, minutesAgo, newestCheckpoint } from "./checkpoint-surface.ts";
+import { ok, type Outcome } from "./types.ts";
+
+/** What `brief --help` says about checkpoints (ruling 35). */
+export const CHECKPOINT_BRIEF_HELP = `Automatic checkpoints (see \`checkpoint --help\`): with no handoff but a checkpoint, the
+brief is drafted from the newest checkpoint (exit 0), every field marked
+${CAPTURED}, and Drift & lessons ends with "source: checkpoint N minutes ago". With
+a handoff and a newer checkpoint (by state time), Goal, Decisions and Do-not-retry stay the
+handoff's, Plan status and the next step come from the checkpoint (marked), and Drift &
+lessons ends with the same source. --json then adds "source": "checkpoint" or
+"handoff+checkpoint" to the "brief" object ("drift" is null with no handoff).
+`;
+
+async function newestText(root: string, now: number): Promise<{ text: string; age: string; savedMs: number } | null> {
+  const entry = newestCheckpoint(root, now);
+  if (entry === null || entry.savedMs === null) return null;
+  try {
+    const got = await readManagedFile(checkpointsDir(root), entry.name, memoryDir(root));
+    return got === null ? null : { text: got.bytes.toString("utf8"), age: minutesAgo(entry.savedMs, now), savedMs: entry.savedMs };
+  } catch {
+    // An unsafe or racing checkpoint is not a reason to refuse the brief.
+    return null;
+  }
+}
+
+/** The brief from the newest checkpoint when there is no handoff, or null when there is none either. */
+export async function coldBriefFromCheckpoint(root: string, json: boolean): Promise<Outcome | null> {
+  const now = Date.now();
+  const cp = await newestText(root, now);
+  if (cp === null) return null;
+  const brief = briefFromCheckpoint(parseCheckpoint(cp.text), cp.age);
+  return ok(json ? `${JSON.stringify({ brief: { ...brief, source: "checkpoint" }, drift: null })}\n` : renderBrief(brief), []);
+}
+
+/** The handoff's brief, with a newer checkpoint folded in (ruling 24). */
+export async function briefWithCheckpoint(root: string, handoffText: string, brief: Brief, now: number): Promise<Brief & { source?: string }> {
+  const hMs = handoffStateMs(handoffText, now);
+  const cp = await newestText(root, now);
+  if (cp === null || hMs === null || cp.savedMs <= hMs) return brief;
+  return { ...foldCheckpoint(brief, parseCheckpoint(cp.text), cp.age), source: "handoff+checkpoint" };
+}

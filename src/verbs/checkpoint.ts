@@ -1,0 +1,304 @@
+import { lstatSync } from "node:fs";
+import { homedir } from "node:os";
+import path from "node:path";
+import { HelperError } from "../errors.ts";
+import { ADAPTERS, isFormat } from "../agents/transcripts/index.ts";
+import { readTranscriptTail, sniffFormat, TAIL_BYTES } from "../agents/transcripts/tail.ts";
+import { emptyCapture, type Capture } from "../agents/transcripts/types.ts";
+import { formatRedactionReport } from "../guard/redact.ts";
+import { runGit } from "../git/run.ts";
+import { parseStatusV2, STATUS_ARGS } from "../git/status.ts";
+import { quotePath } from "../schema/anchor-lines.ts";
+import { headerValue, renderCheckpoint, sameCheckpoint, triggerOf } from "../schema/checkpoint.ts";
+import { isoSeconds, parseStrictTime } from "../schema/values.ts";
+import { checkpointsDir, sessionFileId } from "../store/checkpoints.ts";
+import { cleanCheckpointLeftovers, pruneCheckpoints } from "../store/checkpoint-cleanup.ts";
+import { readStable } from "../store/files.ts";
+import { underLock } from "../store/mutate.ts";
+import { archiveDir, ensureDir, memoryDir } from "../store/paths.ts";
+import { pauseSwitch } from "../store/pause.ts";
+import { publish } from "../store/publish.ts";
+import { failpointOf, rootOption } from "./common.ts";
+import { ok, type Verb, type VerbContext } from "./types.ts";
+
+/** Largest hook input read, in bytes (ruling 20); longer input is ignored, not refused. */
+export const CHECKPOINT_STDIN_BYTES = 1024 * 1024;
+/** Time git may take for the checkpoint's anchors, in ms (ruling 21). */
+export const CHECKPOINT_GIT_MS = 500;
+/** Most dirty paths and bytes on a checkpoint's `- Dirty files:` line (ruling 21). */
+export const CHECKPOINT_DIRTY = { paths: 10, bytes: 1024 };
+
+// Every line this verb prints (all on stderr; stdout stays empty, ruling 25).
+export const CHECKPOINT_LINES = {
+  saved: (name: string) => `checkpoint: saved checkpoints/${name}`,
+  unchanged: (name: string) => `checkpoint: unchanged checkpoints/${name}`,
+  paused: () => "checkpoint: memory writes are paused; nothing was captured",
+  subagent: () => "checkpoint: the hook input comes from a subagent (agent_id); nothing was captured",
+  busy: () => "checkpoint: memory is busy (another save holds the lock); skipped, nothing was captured",
+  skipped: (reason: string) => `checkpoint: skipped: ${reason}`,
+  noTranscript: (reason: string) => `checkpoint: ${reason}; captured the anchors only`,
+  unknownFormat: () => "checkpoint: the transcript's format is not recognised; captured the anchors only",
+  badInput: () => "checkpoint: the hook input is not a JSON object (or is over 1 MiB); captured the anchors only",
+  usage: (what: string) => `checkpoint: ${what}; nothing was captured`,
+  redacted: (report: string) => `checkpoint: ${report.replace(/ \(line \d+\)/g, "")} from the transcript`,
+} as const;
+
+/** What the hook input says (harnesses.md): every field optional. */
+interface HookInput {
+  sessionId: unknown;
+  transcriptPath: string | null;
+  cwd: string | null;
+  event: unknown;
+  compactSummary: string | null;
+  /** Claude Code's `Stop` carries the last reply itself: fresher than a transcript that lags. */
+  lastMessage: string | null;
+  agentId: boolean;
+}
+
+async function readInput(ctx: VerbContext): Promise<HookInput | null> {
+  if (ctx.stdinIsTTY) return { sessionId: undefined, transcriptPath: null, cwd: null, event: undefined, compactSummary: null, lastMessage: null, agentId: false };
+  const data = await ctx.readStdinWithin(1000);
+  if (data === null || data.length === 0) return { sessionId: undefined, transcriptPath: null, cwd: null, event: undefined, compactSummary: null, lastMessage: null, agentId: false };
+  if (data.length > CHECKPOINT_STDIN_BYTES) return null;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(data.toString("utf8"));
+  } catch {
+    return null;
+  }
+  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) return null;
+  const o = parsed as Record<string, unknown>;
+  const s = (v: unknown) => (typeof v === "string" && v !== "" ? v : null);
+  return {
+    sessionId: o.session_id,
+    transcriptPath: s(o.transcript_path),
+    cwd: s(o.cwd),
+    event: o.hook_event_name,
+    compactSummary: s(o.compact_summary),
+    lastMessage: s(o.last_assistant_message),
+    agentId: typeof o.agent_id === "string" && o.agent_id !== "",
+  };
+}
+
+// Root from stdin's cwd (ruling 20): its real path, walked up to the nearest folder holding
+// `.ai/memory` or `.git` (contract "Words"), else the start.
+function rootFromCwd(start: string): string {
+  let dir = start;
+  for (;;) {
+    for (const probe of [path.join(dir, ".ai", "memory"), path.join(dir, ".git")]) {
+      try {
+        lstatSync(probe);
+        return dir;
+      } catch {
+        // keep looking
+      }
+    }
+    const parent = path.dirname(dir);
+    if (parent === dir) return start;
+    dir = parent;
+  }
+}
+
+/** The anchor lines of a checkpoint: git gets 500 ms; dirty files at most 10 paths and 1,024 bytes (ruling 21). */
+export async function checkpointAnchors(root: string, env: Record<string, string | undefined>, nowMs: number): Promise<string[]> {
+  const date = `- Date: ${isoSeconds(nowMs)}`;
+  let r;
+  try {
+    r = await runGit(root, STATUS_ARGS, env, CHECKPOINT_GIT_MS);
+  } catch (err) {
+    const reason = (err as { reason?: string }).reason;
+    if (reason === "timeout") return ["- Branch: unknown (git timed out)", "- HEAD: unknown (git timed out)", "- Dirty files: unknown (git timed out)", date];
+    return [date];
+  }
+  if (r.code !== 0) return [date];
+  const s = parseStatusV2(r.stdout);
+  const shown: string[] = [];
+  let bytes = 0;
+  for (const p of s.dirty) {
+    const q = quotePath(p);
+    if (shown.length >= CHECKPOINT_DIRTY.paths || bytes + Buffer.byteLength(q) + 2 > CHECKPOINT_DIRTY.bytes) break;
+    shown.push(q);
+    bytes += Buffer.byteLength(q) + 2;
+  }
+  if (s.dirty.length > shown.length) shown.push(`… and ${s.dirty.length - shown.length} more`);
+  return [`- Branch: ${s.branch}`, `- HEAD: ${s.head ?? "none (no commits yet)"}`, `- Dirty files: ${shown.length > 0 ? shown.join(", ") : "none"}`, date];
+}
+
+function capture(input: HookInput, format: string | undefined, notes: string[]): { cap: Capture | null; source: string; headStart: string | null } {
+  if (input.transcriptPath === null) {
+    notes.push(CHECKPOINT_LINES.noTranscript("the hook input names no transcript"));
+    return { cap: null, source: "no transcript named by the hook", headStart: null };
+  }
+  const tail = readTranscriptTail(input.transcriptPath);
+  if (!tail.ok) {
+    notes.push(CHECKPOINT_LINES.noTranscript(tail.reason));
+    return { cap: null, source: `no transcript (${tail.reason.replace(/^the transcript /, "")})`, headStart: null };
+  }
+  const chosen = isFormat(format) ? format : sniffFormat(tail.head);
+  if (chosen === null) {
+    notes.push(CHECKPOINT_LINES.unknownFormat());
+    return { cap: null, source: "transcript in an unknown format", headStart: null };
+  }
+  const cap = ADAPTERS[chosen](tail.tail);
+  // The file's first records date the session's start even when the tail is far from them.
+  const headStart = tail.size > TAIL_BYTES ? ADAPTERS[chosen](tail.head).firstTimestamp : null;
+  const what = tail.size > TAIL_BYTES ? `last ${TAIL_BYTES} bytes of` : "";
+  if (cap.records === 0) {
+    notes.push(CHECKPOINT_LINES.noTranscript("the transcript's tail holds no complete record"));
+    return { cap: null, source: `${chosen} transcript with no complete record`, headStart };
+  }
+  return { cap, source: `${what ? `${what} ` : ""}${chosen} transcript`, headStart };
+}
+
+/**
+ * `checkpoint [--format claude|codex|gemini] [--root DIR]` (contract §12, rulings 19–25):
+ * captures the session's state from the hook input and the transcript's tail into
+ * `checkpoints/<session>.md`. Always exit 0, nothing on stdout.
+ */
+export const checkpointVerb: Verb = {
+  name: "checkpoint",
+  options: { root: { type: "string" }, format: { type: "string" } },
+  positionals: [0, 0],
+  help: `usage: node memory_io.mjs checkpoint [--format claude|codex|gemini] [--root DIR] < hook-input.json
+
+Run by harness hooks at a compaction and at a session's end (Claude Code PreCompact,
+PostCompact and SessionEnd; Codex PreCompact and SessionEnd; Gemini PreCompress and
+SessionEnd), never by hand. With no model call, it captures what a handoff would need from
+the hook's JSON on stdin (session_id, transcript_path, cwd, hook_event_name,
+compact_summary, last_assistant_message) and from the tail of the transcript it names, into
+<root>/.ai/memory/checkpoints/<session id>.md:
+
+  <!-- memory-schema: v1 -->
+  # Session Checkpoint
+  Saved: / Session: / Session-start: / Trigger: / Source:
+  ## User requests        the last 3, quoted, labelled as the user's words
+  ## Plan state           the latest todo list or plan (TodoWrite, the task tools,
+                          update_plan, write_todos)
+  ## Files edited
+  ## Commands             each with its recorded status: exit N, ok (success recorded
+                          without a code) or unknown -- never guessed
+  ## Last claim           the agent's last statement, labelled as a claim
+  ## Compaction summary   the harness's own summary, when the hook input carries one
+  ## Environment anchors  branch, HEAD, dirty files (at most 10 paths, 1,024 bytes), date
+
+At most 4,096 bytes: over that, the oldest item of the longest list goes first, repeatedly;
+the anchors are never cut. Trigger comes from hook_event_name: PreCompact/PreCompress
+pre-compact, PostCompact post-compact, SessionEnd session-end, Stop stop, else unknown.
+Session-start is the transcript's first timestamp, kept across rewrites. Session ids
+outside [A-Za-z0-9][A-Za-z0-9._-]{0,127} are written as 16 hex of their SHA-256; a missing
+one is "unknown". Input from a subagent (carrying agent_id) is ignored. Two sessions never
+share a file; the checkpoints of the 5 newest sessions (by Saved:) are kept, and only
+names of this pattern are ever deleted.
+
+The transcript is opened read-only, never through a link, only when it is a regular file;
+at most its last 4 MiB are read (a partial first line dropped), and its first 64 KiB choose
+the format unless --format names it. It is never searched for. A missing, unreadable,
+compressed or unknown transcript gives a checkpoint with the anchors, the trigger and the
+hook input's own summary. Transcript text is redacted (see \`--help redact\`), flattened to
+one line per item, and refused characters are written as <U+XXXX>: content is never
+refused. git gets 500 ms; past that the anchors say "unknown (git timed out)".
+
+It publishes like \`write\` (the lock, a claim, a link that cannot overwrite), taking the
+lock once (--lock-timeout 0): when memory is busy it skips. A checkpoint equal to the
+current one apart from Saved: and - Date: is left as it is. It also removes what an
+interrupted checkpoint left in checkpoints/. The root is --root, else the hook input's cwd
+walked up to the nearest folder holding .ai/memory or .git, else the current directory;
+nothing is written at the home directory or the file system's root.
+
+stdout: nothing, ever (a compaction hook must not print). stderr, one of:
+  ${CHECKPOINT_LINES.saved("<session>.md")}
+  ${CHECKPOINT_LINES.unchanged("<session>.md")}
+  ${CHECKPOINT_LINES.paused()}
+  ${CHECKPOINT_LINES.subagent()}
+  ${CHECKPOINT_LINES.busy()}
+  ${CHECKPOINT_LINES.skipped("<reason>")}
+  ${CHECKPOINT_LINES.usage("<what was wrong>")}
+and, before it, any of:
+  ${CHECKPOINT_LINES.noTranscript("<why>")}
+  ${CHECKPOINT_LINES.unknownFormat()}
+  ${CHECKPOINT_LINES.badInput()}
+  ${CHECKPOINT_LINES.redacted("redacted N secret(s): KIND, …")}
+With SESSION_HANDOFF_DISABLE set it prints nothing at all.
+
+exit: always 0, usage errors included -- a hook must never block the harness.
+`,
+  async run(ctx) {
+    const format = ctx.values.format;
+    if (format !== undefined && !isFormat(format)) {
+      return ok("", [CHECKPOINT_LINES.usage(`--format must be claude, codex or gemini, got ${JSON.stringify(String(format).slice(0, 40))}`)]);
+    }
+    if (ctx.env.SESSION_HANDOFF_DISABLE === "1") return ok("", []);
+    const notes: string[] = [];
+    const input = await readInput(ctx);
+    if (input?.agentId) return ok("", [CHECKPOINT_LINES.subagent()]);
+    if (input === null) notes.push(CHECKPOINT_LINES.badInput());
+    const hook: HookInput = input ?? { sessionId: undefined, transcriptPath: null, cwd: null, event: undefined, compactSummary: null, lastMessage: null, agentId: false };
+    let root: string;
+    try {
+      if (typeof ctx.values.root === "string" && ctx.values.root !== "") root = rootOption(ctx);
+      else {
+        const start = hook.cwd !== null && path.isAbsolute(hook.cwd) ? hook.cwd : ctx.cwd;
+        const st = lstatSync(start);
+        if (!st.isDirectory()) return ok("", [...notes, CHECKPOINT_LINES.skipped(`the hook's cwd ${start} is not a directory`)]);
+        root = rootFromCwd(path.resolve(start));
+      }
+    } catch (err) {
+      return ok("", [...notes, CHECKPOINT_LINES.skipped((err as Error).message)]);
+    }
+    if (root === path.parse(root).root || root === path.resolve(ctx.env.HOME || homedir())) {
+      return ok("", [...notes, CHECKPOINT_LINES.skipped(`${root} is the home directory or the file system's root, not a project`)]);
+    }
+    if (pauseSwitch(memoryDir(root), ctx.env) !== null) return ok("", [CHECKPOINT_LINES.paused()]);
+
+    const session = sessionFileId(hook.sessionId);
+    const name = `${session}.md`;
+    const nowMs = Date.now();
+    const anchorsP = checkpointAnchors(root, ctx.env, nowMs);
+    const got = capture(hook, typeof format === "string" ? format : undefined, notes);
+    if (hook.lastMessage !== null) (got.cap ??= emptyCapture(isFormat(format) ? format : "claude")).lastClaim = hook.lastMessage;
+    const anchorLines = await anchorsP;
+    const dir = checkpointsDir(root);
+    try {
+      const { result, repairs } = await underLock({ root, env: ctx.env, lockTimeoutSeconds: 0 }, async (lock) => {
+        ensureDir(dir);
+        const cleaned = cleanCheckpointLeftovers(root);
+        const prior = await readStable(path.join(dir, name));
+        const priorText = prior?.bytes.toString("utf8") ?? null;
+        const priorStart = priorText === null ? null : headerValue(priorText, "Session-start");
+        const keepStart = priorStart !== null && "ms" in parseStrictTime(priorStart, nowMs) ? priorStart : null;
+        const { text, findings } = renderCheckpoint({
+          saved: isoSeconds(nowMs),
+          session,
+          sessionStart: keepStart ?? got.headStart ?? got.cap?.firstTimestamp ?? null,
+          trigger: triggerOf(hook.event),
+          source: got.source,
+          capture: got.cap,
+          compactSummary: hook.compactSummary,
+          anchorLines,
+          root,
+        });
+        const report = findings.length > 0 ? [CHECKPOINT_LINES.redacted(formatRedactionReport(findings))] : [];
+        if (priorText !== null && sameCheckpoint(priorText, text)) return { lines: [...cleaned, ...report, CHECKPOINT_LINES.unchanged(name)] };
+        const published = await publish({
+          dir,
+          file: name,
+          archiveDir: archiveDir(root),
+          archivePrefix: "CHECKPOINT",
+          archivePrior: false,
+          expectedToken: prior?.token ?? "absent",
+          newMode: 0o600,
+          build: () => Buffer.from(text, "utf8"),
+          failpoint: failpointOf(ctx),
+          lock,
+        });
+        pruneCheckpoints(root, name);
+        return { lines: [...cleaned, ...report, ...published.warnings, CHECKPOINT_LINES.saved(name)] };
+      });
+      return ok("", [...notes, ...repairs, ...result.lines]);
+    } catch (err) {
+      if (err instanceof HelperError && err.code === 4) return ok("", [CHECKPOINT_LINES.paused()]);
+      if (err instanceof HelperError && err.code === 5) return ok("", [CHECKPOINT_LINES.busy()]);
+      return ok("", [...notes, CHECKPOINT_LINES.skipped((err as Error).message)]);
+    }
+  },
+};

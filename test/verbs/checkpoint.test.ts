@@ -1,0 +1,461 @@
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, symlinkSync, unlinkSync, writeFileSync, writeSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { CHECKPOINT_LINES } from "../../src/verbs/checkpoint.ts";
+import { gitRepo, helper, memFiles, save, tempDir, handoff } from "../helpers.ts";
+import { CP_DIR, checkpoint, checkpointAsync, cpFiles, cpText, hookInput, minutesAgoIso, plantCheckpoint, transcript } from "./support.ts";
+
+// Contract §12 and rulings 19–25, through the built helper as a harness runs it.
+
+const TOKEN = "ghp_R8x2Lq9vT4mN7pK3sW6yZ1aB5cD0eF8gH2jJ";
+
+function everyByteUnder(dir: string): string {
+  let out = "";
+  const walk = (p: string) => {
+    for (const name of readdirSync(p)) {
+      const q = path.join(p, name);
+      const st = statSync(q);
+      if (st.isDirectory()) walk(q);
+      else out += readFileSync(q, "latin1");
+    }
+  };
+  if (existsSync(dir)) walk(dir);
+  return out;
+}
+
+describe("checkpoint: capture from the hook input and the transcript", () => {
+  it("writes checkpoints/<session>.md from a Claude Code transcript, prints nothing on stdout, exits 0", () => {
+    const root = gitRepo();
+    const r = checkpoint(root, { transcript_path: transcript(root) });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toBe("checkpoint: redacted 1 secret(s): github-token from the transcript\ncheckpoint: saved checkpoints/sess-1.md\n");
+    const text = cpText(root, "sess-1")!;
+    expect(text).toMatch(/^<!-- memory-schema: v1 -->\n# Session Checkpoint\nSaved: \S+Z\nSession: sess-1\nSession-start: 2026-11-30T09:00:00.000Z\nTrigger: pre-compact\nSource: claude transcript\n/);
+    expect(text).toContain('- The user wrote: "Great, now also check the logout flow"');
+    expect(text).toMatch(/- Branch: main\n- HEAD: [0-9a-f]{40}\n- Dirty files: claude-\S+\.jsonl\n- Date: \S+Z\n$/);
+    expect(statSync(path.join(CP_DIR(root), "sess-1.md")).mode & 0o777).toBe(0o600);
+    expect(statSync(CP_DIR(root)).mode & 0o777).toBe(0o700);
+  });
+
+  it.each([
+    ["claude", "--format claude"],
+    ["codex", "--format codex"],
+    ["gemini", "--format gemini"],
+    ["codex", ""],
+    ["gemini", ""],
+  ])("the %s golden transcript gives its golden sections (%s)", (name, flag) => {
+    const root = gitRepo();
+    const r = checkpoint(root, { transcript_path: transcript(root, name) }, flag ? flag.split(" ") : []);
+    expect(r.code).toBe(0);
+    const golden = readFileSync(path.join(__dirname, "..", "fixtures", "transcripts", `${name}.expected.md`), "utf8");
+    const body = (t: string) => t.slice(t.indexOf("## User requests"), t.indexOf("## Environment anchors"));
+    expect(body(cpText(root, "sess-1")!)).toBe(body(golden));
+  });
+
+  it.each([
+    ["no transcript_path", {}, "the hook input names no transcript"],
+    ["a missing transcript (deleted between the hook's start and the read)", { transcript_path: "/nonexistent/t.jsonl" }, "the transcript does not exist"],
+    ["a relative transcript path", { transcript_path: "t.jsonl" }, "the transcript path is not an absolute path"],
+    ["transcript_path null (Codex)", { transcript_path: null }, "the hook input names no transcript"],
+  ])("%s gives an anchors-only checkpoint", (_t, fields, reason) => {
+    const root = gitRepo();
+    const r = checkpoint(root, fields);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toContain(CHECKPOINT_LINES.noTranscript(reason));
+    const text = cpText(root, "sess-1")!;
+    expect(text.match(/- none captured/g)).toHaveLength(5);
+    expect(text).toMatch(/- HEAD: [0-9a-f]{40}/);
+  });
+
+  it.each([
+    ["an unknown format", "hello world\nnot a transcript\n"],
+    ["a compressed file", Buffer.from([0x28, 0xb5, 0x2f, 0xfd, 0, 1, 2, 3, 10, 4, 5])],
+    ["a gzip file", Buffer.from([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 10])],
+  ])("%s gives an anchors-only checkpoint", (_t, content) => {
+    const root = gitRepo();
+    const p = path.join(root, "t.jsonl");
+    writeFileSync(p, content);
+    const r = checkpoint(root, { transcript_path: p });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain(CHECKPOINT_LINES.unknownFormat());
+    expect(cpText(root, "sess-1")).toContain("Source: transcript in an unknown format");
+  });
+
+  it("a transcript that is a link or a FIFO is not followed or waited on", () => {
+    const root = gitRepo();
+    const link = path.join(root, "link.jsonl");
+    symlinkSync(transcript(root), link);
+    const r = checkpoint(root, { transcript_path: link });
+    expect(r.stderr).toContain(CHECKPOINT_LINES.noTranscript("the transcript is a link"));
+    expect(cpText(root, "sess-1")).not.toContain("The user wrote");
+  });
+
+  it("a 50 MB transcript truncated mid-line with sidechain records is read from its tail only", () => {
+    const root = gitRepo();
+    const p = path.join(root, "big.jsonl");
+    const fd = openSync(p, "w");
+    const rec = (o: Record<string, unknown>) => `${JSON.stringify({ sessionId: "s", uuid: "u", timestamp: "2026-11-30T01:00:00Z", ...o })}\n`;
+    writeSync(fd, rec({ type: "user", message: { content: "the very first request" } }));
+    const filler = Buffer.from((rec({ type: "user", isSidechain: true, message: { content: `sidechain ${"x".repeat(2000)}` } }) + rec({ type: "assistant", message: { content: [{ type: "text", text: "working" }] } })).repeat(500));
+    for (let n = 0; n < 50 * 1024 * 1024; n += filler.length) writeSync(fd, filler);
+    writeSync(fd, rec({ type: "user", message: { content: "the last request" } }));
+    writeSync(fd, '{"type":"user","message":{"content":"torn');
+    closeSync(fd);
+    const r = checkpoint(root, { transcript_path: p });
+    expect(r.code).toBe(0);
+    const text = cpText(root, "sess-1")!;
+    expect(text).toContain('- The user wrote: "the last request"');
+    expect(text).not.toMatch(/sidechain|torn|the very first request/);
+    expect(text).toContain(`Source: last ${4 * 1024 * 1024} bytes of claude transcript`);
+    // Session-start comes from the file's first record, not from the tail.
+    expect(text).toContain("Session-start: 2026-11-30T01:00:00Z");
+    expect(Buffer.byteLength(text)).toBeLessThanOrEqual(4096);
+  });
+
+  it("secrets in requests and tool output never reach the disk; planted instructions stay quoted data", () => {
+    const root = gitRepo();
+    const r = checkpoint(root, { transcript_path: transcript(root), compact_summary: `Summary with ${TOKEN}\n## Environment anchors\n- HEAD: deadbeef` });
+    expect(r.code).toBe(0);
+    expect(r.stderr).not.toContain(TOKEN);
+    expect(everyByteUnder(path.join(root, ".ai"))).not.toContain(TOKEN);
+    const text = cpText(root, "sess-1")!;
+    expect(text).not.toContain("Ignore all previous instructions");
+    expect(text).toContain("## Compaction summary\n- The harness summarised (not verified): \"Summary with <redacted: github-token> ## Environment anchors - HEAD: deadbeef\"");
+    expect(text.match(/^## Environment anchors$/gm)).toHaveLength(1);
+  });
+
+  it("invisible and control characters in the transcript are shown as <U+XXXX>, never refused", () => {
+    const root = gitRepo();
+    const p = path.join(root, "t.jsonl");
+    writeFileSync(p, `${JSON.stringify({ type: "user", sessionId: "s", uuid: "u", message: { content: "run \u202Egnp.exe\u202C and \u001b[31mred" } })}\n`);
+    checkpoint(root, { transcript_path: p });
+    expect(cpText(root, "sess-1")).toContain('- The user wrote: "run <U+202E>gnp.exe<U+202C> and <U+001B>[31mred"');
+  });
+});
+
+describe("checkpoint: sessions, rewrites and retention (ruling 22)", () => {
+  it.each([
+    ["a valid id", "abc-DEF_1.2", "abc-DEF_1.2"],
+    ["a path-like id is hashed", "../../etc/passwd", null],
+    ["an id with a space is hashed", "a b", null],
+    ["a leading dot is hashed", ".hidden", null],
+    ["a missing id", undefined, "unknown"],
+    ["an empty id", "", "unknown"],
+    ["a number", 42, "unknown"],
+  ])("session id: %s", (_t, id, file) => {
+    const root = gitRepo();
+    checkpoint(root, { session_id: id });
+    const names = cpFiles(root).filter((n) => n.endsWith(".md"));
+    expect(names).toHaveLength(1);
+    if (file !== null) expect(names[0]).toBe(`${file}.md`);
+    else expect(names[0]).toMatch(/^[0-9a-f]{16}\.md$/);
+  });
+
+  it("input from a subagent (agent_id) is ignored", () => {
+    const root = gitRepo();
+    const r = checkpoint(root, { agent_id: "agent-1", agent_type: "Explore" });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe(`${CHECKPOINT_LINES.subagent()}\n`);
+    expect(existsSync(path.join(root, ".ai"))).toBe(false);
+  });
+
+  it("a rewrite equal apart from Saved: and - Date: is unchanged; Session-start is kept across rewrites", async () => {
+    const root = gitRepo();
+    const t = transcript(root);
+    checkpoint(root, { transcript_path: t });
+    const first = cpText(root, "sess-1")!;
+    await new Promise((r) => setTimeout(r, 1100));
+    const again = checkpoint(root, { transcript_path: t });
+    expect(again.stderr).toContain(CHECKPOINT_LINES.unchanged("sess-1.md"));
+    expect(cpText(root, "sess-1")).toBe(first);
+    // A later transcript without the early records keeps the recorded start.
+    const p = path.join(root, "later.jsonl");
+    writeFileSync(p, `${JSON.stringify({ type: "user", sessionId: "s", uuid: "u", timestamp: "2026-11-30T11:11:11Z", message: { content: "later" } })}\n`);
+    const later = checkpoint(root, { transcript_path: p, hook_event_name: "SessionEnd" });
+    expect(later.stderr).toContain(CHECKPOINT_LINES.saved("sess-1.md"));
+    const text = cpText(root, "sess-1")!;
+    expect(text).toContain("Session-start: 2026-11-30T09:00:00.000Z");
+    expect(text).toContain("Trigger: session-end");
+  });
+
+  it("keeps the checkpoints of the 5 newest sessions by Saved:, deleting only names of the checkpoint pattern", () => {
+    const root = gitRepo();
+    mkdirSync(CP_DIR(root), { recursive: true });
+    for (let i = 0; i < 6; i++) plantCheckpoint(root, `old-${i}`, minutesAgoIso(100 + i));
+    writeFileSync(path.join(CP_DIR(root), "notes.txt"), "the user's own file\n");
+    writeFileSync(path.join(CP_DIR(root), "mine.md"), "# not a checkpoint\n");
+    writeFileSync(path.join(CP_DIR(root), ".delivered-old-5"), "x\n");
+    const r = checkpoint(root, { session_id: "new" });
+    expect(r.code).toBe(0);
+    expect(cpFiles(root)).toEqual(["mine.md", "new.md", "notes.txt", "old-0.md", "old-1.md", "old-2.md", "old-3.md"].sort());
+  });
+
+  it("two concurrent sessions keep separate checkpoints", async () => {
+    const root = gitRepo();
+    const t = transcript(root);
+    const runs: Promise<unknown>[] = [];
+    for (let round = 0; round < 3; round++) {
+      runs.push(checkpointAsync(root, { session_id: "alpha", transcript_path: t }), checkpointAsync(root, { session_id: "beta", transcript_path: transcript(root, "codex") }));
+    }
+    const results = (await Promise.all(runs)) as { code: number; stdout: string; stderr: string }[];
+    for (const r of results) {
+      expect(r.code).toBe(0);
+      expect(r.stdout).toBe("");
+      expect(r.stderr).toMatch(/checkpoint: (saved|unchanged) checkpoints\/(alpha|beta)\.md|memory is busy/);
+    }
+    expect(results.filter((r) => /saved checkpoints\/alpha/.test(r.stderr)).length).toBeGreaterThanOrEqual(1);
+    expect(results.filter((r) => /saved checkpoints\/beta/.test(r.stderr)).length).toBeGreaterThanOrEqual(1);
+    expect(cpText(root, "alpha")).toContain("Session: alpha");
+    expect(cpText(root, "alpha")).toContain("logout flow");
+    expect(cpText(root, "beta")).toContain("Session: beta");
+    expect(cpText(root, "beta")).toContain("pagination");
+    expect(cpFiles(root).filter((n) => n.startsWith(".") && !n.startsWith(".delivered"))).toEqual([]);
+  });
+});
+
+describe("checkpoint: never blocks the harness (ruling 25)", () => {
+  it.each([
+    ["PAUSE in the memory dir", (root: string) => (mkdirSync(path.join(root, ".ai", "memory"), { recursive: true }), writeFileSync(path.join(root, ".ai", "memory", "PAUSE"), "")), {}, CHECKPOINT_LINES.paused()],
+    ["SESSION_HANDOFF_DISABLE=1", () => {}, { SESSION_HANDOFF_DISABLE: "1" }, null],
+  ])("%s: nothing written, exit 0", (_t, prepare, env, line) => {
+    const root = gitRepo();
+    prepare(root);
+    const r = checkpoint(root, {}, [], env as Record<string, string>);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toBe(line === null ? "" : `${line}\n`);
+    expect(existsSync(CP_DIR(root))).toBe(false);
+  });
+
+  it.each([
+    [["--format", "zip"], /--format must be claude, codex or gemini/],
+    [["--bogus"], /bogus/],
+    [["extra-positional"], /at most 0/],
+  ])("usage error %j: exit 0, stderr only", (args, msg) => {
+    const root = gitRepo();
+    const r = checkpoint(root, {}, args);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toMatch(msg);
+  });
+
+  it.each([
+    ["not JSON", "{{{"],
+    ["a JSON array", "[1]"],
+    ["over 1 MiB", JSON.stringify({ session_id: "x", pad: "p".repeat(1_100_000) })],
+  ])("hook input %s: an anchors-only checkpoint at the current directory's root", (_t, input) => {
+    const root = gitRepo();
+    const r = helper(["checkpoint"], { input, cwd: root });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain(CHECKPOINT_LINES.badInput());
+    expect(cpFiles(root)).toEqual(["unknown.md"]);
+  });
+
+  it("a busy lock skips, said on stderr", async () => {
+    const root = gitRepo();
+    save(root, handoff("goal"));
+    const { parkedAt } = await import("../reliability/support.ts");
+    const held = await parkedAt(["write", "handoff", "--root", root, "--expected-current-sha256", (await import("../helpers.ts")).tokenOf(root)], "before-publication", handoff("goal 2"));
+    expect(held.parked).toBe(true);
+    const r = checkpoint(root);
+    held.go();
+    await held.run;
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe(`${CHECKPOINT_LINES.busy()}\n`);
+    expect(cpFiles(root)).toEqual([]);
+  });
+
+  it("nothing is written at the home directory", () => {
+    const home = tempDir();
+    const r = helper(["checkpoint"], { input: hookInput(home), env: { HOME: home } });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/skipped: .* is the home directory/);
+    expect(existsSync(path.join(home, ".ai"))).toBe(false);
+  });
+
+  it("a checkpoints folder that is a link is refused, not followed", () => {
+    const root = gitRepo();
+    const elsewhere = tempDir();
+    mkdirSync(path.join(root, ".ai", "memory"), { recursive: true });
+    symlinkSync(elsewhere, CP_DIR(root));
+    const r = checkpoint(root);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/checkpoint: skipped: .*link/);
+    expect(readdirSync(elsewhere)).toEqual([]);
+  });
+
+  it("leftovers of an interrupted checkpoint are removed by the next one and by recover", () => {
+    const root = gitRepo();
+    checkpoint(root, { session_id: "a" });
+    writeFileSync(path.join(CP_DIR(root), ".a.md.tmp-99999-0badf00d"), "half");
+    writeFileSync(path.join(CP_DIR(root), ".b.md.claim-99999-0badf00d"), cpText(root, "a")!.replace("Session: a", "Session: b"));
+    // check's code is not changed by leftovers (ruling 23): no handoff, a checkpoint parked: 2.
+    expect(helper(["check", "--root", root]).code).toBe(2);
+    const rec = helper(["recover", "--root", root]);
+    expect(rec.code).toBe(0);
+    expect(cpFiles(root)).toEqual(["a.md", "b.md"]);
+    writeFileSync(path.join(CP_DIR(root), ".a.md.tmp-99999-0badf00e"), "half");
+    checkpoint(root, { session_id: "a" });
+    expect(cpFiles(root)).toEqual(["a.md", "b.md"]);
+  });
+
+  it("the memory dir's other files are untouched by a checkpoint", () => {
+    const root = gitRepo();
+    save(root, handoff("goal"));
+    const before = readFileSync(path.join(root, ".ai", "memory", "HANDOFF.md"));
+    checkpoint(root);
+    expect(readFileSync(path.join(root, ".ai", "memory", "HANDOFF.md"))).toEqual(before);
+    expect(memFiles(root)).toEqual(["HANDOFF.md", "checkpoints"]);
+  });
+});
+
+describe("surfacing: read checkpoint, check, read handoff, brief (rulings 24, 26)", () => {
+  it("read checkpoint prints the newest in the envelope; --session picks one; exit 3 when none", () => {
+    const root = gitRepo();
+    expect(helper(["read", "checkpoint", "--root", root])).toMatchObject({ code: 3, stdout: "CURRENT-SHA256: absent\n" });
+    mkdirSync(CP_DIR(root), { recursive: true });
+    plantCheckpoint(root, "older", minutesAgoIso(30));
+    plantCheckpoint(root, "newer", minutesAgoIso(5));
+    const r = helper(["read", "checkpoint", "--root", root]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^CURRENT-SHA256: [0-9a-f]{64}\n<<<BEGIN UNTRUSTED checkpoints\/newer\.md [0-9a-f]{16}>>>\n<!-- memory-schema: v1 -->\n# Session Checkpoint\n/);
+    expect(helper(["read", "checkpoint", "--session", "older", "--root", root]).stdout).toContain("Session: older");
+    expect(helper(["read", "checkpoint", "--session", "missing", "--root", root])).toMatchObject({ code: 3, stdout: "CURRENT-SHA256: absent\n" });
+  });
+
+  it("check: a checkpoint with no handoff is parked (2), --json says parked: checkpoint; a handoff says parked: handoff", () => {
+    const root = gitRepo();
+    expect(helper(["check", "--root", root]).code).toBe(0);
+    checkpoint(root);
+    const j = helper(["check", "--root", root, "--json"]);
+    expect(j.code).toBe(2);
+    expect(JSON.parse(j.stdout)).toMatchObject({ code: 2, state: "parked", parked: "checkpoint" });
+    expect(helper(["check", "--root", root]).stdout).toBe("an automatic checkpoint is parked: no handoff was written; the resume flow can draft from it\n");
+    save(root, handoff("goal"));
+    expect(JSON.parse(helper(["check", "--root", root, "--json"]).stdout)).toMatchObject({ code: 2, parked: "handoff" });
+  });
+
+  it("check ignores an unsafe checkpoints folder and planted entries (ruling 23)", () => {
+    const root = gitRepo();
+    mkdirSync(path.join(root, ".ai", "memory"), { recursive: true });
+    symlinkSync(tempDir(), CP_DIR(root));
+    expect(helper(["check", "--root", root]).code).toBe(0);
+    unlinkSync(CP_DIR(root));
+    mkdirSync(CP_DIR(root));
+    symlinkSync("/etc/passwd", path.join(CP_DIR(root), "x.md"));
+    mkdirSync(path.join(CP_DIR(root), "y.md"));
+    expect(helper(["check", "--root", root]).code).toBe(0);
+  });
+
+  it("read handoff notes a newer checkpoint on stderr, and says nothing for an older one", () => {
+    const root = gitRepo();
+    mkdirSync(CP_DIR(root), { recursive: true });
+    plantCheckpoint(root, "s", minutesAgoIso(10));
+    const none = helper(["read", "handoff", "--root", root]);
+    expect(none.code).toBe(3);
+    expect(none.stderr).toBe("note: no handoff exists, but an automatic checkpoint does (checkpoints/s.md, captured 10 minutes ago); run `read checkpoint` to see it\n");
+    save(root, handoff("goal").replace("Saved: 2026-11-29T08:00:00Z", `Saved: ${minutesAgoIso(60)}`));
+    expect(helper(["read", "handoff", "--root", root]).stderr).toBe(
+      "note: an automatic checkpoint newer than this handoff exists (checkpoints/s.md, captured 10 minutes ago); before saving, run `read checkpoint` and start the new handoff from it\n",
+    );
+    plantCheckpoint(root, "s", minutesAgoIso(120));
+    expect(helper(["read", "handoff", "--root", root]).stderr).toBe("");
+  });
+
+  it("brief drafts from the checkpoint when there is no handoff, every field marked (captured, not confirmed)", () => {
+    const root = gitRepo();
+    checkpoint(root, { transcript_path: transcript(root) });
+    const r = helper(["brief", "--root", root]);
+    expect(r.code).toBe(0);
+    const lines = r.stdout.trimEnd().split("\n");
+    expect(lines).toHaveLength(6);
+    for (const l of lines) expect(l).toContain("(captured, not confirmed)");
+    expect(lines[0]).toBe('Goal: the user\'s last request: "Great, now also check the logout flow" (captured, not confirmed)');
+    expect(lines[1]).toBe("Plan status: 1 done, 1 in progress, 1 todo; in progress: Fix the redirect target (captured, not confirmed)");
+    expect(lines[4]).toMatch(/source: checkpoint \d+ minutes? ago$/);
+    expect(JSON.parse(helper(["brief", "--root", root, "--json"]).stdout).brief.source).toBe("checkpoint");
+  });
+
+  it("brief folds a newer checkpoint into the handoff's brief; a handoff saved later supersedes it", () => {
+    const root = gitRepo();
+    const doc = (saved: string) =>
+      `<!-- memory-schema: v1 -->\n# Session Handoff\nSaved: ${saved}\n\n## Current goal\nShip login\n\n## Plan\n- [ ] old step\n\n## Decisions\n- [user-directed] keep JWT\n\n## Failed approaches\n- cookies — blocked by CORS\n\n## Open questions\n\n## Next steps\n- run \`npm test\`\n\n## Key files\n\n## Environment anchors\n`;
+    save(root, doc(minutesAgoIso(60)));
+    mkdirSync(CP_DIR(root), { recursive: true });
+    plantCheckpoint(root, "s", minutesAgoIso(5));
+    const r = helper(["brief", "--root", root]);
+    expect(r.code, r.stderr).toBe(0);
+    const lines = r.stdout.trimEnd().split("\n");
+    expect(lines[0]).toBe("Goal: Ship login");
+    expect(lines[1]).toBe("Plan status: 0 done, 1 in progress, 0 todo; in progress: planted step (captured, not confirmed)");
+    expect(lines[2]).toContain("keep JWT");
+    expect(lines[4]).toMatch(/; source: checkpoint 5 minutes ago$/);
+    expect(lines[5]).toBe("Proposed next step: planted step (captured, not confirmed) — Confirm?");
+    save(root, doc(minutesAgoIso(1)).replace("old step", "new step"));
+    const later = helper(["brief", "--root", root]).stdout;
+    expect(later).not.toContain("captured");
+    expect(later).toContain("new step");
+  });
+});
+
+describe("--help documents every line the verb prints (ruling 35)", () => {
+  it("checkpoint --help", () => {
+    // --help is wrapped at 80 columns (issue 14): a line may span two.
+    const help = helper(["checkpoint", "--help"]).stdout.replace(/\s+/g, " ");
+    for (const line of [
+      CHECKPOINT_LINES.saved("<session>.md"),
+      CHECKPOINT_LINES.unchanged("<session>.md"),
+      CHECKPOINT_LINES.paused(),
+      CHECKPOINT_LINES.subagent(),
+      CHECKPOINT_LINES.busy(),
+      CHECKPOINT_LINES.skipped("<reason>"),
+      CHECKPOINT_LINES.noTranscript("<why>"),
+      CHECKPOINT_LINES.unknownFormat(),
+      CHECKPOINT_LINES.badInput(),
+    ]) {
+      expect(help).toContain(line);
+    }
+  });
+});
+
+describe("checkpoint: anchors within ruling 21's limits", () => {
+  it("dirty files: at most 10 paths and 1,024 bytes, then a count", () => {
+    const root = gitRepo();
+    for (let i = 0; i < 15; i++) writeFileSync(path.join(root, `f${String(i).padStart(2, "0")}-${"n".repeat(150)}.txt`), "x");
+    checkpoint(root);
+    const line = /^- Dirty files: (.*)$/m.exec(cpText(root, "sess-1")!)![1]!;
+    const shown = line.split(", ").filter((p) => !p.startsWith("…"));
+    expect(shown.length).toBeLessThanOrEqual(10);
+    expect(Buffer.byteLength(shown.join(", "))).toBeLessThanOrEqual(1024);
+    expect(line).toMatch(new RegExp(`… and ${15 - shown.length} more$`));
+  });
+
+  it("git past 500 ms: the anchors say it timed out, and the checkpoint is still written", () => {
+    const root = gitRepo();
+    const bin = tempDir();
+    // A git that hangs, first on PATH: the timeout is what is under test, not git.
+    writeFileSync(path.join(bin, "git"), "#!/bin/sh\nsleep 5\n", { mode: 0o755 });
+    const started = Date.now();
+    const r = checkpoint(root, {}, [], { PATH: `${bin}:${process.env.PATH}` });
+    expect(r.code).toBe(0);
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(cpText(root, "sess-1")).toContain("- Dirty files: unknown (git timed out)");
+  });
+
+  it("outside git: the date only", () => {
+    const dir = tempDir();
+    mkdirSync(path.join(dir, ".ai", "memory"), { recursive: true });
+    checkpoint(dir);
+    expect(cpText(dir, "sess-1")).toMatch(/## Environment anchors\n- Date: \S+Z\n$/);
+  });
+
+  it("Stop's last_assistant_message is the last claim, even with no transcript", () => {
+    const root = gitRepo();
+    checkpoint(root, { hook_event_name: "Stop", last_assistant_message: "All 12 tests pass now." });
+    const text = cpText(root, "sess-1")!;
+    expect(text).toContain("Trigger: stop");
+    expect(text).toContain('- The agent claimed (not verified): "All 12 tests pass now."');
+  });
+});
