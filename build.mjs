@@ -15,8 +15,13 @@
 // 1. Cold verbs travel as text. Every verb that `src/verbs/index.ts` loads and that is not in
 //    HOT_VERB_FILES below (anchors, drift, brief, redact, and any verb added later) is built,
 //    with any npm packages it needs, into a CommonJS "chunk" that
-//    the bundle holds as a string literal and compiles with `new Function` the first time
-//    one of those verbs is loaded. Scanning a string is far cheaper than pre-parsing code.
+//    the bundle holds as a string literal and compiles with `node:vm`'s `compileFunction`
+//    the first time one of those verbs is loaded. Scanning a string is far cheaper than
+//    pre-parsing code. Never `new Function` or `eval`: hardened Node
+//    (`--disallow-code-generation-from-strings`) forbids them, while `node:vm` compiles
+//    through V8's embedder API, which that flag does not govern (measured against
+//    `new Function` on hook, read, check, write: no difference beyond the machine's spread;
+//    CONTRIBUTING.md). test/bench/hardened.test.ts runs every verb under that flag.
 //    The chunk does not get its own copy of a src/ module that the hot part already holds:
 //    it is handed the hot part's instance (`__shared`), so error classes stay one class
 //    (`instanceof HelperError` in cli.ts) and module state is not duplicated.
@@ -24,11 +29,16 @@
 //    (proper-lockfile for `write`) is a chunk of its own, compiled when the importing module
 //    is first evaluated; only CommonJS packages may be (their default import is then exactly
 //    `module.exports`, as in Node), an ESM one is a build error naming it.
+// 2b. Cold src modules. A src file named `*.cold.ts` that a hot module imports (named imports
+//    only) is a chunk of its own too, and the import becomes a facade whose properties compile
+//    the chunk when first read: code that hot verbs need only sometimes (the rules and Unicode
+//    tables of the invisible-character guard, needed only when a text holds a candidate code
+//    point) costs nothing at start-up. The cold verbs' chunk is handed the same instance.
 // 3. Builtins load on first use. `import { x } from "node:y"` in src/ becomes a facade whose
 //    properties `require("node:y")` when first read, so `hook` never loads node:crypto.
 //
-// The cost: a cold verb compiles its chunk (a few ms, once per process), and a chunk's stack
-// frames are named `memory_io.mjs?chunk=<name>`. test/bench/lazy-bundle.test.ts checks the
+// The cost: a cold verb compiles its chunk (a few ms, once per process; `node:vm` is loaded
+// then, not before), and a chunk's stack frames are named `memory_io.mjs?chunk=<name>`. test/bench/lazy-bundle.test.ts checks the
 // rules on the built file; `npm run bench` measures them.
 import { build } from "esbuild";
 import { readFileSync, writeFileSync, chmodSync, renameSync, mkdirSync } from "node:fs";
@@ -57,7 +67,7 @@ const preamble = [
   'import { createRequire as __shCreateRequire } from "node:module";',
   "const require = __shCreateRequire(import.meta.url);",
   "const __shBuiltin = (id, keys) => { let m; const o = {}; for (const k of keys.split(\",\")) Object.defineProperty(o, k, { get: () => (m ??= require(id))[k], enumerable: true }); return o; };",
-  "const __shChunk = (name, code, shared) => { const module = { exports: {} }; new Function(\"require\", \"__shared\", \"module\", \"exports\", code + \"\\n//# sourceURL=memory_io.mjs?chunk=\" + name)(require, (id) => shared[id](), module, module.exports); return module.exports; };",
+  "const __shChunk = (name, code, shared) => { const module = { exports: {} }; require(\"node:vm\").compileFunction(code, [\"require\", \"__shared\", \"module\", \"exports\"], { filename: \"memory_io.mjs?chunk=\" + name })(require, (id) => shared[id](), module, module.exports); return module.exports; };",
 ].join("\n");
 
 const common = { bundle: true, platform: "node", target: "node20", write: false, absWorkingDir: root, legalComments: "inline", logLevel: "warning" };
@@ -69,6 +79,7 @@ const common = { bundle: true, platform: "node", target: "node20", write: false,
  */
 async function buildHot(chunks) {
   const coldVerbs = new Set();
+  const coldModules = new Set();
   const packages = new Set();
   const chunkModule = (name) => {
     const c = chunks?.[name];
@@ -91,6 +102,13 @@ async function buildHot(chunks) {
           coldVerbs.add(abs);
           return { path: `cold:${rel(abs)}`, namespace: "lazy" };
         }
+        if (a.kind === "import-statement" && a.path.endsWith(".cold.ts") && a.importer.startsWith(path.join(root, "src"))) {
+          const abs = path.resolve(path.dirname(a.importer), a.path);
+          const names = importedNames(readFileSync(a.importer, "utf8"), a.path);
+          if (names === null) throw new Error(`build: ${rel(a.importer)} must import ${a.path} with named imports only`);
+          coldModules.add(abs);
+          return { path: `coldmod:${rel(abs)}:${names.join(",")}`, namespace: "lazy" };
+        }
         if (isBuiltin(a.path) && a.kind === "import-statement") {
           // One facade per importer, holding only the names it imports (every name for
           // `import * as` and default imports): esbuild's interop copies each of them.
@@ -109,6 +127,10 @@ async function buildHot(chunks) {
         if (a.path.startsWith("builtin:")) {
           const [, id, keys] = /^builtin:(.+):([^:]*)$/.exec(a.path);
           contents = `module.exports = __shBuiltin(${JSON.stringify(id.startsWith("node:") ? id : `node:${id}`)}, ${JSON.stringify(keys)});`;
+        } else if (a.path.startsWith("coldmod:")) {
+          const [, id, keys] = /^coldmod:(.+):([^:]*)$/.exec(a.path);
+          // Getters: esbuild's interop reads each name when used, so the chunk compiles then.
+          contents = `let m;\nfor (const k of ${JSON.stringify(keys)}.split(",")) Object.defineProperty(module.exports, k, { get: () => (m ??= require(${JSON.stringify(`chunk:lazy:${id}`)}))[k], enumerable: true });\n`;
         } else if (a.path.startsWith("cold:")) {
           contents = `module.exports = require("chunk:cold").load(${JSON.stringify(a.path.slice("cold:".length))});`;
         } else {
@@ -128,7 +150,7 @@ async function buildHot(chunks) {
     banner: { js: preamble },
   });
   const hotFiles = new Set(Object.keys(result.metafile.inputs).filter((f) => !f.includes(":") && f.startsWith("src/")).map((f) => path.join(root, f)));
-  return { text: result.outputFiles[0].text, hotFiles, coldVerbs, packages };
+  return { text: result.outputFiles[0].text, hotFiles, coldVerbs, coldModules, packages };
 }
 
 // A JSON string literal in pure ASCII: Node decodes the file and V8 scans it fastest so.
@@ -181,7 +203,7 @@ const substitute = {
  * package chunks are served by the hot part through `__shared(id)`; returns the code and
  * the ids it asked for, each mapped to what the hot part must `require` to serve it.
  */
-async function buildChunk(name, entry, hotFiles, packageChunks) {
+async function buildChunk(name, entry, hotFiles, packageChunks, coldModules = new Set()) {
   const shared = {};
   const share = {
     name: "share",
@@ -190,6 +212,10 @@ async function buildChunk(name, entry, hotFiles, packageChunks) {
         if (a.namespace === "share" || a.importer === "" || !a.importer.startsWith(path.join(root, "src"))) return undefined;
         if (a.path.startsWith(".")) {
           const abs = path.resolve(path.dirname(a.importer), a.path);
+          if (coldModules.has(abs)) {
+            shared[`lazy:${rel(abs)}`] = `chunk:lazy:${rel(abs)}`;
+            return { path: `lazy:${rel(abs)}`, namespace: "share" };
+          }
           if (!hotFiles.has(abs)) return undefined;
           shared[rel(abs)] = abs;
           return { path: rel(abs), namespace: "share" };
@@ -236,8 +262,12 @@ for (const spec of packageChunks) {
   }
   chunks[`pkg:${spec}`] = { code, shared };
 }
+for (const abs of [...discovery.coldModules].sort()) {
+  const { code, shared } = await buildChunk(`lazy:${rel(abs)}`, `module.exports = require(${JSON.stringify(abs)});`, discovery.hotFiles, packageChunks);
+  chunks[`lazy:${rel(abs)}`] = { code, shared };
+}
 const loaders = [...discovery.coldVerbs].sort().map((abs) => `  ${JSON.stringify(rel(abs))}: () => require(${JSON.stringify(abs)}),`);
-chunks.cold = await buildChunk("cold", `const verbs = {\n${loaders.join("\n")}\n};\nexports.load = (id) => verbs[id]();\n`, discovery.hotFiles, packageChunks);
+chunks.cold = await buildChunk("cold", `const verbs = {\n${loaders.join("\n")}\n};\nexports.load = (id) => verbs[id]();\n`, discovery.hotFiles, packageChunks, discovery.coldModules);
 const final = await buildHot(chunks);
 const text = final.text;
 

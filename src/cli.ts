@@ -1,12 +1,21 @@
 import { parseArgs } from "node:util";
-import { Absent, HelperError, UsageError, type ExitCode } from "./errors.ts";
+import { Absent, HelperError, Refused, UsageError, type ExitCode } from "./errors.ts";
 import { COLD_HELPERS, VERBS } from "./verbs/index.ts";
-import type { Outcome, VerbContext } from "./verbs/types.ts";
+import type { Outcome, Verb, VerbContext } from "./verbs/types.ts";
 
 /** The helper's version, printed by `--version`. */
 export const VERSION = "0.1.0";
 
 const REFUSAL_PREFIX = "memory operation refused: ";
+
+/** Default stdin cap, in bytes (contract §1's document limit; ruling 27). */
+export const MAX_STDIN_BYTES = 1_000_000;
+
+/** The refusal for stdin past `maxBytes` (ruling 27): `stdin is more than 1,000,000 bytes; …`. */
+export function stdinTooLong(maxBytes: number): string {
+  const n = String(maxBytes).replace(/\B(?=(\d{3})+$)/g, ",");
+  return `stdin is more than ${n} bytes; send at most ${n} bytes`;
+}
 
 /** Everything the CLI needs from its process, so that it can be driven in tests too. */
 export interface Process {
@@ -14,8 +23,10 @@ export interface Process {
   env: Record<string, string | undefined>;
   cwd: string;
   stdinIsTTY: boolean;
-  readStdin(): Promise<Buffer>;
-  readStdinWithin(ms: number): Promise<Buffer | null>;
+  /** All of stdin, or its first bytes just past `maxBytes` (the caller refuses those). */
+  readStdin(maxBytes: number): Promise<Buffer>;
+  /** All of stdin within `ms`, else null; past `maxBytes`, its first `maxBytes + 1` bytes. */
+  readStdinWithin(ms: number, maxBytes: number): Promise<Buffer | null>;
   writeOut(data: string | Uint8Array): void;
   writeErr(text: string): void;
   /** The running helper's file (`process.argv[1]`). */
@@ -70,7 +81,9 @@ export async function main(proc: Process): Promise<ExitCode> {
   }
   let ctx: VerbContext;
   try {
-    const parsed = parseArgs({ args: rest, options: verb.options, allowPositionals: true, strict: true });
+    const parsed = parseArgs({ args: rest, options: verb.options, allowPositionals: true, strict: true, tokens: true });
+    const repeated = repeatedFlag(parsed.tokens, verb.options);
+    if (repeated !== null) throw new UsageError(`--${repeated} is given more than once; pass it once (see \`${first} --help\`)`);
     const [min, max] = verb.positionals;
     if (parsed.positionals.length < min) {
       throw new UsageError(`${first} needs ${min === 1 ? "an argument" : `${min} arguments`}; see \`${first} --help\``);
@@ -83,8 +96,12 @@ export async function main(proc: Process): Promise<ExitCode> {
       positionals: parsed.positionals,
       env: proc.env,
       cwd: proc.cwd,
-      readStdin: proc.readStdin,
-      readStdinWithin: proc.readStdinWithin,
+      readStdin: async (maxBytes = MAX_STDIN_BYTES) => {
+        const bytes = await proc.readStdin(maxBytes);
+        if (bytes.length > maxBytes) throw new Refused(stdinTooLong(maxBytes));
+        return bytes;
+      },
+      readStdinWithin: (ms, maxBytes = MAX_STDIN_BYTES) => proc.readStdinWithin(ms, maxBytes),
       helperPath: proc.helperPath,
       get stdinIsTTY() {
         return proc.stdinIsTTY;
@@ -113,6 +130,20 @@ export async function main(proc: Process): Promise<ExitCode> {
   for (const line of outcome.stderr) proc.writeErr(`${line}\n`);
   if (outcome.stdout.length > 0) proc.writeOut(outcome.stdout);
   return outcome.code;
+}
+
+/**
+ * The first flag given twice that is not declared `multiple` (`--root A --root B`), or null.
+ * parseArgs would silently keep the last one; a usage error says which (ruling 29).
+ */
+function repeatedFlag(tokens: ReadonlyArray<{ kind: string; name?: string }> | undefined, options: Verb["options"]): string | null {
+  const seen = new Set<string>();
+  for (const t of tokens ?? []) {
+    if (t.kind !== "option" || t.name === undefined || options[t.name]?.multiple === true) continue;
+    if (seen.has(t.name)) return t.name;
+    seen.add(t.name);
+  }
+  return null;
 }
 
 function parseArgsMessage(err: unknown, verb: string): string {

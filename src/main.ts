@@ -30,11 +30,14 @@ function pause(ms: number): void {
 }
 
 // Read straight from descriptor 0: the verbs that read stdin want all of it before going on,
-// and process.stdin would load the stream and net modules first (BENCHMARKS.md).
-function readStdin(): Promise<Buffer> {
+// and process.stdin would load the stream and net modules first (BENCHMARKS.md). Reading
+// stops just past `maxBytes` (ruling 27): an endless producer (`yes |`) costs at most one
+// buffer more than the cap, and the caller refuses what is longer.
+function readStdin(maxBytes: number): Promise<Buffer> {
   const chunks: Buffer[] = [];
-  for (;;) {
-    const buf = Buffer.allocUnsafe(65536);
+  let total = 0;
+  while (total <= maxBytes) {
+    const buf = Buffer.allocUnsafe(Math.min(65536, maxBytes + 1 - total));
     let n: number;
     try {
       n = readSync(0, buf, 0, buf.length, null);
@@ -51,24 +54,38 @@ function readStdin(): Promise<Buffer> {
     }
     if (n === 0) break;
     chunks.push(buf.subarray(0, n));
+    total += n;
   }
   return Promise.resolve(Buffer.concat(chunks));
 }
 
 // The hook must not wait on a harness that keeps stdin open: the stream, with a deadline.
 // (A thread-pool read of fd 0 would be lighter, but a pending one holds up process exit.)
-function readStdinWithin(ms: number): Promise<Buffer | null> {
+// Past `maxBytes` reading stops and the first `maxBytes + 1` bytes are returned: the caller
+// sees the input is too long and ignores it (ruling 20), without holding any more of it.
+function readStdinWithin(ms: number, maxBytes: number): Promise<Buffer | null> {
   stdinOpened = true;
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
+    let total = 0;
     const timer = setTimeout(() => resolve(null), ms);
     timer.unref();
-    process.stdin.on("data", (c: Buffer) => chunks.push(c));
-    process.stdin.on("end", () => {
+    const stdin = process.stdin;
+    stdin.on("data", (c: Buffer) => {
+      chunks.push(c);
+      total += c.length;
+      if (total > maxBytes) {
+        clearTimeout(timer);
+        stdin.pause();
+        stdin.destroy();
+        resolve(Buffer.concat(chunks).subarray(0, maxBytes + 1));
+      }
+    });
+    stdin.on("end", () => {
       clearTimeout(timer);
       resolve(Buffer.concat(chunks));
     });
-    process.stdin.on("error", () => {
+    stdin.on("error", () => {
       clearTimeout(timer);
       resolve(null);
     });

@@ -22,6 +22,7 @@ export function usageText(): string {
     "exit codes: 0 success; 2 refused (safety, compare-and-swap, usage); 3 absent;",
     "            4 paused (kill switch); 5 busy (lock not had in time)",
     "A refusal prints `memory operation refused: <reason>` (stderr), changes nothing.",
+    "A flag given twice is a usage error: `--<flag> is given more than once`.",
     "",
     // Contract §6, in the words a user can act on.
     "kill switch: the writing verbs (write, promote, recover, archives restore,",

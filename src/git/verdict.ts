@@ -1,5 +1,6 @@
 // Drift arithmetic and the verdict (contract §5). Pure: plain facts in, the report out; the
 // git calls that gather the facts live in drift.ts.
+import { sanitize } from "../guard/sanitize.ts";
 import { quotePath } from "../schema/anchor-lines.ts";
 import type { ValidTime } from "../schema/values.ts";
 import type { Snapshot, UpstreamGap } from "./status.ts";
@@ -144,7 +145,8 @@ export function assessDrift(f: DriftFacts): DriftReport {
   }
   const bad = f.unverifiable.filter((u) => !(verdict === "unverifiable" && u === "head"));
   if (bad.length > 0) parts.push(`unverifiable anchors: ${bad.join(", ")}`);
-  const summary = `${verdict}: ${parts.join("; ")}`;
+  // Branch names in it come from the file: the summary is prose printed outside the envelope.
+  const summary = sanitize(`${verdict}: ${parts.join("; ")}`, { redact: false });
 
   return {
     verdict,

@@ -22,7 +22,7 @@ export function renderEnvelope(file: string, token: string, bytes: Uint8Array): 
   parts.push(Buffer.from(`<<<END UNTRUSTED ${file} ${nonce}>>>\n`));
   const warning =
     shown.changed > 0
-      ? `warning: ${file} holds ${shown.changed} invisible character(s) or invalid UTF-8 byte(s), shown as <U+XXXX> / <0xNN>; the token covers the bytes on disk`
+      ? `warning: ${file} holds ${shown.changed} invisible or control character(s) or invalid UTF-8 byte(s) that write would refuse, shown as <U+XXXX> / <0xNN>; the token covers the bytes on disk`
       : null;
   return { out: Buffer.concat(parts), warning };
 }

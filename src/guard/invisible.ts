@@ -1,96 +1,41 @@
 /**
- * The invisible-character guard (contract §4): code points that can hide or reorder text for
- * a human reviewer while a model still reads them (field report #11). `write` and `promote`
- * refuse a text holding one ({@link findInvisible}); `read` shows them ({@link renderVisible}).
- * Pure: no IO.
+ * The invisible-character guard (contract §4, rulings 5 and 7): code points that can hide or
+ * reorder text for a human reviewer while a model still reads them (field report #11), and
+ * controls; living scripts pass (field report #26: Persian ZWNJ, Indic and Sinhala ZWJ,
+ * Hebrew and Arabic marks, the flags of England, Scotland and Wales). `write` and `promote`
+ * refuse a text holding one ({@link findInvisible}); `read` shows them ({@link renderVisible});
+ * text printed outside the envelope shows them too ({@link showRefused}). Pure: no IO. The
+ * Unicode tables are generated from the UCD by tools/unicode-tables.mjs.
  */
+import { findRefused, refusedIndexesIn, renderBytes, renderCodePoints } from "./invisible-rules.cold.ts";
 
-/** An invisible character found in a text (contract §4). Line and column are 1-based. */
+/** A refused character found in a text (contract §4, ruling 5). Line and column are 1-based. */
 export interface InvisibleHit {
   line: number;
   /** 1-based, counted in Unicode code points from the start of the line. */
   column: number;
   /** e.g. "U+200B" */
   codePoint: string;
-  /** Its class: `bidi control`, `tag character`, `zero-width character`, `variation selector`, `Hangul filler`. */
+  /**
+   * Its class: `bidi control`, `tag character`, `zero-width character`, `variation selector`,
+   * `Hangul filler`, `control character`, `line or paragraph separator`.
+   */
   name: string;
 }
 
-const ZWJ = 0x200d;
-const BOM = 0xfeff;
-const VS16 = 0xfe0f;
-
-// One pass finds every candidate; most texts hold none and stop here.
+// One pass finds every candidate; most texts hold none and stop here. (TAB and LF are fine;
+// CR is a candidate because only a CR before LF is.)
 const CANDIDATE =
-  /[\u061C\u115F\u1160\u200B-\u200F\u202A-\u202E\u2060\u2066-\u2069\u3164\uFE00-\uFE0D\uFEFF\uFFA0\u{E0000}-\u{E007F}\u{E0100}-\u{E01EF}]/u;
-const PICTOGRAPHIC = /\p{Extended_Pictographic}/u;
-
-/** The contract §4 class of `cp`, or undefined when `cp` is not on the list. */
-function classOf(cp: number): string | undefined {
-  if (cp === 0x061c || cp === 0x200e || cp === 0x200f || (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069)) {
-    return "bidi control";
-  }
-  if (cp >= 0xe0000 && cp <= 0xe007f) return "tag character";
-  if (cp === 0x200b || cp === 0x200c || cp === ZWJ || cp === 0x2060 || cp === BOM) return "zero-width character";
-  if ((cp >= 0xfe00 && cp <= 0xfe0d) || (cp >= 0xe0100 && cp <= 0xe01ef)) return "variation selector";
-  if (cp === 0x115f || cp === 0x1160 || cp === 0x3164 || cp === 0xffa0) return "Hangul filler";
-  return undefined;
-}
-
-function isEmoji(cp: number | undefined): boolean {
-  return cp !== undefined && cp >= 0xa9 && PICTOGRAPHIC.test(String.fromCodePoint(cp));
-}
-
-/** Skin-tone modifiers sit between an emoji and its joiner (👩🏽‍💻). */
-function isEmojiModifier(cp: number): boolean {
-  return cp >= 0x1f3fb && cp <= 0x1f3ff;
-}
-
+  /[\x00-\x08\x0B-\x1F\x7F-\x9F\u061C\u115F\u1160\u180E\u200B-\u200F\u202A-\u202E\u2028\u2029\u2060-\u2064\u2066-\u2069\u3164\uFE00-\uFE0F\uFEFF\uFFA0\u{E0000}-\u{E007F}\u{E0100}-\u{E01EF}]/u;
 /**
- * True when the code point at `i` of `cps` is forbidden in its context: U+FEFF passes only as
- * the very first character, U+200D only between two emoji (after U+FE0F or a skin tone too),
- * as in ZWJ sequences like 👨‍👩‍👧. Negative entries (invalid bytes) are never emoji.
- */
-function forbiddenAt(cps: readonly number[], i: number): string | undefined {
-  const cp = cps[i]!;
-  const name = classOf(cp);
-  if (name === undefined) return undefined;
-  if (cp === BOM && i === 0) return undefined;
-  if (cp === ZWJ) {
-    let j = i - 1;
-    while (j >= 0 && (cps[j] === VS16 || isEmojiModifier(cps[j]!))) j--;
-    if (j >= 0 && isEmoji(cps[j]) && isEmoji(cps[i + 1])) return undefined;
-  }
-  return name;
-}
-
-function hex(cp: number): string {
-  return `U+${cp.toString(16).toUpperCase().padStart(4, "0")}`;
-}
-
-/**
- * Lists the forbidden invisible characters of `text` (contract §4), in order; pure.
- * Line and column are 1-based, the column counted in code points.
+ * Lists the refused characters of `text` (contract §4 and rulings 5, 7: invisible characters
+ * out of their allowed context, and controls), in order; pure. `write` and `promote` call it
+ * after CRLF normalisation, so a CR found then is a lone one. Line and column are 1-based,
+ * the column counted in code points. The rules themselves (invisible-rules.cold.ts) load only
+ * when a candidate code point is there.
  */
 export function findInvisible(text: string): InvisibleHit[] {
-  if (!CANDIDATE.test(text)) return [];
-  const cps: number[] = [];
-  for (const ch of text) cps.push(ch.codePointAt(0)!);
-  const hits: InvisibleHit[] = [];
-  let line = 1;
-  let column = 1;
-  for (let i = 0; i < cps.length; i++) {
-    const cp = cps[i]!;
-    const name = forbiddenAt(cps, i);
-    if (name !== undefined) hits.push({ line, column, codePoint: hex(cp), name });
-    if (cp === 0x0a) {
-      line++;
-      column = 1;
-    } else {
-      column++;
-    }
-  }
-  return hits;
+  return CANDIDATE.test(text) ? findRefused(text) : [];
 }
 
 /**
@@ -104,63 +49,28 @@ export function describeInvisible(hits: readonly InvisibleHit[]): string {
 }
 
 /**
- * Strict UTF-8 decoding to code points (WHATWG rules: no overlongs, no surrogates, nothing
- * past U+10FFFF). Each byte that does not begin a valid sequence becomes `-(byte + 1)`, so a
- * broken sequence shows every one of its bytes.
+ * The code point indexes (0-based) of `text` that {@link findInvisible} would refuse there,
+ * as if `text` sat after a space on a line of its own text (a path on an anchor line): so a
+ * leading U+FEFF, joiner or selector counts as refused. For `quotePath` (ruling 4). Pure.
  */
-function decodeUtf8(bytes: Uint8Array): number[] {
-  const out: number[] = [];
-  const n = bytes.length;
-  let i = 0;
-  while (i < n) {
-    const b = bytes[i]!;
-    if (b < 0x80) {
-      out.push(b);
-      i++;
-      continue;
-    }
-    let need = 0;
-    let lo = 0x80;
-    let hi = 0xbf;
-    let cp = 0;
-    if (b >= 0xc2 && b <= 0xdf) {
-      need = 1;
-      cp = b & 0x1f;
-    } else if (b >= 0xe0 && b <= 0xef) {
-      need = 2;
-      cp = b & 0x0f;
-      if (b === 0xe0) lo = 0xa0;
-      if (b === 0xed) hi = 0x9f;
-    } else if (b >= 0xf0 && b <= 0xf4) {
-      need = 3;
-      cp = b & 0x07;
-      if (b === 0xf0) lo = 0x90;
-      if (b === 0xf4) hi = 0x8f;
-    }
-    let ok = need > 0;
-    for (let k = 1; ok && k <= need; k++) {
-      const c = bytes[i + k];
-      // Only the second byte has a narrowed range; later ones are plain continuations.
-      const min = k === 1 ? lo : 0x80;
-      const max = k === 1 ? hi : 0xbf;
-      if (c === undefined || c < min || c > max) ok = false;
-      else cp = (cp << 6) | (c & 0x3f);
-    }
-    if (ok) {
-      out.push(cp);
-      i += need + 1;
-    } else {
-      out.push(-(b + 1));
-      i++;
-    }
-  }
-  return out;
+export function refusedIndexes(text: string): Set<number> {
+  return CANDIDATE.test(text) ? refusedIndexesIn(text) : new Set();
+}
+
+/**
+ * `text` with every refused code point (as {@link findInvisible} finds them) written as a
+ * visible `<U+XXXX>`; `changed` counts them. For text printed outside the envelope
+ * (guard/sanitize.ts). Pure.
+ */
+export function showRefused(text: string): { text: string; changed: number } {
+  if (!CANDIDATE.test(text)) return { text, changed: 0 };
+  return renderCodePoints(Array.from(text, (ch) => ch.codePointAt(0)!));
 }
 
 const STRICT = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 /**
- * Renders file bytes for display (contract §4, `read`): forbidden invisible code points become
+ * Renders file bytes for display (contract §4, `read`): refused code points become
  * `<U+XXXX>`, invalid UTF-8 bytes `<0xNN>`; everything else is decoded as is (a leading BOM
  * and emoji joiners included). `changed` counts the replacements; 0 means `text` is exactly
  * the bytes' UTF-8 decoding.
@@ -173,31 +83,6 @@ export function renderVisible(bytes: Uint8Array): { text: string; changed: numbe
     fast = undefined;
   }
   if (fast !== undefined && !CANDIDATE.test(fast)) return { text: fast, changed: 0 };
-  const cps = decodeUtf8(bytes);
-  const parts: string[] = [];
-  let changed = 0;
-  let runStart = 0;
-  const flush = (end: number): void => {
-    if (end > runStart) parts.push(String.fromCodePoint(...cps.slice(runStart, end)));
-  };
-  for (let i = 0; i < cps.length; i++) {
-    const cp = cps[i]!;
-    let shown: string | undefined;
-    if (cp < 0) shown = `<0x${(-cp - 1).toString(16).toUpperCase().padStart(2, "0")}>`;
-    else if (forbiddenAt(cps, i) !== undefined) shown = `<${hex(cp)}>`;
-    if (shown === undefined) {
-      // Long runs go out in slices: String.fromCodePoint takes its input as arguments.
-      if (i - runStart >= 8192) {
-        flush(i);
-        runStart = i;
-      }
-      continue;
-    }
-    flush(i);
-    parts.push(shown);
-    changed++;
-    runStart = i + 1;
-  }
-  flush(cps.length);
-  return { text: parts.join(""), changed };
+  return renderBytes(bytes);
 }
+

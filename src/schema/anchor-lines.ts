@@ -1,5 +1,6 @@
 // The `## Environment anchors` line format of contract §8: rendering and the path-list
 // grammar. Pure, and free of Markdown dependencies (the `anchors` verb uses it without the Markdown scanner).
+import { refusedIndexes } from "../guard/invisible.ts";
 
 /** Most dirty paths written on the `- Dirty files:` line; the rest are counted (`… and N more`). */
 export const MAX_LISTED_DIRTY = 50;
@@ -9,17 +10,25 @@ const ESCAPES: Record<string, string> = { "\x07": "\\a", "\b": "\\b", "\t": "\\t
 
 /**
  * Writes a path for an anchor list: as is, or, when it holds a comma, a quote, a backslash, a
- * control character or edge whitespace (or is the word `none`), in double quotes with C
- * escapes as git quotes paths (contract §8). Non-ASCII stays as is.
+ * control character, a code point `write` refuses (guard/invisible.ts: bidi controls, tag
+ * characters, stray joiners or selectors, C1 controls, U+2028/9) or edge whitespace (or is
+ * the word `none`), in double quotes with C escapes as git quotes paths (contract §8, ruling
+ * 4): a refused code point is written as the octal escapes of its UTF-8 bytes, so whatever
+ * `anchors` prints, `write` accepts and `drift` reads back to the same path. Other non-ASCII
+ * (living scripts, emoji) stays as is.
  */
 export function quotePath(p: string): string {
-  if (!NEEDS_QUOTES.test(p) && p !== "none") return p;
+  const refused = refusedIndexes(p);
+  if (!NEEDS_QUOTES.test(p) && p !== "none" && refused.size === 0) return p;
   let out = '"';
+  let k = 0;
   for (const ch of p) {
     const code = ch.codePointAt(0)!;
     if (ESCAPES[ch] !== undefined) out += ESCAPES[ch];
-    else if (code < 0x20 || code === 0x7f) out += `\\${code.toString(8).padStart(3, "0")}`;
-    else out += ch;
+    else if (code < 0x20 || code === 0x7f || refused.has(k)) {
+      for (const byte of Buffer.from(ch, "utf8")) out += `\\${byte.toString(8).padStart(3, "0")}`;
+    } else out += ch;
+    k++;
   }
   return `${out}"`;
 }
@@ -108,6 +117,22 @@ export function renderPathList(paths: readonly string[], limit = MAX_LISTED_DIRT
   return shown.join(", ");
 }
 
+/**
+ * Writes a branch for the `- Branch:` line: as is, or, when it holds a code point `write`
+ * refuses (git allows U+202E or tag characters in branch names), quoted and escaped as
+ * {@link quotePath} does, so that `write` accepts what `anchors` prints (issue 11).
+ */
+export function quoteBranch(name: string): string {
+  return refusedIndexes(name).size > 0 ? quotePath(name) : name;
+}
+
+/** Reads a `- Branch:` value back: a quoted one is unescaped, anything else is returned as is. */
+export function unquoteBranch(value: string): string {
+  if (!value.startsWith('"')) return value;
+  const q = readQuoted(value, 0);
+  return q !== null && q.end === value.length ? q.value : value;
+}
+
 /** What the four anchor lines (or the outside-git pair) are made from. */
 export interface AnchorValues {
   /** True inside a git work tree; false outside git (or with git missing). */
@@ -138,7 +163,7 @@ export function renderAnchorLines(a: AnchorValues): string {
     return `${lines.join("\n")}\n`;
   }
   return [
-    `- Branch: ${a.branch ?? "(detached)"}`,
+    `- Branch: ${quoteBranch(a.branch ?? "(detached)")}`,
     `- HEAD: ${a.head ?? "none (no commits yet)"}`,
     `- Dirty files: ${renderPathList(a.dirty)}`,
     `- Date: ${a.date}`,

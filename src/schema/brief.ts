@@ -1,5 +1,6 @@
 // The six-line warm-start brief (seed 002, resume flow step 6; contract §5 `brief`). Pure.
 import type { DriftReport } from "../git/verdict.ts";
+import { sanitize } from "../guard/sanitize.ts";
 import type { ParsedHandoff } from "./handoff.ts";
 
 /** The six labels, in order (seed 002: match exactly). */
@@ -30,18 +31,14 @@ export interface Brief {
 }
 
 /**
- * Makes file text safe to sit after a label: every line break, control or format character
- * (bidirectional controls, zero-width characters included) becomes a space, runs of spaces
- * collapse, and the value is cut to `max` characters with `…`. A goal holding a newline and
- * `Proposed next step:` therefore stays inside Goal:.
+ * Makes file text safe to sit after a label, through the one sanitiser (guard/sanitize.ts):
+ * secrets redacted, line breaks and tabs folded to spaces, every control and every code point
+ * `write` refuses shown as `<U+XXXX>` (living scripts kept as they are), and the value cut to
+ * `max` grapheme clusters with `…`. A goal holding a newline and `Proposed next step:`
+ * therefore stays inside Goal:.
  */
 export function flatten(text: string, max = MAX_FIELD_CHARS): string {
-  const flat = text
-    .replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu, " ")
-    .replace(/\s+/g, " ")
-    .trim();
-  if ([...flat].length <= max) return flat;
-  return `${[...flat].slice(0, max - 1).join("").trimEnd()}…`;
+  return sanitize(text, { max });
 }
 
 function list(items: readonly string[], max: number): string {

@@ -1,6 +1,6 @@
 // The checkpoint document of contract §12 and rulings 21–22: rendering within 4,096 bytes,
 // and the few header values other verbs derive from it. Pure.
-import { renderVisible } from "../guard/invisible.ts";
+import { sanitize } from "../guard/sanitize.ts";
 import { redactText, type RedactionFinding } from "../guard/redact.ts";
 import { quotePath } from "./anchor-lines.ts";
 import type { Capture } from "../agents/transcripts/types.ts";
@@ -60,25 +60,18 @@ const MAX_ITEMS = 40;
 // first could leave half a token that no rule recognises.
 const REDACT_WINDOW = 16_384;
 
-// Ruling 5's controls, and a CR not followed by LF; shown, never written raw (ruling 21).
-const CONTROLS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\u2028\u2029]|\r(?!\n)/g;
-
-function hexOf(ch: string): string {
-  return `<U+${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}>`;
-}
-
 /**
  * Makes transcript text safe for one line of a checkpoint: secrets redacted in the raw text
  * (contract §4), line breaks and tabs flattened to spaces, refused code points and controls
- * written as `<U+XXXX>` (ruling 21), then cut to `max` code points with `…`.
+ * written as `<U+XXXX>` (ruling 21), then cut to `max` grapheme clusters with `…`
+ * (guard/sanitize.ts).
  */
 export function safeItem(raw: string, max: number, findings: RedactionFinding[]): string {
   const { text, findings: found } = redactText(raw.length > REDACT_WINDOW ? raw.slice(0, REDACT_WINDOW) : raw);
   findings.push(...found);
-  const flat = text.replace(/\r?\n|\t/g, " ").replace(/ {2,}/g, " ").trim();
-  const visible = renderVisible(Buffer.from(flat, "utf8")).text.replace(CONTROLS, hexOf);
-  const cps = [...visible];
-  return cps.length <= max ? visible : `${cps.slice(0, max - 1).join("").trimEnd()}…`;
+  // Redacted above (its findings are reported); the one sanitiser does the rest (issue 11),
+  // cutting on grapheme clusters so that an emoji sequence or a flag is never split.
+  return sanitize(text, { max, redact: false });
 }
 
 function quoted(s: string): string {

@@ -4,7 +4,7 @@
 // spanning lines is read as what it is; small regexes only split the text of one line or
 // list item.
 import { parseBlocks, type Block } from "./blocks.ts";
-import { parsePathList } from "./anchor-lines.ts";
+import { parsePathList, unquoteBranch } from "./anchor-lines.ts";
 import { asObjectId, isPlausibleBranch, parseStrictTime, safeRelativePath, type ObjectId, type ValidTime } from "./values.ts";
 
 /** A plan step and its status (`- [x]` done, `- [~]` in progress, `- [ ]` todo). */
@@ -240,7 +240,7 @@ export function checkAnchors(h: ParsedHandoff, nowMs: number): CheckedAnchors {
   if (head === null) unverifiable.push("head");
   // No backtick stripping for the branch: backticks in a branch line are treated as hostile
   // (issue 3, "Bad input"); contract §8 writes the name bare.
-  const branchText = h.anchors.branch === null ? null : h.anchors.branch.trim();
+  const branchText = h.anchors.branch === null ? null : unquoteBranch(h.anchors.branch.trim());
   const branch = branchText !== null && isPlausibleBranch(branchText) ? branchText : null;
   if (branch === null) unverifiable.push("branch");
   const dirtyList = h.anchors.dirty === null ? null : parsePathList(h.anchors.dirty);

@@ -1,6 +1,7 @@
 // Open items of a handoff, read line by line: this runs inside `write`, a hot path that must
 // not load the block scanner of `drift` and `brief` (blocks.ts, a cold chunk; performance.md).
 // It only feeds a report, never a safety decision, so a line-level reading of items is enough.
+import { sanitize } from "../guard/sanitize.ts";
 
 /** A handoff's open items: unfinished plan steps (`[ ]`, `[~]`) and next steps. */
 export interface OpenItem {
@@ -69,7 +70,8 @@ export function droppedItems(prior: string, next: string): OpenItem[] {
 /** The stderr note for dropped items, bounded in length; null when nothing was dropped. */
 export function droppedReport(items: OpenItem[]): string | null {
   if (items.length === 0) return null;
-  const shown = items.slice(0, 10).map((i) => `  - [${i.section}] ${i.text.length > 100 ? `${i.text.slice(0, 99)}…` : i.text}`);
+  // The previous handoff's text goes to stderr, outside the envelope: through the sanitiser.
+  const shown = items.slice(0, 10).map((i) => `  - [${i.section}] ${sanitize(i.text, { max: 100 })}`);
   const more = items.length > 10 ? [`  … and ${items.length - 10} more`] : [];
   return [
     `note: ${items.length} open item(s) of the previous handoff are neither carried over nor marked done; carry them over or mark them done on purpose:`,

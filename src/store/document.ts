@@ -14,8 +14,8 @@ const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 /**
  * Decodes text from stdin for saving: refuses empty input, NUL bytes and invalid UTF-8,
- * drops a leading BOM and turns CRLF into LF (saying so), and refuses invisible characters
- * (contract §1, §4).
+ * drops a leading BOM and turns CRLF into LF (saying so), and refuses invisible and control
+ * characters out of their allowed context (contract §1, §4; rulings 5, 7).
  * @throws Refused (exit 2) with the reason and what to do.
  */
 export function decodeInput(raw: Buffer, what: string): { text: string; notes: string[] } {
@@ -41,9 +41,9 @@ export function decodeInput(raw: Buffer, what: string): { text: string; notes: s
   if (hits.length > 0) {
     const list = hits
       .slice(0, 5)
-      .map((h) => `line ${h.line}, column ${h.column}: ${h.codePoint}`)
+      .map((h) => `line ${h.line}, column ${h.column}: ${h.codePoint} (${h.name})`)
       .join("; ");
-    throw new Refused(`the ${what} contains invisible characters (${list}${hits.length > 5 ? `; ${hits.length - 5} more` : ""}); remove them and retry`);
+    throw new Refused(`the ${what} contains invisible or control characters (${list}${hits.length > 5 ? `; ${hits.length - 5} more` : ""}); remove them and retry`);
   }
   return { text, notes };
 }

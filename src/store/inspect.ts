@@ -1,7 +1,7 @@
 import { closeSync, lstatSync, readSync } from "node:fs";
 import path from "node:path";
 import { openRegular } from "./files.ts";
-import { FILE_OF, HEADING_OF, MARKER, memoryDir, type Kind } from "./paths.ts";
+import { archiveDir, FILE_OF, HEADING_OF, MARKER, MAX_DOCUMENT_BYTES, memoryDir, type Kind } from "./paths.ts";
 import { hasPrivatePartner, listPrivate, lockState, lstatBig } from "./private.ts";
 import { archiveExcess, pendingRepairs } from "./recover.ts";
 
@@ -27,6 +27,31 @@ function treeUnsafe(root: string): boolean | null {
       return (err as NodeJS.ErrnoException).code === "ENOENT" ? null : true;
     }
     if (st.isSymbolicLink() || !st.isDirectory()) return true;
+  }
+  // archive/ must be a real folder too (contract §3): a link there is unsafe, not "parked".
+  try {
+    const st = lstatSync(archiveDir(root));
+    if (st.isSymbolicLink() || !st.isDirectory()) return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "ENOENT") return true;
+  }
+  return false;
+}
+
+/**
+ * True when the open file holds a NUL byte within §1's size limit (ruling 5: a NUL makes a
+ * memory file unsafe); `head` holds its first `n` bytes already. Reads at most the limit
+ * (ruling 18), in 64 KiB steps.
+ */
+function holdsNul(fd: number, head: Buffer, n: number): boolean {
+  if (head.subarray(0, n).includes(0)) return true;
+  if (n < head.length) return false;
+  const buf = Buffer.allocUnsafe(65536);
+  for (let pos = n; pos <= MAX_DOCUMENT_BYTES; ) {
+    const got = readSync(fd, buf, 0, buf.length, pos);
+    if (got === 0) return false;
+    if (buf.subarray(0, got).includes(0)) return true;
+    pos += got;
   }
   return false;
 }
@@ -76,7 +101,8 @@ export function inspectFile(root: string, kind: Kind, retry = true): FileInspect
     const n = readSync(fd, buf, 0, HEAD_BYTES, 0);
     const lines = buf.subarray(0, n).toString("utf8").replace(/^\uFEFF/, "").split(/\r?\n/);
     const ok = lines[0] === MARKER && lines.slice(0, 4).includes(HEADING_OF[kind]);
-    return { kind, status: ok ? "present" : "foreign", mtimeMs };
+    if (!ok) return { kind, status: "foreign", mtimeMs };
+    return { kind, status: holdsNul(fd, buf, n) ? "unsafe" : "present", mtimeMs };
   } finally {
     closeSync(fd);
   }

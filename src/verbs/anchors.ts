@@ -21,9 +21,12 @@ ready to paste:
   - Dirty files: <paths, comma-separated, or none>
   - Date: <now, ISO-8601 UTC with Z>
 Dirty files come from git status (-z): renames list the new path; a path holding a comma,
-a quote, a backslash or a control character is written in double quotes with C escapes;
-non-ASCII stays as is; the memory dir .ai/memory/ is never listed; past 50 paths the
-line ends with \`… and N more\`.
+a quote, a backslash, a control character or a character \`write\` refuses (a bidi
+control, a tag character, a stray joiner or selector, U+2028/U+2029) is written in double
+quotes with C escapes, those characters as the octal escapes of their UTF-8 bytes, so
+\`write\` accepts the line and \`drift\` reads the path back; other non-ASCII stays as is
+(a branch name holding such a character is quoted the same way); the memory dir
+.ai/memory/ is never listed; past 50 paths the line ends with \`… and N more\`.
 
 Outside a git repository, or when git is not on PATH (said on stderr):
   - Date: <now>

@@ -23,7 +23,8 @@ export const briefVerb: Verb = {
   help: `usage: node memory_io.mjs brief --root DIR [--stdin] [--json]
 
 Prints the six-line warm-start brief for a resume, drafted from the handoff (or a pasted
-one with --stdin), the drift report (see \`drift --help\`) and the ledgers:
+one with --stdin, at most 1,000,000 bytes), the drift report (see \`drift --help\`) and
+the ledgers:
   Goal: ...
   Plan status: ...            (UNVERIFIED when history was rewritten)
   Decisions in force: ...     (decisions not marked "(superseded by ...)")
@@ -33,8 +34,10 @@ one with --stdin), the drift report (see \`drift --help\`) and the ledgers:
                                read the ledgers for the entries)
   Proposed next step: ... Confirm?   (a stale handoff proposes a fresh start)
 Empty fields read \`none recorded\` (handoff) or \`none found\` (repository, ledgers).
-Handoff text is data: line breaks and control characters inside it are flattened, so no
-line of the file can pose as a label; each field is cut at 400 characters.
+Handoff text is data: secrets in it are redacted, line breaks and tabs folded to spaces
+(no line of the file can pose as a label), controls and characters \`write\` refuses shown
+as <U+XXXX>; each field is cut at 400 characters (whole characters, emoji sequences
+included) and ends with … where it was cut.
 
 With no handoff it prints \`${COLD_START}\` and exits 3. It never reports a false cold
 start: a handoff left in recovery by an interrupted save is refused (run \`recover\`).

@@ -42,8 +42,8 @@ exit: 0 nothing parked
       2 a handoff is parked and can be resumed, or, with no handoff, an automatic
         checkpoint is (--json then says "parked": "checkpoint"; the text says
         "${CHECKPOINT_PARKED}")
-      3 memory is unsafe or foreign (a link, a hard link, a FIFO, no v1 marker): do not
-        load it
+      3 memory is unsafe or foreign (a link, a hard link, a FIFO, a NUL byte, no v1
+        marker, an archive/ that is not a real folder): do not load it
       64 usage error
 When the kill switch is on, the paused sentence is printed too and the code is kept.
 `,

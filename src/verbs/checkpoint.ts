@@ -57,7 +57,8 @@ interface HookInput {
 
 async function readInput(ctx: VerbContext): Promise<HookInput | null> {
   if (ctx.stdinIsTTY) return { sessionId: undefined, transcriptPath: null, cwd: null, event: undefined, compactSummary: null, lastMessage: null, agentId: false };
-  const data = await ctx.readStdinWithin(1000);
+  // Reading stops just past the cap (ruling 20): longer input is ignored, not refused.
+  const data = await ctx.readStdinWithin(1000, CHECKPOINT_STDIN_BYTES);
   if (data === null || data.length === 0) return { sessionId: undefined, transcriptPath: null, cwd: null, event: undefined, compactSummary: null, lastMessage: null, agentId: false };
   if (data.length > CHECKPOINT_STDIN_BYTES) return null;
   let parsed: unknown;

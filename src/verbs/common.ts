@@ -1,4 +1,4 @@
-import { Refused, UsageError } from "../errors.ts";
+import { HelperError, Refused, UsageError } from "../errors.ts";
 import { TOKEN_PATTERN } from "../store/files.ts";
 import { resolveRoot } from "../store/paths.ts";
 import type { VerbContext } from "./types.ts";
@@ -44,3 +44,20 @@ export const CAS = {
   "expected-current-sha256": { type: "string" },
   "lock-timeout": { type: "string" },
 } as const;
+
+/**
+ * Reads stdin now (bounded: ruling 27) and returns a function that gives the bytes or throws
+ * the refusal, so that a mutating verb refuses a too-long stdin in contract §2's order
+ * (usage, then paused, then busy, then the rest) by calling it from `validate`.
+ */
+export async function stdinForValidate(ctx: VerbContext, maxBytes?: number): Promise<() => Buffer> {
+  try {
+    const bytes = await ctx.readStdin(maxBytes);
+    return () => bytes;
+  } catch (err) {
+    if (!(err instanceof HelperError)) throw err;
+    return () => {
+      throw err;
+    };
+  }
+}

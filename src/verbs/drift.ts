@@ -1,10 +1,15 @@
 import { Absent } from "../errors.ts";
 import { measureDrift, startStatus } from "../git/drift.ts";
 import type { DriftReport } from "../git/verdict.ts";
+import { sanitize } from "../guard/sanitize.ts";
+import { quotePath } from "../schema/anchor-lines.ts";
 import { checkAnchors, parseHandoff } from "../schema/handoff.ts";
 import { rootOption } from "./common.ts";
 import { loadHandoff, shapeWarnings } from "./handoff-input.ts";
 import { ok, type Verb } from "./types.ts";
+
+// Branch names come from the file (saved) and from git (now): shown, never redacted (ruling 6).
+const shown = (branch: string): string => sanitize(branch, { redact: false });
 
 function n(v: number | null): string {
   return v === null ? "n/a" : String(v);
@@ -15,11 +20,11 @@ export function renderDrift(r: DriftReport): string {
   const lines = [
     `verdict: ${r.verdict}`,
     `summary: ${r.summary}`,
-    `branch: saved ${r.saved.branch ?? "unverifiable"}, now ${r.current.branch ?? "n/a"}${r.branchChanged ? " (changed)" : ""}`,
+    `branch: saved ${r.saved.branch === null ? "unverifiable" : shown(r.saved.branch)}, now ${r.current.branch === null ? "n/a" : shown(r.current.branch)}${r.branchChanged ? " (changed)" : ""}`,
     `HEAD: saved ${r.saved.head ?? "unverifiable"}, now ${r.current.head ?? "n/a"}; reachable ${r.headReachable === null ? "n/a" : r.headReachable ? "yes" : "no"}${r.shallow ? " (shallow clone)" : ""}`,
     `ahead: ${n(r.ahead)}, behind: ${n(r.behind)}, commits since the saved date: ${n(r.commitsSinceDate)}`,
     `age: ${r.ageDays === null ? "unknown" : `${r.ageDays} days`} (saved ${r.saved.date ?? "at an unverifiable time"})`,
-    `key files missing: ${r.missingKeyFiles.length === 0 ? "none found" : r.missingKeyFiles.map((p) => JSON.stringify(p)).join(", ")}`,
+    `key files missing: ${r.missingKeyFiles.length === 0 ? "none found" : r.missingKeyFiles.map(quotePath).join(", ")}`,
     `dirty files: ${r.saved.dirty === null ? "unverifiable" : r.saved.dirty.length} then, ${r.current.dirty === null ? "n/a" : r.current.dirty.length} now${r.dirtyChanged ? " (changed)" : ""}`,
     `upstream: ${r.upstream === null ? "none" : `${r.upstream.name}, ${r.upstream.ahead === null ? "gone" : `${r.upstream.ahead} ahead, ${r.upstream.behind} behind`}`}`,
     `unverifiable anchors: ${r.unverifiable.length === 0 ? "none" : r.unverifiable.join(", ")}`,
@@ -38,8 +43,9 @@ export const driftVerb: Verb = {
   positionals: [0, 0],
   help: `usage: node memory_io.mjs drift --root DIR [--stdin] [--json]
 
-Compares the handoff's environment anchors (or, with --stdin, a pasted handoff; CRLF line
-ends and a BOM are accepted) with the repository at the root now:
+Compares the handoff's environment anchors (or, with --stdin, a pasted handoff of at most
+1,000,000 bytes, more is refused; CRLF line ends and a BOM are accepted) with the
+repository at the root now:
 branch then and now; whether the saved HEAD is still reachable from HEAD or a ref (a
 commit kept only by the reflog, or missing from a shallow clone, counts as rewritten);
 commits ahead / behind (git rev-list --left-right --count); commits since the saved date
@@ -54,6 +60,8 @@ Verdicts, strongest first:
   fresh         none of the above
 An upstream gap or changed dirty files are reported but do not change the verdict.
 
+Branch names and the summary are printed with controls and characters \`write\` refuses
+shown as <U+XXXX>; paths are quoted with octal escapes as \`anchors\` writes them.
 Anchor values are validated before use: a full 40/64-hex id, a strict ISO-8601 time with a
 zone (not in the future), paths inside the root. A bad value is listed as unverifiable and
 never reaches git. Key files are only looked up, never opened.

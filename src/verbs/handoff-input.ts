@@ -1,4 +1,3 @@
-import { Refused } from "../errors.ts";
 import type { ParsedHandoff } from "../schema/handoff.ts";
 import { MAX_DOCUMENT_BYTES } from "../store/paths.ts";
 import { readMemoryFile } from "../store/read.ts";
@@ -7,8 +6,8 @@ import type { VerbContext } from "./types.ts";
 /** The handoff text drift and brief work from: `--stdin` (pasted) or the file, or null when absent. */
 export async function loadHandoff(ctx: VerbContext, root: string, fromStdin: boolean): Promise<{ text: string; pasted: boolean } | null> {
   if (fromStdin) {
-    const bytes = await ctx.readStdin();
-    if (bytes.length > MAX_DOCUMENT_BYTES) throw new Refused(`the pasted handoff is ${bytes.length} bytes; the limit is ${MAX_DOCUMENT_BYTES}`);
+    // Refused past the document limit, having read no more than that (ruling 27).
+    const bytes = await ctx.readStdin(MAX_DOCUMENT_BYTES);
     if (bytes.length === 0) return null;
     return { text: bytes.toString("utf8"), pasted: true };
   }

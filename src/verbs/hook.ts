@@ -3,6 +3,7 @@ import path from "node:path";
 import { inspectFile, interruptedSave, type FileInspection } from "../store/inspect.ts";
 import { FILE_OF, memoryDir, type Kind } from "../store/paths.ts";
 import { pauseSwitch } from "../store/pause.ts";
+import { pendingRepairs } from "../store/recover.ts";
 import { isHookFormat } from "../agents/envelopes.ts";
 import { renderHook } from "../agents/render.ts";
 import type { HookFormat } from "../agents/types.ts";
@@ -13,6 +14,9 @@ import { CHECKPOINT_SENTENCES, checkpointHookLines, type CheckpointHookLines, ty
 export const HOOK_LIMIT = 2000;
 
 const DAY_MS = 86_400_000;
+
+/** Most bytes of the harness's JSON the hook reads (ruling 20: 64 KiB); longer is ignored. */
+export const HOOK_STDIN_BYTES = 65_536;
 
 // Fixed sentences only: nothing from a memory file is ever echoed (contract §7).
 const SENTENCES = {
@@ -37,8 +41,9 @@ async function stdinInput(ctx: VerbContext): Promise<{ cwd: string | null } & Ho
   const none = { cwd: null, source: null, sessionId: undefined };
   if (ctx.stdinIsTTY) return none;
   // A harness may keep stdin open; never wait more than a second for it (contract, "Words").
-  const data = await ctx.readStdinWithin(1000);
-  if (data === null || data.length === 0 || data.length > 1_000_000) return none;
+  // Past HOOK_STDIN_BYTES the input is ignored, not refused (ruling 20).
+  const data = await ctx.readStdinWithin(1000, HOOK_STDIN_BYTES);
+  if (data === null || data.length === 0 || data.length > HOOK_STDIN_BYTES) return none;
   try {
     const parsed = JSON.parse(data.toString("utf8")) as { cwd?: unknown; source?: unknown; session_id?: unknown };
     return {
@@ -49,6 +54,12 @@ async function stdinInput(ctx: VerbContext): Promise<{ cwd: string | null } & Ho
   } catch {
     return none;
   }
+}
+
+/** True when a dead writer left LESSONS.md's private files (and no live writer holds the lock). */
+function lessonsInterrupted(root: string): boolean {
+  if (!interruptedSave(root)) return false;
+  return pendingRepairs(root).some((e) => e.file === FILE_OF.lessons);
 }
 
 /** The nearest folder at or above `start` holding `.git` (a directory or a worktree's file), else `start`. */
@@ -97,13 +108,14 @@ export const hookVerb: Verb = {
 Session-start hook. Prints fixed sentences about parked memory -- a handoff, lessons, an
 unsafe or foreign file, an interrupted save, the kill switch -- and never any text taken
 from a memory file. --mode session looks at HANDOFF.md and LESSONS.md; --mode lessons at
-LESSONS.md only. Prints nothing when every file it looks at is missing, and nothing at all
+LESSONS.md only, and says nothing of the handoff (nor of its interrupted saves). Prints nothing when every file it looks at is missing, and nothing at all
 with SESSION_HANDOFF_DISABLE=1. Output stays under ${HOOK_LIMIT} characters.
 
 The project root is --root, else the "cwd" of the harness's JSON on stdin (read only when
 stdin is not a terminal, for at most one second), else the current directory, walked up
 to the nearest folder holding .git. It runs no git and follows no link. The JSON is read
 even with --root: its "source" and "session_id" choose the checkpoint sentences below.
+Stdin past ${HOOK_STDIN_BYTES} bytes is ignored (the current directory is used), not refused.
 
 Automatic checkpoints (see \`checkpoint --help\`; --mode session only). With the hook
 input's "source": "compact", the session's own checkpoint is announced once (a private
@@ -165,6 +177,8 @@ exit: always 0 -- a broken hook must not break a session; problems go to stderr.
     const now = Date.now();
     const handoffPresent = files.some((f) => f.kind === "handoff" && f.status === "present");
     const checkpoint = mode === "session" ? await checkpointHookLines(root, input, handoffPresent, paused, now) : undefined;
-    return ok(wrap(composeHookText(files, interruptedSave(root), paused, now, checkpoint)), []);
+    // --mode lessons says nothing of the handoff: only LESSONS.md's own leftovers count.
+    const interrupted = mode === "session" ? interruptedSave(root) : lessonsInterrupted(root);
+    return ok(wrap(composeHookText(files, interrupted, paused, now, checkpoint)), []);
   },
 };

@@ -4,7 +4,7 @@ import { underLock } from "../store/mutate.ts";
 import { archiveDir, archivePrefixOf, MAX_DOCUMENT_BYTES, memoryDir, parseTarget } from "../store/paths.ts";
 import { readManagedFile } from "../store/read.ts";
 import { publish } from "../store/publish.ts";
-import { CAS, expectedTokenOption, failpointOf, lockTimeoutOption, rootOption } from "./common.ts";
+import { CAS, expectedTokenOption, failpointOf, lockTimeoutOption, rootOption, stdinForValidate } from "./common.ts";
 import { ok, type Verb } from "./types.ts";
 
 /** Largest text `promote` appends, in bytes (contract §2). */
@@ -18,7 +18,8 @@ export const promoteVerb: Verb = {
   help: `usage: node memory_io.mjs promote --root DIR --target AGENTS.md|CLAUDE.md
          --expected-current-sha256 TOKEN [--lock-timeout SECONDS] < text
 
-Appends an approved lesson (1..64,000 bytes of UTF-8 on stdin) to AGENTS.md or CLAUDE.md
+Appends an approved lesson (1..64,000 bytes of UTF-8 on stdin; reading stops past that:
+"stdin is more than 64,000 bytes") to AGENTS.md or CLAUDE.md
 at the root, only if the file is still the version whose token you read with
 \`read-target\` (\`absent\` creates it, mode 0644). A newline is added to the prior content
 and to the text when they lack one. Secrets are redacted and invisible characters refused,
@@ -33,7 +34,7 @@ exit:   0 appended; 2 refused (stale token: read again; bad text; unsafe file);
     const expected = expectedTokenOption(ctx);
     const lockTimeoutSeconds = lockTimeoutOption(ctx);
     const root = rootOption(ctx);
-    const raw = await ctx.readStdin();
+    const stdin = await stdinForValidate(ctx, MAX_PROMOTE_BYTES);
     let text = "";
     let notes: string[] = [];
     const { result, repairs } = await underLock(
@@ -42,6 +43,7 @@ exit:   0 appended; 2 refused (stale token: read again; bad text; unsafe file);
         env: ctx.env,
         lockTimeoutSeconds,
         validate: () => {
+          const raw = stdin();
           if (raw.length > MAX_PROMOTE_BYTES) {
             throw new Refused(`the lesson is ${raw.length} bytes; promote appends at most ${MAX_PROMOTE_BYTES} bytes`);
           }

@@ -45,7 +45,8 @@ function help(): string {
     ...rules,
     "",
     "exit codes: 0 success (whether or not anything was redacted);",
-    "            2 refused: stdin is not UTF-8, or a usage error (unknown flag, argument)",
+    "            2 refused: stdin is not UTF-8, or more than 1,000,000 bytes (reading stops",
+    "              there), or a usage error (unknown flag, argument, a flag given twice)",
     "",
   ].join("\n");
 }

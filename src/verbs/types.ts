@@ -16,10 +16,19 @@ export interface VerbContext {
   positionals: string[];
   env: Record<string, string | undefined>;
   cwd: string;
-  /** Reads all of stdin (bytes), waiting for its end. */
-  readStdin(): Promise<Buffer>;
-  /** Reads all of stdin, giving up after `ms` milliseconds (null then): for the hook. */
-  readStdinWithin(ms: number): Promise<Buffer | null>;
+  /**
+   * Reads all of stdin (bytes), waiting for its end; stops just past `maxBytes` (default
+   * 1,000,000) and refuses (ruling 27).
+   * @throws Refused (exit 2) `stdin is more than <maxBytes> bytes; …`
+   */
+  readStdin(maxBytes?: number): Promise<Buffer>;
+  /**
+   * Reads all of stdin, giving up after `ms` milliseconds (null then): for the hook (and
+   * `checkpoint`). Past `maxBytes` (default 1,000,000) it stops reading and returns the first
+   * `maxBytes + 1` bytes, so the caller sees the input is too long and ignores it (ruling 20:
+   * ignored, not refused).
+   */
+  readStdinWithin(ms: number, maxBytes?: number): Promise<Buffer | null>;
   /** True when stdin is a terminal (the hook then does not read it). */
   stdinIsTTY: boolean;
   /** The running helper's file, as invoked (install writes hook commands naming it). */

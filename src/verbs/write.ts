@@ -4,7 +4,7 @@ import { underLock } from "../store/mutate.ts";
 import { archiveDir, archivePrefixOf, FILE_OF, memoryDir, parseKind } from "../store/paths.ts";
 import { publish } from "../store/publish.ts";
 import { droppedItems, droppedReport } from "../schema/open-items.ts";
-import { CAS, expectedTokenOption, failpointOf, lockTimeoutOption, rootOption } from "./common.ts";
+import { CAS, expectedTokenOption, failpointOf, lockTimeoutOption, rootOption, stdinForValidate } from "./common.ts";
 import { ok, type Verb } from "./types.ts";
 
 /** `write <kind> --root DIR --expected-current-sha256 TOKEN` (contract §2, §3, §4). */
@@ -22,12 +22,20 @@ archive/HANDOFF-<UTC time>-<8 hex>.md; the 5 newest archives are kept.
 
 The document must be UTF-8 without NUL bytes, at most 1,000,000 bytes, begin with the line
 <!-- memory-schema: v1 -->, have its heading (# Session Handoff, # Lessons, # Solutions) in
-its first four lines, and end with a newline. CRLF becomes LF and a leading BOM is dropped
-(said on stderr). Invisible characters (bidi controls, zero-width, tag characters, …) are
-refused with their line, column and code point. Secrets are redacted before anything
+its first four lines, and end with a newline. Reading stdin stops past 1,000,000 bytes:
+"stdin is more than 1,000,000 bytes" (exit 2). CRLF becomes LF and a leading BOM is dropped
+(said on stderr). Invisible and control characters are refused with their line, column
+and code point: bidi embeddings, overrides and isolates; zero-width spaces; tag characters
+(except in the England, Scotland and Wales flags); a variation selector after anything but
+an emoji or keycap, a base Unicode standardizes it for, or (ideographic ones) a CJK
+ideograph, so runs of them too; controls but TAB and LF; U+2028, U+2029. Living scripts
+pass: U+200C/U+200D between letters or marks (Persian, Indic, Sinhala, …), U+200D inside
+emoji sequences, U+200E/U+200F/U+061C on a line holding a right-to-left letter. Secrets are redacted before anything
 touches the disk (see \`--help redact\`); stderr names each kind and line, never a value.
 Open items of the previous handoff (unfinished plan steps, next steps) that the new one
-neither carries over nor marks done are named on stderr, so they are not lost silently.
+neither carries over nor marks done are named on stderr, so they are not lost silently
+(quoted as data: secrets redacted, controls and refused characters shown as <U+XXXX>,
+each cut at 100 characters).
 
 stdout: "saved HANDOFF.md; archived previous handoff as <name>" (or "saved <FILE>"), then
         "CURRENT-SHA256: <token of what was saved>" as the last line.
@@ -41,7 +49,7 @@ exit:   0 saved; 2 refused (stale token: read again and merge, never resend the 
     const expected = expectedTokenOption(ctx);
     const lockTimeoutSeconds = lockTimeoutOption(ctx);
     const root = rootOption(ctx);
-    const raw = await ctx.readStdin();
+    const stdin = await stdinForValidate(ctx);
     let prepared: Prepared | null = null;
     let dropped: string | null = null;
     const file = FILE_OF[kind];
@@ -51,7 +59,7 @@ exit:   0 saved; 2 refused (stale token: read again and merge, never resend the 
         env: ctx.env,
         lockTimeoutSeconds,
         validate: () => {
-          prepared = prepareDocument(raw, kind);
+          prepared = prepareDocument(stdin(), kind);
         },
         // No memory dir: the file cannot exist, so only `absent` can be the current token.
         precheck: async () => {

@@ -130,7 +130,7 @@ describe("brief", () => {
     expect(b.driftAndLessons).toMatch(/LESSONS.md 2 entries \(1 mention the key files or branch\)/);
   });
 
-  it("flatten removes control and format characters", () => {
-    expect(flatten("a\n\tb\u200bc\u0000d")).toBe("a b c d");
+  it("flatten folds line breaks and shows controls and refused format characters (the sanitiser)", () => {
+    expect(flatten("a\n\tb\u200bc\u0000d")).toBe("a b<U+200B>c<U+0000>d");
   });
 });

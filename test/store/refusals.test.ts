@@ -28,7 +28,7 @@ describe("write refuses bad documents and changes nothing", () => {
     ["no heading", good.replace("# Session Handoff", "# Notes"), /heading "# Session Handoff"/],
     ["the heading too late", good.replace("# Session Handoff\n", "\n\n\n\n# Session Handoff\n"), /heading/],
     ["no final newline", good.trimEnd(), /end with a newline/],
-    ["over 1,000,000 bytes", `${good}${"a".repeat(1_000_001)}\n`, /at most 1000000 bytes/],
+    ["over 1,000,000 bytes", `${good}${"a".repeat(1_000_001)}\n`, /stdin is more than 1,000,000 bytes; send at most 1,000,000 bytes/],
     ["a zero-width character", handoff("a\u200Bb"), /invisible/],
   ];
   it.each(cases)("%s", (_name, input, pattern) => {

@@ -1,0 +1,74 @@
+/**
+ * The one sanitiser for file text that the helper prints outside the untrusted envelope
+ * (issue 11): `write`'s note on dropped open items, `brief`'s fields, `drift`'s branch names
+ * and summary, later archive listings. A planted or hand-edited file must not reach a
+ * terminal or an agent's context with its secrets, ANSI/OSC escapes, bidi overrides or tag
+ * characters intact, nor with a surrogate pair cut in half. Pure.
+ *
+ * In order: redaction (contract §4; skipped for branch names and paths, ruling 6), then LF
+ * (CRLF included) and TAB folded to spaces (one-line fields), then every control and every code point
+ * `write` would refuse shown as `<U+XXXX>` (the same rule as `read`, guard/invisible.ts), then
+ * a cut on grapheme-cluster boundaries (Intl.Segmenter), where a `<U+XXXX>` or
+ * `<redacted: KIND>` marker counts as one unit and is never split. Paths are not prose: they
+ * are quoted with octal escapes (schema/anchor-lines.ts `quotePath`, ruling 4).
+ */
+import { showRefused } from "./invisible.ts";
+import { redactText } from "./redact.ts";
+
+/** How {@link sanitize} shapes a text. */
+export interface SanitizeOptions {
+  /** Longest result, in grapheme clusters (a marker counts as one), `…` included; no cut when absent. */
+  max?: number;
+  /** Fold line breaks, tabs and runs of whitespace into one space and trim (default true). */
+  oneLine?: boolean;
+  /** Redact secrets first (default true); false for branch names and paths (ruling 6). */
+  redact?: boolean;
+}
+
+// Line breaks (CRLF is LF by then) and tabs: folded in one-line fields. A lone CR and the
+// rarer breaks (VT, FF, NEL, U+2028, U+2029) are shown as <U+XXXX> like every other control
+// (ruling 5): a file has no honest use for them, and a lone CR can hide text on a terminal.
+const BREAKS = /[\t\n]+/g;
+const MARKER = /<U\+[0-9A-F]{4,6}>|<redacted: [a-z0-9-]+>|<0x[0-9A-F]{2}>/g;
+
+let segmenter: Intl.Segmenter | undefined;
+
+/** The text's units: each marker whole, each grapheme cluster of the rest. */
+function units(text: string): string[] {
+  segmenter ??= new Intl.Segmenter(undefined, { granularity: "grapheme" });
+  const out: string[] = [];
+  let at = 0;
+  const rest = (end: number): void => {
+    for (const s of segmenter!.segment(text.slice(at, end))) out.push(s.segment);
+  };
+  for (const m of text.matchAll(MARKER)) {
+    rest(m.index);
+    out.push(m[0]);
+    at = m.index + m[0].length;
+  }
+  rest(text.length);
+  return out;
+}
+
+/**
+ * Makes file text safe to print outside the envelope (see the module comment). Pure.
+ * @returns the text redacted, folded (one-line), with refused code points as `<U+XXXX>`, and
+ * cut to `max` grapheme clusters ending with `…` when it was longer.
+ */
+export function sanitize(text: string, opts: SanitizeOptions = {}): string {
+  let out = opts.redact === false ? text : redactText(text).text;
+  out = out.replace(/\r\n/g, "\n");
+  // Spaces only: String#trim would also drop U+FEFF and U+2029, which must be shown.
+  if (opts.oneLine !== false) out = out.replace(BREAKS, " ").replace(/ {2,}/g, " ").replace(/^ | $/g, "");
+  out = showRefused(out).text;
+  // A BOM passes `write` only as a file's first character; here it would be invisible.
+  if (out.startsWith("\uFEFF")) out = `<U+FEFF>${out.slice(1)}`;
+  const max = opts.max;
+  // Fewer code points than the limit: fewer units too, nothing to cut (no segmenter needed).
+  if (max === undefined || out.length <= max || [...out].length <= max) return out;
+  const all = units(out);
+  if (all.length <= max) return out;
+  // Once more after the cut: a joiner or mark whose letter or RTL context was cut away would
+  // otherwise stand refused next to the `…` (a checkpoint saved so would be refused by write).
+  return showRefused(`${all.slice(0, Math.max(0, max - 1)).join("").trimEnd()}…`).text;
+}

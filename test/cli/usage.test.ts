@@ -1,0 +1,62 @@
+// Usage errors through the built bundle: a flag given twice is refused naming the flag, with
+// each verb's usage exit (2; hook 0; check 64) and nothing changed (issue 11, ruling 29).
+import { mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { gitRepo, handoff, helper, save, snapshot } from "../helpers.ts";
+
+describe("a repeated flag is a usage error naming the flag", () => {
+  it.each([
+    ["read", ["read", "handoff", "--root", "A", "--root", "B"], "root", 2],
+    ["write", ["write", "handoff", "--root", "A", "--expected-current-sha256", "absent", "--expected-current-sha256", "absent"], "expected-current-sha256", 2],
+    ["write (--lock-timeout)", ["write", "lessons", "--root", "A", "--expected-current-sha256", "absent", "--lock-timeout", "1", "--lock-timeout", "2"], "lock-timeout", 2],
+    ["promote (--target)", ["promote", "--root", "A", "--target", "AGENTS.md", "--target", "CLAUDE.md", "--expected-current-sha256", "absent"], "target", 2],
+    ["anchors", ["anchors", "--root", "A", "--root", "A"], "root", 2],
+    ["drift (boolean)", ["drift", "--root", "A", "--json", "--json"], "json", 2],
+    ["brief", ["brief", "--root", "A", "--root=B"], "root", 2],
+    ["redact", ["redact", "--json", "--json"], "json", 2],
+    ["check", ["check", "--root", "A", "--root", "B"], "root", 64],
+    ["hook", ["hook", "--mode", "session", "--mode", "lessons"], "mode", 0],
+  ])("%s", (_name, args, flag, code) => {
+    const root = gitRepo();
+    save(root, handoff("keep me"));
+    const before = snapshot(root);
+    const r = helper(args.map((a) => a.replace(/^A$/, root).replace(/^B$/, `${root}/sub`).replace("--root=B", `--root=${root}/sub`)), { cwd: root, input: "" });
+    expect(r.code).toBe(code);
+    expect(r.stderr).toBe(`memory operation refused: --${flag} is given more than once; pass it once (see \`${args[0]} --help\`)\n`);
+    expect(r.stdout).toBe("");
+    expect(snapshot(root)).toEqual(before);
+  });
+
+  it("a repeatable flag (anchors --key-file) may be repeated", () => {
+    const root = gitRepo();
+    const r = helper(["anchors", "--root", root, "--key-file", "a", "--key-file", "b"]);
+    expect(r.code).toBe(0);
+  });
+});
+
+describe("hook --mode lessons says nothing of the handoff", () => {
+  it("is silent about a parked handoff and about the handoff's interrupted save", () => {
+    const root = gitRepo();
+    save(root, handoff("parked"));
+    expect(helper(["hook", "--mode", "lessons", "--root", root])).toMatchObject({ code: 0, stdout: "", stderr: "" });
+    // A dead writer's claim of HANDOFF.md: the session hook says so, the lessons hook does not.
+    const mem = path.join(root, ".ai", "memory");
+    writeFileSync(path.join(mem, ".HANDOFF.md.tmp-999999-0123abcd"), handoff("half"));
+    expect(helper(["hook", "--mode", "session", "--root", root]).stdout).toMatch(/interrupted save/);
+    expect(helper(["hook", "--mode", "lessons", "--root", root])).toMatchObject({ code: 0, stdout: "" });
+  });
+
+  it("still speaks of the lessons, and of their own interrupted save", () => {
+    const root = gitRepo();
+    const mem = path.join(root, ".ai", "memory");
+    mkdirSync(mem, { recursive: true, mode: 0o700 });
+    writeFileSync(path.join(mem, "LESSONS.md"), "<!-- memory-schema: v1 -->\n# Lessons\n", { mode: 0o600 });
+    writeFileSync(path.join(mem, "HANDOFF.md"), handoff("parked"), { mode: 0o600 });
+    const lessons = helper(["hook", "--mode", "lessons", "--root", root]);
+    expect(lessons.stdout).toMatch(/project lessons exist/);
+    expect(lessons.stdout).not.toMatch(/HANDOFF\.md|parked handoff/);
+    writeFileSync(path.join(mem, ".LESSONS.md.tmp-999999-0123abcd"), "x");
+    expect(helper(["hook", "--mode", "lessons", "--root", root]).stdout).toMatch(/interrupted save/);
+  });
+});

@@ -1,0 +1,69 @@
+// check and the hook call memory unsafe (3, "failed memory safety") when a planted handoff
+// holds a NUL anywhere within §1's limit (ruling 5) or archive/ is not a real folder (§3);
+// other refused characters on disk are only shown by `read` (issue 11).
+import { mkdirSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { gitRepo, handoff, helper, save, tempDir } from "../helpers.ts";
+
+const UNSAFE = /failed memory safety or schema checks/;
+
+function planted(text: string | Buffer): string {
+  const root = gitRepo();
+  const mem = path.join(root, ".ai", "memory");
+  mkdirSync(mem, { recursive: true, mode: 0o700 });
+  writeFileSync(path.join(mem, "HANDOFF.md"), text, { mode: 0o600 });
+  return root;
+}
+
+describe("a NUL makes a memory file unsafe (ruling 5)", () => {
+  it.each([
+    ["in the first bytes", handoff("a\0b")],
+    ["past the first 4 KiB", handoff(`${"x".repeat(5000)}\0`)],
+    ["past the first 64 KiB", handoff(`${"x\n".repeat(40_000)}\0`)],
+    ["as the last byte", `${handoff("end")}\0`],
+  ])("%s: check 3, the hook says unsafe", (_name, text) => {
+    const root = planted(text);
+    expect(helper(["check", "--root", root]).code).toBe(3);
+    expect(helper(["hook", "--mode", "session", "--root", root]).stdout).toMatch(UNSAFE);
+  });
+
+  it.each([
+    ["a C1 control", handoff("a\u0085b")],
+    ["a bidi override", handoff("a\u202Eb")],
+    ["an ESC", handoff("a\u001bb")],
+  ])("%s on disk is still a parked handoff (read shows it)", (_name, text) => {
+    const root = planted(text);
+    expect(helper(["check", "--root", root]).code).toBe(2);
+    expect(helper(["read", "handoff", "--root", root]).stdout).toMatch(/<U\+[0-9A-F]{4}>/);
+  });
+});
+
+describe("archive/ must be a real folder (contract §3)", () => {
+  it("a symlinked archive/ makes check exit 3 (not 2) and the hook say unsafe; write refuses", () => {
+    const root = gitRepo();
+    save(root, handoff("one"));
+    const elsewhere = path.join(tempDir(), "arch");
+    mkdirSync(elsewhere);
+    symlinkSync(elsewhere, path.join(root, ".ai", "memory", "archive"));
+    expect(helper(["check", "--root", root]).code).toBe(3);
+    expect(helper(["hook", "--mode", "session", "--root", root]).stdout).toMatch(UNSAFE);
+  });
+
+  it("so does a file named archive", () => {
+    const root = gitRepo();
+    save(root, handoff("one"));
+    const mem = path.join(root, ".ai", "memory");
+    writeFileSync(path.join(mem, "archive"), "not a folder\n");
+    expect(helper(["check", "--root", root]).code).toBe(3);
+  });
+
+  it("a real archive/ with archives is fine", () => {
+    const root = gitRepo();
+    save(root, handoff("one"));
+    save(root, handoff("two"));
+    expect(helper(["check", "--root", root]).code).toBe(2);
+    renameSync(path.join(root, ".ai", "memory", "archive"), path.join(root, ".ai", "memory", "archive-moved"));
+    expect(helper(["check", "--root", root]).code).toBe(2);
+  });
+});
