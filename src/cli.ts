@@ -27,6 +27,8 @@ export interface Process {
   readStdin(maxBytes: number): Promise<Buffer>;
   /** All of stdin within `ms`, else null; past `maxBytes`, its first `maxBytes + 1` bytes. */
   readStdinWithin(ms: number, maxBytes: number): Promise<Buffer | null>;
+  /** The folder of the running skill (the parent of the helper's `scripts/`), as invoked; null when unknown. */
+  skillDir?: string | null;
   writeOut(data: string | Uint8Array): void;
   writeErr(text: string): void;
   /** The running helper's file (`process.argv[1]`). */
@@ -80,6 +82,7 @@ export async function main(proc: Process): Promise<ExitCode> {
     return 0;
   }
   let ctx: VerbContext;
+  const warned = new Set<string>();
   try {
     const parsed = parseArgs({ args: rest, options: verb.options, allowPositionals: true, strict: true, tokens: true });
     const repeated = repeatedFlag(parsed.tokens, verb.options);
@@ -106,6 +109,12 @@ export async function main(proc: Process): Promise<ExitCode> {
       get stdinIsTTY() {
         return proc.stdinIsTTY;
       },
+      warn: (line: string) => {
+        if (warned.has(line)) return;
+        warned.add(line);
+        proc.writeErr(`${line}\n`);
+      },
+      skillDir: proc.skillDir ?? null,
     };
   } catch (err) {
     const message = err instanceof UsageError ? err.message : parseArgsMessage(err, first);

@@ -1,8 +1,10 @@
 // The environment anchors of a save (contract §5 `anchors`, §8 line format).
+import { realpathSync } from "node:fs";
 import { lstat } from "node:fs/promises";
 import path from "node:path";
 import type { AnchorValues } from "../schema/anchor-lines.ts";
 import { isoSeconds, safeRelativePath } from "../schema/values.ts";
+import { gitDirOf, gitTopOf, inProgressOf, inProgressWords } from "./in-progress.ts";
 import { GitUnavailable } from "./run.ts";
 import { readSnapshot } from "./status.ts";
 
@@ -38,6 +40,30 @@ export async function statInsideRoot(root: string, rel: string): Promise<{ mtime
   return null;
 }
 
+/**
+ * The running skill's own folder, as invoked and as its real path, relative to the root when
+ * it lies strictly inside it (ruling 17): the exclude pathspecs for `git status`, so that a
+ * skill copied into the project is never listed as dirty work. Paths holding a control
+ * character are left out (they could not be passed to git).
+ */
+export function skillExcludes(root: string, skillDir: string | null): string[] {
+  if (skillDir === null) return [];
+  const out = new Set<string>();
+  let real: string | null = null;
+  try {
+    real = realpathSync(skillDir);
+  } catch {
+    // A skill folder that cannot be resolved is only excluded as invoked.
+  }
+  for (const dir of [path.resolve(skillDir), real]) {
+    if (dir === null) continue;
+    const rel = path.relative(root, dir);
+    if (rel === "" || rel.startsWith("..") || path.isAbsolute(rel) || /[\x00-\x1f\x7f]/.test(rel)) continue;
+    out.add(rel.split(path.sep).join("/"));
+  }
+  return [...out];
+}
+
 /** Turns a `--key-file` value into a root-relative path, or a reason it is refused. */
 export function keyFileRelative(root: string, value: string): string | { error: string } {
   const rel = path.isAbsolute(value) ? path.relative(root, value).split(path.sep).join("/") : value;
@@ -47,7 +73,8 @@ export function keyFileRelative(root: string, value: string): string | { error: 
 
 /**
  * Collects the anchors at the root: branch (or `(detached)`), full HEAD, dirty files (the memory
- * dir excluded) and the time as ISO-8601 UTC with `Z`; outside git (no repository, or git not
+ * dir and the running skill's folder excluded), the operation in progress read from the git
+ * dir's files, and the time as ISO-8601 UTC with `Z`; outside git (no repository, or git not
  * on PATH: said in `gitNote`), the time and the modification time of each key file.
  * One git process inside a repository, none outside.
  */
@@ -56,14 +83,18 @@ export async function collectAnchors(
   env: Record<string, string | undefined>,
   nowMs: number,
   keyFiles: readonly string[],
+  opts: { skillDir?: string | null } = {},
 ): Promise<CollectedAnchors> {
   const date = isoSeconds(nowMs);
   let gitNote: string | null = null;
   try {
-    const r = await readSnapshot(root, env);
+    const r = await readSnapshot(root, env, skillExcludes(root, opts.skillDir ?? null));
     if (r.kind === "repo") {
       const s = r.snapshot;
-      return { insideGit: true, branch: s.branch, head: s.head, dirty: s.dirty, date, keyFileMtimes: [], gitNote: null, skippedKeyFiles: [] };
+      const top = gitTopOf(root);
+      const op = top === null ? null : inProgressOf(gitDirOf(top));
+      const inProgress = op === null ? null : { words: inProgressWords(op), conflicted: s.conflicted ?? 0 };
+      return { insideGit: true, branch: s.branch, head: s.head, dirty: s.dirty, date, keyFileMtimes: [], inProgress, gitNote: null, skippedKeyFiles: [] };
     }
     gitNote = `not a git repository (${r.note})`;
   } catch (err) {

@@ -2,7 +2,11 @@
 // hands them to the pure `assessDrift`.
 import type { CheckedAnchors } from "../schema/handoff.ts";
 import type { ObjectId } from "../schema/values.ts";
+import { readFileSync, statSync } from "node:fs";
+import path from "node:path";
+import { isoSeconds, parseStrictTime } from "../schema/values.ts";
 import { statInsideRoot } from "./anchors.ts";
+import { gitDirOf, gitTopOf, inProgressOf, inProgressWords } from "./in-progress.ts";
 import { GitUnavailable, runGit, type GitResult } from "./run.ts";
 import { readSnapshot, type Snapshot, type SnapshotResult } from "./status.ts";
 import { assessDrift, type DriftFacts, type DriftReport, type GitState } from "./verdict.ts";
@@ -25,31 +29,117 @@ function reachableArgs(id: ObjectId): string[] {
  * and git's work then overlaps reading and parsing it (start-up budget, performance.md).
  * Pass the promise to `measureDrift`; a rejection is left for it to handle.
  */
-export function startStatus(root: string, env: Record<string, string | undefined>): Promise<SnapshotResult> {
-  const p = readSnapshot(root, env);
+export function startStatus(root: string, env: Record<string, string | undefined>, excludes: readonly string[] = []): Promise<SnapshotResult> {
+  const p = readSnapshot(root, env, excludes);
   p.catch(() => undefined);
   return p;
 }
 
+/** Most commits the history log classifies (memory-only or not) before falling back to a count. */
+export const MAX_LOGGED_COMMITS = 2000;
+
+/**
+ * The commits between the saved HEAD and HEAD, each with the paths it touches (a merge: its
+ * diff against its first parent, ruling 14), from one `git log` that also gives ahead and
+ * behind. `-z` keeps paths unquoted; `--no-renames` lists both sides of a move.
+ */
+function historyArgs(id: ObjectId): string[] {
+  return ["log", "--left-right", "--format=%x01%m%x02%ce", "--name-only", "-z", "--no-renames", "--diff-merges=first-parent", `--max-count=${MAX_LOGGED_COMMITS + 1}`, `${id}...HEAD`];
+}
+
+/** Per side, how many commits and how many of them touch only the memory dir. Pure. */
+export interface HistoryCounts {
+  ahead: number;
+  behind: number;
+  memoryOnlyAhead: number;
+  memoryOnlyBehind: number;
+  /** More commits than MAX_LOGGED_COMMITS: the counts are partial. */
+  truncated: boolean;
+  /** The committer e-mail of the newest commit on HEAD's side that touches `handoffPath`; null when none does. */
+  handoffCommitter: string | null;
+}
+
+/**
+ * Parses `historyArgs`'s output: `\x01<marker>\x02<committer e-mail>\0` then, for a commit that touches paths,
+ * `\n` and NUL-terminated paths (top-relative). A commit is memory-only when it touches at
+ * least one path and every path lies under `memoryPrefix` (`<root rel>/.ai/memory/`); an empty
+ * commit is not. Pure.
+ */
+export function parseHistory(out: Buffer, memoryPrefix: string, handoffPath = `${memoryPrefix}HANDOFF.md`): HistoryCounts {
+  const counts: HistoryCounts = { ahead: 0, behind: 0, memoryOnlyAhead: 0, memoryOnlyBehind: 0, truncated: false, handoffCommitter: null };
+  // A record starts at the output's start or right after a NUL (paths hold no NUL, but may hold \x01).
+  const records = `\0${out.toString("utf8")}`.split("\0\x01").slice(1);
+  if (records.length > MAX_LOGGED_COMMITS) {
+    counts.truncated = true;
+    records.length = MAX_LOGGED_COMMITS;
+  }
+  for (const rec of records) {
+    const side = rec[0] === "<" ? "behind" : "ahead";
+    const [header = "", ...rest] = rec.slice(1).split("\0");
+    const paths = rest.map((p) => p.replace(/^\n/, "")).filter((p) => p !== "");
+    counts[side]++;
+    if (side === "ahead" && counts.handoffCommitter === null && paths.includes(handoffPath)) counts.handoffCommitter = header.replace(/^\x02/, "").trim();
+    if (paths.length > 0 && paths.every((p) => p.startsWith(memoryPrefix))) counts[side === "ahead" ? "memoryOnlyAhead" : "memoryOnlyBehind"]++;
+  }
+  return counts;
+}
+
+/** Root-relative prefix of paths under the root, as git writes them from the top (`""` or `pkg/api/`). */
+function rootPrefix(root: string, top: string | null): string {
+  if (top === null) return "";
+  const rel = path.relative(top, root).split(path.sep).join("/");
+  return rel === "" ? "" : `${rel}/`;
+}
+
+// Ruling 16: is the handoff tracked? Its path in the index, found in JS (no process) by its
+// bytes; an index that cannot be searched that way (v4 compresses paths) counts as tracked.
+function maybeTracked(gitDir: string | null, topRelative: string): boolean {
+  if (gitDir === null) return false;
+  const index = path.join(gitDir, "index");
+  try {
+    const st = statSync(index);
+    if (st.size > 64 * 1024 * 1024) return true;
+    const buf = readFileSync(index);
+    if (buf.length >= 8 && buf.readUInt32BE(4) >= 4) return true;
+    return buf.includes(Buffer.from(`${topRelative}\0`, "utf8"));
+  } catch {
+    return false;
+  }
+}
+
+/** Options of `measureDrift`. */
+export interface DriftOptions {
+  /** A `startStatus` already running, or null to start one here. */
+  early?: Promise<SnapshotResult> | null;
+  /** Root-relative folders `git status` leaves out (the running skill's, ruling 17). */
+  excludes?: readonly string[];
+}
+
 /**
  * Measures drift at `root` against validated anchors (contract §5). Runs git with argument
- * vectors built only from literals, the validated object id and a number of seconds.
+ * vectors built only from literals, the validated object id, numbers of seconds and paths
+ * the helper computed itself.
  *
- * Processes: one `status` (branch, HEAD, upstream counts, dirty files) and one
- * `rev-list --left-right --count <saved>...HEAD`, in parallel; a reachability check only when
- * HEAD does not contain the saved commit; a `--since` count (and a shallow check when the
- * object is missing) only when it is unreachable. So 2 for the usual case, at most 4.
- * Never throws for a git failure: git missing or timing out gives an unverifiable report.
+ * Processes: one `status` (branch, HEAD, upstream counts, dirty files) and one `log` of the
+ * commits between the saved HEAD and HEAD (ahead, behind, and which touch only the memory
+ * dir: ruling 14), in parallel. Only when needed: a reachability check when HEAD does not
+ * contain the saved commit; a `--since` count (and a shallow check when the object is
+ * missing) when it is unreachable; `git diff --name-only <saved> HEAD` when the HEAD moved and
+ * there are key files or cleaned dirty files to judge (ruling 15); `config user.email` when
+ * the handoff is tracked, and `log -1` of it when no commit since the save touched it
+ * (ruling 16). So 2 in the usual case.
+ * The operation in progress is read from the git dir's files. Never throws for a git
+ * failure: git missing or timing out gives an unverifiable report.
  * @param nowMs the current time in ms since the epoch.
- * @param early a `startStatus` already running, or null to start one here.
  */
 export async function measureDrift(
   root: string,
   env: Record<string, string | undefined>,
   anchors: CheckedAnchors,
   nowMs: number,
-  early: Promise<SnapshotResult> | null = null,
+  optsOrEarly: DriftOptions | Promise<SnapshotResult> | null = null,
 ): Promise<MeasuredDrift> {
+  const opts: DriftOptions = optsOrEarly === null || optsOrEarly instanceof Promise ? { early: optsOrEarly } : optsOrEarly;
   // The status process counts whether it was started here or by `startStatus`.
   let processes = 1;
   const git = (args: readonly string[]): Promise<GitResult> => {
@@ -70,21 +160,64 @@ export async function measureDrift(
     commitsSinceDate: null,
     missingKeyFiles: [],
     unverifiable: anchors.unverifiable,
+    memoryOnlyCommits: 0,
+    changedKeyFiles: [],
+    changedSinceSave: null,
+    inProgress: { saved: anchors.inProgress, current: null },
+    provenance: null,
+    ageUnknown: anchors.stateTime.known ? null : anchors.stateTime.reason,
   };
-  const keyFilesP = Promise.all(anchors.keyFiles.map(async (p) => ((await statInsideRoot(root, p)) === null ? p : null)));
+  const keyFiles = [...new Set([...anchors.keyFiles, ...anchors.keyFileMtimes.map((k) => k.path)])];
+  const keyFilesP = Promise.all(keyFiles.map(async (p) => ({ path: p, stat: await statInsideRoot(root, p) })));
+  const top = gitTopOf(root);
+  const gitDir = top === null ? null : gitDirOf(top);
+  const prefix = rootPrefix(root, top);
+  const handoffPath = `${prefix}.ai/memory/HANDOFF.md`;
 
   try {
-    const statusP = early ?? readSnapshot(root, env);
-    const countP = head === null ? null : git(["rev-list", "--left-right", "--count", `${head}...HEAD`]);
-    // Both are started before either is awaited; a rejection is handled below.
-    countP?.catch(() => undefined);
+    const statusP = opts.early ?? readSnapshot(root, env, opts.excludes ?? []);
+    const logP = head === null ? null : git(historyArgs(head));
+    // Ruling 16, only for a tracked handoff: who am I, in parallel with the rest.
+    const tracked = maybeTracked(gitDir, handoffPath);
+    const meP = tracked ? git(["config", "user.email"]) : null;
+    // All are started before any is awaited; a rejection is handled below.
+    logP?.catch(() => undefined);
+    meP?.catch(() => undefined);
     const status = await statusP;
     if (status.kind === "not-repo") {
-      await countP?.catch(() => undefined);
+      await logP?.catch(() => undefined);
+      await meP?.catch(() => undefined);
       facts.git = { state: "not-repo", note: status.note };
     } else {
       facts.current = status.snapshot;
-      if (head !== null && countP !== null) await measureHead(facts, status.snapshot, head, await countP, git);
+      const op = inProgressOf(gitDir);
+      facts.inProgress = { saved: anchors.inProgress, current: op === null ? null : inProgressWords(op) };
+      let committer: string | null = null;
+      if (head !== null && logP !== null) committer = await measureHead(facts, status.snapshot, head, await logP, git, `${prefix}.ai/memory/`);
+      const cleaned = facts.saved.dirty === null ? [] : facts.saved.dirty.filter((p) => !status.snapshot.dirty.includes(p));
+      const moved = head !== null && status.snapshot.head !== null && status.snapshot.head !== head;
+      if (head !== null && !moved && facts.headReachable === true) facts.changedSinceSave = [];
+      else if (moved && facts.headReachable === true && (keyFiles.length > 0 || cleaned.length > 0)) {
+        const d = await git(["diff", "--name-only", "-z", "--no-renames", head, "HEAD"]);
+        if (d.code === 0) facts.changedSinceSave = d.stdout.toString("utf8").split("\0").filter((p) => p !== "");
+      }
+      if (facts.changedSinceSave !== null) {
+        const changed = new Set(facts.changedSinceSave);
+        facts.changedKeyFiles = keyFiles.filter((k) => changed.has(`${prefix}${k}`));
+      }
+      if (meP !== null) {
+        // The commits since the save usually hold the last change to the handoff (saving and
+        // committing it); only when none does is its history looked up.
+        if (committer === null && status.snapshot.head !== null) {
+          const last = await git(["log", "-1", "--format=%ce", "--", `:(top,literal)${handoffPath}`]);
+          committer = last.code === 0 ? last.stdout.toString("utf8").trim() : null;
+        }
+        const me = await meP;
+        if (committer) {
+          const mine = me.code === 0 ? me.stdout.toString("utf8").trim() : "";
+          facts.provenance = { committer, someoneElse: committer.toLowerCase() !== mine.toLowerCase() };
+        }
+      }
     }
   } catch (err) {
     if (!(err instanceof GitUnavailable)) throw err;
@@ -93,26 +226,51 @@ export async function measureDrift(
     facts.current = null;
     facts.headReachable = null;
   }
-  facts.missingKeyFiles = (await keyFilesP).filter((p): p is string => p !== null);
+  const stats = await keyFilesP;
+  facts.missingKeyFiles = stats.filter((k) => k.stat === null).map((k) => k.path);
+  if (facts.git.state !== "repo") {
+    // Outside git: the `Key file mtimes` anchor is what changed files are judged by (issue 9, case 6).
+    const now = new Map(stats.map((k) => [k.path, k.stat === null ? null : isoSeconds(k.stat.mtimeMs)]));
+    facts.changedKeyFiles = anchors.keyFileMtimes.filter((k) => now.get(k.path) !== (k.mtime === null ? null : normalTime(k.mtime))).map((k) => k.path);
+  }
   return { report: assessDrift(facts), gitProcesses: processes };
+}
+
+// A saved mtime as `isoSeconds` writes it, so that the comparison is of instants, not spellings.
+function normalTime(text: string): string {
+  const t = parseStrictTime(text, Number.MAX_SAFE_INTEGER);
+  return "error" in t ? text : isoSeconds(t.ms);
 }
 
 async function measureHead(
   facts: DriftFacts,
   snap: Snapshot,
   head: ObjectId,
-  count: GitResult,
+  log: GitResult,
   git: (args: readonly string[]) => Promise<GitResult>,
-): Promise<void> {
+  memoryPrefix: string,
+): Promise<string | null> {
+  let committer: string | null = null;
   let reachable: boolean;
-  if (snap.head !== null && count.code === 0) {
-    const m = /^(\d+)\s+(\d+)/.exec(count.stdout.toString("utf8"));
-    const behind = Number(m?.[1] ?? NaN);
-    const ahead = Number(m?.[2] ?? NaN);
-    facts.ahead = ahead;
-    facts.behind = behind;
+  let counted: { ahead: number; behind: number } | null = null;
+  let memoryOnly = { ahead: 0, behind: 0 };
+  if (snap.head !== null && log.code === 0) {
+    const h = parseHistory(log.stdout, memoryPrefix);
+    counted = { ahead: h.ahead, behind: h.behind };
+    memoryOnly = { ahead: h.memoryOnlyAhead, behind: h.memoryOnlyBehind };
+    committer = h.handoffCommitter;
+    if (h.truncated) counted = await countBoth(head, git);
+  } else if (snap.head !== null && /unrecognized argument|invalid value for|unknown option/i.test(log.stderr)) {
+    // A git older than the log's options (--diff-merges is git 2.31+): a plain count, with
+    // memory-only commits not told apart (one more process, only on such a git).
+    counted = await countBoth(head, git);
+  }
+  if (counted !== null) {
+    facts.ahead = counted.ahead - memoryOnly.ahead;
+    facts.behind = counted.behind - memoryOnly.behind;
+    facts.memoryOnlyCommits = memoryOnly.ahead + memoryOnly.behind;
     // HEAD contains the saved commit exactly when nothing of it is missing from HEAD.
-    reachable = behind === 0 ? true : await reachableFromRef(head, git, facts);
+    reachable = counted.behind === 0 ? true : await reachableFromRef(head, git, facts);
   } else if (snap.head === null) {
     // No commit yet on this branch (an orphan or a new repository): only refs can hold it.
     reachable = await reachableFromRef(head, git, facts);
@@ -122,9 +280,10 @@ async function measureHead(
     reachable = false;
   }
   facts.headReachable = reachable;
-  if (reachable) return;
+  if (reachable) return committer;
   facts.ahead = null;
   facts.behind = null;
+  facts.memoryOnlyCommits = 0;
   const since = facts.saved.date !== null && snap.head !== null ? git(["rev-list", "--count", `--since=@${Math.floor(facts.saved.date.ms / 1000)}`, "HEAD"]) : null;
   const shallow = facts.objectMissing ? git(["rev-parse", "--is-shallow-repository"]) : null;
   since?.catch(() => undefined);
@@ -136,6 +295,13 @@ async function measureHead(
     const r = await since;
     if (r.code === 0) facts.commitsSinceDate = Number(r.stdout.toString("utf8").trim());
   }
+  return committer;
+}
+
+async function countBoth(head: ObjectId, git: (args: readonly string[]) => Promise<GitResult>): Promise<{ ahead: number; behind: number } | null> {
+  const r = await git(["rev-list", "--left-right", "--count", `${head}...HEAD`]);
+  const m = r.code === 0 ? /^(\d+)\s+(\d+)/.exec(r.stdout.toString("utf8")) : null;
+  return m ? { behind: Number(m[1]), ahead: Number(m[2]) } : null;
 }
 
 async function reachableFromRef(head: ObjectId, git: (args: readonly string[]) => Promise<GitResult>, facts: DriftFacts): Promise<boolean> {

@@ -27,7 +27,9 @@ export class GitUnavailable extends Error {
 
 // Variables that would point git at another repository, index or object store than the one
 // under the root (set, for instance, when the helper runs from inside a git hook), or that
-// turn off the pathspec magic we rely on to exclude the memory dir.
+// turn off the pathspec magic we rely on to exclude the memory dir. GIT_CEILING_DIRECTORIES
+// is kept: it can only stop git's discovery, and the root walk honours it too (ruling 12), so
+// git never finds a repository above a ceiling that the root walk stopped at.
 const DROPPED_ENV = [
   "GIT_DIR",
   "GIT_WORK_TREE",
@@ -36,7 +38,6 @@ const DROPPED_ENV = [
   "GIT_ALTERNATE_OBJECT_DIRECTORIES",
   "GIT_COMMON_DIR",
   "GIT_NAMESPACE",
-  "GIT_CEILING_DIRECTORIES",
   "GIT_DISCOVERY_ACROSS_FILESYSTEM",
   "GIT_LITERAL_PATHSPECS",
   "GIT_GLOB_PATHSPECS",

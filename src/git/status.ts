@@ -20,6 +20,8 @@ export interface Snapshot {
   upstream: UpstreamGap | null;
   /** Dirty paths relative to the repository top (renames list the new path). */
   dirty: string[];
+  /** How many of them are unmerged (`u` entries: conflicts of a merge, rebase, cherry-pick or revert). */
+  conflicted?: number;
 }
 
 /** Outcome of looking at the root with git: a snapshot, or why there is none. */
@@ -35,6 +37,15 @@ export type SnapshotResult = { kind: "repo"; snapshot: Snapshot } | { kind: "not
 export const STATUS_ARGS = ["status", "--porcelain=v2", "--branch", "-z", "--untracked-files=normal", "--", ":(exclude).ai/memory"] as const;
 
 /**
+ * The status command leaving out, besides the memory dir, `excludes` (the running skill's
+ * folder, ruling 17): root-relative paths the helper computed itself, as literal exclude
+ * pathspecs.
+ */
+export function statusArgs(excludes: readonly string[] = []): readonly string[] {
+  return excludes.length === 0 ? STATUS_ARGS : [...STATUS_ARGS, ...excludes.map((e) => `:(exclude,literal)${e}`)];
+}
+
+/**
  * Parses `git status --porcelain=v2 --branch -z` output. Pure.
  * Entries: `1 XY sub mH mI mW hH hI path`, `2 … Xscore path\0orig`, `u … path`, `? path`.
  */
@@ -45,6 +56,7 @@ export function parseStatusV2(out: Buffer): Snapshot {
   let upstreamName: string | null = null;
   let ab: { ahead: number; behind: number } | null = null;
   const dirty: string[] = [];
+  let conflicted = 0;
   for (let i = 0; i < fields.length; i++) {
     const f = fields[i]!;
     if (f === "") continue;
@@ -67,21 +79,22 @@ export function parseStatusV2(out: Buffer): Snapshot {
     let at = 0;
     for (let n = 0; n < skip; n++) at = f.indexOf(" ", at) + 1;
     dirty.push(f.slice(at));
+    if (kind === "u") conflicted++;
     // A rename or copy carries its original path as the next NUL field: not listed.
     if (kind === "2") i++;
   }
   const upstream = upstreamName === null ? null : { name: upstreamName, ahead: ab?.ahead ?? null, behind: ab?.behind ?? null };
-  return { branch, head, upstream, dirty };
+  return { branch, head, upstream, dirty, conflicted };
 }
 
 /**
- * Runs the status command at the root.
+ * Runs the status command at the root, leaving out the memory dir and `excludes`.
  * @returns the snapshot, or `not-repo` with git's reason when the root is not in a work tree
  * (also a bare repository or a refused `safe.directory`).
  * @throws GitUnavailable when git is missing or timed out.
  */
-export async function readSnapshot(root: string, env: Record<string, string | undefined>): Promise<SnapshotResult> {
-  const r = await runGit(root, STATUS_ARGS, env);
+export async function readSnapshot(root: string, env: Record<string, string | undefined>, excludes: readonly string[] = []): Promise<SnapshotResult> {
+  const r = await runGit(root, statusArgs(excludes), env);
   if (r.code !== 0) return { kind: "not-repo", note: firstLine(r.stderr) || `git status exited ${r.code}` };
   return { kind: "repo", snapshot: parseStatusV2(r.stdout) };
 }

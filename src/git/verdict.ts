@@ -43,6 +43,24 @@ export interface DriftFacts {
   missingKeyFiles: string[];
   /** Anchor fields that failed validation (see `CheckedAnchors.unverifiable`). */
   unverifiable: string[];
+  /** Commits on either side that touch only the memory dir (ruling 14), left out of ahead and behind. */
+  memoryOnlyCommits?: number;
+  /** Key files changed since the save (ruling 15; outside git: by the `Key file mtimes` anchor). */
+  changedKeyFiles?: string[];
+  /** Top-relative paths that differ between the saved commit and HEAD; null when not looked up. */
+  changedSinceSave?: string[] | null;
+  /** The operation in progress at the save and now (`rebase of feature/login`, `merge`, …). */
+  inProgress?: { saved: string | null; current: string | null };
+  /** Who last committed the handoff, when it is tracked (ruling 16). */
+  provenance?: Provenance | null;
+  /** Why the state time is unknown, when it is (`StateTime.reason`). */
+  ageUnknown?: "missing" | "malformed" | "future" | null;
+}
+
+/** The committer of the last commit that changed the handoff, and whether that was someone else (ruling 16). */
+export interface Provenance {
+  committer: string;
+  someoneElse: boolean;
 }
 
 /** The drift report, `drift --json`'s document (contract §5, plus `shallow`, `dirtyChanged`, `git`). */
@@ -64,6 +82,16 @@ export interface DriftReport {
   shallow: boolean;
   git: { state: GitState; note: string | null };
   unverifiable: string[];
+  /** Commits on either side that touch only the memory dir: committing or pulling the handoff is not drift (ruling 14). */
+  memoryOnlyCommits: number;
+  /** Key files changed by the commits since the save, or (outside git) whose modification time differs from the saved one. */
+  changedKeyFiles: string[];
+  /** Files dirty at the save that are clean now (committed, stashed or reverted). */
+  cleanedDirty: string[];
+  /** The operation git was in the middle of at the save and now (`rebase of feature/login`, `merge`, …). */
+  inProgress: { saved: string | null; current: string | null };
+  /** Who last committed the handoff (null when untracked or not looked up); said once in the summary when someone else. */
+  provenance: Provenance | null;
   summary: string;
 }
 
@@ -81,6 +109,35 @@ function sameSet(a: readonly string[], b: readonly string[]): boolean {
   return b.every((x) => s.has(x));
 }
 
+function effectiveBranch(branch: string | null, progress: string | null): string | null {
+  const m = progress === null ? null : /^rebase of (\S+)$/.exec(progress);
+  return branch === "(detached)" && m ? m[1]! : branch;
+}
+
+function listed(paths: readonly string[]): string {
+  const shown = paths.slice(0, 3).map(quotePath).join(", ");
+  return paths.length > 3 ? `${shown} and ${paths.length - 3} more` : shown;
+}
+
+/** Why the age is unknown, in the words the summary uses (and `drift --help` lists). */
+export function ageUnknownWords(reason: "missing" | "malformed" | "future" | null): string {
+  if (reason === "future") return "age unknown: the saved time is more than 5 minutes in the future";
+  if (reason === "malformed") return "age unknown: the saved time is not a strict ISO-8601 time with a zone";
+  return "age unknown: the handoff has no `- Date:` or `Saved:` time";
+}
+
+// Files dirty at the save and clean now: committed when the commits since the save changed
+// them, else stashed or reverted (contract §5: said when it can be told apart).
+function cleanedWords(cleaned: readonly string[], changed: readonly string[] | null): string {
+  const head = `${plural(cleaned.length, "file")} dirty at the save ${cleaned.length === 1 ? "is" : "are"} clean now`;
+  if (changed === null) return `${head} (committed, stashed or reverted): ${listed(cleaned)}`;
+  const set = new Set(changed);
+  const committed = cleaned.filter((p) => set.has(p)).length;
+  const discarded = cleaned.length - committed;
+  const how = [committed > 0 ? `${committed} committed` : "", discarded > 0 ? `${discarded} stashed or reverted` : ""].filter(Boolean).join(", ");
+  return `${head} (${how}): ${listed(cleaned)}`;
+}
+
 /**
  * Judges drift facts (contract §5). Precedence: `unverifiable` (git unusable, or no valid HEAD
  * anchor), `rewritten` (saved HEAD unreachable or missing), `stale` (> 14 days, or ahead > 30),
@@ -91,44 +148,60 @@ export function assessDrift(f: DriftFacts): DriftReport {
   const cur = f.current;
   const ageRaw = f.saved.date === null ? null : Math.max(0, (f.nowMs - f.saved.date.ms) / DAY_MS);
   const ageDays = ageRaw === null ? null : Math.round(ageRaw * 10) / 10;
-  const branchChanged = cur === null || f.saved.branch === null ? null : cur.branch !== f.saved.branch;
+  const progress = f.inProgress ?? { saved: null, current: null };
+  // A HEAD detached by a rebase of B is still on B (field report 22): both then and now.
+  const savedBranch = effectiveBranch(f.saved.branch, progress.saved);
+  const currentBranch = cur === null ? null : effectiveBranch(cur.branch, progress.current);
+  const branchChanged = cur === null || savedBranch === null ? null : currentBranch !== savedBranch;
   const dirtyChanged = cur === null || f.saved.dirty === null ? null : !sameSet(cur.dirty, f.saved.dirty);
   const reachable = f.headReachable;
   const ahead = reachable === true ? f.ahead : null;
   const behind = reachable === true ? f.behind : null;
 
+  const unverifiable = [...f.unverifiable];
   let verdict: Verdict;
   if (f.git.state !== "repo" || f.saved.head === null || reachable === null) verdict = "unverifiable";
   else if (!reachable) verdict = "rewritten";
   else if ((ageRaw !== null && ageRaw > STALE_DAYS) || (ahead !== null && ahead > STALE_COMMITS)) verdict = "stale";
   else if (branchChanged === true || (ahead ?? 0) > 0 || (behind ?? 0) > 0 || f.missingKeyFiles.length > 0) verdict = "drifted";
-  else verdict = "fresh";
+  else if (ageRaw === null) {
+    // Never fresh on an unknown age (ruling 13): the state time is what fresh rests on.
+    verdict = "unverifiable";
+    if (!unverifiable.includes("date")) unverifiable.push("date");
+  } else verdict = "fresh";
+  const memoryOnly = f.memoryOnlyCommits ?? 0;
+  const savedDirty = f.saved.dirty;
+  const cleanedDirty = cur === null || savedDirty === null ? [] : savedDirty.filter((p) => !cur.dirty.includes(p));
 
   const parts: string[] = [];
   if (verdict === "unverifiable") {
     if (f.git.state === "missing") parts.push("git is not on PATH, so the repository could not be compared (outside-git behaviour)");
     else if (f.git.state === "not-repo") parts.push("the root is not in a git repository, so only age and key files were checked");
     else if (f.git.state !== "repo") parts.push(`git could not be used (${f.git.note ?? f.git.state})`);
-    else parts.push("the handoff has no valid HEAD anchor (a full 40/64-hex id), so the saved commit could not be checked");
+    else if (f.saved.head === null || reachable === null) parts.push("the handoff has no valid HEAD anchor (a full 40/64-hex id), so the saved commit could not be checked");
+    else parts.push(`${ageUnknownWords(f.ageUnknown ?? null)}, so the handoff cannot be called fresh`);
   } else if (verdict === "rewritten") {
     parts.push(
       f.objectMissing
         ? f.shallow
           ? `saved HEAD ${short(f.saved.head)} is not in this shallow clone (history rewritten or cut off)`
           : `saved HEAD ${short(f.saved.head)} no longer exists here (history rewritten)`
-        : `saved HEAD ${short(f.saved.head)} is no longer reachable from HEAD or any ref (rebase, amend, reset or force-push)`,
+        : `saved HEAD ${short(f.saved.head)} is no longer reachable from HEAD or any ref (rebase, amend, reset, squash merge or force-push)`,
     );
     if (f.commitsSinceDate !== null) parts.push(`${plural(f.commitsSinceDate, "commit")} on HEAD since the saved date`);
     parts.push("plan statuses are unverified");
   } else if (ahead !== null && behind !== null) {
-    if (ahead === 0 && behind === 0) parts.push(`at the saved commit ${short(f.saved.head)}`);
+    if (ahead === 0 && behind === 0) parts.push(memoryOnly > 0 ? `no commits since the saved ${short(f.saved.head)} but memory-only ones` : `at the saved commit ${short(f.saved.head)}`);
     else if (behind === 0) parts.push(`${plural(ahead, "commit")} ahead of the saved ${short(f.saved.head)}`);
     else if (ahead === 0) parts.push(`${plural(behind, "commit")} behind the saved ${short(f.saved.head)}`);
     else parts.push(`diverged from the saved ${short(f.saved.head)}: ${ahead} ahead, ${behind} behind`);
   }
-  if (branchChanged === true) parts.push(`branch moved from ${f.saved.branch} to ${cur?.branch}`);
-  else if (branchChanged === false && verdict !== "unverifiable") parts.push(`on ${cur?.branch}`);
-  if (ageDays !== null) parts.push(`saved ${ageDays} days ago`);
+  if (memoryOnly > 0 && reachable === true) parts.push(`${plural(memoryOnly, "memory-only commit")} (the handoff itself) not counted`);
+  if (branchChanged === true) parts.push(`branch moved from ${savedBranch} to ${currentBranch}`);
+  else if (branchChanged === false && verdict !== "unverifiable") parts.push(`on ${currentBranch}`);
+  if (progress.saved !== null && progress.saved !== progress.current) parts.push(`${progress.saved} was in progress at the save${progress.current === null ? ", finished or aborted since" : ""}`);
+  if (progress.current !== null) parts.push(`${progress.current} in progress now`);
+  parts.push(ageDays !== null ? `saved ${ageDays} days ago` : "age unknown");
   if (verdict === "stale") parts.push("too stale for line-by-line reconciliation");
   if (f.missingKeyFiles.length > 0) {
     const shown = f.missingKeyFiles.slice(0, 3).map(quotePath).join(", ");
@@ -140,10 +213,14 @@ export function assessDrift(f: DriftFacts): DriftReport {
     if (up.ahead === null) parts.push(`upstream ${up.name} is gone`);
     else if (up.ahead > 0 || (up.behind ?? 0) > 0) parts.push(`upstream ${up.name}: ${up.ahead} ahead, ${up.behind} behind`);
   }
+  const changedKeyFiles = f.changedKeyFiles ?? [];
+  if (changedKeyFiles.length > 0) parts.push(`key files changed: ${listed(changedKeyFiles)}`);
   if (dirtyChanged === true && cur !== null && f.saved.dirty !== null) {
     parts.push(`dirty files: ${f.saved.dirty.length} then, ${cur.dirty.length} now`);
   }
-  const bad = f.unverifiable.filter((u) => !(verdict === "unverifiable" && u === "head"));
+  if (cleanedDirty.length > 0) parts.push(cleanedWords(cleanedDirty, f.changedSinceSave ?? null));
+  if (f.provenance?.someoneElse) parts.push(`the handoff was last committed by ${f.provenance.committer}, not by you (it came with a pull or a clone)`);
+  const bad = unverifiable.filter((u) => !(verdict === "unverifiable" && u === "head"));
   if (bad.length > 0) parts.push(`unverifiable anchors: ${bad.join(", ")}`);
   // Branch names in it come from the file: the summary is prose printed outside the envelope.
   const summary = sanitize(`${verdict}: ${parts.join("; ")}`, { redact: false });
@@ -163,7 +240,12 @@ export function assessDrift(f: DriftFacts): DriftReport {
     dirtyChanged,
     shallow: f.shallow,
     git: f.git,
-    unverifiable: f.unverifiable,
+    unverifiable,
+    memoryOnlyCommits: memoryOnly,
+    changedKeyFiles,
+    cleanedDirty,
+    inProgress: progress,
+    provenance: f.provenance ?? null,
     summary,
   };
 }

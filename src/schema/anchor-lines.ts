@@ -147,6 +147,53 @@ export interface AnchorValues {
   date: string;
   /** Outside git: each `--key-file` and its modification time (null when missing). */
   keyFileMtimes: { path: string; mtime: string | null }[];
+  /** Inside git: the operation in progress (`rebase of feature/login`, `merge`, …) and its conflicted files; absent or null when none. */
+  inProgress?: { words: string; conflicted: number } | null;
+}
+
+/** The value of the `- In progress:` anchor: `<operation>[ of <branch>] (<n> conflicted files)` (contract §5 `anchors`). */
+export function renderInProgress(p: { words: string; conflicted: number }): string {
+  return `${p.words} (${p.conflicted} conflicted files)`;
+}
+
+/** Reads an `- In progress:` value back: the words (`rebase of feature/login`) and the count; null when malformed. */
+export function parseInProgress(value: string): { words: string; conflicted: number } | null {
+  const m = /^((?:rebase|merge|cherry-pick|revert|bisect)(?: of \S+)?) \((\d+) conflicted files?\)$/.exec(value.trim());
+  return m ? { words: m[1]!, conflicted: Number(m[2]) } : null;
+}
+
+/**
+ * Reads a `- Key file mtimes:` value (`<path> @ <ISO or missing>, …`, paths quoted as
+ * `quotePath` writes them). The times are returned as written, for the caller to compare.
+ * @returns null when the list is malformed.
+ */
+export function parseKeyFileMtimes(value: string): { path: string; mtime: string | null }[] | null {
+  const v = value.trim();
+  const out: { path: string; mtime: string | null }[] = [];
+  let i = 0;
+  while (i < v.length) {
+    let p: string;
+    if (v[i] === '"') {
+      const q = readQuoted(v, i);
+      if (!q) return null;
+      p = q.value;
+      i = q.end;
+      if (!v.startsWith(" @ ", i)) return null;
+    } else {
+      const at = v.indexOf(" @ ", i);
+      if (at === -1) return null;
+      p = v.slice(i, at);
+      i = at;
+    }
+    i += 3;
+    const comma = v.indexOf(", ", i);
+    const end = comma === -1 ? v.length : comma;
+    const time = v.slice(i, end).trim();
+    if (p.length === 0 || time.length === 0) return null;
+    out.push({ path: p, mtime: time === "missing" ? null : time });
+    i = comma === -1 ? v.length : comma + 2;
+  }
+  return out;
 }
 
 /**
@@ -167,6 +214,7 @@ export function renderAnchorLines(a: AnchorValues): string {
     `- HEAD: ${a.head ?? "none (no commits yet)"}`,
     `- Dirty files: ${renderPathList(a.dirty)}`,
     `- Date: ${a.date}`,
+    ...(a.inProgress ? [`- In progress: ${renderInProgress(a.inProgress)}`] : []),
     "",
   ].join("\n");
 }

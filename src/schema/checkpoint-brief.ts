@@ -2,7 +2,7 @@
 // newest checkpoint, every field marked `(captured, not confirmed)`; with a handoff older
 // than the checkpoint, Plan status and the next step come from the checkpoint (marked) and
 // Drift & lessons says the source. Pure.
-import { BRIEF_LABELS, flatten, type Brief } from "./brief.ts";
+import { BRIEF_LABELS, flatten, type Brief } from "../brief/brief.ts";
 
 /** The mark on every field drafted from a checkpoint (ruling 24). */
 export const CAPTURED = "(captured, not confirmed)";

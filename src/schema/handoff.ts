@@ -4,13 +4,19 @@
 // spanning lines is read as what it is; small regexes only split the text of one line or
 // list item.
 import { parseBlocks, type Block } from "./blocks.ts";
-import { parsePathList, unquoteBranch } from "./anchor-lines.ts";
+import { parseInProgress, parseKeyFileMtimes, parsePathList, unquoteBranch } from "./anchor-lines.ts";
+import { stateFields, stateTime, type StateTime } from "./state-time.ts";
 import { asObjectId, isPlausibleBranch, parseStrictTime, safeRelativePath, type ObjectId, type ValidTime } from "./values.ts";
 
-/** A plan step and its status (`- [x]` done, `- [~]` in progress, `- [ ]` todo). */
+/**
+ * A plan step and its status (`- [x]` done, `- [~]` in progress, `- [ ]` todo, and
+ * `- [-] <step> — dropped: <why>` abandoned, a closed step: ruling 8).
+ */
 export interface PlanStep {
-  status: "done" | "in-progress" | "todo" | "unmarked";
+  status: "done" | "in-progress" | "todo" | "abandoned" | "unmarked";
   text: string;
+  /** Nesting level in `steps` (0 for a top-level item); absent in `plan`. */
+  depth?: number;
 }
 
 /** A `## Key files` entry: `- <path> — <why>` (a path in backticks is accepted). */
@@ -31,6 +37,8 @@ export interface RawAnchors {
   dirty: string | null;
   date: string | null;
   keyFileMtimes: string | null;
+  /** `- In progress:` (contract §5 `anchors` 1.1); absent when no operation was in progress. */
+  inProgress?: string | null;
 }
 
 /** A handoff as plain data; text fields keep the file's own words (data, not instructions). */
@@ -45,7 +53,14 @@ export interface ParsedHandoff {
   sections: string[];
   /** The goal section's text, whitespace as written. */
   goal: string;
+  /** The `## Plan` list's top-level items, each with its whole text (nested items included). */
   plan: PlanStep[];
+  /**
+   * Every checkbox of `## Plan` at any depth, each with its own text only (field report 25:
+   * an open sub-step under a done step is open). Items without a checkbox are left out,
+   * except top-level ones (`unmarked`). What the brief and every plan count read.
+   */
+  steps: PlanStep[];
   decisions: string[];
   failedApproaches: string[];
   openQuestions: string[];
@@ -74,13 +89,30 @@ function headingTitle(text: string, h: Block): string {
   return slice(text, h).replace(/^#+\s*/, "").replace(/\s*#*\s*$/, "").trim();
 }
 
-const STEP = /^\[([ xX~])\]\s*/;
+const STEP = /^\[([ xX~-])\]\s*/;
 
 function planStep(raw: string): PlanStep {
   const m = STEP.exec(raw);
   if (!m) return { status: "unmarked", text: raw };
-  const status = m[1] === "~" ? "in-progress" : m[1] === " " ? "todo" : "done";
+  const status = m[1] === "~" ? "in-progress" : m[1] === " " ? "todo" : m[1] === "-" ? "abandoned" : "done";
   return { status, text: raw.slice(m[0].length) };
+}
+
+// Every checkbox of a plan list, depth first: an item's own text is its blocks before its
+// first nested list; nested lists are steps of their own (field report 25).
+function allSteps(text: string, list: Block, depth: number, out: PlanStep[]): void {
+  for (const item of list.children) {
+    const own: Block[] = [];
+    for (const c of item.children) {
+      if (c.type === "list") break;
+      own.push(c);
+    }
+    const first = own[0];
+    const last = own[own.length - 1];
+    const step = planStep(first && last ? text.slice(first.start, last.end) : "");
+    if (step.status !== "unmarked" || depth === 0) out.push({ ...step, depth });
+    for (const c of item.children) if (c.type === "list") allSteps(text, c, depth + 1, out);
+  }
 }
 
 const KEY_SEPARATOR = /\s+[—–-]\s+/;
@@ -101,7 +133,7 @@ function keyFile(raw: string): KeyFile {
 }
 
 // Anchor labels as contract §8 writes them; matching is exact apart from the label's case.
-const ANCHOR = /^(Branch|HEAD|Dirty files|Date|Key file mtimes):[ \t]*(.*)$/is;
+const ANCHOR = /^(Branch|HEAD|Dirty files|Date|Key file mtimes|In progress):[ \t]*(.*)$/is;
 
 function unticked(value: string): string {
   const m = /^`([^`]*)`$/.exec(value.trim());
@@ -133,6 +165,7 @@ export function parseHandoff(input: string): ParsedHandoff {
     sections: [],
     goal: "",
     plan: [],
+    steps: [],
     decisions: [],
     failedApproaches: [],
     openQuestions: [],
@@ -173,6 +206,7 @@ export function parseHandoff(input: string): ParsedHandoff {
     switch (section) {
       case "plan":
         out.plan.push(...items.map(planStep));
+        allSteps(text, node, 0, out.steps);
         break;
       case "decisions":
         out.decisions.push(...items);
@@ -197,8 +231,11 @@ export function parseHandoff(input: string): ParsedHandoff {
           if (!m) continue;
           const label = m[1]!.toLowerCase();
           const value = m[2]!;
-          const key = label === "branch" ? "branch" : label === "head" ? "head" : label === "dirty files" ? "dirty" : label === "date" ? "date" : "keyFileMtimes";
-          if (out.anchors[key] === null) out.anchors[key] = value;
+          const key = label === "branch" ? "branch" : label === "head" ? "head" : label === "dirty files" ? "dirty" : label === "date" ? "date" : label === "in progress" ? "inProgress" : "keyFileMtimes";
+          if (key === "inProgress") {
+            // Only set when present, so that documents without it parse as before.
+            if (out.anchors.inProgress === undefined) out.anchors.inProgress = value;
+          } else if (out.anchors[key] === null) out.anchors[key] = value;
         }
         break;
     }
@@ -214,8 +251,14 @@ export interface CheckedAnchors {
   head: ObjectId | null;
   /** The branch as written, when plausible (`(detached)` included). */
   branch: string | null;
-  /** The time the handoff was saved: `Saved:` when valid, else the `- Date:` anchor. */
+  /** The state time (ruling 13): `- Date:`, else `Saved:`; null when neither parses or it is in the future. */
   date: ValidTime | null;
+  /** The state time with the reason it is unknown, when it is (`stateTime`). */
+  stateTime: StateTime;
+  /** The `- In progress:` anchor's words (`rebase of feature/login`); null when none or malformed. */
+  inProgress: string | null;
+  /** The `- Key file mtimes:` anchor (outside git), times as written (null: saved as missing). */
+  keyFileMtimes: { path: string; mtime: string | null }[];
   /** Dirty paths recorded at the save; null when the line is missing or malformed. */
   dirty: string[] | null;
   /** Key files whose paths are usable (root-relative, inside the root). */
@@ -230,10 +273,11 @@ export interface CheckedAnchors {
 /**
  * Validates a parsed handoff's anchors (contract §5, §8): a full 40/64-hex HEAD, a plausible
  * branch, a strict ISO-8601 time with a zone not in the future (beyond `CLOCK_SKEW_MS`),
- * relative paths inside the root. Bad values become unverifiable fields; never throws.
+ * relative paths inside the root; the state time by `stateTime` (ruling 13). Bad values become unverifiable fields; never throws.
  * @param nowMs the current time in ms since the epoch.
+ * @param text the handoff's text: when given, the state time comes from `stateFields` (as the hook's does).
  */
-export function checkAnchors(h: ParsedHandoff, nowMs: number): CheckedAnchors {
+export function checkAnchors(h: ParsedHandoff, nowMs: number, text: string | null = null): CheckedAnchors {
   const unverifiable: string[] = [];
   if (!h.anchors.present) unverifiable.push("anchors");
   const head = h.anchors.head === null ? null : asObjectId(unticked(h.anchors.head));
@@ -249,11 +293,22 @@ export function checkAnchors(h: ParsedHandoff, nowMs: number): CheckedAnchors {
   const savedDate = h.saved === null ? null : parseStrictTime(unticked(h.saved), nowMs);
   if (anchorDate === null || "error" in anchorDate) unverifiable.push("date");
   if (savedDate === null || "error" in savedDate) unverifiable.push("saved");
-  const date = savedDate && !("error" in savedDate) ? savedDate : anchorDate && !("error" in anchorDate) ? anchorDate : null;
+  // With the text, the state time is read exactly as the hook reads it (one reading: `stateFields`).
+  const fields = text === null ? { date: h.anchors.date, saved: h.saved } : stateFields(text);
+  const st = stateTime(fields.date, fields.saved, nowMs);
+  const date = st.known ? st.time : null;
+  const progress = h.anchors.inProgress == null ? null : parseInProgress(h.anchors.inProgress);
+  if (h.anchors.inProgress != null && progress === null) unverifiable.push("inProgress");
+  const mtimes = h.anchors.keyFileMtimes === null ? [] : parseKeyFileMtimes(h.anchors.keyFileMtimes);
+  if (mtimes === null) unverifiable.push("keyFileMtimes");
+  const keyFileMtimes = (mtimes ?? []).flatMap((m) => {
+    const p = safeRelativePath(m.path);
+    return p === null ? [] : [{ path: p, mtime: m.mtime }];
+  });
   const keyFiles: string[] = [];
   for (const k of h.keyFiles) {
     if (k.path !== null) keyFiles.push(k.path);
   }
   if (keyFiles.length < h.keyFiles.length) unverifiable.push("keyFiles");
-  return { head, branch, date, dirty: dirtyList?.paths ?? null, keyFiles, unverifiable };
+  return { head, branch, date, stateTime: st, inProgress: progress?.words ?? null, keyFileMtimes, dirty: dirtyList?.paths ?? null, keyFiles, unverifiable };
 }

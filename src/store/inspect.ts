@@ -1,4 +1,4 @@
-import { closeSync, lstatSync, readSync } from "node:fs";
+import { closeSync, fstatSync, lstatSync, readSync } from "node:fs";
 import path from "node:path";
 import { openRegular } from "./files.ts";
 import { archiveDir, FILE_OF, HEADING_OF, MARKER, MAX_DOCUMENT_BYTES, memoryDir, type Kind } from "./paths.ts";
@@ -13,6 +13,12 @@ export interface FileInspection {
   kind: Kind;
   status: FileStatus;
   mtimeMs: number | null;
+  /**
+   * With `{ text: true }` and status `present`: the whole file (at most §1's size limit), for
+   * numbers derived from it such as the state time (ruling 18); null when it changed while
+   * it was read. Never printed.
+   */
+  text?: string | null;
 }
 
 const HEAD_BYTES = 4096;
@@ -61,7 +67,7 @@ function holdsNul(fd: number, head: Buffer, n: number): boolean {
  * a regular file with one link; a claim or half-published state left by a dead writer is
  * `interrupted`. Never follows a link, never blocks on a FIFO, never returns file text.
  */
-export function inspectFile(root: string, kind: Kind, retry = true): FileInspection {
+export function inspectFile(root: string, kind: Kind, retry = true, opts: { text?: boolean } = {}): FileInspection {
   const unsafe = treeUnsafe(root);
   if (unsafe === null) return { kind, status: "missing", mtimeMs: null };
   if (unsafe) return { kind, status: "unsafe", mtimeMs: null };
@@ -82,7 +88,7 @@ export function inspectFile(root: string, kind: Kind, retry = true): FileInspect
       return { kind, status: writerLive() ? "present" : "interrupted", mtimeMs: null };
     }
     // Missing when listed and when opened, unless a save was publishing it meanwhile: look again.
-    if (retry && (mine.length > 0 || lstatBig(path.join(memDir, file)) !== null)) return inspectFile(root, kind, false);
+    if (retry && (mine.length > 0 || lstatBig(path.join(memDir, file)) !== null)) return inspectFile(root, kind, false, opts);
     return { kind, status: "missing", mtimeMs: null };
   }
   const { fd, stat } = opened;
@@ -102,10 +108,29 @@ export function inspectFile(root: string, kind: Kind, retry = true): FileInspect
     const lines = buf.subarray(0, n).toString("utf8").replace(/^\uFEFF/, "").split(/\r?\n/);
     const ok = lines[0] === MARKER && lines.slice(0, 4).includes(HEADING_OF[kind]);
     if (!ok) return { kind, status: "foreign", mtimeMs };
-    return { kind, status: holdsNul(fd, buf, n) ? "unsafe" : "present", mtimeMs };
+    if (holdsNul(fd, buf, n)) return { kind, status: "unsafe", mtimeMs };
+    if (!opts.text) return { kind, status: "present", mtimeMs };
+    return { kind, status: "present", mtimeMs, text: wholeText(fd, path.join(memDir, file), stat) };
   } finally {
     closeSync(fd);
   }
+}
+
+// The whole file through the open descriptor; null when it changed meanwhile (ruling 18: a
+// read that races a change gives "age unknown"), judged by size, mtime and the name's inode.
+function wholeText(fd: number, filePath: string, before: { size: bigint; mtimeNs: bigint; ino: bigint }): string | null {
+  const size = Number(before.size);
+  const buf = Buffer.alloc(size);
+  let off = 0;
+  while (off < size) {
+    const n = readSync(fd, buf, off, size - off, off);
+    if (n === 0) return null;
+    off += n;
+  }
+  const after = fstatSync(fd, { bigint: true });
+  const named = lstatBig(filePath);
+  if (after.size !== before.size || after.mtimeNs !== before.mtimeNs || named === null || named.ino !== before.ino) return null;
+  return buf.toString("utf8");
 }
 
 /** True when an interrupted save left work for `recover` and no live writer is at it. */

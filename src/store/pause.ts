@@ -24,13 +24,22 @@ function expandHome(p: string, env: Record<string, string | undefined>): string 
 }
 
 /**
+ * True when `SESSION_HANDOFF_DISABLE` switches the helper off (contract §6 1.1): set to any
+ * value but empty, `0`, `false`, `no` or `off` (any case, surrounding spaces ignored).
+ */
+export function disabledByEnv(env: Record<string, string | undefined>): boolean {
+  const v = env.SESSION_HANDOFF_DISABLE;
+  return v !== undefined && !["", "0", "false", "no", "off"].includes(v.trim().toLowerCase());
+}
+
+/**
  * The kill switch (contract §6): the first switch that is on, as the thing to remove to
- * resume, or null. Checked in this order: `SESSION_HANDOFF_DISABLE=1`, `<memory dir>/PAUSE`,
+ * resume, or null. Checked in this order: `SESSION_HANDOFF_DISABLE` (see `disabledByEnv`), `<memory dir>/PAUSE`,
  * the file named by `SESSION_HANDOFF_PAUSE` (`~` expanded: the seed engine forgot to),
  * `${XDG_CONFIG_HOME:-~/.config}/session-handoff/PAUSE`.
  */
 export function pauseSwitch(memDir: string | null, env: Record<string, string | undefined>): string | null {
-  if (env.SESSION_HANDOFF_DISABLE === "1") return "SESSION_HANDOFF_DISABLE=1 from the environment";
+  if (disabledByEnv(env)) return `SESSION_HANDOFF_DISABLE=${JSON.stringify(env.SESSION_HANDOFF_DISABLE).slice(1, -1).slice(0, 40)} from the environment`;
   if (memDir !== null && exists(path.join(memDir, "PAUSE"))) return path.join(memDir, "PAUSE");
   const named = env.SESSION_HANDOFF_PAUSE;
   if (named) {

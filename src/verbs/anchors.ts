@@ -1,6 +1,6 @@
 import { collectAnchors } from "../git/anchors.ts";
 import { renderAnchorLines } from "../schema/anchor-lines.ts";
-import { rootOption } from "./common.ts";
+import { rootOption, ROOT_HELP } from "./common.ts";
 import { ok, type Verb } from "./types.ts";
 
 /**
@@ -12,7 +12,7 @@ export const anchorsVerb: Verb = {
   name: "anchors",
   options: { root: { type: "string" }, json: { type: "boolean" }, "key-file": { type: "string", multiple: true } },
   positionals: [0, 0],
-  help: `usage: node memory_io.mjs anchors --root DIR [--key-file PATH]... [--json]
+  help: `usage: node memory_io.mjs anchors [--root DIR] [--key-file PATH]... [--json]
 
 Prints the lines of the handoff's \`## Environment anchors\` section (without the heading),
 ready to paste:
@@ -20,13 +20,18 @@ ready to paste:
   - HEAD: <full 40/64-hex id>            (\`none (no commits yet)\` in a new repository)
   - Dirty files: <paths, comma-separated, or none>
   - Date: <now, ISO-8601 UTC with Z>
+  - In progress: <operation>[ of <branch>] (<n> conflicted files)
+                 only while git is in the middle of a rebase, merge, cherry-pick, revert
+                 or bisect (read from the git dir's files, no extra process); the branch
+                 is the one being rebased, so a HEAD detached by the rebase stays its own
 Dirty files come from git status (-z): renames list the new path; a path holding a comma,
 a quote, a backslash, a control character or a character \`write\` refuses (a bidi
 control, a tag character, a stray joiner or selector, U+2028/U+2029) is written in double
 quotes with C escapes, those characters as the octal escapes of their UTF-8 bytes, so
 \`write\` accepts the line and \`drift\` reads the path back; other non-ASCII stays as is
 (a branch name holding such a character is quoted the same way); the memory dir
-.ai/memory/ is never listed; past 50 paths the line ends with \`… and N more\`.
+.ai/memory/ is never listed, nor the running skill's own folder when it lies inside the
+root; past 50 paths the line ends with \`… and N more\`.
 
 Outside a git repository, or when git is not on PATH (said on stderr):
   - Date: <now>
@@ -39,13 +44,14 @@ opened. Paths outside the root are skipped with a warning.
 
 Runs one git process (status); takes no lock; writes nothing.
 
+${ROOT_HELP}
 exit: 0 printed
       2 usage error, or the root is missing or a link
 `,
   async run(ctx) {
     const root = rootOption(ctx);
     const keyFiles = (ctx.values["key-file"] as string[] | undefined) ?? [];
-    const a = await collectAnchors(root, ctx.env, Date.now(), keyFiles);
+    const a = await collectAnchors(root, ctx.env, Date.now(), keyFiles, { skillDir: ctx.skillDir ?? null });
     const markdown = renderAnchorLines(a);
     const stderr: string[] = [];
     if (a.gitNote !== null) stderr.push(`note: ${a.gitNote}`);

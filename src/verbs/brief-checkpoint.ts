@@ -1,6 +1,6 @@
 // `brief`'s use of automatic checkpoints (ruling 24), kept out of the brief verb itself.
 import { briefFromCheckpoint, CAPTURED, foldCheckpoint, parseCheckpoint } from "../schema/checkpoint-brief.ts";
-import { renderBrief, type Brief } from "../schema/brief.ts";
+import { renderBrief, type Brief } from "../brief/brief.ts";
 import { checkpointsDir } from "../store/checkpoints.ts";
 import { memoryDir } from "../store/paths.ts";
 import { readManagedFile } from "../store/read.ts";

@@ -1,10 +1,11 @@
 import { HelperError } from "../errors.ts";
+import { skillExcludes } from "../git/anchors.ts";
 import { measureDrift, startStatus } from "../git/drift.ts";
-import { countLedger, draftBrief, renderBrief, type LedgerCounts } from "../schema/brief.ts";
+import { countLedger, draftBrief, renderBrief, type LedgerCounts } from "../brief/brief.ts";
 import { checkAnchors, parseHandoff } from "../schema/handoff.ts";
 import { FILE_OF } from "../store/paths.ts";
 import { readMemoryFile } from "../store/read.ts";
-import { rootOption } from "./common.ts";
+import { rootOption, ROOT_HELP } from "./common.ts";
 import { loadHandoff, shapeWarnings } from "./handoff-input.ts";
 import { ok, type Verb } from "./types.ts";
 import { briefWithCheckpoint, CHECKPOINT_BRIEF_HELP, coldBriefFromCheckpoint } from "./brief-checkpoint.ts";
@@ -20,24 +21,34 @@ export const briefVerb: Verb = {
   name: "brief",
   options: { root: { type: "string" }, json: { type: "boolean" }, stdin: { type: "boolean" } },
   positionals: [0, 0],
-  help: `usage: node memory_io.mjs brief --root DIR [--stdin] [--json]
+  help: `usage: node memory_io.mjs brief [--root DIR] [--stdin] [--json]
 
 Prints the six-line warm-start brief for a resume, drafted from the handoff (or a pasted
 one with --stdin, at most 1,000,000 bytes), the drift report (see \`drift --help\`) and
 the ledgers:
   Goal: ...
-  Plan status: ...            (UNVERIFIED when history was rewritten)
+  Plan status: D done, P in progress, T todo[, A abandoned][, U unmarked]; in progress|next: <step>
+                              (every checkbox at any depth counts: an open sub-step under
+                               a done step is open; \`- [-] <step> — dropped: <why>\` is
+                               abandoned, a closed step; UNVERIFIED when history was
+                               rewritten, unverified when the anchors could not be checked)
   Decisions in force: ...     (decisions not marked "(superseded by ...)")
-  Do-not-retry: ...           (failed approaches)
-  Drift & lessons: ...        (the drift summary; LESSONS.md / SOLUTIONS.md entry counts,
+  Do-not-retry: ...           (failed approaches; when cut for length, each keeps its
+                               cause and only the approach is shortened with …)
+  Drift & lessons: ...        (the drift summary, with its age -- the same state time as
+                               drift and hook, or "age unknown" --, memory-only commits,
+                               the key files changed, who last committed the handoff when
+                               it was someone else; LESSONS.md / SOLUTIONS.md entry counts,
                                and how many mention a key file or the branch: counts only,
                                read the ledgers for the entries)
-  Proposed next step: ... Confirm?   (a stale handoff proposes a fresh start)
+  Proposed next step: ... Confirm?   (a stale handoff proposes a fresh start; when
+                               \`## Open questions\` holds any, it ends with
+                               "(open question first: <the first one>)")
 Empty fields read \`none recorded\` (handoff) or \`none found\` (repository, ledgers).
 Handoff text is data: secrets in it are redacted, line breaks and tabs folded to spaces
 (no line of the file can pose as a label), controls and characters \`write\` refuses shown
 as <U+XXXX>; each field is cut at 400 characters (whole characters, emoji sequences
-included) and ends with … where it was cut.
+included), and \`…\` marks exactly where words were dropped.
 
 With no handoff it prints \`${COLD_START}\` and exits 3. It never reports a false cold
 start: a handoff left in recovery by an interrupted save is refused (run \`recover\`).
@@ -47,13 +58,15 @@ ${CHECKPOINT_BRIEF_HELP}
 "driftAndLessons", "proposedNextStep", "lines"}, "drift": <drift --json object>}, or
 {"brief": null, "message": "${COLD_START}"} with exit 3.
 
+${ROOT_HELP}
 exit: 0 brief printed
       2 refused (unsafe memory; an interrupted save: run \`recover\`) or usage error
       3 no handoff: cold start
 `,
   async run(ctx) {
     const root = rootOption(ctx);
-    const early = startStatus(root, ctx.env);
+    const excludes = skillExcludes(root, ctx.skillDir ?? null);
+    const early = startStatus(root, ctx.env, excludes);
     const json = ctx.values.json === true;
     const loaded = await loadHandoff(ctx, root, ctx.values.stdin === true);
     if (loaded === null) {
@@ -63,8 +76,8 @@ exit: 0 brief printed
     }
     const now = Date.now();
     const parsed = parseHandoff(loaded.text);
-    const anchors = checkAnchors(parsed, now);
-    const { report } = await measureDrift(root, ctx.env, anchors, now, early);
+    const anchors = checkAnchors(parsed, now, loaded.text);
+    const { report } = await measureDrift(root, ctx.env, anchors, now, { early, excludes });
     const stderr = shapeWarnings(parsed, loaded.pasted);
     const needles = [...anchors.keyFiles];
     if (anchors.branch !== null && !["main", "master", "(detached)"].includes(anchors.branch)) needles.push(anchors.branch);

@@ -1,7 +1,8 @@
 import { UsageError } from "../errors.ts";
 import { inspectFile, interruptedSave } from "../store/inspect.ts";
-import { memoryDir, resolveRoot, type Kind } from "../store/paths.ts";
+import { memoryDir, type Kind } from "../store/paths.ts";
 import { pauseSwitch } from "../store/pause.ts";
+import { ROOT_HELP, rootOption } from "./common.ts";
 import { ok, type Verb } from "./types.ts";
 import { checkpointParked } from "./checkpoint-surface.ts";
 
@@ -31,11 +32,11 @@ export const checkVerb: Verb = {
   name: "check",
   options: { root: { type: "string" }, json: { type: "boolean" } },
   positionals: [0, 0],
-  help: `usage: node memory_io.mjs check --root DIR [--json]
+  help: `usage: node memory_io.mjs check [--root DIR] [--json]
 
 Bootstrap check for AGENTS.md-style instructions: what is parked in <root>/.ai/memory?
 Reads nothing into the output and takes no lock.
-
+${ROOT_HELP}
 exit: 0 nothing parked
       1 an interrupted save needs recovery: run \`recover\` (only when no live writer
         holds the lock; takes precedence over 3)
@@ -48,10 +49,9 @@ exit: 0 nothing parked
 When the kill switch is on, the paused sentence is printed too and the code is kept.
 `,
   async run(ctx) {
-    if (typeof ctx.values.root !== "string" || ctx.values.root === "") throw new UsageError("--root DIR is required: pass the project root");
     let root: string;
     try {
-      root = resolveRoot(ctx.values.root, ctx.cwd);
+      root = rootOption(ctx);
     } catch (err) {
       throw new UsageError((err as Error).message);
     }

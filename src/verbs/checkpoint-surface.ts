@@ -3,7 +3,7 @@
 // `read handoff`'s note (`read checkpoint` itself is cold: checkpoint-read.ts). The hook derives only numbers and states from a checkpoint (ruling
 // 18): its age, its token, its `Session-start:` — never its characters.
 import path from "node:path";
-import { parseStrictTime } from "../schema/values.ts";
+import { stateFields, stateTime } from "../schema/state-time.ts";
 import { checkpointsDir, checkpointsDirState, listCheckpoints, readDelivered, readHead, sessionFileId, writeDelivered, type CheckpointEntry } from "../store/checkpoints.ts";
 import { readStable } from "../store/files.ts";
 import { FILE_OF, memoryDir } from "../store/paths.ts";
@@ -18,19 +18,14 @@ export function minutesAgo(savedMs: number | null, now: number): string {
 }
 
 /**
- * A handoff's state time in ms (contract §5, ruling 13): the first of `- Date:`, `Saved:`
- * that parses strictly; null when neither does. Reads at most the document size limit,
- * derives a number only.
+ * A handoff's state time in ms (contract §5, ruling 13), read exactly as drift, brief and the
+ * hook read it (`stateFields`, `stateTime`); null when unknown (none parses, or it is in the
+ * future). Derives a number only.
  */
 export function handoffStateMs(text: string, now: number): number | null {
-  const date = /^- Date: (.+)$/m.exec(text)?.[1]?.trim();
-  const saved = /^Saved: (.+)$/m.exec(text)?.[1]?.trim();
-  for (const v of [date, saved]) {
-    if (v === undefined) continue;
-    const t = parseStrictTime(v, now);
-    if ("ms" in t) return t.ms;
-  }
-  return null;
+  const f = stateFields(text);
+  const st = stateTime(f.date, f.saved, now);
+  return st.known ? st.time.ms : null;
 }
 
 function handoffMs(root: string, now: number): number | null {

@@ -1,4 +1,3 @@
-import { lstatSync } from "node:fs";
 import { homedir } from "node:os";
 import path from "node:path";
 import { HelperError } from "../errors.ts";
@@ -7,8 +6,10 @@ import { readTranscriptTail, sniffFormat, TAIL_BYTES } from "../agents/transcrip
 import { emptyCapture, type Capture } from "../agents/transcripts/types.ts";
 import { formatRedactionReport } from "../guard/redact.ts";
 import { runGit } from "../git/run.ts";
-import { parseStatusV2, STATUS_ARGS } from "../git/status.ts";
-import { quotePath } from "../schema/anchor-lines.ts";
+import { skillExcludes } from "../git/anchors.ts";
+import { gitDirOf, gitTopOf, inProgressOf, inProgressWords } from "../git/in-progress.ts";
+import { parseStatusV2, statusArgs } from "../git/status.ts";
+import { quotePath, renderInProgress } from "../schema/anchor-lines.ts";
 import { headerValue, renderCheckpoint, sameCheckpoint, triggerOf } from "../schema/checkpoint.ts";
 import { isoSeconds, parseStrictTime } from "../schema/values.ts";
 import { checkpointsDir, sessionFileId } from "../store/checkpoints.ts";
@@ -16,7 +17,7 @@ import { cleanCheckpointLeftovers, pruneCheckpoints } from "../store/checkpoint-
 import { readStable } from "../store/files.ts";
 import { underLock } from "../store/mutate.ts";
 import { archiveDir, ensureDir, memoryDir } from "../store/paths.ts";
-import { pauseSwitch } from "../store/pause.ts";
+import { disabledByEnv, pauseSwitch } from "../store/pause.ts";
 import { publish } from "../store/publish.ts";
 import { failpointOf, rootOption } from "./common.ts";
 import { ok, type Verb, type VerbContext } from "./types.ts";
@@ -81,31 +82,13 @@ async function readInput(ctx: VerbContext): Promise<HookInput | null> {
   };
 }
 
-// Root from stdin's cwd (ruling 20): its real path, walked up to the nearest folder holding
-// `.ai/memory` or `.git` (contract "Words"), else the start.
-function rootFromCwd(start: string): string {
-  let dir = start;
-  for (;;) {
-    for (const probe of [path.join(dir, ".ai", "memory"), path.join(dir, ".git")]) {
-      try {
-        lstatSync(probe);
-        return dir;
-      } catch {
-        // keep looking
-      }
-    }
-    const parent = path.dirname(dir);
-    if (parent === dir) return start;
-    dir = parent;
-  }
-}
 
 /** The anchor lines of a checkpoint: git gets 500 ms; dirty files at most 10 paths and 1,024 bytes (ruling 21). */
-export async function checkpointAnchors(root: string, env: Record<string, string | undefined>, nowMs: number): Promise<string[]> {
+export async function checkpointAnchors(root: string, env: Record<string, string | undefined>, nowMs: number, excludes: readonly string[] = []): Promise<string[]> {
   const date = `- Date: ${isoSeconds(nowMs)}`;
   let r;
   try {
-    r = await runGit(root, STATUS_ARGS, env, CHECKPOINT_GIT_MS);
+    r = await runGit(root, statusArgs(excludes), env, CHECKPOINT_GIT_MS);
   } catch (err) {
     const reason = (err as { reason?: string }).reason;
     if (reason === "timeout") return ["- Branch: unknown (git timed out)", "- HEAD: unknown (git timed out)", "- Dirty files: unknown (git timed out)", date];
@@ -122,7 +105,12 @@ export async function checkpointAnchors(root: string, env: Record<string, string
     bytes += Buffer.byteLength(q) + 2;
   }
   if (s.dirty.length > shown.length) shown.push(`… and ${s.dirty.length - shown.length} more`);
-  return [`- Branch: ${s.branch}`, `- HEAD: ${s.head ?? "none (no commits yet)"}`, `- Dirty files: ${shown.length > 0 ? shown.join(", ") : "none"}`, date];
+  const lines = [`- Branch: ${s.branch}`, `- HEAD: ${s.head ?? "none (no commits yet)"}`, `- Dirty files: ${shown.length > 0 ? shown.join(", ") : "none"}`, date];
+  // As `anchors` writes it (contract §5): the operation in progress, from the git dir's files.
+  const top = gitTopOf(root);
+  const op = top === null ? null : inProgressOf(gitDirOf(top));
+  if (op !== null) lines.push(`- In progress: ${renderInProgress({ words: inProgressWords(op), conflicted: s.conflicted ?? 0 })}`);
+  return lines;
 }
 
 function capture(input: HookInput, format: string | undefined, notes: string[]): { cap: Capture | null; source: string; headStart: string | null } {
@@ -228,7 +216,7 @@ exit: always 0, usage errors included -- a hook must never block the harness.
     if (format !== undefined && !isFormat(format)) {
       return ok("", [CHECKPOINT_LINES.usage(`--format must be claude, codex or gemini, got ${JSON.stringify(String(format).slice(0, 40))}`)]);
     }
-    if (ctx.env.SESSION_HANDOFF_DISABLE === "1") return ok("", []);
+    if (disabledByEnv(ctx.env)) return ok("", []);
     const notes: string[] = [];
     const input = await readInput(ctx);
     if (input?.agentId) return ok("", [CHECKPOINT_LINES.subagent()]);
@@ -236,13 +224,9 @@ exit: always 0, usage errors included -- a hook must never block the harness.
     const hook: HookInput = input ?? { sessionId: undefined, transcriptPath: null, cwd: null, event: undefined, compactSummary: null, lastMessage: null, agentId: false };
     let root: string;
     try {
-      if (typeof ctx.values.root === "string" && ctx.values.root !== "") root = rootOption(ctx);
-      else {
-        const start = hook.cwd !== null && path.isAbsolute(hook.cwd) ? hook.cwd : ctx.cwd;
-        const st = lstatSync(start);
-        if (!st.isDirectory()) return ok("", [...notes, CHECKPOINT_LINES.skipped(`the hook's cwd ${start} is not a directory`)]);
-        root = rootFromCwd(path.resolve(start));
-      }
+      // The same root as every verb (contract "Words", ruling 20): --root, else stdin's cwd, else the current directory.
+      const given = typeof ctx.values.root === "string" && ctx.values.root !== "";
+      root = rootOption(ctx, given || hook.cwd === null || !path.isAbsolute(hook.cwd) ? null : hook.cwd);
     } catch (err) {
       return ok("", [...notes, CHECKPOINT_LINES.skipped((err as Error).message)]);
     }
@@ -254,7 +238,7 @@ exit: always 0, usage errors included -- a hook must never block the harness.
     const session = sessionFileId(hook.sessionId);
     const name = `${session}.md`;
     const nowMs = Date.now();
-    const anchorsP = checkpointAnchors(root, ctx.env, nowMs);
+    const anchorsP = checkpointAnchors(root, ctx.env, nowMs, skillExcludes(root, ctx.skillDir ?? null));
     const got = capture(hook, typeof format === "string" ? format : undefined, notes);
     if (hook.lastMessage !== null) (got.cap ??= emptyCapture(isFormat(format) ? format : "claude")).lastClaim = hook.lastMessage;
     const anchorLines = await anchorsP;

@@ -1,13 +1,22 @@
+import path from "node:path";
 import { HelperError, Refused, UsageError } from "../errors.ts";
 import { TOKEN_PATTERN } from "../store/files.ts";
-import { resolveRoot } from "../store/paths.ts";
+import { findRoot } from "../store/root.ts";
 import type { VerbContext } from "./types.ts";
 
-/** `--root DIR`, resolved and checked (contract §3). @throws UsageError when missing. */
-export function rootOption(ctx: VerbContext): string {
+/**
+ * The root every verb works in (contract "Words" 1.1, ruling 12): found from `--root DIR` when
+ * given, else from `fallbackStart` (the hook's stdin `cwd`), else from the current directory,
+ * by `findRoot` (real path first, then up to `.ai/memory` or `.git`). When the root differs
+ * from the real path of a `--root` given, `using root <path>` goes to stderr once.
+ * @throws Refused (exit 2) when the start does not exist or is not a directory.
+ */
+export function rootOption(ctx: VerbContext, fallbackStart: string | null = null): string {
   const value = ctx.values.root;
-  if (typeof value !== "string" || value === "") throw new UsageError("--root DIR is required: pass the project root");
-  return resolveRoot(value, ctx.cwd);
+  const given = typeof value === "string" && value !== "";
+  const found = findRoot(path.resolve(ctx.cwd, given ? value : (fallbackStart ?? ".")), ctx.env);
+  if (given && found.root !== found.start) ctx.warn(`using root ${found.root}`);
+  return found.root;
 }
 
 /** `--expected-current-sha256 TOKEN`: `absent` or 64 lowercase hex (contract §2). */
@@ -36,6 +45,14 @@ export function lockTimeoutOption(ctx: VerbContext): number {
 export function failpointOf(ctx: VerbContext): string | undefined {
   return ctx.env.MEMORY_IO_FAILPOINT || undefined;
 }
+
+/** The root rule, as every verb's `--help` states it (contract "Words", ruling 12). */
+export const ROOT_HELP = `
+The root: the real path of --root DIR (else the current directory), unless it holds
+.ai/memory itself the nearest folder above holding .ai/memory or .git (a worktree's .git
+file counts); never above $HOME from below it, nor into GIT_CEILING_DIRECTORIES; else the
+start. If that differs from --root, stderr says \`using root <path>\` once.
+`;
 
 /** Shared parseArgs options. */
 export const ROOT = { root: { type: "string" } } as const;

@@ -9,7 +9,7 @@ import { inspectFile, interruptedSave } from "../store/inspect.ts";
 import { archiveDir, memoryDir, type Kind } from "../store/paths.ts";
 import { pauseSwitch } from "../store/pause.ts";
 import { helperLocation, homeOf } from "./agent-files.ts";
-import { rootOption } from "./common.ts";
+import { ROOT_HELP, rootOption } from "./common.ts";
 import { ok, type Verb } from "./types.ts";
 
 /** One finding of `doctor`: what is wrong and the command that fixes it. */
@@ -52,7 +52,7 @@ export const doctorVerb: Verb = {
   name: "doctor",
   options: { root: { type: "string" }, json: { type: "boolean" } },
   positionals: [0, 0],
-  help: `usage: node memory_io.mjs doctor --root DIR [--json]
+  help: `usage: node memory_io.mjs doctor [--root DIR] [--json]
 
 A read-only health report: the Node version; where the skill is installed for each agent
 (project and HOME folders); whether each agent's hook or block is installed, and current
@@ -62,6 +62,7 @@ the command that fixes it. Changes nothing.
 
 stdout: a report; with --json one object {"ok", "node", "agents", "memory", "problems":
         [{"what", "fix"}]}.
+${ROOT_HELP}
 exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
 `,
   async run(ctx) {

@@ -1,10 +1,11 @@
 import { Absent } from "../errors.ts";
+import { skillExcludes } from "../git/anchors.ts";
 import { measureDrift, startStatus } from "../git/drift.ts";
 import type { DriftReport } from "../git/verdict.ts";
 import { sanitize } from "../guard/sanitize.ts";
 import { quotePath } from "../schema/anchor-lines.ts";
 import { checkAnchors, parseHandoff } from "../schema/handoff.ts";
-import { rootOption } from "./common.ts";
+import { rootOption, ROOT_HELP } from "./common.ts";
 import { loadHandoff, shapeWarnings } from "./handoff-input.ts";
 import { ok, type Verb } from "./types.ts";
 
@@ -26,8 +27,13 @@ export function renderDrift(r: DriftReport): string {
     `age: ${r.ageDays === null ? "unknown" : `${r.ageDays} days`} (saved ${r.saved.date ?? "at an unverifiable time"})`,
     `key files missing: ${r.missingKeyFiles.length === 0 ? "none found" : r.missingKeyFiles.map(quotePath).join(", ")}`,
     `dirty files: ${r.saved.dirty === null ? "unverifiable" : r.saved.dirty.length} then, ${r.current.dirty === null ? "n/a" : r.current.dirty.length} now${r.dirtyChanged ? " (changed)" : ""}`,
+    `memory-only commits (not counted): ${r.memoryOnlyCommits}`,
+    `key files changed: ${r.changedKeyFiles.length === 0 ? "none found" : r.changedKeyFiles.map(quotePath).join(", ")}`,
+    `dirty at the save, clean now: ${r.cleanedDirty.length === 0 ? "none" : r.cleanedDirty.map(quotePath).join(", ")}`,
+    `in progress: saved ${r.inProgress.saved ?? "none"}, now ${r.inProgress.current ?? "none"}`,
     `upstream: ${r.upstream === null ? "none" : `${r.upstream.name}, ${r.upstream.ahead === null ? "gone" : `${r.upstream.ahead} ahead, ${r.upstream.behind} behind`}`}`,
     `unverifiable anchors: ${r.unverifiable.length === 0 ? "none" : r.unverifiable.join(", ")}`,
+    ...(r.provenance === null ? [] : [`handoff last committed by: ${r.provenance.committer}${r.provenance.someoneElse ? " (someone else: it came with a pull or a clone)" : " (you)"}`]),
   ];
   return `${lines.join("\n")}\n`;
 }
@@ -41,51 +47,98 @@ export const driftVerb: Verb = {
   name: "drift",
   options: { root: { type: "string" }, json: { type: "boolean" }, stdin: { type: "boolean" } },
   positionals: [0, 0],
-  help: `usage: node memory_io.mjs drift --root DIR [--stdin] [--json]
+  help: `usage: node memory_io.mjs drift [--root DIR] [--stdin] [--json]
 
 Compares the handoff's environment anchors (or, with --stdin, a pasted handoff of at most
-1,000,000 bytes, more is refused; CRLF line ends and a BOM are accepted) with the
-repository at the root now:
-branch then and now; whether the saved HEAD is still reachable from HEAD or a ref (a
-commit kept only by the reflog, or missing from a shallow clone, counts as rewritten);
-commits ahead / behind (git rev-list --left-right --count); commits since the saved date
-when the HEAD is unreachable; age in days (from \`Saved:\`, else \`- Date:\`); key files
-that no longer exist; dirty files then and now; the upstream's ahead / behind.
+1,000,000 bytes, more is refused; CRLF line ends and a BOM are accepted) with the repository at the root now:
+branch then and now (a HEAD saved as (detached) during a rebase of B counts as B, then and
+now); whether the saved HEAD is still reachable from HEAD or a ref (a commit kept only by
+the reflog, or missing from a shallow clone, counts as rewritten); commits ahead / behind,
+leaving out memory-only commits (those whose diff -- a merge's against its first parent --
+touches only .ai/memory/: committing or pulling the handoff is not drift), counted apart;
+commits since the saved date when the HEAD is unreachable; age in days; key files that no
+longer exist, and key files changed since the save (git diff --name-only <saved> HEAD,
+intersected with the key files; outside git, by the \`- Key file mtimes:\` anchor); dirty
+files then and now, and those dirty at the save that are clean now (committed, or stashed
+or reverted); the operation in progress (rebase, merge, cherry-pick, revert, bisect) at
+the save (its \`- In progress:\` anchor) and now (read from the git dir); the upstream's
+ahead / behind; who last committed the handoff, when it is tracked.
+
+Age comes from the state time: the \`- Date:\` anchor, else \`Saved:\` (strict ISO-8601 with
+a zone), never a file's modification time -- the same age as brief and hook. With no such
+time, a zoneless one, or one more than 5 minutes in the future, the age is unknown and the
+handoff is never called fresh.
 
 Verdicts, strongest first:
-  unverifiable  git missing or not a repository, or no valid HEAD anchor
+  unverifiable  git missing or not a repository, no valid HEAD anchor, or (where it
+                would be fresh) the age is unknown: \`date\` is then listed as unverifiable
   rewritten     the saved HEAD is unreachable or missing here
   stale         saved more than 14 days ago, or more than 30 commits ahead
   drifted       branch changed, commits ahead or behind, or key files missing
   fresh         none of the above
-An upstream gap or changed dirty files are reported but do not change the verdict.
+An upstream gap, changed key files or changed dirty files are reported but do not change
+the verdict by themselves.
+
+The summary (one line, parts joined by "; ") says, as they apply:
+  at the saved commit <id> | N commits ahead of the saved <id> | N commits behind the
+  saved <id> | diverged from the saved <id>: A ahead, B behind | no commits since the
+  saved <id> but memory-only ones
+  saved HEAD <id> is no longer reachable from HEAD or any ref (rebase, amend, reset,
+  squash merge or force-push) | saved HEAD <id> no longer exists here (history
+  rewritten) | saved HEAD <id> is not in this shallow clone (history rewritten or cut
+  off); N commits on HEAD since the saved date; plan statuses are unverified
+  N memory-only commits (the handoff itself) not counted
+  on <branch> | branch moved from <then> to <now>
+  <operation> was in progress at the save[, finished or aborted since]
+  <operation> in progress now
+  saved N days ago | age unknown
+  age unknown: the handoff has no \`- Date:\` or \`Saved:\` time, so the handoff cannot be
+  called fresh (likewise "the saved time is not a strict ISO-8601 time with a zone", "the
+  saved time is more than 5 minutes in the future")
+  too stale for line-by-line reconciliation
+  key files missing: <paths> | key files changed: <paths>
+  dirty files: N then, M now
+  N files dirty at the save are clean now (C committed, D stashed or reverted): <paths>
+  (or "(committed, stashed or reverted)" when the commits since the save were not compared)
+  the handoff was last committed by <e-mail>, not by you (it came with a pull or a clone)
+  upstream <name> is gone | upstream <name>: A ahead, B behind
+  unverifiable anchors: <fields>
+Paths holding a comma, a quote, a control character or a code point that memory files
+refuse are written in double quotes with git's octal escapes.
 
 Branch names and the summary are printed with controls and characters \`write\` refuses
 shown as <U+XXXX>; paths are quoted with octal escapes as \`anchors\` writes them.
 Anchor values are validated before use: a full 40/64-hex id, a strict ISO-8601 time with a
-zone (not in the future), paths inside the root. A bad value is listed as unverifiable and
-never reaches git. Key files are only looked up, never opened.
+zone, paths inside the root. A bad value is listed as unverifiable and never reaches git.
+Key files are only looked up, never opened.
 
 --json prints one object: {"verdict", "saved": {"branch","head","date","dirty"},
 "current": {"branch","head","dirty"}, "branchChanged", "headReachable", "ahead", "behind",
 "commitsSinceDate", "ageDays", "missingKeyFiles", "upstream": {"name","ahead","behind"}|null,
-"dirtyChanged", "shallow", "git": {"state","note"}, "unverifiable", "summary",
-"gitProcesses"}.
+"dirtyChanged", "shallow", "git": {"state","note"}, "unverifiable", "memoryOnlyCommits",
+"changedKeyFiles", "cleanedDirty", "inProgress": {"saved","current"},
+"provenance": {"committer","someoneElse"}|null, "summary", "gitProcesses"}.
 
-Runs 2 git processes in the usual case, at most 4; takes no lock; writes nothing.
-
+Runs 2 git processes in the usual case (status, and one log of the commits between the
+saved HEAD and HEAD); one diff more when the HEAD moved and there are key files or cleaned
+dirty files; one more (config user.email) when the handoff is tracked by git, and a log of
+it when no commit since the save touched it; a
+reachability, a since-date and a shallow check only when the saved HEAD is not in HEAD.
+Takes no lock; writes nothing.
+${ROOT_HELP}
 exit: 0 report printed (any verdict)
       2 refused (unsafe memory; an interrupted save: run \`recover\`) or usage error
       3 no handoff (and nothing on stdin with --stdin)
 `,
   async run(ctx) {
     const root = rootOption(ctx);
-    const early = startStatus(root, ctx.env);
+    const excludes = skillExcludes(root, ctx.skillDir ?? null);
+    const early = startStatus(root, ctx.env, excludes);
     const loaded = await loadHandoff(ctx, root, ctx.values.stdin === true);
     if (loaded === null) throw new Absent(ctx.values.stdin === true ? "nothing was pasted on stdin: no handoff to compare" : "no handoff at .ai/memory/HANDOFF.md: no saved session state exists");
     const now = Date.now();
     const parsed = parseHandoff(loaded.text);
-    const { report, gitProcesses } = await measureDrift(root, ctx.env, checkAnchors(parsed, now), now, early);
+    const { report, gitProcesses } = await measureDrift(root, ctx.env, checkAnchors(parsed, now, loaded.text), now, { early, excludes });
     const stderr = shapeWarnings(parsed, loaded.pasted);
     if (report.git.state === "missing") stderr.push("note: git was not found on PATH; drift is unverifiable (outside-git behaviour)");
     if (ctx.values.json === true) return ok(`${JSON.stringify({ ...report, gitProcesses })}\n`, stderr);

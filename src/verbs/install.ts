@@ -4,7 +4,7 @@ import { tokenOf } from "../store/files.ts";
 import { assertNotPaused } from "../store/pause.ts";
 import { makeDirs, missingDirs, publishAgentFile, readAgentFile, readRecord, recordsDir, writeRecord } from "../store/install-files.ts";
 import { AGENT_OPTIONS, agentTarget } from "./agent-files.ts";
-import { failpointOf } from "./common.ts";
+import { failpointOf, ROOT_HELP } from "./common.ts";
 import { ok, type Verb } from "./types.ts";
 
 /** Options of `install` and `uninstall`. */
@@ -17,7 +17,7 @@ missing (a branch without the skill checked out).
 --global edits the per-user files instead: ~/.claude/settings.json; ~/.codex/AGENTS.md and
 ~/.codex/hooks.json; ~/.config/opencode/AGENTS.md; ~/.gemini/GEMINI.md and
 ~/.gemini/settings.json (HOME from the environment). cline and cursor have none (refused).
-`;
+${ROOT_HELP}`;
 
 /** `install --agent NAME [--root DIR | --global] [--dry-run]` (contract §9, ruling 11). */
 export const installVerb: Verb = {

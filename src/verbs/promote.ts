@@ -4,7 +4,7 @@ import { underLock } from "../store/mutate.ts";
 import { archiveDir, archivePrefixOf, MAX_DOCUMENT_BYTES, memoryDir, parseTarget } from "../store/paths.ts";
 import { readManagedFile } from "../store/read.ts";
 import { publish } from "../store/publish.ts";
-import { CAS, expectedTokenOption, failpointOf, lockTimeoutOption, rootOption, stdinForValidate } from "./common.ts";
+import { CAS, expectedTokenOption, failpointOf, lockTimeoutOption, rootOption, ROOT_HELP, stdinForValidate } from "./common.ts";
 import { ok, type Verb } from "./types.ts";
 
 /** Largest text `promote` appends, in bytes (contract §2). */
@@ -15,7 +15,7 @@ export const promoteVerb: Verb = {
   name: "promote",
   options: { ...CAS, target: { type: "string" } },
   positionals: [0, 0],
-  help: `usage: node memory_io.mjs promote --root DIR --target AGENTS.md|CLAUDE.md
+  help: `usage: node memory_io.mjs promote [--root DIR] --target AGENTS.md|CLAUDE.md
          --expected-current-sha256 TOKEN [--lock-timeout SECONDS] < text
 
 Appends an approved lesson (1..64,000 bytes of UTF-8 on stdin; reading stops past that:
@@ -26,6 +26,7 @@ and to the text when they lack one. Secrets are redacted and invisible character
 as for \`write\`. Only on the user's approval.
 
 stdout: "appended approved lesson to <target>", then "CURRENT-SHA256: <token>".
+${ROOT_HELP}
 exit:   0 appended; 2 refused (stale token: read again; bad text; unsafe file);
         4 paused; 5 busy.
 `,

@@ -2,7 +2,7 @@ import { Refused } from "../errors.ts";
 import { publishMemory } from "../git/publish-memory.ts";
 import { memoryDir } from "../store/paths.ts";
 import { assertNotPaused } from "../store/pause.ts";
-import { rootOption } from "./common.ts";
+import { ROOT_HELP, rootOption } from "./common.ts";
 import { ok, type Verb } from "./types.ts";
 
 /** The commit message when none is given. */
@@ -13,7 +13,7 @@ export const publishVerb: Verb = {
   name: "publish",
   options: { root: { type: "string" }, push: { type: "boolean" }, message: { type: "string" }, json: { type: "boolean" } },
   positionals: [0, 0],
-  help: `usage: node memory_io.mjs publish --root DIR [--push] [--message M] [--json]
+  help: `usage: node memory_io.mjs publish [--root DIR] [--push] [--message M] [--json]
 
 Commits exactly the memory dir's public files -- HANDOFF.md, LESSONS.md, SOLUTIONS.md and
 archive/ (deletions of pruned archives included) -- and nothing else: whatever else is
@@ -26,6 +26,7 @@ git runs without a terminal prompt (GIT_TERMINAL_PROMPT=0); its own error is sho
 
 stdout: "published <n> file(s) in <commit>" [and "pushed to <remote> <branch>"], or
         "nothing to publish".
+${ROOT_HELP}
 exit:   0 published, or nothing to publish; 2 refused (not a git repository, the memory
         dir is git-ignored, no upstream for --push, git failed: its error follows);
         4 paused.

@@ -1,7 +1,7 @@
 import { renderEnvelope } from "../guard/envelope.ts";
 import { readManagedFile, readMemoryFile } from "../store/read.ts";
 import { FILE_OF, memoryDir, parseKind, parseTarget } from "../store/paths.ts";
-import { failpointOf, ROOT, rootOption } from "./common.ts";
+import { failpointOf, ROOT, rootOption, ROOT_HELP } from "./common.ts";
 import { ok, type Outcome, type Verb } from "./types.ts";
 import { checkpointNoteForHandoff } from "./checkpoint-surface.ts";
 import { COLD_HELPERS } from "./index.ts";
@@ -19,8 +19,8 @@ export const readVerb: Verb = {
   name: "read",
   options: { ...ROOT, session: { type: "string" } },
   positionals: [1, 1],
-  help: `usage: node memory_io.mjs read <handoff|lessons|solutions> --root DIR
-       node memory_io.mjs read checkpoint [--session ID] --root DIR
+  help: `usage: node memory_io.mjs read <handoff|lessons|solutions> [--root DIR]
+       node memory_io.mjs read checkpoint [--session ID] [--root DIR]
 
 Prints the memory file with its compare-and-swap token:
   CURRENT-SHA256: <64 hex>
@@ -45,6 +45,7 @@ and, with no handoff (exit 3):
   note: no handoff exists, but an automatic checkpoint does (checkpoints/<id>.md,
   captured N minutes ago); run \`read checkpoint\` to see it
 
+${ROOT_HELP}
 exit: 0 printed; 3 absent (stdout is exactly "CURRENT-SHA256: absent");
       2 refused: unsafe file or tree (link, hard link, FIFO, directory), a change during
         the read (read again), or an interrupted save (run \`recover\`).
@@ -70,11 +71,12 @@ export const readTargetVerb: Verb = {
   name: "read-target",
   options: { ...ROOT, target: { type: "string" } },
   positionals: [0, 0],
-  help: `usage: node memory_io.mjs read-target --root DIR --target AGENTS.md|CLAUDE.md
+  help: `usage: node memory_io.mjs read-target [--root DIR] --target AGENTS.md|CLAUDE.md
 
 Prints AGENTS.md or CLAUDE.md at the root in the untrusted envelope, with its token,
 exactly as \`read\` does; use the token with \`promote\`.
 
+${ROOT_HELP}
 exit: 0 printed; 3 absent ("CURRENT-SHA256: absent"); 2 refused (unsafe file, a change
       during the read, an interrupted promote: run \`recover\`).
 `,

@@ -3,7 +3,7 @@ import { pendingRepairs } from "../store/recover.ts";
 import { checkTree } from "../store/paths.ts";
 import { assertNotPaused } from "../store/pause.ts";
 import { memoryDir } from "../store/paths.ts";
-import { lockTimeoutOption, rootOption } from "./common.ts";
+import { lockTimeoutOption, rootOption, ROOT_HELP } from "./common.ts";
 import { ok, type Verb } from "./types.ts";
 import { checkpointsDir, checkpointsDirState } from "../store/checkpoints.ts";
 import { COLD_HELPERS } from "./index.ts";
@@ -14,7 +14,7 @@ export const recoverVerb: Verb = {
   name: "recover",
   options: { root: { type: "string" }, "lock-timeout": { type: "string" }, json: { type: "boolean" } },
   positionals: [0, 0],
-  help: `usage: node memory_io.mjs recover --root DIR [--lock-timeout SECONDS] [--json]
+  help: `usage: node memory_io.mjs recover [--root DIR] [--lock-timeout SECONDS] [--json]
 
 Repairs what an interrupted save left (a private claim or temp file, a half-done archive
 step, pruning a crash skipped): afterwards each file is whole -- the complete old or the
@@ -23,6 +23,7 @@ no private file remains. What an interrupted \`checkpoint\` left in checkpoints/
 removed too. Idempotent: with nothing to do it says so. The next \`write\`
 runs the same repair first.
 
+${ROOT_HELP}
 exit: 0 done (or nothing to do); 2 refused (unsafe tree); 4 paused; 5 busy.
 `,
   async run(ctx) {

@@ -31,6 +31,10 @@ export interface VerbContext {
   readStdinWithin(ms: number, maxBytes?: number): Promise<Buffer | null>;
   /** True when stdin is a terminal (the hook then does not read it). */
   stdinIsTTY: boolean;
+  /** Prints one line on stderr at once (the same line only once per run): notes such as `using root <path>`. */
+  warn(line: string): void;
+  /** The folder of the running skill (the helper's `scripts/` parent), as invoked; null when unknown. */
+  skillDir?: string | null;
   /** The running helper's file, as invoked (install writes hook commands naming it). */
   helperPath?: string;
 }

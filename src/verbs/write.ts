@@ -4,7 +4,7 @@ import { underLock } from "../store/mutate.ts";
 import { archiveDir, archivePrefixOf, FILE_OF, memoryDir, parseKind } from "../store/paths.ts";
 import { publish } from "../store/publish.ts";
 import { droppedItems, droppedReport } from "../schema/open-items.ts";
-import { CAS, expectedTokenOption, failpointOf, lockTimeoutOption, rootOption, stdinForValidate } from "./common.ts";
+import { CAS, expectedTokenOption, failpointOf, lockTimeoutOption, rootOption, ROOT_HELP, stdinForValidate } from "./common.ts";
 import { ok, type Verb } from "./types.ts";
 
 /** `write <kind> --root DIR --expected-current-sha256 TOKEN` (contract §2, §3, §4). */
@@ -12,7 +12,7 @@ export const writeVerb: Verb = {
   name: "write",
   options: CAS,
   positionals: [1, 1],
-  help: `usage: node memory_io.mjs write <handoff|lessons|solutions> --root DIR
+  help: `usage: node memory_io.mjs write <handoff|lessons|solutions> [--root DIR]
          --expected-current-sha256 TOKEN [--lock-timeout SECONDS] < document
 
 Replaces <root>/.ai/memory/<FILE> with the document on stdin, only if the file is still
@@ -39,6 +39,7 @@ each cut at 100 characters).
 
 stdout: "saved HANDOFF.md; archived previous handoff as <name>" (or "saved <FILE>"), then
         "CURRENT-SHA256: <token of what was saved>" as the last line.
+${ROOT_HELP}
 exit:   0 saved; 2 refused (stale token: read again and merge, never resend the stale
         document; bad document; unsafe file or tree; another program wrote the file);
         4 paused (kill switch); 5 busy (the lock was not had within --lock-timeout,

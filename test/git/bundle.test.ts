@@ -26,12 +26,14 @@ describe("the built bundle", () => {
     const root = newRepo(NOW - 3 * DAY);
     expect(helper(["drift", "--root", root]).code).toBe(3);
     const head = git(root, ["rev-parse", "HEAD"]);
-    park(root, handoff({ saved: iso(NOW - 2 * DAY), branch: "main", head, date: iso(NOW - 2 * DAY) }));
+    // The handoff kept out of git (as many users do): the usual two git processes.
+    writeFileSync(path.join(root, ".git", "info", "exclude"), ".ai/\n");
+    park(root, handoff({ saved: iso(NOW - 2 * DAY), branch: "main", head, date: iso(NOW - 2 * DAY), keyFiles: [] }));
     commit(root, "more", NOW - DAY);
     const r = helper(["drift", "--root", root, "--json"]);
     expect(r.code).toBe(0);
     const report = JSON.parse(r.stdout);
-    expect(report).toMatchObject({ verdict: "drifted", ahead: 1, behind: 0, ageDays: 2, branchChanged: false, headReachable: true, gitProcesses: 2 });
+    expect(report).toMatchObject({ verdict: "drifted", ahead: 1, behind: 0, ageDays: 2, branchChanged: false, headReachable: true, memoryOnlyCommits: 0, gitProcesses: 2 });
   });
 
   it("drift --stdin accepts a pasted CRLF handoff with a BOM", () => {

@@ -62,6 +62,17 @@ const histories: [string, () => Scripted, Expect][] = [
       for (let i = 0; i < 3; i++) commit(root, `c${i}`, NOW - 2 * DAY + i * 1000, { [`f${i}.txt`]: "x" });
       return { root, text: saved(head, 2.5) };
     },
+    // status, log, and the changed-key-files diff (the HEAD moved and there are key files: ruling 15)
+    { verdict: "drifted", ahead: 3, behind: 0, ageDays: 2.5, missing: [], branchChanged: false, maxProcesses: 3 },
+  ],
+  [
+    "commits ahead, no key files: still the usual two processes",
+    () => {
+      const root = newRepo(NOW - 3 * DAY);
+      const head = git(root, ["rev-parse", "HEAD"]);
+      for (let i = 0; i < 3; i++) commit(root, `c${i}`, NOW - 2 * DAY + i * 1000, { [`f${i}.txt`]: "x" });
+      return { root, text: saved(head, 2.5, { keyFiles: [] }) };
+    },
     { verdict: "drifted", ahead: 3, behind: 0, ageDays: 2.5, missing: [], branchChanged: false, maxProcesses: 2 },
   ],
   [
@@ -74,7 +85,7 @@ const histories: [string, () => Scripted, Expect][] = [
       git(root, ["reset", "-q", "--hard", "HEAD~2"]);
       return { root, text: saved(head, 3) };
     },
-    { verdict: "drifted", ahead: 0, behind: 2, ageDays: 3, missing: [], branchChanged: false, reachable: true, maxProcesses: 3 },
+    { verdict: "drifted", ahead: 0, behind: 2, ageDays: 3, missing: [], branchChanged: false, reachable: true, maxProcesses: 4 },
   ],
   [
     "reset back, the saved commit only in the reflog: rewritten",
@@ -197,7 +208,7 @@ const histories: [string, () => Scripted, Expect][] = [
       commit(root, "mine", NOW - DAY);
       return { root, text: saved(head, 3) };
     },
-    { verdict: "drifted", ahead: 1, behind: 0, ageDays: 3, missing: [], branchChanged: false, upstream: { name: "origin/main", ahead: 1, behind: 2 }, maxProcesses: 2 },
+    { verdict: "drifted", ahead: 1, behind: 0, ageDays: 3, missing: [], branchChanged: false, upstream: { name: "origin/main", ahead: 1, behind: 2 }, maxProcesses: 3 },
   ],
   [
     "upstream behind only: reported, verdict stays fresh",

@@ -30,11 +30,18 @@ describe("parseHandoff matches remark's reading of the corpus", () => {
 
   it.each(names)("%s", (name) => {
     const text = readFileSync(new URL(name, dir), "utf8");
-    const got = parseHandoff(text);
+    // `steps` (every plan checkbox at any depth, issue 9) came after remark was removed: the
+    // scanner alone reads it, so it is left out of the comparison with remark's fixtures and
+    // checked in handoff.test.ts.
+    const parse = (t: string) => {
+      const { steps: _steps, ...rest } = parseHandoff(t);
+      return rest;
+    };
+    const got = parse(text);
     // Line ends are normalised by git (.gitattributes), so the CRLF and CR variants (pasted
     // handoffs) are made here; the old parser normalised them too before parsing.
-    expect(parseHandoff(text.replace(/\r\n?|\n/g, "\r\n"))).toEqual(got);
-    expect(parseHandoff(`\uFEFF${text.replace(/^\uFEFF/, "").replace(/\r\n?|\n/g, "\r")}`)).toEqual(got);
+    expect(parse(text.replace(/\r\n?|\n/g, "\r\n"))).toEqual(got);
+    expect(parse(`\uFEFF${text.replace(/^\uFEFF/, "").replace(/\r\n?|\n/g, "\r")}`)).toEqual(got);
     const want = expected[name]!;
     if (want.scanner === undefined) expect(got).toEqual(want.remark);
     else {

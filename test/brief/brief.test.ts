@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { assessDrift, type DriftFacts } from "../../src/git/verdict.ts";
-import { BRIEF_LABELS, countLedger, draftBrief, flatten, renderBrief } from "../../src/schema/brief.ts";
+import { BRIEF_LABELS, countLedger, draftBrief, flatten, renderBrief } from "../../src/brief/brief.ts";
 import { parseHandoff } from "../../src/schema/handoff.ts";
 
 const NOW = Date.UTC(2026, 5, 1, 12);

@@ -1,7 +1,7 @@
 // The six-line warm-start brief (seed 002, resume flow step 6; contract §5 `brief`). Pure.
 import type { DriftReport } from "../git/verdict.ts";
 import { sanitize } from "../guard/sanitize.ts";
-import type { ParsedHandoff } from "./handoff.ts";
+import type { ParsedHandoff } from "../schema/handoff.ts";
 
 /** The six labels, in order (seed 002: match exactly). */
 export const BRIEF_LABELS = ["Goal:", "Plan status:", "Decisions in force:", "Do-not-retry:", "Drift & lessons:", "Proposed next step:"] as const;
@@ -41,6 +41,37 @@ export function flatten(text: string, max = MAX_FIELD_CHARS): string {
   return sanitize(text, { max });
 }
 
+const NONE = /^(none|none recorded|none yet|n\/a|-)\.?$/i;
+
+// Where an approach ends and its cause begins: ` — `, ` – `, ` - `, `: `, or `because`.
+const CAUSE = /\s[—–-]\s|:\s|\s(?=because\b)/;
+
+/**
+ * Lists failed approaches within `budget` characters, each keeping its cause whole (contract
+ * §5 `brief`: a field cut for length keeps each item's cause): when an item is too long, its
+ * approach is shortened with `…`, then, only if still needed, the cause. `…` marks exactly
+ * where words were dropped.
+ */
+export function causeList(items: readonly string[], max: number, budget: number): string {
+  const shownItems = items.slice(0, max);
+  const more = items.length > max ? ` (+${items.length - max} more)` : "";
+  const per = Math.max(40, Math.floor((budget - more.length) / Math.max(1, shownItems.length)) - 2);
+  const shown = shownItems.map((raw) => {
+    const item = flatten(raw, 10_000);
+    if ([...item].length <= per) return item;
+    const m = CAUSE.exec(item);
+    if (!m || m.index === 0) return flatten(item, per);
+    const sep = m[0];
+    const approach = item.slice(0, m.index);
+    const cause = item.slice(m.index + sep.length);
+    const causeRoom = per - 12 - sep.length;
+    const causeText = [...cause].length <= causeRoom ? cause : flatten(cause, causeRoom);
+    const approachRoom = per - [...causeText].length - sep.length;
+    return `${flatten(approach, Math.max(8, approachRoom))}${sep}${causeText}`;
+  });
+  return `${shown.join("; ")}${more}`;
+}
+
 function list(items: readonly string[], max: number): string {
   const shown = items.slice(0, max).map((i) => flatten(i, 160));
   const more = items.length > max ? ` (+${items.length - max} more)` : "";
@@ -75,13 +106,16 @@ function ledgerText(name: string, c: { entries: number; matching: number } | nul
 export function draftBrief(h: ParsedHandoff, drift: DriftReport, ledgers: LedgerCounts): Brief {
   const goal = flatten(h.goal) || "none recorded";
 
-  const counts = { done: 0, "in-progress": 0, todo: 0, unmarked: 0 };
-  for (const s of h.plan) counts[s.status]++;
-  const current = h.plan.find((s) => s.status === "in-progress") ?? h.plan.find((s) => s.status === "todo");
+  // Every checkbox at any depth (field report 25); `[-] … — dropped:` steps are closed (ruling 8).
+  const steps = h.steps ?? h.plan;
+  const counts = { done: 0, "in-progress": 0, todo: 0, abandoned: 0, unmarked: 0 };
+  for (const s of steps) counts[s.status]++;
+  const current = steps.find((s) => s.status === "in-progress") ?? steps.find((s) => s.status === "todo");
   let planStatus: string;
-  if (h.plan.length === 0) planStatus = "none recorded";
+  if (steps.length === 0) planStatus = "none recorded";
   else {
     const bits = [`${counts.done} done`, `${counts["in-progress"]} in progress`, `${counts.todo} todo`];
+    if (counts.abandoned > 0) bits.push(`${counts.abandoned} abandoned`);
     if (counts.unmarked > 0) bits.push(`${counts.unmarked} unmarked`);
     planStatus = `${bits.join(", ")}${current ? `; ${current.status === "in-progress" ? "in progress" : "next"}: ${flatten(current.text, 160)}` : ""}`;
     if (drift.verdict === "rewritten") planStatus = `UNVERIFIED (history rewritten since the save): ${planStatus}`;
@@ -90,11 +124,17 @@ export function draftBrief(h: ParsedHandoff, drift: DriftReport, ledgers: Ledger
 
   const inForce = h.decisions.filter((d) => !/\(superseded\b/i.test(d));
   const decisionsInForce = inForce.length === 0 ? "none recorded" : list(inForce, 4);
-  const doNotRetry = h.failedApproaches.length === 0 ? "none recorded" : list(h.failedApproaches, 4);
+  const doNotRetry = h.failedApproaches.length === 0 ? "none recorded" : causeList(h.failedApproaches, 4, MAX_FIELD_CHARS);
 
   const ledgerBits = [ledgerText("LESSONS.md", ledgers.lessons), ledgerText("SOLUTIONS.md", ledgers.solutions)].filter((x): x is string => x !== null);
   for (const name of ledgers.unreadable ?? []) ledgerBits.push(`${name} refused by the safety checks (run \`check\`)`);
-  const driftAndLessons = `${flatten(drift.summary, 300)}; ledgers: ${ledgerBits.length > 0 ? ledgerBits.join(", ") : "none found"}`;
+  let driftText = flatten(drift.summary, 300);
+  // Changed key files are named even when the summary had to be cut (contract §5 `brief`).
+  const changed = drift.changedKeyFiles ?? [];
+  if (changed.length > 0 && !driftText.includes("key files changed:")) {
+    driftText += `; key files changed: ${flatten(changed.slice(0, 3).join(", "), 160)}${changed.length > 3 ? ` and ${changed.length - 3} more` : ""}`;
+  }
+  const driftAndLessons = `${driftText}; ledgers: ${ledgerBits.length > 0 ? ledgerBits.join(", ") : "none found"}`;
 
   const next = h.nextSteps[0] ?? (current ? current.text : null);
   const nextText = next === null ? null : flatten(next, 200);
@@ -115,7 +155,10 @@ export function draftBrief(h: ParsedHandoff, drift: DriftReport, ledgers: Ledger
     default:
       proposed = nextText ?? "none recorded";
   }
-  const proposedNextStep = `${proposed} — Confirm?`;
+  // An open question decides what comes next: it is asked before anything is done (contract §5).
+  const question = h.openQuestions.find((q) => !NONE.test(q.trim()));
+  const ask = question === undefined ? "" : ` (open question first: ${flatten(question, 200)})`;
+  const proposedNextStep = `${proposed}${ask} — Confirm?`;
 
   const values = [goal, planStatus, decisionsInForce, doNotRetry, driftAndLessons, proposedNextStep];
   const lines = BRIEF_LABELS.map((label, i) => `${label} ${values[i]}`);

@@ -1,0 +1,62 @@
+// Ruling 35: every sentence the helper prints for a state is written out in --help. Issue 9's
+// sentences, pinned against the built helper's --help of the verb that prints them.
+import { spawnSync } from "node:child_process";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+
+const BUNDLE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../scripts/memory_io.mjs");
+const help = (verb: string) => spawnSync(process.execPath, [BUNDLE, verb, "--help"], { encoding: "utf8" }).stdout.replace(/\s+/g, " ");
+const norm = (s: string) => s.replace(/\s+/g, " ");
+
+describe("issue 9's sentences are in --help", () => {
+  it.each(["read", "write", "read-target", "promote", "check", "recover", "anchors", "drift", "brief", "hook"])("%s --help states the root rule and `using root`", (verb) => {
+    const text = help(verb);
+    expect(text).toContain("[--root DIR]");
+    expect(text).toContain("nearest folder above holding .ai/memory or .git");
+    expect(text).toContain("never above $HOME from below it");
+    expect(text).toContain("`using root <path>` once");
+    expect(text).toContain("GIT_CEILING_DIRECTORIES");
+  });
+
+  it.each([
+    "a parked handoff exists (.ai/memory/HANDOFF.md, saved today).",
+    "\"saved 1 day ago\", \"saved N days ago\", or \"age unknown\"",
+    "SESSION_HANDOFF_DISABLE is set to anything but empty, 0, false, no or off (any case)",
+  ])("hook: %s", (sentence) => {
+    expect(help("hook")).toContain(norm(sentence));
+  });
+
+  it.each([
+    "no commits since the saved <id> but memory-only ones",
+    "N memory-only commits (the handoff itself) not counted",
+    "(rebase, amend, reset, squash merge or force-push)",
+    "<operation> was in progress at the save[, finished or aborted since]",
+    "<operation> in progress now",
+    "saved N days ago | age unknown",
+    "age unknown: the handoff has no `- Date:` or `Saved:` time, so the handoff cannot be called fresh",
+    "the saved time is not a strict ISO-8601 time with a zone",
+    "the saved time is more than 5 minutes in the future",
+    "key files missing: <paths> | key files changed: <paths>",
+    "N files dirty at the save are clean now (C committed, D stashed or reverted): <paths>",
+    "the handoff was last committed by <e-mail>, not by you (it came with a pull or a clone)",
+    "\"memoryOnlyCommits\", \"changedKeyFiles\", \"cleanedDirty\", \"inProgress\": {\"saved\",\"current\"}",
+  ])("drift: %s", (sentence) => {
+    expect(help("drift")).toContain(norm(sentence));
+  });
+
+  it.each(["D done, P in progress, T todo[, A abandoned][, U unmarked]", "(open question first: <the first one>)", "each keeps its cause", "\"age unknown\""])("brief: %s", (sentence) => {
+    expect(help("brief")).toContain(norm(sentence));
+  });
+
+  it("the helper's usage: the kill switch values and sentence", () => {
+    const usage = spawnSync(process.execPath, [BUNDLE, "--help"], { encoding: "utf8" }).stdout.replace(/\s+/g, " ");
+    expect(usage).toContain("SESSION_HANDOFF_DISABLE set to anything but empty, 0, false, no or off");
+    expect(usage).toContain("`memory writes are paused: remove <path> to resume` (`remove SESSION_HANDOFF_DISABLE=<value> from the environment`)");
+  });
+
+  it("anchors: the In progress line", () => {
+    expect(help("anchors")).toContain("- In progress: <operation>[ of <branch>] (<n> conflicted files)");
+    expect(help("anchors")).toContain("nor the running skill's own folder when it lies inside the root");
+  });
+});

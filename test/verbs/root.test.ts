@@ -1,0 +1,114 @@
+// Issue 9, case 1 (field report 19): every verb finds the same root, run through the built
+// helper on real repositories, worktrees and symlinked folders.
+import { existsSync, mkdirSync, readFileSync, symlinkSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { git, gitRepo, handoff, helper, save, tempDir } from "../helpers.ts";
+
+/** A repository with its handoff at the top and a package folder `pkg/api`. */
+function monorepo(): { top: string; pkg: string } {
+  const top = gitRepo();
+  const pkg = path.join(top, "pkg", "api");
+  mkdirSync(pkg, { recursive: true });
+  save(top, handoff("top-level goal"), "absent");
+  return { top, pkg };
+}
+
+describe("one root for every verb (contract Words 1.1)", () => {
+  it("brief, drift, read, check and the hook from a package folder all see the top's handoff", () => {
+    const { top, pkg } = monorepo();
+    const brief = helper(["brief", "--root", pkg]);
+    expect(brief.code).toBe(0);
+    expect(brief.stdout).toMatch(/^Goal: top-level goal$/m);
+    expect(brief.stderr).toContain(`using root ${top}`);
+    expect(brief.stderr.split(`using root ${top}`)).toHaveLength(2);
+    expect(helper(["drift", "--root", pkg]).code).toBe(0);
+    expect(helper(["read", "handoff", "--root", pkg]).stdout).toContain("top-level goal");
+    expect(helper(["check", "--root", pkg]).code).toBe(2);
+    expect(helper(["hook", "--mode", "session"], { cwd: pkg }).stdout).toContain("parked handoff exists");
+    // No --root at all: the current directory is the start.
+    expect(helper(["brief"], { cwd: pkg })).toMatchObject({ code: 0, stderr: expect.not.stringContaining("using root") });
+  });
+
+  it("a write from a package folder updates the top's handoff instead of starting a second memory", () => {
+    const { top, pkg } = monorepo();
+    const token = /CURRENT-SHA256: (\S+)/.exec(helper(["read", "handoff", "--root", pkg]).stdout)![1]!;
+    const w = helper(["write", "handoff", "--root", pkg, "--expected-current-sha256", token], { input: handoff("second save") });
+    expect(w.code).toBe(0);
+    expect(existsSync(path.join(pkg, ".ai"))).toBe(false);
+    expect(readFileSync(path.join(top, ".ai", "memory", "HANDOFF.md"), "utf8")).toContain("second save");
+    // The old behaviour, a second memory made with the token `absent`, is now a stale token.
+    const again = helper(["write", "handoff", "--root", pkg, "--expected-current-sha256", "absent"], { input: handoff("x") });
+    expect(again.code).toBe(2);
+    expect(existsSync(path.join(pkg, ".ai"))).toBe(false);
+  });
+
+  it("the hook takes its start from the harness's stdin cwd", () => {
+    const { pkg } = monorepo();
+    const elsewhere = tempDir("sh-elsewhere-");
+    const r = helper(["hook", "--mode", "session"], { cwd: elsewhere, input: JSON.stringify({ cwd: pkg, hook_event_name: "SessionStart" }) });
+    expect(r.stdout).toContain("parked handoff exists");
+  });
+
+  it("a project reached through a symlinked folder works for every verb, the hook included", () => {
+    const { top } = monorepo();
+    const links = tempDir("sh-links-");
+    const link = path.join(links, "project");
+    symlinkSync(top, link);
+    const hook = helper(["hook", "--mode", "session", "--root", link]);
+    expect(hook.stdout).toContain("parked handoff exists");
+    expect(hook.stderr).toBe("");
+    expect(helper(["hook", "--mode", "session"], { cwd: path.join(link, "pkg", "api") }).stdout).toContain("parked handoff exists");
+    // The link's real path is the root: no `using root` note.
+    const brief = helper(["brief", "--root", link]);
+    expect(brief).toMatchObject({ code: 0, stderr: "" });
+    expect(helper(["check", "--root", link]).code).toBe(2);
+  });
+
+  it("a git worktree is a project of its own: its .git file stops the walk", () => {
+    const { top } = monorepo();
+    git(top, "commit", "-qm", "placeholder", "--allow-empty");
+    const wt = path.join(tempDir("sh-wt-"), "feature");
+    git(top, "worktree", "add", "-q", "-b", "feature", wt);
+    mkdirSync(path.join(wt, "src"));
+    const brief = helper(["brief", "--root", path.join(wt, "src")]);
+    expect(brief.code).toBe(3);
+    expect(brief.stderr).toContain(`using root ${wt}`);
+    save(wt, handoff("worktree goal"), "absent");
+    expect(helper(["brief", "--root", path.join(wt, "src")]).stdout).toMatch(/^Goal: worktree goal$/m);
+    expect(helper(["brief", "--root", top]).stdout).toMatch(/^Goal: top-level goal$/m);
+    const anchors = helper(["anchors", "--root", path.join(wt, "src")]);
+    expect(anchors.stdout).toMatch(/^- Branch: feature$/m);
+  });
+
+  it("a memory created below the repository top is kept there (ruling 12)", () => {
+    const { top, pkg } = monorepo();
+    mkdirSync(path.join(pkg, ".ai", "memory"), { recursive: true });
+    expect(helper(["brief", "--root", pkg]).code).toBe(3);
+    expect(helper(["brief", "--root", path.join(pkg, "..")]).stdout).toMatch(/^Goal: top-level goal$/m);
+    expect(helper(["check", "--root", top]).code).toBe(2);
+  });
+
+  it("GIT_CEILING_DIRECTORIES stops the walk and git alike: no anchors from a repository above the ceiling", () => {
+    const top = gitRepo();
+    const deep = path.join(top, "a", "b");
+    mkdirSync(deep, { recursive: true });
+    const env = { GIT_CEILING_DIRECTORIES: path.join(top, "a") };
+    const r = helper(["anchors", "--root", deep], { env });
+    expect(r.stdout).toMatch(/^- Date: \S+\n$/);
+    expect(r.stderr).toMatch(/not a git repository/);
+    expect(r.stderr).not.toContain("using root");
+    expect(helper(["anchors", "--root", deep]).stdout).toMatch(/^- Branch: main$/m);
+  });
+
+  it("--root that does not exist is refused without creating anything", () => {
+    const dir = tempDir();
+    const r = helper(["write", "handoff", "--root", path.join(dir, "nope"), "--expected-current-sha256", "absent"], { input: handoff("x") });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/does not exist/);
+    expect(existsSync(path.join(dir, "nope"))).toBe(false);
+    const hook = helper(["hook", "--mode", "session", "--root", path.join(dir, "nope")]);
+    expect(hook).toMatchObject({ code: 0, stdout: "" });
+    expect(hook.stderr).toMatch(/does not exist/);
+  });
+});
