@@ -156,14 +156,16 @@ function lessonsDoc() {
   return `${MARKER}\n# Lessons\n\n- Measure before and after; never guess where start-up time goes.\n`;
 }
 
-/** A document of exactly `bytes` bytes that passes write's checks (marker, heading, newline). */
+/** A handoff of exactly `bytes` bytes that passes write's checks (contract §1 and the §8 errors). */
 function bigDocument(bytes) {
   const head = `${MARKER}\n# Session Handoff\n\nSaved: ${nowIso()}\n\n## Current goal\n`;
+  const sections = ["Plan", "Decisions", "Failed approaches", "Open questions", "Next steps", "Key files"];
+  const tail = `\n${sections.map((s) => `## ${s}\n- none\n`).join("\n")}\n## Environment anchors\n- Date: ${nowIso()}\n`;
   const line = "Plain prose that fills the document to its size limit without looking like a secret.\n";
   let body = head;
-  while (body.length + line.length <= bytes) body += line;
-  body += `${"x".repeat(bytes - body.length - 1)}\n`;
-  return body;
+  while (body.length + line.length + tail.length <= bytes) body += line;
+  body += `${"x".repeat(bytes - body.length - tail.length - 1)}\n`;
+  return body + tail;
 }
 
 const tokenOf = (out) => /CURRENT-SHA256: (\S+)/.exec(out)?.[1] ?? "absent";

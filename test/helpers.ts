@@ -82,9 +82,41 @@ export function helperAsync(args: string[], opts: { input?: string | Buffer; env
   });
 }
 
-/** A minimal valid handoff document (contract §1 shape) carrying `body`. */
+/**
+ * A minimal valid handoff (contract §8: every required section, `- none` where empty, the
+ * outside-git anchors) carrying `body` as its goal. `write` stamps its `Saved:` line with the
+ * time of the save (ruling 1): compare what is on disk through `unstamped`.
+ */
 export function handoff(body: string): string {
-  return `${MARKER}\n# Session Handoff\nSaved: 2026-11-29T08:00:00Z\n\n## Current goal\n${body}\n`;
+  const none = ["Plan", "Decisions", "Failed approaches", "Open questions", "Next steps", "Key files"].map((s) => `## ${s}\n- none\n`).join("\n");
+  return `${MARKER}\n# Session Handoff\nSaved: 2026-11-29T08:00:00Z\n\n## Current goal\n${body}\n\n${none}\n## Environment anchors\n- Date: 2026-11-29T08:00:00Z\n`;
+}
+
+/**
+ * A handoff as of `iso`: its `Saved:` and its `- Date:` anchor set to that time. `write`
+ * stamps `Saved:` with the time of the save (ruling 1) but keeps anchors the agent wrote,
+ * and the state time is the `- Date:` anchor first (ruling 13): this is how a test saves a
+ * handoff of some age through the helper.
+ */
+export function aged(doc: string, iso: string): string {
+  return doc.replace(/^Saved: .*$/m, `Saved: ${iso}`).replace(/^- Date: .*$/m, `- Date: ${iso}`);
+}
+
+/** The `Saved:` stamp `write` puts on a handoff (ruling 1), ISO-8601 UTC to the second. */
+export const STAMP = /^Saved: (\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)$/m;
+
+/**
+ * A handoff's text without what `write` supplies itself: the `Saved:` value (the write's own
+ * time, ruling 1) and the anchors section's lines (refilled when they repeat the current
+ * handoff's, ruling 2), so that a document can be compared with what `write` saved of it.
+ * Stamping and filling have tests of their own (test/schema/write-stamp.test.ts). Text
+ * without those parts (ledgers, AGENTS.md, null) is returned as is.
+ */
+export function unstamped<T extends string | null>(text: T): T {
+  if (text === null) return text;
+  return text
+    .replace(/^Saved: .*$/m, "Saved: <stamped>")
+    .replace(/^## Environment anchors\n(?:(?!## )[^\n]*\n)*/m, "## Environment anchors\n<anchors>\n") as T;
 }
 
 /** The token of some bytes. */

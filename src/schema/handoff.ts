@@ -221,7 +221,8 @@ export function parseHandoff(input: string): ParsedHandoff {
         out.nextSteps.push(...items);
         break;
       case "key files":
-        out.keyFiles.push(...items.map(keyFile));
+        // `- none` keeps an empty section's heading (references/handoff-schema.md): no file.
+        out.keyFiles.push(...items.filter((i) => !/^none\.?$/i.test(i.trim())).map(keyFile));
         break;
       case "environment anchors":
         if (out.anchors.present) break;

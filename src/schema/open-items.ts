@@ -3,7 +3,7 @@
 // It only feeds a report, never a safety decision, so a line-level reading of items is enough.
 import { sanitize } from "../guard/sanitize.ts";
 
-/** A handoff's open items: unfinished plan steps (`[ ]`, `[~]`) and next steps. */
+/** A handoff's open items: unfinished plan steps (`[ ]`, `[~]`) and next steps (a `[-]` one is closed). */
 export interface OpenItem {
   section: "Plan" | "Next steps";
   text: string;
@@ -14,6 +14,8 @@ const SECTION = /^##\s+(.+?)\s*#*\s*$/;
 // Bullets or numbered items (the template numbers its next steps).
 const OPEN_STEP = /^\s*(?:[-*+]|\d+[.)])\s+\[( |~)\]\s+(.+)$/;
 const BULLET = /^\s*(?:[-*+]|\d+[.)])\s+(?:\[[ xX~]\]\s+)?(.+)$/;
+// `- [-] <step> — dropped: <why>`: closed on purpose, never an open item (ruling 8).
+const DROPPED = /^\s*(?:[-*+]|\d+[.)])\s+\[-\]\s/;
 const NONE = /^(none|none recorded|n\/a|-)\.?$/i;
 
 /** Lists the open items of a handoff's `## Plan` and `## Next steps` sections (contract §8). */
@@ -33,6 +35,7 @@ export function openItems(text: string): OpenItem[] {
       const m = OPEN_STEP.exec(line);
       if (m) items.push({ section: "Plan", text: m[2]!.trim() });
     } else if (section === "next steps") {
+      if (DROPPED.test(line)) continue;
       const m = BULLET.exec(line);
       if (m && !NONE.test(m[1]!.trim())) items.push({ section: "Next steps", text: m[1]!.trim() });
     }

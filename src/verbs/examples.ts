@@ -69,6 +69,15 @@ export const EXAMPLES: Record<string, readonly string[]> = {
   hook: [
     "node memory_io.mjs hook --mode session </dev/null",
   ],
+  validate: [
+    "node memory_io.mjs validate handoff   # the saved file: errors, score, findings",
+    "node memory_io.mjs validate handoff --stdin < draft.md   # before saving",
+  ],
+  archives: [
+    "node memory_io.mjs archives list",
+    "# then: archives show <name>, or make one current again (its token from read):",
+    "# archives restore <name> --expected-current-sha256 <token>",
+  ],
   install: [
     "node memory_io.mjs install --agent claude-code --dry-run   # what would change",
     "node memory_io.mjs install --agent claude-code",

@@ -16,6 +16,8 @@ export const VERBS: Record<string, { summary: string; load: () => Promise<Verb> 
   drift: { summary: "measure how far the repository moved since the handoff: verdict and numbers", load: async () => (await import("./drift.ts")).driftVerb },
   brief: { summary: "the six-line warm-start brief for a resume (exit 3: cold start)", load: async () => (await import("./brief.ts")).briefVerb },
   hook: { summary: "session-start hook: fixed sentences about parked memory", load: async () => (await import("./hook.ts")).hookVerb },
+  validate: { summary: "check a memory document: schema errors (exit 2), score 0-100, findings, dropped items", load: async () => (await import("./validate.ts")).validateVerb },
+  archives: { summary: "list, show or restore (compare-and-swap) the archived handoffs", load: async () => (await import("./archives.ts")).archivesVerb },
   install: { summary: "wire the session-start hook or bootstrap block into an agent's files", load: async () => (await import("./install.ts")).installVerb },
   uninstall: { summary: "remove exactly what install added", load: async () => (await import("./uninstall.ts")).uninstallVerb },
   doctor: { summary: "read-only health report: Node, installs per agent, memory dir; each problem with its fix", load: async () => (await import("./doctor.ts")).doctorVerb },
@@ -27,10 +29,13 @@ export const VERBS: Record<string, { summary: string; load: () => Promise<Verb> 
 /**
  * Cold helpers that hot verbs load only when they need them (build.mjs compiles every module
  * imported from this file and not on its hot list into the cold chunk): `read checkpoint`,
- * `recover`'s cleaning of checkpoints/, and the `--help` text with its examples (src/usage.ts).
+ * `recover`'s cleaning of checkpoints/, `write`'s schema checks, and the `--help` text with
+ * its examples (src/usage.ts).
  */
 export const COLD_HELPERS = {
   checkpointRead: async () => await import("./checkpoint-read.ts"),
   checkpointCleanup: async () => await import("../store/checkpoint-cleanup.ts"),
+  /** `write`'s schema checks, Saved: stamping and anchor filling (contract 1.1 §8). */
+  writeChecks: async () => await import("./write-checked.ts"),
   usage: async () => await import("../usage.ts"),
 };

@@ -1,11 +1,12 @@
 import { Refused } from "../errors.ts";
-import { prepareDocument, type Prepared } from "../store/document.ts";
 import { underLock } from "../store/mutate.ts";
 import { archiveDir, archivePrefixOf, FILE_OF, memoryDir, parseKind } from "../store/paths.ts";
 import { publish } from "../store/publish.ts";
-import { droppedItems, droppedReport } from "../schema/open-items.ts";
+import { tokenOf } from "../store/files.ts";
 import { CAS, expectedTokenOption, failpointOf, lockTimeoutOption, rootOption, ROOT_HELP, stdinForValidate } from "./common.ts";
 import { ok, type Verb } from "./types.ts";
+import { COLD_HELPERS } from "./index.ts";
+import type { Built, Checked } from "./write-checked.ts";
 
 /** `write <kind> --root DIR --expected-current-sha256 TOKEN` (contract §2, §3, §4). */
 export const writeVerb: Verb = {
@@ -33,15 +34,37 @@ pass: U+200C/U+200D between letters or marks (Persian, Indic, Sinhala, …), U+2
 emoji sequences, U+200E/U+200F/U+061C on a line holding a right-to-left letter. Secrets are redacted before anything
 touches the disk (see \`--help redact\`); stderr names each kind and line, never a value.
 Open items of the previous handoff (unfinished plan steps, next steps) that the new one
-neither carries over nor marks done are named on stderr, so they are not lost silently
-(quoted as data: secrets redacted, controls and refused characters shown as <U+XXXX>,
-each cut at 100 characters).
+neither carries over nor marks done (\`- [x]\`, or \`- [-] <step> — dropped: <why>\`) are named
+on stderr, so they are not lost silently (quoted as data: secrets redacted, controls and
+refused characters shown as <U+XXXX>, each cut at 100 characters).
 
-stdout: "saved HANDOFF.md; archived previous handoff as <name>" (or "saved <FILE>"), then
-        "CURRENT-SHA256: <token of what was saved>" as the last line.
+The document is checked against its schema (\`validate --help\`); its errors refuse the save
+and change nothing:
+  memory operation refused: HANDOFF.md has N schema error(s)
+  line L: <rule>: <message>                    (one line per error)
+A heading that resembles a missing section names it ("did you mean \`## Failed approaches\`?").
+Ledgers are refused only for §1's errors and malformed entry headings. After a save, stderr
+gives "score: N/100 (<part> a/b, …)" and "finding: line L: <rule>: <message>" lines (at
+most 20); findings never refuse.
+
+A handoff is stamped and completed before it is checked: its \`Saved:\` line is set to the
+time of the write (inserted after the title when missing; stderr notes an old value that was
+more than 5 minutes off), and an empty \`## Environment anchors\` section (blank, \`- none\` or
+template placeholders, or the very lines of the current handoff) is filled with what
+\`anchors\` prints at that moment, inside the lock (git runs only then; outside git, the key
+files' modification times). Anchor lines you wrote are kept (stderr notes a \`- Date:\` more
+than 5 minutes old) and redacted like prose unless they are what \`anchors\` reports now.
+
+A document equal to the current file, apart from \`Saved:\` and a \`- Date:\` anchor that write
+filled itself, is not saved again: stdout is "unchanged <FILE>" then "CURRENT-SHA256: <current
+token>", exit 0, whatever token was given; nothing is archived.
+
+stdout: "saved HANDOFF.md; archived previous handoff as <name>" (or "saved <FILE>", or
+        "unchanged <FILE>"), then "CURRENT-SHA256: <token of what was saved>" as the last line.
 ${ROOT_HELP}
-exit:   0 saved; 2 refused (stale token: read again and merge, never resend the stale
-        document; bad document; unsafe file or tree; another program wrote the file);
+exit:   0 saved or unchanged; 2 refused (stale token: read again and merge, never resend the
+        stale document; schema errors; bad document; unsafe file or tree; another program
+        wrote the file);
         4 paused (kill switch); 5 busy (the lock was not had within --lock-timeout,
         default 10 s; 0 tries once).
 `,
@@ -51,8 +74,11 @@ exit:   0 saved; 2 refused (stale token: read again and merge, never resend the 
     const lockTimeoutSeconds = lockTimeoutOption(ctx);
     const root = rootOption(ctx);
     const stdin = await stdinForValidate(ctx);
-    let prepared: Prepared | null = null;
-    let dropped: string | null = null;
+    // The schema checks, the scanner and git live in the cold chunk: what every other verb
+    // parses at start-up stays small (build.mjs).
+    const { buildDocument, checkDocument } = await COLD_HELPERS.writeChecks();
+    let checked: Checked | null = null;
+    let built: Built | null = null;
     const file = FILE_OF[kind];
     const { result, repairs } = await underLock(
       {
@@ -60,7 +86,7 @@ exit:   0 saved; 2 refused (stale token: read again and merge, never resend the 
         env: ctx.env,
         lockTimeoutSeconds,
         validate: () => {
-          prepared = prepareDocument(stdin(), kind);
+          checked = checkDocument(stdin(), kind, root);
         },
         // No memory dir: the file cannot exist, so only `absent` can be the current token.
         precheck: async () => {
@@ -69,8 +95,12 @@ exit:   0 saved; 2 refused (stale token: read again and merge, never resend the 
           }
         },
       },
-      (lock) =>
-        publish({
+      async (lock) => {
+        built = await buildDocument(checked!, root, ctx.env);
+        // The same state again (ruling 1): keep the file, archive nothing, whatever the token.
+        if (built.unchanged) return null;
+        const readToken = built.prior?.token ?? "absent";
+        return publish({
           dir: memoryDir(root),
           file,
           archiveDir: archiveDir(root),
@@ -79,16 +109,22 @@ exit:   0 saved; 2 refused (stale token: read again and merge, never resend the 
           expectedToken: expected,
           newMode: 0o600,
           build: (prior) => {
-            if (kind === "handoff" && prior !== null) {
-              dropped = droppedReport(droppedItems(prior.toString("utf8"), prepared!.bytes.toString("utf8")));
+            // What was built came from the version read above; another program's write since is a change.
+            if ((prior === null ? "absent" : tokenOf(prior)) !== readToken) {
+              throw new Refused(`${file} changed since it was read (another program wrote it); read again and merge`);
             }
-            return prepared!.bytes;
+            return built!.bytes;
           },
           failpoint: failpointOf(ctx),
           lock,
-        }),
+        });
+      },
     );
+    const notes = (built as Built | null)?.notes ?? [];
+    if (result === null) {
+      return ok(`unchanged ${file}\nCURRENT-SHA256: ${(built as Built | null)!.prior!.token}\n`, [...repairs, ...notes]);
+    }
     const first = result.archived ? `saved ${file}; archived previous handoff as ${result.archived}` : `saved ${file}`;
-    return ok(`${first}\nCURRENT-SHA256: ${result.token}\n`, [...repairs, ...prepared!.notes, ...result.warnings, ...(dropped ? [dropped] : [])]);
+    return ok(`${first}\nCURRENT-SHA256: ${result.token}\n`, [...repairs, ...notes, ...result.warnings]);
   },
 };

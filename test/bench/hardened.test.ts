@@ -6,7 +6,7 @@ import { spawnSync } from "node:child_process";
 import { chmodSync, cpSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { HELPER, cleanEnv, git, handoff, sha, snapshot } from "../helpers.ts";
+import { HELPER, cleanEnv, git, handoff, sha, snapshot, unstamped } from "../helpers.ts";
 import { tmpdir } from "node:os";
 
 const HARDENED = "--disallow-code-generation-from-strings";
@@ -90,8 +90,10 @@ describe(`every verb under NODE_OPTIONS=${HARDENED}, from a read-only skill copy
     expect(w.code, w.stderr).toBe(0);
     const r = run(["read", "handoff", "--root", root]);
     expect(r.code).toBe(0);
-    expect(tokenIn(r.stdout)).toBe(sha(doc));
-    expect(r.stdout).toContain(doc);
+    // What write saved: the document with its Saved: line stamped (ruling 1).
+    const saved = tokenIn(w.stdout);
+    expect(tokenIn(r.stdout)).toBe(saved);
+    expect(unstamped(r.stdout)).toContain(unstamped(doc));
     expect(run(["check", "--root", root]).code).toBe(2);
     // The hook as a harness runs it: no --root, the project's cwd (through the link) on stdin.
     const hook = run(["hook", "--mode", "session"], { cwd: root, input: JSON.stringify({ cwd: root }) });
@@ -113,7 +115,7 @@ describe(`every verb under NODE_OPTIONS=${HARDENED}, from a read-only skill copy
     expect(run(["read-target", "--root", root, "--target", "AGENTS.md"]).stdout).toContain("- a lesson\n");
     expect(run(["write", "lessons", "--root", root, "--expected-current-sha256", "absent"], { input: "<!-- memory-schema: v1 -->\n# Lessons\n" }).code).toBe(0);
     expect(run(["recover", "--root", root]).code).toBe(0);
-    const w2 = run(["write", "handoff", "--root", root, "--expected-current-sha256", sha(doc)], { input: handoff("second save") });
+    const w2 = run(["write", "handoff", "--root", root, "--expected-current-sha256", saved], { input: handoff("second save") });
     expect(w2.stdout).toMatch(/^saved HANDOFF.md; archived previous handoff as HANDOFF-/);
 
     // The verbs added since: agent files, the health report, publication, checkpoints.

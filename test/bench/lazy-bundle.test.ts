@@ -93,11 +93,11 @@ describe("lazy chunks (build.mjs)", () => {
     }
   });
 
-  it("write compiles only the lock library's chunk; drift compiles the cold chunk", () => {
+  it("write compiles the lock library's chunk and the cold one (its schema checks, contract 1.1 §8); drift the cold chunk", () => {
     const root = gitRepo();
     const w = traced(["write", "handoff", "--root", root, "--expected-current-sha256", "absent"], { input: handoff("ship the bench") });
     expect(w.code).toBe(0);
-    expect(w.chunks).toEqual(["pkg:proper-lockfile"]);
+    expect([...w.chunks].sort()).toEqual(["cold", "pkg:proper-lockfile"]);
     const d = traced(["drift", "--root", root, "--json"]);
     expect(d.chunks).toEqual(["cold"]);
     expect(JSON.parse(d.stdout).verdict).toMatch(/^(fresh|drifted|stale|rewritten|unverifiable)$/);
@@ -105,13 +105,14 @@ describe("lazy chunks (build.mjs)", () => {
 
   it("the invisible-character rules are a chunk of their own, compiled only for a text that needs them", () => {
     const root = gitRepo();
+    // write's schema checks are cold (contract 1.1 §8): the cold chunk, never the rules' chunk.
     const plain = traced(["write", "handoff", "--root", root, "--expected-current-sha256", "absent"], { input: handoff("plain text") });
-    expect(plain.chunks).toEqual(["pkg:proper-lockfile"]);
+    expect([...plain.chunks].sort()).toEqual(["cold", "pkg:proper-lockfile"]);
     const token = /CURRENT-SHA256: (\S+)\n$/.exec(plain.stdout)![1]!;
     // A warning sign with its emoji selector, and Persian with ZWNJ: the rules decide.
     const living = traced(["write", "handoff", "--root", root, "--expected-current-sha256", token], { input: handoff("⚠️ کتاب\u200Cها") });
     expect(living.code, living.stderr).toBe(0);
-    expect(living.chunks.sort()).toEqual(["lazy:src/guard/invisible-rules.cold.ts", "pkg:proper-lockfile"]);
+    expect(living.chunks.sort()).toEqual(["cold", "lazy:src/guard/invisible-rules.cold.ts", "pkg:proper-lockfile"]);
     const read = traced(["read", "handoff", "--root", root]);
     expect(read.stdout).toContain("⚠️ کتاب\u200Cها");
     expect(read.chunks).toEqual(["lazy:src/guard/invisible-rules.cold.ts"]);

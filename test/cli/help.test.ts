@@ -114,7 +114,10 @@ describe("the examples", () => {
     const root = gitRepo();
     // What the examples name that a fresh repository lacks.
     writeFileSync(path.join(root, "notes.txt"), "notes\n");
-    const order = ["write", "read", "promote", "read-target", "check", "recover", "anchors", "brief", "hook", "redact", "install", "uninstall", "doctor", "publish", "checkpoint"];
+    // The draft `validate --stdin` checks: the handoff of write's own example.
+    const body = EXAMPLES.write ?? [];
+    writeFileSync(path.join(root, "draft.md"), `${body.slice(body.findIndex((l) => l.endsWith("<<'EOF'")) + 1, body.lastIndexOf("EOF")).join("\n")}\n`);
+    const order = ["write", "read", "promote", "read-target", "check", "recover", "anchors", "brief", "validate", "archives", "hook", "redact", "install", "uninstall", "doctor", "publish", "checkpoint"];
     expect([...order, "drift"].sort()).toEqual(Object.keys(EXAMPLES).sort().filter((v) => [...order, "drift"].includes(v)));
     const run = (verb: string) => {
       const script = (EXAMPLES[verb] ?? []).join("\n").replaceAll("node memory_io.mjs", `node ${JSON.stringify(HELPER)}`);

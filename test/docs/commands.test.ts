@@ -322,7 +322,7 @@ describe("the save and resume flows as SKILL.md tells them", () => {
     // The same document again is `unchanged` (ruling 1); a changed one with a stale token is refused.
     const same = save(doc, saved.slice("CURRENT-SHA256: ".length));
     expect(same.status, same.stderr).toBe(0);
-    expect(same.stdout).toMatch(/^unchanged HANDOFF\.md$/m);
+    expect(same.stdout).toBe(`unchanged HANDOFF.md\n${saved}\n`);
     const stale = save(doc.replace("Make the CSV importer", "Make the TSV importer"), "absent");
     expect(stale.status).toBe(2);
     expect(stale.stderr).toContain("memory operation refused: ");
@@ -339,7 +339,9 @@ describe("recovery as the memory contract describes it", () => {
   it("check exits 1 after a crashed save, recover repairs it, check then sees the parked handoff", () => {
     const root = scratch("warm");
     const token = tokenOf(root, ["read", "handoff"]);
-    const crashed = helper(["write", "handoff", "--root", root, "--expected-current-sha256", token], EXAMPLES.handoff, {
+    // A changed document: the parked one sent again would be `unchanged` (ruling 1), no claim made.
+    const changed = EXAMPLES.handoff.replace("## Open questions\n", "## Open questions\n- Is 1 GB the right spill threshold?\n");
+    const crashed = helper(["write", "handoff", "--root", root, "--expected-current-sha256", token], changed, {
       MEMORY_IO_FAILPOINT: "after-claim:crash",
     });
     expect(crashed.signal ?? crashed.status).toBe("SIGKILL");

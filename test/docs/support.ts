@@ -116,7 +116,8 @@ export function handoffProblems(text: string, opts: { placeholders: boolean; hel
 
   for (const line of bodies.get("Plan") ?? []) {
     if (opts.placeholders && PLACEHOLDER.test(line)) continue;
-    if (!/^\s*- \[[x~ ]\] \S/.test(line) && !/^\s*- \[-\] .+ — dropped: \S/.test(line)) problems.push(`plan line without a status box: ${line}`);
+    // `- [-] <step> — dropped: <why>` closes a step on purpose (ruling 8); sub-steps nest.
+    if (!/^\s*- \[[x~ ]\] \S/.test(line) && !/^\s*- \[-\] \S.* — dropped: \S/.test(line)) problems.push(`plan line without a status box: ${line}`);
   }
   for (const line of bodies.get("Decisions") ?? []) {
     if (line.startsWith("- ") && line !== "- none" && !LABELS.some((l) => line.includes(l))) {

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { REDACTION_RULES } from "../../src/guard/redact.ts";
 import { MAKERS, SYNTAXES, prng, randomString, ALNUM, B64URL, type Sample } from "../fixtures/redaction/corpus.ts";
 import { issue10Members } from "../fixtures/redaction/issue10.ts";
-import { archives, gitRepo, handoff, helper, sha, snapshot, tokenOf } from "../helpers.ts";
+import { archives, gitRepo, handoff, helper, sha, snapshot, tokenOf, unstamped, STAMP } from "../helpers.ts";
 
 /** Every file under `dir` (recursively, private leftovers included) with its bytes. */
 function allFiles(dir: string): Array<{ file: string; bytes: Buffer }> {
@@ -50,10 +50,13 @@ const PASTED_LOG = [
   "  Cause: the job read the wrong env file.",
 ].join("\n");
 
+/** A valid handoff (contract §8) whose `## Failed approaches` section is the pasted log. */
+const withLog = (goal: string): string => handoff(goal).replace("## Failed approaches\n- none\n", `${PASTED_LOG}\n`);
+
 describe("write: secrets never reach disk, stdout or stderr (field report #9)", () => {
   it("redacts the key and the URL password, keeps the commit id, and reports kinds and lines", () => {
     const root = gitRepo();
-    const doc = handoff(PASTED_LOG);
+    const doc = withLog("Sync the orders.");
     const run = helper(["write", "handoff", "--root", root, "--expected-current-sha256", "absent"], { input: doc });
     expect(run.code, run.stderr).toBe(0);
     expectNowhere(root, [OPENAI, DB_PASSWORD], [run.stdout, run.stderr]);
@@ -80,7 +83,7 @@ describe("write: secrets never reach disk, stdout or stderr (field report #9)", 
       const first = helper(["write", "handoff", "--root", root, "--expected-current-sha256", "absent"], { input: handoff("first") });
       expect(first.code, first.stderr).toBe(0);
       const run = helper(["write", "handoff", "--root", root, "--expected-current-sha256", tokenOf(root)], {
-        input: handoff(PASTED_LOG),
+        input: withLog("Sync the orders."),
         env: { MEMORY_IO_FAILPOINT: `${phase}:crash` },
       });
       expect(run.signal).toBe("SIGKILL");
@@ -105,7 +108,10 @@ describe("write: secrets never reach disk, stdout or stderr (field report #9)", 
       secrets.push(block.includes(sample.secret) ? sample.secret : JSON.stringify(sample.secret).slice(1, -1));
     }
     const root = gitRepo();
-    const run = helper(["write", "handoff", "--root", root, "--expected-current-sha256", "absent"], { input: handoff(blocks.join("\n")) });
+    // The corpus's handoff syntax brings its own `## ` headings: a second `## Failed approaches`
+    // would be a schema error (ruling 9), so they go one level down; the secrets stay.
+    const body = blocks.join("\n").replace(/^#{1,2} /gm, "### ");
+    const run = helper(["write", "handoff", "--root", root, "--expected-current-sha256", "absent"], { input: handoff(body) });
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toMatch(/^redacted \d+ secret\(s\): /m);
     expectNowhere(root, secrets, [run.stdout, run.stderr]);
@@ -118,8 +124,11 @@ describe("write: issue 10's kinds end to end (disk, archives, temps, stdout, std
     const seen = new Set<string>();
     return issue10Members().filter((m) => !seen.has(m.kind) && seen.add(m.kind));
   })();
-  const body = members.map((m) => `### ${m.kind}\n${m.doc}`).join("\n\n");
-  const expected = members.map((m) => `### ${m.kind}\n${m.doc.replace(m.secret, `<redacted: ${m.rule}>`)}`).join("\n\n");
+  // A member shaped as a handoff brings its own `## ` sections: one level down, or they would
+  // be schema errors of the handoff carrying them (ruling 9); the secrets stay as they are.
+  const demote = (t: string) => t.replace(/^#{1,2} /gm, "### ");
+  const body = demote(members.map((m) => `### ${m.kind}\n${m.doc}`).join("\n\n"));
+  const expected = demote(members.map((m) => `### ${m.kind}\n${m.doc.replace(m.secret, `<redacted: ${m.rule}>`)}`).join("\n\n"));
   const secrets = members.map((m) => m.secret);
 
   it("saves the handoff with only the secrets replaced, and names every kind and line on stderr", () => {
@@ -127,7 +136,9 @@ describe("write: issue 10's kinds end to end (disk, archives, temps, stdout, std
     const run = helper(["write", "handoff", "--root", root, "--expected-current-sha256", "absent"], { input: handoff(body) });
     expect(run.code, run.stderr).toBe(0);
     const saved = readFileSync(path.join(root, ".ai", "memory", "HANDOFF.md"), "utf8");
-    expect(saved).toBe(handoff(expected));
+    // Every byte kept but the secrets, and the Saved: line write stamps (ruling 1).
+    expect(unstamped(saved)).toBe(unstamped(handoff(expected)));
+    expect(saved).toMatch(STAMP);
     expectNowhere(root, secrets, [run.stdout, run.stderr]);
     const doc = handoff(body);
     for (const m of members) {
@@ -156,7 +167,7 @@ describe("write: issue 10's kinds end to end (disk, archives, temps, stdout, std
 
   it("keeps an anchor branch shaped like sk-1234-… as it is", () => {
     const root = gitRepo();
-    const doc = `${handoff("Fix the login loop.")}\n## Environment anchors\n- Branch: feature/sk-1234-fix-login-redirect-loop-safari\n`;
+    const doc = handoff("Fix the login loop.").replace("## Environment anchors\n", "## Environment anchors\n- Branch: feature/sk-1234-fix-login-redirect-loop-safari\n");
     const run = helper(["write", "handoff", "--root", root, "--expected-current-sha256", "absent"], { input: doc });
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).not.toContain("redacted");
@@ -234,7 +245,8 @@ describe("invisible characters (field report #11)", () => {
     const root = gitRepo();
     expect(helper(["write", "handoff", "--root", root, "--expected-current-sha256", "absent"], { input: handoff("clean") }).code).toBe(0);
     const file = path.join(root, ".ai", "memory", "HANDOFF.md");
-    const planted = Buffer.concat([Buffer.from(handoff("evil \u202Etxt.exe and a bad byte ").slice(0, -1)), Buffer.from([0xff, 0x0a])]);
+    const [head, tail] = handoff("evil \u202Etxt.exe and a bad byte @@").split("@@") as [string, string];
+    const planted = Buffer.concat([Buffer.from(head), Buffer.from([0xff]), Buffer.from(tail)]);
     writeFileSync(file, planted);
     const read = helper(["read", "handoff", "--root", root]);
     expect(read.code, read.stderr).toBe(0);

@@ -5,7 +5,10 @@
 import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { MARKER, git, gitRepo, helper, sha } from "../helpers.ts";
+import { MARKER, git, gitRepo, handoff, helper, sha } from "../helpers.ts";
+
+/** A full v1 handoff (contract §8: write refuses one without its sections) with these anchor lines. */
+const withAnchors = (goal: string, lines: string): string => handoff(goal).replace("## Environment anchors\n- Date: 2026-11-29T08:00:00Z\n", `## Environment anchors\n${lines}`);
 
 // Half of a surrogate pair: what a cut in the middle of an emoji leaves.
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
@@ -59,7 +62,7 @@ describe("file text printed outside the envelope is sanitised", () => {
   it("write's note on open items not carried over: no secret, escape, bidi or tag character, no cut pair", () => {
     const root = gitRepo();
     const token = plant(root, hostile(git(root, "rev-parse", "HEAD").trim()));
-    const w = helper(["write", "handoff", "--root", root, "--expected-current-sha256", token], { input: `${MARKER}\n# Session Handoff\n\n## Current goal\nsomething else\n` });
+    const w = helper(["write", "handoff", "--root", root, "--expected-current-sha256", token], { input: handoff("something else") });
     expect(w.code, w.stderr).toBe(0);
     expect(w.stderr).toMatch(/note: 4 open item\(s\) of the previous handoff/);
     expect(w.stderr).toContain(`  - [Plan] deploy <U+001B>[31mnow<U+001B>[0m with <redacted: github-token>${"<U+E0069>"}`);
@@ -97,7 +100,7 @@ describe("anchors prints what write accepts and drift reads back (ruling 4)", ()
     expect(anchors.stdout).toContain('"evil\\342\\200\\256txt.exe"');
     expect(anchors.stdout).toContain("کتاب\u200Cها.md");
     expectClean(anchors.stdout);
-    const doc = `${MARKER}\n# Session Handoff\nSaved: ${new Date().toISOString()}\n\n## Current goal\nodd names\n\n## Environment anchors\n${anchors.stdout}`;
+    const doc = withAnchors("odd names", anchors.stdout);
     const w = helper(["write", "handoff", "--root", root, "--expected-current-sha256", "absent"], { input: doc });
     expect(w.code, w.stderr).toBe(0);
     const drift = JSON.parse(helper(["drift", "--root", root, "--json"]).stdout);
@@ -114,7 +117,7 @@ describe("a branch name git allows but write refuses (U+202E) is quoted by ancho
     const anchors = helper(["anchors", "--root", root]);
     expect(anchors.stdout).toMatch(/^- Branch: "feat\\342\\200\\256evil"$/m);
     expectClean(anchors.stdout);
-    const doc = `${MARKER}\n# Session Handoff\nSaved: ${new Date().toISOString()}\n\n## Current goal\nodd branch\n\n## Environment anchors\n${anchors.stdout}`;
+    const doc = withAnchors("odd branch", anchors.stdout);
     const w = helper(["write", "handoff", "--root", root, "--expected-current-sha256", "absent"], { input: doc });
     expect(w.code, w.stderr).toBe(0);
     const json = JSON.parse(helper(["drift", "--root", root, "--json"]).stdout);

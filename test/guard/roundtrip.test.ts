@@ -1,11 +1,11 @@
 // Read -> write changes nothing (contract §4, issue 11): for documents that `write` accepts,
 // `read` prints their exact bytes, and writing them back with the new token leaves the file
-// byte-identical. (Issue 12's `unchanged` will make the second write print `unchanged`; until
-// then the bytes on disk are what is asserted.) Through the built bundle, on real folders.
+// byte-identical: the second write prints `unchanged` (ruling 1). Through the built bundle, on
+// real folders.
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { gitRepo, helper, MARKER, sha } from "../helpers.ts";
+import { gitRepo, handoff, helper, MARKER, sha, unstamped } from "../helpers.ts";
 import { prngOf, randomAcceptedText } from "../fixtures/scripts.ts";
 
 /** The envelope's body: what lies between the BEGIN and END lines. */
@@ -20,13 +20,17 @@ function roundTrip(root: string, kind: string, doc: string): void {
   const read = helper(["read", kind, "--root", root]);
   expect(read.code, read.stderr).toBe(0);
   expect(read.stderr).toBe("");
-  expect(body(read.stdout)).toBe(doc);
+  // What is on disk: the document, with a handoff's Saved: line stamped by write (ruling 1).
+  const onDisk = readFileSync(file, "utf8");
+  expect(body(read.stdout)).toBe(onDisk);
+  expect(unstamped(onDisk)).toBe(unstamped(doc));
   const token = /^CURRENT-SHA256: (\S+)/.exec(read.stdout)![1]!;
   expect(token).toBe(sha(readFileSync(file)));
   const again = helper(["write", kind, "--root", root, "--expected-current-sha256", token], { input: body(read.stdout) });
   expect(again.code, again.stderr).toBe(0);
+  expect(again.stdout).toBe(`unchanged ${path.basename(file)}\nCURRENT-SHA256: ${token}\n`);
   expect(again.stderr).not.toMatch(/invisible|redacted|converted|dropped/);
-  expect(readFileSync(file, "utf8")).toBe(doc);
+  expect(readFileSync(file, "utf8")).toBe(onDisk);
 }
 
 describe("property: read then write with the new token changes no byte", () => {
@@ -34,7 +38,7 @@ describe("property: read then write with the new token changes no byte", () => {
     const rand = prngOf(1130);
     for (let n = 0; n < 20; n++) {
       const root = gitRepo();
-      const doc = `${MARKER}\n# Session Handoff\nSaved: 2026-11-29T08:00:00Z\n\n## Current goal\n${randomAcceptedText(rand, 30)}`;
+      const doc = handoff(randomAcceptedText(rand, 30).replace(/\n$/, ""));
       const w = helper(["write", "handoff", "--root", root, "--expected-current-sha256", "absent"], { input: doc });
       expect(w.code, `${w.stderr} ${JSON.stringify(doc)}`).toBe(0);
       roundTrip(root, "handoff", doc);
@@ -45,7 +49,8 @@ describe("property: read then write with the new token changes no byte", () => {
     const root = gitRepo();
     const mem = path.join(root, ".ai", "memory");
     mkdirSync(mem, { recursive: true, mode: 0o700 });
-    const doc = `${MARKER}\n# Lessons\n\n## کتاب\u200Cها\n- می\u200Cخواهم: run \`npm test\` first\n`;
+    // An entry heading as references/lessons-schema.md writes it (ruling 9: a malformed one is refused).
+    const doc = `${MARKER}\n# Lessons\n\n## L-0001: کتاب\u200Cها\n- می\u200Cخواهم: run \`npm test\` first\n`;
     writeFileSync(path.join(mem, "LESSONS.md"), doc);
     chmodSync(path.join(mem, "LESSONS.md"), 0o600);
     const read = helper(["read", "lessons", "--root", root]);
@@ -85,7 +90,7 @@ describe("write refuses controls with line, column and code point (ruling 5); re
 
   it("a CRLF document is normalised by write; a CRLF file on disk is printed as it is, with no warning", () => {
     const root = gitRepo();
-    const crlf = `${MARKER}\r\n# Session Handoff\r\n\r\n## Current goal\r\nship\r\n`;
+    const crlf = handoff("ship").replace(/\n/g, "\r\n");
     const w = helper(["write", "handoff", "--root", root, "--expected-current-sha256", "absent"], { input: crlf });
     expect(w.code).toBe(0);
     expect(w.stderr).toMatch(/converted CRLF/);

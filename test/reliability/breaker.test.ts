@@ -3,7 +3,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, linkSync, lstatSync, mkdirSync, readFileSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it, onTestFinished } from "vitest";
-import { archives, gitRepo, handoff, helper, memFiles, save, snapshot, tempDir } from "../helpers.ts";
+import { archives, gitRepo, handoff, helper, memFiles, save, snapshot, tempDir, unstamped } from "../helpers.ts";
 
 const mem = (root: string, ...p: string[]) => path.join(root, ".ai", "memory", ...p);
 
@@ -21,7 +21,7 @@ describe("a claim that is already the current file (a restore that died before i
     expect(archives(root)).toEqual([]);
     expect(memFiles(root).filter((n) => n.startsWith("."))).toEqual([]);
     expect(helper(["read", kind, "--root", root]).code).toBe(0);
-    expect(readFileSync(mem(root, name), "utf8")).toBe(doc);
+    expect(unstamped(readFileSync(mem(root, name), "utf8"))).toBe(unstamped(doc));
   });
 });
 
@@ -60,7 +60,7 @@ describe("pruning never deletes the version this save archived", () => {
     const r = helper(["write", "handoff", "--root", root, "--expected-current-sha256", t], { input: handoff("v2") });
     expect(r.code, r.stderr).toBe(0);
     const name = /archived previous handoff as (\S+)/.exec(r.stdout)![1]!;
-    expect(readFileSync(mem(root, "archive", name), "utf8")).toBe(handoff("KEEPME"));
+    expect(unstamped(readFileSync(mem(root, "archive", name), "utf8"))).toBe(unstamped(handoff("KEEPME")));
     expect(archives(root)).toHaveLength(5);
   });
 });
@@ -92,7 +92,7 @@ describe("a file system error after the claim", () => {
     const r = helper(["write", "handoff", "--root", root, "--expected-current-sha256", t], { input: big });
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/^memory operation refused: cannot save HANDOFF\.md: .*nothing was changed/);
-    expect(readFileSync(mem(root, "HANDOFF.md"), "utf8")).toBe(handoff("v1"));
+    expect(unstamped(readFileSync(mem(root, "HANDOFF.md"), "utf8"))).toBe(unstamped(handoff("v1")));
     expect(memFiles(root).filter((n) => n.startsWith("."))).toEqual([]);
     expect(archives(root)).toEqual([]);
     expect(helper(["check", "--root", root]).code).toBe(2);

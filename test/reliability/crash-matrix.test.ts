@@ -1,8 +1,8 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { gitRepo, helper, sha } from "../helpers.ts";
-import { archiveContents, current, PHASES, plantArchives, privateFiles, runBounded, seed, SUBJECTS, type Phase, type Subject } from "./support.ts";
+import { gitRepo, helper } from "../helpers.ts";
+import { archiveContents, current, currentToken, PHASES, plantArchives, privateFiles, runBounded, seed, SUBJECTS, type Phase, type Subject } from "./support.ts";
 
 // Field report 15, contract §3 and §5 (`check`, `recover`): kill the writer at every step of
 // the protocol and check what a storage engineer would: the file is the old or the new
@@ -33,9 +33,8 @@ describe("crash matrix: a writer killed at each phase loses nothing", () => {
     (_title, { subject, phase, present, fullArchive }) => {
       const root = gitRepo();
       const old = present ? subject.result("old version", null) : null;
-      if (present) seed(root, subject, "old version");
+      const token = present ? seed(root, subject, "old version") : "absent";
       const ancient = fullArchive ? plantArchives(root, 5) : [];
-      const token = old === null ? "absent" : sha(old);
       const neu = subject.result("new version", old);
       const archivedBefore = archiveContents(root);
 
@@ -89,7 +88,7 @@ describe("crash matrix: a writer killed at each phase loses nothing", () => {
       expect([0, 2]).toContain(checkAfter.code);
       // Idempotent, and the next save goes through with the token of what is current.
       expect(runBounded(["recover", "--root", root]).stdout).toBe("nothing to recover\n");
-      const next = helper(subject.writeArgs(root, now === null ? "absent" : sha(now)), { input: subject.input("next", now) });
+      const next = helper(subject.writeArgs(root, currentToken(subject, root)), { input: subject.input("next", now) });
       expect(next.code, next.stderr).toBe(0);
       expect(existsSync(path.join(subject.dir(root), subject.file))).toBe(true);
     },

@@ -1,9 +1,9 @@
 import { readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { gitRepo, handoff, sha, tempDir } from "../helpers.ts";
+import { gitRepo, handoff, tempDir, unstamped } from "../helpers.ts";
 import { intervals, overlaps } from "./lock-log.ts";
-import { archiveContents, current, parkedAt, privateFiles, runAsync, runBounded, seed, SUBJECTS } from "./support.ts";
+import { archiveContents, current, currentToken, parkedAt, privateFiles, runAsync, runBounded, seed, SUBJECTS } from "./support.ts";
 
 // Contract §3: one cross-process lock, waited for at most --lock-timeout, taken over from a
 // dead holder, never held by two at once, and never a crash from its refresh timer.
@@ -27,8 +27,8 @@ describe("the memory lock", () => {
     expect(killed.signal).toBe("SIGKILL");
     const next = runBounded(["write", "handoff", "--root", root, "--expected-current-sha256", t, "--lock-timeout", "3"], { input: handoff("next") });
     expect(next.code, next.stderr).toBe(0);
-    expect(current(SUBJECTS.handoff, root)).toBe(handoff("next"));
-    expect([...archiveContents(root).values()]).toEqual([handoff("old version")]);
+    expect(current(SUBJECTS.handoff, root)).toBe(unstamped(handoff("next")));
+    expect([...archiveContents(root).values()]).toEqual([unstamped(handoff("old version"))]);
     expect(privateFiles(root)).toEqual([]);
   });
 
@@ -41,12 +41,12 @@ describe("the memory lock", () => {
     for (let wave = 0; wave < 3; wave++) {
       const jobs = Array.from({ length: 12 }, (_, i) => {
         const kind = i % 4;
-        const token = kind === 0 ? sha(current(SUBJECTS.handoff, root) ?? "") : "absent";
+        const token = kind === 0 ? currentToken(SUBJECTS.handoff, root) : "absent";
         const args =
           kind === 0
             ? ["write", "handoff", "--root", root, "--expected-current-sha256", token, "--lock-timeout", "60"]
             : kind === 1
-              ? ["write", "lessons", "--root", root, "--expected-current-sha256", sha(current(SUBJECTS.lessons, root) ?? ""), "--lock-timeout", "60"]
+              ? ["write", "lessons", "--root", root, "--expected-current-sha256", currentToken(SUBJECTS.lessons, root), "--lock-timeout", "60"]
               : kind === 2
                 ? ["promote", "--root", root, "--target", "CLAUDE.md", "--expected-current-sha256", "absent", "--lock-timeout", "60"]
                 : ["recover", "--root", root, "--lock-timeout", "60"];
@@ -83,7 +83,7 @@ describe("the memory lock", () => {
     expect(r.stderr).toMatch(/^memory operation refused: lost the memory lock to another process before publishing; nothing was published/);
     expect(r.stderr).not.toMatch(/internal error|ECOMPROMISED|Unhandled/);
     // Nothing lost, nothing left: the old version is current, with no archive copy.
-    expect(current(SUBJECTS.handoff, root)).toBe(handoff("old version"));
+    expect(current(SUBJECTS.handoff, root)).toBe(unstamped(handoff("old version")));
     expect(archiveContents(root).size).toBe(0);
     expect(privateFiles(root)).toEqual([]);
   });
@@ -103,13 +103,13 @@ describe("the memory lock", () => {
     const now = current(SUBJECTS.handoff, root);
     const archived = [...archiveContents(root).values()];
     if (b.code === 0) {
-      expect(now).toBe(handoff("second holder"));
-      expect(archived).toContain(handoff("old version"));
+      expect(now).toBe(unstamped(handoff("second holder")));
+      expect(archived).toContain(unstamped(handoff("old version")));
     } else {
       expect(b.code).toBe(2);
-      expect([now, ...archived]).toContain(handoff("old version"));
+      expect([now, ...archived]).toContain(unstamped(handoff("old version")));
     }
-    expect(archived).not.toContain(handoff("first holder"));
+    expect(archived).not.toContain(unstamped(handoff("first holder")));
     expect(privateFiles(root)).toEqual([]);
   });
 
@@ -121,6 +121,6 @@ describe("the memory lock", () => {
     held.go();
     const r = await held.run;
     expect(r.code, r.stderr).toBe(0);
-    expect(readFileSync(path.join(memDir(root), "HANDOFF.md"), "utf8")).toBe(handoff("slow save"));
+    expect(unstamped(readFileSync(path.join(memDir(root), "HANDOFF.md"), "utf8"))).toBe(unstamped(handoff("slow save")));
   });
 });

@@ -1,7 +1,7 @@
-import { existsSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { gitRepo, sha } from "../helpers.ts";
+import { gitRepo, sha, unstamped } from "../helpers.ts";
 import { archiveContents, current, parkedAt, privateFiles, runBounded, seed, SUBJECTS, type Subject } from "./support.ts";
 
 // Contract §3: a non-cooperating writer (an editor, another tool) acting while our save is
@@ -39,11 +39,11 @@ describe("race matrix: a non-cooperating writer is never silently overwritten", 
   it.each(cases)("%s", async (_t, subject, present, phase, action) => {
     const root = gitRepo();
     const old = present ? subject.result("old version", null) : null;
-    if (present) seed(root, subject, "old version");
+    const token = present ? seed(root, subject, "old version") : "absent";
     const file = path.join(subject.dir(root), subject.file);
     const ours = subject.result("our version", old);
     const theirs = `${subject.doc("the editor's version, by hand")}`;
-    const w = await parkedAt(subject.writeArgs(root, old === null ? "absent" : sha(old)), phase, subject.input("our version", old));
+    const w = await parkedAt(subject.writeArgs(root, token), phase, subject.input("our version", old));
     expect(w.parked).toBe(true);
     // While claimed (or before a first save), there is nothing for a delete to remove.
     const nothingThere = !existsSync(file);
@@ -61,7 +61,7 @@ describe("race matrix: a non-cooperating writer is never silently overwritten", 
     expect(rec.code, rec.stderr).toBe(0);
     const now = current(subject, root);
     // Their file is never overwritten: it is current unless they deleted.
-    if (action !== "delete") expect(now).toBe(theirs);
+    if (action !== "delete") expect(now).toBe(unstamped(theirs));
     else expect(now).toBe(nothingThere ? ours : null);
     const archived = [...archiveContents(root).values()];
     // Our prior version, once claimed and not superseded by our own acknowledged save, is
@@ -79,8 +79,9 @@ describe("a read paused after opening never returns a torn or mixed file", () =>
   it.each(Object.values(SUBJECTS).map((s) => [s.name, s] as const))("%s: the file is replaced by rename during the read", async (_n, subject) => {
     const root = gitRepo();
     seed(root, subject, "old version");
-    const old = subject.result("old version", null);
     const file = path.join(subject.dir(root), subject.file);
+    // The bytes on disk (a handoff carries write's Saved: stamp, ruling 1).
+    const old = readFileSync(file, "utf8");
     const theirs = subject.doc("replaced by rename while the read was paused");
     const r0 = await parkedAt(subject.readArgs(root), "read-opened");
     expect(r0.parked).toBe(true);

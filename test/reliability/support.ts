@@ -2,7 +2,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { expect } from "vitest";
-import { archives, cleanEnv, HELPER, MARKER, handoff, helper, tempDir, waitFor, type Run } from "../helpers.ts";
+import { archives, cleanEnv, HELPER, MARKER, handoff, helper, sha, tempDir, unstamped, waitFor, type Run } from "../helpers.ts";
 
 /** Every failpoint phase, in protocol order (contract §11). */
 export const PHASES = ["read-opened", "before-claim", "after-claim", "after-archive", "before-publication", "after-publication", "before-prune"] as const;
@@ -74,7 +74,8 @@ export const SUBJECTS: Record<Subject["name"], Subject> = {
     file: "HANDOFF.md",
     doc: handoff,
     input: (body) => handoff(body),
-    result: (body) => handoff(body),
+    // What write saved of it, through `unstamped`, as `current` and `archiveContents` read it.
+    result: (body) => unstamped(handoff(body)),
     writeArgs: (root, token) => ["write", "handoff", "--root", root, "--expected-current-sha256", token, "--lock-timeout", "20"],
     readArgs: (root) => ["read", "handoff", "--root", root],
     phases: (present) => (present ? [...PHASES] : ["before-publication", "after-publication"]),
@@ -123,13 +124,13 @@ export function plantArchives(root: string, n: number): string[] {
   return names;
 }
 
-/** Contents of the archive entries, by name. */
+/** Contents of the archive entries, by name (handoffs through `unstamped`: rulings 1, 2). */
 export function archiveContents(root: string): Map<string, string> {
   const dir = path.join(root, ".ai", "memory", "archive");
   // Only regular files are read: a planted FIFO would block the test itself.
   return new Map(archives(root).map((n) => {
     const st = lstatSync(path.join(dir, n));
-    return [n, st.isFile() && !st.isSymbolicLink() ? readFileSync(path.join(dir, n), "utf8") : `<${st.isDirectory() ? "directory" : "special"}>`];
+    return [n, st.isFile() && !st.isSymbolicLink() ? unstamped(readFileSync(path.join(dir, n), "utf8")) : `<${st.isDirectory() ? "directory" : "special"}>`];
   }));
 }
 
@@ -141,10 +142,16 @@ export function privateFiles(root: string): string[] {
   return [...inMem, ...inRoot.map((n) => `root/${n}`)];
 }
 
-/** The file's text, or null when absent. */
+/** The file's text (a handoff through `unstamped`: rulings 1, 2), or null when absent. */
 export function current(subject: Subject, root: string): string | null {
   const p = path.join(subject.dir(root), subject.file);
-  return existsSync(p) ? readFileSync(p, "utf8") : null;
+  return existsSync(p) ? unstamped(readFileSync(p, "utf8")) : null;
+}
+
+/** The token of the file as it is on disk (what `read` prints), or `absent`. */
+export function currentToken(subject: Subject, root: string): string {
+  const p = path.join(subject.dir(root), subject.file);
+  return existsSync(p) ? sha(readFileSync(p)) : "absent";
 }
 
 /** Starts a helper call that pauses at a failpoint; resolves once it is parked (or has ended without passing it). */

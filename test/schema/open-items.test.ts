@@ -3,7 +3,7 @@ import { droppedItems, droppedReport, openItems } from "../../src/schema/open-it
 import { gitRepo, helper, save } from "../helpers.ts";
 
 const doc = (plan: string, next: string) =>
-  `<!-- memory-schema: v1 -->\n# Session Handoff\nSaved: 2026-11-29T08:00:00Z\n\n## Current goal\ng\n\n## Plan\n${plan}\n\n## Decisions\n- none\n\n## Next steps\n${next}\n\n## Key files\n- README.md — x\n`;
+  `<!-- memory-schema: v1 -->\n# Session Handoff\nSaved: 2026-11-29T08:00:00Z\n\n## Current goal\ng\n\n## Plan\n${plan}\n\n## Decisions\n- none\n\n## Failed approaches\n- none\n\n## Open questions\n- none\n\n## Next steps\n${next}\n\n## Key files\n- README.md — x\n\n## Environment anchors\n- none\n`;
 
 describe("openItems", () => {
   it.each([
@@ -12,6 +12,7 @@ describe("openItems", () => {
     ["`none` in next steps is not an item", doc("- [x] a", "- none"), []],
     ["items inside a code fence are ignored", doc("- [ ] real\n```\n- [ ] fenced\n```", "- n"), ["real", "n"]],
     ["other sections do not count", `${doc("- [ ] p", "- n")}\n## Open questions\n- [ ] q\n`, ["p", "n"]],
+    ["a step dropped on purpose is closed (ruling 8)", doc("- [-] p — dropped: not needed\n- [ ] q", "- [-] n — dropped: done by CI\n- m"), ["q", "m"]],
   ])("%s", (_name, text, expected) => {
     expect(openItems(text).map((i) => i.text)).toEqual(expected);
   });
@@ -24,6 +25,8 @@ describe("droppedItems (field report 2)", () => {
     ["marked done", doc("- [x] Two.\n- [x] THREE\n- [x] four", "- run npm test\n- ask about x"), []],
     ["marked done with its note trimmed", doc("- [x] two\n- [x] three\n- [x] Four", "- run `npm test`\n- ask about X"), []],
     ["only its own work", doc("- [x] five", "- six"), ["two", "three", "four", "run `npm test`", "ask about X"]],
+    ["dropped on purpose with a reason (ruling 8)", doc("- [-] two — dropped: superseded\n- [-] three — dropped: out of scope\n- [x] four", "- [-] run `npm test` — dropped: CI runs it\n- ask about X"), []],
+    ["dropped, one of them silently", doc("- [-] two — dropped: superseded\n- [x] four", "- ask about X"), ["three", "run `npm test`"]],
   ])("%s", (_name, next, expected) => {
     expect(droppedItems(prior, next).map((i) => i.text)).toEqual(expected);
   });

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { archives, gitRepo, handoff, helper, helperAsync, memFiles, save, sha, tokenOf } from "../helpers.ts";
+import { archives, gitRepo, handoff, helper, helperAsync, memFiles, save, sha, STAMP, tokenOf, unstamped } from "../helpers.ts";
 
 const file = (root: string, name = "HANDOFF.md") => path.join(root, ".ai", "memory", name);
 
@@ -23,8 +23,11 @@ describe("read", () => {
     expect(a.code).toBe(0);
     const m = /^CURRENT-SHA256: ([0-9a-f]{64})\n<<<BEGIN UNTRUSTED HANDOFF\.md ([0-9a-f]{16})>>>\n([\s\S]*)<<<END UNTRUSTED HANDOFF\.md \2>>>\n$/.exec(a.stdout);
     expect(m).not.toBeNull();
-    expect(m![1]).toBe(sha(doc));
-    expect(m![3]).toBe(doc);
+    // The bytes on disk: the document with its Saved: line stamped by write (ruling 1).
+    const onDisk = readFileSync(file(root), "utf8");
+    expect(m![1]).toBe(sha(onDisk));
+    expect(m![3]).toBe(onDisk);
+    expect(unstamped(onDisk)).toBe(unstamped(doc));
     expect(b.stdout).not.toBe(a.stdout);
   });
 
@@ -71,8 +74,12 @@ describe("write: compare-and-swap", () => {
       const lines = r.stdout.trimEnd().split("\n");
       if (i === 1) expect(lines[0]).toBe("saved HANDOFF.md");
       else expect(lines[0]).toMatch(/^saved HANDOFF\.md; archived previous handoff as HANDOFF-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}\.\d{6}Z-[0-9a-f]{8}\.md$/);
-      expect(lines[1]).toBe(`CURRENT-SHA256: ${sha(doc)}`);
-      token = sha(doc);
+      const saved = readFileSync(file(root), "utf8");
+      expect(lines[1]).toBe(`CURRENT-SHA256: ${sha(saved)}`);
+      expect(unstamped(saved)).toBe(unstamped(doc));
+      expect(saved).toMatch(STAMP);
+      docs[docs.length - 1] = saved;
+      token = sha(saved);
     }
     const names = archives(root);
     expect(names).toHaveLength(5);
@@ -87,12 +94,14 @@ describe("write: compare-and-swap", () => {
     const t0 = save(root, handoff("base"), "absent");
     const first = helper(["write", "handoff", "--root", root, "--expected-current-sha256", t0], { input: handoff("first") });
     expect(first.code).toBe(0);
+    const firstSaved = readFileSync(file(root), "utf8");
     const second = helper(["write", "handoff", "--root", root, "--expected-current-sha256", t0], { input: handoff("second") });
     expect(second.code).toBe(2);
     expect(second.stderr).toBe(
-      `memory operation refused: HANDOFF.md changed since it was read (expected ${t0}, current ${sha(handoff("first"))}); read again and merge\n`,
+      `memory operation refused: HANDOFF.md changed since it was read (expected ${t0}, current ${sha(firstSaved)}); read again and merge\n`,
     );
-    expect(readFileSync(file(root), "utf8")).toBe(handoff("first"));
+    expect(readFileSync(file(root), "utf8")).toBe(firstSaved);
+    expect(unstamped(firstSaved)).toBe(unstamped(handoff("first")));
   });
 
   it("needs a token for the first write too", () => {
@@ -109,9 +118,11 @@ describe("write: compare-and-swap", () => {
     expect(r1.code).toBe(2);
     expect(r1.stderr).toContain("current absent");
     save(root, handoff("x"), "absent");
+    const before = readFileSync(file(root), "utf8");
     const r2 = helper(["write", "handoff", "--root", root, "--expected-current-sha256", "absent"], { input: handoff("y") });
     expect(r2.code).toBe(2);
-    expect(readFileSync(file(root), "utf8")).toBe(handoff("x"));
+    expect(readFileSync(file(root), "utf8")).toBe(before);
+    expect(unstamped(before)).toBe(unstamped(handoff("x")));
   });
 
   it("creates the memory tree with mode 0700 and files with 0600; a replaced file keeps its mode", async () => {
@@ -145,8 +156,10 @@ describe("write: compare-and-swap", () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/byte order mark/);
     expect(r.stderr).toMatch(/CRLF/);
-    expect(readFileSync(file(root), "utf8")).toBe(lf);
-    expect(r.stdout).toContain(`CURRENT-SHA256: ${sha(lf)}`);
+    const saved = readFileSync(file(root), "utf8");
+    expect(unstamped(saved)).toBe(unstamped(lf));
+    expect(saved).not.toMatch(/\r|\uFEFF/);
+    expect(r.stdout).toContain(`CURRENT-SHA256: ${sha(saved)}`);
   });
 
   it("lets exactly one of 20 concurrent writers with the same token succeed", async () => {
@@ -164,7 +177,7 @@ describe("write: compare-and-swap", () => {
       expect(r.stderr).toMatch(/changed since it was read/);
     }
     const winnerIndex = runs.findIndex((r) => r.code === 0);
-    expect(readFileSync(file(root), "utf8")).toBe(handoff(`writer ${winnerIndex}`));
+    expect(unstamped(readFileSync(file(root), "utf8"))).toBe(unstamped(handoff(`writer ${winnerIndex}`)));
     expect(archives(root)).toHaveLength(1);
     expect(memFiles(root)).toEqual(["HANDOFF.md", "archive"]);
   });

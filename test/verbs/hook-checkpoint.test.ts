@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { CHECKPOINT_SENTENCES } from "../../src/verbs/checkpoint-surface.ts";
-import { gitRepo, handoff, helper, save, sha, tempDir } from "../helpers.ts";
+import { aged, gitRepo, handoff, helper, save, sha, tempDir } from "../helpers.ts";
 import { CP_DIR, checkpoint, minutesAgoIso, plantCheckpoint, transcript } from "./support.ts";
 
 // Contract §12 and ruling 23: the session-start hook's sentences about checkpoints, and the
@@ -70,7 +70,7 @@ describe("hook: a session's checkpoint after compaction is announced once (rulin
 
   it("after compaction, a handoff older than the session is not offered for resuming", () => {
     const root = gitRepo();
-    save(root, handoff("old goal").replace("Saved: 2026-11-29T08:00:00Z", `Saved: ${minutesAgoIso(600)}`));
+    save(root, aged(handoff("old goal"), minutesAgoIso(600)));
     mkdirSync(CP_DIR(root), { recursive: true });
     plantCheckpoint(root, "sess-1", minutesAgoIso(2), "", minutesAgoIso(120));
     const r = hook(root, "compact");
@@ -80,7 +80,7 @@ describe("hook: a session's checkpoint after compaction is announced once (rulin
     // Still after the announcement: the handoff stays background for this session.
     expect(hook(root, "compact").stdout).toBe(`${CHECKPOINT_SENTENCES.handoffOlderThanSession()}\n`);
     // A handoff saved during this session is offered as usual.
-    save(root, handoff("new goal").replace("Saved: 2026-11-29T08:00:00Z", `Saved: ${minutesAgoIso(1)}`));
+    save(root, aged(handoff("new goal"), minutesAgoIso(1)));
     expect(hook(root, "compact").stdout).toMatch(/a parked handoff exists \(\.ai\/memory\/HANDOFF\.md, saved today\)/);
   });
 
@@ -89,7 +89,7 @@ describe("hook: a session's checkpoint after compaction is announced once (rulin
     ["older", 5, 60, CHECKPOINT_SENTENCES.older("60 minutes ago")],
   ])("other sources say whether the checkpoint is %s than the handoff", (_t, handoffMin, cpMin, sentence) => {
     const root = gitRepo();
-    save(root, handoff("goal").replace("Saved: 2026-11-29T08:00:00Z", `Saved: ${minutesAgoIso(handoffMin)}`));
+    save(root, aged(handoff("goal"), minutesAgoIso(handoffMin)));
     mkdirSync(CP_DIR(root), { recursive: true });
     plantCheckpoint(root, "other", minutesAgoIso(cpMin));
     const r = hook(root, "startup");
@@ -101,7 +101,7 @@ describe("hook: a session's checkpoint after compaction is announced once (rulin
     const root = gitRepo();
     save(root, handoff("goal"));
     mkdirSync(CP_DIR(root), { recursive: true });
-    writeFileSync(path.join(root, ".ai", "memory", "HANDOFF.md"), handoff("goal").replace(/Saved: .*/, "Saved: yesterday"));
+    writeFileSync(path.join(root, ".ai", "memory", "HANDOFF.md"), handoff("goal").replace(/Saved: .*/, "Saved: yesterday").replace(/- Date: .*/, "- Date: yesterday"));
     plantCheckpoint(root, "s", minutesAgoIso(3));
     expect(hook(root, "startup").stdout.split("\n")).toContain(CHECKPOINT_SENTENCES.unordered("3 minutes ago"));
     plantCheckpoint(root, "s", "not-a-time");

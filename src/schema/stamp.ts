@@ -1,0 +1,78 @@
+// What `write handoff` changes in the document before saving it (contract §8, rulings 1, 2):
+// the `Saved:` stamp, an empty anchors section filled, and the comparison that makes a save
+// of the same state `unchanged`. Pure.
+import { anchorsRange, handoffLayout } from "./validate.ts";
+import { isEmptyAnchorsBody } from "./validate-anchors.ts";
+
+/** A document with `Saved:` stamped, and what the stamp replaced. */
+export interface Stamped {
+  text: string;
+  /** The agent's value that was replaced, or null when the line was inserted. */
+  replaced: string | null;
+  /** 1-based line where a missing `Saved:` line was inserted, or null when one was replaced. */
+  insertedAt: number | null;
+}
+
+/**
+ * Stamps `Saved: <iso>` (ruling 1): replaces the preamble's `Saved:` line, or inserts one as
+ * the first non-blank line after `# Session Handoff`. The text must have that title in its
+ * first four lines (the caller validated the shape).
+ */
+export function stampSaved(text: string, iso: string): Stamped {
+  const layout = handoffLayout(text);
+  const lines = [...layout.lines];
+  if (layout.savedIndex >= 0) {
+    const old = lines[layout.savedIndex]!.trim().replace(/^Saved:\s*/, "");
+    lines[layout.savedIndex] = `Saved: ${iso}`;
+    return { text: lines.join("\n"), replaced: old, insertedAt: null };
+  }
+  let at = Math.max(0, layout.titleIndex) + 1;
+  while (at < lines.length - 1 && lines[at]!.trim() === "") at++;
+  lines.splice(at, 0, `Saved: ${iso}`);
+  return { text: lines.join("\n"), replaced: null, insertedAt: at + 1 };
+}
+
+/** The body lines of the anchors section as written, or null when there is no such section. */
+export function anchorsBody(text: string): string[] | null {
+  const layout = handoffLayout(text);
+  const range = anchorsRange(layout);
+  return range ? layout.lines.slice(range.start, range.end) : null;
+}
+
+/** True when the anchors section exists and is empty in ruling 2's sense (blank, `- none`, placeholders). */
+export function anchorsEmpty(text: string): boolean {
+  const body = anchorsBody(text);
+  return body !== null && isEmptyAnchorsBody(body);
+}
+
+/**
+ * Replaces the anchors section's body with `rendered` (the lines `anchors` prints, ending
+ * with a newline). Returns the new text and the 1-based line numbers of the lines put in.
+ */
+export function fillAnchors(text: string, rendered: string): { text: string; lines: Set<number> } {
+  const layout = handoffLayout(text);
+  const range = anchorsRange(layout);
+  if (!range) return { text, lines: new Set() };
+  const fresh = rendered.replace(/\n$/, "").split("\n");
+  const lines = [...layout.lines.slice(0, range.start), ...fresh, ...layout.lines.slice(range.end)];
+  // The section was the last thing in the file: keep the final newline.
+  const out = lines.join("\n");
+  const filled = new Set(fresh.map((_, i) => range.start + i + 1));
+  return { text: out.endsWith("\n") ? out : `${out}\n`, lines: filled };
+}
+
+/**
+ * The text as `unchanged` compares it (ruling 1): without the preamble's `Saved:` line and,
+ * when `dropDate`, without the anchors' `- Date:` line (the one `write` filled itself).
+ */
+export function comparable(text: string, dropDate: boolean): string {
+  const layout = handoffLayout(text);
+  const range = anchorsRange(layout);
+  return layout.lines
+    .filter((line, i) => {
+      if (i === layout.savedIndex) return false;
+      if (dropDate && range && i >= range.start && i < range.end && line.startsWith("- Date: ")) return false;
+      return true;
+    })
+    .join("\n");
+}

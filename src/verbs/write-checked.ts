@@ -1,0 +1,215 @@
+// The checks and changes `write` makes to a document before publishing it (contract §8,
+// rulings 1, 2, 6, 9, 35): schema errors refused, `Saved:` stamped, an empty anchors section
+// filled (git runs only then, inside the lock), redaction with the anchor exemption, the
+// `unchanged` comparison, and the score and findings for stderr. write.ts calls these.
+import { closeSync, lstatSync } from "node:fs";
+import path from "node:path";
+import { Refused } from "../errors.ts";
+import { collectAnchors, statInsideRoot } from "../git/anchors.ts";
+import { formatRedactionReport, redactText, type RedactionFinding } from "../guard/redact.ts";
+import { renderAnchorLines } from "../schema/anchor-lines.ts";
+import { droppedItems, droppedReport } from "../schema/open-items.ts";
+import { anchorsBody, anchorsEmpty, comparable, fillAnchors, stampSaved } from "../schema/stamp.ts";
+import { anchorsRange, handoffKeyFiles, handoffLayout, validateHandoff } from "../schema/validate.ts";
+import { issueLines, scoreLine, type Issue, type Validation } from "../schema/validate-common.ts";
+import { validateLedger } from "../schema/validate-ledger.ts";
+import { CLOCK_SKEW_MS, isoSeconds } from "../schema/values.ts";
+import { decodeInput } from "../store/document.ts";
+import { openRegular, readAll, readStable, type ReadFile } from "../store/files.ts";
+import { FILE_OF, MAX_DOCUMENT_BYTES, memoryDir, type Kind } from "../store/paths.ts";
+
+/** Most findings `write` prints on stderr; `validate` lists them all. */
+const MAX_FINDINGS_SHOWN = 20;
+
+/** The refusal of ruling 35: `<FILE> has N schema error(s)`, then `line L: <rule>: <message>` each. */
+export function schemaRefusal(file: string, errors: readonly Issue[]): Refused {
+  const count = errors.filter((e) => e.rule !== "more").length + Number(/\d+/.exec(errors.find((e) => e.rule === "more")?.message ?? "")?.[0] ?? 0);
+  return new Refused([`${file} has ${count} schema error(s)`, ...issueLines(errors)].join("\n"));
+}
+
+/** stderr lines for a saved document: the score, then its findings (bounded). */
+export function scoreNotes(v: Validation): string[] {
+  const shown = v.findings.filter((f) => f.rule !== "dropped" && f.rule !== "more");
+  const lines = issueLines(shown.slice(0, MAX_FINDINGS_SHOWN)).map((l) => `finding: ${l}`);
+  const rest = shown.length - MAX_FINDINGS_SHOWN + (v.findings.some((f) => f.rule === "more") ? 1 : 0);
+  if (rest > 0) lines.push(`finding: … and more; run \`validate\` for the full list`);
+  return [scoreLine(v), ...lines];
+}
+
+/** A document decoded and checked before the lock's body runs (refusal order: §2). */
+export interface Checked {
+  kind: Kind;
+  /** LF text as sent (BOM dropped), not yet stamped or redacted. */
+  text: string;
+  notes: string[];
+  /** Bytes received on stdin (the size a refusal names first, issue 10). */
+  rawBytes: number;
+}
+
+function sizeCheck(raw: Buffer): void {
+  if (raw.length > MAX_DOCUMENT_BYTES + 4096) {
+    throw new Refused(`the document is ${raw.length} bytes; memory documents are at most ${MAX_DOCUMENT_BYTES} bytes`);
+  }
+}
+
+// A look at the current handoff without the lock's body (the anchors-identical case of
+// ruling 2); never a basis for publication, which reads again.
+function peekCurrent(root: string, file: string): string | null {
+  try {
+    lstatSync(memoryDir(root));
+    const opened = openRegular(path.join(memoryDir(root), file));
+    if (opened === null) return null;
+    try {
+      return readAll(opened.fd).toString("utf8");
+    } finally {
+      closeSync(opened.fd);
+    }
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Decodes stdin (contract §1, §4: NUL, UTF-8, BOM, CRLF, invisible characters) and refuses
+ * the kind's schema errors (§8 for the handoff, ruling 9 for ledgers), before the memory dir
+ * is created. A handoff's missing `Saved:` and empty anchors are not errors: write supplies them.
+ * @throws Refused (exit 2): `<FILE> has N schema error(s)` then one line per error.
+ */
+export function checkDocument(raw: Buffer, kind: Kind, root: string): Checked {
+  sizeCheck(raw);
+  const decoded = decodeInput(raw, "document");
+  // The size limit comes before the schema (a 1 MB flood is refused for what it is), and
+  // before the memory dir is created: redaction can only be measured by redacting.
+  finalBytes(redactText(decoded.text).text, raw.length);
+  const file = FILE_OF[kind];
+  let errors: Issue[];
+  if (kind === "handoff") {
+    errors = validateHandoff(decoded.text, { mode: "stdin", nowMs: Date.now(), secrets: [] }).errors;
+    // Anchors identical to the current handoff's are refilled (ruling 2): their lines are not the agent's.
+    if (errors.some((e) => e.rule === "anchor-line")) {
+      const current = peekCurrent(root, file);
+      const mine = anchorsBody(decoded.text);
+      if (current !== null && mine !== null && JSON.stringify(anchorsBody(current)) === JSON.stringify(mine)) {
+        errors = errors.filter((e) => e.rule !== "anchor-line");
+      }
+    }
+  } else {
+    errors = validateLedger(decoded.text, kind).errors;
+  }
+  if (errors.length > 0) throw schemaRefusal(file, errors);
+  return { kind, text: decoded.text, notes: decoded.notes, rawBytes: raw.length };
+}
+
+/** What a write will publish, or that it is `unchanged`. */
+export interface Built {
+  bytes: Buffer;
+  /** The current file as read under the lock (null: none). */
+  prior: ReadFile | null;
+  /** True when the result equals the current file (ruling 1): nothing is published. */
+  unchanged: boolean;
+  /** stderr lines: normalisation, stamping, anchors, redaction, dropped items, score, findings. */
+  notes: string[];
+}
+
+function minutes(ms: number): number {
+  return Math.round(Math.abs(ms) / 60_000);
+}
+
+/**
+ * Under the lock: reads the current file, stamps `Saved:` and fills an empty anchors section
+ * (handoff), redacts with the anchor exemption (ruling 6), and compares with the current file
+ * ignoring `Saved:` and a self-filled `- Date:` (ruling 1). Runs git only when it fills
+ * anchors, or when a redaction hit an anchor line the agent wrote.
+ * @throws Refused (exit 2) when the result is over 1,000,000 bytes.
+ */
+export async function buildDocument(checked: Checked, root: string, env: Record<string, string | undefined>): Promise<Built> {
+  const file = FILE_OF[checked.kind];
+  const prior = await readStable(path.join(memoryDir(root), file));
+  const priorText = prior ? prior.bytes.toString("utf8") : null;
+  const notes = [...checked.notes];
+  if (checked.kind !== "handoff") {
+    const redacted = redactText(checked.text);
+    if (redacted.findings.length > 0) notes.push(formatRedactionReport(redacted.findings));
+    const bytes = finalBytes(redacted.text, checked.rawBytes);
+    const v = validateLedger(checked.text, checked.kind);
+    return { bytes, prior, unchanged: prior !== null && prior.bytes.equals(bytes), notes: [...notes, ...scoreNotes(v)] };
+  }
+
+  const nowMs = Date.now();
+  const iso = isoSeconds(nowMs);
+  const stamped = stampSaved(checked.text, iso);
+  if (stamped.replaced !== null) {
+    const then = Date.parse(stamped.replaced.replace(/^`(.*)`$/, "$1"));
+    if (Number.isNaN(then)) {
+      if (!/^<[^<>]*>$/.test(stamped.replaced)) notes.push(`note: Saved: ${JSON.stringify(stamped.replaced.slice(0, 60))} is not a time; stamped ${iso}`);
+    } else if (Math.abs(nowMs - then) > CLOCK_SKEW_MS) {
+      notes.push(`note: Saved: ${JSON.stringify(stamped.replaced.slice(0, 60))} was ${minutes(nowMs - then)} minutes off; stamped ${iso}`);
+    }
+  }
+  let text = stamped.text;
+  const mine = anchorsBody(text);
+  // The current file sent back as it was read (ruling 1's round trip): unchanged, before any
+  // refilling of its anchors could make it differ.
+  const sentBack = priorText !== null && comparable(priorText, false) === comparable(text, false);
+  const identical = !sentBack && priorText !== null && mine !== null && JSON.stringify(anchorsBody(priorText)) === JSON.stringify(mine);
+  const fill = !sentBack && (anchorsEmpty(text) || identical);
+  let exempt = new Set<number>();
+  const keyFiles = handoffKeyFiles(text);
+  let reported: string | null = null;
+  const anchorsNow = async (): Promise<string> => {
+    if (reported === null) {
+      const a = await collectAnchors(root, env, nowMs, keyFiles);
+      if (a.gitNote !== null && fill) notes.push(`note: anchors filled outside git: ${a.gitNote}`);
+      reported = renderAnchorLines(a);
+    }
+    return reported;
+  };
+  if (fill) {
+    const filled = fillAnchors(text, await anchorsNow());
+    text = filled.text;
+    exempt = filled.lines;
+  } else if (mine !== null) {
+    const date = mine.map((l) => /^- Date: `?([^`]*)`?$/.exec(l)?.[1]).find((d) => d !== undefined);
+    const then = date === undefined ? NaN : Date.parse(date);
+    if (!Number.isNaN(then) && nowMs - then > CLOCK_SKEW_MS) {
+      notes.push(`note: the - Date: anchor is ${minutes(nowMs - then)} minutes before this save; empty the anchors section to have write fill them`);
+    }
+  }
+  let redacted = redactText(text, { exemptLines: exempt });
+  const range = anchorsRange(handoffLayout(text));
+  const onAnchors = (f: RedactionFinding) => range !== null && f.line > range.start && f.line <= range.end;
+  if (!fill && redacted.findings.some(onAnchors)) {
+    // An anchor line the agent wrote is exempt only when it is what `anchors` reports now (ruling 6).
+    const now = new Set((await anchorsNow()).split("\n"));
+    const lines = text.split("\n");
+    for (const f of redacted.findings) if (onAnchors(f) && now.has(lines[f.line - 1]!)) exempt.add(f.line);
+    redacted = redactText(text, { exemptLines: exempt });
+  }
+  if (redacted.findings.length > 0) notes.push(formatRedactionReport(redacted.findings));
+  const bytes = finalBytes(redacted.text, checked.rawBytes);
+  const unchanged = sentBack || (priorText !== null && comparable(priorText, fill) === comparable(redacted.text, fill));
+
+  if (priorText !== null && !unchanged) {
+    const report = droppedReport(droppedItems(priorText, redacted.text));
+    if (report) notes.push(report);
+  }
+  const existing = new Set<string>();
+  for (const k of keyFiles) if ((await statInsideRoot(root, k)) !== null) existing.add(k);
+  const v = validateHandoff(text, { mode: "root", nowMs, prior: unchanged ? null : priorText, existingKeyFiles: existing, secrets: redacted.findings });
+  if (stamped.insertedAt !== null) {
+    // Findings name the lines of the document as sent, before the inserted `Saved:` line.
+    for (const f of v.findings) if (f.line > stamped.insertedAt) f.line--;
+  }
+  return { bytes, prior, unchanged, notes: [...notes, ...scoreNotes(v)] };
+}
+
+// The size the user sent comes first (issue 10); what write made of it (redaction, the
+// stamp, filled anchors) second, when it differs.
+function finalBytes(text: string, rawBytes: number): Buffer {
+  const bytes = Buffer.from(text, "utf8");
+  if (bytes.length > MAX_DOCUMENT_BYTES) {
+    const after = bytes.length === rawBytes ? "" : ` (${bytes.length} after redaction)`;
+    throw new Refused(`the document is ${rawBytes} bytes${after}; memory documents are at most ${MAX_DOCUMENT_BYTES} bytes (shorten it)`);
+  }
+  return bytes;
+}
