@@ -8,8 +8,12 @@ export const ARCHIVE_KEEP = 5;
 /** Archive names `show`/`restore` accept, as the reference's (contract §5). */
 export const ARCHIVE_NAME = /^HANDOFF-[A-Za-z0-9._-]+\.md$/;
 
-/** What pruning looks at: every entry matching `HANDOFF-*.md` (contract §2). */
-const PRUNE_CANDIDATE = /^HANDOFF-.*\.md$/;
+/**
+ * The names pruning may delete, and the only ones its unsafe-entry check looks at (contract
+ * §2, §13 ruling 28): the names the helpers make themselves. A user's own file in `archive/`
+ * (`HANDOFF-my notes (copy).md`, `HANDOFF-linked.md`) is never deleted nor blocks pruning.
+ */
+export const PRUNABLE_NAME = /^HANDOFF-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d\.\d{3,6}Z-[0-9a-f]{8}\.md$/;
 
 const NAME_TIME = /^HANDOFF-(\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2})(?:\.(\d{1,9}))?Z-/;
 
@@ -41,9 +45,9 @@ export interface PruneResult {
 /**
  * Keeps the `ARCHIVE_KEEP` newest archived handoffs (by the time in their names, then by
  * modification time) and deletes the rest; `justArchived`, the entry the current save made,
- * is always among those kept. If any `HANDOFF-*.md` entry is a link, has more
- * than one link or is not a regular file, nothing is deleted and a warning says why
- * (contract §2). Failures are warnings, never refusals: the save already succeeded.
+ * is always among those kept. Only names matching `PRUNABLE_NAME` are candidates; if any of
+ * them is a link, has more than one link or is not a regular file, nothing is deleted and a
+ * warning says why (contract §2, ruling 28). Failures are warnings, never refusals: the save already succeeded.
  */
 export function pruneArchive(dir: string, justArchived: string | null = null): PruneResult {
   const warnings: string[] = [];
@@ -55,7 +59,7 @@ export function pruneArchive(dir: string, justArchived: string | null = null): P
   }
   const entries: { name: string; key: string; mtimeMs: number }[] = [];
   for (const name of names) {
-    if (!PRUNE_CANDIDATE.test(name)) continue;
+    if (!PRUNABLE_NAME.test(name)) continue;
     let st;
     try {
       st = lstatSync(path.join(dir, name));

@@ -1,8 +1,9 @@
-import { closeSync, constants, fstatSync, openSync, readSync, type BigIntStats } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readlinkSync, readSync, type BigIntStats } from "node:fs";
+import path from "node:path";
 import { createHash, randomBytes } from "node:crypto";
 import { Refused } from "../errors.ts";
 import { failpoint } from "./failpoint.ts";
-import { MAX_DOCUMENT_BYTES } from "./paths.ts";
+import { MAX_DOCUMENT_BYTES, TARGETS } from "./paths.ts";
 
 /** The token of a file: lowercase hex SHA-256 of its exact bytes (contract §2). */
 export function tokenOf(bytes: Uint8Array): string {
@@ -27,11 +28,33 @@ export interface ReadFile {
 /** Why an open was refused, for callers that turn states into messages (hook, check). */
 export type FileState = "missing" | "link" | "not-regular" | "hard-linked" | "too-large";
 
+/**
+ * What to say about a link where a file must be (field report 20): where it points (quoted
+ * as JSON, so no control character reaches the terminal) and what to do. For `AGENTS.md` ⇄
+ * `CLAUDE.md` at the root, the other name is the one to use.
+ */
+export function describeLink(filePath: string): string {
+  let to: string;
+  try {
+    to = readlinkSync(filePath);
+  } catch {
+    return `${filePath} is a link; the helper only uses regular files with one link (replace the link with the file it points to, or move it away, and retry)`;
+  }
+  const dir = path.dirname(filePath);
+  const name = path.basename(filePath);
+  const pointsAt = path.resolve(dir, to);
+  const other = TARGETS.find((t) => t !== name && pointsAt === path.join(dir, t));
+  if ((TARGETS as readonly string[]).includes(name) && other !== undefined) {
+    return `${filePath} is a link to ${JSON.stringify(to)}: the lesson belongs in ${other}; use \`--target ${other}\``;
+  }
+  return `${filePath} is a link to ${JSON.stringify(to)}; the helper only uses regular files with one link (replace the link with a copy of the file it points to, or move it away, and retry)`;
+}
+
 /** Thrown by `openRegular` for a file that is there but unsafe to use. */
 export class UnsafeFile extends Refused {
   readonly state: FileState;
   readonly stat: BigIntStats | null;
-  constructor(state: FileState, filePath: string, stat: BigIntStats | null) {
+  constructor(state: FileState, filePath: string, stat: BigIntStats | null, message?: string) {
     const what: Record<FileState, string> = {
       missing: "does not exist",
       link: "is a link",
@@ -39,7 +62,7 @@ export class UnsafeFile extends Refused {
       "hard-linked": "has more than one hard link",
       "too-large": `is larger than ${MAX_DOCUMENT_BYTES} bytes`,
     };
-    super(`${filePath} ${what[state]}; the helper only uses regular files with one link (move it away and retry)`);
+    super(message ?? `${filePath} ${what[state]}; the helper only uses regular files with one link (move it away and retry)`);
     this.state = state;
     this.stat = stat;
   }
@@ -62,7 +85,7 @@ export function openRegular(filePath: string, maxBytes = MAX_DOCUMENT_BYTES): { 
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === "ENOENT") return null;
-    if (code === "ELOOP" || code === "EMLINK") throw new UnsafeFile("link", filePath, null);
+    if (code === "ELOOP" || code === "EMLINK") throw new UnsafeFile("link", filePath, null, describeLink(filePath));
     // ENXIO: a socket; EISDIR on some systems; anything else is equally unusable.
     if (code === "ENXIO" || code === "EISDIR" || code === "EOPNOTSUPP") throw new UnsafeFile("not-regular", filePath, null);
     throw new Refused(`cannot open ${filePath}: ${(err as Error).message}`);

@@ -3,7 +3,7 @@ import path from "node:path";
 import { openRegular } from "./files.ts";
 import { archiveDir, FILE_OF, HEADING_OF, MARKER, MAX_DOCUMENT_BYTES, memoryDir, type Kind } from "./paths.ts";
 import { hasPrivatePartner, listPrivate, lockState, lstatBig } from "./private.ts";
-import { archiveExcess, pendingRepairs } from "./recover.ts";
+import { archiveExcess, pendingRepairs, plantedPrivate } from "./recover.ts";
 
 /** What a memory file looks like from outside, without using its text (contract §7). */
 export type FileStatus = "missing" | "present" | "foreign" | "unsafe" | "interrupted";
@@ -74,6 +74,9 @@ export function inspectFile(root: string, kind: Kind, retry = true, opts: { text
   const memDir = memoryDir(root);
   const file = FILE_OF[kind];
   const mine = listPrivate(memDir).filter((e) => e.file === file);
+  // A private name holding what no save leaves (a link, a directory, a foreign hard link):
+  // `recover` refuses it, so it is unsafe, not an interrupted save (contract §3).
+  if (mine.length > 0 && plantedPrivate(root).some((p) => p.entry.file === file)) return { kind, status: "unsafe", mtimeMs: null };
   const writerLive = () => lockState(memDir).state === "held";
   let opened;
   try {
@@ -133,12 +136,23 @@ function wholeText(fd: number, filePath: string, before: { size: bigint; mtimeNs
   return buf.toString("utf8");
 }
 
-/** True when an interrupted save left work for `recover` and no live writer is at it. */
+/**
+ * True when an interrupted save (ours or the reference helper's) left work for `recover` and
+ * no live writer is at it. Planted private names are not: `recover` refuses them, so they
+ * count as unsafe (`unsafePrivate`), and while one exists nothing is "interrupted".
+ */
 export function interruptedSave(root: string): boolean {
   const unsafe = treeUnsafe(root);
   if (unsafe === true) return false;
+  const pending = pendingRepairs(root);
+  if (pending.length > 0 && plantedPrivate(root).length > 0) return false;
   // No memory dir (so no lock): only a promote's private files at the root can be left.
-  if (unsafe === null) return pendingRepairs(root).length > 0;
+  if (unsafe === null) return pending.length > 0;
   if (lockState(memoryDir(root)).state === "held") return false;
-  return pendingRepairs(root).length > 0 || archiveExcess(root) > 0;
+  return pending.length > 0 || archiveExcess(root) > 0;
+}
+
+/** True when a private name in the memory dir or the root holds what no save leaves (`check` 3). */
+export function unsafePrivate(root: string): boolean {
+  return treeUnsafe(root) !== true && pendingRepairs(root).length > 0 && plantedPrivate(root).length > 0;
 }

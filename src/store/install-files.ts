@@ -130,7 +130,7 @@ export async function retractAgentFile(dir: string, name: string, expectedToken:
   if (prior.token !== expectedToken) throw new Refused(`${filePath} changed since it was read; run this again`);
   const claim = path.join(dir, privateName(name, "claim", process.pid, randomHex8()));
   renameSync(filePath, claim);
-  if (!claimIsWhatWeRead(claim, prior)) {
+  if (claimIsWhatWeRead(claim, prior) !== "same") {
     try {
       renameSync(claim, filePath);
     } catch {

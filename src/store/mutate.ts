@@ -2,7 +2,7 @@ import { HelperError, Refused } from "../errors.ts";
 import { acquireLock, type LockHandle } from "./lock.ts";
 import { checkTree, memoryDir } from "./paths.ts";
 import { assertNotPaused } from "./pause.ts";
-import { repair } from "./recover.ts";
+import { needsRepair } from "./recover.ts";
 
 /** Options common to every mutating verb. */
 export interface MutateOptions {
@@ -19,6 +19,13 @@ export interface MutateOptions {
    * (no lock can be held then): a stale token is refused without creating anything.
    */
   precheck?: () => Promise<void>;
+  /** `MEMORY_IO_FAILPOINT` (contract §11): the repair passes the `recover-*` phases. */
+  failpoint?: string;
+  /**
+   * Loads `repair.ts`, which the verbs hand in from the cold chunk (`COLD_HELPERS.repair`,
+   * build.mjs): it is parsed only when `needsRepair` finds an interrupted save.
+   */
+  loadRepair: () => Promise<typeof import("./repair.ts")>;
 }
 
 /**
@@ -44,7 +51,7 @@ export async function underLock<T>(opts: MutateOptions, body: (lock: LockHandle)
     if (lock === null) lock = await acquireLock(memDir, opts.lockTimeoutSeconds, { log: opts.env.MEMORY_IO_LOCK_LOG || undefined });
     // The switch may have been pulled while we waited for the lock.
     assertNotPaused(memDir, opts.env);
-    const repairs = repair(opts.root).map((line) => `recovered: ${line}`);
+    const repairs = needsRepair(opts.root) ? (await (await opts.loadRepair()).repair(opts.root, opts.failpoint)).map((line) => `recovered: ${line}`) : [];
     const result = await body(lock);
     return { result, repairs };
   } catch (err) {

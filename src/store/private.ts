@@ -6,6 +6,8 @@ import path from "node:path";
  * Private names in a directory the helper writes to (contract §1): `.<FILE>.tmp-<pid>-<hex>`
  * for a new version being written, `.<FILE>.claim-<pid>-<hex>` for the prior version moved
  * aside during publication. The pid and random part keep two writers from ever sharing one.
+ * Ours carry 8 hex digits; the reference helper's (`memory_io.py`) 16 on a temp and 32 on a
+ * claim, and are recognised alike (contract §1 *(1.1)*, field report 28).
  */
 export type PrivateRole = "tmp" | "claim";
 
@@ -20,7 +22,8 @@ export interface PrivateEntry {
   path: string;
 }
 
-const PRIVATE_PATTERN = /^\.(.+)\.(tmp|claim)-(\d+)-([0-9a-f]{8})$/;
+// Ours: 8 hex on both. The reference's: `.tmp-<pid>-<16 hex>`, `.claim-<pid>-<32 hex>`.
+const PRIVATE_PATTERN = /^\.(.+)\.(?:(tmp)-(\d+)-(?:[0-9a-f]{8}|[0-9a-f]{16})|(claim)-(\d+)-(?:[0-9a-f]{8}|[0-9a-f]{32}))$/;
 
 /** The private name for `file` in `role`, unique to this process. */
 export function privateName(file: string, role: PrivateRole, pid: number, rand: string): string {
@@ -39,7 +42,8 @@ export function listPrivate(dir: string): PrivateEntry[] {
   for (const name of names) {
     const m = PRIVATE_PATTERN.exec(name);
     if (!m) continue;
-    out.push({ name, file: m[1]!, role: m[2] as PrivateRole, pid: Number(m[3]), path: path.join(dir, name) });
+    const role: PrivateRole = m[2] === "tmp" ? "tmp" : "claim";
+    out.push({ name, file: m[1]!, role, pid: Number(m[3] ?? m[5]), path: path.join(dir, name) });
   }
   return out;
 }

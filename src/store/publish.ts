@@ -99,6 +99,10 @@ function writeTemp(tempPath: string, bytes: Buffer, mode: number): void {
  *    program put there meanwhile (`after-publication`);
  * 6. drop the claim, then the temp; prune the archive to five (`before-prune`).
  *
+ * A failure between steps 2 and 5 rolls back (`rollback-*`): the prior version is current
+ * again and the archive copy of it is gone. What step 2 claimed that is not the version we
+ * read (an edit, a directory put at the name) is handed back and the write refused.
+ *
  * A crash at any step leaves private files that `recover` (and the next write) repairs to the
  * complete old or the complete new version (see recover.ts).
  * @throws Refused (exit 2): token mismatch, a change during the read or the claim, a file
@@ -133,15 +137,14 @@ export async function publish(spec: PublishSpec): Promise<PublishResult> {
       }
       throw new Refused(`cannot claim ${filePath}: ${(err as Error).message}`);
     }
-    if (!claimIsWhatWeRead(claimPath, prior)) {
+    const claimed = claimIsWhatWeRead(claimPath, prior);
+    if (claimed !== "same") {
       // Another program replaced or edited the file after our read: hand its file back.
-      let restored = false;
-      try {
-        linkSync(claimPath, filePath);
-        unlinkSync(claimPath);
-        restored = true;
-      } catch {
-        // Yet another file took the name; `recover` will keep this one in the archive.
+      const restored = putBack(claimPath, filePath);
+      if (claimed === "not-regular") {
+        throw new Refused(
+          `${spec.file} was replaced by something that is not a regular file since it was read${restored ? "; it was put back" : "; it is kept at a private name for `recover`"} and nothing was saved; move it away, then read again`,
+        );
       }
       throw new Refused(
         `${spec.file} changed since it was read (another program wrote it)${restored ? "" : "; its version is kept for `recover`"}; read again and merge`,
@@ -164,20 +167,21 @@ export async function publish(spec: PublishSpec): Promise<PublishResult> {
     await failpoint(spec.failpoint, "before-publication");
     spec.lock.assertHeld();
   } catch (err) {
-    unlinkQuiet(tempPath);
-    if (prior !== null) rollBackClaim(claimPath, filePath, spec, archived);
+    if (prior === null) unlinkQuiet(tempPath);
+    else await rollBack(tempPath, claimPath, filePath, spec, archived);
     if (err instanceof HelperError) throw err;
     throw new Refused(`cannot save ${spec.file}: ${(err as Error).message}; nothing was changed`);
   }
   try {
     linkSync(tempPath, filePath);
   } catch (err) {
-    unlinkQuiet(tempPath);
     if ((err as NodeJS.ErrnoException).code !== "EEXIST") {
-      if (prior !== null) rollBackClaim(claimPath, filePath, spec, archived);
+      if (prior === null) unlinkQuiet(tempPath);
+      else await rollBack(tempPath, claimPath, filePath, spec, archived);
       throw new Refused(`cannot publish ${filePath}: ${(err as Error).message}`);
     }
     // A non-cooperating writer created the file after our claim: it stays current.
+    unlinkQuiet(tempPath);
     let kept = archived;
     if (prior !== null) {
       if (kept === null) kept = linkIntoArchive(claimPath, spec.archiveDir, spec.archivePrefix);
@@ -203,35 +207,70 @@ export async function publish(spec: PublishSpec): Promise<PublishResult> {
   return { bytes, token: tokenOf(bytes), archived, warnings };
 }
 
-/** True when the claim at `claimPath` is the very version `prior` was read as (inode, size, mtime, bytes). */
-export function claimIsWhatWeRead(claimPath: string, prior: ReadFile): boolean {
+/**
+ * Whether the claim at `claimPath` is the very version `prior` was read as (inode, size,
+ * mtime, bytes): `same`; `not-regular` when what was claimed is a directory, a FIFO, a link…
+ * that someone put at the name after the read; else `changed`.
+ */
+export function claimIsWhatWeRead(claimPath: string, prior: ReadFile): "same" | "changed" | "not-regular" {
   let st;
   try {
     st = lstatSync(claimPath, { bigint: true });
   } catch {
-    return false;
+    return "changed";
   }
-  if (!st.isFile() || st.dev !== prior.stat.dev || st.ino !== prior.stat.ino || st.size !== prior.stat.size || st.mtimeNs !== prior.stat.mtimeNs) {
-    return false;
+  if (!st.isFile()) return "not-regular";
+  if (st.dev !== prior.stat.dev || st.ino !== prior.stat.ino || st.size !== prior.stat.size || st.mtimeNs !== prior.stat.mtimeNs) {
+    return "changed";
   }
   // Same inode, size and mtime; the bytes decide (an edit within the mtime granularity).
   const again = openRegular(claimPath);
-  if (again === null) return false;
+  if (again === null) return "changed";
   try {
-    return tokenOf(readAll(again.fd)) === prior.token;
+    return tokenOf(readAll(again.fd)) === prior.token ? "same" : "changed";
   } finally {
     closeSync(again.fd);
   }
 }
 
-// Puts the claimed prior version back as current after a failed publication, and removes its
-// archive copy so that the rollback leaves no duplicate (contract §5, `recover`).
-function rollBackClaim(claimPath: string, filePath: string, spec: PublishSpec, archived: string | null): void {
+// Hands back what a claim took that was not ours to replace. A `link` never overwrites; a
+// directory cannot be linked, so it goes back by `rename`, and only while the name is free
+// (under our lock, so only a non-cooperating program could take it meanwhile).
+function putBack(claimPath: string, filePath: string): boolean {
+  try {
+    linkSync(claimPath, filePath);
+    unlinkSync(claimPath);
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "EEXIST") return false; // Yet another file took the name; `recover` keeps this one.
+  }
+  try {
+    if (lstatSync(filePath, { throwIfNoEntry: false }) !== undefined) return false;
+    renameSync(claimPath, filePath);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+// The rollback after a failed publication (contract §2: a refusal before publication
+// changes nothing): drop the temp, link the claimed prior version back as current, remove
+// the archive copy this save made of it, drop the claim. The claim goes last: while it
+// exists, `recover` knows a rollback is pending and finishes it from any step
+// (`rollback-*` failpoints, ruling 34).
+async function rollBack(tempPath: string, claimPath: string, filePath: string, spec: PublishSpec, archived: string | null): Promise<void> {
+  unlinkQuiet(tempPath);
+  await failpoint(spec.failpoint, "rollback-after-temp-drop");
   try {
     linkSync(claimPath, filePath);
   } catch {
     return; // Something else is current now; the claim stays for `recover` to archive.
   }
-  if (archived !== null) unlinkQuiet(path.join(spec.archiveDir, archived));
+  await failpoint(spec.failpoint, "rollback-after-restore");
+  if (archived !== null) {
+    unlinkQuiet(path.join(spec.archiveDir, archived));
+    await failpoint(spec.failpoint, "rollback-after-unarchive");
+  }
   unlinkQuiet(claimPath);
+  await failpoint(spec.failpoint, "rollback-after-claim-drop");
 }

@@ -12,6 +12,7 @@ import { underLock } from "../store/mutate.ts";
 import { archiveDir, archivePrefixOf, HEADING_OF, MARKER, MAX_DOCUMENT_BYTES, memoryDir } from "../store/paths.ts";
 import { publish } from "../store/publish.ts";
 import { expectedTokenOption, failpointOf, lockTimeoutOption, rootOption } from "./common.ts";
+import { COLD_HELPERS } from "./index.ts";
 import { ok, type Outcome, type Verb, type VerbContext } from "./types.ts";
 
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
@@ -86,6 +87,8 @@ async function restore(ctx: VerbContext, name: string): Promise<Outcome> {
       root,
       env: ctx.env,
       lockTimeoutSeconds,
+      failpoint: failpointOf(ctx),
+      loadRepair: COLD_HELPERS.repair,
       // Before anything is created: the name, and that the archive is there at all.
       validate: () => {
         if (!ARCHIVE_NAME.test(name)) {

@@ -1,5 +1,5 @@
 import { UsageError } from "../errors.ts";
-import { inspectFile, interruptedSave } from "../store/inspect.ts";
+import { inspectFile, interruptedSave, unsafePrivate } from "../store/inspect.ts";
 import { memoryDir, type Kind } from "../store/paths.ts";
 import { pauseSwitch } from "../store/pause.ts";
 import { ROOT_HELP, rootOption } from "./common.ts";
@@ -44,7 +44,8 @@ exit: 0 nothing parked
         checkpoint is (--json then says "parked": "checkpoint"; the text says
         "${CHECKPOINT_PARKED}")
       3 memory is unsafe or foreign (a link, a hard link, a FIFO, a NUL byte, no v1
-        marker, an archive/ that is not a real folder): do not load it
+        marker, an archive/ that is not a real folder, a private name holding what no
+        save leaves): do not load it
       64 usage error
 When the kill switch is on, the paused sentence is printed too and the code is kept.
 `,
@@ -60,7 +61,7 @@ When the kill switch is on, the paused sentence is printed too and the code is k
     const files = Object.fromEntries(inspections.map((i) => [i.kind, i.status])) as Record<Kind, string>;
     let state: CheckResult["state"];
     if (interruptedSave(root) || inspections.some((i) => i.status === "interrupted")) state = "interrupted";
-    else if (inspections.some((i) => i.status === "unsafe" || i.status === "foreign")) state = "unsafe";
+    else if (inspections.some((i) => i.status === "unsafe" || i.status === "foreign") || unsafePrivate(root)) state = "unsafe";
     else if (files.handoff === "present") state = "parked";
     // Leftovers in checkpoints/ never change the code (ruling 23); a checkpoint is parked state.
     else if (files.handoff === "missing" && checkpointParked(root)) state = "parked";

@@ -20,6 +20,7 @@ import { archiveDir, ensureDir, memoryDir } from "../store/paths.ts";
 import { disabledByEnv, pauseSwitch } from "../store/pause.ts";
 import { publish } from "../store/publish.ts";
 import { failpointOf, rootOption } from "./common.ts";
+import { COLD_HELPERS } from "./index.ts";
 import { ok, type Verb, type VerbContext } from "./types.ts";
 
 /** Largest hook input read, in bytes (ruling 20); longer input is ignored, not refused. */
@@ -244,7 +245,7 @@ exit: always 0, usage errors included -- a hook must never block the harness.
     const anchorLines = await anchorsP;
     const dir = checkpointsDir(root);
     try {
-      const { result, repairs } = await underLock({ root, env: ctx.env, lockTimeoutSeconds: 0 }, async (lock) => {
+      const { result, repairs } = await underLock({ root, env: ctx.env, lockTimeoutSeconds: 0, loadRepair: COLD_HELPERS.repair }, async (lock) => {
         ensureDir(dir);
         const cleaned = cleanCheckpointLeftovers(root);
         const prior = await readStable(path.join(dir, name));

@@ -35,6 +35,8 @@ export const VERBS: Record<string, { summary: string; load: () => Promise<Verb> 
 export const COLD_HELPERS = {
   checkpointRead: async () => await import("./checkpoint-read.ts"),
   checkpointCleanup: async () => await import("../store/checkpoint-cleanup.ts"),
+  // Only an interrupted save needs the repair (store/mutate.ts asks `needsRepair` first).
+  repair: async () => await import("../store/repair.ts"),
   /** `write`'s schema checks, Saved: stamping and anchor filling (contract 1.1 §8). */
   writeChecks: async () => await import("./write-checked.ts"),
   usage: async () => await import("../usage.ts"),

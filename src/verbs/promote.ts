@@ -5,6 +5,8 @@ import { archiveDir, archivePrefixOf, MAX_DOCUMENT_BYTES, memoryDir, parseTarget
 import { readManagedFile } from "../store/read.ts";
 import { publish } from "../store/publish.ts";
 import { CAS, expectedTokenOption, failpointOf, lockTimeoutOption, rootOption, ROOT_HELP, stdinForValidate } from "./common.ts";
+import { alreadyPresent, appendedBytes } from "../store/append.ts";
+import { COLD_HELPERS } from "./index.ts";
 import { ok, type Verb } from "./types.ts";
 
 /** Largest text `promote` appends, in bytes (contract §2). */
@@ -25,9 +27,16 @@ at the root, only if the file is still the version whose token you read with
 and to the text when they lack one. Secrets are redacted and invisible characters refused,
 as for \`write\`. Only on the user's approval.
 
+When the text (after redaction) is already in the file as whole consecutive lines, nothing
+is appended, whatever token was given (a retried promotion):
+stdout: "already in <target>; nothing appended", then "CURRENT-SHA256: <token>".
+
+A target that is a link is refused, naming where it points; CLAUDE.md linked to AGENTS.md
+says "use \`--target AGENTS.md\`" (and the reverse, CLAUDE.md).
+
 stdout: "appended approved lesson to <target>", then "CURRENT-SHA256: <token>".
 ${ROOT_HELP}
-exit:   0 appended; 2 refused (stale token: read again; bad text; unsafe file);
+exit:   0 appended, or already there; 2 refused (stale token: read again; bad text; unsafe file);
         4 paused; 5 busy.
 `,
   async run(ctx) {
@@ -43,6 +52,8 @@ exit:   0 appended; 2 refused (stale token: read again; bad text; unsafe file);
         root,
         env: ctx.env,
         lockTimeoutSeconds,
+        failpoint: failpointOf(ctx),
+        loadRepair: COLD_HELPERS.repair,
         validate: () => {
           const raw = stdin();
           if (raw.length > MAX_PROMOTE_BYTES) {
@@ -55,14 +66,19 @@ exit:   0 appended; 2 refused (stale token: read again; bad text; unsafe file);
         },
         // Before the memory dir is made for the lock, a stale token is refused as publish would.
         precheck: async () => {
-          const current = (await readManagedFile(root, target, memoryDir(root)))?.token ?? "absent";
-          if (current !== expected) {
+          const got = await readManagedFile(root, target, memoryDir(root));
+          const current = got?.token ?? "absent";
+          if (current !== expected && !(got !== null && alreadyPresent(got.bytes, text))) {
             throw new Refused(`${target} changed since it was read (expected ${expected}, current ${current}); read again and merge`);
           }
         },
       },
-      (lock) =>
-        publish({
+      async (lock) => {
+        // A retried promotion appends nothing (ruling 10): decided on the file as it is under
+        // the lock, whatever token was given, as `write`'s `unchanged` (ruling 1).
+        const now = await readManagedFile(root, target, memoryDir(root));
+        if (now !== null && alreadyPresent(now.bytes, text)) return { unchanged: true as const, token: now.token, warnings: [] as string[] };
+        return publish({
           dir: root,
           file: target,
           archiveDir: archiveDir(root),
@@ -71,10 +87,7 @@ exit:   0 appended; 2 refused (stale token: read again; bad text; unsafe file);
           expectedToken: expected,
           newMode: 0o644,
           build: (prior) => {
-            let head = prior ?? Buffer.alloc(0);
-            if (head.length > 0 && head[head.length - 1] !== 0x0a) head = Buffer.concat([head, Buffer.from("\n")]);
-            const tail = text.endsWith("\n") ? text : `${text}\n`;
-            const out = Buffer.concat([head, Buffer.from(tail, "utf8")]);
+            const out = appendedBytes(prior, text);
             if (out.length > MAX_DOCUMENT_BYTES) {
               throw new Refused(`${target} would grow past ${MAX_DOCUMENT_BYTES} bytes; shorten it first`);
             }
@@ -82,8 +95,12 @@ exit:   0 appended; 2 refused (stale token: read again; bad text; unsafe file);
           },
           failpoint: failpointOf(ctx),
           lock,
-        }),
+        });
+      },
     );
+    if ("unchanged" in result) {
+      return ok(`already in ${target}; nothing appended\nCURRENT-SHA256: ${result.token}\n`, [...repairs, ...notes]);
+    }
     return ok(`appended approved lesson to ${target}\nCURRENT-SHA256: ${result.token}\n`, [...repairs, ...notes, ...result.warnings]);
   },
 };

@@ -3,7 +3,7 @@ import { pendingRepairs } from "../store/recover.ts";
 import { checkTree } from "../store/paths.ts";
 import { assertNotPaused } from "../store/pause.ts";
 import { memoryDir } from "../store/paths.ts";
-import { lockTimeoutOption, rootOption, ROOT_HELP } from "./common.ts";
+import { failpointOf, lockTimeoutOption, rootOption, ROOT_HELP } from "./common.ts";
 import { ok, type Verb } from "./types.ts";
 import { checkpointsDir, checkpointsDirState } from "../store/checkpoints.ts";
 import { COLD_HELPERS } from "./index.ts";
@@ -19,9 +19,14 @@ export const recoverVerb: Verb = {
 Repairs what an interrupted save left (a private claim or temp file, a half-done archive
 step, pruning a crash skipped): afterwards each file is whole -- the complete old or the
 complete new version --, no prior version is lost (it is current or in the archive), and
-no private file remains. What an interrupted \`checkpoint\` left in checkpoints/ is
-removed too. Idempotent: with nothing to do it says so. The next \`write\`
-runs the same repair first.
+no private file remains. The reference helper's leftovers (memory_io.py's
+.<FILE>.claim-<pid>-<32 hex> and .<FILE>.tmp-<pid>-<16 hex>) are repaired alike. What an
+interrupted \`checkpoint\` left in checkpoints/ is removed too. Idempotent, and
+resumable: a recover (or a rollback) killed at any step is finished by the next one. With
+nothing to do it prints "nothing to recover". The next \`write\` runs the same repair first.
+
+A private name holding what no save leaves (a link, a directory, a file hard-linked
+elsewhere) is refused, naming it: move it away, then retry.
 
 ${ROOT_HELP}
 exit: 0 done (or nothing to do); 2 refused (unsafe tree); 4 paused; 5 busy.
@@ -33,7 +38,7 @@ exit: 0 done (or nothing to do); 2 refused (unsafe tree); 4 paused; 5 busy.
     // A promote's private files can be left at the root even with no memory dir.
     if (checkTree(root) || pendingRepairs(root).length > 0) {
       // Leftovers of an interrupted checkpoint go too (ruling 23).
-      const { result, repairs } = await underLock({ root, env: ctx.env, lockTimeoutSeconds }, async () =>
+      const { result, repairs } = await underLock({ root, env: ctx.env, lockTimeoutSeconds, failpoint: failpointOf(ctx), loadRepair: COLD_HELPERS.repair }, async () =>
         checkpointsDirState(root) === "ok" && readdirSync(checkpointsDir(root)).some((n) => n.startsWith("."))
           ? (await COLD_HELPERS.checkpointCleanup()).cleanCheckpointLeftovers(root)
           : [],

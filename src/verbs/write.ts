@@ -85,6 +85,8 @@ exit:   0 saved or unchanged; 2 refused (stale token: read again and merge, neve
         root,
         env: ctx.env,
         lockTimeoutSeconds,
+        failpoint: failpointOf(ctx),
+        loadRepair: COLD_HELPERS.repair,
         validate: () => {
           checked = checkDocument(stdin(), kind, root);
         },

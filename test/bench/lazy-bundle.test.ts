@@ -72,8 +72,13 @@ describe("lazy chunks (build.mjs)", () => {
     // verb, the hook first, finds its root by the same walk (about 2,400 characters) and the
     // hook states the handoff's age from its own state time, read by the same line reader as
     // drift and brief (about 3,600, plus 750 to read the file whole through the descriptor it
-    // already opened), never the file's modification time.
-    expect(parsed.length).toBeLessThan(170_000);
+    // already opened), never the file's modification time. Issue 11's store half added about
+    // 4,900: check and the hook tell a planted private name from an interrupted save (counting
+    // the links the protocol makes), publish hands back a non-regular claim and rolls back step
+    // by step, promote finds lines already there, a refused link names its target, and the
+    // help text saying so; the repair itself went to the cold chunk (about 3,000), loaded only
+    // after an interrupted save.
+    expect(parsed.length).toBeLessThan(175_000);
   });
 
   it("hook, read and check compile no chunk; hook loads neither crypto nor child_process", () => {

@@ -7,6 +7,17 @@ import { archives, cleanEnv, HELPER, MARKER, handoff, helper, sha, tempDir, unst
 /** Every failpoint phase, in protocol order (contract §11). */
 export const PHASES = ["read-opened", "before-claim", "after-claim", "after-archive", "before-publication", "after-publication", "before-prune"] as const;
 export type Phase = (typeof PHASES)[number];
+/** The repair's steps, each fired just after it (ruling 34; pinned here by name: the seam is an interface). */
+export const RECOVER_PHASES = [
+  "recover-after-restore",
+  "recover-after-unarchive",
+  "recover-after-archive",
+  "recover-after-claim-drop",
+  "recover-after-temp-drop",
+  "recover-before-prune",
+] as const;
+/** A writer's rollback's steps (reached with `<phase>:fail` after the claim). */
+export const ROLLBACK_PHASES = ["rollback-after-temp-drop", "rollback-after-restore", "rollback-after-unarchive", "rollback-after-claim-drop"] as const;
 
 /** A spawn bound in time: a helper that hangs is killed and reported, never waited on. */
 export function runBounded(args: string[], opts: { input?: string | Buffer; env?: Record<string, string>; timeoutMs?: number } = {}): Run & { timedOut: boolean } {

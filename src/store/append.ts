@@ -1,0 +1,35 @@
+/**
+ * What `promote` appends to AGENTS.md / CLAUDE.md (contract §2): the prior bytes, a newline
+ * when they lack one, then the text with a final newline.
+ */
+export function appendedBytes(prior: Buffer | null, text: string): Buffer {
+  let head = prior ?? Buffer.alloc(0);
+  if (head.length > 0 && head[head.length - 1] !== 0x0a) head = Buffer.concat([head, Buffer.from("\n")]);
+  const tail = text.endsWith("\n") ? text : `${text}\n`;
+  return Buffer.concat([head, Buffer.from(tail, "utf8")]);
+}
+
+// Lines without their ends: LF or CRLF (a target another tool saved with CRLF still matches).
+function linesOf(text: string): string[] {
+  return text.split("\n").map((l) => (l.endsWith("\r") ? l.slice(0, -1) : l));
+}
+
+/**
+ * True when `text` (already redacted) occurs in `prior` as whole consecutive lines, so a
+ * retried promotion appends nothing (contract §13 ruling 10, field report 21). Leading and
+ * trailing blank lines of the text are ignored; a text of blank lines only is never "present".
+ */
+export function alreadyPresent(prior: Buffer | null, text: string): boolean {
+  if (prior === null) return false;
+  const want = linesOf(text);
+  while (want.length > 0 && want[0]!.trim() === "") want.shift();
+  while (want.length > 0 && want[want.length - 1]!.trim() === "") want.pop();
+  if (want.length === 0) return false;
+  const have = linesOf(prior.toString("utf8"));
+  for (let i = 0; i + want.length <= have.length; i++) {
+    let j = 0;
+    while (j < want.length && have[i + j] === want[j]) j++;
+    if (j === want.length) return true;
+  }
+  return false;
+}
