@@ -10,6 +10,9 @@
 //   --bundle FILE                 measure that helper file instead of scripts/memory_io.mjs
 //   --only checkpoint             run only the checkpoint row (a 50 MB transcript); prints it,
 //                                 and writes JSON only when --out is given
+//   --only agent-flow             only the agent-flow row: the save and resume flows of SKILL.md
+//                                 replayed (calls, bytes and tokens against issue 14's targets);
+//                                 writes JSON only with --out
 //
 // Every timed command is spawned the way a harness spawns it (pipes for stdin/stdout/stderr)
 // and compared with bare `node -e 0` measured in the same rounds, interleaved, so that the
@@ -20,6 +23,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, wri
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { AGENT_FLOW_TARGETS, loadedFiles, parseFlows } from "./agent-flow.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repoRoot = path.dirname(here);
@@ -30,6 +34,7 @@ const node = process.execPath;
 
 const argv = process.argv.slice(2);
 const quick = argv.includes("--quick");
+
 const flag = (name) => {
   const i = argv.indexOf(name);
   return i >= 0 ? argv[i + 1] : undefined;
@@ -41,8 +46,8 @@ const REPO = quick ? { commits: 200, files: 50 } : { commits: 20_000, files: 5_0
 const NEAR = 20; // the drift handoff's HEAD is this many commits behind the tip
 const BIG_BYTES = 1_000_000;
 const ONLY = flag("--only");
-if (ONLY !== undefined && ONLY !== "checkpoint") {
-  process.stderr.write(`bench: --only takes "checkpoint", got ${JSON.stringify(ONLY)}\n`);
+if (ONLY !== undefined && ONLY !== "checkpoint" && ONLY !== "agent-flow") {
+  process.stderr.write(`bench: --only takes "checkpoint" or "agent-flow", got ${JSON.stringify(ONLY)}\n`);
   process.exit(2);
 }
 const TRANSCRIPT_BYTES = 50 * 1024 * 1024;
@@ -55,8 +60,8 @@ const TARGETS = {
   checkpoint: 1.5,
   drift: 1.2,
   hookOutputChars: 2000,
-  saveFlowBytes: 13_000,
-  resumeFlowBytes: 11_000,
+  saveFlowBytes: AGENT_FLOW_TARGETS.save.bytes,
+  resumeFlowBytes: AGENT_FLOW_TARGETS.resume.bytes,
 };
 
 const started = Date.now();
@@ -268,37 +273,96 @@ function bundleShape() {
   return { bytes: statSync(bundle).size, chunkChars, parsedChars: text.length - chunkChars, chunks, sha256: createHash("sha256").update(text).digest("hex") };
 }
 
-/** Files an agent loads in each flow, from SKILL.md's own links (see BENCHMARKS.md). */
+/** Files an agent loads in each flow, read from SKILL.md by bench/agent-flow.mjs. */
 function contextCost(encode) {
-  const skill = readFileSync(path.join(repoRoot, "SKILL.md"), "utf8");
-  const sections = { intro: [], save: [], resume: [], resumeIfLedgers: [], other: [] };
-  let where = "intro";
-  for (const line of skill.split("\n")) {
-    const h = /^##\s+(.*)/.exec(line);
-    if (h) where = /^save/i.test(h[1]) ? "save" : /^resume/i.test(h[1]) ? "resume" : "other";
-    for (const m of line.matchAll(/\]\(([^)#\s]+\.md)(?:#[^)]*)?\)/g)) {
-      const target = m[1];
-      if (/^[a-z]+:/i.test(target)) continue;
-      // In a flow's section only its numbered steps count (a link "when asked" is not loaded
-      // by the flow); a step that reads a file "only if" a ledger exists is counted apart.
-      if ((where === "save" || where === "resume") && !/^\s*\d+\.\s/.test(line)) continue;
-      const bucket = where === "resume" && /\bonly if\b/i.test(line) ? "resumeIfLedgers" : where;
-      if (!sections[bucket].includes(target)) sections[bucket].push(target);
-    }
-  }
+  const flows = parseFlows(readFileSync(path.join(repoRoot, "SKILL.md"), "utf8"));
   const flow = (files) => {
-    const list = ["SKILL.md", ...new Set(files)];
-    const per = list.map((f) => {
+    const per = files.map((f) => {
       const text = readFileSync(path.join(repoRoot, f), "utf8");
       return { file: f, bytes: Buffer.byteLength(text), tokens: encode ? encode(text).length : null };
     });
     return { files: per, bytes: per.reduce((n, f) => n + f.bytes, 0), tokens: encode ? per.reduce((n, f) => n + f.tokens, 0) : null };
   };
+  const resume = loadedFiles(flows, "resume");
   return {
-    save: flow([...sections.intro, ...sections.save]),
-    resume: flow([...sections.intro, ...sections.resume]),
-    resumeWithLedgers: flow([...sections.intro, ...sections.resume, ...sections.resumeIfLedgers]),
+    save: flow(loadedFiles(flows, "save")),
+    resume: flow(resume),
+    resumeWithLedgers: flow([...new Set([...resume, ...flows.resume.branchFiles.filter((f) => /lessons|solutions/.test(f))])]),
   };
+}
+
+/**
+ * The agent-flow row (issue 14): the save and resume flows exactly as SKILL.md writes them,
+ * replayed as an agent would run them in a repository where a session was saved before (the
+ * template's worked example): the resume at the start of a session, then the save at its end
+ * (its fenced commands; the handoff is the worked example with a new goal, `Saved:` and the
+ * anchors left to the helper as the template says). Calls and files are counted from the docs
+ * (bench/agent-flow.mjs), never listed here; every call must exit 0.
+ */
+function agentFlow(encode) {
+  const flows = parseFlows(readFileSync(path.join(repoRoot, "SKILL.md"), "utf8"));
+  const context = contextCost(encode);
+  const root = path.join(work, "agent-flow");
+  mkdirSync(root);
+  git(root, ["init", "-q", "-b", "main"]);
+  git(root, ["-c", "user.name=Bench", "-c", "user.email=bench@example.invalid", "commit", "-q", "--allow-empty", "-m", "start"]);
+  const template = readFileSync(path.join(repoRoot, "templates", "handoff.md"), "utf8");
+  const example = /^```markdown\n([\s\S]*?)^```$/m.exec(template.slice(template.indexOf("<!-- Worked example")))?.[1] ?? "";
+  const doc = (goal) =>
+    example
+      .replace(/^Saved: .+\n\n?/m, "")
+      .replace(/(## Current goal\n).*/, `$1${goal}`)
+      .replace(/(## Environment anchors\n)[\s\S]*$/, "$1");
+  // The earlier session's save (set-up, not counted).
+  helper(["write", "handoff", "--root", root, "--expected-current-sha256", "absent"], { input: doc("Make the CSV importer skip duplicate rows.") });
+  let token = "absent";
+  const replay = (call) => {
+    const script = call
+      .replaceAll('"<skill-dir>/scripts/memory_io.mjs"', shq(bundle))
+      .replaceAll("<project-root>", root)
+      .replaceAll("<token>", token)
+      .replace(/^<handoff>$/m, () => doc("Make the CSV importer skip duplicate rows in one pass.").trimEnd());
+    const left = script.match(/<[a-z][a-z-]*>/g);
+    if (left) throw new Error(`agent flow: unfilled placeholder(s) ${left.join(", ")} in SKILL.md's ${JSON.stringify(call)}`);
+    // Recorded, not thrown: a flow whose command fails is reported as missing its target.
+    const r = run("/bin/sh", ["-c", script], { cwd: root, ok: ANY_EXIT });
+    token = /^CURRENT-SHA256: (\S+)$/m.exec(r.stdout)?.[1] ?? token;
+    const out = r.stdout + r.stderr;
+    if (r.status !== 0) log(`agent flow: ${call.split("\n")[0]} exited ${r.status}: ${r.stderr.trim().slice(0, 300)}`);
+    return { command: call.split("\n")[0], exit: r.status, outputBytes: Buffer.byteLength(out), outputTokens: encode ? encode(out).length : null };
+  };
+  const result = {};
+  for (const which of ["resume", "save"]) {
+    const calls = flows[which].calls.map(replay);
+    const target = AGENT_FLOW_TARGETS[which];
+    const c = context[which];
+    result[which] = {
+      heading: flows[which].heading,
+      calls,
+      callCount: calls.length,
+      callTarget: target.calls,
+      files: c.files,
+      bytes: c.bytes,
+      tokens: c.tokens,
+      byteTarget: target.bytes,
+      outputBytes: calls.reduce((n, x) => n + x.outputBytes, 0),
+      outputTokens: encode ? calls.reduce((n, x) => n + x.outputTokens, 0) : null,
+      branchFiles: flows[which].branchFiles,
+      branchCommands: flows[which].branchCommands,
+      met: calls.length <= target.calls && c.bytes <= target.bytes && calls.every((x) => x.exit === 0),
+    };
+  }
+  return result;
+}
+
+const ANY_EXIT = Array.from({ length: 256 }, (_, i) => i);
+
+/** The agent-flow lines of the printed report. */
+function agentFlowLines(a, tokenizerName) {
+  const line = (name, f) =>
+    `agent flow, ${name}: ${f.callCount} call${f.callCount === 1 ? "" : "s"} (target ${f.callTarget}), ${f.bytes} B / ${f.tokens ?? "?"} tokens loaded (≤ ${f.byteTarget} B) ${f.met ? "met" : "MISSED"}: ${f.files.map((x) => x.file).join(" + ")}; helper output ${f.outputBytes} B / ${f.outputTokens ?? "?"} tokens (exits ${f.calls.map((x) => x.exit).join(", ")})` +
+    (f.branchFiles.length + f.branchCommands.length > 0 ? `; only when needed: ${[...f.branchCommands, ...f.branchFiles].join(", ")}` : "");
+  return [line("resume", a.resume), line("save", a.save), `agent flow counted from SKILL.md (bench/agent-flow.mjs); tokens by ${tokenizerName ?? "(no tokenizer installed)"}`];
 }
 
 async function tokenizer() {
@@ -382,6 +446,13 @@ async function onlyCheckpoint() {
   const c = checkpointBench(root);
   process.stdout.write(`measure  median  ratio  target\ncheckpoint (${c.transcriptBytes} B transcript)  ${c.medianMs} ms  ${c.ratio}×  ≤ ${c.target}× ${c.met ? "met" : "MISSED"}\nbare node -e 0  ${c.bareNodeMs} ms  1\n`);
   if (flag("--out")) writeFileSync(outFile, `${JSON.stringify({ quick, runs: RUNS, checkpoint: c }, null, 2)}\n`);
+}
+
+async function onlyAgentFlow() {
+  const tok = await tokenizer();
+  const agent = agentFlow(tok.encode);
+  process.stdout.write(`${agentFlowLines(agent, tok.name).join("\n")}\n`);
+  if (flag("--out")) writeFileSync(outFile, `${JSON.stringify({ only: ONLY, date: new Date().toISOString(), tokenizer: tok.name, agentFlow: agent }, null, 2)}\n`);
 }
 
 async function main() {
@@ -583,6 +654,7 @@ async function main() {
   // --- context cost of the save and resume flows
   const tok = await tokenizer();
   results.context = { tokenizer: tok.name, ...contextCost(tok.encode) };
+  results.agentFlow = agentFlow(tok.encode);
 
   results.machine.loadAvgEnd = os.loadavg().map((x) => round(x));
   results.elapsedSeconds = round((Date.now() - started) / 1000, 1);
@@ -596,6 +668,8 @@ async function main() {
     ["hook output", results.hookOutputChars, `≤ ${TARGETS.hookOutputChars} chars`, results.hookOutputChars <= TARGETS.hookOutputChars],
     ["save flow", results.context.save.bytes, `≤ ${TARGETS.saveFlowBytes} B`, results.context.save.bytes <= TARGETS.saveFlowBytes],
     ["resume flow", results.context.resume.bytes, `≤ ${TARGETS.resumeFlowBytes} B`, results.context.resume.bytes <= TARGETS.resumeFlowBytes],
+    ["agent resume", `${results.agentFlow.resume.callCount} call, ${results.agentFlow.resume.bytes} B`, `${AGENT_FLOW_TARGETS.resume.calls} call, ≤ ${AGENT_FLOW_TARGETS.resume.bytes} B`, results.agentFlow.resume.met],
+    ["agent save", `${results.agentFlow.save.callCount} calls, ${results.agentFlow.save.bytes} B`, `${AGENT_FLOW_TARGETS.save.calls} calls, ≤ ${AGENT_FLOW_TARGETS.save.bytes} B`, results.agentFlow.save.met],
   ].map(([what, value, target, met]) => ({ what, value, target, met }));
 
   mkdirSync(path.dirname(outFile), { recursive: true });
@@ -631,9 +705,10 @@ function print(r) {
     `hook output: ${r.hookOutputChars} characters (≤ ${r.targets.hookOutputChars})`,
     `context, save flow: ${c.save.bytes} B, ${c.save.tokens ?? "?"} tokens (≤ ${r.targets.saveFlowBytes} B): ${c.save.files.map((f) => f.file).join(" + ")}`,
     `context, resume flow: ${c.resume.bytes} B, ${c.resume.tokens ?? "?"} tokens (≤ ${r.targets.resumeFlowBytes} B); with both ledgers' schemas ${c.resumeWithLedgers.bytes} B`,
+    ...agentFlowLines(r.agentFlow, c.tokenizer),
     `tokens by ${c.tokenizer ?? "(no tokenizer installed)"}; node ${r.machine.node}, ${r.machine.cpu}, ${r.machine.cores} cores, load ${r.machine.loadAvgStart.join(" ")} -> ${r.machine.loadAvgEnd.join(" ")}`,
   );
   process.stdout.write(`${out.join("\n")}\n`);
 }
 
-await (ONLY === "checkpoint" ? onlyCheckpoint() : main());
+await (ONLY === "checkpoint" ? onlyCheckpoint() : ONLY === "agent-flow" ? onlyAgentFlow() : main());

@@ -5,7 +5,7 @@
 // Everything shown is what an agent following SKILL.md would see. The scratch folder is
 // removed at the end; this repository is never touched.
 import { execFileSync, spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync, unlinkSync, realpathSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, rmSync, writeFileSync, unlinkSync, realpathSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -23,8 +23,9 @@ const git = (...args) =>
     stdio: ["ignore", "pipe", "pipe"],
   });
 
+// Run from the project, as an agent does: the helper finds the root itself.
 function helper(args, input) {
-  const r = spawnSync(process.execPath, [helperPath, ...args], { input: input ?? "", encoding: "utf8" });
+  const r = spawnSync(process.execPath, [helperPath, ...args], { cwd: project, input: input ?? "", encoding: "utf8" });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -32,7 +33,7 @@ function show(title, cmd, r) {
   console.log(`\n=== ${title}`);
   console.log(`$ node scripts/memory_io.mjs ${cmd}`);
   if (r.stdout) process.stdout.write(r.stdout);
-  if (r.stderr) process.stdout.write(r.stderr.replace(/^/gm, "[stderr] "));
+  if (r.stderr) process.stdout.write(`${r.stderr.replace(/\n$/, "").replace(/^/gm, "[stderr] ")}\n`);
   console.log(`[exit ${r.code}]`);
 }
 
@@ -43,22 +44,28 @@ function fail(message) {
 }
 
 try {
-  execFileSync("git", ["clone", "--quiet", "--no-local", repo, project], { stdio: ["ignore", "pipe", "pipe"] });
-  const commits = git("rev-list", "--count", "HEAD").trim();
-  console.log(`Scratch clone of this repository's own history (${commits} commits): ${project}`);
+  if (existsSync(path.join(repo, ".git"))) {
+    execFileSync("git", ["clone", "--quiet", "--no-local", repo, project], { stdio: ["ignore", "pipe", "pipe"] });
+    const commits = git("rev-list", "--count", "HEAD").trim();
+    console.log(`Scratch clone of this repository's own history (${commits} commits): ${project}`);
+  } else {
+    // A download or `git archive` export has no history: make a one-commit repository of
+    // its files instead (node_modules, if any, left out), so the demo runs anywhere.
+    cpSync(repo, project, { recursive: true, filter: (src) => path.basename(src) !== "node_modules" });
+    execFileSync("git", ["init", "--quiet", "-b", "main"], { cwd: project, stdio: ["ignore", "pipe", "pipe"] });
+    git("add", "-A");
+    git("commit", "--quiet", "-m", "this folder, as downloaded");
+    console.log(`Scratch repository made from this folder (no git history here, so one commit): ${project}`);
+  }
 
-  // --- Save: what an agent does when the user says "let's stop here".
-  const anchors = helper(["anchors", "--root", project]);
-  show("save 1/3: capture the anchors", `anchors --root <project>`, anchors);
-  if (anchors.code !== 0) fail("anchors failed");
-  const read0 = helper(["read", "handoff", "--root", project]);
-  show("save 2/3: read the current handoff (none yet) and keep its token", `read handoff --root <project>`, read0);
+  // --- Save, as SKILL.md says, in two calls: what an agent does on "let's stop here".
+  const read0 = helper(["read", "handoff"]);
+  show("save 1/2: read the current handoff (none yet) and keep its token", "read handoff", read0);
   const token = /^CURRENT-SHA256: (\S+)/m.exec(read0.stdout)?.[1];
   if (!token) fail("no token from read");
 
   const handoff = `<!-- memory-schema: v1 -->
 # Session Handoff
-Saved: ${new Date().toISOString().replace(/\.\d{3}Z$/, "Z")}
 
 ## Current goal
 Make the demo's resume brief show real drift numbers.
@@ -67,6 +74,11 @@ Make the demo's resume brief show real drift numbers.
 - [x] Save a handoff through the helper
 - [~] Move the repository on — stopped after the first commit
 - [ ] Resume with \`brief\` and confirm the numbers
+- [-] Show the handoff with cat — dropped: only the helper reads memory
+
+## Verification
+- Helper reads the project: node scripts/memory_io.mjs read handoff -> exit 3, no handoff yet @ ${git("rev-parse", "HEAD").trim()}
+- Accepted: not yet, the user reviews the brief below
 
 ## Decisions
 - Use a scratch clone, never this repository [user-directed] — the demo must not touch the work tree.
@@ -78,17 +90,16 @@ Make the demo's resume brief show real drift numbers.
 - none
 
 ## Next steps
-- Run \`node scripts/memory_io.mjs brief --root <project>\` and check the Drift line.
+1. Run \`node scripts/memory_io.mjs brief\` in the project — done when its Drift line counts the commits made since the save
 
 ## Key files
 - README.md — what the project is
 - build.mjs — how the bundle is made (deleted below, so drift reports it missing)
 
 ## Environment anchors
-${anchors.stdout.trimEnd()}
 `;
-  const write = helper(["write", "handoff", "--root", project, "--expected-current-sha256", token], handoff);
-  show("save 3/3: write it with that token (compare-and-swap)", `write handoff --root <project> --expected-current-sha256 ${token} < handoff`, write);
+  const write = helper(["write", "handoff", "--expected-current-sha256", token], handoff);
+  show("save 2/2: write it with that token (compare-and-swap); the helper stamps Saved: and fills the empty anchors", `write handoff --expected-current-sha256 ${token} <<'EOF' … EOF`, write);
   if (write.code !== 0) fail("write failed");
 
   // --- Time passes: the repository moves on without the agent.
@@ -103,12 +114,11 @@ ${anchors.stdout.trimEnd()}
   console.log(git("log", "--oneline", "-4").trimEnd());
 
   // --- Resume: what an agent does when the user says "where were we?".
-  const check = helper(["check", "--root", project]);
-  show("resume 1/3: bootstrap check (2 = a handoff is parked)", "check --root <project>", check);
-  const drift = helper(["drift", "--root", project]);
-  show("resume 2/3: drift, in numbers", "drift --root <project>", drift);
-  const brief = helper(["brief", "--root", project]);
-  show("resume 3/3: the six-line warm-start brief the agent answers with", "brief --root <project>", brief);
+  // --- Resume, as SKILL.md says, in one call: what an agent does on "where were we?".
+  const brief = helper(["brief"]);
+  show("resume 1/1: the six-line warm-start brief the agent answers with", "brief", brief);
+  const drift = helper(["drift"]);
+  show("(not part of the flow) the numbers behind the brief's Drift line", "drift", drift);
   if (brief.code !== 0 || drift.code !== 0) fail("resume failed");
   if (!/ahead: 4/.test(drift.stdout)) fail("drift did not count the 4 commits made since the save");
   console.log("\nDemo done: saved, moved on, resumed with the drift measured.");

@@ -1,6 +1,6 @@
 import { parseArgs } from "node:util";
 import { Absent, HelperError, Refused, UsageError, type ExitCode } from "./errors.ts";
-import { VERBS } from "./verbs/index.ts";
+import { COLD_HELPERS, VERBS } from "./verbs/index.ts";
 import type { Outcome, Verb, VerbContext } from "./verbs/types.ts";
 
 /** The helper's version, printed by `--version`. */
@@ -35,32 +35,6 @@ export interface Process {
   helperPath?: string;
 }
 
-function usageText(): string {
-  const width = Math.max(...Object.keys(VERBS).map((v) => v.length));
-  const lines = Object.entries(VERBS).map(([name, v]) => `  ${name.padEnd(width)}  ${v.summary}`);
-  return [
-    "usage: node memory_io.mjs <verb> [options]",
-    "",
-    "Safe reads and writes of an agent's session memory under <root>/.ai/memory/.",
-    "",
-    "verbs:",
-    ...lines,
-    "",
-    "`node memory_io.mjs <verb> --help` (or `--help <verb>`) describes a verb.",
-    "",
-    "exit codes: 0 success; 2 refused (safety, compare-and-swap, usage); 3 absent;",
-    "            4 paused (kill switch); 5 busy (lock not had in time)",
-    "Kill switch: <root>/.ai/memory/PAUSE, the file named by SESSION_HANDOFF_PAUSE,",
-    "${XDG_CONFIG_HOME:-~/.config}/session-handoff/PAUSE, or SESSION_HANDOFF_DISABLE set to",
-    "anything but empty, 0, false, no or off: mutating verbs exit 4 with `memory writes are",
-    "paused: remove <path> to resume` (`remove SESSION_HANDOFF_DISABLE=<value> from the",
-    "environment`); with SESSION_HANDOFF_DISABLE the hook prints nothing.",
-    "Every refusal prints `memory operation refused: <reason>` on stderr and changes nothing.",
-    "A flag given twice is a usage error: `--<flag> is given more than once; pass it once`.",
-    "",
-  ].join("\n");
-}
-
 /**
  * Runs one helper invocation and returns its exit code; the caller exits with it.
  * Usage errors exit 2, except `hook` (always 0, problem on stderr) and `check` (64).
@@ -68,14 +42,26 @@ function usageText(): string {
 export async function main(proc: Process): Promise<ExitCode> {
   const args = proc.argv;
   const first = args[0];
-  if (first === undefined || first === "--help" || first === "-h" || first === "help") {
+  if (first === undefined) {
+    // No verb is a usage error (ruling 26): the usage goes to stderr, stdout stays empty.
+    const { usageText } = await COLD_HELPERS.usage();
+    proc.writeErr(`${REFUSAL_PREFIX}no verb given\n\n${usageText()}`);
+    return 2;
+  }
+  if (first === "--help" || first === "-h" || first === "help") {
+    // Help text is rendered by a cold module: no verb's start-up parses it (build.mjs).
+    const { usageText, verbHelp, suggestion } = await COLD_HELPERS.usage();
     const topic = args[1];
     if (topic !== undefined && VERBS[topic]) {
-      proc.writeOut((await VERBS[topic].load()).help);
+      proc.writeOut(verbHelp(topic, (await VERBS[topic].load()).help));
       return 0;
     }
+    if (topic !== undefined && !topic.startsWith("-")) {
+      proc.writeErr(`${REFUSAL_PREFIX}no help for ${JSON.stringify(topic)}: not a verb${suggestion(topic)}\n`);
+      return 2;
+    }
     proc.writeOut(usageText());
-    return first === undefined ? 2 : 0;
+    return 0;
   }
   if (first === "--version" || first === "-V") {
     proc.writeOut(`memory_io ${VERSION}\n`);
@@ -83,7 +69,8 @@ export async function main(proc: Process): Promise<ExitCode> {
   }
   const entry = VERBS[first];
   if (!entry) {
-    proc.writeErr(`${REFUSAL_PREFIX}unknown verb ${JSON.stringify(first)}; run with --help for the list\n`);
+    const { usageText, suggestion } = await COLD_HELPERS.usage();
+    proc.writeErr(`${REFUSAL_PREFIX}unknown verb ${JSON.stringify(first)}${suggestion(first)}\n\n${usageText()}`);
     return 2;
   }
   // `checkpoint` runs from compaction hooks: never a non-zero exit (ruling 25).
@@ -91,7 +78,7 @@ export async function main(proc: Process): Promise<ExitCode> {
   const verb = await entry.load();
   const rest = args.slice(1);
   if (rest.includes("--help") || rest.includes("-h")) {
-    proc.writeOut(verb.help);
+    proc.writeOut((await COLD_HELPERS.usage()).verbHelp(first, verb.help));
     return 0;
   }
   let ctx: VerbContext;

@@ -29,7 +29,8 @@ export const VERBS: Record<string, { summary: string; load: () => Promise<Verb> 
 /**
  * Cold helpers that hot verbs load only when they need them (build.mjs compiles every module
  * imported from this file and not on its hot list into the cold chunk): `read checkpoint`,
- * `recover`'s cleaning of checkpoints/, and `write`'s schema checks.
+ * `recover`'s cleaning of checkpoints/, `write`'s schema checks, and the `--help` text with
+ * its examples (src/usage.ts).
  */
 export const COLD_HELPERS = {
   checkpointRead: async () => await import("./checkpoint-read.ts"),
@@ -38,4 +39,5 @@ export const COLD_HELPERS = {
   repair: async () => await import("../store/repair.ts"),
   /** `write`'s schema checks, Saved: stamping and anchor filling (contract 1.1 §8). */
   writeChecks: async () => await import("./write-checked.ts"),
+  usage: async () => await import("../usage.ts"),
 };

@@ -49,7 +49,10 @@ it("npm run bench --quick runs end to end and writes well-formed results", () =>
     expect(positive(res.context[flow].tokens)).toBe(true);
   }
   expect(res.context.tokenizer).toMatch(/o200k_base/);
-  expect(res.summary.map((s: { what: string }) => s.what)).toEqual(["hook", "read", "check", "write", "checkpoint (50 MB transcript)", "drift", "hook output", "save flow", "resume flow"]);
+  expect(res.summary.map((s: { what: string }) => s.what)).toEqual(["hook", "read", "check", "write", "checkpoint (50 MB transcript)", "drift", "hook output", "save flow", "resume flow", "agent resume", "agent save"]);
+  expect(res.agentFlow.resume.callCount).toBe(1);
+  expect(res.agentFlow.save.callCount).toBe(2);
+  expect(r.stdout).toMatch(/^agent flow, save: 2 calls/m);
   for (const s of res.summary) expect(typeof s.met).toBe("boolean");
   expect(res.machine.cores).toBeGreaterThan(0);
 });

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   docCommands,
   fencedBlocks,
+  FLOWS,
   handoffProblems,
   INVOCATION,
   readDoc,
@@ -262,7 +263,7 @@ function runDocCommand(cmd: DocCommand, state: State): void {
 describe("commands in SKILL.md and references/", () => {
   it("covers every step the flows name", () => {
     const verbs = new Set(COMMANDS.map((c) => c.words.slice(0, 2).join(" ")));
-    for (const v of ["anchors --root", "read handoff", "write handoff", "brief --root", "drift --stdin", "check --root", "recover --root", "hook --mode"]) {
+    for (const v of ["read handoff", "write handoff", "brief", "drift --stdin", "check", "recover", "hook --mode"]) {
       expect([...verbs], v).toContain(v);
     }
   });
@@ -282,59 +283,55 @@ function documented(...words: string[]): DocCommand {
 }
 
 describe("the save and resume flows as SKILL.md tells them", () => {
-  it("anchors, read, write from the template, read back, refuse a stale token, brief", () => {
+  it("are one call to resume and two to save, counted from SKILL.md's fences (issue 14)", () => {
+    expect(FLOWS.resume.calls).toHaveLength(1);
+    expect(FLOWS.save.calls).toHaveLength(2);
+    expect(FLOWS.save.calls[1]).toMatch(/<<'EOF'\n<handoff>\nEOF$/);
+  });
+
+  it("save: read, then the heredoc write with its token; the helper stamps Saved: and fills the anchors; resume: one brief", () => {
     const root = scratch("cold");
     // The worked example's key files, so that drift has nothing to report.
     mkdirSync(path.join(root, "src", "import"), { recursive: true });
     for (const f of ["csv.ts", "dedupe.ts"]) writeFileSync(path.join(root, "src", "import", f), "export {};\n");
     git(root, "add", "-A");
     git(root, "commit", "-q", "-m", "importer");
-    const anchors = shell(fill(documented("anchors").text, root), root, "");
-    expect(anchors.status, anchors.stderr).toBe(0);
-    const read = shell(fill(documented("read", "handoff").text, root), root, "");
+    const [readCall = "", writeCall = ""] = FLOWS.save.calls;
+    const [briefCall = ""] = FLOWS.resume.calls;
+
+    const read = shell(fill(readCall, root), root, "");
     expect(read.status).toBe(3);
     expect(read.stdout).toBe("CURRENT-SHA256: absent\n");
 
-    // The worked example with this repository's anchors pasted in, as step 1 says.
-    const date = /^- Date: (.+)$/m.exec(anchors.stdout)?.[1] ?? "";
-    const doc = EXAMPLES.handoff
-      .replace(/^Saved: .+$/m, `Saved: ${date}`)
-      .replace(/## Environment anchors\n[\s\S]*$/, `## Environment anchors\n${anchors.stdout}`);
-    expect(handoffProblems(doc, { placeholders: false })).toEqual([]);
+    // What the template asks the agent for: no Saved: line, the anchors section left empty.
+    const doc = EXAMPLES.handoff.replace(/^Saved: .+\n\n?/m, "").replace(/(## Environment anchors\n)[\s\S]*$/, "$1");
+    expect(handoffProblems(doc, { placeholders: false, helperFills: true })).toEqual([]);
+    const save = (document: string, token: string) => shell(fill(writeCall.replace(/^<handoff>$/m, () => document.trimEnd()), root, token), root, "");
 
-    const write = shell(fill(documented("write", "handoff").text, root, "absent"), root, doc);
+    const write = save(doc, "absent");
     expect(write.status, write.stderr).toBe(0);
     const saved = write.stdout.replace(/\n$/, "").split("\n").at(-1) ?? "";
     expect(saved).toMatch(TOKEN_LINE);
 
-    const again = shell(fill(documented("read", "handoff").text, root), root, "");
+    const again = shell(fill(readCall, root), root, "");
     expect(again.status).toBe(0);
     expect(again.stdout.split("\n")[0]).toBe(saved);
-    const nonce = /^<<<BEGIN UNTRUSTED HANDOFF\.md ([0-9a-f]{16})>>>$/m.exec(again.stdout)?.[1];
-    expect(nonce).toBeDefined();
-    // write stamps Saved: with the time of the save (ruling 1); everything else is as sent.
-    const stamp = /^Saved: (\S+)$/m.exec(again.stdout)?.[1] ?? "";
-    expect(Date.parse(stamp)).toBeGreaterThanOrEqual(Date.parse(date));
-    expect(again.stdout).toContain(`\n${doc.replace(/^Saved: .+$/m, `Saved: ${stamp}`)}<<<END UNTRUSTED HANDOFF.md ${nonce}>>>`);
+    expect(again.stdout).toMatch(/^Saved: \d{4}-\d\d-\d\dT/m);
+    expect(again.stdout).toContain(`- HEAD: ${git(root, "rev-parse", "HEAD")}\n`);
 
-    // The memory contract's words for a stale token.
-    // The same document again is `unchanged`, whatever the token (ruling 1); a changed one is refused.
-    const same = shell(fill(documented("write", "handoff").text, root, "absent"), root, doc);
+    // The same document again is `unchanged` (ruling 1); a changed one with a stale token is refused.
+    const same = save(doc, saved.slice("CURRENT-SHA256: ".length));
     expect(same.status, same.stderr).toBe(0);
     expect(same.stdout).toBe(`unchanged HANDOFF.md\n${saved}\n`);
-    const changed = doc.replace("## Open questions\n", "## Open questions\n- Is 1 GB the right spill threshold?\n");
-    const stale = shell(fill(documented("write", "handoff").text, root, "absent"), root, changed);
+    const stale = save(doc.replace("Make the CSV importer", "Make the TSV importer"), "absent");
     expect(stale.status).toBe(2);
     expect(stale.stderr).toContain("memory operation refused: ");
     expect(stale.stderr).toContain("changed since it was read");
 
-    const brief = shell(fill(documented("brief").text, root), root, "");
+    const brief = shell(fill(briefCall, root), root, "");
     expect(brief.status, brief.stderr).toBe(0);
     expect(brief.stdout.split("\n").slice(0, 6).map((l) => BRIEF_LABELS.find((label) => l.startsWith(label)))).toEqual(BRIEF_LABELS);
-
-    const drift = helper(["drift", "--root", root, "--json"]);
-    expect(drift.status, drift.stderr).toBe(0);
-    expect((JSON.parse(drift.stdout) as { verdict: string }).verdict).toBe("fresh");
+    expect(brief.stdout).toMatch(/^Drift & lessons: fresh/m);
   });
 });
 
@@ -435,9 +432,27 @@ describe("sh fences run", () => {
   it.each(FENCES.map((f) => [`${f.file} fence ${f.index}`, f] as const))("%s", (_name, fence) => {
     for (const state of ["cold", "warm"] as const) {
       const root = scratch(state);
+      // A fence holding a heredoc is one command (SKILL.md's save: `write … <<'EOF'`, the
+      // document as `<handoff>`): run whole, with the token of the current file.
+      const heredoc = /^(?!\s*#).*<<-?\s*'?[A-Za-z_]+'?\s*$/m.test(fence.body);
+      if (heredoc) {
+        const kind = (/ write (handoff|lessons|solutions) /.exec(fence.body)?.[1] ?? "handoff") as Kind;
+        const script = fill(fence.body.replace(/^<handoff>$/m, () => EXAMPLES[kind].trimEnd()), root, tokenOf(root, ["read", kind]));
+        const r = shell(script, root, "");
+        expect(r.status, `${fence.file} (${state}): ${fence.body}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`).toBe(0);
+        continue;
+      }
       for (const line of fence.body.split("\n")) {
         if (line.trim() === "" || line.trim().startsWith("#")) continue;
-        const expected = Number(/#\s*exit (\d+)\s*$/.exec(line)?.[1] ?? 0);
+        const annotated = /#\s*exit (\d+)\s*$/.exec(line);
+        // A helper command without `# exit N` exits as its scenario says for this state
+        // (`brief` and `read` exit 3 in a cold project: the cold start SKILL.md describes).
+        const bare = line.trim().replace(/\s+#[^"']*$/, "");
+        const expected = annotated
+          ? Number(annotated[1])
+          : bare.startsWith(INVOCATION)
+            ? plan({ text: bare, where: `${fence.file} fence ${fence.index}`, words: bare.slice(INVOCATION.length).trim().split(/\s+/) }, state, root).expect
+            : 0;
         const r = shell(fill(line.replace(/\s+#[^"']*$/, ""), root), root, "");
         expect(r.status, `${fence.file} (${state}): ${line}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`).toBe(expected);
       }

@@ -31,7 +31,7 @@ describe("validate handoff", () => {
     expect(r.stderr).toBe("");
     expect(r.stdout.split("\n").slice(0, 3)).toEqual([
       "HANDOFF.md: invalid, 1 schema error(s), score 94/100",
-      "error: line 23: section-missing: \"## Failed approaches:\" is not a section heading of schema v1 and `## Failed approaches` is missing: did you mean `## Failed approaches`?",
+      "error: line 24: section-missing: \"## Failed approaches:\" is not a section heading of schema v1 and `## Failed approaches` is missing: did you mean `## Failed approaches`?",
       "parts: sections 10/15, saved 5/5, anchors 10/10, failed 10/10, decisions 10/10, nextSteps 10/10, nextAction 5/5, verification 10/10, size 5/5, secrets 5/5",
     ]);
   });

@@ -1,0 +1,127 @@
+// Rendering of `--help` text: wrapping at 80 columns and the "did you mean" of an unknown
+// verb (issue 14). Pure functions over strings; cli.ts prints what they return.
+
+/** Columns every line of `--help` output fits in (issue 14; a test checks every verb). */
+export const HELP_WIDTH = 80;
+
+// Labels that start a line of their own in help text; their continuation lines hang after
+// the label ("exit:   0 saved; …" continues under "0").
+const LABEL = /^(\s*)(usage|exit|exit codes|stdin|stdout|stderr|example|examples|options|verbs|kill switch):( +)(?=\S)/;
+// A column layout: "  --json   print …", "  brief   the six-line …": text, 2+ spaces, text.
+const COLUMN = /^(\s*)(\S(?:.*?\S)?)( {2,})(?=\S)/;
+// A list item: "- x", "1. x", and the exit-code lists' "2 refused …".
+const BULLET = /^(\s*)([-*] |\d+\.? )/;
+
+const indentOf = (line: string): number => line.length - line.trimStart().length;
+
+/** Where a line's own continuation lines start (its hanging indent), in columns. */
+function hangOf(line: string): number {
+  const label = LABEL.exec(line);
+  if (label) return label[0].length;
+  const column = COLUMN.exec(line);
+  // Only a gap in the first half is a column; two spaces late in prose are not.
+  if (column && column[0].length <= HELP_WIDTH / 2) return column[0].length;
+  const bullet = BULLET.exec(line);
+  if (bullet) return bullet[0].length;
+  return indentOf(line);
+}
+
+/** True when `next` continues `line`'s paragraph (so overflow may be carried into it). */
+function continues(line: string, next: string | undefined): next is string {
+  if (next === undefined || next.trim() === "") return false;
+  const base = indentOf(line);
+  const at = indentOf(next);
+  // Deeper: the line's own continuation, unless the line introduces an indented list.
+  if (at > base) return !line.trimEnd().endsWith(":");
+  // Same indent: a plain paragraph goes on, unless the next line starts an item of its own.
+  return at === base && hangOf(line) === base && hangOf(next) === at && !BULLET.test(next);
+}
+
+/**
+ * Wraps help text at `width` columns. Lines that fit are kept as written; a longer line is
+ * broken at its last space that fits, and the overflow is carried into the next line when
+ * that line continues the same paragraph (so paragraphs reflow instead of going ragged), else
+ * onto a new line at the line's hanging indent (after a label such as `exit:`, a column
+ * gap, or a bullet). A single word longer than the room left stays whole.
+ */
+export function wrapHelp(text: string, width: number = HELP_WIDTH): string {
+  const lines = text.split("\n");
+  const out: string[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i] ?? "";
+    if (line.length <= width) {
+      out.push(line);
+      continue;
+    }
+    const hang = hangOf(line);
+    let cut = line.lastIndexOf(" ", width);
+    let keep = 0;
+    // Never cut inside the label or the indent: that would leave a line of spaces. A word
+    // longer than the room left (a JSON object, a path) breaks after its last `,` `;` `/`
+    // that fits, else stays whole.
+    if (cut <= hang - 1 || line.slice(0, cut).trim() === "") {
+      const punct = Math.max(...[",", ";", "/"].map((c) => line.lastIndexOf(c, width - 1)));
+      if (punct >= hang) {
+        cut = punct;
+        keep = 1;
+      } else {
+        cut = line.indexOf(" ", Math.max(hang, width));
+      }
+    }
+    if (cut < 0) {
+      out.push(line);
+      continue;
+    }
+    out.push(line.slice(0, cut + keep).trimEnd());
+    const overflow = line.slice(cut + keep).trim();
+    const next = lines[i + 1];
+    if (continues(line, next)) {
+      // A path the author broke after a `/` (`…/session-handoff/` + `installs/`) rejoins whole.
+      const glue = overflow.endsWith("/") && /^[\w.-]+\//.test(next.trimStart()) ? "" : " ";
+      lines[i + 1] = `${" ".repeat(indentOf(next))}${overflow}${glue}${next.trimStart()}`;
+    } else {
+      lines.splice(i + 1, 0, `${" ".repeat(hang)}${overflow}`);
+    }
+  }
+  return out.join("\n");
+}
+
+/** Optimal string alignment distance (Levenshtein plus adjacent transpositions). */
+export function editDistance(a: string, b: string): number {
+  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const row = d[i] as number[];
+      const prev = d[i - 1] as number[];
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      row[j] = Math.min((prev[j] as number) + 1, (row[j - 1] as number) + 1, (prev[j - 1] as number) + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
+        row[j] = Math.min(row[j] as number, ((d[i - 2] as number[])[j - 2] as number) + 1);
+      }
+    }
+  }
+  return (d[a.length] as number[])[b.length] as number;
+}
+
+/**
+ * The known name nearest to `word` (case-insensitive), or null when none is near enough:
+ * within a third of the word's length (at least 1, at most 3 edits), or a name that starts
+ * with the word (`arch` → `archives`). Ties go to the first name in `names`.
+ */
+export function nearest(word: string, names: readonly string[]): string | null {
+  const w = word.toLowerCase();
+  if (w === "") return null;
+  const limit = Math.min(3, Math.max(1, Math.floor(w.length / 3)));
+  let best: string | null = null;
+  let bestDistance = Infinity;
+  for (const name of names) {
+    const distance = editDistance(w, name.toLowerCase());
+    if (distance < bestDistance) {
+      best = name;
+      bestDistance = distance;
+    }
+  }
+  if (best !== null && bestDistance <= limit) return best;
+  if (w.length >= 3) return names.find((n) => n.toLowerCase().startsWith(w)) ?? null;
+  return null;
+}
