@@ -29,15 +29,13 @@ export const VERBS: Record<string, { summary: string; load: () => Promise<Verb> 
 /**
  * Cold helpers that hot verbs load only when they need them (build.mjs compiles every module
  * imported from this file and not on its hot list into the cold chunk): `read checkpoint`,
- * `recover`'s cleaning of checkpoints/, `write`'s schema checks, and the `--help` text with
- * its examples (src/usage.ts).
+ * `recover`'s cleaning of checkpoints/, and the `--help` text with its examples (src/usage.ts).
+ * (`write`'s schema checks are a chunk of their own: src/verbs/write-checked.cold.ts.)
  */
 export const COLD_HELPERS = {
   checkpointRead: async () => await import("./checkpoint-read.ts"),
   checkpointCleanup: async () => await import("../store/checkpoint-cleanup.ts"),
   // Only an interrupted save needs the repair (store/mutate.ts asks `needsRepair` first).
   repair: async () => await import("../store/repair.ts"),
-  /** `write`'s schema checks, Saved: stamping and anchor filling (contract 1.1 §8). */
-  writeChecks: async () => await import("./write-checked.ts"),
   usage: async () => await import("../usage.ts"),
 };

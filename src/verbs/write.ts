@@ -6,7 +6,8 @@ import { tokenOf } from "../store/files.ts";
 import { CAS, expectedTokenOption, failpointOf, lockTimeoutOption, rootOption, ROOT_HELP, stdinForValidate } from "./common.ts";
 import { ok, type Verb } from "./types.ts";
 import { COLD_HELPERS } from "./index.ts";
-import type { Built, Checked } from "./write-checked.ts";
+// A chunk of its own (build.mjs, rule 2b): only `write` compiles it, not the cold verbs' chunk.
+import { buildDocument, checkDocument, type Built, type Checked } from "./write-checked.cold.ts";
 
 /** `write <kind> --root DIR --expected-current-sha256 TOKEN` (contract §2, §3, §4). */
 export const writeVerb: Verb = {
@@ -74,9 +75,8 @@ exit:   0 saved or unchanged; 2 refused (stale token: read again and merge, neve
     const lockTimeoutSeconds = lockTimeoutOption(ctx);
     const root = rootOption(ctx);
     const stdin = await stdinForValidate(ctx);
-    // The schema checks, the scanner and git live in the cold chunk: what every other verb
-    // parses at start-up stays small (build.mjs).
-    const { buildDocument, checkDocument } = await COLD_HELPERS.writeChecks();
+    // The schema checks, the scanner and git are write-checked.cold.ts's chunk: what every
+    // other verb parses at start-up stays small (build.mjs).
     let checked: Checked | null = null;
     let built: Built | null = null;
     const file = FILE_OF[kind];

@@ -32,7 +32,7 @@ it("npm run bench --quick runs end to end and writes well-formed results", () =>
   expect(positive(res.drift.far.ratio)).toBe(true);
   expect(res.drift.near.verdict).toBe("drifted");
   expect(res.drift.near.ahead).toBe(20);
-  expect(res.drift.gitCommands).toHaveLength(2);
+  expect(res.drift.gitCommands).toHaveLength(3);
   expect(res.bigDocument.bytes).toBe(1_000_000);
   expect(positive(res.bigDocument.writeMs) && positive(res.bigDocument.readMs)).toBe(true);
   expect(res.hookOutputChars).toBeGreaterThan(0);
