@@ -33,7 +33,9 @@
 //    only) is a chunk of its own too, and the import becomes a facade whose properties compile
 //    the chunk when first read: code that hot verbs need only sometimes (the rules and Unicode
 //    tables of the invisible-character guard, needed only when a text holds a candidate code
-//    point) costs nothing at start-up. The cold verbs' chunk is handed the same instance.
+//    point; the redaction rules; write's schema checks) costs nothing at start-up. Every other
+//    chunk is handed the same instance, behind getters of its own, so it compiles the cold
+//    module only when it first uses a name from it.
 // 3. Builtins load on first use. `import { x } from "node:y"` in src/ becomes a facade whose
 //    properties `require("node:y")` when first read, so `hook` never loads node:crypto.
 //
@@ -213,8 +215,13 @@ async function buildChunk(name, entry, hotFiles, packageChunks, coldModules = ne
         if (a.path.startsWith(".")) {
           const abs = path.resolve(path.dirname(a.importer), a.path);
           if (coldModules.has(abs)) {
+            // Getters, as in the hot part: the cold module's chunk compiles when a name is
+            // first used, not when this chunk loads (a cold verb that never redacts never
+            // compiles the redaction rules).
             shared[`lazy:${rel(abs)}`] = `chunk:lazy:${rel(abs)}`;
-            return { path: `lazy:${rel(abs)}`, namespace: "share" };
+            const names = importedNames(readFileSync(a.importer, "utf8"), a.path);
+            if (names === null) throw new Error(`build: ${rel(a.importer)} must import ${a.path} by name (a cold module's facade has getters only)`);
+            return { path: `lazyfacade:${rel(abs)}:${names.join(",")}`, namespace: "share" };
           }
           if (!hotFiles.has(abs)) return undefined;
           shared[rel(abs)] = abs;
@@ -226,7 +233,12 @@ async function buildChunk(name, entry, hotFiles, packageChunks, coldModules = ne
         }
         return undefined;
       });
-      b.onLoad({ filter: /.*/, namespace: "share" }, (a) => ({ contents: `module.exports = __shared(${JSON.stringify(a.path)});`, loader: "js" }));
+      b.onLoad({ filter: /.*/, namespace: "share" }, (a) => {
+        const facade = /^lazyfacade:(.+):([^:]*)$/.exec(a.path);
+        if (!facade) return { contents: `module.exports = __shared(${JSON.stringify(a.path)});`, loader: "js" };
+        const [, id, keys] = facade;
+        return { contents: `let m;\nfor (const k of ${JSON.stringify(keys)}.split(",")) Object.defineProperty(module.exports, k, { get: () => (m ??= __shared(${JSON.stringify(`lazy:${id}`)}))[k], enumerable: true });\n`, loader: "js" };
+      });
     },
   };
   const result = await build({
@@ -263,7 +275,9 @@ for (const spec of packageChunks) {
   chunks[`pkg:${spec}`] = { code, shared };
 }
 for (const abs of [...discovery.coldModules].sort()) {
-  const { code, shared } = await buildChunk(`lazy:${rel(abs)}`, `module.exports = require(${JSON.stringify(abs)});`, discovery.hotFiles, packageChunks);
+  // A cold module that imports another one gets that one's instance too, not a copy.
+  const others = new Set([...discovery.coldModules].filter((m) => m !== abs));
+  const { code, shared } = await buildChunk(`lazy:${rel(abs)}`, `module.exports = require(${JSON.stringify(abs)});`, discovery.hotFiles, packageChunks, others);
   chunks[`lazy:${rel(abs)}`] = { code, shared };
 }
 const loaders = [...discovery.coldVerbs].sort().map((abs) => `  ${JSON.stringify(rel(abs))}: () => require(${JSON.stringify(abs)}),`);

@@ -13,7 +13,7 @@
  * are quoted with octal escapes (schema/anchor-lines.ts `quotePath`, ruling 4).
  */
 import { showRefused } from "./invisible.ts";
-import { redactText } from "./redact.ts";
+import { redactText } from "./redaction.cold.ts";
 
 /** How {@link sanitize} shapes a text. */
 export interface SanitizeOptions {

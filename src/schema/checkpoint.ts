@@ -1,7 +1,8 @@
 // The checkpoint document of contract §12 and rulings 21–22: rendering within 4,096 bytes,
 // and the few header values other verbs derive from it. Pure.
 import { sanitize } from "../guard/sanitize.ts";
-import { redactText, type RedactionFinding } from "../guard/redact.ts";
+import { redactText } from "../guard/redaction.cold.ts";
+import type { RedactionFinding } from "../guard/redact.ts";
 import { quotePath } from "./anchor-lines.ts";
 import type { Capture } from "../agents/transcripts/types.ts";
 import { CHECKPOINT_HEADING } from "./checkpoint-name.ts";

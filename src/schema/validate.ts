@@ -3,7 +3,8 @@
 // text in, a plain result out; never throws on content. The document's block structure comes
 // from the CommonMark line scanner (blocks.ts), so a heading inside a fenced code block or an
 // HTML comment is not a heading.
-import { redactText, type RedactionFinding } from "../guard/redact.ts";
+import { redactText } from "../guard/redaction.cold.ts";
+import type { RedactionFinding } from "../guard/redact.ts";
 import { parseBlocks, type Block } from "./blocks.ts";
 import { droppedItems } from "./open-items.ts";
 import { isEmptyAnchorsBody, isIsoWithZone, readAnchorLine, type AnchorLabel } from "./validate-anchors.ts";

@@ -1,6 +1,6 @@
 import { Refused } from "../errors.ts";
 import { findInvisible } from "../guard/invisible.ts";
-import { formatRedactionReport, redactText } from "../guard/redact.ts";
+import { formatRedactionReport, redactText } from "../guard/redaction.cold.ts";
 import { HEADING_OF, MARKER, MAX_DOCUMENT_BYTES, type Kind } from "./paths.ts";
 
 /** A text ready to be saved, with the notes for stderr. */

@@ -3,7 +3,7 @@ import path from "node:path";
 import { Absent, Refused, UsageError } from "../errors.ts";
 import { renderEnvelope } from "../guard/envelope.ts";
 import { findInvisible } from "../guard/invisible.ts";
-import { redactText } from "../guard/redact.ts";
+import { redactText } from "../guard/redaction.cold.ts";
 import { goalLine, stateTime } from "../schema/validate.ts";
 import { ARCHIVE_NAME } from "../store/archive.ts";
 import { listArchives, readArchive } from "../store/archive-entries.ts";

@@ -4,7 +4,7 @@ import { HelperError } from "../errors.ts";
 import { ADAPTERS, isFormat } from "../agents/transcripts/index.ts";
 import { readTranscriptTail, sniffFormat, TAIL_BYTES } from "../agents/transcripts/tail.ts";
 import { emptyCapture, type Capture } from "../agents/transcripts/types.ts";
-import { formatRedactionReport } from "../guard/redact.ts";
+import { formatRedactionReport } from "../guard/redaction.cold.ts";
 import { runGit } from "../git/run.ts";
 import { skillExcludes } from "../git/anchors.ts";
 import { gitDirOf, gitTopOf, inProgressOf, inProgressWords } from "../git/in-progress.ts";

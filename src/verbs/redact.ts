@@ -1,5 +1,5 @@
 import { Refused } from "../errors.ts";
-import { REDACTION_RULES, formatRedactionReport, redactText } from "../guard/redact.ts";
+import { REDACTION_RULES, formatRedactionReport, redactText } from "../guard/redaction.cold.ts";
 import { RULE_DESCRIPTIONS } from "../guard/redact-help.ts";
 import { ok, type Verb } from "./types.ts";
 
