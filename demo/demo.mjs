@@ -103,7 +103,7 @@ Make the demo's resume brief show real drift numbers.
   if (write.code !== 0) fail("write failed");
 
   // --- Time passes: the repository moves on without the agent.
-  console.log("\n=== meanwhile: three commits land and a key file is deleted");
+  console.log("\n=== meanwhile: four commits land, the last one deleting a key file");
   for (let i = 1; i <= 3; i++) {
     writeFileSync(path.join(project, `demo-change-${i}.txt`), `change ${i}\n`);
     git("add", `demo-change-${i}.txt`);

@@ -130,7 +130,7 @@ export function draftBrief(h: ParsedHandoff, drift: DriftReport, ledgers: Ledger
   for (const name of ledgers.unreadable ?? []) ledgerBits.push(`${name} refused by the safety checks (run \`check\`)`);
   let driftText = flatten(drift.summary, 300);
   // Changed key files are named even when the summary had to be cut (contract §5 `brief`).
-  const changed = drift.changedKeyFiles ?? [];
+  const changed = (drift.changedKeyFiles ?? []).filter((p) => !drift.missingKeyFiles.includes(p));
   if (changed.length > 0 && !driftText.includes("key files changed:")) {
     driftText += `; key files changed: ${flatten(changed.slice(0, 3).join(", "), 160)}${changed.length > 3 ? ` and ${changed.length - 3} more` : ""}`;
   }

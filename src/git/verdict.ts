@@ -132,7 +132,9 @@ function cleanedWords(cleaned: readonly string[], changed: readonly string[] | n
   const head = `${plural(cleaned.length, "file")} dirty at the save ${cleaned.length === 1 ? "is" : "are"} clean now`;
   if (changed === null) return `${head} (committed, stashed or reverted): ${listed(cleaned)}`;
   const set = new Set(changed);
-  const committed = cleaned.filter((p) => set.has(p)).length;
+  // git status lists a new folder as `dir/`; the commit that took it in names its files.
+  const committedPath = (p: string) => set.has(p) || (p.endsWith("/") && changed.some((c) => c.startsWith(p)));
+  const committed = cleaned.filter(committedPath).length;
   const discarded = cleaned.length - committed;
   const how = [committed > 0 ? `${committed} committed` : "", discarded > 0 ? `${discarded} stashed or reverted` : ""].filter(Boolean).join(", ");
   return `${head} (${how}): ${listed(cleaned)}`;
@@ -214,7 +216,9 @@ export function assessDrift(f: DriftFacts): DriftReport {
     else if (up.ahead > 0 || (up.behind ?? 0) > 0) parts.push(`upstream ${up.name}: ${up.ahead} ahead, ${up.behind} behind`);
   }
   const changedKeyFiles = f.changedKeyFiles ?? [];
-  if (changedKeyFiles.length > 0) parts.push(`key files changed: ${listed(changedKeyFiles)}`);
+  // A key file deleted since is already said missing; the summary does not name it twice.
+  const changedPresent = changedKeyFiles.filter((p) => !f.missingKeyFiles.includes(p));
+  if (changedPresent.length > 0) parts.push(`key files changed: ${listed(changedPresent)}`);
   if (dirtyChanged === true && cur !== null && f.saved.dirty !== null) {
     parts.push(`dirty files: ${f.saved.dirty.length} then, ${cur.dirty.length} now`);
   }

@@ -28,7 +28,9 @@ export function stampSaved(text: string, iso: string): Stamped {
   }
   let at = Math.max(0, layout.titleIndex) + 1;
   while (at < lines.length - 1 && lines[at]!.trim() === "") at++;
-  lines.splice(at, 0, `Saved: ${iso}`);
+  // A blank line keeps `Saved:` its own paragraph when a heading follows at once.
+  const next = lines[at];
+  lines.splice(at, 0, ...(next !== undefined && next.trim() !== "" ? [`Saved: ${iso}`, ""] : [`Saved: ${iso}`]));
   return { text: lines.join("\n"), replaced: null, insertedAt: at + 1 };
 }
 

@@ -1,6 +1,7 @@
 import { lstatSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { AGENTS } from "../agents/index.ts";
+import { blockAgents, findBlock } from "../agents/md-block.ts";
 import { editPath, holdsOurs, installText } from "../agents/plan.ts";
 import type { AgentName } from "../agents/types.ts";
 import { runGit } from "../git/run.ts";
@@ -88,6 +89,13 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
         let state = "absent";
         if (text !== null && holdsOurs(edit, text)) {
           try {
+            // A shared AGENTS.md block lists the agents that asked for it (ruling 11): another
+            // agent's block is not this one's install, current or outdated.
+            const span = edit.kind === "md-block" ? findBlock(text, edit.file) : null;
+            if (span !== null && !blockAgents(text, span).includes(name)) {
+              install[edit.file] = "absent";
+              continue;
+            }
             state = installText(edit, name, text, edit.file) === text ? "current" : "outdated";
           } catch (err) {
             state = "malformed";

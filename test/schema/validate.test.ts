@@ -310,8 +310,8 @@ describe("ruling 3: every output of `anchors` passes validate", () => {
 describe("stamping and filling (rulings 1, 2)", () => {
   it.each([
     ["replaces a value", "# Session Handoff\nSaved: yesterday\n", "# Session Handoff\nSaved: 2026-11-30T12:00:00Z\n", "yesterday", null],
-    ["inserts the line as the first non-blank one after the title", "# Session Handoff\n\n## Current goal\n", "# Session Handoff\n\nSaved: 2026-11-30T12:00:00Z\n## Current goal\n", null, 4],
-    ["leaves a Saved: inside a code block alone", "# Session Handoff\n\n```\nSaved: x\n```\n", "# Session Handoff\n\nSaved: 2026-11-30T12:00:00Z\n```\nSaved: x\n```\n", null, 4],
+    ["inserts the line as the first non-blank one after the title", "# Session Handoff\n\n## Current goal\n", "# Session Handoff\n\nSaved: 2026-11-30T12:00:00Z\n\n## Current goal\n", null, 4],
+    ["leaves a Saved: inside a code block alone", "# Session Handoff\n\n```\nSaved: x\n```\n", "# Session Handoff\n\nSaved: 2026-11-30T12:00:00Z\n\n```\nSaved: x\n```\n", null, 4],
   ])("Saved: %s", (_name, body, want, replaced, insertedAt) => {
     const s = stampSaved(`<!-- memory-schema: v1 -->\n${body}`, "2026-11-30T12:00:00Z");
     expect(s).toEqual({ text: `<!-- memory-schema: v1 -->\n${want}`, replaced, insertedAt });

@@ -49,6 +49,19 @@ const doctor = (e: ReturnType<typeof setup>) => {
 };
 
 describe("doctor", () => {
+  it("the AGENTS.md block installed for Codex alone is not OpenCode's, current or outdated; installed for both, it is current for both", () => {
+    const e = setup();
+    expect(e.run("install", "--agent", "codex", "--root", e.root).code).toBe(0);
+    const one = doctor(e);
+    expect(one.problems.filter((p) => p.what.startsWith("opencode"))).toEqual([]);
+    expect(one.agents.opencode!.install["AGENTS.md"]).toBe("absent");
+    expect(one.agents.codex!.install["AGENTS.md"]).toBe("current");
+    expect(e.run("install", "--agent", "opencode", "--root", e.root).code).toBe(0);
+    const both = doctor(e);
+    expect(both.agents.opencode!.install["AGENTS.md"]).toBe("current");
+    expect(both.agents.codex!.install["AGENTS.md"]).toBe("current");
+  });
+
   it("a clean project: ok, the skill found for Claude Code, nothing installed", () => {
     const e = setup();
     const d = doctor(e);

@@ -337,7 +337,9 @@ describe("case 6: outside git, key-file modification times are compared", () => 
     const d = drift(root);
     expect(d.changedKeyFiles).toEqual(["a.py", "README.md"]);
     expect(d.missingKeyFiles).toContain("README.md");
-    expect(d.summary).toContain("key files changed: a.py, README.md");
+    // The summary names the deleted one once, as missing (the JSON keeps both lists whole).
+    expect(d.summary).toContain("key files changed: a.py;");
+    expect(d.summary).toMatch(/key files missing: [^;]*README\.md/);
   });
 
   it("nothing touched: nothing changed", () => {
@@ -370,6 +372,21 @@ describe("case 7: what moved (ruling 15) and what was cleaned", () => {
     expect(d.summary).toContain("key files changed: src/a.ts");
     expect(d.summary).toContain("2 files dirty at the save are clean now (1 committed, 1 stashed or reverted): notes.md, src/b.ts");
     expect(brief(root)[4]).toContain("key files changed: src/a.ts");
+  });
+
+  it("a new folder saved as dirty (`dir/`, as git status lists it) and committed since counts as committed", () => {
+    const root = newRepo(NOW - 3 * DAY, { "src/a.ts": "1\n" });
+    mkdirSync(path.join(root, "conf"), { recursive: true });
+    writeFileSync(path.join(root, "conf", "settings.json"), "{}\n");
+    writeFileSync(path.join(root, "scratch.txt"), "x\n");
+    park(root, savedNow(root, 0, { dirty: "conf/, scratch.txt", keyFiles: ["src/a.ts — the parser"] }));
+    writeFileSync(path.join(root, ".git", "info", "exclude"), ".ai/\n");
+    git(root, ["add", "conf"]);
+    git(root, ["commit", "-qm", "conf"], NOW - 3000);
+    rmSync(path.join(root, "scratch.txt"));
+    const d = drift(root);
+    expect(d.cleanedDirty).toEqual(["conf/", "scratch.txt"]);
+    expect(d.summary).toContain("2 files dirty at the save are clean now (1 committed, 1 stashed or reverted): conf/, scratch.txt");
   });
 
   it("commits that touch no key file change none; a revert of dirty work with no commit is 'stashed or reverted'", () => {

@@ -143,8 +143,8 @@ describe("Saved: and the anchors are write's (rulings 1, 2)", () => {
     const none = write(root, DOC.replace("Saved: 2026-01-01T00:00:00Z\n", "").replace("Fix the login", "Fix the logout"));
     expect(none.code, none.stderr).toBe(0);
     expect(none.stderr).not.toMatch(/note: Saved:/);
-    // The first non-blank line after the title.
-    expect(readFileSync(file(root), "utf8").split("\n").slice(0, 6)).toEqual(["<!-- memory-schema: v1 -->", "# Session Handoff", "", "", expect.stringMatching(STAMP), "## Current goal"]);
+    // The first non-blank line after the title, a paragraph of its own before the next heading.
+    expect(readFileSync(file(root), "utf8").split("\n").slice(0, 7)).toEqual(["<!-- memory-schema: v1 -->", "# Session Handoff", "", "", expect.stringMatching(STAMP), "", "## Current goal"]);
   });
 
   it("keeps anchors the agent wrote, noting a Date more than 5 minutes old", () => {
