@@ -14,7 +14,8 @@ export interface FoundRoot {
   by: "memory" | "git" | "start";
 }
 
-function exists(p: string): boolean {
+/** True when something (of any type, a link included, never followed) is at `p`. */
+export function exists(p: string): boolean {
   try {
     lstatSync(p);
     return true;

@@ -9,6 +9,7 @@ import { ARCHIVE_NAME } from "../store/archive.ts";
 import { inspectFile, interruptedSave } from "../store/inspect.ts";
 import { archiveDir, memoryDir, type Kind } from "../store/paths.ts";
 import { pauseSwitch } from "../store/pause.ts";
+import { exists } from "../store/root.ts";
 import { helperLocation, homeOf } from "./agent-files.ts";
 import { ROOT_HELP, rootOption } from "./common.ts";
 import { ok, type Verb } from "./types.ts";
@@ -28,15 +29,6 @@ const SKILL_FOLDERS: Record<AgentName, { project: string[]; home: string[] }> = 
   gemini: { project: [".gemini/skills", ".agents/skills"], home: [".gemini/skills"] },
   cursor: { project: [".agents/skills", ".cursor/skills"], home: [] },
 };
-
-function exists(p: string): boolean {
-  try {
-    lstatSync(p);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 function readText(p: string): string | null {
   try {
