@@ -39,10 +39,16 @@
 // 3. Builtins load on first use. `import { x } from "node:y"` in src/ becomes a facade whose
 //    properties `require("node:y")` when first read, so `hook` never loads node:crypto.
 //
+// 4. Chunk text is stored deflated, as base64. V8 scans every byte of the file at start-up,
+//    string literals included (~0.9 ms per 100 KB measured), whichever verb runs: deflated,
+//    330 KB of chunks take 100 KB (the hook, read and check each start ~1 ms sooner; measured
+//    in BENCHMARKS.md). A chunk is inflated with node:zlib when it is first compiled.
+//
 // The cost: a cold verb compiles its chunk (a few ms, once per process; `node:vm` is loaded
 // then, not before), and a chunk's stack frames are named `memory_io.mjs?chunk=<name>`. test/bench/lazy-bundle.test.ts checks the
 // rules on the built file; `npm run bench` measures them.
 import { build } from "esbuild";
+import { deflateRawSync } from "node:zlib";
 import { readFileSync, writeFileSync, chmodSync, renameSync, mkdirSync } from "node:fs";
 import { builtinModules, createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
@@ -69,7 +75,7 @@ const preamble = [
   'import { createRequire as __shCreateRequire } from "node:module";',
   "const require = __shCreateRequire(import.meta.url);",
   "const __shBuiltin = (id, keys) => { let m; const o = {}; for (const k of keys.split(\",\")) Object.defineProperty(o, k, { get: () => (m ??= require(id))[k], enumerable: true }); return o; };",
-  "const __shChunk = (name, code, shared) => { const module = { exports: {} }; require(\"node:vm\").compileFunction(code, [\"require\", \"__shared\", \"module\", \"exports\"], { filename: \"memory_io.mjs?chunk=\" + name })(require, (id) => shared[id](), module, module.exports); return module.exports; };",
+  "const __shChunk = (name, code, shared) => { const module = { exports: {} }; require(\"node:vm\").compileFunction(require(\"node:zlib\").inflateRawSync(Buffer.from(code, \"base64\")).toString(\"utf8\"), [\"require\", \"__shared\", \"module\", \"exports\"], { filename: \"memory_io.mjs?chunk=\" + name })(require, (id) => shared[id](), module, module.exports); return module.exports; };",
 ].join("\n");
 
 const common = { bundle: true, platform: "node", target: "node20", write: false, absWorkingDir: root, legalComments: "inline", logLevel: "warning" };
@@ -88,7 +94,7 @@ async function buildHot(chunks) {
     if (!c) return "module.exports = {};";
     // Sorted: esbuild resolves in parallel, and the output must not depend on the order.
     const shared = Object.entries(c.shared).sort(([a], [b]) => (a < b ? -1 : 1)).map(([id, req]) => `  ${JSON.stringify(id)}: () => require(${JSON.stringify(req)}),`);
-    return `module.exports = __shChunk(${JSON.stringify(name)}, ${asciiString(c.code)}, {\n${shared.join("\n")}\n});\n`;
+    return `module.exports = __shChunk(${JSON.stringify(name)}, ${JSON.stringify(deflateRawSync(Buffer.from(c.code, "utf8"), { level: 9 }).toString("base64"))}, {\n${shared.join("\n")}\n});\n`;
   };
   const lazy = {
     name: "lazy",
@@ -321,5 +327,5 @@ if (check) {
     renameSync(tmp, outfile);
   }
   const strings = Object.values(chunks).reduce((n, c) => n + c.code.length, 0);
-  console.log(`built ${path.relative(root, outfile)} (${text.length} bytes, of which ${strings} in lazy chunks)`);
+  console.log(`built ${path.relative(root, outfile)} (${text.length} bytes, lazy chunks of ${strings} bytes stored deflated)`);
 }
