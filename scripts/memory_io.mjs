@@ -2510,14 +2510,17 @@ function inspectFile(root, kind, retry = true, opts = {}) {
     const lines = buf.subarray(0, n).toString("utf8").replace(/^\uFEFF/, "").split(/\r?\n/);
     const ok2 = lines[0] === MARKER && lines.slice(0, 4).includes(HEADING_OF[kind]);
     if (!ok2) return { kind, status: "foreign", mtimeMs };
+    if (opts.text && stat.size <= BigInt(MAX_DOCUMENT_BYTES)) {
+      const whole = wholeBytes(fd, import_node_path15.default.join(memDir, file), stat);
+      if (whole !== null) return whole.includes(0) ? { kind, status: "unsafe", mtimeMs } : { kind, status: "present", mtimeMs, text: whole.toString("utf8") };
+    }
     if (holdsNul(fd, buf, n)) return { kind, status: "unsafe", mtimeMs };
-    if (!opts.text) return { kind, status: "present", mtimeMs };
-    return { kind, status: "present", mtimeMs, text: wholeText(fd, import_node_path15.default.join(memDir, file), stat) };
+    return opts.text ? { kind, status: "present", mtimeMs, text: null } : { kind, status: "present", mtimeMs };
   } finally {
     (0, import_node_fs11.closeSync)(fd);
   }
 }
-function wholeText(fd, filePath, before) {
+function wholeBytes(fd, filePath, before) {
   const size = Number(before.size);
   const buf = Buffer.alloc(size);
   let off = 0;
@@ -2529,7 +2532,7 @@ function wholeText(fd, filePath, before) {
   const after = (0, import_node_fs11.fstatSync)(fd, { bigint: true });
   const named = lstatBig(filePath);
   if (after.size !== before.size || after.mtimeNs !== before.mtimeNs || named === null || named.ino !== before.ino) return null;
-  return buf.toString("utf8");
+  return buf;
 }
 function interruptedSave(root) {
   const unsafe = treeUnsafe(root);
@@ -2883,7 +2886,10 @@ var init_hook = __esm({
       name: "hook",
       options: { mode: { type: "string" }, root: { type: "string" }, format: { type: "string" } },
       positionals: [0, 0],
-      help: `usage: node memory_io.mjs hook --mode session|lessons [--root DIR]
+      // A getter: the text interpolates every sentence, and the hook runs at every session start
+      // while its help is read almost never (measured: ~0.8 ms of module evaluation).
+      get help() {
+        return `usage: node memory_io.mjs hook --mode session|lessons [--root DIR]
          [--format text|claude|codex|gemini|cursor|cline]
 
 Session-start hook. Prints fixed sentences about parked memory -- a handoff, lessons, an
@@ -2938,7 +2944,8 @@ Formats (each harness's envelope around the same sentences; \`install\` picks th
 When every file is missing and nothing is paused, every format prints nothing at all. An
 unknown --format prints nothing (a note on stderr), exit 0.
 exit: always 0 -- a broken hook must not break a session; problems go to stderr.
-`,
+`;
+      },
       async run(ctx) {
         const mode = ctx.values.mode;
         if (mode !== "session" && mode !== "lessons") {

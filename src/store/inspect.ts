@@ -111,9 +111,14 @@ export function inspectFile(root: string, kind: Kind, retry = true, opts: { text
     const lines = buf.subarray(0, n).toString("utf8").replace(/^\uFEFF/, "").split(/\r?\n/);
     const ok = lines[0] === MARKER && lines.slice(0, 4).includes(HEADING_OF[kind]);
     if (!ok) return { kind, status: "foreign", mtimeMs };
+    // Asked for the text (the hook's state time), the file is read once, NUL check included;
+    // past §1's size limit it is not read whole (ruling 18) and its age is unknown.
+    if (opts.text && stat.size <= BigInt(MAX_DOCUMENT_BYTES)) {
+      const whole = wholeBytes(fd, path.join(memDir, file), stat);
+      if (whole !== null) return whole.includes(0) ? { kind, status: "unsafe", mtimeMs } : { kind, status: "present", mtimeMs, text: whole.toString("utf8") };
+    }
     if (holdsNul(fd, buf, n)) return { kind, status: "unsafe", mtimeMs };
-    if (!opts.text) return { kind, status: "present", mtimeMs };
-    return { kind, status: "present", mtimeMs, text: wholeText(fd, path.join(memDir, file), stat) };
+    return opts.text ? { kind, status: "present", mtimeMs, text: null } : { kind, status: "present", mtimeMs };
   } finally {
     closeSync(fd);
   }
@@ -121,7 +126,7 @@ export function inspectFile(root: string, kind: Kind, retry = true, opts: { text
 
 // The whole file through the open descriptor; null when it changed meanwhile (ruling 18: a
 // read that races a change gives "age unknown"), judged by size, mtime and the name's inode.
-function wholeText(fd: number, filePath: string, before: { size: bigint; mtimeNs: bigint; ino: bigint }): string | null {
+function wholeBytes(fd: number, filePath: string, before: { size: bigint; mtimeNs: bigint; ino: bigint }): Buffer | null {
   const size = Number(before.size);
   const buf = Buffer.alloc(size);
   let off = 0;
@@ -133,7 +138,7 @@ function wholeText(fd: number, filePath: string, before: { size: bigint; mtimeNs
   const after = fstatSync(fd, { bigint: true });
   const named = lstatBig(filePath);
   if (after.size !== before.size || after.mtimeNs !== before.mtimeNs || named === null || named.ino !== before.ino) return null;
-  return buf.toString("utf8");
+  return buf;
 }
 
 /**
