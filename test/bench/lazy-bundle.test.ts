@@ -4,6 +4,7 @@
 import { spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { deflateRawSync, inflateRawSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { HELPER, cleanEnv, gitRepo, handoff, save, tempDir } from "../helpers.ts";
 
@@ -148,5 +149,35 @@ describe("lazy chunks (build.mjs)", () => {
     const r = traced(["redact"], { input: "key ghp_abcdefghijklmnopqrstuvwxyz0123456789\n" });
     expect(r.code).toBe(0);
     expect(r.stdout).toContain("<redacted: github-token>");
+  });
+});
+
+describe("build --check judges the inflated code (build.mjs rule 4)", () => {
+  const checkCopy = (text: string) => {
+    const file = path.join(tempDir(), "memory_io.mjs");
+    writeFileSync(file, text);
+    return spawnSync(process.execPath, [path.join(path.dirname(HELPER), "..", "build.mjs"), "--check", "--bundle", file], { encoding: "utf8" });
+  };
+  const chunkRe = /(__shChunk\("pkg:proper-lockfile", )"([A-Za-z0-9+/=]*)"/;
+  const bundle = () => readFileSync(HELPER, "utf8");
+
+  it("a chunk deflated to other bytes but the same code is fresh", () => {
+    const text = bundle().replace(chunkRe, (_, head: string, b64: string) => {
+      const again = deflateRawSync(inflateRawSync(Buffer.from(b64, "base64")), { level: 1 }).toString("base64");
+      expect(again).not.toBe(b64);
+      return `${head}"${again}"`;
+    });
+    const r = checkCopy(text);
+    expect(r.status, r.stderr).toBe(0);
+  });
+
+  it("a chunk whose code differs by one character is stale", () => {
+    const text = bundle().replace(chunkRe, (_, head: string, b64: string) => {
+      const code = inflateRawSync(Buffer.from(b64, "base64")).toString("utf8");
+      return `${head}"${deflateRawSync(Buffer.from(`${code} `)).toString("base64")}"`;
+    });
+    const r = checkCopy(text);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/is not what `npm run build` makes/);
   });
 });
