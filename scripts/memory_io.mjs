@@ -3104,9 +3104,9 @@ var init_verbs = __esm({
 
 // src/main.ts
 var import_node_fs13 = __toESM(require_builtin_node_fs_fstatSync_readSync_writeSync(), 1);
-var import_node_path17 = __toESM(require_builtin_node_path_resolve_normalize_isAbsolute_join_relative_toNamespacedPath_dirname_basename_extname_format_parse_matchesGlob_sep_delimiter_win32_posix_makeLong(), 1);
 
 // src/cli.ts
+var import_node_path17 = __toESM(require_builtin_node_path_resolve_normalize_isAbsolute_join_relative_toNamespacedPath_dirname_basename_extname_format_parse_matchesGlob_sep_delimiter_win32_posix_makeLong(), 1);
 var import_node_util = __toESM(require_builtin_node_util_parseArgs(), 1);
 init_errors();
 init_verbs();
@@ -3196,7 +3196,8 @@ ${usageText()}`);
         proc.writeErr(`${line}
 `);
       },
-      skillDir: proc.skillDir ?? null
+      // <skill>/scripts/memory_io.mjs, as invoked: anchors leave the skill's own folder out (ruling 17).
+      skillDir: proc.helperPath ? import_node_path17.default.dirname(import_node_path17.default.dirname(import_node_path17.default.resolve(proc.cwd, proc.helperPath))) : null
     };
   } catch (err) {
     const message = err instanceof UsageError ? err.message : parseArgsMessage(err, first);
@@ -3328,8 +3329,6 @@ var code = await main({
   },
   readStdin,
   readStdinWithin,
-  // <skill>/scripts/memory_io.mjs, as invoked: anchors leave the skill's own folder out (ruling 17).
-  skillDir: process.argv[1] ? import_node_path17.default.dirname(import_node_path17.default.dirname(import_node_path17.default.resolve(process.argv[1]))) : null,
   writeOut: (data) => writeFd(1, data),
   writeErr: (text) => writeFd(2, text),
   helperPath: process.argv[1]

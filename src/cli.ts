@@ -1,3 +1,4 @@
+import path from "node:path";
 import { parseArgs } from "node:util";
 import { Absent, HelperError, Refused, UsageError, type ExitCode } from "./errors.ts";
 import { COLD_HELPERS, VERBS } from "./verbs/index.ts";
@@ -27,8 +28,6 @@ export interface Process {
   readStdin(maxBytes: number): Promise<Buffer>;
   /** All of stdin within `ms`, else null; past `maxBytes`, its first `maxBytes + 1` bytes. */
   readStdinWithin(ms: number, maxBytes: number): Promise<Buffer | null>;
-  /** The folder of the running skill (the parent of the helper's `scripts/`), as invoked; null when unknown. */
-  skillDir?: string | null;
   writeOut(data: string | Uint8Array): void;
   writeErr(text: string): void;
   /** The running helper's file (`process.argv[1]`). */
@@ -114,7 +113,8 @@ export async function main(proc: Process): Promise<ExitCode> {
         warned.add(line);
         proc.writeErr(`${line}\n`);
       },
-      skillDir: proc.skillDir ?? null,
+      // <skill>/scripts/memory_io.mjs, as invoked: anchors leave the skill's own folder out (ruling 17).
+      skillDir: proc.helperPath ? path.dirname(path.dirname(path.resolve(proc.cwd, proc.helperPath))) : null,
     };
   } catch (err) {
     const message = err instanceof UsageError ? err.message : parseArgsMessage(err, first);

@@ -1,6 +1,5 @@
 // Entry point of scripts/memory_io.mjs: the one place that touches process (style.md, habit 1).
 import { fstatSync, readSync, writeSync } from "node:fs";
-import path from "node:path";
 import { main } from "./cli.ts";
 
 // Output goes straight to the descriptors: building process.stdout for a pipe loads the
@@ -112,8 +111,6 @@ const code = await main({
   },
   readStdin,
   readStdinWithin,
-  // <skill>/scripts/memory_io.mjs, as invoked: anchors leave the skill's own folder out (ruling 17).
-  skillDir: process.argv[1] ? path.dirname(path.dirname(path.resolve(process.argv[1]))) : null,
   writeOut: (data) => writeFd(1, data),
   writeErr: (text) => writeFd(2, text),
   helperPath: process.argv[1],
