@@ -36,8 +36,14 @@
 //    point; the redaction rules; write's schema checks) costs nothing at start-up. Every other
 //    chunk is handed the same instance, behind getters of its own, so it compiles the cold
 //    module only when it first uses a name from it.
-// 3. Builtins load on first use. `import { x } from "node:y"` in src/ becomes a facade whose
-//    properties `require("node:y")` when first read, so `hook` never loads node:crypto.
+// 3. Builtins load on first use. `import { x } from "node:y"` in src/ becomes a small ES module
+//    of the bundle: for a builtin that Node has loaded before any user code runs (EAGER_BUILTINS:
+//    its own loader uses them) plain constants `x = require("node:y").x`; for any other one,
+//    wrapper functions that `require("node:y")` when first called, so `hook` never loads
+//    node:crypto. Constants, not getters: esbuild then refers to them directly, where getter
+//    facades cost ~200 property definitions and a young-generation GC at each start (measured
+//    2026-11-30: the hook's scavenge went away). A lazy builtin may only be imported by name,
+//    and only functions (a build error says so otherwise).
 //
 // 4. Chunk text is stored deflated, as base64. V8 scans every byte of the file at start-up,
 //    string literals included (~0.9 ms per 100 KB measured), whichever verb runs: deflated,
@@ -77,7 +83,7 @@ const preamble = [
   "// Cold verbs and packages are kept as strings compiled on first use: see build.mjs.",
   'import { createRequire as __shCreateRequire } from "node:module";',
   "const require = __shCreateRequire(import.meta.url);",
-  "const __shBuiltin = (id, keys) => { let m; const o = {}; for (const k of keys.split(\",\")) Object.defineProperty(o, k, { get: () => (m ??= require(id))[k], enumerable: true }); return o; };",
+  "const __shLoad = (id) => require(id);",
   "const __shChunk = (name, code, shared) => { const module = { exports: {} }; require(\"node:vm\").compileFunction(require(\"node:zlib\").inflateRawSync(Buffer.from(code, \"base64\")).toString(\"utf8\"), [\"require\", \"__shared\", \"module\", \"exports\"], { filename: \"memory_io.mjs?chunk=\" + name })(require, (id) => shared[id](), module, module.exports); return module.exports; };",
 ].join("\n");
 
@@ -123,7 +129,8 @@ async function buildHot(chunks) {
         if (isBuiltin(a.path) && a.kind === "import-statement") {
           // One facade per importer, holding only the names it imports (every name for
           // `import * as` and default imports): esbuild's interop copies each of them.
-          const names = importedNames(readFileSync(a.importer, "utf8"), a.path) ?? exportsOf(a.path);
+          const names = importedNames(readFileSync(a.importer, "utf8"), a.path, { withDefault: true });
+          if (names === null) throw new Error(`build: ${rel(a.importer)} imports ${a.path} as a namespace; import it by name or as a default`);
           return { path: `builtin:${a.path}:${names.join(",")}`, namespace: "lazy" };
         }
         if (isBare(a.path) && a.importer.startsWith(path.join(root, "src"))) {
@@ -137,7 +144,7 @@ async function buildHot(chunks) {
         let contents;
         if (a.path.startsWith("builtin:")) {
           const [, id, keys] = /^builtin:(.+):([^:]*)$/.exec(a.path);
-          contents = `module.exports = __shBuiltin(${JSON.stringify(id.startsWith("node:") ? id : `node:${id}`)}, ${JSON.stringify(keys)});`;
+          contents = builtinModule(id.startsWith("node:") ? id : `node:${id}`, keys.split(","));
         } else if (a.path.startsWith("coldmod:")) {
           const [, id, keys] = /^coldmod:(.+):([^:]*)$/.exec(a.path);
           // Getters: esbuild's interop reads each name when used, so the chunk compiles then.
@@ -170,18 +177,48 @@ async function buildHot(chunks) {
 const inflated = (bundleText) =>
   bundleText.replace(/(__shChunk\("[^"]+", )"([A-Za-z0-9+/=]*)"/g, (_, head, b64) => `${head}${JSON.stringify(inflateRawSync(Buffer.from(b64, "base64")).toString("utf8"))}`);
 
-/** Every export name of a builtin module (for `import * as x` and default imports). */
-function exportsOf(id) {
-  return Object.keys(createRequire(import.meta.url)(id)).filter((k) => /^[A-Za-z_$][\w$]*$/.test(k));
+// Builtins Node has loaded before the bundle's first line runs (its ESM loader needs them), on
+// every version the bundle targets: reading one of their exports at start-up costs nothing.
+const EAGER_BUILTINS = new Set(["node:fs", "node:path", "node:url", "node:util", "node:buffer", "node:events"]);
+
+/** The ES module that stands for `import { names } from id` (rule 3); `default` is the module itself. */
+function builtinModule(id, names) {
+  const spec = JSON.stringify(id);
+  if (EAGER_BUILTINS.has(id)) {
+    const lines = [`const m = __shLoad(${spec});`];
+    for (const n of names) lines.push(n === "default" ? "export default m;" : `export const ${n} = m.${n};`);
+    return lines.join("\n");
+  }
+  const real = createRequire(import.meta.url)(id);
+  const lines = [`let m;`, `const load = () => (m ??= __shLoad(${spec}));`];
+  for (const n of names) {
+    if (n === "default" || typeof real[n] !== "function" || /^[A-Z]/.test(n)) {
+      throw new Error(`build: ${id} loads on first use, so only its functions can be imported by name (not ${n}); add it to EAGER_BUILTINS only if Node loads it before user code`);
+    }
+    lines.push(`export function ${n}(...args) { return load().${n}(...args); }`);
+  }
+  return lines.join("\n");
 }
 
-/** The names `source` imports from `spec` with `import { a, b as c }`; null when it imports more. */
-function importedNames(source, spec) {
+/**
+ * The names `source` imports from `spec` with `import { a, b as c }` (and `default` for a
+ * default import when `withDefault`); null when it imports a namespace or, without
+ * `withDefault`, a default.
+ */
+function importedNames(source, spec, { withDefault = false } = {}) {
   const names = new Set();
   const from = new RegExp(`^import\\s+(type\\s+)?([^;]*?)\\s+from\\s+["']${spec.replace(/[/.]/g, "\\$&")}["']`, "gm");
   for (const m of source.matchAll(from)) {
     if (m[1]) continue;
-    const braces = /^\{([^}]*)\}$/.exec(m[2].trim());
+    let clause = m[2].trim();
+    const def = /^([A-Za-z_$][\w$]*)\s*(?:,\s*|$)/.exec(clause);
+    if (def && def[1] !== "type") {
+      if (!withDefault) return null;
+      names.add("default");
+      clause = clause.slice(def[0].length).trim();
+      if (clause === "") continue;
+    }
+    const braces = /^\{([^}]*)\}$/.exec(clause);
     if (!braces) return null;
     for (const part of braces[1].split(",")) {
       const name = part.trim().replace(/^type\s+/, "").split(/\s+as\s+/)[0];

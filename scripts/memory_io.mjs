@@ -3,7 +3,7 @@
 // Cold verbs and packages are kept as strings compiled on first use: see build.mjs.
 import { createRequire as __shCreateRequire } from "node:module";
 const require = __shCreateRequire(import.meta.url);
-const __shBuiltin = (id, keys) => { let m; const o = {}; for (const k of keys.split(",")) Object.defineProperty(o, k, { get: () => (m ??= require(id))[k], enumerable: true }); return o; };
+const __shLoad = (id) => require(id);
 const __shChunk = (name, code, shared) => { const module = { exports: {} }; require("node:vm").compileFunction(require("node:zlib").inflateRawSync(Buffer.from(code, "base64")).toString("utf8"), ["require", "__shared", "module", "exports"], { filename: "memory_io.mjs?chunk=" + name })(require, (id) => shared[id](), module, module.exports); return module.exports; };
 var __create = Object.create;
 var __defProp = Object.defineProperty;
@@ -48,24 +48,12 @@ var __toESM = (mod, isNodeMode, target) => (target = mod != null ? __create(__ge
 ));
 var __toCommonJS = (mod) => __copyProps(__defProp({}, "__esModule", { value: true }), mod);
 
-// lazy:builtin:node:fs:fstatSync,readSync,writeSync
-var require_builtin_node_fs_fstatSync_readSync_writeSync = __commonJS({
-  "lazy:builtin:node:fs:fstatSync,readSync,writeSync"(exports, module) {
-    module.exports = __shBuiltin("node:fs", "fstatSync,readSync,writeSync");
-  }
-});
-
-// lazy:builtin:node:path:resolve,normalize,isAbsolute,join,relative,toNamespacedPath,dirname,basename,extname,format,parse,matchesGlob,sep,delimiter,win32,posix,_makeLong
-var require_builtin_node_path_resolve_normalize_isAbsolute_join_relative_toNamespacedPath_dirname_basename_extname_format_parse_matchesGlob_sep_delimiter_win32_posix_makeLong = __commonJS({
-  "lazy:builtin:node:path:resolve,normalize,isAbsolute,join,relative,toNamespacedPath,dirname,basename,extname,format,parse,matchesGlob,sep,delimiter,win32,posix,_makeLong"(exports, module) {
-    module.exports = __shBuiltin("node:path", "resolve,normalize,isAbsolute,join,relative,toNamespacedPath,dirname,basename,extname,format,parse,matchesGlob,sep,delimiter,win32,posix,_makeLong");
-  }
-});
-
-// lazy:builtin:node:util:parseArgs
-var require_builtin_node_util_parseArgs = __commonJS({
-  "lazy:builtin:node:util:parseArgs"(exports, module) {
-    module.exports = __shBuiltin("node:util", "parseArgs");
+// lazy:builtin:node:path:default
+var m2, builtin_node_path_default_default;
+var init_builtin_node_path_default = __esm({
+  "lazy:builtin:node:path:default"() {
+    m2 = __shLoad("node:path");
+    builtin_node_path_default_default = m2;
   }
 });
 
@@ -124,9 +112,13 @@ var init_errors = __esm({
 });
 
 // lazy:builtin:node:crypto:randomBytes
-var require_builtin_node_crypto_randomBytes = __commonJS({
-  "lazy:builtin:node:crypto:randomBytes"(exports, module) {
-    module.exports = __shBuiltin("node:crypto", "randomBytes");
+function randomBytes(...args) {
+  return load().randomBytes(...args);
+}
+var m4, load;
+var init_builtin_node_crypto_randomBytes = __esm({
+  "lazy:builtin:node:crypto:randomBytes"() {
+    load = () => m4 ??= __shLoad("node:crypto");
   }
 });
 
@@ -140,8 +132,8 @@ var require_invisible_rules_cold = __commonJS({
 // lazy:coldmod:src/guard/invisible-rules.cold.ts:findRefused,refusedIndexesIn,renderBytes,renderCodePoints
 var require_invisible_rules_cold2 = __commonJS({
   "lazy:coldmod:src/guard/invisible-rules.cold.ts:findRefused,refusedIndexesIn,renderBytes,renderCodePoints"(exports, module) {
-    var m;
-    for (const k of "findRefused,refusedIndexesIn,renderBytes,renderCodePoints".split(",")) Object.defineProperty(module.exports, k, { get: () => (m ??= require_invisible_rules_cold())[k], enumerable: true });
+    var m22;
+    for (const k of "findRefused,refusedIndexesIn,renderBytes,renderCodePoints".split(",")) Object.defineProperty(module.exports, k, { get: () => (m22 ??= require_invisible_rules_cold())[k], enumerable: true });
   }
 });
 
@@ -199,7 +191,7 @@ function renderEnvelope(file, token, bytes) {
   const body = shown.changed > 0 ? Buffer.from(shown.text, "utf8") : Buffer.from(bytes);
   let nonce;
   do {
-    nonce = (0, import_node_crypto.randomBytes)(8).toString("hex");
+    nonce = randomBytes(8).toString("hex");
   } while (body.includes(nonce));
   const parts = [Buffer.from(`CURRENT-SHA256: ${token}
 <<<BEGIN UNTRUSTED ${file} ${nonce}>>>
@@ -210,33 +202,49 @@ function renderEnvelope(file, token, bytes) {
   const warning = shown.changed > 0 ? `warning: ${file} holds ${shown.changed} invisible or control character(s) or invalid UTF-8 byte(s) that write would refuse, shown as <U+XXXX> / <0xNN>; the token covers the bytes on disk` : null;
   return { out: Buffer.concat(parts), warning };
 }
-var import_node_crypto;
 var init_envelope = __esm({
   "src/guard/envelope.ts"() {
     "use strict";
-    import_node_crypto = __toESM(require_builtin_node_crypto_randomBytes(), 1);
+    init_builtin_node_crypto_randomBytes();
     init_invisible();
   }
 });
 
 // lazy:builtin:node:fs:closeSync,constants,fstatSync,openSync,readSync,readlinkSync
-var require_builtin_node_fs_closeSync_constants_fstatSync_openSync_readSync_readlinkSync = __commonJS({
-  "lazy:builtin:node:fs:closeSync,constants,fstatSync,openSync,readSync,readlinkSync"(exports, module) {
-    module.exports = __shBuiltin("node:fs", "closeSync,constants,fstatSync,openSync,readSync,readlinkSync");
+var m5, closeSync2, constants2, fstatSync2, openSync2, readSync2, readlinkSync;
+var init_builtin_node_fs_closeSync_constants_fstatSync_openSync_readSync_readlinkSync = __esm({
+  "lazy:builtin:node:fs:closeSync,constants,fstatSync,openSync,readSync,readlinkSync"() {
+    m5 = __shLoad("node:fs");
+    closeSync2 = m5.closeSync;
+    constants2 = m5.constants;
+    fstatSync2 = m5.fstatSync;
+    openSync2 = m5.openSync;
+    readSync2 = m5.readSync;
+    readlinkSync = m5.readlinkSync;
   }
 });
 
 // lazy:builtin:node:crypto:createHash,randomBytes
-var require_builtin_node_crypto_createHash_randomBytes = __commonJS({
-  "lazy:builtin:node:crypto:createHash,randomBytes"(exports, module) {
-    module.exports = __shBuiltin("node:crypto", "createHash,randomBytes");
+function createHash(...args) {
+  return load2().createHash(...args);
+}
+function randomBytes2(...args) {
+  return load2().randomBytes(...args);
+}
+var m6, load2;
+var init_builtin_node_crypto_createHash_randomBytes = __esm({
+  "lazy:builtin:node:crypto:createHash,randomBytes"() {
+    load2 = () => m6 ??= __shLoad("node:crypto");
   }
 });
 
 // lazy:builtin:node:fs:existsSync,writeFileSync
-var require_builtin_node_fs_existsSync_writeFileSync = __commonJS({
-  "lazy:builtin:node:fs:existsSync,writeFileSync"(exports, module) {
-    module.exports = __shBuiltin("node:fs", "existsSync,writeFileSync");
+var m7, existsSync, writeFileSync;
+var init_builtin_node_fs_existsSync_writeFileSync = __esm({
+  "lazy:builtin:node:fs:existsSync,writeFileSync"() {
+    m7 = __shLoad("node:fs");
+    existsSync = m7.existsSync;
+    writeFileSync = m7.writeFileSync;
   }
 });
 
@@ -264,28 +272,31 @@ async function act(action, phase) {
   }
   if (action.startsWith("pause=")) {
     const base = action.slice("pause=".length);
-    (0, import_node_fs.writeFileSync)(`${base}.ready`, `${process.pid}
+    writeFileSync(`${base}.ready`, `${process.pid}
 `);
     const deadline = Date.now() + PAUSE_LIMIT_MS;
-    while (!(0, import_node_fs.existsSync)(`${base}.go`) && Date.now() < deadline) {
+    while (!existsSync(`${base}.go`) && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, POLL_MS));
     }
   }
 }
-var import_node_fs, POLL_MS, PAUSE_LIMIT_MS;
+var POLL_MS, PAUSE_LIMIT_MS;
 var init_failpoint = __esm({
   "src/store/failpoint.ts"() {
     "use strict";
-    import_node_fs = __toESM(require_builtin_node_fs_existsSync_writeFileSync(), 1);
+    init_builtin_node_fs_existsSync_writeFileSync();
     POLL_MS = 10;
     PAUSE_LIMIT_MS = 3e4;
   }
 });
 
 // lazy:builtin:node:fs:lstatSync,mkdirSync
-var require_builtin_node_fs_lstatSync_mkdirSync = __commonJS({
-  "lazy:builtin:node:fs:lstatSync,mkdirSync"(exports, module) {
-    module.exports = __shBuiltin("node:fs", "lstatSync,mkdirSync");
+var m8, lstatSync, mkdirSync;
+var init_builtin_node_fs_lstatSync_mkdirSync = __esm({
+  "lazy:builtin:node:fs:lstatSync,mkdirSync"() {
+    m8 = __shLoad("node:fs");
+    lstatSync = m8.lstatSync;
+    mkdirSync = m8.mkdirSync;
   }
 });
 
@@ -319,7 +330,7 @@ function parseTarget(value) {
 }
 function lstatOrNull(p) {
   try {
-    return (0, import_node_fs2.lstatSync)(p);
+    return lstatSync(p);
   } catch (err) {
     if (err.code === "ENOENT") return null;
     throw new Refused(`cannot inspect ${p}: ${err.message}`);
@@ -329,7 +340,7 @@ function resolveRoot(rootFlag, cwd) {
   if (rootFlag === void 0 || rootFlag === "") {
     throw new Refused("--root DIR is required: pass the project root");
   }
-  const root = import_node_path.default.resolve(cwd, rootFlag);
+  const root = builtin_node_path_default_default.resolve(cwd, rootFlag);
   const st = lstatOrNull(root);
   if (st === null) throw new Refused(`root ${root} does not exist; pass the project root with --root`);
   if (st.isSymbolicLink()) throw new Refused(`root ${root} is a link; pass the real directory it points to`);
@@ -337,14 +348,14 @@ function resolveRoot(rootFlag, cwd) {
   return root;
 }
 function memoryDir(root) {
-  return import_node_path.default.join(root, ".ai", "memory");
+  return builtin_node_path_default_default.join(root, ".ai", "memory");
 }
 function archiveDir(root) {
-  return import_node_path.default.join(root, ".ai", "memory", "archive");
+  return builtin_node_path_default_default.join(root, ".ai", "memory", "archive");
 }
 function ensureDir(dir) {
   try {
-    (0, import_node_fs2.mkdirSync)(dir, { mode: 448 });
+    mkdirSync(dir, { mode: 448 });
   } catch (err) {
     if (err.code !== "EEXIST") throw new Refused(`cannot create ${dir}: ${err.message}`);
   }
@@ -354,7 +365,7 @@ function ensureDir(dir) {
   }
 }
 function checkTree(root, opts = {}) {
-  const parts = [import_node_path.default.join(root, ".ai"), memoryDir(root)];
+  const parts = [builtin_node_path_default_default.join(root, ".ai"), memoryDir(root)];
   if (opts.archive) parts.push(archiveDir(root));
   for (const dir of parts) {
     const st = lstatOrNull(dir);
@@ -372,12 +383,12 @@ function checkTree(root, opts = {}) {
   }
   return true;
 }
-var import_node_fs2, import_node_path, FILE_OF, HEADING_OF, MARKER, MAX_DOCUMENT_BYTES, TARGETS;
+var FILE_OF, HEADING_OF, MARKER, MAX_DOCUMENT_BYTES, TARGETS;
 var init_paths = __esm({
   "src/store/paths.ts"() {
     "use strict";
-    import_node_fs2 = __toESM(require_builtin_node_fs_lstatSync_mkdirSync(), 1);
-    import_node_path = __toESM(require_builtin_node_path_resolve_normalize_isAbsolute_join_relative_toNamespacedPath_dirname_basename_extname_format_parse_matchesGlob_sep_delimiter_win32_posix_makeLong(), 1);
+    init_builtin_node_fs_lstatSync_mkdirSync();
+    init_builtin_node_path_default();
     init_errors();
     FILE_OF = {
       handoff: "HANDOFF.md",
@@ -409,22 +420,22 @@ __export(files_exports, {
   tokenOf: () => tokenOf
 });
 function tokenOf(bytes) {
-  return (0, import_node_crypto2.createHash)("sha256").update(bytes).digest("hex");
+  return createHash("sha256").update(bytes).digest("hex");
 }
 function randomHex8() {
-  return (0, import_node_crypto2.randomBytes)(4).toString("hex");
+  return randomBytes2(4).toString("hex");
 }
 function describeLink(filePath) {
   let to;
   try {
-    to = (0, import_node_fs3.readlinkSync)(filePath);
+    to = readlinkSync(filePath);
   } catch {
     return `${filePath} is a link; the helper only uses regular files with one link (replace the link with the file it points to, or move it away, and retry)`;
   }
-  const dir = import_node_path2.default.dirname(filePath);
-  const name = import_node_path2.default.basename(filePath);
-  const pointsAt = import_node_path2.default.resolve(dir, to);
-  const other = TARGETS.find((t) => t !== name && pointsAt === import_node_path2.default.join(dir, t));
+  const dir = builtin_node_path_default_default.dirname(filePath);
+  const name = builtin_node_path_default_default.basename(filePath);
+  const pointsAt = builtin_node_path_default_default.resolve(dir, to);
+  const other = TARGETS.find((t) => t !== name && pointsAt === builtin_node_path_default_default.join(dir, t));
   if (TARGETS.includes(name) && other !== void 0) {
     return `${filePath} is a link to ${JSON.stringify(to)}: the lesson belongs in ${other}; use \`--target ${other}\``;
   }
@@ -433,7 +444,7 @@ function describeLink(filePath) {
 function openRegular(filePath, maxBytes = MAX_DOCUMENT_BYTES) {
   let fd;
   try {
-    fd = (0, import_node_fs3.openSync)(filePath, OPEN_FLAGS);
+    fd = openSync2(filePath, OPEN_FLAGS);
   } catch (err) {
     const code2 = err.code;
     if (code2 === "ENOENT") return null;
@@ -441,13 +452,13 @@ function openRegular(filePath, maxBytes = MAX_DOCUMENT_BYTES) {
     if (code2 === "ENXIO" || code2 === "EISDIR" || code2 === "EOPNOTSUPP") throw new UnsafeFile("not-regular", filePath, null);
     throw new Refused(`cannot open ${filePath}: ${err.message}`);
   }
-  const stat = (0, import_node_fs3.fstatSync)(fd, { bigint: true });
+  const stat = fstatSync2(fd, { bigint: true });
   if (!stat.isFile()) {
-    (0, import_node_fs3.closeSync)(fd);
+    closeSync2(fd);
     throw new UnsafeFile("not-regular", filePath, stat);
   }
   if (stat.size > BigInt(maxBytes)) {
-    (0, import_node_fs3.closeSync)(fd);
+    closeSync2(fd);
     throw new UnsafeFile("too-large", filePath, stat);
   }
   return { fd, stat };
@@ -457,7 +468,7 @@ function readAll(fd, limit = MAX_DOCUMENT_BYTES) {
   let total = 0;
   for (; ; ) {
     const buf = Buffer.allocUnsafe(65536);
-    const n = (0, import_node_fs3.readSync)(fd, buf, 0, buf.length, null);
+    const n = readSync2(fd, buf, 0, buf.length, null);
     if (n === 0) break;
     chunks.push(buf.subarray(0, n));
     total += n;
@@ -475,7 +486,7 @@ async function readStable(filePath, opts = {}) {
   try {
     await failpoint(opts.failpoint, "read-opened");
     const bytes = readAll(fd, opts.maxBytes);
-    const after = (0, import_node_fs3.fstatSync)(fd, { bigint: true });
+    const after = fstatSync2(fd, { bigint: true });
     if (!sameVersion(stat, after) || BigInt(bytes.length) !== after.size) {
       throw new Refused(`${filePath} changed while it was read; read it again`);
     }
@@ -488,16 +499,16 @@ async function readStable(filePath, opts = {}) {
       }
     };
   } finally {
-    (0, import_node_fs3.closeSync)(fd);
+    closeSync2(fd);
   }
 }
-var import_node_fs3, import_node_path2, import_node_crypto2, TOKEN_PATTERN, UnsafeFile, OPEN_FLAGS;
+var TOKEN_PATTERN, UnsafeFile, OPEN_FLAGS;
 var init_files = __esm({
   "src/store/files.ts"() {
     "use strict";
-    import_node_fs3 = __toESM(require_builtin_node_fs_closeSync_constants_fstatSync_openSync_readSync_readlinkSync(), 1);
-    import_node_path2 = __toESM(require_builtin_node_path_resolve_normalize_isAbsolute_join_relative_toNamespacedPath_dirname_basename_extname_format_parse_matchesGlob_sep_delimiter_win32_posix_makeLong(), 1);
-    import_node_crypto2 = __toESM(require_builtin_node_crypto_createHash_randomBytes(), 1);
+    init_builtin_node_fs_closeSync_constants_fstatSync_openSync_readSync_readlinkSync();
+    init_builtin_node_path_default();
+    init_builtin_node_crypto_createHash_randomBytes();
     init_errors();
     init_failpoint();
     init_paths();
@@ -518,21 +529,29 @@ var init_files = __esm({
         this.stat = stat;
       }
     };
-    OPEN_FLAGS = import_node_fs3.constants.O_RDONLY | import_node_fs3.constants.O_NOFOLLOW | import_node_fs3.constants.O_NONBLOCK;
+    OPEN_FLAGS = constants2.O_RDONLY | constants2.O_NOFOLLOW | constants2.O_NONBLOCK;
   }
 });
 
 // lazy:builtin:node:fs:lstatSync,readFileSync,readdirSync
-var require_builtin_node_fs_lstatSync_readFileSync_readdirSync = __commonJS({
-  "lazy:builtin:node:fs:lstatSync,readFileSync,readdirSync"(exports, module) {
-    module.exports = __shBuiltin("node:fs", "lstatSync,readFileSync,readdirSync");
+var m9, lstatSync2, readFileSync, readdirSync;
+var init_builtin_node_fs_lstatSync_readFileSync_readdirSync = __esm({
+  "lazy:builtin:node:fs:lstatSync,readFileSync,readdirSync"() {
+    m9 = __shLoad("node:fs");
+    lstatSync2 = m9.lstatSync;
+    readFileSync = m9.readFileSync;
+    readdirSync = m9.readdirSync;
   }
 });
 
 // lazy:builtin:node:os:hostname
-var require_builtin_node_os_hostname = __commonJS({
-  "lazy:builtin:node:os:hostname"(exports, module) {
-    module.exports = __shBuiltin("node:os", "hostname");
+function hostname(...args) {
+  return load3().hostname(...args);
+}
+var m10, load3;
+var init_builtin_node_os_hostname = __esm({
+  "lazy:builtin:node:os:hostname"() {
+    load3 = () => m10 ??= __shLoad("node:os");
   }
 });
 
@@ -556,22 +575,22 @@ function privateName(file, role, pid, rand) {
 function listPrivate(dir) {
   let names2;
   try {
-    names2 = (0, import_node_fs4.readdirSync)(dir);
+    names2 = readdirSync(dir);
   } catch {
     return [];
   }
   const out = [];
   for (const name of names2) {
-    const m = PRIVATE_PATTERN.exec(name);
-    if (!m) continue;
-    const role = m[2] === "tmp" ? "tmp" : "claim";
-    out.push({ name, file: m[1], role, pid: Number(m[3] ?? m[5]), path: import_node_path3.default.join(dir, name) });
+    const m22 = PRIVATE_PATTERN.exec(name);
+    if (!m22) continue;
+    const role = m22[2] === "tmp" ? "tmp" : "claim";
+    out.push({ name, file: m22[1], role, pid: Number(m22[3] ?? m22[5]), path: builtin_node_path_default_default.join(dir, name) });
   }
   return out;
 }
 function lstatBig(p) {
   try {
-    return (0, import_node_fs4.lstatSync)(p, { bigint: true });
+    return lstatSync2(p, { bigint: true });
   } catch {
     return null;
   }
@@ -581,7 +600,7 @@ function hasPrivatePartner(dir, file, ino) {
 }
 function readOwner(lockDir) {
   try {
-    const text = (0, import_node_fs4.readFileSync)(import_node_path3.default.join(lockDir, OWNER_NAME), "utf8");
+    const text = readFileSync(builtin_node_path_default_default.join(lockDir, OWNER_NAME), "utf8");
     const data = JSON.parse(text);
     if (typeof data.pid !== "number" || typeof data.host !== "string" || typeof data.nonce !== "string") return null;
     return { pid: data.pid, host: data.host, nonce: data.nonce };
@@ -599,27 +618,27 @@ function processAlive(pid) {
   }
 }
 function lockState(memDir) {
-  const lockDir = import_node_path3.default.join(memDir, LOCK_NAME);
+  const lockDir = builtin_node_path_default_default.join(memDir, LOCK_NAME);
   let mtimeMs;
   try {
-    mtimeMs = (0, import_node_fs4.lstatSync)(lockDir).mtimeMs;
+    mtimeMs = lstatSync2(lockDir).mtimeMs;
   } catch {
     return { state: "free", pid: null };
   }
   const owner = readOwner(lockDir);
-  if (owner && owner.host === (0, import_node_os.hostname)()) {
+  if (owner && owner.host === hostname()) {
     return { state: processAlive(owner.pid) ? "held" : "dead", pid: owner.pid };
   }
   const stale = Date.now() - mtimeMs > LOCK_STALE_MS;
   return { state: stale ? "dead" : "held", pid: owner?.pid ?? null };
 }
-var import_node_fs4, import_node_os, import_node_path3, PRIVATE_PATTERN, LOCK_NAME, OWNER_NAME, LOCK_STALE_MS;
+var PRIVATE_PATTERN, LOCK_NAME, OWNER_NAME, LOCK_STALE_MS;
 var init_private = __esm({
   "src/store/private.ts"() {
     "use strict";
-    import_node_fs4 = __toESM(require_builtin_node_fs_lstatSync_readFileSync_readdirSync(), 1);
-    import_node_os = __toESM(require_builtin_node_os_hostname(), 1);
-    import_node_path3 = __toESM(require_builtin_node_path_resolve_normalize_isAbsolute_join_relative_toNamespacedPath_dirname_basename_extname_format_parse_matchesGlob_sep_delimiter_win32_posix_makeLong(), 1);
+    init_builtin_node_fs_lstatSync_readFileSync_readdirSync();
+    init_builtin_node_os_hostname();
+    init_builtin_node_path_default();
     PRIVATE_PATTERN = /^\.(.+)\.(?:(tmp)-(\d+)-(?:[0-9a-f]{8}|[0-9a-f]{16})|(claim)-(\d+)-(?:[0-9a-f]{8}|[0-9a-f]{32}))$/;
     LOCK_NAME = ".lock";
     OWNER_NAME = "owner";
@@ -644,7 +663,7 @@ function changedWhileRead(filePath) {
   return new Refused(`${filePath} changed while it was read (a save finished meanwhile); read it again`);
 }
 async function readManagedFile(dir, file, memDir, opts = {}) {
-  const filePath = import_node_path4.default.join(dir, file);
+  const filePath = builtin_node_path_default_default.join(dir, file);
   const got = await readStable(filePath, opts);
   const mine = () => listPrivate(dir).filter((e) => e.file === file);
   if (got === null) {
@@ -667,11 +686,10 @@ async function readMemoryFile(root, kind, opts = {}) {
   const memDir = memoryDir(root);
   return readManagedFile(memDir, FILE_OF[kind], memDir, opts);
 }
-var import_node_path4;
 var init_read = __esm({
   "src/store/read.ts"() {
     "use strict";
-    import_node_path4 = __toESM(require_builtin_node_path_resolve_normalize_isAbsolute_join_relative_toNamespacedPath_dirname_basename_extname_format_parse_matchesGlob_sep_delimiter_win32_posix_makeLong(), 1);
+    init_builtin_node_path_default();
     init_errors();
     init_files();
     init_paths();
@@ -680,9 +698,12 @@ var init_read = __esm({
 });
 
 // lazy:builtin:node:fs:lstatSync,realpathSync
-var require_builtin_node_fs_lstatSync_realpathSync = __commonJS({
-  "lazy:builtin:node:fs:lstatSync,realpathSync"(exports, module) {
-    module.exports = __shBuiltin("node:fs", "lstatSync,realpathSync");
+var m11, lstatSync3, realpathSync;
+var init_builtin_node_fs_lstatSync_realpathSync = __esm({
+  "lazy:builtin:node:fs:lstatSync,realpathSync"() {
+    m11 = __shLoad("node:fs");
+    lstatSync3 = m11.lstatSync;
+    realpathSync = m11.realpathSync;
   }
 });
 
@@ -694,7 +715,7 @@ __export(root_exports, {
 });
 function exists(p) {
   try {
-    (0, import_node_fs5.lstatSync)(p);
+    lstatSync3(p);
     return true;
   } catch {
     return false;
@@ -702,56 +723,55 @@ function exists(p) {
 }
 function realOrNull(p) {
   try {
-    return (0, import_node_fs5.realpathSync)(p);
+    return realpathSync(p);
   } catch {
     return null;
   }
 }
 function within(child, parent) {
-  const rel = import_node_path5.default.relative(parent, child);
-  return rel === "" || !rel.startsWith("..") && !import_node_path5.default.isAbsolute(rel);
+  const rel = builtin_node_path_default_default.relative(parent, child);
+  return rel === "" || !rel.startsWith("..") && !builtin_node_path_default_default.isAbsolute(rel);
 }
 function ceilings(start, env) {
   const out = [];
   for (const c of (env.GIT_CEILING_DIRECTORIES ?? "").split(":")) {
-    if (c === "" || !import_node_path5.default.isAbsolute(c)) continue;
-    out.push(realOrNull(c) ?? import_node_path5.default.resolve(c));
+    if (c === "" || !builtin_node_path_default_default.isAbsolute(c)) continue;
+    out.push(realOrNull(c) ?? builtin_node_path_default_default.resolve(c));
   }
   const home2 = env.HOME ? realOrNull(env.HOME) : null;
-  if (home2 !== null && home2 !== start && within(start, home2)) out.push(import_node_path5.default.dirname(home2));
+  if (home2 !== null && home2 !== start && within(start, home2)) out.push(builtin_node_path_default_default.dirname(home2));
   return out;
 }
 function findRoot(startPath, env) {
   let start;
   try {
-    start = (0, import_node_fs5.realpathSync)(startPath);
+    start = realpathSync(startPath);
   } catch {
     throw new Refused(`root ${startPath} does not exist; pass the project root with --root`);
   }
   let st;
   try {
-    st = (0, import_node_fs5.lstatSync)(start);
+    st = lstatSync3(start);
   } catch {
     throw new Refused(`root ${startPath} does not exist; pass the project root with --root`);
   }
   if (!st.isDirectory()) throw new Refused(`root ${startPath} is not a directory; pass the project root with --root`);
-  if (exists(import_node_path5.default.join(start, ".ai", "memory"))) return { root: start, start, by: "memory" };
+  if (exists(builtin_node_path_default_default.join(start, ".ai", "memory"))) return { root: start, start, by: "memory" };
   const stops = ceilings(start, env);
   let dir = start;
   for (; ; ) {
-    if (exists(import_node_path5.default.join(dir, ".ai", "memory"))) return { root: dir, start, by: "memory" };
-    if (exists(import_node_path5.default.join(dir, ".git"))) return { root: dir, start, by: "git" };
-    const parent = import_node_path5.default.dirname(dir);
+    if (exists(builtin_node_path_default_default.join(dir, ".ai", "memory"))) return { root: dir, start, by: "memory" };
+    if (exists(builtin_node_path_default_default.join(dir, ".git"))) return { root: dir, start, by: "git" };
+    const parent = builtin_node_path_default_default.dirname(dir);
     if (parent === dir || stops.includes(parent)) return { root: start, start, by: "start" };
     dir = parent;
   }
 }
-var import_node_fs5, import_node_path5;
 var init_root = __esm({
   "src/store/root.ts"() {
     "use strict";
-    import_node_fs5 = __toESM(require_builtin_node_fs_lstatSync_realpathSync(), 1);
-    import_node_path5 = __toESM(require_builtin_node_path_resolve_normalize_isAbsolute_join_relative_toNamespacedPath_dirname_basename_extname_format_parse_matchesGlob_sep_delimiter_win32_posix_makeLong(), 1);
+    init_builtin_node_fs_lstatSync_realpathSync();
+    init_builtin_node_path_default();
     init_errors();
   }
 });
@@ -771,7 +791,7 @@ __export(common_exports, {
 function rootOption(ctx, fallbackStart = null) {
   const value = ctx.values.root;
   const given = typeof value === "string" && value !== "";
-  const found = findRoot(import_node_path6.default.resolve(ctx.cwd, given ? value : fallbackStart ?? "."), ctx.env);
+  const found = findRoot(builtin_node_path_default_default.resolve(ctx.cwd, given ? value : fallbackStart ?? "."), ctx.env);
   if (given && found.root !== found.start) ctx.warn(`using root ${found.root}`);
   return found.root;
 }
@@ -807,11 +827,11 @@ async function stdinForValidate(ctx, maxBytes) {
     };
   }
 }
-var import_node_path6, ROOT_HELP, ROOT, CAS;
+var ROOT_HELP, ROOT, CAS;
 var init_common = __esm({
   "src/verbs/common.ts"() {
     "use strict";
-    import_node_path6 = __toESM(require_builtin_node_path_resolve_normalize_isAbsolute_join_relative_toNamespacedPath_dirname_basename_extname_format_parse_matchesGlob_sep_delimiter_win32_posix_makeLong(), 1);
+    init_builtin_node_path_default();
     init_errors();
     init_files();
     init_root();
@@ -859,20 +879,20 @@ function asObjectId(value) {
   return OBJECT_ID.test(lower) ? lower : null;
 }
 function parseStrictTime(value, nowMs) {
-  const m = ISO.exec(value);
-  if (!m) return { error: "not a strict ISO-8601 time with a zone" };
-  const [year, month, day, hour, minute] = [m[1], m[2], m[3], m[4], m[5]].map(Number);
-  const second = m[6] === void 0 ? 0 : Number(m[6]);
-  const fraction = m[7] === void 0 ? 0 : Number(`0.${m[7]}`);
+  const m22 = ISO.exec(value);
+  if (!m22) return { error: "not a strict ISO-8601 time with a zone" };
+  const [year, month, day, hour, minute] = [m22[1], m22[2], m22[3], m22[4], m22[5]].map(Number);
+  const second = m22[6] === void 0 ? 0 : Number(m22[6]);
+  const fraction = m22[7] === void 0 ? 0 : Number(`0.${m22[7]}`);
   if (month < 1 || month > 12 || hour > 23 || minute > 59 || second > 59) return { error: "a field is out of range" };
   const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
   if (day < 1 || day > daysInMonth) return { error: "no such day" };
   let offsetMin = 0;
-  if (m[8] !== "Z") {
-    const oh = Number(m[9]);
-    const om = Number(m[10]);
+  if (m22[8] !== "Z") {
+    const oh = Number(m22[9]);
+    const om = Number(m22[10]);
     if (oh > 23 || om > 59) return { error: "zone offset out of range" };
-    offsetMin = (m[8].startsWith("-") ? -1 : 1) * (oh * 60 + om);
+    offsetMin = (m22[8].startsWith("-") ? -1 : 1) * (oh * 60 + om);
   }
   const utc = Date.UTC(year, month - 1, day, hour, minute, second) + Math.floor(fraction * 1e3) - offsetMin * 6e4;
   if (year < 1970) return { error: "before 1970" };
@@ -894,15 +914,15 @@ function safeRelativePath(value) {
   if (value.length === 0 || value.length > 4096) return null;
   if (/[\x00-\x1f\x7f\\]/.test(value)) return null;
   if (value.startsWith("/") || value.startsWith("~") || /^[A-Za-z]:/.test(value)) return null;
-  const normal = import_node_path7.default.posix.normalize(value);
+  const normal = builtin_node_path_default_default.posix.normalize(value);
   if (normal === "." || normal === ".." || normal.startsWith("../")) return null;
   return normal.replace(/\/$/, "");
 }
-var import_node_path7, CLOCK_SKEW_MS, OBJECT_ID, ISO, BRANCH_FORBIDDEN;
+var CLOCK_SKEW_MS, OBJECT_ID, ISO, BRANCH_FORBIDDEN;
 var init_values = __esm({
   "src/schema/values.ts"() {
     "use strict";
-    import_node_path7 = __toESM(require_builtin_node_path_resolve_normalize_isAbsolute_join_relative_toNamespacedPath_dirname_basename_extname_format_parse_matchesGlob_sep_delimiter_win32_posix_makeLong(), 1);
+    init_builtin_node_path_default();
     CLOCK_SKEW_MS = 5 * 60 * 1e3;
     OBJECT_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
     ISO = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-](\d{2}):?(\d{2}))$/;
@@ -920,8 +940,8 @@ __export(state_time_exports, {
   stateTime: () => stateTime
 });
 function unticked(value) {
-  const m = /^`([^`]*)`$/.exec(value.trim());
-  return m ? m[1].trim() : value.trim();
+  const m22 = /^`([^`]*)`$/.exec(value.trim());
+  return m22 ? m22[1].trim() : value.trim();
 }
 function stateTime(date, saved, nowMs) {
   let malformed = false;
@@ -961,62 +981,89 @@ function stateFields(text) {
       if (raw.includes("-->")) comment = false;
       continue;
     }
-    if (/^ {0,3}<!--/.test(raw)) {
+    let k = 0;
+    while (k < 3 && raw.charCodeAt(k) === 32) k++;
+    const c = raw.charCodeAt(k);
+    if (c === 60 && raw.startsWith("<!--", k)) {
       comment = !raw.slice(raw.indexOf("<!--") + 4).includes("-->");
       continue;
     }
-    const f = FENCE.exec(raw);
+    let run = "";
+    if (c === 96 || c === 126) {
+      let e = k;
+      while (raw.charCodeAt(e) === c) e++;
+      if (e - k >= 3) run = raw.slice(k, e);
+    }
     if (fence !== null) {
-      if (f && f[1][0] === fence[0] && f[1].length >= fence.length && raw.trim() === f[1]) fence = null;
+      if (run !== "" && run[0] === fence[0] && run.length >= fence.length && raw.trim() === run) fence = null;
       continue;
     }
-    if (f && !(f[1][0] === "`" && raw.slice(raw.indexOf(f[1]) + f[1].length).includes("`"))) {
-      fence = f[1];
+    if (run !== "" && !(c === 96 && raw.slice(k + run.length).includes("`"))) {
+      fence = run;
       continue;
     }
-    const line = raw.trim();
-    const h = /^(#{1,6})[ \t]+(.*?)[ \t#]*$/.exec(line);
-    if (h && raw.startsWith("#")) {
-      if (h[1] === "##") {
-        const title = h[2].toLowerCase();
-        section = title === "environment anchors" && !anchorsSeen ? "anchors" : title;
-        if (title === "environment anchors") anchorsSeen = true;
+    if (c === 35 && k === 0) {
+      const h = HEADING.exec(raw.trim());
+      if (h) {
+        if (h[1] === "##") {
+          if (anchorsSeen) return { date, saved };
+          const title = h[2].toLowerCase();
+          section = title === "environment anchors" ? "anchors" : title;
+          if (section === "anchors") anchorsSeen = true;
+        }
+        continue;
       }
-      continue;
     }
     if (section === null) {
-      const m = SAVED.exec(line);
-      if (m && saved === null) saved = m[1].trim();
+      if (saved !== null) continue;
+      const line = raw.trim();
+      const m22 = line.startsWith("Saved:") ? SAVED.exec(line) : null;
+      if (m22) saved = m22[1].trim();
     } else if (section === "anchors") {
-      const m = DATE.exec(line);
-      if (m && date === null) date = m[1];
+      const line = raw.trim();
+      const m22 = line.length > 0 && "-*+".includes(line[0]) ? DATE.exec(line) : null;
+      if (m22) return { date: m22[1], saved };
     }
   }
   return { date, saved };
 }
-var DAY_MS, FENCE, SAVED, DATE;
+var DAY_MS, HEADING, SAVED, DATE;
 var init_state_time = __esm({
   "src/schema/state-time.ts"() {
     "use strict";
     init_values();
     DAY_MS = 864e5;
-    FENCE = /^ {0,3}(`{3,}|~{3,})/;
+    HEADING = /^(#{1,6})[ \t]+(.*?)[ \t#]*$/;
     SAVED = /^Saved:[ \t]*(.*)$/;
     DATE = /^[-*+][ \t]+Date:[ \t]*(.*)$/i;
   }
 });
 
 // lazy:builtin:node:fs:closeSync,constants,fstatSync,lstatSync,openSync,readSync,readdirSync,unlinkSync,writeSync
-var require_builtin_node_fs_closeSync_constants_fstatSync_lstatSync_openSync_readSync_readdirSync_unlinkSync_writeSync = __commonJS({
-  "lazy:builtin:node:fs:closeSync,constants,fstatSync,lstatSync,openSync,readSync,readdirSync,unlinkSync,writeSync"(exports, module) {
-    module.exports = __shBuiltin("node:fs", "closeSync,constants,fstatSync,lstatSync,openSync,readSync,readdirSync,unlinkSync,writeSync");
+var m12, closeSync3, constants3, fstatSync3, lstatSync4, openSync3, readSync3, readdirSync2, unlinkSync, writeSync2;
+var init_builtin_node_fs_closeSync_constants_fstatSync_lstatSync_openSync_readSync_readdirSync_unlinkSync_writeSync = __esm({
+  "lazy:builtin:node:fs:closeSync,constants,fstatSync,lstatSync,openSync,readSync,readdirSync,unlinkSync,writeSync"() {
+    m12 = __shLoad("node:fs");
+    closeSync3 = m12.closeSync;
+    constants3 = m12.constants;
+    fstatSync3 = m12.fstatSync;
+    lstatSync4 = m12.lstatSync;
+    openSync3 = m12.openSync;
+    readSync3 = m12.readSync;
+    readdirSync2 = m12.readdirSync;
+    unlinkSync = m12.unlinkSync;
+    writeSync2 = m12.writeSync;
   }
 });
 
 // lazy:builtin:node:crypto:createHash
-var require_builtin_node_crypto_createHash = __commonJS({
-  "lazy:builtin:node:crypto:createHash"(exports, module) {
-    module.exports = __shBuiltin("node:crypto", "createHash");
+function createHash2(...args) {
+  return load4().createHash(...args);
+}
+var m13, load4;
+var init_builtin_node_crypto_createHash = __esm({
+  "lazy:builtin:node:crypto:createHash"() {
+    load4 = () => m13 ??= __shLoad("node:crypto");
   }
 });
 
@@ -1062,16 +1109,16 @@ __export(checkpoints_exports, {
   writeDelivered: () => writeDelivered
 });
 function checkpointsDir(root) {
-  return import_node_path8.default.join(memoryDir(root), "checkpoints");
+  return builtin_node_path_default_default.join(memoryDir(root), "checkpoints");
 }
 function sessionFileId(id) {
   if (typeof id !== "string" || id === "") return "unknown";
   if (SESSION_ID.test(id)) return id;
-  return (0, import_node_crypto3.createHash)("sha256").update(id, "utf8").digest("hex").slice(0, 16);
+  return createHash2("sha256").update(id, "utf8").digest("hex").slice(0, 16);
 }
 function checkpointsDirState(root) {
   try {
-    const st = (0, import_node_fs6.lstatSync)(checkpointsDir(root));
+    const st = lstatSync4(checkpointsDir(root));
     return st.isDirectory() && !st.isSymbolicLink() ? "ok" : "unsafe";
   } catch {
     return "missing";
@@ -1080,21 +1127,21 @@ function checkpointsDirState(root) {
 function readHead(filePath, bytes = HEAD) {
   let fd;
   try {
-    fd = (0, import_node_fs6.openSync)(filePath, import_node_fs6.constants.O_RDONLY | import_node_fs6.constants.O_NOFOLLOW | import_node_fs6.constants.O_NONBLOCK);
+    fd = openSync3(filePath, constants3.O_RDONLY | constants3.O_NOFOLLOW | constants3.O_NONBLOCK);
   } catch {
     return null;
   }
   try {
-    const st = (0, import_node_fs6.fstatSync)(fd, { bigint: true });
+    const st = fstatSync3(fd, { bigint: true });
     if (!st.isFile()) return null;
-    if (st.nlink !== 1n && !(st.nlink === 2n && hasPrivatePartner(import_node_path8.default.dirname(filePath), import_node_path8.default.basename(filePath), st.ino))) return null;
+    if (st.nlink !== 1n && !(st.nlink === 2n && hasPrivatePartner(builtin_node_path_default_default.dirname(filePath), builtin_node_path_default_default.basename(filePath), st.ino))) return null;
     const buf = Buffer.alloc(bytes);
-    const n = (0, import_node_fs6.readSync)(fd, buf, 0, bytes, 0);
+    const n = readSync3(fd, buf, 0, bytes, 0);
     return buf.subarray(0, n).toString("utf8");
   } catch {
     return null;
   } finally {
-    (0, import_node_fs6.closeSync)(fd);
+    closeSync3(fd);
   }
 }
 function timeOf(value, now) {
@@ -1106,14 +1153,14 @@ function listCheckpoints(root, now = Date.now()) {
   if (checkpointsDirState(root) !== "ok") return [];
   let names2;
   try {
-    names2 = (0, import_node_fs6.readdirSync)(checkpointsDir(root));
+    names2 = readdirSync2(checkpointsDir(root));
   } catch {
     return [];
   }
   const out = [];
   for (const name of names2) {
     if (!CHECKPOINT_NAME.test(name)) continue;
-    const head = readHead(import_node_path8.default.join(checkpointsDir(root), name));
+    const head = readHead(builtin_node_path_default_default.join(checkpointsDir(root), name));
     if (head === null || !isCheckpointText(head)) continue;
     out.push({ session: name.slice(0, -3), name, savedMs: timeOf(headerValue(head, "Saved"), now), sessionStartMs: timeOf(headerValue(head, "Session-start"), now) });
   }
@@ -1121,13 +1168,13 @@ function listCheckpoints(root, now = Date.now()) {
 }
 function rmQuietRegular(p) {
   try {
-    const st = (0, import_node_fs6.lstatSync)(p);
-    if (st.isFile() || st.isSymbolicLink()) (0, import_node_fs6.unlinkSync)(p);
+    const st = lstatSync4(p);
+    if (st.isFile() || st.isSymbolicLink()) unlinkSync(p);
   } catch {
   }
 }
 function deliveredPath(root, session) {
-  return import_node_path8.default.join(checkpointsDir(root), `.delivered-${session}`);
+  return builtin_node_path_default_default.join(checkpointsDir(root), `.delivered-${session}`);
 }
 function readDelivered(root, session) {
   const text = readHead(deliveredPath(root, session), 128);
@@ -1138,27 +1185,27 @@ function writeDelivered(root, session, token) {
   rmQuietRegular(p);
   let fd;
   try {
-    fd = (0, import_node_fs6.openSync)(p, import_node_fs6.constants.O_WRONLY | import_node_fs6.constants.O_CREAT | import_node_fs6.constants.O_EXCL | import_node_fs6.constants.O_NOFOLLOW, 384);
+    fd = openSync3(p, constants3.O_WRONLY | constants3.O_CREAT | constants3.O_EXCL | constants3.O_NOFOLLOW, 384);
   } catch {
     return false;
   }
   try {
-    (0, import_node_fs6.writeSync)(fd, `${token}
+    writeSync2(fd, `${token}
 `);
     return true;
   } catch {
     return false;
   } finally {
-    (0, import_node_fs6.closeSync)(fd);
+    closeSync3(fd);
   }
 }
-var import_node_fs6, import_node_crypto3, import_node_path8, HEAD;
+var HEAD;
 var init_checkpoints = __esm({
   "src/store/checkpoints.ts"() {
     "use strict";
-    import_node_fs6 = __toESM(require_builtin_node_fs_closeSync_constants_fstatSync_lstatSync_openSync_readSync_readdirSync_unlinkSync_writeSync(), 1);
-    import_node_crypto3 = __toESM(require_builtin_node_crypto_createHash(), 1);
-    import_node_path8 = __toESM(require_builtin_node_path_resolve_normalize_isAbsolute_join_relative_toNamespacedPath_dirname_basename_extname_format_parse_matchesGlob_sep_delimiter_win32_posix_makeLong(), 1);
+    init_builtin_node_fs_closeSync_constants_fstatSync_lstatSync_openSync_readSync_readdirSync_unlinkSync_writeSync();
+    init_builtin_node_crypto_createHash();
+    init_builtin_node_path_default();
     init_checkpoint_name();
     init_values();
     init_private();
@@ -1182,8 +1229,8 @@ __export(checkpoint_surface_exports, {
 });
 function minutesAgo(savedMs, now) {
   if (savedMs === null) return "at an unknown time";
-  const m = Math.floor(Math.max(0, now - savedMs) / MINUTE_MS);
-  return m === 1 ? "1 minute ago" : `${m} minutes ago`;
+  const m22 = Math.floor(Math.max(0, now - savedMs) / MINUTE_MS);
+  return m22 === 1 ? "1 minute ago" : `${m22} minutes ago`;
 }
 function handoffStateMs(text, now) {
   const f = stateFields(text);
@@ -1191,7 +1238,7 @@ function handoffStateMs(text, now) {
   return st.known ? st.time.ms : null;
 }
 function handoffMs(root, now) {
-  const head = readHead(import_node_path9.default.join(memoryDir(root), FILE_OF.handoff), 1e6);
+  const head = readHead(builtin_node_path_default_default.join(memoryDir(root), FILE_OF.handoff), 1e6);
   return head === null ? null : handoffStateMs(head, now);
 }
 async function checkpointHookLines(root, input, handoffPresent, paused, now) {
@@ -1201,7 +1248,7 @@ async function checkpointHookLines(root, input, handoffPresent, paused, now) {
     const hMs = handoffPresent ? handoffMs(root, now) : null;
     if (input.source === "compact") {
       const session = sessionFileId(input.sessionId);
-      const file = await readStable(import_node_path9.default.join(checkpointsDir(root), `${session}.md`)).catch(() => null);
+      const file = await readStable(builtin_node_path_default_default.join(checkpointsDir(root), `${session}.md`)).catch(() => null);
       if (file === null || file.stat.nlink !== 1n) return none;
       const entry = listCheckpoints(root, now).find((e) => e.session === session);
       if (entry === void 0) return none;
@@ -1245,11 +1292,11 @@ function checkpointParked(root) {
     return false;
   }
 }
-var import_node_path9, MINUTE_MS, CHECKPOINT_SENTENCES, NEWER_CHECKPOINT_NOTE, ONLY_CHECKPOINT_NOTE;
+var MINUTE_MS, CHECKPOINT_SENTENCES, NEWER_CHECKPOINT_NOTE, ONLY_CHECKPOINT_NOTE;
 var init_checkpoint_surface = __esm({
   "src/verbs/checkpoint-surface.ts"() {
     "use strict";
-    import_node_path9 = __toESM(require_builtin_node_path_resolve_normalize_isAbsolute_join_relative_toNamespacedPath_dirname_basename_extname_format_parse_matchesGlob_sep_delimiter_win32_posix_makeLong(), 1);
+    init_builtin_node_path_default();
     init_state_time();
     init_checkpoints();
     init_files();
@@ -1364,10 +1411,12 @@ exit: 0 printed; 3 absent ("CURRENT-SHA256: absent"); 2 refused (unsafe file, a 
   }
 });
 
-// lazy:builtin:node:fs:appendFile,appendFileSync,access,accessSync,chown,chownSync,chmod,chmodSync,close,closeSync,copyFile,copyFileSync,cp,cpSync,createReadStream,createWriteStream,exists,existsSync,fchown,fchownSync,fchmod,fchmodSync,fdatasync,fdatasyncSync,fstat,fstatSync,fsync,fsyncSync,ftruncate,ftruncateSync,futimes,futimesSync,lchown,lchownSync,lchmod,lchmodSync,link,linkSync,lstat,lstatSync,lutimes,lutimesSync,mkdir,mkdirSync,mkdtemp,mkdtempSync,open,openSync,openAsBlob,readdir,readdirSync,read,readSync,readv,readvSync,readFile,readFileSync,readlink,readlinkSync,realpath,realpathSync,rename,renameSync,rm,rmSync,rmdir,rmdirSync,stat,statfs,statSync,statfsSync,symlink,symlinkSync,truncate,truncateSync,unwatchFile,unlink,unlinkSync,utimes,utimesSync,watch,watchFile,writeFile,writeFileSync,write,writeSync,writev,writevSync,Dirent,Stats,ReadStream,WriteStream,FileReadStream,FileWriteStream,_toUnixTimestamp,Dir,opendir,opendirSync,F_OK,R_OK,W_OK,X_OK,constants,promises
-var require_builtin_node_fs_appendFile_appendFileSync_access_accessSync_chown_chownSync_chmod_chmodSync_close_closeSync_copyFile_copyFileSync_cp_cpSync_createReadStream_createWriteStream_exists_existsSync_fchown_fchownSync_fchmod_fchmodSync_fdatasync_fdatasyncSync_fstat_fstatSync_fsync_fsyncSync_ftruncate_ftruncateSync_futimes_futimesSync_lchown_lchownSync_lchmod_lchmodSync_link_linkSync_lstat_lstatSync_lutimes_lutimesSync_mkdir_mkdirSync_mkdtemp_mkdtempSync_open_openSync_openAsBlob_readdir_readdirSync_read_readSync_readv_readvSync_readFile_readFileSync_readlink_readlinkSync_realpath_realpathSync_rename_renameSync_rm_rmSync_rmdir_rmdirSync_stat_statfs_statSync_statfsSync_symlink_symlinkSync_truncate_truncateSync_unwatchFile_unlink_unlinkSync_utimes_utimesSync_watch_watchFile_writeFile_writeFileSync_write_writeSync_writev_writevSync_Dirent_Stats_ReadStream_WriteStream_FileReadStream_FileWriteStream_toUnixTimestamp_Dir_opendir_opendirSync_F_OK_R_OK_W_OK_X_OK_constants_promises = __commonJS({
-  "lazy:builtin:node:fs:appendFile,appendFileSync,access,accessSync,chown,chownSync,chmod,chmodSync,close,closeSync,copyFile,copyFileSync,cp,cpSync,createReadStream,createWriteStream,exists,existsSync,fchown,fchownSync,fchmod,fchmodSync,fdatasync,fdatasyncSync,fstat,fstatSync,fsync,fsyncSync,ftruncate,ftruncateSync,futimes,futimesSync,lchown,lchownSync,lchmod,lchmodSync,link,linkSync,lstat,lstatSync,lutimes,lutimesSync,mkdir,mkdirSync,mkdtemp,mkdtempSync,open,openSync,openAsBlob,readdir,readdirSync,read,readSync,readv,readvSync,readFile,readFileSync,readlink,readlinkSync,realpath,realpathSync,rename,renameSync,rm,rmSync,rmdir,rmdirSync,stat,statfs,statSync,statfsSync,symlink,symlinkSync,truncate,truncateSync,unwatchFile,unlink,unlinkSync,utimes,utimesSync,watch,watchFile,writeFile,writeFileSync,write,writeSync,writev,writevSync,Dirent,Stats,ReadStream,WriteStream,FileReadStream,FileWriteStream,_toUnixTimestamp,Dir,opendir,opendirSync,F_OK,R_OK,W_OK,X_OK,constants,promises"(exports, module) {
-    module.exports = __shBuiltin("node:fs", "appendFile,appendFileSync,access,accessSync,chown,chownSync,chmod,chmodSync,close,closeSync,copyFile,copyFileSync,cp,cpSync,createReadStream,createWriteStream,exists,existsSync,fchown,fchownSync,fchmod,fchmodSync,fdatasync,fdatasyncSync,fstat,fstatSync,fsync,fsyncSync,ftruncate,ftruncateSync,futimes,futimesSync,lchown,lchownSync,lchmod,lchmodSync,link,linkSync,lstat,lstatSync,lutimes,lutimesSync,mkdir,mkdirSync,mkdtemp,mkdtempSync,open,openSync,openAsBlob,readdir,readdirSync,read,readSync,readv,readvSync,readFile,readFileSync,readlink,readlinkSync,realpath,realpathSync,rename,renameSync,rm,rmSync,rmdir,rmdirSync,stat,statfs,statSync,statfsSync,symlink,symlinkSync,truncate,truncateSync,unwatchFile,unlink,unlinkSync,utimes,utimesSync,watch,watchFile,writeFile,writeFileSync,write,writeSync,writev,writevSync,Dirent,Stats,ReadStream,WriteStream,FileReadStream,FileWriteStream,_toUnixTimestamp,Dir,opendir,opendirSync,F_OK,R_OK,W_OK,X_OK,constants,promises");
+// lazy:builtin:node:fs:default
+var m14, builtin_node_fs_default_default;
+var init_builtin_node_fs_default = __esm({
+  "lazy:builtin:node:fs:default"() {
+    m14 = __shLoad("node:fs");
+    builtin_node_fs_default_default = m14;
   }
 });
 
@@ -1382,7 +1431,7 @@ var require_chunk_pkg_proper_lockfile = __commonJS({
 function checkLockPath(lockDir) {
   let st;
   try {
-    st = fs.lstatSync(lockDir);
+    st = builtin_node_fs_default_default.lstatSync(lockDir);
   } catch {
     return;
   }
@@ -1391,9 +1440,9 @@ function checkLockPath(lockDir) {
   }
 }
 async function acquireLock(memDir, timeoutSeconds, opts = {}) {
-  const lockDir = import_node_path10.default.join(memDir, LOCK_NAME);
+  const lockDir = builtin_node_path_default_default.join(memDir, LOCK_NAME);
   const deadline = Date.now() + timeoutSeconds * 1e3;
-  const me = { pid: process.pid, host: (0, import_node_os2.hostname)(), nonce: randomHex8() + randomHex8() };
+  const me = { pid: process.pid, host: hostname(), nonce: randomHex8() + randomHex8() };
   let compromised = null;
   for (; ; ) {
     checkLockPath(lockDir);
@@ -1404,16 +1453,16 @@ async function acquireLock(memDir, timeoutSeconds, opts = {}) {
         stale: LOCK_STALE_MS,
         update: 2e3,
         retries: 0,
-        fs: lockFs,
+        fs: lockFs(),
         // The default throws from a timer callback and kills the process; record it instead
         // and refuse before publication.
         onCompromised: (err) => {
           compromised = err;
         }
       });
-      const made = fs.statSync(lockDir);
-      fs.writeFileSync(import_node_path10.default.join(lockDir, OWNER_NAME), JSON.stringify(me), { mode: 384, flag: "wx" });
-      fs.utimesSync(lockDir, made.atime, made.mtime);
+      const made = builtin_node_fs_default_default.statSync(lockDir);
+      builtin_node_fs_default_default.writeFileSync(builtin_node_path_default_default.join(lockDir, OWNER_NAME), JSON.stringify(me), { mode: 384, flag: "wx" });
+      builtin_node_fs_default_default.utimesSync(lockDir, made.atime, made.mtime);
       logLock(opts.log, "acquire");
       return {
         assertHeld() {
@@ -1447,7 +1496,7 @@ async function acquireLock(memDir, timeoutSeconds, opts = {}) {
 }
 function ownerlessFor(lockDir) {
   try {
-    return Date.now() - fs.lstatSync(lockDir).ctimeMs;
+    return Date.now() - builtin_node_fs_default_default.lstatSync(lockDir).ctimeMs;
   } catch {
     return 0;
   }
@@ -1455,7 +1504,7 @@ function ownerlessFor(lockDir) {
 function logLock(file, event) {
   if (!file) return;
   try {
-    fs.appendFileSync(file, `${event} ${process.pid} ${process.hrtime.bigint()}
+    builtin_node_fs_default_default.appendFileSync(file, `${event} ${process.pid} ${process.hrtime.bigint()}
 `);
   } catch {
   }
@@ -1463,45 +1512,45 @@ function logLock(file, event) {
 function takeOverDead(lockDir, dead) {
   const aside = `${lockDir}-dead-${process.pid}-${randomHex8()}`;
   try {
-    fs.renameSync(lockDir, aside);
+    builtin_node_fs_default_default.renameSync(lockDir, aside);
   } catch (err) {
     return err.code === "ENOENT";
   }
   const moved = readOwner(aside);
   if (moved && moved.nonce !== dead?.nonce) {
     try {
-      fs.renameSync(aside, lockDir);
+      builtin_node_fs_default_default.renameSync(aside, lockDir);
       return true;
     } catch {
     }
   }
-  fs.rmSync(aside, { recursive: true, force: true });
+  builtin_node_fs_default_default.rmSync(aside, { recursive: true, force: true });
   return true;
 }
-var fs, import_node_os2, import_node_path10, import_proper_lockfile, RETRY_MS, lockFs, OWNERLESS_GRACE_MS;
+var import_proper_lockfile, RETRY_MS, madeLockFs, lockFs, OWNERLESS_GRACE_MS;
 var init_lock = __esm({
   "src/store/lock.ts"() {
     "use strict";
-    fs = __toESM(require_builtin_node_fs_appendFile_appendFileSync_access_accessSync_chown_chownSync_chmod_chmodSync_close_closeSync_copyFile_copyFileSync_cp_cpSync_createReadStream_createWriteStream_exists_existsSync_fchown_fchownSync_fchmod_fchmodSync_fdatasync_fdatasyncSync_fstat_fstatSync_fsync_fsyncSync_ftruncate_ftruncateSync_futimes_futimesSync_lchown_lchownSync_lchmod_lchmodSync_link_linkSync_lstat_lstatSync_lutimes_lutimesSync_mkdir_mkdirSync_mkdtemp_mkdtempSync_open_openSync_openAsBlob_readdir_readdirSync_read_readSync_readv_readvSync_readFile_readFileSync_readlink_readlinkSync_realpath_realpathSync_rename_renameSync_rm_rmSync_rmdir_rmdirSync_stat_statfs_statSync_statfsSync_symlink_symlinkSync_truncate_truncateSync_unwatchFile_unlink_unlinkSync_utimes_utimesSync_watch_watchFile_writeFile_writeFileSync_write_writeSync_writev_writevSync_Dirent_Stats_ReadStream_WriteStream_FileReadStream_FileWriteStream_toUnixTimestamp_Dir_opendir_opendirSync_F_OK_R_OK_W_OK_X_OK_constants_promises(), 1);
-    import_node_os2 = __toESM(require_builtin_node_os_hostname(), 1);
-    import_node_path10 = __toESM(require_builtin_node_path_resolve_normalize_isAbsolute_join_relative_toNamespacedPath_dirname_basename_extname_format_parse_matchesGlob_sep_delimiter_win32_posix_makeLong(), 1);
+    init_builtin_node_fs_default();
+    init_builtin_node_os_hostname();
+    init_builtin_node_path_default();
     import_proper_lockfile = __toESM(require_chunk_pkg_proper_lockfile(), 1);
     init_errors();
     init_files();
     init_private();
     RETRY_MS = 25;
-    lockFs = {
-      ...fs,
+    lockFs = () => madeLockFs ??= {
+      ...builtin_node_fs_default_default,
       mkdir(dir, cb) {
-        fs.mkdir(dir, { mode: 448 }, cb);
+        builtin_node_fs_default_default.mkdir(dir, { mode: 448 }, cb);
       },
       rmdir(dir, cb) {
-        fs.lstat(dir, (err, st) => {
+        builtin_node_fs_default_default.lstat(dir, (err, st) => {
           if (err || !st.isDirectory()) {
             cb(err ?? Object.assign(new Error(`${dir} is not a directory`), { code: "ENOTDIR" }));
             return;
           }
-          fs.unlink(import_node_path10.default.join(dir, OWNER_NAME), () => fs.rmdir(dir, cb));
+          builtin_node_fs_default_default.unlink(builtin_node_path_default_default.join(dir, OWNER_NAME), () => builtin_node_fs_default_default.rmdir(dir, cb));
         });
       }
     };
@@ -1510,16 +1559,22 @@ var init_lock = __esm({
 });
 
 // lazy:builtin:node:fs:lstatSync
-var require_builtin_node_fs_lstatSync = __commonJS({
-  "lazy:builtin:node:fs:lstatSync"(exports, module) {
-    module.exports = __shBuiltin("node:fs", "lstatSync");
+var m15, lstatSync5;
+var init_builtin_node_fs_lstatSync = __esm({
+  "lazy:builtin:node:fs:lstatSync"() {
+    m15 = __shLoad("node:fs");
+    lstatSync5 = m15.lstatSync;
   }
 });
 
 // lazy:builtin:node:os:homedir
-var require_builtin_node_os_homedir = __commonJS({
-  "lazy:builtin:node:os:homedir"(exports, module) {
-    module.exports = __shBuiltin("node:os", "homedir");
+function homedir(...args) {
+  return load5().homedir(...args);
+}
+var m16, load5;
+var init_builtin_node_os_homedir = __esm({
+  "lazy:builtin:node:os:homedir"() {
+    load5 = () => m16 ??= __shLoad("node:os");
   }
 });
 
@@ -1532,18 +1587,18 @@ __export(pause_exports, {
 });
 function exists2(p) {
   try {
-    (0, import_node_fs7.lstatSync)(p);
+    lstatSync5(p);
     return true;
   } catch {
     return false;
   }
 }
 function home(env) {
-  return env.HOME || (0, import_node_os3.homedir)();
+  return env.HOME || homedir();
 }
 function expandHome(p, env) {
   if (p === "~") return home(env);
-  if (p.startsWith("~/")) return import_node_path11.default.join(home(env), p.slice(2));
+  if (p.startsWith("~/")) return builtin_node_path_default_default.join(home(env), p.slice(2));
   return p;
 }
 function disabledByEnv(env) {
@@ -1552,14 +1607,14 @@ function disabledByEnv(env) {
 }
 function pauseSwitch(memDir, env) {
   if (disabledByEnv(env)) return `SESSION_HANDOFF_DISABLE=${JSON.stringify(env.SESSION_HANDOFF_DISABLE).slice(1, -1).slice(0, 40)} from the environment`;
-  if (memDir !== null && exists2(import_node_path11.default.join(memDir, "PAUSE"))) return import_node_path11.default.join(memDir, "PAUSE");
+  if (memDir !== null && exists2(builtin_node_path_default_default.join(memDir, "PAUSE"))) return builtin_node_path_default_default.join(memDir, "PAUSE");
   const named = env.SESSION_HANDOFF_PAUSE;
   if (named) {
     const p = expandHome(named, env);
     if (exists2(p)) return p;
   }
-  const config = env.XDG_CONFIG_HOME ? env.XDG_CONFIG_HOME : import_node_path11.default.join(home(env), ".config");
-  const global = import_node_path11.default.join(config, "session-handoff", "PAUSE");
+  const config = env.XDG_CONFIG_HOME ? env.XDG_CONFIG_HOME : builtin_node_path_default_default.join(home(env), ".config");
+  const global = builtin_node_path_default_default.join(config, "session-handoff", "PAUSE");
   if (exists2(global)) return global;
   return null;
 }
@@ -1567,28 +1622,38 @@ function assertNotPaused(memDir, env) {
   const sw = pauseSwitch(memDir, env);
   if (sw !== null) throw new Paused(sw);
 }
-var import_node_fs7, import_node_os3, import_node_path11;
 var init_pause = __esm({
   "src/store/pause.ts"() {
     "use strict";
-    import_node_fs7 = __toESM(require_builtin_node_fs_lstatSync(), 1);
-    import_node_os3 = __toESM(require_builtin_node_os_homedir(), 1);
-    import_node_path11 = __toESM(require_builtin_node_path_resolve_normalize_isAbsolute_join_relative_toNamespacedPath_dirname_basename_extname_format_parse_matchesGlob_sep_delimiter_win32_posix_makeLong(), 1);
+    init_builtin_node_fs_lstatSync();
+    init_builtin_node_os_homedir();
+    init_builtin_node_path_default();
     init_errors();
   }
 });
 
 // lazy:builtin:node:fs:linkSync,lstatSync,readFileSync,readdirSync,rmSync,unlinkSync
-var require_builtin_node_fs_linkSync_lstatSync_readFileSync_readdirSync_rmSync_unlinkSync = __commonJS({
-  "lazy:builtin:node:fs:linkSync,lstatSync,readFileSync,readdirSync,rmSync,unlinkSync"(exports, module) {
-    module.exports = __shBuiltin("node:fs", "linkSync,lstatSync,readFileSync,readdirSync,rmSync,unlinkSync");
+var m17, linkSync, lstatSync6, readFileSync2, readdirSync3, rmSync, unlinkSync2;
+var init_builtin_node_fs_linkSync_lstatSync_readFileSync_readdirSync_rmSync_unlinkSync = __esm({
+  "lazy:builtin:node:fs:linkSync,lstatSync,readFileSync,readdirSync,rmSync,unlinkSync"() {
+    m17 = __shLoad("node:fs");
+    linkSync = m17.linkSync;
+    lstatSync6 = m17.lstatSync;
+    readFileSync2 = m17.readFileSync;
+    readdirSync3 = m17.readdirSync;
+    rmSync = m17.rmSync;
+    unlinkSync2 = m17.unlinkSync;
   }
 });
 
 // lazy:builtin:node:fs:lstatSync,readdirSync,unlinkSync
-var require_builtin_node_fs_lstatSync_readdirSync_unlinkSync = __commonJS({
-  "lazy:builtin:node:fs:lstatSync,readdirSync,unlinkSync"(exports, module) {
-    module.exports = __shBuiltin("node:fs", "lstatSync,readdirSync,unlinkSync");
+var m18, lstatSync7, readdirSync4, unlinkSync3;
+var init_builtin_node_fs_lstatSync_readdirSync_unlinkSync = __esm({
+  "lazy:builtin:node:fs:lstatSync,readdirSync,unlinkSync"() {
+    m18 = __shLoad("node:fs");
+    lstatSync7 = m18.lstatSync;
+    readdirSync4 = m18.readdirSync;
+    unlinkSync3 = m18.unlinkSync;
   }
 });
 
@@ -1609,15 +1674,15 @@ function archiveName(prefix, now = /* @__PURE__ */ new Date()) {
   return `${prefix}-${archiveStamp(now)}-${randomHex8()}.md`;
 }
 function sortKey(name, mtimeMs) {
-  const m = NAME_TIME.exec(name);
-  if (m) return `${m[1]}.${(m[2] ?? "").padEnd(9, "0")}`;
+  const m22 = NAME_TIME.exec(name);
+  if (m22) return `${m22[1]}.${(m22[2] ?? "").padEnd(9, "0")}`;
   return archiveStamp(new Date(mtimeMs)).replace(/Z$/, "").padEnd(29, "0");
 }
 function pruneArchive(dir, justArchived = null) {
   const warnings = [];
   let names2;
   try {
-    names2 = (0, import_node_fs8.readdirSync)(dir);
+    names2 = readdirSync4(dir);
   } catch (err) {
     return { deleted: [], warnings: [`archive pruning skipped: cannot list ${dir}: ${err.message}`] };
   }
@@ -1626,7 +1691,7 @@ function pruneArchive(dir, justArchived = null) {
     if (!PRUNABLE_NAME.test(name)) continue;
     let st;
     try {
-      st = (0, import_node_fs8.lstatSync)(import_node_path12.default.join(dir, name));
+      st = lstatSync7(builtin_node_path_default_default.join(dir, name));
     } catch {
       continue;
     }
@@ -1645,7 +1710,7 @@ function pruneArchive(dir, justArchived = null) {
   const deleted = [];
   for (const entry of doomed) {
     try {
-      (0, import_node_fs8.unlinkSync)(import_node_path12.default.join(dir, entry.name));
+      unlinkSync3(builtin_node_path_default_default.join(dir, entry.name));
       deleted.push(entry.name);
     } catch (err) {
       warnings.push(`archive pruning: could not delete archive/${entry.name}: ${err.message}`);
@@ -1653,12 +1718,12 @@ function pruneArchive(dir, justArchived = null) {
   }
   return { deleted, warnings };
 }
-var import_node_fs8, import_node_path12, ARCHIVE_KEEP, ARCHIVE_NAME, PRUNABLE_NAME, NAME_TIME;
+var ARCHIVE_KEEP, ARCHIVE_NAME, PRUNABLE_NAME, NAME_TIME;
 var init_archive = __esm({
   "src/store/archive.ts"() {
     "use strict";
-    import_node_fs8 = __toESM(require_builtin_node_fs_lstatSync_readdirSync_unlinkSync(), 1);
-    import_node_path12 = __toESM(require_builtin_node_path_resolve_normalize_isAbsolute_join_relative_toNamespacedPath_dirname_basename_extname_format_parse_matchesGlob_sep_delimiter_win32_posix_makeLong(), 1);
+    init_builtin_node_fs_lstatSync_readdirSync_unlinkSync();
+    init_builtin_node_path_default();
     init_files();
     ARCHIVE_KEEP = 5;
     ARCHIVE_NAME = /^HANDOFF-[A-Za-z0-9._-]+\.md$/;
@@ -1668,9 +1733,20 @@ var init_archive = __esm({
 });
 
 // lazy:builtin:node:fs:closeSync,constants,fchmodSync,fsyncSync,linkSync,lstatSync,openSync,renameSync,unlinkSync,writeSync
-var require_builtin_node_fs_closeSync_constants_fchmodSync_fsyncSync_linkSync_lstatSync_openSync_renameSync_unlinkSync_writeSync = __commonJS({
-  "lazy:builtin:node:fs:closeSync,constants,fchmodSync,fsyncSync,linkSync,lstatSync,openSync,renameSync,unlinkSync,writeSync"(exports, module) {
-    module.exports = __shBuiltin("node:fs", "closeSync,constants,fchmodSync,fsyncSync,linkSync,lstatSync,openSync,renameSync,unlinkSync,writeSync");
+var m19, closeSync4, constants4, fchmodSync, fsyncSync, linkSync2, lstatSync8, openSync4, renameSync, unlinkSync4, writeSync3;
+var init_builtin_node_fs_closeSync_constants_fchmodSync_fsyncSync_linkSync_lstatSync_openSync_renameSync_unlinkSync_writeSync = __esm({
+  "lazy:builtin:node:fs:closeSync,constants,fchmodSync,fsyncSync,linkSync,lstatSync,openSync,renameSync,unlinkSync,writeSync"() {
+    m19 = __shLoad("node:fs");
+    closeSync4 = m19.closeSync;
+    constants4 = m19.constants;
+    fchmodSync = m19.fchmodSync;
+    fsyncSync = m19.fsyncSync;
+    linkSync2 = m19.linkSync;
+    lstatSync8 = m19.lstatSync;
+    openSync4 = m19.openSync;
+    renameSync = m19.renameSync;
+    unlinkSync4 = m19.unlinkSync;
+    writeSync3 = m19.writeSync;
   }
 });
 
@@ -1684,18 +1760,18 @@ __export(publish_exports, {
 });
 function syncDir(dir) {
   try {
-    const fd = (0, import_node_fs9.openSync)(dir, import_node_fs9.constants.O_RDONLY);
+    const fd = openSync4(dir, constants4.O_RDONLY);
     try {
-      (0, import_node_fs9.fsyncSync)(fd);
+      fsyncSync(fd);
     } finally {
-      (0, import_node_fs9.closeSync)(fd);
+      closeSync4(fd);
     }
   } catch {
   }
 }
 function unlinkQuiet(p) {
   try {
-    (0, import_node_fs9.unlinkSync)(p);
+    unlinkSync4(p);
   } catch {
   }
 }
@@ -1704,7 +1780,7 @@ function linkIntoArchive(from, archiveDirPath, prefix) {
   for (let attempt = 0; ; attempt++) {
     const name = archiveName(prefix);
     try {
-      (0, import_node_fs9.linkSync)(from, import_node_path13.default.join(archiveDirPath, name));
+      linkSync2(from, builtin_node_path_default_default.join(archiveDirPath, name));
       return name;
     } catch (err) {
       if (err.code !== "EEXIST" || attempt > 5) throw err;
@@ -1712,18 +1788,18 @@ function linkIntoArchive(from, archiveDirPath, prefix) {
   }
 }
 function writeTemp(tempPath, bytes, mode) {
-  const fd = (0, import_node_fs9.openSync)(tempPath, import_node_fs9.constants.O_WRONLY | import_node_fs9.constants.O_CREAT | import_node_fs9.constants.O_EXCL | import_node_fs9.constants.O_NOFOLLOW, mode);
+  const fd = openSync4(tempPath, constants4.O_WRONLY | constants4.O_CREAT | constants4.O_EXCL | constants4.O_NOFOLLOW, mode);
   try {
-    (0, import_node_fs9.fchmodSync)(fd, mode);
+    fchmodSync(fd, mode);
     let off = 0;
-    while (off < bytes.length) off += (0, import_node_fs9.writeSync)(fd, bytes, off, bytes.length - off);
-    (0, import_node_fs9.fsyncSync)(fd);
+    while (off < bytes.length) off += writeSync3(fd, bytes, off, bytes.length - off);
+    fsyncSync(fd);
   } finally {
-    (0, import_node_fs9.closeSync)(fd);
+    closeSync4(fd);
   }
 }
 async function publish(spec) {
-  const filePath = import_node_path13.default.join(spec.dir, spec.file);
+  const filePath = builtin_node_path_default_default.join(spec.dir, spec.file);
   const prior = await readStable(filePath, { failpoint: spec.failpoint });
   if (prior !== null && prior.stat.nlink !== 1n) {
     throw new UnsafeFile("hard-linked", filePath, prior.stat);
@@ -1736,14 +1812,14 @@ async function publish(spec) {
   const mode = prior ? Number(prior.stat.mode & 0o7777n) : spec.newMode;
   const pid = process.pid;
   const rand = randomHex8();
-  const claimPath = import_node_path13.default.join(spec.dir, privateName(spec.file, "claim", pid, rand));
-  const tempPath = import_node_path13.default.join(spec.dir, privateName(spec.file, "tmp", pid, rand));
+  const claimPath = builtin_node_path_default_default.join(spec.dir, privateName(spec.file, "claim", pid, rand));
+  const tempPath = builtin_node_path_default_default.join(spec.dir, privateName(spec.file, "tmp", pid, rand));
   const warnings = [];
   let archived = null;
   if (prior !== null) {
     await failpoint(spec.failpoint, "before-claim");
     try {
-      (0, import_node_fs9.renameSync)(filePath, claimPath);
+      renameSync(filePath, claimPath);
     } catch (err) {
       if (err.code === "ENOENT") {
         throw new Refused(`${spec.file} changed since it was read (it was deleted); read again and merge`);
@@ -1781,7 +1857,7 @@ async function publish(spec) {
     throw new Refused(`cannot save ${spec.file}: ${err.message}; nothing was changed`);
   }
   try {
-    (0, import_node_fs9.linkSync)(tempPath, filePath);
+    linkSync2(tempPath, filePath);
   } catch (err) {
     if (err.code !== "EEXIST") {
       if (prior === null) unlinkQuiet(tempPath);
@@ -1812,7 +1888,7 @@ async function publish(spec) {
 function claimIsWhatWeRead(claimPath, prior) {
   let st;
   try {
-    st = (0, import_node_fs9.lstatSync)(claimPath, { bigint: true });
+    st = lstatSync8(claimPath, { bigint: true });
   } catch {
     return "changed";
   }
@@ -1825,20 +1901,20 @@ function claimIsWhatWeRead(claimPath, prior) {
   try {
     return tokenOf(readAll(again.fd)) === prior.token ? "same" : "changed";
   } finally {
-    (0, import_node_fs9.closeSync)(again.fd);
+    closeSync4(again.fd);
   }
 }
 function putBack(claimPath, filePath) {
   try {
-    (0, import_node_fs9.linkSync)(claimPath, filePath);
-    (0, import_node_fs9.unlinkSync)(claimPath);
+    linkSync2(claimPath, filePath);
+    unlinkSync4(claimPath);
     return true;
   } catch (err) {
     if (err.code === "EEXIST") return false;
   }
   try {
-    if ((0, import_node_fs9.lstatSync)(filePath, { throwIfNoEntry: false }) !== void 0) return false;
-    (0, import_node_fs9.renameSync)(claimPath, filePath);
+    if (lstatSync8(filePath, { throwIfNoEntry: false }) !== void 0) return false;
+    renameSync(claimPath, filePath);
     return true;
   } catch {
     return false;
@@ -1848,24 +1924,23 @@ async function rollBack(tempPath, claimPath, filePath, spec, archived) {
   unlinkQuiet(tempPath);
   await failpoint(spec.failpoint, "rollback-after-temp-drop");
   try {
-    (0, import_node_fs9.linkSync)(claimPath, filePath);
+    linkSync2(claimPath, filePath);
   } catch {
     return;
   }
   await failpoint(spec.failpoint, "rollback-after-restore");
   if (archived !== null) {
-    unlinkQuiet(import_node_path13.default.join(spec.archiveDir, archived));
+    unlinkQuiet(builtin_node_path_default_default.join(spec.archiveDir, archived));
     await failpoint(spec.failpoint, "rollback-after-unarchive");
   }
   unlinkQuiet(claimPath);
   await failpoint(spec.failpoint, "rollback-after-claim-drop");
 }
-var import_node_fs9, import_node_path13;
 var init_publish = __esm({
   "src/store/publish.ts"() {
     "use strict";
-    import_node_fs9 = __toESM(require_builtin_node_fs_closeSync_constants_fchmodSync_fsyncSync_linkSync_lstatSync_openSync_renameSync_unlinkSync_writeSync(), 1);
-    import_node_path13 = __toESM(require_builtin_node_path_resolve_normalize_isAbsolute_join_relative_toNamespacedPath_dirname_basename_extname_format_parse_matchesGlob_sep_delimiter_win32_posix_makeLong(), 1);
+    init_builtin_node_fs_closeSync_constants_fchmodSync_fsyncSync_linkSync_lstatSync_openSync_renameSync_unlinkSync_writeSync();
+    init_builtin_node_path_default();
     init_errors();
     init_archive();
     init_failpoint();
@@ -1898,7 +1973,7 @@ function pendingRepairs(root) {
 function archiveExcess(root) {
   let names2;
   try {
-    names2 = (0, import_node_fs10.readdirSync)(archiveDir(root));
+    names2 = readdirSync3(archiveDir(root));
   } catch {
     return 0;
   }
@@ -1906,7 +1981,7 @@ function archiveExcess(root) {
   for (const name of names2) {
     if (!PRUNABLE_NAME.test(name)) continue;
     try {
-      const st = (0, import_node_fs10.lstatSync)(import_node_path14.default.join(archiveDir(root), name));
+      const st = lstatSync6(builtin_node_path_default_default.join(archiveDir(root), name));
       if (st.isSymbolicLink() || !st.isFile() || st.nlink !== 1) return 0;
     } catch {
       continue;
@@ -1921,11 +1996,11 @@ function inoOf(p) {
 function archiveEntriesWithIno(dir, ino) {
   let names2;
   try {
-    names2 = (0, import_node_fs10.readdirSync)(dir);
+    names2 = readdirSync3(dir);
   } catch {
     return [];
   }
-  return names2.filter((n) => inoOf(import_node_path14.default.join(dir, n)) === ino);
+  return names2.filter((n) => inoOf(builtin_node_path_default_default.join(dir, n)) === ino);
 }
 function notOurs(e, filePath, arch, siblings) {
   const st = lstatBig(e.path);
@@ -1942,7 +2017,7 @@ function notOurs(e, filePath, arch, siblings) {
 function groupByFile(entries) {
   const byFile = /* @__PURE__ */ new Map();
   for (const e of entries) {
-    const key = import_node_path14.default.join(import_node_path14.default.dirname(e.path), e.file);
+    const key = builtin_node_path_default_default.join(builtin_node_path_default_default.dirname(e.path), e.file);
     byFile.set(key, [...byFile.get(key) ?? [], e]);
   }
   return byFile;
@@ -1960,7 +2035,7 @@ function plantedPrivate(root) {
 }
 function names(dir) {
   try {
-    return (0, import_node_fs10.readdirSync)(dir);
+    return readdirSync3(dir);
   } catch {
     return [];
   }
@@ -1968,12 +2043,12 @@ function names(dir) {
 function needsRepair(root) {
   return pendingRepairs(root).length > 0 || archiveExcess(root) > 0 || names(memoryDir(root)).some((n) => DEAD_LOCK.test(n)) || names(archiveDir(root)).some((n) => ARCHIVE_TEMP.test(n));
 }
-var import_node_fs10, import_node_path14, MEMORY_FILES, ROOT_FILES, ARCHIVE_TEMP, DEAD_LOCK;
+var MEMORY_FILES, ROOT_FILES, ARCHIVE_TEMP, DEAD_LOCK;
 var init_recover = __esm({
   "src/store/recover.ts"() {
     "use strict";
-    import_node_fs10 = __toESM(require_builtin_node_fs_linkSync_lstatSync_readFileSync_readdirSync_rmSync_unlinkSync(), 1);
-    import_node_path14 = __toESM(require_builtin_node_path_resolve_normalize_isAbsolute_join_relative_toNamespacedPath_dirname_basename_extname_format_parse_matchesGlob_sep_delimiter_win32_posix_makeLong(), 1);
+    init_builtin_node_fs_linkSync_lstatSync_readFileSync_readdirSync_rmSync_unlinkSync();
+    init_builtin_node_path_default();
     init_errors();
     init_archive();
     init_failpoint();
@@ -2038,8 +2113,8 @@ var require_redaction_cold = __commonJS({
 // lazy:coldmod:src/guard/redaction.cold.ts:formatRedactionReport,redactText
 var require_redaction_cold2 = __commonJS({
   "lazy:coldmod:src/guard/redaction.cold.ts:formatRedactionReport,redactText"(exports, module) {
-    var m;
-    for (const k of "formatRedactionReport,redactText".split(",")) Object.defineProperty(module.exports, k, { get: () => (m ??= require_redaction_cold())[k], enumerable: true });
+    var m22;
+    for (const k of "formatRedactionReport,redactText".split(",")) Object.defineProperty(module.exports, k, { get: () => (m22 ??= require_redaction_cold())[k], enumerable: true });
   }
 });
 
@@ -2119,7 +2194,7 @@ var init_document = __esm({
 // lazy:chunk:lazy:src/verbs/write-checked.cold.ts
 var require_write_checked_cold = __commonJS({
   "lazy:chunk:lazy:src/verbs/write-checked.cold.ts"(exports, module) {
-    module.exports = __shChunk("lazy:src/verbs/write-checked.cold.ts", "1b3bdttIkij6PPMVEEqbhTSTN9l1AwWyZVmu0pQteSRVd9eQtAgRSQktEGADoCw1gV7ztD9gn/MN58PmS86KiEwgAZKyq7r32rNXrZLBvGdkZGTcMvLBjY3r61ks3FQ45zd/EbO0Tb/6D5jlifmHOFqqPE/M/VBAiojTJ1nmVqTnn0JIfCOSmSpapkJRyIn9ZRrFG5XO3IVIttfCrLLChzhKo/O5VhZT0qelOJ/z6+s7N5GVVZGlym+XedrIRbJwrHnIY5FwEcfMGcxX4Sz1o9Bia39uQVp6F0efDBHHo+6kn8ZP61ikqzg05mGjYcUicawun4ejjRlZ85CNupMJs+ah02UMOslnbjq7swRbF606IzHhIs/liGbRYhGF/3bpWLMbvoi86pC07heRl2VWl89utnQ9u5FdW4vIc9bicRnFaWKv85y15Q9sHP6ohPrYoGZXGxkVc6zUjW9Fyt0gYM5gPY9iC/JDdyEMPzQgucAaVRYy+fpWpLYbBCP4NeEiXC1E7N4Ewt7r5iznMPflE1RLHCuN+DyOFlw8zsQy5Z5IZtCbP7cgudGAJY3mBvxwHDPCxTazrJqsAGcyGGUgUuNePBnR3NiyVnG0YGxPR6H2zA0CGMi9eGKNxr142nMcGk+joU0RC9DsLFitOFqM7sVTdYYWzMCpbxXsFttnWQYl2mWdnPXlSqeRWoI0Orl878Cacj85izzxPvIEJyAzZyDB7Swib88JV0EwVFvb0rcP1GfMXldAbpUNZtkeIhf8bcMeeR95q0AMN5bV9MTcXQWpydcPbrASNgystq62LIt9cpjCscJwQLCBPoSyg3XOzbLnon1oEFtCeMTirys/FtcijqM4ccq9Y63N5M6NhZ3Esw7lttPEtCSiH0ATq0AcsLX8UFvAub7Gip5lVquyPK/2iePZ2WcyuxMLt0OFflfXGy3gCBRCG37y1g+EtdQpgtXl/gLaug4jT1zPk3aQpG56+RTOmLVkbVmH0T6XlfZ6ea61+saPf2ujb/xYzNIofnqu5Vi43uUC9lOl9XIew82OoA7kyr64uUrn35usnQT+TFhd/qr7w7fMBjSv9GtgStn1rZ9eRcvzuRVHUcrWQAU8P3bgVx/IQr//xfPVc5ZueteW+N/+S+SHlufH3Gzf+qnJGPf8WI4qhx6XbizC1NnZgOfHQBWhDdb355Ys7ziQoM2rD0OnzOoU3/jx+dxKo6WcYZT+6D/THw44jZZqwNAnrT7VZKpT+tmHNlPxmDrlQsqCfOFghkMEB/7YnY+3fur5sT0yxunkhdVuDhl97ncWbfEoZhbUwV73FpX5qeXZOfJYJFHwIHDwi1FvUlBJOXw/ZkPoGrGggNBN7Iazu/P5T8L1gOBT/wiqreOPxTwZd+6E6yXjjjW+bLJx8mK/o49dHcNDGEWtOx8o/G0skuR8btHqIDtBn7KvyrzVAeX5sRHNR2YsbtxEtBYivhUmVz/d5TJ4MidyjT+zvNQZVygl4cMajT2AkuM41VYbDbkZP4Pl3MTyfnhrMqbwZA1clQtzt2WrJieY2xugL1Hosz3BArRgY0BXeV4lGl80e/P9ycWPJ9c/nRy9MRkb6uOUsJXDxAW0f1PTxz+dXFz8ev3h9PjnrR3M7kQcP7WW/uz+H+nm4uSPJxdXW3uIxYOI03+k8denlyfHV9fvzn+st33jJ8BTVdveheZ/imIvAdoul2jZpmpqWy3bZcvT/bX2Mwd+DFKoQj7N4Zit0mBenwv3Qz+99sPrpezfQVYezuB41rn1044ftlQenr9sba4SYSRp7M9Ss19t35GnumVCgj1PTLbRpSO5L6taFrJMxnvV4/nWT0/CB0uED7RVo1XqrHO1yUf3/GESzQ0poogwjX2RYGn2sOc4D5HvGd1GY+/NxfmHDydvrk/O/tj2w1mw8kRi3bNGw4pW6eh+4jwUZChape0fT6+uzz9cnZ6fHb27fnd+/POlY3ZNrrKuTi7en0LWh4vz9x+uirx3x9dH79455jH+1M7sVfijn1qzTx5349uEi/CBp/5CRKv0feJgi6fvT85/ubp+f8nWioC58S2sKNRg/tzqjMbdcTiOJ512KpLUcuNbJiWqUHwyToDDsqaxmK8SP7w10shYukliuABCaGS1EGFq3EWBB9muMYvCNI4CY3bnxu4sFbFt7K//7fL8rA1LG9768yfsI58WoIF+PsTRwk+EZcnjg8cCYA8iRe3En935gQd4NQPUAXoPu4lZJpyTfGS2ZiY3Z1Es2vNkEYV+GsXO3A2A4LXbbZj2hK8BZiJ8sDU84CKcRTAJ27xZzeciNhUw7QKo/N4Pgkv/NnQD27w8/fHn03fvTL5wH19jDfvgm29f9LoHr/AP/+SHXvQp+cn3kDHmIKzyJPWiVQr/kDirhFhEQ+GIOIazQLRnkSfgCDg5Oz85uzJh4wJALADWj376S+g+uH4AXLxlLvwEFsfkAAPjk5sYYZQa82gVekYUGh+Orn4ymQJ3js3DRISXZaKd4HSgKzWhZ/uSsDD5FPraXwNAR93JcGiauZFG0b0RROGtiI30zg2N/XUBu9xYJIYbeji+JI2WS+FNK6OSsiHNfc8xw9XiRsTPD2fu+oHw5Ghm0SrwcO43AnYHoJ5oL0SSuLci1zpTPMoaerKpw+rK2PRPO40uEW0tydzmO9rofml1/K/YwnM/TtJ3fqj4Hcnjwo92sgz81Jr+65S1537oWYEzCNpp7C8stuc4pskA5kymbBDlyjbhVWLAq1DkGhkjwh2vwg2CHa/CzxHqSp81ml3JM1ltRE7vG/GyNixnFgClEY+pCL2EKNE6Fm4Shf1ZFCZpvAKxxqIkLpeZrZPVUsSW+snTOx9FlSQKHVkUk4Brccxql2ae68BwRiYM883phcnx60/nFz9fX12cnMjfp2dvTv58/fb0nUo4f/1vcFq/Ob04Ob46v/hVJh+9uzq5ODu6OqkXOD25lEWOz9+/Pz/T+jo7en9y+eHoWDX95vTy+PyPJxe/Xh8dX5xfXmK3l79eXp28lyXenV6dXMDxcXT10+WHk2PV9I/vzl9vJJ6db00+PT66PNlI/fdfji6Ozq5OzyjLnFQOU5C/VslRfJtY4pEOQWc0KVgNldYORHibAsfRHV5eHV39cnl9dPHjpT1qt9vab6DSRZWFu7SEM5jaqmUe+KmI3YDtr2FHT8qttHTjRFziUP54AOcvkdS5LwIvceAcrW9GucPMcddkkotyTMsTqTu7Ex4zOXC3yB7x1TJJY+EugD+mFPeG/vX8OH1yRhM+i8J54M9S4TndQlrwnW7fP6QxyPn3/WZTDs2hjJE/AZo/d3BXwwHqhyuBSe0kdeM0+ZOf3lnmV4bJsOYIFVrtNsha6cSZq4kYJuOokHAgg/hISISm7sUTtE/TbEe+ZzKcHpV3HNOCne+7ATNJxsKMvggSYWxUh5omkyArWyhBN9R/PNuUgqzJKjB+rop7YyrJsPNx3LTGXpMZLfxHSYBYnfUXjYbl3jhrFwZsn+F5YqFQym/EnR9qaQcTIMwK+KgTuPdDz5mPuhOe3PtLB386jtkzh9/b6seBOfyh+LEyh71u8WtoZpn63jOHPbvVg4WAtg67ela55MifpRr+hE63Hx5ClX7YbDI3deZtP/TE4/kcVpa7KWv2+oiD7eUquQOMQe2LmzLGy3E1GiV6Npu8HH2j4TebOFsFfqeyDrrUvQaSaevZnADr3gzb+DXEggq2kEyflJ7Lo3NN64jbq9hZtJG0XZTnbvIUzoyqiip0l8ldlKKuCBneCsWBecSO+8n1U8UdY8EtFAr4vZI7jyXP4XSHawCObYZR2orFMjJ5GKXCLg/quC15tyxDpoPaNsSjnwrP2F9TU/k0t2VL1EoiR25X6RS2BsQqxxNcp4N4ElPrG4cxJW89j+X5bbG+1pgzMqmKyc1WaxnFMxG4fug8HGACLQh8/g1/r8I0dmf3wmvN/UAkThjFCzfALJObBTFmbdfvLMQiip/oSKitGHR5Gia+Jy4itWaxCGidlkDYnFgEinp1TMbdtNT7AaHzORQDWQyLF6IYY2t3U3t2UBWh3RRrM7QJQZdJSrhRShRLEjukEpHBtkFVzCF1RxS71Ws09pK0qkqtKIegiuM41UpK87IAFvh9YidpW37m2/Sh+o8SgsCnn0iUlbgMSUpfpX5UNVajSV8JtcAzXwoAuxtgEWkgcwNnQ5N6AGxSAIAkbWrRk1KU1nRgu8GveOOiBex/gkP2ytFW6F4sAue5FgM39R8EwQBVZlABTswsQyTSDsp222RZtrsxPzm6SaJglYKuK2BZ1hmNH7vd1vixNx8/fjdXsjBlAuvgep5VourulhOxZPLc7ZiMyUUFDidapRqzci+eQGq9qMyKDq3154GhjZ/qDL8UcFT8N06Dzm+euHOhIY20fECqmsYHN71jCDVFV7GOPEPWaK1Bymq4BnRo+EgcjPROGDA8M7ehQp3wz6IgELP0KJzdRXFSkv4w+gQiOYEy4dEyTZx1LnWvYC7fGKyfRJdiFoVewiyszfitn55FqSj3RuUM2XrkbNmU0HdbYTuddgwpSdxWZy0eAzS4xInb6jzgabR0qiYQHi0dSNXP3i0Ka2lOYLzMc2q11p9A7WfX1YDRkmkHrZ20yx/DYbc4pml1fvRTe6+rtIxJWzu87QQ5QTq67aRNRziAXq3KeyB4iT2aaINUIEddJbJWS+H9LFfRHk3yXK3JlFDlFldiGSWgy3kyLDhj4VDO2VSZxGMih3vwBViVuuEMdAlV8Y6VrgJ91QdI6VI6dJxCkzLcrUnpGy4houHGhLrRKgVAtaBKFIrEtKFRpXaQVu0SGiAs1GbtjCYFy4eoCho6hdglRXiGavRL/Uksgj3HJG2byda1rohNXMP2k/uaZm8DecMdmrN+hQ1Wp+bO47xfmZ7eQSwCjmeenVQNOM/uzPKgBJZ8Exl7usqbELEUxQDXNjFQ4Vwd8PkWZfZBnTnYUDUfVAdPnJrEig1WTaZ/Xsl98IyWWw1lo0hH5WzRiB98TiVenUa9tEy2oGS/rs+3mM5paqyqtWGJj4XnIiG/nkWBt80iH7h/e5q7M9cj4/ztyo29TlGtDdXaaWLPgQtNL1T6hYDBcyp3JR7TbUZ8GMii2Fv3RjQ3P9uMYki5ydhWryqr5hrA70vvEmsxHGquAjC15yZlMja63/S1qYHQDx/8xAed2A5/Bmq9KPa7PBq2tFE1mvx1FaV4xltLRZPmq0R42jlb1pZ5pyCsigRcEdCYfHZy8uby+t9/Ob86uSQma8kajSUoNMMoFGajISu2E/9vwDp0FaO9LHjar82v+b0mJM/ugFzKMaHefHaHQtiHyA/To9TqYt8nl8dHH04uR7O7SWHDYdEqbTpaTqFygPqHLw+yTCriewffAaNJY7tzwcxTOC3dPKVIsckK0AafIWt2p/whqI/peLy/hoKlGup71l663iUwrtZLbnZNlk+pf6wxu+vfN5uS/k3312D7MadVl41/hyXxrIQj+0sQgE7wkPEdTG32yI3CPyxUUBJUd47SPaEh8GvzayWzkDePPh9slW3o0LgIPdtv9vKiFXM8lmxOCGb7ZOQ3e9hHSFZ8Cfia+PTLGS3CCEpp64Mgk2dKtQzjftM5qB5V0Sx1A6fzcdRtvZyMuq3vJuuDXKqEEqkZ8Zs97jdfEXu2hzUqg9E6RFH9NEwtLAWKoO8Zdvuq2u1s6SQVhPMZR58FghUC8FhlW7Ml0ztpt9s6nKFegTnQF9oCaN22y4g4StiW7/wktTQh4oG0aNJCANN9cNQ+y7IHUjfKJsucIR7dyLMtoljYXTIq90lmT+8QtSDH6XJf7sK+f/hQxS0/FQvsceRPJGph+l8dDW0fuE+r8Ncss6CG89c28SS+89e2CD1ettto7D1UhDxumNxnFTk8h80jqcBi4ToPpa6MSgO2OpTnOK3eUDVuY1ofh/Cg8AQKM+47IvTIvcb1Abf+6z//PzRjkdoRAKGUjlCdGDHXD5AfRTBJFSMkoubRB+yWHVcxLxbufQ6WMGhJU5dXSuEaEOpghxUYWbAnCp4Ji+JaVTy9Qk/EBb5QmcBf+Knz/ujP1+9OL69O3oAd4upXnAP1tzEYQhYETHIXfQodKqd8v7BBhvr74tgopEK9yQGWbDSwEZrWdLw66B58i1DeX+uFW1g4R6hPGac6JKdyw9Tsatjna+QSLdBasg3vsd0nFZbH42fQHZZnHibb8LcOy9NCtCkdLNCHAqWvHASWpSZi5Ub5baB+jU3rTZKsC/rGxHJJtHHbBQtMWymAXGc0bRlv3FSArdNtA+ebTycK0G67yppLkHcbDawswd0yfhZPOBJjQfIatlWtCit57wym++sSJPdtWByWG38w9tf3xLQPh4UQlU+ZvjhTxqf7a+oYk8G0mf/rVClJpi2DVgy61xfQlTLnsGJVYPmUT1sGeN3QeEkBjXhpWGGENMBPE+NJpMykwm9AQiCYQ53aVnBJgJUN14GK3gPtUowdwoBPQ0NxxGWDGj7oFVg+nQBVNc2JNn9N/ihQktc3ItfZJi7ZFa7OQ13+uCas0IUQ6alK+S2C/25hRGc1q+JAkYMSwcYYnW+6lWE6nRE3x+OqYi37OE6ycbKfARnNjD8YHTUbZ22OH7vfmbY5HrsmN8c3+HljcvNf8CuFxBA/Q/h8wM8H+Jzj5xw+Y/yMTf61+bX99Xhsfg2DwMTx2Mz7CmbO2rW/4zf29zy1f+Ch3evyB7vX43O7d8Bju/cSG3j5imr/cJA/L9Uc/ANizW8WYP7biSoF8VqFfppIV4ZE3IJrkIiHQ9RCn4Zp0L5UiRbxd3x9G7vhKnBjP32yzdvYXd6JhTBzVnD7owlYBbpwOSOFs1heacCDB5juop+2/JLeE9IMhqc48uBE7RJVjBXuXsYC2sFaC1AnHQWB9f7o4ueTC+AuktRaEB/BeNHKYtSdoLVCZjUhQXFAyqYEVTXujVW9txIX7K1/I8+PqvISpo0aRVoDx3H2ekMopulNqvjXLnGCEfzb8LePLa1AC7wM3JmwOuN4HHZuOZAeUlpGoYBjZg/6IL+1SoXXFydHP19ysCKXjRjrA553bmupH43M2IdUYFyhnS2H7UEbzuwLOnEZWunbNP9VWuHuxqu3J2/fmtKVzpke/tKEhAGKQXJxe+hEhgvoPhLAFu4jMGDwW4kQpMCnJTh0Fu5jlil9vJ7KSj89MsMGgUPoDIMsDtQg0CsNwTvs89Oc7q+houKN3oOz58J9tLrgOtbqMXVMSm+ek9CzWE5M0JTgs/WYONiOC1yuGaEwL/aHNChKtKvqqXDHq6wvOR0OPnc8bB3aRqUaFaWqNH6nMxqn43DS7NzKqTidw1/GzVG39cNR6+1k/Yp/mw+yQ2pCeLYxclt/67Z+aE2ag+yw+1gUPMgHndsKnYqWIjxNxSLR3MyBmSbdrMBCjmnyuQhnwnP2egWpgOOzoBaVXTWU20rz20LG7e3J2fEJqTqgMmC0apb+ZbKbqjkMuBk/vHXA+/f0/IwkDGwAEFzmApWlwcqEUW/STqN30ScRH7uJsDRVLlgLZWHHMZeBGxZeFOcfTs6uL69OPui9LBoNBInU58q6tvkBaqJ4a4PXhPI/Y7nSnGi9gKBuJKlYJibCQvpWadCoTnrhvP7l3buTq9o49s7OzyQIFzhD7JLtGOBZ2akaZk8bZuGkDnVLckwmbnBBTQrPpaQKy3K9R9MX1xMidRoSJM0NmjgaJ+2+zf/rP//f//rP/6c1ae53uOazV3TuxegOSSi5jP0o5mGBmHfuU5K6s3unHGK4E/tKf+MCxbE98CEM4NxFGXcg9TPCC4TWLIqdxcUPytYkvyxTQymdnamQksL3eiQp++n2duXe6NjIBY4UWPDX2Oow6UiqJrFnYUtKbHG+bTT0hMPKCBuNzdFhaVbxuJSgJq0vjixB1CRU2iFzl1IuFVOUvNclEdd3BlPDaBmj/bXfloiYT4z9dXHI+3TMrRfuo93rAt80ZaRF0Tse9LrD0dQwKgKwXqDV60rpF0SJvpKc0EWlVjRHFEA0txKGNOtOGMtYPPjRKjHu3NCL5nM0YoXCT+9EbMzcOPaFZ0QPIoYNYSzc+F54hheFoo+5T9DIggrIfEqBImAhW67iZZQIG8UlBBl8wIjrQg/SRS7JGy9IECcKoNwwOWx9OrlgOtdEpbeIN5Dbovnv8oopFoP1sXPwHkteWNPpNPv73//OOmowTufjV1+NkyZeixonL756gXeLyjHKikN71HrRnGRjrzlqswkbJ83xyDKyv7PxhKqz/Y6cz+4q1tAej0bG45//PsFqbCgrSgg811kLanQQRk7nowWib4bybyxmUewJLwvHHTdrsXF7uN/xK2cgqg1fB9HsXj8FvWjmrMGQaJteNEPnfpOUy3YXdb0aQ8vRpzcWIUi1dOeNDHGwFujxnvpLx4tmPAo89Rm4SfoeuGzh4W83CI6DCKwIe6A1CgWcu/Av6sWdLo/m80TAxywKVovQ6SJpPIvCZOnORO3nsSoDXHmYFh94iPObwA3v4QMcdXw3uHJviuSLFVSD0b2Gn6p3Nz0JsS64YJ/pHYMERYyDQ0OEASYOjZLPSC9qzRyYy8ifsEKn3YdrFzM4Hg2T+c0m1ms2S8sDZP2LluW8asG//+MVFUE1YZ/mMivY3CpU/G1QgUYUYDazW3LkBcDoY+C8yrnrPYBBfXP+cnH01tQ6bfZQBXvR6jm1Yc2iVZjK2okCroQj5oHeSgGUOt4K1X+RfE0aQUev5Lz+xyu0UMjW19pQsNwAe+iTz6WWMsS/Nqb0qXbTCSVSNp2ymWHX7nEs3HJC4oWqWKYqY1NFA0Wd3rY6eimqrZXHXQLYCStR7JgmfKkNOvdDNwBm/wb2uTNY479wtyt05FkNGE/ZbbWdR9WfxdEz6SeffHC3oHygEmw9g6uEmIAqO9OmTBDUCzmHkqCn4yhMRQh7CrfaEP5AWbvLSP3dx/YCP0mBeTHt4qfecLUqpeNRFZ+AryklKNuX1iyYaFQ7xHPLsjOkQK+f3kJillllV/5iGfgzP8UcEMwwizFtNNtmpwYBtgNtAEs3dlHHYdqlCvdAtQA/hsPRhIfKrBIeUomCxXlz8vb07BQFgrRQLxA3QiVH4YRmzsvfqAHps7DZRLZu0JVeSP5N4Ie3ieyeCHix6twT88SR3St+JyR2J5CbMwAH8s5Hujms3b1VI1IjoRFsaEjUOQMKKx/DQMiTRlZsQvt46GAL244bfejy2OnBKQfSRwV0QzVbZEFnwip+KxMRLSzvAb8Cc2e29aV1ukUdruGeU1uR5jOQen7tSshxDVWqixMylksDEhy1OmCGQy+a5byOygVR8OVEVHHc2ehvX25rxQ6XaO3PLTwcVY7GGEh/zoRAoAaonQdM15GNumAhNAdmlnU+Ap/zotkCPmfd4z/kyOtAIkAu22eFZ2aSwkXpq59O3h9dnR5rqcOCFNrqYB90h9WD3S7KtHo590E7Eq+WKcjbII+6fihiZ1B8FgAp92+Wpf6ySEfC0mjsQRoRFpBU8BJtqJJjkdy9DaJPHInNL+FCMkGWvAS4V3BCdFezT0zTnuNoLFO/8J2GQ5xKyGXrK2JvUTJTXJeMRqAzWnnOZ254TPNzZDAD2l/MGRSxDUoWMMvKRA0r9OSCZg+xnT09ya4Wk0UqtcCty/W8Y8xAVzbp0yD1vf29csSWgj3HM6jPiqnDvOkQB6+NddkMkhH62kJGUn9ZMK1FUBd/WR6BqGKANhnytPDF4Q8wMd4HhRWgSHWWzmC9bGv2tXVSRbmmZBeRsNERDooJvqSzrUjhSjWSODNnsJZn70w/d4v10c9JOf5uf+NollK14vDICjjSN6bciUNrC8dnsSrHZvX4Hij6kkvIPY+v3Burwps1Ghvlu4zPakdlOWPeZXavzgAgcXLDexTSZ3WmRJfUe/2tgy70UoqfnUlegUbVnIETDirTqqPdVQwmQYx40W8V4sRl4GilYk+q2WgAh87LHYCX5Y/v3HiIAur18bvzy5NSGbaNklKAFVR6NxqaFWKgmntXcTSYVZGMz6q8DwhhxWaaMX7QJwlHtkWwkC4fwI7vXvw+27b4fqtVQCvX1uRVrfSrEsoFAmxd3WdX4i5dBMV+wEZAgGhD8hVR7m+zrPL7Ozbs2d0NZk1vAgtIR3mV0ctzjvI02JHfI9roB8m6MtO6YunZgxJ8WV0eiJDfSN3oAeEDnnU8cm7Iofb84s3JxckbLQ9Q4oZBdWcN2+kKma2bVRAICBqB/wKq2Tej7iSHLpxeAfGo0bD29HPRKqbDskx6tETgzgKucWyjG1A+xHAv2xPosiFiOxodyG4ijRPUl6+AiDtPRexs7JFmIEL0JNuzqERp4qngIWZCwK4dE2g09jqjj8BQdEpN9BbgQ39VByNpbIL1JQWBXrz/JTQTVhJQGxlwKJFgQ8dRoDQHWqqUjJV6oe9FxlaKWhGJ+5/uILoItdaq9nH4TW3LzhgNBTEbCG6lqVK5QM04WxvlkjD2KXngfJNl9HnYy7Ki5aElyzmBCJtKonVqbUmFwgYQaiqb33joMFvvmxrX1pKYYTXOgjhqR7a25oAVSoABth/2p35S2LTTFVR4/fTXmuJF93nOPbFM787nTiiFK/0a8dIJFZcHDCH5gTmK82Nes6kon5eTiEDoqdMg1KZsbqoJ94RYOrJ3bZcM0B3szcmHq59wzymugQ5i4hMajT2orbbI/0amocIzY6PEKlo6g1PqDZsVIrqb4+h9AQV200fn6OrPNdLqpo9svX3C9cGSPc8phyyNdTvHqxYTQgIt0zvHTR+BZJLVSEmCd7WTXO6cbeof647xA/RUxVPcIeYC1Nm1SWE2W2+dwFybALI4nxv9vK3snF0+L1kbB79G3Qn40851HqXIKcavcx2SfeLz2ry3r8EWaBzkCnEPzTIcDopwvT78c+h8h/82m6BL/Onq/TuE0QjSJhW5E+WTw++ybG/3EaMJdI3GnuQ+dKGx5C8Y2wHzCtIAM/N5jCmYGZR9DtCd9DlBttG4PLk6+fOVNj8pY5bUAzWn9R2oZByIcPUEKqHndFNVTRAZxgvsXDK+TZAvqYoCQTnq3TudnCInO9DiINcZDrkW5X7Uh7SUm09TUThwi/+gLqjtxLVtc9q+zqm2zmBOc1N/9hqUOZ9d8PQ3UIGUSXwoiTlcb6jjBkqRTJF2dZvSdWoMrobtgB9QhI6GOqIonFcaAak7UczinuNA3eI35Zb8qcovU6hEwVmqAkWCco9NdLBiz8hNEy6yPqQUvVbHwDGv7LE+AsovOqz1nyt3klr3KNBWhqC5IlSkTWpQT+FYRnExmK0YDK02HG5aVVCz9/JSzlJqKbUaOhXYk1I23fhT6suKwgJWFnrXCdtWJVWVHdBFuucOcjpUCDKlusyRvfKDvBAcuR/OongZxXjJtzAVFcyOF82k9sxBzc6GBXGL/U+3h0jbHZpGyv1RmEc2k0oTCWs00DAB2qQ+W5djgtQNI6Lc/iQsoqqntqtAxjmQhFD97unNlmOR/KHUAZfavrKsIxWGFRtsSeSJH8bUd8KdO1XKUMeXLYcKLuA2ioJHFyOo7mld9NU5UAMK11RUe++Pfn19cg3RiE6P3j0rr8G5sl1JQEAhUJfs8RZYd59voYQlgBEXp9GwdKDtdVleUeZ+9uxf1zWIpMSUUcZ2HBdVGOOdE20F0hLoqa6eLmtJ65dFYwNJWWknKiu7i29mdlmmev6UXWPIGVlGMSWHzjeNBjJWqNkabZaYbKww7V7w9ioVU+W6KYVFWoPqBlC31NmjWur0l3Crnr/EqtAYDrVTtUowl85vYVL6y8+xKRujX7I8J4Nv4tSCw/WJDVMORPJqx0hPbfWQfTGLax/R0mKlSyP4BmEGQ/+LQCevFuMUZWNoKWtKs1l3kyjmyWzdl6KYvaOcZuVVROlU0e3T0QHkuqbCL4Ibz9BX6OroRwiHxo+uri5OX/9ydYK+OFdHP3LEI/h4DfE0KWgaL1h3XuIaP7r6My8FH64pWDlxwFzxa9Jl54BLpRqvkCBe8rm8kJArAi25KyGd2eqqRDnb3JTkPB1zdNT6D7f1t4n8F71aX5jl/J0puA2Nkyb4vB61/uPansivbusHu33dmrygAi+csfQe+mh+7RwOxlN5I2P8eNCdNLOvRx+/nrz4OjNHH83JCwgxy6YKuM70cH8th5Tvr4vO8xfQZmc4mBbgd6aHnbIsZI8Gk6m+KI7peh5cg8ng7J0FInPhNlMGoYjxzzwK06wU5rObyHvKZu4SDMPZDD2Ys1kUwP+3cbRaZp6XwW0gP0gyz3eD6Dbz/Djz/IfMCzIvzSi4moCPW9XO3L9dxSKbRxE0BzfBs3nsLgT9hcJ3o97By1fffDvJgC7gHxFnd3EGFCrzqXQgbkXoZYGfBX54ny1cP8wWIlzhH+DHstB9yMKIWs2iIIuWKY06ooEswXLmLrJEuPHsLpM+g1myWizc+ClL4X5FliIMUi9LYcBZepelOCh0a8zSOMMoTdkqMEuUd0adj/sd3vl4aA1tetEjW8YiA6rhxsLNkvQJwqUOwQdzABZVHwrvtVpYaTSc4L97CgPp13h0/Obo6mg86nC4y3Ehbk8el9b04+GoMxlaQ3t/rS11zgj3MsgcDcBsO+Wmb7JqXawmUS3P9tcKl3IG+LNPVSbaFlZTOxx3np3bAKbUag06vDMewl/8mowng84EyAD49617/Ntc2ZWbAAaNODidj9P1S55bw732iynLPv4dfnV0muGgqRpLZZjLrKEjQ6ijJyFQFCrkNLNWswivXlAZyhy/oAwGbexnkHS9kdLSU5RH4QF4XoCpvKPoFLQozebMQsN5p0q6oMZX07+/aF47hwOkKR2Nmjmdj8a6y1/m4xHSi/F4PBpPJtl43GbrLv/hhx/y8URFjB/ah6OPh4NxOHkxyEYfx0lxz2vSLOz14NtoEu0Zj6mhF2b2NaZ8XaR8nY0tTLJYkTZmjA0LkBVk1nn1fYXSgmFUetJlmXT+qj3DcJpEcKPkP6JQ6HejF87p5fn15U9HH04qEQP1gPckEYye+CLiHr/jC3/ijMCZnIPjO1+MXsKfV/Dnm8kEPWPIMsJ44ixG35b682G3DDT4bRkRfxGBhnwRDXoHWXY3OHiZZQt/8M0PWZbg36fD3g/fdYd7PdsbOL1GwzvEm1RwM9GCP+1fro4tHF6XMXhs55erY8zU/J1XYepDJLfq5Dsfp9bo43Tygk1rIROrUfMxcSNsFV0JpdDQlaBVSSoDNwI7LTDmS3HF3AwjY3oIF0YHxh+MQ2hiMEXR1yTJACpgYNu+GuV7CBB7fXp18r6mpyyWaLoRWxojXyp/pW+7jOWGT1F8xlrvp5fnre+/7fYMGAZHV2a6tDoYT6doTB31IApBcZe10dir4hJGkdw5CswtenZDo9Kh8clP7wzX+BteVY1iYzyV/YynbIqAcLR5aFZdtj0EANypL68M08UJCcN3p2cntcsjBfRkRK7OR3QtBj5BUn1j0mR2R6s2bI96k+HmPDU+vQZtN5RxkujKjBW4NyKgmEni0Z2lwZO87cvxCi/X7+Zy/V4tR3zn9TvKnKyEhtkyTDa1f//Q+hDQPBXGpzsXcESG6xlPjWXsh2mCyBEI94FiPcmD2hCLJYw2io1PsZ8KiIs+94Ngmkslwo0IHCQVFB0VCIbynsRM6cBBIEBvgb3Ox/Flc1+aJGlbZRlFcJDM/cE331RXbkoXozcjrFO17bOXb23Qg1BRbJR3qqe57qyI7xnYMpJEjYxgaAcVtGXztnWjUQ/wdNB2E7qgeuox64GpEIB0w0U8UtCOH9zWHK5slWBgwyncn38oLjXciUfD82/9NGFT2zT7VXjAmLdAo4DEdwCJ/fWdeNTgMV8FgfGq2wJgfPuqBT3QbAzfm+bSqw5BouEortm20BvVUIxqYF5Z88tWC+9l4PAwNkUrEcAwQsgAjJwH+kQkHbAAtYXTNg9h1vmHk4ujUjFP46wN0C8r/SZ0Gk8Pi6ciBiMQJQ8JvwYTwzoMB5vBDsbT6nBhez+HZzXC+yDtE0A8A4h51/k49tav8tbYWx/Iv1ejsWe3K2hkGpYPd6lg1FjXBsOC8R+w6G5oSC2DuYlScPv/OZSqk5adlH5/rYacV7GqRtkkLODluZ3nbZ9eDdjbimv3m9EcRBznCurqBtwaCRERqMobUydA22S0xdeRR6S0vBWnm31i95PyBQbVQex+0qLNYBJF6CTHTjhlDDYElN3v+NotwFoBZC0nLwb7nVoZEFPaL1qtao5i17p9xdxQQ+VhZhtW+0URHJoOQsXoSBg2GiD9VPvVLxvmlVANkqhxOF15wUnyYqPxknUhbcCDG/iASVvDxJVviWGZ1nMh4+qhHgDUlTE9F8YNx+t0PrYMi06eDAhmppG1TCMeGezMrIadTMGynLaUO17lDIJwrw/Kf6/kv7b81xra2ue4raSVIRta/5GNmq0JZtpDKkN3rgii0Ak9XJThu0CZ9nhPRs/sZPQiTuYuoHUgRdb4sv1iyNjQGFsUr6dOjYZjtt/pl6tFUtmm0DL6aPJxMoF/Ji+GzPiDYUmWLRtfNofQITdAjKyIHzcQOFJ4FlBrDgwGahPJ8CRvkR90CwdGSNf9EYpSrYNut1+GksUcRX6gPl/Hq0DYJlyzI62j3VXvIdjVaDrQNN0gNPbXMKJ8mutB9OMIcAnesryNIo+nUeoGcEtd7f51Ak+r2JiOkfzhQiNe9Ihhrlirg7kvoBZU1WgLZlxCCxbGSiZKfhuBcQbu7GseL0b5/o5EYKrBbiO4d9PGcUAl+AHX/tV+xqv/3WGv262OK+0s3McXvW63HibIq7y9YdQIvebWPvi+CyywZtfu8u9+KG7q49U4rXFYhyMiUagGTaQhSponI6fL7/xSd1oqa0kcCqLDO1+JQr7nBFHzzm/2BoNev6wzWvje5FB6iA2DyFn4nn3nwz+tnpIVgqjZqw6LKkMA2eLiHwVfcOAJ1fLxApyquuyAymYIXgVx7DeyuN/sMUatyOhUzV4ZBxjTy0EID0LYUphWy+U3Ki6uq12t7YI14aaaANdXnaM4dp8oWtpaxu9KCwVzzq1r7jNn4DNtIr2+f+hsvsAwW8UORMBTBf/i9Pp/OXSKewx/aTbZbBWP/jKRl5n80IIhjP4yAQ82yGn14JMS4dtKRj7p21NMgHthjPVx4LNVrNYEK6h+Jvrpm6wExX2Cba4duhAVla4a+23Y7hiuFjb80G8Xex1lLbiEDB85XgnGwvKzfApHi0MCGwnFxgc9MHvt7auHNm0/HIOFL8Ty5YRhQCiMiYVPhGFbeQc+YeMXTzxNiWoYwMjLMr1uFwNjIb5oUaKYfF+scmhSaJ1nz0wqsuXIrBBkaeu5AgUqMC8FfIFzKSOZfNUEBffG9X5M3q+lf/xq161+ecX6nfsUrVJtq20143C5ATe3J09jIZyN67octcAYtYxuApXvbrJiY16dXr07YSqkBVqcJAgo1IX7IAOfOS3EZ7ylgXd4RejhdQbdjtQs42Cgoh4vlcdCFHbwcn6OpH40K/1aFDkmFzcIdQucpALxzNForFaVF7eP9CgbHJjQJJ6BPxlFHlBsKFl5WfURFZMNN7AAwh4V4Gv1WPl0isbOKsDJWx3oHSQvoOH3cNij/vEEhlHljO9ZWgkw3pMNrtUDAlEsIFhdqy2xQ+eAreWKgE2WvtpgEVCmWFas2Jr6vRdPNgVIqMSt4FuHioOE5sobUc0el+3bcvkJ4hiVu0Aimr/sWgswgp5mMnVdjJdsXViFbstVI5IUCHjYbTSqWKHbyOXDKL8FLfDRLGwanNM6Hy+hK1vJDYqtZ303HThwsVjbC7RCTTctooXgoU/2V23fafungE6xvzS2R/LzF254K6wAyYE68OhXu4AtvvT16AweC4w5aDQe2/IBHBE++HEU4pN7slF63Wcv2XBTL2/g+qGVKMRp9bjsUt/Y0jdDhN6ASsq7cY2GpZceCWhgor875pDCFjLUzQ5536nSEJATXcaEOA2SvnGdRCRlACwtJPoNEBqZD8Sj5qpWHPOpwEheNzV6hG+3YJyN0oenO0Ejdi218qs0nuOucLAZcu8ZaoiIycq/Ud5JZqBGKIKFIfLY0IYEGrHoVQqJXROBBNJhaz2UWVQKOigCoxvVoGKr21uRpG+jmGKf4MPuEqips4023ICsIV/tSdI3Tq+jvT4E0NRa8JwK35bysNoY63uH2AqQM2zNk+0Xo70RtUjwWO6wvCt+QOGx5kEUxdiIXIbOK8aG8Lv2xKliAH6iw9byw+WKwqkxpUYBcXs0QecrdfARj7PO+1h8R+QxVUGuIslYN9FCili9QsQyXeOXq7et72UgaLj7QqFRqF1UHGM4Nqkshhg0ieGnZs64jN5DZAlHs6vnWRzMN7s+vgAN1vHFu7ekaIe38lQ/APGE4rP4YRoZ796qwHoYnZjmXjIyNPM626MFF5Kkw9nC2HAK7FmQwVxStt1sjdIQweuRe45DIb4OJF0UInRI3TNOXtALQy3i+GwwU8j3nkkRVOh08B1KucUojJB8H16HInlGbsARehxOYaGogJG4T4lBXapwpJ4FpdCy0zfgDUHjTgRLEaP5JTEeekYUBk82Lre6mWksVgk8R3nrh6QLhEzJpcsp51N7+lur9Am1DBCCjFQsloGbiqQjF6a98KY5yyXpLs8rOGO3gKRyHUGDyZZR3Sk7iKxjmPtr5DFz0/CBridEbeHJDDKvJNOcgmED2aItBqiUZVsGEopPUMUs6aM6oEp83xyTgDdFSc2qGpBYnty5S+E5sic9kJVMIiWmcAaiEKlUE4wO93OMF0PnPIhmjnpYEscIQTQp7qB8rRVfsYFgxtDxkHqx1W5mlclimzRVNbucNoVkCTTWiJUDsNCOSsyMZsdEAKAym3QBgymhDBnJkAABGhgWUYYkdRdIgphZhiMsWIMSY5oHjPzl1sXTJI5ipWAj1rSqyWhj8IUCFXSpJa2ZQtUpCE77PWBhttjph2jiRrlHpgwQ1vhwT7Oi9HzZPkb3k8ufT/50/f5yuJV+agC3N4bZ1NBeArfY9dQ56vj9EGE5X6WrWExzZhdI0rW1NXquic8bhOtLNOVbhstyEp0xzZFqOTma4Tc26tPsb8gciUe489PR2Zvzt2+vZZSrSxTlE2dAT6EyjucWOhi8d5cY7pqiPlsh6lNGtcOe+xPGOPFWspKi/id05oJ+6/YODvxWT33io4KmyVfhfQjx1DQuT0ZzpfNDxmT0Hp2k5ISHOERwdLASYImZLWP/gIe7V4b8ZGvZvAz5WnvQBl9+xfmNfO8Rb5QmhPNgC3AXYscBLGleC402hEdJW9+/9lSeuxqBdBNjPP3qK0OqScD4JaGGr0jQPCTXi65hbrCxUjjMtsruW+qrwHObKE2NwBAo4RVDAYbDHUOujs5wl0vhwuNGt64fGsTdGm6qDiAaebkCpGhifQOV8kRoPkUwRzXILKtgRbNZLoZknVVjPGHc9x4PJaoMrS1HhJoUYsKXzWgWLUQiCaHM0pAxH0/79IoTsm1+ImsS7ofOQDZWD2aeM16bF7Mthe++91hBeNxg9FSEG3rIryYOqPIVnsqtaJEgb0t0rEwPhAKisZQAcgkJ9nKH5IxBHBpJKwpthYz7eOcM5HXCwQFp8e7K/u70/u7K/u7asftJ9nJX9DJpJxA7EfW2zsCl0dy0SSWBD8KoVweliWST9MhBJc5gLykQu9HY0zcGAK0mX7AazSolFfRlmMsTfyj7tdWboEEU3Tsl6EnKnjmDveI1l1lbBmfVJKiZhApqO/GmO3VaxjhVS8+hA7bG1uCpQPgp4fEMDhfPttORpOqUiFwcH5hXGld1Zw7lkKLoDQCBuNaHHtp8arvBT5Srk214vmc8RStjIdywVm44rT8DBgS2pL9bFgdDzh04VVUGrpWmyrDqJHw4bPXYwPcet3Lr20GFHQ3xb3s3qziVBlCvgNFOUPSNeyGWyL5KOHI6ksfTFnpYjKfGpzuBh38sJPDvANxpBJICcNvFa0SwBCWuocWvjmbVqLehcGNnC96R5N2fqW3baGBJkp6zbOsZJQlKS05ZAmxWRSxoZlhi1+wzqKWj1A6kEW6MSGP/vlb7BTxJlPJTgKhkcJTuWvE4tMW1INq9b1rfvKjsSCb5n55kgChqKJ77A6l4Kw+yLahcmK2G2zRVidRqljF1nQGGKD6QUjzF0GWoNY1B6eds0wBySryU4ZLLAe1W82FjjUalonz0CTRUuhkAi0qtEX2D2ggaqQgsSer5IbwCven1AU0ythXL5KBa6AUncawyqCq+odCmXk1U6+8n5ESnlBXgPgcrTxsPvfGUM57yxQO5rhBGUEegGE8/PI4WAC+4xoeatnkUn7izOwvlEmRgSQkW+4uFIP25ptsv6meZLFHRCYEiAq8Cld2oYkWsYbPVGhSRi0G3rbrSfGD7yty9zWETxmEiDTT9EEqx9RaKqD3jIQGvrXTT1+SY2ygtHnQsRwVgQ1IE2eSK+A/2MwUiub8u2sttjY1MP/kzEJTUCLB74PiK4hy+pHxEYvutD2Rw4RRDVW6SDHhJlYbuiZUU3TuvkqE7xIESa3YPTIkl+xmOVPucGuWVljg5qE3skfwotn0A3IvqBN57rd6oom6e20C1Y+2ZHTQNI4PALMFb+q8CcOVMGo1yznWnsl1axWIkj4WE8NxO3vJYEB6k4AkrtU+JgWKoehYVllMpZPBVXhwj0jmEJxvuVgtA+SLCKxApXUsAmazR0LQEmPKlSoLn4QFNfcGyAGFTTwXJNSkOQBzNVq1BEeBfgwWh825YoF3p/N5RSAs/NdB0Plqa/+z6VTfP9N/fvgJvKjqeoCaz97ol1uBQnnHmfQ5QUPcL8AYdc/3EmG7tY2obXuzPUTwCLmF2J2b3UsWq4pSDPAoaSD+BV4AVRs2ixTIQqXDkdtO0fI3GnqRrSbQQVS2fTt1YnxgN5Zkn+QyLAA66FNa0VD/4k3iLbp5TNInKvLPM2tpcV1UqyQS8UQCUAnkMix5WYMpv/8O7o7Pr1+cy7AwUlZH56WYGTKIFtxI64xsZ0h4UcuNL5VdZ1tixfvACRAtKKSkaKlQXzTWmo9ZkSgOFYzlapQb6k/VeqUD6tnH46e5pMDVzZv/+fqBQrZvR42TKjeno7/SPMZmCdhMGpMLj7xwIyiuemPkJMo4Svm9Ugsn4KsSzJ4Ag5CpZkXXPGey9O3p98u6SECdwBl5bujvJsz5gGrX3YA3LBrcTfNVLC4tJUHgbcFDFCjCMVomIW54fC/BZnHCZ4C6XcfQgvAnAZOTeijBtoe9eIrwJ7A3CwRIGmmNfOWFp4CzHrkSoehF46ICCALk+wExC9C3+MnAwcIMAIDtzVwn5ZVNZBdW5M9g7PvrlUr7jMZc8cgHFOYlNsvJ2IFKLLSwlQTjfAOG8OqgCkkBrsKZhTQ+RvYTnvcG7yRsQ7gDzSbUHU2bDL3jTJgXlEUSMIaJDgJVw0KAqZytBWkykCMKiZxfgxCdRJTC1Z0sYf3BvVwKjyyn4hQC/87Pji5MrCcKwDkKUqbDmdvBBc/pODDdgV7zXAgoVEMfCCK8bcLqEAI+gx0ScbSONIuoMZWC0RsEbPiWMoLFLmA/NoyTMwzpJtDU4amVb2LyCmZYB8OO1RoHKKd1R5d2ZHeSvDgxN/NJr10AURiWM1BGENWH1cJ7gWSDdfntOkaWd1EfHxycfro6KR4GKMpK+F78hxIBs6Lk5uLqgXza2KYCRKrdcYnkXwp3NxBIN+sYMBLHYdw2rIPJwWqPm45DO5KWbJCIZTBnYrst1PiIZVi6sGnbdDvEgYn/uz9y6vKunS38WPWk7NlcqbawhvW80RDCAt5O+gqCz+KNWe2qT/lAAucBpFvjOwRd7FaSoSYOnU4AqcuTmsCApNeJViAU+3T1x+SHJCwFXeCW0KjCob4RSuoXnxyRh+GMFOlw16cCTYpI4PDgDQiv1ttKDpA2cRlkru7ejcBBFCTyeDVX04n88uTh9e1orjs8yXV1f/HJWbaUgRw8oBUGTX7yADxsUSS9ENogUYCu1SVPCSqDfcsEGRmtgHNKi4U1PtWgDYh+KCnLdeMk19BVka1RlG++rllUOWxvkJsGYtowjWR7PmYgjfnBDGxrc5KqUg+E9iRSH56aG+8mF8wtqiE9y98l1+uxgt8H52QHTTldPyDyPulZlFIPu8CWxy7VUjcBXslqIH+V7MloWuLHK7cGaVm1tZEcFI45vY9JlqYLfU3IqnKfi0U8wvHu38pRmUUeFcZG/5eu2hZ/KsriuuBXC9+KpBT1J6N5vYHFxI6uCvC3AzsBN/Qdh0M1kSXUJJQ167xeJDfoV6Bp5FHLVrH6WswD1+rZ0PBSXbKjSm0372XnU9BJ1s0Qxm0LUXbLc8CJB88JepjljOwdJ6FSsl4YcqjBXmdqJrwS+VSgdQSsOJcNqwJuKSUA+H6OsUHAJ6vr46MOO/YLmrJmrGIN6LV3ztb/GlnPydOH0Lhas1/66Xi1HYdOYuUsbhVa8aFmw+8s4SuQJ3TdCcEtBsabOzIqEriuSVrTYmPBWtdqQ26c67Nrf6CdxImaxSBN6NFP+GA53vS56sOV5UQW6DfM9NLWd4FPmDqMteFkl7Xs/9HLZyv66MjrTsNRTj8bNEymN4b6m8pegTPJpAfNsvzAf4EyV9YB+6txojUmR4iR4JihlOb6gV9wTrCQphwOyMiapU3nKryzKiZaoxqFoeZ1DMn7KjZXOzSTdIUlSE5v3vDYen5ObU7af73wCDujRrhfgKDp8CU41AQlOnMdWWCJJlmHAwdFSJ7sjZdcD7ap0y1E2BZNLMc/khdAMiYU0Ib+PJNtrKkph8tpJZ8K2gH9oyaE9CboJw8mM7ifKICm80f3EUamF/afQH+00dxdLpJexqBDdQ7O7rGXdVBOyrNbMGt1Y7Q1PNWk+Vhy19IjgZCawEgZuauWFPLpZJyckiYMtfxYjLdpSCdyUX9SeBFK+EfUDD0U4W6U7sT+7L+KINNlUuoFhAbySAQWG8Ke8RWvDTVF5XRKCV1UegITAOVobFHJiSM7P9GzkOMEnIuXq1EMMvGwn7lxcyBMVRsvwcsfGhRx1EmlXcuSJ8lt8YZO6Gyz7Ui/++5Ix2WJo5FVXWfbF5kZFTyrLpfJk1aUzUAHE0TypXWmukfwabHndhYPXjxj5SO8BR39QTho0fJrwgKPihyv1BS9FYK5ECy5lCa5EE64UoNX708/dAXvm3eLN19o//w5xXwvjZslf5RuUKqV+sXsjnS6m1a9pv3z2mnYd2M4InRZs85iu1Ri3kRuYhYsVPHrFZYnLWbQUela3yKKXe7dVqoiYW+uWytOtDWxqArcWO4cXSf+6Ekm6uyn9+d5t+SVbvzX7ZIvtvFJwsoG5Tu+brsJeB229RtXlHFxpwLpLqO2YXxmXIkG+Td46MCW6OyOzprA1uVnT2EJKXWE76eM+eeYNT/mCJ+0kBx7QbY4vq2/oYsLNjUDd4/gmG98k0fim3Rzf0IE6voH6cg86nSnS7Wk2Gn9qtyYvxh346LQmzWx8Mxp/ak2a47YKAofR0rBJC0hOMsxQVIPod2l2s/IDL4MrOZR4I8LZHXjR01d2fJqFy0V266fZwr0XWbwKGY6lJANOZ3xjFbqmTAl7Q/0nXjkpVFRsaGeki8Iy1KAiJhAB4qM9aZJFpP1inEAQtUH2X//zf7Ei6Q/41ewoyqNXksqB8Q0EMuR2XwF5KE0sBZVyOh8LmV3lKcIFgUlGFr7s2prQk7Djy2p8APTxRV9hcjDxk0iykrsvWsjQoaWnHyZMtnqODxzJmsLb659x0NYOv8K/G8+/vh73Y0t9p/R29pMon3K670QCWPHmL5fNezY8Ue+HiYhT4R3J6zy5vOCnefVs+KIzef2071Ik1lLYUzFP3XRSvZbmps1mqWgvClVmpB73c1N6xy+sqmtRzUyNYnCy4ag+XRN8A2qJE/Y5KOCVKw0MbtrsbV4ZREcc7ebwbrTY7WdUvLUHicPK7b/nXIVq96xky+glpI0I/Y42Bqu6hNxCbtrlYlT2AS5AMpv2QyxC4mX/gdmDNhmz2cZVTlv6qZLghyHHHdWlxvWF8n63duUYLyjWtmBxgViDJ3rkYsN8e+kS3tr72BwAUbrRWtgA+eJTbIOaK07hsEY4B31UdSPRKgVlBVwV/NepnDv1oaEcaCXcGAKPEvBBEADPhn8C6lUmLlnR0jFrz/Lhuc46YckyNYJGQzq++QNHm3qj4R8W8CMaUPHaUo4Z8L5G7fFxeg8cqO82hhIzdkbfUZzdbg6wQuNV9jvh3QLzjvcTQc8hr7phl867kzc/nlxcXx5DdNDLEeRP+Na7i/8triz+33JfcXfAbP3W4cut1+J23BT8jXf1XuJVgS0BGqQrAa0/HXPbb8X9g9fz9A7+e97S2xn4AoKPPDmVoMHFfJaxmPuPecsaU+gp2xiPL6dUx6fY6no8i83AFRsBNf5ZUSxUHINC9Ff6EghN8VsiGEDYTy3MyFefjUkib5cvHAScfGUYEUuG/dzm6IllWxUk23IDgfy8CYmmlYtsWF8hnC13svQLr63V4SsZuhEMdvtrIHJ4i18kCYiDQxPbN21zGUc3gViY+YDuS1VWsrCBFNEvQoyta2O8TRw/hf62pXdwrpBiV+QKfAtAtabc68vFLR6uYZuhBiovpWssUf36vhZ4YEhrrlRb5b3+z4UhGAKCyGqIKnK95yA31iLGGxClrLyimRAyIL/Vn8NTEDI+B0EKDUTzET5fUssBX13I4fPRQRkML6/43nXBMz5dJef38Kn5ZRe7Di/nyFVQ/AR54UoUkb1pzkKWUIlg0J/TjW7W3/TzG6px7DJrEYZjY5JoiY2LNjVM3V+LNmFVjiOFW2GqZ+DD5s5Auj3PwR93290w6Yir2mHDZ8ZGRX7P4PzEgMslu67rFf6lxTDgrh59UjBeMjbFYkVqfrtw0FY1OI2HaHUEN12BmNT3rmRmolU8E05l5cxLTDSZRJJ6LiaarE91NcmLnPCkNyNmQpicCC9kPwNLKvo7YGkbNFLlGPN7XO8o8i8YP+VsK/M5ubw8P7u+vDq6+uVSeWlCoS+bFwHqd80LqxY0ewb6cW4kq6WIE+GRPe1d6zAcYLDjWKRwa0r5U4Iht7x08fwSbkz58vzdL6DB/D86aYjKYCCaj6fRTRIBrZCzw+NFPsIk1W21yV0oNwgQZuhTn+CW4LPjm+KReir/RTPVHM5/2zzVAMsbVhix1vr1119/bb1/33rzhpEx/r7RUGS62cz/QVu6HNHMXX6ZFb0s/0X2878Xc565S910TsiJAdvxwnEUeOpcUY71yuK7y5r98v+INXuLmVoNWAajkUyL7iojD7aCf5Fs9jddRV700mpx66UPwFkSsQUYtMIODmQe/AYcp1p+2OuWDmkcitgV14JyXSC0oVaSgGXvNrTrDef/oIn1f6P9lAIdkvX0t1pNwaa226j2klfFfGl0eEnWA145H3iNdNbCCAeoTXg2IiIV+WKj2MvfbRTbNHVVp+msJZdgy+vm5lfGO8k3cKJptvnOVFz7yPzTnQD7PZUxufmnuyeTKz6Cq/NmwoEiHHQB96JghSYlrYdLlVb2can1cfm0WKbRAtwC8IWzx9Tk5lv/0eTmyYPvwftoJi+pv+zsm26eq1V73lSES+p0xiOrwkZkFR4iq7IPbDzpVLEAOHs6r7P6cY3nzvim/SIrDmwwbEDQ5BrqOJ2P5bEnTRCAo2qdlaDuXMsV/LdLQKk7F7YxIFYaxaKjSiFCiUfAoOSALyJvFYgDtpYfbZnjXF9jA55lbm+C1UeBNr3nh4BF/oH+i/obnYP73Wc6xyL/QOdF/aJzPBCu0WgmPNxj16qBdd6/lj+s3cX4Gm1vbyRYbXgKs5JCHpWV/EoKJ6y9EPNV4gaYX0kh4ngWpSKRmepnxYqlV7EAyJLsyiC7yGVI0iwFvOIy1p6KYqvetW7Kh3I6Y68p3UGKqqFXvcVFFYcqrC1KiMM2iNjDbqF7BlFUEjzZEI5UeNZoCvFMApEjx1/wIvJWujoipqC518Lyyqlp6vp6MF0EkIqmm9xBmJuHgsPQRNx5AQHlmNRozGtQkSpMrX9ssFAlwtNIb0/P3pye/Xh5ffnT+Z/OpCNI4Aymsk8br41OS2cTbEFyd5sNNC1ttHgDqhirBnRwYxp0ixcFgTEyi/60kONQvI8e8lN1TkzxtijdiAwCg1QrfKQHIkZrCdo1Ndj6fxPHgL0UuBevw39S/sByhWmT4XtR58e/vD85u7p+/evVyWXzVfeHb1l6F0efnkGIqkYVQ8GUXeSoKk/6kuAX5UiMdlNjESUp2P+eH4lsRo/AvBTiXjp2WODoC+YfwdZp/LQuedgw8sT1PHnZDoDPu3wKZ8wqc6k3GtkbP2bYjhRswGdFeBo7TGQQki/E7SpwY2bpnUBbL9uemLurICUs/1xHNGIZXQB7qzxMQUFJYT51zy0aCt6GDwImK7fnoNuKLjEGu2Wu0vn3JsvxgchgK0jQSZFAUraQ5zN4NHWtP5ikGbt0MgiIhCYZjrNZVzGtL28TRl4FisVhRlmnaArBlkyVBW/ewqhfw4pbu+SRVxV5RHZEflttsoIWOKguHAXCqazH29N3J9fnbytmI11LI612Ju4aaVWqB87UO+ZwooGMg9EhOF6mtvGidRh9sljB648mOWtLnvrL7toWcddR17od8/kCVO+6UbkClL6sXRiWoXjxoxa+X29FKX7BO6D+XhcF/1Gweeawqs5G3gCugVSa+ioQRYtfu1yaiqgy6EratPsoVRZeRFM081aaD/GMVkn4C/AGMc/WiFi5AxZ+uAK0XJQvu2jvJeCne4PZnW/FK5a7yVM4M8qnLXQ+w5LcCe4fLsIHFXh3F6LK8m1CWPSQdvCOyzbScImvYf6ziBT1BpvNwa8h/m0jVd6gOuSmgeBEe78aN6agz40+k73KViOlEnmsHzhftvtVa8qLQtYuz2OFL40GDoEO3t1twwunbnqhUi8ElGLWZsPyrEAoHDga1SqLIp6pASrcYvzhoI73+iS4Dp8CibEbmzqj9eCrcHYHtnzPrnrb66sj/rpyg8SiekziPCwL4Xu73db5rwM2ITsFki9HI19+Ejl17+FXbT+JLsUsCr2EWVgFlSwL8HbX/LQqkwN/LQwHRuWUYc7b0183S+9E6GhRKuqFd4Z8YH3ihdt+cuaeWdAOG26+UlRvj2WZhhtT+LaNwj2pRvg2BrPjzTgI9dE3ZGnl5cTsgkwgwFo4xEENrrWoG/+0sX1Cpl2RMW0AuaJtEAt1c9B54VCgOsC13Dh0yAadiDB97c7unYJsFKipOcwUmXyvB8dL3ZdmrwehDQU8buYGzp5qVKJ3pdUvPc2KmjvPM3Qj0juzNp24sqwYFtySg4hMRfS+4oLWVr95cGWLwHmNoofLps+iTw6eFCAuIo+uSulbwiViDxfGAzFLlc+XOj2I4Sj6Z323feunsK0LwMDUtuGSijJF3k16DBpAsKKdfKqNn1y+ynBMieUW8cpVoRy2OTRanGzgoLXhsEbTKmEBscQQ1agCYZoEs0xCMSdXb9Jrqy9jroPTO6QqqQ5e7yK/pulQveE6LILw0rUJUmhDJIvSWME4EiJsr3iX9sw9s+sBdPp7m2QHQK3212/e31uC5Pif3bo3Yg6PVGEMGPAJ68snN7eFEksj8nwpA4mhE5Hc6uoE+8IjmPhfWiPEBpu+862Oblv84RiPQokUzlz66pV4i+s9qHixUdqhU/iyobcGYbgafE0iL3qQDHUYfSq8Ba0tSKh5lezyiqoE4tjolhU9WnPCBop6ha5UcxWQlDUaBCyMgjlvq5f2/kkLkG9C45/LD21lh7ZxQ7uYoYKLcRTVzbIvPDiQuFSPjmpvWABvI280uFf0q9hOmJe6i0iztCo3E8t+K52gJymUrsCTkmg3FTepJbrtuE9NOAiqilO8xXwRRVLEu2fFsFVbiC33BPKHDcFUF0jxHrQ8HnAKdjFzek6inFf93rFd3C1W0uvGqucVZq50zlYEubJFSiUZk5t6s6La2+XbKIhRdZb3c5wsMLKak3SBjUo7QMi3LjH29Wo+FzE9kYaFpDiDTmvISn+Z2kye1hA62dHrOY6juh2apo1P9Or5uQy3XGw/Nu3/PuUb9iF1ZvtrbDX/J6ngDFClxqkI0RZbvlCCPWo2PKVm4hvyJ6/MZAfNqYkZdfVRRdytCLBbdLtkBNw0CFTsgA8ivkk6WKilKBQUesYSqKboSHsIPDLgCXsOoRM2Zl23E8rCkGfi7bUKVDasipSsGRO1i3NbAfgZu+RGS+W7qNtv7OE2rdsun7m2t8XuWr/N9+rZ23y1Fd8oqzIqpZU5rFoUUyvllOWqWg5TqdwmFjkHXTBBkdGqsFlZO3DLYhxaP1aWsd3mKMb6//r/Aw==", {
+    module.exports = __shChunk("lazy:src/verbs/write-checked.cold.ts", "1b3bdttIkij6PPMVEEqbhTSTN9l1AwWyZVmu0pQteSRVd9eQtAgRSQktEGADoCw1gV7ztD9gn/MN58PmS86KiEwgAZKyq7r32rNXrZLBvGdkZGTcMvLBjY3r61ks3FQ45zd/EbO0Tb/6D5jlifmHOFqqPE/M/VBAiojTJ1nmVqTnn0JIfCOSmSpapkJRyIn9ZRrFG5XO3IVIttfCrLLChzhKo/O5VhZT0qelOJ/z6+s7N5GVVZGlym+XedrIRbJwrHnIY5FwEcfMGcxX4Sz1o9Bia39uQVp6F0efDBHHo+6kn8ZP61ikqzg05mGjYcUicawun4ejjRlZ85CNupMJs+ah02UMOslnbjq7swRbF606IzHhIs/liGbRYhGF/3bpWLMbvoi86pC07heRl2VWl89utnQ9u5FdW4vIc9bicRnFaWKv85y15Q9sHP6ohPrYoGZXGxkVc6zUjW9Fyt0gYM5gPY9iC/JDdyEMPzQgucAaVRYy+fpWpLYbBCP4NeEiXC1E7N4Ewt7r5iznMPflE1RLHCuN+DyOFlw8zsQy5Z5IZtCbP7cgudGAJY3mBvxwHDPCxTazrJqsAGcyGGUgUuNePBnR3NiyVnG0YGxPR6H2zA0CGMi9eGKNxr142nMcGk+joU0RC9DsLFitOFqM7sVTdYYWzMCpbxXsFttnWQYl2mWdnPXlSqeRWoI0Orl878Cacj85izzxPvIEJyAzZyDB7Swib88JV0EwVFvb0rcP1GfMXldAbpUNZtkeIhf8bcMeeR95q0AMN5bV9MTcXQWpydcPbrASNgystq62LIt9cpjCscJwQLCBPoSyg3XOzbLnon1oEFtCeMTirys/FtcijqM4ccq9Y63N5M6NhZ3Esw7lttPEtCSiH0ATq0AcsLX8UFvAub7Gip5lVquyPK/2iePZ2WcyuxMLt0OFflfXGy3gCBRCG37y1g+EtdQpgtXl/gLaug4jT1zPk3aQpG56+RTOmLVkbVmH0T6XlfZ6ea61+saPf2ujb/xYzNIofnqu5Vi43uUC9lOl9XIew82OoA7kyr64uUrn35usnQT+TFhd/qr7w7fMBjSv9GtgStn1rZ9eRcvzuRVHUcrWQAU8P3bgVx/IQr//xfPVc5ZueteW+N/+S+SHlufH3Gzf+qnJGPf8WI4qhx6XbizC1NnZgOfHQBWhDdb355Ys7ziQoM2rD0OnzOoU3/jx+dxKo6WcYZT+6D/THw44jZZqwNAnrT7VZKpT+tmHNlPxmDrlQsqCfOFghkMEB/7YnY+3fur5sT0yxunkhdVuDhl97ncWbfEoZhbUwV73FpX5qeXZOfJYJFHwIHDwi1FvUlBJOXw/ZkPoGrGggNBN7Iazu/P5T8L1gOBT/wiqreOPxTwZd+6E6yXjjjW+bLJx8mK/o49dHcNDGEWtOx8o/G0skuR8btHqIDtBn7KvyrzVAeX5sRHNR2YsbtxEtBYivhUmVz/d5TJ4MidyjT+zvNQZVygl4cMajT2AkuM41VYbDbkZP4Pl3MTyfnhrMqbwZA1clQtzt2WrJieY2xugL1Hosz3BArRgY0BXeV4lGl80e/P9ycWPJ9c/nRy9MRkb6uOUsJXDxAW0f1PTxz+dXFz8ev3h9PjnrR3M7kQcP7WW/uz+H+nm4uSPJxdXW3uIxYOI03+k8denlyfHV9fvzn+st33jJ8BTVdveheZ/imIvAdoul2jZpmpqWy3bZcvT/bX2Mwd+DFKoQj7N4Zit0mBenwv3Qz+99sPrpezfQVYezuB41rn1044ftlQenr9sba4SYSRp7M9Ss19t35GnumVCgj1PTLbRpSO5L6taFrJMxnvV4/nWT0/CB0uED7RVo1XqrHO1yUf3/GESzQ0poogwjX2RYGn2sOc4D5HvGd1GY+/NxfmHDydvrk/O/tj2w1mw8kRi3bNGw4pW6eh+4jwUZChape0fT6+uzz9cnZ6fHb27fnd+/POlY3ZNrrKuTi7en0LWh4vz9x+uirx3x9dH79455jH+1M7sVfijn1qzTx5349uEi/CBp/5CRKv0feJgi6fvT85/ubp+f8nWioC58S2sKNRg/tzqjMbdcTiOJ512KpLUcuNbJiWqUHwyToDDsqaxmK8SP7w10shYukliuABCaGS1EGFq3EWBB9muMYvCNI4CY3bnxu4sFbFt7K//7fL8rA1LG9768yfsI58WoIF+PsTRwk+EZcnjg8cCYA8iRe3En935gQd4NQPUAXoPu4lZJpyTfGS2ZiY3Z1Es2vNkEYV+GsXO3A2A4LXbbZj2hK8BZiJ8sDU84CKcRTAJ27xZzeciNhUw7QKo/N4Pgkv/NnQD27w8/fHn03fvTL5wH19jDfvgm29f9LoHr/AP/+SHXvQp+cn3kDHmIKzyJPWiVQr/kDirhFhEQ+GIOIazQLRnkSfgCDg5Oz85uzJh4wJALADWj376S+g+uH4AXLxlLvwEFsfkAAPjk5sYYZQa82gVekYUGh+Orn4ymQJ3js3DRISXZaKd4HSgKzWhZ/uSsDD5FPraXwNAR93JcGiauZFG0b0RROGtiI30zg2N/XUBu9xYJIYbeji+JI2WS+FNK6OSsiHNfc8xw9XiRsTPD2fu+oHw5Ghm0SrwcO43AnYHoJ5oL0SSuLci1zpTPMoaerKpw+rK2PRPO40uEW0tydzmO9rofml1/K/YwnM/TtJ3fqj4Hcnjwo92sgz81Jr+65S1537oWYEzCNpp7C8stuc4pskA5kymbBDlyjbhVWLAq1DkGhkjwh2vwg2CHa/CzxHqSp81ml3JM1ltRE7vG/GyNixnFgClEY+pCL2EKNE6Fm4Shf1ZFCZpvAKxxqIkLpeZrZPVUsSW+snTOx9FlSQKHVkUk4Brccxql2ae68BwRiYM883phcnx60/nFz9fX12cnMjfp2dvTv58/fb0nUo4f/1vcFq/Ob04Ob46v/hVJh+9uzq5ODu6OqkXOD25lEWOz9+/Pz/T+jo7en9y+eHoWDX95vTy+PyPJxe/Xh8dX5xfXmK3l79eXp28lyXenV6dXMDxcXT10+WHk2PV9I/vzl9vJJ6db00+PT66PNlI/fdfji6Ozq5OzyjLnFQOU5C/VslRfJtY4pEOQWc0KVgNldYORHibAsfRHV5eHV39cnl9dPHjpT1qt9vab6DSRZWFu7SEM5jaqmUe+KmI3YDtr2FHT8qttHTjRFziUP54AOcvkdS5LwIvceAcrW9GucPMcddkkotyTMsTqTu7Ex4zOXC3yB7x1TJJY+EugD+mFPeG/vX8OH1yRhM+i8J54M9S4TndQlrwnW7fP6QxyPn3/WZTDs2hjJE/AZo/d3BXwwHqhyuBSe0kdeM0+ZOf3lnmV4bJsOYIFVrtNsha6cSZq4kYJuOokHAgg/hISISm7sUTtE/TbEe+ZzKcHpV3HNOCne+7ATNJxsKMvggSYWxUh5omkyArWyhBN9R/PNuUgqzJKjB+rop7YyrJsPNx3LTGXpMZLfxHSYBYnfUXjYbl3jhrFwZsn+F5YqFQym/EnR9qaQcTIMwK+KgTuPdDz5mPuhOe3PtLB386jtkzh9/b6seBOfyh+LEyh71u8WtoZpn63jOHPbvVg4WAtg67ela55MifpRr+hE63Hx5ClX7YbDI3deZtP/TE4/kcVpa7KWv2+oiD7eUquQOMQe2LmzLGy3E1GiV6Npu8HH2j4TebOFsFfqeyDrrUvQaSaevZnADr3gzb+DXEggq2kEyflJ7Lo3NN64jbq9hZtJG0XZTnbvIUzoyqiip0l8ldlKKuCBneCsWBecSO+8n1U8UdY8EtFAr4vZI7jyXP4XSHawCObYZR2orFMjJ5GKXCLg/quC15tyxDpoPaNsSjnwrP2F9TU/k0t2VL1EoiR25X6RS2BsQqxxNcp4N4ElPrG4cxJW89j+X5bbG+1pgzMqmKyc1WaxnFMxG4fug8HGACLQh8/g1/r8I0dmf3wmvN/UAkThjFCzfALJObBTFmbdfvLMQiip/oSKitGHR5Gia+Jy4itWaxCGidlkDYnFgEinp1TMbdtNT7AaHzORQDWQyLF6IYY2t3U3t2UBWh3RRrM7QJQZdJSrhRShRLEjukEpHBtkFVzCF1RxS71Ws09pK0qkqtKIegiuM41UpK87IAFvh9YidpW37m2/Sh+o8SgsCnn0iUlbgMSUpfpX5UNVajSV8JtcAzXwoAuxtgEWkgcwNnQ5N6AGxSAIAkbWrRk1KU1nRgu8GveOOiBex/gkP2ytFW6F4sAue5FgM39R8EwQBVZlABTswsQyTSDsp222RZtrsxPzm6SaJglYKuK2BZ1hmNH7vd1vixNx8/fjdXsjBlAuvgep5VourulhOxZPLc7ZiMyUUFDidapRqzci+eQGq9qMyKDq3154GhjZ/qDL8UcFT8N06Dzm+euHOhIY20fECqmsYHN71jCDVFV7GOPEPWaK1Bymq4BnRo+EgcjPROGDA8M7ehQp3wz6IgELP0KJzdRXFSkv4w+gQiOYEy4dEyTZx1LnWvYC7fGKyfRJdiFoVewiyszfitn55FqSj3RuUM2XrkbNmU0HdbYTuddgwpSdxWZy0eAzS4xInb6jzgabR0qiYQHi0dSNXP3i0Ka2lOYLzMc2q11p9A7WfX1YDRkmkHrZ20yx/DYbc4pml1fvRTe6+rtIxJWzu87QQ5QTq67aRNRziAXq3KeyB4iT2aaINUIEddJbJWS+H9LFfRHk3yXK3JlFDlFldiGSWgy3kyLDhj4VDO2VSZxGMih3vwBViVuuEMdAlV8Y6VrgJ91QdI6VI6dJxCkzLcrUnpGy4houHGhLrRKgVAtaBKFIrEtKFRpXaQVu0SGiAs1GbtjCYFy4eoCho6hdglRXiGavRL/Uksgj3HJG2byda1rohNXMP2k/uaZm8DecMdmrN+hQ1Wp+bO47xfmZ7eQSwCjmeenVQNOM/uzPKgBJZ8Exl7usqbELEUxQDXNjFQ4Vwd8PkWZfZBnTnYUDUfVAdPnJrEig1WTaZ/Xsl98IyWWw1lo0hH5WzRiB98TiVenUa9tEy2oGS/rs+3mM5paqyqtWGJj4XnIiG/nkWBt80iH7h/e5q7M9cj4/ztyo29TlGtDdXaaWLPgQtNL1T6hYDBcyp3JR7TbUZ8GMii2Fv3RjQ3P9uMYki5ydhWryqr5hrA70vvEmsxHGquAjC15yZlMja63/S1qYHQDx/8xAed2A5/Bmq9KPa7PBq2tFE1mvx1FaV4xltLRZPmq0R42jlb1pZ5pyCsigRcEdCYfHZy8uby+t9/Ob86uSQma8kajSUoNMMoFGajISu2E/9vwDp0FaO9LHjar82v+b0mJM/ugFzKMaHefHaHQtiHyA/To9TqYt8nl8dHH04uR7O7SWHDYdEqbTpaTqFygPqHLw+yTCriewffAaNJY7tzwcxTOC3dPKVIsckK0AafIWt2p/whqI/peLy/hoKlGup71l663iUwrtZLbnZNlk+pf6wxu+vfN5uS/k3312D7MadVl41/hyXxrIQj+0sQgE7wkPEdTG32yI3CPyxUUBJUd47SPaEh8GvzayWzkDePPh9slW3o0LgIPdtv9vKiFXM8lmxOCGb7ZOQ3e9hHSFZ8Cfia+PTLGS3CCEpp64Mgk2dKtQzjftM5qB5V0Sx1A6fzcdRtvZyMuq3vJuuDXKqEEqkZ8Zs97jdfEXu2hzUqg9E6RFH9NEwtLAWKoO8Zdvuq2u1s6SQVhPMZR58FghUC8FhlW7Ml0ztpt9s6nKFegTnQF9oCaN22y4g4StiW7/wktTQh4oG0aNJCANN9cNQ+y7IHUjfKJsucIR7dyLMtoljYXTIq90lmT+8QtSDH6XJf7sK+f/hQxS0/FQvsceRPJGph+l8dDW0fuE+r8Ncss6CG89c28SS+89e2CD1ettto7D1UhDxumNxnFTk8h80jqcBi4ToPpa6MSgO2OpTnOK3eUDVuY1ofh/Cg8AQKM+47IvTIvcb1Abf+6z//PzRjkdoRAKGUjlCdGDHXD5AfRTBJFSMkoubRB+yWHVcxLxbufQ6WMGhJU5dXSuEaEOpghxUYWbAnCp4Ji+JaVTy9Qk/EBb5QmcBf+Knz/ujP1+9OL69O3oAd4upXnAP1tzEYQhYETHIXfQodKqd8v7BBhvr74tgopEK9yQGWbDSwEZrWdLw66B58i1DeX+uFW1g4R6hPGac6JKdyw9Tsatjna+QSLdBasg3vsd0nFZbH42fQHZZnHibb8LcOy9NCtCkdLNCHAqWvHASWpSZi5Ub5baB+jU3rTZKsC/rGxHJJtHHbBQtMWymAXGc0bRlv3FSArdNtA+ebTycK0G67yppLkHcbDawswd0yfhZPOBJjQfIatlWtCit57wym++sSJPdtWByWG38w9tf3xLQPh4UQlU+ZvjhTxqf7a+oYk8G0mf/rVClJpi2DVgy61xfQlTLnsGJVYPmUT1sGeN3QeEkBjXhpWGGENMBPE+NJpMykwm9AQiCYQ53aVnBJgJUN14GK3gPtUowdwoBPQ0NxxGWDGj7oFVg+nQBVNc2JNn9N/ihQktc3ItfZJi7ZFa7OQ13+uCas0IUQ6alK+S2C/25hRGc1q+JAkYMSwcYYnW+6lWE6nRE3x+OqYi37OE6ycbKfARnNjD8YHTUbZ22OH7vfmbY5HrsmN8c3+HljcvNf8CuFxBA/Q/h8wM8H+Jzj5xw+Y/yMTf61+bX99Xhsfg2DwMTx2Mz7CmbO2rW/4zf29zy1f+Ch3evyB7vX43O7d8Bju/cSG3j5imr/cJA/L9Uc/ANizW8WYP7biSoF8VqFfppIV4ZE3IJrkIiHQ9RCn4Zp0L5UiRbxd3x9G7vhKnBjP32yzdvYXd6JhTBzVnD7owlYBbpwOSOFs1heacCDB5juop+2/JLeE9IMhqc48uBE7RJVjBXuXsYC2sFaC1AnHQWB9f7o4ueTC+AuktRaEB/BeNHKYtSdoLVCZjUhQXFAyqYEVTXujVW9txIX7K1/I8+PqvISpo0aRVoDx3H2ekMopulNqvjXLnGCEfzb8LePLa1AC7wM3JmwOuN4HHZuOZAeUlpGoYBjZg/6IL+1SoXXFydHP19ysCKXjRjrA553bmupH43M2IdUYFyhnS2H7UEbzuwLOnEZWunbNP9VWuHuxqu3J2/fmtKVzpke/tKEhAGKQXJxe+hEhgvoPhLAFu4jMGDwW4kQpMCnJTh0Fu5jlil9vJ7KSj89MsMGgUPoDIMsDtQg0CsNwTvs89Oc7q+houKN3oOz58J9tLrgOtbqMXVMSm+ek9CzWE5M0JTgs/WYONiOC1yuGaEwL/aHNChKtKvqqXDHq6wvOR0OPnc8bB3aRqUaFaWqNH6nMxqn43DS7NzKqTidw1/GzVG39cNR6+1k/Yp/mw+yQ2pCeLYxclt/67Z+aE2ag+yw+1gUPMgHndsKnYqWIjxNxSLR3MyBmSbdrMBCjmnyuQhnwnP2egWpgOOzoBaVXTWU20rz20LG7e3J2fEJqTqgMmC0apb+ZbKbqjkMuBk/vHXA+/f0/IwkDGwAEFzmApWlwcqEUW/STqN30ScRH7uJsDRVLlgLZWHHMZeBGxZeFOcfTs6uL69OPui9LBoNBInU58q6tvkBaqJ4a4PXhPI/Y7nSnGi9gKBuJKlYJibCQvpWadCoTnrhvP7l3buTq9o49s7OzyQIFzhD7JLtGOBZ2akaZk8bZuGkDnVLckwmbnBBTQrPpaQKy3K9R9MX1xMidRoSJM0NmjgaJ+2+zf/rP//f//rP/6c1ae53uOazV3TuxegOSSi5jP0o5mGBmHfuU5K6s3unHGK4E/tKf+MCxbE98CEM4NxFGXcg9TPCC4TWLIqdxcUPytYkvyxTQymdnamQksL3eiQp++n2duXe6NjIBY4UWPDX2Oow6UiqJrFnYUtKbHG+bTT0hMPKCBuNzdFhaVbxuJSgJq0vjixB1CRU2iFzl1IuFVOUvNclEdd3BlPDaBmj/bXfloiYT4z9dXHI+3TMrRfuo93rAt80ZaRF0Tse9LrD0dQwKgKwXqDV60rpF0SJvpKc0EWlVjRHFEA0txKGNOtOGMtYPPjRKjHu3NCL5nM0YoXCT+9EbMzcOPaFZ0QPIoYNYSzc+F54hheFoo+5T9DIggrIfEqBImAhW67iZZQIG8UlBBl8wIjrQg/SRS7JGy9IECcKoNwwOWx9OrlgOtdEpbeIN5Dbovnv8oopFoP1sXPwHkteWNPpNPv73//OOmowTufjV1+NkyZeixonL756gXeLyjHKikN71HrRnGRjrzlqswkbJ83xyDKyv7PxhKqz/Y6cz+4q1tAej0bG45//PsFqbCgrSgg811kLanQQRk7nowWib4bybyxmUewJLwvHHTdrsXF7uN/xK2fgPBbib8K6KW8GzABJbtroqRuLkMkSs4KmSAlD1SxL8loOq2knXwfR7F4dtqo78CGBgQIvjpZyec0LSxV+WWks6GyAD0d2kMxccpIu6R011F6FyZ0/T601bjeok4PzCebJPXZxcnxydgWGBkxdRkuLUcmSNy/al5f1Zs4arKu26UUzvPFgksbd7qICXOPyuQIKiPp0EZCsk4CgeA0g9ZeOF814FHjqM3CT9D2IHsLD324QHAcRmFb2QJUWCmBG4F80FjhdHs3niYCPWRSsFqHTxfPiLAqTpTsTtZ/HqgyIKmFafCBnw28CN7yHD/Be8t3gyr0pki9WUA1G9xp+qt7d9CTEuuCXfqZ3DGIlcVMODREGmDg0Sj4jZbE1c2AuI3/CCkV/H1BgBjyDYTK/2cR6zWZpjoGsf9GynFct+Pd/vKIiqDvt01xmBe9fhYq/DSrQiALMZnZLjrwAGH0MnFc5d70H8DLYnL9cHL01tU6bPVTBXrR6Tm1Ys2gVprJ2ooAr4Yh5oMxTAKWOt0L1XySzl0bQ0Ss5r//xCs02svW1NhQsN8Ae+uSIqqUM8a+NKX2q3XRCiZRNp2xm2LV7HAu3nJAYxCqWqcrYVNFAUae3rY5eimpr5XGXAHbCShQ7pglfaoPO/dANQAK6AarkDNb4L1x4Cx3JwADGU3ZB40bVn8V5POknn3zwQaF8oBJsPYP7lZiAekzTpkzQXhTCHyVBT8dRmIoQ9hRutSH8gbJ2l5FNoI/tBX6SAkdn2sVPveFqVUrH8zs+AQdcSlAGQa1ZsFupdkgQkWVnSIFeP72FxCyzyq78xTLwZ36KOSCtYhZj2mi2zU4NAgwq2gCWbuyi4se0S732gWoBfgyHowkPla0pPKQSBd/35uTt6dkpSklpoXMhFo1KjsIJzZyXv1Et1Gdhs4m87qArXbP8m8APbxPZPRHwYtW5J+aJI7tXTGBIPGAgN2cAXvWdj3SdWruQrEakRkIj2FAbqXMGtHg+xsaQJ42s2IT28dDBFrYdN/rQ5bHTg6MfRLIK6IZqtsiXz4RV/FZ2M1pY3gMmDubObOtL63SLOlzDPae2Is1nIPX82pWQ4xqqVBcnZCyXVjU4anXADIdeNMt5HZULouDLiajiuLPxEkK5rRWXUqK1P7fwcFQ5GmMgnVwTAoEaoHYeMF1xOOqC2dQcmFnW+QjM34tmC5i/dY//kCMDCIkAuWyfFe6qSQq3x69+Onl/dHV6rKUOC1Joq4N90B1WD3a7KNPq5dwHlVG8WqaghAAh3fVDETuD4rMASLl/syz1l0U6EpZGYw/SiLCA+IY3i0OVHIvk7m0QfeJIbH4JF5IJsuTNyL2CEyK+sU9M057jaCxTv3Aoh0OcSshl6ytib1EyU1yXDNGgM1p5zmdueEzzc2SEB9pfzBkUAR9KFjDLykQNK/TkgmYPsZ09PcmuFpNFKrXA1831vGPMQP8+6eghleD9vXLEloI9xzOoz4qpw7zpEAdXlnXZDJIR+tpCRlJ/WTCtRaQbf1kegah3gTYZ8rTwxeEPMDHeB4UVoF12ls5gvWxrRsd1UkW5pmQXkbDREQ7aGr6ks61I4UpflDgzZ7CWZ+9MP3eL9dHPSTn+bn/jaJaqBsXhkWl0pG9MuROH1haOz2JVjs3q8T3QfiaXkHseX7k3VoU3azQ2yncZn9WOynLGvMvsXp0BQOLkhveouZjVmRJdfdHrbx10oaxT/OxM8go0quYMPJNQw1gd7a5iMAlixIt+qxAnLgNHK7WdUvdIAzh0Xu4AvCx/fOfGQ5Tar4/fnV+elBrCbZSUos6gJaDR0EwzA9Xcu4r3xayKZHxW5X1ACCs204zxgz5JOLItgoX0gwF2fPfi99m2xfdbrQJaubYmr2qlX5VQLhBg6+o+uxJ36SIo9gM2AgJEG5KviHJ/m2WV39+xYc/ubjBrehNYQN4eUBm9POco/YNx/T2ijX6QrCszrWvbnj0owcHX5YEI+Y1UGB8QPuBZxyPnhryMzy/enFycvNHyACVuGFR31rCdrpDZulkFgYBIGvgvoJp9M+pOcujC6RUQjxoNa08/F61iOizLpJtPBD4+4C/INroBjUwMl9U9gX4sIraj0YHsJtI4QX35Coi481TEzsYeaQYiRPe6PYtKlHavCh5iJkQx2zGBRmOvM/oIDEWnVM9vAT70V/W6khY4WF9SEOjF+19CM2ElAbWRAYcSCTZ0HAVKc6ClSslYqRf6XmRspagVkbj/6Q5CrlBrrWofh9/UtuyM0VAQs4HgVpoqlQvUjLO1US4JY5+SB843WUafh70sK1oeWrKcE4iwqSRap9aWVChsAKGmsvmNhw6z9b6pcW0tiRlW4yyIo3Zka2sOWKEEGGD7YX/qJ4VNO11BhddPf60pXnSf59wTy/TufO6EUrjS71YvnVBxecAQknOcozg/5jWbivJ5OYkIhJ46DUJtyuammnBPiKUje9d2yQB95N6cfLj6Cfec4hroICY+odHYg9pqi/xvZBoqPDM2SqyipTM4pd6wWSGiuzmO3hdQYDd9dI6u/lwjrW76yNbbJ1wfLBk5nXLI0oK5c7xqMSFO0jK9c9z0EUgmmdKUJHhXO8nlztmm/rHuGD9A9108xR1iLkDHX5sUZrP11gnMtQkgi/O50c/byvjb5fOStXHwa9SdgJPxXOdRipxi/DrXIdknPq/Ne/sabIHGQa4Q99AsVfMowvX68M+h8x3+22yCLvGnq/fvEEYjSJtU5E6UTw6/y7K93UeMJtA1GnuS+9CFxpK/YGwHzCtIA8zM5zGmYGZQ9jlAH9vnBNlG4/Lk6uTPV9r8pIxZUg/UnNZ3oJJxIOzXE6iEntNNVTVB5C1QYOeS8W2CfElVFAjKUe/e6eQpOtmBFge5znDItSj3oz6kpdx8morCgdAGB3VBbSeubZvT9nVOtXUGG6Ob+rPXoMz57IKnv4EKpEziQ0nM4c5HHTdQimSKtKsrpq5TY3A1bAf8gCJ0NNQRReG80ghI3YliFvccB+oWvym35E9VfplCJQrOUhUoEpTPcKKDFXtGbppwkfUhpei1OgaOeWWP9RFQftFhrf9c+djUukeBtjIEzT+jIm1Sg3oKxzKKi8FsxWBoteFw06qCmr2Xl3KWUkup1dCpwJ6UsukapFJfVhQWsLLQu07YtiqpquyALtI9d5DToUKQKdVljuyVH+SF4Mj9cBbFyyjGm8+FqahgdrxoJrVnDmp2NiyIW+x/uj1E2u7QNFLuj8I8splUmkhYo4GGCdAm9dm6HBOkbhgR5fYnYRFVPbVdBTLOgSSE6ndPb7Yci+QPpQ641PaVZR2pMKzYYEsiT/wwpr4T7typUoY6vmw5VHABt1EUPLoYQXVP66KvzoEaULimotp7f/Tr65NrCNF0evTuWXkNzpXtSgICCoG6ZI+3wLr7fAslLAGMuDiNhqUDba/L8ooy97Nn/7quQSQlpgy9tuO4qMIYL+JoK5CWQE919XRZS1q/LBobSMpKO1FZ2V18M7PLMtXzp+wa4/DIMoopOXS+aTSQsULN1mizxGRjhWn3ggtcqZgq100pLNIaVDeAuqXOHtVSp7+EW/X8JVaFxnConapVgrl0fguT0l9+jk3ZGP2S5TkZfBOnFjGvT2yY8qqS911Gemqrh+yLWdyFAT+Q0s8TnFMwg6H/RaCTV4txCj0ytJQ1pdmsu0kU82S27ktRzN5RnsTyfqZ0quj26egAcl1T4RcRn2foQHV19CPEiONHV1cXp69/uTpBB6Wrox854hF8vIYgoxRJjhesOy9xjR9d/ZmXgg/XFKycOGCu+DXpx3TApVKNV0gQL/lcXkjIFYGWk9uN9MUhjy6kOlu9uShnmyeXnLVjjo5a/+G2/jaR/6Lj7wuzhIYzBc+qcdIEt+Cj1n9c2xP51W39YLevW5MXVOCFM5YOVh/Nr53DwXgqL62MHw+6k2b29ejj15MXX2fm6KM5eQFReNlUgdqZHu6v5ZDy/XXRef4C2uwMB9NiMZzpYacsC9mjwWSqL5Fjup4HN4UyOIlngchcuPCVQbRm/DOPwjQrRfvsJvKespm7BDNxNkMn72wWBfD/bRytlpnnZXBhyg+SzPPdILrNPD/OPP8h84LMSzOKPyfg41a1M/dvV7HI5lEEzcFl+WweuwtBf6Hw3ah38PLVN99OMqAS+EfE2V2cAb3KfCodiFsRelngZ4Ef3mcL1w+zhQhX+Ae4syx0H7IwolazKMiiZUqjjmggS7CjuYssEW48u8ukW2WWrBYLN37KUriCkqUIg9TLUhhwlt5lKQ4KPT+zNM4wkFW2CsxyAzijzsf9Du98PLSGNj16ki1jkQENcWPhZkn6BBFlh+CmOgD7qg+F91otrDQaTvDfPYWB9Gs8On5zdHU0HnU4XHe5ELcnj0tr+vFw1JkMraG9v9aWOmeEexlkjgZgxJ1y0zdZtS5Wk6iWZ/trhUs5A/zZpyoTbUOrqR2OO8/ObQBTarUGHd4ZD+Evfk3Gk0FnAkQBXCDXPf5trqzMTQCDRiqczsfp+iXPreFe+8WUZR//Dr86OgVx0HCNpTLMZdbQkVHm0dkS6AsVcppZq1lEoC9oDmWOX1AGgzb2M0i63khp6SnK6fIA/DDAcN5RVAtalEZ0ZqEZvVMlZFDjq+nfXzSvncMB0pSORtuczkdj3eUv8/EI6cV4PB6NJ5NsPG6zdZf/8MMP+XiiguoP7cPRx8PBOJy8GGSjj+OkuAo3aRbWe3D/NIn2jMfU0Asz+xpTvi5Svs7GFiZZrEgbM8aGBcgKouu8+r5Cd8FMKv3qsky6gkla7LyS1NgZTWqPV5wmEdzD+Y8oFPqN8oVzenl+ffnT0YeTSpxF/ZkAEhlGT3wRcY/f8YU/cUbggs/hugBfjF7Cn1fw55vJBF1nyHTCeOIsRt+WCvZhtwzP+G35jsAiAhX6Ihr0DrLsbnDwMssW/uCbH7Iswb9Ph70fvusO93q2N3B6jYZ3iPfP4D6nBX/av1wdWzi8LmPwRNEvV8eYqXmtrsLUh/h31cl3Pk6t0cfp5AWb1gJNVt8awMSNYF90kZYCaldCfSWpDHcJ/LbASDnFxXwzjIzpIVyzHRh/MA6hicEUZWOTRAeogOGA+2qU7yGs7vXp1cn7miKzWKLpRkRujBeqHJq+7TKWGz7FPhprvZ9enre+/7bbM2AYHB3A6arvYDydorV11IPYDcUN4EZjr4pLGHtz5ygwt+jZDY1Kh8YnP70zXONveME3io3xVPYznrIpAsLR5qGZfdn2wAkQiaC8aE3XTSQM352endSu3BTQk3HMOh/RIRtYB3kQGJMmsztatWF71JsMN+epMfI1aLuhjC5FF42swL0RAUWaEo/uLA2e5B1pjhefuX6jmeu3kTniO6/f7OZkRjTMlmGyqf37h9aHMPCpMD7duYAjMsjReGosYz9ME0SOQLgPFCFLnt2GWCxhtFFsfIr9VEA0+bkfBNNcahluROAgqaCYskAwlHslZkoPDwIBuhPsdT6OL5v70mZJ2yrLKO6F5P4PvvmmunJTuk6+GZeeqm2fvXyhhJ7RimKjvIk+zXVvRnwFwpbxN2pkBANiqFA3m3fUG416WKyDtpuQa/2px6wHpgIn0r0g8UihTn5wW3O46FaCgQ2nEHXgobgKciceDc+/9dOETW3T7FfhAWPeAo0CEt8BJPbXd+JRg8d8FQTGq24LgPHtqxb0QLMxfG+aS7c7BImGo7hm2wKWVANYqoF5Zc0vWy28zYLDw4gerUQADwmBFjDeICgckXTAAtQWTts8hFnnH04ujkrNPY2zNkC/rPSb0Gk8PSwe2BiMQNY8JPwaTAzrMBxshogYT6vDhe39HJ7VCO+DNGAA8QwgUmDn49hbv8pbY299IP9ejcae3a6gkWlYPtxAg1FjXRssD8Z/wKK7oSHVEOYmSkHMhOdQqk5adlL6/bUacl7Fqhplk7CA9/p2nrd9emthbyuu3W/GwBBxnCuoq3uDayRERKAqL3OdAG2TMSpfRx6R0vIuoW4Xit1PylkYdAux+0mL0YNJFNeUPD/hlDHYEFB2v+NrdydrBZDbnLwY7HdqZUByab9otao5il3r9hVzQw2Vh5ltWO0XRUhtOggVoyNh2GiAQFTtV7+imVcCXEiixuF05QUnyYuNxkvWhRQED27gAyZtDa5XvsCGZVrPBdqrB8gAUFfG9FzwOxyv0/nYMiw6eTIgmJlG1jKNeGSwM7MadjIFy3LaUhR5lTMIXb4+KP+9kv/a8l9raGuf47YSYIZsaP1HNmq2JphpD6kM3VQjiEIn9NxThq8pZdqTRxk9TpTRO0KZu4DWgRRZ48v2iyFjQ2NsUZSjOjUajtl+p1+uFglqm3LM6KPJx8kE/pm8GDLjD4YlWbZsfNkcQofcAMmyIn7cQLhN4VlArTkwGKhuJMuUvHt/0C08HCFdd1goSrUOut1+GYAXcxT5gfp8Ha8CYZtwOZHUknZXvSJhV2MQQdN079LYX8OI8mmuPz0QR4BL8ALobRR5PI1SN4C7/Wr3rxN4kMbGdHz/AK6B4k2QGOaKtTqY+wJqQVWNtmDGJbRgYYRpouS3EVhvINKB5hJjlK8WSQSmGuw2gos5bRwHVIIfECxB7WcMmNAd9rrd6rjSzsJ9fNHrduvBlbzKiyVGjdBrfu+D77vAAmuG7y7/7ocivgHendMah3U4IhKFetJEWqqk/TJyuvzOL5WrpTaXxKEgOrzzlSjke04QNe/8Zm8w6PXLOqOF700OpQvZMIiche/Zdz780+opWSGImr3qsKgyhN0tbgZSyAoHHp4tn3zAqarbEKiNhpBfEP1/I4v7zR5j1IqM6dXsldGTMb0chPAg8C8Ft7VcfqOiCbvaheQumBtuqglw6dc5imP3iWLMrWXUs7TQQOfcuuY+cwY+0ybS6/uHzua7FbNV7EDcQFXwL06v/5dDp7jo8Jdmk81W8egvE3nbyQ8tGMLoLxNwcYOcVg8+KRG+rWTkk0I+xQS4OMZYHwc+W8VqTbCC6mein77JSlC0LNjm2qELsWTpgrbfhu2OQX5hww/9drHXUdaCq9vwkeNFaiwsP8sHhPQbolGMPVoPejj72othD23afjgGC9/V5csJwzBaGEkMH1bDtvIOfMLGLx7GmhLVMICRl2V63S6GE0N80WJrMfkqW+XQpIBEz56ZVGTLkVkhyNIYdAU6VWBeCvgC51LGf/mqCTrvjaAImLxfS//41a5YCPJi+jv3KVql2lbbaufhcgNubk+80ets3D7mqBjGWG90Vah8rZQVG/Pq9OrdCVOBQNAkJUFAAULcBxkuzmkhPuM1DrzkK0IP7zvohqZmGT0Edfd4FT8Worw+XbKCkvrRrPR7U+S5XFwx1E10kgrEM0ejsVpVXlxP0mOTcGBCk3gGDmcUr0GxoWQGZtWnZ0w23MACCBZVgK/VY+WDMxo7qwAnr32g+5C8oYbfw2GP+scTGEaVM75naSXAuk9GulYPCESxgGCWrbbEDp0DtpYrAkZb+mqDkUDZalmxYmvq91482RRWohLtg28dKg4SmiuvTDV7XLZvy+UniGMs8wKJaP6yay0sC7qiydR1MV4yf2EVuk5XjeNSIOBht9GoYoVuRJfPyfwWtMCnxrBp8F7rfLyErmwlNyi2nvXddODAzWNtL9AKNd20iLFCl/BxL2j7Tts/BXSK/aWxPZKfv3DDW2EFSA7UgUe/2gVs8X20R2fwWGDMQaPx2JbPBonwwY+jEB8qlI3Sm0h7yYYfe3lF1w+tRCFOq8dll/rGls4bIvQGVFJenms0LL30SEADE/21NocUtpChrn7IC1GVhoCc6DImRLeQ9I3rJCIpw4ZpgeRvMJwD5QPxqPmyFcd8Kha1wA/y4aw4STE6Senk052glbuWWvlVWtdxVzjYDPn/DDVExGTlACkvLTNQIxQh1hB5bGhDAo1Y9CqFxK6JQALpsLUeyiwqBR0U4eSNaii21e2tSNK3UUwRYziczRKoqbONNtyArCHfOkrSN06vo73ZBNDUWvCcCt+W8rDaGOt7h9gKkDNszZPtF6O9EbX4+VjusLxMfkBBxeZBFMXYiFyGzivGhvC79jCsYgB+osPW8sPlioLQMaVGAXF7NEHvLHXwEY+zzvtYfEe8NlVBriLJWDfRQopYvULEMl3jl6u3re9l+Gy4HEMBZahdVBxjEDupLIbIPYnhp2bOuIx5RGQJR7Or51kczDe7Pr4ADdbxxbu3pGiHFwZVPwDxhKLa+GEaGe/eqnCEGKCE5l4yMjTzOtujhWSSpMPZwthwCodakMFcUrbdbI3SEMGbm3uOQ4HRDiRdFCJ0SN0zTl7Qu0wt4vhsMFPIV7JJEVTodPD1TrnFKPgSLX4FiuQ6uQFH6HE4hYWiAkbiPiUGdamCuHoWlELLTt+AlxeNOxEsRYzml8R46BlRGDzZuNzq6qaxWCXwiOetH5IuEDIlly6nnE/t6W+t0ifUMkAIMlKxWAZuKpKOXJj2wpvmLJekuzyv4IzdApLKfQUNJltGdafsILKOYe6vkcfMTcMHup4QtYWHRsi8kkxzCiEOZIu2GKBSlm0ZSCg+QRWzpI/qgCrxfXNMAl5iJTWrakBieXLnLoXnyJ708F8yiZSYwhmIQqRSTTA63M8xoAyd8yCaOeo5ThwjhB6laI3yjVt8+wdCQEPHQ+rFVruZVSaLbdJU1exy2hSSJdBYI1YOwEI7KjEzmh0TAYDKbNIFDKaEMmQkQwIEaGBYRBmS1F0gCWJmGcSxYA1KjGkeMHKoWxcPujiKlYKNWNOqJqONwRcKVNCllrRmClWnIDjt94CF2WKnH6KJG+UemTJAWONzR82K0vNl+xg9Ui5/PvnT9fvL4Vb6qQHc3hhmU0N7Cdxi11PnqOP3Q4TlfJWuYjHNmV0gSdfW1ui5Jj5vEK4v0ZRvGS7LSXTGNEeq5eRoht/YqE+zvyFzJB7hzk9HZ2/O3769lrHBLlGUT5wBPSDLOJ5b6GDw3l1ikHCKlW2FqE8Z1Q577k8Y48RbyUqK+p/QmQv6rds7OPBbPfWJTzGaJl+F9yFEodO4PBkDl84PGcnSe3SSkhMe4hDB0cFKgCVmtgwOBC7wXhkola1l8zJQbu0ZIHwvF+c38r1HvHKaEM6DLcBdiB0HsKR5LTTaEB4lbX3/2lN57moE0k2M8fSrrwypJgHjl4Qavr1B85BcL3qLucHGSuEw2yq7b6mvAs9tojQ1AkOghLcfBRgOdwy5OjrDXS6FC09C3bp+aBB3a7ipOoBo5OUKkKKJ9Q1UyhOh+RTBHNUgs6yCFc1muRiSdVaN8YRx33s8lKgytLYcEWpSiAlfNqNZtBCJJIQyS0PGfDzt09tXyLb5iaxJuB86A9lYPQR8znhtXsy2FL773mMF4XGD0QMbbughv5o4oMpXeCq3okWCvC3RsTI9EAqIxlICyCUk2MsdkjMGgWokrSi0FTJa5p0zkPcNBwekxbsr+7vT+7sr+7trx+4n2ctd0cuknUDESdTbOgOXRnPTJpUEPqOj3mqUJpJN0iMHlTiDvaRA7EZjT98YALSafMFqNKuUVNCXYS5P/KHs11YvqQZRdO+UoCcpe+YM9oo3cGZtGdJWk6BmEiqo7cSr8NRpGRlWLT2HDtgaW4MHFuGnhMczOFw8dk9HkqpTInJxfGBeaVzVnTmUQ4qiNwAE4lofemjzqe0GP1GuTrbh+Z7xFK2MhXDDWrnhtP54GhDYkv5uWRyMSXfgVFUZuFaaKsOqk/DhsNVjA9973MqtbwcVdjTEv+3drOJUGkC9AkY7QdE37oVYIvsq4cjpSB5PW+hhMZ4an+4EHv6xkMC/A3CnEUgKwG1XYk+WuIYWvzqaVWMFh8KNnS14R5J3f6a2baOBJUl6zrKtZ5QkKC05ZQmwWRWxoJlhiV2zz6CWjlI7kEa4MSKN/fta7RfwJFHKTwGiksFRumvF49AW10KP975pffOisiOZ5H96kgGiWKt47g+k4q08yLagcmG2Gm7TVCVSq1lGInYGGNj5QErxFHmYodY0BqWfs00DyCnxUgaZLge0W82HjTUalYryqSzQUOlmACwqtUb0DWojaKQisCSp54fwdvam1wc0ydhWLJODaqEXnMSxyqCq+IZCm3prUq2/n5ATnVJWgPscrDxtPPTGU854yhcP5LpCGEEdgWI8/fA4WgC84J4fatrmUXzizu4slEuQgSUlWOwvFoL055puv6ifZbJERScEigi8K1R2o4oVEZrNVmtQxHsG3bbqSvOB7Stz9zaHTRiHiTTQ9EMoxdZbKKL2+IkEvLbSTV+TY26jtHgGsxwVgA1JEWSTK+I/2M8UiOT+umgvtzU2Mv3kz0BQUiPA7oHjK4pz+JLyEYnttz6QwYVTDFW5STLgJVUauidWUnTvvEqG7hAHSqzZPTAlluxnOFLtc2qUV1ri5KA2sUfyo9j2AXAvqhN4Jbd65Yq6eW4D1Y61Z3bQNIwMArMEb+m/CsCVM2k0yjnXncp2aRWLkTwWEsJzO3nLE0t4kIInrNQ+JQaKoeoxWVhOpZDBt4xxjEjnEJ5suFstAOWLELBApHQtAWSyRkPTEmDKlyoJnocHNPUFywKETT2wJNekOABxNFu1BsWzCBosCJ13wwLtSuf3jkJa+KmBpvPR0vxn16+6eab//vYVeFPR8QQ1mb3XLbEGh/KMM+9zgIK6X4A36JjrJ8Z0ax9T2/Bif47iEXAJszsxu5cqVhXdHeRR0ED6CbydrDBqFi2WgUiFI7ebpuVrNPYkXUuihahq+XTqxvrEaCjPPMlnWARw0KWwpqX6wZ/EW3TznMJNVOadZdbW5rqqUkkm4GUHoBTIY1j0HAVTfvsf3h2dXb8+l3FpoKh8z4BuZsAkWnAroTO+kQ8BgEJufKn8KssaO9YP3s1oQSklRUOF6qK5xnTUmkxpoHAsR6vUQH+y3iv1/IBtHH66expMzZzZv78fKFTrZvQ4mXJjOvo7/WNMpqDdhAGpRwV2DgTlFU/M/AQZRwnfNyrBZHwV4tkTQJRylazIuucM9t4dvT55d0mIEzgDry3dneRZHzCN2nuwhmWD2wm+6qWFxSQovA04qGIFGEarRMQtz48F+CxOuExwl8s4ehDeBGAycm9FmLbQdy8R3gT2BuFgCQPNsa+csDRwlmNXIlS9CDwPQVGCXB9gJiH6Fn8ZOBi4QQCQnbmrhPyyqayC6twZ7B0f/XIpXz+ZSx65gOKcxCZZeTsQqcUWlpIgnG+AcF4dVAFJoDVY07Cmh8hewqPo4N3kDQh3gPmk2oMps+EXvASUgvIIQsoQ0SHASjhoUJWzlSAtJlJEadGzC3DiQ7ISmNpjL4w/uLcrgeHnFPxCgN/52fHFyZUEYVgHIcpUWHM7+KA5fSeGG7ArXrkBhQqIY2GE1w04XUKAp+NjIs62kUYRdYYyMFqj4OWjEkbQ2CXMh+ZREuZhnSTaGhy1si1sXsFMywD48VqjQOWU7qjyWs8O8lcHhiZ+6bVrIAqjEkbqCMKasHo4T/AskG6/PafI0k7qo+Pjkw9XR8VTSkUZSd+L3xCDQDb03BxcXdAvG9sUwEiVWy6xvAvhzmZiiQZ9YwaCWOy7hlUQeTitUfNxSGfy0k0SkQymDGzX5TofkQwrF1YNu26HeBCxP/dnbl3e1dOlP4uetB2bK5U21pBehRoiGMDbSV9B0Fn8Uas9tUl/KIBc4DQLfOfgi70KUtSkwYMzQBU5cnNYkJQa8SrEAp/unrj8kOSFgCu8EloVGNQ3QindwqNtkjD8sQIdrpp04CE2SRwenAGhlXqR6kHSBk6jrJXd21E4iKIEnhyHKnrxP55cnL49rRXHx6yuri9+Oau2UpCjB5SCoMkvXsCHDYqkFyIbRAqwldqkKWEl0G+5YAOjNTAOadHwpqdatAGxD0UFuW685Br6CrI1qrKN91XLKoetDXKTYExbxpEsj+dMxBE/uKENDW5yVcrB8J5EisNzU8P95ML5BTXEJ7n75Dp9drDb4PzsgGmnq4d3nkddqzKKQXf4ktjlWqpG4CtZLcSP8sEZLQvcWOX2YE2rtjayo4IRxxdF6bJUwe8pORXOU/HoJxj/vVt5gLSoo+K8yN/yTeDCT2VZXFfcCuF78dSCniR07zewuLiRVUHeFmBn4Kb+gzDoZrKkuoSSBr2SjMQG/Qp0jTwKuWpWP8tZgHp9Wzoeiks2VOnNpv3sPGp6ibpZophNIeouWW54kaB5YS/TnLGdgyR0KtZLQw5VmKtM7cRXAt8qlI6gFYeSYTUiTsUkIN+XUVYouAR1fXz0Ycd+QXPWzFWMQb2WrvnaX2PLOXm6cHpNDNZrf12vlqOwaczcpY1CK160LNj9ZRwl8oTuGyG4paBYU2dmRULXFUkrWmxMeOFbbcjtUx127W/0kzgRs1ikCT01Kn8Mh7veZD3Y8iirAt2G+R6a2k7wKXOH0Ra8rJL2vR96uWxlf10ZnWlY6oFM4+aJlMZwX1P5S1Am+bSAebZfmA9wpsp6QD91brTGpEhxEjwTlLIc3x0s7glWkpTDAVkZk9SpPIBYFuVES1TjULS8ziEZP+XGSudmku6QJKmJzXteG0/2yc0p2893PpwH9GjXu3kUPr4Ep5qABCfOYysskSTLOOHgaKmT3ZGy64F2VbrlKJuCyaWYZ/JCaIbEQpqQ30eS7TUVpTB57aQzYVvAP7Tk0J4E3YThZEb3E2WQFN7ofuKo1ML+U+iPdpq7iyXSy1hUiO6h2V3Wsm6qCVlWa2aNbqz2hqeaNB8rjlp6RHAyE1gJAze18kIe3ayTE5LEwZY/i5EWbakEbsovak8CKd+I+oGHIpyt0p3Yn90XcUSabCrdwLAAXsmAAkP4U96iteGmqLwuCfGsKs9mQiwdrQ0KOTEk52d6bHOc4MOacnXqIQZethN3Li7kiQqjZXi5Y+NCjjqJtCs58kT5Lb6wSd0Nln2pF/99yZhsMTTyqqss+2Jzo6InleVSebLq0hmoCONontSuNNdIfg22vO7CwetHjHza+ICjPygnDRo+6HjAUfHDlfqClyIwV6IFl7IEV6IJVwrQ6v3p5+6APfPa8+Yb959/vbmvRXaz5K/y5U6VUr/YvZFOF9Pq17RfPntNuw5sZ4ROC7Z5TNdqjNvIDczCxQpexeKyxOUsWgo9q1tk0XvH2ypVRMytdUvl6dYGNjWBW4udwzuuf12JJN3dlP7o8bb8kq3fmn2yxXZeKTjZwFyn901XYa+Dtl6j6nIOrjRg3SXUdsyvjEuRIN8mbx2YEt2dkVlT2JrcrGlsIaWusJ30cZ888/KpfPeUdpIDzw43x5fVl4cx4eZGoO5xfJONb5JofNNujm/oQB3fQH25B53OFOn2NBuNP7VbkxfjDnx0WpNmNr4ZjT+1Js1xW8WFwwBq2KQFJCcZZiiqQUC8NLtZ+YGXwZUcSrwR4ewOvOjpKzs+zcLlIrv102zh3ossXoUMx1KSAaczvrEKXVOmhL2h/hOvnBQqKja0M9JFYRlqUBETiADx0Z40ySLSfjFOIK7aIPuv//m/WJH0B/xqdhTl0StJ5cD4BmIbcruvgDyUJpaCSjmdj4XMrvIU4YLAJCML38NtTegh3fFlNT4A+viirzA5mPhJJFnJ3RctZGzR0tMPEyZbPccHjmRN4cX6zzhoa4df4d+N519fj/uxpb5Tejv7SZRPOd13IgGseCmZy+Y9Owo87oeJiFPhHcnrPLm84Kd59Wz4ojN5/bTvUqjWUthTQVHddFK9luamzWapaC8KVWakXv9zU3roL6yqa1HNTI1icLLhqD5dE3wDaokT9jko4JUrDQxu2uxtXhlERxzt5vButNjtZ1Q8xgeJw8rtv+dchWr3rGTL6CWkjQj9jjYGq7qE3EJu2uViVPYBLkAym/ZDLELiZf+B2YM2GbPZxlVOW/qpkuCHMckd1aXG9YXyfrd25RgvKNa2YHGBWIMneuRiw3x76RLe2qviHABRutFa2AD54lNsg5orTuGwRjgHfVR1I9EqBWUFXBX816mcO/WhoRxoJdwYYpES8EEQAM+GfwLqVSYuWdHSMWvP8uE9zzphyTI1gkZDOr75A0ebeqPhHxbwIxpQ8dpSjhnwAEftyXZ6RR2o7zaGEjN2Rt9RnN1uDrBC41X2O+HdAvOO9xNBzyGvumGXzruTNz+eXFxfHkPA0MsR5E/41ruL/y2uLP7fcl9xd0Rt/dbhy63X4nbcFPyNd/Ve4lWBLQEapCsBrT8dc9tvxf2D1/P0Dv573tLbGfgCgo88OZU4wsV8lrGY+495yxpT6CnbGI8vp1THp+DrejyLzcAVGwE1/llRLFQcg0L0V/oSCE3xWyIYQNhPLczIV5+NSSJvly8cBJx8hhgRS4b93OboiWVbFSTbcgOB/LwJiaaVi2xYXyGcLXey9AuvrdXhKxm6EQx2+2sgcniLXyQJiINDE9s3bXMZRzeBWJj5gO5LVVaysIEU0S9CjK1rY7xNHD9FA7eld3CukGJX5Ap8LEC1ptzry8UtXrZhm6EGKk+payxR/fq+FnhgSGuuVFvlvf7PhSEYAoLIaogqcr3nIDfWgsgbEKWsvKKZEDIgv9Wfw1sRMj4HQQoNRPMRvm9SywFfXcjh89FBGQwvr/jedcEzPl0l5/fwqfllF7sOL+fIVVD8BHnhShSRvWnOQpZQiWDQn9ONbtbf9PMbqnHsMmsRhmNjkmiJjYs2NUzdX4s2YVWOI4VbYapn4MPmzkC6Pc/BH3fb3TDpiKvaYcNnxkZFfs/g/MSAyyW7rusV/qXFMOCuHn1SMF4yNsViRWp+u3DQVjU4jYdodQQ3XYGY1PeuZGaiVTwTTmXlzEtMNJlEknouJpqsT3U1yYuc8KQ3I2ZCmJwIL2Q/A0sq+jtgaRs0UuUY83tc7yjyLxg/5Wwr8zm5vDw/u768Orr65VJ5aUKhL5sXAep3zQurFjR7BvpxbiSrpYgT4ZE97V3rMBxgsONYpHBrSvlTgiG3vHTx/BJuTPny/N0voMH8PzppiMpgIJqPp9FNEgGtkLPD40W+0iTVbbXJXSg3CBBm6FOf4Jbgs+Ob4hV7Kv9FM9Uczn/bPNUAyxtWGLHW+vXXX39tvX/fevOGkTH+vtFQZLrZzP9BW7oc0cxdfpkVvSz/RfbzvxdznrlL3XROyIkB2/HCcRR46lxRjvXK4rvLmv3y/4g1e4uZWg1YBqORTIvuKiMPtoJ/kWz2N11FXvTSanHrpQ/AWRKxBRi0wg4OZB78BhynWn7Y65YOaRyK2BXXgnJdILShVpKAZe82tOsN5/+gifV/o/2UAh2S9fS3Wk3BprbbqPaSV8V8aXR4SdYDXjkfeI101sIIB6hNeDYiIhX5YqPYy99tFNs0dVWn6awll2DL6+bmV8Y7yTdwomm2+c5UXPvI/NOdAPs9lTG5+ae7J5MrPoKr82bCgSIcdAH3omCFJiWth0uVVvZxqfVx+bRYptEC3ALwCbTH1OTmW//R5ObJg+/BA2omL6m/7Oybbp6rVXveVIRL6nTGI6vCRmQVHiKrsg9sPOlUsQA4ezqvs/pxjefO+Kb9IisObDBsQNDkGuo4nY/lsSdNEICjap2VoO5cyxX8t0tAqTsXtjEgVhrFoqNKIUKJR8Cg5IAvIm8ViAO2lh9tmeNcX2MDnmVub4LVR4E2veeHgEX+gf6L+hudg/vdZzrHIv9A50X9onM8EK7RaCY83GPXqoF13r+WP6zdxfgabW9vJFhteCuzkkIelZX8SgonrL0Q81XiBphfSSHieBalIpGZ6mfFiqVXsQDIkuzKILvIZUjSLAW84jLWnopiqx6+bsqHcjpjryndQYqqoVe9xUUVhyqsLUqIwzaI2MNuoXsGUVQSPNkQjlR41mgK8UwCkSPHX/Ai8la6OiKmoLnXwvLKqWnq+nowXQSQiqab3EGYm4eCw9BE3HkBAeWY1GjMa1CRKkytf2ywUCXCa0lvT8/enJ79eHl9+dP5n86kI0jgDKayTxuvjU5LZxNsQXJ3mw00LW20eAOqGKsGdHBjGnSLJweBMTKL/rSQ41C8jx7yU3VOTPG2KN2IDAKDVCt8pAciRmsJ2jU12Pp/E8eAvRS4F6/Df1L+wHKFaZPhE1Lnx7+8Pzm7un7969XJZfNV94dvWXoXR5+eQYiqRhVDwZRd5KgqT/qS4BflSIx2U2MRJSnY/54fiWxGj8C8FOJeOnZY4OgL5h/B1mn8tC552DDyxPU8edkOgM+7fApnzCpzqTca2Rs/ZtiOFGzAZ0V4GjtMZBCSL8TtKnBjZumdQFsv256Yu6sgJSz/XEc0YhldAHurPExBQUlhPnXPLRoK3oYPAiYrt+eg24ouMQa7Za7S+fcmy/EFyWArSNBJkUBStpDnM3hVda0/mKQZu3QyCIiEJhmOs1lXMa0vbxNGXgWKxWFGWadoCsGWTJUFj+LCqF/Dilu75JFXFXlEdkR+W22yghY4qC4cBcKprMfb03cn1+dvK2YjXUsjrXYm7hppVaoHztQ75nCigYyD0SE4Xqa28aJ1GH2yWMHrjyY5a0ue+svu2hZx11HXuh3z+QJU77pRuQKUvqxdGJahePGjFr5fb0UpfsE7oP5eFwX/UbB55rCqzkbeAK6BVJr6KhBFi1+7XJqKqDLoStq0+yhVFl5EUzTzVpoP8YxWSfgL8AYxz9aIWLkDFn64ArRclC+7aO8l4Kd7g9mdb8UrlrvJUzgzyqctdD7DktwJ7h8uwgcVeHcXosrybUJY9JB28I7LNtJwiQ9k/rOIFPUGm83BryH+bSNV3qA65KaB4ER7vxo3pqDPjT6TvcpWI6USeawfOF+2+1VryotC1i7PY4UvjQYOgQ7e3W3Do6dueqFSLwSUYtZmw/KsQCgcOBrVKosinqkBKtxi/OGgjvf6JLgOnwKJsRubOqP14Ktwdge2fM+uetvrqyP+unKDxKJ6TOI8LAvhe7vd1vmvAzYhOwWSL0cjX34SOXXv4VdtP4kuxSwKvYRZWAWVLAvwdtf8tCqTA38tDAdG5ZRhztvTXzdL70ToaFEq6oV3hnxgfeKF235y5p5Z0A4bbr5SVG+PZZmGG1P4to3CPalG+DYGs+PNOAj10TdkaeXlxOyCTCDAWjjEQQ2utagb/7SxfUKmXZExbQC5om0QC3Vz0HnhUKA6wLXcOHTIBp2IMH3tzu6dgmwUqKk5zBSZfK8Hx0vdl2avB6ENBTxu5gbOnmpUonel1S89zYqaO88zdCPSO7M2nbiyrBgW3JKDiExF9L7igtZWv3lwZYvAeY2ih8umz6JPDp4UIC4ij65K6VvCJWIPF8YDMUuVz5c6PYjhKPpnfbd966ewrQvAwNS24ZKKMkXeTXoMGkCwop18qo2fXL7KcEyJ5RbxylWhHLY5NFqcbOCgteGwRtMqYQGxxBDVqAJhmgSzTEIxJ1eP1murL2Oug9M7pCqpDl7vIr+m6VC94TosgvDStQlSaEMki9JYwTgSImyveJf2zD2z6wF0+nubZAdArfbXb97fW4Lk+J/dujdiDo9UYQwY8Anryyc3t4USSyPyfCkDiaETkdzq6gT7wiOY+F9aI8QGm77zrY5uW/zhGI9CiRTOXPrqlXiL6z2oeLFR2qFT+LKhtwZhuBp8TSIvepAMdRh9KrwFrS1IqHmV7PKKqgTi2OiWFT1ac8IGinqFrlRzFZCUNRoELIyCOW+rl/b+SQuQb0Ljn8sPbWWHtnFDu5ihgotxFNXNsi88OJC4VI+Oam9YAG8jbzS4V/Sr2E6Yl7qLSLO0KjcTy34rnaAnKZSuwJOSaDcVN6kluu24T004CKqKU7zFfBFFUsS7Z8WwVVuILfcE8ocNwVQXSPEetDwecAp2MXN6TqKcV/3esV3cLVbS68aq5xVmrnTOVgS5skVKJRmTm3qzotrb5dsoiFF1lvdznCwwspqTdIGNSjtAyLcuMfb1aj4XMT2RhoWkOINOa8hKf5naTJ7WEDrZ0es5jqO6HZqmjU/06vm5DLdcbD827f8+5Rv2IXVm+2tsNf8nqeAMUKXGqQjRFlu+UII9ajY8pWbiG/Inr8xkB82piRl19VFF3K0IsFt0u2QE3DQIVOyADyK+STpYqKUoFBR6xhKopuhIewg8MuAJew6hEzZmXbcTysKQZ+LttQpUNqyKlKwZE7WLc1sB+Bm75EZL5buo22/s4Tat2y6fuba3xe5av8336tnbfLUV3yirMiqllTmsWhRTK+WU5apaDlOp3CYWOQddMEGR0aqwWVk7cMtiHFo/Vpax3eYoxvr/+v8D", {
       "lazy:src/guard/redaction.cold.ts": () => require_redaction_cold(),
       "src/errors.ts": () => (init_errors(), __toCommonJS(errors_exports)),
       "src/guard/invisible.ts": () => (init_invisible(), __toCommonJS(invisible_exports)),
@@ -2134,8 +2209,8 @@ var require_write_checked_cold = __commonJS({
 // lazy:coldmod:src/verbs/write-checked.cold.ts:buildDocument,checkDocument
 var require_write_checked_cold2 = __commonJS({
   "lazy:coldmod:src/verbs/write-checked.cold.ts:buildDocument,checkDocument"(exports, module) {
-    var m;
-    for (const k of "buildDocument,checkDocument".split(",")) Object.defineProperty(module.exports, k, { get: () => (m ??= require_write_checked_cold())[k], enumerable: true });
+    var m22;
+    for (const k of "buildDocument,checkDocument".split(",")) Object.defineProperty(module.exports, k, { get: () => (m22 ??= require_write_checked_cold())[k], enumerable: true });
   }
 });
 
@@ -2429,9 +2504,14 @@ CURRENT-SHA256: ${result.token}
 });
 
 // lazy:builtin:node:fs:closeSync,fstatSync,lstatSync,readSync
-var require_builtin_node_fs_closeSync_fstatSync_lstatSync_readSync = __commonJS({
-  "lazy:builtin:node:fs:closeSync,fstatSync,lstatSync,readSync"(exports, module) {
-    module.exports = __shBuiltin("node:fs", "closeSync,fstatSync,lstatSync,readSync");
+var m20, closeSync5, fstatSync4, lstatSync9, readSync4;
+var init_builtin_node_fs_closeSync_fstatSync_lstatSync_readSync = __esm({
+  "lazy:builtin:node:fs:closeSync,fstatSync,lstatSync,readSync"() {
+    m20 = __shLoad("node:fs");
+    closeSync5 = m20.closeSync;
+    fstatSync4 = m20.fstatSync;
+    lstatSync9 = m20.lstatSync;
+    readSync4 = m20.readSync;
   }
 });
 
@@ -2443,17 +2523,17 @@ __export(inspect_exports, {
   unsafePrivate: () => unsafePrivate
 });
 function treeUnsafe(root) {
-  for (const dir of [import_node_path15.default.join(root, ".ai"), memoryDir(root)]) {
+  for (const dir of [builtin_node_path_default_default.join(root, ".ai"), memoryDir(root)]) {
     let st;
     try {
-      st = (0, import_node_fs11.lstatSync)(dir);
+      st = lstatSync9(dir);
     } catch (err) {
       return err.code === "ENOENT" ? null : true;
     }
     if (st.isSymbolicLink() || !st.isDirectory()) return true;
   }
   try {
-    const st = (0, import_node_fs11.lstatSync)(archiveDir(root));
+    const st = lstatSync9(archiveDir(root));
     if (st.isSymbolicLink() || !st.isDirectory()) return true;
   } catch (err) {
     if (err.code !== "ENOENT") return true;
@@ -2465,7 +2545,7 @@ function holdsNul(fd, head, n) {
   if (n < head.length) return false;
   const buf = Buffer.allocUnsafe(65536);
   for (let pos = n; pos <= MAX_DOCUMENT_BYTES; ) {
-    const got = (0, import_node_fs11.readSync)(fd, buf, 0, buf.length, pos);
+    const got = readSync4(fd, buf, 0, buf.length, pos);
     if (got === 0) return false;
     if (buf.subarray(0, got).includes(0)) return true;
     pos += got;
@@ -2483,7 +2563,7 @@ function inspectFile(root, kind, retry = true, opts = {}) {
   const writerLive = () => lockState(memDir).state === "held";
   let opened;
   try {
-    opened = openRegular(import_node_path15.default.join(memDir, file));
+    opened = openRegular(builtin_node_path_default_default.join(memDir, file));
   } catch {
     return { kind, status: "unsafe", mtimeMs: null };
   }
@@ -2491,7 +2571,7 @@ function inspectFile(root, kind, retry = true, opts = {}) {
     if (mine.some((e) => e.role === "claim")) {
       return { kind, status: writerLive() ? "present" : "interrupted", mtimeMs: null };
     }
-    if (retry && (mine.length > 0 || lstatBig(import_node_path15.default.join(memDir, file)) !== null)) return inspectFile(root, kind, false, opts);
+    if (retry && (mine.length > 0 || lstatBig(builtin_node_path_default_default.join(memDir, file)) !== null)) return inspectFile(root, kind, false, opts);
     return { kind, status: "missing", mtimeMs: null };
   }
   const { fd, stat } = opened;
@@ -2499,25 +2579,25 @@ function inspectFile(root, kind, retry = true, opts = {}) {
     const mtimeMs = Number(stat.mtimeMs);
     if (stat.nlink !== 1n) {
       if (!hasPrivatePartner(memDir, file, stat.ino)) {
-        const now = lstatBig(import_node_path15.default.join(memDir, file));
+        const now = lstatBig(builtin_node_path_default_default.join(memDir, file));
         if (now !== null && now.ino === stat.ino && now.nlink === 1n) return { kind, status: "present", mtimeMs };
         return { kind, status: "unsafe", mtimeMs };
       }
       return { kind, status: writerLive() ? "present" : "interrupted", mtimeMs };
     }
     const buf = Buffer.alloc(HEAD_BYTES);
-    const n = (0, import_node_fs11.readSync)(fd, buf, 0, HEAD_BYTES, 0);
+    const n = readSync4(fd, buf, 0, HEAD_BYTES, 0);
     const lines = buf.subarray(0, n).toString("utf8").replace(/^\uFEFF/, "").split(/\r?\n/);
     const ok2 = lines[0] === MARKER && lines.slice(0, 4).includes(HEADING_OF[kind]);
     if (!ok2) return { kind, status: "foreign", mtimeMs };
     if (opts.text && stat.size <= BigInt(MAX_DOCUMENT_BYTES)) {
-      const whole = wholeBytes(fd, import_node_path15.default.join(memDir, file), stat);
+      const whole = wholeBytes(fd, builtin_node_path_default_default.join(memDir, file), stat);
       if (whole !== null) return whole.includes(0) ? { kind, status: "unsafe", mtimeMs } : { kind, status: "present", mtimeMs, text: whole.toString("utf8") };
     }
     if (holdsNul(fd, buf, n)) return { kind, status: "unsafe", mtimeMs };
     return opts.text ? { kind, status: "present", mtimeMs, text: null } : { kind, status: "present", mtimeMs };
   } finally {
-    (0, import_node_fs11.closeSync)(fd);
+    closeSync5(fd);
   }
 }
 function wholeBytes(fd, filePath, before) {
@@ -2525,11 +2605,11 @@ function wholeBytes(fd, filePath, before) {
   const buf = Buffer.alloc(size);
   let off = 0;
   while (off < size) {
-    const n = (0, import_node_fs11.readSync)(fd, buf, off, size - off, off);
+    const n = readSync4(fd, buf, off, size - off, off);
     if (n === 0) return null;
     off += n;
   }
-  const after = (0, import_node_fs11.fstatSync)(fd, { bigint: true });
+  const after = fstatSync4(fd, { bigint: true });
   const named = lstatBig(filePath);
   if (after.size !== before.size || after.mtimeNs !== before.mtimeNs || named === null || named.ino !== before.ino) return null;
   return buf;
@@ -2546,12 +2626,12 @@ function interruptedSave(root) {
 function unsafePrivate(root) {
   return treeUnsafe(root) !== true && pendingRepairs(root).length > 0 && plantedPrivate(root).length > 0;
 }
-var import_node_fs11, import_node_path15, HEAD_BYTES;
+var HEAD_BYTES;
 var init_inspect = __esm({
   "src/store/inspect.ts"() {
     "use strict";
-    import_node_fs11 = __toESM(require_builtin_node_fs_closeSync_fstatSync_lstatSync_readSync(), 1);
-    import_node_path15 = __toESM(require_builtin_node_path_resolve_normalize_isAbsolute_join_relative_toNamespacedPath_dirname_basename_extname_format_parse_matchesGlob_sep_delimiter_win32_posix_makeLong(), 1);
+    init_builtin_node_fs_closeSync_fstatSync_lstatSync_readSync();
+    init_builtin_node_path_default();
     init_files();
     init_paths();
     init_private();
@@ -2636,9 +2716,11 @@ When the kill switch is on, the paused sentence is printed too and the code is k
 });
 
 // lazy:builtin:node:fs:readdirSync
-var require_builtin_node_fs_readdirSync = __commonJS({
-  "lazy:builtin:node:fs:readdirSync"(exports, module) {
-    module.exports = __shBuiltin("node:fs", "readdirSync");
+var m21, readdirSync5;
+var init_builtin_node_fs_readdirSync = __esm({
+  "lazy:builtin:node:fs:readdirSync"() {
+    m21 = __shLoad("node:fs");
+    readdirSync5 = m21.readdirSync;
   }
 });
 
@@ -2647,7 +2729,7 @@ var recover_exports2 = {};
 __export(recover_exports2, {
   recoverVerb: () => recoverVerb
 });
-var import_node_fs12, recoverVerb;
+var recoverVerb;
 var init_recover2 = __esm({
   "src/verbs/recover.ts"() {
     "use strict";
@@ -2660,7 +2742,7 @@ var init_recover2 = __esm({
     init_types();
     init_checkpoints();
     init_verbs();
-    import_node_fs12 = __toESM(require_builtin_node_fs_readdirSync(), 1);
+    init_builtin_node_fs_readdirSync();
     recoverVerb = {
       name: "recover",
       options: { root: { type: "string" }, "lock-timeout": { type: "string" }, json: { type: "boolean" } },
@@ -2689,7 +2771,7 @@ exit: 0 done (or nothing to do); 2 refused (unsafe tree); 4 paused; 5 busy.
         if (checkTree(root) || pendingRepairs(root).length > 0) {
           const { result, repairs } = await underLock(
             { root, env: ctx.env, lockTimeoutSeconds, failpoint: failpointOf(ctx), loadRepair: COLD_HELPERS.repair },
-            async () => checkpointsDirState(root) === "ok" && (0, import_node_fs12.readdirSync)(checkpointsDir(root)).some((n) => n.startsWith(".")) ? (await COLD_HELPERS.checkpointCleanup()).cleanCheckpointLeftovers(root) : []
+            async () => checkpointsDirState(root) === "ok" && readdirSync5(checkpointsDir(root)).some((n) => n.startsWith(".")) ? (await COLD_HELPERS.checkpointCleanup()).cleanCheckpointLeftovers(root) : []
           );
           actions = [...repairs.map((r) => r.replace(/^recovered: /, "")), ...result];
         } else {
@@ -2707,7 +2789,7 @@ exit: 0 done (or nothing to do); 2 refused (unsafe tree); 4 paused; 5 busy.
 // lazy:chunk:cold
 var require_chunk_cold = __commonJS({
   "lazy:chunk:cold"(exports, module) {
-    module.exports = __shChunk("cold", "zL3tdttGsij6e/spIESHRpvNTzuZBBTILctMoh3b8paU2TND0iJENCVEIMABQH0MwVn7Hc59hvtg+0nuqqpuoAGSsjM5d92bWWOB/VldXV1dXV1Vfe/GxtXVLBZuKpyz69/ELG3Sr949Znli/imOlirPE3M/FJAi4vRJlrkR6dlDCInvRDJTRYtUKAo5sb9Mo3ir0kd3IZLdtTCrqPApjtLobK6VxZT0aSnO5vzq6tZNZGVVZKnym0WeBrlIFo41D3ksEi7imDn9+SqcpX4UWmztzy1IS2/j6MEQcTxqT3pp/LSORbqKQ2Me1mpWLBLHavN5ONoakTUP2ag9mTBrHjptxqCTzcxNZ7eWYOu8VWckJlxsNhKiWbRYROF/XDjW7JovIq8Mktb9IvKyzGrz2fWOrmfXsmtrEXnOWjwuozhN7PVmw5ryBzYO/6iEKmxQs61BRsUcK3XjG5FyNwiY01/Po9iC/NBdCMMPDUjOqUaVhUy+vhGp7QbBCH5NuAhXCxG714GwD9obtuEw9uUTVEscK434PI4WXDzOxDLlnkhm0Js/tyC5VoMpjeYG/HAcM8LJNrOsnKwQZzKAMhCpcSeejGhu7JirOFowdqCTUHPmBgEAcieeWK12J54OHIfgqdW0IWIBGp0FsxVHi9GdeCqP0IIRONWlgt1i+yzLoESzqLNhPTnTaaSmII2GFx8cmFPuJx8jT3yIPMEJyczpS3Q7i8g7cMJVEAzU0rb05QP1GbPXJZRbRYNZdoDEBf82YY18iLxVIAZb02p6Yu6ugtTk63s3WAkbAKvMqy3LYp8chnCiKBwIrK+DUHSw3nCz6DlvHxrElhAfsfj7yo/F1exWzO6WkR+mV0BaTrGIrLWZ3LqxsJN41kpmt2LhtorSDSjdTBPTkiugC22vAtFla/mh1oZzdYUNeZb5fFNss9kHXLIXsDSKhdZY8q/BtKuVLXCWsX8PrP5ZUGShPwCG1kIOgjZNs0C44Wp5pZpYb3qKv1j7i/H1yc/Dk18+nZ1+vLz6ZTj8hOutksax0kneyHsxT6N7ESdYeF8mX8arUBQZVLqauGE9xVKMap4VR1HK74RYsjVwmsBP0tewNfgLAF6ngybkaVUZ1mU8WcX3/n0UJ04oHowLkVrYSDMJ/Jmw2rwyUtZcuEtLOH3RBOpjrJc30HQ9z0JYegCLJwKRCs8ZTXqKEQpgg9g88+fWgVVUvXUTS7YIPAlrNgMR3qS3fYcAol+NKjy0PRVDDiNPXM2T5ioM/PDu4imcMUvPWrrpbVOykOZvkR9au9Glfb/zY4UtNWquYFyuklsFOe1l683uBuPFf658kZ6Lm1Xgxv8ngZo2PRH49yIWXuNwLZqJSBI/CjdTxjaSm0twNzkl7aNJahKJyfNj53eA0fPnXwX1ReqmQtY5gG30zmQE5WiChOMihIkzgs0sjX0SdmS7ao0DTXyib2Z5fsyacz9IRQykuQUCcuimRjkfjz8Mm6lIUktAPSBjnUZHzWZTdq2afXT6j804CoTjOGa6WJqMf6HQLHD9hckmhMwkRSkuSZ1tUg2S1E2JUkUTSEFR0iwKUz9ciQ2sliRt+oA/MUuj+MliJCpWuqvVsNiPfiAsxnavjGJdUG/8eUr0/JgrLHE5N0T2U21iW0B4UGhjG8tValy7szsjvRUGEBUQnBsafpiKOF4tU+FpfNm4dT0DoRfeNF9DX17UElVfB5IXR8ul8AxIAmLYGIGYp8b10364Clg2CI0iEJQ5o/k2cLFwPc+PCTogSZr5hdP6PNZWqNWss8NWUzyKmYVso7eo1Q5+D81OD9eLUWeyaS68KcuyRa22h+MI1/tZuN6XeA3McKlN3mGOg7Lc3qZ/FzODDohvbhROJV+Sk7eBrbqMzi2q5LtRtAO6Cq+obmHcD/1SM3LHd/BkBpLJDsGmIQuheMLW5ioRRpLG/iw1e2XAHSn1WCYk2PPEZFtjcaRUbZXLQpYJ2N8z1mq1ar61u27yTL2kVKcQ1MrlZTqVraDT+bYq7ok4Bnlij7RHuf+SmFdU3RIx3Xh2699/QcSUhf6AiKm1sAXC3PUDxOnzQOTF/gAYpTa2xW03vf2C3I9F/oiorepvd766Dvzk9gvdU6E/AkDRwhYIsZiBLPM8CLLQHwBBa0EDYen68c4jRjmLr+k3ivz0qQv6ks6GYRo//Zef3r59SkWCfBR3yk+w863VbpTwa8hGAQN/b8sY3e3dSQktYTeXmBR1H5+f/Hz656G25YRdxqiXfW2DyEGNFxBKZk+8XrF8hLA590MPu8ZRLJ0qh+zu2EG6jJfkJ8mVuiRAvfVvmLVEMTRJ5faVZQeaPJRlSdpECeLAcToh/kz8f4gDx3nr35yGqYUjlCcNJqXSg46mf/vi4JesKf6+coOE2iqj4KCz2bBCBk/ce3Hqge5LooZkE3n0kj8CN0lPQ088ns0ts2myeoc1Y7EM3JmwWp+tdLHMEOGs0eKmyTZu8hTOjLwPEHyOaVovxWKZWDDHfL7UqOd30A1U3kU4aikowrkcfvhUEE4JB6PJBnqOVql+MpRCFQHEvo4mcCQoVnwNWXwdTdRqB5ZKcBynG+oCkBqltjh9kcDyPA0jQg6HpsOISRqCJliWWTvwqouyS8bdB9dPi2IFg8+/mDVfclPC0HDnqYgbqVgsGzDFJuPRKpUysISvkHrdnKEYoPci2ffWDeYNLwqFYR3i9G+YdmCMVmmVlIhLkcpBEZB2VluIxbvSiZH2iIVYRPGTdloFSLZKSfC0YsvADUF9sI1+mZOf/rA8qMn9uSXzDhznPvI9oy316KDakK1IGeJczFeJ8ECWlnXwMPeEh4qNUaTGwk2icGMbfmrcRoGXGK4hKSynWjjn3IpgKWLjepUafmKEUWq4Bhw+oB7gu2csonv85T64TxzqAErT+GlK+pLrJ6DIHeO9iaPV8i3mMmsHOkTo+eHNOc6OUuvk59kRwADMmKMWZRLNZUc0f5D7zDq7dhOBgqVqhfFlLOb+474J/IS5Z3OGNRifreJYhOlpGO0YmB9GqiS1PfdDP7kVXkUVVZzsRekIXqsVzR9sn1cq3cjzouM4RS3SZhEfZoz21sTZ36s80zcT2NAtl1+D/vtZzuNSr4PmIvUX4kMyGLRDdvR8netddQaNjt0p1BQICdAewUyzid/P4hpLUPOwXPIKhD2mFA5lXc6++SrOiDv4W8Hdij55MdX/Gr+LBYpeJmP8q8BT42P56R35n356/xqmnjfDvsDIv2bHAgjYv4qAVSjhNFnvC7BoU/0vdoYtqO2lrGY5XEvFShwFgfBI3VNRpcCy6iFvXMZ+FOeaID8x5Ao03BvXD6eslyu65BSVdX6/a4qAdBUfQbWylLJISGK1mkXtK+1yO8uIpYEu8ufjj+/OfvzRZGz9/wvsqoEYrsSm2tF1zZqfGlIg9A7XNLhRezKYGpZEmGe4iRIAWlqRDZvaprmp4v/hVsTCKRoa7D6MFGiX/ITqqZ23VrMoQWN18swGWDwN00jKpSUOga3ShPyriM1XiM4k/j+cxDuxTHcsg9KcIKo2U7ZRfAoku/y2ZO8OKFWMUPhZtg8FCq6vileZPkrdNEfCc4pSX2a1u3hRvCAk531zYMIzeZ/6x+XdErZzsAc7Fw9mz1wUY61CF4ygSdHXLipqYvMqzFtGIVJNnlWqTFwuCrw8P0ndp5zNTdlmU4K22Wzi+Pefzljva1TOldMZSeCMVSbr3fD43dX7s5Nf5IkMTky6nLQ1Y1/YxagbefJax2K2ihM4bhy0eTHBSs+7U5BQDOVxJhIlsfbbbP17ieJazKNYNPBW1CQpGr/1U4PSaWBGznHwINujws3KfWO7Viuv5Pw8ReXhcLCr4gYp4NYNvWg+txJmpJEB16FIHKF4EElqHK73qFpAk7qZVqi62WzKnh7cOPTDm4R9WXHe3dI25yl09qlgZgvbVcm0JOhXeHllZkm1TgfFHep0yviyCr37NTr07tcq0XN1dFmnTckl9XehRC4Xlemlsrq2t1w6z9mlWu8+r1vXUb1dElLL5XJla6UkpZfKFlrRclmZjmU3ug7y1g1vzuZW4IfysBi41yJw3h+/Hb6n6yvMgh0Fc6S+jIqN2hO5LHok0wWrReicnL3/9cPHSmXKq9Xob1HxyPm+3eqqVqu5dGZeBYFInbe/vn8/vNSblZUof0B/irq2H3oiTNXgtFtxuRUmmMFD8ZjiNSt85JJNlsHPZhr7CwsOGaZZaAoRKDcRTrkH7qZFCraqIHTTPpQfHEA5bHMYehZritBDCdcybZPZLvQO5Wo1fVaqidiy4zhuWqsdSKQQz4eMYpgPsbv8WQRLKxWPaZc/+F5663zfVjYkoUi6DmY1k2Xgp9b0xRT1S7rGznfaPf+ICqsp8ev1og2H8kb+ZDAwTaQSGKKaW+yUrXOtFc1bSRCFUTn6ePlslTrUiq4VNUwaAkNLGIBrbs1W6RHWbXSyDKsog5bZKmWlySNtI+DG+QBXlwv3ETjvyOQmN3smN1vmBPUEM6e/1fmMum50GGM9bKSP3Q4AAgcTCKoOs3PofQ3yvEuoJcfBNnIE7f0IKqXrg6ujCU5BSrQvwhKfB9GDoxUvF7YY0ns+bfXOhFbn9pIglN0EK+GodjWCbZmsVmt9Ho0fmo1JfdxqFTSIHV2kbpxajA1M0zYNs6d16EwP16ZhgoJbuKlVXjJsc7hW3W0O19D95nBdbXYz3YggEZKMkYBnwvLrHd7m5dYB4aU2p7r2k2QdoPxi3QjPT9/5SeqGM4HaH7KTcY7j2H1qglmltZYcxpWEXu9suHXFfeb0d5S6LpXq8t+Y0/cdx2kPfrN/w7++3daMU3yn0/OPHFdfcCrvN6fT++3IUU32flOLMY4eHG/kT+BYdQ9fjc6Ez6IkdVz8Bi4y+q3RmQzadqcXRw+j3yZyJfihBZVGv03qHY45jQ58UiJ8QzuM+/1OrfYb/FNqsjuhhG7RB1gvV3qg39zDglir3tEsl0ZqtJORGtukmJJQuKAUsh6i2OPa7cGDAynNNHofPYj4xE2EhZvNg86wDTj/9IhhLfy0AOl1sSw79DkPoii2HiQArdcM7sNEkuIRCr8UYTidVvu5ew1PlStR0wMnY04dXtZTZY/0Dmo1i3oG64dSz6p4jjzIzTWjetEjB0c8gDT7Ibe0ez2o3M6F3TJIzQRWGS30B8YGA2jahn9QEkXZgNMuz2kD4moRk2wIavKSZAgJuyRCbMppfbbGyStmrRL3RmTi0U/xH2MWeSLJktTzQ/g3WqXwR8RxJh7dxTIQ6m+SRUuUlLN7EV8n2Z0fBEby4KezW2ZbRp1ZA2d8wVoS6LzD8YU1sJuvBuMLNmCWse7yTV6UBpYXHTVeTYxs7NXHzYHBWvmAkZOqLYOMF/NNXjIrdXLQxS4J+Nsgmt1ZAHRpWx7+5fjDp/fDixHkTKQUcUCZtNHl2zHyD9O0py9kk/aLw7UsUTC3F1OcOdUuzZJCXmmmEIEtlbVrzlQjzhrOpfYIBXKDboCu/Ki5+C0xIEcdkkxuflMckdLoToQGKrQS4+TX8/Phx8vGxc/H3W+/s3H4xjyKjelD7Kdiak44ftgj8xusPffjJEUtmWFRS1P3OsHTd88I3FTEXOtlqoMxBc0MXvYgQMfG31cRKDBBJ+NFM8N6OTz78SVDSBNsJLkVQYAG/4Z4XLp4AWO44VN6Cx8+DKGHbSGMoA1YLBPjwr0Xnm24oQf3LkECCgaxWKZghDa7jeLESATRgJ8mIpgDODswSG1K2I1GQzwuxSwVXkOqGxrJrdv99juDhm8cHSH4JjePDhoN2VaDjMlt475jNBp9hPWCzEaNn/PJgeRvjBOprL2J3MDk5kUaC3eBaDi5+LM8fIrYSCIjAKt7vFNKjLmfAiKouya19ClwQ5ObDWP0z4kh24mjh8RGqhCxAdeR3PCEt1oKvENDdiM8qv5OzHyAMKE2VomIGx4aRApvYvyi6IgoAa7lHiLDWy1R8yMSGzPdlQcXctGNEQrhJYafUts/uj7osd3lMo7c2a2gPuCex2isDFI0yLHapHGNYk/ECcLPjYdbf3Zb6WAexde+l1D7Z0sRGn9fiSTNBxBGoaDMj+IRhiqWkNFpGj+7yS02DBiEpUcdtwgxzTRBGopXoTENlwsDxCuj0TBmyf2UGvxFPNE0VDoahvd+HIUL1L0TzZncHJ79aE5Aq+J6DXKcMPevXVnCaKiP45+GHy8vmgucJFy7tMRuIgGfxnQZR4soFfspFRazLITLGXV9pc7k+tziCpLErTAqwDCeRMp2r5wCkirsxnhsctP4PaupYZyvQpxygO0mJu0izEVC9xoJaX1j4QaG56YuHNUUJblGLALhJqKZ4x9t8uzRyx1wY1bPELPbyDBx/zscmIZhfGN0bcPNWYGfGEs3vhPeywmXp/rd84jtGVlm7JxjrIit00Rghx1zwiXF7G6zIKf9mUajcSeeGngtHkZgapM+pthTtEoT3xPGjZ+aE+7F/jzd3Q1mGY3Gb0kUIsEVw1+6CdAIcmU3jNJbERsLd3YLxxYaMizwfGZ8GOsySnwwp7Z3w616Q0HDOJJdNGSPQPMTfh37Yr4bWMzC8QEhPNxGAZBDsiKnNTC9AG+vHmH4tQ06Do9Ynjnht1F0t7tZyDEajQXkSFt/46jlifsWCGLmhN+7ge+5uJp2VFe5OeIUgLB54tYkbEOqCo1kFsWCgy4d9rg907vVYoExL3bnKSww6EQSf+Le++ENEBTp1fZRlMzFOxCca7CZsIv05DZ6MI5AYu1zI4LJvhOEVf160bAKnoS0AYyF2UQ8qil5sSxbe4YNHGFDfXPCgYzcINgNu8w0Gg33BiCZBe7KEw0QW41Gw4ufGsC9AScPt25qPESrAGzP3fBG7EbxMw2aE74Kn4Umz94Jj5p+2rddlHCejAcRQ8teBO4Ge9Yi5mF94c5ugb1eB2JhPPgp7YVgfgk7VQpjnPuPAvfbCZfqSWT2URg8wZUjsVLY0w03uUt6RqMB6g3DDZLIgC/aTaDQdQz85GVirJYJChEm38U1ZS+wUkQC5wfDlPRplyQXbiSpvPBJpexhvpT8GPW4CCfOk2t8isVJtFi6s5SWYbwKE8NS6EXRDAbJeoYbPMAdEK7tNvQBpxSS90w+RV7+cm3K9Xvle6ZtJh2Tm9DslbgX0qbbtM2iT3Pz0simsFHt4+rkUtFozKN44ap5NmE/8NwZjOQGrp38+dzYw/2hmOKvk03VtBbPAPsMa+mAgMqtf8mstlI/N6rFw99Om9pSDl8nq5sbkrDQrLb4ybHgpXgkb9n8F4cuQROKyeqHfhrLi1pSr4C6Ul1PKH2+78RTom7OcCDNPw/P316QhdG907/PzUo5qladkYlt27um4Qha6BsjeXadkCx+4c5RnPBI/pPEFs3Rvg+W9csk3w+oPWMVglh9BDds/VbT9VuU3mpSiwiobfJiGNKjae9ILHSk5vcT5vSnhkGWg82l64GukbSXG0i+byarxcKNn+BSC7qa7h9mowFKgKlhwfGOfsisKTM8dOG/Bs4Et6vXEvJCC2AbbSNZzeAqsWd0jZgM+wwrcecifeLAhJZuLBpu6DWSB3fJaU5Zz3gthboein7Ff2+MpUtt6NqCnvGtcb1KngwLTuZ4OgHPJT80wEoLJM5j6twNSF5NjKmcBfD+d6UNJUJnG0dkV9ifGhYpLhiX/B+NB+Ec2cQm54F7Y9z498AgH/yZACnPpSHQJm0Dzo6gWB/yqOgCNrP01gUpYyamEmnacOg0BCQEJ1acZsNCiuJKTOZKFuRb+yRHjEmux4v9hSumy4jvvUFCpXGpYcFZKRBwWpamk4nA1sSjn6T2Dlr9dPzrxbCXb1GoS/PAdetieHFxevbxSlrtXFFBbOxw/Zd3P12dnH388fSnq5/PPgztxj9bzVkUzv2bTUsuEiXHqR6ieKvJd6cXx2/fD7HNBCwtouKYf63YOQf+PneDRHAjjKAZkIEsOhPi/pX4gQhnIjGmwN2nrIkNXsI+m7hPOZ3IFe3GQlIgHIzRbPQI7v760D3Jj1PDmlIWtrQHbOcIPdj7JPcAAkVxAJyypnGOzAQ1MA9RfCeJzuTmJRxcoghtWefRKkR8i3sRPyGt2EajgdnvTs9p80ay4waq3um+G/WyxjwKPBGb3FwtCyiUfAayGsoGZFhbzDngsHnjp/liJ/3VTuEZVT6wCh8iw0K1DqiJclWPtLRF1LI9Yj7K6buzKuqqP6COkZKjro8pTgWyes9IhJAqLsUW+/KEyE1zUujt1P1h+SpPu6tQmxnae3BoqZv7GeSVpodrzCk8Csbhq8MWR83g4bqkiiQXZ/06pNhfUf0uXQqEGzslrfwXNsh8KFiTlNWotuwZnu8ZT9HKWAg3hK1GuPFmMNVtHrAh0lkiSywpLDFlp7WB0kTDnYCu74TfWsNbd+WYmt+UlwQjWGjJF6JAUKE/EvyhaKF8Vy/dGZZ6sJYtC5/XuqfxkuU+EFs+Klqz7/z4d7eqOSnvbxoW1sUCgp2Umi9GMtjRU8XXhpurdP492GPL68837R++Y3QdoXeM9zxa3zd+ehktz+YVZ3f4hTc3vd7Xj7hqlvJ623HJBFYG5oieHyu7KLxzdoE/OPtb8PwYre/BXQu9G6iC40CCfoUF0FNmeZTv/PhsbqWR9NbwovQn/7kOEeQ0WiqQoVOiAaqqfKJkSz0yPgRptphOWZIvyIRArWi8KGp9vvFTz4/tkTFOJ6+sZn3A6POwtSD7DeJj0PHBYuuaDsa5H/pYJFFwL3AA4MyccxY5BD9mA+gcqSFHE50mz+bgKQ1heSQE0nd71xhiMU/GrVvYO8cta3xRZ+PklXLplvCreEkDAKTSow+heG5ikSRnc4tmCa1M6FOZZepjV9eJng+yxciMBSgTGwsRo75A/nSXy+DJnKhb6S9MM/XGFW1JHDHwgPIQinKztZpcmV8ieG5iBdDwMKYIZp2LwLZs1uSEeHsL/wUpfbkrmAQMgwN9bTZlHvJ1CDA/DM9/Gl79PDx+ZzI20CGV+JWA4iTav6/tk5+H5+d/vfp0evLLzh5mtyKOnxpLf3b3h/o5H/55eH65s4sYxLb0D7X+9vRieHJ59f7sp2rj1z5cWVUa30ft/xXFXgLsXk7TsknV1PJaNouWwS+r+LmBowKkUIXNdIfd4+stC8HXJBj44dVSQlASD278tOWHDZX3ZbPE119jlvj6S2aJpX37xk+H4b0lwntatWBktd7kzlt3/B48tipncyjN7g8KS/uDd+dnnz4N310NP/656YezYOWJxLoDK99olY7uJs59zpHAtOWn08urs0+Xp2cfj9+jZfCFY7ZNrrIuh+cfTiHr0/nZh0+Xed77k6vj9+8d8wR/alv5KvzJT63Zg8fd+CbhIrzncCaOVumHxMEWTz8Mz369vPpwUXjiuPEN6i7imwSiAbVG4/Y4HMcTaS7kxjdM894bwlEXzjzzVQKHrzQCZTwchUGh5cY3K7zUgoME3sWiKV8cBXD4jN1ZKmLbOFz/x8XZxyZMbnjjz5+wj81UE0AfjE9xtPATYVlyM+GxANxDGLiKHDC79QMPKAs0D8j7yUMPNGwmH5mNmclN0J4358kiCuGawcFDIqpbYNgTvgacifDe1uiAi3AWwSBs83o1n8PhSSLTzpHK4SR/4d+EbmCbF6c//XL6/r3JF+7jW6xhd7/97lWn3X2D//AHP/Sih+Rn30PbbA4BBjnpI7lUPlCUO/hCMhSOiOMexpcBHQtsBsOPZ8OPlyYsXkCIBcj6yU9/Dd171w8g8pplLvwEJsfkqGV8cMkPks6PUWh8Or782czl/Q02DwMRXpaJZoLDga7UgJ7tS+LC5FPo63ANCEVvFdPcGCmoZoMovBExaUEO1znuNsZC6s/cRGl+pyWoZDw/GvuBY4arxbWInwdnjvfHEpoZqvNh7NcCVoeNcWekFnqjdaYkljX0ZFOH5Zmx6U8zjS6QbC0p8m72tNH+2ur4v3wJ4535ez/MpR8p+latQMkyKHD6gbQZPEBzKsC6siLcYs2lhcLL7ICX8cg1RiZtyVfhFtOOV+GXmHWpzwrbLuWZrAKR0/lWvK6ABX6ECajyU7ByJF60JgUeGGQmabyC845FSVxONFsnq6WILfWTw52j9Cd2ZFFMwtAuZrlLc7PRkeGMTADz3em5yfHrv87Of7m6PB8O5e/Tj++Gf7n68fS9Sjh7+x+wZ787PR+eXJ6d/1UmH7+/HJ5/PL4cVgucDi9kkZOzDx/OPmp9QRiIi0/HJ6rpd6cXJ2d/Hp7/9er45Pzs4gK7vfjrxeXwgyzx/vRyeA4byPHlzxefhieq6Z/en73dSvx4tjP59OT4YriV+p+/Hp8ff7w8/UhZcEWhbadwLFslx/FNYolH2gad0aSIryDTdAOpi8vjy18vro7Pf7qwIe6X9hsjfKkqMuzd1FYt88BPRewG7HANa1qzSVy6cSIuEJQ/d2EHVr7WIvASB3bS6nKUK8wct00mZSnHtDyRgimKx0wOci6ZGqo7LxCVKcW9pr+eH6dP4IkPas7ABx2U067YaxMMW/bac4cyRj7a/M7JSFL3Bp7rln/mN4Z0PRthGNJmE85e6cSZq4EYJuOoq3Agg6RJSISm7sQTtE/DbEa+ZzIcHpV3HNOCle+7ATPpxIUZPVQtblWHmiaTKCtaKFA30H8821R+m8hKOH6uinttakG+6tbYqzOjgX/UeRCrY4wvy7121i4AbH/EHcXCQyq/Frd+qKV1J8CaS5bwd37oOfNRe8KTO3/p4E/HMTvm4Htb/eiagx/yHytz0GnnvwZmlqnvA3PQsRsdDJNy5y+P2npW2RfQTTX6CbtOuxd2j6BSL+zW68xNnXnJlN1NWb3TQzIk0/S5VMy4KWO8AA1cPRSF1uu8GECt5tfrOGA1A05pKvRjOF482Xo2J9y614MmfpFxqkIvJNMnpW/k/rmmqcQVli8uWkvaQtpsB8NwvYvQXSa3UUohMUDqLTEdtL12yNFPishYcAeTAqGvENFjKXg47cEakGObYZQ2wFjF5GA2Yxe7ddyUAlyWoeRBbePlCzqqUVOb6caWLVEriYTcLrMqbA341QY3cZ0V4mZMrW/tx5S8V9Ear0KL9bTGnJFJVcCKqrEEn8HA9UPnvosJNCHw+Q/8vQrT2AXjHTQcSpwQrrYDzDK5mfNjVlwf0K5QmTHo8jQEK6PzSM1ZLALp/gG8zYlFoBhYy0SnnVwlCLzO51AMDmRYPD+PMbZ2t7Vqbyq+/ynWJsdOigjpVPwdl3T2kAEhGSwb1MwcUXfShrhTq23HgtSVRVDFcZxyJaWHkSEl7CRV0SU2u1Sl+o8CgyCsDyXJSlqGJKW/Uj/KGiwZ1RNOtjKsBweTuC6WkaGV4OeWmvUNyEoBoJI0rXlfSoda0YrtnwAlIuctEAQThNorAC5xv1gEznNNBm4KPoGIBlSiQQXYN7MM6UjbLptNk2XZ/sb85Pg6iYJVCsqvgGVZazR+bLcb48fOfPz4p7k6E1MmCBAQareg1v0tJ+DdQ7tvy8ydKkDOiVapJrLcCQwKc14aFW1d6y8jQ4Of6gy+FnFU/HcOg3ZxDhf8GtXIqxFIVcNA33TEmmKtWEduI2u6PjcpVg90CDfaYIWYyttPc2NDhSrvn0HMi1l6TEaNBfcPowc4mhMqEx4t0VpFqmMhrOIWsH4SXYhZFHoJs7A24zd++jFKRbE6StvIzl1nx7qEvpuK3GnDY8hM4qbabnEnkMFpnbiptgSeRkunfEHCo6UDqfr2u0OHLW8aGC/ynEqtNVwIJnZVJRgtmbbX2kmz+DEYtPOdmmbnJz8FV3OpcUya2v5tJygP0u5tJ03axQH1alY+AM9L7NFEA1KhHPWWKGAthfeLnEV7NNls1JxMiVRuKOKGNB2FWABxE/blDZuq5wxi4ogH8EV2EuEMdArlQx4rnnnoqT7gtC7PiI6Ta1QG+zUqvdy61o2JdKUxbQOqRKFITBsaVeoH+SJBgQ04MlRGrTt6IqmCpk4RdsERnuEavUKPEovgwDFJ62aydaUrkhTXsPzkuqbR28DecIVuKm6hauPcu6P3SsPTO4hFwHHbs/NwcESYz67MYq8EwXybGDu6+psIsTiQAa1tU6CiuSriNzsU22+q8sGWzvlNGXgS1iRVbElrMv3L6u43z6i7FShbRVoqZ4dq/M3Xeuznl+mV23dMxuv3XlWzr27ySdjUpFVr66reD+/9xAe1zp7b+puVG3utvNi/dF+/o42y5h99jGCDspZqQaFpmLZJFLVlHjodi0SFuTz4OBy+u7j6z1/PLocXJCEsWa22BJ0c+nzUarIihrkEdYcSFJe5TPbSfMnvtHPe7BbWuoQJlb+zWzxEfALL0uPUamPfw4uT40/Di9HsdlIE24tWad3RcvJTM9Q/et3NMqlN7nT/BFISwQZBmu5Y7scKcTMBBFJlk7/s7FZd9VMf0/H4cA0FC03K9wysEMmv7jU32ybbTKl/rDG77d3V63LxTg/BrXpjTsvmCP+Jbl9WwlF2IwxQzFPYLxxMrXfIQsA/yrUoElW3jlKf4I3WS/OlkrnpGRF9PBQbdEsNxEXo2X69s8lbMcdjU9nVPKbQg3TLLkUkqIr/v36kSRhBKW1+1hTfFBliuQzjft3plvlsNEvdwGl9HrUbryejduNPk3V3I7UaiTzZg1+1X39DssUB1igBo3WIR00IsoqlQJfxPcNu31TCfy2dpERwvrKYJWQhBk9UvjVbMr2XZrOpI5oCHCjagd5Ioy39LncecxBQWJnv/SS1NCH4nnRBUs8NI7531FLLsvuSZ3GRM8CtB2UOsMq023RBStFqMM6HzHHa3JcLsecf3ZfJy0/FAnsc+RNJXZj+d0ej3Hvu00T8PcssqOH8vUl7qu/8HTz0edFurXZwXzqkcMPkPisdJdGTXjKCxcJ17gt1D5UGgnUoz3EanYFq3Ma0HoJwr0gFCjPuOyL0yHDE9YG8/ue//2+8jiHlGSBCqc6gOgkSrh+gPIVokooySET9mQ8ErqyrS8QXC/duAzc60JKm9C2VoviVSDzYYQlHFiyLfM+nCDgARMmQCWysc3qhMtKf/PgvV+9PLy6H70CbfvlXHAP1twUMEQsiBvxawq5DBZVpE7ZINtj51pEfa/Q2+1iyVqNWZAij8arb7n6HeD5c66UbWHqDeJ8yLivRUYsbpnZFhL2+RUGHbAG3zKP271dYHjehfntQ7HyYbGMMrcLgPtQ7kqsPaJrWnkaxsAby5YZK2u0FgcTfzvH099wZHpcDMFBslXAxkKuF5NDqDJ/mB4bChAGtFPBMs4FjwFI7uGyM4ptca9i0wmO0FjUuA6pkyxrYZCaToQ1KptmJZGTQkZHpBbMGNuyWYIU0YMbYomVU7XswLiukJQ/T7JTk0QxU0vpZrKSVtncwyl90sXY/t5ThY57hcMvfx96WW7ytws+Mf3+Oobmpzs1kWWgcQ+3k+jLJIjQm5kK4C8dNN37ded37l3kj3ulXeKO2sSw1BpFlUHYf+8rjwNAJZynPN9i8foDEYw6kbgD+vXDVu3oE6MoSII0HKJ4Ty6VV6Tbzg1ApTsFo2jDegQsiXM034QC0mU7yoEfN8gmtCLwmwxMQ02rkfszGgs7t2Fi5LjDEO6c/PVwXfOVOvqJj/LtxuL6jw9tgkONiM2U6h5syCAyzKzCC1JZNGwaxI+hf506uVD4MSpdMbDPl04YBtlgEMF1GIINHV2VANPgkoqMyFX4HR0VaqlCnsqe4pMmQDVfRiuYkzUKfMQCAT+GxMPpdNKgxHL0C20wnIJ6UDMz1g2jO2Hl1R+P6EYRL0Z8r2VI/iF4hgstB4cimmfIxNsZzp1L92FY+F+Y5FO+sCqPzbbsEptMacXM8LmtYs8/jJBsnhxnII5nx70ZLjcZZm+PH9p9M2xyPXZOb42v8vDa5+W/4Bb6p4xA/wSV5fI+f9/A5x09wHBjH+Bmb/KX50n45HpsvAQhMHI/NTU/hzFm79p/4tf09T+0feGh32vze7nT43O50eWx3XmMDr99Q7R+6Wy56dKR93kePsv6Ak17RwNbxGrQ+X3ARxCJ/oPe8ft65VGrsdBKs5PG1TPgzOLKA35/2WzanntDBISjxBnvlWuGSnqW7I1bKc6oWrapSWOgLpfBEyOez8oQPJpci/CnMlwtiKpXTYHfo/tTM3falq6G9BjWavYZatlLabTi4g6rE6yiCt5DMDTeVN79ZqcAXqyD1l/Qa54ajqtSPQjdI7FGbtyfoj2JP9ztAKpXmqPAzmsCPPHwAaD4nzWYTEgG4yYsXn8jpDjSgiMI8Mj/51rxMjPF0dwyM8TSPvGKB8zI46lJMfxcM8Rh/AVLIkzQ6TIX9wjCKPQF9xtEBvdgE+liCtoCj+SoIjDft1ndvGrfi0fC9vu5taI2nO3eG8RRftkWrxELbzLDh0nZxREcOkkMaiVi6sZsKDyGClgkW2jWOwuiBG6cXZ43vv2t3jF8vT8hb+29UqLRrHOXmt/0R4PKINrv+xLCOwv62ePvCqP4nfbthvkAX7WM8E0Dswve8ALU8EAgD5FxuoKCLgRqUpAsOiCDq7mg4Nkj8VR5fyrOMvJvjlwnBhP544jGN4c0GtPeSsXppKNsN+0Q/MB/XAgxJCTqPQ3gbFyfUUJMMLnEU4AMje1DIX5i96CF8oc0QTIwgELUreqvxDwYObRhwC0McqDixeJrrqSsp3aIV5MYXLp3EuOFi1PUkcJNbvsvgFbDkaj/H5Fc2nkpVY2JYrnHte/4LWRVaSd2bogokJGnsPhkgFlCLiQjw1pkbv9a77e73LfzzAwPUQfupAJNvw4tW14F4gaAmRGMnhkhmLvBQI72NElH0o6IOkMpJFZPr14+NXy9/bHxPqjiYiBfFSNwZvIxcLHo84Y6nGLcDBwr+jRh7G3AJ+OoZFBkkjMLG8cXJ6amcODcx/OQFYARJgyK3KeQnK/Dk1HDpJypIFAXOWAjjwX2SxCV9GD0/fqG5seKzIEDPONlAUqH0U4xXYYi9wH3dS6Qf6TdJvpUQT8gXiXY7+QLtEpAZGd+26fhf4ACNFBHlY/3g/xEP+eNp88WLMxlupXqXhTxD+nPm75jIeybwqPbx1kmanNgVvkIsZEtkl66r/24c6WyHAnaQQN7nBnByg5ivFiSGvahwfFjuELsRL88oqF7+zEr56rZn0ACQBQVRBLFfVktOM/AiWgqIqmx8QsSp4DOqLl6kyYsZwqNryADMzRcvaL9RLt7AKeghcNtYm/lZCE4Wyo7FQC8V+ItSPH64qTD5C7N0lDFtY7Q28TKEGyaiz9xMuGHKuyJMdeM7L3oIzU3zxYtziD0BAMBkSf4G7uTAX4AU3Tt0JjfAfbOnnIuVc/mLF3ksainMnZ+dgQfJ+0+bF2A/BH71Mu6S5JNd3e0cJzDV3ITlZBLXgRj7L6acLs7hTmaWPqpolJH+WJPsG1LPUAJhWDS/RXdm6SOd85NRIW5MBoPRhLvyHnDXfTxUg7txIM9mGD1YRZN8rS7GbShVviWHp74ljp1dh15pVw0XpG5TTkyuVJLG1nR6RUstPKbJYuBpoC45KGxDs3L7x0oNSJKz9ahJWy4MiTrqyqagR2VkDB3CRUKOweZvdK18QKF+q1ex9pVMUAadG8ftVZV8JHtHdwychyvArGW9HIUbOEYrH4PN/qZU+bzo1qlGhPciiJZfuLNTpf7AlZ3exI6XBT0KvH4FoZp2wRK4/3iauzPX08HKqzWhWjNNbEqBuCK74IQuFzmt3BnR3NQqKBM1bjImPYM8MfdDAY/Yizh9sirj5Hd8fSMo9Im1GAy0cQO4zwFqMja6g3eYVwsRA9el4P6lN8lBC4gu4onuOulFM0ceCrxoht45Jl2s2W2859IvYjja5MciBDUEObLSFTowavRZSf2l40UzHgWe+oQwzB/A3EJ4+NsNgpMggivUA1CXh8IxTfyLl4JOm0fzeSLgQ0Yjb2M0449RmCzdmaj8PFFlKJxn/gHNd/h14IZ38AFWdr4bXLrXefL5CqoBdG/hp+rdTYch1gUXio96xzAvdMnjEIgAYOIQlHxG+lJrhvFER/6E5Rd6PXCcmoGazzCZX69jvXq9uHaFrH/Tspw3Dfj7v95QEbwg6dFYZvltYhkr/i6sQCMKMdvZDQl5jjD66DtvNtz17sEUZnv8cnL01tQ8bfdQRnve6hm1Yc2iVZjK2olCrsQj5oGqUSGUOt6J1X+Td69pBB29keP6X2+KqPUJW2ugYLk+9tCTNtNa0gD/tTGlR9XrTtiVZFl3ioYgEDPH0g0n7FI86zKhqerYWN5CXqmzq45eimpr5XGhAIHCZOSLpq4FrwW6dQOwI7iGxQ5Pd9IHuGmGjgx+D2QvCzTVoh5VfudGqZMeBaOxZAFgF2w9A+9gTEER27RlLujT88BLMg26O4nCVISwunDRDeAfKGy3GV0B9rBFkLpPU7Ew7fxnqelyXZkBG5OIh2A0LlOUFYDWMgZhUzXmEOjFU6VnyJDePv0IqVlmaf35C4hM6qeYBdGTKI8xHaidw8xhgZtUDQ44+N/E7vLWtAtV/Ou8DfiFchOa8uNiCLsUwf91fuH5bvjj6cdTcA0lgxLpAIa3FFR0FHYnhAWuJcD9BesxcAxA84RuXz4nAIpZiByowCDuntMC98Q8cSQQ6q4z7NJFZyCXbgDuIa3PFClA97NXgCl4CAztkQh5cSv3IdglURGldiJZsQ4d4KaELezajUrQy20JXnPthRAdoITEgRqyCj6f/1Y3RHKmeQcELUAAs62vrtTOK3GdJJ3q7NSfQ9iXZrJAIdfJpzxR+LarvGSHTbmEo8HAi2YbXqXygnn4akiqAi5/dK4p1r666tIIHu/ohqGnsnQ5QhpuJ6n+zIG+fRQ+FiKBB0Ggu76ZZa3P1sAevao3JtnYW3f4D5tRk03gchVxmB2y3AQ7SSFGwuXPww/Hl6cnWuogZ5u2kgP67UFZDrDzMo3Ohuev5fnhjQNKGBe0LE4//8xRUixtuA1c5unIemq1A0gjzlOrwTcQqEqORXL7YxA9cGRGv4YLKTNZ0uv3IBecyDm7RzLWgeNoElYv95OAPZ9KyInrqY3BomSmhDQZkUSXyzYbPnPDExqfIwOa0HpjTj+Pb1KIjFlWJGp0oSfnjH2A7RzoSXa5mCxSqgX2m67nnWAG2qxK+y+nT+g4KCC2FO45blU9lg8dxk17Pli4rYtmkK3Q1w62kvrLXMZVpAl95FslHgWhTYYiMHxx+AdkHu+Togo4nTpLp79e0jqVN8JJmeTqUrpERkfbvcU2jC9p/8tTeP7mR9eZOf213KRn+v6cT5C+m8oBtHtbW7gMAKQkQrroHekrUy7FgbVDQrRYWcKzOvwArj2SC8g9iy/da6sky9VqW+XbjM8q+2gxZN5mdqcqJiCDcsM7vOieVaUX/SK+09sJ9EbJ4Ur+nUl5gqCqz8BiES8YytDuKwaDIME977eMcRJEEFpiBsqihAA4cl7vQbwsf3LrxoMfhx9Phlcn788uhsWLSrtYKQVaAn68qNUWxY7RV829L5lkzcpUxmdl4QgObflqmjHe7dGJSLZFuJCmIyC+75/8Hts1+X6jkWNro83Jm0rpNwWWcwLYObvPzsRtugjy9YCNwIGjCcmXxLq/y7LS7z+xQcdubwlyehNYQLrEqIwOXK/BCRwMBT4g2eg7ybo00mo4pWd3SrBad3kgQn4tH9jqEj3gZscj55psSs7O3w3Ph++0PCCJawbVnTUsp0u6NsRHuExOf4HU7Gt4hBS6cDo5xqNazTrQN0YrHw7LMmmOFIHhH9gRs61uMCw/RGLwBJq2idiORl3ZTaSJhvr05RjBiOfO1hqpByJEs9sDi0oUb4GV6BAzGfh67R5ArXbQGn0GiUKKE3uQD/2VLZcQOmILpFDQi/e+hmfCTAJpo1AOJRJs6CQKlKZBS5UnaaWO6HmRsZOjlo7QPbzqkyfjRrmPo28rS3YmH6ZCygaGW2qqUEZQM87ORrlkjD1K7jvfZhl9HnWyLG95YMlyTiDCujr+OpW2pAJiCwkVFc/v3HSYrfdNjWtzSRKxgjNnjtqerc05UIU60cAZANanvlPIZ+0UVnh1+9ea4nn3mw33xDK9PZs78OCPjB1W+AMsnVBJ6L2l1HT3lo4S/phXryve523osEAEqnMh1L9sL6sJ9+BpNNm/tk76aDr7bvjp8mdcdUpuoK2YJIVa7QBqq0Xy/6LYUBKbsVGSFi1dxCk0jfUSG90vc3S+gge76aNzfPmXCnN14TJl94CrwGIft04BsrRp2AuvmszbJk6L46aPwDTJNFGdCW8re7lcO7u0RdYt41007Md93CHx4uzT8GNlUJjN1jsHMNcGgELOl6CfSwEIpYpCuHHwa9SegPvBXJdS8pwcfl3ukAIUn1fGvXsOdmCju1GEe2QWIbDwFNfpwZ8j50/4t14H7ePPlx/eI45GkDYpHT3xiHL0pyw72L/JaGe6Wu1Ayh/6ubGQMBjbg/MS0YA482WKycUZPP500fT+ubNsrXYxvBz+5VIbnzxmFtwDda3VFaiOORiRGNREz6qtytohhkwkJ88l47sO8wVbUTgowN6/1FFHAjeTO+lCanLz6HeIkGJB6iAt5erT1BQOBO7oVg9re4lt15h2T3SqTXQKFpmpP3sLWp0vznj6O9hAyiRBFNwc3MGqxIEHSaZ4u3Kddp2KjKuROxAIFKG9oUopiuiVVkDqT5S8eOA4UDf/TbmFiKryixQqkQuXqkCeoKygk/S1hld6wgRLknKhRw+7q37LUHDKLDqtAiEL5J1WYNgoj6EKBHiuLUGhAmaCf4wuSlCDegrHMkqYwWwlZ2i1YYfTqoJOvrMpjltKPaVmRGcFB/KwTS6+SqNZUlzA7ELvOnfbqawqywT6ye653Zx2FsJMoTZzZK88t4xvg+ZuFsXLKEav/vyGKZd4vGgmtWgOani2Lh53XBvqNyjyyg8vU4o1kt+nbCcVVyqsVsNLDNAq9di6gAlSt+4eJQugMyOpfCpLC8466hFm9bujt1sAI6VEqREu1H5FWUdqDkt3twWrJ7kYU98Ld+6U2UOVYHZsLTiDu9gKbmBkftE70Lroqc2gghWuqaoOPhz/9e3wCqKQnR6/f/bcBpvLbmUBIYVwXQjJO3Ddfr6FApeARpycWs3SkXbQxueDf4cEsK6qEkmbKeML7tkzyjhGLz1tBtIC6amupy5qyXsyi2CDE7PSUpRmdp/0zOyiTHkTKrrGOFOyjBJNjpxvazUUr1DDNdouMdmaYVq+jNVqhYKqmDeluEgrWN1C6o46B1RLiQASb+VNmOQVguFI21rLHHPp/B5Jpbf8kqyyBf0SjHL4nsfBe6WHR+EdYPmocymdHgY2zcLNJ4II/EoaDsAminIYPSCus1mLcQqvM7DU7Uq9XrWyyIfLbN0UI0eCE+QPLmO30iaj3aMtBNh2RaWfxzufoUPM5fFPEA2RH19enp++/fVyyEFKvzz+iSM5wcdbCKhLMRN5LsfzguT48eVfeHEK4pq+lZM4zJXsJl+a7XKpY+MlTsQLoZfnx+XS6ZYcFJDd7PS8oZxd7glynI45Om78zW38YyL/ths/NCavzGL8ztQa2ONxUh+5jX8cN/52ZU/kV7vxg928akxeUYFXDvwDF2qfzZfOUX88lR4448due1LPXo4+v5y8epmZo8/m5BXEmWZThVxnenS4liBtDtd555tX0GZr0J/m6HemR62iLGSP+pOpPimO6XoeWLhnsAfPApG5YLSZobcl/DOPwjQrTvbZdeQ9ZTMXrROzGWwKcTaLAvj/TRytlpnnZWAT7gdJ5vluEN1knh9nnn+feUHmpRnFVhTwcaPamfs3q1hk8yiC5uC1rmweuwtB/0Lh21Gn+/rNt99NMmAP+I+Is9s4A0aV+VQ6EDci9LLAh6d/77KF64fZQoQr/Afksix077MwolazKIDnkAlqcvjIlnCT5i6yRMAjP5n0g8jk600ZmtpmKeIg9bIUAM7S2yxFoFI/hdw4wwht2SowC5J3Rq3Phy3e+nxkDWx4w2mZZstYZMA73Fi4WZI+QbzkgT1Osj7csPpQ+KDRwEqjwQT/HigKpF/j0cm748vj8ajFwVT+XNwMH5fW9PPRqDUZWAP7cK1N9YYR7WWQOerDNe6Um77JynWxmiS1TXa4VrS0YUA/h1Rloi1hNbSjcevZsfVhSI1Gv8Vb4wH8i1+T8aTfmgAbcFqfv1l3+Hcbdc9cBzRozMFpfZ6uX/ONNThovpqy7PM/4VdL5xkOXl1jqQxz4Zlq+aYCa0mOQoWcetao5+8t5FyGMsevKINBG4cZJF1tpTT0FPUQdhdMM+DqvKX4FD6NTdfozMKL9FaZdUGNb6b/fFW/co76yFNaGjdzWp+NdZu/3oxHyC/G4/FoPJlk43GTrdv8hx9+2Iwn6gmJgX00+nzUH4eTV/1s9Hmc5H59k3p+f1+3BrZJvGc8poZemdlLTHmZp7zMxhYmWSxPGzPGBjnKcjbrvPm+xGnhnlQa4mWZtB0rWUmuQj/N7SMTcbNAPjIYYEy80zANmhcq0ZKa7/VN7IarwI399Mk2cScWYBLO8tgtsHvDsQJ1iCAF9dclA+O8n6b8KulFXLwJZhhShS6ME1WO5SHojQW6YWA1FAGPg8D6cHz+y/AcdCRJai3IQgU9vKkZuAvE6Ikyq77YsshBtaelm26wckz5xAVLnX/IeNTlWGowdAxwRuaqYNDcGWA5LY5T2VS3WdjPMjkLTfjTw7ZWqfYAUjwOWzf4AhJFUYtCAQLQAfRCAfVLFd6eD49/ueBggVk0gu/Ft24qqZ+NzDiEVAhFAu3sCJ3QbUIIhnOKn8AweDACitjV3dvHqx+HP/5oyhj/zvTo1zok9DG0jZzhDka3p1PVI6Fs4T7ija37qN1hQQ2ahSNn4T5mmQoQqKeywi+crsqCwCGqBiDzI3cQ6JUGELb+y8OcHq6horL/yq382hDTvtFhyl9bBhknMwVybZkSfna6K3d3EwOXc0ZkzPNVIoOcSsorB85C82iV9TVeyt0vuSnvBG2rUjmbahL4Tms0TsfhpN66kSNxWke/juujduOH48aPk/Ub/t2mnx1RC+AZMFICXL2fHbUf84LdTb91U+JWoDwAZVHJohvECQoWRzICmFcrLXunkOLBAylnGaVlNZDrSjs44NkGd7Pi1AUkrdqVZgyyn3KATnlqcuBtElD85sYKeJZWvptrBa1MGHUmzTR6Hz2I+MRN4GCdRx+CEKayMBzl4LF6ZUABm/HVxeXwk97LolZDnChrG6prm/TMPSDAhrgZKi5+YQ+i9RIWT78jLmTMdw0b5UEv5F386wogBx/PPkocLnCIFN9jD4T6g/MSzo4G50ZTCyYFT6bAu/A6RpKHVE/KyCwmfDR9dTUhZqdRQVLf4oqjcdLs2fx//vv/+p///t+NSf2wxbXHBPLOvRhfaiCqXMZ+FKNhOk3QrfuUpO7szilAhMzd5Fc8hZJTObYHjxsEsP+i5rQvo24JLxBas6jrBJQxisIF2aVYHQqU4h0WKqRuFKSWDyXnXe3KxdGyMR7BSKEFf42tFpNvXKhBHFjYUm568x1oeYqEoxKEtdo2dFiawawDB8WlyOWK4jnVS0nvtXqSgAO1EbsEJF4Ra9hxwoTcBpHgPif4fKdnPewdIqknr6zpdJr985//RBH2REqF33wzTur4aNg4efXNK3x1qwBSVhzYo8arOthx1lH0HCf18cgysn+y8YSqs1x0fb2/DojEo5Hx+Jd/TrAeG8iaEgXP9daAGi1EEojC4ISdoY83PKgae8LLwnHLzRps3BwctvzKS36nSQRb/N+iUJTjAp1enF1d/Hz8aViKLK+/lEbENXrii4h7/JYv/IkzwpA+wIj4YvQa/nkD/3w7maCNNVnUMJ44i9F3hd3FoF2E/vmueEltEYFlxSLqd7pZdtvvvs6yhd//9ocsS/Dfp6POD39qDw46ttd3OrWad4QCLnjhWeiK9+vliYXgtRlr3oj018sTzGR6BKjUh3Df1aBIU2v0eTp5xaaV0Prlp9YqsZtKHpb0iFAprHGSygD/oH4VGBU0D+JmhpExLdxXoYn+FJmiSZpkqIAPoPQUlB/gIZGr08vhh8rtdj5F215z+EKCEn2+azO2UZ634+kO51kAo+Q9O55OUaQbdSDUXx7lplY7KNMSvjawFwrMzXt2Q6PUoXKD/QdGKojAmVz2M56yKSLC0cahCfxsd5A98MwuPCtpH5M4fH/6cVjZzHPsyZjNrc+46mABSvWAMakzu6VVGzRHnclge5yaXreCbXhFGyEiGcYK3GsRUFRd8ejO0uBJhnzgGAeA61EYuB46gSO986orNCfrMsNsGCab2v86aOT4LehJ+vG0CGJBPslIHIGAZ3HROV1GtsCnivFtXHpeNo0AuGC6kbdO1yJwkFXQKxrAMJR7DmZKw19CAVqZHrQ+jy/qh9KUjZZVlukR1frdb78tz9xUutdvDV6Gd9s5+pJPfinOxnSjO8Dg83e2jD5WYSMYXUxFRt0Ow1SrVUMAd5tuQu6Vpx6z7pkKEk8Ch3ikyJg/uI05CNEFGthgCrHgVFitDZQ1PP/GTxM2tU2zV8YHhpTYxkaOiT8BJuCZ3kcNHzKiSAOQIaOK0GgM35tupE8GokSjUZyzXcEty/H6FWCeFsHiq2YLFgqBV4lEQsEXMMSFJWOSVCZOWzxEWWefhufHhTkHwVkB0C8q/S5yGk9/b2ST8bQMLizv5+iswnjvpVULMM8AoqK3Po+99ZtNY+ytu/Lfy9HYs5slMjINywfRFn34oa4N1ijG39DDPjTkrZS5TVIQXeA5kqqylr2c/nCtQN6UqarC2SQuwC9+737bo/flDnbS2t12nDcRxxuFdXUgWSMjIgZVeqV4CLxN+v+/jTxipUnx4LW8byJzodh9UH5lcMsUuw9a4D1MolccyCcI9hmDDYBoD1u+di6rFEAt5ORV/7BVKQMa7earRqOcowS2dk+JN9RQsZ3ZhtV8lUdtpK1QiTp5xAFQlJf71U9/m1IUN8nWOOyvPJcleb7UeCG8kGh/7wY+0NLOUOLFg9RYpvF1sa6qwa0kTM+F+kZ4ndbnhmHR3pMBy8w0xpZp7CODtZlV6JMpXBbDlirqNxsGzzWtu8XfS/nXln+tga19jptKsT1gA+tv2ajemGCmPaAydCIhjEInXxfGM3MXKpKnNb5ovhowNng+mGevmC1S4G/rt0efTT5OJvBn8mrAjH83LCm0ZeOL+gA65AbcOJQOINfwuIDwLDQx4iBjoGJC2itJ1V63nTu/YIZuylqUa3Tb7V7x5AhlKS4ETfB1vAqEbUJgGrqsttvq+Ty7HLQW41FgBBvjcA1QbaYb/c21OAKCgrfob6LI42mUugFoDxUPWCfwFqeN6fjw28J9tFHRGMOAsVYLc19BLaiqsRjMuIAWLHxXhxj6TQTad9ClavbSRvFgq6RiqsFuInDybiIcUAl+gDpWLWpUybYHnXa7DFfaWriPrzrtdjUYr1d+rNGoMHxdu97/vg2ysK7+b/M//ZArUSkag9YBzMUx8Sq8Ok+kEZM0b4ucNr/1i/v24qEhOhkF0dGtr05FvucEUf3Wr3f6/U6vqDNa+N7kSDoZDILIWfiefevDn0ZHHRuCqN4pg0WV4bWRQjdJmnFn1J5oD97RaJX/LNopQKxoePxsO4/79Q5j1I6MBl3vFO/GYHoBh/DgyRN61qNrufxaPaTi5tiFCeOpc11OWMbi3jmOY/eJApSvZfDVNDdM2HDrivvM6ftMG0un5x852w/3zVaxA1HnVcHfnE7vtyNHtdb7rV5ns1U8+m0iXef90AIQRr9NwBECchod+KRE+LaSkU+WGikmQDACxnoI+GwVq3nBCqqfib4ZJytB0XJwvWt7MKx+UDn4Tt9vwsLHALWw9Ad+M1/1ePg6XPtoobKx8RMKy8/iFVXa20obVR4rcf8+pYW+LG9TJSYolcWXoBwDgSEfBUgLxYXON3WwP9jScWLyYSX98zf7VJsyQOF79ylapTpV77G24ZLadywGnsZCONshWTiq+TAetyOFIUWWb1i+DC5PL98PmdLvo65fIoL0/u69jOntNJB40LUW47SI0EMf1JK9T724FSD/bbwXiIXIzRaLYTqS4dDQSp7t5E9WRIjQLabksotnjs7a9Nq8cB3XLx44SIFJPANHANLFKjmQDPNY+b1Lkw22SALi5uRYbHRY8cqlJk8q/EkNPFp1q2AC+GMw6BAAuP0BWBvGDyy9CFhcks1UowPLMp9KuCmptMWOnC5by7kBSzr6aoIBhzKgY/ncrannO/Fkk9a4pMznu6FFOKG9wqO93uGyA1tSAqEdn0/K6YlwIPvW7l3QTUCmrnOAyTYJq8jQB+WbmpwYj9q1WoU8dONGGe37d9IHPnSMzYN7QevzBXRnKwleCdis56Z9B4LJaGuDJqrupvlFCu67tMWSBZ1N60RbldriyvGVLz5NEJFi9rkb3ggrQI6hth761cyxjU81Pzr9x5yKurXaY1O+YCq2w6DS86wHyZbfYRF5xQ+tRNFSo8Nll+SMIfV9JACI0OtTSRntoFaz9NIjAQ1M9IejHdKkQoZy1ZUe7KWGgNfohz+4XFD8j+vsIymsBbTnrK6BCcl84CsVz4N8x00FWj5cV3gVPr3p4G1Nbo7dnqAdYiW19KuwgMSF4mAzZKk90CkT05W/ioxFw+CEX4R5R1qCRlRkfRSby+wT+ybmCRzF1rso8qgY9JA/a1WO+p6sbm5Ekv4YxXRNxDHiooyJ5OziGNdwBJDPribpO6fT0l+QBYRqTXhOWYxKedgtt8d63hE2BIwOG/RkF/mjHMa1qLzlhQWPilBBXbInmAdRFGMrcjJabxgbwO/KswZKVPiZtmXLD5crelGPKTUHHIZHE7SmV5sjvSC63vSw+B5TDVVBTiUdfq6jhTz7dPKzj+lqQU8N9GlGj1EpiKJiF+1XpDIXbkch+Ky5YVxedhKrQmj29TyLg/l21yfnoGE6OX//YxFOVPUDGMfeF4YfppHx/kdlj0RP9NDgC5mHhl6VkLTLWMlCnF0yEF+XmKVibBvJ6Z4Rg5QmJ+mO2nApQvYR6qwgROiQXmacvKLorA0SE224UYCnNMaJ1NjkyhdsaiDXHN3AEiGUMEpuL1s4hS4HU4wNiwWMBELOUp/qTQHPglJ4CwNhZP3EgCDZIpZBbO87GMvUxqlX0TeMxSpJjWtx44ekt8tjwB6u5Zg3U3v6e6v0iMxkWGWxWAZuKpKWnKPmwptu2EZy82ILg314B0pKDqcaTnZAdavuLGQdwzxco0y6MSGmMCjrkUHCA4h0FZJMN/J1KOBjtN6ArLJsBySheIA6ZsExc1G1oP5tqESYR4FVLUiaT27dpfAc2ZVuBSCTSOEonL7IzzuqCUY7/hlGEaTNH05OjiUhQSAhYCOZbdG7aSa+Sgpv+0DHA+rFVmublUaLbdJY1eg2tDCknKAJUKwAwMJbTxJ3tFtHihIOjIGO6/2pjLeMV1rIjoAQDIv4RJK6C2RIzCysuXJ5oaCZepeRN8Q6f2rSUcIWrMWKBhQ8CqrQ59pOUHwWnGcKdadw4jrsgGCz41p9gDfSeFiSKX1ENr7EWi9pKF83T9Cs+OKX4X9dfbgY7GSnGsbtLTDrGuVL7OYLnzrfaAHS56t0FYvphtk5lbRtbZKea+LL97fVOZryHeCyDb0gjWmOVJ9JaAbf2qj3sr+l20Pc1J2fjz++O/vxxytpsHGBh/3E6SdNfOiJ4zaG9gAf3CU+/kTPt1hhFxUeo+r2z/0JY5xELllN7QJD2oRBC3VzCxJAo6M+8al40+Sr8C6EML6a8CetYmkfkVZt3qOTFBLyAIEEywQrAVGZ2TIoJPgweoXRJFvL5qXlbOWNUhicgyMc+d4jhg5JiOxBde8uxJ4dWTK+Bt6yECUlTX0J21O5EWtc0pUvGxzimw4buK2SWMO3FWkcUhhe0jsMW3OFYDZVds9SXzml28RsKjyGUNmgqNw58VdBLkNnuMulcCHo+43rhwbJvIabql2IIC9mgBRBrEcvBBCveYhgjArILCtRRb1eTIYUqFVjPGHc9x6PJKkMrB3bhBoUUsLXjQgi/CeSF8osjRg34ykFhic5zk9kTaJ+iLohW+tWXybaMF4ZGbMtRfG+91gieVxk9ISiG3oowiYO6N0VpcrlaNGp35YEWRogHBYko6UUOLGQGkAukg1jEIBQMoxcvSFN526dvgwc0ZcxHG+LDm/1Dm+LDm+bsfsge7nNe5k0E3i9BZWrTt8laK6bpMDAl1LVc/LyUmOb/0igEqd/kOS0Xasd6GsDsFY5dLAK4ypOMGh/MJf7/kD2a48mSise3TkF7ukAPnP6B/kzp7OmNHDVTlYziZURtI5RjajTwk5UzT2HDtgaW4MH4OGnxMczZKzsgeS+pOoUtJzvIZhXXIfqBhjKiESxHEACSa/3HfnmQmlBFPHgbcPzPeMpWhkL4YaVcoNp9XFn4LEFC94xOWj12XXKWg6cK03LYVW5+GDQ6LC+7z3ulNp3owo7GoR0i7JfYpzKO0svR9JeXPSMOyGWKMdKRHL1TkMDzSLGU3p9AV6oEBL7EK0fjHUS9wnE7vydXpiDgtjwjq5KZ2XT4VC4sbOD8OhE3pupdVurYUk6UmfZzn1KspSGHLLE2KxMWdDMoCCv2RdoS6epPVQj3Bipxv7XWu3l+KQzlZ8CRqWYo5TeStKhNa65InS+bXz7qrQkmZSCOlIMIjNY3Pv7UilXbGY7aDm/XRrs1GIlUglaGCY7fbTz7sqzPRkiM1SyxqARdHapB+WzTxfS6LyAaL8OEBur1UoV5XvIoL0q3SBgWalQom/QKEErpZNLknp+aEIQsC1jDWiTsZ10JqFqoPGapLISVGWKw9ObejtKUYCfkO2b0mGA1RvMPS09NKJTNnTKhA4OePmpBPUFSvz0w5NoAQgDnwfUws2jeOjObi08oKAcS/qx2F8sBCnctfuAvH6WyRIlVREoJdDju+hGFcstts1Go5/bf4MqXHWlma721PX0LjtLgMNENmj6IZRi6x1MUXuWTyJem+m6r51nbqK0iQ1sdKgAbciMIJssCP9gP1Ngk4frvL2NrQmT6YM/gwOTggC7B7kvL87hS56T6Px+4wMjXDg5qMq6kYFEqdLQqrCUohvVlTJ0OzZQbc3uQC6xZD+DkWqfU6O81BInu7KJPZIf+boPQIBRnQSs6jJP3Ty3gCo72zMraBpGBqFZorcwOwXkypHUasWYq7Zg+5SNOSSP+TnhuZW84/VP3ErBgFUqohIDj6P5+z03qP/syZhBgqYVGR3ikw32qwegfP4AADApXVsAmaxW07QFmPK1yoLn8UFPAX1xWoCxqceW5JzkWyBCs1N7kPtJabggct6PC7x1OrtzFNHCTw01rc+WZva6ftPeZPrv796ACRTtT1CT2QftgmoQlGdscJ9DFD2i9EW6QXtaPzF2P6o3tQ18GwwkJ5ATZrdidie1rURUdCoFZaSfwJNYiqJm0WIZiFQ4crlp6r5a7UDytSRaiLK6T+durEeihjKnk5KGRQgHnQqrW6of/EnSRXuzIdex0rjhDeRdzbVVJe21oVSgWRJKGRb5pzFlbv/p/fHHq7dnMsYgFJX+TeRQAYNogDNBa3wtfbBAMze+UMaQRY098weOdA0opc7SUKE8aa4xHTUmUwJUvcCI9l+dN8rzyzaOHm6f+lNzw+x/vR8oVOlm9DiZcmM6+if9MSZTUHMCQIa0QNsLCB5ZPDHzExQdJX7fqQST8VWIe08Ab9SoZMXWPad/8P747fD9BRFO4PQ98gHL9/qAadzegzksGtzN8FUvDSwmUeFt4UEVy9EwWiUibnh+LMDQcMJlgrtcxtG98CaAk5F7I8K0gbZ2ifAmsDaIBgscaIZ4xYDl7WcBuzpEVYvwjoxQO3d9wJnE6I/4y0BgwPAfMDtzVwmZU1NZhdW50z84Of71QnpDzqWQnGNxTgcnWXk3EqnFBpaSKJxvoXBeBirHJPAarGlY0yMULx/gecPYF16faAeET6rdnzIbX6oL7/F1NngOMyWmQ4iVeNCwKkcrUZoPJA+4p2fn6IRTrEKm5vzJ+L17sxIYTFjhD/RRBydnH0/Oh5cSh6CXLSOR7nKx8m4MQov6Ygy7W/jLXV9BrwKHsjBCTwH5kmnoAckhg7aNNIqoNzwJ4+UU+EMXeILGLmBMNJaCOQ+qbNHWcKmVbWDzCm9aBuCQVxoFTqdUSCUX3j0ssIoN7Qym166gKIwKHKltCGvCDOI4wfRA2ut2nDxL262PT06Gny6Pc//qvIzk8flviCYlG3puDK5+3C8a2z6EkVK3mGLpxkDvdcJ1vzGDw1jsu4aVM3rYsVH/cUT78tJNEpH0pwyutYt5PqaDrJxYBXb1TuJexP7cn7nVQ6+eLi1e9KTd5FyqtDWH5Co+QDSAhZQ+g6C5+LNWe2qTGlEAy8Bh5vQO790mqyBFhVos7pEzcpTosCCpNuJViAUebp+4/JAshpArvAJbJRxUF0JxwoVQDpI5/LmEHa6adCA8g2QQ906fyEq5qd9L7sAJykrZgz2FgyhKhENV9OJ/Hp6f/nhaKY4O7pdX579+LLeSM6R7PAlBk189gfdbHEkvRLcRKeBW6pSmRJXAw+WE9Y1G3ziiSUMnTTVpfRIh8gpy3nghOfQUZitcZZf8q6ZVgq0Buc0wpg3jWJbHvSbiSB/c0EADJ6xSOQDvSaQInpsa+KpmgjXEg1x9cp6+COwuPD8LMK105Rj9POlaJSj67cFrEpkrqRqDL2U1kD6KJwe1LLCClcuD1a3K3MiOcmEcH2VU75PKdaPOqrCnikc/wSd92qU3HPM6KmKf/A3eeNZdEVRgmXsa7sRw/ggqYfdui4pzZ6oS8TaAOgM39e/pMeS+kmqJJKvv55q6Yh4PumpU6rVQ0LLvSsdNcckGKr1et58dR0U3Ub2dyEeTH3eXbGN4ET1la2Av0w1je4EkcsrnSyMOVTh/GVbb8dWhbxUq09GSfcmgEtiwfDcgHxlU91HgwHR1cvxpz5LBi62Zq2SDai1dAXa4xpY3ZPvCjeheGl8crqvVNnjmNGbu0sazK7pJ5lL/MoYHuHEL68lXqeF0U5Vp4RHuWClUp/naTCA8jlyTu4c6aNvf6ptxImaxSBOKQSR/DAb7ojV1d4VrUrjbusyHtnYzfcrcc4Xr4ku5d37obWQrh+sSeCa8Nk2xc+Cpd1Qeg7ulsp+gTDJygavaXn6RgENV9wj0U5dIK4KKPFaCnYJSmmM8ktzJr5SkzA/owjFJnVJglKIol5ZwqnUoW3hfSOlPGbvS5pmke46U1MS2g9YIHDKkmn0zKVaobH8jX3BHXxE/WhU6FnwK3cd32GduDCcjImV4EZ1eBSrwqQYg8Ynj2IlM5Mvy+RcwxNR570jd8YGaVdrpqMsFk8vznsnz0zMk5kcK+X0sZV/1ajekl7c7ExYG/KE5h/Yk6iYMBzO6m6jLSeGN7iaOSs2vgnJF0t6r73yK9DIWFSIHMrvNGtZ1OSHLKs2s0czV3rJdk1fJSqyWBhKc7gushIHhWuFJRy5xckCSPdjyZw5p3pZK4Kb8ovYkkjZbUTtwZ4QNVpoc+7O7PA5InU2lYRgWQH8OKDCAfwofWBv8PKWzI0QpLcXTgQiJWhsUMmJABtIUhWecYMSdrVewlaI3cefiXG6rAC1Dz5At1x61HenOPWpf+T3GsknVTpZ9rbn/XSGf7Lh15GUbWvbVV4+Ko5QmTOXJqkunrx6OwavKHDk3kRtQuOk/hpXdJsSArf0uERIt0tsEQdnp/lB44JWcEHr+keYHUav5RztcIQo3vcAp+T74E93j/EC7tzOC3eFSktRNxaW/UPEQ8dbh/zzGnrlE1m2KJvkdMavcRGk4eO52uAjqo+40SpaeGNFMM6SRUSWfse/MzZELC0b0y6k2UpqGvaakWje5KWrVm6/Sf2+vXYa6id1mHniXdIHehzC1zJrJeaWXxspXtIpA4BLTT6ISmWhO/hVBqtIlr5pI8argJkMJdjnaXXNST2Mkqy5HrSpXqkFe6Ja4OrNzeUjn6szP1e1COaLAcx6azwRXrAzua4Il9rQQ2Jb8VYQsUynVSAdb6eQ1Wo1b8PrZuAVVXDsjNAmyzROd6eRGjPCeMJclLmbRUuhZ7TyLggvuqlRS3eysW1xM7GxgW8u+s9jZUoADukjS/U3pAQZ35RfH5Z3Zwx2GKaWCky3CdTrfthXxOmhHYZRdO8BSDSwniLId8xvjQiR4GJKOPqakdmdkVi5DTG5WbkMgpXoZMunhMnkm4puM90YLyYEQf/XxRTnKHyZcXwvU64+vs/F1Eo2vm/XxNcmo42uoL5eg05qiKDTNRuOHZmPyatyCj1ZjUs/G16PxQ2NSHzdVAG2MNI1NWrCHJ4MMVSAQOTzNrld+4GXgC0eJ1yKc3YKzCn1lJ6dZuFxkN36aLdw7kcWrkCEsBRdwWuNrK9fhZkqJMtB/gubXylW/bGD/P8y961bb2LYu2s5fnkKoWESqyMJAkqqSI7xIQlWxKwlZQOZlgwvLlgya2JanJIcwba+2f50HOO084X6S0/pl3CQZSNVau52abQZr3K999NFH719fkowX01CBgpYAJMrvQe85vTb6318WAEB9sPzf//f/48qgf8dfz3cE4dEzsdDtcgAg8F7QEYPc5edLSaTCnd+lLEzECboFWD0XDuIAtnqEIHh5hoAZQHTFtselHF4xmfgfZ0DZbiK4/QF9K7M82cEkSNuSr0BCij1vksXzcbLnLviHzzHh1RXmjh27Ib9rGKrDJeC35N6R6GkAfH4F0CB0liaswipB8vpbCzhJV/7WwgGML7LAnEUxgOr+5Nlt0DsOJGhf4qPyxYfC9cvs+OzkDOEl9CMyAETPln42/k+2c+dC97hUDcShKA/z4U36JSkcEDah8uKmOiBBPlXs+bgSz/MkcSkVH4EXPbo2p3lYyxJRse/SnPN4Rdkp8/tFoR/A4ED5alS89MfAV53dT4euE6e5uxoCwvVCVINaTHDant1PBtk4Hb5Pp7eOu1xuYug7JA9Zfu+4bnmTZ3dgHiTOYbo27fkMcQwIx3Gao5JGBNKbWwuRsEBTMRbldKxJ9iWB58DoLrrv6zjfVRXkhr6Aplec5qo3YN7KiXhY9vzD07e/Hv/lCOHx+W0PlocLQ0QKiw+Pkh4FQ/7SZ3+0pLYep7lHBWoGqxDg8SoKCrGevDy5BnDzoPDTAu4ODgj5i9pob28X/hQGDKzgV2KKNHNV4x6MnbiNQrEtIte7HcivgdwHt1EYhreD7kA0pxWJX8Ft9Pp20N0NWlBdVNxPh5YJW0iDieuLeovL98lD/YSlUkFyQdVRHUbERAakGmlpOHwutl6Pk7JM8sJj7DnP8q0rq3XgT2K3g49Il33OWeCOvOzzijOZ1TV7sYuPBCoZkScYnjN0GfHoUnnC1qXxkl6moV18jVw7hoeDAmDuQYuNy4ul0AmKi4Ve9vohoJrgylLSwtsMw91pvUrq8ecpiABw/do3UR6D1PUWREn/Rd33RFvk0r3ODLBzsUvrFXrm2HiVBWrMnNkYTx4ixLZzlqtkCloMFRwwPJ04RYtTPMDDi/aGfHaCvWGcBCN4OKl1ocpfc2KIs3UQde5ijR2ncANvXXS/lpYjjMTiXDdTYqiRjoatlhCDKaEc0XDnd7FFnToKoPa7pWGOSW8abvd/tmrcx2Re0p3qAfaD0vwJ/kMV4Ir6xd65EvkWq84VfzjVSG8hQv6S5IMAnObpAejDIsuTT3k2GCcTjDeDdK7HjHHASJ4sIPCXJs0USL5pKdXA7U4l3YE+ifs++vg4efv5w9HH86s3fz8/OhOYuVQIQpCVN9EU4IgeyblC+/2ir6qUml1tV2sbuwYD3uDj5/eYyVZW9cjAkH39vBz9CMpWWZxwrw2ehfsJBwNeXQlEwEYlcYKAaIAl0NrB6AJsLFrBHsCBE7hZQhf9MjcKADWPt6cKN4B6sc5rWMVKvzqa6GREjr2w/cayuZP1GYA8KxzvzSacI262mQtURo8//nJ18rPPZ4WrTTlrrtjVuuq5HrBSxwY1vCNqQ6eeNOv25qTHm8ZxMm1yGrLPaDX86WooCJRJPmRr/ZJrThZjDW+iHN678sJy2BiT8iOcM1hhgq4KuLA0YigI8bn0wDj5lKXTcuX2jSfAdY9++w8++gmZtfGadtDu4gxl4xhsKs1I8arnFC7g8YpINu3rq8c/oesBIdhJ8FDBi2bfsMd0+wQVUmEKgXVwhuCTG1EQM4N/Ipq850PwCUowXEwLor4QVcqn2Z3jenl2RyBbZQw4qhrLn5BfvOqdibjOxGc+2l1ACRrLHdDVz5OiY2y7B0In+jVH1gXkQ9pTv7gIwPjvhw5yeXWul2+Vrk9Ercz4WmgDfYIXhseaYsqz92EwXGqa8Siw78pWSt4fXqTcBQ0T1dG/i/IpmhryibKztaAaV/CCP45xWw0S7Adjy+o4cog/VX5luEb/HwW65tgUm0XNJYhHij0/u3UbmHR5vgXQ+5W72ujzZJJJFQxJ7WBqLruBey200hTcChYKKzoPD3Kfhgpu+Dn33nLosulZGm+qbp68dFASx0pKoLKP5nWyCPgpp6vbtRFOgO3/bIyv4tn7MIcoVwD3Qw8PItFE3GNAD7VBq+4ycBgE08RXrm/ZanBzWLOSickGn0ker6KVVmIy/ZKMsxlssmkM7ozp08UbGbLmZXabTPEXHccPdVerpHvBP3pgPVy/ZSJ7U+lt8nWG4siGHouoc2iN0XUQfMPEZfPyLBlm07hoyK4lMjI/dXxh/YQ2s7X+JLa9BSnFrcLKNZG5SHgOzt9nw1vXWRBBmX4JYAsm0y8NTUal5hkcJkG9NTLuZCT7HMWnySxK80CelHHy1X978v7d1a9H7z8dnZ6BtCpKc09I+JHhbLjH73/rPX7//xf3eCDjNUnOq4ckOa8evJ/ur72eM/+5djT+/I0c/M7SBoGVwTIeUdbD+3pGF4Swcl8QmcWeBaU7itp8WMCgTa46avigIYMiPGWwshhwOZAfhyOHyxf+2AQAY5MUZe9BMcpj80SPHto0QZnK1JgrlrpFEm4RD/Lkn/NoXFTHp7uYT4c38HgbByI90r1VsJjNB+O0uEnioNIVjtjz+YfrgAA0eFp7PbXagiesRA75lCej9OvaDBQNVAKHROVKszzYbHsGEQ3EF7gK/QBCh/0fX3j4SqLfXXmIvplADW9XeI0GS1w5uPDUS3TzQe5ApkeslHGy2nj7+fT06ON56+zXw72XrwJCy4YlIpOuNnjhzUKOkhPH+DozMUxxty9XMFdAQGCVFd9R+7mm3xUBO65KBAyyJ5XZf4RbwKY29XfGC3Kj7818PloLt0FO9qomZHplCpH2q2d//ba15v5SkTDtm5vaPAHNFVrdM5UV5OmnmDkwHjDcniFI0SV2pqjuS5IPCiGqe4KM7tVTZHSvvk1Gt/8UGZ0Y+npajjBSq4n5Qy4X95+uRiCYBaUHIOb6QWlip0mIqsqg9fEEKaOU85kJKbguj9x/SB5ZWXH1pBRhJOblWEsrlCOMOQEk3Jp2BCxAIx2t4lpCDKaEsMARfQHkAu9Q8pXjPbP1o+0tRlGJKg5eej3N8uTNyQe6z+o7ImSlAhEmNAmKAHnPYAG1BTaxafbKg/ufCBxk2TiJpvbKs8WB0OIjsFXcRHsvX9m1/DaQ91ZJHGwteuXNsiIlTYYiuNj19gBkezwL+nNUqrVg97DqwlWa+ZN/FJbBElkXrRa023p3fNqDD2hvb8Oi/x7KDTcoC9hYo4in5GTiXc9stVprxsU6P/nt6KMo/Gn/XbRa+thZZ0dvTz6+O+ttbJwDrkf1SgzSttfQlIMdP0p3qO2Cvu1YDppYgXYXwu4UpipyBn60yptk4yWweQkgkOWQcFa6vgV4WuT5q7wBRXn0fAwmilJ2z0oV7dZP4OP++eWlP4m3OlY0vbcy1GuG7btBOD7OfTYHBj6yxkl8neTP5Mi6pAkNqs8wtQmagEV4Qy+zOXi48jc2cNJxhqidJFx0BvcMuzhJhN0/3krhFzjqi5UpE6RxPeiyNUtIJBmombFfQ74Dy3qN13zlYE6/6UM0XOsZ9REk1XC5sWhZH9gEcIYFqJKpbTTwACqBqn4SVMKz0Kj9krEML/u+BdOMtQDQA5qwgOtjXLhTVSxU3EqKYYTG2HFURh4PIhju53NW9rTsJjmKTRaGoJzjW4coHVElI7aEEpQAqb6HttDkWFEhhSS+RRsvsBaKsATWxcKGwbQ9bXil8ASEiKTzZdkkq7FXvZW/gfsS/iPwGZwncRnkmZ1Py3yObZBsCcH+QVsu+yg81qa0yiC9BqE0ckgHnvX69es3R78cf7Q+fzw//Xx2fvTOeg0b+8B6Pc2mw+Tg4ICMDom1VaW+fv366OO7B7L5G4JQWKAkVJAFkugK2jGy6hvPRkDOwmZRDg6E4lZxF80YpcdB+sGrR7VBFKCEDc8Kj3hJGgxR9GUf1/BlP8IL6GXfNVqzpljBwDImIdphCk6Z1jHnf1bQ8EjXgIA0gYiaYFCkCp5mlmQnXM8qMroSWjndIyXc1711JyWVoBJlXRLQ42X/WSGsP7ORKhfhqbxm2X2WSzm59YmWlC3ZbzVwOGqqREE3aVIf4e6JZNhoSqguMFrhtipYdZEIamIVIOGguyWTK7u2Ymm12v7GRvI1LQOrjebBXOqeGD9YQKQSwxgwSOMjkJhMgeAWZQRUBMoCa54oJngPFyxnLdqDSGjUjGmCGFwv+r1e3pnk1b6D9lEWHt1ku8EF7VuK+JAZTMTKOw5sd08cqS6nf2HNIlwQDkd0rNt0PLbIA6NrWdZLazAv7rV4BG7Ohrdo+wttvIlipBdA7Tf6LDPJ51P5NnFB6xCFI70Q5G0aLwJ30Uj6pSY0fBCIQWJld7RWMPIZhoAcvtkmv1IiKQBjdqCMUhIhX01WRsUwOvZyqQK4v6ox4Tc1RsmTthZU6Aq9Ohf6TMOSXy9ME67tzTZ2TYF0UBParp7UPD5fFV2iaupidaYhq8CCGxs0ztM4uiw3mDSUmhl6gjfwKJ/G0pFNGgvQfLtrB2ms5JK6G6jZeJ5HYwDovctymbmPWKXghyvL4xV8gHJW17YDuwBTOFVrNEnOkpIcJME08wvIZhgOhL8Iwy12IUA9nUiO+4BhtL8CyCMYl351tRYmoxFYd3xJCFrLIVeOnoDhEmqR4tvwFLDzO3lnY7drz6UFgswt24Clwtwr36P29jb7HKZYU8ERDFXhusWY88DB7IUYoj8uwtsNGs2h8ZD21igqphz83LkPbztU1IrdounxrX1ykNYPOI3yGnKdfKZ19tcsjwughAUg+gmnRvgJvSPkKLtrAz3jpRkwzYazQHB0SgnipTVJp3M4CQ3wKTtQhU6i8SjLJ0n8eLmM3YjiiPUI1nZQL0ccTvxcL7hNMsQnDrOPBdlqWIZwt0tiGhP+8PgsE35eozjsby14H3AaYSdsox02mCMjjFtUyh5ZWwszLW2QtICm54m9orqtaXaHugFcqemJtQ9uX6N4ZTkEYYX3g6KM8ATCDQ8eBJPYBQkYrzmu1V2JR/dS7ijRMU+WBosunIUHRVKy1fZyOVMKCvYOAJpwNoIoGoYHQ12JZOZqxYWiy2z4ZdTjSsiftBhGoBIfmiPUUp28ye7CC/l5gK7r5OfKkj/Bna4qj9LJz1XTUEGOnmjfG7rcN2w7NfJbi5vsbtU8wtr+Ah324h0gizkj5Zlt5DNf6UXXyWl0F47I2MhHGxidEmkwo86IMOVaemJ/Urg77w7/fvXhzIXC3kX3RciF1sohx4EU+/1u293ZbUt6GI78dPqJP7rdBVZB+gDcVlJxIJcERFPDKo0VLavQWgqV3qU4MwyE3sRqYcN5XitIeIPyKOIt7w5V1HKpt08v3qh8Mwy1dB5u06bC5FBDAqO4TXGEQTMx2jMSu14OYgZ4qwlHCId9Kr69CKmHigedgu7Ix+CAneTcpNOGJBQu1DTIyBjjAc575OtBPe9LksfpsOyM/OuUdEWBX7PzZJbZqmsMvUf91SvEvnIZoa0XjTSc0nVpNclnI/o8ODs/fH909e7w72fLZcRAgZwAvjj+7cmHD8fnZ6oS5MrtwJxc6Ppy6WDGbrftHsAXDYT4HPmMFfGbCdhw0FZlI7xfEtuBuTuc5h4ao6uptSEqo7tcGtGobMJRbiALHOVJcWOr7zyBm1uZTElti8RSJ9PxfTjy1cdbQiXsdtu01RAJNDTWlsekhqJqi/+dvlgveoEK1CxvN+W6Vb0Dok3uisiSU7Q8rAxOV1tReI4zUEd3ppxk2tdK5TCbWp8Oz3/FWy7iiCR4vcjye1MNh2/8seXwra0FhQySmwjumblru0Gl5mlWtnA9G1ULrBJRfzq1IgAB1SrGtoDfHGCBkGWShtDWHcjm8GqdxGaVcvvo1fWvUWlO6wfd17YWlHOalUlXH7KV24dSn7L9qr2qMDOky4nIloz96Ugf8Dvs/z2NXTnwxFOxR3hz6GV39Z5tLaoM4shXIV2khO5KFi9ap67GwwhA/SzcCX21NUJ9M3QdrcqRn6GL3A+0pLojv7iJxuPsrtunxmNnkdnNS0cfRKUygfxmCmJtzAnAEYD4ybidlqwZYeTmJTiuAdWmx8ufZtY4m14nOaHLAFh73lTw00rD1ooC5cyTyArzIcIKFDuy2Fu0Z0WThPHAAJap+Oc8Km7Y/0WWAwbuMGnBQLp91xv5jHB6lk6HyTtav0SFzUlmJrae3rMpBFhZsIeEVhUQqa0mIHt9AQBDK5WxNKNyXrC0XJAPWGFuYJ4IRMrlJxF6QpLiYxCwKrTyFa0Ezk4Dcq02bc3AD+aC+LaQAmSgiBv0NS5d7pHmEvpu0NwyNZbYCX34MEDgnjzUvD6Pz/qyqW69cAp5StF6gXH6BRZOzO68HskMnG5EzC91ztpaUL2i/r7revrcbG+b/MuaZaeyeLY+Lap7jk5c0rJIxiMXdzpiDCVxv8oPIrekV0bRaEbH3d1aaAzgCtAjtxYGi4izXC11d3ubadhm9VA0e4eCmmp5FYZY7cZqcJXfrY2ckWGFgr5UQYzrF04tsdAtEuIdzxql01TchKJBBhch2kR2YNtGg6vqQWvaw8lWRmvgLmsQCL6ncGGCsuNhA+ErKwYveNF11jfu84BKqg4Q4hWNltiABkqS3RFjk7cG94R3BfbW02E6TgWC4Xqe0ZDM1JM9RUrjgRwkXFvFfrfPYpp1SZTIxrY7+mArNkX6UZGin60FZAHNZejAfAasYdefz4oyT6IJHded+UyR2vnMjzQGxNgyIpu1tZjPWOc3LazrbJr03UBmRW58PvN1htw110dDSQH9rtITWY5GUkgtjragGCS4QJsh3e5FT0hoPsHpOC3DShKd+a0Pu84Ed8yC5MIwu6VmQujAabIAowCgvOYdk8jhcK6wvAwGv3GbxcolQIArR8sgTRvg0cQj0lOJoV2o3xya+9Uk+3rH91vuFvIHIDpjDhA2E+IfTMGMv4sSoWyaHI2LxOyCTseBZoEnWyW1ATA16Jcqyhdx+cojTvUefb84wL5GSvY3A5YXH1yQ13NZp20QxaFxUeMVMA8PNtdebra358KROMC3DKJ4zfzruQQYBUwM5NB9dbFLyPlkEuX3YRFN0zL9VwJkk5uAu4FKpnwdzAe60vBAiCYOwu8xZ6GrYbCgAyqoyF1QjqCf3h5qMutyoy5gxdD00coMjPW0kkIfUQWSEvrN2bAWDKabuVYWhuJPCl6Z57NniEOUMIEEIyz88KrMaNDAn/KJ4VV2c1Db354gQsF8ZmxFj28JgbxpeNdpSZc+Qwjg1a7ogca5VGiNsc88JVgLxKHoqUUeGJuHhpFXywoVFZUwxTPkJh7J/RhBh5ezrtd3nZY7HN6o1Af55HoU2mi4kK/QOs1xO6rucPeFWX243+YWhD++epG8XJmGmDynh/l1oT0vXdh58qWFj4ie3WpNoq8twtLctb00hqBpRlHJVyTIYZ6Mih2U2GJwNB7bPQP/Ki/P8KrhCIMBj7OCGENAqqLm9DSaFTdZWU+oXlV8MiVCpX+AtdQQ2+iWV+vPOLvGho2TUdnK0+sbaj48bERl+G9f27v/Nvm3r+29fxsmGAHnHzK48PUvCspaeYLetvAzTkejFt7p2E1UC6Qi09L2+vqIgVvev129P/nll6N3Yk6e7676Xn9rkcYr30dLxL42WIgr9Sv1A41OaAGT/rPHhBll/wAGosWt1Pt9n6XY0IQipBtB0OY9ixiQYk8ccpQKeSMSlfl8OgS/kMHmrqj3rSD1LGcmgJwi7F+2txboHLZiTLbqs8mofdn+v2xhmrcLc4k5Bdmuj9L2tkPt92VDws22Z+YL6/kUmFeeIJwX52CGMcXVOrxoo2+M13bXplGBpx1yUnIBf5IcnJD6vg/vsj3IIZuuOmQDw1zeFGihgHwmoOXpWG5TxFKpgumB+2nq2wW0p/f8uYftAo8j2Ibtbe56ddhDxXPAy6Hkh7Rl4aqBq+WmnukN/NreI7gX9sHmGU+WbVERveFi77T3I331ua5o9IXZl65dWW12YFdXm917/lyAglAhaj8AHaAqiCSU2Qxfo8tsZj642SSxzZNxWFVz/kGaXQgUZciOFlJiOtdnKZKZuDXsqKddqAZmEt7NweAuGa92tDelSXQ/SM7zCOR14EHqXZpDywXaJPaAgs1O8Es6aeCubxM2h4u1MbFNZkPpyKlZDv3ga4ZDkNZFDOCDVy++323v0T+i+jbxZPNR2FAM0Gc4OfWi5Bv7fCRWTfjj9jZ8QvLPx9Nyf+/NkfPCPQhfdDfbAcTIdftmPholuQ+XfbQnVCO0umz3PSYippn85u6qanI3SaJinif0hCcPDmb3CJYP1IaLk/woysf3DNDNLnUJ11hECSmvFoaKiXDuZyPrU55N0iLpLhKICbRUK/0DOIdhAu+K4S6wKnthlF+D91YZ/vy5l8+nv6TcXoiGRrvkwUmgOBJjOAKk4nBB/TCZSpFOYyqJjxQR8MEMnwwi5hE4qAXKugOSl3sgBGfCrj8nVjhBDDIEwHBACA5tc9erPZHxC2WVVcTQKlN40TMYOtnoR7i8dpW5C9RVU96EqEaN0eMHVFGHiqk8p2p8IBahxOsyr9QT9Unsju+P9UjSq1hJ0HJ8ExRv/PBbZBEJvHrYB3SohufNbXhw6wNpcHtuTxb6KeRl6kfjsSPx0SEDbZwZuPWFbMEMzbrJ/AulwceIJH+aCQ5s5q5c1wXaBT7FzrPZyYjttph8KTpMfabgEyTQIJsCyh02EfEqL0NJV5oyuMbQdCTGFbKRnwiLHDdht9vMNzKkPFEaED2A6db1p1CXpYgW7zk654iyVBCTfgqb6Lh+2HYx84U9zKajFHhMQBr0k0mUju0eox9Brd0KzzpJqkEd1btQTce8+IS+hPEnQh4YL2oupWyqgWLq9RA1gZtTKHa/LI4oAFcGv9nNCGURokmOL3jECehsFqrdcyLONrdDOVVU+PiWq6wnlYKkHdnMXQmfbszW4CgbzxUwIEqCplKKQcHj4tckih1soFfpEtFRNbZIwr3GNSqFX3SXDKnDDQoJF72gFqdLuypNaHr2Rcl4aHS0muspkfAH0UX0tJtY+PY2tdGg+ASnwGugQlLhERoNAdKR80gJ29vObVWKu1yaakQHbUYXFqbBvL3gtvWUixk96KCTxJ7biRHHhF6pnDXtBw+ucdPNRWfz6/w76r02FymskBeaTFSqcTVnEfukKkG9rUhFb8MDodAFGl9qQW4tbld9atQk+SRbALpptavDA0uG8a6jojSHn6/Pu8alma/KttcPkJseAyxoNHa3FhqBXPV7cNcRbYCi5aR08Wvd8DMCPB7ApIkhdy+SRFkoK4kCXv4kUYWDsf7DRds2D7s63kOpqZZ7moA0kKGmD+jNMJygh2A9EHR3dbATRMdM8lxnI39Jy8/T6EuUjtFOnHWhkzyXp0ASAs4JsQudKskmOq0DoXgmiUYupWkjyuGEcsRBI/mGjlzUFbYMab6+DG+RpxF3lwovoo6YikYGTRVg57BHZofK5ewXlN8zCqdToIq//QJEowww4TqUQYKd9tx1G6qZk1LdmmZ36BSMO7IZhs4tFWu0ZgpbYIwIOBztutVB4PvsAjqel4GhZAhtQwbqk7gOBPJioDlS0KoxQPbrg1EDIyeg+Y/zySDJEdrs7PDno6vjj+dHvxydikubwigvu5jhkWEuQZFxzd1LP0yn0Ywo8Ti7pqPTkBQs6qe30sPz+LmYgjX1q5oUa4WM0TSa+dWjXxIBVgMODZkaJCDKYDarI2rmmm58XdId3IhXr4ZG3fgVGYfKVBV1rDzV85uahMa7UdIuIceRMBn49SYrb/DkxoF1XfItWx+GnfkUBF/X0/RfYPGSX8/Rb3k6JXUknF54gF0KEwYyqxV+YXmQgIA9rR1EkjGZeDJmUkKPlxxHXy01KjzIlJQVNkRa+tQT86sD06jqLTCsFvu8nlVpO5i14Jmx2Q4kIgml+jnPJqfJSPWU6nbdQA65oAyq5CeWEfAAGXdpknGKkjZ33UYyrraL/OVK+RmvpY4+/NqBwP3VQuoDSWIg1DIwOVpdP6m66MRdyHg8wFFGoTiV9u9bC1RzHo2zLHeqZfuTYmc32YeHNcHF0Y2bxQthw4jp1eJGx3rTosV5WkqhUF7JgHKk+Axq3o04i8EOiVsDx/GwigblGo+ZP8JxwNWtzOcJQjpi/c0VQUwnb2BeKxKUkOi781i9rruqLo4qFW/a00ajmua28poipprV7+XbhutNtGHqgk+f+Ll7WTzHv2y0s7YPPGMSAp31mQLuO5jwuCxykkF7PXfVCPb36J6s99l8JCPRgBQCY682oVfr9vLmrhs8ZV3YDXAnP9TwOn6oHM9e/f2DXhpRkbr2zoihj0OH/PAU6JAfngodwk19yNuG/qop3Xek0yvxECuCwBySf9ItRrr6oAdUx+3UByTcS/aNZ8/RGExMp8wjTaKv+Ir08/HR+3dXb389PD2TplXy3ZWSLibR15VmvYZuHt6DJST6I4GivME8vk5KTTsJXbuRo0mplTSJvrL2EYXz5XcSfe32Lef51kIPhtdE0jNy0WRmluShtDh50fY0cupQ7S1ILCz0dmRaENKKBolYt7Wnmc1o8YhLGN0xYBe0JxTjlkd33m7yAo98EFlCZI8LfB3OklwcRRBBWvQhOs3Y09x1IabqZLmc+PTWoVAV5fxAOugti8aSWTgBl8nCw0lIrr7EkFI57Flcj+OY5wU4lKdeU6LTLJtAc1u7ey0VSXGAV4KyWfxSvZMZu/grEG3FL1WsK1spK5GFQdGiQK1eNQuiTFGEJ2fwR6NY110BMupstbWQBYMrQ11BRWibmeaNe2rBGnp09VUqXITJOfF2X7XdP7x4K0tt7+Gm4oHyHlE3hOesJImlD1bw4PUH3GcJHHTILjzF/f7dd9bORHueFlDoustcpzHnRev7npGXluu8SEbzccgN1t2zT/fkQ9k+uKUlcJJQ1Mgpk/CAiiDTPciombhM9+DCaSycBRcQmE2XFWj3SgIygeVCUJhDSfCGxjW3L+DxthZDn4s1PsguEoE27MDmQBsN74a+rNiCmwcimdwkmgVHlrNhrqtNeZxHo/JNnsLR7OFx5VFrpS+uaCwJ0Q1ilbrLpW1467E99F0U3vj4t9u98UHZ3RPqEABFELTh3bQlDhgb9B2yOAvaXjSAO9k0gavmfArQ2QleNk3HpVCwK967fTqMes+fG/CAmIi81hVg/czC/TA0ana73fUJoU2gZTCOpqQ/s0evAZBeg6PV4sPKWCg/4QNg7C+EF9rCh06uEJcBtVG4M0bbeoaOsJbMh4aBQnac9Xusy+DLkQO9AahNqh5XE6ws+RPUHSlWDPa63CJ+ZYlffWNk4A0J82l6fVK9u9vvKF3vNTPRtbXO2gG6DbVR709SeYGfCMA2QAhXfdTBppXqN1vOGE38/FF4SGqydTFtI9BuVcu96ge1eipakY5RmTLosBxmrhoNiuoVkXJyOv0ZbFXCG196VhXkKQ4PNncunWI+S/Iiicm1FYkO4OlMpj/mIrgo3fdrZaEGfDBRQu+F68XZx6w8Tcr8PrzxyYHWofRu9lBJii+r5/OIZ9a5PaYwb3B/aLTRfn90dnby8QwxcZkK+eOkKLJpITJRwrOT95/RS5yRtMjGcwQzcqXRMnivFHe+qlcgS+QDyU0Uo+EmvFqq1skdQVRZoNAwlhTAoZT3Am7GITwM/LrsC2VbXD/I24glTSuKVRm9/XbbFc/mIcc1KHHrDyKblOopqtqaWtGmbIlmt1lX1gYTdkcmfR72O1ajRrfcoMLcvQkBnnbs1qLSGqXnb0bo2v0rffwOp/F7WgVAcmTrVh0xg6hjrmZNmrlqYapVAa3eEZh9AykBqhPe+NJ/8UW71+0KytPVKRDecF3MgFOKOfXzW4wKRHh7MLXC312HkGkcg564i2FUJMK+VyRFI468JPNAE60B4J2kMUeZSfONhHDGBvf4Fy0PJSKWwGVqof2ZNGoSEE5wn/YQ8Q0A28BeDI54T/o+LzB73dF5VFiDaHh7jdbzloPmlaY1CRmSpiPUTU+nRVqUrt0Z5El028F+K5Kt+t7PkxbS0HsLVeAstppLZgRFVJQmMBZT9EEyAogNAH2ZXm8txAx1+wSYBOtDhPEJojfEtOJWbcG9XLXNHdzjdJD5VSORF2eA+80NkdbYxnioZiAfgr8wJaPeFd9SDyu0qRpk1ipVxxNJOK4Mb3zwA/ofwo8lMU//ZDfH+3QQ/VOKv7youA1lXoFAhKp7lpPpHjEJO0wnKSIGN9DK7cs99JF3KOmuUNhqaxEVtyvrcr7X3n1hvQWtkHzS7Xsk7AgvcDVrR23tpNROPa9CbWo19zz2zfLm9Pjo5ytygIk3NmccDZKxl7roKwM/gHGnVlykPQXtv6i0KPivahy1LaAWapcPAuMnFn+gYRIN2POw7k0AZWJ656pnN/q23SeXnHsk+RpAyYbkC0Po36do2Ov1hRf2L+DXwvbQdSur5MCn9MYKHDKa9GJo1iJlmjK/x2/cF9sWcw1YDo+TNRVeVgO7V+1X+KLdRoek++scksLXfVKiZ9Jly/BNuhfuGF5JlwH6S3e6ofRM6tbcUOFD7RW+dK5zRUWefjEhgnz+MX9UTaWYXjHp2TMlgYZ4+eQL6jdf9zUrBOQJhAfuOKmUSdEQwQ6v8Sf4u1ZFgGRDNcpTzu0JhRuFTsObdBzn6EbHQ00KM9T4EpzGrvBRTwVtb0PGrt4uDOeGodoENAwIqTJ9SCJwtnOeluNkjxt4oySZWudvdE/Y3z2vu8e+LL7/7vvL4vstXTVchxUDCpGgfFAgdJ2dH31iQX50pzksXfCOATE93Ff+E29Z2r1bRFh2l267MqQFgFPimmgHNvy1PWR88uhOCPfQuRFJ9VaBqM0WN0SVXqNA0XiMnBUPB9w79r04mZU3HjhLX0iv8WUyEd579uWcsd7w3VT38oOGBsbUkvKND/DBCpGPzrzsbspWfHTNosWT3aklA78hlVweKNEI5cB/6ypxOygz4HsvWUXzAC2X2HMUI2xvK7+fvo/SExqXlftQTyu93N6uDPCQCnm+i8OrTQRrYah1BG8HsL+8u5t7sL8o0+FtCN7a0VGy278svidX84W21sAWIB3euiJzCF/gbp7WLZaFQXu6B3qmjwEQSFr/SlICoubfjv5+dXb06fD08PzkVKtN1uIUyayrFmLbA1EuyaBhvbl69WZSmRBE0tr6he0slEaiu0AOBirqVjUzXvpw3xPa8qiL6ogcWGlwd3Mvtq4a8vkUhiKJ9xwsRmxfMcbfu32BoofxgoNSG3qiRjbQk1QNmOiK4KTT2ZxfQ8jpkUncKdor8yQhJY035OudiD6sl3CBCzUPai7w+uvdhG/03eWS6gsfdifOVBM12BWYVpEQCjEokaNfK3h2GUfT4IJ2IkZI5gg+qmIGCDM4VAiQdzr4uNUU1YVhKqjzgS0yNIcV/JUVp2a6ST+lDr2hzUTvnivRh5A7lEyFDiL26JNAEJJCCAAQB+SLPElMIobnoNjhPF6syVXCYRM2nTx4wHYwq6Avu9vblD4M7arz9u1t0VyptAukiEsG9VPPKGuPE4iJIqKFxbuy59Bp1JPEcFNJz+3aTp7MElC0ce2gIQWOmR/FcWN2zekaCGSNxtdHbRbl0XUezW5sV4w33pBBklzlSjQXi2p3EgTihXVZ9pgC0iYdo/Yh79EJ0W9cx+Y4UpC2dd1Vc/NtcZNFpGt3IZcKDXCtseYwyD5vyhNPRHfEgVqEmEpyQPi+BK+LB03MlSsEFdxEFlHAXrQDPKzGER+m/BBJL5fipISrn3kYQe1e28NRQSG+ceEVW5oKV1JPowYjS00UQVlr4sr1JRj3T85uXm7X55V3CM4nKcwDeaQAjbJIHWNzFFnAl4Kc93e4bdANg27WqbxZk9IjFeEa1STTL2meTeHtR8gl7CAd4XoUaphM7gRfVI8JN9udKjtGPeKtcfjx7a/ifNbelc11h/dfXv7GFscDLAR9EaChIaULQ5toL9iG0o9AxrBJI9kxylAN9cHu0pceC5hzXfqjQvW3BuCJP6mHB4Oe2x1oGmaQSbr6UGnGFUKywdu+IQWd+oEWe3Gb3PdMcmHEUI4VTtFqJT15MmltnGa3Ur+aTDzS8dUuVKSFb/wbfckzZfNSewUGedMh64bcsDUfMxNSd8rEWex1bqqVN6IBygZ3JFysylizE6qzYFFxgvo+x7HrKM7KLMJ1O1pJ29sNzSAYC7K8xAV3TjJg07jPaMt8ipA2jMJZTSqteTmnKlUZxdQ6kxafxtEc8eipWNdR+dyu+k0KWUajGrvFm4cl57Ap4E1G61cdsBN5QGBm+fXGSOl2VCEPVEvbj2ql/KgrpxVWxW+tj0VNn7ppdqEcl9ajyzCQVJF+Av+hGhiKlYruOFovhHmqUt1WkW7zcCDipeeoBtbLkHHNRWA0j+goTcZxEQrmGru4QFbUHBhmp7kvK20ElKSJrAN+xhKF02Cv0PXbq2lpqKgNVA3/xlrEXOAEFyVbYhalX0oHuhJJ96aRflZW4rGMcprSu52m0M0KYNhDa1Wj6TS8aEygt844CzRbMmzfb3qksyaT25nomRvbYZ441BSzZocK4de/cVSC9caE1cNm4VOupxMyjJAwHlpvLoQ1KtYSTMioYtVbuZqlrLqs3AIfcCNZF5dMLiRtM1maW7Paig3aa1UMhzw0QKAIuSAFfwYlxqWueUZuwpHp+gC1XzBsjDGufKGThK2Lja0kLQyT6JWuKao2SGX8PZDIeYYUwyNmicTk/IZnCMpZNstRa2XlA7qjN2PR1NpV0/tUUU5dTfTlg2qi0Kdw5/fLC+fC+vq3/2z13EsU33SMfoL4+7km/36+06GegyydjrYlaCYv3ym2bQnUb/kbs8a8DZfHikdzjdtXWlTl5/Bkv1ZyDp4ddtDx0B8SmRvZUVZe9WGeRbGQuIAHC7SBhrfVszJO6RavfSGfAf5bhD1H+ZWdlsbp1NGd0L1A06F3J28/fzj6eH715u/nR2cK8QGdjmpqGEg30Sd00OxZ3JtFBeLJtFcs+BTGErpb+SjG1nxAgQ3eK8im2+Z1qTA4ML9OtKlyCPYfacGuJhNDbzx/ZbeTzg2nYTnvvATCw44tN0ENE6RRy+XmjZBO6GJT5cwcXkUBMAyK6tr0Vzyc24HsywqdP+FTLerLWbQHQT7lUFXo1opqEmiCbgfENFGJr+mFlXxJ4wQUh+CFu0/cs0YiaCb18TUowBXK4BpcTXJ8C+MfUBqn8p/grpC3SNVdY0ROGo0nIDzd3gLjj75XdfM3lAlC7qQoUXgmBHN05QYLlmgaE/7DOEonAhGfZRxg9FkRwbBkURO7pCOSrGjSRvu77yzbdReiHIpHeci+uLcYwpDNWgktC0DJIRifN9CLmTWMZuBxAwTxO7+3rEuwibCycQye3pIRdvcSxD1klZVOE7cuU9Ebs4c3YE2i87lIiErBeNkuLFXxRWsWhflKMA5e3ADEwLrLwcjUIgQjaeStlSxfRBNbSaqANn/9TwtJs6WLquh2zjIqJbYRTzZn54fnn88u4JLeo0cbuJavhH2bqlVMsL29vWP97//1/wLMc2ld7LZ+6l3G34uRwtq6ShIjcqkuu4FW6HvEOITlYvPdFT/ChrGJrlFPBaKT2Lp0YOsKFYtLV4yXuCgbN1n1tH4ycoYEYzSc0WBo2pz8BoCD0DcWibW1eHv46fzz6dG7Vd/EKMHFMN0Li/BAFKkZrSuNx0K68hBqqir5NK4ktuMMhb3d7kOJQFhlu57UL53uOfRY52rqpRSIpdWVSiGSSpE6pZg+z2YzuHnUVEKNWEObFMfhDjC/w0dUP6k1f1Tps2PMUpPmKTZi1TxlomlYKMMvana/LMWDVcK+NBaNHsC7/VozSU1Fr7WmjALunL+kyR2pLkkiaznsg08Fgd89RO8sBVEAVSNy8RdJNbCH6tLtDoBBHBClEOowA5QFeQNfbQ1v4NfUTga+pngy8KuqJwO/phkjpsf3/QFrovwRJRltUlB/BMzGtGNpOAMoIH67HEfTsLrD6Tl3OJMk90L7XX/9pzFCqXuAj7t9MfDPGIeV8+rrE8JRcdNcaw+Sjoq+D63t6rBzCULnBJ0k6sCwAkjfLFrNVDCcVamvVIXsDzmIfOtRMuhVPQ+day1Gch4qW5Sht7vXdg1zl6YRkO03m2muIUgrOtdhdTZkysi63cjcsYpsDuOjbx4Exl7VtcMCbTPjUIsdrRuSjbJxrC0rXGreo4uradWQllNVp8s8ZA7aXTnpnEHbfrVVQCkeUAUTKdbqhiF9pDRmxDcOpT5+ggKuG17RsUoZK3IrL+bSI7aDGGLVhAYlMr4bqzSthxXKMNZxO6Km0HbEVvQYFh9JJDw/civCxVeh5WL/Jyq8wAHl2ZYd0Ono2S0I5nNvVb2Cau0v5vkoGq5V5SIGX+sLp/9D19OHCmu6rJIjZHzpw3vdNGPtD7Qj0iRJ9f74lFdtFVcVAWwvlSDkm/hFksEPhQmzaKEIW2CKXWdl0zV0j+6h0TS6TmK6iDY1rtjztQ9AvWKANKofLaxUPrwWvWSTe5VYbmZoS/1Ke52V62604Hb8wTFjD3+H15nrGEOCw+bxR2BErQzERYv4k5rJ+Dh+03Ao4oz8Az0UCrQXEK6AXzTH9YYzljo0LQMEkZg1TRW9jcCmbDqHq9fF4QyJG9QGrnDE4KphQhf1+3526zrQUuCjKg47iWAFyEAgOWZCZasRtldE6IgBB33VwFBuhX9d76JXg0zBGLgTVkeNDyDU+qFa5ea4+VA8vDU4L1BxwMBx9LJwoh8eecFfzuT2uZGbZrkczsTKeB3efCi6anAaj67H5kMOJjfyuT6ouuxC32XmDjI26vphMSfce/vr0dvfPp0cgzAL2cFfj95/0vSGtRIaJCKYpKWSrCX+1ZNEyErlR713NcGIFmlIUaj7TxS37K2Xt6wfsweaIpIYJdDY1nJhMCVsHPawfzgvs0lUpkPt9C8sp0gSYblEDEGrdZOMZ5d9N6DbiMaHgpugSMuO9gYbOM5gnoLmpLrzHFr7xq0H5Qdt12MLD3xQskg7ckPj+jy8+1QUui1wt0mNshs4mY/SvWp0ndm+BXt+Q12coMAIm5QbLRrck1iFnEF71i9oAvPOMIHRNc0hNdqAbXDJ4FVd01fHDNR7VhcBIJBEs77RKqeeu0Z3N+rdlZ7Aqdu+1WoBJSWH4FEcF2JA7MDSaaaV5RtN2x7sh6BMG+fOtghIw3LICMVGR1xg1FNZAK6/0Rd8EO1gwaQsVp0r/nCMGG/x9uT9u6uz88PT8wCAX9QnEd2/JPkAI+QXV2A4gn5hbMhX+q7bl3sLma99Y6O88Jrq02jQ3jrK84AMlptU24MUvh5jAwe3Rp006bAiVtTNJ9Kd/SfQHRqbOrHBcK3JhpxatYcG8wGq02kk68CSy/EP7Y8Z+9MqWCORNh65jvNtNUEhGl0GvDw9QssqggWcoMECag1s4h7sFXI/InBAfmrtlVfA+0oteOVpbtyDi7bX7nlA7oI++qUPSDOT+MWrNPMn/yhopVsXrRY6UHx3fNqDDywff0H9vY2NTzkSVNyq6VdysXQX5ZMWWfRRKSN0yZInxXySeHWCKWiVg8noHWMDrtW4EblSD5xZTbKitHa9drsN/6fnIdfTzMMICU/QdwqTpB3IzQakFTaUGxbSvcDyfX/D0slZYL1DuaJnfdIliZ51jsLDC886VBLB3oVnfZYW472OnmMJ9DCwXgNFPNiwHvzPodMBF9Ig+wodBr9/qJDKmPUBOKVHbb5iPmghmZ0DO/hIyVaEvSG6nBZYQse67Lesi1aPGyfkanz3C6zXdzf3B5d9Ky0eLV2MhEeed8D0CMrsWJot+h1QbWG9eBc9Wqi0lfQ0r4FUylo7RGFsvmFZDcZTMM000MrUk17FYN4sWzM1B5tH3/ddG4vSLa5kITxnNeXMDrURHEqi8zGShFsA8YRGpwWYnD7WebShwuMRTUqxw1yDhR4twUfbFMYDtgjM3N4rbGrFGExvraO2ibDFpuxgAgvu1Vot7ciVzIH1+FRRodDamyy79eA50fDXZrVanlV36Vd4jxVsonmw7bRn3d1kVZdRhkepm2T6WMlpifJFBmC14AWoYyljfGvH0g3uSW7Ae/DRVtNA3FkT2L0CmCSSHYHhgeay9j2XihPtPb4pIuorkzBcYvDNwCiwBhqs/3AZCIE5LIWILarFkLEMq7AiMsImfzqdJw3lZf+776wTQ8P4sm/dZOMYuMJ7D8ZaMnWPFWY328q+hj7ib/DSeQD78mgyK5mVLmhcLk1h7GXfEjdUF8aco9EKHuJ0J8ACAMbfYB0HfLFF9j4qowAeB/OkRFoCD+I51AI+uWA1kiE66K4yFxwNChS3wrLMrGIWDZNiAyTb8jUYOzMGyfnUgnGHJ/aIdIhdD8R2ZZ6NqbThTZRDRXlhXfbxWeSyz7AMBWEqbUSF9frz87/97W9/O+gQnaELRlogFYpK60W7rRfk3N1kULsM8axkkv0jtQoQ/U+huYyYIJj0yz7RmMs+UsvCSr5Gw3J8T89gFuoekb9kPj78jY2/Vu5RaWnNiFu47G9pDPLqksAR4JJUWPu+dQzygy/4pIzcNCzKCJ5oQRy0gSsz0N6G8A07neK84wE6uIdTMp2WSZ7PZ+jLMgJcgELCWTByBee47Lv+BtzDmq6Qqw2+dXDbF8yeBdbCRgsGz7KVaBu+qmJsDJOCa9vbsCsiaiyiIkSGMBS62yvIjheUwHotOBpsEd1fDlZAcDdUu1Cty7IZthnuRsZo2yui+ngn3ceOm+yyf3pycs59h0SB1WY+DocgiXkP76nhnE9BFY9JfKdp9AOrOuSwJZH9tPAGwYXuaysmwAknUrTR90jCBfh8w5IxxYA31UVW3AEIPkHu2cW0yhFYcZuOx0f8RaIpUE3C4Hdpzn4MPXT6ENZ8ikFSw10YcuEhBNOLno/fgETvgb6UhLNtVJ7SsiGHSxj4IJ/kvDpw58iQRoaNedkhCAPoPiY5lRpORgLx5mGGBhWx5osniDUZXBkXYaCtPxRimgRgo+9d9Lx9MlWtCHNRzheHhsUfjQ/L+5gRDA0dfsoFYkfPSMxQ2SvTS4Pm1EdMsebYxyNHPHLWAcMVYYtDU6uL6+T6WMNLwMmFTY5Xeh1Tp155SriwJ1EKrzETKCa3PduJkxL4y9i1ewrPxszvbm8LMDjyr2vGkqEKnXThQrCIZLwncIToU8EDBRc9hUsGvkGsbHRhjwXhsmVGu+eKt451Onf7zUp3UKrbgUzKcoBbeQFxvVAH6XtI805A97mPYeObIg3/12Q8S/Ij+Kri5MONPDTEE/7Px++Prk5+prZ16ohKNPaQUSyUquKeQFcCDhQuIJATQnW0fcbHogcJY011NQA7XnO0qiWMHdOAtW8A2pbwHi3MkN3jlm8kBuvoAL9f8L6Dzc+D4jYTlYbnDU6/kq+RmrAYhq5RHrcmDVCAKNYpmxsemEH150QznsaQhTlEnaMBGh9VOvSSBubt59PTo4/nrbNfD/devgo4saB5aExWebv7gV77zvMkEW93PP6UV/Pg0PhauF95LcQHGy5JuPpBBUFW9rQrxetJ6Gi3eVuAfa+xeV76p8QEwAJ4UmO4HehEOgKW+BY4AdgGEVjwJMMSeQjiJazJvAAtSmDfcB7GMk2aFCT7ILgikFKhexhk0O+ie4FHlsYhz9WmROVZ01BOB7QJzK3EFD/49rm35sHY7YriYDjTWBrONUwlEhn21jmJ+96ax+IXT3wsXjPiXtMz8Q8Nz8TgN1A+EdebC044PaZlK20BJtMvyTibJfCmDfNyxN+uoz20FDtM/LCXfpndJlNPPj2veUWljaRV273gH70A3j51wblohGcu06ZhMgfCGOkH5ttsWU2tgzWQq9J1TXdBKumvkbOLHtQl7RxjyLi5fw+J5Zv6/m1vgT88USb/4o+8Be79ocfAlw+I5Q097wTkBG9JL8Yhx0JC1XFBnx4KFsC4piijyYxZoCLJT6sq4OTQAFi3ozgFJX/QANe0wUEo9VZqhAtHskFb0/HLBv8QuBi8s/BLsj7Qi2xEgaD4inc8e3t78zDPo3s/LfAvF9HFP6QcoLlCzis1VMrkN4TGzMgDvE+nCSmCSzV1pTtM6uUA2Zi/zeLksHTa4MRmd2+/pvgiFJQH/3CQN8DCWcO8SftDg2cqExhhh4BzYMTJwoSsMWxxYJEBZhkSfA4CnpxQKrcTlQeAqExRoHk/TJyohGVEQciTYVJVL1x34cKko0Kx1rnTDdiTDqYSolcAE1weoXr422EPwOm7LkDItLqX8WLXe7FyLwesna6j6LS9F+2fXumgJ328j28tdJ8Dqz7NDtI3oDO4xA3qgqrixU6ZR9NimKcz+A2JGgiMsSvgFYOvtoVCcEJ4hmwyGyeAydclTbGAUWyvNFty0hujmDiRyVltjHXJNMVWMOfCQQXZlq5szEuTg7XFySGBuexFdhGN+poDNhHMQlhpAzmo2fZ2JvExYPTtLuyNjO6CXcDms+2VBBotw4OSPK8pgDgD/opUTsbRPKZFXPDqGEaz0KAy9hATgS1QMkV0EfZF5ZVRcfsW7GqSwgjTvrI4I0AVoDiwGMn3YNWiRDQA1JkiUPhFUnOAK36qwXg/s8ssG1/Ni+QqhZl55m5vb9aS3M8S8E5dAGRlNC3tZwwMksZ0c8UMaD10OB47O5UynYvf7cvL3nPX3rl2ezgnk/AAlzAxP7q35034RMDxNA4PeIDQ0D+NAVJHjZAIhLZUGpwWZ2mcDG/gkhyAv5Nn7nKpjcPz58pQZsWOusMKbYOmQbBQQAIH3Fq5KFJZLnmBQiTuteNYLVLTTAZXGqSDHwgZxTAlcJTYRNnhU42yCivuizKZ6IlKuO3D44EWKDeglpFecrSmmKOADQPfarmDTROHnNspC3nmQBbzDFRgDQ1xZcGGxHRVxV0HhfM3DqyIYybSGCix2TmNz99iyEIxZCzjS4r5uCxC5wmUIBv8ww007OBBeDDoKhIAi5aKsxXa2IAcuGMlYtHjeA18bZW7kouv9wfIyX7IC2Xg12mZDAsUIZRhLjhpDsU+AM9wXFs+VzcWxkKa57TAsmz8uUhOsdGdgZ8WxO6RFDCfT4UJSu0823e7XYdbCqWpNppJ5zn5xAEqKV7xAphniJHrRgT4mrR380ltsLNbO3g0kahZkFGfjhoYINzUQ6QTcajTDG0AObo6iFFxexyHO5eD86i4tb5zLu+khyCu2b/Y7ZEouNt1eGkoDmiXTpHBPxyx8I35cLs+VOF2/TTmQexQnYrHA4rvF0npUITHLXX180Hv7ApJld4O8Gtaq1r2VBCzD0kZMR2jgLfZZBYNyzOiGiRxrq3lvbB+XuPmRAZG8yfEAGiGBeIFM83GC8Dg3qIdvVyevT38+eeT9++OP/5CZnTEZpn0S2e+GXcLU5nWj06doi6Xm81kwpWoWHl0ZymOg02ViYYx1N+gtssh0OQkdLw5JhbAVHQwRE20NmLIWjBBlfeEsKFfA4lvJehP5aBBcQFVSlJGMq9F5scnuLtud7HyJB3j/YD5wtB+ExU3grjOp+SPNJrGASQmS1wOQR7JU4CXtBtXOEVDw9oxn09dL1UrXGzYAncjUDi2suRmyIRH747Pr85PTt6f4WmP/XEl+0+Hj7xueaqFEIqXUPRtIUIh4yDLbkWMgFy0tN6fZ3H2V3hHtbe3zbXCVshZnBWui3yYFiLPlwq7qJyTluDxHFXpoUGlpO/UwNIHqO4vyc9ZPjHGVePEhekg+ENX7B9hltb7IUkFzyWa6aoGUNuLOV4gjVGKE7oqgGzLmGHi2jupSakEPeK5RMNWvXVAzOxVU/M+z2LVPEgXEuUDGs2iex5hJIM4X0QsNxXMFPdDwIpK9ClIJo4PbQz15C4RVC0XH33G2KhDUJQKYxia41fvsASqgkUqjacwifCq0kV/L0Yw5pUnQPqv5KDdBQabAgQQRQ9XhTeMZnj3U5vE08gni57wqvHYnZBSrVUmZ9FJR1UkvUlf2LD3bM+mPePZH+bjMuWwj7zf8LPn6q0DO+3ie+c10wn0qn2wlJ/M+x0sX4+zYTRuiXDyYtcUnOT5wfI1McqtPJnAbR9CBlFxQwAC4kOU8Tb6kkRlYIFJNddXWINknN0RNnWD0fSfuQxXL728///brr1D49o7VNde9Yymrr84QFd4dC2XKjibl43hdMb9uesyz90J0QQvyq+Zvx5O4hC+/OEk7nbpF6UVVwAYmol+0RJbbYJJKoMzid3t7eEk9lF/EsZFlKGVINB/4Z0IihEIQQgPJ3m7/e3tHef35eWO6wyi5b/cbnEjzP0x5UW7525v7/zeGneHZsRuz+3Srz1ETpKm2mAzKqRcTBuB17ziLtvLpQgubpLxWPvGLXBFoTD6pqSOpo6XLX242nrgEEax4wGhQG25UUAglgxPuHlyZT6XxUsAUV8QPq5BXNZhHBgNCM7VFA0gWLGSOt+4sF35gIx+PAWDrUkOmVXs+pOkjEAxy+360IYryKCvHfQDak9RlGZvb7OP6rQ4npYJPCIPEViU/QKw4A3CVn0WS/KMKZ5HEwKVwxt8vaejhsTBCtGb8CPx7FDykt8vv4f/WU43oDNxeRjHy3fI4LsWlBZYjv/c3VqKlB/gJavMOHjneqJxRVijhyLCbhcgLPDglLCrFXlVFidfHxNXQZoGaVXyJZmWAO4RXvTw3Be/MYIYWBRVQZz6XCurepIgxuR1Z9E9vFZLGQN/Yx4RJwQ4mqiGOOi6nOapwhFYS39GPuKJRuB2h9G6mhTXtVsD90BJTkSALge5EppcfJ946HaxqZ3Ae/r9antbTqZ+ofKqFSLv8C01OtpaaLjMqMkAh2XFLJuCOAVkXeY8gzJFqDcGpuCWnGZLVTZ9+PTTVeR78LKq6hPJ82yshE0Pjp1Y+41DJ4rR5XqO2hGUWvLHok9il14NIyT6Ilwj+hTFJq7izidqxZtSt+uszdc1zg9A6McjGJQkFKUUpQnn7YV2YgI1xhwVKlzL4+J1kykn10H9ldnrebpdI3zItxFqnTgB50gsrxCLuXpbQ74BYlxAbGYWXAbWrmsAKGNc12bGdW2GUM3GdUjjCmfaxcyEo+aGRrPZ+P4KzwZb3jKwMXQ3V6O60A4QlcCr3HS1WuhARF4hbGKpUNLF8U0UVL/iP/ku39HkoHJ3ReMxSEKJKxChKFt42sVfLNXhvCizyRVKN2iJ64t67XDKGs0R3d7WRtRIUx/UBzfhFbE5tiEErnYehbVSDtyle2VQld7qotvtbUcTdBpcmyhc8Gp1Madr3DJ1sVio6LmE3JBBgSBYniltUrS625UUSl4zdfrHl0tgDB69W0KiR6+WeuHibqgBO18h7f4Kdzg880BZL58T8r4IY+JGi/Vg+RrG5SoagClMfLD8zjr85ejj+dkl2Gvo2Zevjz+enZ9+fovWHAeVu1/533U9m4UHQk48c7vqEvX0CxRJfMmInkTLC0W5KaR+RaJw/fm9opZHCaglxmO08SJv29pzvBKv7P3p1+IhqGCOxw+/F+NB8wvc8dNHWNdrTKQ95/wX8JyNLCFRPQjDWwuiBHcqDA4zEnqQaN/iaeykzTpjx7FNFg3rX+DkAWHwtN6ff9aTPq+xbzpPpTO1/EKHfqoNhrBZfg/pKmLuWs6KaByzeJsVgb549HgbjcdFTapvxvKaGY8N8T4GNM275LEghWCwbNuTXAyG46FbZVTy+dQkT7ZCktS2MRbAe9lrevrK8JpN6RSMXDEfDunZd3MHdU3gUhcITwmYBx/U5LHuNhzrhphfF7roTI8AQ1SCwD0ll+8+KJfHIqtieQyMBqglnmhS+UAMHFo0XaGEvZnDI3E8Lw7F4/1Bmfw60bdO4XQpvHH+VmSxfEbSDn/skKRU3yCA3dMksDRIMLa2ZzNUpO3ZCQlhi0kEeoAkgjXOtrT4GRXcmhTOkBaTmspyqUJQEqAFMP3Crh++O/x0fnTKUFZa7x7rPCpmrUcyIY0aNqbHFogPqt1xO6LqcEGpA00Xx8MsgZJ2eJQt0E6RlTEuoJR4WDqj2GPrXGEez6+B81H4Zj4aJbkfjcfZ8DOqQDvsQgu1c8llSOc6K19TcIevaXuaQixY1V+Nih8J+fh+OnShysF8BEVw1S34Kap/fs0K2tM9ROkknyXXWfk8nO6JhTiYj+BVIsIt0oaiXEPmisfxe0JCnI8YojnKS92LoAzstgMoT2jO7bbd57sEKAjB8ONYRUkwuKgoX2NBgKtutAdDsQC3Zp6hwd+ujKk4l0vlPErHjlo5gOnuTaKvEByeHx6/Z3hotOnQBxkIy48+O3oF+sEUp1IWqBcZAZpj6Mu2LSSCi+wWvGPlSQQYCzaol6ts6EAOoUJAYx31orEqDLcJI3UUI/81ipsWA7A6tBgqHa0mHGZosFIW/snV6buTj+//vnwoyceTn0/evz/56yOJPr55f/L2N8NCRopcwf4ERalN40BC1dA++nhy9PEcXCma4yJBphHYwlbp35+cfKonl9r/dtCvRA2jKdvzw1iBfSFJZ7tddiexcvurlRAWG84cZKdHQMPFniMjiwJWBjoDfNpEizm28uR6Po5ytGviGYaXO3D/AH95J4cfYEFN0qmDgbxs8ZjPyxDCWkxtyigdv5mPwhoZwqQuumKDeMoJsOecQ9/3gC7P2yFQBck2qGgPqna9NpUbmhSCqxKOCiBpl8MCJoHg4DoqnQsO9jgYSAju5Z7rbUragCPaxh4GZk2qM5VyuW8N5QYiSualPmCPVvoKbprO2qrSgSLQXtwhi6v60hql02g8vl80rCtEt5DrSkd4n6ajER+3+t0D3eK1H1LfbNSvvmj3gCte2IYSyvPnUNzBS3E08OWGb3vDsKplzVe6ikC2QWC+KTXNl8sav12BA0cdNGiNzfILvKpIMU3OVwQln7kQt5oreLdBFkYXBHuagNyz8VLPwgDbw/sl2tnrVo9UhdjFzLRQi/IMevEraLhAq5bLXN5YmJVZLm15g+OWV25d29ubjj2fp/Qlq+H8UI9TybFcaunXjoRsL7FdK133XTNhEWvNq51wnjoDtf3P7BickY9phkfp+AHLE1FxyBYVjg0hwQg8ktTaUjW/4MR4CqKxhmpr+OL73fYe/aO1O3xFQXU3F3HEUrlsjPByNYDRcfSv+1E0jGLCGr2eR3m8I/P5kM8vi4DMO05F+CnaIDahj0L1E8P1i92cl3kY27Ndl/xyAdeRThMA3Ujy8t6pAJl6t97iOiEzQ2fS7WrAptCJh5pvu+7Fbc9LpvNJkqMt7mZ7ZTL4ZZ5eXyf5yYheYdwFuzLkL3SS9ylPWOvPDvQAAiPnJTnLkxZvNZt8633KilLmE6myoqwkYy+bR9NYpuKt0UqmsUhUZjMVDR8d5tWC6jurRlCjUXJcJhO4t8Np6gEuPBhaI12lSx35WxQRAUJ76CZp5lIC+zn4RmdjUKyQnJ4evTt8e3711+OP707+ajjcNWLI6a7yDEK1SqeGWDuAnbKbd2rcAppO9YJLEI31Re9qsSZR69tbi0K5ArB3rj37me2u7L7OLyt3R/gQjFgCrNyQJ6P0awgB4JWZH9Z3bLeLCGL9LUQSW+30decm+iM8FeB2KRyHgIKk+2CI0RsDOjhn7CDVobOZvzTfJr6PfkyUb6UCvZKKhNKzCVzHpccTr/BZPAhGA8r7SQuObRm3qvixcPuQkdxLqiN1e1tmoE9ZXOGjOJF8BoqJLIRHS56WLbB4VDLa1Ua/OgSacbDmjVisEHgxB8kl61aS6JK4sYsHPQfXTeZAbLLna0AlQE5BF6xP7lutrQXrraFLtL7X5w2qxVCAFtdiSJVKCrogKi1syHFOBEelZQqEpTE4pSwGv1d9z7Y9+63AiI8EICdwWDoGXD5NiuJZobFsBE+VIfzmJIuTccB7hrgnhOHRwOsRhIbA4MbS1wZw8aVwqfGsIKtpeHDwmLmXyGKjaFj61kcdNpuQZO6zadLR8GYYlswaR2WSWxIzDHC9fBs8MIM5MJmksYYWCBzxG1yb8aq6QBEf4c6DB6Tj86MPZy4z8NFXpw1eZQV8v0rQW3kC2z8EkVjXkLWS6zSt1NOj//h8dHZ+RtKwPDzot6yq95WthaREkuR6bw8/CScCivC6q77rXYAQ7rdkVqJK5Alsv15InaYG4Zusd4HyQUyHvxoS6k9z3oWQVmIW8dGQS0SRSmYoWiPeXPota2vx4fD0twvxaNsDyH7ZNYIJxv5BVtU56Bu2KJQtxzJHXCYOEpJdNUwGMSY1bJ9sraF8JM/m4InGh3pvhTZfv4XISLL4oegrliZ+ywLVSdEXJ8VlX6D4bS2G3H2sFgXqOHxSvt694LVgepsxnM24javDENNT2/CX3tUe+jFnEh9eLIQTdPBxZLoLQuWhIhDfnsAfbHtImoOaFyNvOC9LwQ95RsmauyAuFudYFCkX7B8oGt+XrQRXqyicFLFE6WqZ/4HipcshLlqsD1m6sSP+QAWa+yFRBU7atw13ryMNBDQ7Evni1BRpvvGY3tSrQzCLmPdjqzZuqVipfEhwdFo8bbk2NQpXrUBBNNbtNw6IdAXf1KOjBsfF3CVqFAWigGRdvXp1uytXM9J5kPsi+TTLVABb4T2eJMyUskT2QGMk4LTAaxlLssfZ9BrOMUOhz2TcCl80DRgsnekCls0RJQhpQyUJRxuBrpatYCgsvRAh9jCyFjcIMOyJUB5IeAt9fJxWuo8l8zph3EUmOtZ85LGPIbhAz0J4ddI8eDEn5n+/tTMBR11aVMsCZCstTnDiWJATgaYa/RwYqBaVe8w6xnBNuIFJL+fZ0/kD2A+e5DLMa48Hp2kV5+JhxyVr33rk5UhiLFe61gAgocfXYKarTkGrQ/IQtgQkWIdNgeP2tMxNgxuCRoUxwuE++GmRbgWDF+02YUrsvmoj3xHstduCP6DfCCTxqt32mFAFu3vt9kpNU/iickENd1/t//iiA/MVLkAbI7AvvvZsD/UvAvviP3uAKp1MA/vCgmCmOPZFq1d39TIDCNqH3Y1ikj/hb1TmdxuQnR4BdVJI62r43x2fnv+d8NYrgfok/XJ8fvXhrJqMQvV0748/HtWSYaCe6uz83fFHmvRqWi3KUy1niDpMXAvV0kmIeDOoGZ3qGIHLERcxRYhBggU8Ls7P/y4eO6TIMiDFNM98fyLIkuFdTD9QhCRSmocnJQAO8APD+2EAm8fDMUXu2KMyanL/CqKGdOrsmnRJGywk/JhbHB3w0eC+8P9kj7hJ4vRa0/KqPxmCVEP5PAMZaiJ6LK/6StoEjJIKbLaq5J5C1wvvKd6tNSsLGeutCL9Ia5kvusz+C/Jr3S84EJ3aeGdCSHCVxtVRL8BkSAaR0gfOAkQM72KXZyLzAS36ioT/qM9amRRMT0FXTAJdY5IgAXxfSdVrobnuyrkTli+E3nCVxnovVSh2t+5/qLo/CfsNACLRD7wCFr3oEUeAfuH74pzXIdHItu+VnxbZWTLM4AbrkDP5Vd/L6QmHt0s+n/6SCpw5vMQd5teFo2BHoQE12uXWX8QAxtCn9zC06konSTYv7e6F3bLeMPw0i3cs5zotEfA7RkEaeAKzQLr0cArNv/UDCWFUesEF/sFHKHx021RbmaLoaZXWJmnj/GXPyX2y53M9RDveA2kauZZWr2oz5Et9dHFO8/DPUN3XyZ6Dcov9G1ZPCHKKvlxi0c/rjPM/3ed7tWOFUcuIK+UK8BrwT5fa+DxsLmnFjRXNMRq3va0XxcjLCJGMkk8tX8vIt7ImWZ4w7B09MIZwdRIzDbkJChTEdWJ2IRR44m7XxnsOAFUzPrt1n5SuTYmNid5amKPZ7vK38k4aYGmQGafWK7NZeJ2W5xm40SMZSTYLIVR3RaY825+MYBW9S+Fxo8xmCiopm8nrJvVRCoY1V+rQROL7j2WJzgIlhFodf4VvJ5uBXGY6GqfwzhiAXpz46HbhxaXvknvPPU3PhvVP2QSMYMRAPa7AA1jIRnW6WHU5Bomp6VX2wp9mSiXGQbUEoJRkVYZaiqCZoAlKbdf1wAZCYLmS4ysjCWZDgaYozkYJNAp5Nfe++IzYoJTT1CNSq8BHxez2m/uF+Yg2NTW/bzbf2VpoGbQrVeWVH10jr9x+Y+eGN1mRTEOpFsdocF36G+hP+FgZlEEqo5Tx6TPIlJALa5weXdNkCppEgnpSa5qnB54RhC7cBbWqR20tUdlE5gkxEA3M1UNstzkrdtNvAsG7u4nWlNRHEfvWQgWtyB2LlY0038WWppyMyh/Ot617NUjwMhClY/YrQDQK1UsY779xD/S3FtTTlb5GhH+nSgnamlm5AZSlFQMj0eW/Kwt6uGoqWy+j9qafFbVn9J9MGMdXzQ+XLys8RAOgo5QJIIWW0JaTOQhDTb92P6qveSG9183mg3Fa3FT8SsliUUPQxL7cba/h370Hr1W1+xhdqcxbTlXcsPcgpOZjOg1ZUVFpyJpUGn56VKXBnKvHPWFpuhdCoxXWsPzNSr/Nc/6IJGRPqwcw8Zudb2l2GCKIGEpnjRTFHHbVOF55tUYJxIpmmNEXj8KM1pwZDsFl1XymaqYFXSsIg416ea3XUlJ4HdT0xyeAmgohSDXdvKgUyLunnpQiGtySvXjILZm57eqjDhugjom6236ih0Rts4ZKNae2bcOX7XZt64YLHKZgt00sboA6PLUNHS7wCZoU/Q80BOCAvaE1YgLPp+zkpymfjGzOi7MSo8jE1rMxkjQq0dOjMaXswAl+k06vEYddifdByRJuhfWSKpwYODgs6Ak7skQuyxFXSnddBYN5cb+2mWlhQbzlRJAZHpjBdwmdevi0nQ1v3Y5V3KYgu/PW9YGiA777VcafI5FHhvhV39OP3uZcMnFHOXzXHXGB/yKYQI3xaR5B40wnZkfo2sJBfD1NcXLWVmJ7AxZ4PTpDUoUXpC7S32OWow808DCza31I37gPVkYu8pATqg4IMgPNs9z3hIMghr5vGE0IVpysdYk6m9Zl/PzShQdd8DUv9SM0FmPVMc9K4TZQ83T5iO9A5ncrwX/ES6Dm1fOi1eLJJP3GJaplLklrsmd6EnyNk0SoPegzZWPjdD6F24l44oP4Aj3gWUP1LojeTCGMpU/P0F2o5ZAhCJpFWUrfzdvQlNgwr9JW62Dir1rqWgKyHLE0dTl0IKiSuB77KcJ2T2NyvgqcJWqroOUZer/iRVFYsGB0TRJSSU7YGeKGWL3PCl6w8DAUp1PL0aRtVkW25lnDu9izqrK0jYrkzLPWSMqw32qdAY/NLqr0GwrfOz2A9cs2XsNUHuz4UbpD62FHp8ivhaPLND7wJ3GwsWFZ69WcNizrOzHulnpk27AsfkjbsaQOk/wpVJZ2LKmRtGOxAhIUWFEy0P3J4cVl32NVIo+8bqELv6KmTURFKa2Cims60AAqSjSPtUC/BxwZwJuO5UiQOY9Htbi1wC7xQedxGtqBZ2mGcS41Q9dAoBChNGCUgg7ApF8/4QxN+rVEtJuPnpXdWg7bFcpED7RNaWIhdg46b+L7aqvF2+B6nhSFaJvSN6gMmtDEwnnQ1LH0eYgop+xlRS+AS1I6Y9AM5dNQuIjUj+ooR4cR2TShQhue5i32yOehYMyzYiXxshzpfLSNhj6FB25I915IF6Qwcxsbh5zqhdf+6RXFBXTQlDcROY5GhcWC0PrERuOXa1pD12BHQ3ZU4AANgUHH950N/WQCJobGfDgvfbEHdIakQg4CjdDtaBRtQ1P89SydXOq6vp5GFy1NvdezQLPXAo1eD10oijXhbxj7VCjhmSc/evOTBtaedZvMSisa5hmuSGLXfEkZ0rjYyOZlkcaJdXHY+p9R61/t1k899dO/avUWbW9374cVjo9Q04sKa/eVdZN85dFOc+vs18PW3stXoNTHHlDQ3WxaWFLZ0beQw6hzd7CS7uG0l2we5Euvp1mexL51fpeJESpoijbw3RN82KXjpFPxhV2IJfBSuA2XmcFFN1FAF/sDw+NJl6AbJAbE3GkBa7JMwEtHnqCPcYtB2f2NjfOaVRNbVYGUD91ximMMXLzMr2/YLssj16O4m1K219ItoTobYk8AncHd/AK4KfaOCPY1EcKrpdGYJxv5G351ZseCkJciX72wfkvfgIwuKxJc7cxOzKfgbsqS7AX1PC3RUWDKo2wVSZSDeyzI5VuHYmLBeaxwzERnYo5ESidg2uhcp1/QCabG10hX5MIlGC9l2nLs9nxD0RqTHMHmlKULn5KCNRR+islDMQdf9l3PGo1hQqfoQRLXJg7dLMmRbtDQCe97mmPHyroXXiEDgWQhh2uDM/sWPNVcg2vLl+22NSk66H8ZyZXBCxfRvdwctfcdf2PjuLT4qpsU1ji9TTRvlY64t3iCsHvC8w/Ww/Z+QCcxC3h0jm5hj8HIQkYrmw4Ty2m14KPFz1hW2w1oeVauTmmJV5wCloE2kck/59GYfcBvDOd5DgMCYxvBKqWdziwHDK94w0sL0i6PCtoGuOyicZFZeQL+hgRXN93QEY+1eoV/Sp1F8lGfDRniFJY2PvURCTVPrmcFsHcbd9EYXBTPZ8KH/TSJciAXI9J/h/shDJjiyGCB+9epXqros/KytCGuLmmh1k3JTZgkKqXwWYteSwmD81mB7fc3Nuh9LhD3II8okGNw7tgjdOYEU42OJF3fIlhPD2chGwHnZnjhJKkwigscW3CVwFLa7qo5rRQRPDE9SQKcddGC7K9NAOttfW66Zzv2a7o5H6xvNnDijv0aVxJcI+/ybHqN6UHl1xokoywHz1YeegRfO1SmAB0deD8wVMYTxboOCt2SdQkELXNsSdU+srtcp3AD67fjj+889lANbcEr0tnR2dnxycerXw8/vjv5+eerd8dnh2/eH1kFwhgLV6ticUaoQe9vsDfSaHwX3RdW29Pdh4JrXvJYC/xopK83uqIhGdG4Rr/ZoyidMbp/TQpBXEv8pQE7bVZfktxG91W7bfRfZdvexZqZ78vDDZsMnswJ2gC57a+w++ge7VnXGTy7VDB9WIWEW6HB+qDWOXnh0B1/gdpVnBZwKMZv7o+mX9BPKji+fLwLPXpfxnccxIVEOC5WXDBUkTriJbQrXGd8+/ioHQi9IOQvfv196CVJLVtqLSwHsr/pdv9Pqg2hdVZHmKoDdzEVWKzaEkM3tppaSiUKdVM6jb5uX1R93XpYx3IJHQZlG6kxVMNL+KkJL0Fkc+k5Xn7WVUvWz6HvIw574a0liJqfS7fnokIIjkC4vo2kMYV6A9jl5fLRLHlSZOMviVjZ/q8nH46Wy4pNd1b4cNLF4P7OfXzxP943YWUn7jxPPUeFPRJbMK/btfjvGVp5uk7Fl9+PNV9+wp2ta0LxfsP+Ewck73reOs1uJ19UHSji8pG7jRwQgp9DYYKGzg5RB0r3+Mss56dwjfaVcNFLGlhP8+hMqC1CawPa5fE2ZIKvIN5YOMobnnQ6OtgTbaMriG1wlQg2fd2uiUy2TslA+oZyNairavE02Jp1ANNXMTRenObr5qDR96MgQQsCnwIfr1GaF6uqm0l+Q/PRseZ7eGpwFkLlLRADj85BiAdnTbaA/F2fYqmB8Xblo59n8CZ+dArcAqRY8ckLBYUHi9oyTqbolRlaDxuTNB/gXTCJQ/yrxITvk1EJF4eCF/wsT7O82it6QmQNVDj0XGc92UAVpjjNPfJFQSUi3DX+6q5xPkwLjVKTBobKqGs4NfoSRW1z1MNI8r8gVpMjc3u2IUuxXe82SWZaFfhTLkh7UtjptK52yEp18DiO2HWOyks7ye2qEDrHGo0iwprFKz/0PUXTUXjN9XQT00D2p9uFzSQ1KOiTTQV15RQea76DB8oKHvcRGb8L3Q0ogn56vP0DLrV6mNNhZ5oJ6QY6SNZddo8cSvNvqQJ3sZ43XmeR/tJvhBlwHWWSBIZ0CHYt1oOc6YpRilowDJPOSrv4tB/AycVbyPN9n308P3B/wtXfI60jcbOPqxtLPHv7/MN1FrBz0JyBEWqHN+kX2MpBbZerOHFaccgntDkPbNU6W0WlWQ4gL8nXWQJDew4OZAPemehNttu1yVetDaa4H0CDY//HF95gno7pcVgHmjHMobxRlI6r/u4FnyXjTkbIaLlIBldSLXGWz6fadPBRRP55HpwD3/fl+Prs1raJv8BbMM/Kao2j3CZOhWoCak8/gf6jP7+it0ZjeK2n9Fe6p/TtbQGeE4bhi+4f4imCP1bby2+pja7ovZq78T/Dsa5MPDlEfvwPeE9SYA47vyvR9JW/E/z7vz0PW73nwmlE4XaLoP/MAHx4hma8l5fPwJT3mQYyAJSJ33qcGxwTxKT0mFf8SySnrz8KtxYqWNIKyuXnyVh4eujbW3rKlb0DSr2yHyoDeCGtR0SDwl11rAtr02qNLHtrZFs9a7mkN2L83EIo8FVfeS8VKNUNKDUctcZrKYITs8jgw+H521+PTklBTHhEbipSxDUph1UKCwkRaD5bwvaYJEvYpflSIJ1I4yTk3ODdWHe9g4iFjX3C6BZEr8c+5FllPSjl4bmjKpPv+6o826twkx48CxZicVyPs0E0FmviYgFw14EN7+wtfFe3iULbPuXeKZKyxLMMktjSCA1xTw/WLT6qhJga++37w8/vjq4+nZ78j6O3qChkux7WFVws6AYt2Bg82m0PnWMkeVCdVyg7sFF802rBO7q4c1gV/QLbYzlwsAu2zlyJhnbDRWmS2KeVoAHf/MEiNFCcbyhhb9Vb9SqUZZBlZVHm0exNFt/L4cf1RfKqm7C+tZu38ZpN7N3dJHnSUIotdQKYSuA11Va6vRf9rQVBbiOxBJQFaplmBbDy+17/UN4bLXoOzOdT67KPpGJrcbMiyThLwS3/EtVskzzp9i3+tUKFW7/v2Qh/uxdoShT4+pXfgspQBgc7SMhpG4MoUb7eiGdLkQ0viL6F5e1CeXDA2l4fpK+aIL9Tayw8loNEUTUXX4RYvm9F11E6lS3dl3pdwD/AM3w0SkoUA5AWBOUqOlacTZ+B1XUUo5i3TMZjqY7AzWxLETv32Ld7GiyN6W2ZEJcXEsIGYR+v3hz9cvxxtbGFuM3wl4KPPr5jQq0l82Scp00zkT65LpsIn4x8AtnT6gsJC6cyUcEguU6nhIcjG7QmKegCYUKtvaF9DPwFahYM7mvLYJTlgekZG0jPGUnQaVMIMJ9x0y7p21u4Lb799BToQt9t7gzS6U5xs7G1eAstvvr15OS3KzDiXW2gkGvLGcaWvQWXUjgJLHurbbs7vr/j+7a1vW3N7mIXzl5U7WhvAAuAOE0bF+bZzPHgfUo7px8htfDuyEudu7rR1zXbiVf7was03cOc4pxMp2tOSIA+XLdI5DJS0MDysDTqfkgRu9qu0P6utmyIA8UVgoYxHWqwPHbTqXHg4mfjeZuOHP4JT+l38KRfGSb/lN5dHSrHuonQlmGW5C2E5MnnoG3Cj3plJlqGWleWk8/HsPl3d10iS30R3WoJEJd0mvThsVGn25AqiWKJNiAYguxumsQtgpWWDEE6TbARO+12qzJQ8JAGBt5J8GIPROHkCqG/tRAEp+GsuuAB67mIm+U9qWpkHHbAg6RgFrDSn/ZlpfVN+s1Fn+IZ8bSy+VhGJhARphVU9V4zO/sQ4PVDC7vKBaIDDrESEedSrUT6fALnN4lbOEU8IMy52Xid+rpDxBImN7DVbw9OiID6Ex6Yc8sFLBDYDevNkzFZKQUmjyJnpYn5xNox7JsYTxTo/vcxlzSqf4K3XF/AE/lCs4B9xRbWyO6P3nCeF1nO6xF/N65HjHnagjTKf5C0cn1ideKXtjz5+49Ryh81SokFrSOV8JDyBwgllvmnKCWWsENUpU4oh02UstVqbWgeCAKp3Ca4ETkRAXOTI9AoRV5PrlTmJ6MKU71Bz+KH4DkpsMp8nmxAdY8RZ5okps7aMuPnZg2Fv5HQPeLW4AFKx24TePEwtq5cPOL7TxA3KmLnl6MPxx+Pibqp3//91I2r//NXa2r0t1ytn0DlxPhKKpW8qNE5BIh9gE49WMbTSF21iP2kQu1AVXEoBS7iq2klirgnrUVZEC8/8f0nT9PpKL2WDfnvPVergoK0OISYj4BKVFT9WBW6cgHDFt9Excnd1KGGeQXBTfEXWQZSExuG+inuPJA5krse+C/Dwcee/EICZPr7kJFiKMEBCLYsXBhSsECTyBFfJtcLXT+YilEl5oDBC8sbJI3igWucMPIZISewi1rps8KLynACpDgPDxh4ALQ0P0Qzxxl7qRsejJUo9zLfQkt05YCSsnYvUnjQcT281RZhVDraDRiAPWIt8OjjO9cDFXUEURSVkqubMdSn3Fc03pptd7l8KBEgNMM7NHkwAZ9M2CoDORdaZATI9ij0DgKWqebfDMPd5VLLTwEi/2YY7lH0Rbv3mnKCe+U1DMFPkiHo8/UWOYJJNAZaos5HebOnAS8s5//r7t2/2kayf9Hf/VdUNLnEmpSFzSOdtjEcQkiHCYEcINPdX2CwbMlGgy2pJZnHGM/fftd+VKkky0B65p6z1p21poNL9a5dVbv247OVqgitDC9KopCLHq43i3CKOUAqwt/LvnykJHPEpwCNs8gSFOqYKGcgrhG4D7TQRrlQT8dJwPG29ahh4ds8F/OSJAc3dspkmsZumJPpApGy6RfkcrDyty0sAnjQ4OIfekQ4BuizISvJQTag8h18nVOFRiYF1WcQu3OR/pXpPcdHR1TTtLudqsDEinI/RBEowez2+aUR8W2alXcjnXWS5FgqomuOgMS/LAWrb7xDvYf6ORYmvoYsV2I37FZuegSHga9sI8NhG2KeXI2k3avVejaEwF5I79k7vVqvDRlyzGjMNQdjl3i+tGsY3ZNPWlRDqZhPjuMsWXzJxS+dFCDRFDbJAimYS5nShwJlaLpoFKjF6CjfNbZqokrWmLk3/pML92Nzr+4tyMHRLSAWUfVMKIJyu9vuq24XW10+HRj7Is20vt7+j+cHqquaHYoBlESTbl6yo5rJW/FD723L5qD1sCuJmldWoCggaFKRc/jZaF12CUAVfzVksdeQmPcXfr1tUTcAgH2hfwpJh/C7VYBk4jejabYo3vuZWIKJd4XDr2IKFFf0BBYD1/U8boLBqpWYnONpkqKVh2ZxgvS4/09K0oE3lCUHxcTNWR8zPb8WyTbp6tPB4b5d1LmmpyGofzOsPlXMu70ksOaMmPJREk3jlI1R8kJzlFvINaOJJTk1cP5srgGurgUPi9U+WBQyXDss6zDjzeJX9aGrs9iSPmA93XN2/1UBC/XbRL3RrinUoWbOrx3+a34JcPnn12Rpc4kHl5kAKOTU1OU8J7VSdM9TfhiZ50ZK083RDJ6CzqPdnaMAXUw/7X/6hFdQwahhCTPRai5yE+wrHo/dgJZWxQdivT/4vUcTDF5NXj+JG6CUAeeLffLQh509KZbxDLueRywBiC0yxS+0a69nPP55D21iXxFpKwy/HxiKDsUFbiFF7/f/oE8dDUNIFFQ0hM+7Sl9/pMNtYdHj2Yir9p93l/fOORIl0WN6GQ0FP4D8MAOX0EKnIaynbcPcF3EUqfCPDYkEm6/pQTzPoQjAyfM/GZayN8Ju55sKHmVgnLTG4elxD026qxdh/VxcZJdvbWvVAdUPf1f1THYm563LtoFtlvpJ4I4BpBcN+SR4c+WHUunQoyxkBx/c+MrUca2d9wfLG+yIzgWRrm78MiOF0TbmtV67cGaw/7E+/1O0gvwEZoHHQ/PIlGgquJth+MyvbvxSMmCixZrA1bJ7nscrGcHpyzQwy3fmyH58LBMKE//j4yv+00mjCVgDQ89tewZVk8/CyAiHa4wFw62SCePKyiseTCFRpUGIdRoUVspsec41qQ4wl3Td3X6lLlBcDoMXWlnJ+wXShxELmCDT3J7XjQa2mzA2nAsa2qi7raajHMBVzcbKSuVkANo33Bt8jUAjGo+b2o8AXI+Ga7yKJn4y8j9DBvPyqLhEedd0n7jLpRLQdc3nxc5s3n72liLPkFTHaaURwqvnurvNdyGAktFQlOGfGk7XpGgtJdSnEFcOgWmStLuEU3gpbUdEe/RqhLAkhiXieX5nX3bwq2Yqmc5Gis7snR3KwOEKm2BQyNtCFqujcCf4ugnBAhqISg1SFiZk3jF5fm2wVjpmoBLgUkvJqkp7B0u386MrzA1hzWA98EwvU4568DEdLF13q64O7SwSrue1jWc/45XcASCc4OVhR+UCYIpt0ZOnsN5ddZEuPH+Idp6iFcnUZ8sl86znl2nixn9Qh11BrEMO47haXPOfWwKzGSxitEIvjOpFWnhztCDGpebMJZ4x9AwBUfoVzVzFQySXxT/7FKnAyzL1W0bzXauwjBZ1pwSezCDMBJ5MZFy6Hm6L7xk+SSB8mxdk9GzODXG9IHNA4gyPM0PBsFM4zTAXrRf+qY6GdqG4Flnv0PMVPxaFEW0ujqoq8xk09ujSwC4yb/FcF4k9r3xhLetYqYgpFW0HIKr2vXp5PxfTZ+buqa6JxUb5x5J1iFk3aQwxKnu+OpJ9qBmLOA+4pwbFQfeMyWgrRiu/tYqVyGVrSMHz9BSpirSorFQNdVAvLRc3VJdtQDKlMppA89/m+hNHj3PLGZbzvi2T96WuzCkGML2T7lzifJV/ef9Bze0SLvgrnKng7HTnPkiQruLMEWOM6t0ia1yg25w/Lg/UzFZNHMBZKRFVaZlloZGcSKbhf51MzDuqVMsSeshFcD9MELkMpbDWdE7zL2O4UBUiavfd1MeKczFMyZ+q1Sw6VGEJx3GwNxRfkCTFq/BiLyOlUg2yRGh0+mPUr4pzH9KfAwKlen8M57PVel5gld9IdXuJ5lvJzko6sXLUjSBMQVvxdNwNzvQfRN4waljoAtocPtk+4j78+cZVcbtkdznx4SYMb/P7ZbnX7prhtluIJj+ux/aM4iEXHWQ4uu3P4AY4hrWmKM5xKeDCArm0FhyKYzPuM+llD6OBCz/RBTuPyJlMQ3DnQTgBygjbZ2fniUZwt0B+QHWzGD3WkiX+w5ZuP+0+Vw1OxxOZ2KD0P8xi+llDp3nQNojGlw+gk3t9G5L/mdtPc6U3v2XH3Sdbpxh8NFj2I8vNa3WFiV/QelmOA9rRJyo2vOLBjpfORKwFD64nSqZ+bLMN/Kpl0gqeVGduAi8qIBSAcSVCQc9ow+0fc3ZI1JAr9skjddlFvOZ8BzklukvBXQy1zxFdMNV2T69nJn9OWj3V10fLnr+eMT+LHcqdontLgCewR2Sdz3oPsmEwx8Ip3e6rpoRN2+WdrnzTO9oYTAvwl2Ij/Njg26LRoJoJ0YfMmDmMBgHlIcYqdx2bMm1vyl6Am2W0hZzKEDCW5vMcJuWSjUckXHzKRgRJFEZvt9E7EP6UE38C7pHGXig3jv6SPy8699OJ0l52AkkveTiZhu18Ms8tL3loJNPQusTlmFeEHf+5fNDKRUovXZBFePGfS3NGxvhXx9/ODo6PTNsScsuuAPbGr8ihpM9HK//5uWjlUbr2EvTvxWu+zBZ0DLOYsqFka+3Jl2Rhfl4AO81T9yRCdGFau0yBZaTXSvhXokaV3Cd1vDWXmjoWPml7LC8CGIvK2FzFT3JGv3UUq/yneeljpAngnZ++tFtNZwxQkerKdoIUMCbq9k5VVqgUPnNu5d5Ld8pidKWKTdBqLtKHpnJ2RTag8ZGXKixyqwjbocviti8s8ruiU2pLnn45ODy8+nR8+HH/5FTm00Y7h35XbBr68Px+aTWf2zA02h/dDVU8LrDk9SJGfXEKFwicP5Qw0BVLXMzL6Ys7rEKsswTZfe0F0O7MDpew+KMoq5emQUHSd4rr+xKYd177p9DbC2RRtoNTjrzt89ynE/zbUusSL5mK9DlZzBWK8ktqsSha6nOyXMg312Z3hdq0IWResNgH+VSLRVtKo9fwbioNOAiLjWhvj1K9l3O2CCyUV5a6z3aqmBH6gnaFT0yh1HbiCz2Zd/KtrcxQKeU59G54bC6e0H8CvJuaKyJznzcaUP9lrbabA4SKa98dZ9eCEAsIZf0I6gPglSAKOwK9NMnPEgaKkKjaqQqM2JHZwsmp1ZW1PfBk8Lxjf6fUxnoQ9D7P/oawwEEORBhuZtUEhMmCihriTAIqBkeiuVBm/xc9htpGeEkRRnc2AbGyLb0XJG1xQfjsF703KYzLCwYM2MtnUm0QTUNOwjGSTEfqPgP2ooEFi1BPiTu4IcfDEQCW7sOw4iTqj/0Jo/WCaB/RTpXWACExh8E9Y5zuoVhMg+EZcIsur0eHnFxp4QhKkYDuZxZEeRJ4cMO/RJvwF40b/uLOpFZbgz+fzyzAIYSvw+Deml/OndrrWfFQc06Oj88Q1WfOqHxC4/IBAJ+qFq0i2MkimmYQLAuXDHrWFkMXoCn5M74sqkH5KqHP3i0w45WvC+aSu0u5ZNVVwLIbTLwuXKfdbeXwW3rvmOgHQj2xeP8sZMb6MbaC53fjJAKsbYe3TOpAaudoOun7SR3+VgIxx7LBDHZrrbmyovrGmllYlnbviHoGZdCsgJ0Fr91QrDV7EqFTlL8L5HX+mYq1JpAjQAwnFgeRZqvD3MjonBBbUB+wqEPktyIry2ADoBaxcC3Ry8fh/Y2q0GF3e5G3KEkpgCcayrJ1MgR0WtIALPFLa8c3VmXtl0oz7nW3DYAeEE6R+HoRJapcuSct7B9CjNq25Gk3LbdA4AnmAzivTsG94FXLNnyLtXCV8LZAuKoDWDOTjNpKjAjpdxXITUdZxuZYH1UqG1thEKK15RIdTNlEUwtriXdWxpq5dmuZYaaWr5PEYsbzcq4rvMz7r40gaFwLAnWkynJ/ul3S1+9YfPhbbSuaZoDC7lmmARhPljYTt2TlnmI1ApvuFOy+DBtSMM6mDdYbBvfCLFQy+349G0y8+oLbmYpVY897c5sHDIpD1fMlO56LtYstUkwYF43rsPiCCTzs3Qfq8DPd0aRrLhH2b07nBO287gx3vso8nyvqTbt8XIDt6T4fGeeW2mzSAgjvKASOCGVqcAJal7iHb7rb5zcy34BKNM3/wkOOBB7yxnYoisElbjWN0dCtKqy/AqQzS0weH7mXHLUKe25Qq2UUs2w5DQGtoVtZBg1ZwLod1o8yWo+P+AugeoNRaNmS2YiuUe1OoY02ldxRNbRJ6MHTBpWBFxaQ945FboAWeKADx9cx6qkmG8sNTSQLCiRE4kDGsHiwNG1YnATBE3ngy2rViBbgevk0rAXV3+NVEZqLWHqgWo4baFkxBMDhbQVo0gRKD8Afiad/fDr4dIxXWwThRMjnw+4IbZeBnQRNYk9de8TNQfRYOBL1z2WCBC9ISI5Qkse1mosAZtoiPVzTF5N66jq7J3ufD/6+f3W0+3WfMKDCNe18w2KJORm+gja1W0L+XHsS+rPVXI792aEKl5wty6Jjwcy/ntHffOjRj4IUfQmQs2UjSfvZMqRnq91LJoscE7WApyMJk4NsDe8aDaEbjCpiJJ+Tc2GDOG+IS/wH/KeBjzkdooa7AHf1pQYR3fTXCad4pMDFmo+P+Y8WXdBZUtnqOCUp5WJj5RZwIDN+GbSNxiQ/EdqZinOs7ezmc6YKPQtIHtRAd6beKNgDhY+XchQ0OQqyNpSbS0J8686im7YmgNwkB5nToiQZuFv2M5TUmL4zMQy6IZyHF8cSTNkWoqv1Fpli7A74vpTiFIcGW9uTPeoLQO7oTs17lyVetYJPVU4rRC1hmnXLGRy+vchDqX4+lOml3d0Gy13g6dN5zzYQjDqFIMP6JqZn7uuZS0izOQqkSihGQgZg8WnoWfMOHIJhijbehZppptv0qICFxaxqWefq3KrDK1nty50e79W63ql2j5qjn9AeUIJ4TUSkoJ3IEhmej2kAsMQW8BiQw2ES3bH4D4uqU7/mkqtymG53LP7DalvTUP097+VBk2l8FaS3g4/AHqLQmd/m6vUI+PG5HTcF+VZ57VLs59ez2MFwbDUBj+c2JgyD+9wiZCmBLjg3wf9ziXcSDLNqgbf5Rc7wZy7uVr8k4aV+hN/4xfhtSsLDeq73vs0XatW12gw0e1tQdOtK6omB8nTeY+rBCHOOIqWe7HE8EkrnH5De5+DgFJQRP8JfHChcd2Qa3vpJMAwAPddqo4FJvZjVngOE9R1WwUx5uRIcjSpbzAOqx4T/JpGHt2OJOhsF2RZqGGWPQpaX+8rhywt9rOiNinK+6sK+SEDGBFkxD3w7USnFDpc+7lgPforbwsI+p9fueBzdQW/5TzEYR6Gv++xCcZh3GDX+gKnq+9fgTc7J9AvSVej1NICQJyTRgtF6GIyEcnOeU8gCwNk2NjPyaXHdkf/RfUiNpaOQRrDV9Ne58NyHtDcX9fJkQkOAoZpRTOp8SjHiiwWxtXs3vgqMxWF2qGX+8cV/wFhlhb2OseXpEGwv5oSTGAOyYVxxE0CuJ3teMfS87igkLyHQQh59rsDTTBZIolgHL3fhoy4cRndQEhOfoFCOcYdiU7WWYDgsUHzoezZPFWY7DscPe5RpXphWFQWVOks/XjCt5ZwvmFYO9wLTJQlkG0bKDZOJ9kdjHvJWsT0zw5ONBYCQS4GIzf0bhN84lRZsh+s2dq+RhRdGZ+rJ3jROs8R3J9Rh9cu46KCjPfObgze4LOSnbalLjSpKYY65wH9KhWnzznlL9+Dyk73CzmHcdu6k8aVyVgsZCtMIAL4gXrv1Q0DMVR0+v2yf99SjHyNxEeVlyMZTq3kpR31M5qUP8KiNQn9/nPp4nNFPDCDUpjiWE5+Eza6Ip+MxPLzc/LQT9Ydoalvz3uVl4TatsO0uhRn/qXg1r5EFo8wvUdJ9ws+qSOD44Xlr7/XnDflK4bOxYh042w2DDMzWnwidzYtQVgL+9JQSsFDyKqCwJZ3ihDylGcS56vJVu617ycEMZ4Q4DsFI7I6eUK1xgoQ/pXCSGJn0v6OHgk4sqKGwflMhhdhbEEWVovjgdGEA2MVIjvUokUorgvWAqAACmwHEH+8TkMlSALtaSzabTfg/KY6kmGC0pVSFWOuIvZPDTxSDDbzVKA6t+HD8FR/M7mDgg4TFztFGc9ZaHbA4NjhZa7QwJCdEN5HoDsQbwNrwyeimou75mQvx7GzhTROMgiQSH4yJoOMf6DZJIecHqauqkWZLKaRy5gHrDlKRZvBqyTkfhHjFj7iTE3/IYbsmAXnBUQzA/kONBjUcRyMyyab7W4dHNBkfaXTOdIZVtyEeoWKVj0tZG/vuLdQFId0qb88MvWrIt8YLhkOK8IRW4W8YWIOjEFIkQaASRBmqZdF0cO1TJGcjNtpqWx2Q2G6ChxnHmzNxZeHaRuK0pbq+KVhcp/YUm5ZHIFXzjjEIac47oAkAnRfwXx2RX/mo9wujGgYDTciCnpRlC2xBqVWKx8czA/ua5m8Le7RN0UwpOF1KQCiaTHXNHaFia2LIuP4Dfr7oNcQXziImGKqzfdHjXWZ3KEJqTXU/J2fJYRFpwUpcBg0U9o3mNkRd31dIXWnmAhp+DZFVbv0E9hYpbKPYT1z2z9AMhajTzpBEExKEj0ny0IgDCDlINUjRD2D0tnCzWj5xsIQwygODPclHmG9PjGepAZFpuhPuk+ID3qS1ImnDTozK97FBYtIMrslPZ6dW2x35ZiRX7CwGH4YFaOuFweiEuq8c5u+iRxEMIeoiXYLi4PS48f5ds0WaZlf8C25rFfKTopK+SSFidTAMSDmKDcEm0/p0IFk3Ff0k8Ic4KYikoMNdp9PBdQ0KwTEL9WPATjwKogQ10nigoopyU0yCcAqyRtb7DqcQlEOq2MC0XSjOpA6uaWxJinrLhgWJn147tdrf6ZmbSrj4OZYuHgWg1C4wYrh06vBCsXFRECJRkOyOAz4z1eRGiaiTjUOQLURJJtuCvk/9sStGAtYFcDJc9DgsVIiOmHTUmx2sifzI1BGTi2e4cZaYJzF0riaAUsZ5mGoqmU9+awOPHeGOIjrG9Zf1ZvF8rgk6+XyPq+Jbi08gWTrNwTqDjnP4c+F5CEIZmBvdsZAiPtJU9aNbv7Yb6o0kRm4s9VmXVxYlOtGMzUzxZoFbAnZ3mgkvwnWlvLjZWQ7C59ok9ce3fsqxcVVM6boKsyoxam0qgIUlObjVEZYNIVBTyVHCH4SLQIs1YR5tnro6twJvWzyKo/IsDY2sC3loApHgRTGPF9zCwWacQPnntthVj5IPqgoIw7AoSCjW2i/dtlHopzoH0hpmw1tQ8J20jHEIH4h1UMewO8Hg0KC6yiDgefrH1E2v2Y8rSsAgaOA3QHRni8eFJvP22IsM9139OgDvkQdzh1SV5ms7YNitAmeiKzE2WYQxtGsCwOPtjrEcUcgsWcUN36Ew76SNZBJU2xgDoB8t42QM/iJL/fHQFoZsAHoRii3aarDwvOlAm8WLvwWHxzZ4IG+F0d12TYgtfSduCwKvzy9GgzbPJUDeYZQZXLM+7Rcc3WWpGrOKMLrTZHGkTw/xiCccH2+wC/Jf7QIbxbCt5o0VJeY9RfdGGhVKcUjgPhCtedgLRJO4C1JfWPmS4H2lATbK9x5+5VcrXE7wmDa3gyr97B1l2TUhsijiQxbM2uC8aPQfGvg0ABVqOAjGAU5jTYgKMdkWqutgbSuEPfwRzl5T5HXEgquvvBhHXG6RtSpxVXvC4Ks+KrZKmGyV2Wg9SoRlsmJVBaycu63mgcWdz0g4A3qweThtxuIClS5IKcSW35i4wXibAiH2H8RDNAUG7UmpA9zv6tbYAtYXDwCQ34jH8peKk7LMHmg5zdYw8Mdeul0DWVaqwyvT28gFNgclXRjQOgqzJBrnYbi5f/DOJbhTZHgNpXnK0bcL4brhRRBNoRNYMxkGArsC8cQHmTsWfjpwY7y2PtCxQPgCzCTpewxVuBBAVzH63EHKaQQLzwN0U3fSGkoSzMDhEA0cxg91Yre4ykKHoMBFj6cOTC1JlQwXrVOjyI2C9IVYD3JXaK7CUY2nIF1yxRCWdqO5+m6jce3fiwCMO5/ay7V/RXRXQweDEB8v6qENkb/7rkfNYgTvSm6L+HvkKPFq81M006x98U3eAo/wcRRRAG7FOYNpMrLrbHfJMYtz88u2mFnMd8CJg2eNBYl0qFvSAlq0pAWTAf/AbrbmspabNFVl5lzCKuhKoIWClgLtPamMsIjYLai6pDlgs1DQCKBdaFEsD0lqE2FvgOIsqSpW9c4fEf+nZpmycRwzXb7w5yig8eBLxpKgVEQpb1Fur01TDcE4drso14Z8pugZfudiYmoHp1vquYR5zSWdmEWLQdEoSUs+1XCExTuKu/+NDDj91Jo7tdrJNEzFGj4nYvVB3RbTFALNg7M1PMKARaAHMTKY0UixgTnfl935dKTWDG4GraP3dz/aHSyIz3u8oorSBeIN+BBI6Ewpssw0UTXjSunkb7I6WdpTmBkfDmA7b8B4dxUtmSVLwGg0NYizA2U011m+EkgOA5FtOsKtMRsZjIPsATc5ZG6g5ISq1UwbYqDj/tN9Kj6GmNWDn07tzL3xmV0d3HTUOaQNp0s2zD8t2jA3+R2hz886sLa8iW1+960pqaCok50UH+0dUWFv1ebwQWxdddGzYUmMuOVc6Tp0W013ncQOBI2A+O5eEBbEmfYP2En/tGgnzR6QafdlwXOl7ybjhy7a/ZwiPRcD8arqbAwCq6JEYiyjzywPV+bW0jAewZGgHyJa4HBZdgde5ue57uyi3Wi9siK0bNCIEizwVTPYNuc4ixR7gqpcne5motJkCAsT7Rmw+5nPbxRLBUW/MyMZM24h/qNmgobpgPWqDcJ5jAFpHi8ck1dMfBej4JKO35xv3BYqJDK1ASFcZaFqSJjhwun1mYPtsOcnSTe9dmP/V441qarg4jRrGkeDeujAvajtVfmasFZWqD6ywsAzvY1HosL8QMUkLMC33bPPHRb0B6VLuM6ixwaU7PvX7m0QTRPbsmXJ0oiWuGzHsbbE0GiWh9gsTC9opHgeFmNCUmUF6wqKyKpKkGEI7b2CFyNaQaNT4iKUJXzvkHuj61UGJ94oBCdGE2fTijkY1qsjZXLh73gQfdJgVmAJ07X0iyjxR9Oxm+DhjwbjsGZ6NcGU0kL7cCzWA7BqtK+ETfJ6tmgY2cLOQg6yjKTu9thaTbdNlVjzZVt5YxG48jWWnnewJENqIrc1jOBCUE8RRP308NH4AhzFVGTocr8EaZO65ycJxqHP1cAKkQBVQhQQGePLtpXl+rzDBXAqnRD6DBDnof0DI0YMc/3wjDAkFJu3/ucgkdx37CNptmgEmIB/mqh6tKk/BklKaC0g4Z4tRWBYX0Rg0KVoYsYmOvf5JR6Q3Aj62kyTLpTI7bsgNGA0FE9gLKwXMBbsGdTxRCbC0pgmcBBnHMA+w42YZt0qujacjAfTRCGDcKfplIP03GcBEBrq6rtGll5ZqacAIHH6MOlH42BwGIQ3dcCExNSPQeKD491D3bZfRiqDaYKePq9nFdXuWLzR2mzW56n6wcpJmfwzM4S8FLQ5HV0jWorOHYDes3pD9RQqo1o+g2jcGx8pxguS1J6ppURRJyZVzfLkRhtVe3Km4m/NF4D69idx9mDUTrSIDK+JzgmNgSsSZGJQ9Lor+3Z3u89L0nAVOiYec5Un2iTvE8T4xlZoxT1FB/MCRJM3L90CHMU5vwhUEPlisGpJOxGGbYTHfpcHn16zZ9VhtjdeEmbbrLIYTxty5pDJ5//Q4Ymdq8YlhB6+suyn42zrgNrQ+ZV/K5e26cRNb+q2EWKbhpiH087HhlGz20fHVwC8NbfnCzcpPDSy5+Ywd5sC+cyzR4CqBJz9gih54Q2MZkw69HrxVtDJdIwCfFqhfy++AaCReUmvywwUcg2LASRg5IOxG0xeNGyDiJLg1s38dYf/AEQZGx20pIX1oWsULmgceHJxeoCBnXz279/bcHDBDFSzBlBlzhjAACXWb8sKisYvB+mv1272q38CtpF1TKKVsl8B9AsIHdTuRwSpgnNEvjeyD+7gRpXPV/BPrsXdNWi9eS36PpyJvPHhgYa4MSQldyfiLokyyIu22aqTOxYXBkMKq90DToS9P+EwR/MKN110gqDJmvfmi4s/r5rxaZizYlzW2E+DKPHgygFgLXSQpZmkZ38XELZ++/jL1d7x0aeDX67AG3unIq39HKmhl6Vy29fh08SzdzPmX3TOlMqBFUDCSoNBH0l1/C3Hn6vYCz2TmWWqxu17PLTrH6YQPBj914iDZ9QQFVKlKVvv7Dm+Q3pFxDHvBPtl9Ek5qyQmZP0yPjpHKqkan+6Gfo85MLxutwufd5KloCY5cjbc/EYXqRXGB3c9f+EqfWIql6KBLWYBPrACV6Q6I3CNl0vv5ip+YeP93JbQ/fIdje46yO93S/NJP3H6wLN2EnchSgtmnTvZJG6gJ4I6AOeNCmopnIHgFeVVspEgG6b+QjOL3wcRPuSy1Dm++vXk+Ojw98cn8+yd7O+ePZ1l/7e9w6dzHB1/Oj48PP5Vrr/fsLU/VX867Jqkv+Ctg8Rid6qGiZTFJ70n+9OhecLn2YZwxats9nwYhO54XL3Sg3GU+nnWZWhAxVsG55jWkUgip30vieLK3fncOVq1FQ02sMidnkOWF1L6pV0FN9SqKF4C2dookmL5Vi9fh5JZLLKc5dO0AnFLw0HC95dibrVaL8IQWv9BoM2Nl2Bo0fAXcjL2jgnwwzOzCPFDH4qZedoWM9MHysxz2p25aeon2Wd/7NXt2VyJYv2x7wJ40MyI1soTX+U/VPomlZf8Z38c76HoFnnphVTlfa19jYzfxSCx+VIUqWez4FlassV+X5SIrcsnO1CgrwrTbP7yImDWjZdhTilUKXNAL6EHHOsTgE+dxa1Sfx7f6f3L8Z3Wn7LiXpjlbu+MceUVNEyKGl9iCMkr8g0FwG2jLYKrsHdyXSgjcYApDsloQGhEFnVJ6Kfpm1SHvr11ExbHvt473P3+cd+MOCrF68UwpB2xB2YPbww7RehtjS0KCdTHBpmCa2j60Zb0LkpuUF2Gwa9Il98hLEa07UANCOPJwNAgwuO9XUNLKgblRMWvZK00I+soCB3Q5gAQzR3ZJ5JAQ+vESZPk0vtRBGlNmdDVXWVww3j7BqARytxB/jjNbFT6Mq4kAnrQXKvAxKR541DCbfHvVQ17ZcaC7eCHYgButOHWyXlkbM67JLwofi1Hu1VVVYWhFXVCXVKrZljQ2w7FkFe4ShR4GXAD0HyKNV/2gjLtvaFM65nng3I04KTc1aCICvnjTgMLEZ1zPLRHnL9HNVOPOKJHmolHGlRuw2m4HYhHjReKfgcMh3hZq/0aKL8D9VJBZRjtzjrCfuQIWLy3ULSL04uRPMjA1QiCSzEYwMYZPmi8aIVyBUDnbqgxsMAwg8yBwCIqH6sQldSlQ0tjSGBR5whgFCp6Gj+CF/YEZsZ3k8cBBTW3ZdmyNQ94LsW3KM30jzy6L/QGZlsVyWm5T1rYBWIudk0WGinUq9avql70tUxyCxdAsoO3+hgNBtkAN8zYqt5NbxiGLEA1LpE4/8/Ei2s2G4uhvDuFLDiQ1TM3vaGpdbGvhf/BxxOcYAg+6g+mKFSSovnT5iY0T5TImfMdqyasassumTQwdyjNWuF/dY7YhmftJBiPwQY+Cr0U7ZxVWDiYEdrqakaeiW0u6kawcbtWw/hiqr+otUFTT6/N5hB4UZHEBHCHtQV5ytYKcSYFxKhhA8k8lErtqVAqYILrQ4xocF0TX93kxoNdgtOorSpqW68aDVEZHVc0GtvYlcosPgIGbyvrYtQ4oWEk/OXUWHQklWEa617gfkUFao4HZCrztaVfHraWw9RKxD+rMTlzmDlCkDOjzEm22Ce61ko2SIbVom/REGfzjWIX3KzGqkBIhqC1yrSJuVuyjMrtwVRyio4ZoCRvuBAH886NQZmL5xUi7IH8ol1DGzg2tCG8q9x1SptL3fqJstp1xIHnT+IIgimA5RfRpD7RBxrxrgatOOJXHGumJXNByqIgMMgCTa24eD0rS6wa+sqcl0l4taakS6tkd+pm4qKnYzlc9MD8VMkaye0kCUbwbKVhO7Xa60Vmfa6B+ZQhObAEzJ9Zg8RHm7dPZFPl8Q9YYmsaqpF9skTdIncCKgD59abmL1Qa8rJJCN9TcAcF2kRfG77YjkboawoPGS3ThAUuWCnYkgUFX8uIUxSIUwpXd6y0/HZHbDAAxRJAv6xbhkLXDIIpaiCW3aHX1lGUfSN4mHrmEGh2DnGjkNbSbuaYSGuZCqSeMQy5LeH5kJpCL4XQhiWqANkyJ493wbE1uqq+nd6/V01Url5b/90xNapcx+KbZ0FKQLIGUlaGbqyAZ5aaGKjoQWrgBLmmIpB0oQ5S/hbQxfNkJ4sYYIJFjRRJagGHzay/HN+kg5PKuEKYm3oIX9scjQRaxKrn9twEfrlkwVzaNYTVytQlQ6y/MgYINMZAhABTHzv5aDQ2nZno+H9M3XFakPHGDkafUuJVxOLvQnU7+X602mYt2j2c9zIgntBGJhA+h/DW7ZkJTYI19vIdDrAkOCHzXrtH+5lgJEFZripWTegWrLlZsKh/hhaKbVY3Z5RCUW+QpN0/R6GxwzRa1P6Sgh+xLp0CwKARcWaHP5EQd61JytDu8oXpEPkv6FZf3s2nRgQjLuTl9c7Kiton6uBIG0i60mL9qWWKQtUTSWtBQd8AZyFNGakXDUWCqkx1CsNRYq6culH36A4zHxSThV5T6e4MutmmKiRZWrehoh0qyilV9I3nQ2H75CcETNi7DQs05HA7Al/bNtWjj4/QhupfnulVt/uqJbG/7ZJUfTPXwWBrtuRtAJTVBsU+VrbjGMkYYVip/Oco9O2aeg41gyy+7qCiIA92WZWVzMXg74X2WXFgJEPbUOflvIhypKNumPtuXo0/tP48/pAR6OwbbIDBV2SACSXUHyvl1+o/6myo+Hi4f3p6fHT6eHp8+B1f1vaFM/FerxLgHJR5fFz9BxPpxer5buN/Lt82zgumAG/LRcpK+lGQ1bMolhAeWsIpDUZbrKAt4qSZucgqCJ+Dr7rdJjMCBHDqsB0hRSN/fNRYaOW7iXMs1elumjpdtCVTCIXoIw2MECGbAMqYDUZT2IN8lcTSppeYe9CSkIEmcyUMHCqBJHDkNNQoPp5mlThyiX/bQCUhAskB3TSyKB77t/7YutRzRxXkE/iiOYAW5oaltIv2mbnDa0eNQ5ujF3GxtRsKYIyhT+0hxK3iviijSJvtErIo7uafKhdQG6BchK8xXjfM2kmVhdnmooUZ0BNNsr3MRGxzSRgemEFqaSEM0EtmsjQrr2fUDQJgZtf5EvDD61kWxRw3u07L/i2JJkHqO+54XD/vYSUn/ni+2pPGj9zouEcIqXF329hPy8EOY6IV22Z40qS7nWigQftl9KI6YQKZk82/qIMRMKXZOdkUHBxdc47wXQUF0XcgLYRLpWrUmzUBpAP0G/ZjVQNrafD5zA693KQGDgQ75TXeUCM9OyYo479wZgYIpIF/ohCC8BrZKhokeaHnJh5PorkqOJ8SnD+ErhWsurPrFMGvVeRf7opC8L5oWhoJ9AMBoxho0zHES144zmM2M2ASpbvqbYvWMkFAGIi+nl2b8E/KRFVL18FiCzO1wcASU8lyFY4i3zOiapFfysLkUTJORQxOumM3CLu3rXwuNcYfTUcXZbo4cXBRQ9PGpHFtFPKWGjRMQv9Mt5mv7VJtVRPud7f1Vb9OEI+YRNO7nmO0xt1tmk8N/xvbit3MJ8T1kDB280FyF4xhQh5blkvSOIjqwvED/hFGDTR8f9DbdmLp62J5A1wV237hj2693J55iYA/jGVUkH+z1RXKc9tVwN7ojU0mAYQktNBAymanjcQfqosqydRIzCYBR1zBqbADW94unAKZv8gnwIyh9RBUPfIzS2ETOq9n9MfcobK0L+HiSEZ/siIs2svvVqpY362Pj5jhh+7aXMX1mik7txxaQ8S/KfAe3APlF619VEFwOE2vRRblZysukTLajYzpfJOKHPgMYHZB5IQ39UUPXdKgpsZUbNG4tvN2L3oq2FmXx/w0pyUnXZqKZ7JFZdaGVgI6wlsnYfTG17PJ3Jj56AdZmhdNM+rjYA4qmD/VILF/keZieCRwYfPWAPYJWPlJzrT8I/GH6cUq+D+mF6vIv8x788XzrMnnmYLLoE+85+bV8U43S+YQmxzvlIjhinF/TRX7KMhW+XODPr9Iz775g3YZm8/jpmF0J2X0oHpcZfRQ+iZnH/c/7X4/PLv6un96uvvLPho0lNIkF9IGD8bvosEDd/hdERu7VZAnbhSf5T8XX2Ub8onGCwtSYezAX55Honv3/IwWlz23OuAhvTTC1cYLIlzxRLzckGHjKUOG0vx1y8adbX28KUc6FY3GmGmlNuak5xDqYF8tItTxxfr/XQAlNZAydB10B//gHoivJRw7ZJb9e3eQjR9KD643XO2A7QgaDZE/CKTgBz7+rR/5St/P7/pVQI8b+zhhhJk8BSAbhSUtmOHxbARSM9RTBPQIz2bU2SCiVJDW0sxF4/QMzDH4B/ozT7OiL7MjjrCg4t0Jmlx82/1+ug8ax8TQf6erGK/pgSw4TEXhHchjbEecTBEbi9FpzBz+fTwOBsjX/DH10wwNMvRcM2oSeyIr7irXytT5gSis1+XTZ27ZNVo+pdpArCZMQJdjvoWVtmPhNlaO3rSsiV8b0Y2YapMSV2R+MkFlUpxEkzgT9V8Ozq7O9k++HhztHoKBzddvZ92m3UHXNdBo4tmA8H0gUTIiQFm5/m4r3Mbprqc2PPO3aPTbljjHcEt08SBsjGIJFMyMdQlvr1zJpIgBGRLafQvmHj9XxX9q5upEydhapYoKmidyVipKI6SxGXSP4C0ZIDIDv3k9WeCcQK9PiyaxOrrz2zh9NHXkPZjaHV3nM/qpSkfqnxcdqZm4uotha9WXPITu4sd2ifpIREFBZ4gZwefS4+Pq+UWzcXHfGl7c/zS8ZMkc51z+rn+nmSYr3x2TaQpOtrgbwihs+GDFSvsCtrJ/r54ZJN/oluNMtBbiTJT1dRuL+roqbZ2SFD4vRjMmDhaZAgmbwYNfFpBgY1lAAopFAJ58iYbG9Z6uZJG0F8IZ5FsTQXaNl/vc3KgkjFxgY3uXhr0/7t2VlYKgOd/QWD3xlT1T61Aa9dMo9zquJYLFBlF4NYjG3npVGPix+6+HoTtwPYoIP5q6ibeqyzlQzsnS9sn+x909uJ2uTr4f7p9K0Ci72YnKd0Ke2VQOlIxVweShZxOt+7sR0dD64WqVjEBats2RIDx/GIT+twQQr7KHeilkvbyRs5FPWP31yc6OEcIehv7UoC3bPr+Bp8104pNu5FVzrtli6PDVx/3TvZMDMxYy1XIFvEaRuTfaaMDXKrZyoc7uzOLbt3HjP1ht69v+19Vj8Ec4/bz67Zdv+m4GjBAylSErnQ/7vxwc4e21f/SRyFhDC0HeiZv5SQAmEDlcyUTUSSFE+cEsKRo0zoCxWv24/6VxEA6jNgSP5OiOrsiSaThA2weoU92J0GIWRYAsE8JpFgeDhhsHPIJdlSZ2vx0QQog3CUIyJaqnNw03zCB7c73hOI4UKgUyNVuQZlvSAmsyNzCqhUnZPcA6oSYI6dEAY9jGanrTSG8H7mCQ4d9YUUO8FRtNhZmIjUDKezH2M0RTQjllMArAMoIx8SCPGibO49n6h3H/5tPfRBBC/LDc3hRAzSB7a219ozEM7hvjCAyU2EsMuj8Ksutpv4GqMqtt/RJkn6d9MARM02AAhiYpMK4IRZyCa/iNH6aiPrqOr8Rbsf7OqCJyp9l1uaLj3SmYMZVLRwul3Tgul92NY2TMGlnUSP0EYUVzcx5GFNVVTq+kGF2nCxUnPgK8lSvnZKOChIqqpTCqgF3dGCUuwDaW6zG/LZ8urAduuiummlGQjd3CtB+6fV1e0rxJMfSBKdk7EP+M+sQBEgCzqnccu1lDitE4clP8d0g/B334t9iW58fj6KHcJKUaNXpZo1gumYYhLkKhHKUKWHM/zBTAK3Qx8UcBWJwW12ecZLSLfjlprW+8/3mjVWwlDmIfQe/KU8LpIkuC0ag49izj3XPt30NV6dgd3OgKTuGX6EeZRCqSYuyP3MGD1EuPpsgo0ZuWensf3fcbUtxH9zH949I/fj6p1JZJtdQepKCCLa8Mkgql7vw+2CLqMkE4iCZBOFIfsGdgyj4EsKLvJ4dswAiXvUBdN9kyOlgdXPOrXL8XpKBSNlr4SClCVZ3XFjC6E3STa11142CVc6ar2OEsCWJ15J/iDzCrS/yM15ouDDp38dS8Gge3/hUcZFfATl5Jkei0hNOMmrm1BlWaN6L6mwYjAJPhRlNAy039gd5GUTQa+8bh+wsm6MNX1HcP/uXCvt40stNJNRgHfpjlDXNROrHoY97qL8d7p99+axSbLZ14ZvnSAfDgrv3sKNJx79IGfYdONwIw+Nn99VSVgZM98KDrXw52pdg9xf9+wP/u7cF/18/EW9F6By85D3DqUSYehGL/t92v3w73tfErt0WDMJrk9tQ66mZTUd9oGkh+toBbYBQSPwhG43ep4zhcDu21EFUbgGHgKuq5d6neUT6mu3fpFeW/onaubvyHHnTsX9MEdGRR4o4Ufe3+C4tRGtIXHPvBwG/0p9zBIIQGQp9U5cRsw1QNEOn0i//QleIUuapdbA5SYM7DeKIXKown5fUJ40l+ccQPcaAzf3v4diCmMWAY6dyYYXe0fzD4PL5zTzdvB5MBr+31dDQKwtHQHeQn2WdKE5/cgV9u+HqI7W7gjvBDb5QEnkHOp37o/ZIEnkHQp784W2tr287Wxvo2lMrugnEQGWXOMEGVEKcHH6HUF2hmTZ2UyFC442jgu6Hu50dKPIbE8lXEu714Z3pRfHXbupLCiyL1RwJ/YBPR4MZPGiZz8RGTBFyby25Kb3CTmPfkLQhU8pl00+tgL0pi8XcUtDB5SNEHi3PuI0WgzGf4NnWkuL7t438TrBWw1Fzg8BuDcTTN7/QzlS72IF2sin3AXYsT8B2CCVWVbrU2th03G7vpbcvZetd8i0uRXkdxMMyv2FP6zWOUYjBNs2gClwZ2VfHT8JsrRponBwR99KTXMB9SpNfxwKV/Y/43TXGq4X50E4MEDjHBIJpxEF65cXCF1yXSeJRmEzc0ynyjFKPQt6+7XxpbaxtANNuNrXX6g+Zv7AM+QaMfZcbkUSJcuflEwQ9Ak97d3VongoX9zkcStYyYdeEgeYhpU9Pxwsf3L/uN0/29k/2zxpf93xvMNPzzLmtbaDr8q98XZ9yW//C3LXoTbDvwd+w+wLbddrbgEHMBaRc70HdTeAdMs2sgqbOzb+IDpIBltAe8jAuQpngf9oD0oyT4F7IHbcrXQ4BKNzF4IvqpF5HKfqDEnqi33uWY6Hjb5kesZCQt7SWH/nYgqYSeTpNxI3bTFH5bbYt4APpJNjffTw6hxMfTI1HHAKl+e3UVuJ32t93T01+PTz7+r+sIjCAS906sSrGDFPaXXFIr8wpZmZwfrw06Xp/uwY3/0CU01IVzWdRPkWvvOo7T+cal4EdVq+PAbIfdMwj+WKWnbRDHqYJ/3z38vi+NlC6nTB7SP8arE5hQry8aMSaLOrkLNGIqCO4BiMiI8+25mQsPTgjHMU3GoOEsTKKoF/oLS3M/KSzNb18PhT/2yb0CbkZPuU4SNde3VObti+lac+3d1qpOkGLLjYMv/gP8hQSyLcXR9Bcf/LP2wJMKBA5qAgl71saVim4Cv4G/rbZShyhI3CAUe5ihjWt+6mcN9ZsfzkCYbwu0GCXi/Vt2fXC15wo+ItH6uyPcLEuCPkJYM4eBPkg5F6XdZTBdDPzxONU1UsMckYRAhnmC6G2LG8flaCtQlLJ6EXiMvC/2FcJuRvGD2O6KdWdT9IMsXYXvyJ/5oZ8Eg7xXaq5XKWUVZxm4XWBHmMuhtcudgnK+6groQIqrb79+lPQD/6BzSYqrs+Mv+0dSXH3Z/13Uu1K0ZQFrOY3dAQgxSA5EPg9S/L779ZDes1kKiOzofZYO3LFLIg2IkcfQyLS/UNqfReCMkflYZ0cU5oRaWzYvICXBHlJtFK+5SACMkorMAXVNAf15EWrGGaZXvTLM01+9M4qHPwlx0Hs1gIP43baztfbT220KcBJ4hM2GsmPPR588YDRFGkZ3w7F7g2SOmzMJBjcp3la6QZ28nJlw40CzPVKQqs8di8aRwaAQv8rXwRtmUSiRnFot/KS2lRJMRUM6IhRl2W+k1VI/dCdbetcqTtYlTlX3MYrTK//hb3AqMsdr3n7rjd/wf+rh4SZZMHQRhE238bdPSTQSu/kX8/XzZS8Wb8W7n23FwPmJjwi63Pxg8veJJ96KzZ+x+gzlPswXqAZ2VWqBBdo92z07W4eHyHvkmomhd72FdxVx9bsfiZtK3IW31db69hbS3Pb//vfWequxvoHX9GAc/dNNiou+R2llqcXe4fHfdk9Ogb1516SyweDmOpqmPnN4xGnsQfJnSGYGDwZUmPGNfgumY/0992DqDcfgpkaOWo2Bq2tSn8QxfhJ7u1zFbctpGmxTa+Od5ptcL+r7ixMEqUvenfF7v4EkjMXHQd/tu4uPR0pXY1IPH3pFHp7tHoi3Yg3nBUgZfDtLj0FOVUSqelF4GaaDq1X/PrtaTQdQy9WqqusK3rXCcQeDK/XC9aI4Hhv80Uf6XaAfL3bizAGGdF0aoi0vdu7vHc6FdT2ELpgG+sXdr1KLdWbNQbPlbK1twFlDZOS76QNwu4Xi+276AAwvqEq96UDLrkA6YWyf/f/Z/bK6/z9n8HjaxDcaPOz6IK9QNX3iBBHjm7V4AO3v7n5d3d/d3YNt0my+pV1o8Pv1rdZmo/VOHblxDMfk4xYtP3Z/OH6A1x0tl250/OAEka5kGLWueCKHk5Z7tTqctBL479qVmLgDN4kimsth4k58fizquiDN4QejrjGIGlMgvHc06vEUhNF37m2Jdf+UfzDFQgY3TxP56fDX0/29L1dn+6dnjVX+1dDkAl464+L6YlJxcTGJBEir/APlSjh0vPYTd+iGbi6Rod8C97EhOBxc2XLpgTwapy58J2mhQQz+w9+Sg39GgXrpkze+8YL6zP75+XUULj/3YzdzVlM348c8UuxaE5f82k+im6lZMSborkhxuyZIPyXqn0++fG/s7gKBvi8LIKJkVC2EiJKRG/KrpjDHwBFFySiXSQThMHEH5e1zoFILhYNBlJ9VARz1G2sLh93Gmggqb4G0kW5ka1OvsUp/uUOiPyWy+Odd1mAvoTa7CzXIj98TC0/B//lt/AVOJWQqWKHKt6wlrYl7PwnwdTHww1RJn766918hyBGn8qpvvdu+2lr7eftqMrmhsnE/ule7QE3IV0xVW0BNSHrjUKMdEd84+nmo/KMHHISPFDGTYJBEaTTMGpnvTlJDhPtVfRFn8GVRXFwpIeaP/TWU44b+XSPxwciWBnvk34kT+E3MWU7lRye7Xxq2UrT4SabTDw4aNgVYgEeBSQ5HEUfOy0AAUJCkh1mI+xNZhGiQRfE0VZoIQ2VGH8RHutYN/uXbAVDB2jsxjQEHBWMfLGrGlB4uvQ6GWYN1RtQ3VFFCMg1UL821u7b57t/66Ij9JB6DwYnZrW860ehSHI/vSUWH5cYuCOyKx/M3SCzfBZwndUOvH90/eqAjiGJ4dDzml1BjazoNvG2uOfQzeBD4ZsWhn51CmrHzlIjOkCHpJ7Oox1jFVXYTXknBP1Bwnf+M71CMFAN7OCju9G+UZo4/nBqi0ul4OgmKJTCpPPp4Oi7qasAtcVK80wGl86spu0+8CZ7uPyHvkkz7DyN/UmQIT6b9h1/8SWqW4nxXpEdVuqGBC3AHxbvvlBMLx1h205im+Qqn+A7sj6fFzn5I/NtIrIpT/dnowj38E/QbW+80F/humyvLDNb9FH8SZbrGEtZTSMd55gOQOCTz2C5k1W8IbCPLxgD1kRntQNJXQIeB8HKsrZOVN1Ve8eTKJcHj5CpWf6RudkXKB5R3BnFcmlFMKswn5aKrepV/4CVe1N39MUU4iOJOOsXUEjFBZ4ni88vjj6abga4u/aM5SOGP/V28FOk5kN1hPJZGSWx3RsliVfyGvFdRjFdfWxO7b1LxVrxvNlpNqugh9lFubI75jBPz6dSkNEQ1OT2uHtzQ8++N4+V3TDBeInzm/e+/H6HGqkGvkDSaJgM4WOPrhenJP5U3XDrCpvWbd6tFz5ArELSMo4E7Ls4/IBrCxaYZMPot0BejAYu3cKKlY2DfW+vNRoummVW5Sm5E8qlclasEVJSeivoVFbjiD92t9bVtm0z1SEjBwkFwgrsJ/jB0hJQAZiGrhoR+5E8KQtz6h+9HHw/3QZcAEB5nJwcfTn8/vbraO/7a3cKTYbvN/y42a5gwoR1NldF58ZMKia3NyfOfps8tmNzUOZxC4GXX3a9udu1M3Pu64zhsY1U0l3rnlKyT0PsIvfACTyOQS4TV6f5YDT2Bdl4BwJd6+6FXxy7Zc0hesAE6h4yXOzuWlYcCOLeWmzFTH7SFstgiO0BpWdLai2KgAQpBk0HoOzA9ZREWKnCYmdIYOf0H0duiKsEK88vB0cftHuj2lUdQStIpnAbAnSHYmR6eFz2wiQUXH1AgA5gJ941DhbnhgzK8o8DOXpDe2GB2DFKyMEJXEzTFJpU5ZQojtLhzBDl6cEiTVPRUL8URj6Ke2tRjVMX44tCWguTAPYncGcXMRfLrYGANXj0SgGbA5RkxVdmMCu7QVPTMeqU4oo82VowYeemdy0EuUiWfv47u0g4CCom1pmC3qpQdTVOOosyBqes96ikO/Qi70bMdWkVlPW/JN0JwwDJBiHhiZuFqt3mgUij3LQikdT6zbjB0mEDtFQbeisbTSYgpSNHW/HL+Rlom6lSOIId5RQtfBBg0Fn/DJyoMYtvvYYAixTxiXipBPnmNvdX/43g4noqyFYTxNOtQv1ILsZA8T+H7aYF+GrshCExu/cQd85S/wTn55E6CMdA2KiKBVA3TOFCr7X+Vgi3npPj2y7cOw+EYxnEFwzg4jmAxy1ZuWRSBwgKvDyh064delF9fu7+eSkFWSvjvodundncPpNC2b1AxWqFIQZYXUpAhgxRhPJGC5bpS5PJWKQpSUuJclEkfkk805NvAd29Scfv+DUjsyDaePHPVFLmC+WAw7gd4q7Qj+KT+fnZw9AvjrkFcL7PGAHGleH7xQvOHGUIoSvG3X89gmekqh171y8o9abDHQWhJi95Pbq4kixJTR6YMhUpWB1JUa6ksadVNPVVRR8X6KdBLlZRNkKcjcjWVLQVolbSSSVpKwSRZs1NS7LCIWoondTD8ckUdFYf/A+MoqIrVJgV9SN3UQZQUGqjCKCguJOlOoK9/RntiO+oFnwSj60wrhC4uQikuLjJpyTcXFxgI8+LC4jiRpML7f377TaA4AMNpJj6HiMqiyKFtecThGNX9wQMCTDPwqiAbTOK2+VVJ3n0BgNqdft5trG2+U2JJ7cqCT6BwkE2JJ4+SfO7TaZJAFyhgpRTfvx98TKUAw5vdkyNQB2FYUjhcEoryV2cOHLY6SYtSW7KlA4fLDBnnFGdZ5lpjLdhPRf3133cBV3X2992TOezuKHUYiBNcyy+liivoIB4/6GLhfr1GVNVU0iG1YFME+jkvCF10oI/QF5h2hQdqHNhYw8AHDLhf4ZSkKxi25xgibiPSGXrJpITUCuq9uyBMHXEEsHbAhIcCYvwi5Zi3f5TkXLXnZtNJm1x91J0PVwz4/7tBaMAzvoEg2326o3rUmbr2NHmOM2JjeknRioMogfc/gMIlWmtFsdbxQrfbPfCtxkaQztAbFOYlhbh/6ZR4ZgjyjvJtFRteMRwUkIOI0u5Yhfsu92ppM6PECrnvZ58a70uB1luy2WzC/xlCDyNIoeVcFsVpqWJBXkQ2qV3NuIEQfBCjLYvh2B1J4SajKZwECBA4dkdiFNyCkfZdMEDtnHVpmP4vekz+JKtnvehMsClPz04O9s5kzjGbNuwVHpH04XmHyJ9eAv1d6ttCkZLzgumemtvY556UPKanfBlpuF3wrQHd/kfUfSbo+9x4b8nZ0M3cMXj7kmPSh+OvaPHfyedHOTJSiuHH+GNOiNTzKlclgm4iXxpwhKEoNl4AfpvEIgHePf7VpeE4pMJltCUGtV/mRPRT7kRUIG2M4ksE3lFMOvG5uNXxaUY4bwA1Oza9qcobO3fWsOvYTx2mkIo6ih/VCE4758trq3QIAUD/QlX2Zftcu9i8KMzg5rIwgzDeNlcPf0vVRrvU5tORBzc58mBeTyHiIGxZjVBZ+chd+CpnOkk/dQspy8Di3xX8uTYLaF2lE+GdLNRIp4FOqjgQ9LcXeaq/+zOI8NTrF/g904CegI5/OSK8ka98wLx76oApzJ46K3Tifw8tW1f5fwYv+wSRfnIX5zuCWC314aJHTzaI1p2D2prOyMXAWAq2VYxAmIjesQVcVtEHK/06I+RqOFlGXg3gcTP28f42oObhpKpF0wQNcuCtM4raogRDLJ6AIUbkYgVKDeU0UnWNEkeR4sfhK8a9pxVgNgvOVHgQQTX46lLoyOQ+7YhPxPKpAdXUgAiZmCJScfhlY+Yg6Dm8tui1PHHEN+2QqHBcy8C+tSKwr4THm9qt4ogr5wQfI+KaqMZ/ChZXxcoq4+JK+ERDqwDJ1dSowHJJdPH/L0Dc/BRYcLHdfCkk7vPIqsvhcJ8D0v0vIuXK/wTolvEuK/AzET0TsafKGJf27EcAawmLCu6vtoENyw3PS7iqi7i7SwB29fq+DGKXAGqxpMKh5R1itTmVSxQAbHOIWuquRhBlUMsSRKdOV9CiObDoykrdaP3x8RU8RdPjaZJS5+GjbatcXA3JbQvIoibWayGX1OiiizP2xOD1GWIxMb9wVbFOvYglSGJExzU2hYk7vBTrN3YUkG++AM9i/1KhHGHII1TEZYC/lP1VoY2VFQbNVZOjdlIpluYie/VyzNx3L8PMtdsvxev977ctl6MIS4AafqLeJRi+9gK6K01/cXFk7JT2VnE5Hh9zwtC0Wtg/BIosqZRt79SNuGVlMGCgTOoOAO5VYNPadnuhQ1Sz8bOKiJah4qraquF731WHUCzBa881vqraOo+PlUF+FwAM3v0ATC4+St3MP/S9kZ/QY1KC/oLBwsHzwu0e7n/8Zf/k6nTv8/7X3dNz+H4p6bkLW18912D7Yw0FvNCL6af9T58se2VFv0rpuAHWDV7yEwtppt3S8EOWS+9kZK1IQoV8BAVjSbV8rEOhGjFoHbC31tyWqxcJw33Qy3hJs4NkPFxsd+8EOKe9k8NPxHf5oZeqRmAtSORJoWYOP1lzxnBFSF4aeY57RuPGo8mAcE0uwp3VkYTl4J3SxeIMutBDVAxMP29evup2v+6efNk/2VhZoekujIFYq4VRIPKqFw1QuqXgS8CQN2epYWyvZ1z3vJdjMitEjQ07B3kkInAy0FHYj48VHbkmgdxLeoKhkfCxwEI86/XMbGBuEXufsjB1CEw+dg56SVMFq4K0BbNV2aHQvyPlG3aIx0aykHyxFzsHEUw4OomqYa6CoAPhdSEJ48mkx8M6dsaWaOmCAq8Tf7R/H9d7/9BDijGO9LxRv7jwZhtzuy0uLk57VCbwUw7qjtwPokqqyxPfQWt4gwIG5QdEneAGncF1MPYSFdIZuoT92s3q1EtJpWkTIjfHCXA8wJGqlmtlhT94fozwqGvMWsNCKLJEgjBrVNX7oWcbVHvevDSI/y9/uUj/Wqb99O1f3l6kf6XrOkdLxAl0IOxPnWgMkWUm9qxiYcnKqEBvObW9npFKp977y18ASxjpqWdrMGc3FGSWxOXbvLMvKH9pzbY2WFuy3RZbr2cKmn/sp2kUptaOhfWDC04S9cf+xJpvX/SASAsrqtkQlToLp5O+n7Qn561L6v8w8Mde2gYK+urGc0UcNG4uVgxg8Eol6/vSWGG4pOChbNm2Iqcg8ydATJyrSED9yHsoLDbk1nnOm5c7tO47O/iBaKCYp/BLRZBvXe4AjXAxpBZe8mF39R91RlC/5H/F5V937PZF+te681f79WpK9AB9szvDlZVXPGCHJsu5dtP68Lx1aa+slL6kfoZf5PB87ZJbtOdzxoGNQZzRbUpCwz2+gT99P+zy5OdPOgxvQgvB+8xF3UyXqYRbY2TcYXf7Vd1XifAgHdpgTQLxCqicgUG8o/rx9m278m4iIsfK+ATznTKll4j19cx3iLDm2FMIkq1aBoOYYXe7d9FriNez4bwNiKYM8y0FwnHaOAs4q6oee+eJvlGWP9O5IBUoNcDw3GCOD4e8m6krCbsB86e7Mbc7gv4kA+OQtZ1QS29ut7FEapSQ1B86t6Ob1kb3VRNOlPIGZg4HDc26hbVj6zPLZjIpf1UYzVT2Vbd7GwWeaK6svDrc/bB/uEbsB32F5x11oiWfmFDK/CcmtC2oswod9xxthL0g8UHvdik5wY3jBB5/l8DfnOObGaB74iiFtLHb98e9ua0GXBgSwidenZ7tnn0/5ZFhppeOjPGx/8zIsKg+vQcAaC9FOgW9qe+R4dRhYwucSiMgiSxAo5Stu+uHbRjNHMR6MwO7e9k6Lgxa4UT+Xx426u+R3i96EUTx9DOfx4dXjSmy8r3S8E44GWPL05/mEFf/gSxJ48KbrfF/L/o6hAXlf+FYMd7Onxmp6qLhjgnWRPXff//998bXr42PH21cR+jDyoo6s9++5dN8GmbdCo5wp8DvNVpF/q+D5ba5WwM3XvJAQMiegRvzwPL8b1vm8LC2uULzAsMA5G7/rQc+cOM52dEM3LjNVIoKbgCJFtHYU/dMT/GaZPu7VP/3U0H/x0yhGoO+wdAAhKuyK0fIRqc8vtLCuXAYYzyiufb0Jm6JGofnlq16HCNzPGNGBs+VBLpbVzed5mmYB99sqqPGzK0WuJx7rWlLohlg2mZgtuXzuR/8CzjaYv6dVrPdlBP3vt1qziVkUWXKS7/TbLeMnDRZeQP407y4zYrnShfKXCrGHKi7sm93t12czEafLqJ86zyRZ4Yv8TZXlrfJz+x2HyxufK9OP6WF/9ZTGy4p7G4WZe74FP6s43JA1AV4DGjdqqpBJWjQeaoF3tCx77XPLwtg2yXSk0VRgOQnpKSLTxYuC1k6RUnVqSQOV2MUORRDq+PKrKosDcryhN6z1Ltn7BsMDSXh+Ck9pO6Twm/uFIfZnTHT0KZHRdv6izhkNkLSyda2Di3FyZ9bYCtkSYvyWNL69RqsvZmtkOrmuZRwJKw1gfYgQnNQbOFUpeVtnBptnD5M4iyapGhyHLL98afg3pLW/i1YLmFT+hbgxjab87lata6FcTxJOdegyW+L2xZE8bR4SburF+f1Ak/xWGAoHou8hH1xuVqkAuD16ep+LN/ceAFd9J2/Puq7++IU2f8y6XRX/5Hffxenq0q/rxeuSr1f/ghW7GAq+HdKDzhafDlRqnLaBMBMmNudUlQjNPJAjUQOhuveVduXYOAE906ZZRRwYtecr7u/XX083vv+FTTXH34/2z9dilT7Pof310YmucWUtghbXrOTRYfgK+ErtYEfNr6fghQdNTC9Ule7T8UaeF9h8YIouRBpga1n766jsSFuUfNm6Xa0uOmJuDvvi9GFdG3wNkY7OVccfT8kqWHdJUsf8ALA6j3//nhYb+KDgrqlzG56Nlr88HkO8tc1ZfGTuHfP2fsYoy90qsrsZxCFt+B5GGDYW5JxEnxBloD1z1xTVZkqSa/HgbGw5T3kf24dvjLMYC5wv4MYACjCshXjQ+PrvZ6d3zrYq50eBKga+/M29VIKvEogvKKDf81XW81mr51nC0LO+HqW92EO+fUtOPHzPnR1H3ast1bbsuYsURbq+lrSJBgeBmk69QHvKa2r6ik4zbi73cPfbXjkgjqhh1cd/GS8WmYI6rcO3YVYrn5+I+NLu7vdez27YYUENQl/Ttz7eelZvNALfZHnz/6hnmy+QCFui+ol59f9dBzn1uF8mMnrbvfUxSsWDKU8CK1xWZDfl0Oq+fdBCjGkv/gPGKOY4KCJJ0RSgSgjHHSpAAssOLaALkhlbDq2gBM7CME76SSKOOjaja21IRACxPW8+o3ylYFmKmwk3ysGNghvgzToj/NQEnwy5Ryu620WwcNbJbXGTxJ3ZuF4LrIUaxXWU+rb8waV75+PMAHIs5jSWRjXQmH9ySivOrOc76hikbQBFSnZrhRxlwJcrL0gwAVOcwWX5HoV4S1azZfHt/jpSZMtWLcfNwk1F1oZeqm058Jb4OWyGN/iJSakLdl63jpM9UNs8T56ZA7xUXNy2wtBLrBThbgWYPBtxoBTdwdKx9IM9SB8YtZzS/hVbpNZNohsUePmjSShe5In2mSohdZe5DaxBT3cXnXcYJU6gbIUtgrCDte0Nbq6tPFunQBIQsk0u0OqMwJb+nD8VSgX1zjjABghyOdtp1bbx70l6mhUvmZLZfjWFjroCQY2yP2HJMjpxSm7Wn6mXBc95dyUq4tq/BinVLB1Y2UO1HDq3vpe+6In6q4KExGF6BRHgeLJPcAcv9ISpJk7idMa2ia5Cv499zzjwMBSxfggrSUYocex7yJqHJqWQ+HcOopOFBxfrU7+ASgruOjxWQOx5cHpDOVBd/543KCSiKNFoQg4p+4Jxrg3R1IrjWQYgNtMkNlgRqj0cGhJmPipP+mjl6EakK6WLPmCrF0T1Me19bb62ODMbWH95S/iE4WQwicCBBJM21Yu4VHVqXZBSkEUftuqCSQS1McsVAJLnQrdkBd44iGagpNbuLTETu0zNYNmeYFymaPXHyzO57Ovh9oejeTLUab6ljqC9OKpSYxIWDXOUkllCBTjDq6pWxc9PVY3paTDonIJX3zbF71anXexjX5AkPO0mJNVTdtAv3p743YC0inaMuY0gBsPxYjKrg86rd05HHEGPqbIh9XJIZz9QGrIPb1hF0Mt3QpAG38fTFxHbUPBDBgvbipam1KksNXEptQE2mqKOsSEqRl0LNk3UEmKbKkikEFunEXcjHASDsByz5aAfRKk1AznqaEEe4ywj2BFcZr5cf4VSBfnAZ2NYJ8r61T0EUG3Gy64S8S5SYapeKbUIF2kmR+LFML5WB6GjgPzUTaitNG3CNkobBOD9CBn1lHqZLwHEGFRCoxnqHDFW81a/aK3hX2AFeaebYvGNgSeAdv2bfG/4M9bHDMsPRKHLgIEi6abLBcm+nPD2kVvl49eOO9IzCRAHAbD0yf4ZpN9PKUGHdiUgplSyMkjiKEH0TSt8flsq82h1p4EE2KzKVncLtaaUmi5nWg1uXWYIrcPx+RakxsH0B91hUmxttlEjMmcwvO+tZpOrfaReweaxbQtwAwbF4hBDtV6pSrWkuq7ulvY9/gaReygUgrAuLk2cBO0Z0Y6x9hL4wjd10Bzdn5/CXOLc98Q541LsQVtbCMRtDaEZuN5GWzaVuVpUx5WoX9H7sjI03UKN44gvkEWAiflIa2cWu14msUYzmjr08Hh/nbp/XYEbyiyAVbf9cPtaNkLjArJGoZvsvh9Ra7XbbEFjxwgT5YPb1tK4m3x6vNWyH2hFwrXyoXZ67lJh2vO+8DRheIC8k+18plFE2Li8VQlTg14SgEWVKL8/EZzM7Q7bpBDJYY4QrN2N3Mln4nAaCUEUpM6NXb15jt3RgwnDIseA+TgDQNidGLAN6JhWfNLKSycTEvNi9Wuzawt+HPbaouZ+go4TcB3Fh3HyYdRvyPb4tzaQs09MF/b1uXcATcBcBiCg6QjMveGXPXhNusQimYYQUAnp8b22k0WP2ihL3vp2TXlhmdSQ9ohPRo75hF3AQzSrZ/AzvWI/ZMgZJGKpJTLnmH+zZWvQ2/S6eDa5DfRkxoOw3oyBYQasfbOrjbwRn1tOZjSmoMGMV/AQg0Nsw3W/bx5aaP5ardUBPbA1fEntlsDUkFxXNfwYsKBUZwkjGSlM62sGLnwk9KhkW1uOeRVq7kY8wqf1hI9LvEBrZy1wFxuWNdNkZ0s2pKpV7gpWcSO6Se40mbzscLabGUWguVN/ZHrbaIckoJGwVVFsahkXkGHOqhMopVZRbVBNgUYzhWso+hHGkUDQxj7KFImLE/I/Hb7AC4EIaQEC6LAYIADtRsvl7YZP0090EiQSbM6ipYNR1ZPJx3SXbCm2eVQgBTBCyVBLOfyR9Oxm9gdygymrDiPdcM4n8rS2Ckbm+Iv6Q7bq9x2y93aUcNivosGJmcTcPHShLRDYlgw9I6izJJhdPc1bX8EKUgY3UEgY+ihLMuO2kzeueE5DeEpGdPcbpdMSKlHuMLyOvA8PzQ2cS4vwRk8UD9ZjVltPWlrwdU1Cq6wUm2puGnbhmDO1G/qxljFeb2gm77GsLbfgLtFmmKwDfoAf87Vk4kORXj+KJ0nRolXgtRme+2HXCN/WuIaeWs4PEpoYdHr8Sf2eqwWDxfK5n6QKAvrspINzKlX87CSjQGIQaYYLItCeKG0Kc9wxRnqtgQhz54Kb7aYQ2labFsaTSV+7AZJqXpKLFdJqeVqphTfr1Ae08rFMbFcmuSA/AYp1cKpa+WKOH1JVXwUlOtSJ0S5Lk6vrqyfBP6wVBOmLfQJU6srMRYTzpvlK8mSvmXLCJ+fa2Fp5WtPVFxZpweoiWW6oMRyVZS6pJokGJZ7hWkLHcLU6koMF1ujGu2fWqyn5DVcrMmIaGzUxKnlmkqxnYs15UgAhX0DiYv7xoTrKlZT8B82d1C4ZHgLbtHF+kyJulGdFsKXqyurYW173uE/HYhi0Q287jZWfR54l3W7U/t/AQ==", {
+    module.exports = __shChunk("cold", "zL3rdts4sjD6e+cpaLY/hYiga5K+UKa0HUfp9u4kzrbdvWdGUixahCy2KVJDUr6MpF77Hb7zDOfB9pOcVVUACVKSk+7+zjqnZ01M4VooFAqFQlXhzo2Nq6tJLNxUOGfXv4lJWqdfnTvM8sT0UxwtVJ4npn4oIEXE6aMscyPSs/sQEt+KZKKK5qlQFHJif5FG8Valj+5cJLtrYVZe4VMcpdHZVCuLKenjQpxN+dXVzE1kZVVkofLreZ4GuUjmjjUNeSwSLuKYOd3pMpykfhRabOVPLUhLZ3F0b4g4HjRHnTR+XMUiXcahMQ0rFSsWiWM1+TQcbI3ImoZs0ByNmDUNnSZj0Mlm4qaTmSXYKmvVGYgRF5uNhGgSzedR+B8XjjW55vPIK4KkdT+PvPXaavLJ9Y6uJ9eya2seec5KPCyiOE3s1WbD6vIHNg7/qIQybFCzqUFGxRwrdeMbkXI3CJjTXU2j2IL80J0Lww8NSM6oRpWFTL66EantBsEAfo24CJdzEbvXgbAPmhu24TD2xSNUSxwrjfg0juZcPEzEIuWeSCbQmz+1ILlSgSmNpgb8cBwzwsk21+tiskKcyQDKQKTGrXg0oqmxY67iaM7YgU5C9YkbBADIrXhklcqteDxwHIKnUtGGiAVodBbMVhzNB7fisThCC0bglJcKdovts/UaStTzOhvWkTOdRmoK0qh/8cGBOeV+8jHyxIfIE5yQzJyuRLczj7wDJ1wGQU8tbUtfPlCfMXtVQLmVN7heHyBxwb91WCMfIm8ZiN7WtJqemLrLIDX56s4NlsIGwErzasuy2CeHIZwoCgcC6+og5B2sNtzMe87ahwaxJcRHLP659GNxNZmJye0i8sP0CkjLyReRtTKTmRsLO4knjWQyE3O3kZeuQel6mpiWXAFtaHsZiDZbyQ+1NpyrK2zIs8ynm2KbzT7gkr2ApVEstMaSPwfTrla2wFnE/h2w+idBkYX+AhhaCxkI2jRNAuGGy8WVamK16Sj+Yu0vxlcnP/VPfv50dvrx8urnfv8TrrdSGsdKJ1kj78U0je5EnGDhfZl8ES9DkWdQ6XLihnUUSzHKeVYcRSm/FWLBVsBpAj9JX8LW4M8BeJ0O6pCnVWVYl/FkGd/5d1GcOKG4Ny5EamEj9STwJ8Jq8tJIWX3uLizhdEUdqI+xTtZA3fU8C2HpACyeCEQqPGcw6ihGKIANYvPMn1oHVl515iaWbBF4EtasByK8SWddhwCiX7UyPLQ95UMOI09cTZP6Mgz88PbiMZwwS89auOmsLllI/bfID63d6NK+3/qxwpYaNVcwLpbJTEFOe9lqs7vBeP6fS1+k5+JmGbjx/0mgxnVPBP6diIVXO1yJeiKSxI/CzZixjeTmEtxNRkn7aJKaRGLy/Nj5A2B0/OlXQX2RuqmQdQ5gG701GUE5GCHhuAhh4gxgM0tjn4Qd2a5a40ATn+ibWZ4fs/rUD1IRA2lugYAcuq5RzsfjD/16KpLUElAPyFin0UG9Xpddq2YfnO5DPY4C4TiOmc4XJuNfKDQJXH9ushEhM0lRiktSZ5tUgyR1U6JUUQdSUJQ0icLUD5diA6slSes+4E9M0ih+tBiJiqXuKhUs9s4PhMXY7pWRrwvqjT9NiZ4fc4UlLueGyH6sTWwDCA8KbWxjsUyNa3dya6QzYQBRAcG5oeGHqYjj5SIVnsaXjZnrGQi98MbZGvryopao+jqQvDhaLIRnQBIQw8YIxDQ1rh/3w5XDskFoFIGgzBlNt4GLhet5fkzQAUnSzM+dxuehtkKtepUdNuriQUwsZBudeaVy8Edodny4mg9ao0197o3Zej2vVPZwHOF6PwnX+xKvgRkutMlbzHFQltvb9B9iZtAB8c2NwqnkS3LyNrBVF9G5RZV8N4p2QFfiFeUtjPuhX2hG7vgOnsxAMtkh2NRkIRRP2MpcJsJI0tifpGanCLgjpR7LhAR7mphsayyOlKqtYlnIMgH7e8ZarlbOt3bXTZ6olxTq5IJasbxMp7IldDqvy+KeiGOQJ/ZIe5T7p8S8vOqWiOnGk5l/9wURUxb6CyKm1sIWCFPXDxCnTwORFfsLYBTa2Ba33XT2Bbkfi/wVUVvV3+58eR34yewL3VOhvwJA3sIWCLGYgCzzNAiy0F8AQWtBA2Hh+vHOI0Yxi6/oN4r89KkL+pLO+mEaP/6Xn87ePKYiQT6KO+Un2PlWajdK+DVko4CBv7dljPb27qSElrCdSUyKuo/PT346/bWvbTlhmzHqZV/bIHJQ4zmEktkTr1csHyGsT/3Qw65xFAunzCHbO3aQNuMF+UlypTYJUG/8G2YtUAxNUrl9rdcHmjy0XidpHSWIA8dphfgz8f8lDhznjX9zGqYWjlCeNJiUSg9amv7ti4NfsLr459INEmqriIKD1mbDchk8ce/EqQe6L4kakk3k0Uv+CNwkPQ098XA2tcy6yaotVo/FInAnwmp8ttL5Yo0IZ7UGN022cZPHcGJkfYDgc0zTeinmi8SCOebThUY9f4BuoPIuwlFLQRHOZf/Dp5xwCjgYjDbQc7RM9ZOhFKoIIPZ1NIEjQbHia8ji62iiUjmwVILjOO1QF4DUKLXF6YsEludpGBFyODQdRkzSEDTB1mtrB151UXbBuHvv+mleLGfw2RezpgtuShhq7jQVcS0V80UNpthkPFqmUgaW8OVSr5sxFAP0XiT7ztxgWvOiUBjWIU7/hmkHxmiZlkmJuBSpHBQBaWe1uZi/LZwYaY+Yi3kUP2qnVYBkq5QETyu2CNwQ1Afb6Jc52ekPy4Oa3J9aMu/Ace4i3zOaUo8Oqg3ZipQhzsV0mQgPZGlZBw9zj3io2Bh5aizcJAo3tuGnxiwKvMRwDUlhGdXCOWcmgoWIjetlaviJEUap4Rpw+IB6gO+OMY/u8Jd77z5yqAMoTePHMelLrh+BIneM9yaOlos3mMusHegQoeeHN+c4O0qtk51nBwADMGOOWpRRNJUd0fxB7hPr7NpNBAqWqhXGF7GY+g/7JvAT5p5NGdZgfLKMYxGmp2G0Y2B+GKmS1PbUD/1kJrySKio/2YvCEbxSyZs/2D6vlLqR50XHcfJapM0iPswY7a2Js79XeaavJ7ChWy6/Bv33k5zHpV579Xnqz8WHpNdrhuzo6TrXu+r0ai27laspEBKgPYKZZhO/n8Q1lqDmYblkFQh7TCkcirqcffOVnxF38Lecu+V98nyq/xy/iwWKXiZj/KvAU+Nj2ekd+Z9+ev8app41w77AyL9mxwII2J9FwDKUcJqs8wVYtKn+k51hC2p7KapZDldSsRJHQSA8UveUVCmwrDrIGxexH8WZJshPDLkCDffG9cMx62SKLjlFRZ3fH5oiIF3FR1CtLKUsEpJYpWJR+0q73FyviaWBLvKn449vz969Mxlb/f8Cu2oghiuxqXZ0XbPmp4YUCL3DFQ1u0Bz1xoYlEeYZbqIEgIZWZMPGtmluyvi/n4lYOHlDvd2HkRztkp9QPbXzVioWJWisTp7ZAIunYRpJubTAIbBVmpA/i9hshehM4v/DSbwVi3THMijMCaJqM2YbxadAsstuS/bugFLFCIWfZPtQIOf6qniZ6aPUTXMkPCcv9WVWu4sXxXNCctY3ByY8kfepf13eLWA7A7u3c/Fg9sRFMdbKdcEImhR97byiJjYvw6xlFCLV5FmFysTlosDL8pPUfczY3JhtNgVo6/U6jn//6Yx1vkblXDqdkQTOWGmy3vaP3169Pzv5WZ7I4MSky0lbM/aFXYy6kSevVSwmyziB48ZBk+cTrPS8OwUJxVAeJiJREmu3yVZ/lCiuxTSKRQ1vRU2SovFbPzUonQZmZBwHD7IdKlwv3Tc2K5XiSs7OU1QeDge7Km6QAmZu6EXTqZUwI40MuA5F4gjFvUhS43C1R9UCmtTNuETV9Xpd9nTvxqEf3iTsy4rz9pa2OUuhs08JM1vYLkumBUG/xMtLM0uqdToo7lCnU8aXVejtr9Ght79WiZ6po4s6bUouqL9zJXKxqEwvlNW1vcXSWc4u1Xr7ad26jurtkpBaLJcpW0slKb1QNteKFsvKdCy70XWQMze8OZtagR/Kw2LgXovAeX/8pv+erq8wC3YUzJH6Mio2aI7ksuiQTBcs56Fzcvb+lw8fS5Upr1Khv3nFI+f7ZqOtWi3n0pl5GQQidd788v59/1JvVlai/B79yevafuiJMFWD027F5VaYYAYPxUOK16zwkUk26zX8rKexP7fgkGGauaYQgXIT4RR74G6ap2CrCkI37UL53gGUwzb7oWexugg9lHAt0zaZ7ULvUK5S0WelnIgtO47jppXKgUQK8XzIyId5H7uLn0SwsFLxkLb5ve+lM+f7prIhCUXSdjCrniwCP7XGz8aoX9I1dr7T7PhHVFhNiV+t5m04lDfwR72eaSKVwBDV3GKnbJVprWjeCoIojMrRx8sny9ShVnStqGHSEBhawgBcU2uyTI+wbq21XmMVZdAyWaasMHmkbQTcOB/g6nLuPgDnHZjc5GbH5GbDHKGeYOJ0tzqfUNe1FmOsg410sdseQOBgAkHVYnYGva9BnnUJteQ42EaOoLkfQYV0fXBVNMHJSYn2RVji0yC6d7TixcIWQ3rPpq3aGtHq3F4ShLKbYCkc1a5GsA2TVSqNz4Phfb02qg4bjZwGsaOL1I1Ti7GeadqmYXa0Dp3x4co0TFBwCze1ikuGbQ5XqrvN4Qq63xyuys1uxhsRJEKSMRLwRFh+tcWbvNg6ILzQ5ljXfpKsA5Sfrxvh+elbP0ndcCJQ+0N2Ms5xHLuPdTCrtFaSw7iS0KutDbeuuM+c7o5S14VSbf4bc7q+4zjN3m/2b/jXt5uacYrvtDr+kePqC07l/ea0Or8dOarJzm9qMcbRveMN/BEcq+7gq9Ya8UmUpI6L38BFBr/VWqNe02514uh+8NtIrgQ/tKDS4LdRtcUxp9aCT0qEb2iHcb/bqlR+g38KTbZHlNDO+wDr5VIP9Jt7WBBrVVua5dJAjXY0UGMb5VMSCheUQtZ9FHtcuz24dyClnkbvo3sRn7iJsHCzudcZtgHnnw4xrLmf5iC9zJdliz6nQRTF1r0EoPGSwX2YSFI8QuGXIgyn1Wg+da/hqXIFarrnZMypw8s6quyR3kGlYlHPYP1Q6FkVz5AHuZlmVC965OCIe5Bm32eWdi97pdu5sF0EqZ7AKqOFfs9YrwdN2/APSqIoG3Da5TltQFwtYpINQU1ekAwhYZdEiE05jc/WMHnBrGXi3oi1ePBT/MeYRJ5I1knq+SH8Gy1T+CPieC0e3PkiEOpvso4WKCmv70R8naxv/SAwkns/ncyYbRlVZvWc4QVrSKCzDocXVs+uv+gNL1iPWcaqzTdZURpYVnRQezEy1kOvOqz3DNbIBoycVG0ZZLyYbfKSWamTgy52ScDfBNHk1gKgC9ty/2/HHz69718MIGckpYgDyqSNLtuOkX+Ypj1+Jpu0nx2uZImcuT0b48ypdmmWFPIKM4UIbKisXXOmGnFWcC61ByiQG3QDdOVH9flviQE56pBkcvOb/IiURrciNFChlRgnv5yf9z9e1i5+Om6//tbG4RvTKDbG97GfirE54vhhD8xvsPbUj5MUtWSGRS2N3esET98dI3BTEXOtl7EOxhg0M3jZgwAdG/9cRqDABJ2MF00M63n/7N1zhpAm2EgyE0GABv+GeFi4eAFjuOFjOoMPH4bQwbYQRtAGzBeJceHeCc823NCDe5cgAQWDmC9SMEKbzKI4MRJBNOCniQimAM4ODFKbEnajVhMPCzFJhVeT6oZaMnPbr781aPjG0RGCb3Lz6KBWk23VyJjcNu5aRq3WRVgvyGzU+CmbHEj+xjiRytqbyA1Mbl6ksXDniIaTi1/l4VPERhIZAVjd451SYkz9FBBB3dWppU+BG5rcrBmD30eGbCeO7hMbqULEBlxHcsMT3nIh8A4N2Y3wqPpbMfEBwoTaWCYirnloECm8kfGzoiOiBLiWu48Mb7lAzY9IbMx0lx5cyEU3RiiElxh+Sm2/c33QY7uLRRy5k5mgPuCex6gtDVI0yLHapHGNYk/ECcLPjfuZP5mVOphG8bXvJdT+2UKExj+XIkmzAYRRKCjzo3iAoYoFZLTqxk9uMsOGAYOw9KjjBiGmniZIQ/EyNMbhYm6AeGXUasYkuRtTgz+LR5qGUkf98M6Po3COuneiOZOb/bN35gi0Kq5XI8cJc//alSWMmvo4/rH/8fKiPsdJwrVLS+wmEvBpjBdxNI9SsZ9SYTHLQricUddX6Eyuzy2uIEncCqMcDONRpGz3yskhKcNuDIcmN40/sppqxvkyxCkH2G5i0i7CXCR0r5GQ1jcWbmB4burCUU1RkmvEIhBuIuoZ/tEmzx483wE3ZnUMMZlFhon732HPNAzjG6NtG27GCvzEWLjxrfCej7g81e+eR2zPWK+NnXOMFbF1mgjssGWOuKSY3W3m5LQ/06jVbsVjDa/FwwhMbdKHFHuKlmnie8K48VNzxL3Yn6a7u8Eso1b7LYlCJLh8+As3ARpBruyGUToTsTF3JzM4ttCQYYFnM+PDWBdR4oM5tb0bbtUbChrGkeyiJnsEmh/x69gX093AYhaODwjhfhYFQA7JkpzWwPQCvL06hOGXNug4PGJ55ojPouh2d7OQY9Rqc8iRtv7GUcMTdw0QxMwRv3MD33NxNe2ornIzxCkAYfPErUnYhlQVGskkigUHXTrscXumd6vFHGNe7E5TWGDQiST+xL3zwxsgKNKr7aMomYt3IDjXYDNh5+nJLLo3jkBi7XIjgsm+FYRV/XrRsHKehLQBjIXZRDyqKXmxLFt7gg0cYUNdc8SBjNwg2A27zDRqNfcGIJkE7tITNRBbjVrNix9rwL0BJ/czNzXuo2UAtudueCN2o/iJBs0RX4ZPQpNl74RHTT/t2y5KOI/GvYihZS8Cd4M9axHzsL5wJzNgr9eBmBv3fkp7IZhfwk6Vwhin/oPA/XbEpXoSmX0UBo9w5UisFPZ0w01uk45Rq4F6w3CDJDLgi3YTKHQdAz95nhjLRYJChMl3cU3ZC6wUkcD5wTAlfdoFyYUbSSovfFIpe5jPJT9GPS7CifPkGp9icRLNF+4kpWUYL8PEsBR6UTSDQbKO4Qb3cAeEa7sJfcApheQ9k4+Rlz9fmXL9XvmeaZtJy+QmNHsl7oS06TZtM+/T3Dw31mPYqPZxdXKpqNWmUTx31TybsB947gRGcgPXTv50auzh/lBM8dfRpmxai2eAfYa1dEBA5dafMqst1c+MavHwt9OmtpDDV8ny5oYkLDSrzX9yLHgpHshbNvvFoUvQhGKy+qGfxrKiltQroK5U1xNKn+9b8ZiomzMcSP3X/vmbC7IwunO6d5lZKUfVqjMwsW171zQcQQtdYyDPriOSxS/cKYoTHsl/ktiiKdr3wbJ+nmT7AbVnLEMQq4/ghq3bqLt+g9IbdWoRAbVNng9DejTtHYmFjtT8bsSc7tgwyHKwvnA90DWS9nIDyXf1ZDmfu/EjXGpBV+P9w6zVQAkwNiw43tEPmTVmhocu/NfAmeB29VpCnmsBbKNpJMsJXCV2jLYRk2GfYSXuVKSPHJjQwo1FzQ29WnLvLjjNKesYL6VQ10HRL//vlbFwqQ1dW9AxXhvXy+TRsOBkjqcT8FzyQwOstEDiPKbO3YDk1cQYy1kA739X2lAidLZxRHaF3bFhkeKCccn/0XgQzpF1bHIauDfGjX8HDPLenwiQ8lwaAm3SNuDsCIp1IY+KzmEzS2cuSBkTMZZI04ZDpyEgITix4jQbFlIUV2IyV7Ig39onOWJMcj2e7y9cMV1GfO8VEiqNSw0LzkqBgNOyNJ1MBLYmHvwktXfQ6qfjXy76nWyLQl2aB65bF/2Li9Ozj1fSaueKCmJjh6u/vf3x6uTs47vTH69+OvvQt2u/N+qTKJz6N5uGXCRKjlM9RPFWk29PL47fvO9jmwlYWkT5Mf9asXMO/H3qBongRhhBMyADWXQmxP0r8QMRTkRijIG7j1kdG7yEfTZxHzM6kSvajYWkQDgYo9noEdz9daF7kh/HhjWmLGxpD9jOEXqwd0nuAQSK/AA4ZnXjHJkJamDuo/hWEp3JzUs4uEQR2rJOo2WI+BZ3In5EWrGNWg2z356e0+aNZMcNVL3TfTfqZY1pFHgiNrm5XORQKPkMZDWUDciwNp9zwGH9xk+zxU76q53CM6p8YBXeR4aFah1QE2WqHmlpi6hle8R8lNN3Z5XUVX9BHSMlR10fk58KZPWOkQghVVyKLXblCZGb5ijX26n7w+JVnnZXoTYztPfg0FI78zPIKo0PV5iTexQMwxeHDY6awcNVQRVJLs76dUi+v6L6XboUCDd2Clr5L2yQ2VCwJimrUW3ZMTzfMx6jpTEXbghbjXDjTW+s2zxgQ6SzRJZYUFhiyk5rA6WJhjsBXd8Jv7WGt+7KMTW7KS8IRrDQki9EgaBCfyX4Q95C8a5eujMs9GAtWxY+L3VP4wXLfCC2fFS0Zt/68R9uVXNS3t80LKyLOQQ7KTSfj6S3o6eSrw03l+n0e7DHltefr5o/fMvoOkLvGO95tL5v/PQyWpxNS87u8Atvbjqdrx9x2Szl5bbjkgmsDMwRPT9WdlF45+wCf3D2t+D5MVrfg7sWejdQBceBBP0KC6CnzOIo3/rx2dRKI+mt4UXpj/5THSLIabRQIEOnRANUVflEyZY6ZHwI0mw+nbIkn5MJgVrReFHU+Hzjp54f2wNjmI5eWPVqj9HnYWNO9hvEx6Djg/nWNR2Mcz/0sUii4E7gAMCZOeMscgh+zHrQOVJDhiY6TZ5NwVMawvJICKTv9q4xxGKaDBsz2DuHDWt4UWXD5IVy6Zbwq3hJPQCk1KMPoXhuYpEkZ1OLZgmtTOhTmWXqY1fXiZ4PssXAjAUoE2tzEaO+QP50F4vg0RypW+kvTDP1xhVtSRwx8IDyEIpis5WKXJlfInhuYgXQ8DCmCGaVicC2bNbkhHh7C/85KX25K5gEDIMDfW02RR7ydQgwP/TPf+xf/dQ/fmsy1tMhlfiVgOIk2n+s7ZOf+ufnf7/6dHry884eJjMRx4+1hT+5/Uv9nPd/7Z9f7uwiBrEt/Uutvzm96J9cXr0/+7Hc+LUPV1alxvdR+39FsZcAu5fTtKhTNbW8FvW8ZfDLyn9u4KgAKVRhM95h9/hyy0LwJQkGfni1kBAUxIMbP234YU3lfdks8eXXmCW+/JJZYmHfvvHTfnhnifCOVi0YWa02mfPWLb8Dj63S2RxKs7uD3NL+4O352adP/bdX/Y+/1v1wEiw9kVi3YOUbLdPB7ci5yzgSmLb8eHp5dfbp8vTs4/F7tAy+cMymyVXWZf/8wylkfTo/+/DpMst7f3J1/P69Y57gT20rX4Y/+qk1ufe4G98kXIR3HM7E0TL9kDjY4umH/tkvl1cfLnJPHDe+Qd1FfJNANKDGYNgchsN4JM2F3PiGad57fTjqwplnukzg8JVGoIyHozAotNz4ZomXWnCQwLtYNOWLowAOn7E7SUVsG4er/7g4+1iHyQ1v/Okj9rEZawLovfEpjuZ+IixLbiY8FoB7CANXkgMmMz/wgLJA84C8nzz0QMNm8oFZm5jcBO15fZrMoxCuGRw8JKK6BYY94ivAmQjvbI0OuAgnEQzCNq+X0ykcniQy7QypHE7yF/5N6Aa2eXH648+n79+bfO4+vMEadvv1ty9azfYr/Iff+6EX3Sc/+R7aZnMIMMhJH8ml8oGi3MEXkqFwRBx3ML4M6FhgM+h/POt/vDRh8QJCLEDWj376S+jeuX4Akdcsc+4nMDkmRy3jvUt+kHR+jELj0/HlT2Ym72+weRiI8NZrUU9wONCVGtCTfUlcmHwMfR2uAKHorWKaGyMF1WwQhTciJi3I4SrD3caYS/2ZmyjN77gAlYznR2M/cMxwOb8W8dPgTPH+WEIzQXU+jP1awOqwMe6M1EJvtM6UxLKCnmzqsDgzNv2pp9EFkq0lRd7NnjaaX1sd/5ctYbwzf++HmfQjRd+yFShZBgVON5A2gwdoTgVYV1aEW6y5sFB4kR3wIh65xsikLfky3GLa8TL8ErMu9Fli24U8k5UgclqvxcsSWOBHmIAqPwUrR+JFK1LggUFmksZLOO9YlMTlRLNVslyI2FI/Odw5Sn9iRxbFJAztYha7NDcbHRnOwAQw356emxy//uvs/Oery/N+X/4+/fi2/7erd6fvVcLZm/+APfvt6Xn/5PLs/O8y+fj9Zf/84/Flv1zgtH8hi5ycffhw9lHrC8JAXHw6PlFNvz29ODn7tX/+96vjk/Oziwvs9uLvF5f9D7LE+9PL/jlsIMeXP1186p+opn98f/ZmK/Hj2c7k05Pji/5W6n/+cnx+/PHy9CNlwRWFtp3CsWyZHMc3iSUeaBt0BqM8voJM0w2kLi6PL3+5uDo+//HChrhf2m+M8KWqyLB3Y1u1zAM/FbEbsMMVrGnNJnHhxom4QFB+bcMOrHytReAlDuyk5eUoV5g5bJpMylKOaXkiBVMUj5kc5FwyNVR3XiAqU4p7TX89P04fwRMf1JyBDzoop1my1yYYtuy1pw5lDHy0+Z2SkaTuDTzVLf/MbwzpejbAMKT1Opy90pEzVQMxTMZRV+FABkmTkAhN3YpHaJ+GWY98z2Q4PCrvOKYFK993A2bSiQszOqha3KoONU0mUZa3kKOup/94sqnsNpEVcPxUFffa1IJ8Va2hV2VGDf+o8yBWxxhflnvtrFwA2P6IO4qFh1R+LWZ+qKW1R8CaC5bwt37oOdNBc8STW3/h4E/HMVtm73tb/WibvR+yH0uz12pmv3rmeq2+D8xey661MEzKrb84aupZRV9AN9XoJ2w7zU7YPoJKnbBdrTI3daYFU3Y3ZdVWB8mQTNOnUjHjpozxHDRw9VAUWq3yfACVil+t4oDVDDiFqdCP4XjxZOvZnHDrXvfq+EXGqQq9kEyflL6R++eKphJXWLa4aC1pC2mzHQzD9S5Cd5HMopRCYoDUW2A6aHvtkKOfFJGx4A4mBUJfLqLHUvBwmr0VIMc2wyitgbGKycFsxs5367guBbj1GiUPahsvX9BRjZrajDe2bIlaSSTkdpFVYWvArza4ieusEDdjan1rP6bkvYrWeBlarKM15gxMqgJWVLUF+AwGrh86d21MoAmBz3/h72WYxi4Y76DhUOKEcLUdYJbJzYwfs/z6gHaF0oxBl6chWBmdR2rOYhFI9w/gbU4sAsXAGiY67WQqQeB1PodicCDD4tl5jLGVu61Ve1Xy/U+xNjl2UkRIp+TvuKCzhwwIyWDZoGbmiLqTNsStSmU7FqSuLIIqjuMUKyk9jAwpYSepii6x2aUq1X/kGARhvS9JVtIyJCn9lfpR1GDJqJ5wspVhPTiYxLWxjAytBD+31KyvQFYKAJWkac36UjrUklZs/wQoETlrgSAYIdReDnCB+8UicJ5qMnBT8AlENKASDSrAvrleIx1p22W9brL1en9jfnJ8nUTBMgXlV8DW68Zg+NBs1oYPrenw4bupOhNTJggQEGo3p9b9LSfg3UO7b8PMnCpAzomWqSay3AoMCnNeGBVtXasvI0ODn+r0vhZxVPwPDoN2cQ4X/BrVyKsRSFXDQN90xJpirVhHbiMruj43KVYPdAg32mCFmMrbT3NjQ4Uy759AzItJekxGjTn3D6N7OJoTKhMeLdBaRapjIaziFrB+El2ISRR6CbOwNuM3fvoxSkW+OgrbyM5dZ8e6hL7ritxpw2PITOK62m5xJ5DBaZ24rrYEnkYLp3hBwqOFA6n69rtDhy1vGhjP85xSrRVcCCZ2WSUYLZi219pJPf/R6zWznZpm50c/BVdzqXFM6tr+bScoD9LubSd12sUB9WpWPgDPS+zBSANSoRz1lihgLYT3s5xFezDabNScjIlUbijihjQdhVgAcR325Q0bq+cMYuKIB/BFdhLhBHQKxUMey5956Kg+4LQuz4iOk2lUevs1Kp3MutaNiXSlMW0NqkShSEwbGlXqB/kiQY4NODKURq07eiKpgqZOEXbOEZ7gGp1cjxKL4MAxSetmslWpK5IUV7D85Lqm0dvA3nCFbkpuoWrj3LujdwrD0zuIRcBx27OzcHBEmE+uzHyvBMF8mxhbuvqbCDE/kAGtbVOgorky4jc7FNuvyvLBls75VRF4EtYkVWxJazL9y+ruV0+ouxUoW0UaKmeHavzV13rsZ5fppdt3TMbr905Zs69u8knY1KRVa+uq3g/v/MQHtc6e2/qbpRt7jazYn7qv39FGUfOPPkawQVkLtaDQNEzbJPLaMg+djkWiwlwefOz3315c/ecvZ5f9C5IQFqxSWYBODn0+KhVZEcNcgrpDCYqLTCZ7bj7nt9o5bzKDtS5hQuXvZIaHiE9gWXqcWk3su39xcvypfzGYzEZ5sL1omVYdLSc7NUP9o5ft9Vpqk1vt70BKItggSNMty/xYIW4mgECqbPKXnczUVT/1MR4OD1dQMNekfM/ACpH86l5ys2myzZj6xxqTWee2WpWLd3wIbtUbc1w0R/hPdPuyEo6yG2GAYp7CfuFgarVFFgL+UaZFkaiaOUp9gjdaz83nSuamZ0T08VBs0C01EBehZ/vV1iZrxRwOTWVX85BCD9ItuxCRoCz+//KRJmEApbT5WVF8U2SIxTKM+1WnXeSz0SR1A6fxedCsvRwNmrXvRqv2Rmo1EnmyB79qv/qKZIsDrFEARusQj5oQZBVLgS7je4bdviqF/1o4SYHgfGUxS8hCDJ6ofGuyYHov9XpdRzQFOFC0A72RRlv6Xe485iCgsDLf+0lqaULwHemCpJ4bRnznqKW2Xt8VPIvznB5uPShzgFWm3aQLUopWg3E+ZI7T5L5ciB3/6K5IXn4q5tjjwB9J6sL0fzoa5d5xnybin+u1BTWcf9ZpT/Wdf4KHPs/brVQO7gqHFG6Y3GeFoyR60ktGMJ+7zl2u7qHSQLAO5TlOrdVTjduY1kEQ7hSpQGHGfUeEHhmOuD6Q1//89/+N1zGkPANEKNUZVCdBwvUDlKcQTVJRBomoP/OBwJV1dYH4YuHebuBGB1rSlL6FUhS/EokHOyzgyIJlke35FAEHgCgYMoGNdUYvVEb6kx//7er96cVl/y1o0y//jmOg/raAIWJBxIBfS9h2qKAybcIWyQY72zqyY43eZhdLVirUigxhNFy2m+1vEc+HK710DUtvEO9jxmUlOmpxw9SuiLDXNyjokC3glnnU/v0Ky+Mm1G328p0Pk22MoZUb3Id6R3L1AU3T2tMoFtZAttxQSbu9IJD4mxme/pk5w+NyAAaKrRIuenK1kBxanuHT7MCQmzCglQKeaTZwDFhoB5eNkX+Taw0bl3iM1qLGZUCVbFk9m8xk1miDstbsRNZk0LEm0wtm9WzYLcEKqceMoUXLqNx3b1hUSEseptkpyaMZqKT1s1hBK23vYJQ/62Ltfm4pw8c8weEWf4y9LbZ4W4mfGf/+FENzU52bybLQOIbayfRlkkVoTMyFcBeOm278qvOy86d5I97pl3ijtrEsNAaxXkPZfewriwNDJ5yFPN9g8/oBEo85kLoB+PfCVW3rEaBLS4A0HqB4TiyXVqVbzw5ChTgFg3HNeAsuiHA1X4cD0GY8yoIe1YsntDzwmgxPQEyrlvkxG3M6t2NjxbrAEG+d7vhwlfOVW/mKjvHvxuHqlg5vvV6Gi82Y6RxuzCAwzK7ACFJbNq4ZxI6gf507uVL50CtcMrHNmI9rBthiEcB0GYEMHl2VAdHgk4iOylT4LRwVaalCndKe4pImQzZcRiuak9RzfUYPAD6Fx8Lod96gxnD0CmwzHoF4UjAw1w+iGWPn5R2N60cQLkV/rmRL/SB6hQguBoUjm2bKx9gYT51K9WNb8VyY5VC8szKMzutmAUynMeDmcFjUsK4/D5P1MDlcgzyyNv7daKjROCtz+ND8zrTN4dA1uTm8xs9rk5v/hl/gmzoM8RNckod3+HkHn1P8BMeBYYyfscmfm8/t58Oh+RyAwMTh0Nx0FM6clWt/x6/t73lq/8BDu9Xkd3arxad2q81ju/USG3j5imr/0N5y0aMj7dM+epT1F5z08ga2jteg9fmCiyAW+Qu9Z/WzzqVSY6eTYCmPr2TCr+DIAn5/2m/ZnHpCB4egxBvslWuFC3qW9o5YKU+pWrSqSmGhL5TcEyGbz9ITPphciPCnMF8siKlUToPdoftTM3Pbl66G9grUaPYKatlKabfh4A6qEq+jCN5CMjfcVN78ZqkCny+D1F/Qa5wbjqpSPwrdILEHTd4coT+KPd7vAKlUmoPcz2gEP7LwAaD5HNXrdUgE4EbPnn0ipzvQgCIKs8j85FvzPDGG490xMIbjLPKKBc7L4KhLMf1dMMRj/BlIIY/S6DAV9jPDyPcE9BlHB/R8E+hiCdoCjqbLIDBeNRvfvqrNxIPhe13d29AajnfuDMMxvmyLVom5tplhw4Xt4oiOHCSH1BKxcGM3FR5CBC0TLLRrHIXRPTdOL85q33/bbBm/XJ6Qt/Y/qFBh1zjKzG+7A8DlEW123ZFhHYXdbfH2mVH+T/p2w3yBLtrHeCaA2LnveQFqeSAQBsi53EBBFwM1KEkXHBBB1N3RcGyQ+Ks8vpRnGXk3x88Tggn98cRDGsObDWjvJWP10lC2G/aJfmA+rgUYkhJ0HofwNi5OqKEmGVziKMAHRvagkL8we9F9+EybIZgYQSBqV/RW7V8MHNow4BaGOFBxYvE011FXUrpFK8iNz1w6iXHDxajrSeAmM77L4BWw5Go/h+RXNhxLVWNiWK5x7Xv+M1kVWkndm7wKJCRp7D4aIBZQi4kI8NaZG79U28329w388wMD1EH7qQCTb8OLlteBeIagJkRjJ4ZIJi7wUCOdRYnI+1FRB0jlpIrJ9evHxi+X72rfkyoOJuJZPhJ3Ai8j54seT7jDMcbtwIGCfyPG3gZcAr46BkUGCaOwdnxxcnoqJ85NDD95BhhB0qDIbQr5yRI8OTVc+okKEkWBM+bCuHcfJXFJH0bPj59pbqz4LAjQM042kFQo/RTjZRhiL3Bf9xzpR/pNkm8lxBPyRaLdTj5DuwRkRsbrJh3/cxygkSKifKgf/D/iIX84rj97dibDrZTvspBnSH/O7B0Tec8EHtU+3jpJkxO7xFeIhWyJ7NJ19d+NI53tUMAOEsi73ABObhDz1YLEsGcljg/LHWI34uUZBdXLnlkpXt12DBoAsqAgiiD2y3LBaQaeRQsBUZWNT4g4FXxG1cWLNHkxQ3h0DRmAuf7sGe03ysUbOAU9BG4bKzM7C8HJQtmxGOilAn9RiscPNxUmf2YWjjKmbQxWJl6GcMNE9JmbETdMeVeEqW5860X3obmpP3t2DrEnAACYLMnfwJ0c+AuQonuLzuQGuG92lHOxci5/9iyLRS2FufOzM/Agef9p8wzsh8CvXsZdknyyrbud4wSmmpuwnEziOhBj/9mY08U53MlM0gcVjTLSH2uSfUPqGUogDItmt+jOJH2gc34yyMWNUa83GHFX3gPuuo+HanA3DuRZD6N7K2+Sr9TFuA2lirfk8NS3xLGz69Ar7arhgtSty4nJlErS2JpOr2iphcc0WQw8DdQlB4VtqJdu/1ihAUlyth41acuFIVFHXdkU9KiMjKFDuEjIMFj/ja6VDyjUb/kq1r6SCcqgc+O4nbKSj2Tv6JaB83AJmJWsl6FwA8do5WOw2d+UKp8V3TrViPBOBNHiC3d2qtRfuLLTm9jxsqBHgdevIFTTLlgC91+PU3fiejpYWbU6VKuniU0pEFdkF5zQ5TyjlVsjmppaBWWixk3GpGeQJ6Z+KOARexGnj1ZpnPyWr24EhT6x5r2eNm4A9ylATcYGt/AO83IuYuC6FNxfv8icxkL8S1jX2hs7QNzXdbSzj0XIZIlJpm2UUKuaeUleymElZSN6oifKR0H1B9ZfEKtChClDE5eULseoWGZUmcaCVMTw4cgukokrvRxyZSg1VV+GycyfptYKsm26SYKqGzAfwxJSb3XeP+l/vITLVkxdRAuLUcncdC7vRnriThx5ZPKiCfoumXTtaDfxFlC/puIKP6CkITdfMjCAbQw9elJ/4XjRhEeBpz4hSPUHMEYRHv52g+AkiOCC+QAuE0LhmCb+xStTp8mj6TQR8CFjtTcx1vPHKEwW7kSUfp6oMhTsNPuA5lv8OnDDW/gAG0TfDS7d6yz5fAnVALo38FP17qb9EOuCg8lHvWOgWroCcwhEADBxCEo+IW2yNcFoqwN/xLLrzg4QwwSUoIbJ/GoV61Wr+aU0ZP2bluW8qsHf//WKiuD1UYfGMsnuWotY8XdhBRpRiNnOrknIM4TRR9d5teGudweGQtvjl5Ojt6bmabuHItqzVs+oDWsSLcNU1k4UciUeMQ8UsQqh1PFOrP6bvJlOI+jolRzX/3qVx/RP2EoDBct1sYeOtCjXknr4r40pHapedcK2JMuqkzcEYao5lq45YZuifRcJTVXHxrIWskqtXXX0UlRbK48LBQgUJiNbNFUttC/QrRuAlcU18Ch42JQ+wIk1dOTTAED2skDG9Aal35nJ7qhDoXosWQDYBVtNwHcaU/AAYtoyF24bsrBUMg26O4nCVISwunDR9eAfKGw3GV2QdrBFOJOcpmJu2tnPQtPFujIDtm0R98GkXqYoGwmtZQxRp2pMIQyOp0pPkCG9eXwHqeu1pfXnzyFuq59iFsSWojzGdKB2DjODBe6ZNThALXITu4uZaecXFS+zNuAXSpXo6ICLIWzT+wYvs+vgt/13px9PwXGWzG2kexze4VDRQdgeERa4lgC3O6zDwG0CjTfaXfnYAqitIa6iAoO4e0YL3BPTxJFAqJvgsE3XwIFcugE4zzQ+UxwFPQqBAkzBQ2BoT2jIa225D4EMgWo6tRPJilXoADclbGHXblSAXm5L8NZtJ4TYCQUk9tSQVWj+7Le6P5MzzVsghgICmG19daVmVonrJOmUZ6f6FMK+NJM5CrlOPsWJwpdvpQkCbMoFHPV6XjTZ8DKV58zDV0NSFXD5o+tRvvaVbKMRPN5g9kNPZelyhDRrT1L9EQh9+9AkoASeS4HuuuZ63fhs9ezBi2pttB56qxb/YTOosxFcPSMO14csM1BPUoggcflT/8Px5emJltrL2Kat5IBus1eUA+ysTK214dlbgn5444CKygUdlNPNPjOU5Esb7koXWTqynkrlANKI81Qq8A0EqpJjkczeBdE9R2b0SziXMpMlfaIPMsGJBM4OyVgHjqNJWJ3MiwT2fCohJ66jNgaLkpkS0mS8Fl0u22z4xA1PaHyODPdC64053Sz6Sy4yrtd5okYXenLG2HvYzoGeZBeLySKFWmDd6nreCWagRa+0jnO6hI6DHGJL4Z7jVtVh2dBh3LTng/3fKm8G2Qp97WArqb/IZFxFmtBHtlXiQRnaZCgCwxeHf0Dm8T4pqoCzu7NwuqsFrVN5X54USa4qpUtkdLTdW2zD+IL2vyyFZy+itJ2J013JTXqi78/ZBOm7qRxAs7O1hcvwSEoipGvwgb4y5VLsWTskRIsVJTyrxQ/gUii5gNyz+NK9tgqyXKWyVb7J+KS0j+ZD5k1mt8piAjIoN7xFM4BJWXrRzRRanZ1Ab5QcruTfiZQnCKrqBOw58fqlCO2+YjAIEtyzfosYJ0EEoSVmoOxtCIAj5+UexMvyJzM37r3rfzzpX528P7vo5+9N7WKlFIYK+PG8UpnnO0ZXNfe+YLA2KVIZnxSFIzi0Zatpwni7Qyci2RbhQhrWgPi+f/I7bNfk+7Vahq2NNievSqVf5VjOCGDn7D45E7N0HmTrARuBA0cdki+JdX+7Xhd+f8d6Lbu5JcjpTWAB6TCkMlpw+QiKAzCj+IBko+8kq8JIy8Gmntwpwabf5YEI+bV8fqxN9ICbHY+ca7K4OTt/2z/vv9XygCSuGVR3VrCcLulSFZ8oMzn9BVKzr+GJVujCaWUYjyoV60DfGK1sOGy9lsZaEZhFgpU12+oGHy2AOBWeQMM/EdvRoC27iTTRUJ++DCMYD97ZWiPVQIRolHxgUYn8pbQCHWImA0+43QOoVA4ag88gUUhxYg/yob+iXRdCR2yBFAp68c7X8EyYSSBtFMqhRIINnUSB0jRoqfIkrdQRHS8ydnLUwhG6gxeh8mRcK/Zx9Lq0ZCfy2S6kbGC4haZyZQQ14+xslEvG2KHkrvN6vabPo9Z6nbXcs2Q5JxBhVR1/nVJbUgGxhYSSiucPbjrM1vumxrW5JIlYwZkxR23P1uYcqEKdaOAMAOtT3ynko38KK7y8/WtN8az7zYZ7YpHOzqYOPIckI6vl3hILJ1QSemch7wE6C0cJf8yrVhXv8zZ0WCAC1bkQ6l+2l9WIe/BwnOxfWyddNCx+2/90+ROuOiU30FZMkkKlcgC11SL5f1FsKIjN2ChJi5Yu4uSaxmqBje6XOVpfwYPd9ME5vvxbibm6cNW0e8BlYLGPmZODLC0+9sKrJnNWx2lx3PQBmCYZbqoz4ay0l8u1s0tbZM0Yb6PbA+7jDokXZ5/6H0uDwmy22jmAqTYAFHK+BP1UCkAoVeTCjYNfg+YInDOmupSS5WTw63KHFKD4tDTu3XOwAxvtjSLcIzNX6+MprtWBP0fOd/i3WgXt40+XH94jjgaQNiocPfGIcvTden2wf5PRznSVyoGUP/RzYy5hMLYH5wWiAXHmyxSTiTN4/GmjY8JTZ9lK5aJ/2f/bpTY+eczMuQfqWssrUB1zMF4zqImeVFsVtUMMmUhGngvGdx3mc7aicJCDvX+po44E7m130oXU5GaxAREh+YLUQVrI1aepKRwIa9IuH9b2EtuuMe2e6FSb6BTsVVN/8ga0Ol+c8fQPsIGUSYLIuTk4y5WJAw+STPF25VjuOiUZVyN3IBAoQntDmVIU0SutgNSfKHnxwHGgbvabcnMRVeXnKVQiEy5VgSxB2Ygn6UsNr/TAC5Yk5UKHnr1X/Rah4JSZd1oGQhbIOi3BsFH+VCUI8FxbgEKFEwXvIV2UoAb1FI5llDCD2UrO0GrDDqdVBZ18a5Mft5R6Ss2IzgoO5GGbHKCVRrOguIDZhd517rZTWVWUCfST3VO7Oe0shJlcbebIXnnmN9AEzd0kihdRjDEPshumTOLxoonUojmo4dm6eNxxbajfoMgrP7xMyddIdp+ynZRfqbBKBS8xQKvUYascJkjdunuULIDOjKTyKS0tOOuoK2b1u6W3mwMjpUSpEc7VfnlZR2oOC3e3OasnuRhT3wt36hTZQ5lgdmwtOIO72ApuYGSc0jnQuuiozaCEFa6pqg4+HP/9Tf8KYrSdHr9/8twGm8tuZQEhhXCdC8k7cN18uoUcl4BGnJxKxdKRdtDEx5X/gASwKqsSSZspoy/u2TOKOEYfRm0G0hzpqa6nzmvJezKLYIMTs9JSFGZ2n/TM7LxMcRPKu8YoXLKMEk2OnNeVCopXqOEabJcYbc0wLV/GKpVcQZXPm1JcpCWsbiF1R50DqqVEAIm34iZM8grBcKRtrUWOuXD+iKTSWXxJVtmCfgEmS3zP0+mdwrOs8EqyfPK6kE7PJptm7gQFdiTZSTMAIxfKYfS8us5mLcYp+FDPUrcr1WrZyiIbLrN1U4wMCU6QPUeN3UqbjGaHthBg2yWVfhYNfoLuQpfHP0KsSH58eXl++uaXyz4HKf3y+EeO5AQfbyDcMEWU5Jkcz3OS48eXf+P5KYhr+lZO4jBXspt8h7fNpY6NFzgRz4Venh2XC6dbTnY70piHnDmQ+ez0UqKcXa4cctSOOTiu/cOt/Wsk/zZrP9RGL8wcG87Y6tnDYVIduLV/Hdf+cWWP5Fez9oNdv6qNXlCBFw78A9drn83nzlF3OJbeSsOHdnNUXT8ffH4+evF8bQ4+m6MXEJObjRWqnfHR4UqCtDlcZZ1vXkCbjV53nE2GMz5q5GUhe9AdjfUpckzX88AbYA078iQQaxcMXNfomQr/TKMwXefn/PV15D2uJy5acq4BrSJeT6IA/n8TR8vF2vPWYD/vB8na890gull7frz2/Lu1F6y9dE1xKAV83Kh2pv7NMhbraRRBc/Cy2Xoau3NB/0Lh2aDVfvnq9bejNTAL/EfE61m8Bra19ql0IG5E6K0DH55Jvl3PXT9cz0W4xH9ASluH7t06jKjVdRTA09EENTnHrBdwr+bO14mAB5HW0mdkLV+6WqNZ8jpFHKTeOgWA1+lsnSJQqZ9CbrzGaHbrZWDmC8AZND4fNnjj85HVs+G9q0W6XsRiDZzEjYW7TtJHiC3ds4fJugv3rT4UPqjVsNKgN8K/B4oC6ddwcPL2+PJ4OGhwcCs4Fzf9h4U1/nw0aIx6Vs8+XGlTvWFEe2vIHHThUnfMTd9kxbpYTZLaZn24UrS0YUA/h1RlpC1oNbSjYePJsXVhSLVat8Ebwx78i1+j4ajbGAFTcBqfv1m1+LcbdetcBTRorMJpfB6vXvKN1Tuovxiz9eff4VdD5yAOXmRjqTXmwpPe8v0J1pD8hQo51XWtmr1NkfEcyhy+oAwGbRyuIelqK6Wmp6hHw9tgqAEX6Q3FtfAZcbpUZxZeqzeKjAxqfDP+/UX1yjnqIk9paLzNaXw2Vk3+cjMcIL8YDoeD4Wi0Hg7rbNXkP/zww2Y4Us9t9Oyjweej7jAcveiuB5+HSeYDOapmt/lVq2ebxHuGQ2rohbl+jinPs5Tn66GFSRbL0oaMsV6GsozpOq++L/BduDWVZnnrtbQkk7zYeSW5sTMoBvZdhn6a2X0m4maOrKXXw5CCp2Ea1C9UoiVV46ub2A2XgRv76aNt4lYtwKKeZaFvYHuHcwcqGUFM6q4K9tlZP3X5VVCcuHhVzDAiDd0oJ6ocyyL4G3P0YsFqKCMeB4H14fj85/45KFGS1JqTCQs6yFMzcFmIwSdlVnW+ZbKDelFLt+1gxZD8iQumPP+S4byLoehg6Bgfjqx9wR681cNyWhisoqVzPTc/ZnIW0Mi2g20tU+39qHgYNm7wASkKQheFAiSkA+iF3iMoVHhz3j/++YKDiWbeiLFq803jppT62Vgbh5AKkVygnR2RJ9p1iGBxTuEnGMZeRkARu3p0gOHyXf/dO1M+keCMj36pQkIXIwPJGW7h4wB07HoglM3dB7zSdR+0Sy6oQbNw5Mzdh/VaxVfUU1nuVk93aUHgEFUDkNmZPAj0Sj2I+v/lYY4PV1BRGYhlZoBNeBKg1mLK3V3GaCc7BvIMGhN+dnp7t3cTA5dzRmTMs1UiY8RKyivGHUPrcpX1NU7e7S95ee8EbatSMZtqEvhOYzBMh+Go2riRI3EaR78Mq4Nm7Yfj2rvR6hX/dtNdH1EL4FgxUDJdtbs+aj5kBdubbuOmwK1AuwDapEQ3+QYJg2LtkdgA9tdKDd/KxXxw4MpYRmFZ9eS60k4WePjBDS4/lgFJq3alnYPspxjfVB6rHHjaBTTDmTUDHraV6+tKQSsTBq1RPY3eR/ciPnETOHlnwZsgAqwsDGe9wA2z4NiwP19dXPY/6b3MKxXEiTLHobq2+QlqYsgnG8KOqGcFcoMRrRc4txlJKhaJibiQIfM1bBQHPZeX9S9LgBx8PPsocTjHIVJ4lD0Qfsx7VXC2NDg3mt4wyXkyxS2Gx0WSLCJ9UkRmPuGD8YurETE7jQqS6hZXHAyTesfm//Pf/9f//Pf/ro2qhw2uvcWQde7F+NAFUeUi9qMYLddpgmbuY5K6k1snBxEyd5Nf/pJMRuXYHrwNEcD+i6rVrgxaJrxAaM2iMhRQxiiIGWQXQp0oUPJnbKiQunKQakAUpne1KxdHw8ZwDgOFFvw1tBpMPhGiBnFgYUuZbc63oAbKE44KEFYq29BhaQazDhwUlyKXK4pnVC+Fv5fqRQcO1EbsEpB4Raxhx6ETcmtEgvtiCGQ7Petg7xCIPnlhjcfj9e+//45S7YkUFL/5ZphU8c21YfLimxf4aFkOpKzYswe1F1Uw9KyiNDpMqsOBZax/Z8MRVWeZNPtyfx2QkgcD4+Fvv4+wHuvJmhIFT/VWgxoNRBJIx+DDvkYXeXiPNvaEtw6HDXddY8N677Dhlx5CPE0i2OL/EYWiGFbp9OLs6uKn40/9QmB+/aE5Iq7BI59H3OMzPvdHzgAjIgEj4vPBS/jnFfzzejRCI2wyuWE8ceaDb3PDjF4zj5z0bf4Q3TwC04t51G211+tZt/1yvZ773dc/rNcJ/vt41Prhu2bvoGV7XadVqXhHKOCCE6OFnoy/XJ5YCF6TsfqNSH+5PMFMpgfQSn2Ill6OKTW2Bp/HoxdsXHqZoPhSXSn0VcFBld5gKkSFTlL5PgLoZwUGVc1i4JlhZIxz719oojtGpmiSqhkq4PsxHQXlB3iH5er0sv+hdP2dTdG20yE+MKFEn2+bjG2U4/JwvMP3GMAoOB8Px2MU6QYtiJSYBQmqVA6KtISPNeyFAnOznt3QKHSovIj/hYEeIvDFl/0Mx2yMiHC0cWgCP9sdoxAc23PHVNrHJA7fn37slzbzDHsy5HXjM646WIBSY2CMqsxuaNV69UFr1Nsep6b4LWEbHiFHiEiGsQL3WgQUlFg8uJM0eJQRMziGUeB6EAuuR57gSO+87EnOyfzMMGuGycb2nweN/Obh5V0XaCSPAUIu3UgcgYBXhdG3XwYGwZee8Wlhep03jQC4YLyR11LXInCQVdAjJMAwlP8OZkrLYEIBmqEeND4PL6qH0taNltV6rQek67Zfvy7O3FhGJ9gavIyOt3P0hZAGhTAl443uIYOvB9oyeFuJjWBwNhVYdjuKVaVSjqDcrrsJeXOeesy6YyrGPgkc4oECi/7g1qYgROdoYL0xhNJTUck2UNbw/Bs/TdjYNs1OER8YkWMbGxkmvgNMwCvHDxo+ZECWGiBDBmWh0Ri+N95Ipw1EiUajOGe7YoMWnztQgHlaAJCvmi1YKAReKZALxa7ACCGWDOlSmjht8RBlnX3qnx/n9h4EZwlAP6/0h8hpOP6jgWGG4yK4sLyforMS472TZi/APAMIKt/4PPRWrza1obdqy38vB0PPrhfIyDQsH0RbDIEAdW0wVzH+gQEKQkNeW5nbJAXBGZ4iqTJr2cvpD1cK5E2RqkqcTeICwgrs3W879DzfwU5au90OkyfieKOwrg4kK2RExKAKjzz3gbfJ8AlvIo9YaZK/Fy4vpMieKHbvleMZXEPF7r0WtxCT6BEMchqCfcZgPSDaw4avnctKBVAxOXrRPWyUyoCSu/6iVivmKIGt2VHiDTWUb2e2YdVfZEEvaStUok4WsAF058V+9dPfphAET7I1Dvsrz2RJni01ngsvJNrfuYEPtLQzEnv+njeWqX1dqLBybDAJ01OR0hFep/G5Zli096yBZa41xrbW2Mca1ua6RJ9M4TIfttRav9oweO1q1c7/Xsq/tvxr9Wztc1hXuu4e61n/WA+qtRFm2j0qQycSwih08nVRUNfuXAVCtYYX9Rc9xnpPx0Lt5LNFOv1tlffgs8mHyQj+jF70mPHvhiWFtvXwotqDDrkBlxCFA8g1vM0gPAttkDjIGKiYkAZNUrXXbmbeMZih27rm5WrtZrOTv9hCWYoLQRN8FS8DYZsQ14dus+2men3QLsb8xXAeGADIOFwBVJvxRn+yLo6AoPwotG6iyONplLoBaA8VD1gl8JSpjen4bt7cfbBR0RjDgLFWA3NfQC2oqrEYzLiAFix8logY+k0E2nfQpWoG1Ub+3q2kYqrBbiLwAq8jHFAJfoA6Vi1qVMk2e61mswhX2pi7Dy9azWY5lrFXfOvSKDF8Xbve/b4JsrCu/m/y737IlKgUrkHrAObimHgV3q0n0spJ2r9FTpPP/PxCPn+niU5GQXQ089WpyPecIKrO/Gqr22118jqDue+NjqQXQi+InLnv2TMf/tRa6tgQRNVWESyqDI+15LpJ0ow7g+ZIey+QRqscbNGQAUJtw9tx23ncr7YYo3ZkMO1qK392B9NzOIQHL8bQqyhty+XX6h0aN8MuTBhPnetiwiIWd85xHLuPFN99JWPXppnlwoZbV9xnTtdn2lhaHf/I2X73cLKMHQjarwr+5rQ6vx05qrXOb9UqmyzjwW8j6VvvhxaAMPhtBJ4SkFNrwSclwreVDHwy5UgxAaIVMNZBwCfLWM0LVlD9jPTNOFkKCjaE613bg2H1g8rBd7p+HRY+xveFpd/z69mqx8PX4cpHE5aNjZ9QWH7mj9DS3lbYqLJQk/v3KS1yaHGbKjBBqSy+BOUYCAzZKEBayC90vqmCScKWjhOTD0vpn7/Zp9qU8R3fu4/RMtWpeo85DpfUvmMxYNQWZzvUDEc1H4Yzd6QwpMjyFcuWweXp5fs+U/p91PVLRJDe372TIdGdGhIP+t5iIBcReuikWjAIqua3AuTgjfcCsRB5vJxcDJMMh4ZWcH0nh7M8hIRuUiWXXTxxdNam1+a5b7l+8cBBCkziCXgKkC5WyYFkuceKz4WarLdFEhB2KMNircXyR0I1eVLhT2rg0exbRRvAH71eiwDA7Q/A2jB+YOlFwCSTjKpqLViW2VTCTUmpLXbktNlKzg2Y2tFXHWw6lIUdy+ZuRT3fikebtMYFZT7fDS3CCe3lLu/VFpcd2JISCO34+lRGT4QD2bd274J+BDJ1lQFM5kpYRcZGKN7UZMR41KxUSuShWz/KYOl/kD7wnWhsHvwPGp8voDtbSfBKwGYdN+06EG1GWxs0UVU3zS5S9ABMuEJsWifaqtQWV4avbPFpgogUs8/d8EZYAXIMtfXQr3qGbXzp+sHpPmRU1K5UHuryAVixHUWWXrc9SLYcE/PQLH5oJYqWai0uuyRvDanvIwFAhF6XSspwCJWKpZceCGhgpL+77ZAmFTKUL690cS80BLxGP/zB5YLif1xnH0luLaC9BnaNsb0oH/hKyTUh23FTMS9FAZNvIMdJ6uBtTWav3RyhoWIptfArN5HEheJgM2TK3dMpE9OVQ4sMVsPghJ9HyUdagkbUwwQoNhfZJ/ZNzBM4iq13kedRMeghexWsGDQ/Wd7ciCR9F8V0TcQxYKUMmuTs4hjXcASQr9Ym6Vun1dAf4AWEak14TlGMSnnYLrbHOt4RNgSMDhv0ZBfZmybGtSg9hYYFj/JYQm2yJ5gGURRjK3IyGq8Y68Hv0qsQSlT4ibZlyw8XS3qQkCk1BxyGByM0t1ebIz3Autp0sPgeUw1VQU4lHX6uo7k8+7Sys4/pajFjDXR6RpdSKYiiYhftV6QyF25HIXavuWFcXnYSq0Jo9vU8iYPpdtcn56BhOjl//y6Pxqr6AYxj73PDD9PIeP9O2SPRC0c0+FzmoaGXJSTtMlayEGeXDMRXBWapGNtGcronxCClyUnagyZcipB9hDorCBE6pJcZJi8ouG2NxEQbbhTgJZJhIjU2mfIFm+rJNUc3sEQIBYySX8wWTqHL3hhD62IBI4GIvdSnepLBs6AU3sJAFF4/MSDGuIhlDOC7FoaCtXHqVXgOY75MUuNa3Pgh6e2yELqHKznmzdge/9EqHSIzGZVazBeBm4qkIeeoPvfGG7aR3DzfwmAf3oGSgkeqhpMdUM3UnYWsY5iHK5RJNyaEZAZlPTJIeD+SrkKS8UY+rgV8jNYbkNV6vQOSUNxDHTPnmJmomlP/NlQizILoqhYkzSczdyE8R3alWwHIJFI4CqcrsvOOaoLRjn+GYQZp84eTk2NJSBBIiHdJZlv07JyJj7rC00jQcY96sdXaZoXRYps0VjW6DS0MKSdoAhTLAbDw1pPEHe3WkYKsA2Og43p3LMNV45UWsiMgBMMiPpGk7hwZEjNza65MXshppgpRK7M3bejmSQlbsBZLGlBwOShDn2k7QfGZc54x1B3DieuwBYLNjmv1Ht5I42FJpnQR2fiQbbWgoXxZP0FL44uf+/919eGit5Odahi3t8CsapQvsZstfOp8o8WXny7TZSzGG2ZnVNK0tUl6qokv39+W52jMd4DLNvQAN6Y5Un0moem9tlHvZb+m20Pc1J2fjj++PXv37koabFzgYT9xukkd38niuI2hPcAHd4FvZ9HrN1bYRoXHoLz9c3/EGCeRS1ZTu0CfNmHQQt3MQAKotdTnR3eOsUGX4W0IUZA14U9axdI+Iq3avAcnySXkHgIJlglWAqIys2XUSHBy9HKjSbaSzUvL2dITrzA4B0c48L0HjC2SENmD6t6diz07smR8NbxlIUpK6voStsdyI9a4pCsfhjjEJzE2cFslsYZPU9I4pDC8oGcstuYKwayr7I6lvjJKt4nZlHgMobJGQc0z4i+DXITOcBcL4ULM/BvXDw2SeQ03VbsQQZ7PACmCWIceWCBecx/BGBWQ63WBKqrVfDKkQK0a4wnjvvdwJEmlZ+3YJtSgkBK+bkTwQEIieaHM0ohxMxxTXH2S4/xE1iTqh7AcsrV2+WGnDeOlkTHbUhTvew8FksdFRi9QuqGHImzigN5dUapcjhad+m1JkIUBwmFBMlpKgRMLqQHkItkwBhEKJcPI1BvSdG7mdGVkia4M8jjLO5zpHc7yDmf12L2XvcyyXkb1BB6/QeWq03UJmus6KTDwoVlgCRci5fJSY5v/SKASp3uQZLRdqRzoawOwVjp0sBLjyk8waH8wlft+T/ZrD0ZKKx7dOjnu6QA+cboH2Suxk7o0cNVOVhOJlQG0jmGPqNPcTlTNPYcO2Apbcz3Pgp8SH0+QsbIHkvuSqpPTcraHYF5+HaobYCgjEsVyAAkkvd615JMVhQWRh9O3Dc/3jMdoacyFG5bK9cblt7GBx+YseMfkoNVn2ylqOXCuNC2HVebivV6txbq+97BTat+NKuyoF9Ityn6JcSzvLL0MSXtx0TFuhVigHCsRydUzFzU0ixiO6fEKeOBDSOzDYwdgrJO4jyB2F2KU58SGd3RlOiuaDofCjZ0dhEcn8s5ErdtKBUvSkXq93rlPSZZSk0OWGJsUKQua6eXkNfkCbek0tYdqhBsj1dh/rtVOhk86U/kpYFSKOUrprSQdWuOaK0Lrde31i8KSZFIKakkxiMxgce/vSqVcvpntoOXsdqm3U4uVSCVobpjsdNHOuy3P9mSIzFDJGoNG0NmlHpSvZl1Io/Mcov06QGysUilUlM9Jg/aqcIOAZaVCib5BowStFE4uSer5oQlRwraMNaBNxnbSmYSqhsZrksoKUBUpDk9v6uktRQF+QrZvSocBVm8w97T00IhO2dApEzo44GWnEtQXKPHTD0+iOSAMfB5QCzeN4r47mVl4QEE5lvRjsT+fC1K4a/cBWf31WpYoqIpAKYEu4Xk3qlhmsW3Wat3M/htU4aorzXS1o66nd9lZAhwmskHTD6EUW+1gitqrhhLx2kxXfe08cxOldWxgo0MFaENmBNlkQfgX+xkDmzxcZe1tbE2YTO/9CRyYFATYPch9WXEOX/KcROf3Gx8Y4dzJQFXWjQwkSpWGVoWFFN2orpCh27GBamtyC3KJJfvpDVT7nBrlhZY42ZWN7IH8yNZ9AAKM6iRgZZ966uapBVTa2Z5YQeMwMgjNEr252SkgV46kUsnHXLYF26dszCB5yM4JT63kHY+n4lYKBqxSEZUYeBzNnj+6Qf1nRwYVEjStyOgQn6y3Xz0A5bMXAoBJ6doCyGSViqYtwJSvVRY8jQ96SemL0wKMTb1VJeck2wIRmp3ag8xPSsMFkfN+XOCt09mto4gWfmqoaXy2NLPX1avmZq3//vYVmEDR/gQ1mX3QzKkGQXnCBvcpRNEbVF+kG7Sn9RNj95uEY9vAp9VAcgI5YTITk1upbSWiolMpKCP9BF4UUxQ1ieaLQKTCkctNU/dVKgeSryXRXBTVfTp3Yx0SNZQ5nZQ0LEI46FRY1VL94E+SLpqbDbmOFcYNT0jvaq6pKmmPNaUCzZJQyrDIP40pc/tP748/Xr05k0EIoaj0byKHChhEDZwJGsNr6YMFmrnhhTKGzGvsmT9wpKtBKXWWhgrFSXON8aA2GhOg6gFLtP9qvVKeX7ZxdD977I7NDbP/fD9QqNTN4GE05sZ48Dv9MUZjUHMCQIa0QNsLCB5ZPDHxExQdJX7fqgST8WWIe08Aj9ioZMXWPad78P74Tf/9BRFO4HQ98gHL9vqAadzegznMG9zN8FUvNSwmUeFt4UEVy9AwWCYirnl+LMDQcMRlgrtYxNGd8EaAk4F7I8K0hrZ2ifBGsDaIBnMcaIZ4+YDl7WcOuzpElYvwlgxhO3V9wJnE6Dv8ZSAwYPgPmJ24y4TMqamswurU6R6cHP9yIb0hp1JIzrA4pYOTrLwbidRiDUtJFE63UDgtApVhEngN1jSs8RGKl/fwOmTsC69LtAPCJ9XujpmND/2Fd/i4HbwmmhLTIcRKPGhYlaOVKM0GkkXk07MzdMIpViFTc/5k/M69WQqMNqzwB/qog5Ozjyfn/UuJQ9DLFpFId7lYeTcGoUV9MYbtLfxlrq+gV4FDWRihp4B8CDb0gOSQQdtGGkXUG56E8XIK/KFzPEFjFzAmGkvOnHtltmhruNTK1rB5hTctA3DIS40Cp1MqpIIL7x4WWMaGdgbTa5dQFEY5jtQ2hDVhBnGcYHog7XVbTpal7dbHJyf9T5fHmX91Vkby+Ow3hJuSDT01Blc/7ueNbR/CSKmbT7F0Y6DnTuG635jAYSz2XcPKGD3s2Kj/OKJ9eeEmiUi6YwbX2vk8H9NBVk6sArt8J3EnYn/qT9zyoVdPlxYvetJuci5U2ppDchXvIRrAQkqfQdBc/KrVHtukRhTAMnCYGb3Dc8HJMkhRoRaLO+SMHCU6LEiqjXgZYoH72SOXH5LFEHKFl2OrgIPyQshPuBDKQTKHXwvY4apJB8IzSAZx53SJrJSb+p3kDpygLJU92FM4iKJEOFRFL/5r//z03WmpODq4X16d//Kx2ErGkO7wJARNfvUE3m1xJL0Q3UakgFupUxoTVQIPlxPWNWpd44gmDZ001aR1SYTIKsh547nk0FGYLXGVXfKvmlYJtgbkNsMY14xjWR73mogjfXBDAw2csArlALxHkSJ4bmrgo6QJ1hD3cvXJefoisLvw/CTAtNKVY/TTpGsVoOg2ey9JZC6lagy+kFVD+sjfJNSywApWLg9WtUpzIzvKhHF801I97yrXjTqrwp4qHvwE3/xpFp7AzOqokH7yN3jjWbd5UIFF5mm4E8PZG7KE3dstKs6cqQrEWwPqDNzUv6O3pLtKqiWSLD8/bOqKeTzoqlGpx1ZBy74rHTfFBeup9GrVfnIcJd1E+XYiG0123F2wjeFF9BKwgb2MN4ztBZLIKZsvjThU4exhXW3HV4e+ZahMRwv2Jb1S5MPi3YB8hVDdR4ED09XJ8ac9SwYvtiaukg3KtXQF2OEKW96Q7Qs3ojtpfHG4Klfb4JnTmLgLG8+u6CaZSf2LGN4vxy2sIx/1htNNWaaFN8xjpVAdZ2szgfA4ck3uHmqvab/WN+NETGKRJhSDSP7o9fZFa2rvCtekcLd1mQ9t7Wb6lLnnCtfFh4Zv/dDbyFYOVwXwTHism2LnGNePpDwGd0tlP0GZZOQCV7Wd7CIBh6ruEeinLpGWBBV5rAQ7BaU0x3gkmZNfIUmZH9CFY5I6hcAoeVEuLeFU61A2976Q0p8ydqXNM0n3HCmpiW0HrQE4ZEg1+2aUr1DZ/gbt/eHtethKomWuY8GX5H18xn7ixnAyIlKGB+Xp2aAcn2oAEp84jp3IRL4s34cBQ0yd9w7UHR+oWaWdjrpcMLk875k8Oz1DYnakkN/HUvZVj55DenG7M2FhwB+ac2hPom7EcDCD25G6nBTe4HbkqNTsKihTJO29+s6mSC9jUSFyILObrGZdFxPW61IzKzRztbds1+RVshKrpYEEp/sCK2FguJZ70pFLnByQZA+2/JlBmrWlErgpv6g9iaTNVtQO3Blhg5Umx/7kNosDUmVjaRiGBdCfAwr04J/cB9YGP0/p7AiBSwvxdCBootYGhYzokYE0ReEZJhhxZ+sRcaXoTdypOJfbKkDL0DNky7VHbUe6c4/aV/6IsWxStpNlX2vuf5vLJztuHXnRhpZ99dWj4iiFCVN5surC6aqXZfCqMkPOTeQGFI/6r2FltwkxYGu/S4REi/Q2QVB2uj/kHngFJ4SOf6T5QVQq/tEOV4jcTS9wCr4P/kj3OD/Q7u2MYHe4lCR1U3Hpz1U8RLx1+D+PsScukXWbolF2R8xKN1EaDp66Hc6D+qg7jYKlJ0Y00wxpZFTJJ+w7M3Pk3IIR/XLKjRSmYa8pqdZNZopa9uYr9d/Za5ehbmK3mQfeJV2g9yFMLbMmcl7pKbLiFa0iELjE9JOoQCaak39JkCp1ycsmUrwsuMlQgm2Odtec1NMYyarNUavKlWqQ57olrs7sXB7SuTrzc3W7UIwo8JSH5hPBFUuD+5pgiR0tKrYlf+Uhy1RKOdLBVjp5jZbjFrx8Mm5BGdfOAE2CbPNEZzqZESM8OMxliYtJtBB6VjPLouCCuyoVVDc76+YXEzsb2Nay7yx2thDggC6SdH9TeoDBXfn5cXlndn+HYUqh4GiLcJ3W66YiXgftKIyiawdYqoHlBFG2Y35jXIgED0PS0ceU1O4MzNJliMnN0m0IpJQvQ0YdXCZPRHyT8d5oITkQ4q86vChG+cOE62uBev3h9Xp4nUTD63r1/2HuXZfbxpJ00Th/+RQQSqMCyiBESba7GjTEkW1VlXbZlseS+7IllggSoIQWSbAB0LKa5MT+dR7gxHnC/SQn8rJuACjJVTM7TnW0Raz7NVeuXJlfXg6JR70cQn7eguHuAFmhweri8s5v93+43IUfu+3+s9Xl8OLyrt1/dukLTG0En8YiHTjDi94KRSAAJl6uhot0Eq/AFo4Ch8lsdAPGKvRr9eZkNZtPV9dpuZpGt8kqX8xcbIuiAuHu5dCRMtyVEKL09E+Q/DpS9Ov2ghXJeDENFShoCUCi/Bb0n9Fro//DZQGY1Ier//1//z+uDPp3/PVsVxAePRML3S6HgAvvBV0xyD1+vpREKtz9TcrCRJygW4DVc+EgDmC7TwiCl2cImAFEV2x7XMrhFZOJ/3EGlO0mgtsf0Lcyy5NdTIK0LfkKJKTY96ZZvJgk++6Sf/gcE15dYe7YsRvyu4ahOlwCfk3uHYmeBljoVwANQmdpwiqsEiRvsL2Ek3Ttby8dwPgiC8x5FAOo7p89uwN6x4EE7Ut8VL54X7h+mZ2cnZ4hvIR+RAaA6NnWz8b/yXbuXOg+l6qBOBTlUT66Sb8khQPCJlRe3FIHJMinin0fV+J5niQupeIj8KJP1+Y0D2tZIir2bZpzHq8ou2V+vyz0Axg8LF+Nixf+BPiqs/vZyHXiNHfXI0C4XopqUIsJTtuz++kwm6Sjd+ns1nFXqy0MfYvkIcvvHdctb/LsDsyDxDlM16Z9nyGOAeE4TnNU0ohAenNrIRIWaCrGopyuNc2+JPAcGN1F9wMd57uqgtzQF9D0itNc9QbMWzkRD8u+f/TpzS8nfzlGxHx+24Pl4cIQkcLiw6OkR8GQv/DZYS2prcdp7lGBmsEqBHi8ioJCrCcvT64B3Dwo/LSAu4MDQv6iNto7O4U/gwEDK/i1mCLNXNW4B2MnbqNQbIvI9W6H8mso98FtFIbh7bA3FM1pR+JXcBu9uh329oI2VBcV97ORZcIW0mDi+qLe4vJ98lA/YalUkFxQdVSHETGRAalGWhoOn4vtV5OkLJO88Bh7zrN868pqH/rT2O3iI9LlgHMWuCMvB7ziTGZ1w17s4SOBSkbkCYbnDL1IPLpUnrB1abykG2poF18jN47h0bAAmHvQYuPyYil0guJioZe9eQioJriylLTwtsJwb1avknr8eQYiAFy/9k2UxyB1vQVR0n9R9z3RFrl0rzMD7Fzs0nqFnjk2XmWBGjNnNsaThwix7ZzlKpmBFkMFBwxPJ07R5hQP8PCivSGfnWBvGCfBGB5Oal2o8tecGOJsHUSdu1hjxyncwFsX3a+l5QgjsTjXzZQYaqSjYaslxGBKKEc03P1NbFGnjgKo/W5rmGPSwYbb+5/tGvcxXZR0p3qA/aA0f4D/UAW4on6xd65EvuW6e8UfTjXSW4qQvyT5MACvenoA+rDI8uRjng0nyRTjzSCd6zFjHDCSJwsI/KVJMwWSb1pKNXC7W0l3qE/igY9uP07ffH5//OH86vXfz4/PBGYuFYIQZOVNNAM4okdyrtF+vxioKqVmV8fV2sa+w4A3+PD5HWaylVU9MjBkX78oxz+CslUWJ9xrg2fhfsLBgFdXAhGwUUmcICAaYAm0djC6ABuLVrAHcOAEbpbQRb/MjQJAzePNJ4UbQL3Y5FasYqVfHU10MiLHXth+Y9ncyfoMQJ41jvdWE84RN9vMBSqjJx9+vjr9yeezwtWmnDVX7Gpd9VwPWKljgxreEbWhU0+adXtz0uNN4ziZNTkNOWC0Gv50NRQEyiQfsrV+yTUni7FGN1EO7115YTlsjEn5Ec4ZrDBBVwV8XBoxFIT4XHpgnHzM0lm5dgfGE+CmR7+DBx/9hMzaeE077PRwhrJJDDaVZqR41XMKF/B4RSSb9g3U45/Q9YAQ7CR4qOBFc2DYY7oDggqpMIXAOjgjcNqNKIiZwT8RTd73IfgUJRgupgVRX4gq5bPsznG9PLsjkK0yBhxVjeVPyHFe9c5EXGfiMx/tLqEEjeUO6OrnSdExtt0DoRP9WiDrAvIh7alfXARg/A9CB7m8OtfLt0rXJ6JWZnwttIE+wQvDY00x5dkHMBguNc14FDhwZSsl7w8vUu6ShonqGNxF+QxNDflE2d1eUo1reMGfxLithgn2g7FldRw5xJ8qvzJco/+PAl1zbInNouYSxCPFvp/dug1MujzfAuj92l23BjyZZFIFQ1I7mJrLbuBeC600BbeChcKKzsPD3Kehght+zr23HLpsepbGm6qbJy8dlMSxkhKo7KN5nSwCfsrp6vVshBNg+z8b46t49j7MIcoVwP3Qw4NINBH3GNBDbdCquwwcBsE08ZXrW7Ya3Bw2rGRissFnkseraK2VmMy+JJNsDptsFoO/Y/p08UaGrHmZ3SYz/EXH8UPd1SrpXfCPPlgP12+ZyN5Uept8naM4sqHHIuocWmN0HQTfMHHZojxLRtksLhqya4mMzE8dX1g/oc1srT+NbW9JSnHrsHJNZC4SnoPzd9no1nWWRFBmXwLYgsnsS0OTUal5DodJUG+NjDsdyz5H8adkHqV5IE/KOPnqvzl99/bql+N3H48/nYG0KkpzT0j4keFsuMcffOs9/uD/F/d4IOM1Sc7LhyQ5Lx+8nx5svJ4z/7lxNP74jRwc09IGgZXBMh5R1sP7ek4XhLByXxCZxZ4FpTuK2npYwKBNrjpq+KAhgyI8ZbCyGHA5kB+HI4fLF/7YBABjkxRl/0ExymPzRI8e2jRBmcrUmCuWukUSbhEP8uSfi2hSVMent1zMRjfweBsHIj3SvXWwnC+Gk7S4SeKg0hWO2Pf5h+uAADR4Wns9tdqCJ6xEDvmYJ+P068YMFA1UAodE5UqzPNjqeAYRDcQXeA99D0KHgx+fe/hKot9deYi+mUCNbtd4jQZLXDm48NRLdPNB7kCmR6yUSbJuvfn86dPxh/P22S9H+y9eBoSWDUtEJl23eOHNQ46SE8f4OnMxTHFvIFcwV0BAYJUV31X7uabfFQE7rkoEDLInlTl4hFvApjb1d84LsjXw5j4frYXbICd7WRMyvTSFSAfVs79+29pwf6lImA7MTW2egOYKre6Zygry9FPMHBgPGG7PEKToEjtTVPclyYeFENU9QUb38ikyupffJqM7eIqMTgx9PS1HGKnVxPwul4sHT1cjEMyC0gMQc/2gNLHbJERVZdD6eIKUUcr5zIQUXJdHHjwkj6ysuHpSijAS83KspRXKEcacABJuTTsCFqCRjlZxLSEGU0JY4Ii+AHKBtyj5yvGe2f7R9pbjqEQVBy+9nmV58vr0Pd1n9R0RslKBCBOaBEWAvGewhNoCm9g0e+3B/U8EDrNskkQze+3Z4kBo8xHYLm6i/Rcv7Vp+G8h7uyQOtha99uZZkZImQxFc7Hn7ALI9mQeDBSrVWrB7WHXhKs386T8Ky2CJrIt2G9ptvT351IcPaG+/ZdF/D+WGG5QFbKxRxFNyMvGuZ7ba7Q3jYp2f/nr8QRT+tP8u2m197Kyz4zenH96e9Vutc8D1qF6JQdr2CppyuOtH6S61XdC3XctBEyvQ7kLYncJURc7Aj1Z5k7ReAJuXAAJZDgnnpetbgKdFnr/KG1CUR8/HYKIoZfesVNFp/xnc3j+7vPSn8XbXimb3VoZ6zbB9W4Tj49xnC2DgI2uSxNdJ/r0cWZc0oUH1GaY2QROwCG/oZbYAD1d+q4WTjjNE7SThojO8Z9jFaSLs/vFWCr/AUV+sTJkgjetBl615QiLJQM2M/QryHVrWK7zmKwdz+k0fouFaz6iPIKmGy41Fy/rQJoAzLECVTG2jgQdQCVT1k6ASnoVG7ZeMZXg58C2YZqwFgB7QhAVcH+PCnalioeJ2UowiNMaOozLyeBDBcD9fsLKnZTfJUWyyMATlHN86QumIKhmxJZSgBEj1PbSFJseKCikk8S3aeIG1VIQlsC6WNgym7WnDK4UnIEQknS/LJlmNve6v/RbuS/iPwGdwnsRlkGd2MSvzBbZBsiUE+wdtuRyg8Fib0iqD9AqE0sghHXrWq1evXh//fPLB+vzh/NPns/Pjt9Yr2NiH1qtZNhslh4eHZHRIrK0q9dWrV8cf3j6QzW8JQmGBklBBFkiiK2jHyKpvPBsBOQubRzk4EIrbxV00Z5QeB+kHrx7VBlGAEjZ8X3jES9JgiKIvB7iGLwcRXkAvB67Rmg3FCgaWMQnRDlNwyrSOOf/3BQ2PdA0ISBOIqAkGRargWWZJdsL1rCKjK6GV0z1Swn3dW3dSUgkqUdYlAT1eDr4vhPVnNlblIjyV1yy7z3IpJ7c+0pKyJfutBg5HTZUo6CZN6iPcPZEMG00J1QVGK9xWBasuEkFNrAIkHHS3ZHJl11YsrVbbb7WSr2kZWB00D+ZS98X4wQIilRjGgEEaH4HEZAYEtygjoCJQFljzRDHBe7hgOWvRHkRCo2ZME8TgetHv9fLOJK/2XbSPsvDoJtsNLujAUsSHzGAiVt5xYLt74kh1Of1zax7hgnA4omvdppOJRR4YXcuyXljDRXGvxSNwcza6RdtfaONNFCO9AGrfGrDMJF/M5NvEBa1DFI70Q5C3abwI3EUj6Zea0PBBIAaJld3RRsHIZxgCcvhmm/xKiaQAjNmBMkpJhHw1WRsVw+jYq5UK4P6qxoTf1BglT9peUqFr9Opc6DMNS36zME24tjfb2DMF0kFNaLt+UvP4fFV0iaqpi9WZhqwDC25s0DhP4+iy3GDSUGpm6AnewKN8GktHNmksQPPtnh2ksZJL6m6g5pNFHk0AoPcuy2XmAWKVgh+uLI/X8AHKWT3bDuwCTOFUrdE0OUtKcpAE08wvIFthOBT+Igy32IUA9XQiOe5DhtH+CiCPYFz61dVamIzHYN3xJSFoLYdcOXoChkuoRYpvw1PA7m/knY3drj2TFggyt2wDlgpzr3yP2js77HOYYk0FRzBUhesWY84DB7MfYoj+uAhvN2g0h8ZD2lujqJhy8HPnAbztUFFrdoumx7cPyEHaIOA0ymvIdfKZ1tlfszwugBIWgOgnnBrhJ/SOkKPsng30jJdmwDQbzgLB0SkliBfWNJ0t4CQ0wKfsQBU6jSbjLJ8m8ePlMnYjiiM2I1jbQb0ccTjxc73gNskQnzjMARZkq2EZwd0uiWlM+MPjs0z4eY3icLC95H3AaYSdsI122GCOjDBuUSl7ZG0vzbS0QdICmp4n9prqtmbZHeoGcKWmJ9YBuH2N4rXlEIQV3g+KMsITCDc8eBBMYhckYLzmuFZ3LR7dS7mjRMc8WRosunAeHhZJyVbbq9VcKSjYuwBowtkIomgUHo50JZK5qxUXii6z4ZdRjyshf9JiFIFKfGiOUFt18ia7Cy/k5yG6rpOfa0v+BHe6qjxKJz/XTUMFOfqifa/pct+w7dTIby9vsrt18whr+wt02Iu3gCzmjJVntrHPfKUXXSefortwTMZGPtrA6JRIgxl1xoQp19YT+9PC3X179Per92cuFPY2ui9CLrRWDjkOpNgf9jru7l5H0sNw7Kezj/zR6y2xCtIH4LaSigO5JCCaGlZprGhZhdZSqPQuxZlhIPQmVgsbLfJaQcIblEcRb3h3qKJWK719evFG5VthqKXzcJs2FSaHGhIYxW2JIwyaidGekdj1chAzwFtNOEY47E/i24uQeqh40CnojX0MDthJzk06a0hC4UJNg4yMMR7gvMe+HtT3viR5nI7K7ti/TklXFPg1O0/mma26xtB71F+9QuwrlxHaetFIwyldj1aTfDaiz8Oz86N3x1dvj/5+tlpFDBTICeCL49+cvn9/cn6mKkGu3A7MyYWur1YOZuz1Ou4hfNFAiM+xz1gRv5qADYcdVTbC+yWxHZi7w2nuoTG6mlobojK6q5URjcomHOUGssBxnhQ3tvrOE7i5lcmM1LZILHU6m9yHY199vCFUwl6vQ1sNkUBDY215TGooqrb43+qL9aIfqEDN8nZLrlvVOyDa5K6ILDlFy8PK4PS0FYXnOAN19ObKSaZ9rVQOs5n18ej8F7zlIo5IgteLLL831XD4xh9bDt/a2lDIMLmJ4J6Zu7YbVGqeZWUb17NRtcAqEfWnMysCEFCtYmwL+M0BFghZJmkIbd2BbA6v1klsVim3j17d4BqV5rR+0H1te0k5Z1mZ9PQhW7sDKPUp26/aqwozQ7qciGzJ2J+O9AG/y/7f09iVA088FXuEN4dedlfv2fayyiCOfRXSQ0rormXxonXqajyKANTPwp0wUFsj1DdDz9GqHPsZush9T0uqN/aLm2gyye56A2o8dhaZ3bx09EFUKhPIb6Yg1sacABwBiJ+M22nJmhFGblGC4xpQbXq8/FlmTbLZdZITugyAtedNBT+tNGytKFDOPImsMB8irECxY4u9RXtWNE0YDwxgmYp/LqLihv1fZDlg4I6SNgykO3C9sc8Ip2fpbJS8pfVLVNicZGZi6+k9m0KAlQV7SGhVAZHaagKyNxAAMLRSGUszKhcFS8sF+YAV5gbmiUCkXH4SoSckKT4GAatCK1/RSuDsNCDXatM2DPxwIYhvGylABoq4wUDj0uUeaS5h4AbNLVNjiZ3Qhw8DBO7JQ80b8PhsLpvq1gunkKcUrRcYp19g4cTszuuRzMDpRsT8Uues7SXVK+ofuK6nz83Ojsm/bFh2Kotn69OiuufoxCUti2QydnGnI8ZQEg+q/CByS3plFI1mdNzd7aXGAK4BPXJ7abCIOMvVUvd2dpiGbVUPRbN3KKiplldhiNVurAZX+d3ayBkZ1ijoSxXEuH7h1BIL3SIh3vGscTpLxU0oGmZwEaJNZAe2bTS4qh60oT2cbG20Bu6yBoHgewoXJig7HjYQvrZi8IIXXWcD4z4PqKTqACFe0WiJDWigJNkdMzZ5e3hPeFdgbz0bpZNUIBhu5hkNyUw92VOkNB7IQcKNVRz0Biym2ZREiWxsu6sPtmJTpB8VKfrZXkIW0FyGDizmwBr2/MW8KPMkmtJx3V3MFaldzP1IY0CMLSOyWdvLxZx1ftPCus5mycANZFbkxhdzX2fIXXN9NJQU0O8qPZHlaCSF1OJoC4pBggu0GdLrXfSFhOYjnI6zMqwk0Znf+rDrTHDXLEguDLNbaiaEDpwmCzAKAMpr3jGJHI4WCsvLYPAbt1msXAIEuHK0DNK0AR5NPCI9lRjahfrNoblfTbKvt3y/5W4hfwCiM+YAYTMh/sEMzPh7KBHKZsnxpEjMLuh0HGgWeLJVUhsAU4N+qaJ8EZevPeJU79H3iwPsa6Rkf3NgefHBBXk9l3XahlEcGhc1XgGL8HBr4+VmZ2chHIkDfMswijfMv55LgFHAxEAO3VcXu4RcTKdRfh8W0Swt038lQDa5CbgbqGTK18V8oCsND4Ro4iD8HnMWuhoGSzqggorcBeUI+untoSazLjfqAVYMTR+tzMBYT2sp9BFVICmh35wNa8FguplrZWEo/qTgtXk+e4Y4RAkTSDDCwg+vyowGDfwpnxheZTcHtf3tCSIULObGVvT4lhDIm4Z3nZZ06TOEAF7tih5onEuF1hj7zFOCtUAcip5a5IGxeWgYebWsUVFRCVM8Q27ikdyPEXR4Oet6fddpucvhjUp9kE+uR6GNhgv5Cq3THLer6g73npvVhwcdbkH448vnyYu1aYjJc3qUXxfa89KFnSdf2viI6Nnt9jT62iYszT3bS2MImmUUlXxFghzmybjYRYktBkeTid038K/y8gyvGo4wGPA4K4gxBKQqak7Ponlxk5X1hOpVxSdTIlT6B1hLDbGNbnm1/kyya2zYJBmX7Ty9vqHmw8NGVIb/9rWz92/Tf/va2f+3UYIRcP4hgwtf/6KgrJ0n6G0LP+N0PG7jnY7dRLVBKjIrbW+gjxi45f3b1bvTn38+fivm5NneeuANtpdpvPZ9tEQcaIOFuFK/UD/Q6IQWMOk/e0yYUfYPYCBa3Fq93w9Yig1NKEK6EQQd3rOIASn2xBFHqZDXIlGZL2Yj8AsZbO2Jet8IUs9yZgLIKcLBZWd7ic5hK8Zk6wGbjNqXnf/LFqZ5ezCXmFOQ7foo7ew41H5fNiTc6nhmvrCeT4F55QnCeXEOZhhTXK2jiw76xnhl92waFXjaISclF/AnycEJqe/78C7bhxyy6apDNjDM5U2BFgrIZwJano7lNkMslSqYHrifpr5dQHv6z5552C7wOIJt2NnhrleHPVQ8B7wcSn5IWxauGrhabuqZ3sCvnX2Ce2EfbJ7xZNkRFdEbLvZOez/SV5/rikZfmH3p2ZXVZgd2dbXZ/WfPBCgIFaL2A9ABqoJIQpnN8TW6zObmg5tNEts8mYRVNec/SbMLgaIM2dFCSkzn5ixFMhe3hl31tAvVwEzCuzkY3CWT9a72pjSN7ofJeR6BvA48SL1Nc2i5QJvEHlCw2Ql+SScN3M1twuZwsTYmtslsKB07NcuhP/ma4RCkdRED+PDl8x/2Ovv0j6i+QzzZYhw2FAP0GU5OvSj5xr4Yi1UT/rizA5+Q/PPJrDzYf33sPHcPw+e9rU4AMXLdvl6Mx0nuw2Uf7QnVCK0vOwOPiYhpJr+1t66a3E2TqFjkCT3hyYOD2T2C5QO14eI0P47yyT0DdLNLXcI1FlFCyquFoWIinPvZ2PqYZ9O0SHrLBGICLdVa/wDOYZTAu2K4B6zKfhjl1+C9VYY/e+bli9nPKbcXoqHRLnlwEiiOxBiOAak4XFI/TKZSpNOYSuIjRQR8MMMng4h5BA5qibLugOTlHgjBmbDrz4kVThCDDAEwHBCCQ9va82pPZPxCWWUVMbTKFF70DYZONvoRLq9TZe4CddWUNyGqUWP0+AFV1KFiKs+pGh+IRSjxuswr9UR9Ervj+2M9kvQq1hK0HN8ExRs//BZZRAKvHvYeHarheXMbHt76QBrcvtuXhX4MeZn60WTiSHx0yEAbZw5ufSFbMEezbjL/QmnwCSLJf8oEBzZ3167rAu0Cn2Ln2fx0zHZbTL4UHaY+U/ApEmiQTQHlDpuIeJWXoaRrTRlcY2i6EuMK2ciPhEWOm7DXa+YbGVKeKA2IHsB06/pjqMtSRIv3HZ1zRFkqiEk/hk10XD9se5j5wh5ls3EKPCYgDfrJNEondp/Rj6DWXoVnnSbVoK7qXaimY1F8RF/C+BMhD4wXNZdSNtVAMfV6iJrAzSkUu18WRxSAK4Pf7GaEsgjRJMcXPOIEdDYP1e45FWeb26WcKip8fMtV1pNKQdKObO6uhU83ZmtwlI3nChgQJUFTKcWg4HHxSxLFDjbQq3SJ6KgaWyThXuMalcIvukuG1OEGhYSLflCL06VdlSY0PfuiZDw0OlrN9ZRI+IPoInraLSx8Z4faaFB8glPgNVAhqfAIjYYA6dh5pISdHee2KsVdrUw1osMOowsL02DeXnDbesrFjB500Eli3+3GiGNCr1TOhvaDB9e46eais/l1/h31XpuLFFbIS00mKtW4mrOIfVKVoN5WpKK34aFQ6AKNL7Ugt5e36wE1app8lC0A3bTa1eGBJcN411FRmsPP1+c949LMV2XbGwTITU8AFjSauNtLjUCuB32464g2QNFyUnr4tWn4GQEeD2DSxJC7F0miLJSVRAEvf5qowsFY/+GibZuHXR3vodRUyz1NQBrIUNMH9FYYTtFDsB4Iurs62AmiYyZ5rrORP6fl51n0JUonaCfOutBJnstTIAkB54TYhW6VZBOd1oFQPJNEI5fStBHlcEI54qCRfENXLuoKW4Y0X1+Gt8jTiLtLhRdRR0xFI4OmCrBz2COzQ+Vy9gvK7xmF0ylQxd9+DqJRBphwHcogwU777qYN1cxJqW7Nsjt0CsYd2QpD55aKNVozgy0wQQQcjnbd6iDwfXYJHc/LwFAyhLYhA/VRXAcCeTHQHClo1Rgg+/XBqIGRE9D8h8V0mOQIbXZ29NPx1cmH8+Ofjz+JS5vCKC97mOGRYS5BkXHD3Us/TGfRnCjxJLumo9OQFCzrp7fSw/P4uZiCNfWrmhRrjYzRLJr71aNfEgFWAw4NmRokIMpgNqsrauaabnxd0h3ciFevhkbd+BUZh8pUFXWsPdXzm5qExrtR0i4hx5EwGfj1Oitv8OTGgXVd8i1bH4bdxQwEX9ez9F9g8ZJfL9BveTojdSScXniAXQkTBjKrFX5heZCAgD2tHUSSMZl4MmZSQo+XHEdfbTUqPMiUlBU2RFr61BPzqwPTqOotMKwW+6yeVWk7mLXgmbHVCSQiCaX6Kc+mn5Kx6inV7bqBHHJBGVTJTywj4AEy7tIk4xQlbe25jWRcbRf5y5XyM15LXX34tQOB+6uF1AeSxECoZWBytLp+UnXRibuQ8XiAo4xCcSrt37eXqOY8nmRZ7lTL9qfF7l5yAA9rgoujGzeLF8KGEdOrxY2O9aZFm/O0lUKhvJIB5UjxGdS8G3EWgx0StwaO42EVDco1HjN/hOOAq1uZLxKEdMT6myuCmG7ewLxWJCgh0XfnsXpdd11dHFUq3rSnjUY1zW3lNUVMNavfy7cN15tqw9QDnz7xM/eyeIZ/2WhnYx94xiQEOuszBdx3MOFxWeQkg/b77roR7O/RPVnvs/lIRqIBKQTGXm1Brzbt5a09N3jKurAb4E7+VMPr+FPlePbq7x/00oiK1LV3Rgx9HDrkT0+BDvnTU6FDuKkPedvQXzWl+450diUeYkUQmEPyT7rFSFcf9IDquN36gIT7yYHx7DmegInpjHmkafQVX5F+Ojl+9/bqzS9Hn86kaZV8d6Wky2n0da1Zr6Gbh3dgCYn+SKAob7iIr5NS005C127kaFJqJU2jr6x9ROF8+Z1GX3sDy3m2vdSD4TWR9IxcNJmZJ3koLU6edzyNnDpUexsSCwu9XZkWhLSiQSLWbe9rZjNaPOISRncM2AXtCcW45dGdt5c8xyMfRJYQ2ecCX4XzJBdHEUSQFn2ITjP2NXddiKk6Xa2mPr11KFRFOT+QDnrLorFkHk7BZbLwcBKSqy8xpFQOexbX4zjmWQEO5anXlOhTlk2hue29/baKpDjAK0HZLH6p3smMPfwViLbilyrWla2UlcjCoGhRoFavmgVRpijCkzP4o1Gs664BGXW+3l7KgsGVoa6gIrTNTPPGfbVgDT26+ioVLsLknHh7Lzvu7168laW2/3BT8UB5h6gbwnNWksTSByt48Pod7rMEDjpkF57ifvvuO2t3qj1PCyh03WWu05jzov1D38hLy3VRJOPFJOQG6+7ZZ/vyoewA3NISOEkoauSUSXhIRZDpHmTUTFxm+3DhNBbOkgsIzKbLCrR7JQGZwHIhKMyRJHgj45o7EPB428uRz8UaH2QXiUAbdmBzoI2GdyNfVmzBzQORTG4SzYIjy9kw19WmPM6jcfk6T+Fo9vC48qi10hdXNJGE6AaxSt3Vyja89dge+i4Kb3z82+vd+KDs7gl1CIAiCDrwbtoWB4wN+g5ZnAUdLxrCnWyWwFVzMQPo7AQvm6bjUijYFe/dPh1G/WfPDHhATERe6wqwfmbhfhgaNbu93uaE0CbQMphEM9Kf2afXAEivwdFq8WFlLJSf8CEw9hfCC23hQyfXiMuA2ijcGaNtfUNHWEvmQ8NAITvOBn3WZfDlyIHeANQmVY+rCdaW/AnqjhQrBntTbhG/tsSvgTEy8IaE+TS9Pqne3Rt0la73hpno2Vpn7QDdhtqo9yepvMBPBGAbIITrAepg00r1my1njCZ+/iA8JDXZupi2EWi3quVeD4JaPRWtSMeoTBl0WA4zV40GRfWKSDk5nf0EtirhjS89qwryFIeHW7uXTrGYJ3mRxOTaikQH8HQm059wEVyU7vu1slADPpgooffc9eLsQ1Z+Ssr8PrzxyYHWkfRu9lBJii+r5/OIZ9a5PaYwr3F/aLTRfnd8dnb64QwxcZkK+ZOkKLJZITJRwrPTd5/RS5yRtMgmCwQzcqXRMnivFHe+qlcgS+QDyU0Uo+EmvFqq1skdQVRZoNAwlhTAoZT3Am7GITwM/LocCGVbXD/I24glTSuKVRm9g07HFc/mIcc1KHHrDyJblOopqtqaWtGWbIlmt1lX1gYTdkcmfRYOulajRrfcoMLcvQkBnnbs9rLSGqXnb0bo2v1rffyOZvE7WgVAcmTr1l0xg6hjrmZNmrlqYapVAa3eMZh9AykBqhPe+NJ/8UWn3+sJytPTKRDecF3MgFOKOfXzW4wKRHj7MLXC312XkGkcg564y1FUJMK+VyRFI468JPNAE60B4J2kMUeZSfONhHDGhvf4Fy0PJSKWwGVqo/2ZNGoSEE5wn/YQ8Q0A28BeDI54T/o+LzB73dF5VFjDaHR7jdbzloPmlaY1CRmSpmPUTU9nRVqUrt0d5kl028V+K5Kt+j7IkzbS0HsLVeAstppL5gRFVJQmMBZT9GEyBogNAH2ZXW8vxQz1BgSYBOtDhPEJojfEtOJWbcG9XLXNHd7jdJD5VSORF2eA+80NkdbYxnioZiAfgr8wJaPeFd9SDyu0qRpk1ipVxxNJOK4Mb3zwA/ofwo8lMU//ZDfHB3QQ/VOKv7youA1lXoFAhKp7lpPpHjEJO0wnKSIGN9DaHcg99IF3KOmuUNh6exkVt2vrcrHf2XtuvQGtkHzaG3gk7AgvcDVrR23tpNROPa9CbWo19z32zfL608nxT1fkABNvbM4kGiYTL3XRVwZ+AONOrbhI+wraf1lpUfBf1ThqW0At1C4fBMZPLP5QwyQasudh3ZsAysT0zlXPbvRte0AuOfdJ8jWEkg3JF4bQv0/RsNfrCy/sn8Gvhe2h61ZWyYFP6Y0VOGQ06cXQrE3KNGV+j9+4L3Ys5hqwHB4naya8rAZ2v9qv8Hmngw5JDzY5JIWv+6REz6SrtuGbdD/cNbySrgL0l+70QumZ1K25ocKH2it86dzkioo8/WJCBPn8ff6omkoxvWLSs2dKAg3x8skX1G++7mtWCMgTCA/ccVIpk6Ihgh1e40/wd62KAMmGapSnnNsTCjcKnUY36STO0Y2Oh5oUZqjxJTiNPeGjngra2YGMPb1dGM4NQ7UJaBgQUmX6kETgbOc8LSfJPjfwRkkytc7f6J6wv3tWd499Wfzw3Q+XxQ/bumq4DisGFCJB+aBA6Do7P/7IgvzoTnNYuuQdA2J6uK/8J96ytHu3iLDsHt12ZUgbAKfENdEObPhre8j45NGdEO6hcyOS6q0DUZstbogqvUaBoskEOSseDrh3HHhxMi9vPHCWvpRe48tkKrz3HMg5Y73hu5nu5QcNDYypJeUbH+CDFSIfnXnZ3Yyt+OiaRYsnu1NLBn5DKrk8UKIRyoH/1lXidlFmwPdesormAVqtsOcoRtjZUX4/fR+lJzQua/ehnlZ6ubNTGeARFfJsD4dXmwjWwlDrCN4OYH95dzf3YH9RpqPbELy1o6Nkd3BZ/ECu5gttrYEtQDq6dUXmEL7A3TytWywLg/Z1D/RMHwMgkLT+laQERM2/Hv/96uz449Gno/PTT1ptshanSOY9tRA7HohySQYN683VqzeTyoQgktbWL2xnoTQS3QVyMFBRt6qZ8cKH+57QlkddVEfkwEqDu5t7sXXVkC9mMBRJvO9gMWL7ijH+wR0IFD2MFxyU2tBTNbKBnqRqwERXBCedzRf8GkJOj0ziTtFemScJKWm8Jl/vRPRhvYRLXKh5UHOBN9jsJrw1cFcrqi982J04U03UYFdgWkVCKMSgRI5+reDZZRLNggvaiRghmSP4qIoZIMzgUCFA3ung41ZTVBeGqaDOB7bI0BxW8FdWnJrpJv2UOvSGNhO9e65FH0LuUDITOojYo48CQUgKIQBAHJAv8iQxiRieg2KH83ixJlcJh03YdPLgAdvFrIK+7O3sUPowtKvO23d2RHOl0i6QIi4Z1E89o6x9TiAmiogWFu/KnkOnUU8Sw00lPbdnO3kyT0DRxrWDhhQ4Zn4Ux43ZNadrIJA1Gl8ftXmUR9d5NL+xXTHeeEMGSXKVK9FcLKrdSRCIF9Zl2WcKSJt0gtqHvEenRL9xHZvjSEHa1nXXzc23xU0Wka7dpVwqNMC1xprDIPu8JU88Ed0VB2oRYirJAeH7ErwuHjYxV64QVHATWUQBe9EO8LCaRHyY8kMkvVyKkxKufuZhBLV7HQ9HBYX4xoVXbGkqXEk9jRqMLDVRBGWtiSs3l2DcPzm7ebndnFfeITifpDAP5JECNMoidYzNUWQBXwpy3t/gtkE3DLpZp/JmTUqPVIRrVJPMvqR5NoO3HyGXsIN0jOtRqGEyuRN8UT0m3Op0q+wY9Yi3xtGHN7+I81l7VzbXHd5/efkbWxwPsBD0RYCGhpQuDG2ivWAbSj8CGcMmjWTHKEM11Ae7R196LGDO9eiPCtXfGoAn/qgeHgx6bnehaZhBJunpQ6UZVwjJBm/7hhR06gda7MVtct83yYURQznWOEXrtfTkyaS1cZrdSv1qMvFIx1e7UJEWvvG3BpJnyhal9goM8qYj1g25YWs+Ziak7pSJs9jv3lQrb0QDlA3uSrhYlbFmJ1RnwaLiFPV9TmLXUZyVWYTrdrWSdnYamkEwFmR5iQvunGTApnGf0ZbFDCFtGIWzmlRa83JOVaoyiql1Ji0+TqIF4tFTsa6j8rk99ZsUsoxGNXaLNw9LzmFTwJuM1q86YCfygMDM8uuNkdLtqkIeqJa2H9VK+VFXTiusit9aH4uaPnXT7EI5Lq1Hl2EgqSL9BP5dNTAUKxXddbReCPNUpbqtIt3m4UDES89RDayXIeOai8BoHtFxmkziIhTMNXZxiayoOTDMTnNf1toIKEkTWQf8hCUKp8Feoeu3V9PSUFEbqBr+jbWIucAJLkq2xCxKv5QOdCWS7k0j/aysxBMZ5TSld7tNoVsVwLCH1qpG02l40ZhAb51xFmi2ZNi+X/VIZ0MmtzvVMze2wzxxqClmzQ4Vwq9/k6gE640pq4fNw6dcT6dkGCFhPLTeXAhrVKwlmJJRxbq/djVLWXVZuQU+4EayLi6ZXEjaZrI0t2a1FRu0V6oYDnlogEARckkK/gxKjEtd84zchCPT8wFqv2DYGGNc+UInCVsPG1tJWhgm0WtdU1RtkMr4eyCR8wwphkfMEonJ+Q3PEJSzbJajNsrKh3RHb8aiqbWrpvepopy6muiLB9VEoU/h7m+XF86F9fVv/9nuu5covuka/QTx9zNN/v1st0s9B1k6HW0r0ExevVVs2wqo3+pXZo15G65OFI/mGrevtKjKz+HJfqPkHDw77KLjod8lMjeyo6y86sM8i2IhcQEPFmgDDW+rZ2Wc0i1e+0I+A/y3CHuO8is7LY3TmaM7oXuOpkNvT998fn/84fzq9d/Pj88U4gM6HdXUMJBuok/ooNmzuDePCsST6axZ8CmMJXS38lGMrXmPAhu8V5BNt83rUmFwYH6daFPlEOw/0oI9TSaG3nj+ym4nnRtOw3LeRQmEhx1bboEaJkijVqutGyGd0MWmypk5vIoCYBgU1bPpr3g4twPZlzU6f8KnWtSXs2gPgnzKoarQrRXVJNAE3S6IaaISX9MLK/mSxgkoDsEL94C4Z41E0Ezq42tQgCuUwTW4muT4NsY/oDRO5T/BXSFvkaq7xoicNBpPQHi6vQHGH32v6uZvKBOE3ElRovBMCOboyg0WLNEsJvyHSZROBSI+yzjA6LMigmHJoiZ2ScckWdGkjfZ331m26y5FORSP8pADcW8xhCFbtRLaFoCSQzA+b6AXM2sUzcHjBgjid39rW5dgE2Flkxg8vSVj7O4liHvIKiudJW5dpqI3Zh9vwJpE53OREJWC8bJdWKrii9YsCvOVYBy8uAGIgXWXg5GpRQhG0shbK1m+iCa2klQBbf76nxaSZksXVdHtnGVUSmwjnmzOzo/OP59dwCW9T482cC1fC/s2VauYYHtnZ9f63//r/wWY59K62Gv/uX8Z/yBGCmvrKUmMyKW67AZaoe8Q4xCWi813V/wIG8YmukY9FYhOYuvSga0rVCwuXTFe4qJs3GTV0/rp2BkRjNFoToOhaXPyGwAOwsBYJNb28s3Rx/PPn47frgcmRgkuhtl+WISHokjNaF1pPBbSlYdQU1XJZ3ElsR1nKOzt9R5KBMIq2/Wkfuls36HHOldTL6VALK2uVAqRVIrUKcX0eTafw82jphJqxBrapDgOd4D5HT6i+kmt+b1Kn11jlpo0T7ER6+YpE03DQhl+UbP7ZSkerBL2pbFs9ADeG9SaSWoqeq01ZRRw5/wlTe5IdUkSWcthH3wqCPzuIXpnKYgCqBqRi79IqoE9VJdudwAM4pAohVCHGaIsyBv6amt4Q7+mdjL0NcWToV9VPRn6Nc0YMT2+7w9ZE+X3KMlok4L6I2A2ph1LozlAAfHb5SSahdUdTs+5o7kkuRfa7/rrP40RSt0DfNwdiIH/nnFYOa++PiEcFTfNtfYg6ajo+9Darg47lyB0TtBJog4MK4D0zaLVTAWjeZX6SlXIwYiDyLceJYNe1fPQudZmJOeRskUZeXv7Hdcwd2kaAdl+s5nmGoK0onNdVmdDpoys243MXavIFjA++uZBYOx1XTss0DYzDrXY0boh2TibxNqywqXmPbq4mlYNaTlVdbrMQ+aw05OTzhm07VdbBZTiAVUwkWKjbhjSR0pjRnzjUOrjJyjgpuEVHauUsSa38mIuPWI7iCFWTWhQIuO7sUrTflihDGMdtytqCm1HbEWPYfGRRMLzI7ciXH4VWi72f6LCCxxQnm3ZAZ2Ont2GYD731tUrqNb+YpGPo9FGVS5i8LW+cPrfdT19qLCmyyo5QsaXPrzXzTLW/kA7Ik2SVO+PT3nVVnFVEcD2UglCvolfJBl8X5gwixaKsAWm2HVWNl1D9+keGs2i6ySmi2hT44p9X/sA1CsGSKP60cJK5cNr0Qs2uVeJ5WaGttSvtNdZuelGC27HHxwz9vB3dJ25jjEkOGwefwRG1NpAXLSIP6mZjE/i1w2HIs7IP9BDoUB7AeEK+EVzXG80Z6lD0zJAEIl501TR2whsyqZzuHpdHM2RuEFt4ApHDK4aJnRRf+Bnt64DLQU+quKwkwhWgAwEkmMmVLYaYXtNhI4YcNBXDQzlVvjX9S76NcgUjIE7YXXU+ABCrR+qVW6Om/fFw1uD8wIVBwwcRy8LJ/rhkRf85Vxunxu5aVar0VysjFfhzfuipwan8eh6bD7kYHIjn+mDqssu9F1m7iBjo24eFnPCvTe/HL/59ePpCQizkB385fjdR01vWCuhQSKCSdoqyUbiXz1JhKxUftR7VxOMaJGGFIW6/0Rxy/5mecvmMXugKSKJUQKNbS0XBlPCxmEPB0eLMptGZTrSTv/CcookEZZLxBC02zfJZH45cAO6jWh8KLgJirTsaG/QwnEG8xQ0J9Wd59DaN249KD/ouB5beOCDkkXakS2N6/Pw7lNR6LbA3SY1ym7gZD5I96rRdWb7Fuz5lro4QYERNik3WjS8J7EKOYP2rJ/RBOatYQKja5pDarQBa3HJ4FVd01fHDNR7VhcBIJBEs77RKqeeu0Z3W/XuSk/g1G3fareBkpJD8CiOCzEgdmDpNNPK8lbTtgf7ISjTxrmzLQLSsBwyQrHRERcY9VQWgOu3BoIPoh0smJTlunvFH44R4y3fnL57e3V2fvTpPADgF/VJRPcvST7ECPnFFRiOoJ8bG/KlvusO5N5C5uvA2CjPvab6NBq0v4nyPCCD5SbV9iCFb8bYwMGtUSdNOqyIFXXziXTn4Al0h8amTmwwXGuyIadW7aHBfIDqdBvJOrDkcvxD+0PG/rQK1kikjUeu43xbTVCIRpcBL0+P0LKKYAknaLCEWgObuAd7jdyPCBySn1p77RXwvlILXnuaG/fgouN1+h6Qu2CAfukD0swkfvEqzfzpPwpa6dZFu40OFN+efOrDB5aPv6D+fqv1MUeCils1/Uoulu6ifNomiz4qZYwuWfKkWEwTr04wBa1yMBm9Y7TgWo0bkSv1wJnVNCtKa8/rdDrwf3oecj3NPIyQ8AR9pzBJ2oHctCCtsKFsWUj3Asv3/Zalk7PAeotyRc/6qEsSPeschYcXnnWkJIL9C8/6LC3G+109xwroYWC9Aop42LIe/M+h0wEX0jD7Ch0Gv3+okMqY9QE4pUdtvmIxbCOZXQA7+EjJVoS9IbqcFlhC17octK2Ldp8bJ+RqfPcLrFd3N/eHlwMrLR4tXYyER553wPQIyuxami36HVBtYb14Fz1aqLSV9DSvgVTKRjtEYWzesqwG4ymYZhpoZepJr2Iwb5atmZqDzaPv+66NRekWV7IQnrOacmaX2ggOJdH5GEnCLYB4QqPTAkxOH+s82lDh8YgmpdhhrsFCj5bgo20G4wFbBGZu/yU2tWIMprfWUdtE2GJTdjCBBfdq7bZ25ErmwHp8qqhQaO1Nlt168Jxo+Guz2m3Pqrv0K7zHCjbRPNh22rPubrKqyyjDo9RNMnus5LRE+SIDsFrwAtS1lDG+tWvpBvckN+A9+GiraSDurCnsXgFMEsmOwPBAc1n7nkvFifYe3xQR9ZVJGC4x+GZgFFgDDdZ/uAyEwByWQsQW1WLIWIZVWBEZYZM/ne6ThvJy8N131qmhYXw5sG6ySQxc4b0HYy2ZuscKs5ttZV9BH/E3eOk8hH15PJ2XzEoXNC6XpjD2cmCJG6oLY87RaAUPcboTYAEA47dYxwFfbJG9j8oogMfBPCmRlsCDeA61gE8uWI1kiA66q8wFR8MCxa2wLDOrmEejpGiBZFu+BmNnJiA5n1kw7vDEHpEOseuB2K7MswmVNrqJcqgoL6zLAT6LXA4YlqEgTKVWVFivPj/729/+9rfDLtEZumCkBVKhqLSedzp6Qc7dTQa1yxDPSqbZP1KrANH/DJrLiAmCSb8cEI25HCC1LKzkazQqJ/f0DGah7hH5S+bjw2+1/lq5R6WlNSdu4XKwrTHI60sCR4BLUmEd+NYJyA++4JMyctOwKCN4ogVxUAtXZqC9DeEbdjrDeccDdHgPp2Q6K5M8X8zRl2UEuACFhLNg5ArOcTlw/Rbcw5qukOsW3zq47UtmzwJraaMFg2fZSrQNX1UxNoZJwbXtteyKiBqLqAiRIQyF7vYasuMFJbBeCY4GW0T3l8M1ENyWaheqdVk2wzbD3cgYbXtNVB/vpAfYcZNd9j+dnp5z3yFRYHWYj8MhSGLew/tqOBczUMVjEt9tGv3Aqg45bElkPy28QXChB9qKCXDCiRS1Bh5JuACfb1QyphjwprrIijsAwafIPbuYVjkCK27TyeSYv0g0BapJGPw2zdmPoYdOH8KaTzFIargLQy48hGB60fPxG5DoPdCXknC2jcpTWjbkcAkDH+STnFcH7hwb0siwMS87BGEA3cckp1LDyUgg3jzM0KAi1nz+BLEmgyvjIgy09YdCTJMAtAbeRd87IFPVijAX5XxxaFj80fiwvI8ZwdDQ4adcIHb0jMQMlb02vTRoTn3EFGuOfTxyxCNnHTBcEbY4NLW6uE6ujzW8BJxc2OR4pd81deqVp4QLexql8BozhWJy27OdOCmBv4xdu6/wbMz87s6OAIMj/7pmLBmq0EkXLgWLSMZ7AkeIPhU8UHDRV7hk4BvEysYX9kQQLltmtPuueOvYpHN30Kx0B6W6XcikLAe4lRcQ1w91kL6HNO8EdJ/7GDa+KdLwf0km8yQ/hq8qTj7cyENDPOH/dPLu+Or0J2pbt46oRGMPGcVCqSruCXQl4EDhAgI5IVRH22d8LHqQMNZUTwOw4zVHq1rC2DEN2PgGoG0J79HCDNk9bvlGYrCJDvD7Be872Pw8KG4zUWl43uD0a/kaqQmLYega5XEb0gAFiGKdsrnhoRlUf04042kMWZhD1DkaovFRpUMvaGDefP706fjDefvsl6P9Fy8DTixoHhqTVd7u/kSvfed5koi3Ox5/yqt5cGh8LTyovBbigw2XJFz9oIIgK3valeL1JHS027wtwL7X2Dwv/E/EBMACeFJjuB3oRDoClvgWOAHYBhFY8CSjEnkI4iWs6aIALUpg33AeJjJNmhQk+yC4IpBSoXsYZNDvonuBR5bGIc/VlkTl2dBQTge0CcytxBQ/+Pa5v+HB2O2J4mA401gazjVMJRIZ9tY5jQfehsfi5098LN4w4l7TM/GfGp6JwW+gfCKuNxeccHpMy9baAkxmX5JJNk/gTRvm5Zi/XUd7aCl2mfhhL/0yu01mnnx63vCKShtJq7Z3wT/6Abx96oJz0QjPXKZNw2QOhDHSD8y32bKaWgdrIFel65ruglTS3yBnFz2oS9o5xpBxc/8eEss39f3b3gL/9ESZ/PPf8xa4/7seA188IJY39LwTkBO8Ib0YhxwLCVXHJX16KFgA45qijKZzZoGKJP9UVQEnhwbAuh3HKSj5gwa4pg0OQqk3UiNcOJINOpqOXzb8h8DF4J2FX5L1gV5kYwoExVe849k7O1tHeR7d+2mBf7mIHv4h5QDNFXJeqaFSJr8hNGZGHuBdOktIEVyqqSvdYVIvB8jG/E0WJ0el0wEnNnv7BzXFF6GgPPyHg7wBFs4a5k3aHxo8U5nACDsEnAMjThYmZI1hiwOLDDDLkOBzEPDklFK53ag8BERligLN+1HiRCUsIwpCngyTqnrhugsXJh0VirXOnV7AnnQwlRC9Apjg6hjVw9+M+gBO33MBQqbdu4yXe97ztXs5ZO10HUWn4z3v/PmlDnoywPv49lL3ObAe0OwgfQM6g0vcoC6oKl7slnk0K0Z5OoffkKiBwBi7Al4x+GpbKAQnhGfIpvNJAph8PdIUCxjF9kqzJSe9MYqJE5mc1cZYl0xTbAVzLhxUkG3pysa8NDlYW5wcEpjLXmQX0aivOWQTwSyElTaUg5rt7GQSHwNG3+7B3sjoLtgDbD7bXkug0TI8LMnzmgKIM+CvSOVkEi1iWsQFr45RNA8NKmOPMBHYAiUzRBdhX1ReGRW3b8CuJimMMO0rizMCVAGKA4uRfA9WLUpEA0CdKQKFXyQ1h7jiZxqM9/d2mWWTq0WRXKUwM9+7OztbtST38wS8UxcAWRnNSvt7BgZJY7q5Yga0HjqaTJzdSpnOxW/25WX/mWvvXrt9nJNpeIhLmJgf3dvzFnwi4Hgah4c8QGjon8YAqaNGSARCWyoNTouzNE5GN3BJDsDfyffuaqWNw7NnylBmzY66wwptg6ZBsFBAAgfcWrkoUlmteIFCJO61k1gtUtNMBlcapIMfCBnFMCVwlNhE2eFTjbIKK+6LMpnqiUq47cPjgRYoN6CWkV5ytKaYo4ANA99quYNNE4ec2y0LeeZAFvMMVGANDXFlwYbEdFXFXQeF8zcOrIhjJtIYKLHZOY3P32LIQjFkLONLisWkLELnCZQgG/7DDTTs4GF4OOwpEgCLloqzFdrYkBy4YyVi0eN4DX1tlbuSi6/3B8jJQcgLZejXaZkMCxQhlGEuOGkOxT4Az3BcW75QNxbGQlrktMCybPK5SD5ho7tDPy2I3SMpYL6YCROU2nl24PZ6DrcUSlNtNJMucvKJA1RSvOIFMM8QI9eNCPA1ae/Wk9pgZ7d28GgiUbMgoz4dNTBAuKlHSCfiUKcZ2gBydHUQo+L2JA53L4fnUXFrfedc3kkPQVyzf7HXJ1Fwr+fw0lAc0B6dIsN/OGLhG/Ph9nyowu35acyD2KU6FY8HFN8vktKhCI9b6urng97ZNZIqvR3g17RWteypIGbvkzJiOkYBb7LpPBqVZ0Q1SOJcW8v7Yf28xs2JDIzmT4gB0AwLxAtmmo0XgOG9RTt6tTp7c/TTT6fv3p58+JnM6IjNMumXznwz7hamMq0fnTpFXa22msmEK1Gx8ujOUhwHmyoTDWOov2Ftl0OgyUnoeHNMLICp6GKImmhtxJC1YIIq7wlhQ7+GEt9K0J/KQYPiAqqUpIxkXovMj09wd73ecu1JOsb7AfOFof06Km4EcV3MyB9pNIsDSEyWuByCPJKnAC9pN65xikaGtWO+mLleqla42LAF7kagcGxlyc2QCY/fnpxfnZ+evjvD0x7740r2nw4fed3yVAshFC+h6NtChELGYZbdihgBuWhpvT/P4uyv8I5q7+yYa4WtkLM4K1wX+TAtRJ4vFXZROSctweM5qtJDg0pJ36mBpQ9Q3V+Sn7J8aoyrxokL00Hwh67YP8IsrfdDkgqeSzTTVQ2gthcLvEAaoxQndFUA2ZYxw8S1d1OTUgl6xHOJhq1664CY2eum5n2ex6p5kC4kygc0mkX3PMJIBnG+iFhuKZgp7oeAFZXoU5BMHB/aGOrJXSKoWi4++oyxUYegKBXGMDTHr95hCVQFi1QaT2ES4VWlh/5ejGDMK0+A9F/JYacHDDYFCCCKPq4KbxTN8e6nNomnkU8WPeFV47E7IaXaqEzOopOuqkh6k76wYe/Znk17xrPfLyZlymEfeL/hZ9/VWwd22sUPziumE+hV+3AlP5n3O1y9mmSjaNIW4eTFrik4yfPD1StilNt5MoXbPoQMo+KGAATEhyjjTfQlicrAApNqrq+whskkuyNs6gaj6T9yGa5eenn//7dde0fGtXekrr3qGU1df3GArvDoWq1UcLYoG8PpjPtj12Weu1OiCV6UXzN/PZrGIXz5o2nc69EvSiuuADA0U/2iJbbaFJNUBmcauzs7o2nso/4kjIsoQytBoP/COxEUIxCCEB5O8nYHOzu7zm+ry13XGUarf7m94kaY+2PKi07f3dnZ/a096Y3MiL2+26Nf+4icJE21wWZUSLmYNgKvecVdtlcrEVzcJJOJ9o1b4IpCYfRNSR1NHS9b+nC19cAhjGLHA0KB2nKjgEAsGZ5w8+TKfC6LlwCiviB8XIO4rMs4MBoQnKspGkCwYiV1vnFpu/IBGf14CgZbkxwyq9jzp0kZgWKW2/OhDVeQQV876AfUnqEozd7ZYR/VaXEyKxN4RB4hsCj7BWDBG4StByyW5BlTPI8mBCpHN/h6T0cNiYMVojfhR+LZoeQlv13+AP+znF5AZ+LqKI5Xb5HBdy0oLbAc/5m7vRIp38NLVplx8O71VOOKsEYPRYS9HkBY4MEpYVcr8qosTr4+Jq6CNA3SquRLMisB3CO86OO5L35jBDGwKKqCOPW5UVb1JEGMyevOo3t4rZYyBv7GPCJOCHA0UQ1x0HU5zVOFI7CW/oh8xBONwO0Oo3U1La5rtwbugZKciABdDnIlNLn4PvHQ7WJLO4H39fvVzo6cTP1C5VUrRN7hW2p0tLXQcJlRkwEOy4p5NgNxCsi6zHkGZYpQbwxMwS05zZaqbPrw6aeryPfgZVXVJ5Ln2UQJmx4cO7H2G4dOFKPL9Ry1Iyi15I9Fn8QuvRpFSPRFuEb0KYpNXMWdT9SKN6Vez9mYr2ecH4DQj0cwKEkoSilKE87bC+3EBGqMOSpUuJbHxesmU06ug/ors9fz9HpG+IhvI9Q6cQIukFheIRZz9baGfAPEuIDYzCy4DKxd1wBQxriuzY3r2hyhmo3rkMYVzrWLmQlHzQ2N5vPJ/RWeDba8ZWBj6G6uRnWpHSAqgVe56Wq10IGIvELYxFKhpIvjmyiofsV/8l2+q8lB5e6KJhOQhBJXIEJRtvC0i79YqqNFUWbTK5Ru0BLXF/XG4ZQ1miO6s6ONqJGmPqgPbsIrYnNsQwhc7TwKa6UcuEf3yqAqvdVFtzs7jiboNLg2Ubjg1epiTte4ZepisVDRcwm5IYMCQbA8U9qkaHWvJymUvGbq9I8vl8AYPHq3hESPXi31wsXdUAN2vkLa/RXucHjmgbJeviDkfRHGxI0W6+HqFYzLVTQEU5j4cPWddfTz8Yfzs0uw19Czr16dfDg7//T5DVpzHFbufuV/1/VsHh4KOfHc7alL1NMvUCTxJSN6Ei0vFeWmkPoVicL15/eKWh4loJYYj9HGi7xta8/xSryy/4dfi0eggjmZPPxejAfNz3DHTx9hXa8xkfac81/AczayhET1IAxvLYgS3K0wOMxI6EGifcunsZM264ydxDZZNGx+gZMHhMHTen/8WU/6vMa+6TyVztTyCx36qTYYwmb5PaSriLlrOSuicczibVUE+uLR4000mRQ1qb4Zy2tmMjHE+xjQNO+Sx4IUgsGybU9yMRiOh26VUckXM5M82QpJUtvGWADvZa/p6SvDazalUzByxWI0omffrV3UNYFLXSA8JWAefFCTx7rbcKwbYn5d6KIzPQIMUQkC95VcvvegXB6LrIrlMTAaopZ4oknlAzFwaNF0hRL2Zg6PxPG8OBSP9ztl8ptE3zqF06XwxvlbkcXyGUk7/LFDklJ9gwB2X5PA0iDB2NqezVCRtmcnJIQtphHoAZII1jjb0uInVHBrUjhDWkxqKquVCkFJgBbA9Au7fvT26OP58SeGstJ691jnUTFrM5IJadSwMT22QHxQ7Y7bFVWHS0odaLo4HmYJlLTDo2yBdoqsjXEBpcSj0hnHHlvnCvN4fg1cjMPXi/E4yf1oMslGn1EF2mEXWqidSy5DutdZ+YqCu3xN29cUYsGq/mpc/EjIx/ezkQtVDhdjKIKrbsNPUf2za1bQnu0jSif5LLnOymfhbF8sxOFiDK8SEW6RDhTlGjJXPI7fERLiYswQzVFe6l4EZWCvE0B5QnNur+M+2yNAQQiGHycqSoLBRUX5CgsCXHWjPRiKBbg18wwN/nZtTMW5XCrnUTpx1MoBTHdvGn2F4PD86OQdw0OjTYc+yEBYfvTZ0SvQD6Y4lbJAvcgI0BxDX3ZsIRFcZrfgHStPIsBYsEG9XGVDB3IIFQIa66gXjVVhuE0YqeMY+a9x3LQYgNWhxVDpaDXhKEODlbLwT68+vT398O7vq4eSfDj96fTdu9O/PpLow+t3p29+NSxkpMgV7E9QlNo0DiRUDe3jD6fHH87BlaI5LhJkGoEtbJX+3enpx3pyqf1vB4NK1CiasT0/jBXYF5J0ttdjdxJrd7BeC2Gx4cxBdnoMNFzsOTKyKGBloDPAp020mGMrT64XkyhHuyaeYXi5A/cP8Jd3cvgeFtQ0nTkYyMsWj/m8DCGszdSmjNLJ68U4rJEhTOqiKzaIp5wAe8459H0P6PK8HQJVkGyDivagatfrULmhSSG4KuGoAJL2OCxgEggOrqPSueBgj4OBhOBe7rvelqQNOKId7GFg1qQ6UymX+9ZQbiCiZF7qA/Zora/gpumsrSodKALtxR2yuKovrXE6iyaT+2XDukJ0C7mudIT3WToe83Gr3z3QLV7nIfXNRv3qi04fuOKlbSihPHsGxR2+EEcDX274tjcKq1rWfKWrCGQbBOZbUtN8tarx2xU4cNRBg9bYLL/Aq4oU0+R8RVDymQtxq7mCdxtkYXRBsKcJyD0bL/UsDLA9vF+inb1u9UhViF3MTAu1KM+gF7+Ahgu0arXK5Y2FWZnVypY3OG555da1s7Pl2ItFSl+yGs4P9TiVHKuVln7jSMj2Etu11nXfNRMWsda82gnnqTNQ2//MjsEZ+ZhmeJROHrA8ERWHbFHh2BASjMEjSa0tVfMLToynIBprqLaGz3/Y6+zTP1q7w5cUVHdzEUcslcsmCC9XAxidRP+6H0ejKCas0etFlMe7Mp8P+fyyCMi845MI/4Q2iE3oo1D91HD9YjfnZR7G9mzXJb9cwHWkswRAN5K8vHcqQKberbe8TsjM0Jn2ehqwKXTioebbrntx2/eS2WKa5GiLu9VZmwx+mafX10l+OqZXGHfJrgz5C53kfcwT1vqzAz2AwMh5Sc7zpM1bzSbfeh+zopT5RKqsKCvJ2Mvm8SyWqXhrtJNZLBKV2VxFw0eXebWg+s6qEdRonJyUyRTu7XCaeoALD4bWSFfpUkf+FkVEgNAeukmauZTAfg6+0dkYFCskp5+O3x69Ob/668mHt6d/NRzuGjHkdFd5BqFapVNDrB3ATtnNOzVuCU2nesEliMb6one1WJOoDeztZaFcAdi71579ve2u7YHOLyt3R/gQjFgCrNyQJ+P0awgB4JWZH9Z3bbeHCGKDbUQSW+8OdOcm+iM8FeD2KByHgIKk+2CI0RsDOjhn7CDVobOZvzTfJr6PfkyUb6UCvZKKhNKzCVzHpccTr/BZPAhGA8r7SRuObRm3rvixcAeQkdxLqiN1Z0dmoE9ZXOGjOJF8BoqJLIRHS56WbbB4VDLadWtQHQLNOFjzRixWCLyYg+SSdStJdEnc2MWDnoPrJnMgNtn3NaASIKegCzYg963W9pL11tAl2sAb8AbVYihAi2szpEolBV0QlRY25DgngqPSMgXC0hicUhaD3+uBZ9ue/UZgxEcCkBM4LB0DLp8lRfF9obFsBE+VIfzmNIuTScB7hrgnhOHRwOsRhIbA4CbS1wZw8aVwqfF9QVbT8ODgMXMvkcXG0aj0rQ86bDYhydxns6Sr4c0wLJk1icoktyRmGOB6+TZ4YAZzYDJJYw0tEDjiN7g241V1gSI+wp0HD0gn58fvz1xm4KOvTge8ygr4fpWgv/YEtn8IIrGeIWsl12laqZ+O/+Pz8dn5GUnD8vBw0Laq3le2l5ISSZLrvTn6KJwIKMLrrgeudwFCuF+TeYkqkaew/fohdZoahG+y3gXKBzEd/mpIqD/NeRdCWolZxEdDLhFFKpmhaI14cxm0re3l+6NPv16IR9s+QPbLrhFMMPYPsqrOQd+wRaFsOZY55jJxkJDsqmEyiDGpYftkaw3lI3k2B080PtR7K7T5Bm1ERpLFj0RfsTTxWxaoToqBOCkuBwLFb3s54u5jtShQx+GT8vXeBa8F09uM4WzGbVwdhpie2oa/9K720Y85k/jwYimcoIOPI9NdECoPFYH49gT+YMdD0hzUvBh5o0VZCn7IM0rW3AVxsTjHoki5YH9H0fi+bCW4WkXhpIglSlfL/HcUL10OcdFifcjSjR3xOyrQ3A+JKnDSvm24+11pIKDZkcgXp6ZI843H9KZeHYJ5xLwfW7VxS8VK5UOCo9Piacu1qVG4agUKorFuv3FApCv4ph4dNzgu5i5RoygQBSSb6tWr21u7mpHOg9wXyadZpgLYCu/wJGGmlCWyhxojAacFXstYkj3JZtdwjhkKfSbjVviiacBg6UwXsGyOKEFIGypJONoIdLVsBUNh6YUIsYeRtbhBgGFPhPJAwlvo4+O01n0smdcJ4y4y1bHmI499DMEFeh7Cq5PmwYs5Mf+H7d0pOOrSotoWIFtpcYITx4KcCDTV6OfQQLWo3GM2MYYbwg1MejnPns4fwH7wJJdhXns8OE2rOBcPOy7Z+NYjL0cSY7nStQYACT2+BjNddQpaHZKHsCUgwSZsChy3p2VuGtwQNCqMEQ4PwE+LdCsYPO90CFNi72UH+Y5gv9MR/AH9RiCJl52Ox4Qq2NvvdNZqmsLnlQtquPfy4MfnXZivcAnaGIF98bVve6h/EdgX/9kHVOlkFtgXFgQzxbEv2v26q5c5QNA+7G4Uk/wBf6Myv9uA7PQIqJNCWlfD//bk0/nfCW+9EqhP0s8n51fvz6rJKFRP9+7kw3EtGQbqqc7O3558oEmvptWiPNVyhqjDxLVQLZ2EiDeDmtGpThC4HHERU4QYJFjAk+L8/O/isUOKLANSTPPM9yeCLBndxfQDRUgipXl4UgLgAN8zvB8GsHk8HFPkjj0qoyb3ryBqSGfOnkmXtMFCwo+5xdEBHw3uC/9P9oibJE6vDS2v+pMhSDWUzzOQoSaix/Kqr6RNwCipwGarSu4pdLPwnuLdWrOykLHeivCLtJb5osvsvyC/1vuCA9GtjXcmhARXaVwd9QJMhmQQKX3gLEDE6C52eSYyH9Cir0j4j/qslUnB9BR0xSTQNSYJEsD3lVS9Fprrrpw7YflC6A1Xaaz3UoVid+v+h6r7k7DfACAS/cArYNGLPnEE6Bd+IM55HRKNbPte+mmRnSWjDG6wDjmTXw+8nJ5weLvki9nPqcCZw0vcUX5dOAp2FBpQo11u/UUMYAx9eg9Dq650mmSL0u5d2G3rNcNPs3jHcq7TEgG/YxSkgScwC6RLD6fQ/Fs/kBBGpR9c4B98hMJHty21lSmKnlZpbZI2zl/2ndwnez7XQ7TjfZCmkWtp9ao2R77URxfnNA//DNV9new5KLfYv2H1hCCn6KsVFv2szjj/0322XztWGLWMuFKuAK8B/3Spjc/C5pLW3FjRHKNxOzt6UYy8jBDJKPnU8rWNfGtrmuUJw97RA2MIVycx05CboEBBXCdmF0KBJ+71bLznAFA147Nb90np2pTYmOjtpTmanR5/K++kAZYGmXFqvTKbh9dpeZ6BGz2SkWTzEEJ1V2TKs/3pGFbR2xQeN8psrqCSsrm8blIfpWBYc6UOTSS+/0SW6CxRQqjV8Vf4drI5yGVm40kK74wB6MWJj14PXlwGLrn33Nf0bFj/lE3ACEYM1OMKPICFbFSni1WXY5CYml5lL/xZplRiHFRLAEpJVmWopQiaCZqg1HZdD2wgBJYrOb4ykmA2FGiK4myUQKOQV3Pvi8+IDUo5TT0itQp8VMxuv7lfmI9oU1PzB2bzne2llkG7UlVe+dE18todNHZudJMVySyUanGMBtejv4H+hI+VQRmkMkoZnz6DTAm5sMbp0TVNZqBJJKgntaZ5euAZQejCXVCr+tTWEpVNZJ4QA9HAXD3E9pqzYjf9JhC8u5toQ0kDFLFvL1XQmtyxWNlY811sacrJqPzhfNu6V4MELwNROmG/AkSjUL2E8f4b98Bge0k9XetrRPh3qpSgrZm1G0BZWjEwEj3+u7agh+umsvUyam/6WVF7Rv+zCeP4svnh8kWFh2gAdJQyAaTQEtpyugBhqOnX7kf1tSik97r5YjhJi5uKXylZLGoImtiXe50N/Lv34LWqdh+jK5V5y6mKG/YfhNR8TKchKyoqDVmTSsOfH1VpMOfqcU9Ymu6F0GiFNSx/s9Jv85w/IgnZ1+oBTPxm51uaHYYIIobS2SBFMYddNY5XXq1RArGiGWb0+aMwozVnhiNwWbWYq5ppQdcKwmCjXl7rtZQUXgc1/fEJoKZCCFJNtygqBfLuqSeliAa3ZM8fcktmbrv6qMMGqGOi7nWe6CFR26yhUs2pbdvwRadT27rhEocp2OsQixugDk9tQ4dLfIImRf9DDQE4YG9ojZjAixk7+WnKJyOb8+KsxCgysfVsjCSNSvT0aEwpu3CC36Sza8RhV+J9ULKEW2G9pAonBg4OC3rCjiyRy3LEldLdVMFwUdxvbGZaWBBvORFkhgdm8F1Cpx4+bWejW7drFbcpyO68TX2g6IDvfpXx50jkkSF+PfD0o7c5l0zcVQ7fdUdc4L8IJlBjfJpH0DjTidkRurZwEF/PUpycjZXY3pAFXo/OkFThBamL9PeY5egDDTzM7Fnv09fug5WRizzkhKoDgsxA8ywPPOEgiKHvG0YTghUna12izqZ1GT+7dOFBF3zNS/0IjcVYd82zUrgN1DxdPuI7kPndSvDv8RKoefW8aLd5Mkm/cYVqmSvSmuybngRf4SQRag/6TGm1Pi1mcDsRT3wQX6AHPGuk3gXRmymEsfTpe3QXajlkCIJmUZbSd/NamhIb5lXaal1M/FVLXUtAliOWpi6HDgRVEtdjP0XY7llMzleBs0RtFbQ8Q+9XvCgKCxaMrklCKskJO0NsidX7fcELFh6G4nRmOZq0zarI1jxrdBd7VlWW1qpIzjxrg6QM+63WGfDY7KJKv6HwvdMDWL+s9Qqm8nDXj9JdWg+7OkV+JRxdpvGhP42DVsuyNqs5tSzrOzHulnpka1kWP6TtWlKHSf4UKku7ltRI2rVYAQkKrCgZ6P7k8OJy4LEqkUdet9CFX1HTJqKilFZBxTUdaAAVJZrHWqDfA44M4E3HciTInMejWtxaYJf4oPM4De3AszTDOJeaoWsgUIhQGjBKQQdg0q+fcIYm/Voi2s0Hz8puLYftCmWiB9qmNLEQOwedN/F9td3mbXC9SIpCtE3pG1QGTWhi4Txo6lj6PESUU/ayohfAJSmdMWiG8mkoXETqR3WUo8OIbJZQoQ1P8xZ75PNQMOZZsZJ4WY50PtpBQ5/CAzek+8+lC1KYuVbriFM99zp/fklxAR005U1EjqNRYbEgtD6x0fjlmtbQNdjRkB0VOEBDYNDJfbeln0zAxNCYjxalL/aAzpBUyEGgEbpdjaK1NMVfz9LJpa7r62l00dLUez0LNHst0Oj10IWiWBN+y9inQgnPPPnRm580sPas22ReWtEoz3BFErvmS8qQxkUrW5RFGifWxVH7f0btf3Xaf+6rn/5Vu7/seHv7f1rj+Ag1vaiw9l5aN8lXHu00t85+OWrvv3gJSn3sAQXdzaaFJZUdfQs5jDp3ByvpHk57yeZBvvR6luVJ7Fvnd5kYoYKmqIXvnuDDLp0k3Yov7EIsgRfCbbjMDC66iQK62B8YHk+6BG2RGBBzpwWsyTIBLx15gj7GLQZl91ut85pVE1tVgZQP3XGKYwxcvCyub9guyyPXo7ibUrbX0i2hui2xJ4DO4G5+DtwUe0cE+5oI4dXSaMKTjfwNvzqzY0HIS5Evn1u/pq9BRpcVCa52ZicWM3A3ZUn2gnqelugoMOVRtookysE9FuTyrSMxseA8VjhmojMxRyKlEzBtdK7TL+gEU+NrpCty4RKMlzJtOXZ73lK0xiRHsDll6cKnpGANhZ9i8lDMwZcD17PGE5jQGXqQxLWJQzdPcqQbNHTC+57m2LGy7oVXyEAgWcjhanFm34Knmmtwbfmi07GmRRf9LyO5MnjhIrqXm6P2vuO3WielxVfdpLAm6W2ieat0xL3FE4TdE55/sB629wM6iVnAo3N0C3sMRhYyWtlslFhOuw0fbX7GsjpuQMuzcnVKS7ziFLAMtIlM/rmIJuwDvjVa5DkMCIxtBKuUdjqzHDC84g0vLUi7PCpoG+CyiyZFZuUJ+BsSXN2spSMea/UK/5Q6i+SjPhsyxCksbXzqIxJqnlzfF8Dete6iCbgoXsyFD/tZEuVALsak/w73QxgwxZHBAvevU71U0WflZaklri5podZNyU2YJiql8FmLXksJg/P7Atvvt1r0PheIe5BHFMgxOHfsETpzgqlGR5KubxGsp4ezkI2BczO8cJJUGMUFji24SmApbXfdnFaKCJ6YniQBzqZoQfY3JoD1tjk33bMd+xXdnA83Nxs4ccd+hSsJrpF3eTa7xvSg8msNk3GWg2crDz2CbxwqU4CODrwfGCrjiWJTB4VuyaYEgpY5tqRqH9hdrlO4gfXryYe3HnuohrbgFens+Ozs5PTD1S9HH96e/vTT1duTs6PX746tAmGMhatVsTgj1KD3W+yNNJrcRfeF1fF096Hgmpc81gI/Gunrja5oSEY0rtFv9ihKZ4zuX5NCENcSf2nATlvVlyS30X3VXgf9V9m2d7Fh5gfycMMmgydzgjZAbvsr7D66R3vWdQbPLhVMH1Yh4VZosD6odU5eOHTHX6B2FacFHIrx6/vj2Rf0kwqOLx/vQp/el/EdB3EhEY6LFRcMVaSueAntCdcZ3z4+agdCLwj5i19/H3pJUsuWWgvLgexver3/k2pDaJ3VFabqwF3MBBartsTQja2mllKJQt2UbqOv2+dVX7ce1rFaQYdB2UZqDNXwEv7chJcgsrn0HC8/66olm+fQ9xGHvfA2EkTNz6Xbd1EhBEcg3NxG0phCvQHs8mr1aJY8KbLJl0SsbP+X0/fHq1XFpjsrfDjpYnB/5z6++B/vm7CyE3eep56jwh6JLZg37Vr89wytPF2n4svvx5ovP+HO1jWheL9h/4kDknc9b51mt5PPqw4UcfnI3UYOCMHPoTBBQ2eHqAOle/xllvNjuEH7SrjoJQ2sp3l0JtQWobUB7fJ4GzLBVxBvLBzlDU86HV3sibbRFcQ2uEoEm75ez0Qm26RkIH1DuRrUVbV4GmzNOoDpqxgaL07zTXPQ6PtRkKAlgU+Bj9cozYt11c0kv6H56FjzHTw1OEuh8haIgUfnIMSDsyZbQP6uP2GpgfF25aOfZ/AmfvwJuAVIseaTFwoKD5e1ZZzM0CsztB42Jmk+wLtgEof4V4kJ3yXjEi4OBS/4eZ5mebVX9ITIGqhw6LnOZrKBKkxxmnvki4JKRLhr/NXb4HyYFhqlJg0MlVHXcGr0JYra5qiHkeR/QawmR+b2bEOWYrvebZLMtSrwp1yQ9rSw01ld7ZCV6uBxHLHrHJWXdpLbUyF0jjUaRYQ1i1d+6HuKpqPwmuvpJqaB7E+vB5tJalDQJ5sK6sopPNZ8Bw+UFTzuIzJ+F7obUAT99Hj7B1xq9TCnw840E9INdJCsu+weOZTm31IF7mIzb7zJIv2F3wgz4DrKJAkM6RDsWqwHOdMVoxS1YBgmnZV28Wk/gJOLt5Dn+z77eH7g/oSrv09aR+JmH1c3lnj29vmH6yxh56A5AyPUjm7SL7CVg9ouV3HitOKQj2hzHtiqdbaKSrMcQF6Sr/MEhvYcHMgGvDPRm2yvZ5OvWhtMcd+DBsfBj8+94SKd0OOwDjRjmEN54yidVP3dCz5Lxp2OkdFykQyupVriPF/MtOngo4j88zw4B77vy/H12a1tE3+Bt2CelfUGR7lNnArVBNSefgL9R39+RX+DxvBGT+kvdU/pOzsCPCcMw+e938VTBL+vthffUhtd0fs1d+N/hGNdm3hyiPz4H/CepMAcdn9Toukrfzf49397Frb7z4TTiMLtFcHgewPw4Xs04728/B5Meb/XQAaAMvFbj3ODY4KYlB7zin+J5PQNxuH2UgVLWkG5/DyZCE8PA3tbT7m2d0GpV/ZDZQAvpPWIaFi46651YW1Z7bFlb49tq2+tVvRGjJ/bCAW+HijvpQKlugGlhqM2eC1FcGIWGbw/On/zy/EnUhATHpGbihRxTcphlcJCQgRazFewPabJCnZpvhJIJ9I4CTk3eDfWXe8gYmFjnzC6DdGbsQ95VlkPSnl47qrK5Pu+Ks/2KtykB8+ChVgc15NsGE3EmrhYAtx1YMM7exvf1W2i0LZPuXeLpCzxLIMktjRCQ9zTw02LjyohpsZ+8+7o89vjq4+fTv/H8RtUFLJdD+sKLpZ0gxZsDB7ttofOMZI8qM4rlB3YKL5pt+EdXdw5rIp+ge2xHDjYA1tnrkRDu+GiNEns00rQgG9+ZxEaKM43lLC/7q/7FcoyzLKyKPNo/jqL7+Xw4/oiedVNWN/azdt4wyb27m6SPGkoxZY6AUwl8JpqK93ei8H2kiC3kVgCygK1TLMCWPsDb3Ak740WPQfmi5l1OUBSsb28WZNknKXgln+JarZJnvQGFv9ao8KtP/BshL/dDzQlCnz9ym9BZSiDgx0k5LSNQZQoX2/Es6XIhhdE38Ly9qA8OGBtbwDSV02Q3601Fh7LQaKomosvQizft6LrKJ3Jlh5IvS7gH+AZPhonJYoBSAuCchVdK85m34PVdRSjmLdMJhOpjsDN7EgRO/fYt/saLI3pbZkQl5cSwgZhH69eH/988mHd2kbcZvhLwccf3jKh1pJ5Ms7TpplIn1yXTYRPRj6B7Gn1hYSFU5moYJhcpzPCw5EN2pAUdIEwodbe0D4B/gI1C4b3tWUwzvLA9IwNpOeMJOi0KQSYz6RplwzsbdwW3356CnSh77Z2h+lst7hpbS/fQIuvfjk9/fUKjHjXLRRybTuj2LK34VIKJ4Flb3dsd9f3d33ftnZ2rPld7MLZi6odnRawAIjT1Lowz2aOB+9T2jn9CKmFd0de6tzV1kDXbCde7U9epeke5hTnZDrbcEIC9OGmRSKXkYIGloelUfdDitjVdoX2d7VlQxworhA0jOlSg+Wxm86MAxc/G8/bdOzwT3hKv4Mn/cow+Z/o3dWhcqybCG0Z5kneRkiefAHaJvyoV2aiZah1ZTn5YgKbf2/PJbI0ENHttgBxSWfJAB4bdboNqZIolmgDgiHI7mZJ3CZYackQpLMEG7Hb6bQrAwUPaWDgnQTP90EUTq4QBttLQXAazqoLHrC+i7hZ3pOqRsZhFzxICmYBK/3zgay0vkm/uehPeEY8rWw+lpEJRIRpBVW938zOPgR4/dDCrnKB6IBDrETEuVQrkT6fwPlN4zZOEQ8Ic242Xqe+7hKxhMkNbPXbgxMioP6Eh+bccgFLBHbDevNkQlZKgcmjyFlpYj6xdgz7JsYTBbr/fcwljeof4C03F/BEvtAs4ECxhTWy+6M3WuRFlvN6xN+N6xFjnrYgjfIfJK1cn1id+KUtT/7+fZTyR41SYkGbSCU8pPwOQoll/iFKiSXsElWpE8pRE6Vst9stzQNBIJXbBDciJyJgbnIMGqXI68mVyvxkVGGqW/QsfgSekwKrzBdJC6p7jDjTJDF11pYZPzdrKPyNhO4RtwYPUDp2m8CLh7F15eIR33+AuFERuz8fvz/5cELUTf3+76duXP0fv1pTo7/lav0EKifGV1Kp5HmNziFA7AN06sEynkbqqkUcJBVqB6qKIylwEV9NK1HEPWktyoJ4+YnvP3iazsbptWzIf++5WhUUpMURxHwAVKKi6seq0JULGLb4JipO72YONcwrCG6Kv8gykJrYMNRPceeBzJHc9cB/GQ4+9uUXEiDT34eMFEMJDkCwZeHSkIIFmkSO+DK5Xuj6wVSMKjEHDF5YXiNpFA9ck4SRzwg5gV3USp8VXlSGUyDFefj/dffuX20j2b/o7/4rKppcYk3KwiaQTtsYDiGkw4RHDpDp7i8wWLZko8GW1JLMY4znb79rP6pUkmUgPXPPWevOWtPBpXrXrqpd+/HZWww8AFaah25cr49lYHe3xrko9yJ5jZ7oeQBKKrp9HoBCx5b4qk27blY3XsAA7OEZiXtHn2wJJuoIoqgapVA3Y2gvD19R+Wq27MfHpzIBQjPooSmCCcRkwl4VkHOhR4UE3Z8cvYOAZcrlX3W7rcdHozwlqPKvut01+nzevNykkhBeeQlD8LNmCHr8vEWOYOKO4SzJ70f9sqcJT0VdqYrQyvCiJAq56OF6swinmAOkIvy97MtHSjJHfA7QOIssQaGOiXIG4hqB+0ALbZQL9XScBBxvW48aFr7NczEvSXJwY6dMpmnshjmZLhApm35BLgcrf9vCIoAHDS7+oUeEY4A+G7KSHGQDKt/G1zlVaGRSUH0GsTsX6V+Z3nN8dEQ1TbtbqQpMrCj3YxSBEsxun18aEd+mWXk30lknSY6lIrrmCEj8y1Kw+sY71Huon2Nh4mvIciV2w27lpkdwGPjKNjIctiHmydVI2r1arWdDCOyF9J693av12pAhx4zGXHMwdonnS7uG0T35pEU1lIr55DjOksWXXPzSSQESTWGTLJCCuZQpfShQhqaLRoFajI7yXWOrJqpkjZl74z+5cD829+reghwc3QJiEVXPhCIot7vlvup2sdXl04GxL9JM6+vt/3h+oLqq2aEYQEk06eYlO6qZvBU/9N62bA5aD7uSqHllBYoCgiYVOYefjdZllwBU8VdDFnsNiXl/4dfbFnUDANgX+qeQdAi/WwVIJn4zmmaL4r2fiSWYeFc4/CqmQHFFT2AxcF3P4yYYrFqJyTmeJilaeWgWJ0iP+/+kJB14Q1lyUEzcnPUx0/NrkWyTrj7vH+zZRZ1rehqC+jfD6lPFvNtLAmvOiCkfJdE0TtkYJS80R7mFXDOaWJJTA+fP5hrg6lrwsFjtg0Uhw7XDsg4z3ix+VR+6Oost6QPW0z1n918VsFC/TdQb7ZpCHWrm/Nrhv+aXAJd/fk2WNpd4cJkJgEJOTV3Oc1IrRfc85YeReW6kNN0czeAp6Dza3TkK0MX0897nz3gFFYwaljATreYiN8G+4vHYDWhpVXwg1vuD33s0weDV5PWTuAFKGXC+2CcPfdjZk2IZz7DjecQSgNgiU/xCu/Z6xuOf99Am9hWRtsLw+4Gh6FBc4BZS9H7/D/rU0TCEREFFQ/i8q/T1RzrcFhY9no24av95d3nvnCNREj2ml9FQ8APIDzNwCS10GsJ62jbMfRFHkQr/2JBIsPmaHsTzHIoAnDz/k2EpeyPsdr6p4FEGxklrHJ4e99Cku3oR1s/FRXb51rZWHVD98HdVz2R7ct66bBvYZqmfBO4YQHrRkE+CN1d+KJUOPcpCdvDBja9MHdfaeX+wvMGO6FwQ6erGLzNSGG1jXuu1C2cG+x/r8z9FK8jPYBZ4PDSPTImmgjsZhs88dOOXkgETLdYErpbd8zxeyQhOX6aBWb4zR/bjY5lQmPgfH1/xn04aTcAaGHpu2zOomnwWRkY4XGMsGG6VTBhXVl7xYAqJKg1CrNOgsFJmy3OuSXWAuaTr7tYrdYHichi80MpK3i+QPoxYwASZ5va8bjSw1YSx4VzQ0EbdLTUd5QCuajZWVionA9C+4d7gawQa0Xjc1H4E4Ho0XONVNPGTkf8FMpiXR8Ulyrum+8RdLpWArms+L7Zn8/aztxR5hqQ6TiuNEF49190tvgsBlIyGogz/1HC6JkVrKaE+hbhyCEyTpN0lnMJLaTsi2qNXI4QlMSwRz/M7+7KDXzVTyXQ2UnRmb29TBg5X2ASDQt4WslgdhTvB100IFtBAVGqQsjAh847J82uDtdIxA5UAl1pKVlXa21i6nR9dYW4IawbrgWd6mXLUg4/pYOm6W3V1aGeRcD2vbTz7Ga/kDgDhBC8POyoXAFNsi548hfXuqot04flDtPMUrUimPlsumWc9v0wTN/6DOuwKYh1yGMfV4pr/3BKYzWARoxV6YVQv0sKbowUxLjVnLvGMoWcIiNKvaOYqHiK5LP7Zp0gFXpap3zKa71qFZbSoOyXwZAZhJvBkIuPS9XBbfM/wSQLh27wgo2dzbojrBZkDEmd4nBkKhu3CaYa5aL3wT3U0tAvFtch6m56v+LEojGhzcVRVmc+gsUeXBnaReYvnukjseeULa1nHSkVMqWg7AFG179XL+7mYPjN3T3VNLDbKP5asQ8y6SWOIUdnz1ZHsQ81YxHnAPTUoDrpnTEZbMVr5rVWsRC5bQwqep6dIVaRFZaVqqIN6abm4obpsA5IpldEEmv821584epxbzrCc922ZvC91ZU4xgOmddOcS56v8y/sPam6XcMGHcKaCs9Od+yBBuoozR4wxqneLrHGBbnP+uDxQM1s1cQBnpURUpWWWhUZyIpmG/3UyMe+oUi1L6CEXwf0wQeQylMJa0znNv4zhQlWIqN13Ux8rzsUwJX+qVrPoUIUlHMfB3lB8QZIUr8KLvYyUSjXIEqHR6Y9RvyrOfUh/DgiU6v0xnM9W63mBVX4j1e0lmm8lOyvpxMpRN4IwBW3F03E3ONN/EHnDqGGhC2hz+GT7iPvw5xtXxe2S3eXEh5swvM3vl+Veu2uG224hmvy4HtsziodcdJDh6LY/gxvgGNaaojjHpYALC+TSWnAojs24z6SXPYgGLvxEF+w8ImcyDcGdB+EEKCNsn+3tJxrB3QL5AdXNYvRYS5b4D1u6/bT7XDU4HU9kYoPS/zCL6WcNneZB2yAaXz6ATu71bUj+Z24/zZXe/JYdd59snWLw0WDZjyw3r9UVJn5B62U5DmhHn6jY8IoHO146E7EWPLieKJn6sc028KuWSSt4Up25CbyogFAAxpUIBT2jDbd/zNkhUUOu2CeP1GUX8ZrzHeSU6C4FdzHUPkd0wVTbPb2emfw5afVUXx8te/56xvwsdih3iu4tAZ7AHpF1Pus9yIbBHAundLuvmhI2bZd3uvJN72hjMC3AX4qN8GODb4tGg2omRB8yY+YwGgSUhxir3HVsyrS9KXsBbpTRFnIqQ8BYms9zmJRLNh6RcPEpGxEkURi93UbvQPhTTvwJuEcae6HcOPpL/rzo3E8nSnvZCSS95OFkGrbzyTy3vOShkUxD6xKXY14Rdvzn8kErFym9dEEW4cV/Ls0ZGeNfHX872z8+Mm1LyC27AtgbvyKHkj4frfzn56KVR+naS9C/F6/5MlvQMcxiyoaSrbUnX5KF+XkB7DRP3ZMI0YVp7TIFlpFeK+FfiRpVcp/U8dZcaupY+KTtsbwIYCwqY3MVP8kZ/dZRrPKf5qWPkSaAd3760m41nTFARaor2wlSwJio29tVWaFS+My5lXsv3SmL0ZUqNkGruUgfmsrZFdmAxkdeqrDIrSJshy6L276wyO+LTqktefp1/+Dg6vPxwae9k1OZTxvtHPpdsWnow/P7pdV8bsPQaH90N1TxuMCS14sY9cUpXCBw/lDCQFcscTEvpy/usAqxzhJk97UXQLszO1zC4o+irF6aBgVJ3ymu70tg3nntn0JvL5BF2Q5OOfK2z3OfTvBvS61LvGQq0udkMVcoyi+pxaJoqc/JciHfXJvdFWrThpB5wWIf5FMtFm0pjV7Du6k04CAsNqK9PUr1Xs7ZIrBQXlnqPtupYkboC9oVPjGFUtuJL/Rk3sm3tjJDpZTn0Lvhsbl4Qv8J8G5qrojMfd5oQP2XtdpODhAqrn13nF0LQiwglPUjqA+AV4Io7Aj00iQ/SxgoQqJqpyowYkdmCyenVlfW9sCTwfOO/Z1SG+tB0Ps8+xvCAgc5EGG4mVUTECYLKmqIMwmoGByJ5kKZ/V/0GGob4SVFGN3ZBMTKtvRekLTFBeGzX/TepDAuLxgwYC+fSbVBNA05CcdIMh2p+wzYiwYWLEI9Je7ghhwPRwBYugfDipOoP/YnjNYLon1EO1VaA4TEHAb3jHG6i2IxDYZnwC26vB4dcnKlhSMoRQK6n1kQ5UngwQ3/Em3CXzRu+Is7k1ptDf58PrMAhxC+DoN7a345d2qvZ8VDzTk5Pj5DVJ85o/IJjcsHAHyqWrSKYCeLaJpBsCxcMuhZWwxdgKbkz/iyqAblq4Q+e7/AjFe+LphL7i7lklVXActuMPG6cJ12t5TDb+m9Y6IfCPXE4v2zkBnrx9gKnt+Nkwiwth3eMqkDqZ2j6aTvJ3X4WwnEHMsGM9jNtebKiuoba2ZhWdq9I+oZlEGzAnYWvHZDsdbsSYROUf4ukNf5ZyrWmkCOADGcWBxEmq0OcyOjc0JsQX3Aog6R34qsLIMNgFrEwrVELx+H9zeqQofdrUXeoiSlAJ5oKMvWyRDQaUkDsMQvrR3fWJW1XyrNuNfdMgB6QDhF4utFlKhy5Z60sH8IMWrbkqfdtNwCgSeYD+C8OgX3glct2/At1sJVwtsC4aoOYM1MMmorMSKk31UgNx1lGZtjfVSpbGyFQYjWlkt0MGUTTS2sJd5ZGWvm2q1lhplavk4SixnPy7mu8DLvvzaCoHEtCNSRKsv96XZJX79t8eFvta1omgEKu2eZBmA8WdpM3JKVe4rVCGy6U7D7MmxIwTibNlhvGNwLs1DJ7Pv1bDDx6gtuZypWjT3vzW0eMCgOVc+X7Hgu1i62SDFhXDSuw+ILJvCwdx+ow890R5OuuUTYvzmdE7TzujPc+SrzfK6oN+3ycQG2p3t8ZJxbarNJCyC8oxA4IpSpwQloXeIevulund/IfAMq0TT/Cw85EnjIG9uhKAaXuNU0RkO3qrD+CpDOLDF5fORectQq7LlBrZZRzLLlNAS0hm5lGTRkAet2WD/KaD0+4i+A6g1GoWVLZiO6RrXbhTbaVHJb1dAmoQdPG1QGXlhA3tsWuQFa4IEOHF/HqKeabCw3NJEsKJAQiQMZw+LB0rRhcRIET+SBL6tVI1qA6+XTsBZUf49XRWguYumBajluoGXFEACHtxWgSRMoPQB/JJ7+8Xn/8zFebRGEEyGfD7sjtF0GdhI0iT117RE3B9Fj4UjUP5cJErwgITlCSR7Xai4CmGmL9HBNX0zqqevsnOx+2f/73tXRzuEeYUCFa9r5hsUSczJ8BW1qt4T8ufYk9GeruRz7s0MVLjlblkXHgpl/PaO/+dCjHwUp+hIgZ8tGkvazZUjPVruXTBY5JmoBT0cSJgfZGt41GkI3GFXESD4n58IGcd4Ql/gP+E8DH3M6RA13Ae7qSw0iuuG/I5zikQIXaz4+5j9adEFnSWWr45SklIuNlVvAgcz4ZdA2GpP8RGhnKs6xtrObz5kq9CwgeVAD3Zl6o2APFD5eylHQ5CjI2lBuLgnxrTuLbtqaAHKTHGROi5Jk4G7Zz1BSY/rOxDDohnAeXhxLMGVbiK7WW2SKsTvg+1KKUxwabG1P9qgvALmjOzXvXZZ41Qo+VTmtELWEadYtZ3D49iIPpfr5UKaXdncLLHeBp0/nPdtAMOoUggzrm5ieua9nLiHN5iiQKqEYCRmAxaehZ807cAiGKdp4F2qmmW7TowIWFrOqZZ2rc6sOr2S1L7d7vFfreqfaPWqOfkJ7QAniNRGRgnYiS2R4PqYBwBJbwGNADodJdNviPyyqTv2aS67KYbrdtvgPq21NQ/X3vJcHTabxVZDeNj4Ce4hCZ36bq9cj4MfndtwU5FvltUuxn1/PYgfDsdUEPJ7bmDAM7nOLkKUEuuDcBP/PJd5JMMyqBd7mFznDn7m4W/2ShJf6CX7jF+O3KQkP67ne+zZfqFXXajPQ7G1B0a0rqScGytN5j6kHI8w5ipR6ssfxSCidf0B6n4ODU1BG/Ah/caBw3ZFpeOsnwTAA9FyrjQYm9WJWew4Q1ndYBTPl5UpwNKpsMQ+oHhP+m0Qe3rYl6mwUZFuoYZQ9Clle7iuHLy/0saI3Ksr5qgv7IgEZE2TFPPDtRKUUO1z6uG09+CluCwv7nF6743F0B73lP8VgHIW+7rMLxWHeYdT4A6aq71+DNzkn0y9IV6HX0wBCnpBEC0brYTASys15TiELAGfb2MzIp8V1R/4n9yE1lo5CGsFW01/nwnMf0t5c1MuTCQ0BhmpGManzKcWILxbE1u7d+CowFofZoZb5x1f/AWOVFfY6xpanQ7C9mBNOYgzIhnHFTQC5nux5xdDzuqOQvIRAC3n0uQJPM1kgiWIdvNyFj7pwGN1BSUx8gkI5xh2KTdVaguGwQPGh79k8VZjtOBw/7FKmeWFaVRRU6iz9eMG0lnO+YFo53AtMlySQbRgpN0wm2p+MechbxfbMDE82FgBCLgUiNvdvEH7jVFqwba7b2L1GFl4Ynakne9M4zRLfnVCH1S/jooOO9sxvDt7gspCftqUuNaoohTnmAv8pFabNO+ct3YPLT/YKO4dx27mTxpfKWS1kKEwjAPiCeO3WDwExV3X4/LJ93lOPfozERZSXIRtPrealHPUxmZc+wKM2Cv29cerjcUY/MYBQm+JYTnwSNrsino7H8PBy89NO1B+iqW3Ne5eXhdu0wra7FGb8p+LVvEYWjDK/REn3CT+rIoHjh+etvd89b8hXCp+NFevA2W4YZGC2/kTobF6EshLwp6eUgIWSVwGFLekUJ+QpzSDOVZev2i3dSw5mOCPEcQhGYnf0hGqNEyT8KYWTxMik/x09FHRiQQ2F9ZsKKcTegiiqFMUHpwsDwC5GcqxHiVRaEawHRAUQ2Awg/nifgEyWAtjVWrLZbML/SXEkxQSjLaUqxFpH7J4cfKYYbOCtRnFoxcfjQ3wwu4OBDxIWO0cbzVlrdcDi2OBkrdHCkJwQ3USiOxBvAGvDJ6ObirrnZy7Es7OFN00wCpJIfDAmgo5/pNskhZwfpa6qRpotpZDKmQesO0hFmsGrJed8EOIVP+JOTvwhh+2aBOQFRzEA+w81GtRwHI3IJJvubx0e0WR8pNE50xlW3YZ4hIpVPi5lbey7t1AXhHSrvD0z9Koh3xovGA4pwhNahb9hYA2OQkiRBIFKEGWolkXTwbVPkZyN2GirbXVAYrsJHmYcb87ElYVrG4nTlur6pmBxndpTbFoegVTNO8YgpDnvgCYAdF7Af3VEfuWj3i+MahgMNCELelKWLbAFpVYpHh/PDOxrmr9N7NEWRTOl4HQpAaFoMtU1d4SKrYkh4/oP+Pmi1xBfOYuYYKjO9kWPd5ndoQipNdX9nJwlh0WkBStxGTRQ2Dea2xB1fV8hdaWZC2j4NURWufUT2FuksI1iP3HZP0MzFKJOO0MSTUgQPibJQyMOIOQg1SBFP4DR28LNavnEwRLCKPcN9iQfYb49MZ6lBkSm6U64T4oPeJPWiqQNOzEq38cGiUkzuCY/nZ1abWfkm5FcsbMYfBgWoK0XBqMT6r5ymL+LHkUwhKiLdAmK/dPjxof3zRZpml3xL7itVchPikr6JoWI1cEwIOUoNgSbTOvTgWTdVPSTwB/ipCCSgg53nU4H1zUoBMcs1I8BO/EoiBLUSOOBiirKDTEJwinIGlnvO5xCUA6pYgPTdqE4kzq4prElKeotGxYkfnrt1Gp/p2duKuHi51i6eBSAUrvAiOHSqcMLxcZFQYhEQbI7DvjMVJMbJaJONg5BthAlmWwL+j71x64YCVgXwMlw0eOwUCE6YtJRb3awJvIjU0dMLp7hxllinsTQuZoAShnnYaqpZD75rXU8doQ7iugY11/eNYvnc03Qyed7XBXfWnwCydJpDtYZdJzDnwvPQxDKwNzojoUU8ZGmqh/d+rWdUG8kMXJjqc+6vLIo0YlmbGaKNwvcErC700x4Ea4r5cXNznIQPtcmqT++9VOOjatiStdVmFWJUWtTASwsycGtjrBsCIGaSo4S/iBcBFqsCfNo89TVuRl4W+JRHJVnaWhkXchDE4gEL4p5vOAWDjbjBMo/t8WOepR8VFVAGIZFQUKx1n7pto1CP9U5kNYwG96Cgu+kZYxD+ECsgzqG3QkGhwbVVQYBz9M/pm56zX5cUQIGQQO/AaI7WzwuNJm3x15kuO/q1wF4jzyYO6SqNF/bAcNuFTgTXYmxySKMoV0TAB5vd4zliEJmySpu+A6FeSdtJJOg2sYYAP1oGSdj8BdZ6o+HtjBkA9CLUGzSVoOF500H2ixe/E04PLbAA3kzjO62akJs6jtxSxB4fX4xGrR5LgHyDqPM4Jr1ab/g6C5L1ZhVhNGdJosjfXqIRzzh+HiDXZD/ahfYKIZtNW+sKDHvKbo30qhQikMC94FozcNeIJrEXZD6wsqXBO8rDbBRvvfwK79a4XKCx7S5HVTpZ+8oy64JkUURH7Jg1gbnRaP/0MCnAahQw0EwDnAaa0JUiMk2UV0Ha1sh7OGPcPaaIq8jFlwd8mIccblF1qrEVe0Kg6/6pNgqYbJVZqP1KBGWyYpVFbBy7raaBxZ3PiPhDOjB5uG0GYsLVLogpRCbfmPiBuMtCoTYfxAP0RQYtCelDnC/q1tjE1hfPABAfiMey18qTsoye6DlNJvDwB976VYNZFmpDq9MbyMX2ByUdGFA6yjMkmich+Hm/sE7l+BOkeE1lOYpR98uhOuGF0E0hU5gzWQYCOwKxBMfZO5Y+OnAjfHa+kjHAuELMJOk7zFU4UIAXcXocwcppxEsPA/QTd1JayhJMAOHQzRwGD/Uid3iKgsdggIXPZ46MLUkVTJctE6NIjcK0hdiPchdobkKRzWegnTJFUNY2vXm6vv1xrV/LwIw7nxqL9f+FdFdDR0MQny8qIc2RP7uux41ixG8K7kt4u+Ro8SrzU/RTLP21Td5CzzCx1FEAbgV5wymycius90lxyzOzS/bYmYx3wEnDp41FiTSoW5JC2jRkhZMBvwDu9may1pu0lSVmXMJq6ArgRYKWgq096QywiJit6DqkuaAzUJBI4B2oUWxPCSpTYS9AYqzpKpY1Tt/RPyfmmXKxnHMdPnCn6OAxoMvGUuCUhGlvEW5vTZNNQTj2O2iXBvymaJn+J2LiakdnG6p5xLmNZd0YhYtBkWjJC35VMMRFu8o7v43MuD0U2vu1Gon0zAVa/iciNUHdVtMUwg0D87W8AgDFoEexMhgRiPFBuZ8X3bn05FaM7gZtI7e2/lkd7AgPu/xiipKF4g34EMgoTOlyDLTRNWMK6WTv8nqZGlPYWZ8OIDtvAHj3VW0ZJYsAaPR1CDODpTRXGf5SiA5DES26Qi3xmxkMA6yB9zkkLmBkhOqVjNtiIGO+0/3qfgYYlYPfjq1M/fGZ3Z1cNNR55A2nC7ZMP+0aMPc5HeEPj/rwNryJrb53bempIKiTnZSfLR3RIW9VZvDB7F11UXPhiUx4pZzpe+g22q66yR2IGgExHf3grAgzrR/wE76p0U7afaATLsvC54rfTcZP3TR7ucU6bkYiFdVZ2MQWBUlEmMZfWF5uDK3lobxCI4E/RDRAofLsjvwMj/Pd84O2o3WKytCywaNKMECXzWDbXOOs0ixJ6jK1eluJipNhrAw0Z4Bu5/5/EaxVFD0OzOSMeMW4j9qJmiYDliv2iCcxxiQ5vHCMXnFxHcxCi7p+M35xm2hQiJTGxDCVRaqhoQZLpxenznYDnt+knTTazf2f+VYk6oKLk6zpnE0qIcO3IvaXpWvCWtlheojKww809t4JCrMD1RMwgJ82zn70mFBf1C6hOssemxAyb5/7d4G0TSxLVuWLI1oict2HGtLDI1meYjNwvSCRornYTEmJFVWsK6giKyqBBmG0N4reDGiFTQ6JS5CWcL3Drk3ul5lcOL1QnBiNHE2rZiDYb06UiYX/o4H0WcNZgWWMF1Lv4gSfzQduwke/mgwDmumVxNMKS20D8diPQCrRvtK2CSvZ4uGkS3sLOQgy0jqbo+t1XTbVIk1X7aV1xeBK19j6XkHSzKkJnJbwwguBPUUQdRPDx+NL8BRTEWGLvdLkDape36SYBz6XA2sEAlQJUQBkTG+bFtZrs87XACn0gmhzwBxHto/MGLEMNcPzwhDQrF5638OEsl9xz6SZotGgAn4p4mqR5v6U5CkhNYCEu7ZUgSGd4sIDLoUTczYROc+v8QDkhtBX5tp0oUSuX0XhAaMhuIJjIV3BYwFewZ1PJGJsDSmCRzEGQewz3Ajplm3iq4NJ+PBNFHIINxpOuUgPfdZAISGuvqukaVXVuopAEicPkz60TgYHAThTR0wITH1U5D44Hj3ULftl5HKYJqgp8/rWUW12xZvtDab9XmqfrByUib/zAwhLwVtTkfXiJaicweg96zeUD2FyqiWzyAa98ZHivGCJLVnailR1IlJVbM8udFG1Z6cqfhb8wWgvr1JnD0YtRMtIsNronNCY+CKBJkYFL3uyr7d3erzkjRchY6Jx1zliTbJ+wQxvrEVWnFP0cG8ANHkzUu3AEdxzi8CFUS+GKxa0k6EYRvhsd/nwafX7Fl1mO31l4TZNqssxtOGnDlk8vk/dHhi56pxCaGHryz76TjbOqA2dH7l38qlbTpx05u6bYTYpiHm4bTzsWHU7PbR8RUAb83t+cJNCg+N7Lk5zN2mQD7z7BGgKgFnvyBKXngDoxmTDr1evBV0Mh2jAJ9W6N+LbwBoZF7S6zIDhVzDYgAJGPlg7AaTFw3bIKIkuHUz/53DfwCijI0OWtLC+tA1Chc0Djy5OD3AwE6++PcfbDi4YAaqWQOoMmcMYIAS67dlBUXjl/3012s3+9U/AdvIOibRStmvAPoFhA5q9yOCVME5It8b2Ud3cKPK5yv4J9fi7hq03rwWfR/ORN748EBD3BiSkrsTcZdEGeRF22zVyW2LC4MhhdXuASfC3p9wmKN5hZsuOkHQZM1788XFn1fN+DTMWTEua+ynQZR4cOUAsBY6yNJM0rO/Cwhbv3365Wr3+Ojz/i9X4I29XZHWfo7U0MtSue3r8Gni2bsZ8y86Z0rlwAogYaXBoI+kOv6W489V7IWeycwyVeP2PR7a9Y9TCB6M/mvEwTNqiAqp0pSt9/Yc3yG9IuKYd4L9MvqknFUSE7J+GR+dI5VUjU93Q7/HHBhet9uFz9vJUlCTHDkbbn6ji9QK44O7nr9wlT4xlUvRwBazAB9YgStSnRG4xsuld3MVv7D+YW5L6H75jkZ3HeT3u6X5pJ84feBZO4m7EKUFs86dbBI30BNBHYDzRgW1FM5A8IryKtlIkA1Tf6GZxe+DCB9yWeocX/16cnx08Pvjk3l2T/Z2zp7Osvfb7sHTOY6OPx8fHBz/Kt99WLe1P1V/OuyapL/grYPEYneqhomUxSe9J/vToXnC59mGcMWrbPZ8GITueFy90oNxlPp51mVoQMVbBueY1pFIIqd9L4niyt353DlatRUNNrDInZ5DlhdS+qVdBTfUqiheAtlaL5Ji+VYvX4eSWSyynOXTtAJxS8NBwveXYm61Wi/CEHr3g0Cb6y/B0KLhL+Rk7B0T4IdnZhHihz4UM/O0LWamD5SZ57Q7c9PUT7Iv/tir27O5EsX6Y98F8KCZEa2VJ77Kf6j0TSov+S/+ON5F0S3y0gupyvta+xoZv4tBYvOlKFLPRsGztGSL/aEoEXsnn+xAgb4qTLP5y4uAWddfhjmlUKXMAb2EHnCsTwA+dRa3Sv15fKcPL8d3eveUFffCLHd7Z4wrr6BhUtT4EkNIXpFvKABuG20RXIW9k+tCGYkDTHFIRgNCI7KoS0I/Td+kOvTtrZuwOPb17sHO9097ZsRRKV4vhiHtiF0we3hj2ClCb2tsUUigPjbIFFxD04+2pHdRcoPqMgx+Rbr8DmExom0HakAYTwaGBhEe7+0aWlIxKCcqfiVrpRlZR0HogDYHgGjuyD6RBBpaJ06aJJfejyJIa8qEru4qgxvG2zcAjVDmDvLHaWaj0pdxJRHQg+ZaBSYmzRuHEm6Lf69q2CszFmwHPxQDcKMNt07OI2Nz3iXhRfFrOdqtqqoqDK2oE+qSWjXDgt52KIa8wlWiwMuAG4DmU6z5sheUaR8MZVrPPB+UowEn5a4GRVTIH3caWIjonOOhPeL8PaqZesQRPdJMPNKgchtOw+1APGq8UPQ7YDjEy1rt10D5HaiXCirDaHfWEfYjR8DivYWiXZxejORBBq5GEFyKwQA2zvBB40UrlCsAOndDjYEFhhlkDgQWUflYhaikLh1aGkMCizpHAKNQ0dP4EbywJzAzvps8DiiouS3Llq15wHMpvkVppn/k0X2hNzDbqkhOy33Swi4Qc7FrstBIoV61flX1oq9lklu4AJIdvNXHaDDIBrhhxlb1bnrDMGQBqnGJxPl/Jl5cs9lYDOXdKWTBgayeuekNTa2LfS38Dz6e4ARD8FF/MEWhkhTNnzY2oHmiRM6c71g1YVVbdsmkgblDadYK/6tzxDY8ayfBeAw28FHopWjnrMLCwYzQVlcz8kxsc1E3go3btRrGF1P9Ra0Nmnp6bTaHwIuKJCaAO6wtyFO2VogzKSBGDRtI5qFUak+FUgETXB9iRIPrmjh0kxsPdglOo7aqqG2+ajREZXRc0WhsYVcqs/gIGLylrItR44SGkfCXU2PRkVSGaax7gfsVFag5HpCpzNeWfnnYWg5TKxH/rMbkzGHmCEHOjDIn2WKf6For2SAZVou+RUOczTeKXXCzGqsCIRmC1irTJuZuyTIqtwdTySk6ZoCSvOFCHMw7NwZlLp5XiLAH8ot2DW3g2NCG8K5y1yltLnXrJ8pq1xH7nj+JIwimAJZfRJP6RB9oxLsatOKIX3GsmZbMBSmLgsAgCzS14uL1rCyxaugrc14m4dWaki6tkt2pm4mLno7lcNED81MlayS3kyQYwbOVhu3Uaq8XmfW5BuZThuTAEjB/Zg0SH23ePpNNlcc/YImtaahG9tkSdYvcCagA5Nebmr9QacjLJiF8T8EdFGgTfW34Yjsaoa8pPGS0TBMWuGClYEsWFHwtI05RIE4pXN2x0vLbHbHOABRLAP2ybhkKXTMIpqiBWHaHXltHUfaN4GHqmUOg2TnEjUJaS7uZYyKtZSqQesYw5LaE50NqCr0UQhuWqAJky5w83gXH1uiq+rZ7/141Ubl6bf13x9Soch2Lb54FKQHJGkhZGbqxAp5ZamKgogepgRPkmopA0oU6SPlbQBfPk50sYoAJFjVSJKkFHDaz/nJ8kw5OKuMKYW7qIXxtczQSaBGrnttzE/jlkgVzadcQVitTlwyx/soYINAYAxECTH3s5KPR2HRmouP/MXXHaUHGGzsYfUqJVxGLvwvVbef70WqbtWj3cN7LgHhCG5lA+BzCW7dnJjQJ1tjLdzjAkuCEzHvtHu1ngpEEZbmqWDWhW7DmZsGi/hlaKLZZ3ZxRCkW9QZJ2/xyFxg7TaFH7Swp+xLp0CgCDRsSZbf5EQty1JilDu8sXpkPkv6BbfXk3nxoRjLiQl9c7Kytqn6iDI20g6UqL9aeWKQpVTyStBQV9A5yFNGWkXjQUCaoy1SkMR4m5cupG3aM7zHxQTBZ6TaW7M+hmm6qQZGndhoq2qSinVNE3ng+F7ZOfEDBh79ct0JDD7Qh8bdtUjz4+Qhuqf3mmV93uq5bE/rZLUvWNXAeDrdmStwFQVhsU+1jZtmMkY4RhpfKfo9C3a+o51Ayy+LqDioI82GVVVjIXg78X2mfFgZEMbUOdl/MiypGOumHuu3k1/tC75/GHjEBn32ADDA6RASaUUH+slF+r/6izoeLjwd7p6fHR6ePp8cF3fFnbF87Ee71KgHNQ5vFx9R9MpBer5zuN/7l82zgvmAK8LRcpK+lHQVbPolhCeGgJpzQYbbGCtoiTZuYiqyB8Dr7qdpvMCBDAqcN2hBSN/PFRY6GV7ybOsVSnu2HqdNGWTCEUoo80MEKEbAIoYzYYTWEP8lUSS5teYu5BS0IGmsyVMHCoBJLAkdNQo/h4mlXiyCX+bQOVhAgkB3TTyKJ47N/6Y+tSzx1VkE/gi+YAWpgbltIu2mfmDq8dNQ5tjl7ExdZuKIAxhj61BxC3ivuijCJttkvIoribf6pcQG2AchG+xnjdMGsnVRZmG4sWZkBPNMn2MhOxjSVheGAGqaWFMEAvmcnSrLyeUTcIgJld50vAD69nWRRz3Ow6Lfu3JJoEqe+443H9vIeVnPjj+WpPGj9yo+MeIaTG3S1jPy0HO4yJVmyb4UmT7laigQbtl9GL6oQJZE42/6IORsCUZudkU3BwdM05wncVFETfgbQQLpWqUW/WBJAO0G/Yj1UNrKXB5zM79HKTGjgQ7JTXeEON9OyYoIz/wpkZIJAG/olCCMJrZKtokOSFnpt4PInmquB8SnD+ELpWsOrOrlMEv1aRf7krCsH7omlpJNCPBIxioE3HEC954TiP2cyASZTuqrctWssEAWEg+np2bcI/KRNVLV0Hiy3M1AYDS0wly1U4inzPiKpFfikLk0fJOBUxOOmO3SDs3rbyudQYfzQdXZTp4sTBRQ1NG5PGtVHIW2rQMAn9M91mvrZLtVVNuN/d0lf9O4J4xCSa3nc5Rmvc3aL51PC/sa3YzXxCXA8JYycfJHfBGCbksWW5JI2DqC4cP+AfYdRAw/cHvW0nlr4uljfAVbHtF/7o1svtmZcI+MNYRgX5N1tdoTy3XQXsjd7YZBJASEILDaRsdtpI/KG6qJJMjcRsEnDEFZwKO7Dl7cIpkPmLfALMGFoPQdUjP7MUNqHzekZ/zB0qS/sSLo5k9CcrwqK9/G6livXd+viIGX7ors1VXK+ZsnPLoTVE/JsC78E9UH7R2kcVBIfT9FpkUX624hIpo93ImM43qciBzwBmF0ROeFNf9NAlDWpqTMUmjWsrb/eip4KddXnMT3NactKlqXgmW1RmbWgloCO8dRJGb3w9m8yNmY9+kKV50TSjPg7moIL5Uw0S+xdpLoZHAhc2bw1gn4CVn+RMyz8Sf5herIL/Y3qxivzLvDdfPM+afJ4puAz6xHtuXh3vdKNkDrHB8U6JGK4Y99dUsY+CbJU/N+jzi/TsGz9ol7HxPG4aRndSRg+qx1VGD6VvcvZp7/PO94Ozq8O909OdX/bQoKGUJrmQNngwfhcNHrjD74vY2K2CPHG9+Cz/ufgqW5dPNF5YkApjB/7yPBLd++dntLjsudUBD+mlEa7WXxDhiifi5YYM608ZMpTmr1s27mzr40050qloNMZMK7UxJz2HUAf7ahGhji/W/+8CKKmBlKHroDv4B/dAHJZw7JBZ9u/dQTZ+KD243nC1A7YjaDRE/iCQgh/4+Ld+5Ct9P7/rVwE9buzjhBFm8hSAbBSWtGCGx7MRSM1QTxHQIzybUWeDiFJBWkszF43TMzDH4B/ozzzNir7MjjjCgop3J2hy8W3n++keaBwTQ/+drmK8pgey4DAVhXcgj7EdcTJFbCxGpzFz+PfxOBggX/PH1E8zNMjQc82oSeyJrLirXCtT5weisF6XT5+5Zddo+ZRqA7GaMAFdjvkWVtqOhdtYOXrTsiZ+bUQ3YqpNSlyR+ckElUlxEk3iTNR/2T+7Ots7Odw/2jkAA5vDb2fdpt1B1zXQaOLZgPB9IFEyIkBZuf5uM9zC6a6nNjzzN2n0W5Y4x3BLdPEgbIxiCRTMjHUJb69cyaSIARkS2n0L5h4/V8V/aubqRMnYWqWKCponclYqSiOksRl0j+AtGSAyA795PVngnECvT4smsTq689s4fTR15D2Y2h1d5zP6qUpH6p8XHamZuLqLYWvVlzyE7uLHdon6SERBQWeIGcHn0uPj6vlFs3Fx3xpe3P80vGTJHOdc/q5/r5kmK98dk2kKTra4G8IobPhgxUr7Arayf6+eGSTf6JbjTLQW4kyU9XXri/q6Km2dkhQ+L0YzJg4WmQIJm8GDXxaQYH1ZQAKKRQCefImGxvWermSRtBfCGeRbE0F2jZf73NyoJIxcYGN7l4a9P+7dlZWCoDnf0Fg98ZU9U+tQGvXTKPc6riWCxQZReDWIxt67qjDwY/dfD0N34HoUEX40dRNvVZdzoJyTpe2TvU87u3A7XZ18P9g7laBRdrMTle+EPLOpHCgZq4LJQ88mWvd3I6Kh9cPVKhmBtGybI0F4/jAI/W8JIF5lD/VSyHp5I2cjn7D665PtbSOEPQz9qUFbtn1+A0+b6cQn3cir5lyzxdDhq097p7sn+2YsZKrlCniNInNvtNGAr1Vs5UKd3ZnFt2/jxn+w2ta3vcPVY/BHOP2y+u2Xb/puBowQMpUhK52Pe7/sH+HttXf0ichYQwtB3omb+UkAJhA5XMlE1EkhRPnBLCkaNM6AsVr9tPe1sR8OozYEj+Tojq7Ikmk4QNsHqFPdidBiFkWALBPCaRYHg4YbBzyCHZUmdr7tE0KINwlCMiWqpzcNN8wge/Ndw3EcKVQKZGq2IM22pAXWZG5gVAuTsrOPdUJNENKjAcawjdX0ppHeDtzBIMO/saKGeCvWmwozERuBlA9i7GeIpoRyymAUgGUEY+JBHjVMnMezdx/H/ZvPfxNBCPHDcntTADWD7K21d+uNYXDfGEdgoMReYtD9UZBdT/sNVJVZbeuXIPsy7YMhYJoGAzA0SYFxRSjiFFzDb/wwFfXRdXwl3op3740qIneaXZcrOt6ZghlTuXS0UNqN43LZnThGxqyRRY3UTxBWNDfnYURRXeX0SorRdbpQceIjwFu5ck42KkioqFoKowrY1Y1R4gJsY7ke89vy6cJ64Ka7YqoZBdnYLUz7gdvX5SXNmxRDH5iS3X3xz6hPHCABMKt6x7GbNaQYjSM3xX+H9HPQh3+LbXl+PI4eyk1SqlGjlzWK5ZJpGOIiFMpRqoA198NMAbxCFxN/FIDFaXF9xklGu+iXk9a79Q8/r7eKrcRB7CPoXXlKOF1kSTAaFceeZbx7rv17qCodu4MbXcEp/BL9KJNIRVKM/ZE7eJB66dEUGSV601Jv76P7fkOK++g+pn9c+sfPJ5XaMqmW2oMUVLDllUFSodSd3wdbRF0mCAfRJAhH6gP2DEzZhwBW9P3kgA0Y4bIXqOsmW0YHq4NrfpXr94IUVMpGC58oRaiq89oCRneCbnKtq24crHLOdBU7nCVBrI78U/wBZnWJn/Fa04VB5y6emlfj4Na/goPsCtjJKykSnZZwmlEzt9agSvNGVH/TYARgMtxoCmi5qT/Q2yiKRmPfOHx/wQR9+Ir6zv6/XNjXG0Z2OqkG48APs7xhLkonFn3MW/3lePf022+NYrOlE88sXzoAHty1nx1FOu5d2qDv0OlGAAY/O7+eqjJwsgcedP3r/o4UO6f434/4391d+O+7M/FWtN7DS84DnHqUiQeh2Ptt5/DbwZ42fuW2aBBGk9yeWkfdbCrq600Dyc8WcAuMQuIHwWj8LnUch8uhvRaiagMwDFxFPfcu1TvKx3T3Lr2i/FfUztWN/9CDjv1rmoCOLErckaKvnX9hMUpD+oJjPxj4jf6UOxiE0EDok6qcmG2YqgEinX71H7pSnCJXtYPNQQrMeRhP9EKF8aS8PmE8yS+O+CEOdOZvD9/2xTQGDCOdGzPsjPb2B1/Gd+7pxu1gMuC1vZ6ORkE4GrqD/CT7Qmniszvwyw1fD7HdddwRfuiNksAzyPnUD71fksAzCPr0F2dzbW3L2Vx/twWlsrtgHERGmTNMUCXE6f4nKPUVmllTJyUyFO44GvhuqPv5iRKPIbF8FfFuL96ZXhRf3baupPCiSP2RwB/YRDS48ZOGyVx8wiQB1+aym9Ib3CTmPXkLApV8Jt30OtiNklj8HQUtTB5S9MHinPtIESjzGb5NHSmub/v43wRrBSw1Fzj8xmAcTfM7/Uyli11IF6tiD3DX4gR8h2BCVaWbrfUtx83GbnrbcjbfN9/iUqTXURwM8yv2lH7zGKUYTNMsmsClgV1V/DT85oqR5skBQR896TXMhxTpdTxw6d+Y/01TnGq4H93EIIEDTDCIZhyEV24cXOF1iTQepdnEDY0y3yjFKPTtcOdrY3NtHYhmq7H5jv6g+Rv7gE/Q6EeZMXmUCFduPlHwA9Ckd3Y23xHBwn7nI4laRsy6cJA8xLSp6Xjh4/uXvcbp3u7J3lnj697vDWYa/nmXtS00Hf7V74szbst/+NsmvQm2HPg7dh9g2245m3CIuYC0ix3ouym8A6bZNZDU2dk38RFSwDLaA17GBUhTvA97QPpREvwL2YM25eshQKWbGDwR/dSLSGU/UmJP1Fvvc0x0vG3zI1Yykpb2kkN/O5BUQk+nybgRu2kKv622RTwA/SSbm+8nB1Di0+mRqGOAVL+9ugrcTvvbzunpr8cnn/7XdQRGEIl7J1al2EYK+0suqZV5haxMzo/XBh2vT/fgxn/oEhrqwrks6qfItXcdx+l841Lwo6rVcWC2w+4ZBH+s0tM2iONUwb/vHHzfk0ZKl1MmD+kf49UJTKjXF40Yk0Wd3AUaMRUE9wBEZMT59tzMhQcnhOOYJmPQcBYmUdQL/YWluZ8Ulua3wwPhj31yr4Cb0VOuk0TN9U2VeetiutZce7+5qhOk2HTj4Kv/AH8hgWxJcTT9xQf/rF3wpAKBg5pAwp61caWim8Bv4G+rrdQhChI3CMUuZmjjmp/6WUP95oczEObbAi1Gifjwll0fXO25go9ItP7uCDfLkqCPENbMYaAPUs5FaXcZTBcDfzxOdY3UMEckIZBhniB62+LGcTnaChSlrF4EHiMfin2FsJtR/CC2uuKdsyH6QZauwnfkz/zQT4JB3is116uUsoqzDNwusCPM5dDa5U5BOV91BXQgxdW3Xz9J+oF/0LkkxdXZ8de9Iymuvu79LupdKdqygLWcxu4AhBgkByKfByl+3zk8oPdslgIiO3qfpQN37JJIA2LkMTQy7S+U9mcROGNkPtbZEYU5odaWzQtISbCHVBvFay4SAKOkInNAXVNAf16EmnGG6VWvDPP0V++M4uFPQhz0Xg3gIH6/5Wyu/fR2iwKcBB5hs6Hs2PPRJw8YTZGG0d1w7N4gmePmTILBTYq3lW5QJy9nJtw40GyPFKTqc8eicWQwKMSv8nXwhlkUSiSnVgs/qW2lBFPRkI4IRVn2G2m11A/dyZbetYqTdYlT1X2M4vTKf/gbnIrM8Zq337vGb/g/9fBwkywYugjCptv42+ckGomd/Iv5+vm6G4u34v3PtmLg/MRHBF1ufjD5+8QTb8XGz1h9hnIf5gtUAzsqtcAC7ZztnJ29g4fIB+SaiaF3vYV3FXH1O5+Im0rchbfV5rutTaS5rf/97813rca7dbymB+Pon25SXPRdSitLLXYPjv+2c3IK7M37JpUNBjfX0TT1mcMjTmMXkr9AMjN4MKDCjK/3WzAd7z5wD6becAxuauSo1Ri4uib1SRzjJ7G7w1XctpymwTa11t9rvsn1or6/OEGQuuTdGX/wG0jCWHwc9N2+u/h4pHQ1JvXwoVfkwdnOvngr1nBegJTBt7P0GORURaSqF4WXYTq4WvXvs6vVdAC1XK2quq7gXSscdzC4Ui9cL4rjscEffaLfBfrxYifOHGBI30lDtOXFzv29w7mwrofQBdNAv7j7VWqxzqw5aLaczbV1OGuIjHw3fQBut1B8z00fgOEFVak3HWjZFUgnjO2z9z87X1f3/ucMHk8b+EaDh10f5BWqps+cIGJ8sxYPoL2dncPVvZ2dXdgmzeZb2oUGv1/fbG00Wu/VkRvHcEw+btLyY/eH4wd43dFy6UbHD04Q6UqGUeuKJ3I4ablXq8NJK4H/rl2JiTtwkyiiuRwm7sTnx6KuC9IcfjDqGoOoMQXCe0+jHk9BGH3n3pZY98/5B1MsZHDzNJGfD3493dv9enW2d3rWWOVfDU0u4KUzLq4vJhUXF5NIgLTKP1CuhEPHaz9xh27o5hIZ+i1wHxuCw8GVLZceyKNx6sJ3khYaxOA//C3Z/2cUqJc+eeMbL6gv7J+fX0fh8nM/djNnNXUzfswjxa41ccmv/SS6mZoVY4LuihS3a4L0U6L+5eTr98bODhDoh7IAIkpG1UKIKBm5Ib9qCnMMHFGUjHKZRBAOE3dQ3j77KrVQOBhE+VkVwFG/vrZw2K2viaDyFkgb6Xq2NvUaq/SXOyT6UyKLf95lDfYSarO7UIP8+D2x8BT8n9/GX+FUQqaCFap8y1rSmrj3kwBfFwM/TJX06dC9P4QgR5zKq775futqc+3nravJ5IbKxv3oXu0CNSGHmKq2gJqQ9MahRjsivnH081D5Rw84CB8pYibBIInSaJg1Mt+dpIYI91B9EWfwZVFcXCkh5o/9NZTjhv5dI/HByJYGe+TfiRP4TcxZTuVHJztfG7ZStPhJptP39xs2BViAR4FJDkcRR87LQABQkKSHWYj7E1mEaJBF8TRVmghDZUYfxCe61g3+5ds+UMHaezGNAQcFYx8sasaUHi69DoZZg3VG1DdUUUIyDVQvzbW7tvH+3/roiP0kHoPBidmtbzrR6FIcj+9JRYflxi4I7IrH8zdILN8FnCd1Q68f3T96oCOIYnh0POaXUGNzOg28La459DN4EPhmxaGfnUKasfOUiM6QIekns6jHWMVVdhNeScE/UHCd/4zvUIwUA3s4KO70b5Rmjj+cGqLS6Xg6CYolMKk8+ng6LupqwC1xUrzTAaXz0JTdJ94ET/efkHdJpv2HkT8pMoQn0/7DL/4kNUtxvivSoyrd0MAFuIPi3XfKiYVjLLtpTNN8hVN8B/bH02JnPyb+bSRWxan+bHThHv4J+o3N95oLfL/FlWUG636KP4kyXWMJ6ymk4zzzAUgcknlsF7LqNwS2kWVjgPrIjHYg6RDQYSC8HGvrZOVNlVc8uXJJ8Di5itUfqZtdkfIB5Z1BHJdmFJMK80m56Kpe5R94iRd1d39MEQ6iuJNOMbVETNBZovj88vij6Wagq0v/aA5S+GNvBy9Feg5kdxiPpVES251RslgVvyHvVRTj1dfWxM6bVLwVH5qNVpMqeoh9lBubYz7jxHw6NSkNUU1Oj6sHN/T8e+N4+R0TjJcIn3n/++9HqLFq0CskjabJAA7W+HphevJP5Q2XjrBp/ebdbNEz5AoELeNo4I6L8w+IhnCxaQaMfgv0xWjA4i2caOkY2PfWu2ajRdPMqlwlNyL5VK7KVQIqSk9F/YoKXPGH7ua7tS2bTPVISMHCQXCCuwn+MHSElABmIauGhH7kTwpC3PrH70efDvZAlwAQHmcn+x9Pfz+9uto9Puxu4smw1eZ/F5s1TJjQjqbK6Lz4SYXE1ubk+U/T5xZMbuocTiHwsuvuoZtdOxP3vu44DttYFc2l3jsl6yT0PkIvvMDTCOQSYXW6P1ZDT6CdVwDwpd5e6NWxS/YckhdsgM4h4+X2tmXloQDOreVmzNQHbaEsNskOUFqWtHajGGiAQtBkEPoOTE9ZhIUKHGamNEZO/0H0NqlKsML8un/0aasHun3lEZSSdAqnAXBnCHamh+dFD2xiwcUHFMgAZsJ941BhbvigDO8osLMXpDc2mB2DlCyM0NUETbFJZU6Zwggt7hxBjh4c0iQVPdVLccSjqKc29RhVMb44sKUgOXBPIndGMXOR/DoYWINXjwSgGXB5RkxVNqOCOzQVPbNeKY7oo40VI0ZeeudykItUyeevo7u0g4BCYq0p2K0qZUfTlKMoc2Dqeo96ikM/wm70bIdWUVnPW/KNEBywTBAinphZuNptHqgUyn0LAmmdz6wbDB0mUHuFgbei8XQSYgpStDW/nL+Rlok6lSPIYV7RwhcBBo3F3/CJCoPY9nsYoEgxj5iXSpBPXmNv9f84Ho6nomwFYTzNOtSv1EIsJM9T+H5aoJ/GbggCk1s/ccc85W9wTj67k2AMtI2KSCBVwzQO1Gp7h1Kw5ZwU33751mE4HMM4rmAYB8cRLGbZyi2LIlBY4PUBhW790Ivy62vn11MpyEoJ/z1w+9Tuzr4U2vYNKkYrFCnI8kIKMmSQIownUrBcV4pc3ipFQUpKnIsy6UPyiYZ8G/juTSpuP7wBiR3ZxpNnrpoiVzAfDMb9AG+VdgSf1N/P9o9+Ydw1iOtl1hggrhTPL15o/jBDCEUp/vbrGSwzXeXQq35ZuScN9jgILWnR+8nNlWRRYurIlKFQyepAimotlSWtuqmnKuqoWD8FeqmSsgnydESuprKlAK2SVjJJSymYJGt2SoodFlFL8aQOhl+uqKPi8H9gHAVVsdqkoA+pmzqIkkIDVRgFxYUk3Qn09c9oT2xHveCTYHSdaYXQxUUoxcVFJi355uICA2FeXFgcJ5JUeP/Pb78JFAdgOM3E5xBRWRQ5tC2POByjuj94QIBpBl4VZINJ3Da/Ksm7LwBQu9MvO421jfdKLKldWfAJFA6yKfHkUZLPfTpNEugCBayU4vv3/U+pFGB4s3NyBOogDEsKh0tCUf7qzIHDVidpUWpLtnTgcJkh45ziLMtca6wF+6mov/77DuCqzv6+czKH3R2lDgNxgmv5pVRxBR3E4wddLNyv14iqmko6pBZsikA/5wWhiw70EfoC067wQI0DG2sY+IAB9yucknQFw/YcQ8RtRDpDL5mUkFpBvXcXhKkjjgDWDpjwUECMX6Qc8/aPkpyr9txsOmmTq4+68+GKAf9/NwgNeMY3EGS7T3dUjzpT154mz3FGbEwvKVpxECXw/gdQuERrrSjWOl7odrsHvtXYCNIZeoPCvKQQ9y+dEs8MQd5Rvq1iwyuGgwJyEFHaHatw3+VeLW1mlFgh9/3sc+NDKdB6SzabTfg/Q+hhBCm0nMuiOC1VLMiLyCa1qxk3EIIPYrRlMRy7IyncZDSFkwABAsfuSIyCWzDSvgsGqJ2zLg3T/0WPyZ9k9awXnQk25OnZyf7umcw5ZtOGvcIjkj487xD500ugv0t9WyhScl4w3VNzG/vck5LH9JQvIw23C741oNv/hLrPBH2fGx8sORu6mTsGb19yTPp4fIgW/518fpQjI6UYfow/5oRIPa9yVSLoJvKlAUcYimLjBeC3SSwS4N3jX10ajkMqXEZbYlD7ZU5EP+VORAXSxii+ROAdxaQTn4tbHZ9mhPMGULNj05uqvLFzZw27jv3UYQqpqKP4UY3gtH2+vLZKhxAA9C9UZV+2z7WLzYvCDG4sCzMI421z9fC3VG20S20+HXlwgyMP5vUUIg7CltUIlZWP3IWvcqaT9FO3kLIMLP59wZ9ro4DWVToR3stCjXQa6KSKA0F/e5Gn+vs/gwhPvX6B3zMN6Ano+Jcjwhv5ygfM+6cOmMLsqbNCJ/730LJ1lf9n8LJPEOknd3G+I4jVUh8uevRkg2jdOait6YxcDIylYFvFCISJ6B1bwGUVfbDSrzNCroaTZeTVAB43Yx/vbwNqHk6qWjRN0CAH3jqjqC1KMMTiCRhiRC5WoNRQTiNV1yhxFCl+HL5i3HtaAWaz4EyFBxFUg68uhY5M7tOO+EwsnxpQTQ2IkIkpIhWHXzZmDoKew2uLXssTR3zTDokKx7UM7FsrAvtKeLyp3SqOuHJO8DEirolq/KdgcVWsrDIuroRPNLQKkFxNjQosl0QX//8CxM1PgQUX242XQuI+j6y6HA73OSDd/yJSrvxPgG4Z77ICPxPRMxF7qoxxac9+BLCWsKjg/mob2LDc8LyEq7qIu7sEYFev78sgdgmgFksqHFreIVabU7lEAcA2h6il7moEUQa1LEF06nQFLZoDi66s1I3WHx9fwVM0PZ4mKXUePtq2ysXVkNy2gCxqYr0WckmNLro4Y08MXp8hFhPzC1cV69SLWIIkRnRcY1OYuMNLsX5jRwH55gvwLPYvFcoRhjxCRVwG+EvZXxXaWFlh0Fw1OWonlWJpLrJXL8fMff8yzFy7/VK83v9+23I5irAEqOEn6l2C4WsvoLvS9BcXR8ZOaW8Vl+PxMScMTauF/UOgyJJK2fZ23YhbVgYDBsqk7gDgXgU2rW23FzpENRs/q4hoGSquqq0avvd9dQjFErz2XOOrqq3z+FgZ5HcBwOD9D8Dk4qPUzfwD3xv5CT0mJegvGCwcPC/c7sHep1/2Tq5Od7/sHe6cnsP3S0nPXdj66rkG2x9rKOCFXkw/733+bNkrK/pVSscNsG7wkp9YSDPtloYfslx6JyNrRRIq5CMoGEuq5WMdCtWIQeuAvbXmtly9SBjug17GS5odJOPhYru7J8A57Z4cfCa+yw+9VDUCa0EiTwo1c/DZmjOGK0Ly0shz3DMaNx5NBoRrchFur44kLAfvlC4WZ9CFHqJiYPp58/JVt3u4c/J172R9ZYWmuzAGYq0WRoHIq140QOmWgi8BQ96cpYaxvZ5x3fNejsmsEDXW7RzkkYjAyUBHYT8+VnTkmgRyL+kJhkbCxwIL8azXM7OBuUXsfcrC1CEw+dg56CVNFawK0hbMVmWHQv+OlG/YIR4byULyxV7sHEQw4egkqoa5CoIOhNeFJIwnkx4P69gZW6KlCwq8TvzR3n1c7/1DDynGONLzRv3iwputz+22uLg47VGZwE85qDtyP4gqqS5PfAet4Q0KGJQfEXWCG3QG18HYS1RIZ+gS9msnq1MvJZWmTYjcHCfA8QBHqlqulRX+4PkxwqOuMWsNC6HIEgnCrFFV74eebVDtefPSIP6//OUi/WuZ9tO3f3l7kf6VruscLREn0IGwP3WiMUSWmdizioUlK6MCveXU9npGKp167y9/ASxhpKeercGc3VCQWRKXb/POvqD8pTXbXGdtyVZbbL6eKWj+sZ+mUZha2xbWDy44SdQf+xNrvnXRAyItrKhmQ1TqLJxO+n7Snpy3Lqn/w8Afe2kbKOjQjeeKOGjcXKwYwOCVStb3pbHCcEnBQ9mybUVOQeZPgJg4V5GA+pH3UFhsyK3znDcvt2ndt7fxA9FAMU/hl4og37rcBhrhYkgtvOTD7uo/6oygfsn/isu/btvti/Svdeev9uvVlOgB+mZ3hisrr3jADk2Wc+2m9eF569JeWSl9Sf0Mv8jh+dolt2jP54wDG4M4o9uUhIZ7fAN/+n7Y5cnPn3QY3oQWgveZi7qZLlMJt8bIuMPu1qu6rxLhQTq0wZoE4hVQOQODeFv14+3bduXdRESOlfEJ5jtlSi8R6+uZ7xBhzbGnECRbtQwGMcPuVu+i1xCvZ8N5GxBNGeZbCoTjtHEWcFZVPfb2E32jLH+mc0EqUGqA4bnBHB8OeTdTVxJ2A+ZPd2NudwT9SQbGIWs7oZbe3G5jidQoIak/dG5HN6317qsmnCjlDcwcDhqadQtrx9Znls1kUv6qMJqp7Ktu9zYKPNFcWXl1sPNx72CN2A/6Cs876kRLPjGhlPlPTGhbUGcVOu452gh7QeKD3u1ScoIbxwk8/i6BvznHNzNA98RRCmljt++Pe3NbDbgwJIRPvDo92zn7fsojw0wvHRnjY/+ZkWFRfXoPANBeinQKelPfI8Opg8YmOJVGQBJZgEYpm3fXD1swmjmI9WYGdveydVwYtMKJ/L88bNTfI71f9CKI4ulnPo8PrxpTZOV7peGdcDLGlqc/zSGu/gNZksaFN1vj/170dQgLyv/CsWK8nT8zUtVFwx0TrInqv//++++Nw8PGp082riP0YWVFndlv3/JpPg2zbgVHuF3g9xqtIv/XwXJb3K2BGy95ICBkz8CNeWB5/rctc3hY21yheYFhAHK3/9YDH7jxnOxoBm7cZipFBTeARIto7Kl7pqd4TbL9Xar/+6mg/2OmUI1B32BoAMJV2ZUjZKNTHl9p4Vw4jDEe0Vx7ehO3RI3Dc8tWPY6ROZ4xI4PnSgLdraubTvM0zINvNNVRY+ZWC1zOvda0JdEMMG0zMNvy+dwP/gUcbTH/dqvZbsqJe99uNecSsqgy5aXfbrZbRk6arLwB/Gle3GbFc6ULZS4VYw7UXdm3u1suTmajTxdRvnWeyDPDl3ibK8vb5Gd2uw8WN75Xp5/Swn/rqQ2XFHY3izJ3fAp/1nE5IOoCPAa0blXVoBI06DzVAm/o2Pfa55cFsO0S6cmiKEDyE1LSxScLl4UsnaKk6lQSh6sxihyKodVxZVZVlgZleULvWerdM/YNhoaScPyUHlL3SeE3d4rD7M6YaWjTo6Jt/UUcMBsh6WRrWweW4uTPLbAVsqRFeSxp/XoN1t7MVkh181xKOBLWmkB7EKE5KLZwqtLyNk6NNk4fJnEWTVI0OQ7Z/vhzcG9Ja+8WLJewKX0LcGMbzflcrVrXwjiepJxr0OS3xW0LonhavKTd1YvzeoGneCwwFI9FXsK+uFwtUgHw+nR1P5ZvbryALvrOXx/13X1xiux/mXS6q//I77+L01Wl39cLV6XeL38EK3YwFfw7pQccLb6cKFU5bQJgJsztTimqERp5oEYiB8N176rtSzBwgnunzDIKOLFrzuHOb1efjne/H4Lm+uPvZ3unS5FqP+Tw/trIJLeY0hZhy2t2sugAfCV8pTbww8b3U5CiowamV+pq96lYAx8qLF4QJRciLbD17N11NDbELWreLN2OFjc9EXfnQzG6kK4N3sZoJ+eKo+8HJDWsu2TpA14AWL3n3x8P6018UFC3lNlNz0aLHz7PQf66pix+EvfuOXsfY/SFTlWZ/Qyi8BY8DwMMe0syToIvyBKw/plrqipTJen1ODAWtryL/M+tw1eGGcwF7ncQAwBFWLZifGh8vdez81sHe7XdgwBVY3/epl5KgVcJhFd08K/5aqvZ7LXzbEHIGV/P8j7MIb++BSd+3oeu7sO29dZqW9acJcpCXV9LmgTDwyBNpz7gPaV1VT0Fpxl3t3r4uw2PXFAn9PCqg5+MV8sMQf3WobsQy9XPb2R8aXe3eq9nN6yQoCbhz4l7Py89ixd6oS/y/Nk/1JPNFyjEbVG95Py6n47j3DqcDzN53a2eunjFgqGUB6E1Lgvy+3JINf8+SCGG9Ff/AWMUExw08YRIKhBlhIMuFWCBBccW0AWpjE3HFnBi+yF4J51EEQddu7G1NgRCgLieV79RvjLQTIWN5AfFwAbhbZAG/XEeSoJPppzDdb2NInh4q6TW+Eniziwcz0WWYq3Cekp9e96g8sPzESYAeRZTOgvjWiisPxnlVWeW8x1VLJI2oCIl25Ui7lKAi7UXBLjAaa7gklyvIrxFq/ny+BY/PWmyBev24yah5kIrQy+V9lx4C7xcFuNbvMSEtCVbz1uHqX6ITd5Hj8whPmpObmshyAV2qhDXAgy+zRhw6u5A6ViaoR6ET8x6bgm/ym0yywaRLWrcvJEkdE/yRJsMtdDai9wmNqGHW6uOG6xSJ1CWwlZB2OGatkZXlzberRMASSiZZndIdUZgSx+PD4VycY0zDoARgnzedmq1Pdxboo5G5Wu2VIZvbaGDnmBgg9x/SIKcXpyyq+UXynXRU85Nubqoxo9xSgVbN1bmQA2n7q3vtS96ou6qMBFRiE5xFCie3APM8SstQZq5kzitoW2Sq+Dfc88zDgwsVYwP0lqCEXoc+y6ixqFpORTOraPoRMHx1erkH4CygosenzUQWx6czlAedOePxw0qiThaFIqAc+qeYIx7cyS10kiGAbjNBJkNZoRKD4eWhImf+pM+ehmqAelqyZIvyNo1QX1ce9dWHxucuS2sv/xFfKYQUvhEgECCadvKJTyqOtUuSCmIwm9bNYFEgvqYhUpgqVOhG/ICTzxEU3ByC5eW2K59oWbQLC9QLnP0+oPF+XJ2eKDt0Ui+HGWqb6kjSC+emsSIhFXjLJVUhkAx7uCaunXR02N1U0o6KCqX8MW3ddGr1XkX2+gHBDlPizlZ1bQF9Ku3N24nIJ2iLWNOA7jxUIyo7Pqg09qdwxFn4GOKfFidHMLZD6SG3NMbdjHU0q0AtPH3wcR11DYUzIDx4qaitSFFCltNbEhNoK2mqENMmJpBx5J9A5WkyJYqAhnkxlnEzQgn4QAs92wJ2CdBSs1wnhpKsMcI+whWFKeZH+dfgXRxHtDZCPa5sk5FHxF0u+GCO0ScG2SYimdKDdJFmvmxSCGcj+Vh6DgwH2UjSht9i5CNwjYxSA9yZh2lTsZ7ABEWpcB4hgpXvNWs1S96m9gHWGHu2ZZobEHgGbBt3xL/C/68xTHD0iNx6CJAsGi6yXJhoj83rF30dvjohfOOxEwCxGEwPH2CbzTZx1Nq0IENKZgphZw8ghh6EE3TGp/Pttocau1JMCE2mpLF7WKtKYWW24lWk1uHKXL7cEyuNblxAP1RV5gUaxtNxJjMKTzvW6vp1GqfuHegWUzbAsywcYEY5FCtV6piLam+q7uFfY+vUcQOKqUAjJtrAzdBe2akc4y9NI7QfQ00Z+f3lzC3OPcNcd64FJvQxhYSQWtdaDael8GmbVWeNuVhFfp35I6MPF2ncOMI4htkIXBSHtLKqdWOp1mM4Yw2P+8f7G2V3m9H8IYiG2D1XT/cjpa9wKiQrGH4JovfV+R63Rab8MgB8mT58JalJN4Wrz5vhdwXeqFwrVyYvZ6bdLjmvA8cXSguIP9UK59ZNCEmHk9V4tSApxRgQSXKz280N0O74wY5VGKIIzRrdzNX8pkIjFZCIDWpU2NXb75zZ8RwwrDoMUAO3jAgRicGfCMaljW/lMLCybTUvFjt2szahD+3rLaYqa+A0wR8Z9FxnHwY9TuyLc6tTdTcA/O1ZV3OHXATAIchOEg6InNvyFUfbrMOoWiGEQR0cmpsr91k8YMW+rKXnl1TbngmNaQd0qOxYx5xF8Ag3foJ7FyP2D8JQhapSEq57Bnm31z5O+hNOh1cm/wmelLDYVhPpoBQI9be29UG3qivLQdTWnPQIOYrWKihYbbBup83L200X+2WisAeuDr+zHZrQCoojusaXkw4MIqThJGsdKaVFSMXflI6NLLNLYe8ajUXY17h01qixyU+oJWzFpjLDeu6KbKTRVsy9Qo3JYvYMf0EV9psPlZYm63MQrC8qT9yvQ2UQ1LQKLiqKBaVzCvoUAeVSbQyq6g2yKYAw7mCdRT9SKNoYAhjH0XKhOUJmd9OH8CFIISUYEEUGAxwoHbj5dI246epBxoJMmlWR9Gy4cjq6aRDugvWNDscCpAieKEkiOVc/mg6dhO7Q5nBlBXnsW4Y51NZGjtlY1P8Jd1he5Xbbrlb22pYzHfRwORsAi5empC2SQwLht5RlFkyjO4O0/YnkIKE0R0EMoYeyrLsqM3knRue0xCekjHN7XbJhJR6hCssrwPP80NjE+fyEpzBffWT1ZjV1pO2Flxdo+AKK9WWihu2bQjmTP2mboxVnNcLuulrDGv7DbhbpCkG26AP8OdcPZnoUITnj9J5YpR4JUhtttd+yDXypyWukbeGw6OEFha9Hn9ir8dq8XChbO4HibKwLivZwJx6NQ8r2RiAGGSKwbIohBdKm/IMV5yhbksQ8uyq8GaLOZSmxbal0VTix26QlKqnxHKVlFquZkrx/QrlMa1cHBPLpUkOyG+QUi2culauiNOXVMVHQbkudUKU6+L06sr6SeAPSzVh2kKfMLW6EmMx4bxZvpIs6Vu2jPD5uRaWVr72RMWVdXqAmlimC0osV0WpS6pJgmG5V5i20CFMra7EcLE1qtH+qcV6Sl7DxZqMiMZGTZxarqkU27lYU44EUNg3kLi4b0y4rmI1Bf9hcweFS4a34BZdrM+UqBvVaSF8ubqyGta25x3+04EoFt3A625h1eeBd1m3O7X/Fw==", {
       "lazy:src/guard/redaction.cold.ts": () => require_redaction_cold(),
       "src/errors.ts": () => (init_errors(), __toCommonJS(errors_exports)),
       "src/guard/envelope.ts": () => (init_envelope(), __toCommonJS(envelope_exports)),
@@ -2831,7 +2913,7 @@ async function stdinInput(ctx) {
   try {
     const parsed = JSON.parse(data.toString("utf8"));
     return {
-      cwd: typeof parsed.cwd === "string" && import_node_path16.default.isAbsolute(parsed.cwd) ? parsed.cwd : null,
+      cwd: typeof parsed.cwd === "string" && builtin_node_path_default_default.isAbsolute(parsed.cwd) ? parsed.cwd : null,
       source: typeof parsed.source === "string" ? parsed.source : null,
       sessionId: parsed.session_id
     };
@@ -2858,11 +2940,11 @@ function composeHookText(files, interrupted, paused, now, checkpoint) {
   return text.length > 0 ? `${text.slice(0, HOOK_LIMIT - 1)}
 ` : "";
 }
-var import_node_path16, HOOK_LIMIT, HOOK_STDIN_BYTES, SENTENCES, hookVerb;
+var HOOK_LIMIT, HOOK_STDIN_BYTES, SENTENCES, hookVerb;
 var init_hook = __esm({
   "src/verbs/hook.ts"() {
     "use strict";
-    import_node_path16 = __toESM(require_builtin_node_path_resolve_normalize_isAbsolute_join_relative_toNamespacedPath_dirname_basename_extname_format_parse_matchesGlob_sep_delimiter_win32_posix_makeLong(), 1);
+    init_builtin_node_path_default();
     init_inspect();
     init_paths();
     init_pause();
@@ -2930,8 +3012,8 @@ With any other source, the newest checkpoint's age and its order against the han
 ("1 minute ago", "at an unknown time" when its Saved: time is not valid.)
 
 The project root is found as every verb finds it (below), starting from --root, else the
-"cwd" of the harness's JSON on stdin (read only when stdin is not a terminal, for at most
-one second), else the current directory. It runs no git; links from .ai down are never
+"cwd" of the harness's JSON on stdin (read only when stdin is not a terminal, until the
+JSON object ends or stdin closes, for at most one second), else the current directory. It runs no git; links from .ai down are never
 followed (a symlinked project folder is fine).
 ${ROOT_HELP}
 Formats (each harness's envelope around the same sentences; \`install\` picks the right one):
@@ -3102,12 +3184,23 @@ var init_verbs = __esm({
   }
 });
 
-// src/main.ts
-var import_node_fs13 = __toESM(require_builtin_node_fs_fstatSync_readSync_writeSync(), 1);
+// lazy:builtin:node:fs:closeSync,constants,fstatSync,openSync,readSync,writeSync
+var m = __shLoad("node:fs");
+var closeSync = m.closeSync;
+var constants = m.constants;
+var fstatSync = m.fstatSync;
+var openSync = m.openSync;
+var readSync = m.readSync;
+var writeSync = m.writeSync;
 
 // src/cli.ts
-var import_node_path17 = __toESM(require_builtin_node_path_resolve_normalize_isAbsolute_join_relative_toNamespacedPath_dirname_basename_extname_format_parse_matchesGlob_sep_delimiter_win32_posix_makeLong(), 1);
-var import_node_util = __toESM(require_builtin_node_util_parseArgs(), 1);
+init_builtin_node_path_default();
+
+// lazy:builtin:node:util:parseArgs
+var m3 = __shLoad("node:util");
+var parseArgs = m3.parseArgs;
+
+// src/cli.ts
 init_errors();
 init_verbs();
 var VERSION = "0.1.0";
@@ -3165,7 +3258,7 @@ ${usageText()}`);
   let ctx;
   const warned = /* @__PURE__ */ new Set();
   try {
-    const parsed = (0, import_node_util.parseArgs)({ args: rest, options: verb.options, allowPositionals: true, strict: true, tokens: true });
+    const parsed = parseArgs({ args: rest, options: verb.options, allowPositionals: true, strict: true, tokens: true });
     const repeated = repeatedFlag(parsed.tokens, verb.options);
     if (repeated !== null) throw new UsageError(`--${repeated} is given more than once; pass it once (see \`${first} --help\`)`);
     const [min, max] = verb.positionals;
@@ -3197,7 +3290,7 @@ ${usageText()}`);
 `);
       },
       // <skill>/scripts/memory_io.mjs, as invoked: anchors leave the skill's own folder out (ruling 17).
-      skillDir: proc.helperPath ? import_node_path17.default.dirname(import_node_path17.default.dirname(import_node_path17.default.resolve(proc.cwd, proc.helperPath))) : null
+      skillDir: proc.helperPath ? builtin_node_path_default_default.dirname(builtin_node_path_default_default.dirname(builtin_node_path_default_default.resolve(proc.cwd, proc.helperPath))) : null
     };
   } catch (err) {
     const message = err instanceof UsageError ? err.message : parseArgsMessage(err, first);
@@ -3246,7 +3339,7 @@ function writeFd(fd, data) {
   let off = 0;
   while (off < buf.length) {
     try {
-      off += (0, import_node_fs13.writeSync)(fd, buf, off, buf.length - off);
+      off += writeSync(fd, buf, off, buf.length - off);
     } catch (err) {
       const code2 = err.code;
       if (code2 === "EAGAIN") {
@@ -3268,7 +3361,7 @@ function readStdin(maxBytes) {
     const buf = Buffer.allocUnsafe(Math.min(65536, maxBytes + 1 - total));
     let n;
     try {
-      n = (0, import_node_fs13.readSync)(0, buf, 0, buf.length, null);
+      n = readSync(0, buf, 0, buf.length, null);
     } catch (err) {
       const code2 = err.code;
       if (code2 === "EAGAIN") {
@@ -3285,37 +3378,86 @@ function readStdin(maxBytes) {
   }
   return Promise.resolve(Buffer.concat(chunks));
 }
+function wholeJson(chunks, last) {
+  let i = last.length - 1;
+  while (i >= 0 && (last[i] === 32 || last[i] === 10 || last[i] === 13 || last[i] === 9)) i--;
+  if (i < 0 || last[i] !== 125) return false;
+  try {
+    JSON.parse(Buffer.concat(chunks).toString("utf8"));
+    return true;
+  } catch {
+    return false;
+  }
+}
+function readPipeWithin(ms, maxBytes) {
+  let fd;
+  try {
+    if (process.platform !== "linux" || !fstatSync(0).isFIFO()) return void 0;
+    fd = openSync("/proc/self/fd/0", constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch {
+    return void 0;
+  }
+  const deadline = Date.now() + ms;
+  const chunks = [];
+  let total = 0;
+  try {
+    if (fstatSync(fd).ino !== fstatSync(0).ino) return void 0;
+    for (; ; ) {
+      const buf = Buffer.allocUnsafe(Math.min(65536, maxBytes + 1 - total));
+      let n;
+      try {
+        n = readSync(fd, buf, 0, buf.length, null);
+      } catch (err) {
+        if (err.code !== "EAGAIN") return null;
+        if (Date.now() >= deadline) return chunks.length > 0 ? Buffer.concat(chunks) : null;
+        pause(1);
+        continue;
+      }
+      if (n === 0) return Buffer.concat(chunks);
+      const got = buf.subarray(0, n);
+      chunks.push(got);
+      total += n;
+      if (total > maxBytes || wholeJson(chunks, got)) return Buffer.concat(chunks);
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
 function readStdinWithin(ms, maxBytes) {
+  try {
+    if (fstatSync(0).isFile()) return readStdin(maxBytes);
+  } catch {
+    return Promise.resolve(null);
+  }
+  const piped = readPipeWithin(ms, maxBytes);
+  if (piped !== void 0) return Promise.resolve(piped);
   stdinOpened = true;
   return new Promise((resolve) => {
     const chunks = [];
     let total = 0;
-    const timer = setTimeout(() => resolve(null), ms);
-    timer.unref();
     const stdin = process.stdin;
+    const done = (value) => {
+      clearTimeout(timer);
+      stdin.pause();
+      resolve(value);
+    };
+    const timer = setTimeout(() => done(chunks.length > 0 ? Buffer.concat(chunks) : null), ms);
+    timer.unref();
     stdin.on("data", (c) => {
       chunks.push(c);
       total += c.length;
       if (total > maxBytes) {
-        clearTimeout(timer);
-        stdin.pause();
         stdin.destroy();
-        resolve(Buffer.concat(chunks).subarray(0, maxBytes + 1));
-      }
+        done(Buffer.concat(chunks).subarray(0, maxBytes + 1));
+      } else if (wholeJson(chunks, c)) done(Buffer.concat(chunks));
     });
-    stdin.on("end", () => {
-      clearTimeout(timer);
-      resolve(Buffer.concat(chunks));
-    });
-    stdin.on("error", () => {
-      clearTimeout(timer);
-      resolve(null);
-    });
+    stdin.on("end", () => done(Buffer.concat(chunks)));
+    stdin.on("error", () => done(null));
   });
 }
 function stdinIsTerminal() {
   try {
-    return (0, import_node_fs13.fstatSync)(0).isCharacterDevice();
+    return fstatSync(0).isCharacterDevice();
   } catch {
     return true;
   }

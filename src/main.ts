@@ -1,5 +1,5 @@
 // Entry point of scripts/memory_io.mjs: the one place that touches process (style.md, habit 1).
-import { fstatSync, readSync, writeSync } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readSync, writeSync } from "node:fs";
 import { main } from "./cli.ts";
 
 // Output goes straight to the descriptors: building process.stdout for a pipe loads the
@@ -59,36 +59,96 @@ function readStdin(maxBytes: number): Promise<Buffer> {
   return Promise.resolve(Buffer.concat(chunks));
 }
 
-// The hook must not wait on a harness that keeps stdin open: the stream, with a deadline.
-// (A thread-pool read of fd 0 would be lighter, but a pending one holds up process exit.)
-// Past `maxBytes` reading stops and the first `maxBytes + 1` bytes are returned: the caller
-// sees the input is too long and ignores it (ruling 20), without holding any more of it.
+// True when the bytes read so far end a whole JSON value: a harness that writes its JSON and
+// keeps stdin open is then not waited for (only a closing brace is worth trying to parse).
+function wholeJson(chunks: Buffer[], last: Buffer): boolean {
+  let i = last.length - 1;
+  while (i >= 0 && (last[i] === 0x20 || last[i] === 0x0a || last[i] === 0x0d || last[i] === 0x09)) i--;
+  if (i < 0 || last[i] !== 0x7d) return false;
+  try {
+    JSON.parse(Buffer.concat(chunks).toString("utf8"));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+// A pipe on Linux, read without the stream: /proc/self/fd/0 opens the same pipe as a new open
+// file description, so O_NONBLOCK is ours alone (the harness's side is untouched), and the
+// deadline is kept by polling. null when that is not possible here (the caller streams).
+function readPipeWithin(ms: number, maxBytes: number): Buffer | null | undefined {
+  let fd: number;
+  try {
+    if (process.platform !== "linux" || !fstatSync(0).isFIFO()) return undefined;
+    fd = openSync("/proc/self/fd/0", constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch {
+    return undefined;
+  }
+  const deadline = Date.now() + ms;
+  const chunks: Buffer[] = [];
+  let total = 0;
+  try {
+    if (fstatSync(fd).ino !== fstatSync(0).ino) return undefined;
+    for (;;) {
+      const buf = Buffer.allocUnsafe(Math.min(65536, maxBytes + 1 - total));
+      let n: number;
+      try {
+        n = readSync(fd, buf, 0, buf.length, null);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== "EAGAIN") return null;
+        if (Date.now() >= deadline) return chunks.length > 0 ? Buffer.concat(chunks) : null;
+        pause(1);
+        continue;
+      }
+      if (n === 0) return Buffer.concat(chunks);
+      const got = buf.subarray(0, n);
+      chunks.push(got);
+      total += n;
+      if (total > maxBytes || wholeJson(chunks, got)) return Buffer.concat(chunks);
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
+// The hook must not wait on a harness that keeps stdin open: at most `ms`, then what was read
+// (null when nothing was). A regular file is read at once; a pipe on Linux is polled without
+// blocking (above); anything else -- a socket, which is what Node harnesses such as Claude
+// Code give (libuv's socketpair) -- goes through the stream, whose net and stream modules
+// cost ~3 ms (a thread-pool read of fd 0 would be lighter, but a pending one holds up
+// process exit). Reading stops at the end of a whole JSON value, at the end of input, or
+// just past `maxBytes`, returning the first `maxBytes + 1` bytes then: the caller sees the
+// input is too long and ignores it (ruling 20), without holding any more of it.
 function readStdinWithin(ms: number, maxBytes: number): Promise<Buffer | null> {
+  try {
+    if (fstatSync(0).isFile()) return readStdin(maxBytes);
+  } catch {
+    return Promise.resolve(null);
+  }
+  const piped = readPipeWithin(ms, maxBytes);
+  if (piped !== undefined) return Promise.resolve(piped);
   stdinOpened = true;
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let total = 0;
-    const timer = setTimeout(() => resolve(null), ms);
-    timer.unref();
     const stdin = process.stdin;
+    const done = (value: Buffer | null) => {
+      clearTimeout(timer);
+      stdin.pause();
+      resolve(value);
+    };
+    const timer = setTimeout(() => done(chunks.length > 0 ? Buffer.concat(chunks) : null), ms);
+    timer.unref();
     stdin.on("data", (c: Buffer) => {
       chunks.push(c);
       total += c.length;
       if (total > maxBytes) {
-        clearTimeout(timer);
-        stdin.pause();
         stdin.destroy();
-        resolve(Buffer.concat(chunks).subarray(0, maxBytes + 1));
-      }
+        done(Buffer.concat(chunks).subarray(0, maxBytes + 1));
+      } else if (wholeJson(chunks, c)) done(Buffer.concat(chunks));
     });
-    stdin.on("end", () => {
-      clearTimeout(timer);
-      resolve(Buffer.concat(chunks));
-    });
-    stdin.on("error", () => {
-      clearTimeout(timer);
-      resolve(null);
-    });
+    stdin.on("end", () => done(Buffer.concat(chunks)));
+    stdin.on("error", () => done(null));
   });
 }
 

@@ -77,8 +77,30 @@ export const MAX_DEPTH = 48;
 
 const isSpaceOrTab = (c: string | undefined): boolean => c === " " || c === "\t";
 
-/** Parses the block structure of LF-normalised text; never throws on content. */
+// `write` reads one document's layout a dozen times (stamp, anchors, comparison, validation,
+// score): the last few trees are kept, frozen, so a caller can never change another's tree.
+const RECENT = 4;
+const recent: { text: string; tree: Block }[] = [];
+
+function freeze(b: Block): Block {
+  for (const c of b.children) freeze(c);
+  Object.freeze(b.children);
+  return Object.freeze(b);
+}
+
+/**
+ * Parses the block structure of LF-normalised text; never throws on content. The result is
+ * frozen and shared: the same text parsed again (of the last four) gives the same tree.
+ */
 export function parseBlocks(text: string): Block {
+  for (const r of recent) if (r.text === text) return r.tree;
+  const tree = freeze(scan(text));
+  recent.unshift({ text, tree });
+  if (recent.length > RECENT) recent.pop();
+  return tree;
+}
+
+function scan(text: string): Node {
   const doc: Node = { type: "document", start: 0, end: text.length, children: [], parent: null, open: true };
   let tip: Node = doc;
   let oldtip: Node = doc;

@@ -58,7 +58,7 @@ export function ageWords(st: StateTime, nowMs: number): string {
   return whole === 0 ? "today" : whole === 1 ? "1 day ago" : `${whole} days ago`;
 }
 
-const FENCE = /^ {0,3}(`{3,}|~{3,})/;
+const HEADING = /^(#{1,6})[ \t]+(.*?)[ \t#]*$/;
 const SAVED = /^Saved:[ \t]*(.*)$/;
 const DATE = /^[-*+][ \t]+Date:[ \t]*(.*)$/i;
 
@@ -79,41 +79,59 @@ export function stateFields(text: string): { date: string | null; saved: string 
   let anchorsSeen = false;
   let fence: string | null = null;
   let comment = false;
+  // Character tests before any regex, and a stop once nothing more can be found: the hook runs
+  // this at every session start, and most lines of a handoff can change nothing here.
   for (const raw of text.replace(/^\uFEFF/, "").split(/\r?\n|\r/)) {
     if (comment) {
       if (raw.includes("-->")) comment = false;
       continue;
     }
-    if (/^ {0,3}<!--/.test(raw)) {
+    let k = 0;
+    while (k < 3 && raw.charCodeAt(k) === 32) k++;
+    const c = raw.charCodeAt(k);
+    if (c === 60 && raw.startsWith("<!--", k)) {
       comment = !raw.slice(raw.indexOf("<!--") + 4).includes("-->");
       continue;
     }
-    const f = FENCE.exec(raw);
+    // A fence: three or more backticks or tildes after at most three spaces.
+    let run = "";
+    if (c === 96 || c === 126) {
+      let e = k;
+      while (raw.charCodeAt(e) === c) e++;
+      if (e - k >= 3) run = raw.slice(k, e);
+    }
     if (fence !== null) {
-      if (f && f[1]![0] === fence[0] && f[1]!.length >= fence.length && raw.trim() === f[1]) fence = null;
+      if (run !== "" && run[0] === fence[0] && run.length >= fence.length && raw.trim() === run) fence = null;
       continue;
     }
     // A backtick fence's info string holds no backtick (CommonMark); such a line is text.
-    if (f && !(f[1]![0] === "`" && raw.slice(raw.indexOf(f[1]!) + f[1]!.length).includes("`"))) {
-      fence = f[1]!;
+    if (run !== "" && !(c === 96 && raw.slice(k + run.length).includes("`"))) {
+      fence = run;
       continue;
     }
-    const line = raw.trim();
-    const h = /^(#{1,6})[ \t]+(.*?)[ \t#]*$/.exec(line);
-    if (h && raw.startsWith("#")) {
-      if (h[1] === "##") {
-        const title = h[2]!.toLowerCase();
-        section = title === "environment anchors" && !anchorsSeen ? "anchors" : title;
-        if (title === "environment anchors") anchorsSeen = true;
+    if (c === 35 && k === 0) {
+      const h = HEADING.exec(raw.trim());
+      if (h) {
+        if (h[1] === "##") {
+          // Past the first anchors section nothing more can be found.
+          if (anchorsSeen) return { date, saved };
+          const title = h[2]!.toLowerCase();
+          section = title === "environment anchors" ? "anchors" : title;
+          if (section === "anchors") anchorsSeen = true;
+        }
+        continue;
       }
-      continue;
     }
     if (section === null) {
-      const m = SAVED.exec(line);
-      if (m && saved === null) saved = m[1]!.trim();
+      if (saved !== null) continue;
+      const line = raw.trim();
+      const m = line.startsWith("Saved:") ? SAVED.exec(line) : null;
+      if (m) saved = m[1]!.trim();
     } else if (section === "anchors") {
-      const m = DATE.exec(line);
-      if (m && date === null) date = m[1]!;
+      const line = raw.trim();
+      const m = line.length > 0 && "-*+".includes(line[0]!) ? DATE.exec(line) : null;
+      // `Saved:` lies before the first section, so nothing after this can change the result.
+      if (m) return { date: m[1]!, saved };
     }
   }
   return { date, saved };

@@ -1,4 +1,4 @@
-import * as fs from "node:fs";
+import fs, { type Stats } from "node:fs";
 import { hostname } from "node:os";
 import path from "node:path";
 import lockfile from "proper-lockfile";
@@ -17,7 +17,10 @@ const RETRY_MS = 25;
 
 // proper-lockfile removes its lock with rmdir; ours holds an owner file, which goes first.
 // Its mkdir would use the umask's mode; every directory we make is private (contract §1).
-const lockFs = {
+// Made when a lock is first taken (the hook and read load this module but never lock), then
+// kept: proper-lockfile caches the file system's mtime precision on the object.
+let madeLockFs: typeof fs | undefined;
+const lockFs = () => (madeLockFs ??= {
   ...fs,
   mkdir(dir: string, cb: (err: NodeJS.ErrnoException | null) => void): void {
     fs.mkdir(dir, { mode: 0o700 }, cb);
@@ -32,12 +35,12 @@ const lockFs = {
       fs.unlink(path.join(dir, OWNER_NAME), () => fs.rmdir(dir, cb));
     });
   },
-};
+} as typeof fs);
 
 // The lock's name must hold our directory or nothing: a link or a file there is refused,
 // never followed (its target is outside our control).
 function checkLockPath(lockDir: string): void {
-  let st: fs.Stats;
+  let st: Stats;
   try {
     st = fs.lstatSync(lockDir);
   } catch {
@@ -71,7 +74,7 @@ export async function acquireLock(memDir: string, timeoutSeconds: number, opts: 
         stale: LOCK_STALE_MS,
         update: 2_000,
         retries: 0,
-        fs: lockFs,
+        fs: lockFs(),
         // The default throws from a timer callback and kills the process; record it instead
         // and refuse before publication.
         onCompromised: (err: Error) => {

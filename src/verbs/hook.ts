@@ -132,8 +132,8 @@ With any other source, the newest checkpoint's age and its order against the han
 ("1 minute ago", "at an unknown time" when its Saved: time is not valid.)
 
 The project root is found as every verb finds it (below), starting from --root, else the
-"cwd" of the harness's JSON on stdin (read only when stdin is not a terminal, for at most
-one second), else the current directory. It runs no git; links from .ai down are never
+"cwd" of the harness's JSON on stdin (read only when stdin is not a terminal, until the
+JSON object ends or stdin closes, for at most one second), else the current directory. It runs no git; links from .ai down are never
 followed (a symlinked project folder is fine).
 ${ROOT_HELP}
 Formats (each harness's envelope around the same sentences; \`install\` picks the right one):

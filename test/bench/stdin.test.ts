@@ -1,7 +1,7 @@
 // The hook waits at most a second for a harness's stdin (contract, "Words"); a harness that
 // keeps stdin open must not keep the process, and the session start, waiting too.
 import { spawn, spawnSync } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { closeSync, openSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { HELPER, cleanEnv, gitRepo, handoff, helper, save, tempDir } from "../helpers.ts";
@@ -134,5 +134,98 @@ describe("stdin is bounded for every verb that reads it", () => {
     });
     expect(paused.status).toBe(4);
     expect(paused.stderr).toMatch(/memory writes are paused/);
+  });
+});
+
+// How the harness's JSON arrives differs by harness: a socket from Node harnesses (libuv's
+// socketpair: Claude Code, Gemini CLI), a pipe from Rust and Python ones (Codex) and from a
+// shell, a file when redirected. Each is read until the JSON object ends, stdin closes, or a
+// second passes -- never longer, and the harness need not close stdin once the JSON is sent.
+describe("the hook's stdin: socket, pipe, file", () => {
+  /** A project with a handoff, and another folder to run from: the JSON's cwd must win. */
+  function project() {
+    const root = gitRepo();
+    save(root, handoff("by stdin"));
+    const elsewhere = gitRepo();
+    const json = JSON.stringify({ session_id: "s1", cwd: root, hook_event_name: "SessionStart", source: "startup" });
+    return { root, elsewhere, json };
+  }
+
+  /** Runs the hook through bash with `feed` piped into it; returns stdout and the hook's own time (ms). */
+  function viaBash(feed: string, cwd: string): { code: number | null; stdout: string; ms: number } {
+    const script = `${feed} | ( s=$(date +%s%N); "${process.execPath}" "${HELPER}" hook --mode session; c=$?; e=$(date +%s%N); echo "ms=$(( (e - s) / 1000000 )) code=$c" >&2 )`;
+    const r = spawnSync("bash", ["-c", script], { cwd, env: cleanEnv(), encoding: "utf8" });
+    const m = /ms=(\d+) code=(\d+)/.exec(r.stderr);
+    if (!m) throw new Error(`no timing: ${r.stderr}`);
+    return { code: Number(m[2]), stdout: r.stdout, ms: Number(m[1]) };
+  }
+
+  it("a pipe that sends the JSON and stays open: the JSON is used, without waiting out the second", () => {
+    const { elsewhere, json } = project();
+    const sent = viaBash(`(printf '%s\\n' '${json}'; sleep 3)`, elsewhere);
+    expect(sent.code).toBe(0);
+    expect(sent.stdout).toMatch(/parked handoff exists/);
+    const silent = viaBash("sleep 3", elsewhere);
+    expect(silent.code).toBe(0);
+    expect(silent.stdout).toBe("");
+    // The silent pipe is waited on for the whole second; the one that sent its JSON is not.
+    expect(silent.ms).toBeGreaterThanOrEqual(1000);
+    expect(silent.ms - sent.ms).toBeGreaterThan(400);
+    expect(silent.ms).toBeLessThan(2900);
+  });
+
+  it("a pipe closed after the JSON, a pipe closed with nothing, a JSON cut short", () => {
+    const { elsewhere, json } = project();
+    expect(viaBash(`printf '%s' '${json}'`, elsewhere).stdout).toMatch(/parked handoff exists/);
+    expect(viaBash("true", elsewhere).stdout).toBe("");
+    const cut = viaBash(`(printf '%s' '${json.slice(0, -1)}'; sleep 3)`, elsewhere);
+    expect(cut.code).toBe(0);
+    expect(cut.stdout).toBe("");
+    expect(cut.ms).toBeGreaterThanOrEqual(1000);
+  });
+
+  it("a file redirected to stdin is read at once", () => {
+    const { elsewhere, json } = project();
+    const file = path.join(tempDir("sh-stdin-"), "input.json");
+    writeFileSync(file, json);
+    const r = spawnSync("bash", ["-c", `"${process.execPath}" "${HELPER}" hook --mode session < "${file}"`], { cwd: elsewhere, env: cleanEnv(), encoding: "utf8" });
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/parked handoff exists/);
+  });
+
+  it("a socket that sends the JSON and stays open: the JSON is used, and the hook ends", async () => {
+    const { elsewhere, json } = project();
+    const child = spawn(process.execPath, [HELPER, "hook", "--mode", "session"], { cwd: elsewhere, env: cleanEnv(), stdio: ["pipe", "pipe", "pipe"] });
+    child.stdin.write(json);
+    let stdout = "";
+    child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
+    const code = await new Promise<number | null>((resolve) => {
+      const timer = setTimeout(() => child.kill("SIGKILL"), 8_000);
+      child.on("close", (c) => {
+        clearTimeout(timer);
+        resolve(c);
+      });
+    });
+    child.stdin.destroy();
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/parked handoff exists/);
+  });
+
+  it("a named pipe held open by a writer with nothing in it: about a second, then the current directory", () => {
+    const { root } = project();
+    const dir = tempDir("sh-fifo-");
+    const fifo = path.join(dir, "in");
+    expect(spawnSync("mkfifo", [fifo]).status).toBe(0);
+    // Opened read-write, the FIFO has a writer for as long as this test holds it.
+    const fd = openSync(fifo, "r+");
+    try {
+      const started = Date.now();
+      const r = spawnSync(process.execPath, [HELPER, "hook", "--mode", "session"], { cwd: root, env: cleanEnv(), stdio: [fd, "pipe", "pipe"], encoding: "utf8", timeout: 10_000 });
+      expect(r.status).toBe(0);
+      expect(r.stdout).toMatch(/parked handoff exists/);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
+    } finally {
+      closeSync(fd);
+    }
   });
 });
