@@ -33,7 +33,9 @@
 //    only) is a chunk of its own too, and the import becomes a facade whose properties compile
 //    the chunk when first read: code that hot verbs need only sometimes (the rules and Unicode
 //    tables of the invisible-character guard, needed only when a text holds a candidate code
-//    point; the redaction rules; write's schema checks) costs nothing at start-up. Every other
+//    point; the redaction rules; write's schema checks; what `checkpoint` does, whose face is
+//    a hot verb so that a compaction hook never compiles the cold verbs' chunk) costs nothing
+//    at start-up. Every other
 //    chunk is handed the same instance, behind getters of its own, so it compiles the cold
 //    module only when it first uses a name from it.
 // 3. Builtins load on first use. `import { x } from "node:y"` in src/ becomes a small ES module
@@ -69,7 +71,7 @@ const outfile = check && bundleArg > 0 ? path.resolve(process.argv[bundleArg + 1
 const verbTable = path.join(root, "src", "verbs", "index.ts");
 
 /** Verb modules compiled into the bundle's parsed code; every other verb goes to the cold chunk. */
-const HOT_VERB_FILES = new Set(["read.ts", "write.ts", "check.ts", "hook.ts", "promote.ts", "recover.ts"]);
+const HOT_VERB_FILES = new Set(["read.ts", "write.ts", "check.ts", "hook.ts", "promote.ts", "recover.ts", "checkpoint.ts"]);
 
 const BUILTINS = new Set(builtinModules);
 const isBuiltin = (spec) => spec.startsWith("node:") || BUILTINS.has(spec.split("/")[0]);

@@ -4,7 +4,7 @@ import { sanitize } from "../guard/sanitize.ts";
 import { redactText } from "../guard/redaction.cold.ts";
 import type { RedactionFinding } from "../guard/redact.ts";
 import { quotePath } from "./anchor-lines.ts";
-import type { Capture } from "../agents/transcripts/types.ts";
+import { LISTED_ITEMS, type Capture } from "../agents/transcripts/types.ts";
 import { CHECKPOINT_HEADING } from "./checkpoint-name.ts";
 
 export { CHECKPOINT_HEADING, CHECKPOINT_NAME, SESSION_ID, headerValue, isCheckpointText } from "./checkpoint-name.ts";
@@ -56,7 +56,7 @@ export interface CheckpointInput {
 const CAP = { request: 400, plan: 160, file: 200, command: 200, claim: 600, summary: 1200 };
 // No list can show more than this many items within 4 KiB; older ones are counted, never
 // redacted or rendered (a tail can hold thousands of commands).
-const MAX_ITEMS = 40;
+const MAX_ITEMS = LISTED_ITEMS;
 // Secrets are found in the raw text up to this many characters, before any cut: a cut made
 // first could leave half a token that no rule recognises.
 const REDACT_WINDOW = 16_384;

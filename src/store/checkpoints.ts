@@ -98,7 +98,9 @@ export function listCheckpoints(root: string, now = Date.now()): CheckpointEntry
     if (head === null || !isCheckpointText(head)) continue;
     out.push({ session: name.slice(0, -3), name, savedMs: timeOf(headerValue(head, "Saved"), now), sessionStartMs: timeOf(headerValue(head, "Session-start"), now) });
   }
-  return out.sort((a, b) => (b.savedMs ?? -Infinity) - (a.savedMs ?? -Infinity) || a.name.localeCompare(b.name));
+  // Ties by name in code-unit order: the same on every machine, and no ICU collator to load
+  // (localeCompare's first call cost the hook ~3 ms when two checkpoints shared a second).
+  return out.sort((a, b) => (b.savedMs ?? -Infinity) - (a.savedMs ?? -Infinity) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
 /** Removes a regular file or a link (never followed), quietly. */

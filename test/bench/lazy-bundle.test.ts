@@ -82,8 +82,10 @@ describe("lazy chunks (build.mjs)", () => {
     // of their own (write compiled all 220,000 characters of the cold verbs before); the
     // import's facade costs about 200. Then the redaction rules became a chunk of their own
     // (guard/redaction.cold.ts: write, promote and the sanitiser compile it when they first
-    // redact; hook, read and check never do), giving back about 34,500 characters.
-    expect(parsed.length).toBeLessThan(142_000);
+    // redact; hook, read and check never do), giving back about 34,500 characters. The
+    // checkpoint verb's face (options, help getter, its printed lines: about 700 characters)
+    // joined the hot part so that a compaction hook compiles only its own chunk (issue 15).
+    expect(parsed.length).toBeLessThan(143_000);
   });
 
   it("hook, read and check compile no chunk; hook loads neither crypto nor child_process", () => {
@@ -111,6 +113,16 @@ describe("lazy chunks (build.mjs)", () => {
     const d = traced(["drift", "--root", root, "--json"]);
     expect(d.chunks).toEqual(["cold"]);
     expect(JSON.parse(d.stdout).verdict).toMatch(/^(fresh|drifted|stale|rewritten|unverifiable)$/);
+  });
+
+  it("checkpoint compiles its own chunk, the lock library's and the redaction rules', never the cold verbs' (issue 15)", () => {
+    const root = gitRepo();
+    const transcript = path.join(tempDir(), "t.jsonl");
+    writeFileSync(transcript, `${JSON.stringify({ type: "user", sessionId: "s", uuid: "u", timestamp: "2026-11-30T10:00:00Z", message: { role: "user", content: "add the parser" } })}\n`);
+    const c = traced(["checkpoint"], { input: JSON.stringify({ session_id: "s1", transcript_path: transcript, cwd: root, hook_event_name: "PreCompact" }) });
+    expect(c.code).toBe(0);
+    expect(c.stderr).toMatch(/checkpoint: saved checkpoints\/s1\.md/);
+    expect([...c.chunks].sort()).toEqual(["lazy:src/guard/redaction.cold.ts", "lazy:src/verbs/checkpoint-run.cold.ts", "pkg:proper-lockfile"]);
   });
 
   it("the invisible-character rules are a chunk of their own, compiled only for a text that needs them", () => {

@@ -110,3 +110,26 @@ describe("sanitize: a lone CR is shown, CRLF folded", () => {
     expect(sanitize(text)).toBe(want);
   });
 });
+
+// The cut of plain ASCII text skips the segmenter (UAX #29 joins none of its code points);
+// with and without markers, at every limit, it must cut where the segmenter would.
+describe("sanitize: the ASCII cut agrees with Intl.Segmenter", () => {
+  const segmenterCut = (text: string, max: number): string => {
+    const seg = new Intl.Segmenter(undefined, { granularity: "grapheme" });
+    const units: string[] = [];
+    let at = 0;
+    for (const m of text.matchAll(/<U\+[0-9A-F]{4,6}>|<redacted: [a-z0-9-]+>|<0x[0-9A-F]{2}>/g)) {
+      for (const s of seg.segment(text.slice(at, m.index))) units.push(s.segment);
+      units.push(m[0]);
+      at = m.index + m[0].length;
+    }
+    for (const s of seg.segment(text.slice(at))) units.push(s.segment);
+    return units.length <= max ? text : `${units.slice(0, max - 1).join("").trimEnd()}…`;
+  };
+  const texts = ["plain words and `code` -- 100% ok", `x ${GH} y ${GH} z`, "a\u202Eb\u0007c tail", "line one\nline two", "~!@#$%^&*()_+{}|:\"<>?`-=[]\\;',./", ""];
+  it.each(texts.flatMap((t) => [1, 2, 3, 5, 8, 13, 40].map((max) => [t, max] as const)))("%j cut at %i", (text, max) => {
+    const opts = { max, oneLine: !text.includes("\n") };
+    const shown = sanitize(text, { ...opts, max: undefined });
+    expect(sanitize(text, opts)).toBe(segmenterCut(shown, max));
+  });
+});

@@ -1,6 +1,6 @@
 // Claude Code's session JSONL (harnesses.md, "Transcripts"): one entry a line. Tolerant of
 // unknown records and fields; subagent (sidechain) entries are skipped.
-import { emptyCapture, exitFromText, noteEdit, obj, parseLine, str, type Capture, type CommandRun, type PlanItem } from "./types.ts";
+import { emptyCapture, exitFromText, LISTED_ITEMS, noteEdit, obj, parseLine, str, type Capture, type CommandRun, type PlanItem } from "./types.ts";
 
 const EDIT_TOOLS = new Set(["Edit", "Write", "MultiEdit", "NotebookEdit"]);
 // User-entry text that the harness wrote, not the user: slash-command scaffolding, reminders.
@@ -22,21 +22,74 @@ function blockText(content: unknown): string {
     .join("\n");
 }
 
-/** Extracts a capture from complete Claude Code transcript lines, oldest first. Pure. */
+// What a command's result record says about it (ruling 21): `exit N` from the output, else
+// `ok` for a success the harness recorded, else `unknown` -- never guessed.
+function resultStatus(rec: Record<string, unknown>, block: Record<string, unknown>): string {
+  const text = typeof block.content === "string" ? block.content : blockText(block.content);
+  const tur = rec.toolUseResult;
+  if (block.is_error === true) return exitFromText(text) ?? (typeof tur === "string" ? exitFromText(tur) : null) ?? "unknown";
+  if (obj(tur) !== null && obj(tur)!.interrupted !== true) return exitFromText(text) ?? "ok";
+  return exitFromText(text) ?? "unknown";
+}
+
+/** A shell command whose result is looked up after the pass (see parseClaude). */
+interface Deferred {
+  run: CommandRun;
+  id: string;
+  /** Its tool_use line; a result counts only after it, and before `until` (the next use of the id). */
+  at: number;
+  until: number;
+}
+
+/**
+ * Extracts a capture from complete Claude Code transcript lines, oldest first. Pure.
+ *
+ * Most of a tail's bytes are tool results; a command's result is parsed only when that
+ * command is among the newest LISTED_ITEMS (the only ones a checkpoint can show). Until the
+ * first timestamp is known the lines are read strictly in order; from then on a result line
+ * is only noted, and each listed command takes its status from the first result for its id
+ * after its tool_use and before the id's next use -- the line that reading in order would
+ * have matched (test/agents/claude-deferred.test.ts holds the in-order reader as the oracle).
+ * A line that carries a `"tool_use_id"` key is a tool's answer, never a user request.
+ */
 export function parseClaude(lines: readonly string[]): Capture {
   const cap = emptyCapture("claude");
+  // Commands awaiting a result (once deferring: every command id seen, never removed).
   const pending = new Map<string, CommandRun>();
   const taskCreates = new Map<string, PlanItem>();
   const tasks = new Map<string, PlanItem>();
   let todo: PlanItem[] | null = null;
   let planFrom: "todo" | "tasks" | null = null;
-  for (const line of lines) {
-    // Most of a tail's bytes are tool results nobody waits for (file reads, searches): a line
-    // answering only calls we do not track is counted, not parsed. The quoted key cannot occur
-    // unescaped inside a JSON string, so a user's text cannot trigger this.
+  let deferring = false;
+  const deferred = new Map<CommandRun, Deferred>();
+  const latest = new Map<string, Deferred>();
+  // Per command id, the lines that may answer it, in order; parsed records of those already read.
+  const candidates = new Map<string, number[]>();
+  const records = new Map<number, Record<string, unknown> | null>();
+  const candidate = (id: string, at: number): void => {
+    const list = candidates.get(id);
+    if (list === undefined) candidates.set(id, [at]);
+    else if (list[list.length - 1] !== at) list.push(at);
+  };
+  const defer = (run: CommandRun, id: string, at: number): void => {
+    const d: Deferred = { run, id, at, until: Number.POSITIVE_INFINITY };
+    const before = latest.get(id);
+    if (before !== undefined) before.until = at;
+    latest.set(id, d);
+    deferred.set(run, d);
+  };
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    // A line answering only calls we do not track is counted, not parsed. The quoted key
+    // cannot occur unescaped inside a JSON string, so a user's text cannot trigger this.
     if (cap.records > 0 && line.includes('"tool_use_id":"') && !line.includes('"type":"assistant"')) {
       const ids = [...line.matchAll(/"tool_use_id":"([^"\\]+)"/g)].map((m) => m[1]!);
       if (ids.length > 0 && !ids.some((id) => pending.has(id) || taskCreates.has(id))) {
+        if (!line.includes('"isSidechain":true')) cap.records++;
+        continue;
+      }
+      if (deferring && ids.length > 0 && !ids.some((id) => taskCreates.has(id))) {
+        for (const id of ids) if (pending.has(id)) candidate(id, i);
         if (!line.includes('"isSidechain":true')) cap.records++;
         continue;
       }
@@ -48,7 +101,11 @@ export function parseClaude(lines: readonly string[]): Capture {
     if (type !== "user" && type !== "assistant" && type !== "system" && type !== "attachment" && type !== "progress" && type !== "summary") continue;
     cap.records++;
     const ts = str(rec.timestamp);
-    if (ts !== null && cap.firstTimestamp === null) cap.firstTimestamp = ts;
+    if (ts !== null && cap.firstTimestamp === null) {
+      cap.firstTimestamp = ts;
+      deferring = true;
+      for (const [id, run] of pending) defer(run, id, -1);
+    }
     const message = obj(rec.message);
     if (message === null) continue;
     const content = message.content;
@@ -58,18 +115,19 @@ export function parseClaude(lines: readonly string[]): Capture {
       for (const b of results) {
         const id = str(b!.tool_use_id);
         if (id === null) continue;
-        const text = typeof b!.content === "string" ? b!.content : blockText(b!.content);
-        const run = pending.get(id);
-        if (run !== undefined) {
-          const tur = rec.toolUseResult;
-          if (b!.is_error === true) run.status = exitFromText(text) ?? (typeof tur === "string" ? exitFromText(tur) : null) ?? "unknown";
-          else if (obj(tur) !== null && obj(tur)!.interrupted !== true) run.status = exitFromText(text) ?? "ok";
-          else run.status = exitFromText(text) ?? "unknown";
-          pending.delete(id);
+        if (pending.has(id)) {
+          if (deferring) {
+            candidate(id, i);
+            records.set(i, rec);
+          } else {
+            pending.get(id)!.status = resultStatus(rec, b!);
+            pending.delete(id);
+          }
         }
         const created = taskCreates.get(id);
         if (created !== undefined) {
           // One entry may answer several calls: the block's own text names its task first.
+          const text = typeof b!.content === "string" ? b!.content : blockText(b!.content);
           const fromText = /\bTask #(\w+)/.exec(text)?.[1] ?? null;
           const taskId = fromText ?? (results.length === 1 ? str(obj(obj(rec.toolUseResult)?.task)?.id) : null);
           if (taskId !== null) tasks.set(taskId, created);
@@ -98,7 +156,10 @@ export function parseClaude(lines: readonly string[]): Capture {
       if (name === "Bash") {
         const run: CommandRun = { command: str(input.command) ?? "", status: "unknown" };
         cap.commands.push(run);
-        if (id !== null) pending.set(id, run);
+        if (id !== null) {
+          pending.set(id, run);
+          if (deferring) defer(run, id, i);
+        }
       } else if (name !== null && EDIT_TOOLS.has(name)) {
         noteEdit(cap.filesEdited, str(input.file_path) ?? str(input.notebook_path) ?? "");
       } else if (name === "TodoWrite" && Array.isArray(input.todos)) {
@@ -114,6 +175,24 @@ export function parseClaude(lines: readonly string[]): Capture {
         if (task !== undefined && typeof input.subject === "string") task.text = input.subject;
         planFrom = "tasks";
       }
+    }
+  }
+  // The listed commands' results, each from the first line that answers it in its window.
+  for (const run of cap.commands.slice(-LISTED_ITEMS)) {
+    const d = deferred.get(run);
+    if (d === undefined) continue;
+    for (const at of candidates.get(d.id) ?? []) {
+      if (at <= d.at) continue;
+      if (at >= d.until) break;
+      if (!records.has(at)) records.set(at, parseLine(lines[at]!));
+      const rec = records.get(at)!;
+      if (rec === null || rec.isSidechain === true || typeof rec.agentId === "string" || rec.type !== "user") continue;
+      const content = obj(rec.message)?.content;
+      if (!Array.isArray(content)) continue;
+      const block = content.map(obj).find((b) => b?.type === "tool_result" && b.tool_use_id === d.id);
+      if (block === undefined || block === null) continue;
+      run.status = resultStatus(rec, block);
+      break;
     }
   }
   cap.plan = planFrom === "todo" ? todo : planFrom === "tasks" && tasks.size > 0 ? [...tasks.values()] : todo;

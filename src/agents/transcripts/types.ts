@@ -34,6 +34,12 @@ export interface Capture {
   records: number;
 }
 
+/**
+ * Most items of one list a checkpoint can show (schema/checkpoint.ts): older ones are only
+ * counted, so an adapter may leave their details (a command's status) unread.
+ */
+export const LISTED_ITEMS = 40;
+
 /** The transcript formats with an adapter. */
 export type TranscriptFormat = "claude" | "codex" | "gemini";
 
