@@ -47,6 +47,13 @@ export interface Checked {
   rawBytes: number;
 }
 
+/** Where the anchors of a save come from: the project's environment and the running skill's folder. */
+export interface AnchorsContext {
+  env: Record<string, string | undefined>;
+  /** Left out of the dirty files (ruling 17), as `anchors` leaves it out. */
+  skillDir: string | null;
+}
+
 function sizeCheck(raw: Buffer): void {
   if (raw.length > MAX_DOCUMENT_BYTES + 4096) {
     throw new Refused(`the document is ${raw.length} bytes; memory documents are at most ${MAX_DOCUMENT_BYTES} bytes`);
@@ -123,7 +130,8 @@ function minutes(ms: number): number {
  * anchors, or when a redaction hit an anchor line the agent wrote.
  * @throws Refused (exit 2) when the result is over 1,000,000 bytes.
  */
-export async function buildDocument(checked: Checked, root: string, env: Record<string, string | undefined>): Promise<Built> {
+export async function buildDocument(checked: Checked, root: string, anchors: AnchorsContext): Promise<Built> {
+  const { env, skillDir } = anchors;
   const file = FILE_OF[checked.kind];
   const prior = await readStable(path.join(memoryDir(root), file));
   const priorText = prior ? prior.bytes.toString("utf8") : null;
@@ -159,7 +167,7 @@ export async function buildDocument(checked: Checked, root: string, env: Record<
   let reported: string | null = null;
   const anchorsNow = async (): Promise<string> => {
     if (reported === null) {
-      const a = await collectAnchors(root, env, nowMs, keyFiles);
+      const a = await collectAnchors(root, env, nowMs, keyFiles, { skillDir });
       if (a.gitNote !== null && fill) notes.push(`note: anchors filled outside git: ${a.gitNote}`);
       reported = renderAnchorLines(a);
     }

@@ -98,7 +98,7 @@ exit:   0 saved or unchanged; 2 refused (stale token: read again and merge, neve
         },
       },
       async (lock) => {
-        built = await buildDocument(checked!, root, ctx.env);
+        built = await buildDocument(checked!, root, { env: ctx.env, skillDir: ctx.skillDir ?? null });
         // The same state again (ruling 1): keep the file, archive nothing, whatever the token.
         if (built.unchanged) return null;
         const readToken = built.prior?.token ?? "absent";

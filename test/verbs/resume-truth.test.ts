@@ -502,6 +502,21 @@ describe("also: history wording, the skill's own folder, odd paths", () => {
     expect(run(["anchors", "--root", root]).stdout).toContain("- Dirty files: .claude/settings.json, .claude/skills/, work.txt\n");
   });
 
+  it("write fills the anchors as anchors prints them: the running skill's folder is left out there too (rulings 3, 17)", () => {
+    const root = newRepo(NOW - DAY);
+    const skill = path.join(root, ".claude", "skills", "session-handoff");
+    mkdirSync(path.join(skill, "scripts"), { recursive: true });
+    copyFileSync(BUNDLE, path.join(skill, "scripts", "memory_io.mjs"));
+    const inside = path.join(skill, "scripts", "memory_io.mjs");
+    writeFileSync(path.join(root, "work.txt"), "dirty\n");
+    const w = run(["write", "handoff", "--root", root, "--expected-current-sha256", "absent"], { bundle: inside, input: `${handoff({ saved: iso(NOW), anchors: false })}## Environment anchors\n- none\n` });
+    expect(w.code, w.stderr).toBe(0);
+    const saved = readFileSync(path.join(root, ".ai", "memory", "HANDOFF.md"), "utf8");
+    const dirty = (t: string) => /^- Dirty files: .*$/m.exec(t)![0];
+    expect(dirty(saved)).toBe("- Dirty files: work.txt");
+    expect(dirty(saved)).toBe(dirty(run(["anchors", "--root", root], { bundle: inside }).stdout));
+  });
+
   it("a skill folder that is the root itself is not excluded (its own repository)", () => {
     const root = newRepo(NOW - DAY);
     mkdirSync(path.join(root, "scripts"));
