@@ -14,9 +14,11 @@
 //
 // 1. Cold verbs travel as text. Every verb that `src/verbs/index.ts` loads and that is not in
 //    HOT_VERB_FILES below (anchors, drift, brief, redact, and any verb added later) is built,
-//    with any npm packages it needs, into a CommonJS "chunk" that
+//    with any npm packages it needs, into a CommonJS "chunk" of its own (a module two cold
+//    verbs use is in both: one process runs one verb, and anchors then compiles 14 KB, not
+//    the 190 KB of every cold verb) that
 //    the bundle holds as a string literal and compiles with `node:vm`'s `compileFunction`
-//    the first time one of those verbs is loaded. Scanning a string is far cheaper than
+//    the first time that verb is loaded. Scanning a string is far cheaper than
 //    pre-parsing code. Never `new Function` or `eval`: hardened Node
 //    (`--disallow-code-generation-from-strings`) forbids them, while `node:vm` compiles
 //    through V8's embedder API, which that flag does not govern (measured against
@@ -34,7 +36,7 @@
 //    the chunk when first read: code that hot verbs need only sometimes (the rules and Unicode
 //    tables of the invisible-character guard, needed only when a text holds a candidate code
 //    point; the redaction rules; write's schema checks; what `checkpoint` does, whose face is
-//    a hot verb so that a compaction hook never compiles the cold verbs' chunk) costs nothing
+//    a hot verb so that a compaction hook compiles no cold verb's chunk) costs nothing
 //    at start-up. Every other
 //    chunk is handed the same instance, behind getters of its own, so it compiles the cold
 //    module only when it first uses a name from it.
@@ -70,7 +72,7 @@ const bundleArg = process.argv.indexOf("--bundle");
 const outfile = check && bundleArg > 0 ? path.resolve(process.argv[bundleArg + 1]) : path.join(root, "scripts", "memory_io.mjs");
 const verbTable = path.join(root, "src", "verbs", "index.ts");
 
-/** Verb modules compiled into the bundle's parsed code; every other verb goes to the cold chunk. */
+/** Verb modules compiled into the bundle's parsed code; every other verb is a cold chunk of its own. */
 const HOT_VERB_FILES = new Set(["read.ts", "write.ts", "check.ts", "hook.ts", "promote.ts", "recover.ts", "checkpoint.ts"]);
 
 const BUILTINS = new Set(builtinModules);
@@ -101,11 +103,17 @@ async function buildHot(chunks) {
   const coldModules = new Set();
   const packages = new Set();
   const chunkModule = (name) => {
+    if (name === "table") {
+      // One table of what the chunks ask of the hot part (and of each other), however many chunks.
+      const all = {};
+      for (const c of Object.values(chunks ?? {})) Object.assign(all, c.shared);
+      // Sorted: esbuild resolves in parallel, and the output must not depend on the order.
+      const shared = Object.entries(all).sort(([a], [b]) => (a < b ? -1 : 1)).map(([id, req]) => `  ${JSON.stringify(id)}: () => require(${JSON.stringify(req)}),`);
+      return `module.exports = {\n${shared.join("\n")}\n};\n`;
+    }
     const c = chunks?.[name];
     if (!c) return "module.exports = {};";
-    // Sorted: esbuild resolves in parallel, and the output must not depend on the order.
-    const shared = Object.entries(c.shared).sort(([a], [b]) => (a < b ? -1 : 1)).map(([id, req]) => `  ${JSON.stringify(id)}: () => require(${JSON.stringify(req)}),`);
-    return `module.exports = __shChunk(${JSON.stringify(name)}, ${JSON.stringify(deflateRawSync(Buffer.from(c.code, "utf8"), { level: 9 }).toString("base64"))}, {\n${shared.join("\n")}\n});\n`;
+    return `module.exports = __shChunk(${JSON.stringify(name)}, ${JSON.stringify(deflateRawSync(Buffer.from(c.code, "utf8"), { level: 9 }).toString("base64"))}, require("chunk:table"));\n`;
   };
   const lazy = {
     name: "lazy",
@@ -152,7 +160,7 @@ async function buildHot(chunks) {
           // Getters: esbuild's interop reads each name when used, so the chunk compiles then.
           contents = `let m;\nfor (const k of ${JSON.stringify(keys)}.split(",")) Object.defineProperty(module.exports, k, { get: () => (m ??= require(${JSON.stringify(`chunk:lazy:${id}`)}))[k], enumerable: true });\n`;
         } else if (a.path.startsWith("cold:")) {
-          contents = `module.exports = require("chunk:cold").load(${JSON.stringify(a.path.slice("cold:".length))});`;
+          contents = `module.exports = require(${JSON.stringify(`chunk:${a.path}`)});`;
         } else {
           contents = chunkModule(a.path.slice("chunk:".length));
         }
@@ -331,8 +339,11 @@ for (const abs of [...discovery.coldModules].sort()) {
   const { code, shared } = await buildChunk(`lazy:${rel(abs)}`, `module.exports = require(${JSON.stringify(abs)});`, discovery.hotFiles, packageChunks, others);
   chunks[`lazy:${rel(abs)}`] = { code, shared };
 }
-const loaders = [...discovery.coldVerbs].sort().map((abs) => `  ${JSON.stringify(rel(abs))}: () => require(${JSON.stringify(abs)}),`);
-chunks.cold = await buildChunk("cold", `const verbs = {\n${loaders.join("\n")}\n};\nexports.load = (id) => verbs[id]();\n`, discovery.hotFiles, packageChunks, discovery.coldModules);
+// One chunk per cold verb (and per cold helper): a verb compiles what it runs, not the others.
+// A module two cold verbs import is in both chunks; no process runs two cold verbs.
+for (const abs of [...discovery.coldVerbs].sort()) {
+  chunks[`cold:${rel(abs)}`] = await buildChunk(`cold:${rel(abs)}`, `module.exports = require(${JSON.stringify(abs)});`, discovery.hotFiles, packageChunks, discovery.coldModules);
+}
 const final = await buildHot(chunks);
 const text = final.text;
 

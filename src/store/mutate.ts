@@ -22,7 +22,7 @@ export interface MutateOptions {
   /** `MEMORY_IO_FAILPOINT` (contract §11): the repair passes the `recover-*` phases. */
   failpoint?: string;
   /**
-   * Loads `repair.ts`, which the verbs hand in from the cold chunk (`COLD_HELPERS.repair`,
+   * Loads `repair.ts`, which the verbs hand in from its cold chunk (`COLD_HELPERS.repair`,
    * build.mjs): it is parsed only when `needsRepair` finds an interrupted save.
    */
   loadRepair: () => Promise<typeof import("./repair.ts")>;

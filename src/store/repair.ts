@@ -8,7 +8,7 @@ import { archiveDir, archivePrefixOf, memoryDir } from "./paths.ts";
 import { linkIntoArchive } from "./publish.ts";
 import { ARCHIVE_TEMP, archiveEntriesWithIno, archiveExcess, DEAD_LOCK, groupByFile, inoOf, pendingRepairs, plantedPrivate } from "./recover.ts";
 
-// The repair itself travels in the cold chunk (build.mjs): a save that was not interrupted
+// The repair itself is a cold chunk of its own (build.mjs): a save that was not interrupted
 // never parses it; `needsRepair` (recover.ts) decides, from directory listings alone.
 
 // An archive entry holding exactly these bytes, as a separate file: the reference helper

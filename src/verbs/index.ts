@@ -28,7 +28,7 @@ export const VERBS: Record<string, { summary: string; load: () => Promise<Verb> 
 
 /**
  * Cold helpers that hot verbs load only when they need them (build.mjs compiles every module
- * imported from this file and not on its hot list into the cold chunk): `read checkpoint`,
+ * imported from this file and not on its hot list into a cold chunk of its own): `read checkpoint`,
  * `recover`'s cleaning of checkpoints/, and the `--help` text with its examples (src/usage.ts).
  * (`write`'s schema checks are a chunk of their own: src/verbs/write-checked.cold.ts.)
  */

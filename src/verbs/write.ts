@@ -6,7 +6,7 @@ import { tokenOf } from "../store/files.ts";
 import { CAS, expectedTokenOption, failpointOf, lockTimeoutOption, rootOption, ROOT_HELP, stdinForValidate } from "./common.ts";
 import { ok, type Verb } from "./types.ts";
 import { COLD_HELPERS } from "./index.ts";
-// A chunk of its own (build.mjs, rule 2b): only `write` compiles it, not the cold verbs' chunk.
+// A chunk of its own (build.mjs, rule 2b): only `write` compiles it, no cold verb's chunk.
 import { buildDocument, checkDocument, type Built, type Checked } from "./write-checked.cold.ts";
 
 /** `write <kind> --root DIR --expected-current-sha256 TOKEN` (contract §2, §3, §4). */

@@ -55,7 +55,7 @@ describe("lazy chunks (build.mjs)", () => {
     expect([...parsed.matchAll(/^import\b.*$/gm)].map((m) => m[0])).toEqual(['import { createRequire as __shCreateRequire } from "node:module";']);
     expect(text.startsWith("#!/usr/bin/env node\n")).toBe(true);
     // The markdown parser and the lock library are there, as chunk text.
-    expect(text).toMatch(/__shChunk\("cold", /);
+    expect(text).toMatch(/__shChunk\("cold:src\/verbs\/drift\.ts", /);
     expect(text).toMatch(/__shChunk\("pkg:proper-lockfile", /);
     // What V8 parses at every start-up stays small, whatever the cold chunks weigh. Issue 15
     // raised it from 130,000: the hook, check and read handoff speak of checkpoints at every
@@ -85,7 +85,10 @@ describe("lazy chunks (build.mjs)", () => {
     // redact; hook, read and check never do), giving back about 34,500 characters. The
     // checkpoint verb's face (options, help getter, its printed lines: about 700 characters)
     // joined the hot part so that a compaction hook compiles only its own chunk (issue 15).
-    expect(parsed.length).toBeLessThan(143_000);
+    // Each cold verb then got a chunk of its own (one module wrapper each, about 1,200 in all,
+    // and one table of what chunks ask of the hot part): anchors, brief and drift no longer
+    // compile every other cold verb.
+    expect(parsed.length).toBeLessThan(144_000);
   });
 
   it("hook, read and check compile no chunk; hook loads neither crypto nor child_process", () => {
@@ -105,13 +108,13 @@ describe("lazy chunks (build.mjs)", () => {
     }
   });
 
-  it("write compiles the lock library's chunk and its schema checks' own (contract 1.1 §8), never the cold verbs' chunk; drift the cold chunk", () => {
+  it("write compiles the lock library's chunk and its schema checks' own (contract 1.1 §8), never a cold verb's chunk; drift its own chunk only", () => {
     const root = gitRepo();
     const w = traced(["write", "handoff", "--root", root, "--expected-current-sha256", "absent"], { input: handoff("ship the bench") });
     expect(w.code).toBe(0);
     expect([...w.chunks].sort()).toEqual(["lazy:src/guard/redaction.cold.ts", "lazy:src/verbs/write-checked.cold.ts", "pkg:proper-lockfile"]);
     const d = traced(["drift", "--root", root, "--json"]);
-    expect(d.chunks).toEqual(["cold"]);
+    expect(d.chunks).toEqual(["cold:src/verbs/drift.ts"]);
     expect(JSON.parse(d.stdout).verdict).toMatch(/^(fresh|drifted|stale|rewritten|unverifiable)$/);
   });
 
@@ -140,13 +143,13 @@ describe("lazy chunks (build.mjs)", () => {
     expect(read.chunks).toEqual(["lazy:src/guard/invisible-rules.cold.ts"]);
     // anchors imports the rules through the hot part: they wait until a path needs them.
     const anchors = traced(["anchors", "--root", root]);
-    expect(anchors.chunks).toEqual(["cold"]);
+    expect(anchors.chunks).toEqual(["cold:src/verbs/anchors.ts"]);
   });
 
   it("an error raised inside the cold chunk keeps its exit code and message", () => {
     const root = gitRepo();
     const absent = traced(["drift", "--root", root]);
-    expect(absent.chunks).toEqual(["cold"]);
+    expect(absent.chunks).toEqual(["cold:src/verbs/drift.ts"]);
     expect(absent.code).toBe(3);
     expect(absent.stderr).not.toMatch(/internal error/);
     const missing = path.join(tempDir(), "nope");
@@ -154,6 +157,21 @@ describe("lazy chunks (build.mjs)", () => {
     expect(refused.code).toBe(2);
     expect(refused.stderr).toMatch(/^memory operation refused: /m);
     expect(refused.stderr).not.toMatch(/internal error/);
+  });
+
+  it("each cold verb compiles its own chunk and no other", () => {
+    const root = gitRepo();
+    save(root, handoff("one chunk each"));
+    for (const [args, chunk] of [
+      [["brief", "--root", root], "cold:src/verbs/brief.ts"],
+      [["validate", "--root", root], "cold:src/verbs/validate.ts"],
+      [["archives", "list", "--root", root], "cold:src/verbs/archives.ts"],
+      [["redact"], "cold:src/verbs/redact.ts"],
+    ] as const) {
+      const r = traced([...args], { input: "" });
+      expect(r.code, `${args[0]} ${r.stderr}`).not.toBe(null);
+      expect(r.chunks.filter((c) => c.startsWith("cold:")), args[0]).toEqual([chunk]);
+    }
   });
 
   it("a cold verb's --help and redact work through the chunk", () => {
