@@ -106,7 +106,7 @@ export function validateLedger(input: string, kind: LedgerKind): Validation {
   const count = text.endsWith("\n") ? lines.length - 1 : lines.length;
   if (count > schema.cap) findings.push({ rule: "line-cap", line: schema.cap + 1, message: `${count} lines, over the ~${schema.cap}-line cap: retire or merge old entries` });
   const secrets = redactText(text).findings;
-  for (const s of secrets) findings.push({ rule: "secret", line: s.line, message: `a ${s.kind} secret (write redacts it)` });
+  for (const s of secrets) findings.push({ rule: "secret", line: s.line, message: `a secret (${s.kind}); write redacts it` });
 
   const parts: Record<string, ScorePart> = {
     fields: proportion(complete, entries.length, 50),

@@ -421,7 +421,7 @@ export function validateHandoff(input: string, opts: HandoffValidateOptions): Va
 
   // Secrets (contract §4): write redacts them; a document holding one scores lower.
   const secrets = opts.secrets ?? redactText(text).findings;
-  for (const s of secrets) findings.push({ rule: "secret", line: s.line, message: `a ${s.kind} secret${opts.secrets ? " (redacted by write)" : " (write redacts it)"}` });
+  for (const s of secrets) findings.push({ rule: "secret", line: s.line, message: `a secret (${s.kind})${opts.secrets ? ", redacted by write" : "; write redacts it"}` });
   parts.secrets = { score: secrets.length === 0 ? 5 : 0, max: 5 };
 
   // Dropped items (field report 2, ruling 8).

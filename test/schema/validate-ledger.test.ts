@@ -68,6 +68,6 @@ describe("validateLedger", () => {
 
   it("names a secret as a finding: write redacts it", () => {
     const v = validateLedger(`${M}\n# Lessons\n\n- token ghp_abcdefghijklmnopqrstuvwxyz0123456789\n`, "lessons");
-    expect(v.findings).toEqual([{ rule: "secret", line: 4, message: "a github-token secret (write redacts it)" }]);
+    expect(v.findings).toEqual([{ rule: "secret", line: 4, message: "a secret (github-token); write redacts it" }]);
   });
 });
