@@ -74,6 +74,11 @@ var init_errors = __esm({
     HelperError = class extends Error {
       /** Process exit code for this error (contract §10). */
       code;
+      /**
+       * stderr lines printed before the refusal: what was done first and stays done (the repair
+       * of an interrupted save, `recovered: …`, before a write that is then refused).
+       */
+      before = [];
       constructor(message, code2) {
         super(message);
         this.code = code2;
@@ -1794,6 +1799,7 @@ async function underLock(opts, body) {
   assertNotPaused(memDir, opts.env);
   const existed = checkTree(opts.root);
   let lock = null;
+  let repairs = [];
   try {
     if (existed) lock = await acquireLock(memDir, opts.lockTimeoutSeconds, { log: opts.env.MEMORY_IO_LOCK_LOG || void 0 });
     opts.validate?.();
@@ -1802,14 +1808,13 @@ async function underLock(opts, body) {
     checkTree(opts.root, { archive: true });
     if (lock === null) lock = await acquireLock(memDir, opts.lockTimeoutSeconds, { log: opts.env.MEMORY_IO_LOCK_LOG || void 0 });
     assertNotPaused(memDir, opts.env);
-    const repairs = needsRepair(opts.root) ? (await (await opts.loadRepair()).repair(opts.root, opts.failpoint)).map((line) => `recovered: ${line}`) : [];
+    repairs = needsRepair(opts.root) ? (await (await opts.loadRepair()).repair(opts.root, opts.failpoint)).map((line) => `recovered: ${line}`) : [];
     const result = await body(lock);
     return { result, repairs };
   } catch (err) {
-    if (err instanceof Error && !(err instanceof HelperError) && typeof err.code === "string") {
-      throw new Refused(`file system error: ${err.message}`);
-    }
-    throw err;
+    const refusal = err instanceof Error && !(err instanceof HelperError) && typeof err.code === "string" ? new Refused(`file system error: ${err.message}`) : err;
+    if (refusal instanceof HelperError) refusal.before = [...repairs, ...refusal.before];
+    throw refusal;
   } finally {
     await lock?.release();
   }
@@ -2567,6 +2572,8 @@ token>", exit 0, whatever token was given; nothing is archived.
 
 stdout: "saved HANDOFF.md; archived previous handoff as <name>" (or "saved <FILE>", or
         "unchanged <FILE>"), then "CURRENT-SHA256: <token of what was saved>" as the last line.
+A save that an earlier one left interrupted is repaired first, under the lock; stderr says
+so ("recovered: \u2026"), also when this write is then refused.
 ${ROOT_HELP}
 exit:   0 saved or unchanged; 2 refused (stale token: read again and merge, never resend the
         stale document; schema errors; bad document; unsafe file or tree; another program
@@ -3508,6 +3515,8 @@ ${usageText()}`);
     outcome = await verb.run(ctx);
   } catch (err) {
     if (err instanceof HelperError) {
+      for (const line of err.before) proc.writeErr(`${line}
+`);
       proc.writeErr(err instanceof Absent ? `${err.message}
 ` : `${REFUSAL_PREFIX}${err.message}
 `);

@@ -126,6 +126,7 @@ export async function main(proc: Process): Promise<ExitCode> {
     outcome = await verb.run(ctx);
   } catch (err) {
     if (err instanceof HelperError) {
+      for (const line of err.before) proc.writeErr(`${line}\n`);
       // Absent (exit 3) is a state, not a refusal: no refusal prefix (contract §2, §10).
       proc.writeErr(err instanceof Absent ? `${err.message}\n` : `${REFUSAL_PREFIX}${err.message}\n`);
       if (err instanceof UsageError) return usageExit;

@@ -10,6 +10,11 @@ export type ExitCode = 0 | 1 | 2 | 3 | 4 | 5 | 64;
 export class HelperError extends Error {
   /** Process exit code for this error (contract §10). */
   readonly code: ExitCode;
+  /**
+   * stderr lines printed before the refusal: what was done first and stays done (the repair
+   * of an interrupted save, `recovered: …`, before a write that is then refused).
+   */
+  before: string[] = [];
   constructor(message: string, code: ExitCode) {
     super(message);
     this.code = code;

@@ -41,6 +41,7 @@ export async function underLock<T>(opts: MutateOptions, body: (lock: LockHandle)
   assertNotPaused(memDir, opts.env);
   const existed = checkTree(opts.root);
   let lock: LockHandle | null = null;
+  let repairs: string[] = [];
   try {
     if (existed) lock = await acquireLock(memDir, opts.lockTimeoutSeconds, { log: opts.env.MEMORY_IO_LOCK_LOG || undefined });
     opts.validate?.();
@@ -51,14 +52,14 @@ export async function underLock<T>(opts: MutateOptions, body: (lock: LockHandle)
     if (lock === null) lock = await acquireLock(memDir, opts.lockTimeoutSeconds, { log: opts.env.MEMORY_IO_LOCK_LOG || undefined });
     // The switch may have been pulled while we waited for the lock.
     assertNotPaused(memDir, opts.env);
-    const repairs = needsRepair(opts.root) ? (await (await opts.loadRepair()).repair(opts.root, opts.failpoint)).map((line) => `recovered: ${line}`) : [];
+    repairs = needsRepair(opts.root) ? (await (await opts.loadRepair()).repair(opts.root, opts.failpoint)).map((line) => `recovered: ${line}`) : [];
     const result = await body(lock);
     return { result, repairs };
   } catch (err) {
-    if (err instanceof Error && !(err instanceof HelperError) && typeof (err as NodeJS.ErrnoException).code === "string") {
-      throw new Refused(`file system error: ${err.message}`);
-    }
-    throw err;
+    const refusal = err instanceof Error && !(err instanceof HelperError) && typeof (err as NodeJS.ErrnoException).code === "string" ? new Refused(`file system error: ${err.message}`) : err;
+    // A repair made before a refusal stays made: say so, as a successful save would.
+    if (refusal instanceof HelperError) refusal.before = [...repairs, ...refusal.before];
+    throw refusal;
   } finally {
     await lock?.release();
   }

@@ -62,6 +62,8 @@ token>", exit 0, whatever token was given; nothing is archived.
 
 stdout: "saved HANDOFF.md; archived previous handoff as <name>" (or "saved <FILE>", or
         "unchanged <FILE>"), then "CURRENT-SHA256: <token of what was saved>" as the last line.
+A save that an earlier one left interrupted is repaired first, under the lock; stderr says
+so ("recovered: …"), also when this write is then refused.
 ${ROOT_HELP}
 exit:   0 saved or unchanged; 2 refused (stale token: read again and merge, never resend the
         stale document; schema errors; bad document; unsafe file or tree; another program

@@ -159,6 +159,20 @@ describe("a writer killed at any phase", () => {
     expect(helper(["check", "--root", root]).code).toBe(2);
   });
 
+  it("a write that repairs an interrupted save and is then refused still says what it repaired", () => {
+    const root = gitRepo();
+    const t = save(root, handoff("old"), "absent");
+    helper(["write", "handoff", "--root", root, "--expected-current-sha256", t], { input: handoff("new"), env: { MEMORY_IO_FAILPOINT: "after-claim:crash" } });
+    // A stale token: refused after the repair, which stays done.
+    const r = helper(["write", "handoff", "--root", root, "--expected-current-sha256", "0".repeat(64), "--lock-timeout", "1"], { input: handoff("next") });
+    expect(r.code).toBe(2);
+    const lines = r.stderr.trimEnd().split("\n");
+    expect(lines[0]).toMatch(/^recovered: HANDOFF\.md: rolled back/);
+    expect(lines.at(-1)).toMatch(/^memory operation refused: HANDOFF\.md changed since it was read/);
+    expect(helper(["recover", "--root", root]).stdout).toBe("nothing to recover\n");
+    expect(unstamped(readFileSync(F(root), "utf8"))).toBe(unstamped(handoff("old")));
+  });
+
   it("takes over the lock of a holder killed while holding it", () => {
     const root = gitRepo();
     const t = save(root, handoff("old"), "absent");
