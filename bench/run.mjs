@@ -19,7 +19,7 @@
 // machine's load at the time weighs on both sides of each ratio.
 import { execFileSync, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -186,29 +186,55 @@ function makeProject() {
   return { root, anchors, token };
 }
 
-/** The drift repository: cached under the OS temp dir, made once with `git fast-import`. */
+/**
+ * The drift repository: made once with `git fast-import` into a cache under the OS temp dir
+ * (built in a folder of its own and renamed into place, so that two benches never share a
+ * half-made one), then cloned for this run (objects shared, remote dropped): the run writes
+ * its handoff into its own clone, never into the cache another bench may be reading.
+ */
 function driftRepo() {
-  const dir = path.join(os.tmpdir(), "session-handoff-bench", `repo-${REPO.commits}x${REPO.files}-v1`);
+  const cache = path.join(os.tmpdir(), "session-handoff-bench");
+  const dir = path.join(cache, `repo-${REPO.commits}x${REPO.files}-v1`);
   const done = path.join(dir, ".git", "bench-complete");
-  if (existsSync(done)) return { dir, generatedMs: null };
-  const t0 = Date.now();
-  rmSync(dir, { recursive: true, force: true });
-  mkdirSync(dir, { recursive: true });
-  git(dir, ["init", "-q", "-b", "main"]);
-  const file = (i) => `src/d${String(i % 100).padStart(2, "0")}/f${String(i).padStart(5, "0")}.txt`;
-  const parts = [];
-  const data = (text) => `data ${Buffer.byteLength(text)}\n${text}\n`;
-  const t = 1_700_000_000;
-  parts.push(`commit refs/heads/main\nmark :1\ncommitter Bench <bench@example.invalid> ${t} +0000\n${data("initial tree")}`);
-  for (let i = 0; i < REPO.files; i++) parts.push(`M 100644 inline ${file(i)}\n${data(`file ${i}\nline two of file ${i}\n`)}`);
-  for (let c = 2; c <= REPO.commits; c++) {
-    const f = (c * 7919) % REPO.files;
-    parts.push(`commit refs/heads/main\nmark :${c}\ncommitter Bench <bench@example.invalid> ${t + c * 60} +0000\n${data(`change ${c}`)}M 100644 inline ${file(f)}\n${data(`file ${f}\nrevision ${c}\n`)}`);
+  let generatedMs = null;
+  if (!existsSync(done)) {
+    const t0 = Date.now();
+    mkdirSync(cache, { recursive: true });
+    const building = mkdtempSync(path.join(cache, "building-"));
+    git(building, ["init", "-q", "-b", "main"]);
+    const file = (i) => `src/d${String(i % 100).padStart(2, "0")}/f${String(i).padStart(5, "0")}.txt`;
+    const parts = [];
+    const data = (text) => `data ${Buffer.byteLength(text)}\n${text}\n`;
+    const t = 1_700_000_000;
+    parts.push(`commit refs/heads/main\nmark :1\ncommitter Bench <bench@example.invalid> ${t} +0000\n${data("initial tree")}`);
+    for (let i = 0; i < REPO.files; i++) parts.push(`M 100644 inline ${file(i)}\n${data(`file ${i}\nline two of file ${i}\n`)}`);
+    for (let c = 2; c <= REPO.commits; c++) {
+      const f = (c * 7919) % REPO.files;
+      parts.push(`commit refs/heads/main\nmark :${c}\ncommitter Bench <bench@example.invalid> ${t + c * 60} +0000\n${data(`change ${c}`)}M 100644 inline ${file(f)}\n${data(`file ${f}\nrevision ${c}\n`)}`);
+    }
+    git(building, ["fast-import", "--quiet"], parts.join(""));
+    writeFileSync(path.join(building, ".git", "bench-complete"), new Date().toISOString());
+    // A half-made cache of an older bench that died is moved aside first; another bench that
+    // finished first wins the rename, and this one's copy is dropped.
+    if (existsSync(dir) && !existsSync(done)) {
+      try {
+        renameSync(dir, `${building}-stale`);
+      } catch {
+        // another bench moved it already
+      }
+      rmSync(`${building}-stale`, { recursive: true, force: true });
+    }
+    try {
+      renameSync(building, dir);
+      generatedMs = Date.now() - t0;
+    } catch {
+      rmSync(building, { recursive: true, force: true });
+    }
   }
-  git(dir, ["fast-import", "--quiet"], parts.join(""));
-  git(dir, ["read-tree", "--reset", "-u", "HEAD"]);
-  writeFileSync(done, new Date().toISOString());
-  return { dir, generatedMs: Date.now() - t0 };
+  const clone = path.join(work, "drift-repo");
+  git(work, ["clone", "-q", "--shared", dir, clone]);
+  git(clone, ["remote", "remove", "origin"]);
+  return { dir: clone, generatedMs };
 }
 
 // The git commands drift runs in the usual case (src/git/drift.ts): one status (whose
