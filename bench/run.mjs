@@ -630,7 +630,8 @@ async function main() {
   log("1,000,000-byte document");
   const big = bigDocument(BIG_BYTES);
   const bigRoot = path.join(work, "big");
-  mkdirSync(bigRoot);
+  // Its own memory folder: the root walk stops here whatever lies above the OS temp dir.
+  mkdirSync(path.join(bigRoot, ".ai", "memory"), { recursive: true });
   let bigToken = "absent";
   const bigCases = [
     { name: "bare", once: () => run(node, ["-e", "0"]).ms },
