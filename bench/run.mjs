@@ -282,19 +282,31 @@ function peakRss(args, opts = {}) {
   return Number(readFileSync(file, "utf8").trim().split(/\s+/).pop());
 }
 
-/** Bytes of the bundle: total, and how much of it is lazy chunk text (string literals). */
+/**
+ * Bytes of the bundle: total, and how much of it is lazy chunk text -- the table in the comment
+ * that ends the file (build.mjs rule 4), or, in builds before 2026-11-30, string literals.
+ */
 function bundleShape() {
   const text = readFileSync(bundle, "utf8");
   let chunkChars = 0;
   const chunks = [];
-  for (const m of text.matchAll(/__shChunk\("([^"]+)", /g)) {
-    // Scan the string literal that follows: quote, escapes, closing quote.
-    let i = m.index + m[0].length;
-    const q = text[i];
-    let j = i + 1;
-    while (j < text.length && text[j] !== q) j += text[j] === "\\" ? 2 : 1;
-    chunks.push({ name: m[1], chars: j + 1 - i });
-    chunkChars += j + 1 - i;
+  const at = text.lastIndexOf("\n/*@@session-handoff chunks ");
+  if (at >= 0) {
+    for (const line of text.slice(at + 1).split("\n").slice(1)) {
+      const sp = line.indexOf(" ");
+      if (sp > 0) chunks.push({ name: line.slice(0, sp), chars: line.length - sp - 1 });
+    }
+    chunkChars = text.length - at;
+  } else {
+    for (const m of text.matchAll(/__shChunk\("([^"]+)", /g)) {
+      // Scan the string literal that follows: quote, escapes, closing quote.
+      let i = m.index + m[0].length;
+      const q = text[i];
+      let j = i + 1;
+      while (j < text.length && text[j] !== q) j += text[j] === "\\" ? 2 : 1;
+      chunks.push({ name: m[1], chars: j + 1 - i });
+      chunkChars += j + 1 - i;
+    }
   }
   return { bytes: statSync(bundle).size, chunkChars, parsedChars: text.length - chunkChars, chunks, sha256: createHash("sha256").update(text).digest("hex") };
 }

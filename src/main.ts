@@ -162,19 +162,27 @@ function stdinIsTerminal(): boolean {
   }
 }
 
-const code = await main({
-  argv: process.argv.slice(2),
-  env: process.env,
-  cwd: process.cwd(),
-  get stdinIsTTY() {
-    return stdinIsTerminal();
-  },
-  readStdin,
-  readStdinWithin,
-  writeOut: (data) => writeFd(1, data),
-  writeErr: (text) => writeFd(2, text),
-  helperPath: process.argv[1],
-});
+let code: number;
+try {
+  code = await main({
+    argv: process.argv.slice(2),
+    env: process.env,
+    cwd: process.cwd(),
+    get stdinIsTTY() {
+      return stdinIsTerminal();
+    },
+    readStdin,
+    readStdinWithin,
+    writeOut: (data) => writeFd(1, data),
+    writeErr: (text) => writeFd(2, text),
+    helperPath: process.argv[1],
+  });
+} catch (err) {
+  // Outside a verb's run -- loading its code from a damaged or replaced file -- never a
+  // refusal; the hook and checkpoint still never fail a session (contract §7, ruling 25).
+  writeFd(2, `memory_io internal error: ${err instanceof Error ? err.message : String(err)}\n`);
+  code = process.argv[2] === "hook" || process.argv[2] === "checkpoint" ? 0 : 2;
+}
 process.exitCode = code;
 // A harness may keep stdin open after the hook stopped waiting for it: let the process end.
 if (stdinOpened) process.stdin.destroy();
