@@ -138,7 +138,10 @@ describe("archives restore", () => {
     writeFileSync(path.join(archiveDir(root), planted), handoff("evil \u202E text"));
     const r = helper(["archives", "restore", planted, "--root", root, "--expected-current-sha256", tokenOf(root)]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/^memory operation refused: archive\/HANDOFF-2030\S+ cannot be restored as it is: it contains invisible characters \(line 6, column 6: U\+202E\)/);
+    // The planted sixth archive made the archive one too many: the lock's repair pruned the
+    // oldest before the refusal, and says so first (that repair stays done).
+    expect(r.stderr).toMatch(/^recovered: archive: pruned 1 old handoff\(s\) to keep the newest 5\n/);
+    expect(r.stderr).toMatch(/^memory operation refused: archive\/HANDOFF-2030\S+ cannot be restored as it is: it contains invisible characters \(line 6, column 6: U\+202E\)/m);
     writeFileSync(path.join(archiveDir(root), planted), `${handoff("x")}`.replace(/\n/g, "\r\n"));
     expect(helper(["archives", "restore", planted, "--root", root, "--expected-current-sha256", tokenOf(root)]).stderr).toMatch(/it has CR line ends/);
     expect(readdirSync(path.join(root, ".ai", "memory")).filter((n) => n.startsWith("."))).toEqual([]);
