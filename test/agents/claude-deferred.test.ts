@@ -135,8 +135,10 @@ function prng(seed: number): (n: number) => number {
 }
 
 /** A transcript of `n` lines drawn from the shapes the adapter meets; ids from a small pool so they repeat. */
-function transcript(rand: (n: number) => number, n: number): string[] {
-  const ids = Array.from({ length: 6 + rand(60) }, (_, k) => `toolu_${k}`);
+function transcript(rand: (n: number) => number, n: number, odd = false): string[] {
+  // `odd`: ids that JSON escapes, `tool_use_id` keys outside tool_result blocks, results
+  // without `toolUseResult`, an assistant entry not in compact JSON.
+  const ids = odd ? Array.from({ length: 4 + rand(20) }, (_, k) => (k % 5 === 4 ? `tu"${k}` : `toolu_${k}`)) : Array.from({ length: 6 + rand(60) }, (_, k) => `toolu_${k}`);
   const id = () => ids[rand(ids.length)]!;
   const ts = () => (rand(8) === 0 ? {} : { timestamp: `2026-11-30T10:${String(rand(60)).padStart(2, "0")}:00Z` });
   const side = () => (rand(12) === 0 ? { isSidechain: true } : rand(20) === 0 ? { agentId: "a1" } : {});
@@ -167,6 +169,13 @@ function transcript(rand: (n: number) => number, n: number): string[] {
     () => "not json",
     () => "",
   ];
+  if (odd)
+    shapes.push(
+      () => line({ type: "user", message: { role: "user", content: [{ type: "text", text: `typed ${rand(100)}`, tool_use_id: id() }] } }),
+      () => line({ type: "user", message: { role: "user", content: [{ type: "tool_result", tool_use_id: id(), content: "Exit code 7" }] } }),
+      () => line({ type: "user", message: { role: "user", content: `typed ${rand(100)}` }, data: { tool_use_id: id() } }),
+      () => JSON.stringify({ type: "assistant", timestamp: "2026-11-30T10:00:00Z", message: { role: "assistant", content: [{ type: "text", text: `spaced ${rand(9)}` }, { type: "tool_use", id: id(), name: "Bash", input: { command: "sp", tool_use_id: id() } }] } }, null, 1).replace(/\n/g, ""),
+    );
   return Array.from({ length: n }, () => shapes[rand(shapes.length)]!());
 }
 
@@ -209,3 +218,57 @@ describe("parseClaude captures what reading every line in order captures", () =>
   });
 });
 
+
+// Found by the hostile test of 2026-11-30: lines the deferred reader skips by their raw text
+// (a pending id in a compact `"tool_use_id":"…"`), which the in-order reader parses whole.
+describe("parseClaude agrees with the in-order reader on lines the raw-text filter misreads", () => {
+  const l = (o: Record<string, unknown>) => JSON.stringify({ sessionId: "s", uuid: "u", timestamp: "2026-11-30T10:00:00Z", ...o });
+  const call = (id: string, command: string) => l({ type: "assistant", message: { role: "assistant", content: [{ type: "tool_use", id, name: "Bash", input: { command } }] } });
+  it("a result whose id is escaped in the JSON, beside a plain one in the same line", () => {
+    const lines = [
+      l({ type: "user", message: { role: "user", content: "go" } }),
+      call("a", "one"),
+      call('b"1', "two"),
+      l({ type: "user", message: { role: "user", content: [{ type: "tool_result", tool_use_id: "a", content: "Exit code 1" }, { type: "tool_result", tool_use_id: 'b"1', content: "Exit code 2" }] }, toolUseResult: "Error: Exit code 2" }),
+    ];
+    expect(comparable(parseClaude(lines))).toEqual(comparable(parseClaudeInOrder(lines)));
+  });
+  it("a user entry whose text block carries a tool_use_id key of a pending command", () => {
+    const lines = [
+      l({ type: "user", message: { role: "user", content: "go" } }),
+      call("a", "one"),
+      l({ type: "user", message: { role: "user", content: [{ type: "text", text: "stop and run the tests instead", tool_use_id: "a" }] } }),
+    ];
+    expect(comparable(parseClaude(lines))).toEqual(comparable(parseClaudeInOrder(lines)));
+  });
+  it("on 400 seeded transcripts of odd shapes", () => {
+    for (let k = 0; k < 400; k++) {
+      const rand = prng(77000 + k);
+      const lines = transcript(rand, 20 + rand(300), true);
+      expect(comparable(parseClaude(lines)), lines.join("\n").slice(0, 2000)).toEqual(comparable(parseClaudeInOrder(lines)));
+    }
+  });
+  it("stays linear when many entries wait on one command that sidechain results never answer", () => {
+    const lines = [l({ type: "user", message: { role: "user", content: "go" } }), call("X", "c")];
+    for (let k = 0; k < 30_000; k++) {
+      lines.push(l({ type: "user", isSidechain: true, message: { role: "user", content: [{ type: "tool_result", tool_use_id: "X", content: "x" }] }, toolUseResult: {} }));
+      lines.push(l({ type: "user", message: { role: "user", content: [{ type: "text", text: `t${k}`, tool_use_id: "X" }] } }));
+    }
+    const t0 = performance.now();
+    const cap = parseClaude(lines);
+    // Quadratic, this is ~4.5e8 steps (seconds); linear, well under one.
+    expect(performance.now() - t0).toBeLessThan(3000);
+    expect(cap.userRequests.at(-1)).toBe("t29999");
+  });
+  it("a user entry with such a key, once its command was answered (the in-order reader skips it unparsed)", () => {
+    const res = (id: string, text: string) => l({ type: "user", message: { role: "user", content: [{ type: "tool_result", tool_use_id: id, content: text }] }, toolUseResult: { interrupted: false } });
+    const lines = [
+      l({ type: "user", message: { role: "user", content: "go" } }),
+      call("a", "one"),
+      res("a", "Exit code 1"),
+      l({ type: "user", message: { role: "user", content: [{ type: "text", text: "not seen by the in-order reader", tool_use_id: "a" }] } }),
+      l({ type: "user", message: { role: "user", content: [{ type: "text", text: "nor this", tool_use_id: "a" }] }, isSidechain: true }),
+    ];
+    expect(comparable(parseClaude(lines))).toEqual(comparable(parseClaudeInOrder(lines)));
+  });
+});

@@ -39,6 +39,9 @@ interface Deferred {
   /** Its tool_use line; a result counts only after it, and before `until` (the next use of the id). */
   at: number;
   until: number;
+  /** How many of the id's candidates `answeredBefore` has looked at; whether one answered it. */
+  seen: number;
+  answered: boolean;
 }
 
 /**
@@ -72,11 +75,34 @@ export function parseClaude(lines: readonly string[]): Capture {
     else if (list[list.length - 1] !== at) list.push(at);
   };
   const defer = (run: CommandRun, id: string, at: number): void => {
-    const d: Deferred = { run, id, at, until: Number.POSITIVE_INFINITY };
+    // Candidates noted so far precede this call: none of them can answer it.
+    const d: Deferred = { run, id, at, until: Number.POSITIVE_INFINITY, seen: candidates.get(id)?.length ?? 0, answered: false };
     const before = latest.get(id);
     if (before !== undefined) before.until = at;
     latest.set(id, d);
     deferred.set(run, d);
+  };
+  // The tool_result block of line `at` that answers `id`, as the in-order reader would take it, or null.
+  const answer = (at: number, id: string): { rec: Record<string, unknown>; block: Record<string, unknown> } | null => {
+    if (!records.has(at)) records.set(at, parseLine(lines[at]!));
+    const rec = records.get(at)!;
+    if (rec === null || rec.isSidechain === true || typeof rec.agentId === "string" || rec.type !== "user") return null;
+    const content = obj(rec.message)?.content;
+    if (!Array.isArray(content)) return null;
+    const block = content.map(obj).find((b) => b?.type === "tool_result" && b.tool_use_id === id);
+    return block === undefined || block === null ? null : { rec, block };
+  };
+  // True when the latest call of `id` before line `i` was answered before it (or there is none).
+  // Called in line order: each candidate is looked at once per call, so the pass stays linear.
+  const answeredBefore = (id: string, i: number): boolean => {
+    const d = latest.get(id);
+    if (d === undefined) return true;
+    const list = candidates.get(id) ?? [];
+    while (!d.answered && d.seen < list.length && list[d.seen]! < i) {
+      const at = list[d.seen++]!;
+      if (at > d.at && answer(at, id) !== null) d.answered = true;
+    }
+    return d.answered;
   };
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!;
@@ -88,10 +114,17 @@ export function parseClaude(lines: readonly string[]): Capture {
         if (!line.includes('"isSidechain":true')) cap.records++;
         continue;
       }
+      // Noted without parsing when the raw text says all a parse would: every id was read (an
+      // id with an escape in it is not) and the entry is a tool's answer (`toolUseResult`), so
+      // none of its text can be a user request. Otherwise the line is parsed exactly when the
+      // in-order reader would parse it: when one of its ids still awaits its answer there.
       if (deferring && ids.length > 0 && !ids.some((id) => taskCreates.has(id))) {
-        for (const id of ids) if (pending.has(id)) candidate(id, i);
-        if (!line.includes('"isSidechain":true')) cap.records++;
-        continue;
+        const clean = line.split('"tool_use_id":').length - 1 === ids.length && line.includes('"toolUseResult":');
+        if (clean || !ids.some((id) => pending.has(id) && !answeredBefore(id, i))) {
+          for (const id of ids) if (pending.has(id)) candidate(id, i);
+          if (!line.includes('"isSidechain":true')) cap.records++;
+          continue;
+        }
       }
     }
     const rec = parseLine(line);
@@ -184,14 +217,9 @@ export function parseClaude(lines: readonly string[]): Capture {
     for (const at of candidates.get(d.id) ?? []) {
       if (at <= d.at) continue;
       if (at >= d.until) break;
-      if (!records.has(at)) records.set(at, parseLine(lines[at]!));
-      const rec = records.get(at)!;
-      if (rec === null || rec.isSidechain === true || typeof rec.agentId === "string" || rec.type !== "user") continue;
-      const content = obj(rec.message)?.content;
-      if (!Array.isArray(content)) continue;
-      const block = content.map(obj).find((b) => b?.type === "tool_result" && b.tool_use_id === d.id);
-      if (block === undefined || block === null) continue;
-      run.status = resultStatus(rec, block);
+      const found = answer(at, d.id);
+      if (found === null) continue;
+      run.status = resultStatus(found.rec, found.block);
       break;
     }
   }
