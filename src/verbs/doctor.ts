@@ -12,6 +12,8 @@ import { pauseSwitch } from "../store/pause.ts";
 import { exists } from "../store/root.ts";
 import { helperLocation, homeOf } from "./agent-files.ts";
 import { ROOT_HELP, rootOption } from "./common.ts";
+import { quotePath } from "../schema/anchor-lines.ts";
+import { showRefused } from "../guard/invisible.ts";
 import { ok, type Verb } from "./types.ts";
 
 /** One finding of `doctor`: what is wrong and the command that fixes it. */
@@ -128,14 +130,16 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
     const memory = { verdict, files, archives, paused, git };
     const result = { ok: problems.length === 0, node, helper: helper.abs, agents, memory, problems };
     if (ctx.values.json) return ok(`${JSON.stringify(result)}\n`);
-    const lines = [`node ${node}`, `helper ${helper.abs}`];
+    // Paths as anchors print them (ruling 4): one holding a control character or a refused
+    // code point is quoted with octal escapes, so it can neither break a line nor hide text.
+    const lines = [`node ${node}`, `helper ${quotePath(helper.abs)}`];
     for (const [name, a] of Object.entries(agents)) {
       const inst = Object.entries(a.install).map(([f, s]) => `${f} ${s}`).join(", ");
-      lines.push(`${name}: skill ${a.skill.length > 0 ? a.skill.join(", ") : "not found"}; ${inst}`);
+      lines.push(`${name}: skill ${a.skill.length > 0 ? a.skill.map(quotePath).join(", ") : "not found"}; ${inst}`);
     }
     lines.push(`memory: ${verdict}; ${archives} archive(s); ${paused ? `paused (${paused})` : "not paused"}; git: ${git === null ? "not a repository" : `${git.ignored ? "ignored" : "not ignored"}, ${git.tracked ? "tracked" : "untracked"}`}`);
     lines.push(problems.length === 0 ? "ok" : `${problems.length} problem(s):`);
-    for (const p of problems) lines.push(`- ${p.what}\n  fix: ${p.fix}`);
+    for (const p of problems) lines.push(`- ${showRefused(p.what).text}\n  fix: ${showRefused(p.fix).text}`);
     return ok(`${lines.join("\n")}\n`);
   },
 };

@@ -112,6 +112,19 @@ describe("doctor", () => {
     expect(doctor(e).memory).toMatchObject({ verdict: "parked", archives: 1, git: { ignored: true, tracked: false } });
   });
 
+  it("text output: a skill folder whose name holds a newline is quoted as anchors quote paths (ruling 4), one line each", () => {
+    const root = gitRepo();
+    const skill = path.join(root, ".claude", "skills", "odd\nname");
+    mkdirSync(path.join(skill, "scripts"), { recursive: true });
+    writeFileSync(path.join(skill, "SKILL.md"), "---\nname: session-handoff\n---\n");
+    copyFileSync(HELPER, path.join(skill, "scripts", "memory_io.mjs"));
+    const r = spawnSync(process.execPath, [path.join(skill, "scripts", "memory_io.mjs"), "doctor", "--root", root], { cwd: root, env: { ...process.env, HOME: tempDir("sh-home-") }, encoding: "utf8" });
+    expect(r.status).toBe(0);
+    const helperLine = r.stdout.split("\n").find((l) => l.startsWith("helper "))!;
+    expect(helperLine).toBe(`helper "${path.join(root, ".claude", "skills", "odd\\nname", "scripts", "memory_io.mjs")}"`);
+    expect(r.stdout.split("\n").every((l) => !l.startsWith("name"))).toBe(true);
+  });
+
   it("is read-only", () => {
     const e = setup();
     e.run("install", "--agent", "codex", "--root", e.root);
