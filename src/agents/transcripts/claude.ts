@@ -119,7 +119,9 @@ export function parseClaude(lines: readonly string[]): Capture {
       // none of its text can be a user request. Otherwise the line is parsed exactly when the
       // in-order reader would parse it: when one of its ids still awaits its answer there.
       if (deferring && ids.length > 0 && !ids.some((id) => taskCreates.has(id))) {
-        const clean = line.split('"tool_use_id":').length - 1 === ids.length && line.includes('"toolUseResult":');
+        let keys = 0;
+        for (let k = line.indexOf('"tool_use_id":'); k >= 0; k = line.indexOf('"tool_use_id":', k + 14)) keys++;
+        const clean = keys === ids.length && line.includes('"toolUseResult":');
         if (clean || !ids.some((id) => pending.has(id) && !answeredBefore(id, i))) {
           for (const id of ids) if (pending.has(id)) candidate(id, i);
           if (!line.includes('"isSidechain":true')) cap.records++;
