@@ -28,6 +28,39 @@ export interface Brief {
   driftAndLessons: string;
   proposedNextStep: string;
   lines: string[];
+  /**
+   * What framed the next step: drift's verdict and the open question asked first. A newer
+   * checkpoint's step is framed the same way (schema/checkpoint-brief.ts).
+   */
+  frame?: { verdict: string; question: string | null };
+}
+
+/**
+ * The proposed next step as the brief says it (contract §5): under drift's verdict (re-verify
+ * after rewritten history, re-check after drift, by hand when unverifiable, start fresh when
+ * stale), with the first open question asked before anything is done. `step` is safe text.
+ */
+export function frameNextStep(verdict: string, step: string | null, question: string | null): string {
+  let proposed: string;
+  switch (verdict) {
+    case "stale":
+      proposed = `start fresh: the handoff is too stale to reconcile line by line, so archive it and re-plan from the current code, keeping its goal, decisions and failed approaches as background (full reconciliation only if you insist)`;
+      break;
+    case "rewritten":
+      proposed = `re-verify every plan step against the current history before acting${step ? `, then: ${step}` : ""}`;
+      break;
+    case "unverifiable":
+      proposed = `check the repository by hand (the anchors could not be verified)${step ? `, then: ${step}` : ""}`;
+      break;
+    case "drifted":
+      proposed = `re-check the steps the drift touches${step ? `, then: ${step}` : ""}`;
+      break;
+    default:
+      proposed = step ?? "none recorded";
+  }
+  // An open question decides what comes next: it is asked before anything is done (contract §5).
+  const ask = question === null ? "" : ` (open question first: ${question})`;
+  return `${proposed}${ask} — Confirm?`;
 }
 
 /**
@@ -138,31 +171,13 @@ export function draftBrief(h: ParsedHandoff, drift: DriftReport, ledgers: Ledger
 
   const next = h.nextSteps[0] ?? (current ? current.text : null);
   const nextText = next === null ? null : flatten(next, 200);
-  let proposed: string;
-  switch (drift.verdict) {
-    case "stale":
-      proposed = `start fresh: the handoff is too stale to reconcile line by line, so archive it and re-plan from the current code, keeping its goal, decisions and failed approaches as background (full reconciliation only if you insist)`;
-      break;
-    case "rewritten":
-      proposed = `re-verify every plan step against the current history before acting${nextText ? `, then: ${nextText}` : ""}`;
-      break;
-    case "unverifiable":
-      proposed = `check the repository by hand (the anchors could not be verified)${nextText ? `, then: ${nextText}` : ""}`;
-      break;
-    case "drifted":
-      proposed = `re-check the steps the drift touches${nextText ? `, then: ${nextText}` : ""}`;
-      break;
-    default:
-      proposed = nextText ?? "none recorded";
-  }
-  // An open question decides what comes next: it is asked before anything is done (contract §5).
-  const question = h.openQuestions.find((q) => !NONE.test(q.trim()));
-  const ask = question === undefined ? "" : ` (open question first: ${flatten(question, 200)})`;
-  const proposedNextStep = `${proposed}${ask} — Confirm?`;
+  const open = h.openQuestions.find((q) => !NONE.test(q.trim()));
+  const frame = { verdict: drift.verdict, question: open === undefined ? null : flatten(open, 200) };
+  const proposedNextStep = frameNextStep(frame.verdict, nextText, frame.question);
 
   const values = [goal, planStatus, decisionsInForce, doNotRetry, driftAndLessons, proposedNextStep];
   const lines = BRIEF_LABELS.map((label, i) => `${label} ${values[i]}`);
-  return { goal, planStatus, decisionsInForce, doNotRetry, driftAndLessons, proposedNextStep, lines };
+  return { goal, planStatus, decisionsInForce, doNotRetry, driftAndLessons, proposedNextStep, lines, frame };
 }
 
 /** The brief as text: exactly six lines, each ending with a newline. */

@@ -2,7 +2,7 @@
 // newest checkpoint, every field marked `(captured, not confirmed)`; with a handoff older
 // than the checkpoint, Plan status and the next step come from the checkpoint (marked) and
 // Drift & lessons says the source. Pure.
-import { BRIEF_LABELS, flatten, type Brief } from "../brief/brief.ts";
+import { BRIEF_LABELS, flatten, frameNextStep, type Brief } from "../brief/brief.ts";
 
 /** The mark on every field drafted from a checkpoint (ruling 24). */
 export const CAPTURED = "(captured, not confirmed)";
@@ -77,7 +77,9 @@ export function briefFromCheckpoint(cp: ParsedCheckpoint, age: string): Brief {
 /**
  * Folds a checkpoint newer than the handoff into the handoff's brief (ruling 24): Goal,
  * Decisions and Do-not-retry stay the handoff's; Plan status and the next step come from the
- * checkpoint, marked; Drift & lessons ends with `source: checkpoint <age>`.
+ * checkpoint, marked; Drift & lessons ends with `source: checkpoint <age>`. The checkpoint's
+ * step keeps the handoff brief's frame: drift's verdict before it, the open question after it
+ * (a newer checkpoint does not make drift or an unanswered question go away).
  */
 export function foldCheckpoint(brief: Brief, cp: ParsedCheckpoint, age: string): Brief {
   const plan = planStatusOf(cp);
@@ -87,6 +89,7 @@ export function foldCheckpoint(brief: Brief, cp: ParsedCheckpoint, age: string):
     decisionsInForce: brief.decisionsInForce,
     doNotRetry: brief.doNotRetry,
     driftAndLessons: `${brief.driftAndLessons}; source: checkpoint ${age}`,
-    proposedNextStep: plan.current !== null ? nextStepOf(plan.current) : brief.proposedNextStep,
+    proposedNextStep:
+      plan.current === null ? brief.proposedNextStep : brief.frame === undefined ? nextStepOf(plan.current) : frameNextStep(brief.frame.verdict, `${flatten(plan.current, 200)} ${CAPTURED}`, brief.frame.question),
   });
 }

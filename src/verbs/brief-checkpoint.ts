@@ -12,8 +12,9 @@ export const CHECKPOINT_BRIEF_HELP = `Automatic checkpoints (see \`checkpoint --
 brief is drafted from the newest checkpoint (exit 0), every field marked
 ${CAPTURED}, and Drift & lessons ends with "source: checkpoint N minutes ago". With
 a handoff and a newer checkpoint (by state time), Goal, Decisions and Do-not-retry stay the
-handoff's, Plan status and the next step come from the checkpoint (marked), and Drift &
-lessons ends with the same source. --json then adds "source": "checkpoint" or
+handoff's, Plan status and the next step come from the checkpoint (marked; the step keeps
+drift's verdict before it and the open question after it), and Drift & lessons ends with the
+same source. --json then adds "source": "checkpoint" or
 "handoff+checkpoint" to the "brief" object ("drift" is null with no handoff).
 `;
 

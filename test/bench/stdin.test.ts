@@ -6,17 +6,22 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { HELPER, cleanEnv, gitRepo, handoff, helper, save, tempDir } from "../helpers.ts";
 
-it("hook ends about a second after start when stdin stays open", async () => {
-  const root = gitRepo();
-  const child = spawn(process.execPath, [HELPER, "hook", "--mode", "session"], { cwd: root, env: cleanEnv(), stdio: ["pipe", "pipe", "pipe"] });
-  const started = Date.now();
-  const code = await new Promise<number | null>((resolve) => {
+/** Waits for a child's end (its streams closed); a hang is killed after 8 s and shows as null. */
+function ended(child: ReturnType<typeof spawn>): Promise<number | null> {
+  return new Promise((resolve) => {
     const timer = setTimeout(() => child.kill("SIGKILL"), 8_000);
-    child.on("exit", (c) => {
+    child.on("close", (c) => {
       clearTimeout(timer);
       resolve(c);
     });
   });
+}
+
+it("hook ends about a second after start when stdin stays open", async () => {
+  const root = gitRepo();
+  const child = spawn(process.execPath, [HELPER, "hook", "--mode", "session"], { cwd: root, env: cleanEnv(), stdio: ["pipe", "pipe", "pipe"] });
+  const started = Date.now();
+  const code = await ended(child);
   child.stdin.destroy();
   expect(code).toBe(0);
   expect(Date.now() - started).toBeLessThan(5_000);
@@ -199,13 +204,7 @@ describe("the hook's stdin: socket, pipe, file", () => {
     child.stdin.write(json);
     let stdout = "";
     child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
-    const code = await new Promise<number | null>((resolve) => {
-      const timer = setTimeout(() => child.kill("SIGKILL"), 8_000);
-      child.on("close", (c) => {
-        clearTimeout(timer);
-        resolve(c);
-      });
-    });
+    const code = await ended(child);
     child.stdin.destroy();
     expect(code).toBe(0);
     expect(stdout).toMatch(/parked handoff exists/);

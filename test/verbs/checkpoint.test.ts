@@ -1,4 +1,5 @@
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, symlinkSync, unlinkSync, writeFileSync, writeSync } from "node:fs";
+import { execFileSync } from "node:child_process";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { CHECKPOINT_LINES } from "../../src/verbs/checkpoint.ts";
@@ -397,11 +398,33 @@ describe("surfacing: read checkpoint, check, read handoff, brief (rulings 24, 26
     expect(lines[1]).toBe("Plan status: 0 done, 1 in progress, 0 todo; in progress: planted step (captured, not confirmed)");
     expect(lines[2]).toContain("keep JWT");
     expect(lines[4]).toMatch(/; source: checkpoint 5 minutes ago$/);
-    expect(lines[5]).toBe("Proposed next step: planted step (captured, not confirmed) — Confirm?");
+    // The handoff has no anchors: drift is unverifiable, and says so before the checkpoint's step.
+    expect(lines[5]).toBe("Proposed next step: check the repository by hand (the anchors could not be verified), then: planted step (captured, not confirmed) — Confirm?");
     save(root, doc(minutesAgoIso(1)).replace("old step", "new step"));
     const later = helper(["brief", "--root", root]).stdout;
     expect(later).not.toContain("captured");
     expect(later).toContain("new step");
+  });
+});
+
+describe("a newer checkpoint keeps the brief's warnings (found by a newcomer's run)", () => {
+  it("drift's verdict stays before the checkpoint's step and the open question after it", () => {
+    const root = gitRepo();
+    const saved = minutesAgoIso(60);
+    const git = (...args: string[]) => execFileSync("git", ["-C", root, ...args], { encoding: "utf8" }).trim();
+    const anchors = `- Branch: ${git("branch", "--show-current")}\n- HEAD: ${git("rev-parse", "HEAD")}\n- Dirty files: none\n- Date: ${saved}\n`;
+    const doc = `<!-- memory-schema: v1 -->\n# Session Handoff\nSaved: ${saved}\n\n## Current goal\nShip login\n\n## Plan\n- [ ] old step\n\n## Decisions\n- [user-directed] keep JWT\n\n## Failed approaches\n- cookies — blocked by CORS\n\n## Open questions\n- Which port? Waiting on the user.\n\n## Next steps\n- run \`npm test\`\n\n## Key files\n\n## Environment anchors\n${anchors}`;
+    save(root, doc);
+    // Two commits since the save: drift is `drifted`.
+    for (const n of [1, 2]) {
+      writeFileSync(path.join(root, `f${n}.txt`), `${n}\n`);
+      execFileSync("git", ["-C", root, "add", "."]);
+      execFileSync("git", ["-C", root, "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", `c${n}`]);
+    }
+    mkdirSync(CP_DIR(root), { recursive: true });
+    plantCheckpoint(root, "s", minutesAgoIso(5));
+    const lines = helper(["brief", "--root", root]).stdout.trimEnd().split("\n");
+    expect(lines[5]).toBe("Proposed next step: re-check the steps the drift touches, then: planted step (captured, not confirmed) (open question first: Which port? Waiting on the user.) — Confirm?");
   });
 });
 
