@@ -26,9 +26,18 @@ function hangOf(line: string): number {
   return indentOf(line);
 }
 
-/** True when `next` continues `line`'s paragraph (so overflow may be carried into it). */
-function continues(line: string, next: string | undefined): next is string {
+// The word a printed line starts with (`session-handoff:`, `checkpoint:`): a list of such lines
+// is a list of separate lines, however long each is.
+const PREFIX = /^\s*([\w.-]+:)\s/;
+
+/**
+ * True when `next` continues `line`'s paragraph (so overflow may be carried into it).
+ * `item` is the prefix of the list item `line` belongs to, if any: a line starting with the
+ * same prefix starts the next item.
+ */
+function continues(line: string, next: string | undefined, item: string | undefined): next is string {
   if (next === undefined || next.trim() === "") return false;
+  if (item !== undefined && item === PREFIX.exec(next)?.[1]) return false;
   const base = indentOf(line);
   const at = indentOf(next);
   // Deeper: the line's own continuation, unless the line introduces an indented list.
@@ -47,8 +56,13 @@ function continues(line: string, next: string | undefined): next is string {
 export function wrapHelp(text: string, width: number = HELP_WIDTH): string {
   const lines = text.split("\n");
   const out: string[] = [];
+  // The prefix of the list item being wrapped (see PREFIX), kept over its continuation lines.
+  let item: string | undefined;
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i] ?? "";
+    const own = PREFIX.exec(line)?.[1];
+    if (own !== undefined) item = own;
+    else if (line.trim() === "" || indentOf(line) === 0) item = undefined;
     if (line.length <= width) {
       out.push(line);
       continue;
@@ -75,12 +89,14 @@ export function wrapHelp(text: string, width: number = HELP_WIDTH): string {
     out.push(line.slice(0, cut + keep).trimEnd());
     const overflow = line.slice(cut + keep).trim();
     const next = lines[i + 1];
-    if (continues(line, next)) {
+    if (continues(line, next, item)) {
       // A path the author broke after a `/` (`…/session-handoff/` + `installs/`) rejoins whole.
       const glue = overflow.endsWith("/") && /^[\w.-]+\//.test(next.trimStart()) ? "" : " ";
       lines[i + 1] = `${" ".repeat(indentOf(next))}${overflow}${glue}${next.trimStart()}`;
     } else {
-      lines.splice(i + 1, 0, `${" ".repeat(hang)}${overflow}`);
+      // An indented item of a prefixed list hangs two columns in, so the next item stands out.
+      const under = own !== undefined && hang === indentOf(line) && hang > 0 ? hang + 2 : hang;
+      lines.splice(i + 1, 0, `${" ".repeat(under)}${overflow}`);
     }
   }
   return out.join("\n");

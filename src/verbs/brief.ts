@@ -27,7 +27,8 @@ Prints the six-line warm-start brief for a resume, drafted from the handoff (or 
 one with --stdin, at most 1,000,000 bytes), the drift report (see \`drift --help\`) and
 the ledgers:
   Goal: ...
-  Plan status: D done, P in progress, T todo[, A abandoned][, U unmarked]; in progress|next: <step>
+  Plan status: ...            (D done, P in progress, T todo[, A abandoned][, U
+                               unmarked]; in progress|next: <step>)
                               (every checkbox at any depth counts: an open sub-step under
                                a done step is open; \`- [-] <step> — dropped: <why>\` is
                                abandoned, a closed step; UNVERIFIED when history was

@@ -80,29 +80,21 @@ An upstream gap, changed key files or changed dirty files are reported but do no
 the verdict by themselves.
 
 The summary (one line, parts joined by "; ") says, as they apply:
-  at the saved commit <id> | N commits ahead of the saved <id> | N commits behind the
-  saved <id> | diverged from the saved <id>: A ahead, B behind | no commits since the
-  saved <id> but memory-only ones
-  saved HEAD <id> is no longer reachable from HEAD or any ref (rebase, amend, reset,
-  squash merge or force-push) | saved HEAD <id> no longer exists here (history
-  rewritten) | saved HEAD <id> is not in this shallow clone (history rewritten or cut
-  off); N commits on HEAD since the saved date; plan statuses are unverified
-  N memory-only commits (the handoff itself) not counted
-  on <branch> | branch moved from <then> to <now>
-  <operation> was in progress at the save[, finished or aborted since]
-  <operation> in progress now
-  saved N days ago | age unknown
-  age unknown: the handoff has no \`- Date:\` or \`Saved:\` time, so the handoff cannot be
-  called fresh (likewise "the saved time is not a strict ISO-8601 time with a zone", "the
-  saved time is more than 5 minutes in the future")
-  too stale for line-by-line reconciliation
-  key files missing: <paths> | key files changed: <paths>
-  dirty files: N then, M now
-  N files dirty at the save are clean now (C committed, D stashed or reverted): <paths>
-  (or "(committed, stashed or reverted)" when the commits since the save were not compared)
-  the handoff was last committed by <e-mail>, not by you (it came with a pull or a clone)
-  upstream <name> is gone | upstream <name>: A ahead, B behind
-  unverifiable anchors: <fields>
+  - at the saved commit <id> | N commits ahead of the saved <id> | N commits behind the saved <id> | diverged from the saved <id>: A ahead, B behind | no commits since the saved <id> but memory-only ones
+  - saved HEAD <id> is no longer reachable from HEAD or any ref (rebase, amend, reset, squash merge or force-push) | saved HEAD <id> no longer exists here (history rewritten) | saved HEAD <id> is not in this shallow clone (history rewritten or cut off); N commits on HEAD since the saved date; plan statuses are unverified
+  - N memory-only commits (the handoff itself) not counted
+  - on <branch> | branch moved from <then> to <now>
+  - <operation> was in progress at the save[, finished or aborted since]
+  - <operation> in progress now
+  - saved N days ago | age unknown
+  - age unknown: the handoff has no \`- Date:\` or \`Saved:\` time, so the handoff cannot be called fresh (likewise "the saved time is not a strict ISO-8601 time with a zone", "the saved time is more than 5 minutes in the future")
+  - too stale for line-by-line reconciliation
+  - key files missing: <paths> | key files changed: <paths>
+  - dirty files: N then, M now
+  - N files dirty at the save are clean now (C committed, D stashed or reverted): <paths> (or "(committed, stashed or reverted)" when the commits since the save were not compared)
+  - the handoff was last committed by <e-mail>, not by you (it came with a pull or a clone)
+  - upstream <name> is gone | upstream <name>: A ahead, B behind
+  - unverifiable anchors: <fields>
 Paths holding a comma, a quote, a control character or a code point that memory files
 refuse are written in double quotes with git's octal escapes.
 

@@ -65,11 +65,12 @@ stdout: "saved HANDOFF.md; archived previous handoff as <name>" (or "saved <FILE
 A save that an earlier one left interrupted is repaired first, under the lock; stderr says
 so ("recovered: …"), also when this write is then refused.
 ${ROOT_HELP}
-exit:   0 saved or unchanged; 2 refused (stale token: read again and merge, never resend the
-        stale document; schema errors; bad document; unsafe file or tree; another program
-        wrote the file);
-        4 paused (kill switch); 5 busy (the lock was not had within --lock-timeout,
-        default 10 s; 0 tries once).
+exit:   0 saved or unchanged;
+        2 refused (stale token: read again and merge, never resend the stale document;
+          schema errors; bad document; unsafe file or tree; another program wrote the
+          file);
+        4 paused (kill switch);
+        5 busy (the lock was not had within --lock-timeout, default 10 s; 0 tries once).
 `,
   async run(ctx) {
     const kind = parseKind(ctx.positionals[0]);

@@ -27,6 +27,18 @@ describe("wrapHelp", () => {
     ["a word longer than the line stays whole", `${"z".repeat(90)}`, `${"z".repeat(90)}`],
     ["a long word breaks after its last , that fits", `  claude  {"a":"${"b".repeat(50)}","c":"${"d".repeat(20)}"}`, `  claude  {"a":"${"b".repeat(50)}",\n          "c":"${"d".repeat(20)}"}`],
     ["a path broken after / rejoins without a space", `${"p ".repeat(38)}under ~/.config/x/\ninstalls/ so that`, `${"p ".repeat(38).trimEnd()}\nunder ~/.config/x/installs/ so that`],
+    // The sentences a verb prints, listed one per line under the same prefix: each stays its own
+    // line, and its overflow hangs two columns in (a newcomer read them run together).
+    [
+      "a list of prefixed lines keeps each line apart",
+      `  out: ${"s ".repeat(40)}end.\n  out: next one.`,
+      `  out: ${"s ".repeat(37).trimEnd()}\n    ${"s ".repeat(3)}end.\n  out: next one.`,
+    ],
+    [
+      "a prefixed item wrapped twice does not swallow the next item",
+      `  out: ${"t ".repeat(80)}end.\n  out: next one.`,
+      `  out: ${"t ".repeat(37).trimEnd()}\n    ${"t ".repeat(38).trimEnd()}\n    ${"t ".repeat(5)}end.\n  out: next one.`,
+    ],
   ])("%s", (_name, input, output) => {
     expect(wrapHelp(input)).toBe(output);
   });
