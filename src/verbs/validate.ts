@@ -94,7 +94,7 @@ Reads only; takes no lock; runs no git.
 
 exit: 0 valid (findings or not)
       2 schema errors; or refused: empty or oversized stdin, NUL, invalid UTF-8, unsafe file
-      3 no such file under the root (ruling 26)
+      3 no such file under the root
 `,
   async run(ctx) {
     const kind: Kind = parseKind(ctx.positionals[0]);

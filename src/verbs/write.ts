@@ -44,7 +44,7 @@ and change nothing:
   memory operation refused: HANDOFF.md has N schema error(s)
   line L: <rule>: <message>                    (one line per error)
 A heading that resembles a missing section names it ("did you mean \`## Failed approaches\`?").
-Ledgers are refused only for §1's errors and malformed entry headings. After a save, stderr
+Ledgers are refused only for the file-format errors above and malformed entry headings. After a save, stderr
 gives "score: N/100 (<part> a/b, …)" and "finding: line L: <rule>: <message>" lines (at
 most 20); findings never refuse.
 

@@ -1,6 +1,7 @@
 // Ruling 35: every sentence the helper prints for a state is written out in --help. Issue 9's
 // sentences, pinned against the built helper's --help of the verb that prints them.
 import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
@@ -58,5 +59,26 @@ describe("issue 9's sentences are in --help", () => {
   it("anchors: the In progress line", () => {
     expect(help("anchors")).toContain("- In progress: <operation>[ of <branch>] (<n> conflicted files)");
     expect(help("anchors")).toContain("nor the running skill's own folder when it lies inside the root");
+  });
+});
+
+// Users read --help and the README without the contract at hand: a section or ruling number
+// there is a reference they cannot follow (a newcomer's run found four).
+describe("user-facing text cites no contract sections or rulings", () => {
+  const verbs = spawnSync(process.execPath, [BUNDLE, "--help"], { encoding: "utf8" })
+    .stdout.split("\n")
+    .map((l) => /^  ([a-z][a-z-]+) {2,}/.exec(l)?.[1])
+    .filter((v): v is string => v !== undefined);
+  it("the overview lists the verbs (the test can fail)", () => {
+    expect(verbs).toEqual(expect.arrayContaining(["read", "write", "hook", "checkpoint", "brief", "drift", "validate", "install"]));
+  });
+  it.each(["--help", ...verbs.map((v) => `${v} --help`)])("%s", (args) => {
+    const out = spawnSync(process.execPath, [BUNDLE, ...args.split(" ")], { encoding: "utf8" }).stdout;
+    expect(out.length).toBeGreaterThan(0);
+    expect(out).not.toMatch(/§\s*\d|\bruling \d/i);
+  });
+  it("README.md", () => {
+    const readme = readFileSync(path.join(path.dirname(BUNDLE), "..", "README.md"), "utf8");
+    expect(readme).not.toMatch(/§\s*\d|\bruling \d/i);
   });
 });
