@@ -167,6 +167,10 @@ export function draftBrief(h: ParsedHandoff, drift: DriftReport, ledgers: Ledger
   if (changed.length > 0 && !driftText.includes("key files changed:")) {
     driftText += `; key files changed: ${flatten(changed.slice(0, 3).join(", "), 160)}${changed.length > 3 ? ` and ${changed.length - 3} more` : ""}`;
   }
+  const dirtyKeys = (drift.dirtyKeyFiles ?? []).filter((p) => !drift.missingKeyFiles.includes(p));
+  if (dirtyKeys.length > 0 && !driftText.includes("key files with uncommitted changes:")) {
+    driftText += `; key files with uncommitted changes: ${flatten(dirtyKeys.slice(0, 3).join(", "), 160)}${dirtyKeys.length > 3 ? ` and ${dirtyKeys.length - 3} more` : ""}`;
+  }
   const driftAndLessons = `${driftText}; ledgers: ${ledgerBits.length > 0 ? ledgerBits.join(", ") : "none found"}`;
 
   const next = h.nextSteps[0] ?? (current ? current.text : null);

@@ -205,6 +205,10 @@ export async function measureDrift(
         const changed = new Set(facts.changedSinceSave);
         facts.changedKeyFiles = keyFiles.filter((k) => changed.has(`${prefix}${k}`));
       }
+      // Uncommitted edits to key files since the save: dirty now (an untracked folder counts for
+      // the files in it) and not listed dirty at the save.
+      const isDirty = (list: readonly string[], p: string) => list.some((d) => d === p || (d.endsWith("/") && p.startsWith(d)));
+      facts.dirtyKeyFiles = keyFiles.filter((k) => isDirty(status.snapshot.dirty, `${prefix}${k}`) && !isDirty(facts.saved.dirty ?? [], `${prefix}${k}`));
       if (meP !== null) {
         // The commits since the save usually hold the last change to the handoff (saving and
         // committing it); only when none does is its history looked up.

@@ -49,6 +49,8 @@ export interface DriftFacts {
   changedKeyFiles?: string[];
   /** Top-relative paths that differ between the saved commit and HEAD; null when not looked up. */
   changedSinceSave?: string[] | null;
+  /** Key files (root-relative) with uncommitted changes now that were not dirty at the save. */
+  dirtyKeyFiles?: string[];
   /** The operation in progress at the save and now (`rebase of feature/login`, `merge`, …). */
   inProgress?: { saved: string | null; current: string | null };
   /** Who last committed the handoff, when it is tracked (ruling 16). */
@@ -88,6 +90,8 @@ export interface DriftReport {
   changedKeyFiles: string[];
   /** Files dirty at the save that are clean now (committed, stashed or reverted). */
   cleanedDirty: string[];
+  /** Key files with uncommitted changes now that were not dirty at the save (a newcomer missed them). */
+  dirtyKeyFiles: string[];
   /** The operation git was in the middle of at the save and now (`rebase of feature/login`, `merge`, …). */
   inProgress: { saved: string | null; current: string | null };
   /** Who last committed the handoff (null when untracked or not looked up); said once in the summary when someone else. */
@@ -219,6 +223,8 @@ export function assessDrift(f: DriftFacts): DriftReport {
   // A key file deleted since is already said missing; the summary does not name it twice.
   const changedPresent = changedKeyFiles.filter((p) => !f.missingKeyFiles.includes(p));
   if (changedPresent.length > 0) parts.push(`key files changed: ${listed(changedPresent)}`);
+  const dirtyKeyFiles = (f.dirtyKeyFiles ?? []).filter((p) => !f.missingKeyFiles.includes(p));
+  if (dirtyKeyFiles.length > 0) parts.push(`key files with uncommitted changes: ${listed(dirtyKeyFiles)}`);
   if (dirtyChanged === true && cur !== null && f.saved.dirty !== null) {
     parts.push(`dirty files: ${f.saved.dirty.length} then, ${cur.dirty.length} now`);
   }
@@ -248,6 +254,7 @@ export function assessDrift(f: DriftFacts): DriftReport {
     memoryOnlyCommits: memoryOnly,
     changedKeyFiles,
     cleanedDirty,
+    dirtyKeyFiles,
     inProgress: progress,
     provenance: f.provenance ?? null,
     summary,

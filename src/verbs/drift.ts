@@ -30,6 +30,7 @@ export function renderDrift(r: DriftReport): string {
     `memory-only commits (not counted): ${r.memoryOnlyCommits}`,
     `key files changed: ${r.changedKeyFiles.length === 0 ? "none found" : r.changedKeyFiles.map(quotePath).join(", ")}`,
     `dirty at the save, clean now: ${r.cleanedDirty.length === 0 ? "none" : r.cleanedDirty.map(quotePath).join(", ")}`,
+    `key files with uncommitted changes: ${r.dirtyKeyFiles.length === 0 ? "none found" : r.dirtyKeyFiles.map(quotePath).join(", ")}`,
     `in progress: saved ${r.inProgress.saved ?? "none"}, now ${r.inProgress.current ?? "none"}`,
     `upstream: ${r.upstream === null ? "none" : `${r.upstream.name}, ${r.upstream.ahead === null ? "gone" : `${r.upstream.ahead} ahead, ${r.upstream.behind} behind`}`}`,
     `unverifiable anchors: ${r.unverifiable.length === 0 ? "none" : r.unverifiable.join(", ")}`,
@@ -90,6 +91,7 @@ The summary (one line, parts joined by "; ") says, as they apply:
   - age unknown: the handoff has no \`- Date:\` or \`Saved:\` time, so the handoff cannot be called fresh (likewise "the saved time is not a strict ISO-8601 time with a zone", "the saved time is more than 5 minutes in the future")
   - too stale for line-by-line reconciliation
   - key files missing: <paths> | key files changed: <paths>
+  - key files with uncommitted changes: <paths> (dirty now, not dirty at the save)
   - dirty files: N then, M now
   - N files dirty at the save are clean now (C committed, D stashed or reverted): <paths> (or "(committed, stashed or reverted)" when the commits since the save were not compared)
   - the handoff was last committed by <e-mail>, not by you (it came with a pull or a clone)
@@ -108,7 +110,7 @@ Key files are only looked up, never opened.
 "current": {"branch","head","dirty"}, "branchChanged", "headReachable", "ahead", "behind",
 "commitsSinceDate", "ageDays", "missingKeyFiles", "upstream": {"name","ahead","behind"}|null,
 "dirtyChanged", "shallow", "git": {"state","note"}, "unverifiable", "memoryOnlyCommits",
-"changedKeyFiles", "cleanedDirty", "inProgress": {"saved","current"},
+"changedKeyFiles", "cleanedDirty", "dirtyKeyFiles", "inProgress": {"saved","current"},
 "provenance": {"committer","someoneElse"}|null, "summary", "gitProcesses"}.
 
 Runs 2 git processes in the usual case (status, and one log of the commits between the

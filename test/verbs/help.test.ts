@@ -41,7 +41,7 @@ describe("issue 9's sentences are in --help", () => {
     "key files missing: <paths> | key files changed: <paths>",
     "N files dirty at the save are clean now (C committed, D stashed or reverted): <paths>",
     "the handoff was last committed by <e-mail>, not by you (it came with a pull or a clone)",
-    "\"memoryOnlyCommits\", \"changedKeyFiles\", \"cleanedDirty\", \"inProgress\": {\"saved\",\"current\"}",
+    "\"memoryOnlyCommits\", \"changedKeyFiles\", \"cleanedDirty\", \"dirtyKeyFiles\", \"inProgress\": {\"saved\",\"current\"}",
   ])("drift: %s", (sentence) => {
     expect(help("drift")).toContain(norm(sentence));
   });

@@ -357,6 +357,27 @@ describe("case 6: outside git, key-file modification times are compared", () => 
 });
 
 describe("case 7: what moved (ruling 15) and what was cleaned", () => {
+  it("a key file edited since the save and not committed is named (a newcomer's run: only 'dirty files: 0 then, 2 now')", () => {
+    const root = newRepo(NOW - 3 * DAY, { "src/a.ts": "1\n", "README.md": "r\n", "notes.md": "n\n" });
+    writeFileSync(path.join(root, "notes.md"), "dirty at the save\n");
+    park(root, savedNow(root, 0, { dirty: "notes.md", keyFiles: ["src/a.ts — the parser", "README.md — entry", "notes.md — notes", "new/x.ts — not yet there"] }));
+    writeFileSync(path.join(root, ".git", "info", "exclude"), ".ai/\n");
+    writeFileSync(path.join(root, "README.md"), "edited\n");
+    writeFileSync(path.join(root, "notes.md"), "still dirty\n");
+    mkdirSync(path.join(root, "new"));
+    writeFileSync(path.join(root, "new", "x.ts"), "x\n");
+    const d = drift(root);
+    // notes.md was dirty at the save already; new/x.ts is in a new untracked folder.
+    expect(d.dirtyKeyFiles).toEqual(["README.md", "new/x.ts"]);
+    expect(d.changedKeyFiles).toEqual([]);
+    expect(d.summary).toContain("key files with uncommitted changes: README.md, new/x.ts");
+    expect(brief(root)[4]).toContain("key files with uncommitted changes: README.md, new/x.ts");
+    expect(run(["drift", "--root", root]).stdout).toContain("key files with uncommitted changes: README.md, new/x.ts\n");
+    git(root, ["checkout", "--", "README.md"]);
+    rmSync(path.join(root, "new"), { recursive: true });
+    expect(drift(root).dirtyKeyFiles).toEqual([]);
+  });
+
   it("three commits on a key file and a stash of saved dirty work are named", () => {
     const root = newRepo(NOW - 3 * DAY, { "src/a.ts": "1\n", "src/b.ts": "1\n", "notes.md": "n\n" });
     writeFileSync(path.join(root, "src/b.ts"), "dirty\n");
