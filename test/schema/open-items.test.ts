@@ -50,7 +50,7 @@ describe("droppedItems (field report 2)", () => {
     const token = /CURRENT-SHA256: (\S+)/.exec(helper(["read", "handoff", "--root", root]).stdout)![1]!;
     const r = helper(["write", "handoff", "--root", root, "--expected-current-sha256", token], { input: doc("- [x] two", "- five") });
     expect(r.code).toBe(0);
-    expect(r.stderr).toMatch(/note: 2 open item\(s\) of the previous handoff are neither carried over nor marked done/);
+    expect(r.stderr).toMatch(/note: 2 open item\(s\) of the previous handoff are neither carried over nor marked done; carry them over, or name each in the plan as done \(`- \[x\] <item>`\) or dropped \(`- \[-\] <item> — dropped: <why>`\):/);
     expect(r.stderr).toContain("[Plan] three");
     expect(r.stderr).toContain("[Next steps] four");
     expect(r.stderr).not.toContain("] two");
