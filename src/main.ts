@@ -75,7 +75,8 @@ function wholeJson(chunks: Buffer[], last: Buffer): boolean {
 
 // A pipe on Linux, read without the stream: /proc/self/fd/0 opens the same pipe as a new open
 // file description, so O_NONBLOCK is ours alone (the harness's side is untouched), and the
-// deadline is kept by polling. null when that is not possible here (the caller streams).
+// deadline is kept by polling. undefined when that is not possible here (the caller streams);
+// null on a read error, or when nothing came before the deadline.
 function readPipeWithin(ms: number, maxBytes: number): Buffer | null | undefined {
   let fd: number;
   try {
