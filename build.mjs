@@ -16,10 +16,9 @@
 //    HOT_VERB_FILES below (anchors, drift, brief, redact, and any verb added later) is built,
 //    with any npm packages it needs, into a CommonJS "chunk" of its own (a module two cold
 //    verbs use is in both: one process runs one verb, and anchors then compiles 14 KB, not
-//    the 190 KB of every cold verb) that
-//    the bundle holds as a string literal and compiles with `node:vm`'s `compileFunction`
-//    the first time that verb is loaded. Scanning a string is far cheaper than
-//    pre-parsing code. Never `new Function` or `eval`: hardened Node
+//    the 190 KB of every cold verb) that the bundle holds as text (rule 4) and compiles
+//    with `node:vm`'s `compileFunction` the first time that verb is loaded: skipping text
+//    is far cheaper than pre-parsing code. Never `new Function` or `eval`: hardened Node
 //    (`--disallow-code-generation-from-strings`) forbids them, while `node:vm` compiles
 //    through V8's embedder API, which that flag does not govern (measured against
 //    `new Function` on hook, read, check, write: no difference beyond the machine's spread;
@@ -45,7 +44,7 @@
 //    its own loader uses them) plain constants `x = require("node:y").x`; for any other one,
 //    wrapper functions that `require("node:y")` when first called, so `hook` never loads
 //    node:crypto. Constants, not getters: esbuild then refers to them directly, where getter
-//    facades cost ~200 property definitions and a young-generation GC at each start (measured
+//    facades cost ~360 property definitions and a young-generation GC at each start (measured
 //    2026-11-30: the hook's scavenge went away). A lazy builtin may only be imported by name,
 //    and only functions (a build error says so otherwise).
 //
@@ -59,8 +58,8 @@
 //    reading and splitting the whole table cost anchors and brief ~1 ms, measured) and
 //    inflated with node:zlib when first compiled; a table of another build -- the file
 //    replaced while it ran -- is not used, and the verb stops with an internal error naming
-//    what is missing. Freshness (`--check`)
-//    compares the inflated code, not the deflated bytes.
+//    what is missing. Freshness (`--check`) compares the inflated code, not the deflated
+//    bytes (nor the offsets, which follow them).
 //
 // The cost: a cold verb compiles its chunk (a few ms, once per process; `node:vm` is loaded
 // then, not before), and a chunk's stack frames are named `memory_io.mjs?chunk=<name>`. test/bench/lazy-bundle.test.ts checks the
