@@ -53,7 +53,9 @@ interface Deferred {
  * is only noted, and each listed command takes its status from the first result for its id
  * after its tool_use and before the id's next use -- the line that reading in order would
  * have matched (test/agents/claude-deferred.test.ts holds the in-order reader as the oracle).
- * A line that carries a `"tool_use_id"` key is a tool's answer, never a user request.
+ * A result line is left unparsed only when its raw text shows all a parse would (every id read,
+ * `toolUseResult` present); any other line with a `"tool_use_id"` key is parsed exactly when
+ * the in-order reader would parse it (one of its ids still awaits its answer there).
  */
 export function parseClaude(lines: readonly string[]): Capture {
   const cap = emptyCapture("claude");
