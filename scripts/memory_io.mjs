@@ -3607,10 +3607,10 @@ function wholeJson(chunks, last) {
     return false;
   }
 }
-function readPipeWithin(ms, maxBytes) {
+function readPipeWithin(stdin, ms, maxBytes) {
   let fd;
   try {
-    if (process.platform !== "linux" || !fstatSync(0).isFIFO()) return void 0;
+    if (process.platform !== "linux" || !stdin.isFIFO()) return void 0;
     fd = openSync("/proc/self/fd/0", constants.O_RDONLY | constants.O_NONBLOCK);
   } catch {
     return void 0;
@@ -3619,7 +3619,7 @@ function readPipeWithin(ms, maxBytes) {
   const chunks = [];
   let total = 0;
   try {
-    if (fstatSync(fd).ino !== fstatSync(0).ino) return void 0;
+    if (fstatSync(fd).ino !== stdin.ino) return void 0;
     for (; ; ) {
       const buf = Buffer.allocUnsafe(Math.min(65536, maxBytes + 1 - total));
       let n;
@@ -3642,35 +3642,37 @@ function readPipeWithin(ms, maxBytes) {
   }
 }
 function readStdinWithin(ms, maxBytes) {
+  let stdin;
   try {
-    if (fstatSync(0).isFile()) return readStdin(maxBytes);
+    stdin = fstatSync(0);
   } catch {
     return Promise.resolve(null);
   }
-  const piped = readPipeWithin(ms, maxBytes);
+  if (stdin.isFile()) return readStdin(maxBytes);
+  const piped = readPipeWithin(stdin, ms, maxBytes);
   if (piped !== void 0) return Promise.resolve(piped);
   stdinOpened = true;
   return new Promise((resolve) => {
     const chunks = [];
     let total = 0;
-    const stdin = process.stdin;
+    const stdin2 = process.stdin;
     const done = (value) => {
       clearTimeout(timer);
-      stdin.pause();
+      stdin2.pause();
       resolve(value);
     };
     const timer = setTimeout(() => done(chunks.length > 0 ? Buffer.concat(chunks) : null), ms);
     timer.unref();
-    stdin.on("data", (c) => {
+    stdin2.on("data", (c) => {
       chunks.push(c);
       total += c.length;
       if (total > maxBytes) {
-        stdin.destroy();
+        stdin2.destroy();
         done(Buffer.concat(chunks).subarray(0, maxBytes + 1));
       } else if (wholeJson(chunks, c)) done(Buffer.concat(chunks));
     });
-    stdin.on("end", () => done(Buffer.concat(chunks)));
-    stdin.on("error", () => done(null));
+    stdin2.on("end", () => done(Buffer.concat(chunks)));
+    stdin2.on("error", () => done(null));
   });
 }
 function stdinIsTerminal() {

@@ -1,5 +1,5 @@
 // Entry point of scripts/memory_io.mjs: the one place that touches process (style.md, habit 1).
-import { closeSync, constants, fstatSync, openSync, readSync, writeSync } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readSync, writeSync, type Stats } from "node:fs";
 import { main } from "./cli.ts";
 
 // Output goes straight to the descriptors: building process.stdout for a pipe loads the
@@ -77,10 +77,10 @@ function wholeJson(chunks: Buffer[], last: Buffer): boolean {
 // file description, so O_NONBLOCK is ours alone (the harness's side is untouched), and the
 // deadline is kept by polling. undefined when that is not possible here (the caller streams);
 // null on a read error, or when nothing came before the deadline.
-function readPipeWithin(ms: number, maxBytes: number): Buffer | null | undefined {
+function readPipeWithin(stdin: Stats, ms: number, maxBytes: number): Buffer | null | undefined {
   let fd: number;
   try {
-    if (process.platform !== "linux" || !fstatSync(0).isFIFO()) return undefined;
+    if (process.platform !== "linux" || !stdin.isFIFO()) return undefined;
     fd = openSync("/proc/self/fd/0", constants.O_RDONLY | constants.O_NONBLOCK);
   } catch {
     return undefined;
@@ -89,7 +89,7 @@ function readPipeWithin(ms: number, maxBytes: number): Buffer | null | undefined
   const chunks: Buffer[] = [];
   let total = 0;
   try {
-    if (fstatSync(fd).ino !== fstatSync(0).ino) return undefined;
+    if (fstatSync(fd).ino !== stdin.ino) return undefined;
     for (;;) {
       const buf = Buffer.allocUnsafe(Math.min(65536, maxBytes + 1 - total));
       let n: number;
@@ -121,12 +121,14 @@ function readPipeWithin(ms: number, maxBytes: number): Buffer | null | undefined
 // just past `maxBytes`, returning the first `maxBytes + 1` bytes then: the caller sees the
 // input is too long and ignores it (ruling 20), without holding any more of it.
 function readStdinWithin(ms: number, maxBytes: number): Promise<Buffer | null> {
+  let stdin: Stats;
   try {
-    if (fstatSync(0).isFile()) return readStdin(maxBytes);
+    stdin = fstatSync(0);
   } catch {
     return Promise.resolve(null);
   }
-  const piped = readPipeWithin(ms, maxBytes);
+  if (stdin.isFile()) return readStdin(maxBytes);
+  const piped = readPipeWithin(stdin, ms, maxBytes);
   if (piped !== undefined) return Promise.resolve(piped);
   stdinOpened = true;
   return new Promise((resolve) => {
