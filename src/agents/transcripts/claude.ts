@@ -112,23 +112,21 @@ export function parseClaude(lines: readonly string[]): Capture {
     // cannot occur unescaped inside a JSON string, so a user's text cannot trigger this.
     if (cap.records > 0 && line.includes('"tool_use_id":"') && !line.includes('"type":"assistant"')) {
       const ids = [...line.matchAll(/"tool_use_id":"([^"\\]+)"/g)].map((m) => m[1]!);
-      if (ids.length > 0 && !ids.some((id) => pending.has(id) || taskCreates.has(id))) {
-        if (!line.includes('"isSidechain":true')) cap.records++;
-        continue;
-      }
+      const untracked = !ids.some((id) => pending.has(id) || taskCreates.has(id));
       // Noted without parsing when the raw text says all a parse would: every id was read (an
       // id with an escape in it is not) and the entry is a tool's answer (`toolUseResult`), so
       // none of its text can be a user request. Otherwise the line is parsed exactly when the
       // in-order reader would parse it: when one of its ids still awaits its answer there.
-      if (deferring && ids.length > 0 && !ids.some((id) => taskCreates.has(id))) {
+      const noted = () => {
+        if (!deferring || ids.some((id) => taskCreates.has(id))) return false;
         let keys = 0;
         for (let k = line.indexOf('"tool_use_id":'); k >= 0; k = line.indexOf('"tool_use_id":', k + 14)) keys++;
-        const clean = keys === ids.length && line.includes('"toolUseResult":');
-        if (clean || !ids.some((id) => pending.has(id) && !answeredBefore(id, i))) {
-          for (const id of ids) if (pending.has(id)) candidate(id, i);
-          if (!line.includes('"isSidechain":true')) cap.records++;
-          continue;
-        }
+        return (keys === ids.length && line.includes('"toolUseResult":')) || !ids.some((id) => pending.has(id) && !answeredBefore(id, i));
+      };
+      if (ids.length > 0 && (untracked || noted())) {
+        for (const id of ids) if (pending.has(id)) candidate(id, i);
+        if (!line.includes('"isSidechain":true')) cap.records++;
+        continue;
       }
     }
     const rec = parseLine(line);
