@@ -1607,7 +1607,7 @@ async function acquireLock(memDir, timeoutSeconds, opts = {}) {
   for (; ; ) {
     checkLockPath(lockDir);
     try {
-      const release = await import_proper_lockfile.default.lock(memDir, {
+      const release = import_proper_lockfile.default.lockSync(memDir, {
         lockfilePath: lockDir,
         realpath: false,
         stale: LOCK_STALE_MS,
@@ -1634,7 +1634,7 @@ async function acquireLock(memDir, timeoutSeconds, opts = {}) {
         async release() {
           logLock(opts.log, "release");
           try {
-            await release();
+            release();
           } catch {
           }
         }
@@ -1700,18 +1700,19 @@ var init_lock = __esm({
     init_private();
     RETRY_MS = 25;
     lockFs = () => madeLockFs ??= {
-      ...builtin_node_fs_default_default,
-      mkdir(dir, cb) {
-        builtin_node_fs_default_default.mkdir(dir, { mode: 448 }, cb);
+      statSync: builtin_node_fs_default_default.statSync,
+      utimesSync: builtin_node_fs_default_default.utimesSync,
+      realpathSync: builtin_node_fs_default_default.realpathSync,
+      mkdirSync(dir) {
+        builtin_node_fs_default_default.mkdirSync(dir, { mode: 448 });
       },
-      rmdir(dir, cb) {
-        builtin_node_fs_default_default.lstat(dir, (err, st) => {
-          if (err || !st.isDirectory()) {
-            cb(err ?? Object.assign(new Error(`${dir} is not a directory`), { code: "ENOTDIR" }));
-            return;
-          }
-          builtin_node_fs_default_default.unlink(builtin_node_path_default_default.join(dir, OWNER_NAME), () => builtin_node_fs_default_default.rmdir(dir, cb));
-        });
+      rmdirSync(dir) {
+        if (!builtin_node_fs_default_default.lstatSync(dir).isDirectory()) throw Object.assign(new Error(`${dir} is not a directory`), { code: "ENOTDIR" });
+        try {
+          builtin_node_fs_default_default.unlinkSync(builtin_node_path_default_default.join(dir, OWNER_NAME));
+        } catch {
+        }
+        builtin_node_fs_default_default.rmdirSync(dir);
       }
     };
     OWNERLESS_GRACE_MS = 3e3;
