@@ -3,16 +3,16 @@
 import { homedir } from "node:os";
 import path from "node:path";
 import { HelperError } from "../errors.ts";
-import { ADAPTERS, isFormat } from "../agents/transcripts/index.ts";
-import { readTranscriptTail, sniffFormat, TAIL_BYTES } from "../agents/transcripts/tail.ts";
-import { emptyCapture, type Capture } from "../agents/transcripts/types.ts";
+import { ADAPTERS, isFormat, PLAN_MARKERS } from "../agents/transcripts/index.ts";
+import { closeTranscript, earlierHolds, FIRST_TAIL_BYTES, openTranscript, sniffFormat, TAIL_BYTES, tailLines, type TranscriptFile } from "../agents/transcripts/tail.ts";
+import { emptyCapture, type Capture, type TranscriptFormat } from "../agents/transcripts/types.ts";
 import { formatRedactionReport } from "../guard/redaction.cold.ts";
 import { runGit } from "../git/run.ts";
 import { skillExcludes } from "../git/anchors.ts";
 import { gitDirOf, gitTopOf, inProgressOf, inProgressWords } from "../git/in-progress.ts";
 import { parseStatusV2, statusArgs } from "../git/status.ts";
 import { quotePath, renderInProgress } from "../schema/anchor-lines.ts";
-import { headerValue, renderCheckpoint, sameCheckpoint, triggerOf } from "../schema/checkpoint.ts";
+import { headerValue, MAX_REQUESTS, renderCheckpoint, sameCheckpoint, triggerOf } from "../schema/checkpoint.ts";
 import { isoSeconds, parseStrictTime } from "../schema/values.ts";
 import { checkpointsDir, sessionFileId } from "../store/checkpoints.ts";
 import { cleanCheckpointLeftovers, pruneCheckpoints } from "../store/checkpoint-cleanup.ts";
@@ -95,30 +95,66 @@ export async function checkpointAnchors(root: string, env: Record<string, string
   return lines;
 }
 
+/**
+ * Whether the last `bytes` of a transcript, read as `cap`, hold what a checkpoint needs, so
+ * that the rest of the 4 MiB need not be parsed (issue 15): the last three user requests, a
+ * last claim (or the hook's own last message), and the latest plan -- one that nothing earlier
+ * can change, or none at all in the bytes before (a byte search for the format's plan tools).
+ * Files edited and commands are then those of the part read.
+ */
+function enough(cap: Capture, file: TranscriptFile, bytes: number, hook: HookInput): boolean {
+  if (cap.userRequests.length < MAX_REQUESTS) return false;
+  if (cap.lastClaim === null && hook.lastMessage === null) return false;
+  return cap.planFinal || !earlierHolds(file, bytes, TAIL_BYTES, PLAN_MARKERS[cap.format]);
+}
+
 function capture(input: HookInput, format: string | undefined, notes: string[]): { cap: Capture | null; source: string; headStart: string | null } {
   if (input.transcriptPath === null) {
     notes.push(CHECKPOINT_LINES.noTranscript("the hook input names no transcript"));
     return { cap: null, source: "no transcript named by the hook", headStart: null };
   }
-  const tail = readTranscriptTail(input.transcriptPath);
-  if (!tail.ok) {
-    notes.push(CHECKPOINT_LINES.noTranscript(tail.reason));
-    return { cap: null, source: `no transcript (${tail.reason.replace(/^the transcript /, "")})`, headStart: null };
+  const opened = openTranscript(input.transcriptPath);
+  if (!opened.ok) {
+    notes.push(CHECKPOINT_LINES.noTranscript(opened.reason));
+    return { cap: null, source: `no transcript (${opened.reason.replace(/^the transcript /, "")})`, headStart: null };
   }
-  const chosen = isFormat(format) ? format : sniffFormat(tail.head);
-  if (chosen === null) {
-    notes.push(CHECKPOINT_LINES.unknownFormat());
-    return { cap: null, source: "transcript in an unknown format", headStart: null };
+  const file = opened.file;
+  const chosen = isFormat(format) ? format : sniffFormat(file.head);
+  let read: number;
+  let cap: Capture;
+  try {
+    if (chosen === null) {
+      notes.push(CHECKPOINT_LINES.unknownFormat());
+      return { cap: null, source: "transcript in an unknown format", headStart: null };
+    }
+    // The last 1 MiB first; all of the last 4 MiB when that part lacks what is needed.
+    read = Math.min(file.size, FIRST_TAIL_BYTES);
+    cap = ADAPTERS[chosen](tailLines(file, read));
+    if (read < Math.min(file.size, TAIL_BYTES) && !enough(cap, file, read, input)) {
+      read = Math.min(file.size, TAIL_BYTES);
+      cap = ADAPTERS[chosen](tailLines(file, read));
+    }
+  } catch (err) {
+    const reason = `the transcript could not be read (${(err as NodeJS.ErrnoException).code ?? "error"})`;
+    notes.push(CHECKPOINT_LINES.noTranscript(reason));
+    return { cap: null, source: `no transcript (${reason.replace(/^the transcript /, "")})`, headStart: null };
+  } finally {
+    closeTranscript(file);
   }
-  const cap = ADAPTERS[chosen](tail.tail);
-  // The file's first records date the session's start even when the tail is far from them.
-  const headStart = tail.size > TAIL_BYTES ? ADAPTERS[chosen](tail.head).firstTimestamp : null;
-  const what = tail.size > TAIL_BYTES ? `last ${TAIL_BYTES} bytes of` : "";
+  // The file's first records date the session's start when the part read does not reach them.
+  const headStart = read < file.size ? firstTimestampOf(chosen, file.head) : null;
+  const what = read < file.size ? `last ${read} bytes of ` : "";
   if (cap.records === 0) {
     notes.push(CHECKPOINT_LINES.noTranscript("the transcript's tail holds no complete record"));
     return { cap: null, source: `${chosen} transcript with no complete record`, headStart };
   }
-  return { cap, source: `${what ? `${what} ` : ""}${chosen} transcript`, headStart };
+  return { cap, source: `${what}${chosen} transcript`, headStart };
+}
+
+// The first timestamp of the head: its first few lines usually hold it, and the adapter's
+// first timestamp of a prefix is that of the whole (it is the first one met in order).
+function firstTimestampOf(format: TranscriptFormat, head: readonly string[]): string | null {
+  return ADAPTERS[format](head.slice(0, 16)).firstTimestamp ?? (head.length > 16 ? ADAPTERS[format](head).firstTimestamp : null);
 }
 
 /**

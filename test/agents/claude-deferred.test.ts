@@ -121,6 +121,7 @@ function parseClaudeInOrder(lines: readonly string[]): Capture {
     }
   }
   cap.plan = planFrom === "todo" ? todo : planFrom === "tasks" && tasks.size > 0 ? [...tasks.values()] : todo;
+  cap.planFinal = planFrom === "todo";
   return cap;
 }
 

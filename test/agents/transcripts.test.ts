@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { parseClaude } from "../../src/agents/transcripts/claude.ts";
 import { parseCodex } from "../../src/agents/transcripts/codex.ts";
 import { parseGemini } from "../../src/agents/transcripts/gemini.ts";
-import { HEAD_BYTES, readTranscriptTail, sniffFormat, TAIL_BYTES } from "../../src/agents/transcripts/tail.ts";
+import { closeTranscript, earlierHolds, HEAD_BYTES, openTranscript, readTranscriptTail, sniffFormat, TAIL_BYTES, tailLines } from "../../src/agents/transcripts/tail.ts";
 import { exitFromText } from "../../src/agents/transcripts/types.ts";
 import { CHECKPOINT_MAX_BYTES, renderCheckpoint, safeItem, sameCheckpoint, triggerOf } from "../../src/schema/checkpoint.ts";
 import { tempDir } from "../helpers.ts";
@@ -173,6 +173,46 @@ describe("the bounded tail reader (ruling 19)", () => {
     expect(parseClaude(r.tail).userRequests.at(-1)).toBe("the last words");
   });
 
+  it("finds a plan tool's name in the bytes before the part read, however often its first letters occur", () => {
+    const dir = tempDir();
+    const check = (earlier: string, markers: readonly string[]) => {
+      const file = path.join(dir, `t${Math.random()}.jsonl`);
+      // 300 KiB before the last 100 KiB; the marker must be found in the first part only.
+      writeFileSync(file, `${earlier.padEnd(300 * 1024, " ")}\n${"z".repeat(100 * 1024)}\n`);
+      const opened = openTranscript(file);
+      if (!opened.ok) throw new Error(opened.reason);
+      try {
+        return earlierHolds(opened.file, 100 * 1024 + 1, TAIL_BYTES, markers);
+      } finally {
+        closeTranscript(opened.file);
+      }
+    };
+    expect(check('{"name":"TodoWrite"}', ["TodoWrite"])).toBe(true);
+    expect(check('{"name":"Todo"}', ["TodoWrite"])).toBe(false);
+    // Past 256 false hits of the probe ("Task"), the whole name is searched for.
+    expect(check(`${"Task, ".repeat(1000)}TaskUpdate`, ["TaskCreate", "TaskUpdate"])).toBe(true);
+    expect(check(`${"Task, ".repeat(1000)}TaskUpdat`, ["TaskCreate", "TaskUpdate"])).toBe(false);
+    expect(check(`${"Task, ".repeat(100)}TaskCreate`, ["TaskCreate", "TaskUpdate"])).toBe(true);
+    // A name in the part read is not "before" it.
+    expect(check("nothing", ["zzzz"])).toBe(false);
+  });
+
+  it("the 1 MiB read is the end of what the 4 MiB read gives", () => {
+    const file = path.join(tempDir(), "t.jsonl");
+    writeFileSync(file, Array.from({ length: 6000 }, (_, i) => userSays(`request ${i} ${"r".repeat(900)}`)).join("\n") + "\n");
+    const opened = openTranscript(file);
+    if (!opened.ok) throw new Error(opened.reason);
+    try {
+      const small = tailLines(opened.file, 1024 * 1024);
+      const whole = tailLines(opened.file, TAIL_BYTES);
+      expect(small.length).toBeGreaterThan(100);
+      expect(whole.slice(-small.length)).toEqual(small);
+      expect(tailLines(opened.file, 100 * TAIL_BYTES)).toEqual(whole);
+    } finally {
+      closeTranscript(opened.file);
+    }
+  });
+
   it("a record still being written (no final newline) is not read", () => {
     const file = path.join(tempDir(), "t.jsonl");
     writeFileSync(file, `${userSays("done")}\n${userSays("half").slice(0, 30)}`);
@@ -211,6 +251,7 @@ describe("the checkpoint document (contract §12, rulings 21–22)", () => {
     filesEdited: Array.from({ length: n * 3 }, (_, i) => `src/file-${i}-${"f".repeat(size)}.ts`),
     commands: Array.from({ length: n * 2 }, (_, i) => ({ command: `cmd ${i} ${"c".repeat(size)}`, status: "ok" })),
     lastClaim: "c".repeat(size * 4),
+    planFinal: false,
     records: 1,
   });
   const render = (c: ReturnType<typeof cap> | null, summary: string | null = null) =>

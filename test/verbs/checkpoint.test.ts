@@ -115,6 +115,69 @@ describe("checkpoint: capture from the hook input and the transcript", () => {
     expect(Buffer.byteLength(text)).toBeLessThanOrEqual(4096);
   });
 
+  describe("the part read: the last 1 MiB, all of the last 4 MiB when that lacks what is needed", () => {
+    const rec = (o: Record<string, unknown>) => `${JSON.stringify({ sessionId: "s", uuid: "u", timestamp: "2026-11-30T01:00:00Z", ...o })}\n`;
+    const user = (text: string) => rec({ type: "user", message: { content: text } });
+    const said = (text: string) => rec({ type: "assistant", message: { content: [{ type: "text", text }] } });
+    const tool = (id: string, name: string, input: Record<string, unknown>) => rec({ type: "assistant", message: { content: [{ type: "tool_use", id, name, input }] } });
+    // Tool output the size of a file read: bytes without a request, a claim or a plan.
+    const output = (bytes: number) => rec({ type: "user", message: { content: [{ type: "tool_result", tool_use_id: "toolu_x", content: "o".repeat(bytes) }] }, toolUseResult: { stdout: "" } });
+    const MiB = 1024 * 1024;
+    const write = (root: string, parts: string[]) => {
+      const p = path.join(root, "t.jsonl");
+      writeFileSync(p, parts.join(""));
+      return p;
+    };
+    const run = (root: string, p: string) => {
+      const r = checkpoint(root, { transcript_path: p });
+      expect(r.code).toBe(0);
+      return cpText(root, "sess-1")!;
+    };
+
+    it("stops at 1 MiB when it holds three requests, a claim and no plan is written before it", () => {
+      const root = gitRepo();
+      const text = run(root, write(root, [user("first of all"), tool("t1", "Edit", { file_path: "/old/file.ts" }), output(2 * MiB), user("one"), user("two"), user("three"), said("done")]));
+      expect(text).toContain(`Source: last ${MiB} bytes of claude transcript`);
+      expect(text).toContain('- The user wrote: "three"');
+      // Files edited and commands are those of the part read.
+      expect(text).not.toContain("/old/file.ts");
+      // The session's start still comes from the file's first record.
+      expect(text).toContain("Session-start: 2026-11-30T01:00:00Z");
+    });
+
+    it("reads on when the latest plan lies further back, and finds it", () => {
+      const root = gitRepo();
+      const todos = [{ content: "migrate the schema", status: "in_progress" }, { content: "ship it", status: "pending" }];
+      const text = run(root, write(root, [tool("t1", "TodoWrite", { todos }), output(2 * MiB), user("one"), user("two"), user("three"), said("done")]));
+      // The file is under 4 MiB: all of it was read.
+      expect(text).toContain("Source: claude transcript\n");
+      expect(text).toContain("- [~] migrate the schema");
+      expect(text).toContain("- [ ] ship it");
+    });
+
+    it("reads on when fewer than three requests are in the last 1 MiB", () => {
+      const root = gitRepo();
+      const text = run(root, write(root, [user("zero"), output(4 * MiB), user("one"), output(MiB), user("two"), user("three"), said("done")]));
+      expect(text).toContain(`Source: last ${4 * MiB} bytes of claude transcript`);
+      expect(text).toContain('- The user wrote: "one"');
+      expect(text).not.toContain('"zero"');
+    });
+
+    it("reads on when the tasks of the last 1 MiB were created further back", () => {
+      const root = gitRepo();
+      const created = rec({ type: "user", message: { content: [{ type: "tool_result", tool_use_id: "tc1", content: "Task #7 created successfully" }] }, toolUseResult: { task: { id: "7" } } });
+      const text = run(root, write(root, [tool("tc1", "TaskCreate", { subject: "write the migration" }), created, output(2 * MiB), user("one"), user("two"), user("three"), tool("tu1", "TaskUpdate", { taskId: "7", status: "completed" }), said("done")]));
+      expect(text).toContain("- [x] write the migration");
+    });
+
+    it("a plan tool named only in text further back costs a longer read, not a wrong plan", () => {
+      const root = gitRepo();
+      const text = run(root, write(root, [user("please use TodoWrite for this"), output(2 * MiB), user("one"), user("two"), user("three"), said("done")]));
+      expect(text).toContain("## Plan state\n- none captured");
+      expect(text).toContain('- The user wrote: "three"');
+    });
+  });
+
   it("secrets in requests and tool output never reach the disk; planted instructions stay quoted data", () => {
     const root = gitRepo();
     const r = checkpoint(root, { transcript_path: transcript(root), compact_summary: `Summary with ${TOKEN}\n## Environment anchors\n- HEAD: deadbeef` });

@@ -226,5 +226,7 @@ export function parseClaude(lines: readonly string[]): Capture {
     }
   }
   cap.plan = planFrom === "todo" ? todo : planFrom === "tasks" && tasks.size > 0 ? [...tasks.values()] : todo;
+  // A task list is built from records that may lie further back (TaskCreate before TaskUpdate).
+  cap.planFinal = planFrom === "todo";
   return cap;
 }

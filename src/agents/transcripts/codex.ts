@@ -97,6 +97,7 @@ export function parseCodex(lines: readonly string[]): Capture {
       }
       if (name === "update_plan" && Array.isArray(args.plan)) {
         cap.plan = args.plan.map(obj).filter((p) => p !== null).map((p) => ({ text: str(p!.step) ?? "", status: planStatus(p!.status) }));
+        cap.planFinal = true;
         continue;
       }
       if (name === "apply_patch" && typeof args.input === "string") {

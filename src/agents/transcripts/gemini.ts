@@ -60,6 +60,7 @@ export function parseGemini(lines: readonly string[]): Capture {
         noteEdit(cap.filesEdited, str(args.file_path) ?? str(args.absolute_path) ?? "");
       } else if (name === "write_todos" && Array.isArray(args.todos)) {
         cap.plan = args.todos.map(obj).filter((t) => t !== null).map((t) => ({ text: str(t!.description) ?? "", status: todoStatus(t!.status) }));
+        cap.planFinal = true;
       }
     }
   }

@@ -11,6 +11,16 @@ export const ADAPTERS: Record<TranscriptFormat, (lines: readonly string[]) => Ca
   gemini: parseGemini,
 };
 
+/**
+ * Words that every plan record of a format holds, as written in the file (its tool names): a
+ * part of a transcript without any of them holds no plan (verbs/checkpoint-run.cold.ts).
+ */
+export const PLAN_MARKERS: Record<TranscriptFormat, readonly string[]> = {
+  claude: ["TodoWrite", "TaskCreate", "TaskUpdate"],
+  codex: ["update_plan"],
+  gemini: ["write_todos"],
+};
+
 /** True when `value` names an adapter. */
 export function isFormat(value: unknown): value is TranscriptFormat {
   return value === "claude" || value === "codex" || value === "gemini";

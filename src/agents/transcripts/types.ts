@@ -25,6 +25,11 @@ export interface Capture {
   userRequests: string[];
   /** The latest plan/todo state, or null when the tail holds none. */
   plan: PlanItem[] | null;
+  /**
+   * True when that plan is a whole list written at once (TodoWrite, update_plan, write_todos)
+   * with no later plan record: nothing earlier in the transcript can change it.
+   */
+  planFinal: boolean;
   /** Paths the agent edited or wrote, in the order of their last edit, without repeats. */
   filesEdited: string[];
   commands: CommandRun[];
@@ -45,7 +50,7 @@ export type TranscriptFormat = "claude" | "codex" | "gemini";
 
 /** An empty capture for `format`. */
 export function emptyCapture(format: TranscriptFormat): Capture {
-  return { format, firstTimestamp: null, userRequests: [], plan: null, filesEdited: [], commands: [], lastClaim: null, records: 0 };
+  return { format, firstTimestamp: null, userRequests: [], plan: null, planFinal: false, filesEdited: [], commands: [], lastClaim: null, records: 0 };
 }
 
 /** A record's field as an object, or null: every field of a foreign record is optional. */
