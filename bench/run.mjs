@@ -8,9 +8,9 @@
 //   --out FILE                    write the JSON there instead of bench/results.json
 //   --runs N                      timed rounds (default 21; quick 2)
 //   --bundle FILE                 measure that helper file instead of scripts/memory_io.mjs
-//   --only checkpoint             run only the checkpoint rows (a 50 MB transcript, and a 200 KB
-//                                 one in the same rounds); prints them, and writes JSON only
-//                                 when --out is given
+//   --only checkpoint             run only the checkpoint rows (a 50 MB transcript, a 200 KB one
+//                                 and bench/checkpoint-floor.mjs in the same rounds); prints
+//                                 them, and writes JSON only when --out is given
 //   --only agent-flow             only the agent-flow row: the save and resume flows of SKILL.md
 //                                 replayed (calls, bytes and tokens against issue 14's targets);
 //                                 writes JSON only with --out
@@ -463,6 +463,10 @@ function bigTranscript(dir, bytes = TRANSCRIPT_BYTES, name = "big-transcript.jso
 }
 
 function checkpointBench(root) {
+  // The floor (bench/checkpoint-floor.mjs) writes in a project of its own, beside the helper's.
+  const floorRoot = path.join(work, "checkpoint-floor-project");
+  mkdirSync(floorRoot, { recursive: true });
+  git(floorRoot, ["init", "-q"]);
   // Outside the project: a 50 MB untracked file would change what git status does there.
   const transcript = bigTranscript(work);
   const bytes = statSync(transcript).size;
@@ -475,6 +479,7 @@ function checkpointBench(root) {
     { name: "bare", once: () => run(node, ["-e", "0"]).ms },
     { name: "checkpoint", once: () => helper(["checkpoint", "--format", "claude"], { cwd: root, input: input(transcript) }).ms },
     { name: "small", once: () => helper(["checkpoint", "--format", "claude"], { cwd: root, input: input(small) }).ms },
+    { name: "floor", once: () => run(node, [path.join(repoRoot, "bench", "checkpoint-floor.mjs")], { cwd: floorRoot, input: JSON.stringify({ transcript_path: transcript, cwd: floorRoot }) }).ms },
   ];
   const t = rounds(cases);
   const bare = median(t.bare);
@@ -488,6 +493,7 @@ function checkpointBench(root) {
     target: TARGETS.checkpoint,
     met: ms / bare <= TARGETS.checkpoint,
     small: { transcriptBytes: statSync(small).size, medianMs: round(smallMs), ratio: round(smallMs / bare, 3) },
+    floor: { medianMs: round(median(t.floor)), ratio: round(median(t.floor) / bare, 3) },
   };
 }
 
@@ -497,7 +503,7 @@ async function onlyCheckpoint() {
   git(root, ["init", "-q"]);
   log(`checkpoint on a ${TRANSCRIPT_BYTES} B transcript: ${RUNS} rounds after ${WARMUP} warm-up`);
   const c = checkpointBench(root);
-  process.stdout.write(`measure  median  ratio  target\ncheckpoint (${c.transcriptBytes} B transcript)  ${c.medianMs} ms  ${c.ratio}×  ≤ ${c.target}× ${c.met ? "met" : "MISSED"}\ncheckpoint (${c.small.transcriptBytes} B transcript)  ${c.small.medianMs} ms  ${c.small.ratio}×\nbare node -e 0  ${c.bareNodeMs} ms  1\n`);
+  process.stdout.write(`measure  median  ratio  target\ncheckpoint (${c.transcriptBytes} B transcript)  ${c.medianMs} ms  ${c.ratio}×  ≤ ${c.target}× ${c.met ? "met" : "MISSED"}\ncheckpoint (${c.small.transcriptBytes} B transcript)  ${c.small.medianMs} ms  ${c.small.ratio}×\n  floor: the same I/O alone (bench/checkpoint-floor.mjs)  ${c.floor.medianMs} ms  ${c.floor.ratio}×\nbare node -e 0  ${c.bareNodeMs} ms  1\n`);
   if (flag("--out")) writeFileSync(outFile, `${JSON.stringify({ quick, runs: RUNS, checkpoint: c }, null, 2)}\n`);
 }
 
@@ -753,6 +759,7 @@ function print(r) {
   row(`drift (${r.drift.far.behindTip} behind)`, `${r.drift.far.medianMs} ms`, `${r.drift.far.ratio}× raw git`, "", "");
   if (r.checkpoint) row(`checkpoint (${r.checkpoint.transcriptBytes} B transcript)`, `${r.checkpoint.medianMs} ms`, `${r.checkpoint.ratio}×`, `≤ ${r.checkpoint.target}× ${r.checkpoint.met ? "met" : "MISSED"}`, "");
   if (r.checkpoint?.small) row(`checkpoint (${r.checkpoint.small.transcriptBytes} B transcript)`, `${r.checkpoint.small.medianMs} ms`, `${r.checkpoint.small.ratio}×`, "", "");
+  if (r.checkpoint?.floor) row("  floor: the same I/O alone (bench/checkpoint-floor.mjs)", `${r.checkpoint.floor.medianMs} ms`, `${r.checkpoint.floor.ratio}×`, "", "");
   row("write 1,000,000 B", `${r.bigDocument.writeMs} ms`, `${r.bigDocument.writeRatio}×`, "", "");
   row("read 1,000,000 B", `${r.bigDocument.readMs} ms`, `${r.bigDocument.readRatio}×`, "", `${r.peakRssKB.readBigDocument} KB`);
   row("empty .mjs (ESM floor)", `+${r.bundle.esmFloorMs} ms`, `${r.bundle.esmFloorRatio}×`, "", "");

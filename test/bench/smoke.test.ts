@@ -40,6 +40,7 @@ it("npm run bench --quick runs end to end and writes well-formed results", () =>
   expect(positive(res.checkpoint.ratio) && typeof res.checkpoint.met === "boolean").toBe(true);
   expect(res.checkpoint.small.transcriptBytes).toBeLessThan(1024 * 1024);
   expect(positive(res.checkpoint.small.ratio)).toBe(true);
+  expect(positive(res.checkpoint.floor.ratio)).toBe(true);
   expect(res.redaction.lines).toBe(150);
   expect(positive(res.redaction.loadMs) && positive(res.redaction.firstCallMs) && positive(res.redaction.warmMedianMs)).toBe(true);
   expect(r.stdout).toMatch(/redaction of a 150-line handoff/);
