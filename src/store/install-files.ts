@@ -1,6 +1,7 @@
 import { closeSync, constants, lstatSync, mkdirSync, openSync, readFileSync, readlinkSync, renameSync, rmdirSync, unlinkSync, writeSync, fsyncSync } from "node:fs";
 import path from "node:path";
 import { Refused } from "../errors.ts";
+import { failpoint as runFailpoint } from "./failpoint.ts";
 import { readStable, tokenOf, UnsafeFile, randomHex8, type ReadFile } from "./files.ts";
 import type { LockHandle } from "./lock.ts";
 import { privateName } from "./private.ts";
@@ -120,15 +121,18 @@ export async function publishAgentFile(dir: string, name: string, expectedToken:
 /**
  * Deletes `dir/name` only if it is still the version whose token was read: the file is
  * claimed (renamed to a private name), checked, and only then unlinked; a file that changed
- * is put back and the removal refused (contract §3, ruling 11).
+ * is put back and the removal refused (contract §3, ruling 11). `failpoint`: contract §11's
+ * seam; a removal passes `read-opened`, `before-claim` and `after-claim` (a crash after the
+ * claim leaves the file at its claim name, which the next install or uninstall puts back).
  * @throws Refused (exit 2).
  */
-export async function retractAgentFile(dir: string, name: string, expectedToken: string): Promise<void> {
+export async function retractAgentFile(dir: string, name: string, expectedToken: string, failpoint?: string): Promise<void> {
   const filePath = path.join(dir, name);
-  const prior = await readStable(filePath);
+  const prior = await readStable(filePath, { failpoint });
   if (prior === null) return;
   if (prior.token !== expectedToken) throw new Refused(`${filePath} changed since it was read; run this again`);
   const claim = path.join(dir, privateName(name, "claim", process.pid, randomHex8()));
+  await runFailpoint(failpoint, "before-claim");
   renameSync(filePath, claim);
   if (claimIsWhatWeRead(claim, prior) !== "same") {
     // Never by rename: a file written at the name meanwhile would be overwritten.
@@ -137,6 +141,7 @@ export async function retractAgentFile(dir: string, name: string, expectedToken:
       `${filePath} changed while it was being removed (another program wrote it); ${restored ? "it was kept" : `its version is kept as ${JSON.stringify(claim)}`}; run this again`,
     );
   }
+  await runFailpoint(failpoint, "after-claim");
   unlinkSync(claim);
 }
 

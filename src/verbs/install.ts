@@ -3,6 +3,7 @@ import { editPath, installText, snippetOf } from "../agents/plan.ts";
 import { tokenOf } from "../store/files.ts";
 import { assertNotPaused } from "../store/pause.ts";
 import { makeDirs, missingDirs, publishAgentFile, readAgentFile, readRecord, recordsDir, writeRecord } from "../store/install-files.ts";
+import { repairAgentFiles } from "./agent-repair.ts";
 import { AGENT_OPTIONS, agentTarget } from "./agent-files.ts";
 import { failpointOf, ROOT_HELP } from "./common.ts";
 import { ok, type Verb } from "./types.ts";
@@ -49,24 +50,42 @@ a concurrent edit is refused, never overwritten). Idempotent: a second install c
 byte. What it changed is recorded under \${XDG_CONFIG_HOME:-~/.config}/session-handoff/
 installs/ so that \`uninstall\` can restore the original bytes.
 
+An install or uninstall killed mid-publication (kill -9, a power loss) can leave private
+names beside a file: .<file>.tmp-<pid>-<hex> (a new version) and .<file>.claim-<pid>-<hex>
+(the previous version, set aside). Before reading a file it edits, install repairs those
+whose process is no longer running: a set-aside version with no file in its place is put
+back (never over a file); one beside the new version that replaced it, or beside the same
+bytes, is removed; temps are removed. Each repair is one line on stderr, e.g.
+"install: repaired an interrupted edit of .claude/settings.json: put its previous
+version back (…)". A link, a folder or a file with other hard links under such a name
+is left alone, with a line saying so. Refused, with nothing changed, when only you can
+choose: two set-aside versions and no file, or a set-aside version beside a file that
+another program wrote since (the message names the paths and what to do). --dry-run
+says what it would repair ("install: found an interrupted edit of F; without
+--dry-run: …") and repairs nothing.
+
 ${installHelpCommon}
 stdout: one line per file: "created F", "updated F" or "unchanged F" ("would create F",
         "would update F" with --dry-run, which changes nothing).
 exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON with comments, a
-        concurrent edit); 4 paused.
+        concurrent edit, leftovers of an interrupted edit that only you can settle);
+        4 paused.
 `,
   async run(ctx) {
     const t = agentTarget(ctx, "install");
     assertNotPaused(t.memDir, ctx.env);
     const edits = t.agent.edits(t.helper, t.global);
+    const targets = edits.map((edit) => ({ edit, file: editPath(t.base, edit), shown: t.global ? `~/${edit.file}` : edit.file }));
+    // Refuses a link on the way before anything is written (or repaired).
+    for (const { file } of targets) missingDirs(t.base, path.dirname(file));
+    // What an interrupted install or uninstall left beside these files is repaired first
+    // (or, with --dry-run, reported), so that the edit starts from a whole file.
+    const viewOf = await repairAgentFiles(ctx, "install", t, targets);
     // Every file is read and every new text computed before anything is written: a refusal
     // for one file leaves all of them as they were.
     const plans = [];
-    for (const edit of edits) {
-      const file = editPath(t.base, edit);
-      const shown = t.global ? `~/${edit.file}` : edit.file;
-      missingDirs(t.base, path.dirname(file)); // refuses a link on the way before anything is written
-      const snap = await readAgentFile(file, snippetOf(edit, t.agent.name));
+    for (const { edit, file, shown } of targets) {
+      const snap = await readAgentFile(viewOf.get(file) ?? file, snippetOf(edit, t.agent.name));
       const current = snap.bytes === null ? null : snap.bytes.toString("utf8");
       const next = installText(edit, t.agent.name, current, shown);
       plans.push({ edit, file, shown, snap, next });

@@ -4,6 +4,8 @@ import { assertNotPaused } from "../store/pause.ts";
 import { tokenOf } from "../store/files.ts";
 import { dropRecord, writeRecord, publishAgentFile, readAgentFile, readRecord, recordsDir, removeEmptyDirs, retractAgentFile } from "../store/install-files.ts";
 import { AGENT_OPTIONS, agentTarget } from "./agent-files.ts";
+import { repairAgentFiles } from "./agent-repair.ts";
+import { failpointOf } from "./common.ts";
 import { installHelpCommon } from "./install.ts";
 import { ok, type Verb } from "./types.ts";
 
@@ -20,23 +22,28 @@ install gets its original bytes back (a file install created is deleted); otherw
 our entries go: the hooks whose command names memory_io.mjs, our block (the AGENTS.md
 block goes with the last agent listed in it), our rule and hook files. Folders install
 created are removed when nothing else is left in them. Published with compare-and-swap on
-the bytes read, as install. Nothing installed: nothing changes.
+the bytes read, as install. Nothing installed: nothing changes. Like install, it first
+repairs what an interrupted install or uninstall left beside each file (see install
+--help), one stderr line each ("uninstall: repaired an interrupted edit of F: …"); a
+removal killed after it set the file aside is undone (the file is put back), then done.
 
 ${installHelpCommon}
 stdout: one line per file: "restored F", "updated F", "removed F" or "unchanged F"
         ("would …" with --dry-run, which changes nothing).
 exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON with comments, a
-        concurrent edit); 4 paused.
+        concurrent edit, leftovers of an interrupted edit that only you can settle);
+        4 paused.
 `,
   async run(ctx) {
     const t = agentTarget(ctx, "uninstall");
     assertNotPaused(t.memDir, ctx.env);
     const records = recordsDir(ctx.env, t.home);
+    const targets = t.agent.edits(t.helper, t.global).map((edit) => ({ edit, file: editPath(t.base, edit), shown: t.global ? `~/${edit.file}` : edit.file }));
+    // What an interrupted install or uninstall left is repaired first (as install does).
+    const viewOf = await repairAgentFiles(ctx, "uninstall", t, targets);
     const plans = [];
-    for (const edit of t.agent.edits(t.helper, t.global)) {
-      const file = editPath(t.base, edit);
-      const shown = t.global ? `~/${edit.file}` : edit.file;
-      const snap = await readAgentFile(file, snippetOf(edit, t.agent.name));
+    for (const { edit, file, shown } of targets) {
+      const snap = await readAgentFile(viewOf.get(file) ?? file, snippetOf(edit, t.agent.name));
       const record = readRecord(records, file);
       if (snap.bytes === null) {
         plans.push({ edit, file, shown, snap, next: null as string | null, verb: "unchanged", record });
@@ -60,8 +67,8 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON with comm
         continue;
       }
       if (p.verb !== "unchanged") {
-        if (p.next === null) await retractAgentFile(path.dirname(p.file), path.basename(p.file), p.snap.token);
-        else await publishAgentFile(path.dirname(p.file), path.basename(p.file), p.snap.token, Buffer.from(p.next, "utf8"), 0o644, path.join(records, "archive"));
+        if (p.next === null) await retractAgentFile(path.dirname(p.file), path.basename(p.file), p.snap.token, failpointOf(ctx));
+        else await publishAgentFile(path.dirname(p.file), path.basename(p.file), p.snap.token, Buffer.from(p.next, "utf8"), 0o644, path.join(records, "archive"), failpointOf(ctx));
       }
       lines.push(`${p.verb} ${p.shown}`);
       // A record stays while something of ours is left in the file (another agent's block).

@@ -1,0 +1,44 @@
+import path from "node:path";
+import { Refused } from "../errors.ts";
+import { missingDirs } from "../store/install-files.ts";
+import { conflictRefusal, planLeftovers, repairLeftovers, restoredFrom, type LeftoverPlan } from "../store/install-repair.ts";
+import { failpointOf } from "./common.ts";
+import type { VerbContext } from "./types.ts";
+
+/**
+ * Before `install` or `uninstall` reads the agent files it is about to edit, repairs what an
+ * interrupted run of theirs left beside each (store/install-repair.ts): every file is
+ * inspected first, and a conflict that only the user can settle (two set-aside versions and
+ * no file; a set-aside version beside a file written since) refuses before anything changes.
+ * Each repair is one line on stderr, printed at once (`ctx.warn`), so it is seen even when
+ * the verb refuses later. A file under a folder that is a link is not looked at (install
+ * never writes there). With `dryRun` nothing changes: the lines say what would be done.
+ * @returns for `--dry-run`, the claim each file would be put back from (its view of the file).
+ * @throws Refused (exit 2) for a conflict, naming the paths and what to do.
+ */
+export async function repairAgentFiles(
+  ctx: VerbContext,
+  verb: "install" | "uninstall",
+  t: { base: string; dryRun: boolean },
+  targets: readonly { file: string; shown: string }[],
+): Promise<Map<string, string>> {
+  const plans: { plan: LeftoverPlan; shown: string }[] = [];
+  for (const { file, shown } of targets) {
+    try {
+      missingDirs(t.base, path.dirname(file));
+    } catch (err) {
+      if (err instanceof Refused) continue;
+      throw err;
+    }
+    const plan = planLeftovers(path.dirname(file), path.basename(file));
+    if (plan.conflict !== null) throw conflictRefusal(plan.conflict);
+    plans.push({ plan, shown });
+  }
+  const views = new Map<string, string>();
+  for (const { plan, shown } of plans) {
+    for (const line of await repairLeftovers(plan, verb, shown, { dryRun: t.dryRun, failpoint: failpointOf(ctx) })) ctx.warn(line);
+    const from = restoredFrom(plan);
+    if (t.dryRun && from !== null) views.set(plan.file, from);
+  }
+  return views;
+}
