@@ -7,6 +7,8 @@ import type { AgentName } from "../agents/types.ts";
 import { runGit } from "../git/run.ts";
 import { ARCHIVE_NAME } from "../store/archive.ts";
 import { inspectFile, interruptedSave } from "../store/inspect.ts";
+import { missingDirs } from "../store/install-files.ts";
+import { describeFound, planLeftovers } from "../store/install-repair.ts";
 import { archiveDir, memoryDir, type Kind } from "../store/paths.ts";
 import { pauseSwitch } from "../store/pause.ts";
 import { exists } from "../store/root.ts";
@@ -51,12 +53,15 @@ export const doctorVerb: Verb = {
 
 A read-only health report: the Node version; where the skill is installed for each agent
 (project and HOME folders); whether each agent's hook or block is installed, and current
-(the same bytes \`install\` would write now); the memory dir: \`check\`'s verdict, the archive
-count, the kill switch, whether .ai/ is ignored or tracked by git. Each problem comes with
-the command that fixes it. Changes nothing.
+(the same bytes \`install\` would write now); what an interrupted install or uninstall
+left beside the agent files, the project's and the per-user ones (private names
+.<file>.tmp-… and .<file>.claim-… of a process no longer running: the next install or
+uninstall repairs them, see install --help); the memory dir: \`check\`'s verdict, the
+archive count, the kill switch, whether .ai/ is ignored or tracked by git. Each problem
+comes with the command that fixes it. Changes nothing.
 
-stdout: a report; with --json one object {"ok", "node", "agents", "memory", "problems":
-        [{"what", "fix"}]}.
+stdout: a report; with --json one object {"ok", "node", "agents", "leftovers":
+        [{"file", "found"}], "memory", "problems": [{"what", "fix"}]}.
 ${ROOT_HELP}
 exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
 `,
@@ -102,6 +107,51 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
       agents[name] = { skill, install };
     }
 
+    // What an interrupted install or uninstall left beside the agent files (project and
+    // per-user ones): the next install or uninstall repairs it (store/install-repair.ts).
+    const leftovers: { file: string; found: string[] }[] = [];
+    const seen = new Set<string>();
+    for (const [name, agent] of Object.entries(AGENTS) as [AgentName, (typeof AGENTS)[AgentName]][]) {
+      for (const global of [false, true]) {
+        let edits;
+        try {
+          edits = agent.edits(helper, global);
+        } catch {
+          continue; // no per-user files (cline, cursor)
+        }
+        const base = global ? home : root;
+        for (const edit of edits) {
+          const file = editPath(base, edit);
+          if (seen.has(file)) continue;
+          seen.add(file);
+          try {
+            missingDirs(base, path.dirname(file));
+          } catch {
+            continue; // a folder on the way is a link: install never writes there
+          }
+          const plan = planLeftovers(path.dirname(file), path.basename(file));
+          if (plan.found.length === 0) continue;
+          const shown = global ? `~/${edit.file}` : edit.file;
+          const rel = (p: string) => (global ? `~/${path.relative(home, p)}` : path.relative(root, p));
+          const found = plan.found.map((e) => rel(e.path));
+          const fixVerb = `install --agent ${name}${global ? " --global" : ""}`;
+          const fixCmd = global ? `node ${JSON.stringify(helper.abs)} ${fixVerb}` : cmd(fixVerb);
+          if (plan.conflict !== null) {
+            problems.push({ what: `${shown}: an interrupted install or uninstall left what only you can settle: ${plan.conflict.found}`, fix: `${plan.conflict.todo}, then ${fixCmd}` });
+          } else if (plan.steps.length > 0) {
+            problems.push({
+              what: `${shown}: an interrupted install or uninstall left private files beside it: ${plan.steps.map(describeFound).join("; ")}`,
+              fix: `${fixCmd} repairs it before anything else (uninstall does too)`,
+            });
+          }
+          for (const p of plan.planted) {
+            problems.push({ what: `${shown}: ${rel(p.entry.path)} is named like a private file of its edits but ${p.reason}`, fix: `move ${JSON.stringify(p.entry.path)} away (session-handoff did not leave it and never touches it)` });
+          }
+          leftovers.push({ file: shown, found });
+        }
+      }
+    }
+
     const kinds: Kind[] = ["handoff", "lessons", "solutions"];
     const files = Object.fromEntries(kinds.map((k) => [k, inspectFile(root, k).status]));
     const interrupted = interruptedSave(root) || Object.values(files).includes("interrupted");
@@ -128,7 +178,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
       git = null;
     }
     const memory = { verdict, files, archives, paused, git };
-    const result = { ok: problems.length === 0, node, helper: helper.abs, agents, memory, problems };
+    const result = { ok: problems.length === 0, node, helper: helper.abs, agents, leftovers, memory, problems };
     if (ctx.values.json) return ok(`${JSON.stringify(result)}\n`);
     // Paths as anchors print them (ruling 4): one holding a control character or a refused
     // code point is quoted with octal escapes, so it can neither break a line nor hide text.
@@ -137,6 +187,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
       const inst = Object.entries(a.install).map(([f, s]) => `${f} ${s}`).join(", ");
       lines.push(`${name}: skill ${a.skill.length > 0 ? a.skill.map(quotePath).join(", ") : "not found"}; ${inst}`);
     }
+    lines.push(leftovers.length === 0 ? "agent files: no leftovers of an interrupted install or uninstall" : `agent files: leftovers of an interrupted install or uninstall beside ${leftovers.map((l) => quotePath(l.file)).join(", ")}`);
     lines.push(`memory: ${verdict}; ${archives} archive(s); ${paused ? `paused (${paused})` : "not paused"}; git: ${git === null ? "not a repository" : `${git.ignored ? "ignored" : "not ignored"}, ${git.tracked ? "tracked" : "untracked"}`}`);
     lines.push(problems.length === 0 ? "ok" : `${problems.length} problem(s):`);
     for (const p of problems) lines.push(`- ${showRefused(p.what).text}\n  fix: ${showRefused(p.fix).text}`);

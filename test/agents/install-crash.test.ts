@@ -278,8 +278,8 @@ describe("refusals: only the user can choose, and nothing changes", () => {
   });
 });
 
-describe("--dry-run reports, and changes nothing", () => {
-  it("after a crash at after-claim: dry-run says what the repair would do and reads the file as it would leave it", () => {
+describe("--dry-run and doctor report, and change nothing", () => {
+  it("after a crash at after-claim: dry-run says what the repair would do; doctor reports it (ok false), then ok after install", () => {
     const e = setup();
     e.run(["install", "--agent", "claude-code"], { MEMORY_IO_FAILPOINT: "after-claim:crash" });
     const before = contents(e);
@@ -289,5 +289,30 @@ describe("--dry-run reports, and changes nothing", () => {
     // Seen through the repair: the file would be updated, not created.
     expect(dry.stdout).toContain("would update .claude/settings.json");
     expect(contents(e)).toEqual(before);
+
+    const doc = JSON.parse(e.run(["doctor", "--json"]).stdout);
+    expect(doc.ok).toBe(false);
+    expect(doc.leftovers).toEqual([{ file: ".claude/settings.json", found: [expect.stringMatching(/^\.claude\/\.settings\.json\.claim-\d+-[0-9a-f]{8}$/)] }]);
+    expect(doc.problems.map((p: { what: string }) => p.what).join("\n")).toMatch(/\.claude\/settings\.json: an interrupted install or uninstall left private files beside it: \.settings\.json\.claim-\S+ is its previous version, with no file in its place/);
+    expect(e.run(["doctor"]).stdout).toContain("agent files: leftovers of an interrupted install or uninstall beside .claude/settings.json");
+    expect(contents(e)).toEqual(before);
+
+    expect(e.run(["install", "--agent", "claude-code"]).code).toBe(0);
+    const after = JSON.parse(e.run(["doctor", "--json"]).stdout);
+    expect(after.leftovers).toEqual([]);
+    expect(e.run(["doctor"]).stdout).toContain("agent files: no leftovers of an interrupted install or uninstall");
+  });
+
+  it("doctor looks at the per-user files too (~/.gemini/settings.json)", () => {
+    const e = setup(false);
+    const r = e.run(["install", "--agent", "gemini", "--global"], { MEMORY_IO_FAILPOINT: "before-publication:crash" });
+    expect(r.signal).toBe("SIGKILL");
+    const doc = JSON.parse(e.run(["doctor", "--json"]).stdout);
+    expect(doc.ok).toBe(false);
+    expect(doc.leftovers).toEqual([{ file: "~/.gemini/GEMINI.md", found: [expect.stringMatching(/^~\/\.gemini\/\.GEMINI\.md\.tmp-/)] }]);
+    const again = e.run(["install", "--agent", "gemini", "--global"]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toMatch(/^install: repaired an interrupted edit of ~\/\.gemini\/GEMINI\.md: removed an unfinished new version/);
+    expect(JSON.parse(e.run(["doctor", "--json"]).stdout).leftovers).toEqual([]);
   });
 });
