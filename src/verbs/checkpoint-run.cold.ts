@@ -4,7 +4,7 @@ import { homedir } from "node:os";
 import path from "node:path";
 import { HelperError } from "../errors.ts";
 import { ADAPTERS, isFormat, PLAN_MARKERS } from "../agents/transcripts/index.ts";
-import { closeTranscript, earlierHolds, FIRST_TAIL_BYTES, openTranscript, sniffFormat, TAIL_BYTES, tailLines, type TranscriptFile } from "../agents/transcripts/tail.ts";
+import { closeTranscript, earlierHolds, FIRST_TAIL_BYTES, headLines, openTranscript, sniffFormat, TAIL_BYTES, tailLines, tailPart, type TranscriptFile } from "../agents/transcripts/tail.ts";
 import { emptyCapture, type Capture, type TranscriptFormat } from "../agents/transcripts/types.ts";
 import { formatRedactionReport } from "../guard/redaction.cold.ts";
 import { runGit } from "../git/run.ts";
@@ -102,10 +102,10 @@ export async function checkpointAnchors(root: string, env: Record<string, string
  * can change, or none at all in the bytes before (a byte search for the format's plan tools).
  * Files edited and commands are then those of the part read.
  */
-function enough(cap: Capture, file: TranscriptFile, bytes: number, hook: HookInput): boolean {
+function enough(cap: Capture, file: TranscriptFile, from: number, hook: HookInput): boolean {
   if (cap.userRequests.length < MAX_REQUESTS) return false;
   if (cap.lastClaim === null && hook.lastMessage === null) return false;
-  return cap.planFinal || !earlierHolds(file, bytes, TAIL_BYTES, PLAN_MARKERS[cap.format]);
+  return cap.planFinal || !earlierHolds(file, from, PLAN_MARKERS[cap.format]);
 }
 
 function capture(input: HookInput, format: string | undefined, notes: string[]): { cap: Capture | null; source: string; headStart: string | null } {
@@ -122,6 +122,7 @@ function capture(input: HookInput, format: string | undefined, notes: string[]):
   const chosen = isFormat(format) ? format : sniffFormat(file.head);
   let read: number;
   let cap: Capture;
+  let headStart: string | null;
   try {
     if (chosen === null) {
       notes.push(CHECKPOINT_LINES.unknownFormat());
@@ -129,11 +130,14 @@ function capture(input: HookInput, format: string | undefined, notes: string[]):
     }
     // The last 1 MiB first; all of the last 4 MiB when that part lacks what is needed.
     read = Math.min(file.size, FIRST_TAIL_BYTES);
-    cap = ADAPTERS[chosen](tailLines(file, read));
-    if (read < Math.min(file.size, TAIL_BYTES) && !enough(cap, file, read, input)) {
+    const part = tailPart(file, read);
+    cap = ADAPTERS[chosen](part.lines);
+    if (read < Math.min(file.size, TAIL_BYTES) && !enough(cap, file, part.from, input)) {
       read = Math.min(file.size, TAIL_BYTES);
       cap = ADAPTERS[chosen](tailLines(file, read));
     }
+    // The file's first records date the session's start when the part read does not reach them.
+    headStart = read < file.size ? sessionStartOf(file, chosen) : null;
   } catch (err) {
     const reason = `the transcript could not be read (${(err as NodeJS.ErrnoException).code ?? "error"})`;
     notes.push(CHECKPOINT_LINES.noTranscript(reason));
@@ -141,8 +145,6 @@ function capture(input: HookInput, format: string | undefined, notes: string[]):
   } finally {
     closeTranscript(file);
   }
-  // The file's first records date the session's start when the part read does not reach them.
-  const headStart = read < file.size ? firstTimestampOf(chosen, file.head) : null;
   const what = read < file.size ? `last ${read} bytes of ` : "";
   if (cap.records === 0) {
     notes.push(CHECKPOINT_LINES.noTranscript("the transcript's tail holds no complete record"));
@@ -151,10 +153,15 @@ function capture(input: HookInput, format: string | undefined, notes: string[]):
   return { cap, source: `${what}${chosen} transcript`, headStart };
 }
 
-// The first timestamp of the head: its first few lines usually hold it, and the adapter's
-// first timestamp of a prefix is that of the whole (it is the first one met in order).
-function firstTimestampOf(format: TranscriptFormat, head: readonly string[]): string | null {
-  return ADAPTERS[format](head.slice(0, 16)).firstTimestamp ?? (head.length > 16 ? ADAPTERS[format](head).firstTimestamp : null);
+// The first timestamp of the file: its first few lines usually hold it, and the adapter's first
+// timestamp of a prefix is that of the whole (it is the first one met in order). When the 64 KiB
+// head holds none (a first record longer than it: a long paste) and the whole file lies within
+// the last TAIL_BYTES (ruling 19's bound), the file is read from its start.
+function sessionStartOf(file: TranscriptFile, format: TranscriptFormat): string | null {
+  const first = (lines: readonly string[]) => ADAPTERS[format](lines.slice(0, 16)).firstTimestamp ?? (lines.length > 16 ? ADAPTERS[format](lines).firstTimestamp : null);
+  const fromHead = first(file.head);
+  if (fromHead !== null || file.size > TAIL_BYTES) return fromHead;
+  return first(headLines(file, TAIL_BYTES));
 }
 
 /**

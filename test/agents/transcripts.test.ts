@@ -182,7 +182,7 @@ describe("the bounded tail reader (ruling 19)", () => {
       const opened = openTranscript(file);
       if (!opened.ok) throw new Error(opened.reason);
       try {
-        return earlierHolds(opened.file, 100 * 1024 + 1, TAIL_BYTES, markers);
+        return earlierHolds(opened.file, opened.file.size - (100 * 1024 + 1), markers);
       } finally {
         closeTranscript(opened.file);
       }

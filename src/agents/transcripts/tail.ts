@@ -81,28 +81,56 @@ export function closeTranscript(file: TranscriptFile): void {
   }
 }
 
-/**
- * The complete lines of the last `bytes` of an open transcript (at most TAIL_BYTES; the whole
- * file when it is shorter), as it was when opened: bytes appended since are not read.
- * @throws the read's error (an I/O error on the file).
- */
-export function tailLines(file: TranscriptFile, bytes: number): string[] {
-  const length = Math.min(file.size, bytes, TAIL_BYTES);
-  const start = file.size - length;
-  const buf = readAt(file.fd, length, start);
-  return completeLines(start === 0 ? Buffer.concat([buf, Buffer.from("\n")]) : buf, start === 0);
+/** The complete lines of a part of a transcript, and where the first of them starts. */
+export interface TailPart {
+  lines: string[];
+  /** Offset in the file of the first line's first byte (the file's size when there is none). */
+  from: number;
 }
 
 /**
- * True when the bytes of an open transcript between `bytes` and `upTo` from its end (at most
- * TAIL_BYTES) hold any of `markers`, as written (a byte search, no decoding, no parse).
+ * The complete lines of the last `bytes` of an open transcript (at most TAIL_BYTES; the whole
+ * file when it is shorter), as it was when opened: bytes appended since are not read. Below
+ * TAIL_BYTES, the byte before the part is read too, so that a line starting exactly where the
+ * part does is kept whole (at TAIL_BYTES the first line is always dropped: ruling 19's bound).
  * @throws the read's error (an I/O error on the file).
  */
-export function earlierHolds(file: TranscriptFile, bytes: number, upTo: number, markers: readonly string[]): boolean {
-  const end = file.size - Math.min(file.size, bytes);
-  const start = file.size - Math.min(file.size, upTo, TAIL_BYTES);
-  if (end <= start || markers.length === 0) return false;
-  return holdsAny(readAt(file.fd, end - start, start), markers);
+export function tailPart(file: TranscriptFile, bytes: number): TailPart {
+  const length = Math.min(file.size, bytes, TAIL_BYTES);
+  const start = file.size - length;
+  if (start === 0) return { lines: completeLines(Buffer.concat([readAt(file.fd, length, 0), Buffer.from("\n")]), true), from: 0 };
+  const peek = length < TAIL_BYTES ? 1 : 0;
+  const buf = readAt(file.fd, length + peek, start - peek);
+  const first = buf.indexOf(0x0a) + 1;
+  const lines = completeLines(buf, false);
+  return { lines, from: lines.length > 0 ? start - peek + first : file.size };
+}
+
+/**
+ * The complete lines of the first `bytes` of an open transcript (its head, read further when
+ * the 64 KiB of `openTranscript` hold no whole line).
+ * @throws the read's error (an I/O error on the file).
+ */
+export function headLines(file: TranscriptFile, bytes: number): string[] {
+  const buf = readAt(file.fd, Math.min(file.size, bytes), 0);
+  return completeLines(buf.length < file.size ? buf : Buffer.concat([buf, Buffer.from("\n")]), true);
+}
+
+/** The complete lines of the last `bytes` of an open transcript: `tailPart`'s lines. */
+export function tailLines(file: TranscriptFile, bytes: number): string[] {
+  return tailPart(file, bytes).lines;
+}
+
+/**
+ * True when the bytes of an open transcript from TAIL_BYTES before its end up to offset
+ * `before` (where the part read starts: its partial first line, never parsed, is searched
+ * too) hold any of `markers`, as written (a byte search, no decoding, no parse).
+ * @throws the read's error (an I/O error on the file).
+ */
+export function earlierHolds(file: TranscriptFile, before: number, markers: readonly string[]): boolean {
+  const start = file.size - Math.min(file.size, TAIL_BYTES);
+  if (before <= start || markers.length === 0) return false;
+  return holdsAny(readAt(file.fd, before - start, start), markers);
 }
 
 // Node searches a buffer for a needle of 7 or more bytes with a table-driven search that took
@@ -116,6 +144,8 @@ function holdsAny(buf: Buffer, markers: readonly string[]): boolean {
     const probe = whole.subarray(0, 4);
     let hits = 0;
     for (let at = buf.indexOf(probe); at >= 0; at = buf.indexOf(probe, at + 1)) {
+      // A probe this close to the end cannot start the whole marker (nor can a later one).
+      if (at + whole.length > buf.length) return false;
       if (buf.compare(whole, 0, whole.length, at, at + whole.length) === 0) return true;
       if (++hits > 256) return buf.includes(whole, at + 1);
     }
