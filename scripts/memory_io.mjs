@@ -1633,9 +1633,12 @@ async function acquireLock(memDir, timeoutSeconds, opts = {}) {
         },
         async release() {
           logLock(opts.log, "release");
+          releasing = me.nonce;
           try {
             release();
           } catch {
+          } finally {
+            releasing = null;
           }
         }
       };
@@ -1687,7 +1690,7 @@ function takeOverDead(lockDir, dead) {
   builtin_node_fs_default_default.rmSync(aside, { recursive: true, force: true });
   return true;
 }
-var import_proper_lockfile, RETRY_MS, madeLockFs, lockFs, OWNERLESS_GRACE_MS;
+var import_proper_lockfile, RETRY_MS, madeLockFs, releasing, lockFs, OWNERLESS_GRACE_MS;
 var init_lock = __esm({
   "src/store/lock.ts"() {
     "use strict";
@@ -1699,6 +1702,7 @@ var init_lock = __esm({
     init_files();
     init_private();
     RETRY_MS = 25;
+    releasing = null;
     lockFs = () => madeLockFs ??= {
       statSync: builtin_node_fs_default_default.statSync,
       utimesSync: builtin_node_fs_default_default.utimesSync,
@@ -1708,6 +1712,7 @@ var init_lock = __esm({
       },
       rmdirSync(dir) {
         if (!builtin_node_fs_default_default.lstatSync(dir).isDirectory()) throw Object.assign(new Error(`${dir} is not a directory`), { code: "ENOTDIR" });
+        if (releasing !== null && readOwner(dir)?.nonce !== releasing) return;
         try {
           builtin_node_fs_default_default.unlinkSync(builtin_node_path_default_default.join(dir, OWNER_NAME));
         } catch {

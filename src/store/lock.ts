@@ -21,9 +21,12 @@ const RETRY_MS = 25;
 // steps (mkdir, utimes, stat; lstat, unlink, rmdir to release) was a round trip through
 // libuv's thread pool that cost 0.2 to 4 ms on a 2-core machine, 6 to 9 ms a save (measured
 // 2026-11-30, issue 15). Made when a lock is first taken (the hook and read load this module
-// but never lock), then kept: proper-lockfile caches the file system's mtime precision on it.
+// but never lock). lockSync wraps it in a new object at each call, so the library probes the
+// mtime precision at each lock (one utimes and one stat: one lock a process).
 // Only the five methods lockSync calls: spreading node:fs would load its stream classes.
 let madeLockFs: typeof fs | undefined;
+// The nonce of the holder whose release is under way, for rmdirSync.
+let releasing: string | null = null;
 const lockFs = () => (madeLockFs ??= {
   statSync: fs.statSync,
   utimesSync: fs.utimesSync,
@@ -34,6 +37,10 @@ const lockFs = () => (madeLockFs ??= {
   rmdirSync(dir: string): void {
     // Never reach through a link planted under the lock's name (contract §3).
     if (!fs.lstatSync(dir).isDirectory()) throw Object.assign(new Error(`${dir} is not a directory`), { code: "ENOTDIR" });
+    // Our release removes the lock only while its owner file is still ours: a holder that took
+    // it over meanwhile (ours went stale) keeps it. A stale lock's removal before a takeover
+    // (no release under way) goes on whoever its owner was.
+    if (releasing !== null && readOwner(dir)?.nonce !== releasing) return;
     try {
       fs.unlinkSync(path.join(dir, OWNER_NAME));
     } catch {
@@ -103,10 +110,13 @@ export async function acquireLock(memDir: string, timeoutSeconds: number, opts: 
         },
         async release() {
           logLock(opts.log, "release");
+          releasing = me.nonce;
           try {
             release();
           } catch {
             // Already gone (taken over after going stale): nothing of ours to remove.
+          } finally {
+            releasing = null;
           }
         },
       };

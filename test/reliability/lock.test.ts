@@ -1,4 +1,5 @@
-import { readFileSync, rmSync } from "node:fs";
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { hostname } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { gitRepo, handoff, tempDir, unstamped } from "../helpers.ts";
@@ -111,6 +112,24 @@ describe("the memory lock", () => {
     }
     expect(archived).not.toContain(unstamped(handoff("first holder")));
     expect(privateFiles(root)).toEqual([]);
+  });
+
+  it("a holder whose lock was taken over refuses, and its release leaves the new holder's lock in place", async () => {
+    const root = gitRepo();
+    const t = seed(root, SUBJECTS.handoff, "old version");
+    const a = await parkedAt(SUBJECTS.handoff.writeArgs(root, t), "before-publication", handoff("first holder"));
+    // Another process takes the lock over (as after ours went stale): its own directory and owner.
+    const lock = path.join(memDir(root), ".lock");
+    renameSync(lock, `${lock}-gone`);
+    mkdirSync(lock, { mode: 0o700 });
+    const other = JSON.stringify({ pid: process.pid, host: hostname(), nonce: "ffffffffffffffff" });
+    writeFileSync(path.join(lock, "owner"), other);
+    a.go();
+    const ra = await a.run;
+    expect(ra.code).toBe(2);
+    expect(ra.stderr).toMatch(/lost the memory lock/);
+    expect(readFileSync(path.join(lock, "owner"), "utf8")).toBe(other);
+    expect(current(SUBJECTS.handoff, root)).toBe(unstamped(handoff("old version")));
   });
 
   it("a save held longer than the lock's refresh interval still succeeds", async () => {
