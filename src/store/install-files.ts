@@ -1,10 +1,10 @@
-import { closeSync, constants, lstatSync, mkdirSync, openSync, readFileSync, readlinkSync, renameSync, rmdirSync, unlinkSync, writeSync, fsyncSync } from "node:fs";
+import { closeSync, constants, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync, renameSync, rmdirSync, unlinkSync, writeSync, fsyncSync } from "node:fs";
 import path from "node:path";
 import { Refused } from "../errors.ts";
 import { failpoint as runFailpoint } from "./failpoint.ts";
 import { readStable, tokenOf, UnsafeFile, randomHex8, type ReadFile } from "./files.ts";
 import type { LockHandle } from "./lock.ts";
-import { privateName } from "./private.ts";
+import { privateName, processAlive } from "./private.ts";
 import { claimIsWhatWeRead, publish, putBack } from "./publish.ts";
 
 /**
@@ -196,6 +196,7 @@ export function writeRecord(dir: string, record: InstallRecord): string[] {
     }
   }
   const target = recordPath(dir, record.path);
+  dropDeadTemps(target);
   const temp = `${target}.tmp-${process.pid}-${randomHex8()}`;
   const fd = openSync(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
   try {
@@ -207,6 +208,26 @@ export function writeRecord(dir: string, record: InstallRecord): string[] {
   }
   renameSync(temp, target);
   return made;
+}
+
+// A record's temps left by a process that died before its rename (the folder is ours alone).
+function dropDeadTemps(target: string): void {
+  const prefix = `${path.basename(target)}.tmp-`;
+  let names: string[];
+  try {
+    names = readdirSync(path.dirname(target));
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const m = name.startsWith(prefix) ? /^(\d+)-[0-9a-f]{8}$/.exec(name.slice(prefix.length)) : null;
+    if (m === null || processAlive(Number(m[1]))) continue;
+    try {
+      unlinkSync(path.join(path.dirname(target), name));
+    } catch {
+      // Gone already.
+    }
+  }
 }
 
 /** Deletes a record and the records folders when they are empty. */

@@ -1,6 +1,7 @@
 // install / uninstall for six harnesses (contract §9, §12 last bullet, ruling 11), through the
 // built helper copied into a scratch project as users install it.
 import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import { copyFileSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -436,6 +437,21 @@ describe("a concurrent edit during install (the failpoint seam, contract §11)",
     // install records a file before publishing it: the refusal takes that record back.
     const records = path.join(e.home, ".config", "session-handoff", "installs");
     expect(existsSync(records) ? readdirSync(records).filter((n) => n.endsWith(".json")) : []).toEqual([]);
+  });
+});
+
+describe("install records", () => {
+  it("a record's temp left by a dead install is removed when the record is next written; a live one's stays", () => {
+    const e = setup();
+    const file = path.join(e.root, ".claude", "settings.json");
+    const records = path.join(e.home, ".config", "session-handoff", "installs");
+    mkdirSync(records, { recursive: true });
+    const name = `${createHash("sha256").update(file).digest("hex").slice(0, 16)}.json`;
+    const dead = spawnSync(process.execPath, ["-e", "0"]).pid!;
+    writeFileSync(path.join(records, `${name}.tmp-${dead}-deadbeef`), "{");
+    writeFileSync(path.join(records, `${name}.tmp-${process.pid}-0badf00d`), "{");
+    expect(e.run(["install", "--agent", "claude-code", "--root", e.root]).code).toBe(0);
+    expect(readdirSync(records).filter((n) => n.startsWith(name)).sort()).toEqual([name, `${name}.tmp-${process.pid}-0badf00d`]);
   });
 });
 
