@@ -2,7 +2,7 @@ import path from "node:path";
 import { editPath, installText, snippetOf } from "../agents/plan.ts";
 import { tokenOf } from "../store/files.ts";
 import { assertNotPaused } from "../store/pause.ts";
-import { dropRecord, makeDirs, missingDirs, publishAgentFile, readAgentFile, readRecord, recordsDir, writeRecord, type InstallRecord } from "../store/install-files.ts";
+import { makeDirs, missingDirs, publishAgentFile, readAgentFile, readRecord, recordsDir, writeRecord } from "../store/install-files.ts";
 import { repairAgentFiles } from "./agent-repair.ts";
 import { AGENT_OPTIONS, agentTarget } from "./agent-files.ts";
 import { failpointOf, ROOT_HELP } from "./common.ts";
@@ -108,12 +108,11 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON with comm
       makeDirs(dirs);
       const mode = p.edit.kind === "owned-file" ? p.edit.mode : 0o644;
       const bytes = Buffer.from(p.next, "utf8");
+      await publishAgentFile(path.dirname(p.file), path.basename(p.file), p.snap.token, bytes, mode, path.join(records, "archive"), failpointOf(ctx));
       const prior = readRecord(records, p.file);
       // The original bytes stay restorable only while nobody else wrote the file since our
-      // last write; after another edit, uninstall removes only our entries (ruling 11). A file
-      // still holding the recorded original is ours too: an install that recorded, then died
-      // before publishing.
-      const kept = prior !== null && (prior.after === p.snap.token || beforeToken(prior) === p.snap.token);
+      // last write; after another edit, uninstall removes only our entries (ruling 11).
+      const kept = prior !== null && prior.after === p.snap.token;
       const record = {
         path: p.file,
         before: kept ? prior.before : p.snap.bytes === null ? null : p.snap.bytes.toString("base64"),
@@ -121,25 +120,10 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON with comm
         after: tokenOf(bytes),
         createdDirs: [...(prior?.createdDirs ?? []), ...dirs],
       };
-      // Recorded before it is published: a crash between the two then leaves the original
-      // bytes on record, never a published edit without them (uninstall could not give them
-      // back). A refused publication puts the record back as it was.
       const made = writeRecord(records, record);
       if (made.length > 0) writeRecord(records, { ...record, createdDirs: [...record.createdDirs, ...made] });
-      try {
-        await publishAgentFile(path.dirname(p.file), path.basename(p.file), p.snap.token, bytes, mode, path.join(records, "archive"), failpointOf(ctx));
-      } catch (err) {
-        if (prior === null) dropRecord(records, p.file);
-        else writeRecord(records, prior);
-        throw err;
-      }
       lines.push(`${verb} ${p.shown}`);
     }
     return ok(`${lines.join("\n")}\n`);
   },
 };
-
-// The token of the bytes a record keeps as the file's original (`absent` for a file install created).
-function beforeToken(r: InstallRecord): string {
-  return r.before === null ? "absent" : tokenOf(Buffer.from(r.before, "base64"));
-}
