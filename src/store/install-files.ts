@@ -22,10 +22,11 @@ export interface Snapshot {
 }
 
 /**
- * Reads an agent file for an edit: a regular file with one link, or absent.
+ * Reads an agent file for an edit: a regular file with one link (`links`: more, only for
+ * `--dry-run`'s view of a file whose second names the repair would remove), or absent.
  * @throws Refused (exit 2) for a link or anything else unsafe, with `snippet` to paste.
  */
-export async function readAgentFile(file: string, snippet: string): Promise<Snapshot> {
+export async function readAgentFile(file: string, snippet: string, links = 1): Promise<Snapshot> {
   let read: ReadFile | null;
   try {
     read = await readStable(file);
@@ -45,7 +46,7 @@ export async function readAgentFile(file: string, snippet: string): Promise<Snap
     throw err;
   }
   if (read === null) return { bytes: null, token: "absent" };
-  if (read.stat.nlink !== 1n) throw new Refused(`${file} has more than one hard link; nothing was changed. Add this to it by hand:\n${snippet}`);
+  if (read.stat.nlink !== BigInt(links)) throw new Refused(`${file} has more than one hard link; nothing was changed. Add this to it by hand:\n${snippet}`);
   return { bytes: read.bytes, token: read.token };
 }
 

@@ -101,6 +101,18 @@ export function planLeftovers(dir: string, name: string): LeftoverPlan {
   }
   const target = lstatBig(file);
   const targetIno = target !== null && target.isFile() ? target.ino : null;
+  // A running process has the file set aside and nothing in its place: an edit in progress (or
+  // a dead one whose process number another program now has). Going on would write a file
+  // without the user's settings: only waiting, or the user, can settle it.
+  const away = target === null ? plan.live.find((e) => e.role === "claim") : undefined;
+  if (away !== undefined) {
+    plan.found.push(away);
+    plan.conflict = {
+      found: `${file} is missing while process ${away.pid}, still running, has its previous version set aside as ${JSON.stringify(away.path)} (an install or uninstall in progress, or an interrupted one whose process number another program now has)`,
+      todo: `wait for that edit to end; if no install or uninstall is running, rename ${JSON.stringify(away.name)} back to ${JSON.stringify(name)}`,
+    };
+    return plan;
+  }
   const published = new Set(dead.filter((d) => d.entry.role === "tmp" && d.ino === targetIno).map((d) => saveId(d.entry)));
 
   const claims = dead.filter((d) => d.entry.role === "claim");
@@ -108,7 +120,7 @@ export function planLeftovers(dir: string, name: string): LeftoverPlan {
   const usable = claims.filter((c) => {
     // A claim's only possible second link is the file itself (a put-back killed mid-way).
     const ok = c.nlink === 1n || (c.nlink === 2n && c.ino === targetIno);
-    if (!ok) plan.planted.push({ entry: c.entry, reason: `has ${c.nlink} hard links, which no interrupted edit leaves` });
+    if (!ok) plan.planted.push({ entry: c.entry, reason: `has ${c.nlink} hard links` });
     return ok;
   });
   if (target === null) {
@@ -148,7 +160,7 @@ export function planLeftovers(dir: string, name: string): LeftoverPlan {
   for (const t of temps) {
     if (t.nlink === 1n) plan.steps.push({ kind: "drop-temp", entry: t.entry, published: false });
     else if (t.nlink === 2n && t.ino === targetIno) plan.steps.push({ kind: "drop-temp", entry: t.entry, published: true });
-    else plan.planted.push({ entry: t.entry, reason: `has ${t.nlink} hard links, which no interrupted edit leaves` });
+    else plan.planted.push({ entry: t.entry, reason: `has ${t.nlink} hard links` });
   }
   return plan;
 }

@@ -13,7 +13,9 @@ import type { VerbContext } from "./types.ts";
  * Each repair is one line on stderr, printed at once (`ctx.warn`), so it is seen even when
  * the verb refuses later. A file under a folder that is a link is not looked at (install
  * never writes there). With `dryRun` nothing changes: the lines say what would be done.
- * @returns for `--dry-run`, the claim each file would be put back from (its view of the file).
+ * @returns for `--dry-run`, per file, what to read as the repair would leave it: the claim it
+ *   would put back, or the file with the link count it would have before the repair removes
+ *   its second names.
  * @throws Refused (exit 2) for a conflict, naming the paths and what to do.
  */
 export async function repairAgentFiles(
@@ -21,7 +23,7 @@ export async function repairAgentFiles(
   verb: "install" | "uninstall",
   t: { base: string; dryRun: boolean },
   targets: readonly { file: string; shown: string }[],
-): Promise<Map<string, string>> {
+): Promise<Map<string, { path: string; links: number }>> {
   const plans: { plan: LeftoverPlan; shown: string }[] = [];
   for (const { file, shown } of targets) {
     try {
@@ -34,11 +36,16 @@ export async function repairAgentFiles(
     if (plan.conflict !== null) throw conflictRefusal(plan.conflict);
     plans.push({ plan, shown });
   }
-  const views = new Map<string, string>();
+  const views = new Map<string, { path: string; links: number }>();
   for (const { plan, shown } of plans) {
     for (const line of await repairLeftovers(plan, verb, shown, { dryRun: t.dryRun, failpoint: failpointOf(ctx) })) ctx.warn(line);
+    if (!t.dryRun) continue;
+    // --dry-run reads the file as the repair would leave it: the version it would put back, or
+    // the file itself with the second names it would remove (a published temp, a put-back's claim).
     const from = restoredFrom(plan);
-    if (t.dryRun && from !== null) views.set(plan.file, from);
+    const extra = plan.steps.filter((s) => s.kind === "finish-restore" || (s.kind === "drop-temp" && s.published)).length;
+    if (from !== null) views.set(plan.file, { path: from, links: 1 });
+    else if (extra > 0) views.set(plan.file, { path: plan.file, links: 1 + extra });
   }
   return views;
 }

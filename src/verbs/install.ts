@@ -2,7 +2,7 @@ import path from "node:path";
 import { editPath, installText, snippetOf } from "../agents/plan.ts";
 import { tokenOf } from "../store/files.ts";
 import { assertNotPaused } from "../store/pause.ts";
-import { makeDirs, missingDirs, publishAgentFile, readAgentFile, readRecord, recordsDir, writeRecord } from "../store/install-files.ts";
+import { makeDirs, missingDirs, publishAgentFile, readAgentFile, readRecord, recordsDir, removeEmptyDirs, writeRecord } from "../store/install-files.ts";
 import { repairAgentFiles } from "./agent-repair.ts";
 import { AGENT_OPTIONS, agentTarget } from "./agent-files.ts";
 import { failpointOf, ROOT_HELP } from "./common.ts";
@@ -59,8 +59,9 @@ bytes, is removed; temps are removed. Each repair is one line on stderr, e.g.
 "install: repaired an interrupted edit of .claude/settings.json: put its previous
 version back (…)". A link, a folder or a file with other hard links under such a name
 is left alone, with a line saying so. Refused, with nothing changed, when only you can
-choose: two set-aside versions and no file, or a set-aside version beside a file that
-another program wrote since (the message names the paths and what to do). --dry-run
+choose: two set-aside versions and no file, a set-aside version beside a file that
+another program wrote since, or no file while a process still running has it set aside
+(an edit in progress; the message names the paths and what to do). --dry-run
 says what it would repair ("install: found an interrupted edit of F; without
 --dry-run: …") and repairs nothing.
 
@@ -85,7 +86,8 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON with comm
     // for one file leaves all of them as they were.
     const plans = [];
     for (const { edit, file, shown } of targets) {
-      const snap = await readAgentFile(viewOf.get(file) ?? file, snippetOf(edit, t.agent.name));
+      const view = viewOf.get(file);
+      const snap = await readAgentFile(view?.path ?? file, snippetOf(edit, t.agent.name), view?.links);
       const current = snap.bytes === null ? null : snap.bytes.toString("utf8");
       const next = installText(edit, t.agent.name, current, shown);
       plans.push({ edit, file, shown, snap, next });
@@ -108,7 +110,13 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON with comm
       makeDirs(dirs);
       const mode = p.edit.kind === "owned-file" ? p.edit.mode : 0o644;
       const bytes = Buffer.from(p.next, "utf8");
-      await publishAgentFile(path.dirname(p.file), path.basename(p.file), p.snap.token, bytes, mode, path.join(records, "archive"), failpointOf(ctx));
+      try {
+        await publishAgentFile(path.dirname(p.file), path.basename(p.file), p.snap.token, bytes, mode, path.join(records, "archive"), failpointOf(ctx));
+      } catch (err) {
+        // Folders made for a file that was not published are named by no record: they go.
+        removeEmptyDirs(dirs);
+        throw err;
+      }
       const prior = readRecord(records, p.file);
       // The original bytes stay restorable only while nobody else wrote the file since our
       // last write; after another edit, uninstall removes only our entries (ruling 11).

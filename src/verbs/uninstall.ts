@@ -2,7 +2,7 @@ import path from "node:path";
 import { editPath, holdsOurs, snippetOf, uninstallText } from "../agents/plan.ts";
 import { assertNotPaused } from "../store/pause.ts";
 import { tokenOf } from "../store/files.ts";
-import { dropRecord, writeRecord, publishAgentFile, readAgentFile, readRecord, recordsDir, removeEmptyDirs, retractAgentFile } from "../store/install-files.ts";
+import { dropRecord, missingDirs, writeRecord, publishAgentFile, readAgentFile, readRecord, recordsDir, removeEmptyDirs, retractAgentFile } from "../store/install-files.ts";
 import { AGENT_OPTIONS, agentTarget } from "./agent-files.ts";
 import { repairAgentFiles } from "./agent-repair.ts";
 import { failpointOf } from "./common.ts";
@@ -26,6 +26,7 @@ the bytes read, as install. Nothing installed: nothing changes. Like install, it
 repairs what an interrupted install or uninstall left beside each file (see install
 --help), one stderr line each ("uninstall: repaired an interrupted edit of F: …"); a
 removal killed after it set the file aside is undone (the file is put back), then done.
+A folder on the way that is a link is refused, as by install, before anything changes.
 
 ${installHelpCommon}
 stdout: one line per file: "restored F", "updated F", "removed F" or "unchanged F"
@@ -39,11 +40,15 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON with comm
     assertNotPaused(t.memDir, ctx.env);
     const records = recordsDir(ctx.env, t.home);
     const targets = t.agent.edits(t.helper, t.global).map((edit) => ({ edit, file: editPath(t.base, edit), shown: t.global ? `~/${edit.file}` : edit.file }));
+    // A link on the way is refused before anything is changed, as install refuses it: what is
+    // under it is not this project's (a linked .claude/ is the user's own settings).
+    for (const { file } of targets) missingDirs(t.base, path.dirname(file));
     // What an interrupted install or uninstall left is repaired first (as install does).
     const viewOf = await repairAgentFiles(ctx, "uninstall", t, targets);
     const plans = [];
     for (const { edit, file, shown } of targets) {
-      const snap = await readAgentFile(viewOf.get(file) ?? file, snippetOf(edit, t.agent.name));
+      const view = viewOf.get(file);
+      const snap = await readAgentFile(view?.path ?? file, snippetOf(edit, t.agent.name), view?.links);
       const record = readRecord(records, file);
       if (snap.bytes === null) {
         plans.push({ edit, file, shown, snap, next: null as string | null, verb: "unchanged", record });

@@ -1,0 +1,177 @@
+// Races and interrupted runs of install/uninstall around the user's own agent files, found by a
+// hostile review: a second install while the first has the file set aside, a claim of a live
+// process, a linked folder under uninstall, --dry-run after a crash, folders of a refused
+// publication, and records that must keep naming what was really published.
+import { spawn, spawnSync } from "node:child_process";
+import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmdirSync, symlinkSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { HELPER, gitRepo, tempDir, waitFor } from "../helpers.ts";
+
+/** The user's settings: CRLF, 4-space indent, no final newline (JSON.stringify never writes these bytes). */
+const ORIGINAL = '{\r\n    "model": "opus",\r\n    "permissions": {"allow": ["Bash(npm test)"]}\r\n}';
+const AGENTS_MD = "# My agents\r\n\r\nBe nice.";
+
+interface P {
+  root: string;
+  home: string;
+  skillHelper: string;
+  run(args: string[], extra?: Record<string, string>, helper?: string): { code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string };
+  start(args: string[], extra: Record<string, string>): Promise<{ code: number | null; stderr: string }>;
+}
+
+function project(): P {
+  const root = gitRepo();
+  const home = tempDir("sh-home-");
+  const skillHelper = path.join(root, ".claude", "skills", "session-handoff", "scripts", "memory_io.mjs");
+  mkdirSync(path.dirname(skillHelper), { recursive: true });
+  copyFileSync(HELPER, skillHelper);
+  const env = { ...process.env, HOME: home, XDG_CONFIG_HOME: path.join(home, ".config") } as Record<string, string>;
+  for (const k of ["SESSION_HANDOFF_PAUSE", "SESSION_HANDOFF_DISABLE", "MEMORY_IO_FAILPOINT", "CLAUDE_PROJECT_DIR"]) delete env[k];
+  const argv = (args: string[]) => [...args, ...(args.includes("--global") ? [] : ["--root", root])];
+  return {
+    root,
+    home,
+    skillHelper,
+    run(args, extra = {}, helper = skillHelper) {
+      const r = spawnSync(process.execPath, [helper, ...argv(args)], { cwd: root, env: { ...env, ...extra }, encoding: "utf8", timeout: 60_000 });
+      return { code: r.status, signal: r.signal, stdout: r.stdout, stderr: r.stderr };
+    },
+    start(args, extra) {
+      return new Promise((resolve) => {
+        const c = spawn(process.execPath, [skillHelper, ...argv(args)], { cwd: root, env: { ...env, ...extra } });
+        let stderr = "";
+        c.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+        c.on("close", (code) => resolve({ code, stderr }));
+      });
+    },
+  };
+}
+
+describe("the install record names only what was published (a run that never published changes nothing)", () => {
+  it("install A paused before its claim, install B runs, A is refused: uninstall restores the original bytes", async () => {
+    const p = project();
+    const file = path.join(p.root, ".claude", "settings.json");
+    writeFileSync(file, ORIGINAL);
+    const gate = path.join(tempDir("sh-gate-"), "a");
+    const a = p.start(["install", "--agent", "claude-code"], { MEMORY_IO_FAILPOINT: `before-claim:pause=${gate}` });
+    await waitFor(`${gate}.ready`);
+    expect(p.run(["install", "--agent", "claude-code"]).code).toBe(0); // B publishes, records {before: ORIGINAL}
+    writeFileSync(`${gate}.go`, "");
+    const ra = await a;
+    expect(ra.code).toBe(2); // A: "changed since it was read"; B's record stays
+    const un = p.run(["uninstall", "--agent", "claude-code"]);
+    expect(un.code, un.stderr).toBe(0);
+    expect(un.stdout).toContain("restored .claude/settings.json");
+    expect(readFileSync(file, "utf8")).toBe(ORIGINAL);
+  });
+
+  it("codex installed; an opencode install killed before publication (read-opened); uninstall codex restores AGENTS.md byte for byte", () => {
+    const p = project();
+    const file = path.join(p.root, "AGENTS.md");
+    writeFileSync(file, AGENTS_MD);
+    expect(p.run(["install", "--agent", "codex"]).code).toBe(0);
+    expect(p.run(["install", "--agent", "opencode"], { MEMORY_IO_FAILPOINT: "read-opened:crash" }).signal).toBe("SIGKILL");
+    // The file still holds what codex's install wrote; nobody else touched it.
+    const un = p.run(["uninstall", "--agent", "codex"]);
+    expect(un.code, un.stderr).toBe(0);
+    expect(readFileSync(file, "utf8")).toBe(AGENTS_MD);
+  });
+
+  it("a re-install (the skill moved, the hook command changes) killed at read-opened: uninstall restores the original", () => {
+    const p = project();
+    const file = path.join(p.root, ".claude", "settings.json");
+    writeFileSync(file, ORIGINAL);
+    expect(p.run(["install", "--agent", "claude-code"]).code).toBe(0);
+    const moved = path.join(p.root, ".agents", "skills", "session-handoff", "scripts", "memory_io.mjs");
+    mkdirSync(path.dirname(moved), { recursive: true });
+    copyFileSync(HELPER, moved);
+    expect(p.run(["install", "--agent", "claude-code"], { MEMORY_IO_FAILPOINT: "read-opened:crash" }, moved).signal).toBe("SIGKILL");
+    const un = p.run(["uninstall", "--agent", "claude-code"]);
+    expect(un.code, un.stderr).toBe(0);
+    expect(readFileSync(file, "utf8")).toBe(ORIGINAL);
+  });
+
+  it("an install killed before publication, then the user edits the file, then install + uninstall: the user's edit comes back byte for byte", () => {
+    const p = project();
+    const file = path.join(p.root, ".claude", "settings.json");
+    writeFileSync(file, ORIGINAL);
+    expect(p.run(["install", "--agent", "claude-code"], { MEMORY_IO_FAILPOINT: "read-opened:crash" }).signal).toBe("SIGKILL");
+    const edited = '{\r\n    "model": "sonnet",\r\n    "env": {"X": "1"}\r\n}\r\n';
+    writeFileSync(file, edited);
+    expect(p.run(["install", "--agent", "claude-code"]).code).toBe(0);
+    const un = p.run(["uninstall", "--agent", "claude-code"]);
+    expect(un.code, un.stderr).toBe(0);
+    expect(readFileSync(file, "utf8")).toBe(edited); // before 8f23875: restored exactly
+  });
+});
+
+describe("a claim of a live process and no file in its place", () => {
+  it("two installs at once: B meets A's claim with the file missing and refuses; A finishes; uninstall restores the original", async () => {
+    const p = project();
+    const file = path.join(p.root, ".claude", "settings.json");
+    writeFileSync(file, ORIGINAL);
+    const gate = path.join(tempDir("sh-gate-"), "a");
+    const a = p.start(["install", "--agent", "claude-code"], { MEMORY_IO_FAILPOINT: `after-claim:pause=${gate}` });
+    await waitFor(`${gate}.ready`);
+    const b = p.run(["install", "--agent", "claude-code"]);
+    writeFileSync(`${gate}.go`, "");
+    await a;
+    expect(b.code, b.stdout).toBe(2);
+    expect(p.run(["uninstall", "--agent", "claude-code"]).code).toBe(0);
+    expect(readFileSync(file, "utf8")).toBe(ORIGINAL);
+  });
+
+  it("a claim whose pid a live process now has: install refuses (never a new settings.json without the user's settings), or doctor names it", async () => {
+    const p = project();
+    const live = spawn("sleep", ["60"]);
+    try {
+      const claim = path.join(p.root, ".claude", `.settings.json.claim-${live.pid}-0123abcd`);
+      writeFileSync(claim, ORIGINAL);
+      const doc = JSON.parse(p.run(["doctor", "--json"]).stdout);
+      const r = p.run(["install", "--agent", "claude-code"]);
+      expect(r.code === 2 || doc.ok === false).toBe(true);
+      expect(existsSync(claim)).toBe(true);
+    } finally {
+      live.kill();
+    }
+  });
+});
+
+describe("uninstall and a linked folder", () => {
+  it("project .claude linked to ~/.claude: project uninstall refuses, as install does, and uninstall --global restores ~/.claude/settings.json", () => {
+    const p = project();
+    const global = path.join(p.home, ".claude", "settings.json");
+    mkdirSync(path.dirname(global), { recursive: true });
+    writeFileSync(global, ORIGINAL);
+    expect(p.run(["install", "--agent", "claude-code", "--global"]).code).toBe(0);
+    renameSync(path.join(p.root, ".claude", "skills"), path.join(p.home, ".claude", "skills"));
+    rmdirSync(path.join(p.root, ".claude"));
+    symlinkSync(path.join(p.home, ".claude"), path.join(p.root, ".claude"));
+    expect(p.run(["install", "--agent", "claude-code"]).code).toBe(2); // refused: a link
+    const un = p.run(["uninstall", "--agent", "claude-code"]);
+    expect(un.code).toBe(2);
+    expect(p.run(["uninstall", "--agent", "claude-code", "--global"]).code).toBe(0);
+    expect(readFileSync(global, "utf8")).toBe(ORIGINAL);
+  });
+});
+
+describe("--dry-run fidelity and folders", () => {
+  it("after an install killed after publication, --dry-run succeeds where the real run does", () => {
+    const p = project();
+    writeFileSync(path.join(p.root, ".claude", "settings.json"), ORIGINAL);
+    expect(p.run(["install", "--agent", "claude-code"], { MEMORY_IO_FAILPOINT: "after-publication:crash" }).signal).toBe("SIGKILL");
+    const dry = p.run(["install", "--agent", "claude-code", "--dry-run"]);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(p.run(["install", "--agent", "claude-code"]).code).toBe(0);
+  });
+
+  it("cursor: a refused publication leaves no folder behind that no record names", () => {
+    const p = project();
+    const r = p.run(["install", "--agent", "cursor"], { MEMORY_IO_FAILPOINT: "before-publication:fail" });
+    expect(r.code).toBe(2);
+    expect(p.run(["install", "--agent", "cursor"]).code).toBe(0);
+    expect(p.run(["uninstall", "--agent", "cursor"]).code).toBe(0);
+    expect(readdirSync(p.root).filter((n) => n === ".cursor")).toEqual([]);
+  });
+});
