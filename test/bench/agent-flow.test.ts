@@ -34,7 +34,7 @@ describe("parseFlows on the shipped SKILL.md", () => {
     expect(flows.resume.branchFiles).toContain("references/memory-contract.md");
     expect(flows.resume.branchFiles).toContain("references/lessons-schema.md");
     expect(flows.save.branchCommands).toContain("read checkpoint");
-    expect(flows.resume.branchCommands.some((c) => c.includes("drift --stdin"))).toBe(true);
+    expect(flows.resume.branchCommands.some((c) => c.includes("brief --stdin"))).toBe(true);
   });
 });
 

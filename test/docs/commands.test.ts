@@ -183,17 +183,20 @@ function plan(cmd: DocCommand, state: State, root: string): Plan {
         check: (r) => expect(r.stdout).toContain(`appended approved lesson to ${target}`),
       };
     }
-    case "brief":
+    case "brief": {
+      // A pasted handoff (`brief --stdin`) is briefed in any project, warm or cold.
+      const pasted = cmd.words.includes("--stdin");
       return {
-        stdin: "",
-        expect: warm ? 0 : 3,
+        stdin: pasted ? EXAMPLES.handoff : "",
+        expect: warm || pasted ? 0 : 3,
         check: (r) => {
-          if (!warm) return expect(r.stdout).toContain("No saved session state exists.");
+          if (!warm && !pasted) return expect(r.stdout).toContain("No saved session state exists.");
           const lines = r.stdout.replace(/\n$/, "").split("\n");
           expect(lines.map((l) => BRIEF_LABELS.find((label) => l.startsWith(label)))).toEqual(BRIEF_LABELS);
           expect(lines[5]).toMatch(/Confirm\?$/);
         },
       };
+    }
     case "drift":
       return cmd.words.includes("--stdin") ? { stdin: EXAMPLES.handoff, expect: 0 } : { stdin: "", expect: warm ? 0 : 3 };
     case "check":
@@ -263,7 +266,7 @@ function runDocCommand(cmd: DocCommand, state: State): void {
 describe("commands in SKILL.md and references/", () => {
   it("covers every step the flows name", () => {
     const verbs = new Set(COMMANDS.map((c) => c.words.slice(0, 2).join(" ")));
-    for (const v of ["read handoff", "write handoff", "brief", "drift --stdin", "check", "recover", "hook --mode"]) {
+    for (const v of ["read handoff", "write handoff", "brief", "brief --stdin", "check", "recover", "hook --mode"]) {
       expect([...verbs], v).toContain(v);
     }
   });
