@@ -52,8 +52,10 @@ export const doctorVerb: Verb = {
   help: `usage: node memory_io.mjs doctor [--root DIR] [--json]
 
 A read-only health report: the Node version; where the skill is installed for each agent
-(project and HOME folders); whether each agent's hook or block is installed, and current
-(the same bytes \`install\` would write now); what an interrupted install or uninstall
+(project and HOME folders); whether each agent's hook or block is installed in the
+project's files ("not installed", "current": the same bytes \`install\` would write now,
+"outdated"; a problem when an agent has them but no skill folder where it looks for
+skills; per-user installs, --global, are not shown); what an interrupted install or uninstall
 left beside the agent files, the project's and the per-user ones (private names
 .<file>.tmp-… and .<file>.claim-… of a process no longer running: the next install or
 uninstall repairs them, see install --help); the memory dir: \`check\`'s verdict, the
@@ -105,6 +107,12 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
         install[edit.file] = state;
       }
       agents[name] = { skill, install };
+      // Hooks or rules installed for an agent that finds no skill folder: the hooks run, but
+      // the agent never loads SKILL.md's flows.
+      if (skill.length === 0 && Object.values(install).some((st) => st === "current" || st === "outdated")) {
+        const where = SKILL_FOLDERS[name].project.map((f) => `${f}/session-handoff`).join(" or ");
+        problems.push({ what: `${name}: installed, but no session-handoff skill folder where ${name} looks for skills (${where})`, fix: `copy the skill folder to ${SKILL_FOLDERS[name].project[0]}/session-handoff (README, "Install")` });
+      }
     }
 
     // What an interrupted install or uninstall left beside the agent files (project and
@@ -184,7 +192,8 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
     // code point is quoted with octal escapes, so it can neither break a line nor hide text.
     const lines = [`node ${node}`, `helper ${quotePath(helper.abs)}`];
     for (const [name, a] of Object.entries(agents)) {
-      const inst = Object.entries(a.install).map(([f, s]) => `${f} ${s}`).join(", ");
+      // "absent" is about this agent's entries: the file itself may hold another agent's.
+      const inst = Object.entries(a.install).map(([f, s]) => `${f} ${s === "absent" ? "not installed" : s}`).join(", ");
       lines.push(`${name}: skill ${a.skill.length > 0 ? a.skill.map(quotePath).join(", ") : "not found"}; ${inst}`);
     }
     lines.push(leftovers.length === 0 ? "agent files: no leftovers of an interrupted install or uninstall" : `agent files: leftovers of an interrupted install or uninstall beside ${leftovers.map((l) => quotePath(l.file)).join(", ")}`);

@@ -62,6 +62,20 @@ describe("doctor", () => {
     expect(both.agents.codex!.install["AGENTS.md"]).toBe("current");
   });
 
+  it("an agent installed without a skill folder where it looks is a problem; the text says which agent's entries a shared file lacks", () => {
+    const e = setup();
+    expect(e.run("install", "--agent", "codex", "--root", e.root).code).toBe(0);
+    const d = doctor(e);
+    expect(d.ok).toBe(false);
+    expect(d.problems.map((p) => p.what)).toContain("codex: installed, but no session-handoff skill folder where codex looks for skills (.agents/skills/session-handoff)");
+    const text = e.run("doctor", "--root", e.root).stdout;
+    expect(text).toMatch(/^opencode: skill .*; AGENTS\.md not installed$/m);
+    const skill = path.join(e.root, ".agents", "skills", "session-handoff");
+    mkdirSync(skill, { recursive: true });
+    writeFileSync(path.join(skill, "SKILL.md"), "---\nname: session-handoff\n---\n");
+    expect(doctor(e).ok).toBe(true);
+  });
+
   it("a clean project: ok, the skill found for Claude Code, nothing installed", () => {
     const e = setup();
     const d = doctor(e);
