@@ -5,6 +5,7 @@ import { ADAPTERS } from "../../src/agents/transcripts/index.ts";
 import { readTranscriptTail } from "../../src/agents/transcripts/tail.ts";
 import type { TranscriptFormat } from "../../src/agents/transcripts/types.ts";
 import { renderCheckpoint } from "../../src/schema/checkpoint.ts";
+import { prngOf } from "../fixtures/scripts.ts";
 import { gitRepo, tempDir } from "../helpers.ts";
 import { checkpoint, cpText } from "../verbs/support.ts";
 
@@ -17,17 +18,6 @@ import { checkpoint, cpText } from "../verbs/support.ts";
 
 const MiB = 1024 * 1024;
 
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 interface Gen {
   r: () => number;
   n: number;
@@ -37,7 +27,7 @@ interface Gen {
 }
 
 function gen(seed: number): Gen {
-  const r = rng(seed);
+  const r = prngOf(seed);
   let clock = Date.UTC(2026, 10, 29, 8, 0, 0);
   const g: Gen = {
     r,
