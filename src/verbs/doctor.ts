@@ -138,7 +138,8 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
             continue; // a folder on the way is a link: install never writes there
           }
           const plan = planLeftovers(path.dirname(file), path.basename(file));
-          if (plan.found.length === 0 && plan.conflict === null) continue;
+          // Every conflict names what it found (a live process's claim included).
+          if (plan.found.length === 0) continue;
           const shown = global ? `~/${edit.file}` : edit.file;
           const rel = (p: string) => (global ? `~/${path.relative(home, p)}` : path.relative(root, p));
           const found = plan.found.map((e) => rel(e.path));

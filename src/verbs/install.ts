@@ -1,9 +1,9 @@
 import path from "node:path";
-import { editPath, installText, snippetOf } from "../agents/plan.ts";
+import { installText, snippetOf } from "../agents/plan.ts";
 import { tokenOf } from "../store/files.ts";
 import { assertNotPaused } from "../store/pause.ts";
 import { makeDirs, missingDirs, publishAgentFile, readAgentFile, readRecord, recordsDir, removeEmptyDirs, writeRecord } from "../store/install-files.ts";
-import { repairAgentFiles } from "./agent-repair.ts";
+import { editTargets, repairAgentFiles } from "./agent-repair.ts";
 import { AGENT_OPTIONS, agentTarget } from "./agent-files.ts";
 import { failpointOf, ROOT_HELP } from "./common.ts";
 import { ok, type Verb } from "./types.ts";
@@ -75,12 +75,9 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON with comm
   async run(ctx) {
     const t = agentTarget(ctx, "install");
     assertNotPaused(t.memDir, ctx.env);
-    const edits = t.agent.edits(t.helper, t.global);
-    const targets = edits.map((edit) => ({ edit, file: editPath(t.base, edit), shown: t.global ? `~/${edit.file}` : edit.file }));
-    // Refuses a link on the way before anything is written (or repaired).
-    for (const { file } of targets) missingDirs(t.base, path.dirname(file));
-    // What an interrupted install or uninstall left beside these files is repaired first
-    // (or, with --dry-run, reported), so that the edit starts from a whole file.
+    const targets = editTargets(t);
+    // A link on the way is refused, then what an interrupted install or uninstall left beside
+    // these files is repaired (or, with --dry-run, reported), so the edit starts from a whole file.
     const viewOf = await repairAgentFiles(ctx, "install", t, targets);
     // Every file is read and every new text computed before anything is written: a refusal
     // for one file leaves all of them as they were.

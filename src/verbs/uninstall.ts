@@ -1,10 +1,10 @@
 import path from "node:path";
-import { editPath, holdsOurs, snippetOf, uninstallText } from "../agents/plan.ts";
+import { holdsOurs, snippetOf, uninstallText } from "../agents/plan.ts";
 import { assertNotPaused } from "../store/pause.ts";
 import { tokenOf } from "../store/files.ts";
-import { dropRecord, missingDirs, writeRecord, publishAgentFile, readAgentFile, readRecord, recordsDir, removeEmptyDirs, retractAgentFile } from "../store/install-files.ts";
+import { dropRecord, writeRecord, publishAgentFile, readAgentFile, readRecord, recordsDir, removeEmptyDirs, retractAgentFile } from "../store/install-files.ts";
 import { AGENT_OPTIONS, agentTarget } from "./agent-files.ts";
-import { repairAgentFiles } from "./agent-repair.ts";
+import { editTargets, repairAgentFiles } from "./agent-repair.ts";
 import { failpointOf } from "./common.ts";
 import { installHelpCommon } from "./install.ts";
 import { ok, type Verb } from "./types.ts";
@@ -39,11 +39,9 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON with comm
     const t = agentTarget(ctx, "uninstall");
     assertNotPaused(t.memDir, ctx.env);
     const records = recordsDir(ctx.env, t.home);
-    const targets = t.agent.edits(t.helper, t.global).map((edit) => ({ edit, file: editPath(t.base, edit), shown: t.global ? `~/${edit.file}` : edit.file }));
-    // A link on the way is refused before anything is changed, as install refuses it: what is
-    // under it is not this project's (a linked .claude/ is the user's own settings).
-    for (const { file } of targets) missingDirs(t.base, path.dirname(file));
-    // What an interrupted install or uninstall left is repaired first (as install does).
+    const targets = editTargets(t);
+    // As install: a link on the way is refused (a linked .claude/ is the user's own settings),
+    // then what an interrupted install or uninstall left is repaired.
     const viewOf = await repairAgentFiles(ctx, "uninstall", t, targets);
     const plans = [];
     for (const { edit, file, shown } of targets) {
