@@ -4,7 +4,7 @@ import { homedir } from "node:os";
 import path from "node:path";
 import { HelperError } from "../errors.ts";
 import { ADAPTERS, isFormat, PLAN_MARKERS } from "../agents/transcripts/index.ts";
-import { closeTranscript, earlierHolds, FIRST_TAIL_BYTES, headLines, openTranscript, sniffFormat, TAIL_BYTES, tailLines, tailPart, type TranscriptFile } from "../agents/transcripts/tail.ts";
+import { closeTranscript, earlierHolds, FIRST_TAIL_BYTES, headLines, openTranscript, readFailure, sniffFormat, TAIL_BYTES, tailLines, tailPart, type TranscriptFile } from "../agents/transcripts/tail.ts";
 import { emptyCapture, type Capture, type TranscriptFormat } from "../agents/transcripts/types.ts";
 import { formatRedactionReport } from "../guard/redaction.cold.ts";
 import { runGit } from "../git/run.ts";
@@ -113,11 +113,13 @@ function capture(input: HookInput, format: string | undefined, notes: string[]):
     notes.push(CHECKPOINT_LINES.noTranscript("the hook input names no transcript"));
     return { cap: null, source: "no transcript named by the hook", headStart: null };
   }
+  // No transcript to read: the reason is a note, and the checkpoint's Source.
+  const unread = (reason: string) => {
+    notes.push(CHECKPOINT_LINES.noTranscript(reason));
+    return { cap: null, source: `no transcript (${reason.replace(/^the transcript /, "")})`, headStart: null };
+  };
   const opened = openTranscript(input.transcriptPath);
-  if (!opened.ok) {
-    notes.push(CHECKPOINT_LINES.noTranscript(opened.reason));
-    return { cap: null, source: `no transcript (${opened.reason.replace(/^the transcript /, "")})`, headStart: null };
-  }
+  if (!opened.ok) return unread(opened.reason);
   const file = opened.file;
   const chosen = isFormat(format) ? format : sniffFormat(file.head);
   let read: number;
@@ -139,9 +141,7 @@ function capture(input: HookInput, format: string | undefined, notes: string[]):
     // The file's first records date the session's start when the part read does not reach them.
     headStart = read < file.size ? sessionStartOf(file, chosen) : null;
   } catch (err) {
-    const reason = `the transcript could not be read (${(err as NodeJS.ErrnoException).code ?? "error"})`;
-    notes.push(CHECKPOINT_LINES.noTranscript(reason));
-    return { cap: null, source: `no transcript (${reason.replace(/^the transcript /, "")})`, headStart: null };
+    return unread(readFailure(err));
   } finally {
     closeTranscript(file);
   }

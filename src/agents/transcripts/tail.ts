@@ -36,6 +36,18 @@ function completeLines(buf: Buffer, fromStart: boolean): string[] {
   return buf.subarray(first, last).toString("utf8").split("\n");
 }
 
+// The complete lines of the first `bytes` of a file of `size` bytes: a part shorter than the
+// file ends mid-record, so its last piece is dropped like a tail's.
+function linesFromStart(fd: number, size: number, bytes: number): string[] {
+  const buf = readAt(fd, Math.min(size, bytes), 0);
+  return completeLines(buf.length < size ? buf : Buffer.concat([buf, Buffer.from("\n")]), true);
+}
+
+/** Why a transcript could not be read, from the error of the read (its code only). */
+export function readFailure(err: unknown): string {
+  return `the transcript could not be read (${(err as NodeJS.ErrnoException).code ?? "error"})`;
+}
+
 /** An open transcript: its size, its first complete lines (for the adapter), read-only. */
 export interface TranscriptFile {
   fd: number;
@@ -57,19 +69,16 @@ export function openTranscript(transcriptPath: string): { ok: true; file: Transc
     const code = (err as NodeJS.ErrnoException).code;
     return { ok: false, reason: code === "ENOENT" ? "the transcript does not exist" : code === "ELOOP" ? "the transcript is a link" : `the transcript cannot be opened (${code ?? "error"})` };
   }
+  let reason: string;
   try {
     const st = fstatSync(fd);
-    if (!st.isFile()) throw Object.assign(new Error("not regular"), { notRegular: true });
-    const size = st.size;
-    const headBuf = readAt(fd, Math.min(HEAD_BYTES, size), 0);
-    // A head shorter than the file ends mid-record: its last piece is dropped like the tail's.
-    const head = completeLines(headBuf.length < size ? headBuf : Buffer.concat([headBuf, Buffer.from("\n")]), true);
-    return { ok: true, file: { fd, size, head } };
+    if (st.isFile()) return { ok: true, file: { fd, size: st.size, head: linesFromStart(fd, st.size, HEAD_BYTES) } };
+    reason = "the transcript is not a regular file";
   } catch (err) {
-    closeSync(fd);
-    if ((err as { notRegular?: boolean }).notRegular) return { ok: false, reason: "the transcript is not a regular file" };
-    return { ok: false, reason: `the transcript could not be read (${(err as NodeJS.ErrnoException).code ?? "error"})` };
+    reason = readFailure(err);
   }
+  closeSync(fd);
+  return { ok: false, reason };
 }
 
 /** Closes what `openTranscript` opened. */
@@ -98,7 +107,7 @@ export interface TailPart {
 export function tailPart(file: TranscriptFile, bytes: number): TailPart {
   const length = Math.min(file.size, bytes, TAIL_BYTES);
   const start = file.size - length;
-  if (start === 0) return { lines: completeLines(Buffer.concat([readAt(file.fd, length, 0), Buffer.from("\n")]), true), from: 0 };
+  if (start === 0) return { lines: linesFromStart(file.fd, file.size, length), from: 0 };
   const peek = length < TAIL_BYTES ? 1 : 0;
   const buf = readAt(file.fd, length + peek, start - peek);
   const first = buf.indexOf(0x0a) + 1;
@@ -112,8 +121,7 @@ export function tailPart(file: TranscriptFile, bytes: number): TailPart {
  * @throws the read's error (an I/O error on the file).
  */
 export function headLines(file: TranscriptFile, bytes: number): string[] {
-  const buf = readAt(file.fd, Math.min(file.size, bytes), 0);
-  return completeLines(buf.length < file.size ? buf : Buffer.concat([buf, Buffer.from("\n")]), true);
+  return linesFromStart(file.fd, file.size, bytes);
 }
 
 /** The complete lines of the last `bytes` of an open transcript: `tailPart`'s lines. */
@@ -169,7 +177,7 @@ export function readTranscriptTail(transcriptPath: string, maxTail = TAIL_BYTES)
   try {
     return { ok: true, tail: tailLines(opened.file, maxTail), head: opened.file.head, size: opened.file.size };
   } catch (err) {
-    return { ok: false, reason: `the transcript could not be read (${(err as NodeJS.ErrnoException).code ?? "error"})` };
+    return { ok: false, reason: readFailure(err) };
   } finally {
     closeTranscript(opened.file);
   }
