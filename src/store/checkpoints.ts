@@ -50,6 +50,11 @@ const HEAD = 1024;
  * temp of an unfinished publication) without following a link or blocking; null otherwise.
  */
 export function readHead(filePath: string, bytes = HEAD): string | null {
+  return readHeadBytes(filePath, bytes)?.toString("utf8") ?? null;
+}
+
+/** {@link readHead}'s bytes, undecoded (at most `bytes`, 1 MB by default here: a handoff's cap). */
+export function readHeadBytes(filePath: string, bytes = 1_000_000): Buffer | null {
   let fd: number;
   try {
     fd = openSync(filePath, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
@@ -62,9 +67,10 @@ export function readHead(filePath: string, bytes = HEAD): string | null {
     // Two links only while a checkpoint's publication is unfinished (its temp is the other):
     // still the whole new version, so a crash there hides nothing (ruling 23).
     if (st.nlink !== 1n && !(st.nlink === 2n && hasPrivatePartner(path.dirname(filePath), path.basename(filePath), st.ino))) return null;
-    const buf = Buffer.alloc(bytes);
-    const n = readSync(fd, buf, 0, bytes, 0);
-    return buf.subarray(0, n).toString("utf8");
+    const want = Math.min(bytes, Number(st.size) + 1);
+    const buf = Buffer.alloc(want);
+    const n = readSync(fd, buf, 0, want, 0);
+    return buf.subarray(0, n);
   } catch {
     return null;
   } finally {

@@ -22,6 +22,9 @@ export const CHECKPOINT_LINES = {
   noTranscript: (reason: string) => `checkpoint: ${reason}; captured the anchors only`,
   unknownFormat: () => "checkpoint: the transcript's format is not recognised; captured the anchors only",
   badInput: () => "checkpoint: the hook input is not a JSON object (or is over 1 MiB); captured the anchors only",
+  nothing: (afterSave: boolean) =>
+    afterSave ? "checkpoint: no tool call since the session's last handoff save; nothing written" : "checkpoint: no tool call in the session; nothing written",
+  removed: (name: string) => `checkpoint: no tool call since the session's last handoff save; removed checkpoints/${name}, which it supersedes`,
   usage: (what: string) => `checkpoint: ${what}; nothing was captured`,
   redacted: (report: string) => `checkpoint: ${report.replace(/ \(line \d+\)/g, "")} from the transcript`,
 } as const;
