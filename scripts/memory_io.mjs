@@ -2192,7 +2192,7 @@ compact_summary, last_assistant_message) and from the tail of the transcript it 
 
   <!-- memory-schema: v1 -->
   # Session Checkpoint
-  Saved: / Session: / Session-start: / Trigger: / Source:
+  Saved: / Session: / Session-start: / Trigger: / Source: / Since-handoff:
   ## User requests        the last 3, quoted, labelled as the user's words
   ## Plan state           the latest todo list or plan (TodoWrite, the task tools,
                           update_plan, write_todos)
@@ -2202,6 +2202,17 @@ compact_summary, last_assistant_message) and from the tail of the transcript it 
   ## Last claim           the agent's last statement, labelled as a claim
   ## Compaction summary   the harness's own summary, when the hook input carries one
   ## Environment anchors  branch, HEAD, dirty files (at most 10 paths, 1,024 bytes), date
+
+Only what follows the session's last \`write handoff\` of this project counts: the last such
+call in the part read whose recorded result was saved or unchanged and whose CURRENT-SHA256
+is the current HANDOFF.md's or an archive's (a last call whose result is not recorded yet
+counts when the handoff's Saved: is at or after it); Since-handoff: is that token. Only tool
+calls and edits make a capture: with none after the save (with no save, none at all) nothing
+is written -- no checkpoints/ folder either -- and an earlier checkpoint of the session from
+before the save is removed. A capture merges with the session's earlier one of the same
+Since-handoff: list items earlier first, then new ones not present; the latest plan, claim
+and compaction summary; Trigger: <latest> (earlier: <a>, <b>). An empty transcript_path or
+a transcript starting at a compaction boundary so never loses what was captured before.
 
 At most 4,096 bytes: over that, the oldest item of the longest list goes first, repeatedly;
 the anchors are never cut. Trigger comes from hook_event_name: PreCompact/PreCompress
@@ -2220,12 +2231,14 @@ records may change, or a plan tool's name in the bytes before it). Files edited 
 commands are those of the part read; Source: says how much that was. It is never searched
 for. A missing, unreadable,
 compressed or unknown transcript gives a checkpoint with the anchors, the trigger and the
-hook input's own summary. Transcript text is redacted (see \`--help redact\`), flattened to
+hook input's own summary ("Source: anchors only (<why>)"), which the session-start hook
+never names and check and brief never count as parked state. Transcript text is redacted (see \`--help redact\`), flattened to
 one line per item, and refused characters are written as <U+XXXX>: content is never
 refused. git gets 500 ms; past that the anchors say "unknown (git timed out)".
 
-It publishes like \`write\` (the lock, a claim, a link that cannot overwrite), taking the
-lock once (--lock-timeout 0): when memory is busy it skips. A checkpoint equal to the
+It publishes like \`write\` (the lock, a claim, a link that cannot overwrite), reading the
+transcript and running git before it takes the lock, which it waits for at most until
+1.2 s after its start: when memory is still busy it skips. A checkpoint equal to the
 current one apart from Saved: and - Date: is left as it is. It also removes what an
 interrupted checkpoint left in checkpoints/. The root is --root, else the hook input's cwd
 walked up to the nearest folder holding .ai/memory or .git, else the current directory;
@@ -2234,6 +2247,9 @@ nothing is written at the home directory or the file system's root.
 stdout: nothing, ever (a compaction hook must not print). stderr, one of:
   ${CHECKPOINT_LINES.saved("<session>.md")}
   ${CHECKPOINT_LINES.unchanged("<session>.md")}
+  ${CHECKPOINT_LINES.nothing(true)}
+  ${CHECKPOINT_LINES.nothing(false)}
+  ${CHECKPOINT_LINES.removed("<session>.md")}
   ${CHECKPOINT_LINES.paused()}
   ${CHECKPOINT_LINES.subagent()}
   ${CHECKPOINT_LINES.busy()}
