@@ -33,7 +33,8 @@ export interface ProjectHandoffs {
 // The helper's own save: `memory_io.mjs … write handoff` in a shell command, quoted or not.
 const SAVE_COMMAND = /memory_io\.mjs\\?["']?(?:\s+--?[a-z][\w-]*(?:[= ](?:"[^"]*"|'[^']*'|\S+))?)*\s+write\s+handoff\b/;
 const TOKEN_LINE = /^CURRENT-SHA256: ([0-9a-f]{64})\s*$/m;
-const SAVED_LINE = /^(?:saved|unchanged) HANDOFF\.md\b/m;
+// Gemini prefixes the merged output with `Output: `.
+const SAVED_LINE = /^(?:Output: )?(?:saved|unchanged) HANDOFF\.md\b/m;
 
 /** True when a shell command is this helper's `write handoff` (any root: the token decides). */
 export function isSaveCommand(command: string): boolean {
