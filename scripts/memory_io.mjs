@@ -3463,8 +3463,8 @@ var init_verbs = __esm({
       doctor: { summary: "read-only health report: Node, installs per agent, memory dir; each problem with its fix", load: async () => (await Promise.resolve().then(() => __toESM(require_doctor2(), 1))).doctorVerb },
       publish: { summary: "commit exactly the memory dir (on the user's request); --push to the upstream", load: async () => (await Promise.resolve().then(() => __toESM(require_publish2(), 1))).publishVerb },
       checkpoint: { summary: "run by compaction/session-end hooks: capture the session into checkpoints/ (always exit 0)", load: async () => (await Promise.resolve().then(() => (init_checkpoint(), checkpoint_exports))).checkpointVerb },
-      search: { summary: "search all of the memory for words: journal, archives, ledgers, checkpoints", load: async () => (await Promise.resolve().then(() => __toESM(require_search2(), 1))).searchVerb },
-      impact: { summary: "did the handoffs help? measured from the resumes the journal records", load: async () => (await Promise.resolve().then(() => __toESM(require_impact2(), 1))).impactVerb },
+      search: { summary: "search the memory for words: journal, archives, ledgers, checkpoints", load: async () => (await Promise.resolve().then(() => __toESM(require_search2(), 1))).searchVerb },
+      impact: { summary: "did the handoffs help? measured from the journal's resumes", load: async () => (await Promise.resolve().then(() => __toESM(require_impact2(), 1))).impactVerb },
       journal: { summary: "journal purge [--before YYYY-MM]: delete journal files", load: async () => (await Promise.resolve().then(() => __toESM(require_journal2(), 1))).journalVerb },
       redact: { summary: "copy stdin to stdout with secrets replaced by <redacted: KIND>", load: async () => (await Promise.resolve().then(() => __toESM(require_redact2(), 1))).redactVerb }
     };
