@@ -359,7 +359,8 @@ describe("checkpoint: never blocks the harness (ruling 25)", () => {
 
   it("leftovers of an interrupted checkpoint are removed by the next one and by recover", () => {
     const root = gitRepo();
-    checkpoint(root, { session_id: "a" });
+    // A capture (an anchors-only checkpoint is never parked state: docs/design.md#checkpoints).
+    checkpoint(root, { session_id: "a", transcript_path: transcript(root) });
     writeFileSync(path.join(CP_DIR(root), ".a.md.tmp-99999-0badf00d"), "half");
     writeFileSync(path.join(CP_DIR(root), ".b.md.claim-99999-0badf00d"), cpText(root, "a")!.replace("Session: a", "Session: b"));
     // check's code is not changed by leftovers (ruling 23): no handoff, a checkpoint parked: 2.
@@ -399,7 +400,10 @@ describe("surfacing: read checkpoint, check, read handoff, brief (rulings 24, 26
   it("check: a checkpoint with no handoff is parked (2), --json says parked: checkpoint; a handoff says parked: handoff", () => {
     const root = gitRepo();
     expect(helper(["check", "--root", root]).code).toBe(0);
+    // An anchors-only checkpoint is not parked state; a capture is (docs/design.md#checkpoints).
     checkpoint(root);
+    expect(helper(["check", "--root", root]).code).toBe(0);
+    checkpoint(root, { transcript_path: transcript(root) });
     const j = helper(["check", "--root", root, "--json"]);
     expect(j.code).toBe(2);
     expect(JSON.parse(j.stdout)).toMatchObject({ code: 2, state: "parked", parked: "checkpoint" });
