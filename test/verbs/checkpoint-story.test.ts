@@ -53,6 +53,7 @@ describe("checkpoint: after the last save only", () => {
     expect(r.stderr).toContain("checkpoint: no tool call since the session's last handoff save; nothing written");
     expect(existsSync(CP_DIR(root))).toBe(false);
     expect(hook(root)).not.toContain("checkpoint");
+    expect(helper(["read", "handoff"], { cwd: root }).stderr).not.toContain("checkpoint");
     const brief = helper(["brief"], { cwd: root }).stdout;
     expect(brief).toContain("2 done, 0 in progress, 1 todo, 1 abandoned");
     expect(brief).toContain("Write test/math.test.js with node:test");
@@ -69,6 +70,8 @@ describe("checkpoint: after the last save only", () => {
     expect(text).toContain("## Plan state\n- none captured");
     expect(text).not.toMatch(/subtract function|memory_io/);
     expect(hook(root)).toContain("is newer than the parked handoff: it holds 2 requests, 1 command from after the handoff was saved");
+    // The save flow folds it in only then: read handoff names it.
+    expect(helper(["read", "handoff"], { cwd: root }).stderr).toContain("note: an automatic checkpoint newer than this handoff exists (checkpoints/sess-1.md");
     // No plan and no edits after the save: the handoff's plan and next step stand.
     const brief = helper(["brief"], { cwd: root }).stdout;
     expect(brief).toContain("2 done, 0 in progress, 1 todo, 1 abandoned");
