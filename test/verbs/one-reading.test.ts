@@ -12,6 +12,7 @@ function oddProject(): { root: string; head: string; text: string } {
   const head = git(root, "rev-parse", "HEAD").trim();
   const text = handoff("Test the odd date.")
     .replace(/^Saved: .*$/m, "Saved: 2026-11-30T10:00:00Z")
+    .replace("## Plan\n- none", "## Plan\n- [ ] carry me over")
     .replace(/^- Date: .*$/m, `- Branch: ${git(root, "branch", "--show-current").trim()}\n- HEAD: ${head}\n- Dirty files: none\n- Date: 2099-06-01T10:00:00Z`);
   mkdirSync(path.join(root, ".ai", "memory", "archive"), { recursive: true });
   writeFileSync(path.join(root, ".ai", "memory", "HANDOFF.md"), text);
@@ -47,6 +48,14 @@ describe("one reading of the handoff: every verb on one odd file", () => {
     expect(archives).toBe('HANDOFF-2026-11-30T10-00-00Z-1-0123abcd.md  age unknown  "Test the odd date."\n');
     const listed = JSON.parse(helper(["archives", "list", "--json"], { cwd: root }).stdout) as { archives: { stateTime: unknown }[] };
     expect(listed.archives[0]!.stateTime).toBeNull();
+
+    // The open plan step, as brief reads it and as the next save's dropped-items note reads it.
+    expect(brief).toContain("0 done, 0 in progress, 1 todo; next: carry me over");
+    const token = sha(readFileSync(path.join(root, ".ai", "memory", "HANDOFF.md")));
+    const w = helper(["write", "handoff", "--expected-current-sha256", token], { cwd: root, input: handoff("a new goal") });
+    expect(w.code).toBe(0);
+    expect(w.stderr).toContain("[Plan] carry me over");
+    writeFileSync(path.join(root, ".ai", "memory", "HANDOFF.md"), readFileSync(path.join(root, ".ai", "memory", "archive", "HANDOFF-2026-11-30T10-00-00Z-1-0123abcd.md")));
 
     const validate = helper(["validate", "handoff"], { cwd: root }).stdout;
     expect(validate).toContain('the - Date: anchor "2099-06-01T10:00:00Z" is in the future (more than 5 minutes ahead): age unknown');
