@@ -30,8 +30,7 @@ export const CHECKPOINT_LINES = {
 } as const;
 
 /**
- * `checkpoint [--format claude|codex|gemini] [--root DIR]` (contract §12, rulings 19–25, and
- * docs/design.md#checkpoints for what follows the last save):
+ * `checkpoint [--format claude|codex|gemini] [--root DIR]` (docs/design.md#checkpoints):
  * captures the session's state from the hook input and the transcript's tail into
  * `checkpoints/<session>.md`. Always exit 0, nothing on stdout.
  */
