@@ -301,3 +301,49 @@ describe("HOME and the config folder", () => {
     expect(readdirSync(e.home)).toEqual([]);
   });
 });
+
+describe("doctor's new checks", () => {
+  const listAll = (dir: string): string[] => readdirSync(dir, { recursive: true, encoding: "utf8" }).filter((p) => !p.startsWith(".git/") && p !== ".git").sort();
+  it("runs each installed SessionStart command with PATH=/usr/bin:/bin and reports what it printed, changing nothing", () => {
+    const e = setup();
+    park(e.root);
+    e.run(["install", "--agent", "claude-code", "--root", e.root]);
+    e.run(["install", "--agent", "cline", "--root", e.root]);
+    const before = listAll(e.root).map((p) => [p, existsSync(path.join(e.root, p)) && statSync(path.join(e.root, p)).isFile() ? readFileSync(path.join(e.root, p), "utf8") : "dir"]);
+    const r = e.run(["doctor", "--root", e.root, "--json"]);
+    expect(r.code).toBe(0);
+    const d = JSON.parse(r.stdout);
+    expect(d.runs.map((x: { file: string }) => x.file).sort()).toEqual([".claude/settings.json", ".clinerules/hooks/TaskStart"]);
+    for (const run of d.runs) {
+      expect(run.code).toBe(0);
+      expect(run.stdout).toContain("parked handoff exists");
+    }
+    expect(d.notes.join("\n")).toContain("claude-code: project hooks load only when claude-code starts at the project root");
+    const text = e.run(["doctor", "--root", e.root]).stdout;
+    expect(text).toMatch(/^ran \.claude\/settings\.json SessionStart \(PATH=\/usr\/bin:\/bin\): exit 0, printed /m);
+    expect(listAll(e.root).map((p) => [p, existsSync(path.join(e.root, p)) && statSync(path.join(e.root, p)).isFile() ? readFileSync(path.join(e.root, p), "utf8") : "dir"])).toEqual(before);
+  });
+
+  it("codex: no trust entry, then an entry present, read from ~/.codex/config.toml", () => {
+    const e = setup();
+    e.run(["install", "--agent", "codex", "--root", e.root]);
+    expect(JSON.parse(e.run(["doctor", "--root", e.root, "--json"]).stdout).agents.codex.trust).toBe("no trust entry");
+    mkdirSync(path.join(e.home, ".codex"));
+    const hooks = path.join(e.root, ".codex", "hooks.json");
+    writeFileSync(path.join(e.home, ".codex", "config.toml"), `[hooks.state."${hooks}:session_start:0:0"]\ntrusted_hash = "sha256:00"\n`);
+    const d = JSON.parse(e.run(["doctor", "--root", e.root, "--json"]).stdout);
+    expect(d.agents.codex.trust).toBe("entry present (review again if the command changed)");
+    expect(e.run(["doctor", "--root", e.root]).stdout).toContain("Codex hook review: entry present (review again if the command changed)");
+  });
+
+  it("--global reports the per-user files and exits 0", () => {
+    const e = setup();
+    expect(e.run(["install", "--agent", "gemini", "--global"]).code).toBe(0);
+    const r = e.run(["doctor", "--global", "--root", e.root, "--json"]);
+    expect(r.code).toBe(0);
+    const d = JSON.parse(r.stdout);
+    expect(d.agents.gemini.install[".gemini/settings.json"]).toBe("current");
+    expect(d.runs.map((x: { file: string }) => x.file)).toEqual(["~/.gemini/settings.json"]);
+    expect(e.run(["doctor", "--global"]).code).toBe(0);
+  });
+});
