@@ -6,10 +6,10 @@
 // ESLint 9 in the user's project reports nothing of ours. Third-party tools that cannot be
 // installed, or no namespace: the test says SKIP and why.
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { gitRepo, handoff, tempDir } from "../helpers.ts";
 
 const REPO = path.resolve(import.meta.dirname, "..", "..");
@@ -35,11 +35,13 @@ function delivered(dir: string): Map<string, number> {
 // A clone of this checkout's HEAD (what CI has), with the distribution ref built in it, and
 // that ref exported as a folder named like the skill.
 let dist = { source: "", files: new Map<string, number>() };
+const scratch = realpathSync(mkdtempSync(path.join(tmpdir(), "sh-channels-")));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 beforeAll(() => {
-  const clone = path.join(tempDir("sh-clone-"), "repo");
+  const clone = path.join(scratch, "repo");
   execFileSync("git", ["clone", "-q", "--no-hardlinks", REPO, clone]);
   execFileSync(process.execPath, [path.join(REPO, "tools", "dist.mjs")], { cwd: clone, encoding: "utf8" });
-  const source = path.join(tempDir("sh-dist-"), "session-handoff");
+  const source = path.join(scratch, "session-handoff");
   mkdirSync(source);
   execFileSync("tar", ["-x", "-C", source], { input: execFileSync("git", ["archive", "--format=tar", "dist"], { cwd: clone, maxBuffer: 64 * 1024 * 1024 }) });
   const files = new Map<string, number>();
@@ -55,7 +57,8 @@ const bytes = (m: Map<string, number>) => [...m.values()].reduce((a, b) => a + b
 // Resume and save with the installed helper, as SKILL.md's flows run them.
 function flows(helper: string, project: string, env: NodeJS.ProcessEnv): void {
   const run = (args: string[], input?: string) => spawnSync(process.execPath, [helper, ...args, "--root", project], { env, input, encoding: "utf8" });
-  expect(run(["brief"]).status).toBe(0);
+  // Resume on a cold project: the fixed sentence, exit 3; then the save flow's read and write.
+  expect(run(["brief"])).toMatchObject({ status: 3, stdout: "No saved session state exists.\n" });
   const read = run(["read", "handoff"]);
   expect(read.status).toBe(3);
   const token = /CURRENT-SHA256: (\S+)/.exec(read.stdout + read.stderr)?.[1] ?? "absent";
