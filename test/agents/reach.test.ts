@@ -347,3 +347,17 @@ describe("doctor's new checks", () => {
     expect(e.run(["doctor", "--global"]).code).toBe(0);
   });
 });
+
+describe("text fixes", () => {
+  it("drift says unknown or none, never n/a, and names git's operation apart from the plan's in-progress step", () => {
+    const e = setup();
+    mkdirSync(path.join(e.root, ".ai", "memory"), { recursive: true });
+    const doc = `${MARKER}\n# Session Handoff\nSaved: 2026-11-29T08:00:00Z\n\n## Current goal\nShip it.\n\n## Plan\n- [~] Wire the hooks\n\n## Decisions\n- none\n\n## Failed approaches\n- none\n\n## Open questions\n- none\n\n## Next steps\n- none\n\n## Key files\n- none\n\n## Environment anchors\n- Branch: gone-branch\n- HEAD: ${"a".repeat(40)}\n- Dirty files: none\n- Date: 2026-11-29T08:00:00Z\n`;
+    writeFileSync(path.join(e.root, ".ai", "memory", "HANDOFF.md"), doc);
+    const r = e.run(["drift", "--root", e.root]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).not.toContain("n/a");
+    expect(r.stdout).not.toMatch(/^in progress: /m);
+    expect(r.stdout).toMatch(/^git operation in progress \(rebase, merge…\): saved none, now none$/m);
+  });
+});
