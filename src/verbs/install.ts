@@ -83,7 +83,7 @@ says what it would repair ("install: found an interrupted edit of F; without
 ${installHelpCommon}
 stdout: one line per file: "created F", "updated F" or "unchanged F" ("would create F",
         "would update F" with --dry-run, which changes nothing).
-exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON with comments, a
+exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does not parse, a
         concurrent edit, leftovers of an interrupted edit that only you can settle);
         4 paused.
 `,
