@@ -85,12 +85,20 @@ describe("the private-key rule never spans prose (the issue's first report)", ()
 describe("anchors (ruling 6, the exemptLines option)", () => {
   const r = prng(11);
   const token = `sk-proj-${randomString(r, ALNUM, 60)}`;
+  const value = randomString(r, ALNUM, 24);
   const doc = `## Environment anchors\n- Branch: feature/${token}\n- HEAD: ${"a".repeat(40)}\nOPENAI_API_KEY=${token}\n`;
 
   it("leaves exempt lines untouched and redacts the same value elsewhere", () => {
-    const { text, findings } = redactText(doc, { exemptLines: new Set([2, 3]) });
-    expect(text).toBe(`## Environment anchors\n- Branch: feature/${token}\n- HEAD: ${"a".repeat(40)}\nOPENAI_API_KEY=<redacted: openai-api-key>\n`);
+    const named = `## Environment anchors\n- Branch: feature/token=${value}\n- HEAD: ${"a".repeat(40)}\nTOKEN=${value}\n`;
+    const { text, findings } = redactText(named, { exemptLines: new Set([2, 3]) });
+    expect(text).toBe(`## Environment anchors\n- Branch: feature/token=${value}\n- HEAD: ${"a".repeat(40)}\nTOKEN=<redacted: generic-secret>\n`);
     expect(findings.map((f) => f.line)).toEqual([4]);
+  });
+
+  it("redacts a vendor's exact token shape even on an exempt line (ruling 53)", () => {
+    const { text, findings } = redactText(doc, { exemptLines: new Set([2, 3]) });
+    expect(text).toBe(`## Environment anchors\n- Branch: feature/<redacted: openai-api-key>\n- HEAD: ${"a".repeat(40)}\nOPENAI_API_KEY=<redacted: openai-api-key>\n`);
+    expect(findings.map((f) => f.line)).toEqual([2, 4]);
   });
 
   it("redacts an anchor line that is not exempt, and keeps the one-argument call", () => {
