@@ -31,6 +31,7 @@ import {
 import { decodedRuns, splitRuns } from "./redact-derived.ts";
 import { awsUnnamedSpans, cookieSpans, genericValueEnd, keyNameValueKept, notACliPassword, refineGenericValue, refinePem, tableSpans } from "./redact-syntax.ts";
 import { transcriptSpans } from "./redact-transcript.ts";
+import { mayHoldToken } from "./token-shape.ts";
 import { VENDOR_RULES } from "./redact-vendors.ts";
 
 export { REDACTION_WORK, shannonEntropy, type RedactionRule };
@@ -451,6 +452,31 @@ export function redactText(text: string, options: RedactOptions = {}): { text: s
  */
 export function redactTranscript(text: string, options: Omit<RedactOptions, "transcript"> = {}): { text: string; findings: RedactionFinding[] } {
   return redactText(text, { ...options, transcript: true });
+}
+
+/**
+ * Redacts only the vendors' exact token shapes (never hyphen-joined words) in a branch name,
+ * a path or an anchor line, which ruling 6 otherwise keeps as they are (ruling 53): `anchors`,
+ * a checkpoint's anchors. The anchor then holds `<redacted: KIND>` and compares as
+ * unverifiable. Pure; the text is returned unchanged (same string) when nothing is found.
+ */
+export function redactVendorShapes(text: string): string {
+  // Most branch names and paths are decided here, without running a rule.
+  if (!mayHoldToken(text)) return text;
+  const spans: Array<[number, number, string]> = [];
+  const shapes = REDACTION_RULES.filter((r) => VENDOR_SHAPE.has(r.id));
+  collectSpans(text, shapes, (_rule, start, end) => hyphenJoinedWords(text.slice(start, end)), (start, end, rule) => {
+    if (!spans.some(([a, b]) => start < b && a < end)) spans.push([start, end, rule.id]);
+  });
+  if (spans.length === 0) return text;
+  spans.sort((x, y) => x[0] - y[0]);
+  let out = "";
+  let at = 0;
+  for (const [a, b, kind] of spans) {
+    out += `${text.slice(at, a)}<redacted: ${kind}>`;
+    at = b;
+  }
+  return out + text.slice(at);
 }
 
 /** At most this many findings are named in the report line; the rest are counted. */
