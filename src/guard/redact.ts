@@ -31,7 +31,6 @@ import {
 import { decodedRuns, splitRuns } from "./redact-derived.ts";
 import { awsUnnamedSpans, cookieSpans, genericValueEnd, keyNameValueKept, notACliPassword, refineGenericValue, refinePem, tableSpans } from "./redact-syntax.ts";
 import { transcriptSpans } from "./redact-transcript.ts";
-import { mayHoldToken } from "./token-shape.ts";
 import { VENDOR_RULES } from "./redact-vendors.ts";
 
 export { REDACTION_WORK, shannonEntropy, type RedactionRule };
@@ -350,7 +349,7 @@ const VENDOR_SHAPE: ReadonlySet<string> = new Set(REDACTION_RULES.map((r) => r.i
 /** What a decoded or joined form is judged by: the vendor shapes and key blocks. */
 const DERIVED_RULES: readonly RedactionRule[] = REDACTION_RULES.filter((r) => VENDOR_SHAPE.has(r.id) || r.id === "private-key");
 
-/** `glpat-rotate-the-deploy-token`: words joined by hyphens name a branch, never a token. */
+/** A token prefix and words joined by hyphens (`<prefix>-rotate-the-deploy-token`) name a branch, never a token. */
 function hyphenJoinedWords(s: string): boolean {
   const parts = s.split("-");
   return parts.length > 2 && parts.every((p) => /^(?:[A-Za-z]+|\d+)$/.test(p));
@@ -461,8 +460,6 @@ export function redactTranscript(text: string, options: Omit<RedactOptions, "tra
  * unverifiable. Pure; the text is returned unchanged (same string) when nothing is found.
  */
 export function redactVendorShapes(text: string): string {
-  // Most branch names and paths are decided here, without running a rule.
-  if (!mayHoldToken(text)) return text;
   const spans: Array<[number, number, string]> = [];
   const shapes = REDACTION_RULES.filter((r) => VENDOR_SHAPE.has(r.id));
   collectSpans(text, shapes, (_rule, start, end) => hyphenJoinedWords(text.slice(start, end)), (start, end, rule) => {

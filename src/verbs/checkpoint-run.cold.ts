@@ -6,7 +6,8 @@ import { HelperError } from "../errors.ts";
 import { ADAPTERS, isFormat, PLAN_MARKERS } from "../agents/transcripts/index.ts";
 import { closeTranscript, earlierHolds, FIRST_TAIL_BYTES, headLines, openTranscript, readFailure, sniffFormat, TAIL_BYTES, tailLines, tailPart, type TranscriptFile } from "../agents/transcripts/tail.ts";
 import { emptyCapture, type Capture, type TranscriptFormat } from "../agents/transcripts/types.ts";
-import { formatRedactionReport, redactVendorShapes } from "../guard/redaction.cold.ts";
+import { formatRedactionReport } from "../guard/redaction.cold.ts";
+import { anchorsWithoutTokens } from "../guard/token-shape.ts";
 import { runGit } from "../git/run.ts";
 import { skillExcludes } from "../git/anchors.ts";
 import { gitDirOf, gitTopOf, inProgressOf, inProgressWords } from "../git/in-progress.ts";
@@ -92,7 +93,7 @@ export async function checkpointAnchors(root: string, env: Record<string, string
   const top = gitTopOf(root);
   const op = top === null ? null : inProgressOf(gitDirOf(top));
   if (op !== null) lines.push(`- In progress: ${renderInProgress({ words: inProgressWords(op), conflicted: s.conflicted ?? 0 })}`);
-  return lines.map(redactVendorShapes);
+  return anchorsWithoutTokens(lines);
 }
 
 /**

@@ -2,9 +2,8 @@ import { Absent } from "../errors.ts";
 import { skillExcludes } from "../git/anchors.ts";
 import { measureDrift, startStatus } from "../git/drift.ts";
 import type { DriftReport } from "../git/verdict.ts";
-import { redactVendorShapes } from "../guard/redaction.cold.ts";
 import { sanitize } from "../guard/sanitize.ts";
-import { mayHoldToken } from "../guard/token-shape.ts";
+import { withoutTokens } from "../guard/token-shape.ts";
 import { quotePath } from "../schema/anchor-lines.ts";
 import { checkAnchors, parseHandoff } from "../schema/handoff.ts";
 import { rootOption, ROOT_HELP } from "./common.ts";
@@ -13,8 +12,7 @@ import { ok, type Verb } from "./types.ts";
 
 // Branch names come from the file (saved) and from git (now): shown, not redacted (ruling 6),
 // except a vendor's exact token shape (docs/decisions/redaction-prefixes.md).
-const shown = (branch: string): string => sanitize(noToken(branch), { redact: false });
-const noToken = (name: string): string => (mayHoldToken(name) ? redactVendorShapes(name) : name);
+const shown = (branch: string): string => sanitize(withoutTokens(branch), { redact: false });
 
 function n(v: number | null): string {
   return v === null ? "n/a" : String(v);
@@ -140,7 +138,7 @@ exit: 0 report printed (any verdict)
     const stderr = shapeWarnings(parsed, loaded.pasted);
     if (report.git.state === "missing") stderr.push("note: git was not found on PATH; drift is unverifiable (outside-git behaviour)");
     if (ctx.values.json === true) {
-      const current = { ...report.current, branch: report.current.branch === null ? null : noToken(report.current.branch) };
+      const current = { ...report.current, branch: report.current.branch === null ? null : withoutTokens(report.current.branch) };
       return ok(`${JSON.stringify({ ...report, current, gitProcesses })}\n`, stderr);
     }
     return ok(renderDrift(report), stderr);
