@@ -249,6 +249,7 @@ export function genericValueEnd(text: string, start: number, inQuery: boolean): 
         const cap = Math.min(text.length, end + 2 + GENERIC_VALUE_MAX);
         let k = end + 2;
         while (k < cap && isNameChar(text.charCodeAt(k))) k++;
+        tally(k - end);
         if (text[k] === "=") break scan;
         break;
       }
@@ -264,6 +265,7 @@ export function genericValueEnd(text: string, start: number, inQuery: boolean): 
     if (c === ">") angles++;
     else if (c === "`") backticks--;
   };
+  tally(end - start);
   while (end > start) {
     if (droppable(end - 1)) {
       drop();
@@ -359,6 +361,7 @@ const TABLE_ENTROPY = 3.5;
 export function tableSpans(text: string, m: RegExpExecArray): Array<[number, number]> {
   const block = m[0];
   const base = m.index;
+  tally(block.length);
   const lines: Array<[number, number]> = [];
   let s = 0;
   for (let i = 0; i <= block.length; i++) {
@@ -439,6 +442,7 @@ export function cookieSpans(text: string, m: RegExpExecArray): Array<[number, nu
     while (i < text.length && !stopAt(i) && text[i] !== ";") i++;
     if (text[i] === ";") i++;
   }
+  tally(i - m.index);
   return out;
 }
 
