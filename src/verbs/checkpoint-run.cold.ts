@@ -10,6 +10,7 @@ import { countToolCalls, findLastSave, type LastSave, type ProjectHandoffs } fro
 import { recordResume } from "../journal/record.cold.ts";
 import { findLastResume, type ResumeCall } from "../journal/resume-events.ts";
 import { formatRedactionReport } from "../guard/redaction.cold.ts";
+import { anchorsWithoutTokens } from "../guard/token-shape.ts";
 import { runGit } from "../git/run.ts";
 import { skillExcludes } from "../git/anchors.ts";
 import { gitDirOf, gitTopOf, inProgressOf, inProgressWords } from "../git/in-progress.ts";
@@ -226,7 +227,7 @@ export async function checkpointAnchors(root: string, env: Record<string, string
   const top = gitTopOf(root);
   const op = top === null ? null : inProgressOf(gitDirOf(top));
   if (op !== null) lines.push(`- In progress: ${renderInProgress({ words: inProgressWords(op), conflicted: s.conflicted ?? 0 })}`);
-  return lines;
+  return anchorsWithoutTokens(lines);
 }
 
 /**
