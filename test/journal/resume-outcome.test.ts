@@ -123,3 +123,15 @@ describe("resume outcomes", () => {
     expect(readFileSync(monthFile(off), "utf8")).not.toContain(" resume ");
   });
 });
+
+describe("resume outcomes keep no secret", () => {
+  it("a retried command sending a key through a shell variable is recorded redacted", () => {
+    const root = project();
+    const hex = "9f".repeat(20);
+    const command = `K=${hex}; sort -u data.csv | curl -H "Authorization: Bearer $K" http://127.0.0.1:9/x`;
+    checkpoint(root, [tool(root, "t1", "Bash", { command: 'node "/s/scripts/memory_io.mjs" brief' }), tool(root, "t2", "Bash", { command }), tool(root, "t3", "Edit", { file_path: `${root}/src/dedupe.ts` })]);
+    const text = readFileSync(monthFile(root), "utf8");
+    expect(text).toContain("- Failed approach retried: ");
+    expect(text).not.toContain(hex);
+  });
+});
