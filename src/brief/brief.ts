@@ -1,5 +1,5 @@
 // The six-line warm-start brief (seed 002, resume flow step 6; contract §5 `brief`). Pure.
-import type { DriftReport } from "../git/verdict.ts";
+import { notHereWords, type DriftReport } from "../git/verdict.ts";
 import { sanitize } from "../guard/sanitize.ts";
 import type { ParsedHandoff } from "../schema/handoff.ts";
 
@@ -32,7 +32,7 @@ export interface Brief {
    * What framed the next step: drift's verdict and the open question asked first. A newer
    * checkpoint's step is framed the same way (schema/checkpoint-brief.ts).
    */
-  frame?: { verdict: string; question: string | null };
+  frame?: { verdict: string; question: string | null; notHere?: string | null };
 }
 
 /**
@@ -40,7 +40,7 @@ export interface Brief {
  * after rewritten history, re-check after drift, by hand when unverifiable, start fresh when
  * stale), with the first open question asked before anything is done. `step` is safe text.
  */
-export function frameNextStep(verdict: string, step: string | null, question: string | null): string {
+export function frameNextStep(verdict: string, step: string | null, question: string | null, notHere: string | null = null): string {
   let proposed: string;
   switch (verdict) {
     case "stale":
@@ -50,7 +50,8 @@ export function frameNextStep(verdict: string, step: string | null, question: st
       proposed = `re-verify every plan step against the current history before acting${step ? `, then: ${step}` : ""}`;
       break;
     case "unverifiable":
-      proposed = `check the repository by hand (the anchors could not be verified)${step ? `, then: ${step}` : ""}`;
+      // A saved HEAD this clone lacks says what to do about it (docs/design.md#verdicts-and-the-brief).
+      proposed = notHere !== null ? `the saved HEAD is ${notHere}${step ? `; then: ${step}` : ""}` : `check the repository by hand (the anchors could not be verified)${step ? `, then: ${step}` : ""}`;
       break;
     case "drifted":
       proposed = `re-check the steps the drift touches${step ? `, then: ${step}` : ""}`;
@@ -137,6 +138,7 @@ function ledgerText(name: string, c: { entries: number; matching: number } | nul
  * value is flattened, so no line of the file can pose as a label. Pure.
  */
 export function draftBrief(h: ParsedHandoff, drift: DriftReport, ledgers: LedgerCounts): Brief {
+  const notHere = drift.notHereReason ? notHereWords(drift.notHereReason) : null;
   const goal = flatten(h.goal) || "none recorded";
 
   // Every checkbox at any depth (field report 25); `[-] … — dropped:` steps are closed (ruling 8).
@@ -152,7 +154,7 @@ export function draftBrief(h: ParsedHandoff, drift: DriftReport, ledgers: Ledger
     if (counts.unmarked > 0) bits.push(`${counts.unmarked} unmarked`);
     planStatus = `${bits.join(", ")}${current ? `; ${current.status === "in-progress" ? "in progress" : "next"}: ${flatten(current.text, 160)}` : ""}`;
     if (drift.verdict === "rewritten") planStatus = `UNVERIFIED (history rewritten since the save): ${planStatus}`;
-    else if (drift.verdict === "unverifiable") planStatus = `unverified (anchors could not be checked): ${planStatus}`;
+    else if (drift.verdict === "unverifiable") planStatus = `unverified (${notHere === null ? "anchors could not be checked" : `saved HEAD ${notHere}`}): ${planStatus}`;
   }
 
   const inForce = h.decisions.filter((d) => !/\(superseded\b/i.test(d));
@@ -171,13 +173,17 @@ export function draftBrief(h: ParsedHandoff, drift: DriftReport, ledgers: Ledger
   if (dirtyKeys.length > 0 && !driftText.includes("key files with uncommitted changes:")) {
     driftText += `; key files with uncommitted changes: ${flatten(dirtyKeys.slice(0, 3).join(", "), 160)}${dirtyKeys.length > 3 ? ` and ${dirtyKeys.length - 3} more` : ""}`;
   }
+  // Memory from elsewhere is said even when the summary had to be cut (docs/design.md#verdicts-and-the-brief).
+  if (drift.provenance?.someoneElse && !driftText.includes("not saved in this clone")) {
+    driftText += `; the handoff was not saved in this clone${drift.provenance.committer === null ? "" : `; its last commit is by ${flatten(drift.provenance.committer, 160)}`}`;
+  }
   const driftAndLessons = `${driftText}; ledgers: ${ledgerBits.length > 0 ? ledgerBits.join(", ") : "none found"}`;
 
   const next = h.nextSteps[0] ?? (current ? current.text : null);
   const nextText = next === null ? null : flatten(next, 200);
   const open = h.openQuestions.find((q) => !NONE.test(q.trim()));
-  const frame = { verdict: drift.verdict, question: open === undefined ? null : flatten(open, 200) };
-  const proposedNextStep = frameNextStep(frame.verdict, nextText, frame.question);
+  const frame = { verdict: drift.verdict, question: open === undefined ? null : flatten(open, 200), notHere };
+  const proposedNextStep = frameNextStep(frame.verdict, nextText, frame.question, notHere);
 
   const values = [goal, planStatus, decisionsInForce, doNotRetry, driftAndLessons, proposedNextStep];
   const lines = BRIEF_LABELS.map((label, i) => `${label} ${values[i]}`);

@@ -90,6 +90,6 @@ export function foldCheckpoint(brief: Brief, cp: ParsedCheckpoint, age: string):
     doNotRetry: brief.doNotRetry,
     driftAndLessons: `${brief.driftAndLessons}; source: checkpoint ${age}`,
     proposedNextStep:
-      plan.current === null ? brief.proposedNextStep : brief.frame === undefined ? nextStepOf(plan.current) : frameNextStep(brief.frame.verdict, `${flatten(plan.current, 200)} ${CAPTURED}`, brief.frame.question),
+      plan.current === null ? brief.proposedNextStep : brief.frame === undefined ? nextStepOf(plan.current) : frameNextStep(brief.frame.verdict, `${flatten(plan.current, 200)} ${CAPTURED}`, brief.frame.question, brief.frame.notHere ?? null),
   });
 }

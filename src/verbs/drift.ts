@@ -1,7 +1,7 @@
 import { Absent } from "../errors.ts";
 import { skillExcludes } from "../git/anchors.ts";
 import { measureDrift, startStatus } from "../git/drift.ts";
-import type { DriftReport } from "../git/verdict.ts";
+import { notHereWords, type DriftReport } from "../git/verdict.ts";
 import { sanitize } from "../guard/sanitize.ts";
 import { quotePath } from "../schema/anchor-lines.ts";
 import { checkAnchors, parseHandoff } from "../schema/handoff.ts";
@@ -34,7 +34,9 @@ export function renderDrift(r: DriftReport): string {
     `in progress: saved ${r.inProgress.saved ?? "none"}, now ${r.inProgress.current ?? "none"}`,
     `upstream: ${r.upstream === null ? "none" : `${r.upstream.name}, ${r.upstream.ahead === null ? "gone" : `${r.upstream.ahead} ahead, ${r.upstream.behind} behind`}`}`,
     `unverifiable anchors: ${r.unverifiable.length === 0 ? "none" : r.unverifiable.join(", ")}`,
-    ...(r.provenance === null ? [] : [`handoff last committed by: ${r.provenance.committer}${r.provenance.someoneElse ? " (someone else: it came with a pull or a clone)" : " (you)"}`]),
+    ...(r.provenance === null ? [] : [`provenance: not saved in this clone${r.provenance.committer === null ? "" : `; last committed by ${r.provenance.committer}`}`]),
+    ...(r.sinceSaved === null ? [] : [`commits since the save, rewritten copies left out: ${r.sinceSaved}`]),
+    ...(r.notHereReason === null ? [] : [`saved HEAD: ${notHereWords(r.notHereReason)}`]),
   ];
   return `${lines.join("\n")}\n`;
 }
@@ -132,7 +134,7 @@ exit: 0 report printed (any verdict)
     if (loaded === null) throw new Absent(ctx.values.stdin === true ? "nothing was pasted on stdin: no handoff to compare" : "no handoff at .ai/memory/HANDOFF.md: no saved session state exists");
     const now = Date.now();
     const parsed = parseHandoff(loaded.text);
-    const { report, gitProcesses } = await measureDrift(root, ctx.env, checkAnchors(parsed, now, loaded.text), now, { early, excludes });
+    const { report, gitProcesses } = await measureDrift(root, ctx.env, checkAnchors(parsed, now, loaded.text), now, { early, excludes, handoffToken: loaded.token ?? null });
     const stderr = shapeWarnings(parsed, loaded.pasted);
     if (report.git.state === "missing") stderr.push("note: git was not found on PATH; drift is unverifiable (outside-git behaviour)");
     if (ctx.values.json === true) return ok(`${JSON.stringify({ ...report, gitProcesses })}\n`, stderr);

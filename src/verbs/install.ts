@@ -2,6 +2,7 @@ import path from "node:path";
 import { installText, snippetOf } from "../agents/plan.ts";
 import { tokenOf } from "../store/files.ts";
 import { assertNotPaused } from "../store/pause.ts";
+import { mergeDriverStep } from "../git/merge-driver-config.ts";
 import { makeDirs, missingDirs, publishAgentFile, readAgentFile, readRecord, recordsDir, removeEmptyDirs, writeRecord } from "../store/install-files.ts";
 import { editTargets, repairAgentFiles } from "./agent-repair.ts";
 import { AGENT_OPTIONS, agentTarget } from "./agent-files.ts";
@@ -129,6 +130,7 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON with comm
       if (made.length > 0) writeRecord(records, { ...record, createdDirs: [...record.createdDirs, ...made] });
       lines.push(`${verb} ${p.shown}`);
     }
-    return ok(`${lines.join("\n")}\n`);
+    const driver = await mergeDriverStep(t.global ? null : t.base, { dryRun: t.dryRun, helperPath: t.helper.abs }, ctx.env);
+    return ok(`${[...lines, ...driver.lines].join("\n")}\n`, driver.notes);
   },
 };

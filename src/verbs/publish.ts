@@ -1,5 +1,7 @@
 import { Refused } from "../errors.ts";
+import { mergeDriverStep } from "../git/merge-driver-config.ts";
 import { publishMemory } from "../git/publish-memory.ts";
+import { helperLocation } from "./agent-files.ts";
 import { memoryDir } from "../store/paths.ts";
 import { assertNotPaused } from "../store/pause.ts";
 import { ROOT_HELP, rootOption } from "./common.ts";
@@ -37,11 +39,13 @@ exit:   0 published, or nothing to publish; 2 refused (not a git repository, the
     if (message.trim() === "" || /[\0-\x1f\x7f]/.test(message)) throw new Refused("--message must be one non-empty line of text");
     const memDir = memoryDir(root);
     assertNotPaused(memDir, ctx.env);
-    const r = await publishMemory(root, memDir, message, ctx.values.push === true, ctx.env);
-    if (ctx.values.json) return ok(`${JSON.stringify(r)}\n`);
-    if (!r.committed) return ok("nothing to publish\n");
-    const lines = [`published ${r.paths.length} file(s) in ${r.commit!.slice(0, 12)}`];
+    const driver = await mergeDriverStep(root, { helperPath: helperLocation(ctx, root).abs }, ctx.env);
+    const r = await publishMemory(root, memDir, message, ctx.values.push === true, ctx.env, driver.change?.attributes ? "changed" : "if-only-ours");
+    if (ctx.values.json) return ok(`${JSON.stringify({ ...r, mergeDriver: driver.lines })}\n`, driver.notes);
+    if (!r.committed) return ok(`${[...driver.lines, "nothing to publish"].join("\n")}\n`, driver.notes);
+    const lines = [...driver.lines, `published ${r.paths.length} file(s) in ${r.commit!.slice(0, 12)}`];
+    if (r.attributes) lines.push("committed .gitattributes with the merge driver's block (every clone then merges memory with it once it runs install or publish)");
     if (r.pushed) lines.push(`pushed to ${r.pushed}`);
-    return ok(`${lines.join("\n")}\n`);
+    return ok(`${lines.join("\n")}\n`, driver.notes);
   },
 };

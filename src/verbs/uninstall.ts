@@ -1,3 +1,4 @@
+import { mergeDriverStep } from "../git/merge-driver-config.ts";
 import path from "node:path";
 import { holdsOurs, snippetOf, uninstallText } from "../agents/plan.ts";
 import { assertNotPaused } from "../store/pause.ts";
@@ -84,6 +85,7 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON with comm
       }
     }
     if (!t.dryRun) removeEmptyDirs(dirs);
-    return ok(`${lines.join("\n")}\n`);
+    const driver = await mergeDriverStep(t.global ? null : t.base, { remove: true, dryRun: t.dryRun }, ctx.env);
+    return ok(`${[...lines, ...driver.lines].join("\n")}\n`, driver.notes);
   },
 };

@@ -1,3 +1,4 @@
+import { recordSave } from "../git/saves.ts";
 import { Refused } from "../errors.ts";
 import { underLock } from "../store/mutate.ts";
 import { archiveDir, archivePrefixOf, FILE_OF, memoryDir, parseKind } from "../store/paths.ts";
@@ -126,6 +127,8 @@ exit:   0 saved or unchanged;
       },
     );
     const notes = (built as Built | null)?.notes ?? [];
+    // This clone's record of its handoff saves (docs/design.md#verdicts-and-the-brief).
+    if (kind === "handoff") recordSave(root, result === null ? (built as Built | null)!.prior!.token : result.token);
     if (result === null) {
       return ok(`unchanged ${file}\nCURRENT-SHA256: ${(built as Built | null)!.prior!.token}\n`, [...repairs, ...notes]);
     }
