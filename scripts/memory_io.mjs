@@ -342,10 +342,10 @@ var init_in_progress = __esm({
   }
 });
 
-// lazy:builtin:node:fs:chmodSync,closeSync,constants,fsyncSync,lstatSync,mkdirSync,openSync,readFileSync,realpathSync,renameSync,unlinkSync,writeSync
-var m7, chmodSync, closeSync2, constants2, fsyncSync, lstatSync3, mkdirSync, openSync2, readFileSync3, realpathSync, renameSync, unlinkSync, writeSync2;
-var init_builtin_node_fs_chmodSync_closeSync_constants_fsyncSync_lstatSync_mkdirSync_openSync_readFileSync_realpathSync_renameSync_unlinkSync_writeSync = __esm({
-  "lazy:builtin:node:fs:chmodSync,closeSync,constants,fsyncSync,lstatSync,mkdirSync,openSync,readFileSync,realpathSync,renameSync,unlinkSync,writeSync"() {
+// lazy:builtin:node:fs:chmodSync,closeSync,constants,fsyncSync,lstatSync,mkdirSync,openSync,readFileSync,realpathSync,renameSync,rmdirSync,unlinkSync,writeSync
+var m7, chmodSync, closeSync2, constants2, fsyncSync, lstatSync3, mkdirSync, openSync2, readFileSync3, realpathSync, renameSync, rmdirSync, unlinkSync, writeSync2;
+var init_builtin_node_fs_chmodSync_closeSync_constants_fsyncSync_lstatSync_mkdirSync_openSync_readFileSync_realpathSync_renameSync_rmdirSync_unlinkSync_writeSync = __esm({
+  "lazy:builtin:node:fs:chmodSync,closeSync,constants,fsyncSync,lstatSync,mkdirSync,openSync,readFileSync,realpathSync,renameSync,rmdirSync,unlinkSync,writeSync"() {
     m7 = __shLoad("node:fs");
     chmodSync = m7.chmodSync;
     closeSync2 = m7.closeSync;
@@ -357,6 +357,7 @@ var init_builtin_node_fs_chmodSync_closeSync_constants_fsyncSync_lstatSync_mkdir
     readFileSync3 = m7.readFileSync;
     realpathSync = m7.realpathSync;
     renameSync = m7.renameSync;
+    rmdirSync = m7.rmdirSync;
     unlinkSync = m7.unlinkSync;
     writeSync2 = m7.writeSync;
   }
@@ -592,6 +593,15 @@ async function registerMergeDriver(root, helperPath, env) {
 async function unregisterMergeDriver(root, env) {
   const top = gitTopOf(root);
   const out = { top, config: false, attributes: false, copy: null, notes: [] };
+  const copy = driverCopyPath(env);
+  if (copy !== null) {
+    try {
+      unlinkSync(copy);
+      rmdirSync(builtin_node_path_default_default.dirname(copy));
+      rmdirSync(builtin_node_path_default_default.dirname(builtin_node_path_default_default.dirname(copy)));
+    } catch {
+    }
+  }
   if (top === null || gitDirOf(top) === null) return out;
   const driver = await configValue(top, `merge.${DRIVER_NAME}.driver`, env);
   if (driver !== null && driver.endsWith(" merge-driver %O %A %B %P")) {
@@ -655,7 +665,7 @@ var DRIVER_NAME, BEGIN, BEGIN_NL, END, MERGE_DRIVER_MISSING;
 var init_merge_driver_config = __esm({
   "src/git/merge-driver-config.ts"() {
     "use strict";
-    init_builtin_node_fs_chmodSync_closeSync_constants_fsyncSync_lstatSync_mkdirSync_openSync_readFileSync_realpathSync_renameSync_unlinkSync_writeSync();
+    init_builtin_node_fs_chmodSync_closeSync_constants_fsyncSync_lstatSync_mkdirSync_openSync_readFileSync_realpathSync_renameSync_rmdirSync_unlinkSync_writeSync();
     init_builtin_node_path_default();
     init_builtin_node_crypto_randomBytes();
     init_git_files();

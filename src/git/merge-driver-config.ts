@@ -2,7 +2,7 @@
 // section in this clone's git config, a block of ours in the root `.gitattributes`, and a copy
 // of the helper outside the work tree that the driver runs (a merge can change the helper in
 // the repository, never this copy). `install`, `uninstall` and `publish` each make one call.
-import { chmodSync, closeSync, constants, fsyncSync, lstatSync, mkdirSync, openSync, readFileSync, realpathSync, renameSync, unlinkSync, writeSync } from "node:fs";
+import { chmodSync, closeSync, constants, fsyncSync, lstatSync, mkdirSync, openSync, readFileSync, realpathSync, renameSync, rmdirSync, unlinkSync, writeSync } from "node:fs";
 import path from "node:path";
 import { randomBytes } from "node:crypto";
 import { commonDirOf } from "./git-files.ts";
@@ -170,12 +170,24 @@ export async function registerMergeDriver(root: string, helperPath: string | nul
 
 /**
  * Removes what `registerMergeDriver` added to this clone: the config section (only when it is
- * ours) and our `.gitattributes` block (the file removed when nothing else is left in it). The
- * helper copy stays: other clones' configs name it. Never throws.
+ * ours), our `.gitattributes` block (the file removed when nothing else is left in it) and the
+ * helper copy with its folders when empty (uninstall leaves nothing of ours in HOME; another
+ * clone whose config still names the copy gets it back from its next `install` or `publish`,
+ * and until then git keeps its side and reports the conflict). Never throws.
  */
 export async function unregisterMergeDriver(root: string, env: Record<string, string | undefined>): Promise<MergeDriverChange> {
   const top = gitTopOf(root);
   const out: MergeDriverChange = { top, config: false, attributes: false, copy: null, notes: [] };
+  const copy = driverCopyPath(env);
+  if (copy !== null) {
+    try {
+      unlinkSync(copy);
+      rmdirSync(path.dirname(copy));
+      rmdirSync(path.dirname(path.dirname(copy)));
+    } catch {
+      // missing, or a folder still holding other files of ours
+    }
+  }
   if (top === null || gitDirOf(top) === null) return out;
   const driver = await configValue(top, `merge.${DRIVER_NAME}.driver`, env);
   if (driver !== null && driver.endsWith(" merge-driver %O %A %B %P")) {
