@@ -6,6 +6,7 @@ import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { isoSeconds, parseStrictTime } from "../schema/values.ts";
 import { statInsideRoot } from "./anchors.ts";
+import { blobIdOf, objectFormat } from "./blob-id.ts";
 import { branchPresent, isShallow, reflogNames } from "./git-files.ts";
 import { gitDirOf, gitTopOf, inProgressOf, inProgressWords } from "./in-progress.ts";
 import { GitUnavailable, runGit, type GitResult } from "./run.ts";
@@ -225,6 +226,21 @@ export async function measureDrift(
       if (facts.changedSinceSave !== null) {
         const changed = new Set(facts.changedSinceSave);
         facts.changedKeyFiles = keyFiles.filter((k) => changed.has(`${prefix}${k}`));
+      }
+      // Files dirty at the save, anchored by content: their blob now against the saved one (no process).
+      if (top !== null && (anchors.dirtyHashes ?? []).length > 0) {
+        const format = objectFormat(gitDir);
+        const since = { changed: [] as string[], unchanged: [] as string[] };
+        for (const h of anchors.dirtyHashes!) {
+          if (h.id === "over 8 MB") continue;
+          const now = blobIdOf(path.join(top, h.path), h.id.length === 64 ? "sha256" : format);
+          (now === h.id ? since.unchanged : since.changed).push(h.path);
+        }
+        facts.dirtySinceSave = since;
+        const edited = new Set(since.changed);
+        const changedKeys = facts.changedKeyFiles ?? [];
+        for (const k of keyFiles) if (edited.has(`${prefix}${k}`) && !changedKeys.includes(k)) changedKeys.push(k);
+        facts.changedKeyFiles = changedKeys;
       }
       // Uncommitted edits to key files since the save: dirty now (an untracked folder counts for
       // the files in it) and not listed dirty at the save.

@@ -63,6 +63,8 @@ export interface DriftFacts {
   provenance?: Provenance | null;
   /** Why the state time is unknown, when it is (`StateTime.reason`). */
   ageUnknown?: "missing" | "malformed" | "future" | null;
+  /** Files with a `- Dirty hashes:` item: blob changed since the save, or the same (top-relative). */
+  dirtySinceSave?: { changed: string[]; unchanged: string[] } | null;
 }
 
 /** The committer of the last commit that changed the handoff, and whether that was someone else (ruling 16). */
@@ -110,8 +112,10 @@ export interface DriftReport {
   dirtyKeyFiles: string[];
   /** The operation git was in the middle of at the save and now (`rebase of feature/login`, `merge`, …). */
   inProgress: { saved: string | null; current: string | null };
-  /** Who last committed the handoff (null when untracked or not looked up); said once in the summary when someone else. */
+  /** Set only when this clone did not save the handoff (its record of its saves lacks it); said once in the summary. */
   provenance: Provenance | null;
+  /** Files dirty at the save with a saved blob id: edited since (`changed`) or not (`unchanged`); null without the anchor. */
+  dirtySinceSave: { changed: string[]; unchanged: string[] } | null;
   summary: string;
 }
 
@@ -256,6 +260,9 @@ export function assessDrift(f: DriftFacts): DriftReport {
     parts.push(`dirty files: ${f.saved.dirty.length} then, ${cur.dirty.length} now`);
   }
   if (cleanedDirty.length > 0) parts.push(cleanedWords(cleanedDirty, f.changedSinceSave ?? null));
+  const since = f.dirtySinceSave ?? null;
+  if (since !== null && since.changed.length > 0) parts.push(`dirty at the save, changed since the save: ${listed(since.changed)}`);
+  if (since !== null && since.unchanged.length > 0) parts.push(`dirty at the save, unchanged since the save: ${listed(since.unchanged)}`);
   if (f.provenance?.someoneElse) parts.push(`the handoff was not saved in this clone${f.provenance.committer === null ? "" : `; its last commit is by ${f.provenance.committer}`}`);
   const bad = unverifiable.filter((u) => !(verdict === "unverifiable" && u === "head"));
   if (bad.length > 0) parts.push(`unverifiable anchors: ${bad.join(", ")}`);
@@ -288,6 +295,7 @@ export function assessDrift(f: DriftFacts): DriftReport {
     dirtyKeyFiles,
     inProgress: progress,
     provenance: f.provenance ?? null,
+    dirtySinceSave: f.dirtySinceSave ?? null,
     summary,
   };
 }

@@ -323,7 +323,7 @@ export function validateHandoff(input: string, opts: HandoffValidateOptions): Va
         if (trimmed === "") return;
         const got = readAnchorLine(line);
         if ("error" in got) {
-          errors.push({ rule: "anchor-line", line: range.start + i + 1, message: got.error });
+          (got.unknownLabel !== undefined ? findings : errors).push({ rule: got.unknownLabel !== undefined ? "anchor-unknown" : "anchor-line", line: range.start + i + 1, message: got.error });
           return;
         }
         if (seen.has(got.label)) {
