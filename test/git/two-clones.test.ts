@@ -2,7 +2,7 @@
 // clones with their own identities, real pushes, pulls, merges, a rebase, a cherry-pick and a
 // shallow clone, each step asserted from `brief` and `drift --json` in the clone it happens in.
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { helper, tempDir } from "../helpers.ts";
@@ -196,7 +196,7 @@ describe("two clones, a bare remote, two teammates", () => {
     expect(mergedBrief.out).toContain(`two handoffs met in a merge; the other is archive/${name}`);
     noMarkers(bob, mergedBrief.out, JSON.stringify(drift(bob)));
     expect(bob.run(["check"]).code).toBe(2);
-    void a2;
+    expect(merged).toContain(a2.split("\n").find((l) => l.startsWith("Saved: "))!);
 
     // Ledgers merge by entry id: a clash renumbers theirs and notes the old id.
     // (Bob publishes the merge so Alice can rebase onto it.)
@@ -241,9 +241,6 @@ describe("two clones, a bare remote, two teammates", () => {
     const cut = drift(shallow, a1);
     expect(cut).toMatchObject({ verdict: "unverifiable", notHereReason: "shallow", headPresent: false, countsAtLeast: true });
     expect(brief(shallow, a1).out).toContain("not in this clone: deepen it (git fetch --deepen or --unshallow)");
-
-    // Rewritten only when this clone's reflog names the commit: an amend then a prune.
-    void statSync;
   });
 
   it("a clone without the driver config meets conflicting handoffs: check 3 conflicted, doctor names the missing driver", { timeout: 120_000 }, () => {
@@ -281,6 +278,30 @@ describe("two clones, a bare remote, two teammates", () => {
     const w = carol.run(["write", "handoff", "--expected-current-sha256", token(carol)], readFileSync(path.join(carol.dir, ".ai/memory/HANDOFF.md"), "utf8"));
     expect(w.code).toBe(2);
     expect(w.stderr).toContain("conflicted");
+  });
+
+  it("ledgers merge by entry id: both sides kept, a clashing id renumbered on their side with the old id noted", { timeout: 120_000 }, () => {
+    const home = tempDir("sh-teams-");
+    const remote = path.join(home, "remote.git");
+    execFileSync("git", ["init", "-q", "--bare", "-b", "main", remote], { env: gitEnv(path.join(home, "x")) });
+    const alice = clone(home, remote, "alice");
+    const entry = (id: string, title: string) => `## ${id}: ${title}\n- When: always\n- Lesson: ${title}\n- Why: it broke\n- Source: [user-directed] review\n- Status: active\n`;
+    const ledger = (...entries: string[]) => `<!-- memory-schema: v1 -->\n# Lessons\n\n${entries.join("\n")}`;
+    mkdirSync(path.join(alice.dir, ".ai/memory"), { recursive: true });
+    writeFileSync(path.join(alice.dir, ".ai/memory/LESSONS.md"), ledger(entry("L-0001", "pin the node version")));
+    expect(alice.run(["publish", "--push"]).code).toBe(0);
+    const bob = clone(home, remote, "bob");
+    expect(bob.run(["publish"]).stdout).toContain("registered the merge driver");
+    writeFileSync(path.join(alice.dir, ".ai/memory/LESSONS.md"), ledger(entry("L-0001", "pin the node version"), entry("L-0002", "run the slow tests alone")));
+    expect(alice.run(["publish", "--push"]).code).toBe(0);
+    writeFileSync(path.join(bob.dir, ".ai/memory/LESSONS.md"), ledger(entry("L-0001", "pin the node version"), entry("L-0002", "never mock git")));
+    expect(bob.run(["publish"]).code).toBe(0);
+    bob.git("pull", "-q", "--no-edit");
+    const merged = readFileSync(path.join(bob.dir, ".ai/memory/LESSONS.md"), "utf8");
+    expect(merged).not.toMatch(MARKERS);
+    expect(merged.match(/^## L-\d{4}: .*$/gm)).toEqual(["## L-0001: pin the node version", "## L-0002: never mock git", "## L-0003: run the slow tests alone"]);
+    expect(merged).toContain("## L-0003: run the slow tests alone\n- Renumbered: was L-0002 on the other side of a merge\n");
+    expect(bob.run(["validate", "lessons"]).code).toBe(0);
   });
 
   it("install then uninstall leaves .git/config and .gitattributes byte-identical; a repeated install changes nothing under .git/", { timeout: 60_000 }, () => {
