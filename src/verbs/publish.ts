@@ -26,8 +26,17 @@ staged stays staged and out of the commit. Never private files, PAUSE, nor check
 --push        then push HEAD to the current branch's upstream, and only there
 git runs without a terminal prompt (GIT_TERMINAL_PROMPT=0); its own error is shown.
 
-stdout: "published <n> file(s) in <commit>" [and "pushed to <remote> <branch>"], or
-        "nothing to publish".
+Each run also registers the merge driver session-handoff for this clone (see
+\`merge-driver --help\`): a [merge "session-handoff"] section in .git/config, a block of ours in
+the root .gitattributes, the driver's copy of the helper under
+\${XDG_CONFIG_HOME:-~/.config}/session-handoff/driver/; unchanged ones are left as they are.
+It commits .gitattributes too when this run created or changed our block, or when the file
+holds our block and nothing else.
+
+stdout: "registered the merge driver session-handoff in .git/config" and "added the merge
+        driver's block to .gitattributes" when they changed; "published <n> file(s) in
+        <commit>" [then "committed .gitattributes with the merge driver's block (...)"]
+        [and "pushed to <remote> <branch>"], or "nothing to publish".
 ${ROOT_HELP}
 exit:   0 published, or nothing to publish; 2 refused (not a git repository, the memory
         dir is git-ignored, no upstream for --push, git failed: its error follows);
