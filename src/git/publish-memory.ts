@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import path from "node:path";
 import { Refused } from "../errors.ts";
 import { attributesOnlyOurs } from "./merge-driver-config.ts";
@@ -5,11 +6,16 @@ import { firstLine, runGit } from "./run.ts";
 
 /**
  * The public files of a memory dir, as paths relative to the memory dir: the three memory
- * files and the archives. Never a private file (dot names, `.lock`), `PAUSE`, nor anything
- * in `checkpoints/` (they quote the user's words; ruling 25).
+ * files, the archives and (unless `journal/OFF` exists) the journal's month and year files.
+ * Never a private file (dot names, `.lock`), `PAUSE`, `drafts/`, nor anything in
+ * `checkpoints/` (they quote the user's words) (docs/design.md#files-on-disk).
  */
-export function isPublicMemoryPath(rel: string): boolean {
-  return /^(HANDOFF|LESSONS|SOLUTIONS)\.md$/.test(rel) || /^archive\/[A-Z]+-[A-Za-z0-9._-]+\.md$/.test(rel);
+export function isPublicMemoryPath(rel: string, journal = true): boolean {
+  return (
+    /^(HANDOFF|LESSONS|SOLUTIONS)\.md$/.test(rel) ||
+    /^archive\/[A-Z]+-[A-Za-z0-9._-]+\.md$/.test(rel) ||
+    (journal && /^journal\/\d{4}(?:-\d{2}(?:-\d+)?)?\.md$/.test(rel))
+  );
 }
 
 /** What `publish` did. */
@@ -59,7 +65,8 @@ export async function publishMemory(
   }
   // Tracked files (deleted ones too: a pruned archive) and untracked ones, never ignored.
   const listed = await git(top, ["ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", `${memRel}/`], env, "git ls-files");
-  const paths = [...new Set(listed.split("\0").filter(Boolean))].filter((p) => isPublicMemoryPath(p.slice(memRel.length + 1))).sort();
+  const journal = !existsSync(path.join(memDir, "journal", "OFF"));
+  const paths = [...new Set(listed.split("\0").filter(Boolean))].filter((p) => isPublicMemoryPath(p.slice(memRel.length + 1), journal)).sort();
   // The merge driver's block: committed when this run changed it, or when install made the
   // file and nothing else is in it (never a user's other uncommitted attribute edits).
   if (attributes === "changed" || (attributes === "if-only-ours" && attributesOnlyOurs(top))) paths.push(".gitattributes");
