@@ -79,6 +79,7 @@ helper in the repository, never that copy).
   LESSONS.md, SOLUTIONS.md   entries merged by id, both sides kept; an id whose text
                differs keeps ours and renumbers theirs to the next free id, with a line
                \`- Renumbered: was <old id> on the other side of a merge\`.
+  journal/*.md  both sides' lines kept (git merge-file --union).
   other paths  a text merge (git merge-file): conflict markers stand, and \`check\` exits 3.
 It writes only <ours> (a regular file, no link followed) and the new archive.
 exit: 0 merged; 1 not merged (git's conflict stands)
@@ -90,6 +91,11 @@ exit: 0 merged; 1 not merged (git's conflict stands)
       const r = await runGit(ctx.cwd, ["merge-file", "-L", "ours", "-L", "base", "-L", "theirs", "--", ours, base, theirs], ctx.env);
       return ok("", why === null ? [] : [`session-handoff merge driver: ${why}; merged as text`], r.code === 0 ? 0 : 1);
     };
+    // The journal is appended on both sides: both sides' entries kept, git's union merge (docs/decisions/merge-driver.md).
+    if (/^(?:.*\/)?\.ai\/memory\/journal\/[^/]+\.md$/.test(file)) {
+      const r = await runGit(ctx.cwd, ["merge-file", "--union", "-L", "ours", "-L", "base", "-L", "theirs", "--", ours, base, theirs], ctx.env);
+      return ok("", [], r.code === 0 ? 0 : 1);
+    }
     if (!m) return textMerge(null);
     let a: string;
     let b: string;
