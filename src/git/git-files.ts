@@ -1,35 +1,18 @@
 // Facts read from the git dir's files, with no process: the common dir of a worktree, whether
 // the clone is shallow, whether this clone's reflogs name a commit, whether a branch exists
 // here (docs/design.md#verdicts-and-the-brief).
-import { lstatSync, readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
+import { commonDirOf, isFile } from "./git-dir.ts";
+
+export { commonDirOf } from "./git-dir.ts";
 
 /** Reflog bytes read at most, over all files, before giving up (the answer is then "not named"). */
 export const MAX_REFLOG_BYTES = 64 * 1024 * 1024;
 /** Reflog files read at most. */
 export const MAX_REFLOG_FILES = 2000;
 
-function isFile(p: string): boolean {
-  try {
-    return lstatSync(p).isFile();
-  } catch {
-    return false;
-  }
-}
 
-/**
- * The common dir of a git dir: the main repository's git dir for a linked worktree (its
- * `commondir` file), else the git dir itself.
- */
-export function commonDirOf(gitDir: string): string {
-  try {
-    const text = readFileSync(path.join(gitDir, "commondir"), "utf8").trim();
-    if (text !== "") return path.resolve(gitDir, text);
-  } catch {
-    // not a linked worktree
-  }
-  return gitDir;
-}
 
 /** True when the clone is shallow: git keeps the cut-off commits in `<common dir>/shallow`. */
 export function isShallow(gitDir: string | null): boolean {

@@ -8,9 +8,10 @@ import { randomBytes } from "node:crypto";
 import { commonDirOf } from "./git-files.ts";
 import { gitDirOf, gitTopOf } from "./in-progress.ts";
 import { runGit } from "./run.ts";
+import { DRIVER_NAME } from "./merge-driver-state.ts";
 
-/** The driver's name in `.git/config` and `.gitattributes`. */
-export const DRIVER_NAME = "session-handoff";
+export { DRIVER_NAME, MERGE_DRIVER_MISSING, mergeDriverMissing } from "./merge-driver-state.ts";
+
 
 const BEGIN = "# >>> session-handoff merge driver (managed by session-handoff; `uninstall` removes it)";
 // Said on the first line when the block had to add a newline to a file that lacked one, so
@@ -210,35 +211,6 @@ export async function unregisterMergeDriver(root: string, env: Record<string, st
   }
   return out;
 }
-
-/**
- * True when the top's `.gitattributes` names our driver but this clone's config has no
- * `[merge "session-handoff"]` section: git then merges memory files as text. Reads files only.
- */
-export function mergeDriverMissing(root: string): boolean {
-  const top = gitTopOf(root);
-  if (top === null) return false;
-  const gitDir = gitDirOf(top);
-  if (gitDir === null) return false;
-  let attrs: string;
-  try {
-    attrs = readFileSync(path.join(top, ".gitattributes"), "utf8");
-  } catch {
-    return false;
-  }
-  if (!new RegExp(`(^|\\s)merge=${DRIVER_NAME}(\\s|$)`, "m").test(attrs)) return false;
-  let config = "";
-  try {
-    config = readFileSync(path.join(commonDirOf(gitDir), "config"), "utf8");
-  } catch {
-    return true;
-  }
-  return !/^\s*\[merge\s+"session-handoff"\]/im.test(config);
-}
-
-/** The sentence `doctor` and `check` print when `mergeDriverMissing` is true. */
-export const MERGE_DRIVER_MISSING =
-  ".gitattributes names the session-handoff merge driver, but this clone's git config lacks it: git merges memory files as text (conflict markers can land); run `install` or `publish` once in this clone";
 
 /**
  * The one call `install`, `uninstall` and `publish` make: registers (or, with `remove`,

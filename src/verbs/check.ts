@@ -2,7 +2,7 @@ import { UsageError } from "../errors.ts";
 import { inspectFile, interruptedSave, unsafePrivate } from "../store/inspect.ts";
 import { FILE_OF, memoryDir, type Kind } from "../store/paths.ts";
 import { isConflicted } from "../schema/conflicted.ts";
-import { mergeDriverMissing } from "../git/merge-driver-config.ts";
+import { mergeDriverMissing } from "../git/merge-driver-state.ts";
 import { pauseSwitch } from "../store/pause.ts";
 import { ROOT_HELP, rootOption } from "./common.ts";
 import { ok, type Verb } from "./types.ts";

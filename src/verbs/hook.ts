@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import path from "node:path";
-import { notSavedHere } from "../git/saves.ts";
+import { lstatSync } from "node:fs";
+import { readSaves, savedHereByStat, statKey } from "../git/saves.ts";
 import { isConflicted } from "../schema/conflicted.ts";
 import { inspectFile, interruptedSave, type FileInspection } from "../store/inspect.ts";
 import { FILE_OF, memoryDir, type Kind } from "../store/paths.ts";
@@ -199,7 +200,18 @@ exit: always 0 -- a broken hook must not break a session; problems go to stderr.
     const checkpoint = mode === "session" ? await checkpointHookLines(root, input, handoffPresent, paused, now) : undefined;
     // --mode lessons says nothing of the handoff: only LESSONS.md's own leftovers count.
     const interrupted = mode === "session" ? interruptedSave(root) : lessonsInterrupted(root);
-    const savedHere = (text: string) => !notSavedHere(root, createHash("sha256").update(text, "utf8").digest("hex"));
+    // The file one of this clone's saves published is known by its stat; only another one is hashed.
+    const savedHere = (text: string) => {
+      const saves = readSaves(root);
+      // Outside git or before this clone's first recorded save: nothing to say (no hashing either).
+      if (saves === null) return true;
+      try {
+        if (savedHereByStat(root, statKey(lstatSync(path.join(memoryDir(root), "HANDOFF.md"), { bigint: true })))) return true;
+      } catch {
+        // hashed below
+      }
+      return saves.includes(createHash("sha256").update(text, "utf8").digest("hex"));
+    };
     return ok(wrap(composeHookText(files, interrupted, paused, now, checkpoint, savedHere)), []);
   },
 };
