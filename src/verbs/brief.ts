@@ -137,7 +137,9 @@ exit: 0 brief printed
     const merged = loaded.pasted ? null : MERGED_LINE.exec(loaded.text);
     // Only an archive that exists is named (a hand-written line names nothing).
     if (merged && existsSync(path.join(archiveDir(root), merged[1]!))) brief = withDriftNote(brief, mergedSentence(merged[1]!));
-    if (json) return ok(`${JSON.stringify({ brief, drift: report })}\n`, stderr);
+    // The clauses a field was fitted from are the brief's own working, not its output.
+    const { driftClauses: _clauses, ...shown } = brief;
+    if (json) return ok(`${JSON.stringify({ brief: shown, drift: report })}\n`, stderr);
     return ok(renderBrief(brief), stderr);
   },
 };
