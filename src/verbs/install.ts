@@ -82,6 +82,12 @@ says what it would repair ("install: found an interrupted edit of F; without
 --dry-run: …") and repairs nothing.
 
 ${installHelpCommon}
+In a git repository (not with --global) it also registers the merge driver
+session-handoff for this clone (see \`merge-driver --help\`): .git/config, a block of ours in
+the root .gitattributes, and the driver's copy of the helper under
+\${XDG_CONFIG_HOME:-~/.config}/session-handoff/driver/; it then prints "registered the merge
+driver session-handoff in .git/config" and "added the merge driver's block to .gitattributes"
+when they changed. A repeated install changes no byte under .git/.
 stdout: one line per file: "created F", "updated F" or "unchanged F" ("would create F",
         "would update F" with --dry-run, which changes nothing).
 exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does not parse, a

@@ -33,6 +33,10 @@ removal killed after it set the file aside is undone (the file is put back), the
 A folder on the way that is a link is refused, as by install, before anything changes.
 
 ${installHelpCommon}
+It also removes the merge driver session-handoff that install registered (the .git/config
+section, our .gitattributes block, the driver's copy of the helper): "removed the merge
+driver session-handoff from .git/config", "removed the merge driver's block from
+.gitattributes".
 stdout: one line per file: "restored F", "updated F", "removed F" or "unchanged F"
         ("would …" with --dry-run, which changes nothing).
 exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does not parse, a

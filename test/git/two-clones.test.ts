@@ -175,7 +175,9 @@ describe("two clones, a bare remote, two teammates", () => {
     // Bob's clone saved before, but not this handoff: the sentence, with Alice as its author.
     expect(afterFetch.provenance).toEqual({ committer: '"Alice Doe" <alice@example.com>', someoneElse: true });
     expect(brief(bob).out).toContain('the handoff was not saved in this clone; its last commit is by "Alice Doe" <alice@example.com>');
-    expect(bob.run(["hook", "--mode", "session"]).stdout).toContain("the parked handoff was not saved in this clone");
+    expect(bob.run(["hook", "--mode", "session"]).stdout).toContain(
+      "session-handoff: the parked handoff was not saved in this clone (it came with a pull, a merge or a copy); the resume flow's brief names who committed it.\n",
+    );
     expect(brief(alice).out).not.toContain("not saved in this clone");
     expect(alice.run(["hook", "--mode", "session"]).stdout).not.toContain("not saved in this clone");
 
@@ -271,7 +273,10 @@ describe("two clones, a bare remote, two teammates", () => {
     const b = brief(carol);
     expect(b.code).toBe(2);
     expect(b.out).toMatch(/^HANDOFF\.md has unresolved merge conflicts: one side saved \S+Z, the other saved \S+Z;/);
-    expect(carol.run(["hook", "--mode", "session"]).stdout).toContain("has unresolved merge conflicts");
+    // The fixed sentence, pinned whole (it replaces the resume invitation).
+    const hookOut = carol.run(["hook", "--mode", "session"]).stdout;
+    expect(hookOut).toContain("session-handoff: the parked handoff (.ai/memory/HANDOFF.md) has unresolved merge conflicts; do not resume from it: tell the user to keep one side of each conflict before resuming.\n");
+    expect(hookOut).not.toContain("a parked handoff exists");
     expect(carol.run(["validate", "handoff"]).code).toBe(2);
     const doctor = carol.run(["doctor"]);
     expect(doctor.stdout).toContain("this clone's git config lacks it");
