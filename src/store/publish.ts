@@ -64,7 +64,7 @@ function unlinkQuiet(p: string): void {
 export function linkIntoArchive(from: string, archiveDirPath: string, prefix: string): string {
   ensureDir(archiveDirPath);
   for (let attempt = 0; ; attempt++) {
-    const name = archiveName(prefix);
+    const name = archiveName(prefix, archiveDirPath);
     try {
       linkSync(from, path.join(archiveDirPath, name));
       return name;
