@@ -947,7 +947,7 @@ function checkpointsDir(root) {
 }
 function sessionFileId(id) {
   if (typeof id !== "string" || id === "") return "unknown";
-  if (SESSION_ID.test(id)) return id;
+  if (FILE_SAFE_ID.test(id) && !id.endsWith(".") && !WINDOWS_RESERVED.test(id.split(".", 1)[0])) return id;
   return createHash2("sha256").update(id, "utf8").digest("hex").slice(0, 16);
 }
 function checkpointsDirState(root) {
@@ -1033,7 +1033,7 @@ function writeDelivered(root, session, token) {
     closeSync3(fd);
   }
 }
-var HEAD;
+var FILE_SAFE_ID, WINDOWS_RESERVED, HEAD;
 var init_checkpoints = __esm({
   "src/store/checkpoints.ts"() {
     "use strict";
@@ -1044,6 +1044,8 @@ var init_checkpoints = __esm({
     init_values();
     init_private();
     init_paths();
+    FILE_SAFE_ID = /^[a-z0-9][a-z0-9._-]{0,127}$/;
+    WINDOWS_RESERVED = /^(?:con|prn|aux|nul|com[0-9]|lpt[0-9])$/i;
     HEAD = 1024;
   }
 });
@@ -2189,9 +2191,12 @@ compact_summary, last_assistant_message) and from the tail of the transcript it 
 At most 4,096 bytes: over that, the oldest item of the longest list goes first, repeatedly;
 the anchors are never cut. Trigger comes from hook_event_name: PreCompact/PreCompress
 pre-compact, PostCompact post-compact, SessionEnd session-end, Stop stop, else unknown.
-Session-start is the transcript's first timestamp, kept across rewrites. Session ids
-outside [A-Za-z0-9][A-Za-z0-9._-]{0,127} are written as 16 hex of their SHA-256; a missing
-one is "unknown". Input from a subagent (carrying agent_id) is ignored. Two sessions never
+Session-start is the transcript's first timestamp, kept across rewrites. A session id
+names its file only when it matches [a-z0-9][a-z0-9._-]{0,127}, does not end in "." and
+its part before the first "." is no Windows device name (CON, PRN, AUX, NUL, COM0-9,
+LPT0-9, any case), so no two names differ only in case; any other id is written as 16 hex
+of its SHA-256 (read checkpoint --session ID finds it the same way); a missing one is
+"unknown". Input from a subagent (carrying agent_id) is ignored. Two sessions never
 share a file; the checkpoints of the 5 newest sessions (by Saved:) are kept, and only
 names of this pattern are ever deleted.
 

@@ -201,7 +201,8 @@ describe("checkpoint: capture from the hook input and the transcript", () => {
 
 describe("checkpoint: sessions, rewrites and retention (ruling 22)", () => {
   it.each([
-    ["a valid id", "abc-DEF_1.2", "abc-DEF_1.2"],
+    ["a valid id", "abc-def_1.2", "abc-def_1.2"],
+    ["an id with capitals is hashed (docs/design.md#checkpoints)", "abc-DEF_1.2", null],
     ["a path-like id is hashed", "../../etc/passwd", null],
     ["an id with a space is hashed", "a b", null],
     ["a leading dot is hashed", ".hidden", null],
