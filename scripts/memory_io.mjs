@@ -1234,7 +1234,7 @@ async function publish(spec) {
     throw new Refused(`${spec.file} changed since it was read (expected ${spec.expectedToken}, current ${current}); read again and merge`);
   }
   const bytes = spec.build(prior ? prior.bytes : null);
-  const mode = prior ? Number(prior.stat.mode & 0o7777n) : spec.newMode;
+  const mode = prior ? Number(prior.stat.mode & 0o7777n) & ~3586 : spec.newMode;
   const pid = process.pid;
   const rand = randomHex8();
   const claimPath = builtin_node_path_default_default.join(spec.dir, privateName(spec.file, "claim", pid, rand));
@@ -1935,12 +1935,13 @@ var init_read = __esm({
   }
 });
 
-// lazy:builtin:node:fs:lstatSync,realpathSync
-var m20, lstatSync9, realpathSync;
-var init_builtin_node_fs_lstatSync_realpathSync = __esm({
-  "lazy:builtin:node:fs:lstatSync,realpathSync"() {
+// lazy:builtin:node:fs:lstatSync,readFileSync,realpathSync
+var m20, lstatSync9, readFileSync4, realpathSync;
+var init_builtin_node_fs_lstatSync_readFileSync_realpathSync = __esm({
+  "lazy:builtin:node:fs:lstatSync,readFileSync,realpathSync"() {
     m20 = __shLoad("node:fs");
     lstatSync9 = m20.lstatSync;
+    readFileSync4 = m20.readFileSync;
     realpathSync = m20.realpathSync;
   }
 });
@@ -1948,8 +1949,10 @@ var init_builtin_node_fs_lstatSync_realpathSync = __esm({
 // src/store/root.ts
 var root_exports = {};
 __export(root_exports, {
+  NOT_A_PROJECT: () => NOT_A_PROJECT,
   exists: () => exists2,
-  findRoot: () => findRoot
+  findRoot: () => findRoot,
+  safeDirectories: () => safeDirectories
 });
 function exists2(p) {
   try {
@@ -1970,17 +1973,82 @@ function within(child, parent) {
   const rel = builtin_node_path_default_default.relative(parent, child);
   return rel === "" || !rel.startsWith("..") && !builtin_node_path_default_default.isAbsolute(rel);
 }
-function ceilings(start, env) {
+function ceilings(env) {
   const out = [];
   for (const c of (env.GIT_CEILING_DIRECTORIES ?? "").split(":")) {
     if (c === "" || !builtin_node_path_default_default.isAbsolute(c)) continue;
     out.push(realOrNull(c) ?? builtin_node_path_default_default.resolve(c));
   }
-  const home2 = env.HOME ? realOrNull(env.HOME) : null;
-  if (home2 !== null && home2 !== start && within(start, home2)) out.push(builtin_node_path_default_default.dirname(home2));
   return out;
 }
-function findRoot(startPath, env) {
+function safeDirectories(env) {
+  const home2 = env.HOME ?? "";
+  const files = [];
+  if (!env.GIT_CONFIG_NOSYSTEM || /^(?:0|false|no|off)$/i.test(env.GIT_CONFIG_NOSYSTEM)) files.push(env.GIT_CONFIG_SYSTEM || "/etc/gitconfig");
+  if (env.GIT_CONFIG_GLOBAL !== void 0) files.push(env.GIT_CONFIG_GLOBAL);
+  else files.push(builtin_node_path_default_default.join(env.XDG_CONFIG_HOME || builtin_node_path_default_default.join(home2, ".config"), "git", "config"), builtin_node_path_default_default.join(home2, ".gitconfig"));
+  let out = [];
+  for (const file of files) {
+    let text;
+    try {
+      text = readFileSync4(file, "utf8");
+    } catch {
+      continue;
+    }
+    let inSafe = false;
+    for (const raw of text.split(/\r?\n/)) {
+      const line = raw.replace(/(^|\s)[#;].*$/, "").trim();
+      const section = /^\[\s*([A-Za-z0-9.-]+)\s*\]$/.exec(line);
+      if (section) {
+        inSafe = section[1].toLowerCase() === "safe";
+        continue;
+      }
+      if (line.startsWith("[")) {
+        inSafe = false;
+        continue;
+      }
+      const m22 = inSafe ? /^directory\s*=\s*(.*)$/i.exec(line) : null;
+      if (!m22) continue;
+      const value = m22[1].replace(/^"(.*)"$/, "$1");
+      if (value === "") out = [];
+      else out.push(value.startsWith("~/") ? builtin_node_path_default_default.join(home2, value.slice(2)) : value);
+    }
+  }
+  return out;
+}
+function listedSafe(dir, safe) {
+  return safe.some((s) => {
+    if (s === "*") return true;
+    if (s.endsWith("/*")) return within(dir, realOrNull(s.slice(0, -2)) ?? s.slice(0, -2));
+    return (realOrNull(s) ?? builtin_node_path_default_default.resolve(s)) === dir;
+  });
+}
+function distrust(dir, uid, safe) {
+  if (uid === void 0) return null;
+  let st;
+  try {
+    st = lstatSync9(dir);
+  } catch {
+    return null;
+  }
+  if (st.uid === uid) return null;
+  const why = st.uid !== 0 ? `owned by another user (uid ${st.uid})` : (st.mode & 514) === 514 ? "a sticky folder anyone can write to" : null;
+  if (why === null || listedSafe(dir, safe())) return null;
+  return why;
+}
+function memoryOwnedWell(dir, uid) {
+  if (uid === void 0) return true;
+  for (const p of [builtin_node_path_default_default.join(dir, ".ai"), builtin_node_path_default_default.join(dir, ".ai", "memory")]) {
+    try {
+      const st = lstatSync9(p);
+      if (st.uid !== uid && st.uid !== 0) return false;
+    } catch {
+      return false;
+    }
+  }
+  return true;
+}
+function findRoot(startPath, env, opts = {}) {
   let start;
   try {
     start = realpathSync(startPath);
@@ -1994,23 +2062,38 @@ function findRoot(startPath, env) {
     throw new Refused(`root ${startPath} does not exist; pass the project root with --root`);
   }
   if (!st.isDirectory()) throw new Refused(`root ${startPath} is not a directory; pass the project root with --root`);
+  const home2 = env.HOME ? realOrNull(env.HOME) : null;
+  if (home2 !== null && start === home2) throw new Refused(NOT_A_PROJECT);
   if (exists2(builtin_node_path_default_default.join(start, ".ai", "memory"))) return { root: start, start, by: "memory" };
-  const stops = ceilings(start, env);
+  const uid = "uid" in opts ? opts.uid : process.getuid?.();
+  let safe = null;
+  const safeList = () => safe ??= safeDirectories(env);
+  const stops = ceilings(env);
+  const belowHome = home2 !== null && within(start, home2);
   let dir = start;
   for (; ; ) {
-    if (exists2(builtin_node_path_default_default.join(dir, ".ai", "memory"))) return { root: dir, start, by: "memory" };
+    if (dir !== start) {
+      const why = distrust(dir, uid, safeList);
+      if (why !== null) return { root: start, start, by: "start", stopped: { at: dir, why } };
+    }
+    if (exists2(builtin_node_path_default_default.join(dir, ".ai", "memory"))) {
+      if (dir === start || memoryOwnedWell(dir, uid)) return { root: dir, start, by: "memory" };
+      return { root: start, start, by: "start", stopped: { at: dir, why: "its .ai/memory belongs to another user" } };
+    }
     if (exists2(builtin_node_path_default_default.join(dir, ".git"))) return { root: dir, start, by: "git" };
     const parent = builtin_node_path_default_default.dirname(dir);
-    if (parent === dir || stops.includes(parent)) return { root: start, start, by: "start" };
+    if (parent === dir || stops.includes(parent) || belowHome && parent === home2) return { root: start, start, by: "start" };
     dir = parent;
   }
 }
+var NOT_A_PROJECT;
 var init_root = __esm({
   "src/store/root.ts"() {
     "use strict";
-    init_builtin_node_fs_lstatSync_realpathSync();
+    init_builtin_node_fs_lstatSync_readFileSync_realpathSync();
     init_builtin_node_path_default();
     init_errors();
+    NOT_A_PROJECT = "not a project: run it from a project folder or pass --root <project>";
   }
 });
 
@@ -2256,9 +2339,11 @@ __export(common_exports, {
 });
 function rootOption(ctx, fallbackStart = null) {
   const value = ctx.values.root;
-  const given = typeof value === "string" && value !== "";
+  if (value === "") throw new UsageError("--root needs a folder: pass --root <project>, or leave it out to start from the current folder");
+  const given = typeof value === "string";
   const found = findRoot(builtin_node_path_default_default.resolve(ctx.cwd, given ? value : fallbackStart ?? "."), ctx.env);
   if (given && found.root !== found.start) ctx.warn(`using root ${found.root}`);
+  if (!given && found.stopped) ctx.warn(`stopped looking for the project root at ${JSON.stringify(found.stopped.at)} (${found.stopped.why}); using ${JSON.stringify(found.root)}: pass --root <project> to choose another`);
   return found.root;
 }
 function expectedTokenOption(ctx) {
@@ -2304,8 +2389,12 @@ var init_common = __esm({
     ROOT_HELP = `
 The root: the real path of --root DIR (else the current directory), unless it holds
 .ai/memory itself the nearest folder above holding .ai/memory or .git (a worktree's .git
-file counts); never above $HOME from below it, nor into GIT_CEILING_DIRECTORIES; else the
-start. If that differs from --root, stderr says \`using root <path>\` once.
+file counts); never $HOME or above it from below it, nor into GIT_CEILING_DIRECTORIES;
+else the start. The walk stops (stderr says where) at a folder of another user (root's
+excepted) or a sticky one anyone can write to (/tmp), unless git's safe.directory lists
+it, and adopts a .ai/memory above only when .ai and memory are yours or root's. A start
+or --root equal to $HOME is refused: "not a project: run it from a project folder or
+pass --root <project>". If the root differs from --root, stderr says \`using root <path>\`.
 `;
     ROOT = { root: { type: "string" } };
     CAS = {

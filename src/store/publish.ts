@@ -22,7 +22,7 @@ export interface PublishSpec {
   archivePrior: boolean;
   /** `absent` or the 64-hex token the caller read (contract §2). */
   expectedToken: string;
-  /** Mode of a new file (a replaced file keeps its prior mode). */
+  /** Mode of a new file (a replaced file keeps its prior mode minus setuid, setgid, sticky and others-write). */
   newMode: number;
   /** The bytes to publish, given the prior bytes (null when there were none). */
   build(prior: Buffer | null): Buffer;
@@ -77,7 +77,7 @@ export function linkIntoArchive(from: string, archiveDirPath: string, prefix: st
 function writeTemp(tempPath: string, bytes: Buffer, mode: number): void {
   const fd = openSync(tempPath, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, mode);
   try {
-    // The umask may have narrowed the mode; a replaced file keeps its prior mode exactly.
+    // The umask may have narrowed the mode; a replaced file keeps its (masked) prior mode exactly.
     fchmodSync(fd, mode);
     let off = 0;
     while (off < bytes.length) off += writeSync(fd, bytes, off, bytes.length - off);
@@ -119,7 +119,9 @@ export async function publish(spec: PublishSpec): Promise<PublishResult> {
     throw new Refused(`${spec.file} changed since it was read (expected ${spec.expectedToken}, current ${current}); read again and merge`);
   }
   const bytes = spec.build(prior ? prior.bytes : null);
-  const mode = prior ? Number(prior.stat.mode & 0o7777n) : spec.newMode;
+  // A replaced file keeps its mode but never setuid, setgid, sticky or others-write: a
+  // planted file's bits must not pass to the user's saves (docs/design.md#files-on-disk).
+  const mode = prior ? Number(prior.stat.mode & 0o7777n) & ~0o7002 : spec.newMode;
   const pid = process.pid;
   const rand = randomHex8();
   const claimPath = path.join(spec.dir, privateName(spec.file, "claim", pid, rand));
