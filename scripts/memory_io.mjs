@@ -617,6 +617,16 @@ function readAll(fd, limit = MAX_DOCUMENT_BYTES) {
   }
   return Buffer.concat(chunks, total);
 }
+function readAt(fd, limit) {
+  const buf = Buffer.allocUnsafe(limit);
+  let off = 0;
+  while (off < limit) {
+    const n = readSync2(fd, buf, off, limit - off, off);
+    if (n === 0) break;
+    off += n;
+  }
+  return buf.subarray(0, off);
+}
 function sameVersion(a, b) {
   return a.dev === b.dev && a.ino === b.ino && a.size === b.size && a.mtimeNs === b.mtimeNs && a.ctimeNs === b.ctimeNs;
 }
@@ -631,6 +641,12 @@ async function readStable(filePath, opts = {}) {
     if (!sameVersion(stat, after) || BigInt(bytes.length) !== after.size) {
       throw new Refused(`${filePath} changed while it was read; read it again`);
     }
+    const age = Date.now() - Number(after.mtimeNs / 1000000n);
+    if (age >= 0 && age < QUIET_MS) await new Promise((resolve) => setTimeout(resolve, QUIET_MS - age));
+    const again = readAt(fd, bytes.length + 1);
+    if (!again.equals(bytes) || !sameVersion(after, fstatSync2(fd, { bigint: true }))) {
+      throw new Refused(`${filePath} changed while it was read; read it again`);
+    }
     let token = null;
     return {
       bytes,
@@ -643,7 +659,7 @@ async function readStable(filePath, opts = {}) {
     closeSync2(fd);
   }
 }
-var TOKEN_PATTERN, UnsafeFile, OPEN_FLAGS;
+var TOKEN_PATTERN, UnsafeFile, OPEN_FLAGS, QUIET_MS;
 var init_files = __esm({
   "src/store/files.ts"() {
     "use strict";
@@ -671,6 +687,7 @@ var init_files = __esm({
       }
     };
     OPEN_FLAGS = constants2.O_RDONLY | constants2.O_NOFOLLOW | constants2.O_NONBLOCK;
+    QUIET_MS = 50;
   }
 });
 
