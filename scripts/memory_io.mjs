@@ -408,8 +408,9 @@ async function act(action, phase) {
     await new Promise(() => {
     });
   }
-  if (action === "fail") {
-    throw Object.assign(new Error(`injected failure at ${phase} (MEMORY_IO_FAILPOINT)`), { code: "EIO" });
+  if (action === "fail" || /^fail=E[A-Z]+$/.test(action)) {
+    const code2 = action === "fail" ? "EIO" : action.slice("fail=".length);
+    throw Object.assign(new Error(`injected failure at ${phase} (MEMORY_IO_FAILPOINT)`), { code: code2 });
   }
   if (action.startsWith("pause=")) {
     const base = action.slice("pause=".length);
@@ -1293,18 +1294,23 @@ async function publish(spec) {
     await failpoint(spec.failpoint, "before-publication");
     spec.lock.assertHeld();
   } catch (err) {
+    let restored = true;
     if (prior === null) unlinkQuiet(tempPath);
-    else await rollBack(tempPath, claimPath, filePath, spec, archived);
-    if (err instanceof HelperError) throw err;
-    throw new Refused(`cannot save ${spec.file}: ${err.message}; nothing was changed`);
+    else restored = await rollBack(tempPath, claimPath, filePath, spec, archived);
+    if (err instanceof HelperError) {
+      if (!restored) err.message = `${err.message.replace(/; nothing was (?:published|changed)/, "")}; ${afterRollback(false, spec.file)}`;
+      throw err;
+    }
+    throw new Refused(`cannot save ${spec.file}: ${err.message}; ${afterRollback(restored, spec.file)}`);
   }
   try {
     linkSync2(tempPath, filePath);
   } catch (err) {
     if (err.code !== "EEXIST") {
+      let restored = true;
       if (prior === null) unlinkQuiet(tempPath);
-      else await rollBack(tempPath, claimPath, filePath, spec, archived);
-      throw new Refused(`cannot publish ${filePath}: ${err.message}`);
+      else restored = await rollBack(tempPath, claimPath, filePath, spec, archived);
+      throw new Refused(`cannot publish ${filePath}: ${err.message}; ${afterRollback(restored, spec.file)}`);
     }
     unlinkQuiet(tempPath);
     let kept = archived;
@@ -1366,9 +1372,23 @@ async function rollBack(tempPath, claimPath, filePath, spec, archived) {
   unlinkQuiet(tempPath);
   await failpoint(spec.failpoint, "rollback-after-temp-drop");
   try {
+    await failpoint(spec.failpoint, "rollback-before-restore");
     linkSync2(claimPath, filePath);
-  } catch {
-    return;
+  } catch (err) {
+    if (!NO_ROOM.has(err.code ?? "")) return false;
+    if (archived !== null) {
+      unlinkQuiet(builtin_node_path_default_default.join(spec.archiveDir, archived));
+      await failpoint(spec.failpoint, "rollback-after-unarchive");
+    }
+    if (lstatSync7(filePath, { throwIfNoEntry: false }) !== void 0) return false;
+    try {
+      renameSync(claimPath, filePath);
+    } catch {
+      return false;
+    }
+    await failpoint(spec.failpoint, "rollback-after-restore");
+    await failpoint(spec.failpoint, "rollback-after-claim-drop");
+    return true;
   }
   await failpoint(spec.failpoint, "rollback-after-restore");
   if (archived !== null) {
@@ -1377,7 +1397,12 @@ async function rollBack(tempPath, claimPath, filePath, spec, archived) {
   }
   unlinkQuiet(claimPath);
   await failpoint(spec.failpoint, "rollback-after-claim-drop");
+  return true;
 }
+function afterRollback(restored, file) {
+  return restored ? "nothing was changed" : `${file} is kept at a private name until \`recover\` puts it back: run \`recover\``;
+}
+var NO_ROOM;
 var init_publish = __esm({
   "src/store/publish.ts"() {
     "use strict";
@@ -1389,6 +1414,7 @@ var init_publish = __esm({
     init_files();
     init_paths();
     init_private();
+    NO_ROOM = /* @__PURE__ */ new Set(["ENOSPC", "EDQUOT", "EMLINK"]);
   }
 });
 

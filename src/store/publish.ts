@@ -169,18 +169,23 @@ export async function publish(spec: PublishSpec): Promise<PublishResult> {
     await failpoint(spec.failpoint, "before-publication");
     spec.lock.assertHeld();
   } catch (err) {
+    let restored = true;
     if (prior === null) unlinkQuiet(tempPath);
-    else await rollBack(tempPath, claimPath, filePath, spec, archived);
-    if (err instanceof HelperError) throw err;
-    throw new Refused(`cannot save ${spec.file}: ${(err as Error).message}; nothing was changed`);
+    else restored = await rollBack(tempPath, claimPath, filePath, spec, archived);
+    if (err instanceof HelperError) {
+      if (!restored) err.message = `${err.message.replace(/; nothing was (?:published|changed)/, "")}; ${afterRollback(false, spec.file)}`;
+      throw err;
+    }
+    throw new Refused(`cannot save ${spec.file}: ${(err as Error).message}; ${afterRollback(restored, spec.file)}`);
   }
   try {
     linkSync(tempPath, filePath);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== "EEXIST") {
+      let restored = true;
       if (prior === null) unlinkQuiet(tempPath);
-      else await rollBack(tempPath, claimPath, filePath, spec, archived);
-      throw new Refused(`cannot publish ${filePath}: ${(err as Error).message}`);
+      else restored = await rollBack(tempPath, claimPath, filePath, spec, archived);
+      throw new Refused(`cannot publish ${filePath}: ${(err as Error).message}; ${afterRollback(restored, spec.file)}`);
     }
     // A non-cooperating writer created the file after our claim: it stays current.
     unlinkQuiet(tempPath);
@@ -262,13 +267,35 @@ export function putBack(claimPath: string, filePath: string): boolean {
 // the archive copy this save made of it, drop the claim. The claim goes last: while it
 // exists, `recover` knows a rollback is pending and finishes it from any step
 // (`rollback-*` failpoints, ruling 34).
-async function rollBack(tempPath: string, claimPath: string, filePath: string, spec: PublishSpec, archived: string | null): Promise<void> {
+// A link back can fail for want of space, quota or link count (a disk whose inodes ran out):
+// then the claim is renamed back, only after lstat shows the name free; the window between
+// the two is in docs/decisions/rollback-rename.md. True when the prior version is current
+// again and nothing of this save is left; false when the claim stays for `recover`.
+const NO_ROOM = new Set(["ENOSPC", "EDQUOT", "EMLINK"]);
+async function rollBack(tempPath: string, claimPath: string, filePath: string, spec: PublishSpec, archived: string | null): Promise<boolean> {
   unlinkQuiet(tempPath);
   await failpoint(spec.failpoint, "rollback-after-temp-drop");
   try {
+    await failpoint(spec.failpoint, "rollback-before-restore");
     linkSync(claimPath, filePath);
-  } catch {
-    return; // Something else is current now; the claim stays for `recover` to archive.
+  } catch (err) {
+    // EEXIST: something else is current now; the claim stays for `recover` to archive.
+    if (!NO_ROOM.has((err as NodeJS.ErrnoException).code ?? "")) return false;
+    // The archive copy goes first: a crash after the rename must not leave the current
+    // file with a second link and no private partner (an unsafe file, not a repair).
+    if (archived !== null) {
+      unlinkQuiet(path.join(spec.archiveDir, archived));
+      await failpoint(spec.failpoint, "rollback-after-unarchive");
+    }
+    if (lstatSync(filePath, { throwIfNoEntry: false }) !== undefined) return false;
+    try {
+      renameSync(claimPath, filePath);
+    } catch {
+      return false;
+    }
+    await failpoint(spec.failpoint, "rollback-after-restore");
+    await failpoint(spec.failpoint, "rollback-after-claim-drop");
+    return true;
   }
   await failpoint(spec.failpoint, "rollback-after-restore");
   if (archived !== null) {
@@ -277,4 +304,11 @@ async function rollBack(tempPath: string, claimPath: string, filePath: string, s
   }
   unlinkQuiet(claimPath);
   await failpoint(spec.failpoint, "rollback-after-claim-drop");
+  return true;
+}
+
+// What a refusal after a rollback may say (docs/decisions/rollback-rename.md): "nothing was
+// changed" only when the prior version is current again.
+function afterRollback(restored: boolean, file: string): string {
+  return restored ? "nothing was changed" : `${file} is kept at a private name until \`recover\` puts it back: run \`recover\``;
 }
