@@ -34,17 +34,18 @@ export async function acquireLock(memDir: string, timeoutSeconds: number, opts: 
  * another host (its mtime possibly ahead of this clock), is stale once this process has seen
  * it unchanged (owner nonce, mtime) for 10 s of its monotonic clock, counted from the start of
  * the wait, so a 10 s timeout reaches it at its deadline and a shorter one reports busy.
- * @param opts.what the busy sentence's opening words, e.g. "memory is busy".
+ * @param opts.what the busy sentence's opening words, e.g. "memory is busy"; `retry` its advice;
+ *   `makeParent` makes the lock's folder (0700) when it is missing.
  * @throws Busy (exit 5) naming the holder's pid when known and the lock; Refused (exit 2).
  */
-export async function acquireLockDir(lockDir: string, timeoutSeconds: number, opts: { log?: string; what: string }): Promise<LockHandle> {
+export async function acquireLockDir(lockDir: string, timeoutSeconds: number, opts: { log?: string; what: string; retry?: string; makeParent?: boolean }): Promise<LockHandle> {
   const start = performance.now();
   const deadline = start + timeoutSeconds * 1000;
   const me: LockOwner = { pid: process.pid, host: hostname(), nonce: randomHex8() + randomHex8() };
   let seen = null as { key: string; since: number } | null;
   for (;;) {
     checkLockPath(lockDir);
-    if (tryMake(lockDir, me)) {
+    if (tryMake(lockDir, me, opts.makeParent === true)) {
       logLock(opts.log, "acquire");
       return holding(lockDir, me, opts.log);
     }
@@ -67,7 +68,7 @@ export async function acquireLockDir(lockDir: string, timeoutSeconds: number, op
     }
     if (now >= deadline) {
       const who = owner ? `process ${owner.pid}${owner.host === me.host ? "" : ` on ${JSON.stringify(owner.host)}`}` : "another process";
-      throw new Busy(`${opts.what}: ${who} holds the lock ${lockDir}; wait and retry, or pass a longer --lock-timeout`);
+      throw new Busy(`${opts.what}: ${who} holds the lock ${lockDir}; ${opts.retry ?? "wait and retry, or pass a longer --lock-timeout"}`);
     }
     const pause = Math.min(RETRY_MS + Math.random() * RETRY_MS, deadline - now);
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, pause)));
@@ -90,11 +91,16 @@ function checkLockPath(lockDir: string): void {
 
 // mkdir is the atomic step; the owner file follows within microseconds. False when another
 // lock is there, or when ours was moved aside as ownerless before the owner file went in.
-function tryMake(lockDir: string, me: LockOwner): boolean {
+function tryMake(lockDir: string, me: LockOwner, makeParent: boolean): boolean {
   try {
     fs.mkdirSync(lockDir, { mode: 0o700 });
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === "EEXIST") return false;
+    // The install lock's folder, removed by a holder that left it empty: made again.
+    if ((err as NodeJS.ErrnoException).code === "ENOENT" && makeParent) {
+      fs.mkdirSync(path.dirname(lockDir), { recursive: true, mode: 0o700 });
+      return tryMake(lockDir, me, false);
+    }
     throw new Refused(`cannot take the lock ${lockDir}: ${(err as Error).message}`);
   }
   try {

@@ -8,9 +8,11 @@ import { editTargets, repairAgentFiles } from "./agent-repair.ts";
 import { failpointOf } from "./common.ts";
 import { installHelpCommon } from "./install.ts";
 import { ok, type Verb } from "./types.ts";
+import { underInstallLock } from "../store/install-lock.ts";
 
 /** `uninstall --agent NAME [--root DIR | --global] [--dry-run]` (contract §9, ruling 11). */
-export const uninstallVerb: Verb = {
+// Every agent-file edit holds the install lock (docs/decisions/lock.md).
+export const uninstallVerb: Verb = underInstallLock<Verb>({
   name: "uninstall",
   options: AGENT_OPTIONS,
   positionals: [0, 0],
@@ -33,7 +35,8 @@ stdout: one line per file: "restored F", "updated F", "removed F" or "unchanged 
         ("would …" with --dry-run, which changes nothing).
 exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON with comments, a
         concurrent edit, leftovers of an interrupted edit that only you can settle);
-        4 paused.
+        4 paused; 5 another install or uninstall held the install lock (.ai/.install.lock,
+        or .install.lock in ~/.config/session-handoff with --global) for 10 s.
 `,
   async run(ctx) {
     const t = agentTarget(ctx, "uninstall");
@@ -86,4 +89,4 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON with comm
     if (!t.dryRun) removeEmptyDirs(dirs);
     return ok(`${lines.join("\n")}\n`);
   },
-};
+});
