@@ -3736,8 +3736,16 @@ ${usageText()}`);
   }
   for (const line of outcome.stderr) proc.writeErr(`${line}
 `);
-  if (outcome.stdout.length > 0) proc.writeOut(outcome.stdout);
+  if (outcome.stdout.length > 0) proc.writeOut(ctx.values.json === true && typeof outcome.stdout === "string" ? escapeJsonText(outcome.stdout) : outcome.stdout);
   return outcome.code;
+}
+var JSON_INVISIBLE = /[\x7F-\x9F\u00AD\u061C\u115F\u1160\u180E\u200B-\u200F\u2028-\u202E\u2060-\u206F\u3164\uFE00-\uFE0F\uFEFF\uFFA0\uFFF9-\uFFFB\u{E0000}-\u{E007F}\u{E0100}-\u{E01EF}]/gu;
+function escapeJsonText(json) {
+  return json.replace(JSON_INVISIBLE, (ch) => {
+    let out = "";
+    for (let i = 0; i < ch.length; i++) out += `\\u${ch.charCodeAt(i).toString(16).toUpperCase().padStart(4, "0")}`;
+    return out;
+  });
 }
 function repeatedFlag(tokens, options) {
   const seen = /* @__PURE__ */ new Set();

@@ -145,3 +145,19 @@ describe("file modes (docs/design.md#files-on-disk)", () => {
     expect(readFileSync(file, "utf8")).toContain("v2");
   });
 });
+
+describe("JSON output keeps strings exact with invisible code points escaped (docs/design.md#verdicts-and-the-brief)", () => {
+  it("archives list --json writes U+2028, U+2029 and U+202E in a goal as \\uXXXX; the parsed string is exact", () => {
+    const root = gitRepo();
+    const goal = "goal \u2028 line \u2029 para \u202E evil";
+    const dir = path.join(root, ".ai", "memory", "archive");
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    writeFileSync(path.join(dir, "HANDOFF-2026-01-01T00-00-00.000000Z-1-0000000a.md"), handoff(goal), { mode: 0o600 });
+    const r = helper(["archives", "list", "--root", root, "--json"]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).not.toMatch(/[\u2028\u2029\u202E]/);
+    expect(r.stdout).toContain("\\u2028");
+    expect(r.stdout).toContain("\\u202E");
+    expect(JSON.stringify(JSON.parse(r.stdout))).toContain(goal);
+  });
+});
