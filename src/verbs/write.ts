@@ -25,7 +25,8 @@ export const writeVerb: Verb = {
 Replaces <root>/.ai/memory/<FILE> with the document on stdin, only if the file is still
 the version whose token you read (\`read\` prints CURRENT-SHA256; use \`absent\` when there
 was none). A handoff's prior version is archived first as
-archive/HANDOFF-<UTC time>-<8 hex>.md; the 5 newest archives are kept.
+archive/HANDOFF-<UTC time>-<seq>-<8 hex>.md, <seq> one more than the largest there;
+the 5 newest archives (by <seq>, not by the clock) are kept.
 
 The document must be UTF-8 without NUL bytes, at most 1,000,000 bytes, begin with the line
 <!-- memory-schema: v1 -->, have its heading (# Session Handoff, # Lessons, # Solutions) in
