@@ -201,3 +201,22 @@ export function parseJournal(text: string, kind: "month" | "year" = "month"): { 
   }
   return { entries, problems };
 }
+
+/**
+ * Merges two versions of one month file (the merge driver's journal rule): both sides' entries,
+ * each once (the same entry text on both sides is one), in time order (then kind, then id), under
+ * ours' header. Null when either side breaks the schema: the caller falls back to git's union.
+ */
+export function mergeJournalMonth(ours: string, theirs: string): string | null {
+  if (parseJournal(ours).problems.length > 0 || parseJournal(theirs).problems.length > 0) return null;
+  const split = (text: string) => text.split(/^(?=## \d{4}-\d{2}-\d{2}T)/m);
+  const [header, ...mine] = split(ours);
+  const entries = new Map<string, string>();
+  for (const chunk of [...mine, ...split(theirs).slice(1)]) {
+    const body = `${chunk.replace(/\n+$/, "")}\n\n`;
+    entries.set(body, body);
+  }
+  const key = (e: string) => /^## (\S+) (\S+) (\S+)/.exec(e)!.slice(1).join(" ");
+  const sorted = [...entries.values()].sort((x, y) => (key(x) < key(y) ? -1 : key(x) > key(y) ? 1 : x < y ? -1 : x > y ? 1 : 0));
+  return `${header!.replace(/\n+$/, "")}\n\n${sorted.join("")}`;
+}

@@ -12,6 +12,8 @@ import { inspectFile, interruptedSave } from "../store/inspect.ts";
 import { missingDirs } from "../store/install-files.ts";
 import { describeFound, planLeftovers } from "../store/install-repair.ts";
 import { archiveDir, memoryDir, type Kind } from "../store/paths.ts";
+import { parseJournal } from "../journal/entry.ts";
+import { journalDir, journalOff, listJournal, readJournalFile } from "../journal/store.ts";
 import { pauseSwitch } from "../store/pause.ts";
 import { LOCK_NAME, lockState } from "../store/private.ts";
 import { exists } from "../store/root.ts";
@@ -60,7 +62,9 @@ that they load only when the harness starts at the project root. What an interru
 left beside the agent files, the project's and the per-user ones (private names
 .<file>.tmp-… and .<file>.claim-… of a process no longer running: the next install or
 uninstall repairs them, see install --help); the memory dir: \`check\`'s verdict, the
-archive count, the kill switch, whether .ai/ is ignored or tracked by git. Each problem
+archive count, the journal's files (whether journal/OFF stops it, and the first line of
+each that breaks its schema: saves add no entry there until it is fixed), the kill switch,
+whether .ai/ is ignored or tracked by git. Each problem
 comes with the command that fixes it. Changes nothing.
 
 stdout: a report; with --json one object {"ok", "node", "agents", "runs": [{"file",
@@ -201,6 +205,19 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
     } catch {
       // No archive yet.
     }
+    // The journal (docs/decisions/journal.md): its files, the OFF switch, lines that break its schema.
+    const journalFiles = listJournal(root);
+    const journal = { files: journalFiles.length, off: journalOff(root), problems: [] as { file: string; line: number; message: string }[] };
+    for (const f of journalFiles) {
+      try {
+        const read = readJournalFile(journalDir(root), f.name);
+        const first = read === null ? undefined : parseJournal(read.bytes.toString("utf8"), f.kind).problems[0];
+        if (first) journal.problems.push({ file: `journal/${f.name}`, ...first });
+      } catch (err) {
+        journal.problems.push({ file: `journal/${f.name}`, line: 0, message: (err as Error).message });
+      }
+    }
+    for (const p of journal.problems) problems.push({ what: `${path.join(".ai", "memory", p.file)} line ${p.line}: ${p.message}; saves add no entry to it until it is fixed`, fix: "fix that line by hand, or move the file away" });
     const paused = pauseSwitch(memoryDir(root), ctx.env);
     if (paused) problems.push({ what: `memory writes are paused by ${paused}`, fix: paused.startsWith("SESSION_HANDOFF_DISABLE") ? "unset SESSION_HANDOFF_DISABLE" : `rm ${JSON.stringify(paused)}` });
     let git: { ignored: boolean; tracked: boolean } | null = null;
@@ -220,7 +237,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
       runs.push(r);
       if (r.code !== 0) problems.push({ what: `${r.file}: its SessionStart command exited ${r.code ?? "by a signal or timeout"}${r.stderr ? `: ${r.stderr.trim().split("\n")[0]}` : ""}`, fix: cmd(`install --agent ${s.agent}${gflag}`) });
     }
-    const memory = { verdict, files, archives, paused, git };
+    const memory = { verdict, files, archives, paused, git, journal };
     const result = { ok: problems.length === 0, node, helper: helper.abs, agents, runs, notes: [...new Set(notes)], leftovers, memory, problems };
     if (ctx.values.json) return ok(`${JSON.stringify(result)}\n`);
     // Paths as anchors print them (ruling 4): one holding a control character or a refused
@@ -237,7 +254,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
     }
     for (const n of new Set(notes)) lines.push(`note: ${n}`);
     lines.push(leftovers.length === 0 ? "agent files: no leftovers of an interrupted install or uninstall" : `agent files: leftovers of an interrupted install or uninstall beside ${leftovers.map((l) => quotePath(l.file)).join(", ")}`);
-    lines.push(`memory: ${verdict}; ${archives} archive(s); ${paused ? `paused (${paused})` : "not paused"}; git: ${git === null ? "not a repository" : `${git.ignored ? "ignored" : "not ignored"}, ${git.tracked ? "tracked" : "untracked"}`}`);
+    lines.push(`memory: ${verdict}; ${archives} archive(s); journal: ${journal.files} file(s)${journal.off ? ", off (journal/OFF)" : ""}; ${paused ? `paused (${paused})` : "not paused"}; git: ${git === null ? "not a repository" : `${git.ignored ? "ignored" : "not ignored"}, ${git.tracked ? "tracked" : "untracked"}`}`);
     lines.push(problems.length === 0 ? "ok" : `${problems.length} problem(s):`);
     for (const p of problems) lines.push(`- ${showRefused(p.what).text}\n  fix: ${showRefused(p.fix).text}`);
     return ok(`${lines.join("\n")}\n`);

@@ -3,6 +3,7 @@ import path from "node:path";
 import { laterHandoff, markMerged, mergeLedgers } from "../git/merge-driver.ts";
 import { runGit } from "../git/run.ts";
 import { archiveName } from "../store/archive.ts";
+import { mergeJournalMonth } from "../journal/entry.ts";
 import { ok, type Verb } from "./types.ts";
 
 const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
@@ -79,7 +80,9 @@ helper in the repository, never that copy).
   LESSONS.md, SOLUTIONS.md   entries merged by id, both sides kept; an id whose text
                differs keeps ours and renumbers theirs to the next free id, with a line
                \`- Renumbered: was <old id> on the other side of a merge\`.
-  journal/*.md  both sides' lines kept (git merge-file --union).
+  journal/<YYYY-MM>.md  both sides' entries, each once, in time order; a side that
+               breaks the journal's schema, and the year files: both sides' lines kept
+               (git merge-file --union).
   other paths  a text merge (git merge-file): conflict markers stand, and \`check\` exits 3.
 It writes only <ours> (a regular file, no link followed) and the new archive.
 exit: 0 merged; 1 not merged (git's conflict stands)
@@ -93,6 +96,18 @@ exit: 0 merged; 1 not merged (git's conflict stands)
     };
     // The journal is appended on both sides: both sides' entries kept, git's union merge (docs/decisions/merge-driver.md).
     if (/^(?:.*\/)?\.ai\/memory\/journal\/[^/]+\.md$/.test(file)) {
+      // A month file: each entry once, in time order (docs/decisions/journal.md); else git's union.
+      if (/\/journal\/\d{4}-\d{2}(?:-\d+)?\.md$/.test(file)) {
+        try {
+          const merged = mergeJournalMonth(readRegular(ours), readRegular(theirs));
+          if (merged !== null) {
+            writeResult(ours, merged);
+            return ok("");
+          }
+        } catch {
+          // Unreadable as text: the union below.
+        }
+      }
       const r = await runGit(ctx.cwd, ["merge-file", "--union", "-L", "ours", "-L", "base", "-L", "theirs", "--", ours, base, theirs], ctx.env);
       return ok("", [], r.code === 0 ? 0 : 1);
     }

@@ -336,3 +336,18 @@ describe("search", () => {
     expect(JSON.parse(json).results[0].text).toContain("cache\u2028rows \u202Eevil");
   });
 });
+
+describe("doctor and the journal", () => {
+  it("counts the journal's files, says OFF, and names a line that breaks the schema", () => {
+    const root = gitRepo();
+    expect(write(root, doc({ goal: "first" })).code).toBe(0);
+    const d1 = JSON.parse(helper(["doctor", "--root", root, "--json"]).stdout);
+    expect(d1.memory.journal).toEqual({ files: 1, off: false, problems: [] });
+    writeFileSync(monthFile(root), readFileSync(monthFile(root), "utf8") + "stray line\n");
+    writeFileSync(path.join(journalDir(root), "OFF"), "");
+    const d2 = helper(["doctor", "--root", root]);
+    expect(d2.code).toBe(0);
+    expect(d2.stdout).toMatch(/journal: 1 file\(s\), off \(journal\/OFF\)/);
+    expect(d2.stdout).toMatch(/journal\/\d{4}-\d\d\.md line \d+: outside an entry/);
+  });
+});
