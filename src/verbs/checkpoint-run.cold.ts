@@ -3,7 +3,7 @@
 import { homedir } from "node:os";
 import path from "node:path";
 import { HelperError } from "../errors.ts";
-import { ADAPTERS, isFormat, PLAN_MARKERS } from "../agents/transcripts/index.ts";
+import { ADAPTERS, anchorsOnlySource, captureSource, isFormat, PLAN_MARKERS } from "../agents/transcripts/index.ts";
 import { closeTranscript, earlierHolds, FIRST_TAIL_BYTES, headLines, openTranscript, readFailure, sniffFormat, TAIL_BYTES, tailLines, tailPart, type TranscriptFile } from "../agents/transcripts/tail.ts";
 import { emptyCapture, type Capture, type TranscriptFormat } from "../agents/transcripts/types.ts";
 import { formatRedactionReport } from "../guard/redaction.cold.ts";
@@ -111,24 +111,26 @@ function enough(cap: Capture, file: TranscriptFile, from: number, hook: HookInpu
 function capture(input: HookInput, format: string | undefined, notes: string[]): { cap: Capture | null; source: string; headStart: string | null } {
   if (input.transcriptPath === null) {
     notes.push(CHECKPOINT_LINES.noTranscript("the hook input names no transcript"));
-    return { cap: null, source: "no transcript named by the hook", headStart: null };
+    return { cap: null, source: anchorsOnlySource("the hook input names no transcript"), headStart: null };
   }
   // No transcript to read: the reason is a note, and the checkpoint's Source.
   const unread = (reason: string) => {
     notes.push(CHECKPOINT_LINES.noTranscript(reason));
-    return { cap: null, source: `no transcript (${reason.replace(/^the transcript /, "")})`, headStart: null };
+    return { cap: null, source: anchorsOnlySource(reason), headStart: null };
   };
   const opened = openTranscript(input.transcriptPath);
   if (!opened.ok) return unread(opened.reason);
   const file = opened.file;
-  const chosen = isFormat(format) ? format : sniffFormat(file.head);
+  // By shape, not by version or by the flag (docs/design.md#checkpoints): --format only
+  // names the adapter when the head holds no record to recognise.
+  const chosen = sniffFormat(file.head) ?? (isFormat(format) ? format : null);
   let read: number;
   let cap: Capture;
   let headStart: string | null;
   try {
     if (chosen === null) {
       notes.push(CHECKPOINT_LINES.unknownFormat());
-      return { cap: null, source: "transcript in an unknown format", headStart: null };
+      return { cap: null, source: anchorsOnlySource("the transcript's format is not recognised"), headStart: null };
     }
     // The last 1 MiB first; all of the last 4 MiB when that part lacks what is needed.
     read = Math.min(file.size, FIRST_TAIL_BYTES);
@@ -140,17 +142,18 @@ function capture(input: HookInput, format: string | undefined, notes: string[]):
     }
     // The file's first records date the session's start when the part read does not reach them.
     headStart = read < file.size ? sessionStartOf(file, chosen) : null;
+    // Codex names its version in the file's first record, which a tail may not reach.
+    if (cap.version == null && read < file.size) cap.version = ADAPTERS[chosen](file.head.slice(0, 16)).version ?? null;
   } catch (err) {
     return unread(readFailure(err));
   } finally {
     closeTranscript(file);
   }
-  const what = read < file.size ? `last ${read} bytes of ` : "";
   if (cap.records === 0) {
     notes.push(CHECKPOINT_LINES.noTranscript("the transcript's tail holds no complete record"));
-    return { cap: null, source: `${chosen} transcript with no complete record`, headStart };
+    return { cap: null, source: anchorsOnlySource("the transcript holds no complete record yet"), headStart };
   }
-  return { cap, source: `${what}${chosen} transcript`, headStart };
+  return { cap, source: captureSource(cap), headStart };
 }
 
 // The first timestamp of the file: its first few lines usually hold it, and the adapter's first

@@ -69,14 +69,15 @@ share a file; the checkpoints of the 5 newest sessions (by Saved:) are kept, and
 names of this pattern are ever deleted.
 
 The transcript is opened read-only, never through a link, only when it is a regular file;
-its first 64 KiB choose the format unless --format names it. Its last 1 MiB is read (a
+its first 64 KiB choose the format (--format only when they hold no record to recognise). Its last 1 MiB is read (a
 partial first line dropped), and all of its last 4 MiB -- never more -- when that part lacks
 the last three user requests, a last statement, or the latest plan (a plan that earlier
 records may change, or a plan tool's name in the bytes before it). Files edited and
-commands are those of the part read; Source: says how much that was. It is never searched
-for. A missing, unreadable,
-compressed or unknown transcript gives a checkpoint with the anchors, the trigger and the
-hook input's own summary. Transcript text is redacted (see \`--help redact\`), flattened to
+commands are those of the part read. It is never searched for. The format is recognised by
+the records' shape, whatever version they name; Source: says "<format> <version>" (the
+version the records name, or "unknown"). A missing, unreadable, compressed or unrecognised
+transcript gives a checkpoint with the anchors, the trigger and the hook input's own
+summary, and Source: "anchors only (<why>)". Transcript text is redacted (see \`--help redact\`), flattened to
 one line per item, and refused characters are written as <U+XXXX>: content is never
 refused. git gets 500 ms; past that the anchors say "unknown (git timed out)".
 
