@@ -289,18 +289,18 @@ function stateFields(text) {
       comment = !raw.slice(raw.indexOf("<!--") + 4).includes("-->");
       continue;
     }
-    let run = "";
+    let run2 = "";
     if (c === 96 || c === 126) {
       let e = k;
       while (raw.charCodeAt(e) === c) e++;
-      if (e - k >= 3) run = raw.slice(k, e);
+      if (e - k >= 3) run2 = raw.slice(k, e);
     }
     if (fence !== null) {
-      if (run !== "" && run[0] === fence[0] && run.length >= fence.length && raw.trim() === run) fence = null;
+      if (run2 !== "" && run2[0] === fence[0] && run2.length >= fence.length && raw.trim() === run2) fence = null;
       continue;
     }
-    if (run !== "" && !(c === 96 && raw.slice(k + run.length).includes("`"))) {
-      fence = run;
+    if (run2 !== "" && !(c === 96 && raw.slice(k + run2.length).includes("`"))) {
+      fence = run2;
       continue;
     }
     if (c === 35 && k === 0) {
@@ -2172,7 +2172,9 @@ interrupted checkpoint left in checkpoints/. The root is --root, else the hook i
 walked up to the nearest folder holding .ai/memory or .git, else the current directory;
 nothing is written at the home directory or the file system's root.
 
-stdout: nothing, ever (a compaction hook must not print). stderr, one of:
+stdout: nothing (a compaction hook must not print), except with --format gemini: {} and
+nothing at all on stderr, whatever happened (Gemini CLI shows a hook's stderr as a chat
+line). Otherwise stderr, one of:
   ${CHECKPOINT_LINES.saved("<session>.md")}
   ${CHECKPOINT_LINES.unchanged("<session>.md")}
   ${CHECKPOINT_LINES.paused()}
@@ -3177,11 +3179,14 @@ Formats (each harness's envelope around the same sentences; \`install\` picks th
   text    the sentences as plain lines (the default)
   claude  {"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"\u2026"}}
   codex   the same object, and no other key (Codex's schema is strict)
-  gemini  the same object; nothing but JSON on stdout
+  gemini  the same object; nothing but JSON on stdout, and nothing at all on stderr
   cursor  {"additional_context":"\u2026"}
   cline   {"cancel":false,"contextModification":"\u2026","errorMessage":""}
-When every file is missing and nothing is paused, every format prints nothing at all. An
-unknown --format prints nothing (a note on stderr), exit 0.
+When every file is missing and nothing is paused, every format prints nothing at all,
+except gemini, which prints {} (Gemini CLI shows the stderr of a hook with empty stdout as
+a chat line, so with --format gemini every path -- disabled, a usage error, no root --
+prints {} or the object, and nothing on stderr). An unknown --format prints nothing (a note
+on stderr), exit 0.
 exit: always 0 -- a broken hook must not break a session; problems go to stderr.
 `;
       },
@@ -3437,7 +3442,36 @@ function stdinTooLong(maxBytes) {
   const n = String(maxBytes).replace(/\B(?=(\d{3})+$)/g, ",");
   return `stdin is more than ${n} bytes; send at most ${n} bytes`;
 }
+function geminiHookRun(argv) {
+  if (argv[0] !== "hook" && argv[0] !== "checkpoint") return false;
+  return argv.some((a, i) => a === "--format=gemini" || a === "--format" && argv[i + 1] === "gemini");
+}
+var GEMINI_SILENT = "{}\n";
 async function main(proc) {
+  if (!geminiHookRun(proc.argv)) return run(proc);
+  let printed = false;
+  const quiet = {
+    ...proc,
+    get stdinIsTTY() {
+      return proc.stdinIsTTY;
+    },
+    writeOut: (data) => {
+      if (data.length > 0) printed = true;
+      proc.writeOut(data);
+    },
+    writeErr: () => {
+    }
+  };
+  let code2;
+  try {
+    code2 = await run(quiet);
+  } catch {
+    code2 = 0;
+  }
+  if (!printed) proc.writeOut(GEMINI_SILENT);
+  return code2;
+}
+async function run(proc) {
   const args = proc.argv;
   const first = args[0];
   if (first === void 0) {
@@ -3693,6 +3727,8 @@ function stdinIsTerminal() {
     return true;
   }
 }
+var gemini = geminiHookRun(process.argv.slice(2));
+if (gemini) process.removeAllListeners("warning");
 var code;
 try {
   code = await main({
@@ -3709,7 +3745,8 @@ try {
     helperPath: process.argv[1]
   });
 } catch (err) {
-  writeFd(2, `memory_io internal error: ${err instanceof Error ? err.message : String(err)}
+  if (gemini) writeFd(1, GEMINI_SILENT);
+  else writeFd(2, `memory_io internal error: ${err instanceof Error ? err.message : String(err)}
 `);
   code = process.argv[2] === "hook" || process.argv[2] === "checkpoint" ? 0 : 2;
 }

@@ -11,7 +11,8 @@ export const CHECKPOINT_GIT_MS = 500;
 /** Most dirty paths and bytes on a checkpoint's `- Dirty files:` line (ruling 21). */
 export const CHECKPOINT_DIRTY = { paths: 10, bytes: 1024 };
 
-// Every line this verb prints (all on stderr; stdout stays empty, ruling 25).
+// Every line this verb prints (all on stderr; stdout stays empty, ruling 25; with --format
+// gemini cli.ts drops them and prints {}: docs/design.md#integrations).
 export const CHECKPOINT_LINES = {
   saved: (name: string) => `checkpoint: saved checkpoints/${name}`,
   unchanged: (name: string) => `checkpoint: unchanged checkpoints/${name}`,
@@ -88,7 +89,9 @@ interrupted checkpoint left in checkpoints/. The root is --root, else the hook i
 walked up to the nearest folder holding .ai/memory or .git, else the current directory;
 nothing is written at the home directory or the file system's root.
 
-stdout: nothing, ever (a compaction hook must not print). stderr, one of:
+stdout: nothing (a compaction hook must not print), except with --format gemini: {} and
+nothing at all on stderr, whatever happened (Gemini CLI shows a hook's stderr as a chat
+line). Otherwise stderr, one of:
   ${CHECKPOINT_LINES.saved("<session>.md")}
   ${CHECKPOINT_LINES.unchanged("<session>.md")}
   ${CHECKPOINT_LINES.paused()}
