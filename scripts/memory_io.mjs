@@ -180,20 +180,20 @@ function asObjectId(value) {
   return OBJECT_ID.test(lower) ? lower : null;
 }
 function parseStrictTime(value, nowMs) {
-  const m22 = ISO.exec(value);
-  if (!m22) return { error: "not a strict ISO-8601 time with a zone" };
-  const [year, month, day, hour, minute] = [m22[1], m22[2], m22[3], m22[4], m22[5]].map(Number);
-  const second = m22[6] === void 0 ? 0 : Number(m22[6]);
-  const fraction = m22[7] === void 0 ? 0 : Number(`0.${m22[7]}`);
+  const m23 = ISO.exec(value);
+  if (!m23) return { error: "not a strict ISO-8601 time with a zone" };
+  const [year, month, day, hour, minute] = [m23[1], m23[2], m23[3], m23[4], m23[5]].map(Number);
+  const second = m23[6] === void 0 ? 0 : Number(m23[6]);
+  const fraction = m23[7] === void 0 ? 0 : Number(`0.${m23[7]}`);
   if (month < 1 || month > 12 || hour > 23 || minute > 59 || second > 59) return { error: "a field is out of range" };
   const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
   if (day < 1 || day > daysInMonth) return { error: "no such day" };
   let offsetMin = 0;
-  if (m22[8] !== "Z") {
-    const oh = Number(m22[9]);
-    const om = Number(m22[10]);
+  if (m23[8] !== "Z") {
+    const oh = Number(m23[9]);
+    const om = Number(m23[10]);
     if (oh > 23 || om > 59) return { error: "zone offset out of range" };
-    offsetMin = (m22[8].startsWith("-") ? -1 : 1) * (oh * 60 + om);
+    offsetMin = (m23[8].startsWith("-") ? -1 : 1) * (oh * 60 + om);
   }
   const utc = Date.UTC(year, month - 1, day, hour, minute, second) + Math.floor(fraction * 1e3) - offsetMin * 6e4;
   if (year < 1970) return { error: "before 1970" };
@@ -241,8 +241,8 @@ __export(state_time_exports, {
   stateTime: () => stateTime
 });
 function unticked(value) {
-  const m22 = /^`([^`]*)`$/.exec(value.trim());
-  return m22 ? m22[1].trim() : value.trim();
+  const m23 = /^`([^`]*)`$/.exec(value.trim());
+  return m23 ? m23[1].trim() : value.trim();
 }
 function stateTime(date, saved, nowMs) {
   let malformed = false;
@@ -318,12 +318,12 @@ function stateFields(text) {
     if (section === null) {
       if (saved !== null) continue;
       const line = raw.trim();
-      const m22 = line.startsWith("Saved:") ? SAVED.exec(line) : null;
-      if (m22) saved = m22[1].trim();
+      const m23 = line.startsWith("Saved:") ? SAVED.exec(line) : null;
+      if (m23) saved = m23[1].trim();
     } else if (section === "anchors") {
       const line = raw.trim();
-      const m22 = line.length > 0 && "-*+".includes(line[0]) ? DATE.exec(line) : null;
-      if (m22) return { date: m22[1], saved };
+      const m23 = line.length > 0 && "-*+".includes(line[0]) ? DATE.exec(line) : null;
+      if (m23) return { date: m23[1], saved };
     }
   }
   return { date, saved };
@@ -691,8 +691,8 @@ function archiveName(prefix, now = /* @__PURE__ */ new Date()) {
   return `${prefix}-${archiveStamp(now)}-${randomHex8()}.md`;
 }
 function sortKey(name, mtimeMs) {
-  const m22 = NAME_TIME.exec(name);
-  if (m22) return `${m22[1]}.${(m22[2] ?? "").padEnd(9, "0")}`;
+  const m23 = NAME_TIME.exec(name);
+  if (m23) return `${m23[1]}.${(m23[2] ?? "").padEnd(9, "0")}`;
   return archiveStamp(new Date(mtimeMs)).replace(/Z$/, "").padEnd(29, "0");
 }
 function pruneArchive(dir, justArchived = null) {
@@ -825,10 +825,10 @@ function listPrivate(dir) {
   }
   const out = [];
   for (const name of names2) {
-    const m22 = PRIVATE_PATTERN.exec(name);
-    if (!m22) continue;
-    const role = m22[2] === "tmp" ? "tmp" : "claim";
-    out.push({ name, file: m22[1], role, pid: Number(m22[3] ?? m22[5]), path: builtin_node_path_default_default.join(dir, name) });
+    const m23 = PRIVATE_PATTERN.exec(name);
+    if (!m23) continue;
+    const role = m23[2] === "tmp" ? "tmp" : "claim";
+    out.push({ name, file: m23[1], role, pid: Number(m23[3] ?? m23[5]), path: builtin_node_path_default_default.join(dir, name) });
   }
   return out;
 }
@@ -1012,8 +1012,8 @@ var init_checkpoints = __esm({
 // lazy:coldmod:src/guard/redaction.cold.ts:formatRedactionReport,redactText
 var require_redaction_cold2 = __commonJS({
   "lazy:coldmod:src/guard/redaction.cold.ts:formatRedactionReport,redactText"(exports, module) {
-    var m22;
-    for (const k of "formatRedactionReport,redactText".split(",")) Object.defineProperty(module.exports, k, { get: () => (m22 ??= require_redaction_cold())[k], enumerable: true });
+    var m23;
+    for (const k of "formatRedactionReport,redactText".split(",")) Object.defineProperty(module.exports, k, { get: () => (m23 ??= require_redaction_cold())[k], enumerable: true });
   }
 });
 
@@ -1984,8 +1984,8 @@ __export(checkpoint_surface_exports, {
 });
 function minutesAgo(savedMs, now) {
   if (savedMs === null) return "at an unknown time";
-  const m22 = Math.floor(Math.max(0, now - savedMs) / MINUTE_MS);
-  return m22 === 1 ? "1 minute ago" : `${m22} minutes ago`;
+  const m23 = Math.floor(Math.max(0, now - savedMs) / MINUTE_MS);
+  return m23 === 1 ? "1 minute ago" : `${m23} minutes ago`;
 }
 function handoffStateMs(text, now) {
   const f = stateFields(text);
@@ -2080,8 +2080,8 @@ var require_checkpoint_run_cold = __commonJS({
 // lazy:coldmod:src/verbs/checkpoint-run.cold.ts:runCheckpoint
 var require_checkpoint_run_cold2 = __commonJS({
   "lazy:coldmod:src/verbs/checkpoint-run.cold.ts:runCheckpoint"(exports, module) {
-    var m22;
-    for (const k of "runCheckpoint".split(",")) Object.defineProperty(module.exports, k, { get: () => (m22 ??= require_checkpoint_run_cold())[k], enumerable: true });
+    var m23;
+    for (const k of "runCheckpoint".split(",")) Object.defineProperty(module.exports, k, { get: () => (m23 ??= require_checkpoint_run_cold())[k], enumerable: true });
   }
 });
 
@@ -2329,8 +2329,8 @@ var require_invisible_rules_cold = __commonJS({
 // lazy:coldmod:src/guard/invisible-rules.cold.ts:findRefused,refusedIndexesIn,renderBytes,renderCodePoints
 var require_invisible_rules_cold2 = __commonJS({
   "lazy:coldmod:src/guard/invisible-rules.cold.ts:findRefused,refusedIndexesIn,renderBytes,renderCodePoints"(exports, module) {
-    var m22;
-    for (const k of "findRefused,refusedIndexesIn,renderBytes,renderCodePoints".split(",")) Object.defineProperty(module.exports, k, { get: () => (m22 ??= require_invisible_rules_cold())[k], enumerable: true });
+    var m23;
+    for (const k of "findRefused,refusedIndexesIn,renderBytes,renderCodePoints".split(",")) Object.defineProperty(module.exports, k, { get: () => (m23 ??= require_invisible_rules_cold())[k], enumerable: true });
   }
 });
 
@@ -2503,6 +2503,143 @@ exit: 0 printed; 3 absent ("CURRENT-SHA256: absent"); 2 refused (unsafe file, a 
   }
 });
 
+// lazy:builtin:node:fs:chmodSync,closeSync,constants,fchmodSync,fstatSync,lstatSync,openSync,readSync,unlinkSync,writeSync
+var m21, chmodSync, closeSync6, constants5, fchmodSync2, fstatSync5, lstatSync10, openSync5, readSync5, unlinkSync6, writeSync4;
+var init_builtin_node_fs_chmodSync_closeSync_constants_fchmodSync_fstatSync_lstatSync_openSync_readSync_unlinkSync_writeSync = __esm({
+  "lazy:builtin:node:fs:chmodSync,closeSync,constants,fchmodSync,fstatSync,lstatSync,openSync,readSync,unlinkSync,writeSync"() {
+    m21 = __shLoad("node:fs");
+    chmodSync = m21.chmodSync;
+    closeSync6 = m21.closeSync;
+    constants5 = m21.constants;
+    fchmodSync2 = m21.fchmodSync;
+    fstatSync5 = m21.fstatSync;
+    lstatSync10 = m21.lstatSync;
+    openSync5 = m21.openSync;
+    readSync5 = m21.readSync;
+    unlinkSync6 = m21.unlinkSync;
+    writeSync4 = m21.writeSync;
+  }
+});
+
+// src/store/drafts.ts
+function draftsDir(root) {
+  return builtin_node_path_default_default.join(memoryDir(root), DRAFTS);
+}
+function draftPath(root, kind) {
+  return builtin_node_path_default_default.join(draftsDir(root), `${kind}.md`);
+}
+function lstatOrNull2(p) {
+  try {
+    return lstatSync10(p);
+  } catch (err) {
+    if (err.code === "ENOENT" || err.code === "ENOTDIR") return null;
+    throw err;
+  }
+}
+function realFolders(root, rel) {
+  for (const dir of [builtin_node_path_default_default.join(root, ".ai"), memoryDir(root), draftsDir(root)]) {
+    const st = lstatOrNull2(dir);
+    if (st === null) return false;
+    if (st.isSymbolicLink() || !st.isDirectory()) {
+      throw new Refused(`${dir} is a link or not a directory, so ${rel} was neither read nor removed; move it away, then write the draft again`);
+    }
+  }
+  return true;
+}
+function removeName(p) {
+  try {
+    unlinkSync6(p);
+  } catch (err) {
+    if (err.code !== "ENOENT") throw new Refused(`cannot remove the draft ${p}: ${err.message}`);
+  }
+}
+function takeDraft(root, kind) {
+  const rel = `.ai/memory/${DRAFTS}/${kind}.md`;
+  const file = draftPath(root, kind);
+  const again = "write the whole document there with your file tool, then run this again";
+  if (!realFolders(root, rel)) throw new Refused(`no draft at ${file}: ${again}`);
+  const dir = draftsDir(root);
+  const dirStat = lstatSync10(dir);
+  if ((dirStat.mode & 63) !== 0) chmodSync(dir, 448);
+  const st = lstatOrNull2(file);
+  if (st === null) throw new Refused(`no draft at ${file}: ${again}`);
+  if (st.isDirectory()) throw new Refused(`${rel} is a directory, not a draft; move it away, then ${again}`);
+  try {
+    if (!st.isFile()) throw new Refused(`${rel} is ${st.isSymbolicLink() ? "a link" : "not a regular file"}; it was removed unread: ${again}`);
+    let fd;
+    try {
+      fd = openSync5(file, constants5.O_RDONLY | constants5.O_NOFOLLOW | constants5.O_NONBLOCK);
+    } catch (err) {
+      const code2 = err.code;
+      throw new Refused(`${rel} cannot be read (${code2 === "ELOOP" ? "it became a link" : code2 ?? "error"}); it was removed: ${again}`);
+    }
+    try {
+      const now = fstatSync5(fd);
+      if (!now.isFile() || now.ino !== st.ino) throw new Refused(`${rel} was replaced while it was read; it was removed: ${again}`);
+      if (now.nlink !== 1) throw new Refused(`${rel} is hard-linked elsewhere; it was removed unread: ${again}`);
+      if ((now.mode & 63) !== 0) fchmodSync2(fd, 384);
+      if (now.size > MAX_DOCUMENT_BYTES) {
+        throw new Refused(`the draft ${rel} is ${now.size} bytes; memory documents are at most ${MAX_DOCUMENT_BYTES} bytes (shorten it); it was removed`);
+      }
+      const buf = Buffer.alloc(MAX_DOCUMENT_BYTES + 1);
+      let got = 0;
+      for (let n = 1; n > 0 && got < buf.length; got += n) n = readSync5(fd, buf, got, buf.length - got, got);
+      if (got > MAX_DOCUMENT_BYTES) throw new Refused(`the draft ${rel} grew past ${MAX_DOCUMENT_BYTES} bytes while it was read; it was removed`);
+      return buf.subarray(0, got);
+    } finally {
+      closeSync6(fd);
+    }
+  } finally {
+    removeName(file);
+  }
+}
+function ensureDraftsIgnored(root) {
+  const file = builtin_node_path_default_default.join(memoryDir(root), ".gitignore");
+  let fd;
+  try {
+    fd = openSync5(file, constants5.O_WRONLY | constants5.O_CREAT | constants5.O_EXCL | constants5.O_NOFOLLOW, 384);
+  } catch {
+    return;
+  }
+  try {
+    writeSync4(fd, GITIGNORE_TEXT);
+  } catch {
+  } finally {
+    closeSync6(fd);
+  }
+}
+function removeLeftoverDrafts(root) {
+  const out = [];
+  if (!realFoldersQuiet(root)) return out;
+  for (const kind of ["handoff", "lessons", "solutions"]) {
+    const file = draftPath(root, kind);
+    const st = lstatOrNull2(file);
+    if (st === null || st.isDirectory()) continue;
+    removeName(file);
+    out.push(`removed a leftover draft ${DRAFTS}/${kind}.md (drafts are private; write it again to save it)`);
+  }
+  return out;
+}
+function realFoldersQuiet(root) {
+  try {
+    return realFolders(root, DRAFTS);
+  } catch {
+    return false;
+  }
+}
+var DRAFTS, GITIGNORE_TEXT;
+var init_drafts = __esm({
+  "src/store/drafts.ts"() {
+    "use strict";
+    init_builtin_node_fs_chmodSync_closeSync_constants_fchmodSync_fstatSync_lstatSync_openSync_readSync_unlinkSync_writeSync();
+    init_builtin_node_path_default();
+    init_errors();
+    init_paths();
+    DRAFTS = "drafts";
+    GITIGNORE_TEXT = "# Written by session-handoff: drafts/ holds documents an agent wrote for `write --from-draft`.\n/drafts/\n/.gitignore\n";
+  }
+});
+
 // lazy:chunk:lazy:src/verbs/write-checked.cold.ts
 var require_write_checked_cold = __commonJS({
   "lazy:chunk:lazy:src/verbs/write-checked.cold.ts"(exports, module) {
@@ -2513,8 +2650,8 @@ var require_write_checked_cold = __commonJS({
 // lazy:coldmod:src/verbs/write-checked.cold.ts:buildDocument,checkDocument
 var require_write_checked_cold2 = __commonJS({
   "lazy:coldmod:src/verbs/write-checked.cold.ts:buildDocument,checkDocument"(exports, module) {
-    var m22;
-    for (const k of "buildDocument,checkDocument".split(",")) Object.defineProperty(module.exports, k, { get: () => (m22 ??= require_write_checked_cold())[k], enumerable: true });
+    var m23;
+    for (const k of "buildDocument,checkDocument".split(",")) Object.defineProperty(module.exports, k, { get: () => (m23 ??= require_write_checked_cold())[k], enumerable: true });
   }
 });
 
@@ -2523,11 +2660,74 @@ var write_exports = {};
 __export(write_exports, {
   writeVerb: () => writeVerb
 });
+async function save(ctx, kind, document) {
+  {
+    const expected = expectedTokenOption(ctx);
+    const lockTimeoutSeconds = lockTimeoutOption(ctx);
+    const root = rootOption(ctx);
+    const stdin = document;
+    let checked = null;
+    let built = null;
+    const file = FILE_OF[kind];
+    const { result, repairs } = await underLock(
+      {
+        root,
+        env: ctx.env,
+        lockTimeoutSeconds,
+        failpoint: failpointOf(ctx),
+        loadRepair: COLD_HELPERS.repair,
+        validate: () => {
+          checked = (0, import_write_checked_cold.checkDocument)(stdin(), kind, root);
+        },
+        // No memory dir: the file cannot exist, so only `absent` can be the current token.
+        precheck: async () => {
+          if (expected !== "absent") {
+            throw new Refused(`${file} changed since it was read (expected ${expected}, current absent); read again and merge`);
+          }
+        }
+      },
+      async (lock) => {
+        ensureDraftsIgnored(root);
+        built = await (0, import_write_checked_cold.buildDocument)(checked, root, { env: ctx.env, skillDir: ctx.skillDir ?? null });
+        if (built.unchanged) return null;
+        const readToken = built.prior?.token ?? "absent";
+        return publish({
+          dir: memoryDir(root),
+          file,
+          archiveDir: archiveDir(root),
+          archivePrefix: archivePrefixOf(file),
+          archivePrior: kind === "handoff",
+          expectedToken: expected,
+          newMode: 384,
+          build: (prior) => {
+            if ((prior === null ? "absent" : tokenOf(prior)) !== readToken) {
+              throw new Refused(`${file} changed since it was read (another program wrote it); read again and merge`);
+            }
+            return built.bytes;
+          },
+          failpoint: failpointOf(ctx),
+          lock
+        });
+      }
+    );
+    const notes = built?.notes ?? [];
+    if (result === null) {
+      return ok(`unchanged ${file}
+CURRENT-SHA256: ${built.prior.token}
+`, [...repairs, ...notes]);
+    }
+    const first = result.archived ? `saved ${file}; archived previous handoff as ${result.archived}` : `saved ${file}`;
+    return ok(`${first}
+CURRENT-SHA256: ${result.token}
+`, [...repairs, ...notes, ...result.warnings]);
+  }
+}
 var import_write_checked_cold, writeVerb;
 var init_write = __esm({
   "src/verbs/write.ts"() {
     "use strict";
     init_errors();
+    init_drafts();
     init_mutate();
     init_paths();
     init_publish();
@@ -2538,14 +2738,27 @@ var init_write = __esm({
     import_write_checked_cold = __toESM(require_write_checked_cold2(), 1);
     writeVerb = {
       name: "write",
-      options: CAS,
+      options: { ...CAS, "from-draft": { type: "boolean" } },
       positionals: [1, 1],
       help: `usage: node memory_io.mjs write <handoff|lessons|solutions> [--root DIR]
          --expected-current-sha256 TOKEN [--lock-timeout SECONDS] < document
+       node memory_io.mjs write <handoff|lessons|solutions> --from-draft [--root DIR]
+         --expected-current-sha256 TOKEN [--lock-timeout SECONDS]
 
 Replaces <root>/.ai/memory/<FILE> with the document on stdin, only if the file is still
 the version whose token you read (\`read\` prints CURRENT-SHA256; use \`absent\` when there
-was none). A handoff's prior version is archived first as
+was none).
+
+--from-draft takes the document from <root>/.ai/memory/drafts/<kind>.md instead of stdin
+(stdin is not read): the agent writes the whole document there with its own file tool, so
+no shell ever sees it (a shell policy may refuse backticks, even in a quoted heredoc). The
+draft must be a regular file with one link, not reached through a link, at most 1,000,000
+bytes; one readable by others is made 0600 first. It is then redacted, checked and
+published exactly as stdin would be, and removed in every outcome, refusals included
+(a refusal then ends with "the draft drafts/<kind>.md was removed: write it again before
+you retry"); a link, FIFO or hard-linked file there is removed unread, a directory is left.
+drafts/ is never published: publish does not commit it, and every write creates the memory
+dir's .gitignore (ignoring drafts/ and itself) when there is none. A handoff's prior version is archived first as
 archive/HANDOFF-<UTC time>-<8 hex>.md; the 5 newest archives are kept.
 
 The document must be UTF-8 without NUL bytes, at most 1,000,000 bytes, begin with the line
@@ -2600,63 +2813,24 @@ exit:   0 saved or unchanged;
 `,
       async run(ctx) {
         const kind = parseKind(ctx.positionals[0]);
-        const expected = expectedTokenOption(ctx);
-        const lockTimeoutSeconds = lockTimeoutOption(ctx);
-        const root = rootOption(ctx);
-        const stdin = await stdinForValidate(ctx);
-        let checked = null;
-        let built = null;
-        const file = FILE_OF[kind];
-        const { result, repairs } = await underLock(
-          {
-            root,
-            env: ctx.env,
-            lockTimeoutSeconds,
-            failpoint: failpointOf(ctx),
-            loadRepair: COLD_HELPERS.repair,
-            validate: () => {
-              checked = (0, import_write_checked_cold.checkDocument)(stdin(), kind, root);
-            },
-            // No memory dir: the file cannot exist, so only `absent` can be the current token.
-            precheck: async () => {
-              if (expected !== "absent") {
-                throw new Refused(`${file} changed since it was read (expected ${expected}, current absent); read again and merge`);
-              }
-            }
-          },
-          async (lock) => {
-            built = await (0, import_write_checked_cold.buildDocument)(checked, root, { env: ctx.env, skillDir: ctx.skillDir ?? null });
-            if (built.unchanged) return null;
-            const readToken = built.prior?.token ?? "absent";
-            return publish({
-              dir: memoryDir(root),
-              file,
-              archiveDir: archiveDir(root),
-              archivePrefix: archivePrefixOf(file),
-              archivePrior: kind === "handoff",
-              expectedToken: expected,
-              newMode: 384,
-              build: (prior) => {
-                if ((prior === null ? "absent" : tokenOf(prior)) !== readToken) {
-                  throw new Refused(`${file} changed since it was read (another program wrote it); read again and merge`);
-                }
-                return built.bytes;
-              },
-              failpoint: failpointOf(ctx),
-              lock
-            });
-          }
-        );
-        const notes = built?.notes ?? [];
-        if (result === null) {
-          return ok(`unchanged ${file}
-CURRENT-SHA256: ${built.prior.token}
-`, [...repairs, ...notes]);
+        if (ctx.values["from-draft"] !== true) return save(ctx, kind, await stdinForValidate(ctx));
+        let draft;
+        try {
+          const bytes = takeDraft(rootOption(ctx), kind);
+          draft = () => bytes;
+        } catch (err) {
+          if (!(err instanceof HelperError)) throw err;
+          draft = () => {
+            throw err;
+          };
         }
-        const first = result.archived ? `saved ${file}; archived previous handoff as ${result.archived}` : `saved ${file}`;
-        return ok(`${first}
-CURRENT-SHA256: ${result.token}
-`, [...repairs, ...notes, ...result.warnings]);
+        try {
+          return await save(ctx, kind, draft);
+        } catch (err) {
+          if (err instanceof HelperError && !/^no draft at |is a directory, not a draft|neither read nor removed/.test(err.message)) err.message += `
+the draft ${DRAFTS}/${kind}.md was removed: write it again before you retry`;
+          throw err;
+        }
       }
     };
   }
@@ -2852,7 +3026,9 @@ exit: 0 nothing parked
         marker, an archive/ that is not a real folder, a private name holding what no
         save leaves): do not load it
       64 usage error
-When the kill switch is on, the paused sentence is printed too and the code is kept.
+When the kill switch is on, the paused sentence is printed too and the code is kept. A
+draft left in drafts/ (by a \`write --from-draft\` never run) is private junk, not an
+interrupted save: it changes no code, and \`recover\` removes it.
 `,
       async run(ctx) {
         let root;
@@ -2886,11 +3062,11 @@ When the kill switch is on, the paused sentence is printed too and the code is k
 });
 
 // lazy:builtin:node:fs:readdirSync
-var m21, readdirSync5;
+var m22, readdirSync5;
 var init_builtin_node_fs_readdirSync = __esm({
   "lazy:builtin:node:fs:readdirSync"() {
-    m21 = __shLoad("node:fs");
-    readdirSync5 = m21.readdirSync;
+    m22 = __shLoad("node:fs");
+    readdirSync5 = m22.readdirSync;
   }
 });
 
@@ -2913,6 +3089,7 @@ var init_recover2 = __esm({
     init_checkpoints();
     init_verbs();
     init_builtin_node_fs_readdirSync();
+    init_drafts();
     recoverVerb = {
       name: "recover",
       options: { root: { type: "string" }, "lock-timeout": { type: "string" }, json: { type: "boolean" } },
@@ -2924,7 +3101,8 @@ step, pruning a crash skipped): afterwards each file is whole -- the complete ol
 complete new version --, no prior version is lost (it is current or in the archive), and
 no private file remains. The reference helper's leftovers (memory_io.py's
 .<FILE>.claim-<pid>-<32 hex> and .<FILE>.tmp-<pid>-<16 hex>) are repaired alike. What an
-interrupted \`checkpoint\` left in checkpoints/ is removed too. Idempotent, and
+interrupted \`checkpoint\` left in checkpoints/ is removed too, and so is a draft a
+\`write --from-draft\` never took (drafts/<kind>.md: private, never an interrupted save). Idempotent, and
 resumable: a recover (or a rollback) killed at any step is finished by the next one. With
 nothing to do it prints "nothing to recover". The next \`write\` runs the same repair first.
 
@@ -2939,10 +3117,11 @@ exit: 0 done (or nothing to do); 2 refused (unsafe tree); 4 paused; 5 busy.
         const root = rootOption(ctx);
         let actions = [];
         if (checkTree(root) || pendingRepairs(root).length > 0) {
-          const { result, repairs } = await underLock(
-            { root, env: ctx.env, lockTimeoutSeconds, failpoint: failpointOf(ctx), loadRepair: COLD_HELPERS.repair },
-            async () => checkpointsDirState(root) === "ok" && readdirSync5(checkpointsDir(root)).some((n) => n.startsWith(".")) ? (await COLD_HELPERS.checkpointCleanup()).cleanCheckpointLeftovers(root) : []
-          );
+          const { result, repairs } = await underLock({ root, env: ctx.env, lockTimeoutSeconds, failpoint: failpointOf(ctx), loadRepair: COLD_HELPERS.repair }, async () => [
+            ...checkpointsDirState(root) === "ok" && readdirSync5(checkpointsDir(root)).some((n) => n.startsWith(".")) ? (await COLD_HELPERS.checkpointCleanup()).cleanCheckpointLeftovers(root) : [],
+            // A leftover draft is private junk, not an interrupted save (docs/decisions/save-form.md).
+            ...removeLeftoverDrafts(root)
+          ]);
           actions = [...repairs.map((r) => r.replace(/^recovered: /, "")), ...result];
         } else {
           assertNotPaused(memoryDir(root), ctx.env);

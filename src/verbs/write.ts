@@ -1,4 +1,5 @@
-import { Refused } from "../errors.ts";
+import { HelperError, Refused } from "../errors.ts";
+import { DRAFTS, ensureDraftsIgnored, takeDraft } from "../store/drafts.ts";
 import { underLock } from "../store/mutate.ts";
 import { archiveDir, archivePrefixOf, FILE_OF, memoryDir, parseKind } from "../store/paths.ts";
 import { publish } from "../store/publish.ts";
@@ -12,14 +13,27 @@ import { buildDocument, checkDocument, type Built, type Checked } from "./write-
 /** `write <kind> --root DIR --expected-current-sha256 TOKEN` (contract §2, §3, §4). */
 export const writeVerb: Verb = {
   name: "write",
-  options: CAS,
+  options: { ...CAS, "from-draft": { type: "boolean" } },
   positionals: [1, 1],
   help: `usage: node memory_io.mjs write <handoff|lessons|solutions> [--root DIR]
          --expected-current-sha256 TOKEN [--lock-timeout SECONDS] < document
+       node memory_io.mjs write <handoff|lessons|solutions> --from-draft [--root DIR]
+         --expected-current-sha256 TOKEN [--lock-timeout SECONDS]
 
 Replaces <root>/.ai/memory/<FILE> with the document on stdin, only if the file is still
 the version whose token you read (\`read\` prints CURRENT-SHA256; use \`absent\` when there
-was none). A handoff's prior version is archived first as
+was none).
+
+--from-draft takes the document from <root>/.ai/memory/drafts/<kind>.md instead of stdin
+(stdin is not read): the agent writes the whole document there with its own file tool, so
+no shell ever sees it (a shell policy may refuse backticks, even in a quoted heredoc). The
+draft must be a regular file with one link, not reached through a link, at most 1,000,000
+bytes; one readable by others is made 0600 first. It is then redacted, checked and
+published exactly as stdin would be, and removed in every outcome, refusals included
+(a refusal then ends with "the draft drafts/<kind>.md was removed: write it again before
+you retry"); a link, FIFO or hard-linked file there is removed unread, a directory is left.
+drafts/ is never published: publish does not commit it, and every write creates the memory
+dir's .gitignore (ignoring drafts/ and itself) when there is none. A handoff's prior version is archived first as
 archive/HANDOFF-<UTC time>-<8 hex>.md; the 5 newest archives are kept.
 
 The document must be UTF-8 without NUL bytes, at most 1,000,000 bytes, begin with the line
@@ -74,10 +88,35 @@ exit:   0 saved or unchanged;
 `,
   async run(ctx) {
     const kind = parseKind(ctx.positionals[0]);
+    if (ctx.values["from-draft"] !== true) return save(ctx, kind, await stdinForValidate(ctx));
+    // The draft is taken first, so that it is removed whatever follows; what was wrong with
+    // it is refused in its turn, after usage, paused and busy (docs/decisions/save-form.md).
+    let draft: () => Buffer;
+    try {
+      const bytes = takeDraft(rootOption(ctx), kind);
+      draft = () => bytes;
+    } catch (err) {
+      if (!(err instanceof HelperError)) throw err;
+      draft = () => {
+        throw err;
+      };
+    }
+    try {
+      return await save(ctx, kind, draft);
+    } catch (err) {
+      if (err instanceof HelperError && !/^no draft at |is a directory, not a draft|neither read nor removed/.test(err.message)) err.message += `\nthe draft ${DRAFTS}/${kind}.md was removed: write it again before you retry`;
+      throw err;
+    }
+  },
+};
+
+// One save, of the document stdin or the draft gave (`document` throws its refusal).
+async function save(ctx: Parameters<Verb["run"]>[0], kind: ReturnType<typeof parseKind>, document: () => Buffer): ReturnType<Verb["run"]> {
+  {
     const expected = expectedTokenOption(ctx);
     const lockTimeoutSeconds = lockTimeoutOption(ctx);
     const root = rootOption(ctx);
-    const stdin = await stdinForValidate(ctx);
+    const stdin = document;
     // The schema checks, the scanner and git are write-checked.cold.ts's chunk: what every
     // other verb parses at start-up stays small (build.mjs).
     let checked: Checked | null = null;
@@ -101,6 +140,7 @@ exit:   0 saved or unchanged;
         },
       },
       async (lock) => {
+        ensureDraftsIgnored(root);
         built = await buildDocument(checked!, root, { env: ctx.env, skillDir: ctx.skillDir ?? null });
         // The same state again (ruling 1): keep the file, archive nothing, whatever the token.
         if (built.unchanged) return null;
@@ -131,5 +171,5 @@ exit:   0 saved or unchanged;
     }
     const first = result.archived ? `saved ${file}; archived previous handoff as ${result.archived}` : `saved ${file}`;
     return ok(`${first}\nCURRENT-SHA256: ${result.token}\n`, [...repairs, ...notes, ...result.warnings]);
-  },
-};
+  }
+}
