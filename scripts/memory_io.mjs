@@ -2561,6 +2561,7 @@ function takeDraft(root, kind) {
   const dir = draftsDir(root);
   const dirStat = lstatSync10(dir);
   if ((dirStat.mode & 63) !== 0) chmodSync(dir, 448);
+  ensureDraftsIgnored(root);
   const st = lstatOrNull2(file);
   if (st === null) throw new Refused(`no draft at ${file}: ${again}`);
   if (st.isDirectory()) throw new Refused(`${rel} is a directory, not a draft; move it away, then ${again}`);
@@ -2594,7 +2595,7 @@ function takeDraft(root, kind) {
   }
 }
 function ensureDraftsIgnored(root) {
-  const file = builtin_node_path_default_default.join(memoryDir(root), ".gitignore");
+  const file = builtin_node_path_default_default.join(draftsDir(root), ".gitignore");
   let fd;
   try {
     fd = openSync5(file, constants5.O_WRONLY | constants5.O_CREAT | constants5.O_EXCL | constants5.O_NOFOLLOW, 384);
@@ -2611,6 +2612,7 @@ function ensureDraftsIgnored(root) {
 function removeLeftoverDrafts(root) {
   const out = [];
   if (!realFoldersQuiet(root)) return out;
+  ensureDraftsIgnored(root);
   for (const kind of ["handoff", "lessons", "solutions"]) {
     const file = draftPath(root, kind);
     const st = lstatOrNull2(file);
@@ -2636,7 +2638,7 @@ var init_drafts = __esm({
     init_errors();
     init_paths();
     DRAFTS = "drafts";
-    GITIGNORE_TEXT = "# Written by session-handoff: drafts/ holds documents an agent wrote for `write --from-draft`.\n/drafts/\n/.gitignore\n";
+    GITIGNORE_TEXT = "# Written by session-handoff: drafts of `write --from-draft`, never committed.\n*\n";
   }
 });
 
@@ -2687,7 +2689,6 @@ async function save(ctx, kind, document) {
         }
       },
       async (lock) => {
-        ensureDraftsIgnored(root);
         built = await (0, import_write_checked_cold.buildDocument)(checked, root, { env: ctx.env, skillDir: ctx.skillDir ?? null });
         if (built.unchanged) return null;
         const readToken = built.prior?.token ?? "absent";
@@ -2747,7 +2748,8 @@ var init_write = __esm({
 
 Replaces <root>/.ai/memory/<FILE> with the document on stdin, only if the file is still
 the version whose token you read (\`read\` prints CURRENT-SHA256; use \`absent\` when there
-was none).
+was none). A handoff's prior version is archived first as
+archive/HANDOFF-<UTC time>-<8 hex>.md; the 5 newest archives are kept.
 
 --from-draft takes the document from <root>/.ai/memory/drafts/<kind>.md instead of stdin
 (stdin is not read): the agent writes the whole document there with its own file tool, so
@@ -2757,9 +2759,9 @@ bytes; one readable by others is made 0600 first. It is then redacted, checked a
 published exactly as stdin would be, and removed in every outcome, refusals included
 (a refusal then ends with "the draft drafts/<kind>.md was removed: write it again before
 you retry"); a link, FIFO or hard-linked file there is removed unread, a directory is left.
-drafts/ is never published: publish does not commit it, and every write creates the memory
-dir's .gitignore (ignoring drafts/ and itself) when there is none. A handoff's prior version is archived first as
-archive/HANDOFF-<UTC time>-<8 hex>.md; the 5 newest archives are kept.
+drafts/ is never published: publish does not commit it, and the write creates
+drafts/.gitignore (ignoring everything there, itself included) when there is none;
+\`recover\` removes a draft left behind.
 
 The document must be UTF-8 without NUL bytes, at most 1,000,000 bytes, begin with the line
 <!-- memory-schema: v1 -->, have its heading (# Session Handoff, # Lessons, # Solutions) in

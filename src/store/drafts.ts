@@ -1,7 +1,7 @@
 // Drafts: a document an agent wrote with its own file tool for `write --from-draft`
 // (docs/decisions/save-form.md). `<memory dir>/drafts/<kind>.md` is read once by that write and
 // removed in every outcome; nothing else reads it, `publish` never commits it, and a
-// `.gitignore` of ours in the memory dir keeps git from seeing it.
+// `.gitignore` of ours in drafts/ keeps git from seeing it.
 import { closeSync, constants, fchmodSync, fstatSync, lstatSync, openSync, readSync, unlinkSync, writeSync, chmodSync, type Stats } from "node:fs";
 import path from "node:path";
 import { Refused } from "../errors.ts";
@@ -10,8 +10,8 @@ import { MAX_DOCUMENT_BYTES, memoryDir, type Kind } from "./paths.ts";
 /** The drafts folder's name inside the memory dir. */
 export const DRAFTS = "drafts";
 
-/** The `.gitignore` of ours inside the memory dir: drafts are never committed; it ignores itself. */
-export const GITIGNORE_TEXT = "# Written by session-handoff: drafts/ holds documents an agent wrote for `write --from-draft`.\n/drafts/\n/.gitignore\n";
+/** The `.gitignore` of ours in drafts/: everything there, itself included, is never committed. */
+export const GITIGNORE_TEXT = "# Written by session-handoff: drafts of `write --from-draft`, never committed.\n*\n";
 
 /** `<root>/.ai/memory/drafts`. */
 export function draftsDir(root: string): string {
@@ -70,6 +70,7 @@ export function takeDraft(root: string, kind: Kind): Buffer {
   const dir = draftsDir(root);
   const dirStat = lstatSync(dir);
   if ((dirStat.mode & 0o077) !== 0) chmodSync(dir, 0o700);
+  ensureDraftsIgnored(root);
   const st = lstatOrNull(file);
   if (st === null) throw new Refused(`no draft at ${file}: ${again}`);
   if (st.isDirectory()) throw new Refused(`${rel} is a directory, not a draft; move it away, then ${again}`);
@@ -105,11 +106,12 @@ export function takeDraft(root: string, kind: Kind): Buffer {
 }
 
 /**
- * Creates the memory dir's `.gitignore` of ours (0600) when there is none; a file of that name
- * already there, ours or the user's, is left as it is. Best effort: a failure changes nothing.
+ * Creates drafts/.gitignore (0600, ignoring everything there, itself included) when there is
+ * none; a file of that name already there is left as it is. drafts/ must be a real folder
+ * (the caller checked). Best effort: a failure changes nothing.
  */
 export function ensureDraftsIgnored(root: string): void {
-  const file = path.join(memoryDir(root), ".gitignore");
+  const file = path.join(draftsDir(root), ".gitignore");
   let fd: number;
   try {
     fd = openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
@@ -133,6 +135,7 @@ export function ensureDraftsIgnored(root: string): void {
 export function removeLeftoverDrafts(root: string): string[] {
   const out: string[] = [];
   if (!realFoldersQuiet(root)) return out;
+  ensureDraftsIgnored(root);
   for (const kind of ["handoff", "lessons", "solutions"] as const) {
     const file = draftPath(root, kind);
     const st = lstatOrNull(file);

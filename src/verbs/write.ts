@@ -1,5 +1,5 @@
 import { HelperError, Refused } from "../errors.ts";
-import { DRAFTS, ensureDraftsIgnored, takeDraft } from "../store/drafts.ts";
+import { DRAFTS, takeDraft } from "../store/drafts.ts";
 import { underLock } from "../store/mutate.ts";
 import { archiveDir, archivePrefixOf, FILE_OF, memoryDir, parseKind } from "../store/paths.ts";
 import { publish } from "../store/publish.ts";
@@ -22,7 +22,8 @@ export const writeVerb: Verb = {
 
 Replaces <root>/.ai/memory/<FILE> with the document on stdin, only if the file is still
 the version whose token you read (\`read\` prints CURRENT-SHA256; use \`absent\` when there
-was none).
+was none). A handoff's prior version is archived first as
+archive/HANDOFF-<UTC time>-<8 hex>.md; the 5 newest archives are kept.
 
 --from-draft takes the document from <root>/.ai/memory/drafts/<kind>.md instead of stdin
 (stdin is not read): the agent writes the whole document there with its own file tool, so
@@ -32,9 +33,9 @@ bytes; one readable by others is made 0600 first. It is then redacted, checked a
 published exactly as stdin would be, and removed in every outcome, refusals included
 (a refusal then ends with "the draft drafts/<kind>.md was removed: write it again before
 you retry"); a link, FIFO or hard-linked file there is removed unread, a directory is left.
-drafts/ is never published: publish does not commit it, and every write creates the memory
-dir's .gitignore (ignoring drafts/ and itself) when there is none. A handoff's prior version is archived first as
-archive/HANDOFF-<UTC time>-<8 hex>.md; the 5 newest archives are kept.
+drafts/ is never published: publish does not commit it, and the write creates
+drafts/.gitignore (ignoring everything there, itself included) when there is none;
+\`recover\` removes a draft left behind.
 
 The document must be UTF-8 without NUL bytes, at most 1,000,000 bytes, begin with the line
 <!-- memory-schema: v1 -->, have its heading (# Session Handoff, # Lessons, # Solutions) in
@@ -140,7 +141,6 @@ async function save(ctx: Parameters<Verb["run"]>[0], kind: ReturnType<typeof par
         },
       },
       async (lock) => {
-        ensureDraftsIgnored(root);
         built = await buildDocument(checked!, root, { env: ctx.env, skillDir: ctx.skillDir ?? null });
         // The same state again (ruling 1): keep the file, archive nothing, whatever the token.
         if (built.unchanged) return null;

@@ -1,7 +1,7 @@
 // `write <kind> --from-draft` (docs/decisions/save-form.md): the agent writes the document
 // with its own file tool, the helper takes it from drafts/<kind>.md, saves it as `write`
 // saves stdin, and removes the draft in every outcome.
-import { chmodSync, closeSync, existsSync, fstatSync, openSync, linkSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, closeSync, existsSync, fstatSync, openSync, readdirSync, linkSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { execFileSync } from "node:child_process";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -65,11 +65,11 @@ describe("write --from-draft: the document from drafts/<kind>.md", () => {
     expect(existsSync(DRAFT(root))).toBe(false);
   });
 
-  it("drafts/ is never seen by git: our .gitignore ignores it and itself; publish commits neither", () => {
+  it("drafts/ is never seen by git: our drafts/.gitignore ignores all there, itself too; publish commits neither", () => {
     const root = gitRepo();
     draft(root, handoff("goal"));
     expect(write(root, "handoff", "absent").code).toBe(0);
-    expect(readFileSync(path.join(MEM(root), ".gitignore"), "utf8")).toMatch(/^\/drafts\/$/m);
+    expect(readFileSync(path.join(MEM(root), "drafts", ".gitignore"), "utf8")).toMatch(/^\*$/m);
     draft(root, handoff("leftover"));
     const status = git(root, "status", "--porcelain", "--untracked-files=all");
     expect(status).toContain(".ai/memory/HANDOFF.md");
@@ -79,15 +79,17 @@ describe("write --from-draft: the document from drafts/<kind>.md", () => {
     const files = git(root, "show", "--name-only", "--format=", "HEAD");
     expect(files).toContain(".ai/memory/HANDOFF.md");
     expect(files).not.toMatch(/drafts|\.gitignore/);
+    // The memory dir itself holds no name of ours but the documents' own.
+    expect(readdirSync(MEM(root)).sort()).toEqual(["HANDOFF.md", "drafts"]);
   });
 
-  it("a .gitignore of the user's in the memory dir is left as it is", () => {
+  it("a .gitignore of the user's in drafts/ is left as it is", () => {
     const root = gitRepo();
-    mkdirSync(MEM(root), { recursive: true });
-    writeFileSync(path.join(MEM(root), ".gitignore"), "mine\n");
+    mkdirSync(path.join(MEM(root), "drafts"), { recursive: true });
+    writeFileSync(path.join(MEM(root), "drafts", ".gitignore"), "mine\n");
     draft(root, handoff("goal"));
     expect(write(root, "handoff", "absent").code).toBe(0);
-    expect(readFileSync(path.join(MEM(root), ".gitignore"), "utf8")).toBe("mine\n");
+    expect(readFileSync(path.join(MEM(root), "drafts", ".gitignore"), "utf8")).toBe("mine\n");
   });
 });
 
