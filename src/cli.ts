@@ -58,9 +58,6 @@ export async function main(proc: Process): Promise<ExitCode> {
   let printed = false;
   const quiet: Process = {
     ...proc,
-    get stdinIsTTY() {
-      return proc.stdinIsTTY;
-    },
     writeOut: (data) => {
       if (data.length > 0) printed = true;
       proc.writeOut(data);

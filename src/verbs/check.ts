@@ -48,8 +48,7 @@ exit: 0 nothing parked
         save leaves): do not load it
       64 usage error
 When the kill switch is on, the paused sentence is printed too and the code is kept. A
-draft left in drafts/ (by a \`write --from-draft\` never run) is private junk, not an
-interrupted save: it changes no code, and \`recover\` removes it.
+draft left in drafts/ changes no code (\`recover\` removes it).
 `,
   async run(ctx) {
     let root: string;

@@ -74,11 +74,10 @@ its first 64 KiB choose the format (--format only when they hold no record to re
 partial first line dropped), and all of its last 4 MiB -- never more -- when that part lacks
 the last three user requests, a last statement, or the latest plan (a plan that earlier
 records may change, or a plan tool's name in the bytes before it). Files edited and
-commands are those of the part read. It is never searched for. The format is recognised by
-the records' shape, whatever version they name; Source: says "<format> <version>" (the
-version the records name, or "unknown"). A missing, unreadable, compressed or unrecognised
-transcript gives a checkpoint with the anchors, the trigger and the hook input's own
-summary, and Source: "anchors only (<why>)". Transcript text is redacted (see \`--help redact\`), flattened to
+commands are those of the part read. It is never searched for. Formats are known by shape,
+whatever version the records name; Source: is "<format> <version or unknown>". A missing,
+unreadable, compressed or unknown transcript gives a checkpoint with the anchors, the
+trigger and the hook input's own summary; Source: "anchors only (<why>)". Transcript text is redacted (see \`--help redact\`), flattened to
 one line per item, and refused characters are written as <U+XXXX>: content is never
 refused. git gets 500 ms; past that the anchors say "unknown (git timed out)".
 
@@ -89,9 +88,8 @@ interrupted checkpoint left in checkpoints/. The root is --root, else the hook i
 walked up to the nearest folder holding .ai/memory or .git, else the current directory;
 nothing is written at the home directory or the file system's root.
 
-stdout: nothing (a compaction hook must not print), except with --format gemini: {} and
-nothing at all on stderr, whatever happened (Gemini CLI shows a hook's stderr as a chat
-line). Otherwise stderr, one of:
+stdout: nothing (a compaction hook must not print); with --format gemini {} and nothing on
+stderr, whatever happened. Otherwise stderr, one of:
   ${CHECKPOINT_LINES.saved("<session>.md")}
   ${CHECKPOINT_LINES.unchanged("<session>.md")}
   ${CHECKPOINT_LINES.paused()}

@@ -143,11 +143,8 @@ Formats (each harness's envelope around the same sentences; \`install\` picks th
   gemini  the same object; nothing but JSON on stdout, and nothing at all on stderr
   cursor  {"additional_context":"…"}
   cline   {"cancel":false,"contextModification":"…","errorMessage":""}
-When every file is missing and nothing is paused, every format prints nothing at all,
-except gemini, which prints {} (Gemini CLI shows the stderr of a hook with empty stdout as
-a chat line, so with --format gemini every path -- disabled, a usage error, no root --
-prints {} or the object, and nothing on stderr). An unknown --format prints nothing (a note
-on stderr), exit 0.
+When every file is missing and nothing is paused, every format prints nothing at all
+(gemini: {}, on every path). An unknown --format prints nothing (a note on stderr), exit 0.
 exit: always 0 -- a broken hook must not break a session; problems go to stderr.
 `;
   },

@@ -8,7 +8,7 @@ import { ok, type Verb } from "./types.ts";
 import { checkpointsDir, checkpointsDirState } from "../store/checkpoints.ts";
 import { COLD_HELPERS } from "./index.ts";
 import { readdirSync } from "node:fs";
-import { removeLeftoverDrafts } from "../store/drafts.ts";
+import { removeLeftoverDrafts } from "../store/drafts.cold.ts";
 
 /** `recover --root DIR` (contract §3, §5): repairs what an interrupted save left. */
 export const recoverVerb: Verb = {
@@ -22,8 +22,7 @@ step, pruning a crash skipped): afterwards each file is whole -- the complete ol
 complete new version --, no prior version is lost (it is current or in the archive), and
 no private file remains. The reference helper's leftovers (memory_io.py's
 .<FILE>.claim-<pid>-<32 hex> and .<FILE>.tmp-<pid>-<16 hex>) are repaired alike. What an
-interrupted \`checkpoint\` left in checkpoints/ is removed too, and so is a draft a
-\`write --from-draft\` never took (drafts/<kind>.md: private, never an interrupted save). Idempotent, and
+interrupted \`checkpoint\` left in checkpoints/ is removed too, and a draft left in drafts/. Idempotent, and
 resumable: a recover (or a rollback) killed at any step is finished by the next one. With
 nothing to do it prints "nothing to recover". The next \`write\` runs the same repair first.
 
