@@ -149,6 +149,15 @@ describe("Codex adapter: neighbours of the golden", () => {
     expect(cap.filesEdited).toEqual(["c.js"]);
   });
 
+  it("with no message records, the turn's UserMessage and AgentMessage items give the words", () => {
+    const cap = parseCodex([
+      item({ type: "UserMessage", content: [{ type: "text", text: "add sub" }] }),
+      item({ type: "AgentMessage", content: [{ type: "Text", text: "added" }] }),
+    ]);
+    expect(cap.userRequests).toEqual(["add sub"]);
+    expect(cap.lastClaim).toBe("added");
+  });
+
   it("goals are not a plan", () => {
     expect(parseCodex([script('await tools.create_goal({ objective: "ship" });'), scriptOut()]).plan).toBeNull();
   });

@@ -15,7 +15,7 @@ function contentText(content: unknown): string {
   return content
     .map((c) => {
       const o = obj(c);
-      return o !== null && (o.type === "input_text" || o.type === "output_text" || o.type === "text") ? (str(o.text) ?? "") : "";
+      return o !== null && (o.type === "input_text" || o.type === "output_text" || o.type === "text" || o.type === "Text") ? (str(o.text) ?? "") : "";
     })
     .filter((t) => t !== "")
     .join("\n");
@@ -111,6 +111,8 @@ export function parseCodex(lines: readonly string[]): Capture {
   const itemUser: string[] = [];
   let eventClaim: string | null = null;
   let itemClaim: string | null = null;
+  const completedUser: string[] = [];
+  let completedClaim: string | null = null;
   const calls = new Set<string>();
   const add = (step: Step, call: string | null) => {
     steps.push({ step, call });
@@ -202,6 +204,14 @@ export function parseCodex(lines: readonly string[]): Capture {
   function itemStep(item: Record<string, unknown> | null): void {
     if (item === null) return;
     const type = item.type;
+    // The turn's words as items: a third source, for a build that writes no other.
+    if (type === "UserMessage" || type === "AgentMessage") {
+      const text = contentText(item.content);
+      if (text.trim() === "") return;
+      if (type === "UserMessage" && !SCAFFOLDING.test(text)) completedUser.push(text);
+      if (type === "AgentMessage") completedClaim = text;
+      return;
+    }
     if (type !== "CommandExecution" && type !== "FileChange") return;
     const id = str(item.id);
     if (id !== null && calls.has(id)) itemized.add(id);
@@ -235,7 +245,7 @@ export function parseCodex(lines: readonly string[]): Capture {
     else for (const f of step.files) noteEdit(cap.filesEdited, f);
   }
   // Newer rollouts record each turn twice (an event and a response item): one source, not both.
-  cap.userRequests = eventUser.length > 0 ? eventUser : itemUser;
-  cap.lastClaim = eventClaim ?? itemClaim;
+  cap.userRequests = eventUser.length > 0 ? eventUser : itemUser.length > 0 ? itemUser : completedUser;
+  cap.lastClaim = eventClaim ?? itemClaim ?? completedClaim;
   return cap;
 }
