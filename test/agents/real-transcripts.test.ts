@@ -140,6 +140,16 @@ describe("real transcripts through the built helper", () => {
     expect(text).toMatch(/^Trigger: session-end\nSource: claude 2\.1\.332\n/m);
   });
 
+  it("Gemini 0.61: the request without our hook text, {} on stdout, nothing on stderr", () => {
+    const root = gitRepo();
+    const p = place(root, "tools.jsonl", real("gemini-cli-0.61.0/tools.chat.jsonl"));
+    const r = checkpoint(root, { transcript_path: p, hook_event_name: "SessionEnd" }, ["--format", "gemini"]);
+    expect(r).toMatchObject({ code: 0, stdout: "{}\n", stderr: "" });
+    const text = cpText(root, "sess-1") ?? "";
+    expect(text).toContain('## User requests\n- The user wrote: "Add a subtract function in src/sub.js"\n');
+    expect(text).toContain("Source: gemini unknown\n");
+  });
+
   it("a --format naming another harness does not override the shape of the records", () => {
     const root = gitRepo();
     const p = place(root, "codemode.jsonl", real("codex-cli-0.171.0/codemode-compaction.rollout.jsonl"));
