@@ -14,7 +14,7 @@ import { FIXED_ANCHORS, FIXTURES } from "./golden.ts";
 
 const REAL = path.join(FIXTURES, "real");
 const PROJECT = "/home/dev/project";
-// Built at run time, so that no file of the repository holds a token shape (contract ruling 56).
+// Built at run time, so that no file of the repository holds a token shape (test/fixtures/transcripts/real/README.md).
 const TOKEN = ["gh", "p_", "abcdefghijklmnopqrstuvwxyz", "0123456789"].join("");
 
 const real = (file: string) => readFileSync(path.join(REAL, file), "utf8");
