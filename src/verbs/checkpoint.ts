@@ -41,8 +41,8 @@ export const checkpointVerb: Verb = {
     return `usage: node memory_io.mjs checkpoint [--format claude|codex|gemini] [--root DIR] < hook-input.json
 
 Run by harness hooks at a compaction and at a session's end (Claude Code PreCompact,
-PostCompact and SessionEnd; Codex PreCompact and SessionEnd; Gemini PreCompress and
-SessionEnd), never by hand. With no model call, it captures what a handoff would need from
+PostCompact and SessionEnd; Codex PreCompact and SessionEnd; Gemini SessionEnd only, its
+PreCompress firing before every request), never by hand. With no model call, it captures what a handoff would need from
 the hook's JSON on stdin (session_id, transcript_path, cwd, hook_event_name,
 compact_summary, last_assistant_message) and from the tail of the transcript it names, into
 <root>/.ai/memory/checkpoints/<session id>.md:
