@@ -1,6 +1,7 @@
 // The six-line warm-start brief (seed 002, resume flow step 6; contract §5 `brief`). Pure.
-import type { DriftReport } from "../git/verdict.ts";
+import { notHereWords, type DriftReport } from "../git/verdict.ts";
 import { sanitize } from "../guard/sanitize.ts";
+import { cutAtWord, fitClauses, fitList, type Clause } from "./cut.ts";
 import type { ParsedHandoff } from "../schema/handoff.ts";
 
 /** The six labels, in order (seed 002: match exactly). */
@@ -32,7 +33,9 @@ export interface Brief {
    * What framed the next step: drift's verdict and the open question asked first. A newer
    * checkpoint's step is framed the same way (schema/checkpoint-brief.ts).
    */
-  frame?: { verdict: string; question: string | null };
+  frame?: { verdict: string; question: string | null; notHere?: string | null };
+  /** The ranked clauses `Drift & lessons` was fitted from, for a field added to later (a checkpoint's source). */
+  driftClauses?: Clause[];
 }
 
 /**
@@ -40,7 +43,7 @@ export interface Brief {
  * after rewritten history, re-check after drift, by hand when unverifiable, start fresh when
  * stale), with the first open question asked before anything is done. `step` is safe text.
  */
-export function frameNextStep(verdict: string, step: string | null, question: string | null): string {
+export function frameNextStep(verdict: string, step: string | null, question: string | null, notHere: string | null = null): string {
   let proposed: string;
   switch (verdict) {
     case "stale":
@@ -50,7 +53,8 @@ export function frameNextStep(verdict: string, step: string | null, question: st
       proposed = `re-verify every plan step against the current history before acting${step ? `, then: ${step}` : ""}`;
       break;
     case "unverifiable":
-      proposed = `check the repository by hand (the anchors could not be verified)${step ? `, then: ${step}` : ""}`;
+      // A saved HEAD this clone lacks says what to do about it (docs/design.md#verdicts-and-the-brief).
+      proposed = notHere !== null ? `the saved HEAD is ${notHere}${step ? `; then: ${step}` : ""}` : `check the repository by hand (the anchors could not be verified)${step ? `, then: ${step}` : ""}`;
       break;
     case "drifted":
       proposed = `re-check the steps the drift touches${step ? `, then: ${step}` : ""}`;
@@ -71,7 +75,8 @@ export function frameNextStep(verdict: string, step: string | null, question: st
  * therefore stays inside Goal:.
  */
 export function flatten(text: string, max = MAX_FIELD_CHARS): string {
-  return sanitize(text, { max });
+  // Cut at a word boundary outside code spans, never mid-word (docs/decisions/brief-cuts.md).
+  return cutAtWord(sanitize(text), max);
 }
 
 const NONE = /^(none|none recorded|none yet|n\/a|-)\.?$/i;
@@ -105,12 +110,6 @@ export function causeList(items: readonly string[], max: number, budget: number)
   return `${shown.join("; ")}${more}`;
 }
 
-function list(items: readonly string[], max: number): string {
-  const shown = items.slice(0, max).map((i) => flatten(i, 160));
-  const more = items.length > max ? ` (+${items.length - max} more)` : "";
-  return `${shown.join("; ")}${more}`;
-}
-
 /**
  * Counts ledger entries (level-2 headings, else top-level list items) and those whose text
  * mentions one of `needles` (key file paths, the branch). Counts only: no ledger text is
@@ -137,6 +136,7 @@ function ledgerText(name: string, c: { entries: number; matching: number } | nul
  * value is flattened, so no line of the file can pose as a label. Pure.
  */
 export function draftBrief(h: ParsedHandoff, drift: DriftReport, ledgers: LedgerCounts): Brief {
+  const notHere = drift.notHereReason ? notHereWords(drift.notHereReason) : null;
   const goal = flatten(h.goal) || "none recorded";
 
   // Every checkbox at any depth (field report 25); `[-] … — dropped:` steps are closed (ruling 8).
@@ -152,36 +152,64 @@ export function draftBrief(h: ParsedHandoff, drift: DriftReport, ledgers: Ledger
     if (counts.unmarked > 0) bits.push(`${counts.unmarked} unmarked`);
     planStatus = `${bits.join(", ")}${current ? `; ${current.status === "in-progress" ? "in progress" : "next"}: ${flatten(current.text, 160)}` : ""}`;
     if (drift.verdict === "rewritten") planStatus = `UNVERIFIED (history rewritten since the save): ${planStatus}`;
-    else if (drift.verdict === "unverifiable") planStatus = `unverified (anchors could not be checked): ${planStatus}`;
+    else if (drift.verdict === "unverifiable") planStatus = `unverified (${notHere === null ? "anchors could not be checked" : `saved HEAD ${notHere}`}): ${planStatus}`;
   }
 
   const inForce = h.decisions.filter((d) => !/\(superseded\b/i.test(d));
-  const decisionsInForce = inForce.length === 0 ? "none recorded" : list(inForce, 4);
-  const doNotRetry = h.failedApproaches.length === 0 ? "none recorded" : causeList(h.failedApproaches, 4, MAX_FIELD_CHARS);
+  // List fields drop their last items first; a lone item too long keeps its cause.
+  const keepCause = (item: string, room: number) => causeList([item], 1, room);
+  const decisionsInForce = inForce.length === 0 ? "none recorded" : fitList(inForce.map((d) => flatten(d, 10_000)), 4, MAX_FIELD_CHARS, keepCause);
+  const doNotRetry = h.failedApproaches.length === 0 ? "none recorded" : fitList(h.failedApproaches.map((d) => flatten(d, 10_000)), 4, MAX_FIELD_CHARS, keepCause);
 
   const ledgerBits = [ledgerText("LESSONS.md", ledgers.lessons), ledgerText("SOLUTIONS.md", ledgers.solutions)].filter((x): x is string => x !== null);
   for (const name of ledgers.unreadable ?? []) ledgerBits.push(`${name} refused by the safety checks (run \`check\`)`);
-  let driftText = flatten(drift.summary, 300);
-  // Changed key files are named even when the summary had to be cut (contract §5 `brief`).
+  // Whole clauses, each ranked: the least important go first when the field is too long.
+  const driftClauses: Clause[] = driftSummaryClauses(drift.summary);
   const changed = (drift.changedKeyFiles ?? []).filter((p) => !drift.missingKeyFiles.includes(p));
-  if (changed.length > 0 && !driftText.includes("key files changed:")) {
-    driftText += `; key files changed: ${flatten(changed.slice(0, 3).join(", "), 160)}${changed.length > 3 ? ` and ${changed.length - 3} more` : ""}`;
+  if (changed.length > 0 && !drift.summary.includes("key files changed:")) {
+    driftClauses.push({ text: `key files changed: ${flatten(changed.slice(0, 3).join(", "), 160)}${changed.length > 3 ? ` and ${changed.length - 3} more` : ""}`, rank: RANK.changed });
   }
   const dirtyKeys = (drift.dirtyKeyFiles ?? []).filter((p) => !drift.missingKeyFiles.includes(p));
-  if (dirtyKeys.length > 0 && !driftText.includes("key files with uncommitted changes:")) {
-    driftText += `; key files with uncommitted changes: ${flatten(dirtyKeys.slice(0, 3).join(", "), 160)}${dirtyKeys.length > 3 ? ` and ${dirtyKeys.length - 3} more` : ""}`;
+  if (dirtyKeys.length > 0 && !drift.summary.includes("key files with uncommitted changes:")) {
+    driftClauses.push({ text: `key files with uncommitted changes: ${flatten(dirtyKeys.slice(0, 3).join(", "), 160)}${dirtyKeys.length > 3 ? ` and ${dirtyKeys.length - 3} more` : ""}`, rank: RANK.changed });
   }
-  const driftAndLessons = `${driftText}; ledgers: ${ledgerBits.length > 0 ? ledgerBits.join(", ") : "none found"}`;
+  driftClauses.push({ text: `ledgers: ${ledgerBits.length > 0 ? ledgerBits.join(", ") : "none found"}`, rank: RANK.ledgers });
+  const driftAndLessons = fitClauses(driftClauses, MAX_FIELD_CHARS);
 
   const next = h.nextSteps[0] ?? (current ? current.text : null);
   const nextText = next === null ? null : flatten(next, 200);
   const open = h.openQuestions.find((q) => !NONE.test(q.trim()));
-  const frame = { verdict: drift.verdict, question: open === undefined ? null : flatten(open, 200) };
-  const proposedNextStep = frameNextStep(frame.verdict, nextText, frame.question);
+  const frame = { verdict: drift.verdict, question: open === undefined ? null : flatten(open, 200), notHere };
+  const proposedNextStep = frameNextStep(frame.verdict, nextText, frame.question, notHere);
 
   const values = [goal, planStatus, decisionsInForce, doNotRetry, driftAndLessons, proposedNextStep];
   const lines = BRIEF_LABELS.map((label, i) => `${label} ${values[i]}`);
-  return { goal, planStatus, decisionsInForce, doNotRetry, driftAndLessons, proposedNextStep, lines, frame };
+  return { goal, planStatus, decisionsInForce, doNotRetry, driftAndLessons, proposedNextStep, lines, frame, driftClauses };
+}
+
+/**
+ * How much a `Drift & lessons` clause matters (docs/decisions/brief-cuts.md): ledgers go first,
+ * then memory-only commits, upstream, changed files, the rest; the verdict last.
+ */
+export const RANK = { ledgers: 0, memoryOnly: 10, upstream: 20, changed: 30, other: 40, source: 90, verdict: 100 } as const;
+
+/** drift's summary as ranked clauses: the first is the verdict with its reason. */
+export function driftSummaryClauses(summary: string): Clause[] {
+  return sanitize(summary)
+    .split("; ")
+    .map((text, i) => ({
+      text,
+      rank:
+        i === 0
+          ? RANK.verdict
+          : /memory-only/.test(text)
+            ? RANK.memoryOnly
+            : /^upstream\b|\bupstream\b/.test(text)
+              ? RANK.upstream
+              : /^(key files (changed|missing|with uncommitted)|dirty files|files? dirty at the save|\d+ files? dirty)/.test(text)
+                ? RANK.changed
+                : RANK.other,
+    }));
 }
 
 /** The brief as text: exactly six lines, each ending with a newline. */

@@ -3,9 +3,11 @@
 // text in, a plain result out; never throws on content. The document's block structure comes
 // from the CommonMark line scanner (blocks.ts), so a heading inside a fenced code block or an
 // HTML comment is not a heading.
+import { stateFields, stateTime as readStateTime } from "./state-time.ts";
 import { redactText } from "../guard/redaction.cold.ts";
 import type { RedactionFinding } from "../guard/redact.ts";
 import { parseBlocks, type Block } from "./blocks.ts";
+import { conflictIssue } from "./conflicted.ts";
 import { droppedItems } from "./open-items.ts";
 import { isEmptyAnchorsBody, isIsoWithZone, readAnchorLine, type AnchorLabel } from "./validate-anchors.ts";
 import {
@@ -210,9 +212,11 @@ export function validateHandoff(input: string, opts: HandoffValidateOptions): Va
   if (layout.titleIndex < 0) errors.push({ rule: "heading", line: 1, message: `the document must have the heading "${TITLE}" in its first four lines` });
   // Contract §1 holds for every memory document: write refuses a text without its final newline.
   if (!text.endsWith("\n")) errors.push({ rule: "newline", line: lines.length, message: "the document must end with a newline" });
+  const conflict = conflictIssue(text);
+  if (conflict !== null) errors.push(conflict);
 
   // A text that is not a v1 handoff at all gets its shape errors only, not one per section.
-  const shaped = errors.length === 0 || errors.every((e) => e.rule === "newline");
+  const shaped = errors.length === 0 || errors.every((e) => e.rule === "newline" || e.rule === "conflicted");
   // Saved (ruling 1): an error on disk, a finding on stdin (write stamps it).
   let savedOk = false;
   const savedIssue = (message: string, line: number) => (opts.mode === "root" && shaped ? errors : findings).push({ rule: "saved", line, message });
@@ -320,7 +324,7 @@ export function validateHandoff(input: string, opts: HandoffValidateOptions): Va
         if (trimmed === "") return;
         const got = readAnchorLine(line);
         if ("error" in got) {
-          errors.push({ rule: "anchor-line", line: range.start + i + 1, message: got.error });
+          (got.unknownLabel !== undefined ? findings : errors).push({ rule: got.unknownLabel !== undefined ? "anchor-unknown" : "anchor-line", line: range.start + i + 1, message: got.error });
           return;
         }
         if (seen.has(got.label)) {
@@ -336,7 +340,7 @@ export function validateHandoff(input: string, opts: HandoffValidateOptions): Va
       if (gitForm && seen.has("Key file mtimes")) findings.push({ rule: "anchor-mixed", line: anchorSection.line, message: "`- Key file mtimes:` is for handoffs saved outside git" });
       const date = seen.get("Date")?.replace(/^`(.*)`$/, "$1");
       if (date !== undefined && isIsoWithZone(date) && Date.parse(date) > opts.nowMs + CLOCK_SKEW_MS) {
-        findings.push({ rule: "anchor-date", line: anchorSection.line, message: `the - Date: anchor ${quoted(date)} is in the future` });
+        findings.push({ rule: "anchor-date", line: anchorSection.line, message: `the - Date: anchor ${quoted(date)} is in the future (more than 5 minutes ahead): age unknown` });
       }
       const head = seen.get("HEAD")?.replace(/^`(.*)`$/, "$1");
       const headOk = gitForm ? head !== undefined && /^([0-9a-fA-F]{40}|[0-9a-fA-F]{64})$/.test(head) : true;
@@ -475,24 +479,13 @@ export function goalLine(text: string): string | null {
 }
 
 /**
- * The state time of a handoff (ruling 13): the first of `- Date:` and `Saved:` that parses
- * strictly and is not in the future, or null.
+ * The state time of a handoff as an ISO string, or null when its age is unknown: read by
+ * `stateFields` and `stateTime` (schema/state-time.ts), the one reading every verb uses
+ * (docs/design.md#verdicts-and-the-brief), so `archives list` never gives a time that hook,
+ * drift and brief call unknown.
  */
-export function stateTime(text: string, nowMs: number): string | null {
-  const t = text.replace(/^\uFEFF/, "").replace(/\r\n?/g, "\n");
-  const layout = handoffLayout(t);
-  const range = anchorsRange(layout);
-  const candidates: string[] = [];
-  if (range) {
-    for (const l of layout.lines.slice(range.start, range.end)) {
-      const m = /^- Date: (.*)$/.exec(l);
-      if (m) candidates.push(m[1]!.replace(/^`(.*)`$/, "$1"));
-    }
-  }
-  if (layout.savedIndex >= 0) candidates.push(layout.lines[layout.savedIndex]!.trim().replace(/^Saved:\s*/, "").replace(/^`(.*)`$/, "$1"));
-  for (const c of candidates) {
-    const got = parseStrictTime(c, nowMs);
-    if (!("error" in got)) return got.iso;
-  }
-  return null;
+export function stateTimeIso(text: string, nowMs: number): string | null {
+  const f = stateFields(text);
+  const st = readStateTime(f.date, f.saved, nowMs);
+  return st.known ? st.time.iso : null;
 }

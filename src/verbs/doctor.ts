@@ -1,3 +1,4 @@
+import { MERGE_DRIVER_MISSING, mergeDriverMissing } from "../git/merge-driver-config.ts";
 import { lstatSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { AGENTS } from "../agents/index.ts";
@@ -185,6 +186,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
     const verdict = interrupted ? "interrupted" : unsafe ? "unsafe" : files.handoff === "present" ? "parked" : "clean";
     if (interrupted) problems.push({ what: "an interrupted save needs recovery", fix: cmd("recover") });
     if (unsafe) problems.push({ what: "a memory file failed safety or schema checks", fix: `inspect ${path.join(".ai", "memory")} by hand (a link, a hard link, a FIFO or no v1 marker); move the file away` });
+    if (mergeDriverMissing(root)) problems.push({ what: MERGE_DRIVER_MISSING, fix: cmd("publish") });
     let archives = 0;
     try {
       archives = readdirSync(archiveDir(root)).filter((n) => ARCHIVE_NAME.test(n)).length;

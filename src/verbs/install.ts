@@ -2,6 +2,7 @@ import path from "node:path";
 import { installText, snippetOf } from "../agents/plan.ts";
 import { tokenOf } from "../store/files.ts";
 import { assertNotPaused } from "../store/pause.ts";
+import { mergeDriverStep } from "../git/merge-driver-config.ts";
 import { makeDirs, missingDirs, prepareDir, publishAgentFile, readAgentFile, readRecord, recordNode, recordsDir, removeEmptyDirs, userDir, writeRecord } from "../store/install-files.ts";
 import { existsSync } from "node:fs";
 import { Refused } from "../errors.ts";
@@ -81,6 +82,12 @@ says what it would repair ("install: found an interrupted edit of F; without
 --dry-run: …") and repairs nothing.
 
 ${installHelpCommon}
+In a git repository (not with --global) it also registers the merge driver
+session-handoff for this clone (see \`merge-driver --help\`): .git/config, a block of ours in
+the root .gitattributes, and the driver's copy of the helper under
+\${XDG_CONFIG_HOME:-~/.config}/session-handoff/driver/; it then prints "registered the merge
+driver session-handoff in .git/config" and "added the merge driver's block to .gitattributes"
+when they changed. A repeated install changes no byte under .git/.
 stdout: one line per file: "created F", "updated F" or "unchanged F" ("would create F",
         "would update F" with --dry-run, which changes nothing).
 exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does not parse, a
@@ -156,6 +163,7 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
       if (made.length > 0) writeRecord(records, { ...record, createdDirs: [...record.createdDirs, ...made] });
       lines.push(`${verb} ${p.shown}`);
     }
-    return ok(`${lines.join("\n")}\n`);
+    const driver = await mergeDriverStep(t.global ? null : t.base, { dryRun: t.dryRun, helperPath: t.helper.abs }, ctx.env);
+    return ok(`${[...lines, ...driver.lines].join("\n")}\n`, driver.notes);
   },
 };

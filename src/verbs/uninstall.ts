@@ -1,3 +1,4 @@
+import { mergeDriverStep } from "../git/merge-driver-config.ts";
 import path from "node:path";
 import { holdsOurs, snippetOf, uninstallText } from "../agents/plan.ts";
 import { assertNotPaused } from "../store/pause.ts";
@@ -32,6 +33,10 @@ removal killed after it set the file aside is undone (the file is put back), the
 A folder on the way that is a link is refused, as by install, before anything changes.
 
 ${installHelpCommon}
+It also removes the merge driver session-handoff that install registered (the .git/config
+section, our .gitattributes block, the driver's copy of the helper): "removed the merge
+driver session-handoff from .git/config", "removed the merge driver's block from
+.gitattributes".
 stdout: one line per file: "restored F", "updated F", "removed F" or "unchanged F"
         ("would …" with --dry-run, which changes nothing).
 exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does not parse, a
@@ -87,6 +92,7 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
       }
     }
     if (!t.dryRun) removeEmptyDirs(dirs);
-    return ok(`${lines.join("\n")}\n`);
+    const driver = await mergeDriverStep(t.global ? null : t.base, { remove: true, dryRun: t.dryRun }, ctx.env);
+    return ok(`${[...lines, ...driver.lines].join("\n")}\n`, driver.notes);
   },
 };

@@ -1,3 +1,6 @@
+import { lstatSync } from "node:fs";
+import path from "node:path";
+import { recordSave as recordCloneSave, statKey } from "../git/saves.ts";
 import { HelperError, Refused } from "../errors.ts";
 import { takeDraft } from "../store/drafts.cold.ts";
 import { underLock } from "../store/mutate.ts";
@@ -111,6 +114,16 @@ async function save(ctx: Parameters<Verb["run"]>[0], kind: ReturnType<typeof par
       },
     );
     const notes = (built as Built | null)?.notes ?? [];
+    // This clone's record of its handoff saves (docs/design.md#verdicts-and-the-brief).
+    if (kind === "handoff") {
+      let key: string | null = null;
+      try {
+        key = statKey(lstatSync(path.join(memoryDir(root), file), { bigint: true }));
+      } catch {
+        // no stat: the hook hashes instead
+      }
+      recordCloneSave(root, result === null ? (built as Built | null)!.prior!.token : result.token, key);
+    }
     if (result === null) {
       return ok(`unchanged ${file}\nCURRENT-SHA256: ${(built as Built | null)!.prior!.token}\n`, [...repairs, ...notes]);
     }

@@ -165,6 +165,6 @@ describe("real transcripts through the built helper", () => {
     const p = place(root, "x.jsonl", '{"a":1}\n{"b":2}\n');
     const r = checkpoint(root, { transcript_path: p, hook_event_name: "SessionEnd" });
     expect(r.code).toBe(0);
-    expect(cpText(root, "sess-1") ?? "").toContain("Source: anchors only (the transcript's format is not recognised)\n");
+    expect(cpText(root, "sess-1") ?? "").toContain("Source: anchors only (transcript in an unrecognised format)\n");
   });
 });

