@@ -11,6 +11,7 @@ import { editTargets, repairAgentFiles } from "./agent-repair.ts";
 import { AGENT_OPTIONS, agentTarget } from "./agent-files.ts";
 import { failpointOf, ROOT_HELP } from "./common.ts";
 import { ok, type Verb } from "./types.ts";
+import { underInstallLock } from "../store/install-lock.ts";
 
 /** Options of `install` and `uninstall`. */
 export const installHelpCommon = `The hook commands name this helper's file: for a skill inside the project, relative to the
@@ -31,7 +32,8 @@ and TaskResume.ps1 beside its POSIX scripts.
 ${ROOT_HELP}`;
 
 /** `install --agent NAME [--root DIR | --global] [--dry-run]` (contract §9, ruling 11). */
-export const installVerb: Verb = {
+// Every agent-file edit holds the install lock (docs/decisions/lock.md).
+export const installVerb: Verb = underInstallLock<Verb>({
   name: "install",
   options: AGENT_OPTIONS,
   positionals: [0, 0],
@@ -92,7 +94,8 @@ stdout: one line per file: "created F", "updated F" or "unchanged F" ("would cre
         "would update F" with --dry-run, which changes nothing).
 exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does not parse, a
         concurrent edit, leftovers of an interrupted edit that only you can settle);
-        4 paused.
+        4 paused; 5 another install or uninstall held the install lock (.ai/.install.lock,
+        or .install.lock in ~/.config/session-handoff with --global) for 10 s.
 `,
   async run(ctx) {
     // Without a HOME nothing of ours can be found again (records, the recorded Node): the one
@@ -166,4 +169,4 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
     const driver = await mergeDriverStep(t.global ? null : t.base, { dryRun: t.dryRun, helperPath: t.helper.abs }, ctx.env);
     return ok(`${[...lines, ...driver.lines].join("\n")}\n`, driver.notes);
   },
-};
+});

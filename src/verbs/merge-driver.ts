@@ -114,7 +114,7 @@ exit: 0 merged; 1 not merged (git's conflict stands)
     const loser = winner === a ? b : a;
     try {
       const dir = archiveDirOf(ctx.cwd, `${m[1]}.ai/memory`);
-      const name = archiveName("HANDOFF");
+      const name = archiveName("HANDOFF", dir);
       createExclusive(path.join(dir, name), loser);
       writeResult(ours, markMerged(winner, name));
       return ok("", [`session-handoff merge driver: ${file}: kept the later handoff; the other is archive/${name}`]);

@@ -9,9 +9,11 @@ import { editTargets, repairAgentFiles } from "./agent-repair.ts";
 import { failpointOf } from "./common.ts";
 import { installHelpCommon } from "./install.ts";
 import { ok, type Verb } from "./types.ts";
+import { underInstallLock } from "../store/install-lock.ts";
 
 /** `uninstall --agent NAME [--root DIR | --global] [--dry-run]` (contract §9, ruling 11). */
-export const uninstallVerb: Verb = {
+// Every agent-file edit holds the install lock (docs/decisions/lock.md).
+export const uninstallVerb: Verb = underInstallLock<Verb>({
   name: "uninstall",
   options: AGENT_OPTIONS,
   positionals: [0, 0],
@@ -41,7 +43,8 @@ stdout: one line per file: "restored F", "updated F", "removed F" or "unchanged 
         ("would …" with --dry-run, which changes nothing).
 exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does not parse, a
         concurrent edit, leftovers of an interrupted edit that only you can settle);
-        4 paused.
+        4 paused; 5 another install or uninstall held the install lock (.ai/.install.lock,
+        or .install.lock in ~/.config/session-handoff with --global) for 10 s.
 `,
   async run(ctx) {
     const t = agentTarget(ctx, "uninstall");
@@ -95,4 +98,4 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
     const driver = await mergeDriverStep(t.global ? null : t.base, { remove: true, dryRun: t.dryRun }, ctx.env);
     return ok(`${[...lines, ...driver.lines].join("\n")}\n`, driver.notes);
   },
-};
+});

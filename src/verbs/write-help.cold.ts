@@ -11,7 +11,8 @@ export function writeHelp(): string {
 Replaces <root>/.ai/memory/<FILE> with the document on stdin, only if the file is still
 the version whose token you read (\`read\` prints CURRENT-SHA256; use \`absent\` when there
 was none). A handoff's prior version is archived first as
-archive/HANDOFF-<UTC time>-<8 hex>.md; the 5 newest archives are kept.
+archive/HANDOFF-<UTC time>-<seq>-<8 hex>.md, <seq> one more than the largest there;
+the 5 newest archives (by <seq>, not by the clock) are kept.
 
 --from-draft takes the document from <root>/.ai/memory/drafts/<kind>.md instead of stdin
 (stdin is not read): the agent writes the whole document there with its own file tool, so
