@@ -10,6 +10,8 @@ export interface Flow {
   branchFiles: string[];
   /** Inline helper commands in conditional sentences. */
   branchCommands: string[];
+  /** `.ai/memory/drafts/<kind>.md` paths of unconditional sentences: files the agent writes with its own file tool. */
+  drafts: string[];
 }
 
 export interface Flows {

@@ -8,6 +8,9 @@
 // - A relative link to a .md file is a file the agent loads, when the sentence holding it is
 //   unconditional; a sentence with if / when / only / unless / otherwise is a branch, and its
 //   files and inline commands are listed apart (not part of the flow's cost).
+// - A `.ai/memory/drafts/<kind>.md` path in backticks, in an unconditional sentence, is a file
+//   the agent writes with its own file tool before the call that takes it (`--from-draft`):
+//   listed as the flow's drafts, not a helper call (docs/decisions/save-form.md).
 // - SKILL.md itself is always loaded first (the harness loads it on activation).
 
 /** Targets of issue 14: helper calls and bytes loaded (SKILL.md included) per flow. */
@@ -55,8 +58,10 @@ function readFlow(heading, body) {
   const files = [];
   const branchFiles = [];
   const branchCommands = [];
+  const drafts = [];
   for (const sentence of sentences(prose)) {
     const conditional = CONDITIONAL.test(sentence.replace(/`[^`]*`|\[[^\]]*\]\([^)]*\)/g, ""));
+    if (!conditional) for (const m of sentence.matchAll(/`(\.ai\/memory\/drafts\/[a-z]+\.md)`/g)) if (!drafts.includes(m[1])) drafts.push(m[1]);
     for (const m of sentence.matchAll(LINK)) {
       const target = m[1];
       if (/^[a-z]+:/i.test(target)) continue;
@@ -72,13 +77,14 @@ function readFlow(heading, body) {
       }
     }
   }
-  return { heading, calls, files: files.filter((f) => !branchFiles.includes(f) || files.includes(f)), branchFiles: branchFiles.filter((f) => !files.includes(f)), branchCommands };
+  return { heading, calls, files: files.filter((f) => !branchFiles.includes(f) || files.includes(f)), branchFiles: branchFiles.filter((f) => !files.includes(f)), branchCommands, drafts };
 }
 
 /**
  * The resume and save flows of a SKILL.md text.
  * @returns {{ resume: Flow, save: Flow, shared: string[] }} where Flow is { heading, calls:
- *   string[], files: string[], branchFiles: string[], branchCommands: string[] } and
+ *   string[], files: string[], branchFiles: string[], branchCommands: string[], drafts:
+ *   string[] (paths under the project root the agent writes with its file tool) } and
  *   `shared` lists the files linked unconditionally before the first `## ` section.
  * @throws Error when either flow section is missing.
  */

@@ -357,7 +357,9 @@ function agentFlow(encode) {
   // The earlier session's save (set-up, not counted).
   helper(["write", "handoff", "--root", root, "--expected-current-sha256", "absent"], { input: doc("Make the CSV importer skip duplicate rows.") });
   let token = "absent";
-  const replay = (call) => {
+  const replay = (call, drafts) => {
+    // The file-tool step before a `--from-draft` call: the document written as it is.
+    if (/--from-draft\b/.test(call)) for (const d of drafts) writeFileSync(path.join(root, d), doc("Make the CSV importer skip duplicate rows in one pass."));
     const script = call
       .replaceAll('"<skill-dir>/scripts/memory_io.mjs"', shq(bundle))
       .replaceAll("<project-root>", root)
@@ -374,7 +376,8 @@ function agentFlow(encode) {
   };
   const result = {};
   for (const which of ["resume", "save"]) {
-    const calls = flows[which].calls.map(replay);
+    for (const d of flows[which].drafts) mkdirSync(path.dirname(path.join(root, d)), { recursive: true });
+    const calls = flows[which].calls.map((call) => replay(call, flows[which].drafts));
     const target = AGENT_FLOW_TARGETS[which];
     const c = context[which];
     result[which] = {

@@ -35,10 +35,46 @@ export interface Process {
 }
 
 /**
+ * True when `argv` runs a hook verb for Gemini CLI (`hook` or `checkpoint` with `--format
+ * gemini`): Gemini shows a hook's stderr as a chat line whenever its stdout is empty, so such
+ * a run prints JSON on stdout (`{}` when it has nothing to say) and nothing on stderr, on
+ * every path, usage errors and crashes included (docs/design.md#integrations).
+ */
+export function geminiHookRun(argv: readonly string[]): boolean {
+  if (argv[0] !== "hook" && argv[0] !== "checkpoint") return false;
+  return argv.some((a, i) => a === "--format=gemini" || (a === "--format" && argv[i + 1] === "gemini"));
+}
+
+/** What a Gemini hook run prints when it has nothing else to say: an empty JSON object. */
+export const GEMINI_SILENT = "{}\n";
+
+/**
  * Runs one helper invocation and returns its exit code; the caller exits with it.
  * Usage errors exit 2, except `hook` (always 0, problem on stderr) and `check` (64).
+ * For a Gemini hook run (`geminiHookRun`) stderr is dropped and empty stdout becomes `{}`.
  */
 export async function main(proc: Process): Promise<ExitCode> {
+  if (!geminiHookRun(proc.argv)) return run(proc);
+  let printed = false;
+  const quiet: Process = {
+    ...proc,
+    writeOut: (data) => {
+      if (data.length > 0) printed = true;
+      proc.writeOut(data);
+    },
+    writeErr: () => {},
+  };
+  let code: ExitCode;
+  try {
+    code = await run(quiet);
+  } catch {
+    code = 0;
+  }
+  if (!printed) proc.writeOut(GEMINI_SILENT);
+  return code;
+}
+
+async function run(proc: Process): Promise<ExitCode> {
   const args = proc.argv;
   const first = args[0];
   if (first === undefined) {

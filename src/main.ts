@@ -1,6 +1,6 @@
 // Entry point of scripts/memory_io.mjs: the one place that touches process (style.md, habit 1).
 import { closeSync, constants, fstatSync, openSync, readSync, writeSync, type Stats } from "node:fs";
-import { main } from "./cli.ts";
+import { GEMINI_SILENT, geminiHookRun, main } from "./cli.ts";
 
 // Output goes straight to the descriptors: building process.stdout for a pipe loads the
 // net and stream modules (~3 ms measured, BENCHMARKS.md), and every verb prints once.
@@ -165,6 +165,9 @@ function stdinIsTerminal(): boolean {
   }
 }
 
+const gemini = geminiHookRun(process.argv.slice(2));
+// Node's own warnings go to stderr too, which Gemini would show as a chat line.
+if (gemini) process.removeAllListeners("warning");
 let code: number;
 try {
   code = await main({
@@ -183,7 +186,8 @@ try {
 } catch (err) {
   // Outside a verb's run -- loading its code from a damaged or replaced file -- never a
   // refusal; the hook and checkpoint still never fail a session (contract §7, ruling 25).
-  writeFd(2, `memory_io internal error: ${err instanceof Error ? err.message : String(err)}\n`);
+  if (gemini) writeFd(1, GEMINI_SILENT);
+  else writeFd(2, `memory_io internal error: ${err instanceof Error ? err.message : String(err)}\n`);
   code = process.argv[2] === "hook" || process.argv[2] === "checkpoint" ? 0 : 2;
 }
 process.exitCode = code;

@@ -60,7 +60,8 @@ exit: 0 nothing parked
 merge driver but this clone's git config lacks it (git then merges memory as text: run
 \`install\` or \`publish\` once in this clone).
       64 usage error
-When the kill switch is on, the paused sentence is printed too and the code is kept.
+When the kill switch is on, the paused sentence is printed too and the code is kept. A
+draft left in drafts/ changes no code (\`recover\` removes it).
 `,
   async run(ctx) {
     let root: string;

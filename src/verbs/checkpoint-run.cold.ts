@@ -3,7 +3,7 @@
 import { homedir } from "node:os";
 import path from "node:path";
 import { HelperError } from "../errors.ts";
-import { ADAPTERS, isFormat, PLAN_MARKERS } from "../agents/transcripts/index.ts";
+import { ADAPTERS, anchorsOnlySource, captureSource, isFormat, PLAN_MARKERS } from "../agents/transcripts/index.ts";
 import { closeTranscript, earlierHolds, FIRST_TAIL_BYTES, headLines, openTranscript, readFailure, sniffFormat, TAIL_BYTES, tailLines, tailPart, type TranscriptFile } from "../agents/transcripts/tail.ts";
 import { emptyCapture, type Capture, type TranscriptFormat } from "../agents/transcripts/types.ts";
 import { countToolCalls, findLastSave, type LastSave, type ProjectHandoffs } from "../agents/transcripts/last-save.ts";
@@ -80,12 +80,14 @@ share a file; the checkpoints of the 5 newest sessions (by Saved:) are kept, and
 names of this pattern are ever deleted.
 
 The transcript is opened read-only, never through a link, only when it is a regular file;
-its first 64 KiB choose the format unless --format names it. Its last 1 MiB is read (a
+its first 64 KiB choose the format by the records' shape (--format only when they hold no
+record to recognise). Its last 1 MiB is read (a
 partial first line dropped), and all of its last 4 MiB -- never more -- when that part lacks
 the last three user requests, a last statement, or the latest plan (a plan that earlier
 records may change, or a plan tool's name in the bytes before it). Files edited and
-commands are those of the part read; Source: says how much that was. It is never searched
-for. A missing, unreadable,
+commands are those of the part read. It is never searched for. Source: is "<format>
+<version or unknown>" (the version the records name; a known shape is read whatever it
+says). A missing, unreadable,
 compressed or unknown transcript gives a checkpoint with the anchors, the trigger and the
 hook input's own summary ("Source: anchors only (<why>)"), which the session-start hook
 never names and check and brief never count as parked state. Transcript text is redacted (see \`--help redact\`), flattened to
@@ -100,7 +102,8 @@ interrupted checkpoint left in checkpoints/. The root is --root, else the hook i
 walked up to the nearest folder holding .ai/memory or .git, else the current directory;
 nothing is written at the home directory or the file system's root.
 
-stdout: nothing, ever (a compaction hook must not print). stderr, one of:
+stdout: nothing (a compaction hook must not print); with --format gemini {} and nothing on
+stderr, whatever happened. Otherwise stderr, one of:
   ${CHECKPOINT_LINES.saved("<session>.md")}
   ${CHECKPOINT_LINES.unchanged("<session>.md")}
   ${CHECKPOINT_LINES.nothing(true)}
@@ -265,14 +268,16 @@ function capture(input: HookInput, format: string | undefined, notes: string[], 
   // No transcript to read: the reason is a note, and the checkpoint's Source (anchors only).
   const anchorsOnly = (why: string, note: string): Got => {
     notes.push(note);
-    return { cap: null, source: `anchors only (${why})`, headStart: null, recognised: false, save: null, toolCalls: 0 };
+    return { cap: null, source: anchorsOnlySource(why), headStart: null, recognised: false, save: null, toolCalls: 0 };
   };
   if (input.transcriptPath === null) return anchorsOnly("no transcript named by the hook", CHECKPOINT_LINES.noTranscript("the hook input names no transcript"));
   const unread = (reason: string) => anchorsOnly(`transcript ${reason.replace(/^the transcript /, "")}`, CHECKPOINT_LINES.noTranscript(reason));
   const opened = openTranscript(input.transcriptPath);
   if (!opened.ok) return unread(opened.reason);
   const file = opened.file;
-  const chosen = isFormat(format) ? format : sniffFormat(file.head);
+  // By shape, not by version or by the flag (docs/design.md#checkpoints): --format only
+  // names the adapter when the head holds no record to recognise.
+  const chosen = sniffFormat(file.head) ?? (isFormat(format) ? format : null);
   let read: number;
   let cap: Capture;
   let headStart: string | null;
@@ -300,13 +305,14 @@ function capture(input: HookInput, format: string | undefined, notes: string[], 
     }
     // The file's first records date the session's start when the part read does not reach them.
     headStart = read < file.size ? sessionStartOf(file, chosen) : null;
+    // Codex names its version in the file's first record, which a tail may not reach.
+    if (cap.version == null && read < file.size) cap.version = ADAPTERS[chosen](file.head.slice(0, 16)).version ?? null;
   } catch (err) {
     return unread(readFailure(err));
   } finally {
     closeTranscript(file);
   }
-  const what = read < file.size ? `last ${read} bytes of ` : "";
-  return { cap, source: `${what}${chosen} transcript`, headStart, recognised: true, save: save!, toolCalls: toolCalls!, resume };
+  return { cap, source: captureSource(cap), headStart, recognised: true, save: save!, toolCalls: toolCalls!, resume };
 }
 
 // The first timestamp of the file: its first few lines usually hold it, and the adapter's first

@@ -11,7 +11,8 @@ export const CHECKPOINT_GIT_MS = 500;
 /** Most dirty paths and bytes on a checkpoint's `- Dirty files:` line (ruling 21). */
 export const CHECKPOINT_DIRTY = { paths: 10, bytes: 1024 };
 
-// Every line this verb prints (all on stderr; stdout stays empty, ruling 25).
+// Every line this verb prints, all on stderr with stdout empty (docs/design.md#checkpoints);
+// with --format gemini cli.ts drops them and prints {} (docs/design.md#integrations).
 export const CHECKPOINT_LINES = {
   saved: (name: string) => `checkpoint: saved checkpoints/${name}`,
   unchanged: (name: string) => `checkpoint: unchanged checkpoints/${name}`,

@@ -166,11 +166,11 @@ Formats (each harness's envelope around the same sentences; \`install\` picks th
   text    the sentences as plain lines (the default)
   claude  {"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"…"}}
   codex   the same object, and no other key (Codex's schema is strict)
-  gemini  the same object; nothing but JSON on stdout
+  gemini  the same object; nothing but JSON on stdout, and nothing at all on stderr
   cursor  {"additional_context":"…"}
   cline   {"cancel":false,"contextModification":"…","errorMessage":""}
-When every file is missing and nothing is paused, every format prints nothing at all. An
-unknown --format prints nothing (a note on stderr), exit 0.
+When every file is missing and nothing is paused, every format prints nothing at all
+(gemini: {}, on every path). An unknown --format prints nothing (a note on stderr), exit 0.
 exit: always 0 -- a broken hook must not break a session; problems go to stderr.
 `;
   },

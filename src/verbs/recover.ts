@@ -8,6 +8,7 @@ import { ok, type Verb } from "./types.ts";
 import { checkpointsDir, checkpointsDirState } from "../store/checkpoints.ts";
 import { COLD_HELPERS } from "./index.ts";
 import { readdirSync } from "node:fs";
+import { removeLeftoverDrafts } from "../store/drafts.cold.ts";
 
 /** `recover --root DIR` (contract §3, §5): repairs what an interrupted save left. */
 export const recoverVerb: Verb = {
@@ -21,7 +22,7 @@ step, pruning a crash skipped): afterwards each file is whole -- the complete ol
 complete new version --, no prior version is lost (it is current or in the archive), and
 no private file remains. The reference helper's leftovers (memory_io.py's
 .<FILE>.claim-<pid>-<32 hex> and .<FILE>.tmp-<pid>-<16 hex>) are repaired alike. What an
-interrupted \`checkpoint\` left in checkpoints/ is removed too. Idempotent, and
+interrupted \`checkpoint\` left in checkpoints/ is removed too, and a draft left in drafts/. Idempotent, and
 resumable: a recover (or a rollback) killed at any step is finished by the next one. With
 nothing to do it prints "nothing to recover". The next \`write\` runs the same repair first.
 
@@ -38,11 +39,13 @@ exit: 0 done (or nothing to do); 2 refused (unsafe tree); 4 paused; 5 busy.
     // A promote's private files can be left at the root even with no memory dir.
     if (checkTree(root) || pendingRepairs(root).length > 0) {
       // Leftovers of an interrupted checkpoint go too (ruling 23).
-      const { result, repairs } = await underLock({ root, env: ctx.env, lockTimeoutSeconds, failpoint: failpointOf(ctx), loadRepair: COLD_HELPERS.repair }, async () =>
-        checkpointsDirState(root) === "ok" && readdirSync(checkpointsDir(root)).some((n) => n.startsWith("."))
+      const { result, repairs } = await underLock({ root, env: ctx.env, lockTimeoutSeconds, failpoint: failpointOf(ctx), loadRepair: COLD_HELPERS.repair }, async () => [
+        ...(checkpointsDirState(root) === "ok" && readdirSync(checkpointsDir(root)).some((n) => n.startsWith("."))
           ? (await COLD_HELPERS.checkpointCleanup()).cleanCheckpointLeftovers(root)
-          : [],
-      );
+          : []),
+        // A leftover draft is private junk, not an interrupted save (docs/decisions/save-form.md).
+        ...removeLeftoverDrafts(root),
+      ]);
       actions = [...repairs.map((r) => r.replace(/^recovered: /, "")), ...result];
     } else {
       assertNotPaused(memoryDir(root), ctx.env);

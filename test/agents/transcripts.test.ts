@@ -113,6 +113,56 @@ describe("Codex adapter: neighbours of the golden", () => {
     expect(cap.userRequests).toEqual(["hello"]);
   });
 
+  const item = (it: Record<string, unknown>) => c("event_msg", { type: "item_completed", item: it });
+  const script = (js: string, id = "s1") => c("response_item", { type: "custom_tool_call", name: "exec", call_id: id, input: js });
+  const scriptOut = (id = "s1") => c("response_item", { type: "custom_tool_call_output", call_id: id, output: [{ type: "input_text", text: "Script completed" }] });
+
+  it("a code-mode script's items are its commands and edits; the script's own text is not counted again", () => {
+    const cap = parseCodex([
+      script('await tools.exec_command({ cmd: "make" });\nawait tools.apply_patch("*** Begin Patch\\n*** Add File: a.txt\\n+x\\n*** End Patch\\n");'),
+      item({ type: "CommandExecution", id: "exec-1", command: ["/bin/bash", "-lc", "make"], status: "failed", exit_code: 2 }),
+      item({ type: "FileChange", id: "exec-2", changes: { "/p/a.txt": { type: "add", content: "x" } }, status: "completed" }),
+      scriptOut(),
+    ]);
+    expect(cap.commands).toEqual([{ command: "make", status: "exit 2" }]);
+    expect(cap.filesEdited).toEqual(["/p/a.txt"]);
+  });
+
+  it("a code-mode script with no items (an older or newer build) still names what it ran, status unknown", () => {
+    const cap = parseCodex([script("await tools.exec_command({ cmd: 'npm test' });\nawait tools.apply_patch(`*** Begin Patch\n*** Update File: b.ts\n*** End Patch`);"), scriptOut()]);
+    expect(cap.commands).toEqual([{ command: "npm test", status: "unknown" }]);
+    expect(cap.filesEdited).toEqual(["b.ts"]);
+  });
+
+  it("a function call answered by an item of its id counts once, as the item says; a shell apply_patch is an edit", () => {
+    const cap = parseCodex([
+      call("exec_command", { cmd: "ls" }, "k1"),
+      item({ type: "CommandExecution", id: "k1", command: ["/bin/bash", "-lc", "ls"], status: "completed", exit_code: 0 }),
+      out("Process exited with code 0", "k1"),
+      call("exec_command", { cmd: "apply_patch <<'PATCH'\n*** Begin Patch\n*** Add File: c.js\n+x\n*** End Patch\nPATCH" }, "k2"),
+      out("Exit code: 0", "k2"),
+      item({ type: "CommandExecution", id: "u9", command: "git status", status: "completed" }),
+    ]);
+    expect(cap.commands).toEqual([
+      { command: "ls", status: "exit 0" },
+      { command: "git status", status: "ok" },
+    ]);
+    expect(cap.filesEdited).toEqual(["c.js"]);
+  });
+
+  it("with no message records, the turn's UserMessage and AgentMessage items give the words", () => {
+    const cap = parseCodex([
+      item({ type: "UserMessage", content: [{ type: "text", text: "add sub" }] }),
+      item({ type: "AgentMessage", content: [{ type: "Text", text: "added" }] }),
+    ]);
+    expect(cap.userRequests).toEqual(["add sub"]);
+    expect(cap.lastClaim).toBe("added");
+  });
+
+  it("goals are not a plan", () => {
+    expect(parseCodex([script('await tools.create_goal({ objective: "ship" });'), scriptOut()]).plan).toBeNull();
+  });
+
   it("apply_patch as a function call names its files", () => {
     const cap = parseCodex([call("apply_patch", { input: "*** Begin Patch\n*** Delete File: a.txt\n*** Update File: b.txt\n*** Move to: c.txt\n*** End Patch" })]);
     expect(cap.filesEdited).toEqual(["a.txt", "b.txt", "c.txt"]);
@@ -125,6 +175,27 @@ describe("Gemini adapter", () => {
       JSON.stringify({ type: "gemini", timestamp: "2026-11-30T07:00:00Z", content: "x", toolCalls: [{ name: "run_shell_command", args: { command: "ls" }, status: "success", result: "listing" }] }),
     ]);
     expect(cap.commands).toEqual([{ command: "ls", status: "ok" }]);
+  });
+});
+
+describe("Claude Code's queued messages and Gemini's hook context", () => {
+  it("a queued prompt is a request in its place; a queued bash command and the queue's own records are not", () => {
+    const queued = (prompt: unknown, extra: Record<string, unknown> = {}) => claudeLine({ type: "attachment", attachment: { type: "queued_command", prompt, ...extra } });
+    const cap = parseClaude([
+      userSays("first"),
+      JSON.stringify({ type: "queue-operation", operation: "enqueue", sessionId: "s", content: "second" }),
+      queued("second", { commandMode: "prompt" }),
+      queued("ls", { commandMode: "bash" }),
+      queued([{ type: "text", text: "third" }]),
+      userSays("fourth"),
+    ]);
+    expect(cap.userRequests).toEqual(["first", "second", "third", "fourth"]);
+  });
+
+  it("Gemini: a leading <hook_context> block is dropped, text after it kept; one elsewhere is the user's", () => {
+    const user = (t: string, id: string) => JSON.stringify({ id, type: "user", timestamp: "2026-11-30T07:00:00Z", content: [{ text: t }] });
+    const cap = parseGemini([user("<hook_context>session-handoff: x\ny</hook_context>\n\nfix it", "a"), user("<hook_context>only ours</hook_context>", "b"), user("see <hook_context>z</hook_context>", "c")]);
+    expect(cap.userRequests).toEqual(["fix it", "see <hook_context>z</hook_context>"]);
   });
 });
 

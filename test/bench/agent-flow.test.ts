@@ -22,10 +22,12 @@ describe("parseFlows on the shipped SKILL.md", () => {
     expect(bytes(loadedFiles(flows, "resume"))).toBeLessThanOrEqual(AGENT_FLOW_TARGETS.resume.bytes);
   });
 
-  it("save is two calls, read then a heredoc write, with the template", () => {
+  it("save is two calls, read then a write of the draft the file tool wrote, with the template", () => {
     expect(flows.save.calls).toHaveLength(AGENT_FLOW_TARGETS.save.calls);
     expect(flows.save.calls[0]).toBe('node "<skill-dir>/scripts/memory_io.mjs" read handoff');
-    expect(flows.save.calls[1]).toMatch(/^node "<skill-dir>\/scripts\/memory_io\.mjs" write handoff --expected-current-sha256 <token> <<'EOF'\n[\s\S]*\nEOF$/);
+    expect(flows.save.calls[1]).toBe('node "<skill-dir>/scripts/memory_io.mjs" write handoff --from-draft --expected-current-sha256 <token>');
+    expect(flows.save.drafts).toEqual([".ai/memory/drafts/handoff.md"]);
+    expect(flows.resume.drafts).toEqual([]);
     expect(loadedFiles(flows, "save")).toEqual(["SKILL.md", "templates/handoff.md"]);
     expect(bytes(loadedFiles(flows, "save"))).toBeLessThanOrEqual(AGENT_FLOW_TARGETS.save.bytes);
   });
@@ -65,6 +67,12 @@ describe("parseFlows reads what the text says, not a list", () => {
     const flows = parseFlows(skill("```sh\ncat <<'EOF'\n## Save\nEOF\n```", "```sh\ns\n```"));
     expect(flows.resume.calls).toEqual(["cat <<'EOF'\n## Save\nEOF"]);
     expect(flows.save.calls).toEqual(["s"]);
+  });
+
+  it("a drafts/ path in backticks is a file the agent writes, unless the sentence is a branch", () => {
+    const flows = parseFlows(skill("text", "1. Write it to `.ai/memory/drafts/handoff.md` with your file tool. 2. If asked, write `.ai/memory/drafts/lessons.md`."));
+    expect(flows.save.drafts).toEqual([".ai/memory/drafts/handoff.md"]);
+    expect(flows.save.calls).toEqual([]);
   });
 
   it("throws when a flow section is missing", () => {

@@ -123,8 +123,17 @@ function shell(command: string, cwd: string, input: string, extraEnv: NodeJS.Pro
   return spawnSync("sh", ["-c", command], { cwd, env: { ...env, ...extraEnv }, input, encoding: "utf8", timeout: 30_000 });
 }
 
+/** What a harness's file tool does for the draft form: the folders as needed, then the file. */
+function writeDraft(root: string, kind: Kind, text: string): void {
+  const file = path.join(root, ".ai", "memory", "drafts", `${kind}.md`);
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(file, text);
+}
+
 interface Plan {
   stdin: string;
+  /** What the agent does before the call with its own tools (a `--from-draft` save writes the draft). */
+  prepare?: (root: string) => void;
   token?: string;
   expect: number;
   check?: (r: SpawnSyncReturns<string>, root: string) => void;
@@ -171,8 +180,11 @@ function plan(cmd: DocCommand, state: State, root: string): Plan {
     case "write": {
       const kind = arg as Kind;
       if (!(kind in EXAMPLES)) throw new Error(`no example document for write ${arg}`);
+      // The draft form (docs/decisions/save-form.md): the document goes to drafts/ by the file tool.
+      const fromDraft = cmd.words.includes("--from-draft");
       return {
-        stdin: EXAMPLES[kind],
+        stdin: fromDraft ? "" : EXAMPLES[kind],
+        prepare: fromDraft ? (r) => writeDraft(r, kind, EXAMPLES[kind]) : undefined,
         token: tokenOf(root, ["read", kind]),
         expect: 0,
         check: (r) => expect(r.stdout.replace(/\n$/, "").split("\n").at(-1)).toMatch(TOKEN_LINE),
@@ -259,6 +271,7 @@ function plan(cmd: DocCommand, state: State, root: string): Plan {
 function runDocCommand(cmd: DocCommand, state: State): void {
   const root = scratch(state);
   const p = plan(cmd, state, root);
+  p.prepare?.(root);
   const r = shell(fill(cmd.text, root, p.token), root, p.stdin);
   if (r.status === 2 && /unknown verb/.test(r.stderr)) {
     throw new Error(`${cmd.where}: the verb ${JSON.stringify(cmd.words[0])} is not in the bundle yet`);
@@ -293,10 +306,11 @@ describe("the save and resume flows as SKILL.md tells them", () => {
   it("are one call to resume and two to save, counted from SKILL.md's fences (issue 14)", () => {
     expect(FLOWS.resume.calls).toHaveLength(1);
     expect(FLOWS.save.calls).toHaveLength(2);
-    expect(FLOWS.save.calls[1]).toMatch(/<<'EOF'\n<handoff>\nEOF$/);
+    expect(FLOWS.save.calls[1]).toMatch(/ write handoff --from-draft --expected-current-sha256 <token>$/);
+    expect(FLOWS.save.drafts).toEqual([".ai/memory/drafts/handoff.md"]);
   });
 
-  it("save: read, then the heredoc write with its token; the helper stamps Saved: and fills the anchors; resume: one brief", () => {
+  it("save: read, the draft written by the file tool, then its write with the token; the helper stamps Saved: and fills the anchors; resume: one brief", () => {
     const root = scratch("cold");
     // The worked example's key files, so that drift has nothing to report.
     mkdirSync(path.join(root, "src", "import"), { recursive: true });
@@ -313,7 +327,13 @@ describe("the save and resume flows as SKILL.md tells them", () => {
     // What the template asks the agent for: no Saved: line, the anchors section left empty.
     const doc = EXAMPLES.handoff.replace(/^Saved: .+\n\n?/m, "").replace(/(## Environment anchors\n)[\s\S]*$/, "$1");
     expect(handoffProblems(doc, { placeholders: false, helperFills: true })).toEqual([]);
-    const save = (document: string, token: string) => shell(fill(writeCall.replace(/^<handoff>$/m, () => document.trimEnd()), root, token), root, "");
+    const save = (document: string, token: string) => {
+      for (const d of FLOWS.save.drafts) {
+        mkdirSync(path.dirname(path.join(root, d)), { recursive: true });
+        writeFileSync(path.join(root, d), document);
+      }
+      return shell(fill(writeCall, root, token), root, "");
+    };
 
     const write = save(doc, "absent");
     expect(write.status, write.stderr).toBe(0);
@@ -455,12 +475,10 @@ describe("sh fences run", () => {
         // A helper command without `# exit N` exits as its scenario says for this state
         // (`brief` and `read` exit 3 in a cold project: the cold start SKILL.md describes).
         const bare = line.trim().replace(/\s+#[^"']*$/, "");
-        const expected = annotated
-          ? Number(annotated[1])
-          : bare.startsWith(INVOCATION)
-            ? plan({ text: bare, where: `${fence.file} fence ${fence.index}`, words: bare.slice(INVOCATION.length).trim().split(/\s+/) }, state, root).expect
-            : 0;
-        const r = shell(fill(line.replace(/\s+#[^"']*$/, ""), root), root, "");
+        const planned = bare.startsWith(INVOCATION) ? plan({ text: bare, where: `${fence.file} fence ${fence.index}`, words: bare.slice(INVOCATION.length).trim().split(/\s+/) }, state, root) : null;
+        const expected = annotated ? Number(annotated[1]) : (planned?.expect ?? 0);
+        planned?.prepare?.(root);
+        const r = shell(fill(line.replace(/\s+#[^"']*$/, ""), root, planned?.token), root, "");
         expect(r.status, `${fence.file} (${state}): ${line}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`).toBe(expected);
       }
     }

@@ -207,7 +207,7 @@ describe("checkpoint: captures of one session merge, never degrade", () => {
     const text = cpText(root, "sess-1")!;
     const body = (t: string) => t.slice(t.indexOf("## User requests"), t.indexOf("## Last claim"));
     expect(body(text)).toBe(body(before));
-    expect(text).toContain("Source: claude transcript\n");
+    expect(text).toContain("Source: claude 2.1.112\n");
     expect(text).toContain("## Compaction summary");
     expect(text).toContain("Trigger: post-compact (earlier: pre-compact)");
   });

@@ -1,6 +1,6 @@
 // Claude Code's session JSONL (harnesses.md, "Transcripts"): one entry a line. Tolerant of
 // unknown records and fields; subagent (sidechain) entries are skipped.
-import { emptyCapture, exitFromText, LISTED_ITEMS, noteEdit, obj, parseLine, str, type Capture, type CommandRun, type PlanItem } from "./types.ts";
+import { emptyCapture, exitFromText, LISTED_ITEMS, noteEdit, obj, parseLine, str, versionOf, type Capture, type CommandRun, type PlanItem } from "./types.ts";
 
 const EDIT_TOOLS = new Set(["Edit", "Write", "MultiEdit", "NotebookEdit"]);
 // User-entry text that the harness wrote, not the user: slash-command scaffolding, reminders.
@@ -140,6 +140,17 @@ export function parseClaude(lines: readonly string[]): Capture {
       cap.firstTimestamp = ts;
       deferring = true;
       for (const [id, run] of pending) defer(run, id, -1);
+    }
+    cap.version = versionOf(rec.version) ?? cap.version ?? null;
+    // A message typed while the agent works is an attachment, not a user entry (harnesses.md,
+    // "Transcript"): the user's words all the same, in the order they were delivered.
+    if (type === "attachment") {
+      const queued = obj(rec.attachment);
+      if (queued?.type === "queued_command" && (queued.commandMode === undefined || queued.commandMode === "prompt")) {
+        const text = blockText(queued.prompt);
+        if (text.trim() !== "" && !SCAFFOLDING.test(text)) cap.userRequests.push(text);
+      }
+      continue;
     }
     const message = obj(rec.message);
     if (message === null) continue;

@@ -1,6 +1,6 @@
 // Codex CLI's rollout JSONL (harnesses.md, "Transcripts"): `{timestamp, type, payload}` lines.
 // Tolerant of unknown records and fields.
-import { emptyCapture, exitFromText, noteEdit, obj, parseLine, str, type Capture, type CommandRun, type PlanItem } from "./types.ts";
+import { emptyCapture, exitFromText, noteEdit, obj, parseLine, str, versionOf, type Capture, type CommandRun, type PlanItem } from "./types.ts";
 
 // Messages the harness wraps around the user's words: environment and instructions blocks.
 const SCAFFOLDING = /^\s*(<environment_context>|<user_instructions>|<user_shell_command>|<turn_aborted>|# AGENTS\.md instructions|<INSTRUCTIONS>)/;
@@ -15,7 +15,7 @@ function contentText(content: unknown): string {
   return content
     .map((c) => {
       const o = obj(c);
-      return o !== null && (o.type === "input_text" || o.type === "output_text" || o.type === "text") ? (str(o.text) ?? "") : "";
+      return o !== null && (o.type === "input_text" || o.type === "output_text" || o.type === "text" || o.type === "Text") ? (str(o.text) ?? "") : "";
     })
     .filter((t) => t !== "")
     .join("\n");
@@ -50,18 +50,74 @@ function outputStatus(output: unknown): string {
   return "unknown";
 }
 
-function patchFiles(input: string, files: string[]): void {
+function patchFiles(input: string): string[] {
+  const files: string[] = [];
   for (const m of input.matchAll(/^\*\*\* (?:Update|Add|Delete) File: (.+)$|^\*\*\* Move to: (.+)$/gm)) noteEdit(files, (m[1] ?? m[2] ?? "").trim());
+  return files;
 }
 
-/** Extracts a capture from complete Codex rollout lines, oldest first. Pure. */
+// `apply_patch` run through the shell (`apply_patch <<'PATCH' … PATCH`): Codex intercepts it
+// as an edit, so it is one, never a command (harnesses.md, "Rollout").
+function shellPatch(command: string): string | null {
+  return /^\s*(?:apply_patch|applypatch)\b/.test(command) && command.includes("*** Begin Patch") ? command : null;
+}
+
+// The string literals a code-mode `exec` script passes to `tools.exec_command({cmd: …})` and
+// `tools.apply_patch(…)`: "…" and '…' as JSON reads them, `…` without `${`. Only a
+// fallback, for a build that records no item for them (see parseCodex).
+function scriptCalls(script: string): { tool: "exec_command" | "apply_patch"; text: string }[] {
+  const out: { tool: "exec_command" | "apply_patch"; text: string }[] = [];
+  const literal = String.raw`"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|\x60[^\x60$]*\x60`;
+  const re = new RegExp(String.raw`tools\.(exec_command|apply_patch)\(\s*(?:\{[^}]*?\bcmd\s*:\s*)?(${literal})`, "g");
+  for (const m of script.slice(0, 65536).matchAll(re)) {
+    const raw = m[2]!;
+    let text: string | null = null;
+    if (raw.startsWith("\x60")) text = raw.slice(1, -1);
+    else {
+      try {
+        const quoted = raw.startsWith("'") ? `"${raw.slice(1, -1).replace(/\\'/g, "'").replace(/"/g, '\\"')}"` : raw;
+        text = JSON.parse(quoted) as string;
+      } catch {
+        text = null;
+      }
+    }
+    if (text !== null) out.push({ tool: m[1] as "exec_command" | "apply_patch", text });
+  }
+  return out;
+}
+
+/** What one record says ran or changed, before the rollout's item records are weighed. */
+type Step = { kind: "command"; run: CommandRun } | { kind: "edit"; files: string[] };
+
+/**
+ * Extracts a capture from complete Codex rollout lines, oldest first. Pure.
+ *
+ * Commands and edits have two records on 0.171 (harnesses.md, "Rollout"): the tool call
+ * (`function_call`, `custom_tool_call`) and `event_msg` `item_completed` items
+ * (`CommandExecution` with `exit_code`, `FileChange` with absolute paths). In code mode the
+ * call is an `exec` script and the items alone say what ran. So the items count, and a call
+ * counts only when no item belongs to it: an item belongs to the call whose `call_id` is its
+ * id, else to the code-mode `exec` calls still awaiting their output. Older rollouts, with
+ * no items, keep their calls.
+ */
 export function parseCodex(lines: readonly string[]): Capture {
   const cap = emptyCapture("codex");
+  // Each step in order, with the call it came from (null: an item's own).
+  const steps: { step: Step; call: string | null }[] = [];
   const pending = new Map<string, CommandRun>();
+  const itemized = new Set<string>();
+  const openScripts = new Set<string>();
   const eventUser: string[] = [];
   const itemUser: string[] = [];
   let eventClaim: string | null = null;
   let itemClaim: string | null = null;
+  const completedUser: string[] = [];
+  let completedClaim: string | null = null;
+  const calls = new Set<string>();
+  const add = (step: Step, call: string | null) => {
+    steps.push({ step, call });
+    if (call !== null) calls.add(call);
+  };
   for (const line of lines) {
     const rec = parseLine(line);
     if (rec === null) continue;
@@ -70,14 +126,20 @@ export function parseCodex(lines: readonly string[]): Capture {
     cap.records++;
     const ts = str(rec.timestamp);
     if (ts !== null && cap.firstTimestamp === null) cap.firstTimestamp = ts;
+    if (rec.type === "session_meta") {
+      cap.version = versionOf(payload.cli_version) ?? cap.version ?? null;
+      continue;
+    }
     if (rec.type === "event_msg") {
       const text = str(payload.message);
       if (payload.type === "user_message" && text !== null && text.trim() !== "" && !SCAFFOLDING.test(text)) eventUser.push(text);
       if (payload.type === "agent_message" && text !== null && text.trim() !== "") eventClaim = text;
+      if (payload.type === "item_completed") itemStep(obj(payload.item));
       continue;
     }
     if (rec.type !== "response_item") continue;
     const kind = payload.type;
+    const id = str(payload.call_id) ?? str(payload.id);
     if (kind === "message") {
       const text = contentText(payload.content);
       if (text.trim() === "") continue;
@@ -101,28 +163,89 @@ export function parseCodex(lines: readonly string[]): Capture {
         continue;
       }
       if (name === "apply_patch" && typeof args.input === "string") {
-        patchFiles(args.input, cap.filesEdited);
+        add({ kind: "edit", files: patchFiles(args.input) }, id);
         continue;
       }
       const command = commandOf(name, args);
       if (command === null) continue;
+      if (shellPatch(command) !== null) {
+        add({ kind: "edit", files: patchFiles(command) }, id);
+        continue;
+      }
       const run: CommandRun = { command, status: "unknown" };
-      cap.commands.push(run);
-      const id = str(payload.call_id) ?? str(payload.id);
+      add({ kind: "command", run }, id);
       if (id !== null) pending.set(id, run);
     } else if (kind === "custom_tool_call") {
-      if (payload.name === "apply_patch" && typeof payload.input === "string") patchFiles(payload.input, cap.filesEdited);
-    } else if (kind === "function_call_output") {
-      const id = str(payload.call_id);
-      const run = id === null ? undefined : pending.get(id);
+      const input = str(payload.input);
+      if (input === null) continue;
+      if (payload.name === "apply_patch") add({ kind: "edit", files: patchFiles(input) }, id);
+      else if (payload.name === "exec") {
+        // Code mode: a script calling the tools; its items (if any) come before its output.
+        if (id !== null) openScripts.add(id);
+        for (const c of scriptCalls(input)) {
+          if (c.tool === "apply_patch") add({ kind: "edit", files: patchFiles(c.text) }, id);
+          else if (shellPatch(c.text) !== null) add({ kind: "edit", files: patchFiles(c.text) }, id);
+          else add({ kind: "command", run: { command: c.text, status: "unknown" } }, id);
+        }
+      }
+    } else if (kind === "function_call_output" || kind === "custom_tool_call_output") {
+      const callId = str(payload.call_id);
+      if (callId === null) continue;
+      openScripts.delete(callId);
+      const run = pending.get(callId);
       if (run !== undefined) {
         run.status = outputStatus(payload.output);
-        pending.delete(id!);
+        pending.delete(callId);
       }
     }
   }
+
+  // An item's step; it marks the call it belongs to as told by items.
+  function itemStep(item: Record<string, unknown> | null): void {
+    if (item === null) return;
+    const type = item.type;
+    // The turn's words as items: a third source, for a build that writes no other.
+    if (type === "UserMessage" || type === "AgentMessage") {
+      const text = contentText(item.content);
+      if (text.trim() === "") return;
+      if (type === "UserMessage" && !SCAFFOLDING.test(text)) completedUser.push(text);
+      if (type === "AgentMessage") completedClaim = text;
+      return;
+    }
+    if (type !== "CommandExecution" && type !== "FileChange") return;
+    const id = str(item.id);
+    if (id !== null && calls.has(id)) itemized.add(id);
+    else for (const open of openScripts) itemized.add(open);
+    if (type === "CommandExecution") {
+      const command = commandOf("exec_command", item);
+      if (command === null) return;
+      const code = item.exit_code;
+      const status = typeof code === "number" && Number.isInteger(code) ? `exit ${code}` : item.status === "completed" ? "ok" : "unknown";
+      add({ kind: "command", run: { command, status } }, null);
+      return;
+    }
+    if (item.status === "failed" || item.status === "declined") return;
+    const files: string[] = [];
+    const changes = item.changes;
+    if (Array.isArray(changes)) {
+      for (const c of changes.map(obj)) noteEdit(files, str(c?.path) ?? "");
+    } else if (obj(changes) !== null) {
+      for (const [file, change] of Object.entries(obj(changes)!)) {
+        noteEdit(files, file);
+        const moved = str(obj(change)?.move_path);
+        if (moved !== null) noteEdit(files, moved);
+      }
+    }
+    add({ kind: "edit", files }, null);
+  }
+
+  for (const { step, call } of steps) {
+    if (call !== null && itemized.has(call)) continue;
+    if (step.kind === "command") cap.commands.push(step.run);
+    else for (const f of step.files) noteEdit(cap.filesEdited, f);
+  }
   // Newer rollouts record each turn twice (an event and a response item): one source, not both.
-  cap.userRequests = eventUser.length > 0 ? eventUser : itemUser;
-  cap.lastClaim = eventClaim ?? itemClaim;
+  cap.userRequests = eventUser.length > 0 ? eventUser : itemUser.length > 0 ? itemUser : completedUser;
+  cap.lastClaim = eventClaim ?? itemClaim ?? completedClaim;
   return cap;
 }

@@ -23,16 +23,32 @@ function resultText(result: unknown): string {
   }
 }
 
+// The SessionStart hook's context, which Gemini prepends to the first prompt (harnesses.md,
+// "Context, hooks, trust"): our text, never the user's words.
+const HOOK_CONTEXT = /^\s*<hook_context>[\s\S]*?<\/hook_context>\s*/;
+
 function todoStatus(s: unknown): PlanItem["status"] {
   return s === "completed" ? "done" : s === "in_progress" ? "doing" : s === "cancelled" ? "dropped" : "open";
 }
 
-/** Extracts a capture from complete Gemini CLI chat lines, oldest first. Pure. */
+/**
+ * Extracts a capture from complete Gemini CLI chat lines, oldest first. Pure. A message
+ * written again under the same id (0.61 writes each reply first without, then with its
+ * tool calls) counts once, as last written, where it was last written.
+ */
 export function parseGemini(lines: readonly string[]): Capture {
   const cap = emptyCapture("gemini");
-  for (const line of lines) {
-    const rec = parseLine(line);
+  const recs = lines.map(parseLine);
+  const lastOf = new Map<string, number>();
+  recs.forEach((r, i) => {
+    const id = r !== null && (r.type === "user" || r.type === "gemini") ? str(r.id) : null;
+    if (id !== null) lastOf.set(id, i);
+  });
+  for (let i = 0; i < recs.length; i++) {
+    const rec = recs[i]!;
     if (rec === null) continue;
+    const id = rec.type === "user" || rec.type === "gemini" ? str(rec.id) : null;
+    if (id !== null && lastOf.get(id) !== i) continue;
     const ts = str(rec.timestamp) ?? str(rec.startTime);
     if (rec.type !== "user" && rec.type !== "gemini") {
       if (ts !== null && cap.firstTimestamp === null && "sessionId" in rec) cap.firstTimestamp = ts;
@@ -42,7 +58,8 @@ export function parseGemini(lines: readonly string[]): Capture {
     if (ts !== null && cap.firstTimestamp === null) cap.firstTimestamp = ts;
     const body = text(rec.content);
     if (rec.type === "user") {
-      if (body.trim() !== "") cap.userRequests.push(body);
+      const words = body.replace(HOOK_CONTEXT, "");
+      if (words.trim() !== "") cap.userRequests.push(words);
       continue;
     }
     if (body.trim() !== "") cap.lastClaim = body;

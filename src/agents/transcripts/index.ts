@@ -25,3 +25,17 @@ export const PLAN_MARKERS: Record<TranscriptFormat, readonly string[]> = {
 export function isFormat(value: unknown): value is TranscriptFormat {
   return value === "claude" || value === "codex" || value === "gemini";
 }
+
+/**
+ * The checkpoint's `Source:` value for a capture (docs/design.md#checkpoints): the format
+ * and the version its records name, `unknown` when they name none (`claude 2.1.332`,
+ * `gemini unknown`). A known shape is captured whatever its version says.
+ */
+export function captureSource(cap: Capture): string {
+  return `${cap.format} ${cap.version ?? "unknown"}`;
+}
+
+/** The `Source:` value of an anchors-only checkpoint: `anchors only (<why>)`. */
+export function anchorsOnlySource(why: string): string {
+  return `anchors only (${why})`;
+}

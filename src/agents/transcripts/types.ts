@@ -37,6 +37,12 @@ export interface Capture {
   lastClaim: string | null;
   /** Complete records the adapter understood (0 means an anchors-only checkpoint). */
   records: number;
+  /**
+   * The harness version the records name (Claude Code's `version`, Codex's `cli_version`),
+   * the latest seen; null when they name none. Never used to choose or refuse a format:
+   * formats are recognised by shape (docs/design.md#checkpoints).
+   */
+  version?: string | null;
 }
 
 /**
@@ -50,7 +56,7 @@ export type TranscriptFormat = "claude" | "codex" | "gemini";
 
 /** An empty capture for `format`. */
 export function emptyCapture(format: TranscriptFormat): Capture {
-  return { format, firstTimestamp: null, userRequests: [], plan: null, planFinal: false, filesEdited: [], commands: [], lastClaim: null, records: 0 };
+  return { format, firstTimestamp: null, userRequests: [], plan: null, planFinal: false, filesEdited: [], commands: [], lastClaim: null, records: 0, version: null };
 }
 
 /** A record's field as an object, or null: every field of a foreign record is optional. */
@@ -85,4 +91,9 @@ export function noteEdit(list: string[], file: string): void {
 export function exitFromText(text: string): string | null {
   const m = /(?:Process exited with code|Exit [Cc]ode:?)\s*(-?\d{1,4})\b/.exec(text.slice(0, 4096));
   return m ? `exit ${Number(m[1])}` : null;
+}
+
+/** A version string as a record gives it (`2.1.332`, `0.171.0`): short, printable, or null. */
+export function versionOf(value: unknown): string | null {
+  return typeof value === "string" && /^[0-9A-Za-z][0-9A-Za-z.+_-]{0,39}$/.test(value) ? value : null;
 }

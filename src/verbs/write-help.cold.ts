@@ -1,0 +1,80 @@
+// `write --help`: a chunk of its own (build.mjs rule 2b), compiled only when the help is read.
+import { ROOT_HELP } from "./common.ts";
+
+/** The text of `write --help` (contract §2, §3, §4; docs/decisions/save-form.md). */
+export function writeHelp(): string {
+  return `usage: node memory_io.mjs write <handoff|lessons|solutions> [--root DIR]
+         --expected-current-sha256 TOKEN [--lock-timeout SECONDS] < document
+       node memory_io.mjs write <handoff|lessons|solutions> --from-draft [--root DIR]
+         --expected-current-sha256 TOKEN [--lock-timeout SECONDS]
+
+Replaces <root>/.ai/memory/<FILE> with the document on stdin, only if the file is still
+the version whose token you read (\`read\` prints CURRENT-SHA256; use \`absent\` when there
+was none). A handoff's prior version is archived first as
+archive/HANDOFF-<UTC time>-<seq>-<8 hex>.md, <seq> one more than the largest there;
+the 5 newest archives (by <seq>, not by the clock) are kept.
+
+--from-draft takes the document from <root>/.ai/memory/drafts/<kind>.md instead of stdin
+(stdin is not read): the agent writes the whole document there with its own file tool, so
+no shell ever sees it (a shell policy may refuse backticks, even in a quoted heredoc). The
+draft must be a regular file with one link, not reached through a link, at most 1,000,000
+bytes; one readable by others is made 0600 first. It is then redacted, checked and
+published exactly as stdin would be, and removed in every outcome, refusals included
+(a refusal then ends with "the draft drafts/<kind>.md was removed: write it again before
+you retry"); a link, FIFO or hard-linked file there is removed unread, a directory is left.
+drafts/ is never published: publish does not commit it, and the write creates
+drafts/.gitignore (ignoring everything there, itself included) when there is none;
+\`recover\` removes a draft left behind.
+
+The document must be UTF-8 without NUL bytes, at most 1,000,000 bytes, begin with the line
+<!-- memory-schema: v1 -->, have its heading (# Session Handoff, # Lessons, # Solutions) in
+its first four lines, and end with a newline. Reading stdin stops past 1,000,000 bytes:
+"stdin is more than 1,000,000 bytes" (exit 2). CRLF becomes LF and a leading BOM is dropped
+(said on stderr). Invisible and control characters are refused with their line, column
+and code point: bidi embeddings, overrides and isolates; zero-width spaces; tag characters
+(except in the England, Scotland and Wales flags); a variation selector after anything but
+an emoji or keycap, a base Unicode standardizes it for, or (ideographic ones) a CJK
+ideograph, so runs of them too; controls but TAB and LF; U+2028, U+2029. Living scripts
+pass: U+200C/U+200D between letters or marks (Persian, Indic, Sinhala, …), U+200D inside
+emoji sequences, U+200E/U+200F/U+061C on a line holding a right-to-left letter. Secrets are redacted before anything
+touches the disk (see \`--help redact\`); stderr names each kind and line, never a value.
+Open items of the previous handoff (unfinished plan steps, next steps) that the new one
+neither carries over nor marks done (\`- [x]\`, or \`- [-] <step> — dropped: <why>\`) are named
+on stderr, so they are not lost silently (quoted as data: secrets redacted, controls and
+refused characters shown as <U+XXXX>, each cut at 100 characters).
+
+The document is checked against its schema (\`validate --help\`); its errors refuse the save
+and change nothing:
+  memory operation refused: HANDOFF.md has N schema error(s)
+  line L: <rule>: <message>                    (one line per error)
+A heading that resembles a missing section names it ("did you mean \`## Failed approaches\`?").
+Ledgers are refused only for the file-format errors above and malformed entry headings. After a save, stderr
+gives "score: N/100 (<part> a/b, …)" and "finding: line L: <rule>: <message>" lines (at
+most 20); findings never refuse.
+
+A handoff is stamped and completed before it is checked: its \`Saved:\` line is set to the
+time of the write (inserted after the title when missing; stderr notes an old value that was
+more than 5 minutes off), and an empty \`## Environment anchors\` section (blank, \`- none\` or
+template placeholders, or the very lines of the current handoff) is filled with what
+\`anchors\` prints at that moment, inside the lock (git runs only then; outside git, the key
+files' modification times). Anchor lines you wrote are kept (stderr notes a \`- Date:\` more
+than 5 minutes old; a \`- Date:\` later than the save, by any amount, becomes the save's time,
+and stderr says so) and redacted like prose unless they are what \`anchors\` reports now.
+
+A document equal to the current file, apart from \`Saved:\` and a \`- Date:\` anchor that write
+filled itself, is not saved again: stdout is "unchanged <FILE>" then "CURRENT-SHA256: <current
+token>", exit 0, whatever token was given; nothing is archived.
+
+stdout: "saved HANDOFF.md; archived previous handoff as <name>" (or "saved <FILE>", or
+        "unchanged <FILE>"), then "CURRENT-SHA256: <token of what was saved>" as the last line.
+A save that an earlier one left interrupted is repaired first, under the lock; stderr says
+so ("recovered: …"), also when this write is then refused.
+${ROOT_HELP}
+exit:   0 saved or unchanged;
+        2 refused (stale token: read again and merge, never resend the stale document;
+          schema errors; bad document; unsafe file or tree; another program wrote the
+          file);
+        4 paused (kill switch);
+        5 busy (the lock was not had within --lock-timeout, default 10 s; 0 tries once).
+`;
+}
