@@ -6,7 +6,7 @@ import matter from "gray-matter";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeModel, type FakeModel, type ModelRequest } from "./fake-model.ts";
 import { chat, resumeFlow, saveFlow, TRICKY_HANDOFF, workFlow, type Tools } from "./flows.ts";
-import { checkpointOf, cliCommand, copySkill, gitInit, makeWorld, PARKED_HANDOFF, REPO, run, scenario, seedHandoff, skipReason, stripFilled, type HarnessId, type RunResult, type World } from "./lib.ts";
+import { checkpointOf, cliCommand, harnessSuite, copySkill, gitInit, makeWorld, PARKED_HANDOFF, REPO, run, scenario, seedHandoff, skipReason, stripFilled, type HarnessId, type RunResult, type World } from "./lib.ts";
 
 const DESCRIPTION: string = matter(readFileSync(path.join(REPO, "SKILL.md"), "utf8")).data.description;
 
@@ -100,8 +100,7 @@ const mainRequests = (fake: FakeModel, from = 0): ModelRequest[] => fake.request
 
 
 /** A project with the skill in .claude/skills and `install --agent claude-code` run. */
-async function project(prefix: string, parked = false): Promise<{ w: World; helper: string; install: RunResult }> {
-  const w = makeWorld(prefix);
+async function project(w: World, parked = false): Promise<{ w: World; helper: string; install: RunResult }> {
   const skill = path.join(w.proj, ".claude", "skills", "session-handoff");
   copySkill(skill);
   await gitInit(w);
@@ -117,33 +116,14 @@ function explain(s: Session, extra = ""): string {
 }
 
 for (const id of ["claude-2.1.112", "claude-2.1.332"] as HarnessId[]) {
-  const reason = skipReason(id);
-  if (reason) {
-    console.log(`SKIP: ${id}: ${reason}`);
-    describe.skip(id, () => it("skipped", () => {}));
-    continue;
-  }
-  describe(id, () => {
-    let fake: FakeModel;
-    const worlds: World[] = [];
-    beforeAll(async () => {
-      fake = await startFakeModel(chat("FAKE-MODEL-OK"));
-    });
-    afterAll(async () => {
-      await fake?.close();
-      for (const w of worlds) if (!process.env.SESSION_HANDOFF_HARNESS_KEEP) w.rm();
-    });
-    const setup = async (prefix: string, parked = false) => {
-      const p = await project(`${id}-${prefix}`, parked);
-      worlds.push(p.w);
-      return p;
-    };
+  harnessSuite(id, (suite) => {
+    const setup = (prefix: string, parked = false) => project(suite.world(prefix), parked);
 
     /** Work, `/compact`, a later turn, then the end of the session. */
     const compacted = async (prefix: string) => {
       const { w } = await setup(prefix);
-      fake.setScript((req) => (req.prompt.startsWith("after compaction") ? { text: "FAKE-AFTER-COMPACT" } : workFlow(claudeTools, w.proj)(req)));
-      const s = await claude(id, w, fake, ["Add a sub function in src/sub.js please", "/compact", "after compaction: anything left?"]);
+      suite.fake().setScript((req) => (req.prompt.startsWith("after compaction") ? { text: "FAKE-AFTER-COMPACT" } : workFlow(claudeTools, w.proj)(req)));
+      const s = await claude(id, w, suite.fake(), ["Add a sub function in src/sub.js please", "/compact", "after compaction: anything left?"]);
       expect(s.run.code, explain(s)).toBe(0);
       return { w, s, cp: checkpointOf(w, s.sessionId) };
     };
@@ -151,11 +131,11 @@ for (const id of ["claude-2.1.112", "claude-2.1.332"] as HarnessId[]) {
     scenario(`${id}/listing-install-notice`, "lists the skill whole, loads the installed hooks without warning, and the notice reaches the model", async () => {
       const { w, install } = await setup("notice", true);
       expect(install.code, install.stderr).toBe(0);
-      const from = fake.requests.length;
-      fake.setScript(chat("FAKE-MODEL-OK"));
-      const s = await claude(id, w, fake, ["hello"]);
+      const from = suite.fake().requests.length;
+      suite.fake().setScript(chat("FAKE-MODEL-OK"));
+      const s = await claude(id, w, suite.fake(), ["hello"]);
       expect(s.run.code, explain(s)).toBe(0);
-      const req = mainRequests(fake, from)[0];
+      const req = mainRequests(suite.fake(), from)[0];
       if (!req) throw new Error(`no request reached the model: ${explain(s)}`);
       // The whole description, as the frontmatter holds it (JSON-escaped in the body).
       expect(req.text).toContain(`session-handoff: ${JSON.stringify(DESCRIPTION).slice(1, -1)}`);
@@ -167,14 +147,14 @@ for (const id of ["claude-2.1.112", "claude-2.1.332"] as HarnessId[]) {
 
     scenario(`${id}/resume`, "a resume is one shell call of brief", async () => {
       const { w } = await setup("resume", true);
-      const from = fake.requests.length;
-      fake.setScript(resumeFlow(claudeTools));
-      const s = await claude(id, w, fake, ["resume where we left off"]);
+      const from = suite.fake().requests.length;
+      suite.fake().setScript(resumeFlow(claudeTools));
+      const s = await claude(id, w, suite.fake(), ["resume where we left off"]);
       expect(s.run.code, explain(s)).toBe(0);
       const tools = s.events.flatMap((e) => (e.type === "assistant" ? e.message.content.filter((c: any) => c.type === "tool_use") : []));
       expect(tools.map((t: any) => t.name), explain(s)).toEqual(["Skill", "Bash"]);
       expect(tools[1].input.command).toMatch(/memory_io\.mjs" brief$/);
-      const last = mainRequests(fake, from).at(-1)!;
+      const last = mainRequests(suite.fake(), from).at(-1)!;
       const brief = last.results.at(-1)!;
       expect(brief).toMatch(/^Goal: Add a subtract function to src\/math\.js\. PARKED-GOAL-MARKER$/m);
       for (const l of ["Plan status:", "Decisions in force:", "Do-not-retry:", "Drift & lessons:", "Proposed next step:"]) expect(brief).toContain(l);
@@ -182,8 +162,8 @@ for (const id of ["claude-2.1.112", "claude-2.1.332"] as HarnessId[]) {
 
     scenario(`${id}/save`, "a save lands byte-exact (backticks, $HOME, $(…), a line EOF) in the form SKILL.md shows", async () => {
       const { w } = await setup("save");
-      fake.setScript(saveFlow(claudeTools, w.proj));
-      const s = await claude(id, w, fake, ["let's stop here, write a handoff"]);
+      suite.fake().setScript(saveFlow(claudeTools, w.proj));
+      const s = await claude(id, w, suite.fake(), ["let's stop here, write a handoff"]);
       expect(s.run.code, explain(s)).toBe(0);
       const saved = path.join(w.proj, ".ai", "memory", "HANDOFF.md");
       const results = s.events.flatMap((e) => (e.type === "user" && Array.isArray(e.message?.content) ? e.message.content.filter((c: any) => c.type === "tool_result") : []));
@@ -193,8 +173,8 @@ for (const id of ["claude-2.1.112", "claude-2.1.332"] as HarnessId[]) {
 
     scenario(`${id}/session-end`, "a session end writes the checkpoint from the real transcript: requests, commands with exit status, files", async () => {
       const { w } = await setup("end");
-      fake.setScript(workFlow(claudeTools, w.proj));
-      const s = await claude(id, w, fake, ["Add a sub function in src/sub.js please"]);
+      suite.fake().setScript(workFlow(claudeTools, w.proj));
+      const s = await claude(id, w, suite.fake(), ["Add a sub function in src/sub.js please"]);
       expect(s.run.code, explain(s)).toBe(0);
       const cp = checkpointOf(w, s.sessionId);
       expect(cp, explain(s)).toContain("Trigger: session-end");
@@ -227,8 +207,8 @@ for (const id of ["claude-2.1.112", "claude-2.1.332"] as HarnessId[]) {
 
     scenario(`${id}/queued`, "messages typed while the agent works are user requests in the checkpoint", async (known) => {
       const { w } = await setup("queued");
-      fake.setScript(workFlow(claudeTools, w.proj));
-      const s = await claude(id, w, fake, ["Add a sub function in src/sub.js please", "QUEUED-ONE also check README", "QUEUED-TWO and tell me when done"], { queued: true });
+      suite.fake().setScript(workFlow(claudeTools, w.proj));
+      const s = await claude(id, w, suite.fake(), ["Add a sub function in src/sub.js please", "QUEUED-ONE also check README", "QUEUED-TWO and tell me when done"], { queued: true });
       const tr = existsSync(s.transcript) ? readFileSync(s.transcript, "utf8") : "";
       expect(tr, explain(s)).toContain("queued_command");
       const cp = checkpointOf(w, s.sessionId);
@@ -245,16 +225,16 @@ for (const id of ["claude-2.1.112", "claude-2.1.332"] as HarnessId[]) {
       // where offered), the save, and a "thanks" about 1.5 s later.
       const save = saveFlow(claudeTools, w.proj);
       const work = workFlow(claudeTools, w.proj);
-      fake.setScript((req) => (req.prompt.startsWith("thanks") ? { text: "You are welcome." } : req.prompt.startsWith("let's stop here") ? save(req) : work(req)));
-      const s1 = await claude(id, w, fake, ["Add a sub function in src/sub.js please", "let's stop here, write a handoff", "thanks, that's all"], { gapMs: 1500 });
+      suite.fake().setScript((req) => (req.prompt.startsWith("thanks") ? { text: "You are welcome." } : req.prompt.startsWith("let's stop here") ? save(req) : work(req)));
+      const s1 = await claude(id, w, suite.fake(), ["Add a sub function in src/sub.js please", "let's stop here, write a handoff", "thanks, that's all"], { gapMs: 1500 });
       expect(s1.run.code, explain(s1)).toBe(0);
       expect(readFileSync(path.join(w.proj, ".ai/memory/HANDOFF.md"), "utf8")).toContain("TRICKY-MARKER");
       expect(checkpointOf(w, s1.sessionId)).toContain("Trigger: session-end");
-      const from = fake.requests.length;
-      fake.setScript(resumeFlow(claudeTools));
-      const s2 = await claude(id, w, fake, ["resume where we left off"]);
+      const from = suite.fake().requests.length;
+      suite.fake().setScript(resumeFlow(claudeTools));
+      const s2 = await claude(id, w, suite.fake(), ["resume where we left off"]);
       expect(s2.run.code, explain(s2)).toBe(0);
-      const reqs = mainRequests(fake, from);
+      const reqs = mainRequests(suite.fake(), from);
       const notice = /session-handoff: [^"\\]*/.exec(reqs[0]?.text ?? "")?.[0] ?? "";
       const brief = reqs.at(-1)!.results.at(-1) ?? "";
       writeFileSync(path.join(w.root, "next-start.txt"), `notice: ${notice}\n\nbrief:\n${brief}\n`);
@@ -268,8 +248,7 @@ for (const id of ["claude-2.1.112", "claude-2.1.332"] as HarnessId[]) {
     });
 
     it("the plugin: validate, marketplace add of the local source, install", async () => {
-      const w = makeWorld(`${id}-plugin`);
-      worlds.push(w);
+      const w = suite.world("plugin");
       const src = path.join(w.root, "plugin-src");
       copySkill(src);
       cpSync(path.join(REPO, ".claude-plugin"), path.join(src, ".claude-plugin"), { recursive: true });

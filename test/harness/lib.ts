@@ -4,7 +4,8 @@ import { spawn } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { it } from "vitest";
+import { afterAll, beforeAll, describe, it } from "vitest";
+import { startFakeModel, type FakeModel } from "./fake-model.ts";
 import { KNOWN_FAILURES } from "./known-failures.ts";
 
 export const REPO = path.resolve(import.meta.dirname, "..", "..");
@@ -84,6 +85,45 @@ export function checkpointOf(w: World, sessionId: string): string {
 /** A saved handoff without what the helper fills in (the Saved: line, the anchors' body). */
 export function stripFilled(doc: string): string {
   return doc.replace(/^Saved: .*\n\n?/m, "").replace(/(## Environment anchors\n)[\s\S]*$/, "$1");
+}
+
+/** What a harness's describe block shares: its fake model and the worlds to remove after. */
+export interface Suite {
+  fake(): FakeModel;
+  /** A new world, removed after the suite (kept with SESSION_HANDOFF_HARNESS_KEEP=1). */
+  world(prefix: string): World;
+}
+
+/**
+ * One describe block per harness: skipped with a printed `SKIP: <reason>` (and no CLI started)
+ * when `skipReason` says so; else a fake model for its scenarios.
+ */
+export function harnessSuite(id: HarnessId, body: (suite: Suite) => void): void {
+  const reason = skipReason(id);
+  if (reason) {
+    console.log(`SKIP: ${id}: ${reason}`);
+    describe.skip(id, () => it("skipped", () => {}));
+    return;
+  }
+  describe(id, () => {
+    let fake: FakeModel | undefined;
+    const worlds: World[] = [];
+    beforeAll(async () => {
+      fake = await startFakeModel(() => ({ text: "FAKE-MODEL-OK" }));
+    });
+    afterAll(async () => {
+      await fake?.close();
+      for (const w of worlds) if (!process.env.SESSION_HANDOFF_HARNESS_KEEP) w.rm();
+    });
+    body({
+      fake: () => fake!,
+      world: (prefix) => {
+        const w = makeWorld(`${id}-${prefix}`);
+        worlds.push(w);
+        return w;
+      },
+    });
+  });
 }
 
 /** An isolated world for one scenario: HOME, XDG_*, TMPDIR and a git project, all in a temp dir. */
