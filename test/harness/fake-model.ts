@@ -127,7 +127,10 @@ function geminiView(body: any): Pick<ModelRequest, "prompt" | "results"> {
       for (const p of fr) results.push(flatText(p.functionResponse.response));
       continue;
     }
-    prompt = parts.map((p: any) => p.text ?? "").join("\n");
+    // The first user content holds Gemini's session context, then the prompt, to which our
+    // SessionStart context is prepended as <hook_context>…</hook_context> (harnesses.md).
+    const last = parts.filter((p: any) => typeof p.text === "string").at(-1)?.text ?? "";
+    prompt = last.replace(/^<hook_context>[\s\S]*?<\/hook_context>\s*/, "");
     results = [];
   }
   return { prompt, results };
@@ -328,9 +331,23 @@ function auxReply(req: ModelRequest): Reply {
   }
   if (req.wire === "responses") return { text: "FAKE-CODEX-COMPACT-SUMMARY: scripted work so far." };
   if (req.wire === "gemini") {
+    // The router and the next-speaker check send a JSON schema: answer with an object of it.
+    const schema = req.body.generationConfig?.responseJsonSchema ?? req.body.generationConfig?.responseSchema;
+    if (schema?.properties) return { text: JSON.stringify(fromSchema(schema)) };
     if (/next_speaker/.test(req.text)) return { text: JSON.stringify({ reasoning: "done", next_speaker: "user" }) };
     return { text: JSON.stringify({ reasoning: "fake router", model_choice: "flash" }) };
   }
   if (req.wire === "anthropic" && /topic/.test(req.text)) return { text: JSON.stringify({ isNewTopic: false, title: null }) };
   return { text: "Fake title" };
+}
+
+/** A value of a (Gemini-style) JSON schema: the first enum value, 10 for numbers, "user" for next_speaker. */
+function fromSchema(schema: any, key = ""): unknown {
+  const type = String(schema?.type ?? "").toLowerCase();
+  if (Array.isArray(schema?.enum) && schema.enum.length > 0) return key === "next_speaker" && schema.enum.includes("user") ? "user" : schema.enum[0];
+  if (type === "object") return Object.fromEntries(Object.entries(schema.properties ?? {}).map(([k, v]) => [k, fromSchema(v, k)]));
+  if (type === "array") return [];
+  if (type === "integer" || type === "number") return 10;
+  if (type === "boolean") return false;
+  return key === "next_speaker" ? "user" : "fake";
 }

@@ -19,7 +19,7 @@ export function skillDir(req: ModelRequest): string | null {
   const t = req.text.replace(/\\\//g, "/");
   const m =
     /Base directory for this skill: ([^\s"\\]+)/.exec(t) ??
-    /<location>([^<]*?)\/SKILL\.md<\/location>/.exec(t) ??
+    /<name>session-handoff<\/name>[\s\S]*?<location>([^<]*?)\/SKILL\.md<\/location>/.exec(t.replace(/\\n/g, "\n")) ??
     /(\/[^\s"'\\]*?\/session-handoff)\/SKILL\.md/.exec(t);
   if (m?.[1]) return m[1];
   // Codex: `- session-handoff: … (file: r1/session-handoff/SKILL.md)` and a roots table.
