@@ -6,7 +6,7 @@ import matter from "gray-matter";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeModel, type FakeModel, type ModelRequest } from "./fake-model.ts";
 import { chat, resumeFlow, saveFlow, TRICKY_HANDOFF, workFlow, type Tools } from "./flows.ts";
-import { checkpointOf, cliCommand, harnessSuite, copySkill, gitInit, makeWorld, PARKED_HANDOFF, REPO, run, scenario, seedHandoff, skipReason, stripFilled, type HarnessId, type RunResult, type World } from "./lib.ts";
+import { checkpointOf, cliCommand, harnessSuite, installedProject, copySkill, gitInit, makeWorld, PARKED_HANDOFF, REPO, run, scenario, seedHandoff, skipReason, stripFilled, type HarnessId, type RunResult, type World } from "./lib.ts";
 
 const DESCRIPTION: string = matter(readFileSync(path.join(REPO, "SKILL.md"), "utf8")).data.description;
 
@@ -99,16 +99,6 @@ function parse(line: string): any {
 const mainRequests = (fake: FakeModel, from = 0): ModelRequest[] => fake.requests.slice(from).filter((r) => !r.aux);
 
 
-/** A project with the skill in .claude/skills and `install --agent claude-code` run. */
-async function project(w: World, parked = false): Promise<{ w: World; helper: string; install: RunResult }> {
-  const skill = path.join(w.proj, ".claude", "skills", "session-handoff");
-  copySkill(skill);
-  await gitInit(w);
-  const helper = path.join(skill, "scripts", "memory_io.mjs");
-  if (parked) await seedHandoff(w, helper, PARKED_HANDOFF);
-  const install = await run([process.execPath, helper, "install", "--agent", "claude-code"], { cwd: w.proj, env: w.env, timeoutMs: 20_000 });
-  return { w, helper, install };
-}
 
 /** Saves what the CLI wrote beside the test's failure message, for the adapters' goldens. */
 function explain(s: Session, extra = ""): string {
@@ -117,7 +107,7 @@ function explain(s: Session, extra = ""): string {
 
 for (const id of ["claude-2.1.112", "claude-2.1.332"] as HarnessId[]) {
   harnessSuite(id, (suite) => {
-    const setup = (prefix: string, parked = false) => project(suite.world(prefix), parked);
+    const setup = (prefix: string, parked = false) => installedProject(suite.world(prefix), ".claude/skills", "claude-code", parked);
 
     /** Work, `/compact`, a later turn, then the end of the session. */
     const compacted = async (prefix: string) => {
@@ -200,8 +190,14 @@ for (const id of ["claude-2.1.112", "claude-2.1.332"] as HarnessId[]) {
       expect(cp, explain(s)).toContain("Trigger: session-end");
       expect(cp).toContain("after compaction: anything left?");
       await known(() => {
-        expect(cp).toContain("## Compaction summary");
-        expect(cp).toContain("FAKE-COMPACT-SUMMARY");
+        // The summary the CLI kept (its isCompactSummary record) is the one the checkpoint quotes;
+        // 2.1.332's compaction request is not recognised by the fake model yet, so its summary
+        // is whatever the script answered.
+        const quoted = /## Compaction summary\n- The harness summarised \(not verified\): "(.{1,40})/.exec(cp)?.[1];
+        expect(quoted, cp).toBeDefined();
+        const kept = readFileSync(s.transcript, "utf8").split("\n").find((l) => l.includes('"isCompactSummary":true')) ?? "";
+        // 2.1.112's hook input carries the raw answer (<analysis>…), the record its summary.
+        expect(cp.includes("FAKE-COMPACT-SUMMARY") || kept.includes(quoted!), `${cp}\n${kept.slice(0, 500)}`).toBe(true);
       });
     });
 
@@ -229,7 +225,10 @@ for (const id of ["claude-2.1.112", "claude-2.1.332"] as HarnessId[]) {
       const s1 = await claude(id, w, suite.fake(), ["Add a sub function in src/sub.js please", "let's stop here, write a handoff", "thanks, that's all"], { gapMs: 1500 });
       expect(s1.run.code, explain(s1)).toBe(0);
       expect(readFileSync(path.join(w.proj, ".ai/memory/HANDOFF.md"), "utf8")).toContain("TRICKY-MARKER");
-      expect(checkpointOf(w, s1.sessionId)).toContain("Trigger: session-end");
+      // Nothing but talk after the save: no checkpoint, or one that names the save it follows
+      // (docs/decisions/checkpoint-after-last-save.md).
+      const cp1 = checkpointOf(w, s1.sessionId);
+      if (!cp1.startsWith("(no checkpoint")) expect(cp1).toContain("Since-handoff:");
       const from = suite.fake().requests.length;
       suite.fake().setScript(resumeFlow(claudeTools));
       const s2 = await claude(id, w, suite.fake(), ["resume where we left off"]);

@@ -7,7 +7,7 @@ import matter from "gray-matter";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeModel, type FakeModel, type ModelRequest, type Reply } from "./fake-model.ts";
 import { chat, resumeFlow, saveFlow, TRICKY_HANDOFF, workFlow, type Tools } from "./flows.ts";
-import { checkpointOf, cliCommand, harnessSuite, copySkill, gitInit, listFiles, makeWorld, PARKED_HANDOFF, REPO, run, scenario, seedHandoff, skipReason, stripFilled, type RunResult, type World } from "./lib.ts";
+import { checkpointOf, cliCommand, harnessSuite, installedProject, copySkill, gitInit, listFiles, makeWorld, PARKED_HANDOFF, REPO, run, scenario, seedHandoff, skipReason, stripFilled, type RunResult, type World } from "./lib.ts";
 
 const ID = "codex";
 const DESCRIPTION: string = matter(readFileSync(path.join(REPO, "SKILL.md"), "utf8")).data.description;
@@ -66,17 +66,7 @@ const explain = (e: Exec, extra = "") => `exit ${e.run.code}${e.run.timedOut ? "
 
 
 harnessSuite(ID, (suite) => {
-    const setup = async (prefix: string, parked = false) => {
-      const w = suite.world(prefix);
-      const skill = path.join(w.proj, ".agents", "skills", "session-handoff");
-      copySkill(skill);
-      await gitInit(w);
-      const helper = path.join(skill, "scripts", "memory_io.mjs");
-      if (parked) await seedHandoff(w, helper, PARKED_HANDOFF);
-      const install = await run([process.execPath, helper, "install", "--agent", "codex"], { cwd: w.proj, env: w.env, timeoutMs: 20_000 });
-      expect(install.code, install.stderr).toBe(0);
-      return { w, helper };
-    };
+    const setup = (prefix: string, parked = false) => installedProject(suite.world(prefix), ".agents/skills", "codex", parked);
     const main = (from: number): ModelRequest[] => suite.fake().requests.slice(from).filter((r) => !r.aux);
 
     scenario(`${ID}/listing-install-notice`, "lists the skill whole, runs the installed hooks without warning, and the notice reaches the model", async () => {

@@ -312,7 +312,9 @@ function isAux(wire: ModelRequest["wire"], body: any, text: string, view: Pick<M
     const sys = flatText(body.system);
     // Title/topic detection, quota probes, compaction summaries.
     if (/Summarize this coding conversation|analyze if this message indicates a new conversation topic|Generate a concise|sentence-case title/i.test(sys)) return true;
+    // The compaction request (2.1.112's wording; 2.1.332 words it otherwise, but asks for a summary too).
     if (/Your task is to create a detailed summary of the conversation so far/.test(view.prompt)) return true;
+    if (/summar/i.test(view.prompt) && /conversation/i.test(view.prompt)) return true;
     if (body.max_tokens === 1 || view.prompt === "quota") return true;
     return false;
   }
@@ -326,7 +328,7 @@ function isAux(wire: ModelRequest["wire"], body: any, text: string, view: Pick<M
 }
 
 function auxReply(req: ModelRequest): Reply {
-  if (req.wire === "anthropic" && /create a detailed summary/.test(req.prompt)) {
+  if (req.wire === "anthropic" && /summar/i.test(req.prompt)) {
     return { text: "<analysis>fake analysis</analysis>\n<summary>FAKE-COMPACT-SUMMARY: the user asked for scripted work.</summary>" };
   }
   if (req.wire === "responses") return { text: "FAKE-CODEX-COMPACT-SUMMARY: scripted work so far." };

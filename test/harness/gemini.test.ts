@@ -6,7 +6,7 @@ import matter from "gray-matter";
 import { expect } from "vitest";
 import type { FakeModel, ModelRequest } from "./fake-model.ts";
 import { resumeFlow, saveFlow, TRICKY_HANDOFF, workFlow, type Tools } from "./flows.ts";
-import { checkpointOf, cliCommand, copySkill, gitInit, harnessSuite, listFiles, PARKED_HANDOFF, REPO, run, scenario, seedHandoff, stripFilled, type RunResult, type World } from "./lib.ts";
+import { checkpointOf, cliCommand, copySkill, gitInit, harnessSuite, installedProject, listFiles, PARKED_HANDOFF, REPO, run, scenario, seedHandoff, stripFilled, type RunResult, type World } from "./lib.ts";
 
 const ID = "gemini";
 const DESCRIPTION: string = matter(readFileSync(path.join(REPO, "SKILL.md"), "utf8")).data.description;
@@ -49,17 +49,7 @@ const explain = (g: Headless, extra = "") => `exit ${g.run.code}${g.run.timedOut
 const listed = (text: string, s: string) => text.includes(JSON.stringify(s).slice(1, -1)) || text.includes(JSON.stringify(s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/'/g, "&apos;").replace(/"/g, "&quot;")).slice(1, -1));
 
 harnessSuite(ID, (suite) => {
-  const setup = async (prefix: string, parked = false) => {
-    const w = suite.world(prefix);
-    const skill = path.join(w.proj, ".gemini", "skills", "session-handoff");
-    copySkill(skill);
-    await gitInit(w);
-    const helper = path.join(skill, "scripts", "memory_io.mjs");
-    if (parked) await seedHandoff(w, helper, PARKED_HANDOFF);
-    const install = await run([process.execPath, helper, "install", "--agent", "gemini"], { cwd: w.proj, env: w.env, timeoutMs: 20_000 });
-    expect(install.code, install.stderr).toBe(0);
-    return { w, helper };
-  };
+  const setup = (prefix: string, parked = false) => installedProject(suite.world(prefix), ".gemini/skills", "gemini", parked);
   const main = (from: number): ModelRequest[] => suite.fake().requests.slice(from).filter((r) => !r.aux);
 
   scenario(`${ID}/listing-install-notice`, "lists the skill whole, runs the installed hooks without a failure, and the notice reaches the model", async () => {

@@ -5,10 +5,6 @@
 export const KNOWN_FAILURES: Record<string, string> = {
   "claude-2.1.112/queued": "queued_command attachments are not read as user requests (issue 20 item 2, engineer 'transcripts')",
   "claude-2.1.332/queued": "queued_command attachments are not read as user requests (issue 20 item 2, engineer 'transcripts')",
-  "claude-2.1.112/save-thanks-next-start": "the session's own checkpoint outranks the handoff it saved (engineer 'story')",
-  "claude-2.1.332/save-thanks-next-start": "the session's own checkpoint outranks the handoff it saved (engineer 'story')",
-  "claude-2.1.112/compact-summary-kept": "SessionEnd rewrites the checkpoint without PostCompact's compact_summary (cases/transcripts/claude-code-2.1.112/README.md)",
-  "claude-2.1.332/compact-summary-kept": "SessionEnd rewrites the checkpoint without PostCompact's compact_summary (cases/transcripts/claude-code-2.1.332/README.md)",
   "codex/session-end-files": "apply_patch run through exec_command is listed as a command and FileChange items are not read (issue 20 item 2, engineer 'transcripts')",
   "codex/codemode-compact": "code mode: item_completed CommandExecution/FileChange are not read, so no command or file is captured (issue 20 item 2, engineer 'transcripts')",
   "gemini/no-chat-line": "hooks print their notes on stderr with empty stdout, which Gemini shows as 'Hook system message' lines (issue 20 item 2, engineers 'transcripts'/'reach')",

@@ -177,6 +177,21 @@ export async function gitInit(w: World): Promise<void> {
   await (w as any).gitInit();
 }
 
+/**
+ * A world whose project has the skill in `skillFolder` (relative to the project), a commit, a
+ * parked handoff when asked, and `install --agent <agent>` run; throws when the install fails.
+ */
+export async function installedProject(w: World, skillFolder: string, agent: string, parked = false): Promise<{ w: World; helper: string; install: RunResult }> {
+  const skill = path.join(w.proj, skillFolder, "session-handoff");
+  copySkill(skill);
+  await gitInit(w);
+  const helper = path.join(skill, "scripts", "memory_io.mjs");
+  if (parked) await seedHandoff(w, helper, PARKED_HANDOFF);
+  const install = await run([process.execPath, helper, "install", "--agent", agent], { cwd: w.proj, env: w.env, timeoutMs: 20_000 });
+  if (install.code !== 0) throw new Error(`install --agent ${agent} failed (exit ${install.code}): ${install.stderr}`);
+  return { w, helper, install };
+}
+
 /** Copies the skill (SKILL.md, scripts, references, templates) into `dir`. */
 export function copySkill(dir: string): void {
   mkdirSync(dir, { recursive: true });
