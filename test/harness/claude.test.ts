@@ -1,0 +1,276 @@
+// Claude Code 2.1.112 (pure JS) and 2.1.332 (native), driven in print mode with stream-json
+// against the fake model: discovery, install, the notice, resume, save, checkpoints, the plugin.
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import matter from "gray-matter";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startFakeModel, type FakeModel, type ModelRequest } from "./fake-model.ts";
+import { chat, resumeFlow, saveFlow, TRICKY_HANDOFF, workFlow, type Tools } from "./flows.ts";
+import { checkpointOf, cliCommand, harnessSuite, installedProject, copySkill, gitInit, makeWorld, PARKED_HANDOFF, REPO, run, scenario, seedHandoff, skipReason, stripFilled, type HarnessId, type RunResult, type World } from "./lib.ts";
+
+const DESCRIPTION: string = matter(readFileSync(path.join(REPO, "SKILL.md"), "utf8")).data.description;
+
+const claudeTools: Tools = {
+  hasSkillTool: true,
+  skill: (req) => {
+    // The Skill tool's input key differs by version (`skill`, formerly `command`).
+    const tool = (req.body.tools ?? []).find((t: any) => t.name === "Skill");
+    const key = tool?.input_schema?.required?.[0] ?? "skill";
+    return { tool: "Skill", input: { [key]: "session-handoff" } };
+  },
+  shell: (command) => ({ tool: "Bash", input: { command, description: "run a command" } }),
+  writeFile: (file_path, content) => ({ tool: "Write", input: { file_path, content } }),
+  // 2.1.112 offers TodoWrite in print mode; 2.1.332 offers no plan tool (harnesses.md).
+  plan: (req) =>
+    (req.body.tools ?? []).some((t: any) => t.name === "TodoWrite")
+      ? {
+          tool: "TodoWrite",
+          input: {
+            todos: [
+              { content: "Add sub to src/sub.js", status: "in_progress", activeForm: "Adding sub" },
+              { content: "Write tests for sub", status: "pending", activeForm: "Writing tests" },
+            ],
+          },
+        }
+      : null,
+};
+
+interface Session {
+  run: RunResult;
+  events: any[];
+  sessionId: string;
+  transcript: string;
+}
+
+/** One print-mode session: each prompt sent after the previous result (all at once with `queued`). */
+async function claude(id: HarnessId, w: World, fake: FakeModel, prompts: string[], opts: { queued?: boolean; resume?: string; timeoutMs?: number; gapMs?: number } = {}): Promise<Session> {
+  const env = {
+    ...w.env,
+    ANTHROPIC_BASE_URL: fake.url,
+    ANTHROPIC_API_KEY: "sk-ant-fake-key",
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+    DISABLE_AUTOUPDATER: "1",
+    DISABLE_TELEMETRY: "1",
+    DISABLE_ERROR_REPORTING: "1",
+    DISABLE_BUG_COMMAND: "1",
+    CLAUDE_CODE_ENABLE_TELEMETRY: "0",
+    CLAUDE_CODE_MAX_RETRIES: "1",
+  };
+  const line = (p: string) => JSON.stringify({ type: "user", message: { role: "user", content: p } }) + "\n";
+  let sent = 0;
+  const args = ["-p", "--input-format", "stream-json", "--output-format", "stream-json", "--verbose", "--allowedTools", "Bash,Skill,Read,Edit,Write,TodoWrite"];
+  if (opts.resume) args.push("--resume", opts.resume);
+  const r = await run([...cliCommand(id), ...args], {
+    cwd: w.proj,
+    env,
+    timeoutMs: opts.timeoutMs ?? 90_000,
+    feed: (out, write, end) => {
+      const results = out.split("\n").filter((l) => l.includes('"result"') && parse(l).type === "result").length;
+      if (opts.queued) {
+        if (sent === 0) {
+          for (const p of prompts) write(line(p));
+          sent = prompts.length;
+        }
+        if (results >= 1) end();
+        return;
+      }
+      if (results === sent && sent < prompts.length) {
+        const p = prompts[sent++]!;
+        if (opts.gapMs && sent > 1) setTimeout(() => write(line(p)), opts.gapMs);
+        else write(line(p));
+      } else if (results >= prompts.length) end();
+    },
+  });
+  const events = r.stdout.split("\n").filter((l) => l.startsWith("{")).map(parse);
+  const sessionId = events.find((e) => e.session_id)?.session_id ?? "";
+  const dir = path.join(w.home, ".claude", "projects", w.proj.replace(/[^a-zA-Z0-9]/g, "-"));
+  return { run: r, events, sessionId, transcript: path.join(dir, `${sessionId}.jsonl`) };
+}
+
+function parse(line: string): any {
+  try {
+    return JSON.parse(line);
+  } catch {
+    return {};
+  }
+}
+
+/** The first user prompt's request to the agent (not a side request). */
+const mainRequests = (fake: FakeModel, from = 0): ModelRequest[] => fake.requests.slice(from).filter((r) => !r.aux);
+
+
+
+/** Saves what the CLI wrote beside the test's failure message, for the adapters' goldens. */
+function explain(s: Session, extra = ""): string {
+  return `exit ${s.run.code}${s.run.timedOut ? " (timed out)" : ""} in ${s.run.ms} ms\nstderr: ${s.run.stderr.slice(-2000)}\n${extra}`;
+}
+
+for (const id of ["claude-2.1.112", "claude-2.1.332"] as HarnessId[]) {
+  harnessSuite(id, (suite) => {
+    const setup = (prefix: string, parked = false) => installedProject(suite.world(prefix), ".claude/skills", "claude-code", parked);
+
+    /** Work, `/compact`, a later turn, then the end of the session. */
+    const compacted = async (prefix: string) => {
+      const { w } = await setup(prefix);
+      suite.fake().setScript((req) => (req.prompt.startsWith("after compaction") ? { text: "FAKE-AFTER-COMPACT" } : workFlow(claudeTools, w.proj)(req)));
+      const s = await claude(id, w, suite.fake(), ["Add a sub function in src/sub.js please", "/compact", "after compaction: anything left?"]);
+      expect(s.run.code, explain(s)).toBe(0);
+      return { w, s, cp: checkpointOf(w, s.sessionId) };
+    };
+
+    scenario(`${id}/listing-install-notice`, "lists the skill whole, loads the installed hooks without warning, and the notice reaches the model", async () => {
+      const { w, install } = await setup("notice", true);
+      expect(install.code, install.stderr).toBe(0);
+      const from = suite.fake().requests.length;
+      suite.fake().setScript(chat("FAKE-MODEL-OK"));
+      const s = await claude(id, w, suite.fake(), ["hello"]);
+      expect(s.run.code, explain(s)).toBe(0);
+      const req = mainRequests(suite.fake(), from)[0];
+      if (!req) throw new Error(`no request reached the model: ${explain(s)}`);
+      // The whole description, as the frontmatter holds it (JSON-escaped in the body).
+      expect(req.text).toContain(`session-handoff: ${JSON.stringify(DESCRIPTION).slice(1, -1)}`);
+      expect(req.text).toContain("a parked handoff exists (.ai/memory/HANDOFF.md");
+      expect(s.run.stderr).not.toMatch(/settings entries were skipped|Invalid|hook.*(error|fail)/i);
+      const hookResponses = s.events.filter((e) => e.subtype === "hook_response");
+      for (const h of hookResponses) expect(h.exit_code ?? 0, JSON.stringify(h)).toBe(0);
+    });
+
+    scenario(`${id}/resume`, "a resume is one shell call of brief", async () => {
+      const { w } = await setup("resume", true);
+      const from = suite.fake().requests.length;
+      suite.fake().setScript(resumeFlow(claudeTools));
+      const s = await claude(id, w, suite.fake(), ["resume where we left off"]);
+      expect(s.run.code, explain(s)).toBe(0);
+      const tools = s.events.flatMap((e) => (e.type === "assistant" ? e.message.content.filter((c: any) => c.type === "tool_use") : []));
+      expect(tools.map((t: any) => t.name), explain(s)).toEqual(["Skill", "Bash"]);
+      expect(tools[1].input.command).toMatch(/memory_io\.mjs" brief$/);
+      const last = mainRequests(suite.fake(), from).at(-1)!;
+      const brief = last.results.at(-1)!;
+      expect(brief).toMatch(/^Goal: Add a subtract function to src\/math\.js\. PARKED-GOAL-MARKER$/m);
+      for (const l of ["Plan status:", "Decisions in force:", "Do-not-retry:", "Drift & lessons:", "Proposed next step:"]) expect(brief).toContain(l);
+    });
+
+    scenario(`${id}/save`, "a save lands byte-exact (backticks, $HOME, $(…), a line EOF) in the form SKILL.md shows", async () => {
+      const { w } = await setup("save");
+      suite.fake().setScript(saveFlow(claudeTools, w.proj));
+      const s = await claude(id, w, suite.fake(), ["let's stop here, write a handoff"]);
+      expect(s.run.code, explain(s)).toBe(0);
+      const saved = path.join(w.proj, ".ai", "memory", "HANDOFF.md");
+      const results = s.events.flatMap((e) => (e.type === "user" && Array.isArray(e.message?.content) ? e.message.content.filter((c: any) => c.type === "tool_result") : []));
+      expect(existsSync(saved), explain(s, JSON.stringify(results).slice(0, 3000))).toBe(true);
+      expect(stripFilled(readFileSync(saved, "utf8"))).toBe(stripFilled(TRICKY_HANDOFF));
+    });
+
+    scenario(`${id}/session-end`, "a session end writes the checkpoint from the real transcript: requests, commands with exit status, files", async () => {
+      const { w } = await setup("end");
+      suite.fake().setScript(workFlow(claudeTools, w.proj));
+      const s = await claude(id, w, suite.fake(), ["Add a sub function in src/sub.js please"]);
+      expect(s.run.code, explain(s)).toBe(0);
+      const cp = checkpointOf(w, s.sessionId);
+      expect(cp, explain(s)).toContain("Trigger: session-end");
+      expect(cp).toContain("Add a sub function in src/sub.js please");
+      expect(cp).toMatch(/exit 7.*— exit 7/);
+      expect(cp).toMatch(/WORK-OK.*— ok/);
+      expect(cp).toMatch(/src\/sub\.js/);
+      expect(cp).toContain("FAKE-WORK-DONE");
+    });
+
+    scenario(`${id}/compact`, "/compact then a later turn: the checkpoint holds requests from both sides, commands and files", async () => {
+      const { w, s, cp } = await compacted("compact");
+      expect(cp, explain(s)).toContain("Add a sub function in src/sub.js please");
+      expect(cp).toContain("after compaction: anything left?");
+      expect(cp).toMatch(/exit 7.*— exit 7/);
+      expect(cp).toMatch(/src\/sub\.js/);
+      const precompact = s.events.some((e) => e.subtype === "compact_boundary") || readFileSync(s.transcript, "utf8").includes("compact_boundary");
+      expect(precompact).toBe(true);
+    });
+
+    scenario(`${id}/compact-summary-kept`, "after /compact, the session-end checkpoint keeps the compaction summary", async (known) => {
+      const { s, cp } = await compacted("compact-summary");
+      expect(cp, explain(s)).toContain("Trigger: session-end");
+      expect(cp).toContain("after compaction: anything left?");
+      await known(() => {
+        // The summary the CLI kept (its isCompactSummary record) is the one the checkpoint quotes;
+        // 2.1.332's compaction request is not recognised by the fake model yet, so its summary
+        // is whatever the script answered.
+        const quoted = /## Compaction summary\n- The harness summarised \(not verified\): "(.{1,40})/.exec(cp)?.[1];
+        expect(quoted, cp).toBeDefined();
+        const kept = readFileSync(s.transcript, "utf8").split("\n").find((l) => l.includes('"isCompactSummary":true')) ?? "";
+        // 2.1.112's hook input carries the raw answer (<analysis>…), the record its summary.
+        expect(cp.includes("FAKE-COMPACT-SUMMARY") || kept.includes(quoted!), `${cp}\n${kept.slice(0, 500)}`).toBe(true);
+      });
+    });
+
+    scenario(`${id}/queued`, "messages typed while the agent works are user requests in the checkpoint", async (known) => {
+      const { w } = await setup("queued");
+      suite.fake().setScript(workFlow(claudeTools, w.proj));
+      const s = await claude(id, w, suite.fake(), ["Add a sub function in src/sub.js please", "QUEUED-ONE also check README", "QUEUED-TWO and tell me when done"], { queued: true });
+      const tr = existsSync(s.transcript) ? readFileSync(s.transcript, "utf8") : "";
+      expect(tr, explain(s)).toContain("queued_command");
+      const cp = checkpointOf(w, s.sessionId);
+      expect(cp, explain(s)).toContain("Trigger: session-end");
+      await known(() => {
+        expect(cp).toContain("QUEUED-ONE also check README");
+        expect(cp).toContain("QUEUED-TWO and tell me when done");
+      });
+    });
+
+    scenario(`${id}/save-thanks-next-start`, "a session that saves a handoff and ends on a plain 'thanks': the next start's notice and brief follow the handoff", async (known) => {
+      const { w } = await setup("save-thanks", true);
+      // As in cases/transcripts/claude-code-2.1.112/save-then-late-turn: work (a todo list
+      // where offered), the save, and a "thanks" about 1.5 s later.
+      const save = saveFlow(claudeTools, w.proj);
+      const work = workFlow(claudeTools, w.proj);
+      suite.fake().setScript((req) => (req.prompt.startsWith("thanks") ? { text: "You are welcome." } : req.prompt.startsWith("let's stop here") ? save(req) : work(req)));
+      const s1 = await claude(id, w, suite.fake(), ["Add a sub function in src/sub.js please", "let's stop here, write a handoff", "thanks, that's all"], { gapMs: 1500 });
+      expect(s1.run.code, explain(s1)).toBe(0);
+      expect(readFileSync(path.join(w.proj, ".ai/memory/HANDOFF.md"), "utf8")).toContain("TRICKY-MARKER");
+      // Nothing but talk after the save: no checkpoint, or one that names the save it follows
+      // (docs/decisions/checkpoint-after-last-save.md).
+      const cp1 = checkpointOf(w, s1.sessionId);
+      if (!cp1.startsWith("(no checkpoint")) expect(cp1).toContain("Since-handoff:");
+      const from = suite.fake().requests.length;
+      suite.fake().setScript(resumeFlow(claudeTools));
+      const s2 = await claude(id, w, suite.fake(), ["resume where we left off"]);
+      expect(s2.run.code, explain(s2)).toBe(0);
+      const reqs = mainRequests(suite.fake(), from);
+      const notice = /session-handoff: [^"\\]*/.exec(reqs[0]?.text ?? "")?.[0] ?? "";
+      const brief = reqs.at(-1)!.results.at(-1) ?? "";
+      writeFileSync(path.join(w.root, "next-start.txt"), `notice: ${notice}\n\nbrief:\n${brief}\n`);
+      // The handoff is the session's last word: neither may call the checkpoint newer or
+      // propose the checkpoint's captured work over the handoff's next step.
+      expect(brief, explain(s2)).toMatch(/^Goal: .*TRICKY-MARKER/m);
+      await known(() => {
+        expect(notice).not.toMatch(/newer|checkpoint/i);
+        expect(brief).not.toMatch(/captured, not confirmed|source: checkpoint/);
+      });
+    });
+
+    it("the plugin: validate, marketplace add of the local source, install", async () => {
+      const w = suite.world("plugin");
+      const src = path.join(w.root, "plugin-src");
+      copySkill(src);
+      cpSync(path.join(REPO, ".claude-plugin"), path.join(src, ".claude-plugin"), { recursive: true });
+      cpSync(path.join(REPO, "hooks"), path.join(src, "hooks"), { recursive: true });
+      const env = { ...w.env, CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1", DISABLE_AUTOUPDATER: "1", DISABLE_TELEMETRY: "1", ANTHROPIC_API_KEY: "sk-ant-fake-key" };
+      const c = (...a: string[]) => run([...cliCommand(id), "plugin", ...a], { cwd: w.proj, env, timeoutMs: 60_000 });
+      const validate = await c("validate", src);
+      const add = await c("marketplace", "add", src);
+      const market = JSON.parse(readFileSync(path.join(src, ".claude-plugin", "marketplace.json"), "utf8")).name;
+      const install = await c("install", `session-handoff@${market}`);
+      const list = await c("list");
+      const record = [validate, add, install, list].map((r, i) => `${["validate", "marketplace add", "install", "list"][i]}: exit ${r.code}\n${r.stdout}${r.stderr}`).join("\n---\n");
+      writeFileSync(path.join(w.root, "plugin.txt"), record);
+      console.log(`${id} plugin:\n${record}`);
+      if (id === "claude-2.1.112") {
+        // Recorded, not required: the README names the minimum version for the plugin form.
+        return;
+      }
+      expect(validate.code, record).toBe(0);
+      expect(add.code, record).toBe(0);
+      expect(install.code, record).toBe(0);
+      expect(list.stdout + list.stderr).toContain("session-handoff");
+    }, 150_000);
+  });
+}
+
