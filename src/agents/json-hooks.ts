@@ -123,18 +123,3 @@ export function removeHooks(text: string, file: string): string | null {
   return serialize(next, text);
 }
 
-/** True when every hook of `hooks` is present with exactly this command (doctor). */
-export function hooksCurrent(text: string, hooks: HookSpec[], command: (args: string) => string): boolean {
-  let settings: Json;
-  try {
-    settings = JSON.parse(text) as Json;
-  } catch {
-    return false;
-  }
-  if (!isObj(settings) || !isObj(settings.hooks)) return false;
-  const all = settings.hooks;
-  return hooks.every((h) => {
-    const groups = all[h.event];
-    return Array.isArray(groups) && groups.some((g) => isObj(g) && Array.isArray(g.hooks) && g.hooks.some((x) => isObj(x) && x.command === command(h.args)));
-  });
-}

@@ -55,23 +55,6 @@ function lstatOrNull(p: string): Stats | null {
   }
 }
 
-/**
- * Resolves `--root` against `cwd` and checks it is a real directory (contract §3: the root
- * itself must not be a link; its ancestors may be). Returns the absolute path.
- * @throws Refused (exit 2) when the root is missing, a link or not a directory.
- */
-export function resolveRoot(rootFlag: string | undefined, cwd: string): string {
-  if (rootFlag === undefined || rootFlag === "") {
-    throw new Refused("--root DIR is required: pass the project root");
-  }
-  const root = path.resolve(cwd, rootFlag);
-  const st = lstatOrNull(root);
-  if (st === null) throw new Refused(`root ${root} does not exist; pass the project root with --root`);
-  if (st.isSymbolicLink()) throw new Refused(`root ${root} is a link; pass the real directory it points to`);
-  if (!st.isDirectory()) throw new Refused(`root ${root} is not a directory; pass the project root with --root`);
-  return root;
-}
-
 /** `<root>/.ai/memory` (contract, "Words"). */
 export function memoryDir(root: string): string {
   return path.join(root, ".ai", "memory");
