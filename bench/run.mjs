@@ -61,6 +61,7 @@ const TARGETS = {
   write: 1.5,
   checkpoint: 1.5,
   drift: 1.2,
+  searchOverBareMs: 300,
   hookOutputChars: 2000,
   saveFlowBytes: AGENT_FLOW_TARGETS.save.bytes,
   resumeFlowBytes: AGENT_FLOW_TARGETS.resume.bytes,
@@ -690,6 +691,25 @@ async function main() {
     readRatio: round(median(bt.read) / bigBare, 3),
   };
 
+  // --- search over 10,000 journal entries (10 month files of 1,000), against bare node
+  log("search over 10,000 journal entries");
+  const searchRoot = path.join(work, "search");
+  mkdirSync(path.join(searchRoot, ".ai", "memory", "journal"), { recursive: true });
+  for (let m = 1; m <= 10; m++) {
+    const period = `2026-${String(m).padStart(2, "0")}`;
+    let text = `<!-- memory-schema: v1 -->\n# Journal ${period}\n\n`;
+    for (let i = 0; i < 1000; i++) {
+      text += `## ${period}-10T10:00:00Z save ${(m * 10000 + i).toString(16).padStart(16, "0")}\n- Branch: main\n- HEAD: ${"a".repeat(40)}\n- Goal: make the importer stream rows, round ${i}\n- Finished: step ${i} of the plan\n- Decision: [agent-proposed] use codec ${i % 97} for the rows\n- Failed approach: retry loop ${i % 31} timed out on the lock\n\n`;
+    }
+    writeFileSync(path.join(searchRoot, ".ai", "memory", "journal", `${period}.md`), text);
+  }
+  const st = rounds([
+    { name: "bare", once: () => run(node, ["-e", "0"]).ms },
+    { name: "search", once: () => helper(["search", "codec", "lock", "--root", searchRoot]).ms },
+  ], quick ? RUNS : 11);
+  const overBare = median(st.search) - median(st.bare);
+  results.search = { entries: 10_000, medianMs: round(median(st.search)), overBareMs: round(overBare), targetOverBareMs: TARGETS.searchOverBareMs, met: overBare <= TARGETS.searchOverBareMs };
+
   // --- peak RSS of each verb
   log("peak RSS");
   const rssRuns = quick ? 1 : 3;
@@ -733,6 +753,7 @@ async function main() {
     ["write", results.verbs.write.ratio, `≤ ${TARGETS.write}×`, results.verbs.write.met],
     ["checkpoint (50 MB transcript)", results.checkpoint?.ratio ?? null, `≤ ${TARGETS.checkpoint}×`, results.checkpoint?.met ?? null],
     ["drift", results.drift.near.ratio, `≤ ${TARGETS.drift}× raw git`, results.drift.met],
+    ["search (10,000 journal entries)", `+${results.search.overBareMs} ms`, `≤ +${TARGETS.searchOverBareMs} ms over bare node`, results.search.met],
     ["hook output", results.hookOutputChars, `≤ ${TARGETS.hookOutputChars} chars`, results.hookOutputChars <= TARGETS.hookOutputChars],
     ["save flow", results.context.save.bytes, `≤ ${TARGETS.saveFlowBytes} B`, results.context.save.bytes <= TARGETS.saveFlowBytes],
     ["resume flow", results.context.resume.bytes, `≤ ${TARGETS.resumeFlowBytes} B`, results.context.resume.bytes <= TARGETS.resumeFlowBytes],
@@ -762,6 +783,7 @@ function print(r) {
   if (r.checkpoint?.floor) row("  floor: the same I/O alone (bench/checkpoint-floor.mjs)", `${r.checkpoint.floor.medianMs} ms`, `${r.checkpoint.floor.ratio}×`, "", "");
   row("write 1,000,000 B", `${r.bigDocument.writeMs} ms`, `${r.bigDocument.writeRatio}×`, "", "");
   row("read 1,000,000 B", `${r.bigDocument.readMs} ms`, `${r.bigDocument.readRatio}×`, "", `${r.peakRssKB.readBigDocument} KB`);
+  row(`search (${r.search.entries} journal entries)`, `${r.search.medianMs} ms`, `+${r.search.overBareMs} ms`, `≤ +${r.search.targetOverBareMs} ms ${r.search.met ? "met" : "MISSED"}`, "");
   row("empty .mjs (ESM floor)", `+${r.bundle.esmFloorMs} ms`, `${r.bundle.esmFloorRatio}×`, "", "");
   row("load bundle (--version)", `+${r.bundle.loadMs} ms`, `${r.bundle.loadRatio}×`, `${Math.round(r.bundle.loadShareOfHook * 100)}% of hook`, "");
   const widths = rows[0].map((_, i) => Math.max(...rows.map((x) => x[i].length)));

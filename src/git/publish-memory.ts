@@ -1,14 +1,20 @@
+import { existsSync } from "node:fs";
 import path from "node:path";
 import { Refused } from "../errors.ts";
 import { firstLine, runGit } from "./run.ts";
 
 /**
  * The public files of a memory dir, as paths relative to the memory dir: the three memory
- * files and the archives. Never a private file (dot names, `.lock`), `PAUSE`, nor anything
- * in `checkpoints/` (they quote the user's words; ruling 25).
+ * files, the archives and (unless `journal/OFF` exists) the journal's month and year files.
+ * Never a private file (dot names, `.lock`), `PAUSE`, `drafts/`, nor anything in
+ * `checkpoints/` (they quote the user's words) (docs/design.md#files-on-disk).
  */
-export function isPublicMemoryPath(rel: string): boolean {
-  return /^(HANDOFF|LESSONS|SOLUTIONS)\.md$/.test(rel) || /^archive\/[A-Z]+-[A-Za-z0-9._-]+\.md$/.test(rel);
+export function isPublicMemoryPath(rel: string, journal = true): boolean {
+  return (
+    /^(HANDOFF|LESSONS|SOLUTIONS)\.md$/.test(rel) ||
+    /^archive\/[A-Z]+-[A-Za-z0-9._-]+\.md$/.test(rel) ||
+    (journal && /^journal\/\d{4}(?:-\d{2}(?:-\d+)?)?\.md$/.test(rel))
+  );
 }
 
 /** What `publish` did. */
@@ -49,7 +55,8 @@ export async function publishMemory(root: string, memDir: string, message: strin
   }
   // Tracked files (deleted ones too: a pruned archive) and untracked ones, never ignored.
   const listed = await git(top, ["ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", `${memRel}/`], env, "git ls-files");
-  const paths = [...new Set(listed.split("\0").filter(Boolean))].filter((p) => isPublicMemoryPath(p.slice(memRel.length + 1))).sort();
+  const journal = !existsSync(path.join(memDir, "journal", "OFF"));
+  const paths = [...new Set(listed.split("\0").filter(Boolean))].filter((p) => isPublicMemoryPath(p.slice(memRel.length + 1), journal)).sort();
   if (paths.length === 0) return { committed: false, paths: [], commit: null, pushed: null };
   const status = await git(top, ["status", "--porcelain=v1", "-z", "--untracked-files=all", "--", ...paths], env, "git status");
   if (status === "") return { committed: false, paths: [], commit: null, pushed: null };

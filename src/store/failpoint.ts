@@ -27,8 +27,11 @@ export type RecoverPhase =
   | "recover-after-temp-drop"
   | "recover-before-prune";
 
+/** The steps of a journal append (docs/decisions/journal.md), each fired just after it. */
+export type JournalPhase = "journal-after-claim" | "journal-before-publication" | "journal-after-publication";
+
 /** Every failpoint phase (types only: the names cost the bundle nothing at start-up). */
-export type Phase = WritePhase | RollbackPhase | RecoverPhase;
+export type Phase = WritePhase | RollbackPhase | RecoverPhase | JournalPhase;
 
 const POLL_MS = 10;
 const PAUSE_LIMIT_MS = 30_000;

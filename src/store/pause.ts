@@ -3,7 +3,8 @@ import { homedir } from "node:os";
 import path from "node:path";
 import { Paused } from "../errors.ts";
 
-function exists(p: string): boolean {
+/** True when anything (a link too) is at `p`. */
+export function exists(p: string): boolean {
   try {
     lstatSync(p);
     return true;

@@ -39,7 +39,8 @@ export interface PublishResult {
   warnings: string[];
 }
 
-function syncDir(dir: string): void {
+/** fsyncs a directory so a link or rename in it is durable; best effort. */
+export function syncDir(dir: string): void {
   try {
     const fd = openSync(dir, constants.O_RDONLY);
     try {

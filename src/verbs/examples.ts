@@ -37,6 +37,12 @@ export const EXAMPLES: Record<string, readonly string[]> = {
     "## Environment anchors",
     "EOF",
   ],
+  search: [
+    "node memory_io.mjs search sqlite lock --since 2026-06-01",
+  ],
+  journal: [
+    "node memory_io.mjs journal purge --before 2026-01",
+  ],
   "read-target": [
     "node memory_io.mjs read-target --target AGENTS.md",
     "# its token goes to `promote --expected-current-sha256`",

@@ -8,6 +8,8 @@ import { ok, type Verb } from "./types.ts";
 import { COLD_HELPERS } from "./index.ts";
 // A chunk of its own (build.mjs, rule 2b): only `write` compiles it, no cold verb's chunk.
 import { buildDocument, checkDocument, type Built, type Checked } from "./write-checked.cold.ts";
+// A chunk of its own too: only a save that changed the handoff compiles the journal's code.
+import { recordSave } from "../journal/record.cold.ts";
 
 /** `write <kind> --root DIR --expected-current-sha256 TOKEN` (contract §2, §3, §4). */
 export const writeVerb: Verb = {
@@ -82,6 +84,7 @@ exit:   0 saved or unchanged;
     // other verb parses at start-up stays small (build.mjs).
     let checked: Checked | null = null;
     let built: Built | null = null;
+    let journalNotes: string[] = [];
     const file = FILE_OF[kind];
     const { result, repairs } = await underLock(
       {
@@ -105,7 +108,7 @@ exit:   0 saved or unchanged;
         // The same state again (ruling 1): keep the file, archive nothing, whatever the token.
         if (built.unchanged) return null;
         const readToken = built.prior?.token ?? "absent";
-        return publish({
+        const published = publish({
           dir: memoryDir(root),
           file,
           archiveDir: archiveDir(root),
@@ -123,6 +126,11 @@ exit:   0 saved or unchanged;
           failpoint: failpointOf(ctx),
           lock,
         });
+        if (kind !== "handoff") return published;
+        // Still under the lock: the journal is appended by the same writer that saved (docs/decisions/journal.md).
+        const done = await published;
+        journalNotes = await recordSave(root, { prior: built.prior?.bytes.toString("utf8") ?? null, next: done.bytes.toString("utf8"), token: done.token }, failpointOf(ctx));
+        return done;
       },
     );
     const notes = (built as Built | null)?.notes ?? [];
@@ -130,6 +138,6 @@ exit:   0 saved or unchanged;
       return ok(`unchanged ${file}\nCURRENT-SHA256: ${(built as Built | null)!.prior!.token}\n`, [...repairs, ...notes]);
     }
     const first = result.archived ? `saved ${file}; archived previous handoff as ${result.archived}` : `saved ${file}`;
-    return ok(`${first}\nCURRENT-SHA256: ${result.token}\n`, [...repairs, ...notes, ...result.warnings]);
+    return ok(`${first}\nCURRENT-SHA256: ${result.token}\n`, [...repairs, ...notes, ...result.warnings, ...journalNotes]);
   },
 };

@@ -91,7 +91,8 @@ describe("lazy chunks (build.mjs)", () => {
     // comment after the code (V8 skips a comment faster than it scans a string: ~0.9 ms less
     // per start), read back at offsets of an index in the preamble (the reader and the index:
     // about 2,000 characters).
-    expect(parsed.length).toBeLessThan(146_500);
+    // The journal's verbs and write's call into its chunk add ~2,400 (docs/decisions/journal.md).
+    expect(parsed.length).toBeLessThan(149_500);
   });
 
   it("hook, read and check compile no chunk; hook loads neither crypto nor child_process", () => {
@@ -115,7 +116,7 @@ describe("lazy chunks (build.mjs)", () => {
     const root = gitRepo();
     const w = traced(["write", "handoff", "--root", root, "--expected-current-sha256", "absent"], { input: handoff("ship the bench") });
     expect(w.code).toBe(0);
-    expect([...w.chunks].sort()).toEqual(["lazy:src/guard/redaction.cold.ts", "lazy:src/verbs/write-checked.cold.ts", "pkg:proper-lockfile"]);
+    expect([...w.chunks].sort()).toEqual(["lazy:src/guard/redaction.cold.ts", "lazy:src/journal/record.cold.ts", "lazy:src/verbs/write-checked.cold.ts", "pkg:proper-lockfile"]);
     const d = traced(["drift", "--root", root, "--json"]);
     expect(d.chunks).toEqual(["cold:src/verbs/drift.ts"]);
     expect(JSON.parse(d.stdout).verdict).toMatch(/^(fresh|drifted|stale|rewritten|unverifiable)$/);
@@ -135,12 +136,12 @@ describe("lazy chunks (build.mjs)", () => {
     const root = gitRepo();
     // write's schema checks are a chunk of their own (contract 1.1 §8), never the rules' chunk.
     const plain = traced(["write", "handoff", "--root", root, "--expected-current-sha256", "absent"], { input: handoff("plain text") });
-    expect([...plain.chunks].sort()).toEqual(["lazy:src/guard/redaction.cold.ts", "lazy:src/verbs/write-checked.cold.ts", "pkg:proper-lockfile"]);
+    expect([...plain.chunks].sort()).toEqual(["lazy:src/guard/redaction.cold.ts", "lazy:src/journal/record.cold.ts", "lazy:src/verbs/write-checked.cold.ts", "pkg:proper-lockfile"]);
     const token = /CURRENT-SHA256: (\S+)\n$/.exec(plain.stdout)![1]!;
     // A warning sign with its emoji selector, and Persian with ZWNJ: the rules decide.
     const living = traced(["write", "handoff", "--root", root, "--expected-current-sha256", token], { input: handoff("⚠️ کتاب\u200Cها") });
     expect(living.code, living.stderr).toBe(0);
-    expect(living.chunks.sort()).toEqual(["lazy:src/guard/invisible-rules.cold.ts", "lazy:src/guard/redaction.cold.ts", "lazy:src/verbs/write-checked.cold.ts", "pkg:proper-lockfile"]);
+    expect(living.chunks.sort()).toEqual(["lazy:src/guard/invisible-rules.cold.ts", "lazy:src/guard/redaction.cold.ts", "lazy:src/journal/record.cold.ts", "lazy:src/verbs/write-checked.cold.ts", "pkg:proper-lockfile"]);
     const read = traced(["read", "handoff", "--root", root]);
     expect(read.stdout).toContain("⚠️ کتاب\u200Cها");
     expect(read.chunks).toEqual(["lazy:src/guard/invisible-rules.cold.ts"]);

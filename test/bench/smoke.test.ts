@@ -36,6 +36,8 @@ it("npm run bench --quick runs end to end and writes well-formed results", () =>
   expect(res.bigDocument.bytes).toBe(1_000_000);
   expect(positive(res.bigDocument.writeMs) && positive(res.bigDocument.readMs)).toBe(true);
   expect(res.hookOutputChars).toBeGreaterThan(0);
+  expect(res.search.entries).toBe(10_000);
+  expect(positive(res.search.medianMs) && typeof res.search.met === "boolean").toBe(true);
   expect(res.checkpoint.transcriptBytes).toBeGreaterThan(50 * 1024 * 1024 - 1);
   expect(positive(res.checkpoint.ratio) && typeof res.checkpoint.met === "boolean").toBe(true);
   expect(res.checkpoint.small.transcriptBytes).toBeLessThan(1024 * 1024);
@@ -52,7 +54,7 @@ it("npm run bench --quick runs end to end and writes well-formed results", () =>
     expect(positive(res.context[flow].tokens)).toBe(true);
   }
   expect(res.context.tokenizer).toMatch(/o200k_base/);
-  expect(res.summary.map((s: { what: string }) => s.what)).toEqual(["hook", "read", "check", "write", "checkpoint (50 MB transcript)", "drift", "hook output", "save flow", "resume flow", "agent resume", "agent save"]);
+  expect(res.summary.map((s: { what: string }) => s.what)).toEqual(["hook", "read", "check", "write", "checkpoint (50 MB transcript)", "drift", "search (10,000 journal entries)", "hook output", "save flow", "resume flow", "agent resume", "agent save"]);
   expect(res.agentFlow.resume.callCount).toBe(1);
   expect(res.agentFlow.save.callCount).toBe(2);
   expect(r.stdout).toMatch(/^agent flow, save: 2 calls/m);

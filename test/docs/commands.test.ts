@@ -111,7 +111,7 @@ function flag(words: string[], name: string): string | undefined {
 
 /** Fills the documented placeholders; any other `<placeholder>` left is a docs bug. */
 function fill(text: string, root: string, token?: string): string {
-  let out = text.replaceAll("<skill-dir>", skillDir).replaceAll("<project-root>", root);
+  let out = text.replaceAll("<skill-dir>", skillDir).replaceAll("<project-root>", root).replaceAll("<words>", "duplicate rows");
   if (token !== undefined) out = out.replaceAll("<token>", token);
   const left = out.match(/<[a-z][a-z-]*>/g);
   if (left) throw new Error(`unfilled placeholder(s) ${left.join(", ")} in: ${text}`);
@@ -164,6 +164,10 @@ function plan(cmd: DocCommand, state: State, root: string): Plan {
       };
     case "read-target":
       return { stdin: "", expect: warm ? 0 : 3 };
+    case "search":
+      return { stdin: "", expect: 0, check: (r) => expect(r.stdout).toMatch(/^search: \d+ result\(s\) for "duplicate rows" in \d+ file\(s\)/) };
+    case "journal":
+      return { stdin: "", expect: 0, check: (r) => expect(r.stdout).toMatch(/^purged \d+ journal file\(s\)\n/) };
     case "write": {
       const kind = arg as Kind;
       if (!(kind in EXAMPLES)) throw new Error(`no example document for write ${arg}`);

@@ -86,7 +86,7 @@ describe("write: compare-and-swap", () => {
     const contents = names.map((n) => readFileSync(path.join(root, ".ai", "memory", "archive", n), "utf8"));
     expect(contents).toEqual(docs.slice(1, 6));
     expect(readFileSync(file(root), "utf8")).toBe(docs[6]);
-    expect(memFiles(root)).toEqual(["HANDOFF.md", "archive"]);
+    expect(memFiles(root)).toEqual(["HANDOFF.md", "archive", "journal"]);
   });
 
   it("refuses a stale second writer and keeps the first writer's content whole", () => {
@@ -179,7 +179,7 @@ describe("write: compare-and-swap", () => {
     const winnerIndex = runs.findIndex((r) => r.code === 0);
     expect(unstamped(readFileSync(file(root), "utf8"))).toBe(unstamped(handoff(`writer ${winnerIndex}`)));
     expect(archives(root)).toHaveLength(1);
-    expect(memFiles(root)).toEqual(["HANDOFF.md", "archive"]);
+    expect(memFiles(root)).toEqual(["HANDOFF.md", "archive", "journal"]);
   });
 });
 

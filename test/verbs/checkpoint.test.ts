@@ -376,7 +376,7 @@ describe("checkpoint: never blocks the harness (ruling 25)", () => {
     const before = readFileSync(path.join(root, ".ai", "memory", "HANDOFF.md"));
     checkpoint(root);
     expect(readFileSync(path.join(root, ".ai", "memory", "HANDOFF.md"))).toEqual(before);
-    expect(memFiles(root)).toEqual(["HANDOFF.md", "checkpoints"]);
+    expect(memFiles(root)).toEqual(["HANDOFF.md", "checkpoints", "journal"]);
   });
 });
 

@@ -1,0 +1,213 @@
+// `search`: literal words over everything the project's memory holds -- the journal, the
+// archives, the ledgers, the current handoff and the checkpoints -- ranked, with no index on
+// disk (docs/decisions/journal.md). Reads only; the caller prints inside the envelope.
+import { readdirSync } from "node:fs";
+import path from "node:path";
+import { readStable } from "../store/files.ts";
+import { archiveDir, memoryDir } from "../store/paths.ts";
+import { parseJournal } from "./entry.ts";
+import { journalDir, listJournal } from "./store.ts";
+
+/** Where a result comes from. */
+export type SearchKind = "journal" | "archive" | "handoff" | "ledger" | "checkpoint";
+export const SEARCH_KINDS: readonly SearchKind[] = ["journal", "archive", "handoff", "ledger", "checkpoint"];
+
+/** One ranked result. */
+export interface SearchResult {
+  /** Path relative to the memory dir, e.g. `journal/2026-10.md`. */
+  file: string;
+  kind: SearchKind;
+  /** `YYYY-MM-DD` of the entry or document state time, or null when unknown. */
+  date: string | null;
+  /** The section (or journal item label, or ledger entry heading) the text sits in. */
+  section: string;
+  /** `[user-directed]`, `[user-approved]` or `[agent-proposed]` when the text carries one, else the kind's own label. */
+  label: string;
+  /** The matching text, as in the file (the caller sanitises it for printing). */
+  text: string;
+  /** Query words found (distinct). */
+  matched: number;
+  /** Other files holding the same text (deduplicated into this result). */
+  alsoIn: number;
+}
+
+/** Longest query accepted, in characters. */
+export const QUERY_MAX = 1000;
+
+/** The query's words: runs of letters and digits, lowercased; punctuation is never syntax. */
+export function queryWords(query: string): string[] {
+  return [...new Set((query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => w.length > 0))];
+}
+
+const LABELS: Record<SearchKind, string> = {
+  journal: "journal (computed by the helper)",
+  archive: "archived handoff",
+  handoff: "current handoff",
+  ledger: "ledger",
+  checkpoint: "automatic checkpoint",
+};
+const PROVENANCE = /\[(user-directed|user-approved|agent-proposed)\]/;
+
+interface Unit {
+  section: string;
+  text: string;
+  date: string | null;
+}
+
+/** Splits a Markdown memory document into searchable units: a list item, or a paragraph, under its `##` section. */
+function markdownUnits(text: string, date: string | null): Unit[] {
+  const units: Unit[] = [];
+  let section = "";
+  let fenced = false;
+  let cur: Unit | null = null;
+  for (const line of text.split("\n")) {
+    if (/^\s*(```|~~~)/.test(line)) fenced = !fenced;
+    const h = fenced ? null : /^##\s+(.+?)\s*$/.exec(line);
+    if (h) {
+      section = h[1]!;
+      cur = null;
+      continue;
+    }
+    if (line.trim() === "" || /^<!--/.test(line) || /^# /.test(line)) {
+      cur = null;
+      continue;
+    }
+    const bullet = /^\s{0,3}(?:[-*+]|\d+[.)])\s+/.exec(line);
+    if (cur === null || bullet) {
+      cur = { section, text: (bullet ? line.slice(bullet[0].length) : line).trim(), date };
+      units.push(cur);
+    } else cur.text += ` ${line.trim()}`;
+  }
+  return units;
+}
+
+function stateDate(text: string): string | null {
+  const m = /^- Date: `?(\d{4}-\d{2}-\d{2})T/m.exec(text) ?? /^Saved: `?(\d{4}-\d{2}-\d{2})T/m.exec(text);
+  return m ? m[1]! : null;
+}
+
+/** Ledger entries: one unit per `## L-0001: …` block, dated by its `Source:` line. */
+function ledgerUnits(text: string): Unit[] {
+  const units: Unit[] = [];
+  for (const block of text.split(/^(?=## )/m).slice(1)) {
+    const heading = /^## (.*)$/m.exec(block)![1]!;
+    const date = /^- Source:.*?(\d{4}-\d{2}-\d{2})/m.exec(block)?.[1] ?? null;
+    units.push({ section: heading, text: block.replace(/^## .*\n/, "").trim().replace(/\n/g, " "), date });
+  }
+  return units;
+}
+
+async function readText(p: string): Promise<string | null> {
+  try {
+    const r = await readStable(p);
+    return r === null ? null : r.bytes.toString("utf8");
+  } catch {
+    // An unsafe or unreadable file is not searched; `check` and `doctor` report it.
+    return null;
+  }
+}
+
+function names(dir: string): string[] {
+  try {
+    return readdirSync(dir).sort();
+  } catch {
+    return [];
+  }
+}
+
+/** What {@link searchMemory} looked at and found. */
+export interface SearchOutcome {
+  results: SearchResult[];
+  /** Files read, by kind. */
+  searched: Record<SearchKind, number>;
+  /** Results before `limit` cut the list. */
+  total: number;
+}
+
+/**
+ * Searches the memory dir of `root` for `words` (see {@link queryWords}): a word matches a
+ * word of the text it begins (`dup` finds `duplicate`); every unit matching at least half the
+ * words (one of one or two) is a result, ranked by distinct words found, then by date (newest first),
+ * then by file name; the same text in several files is one result (the newest), counting the
+ * others in `alsoIn`. `since` (`YYYY-MM-DD`) keeps only dated results on or after it.
+ */
+export async function searchMemory(root: string, words: readonly string[], opts: { since?: string | null; kinds?: readonly SearchKind[]; limit?: number } = {}): Promise<SearchOutcome> {
+  const kinds = new Set(opts.kinds ?? SEARCH_KINDS);
+  const mem = memoryDir(root);
+  const searched: Record<SearchKind, number> = { journal: 0, archive: 0, handoff: 0, ledger: 0, checkpoint: 0 };
+  const found: SearchResult[] = [];
+  // Half the words at least (one of one or two): a lone short word of a long query is noise.
+  const needed = Math.max(1, Math.ceil(words.length / 2));
+  // Words are letters and digits only (queryWords), so they need no escaping in a pattern.
+  const starts = words.map((w) => new RegExp(`(?<![\\p{L}\\p{N}])${w}`, "u"));
+  const consider = (kind: SearchKind, file: string, units: Unit[]): void => {
+    searched[kind]++;
+    for (const u of units) {
+      if (opts.since && (u.date === null || u.date < opts.since)) continue;
+      const lower = u.text.toLowerCase();
+      let matched = 0;
+      for (let i = 0; i < words.length; i++) if (lower.includes(words[i]!) && starts[i]!.test(lower)) matched++;
+      if (matched < needed) continue;
+      const label = PROVENANCE.exec(u.text)?.[0] ?? LABELS[kind];
+      found.push({ file, kind, date: u.date, section: u.section, label, text: u.text, matched, alsoIn: 0 });
+    }
+  };
+  if (kinds.has("journal")) {
+    for (const f of listJournal(root)) {
+      const text = await readText(path.join(journalDir(root), f.name));
+      if (text === null) continue;
+      const units: Unit[] = [];
+      for (const e of parseJournal(text, f.kind).entries) {
+        for (const item of e.items) units.push({ section: item.label, text: item.text, date: e.time.slice(0, 10) });
+      }
+      // A year file's folded lines are units too.
+      if (f.kind === "year") {
+        let period = "";
+        for (const line of text.split("\n")) {
+          const p = /^## (\d{4}-\d{2})$/.exec(line);
+          if (p) period = p[1]!;
+          const m = /^- (\d{4}-\d{2}-\d{2}) (?:save|resume) [0-9a-f]{16}: (.*)$/.exec(line);
+          if (m) units.push({ section: `folded ${period}`, text: m[2]!, date: m[1]! });
+        }
+      }
+      consider("journal", `journal/${f.name}`, units);
+    }
+  }
+  if (kinds.has("handoff")) {
+    const text = await readText(path.join(mem, "HANDOFF.md"));
+    if (text !== null) consider("handoff", "HANDOFF.md", markdownUnits(text, stateDate(text)));
+  }
+  if (kinds.has("archive")) {
+    for (const name of names(archiveDir(root)).filter((n) => /^HANDOFF-.*\.md$/.test(n))) {
+      const text = await readText(path.join(archiveDir(root), name));
+      if (text !== null) consider("archive", `archive/${name}`, markdownUnits(text, stateDate(text)));
+    }
+  }
+  if (kinds.has("ledger")) {
+    for (const name of ["LESSONS.md", "SOLUTIONS.md"]) {
+      const text = await readText(path.join(mem, name));
+      if (text !== null) consider("ledger", name, ledgerUnits(text));
+    }
+  }
+  if (kinds.has("checkpoint")) {
+    const dir = path.join(mem, "checkpoints");
+    for (const name of names(dir).filter((n) => /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}\.md$/.test(n))) {
+      const text = await readText(path.join(dir, name));
+      if (text !== null) consider("checkpoint", `checkpoints/${name}`, markdownUnits(text, stateDate(text)));
+    }
+  }
+  // The same text across the handoff, its archives and the journal is one result: the newest.
+  const byText = new Map<string, { best: SearchResult; files: Set<string> }>();
+  for (const r of found) {
+    const key = r.text.toLowerCase().replace(/\s+/g, " ").replace(/^(?:\[.\]\s+)?/, "");
+    const had = byText.get(key);
+    if (had === undefined) byText.set(key, { best: r, files: new Set([r.file]) });
+    else {
+      had.files.add(r.file);
+      if ((r.date ?? "") > (had.best.date ?? "")) had.best = r;
+    }
+  }
+  const unique = [...byText.values()].map(({ best, files }) => ({ ...best, alsoIn: files.size - 1 }));
+  const ranked = unique.sort((a, b) => b.matched - a.matched || (b.date ?? "").localeCompare(a.date ?? "") || a.file.localeCompare(b.file) || a.text.localeCompare(b.text));
+  return { results: ranked.slice(0, opts.limit ?? 20), searched, total: ranked.length };
+}
