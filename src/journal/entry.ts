@@ -20,6 +20,7 @@ export const ENTRY_LABELS = [
   "Dropped",
   // Resume outcomes, recorded by `checkpoint` (never the user's words).
   "Resumed",
+  "Handoff score",
   "Next step followed",
   "Failed approach retried",
   "Calls to first edit",
@@ -110,6 +111,21 @@ export function renderSaveEntry(facts: SaveFacts, droppedOpen: readonly string[]
   for (const f of next.failedApproaches) if (!priorFailed.has(norm(f))) lines.push(["Failed approach", f]);
   for (const d of droppedOpen) lines.push(["Dropped", d]);
   return fitEntry(`## ${facts.time} save ${facts.token.slice(0, 16)}`, lines);
+}
+
+/**
+ * Renders the journal entry of one resume measured by `checkpoint`: the handoff resumed (its
+ * token's first 16 hex) and its score, whether the first actions followed its proposed next
+ * step, each failed approach retried (redacted commands or paths), the tool calls to the first
+ * edit. `sessionKey` is 16 hex of the session id's SHA-256, never the id itself. Pure.
+ */
+export function renderResumeEntry(time: string, sessionKey: string, handoffToken: string, score: number | null, o: { followed: string; retried: readonly string[]; callsToFirstEdit: number | null }): string {
+  const items: [EntryLabel, string][] = [["Resumed", handoffToken.slice(0, 16)]];
+  if (score !== null) items.push(["Handoff score", String(score)]);
+  items.push(["Next step followed", o.followed]);
+  for (const r of o.retried) items.push(["Failed approach retried", r]);
+  items.push(["Calls to first edit", o.callsToFirstEdit === null ? "no edit" : String(o.callsToFirstEdit)]);
+  return fitEntry(`## ${time} resume ${sessionKey}`, items);
 }
 
 /**

@@ -79,7 +79,7 @@ function summaryLine(entries: readonly JournalEntry[]): string {
  */
 export function foldSection(period: string, entries: readonly JournalEntry[]): string {
   const lines = [`## ${period}`];
-  const kept = new Set(["Decision", "Failed approach", "Next step followed", "Failed approach retried", "Calls to first edit"]);
+  const kept = new Set(["Decision", "Failed approach", "Handoff score", "Next step followed", "Failed approach retried", "Calls to first edit"]);
   for (const e of [...entries].sort((a, b) => (a.time === b.time ? (a.id < b.id ? -1 : 1) : a.time < b.time ? -1 : 1))) {
     const items = e.items.filter((i) => kept.has(i.label));
     if (items.length === 0) continue;

@@ -40,6 +40,9 @@ export const EXAMPLES: Record<string, readonly string[]> = {
   search: [
     "node memory_io.mjs search sqlite lock --since 2026-06-01",
   ],
+  impact: [
+    "node memory_io.mjs impact",
+  ],
   journal: [
     "node memory_io.mjs journal purge --before 2026-01",
   ],
