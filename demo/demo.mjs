@@ -47,7 +47,7 @@ try {
   if (existsSync(path.join(repo, ".git"))) {
     execFileSync("git", ["clone", "--quiet", "--no-local", repo, project], { stdio: ["ignore", "pipe", "pipe"] });
     const commits = git("rev-list", "--count", "HEAD").trim();
-    console.log(`Scratch clone of this repository's own history (${commits} commits): ${project}`);
+    console.log(`Scratch clone of this repository's own history (${commits} commits), in a temporary folder the demo removes when it ends`);
   } else {
     // A download or `git archive` export has no history: make a one-commit repository of
     // its files instead (node_modules, if any, left out), so the demo runs anywhere.
@@ -55,7 +55,7 @@ try {
     execFileSync("git", ["init", "--quiet", "-b", "main"], { cwd: project, stdio: ["ignore", "pipe", "pipe"] });
     git("add", "-A");
     git("commit", "--quiet", "-m", "this folder, as downloaded");
-    console.log(`Scratch repository made from this folder (no git history here, so one commit): ${project}`);
+    console.log(`Scratch repository made from this folder (no git history here, so one commit), in a temporary folder the demo removes when it ends`);
   }
 
   // --- Save, as SKILL.md says, in two calls: what an agent does on "let's stop here".

@@ -12,6 +12,8 @@ it("npm run demo saves, moves the repository on, and resumes with measured drift
   expect(r.status, r.stderr).toBe(0);
   expect(r.stdout).toMatch(/saved HANDOFF\.md\nCURRENT-SHA256: [0-9a-f]{64}/);
   expect(r.stdout).toMatch(/verdict: drifted/);
+  // The scratch folder is gone when the demo ends: its path is never printed.
+  expect(r.stdout).not.toContain("session-handoff-demo-");
   expect(r.stdout).toMatch(/ahead: 4, behind: 0/);
   expect(r.stdout).toMatch(/key files missing: build\.mjs/);
   for (const label of ["Goal:", "Plan status:", "Decisions in force:", "Do-not-retry:", "Drift & lessons:", "Proposed next step:"]) {

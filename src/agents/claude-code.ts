@@ -10,6 +10,9 @@ import type { Agent } from "./types.ts";
 export const claudeCode: Agent = {
   name: "claude-code",
   format: "claude",
+  transcript: "claude",
+  checks: { projectHooksFromStartFolder: true },
+  skillFolders: { project: [".claude/skills"], home: [".claude/skills"] },
   edits(helper, global) {
     const command = (args: string) => hookCommand(helper, args, global ? null : "CLAUDE_PROJECT_DIR");
     return [

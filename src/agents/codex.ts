@@ -1,5 +1,5 @@
 import { bootstrapBody } from "./bootstrap.ts";
-import { hookCommand } from "./command.ts";
+import { hookCommand, hookCommandPowerShell } from "./command.ts";
 import { SESSION_MATCHER } from "./envelope.ts";
 import type { Agent } from "./types.ts";
 
@@ -7,11 +7,15 @@ import type { Agent } from "./types.ts";
  * Codex CLI (harnesses.md): the bootstrap block in `AGENTS.md` (global `~/.codex/AGENTS.md`)
  * and hooks in `.codex/hooks.json` (global `~/.codex/hooks.json`): SessionStart, and the
  * checkpoint hooks PreCompact and SessionEnd (contract §12). Codex runs hooks in the
- * session's cwd with no project variable known, so the command is absolute.
+ * session's cwd with no project variable known, so the command is absolute. On Windows Codex
+ * runs hooks in PowerShell and reads `commandWindows` instead: a PowerShell form of the same.
  */
 export const codex: Agent = {
   name: "codex",
   format: "codex",
+  transcript: "codex",
+  checks: { hookTrust: "codex" },
+  skillFolders: { project: [".agents/skills"], home: [".codex/skills", ".agents/skills"] },
   edits(helper, global) {
     const command = (args: string) => hookCommand(helper, args, null);
     return [
@@ -24,6 +28,7 @@ export const codex: Agent = {
         kind: "json-hooks",
         file: ".codex/hooks.json",
         command,
+        commandWindows: (args: string) => hookCommandPowerShell(helper.abs, args),
         hooks: [
           { event: "SessionStart", matcher: SESSION_MATCHER, args: "hook --mode session --format codex", timeout: 10 },
           { event: "PreCompact", args: "checkpoint --format codex", timeout: 10 },

@@ -11,8 +11,9 @@ import type { Agent } from "./types.ts";
 export const cursor: Agent = {
   name: "cursor",
   format: "cursor",
+  skillFolders: { project: [".agents/skills", ".cursor/skills"], home: [] },
   edits(helper, global) {
-    if (global) throw new Refused("cursor has no per-user rules file to install into (ruling 11); run `install --agent cursor` in the project instead");
+    if (global) throw new Refused("cursor has no per-user rules file to install into; run `install --agent cursor` in the project instead");
     const frontmatter = "---\ndescription: Session handoff bootstrap: check for parked session memory at session start\nalwaysApply: true\n---\n";
     return [{ kind: "owned-file", file: ".cursor/rules/session-handoff.mdc", mode: 0o644, content: `${frontmatter}${block(bootstrapBody(helper, ["cursor"]))}\n` }];
   },

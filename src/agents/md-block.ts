@@ -29,10 +29,10 @@ export function findBlock(text: string, file: string): BlockSpan | null {
   return { begin: begins[0]!, end: ends[0]! };
 }
 
-/** The agents named in an existing block (ruling 11: the block lists the agents that asked for it). */
+/** The agents named in an existing block (the block lists the agents that asked for it). */
 export function blockAgents(text: string, span: BlockSpan): string[] {
   const lines = text.split("\n").slice(span.begin + 1, span.end);
-  const line = lines.find((l) => l.startsWith(AGENTS_LINE));
+  const line = lines.map((l) => l.replace(/\r$/, "")).find((l) => l.startsWith(AGENTS_LINE));
   if (!line) return [];
   return line
     .slice(AGENTS_LINE.length)
@@ -42,41 +42,92 @@ export function blockAgents(text: string, span: BlockSpan): string[] {
     .filter(Boolean);
 }
 
-/**
- * Puts our block into `text` (null: a new file): replaced in place when present, else
- * appended after a blank line. `body` builds it from the agents that asked for it, `agent`
- * added to those already listed.
- */
-export function putBlock(text: string | null, file: string, agent: AgentName, body: (agents: AgentName[]) => string): string {
-  if (text === null || text === "") return `${block(body([agent]))}\n`;
-  const span = findBlock(text, file);
-  if (span === null) {
-    const sep = text.endsWith("\n\n") ? "" : text.endsWith("\n") ? "\n" : "\n\n";
-    return `${text}${sep}${block(body([agent]))}\n`;
-  }
-  const agents = [...new Set([...blockAgents(text, span), agent])].sort() as AgentName[];
+/** Past this many bytes, a new block goes near the top of the file, not at its end (docs/design.md#integrations). */
+export const TOP_BLOCK_FROM = 28 * 1024;
+
+/** Codex reads the first 32 KiB of all AGENTS.md text (harnesses.md): a block must end within them. */
+export const CODEX_BUDGET = 32 * 1024;
+
+// The file's own line ending: CRLF when it has one, so an install never mixes them.
+function eolOf(text: string): string {
+  return text.includes("\r\n") ? "\r\n" : "\n";
+}
+
+/** Byte offset just past our block's end marker line in `text`, or null when it has no block. */
+export function blockEndByte(text: string, span: BlockSpan): number {
   const lines = text.split("\n");
-  lines.splice(span.begin, span.end - span.begin + 1, block(body(agents)));
+  return Buffer.byteLength(lines.slice(0, span.end + 1).join("\n"), "utf8");
+}
+
+// `text` (no block of ours) with `blk` put in: after a first line that is a heading, else at
+// the top, when the file is over TOP_BLOCK_FROM bytes (so that Codex reads it); else at the end.
+function insertBlock(text: string, blk: string, eol: string): string {
+  const big = Buffer.byteLength(text, "utf8") > TOP_BLOCK_FROM;
+  if (!big) {
+    const sep = text.endsWith(`${eol}${eol}`) || text.endsWith("\n\n") ? "" : text.endsWith("\n") ? eol : `${eol}${eol}`;
+    return `${text}${sep}${blk}${eol}`;
+  }
+  const lines = text.split("\n");
+  const cr = eol === "\r\n" ? "\r" : "";
+  const heading = /^#{1,6}(\s|$)/.test(lines[0]!.replace(/\r$/, ""));
+  const at = heading ? 1 : 0;
+  const piece = [...(heading ? [cr] : []), `${blk}${cr}`];
+  if ((lines[at] ?? "").replace(/\r$/, "") !== "") piece.push(cr);
+  lines.splice(at, 0, ...piece);
   return lines.join("\n");
 }
 
 /**
- * `text` with `agent` taken off our block; the block goes with the last agent (ruling 11),
- * with the blank line that install put before it. Returns null when nothing would be left.
+ * Puts our block into `text` (null: a new file): replaced in place when present, else added
+ * (at the end, or near the top of a file over TOP_BLOCK_FROM bytes); a present block that
+ * ends past CODEX_BUDGET bytes of a file is moved there too. The file's line endings are
+ * kept. `body` builds it from the agents that asked for it, `agent` added to those listed.
+ */
+export function putBlock(text: string | null, file: string, agent: AgentName, body: (agents: AgentName[]) => string): string {
+  if (text === null || text === "") return `${block(body([agent]))}\n`;
+  const eol = eolOf(text);
+  const span = findBlock(text, file);
+  if (span === null) return insertBlock(text, block(body([agent])).split("\n").join(eol), eol);
+  const agents = [...new Set([...blockAgents(text, span), agent])].sort() as AgentName[];
+  const blk = block(body(agents)).split("\n").join(eol);
+  if (blockEndByte(text, span) > CODEX_BUDGET) {
+    const without = dropBlock(text, span);
+    return insertBlock(without ?? "", blk, eol);
+  }
+  const lines = text.split("\n");
+  const cr = lines[span.end]!.endsWith("\r") ? "\r" : "";
+  lines.splice(span.begin, span.end - span.begin + 1, `${blk}${cr}`);
+  return lines.join("\n");
+}
+
+// `text` without the block at `span` and the blank line that install put beside it; null
+// when nothing would be left.
+function dropBlock(text: string, span: BlockSpan): string | null {
+  const lines = text.split("\n");
+  const blank = (i: number) => i >= 0 && i < lines.length && lines[i]!.replace(/\r$/, "") === "";
+  let from = span.begin;
+  let to = span.end;
+  const atEnd = lines.slice(span.end + 1).every((l) => l.replace(/\r$/, "") === "");
+  if (atEnd && from > 0 && blank(from - 1)) from--;
+  else if (!atEnd && blank(to + 1) && (from === 0 || blank(from - 1))) to++;
+  lines.splice(from, to - from + 1);
+  const out = lines.join("\n");
+  return out.trim() === "" ? null : out;
+}
+
+/**
+ * `text` with `agent` taken off our block; the block goes with the last agent (contract §9),
+ * with the blank line that install put beside it. Returns null when nothing would be left.
  */
 export function takeBlock(text: string, file: string, agent: AgentName, body: (agents: AgentName[]) => string): string | null {
   const span = findBlock(text, file);
   if (span === null) return text;
   const rest = blockAgents(text, span).filter((a) => a !== agent) as AgentName[];
-  const lines = text.split("\n");
   if (rest.length > 0) {
-    lines.splice(span.begin, span.end - span.begin + 1, block(body(rest)));
+    const lines = text.split("\n");
+    const cr = lines[span.end]!.endsWith("\r") ? "\r" : "";
+    lines.splice(span.begin, span.end - span.begin + 1, `${block(body(rest)).split("\n").join(eolOf(text))}${cr}`);
     return lines.join("\n");
   }
-  let from = span.begin;
-  const atEnd = lines.slice(span.end + 1).every((l) => l === "");
-  if (atEnd && from > 0 && lines[from - 1] === "") from--;
-  lines.splice(from, span.end - from + 1);
-  const out = lines.join("\n");
-  return out.trim() === "" ? null : out;
+  return dropBlock(text, span);
 }

@@ -8,6 +8,7 @@ import type { Agent } from "./types.ts";
  */
 export const opencode: Agent = {
   name: "opencode",
+  skillFolders: { project: [".opencode/skills", ".claude/skills", ".agents/skills"], home: [".config/opencode/skills"] },
   edits(helper, global) {
     return [
       {

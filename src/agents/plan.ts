@@ -8,7 +8,7 @@ import type { AgentName, Edit } from "./types.ts";
 
 /** What a user would paste by hand for an edit, when the file cannot be edited safely. */
 export function snippetOf(edit: Edit, agent: AgentName): string {
-  if (edit.kind === "json-hooks") return hooksSnippet(edit.hooks, edit.command);
+  if (edit.kind === "json-hooks") return hooksSnippet(edit.hooks, edit);
   if (edit.kind === "md-block") return block(edit.body([agent]));
   return edit.content;
 }
@@ -31,7 +31,7 @@ function isOwned(text: string): boolean {
 export function installText(edit: Edit, agent: AgentName, current: string | null, shown: string): string {
   switch (edit.kind) {
     case "json-hooks":
-      return mergeHooks(current, shown, edit.hooks, edit.command);
+      return mergeHooks(current, shown, edit.hooks, edit);
     case "md-block":
       return putBlock(current, shown, agent, edit.body);
     case "owned-file":

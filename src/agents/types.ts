@@ -37,6 +37,8 @@ export interface JsonHooksEdit {
   hooks: HookSpec[];
   /** The shell command running the helper with `args`. */
   command(args: string): string;
+  /** The harness's per-OS command field for Windows, when it has one (Codex `commandWindows`). */
+  commandWindows?(args: string): string;
 }
 
 /** A Markdown file holding our block between the begin/end markers. */
@@ -52,17 +54,45 @@ export interface OwnedFileEdit {
   kind: "owned-file";
   file: string;
   content: string;
-  /** 0644 for rules, 0755 for Cline's hook scripts (ruling 11). */
+  /** 0644 for rules and PowerShell scripts, 0755 for Cline's POSIX hook scripts. */
   mode: number;
 }
 
 export type Edit = JsonHooksEdit | BlockEdit | OwnedFileEdit;
 
-/** One harness. */
+/** Where a harness looks for skills (harnesses.md), relative to the project or to HOME. */
+export interface SkillFolders {
+  project: string[];
+  home: string[];
+}
+
+/**
+ * What `doctor` knows of a harness beyond its files: project hooks read only from the start
+ * folder (Claude Code, Gemini), hooks that need a trust entry of their own (Codex).
+ */
+export interface AgentChecks {
+  /** Project hooks load only when the harness starts at the project root. */
+  projectHooksFromStartFolder?: boolean;
+  /** The per-hook trust entries the harness keeps, as `doctor` reads them. */
+  hookTrust?: "codex";
+}
+
+/**
+ * One harness: everything the rest of the helper knows about it, in its own file of
+ * `src/agents/` (the table in `src/agents/index.ts` lists them). The hook envelope of its
+ * format lives in `envelopes.ts` (hot, see there) and its transcript adapter in
+ * `transcripts/` (named by `transcript`).
+ */
 export interface Agent {
   name: AgentName;
   /** Its `hook --format`, when it has a session-start hook we install. */
   format?: HookFormat;
+  /** The transcript adapter `checkpoint --format` uses for it, when it has checkpoint hooks. */
+  transcript?: "claude" | "codex" | "gemini";
+  /** Where it looks for skills (doctor, README "Install"). */
+  skillFolders: SkillFolders;
+  /** doctor's checks of its own. */
+  checks?: AgentChecks;
   /**
    * The files install edits. `global` selects the per-user files (ruling 11); an agent
    * without them throws a Refused naming why.

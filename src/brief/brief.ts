@@ -1,6 +1,7 @@
 // The six-line warm-start brief (seed 002, resume flow step 6; contract §5 `brief`). Pure.
 import type { DriftReport } from "../git/verdict.ts";
 import { sanitize } from "../guard/sanitize.ts";
+import { cutAtWord, fitClauses, fitList, type Clause } from "./cut.ts";
 import type { ParsedHandoff } from "../schema/handoff.ts";
 
 /** The six labels, in order (seed 002: match exactly). */
@@ -33,6 +34,8 @@ export interface Brief {
    * checkpoint's step is framed the same way (schema/checkpoint-brief.ts).
    */
   frame?: { verdict: string; question: string | null };
+  /** The ranked clauses `Drift & lessons` was fitted from, for a field added to later (a checkpoint's source). */
+  driftClauses?: Clause[];
 }
 
 /**
@@ -71,7 +74,8 @@ export function frameNextStep(verdict: string, step: string | null, question: st
  * therefore stays inside Goal:.
  */
 export function flatten(text: string, max = MAX_FIELD_CHARS): string {
-  return sanitize(text, { max });
+  // Cut at a word boundary outside code spans, never mid-word (docs/decisions/brief-cuts.md).
+  return cutAtWord(sanitize(text), max);
 }
 
 const NONE = /^(none|none recorded|none yet|n\/a|-)\.?$/i;
@@ -102,12 +106,6 @@ export function causeList(items: readonly string[], max: number, budget: number)
     const approachRoom = per - [...causeText].length - sep.length;
     return `${flatten(approach, Math.max(8, approachRoom))}${sep}${causeText}`;
   });
-  return `${shown.join("; ")}${more}`;
-}
-
-function list(items: readonly string[], max: number): string {
-  const shown = items.slice(0, max).map((i) => flatten(i, 160));
-  const more = items.length > max ? ` (+${items.length - max} more)` : "";
   return `${shown.join("; ")}${more}`;
 }
 
@@ -156,22 +154,25 @@ export function draftBrief(h: ParsedHandoff, drift: DriftReport, ledgers: Ledger
   }
 
   const inForce = h.decisions.filter((d) => !/\(superseded\b/i.test(d));
-  const decisionsInForce = inForce.length === 0 ? "none recorded" : list(inForce, 4);
-  const doNotRetry = h.failedApproaches.length === 0 ? "none recorded" : causeList(h.failedApproaches, 4, MAX_FIELD_CHARS);
+  // List fields drop their last items first; a lone item too long keeps its cause.
+  const keepCause = (item: string, room: number) => causeList([item], 1, room);
+  const decisionsInForce = inForce.length === 0 ? "none recorded" : fitList(inForce.map((d) => flatten(d, 10_000)), 4, MAX_FIELD_CHARS, keepCause);
+  const doNotRetry = h.failedApproaches.length === 0 ? "none recorded" : fitList(h.failedApproaches.map((d) => flatten(d, 10_000)), 4, MAX_FIELD_CHARS, keepCause);
 
   const ledgerBits = [ledgerText("LESSONS.md", ledgers.lessons), ledgerText("SOLUTIONS.md", ledgers.solutions)].filter((x): x is string => x !== null);
   for (const name of ledgers.unreadable ?? []) ledgerBits.push(`${name} refused by the safety checks (run \`check\`)`);
-  let driftText = flatten(drift.summary, 300);
-  // Changed key files are named even when the summary had to be cut (contract §5 `brief`).
+  // Whole clauses, each ranked: the least important go first when the field is too long.
+  const driftClauses: Clause[] = driftSummaryClauses(drift.summary);
   const changed = (drift.changedKeyFiles ?? []).filter((p) => !drift.missingKeyFiles.includes(p));
-  if (changed.length > 0 && !driftText.includes("key files changed:")) {
-    driftText += `; key files changed: ${flatten(changed.slice(0, 3).join(", "), 160)}${changed.length > 3 ? ` and ${changed.length - 3} more` : ""}`;
+  if (changed.length > 0 && !drift.summary.includes("key files changed:")) {
+    driftClauses.push({ text: `key files changed: ${flatten(changed.slice(0, 3).join(", "), 160)}${changed.length > 3 ? ` and ${changed.length - 3} more` : ""}`, rank: RANK.changed });
   }
   const dirtyKeys = (drift.dirtyKeyFiles ?? []).filter((p) => !drift.missingKeyFiles.includes(p));
-  if (dirtyKeys.length > 0 && !driftText.includes("key files with uncommitted changes:")) {
-    driftText += `; key files with uncommitted changes: ${flatten(dirtyKeys.slice(0, 3).join(", "), 160)}${dirtyKeys.length > 3 ? ` and ${dirtyKeys.length - 3} more` : ""}`;
+  if (dirtyKeys.length > 0 && !drift.summary.includes("key files with uncommitted changes:")) {
+    driftClauses.push({ text: `key files with uncommitted changes: ${flatten(dirtyKeys.slice(0, 3).join(", "), 160)}${dirtyKeys.length > 3 ? ` and ${dirtyKeys.length - 3} more` : ""}`, rank: RANK.changed });
   }
-  const driftAndLessons = `${driftText}; ledgers: ${ledgerBits.length > 0 ? ledgerBits.join(", ") : "none found"}`;
+  driftClauses.push({ text: `ledgers: ${ledgerBits.length > 0 ? ledgerBits.join(", ") : "none found"}`, rank: RANK.ledgers });
+  const driftAndLessons = fitClauses(driftClauses, MAX_FIELD_CHARS);
 
   const next = h.nextSteps[0] ?? (current ? current.text : null);
   const nextText = next === null ? null : flatten(next, 200);
@@ -181,7 +182,32 @@ export function draftBrief(h: ParsedHandoff, drift: DriftReport, ledgers: Ledger
 
   const values = [goal, planStatus, decisionsInForce, doNotRetry, driftAndLessons, proposedNextStep];
   const lines = BRIEF_LABELS.map((label, i) => `${label} ${values[i]}`);
-  return { goal, planStatus, decisionsInForce, doNotRetry, driftAndLessons, proposedNextStep, lines, frame };
+  return { goal, planStatus, decisionsInForce, doNotRetry, driftAndLessons, proposedNextStep, lines, frame, driftClauses };
+}
+
+/**
+ * How much a `Drift & lessons` clause matters (docs/decisions/brief-cuts.md): ledgers go first,
+ * then memory-only commits, upstream, changed files, the rest; the verdict last.
+ */
+export const RANK = { ledgers: 0, memoryOnly: 10, upstream: 20, changed: 30, other: 40, source: 90, verdict: 100 } as const;
+
+/** drift's summary as ranked clauses: the first is the verdict with its reason. */
+export function driftSummaryClauses(summary: string): Clause[] {
+  return sanitize(summary)
+    .split("; ")
+    .map((text, i) => ({
+      text,
+      rank:
+        i === 0
+          ? RANK.verdict
+          : /memory-only/.test(text)
+            ? RANK.memoryOnly
+            : /^upstream\b|\bupstream\b/.test(text)
+              ? RANK.upstream
+              : /^(key files (changed|missing|with uncommitted)|dirty files|files? dirty at the save|\d+ files? dirty)/.test(text)
+                ? RANK.changed
+                : RANK.other,
+    }));
 }
 
 /** The brief as text: exactly six lines, each ending with a newline. */

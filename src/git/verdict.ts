@@ -207,7 +207,9 @@ export function assessDrift(f: DriftFacts): DriftReport {
   else if (branchChanged === false && verdict !== "unverifiable") parts.push(`on ${currentBranch}`);
   if (progress.saved !== null && progress.saved !== progress.current) parts.push(`${progress.saved} was in progress at the save${progress.current === null ? ", finished or aborted since" : ""}`);
   if (progress.current !== null) parts.push(`${progress.current} in progress now`);
-  parts.push(ageDays !== null ? `saved ${ageDays} days ago` : "age unknown");
+  // "age unknown" is said once (docs/design.md#verdicts-and-the-brief): the verdict's reason may have said it.
+  if (ageDays !== null) parts.push(`saved ${ageDays} days ago`);
+  else if (!parts.some((p) => p.includes("age unknown"))) parts.push("age unknown");
   if (verdict === "stale") parts.push("too stale for line-by-line reconciliation");
   if (f.missingKeyFiles.length > 0) {
     const shown = f.missingKeyFiles.slice(0, 3).map(quotePath).join(", ");

@@ -2,7 +2,8 @@
 // newest checkpoint, every field marked `(captured, not confirmed)`; with a handoff older
 // than the checkpoint, Plan status and the next step come from the checkpoint (marked) and
 // Drift & lessons says the source. Pure.
-import { BRIEF_LABELS, flatten, frameNextStep, type Brief } from "../brief/brief.ts";
+import { BRIEF_LABELS, flatten, frameNextStep, MAX_FIELD_CHARS, RANK, type Brief } from "../brief/brief.ts";
+import { fitClauses } from "../brief/cut.ts";
 
 /** The mark on every field drafted from a checkpoint (ruling 24). */
 export const CAPTURED = "(captured, not confirmed)";
@@ -88,7 +89,8 @@ export function foldCheckpoint(brief: Brief, cp: ParsedCheckpoint, age: string):
     planStatus: cp.plan.length > 0 ? plan.text : brief.planStatus,
     decisionsInForce: brief.decisionsInForce,
     doNotRetry: brief.doNotRetry,
-    driftAndLessons: `${brief.driftAndLessons}; source: checkpoint ${age}`,
+    // The source is a clause like the others: whole clauses drop before it, nothing follows a cut.
+    driftAndLessons: brief.driftClauses ? fitClauses([...brief.driftClauses, { text: `source: checkpoint ${age}`, rank: RANK.source }], MAX_FIELD_CHARS) : `${brief.driftAndLessons}; source: checkpoint ${age}`,
     proposedNextStep:
       plan.current === null ? brief.proposedNextStep : brief.frame === undefined ? nextStepOf(plan.current) : frameNextStep(brief.frame.verdict, `${flatten(plan.current, 200)} ${CAPTURED}`, brief.frame.question),
   });

@@ -7,7 +7,7 @@ import { quotePath } from "./anchor-lines.ts";
 import { LISTED_ITEMS, type Capture } from "../agents/transcripts/types.ts";
 import { CHECKPOINT_HEADING } from "./checkpoint-name.ts";
 
-export { CHECKPOINT_HEADING, CHECKPOINT_NAME, SESSION_ID, headerValue, isCheckpointText } from "./checkpoint-name.ts";
+export { CHECKPOINT_HEADING, CHECKPOINT_NAME, SESSION_ID, headerValue, isAnchorsOnlySource, isCheckpointText } from "./checkpoint-name.ts";
 
 /** Largest checkpoint, in bytes (contract §12). */
 export const CHECKPOINT_MAX_BYTES = 4096;
@@ -49,6 +49,52 @@ export interface CheckpointInput {
   anchorLines: string[];
   /** The root, to write edited files relative to it. */
   root: string;
+  /** `Since-handoff:`: the token of the session's last save this capture starts after, or null. */
+  sinceHandoff?: string | null;
+  /** The same session's earlier checkpoint with the same `Since-handoff:`, merged in (never degraded). */
+  prior?: PriorCheckpoint | null;
+}
+
+/** An earlier checkpoint of the session as written: its trigger history and its rendered items per section. */
+export interface PriorCheckpoint {
+  /** Its `Trigger:` then its `(earlier: …)` ones, oldest first. */
+  triggers: string[];
+  source: string | null;
+  /** Item lines (`- …`) of each `## ` section, placeholders and counts left out. */
+  items: Map<string, string[]>;
+  /** Its `- (N older left out)` count per section. */
+  dropped: Map<string, number>;
+}
+
+/**
+ * Reads a checkpoint as written for a merge (docs/design.md#checkpoints). Pure; unknown lines
+ * are ignored.
+ */
+export function parsePriorCheckpoint(text: string): PriorCheckpoint {
+  const trigger = /^Trigger: ([a-z-]+)(?: \(earlier: ([a-z, -]+)\))?$/m.exec(text);
+  const triggers = trigger === null ? [] : [...(trigger[2]?.split(", ") ?? []), trigger[1]!];
+  const source = /^Source: (.*)$/m.exec(text)?.[1] ?? null;
+  const items = new Map<string, string[]>();
+  const dropped = new Map<string, number>();
+  let section: string | null = null;
+  for (const line of text.split("\n")) {
+    if (line.startsWith("## ")) {
+      section = line;
+      items.set(section, []);
+      continue;
+    }
+    if (section === null || !line.startsWith("- ") || line === "- none captured") continue;
+    const older = /^- \((\d+) older left out\)$/.exec(line);
+    if (older) dropped.set(section, Number(older[1]));
+    else items.get(section)!.push(line);
+  }
+  return { triggers, source, items, dropped };
+}
+
+/** `Trigger: <latest>` then ` (earlier: <a>, <b>)` for the distinct earlier ones merged in. */
+export function triggerLine(latest: string, earlier: readonly string[]): string {
+  const before = [...new Set(earlier)].filter((t) => t !== latest);
+  return `Trigger: ${latest}${before.length > 0 ? ` (earlier: ${before.join(", ")})` : ""}`;
 }
 
 // Per-item display caps, in code points: enough to recognise the item, small enough that
@@ -123,8 +169,9 @@ export function renderCheckpoint(input: CheckpointInput): { text: string; findin
     `Saved: ${input.saved}`,
     `Session: ${input.session}`,
     `Session-start: ${input.sessionStart ?? "unknown"}`,
-    `Trigger: ${input.trigger}`,
+    triggerLine(input.trigger, input.prior?.triggers ?? []),
     `Source: ${input.source}`,
+    ...(input.sinceHandoff ? [`Since-handoff: ${input.sinceHandoff}`] : []),
     "",
     "Captured automatically from the harness's transcript, without a model: quoted lines are the user's words, the last claim is the agent's statement, not a verified fact. Not confirmed by anyone; a handoff written later supersedes it.",
   ];
@@ -156,6 +203,7 @@ export function renderCheckpoint(input: CheckpointInput): { text: string; findin
       cuttable: true,
     });
   }
+  if (input.prior) mergePrior(sections, input.prior);
   sections.push({ heading: "## Environment anchors", items: input.anchorLines, dropped: 0, empty: "- none", cuttable: false });
   let text = renderSections(head, sections);
   while (Buffer.byteLength(text, "utf8") > CHECKPOINT_MAX_BYTES) {
@@ -167,6 +215,35 @@ export function renderCheckpoint(input: CheckpointInput): { text: string; findin
     text = renderSections(head, sections);
   }
   return { text, findings };
+}
+
+// What the new capture cannot fill is kept (docs/design.md#checkpoints): list items earlier
+// first, then new ones not already present (exact text); the latest plan, claim and summary.
+const LATEST_WINS = new Set(["## Plan state", "## Last claim", "## Compaction summary"]);
+
+function mergePrior(sections: Section[], prior: PriorCheckpoint): void {
+  for (const [heading, old] of prior.items) {
+    if (heading === "## Environment anchors" || (old.length === 0 && !prior.dropped.has(heading))) continue;
+    let s = sections.find((x) => x.heading === heading);
+    if (s === undefined) {
+      s = { heading, items: [], dropped: 0, empty: "- none captured", cuttable: true };
+      // The summary goes where a fresh one would: after the claim, before the anchors.
+      sections.push(s);
+    }
+    if (LATEST_WINS.has(heading)) {
+      if (s.items.length === 0) {
+        s.items = [...old];
+        s.dropped = prior.dropped.get(heading) ?? 0;
+      }
+      continue;
+    }
+    const merged = [...old, ...s.items.filter((x) => !old.includes(x))];
+    const cap = heading === "## User requests" ? MAX_REQUESTS : MAX_ITEMS;
+    // Two captures of one transcript overlap: the larger count of older items stands for both.
+    s.dropped = Math.max(s.dropped, prior.dropped.get(heading) ?? 0) + Math.max(0, merged.length - cap);
+    s.items = merged.slice(-cap);
+    if (heading === "## User requests") s.dropped = 0;
+  }
 }
 
 /** True when two checkpoints are equal apart from `Saved:` and the `- Date:` anchor (ruling 22). */

@@ -3,6 +3,7 @@
 // text in, a plain result out; never throws on content. The document's block structure comes
 // from the CommonMark line scanner (blocks.ts), so a heading inside a fenced code block or an
 // HTML comment is not a heading.
+import { stateFields, stateTime as readStateTime } from "./state-time.ts";
 import { redactText } from "../guard/redaction.cold.ts";
 import type { RedactionFinding } from "../guard/redact.ts";
 import { parseBlocks, type Block } from "./blocks.ts";
@@ -336,7 +337,7 @@ export function validateHandoff(input: string, opts: HandoffValidateOptions): Va
       if (gitForm && seen.has("Key file mtimes")) findings.push({ rule: "anchor-mixed", line: anchorSection.line, message: "`- Key file mtimes:` is for handoffs saved outside git" });
       const date = seen.get("Date")?.replace(/^`(.*)`$/, "$1");
       if (date !== undefined && isIsoWithZone(date) && Date.parse(date) > opts.nowMs + CLOCK_SKEW_MS) {
-        findings.push({ rule: "anchor-date", line: anchorSection.line, message: `the - Date: anchor ${quoted(date)} is in the future` });
+        findings.push({ rule: "anchor-date", line: anchorSection.line, message: `the - Date: anchor ${quoted(date)} is in the future (more than 5 minutes ahead): age unknown` });
       }
       const head = seen.get("HEAD")?.replace(/^`(.*)`$/, "$1");
       const headOk = gitForm ? head !== undefined && /^([0-9a-fA-F]{40}|[0-9a-fA-F]{64})$/.test(head) : true;
@@ -475,24 +476,13 @@ export function goalLine(text: string): string | null {
 }
 
 /**
- * The state time of a handoff (ruling 13): the first of `- Date:` and `Saved:` that parses
- * strictly and is not in the future, or null.
+ * The state time of a handoff as an ISO string, or null when its age is unknown: read by
+ * `stateFields` and `stateTime` (schema/state-time.ts), the one reading every verb uses
+ * (docs/design.md#verdicts-and-the-brief), so `archives list` never gives a time that hook,
+ * drift and brief call unknown.
  */
-export function stateTime(text: string, nowMs: number): string | null {
-  const t = text.replace(/^\uFEFF/, "").replace(/\r\n?/g, "\n");
-  const layout = handoffLayout(t);
-  const range = anchorsRange(layout);
-  const candidates: string[] = [];
-  if (range) {
-    for (const l of layout.lines.slice(range.start, range.end)) {
-      const m = /^- Date: (.*)$/.exec(l);
-      if (m) candidates.push(m[1]!.replace(/^`(.*)`$/, "$1"));
-    }
-  }
-  if (layout.savedIndex >= 0) candidates.push(layout.lines[layout.savedIndex]!.trim().replace(/^Saved:\s*/, "").replace(/^`(.*)`$/, "$1"));
-  for (const c of candidates) {
-    const got = parseStrictTime(c, nowMs);
-    if (!("error" in got)) return got.iso;
-  }
-  return null;
+export function stateTimeIso(text: string, nowMs: number): string | null {
+  const f = stateFields(text);
+  const st = readStateTime(f.date, f.saved, nowMs);
+  return st.known ? st.time.iso : null;
 }

@@ -7,6 +7,9 @@ import { CHECKPOINT_NAME } from "../schema/checkpoint-name.ts";
 import { checkpointsDir, checkpointsDirState, listCheckpoints, readHead, rmQuietRegular } from "./checkpoints.ts";
 import { listPrivate } from "./private.ts";
 
+/** Most delivered-once markers kept (docs/design.md#checkpoints). */
+export const MARKERS_KEPT = 20;
+
 /** Checkpoints of this many sessions are kept (contract §12). */
 export const CHECKPOINT_KEEP = 5;
 
@@ -69,11 +72,23 @@ export function cleanCheckpointLeftovers(root: string): string[] {
     }
   }
   try {
+    // Markers are kept only for sessions whose checkpoint exists, the newest MARKERS_KEPT of
+    // them, so that checkpoints/ does not grow with every session ever started.
+    const kept: { name: string; mtimeMs: number }[] = [];
     for (const name of readdirSync(dir)) {
       const m = /^\.delivered-(.+)$/.exec(name);
-      if (m && !CHECKPOINT_NAME.test(`${m[1]}.md`)) continue;
-      if (m && readHead(path.join(dir, `${m[1]}.md`), 1) === null) rmQuietRegular(path.join(dir, name));
+      if (!m || !CHECKPOINT_NAME.test(`${m[1]}.md`)) continue;
+      if (readHead(path.join(dir, `${m[1]}.md`), 1) === null) rmQuietRegular(path.join(dir, name));
+      else {
+        try {
+          kept.push({ name, mtimeMs: lstatSync(path.join(dir, name)).mtimeMs });
+        } catch {
+          // gone meanwhile
+        }
+      }
     }
+    kept.sort((a, b) => b.mtimeMs - a.mtimeMs || (a.name < b.name ? -1 : 1));
+    for (const k of kept.slice(MARKERS_KEPT)) rmQuietRegular(path.join(dir, k.name));
   } catch {
     // best effort
   }

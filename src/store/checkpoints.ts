@@ -4,7 +4,7 @@
 import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readSync, unlinkSync, writeSync } from "node:fs";
 import { createHash } from "node:crypto";
 import path from "node:path";
-import { CHECKPOINT_NAME, headerValue, isCheckpointText, SESSION_ID } from "../schema/checkpoint-name.ts";
+import { CHECKPOINT_NAME, headerValue, isAnchorsOnlySource, isCheckpointText, SESSION_ID } from "../schema/checkpoint-name.ts";
 import { parseStrictTime } from "../schema/values.ts";
 import { hasPrivatePartner } from "./private.ts";
 import { memoryDir } from "./paths.ts";
@@ -41,6 +41,10 @@ export interface CheckpointEntry {
   name: string;
   savedMs: number | null;
   sessionStartMs: number | null;
+  /** Its `Since-handoff:` token: the save of the session it captures the work after, or null. */
+  since: string | null;
+  /** True when it holds the anchors only (no transcript read): never announced, never parked. */
+  anchorsOnly: boolean;
 }
 
 const HEAD = 1024;
@@ -50,6 +54,11 @@ const HEAD = 1024;
  * temp of an unfinished publication) without following a link or blocking; null otherwise.
  */
 export function readHead(filePath: string, bytes = HEAD): string | null {
+  return readHeadBytes(filePath, bytes)?.toString("utf8") ?? null;
+}
+
+/** {@link readHead}'s bytes, undecoded (at most `bytes`, 1 MB by default here: a handoff's cap). */
+export function readHeadBytes(filePath: string, bytes = 1_000_000): Buffer | null {
   let fd: number;
   try {
     fd = openSync(filePath, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
@@ -62,9 +71,10 @@ export function readHead(filePath: string, bytes = HEAD): string | null {
     // Two links only while a checkpoint's publication is unfinished (its temp is the other):
     // still the whole new version, so a crash there hides nothing (ruling 23).
     if (st.nlink !== 1n && !(st.nlink === 2n && hasPrivatePartner(path.dirname(filePath), path.basename(filePath), st.ino))) return null;
-    const buf = Buffer.alloc(bytes);
-    const n = readSync(fd, buf, 0, bytes, 0);
-    return buf.subarray(0, n).toString("utf8");
+    const want = Math.min(bytes, Number(st.size) + 1);
+    const buf = Buffer.alloc(want);
+    const n = readSync(fd, buf, 0, want, 0);
+    return buf.subarray(0, n);
   } catch {
     return null;
   } finally {
@@ -96,7 +106,14 @@ export function listCheckpoints(root: string, now = Date.now()): CheckpointEntry
     if (!CHECKPOINT_NAME.test(name)) continue;
     const head = readHead(path.join(checkpointsDir(root), name));
     if (head === null || !isCheckpointText(head)) continue;
-    out.push({ session: name.slice(0, -3), name, savedMs: timeOf(headerValue(head, "Saved"), now), sessionStartMs: timeOf(headerValue(head, "Session-start"), now) });
+    out.push({
+      session: name.slice(0, -3),
+      name,
+      savedMs: timeOf(headerValue(head, "Saved"), now),
+      sessionStartMs: timeOf(headerValue(head, "Session-start"), now),
+      since: headerValue(head, "Since-handoff"),
+      anchorsOnly: isAnchorsOnlySource(headerValue(head, "Source")),
+    });
   }
   // Ties by name in code-unit order: the same on every machine, and no ICU collator to load
   // (localeCompare's first call cost the hook ~3 ms when two checkpoints shared a second).

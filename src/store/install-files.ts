@@ -162,13 +162,72 @@ export interface InstallRecord {
   createdDirs: string[];
 }
 
+/** `${XDG_CONFIG_HOME:-$HOME/.config}/session-handoff`: the per-user folder of ours. */
+export function userDir(env: Record<string, string | undefined>, home: string): string {
+  const config = env.XDG_CONFIG_HOME ? env.XDG_CONFIG_HOME : path.join(home, ".config");
+  return path.join(config, "session-handoff");
+}
+
 /**
- * Where install records live: `${XDG_CONFIG_HOME:-$HOME/.config}/session-handoff/installs/`,
- * beside the global kill switch; never in the project (a record is one machine's).
+ * Where install records live: `<user dir>/installs/`, beside the global kill switch; never
+ * in the project (a record is one machine's).
  */
 export function recordsDir(env: Record<string, string | undefined>, home: string): string {
-  const config = env.XDG_CONFIG_HOME ? env.XDG_CONFIG_HOME : path.join(home, ".config");
-  return path.join(config, "session-handoff", "installs");
+  return path.join(userDir(env, home), "installs");
+}
+
+/**
+ * Makes `dir` and every missing folder above it (0700: they are the user's private config),
+ * before anything is published, so that a record can always be written after it.
+ * @returns the folders it made, top first.
+ * @throws Refused (exit 2) when one cannot be made (a file in the way, no permission).
+ */
+export function prepareDir(dir: string): string[] {
+  const missing: string[] = [];
+  for (let d = dir; ; d = path.dirname(d)) {
+    try {
+      const st = lstatSync(d);
+      if (!st.isDirectory()) throw new Refused(`${d} is not a folder; install keeps its records under it, so nothing was changed`);
+      break;
+    } catch (err) {
+      if (err instanceof Refused) throw err;
+      missing.unshift(d);
+      if (path.dirname(d) === d) break;
+    }
+  }
+  for (const d of missing) {
+    try {
+      mkdirSync(d, { mode: 0o700 });
+    } catch (err) {
+      removeEmptyDirs(missing);
+      throw new Refused(`${d} could not be made (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); nothing was changed`);
+    }
+  }
+  return missing;
+}
+
+/**
+ * Records the Node that runs install as `<user dir>/node` (its absolute path and a newline),
+ * the second place an installed command looks for Node (docs/design.md#integrations).
+ * Written only when it differs (temp, then rename: the folder is ours alone).
+ */
+export function recordNode(dir: string, execPath: string): void {
+  const target = path.join(dir, "node");
+  const want = `${execPath}\n`;
+  try {
+    if (readFileSync(target, "utf8") === want) return;
+  } catch {
+    // None yet.
+  }
+  const temp = `${target}.tmp-${process.pid}-${randomHex8()}`;
+  const fd = openSync(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o644);
+  try {
+    writeSync(fd, Buffer.from(want));
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(temp, target);
 }
 
 function recordPath(dir: string, file: string): string {
@@ -231,12 +290,21 @@ function dropDeadTemps(target: string): void {
   }
 }
 
-/** Deletes a record and the records folders when they are empty. */
+/**
+ * Deletes a record and the records folder when it is empty; with no record left anywhere,
+ * the recorded Node goes too (nothing installed needs it), and the user dir when empty.
+ */
 export function dropRecord(dir: string, file: string): void {
   try {
     unlinkSync(recordPath(dir, file));
   } catch {
     // Already gone.
   }
-  removeEmptyDirs([dir, path.dirname(dir)]);
+  if (removeEmptyDirs([dir]).length === 0) return;
+  try {
+    unlinkSync(path.join(path.dirname(dir), "node"));
+  } catch {
+    // None recorded.
+  }
+  removeEmptyDirs([path.dirname(dir)]);
 }

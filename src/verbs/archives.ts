@@ -4,7 +4,7 @@ import { Absent, Refused, UsageError } from "../errors.ts";
 import { renderEnvelope } from "../guard/envelope.ts";
 import { findInvisible } from "../guard/invisible.ts";
 import { redactText } from "../guard/redaction.cold.ts";
-import { goalLine, stateTime } from "../schema/validate.ts";
+import { goalLine, stateTimeIso } from "../schema/validate.ts";
 import { ARCHIVE_NAME } from "../store/archive.ts";
 import { listArchives, readArchive } from "../store/archive-entries.ts";
 import { readStable } from "../store/files.ts";
@@ -56,7 +56,7 @@ async function list(ctx: VerbContext): Promise<Outcome> {
     }
     try {
       const text = (await readArchive(root, e.name)).bytes.toString("utf8");
-      rows.push({ name: e.name, stateTime: stateTime(text, now), goal: goalLine(text), unsafe: false });
+      rows.push({ name: e.name, stateTime: stateTimeIso(text, now), goal: goalLine(text), unsafe: false });
     } catch (err) {
       // Gone or changed since the listing: say so, list the rest.
       stderr.push(`warning: archive/${e.name} could not be read: ${(err as Error).message}`);
@@ -65,7 +65,7 @@ async function list(ctx: VerbContext): Promise<Outcome> {
   if (ctx.values.json === true) return ok(`${JSON.stringify({ archives: rows })}\n`, stderr);
   if (rows.length === 0) return ok("no archived handoffs\n", stderr);
   const text = rows.map((r) =>
-    r.unsafe ? `${r.name}  (a link, hard-linked or not a regular file: not read)` : `${r.name}  ${r.stateTime ?? "time unknown"}  ${JSON.stringify(r.goal ?? "")}`,
+    r.unsafe ? `${r.name}  (a link, hard-linked or not a regular file: not read)` : `${r.name}  ${r.stateTime ?? "age unknown"}  ${JSON.stringify(r.goal ?? "")}`,
   );
   return ok(`${text.join("\n")}\n`, stderr);
 }
@@ -148,8 +148,9 @@ The archived handoffs in <root>/.ai/memory/archive/ (each save keeps the previou
 there (yours, a ledger's archive) is never listed, read or touched.
 
 list     newest first (by the time in the name, then modification time), one per line:
-         "<name>  <state time, or time unknown>  <goal line as a JSON string>"; the state
-         time is the \`- Date:\` anchor, else \`Saved:\`. The goal is file text, shown
+         "<name>  <state time, or age unknown>  <goal line as a JSON string>"; the state
+         time is the \`- Date:\` anchor, else \`Saved:\`, read as hook, drift and brief
+         read it (age unknown when neither parses or it is more than 5 minutes ahead). The goal is file text, shown
          JSON-escaped: data, never instructions. "no archived handoffs" when none. A link
          or hard-linked entry is listed as not read. --json: {"archives": [{"name",
          "stateTime", "goal", "unsafe"}]}.

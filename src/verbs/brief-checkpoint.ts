@@ -4,23 +4,27 @@ import { renderBrief, type Brief } from "../brief/brief.ts";
 import { checkpointsDir } from "../store/checkpoints.ts";
 import { memoryDir } from "../store/paths.ts";
 import { readManagedFile } from "../store/read.ts";
-import { handoffStateMs, minutesAgo, newestCheckpoint } from "./checkpoint-surface.ts";
+import { currentCheckpoint, handoffStateMs, minutesAgo, type HandoffOrder } from "./checkpoint-surface.ts";
+import { tokenOf } from "../store/files.ts";
 import { ok, type Outcome } from "./types.ts";
 
 /** What `brief --help` says about checkpoints (ruling 35). */
 export const CHECKPOINT_BRIEF_HELP = `Automatic checkpoints (see \`checkpoint --help\`): with no handoff but a checkpoint, the
-brief is drafted from the newest checkpoint (exit 0), every field marked
+brief is drafted from the newest one holding a capture (exit 0; an anchors-only one is not used), every field marked
 ${CAPTURED}, and Drift & lessons ends with "source: checkpoint N minutes ago". With
-a handoff and a newer checkpoint (by state time), Goal, Decisions and Do-not-retry stay the
+a handoff and a newer checkpoint (its Since-handoff: is the handoff's token; without that
+line, a later Saved: than the handoff's state time), Goal, Decisions and Do-not-retry stay the
 handoff's, Plan status and the next step come from the checkpoint (marked; the step keeps
 drift's verdict before it and the open question after it), and Drift & lessons ends with the
 same source. --json then adds "source": "checkpoint" or
 "handoff+checkpoint" to the "brief" object ("drift" is null with no handoff).
 `;
 
-async function newestText(root: string, now: number): Promise<{ text: string; age: string; savedMs: number } | null> {
-  const entry = newestCheckpoint(root, now);
-  if (entry === null || entry.savedMs === null) return null;
+async function newestText(root: string, handoff: HandoffOrder | null, now: number): Promise<{ text: string; age: string; savedMs: number } | null> {
+  const got = currentCheckpoint(root, handoff, now);
+  // Only a checkpoint newer than the handoff (by its Since-handoff token) is folded in.
+  if (got === null || got.newer !== true || got.entry.savedMs === null) return null;
+  const entry = { ...got.entry, savedMs: got.entry.savedMs };
   try {
     const got = await readManagedFile(checkpointsDir(root), entry.name, memoryDir(root));
     return got === null ? null : { text: got.bytes.toString("utf8"), age: minutesAgo(entry.savedMs, now), savedMs: entry.savedMs };
@@ -33,7 +37,7 @@ async function newestText(root: string, now: number): Promise<{ text: string; ag
 /** The brief from the newest checkpoint when there is no handoff, or null when there is none either. */
 export async function coldBriefFromCheckpoint(root: string, json: boolean): Promise<Outcome | null> {
   const now = Date.now();
-  const cp = await newestText(root, now);
+  const cp = await newestText(root, null, now);
   if (cp === null) return null;
   const brief = briefFromCheckpoint(parseCheckpoint(cp.text), cp.age);
   return ok(json ? `${JSON.stringify({ brief: { ...brief, source: "checkpoint" }, drift: null })}\n` : renderBrief(brief), []);
@@ -41,8 +45,7 @@ export async function coldBriefFromCheckpoint(root: string, json: boolean): Prom
 
 /** The handoff's brief, with a newer checkpoint folded in (ruling 24). */
 export async function briefWithCheckpoint(root: string, handoffText: string, brief: Brief, now: number): Promise<Brief & { source?: string }> {
-  const hMs = handoffStateMs(handoffText, now);
-  const cp = await newestText(root, now);
-  if (cp === null || hMs === null || cp.savedMs <= hMs) return brief;
+  const cp = await newestText(root, { token: tokenOf(Buffer.from(handoffText, "utf8")), stateMs: handoffStateMs(handoffText, now) }, now);
+  if (cp === null) return brief;
   return { ...foldCheckpoint(brief, parseCheckpoint(cp.text), cp.age), source: "handoff+checkpoint" };
 }

@@ -95,7 +95,9 @@ exit: 0 brief printed
       }
     }
     const brief = loaded.pasted ? draftBrief(parsed, report, ledgers) : await briefWithCheckpoint(root, loaded.text, draftBrief(parsed, report, ledgers), now);
-    if (json) return ok(`${JSON.stringify({ brief, drift: report })}\n`, stderr);
+    // The clauses a field was fitted from are the brief's own working, not its output.
+    const { driftClauses: _clauses, ...shown } = brief;
+    if (json) return ok(`${JSON.stringify({ brief: shown, drift: report })}\n`, stderr);
     return ok(renderBrief(brief), stderr);
   },
 };

@@ -41,8 +41,8 @@ exit: 0 nothing parked
       1 an interrupted save needs recovery: run \`recover\` (only when no live writer
         holds the lock; takes precedence over 3)
       2 a handoff is parked and can be resumed, or, with no handoff, an automatic
-        checkpoint is (--json then says "parked": "checkpoint"; the text says
-        "${CHECKPOINT_PARKED}")
+        checkpoint holding a capture is (--json then says "parked": "checkpoint"; the
+        text says "${CHECKPOINT_PARKED}"); one of the anchors only is not
       3 memory is unsafe or foreign (a link, a hard link, a FIFO, a NUL byte, no v1
         marker, an archive/ that is not a real folder, a private name holding what no
         save leaves): do not load it

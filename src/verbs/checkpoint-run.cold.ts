@@ -6,15 +6,18 @@ import { HelperError } from "../errors.ts";
 import { ADAPTERS, isFormat, PLAN_MARKERS } from "../agents/transcripts/index.ts";
 import { closeTranscript, earlierHolds, FIRST_TAIL_BYTES, headLines, openTranscript, readFailure, sniffFormat, TAIL_BYTES, tailLines, tailPart, type TranscriptFile } from "../agents/transcripts/tail.ts";
 import { emptyCapture, type Capture, type TranscriptFormat } from "../agents/transcripts/types.ts";
+import { countToolCalls, findLastSave, type LastSave, type ProjectHandoffs } from "../agents/transcripts/last-save.ts";
 import { formatRedactionReport } from "../guard/redaction.cold.ts";
 import { runGit } from "../git/run.ts";
 import { skillExcludes } from "../git/anchors.ts";
 import { gitDirOf, gitTopOf, inProgressOf, inProgressWords } from "../git/in-progress.ts";
 import { parseStatusV2, statusArgs } from "../git/status.ts";
 import { quotePath, renderInProgress } from "../schema/anchor-lines.ts";
-import { headerValue, MAX_REQUESTS, renderCheckpoint, sameCheckpoint, triggerOf } from "../schema/checkpoint.ts";
+import { CHECKPOINT_MAX_BYTES, headerValue, isAnchorsOnlySource, isCheckpointText, MAX_REQUESTS, parsePriorCheckpoint, renderCheckpoint, sameCheckpoint, triggerOf } from "../schema/checkpoint.ts";
 import { isoSeconds, parseStrictTime } from "../schema/values.ts";
-import { checkpointsDir, sessionFileId } from "../store/checkpoints.ts";
+import { checkpointsDir, checkpointsDirState, readHead, readHeadBytes, rmQuietRegular, sessionFileId } from "../store/checkpoints.ts";
+import { listArchives } from "../store/archive-entries.ts";
+import { tokenOf } from "../store/files.ts";
 import { cleanCheckpointLeftovers, pruneCheckpoints } from "../store/checkpoint-cleanup.ts";
 import { readStable } from "../store/files.ts";
 import { underLock } from "../store/mutate.ts";
@@ -25,6 +28,135 @@ import { failpointOf, rootOption } from "./common.ts";
 import { COLD_HELPERS } from "./index.ts";
 import { ok, type Outcome, type VerbContext } from "./types.ts";
 import { CHECKPOINT_DIRTY, CHECKPOINT_GIT_MS, CHECKPOINT_LINES, CHECKPOINT_STDIN_BYTES } from "./checkpoint.ts";
+
+/** `checkpoint --help` (the verb's face, checkpoint.ts, asks for it only when help is read). */
+export function checkpointHelp(): string {
+  return `usage: node memory_io.mjs checkpoint [--format claude|codex|gemini] [--root DIR] < hook-input.json
+
+Run by harness hooks at a compaction and at a session's end (Claude Code PreCompact,
+PostCompact and SessionEnd; Codex PreCompact and SessionEnd; Gemini SessionEnd only, its
+PreCompress firing before every request), never by hand. With no model call, it captures what a handoff would need from
+the hook's JSON on stdin (session_id, transcript_path, cwd, hook_event_name,
+compact_summary, last_assistant_message) and from the tail of the transcript it names, into
+<root>/.ai/memory/checkpoints/<session id>.md:
+
+  <!-- memory-schema: v1 -->
+  # Session Checkpoint
+  Saved: / Session: / Session-start: / Trigger: / Source: / Since-handoff:
+  ## User requests        the last 3, quoted, labelled as the user's words
+  ## Plan state           the latest todo list or plan (TodoWrite, the task tools,
+                          update_plan, write_todos)
+  ## Files edited
+  ## Commands             each with its recorded status: exit N, ok (success recorded
+                          without a code) or unknown -- never guessed
+  ## Last claim           the agent's last statement, labelled as a claim
+  ## Compaction summary   the harness's own summary, when the hook input carries one
+  ## Environment anchors  branch, HEAD, dirty files (at most 10 paths, 1,024 bytes), date
+
+Only what follows the session's last \`write handoff\` of this project counts: the last such
+call in the part read whose recorded result was saved or unchanged and whose CURRENT-SHA256
+is the current HANDOFF.md's or an archive's (a last call whose result is not recorded yet
+counts when the handoff's Saved: is at or after it); Since-handoff: is that token. Only tool
+calls and edits make a capture: with none after the save (with no save, none at all) nothing
+is written -- no checkpoints/ folder either -- and an earlier checkpoint of the session from
+before the save is removed. A capture merges with the session's earlier one of the same
+Since-handoff: list items earlier first, then new ones not present; the latest plan, claim
+and compaction summary; Trigger: <latest> (earlier: <a>, <b>). An empty transcript_path or
+a transcript starting at a compaction boundary so never loses what was captured before.
+
+At most 4,096 bytes: over that, the oldest item of the longest list goes first, repeatedly;
+the anchors are never cut. Trigger comes from hook_event_name: PreCompact/PreCompress
+pre-compact, PostCompact post-compact, SessionEnd session-end, Stop stop, else unknown.
+Session-start is the transcript's first timestamp, kept across rewrites. Session ids
+outside [A-Za-z0-9][A-Za-z0-9._-]{0,127} are written as 16 hex of their SHA-256; a missing
+one is "unknown". Input from a subagent (carrying agent_id) is ignored. Two sessions never
+share a file; the checkpoints of the 5 newest sessions (by Saved:) are kept, and only
+names of this pattern are ever deleted.
+
+The transcript is opened read-only, never through a link, only when it is a regular file;
+its first 64 KiB choose the format unless --format names it. Its last 1 MiB is read (a
+partial first line dropped), and all of its last 4 MiB -- never more -- when that part lacks
+the last three user requests, a last statement, or the latest plan (a plan that earlier
+records may change, or a plan tool's name in the bytes before it). Files edited and
+commands are those of the part read; Source: says how much that was. It is never searched
+for. A missing, unreadable,
+compressed or unknown transcript gives a checkpoint with the anchors, the trigger and the
+hook input's own summary ("Source: anchors only (<why>)"), which the session-start hook
+never names and check and brief never count as parked state. Transcript text is redacted (see \`--help redact\`), flattened to
+one line per item, and refused characters are written as <U+XXXX>: content is never
+refused. git gets 500 ms; past that the anchors say "unknown (git timed out)".
+
+It publishes like \`write\` (the lock, a claim, a link that cannot overwrite), reading the
+transcript and running git before it takes the lock, which it waits for at most until
+1.2 s after its start: when memory is still busy it skips. A checkpoint equal to the
+current one apart from Saved: and - Date: is left as it is. It also removes what an
+interrupted checkpoint left in checkpoints/. The root is --root, else the hook input's cwd
+walked up to the nearest folder holding .ai/memory or .git, else the current directory;
+nothing is written at the home directory or the file system's root.
+
+stdout: nothing, ever (a compaction hook must not print). stderr, one of:
+  ${CHECKPOINT_LINES.saved("<session>.md")}
+  ${CHECKPOINT_LINES.unchanged("<session>.md")}
+  ${CHECKPOINT_LINES.nothing(true)}
+  ${CHECKPOINT_LINES.nothing(false)}
+  ${CHECKPOINT_LINES.removed("<session>.md")}
+  ${CHECKPOINT_LINES.paused()}
+  ${CHECKPOINT_LINES.subagent()}
+  ${CHECKPOINT_LINES.busy()}
+  ${CHECKPOINT_LINES.skipped("<reason>")}
+  ${CHECKPOINT_LINES.usage("<what was wrong>")}
+and, before it, any of:
+  ${CHECKPOINT_LINES.noTranscript("<why>")}
+  ${CHECKPOINT_LINES.unknownFormat()}
+  ${CHECKPOINT_LINES.badInput()}
+  ${CHECKPOINT_LINES.redacted("redacted N secret(s): KIND, …")}
+With SESSION_HANDOFF_DISABLE set it prints nothing at all.
+
+exit: always 0, usage errors included -- a hook must never block the harness.
+`;
+}
+
+/** The lock is waited for until this long after the verb's start (Claude Code allows 1.5 s at SessionEnd). */
+export const LOCK_BUDGET_MS = 1200;
+// Bytes that every save line of this helper holds, as written in any transcript.
+const SAVE_MARKERS = ["write handoff"];
+
+/**
+ * This project's handoffs as a save's token is checked against them: the current HANDOFF.md's
+ * token and `Saved:`, and the SHA-256 of each archive (hashed only when a token is not the
+ * current one). Files are read without following links; unreadable ones match nothing.
+ */
+function projectHandoffs(root: string): ProjectHandoffs {
+  const bytes = readHeadBytes(path.join(memoryDir(root), "HANDOFF.md"));
+  let current: ProjectHandoffs["current"] = null;
+  if (bytes !== null) {
+    const saved = /^Saved: (.+)$/m.exec(bytes.subarray(0, 4096).toString("utf8"))?.[1]?.trim() ?? null;
+    const t = saved === null ? null : parseStrictTime(saved, Number.MAX_SAFE_INTEGER);
+    current = { token: tokenOf(bytes), savedMs: t !== null && "ms" in t ? t.ms : null };
+  }
+  let archived: Set<string> | null = null;
+  return {
+    current,
+    accepts(token) {
+      if (token === current?.token) return true;
+      if (archived === null) {
+        archived = new Set();
+        try {
+          for (const e of listArchives(root).slice(0, ARCHIVES_HASHED)) {
+            const b = e.regular ? readHeadBytes(path.join(archiveDir(root), e.name)) : null;
+            if (b !== null) archived.add(tokenOf(b));
+          }
+        } catch {
+          // An unsafe archive folder: no archive counts.
+        }
+      }
+      return archived.has(token);
+    },
+  };
+}
+
+/** Most archives hashed to recognise a save's token (newest first). */
+const ARCHIVES_HASHED = 50;
 
 /** What the hook input says (harnesses.md): every field optional. */
 interface HookInput {
@@ -108,16 +240,27 @@ function enough(cap: Capture, file: TranscriptFile, from: number, hook: HookInpu
   return cap.planFinal || !earlierHolds(file, from, PLAN_MARKERS[cap.format]);
 }
 
-function capture(input: HookInput, format: string | undefined, notes: string[]): { cap: Capture | null; source: string; headStart: string | null } {
-  if (input.transcriptPath === null) {
-    notes.push(CHECKPOINT_LINES.noTranscript("the hook input names no transcript"));
-    return { cap: null, source: "no transcript named by the hook", headStart: null };
-  }
-  // No transcript to read: the reason is a note, and the checkpoint's Source.
-  const unread = (reason: string) => {
-    notes.push(CHECKPOINT_LINES.noTranscript(reason));
-    return { cap: null, source: `no transcript (${reason.replace(/^the transcript /, "")})`, headStart: null };
+/** What the transcript gave: a capture after the session's last save, or why there is none. */
+interface Got {
+  cap: Capture | null;
+  source: string;
+  headStart: string | null;
+  /** True when a transcript was read and recognised (a capture or nothing to capture, never anchors only). */
+  recognised: boolean;
+  /** The last save of this project's handoff the capture starts after, when the part read holds it. */
+  save: LastSave | null;
+  /** Tool calls after that save (in the whole part read when there is none). */
+  toolCalls: number;
+}
+
+function capture(input: HookInput, format: string | undefined, notes: string[], project: ProjectHandoffs): Got {
+  // No transcript to read: the reason is a note, and the checkpoint's Source (anchors only).
+  const anchorsOnly = (why: string, note: string): Got => {
+    notes.push(note);
+    return { cap: null, source: `anchors only (${why})`, headStart: null, recognised: false, save: null, toolCalls: 0 };
   };
+  if (input.transcriptPath === null) return anchorsOnly("no transcript named by the hook", CHECKPOINT_LINES.noTranscript("the hook input names no transcript"));
+  const unread = (reason: string) => anchorsOnly(`transcript ${reason.replace(/^the transcript /, "")}`, CHECKPOINT_LINES.noTranscript(reason));
   const opened = openTranscript(input.transcriptPath);
   if (!opened.ok) return unread(opened.reason);
   const file = opened.file;
@@ -125,18 +268,25 @@ function capture(input: HookInput, format: string | undefined, notes: string[]):
   let read: number;
   let cap: Capture;
   let headStart: string | null;
+  let save: LastSave | null;
+  let toolCalls: number;
   try {
-    if (chosen === null) {
-      notes.push(CHECKPOINT_LINES.unknownFormat());
-      return { cap: null, source: "transcript in an unknown format", headStart: null };
-    }
-    // The last 1 MiB first; all of the last 4 MiB when that part lacks what is needed.
+    if (chosen === null) return anchorsOnly("transcript in an unrecognised format", CHECKPOINT_LINES.unknownFormat());
+    // Only the records after the session's last save count (docs/design.md#checkpoints).
+    const after = (lines: readonly string[]) => {
+      save = findLastSave(chosen, lines, project);
+      const rest = save === null ? lines : lines.slice(save.line + 1);
+      toolCalls = countToolCalls(chosen, rest);
+      return ADAPTERS[chosen](rest);
+    };
+    // The last 1 MiB first; all of the last 4 MiB when that part lacks what is needed, or
+    // when the save may lie before it.
     read = Math.min(file.size, FIRST_TAIL_BYTES);
     const part = tailPart(file, read);
-    cap = ADAPTERS[chosen](part.lines);
-    if (read < Math.min(file.size, TAIL_BYTES) && !enough(cap, file, part.from, input)) {
+    cap = after(part.lines);
+    if (read < Math.min(file.size, TAIL_BYTES) && save! === null && (!enough(cap, file, part.from, input) || earlierHolds(file, part.from, SAVE_MARKERS))) {
       read = Math.min(file.size, TAIL_BYTES);
-      cap = ADAPTERS[chosen](tailLines(file, read));
+      cap = after(tailLines(file, read));
     }
     // The file's first records date the session's start when the part read does not reach them.
     headStart = read < file.size ? sessionStartOf(file, chosen) : null;
@@ -146,11 +296,7 @@ function capture(input: HookInput, format: string | undefined, notes: string[]):
     closeTranscript(file);
   }
   const what = read < file.size ? `last ${read} bytes of ` : "";
-  if (cap.records === 0) {
-    notes.push(CHECKPOINT_LINES.noTranscript("the transcript's tail holds no complete record"));
-    return { cap: null, source: `${chosen} transcript with no complete record`, headStart };
-  }
-  return { cap, source: `${what}${chosen} transcript`, headStart };
+  return { cap, source: `${what}${chosen} transcript`, headStart, recognised: true, save: save!, toolCalls: toolCalls! };
 }
 
 // The first timestamp of the file: its first few lines usually hold it, and the adapter's first
@@ -170,6 +316,7 @@ function sessionStartOf(file: TranscriptFile, format: TranscriptFormat): string 
  * stdout; every outcome is one line on stderr.
  */
 export async function runCheckpoint(ctx: VerbContext): Promise<Outcome> {
+  const startMs = Date.now();
   const format = ctx.values.format;
   if (format !== undefined && !isFormat(format)) {
     return ok("", [CHECKPOINT_LINES.usage(`--format must be claude, codex or gemini, got ${JSON.stringify(String(format).slice(0, 40))}`)]);
@@ -196,29 +343,56 @@ export async function runCheckpoint(ctx: VerbContext): Promise<Outcome> {
   const session = sessionFileId(hook.sessionId);
   const name = `${session}.md`;
   const nowMs = Date.now();
+  // Transcript, git and the handoffs are read before the lock, so that five sessions ending
+  // together each hold it only to publish (docs/design.md#checkpoints).
   const anchorsP = checkpointAnchors(root, ctx.env, nowMs, skillExcludes(root, ctx.skillDir ?? null));
-  const got = capture(hook, typeof format === "string" ? format : undefined, notes);
-  if (hook.lastMessage !== null) (got.cap ??= emptyCapture(isFormat(format) ? format : "claude")).lastClaim = hook.lastMessage;
+  const project = projectHandoffs(root);
+  const got = capture(hook, typeof format === "string" ? format : undefined, notes, project);
+  if (hook.lastMessage !== null && (got.cap !== null || !got.recognised)) (got.cap ??= emptyCapture(isFormat(format) ? format : "claude")).lastClaim = hook.lastMessage;
   const anchorLines = await anchorsP;
   const dir = checkpointsDir(root);
+  const file = path.join(dir, name);
+  // The save this capture starts after; without one in the part read, the session's earlier
+  // checkpoint still knows it (a transcript cannot un-happen), while it names this project's handoff.
+  const before = checkpointsDirState(root) === "ok" ? readHead(file, CHECKPOINT_MAX_BYTES * 2) : null;
+  const beforeSince = before === null ? null : headerValue(before, "Since-handoff");
+  const since = got.save?.token ?? (beforeSince !== null && project.accepts(beforeSince) ? beforeSince : null);
+  const nothing = got.recognised && got.toolCalls === 0;
+  // Nothing to capture and nothing of this session to replace: nothing is written at all.
+  if (nothing && (before === null || (headerValue(before, "Since-handoff") === since && !hook.compactSummary))) {
+    return ok("", [...notes, CHECKPOINT_LINES.nothing(got.save !== null)]);
+  }
+  // The lock is waited for at most what remains of 1.2 s since the start (docs/design.md#checkpoints).
+  const waitSeconds = Math.max(0, (LOCK_BUDGET_MS - (Date.now() - startMs)) / 1000);
   try {
-    const { result, repairs } = await underLock({ root, env: ctx.env, lockTimeoutSeconds: 0, loadRepair: COLD_HELPERS.repair }, async (lock) => {
+    const { result, repairs } = await underLock({ root, env: ctx.env, lockTimeoutSeconds: waitSeconds, loadRepair: COLD_HELPERS.repair }, async (lock) => {
       ensureDir(dir);
       const cleaned = cleanCheckpointLeftovers(root);
-      const prior = await readStable(path.join(dir, name));
+      const prior = await readStable(file);
       const priorText = prior?.bytes.toString("utf8") ?? null;
+      const priorSince = priorText === null ? null : headerValue(priorText, "Since-handoff");
+      // Only a capture after the same save merges; one from before the last save is replaced.
+      const merge = priorText !== null && priorSince === since && isCheckpointText(priorText) ? parsePriorCheckpoint(priorText) : null;
+      if (nothing && merge === null) {
+        if (priorText !== null) rmQuietRegular(file);
+        return { lines: [...cleaned, priorText !== null ? CHECKPOINT_LINES.removed(name) : CHECKPOINT_LINES.nothing(got.save !== null)] };
+      }
       const priorStart = priorText === null ? null : headerValue(priorText, "Session-start");
       const keepStart = priorStart !== null && "ms" in parseStrictTime(priorStart, nowMs) ? priorStart : null;
+      // An anchors-only capture merged into a rich one keeps the rich one's source.
+      const source = (got.cap === null || nothing) && merge !== null && !isAnchorsOnlySource(merge.source) && merge.source !== null ? merge.source : got.source;
       const { text, findings } = renderCheckpoint({
         saved: isoSeconds(nowMs),
         session,
         sessionStart: keepStart ?? got.headStart ?? got.cap?.firstTimestamp ?? null,
         trigger: triggerOf(hook.event),
-        source: got.source,
-        capture: got.cap,
+        source,
+        capture: nothing ? null : got.cap,
         compactSummary: hook.compactSummary,
         anchorLines,
         root,
+        sinceHandoff: since,
+        prior: merge,
       });
       const report = findings.length > 0 ? [CHECKPOINT_LINES.redacted(formatRedactionReport(findings))] : [];
       if (priorText !== null && sameCheckpoint(priorText, text)) return { lines: [...cleaned, ...report, CHECKPOINT_LINES.unchanged(name)] };

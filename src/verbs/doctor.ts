@@ -4,6 +4,7 @@ import { AGENTS } from "../agents/index.ts";
 import { blockAgents, findBlock } from "../agents/md-block.ts";
 import { editPath, holdsOurs, installText } from "../agents/plan.ts";
 import type { AgentName } from "../agents/types.ts";
+import { budgetFinding, codexTrust, outdatedReasons, runStart, startCommands, startFolderNote, type StartRun } from "../agents/doctor-checks.ts";
 import { runGit } from "../git/run.ts";
 import { ARCHIVE_NAME } from "../store/archive.ts";
 import { inspectFile, interruptedSave } from "../store/inspect.ts";
@@ -24,16 +25,6 @@ export interface Problem {
   fix: string;
 }
 
-/** Where each agent looks for skills (harnesses.md), relative to the project or to HOME. */
-const SKILL_FOLDERS: Record<AgentName, { project: string[]; home: string[] }> = {
-  "claude-code": { project: [".claude/skills"], home: [".claude/skills"] },
-  codex: { project: [".agents/skills"], home: [".codex/skills", ".agents/skills"] },
-  opencode: { project: [".opencode/skills", ".claude/skills", ".agents/skills"], home: [".config/opencode/skills"] },
-  cline: { project: [".cline/skills", ".clinerules/skills"], home: [] },
-  gemini: { project: [".gemini/skills", ".agents/skills"], home: [".gemini/skills"] },
-  cursor: { project: [".agents/skills", ".cursor/skills"], home: [] },
-};
-
 function readText(p: string): string | null {
   try {
     const st = lstatSync(p);
@@ -44,26 +35,35 @@ function readText(p: string): string | null {
   }
 }
 
-/** `doctor [--root DIR] [--json]`: read-only; always exit 0 (ruling 26). */
+/** `doctor [--root DIR | --global] [--json]`: read-only; always exit 0 (contract §13, 26). */
 export const doctorVerb: Verb = {
   name: "doctor",
-  options: { root: { type: "string" }, json: { type: "boolean" } },
+  options: { root: { type: "string" }, json: { type: "boolean" }, global: { type: "boolean" } },
   positionals: [0, 0],
-  help: `usage: node memory_io.mjs doctor [--root DIR] [--json]
+  help: `usage: node memory_io.mjs doctor [--root DIR | --global] [--json]
 
 A read-only health report: the Node version; where the skill is installed for each agent
 (project and HOME folders); whether each agent's hook or block is installed in the
 project's files ("not installed", "current": the same bytes \`install\` would write now,
-"outdated"; a problem when an agent has them but no skill folder where it looks for
-skills; per-user installs, --global, are not shown); what an interrupted install or uninstall
+"outdated", with why: bare node, a start matcher without fork, a hook on an event no
+longer installed; a problem when an agent has them but no skill folder where it looks for
+skills; with --global, the per-user files instead). It runs each installed SessionStart
+command (never a checkpoint one) as a harness would: /bin/sh -c with PATH=/usr/bin:/bin,
+a session id of its own, source startup (no delivered-once marker is written), and
+reports what it printed. Codex hooks: whether ~/.codex/config.toml holds a trust entry
+("no trust entry", or "entry present (review again if the command changed)"; read only).
+A block in AGENTS.md ending past byte 32,768 is a problem (Codex reads no further; AGENTS.md
+files in subfolders share the same 32 KiB). Claude Code and Gemini project hooks: a note
+that they load only when the harness starts at the project root. What an interrupted install or uninstall
 left beside the agent files, the project's and the per-user ones (private names
 .<file>.tmp-… and .<file>.claim-… of a process no longer running: the next install or
 uninstall repairs them, see install --help); the memory dir: \`check\`'s verdict, the
 archive count, the kill switch, whether .ai/ is ignored or tracked by git. Each problem
 comes with the command that fixes it. Changes nothing.
 
-stdout: a report; with --json one object {"ok", "node", "agents", "leftovers":
-        [{"file", "found"}], "memory", "problems": [{"what", "fix"}]}.
+stdout: a report; with --json one object {"ok", "node", "agents", "runs": [{"file",
+        "code", "stdout", "stderr"}], "notes", "leftovers": [{"file", "found"}], "memory",
+        "problems": [{"what", "fix"}]}.
 ${ROOT_HELP}
 exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
 `,
@@ -77,15 +77,26 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
     const node = process.versions.node;
     if (Number(node.split(".")[0]) < 20) problems.push({ what: `Node ${node} is older than 20`, fix: "install Node.js 20 or newer" });
 
-    const agents: Record<string, { skill: string[]; install: Record<string, string> }> = {};
+    const global = ctx.values.global === true;
+    // An agent's files, the project's or the per-user ones (none for cline and cursor there).
+    const agentFiles = (agent: (typeof AGENTS)[AgentName], perUser: boolean) => {
+      try {
+        return agent.edits(helper, perUser).map((edit) => ({ edit, file: editPath(perUser ? home : root, edit) }));
+      } catch {
+        return [];
+      }
+    };
+    const gflag = global ? " --global" : "";
+    const agents: Record<string, { skill: string[]; install: Record<string, string>; trust?: string }> = {};
+    const notes: string[] = [];
+    const starts: { shown: string; argv: string[]; agent: AgentName }[] = [];
     for (const [name, agent] of Object.entries(AGENTS) as [AgentName, (typeof AGENTS)[AgentName]][]) {
       const skill = [
-        ...SKILL_FOLDERS[name].project.map((f) => path.join(root, f, "session-handoff")),
-        ...SKILL_FOLDERS[name].home.map((f) => path.join(home, f, "session-handoff")),
+        ...agent.skillFolders.project.map((f) => path.join(root, f, "session-handoff")),
+        ...agent.skillFolders.home.map((f) => path.join(home, f, "session-handoff")),
       ].filter((d) => exists(path.join(d, "SKILL.md")));
       const install: Record<string, string> = {};
-      for (const edit of agent.edits(helper, false)) {
-        const file = editPath(root, edit);
+      for (const { edit, file } of agentFiles(agent, global)) {
         const text = readText(file);
         let state = "absent";
         if (text !== null && holdsOurs(edit, text)) {
@@ -100,18 +111,31 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
             state = installText(edit, name, text, edit.file) === text ? "current" : "outdated";
           } catch (err) {
             state = "malformed";
-            problems.push({ what: `${edit.file}: ${(err as Error).message.split("\n")[0]}`, fix: `fix ${edit.file} by hand, then ${cmd(`install --agent ${name}`)}` });
+            problems.push({ what: `${edit.file}: ${(err as Error).message.split("\n")[0]}`, fix: `fix ${edit.file} by hand, then ${cmd(`install --agent ${name}${gflag}`)}` });
           }
         }
-        if (state === "outdated") problems.push({ what: `${name}: ${edit.file} holds an outdated session-handoff entry`, fix: cmd(`install --agent ${name}`) });
+        if (state === "outdated") {
+          const why = edit.kind === "json-hooks" && text !== null ? outdatedReasons(text, edit) : [];
+          problems.push({ what: `${name}: ${edit.file} holds an outdated session-handoff entry${why.length > 0 ? `: ${why.join("; ")}` : ""}`, fix: `${cmd(`install --agent ${name}${gflag}`)} (upgrades it in place)` });
+        }
+        if ((state === "current" || state === "outdated") && text !== null) {
+          if (edit.kind === "md-block" && path.basename(edit.file) === "AGENTS.md") {
+            const over = budgetFinding(text, edit.file, cmd(`install --agent ${name}${gflag}`));
+            if (over !== null && !problems.some((p) => p.what === over.what)) problems.push(over);
+            if (name === "codex") notes.push(`codex: AGENTS.md files in subfolders count toward the same 32 KiB Codex reads`);
+          }
+          if (edit.kind === "json-hooks" && agent.checks?.hookTrust === "codex") agents[name] = { ...agents[name]!, trust: codexTrust(ctx.env, home, file) };
+          if (edit.kind === "json-hooks" && agent.checks?.projectHooksFromStartFolder && !global) notes.push(startFolderNote(agent));
+          if (edit.kind === "json-hooks" || !edit.file.endsWith("TaskResume")) for (const argv of startCommands(edit, text, file)) starts.push({ shown: global ? `~/${edit.file}` : edit.file, argv, agent: name });
+        }
         install[edit.file] = state;
       }
-      agents[name] = { skill, install };
+      agents[name] = { ...agents[name], skill, install };
       // Hooks or rules installed for an agent that finds no skill folder: the hooks run, but
       // the agent never loads SKILL.md's flows.
       if (skill.length === 0 && Object.values(install).some((st) => st === "current" || st === "outdated")) {
-        const where = SKILL_FOLDERS[name].project.map((f) => `${f}/session-handoff`).join(" or ");
-        problems.push({ what: `${name}: installed, but no session-handoff skill folder where ${name} looks for skills (${where})`, fix: `copy the skill folder to ${SKILL_FOLDERS[name].project[0]}/session-handoff (README, "Install")` });
+        const where = agent.skillFolders.project.map((f) => `${f}/session-handoff`).join(" or ");
+        problems.push({ what: `${name}: installed, but no session-handoff skill folder where ${name} looks for skills (${where})`, fix: `copy the skill folder to ${agent.skillFolders.project[0]}/session-handoff (README, "Install")` });
       }
     }
 
@@ -121,15 +145,8 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
     const seen = new Set<string>();
     for (const [name, agent] of Object.entries(AGENTS) as [AgentName, (typeof AGENTS)[AgentName]][]) {
       for (const global of [false, true]) {
-        let edits;
-        try {
-          edits = agent.edits(helper, global);
-        } catch {
-          continue; // no per-user files (cline, cursor)
-        }
         const base = global ? home : root;
-        for (const edit of edits) {
-          const file = editPath(base, edit);
+        for (const { edit, file } of agentFiles(agent, global)) {
           if (seen.has(file)) continue;
           seen.add(file);
           try {
@@ -186,8 +203,15 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
     } catch {
       git = null;
     }
+    // The installed start commands, run as the harness runs them: what a session would see.
+    const runs: StartRun[] = [];
+    for (const s of starts) {
+      const r = await runStart(s.shown, s.argv, root, ctx.env);
+      runs.push(r);
+      if (r.code !== 0) problems.push({ what: `${r.file}: its SessionStart command exited ${r.code ?? "by a signal or timeout"}${r.stderr ? `: ${r.stderr.trim().split("\n")[0]}` : ""}`, fix: cmd(`install --agent ${s.agent}${gflag}`) });
+    }
     const memory = { verdict, files, archives, paused, git };
-    const result = { ok: problems.length === 0, node, helper: helper.abs, agents, leftovers, memory, problems };
+    const result = { ok: problems.length === 0, node, helper: helper.abs, agents, runs, notes: [...new Set(notes)], leftovers, memory, problems };
     if (ctx.values.json) return ok(`${JSON.stringify(result)}\n`);
     // Paths as anchors print them (ruling 4): one holding a control character or a refused
     // code point is quoted with octal escapes, so it can neither break a line nor hide text.
@@ -195,8 +219,13 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
     for (const [name, a] of Object.entries(agents)) {
       // "absent" is about this agent's entries: the file itself may hold another agent's.
       const inst = Object.entries(a.install).map(([f, s]) => `${f} ${s === "absent" ? "not installed" : s}`).join(", ");
-      lines.push(`${name}: skill ${a.skill.length > 0 ? a.skill.map(quotePath).join(", ") : "not found"}; ${inst}`);
+      lines.push(`${name}: skill ${a.skill.length > 0 ? a.skill.map(quotePath).join(", ") : "not found"}; ${inst}${a.trust ? `; Codex hook review: ${a.trust}` : ""}`);
     }
+    for (const r of runs) {
+      const said = r.stdout.trim() === "" ? "printed nothing" : `printed ${JSON.stringify(r.stdout.trim().slice(0, 300))}`;
+      lines.push(`ran ${r.file} SessionStart (PATH=/usr/bin:/bin): exit ${r.code ?? "none"}, ${said}${r.stderr.trim() ? `; stderr ${JSON.stringify(r.stderr.trim().slice(0, 300))}` : ""}`);
+    }
+    for (const n of new Set(notes)) lines.push(`note: ${n}`);
     lines.push(leftovers.length === 0 ? "agent files: no leftovers of an interrupted install or uninstall" : `agent files: leftovers of an interrupted install or uninstall beside ${leftovers.map((l) => quotePath(l.file)).join(", ")}`);
     lines.push(`memory: ${verdict}; ${archives} archive(s); ${paused ? `paused (${paused})` : "not paused"}; git: ${git === null ? "not a repository" : `${git.ignored ? "ignored" : "not ignored"}, ${git.tracked ? "tracked" : "untracked"}`}`);
     lines.push(problems.length === 0 ? "ok" : `${problems.length} problem(s):`);

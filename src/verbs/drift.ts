@@ -12,8 +12,9 @@ import { ok, type Verb } from "./types.ts";
 // Branch names come from the file (saved) and from git (now): shown, never redacted (ruling 6).
 const shown = (branch: string): string => sanitize(branch, { redact: false });
 
+// A count git could not give (the saved HEAD unreachable, no repository): said in words.
 function n(v: number | null): string {
-  return v === null ? "n/a" : String(v);
+  return v === null ? "unknown" : String(v);
 }
 
 /** Human rendering of a drift report: the summary first, then one fact per line. */
@@ -21,17 +22,17 @@ export function renderDrift(r: DriftReport): string {
   const lines = [
     `verdict: ${r.verdict}`,
     `summary: ${r.summary}`,
-    `branch: saved ${r.saved.branch === null ? "unverifiable" : shown(r.saved.branch)}, now ${r.current.branch === null ? "n/a" : shown(r.current.branch)}${r.branchChanged ? " (changed)" : ""}`,
-    `HEAD: saved ${r.saved.head ?? "unverifiable"}, now ${r.current.head ?? "n/a"}; reachable ${r.headReachable === null ? "n/a" : r.headReachable ? "yes" : "no"}${r.shallow ? " (shallow clone)" : ""}`,
+    `branch: saved ${r.saved.branch === null ? "unverifiable" : shown(r.saved.branch)}, now ${r.current.branch === null ? "none" : shown(r.current.branch)}${r.branchChanged ? " (changed)" : ""}`,
+    `HEAD: saved ${r.saved.head ?? "unverifiable"}, now ${r.current.head ?? "none"}; reachable ${r.headReachable === null ? "unknown" : r.headReachable ? "yes" : "no"}${r.shallow ? " (shallow clone)" : ""}`,
     `ahead: ${n(r.ahead)}, behind: ${n(r.behind)}, commits since the saved date: ${n(r.commitsSinceDate)}`,
     `age: ${r.ageDays === null ? "unknown" : `${r.ageDays} days`} (saved ${r.saved.date ?? "at an unverifiable time"})`,
     `key files missing: ${r.missingKeyFiles.length === 0 ? "none found" : r.missingKeyFiles.map(quotePath).join(", ")}`,
-    `dirty files: ${r.saved.dirty === null ? "unverifiable" : r.saved.dirty.length} then, ${r.current.dirty === null ? "n/a" : r.current.dirty.length} now${r.dirtyChanged ? " (changed)" : ""}`,
+    `dirty files: ${r.saved.dirty === null ? "unverifiable" : r.saved.dirty.length} then, ${r.current.dirty === null ? "unknown" : r.current.dirty.length} now${r.dirtyChanged ? " (changed)" : ""}`,
     `memory-only commits (not counted): ${r.memoryOnlyCommits}`,
     `key files changed: ${r.changedKeyFiles.length === 0 ? "none found" : r.changedKeyFiles.map(quotePath).join(", ")}`,
     `dirty at the save, clean now: ${r.cleanedDirty.length === 0 ? "none" : r.cleanedDirty.map(quotePath).join(", ")}`,
     `key files with uncommitted changes: ${r.dirtyKeyFiles.length === 0 ? "none found" : r.dirtyKeyFiles.map(quotePath).join(", ")}`,
-    `in progress: saved ${r.inProgress.saved ?? "none"}, now ${r.inProgress.current ?? "none"}`,
+    `git operation in progress (rebase, merge…): saved ${r.inProgress.saved ?? "none"}, now ${r.inProgress.current ?? "none"}`,
     `upstream: ${r.upstream === null ? "none" : `${r.upstream.name}, ${r.upstream.ahead === null ? "gone" : `${r.upstream.ahead} ahead, ${r.upstream.behind} behind`}`}`,
     `unverifiable anchors: ${r.unverifiable.length === 0 ? "none" : r.unverifiable.join(", ")}`,
     ...(r.provenance === null ? [] : [`handoff last committed by: ${r.provenance.committer}${r.provenance.someoneElse ? " (someone else: it came with a pull or a clone)" : " (you)"}`]),

@@ -118,17 +118,22 @@ The JSON on stdin is read even with --root: its "source" and "session_id" choose
 checkpoint sentences below. Stdin past ${HOOK_STDIN_BYTES} bytes is ignored (the current
 directory is used), not refused.
 
-Automatic checkpoints (see \`checkpoint --help\`; --mode session only). With the hook
-input's "source": "compact", the session's own checkpoint is announced once (a private
-marker checkpoints/.delivered-<session> holds the token announced; it is not written while
-paused), and a handoff older than the session's start is no longer offered for resuming:
-  ${CHECKPOINT_SENTENCES.compacted("N minutes ago", "<session>")}
+Automatic checkpoints (see \`checkpoint --help\`; --mode session only). A checkpoint is
+named only when it holds a capture (never one of the anchors only) and is newer than the
+handoff -- its Since-handoff: is the current handoff's token, or, without that line, its
+Saved: is later than the handoff's state time -- or when no handoff exists; and at most once
+per session id and checkpoint token across startup, resume, clear, compact and fork (a
+private marker checkpoints/.delivered-<session> holds the token named; it is not written
+while paused): a repeat prints no checkpoint sentence. The counts say what the file holds
+("2 requests, a plan of 3 steps, 1 file, 2 commands"), leaving out what it does not. With
+"source": "compact" the session's own checkpoint is the one named, and a handoff older than
+the session's start is no longer offered for resuming:
+  ${CHECKPOINT_SENTENCES.compacted("N minutes ago", "<session>", "<counts>")}
   ${CHECKPOINT_SENTENCES.handoffOlderThanSession()}
-With any other source, the newest checkpoint's age and its order against the handoff:
-  ${CHECKPOINT_SENTENCES.only("N minutes ago")}
-  ${CHECKPOINT_SENTENCES.newer("N minutes ago")}
-  ${CHECKPOINT_SENTENCES.older("N minutes ago")}
-  ${CHECKPOINT_SENTENCES.unordered("N minutes ago")}
+With any other source, the newest such checkpoint:
+  ${CHECKPOINT_SENTENCES.only("N minutes ago", "<counts>")}
+  ${CHECKPOINT_SENTENCES.newer("N minutes ago", "<counts>")}
+  ${CHECKPOINT_SENTENCES.unordered("N minutes ago", "<counts>")}
 ("1 minute ago", "at an unknown time" when its Saved: time is not valid.)
 
 The project root is found as every verb finds it (below), starting from --root, else the

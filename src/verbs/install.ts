@@ -2,7 +2,10 @@ import path from "node:path";
 import { installText, snippetOf } from "../agents/plan.ts";
 import { tokenOf } from "../store/files.ts";
 import { assertNotPaused } from "../store/pause.ts";
-import { makeDirs, missingDirs, publishAgentFile, readAgentFile, readRecord, recordsDir, removeEmptyDirs, writeRecord } from "../store/install-files.ts";
+import { makeDirs, missingDirs, prepareDir, publishAgentFile, readAgentFile, readRecord, recordNode, recordsDir, removeEmptyDirs, userDir, writeRecord } from "../store/install-files.ts";
+import { existsSync } from "node:fs";
+import { Refused } from "../errors.ts";
+import { NODE_LOCATIONS } from "../agents/command.ts";
 import { editTargets, repairAgentFiles } from "./agent-repair.ts";
 import { AGENT_OPTIONS, agentTarget } from "./agent-files.ts";
 import { failpointOf, ROOT_HELP } from "./common.ts";
@@ -12,8 +15,14 @@ import { ok, type Verb } from "./types.ts";
 export const installHelpCommon = `The hook commands name this helper's file: for a skill inside the project, relative to the
 harness's project variable ($CLAUDE_PROJECT_DIR, $GEMINI_PROJECT_DIR; Cline's from the hook
 file's folder) so a committed file works in every clone; otherwise (and always for Codex)
-its absolute path, quoted. Each command exits 0 with nothing printed when that file is
-missing (a branch without the skill checked out).
+its absolute path, quoted. Each command runs the helper with the first Node it finds:
+$SESSION_HANDOFF_NODE, else the Node that install recorded in
+\${XDG_CONFIG_HOME:-~/.config}/session-handoff/node, else node on PATH, else
+${NODE_LOCATIONS.join(", ")}
+(a harness started from a GUI runs hooks without your login PATH). It exits 0 with nothing
+printed when the helper file is missing (a branch without the skill checked out) or no
+Node is found. Codex also gets a PowerShell form (commandWindows); Cline gets TaskStart.ps1
+and TaskResume.ps1 beside its POSIX scripts.
 
 --global edits the per-user files instead: ~/.claude/settings.json; ~/.codex/AGENTS.md and
 ~/.codex/hooks.json; ~/.config/opencode/AGENTS.md; ~/.gemini/GEMINI.md and
@@ -30,25 +39,31 @@ export const installVerb: Verb = {
 
 Wires the session-start hook (and, where the harness has the events, the checkpoint hooks)
 or the bootstrap block into an agent's own files:
-  claude-code  .claude/settings.json: SessionStart (matcher startup|resume|clear|compact),
-               PreCompact, PostCompact, SessionEnd
+  claude-code  .claude/settings.json: SessionStart (matcher
+               startup|resume|clear|compact|fork), PreCompact, PostCompact, SessionEnd
   codex        AGENTS.md block; .codex/hooks.json: SessionStart, PreCompact, SessionEnd
   opencode     AGENTS.md block (shared with codex: it lists the agents that asked for it)
   cline        .clinerules/00-session-handoff.md; .clinerules/hooks/TaskStart and
-               TaskResume (executable, 0755)
-  gemini       GEMINI.md block; .gemini/settings.json: SessionStart, PreCompress, SessionEnd
-               (timeouts in milliseconds, no matcher)
+               TaskResume (executable, 0755), TaskStart.ps1 and TaskResume.ps1
+  gemini       GEMINI.md block; .gemini/settings.json: SessionStart, SessionEnd
+               (timeouts in milliseconds, no matcher, --format gemini: JSON only on
+               stdout, nothing on stderr; no PreCompress: it fires before every request)
   cursor       .cursor/rules/session-handoff.mdc (alwaysApply)
 
-JSON settings are merged: the user's other keys and hooks are kept, ours (the hooks whose
-command names memory_io.mjs) appear once. Markdown blocks between
-<!-- session-handoff:begin --> and <!-- session-handoff:end --> are replaced in place.
-Refused, with a snippet to paste by hand, and nothing changed: malformed markers, JSON
-with comments or trailing commas, a file that is a link, a rule file of ours' name that
-is not ours. Files are published as \`write\` publishes (compare-and-swap on the bytes read:
+JSON settings are edited in place: the user's other keys, hooks, comments and layout are
+kept, ours (the hooks whose command names memory_io.mjs) appear once; an older form of
+ours (bare node, a matcher without fork, Gemini's PreCompress) is replaced where it stands.
+Markdown blocks between <!-- session-handoff:begin --> and <!-- session-handoff:end -->
+are replaced in place; a new block goes at the end, or, in a file over 28 KiB, right
+after its first line when that is a heading, else at the top (Codex reads only the first
+32 KiB of AGENTS.md; a block ending past that is moved there). Line endings (CRLF) are
+kept. Refused, with a snippet to paste by hand, and nothing changed: malformed markers,
+JSON that does not parse or nests over 64 levels, a file that is a link, a rule file of
+ours' name that is not ours; and, before anything is read, HOME unset or missing. Files are published as \`write\` publishes (compare-and-swap on the bytes read:
 a concurrent edit is refused, never overwritten). Idempotent: a second install changes no
 byte. What it changed is recorded under \${XDG_CONFIG_HOME:-~/.config}/session-handoff/
-installs/ so that \`uninstall\` can restore the original bytes.
+installs/ (made, 0700, when missing) so that \`uninstall\` can restore the original bytes;
+the Node running install is recorded there as session-handoff/node.
 
 An install or uninstall killed mid-publication (kill -9, a power loss) can leave private
 names beside a file: .<file>.tmp-<pid>-<hex> (a new version) and .<file>.claim-<pid>-<hex>
@@ -68,11 +83,15 @@ says what it would repair ("install: found an interrupted edit of F; without
 ${installHelpCommon}
 stdout: one line per file: "created F", "updated F" or "unchanged F" ("would create F",
         "would update F" with --dry-run, which changes nothing).
-exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON with comments, a
+exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does not parse, a
         concurrent edit, leftovers of an interrupted edit that only you can settle);
         4 paused.
 `,
   async run(ctx) {
+    // Without a HOME nothing of ours can be found again (records, the recorded Node): the one
+    // refusal that depends on the user's environment, before anything is read.
+    if (!ctx.env.HOME) throw new Refused("install needs HOME set (the per-user records and the recorded Node live under it); nothing was changed");
+    if (!existsSync(ctx.env.HOME)) throw new Refused(`HOME (${JSON.stringify(ctx.env.HOME)}) does not exist; install keeps its records under it, so nothing was changed`);
     const t = agentTarget(ctx, "install");
     assertNotPaused(t.memDir, ctx.env);
     const targets = editTargets(t);
@@ -91,6 +110,13 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON with comm
     }
     const lines: string[] = [];
     const records = recordsDir(ctx.env, t.home);
+    // The records folder exists before the first file is published: a record can always be
+    // written for what was changed. The folders made here belong to the first record.
+    let madeForRecords: string[] = [];
+    if (!t.dryRun) {
+      madeForRecords = prepareDir(records);
+      recordNode(userDir(ctx.env, t.home), process.execPath);
+    }
     for (const p of plans) {
       const same = p.snap.bytes !== null && p.snap.bytes.equals(Buffer.from(p.next, "utf8"));
       const verb = same ? "unchanged" : p.snap.bytes === null ? "created" : "updated";
@@ -123,8 +149,9 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON with comm
         before: kept ? prior.before : p.snap.bytes === null ? null : p.snap.bytes.toString("base64"),
         restorable: prior === null || (kept && prior.restorable !== false),
         after: tokenOf(bytes),
-        createdDirs: [...(prior?.createdDirs ?? []), ...dirs],
+        createdDirs: [...(prior?.createdDirs ?? []), ...dirs, ...madeForRecords],
       };
+      madeForRecords = [];
       const made = writeRecord(records, record);
       if (made.length > 0) writeRecord(records, { ...record, createdDirs: [...record.createdDirs, ...made] });
       lines.push(`${verb} ${p.shown}`);

@@ -18,10 +18,13 @@ export const uninstallVerb: Verb = {
          [--root DIR | --global] [--dry-run]
 
 Removes exactly what \`install --agent\` added. A file that nothing else changed since
-install gets its original bytes back (a file install created is deleted); otherwise only
-our entries go: the hooks whose command names memory_io.mjs, our block (the AGENTS.md
+install gets its original bytes back (a file install created is deleted), from the record
+install kept under \${XDG_CONFIG_HOME:-~/.config}/session-handoff/installs/; otherwise (no
+record: another machine, a deleted record, a file edited since) only our entries go, every
+other byte kept but the separators next to them: the hooks whose command names memory_io.mjs, our block (the AGENTS.md
 block goes with the last agent listed in it), our rule and hook files. Folders install
-created are removed when nothing else is left in them. Published with compare-and-swap on
+created are removed when nothing else is left in them; with no record left, the recorded
+Node (session-handoff/node) goes too. Published with compare-and-swap on
 the bytes read, as install. Nothing installed: nothing changes. Like install, it first
 repairs what an interrupted install or uninstall left beside each file (see install
 --help), one stderr line each ("uninstall: repaired an interrupted edit of F: …"); a
@@ -31,7 +34,7 @@ A folder on the way that is a link is refused, as by install, before anything ch
 ${installHelpCommon}
 stdout: one line per file: "restored F", "updated F", "removed F" or "unchanged F"
         ("would …" with --dry-run, which changes nothing).
-exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON with comments, a
+exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does not parse, a
         concurrent edit, leftovers of an interrupted edit that only you can settle);
         4 paused.
 `,

@@ -123,6 +123,21 @@ function minutes(ms: number): number {
   return Math.round(Math.abs(ms) / 60_000);
 }
 
+/** `text` with its anchors' first `- Date:` line set to `iso`. */
+function replaceDate(text: string, iso: string): string {
+  const layout = handoffLayout(text);
+  const range = anchorsRange(layout);
+  if (range === null) return text;
+  const lines = [...layout.lines];
+  for (let i = range.start; i < range.end; i++) {
+    if (/^- Date: /.test(lines[i]!)) {
+      lines[i] = `- Date: ${iso}`;
+      break;
+    }
+  }
+  return lines.join("\n");
+}
+
 /**
  * Under the lock: reads the current file, stamps `Saved:` and fills an empty anchors section
  * (handoff), redacts with the anchor exemption (ruling 6), and compares with the current file
@@ -180,7 +195,12 @@ export async function buildDocument(checked: Checked, root: string, anchors: Anc
   } else if (mine !== null) {
     const date = mine.map((l) => /^- Date: `?([^`]*)`?$/.exec(l)?.[1]).find((d) => d !== undefined);
     const then = date === undefined ? NaN : Date.parse(date);
-    if (!Number.isNaN(then) && nowMs - then > CLOCK_SKEW_MS) {
+    if (!sentBack && !Number.isNaN(then) && then > Math.floor(nowMs / 1000) * 1000) {
+      // A state time after the save is no state time at all: every reader would call its age
+      // unknown (docs/design.md#verdicts-and-the-brief). The save's time is the truth.
+      text = replaceDate(text, iso);
+      notes.push(`note: the - Date: anchor ${JSON.stringify(date!.slice(0, 40))} was later than this save; set it to ${iso}`);
+    } else if (!Number.isNaN(then) && nowMs - then > CLOCK_SKEW_MS) {
       notes.push(`note: the - Date: anchor is ${minutes(nowMs - then)} minutes before this save; empty the anchors section to have write fill them`);
     }
   }

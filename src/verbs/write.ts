@@ -56,7 +56,8 @@ more than 5 minutes off), and an empty \`## Environment anchors\` section (blank
 template placeholders, or the very lines of the current handoff) is filled with what
 \`anchors\` prints at that moment, inside the lock (git runs only then; outside git, the key
 files' modification times). Anchor lines you wrote are kept (stderr notes a \`- Date:\` more
-than 5 minutes old) and redacted like prose unless they are what \`anchors\` reports now.
+than 5 minutes old; a \`- Date:\` later than the save, by any amount, becomes the save's time,
+and stderr says so) and redacted like prose unless they are what \`anchors\` reports now.
 
 A document equal to the current file, apart from \`Saved:\` and a \`- Date:\` anchor that write
 filled itself, is not saved again: stdout is "unchanged <FILE>" then "CURRENT-SHA256: <current

@@ -125,7 +125,9 @@ describe("lazy chunks (build.mjs)", () => {
   it("checkpoint compiles its own chunk, the lock library's and the redaction rules', never the cold verbs' (issue 15)", () => {
     const root = gitRepo();
     const transcript = path.join(tempDir(), "t.jsonl");
-    writeFileSync(transcript, `${JSON.stringify({ type: "user", sessionId: "s", uuid: "u", timestamp: "2026-11-30T10:00:00Z", message: { role: "user", content: "add the parser" } })}\n`);
+    // A tool call: only tool calls and edits make a capture (docs/design.md#checkpoints).
+    const call = { type: "assistant", sessionId: "s", uuid: "v", timestamp: "2026-11-30T10:00:01Z", message: { role: "assistant", content: [{ type: "tool_use", id: "t1", name: "Read", input: { file_path: "/x" } }] } };
+    writeFileSync(transcript, `${JSON.stringify({ type: "user", sessionId: "s", uuid: "u", timestamp: "2026-11-30T10:00:00Z", message: { role: "user", content: "add the parser" } })}\n${JSON.stringify(call)}\n`);
     const c = traced(["checkpoint"], { input: JSON.stringify({ session_id: "s1", transcript_path: transcript, cwd: root, hook_event_name: "PreCompact" }) });
     expect(c.code).toBe(0);
     expect(c.stderr).toMatch(/checkpoint: saved checkpoints\/s1\.md/);

@@ -406,7 +406,7 @@ describe("the Claude Code hook snippet of references/session-start-hook.md", () 
       hooks: { SessionStart: { matcher: string; hooks: { type: string; command: string; timeout?: number }[] }[] };
     };
     const entry = settings.hooks.SessionStart[0];
-    expect(entry?.matcher).toBe("startup|resume|clear|compact");
+    expect(entry?.matcher).toBe("startup|resume|clear|compact|fork");
     expect(entry?.hooks[0]?.type).toBe("command");
     expect(entry?.hooks[0]?.command.startsWith(`${INVOCATION} hook --mode session`)).toBe(true);
   });

@@ -52,7 +52,7 @@ describe("hooks/hooks.json (the plugin's hooks)", () => {
   it("has the settings shape: SessionStart with our matcher, and the checkpoint hooks", () => {
     expect(Object.keys(hooks)).toEqual(["hooks"]);
     expect(commands.map(([e]) => e).sort()).toEqual(["PostCompact", "PreCompact", "SessionEnd", "SessionStart"]);
-    expect(hooks.hooks.SessionStart[0].matcher).toBe("startup|resume|clear|compact");
+    expect(hooks.hooks.SessionStart[0].matcher).toBe("startup|resume|clear|compact|fork");
     for (const [event, groups] of commands) {
       for (const g of groups) {
         for (const h of g.hooks) {
@@ -63,6 +63,11 @@ describe("hooks/hooks.json (the plugin's hooks)", () => {
         }
       }
     }
+  });
+
+  it("is what tools/plugin-hooks.ts writes (install's own command builder)", () => {
+    const r = spawnSync(process.execPath, ["--import", "tsx", path.join(REPO, "tools", "plugin-hooks.ts"), "--check"], { cwd: REPO, encoding: "utf8" });
+    expect(r.status, r.stderr).toBe(0);
   });
 
   // Claude Code puts the plugin's folder in CLAUDE_PLUGIN_ROOT for the command.

@@ -15,7 +15,8 @@ const said = (text: string) => rec({ type: "assistant", message: { content: [{ t
 const tool = (id: string, name: string, input: Record<string, unknown>) => rec({ type: "assistant", message: { content: [{ type: "tool_use", id, name, input }] } });
 const output = (bytes: number, extra: Record<string, unknown> = {}) =>
   rec({ type: "user", message: { content: [{ type: "tool_result", tool_use_id: "toolu_x", content: "o".repeat(bytes) }] }, toolUseResult: { stdout: "" }, ...extra });
-const END = user("one") + user("two") + user("three") + said("done");
+// Only tool calls make a capture (docs/design.md#checkpoints): each ends with one.
+const END = user("one") + user("two") + user("three") + tool("t9", "Read", { file_path: "/x" }) + said("done");
 
 function run(text: string, args: string[] = []) {
   const root = gitRepo();
@@ -52,6 +53,7 @@ describe("checkpoint: the 1 MiB boundary", () => {
         user("one", ts("2026-11-29T10:00:00Z")) +
         user("two", ts("2026-11-29T10:00:00Z")) +
         user("three", ts("2026-11-29T10:00:00Z")) +
+        tool("t9", "Read", { file_path: "/x" }) +
         said("done"),
       // The 64 KiB head holds no whole record, so the format cannot be sniffed from it.
       ["--format", "claude"],

@@ -81,7 +81,7 @@ describe("checkpoint: capture from the hook input and the transcript", () => {
     const r = checkpoint(root, { transcript_path: p });
     expect(r.code).toBe(0);
     expect(r.stderr).toContain(CHECKPOINT_LINES.unknownFormat());
-    expect(cpText(root, "sess-1")).toContain("Source: transcript in an unknown format");
+    expect(cpText(root, "sess-1")).toContain("Source: anchors only (transcript in an unrecognised format)");
   });
 
   it("a transcript that is a link or a FIFO is not followed or waited on", () => {
@@ -102,6 +102,8 @@ describe("checkpoint: capture from the hook input and the transcript", () => {
     const filler = Buffer.from((rec({ type: "user", isSidechain: true, message: { content: `sidechain ${"x".repeat(2000)}` } }) + rec({ type: "assistant", message: { content: [{ type: "text", text: "working" }] } })).repeat(500));
     for (let n = 0; n < 50 * 1024 * 1024; n += filler.length) writeSync(fd, filler);
     writeSync(fd, rec({ type: "user", message: { content: "the last request" } }));
+    // Only tool calls make a capture (docs/design.md#checkpoints).
+    writeSync(fd, rec({ type: "assistant", message: { content: [{ type: "tool_use", id: "t9", name: "Read", input: { file_path: "/x" } }] } }));
     writeSync(fd, '{"type":"user","message":{"content":"torn');
     closeSync(fd);
     const r = checkpoint(root, { transcript_path: p });
@@ -136,7 +138,7 @@ describe("checkpoint: capture from the hook input and the transcript", () => {
 
     it("stops at 1 MiB when it holds three requests, a claim and no plan is written before it", () => {
       const root = gitRepo();
-      const text = run(root, write(root, [user("first of all"), tool("t1", "Edit", { file_path: "/old/file.ts" }), output(2 * MiB), user("one"), user("two"), user("three"), said("done")]));
+      const text = run(root, write(root, [user("first of all"), tool("t1", "Edit", { file_path: "/old/file.ts" }), output(2 * MiB), user("one"), user("two"), user("three"), tool("t2", "Read", { file_path: "/x" }), said("done")]));
       expect(text).toContain(`Source: last ${MiB} bytes of claude transcript`);
       expect(text).toContain('- The user wrote: "three"');
       // Files edited and commands are those of the part read.
@@ -157,7 +159,7 @@ describe("checkpoint: capture from the hook input and the transcript", () => {
 
     it("reads on when fewer than three requests are in the last 1 MiB", () => {
       const root = gitRepo();
-      const text = run(root, write(root, [user("zero"), output(4 * MiB), user("one"), output(MiB), user("two"), user("three"), said("done")]));
+      const text = run(root, write(root, [user("zero"), output(4 * MiB), user("one"), output(MiB), user("two"), user("three"), tool("t2", "Read", { file_path: "/x" }), said("done")]));
       expect(text).toContain(`Source: last ${4 * MiB} bytes of claude transcript`);
       expect(text).toContain('- The user wrote: "one"');
       expect(text).not.toContain('"zero"');
@@ -172,7 +174,7 @@ describe("checkpoint: capture from the hook input and the transcript", () => {
 
     it("a plan tool named only in text further back costs a longer read, not a wrong plan", () => {
       const root = gitRepo();
-      const text = run(root, write(root, [user("please use TodoWrite for this"), output(2 * MiB), user("one"), user("two"), user("three"), said("done")]));
+      const text = run(root, write(root, [user("please use TodoWrite for this"), output(2 * MiB), user("one"), user("two"), user("three"), tool("t2", "Read", { file_path: "/x" }), said("done")]));
       expect(text).toContain("## Plan state\n- none captured");
       expect(text).toContain('- The user wrote: "three"');
     });
@@ -193,7 +195,7 @@ describe("checkpoint: capture from the hook input and the transcript", () => {
   it("invisible and control characters in the transcript are shown as <U+XXXX>, never refused", () => {
     const root = gitRepo();
     const p = path.join(root, "t.jsonl");
-    writeFileSync(p, `${JSON.stringify({ type: "user", sessionId: "s", uuid: "u", message: { content: "run \u202Egnp.exe\u202C and \u001b[31mred" } })}\n`);
+    writeFileSync(p, `${JSON.stringify({ type: "user", sessionId: "s", uuid: "u", message: { content: "run \u202Egnp.exe\u202C and \u001b[31mred" } })}\n${JSON.stringify({ type: "assistant", sessionId: "s", uuid: "v", message: { content: [{ type: "tool_use", id: "t1", name: "Read", input: { file_path: "/x" } }] } })}\n`);
     checkpoint(root, { transcript_path: p });
     expect(cpText(root, "sess-1")).toContain('- The user wrote: "run <U+202E>gnp.exe<U+202C> and <U+001B>[31mred"');
   });
@@ -236,7 +238,7 @@ describe("checkpoint: sessions, rewrites and retention (ruling 22)", () => {
     expect(cpText(root, "sess-1")).toBe(first);
     // A later transcript without the early records keeps the recorded start.
     const p = path.join(root, "later.jsonl");
-    writeFileSync(p, `${JSON.stringify({ type: "user", sessionId: "s", uuid: "u", timestamp: "2026-11-30T11:11:11Z", message: { content: "later" } })}\n`);
+    writeFileSync(p, `${JSON.stringify({ type: "user", sessionId: "s", uuid: "u", timestamp: "2026-11-30T11:11:11Z", message: { content: "later" } })}\n${JSON.stringify({ type: "assistant", sessionId: "s", uuid: "v", timestamp: "2026-11-30T11:11:12Z", message: { content: [{ type: "tool_use", id: "t1", name: "Read", input: { file_path: "/x" } }] } })}\n`);
     const later = checkpoint(root, { transcript_path: p, hook_event_name: "SessionEnd" });
     expect(later.stderr).toContain(CHECKPOINT_LINES.saved("sess-1.md"));
     const text = cpText(root, "sess-1")!;
@@ -357,7 +359,8 @@ describe("checkpoint: never blocks the harness (ruling 25)", () => {
 
   it("leftovers of an interrupted checkpoint are removed by the next one and by recover", () => {
     const root = gitRepo();
-    checkpoint(root, { session_id: "a" });
+    // A capture (an anchors-only checkpoint is never parked state: docs/design.md#checkpoints).
+    checkpoint(root, { session_id: "a", transcript_path: transcript(root) });
     writeFileSync(path.join(CP_DIR(root), ".a.md.tmp-99999-0badf00d"), "half");
     writeFileSync(path.join(CP_DIR(root), ".b.md.claim-99999-0badf00d"), cpText(root, "a")!.replace("Session: a", "Session: b"));
     // check's code is not changed by leftovers (ruling 23): no handoff, a checkpoint parked: 2.
@@ -397,7 +400,10 @@ describe("surfacing: read checkpoint, check, read handoff, brief (rulings 24, 26
   it("check: a checkpoint with no handoff is parked (2), --json says parked: checkpoint; a handoff says parked: handoff", () => {
     const root = gitRepo();
     expect(helper(["check", "--root", root]).code).toBe(0);
+    // An anchors-only checkpoint is not parked state; a capture is (docs/design.md#checkpoints).
     checkpoint(root);
+    expect(helper(["check", "--root", root]).code).toBe(0);
+    checkpoint(root, { transcript_path: transcript(root) });
     const j = helper(["check", "--root", root, "--json"]);
     expect(j.code).toBe(2);
     expect(JSON.parse(j.stdout)).toMatchObject({ code: 2, state: "parked", parked: "checkpoint" });

@@ -1,0 +1,114 @@
+import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { lstatSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { oursIn } from "./json-hooks.ts";
+import { SESSION_MATCHER } from "./envelope.ts";
+import { blockEndByte, CODEX_BUDGET, findBlock } from "./md-block.ts";
+import type { Agent, Edit } from "./types.ts";
+
+/** One finding of `doctor` about an agent's files: what is wrong and the command that fixes it. */
+export interface AgentFinding {
+  what: string;
+  fix: string;
+}
+
+/**
+ * Why an installed settings file of ours is outdated, in words (bare `node`, a start
+ * matcher without `fork`, a hook of ours on an event we no longer install), or [] when
+ * none of these applies. `edit` is the agent's json-hooks edit of that file.
+ */
+export function outdatedReasons(text: string, edit: Extract<Edit, { kind: "json-hooks" }>): string[] {
+  const out: string[] = [];
+  const ours = oursIn(text);
+  if (ours.some((h) => /(^|[;|&]\s*|\|\|\s*)node "\$f"/.test(h.command))) {
+    out.push("its commands run bare node, which fails where node is not on the hook's PATH (nvm, fnm, volta, a harness started from a GUI)");
+  }
+  const start = edit.hooks.find((h) => h.event === "SessionStart");
+  if (start?.matcher !== undefined && ours.some((h) => h.event === "SessionStart" && h.matcher !== null && !h.matcher.split("|").includes("fork"))) {
+    out.push(`its SessionStart matcher lacks fork (now ${SESSION_MATCHER})`);
+  }
+  const events = new Set(edit.hooks.map((h) => h.event));
+  const stray = [...new Set(ours.filter((h) => !events.has(h.event)).map((h) => h.event))];
+  if (stray.length > 0) out.push(`it holds a hook of ours on ${stray.join(", ")}, which install no longer adds`);
+  return out;
+}
+
+/**
+ * Codex's review of a hook (harnesses.md): `[hooks.state."<abs hooks.json>:session_start:<g>:<h>"]`
+ * in `$CODEX_HOME/config.toml` (default `~/.codex`). Read only; the hash recipe is not
+ * known, so all doctor can tell is whether an entry exists.
+ */
+export function codexTrust(env: Record<string, string | undefined>, home: string, hooksFile: string): "no trust entry" | "entry present (review again if the command changed)" {
+  const codexHome = env.CODEX_HOME ? env.CODEX_HOME : path.join(home, ".codex");
+  let toml = "";
+  try {
+    const p = path.join(codexHome, "config.toml");
+    if (lstatSync(p).isFile()) toml = readFileSync(p, "utf8");
+  } catch {
+    // No config: no entry.
+  }
+  const key = `[hooks.state.${JSON.stringify(`${hooksFile}:session_start:`).slice(0, -1)}`;
+  return toml.split("\n").some((l) => l.trim().startsWith(key)) ? "entry present (review again if the command changed)" : "no trust entry";
+}
+
+/** Where a Markdown block of ours ends past Codex's 32 KiB, the finding; null otherwise. */
+export function budgetFinding(text: string, file: string, fixCmd: string): AgentFinding | null {
+  let span;
+  try {
+    span = findBlock(text, file);
+  } catch {
+    return null; // malformed: reported elsewhere
+  }
+  if (span === null) return null;
+  const end = blockEndByte(text, span);
+  if (end <= CODEX_BUDGET) return null;
+  return {
+    what: `${file}: the session-handoff block ends at byte ${end}, past the ${CODEX_BUDGET} bytes of AGENTS.md text Codex reads; Codex never sees it`,
+    fix: `${fixCmd} (it moves the block to the top)`,
+  };
+}
+
+/** The sentence doctor prints when Claude Code or Gemini project hooks are installed. */
+export function startFolderNote(agent: Agent): string {
+  return `${agent.name}: project hooks load only when ${agent.name} starts at the project root (not from a subfolder); for monorepos, or to start anywhere, use install --agent ${agent.name} --global`;
+}
+
+/** What running one installed SessionStart command printed. */
+export interface StartRun {
+  file: string;
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs one installed session-start command as a harness would (docs/design.md#integrations):
+ * `/bin/sh -c <command>` (or the Cline script itself) with `PATH=/usr/bin:/bin`, the
+ * project variables set to `root`, stdin a SessionStart input of a session id of its own and
+ * source `startup`: the hook writes no delivered-once marker for it (that is only for
+ * `compact`). Checkpoint commands are never run. 10 s at most; output cut at 2,000 bytes.
+ */
+export function runStart(file: string, argv: string[], root: string, env: Record<string, string | undefined>): Promise<StartRun> {
+  const childEnv: Record<string, string> = { PATH: "/usr/bin:/bin", CLAUDE_PROJECT_DIR: root, GEMINI_PROJECT_DIR: root };
+  for (const k of ["HOME", "XDG_CONFIG_HOME", "SESSION_HANDOFF_NODE", "SESSION_HANDOFF_DISABLE", "TMPDIR"]) if (env[k]) childEnv[k] = env[k]!;
+  const input = JSON.stringify({ session_id: `doctor-${randomBytes(4).toString("hex")}`, cwd: root, hook_event_name: "SessionStart", source: "startup" });
+  return new Promise((resolve) => {
+    const child = spawn(argv[0]!, argv.slice(1), { cwd: root, env: childEnv, stdio: ["pipe", "pipe", "pipe"], timeout: 10_000 });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on("data", (b: Buffer) => out.push(b));
+    child.stderr.on("data", (b: Buffer) => err.push(b));
+    child.on("error", (e) => resolve({ file, code: null, stdout: "", stderr: e.message }));
+    child.on("close", (code) => resolve({ file, code, stdout: Buffer.concat(out).toString("utf8").slice(0, 2000), stderr: Buffer.concat(err).toString("utf8").slice(0, 2000) }));
+    child.stdin.on("error", () => {});
+    child.stdin.end(input);
+  });
+}
+
+/** The SessionStart commands of ours in an installed file, as argv for `runStart`. */
+export function startCommands(edit: Edit, text: string, file: string): string[][] {
+  if (edit.kind === "json-hooks") return oursIn(text).filter((h) => h.event === "SessionStart").map((h) => ["/bin/sh", "-c", h.command]);
+  if (edit.kind === "owned-file" && edit.mode === 0o755) return [["/bin/sh", file]];
+  return [];
+}

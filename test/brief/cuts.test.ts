@@ -1,0 +1,105 @@
+import { describe, expect, it } from "vitest";
+import { draftBrief, driftSummaryClauses, flatten, MAX_FIELD_CHARS } from "../../src/brief/brief.ts";
+import { cutAtWord, fitClauses, fitList } from "../../src/brief/cut.ts";
+import type { DriftReport } from "../../src/git/verdict.ts";
+import { parseHandoff } from "../../src/schema/handoff.ts";
+
+// Brief cuts (docs/decisions/brief-cuts.md): whole clauses dropped least important first, a
+// clause still too long cut at a word boundary outside code spans ending `…`, nothing after a cut.
+
+describe("cutAtWord", () => {
+  it("cuts at a word boundary, never mid-word, and ends with …", () => {
+    expect(cutAtWord("two files dirty at the save are clean now", 36)).toBe("two files dirty at the save are…");
+    expect(cutAtWord("short", 10)).toBe("short");
+  });
+
+  it("never leaves a code span open: the cut falls before the span", () => {
+    const text = "run `node --test test/ --reporter spec` until it passes";
+    const cut = cutAtWord(text, 30);
+    expect(cut).toBe("run…");
+    expect((cut.match(/`/g) ?? []).length % 2).toBe(0);
+  });
+
+  it("a lone backtick is no span; separators before the … are dropped", () => {
+    expect(cutAtWord("it's a ` mark; then more words here", 20)).toBe("it's a ` mark; then…");
+    expect(cutAtWord("one; two; three; four", 12)).toBe("one; two…");
+  });
+
+  it("a single word longer than the room is cut inside it, on a grapheme boundary", () => {
+    expect(cutAtWord("a".repeat(50), 10)).toBe(`${"a".repeat(9)}…`);
+  });
+});
+
+describe("fitClauses and fitList", () => {
+  it("drops the least important clause first (the last of equal rank), keeps the order, cuts only the lone survivor", () => {
+    const c = [
+      { text: "verdict: drifted", rank: 100 },
+      { text: "on main", rank: 40 },
+      { text: "ledgers: none found", rank: 0 },
+    ];
+    expect(fitClauses(c, 100)).toBe("verdict: drifted; on main; ledgers: none found");
+    expect(fitClauses(c, 30)).toBe("verdict: drifted; on main");
+    expect(fitClauses(c, 17)).toBe("verdict: drifted");
+    expect(fitClauses(c, 12)).toBe("verdict…");
+  });
+
+  it("a list drops its last items first, counted, and a lone long item keeps its cause", () => {
+    const items = ["alpha — because one", "beta — because two", "gamma — because three"];
+    expect(fitList(items, 4, 100, (i) => i)).toBe(items.join("; "));
+    expect(fitList(items, 4, 50, (i) => i)).toBe("alpha — because one; beta — because two (+1 more)");
+    expect(fitList(items, 4, 45, (i) => i)).toBe("alpha — because one (+2 more)");
+    expect(fitList(items, 2, 100, (i) => i)).toBe("alpha — because one; beta — because two (+1 more)");
+  });
+});
+
+const DRIFT = (summary: string, extra: Partial<DriftReport> = {}): DriftReport =>
+  ({ verdict: "drifted", summary, missingKeyFiles: [], changedKeyFiles: [], dirtyKeyFiles: [], ...extra }) as unknown as DriftReport;
+
+const HANDOFF = (next: string, decisions: string[]) =>
+  parseHandoff(
+    `<!-- memory-schema: v1 -->\n# Session Handoff\nSaved: 2026-11-29T08:00:00Z\n\n## Current goal\nShip it.\n\n## Plan\n- [ ] step\n\n## Decisions\n${decisions.map((d) => `- ${d}`).join("\n")}\n\n## Failed approaches\n- none\n\n## Open questions\n- none\n\n## Next steps\n- ${next}\n\n## Key files\n- none\n\n## Environment anchors\n- Date: 2026-11-29T08:00:00Z\n`,
+  );
+
+describe("the brief's fields", () => {
+  it("golden, Drift & lessons: ledgers go first, then memory-only, upstream, changed files; the verdict last; nothing after a cut", () => {
+    const summary = [
+      "drifted: 3 commits ahead of the saved abc123def456",
+      "2 memory-only commits (the handoff itself) not counted",
+      "branch moved from main to feature/a-very-long-branch-name-for-testing",
+      `upstream: ${"origin/feature ".repeat(6).trim()} is 4 ahead`,
+      `saved ${"1".repeat(1)} days ago`,
+      `key files changed: ${"src/some/deeply/nested/module/file.ts, ".repeat(4).trim()}`,
+    ].join("; ");
+    const b = draftBrief(HANDOFF("do it", ["[user-directed] keep it"]), DRIFT(summary), { lessons: { entries: 3, matching: 1 }, solutions: null });
+    expect([...b.driftAndLessons].length).toBeLessThanOrEqual(MAX_FIELD_CHARS);
+    expect(b.driftAndLessons.startsWith("drifted: 3 commits ahead")).toBe(true);
+    expect(b.driftAndLessons).not.toContain("ledgers:");
+    expect(b.driftAndLessons).not.toContain("memory-only");
+    expect(b.driftAndLessons).toContain("branch moved from main");
+    // Whole clauses only: no word cut, no ellipsis at all here.
+    expect(b.driftAndLessons).not.toContain("…");
+    const clauses = driftSummaryClauses(summary).map((c) => c.rank);
+    expect(clauses).toEqual([100, 10, 40, 20, 40, 30]);
+  });
+
+  it("golden, a next step with a long code span: cut before the span, not inside it", () => {
+    const next = `run ${"words ".repeat(20)}\`node --test ${"test/unit/".repeat(12)}\` — done when it passes`;
+    const b = draftBrief(HANDOFF(next, ["x"]), DRIFT("fresh: at the saved commit abc", { verdict: "fresh" } as Partial<DriftReport>), { lessons: null, solutions: null });
+    const step = b.proposedNextStep;
+    expect((step.match(/`/g) ?? []).length % 2).toBe(0);
+    expect(step).toMatch(/words… — Confirm\?$/);
+  });
+
+  it("golden, Decisions in force: the last decisions drop whole, counted; no decision cut mid-word", () => {
+    const decisions = [1, 2, 3, 4].map((n) => `[user-directed] decision ${n} ${"with a reason that is long ".repeat(4)}: because ${n}`);
+    const b = draftBrief(HANDOFF("do it", decisions), DRIFT("fresh: at the saved commit abc"), { lessons: null, solutions: null });
+    expect(b.decisionsInForce).toMatch(/ \(\+\d more\)$/);
+    expect(b.decisionsInForce).toContain("because 1");
+    expect(b.decisionsInForce).not.toContain("…");
+    expect([...b.decisionsInForce].length).toBeLessThanOrEqual(MAX_FIELD_CHARS);
+  });
+
+  it("flatten cuts at a word boundary", () => {
+    expect(flatten("key files changed: src/a.ts, src/b.ts", 24)).toBe("key files changed…");
+  });
+});

@@ -1,0 +1,181 @@
+// What each install channel delivers (docs/decisions/distribution-ref.md): the distribution
+// ref that tools/dist.mjs builds holds only the skill's entries; `npx skillmds add` (1.3.3,
+// from npm at test time, run as the README writes it inside a loopback-only network
+// namespace), `npx skills add` (the pinned devDependency) and the README's by-hand copy each
+// deliver those files and bytes, nothing more; the installed skill then resumes and saves;
+// ESLint 9 in the user's project reports nothing of ours. Third-party tools that cannot be
+// installed, or no namespace: the test says SKIP and why.
+import { execFileSync, spawnSync } from "node:child_process";
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { gitRepo, handoff, tempDir } from "../helpers.ts";
+
+const REPO = path.resolve(import.meta.dirname, "..", "..");
+const ENTRIES = ["SKILL.md", "LICENSE", "agents", "references", "templates", "scripts"];
+const CACHE = process.env.SESSION_HANDOFF_TOOL_CACHE || path.join(tmpdir(), "session-handoff-tools");
+const README = readFileSync(path.join(REPO, "README.md"), "utf8");
+
+/** Every file under `dir` (links not followed) with its size: what a channel delivered. */
+function delivered(dir: string): Map<string, number> {
+  const out = new Map<string, number>();
+  const walk = (d: string) => {
+    for (const name of readdirSync(d).sort()) {
+      const p = path.join(d, name);
+      const st = lstatSync(p);
+      if (st.isDirectory()) walk(p);
+      else out.set(path.relative(dir, p), st.size);
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+// A clone of this checkout's HEAD (what CI has), with the distribution ref built in it, and
+// that ref exported as a folder named like the skill.
+let dist = { source: "", files: new Map<string, number>() };
+const scratch = realpathSync(mkdtempSync(path.join(tmpdir(), "sh-channels-")));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+beforeAll(() => {
+  const clone = path.join(scratch, "repo");
+  execFileSync("git", ["clone", "-q", "--no-hardlinks", REPO, clone]);
+  execFileSync(process.execPath, [path.join(REPO, "tools", "dist.mjs")], { cwd: clone, encoding: "utf8" });
+  const source = path.join(scratch, "session-handoff");
+  mkdirSync(source);
+  execFileSync("tar", ["-x", "-C", source], { input: execFileSync("git", ["archive", "--format=tar", "dist"], { cwd: clone, maxBuffer: 64 * 1024 * 1024 }) });
+  const files = new Map<string, number>();
+  for (const line of execFileSync("git", ["ls-tree", "-r", "-l", "HEAD", "--", ...ENTRIES], { cwd: clone, encoding: "utf8" }).trim().split("\n")) {
+    const [meta, name] = line.split("\t");
+    files.set(name!, Number(meta!.trim().split(/\s+/)[3]));
+  }
+  dist = { source, files };
+});
+
+const bytes = (m: Map<string, number>) => [...m.values()].reduce((a, b) => a + b, 0);
+
+// Resume and save with the installed helper, as SKILL.md's flows run them.
+function flows(helper: string, project: string, env: NodeJS.ProcessEnv): void {
+  const run = (args: string[], input?: string) => spawnSync(process.execPath, [helper, ...args, "--root", project], { env, input, encoding: "utf8" });
+  // Resume on a cold project: the fixed sentence, exit 3; then the save flow's read and write.
+  expect(run(["brief"])).toMatchObject({ status: 3, stdout: "No saved session state exists.\n" });
+  const read = run(["read", "handoff"]);
+  expect(read.status).toBe(3);
+  const token = /CURRENT-SHA256: (\S+)/.exec(read.stdout + read.stderr)?.[1] ?? "absent";
+  const w = run(["write", "handoff", "--expected-current-sha256", token], handoff("Ship the installer channels."));
+  expect(w.status, w.stderr).toBe(0);
+  const b = run(["brief"]);
+  expect(b.status, b.stderr).toBe(0);
+  expect(b.stdout).toContain("Goal: Ship the installer channels.");
+}
+
+describe("the distribution ref", () => {
+  it("holds exactly the skill's entries of HEAD: files and bytes", () => {
+    const got = delivered(dist.source);
+    expect([...new Set([...got.keys()].map((f) => f.split("/")[0]))].sort()).toEqual([...ENTRIES].sort());
+    expect(got).toEqual(dist.files);
+    expect(got.size).toBeLessThan(20);
+    expect(bytes(got)).toBeLessThan(1024 * 1024);
+  });
+  it("the repository root keeps its development layout", () => {
+    for (const e of [...ENTRIES, "src", "package.json", "test", "README.md"]) expect(existsSync(path.join(REPO, e))).toBe(true);
+  });
+});
+
+// A tool from npm, once per machine, in the shared cache outside the repository.
+function tool(name: string, pkgs: string[]): string | null {
+  const prefix = path.join(CACHE, name);
+  if (!existsSync(path.join(prefix, "node_modules", ".package-lock.json"))) {
+    mkdirSync(prefix, { recursive: true });
+    const r = spawnSync("npm", ["install", "--prefix", prefix, "--no-audit", "--no-fund", "--ignore-scripts", ...pkgs], { encoding: "utf8", timeout: 240_000 });
+    if (r.status !== 0) return null;
+  }
+  return prefix;
+}
+
+function netns(): string | null {
+  const r = spawnSync("unshare", ["-n", "sh", "-c", "ip link set lo up"], { encoding: "utf8" });
+  return r.status === 0 ? null : `no loopback-only network namespace (unshare -n: ${(r.stderr || r.error?.message || "").trim()})`;
+}
+
+describe("npx skillmds add, as the README writes it", () => {
+  // The README's first install command, with its source resolved inside this checkout.
+  const line = /^\$ (npx skillmds add (\S+) .*?)\s+#/m.exec(README);
+  it("is the README's first install command", () => {
+    expect(line).not.toBeNull();
+    const first = /```console\n\$ (.+)/.exec(README.slice(README.indexOf("## Install")))![1]!;
+    expect(first.startsWith("npx skillmds add ")).toBe(true);
+    expect(line![1]).toContain("--project -a claude-code -a codex");
+  });
+
+  it("installs only the skill's entries for claude-code and codex; the installed skill resumes and saves", (ctx) => {
+    const skip = netns();
+    const prefix = skip === null ? tool("skillmds-1.3.3", ["skillmds@1.3.3"]) : null;
+    if (skip !== null || prefix === null) {
+      console.log(`SKIP skillmds: ${skip ?? "skillmds@1.3.3 could not be installed from npm"}`);
+      ctx.skip();
+      return;
+    }
+    const project = gitRepo();
+    const home = tempDir("sh-home-");
+    const args = line![1]!.replace(line![2]!, dist.source).split(" ").slice(1);
+    const env = { ...process.env, HOME: home, XDG_CONFIG_HOME: path.join(home, ".config"), SKILLMD_NO_TELEMETRY: "1" };
+    const r = spawnSync("unshare", ["-n", "sh", "-c", 'ip link set lo up && exec "$@"', "sh", "npx", "--offline", "--prefix", prefix, ...args], { cwd: project, env, encoding: "utf8", timeout: 120_000 });
+    expect(r.status, r.stdout + r.stderr).toBe(0);
+    const canonical = path.join(project, ".agents", "skills", "session-handoff");
+    expect(delivered(canonical)).toEqual(dist.files);
+    expect(lstatSync(path.join(project, ".claude", "skills", "session-handoff")).isSymbolicLink()).toBe(true);
+    flows(path.join(project, ".claude", "skills", "session-handoff", "scripts", "memory_io.mjs"), project, env);
+  });
+});
+
+describe("npx skills add (1.4.9) from the distribution ref", () => {
+  it("delivers only the skill's entries", () => {
+    const cli = path.join(REPO, "node_modules", "skills", "bin", "cli.mjs");
+    const project = gitRepo();
+    const home = tempDir("sh-home-");
+    const env = { ...process.env, DO_NOT_TRACK: "1", DISABLE_TELEMETRY: "1", npm_config_offline: "true", HOME: home, XDG_CONFIG_HOME: path.join(home, ".config") };
+    const add = spawnSync(process.execPath, [cli, "add", dist.source, "-a", "claude-code", "-a", "codex", "-y"], { cwd: project, env, encoding: "utf8", timeout: 120_000 });
+    expect(add.status, add.stdout + add.stderr).toBe(0);
+    expect(delivered(path.join(project, ".agents", "skills", "session-handoff"))).toEqual(dist.files);
+    flows(path.join(project, ".agents", "skills", "session-handoff", "scripts", "memory_io.mjs"), project, env);
+  });
+});
+
+describe("the README's by-hand copy", () => {
+  it("copies the six entries: the same files and bytes", () => {
+    const cp = /^\$ (cp -r \/tmp\/session-handoff\/\{[^}]+\} \.claude\/skills\/session-handoff\/)$/m.exec(README);
+    expect(cp).not.toBeNull();
+    const project = tempDir("sh-copy-");
+    mkdirSync(path.join(project, ".claude", "skills", "session-handoff"), { recursive: true });
+    const r = spawnSync("bash", ["-c", cp![1]!.replaceAll("/tmp/session-handoff", dist.source)], { cwd: project, encoding: "utf8" });
+    expect(r.status, r.stderr).toBe(0);
+    expect(delivered(path.join(project, ".claude", "skills", "session-handoff"))).toEqual(dist.files);
+  });
+});
+
+describe("ESLint 9 in a project holding the installed skill", () => {
+  it("reports nothing of ours", (ctx) => {
+    const prefix = tool("eslint-9", ["eslint@9", "@eslint/js@9"]);
+    if (prefix === null) {
+      console.log("SKIP eslint: eslint@9 could not be installed from npm");
+      ctx.skip();
+      return;
+    }
+    const project = gitRepo();
+    const skill = path.join(project, ".agents", "skills", "session-handoff");
+    mkdirSync(skill, { recursive: true });
+    execFileSync("cp", ["-r", ...ENTRIES.map((e) => path.join(dist.source, e)), skill]);
+    writeFileSync(path.join(project, "eslint.config.mjs"), `import js from ${JSON.stringify(path.join(prefix, "node_modules", "@eslint", "js", "src", "index.js"))};\nexport default [js.configs.recommended];\n`);
+    writeFileSync(path.join(project, "app.js"), "export const x = 1;\n");
+    const r = spawnSync(path.join(prefix, "node_modules", ".bin", "eslint"), ["."], { cwd: project, encoding: "utf8", timeout: 120_000 });
+    expect(r.stdout + r.stderr).toBe("");
+    expect(r.status).toBe(0);
+    // The test can fail: without the header line, the same bundle is reported.
+    const bare = path.join(skill, "scripts", "memory_io.mjs");
+    writeFileSync(bare, readFileSync(bare, "utf8").replace("/* eslint-disable */\n", ""));
+    const again = spawnSync(path.join(prefix, "node_modules", ".bin", "eslint"), ["."], { cwd: project, encoding: "utf8", timeout: 120_000 });
+    expect(again.status).not.toBe(0);
+    expect(statSync(bare).size).toBeGreaterThan(0);
+  });
+});

@@ -1,0 +1,246 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { gitRepo, helper, helperAsync, sha } from "../helpers.ts";
+import { CP_DIR, cpText } from "./support.ts";
+
+// One story of a session (docs/design.md#checkpoints): a checkpoint covers exactly the work after
+// the session's last successful save of this project's handoff, nothing captured writes
+// nothing, captures of one save merge, never degrade. Real Claude Code 2.1.112 transcripts.
+
+const CASES = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "fixtures", "cases", "claude-code-2.1.112");
+const lines = (name: string) => readFileSync(path.join(CASES, name), "utf8").split("\n").filter((l) => l !== "");
+const SAVE = lines("save-then-late-turn.transcript.jsonl");
+const HANDOFF = readFileSync(path.join(CASES, "save-then-late-turn.HANDOFF.md"));
+const TOKEN = sha(HANDOFF);
+// Line 26 (index 25) is the `write handoff` call, line 27 its recorded result.
+const CALL = SAVE.findIndex((l) => l.includes('"name":"Bash"') && l.includes("write handoff --expected-current-sha256"));
+
+const rec = (o: Record<string, unknown>) => JSON.stringify({ isSidechain: false, sessionId: "s", uuid: `u${Math.random()}`, timestamp: "2026-12-01T18:10:30.000Z", ...o });
+const user = (text: string) => rec({ type: "user", message: { role: "user", content: text } });
+const bash = (id: string, command: string) => rec({ type: "assistant", message: { role: "assistant", content: [{ type: "tool_use", id, name: "Bash", input: { command } }] } });
+const result = (id: string, text: string, isError = false) =>
+  rec({ type: "user", message: { role: "user", content: [{ type: "tool_result", tool_use_id: id, content: text, is_error: isError }] }, toolUseResult: { stdout: text } });
+const said = (text: string) => rec({ type: "assistant", message: { role: "assistant", content: [{ type: "text", text }] } });
+
+/** A project holding the handoff the real session saved. */
+function project(handoff: Buffer | string = HANDOFF): string {
+  const root = gitRepo();
+  mkdirSync(path.join(root, ".ai", "memory"), { recursive: true });
+  writeFileSync(path.join(root, ".ai", "memory", "HANDOFF.md"), handoff);
+  return root;
+}
+
+function run(root: string, transcriptLines: string[] | string, fields: Record<string, unknown> = {}) {
+  const p = path.join(root, `t-${Math.random().toString(16).slice(2)}.jsonl`);
+  writeFileSync(p, typeof transcriptLines === "string" ? transcriptLines : `${transcriptLines.join("\n")}\n`);
+  const r = helper(["checkpoint"], { input: JSON.stringify({ session_id: "sess-1", transcript_path: p, cwd: root, hook_event_name: "SessionEnd", ...fields }) });
+  expect(r.code).toBe(0);
+  expect(r.stdout).toBe("");
+  return r;
+}
+
+const hook = (root: string, source = "startup", session = "next") =>
+  helper(["hook", "--mode", "session"], { input: JSON.stringify({ session_id: session, cwd: root, hook_event_name: "SessionStart", source }) }).stdout;
+
+const WORK_AFTER = [user("one more: run the tests"), bash("toolu_after", "node --test test/"), result("toolu_after", "ok 1\nExit code 0"), said("Tests pass.")];
+
+describe("checkpoint: after the last save only", () => {
+  it("save, then a 'thanks' turn with no tool call: no checkpoint; the next start names none and brief keeps the handoff's plan", () => {
+    const root = project();
+    const r = run(root, SAVE);
+    expect(r.stderr).toContain("checkpoint: no tool call since the session's last handoff save; nothing written");
+    expect(existsSync(CP_DIR(root))).toBe(false);
+    expect(hook(root)).not.toContain("checkpoint");
+    expect(helper(["read", "handoff"], { cwd: root }).stderr).not.toContain("checkpoint");
+    const brief = helper(["brief"], { cwd: root }).stdout;
+    expect(brief).toContain("2 done, 0 in progress, 1 todo, 1 abandoned");
+    expect(brief).toContain("Write test/math.test.js with node:test");
+    expect(brief).not.toContain("captured, not confirmed");
+  });
+
+  it("work after the save: exactly that work, Since-handoff: the save's token, named as newer, the handoff's plan kept", () => {
+    const root = project();
+    run(root, [...SAVE, ...WORK_AFTER]);
+    const text = cpText(root, "sess-1")!;
+    expect(text).toContain(`Since-handoff: ${TOKEN}\n`);
+    expect(text).toContain('## User requests\n- The user wrote: "thanks, that\'s all"\n- The user wrote: "one more: run the tests"\n');
+    expect(text).toContain("## Commands\n- `node --test test/` — exit 0\n");
+    expect(text).toContain("## Plan state\n- none captured");
+    expect(text).not.toMatch(/subtract function|memory_io/);
+    expect(hook(root)).toContain("is newer than the parked handoff: it holds 2 requests, 1 command from after the handoff was saved");
+    // The save flow folds it in only then: read handoff names it.
+    expect(helper(["read", "handoff"], { cwd: root }).stderr).toContain("note: an automatic checkpoint newer than this handoff exists (checkpoints/sess-1.md");
+    // No plan and no edits after the save: the handoff's plan and next step stand.
+    const brief = helper(["brief"], { cwd: root }).stdout;
+    expect(brief).toContain("2 done, 0 in progress, 1 todo, 1 abandoned");
+    expect(brief).toMatch(/Proposed next step: .*Write test\/math\.test\.js/);
+  });
+
+  it("a save refused (exit 2): the whole session is captured, with no Since-handoff:", () => {
+    const root = project();
+    const refused = [...SAVE.slice(0, CALL + 1), result(JSON.parse(SAVE[CALL]!).message.content[0].id, "memory operation refused: HANDOFF.md has 1 schema error(s)\nExit code 2", true), ...SAVE.slice(CALL + 2)];
+    run(root, refused);
+    const text = cpText(root, "sess-1")!;
+    expect(text).not.toContain("Since-handoff:");
+    expect(text).toContain('"Look at src/math.js and add a subtract function"');
+    expect(text).toContain("write handoff --expected-current-sha256");
+  });
+
+  it("a save of another project's memory (--root elsewhere, a token not ours): the whole session is captured", () => {
+    const root = project(HANDOFF.toString("utf8").replace("keeping add() unchanged", "another project"));
+    run(root, SAVE);
+    const text = cpText(root, "sess-1")!;
+    expect(text).not.toContain("Since-handoff:");
+    expect(text).toContain('"Look at src/math.js and add a subtract function"');
+  });
+
+  it("two saves in one session: only the work after the second counts; the first's token may be an archive's", () => {
+    const second = HANDOFF.toString("utf8").replace("keeping add() unchanged", "and a second save");
+    const root = project(second);
+    mkdirSync(path.join(root, ".ai", "memory", "archive"), { recursive: true });
+    writeFileSync(path.join(root, ".ai", "memory", "archive", "HANDOFF-2026-12-01T18-09-57Z-1-0123abcd.md"), HANDOFF);
+    const saveAgain = [
+      user("between the saves"),
+      bash("toolu_between", "npm run lint"),
+      result("toolu_between", "lint ok"),
+      bash("toolu_save2", `node "/home/dev/project/.claude/skills/session-handoff/scripts/memory_io.mjs" write handoff --expected-current-sha256 ${TOKEN} <<'EOF'\n...\nEOF`),
+      result("toolu_save2", `score: 95/100\nsaved HANDOFF.md; archived previous handoff\nCURRENT-SHA256: ${sha(second)}`),
+    ];
+    run(root, [...SAVE, ...saveAgain, ...WORK_AFTER]);
+    const text = cpText(root, "sess-1")!;
+    expect(text).toContain(`Since-handoff: ${sha(second)}\n`);
+    expect(text).not.toContain("npm run lint");
+    expect(text).toContain("`node --test test/` — exit 0");
+    // The first save alone (the second not made): its archived token counts.
+    const root2 = project(second);
+    mkdirSync(path.join(root2, ".ai", "memory", "archive"), { recursive: true });
+    writeFileSync(path.join(root2, ".ai", "memory", "archive", "HANDOFF-2026-12-01T18-09-57Z-1-0123abcd.md"), HANDOFF);
+    run(root2, [...SAVE, ...WORK_AFTER]);
+    expect(cpText(root2, "sess-1")).toContain(`Since-handoff: ${TOKEN}\n`);
+  });
+
+  it("a save, a compaction, more work: the work after the save, across the boundary", () => {
+    const root = project();
+    const boundary = [
+      rec({ type: "system", subtype: "compact_boundary", content: "Conversation compacted" }),
+      rec({ type: "user", isCompactSummary: true, message: { role: "user", content: "This session is being continued from a previous conversation. Summary: subtract added." } }),
+    ];
+    run(root, [...SAVE, ...boundary, ...WORK_AFTER]);
+    const text = cpText(root, "sess-1")!;
+    expect(text).toContain(`Since-handoff: ${TOKEN}\n`);
+    expect(text).toContain("`node --test test/` — exit 0");
+    expect(text).not.toContain("This session is being continued");
+    expect(text).not.toContain("subtract function");
+  });
+
+  it("a save whose result is not recorded yet counts when the handoff's Saved: is at or after the call; not when before", () => {
+    const root = project();
+    run(root, SAVE.slice(0, CALL + 1));
+    expect(existsSync(CP_DIR(root))).toBe(false);
+    // The handoff on disk was saved before the call: that call did not write it.
+    const root2 = project(HANDOFF.toString("utf8").replace("Saved: 2026-12-01T18:09:57Z", "Saved: 2026-12-01T18:09:50Z"));
+    run(root2, SAVE.slice(0, CALL + 1));
+    expect(cpText(root2, "sess-1")).toContain('"Look at src/math.js and add a subtract function"');
+  });
+
+  it("a transcript cut mid-line at the save's result: the call counts by the handoff's Saved:", () => {
+    const root = project();
+    const torn = `${SAVE.slice(0, CALL + 1).join("\n")}\n${SAVE[CALL + 1]!.slice(0, 300)}`;
+    run(root, torn);
+    expect(existsSync(CP_DIR(root))).toBe(false);
+  });
+
+  it("a session whose only tool calls are the skill load and `brief` (no save): those calls are the capture", () => {
+    const root = project();
+    run(root, lines("resume-after-save.transcript.jsonl"));
+    const text = cpText(root, "sess-1")!;
+    expect(text).not.toContain("Since-handoff:");
+    expect(text).toContain('- The user wrote: "resume where we left off"');
+    expect(text).toMatch(/## Commands\n- `node ".*memory_io\.mjs" brief` — ok\n/);
+  });
+
+  it("a session that only said hi leaves no checkpoint and no checkpoints/ folder", () => {
+    const root = project();
+    const r = run(root, [user("hi"), said("Hello! How can I help?")]);
+    expect(r.stderr).toContain("checkpoint: no tool call in the session; nothing written");
+    expect(existsSync(CP_DIR(root))).toBe(false);
+    expect(hook(root)).not.toContain("checkpoint");
+  });
+
+  it("a save after an earlier checkpoint of the session removes that checkpoint (it is from before the save)", () => {
+    const root = project();
+    run(root, SAVE.slice(0, CALL - 3), { hook_event_name: "PreCompact" });
+    expect(cpText(root, "sess-1")).toContain("subtract");
+    const r = run(root, SAVE);
+    expect(r.stderr).toContain("removed checkpoints/sess-1.md");
+    expect(cpText(root, "sess-1")).toBeNull();
+  });
+});
+
+describe("checkpoint: captures of one session merge, never degrade", () => {
+  const WORK = lines("work-compact.transcript.jsonl");
+  const INPUTS = lines("work-compact.hook-inputs.jsonl").map((l) => JSON.parse(l) as Record<string, unknown>);
+  const SUMMARY = INPUTS.find((i) => i.hook_event_name === "PostCompact")!.compact_summary as string;
+  const BOUNDARY = WORK.findIndex((l) => l.includes('"compact_boundary"'));
+
+  it("PreCompact, PostCompact (summary), SessionEnd (none): the summary is kept, the triggers listed", () => {
+    const root = gitRepo();
+    run(root, WORK.slice(0, BOUNDARY), { hook_event_name: "PreCompact" });
+    run(root, WORK.slice(0, BOUNDARY + 2), { hook_event_name: "PostCompact", compact_summary: SUMMARY });
+    run(root, WORK, { hook_event_name: "SessionEnd" });
+    const text = cpText(root, "sess-1")!;
+    expect(text).toContain("Trigger: session-end (earlier: pre-compact, post-compact)\n");
+    expect(text).toContain("## Compaction summary\n- The harness summarised (not verified): ");
+    expect(text).toContain('"one more: add a multiply function too"');
+    expect(text).toMatch(/## Commands\n(- .*\n){4}/);
+    expect(text).toContain("— exit 7");
+  });
+
+  it("PostCompact with an empty transcript_path keeps the earlier rich capture", () => {
+    const root = gitRepo();
+    run(root, WORK.slice(0, BOUNDARY), { hook_event_name: "PreCompact" });
+    const before = cpText(root, "sess-1")!;
+    const r = helper(["checkpoint"], { input: JSON.stringify({ session_id: "sess-1", transcript_path: "", cwd: root, hook_event_name: "PostCompact", compact_summary: SUMMARY }) });
+    expect(r.code).toBe(0);
+    const text = cpText(root, "sess-1")!;
+    const body = (t: string) => t.slice(t.indexOf("## User requests"), t.indexOf("## Last claim"));
+    expect(body(text)).toBe(body(before));
+    expect(text).toContain("Source: claude transcript\n");
+    expect(text).toContain("## Compaction summary");
+    expect(text).toContain("Trigger: post-compact (earlier: pre-compact)");
+  });
+
+  it("a transcript starting at the compaction boundary keeps what came before it: earlier items first, then new ones", () => {
+    const root = gitRepo();
+    run(root, WORK.slice(0, BOUNDARY), { hook_event_name: "PreCompact" });
+    run(root, WORK.slice(BOUNDARY), { hook_event_name: "SessionEnd" });
+    const text = cpText(root, "sess-1")!;
+    expect(text).toContain('"create test/math.test.js with node:test and run it"');
+    expect(text).toContain('"one more: add a multiply function too"');
+    expect(text).toContain("- [x] Write test/math.test.js");
+    expect(text.indexOf("npm test")).toBeLessThan(text.indexOf("exit 7"));
+  });
+});
+
+describe("checkpoint: concurrent sessions keep their checkpoints", () => {
+  it("five sessions ending together each keep their checkpoint (real processes, one lock)", async () => {
+    const root = gitRepo();
+    const p = path.join(root, "t.jsonl");
+    writeFileSync(p, `${SAVE.slice(0, CALL - 3).join("\n")}\n`);
+    const started = Date.now();
+    const runs = await Promise.all(
+      [0, 1, 2, 3, 4].map((i) => helperAsync(["checkpoint"], { input: JSON.stringify({ session_id: `end-${i}`, transcript_path: p, cwd: root, hook_event_name: "SessionEnd" }) })),
+    );
+    const elapsed = Date.now() - started;
+    for (const r of runs) {
+      expect(r.code).toBe(0);
+      expect(r.stderr).toMatch(/checkpoint: saved checkpoints\/end-\d\.md/);
+    }
+    expect([0, 1, 2, 3, 4].map((i) => cpText(root, `end-${i}`) !== null)).toEqual([true, true, true, true, true]);
+    // Each waits for the lock at most what remains of 1.2 s; on a loaded test machine the
+    // node start-ups dominate, so the bound here is loose.
+    expect(elapsed).toBeLessThan(10_000);
+  });
+});

@@ -1,0 +1,82 @@
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { git, gitRepo, handoff, helper, sha } from "../helpers.ts";
+
+// One reading of the handoff (docs/design.md#verdicts-and-the-brief): one odd file fed to every
+// verb; what each says of its age and anchors never disagrees, and "age unknown" is said once.
+
+/** A handoff whose `- Date:` lies a year ahead (a hand edit, another clone's clock) while Saved: is valid. */
+function oddProject(): { root: string; head: string; text: string } {
+  const root = gitRepo();
+  const head = git(root, "rev-parse", "HEAD").trim();
+  const text = handoff("Test the odd date.")
+    .replace(/^Saved: .*$/m, "Saved: 2026-11-30T10:00:00Z")
+    .replace("## Plan\n- none", "## Plan\n- [ ] carry me over")
+    .replace(/^- Date: .*$/m, `- Branch: ${git(root, "branch", "--show-current").trim()}\n- HEAD: ${head}\n- Dirty files: none\n- Date: 2099-06-01T10:00:00Z`);
+  mkdirSync(path.join(root, ".ai", "memory", "archive"), { recursive: true });
+  writeFileSync(path.join(root, ".ai", "memory", "HANDOFF.md"), text);
+  writeFileSync(path.join(root, ".ai", "memory", "archive", "HANDOFF-2026-11-30T10-00-00Z-1-0123abcd.md"), text);
+  return { root, head, text };
+}
+
+const count = (s: string, word: string) => s.split(word).length - 1;
+
+describe("one reading of the handoff: every verb on one odd file", () => {
+  it("a future - Date: anchor: hook, check, brief, drift, archives list and validate all call the age unknown, once each; the anchors agree", () => {
+    const { root, head } = oddProject();
+    const hook = helper(["hook", "--mode", "session"], { input: JSON.stringify({ cwd: root, source: "startup" }) }).stdout;
+    expect(hook).toContain("a parked handoff exists (.ai/memory/HANDOFF.md, age unknown)");
+    expect(count(hook, "age unknown")).toBe(1);
+
+    const check = helper(["check"], { cwd: root });
+    expect(check.code).toBe(2);
+
+    const brief = helper(["brief"], { cwd: root }).stdout;
+    const driftLine = brief.split("\n").find((l) => l.startsWith("Drift & lessons:"))!;
+    expect(count(driftLine, "age unknown")).toBe(1);
+    expect(driftLine).toContain("more than 5 minutes in the future");
+
+    const drift = JSON.parse(helper(["drift", "--json"], { cwd: root }).stdout) as { ageDays: unknown; saved: { head: string; branch: string }; summary: string };
+    expect(drift.ageDays).toBeNull();
+    expect(drift.saved.head).toBe(head);
+    expect(count(drift.summary, "age unknown")).toBe(1);
+    // brief says what drift says: one reading.
+    expect(driftLine).toContain(drift.summary);
+
+    const archives = helper(["archives", "list"], { cwd: root }).stdout;
+    expect(archives).toBe('HANDOFF-2026-11-30T10-00-00Z-1-0123abcd.md  age unknown  "Test the odd date."\n');
+    const listed = JSON.parse(helper(["archives", "list", "--json"], { cwd: root }).stdout) as { archives: { stateTime: unknown }[] };
+    expect(listed.archives[0]!.stateTime).toBeNull();
+
+    // The open plan step, as brief reads it and as the next save's dropped-items note reads it.
+    expect(brief).toContain("0 done, 0 in progress, 1 todo; next: carry me over");
+    const token = sha(readFileSync(path.join(root, ".ai", "memory", "HANDOFF.md")));
+    const w = helper(["write", "handoff", "--expected-current-sha256", token], { cwd: root, input: handoff("a new goal") });
+    expect(w.code).toBe(0);
+    expect(w.stderr).toContain("[Plan] carry me over");
+    writeFileSync(path.join(root, ".ai", "memory", "HANDOFF.md"), readFileSync(path.join(root, ".ai", "memory", "archive", "HANDOFF-2026-11-30T10-00-00Z-1-0123abcd.md")));
+
+    const validate = helper(["validate", "handoff"], { cwd: root }).stdout;
+    expect(validate).toContain('the - Date: anchor "2099-06-01T10:00:00Z" is in the future (more than 5 minutes ahead): age unknown');
+    expect(count(validate, "age unknown")).toBe(1);
+  });
+
+  it("write: a - Date: later than the save becomes the save's time (stderr says so); every reader then knows the age", () => {
+    const { root, text } = oddProject();
+    // A first save of that text (the anchors are the writer's own, not the current file's).
+    writeFileSync(path.join(root, ".ai", "memory", "HANDOFF.md"), handoff("an earlier goal"));
+    const token = sha(readFileSync(path.join(root, ".ai", "memory", "HANDOFF.md")));
+    const w = helper(["write", "handoff", "--expected-current-sha256", token], { cwd: root, input: text });
+    expect(w.code).toBe(0);
+    expect(w.stderr).toMatch(/note: the - Date: anchor "2099-06-01T10:00:00Z" was later than this save; set it to \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ/);
+    const saved = readFileSync(path.join(root, ".ai", "memory", "HANDOFF.md"), "utf8");
+    const stamped = /^Saved: (.*)$/m.exec(saved)![1];
+    expect(saved).toContain(`- Date: ${stamped}\n`);
+    const hook = helper(["hook", "--mode", "session"], { input: JSON.stringify({ cwd: root, source: "startup" }) }).stdout;
+    expect(hook).toContain("saved today");
+    expect(helper(["brief"], { cwd: root }).stdout).not.toContain("age unknown");
+    // The archive of the odd version keeps its own (unknown) age.
+    expect(helper(["archives", "list"], { cwd: root }).stdout).toContain("age unknown");
+  });
+});
