@@ -4,7 +4,7 @@
  * table so that the text is compiled only by the cold `redact` verb, not by every start-up.
  */
 export const RULE_DESCRIPTIONS: Readonly<Record<string, string>> = {
-  "private-key": "PEM/OpenSSH/PGP private key blocks: the BEGIN and END lines and the key material between them (base64 lines, Proc-Type:/DEK-Info: headers); a truncated key without END too",
+  "private-key": "PEM/OpenSSH/PGP private key blocks (the BEGIN and END lines and the key material between them: base64 lines, Proc-Type:/DEK-Info: headers; a truncated key without END too) and PuTTY key files (PuTTY-User-Key-File-N: through Private-MAC:), under any constant line prefix (> , // , # , * , table cells, JSON arrays of lines, \\n and \\\\n escapes), or base64-wrapped",
   "anthropic-api-key": "Anthropic API and admin keys (sk-ant-api03-..., sk-ant-admin01-...)",
   "openai-api-key": "OpenAI API keys: sk-proj-/sk-svcacct-/sk-admin- + 40 or more, sk- + 48 letters and digits, or any sk- key with the T3BlbkFJ infix (a branch like sk-1234-fix-login is kept)",
   "github-token": "GitHub classic personal access tokens (ghp_ + 36)",
@@ -26,7 +26,7 @@ export const RULE_DESCRIPTIONS: Readonly<Record<string, string>> = {
   "google-oauth-client-secret": "Google OAuth client secrets (GOCSPX-...)",
   "google-oauth-token": "Google OAuth access tokens (ya29. ...)",
   "aws-access-key-id": "AWS access key ids (AKIA, ASIA, ABIA, ACCA, A3T + 16); ids ending in EXAMPLE are kept",
-  "aws-secret-access-key": "AWS secret access keys (40 characters) assigned to an aws...secret name, or set with `aws configure set aws_secret_access_key`",
+  "aws-secret-access-key": "AWS secret access keys (40 characters) assigned to an aws...secret name, set with `aws configure set aws_secret_access_key`, or with no name within 3 lines of an access key id or in a credentials-file [profile] section",
   "azure-storage-key": "Azure storage and service-bus keys in connection strings (AccountKey=, SharedAccessKey=)",
   "npm-token": "npm access tokens (npm_ + 36)",
   "pypi-token": "PyPI upload tokens (pypi-AgEIcHlwaS5vcmc...)",
@@ -47,12 +47,12 @@ export const RULE_DESCRIPTIONS: Readonly<Record<string, string>> = {
   "bearer-token": "bearer tokens after `Bearer ` (16 or more token characters, not a variable or a word)",
   "url-password": "the password in a URL or DSN (scheme://user:PASSWORD@host, raw /, ? and # included), password only",
   "connection-string-password": "the password in a key=value connection string (Server=...;Password=...), password only",
-  "cli-password": "command-line passwords: --password VALUE, --password=VALUE, mysql/mariadb -pVALUE (never -p VALUE: a port or a database), curl -u user:PASSWORD (password only)",
+  "cli-password": "command-line passwords: --password VALUE, --password=VALUE, mysql/mariadb -pVALUE (never -p VALUE: a port or a database), curl -u or -su user:PASSWORD (password only)",
   "xml-password": "XML elements named for a secret (<password>…</password>, <apiKey>, <token>, NuGet's ClearTextPassword value)",
   "cookie-value": "session values in Cookie: and Set-Cookie: headers (16+ characters, or 8+ under a session-like name); attributes kept",
   "table-secret": "Markdown table cells under a header that names a secret, or after a first cell that does (8+ characters, entropy >= 3.5 bits/char)",
-  "generic-secret": "password/secret/token/api_key assignments and names ending in _PASS, _PWD, _PASSWD, _SECRET, _TOKEN, _KEY (=, :, quotes with spaces, export, JSON, YAML and its | block scalars); an unquoted value runs to whitespace; 8+ characters with entropy >= 3.5 bits/char; a _KEY value needs 16+ characters and a digit and is not a dotted name",
-  "discord-bot-token": "Discord bot tokens (<base64 user id>.<6>.<27+>; the id part must decode to a snowflake)",
+  "generic-secret": "password/secret/token/api_key assignments and names ending in _PASS, _PWD, _PASSWD, _SECRET, _TOKEN, _KEY, or upper-case names glued to PWD/PASS (PGPWD, SSHPASS) (=, :, quotes with spaces, export, JSON, YAML and its | block scalars); an unquoted value runs to whitespace; 8+ characters with entropy >= 3.5 bits/char; a _KEY value needs 16+ characters and a digit and is not a dotted name",
+  "discord-bot-token": "Discord bot tokens (<base64 user id>.<6>.<27+>: alone, the id part must decode to a snowflake; after `discord` or `Bot `, any such three-part token)",
   "databricks-api-token": "Databricks personal access tokens (dapi + 32 hex, optional -N)",
   "docker-config-auth": "Docker config.json \"auth\" values (base64 of user:password)",
   "1password-token": "1Password service-account tokens (ops_eyJ...) and secret keys (A3-XXXXXX-...)",

@@ -60,6 +60,20 @@ export const R = "(?![A-Za-z0-9_])";
 export const LD = `(?<![A-Za-z0-9_-]${ESCAPE_END})`;
 export const RD = "(?![A-Za-z0-9_-])";
 
+/**
+ * Work redaction did, for the tests that prove it linear by counting, never by timing (ruling
+ * 53, docs/decisions/redaction-prefixes.md): `regexRuns` counts pattern executions,
+ * `charsScanned` the characters they ran over (from where each search began to where its
+ * match ended, or to the text's end) plus those the hand-written scanners read. Two additions
+ * per search: nothing a `write` would notice. Reset it to zero before measuring.
+ */
+export const REDACTION_WORK = { regexRuns: 0, charsScanned: 0 };
+
+/** Counts `n` characters read by a scanner (see {@link REDACTION_WORK}). */
+export function tally(n: number): void {
+  REDACTION_WORK.charsScanned += n;
+}
+
 /** A rule's pattern: global (the engine scans with `lastIndex`) and with indices (`d`, for the `s` groups). */
 export function re(source: string, flags = ""): RegExp {
   return new RegExp(source, `gd${flags}`);
@@ -168,7 +182,7 @@ export function shannonEntropy(s: string): number {
   return h;
 }
 
-const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+export const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 /**
  * 40 or 64 hex digits with only punctuation or Markdown around them (`**<hex>**`, `<hex>.`,
  * `(<hex>)`), optionally followed by git's `:path` (`<hex>:src/a.ts`).

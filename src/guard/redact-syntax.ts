@@ -5,7 +5,7 @@
  * here is linear: it reads only characters that become part of the span it returns, or a
  * bounded number past them.
  */
-import { PATH_OR_URL, looksLikeCode, notAnAssignedSecret, placeholderOrVariable, shannonEntropy } from "./redact-kit.ts";
+import { PATH_OR_URL, looksLikeCode, notAnAssignedSecret, placeholderOrVariable, shannonEntropy, tally } from "./redact-kit.ts";
 
 // ---------------------------------------------------------------------------------------------
 // PEM blocks (issue 10: a key block is marker lines and key material, never arbitrary prose)
@@ -13,33 +13,74 @@ import { PATH_OR_URL, looksLikeCode, notAnAssignedSecret, placeholderOrVariable,
 const PEM_END = /-----END[ A-Z0-9_-]*PRIVATE KEY(?: BLOCK)?-----/y;
 const PEM_HEADER = /(?:Proc-Type|DEK-Info|Version|Comment|Hash|Charset|MessageID):[^\r\n\\]*/y;
 const PEM_BODY = /=?[A-Za-z0-9+/]+={0,3}/y;
-/** Line separators a pasted key carries: real newlines, JSON's `\n` / `\r\n` escapes. */
-const PEM_SEPARATOR = /(?:\r?\n|\\r\\n|\\n)[ \t]*|[ \t]+/y;
+/**
+ * What may sit between two lines of a pasted key (ruling 53, docs/decisions/redaction-prefixes.md):
+ * one or more line breaks -- real ones, JSON's `\n` / `\r\n` escapes, the same escaped twice
+ * (`\\n`, JSON in JSON), an HTML `<br>`, the `", "` between the strings of a JSON array --
+ * each after up to 16 characters of line suffix (`",`, ` |`, `\n" +` of string concatenation), then up to 16 of line
+ * prefix (`> `, `# `, ` * `, `| `, `  "`). Neither holds base64, a backslash or a line break, so
+ * the pieces never overlap and the scan stays linear. Or spaces and tabs inside one line.
+ */
+const PEM_JUNK = "(?:[^A-Za-z0-9+/=\\r\\n\\\\<\"-]|\"(?![ \\t]*,[ \\t]*\")|-(?!----)|\\+(?=[ \\t]*\\r?\\n)){0,16}";
+const PEM_SEPARATOR = new RegExp(
+  `(?:${PEM_JUNK}(?:\\r?\\n|\\\\r\\\\n|\\\\n|\\\\\\\\r\\\\\\\\n|\\\\\\\\n|<br[ \\t]*/?>|"[ \\t]*,[ \\t]*"))+${PEM_JUNK}|[ \\t]+`,
+  "y",
+);
 const PEM_NEWLINE = /\r?\n|\\r\\n|\\n/y;
+/** Characters that may end a line of key material (then a separator, a quote, a cell's end). */
+const PEM_LINE_END = /[\s\\"'`|,<\]]/;
 
 /** Minimum base64 characters of key material for a block to be a key (documentation shows `...`). */
 const PEM_MIN_MATERIAL = 32;
 
 function sticky(pattern: RegExp, text: string, at: number): number {
   pattern.lastIndex = at;
-  return pattern.test(text) ? pattern.lastIndex : -1;
+  const hit = pattern.test(text);
+  tally(hit ? pattern.lastIndex - at : 1);
+  return hit ? pattern.lastIndex : -1;
+}
+
+/**
+ * The constant prefix of the line a block starts on (`> `, `// `, `  "`), without its spaces:
+ * the lines after it repeat it, and a prefix made of base64 characters (`//`) is not junk to
+ * {@link PEM_SEPARATOR}. At most 40 characters are looked at; empty when the line has none.
+ */
+function linePrefix(text: string, start: number): string {
+  let k = start;
+  while (k > 0 && start - k < 40 && text[k - 1] !== "\n") k--;
+  if (k > 0 && text[k - 1] !== "\n") return "";
+  tally(start - k);
+  return text.slice(k, start).trim();
+}
+
+/** After a separator: the block's own line prefix once more, then spaces. */
+function skipPrefix(text: string, at: number, prefix: string): number {
+  if (prefix === "" || !text.startsWith(prefix, at)) return at;
+  let k = at + prefix.length;
+  while (text[k] === " " || text[k] === "\t") k++;
+  return k;
 }
 
 /**
  * private-key's refine: from the BEGIN marker, takes the lines that are key material — base64
  * lines, the `Proc-Type:`/`DEK-Info:` (and PGP armour) headers, blank lines — up to the END
- * marker. A line of anything else ends the block there: the key is what came before it, and the
- * prose after it is kept. Without an END line (a truncated paste) the material read is still a
- * key. Returns null when the block holds fewer than 32 base64 characters (documentation).
+ * marker, whatever constant prefix and suffix each line carries (ruling 53). A line of anything
+ * else ends the block there: the key is what came before it, and the prose after it is kept.
+ * Without an END line (a truncated paste) the material read is still a key. Returns null when
+ * the block holds fewer than 32 base64 characters (documentation). PuTTY key files go to
+ * {@link refinePutty}.
  */
-export function refinePem(text: string, _m: RegExpExecArray, start: number, end: number): [number, number] | null {
+export function refinePem(text: string, m: RegExpExecArray, start: number, end: number): [number, number] | null {
+  if (m[0].startsWith("PuTTY")) return refinePutty(text, start, end);
+  const prefix = linePrefix(text, start);
   let i = end;
   let last = end;
   let material = 0;
   let headers = true;
   for (;;) {
-    const j = sticky(PEM_SEPARATOR, text, i);
-    if (j === -1) break;
+    const sep = sticky(PEM_SEPARATOR, text, i);
+    if (sep === -1) break;
+    const j = skipPrefix(text, sep, prefix);
     const endMarker = sticky(PEM_END, text, j);
     if (endMarker !== -1) {
       last = endMarker;
@@ -62,11 +103,12 @@ export function refinePem(text: string, _m: RegExpExecArray, start: number, end:
       break;
     }
     const line = text.slice(j, b);
-    // The line must end here: a newline, an escape, a closing quote, a space, or the text's end.
+    // The line must end here: a newline, an escape, a closing quote, a cell's end, a space, or
+    // the text's end.
     const after = b < text.length ? text[b]! : "\n";
-    if (!/[\s\\"'`]/.test(after)) break;
+    if (!PEM_LINE_END.test(after)) break;
     const next = sticky(PEM_SEPARATOR, text, b);
-    const beforeEnd = next !== -1 && sticky(PEM_END, text, next) !== -1;
+    const beforeEnd = next !== -1 && sticky(PEM_END, text, skipPrefix(text, next, prefix)) !== -1;
     const keyLike = (line.length >= 16 && /[0-9+/=]/.test(line)) || line.length >= 40 || /^=|=$/.test(line) || beforeEnd;
     if (!keyLike) break;
     material += line.replace(/=/g, "").length;
@@ -74,6 +116,41 @@ export function refinePem(text: string, _m: RegExpExecArray, start: number, end:
     i = last = b;
   }
   return material >= PEM_MIN_MATERIAL ? [start, last] : null;
+}
+
+const PUTTY_HEADER = /(?:Encryption|Comment|Public-Lines|Private-Lines|Private-MAC|Private-Hash|Key-Derivation|Argon2-[A-Za-z]+): ?[^\r\n\\]{0,200}/y;
+const PUTTY_BREAK = PEM_SEPARATOR;
+
+/**
+ * A PuTTY private key file (`PuTTY-User-Key-File-N: <algorithm>`, then `Name: value` headers
+ * and base64 lines, the private ones after `Private-Lines:`, ending with `Private-MAC:`): the
+ * block from its first line to the last header or base64 line, under the same prefixes as a
+ * PEM block. Null (kept) without private material: a file's first line quoted in prose.
+ */
+function refinePutty(text: string, start: number, end: number): [number, number] | null {
+  const prefix = linePrefix(text, start);
+  let i = end;
+  let last = end;
+  let privateMaterial = 0;
+  let inPrivate = false;
+  for (;;) {
+    const sep = sticky(PUTTY_BREAK, text, i);
+    if (sep === -1) break;
+    const j = skipPrefix(text, sep, prefix);
+    const h = sticky(PUTTY_HEADER, text, j);
+    if (h !== -1) {
+      const name = text.slice(j, text.indexOf(":", j));
+      inPrivate = name === "Private-Lines";
+      if (name === "Private-MAC") privateMaterial += h - j;
+      i = last = h;
+      continue;
+    }
+    const b = sticky(PEM_BODY, text, j);
+    if (b === -1 || b - j < 16 || !PEM_LINE_END.test(b < text.length ? text[b]! : "\n")) break;
+    if (inPrivate) privateMaterial += b - j;
+    i = last = b;
+  }
+  return privateMaterial >= PEM_MIN_MATERIAL ? [start, last] : null;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -172,6 +249,7 @@ export function genericValueEnd(text: string, start: number, inQuery: boolean): 
         const cap = Math.min(text.length, end + 2 + GENERIC_VALUE_MAX);
         let k = end + 2;
         while (k < cap && isNameChar(text.charCodeAt(k))) k++;
+        tally(k - end);
         if (text[k] === "=") break scan;
         break;
       }
@@ -187,6 +265,7 @@ export function genericValueEnd(text: string, start: number, inQuery: boolean): 
     if (c === ">") angles++;
     else if (c === "`") backticks--;
   };
+  tally(end - start);
   while (end > start) {
     if (droppable(end - 1)) {
       drop();
@@ -282,6 +361,7 @@ const TABLE_ENTROPY = 3.5;
 export function tableSpans(text: string, m: RegExpExecArray): Array<[number, number]> {
   const block = m[0];
   const base = m.index;
+  tally(block.length);
   const lines: Array<[number, number]> = [];
   let s = 0;
   for (let i = 0; i <= block.length; i++) {
@@ -362,6 +442,7 @@ export function cookieSpans(text: string, m: RegExpExecArray): Array<[number, nu
     while (i < text.length && !stopAt(i) && text[i] !== ";") i++;
     if (text[i] === ";") i++;
   }
+  tally(i - m.index);
   return out;
 }
 
@@ -389,7 +470,9 @@ export function notACliPassword(v: string, m: RegExpExecArray): boolean {
  * The Discord bot token's first part is the bot's user id (a decimal snowflake) in base64:
  * `M…`, `N…`, `O…` otherwise collide with long identifiers, so the decoded id is checked.
  */
-export function notADiscordBotToken(secret: string): boolean {
+export function notADiscordBotToken(secret: string, m: RegExpExecArray): boolean {
+  // Named by `discord` or `Bot `: any three-part token that is not an identifier path.
+  if (m.groups?.["s"] !== undefined || m.groups?.["s1"] !== undefined) return looksLikeCode(secret) || !/\d/.test(secret);
   const id = secret.slice(0, secret.indexOf("."));
   const decoded = Buffer.from(id.replace(/-/g, "+").replace(/_/g, "/"), "base64").toString("latin1");
   return !/^\d{17,20}$/.test(decoded);
@@ -399,4 +482,65 @@ export function notADiscordBotToken(secret: string): boolean {
 export function notADockerAuth(secret: string): boolean {
   const decoded = Buffer.from(secret, "base64").toString("latin1");
   return !/^[\x21-\x7e]+:[\x20-\x7e]+$/.test(decoded);
+}
+
+// ---------------------------------------------------------------------------------------------
+// AWS secret access keys with no name beside them (ruling 53, docs/decisions/redaction-prefixes.md)
+
+/** Lines looked at on each side of an access key id, and the most characters per side. */
+const AWS_NEAR_LINES = 3;
+const AWS_NEAR_CHARS = 2048;
+/** Longest credentials-file section read after its `[profile]` line. */
+const AWS_SECTION_LINES = 40;
+const AWS_SECTION_CHARS = 4096;
+const AWS_SECRET = /(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])/g;
+const AWS_CREDENTIAL_NAME = /aws_(?:secret_access_key|access_key_id|session_token)/i;
+
+/** The 40-character candidates in text[from, to): each must mix cases and hold a digit or `/+`. */
+function awsCandidates(text: string, from: number, to: number): Array<[number, number]> {
+  const out: Array<[number, number]> = [];
+  const window = text.slice(from, to);
+  tally(window.length);
+  for (const m of window.matchAll(AWS_SECRET)) {
+    const v = m[0];
+    if (/[a-z]/.test(v) && /[A-Z]/.test(v) && /[0-9/+]/.test(v)) out.push([from + m.index, from + m.index + 40]);
+  }
+  return out;
+}
+
+/** An access key id (not AWS's documentation ids ending in EXAMPLE), or a `[profile]` line. */
+const AWS_CONTEXT = /(?<id>(?<![A-Za-z0-9_])(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}(?![A-Za-z0-9_]))|(?<ini>(?<=^|\n)[ \t]*\[[^\]\r\n]{1,64}\][ \t]*(?=\r?\n))/g;
+
+/**
+ * The unnamed AWS secret access keys of ruling 53: beside an access key id, every 40-character
+ * candidate within 3 lines on either side; after a `[profile]` line whose section names an
+ * `aws_…` credential, every candidate in the section. Windows are capped in characters, so
+ * overlapping ones stay linear. The caller judges entropy and the global allow-list.
+ */
+export function awsUnnamedSpans(text: string): Array<[number, number]> {
+  if (!/AKIA|ASIA|ABIA|ACCA|A3T|\[/.test(text)) return [];
+  const out: Array<[number, number]> = [];
+  tally(text.length);
+  for (const m of text.matchAll(AWS_CONTEXT)) {
+    if (m.groups?.["id"] !== undefined) {
+      if (m[0].endsWith("EXAMPLE")) continue;
+      let from = m.index;
+      for (let n = 0; from > 0 && m.index - from < AWS_NEAR_CHARS; from--) if (text[from - 1] === "\n" && ++n > AWS_NEAR_LINES) break;
+      let to = m.index + m[0].length;
+      for (let n = 0; to < text.length && to - m.index < AWS_NEAR_CHARS; to++) if (text[to] === "\n" && ++n > AWS_NEAR_LINES) break;
+      tally(to - from);
+      out.push(...awsCandidates(text, from, to));
+      continue;
+    }
+    const from = m.index + m[0].length;
+    let to = from;
+    for (let n = 0; to < text.length && to - from < AWS_SECTION_CHARS; to++) {
+      if (text[to] !== "\n") continue;
+      if (++n > AWS_SECTION_LINES || /^[ \t]*\[/.test(text.slice(to + 1, to + 80))) break;
+    }
+    const section = text.slice(from, to);
+    tally(section.length);
+    if (AWS_CREDENTIAL_NAME.test(section)) out.push(...awsCandidates(text, from, to));
+  }
+  return out;
 }

@@ -10,7 +10,9 @@ import { notADiscordBotToken, notADockerAuth } from "./redact-syntax.ts";
 
 // One line per family (the start-up code parses this table on every run: kept compact).
 export const VENDOR_RULES: readonly RedactionRule[] = [
-  v("discord-bot-token", "", `${LD}[MNO][A-Za-z0-9_-]{23,27}\\.[A-Za-z0-9_-]{6}\\.[A-Za-z0-9_-]{27,40}${RD}`, 3.5, { allow: notADiscordBotToken }),
+  // Alone, the first part must decode to a numeric id; named (`DISCORD_TOKEN=`, `Bot <token>`),
+  // any three-part token (gitleaks' discord rules need the word too; ruling 53).
+  v("discord-bot-token", "", `${LD}[MNO][A-Za-z0-9_-]{23,27}\\.[A-Za-z0-9_-]{6}\\.[A-Za-z0-9_-]{27,40}${RD}|(?:[Dd]iscord|DISCORD)[^\\n]{0,40}?${LD}(?<s>[A-Za-z0-9_-]{23,28}\\.[A-Za-z0-9_-]{6,7}\\.[A-Za-z0-9_-]{27,40})${RD}|\\bBot[ \\t]+(?<s1>[A-Za-z0-9_-]{23,28}\\.[A-Za-z0-9_-]{6,7}\\.[A-Za-z0-9_-]{27,40})${RD}`, 3.5, { allow: notADiscordBotToken }),
   v("databricks-api-token", "dapi", `${L}dapi[a-f0-9]{32}(?:-\\d)?${R}`),
   v("docker-config-auth", '"auth"', `"auth"\\s*:\\s*"(?<s>[A-Za-z0-9+/]{8,}={0,2})"`, undefined, { allow: notADockerAuth }),
   v("1password-token", "ops_eyj a3-", `${L}ops_eyJ[A-Za-z0-9+/]{100,}={0,3}|${LD}A3-[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}${RD}`, 3.5),

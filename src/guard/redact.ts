@@ -13,6 +13,7 @@
 import {
   L,
   LD,
+  REDACTION_WORK,
   PATH_OR_URL,
   R,
   RD,
@@ -27,10 +28,12 @@ import {
   shannonEntropy,
   type RedactionRule,
 } from "./redact-kit.ts";
-import { cookieSpans, genericValueEnd, keyNameValueKept, notACliPassword, refineGenericValue, refinePem, tableSpans } from "./redact-syntax.ts";
+import { decodedRuns, splitRuns } from "./redact-derived.ts";
+import { awsUnnamedSpans, cookieSpans, genericValueEnd, keyNameValueKept, notACliPassword, refineGenericValue, refinePem, tableSpans } from "./redact-syntax.ts";
+import { transcriptSpans } from "./redact-transcript.ts";
 import { VENDOR_RULES } from "./redact-vendors.ts";
 
-export { shannonEntropy, type RedactionRule };
+export { REDACTION_WORK, shannonEntropy, type RedactionRule };
 
 /** One secret found by redaction (contract §4). Lines and columns are 1-based; length in characters. */
 export interface RedactionFinding {
@@ -53,6 +56,12 @@ export interface RedactOptions {
    * that equal what `anchors` reports). A secret that starts or ends on one of them is kept.
    */
   exemptLines?: ReadonlySet<number>;
+  /**
+   * Transcript text (a checkpoint's items): the transcript-only rules run too (ruling 53,
+   * guard/redact-transcript.ts). Never for `redact`, `write` or `promote`: use
+   * {@link redactTranscript}.
+   */
+  transcript?: boolean;
 }
 
 /** Values after `Bearer`, in prose or code, that are not tokens. */
@@ -81,7 +90,17 @@ function notAUrlPassword(v: string): boolean {
  * private/secret keys, `…credentials`, and a bare `…_KEY` (group `k`: ruling 32's conditions).
  */
 const GENERIC_KEY =
-  "(?:pass(?:word|wd|phrase)|(?<![A-Za-z0-9])(?:pass|pwd)|secret|token|api[_.-]?key|apikey|access[_.-]?key|auth[_.-]?key|private[_.-]?key|secret[_.-]?key|credentials?|(?<k>[_.-]key))";
+  "(?:pass(?:word|wd|phrase)|(?<![A-Za-z0-9])(?:pass|pwd)|(?<=[A-Za-z])(?<e>pwd|passwd|pass)|secret|token|api[_.-]?key|apikey|access[_.-]?key|auth[_.-]?key|private[_.-]?key|secret[_.-]?key|credentials?|(?<k>[_.-]key))";
+
+/**
+ * An environment name glued to `PWD`/`PASS`/`PASSWD` (`PGPWD`, `SSHPASS`; ruling 53): only an
+ * upper-case name counts (`bypass=…`, `compass=…` are words), and never `BYPASS`/`COMPASS`.
+ */
+function notAGluedEnvName(m: RegExpExecArray): boolean {
+  if (m.groups?.["e"] === undefined) return false;
+  const name = /^[A-Za-z0-9_.-]*/.exec(m[0])![0];
+  return !/^[A-Z0-9_]*[A-Z](?:PWD|PASSWD|PASS)$/.test(name) || /(?:BY|COM|SUR|TRES|ENCOM)PASS$/.test(name);
+}
 
 /**
  * The rule table, in priority order: where two rules find overlapping secrets, the earlier
@@ -89,7 +108,7 @@ const GENERIC_KEY =
  * §4's families; the shapes are our own, after gitleaks' (MIT) rule ideas.
  */
 export const REDACTION_RULES: readonly RedactionRule[] = [
-  rule("private-key", "-----begin", "-----BEGIN[ A-Z0-9_-]*PRIVATE KEY(?: BLOCK)?-----", undefined, { refine: refinePem }),
+  rule("private-key", "-----begin putty-user-key-file-", "-----BEGIN[ A-Z0-9_-]*PRIVATE KEY(?: BLOCK)?-----|PuTTY-User-Key-File-\\d+:[^\\r\\n\\\\]{0,80}", undefined, { refine: refinePem }),
   rule("anthropic-api-key", "sk-ant-", `${LD}sk-ant-[a-z]{2,8}\\d{2}-[A-Za-z0-9_-]{80,}${RD}`),
   // `sk-` collides with prose and branch names: only the real shapes (ruling 32); and
   // `sk-learn-and-other-kebab-words` is a name, not a key.
@@ -145,7 +164,7 @@ export const REDACTION_RULES: readonly RedactionRule[] = [
     "--pass mysql mariadb curl",
     `(?<![\\w-])--(?:password|passwd|pass|PASSWORD)(?:=|[ \\t]+)(?:"(?<s>[^"\\n]{1,256})"|'(?<s1>[^'\\n]{1,256})'|(?<s2>[^\\s"'\`;|&<>]{1,256}))` +
         `|\\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlsh|mariadb|mariadb-dump)\\b[^\\n]{0,256}?[ \\t]-p(?<s3>[^\\s"'\`;|&<>]{1,256})` +
-        `|\\bcurl\\b[^\\n]{0,512}?[ \\t](?:-u[ \\t]*|--user(?:=|[ \\t]+))["']?[^\\s:"']{1,128}:(?<s4>[^\\s"']{1,256})`,
+        `|\\bcurl\\b[^\\n]{0,512}?[ \\t](?:-[A-Za-z]*?u[ \\t]*|--user(?:=|[ \\t]+))["']?[^\\s:"']{1,128}:(?<s4>[^\\s"']{1,256})`,
     undefined,
     {
       weakIsSecret: true,
@@ -168,14 +187,15 @@ export const REDACTION_RULES: readonly RedactionRule[] = [
   rule("table-secret", "pass pwd secret token key credential", "^\\|[^\\n]*\\|[ \\t]*\\r?\\n\\|[ \\t]*:?-{3,}[^\\n]*(?:\\r?\\n\\|[^\\n]*)*", 3.5, { spans: tableSpans }, "m"),
   rule("generic-secret", "pass pwd secret token key credential", `(?<![A-Za-z0-9_.:-])[A-Za-z0-9_.-]*?${GENERIC_KEY}["'\`]?(?:\\s*:\\s*string)?\\s*(?::=|=>|=|:)(?![=:>])\\s*(?:"(?<s>[^"\\n]{8,256})"|'(?<s1>[^'\\n]{8,256})'|\`(?<s2>[^\`\\n]{8,256})\`|[|>][+-]?\\d?[ \\t]*\\r?\\n[ \\t]+(?<s4>[^\\s][^\\n]{0,255})|(?<s3>[^\\s"'\`,;&<>(){}\\[\\]=:|]))`, 3.5, {
     refine: refineGenericValue,
-    allow: (v, m) => notAnAssignedSecret(v) || keyNameValueKept(v, m) || (m.groups?.["k"] !== undefined && /(?:^|[^a-z])pub(?:lic)?[_.-]?key/i.test(m[0])),
+    allow: (v, m) =>
+      notAnAssignedSecret(v) || keyNameValueKept(v, m) || notAGluedEnvName(m) || (m.groups?.["k"] !== undefined && /(?:^|[^a-z])pub(?:lic)?[_.-]?key/i.test(m[0])),
   }, "i"),
 ];
 
 interface Span {
   start: number;
   end: number;
-  rule: number;
+  kind: string;
 }
 
 function secretSpan(m: RegExpExecArray): [number, number] {
@@ -253,6 +273,89 @@ function keptByRule(rule: RedactionRule, secret: string, m: RegExpExecArray): bo
 }
 
 /**
+ * Runs `rules` over `text` (keyword-gated), calling `found` for each secret a rule does not
+ * keep; `skip` keeps a span for the caller's own reason (an anchor line). Each search is
+ * counted in {@link REDACTION_WORK}.
+ */
+function collectSpans(
+  text: string,
+  rules: readonly RedactionRule[],
+  skip: (rule: RedactionRule, start: number, end: number) => boolean,
+  found: (start: number, end: number, rule: RedactionRule) => void,
+): void {
+  const present = keywordsIn(text.toLowerCase());
+  const work = REDACTION_WORK;
+  for (const rule of rules) {
+    if (rule.keywords && !rule.keywords.some((k) => present.has(k))) continue;
+    const pattern = rule.pattern;
+    pattern.lastIndex = 0;
+    for (;;) {
+      const from = pattern.lastIndex;
+      const m = pattern.exec(text);
+      work.regexRuns++;
+      work.charsScanned += (m === null ? text.length : m.index + m[0].length) - from;
+      if (m === null) break;
+      if (m[0].length === 0) {
+        pattern.lastIndex++;
+        continue;
+      }
+      if (rule.spans) {
+        for (const [start, end] of rule.spans(text, m)) {
+          if (end > start && !skip(rule, start, end) && !keptByRule(rule, text.slice(start, end), m)) found(start, end, rule);
+        }
+        continue;
+      }
+      const [matchStart, matchEnd] = secretSpan(m);
+      const refined: [number, number] | null = rule.refine ? rule.refine(text, m, matchStart, matchEnd) : [matchStart, matchEnd];
+      if (refined === null || refined[1] <= refined[0] || skip(rule, refined[0], refined[1]) || keptByRule(rule, text.slice(refined[0], refined[1]), m)) {
+        // A kept value may begin the next match (`password: admin_pw=<secret>`): scan again
+        // from inside this one instead of after it.
+        pattern.lastIndex = Math.max(m.index + 1, matchStart);
+        continue;
+      }
+      const [start, end] = refined;
+      found(start, end, rule);
+      // A refined span may run past the match; nothing inside it can be a separate secret.
+      if (end > pattern.lastIndex) pattern.lastIndex = end;
+    }
+  }
+}
+
+/**
+ * Rules that judge the value by its name or syntax around it, not by a vendor's exact shape:
+ * they never fire on an anchor line (ruling 6) nor on a decoded or joined form (ruling 53).
+ */
+const CONTEXT_RULES = new Set([
+  "private-key",
+  "aws-secret-access-key",
+  "azure-storage-key",
+  "docker-config-auth",
+  "basic-auth",
+  "bearer-token",
+  "url-password",
+  "connection-string-password",
+  "cli-password",
+  "xml-password",
+  "cookie-value",
+  "table-secret",
+  "generic-secret",
+  "gitlab-session-cookie",
+  "sidekiq-secret",
+]);
+
+/** The vendors' exact token shapes (a prefix, a length, a character set). */
+const VENDOR_SHAPE: ReadonlySet<string> = new Set(REDACTION_RULES.map((r) => r.id).filter((id) => !CONTEXT_RULES.has(id)));
+
+/** What a decoded or joined form is judged by: the vendor shapes and key blocks. */
+const DERIVED_RULES: readonly RedactionRule[] = REDACTION_RULES.filter((r) => VENDOR_SHAPE.has(r.id) || r.id === "private-key");
+
+/** A token prefix and words joined by hyphens (`<prefix>-rotate-the-deploy-token`) name a branch, never a token. */
+function hyphenJoinedWords(s: string): boolean {
+  const parts = s.split("-");
+  return parts.length > 2 && parts.every((p) => /^(?:[A-Za-z]+|\d+)$/.test(p));
+}
+
+/**
  * Replaces each secret in `text` with `<redacted: KIND>`; pure.
  *
  * Findings are positions in the ORIGINAL text, in order: 1-based line, 1-based column and
@@ -262,7 +365,6 @@ function keptByRule(rule: RedactionRule, secret: string, m: RegExpExecArray): bo
  * 6). Idempotent: the placeholders never match a rule. Linear in the text's length. Contract §4.
  */
 export function redactText(text: string, options: RedactOptions = {}): { text: string; findings: RedactionFinding[] } {
-  const present = keywordsIn(text.toLowerCase());
   const exempt = options.exemptLines !== undefined && options.exemptLines.size > 0 ? options.exemptLines : undefined;
   let lineStarts: number[] | undefined;
   const onExemptLine = (start: number, end: number): boolean => {
@@ -271,45 +373,43 @@ export function redactText(text: string, options: RedactOptions = {}): { text: s
     return exempt.has(lineOf(lineStarts, start) + 1) || exempt.has(lineOf(lineStarts, Math.max(start, end - 1)) + 1);
   };
   const spans: Span[] = [];
-  const accept = (start: number, end: number, r: number): void => {
+  const accept = (start: number, end: number, kind: string): void => {
     // Accepted spans never overlap, so sorted by start they are sorted by end too: the two
     // neighbours of the insertion point are the only possible overlaps.
     const at = insertionPoint(spans, start);
     const before = spans[at - 1];
     const after = spans[at];
     if ((before === undefined || before.end <= start) && (after === undefined || end <= after.start)) {
-      spans.splice(at, 0, { start, end, rule: r });
+      spans.splice(at, 0, { start, end, kind });
     }
   };
-  for (let r = 0; r < REDACTION_RULES.length; r++) {
-    const rule = REDACTION_RULES[r]!;
-    if (rule.keywords && !rule.keywords.some((k) => present.has(k))) continue;
-    const pattern = rule.pattern;
-    pattern.lastIndex = 0;
-    for (let m = pattern.exec(text); m !== null; m = pattern.exec(text)) {
-      if (m[0].length === 0) {
-        pattern.lastIndex++;
-        continue;
-      }
-      if (rule.spans) {
-        for (const [start, end] of rule.spans(text, m)) {
-          if (end > start && !onExemptLine(start, end) && !keptByRule(rule, text.slice(start, end), m)) accept(start, end, r);
-        }
-        continue;
-      }
-      const [matchStart, matchEnd] = secretSpan(m);
-      const refined: [number, number] | null = rule.refine ? rule.refine(text, m, matchStart, matchEnd) : [matchStart, matchEnd];
-      if (refined === null || refined[1] <= refined[0] || onExemptLine(refined[0], refined[1]) || keptByRule(rule, text.slice(refined[0], refined[1]), m)) {
-        // A kept value may begin the next match (`password: admin_pw=<secret>`): scan again
-        // from inside this one instead of after it.
-        pattern.lastIndex = Math.max(m.index + 1, matchStart);
-        continue;
-      }
-      const [start, end] = refined;
-      accept(start, end, r);
-      // A refined span may run past the match; nothing inside it can be a separate secret.
-      if (end > pattern.lastIndex) pattern.lastIndex = end;
-    }
+  // An anchor line keeps its branch and paths (ruling 6) unless a vendor's exact token shape
+  // sits in them (ruling 53, docs/decisions/redaction-prefixes.md).
+  const kept = (rule: RedactionRule, start: number, end: number): boolean =>
+    onExemptLine(start, end) && !(VENDOR_SHAPE.has(rule.id) && !hyphenJoinedWords(text.slice(start, end)));
+  collectSpans(text, REDACTION_RULES, kept, (start, end, rule) => accept(start, end, rule.id));
+
+  // An AWS secret with no name: only beside an access key id or in a credentials file, and
+  // after every other rule (a `Basic` value near an id is basic-auth's).
+  for (const [start, end] of awsUnnamedSpans(text)) {
+    const v = text.slice(start, end);
+    if (!onExemptLine(start, end) && !globallyAllowed(v) && shannonEntropy(v) >= 3.5) accept(start, end, "aws-secret-access-key");
+  }
+  // Wrapped and split tokens: the decoded or joined form is judged by the shape rules, and the
+  // original text it came from is redacted (ruling 53).
+  const covered = (start: number, end: number): boolean => {
+    const at = insertionPoint(spans, start);
+    return (spans[at - 1] !== undefined && spans[at - 1]!.end > start) || (spans[at] !== undefined && spans[at]!.start < end);
+  };
+  for (const derived of [decodedRuns(text, covered), splitRuns(text, covered)]) {
+    if (derived.text === "") continue;
+    collectSpans(derived.text, DERIVED_RULES, () => false, (start, end, rule) => {
+      const original = derived.original(start, end);
+      if (original !== null && !onExemptLine(original[0], original[1])) accept(original[0], original[1], rule.id);
+    });
+  }
+  if (options.transcript === true) {
+    for (const [start, end, kind] of transcriptSpans(text)) accept(start, end, kind);
   }
   if (spans.length === 0) return { text, findings: [] };
 
@@ -330,7 +430,7 @@ export function redactText(text: string, options: RedactOptions = {}): { text: s
     }
     col += codePoints(text, colFrom, s.start);
     colFrom = s.start;
-    const kind = REDACTION_RULES[s.rule]!.id;
+    const kind = s.kind;
     const finding: RedactionFinding = { kind, line: line + 1, column: col + 1, length: codePoints(text, s.start, s.end) };
     let last = line;
     while (last + 1 < lineStarts.length && lineStarts[last + 1]! < s.end) last++;
@@ -341,6 +441,39 @@ export function redactText(text: string, options: RedactOptions = {}): { text: s
   }
   out.push(text.slice(cursor));
   return { text: out.join(""), findings };
+}
+
+/**
+ * {@link redactText} for transcript text (a checkpoint's requests, plan, commands, claims and
+ * summaries): the transcript-only rules of guard/redact-transcript.ts run too, so a key pasted
+ * in prose ("here is webhook key <hex>") and a shell variable later sent as a bearer token or
+ * a password are redacted as well (ruling 53, docs/decisions/redaction-prefixes.md). Pure.
+ */
+export function redactTranscript(text: string, options: Omit<RedactOptions, "transcript"> = {}): { text: string; findings: RedactionFinding[] } {
+  return redactText(text, { ...options, transcript: true });
+}
+
+/**
+ * Redacts only the vendors' exact token shapes (never hyphen-joined words) in a branch name,
+ * a path or an anchor line, which ruling 6 otherwise keeps as they are (ruling 53): `anchors`,
+ * a checkpoint's anchors. The anchor then holds `<redacted: KIND>` and compares as
+ * unverifiable. Pure; the text is returned unchanged (same string) when nothing is found.
+ */
+export function redactVendorShapes(text: string): string {
+  const spans: Array<[number, number, string]> = [];
+  const shapes = REDACTION_RULES.filter((r) => VENDOR_SHAPE.has(r.id));
+  collectSpans(text, shapes, (_rule, start, end) => hyphenJoinedWords(text.slice(start, end)), (start, end, rule) => {
+    if (!spans.some(([a, b]) => start < b && a < end)) spans.push([start, end, rule.id]);
+  });
+  if (spans.length === 0) return text;
+  spans.sort((x, y) => x[0] - y[0]);
+  let out = "";
+  let at = 0;
+  for (const [a, b, kind] of spans) {
+    out += `${text.slice(at, a)}<redacted: ${kind}>`;
+    at = b;
+  }
+  return out + text.slice(at);
 }
 
 /** At most this many findings are named in the report line; the rest are counted. */

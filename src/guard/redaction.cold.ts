@@ -3,4 +3,4 @@
 // of the guard (about 35,000 characters V8 would otherwise pre-parse at every session start).
 // Every module that calls redaction imports it from here, so that one instance serves all
 // chunks (types may come from ./redact.ts).
-export { formatRedactionReport, REDACTION_RULES, redactText } from "./redact.ts";
+export { formatRedactionReport, REDACTION_RULES, redactText, redactTranscript, redactVendorShapes } from "./redact.ts";

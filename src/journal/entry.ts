@@ -1,6 +1,7 @@
 // The journal's entries: what one save changed, computed from the previous and the new
 // handoff (no model, no transcript), and the schema a journal file must keep
 // (docs/design.md#files-on-disk, references/journal-schema.md). Pure: text in, text out.
+import { redactTranscript } from "../guard/redaction.cold.ts";
 import { sanitize } from "../guard/sanitize.ts";
 import { parseHandoff, type ParsedHandoff } from "../schema/handoff.ts";
 import { MARKER } from "../store/paths.ts";
@@ -123,7 +124,8 @@ export function renderResumeEntry(time: string, sessionKey: string, handoffToken
   const items: [EntryLabel, string][] = [["Resumed", handoffToken.slice(0, 16)]];
   if (score !== null) items.push(["Handoff score", String(score)]);
   items.push(["Next step followed", o.followed]);
-  for (const r of o.retried) items.push(["Failed approach retried", r]);
+  // Commands come from the transcript: its own rules too (keys in prose, variables sent as Bearer).
+  for (const r of o.retried) items.push(["Failed approach retried", redactTranscript(r).text]);
   items.push(["Calls to first edit", o.callsToFirstEdit === null ? "no edit" : String(o.callsToFirstEdit)]);
   return fitEntry(`## ${time} resume ${sessionKey}`, items);
 }

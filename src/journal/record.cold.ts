@@ -7,8 +7,16 @@ import { HelperError } from "../errors.ts";
 import { parseHandoff } from "../schema/handoff.ts";
 import { droppedItems } from "../schema/open-items.ts";
 import { MAX_DOCUMENT_BYTES } from "../store/paths.ts";
-import { journalHeader, parseJournal, renderSaveEntry, type JournalEntry } from "./entry.ts";
-import { appendEntry, ensureJournalDir, journalOff, listJournal, monthOf, publishJournalFile, readJournalFile } from "./store.ts";
+import { createHash } from "node:crypto";
+import { readdirSync } from "node:fs";
+import { findRoot } from "../store/root.ts";
+import { readStable } from "../store/files.ts";
+import { archiveDir, memoryDir } from "../store/paths.ts";
+import { validateHandoff } from "../schema/validate.ts";
+import { journalHeader, parseJournal, renderResumeEntry, renderSaveEntry, type JournalEntry } from "./entry.ts";
+import { measureOutcome } from "./outcome.ts";
+import type { ResumeCall } from "./resume-events.ts";
+import { appendEntry, ensureJournalDir, journalDir, journalOff, listJournal, monthOf, publishJournalFile, readJournalFile } from "./store.ts";
 
 /** Months this many or more before the save's month are folded: 6 whole months are kept. */
 export const FOLD_AFTER_MONTHS = 7;
@@ -55,6 +63,7 @@ export async function recordSave(root: string, save: { prior: string | null; nex
     notes.push(`journal: not appended: ${err instanceof Error ? err.message : String(err)}`);
     return notes;
   }
+  if (save.prior !== null) notes.push(...retriedNotes(root, createHash("sha256").update(save.prior).digest("hex")));
   try {
     const folded = await foldOne(root, monthOf(ms), fp);
     if (folded) notes.push(folded);
@@ -62,6 +71,88 @@ export async function recordSave(root: string, save: { prior: string | null; nex
     notes.push(`journal: the fold of an old month did not finish: ${err instanceof Error ? err.message : String(err)}; the next save tries again`);
   }
   return notes;
+}
+
+/**
+ * write's note on failed approaches retried: the resume entries of the handoff this save
+ * replaces (`priorToken`) that a checkpoint recorded, each retried command or path named once.
+ * Only what a checkpoint already measured: `write` reads no transcript.
+ */
+function retriedNotes(root: string, priorToken: string): string[] {
+  const dir = journalDir(root);
+  const seen = new Set<string>();
+  for (const f of listJournal(root).filter((f) => f.kind === "month").slice(-2)) {
+    let text: string;
+    try {
+      text = readJournalFile(dir, f.name)?.bytes.toString("utf8") ?? "";
+    } catch {
+      continue;
+    }
+    for (const e of parseJournal(text, "month").entries) {
+      if (e.kind !== "resume" || e.items.find((i) => i.label === "Resumed")?.text !== priorToken.slice(0, 16)) continue;
+      for (const i of e.items) if (i.label === "Failed approach retried") seen.add(i.text);
+    }
+  }
+  return [...seen].slice(0, 5).map((c) => `note: this session ran \`${c}\`, listed as a failed approach of the handoff it resumed (measured by its checkpoint); say why it was retried in the new handoff`);
+}
+
+/** The handoff text whose token is `token`: the current HANDOFF.md or one of the archives. */
+async function handoffWithToken(root: string, token: string): Promise<string | null> {
+  const files = [path.join(memoryDir(root), "HANDOFF.md")];
+  try {
+    for (const n of readdirSync(archiveDir(root))) if (/^HANDOFF-.*\.md$/.test(n)) files.push(path.join(archiveDir(root), n));
+  } catch {
+    // No archive yet.
+  }
+  for (const f of files) {
+    try {
+      const r = await readStable(f);
+      if (r !== null && r.token === token) return r.bytes.toString("utf8");
+    } catch {
+      // An unsafe file is not read.
+    }
+  }
+  return null;
+}
+
+/**
+ * Records what a session did after it resumed this project's handoff (the caller, `checkpoint`,
+ * holds the memory lock): a resume entry in the journal, once per session and handoff. The
+ * brief counts for this project when its `--root`, else the folder the transcript records for
+ * it, resolves to `root` by the root walk. The handoff resumed is the one the session's first
+ * save after the brief expected (its `--expected-current-sha256`), else the current one.
+ * Never throws; with `journal/OFF` it does nothing.
+ * @returns stderr lines.
+ */
+export async function recordResume(root: string, call: ResumeCall, sessionId: string, currentToken: string | null, env: Record<string, string | undefined>, fp?: string): Promise<string[]> {
+  try {
+    if (journalOff(root)) return [];
+    const base = call.cwd !== null && path.isAbsolute(call.cwd) ? call.cwd : null;
+    const start = call.rootArg !== null ? (base !== null ? path.resolve(base, call.rootArg) : path.isAbsolute(call.rootArg) ? call.rootArg : null) : base;
+    if (start === null || findRoot(start, env).root !== root) return [];
+    const token = call.expectedToken ?? currentToken;
+    if (token === null) return [];
+    const text = await handoffWithToken(root, token);
+    if (text === null) return [];
+    const h = parseHandoff(text);
+    const nextStep = h.nextSteps[0] ?? null;
+    const outcome = measureOutcome(call.events, nextStep, h.failedApproaches);
+    const score = validateHandoff(text, { mode: "root", nowMs: Date.now() }).score;
+    const sessionKey = createHash("sha256").update(sessionId).digest("hex").slice(0, 16);
+    const ms = Date.now();
+    // Once per session and handoff: a later checkpoint of the same session adds no second entry.
+    const seen = `resume ${sessionKey}\n- Resumed: ${token.slice(0, 16)}\n`;
+    const dir = ensureJournalDir(root);
+    for (const f of listJournal(root).filter((f) => f.kind === "month" && f.period === monthOf(ms))) {
+      const r = readJournalFile(dir, f.name);
+      if (r !== null && r.bytes.includes(seen)) return [];
+    }
+    const entry = renderResumeEntry(new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z"), sessionKey, token, score, outcome);
+    const done = await appendEntry(root, entry, ms, fp, schemaCheck);
+    return done.repairs.map((l) => `recovered: ${l}`);
+  } catch (err) {
+    return [`journal: resume not recorded: ${err instanceof Error ? err.message : String(err)}`];
+  }
 }
 
 function summaryLine(entries: readonly JournalEntry[]): string {

@@ -1,7 +1,7 @@
 // The checkpoint document of contract §12 and rulings 21–22: rendering within 4,096 bytes,
 // and the few header values other verbs derive from it. Pure.
 import { sanitize } from "../guard/sanitize.ts";
-import { redactText } from "../guard/redaction.cold.ts";
+import { redactTranscript } from "../guard/redaction.cold.ts";
 import type { RedactionFinding } from "../guard/redact.ts";
 import { quotePath } from "./anchor-lines.ts";
 import { LISTED_ITEMS, type Capture } from "../agents/transcripts/types.ts";
@@ -114,7 +114,7 @@ const REDACT_WINDOW = 16_384;
  * (guard/sanitize.ts).
  */
 export function safeItem(raw: string, max: number, findings: RedactionFinding[]): string {
-  const { text, findings: found } = redactText(raw.length > REDACT_WINDOW ? raw.slice(0, REDACT_WINDOW) : raw);
+  const { text, findings: found } = redactTranscript(raw.length > REDACT_WINDOW ? raw.slice(0, REDACT_WINDOW) : raw);
   findings.push(...found);
   // Redacted above (its findings are reported); the one sanitiser does the rest (issue 11),
   // cutting on grapheme clusters so that an emoji sequence or a flag is never split.

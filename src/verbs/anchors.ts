@@ -1,4 +1,5 @@
 import { collectAnchors } from "../git/anchors.ts";
+import { anchorsWithoutTokens, withoutTokens } from "../guard/token-shape.ts";
 import { renderAnchorLines } from "../schema/anchor-lines.ts";
 import { rootOption, ROOT_HELP } from "./common.ts";
 import { ok, type Verb } from "./types.ts";
@@ -52,13 +53,14 @@ exit: 0 printed
     const root = rootOption(ctx);
     const keyFiles = (ctx.values["key-file"] as string[] | undefined) ?? [];
     const a = await collectAnchors(root, ctx.env, Date.now(), keyFiles, { skillDir: ctx.skillDir ?? null });
-    const markdown = renderAnchorLines(a);
+    // A vendor token as a branch or file name is redacted even here (docs/decisions/redaction-prefixes.md).
+    const markdown = anchorsWithoutTokens(renderAnchorLines(a));
     const stderr: string[] = [];
     if (a.gitNote !== null) stderr.push(`note: ${a.gitNote}`);
     for (const s of a.skippedKeyFiles) stderr.push(`warning: --key-file ${JSON.stringify(s.path)} skipped: ${s.reason}`);
     if (ctx.values.json === true) {
       const { skippedKeyFiles: _skipped, ...rest } = a;
-      return ok(`${JSON.stringify({ ...rest, markdown })}\n`, stderr);
+      return ok(`${JSON.stringify({ ...rest, branch: rest.branch === null ? null : withoutTokens(rest.branch), dirty: rest.dirty.map(withoutTokens), markdown })}\n`, stderr);
     }
     return ok(markdown, stderr);
   },

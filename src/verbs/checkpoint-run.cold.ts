@@ -7,7 +7,10 @@ import { ADAPTERS, isFormat, PLAN_MARKERS } from "../agents/transcripts/index.ts
 import { closeTranscript, earlierHolds, FIRST_TAIL_BYTES, headLines, openTranscript, readFailure, sniffFormat, TAIL_BYTES, tailLines, tailPart, type TranscriptFile } from "../agents/transcripts/tail.ts";
 import { emptyCapture, type Capture, type TranscriptFormat } from "../agents/transcripts/types.ts";
 import { countToolCalls, findLastSave, type LastSave, type ProjectHandoffs } from "../agents/transcripts/last-save.ts";
+import { recordResume } from "../journal/record.cold.ts";
+import { findLastResume, type ResumeCall } from "../journal/resume-events.ts";
 import { formatRedactionReport } from "../guard/redaction.cold.ts";
+import { anchorsWithoutTokens } from "../guard/token-shape.ts";
 import { runGit } from "../git/run.ts";
 import { skillExcludes } from "../git/anchors.ts";
 import { gitDirOf, gitTopOf, inProgressOf, inProgressWords } from "../git/in-progress.ts";
@@ -224,7 +227,7 @@ export async function checkpointAnchors(root: string, env: Record<string, string
   const top = gitTopOf(root);
   const op = top === null ? null : inProgressOf(gitDirOf(top));
   if (op !== null) lines.push(`- In progress: ${renderInProgress({ words: inProgressWords(op), conflicted: s.conflicted ?? 0 })}`);
-  return lines;
+  return anchorsWithoutTokens(lines);
 }
 
 /**
@@ -251,6 +254,8 @@ interface Got {
   save: LastSave | null;
   /** Tool calls after that save (in the whole part read when there is none). */
   toolCalls: number;
+  /** The session's last `brief` call in the part read, for the journal's resume outcome. */
+  resume?: ResumeCall | null;
 }
 
 function capture(input: HookInput, format: string | undefined, notes: string[], project: ProjectHandoffs): Got {
@@ -270,11 +275,13 @@ function capture(input: HookInput, format: string | undefined, notes: string[], 
   let headStart: string | null;
   let save: LastSave | null;
   let toolCalls: number;
+  let resume: ResumeCall | null = null;
   try {
     if (chosen === null) return anchorsOnly("transcript in an unrecognised format", CHECKPOINT_LINES.unknownFormat());
     // Only the records after the session's last save count (docs/design.md#checkpoints).
     const after = (lines: readonly string[]) => {
       save = findLastSave(chosen, lines, project);
+      resume = findLastResume(chosen, lines);
       const rest = save === null ? lines : lines.slice(save.line + 1);
       toolCalls = countToolCalls(chosen, rest);
       return ADAPTERS[chosen](rest);
@@ -296,7 +303,7 @@ function capture(input: HookInput, format: string | undefined, notes: string[], 
     closeTranscript(file);
   }
   const what = read < file.size ? `last ${read} bytes of ` : "";
-  return { cap, source: `${what}${chosen} transcript`, headStart, recognised: true, save: save!, toolCalls: toolCalls! };
+  return { cap, source: `${what}${chosen} transcript`, headStart, recognised: true, save: save!, toolCalls: toolCalls!, resume };
 }
 
 // The first timestamp of the file: its first few lines usually hold it, and the adapter's first
@@ -359,15 +366,27 @@ export async function runCheckpoint(ctx: VerbContext): Promise<Outcome> {
   const since = got.save?.token ?? (beforeSince !== null && project.accepts(beforeSince) ? beforeSince : null);
   const nothing = got.recognised && got.toolCalls === 0;
   // Nothing to capture and nothing of this session to replace: nothing is written at all.
+  // A resume this session made is measured for the journal (docs/decisions/journal.md).
+  const resumed = (): Promise<string[]> => (got.resume ? recordResume(root, got.resume, String(hook.sessionId ?? session), project.current?.token ?? null, ctx.env, failpointOf(ctx)) : Promise.resolve([]));
   if (nothing && (before === null || (headerValue(before, "Since-handoff") === since && !hook.compactSummary))) {
-    return ok("", [...notes, CHECKPOINT_LINES.nothing(got.save !== null)]);
+    let journal: string[] = [];
+    if (got.resume) {
+      try {
+        const waited = Math.max(0, (LOCK_BUDGET_MS - (Date.now() - startMs)) / 1000);
+        journal = (await underLock({ root, env: ctx.env, lockTimeoutSeconds: waited, loadRepair: COLD_HELPERS.repair }, resumed)).result;
+      } catch {
+        // Busy or paused: the outcome goes unrecorded; the checkpoint's own word stands.
+      }
+    }
+    return ok("", [...notes, ...journal, CHECKPOINT_LINES.nothing(got.save !== null)]);
   }
   // The lock is waited for at most what remains of 1.2 s since the start (docs/design.md#checkpoints).
   const waitSeconds = Math.max(0, (LOCK_BUDGET_MS - (Date.now() - startMs)) / 1000);
   try {
     const { result, repairs } = await underLock({ root, env: ctx.env, lockTimeoutSeconds: waitSeconds, loadRepair: COLD_HELPERS.repair }, async (lock) => {
+      const journal = await resumed();
       ensureDir(dir);
-      const cleaned = cleanCheckpointLeftovers(root);
+      const cleaned = [...journal, ...cleanCheckpointLeftovers(root)];
       const prior = await readStable(file);
       const priorText = prior?.bytes.toString("utf8") ?? null;
       const priorSince = priorText === null ? null : headerValue(priorText, "Since-handoff");

@@ -3,14 +3,16 @@ import { skillExcludes } from "../git/anchors.ts";
 import { measureDrift, startStatus } from "../git/drift.ts";
 import type { DriftReport } from "../git/verdict.ts";
 import { sanitize } from "../guard/sanitize.ts";
+import { withoutTokens } from "../guard/token-shape.ts";
 import { quotePath } from "../schema/anchor-lines.ts";
 import { checkAnchors, parseHandoff } from "../schema/handoff.ts";
 import { rootOption, ROOT_HELP } from "./common.ts";
 import { loadHandoff, shapeWarnings } from "./handoff-input.ts";
 import { ok, type Verb } from "./types.ts";
 
-// Branch names come from the file (saved) and from git (now): shown, never redacted (ruling 6).
-const shown = (branch: string): string => sanitize(branch, { redact: false });
+// Branch names come from the file (saved) and from git (now): shown, not redacted (ruling 6),
+// except a vendor's exact token shape (docs/decisions/redaction-prefixes.md).
+const shown = (branch: string): string => sanitize(withoutTokens(branch), { redact: false });
 
 // A count git could not give (the saved HEAD unreachable, no repository): said in words.
 function n(v: number | null): string {
@@ -136,7 +138,10 @@ exit: 0 report printed (any verdict)
     const { report, gitProcesses } = await measureDrift(root, ctx.env, checkAnchors(parsed, now, loaded.text), now, { early, excludes });
     const stderr = shapeWarnings(parsed, loaded.pasted);
     if (report.git.state === "missing") stderr.push("note: git was not found on PATH; drift is unverifiable (outside-git behaviour)");
-    if (ctx.values.json === true) return ok(`${JSON.stringify({ ...report, gitProcesses })}\n`, stderr);
+    if (ctx.values.json === true) {
+      const current = { ...report.current, branch: report.current.branch === null ? null : withoutTokens(report.current.branch) };
+      return ok(`${JSON.stringify({ ...report, current, gitProcesses })}\n`, stderr);
+    }
     return ok(renderDrift(report), stderr);
   },
 };

@@ -1,4 +1,5 @@
 import { Refused } from "../errors.ts";
+import { redactText } from "../guard/redaction.cold.ts";
 import { publishMemory } from "../git/publish-memory.ts";
 import { memoryDir } from "../store/paths.ts";
 import { assertNotPaused } from "../store/pause.ts";
@@ -20,7 +21,8 @@ archive/ (deletions of pruned archives included) -- and nothing else: whatever e
 staged stays staged and out of the commit. Never private files, PAUSE, nor checkpoints/
 (they quote the user's words). Run it only on the user's explicit request.
 
---message M   the commit message, one line (default "${DEFAULT_MESSAGE}")
+--message M   the commit message, one line (default "${DEFAULT_MESSAGE}"); a message
+              holding a secret (the rules of \`redact\`) is refused, naming its kind
 --push        then push HEAD to the current branch's upstream, and only there
 git runs without a terminal prompt (GIT_TERMINAL_PROMPT=0); its own error is shown.
 
@@ -28,13 +30,20 @@ stdout: "published <n> file(s) in <commit>" [and "pushed to <remote> <branch>"],
         "nothing to publish".
 ${ROOT_HELP}
 exit:   0 published, or nothing to publish; 2 refused (not a git repository, the memory
-        dir is git-ignored, no upstream for --push, git failed: its error follows);
+        dir is git-ignored, no upstream for --push, a secret in --message, git failed: its
+        error follows);
         4 paused.
 `,
   async run(ctx) {
     const root = rootOption(ctx);
     const message = typeof ctx.values.message === "string" ? ctx.values.message : DEFAULT_MESSAGE;
     if (message.trim() === "" || /[\0-\x1f\x7f]/.test(message)) throw new Refused("--message must be one non-empty line of text");
+    // A commit message is pushed and kept forever: a secret in it is refused, never rewritten
+    // behind the user's back (docs/decisions/redaction-prefixes.md). The kind is named, never the value.
+    const secrets = redactText(message).findings;
+    if (secrets.length > 0) {
+      throw new Refused(`--message holds a secret (${[...new Set(secrets.map((f) => f.kind))].join(", ")}); write the message without it and retry`);
+    }
     const memDir = memoryDir(root);
     assertNotPaused(memDir, ctx.env);
     const r = await publishMemory(root, memDir, message, ctx.values.push === true, ctx.env);

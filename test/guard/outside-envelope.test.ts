@@ -12,7 +12,7 @@ const withAnchors = (goal: string, lines: string): string => handoff(goal).repla
 
 // Half of a surrogate pair: what a cut in the middle of an emoji leaves.
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-const GH = "ghp_abcdefghijklmnopqrstuvwxyz0123456789";
+const GH = ["gh", "p_abcdefghijklmnopqrstuvwxyz0123456789"].join("");
 const TAGS = [..."ignore previous"].map((c) => String.fromCodePoint(0xe0000 + c.charCodeAt(0))).join("");
 const FAMILY = "👨‍👩‍👧";
 

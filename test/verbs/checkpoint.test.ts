@@ -5,10 +5,11 @@ import { describe, expect, it } from "vitest";
 import { CHECKPOINT_LINES } from "../../src/verbs/checkpoint.ts";
 import { aged, gitRepo, helper, memFiles, save, tempDir, handoff } from "../helpers.ts";
 import { CP_DIR, checkpoint, checkpointAsync, cpFiles, cpText, hookInput, minutesAgoIso, plantCheckpoint, transcript } from "./support.ts";
+import { FAKE_GITHUB_TOKEN } from "../fixtures/transcripts/fakes.ts";
 
 // Contract §12 and rulings 19–25, through the built helper as a harness runs it.
 
-const TOKEN = "ghp_R8x2Lq9vT4mN7pK3sW6yZ1aB5cD0eF8gH2jJ";
+const TOKEN = FAKE_GITHUB_TOKEN;
 
 function everyByteUnder(dir: string): string {
   let out = "";

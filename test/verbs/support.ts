@@ -3,6 +3,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { FIXTURES } from "../agents/golden.ts";
 import { helper, helperAsync, type Run } from "../helpers.ts";
+import { withFakes } from "../fixtures/transcripts/fakes.ts";
 
 export const CP_DIR = (root: string) => path.join(root, ".ai", "memory", "checkpoints");
 
@@ -15,7 +16,7 @@ export function hookInput(root: string, fields: Record<string, unknown> = {}): s
 export function transcript(dir: string, name = "claude"): string {
   const p = path.join(dir, `${name}-${Math.random().toString(16).slice(2)}.jsonl`);
   // The fixtures' project folder becomes this test's, so edited files read as root-relative.
-  writeFileSync(p, readFileSync(path.join(FIXTURES, `${name}.jsonl`), "utf8").replaceAll("/home/dev/proj", dir));
+  writeFileSync(p, withFakes(readFileSync(path.join(FIXTURES, `${name}.jsonl`), "utf8")).replaceAll("/home/dev/proj", dir));
   return p;
 }
 
