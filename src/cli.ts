@@ -138,8 +138,23 @@ export async function main(proc: Process): Promise<ExitCode> {
     return first === "hook" || first === "checkpoint" ? 0 : 2;
   }
   for (const line of outcome.stderr) proc.writeErr(`${line}\n`);
-  if (outcome.stdout.length > 0) proc.writeOut(outcome.stdout);
+  if (outcome.stdout.length > 0) proc.writeOut(ctx.values.json === true && typeof outcome.stdout === "string" ? escapeJsonText(outcome.stdout) : outcome.stdout);
   return outcome.code;
+}
+
+// JSON.stringify leaves U+2028, U+2029, bidi controls and other invisible code points raw;
+// in JSON text they can only sit inside strings, so writing each as `\uXXXX` keeps every
+// string exact while no reader (a terminal, a log, a model) sees them act
+// (docs/design.md#verdicts-and-the-brief). Astral ones (tags) become surrogate pairs.
+const JSON_INVISIBLE = /[\x7F-\x9F\u00AD\u061C\u115F\u1160\u180E\u200B-\u200F\u2028-\u202E\u2060-\u206F\u3164\uFE00-\uFE0F\uFEFF\uFFA0\uFFF9-\uFFFB\u{E0000}-\u{E007F}\u{E0100}-\u{E01EF}]/gu;
+
+/** JSON text with the code points above as `\uXXXX` escapes (a string without them is returned as is). */
+export function escapeJsonText(json: string): string {
+  return json.replace(JSON_INVISIBLE, (ch) => {
+    let out = "";
+    for (let i = 0; i < ch.length; i++) out += `\\u${ch.charCodeAt(i).toString(16).toUpperCase().padStart(4, "0")}`;
+    return out;
+  });
 }
 
 /**

@@ -7,8 +7,9 @@ import { VERBS } from "./verbs/index.ts";
 
 /** The overview `--help` prints (and, for a usage error, stderr), wrapped at 80 columns. */
 export function usageText(): string {
-  const width = Math.max(...Object.keys(VERBS).map((v) => v.length));
-  const lines = Object.entries(VERBS).map(([name, v]) => `  ${name.padEnd(width)}  ${v.summary}`);
+  const shown = Object.entries(VERBS).filter(([, v]) => v.hidden !== true);
+  const width = Math.max(...shown.map(([v]) => v.length));
+  const lines = shown.map(([name, v]) => `  ${name.padEnd(width)}  ${v.summary}`);
   const text = [
     "usage: node memory_io.mjs <verb> [options]",
     "",

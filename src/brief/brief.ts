@@ -1,5 +1,5 @@
 // The six-line warm-start brief (seed 002, resume flow step 6; contract §5 `brief`). Pure.
-import type { DriftReport } from "../git/verdict.ts";
+import { notHereWords, type DriftReport } from "../git/verdict.ts";
 import { sanitize } from "../guard/sanitize.ts";
 import { cutAtWord, fitClauses, fitList, type Clause } from "./cut.ts";
 import type { ParsedHandoff } from "../schema/handoff.ts";
@@ -33,7 +33,7 @@ export interface Brief {
    * What framed the next step: drift's verdict and the open question asked first. A newer
    * checkpoint's step is framed the same way (schema/checkpoint-brief.ts).
    */
-  frame?: { verdict: string; question: string | null };
+  frame?: { verdict: string; question: string | null; notHere?: string | null };
   /** The ranked clauses `Drift & lessons` was fitted from, for a field added to later (a checkpoint's source). */
   driftClauses?: Clause[];
 }
@@ -43,7 +43,7 @@ export interface Brief {
  * after rewritten history, re-check after drift, by hand when unverifiable, start fresh when
  * stale), with the first open question asked before anything is done. `step` is safe text.
  */
-export function frameNextStep(verdict: string, step: string | null, question: string | null): string {
+export function frameNextStep(verdict: string, step: string | null, question: string | null, notHere: string | null = null): string {
   let proposed: string;
   switch (verdict) {
     case "stale":
@@ -53,7 +53,8 @@ export function frameNextStep(verdict: string, step: string | null, question: st
       proposed = `re-verify every plan step against the current history before acting${step ? `, then: ${step}` : ""}`;
       break;
     case "unverifiable":
-      proposed = `check the repository by hand (the anchors could not be verified)${step ? `, then: ${step}` : ""}`;
+      // A saved HEAD this clone lacks says what to do about it (docs/design.md#verdicts-and-the-brief).
+      proposed = notHere !== null ? `the saved HEAD is ${notHere}${step ? `; then: ${step}` : ""}` : `check the repository by hand (the anchors could not be verified)${step ? `, then: ${step}` : ""}`;
       break;
     case "drifted":
       proposed = `re-check the steps the drift touches${step ? `, then: ${step}` : ""}`;
@@ -135,6 +136,7 @@ function ledgerText(name: string, c: { entries: number; matching: number } | nul
  * value is flattened, so no line of the file can pose as a label. Pure.
  */
 export function draftBrief(h: ParsedHandoff, drift: DriftReport, ledgers: LedgerCounts): Brief {
+  const notHere = drift.notHereReason ? notHereWords(drift.notHereReason) : null;
   const goal = flatten(h.goal) || "none recorded";
 
   // Every checkbox at any depth (field report 25); `[-] … — dropped:` steps are closed (ruling 8).
@@ -150,7 +152,7 @@ export function draftBrief(h: ParsedHandoff, drift: DriftReport, ledgers: Ledger
     if (counts.unmarked > 0) bits.push(`${counts.unmarked} unmarked`);
     planStatus = `${bits.join(", ")}${current ? `; ${current.status === "in-progress" ? "in progress" : "next"}: ${flatten(current.text, 160)}` : ""}`;
     if (drift.verdict === "rewritten") planStatus = `UNVERIFIED (history rewritten since the save): ${planStatus}`;
-    else if (drift.verdict === "unverifiable") planStatus = `unverified (anchors could not be checked): ${planStatus}`;
+    else if (drift.verdict === "unverifiable") planStatus = `unverified (${notHere === null ? "anchors could not be checked" : `saved HEAD ${notHere}`}): ${planStatus}`;
   }
 
   const inForce = h.decisions.filter((d) => !/\(superseded\b/i.test(d));
@@ -177,8 +179,8 @@ export function draftBrief(h: ParsedHandoff, drift: DriftReport, ledgers: Ledger
   const next = h.nextSteps[0] ?? (current ? current.text : null);
   const nextText = next === null ? null : flatten(next, 200);
   const open = h.openQuestions.find((q) => !NONE.test(q.trim()));
-  const frame = { verdict: drift.verdict, question: open === undefined ? null : flatten(open, 200) };
-  const proposedNextStep = frameNextStep(frame.verdict, nextText, frame.question);
+  const frame = { verdict: drift.verdict, question: open === undefined ? null : flatten(open, 200), notHere };
+  const proposedNextStep = frameNextStep(frame.verdict, nextText, frame.question, notHere);
 
   const values = [goal, planStatus, decisionsInForce, doNotRetry, driftAndLessons, proposedNextStep];
   const lines = BRIEF_LABELS.map((label, i) => `${label} ${values[i]}`);

@@ -2,7 +2,8 @@
 import { realpathSync } from "node:fs";
 import { lstat } from "node:fs/promises";
 import path from "node:path";
-import type { AnchorValues } from "../schema/anchor-lines.ts";
+import type { AnchorValues, DirtyHash } from "../schema/anchor-lines.ts";
+import { blobIdOf, MAX_DIRTY_HASHES, objectFormat } from "./blob-id.ts";
 import { isoSeconds, safeRelativePath } from "../schema/values.ts";
 import { gitDirOf, gitTopOf, inProgressOf, inProgressWords } from "./in-progress.ts";
 import { GitUnavailable } from "./run.ts";
@@ -64,6 +65,23 @@ export function skillExcludes(root: string, skillDir: string | null): string[] {
   return [...out];
 }
 
+/**
+ * The `- Dirty hashes:` items for dirty paths (top-relative): each file's blob id, computed in
+ * JS as git would store it with no filters (docs/design.md#verdicts-and-the-brief); untracked
+ * folders (`dir/`) are left out; at most MAX_DIRTY_HASHES.
+ */
+export function dirtyHashesOf(top: string, dirty: readonly string[]): DirtyHash[] {
+  const format = objectFormat(gitDirOf(top));
+  const out: DirtyHash[] = [];
+  for (const p of dirty) {
+    if (out.length >= MAX_DIRTY_HASHES) break;
+    if (p.endsWith("/")) continue;
+    const id = blobIdOf(path.join(top, p), format);
+    if (id !== null) out.push({ path: p, id });
+  }
+  return out;
+}
+
 /** Turns a `--key-file` value into a root-relative path, or a reason it is refused. */
 export function keyFileRelative(root: string, value: string): string | { error: string } {
   const rel = path.isAbsolute(value) ? path.relative(root, value).split(path.sep).join("/") : value;
@@ -83,7 +101,7 @@ export async function collectAnchors(
   env: Record<string, string | undefined>,
   nowMs: number,
   keyFiles: readonly string[],
-  opts: { skillDir?: string | null } = {},
+  opts: { skillDir?: string | null; hashes?: boolean } = {},
 ): Promise<CollectedAnchors> {
   const date = isoSeconds(nowMs);
   let gitNote: string | null = null;
@@ -94,7 +112,8 @@ export async function collectAnchors(
       const top = gitTopOf(root);
       const op = top === null ? null : inProgressOf(gitDirOf(top));
       const inProgress = op === null ? null : { words: inProgressWords(op), conflicted: s.conflicted ?? 0 };
-      return { insideGit: true, branch: s.branch, head: s.head, dirty: s.dirty, date, keyFileMtimes: [], inProgress, gitNote: null, skippedKeyFiles: [] };
+      const dirtyHashes = opts.hashes === true && top !== null ? dirtyHashesOf(top, s.dirty) : [];
+      return { insideGit: true, branch: s.branch, head: s.head, dirty: s.dirty, date, keyFileMtimes: [], inProgress, dirtyHashes, gitNote: null, skippedKeyFiles: [] };
     }
     gitNote = `not a git repository (${r.note})`;
   } catch (err) {

@@ -6,10 +6,13 @@ import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { isoSeconds, parseStrictTime } from "../schema/values.ts";
 import { statInsideRoot } from "./anchors.ts";
+import { blobIdOf, objectFormat } from "./blob-id.ts";
+import { branchPresent, isShallow, reflogNames } from "./git-files.ts";
 import { gitDirOf, gitTopOf, inProgressOf, inProgressWords } from "./in-progress.ts";
 import { GitUnavailable, runGit, type GitResult } from "./run.ts";
+import { notSavedHere } from "./saves.ts";
 import { readSnapshot, type Snapshot, type SnapshotResult } from "./status.ts";
-import { assessDrift, type DriftFacts, type DriftReport, type GitState } from "./verdict.ts";
+import { assessDrift, effectiveBranch, type DriftFacts, type DriftReport, type GitState } from "./verdict.ts";
 
 /** A drift report and how many git processes it took (for the performance budget). */
 export interface MeasuredDrift {
@@ -44,7 +47,7 @@ export const MAX_LOGGED_COMMITS = 2000;
  * behind. `-z` keeps paths unquoted; `--no-renames` lists both sides of a move.
  */
 function historyArgs(id: ObjectId): string[] {
-  return ["log", "--left-right", "--format=%x01%m%x02%ce", "--name-only", "-z", "--no-renames", "--diff-merges=first-parent", `--max-count=${MAX_LOGGED_COMMITS + 1}`, `${id}...HEAD`];
+  return ["log", "--left-right", "--format=%x01%m%x02%an%x03%ae", "--name-only", "-z", "--no-renames", "--diff-merges=first-parent", `--max-count=${MAX_LOGGED_COMMITS + 1}`, `${id}...HEAD`];
 }
 
 /** Per side, how many commits and how many of them touch only the memory dir. Pure. */
@@ -55,7 +58,7 @@ export interface HistoryCounts {
   memoryOnlyBehind: number;
   /** More commits than MAX_LOGGED_COMMITS: the counts are partial. */
   truncated: boolean;
-  /** The committer e-mail of the newest commit on HEAD's side that touches `handoffPath`; null when none does. */
+  /** The author (`name\x03e-mail`) of the newest commit on HEAD's side that touches `handoffPath`; null when none does. */
   handoffCommitter: string | null;
 }
 
@@ -82,6 +85,13 @@ export function parseHistory(out: Buffer, memoryPrefix: string, handoffPath = `$
     if (paths.length > 0 && paths.every((p) => p.startsWith(memoryPrefix))) counts[side === "ahead" ? "memoryOnlyAhead" : "memoryOnlyBehind"]++;
   }
   return counts;
+}
+
+// `name\x03e-mail` as the brief quotes it: `"Alice Doe" <alice@example.com>` (JSON string rules
+// for the name, so a quote or a control in it cannot end the quotation).
+function authorWords(raw: string): string {
+  const [name = "", email = ""] = raw.split("\x03");
+  return `${JSON.stringify(name)} <${email.replace(/[<>\s]/g, "")}>`;
 }
 
 /** Root-relative prefix of paths under the root, as git writes them from the top (`""` or `pkg/api/`). */
@@ -113,6 +123,8 @@ export interface DriftOptions {
   early?: Promise<SnapshotResult> | null;
   /** Root-relative folders `git status` leaves out (the running skill's, ruling 17). */
   excludes?: readonly string[];
+  /** The handoff's token, to tell whether this clone saved it; null for a pasted one. */
+  handoffToken?: string | null;
 }
 
 /**
@@ -155,6 +167,9 @@ export async function measureDrift(
     headReachable: null,
     objectMissing: false,
     shallow: false,
+    reflogNamed: false,
+    sinceSaved: null,
+    savedBranchPresent: null,
     ahead: null,
     behind: null,
     commitsSinceDate: null,
@@ -177,27 +192,34 @@ export async function measureDrift(
   try {
     const statusP = opts.early ?? readSnapshot(root, env, opts.excludes ?? []);
     const logP = head === null ? null : git(historyArgs(head));
-    // Ruling 16, only for a tracked handoff: who am I, in parallel with the rest.
-    const tracked = maybeTracked(gitDir, handoffPath);
-    const meP = tracked ? git(["config", "user.email"]) : null;
+    // Memory from elsewhere: this clone's record of its saves does not hold the token
+    // (docs/design.md#verdicts-and-the-brief); the author is looked up only then.
+    const elsewhere = opts.handoffToken != null && notSavedHere(root, opts.handoffToken);
     // All are started before any is awaited; a rejection is handled below.
     logP?.catch(() => undefined);
-    meP?.catch(() => undefined);
     const status = await statusP;
     if (status.kind === "not-repo") {
       await logP?.catch(() => undefined);
-      await meP?.catch(() => undefined);
       facts.git = { state: "not-repo", note: status.note };
     } else {
       facts.current = status.snapshot;
       const op = inProgressOf(gitDir);
       facts.inProgress = { saved: anchors.inProgress, current: op === null ? null : inProgressWords(op) };
+      // A shallow clone's counts cover only the history it holds (docs/design.md#verdicts-and-the-brief).
+      facts.shallow = isShallow(gitDir);
+      const savedBranch = effectiveBranch(anchors.branch, anchors.inProgress);
+      if (savedBranch !== null && savedBranch !== "(detached)" && savedBranch !== effectiveBranch(status.snapshot.branch, facts.inProgress.current)) {
+        facts.savedBranchPresent = branchPresent(gitDir, savedBranch);
+      }
       let committer: string | null = null;
-      if (head !== null && logP !== null) committer = await measureHead(facts, status.snapshot, head, await logP, git, `${prefix}.ai/memory/`);
+      if (head !== null && logP !== null) committer = await measureHead(facts, status.snapshot, head, await logP, git, `${prefix}.ai/memory/`, gitDir);
       const cleaned = facts.saved.dirty === null ? [] : facts.saved.dirty.filter((p) => !status.snapshot.dirty.includes(p));
       const moved = head !== null && status.snapshot.head !== null && status.snapshot.head !== head;
+      // With the saved commit's object here, reachable or not, its diff to HEAD is what changed
+      // (a rebase that rewrote it still changed the files it changed).
+      const present = facts.headReachable === true || (facts.headReachable === false && !facts.objectMissing);
       if (head !== null && !moved && facts.headReachable === true) facts.changedSinceSave = [];
-      else if (moved && facts.headReachable === true && (keyFiles.length > 0 || cleaned.length > 0)) {
+      else if (moved && present && (keyFiles.length > 0 || cleaned.length > 0)) {
         const d = await git(["diff", "--name-only", "-z", "--no-renames", head, "HEAD"]);
         if (d.code === 0) facts.changedSinceSave = d.stdout.toString("utf8").split("\0").filter((p) => p !== "");
       }
@@ -205,22 +227,33 @@ export async function measureDrift(
         const changed = new Set(facts.changedSinceSave);
         facts.changedKeyFiles = keyFiles.filter((k) => changed.has(`${prefix}${k}`));
       }
+      // Files dirty at the save, anchored by content: their blob now against the saved one (no process).
+      if (top !== null && (anchors.dirtyHashes ?? []).length > 0) {
+        const format = objectFormat(gitDir);
+        const since = { changed: [] as string[], unchanged: [] as string[] };
+        for (const h of anchors.dirtyHashes!) {
+          if (h.id === "over 8 MB") continue;
+          const now = blobIdOf(path.join(top, h.path), h.id.length === 64 ? "sha256" : format);
+          (now === h.id ? since.unchanged : since.changed).push(h.path);
+        }
+        facts.dirtySinceSave = since;
+        const edited = new Set(since.changed);
+        const changedKeys = facts.changedKeyFiles ?? [];
+        for (const k of keyFiles) if (edited.has(`${prefix}${k}`) && !changedKeys.includes(k)) changedKeys.push(k);
+        facts.changedKeyFiles = changedKeys;
+      }
       // Uncommitted edits to key files since the save: dirty now (an untracked folder counts for
       // the files in it) and not listed dirty at the save.
       const isDirty = (list: readonly string[], p: string) => list.some((d) => d === p || (d.endsWith("/") && p.startsWith(d)));
       facts.dirtyKeyFiles = keyFiles.filter((k) => isDirty(status.snapshot.dirty, `${prefix}${k}`) && !isDirty(facts.saved.dirty ?? [], `${prefix}${k}`));
-      if (meP !== null) {
-        // The commits since the save usually hold the last change to the handoff (saving and
-        // committing it); only when none does is its history looked up.
-        if (committer === null && status.snapshot.head !== null) {
-          const last = await git(["log", "-1", "--format=%ce", "--", `:(top,literal)${handoffPath}`]);
-          committer = last.code === 0 ? last.stdout.toString("utf8").trim() : null;
+      if (elsewhere) {
+        // The commits since the save usually hold the last change to the handoff (committing
+        // or pulling it); only when none does is its history looked up.
+        if (committer === null && status.snapshot.head !== null && maybeTracked(gitDir, handoffPath)) {
+          const last = await git(["log", "-1", "--format=%an%x03%ae", "--", `:(top,literal)${handoffPath}`]);
+          committer = last.code === 0 ? last.stdout.toString("utf8").trim() || null : null;
         }
-        const me = await meP;
-        if (committer) {
-          const mine = me.code === 0 ? me.stdout.toString("utf8").trim() : "";
-          facts.provenance = { committer, someoneElse: committer.toLowerCase() !== mine.toLowerCase() };
-        }
+        facts.provenance = { committer: committer === null ? null : authorWords(committer), someoneElse: true };
       }
     }
   } catch (err) {
@@ -253,6 +286,7 @@ async function measureHead(
   log: GitResult,
   git: (args: readonly string[]) => Promise<GitResult>,
   memoryPrefix: string,
+  gitDir: string | null,
 ): Promise<string | null> {
   let committer: string | null = null;
   let reachable: boolean;
@@ -288,19 +322,22 @@ async function measureHead(
   facts.ahead = null;
   facts.behind = null;
   facts.memoryOnlyCommits = 0;
-  const since = facts.saved.date !== null && snap.head !== null ? git(["rev-list", "--count", `--since=@${Math.floor(facts.saved.date.ms / 1000)}`, "HEAD"]) : null;
-  const shallow = facts.objectMissing ? git(["rev-parse", "--is-shallow-repository"]) : null;
-  since?.catch(() => undefined);
-  if (shallow !== null) {
-    const r = await shallow;
-    facts.shallow = r.code === 0 && r.stdout.toString("utf8").trim() === "true";
-  }
-  if (since !== null) {
-    const r = await since;
+  if (facts.objectMissing) facts.reflogNamed = reflogNames(gitDir, head);
+  if (facts.saved.date !== null && snap.head !== null) {
+    const r = await git(["rev-list", "--count", `--since=@${Math.floor(facts.saved.date.ms / 1000)}`, "HEAD"]);
     if (r.code === 0) facts.commitsSinceDate = Number(r.stdout.toString("utf8").trim());
+  }
+  // The old object is here: count HEAD's commits that are not a rewritten copy of the saved
+  // side's, only when the commits since the saved date are few enough to compare.
+  if (!facts.objectMissing && snap.head !== null && facts.commitsSinceDate !== null && facts.commitsSinceDate <= MAX_SINCE_SAVED) {
+    const r = await git(["rev-list", "--cherry-pick", "--right-only", "--count", `${head}...HEAD`]);
+    if (r.code === 0) facts.sinceSaved = Number(r.stdout.toString("utf8").trim());
   }
   return committer;
 }
+
+/** Most commits since the saved date for which `sinceSaved` is computed (null beyond). */
+export const MAX_SINCE_SAVED = 500;
 
 async function countBoth(head: ObjectId, git: (args: readonly string[]) => Promise<GitResult>): Promise<{ ahead: number; behind: number } | null> {
   const r = await git(["rev-list", "--left-right", "--count", `${head}...HEAD`]);

@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { Refused } from "../errors.ts";
+import { attributesOnlyOurs } from "./merge-driver-config.ts";
 import { firstLine, runGit } from "./run.ts";
 
 /**
@@ -24,6 +25,8 @@ export interface PublishMemoryResult {
   paths: string[];
   commit: string | null;
   pushed: string | null;
+  /** `.gitattributes` went into the commit (the merge driver's block: docs/decisions/merge-driver.md). */
+  attributes?: boolean;
 }
 
 async function git(top: string, args: string[], env: Record<string, string | undefined>, what: string): Promise<string> {
@@ -42,7 +45,14 @@ async function git(top: string, args: string[], env: Record<string, string | und
  * when the memory dir is git-ignored. With `push`, pushes HEAD to the branch's upstream only.
  * @throws Refused (exit 2) with git's own error.
  */
-export async function publishMemory(root: string, memDir: string, message: string, push: boolean, env: Record<string, string | undefined>): Promise<PublishMemoryResult> {
+export async function publishMemory(
+  root: string,
+  memDir: string,
+  message: string,
+  push: boolean,
+  env: Record<string, string | undefined>,
+  attributes: "changed" | "if-only-ours" | "no" = "no",
+): Promise<PublishMemoryResult> {
   const topOut = await runGit(root, ["rev-parse", "--show-toplevel"], env);
   if (topOut.code !== 0) throw new Refused(`${root} is not in a git repository; publish commits the memory dir with git (${firstLine(topOut.stderr)})`);
   const top = topOut.stdout.toString("utf8").replace(/\n$/, "");
@@ -57,6 +67,9 @@ export async function publishMemory(root: string, memDir: string, message: strin
   const listed = await git(top, ["ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", `${memRel}/`], env, "git ls-files");
   const journal = !existsSync(path.join(memDir, "journal", "OFF"));
   const paths = [...new Set(listed.split("\0").filter(Boolean))].filter((p) => isPublicMemoryPath(p.slice(memRel.length + 1), journal)).sort();
+  // The merge driver's block: committed when this run changed it, or when install made the
+  // file and nothing else is in it (never a user's other uncommitted attribute edits).
+  if (attributes === "changed" || (attributes === "if-only-ours" && attributesOnlyOurs(top))) paths.push(".gitattributes");
   if (paths.length === 0) return { committed: false, paths: [], commit: null, pushed: null };
   const status = await git(top, ["status", "--porcelain=v1", "-z", "--untracked-files=all", "--", ...paths], env, "git status");
   if (status === "") return { committed: false, paths: [], commit: null, pushed: null };
@@ -83,5 +96,5 @@ export async function publishMemory(root: string, memDir: string, message: strin
     if (out.code !== 0) throw new Refused(`committed ${commit.slice(0, 12)}, but the push failed (git exit ${out.code}):\n${out.stderr.trim()}`);
     pushed = `${r} ${m.replace(/^refs\/heads\//, "")}`;
   }
-  return { committed: true, paths: changed, commit, pushed };
+  return { committed: true, paths: changed, commit, pushed, attributes: changed.includes(".gitattributes") };
 }

@@ -31,8 +31,14 @@ export interface DriftFacts {
   headReachable: boolean | null;
   /** The saved HEAD's object (as a commit) is not in this repository. */
   objectMissing: boolean;
-  /** The repository is a shallow clone (only looked up when the object is missing). */
+  /** The repository is a shallow clone (its `shallow` file exists). */
   shallow: boolean;
+  /** This clone's reflog files name the saved HEAD (only looked up when its object is missing). */
+  reflogNamed?: boolean;
+  /** HEAD's commits not patch-equivalent to the saved side's; only with the saved object present but unreachable. */
+  sinceSaved?: number | null;
+  /** Whether the saved branch exists here (local or remote-tracking); null when not looked up or unknown. */
+  savedBranchPresent?: boolean | null;
   /** Commits in HEAD not in the saved commit; null when unreachable or not checked. */
   ahead: number | null;
   /** Commits in the saved commit not in HEAD. */
@@ -57,11 +63,15 @@ export interface DriftFacts {
   provenance?: Provenance | null;
   /** Why the state time is unknown, when it is (`StateTime.reason`). */
   ageUnknown?: "missing" | "malformed" | "future" | null;
+  /** Files with a `- Dirty hashes:` item: blob changed since the save, or the same (top-relative). */
+  dirtySinceSave?: { changed: string[]; unchanged: string[] } | null;
 }
 
 /** The committer of the last commit that changed the handoff, and whether that was someone else (ruling 16). */
 export interface Provenance {
-  committer: string;
+  /** The last commit's author that changed the handoff, quoted: `"Alice" <alice@example.com>`; null when untracked. */
+  committer: string | null;
+  /** Always true: set only when this clone's record of its saves lacks the handoff. */
   someoneElse: boolean;
 }
 
@@ -82,6 +92,14 @@ export interface DriftReport {
   /** The dirty file set differs from the saved one; null when either side is unknown. */
   dirtyChanged: boolean | null;
   shallow: boolean;
+  /** The saved HEAD's object is in this repository; null when not checked. */
+  headPresent: boolean | null;
+  /** The counts cover only a shallow history: the real ones may be larger. */
+  countsAtLeast: boolean;
+  /** Why the saved HEAD is not here when it is not and no reflog names it: never fetched, or cut off by a shallow clone. */
+  notHereReason: "not-fetched" | "shallow" | null;
+  /** With the saved object present but unreachable: HEAD's commits not patch-equivalent to the saved side's (at most 500 since the saved date, else null). */
+  sinceSaved: number | null;
   git: { state: GitState; note: string | null };
   unverifiable: string[];
   /** Commits on either side that touch only the memory dir: committing or pulling the handoff is not drift (ruling 14). */
@@ -94,8 +112,10 @@ export interface DriftReport {
   dirtyKeyFiles: string[];
   /** The operation git was in the middle of at the save and now (`rebase of feature/login`, `merge`, …). */
   inProgress: { saved: string | null; current: string | null };
-  /** Who last committed the handoff (null when untracked or not looked up); said once in the summary when someone else. */
+  /** Set only when this clone did not save the handoff (its record of its saves lacks it); said once in the summary. */
   provenance: Provenance | null;
+  /** Files dirty at the save with a saved blob id: edited since (`changed`) or not (`unchanged`); null without the anchor. */
+  dirtySinceSave: { changed: string[]; unchanged: string[] } | null;
   summary: string;
 }
 
@@ -113,7 +133,8 @@ function sameSet(a: readonly string[], b: readonly string[]): boolean {
   return b.every((x) => s.has(x));
 }
 
-function effectiveBranch(branch: string | null, progress: string | null): string | null {
+/** The branch a HEAD is on: `(detached)` during a rebase of B counts as B. Pure. */
+export function effectiveBranch(branch: string | null, progress: string | null): string | null {
   const m = progress === null ? null : /^rebase of (\S+)$/.exec(progress);
   return branch === "(detached)" && m ? m[1]! : branch;
 }
@@ -121,6 +142,11 @@ function effectiveBranch(branch: string | null, progress: string | null): string
 function listed(paths: readonly string[]): string {
   const shown = paths.slice(0, 3).map(quotePath).join(", ");
   return paths.length > 3 ? `${shown} and ${paths.length - 3} more` : shown;
+}
+
+/** The words for a saved HEAD that is not here (`drift --help` and the brief use them). */
+export function notHereWords(reason: "not-fetched" | "shallow"): string {
+  return reason === "shallow" ? "not in this clone: deepen it (git fetch --deepen or --unshallow)" : "not in this clone: fetch, or the history was rewritten";
 }
 
 /** Why the age is unknown, in the words the summary uses (and `drift --help` lists). */
@@ -158,15 +184,19 @@ export function assessDrift(f: DriftFacts): DriftReport {
   // A HEAD detached by a rebase of B is still on B (field report 22): both then and now.
   const savedBranch = effectiveBranch(f.saved.branch, progress.saved);
   const currentBranch = cur === null ? null : effectiveBranch(cur.branch, progress.current);
-  const branchChanged = cur === null || savedBranch === null ? null : currentBranch !== savedBranch;
+  // A saved branch absent from this clone says nothing about a move (docs/design.md#verdicts-and-the-brief).
+  const branchAbsent = f.savedBranchPresent === false && savedBranch !== currentBranch;
+  const branchChanged = cur === null || savedBranch === null || branchAbsent ? null : currentBranch !== savedBranch;
   const dirtyChanged = cur === null || f.saved.dirty === null ? null : !sameSet(cur.dirty, f.saved.dirty);
   const reachable = f.headReachable;
   const ahead = reachable === true ? f.ahead : null;
   const behind = reachable === true ? f.behind : null;
 
   const unverifiable = [...f.unverifiable];
+  // An absent commit is rewritten only when this clone once had it (its reflog names it).
+  const notHereReason = f.git.state === "repo" && f.saved.head !== null && reachable === false && f.objectMissing && f.reflogNamed !== true ? (f.shallow ? "shallow" : "not-fetched") : null;
   let verdict: Verdict;
-  if (f.git.state !== "repo" || f.saved.head === null || reachable === null) verdict = "unverifiable";
+  if (f.git.state !== "repo" || f.saved.head === null || reachable === null || notHereReason !== null) verdict = "unverifiable";
   else if (!reachable) verdict = "rewritten";
   else if ((ageRaw !== null && ageRaw > STALE_DAYS) || (ahead !== null && ahead > STALE_COMMITS)) verdict = "stale";
   else if (branchChanged === true || (ahead ?? 0) > 0 || (behind ?? 0) > 0 || f.missingKeyFiles.length > 0) verdict = "drifted";
@@ -185,16 +215,16 @@ export function assessDrift(f: DriftFacts): DriftReport {
     else if (f.git.state === "not-repo") parts.push("the root is not in a git repository, so only age and key files were checked");
     else if (f.git.state !== "repo") parts.push(`git could not be used (${f.git.note ?? f.git.state})`);
     else if (f.saved.head === null || reachable === null) parts.push("the handoff has no valid HEAD anchor (a full 40/64-hex id), so the saved commit could not be checked");
+    else if (notHereReason !== null) parts.push(`saved HEAD ${short(f.saved.head)} is ${notHereWords(notHereReason)}`);
     else parts.push(`${ageUnknownWords(f.ageUnknown ?? null)}, so the handoff cannot be called fresh`);
   } else if (verdict === "rewritten") {
     parts.push(
       f.objectMissing
-        ? f.shallow
-          ? `saved HEAD ${short(f.saved.head)} is not in this shallow clone (history rewritten or cut off)`
-          : `saved HEAD ${short(f.saved.head)} no longer exists here (history rewritten)`
+        ? `saved HEAD ${short(f.saved.head)} no longer exists here; this clone's reflog names it (history rewritten)`
         : `saved HEAD ${short(f.saved.head)} is no longer reachable from HEAD or any ref (rebase, amend, reset, squash merge or force-push)`,
     );
-    if (f.commitsSinceDate !== null) parts.push(`${plural(f.commitsSinceDate, "commit")} on HEAD since the saved date`);
+    if (f.sinceSaved !== null && f.sinceSaved !== undefined) parts.push(`${plural(f.sinceSaved, "commit")} on HEAD since the save, rewritten copies of saved commits left out`);
+    else if (f.commitsSinceDate !== null) parts.push(`${plural(f.commitsSinceDate, "commit")} on HEAD since the saved date`);
     parts.push("plan statuses are unverified");
   } else if (ahead !== null && behind !== null) {
     if (ahead === 0 && behind === 0) parts.push(memoryOnly > 0 ? `no commits since the saved ${short(f.saved.head)} but memory-only ones` : `at the saved commit ${short(f.saved.head)}`);
@@ -203,7 +233,8 @@ export function assessDrift(f: DriftFacts): DriftReport {
     else parts.push(`diverged from the saved ${short(f.saved.head)}: ${ahead} ahead, ${behind} behind`);
   }
   if (memoryOnly > 0 && reachable === true) parts.push(`${plural(memoryOnly, "memory-only commit")} (the handoff itself) not counted`);
-  if (branchChanged === true) parts.push(`branch moved from ${savedBranch} to ${currentBranch}`);
+  if (branchAbsent) parts.push(`branch ${savedBranch} is not in this clone; on ${currentBranch}`);
+  else if (branchChanged === true) parts.push(`branch moved from ${savedBranch} to ${currentBranch}`);
   else if (branchChanged === false && verdict !== "unverifiable") parts.push(`on ${currentBranch}`);
   if (progress.saved !== null && progress.saved !== progress.current) parts.push(`${progress.saved} was in progress at the save${progress.current === null ? ", finished or aborted since" : ""}`);
   if (progress.current !== null) parts.push(`${progress.current} in progress now`);
@@ -231,7 +262,10 @@ export function assessDrift(f: DriftFacts): DriftReport {
     parts.push(`dirty files: ${f.saved.dirty.length} then, ${cur.dirty.length} now`);
   }
   if (cleanedDirty.length > 0) parts.push(cleanedWords(cleanedDirty, f.changedSinceSave ?? null));
-  if (f.provenance?.someoneElse) parts.push(`the handoff was last committed by ${f.provenance.committer}, not by you (it came with a pull or a clone)`);
+  const since = f.dirtySinceSave ?? null;
+  if (since !== null && since.changed.length > 0) parts.push(`dirty at the save, changed since the save: ${listed(since.changed)}`);
+  if (since !== null && since.unchanged.length > 0) parts.push(`dirty at the save, unchanged since the save: ${listed(since.unchanged)}`);
+  if (f.provenance?.someoneElse) parts.push(`the handoff was not saved in this clone${f.provenance.committer === null ? "" : `; its last commit is by ${f.provenance.committer}`}`);
   const bad = unverifiable.filter((u) => !(verdict === "unverifiable" && u === "head"));
   if (bad.length > 0) parts.push(`unverifiable anchors: ${bad.join(", ")}`);
   // Branch names in it come from the file: the summary is prose printed outside the envelope.
@@ -251,6 +285,10 @@ export function assessDrift(f: DriftFacts): DriftReport {
     upstream: up,
     dirtyChanged,
     shallow: f.shallow,
+    headPresent: f.git.state !== "repo" || f.saved.head === null || reachable === null ? null : reachable || !f.objectMissing,
+    countsAtLeast: f.shallow,
+    notHereReason,
+    sinceSaved: verdict === "rewritten" && !f.objectMissing ? (f.sinceSaved ?? null) : null,
     git: f.git,
     unverifiable,
     memoryOnlyCommits: memoryOnly,
@@ -259,6 +297,7 @@ export function assessDrift(f: DriftFacts): DriftReport {
     dirtyKeyFiles,
     inProgress: progress,
     provenance: f.provenance ?? null,
+    dirtySinceSave: f.dirtySinceSave ?? null,
     summary,
   };
 }

@@ -149,6 +149,53 @@ export interface AnchorValues {
   keyFileMtimes: { path: string; mtime: string | null }[];
   /** Inside git: the operation in progress (`rebase of feature/login`, `merge`, …) and its conflicted files; absent or null when none. */
   inProgress?: { words: string; conflicted: number } | null;
+  /** Inside git: each dirty file's blob id (or `deleted`, `over 8 MB`), at most 20; absent or empty when none. */
+  dirtyHashes?: DirtyHash[];
+}
+
+/** One item of the `- Dirty hashes:` anchor. */
+export interface DirtyHash {
+  path: string;
+  /** 40 or 64 hex, `deleted` or `over 8 MB`. */
+  id: string;
+}
+
+const HASH_VALUE = /^([0-9a-f]{64}|[0-9a-f]{40}|deleted|over 8 MB)(?:, |$)/;
+
+/**
+ * Reads a `- Dirty hashes:` value (`<path> <blob id | deleted | over 8 MB>, …`, paths quoted
+ * as `quotePath` writes them). @returns null when malformed.
+ */
+export function parseDirtyHashes(value: string): DirtyHash[] | null {
+  const v = value.trim();
+  const out: DirtyHash[] = [];
+  let i = 0;
+  while (i < v.length) {
+    let p: string;
+    if (v[i] === '"') {
+      const q = readQuoted(v, i);
+      if (!q || v[q.end] !== " ") return null;
+      p = q.value;
+      i = q.end + 1;
+    } else {
+      // The path ends at the last space before a value that ends the item.
+      let at = -1;
+      for (let j = v.indexOf(" ", i); j !== -1; j = v.indexOf(" ", j + 1)) {
+        if (HASH_VALUE.test(v.slice(j + 1))) {
+          at = j;
+          break;
+        }
+      }
+      if (at <= i) return null;
+      p = v.slice(i, at);
+      i = at + 1;
+    }
+    const m = HASH_VALUE.exec(v.slice(i));
+    if (!m || p === "") return null;
+    out.push({ path: p, id: m[1]! });
+    i += m[0].length;
+  }
+  return out.length > 0 ? out : null;
 }
 
 /** The value of the `- In progress:` anchor: `<operation>[ of <branch>] (<n> conflicted files)` (contract §5 `anchors`). */
@@ -196,6 +243,11 @@ export function parseKeyFileMtimes(value: string): { path: string; mtime: string
   return out;
 }
 
+/** The `- Dirty hashes:` line. */
+export function renderDirtyHashes(h: readonly DirtyHash[]): string {
+  return `- Dirty hashes: ${h.map((x) => `${quotePath(x.path)} ${x.id}`).join(", ")}`;
+}
+
 /**
  * Renders the `## Environment anchors` lines (without the heading), contract §8: exactly
  * `- Branch:`, `- HEAD:`, `- Dirty files:`, `- Date:`; outside git `- Date:` and, with key
@@ -213,6 +265,7 @@ export function renderAnchorLines(a: AnchorValues): string {
     `- Branch: ${quoteBranch(a.branch ?? "(detached)")}`,
     `- HEAD: ${a.head ?? "none (no commits yet)"}`,
     `- Dirty files: ${renderPathList(a.dirty)}`,
+    ...(a.dirtyHashes && a.dirtyHashes.length > 0 ? [renderDirtyHashes(a.dirtyHashes)] : []),
     `- Date: ${a.date}`,
     ...(a.inProgress ? [`- In progress: ${renderInProgress(a.inProgress)}`] : []),
     "",

@@ -4,7 +4,7 @@
 // spanning lines is read as what it is; small regexes only split the text of one line or
 // list item.
 import { parseBlocks, type Block } from "./blocks.ts";
-import { parseInProgress, parseKeyFileMtimes, parsePathList, unquoteBranch } from "./anchor-lines.ts";
+import { parseDirtyHashes, parseInProgress, parseKeyFileMtimes, parsePathList, unquoteBranch, type DirtyHash } from "./anchor-lines.ts";
 import { stateFields, stateTime, type StateTime } from "./state-time.ts";
 import { asObjectId, isPlausibleBranch, parseStrictTime, safeRelativePath, type ObjectId, type ValidTime } from "./values.ts";
 
@@ -39,6 +39,8 @@ export interface RawAnchors {
   keyFileMtimes: string | null;
   /** `- In progress:` (contract §5 `anchors` 1.1); absent when no operation was in progress. */
   inProgress?: string | null;
+  /** `- Dirty hashes:` (docs/design.md#verdicts-and-the-brief); absent when the handoff has none. */
+  dirtyHashes?: string | null;
 }
 
 /** A handoff as plain data; text fields keep the file's own words (data, not instructions). */
@@ -133,7 +135,7 @@ function keyFile(raw: string): KeyFile {
 }
 
 // Anchor labels as contract §8 writes them; matching is exact apart from the label's case.
-const ANCHOR = /^(Branch|HEAD|Dirty files|Date|Key file mtimes|In progress):[ \t]*(.*)$/is;
+const ANCHOR = /^(Branch|HEAD|Dirty files|Dirty hashes|Date|Key file mtimes|In progress):[ \t]*(.*)$/is;
 
 function unticked(value: string): string {
   const m = /^`([^`]*)`$/.exec(value.trim());
@@ -232,10 +234,10 @@ export function parseHandoff(input: string): ParsedHandoff {
           if (!m) continue;
           const label = m[1]!.toLowerCase();
           const value = m[2]!;
-          const key = label === "branch" ? "branch" : label === "head" ? "head" : label === "dirty files" ? "dirty" : label === "date" ? "date" : label === "in progress" ? "inProgress" : "keyFileMtimes";
-          if (key === "inProgress") {
+          const key = label === "branch" ? "branch" : label === "head" ? "head" : label === "dirty files" ? "dirty" : label === "date" ? "date" : label === "in progress" ? "inProgress" : label === "dirty hashes" ? "dirtyHashes" : "keyFileMtimes";
+          if (key === "inProgress" || key === "dirtyHashes") {
             // Only set when present, so that documents without it parse as before.
-            if (out.anchors.inProgress === undefined) out.anchors.inProgress = value;
+            if (out.anchors[key] === undefined) out.anchors[key] = value;
           } else if (out.anchors[key] === null) out.anchors[key] = value;
         }
         break;
@@ -262,6 +264,8 @@ export interface CheckedAnchors {
   keyFileMtimes: { path: string; mtime: string | null }[];
   /** Dirty paths recorded at the save; null when the line is missing or malformed. */
   dirty: string[] | null;
+  /** The `- Dirty hashes:` items (top-relative paths inside the repository); absent or empty when none. */
+  dirtyHashes?: DirtyHash[];
   /** Key files whose paths are usable (root-relative, inside the root). */
   keyFiles: string[];
   /**
@@ -311,5 +315,8 @@ export function checkAnchors(h: ParsedHandoff, nowMs: number, text: string | nul
     if (k.path !== null) keyFiles.push(k.path);
   }
   if (keyFiles.length < h.keyFiles.length) unverifiable.push("keyFiles");
-  return { head, branch, date, stateTime: st, inProgress: progress?.words ?? null, keyFileMtimes, dirty: dirtyList?.paths ?? null, keyFiles, unverifiable };
+  const hashes = h.anchors.dirtyHashes == null ? [] : parseDirtyHashes(h.anchors.dirtyHashes);
+  if (hashes === null) unverifiable.push("dirtyHashes");
+  const dirtyHashes = (hashes ?? []).filter((x) => safeRelativePath(x.path) === x.path);
+  return { head, branch, date, stateTime: st, inProgress: progress?.words ?? null, keyFileMtimes, dirty: dirtyList?.paths ?? null, dirtyHashes, keyFiles, unverifiable };
 }

@@ -1,15 +1,18 @@
 // The grammar of the `## Environment anchors` lines (contract §8, ruling 3): exactly every
 // line `anchors` can print, and nothing else. Pure; used by `validate` and by `write`.
-import { parsePathList } from "./anchor-lines.ts";
+import { parseDirtyHashes, parsePathList } from "./anchor-lines.ts";
 import { asObjectId } from "./values.ts";
 
 /** Anchor labels, as `anchors` prints them. */
-export type AnchorLabel = "Branch" | "HEAD" | "Dirty files" | "In progress" | "Date" | "Key file mtimes";
+export type AnchorLabel = "Branch" | "HEAD" | "Dirty files" | "Dirty hashes" | "In progress" | "Date" | "Key file mtimes";
 
 /** One anchor line read: its label and value, or why it is malformed. */
-export type AnchorLine = { label: AnchorLabel; value: string } | { error: string };
+export type AnchorLine = { label: AnchorLabel; value: string } | { error: string; unknownLabel?: string };
 
-const LINE = /^- (Branch|HEAD|Dirty files|In progress|Date|Key file mtimes): (.*)$/;
+const LINE = /^- (Branch|HEAD|Dirty files|Dirty hashes|In progress|Date|Key file mtimes): (.*)$/;
+// A label of a later version (`- Something new: …`): a finding, not an error, so that older
+// helpers' readers and newer writers keep working together (docs/design.md#verdicts-and-the-brief).
+const OTHER_LABEL = /^- ([A-Z][A-Za-z ]{0,40}): \S/;
 const ISO_SHAPE = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/;
 const OPERATION = /^(rebase|merge|cherry-pick|revert|bisect|am)(?: of (\S.*?))? \((\d+) conflicted files?\)$/;
 
@@ -56,10 +59,12 @@ function keyFileMtimesError(value: string): string | null {
 export function readAnchorLine(line: string): AnchorLine {
   const m = LINE.exec(line);
   if (!m) {
+    const other = OTHER_LABEL.exec(line);
+    if (other) return { error: `\`- ${other[1]}:\` is not an anchor label this helper knows (a newer helper's line?); nothing reads it`, unknownLabel: other[1]! };
     const label = /^[-*+]\s*([A-Za-z ]+):/.exec(line)?.[1];
     return {
       error: label
-        ? `${JSON.stringify(line.slice(0, 60))} is not an anchor line (labels are exactly Branch, HEAD, Dirty files, In progress, Date, Key file mtimes, after "- ")`
+        ? `${JSON.stringify(line.slice(0, 60))} is not an anchor line (labels are exactly Branch, HEAD, Dirty files, Dirty hashes, In progress, Date, Key file mtimes, after "- ")`
         : `${JSON.stringify(line.slice(0, 60))} is not an anchor line; paste what \`anchors\` prints, or leave the section empty for write to fill`,
     };
   }
@@ -79,6 +84,9 @@ export function readAnchorLine(line: string): AnchorLine {
     }
     case "Dirty files":
       if (parsePathList(value) === null) return { error: `dirty files ${JSON.stringify(value.slice(0, 60))} are not a comma-separated path list (or none)` };
+      break;
+    case "Dirty hashes":
+      if (parseDirtyHashes(value) === null) return { error: `dirty hashes ${JSON.stringify(value.slice(0, 60))} are not \`<path> <blob id | deleted | over 8 MB>, …\`` };
       break;
     case "In progress":
       if (!OPERATION.test(value)) return { error: `in progress ${JSON.stringify(value.slice(0, 60))} is not \`<operation>[ of <branch>] (<n> conflicted files)\`` };

@@ -4,6 +4,7 @@
 // finding, so ledgers the reference helper wrote keep working. Pure.
 import { redactText } from "../guard/redaction.cold.ts";
 import { parseBlocks } from "./blocks.ts";
+import { conflictIssue } from "./conflicted.ts";
 import { bounded, lineAt, lineStartsOf, proportion, quoted, totalScore, type Issue, type ScorePart, type Validation } from "./validate-common.ts";
 
 /** The two ledger kinds. */
@@ -40,6 +41,8 @@ export function validateLedger(input: string, kind: LedgerKind): Validation {
   if (lines[0] !== MARKER) errors.push({ rule: "marker", line: 1, message: `the document must begin with the line ${MARKER}` });
   if (!lines.slice(0, 4).includes(schema.title)) errors.push({ rule: "heading", line: 1, message: `the document must have the heading "${schema.title}" in its first four lines` });
   if (!text.endsWith("\n")) errors.push({ rule: "newline", line: lines.length, message: "the document must end with a newline" });
+  const conflict = conflictIssue(text);
+  if (conflict !== null) errors.push(conflict);
 
   const starts = lineStartsOf(text);
   const entry = new RegExp(`^${schema.prefix}-(\\d{4}): \\S`);

@@ -7,6 +7,7 @@ import { stateFields, stateTime as readStateTime } from "./state-time.ts";
 import { redactText } from "../guard/redaction.cold.ts";
 import type { RedactionFinding } from "../guard/redact.ts";
 import { parseBlocks, type Block } from "./blocks.ts";
+import { conflictIssue } from "./conflicted.ts";
 import { droppedItems } from "./open-items.ts";
 import { isEmptyAnchorsBody, isIsoWithZone, readAnchorLine, type AnchorLabel } from "./validate-anchors.ts";
 import {
@@ -211,9 +212,11 @@ export function validateHandoff(input: string, opts: HandoffValidateOptions): Va
   if (layout.titleIndex < 0) errors.push({ rule: "heading", line: 1, message: `the document must have the heading "${TITLE}" in its first four lines` });
   // Contract §1 holds for every memory document: write refuses a text without its final newline.
   if (!text.endsWith("\n")) errors.push({ rule: "newline", line: lines.length, message: "the document must end with a newline" });
+  const conflict = conflictIssue(text);
+  if (conflict !== null) errors.push(conflict);
 
   // A text that is not a v1 handoff at all gets its shape errors only, not one per section.
-  const shaped = errors.length === 0 || errors.every((e) => e.rule === "newline");
+  const shaped = errors.length === 0 || errors.every((e) => e.rule === "newline" || e.rule === "conflicted");
   // Saved (ruling 1): an error on disk, a finding on stdin (write stamps it).
   let savedOk = false;
   const savedIssue = (message: string, line: number) => (opts.mode === "root" && shaped ? errors : findings).push({ rule: "saved", line, message });
@@ -321,7 +324,7 @@ export function validateHandoff(input: string, opts: HandoffValidateOptions): Va
         if (trimmed === "") return;
         const got = readAnchorLine(line);
         if ("error" in got) {
-          errors.push({ rule: "anchor-line", line: range.start + i + 1, message: got.error });
+          (got.unknownLabel !== undefined ? findings : errors).push({ rule: got.unknownLabel !== undefined ? "anchor-unknown" : "anchor-line", line: range.start + i + 1, message: got.error });
           return;
         }
         if (seen.has(got.label)) {

@@ -3,7 +3,7 @@
 import { lstatSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { Absent, Refused } from "../errors.ts";
-import { ARCHIVE_NAME } from "./archive.ts";
+import { ARCHIVE_NAME, newestFirst } from "./archive.ts";
 import { readStable, UnsafeFile, type ReadFile } from "./files.ts";
 import { archiveDir, checkTree } from "./paths.ts";
 
@@ -15,17 +15,9 @@ export interface ArchiveEntry {
   regular: boolean;
 }
 
-const NAME_TIME = /^HANDOFF-(\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2})(?:\.(\d{1,9}))?Z-/;
-
-function sortKey(e: ArchiveEntry): string {
-  const m = NAME_TIME.exec(e.name);
-  if (m) return `${m[1]}.${(m[2] ?? "").padEnd(9, "0")}`;
-  return new Date(e.mtimeMs).toISOString().replace(/:/g, "-").replace(/Z$/, "").padEnd(29, "0");
-}
-
 /**
  * Lists `archive/HANDOFF-*.md` entries matching `^HANDOFF-[A-Za-z0-9._-]+\.md$` (ruling 28),
- * newest first: by the time in the name, then by modification time. Other files in
+ * newest first (`newestFirst`: by `<seq>`, names without one below, docs/decisions/archive-order.md). Other files in
  * `archive/` (a user's own, ledger archives) are not listed and never touched.
  * @returns [] when there is no archive folder.
  * @throws Refused (exit 2) when the memory tree is unsafe (a link, not a directory).
@@ -50,11 +42,7 @@ export function listArchives(root: string): ArchiveEntry[] {
       // Gone since the listing.
     }
   }
-  return out.sort((a, b) => {
-    const ka = sortKey(a);
-    const kb = sortKey(b);
-    return ka === kb ? b.mtimeMs - a.mtimeMs : ka < kb ? 1 : -1;
-  });
+  return out.sort(newestFirst);
 }
 
 /**

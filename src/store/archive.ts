@@ -10,12 +10,16 @@ export const ARCHIVE_NAME = /^HANDOFF-[A-Za-z0-9._-]+\.md$/;
 
 /**
  * The names pruning may delete, and the only ones its unsafe-entry check looks at (contract
- * §2, §13 ruling 28): the names the helpers make themselves. A user's own file in `archive/`
- * (`HANDOFF-my notes (copy).md`, `HANDOFF-linked.md`) is never deleted nor blocks pruning.
+ * §2, docs/decisions/archive-order.md): the names the helpers make themselves, the reference's
+ * `HANDOFF-<time>-<8 hex>.md` and ours `HANDOFF-<time>-<seq>-<8 hex>.md`. A user's own file in
+ * `archive/` (`HANDOFF-my notes (copy).md`, `HANDOFF-linked.md`) is never deleted nor blocks
+ * pruning.
  */
-export const PRUNABLE_NAME = /^HANDOFF-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d\.\d{3,6}Z-[0-9a-f]{8}\.md$/;
+export const PRUNABLE_NAME = /^HANDOFF-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d\.\d{3,6}Z-(?:\d{1,30}-)?[0-9a-f]{8}\.md$/;
 
 const NAME_TIME = /^HANDOFF-(\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2})(?:\.(\d{1,9}))?Z-/;
+// Ours carry a sequence number between the time and the random part.
+const NAME_SEQ = /^HANDOFF-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}(?:\.\d{1,9})?Z-(\d{1,30})-[0-9a-f]{8}\.md$/;
 
 /**
  * The archive time stamp: UTC `%Y-%m-%dT%H-%M-%S.%fZ` with six fraction digits (milliseconds
@@ -25,15 +29,56 @@ export function archiveStamp(now: Date): string {
   return now.toISOString().replace(/:/g, "-").replace(/\.(\d{3})Z$/, ".$1000Z");
 }
 
-/** A fresh archive name for `prefix` (`HANDOFF`, `LESSONS`, …): `<prefix>-<stamp>-<8 hex>.md`. */
-export function archiveName(prefix: string, now = new Date()): string {
-  return `${prefix}-${archiveStamp(now)}-${randomHex8()}.md`;
+/** The sequence number in an archive name of ours, or null for any other name. */
+export function archiveSeq(name: string): bigint | null {
+  const m = NAME_SEQ.exec(name);
+  return m ? BigInt(m[1]!) : null;
 }
 
-function sortKey(name: string, mtimeMs: number): string {
+/**
+ * A fresh archive name for `prefix` (`HANDOFF`): `<prefix>-<stamp>-<seq>-<8 hex>.md`, `<seq>`
+ * one more than the largest among the names in `dir` (any clone's; no state file), so the
+ * newest save ranks first whatever the clocks said (docs/decisions/archive-order.md).
+ * Called under the memory lock; `dir` unreadable or absent counts as empty.
+ */
+export function archiveName(prefix: string, dir: string, now = new Date()): string {
+  let top = 0n;
+  try {
+    for (const name of readdirSync(dir)) {
+      const seq = archiveSeq(name);
+      if (seq !== null && seq > top) top = seq;
+    }
+  } catch {
+    // No archive yet: the first is 1.
+  }
+  return `${prefix}-${archiveStamp(now)}-${top + 1n}-${randomHex8()}.md`;
+}
+
+// The time in a name, or the modification time for a name without one, as a sortable string.
+function timeKey(name: string, mtimeMs: number): string {
   const m = NAME_TIME.exec(name);
   if (m) return `${m[1]}.${(m[2] ?? "").padEnd(9, "0")}`;
   return archiveStamp(new Date(mtimeMs)).replace(/Z$/, "").padEnd(29, "0");
+}
+
+/**
+ * Newest first (docs/decisions/archive-order.md): names with a `<seq>` by it, ties by the
+ * time in the name, then by name; every other name below them, among themselves by the time
+ * in the name (or the mtime), then by mtime. For `Array.prototype.sort`.
+ */
+export function newestFirst(a: { name: string; mtimeMs: number }, b: { name: string; mtimeMs: number }): number {
+  const sa = archiveSeq(a.name);
+  const sb = archiveSeq(b.name);
+  if (sa !== null || sb !== null) {
+    if (sa === null) return 1;
+    if (sb === null) return -1;
+    if (sa !== sb) return sa > sb ? -1 : 1;
+  }
+  const ka = timeKey(a.name, a.mtimeMs);
+  const kb = timeKey(b.name, b.mtimeMs);
+  if (ka !== kb) return ka < kb ? 1 : -1;
+  if (sa !== null) return a.name === b.name ? 0 : a.name < b.name ? 1 : -1;
+  return b.mtimeMs - a.mtimeMs;
 }
 
 /** Result of pruning the handoff archive. */
@@ -43,8 +88,7 @@ export interface PruneResult {
 }
 
 /**
- * Keeps the `ARCHIVE_KEEP` newest archived handoffs (by the time in their names, then by
- * modification time) and deletes the rest; `justArchived`, the entry the current save made,
+ * Keeps the `ARCHIVE_KEEP` newest archived handoffs (`newestFirst`) and deletes the rest; `justArchived`, the entry the current save made,
  * is always among those kept. Only names matching `PRUNABLE_NAME` are candidates; if any of
  * them is a link, has more than one link or is not a regular file, nothing is deleted and a
  * warning says why (contract §2, ruling 28). Failures are warnings, never refusals: the save already succeeded.
@@ -57,7 +101,7 @@ export function pruneArchive(dir: string, justArchived: string | null = null): P
   } catch (err) {
     return { deleted: [], warnings: [`archive pruning skipped: cannot list ${dir}: ${(err as Error).message}`] };
   }
-  const entries: { name: string; key: string; mtimeMs: number }[] = [];
+  const entries: { name: string; mtimeMs: number }[] = [];
   for (const name of names) {
     if (!PRUNABLE_NAME.test(name)) continue;
     let st;
@@ -72,9 +116,9 @@ export function pruneArchive(dir: string, justArchived: string | null = null): P
         warnings: [`archive pruning skipped: archive/${name} is a link, hard-linked or not a regular file; nothing was deleted (move it away to resume pruning)`],
       };
     }
-    entries.push({ name, key: sortKey(name, st.mtimeMs), mtimeMs: st.mtimeMs });
+    entries.push({ name, mtimeMs: st.mtimeMs });
   }
-  entries.sort((a, b) => (a.key === b.key ? b.mtimeMs - a.mtimeMs : a.key < b.key ? 1 : -1));
+  entries.sort(newestFirst);
   // The version this save just archived is never the one pruned, even when other names carry
   // later times (a clock that ran ahead, archives pulled from another machine): it would be
   // lost in the same save that reported keeping it (contract §3).

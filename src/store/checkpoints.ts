@@ -4,7 +4,7 @@
 import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readSync, unlinkSync, writeSync } from "node:fs";
 import { createHash } from "node:crypto";
 import path from "node:path";
-import { CHECKPOINT_NAME, headerValue, isAnchorsOnlySource, isCheckpointText, SESSION_ID } from "../schema/checkpoint-name.ts";
+import { CHECKPOINT_NAME, headerValue, isAnchorsOnlySource, isCheckpointText } from "../schema/checkpoint-name.ts";
 import { parseStrictTime } from "../schema/values.ts";
 import { hasPrivatePartner } from "./private.ts";
 import { memoryDir } from "./paths.ts";
@@ -14,14 +14,21 @@ export function checkpointsDir(root: string): string {
   return path.join(memoryDir(root), "checkpoints");
 }
 
+// Names that no two ids share on a case-insensitive file system (macOS, Windows) and that
+// Windows can create (docs/design.md#checkpoints).
+const FILE_SAFE_ID = /^[a-z0-9][a-z0-9._-]{0,127}$/;
+const WINDOWS_RESERVED = /^(?:con|prn|aux|nul|com[0-9]|lpt[0-9])$/i;
+
 /**
- * The file-name form of a session id (ruling 22): the id itself when it matches
- * `^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`, else the first 16 hex of its SHA-256; `unknown`
- * when missing or empty.
+ * The file-name form of a session id, for its checkpoint, its delivered-once marker and
+ * `read checkpoint --session` (docs/design.md#checkpoints): the id itself when it matches
+ * `^[a-z0-9][a-z0-9._-]{0,127}$`, does not end in `.` and its part before the first `.` is
+ * not a Windows device name (CON, PRN, AUX, NUL, COM0–9, LPT0–9, any case); else the first 16
+ * hex of its SHA-256; `unknown` when missing or empty.
  */
 export function sessionFileId(id: unknown): string {
   if (typeof id !== "string" || id === "") return "unknown";
-  if (SESSION_ID.test(id)) return id;
+  if (FILE_SAFE_ID.test(id) && !id.endsWith(".") && !WINDOWS_RESERVED.test(id.split(".", 1)[0]!)) return id;
   return createHash("sha256").update(id, "utf8").digest("hex").slice(0, 16);
 }
 

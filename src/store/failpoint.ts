@@ -11,7 +11,7 @@ export type WritePhase = "read-opened" | "before-claim" | "after-claim" | "after
  * publication drops the temp, links the claim back as the current file, removes the archive
  * copy the save made of it, then drops the claim. Each phase fires just after its step.
  */
-export type RollbackPhase = "rollback-after-temp-drop" | "rollback-after-restore" | "rollback-after-unarchive" | "rollback-after-claim-drop";
+export type RollbackPhase = "rollback-after-temp-drop" | "rollback-before-restore" | "rollback-after-restore" | "rollback-after-unarchive" | "rollback-after-claim-drop";
 
 /**
  * The steps of `recover`'s repair (contract §13 ruling 34), each fired just after that step
@@ -41,8 +41,10 @@ const PAUSE_LIMIT_MS = 30_000;
  * `<phase>:<action>` specs separated by commas; at a named phase the process acts:
  * `crash` kills itself with SIGKILL; `pause=<path>` creates `<path>.ready` and waits
  * (without blocking the event loop, so the lock stays fresh) up to 30 s for `<path>.go`;
- * `fail` throws an I/O error (`EIO`), as a full disk would, so that tests reach a rollback
- * (`before-publication:fail,rollback-after-restore:crash`). Any other value, or another
+ * `fail` throws an I/O error (`EIO`), `fail=<CODE>` one with that code (`ENOSPC`, `EMLINK`…),
+ * as a full disk would, so that tests reach a rollback
+ * (`before-publication:fail,rollback-after-restore:crash`) and its rename
+ * (`rollback-before-restore:fail=ENOSPC`, fired before the link back). Any other value, or another
  * phase, does nothing. Documented for contributors in CONTRIBUTING.md, not in `--help`.
  * @throws Error with code `EIO` for `fail`.
  */
@@ -61,8 +63,9 @@ async function act(action: string, phase: Phase): Promise<void> {
     // SIGKILL is not delivered synchronously everywhere; never go on past a crash point.
     await new Promise(() => {});
   }
-  if (action === "fail") {
-    throw Object.assign(new Error(`injected failure at ${phase} (MEMORY_IO_FAILPOINT)`), { code: "EIO" });
+  if (action === "fail" || /^fail=E[A-Z]+$/.test(action)) {
+    const code = action === "fail" ? "EIO" : action.slice("fail=".length);
+    throw Object.assign(new Error(`injected failure at ${phase} (MEMORY_IO_FAILPOINT)`), { code });
   }
   if (action.startsWith("pause=")) {
     const base = action.slice("pause=".length);

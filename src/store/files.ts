@@ -117,6 +117,21 @@ export function readAll(fd: number, limit = MAX_DOCUMENT_BYTES): Buffer {
   return Buffer.concat(chunks, total);
 }
 
+/** How old a file's mtime must be before its second read, in ms (a torn-read guard). */
+const QUIET_MS = 50;
+
+// Up to `limit` bytes from offset 0, by position (the descriptor's offset is not used).
+function readAt(fd: number, limit: number): Buffer {
+  const buf = Buffer.allocUnsafe(limit);
+  let off = 0;
+  while (off < limit) {
+    const n = readSync(fd, buf, off, limit - off, off);
+    if (n === 0) break;
+    off += n;
+  }
+  return buf.subarray(0, off);
+}
+
 /** True when two stats describe the same file in the same state (a torn-read guard). */
 export function sameVersion(a: BigIntStats, b: BigIntStats): boolean {
   return a.dev === b.dev && a.ino === b.ino && a.size === b.size && a.mtimeNs === b.mtimeNs && a.ctimeNs === b.ctimeNs;
@@ -124,7 +139,8 @@ export function sameVersion(a: BigIntStats, b: BigIntStats): boolean {
 
 /**
  * Reads a whole regular file and refuses a torn read: the file must be the same (inode, size,
- * mtime, ctime) after the last byte as when it was opened (contract §3). Fires the
+ * mtime, ctime) after the last byte as when it was opened, and a second read from offset 0
+ * through the same descriptor must give the same bytes and stat (contract §3). Fires the
  * `read-opened` failpoint between the fstat and the first byte.
  * @returns null when the file does not exist.
  * @throws UnsafeFile, or Refused "changed while it was read" (exit 2).
@@ -138,6 +154,18 @@ export async function readStable(filePath: string, opts: { failpoint?: string; m
     const bytes = readAll(fd, opts.maxBytes);
     const after = fstatSync(fd, { bigint: true });
     if (!sameVersion(stat, after) || BigInt(bytes.length) !== after.size) {
+      throw new Refused(`${filePath} changed while it was read; read it again`);
+    }
+    // An in-place rewrite at the same size within one tick of the file system's clock keeps
+    // size, mtime and ctime: only a second read through the same descriptor, compared byte
+    // for byte (so hash for hash) and stat for stat, shows a torn first one
+    // (docs/decisions/torn-reads.md). A writer descheduled in the middle
+    // of its write leaves the file torn and still; it resumes within milliseconds, so a file
+    // changed less than QUIET_MS ago is read again only once it is that old.
+    const age = Date.now() - Number(after.mtimeNs / 1_000_000n);
+    if (age >= 0 && age < QUIET_MS) await new Promise((resolve) => setTimeout(resolve, QUIET_MS - age));
+    const again = readAt(fd, bytes.length + 1);
+    if (!again.equals(bytes) || !sameVersion(after, fstatSync(fd, { bigint: true }))) {
       throw new Refused(`${filePath} changed while it was read; read it again`);
     }
     // The token is computed when first asked for: drift and brief never need it, and

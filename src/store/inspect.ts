@@ -77,7 +77,7 @@ export function inspectFile(root: string, kind: Kind, retry = true, opts: { text
   // A private name holding what no save leaves (a link, a directory, a foreign hard link):
   // `recover` refuses it, so it is unsafe, not an interrupted save (contract §3).
   if (mine.length > 0 && plantedPrivate(root).some((p) => p.entry.file === file)) return { kind, status: "unsafe", mtimeMs: null };
-  const writerLive = () => lockState(memDir).state === "held";
+  const writerLive = () => liveWriter(memDir);
   let opened;
   try {
     opened = openRegular(path.join(memDir, file));
@@ -141,6 +141,14 @@ function wholeBytes(fd: number, filePath: string, before: { size: bigint; mtimeN
   return buf;
 }
 
+// A lock this look cannot judge (an unreadable owner, another host's dated ahead of this
+// clock) is no proof of a writer at work: what it guards is an interrupted save, which
+// `recover` repairs once it has watched the lock for 10 s (docs/decisions/lock.md).
+function liveWriter(memDir: string): boolean {
+  const lock = lockState(memDir);
+  return lock.state === "held" && !lock.unproven;
+}
+
 /**
  * True when an interrupted save (ours or the reference helper's) left work for `recover` and
  * no live writer is at it. Planted private names are not: `recover` refuses them, so they
@@ -153,7 +161,7 @@ export function interruptedSave(root: string): boolean {
   if (pending.length > 0 && plantedPrivate(root).length > 0) return false;
   // No memory dir (so no lock): only a promote's private files at the root can be left.
   if (unsafe === null) return pending.length > 0;
-  if (lockState(memoryDir(root)).state === "held") return false;
+  if (liveWriter(memoryDir(root))) return false;
   return pending.length > 0 || archiveExcess(root) > 0;
 }
 

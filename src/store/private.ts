@@ -103,24 +103,44 @@ export function processAlive(pid: number): boolean {
 
 /** How old a lock may look (its mtime, refreshed by the holder) before it counts as abandoned, in ms. */
 export const LOCK_STALE_MS = 10_000;
+/** How long a lock directory may exist without an owner file before it counts as abandoned, in ms. */
+export const OWNERLESS_GRACE_MS = 3_000;
+
+/**
+ * Whether a lock seen on disk is `held` by a live writer or `dead` (docs/decisions/lock.md):
+ * dead when its holder on this host is gone, when its mtime is over 10 s old, when it has
+ * had no owner file for 3 s (by ctime), or when its owner is unreadable or on another host
+ * and the caller has seen it unchanged (owner nonce, mtime) for `unchangedMs` ≥ 10 s of its
+ * monotonic clock: a clock-skewed or future-dated lock of a dead foreign writer.
+ * @param unchangedMs 0 for a single look (check, the hook, doctor).
+ */
+export function lockVerdict(owner: LockOwner | null, st: { mtimeMs: number; ctimeMs: number }, host: string, unchangedMs: number): "held" | "dead" {
+  const local = owner !== null && owner.host === host;
+  if (local && !processAlive(owner.pid)) return "dead";
+  if (Date.now() - st.mtimeMs > LOCK_STALE_MS) return "dead";
+  if (owner === null && Date.now() - st.ctimeMs > OWNERLESS_GRACE_MS) return "dead";
+  if (!local && unchangedMs >= LOCK_STALE_MS) return "dead";
+  return "held";
+}
 
 /**
  * The lock's state as a reader sees it, without taking it: `free`, `held` by a live writer
  * (pid known or not), or `dead` (its holder is gone or it went stale). Reads, `check` and the
  * hook use this to tell a save in progress from an interrupted one (contract §3).
+ * `unproven` is true for a held lock this look cannot judge (owner unreadable, or another
+ * host's with an mtime ahead of this clock): a writer takes it over after watching it 10 s.
  */
-export function lockState(memDir: string): { state: "free" | "held" | "dead"; pid: number | null } {
+export function lockState(memDir: string): { state: "free" | "held" | "dead"; pid: number | null; host: string | null; unproven: boolean } {
   const lockDir = path.join(memDir, LOCK_NAME);
-  let mtimeMs: number;
+  let st: { mtimeMs: number; ctimeMs: number };
   try {
-    mtimeMs = lstatSync(lockDir).mtimeMs;
+    st = lstatSync(lockDir);
   } catch {
-    return { state: "free", pid: null };
+    return { state: "free", pid: null, host: null, unproven: false };
   }
   const owner = readOwner(lockDir);
-  if (owner && owner.host === hostname()) {
-    return { state: processAlive(owner.pid) ? "held" : "dead", pid: owner.pid };
-  }
-  const stale = Date.now() - mtimeMs > LOCK_STALE_MS;
-  return { state: stale ? "dead" : "held", pid: owner?.pid ?? null };
+  const here = hostname();
+  const state = lockVerdict(owner, st, here, 0);
+  const unproven = state === "held" && (owner === null || (owner.host !== here && st.mtimeMs > Date.now()));
+  return { state, pid: owner?.pid ?? null, host: owner?.host ?? null, unproven };
 }

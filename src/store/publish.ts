@@ -22,7 +22,7 @@ export interface PublishSpec {
   archivePrior: boolean;
   /** `absent` or the 64-hex token the caller read (contract §2). */
   expectedToken: string;
-  /** Mode of a new file (a replaced file keeps its prior mode). */
+  /** Mode of a new file (a replaced file keeps its prior mode minus setuid, setgid, sticky and others-write). */
   newMode: number;
   /** The bytes to publish, given the prior bytes (null when there were none). */
   build(prior: Buffer | null): Buffer;
@@ -65,7 +65,7 @@ function unlinkQuiet(p: string): void {
 export function linkIntoArchive(from: string, archiveDirPath: string, prefix: string): string {
   ensureDir(archiveDirPath);
   for (let attempt = 0; ; attempt++) {
-    const name = archiveName(prefix);
+    const name = archiveName(prefix, archiveDirPath);
     try {
       linkSync(from, path.join(archiveDirPath, name));
       return name;
@@ -78,7 +78,7 @@ export function linkIntoArchive(from: string, archiveDirPath: string, prefix: st
 function writeTemp(tempPath: string, bytes: Buffer, mode: number): void {
   const fd = openSync(tempPath, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, mode);
   try {
-    // The umask may have narrowed the mode; a replaced file keeps its prior mode exactly.
+    // The umask may have narrowed the mode; a replaced file keeps its (masked) prior mode exactly.
     fchmodSync(fd, mode);
     let off = 0;
     while (off < bytes.length) off += writeSync(fd, bytes, off, bytes.length - off);
@@ -120,7 +120,9 @@ export async function publish(spec: PublishSpec): Promise<PublishResult> {
     throw new Refused(`${spec.file} changed since it was read (expected ${spec.expectedToken}, current ${current}); read again and merge`);
   }
   const bytes = spec.build(prior ? prior.bytes : null);
-  const mode = prior ? Number(prior.stat.mode & 0o7777n) : spec.newMode;
+  // A replaced file keeps its mode but never setuid, setgid, sticky or others-write: a
+  // planted file's bits must not pass to the user's saves (docs/design.md#files-on-disk).
+  const mode = prior ? Number(prior.stat.mode & 0o7777n) & ~0o7002 : spec.newMode;
   const pid = process.pid;
   const rand = randomHex8();
   const claimPath = path.join(spec.dir, privateName(spec.file, "claim", pid, rand));
@@ -168,18 +170,23 @@ export async function publish(spec: PublishSpec): Promise<PublishResult> {
     await failpoint(spec.failpoint, "before-publication");
     spec.lock.assertHeld();
   } catch (err) {
+    let restored = true;
     if (prior === null) unlinkQuiet(tempPath);
-    else await rollBack(tempPath, claimPath, filePath, spec, archived);
-    if (err instanceof HelperError) throw err;
-    throw new Refused(`cannot save ${spec.file}: ${(err as Error).message}; nothing was changed`);
+    else restored = await rollBack(tempPath, claimPath, filePath, spec, archived);
+    if (err instanceof HelperError) {
+      if (!restored) err.message = `${err.message.replace(/; nothing was (?:published|changed)/, "")}; ${afterRollback(false, spec.file)}`;
+      throw err;
+    }
+    throw new Refused(`cannot save ${spec.file}: ${(err as Error).message}; ${afterRollback(restored, spec.file)}`);
   }
   try {
     linkSync(tempPath, filePath);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== "EEXIST") {
+      let restored = true;
       if (prior === null) unlinkQuiet(tempPath);
-      else await rollBack(tempPath, claimPath, filePath, spec, archived);
-      throw new Refused(`cannot publish ${filePath}: ${(err as Error).message}`);
+      else restored = await rollBack(tempPath, claimPath, filePath, spec, archived);
+      throw new Refused(`cannot publish ${filePath}: ${(err as Error).message}; ${afterRollback(restored, spec.file)}`);
     }
     // A non-cooperating writer created the file after our claim: it stays current.
     unlinkQuiet(tempPath);
@@ -261,13 +268,35 @@ export function putBack(claimPath: string, filePath: string): boolean {
 // the archive copy this save made of it, drop the claim. The claim goes last: while it
 // exists, `recover` knows a rollback is pending and finishes it from any step
 // (`rollback-*` failpoints, ruling 34).
-async function rollBack(tempPath: string, claimPath: string, filePath: string, spec: PublishSpec, archived: string | null): Promise<void> {
+// A link back can fail for want of space, quota or link count (a disk whose inodes ran out):
+// then the claim is renamed back, only after lstat shows the name free; the window between
+// the two is in docs/decisions/rollback-rename.md. True when the prior version is current
+// again and nothing of this save is left; false when the claim stays for `recover`.
+const NO_ROOM = new Set(["ENOSPC", "EDQUOT", "EMLINK"]);
+async function rollBack(tempPath: string, claimPath: string, filePath: string, spec: PublishSpec, archived: string | null): Promise<boolean> {
   unlinkQuiet(tempPath);
   await failpoint(spec.failpoint, "rollback-after-temp-drop");
   try {
+    await failpoint(spec.failpoint, "rollback-before-restore");
     linkSync(claimPath, filePath);
-  } catch {
-    return; // Something else is current now; the claim stays for `recover` to archive.
+  } catch (err) {
+    // EEXIST: something else is current now; the claim stays for `recover` to archive.
+    if (!NO_ROOM.has((err as NodeJS.ErrnoException).code ?? "")) return false;
+    // The archive copy goes first: a crash after the rename must not leave the current
+    // file with a second link and no private partner (an unsafe file, not a repair).
+    if (archived !== null) {
+      unlinkQuiet(path.join(spec.archiveDir, archived));
+      await failpoint(spec.failpoint, "rollback-after-unarchive");
+    }
+    if (lstatSync(filePath, { throwIfNoEntry: false }) !== undefined) return false;
+    try {
+      renameSync(claimPath, filePath);
+    } catch {
+      return false;
+    }
+    await failpoint(spec.failpoint, "rollback-after-restore");
+    await failpoint(spec.failpoint, "rollback-after-claim-drop");
+    return true;
   }
   await failpoint(spec.failpoint, "rollback-after-restore");
   if (archived !== null) {
@@ -276,4 +305,11 @@ async function rollBack(tempPath: string, claimPath: string, filePath: string, s
   }
   unlinkQuiet(claimPath);
   await failpoint(spec.failpoint, "rollback-after-claim-drop");
+  return true;
+}
+
+// What a refusal after a rollback may say (docs/decisions/rollback-rename.md): "nothing was
+// changed" only when the prior version is current again.
+function afterRollback(restored: boolean, file: string): string {
+  return restored ? "nothing was changed" : `${file} is kept at a private name until \`recover\` puts it back: run \`recover\``;
 }

@@ -1,6 +1,6 @@
-// Finding the project root, the same way for every verb (contract "Words" 1.1, ruling 12), so
-// that no two verbs ever see two different memories (field report 19).
-import { lstatSync, realpathSync } from "node:fs";
+// Finding the project root, the same way for every verb (docs/design.md#the-root), so that no
+// two verbs ever see two different memories, and never a memory someone else controls.
+import { lstatSync, readFileSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { Refused } from "../errors.ts";
 
@@ -12,7 +12,12 @@ export interface FoundRoot {
   start: string;
   /** What made it the root: it holds `.ai/memory`, it holds `.git`, or nothing was found above the start. */
   by: "memory" | "git" | "start";
+  /** Where the walk stopped short of the file system's top, and why (another user's folder…); absent otherwise. */
+  stopped?: { at: string; why: string };
 }
+
+/** The refusal for a start or `--root` that is the home folder (docs/design.md#the-root). */
+export const NOT_A_PROJECT = "not a project: run it from a project folder or pass --root <project>";
 
 /** True when something (of any type, a link included, never followed) is at `p`. */
 export function exists(p: string): boolean {
@@ -38,33 +43,114 @@ function within(child: string, parent: string): boolean {
   return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
 }
 
-/**
- * Folders the walk must not go up into: `GIT_CEILING_DIRECTORIES` (colon-separated absolute
- * paths, as git reads them; their real paths), and `$HOME` when the start lies strictly below
- * it (ruling 12: the walk never leaves the home folder unless it starts there).
- */
-function ceilings(start: string, env: Record<string, string | undefined>): string[] {
+/** `GIT_CEILING_DIRECTORIES` (colon-separated absolute paths, as git reads them; their real paths). */
+function ceilings(env: Record<string, string | undefined>): string[] {
   const out: string[] = [];
   for (const c of (env.GIT_CEILING_DIRECTORIES ?? "").split(":")) {
     if (c === "" || !path.isAbsolute(c)) continue;
     out.push(realOrNull(c) ?? path.resolve(c));
   }
-  const home = env.HOME ? realOrNull(env.HOME) : null;
-  if (home !== null && home !== start && within(start, home)) out.push(path.dirname(home));
   return out;
 }
 
 /**
- * Finds the root from `start` (contract "Words"): its real path; then, unless it holds
+ * git's `safe.directory` values from the global and system config, read as files (no git
+ * process): `GIT_CONFIG_GLOBAL` else `$XDG_CONFIG_HOME/git/config` and `~/.gitconfig`;
+ * `GIT_CONFIG_SYSTEM` else `/etc/gitconfig`, unless `GIT_CONFIG_NOSYSTEM`. Only plain
+ * `[safe]` sections are read (no includes); an empty value resets the list, as in git.
+ */
+export function safeDirectories(env: Record<string, string | undefined>): string[] {
+  const home = env.HOME ?? "";
+  const files: string[] = [];
+  if (!env.GIT_CONFIG_NOSYSTEM || /^(?:0|false|no|off)$/i.test(env.GIT_CONFIG_NOSYSTEM)) files.push(env.GIT_CONFIG_SYSTEM || "/etc/gitconfig");
+  if (env.GIT_CONFIG_GLOBAL !== undefined) files.push(env.GIT_CONFIG_GLOBAL);
+  else files.push(path.join(env.XDG_CONFIG_HOME || path.join(home, ".config"), "git", "config"), path.join(home, ".gitconfig"));
+  let out: string[] = [];
+  for (const file of files) {
+    let text: string;
+    try {
+      text = readFileSync(file, "utf8");
+    } catch {
+      continue;
+    }
+    let inSafe = false;
+    for (const raw of text.split(/\r?\n/)) {
+      const line = raw.replace(/(^|\s)[#;].*$/, "").trim();
+      const section = /^\[\s*([A-Za-z0-9.-]+)\s*\]$/.exec(line);
+      if (section) {
+        inSafe = section[1]!.toLowerCase() === "safe";
+        continue;
+      }
+      if (line.startsWith("[")) {
+        inSafe = false;
+        continue;
+      }
+      const m = inSafe ? /^directory\s*=\s*(.*)$/i.exec(line) : null;
+      if (!m) continue;
+      const value = m[1]!.replace(/^"(.*)"$/, "$1");
+      if (value === "") out = [];
+      else out.push(value.startsWith("~/") ? path.join(home, value.slice(2)) : value);
+    }
+  }
+  return out;
+}
+
+function listedSafe(dir: string, safe: readonly string[]): boolean {
+  return safe.some((s) => {
+    if (s === "*") return true;
+    if (s.endsWith("/*")) return within(dir, realOrNull(s.slice(0, -2)) ?? s.slice(0, -2));
+    return (realOrNull(s) ?? path.resolve(s)) === dir;
+  });
+}
+
+/**
+ * Why the walk must not look inside `dir` (a folder above the start), or null: another uid's
+ * folder (root's excepted), or a sticky world-writable one such as `/tmp`; never the user's
+ * own, whatever its mode; folders listed in `safe.directory` are trusted. No rule without
+ * uids (Windows).
+ */
+function distrust(dir: string, uid: number | undefined, safe: () => readonly string[]): string | null {
+  if (uid === undefined) return null;
+  let st;
+  try {
+    st = lstatSync(dir);
+  } catch {
+    return null;
+  }
+  if (st.uid === uid) return null;
+  const why = st.uid !== 0 ? `owned by another user (uid ${st.uid})` : (st.mode & 0o1002) === 0o1002 ? "a sticky folder anyone can write to" : null;
+  if (why === null || listedSafe(dir, safe())) return null;
+  return why;
+}
+
+// A memory above the start is adopted only when its folders are the user's or root's.
+function memoryOwnedWell(dir: string, uid: number | undefined): boolean {
+  if (uid === undefined) return true;
+  for (const p of [path.join(dir, ".ai"), path.join(dir, ".ai", "memory")]) {
+    try {
+      const st = lstatSync(p);
+      if (st.uid !== uid && st.uid !== 0) return false;
+    } catch {
+      return false;
+    }
+  }
+  return true;
+}
+
+/**
+ * Finds the root from `start` (docs/design.md#the-root): its real path; then, unless it holds
  * `.ai/memory` itself, the nearest folder at or above it holding `.ai/memory` or `.git` (a
  * directory, or the `.git` file of a worktree or submodule); with none, the start itself.
- * The walk stops below any `GIT_CEILING_DIRECTORIES` entry (never looking inside one, as git)
- * and never goes above `$HOME` when starting below it (ruling 12). Runs no process: a few
- * `lstat` calls per level. Links are not judged here: from `.ai` down they are refused by
- * the store (contract §3).
- * @throws Refused (exit 2) when the start does not exist or is not a directory.
+ * The start is trusted; above it the walk stops, never looking inside, at a folder of another
+ * uid (root excepted) or a sticky world-writable one unless git's `safe.directory` lists it,
+ * and at a `.ai/memory` whose `.ai` or `memory` belongs to another uid (`stopped` says where).
+ * It stops below any `GIT_CEILING_DIRECTORIES` entry, and a walk that would end at `$HOME`
+ * (or above it, starting below it) ends at the start. Runs no process: a few `lstat` calls
+ * per level; git's config files are read only when a folder is distrusted.
+ * @param opts.uid the user to judge ownership for (default: this process's; tests pass one).
+ * @throws Refused (exit 2) when the start does not exist, is not a directory, or is `$HOME`.
  */
-export function findRoot(startPath: string, env: Record<string, string | undefined>): FoundRoot {
+export function findRoot(startPath: string, env: Record<string, string | undefined>, opts: { uid?: number } = {}): FoundRoot {
   let start: string;
   try {
     start = realpathSync(startPath);
@@ -78,14 +164,27 @@ export function findRoot(startPath: string, env: Record<string, string | undefin
     throw new Refused(`root ${startPath} does not exist; pass the project root with --root`);
   }
   if (!st.isDirectory()) throw new Refused(`root ${startPath} is not a directory; pass the project root with --root`);
+  const home = env.HOME ? realOrNull(env.HOME) : null;
+  if (home !== null && start === home) throw new Refused(NOT_A_PROJECT);
   if (exists(path.join(start, ".ai", "memory"))) return { root: start, start, by: "memory" };
-  const stops = ceilings(start, env);
+  const uid = "uid" in opts ? opts.uid : process.getuid?.();
+  let safe: string[] | null = null;
+  const safeList = () => (safe ??= safeDirectories(env));
+  const stops = ceilings(env);
+  const belowHome = home !== null && within(start, home);
   let dir = start;
   for (;;) {
-    if (exists(path.join(dir, ".ai", "memory"))) return { root: dir, start, by: "memory" };
+    if (dir !== start) {
+      const why = distrust(dir, uid, safeList);
+      if (why !== null) return { root: start, start, by: "start", stopped: { at: dir, why } };
+    }
+    if (exists(path.join(dir, ".ai", "memory"))) {
+      if (dir === start || memoryOwnedWell(dir, uid)) return { root: dir, start, by: "memory" };
+      return { root: start, start, by: "start", stopped: { at: dir, why: "its .ai/memory belongs to another user" } };
+    }
     if (exists(path.join(dir, ".git"))) return { root: dir, start, by: "git" };
     const parent = path.dirname(dir);
-    if (parent === dir || stops.includes(parent)) return { root: start, start, by: "start" };
+    if (parent === dir || stops.includes(parent) || (belowHome && parent === home)) return { root: start, start, by: "start" };
     dir = parent;
   }
 }

@@ -20,6 +20,11 @@ ready to paste:
   - Branch: <name, or (detached)>
   - HEAD: <full 40/64-hex id>            (\`none (no commits yet)\` in a new repository)
   - Dirty files: <paths, comma-separated, or none>
+  - Dirty hashes: <path> <blob id>, ...   (only with dirty files: git's blob id of each
+                 file's raw bytes, no filters, 40 or 64 hex by the object format, as
+                 \`git hash-object --no-filters\` gives it; \`deleted\`, or \`over 8 MB\`
+                 instead of an id; at most 20 files, untracked folders left out; drift then
+                 tells a dirty file edited since the save from one untouched)
   - Date: <now, ISO-8601 UTC with Z>
   - In progress: <operation>[ of <branch>] (<n> conflicted files)
                  only while git is in the middle of a rebase, merge, cherry-pick, revert
@@ -52,7 +57,7 @@ exit: 0 printed
   async run(ctx) {
     const root = rootOption(ctx);
     const keyFiles = (ctx.values["key-file"] as string[] | undefined) ?? [];
-    const a = await collectAnchors(root, ctx.env, Date.now(), keyFiles, { skillDir: ctx.skillDir ?? null });
+    const a = await collectAnchors(root, ctx.env, Date.now(), keyFiles, { skillDir: ctx.skillDir ?? null, hashes: true });
     // A vendor token as a branch or file name is redacted even here (docs/decisions/redaction-prefixes.md).
     const markdown = anchorsWithoutTokens(renderAnchorLines(a));
     const stderr: string[] = [];

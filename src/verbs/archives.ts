@@ -147,7 +147,9 @@ The archived handoffs in <root>/.ai/memory/archive/ (each save keeps the previou
 5 newest are kept). Names are those matching ^HANDOFF-[A-Za-z0-9._-]+\\.md$; any other file
 there (yours, a ledger's archive) is never listed, read or touched.
 
-list     newest first (by the time in the name, then modification time), one per line:
+list     newest first (by the <seq> in HANDOFF-<UTC time>-<seq>-<8 hex>.md, then the
+         time in the name, then the name; other names below, by their time, then their
+         modification time), one per line:
          "<name>  <state time, or age unknown>  <goal line as a JSON string>"; the state
          time is the \`- Date:\` anchor, else \`Saved:\`, read as hook, drift and brief
          read it (age unknown when neither parses or it is more than 5 minutes ahead). The goal is file text, shown

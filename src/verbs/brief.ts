@@ -1,7 +1,13 @@
 import { HelperError } from "../errors.ts";
 import { skillExcludes } from "../git/anchors.ts";
 import { measureDrift, startStatus } from "../git/drift.ts";
-import { countLedger, draftBrief, renderBrief, type LedgerCounts } from "../brief/brief.ts";
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { countLedger, draftBrief, renderBrief, type Brief, type LedgerCounts } from "../brief/brief.ts";
+import { MERGED_LINE, mergedSentence } from "../git/merge-driver.ts";
+import { conflictSides } from "../schema/conflicted.ts";
+import { stateFields, stateTime } from "../schema/state-time.ts";
+import { archiveDir } from "../store/paths.ts";
 import { checkAnchors, parseHandoff } from "../schema/handoff.ts";
 import { FILE_OF } from "../store/paths.ts";
 import { readMemoryFile } from "../store/read.ts";
@@ -9,6 +15,25 @@ import { rootOption, ROOT_HELP } from "./common.ts";
 import { loadHandoff, shapeWarnings } from "./handoff-input.ts";
 import { ok, type Verb } from "./types.ts";
 import { briefWithCheckpoint, CHECKPOINT_BRIEF_HELP, coldBriefFromCheckpoint } from "./brief-checkpoint.ts";
+
+/** The state time of one side of a conflicted handoff, as the conflicted message says it. */
+function sideTime(text: string, now: number): string {
+  const f = stateFields(text);
+  const st = stateTime(f.date, f.saved, now);
+  return st.known ? `saved ${st.time.iso}` : "of unknown age";
+}
+
+/** What `brief` prints (exit 2) for a handoff holding merge conflict markers. */
+export function conflictedMessage(ours: string, theirs: string): string {
+  return `HANDOFF.md has unresolved merge conflicts: one side ${ours}, the other ${theirs}; keep one side of each conflict (archive the other), then resume`;
+}
+
+// Puts a fixed note first in Drift & lessons, re-rendering that line.
+function withDriftNote(b: Brief, note: string): Brief {
+  const driftAndLessons = `${note}; ${b.driftAndLessons}`;
+  const lines = b.lines.map((l) => (l.startsWith("Drift & lessons: ") ? `Drift & lessons: ${driftAndLessons}` : l));
+  return { ...b, driftAndLessons, lines };
+}
 
 /** The cold-start sentence (seed 002: "No file or empty file → cold start"). */
 export const COLD_START = "No saved session state exists.";
@@ -60,6 +85,14 @@ ${CHECKPOINT_BRIEF_HELP}
 {"brief": null, "message": "${COLD_START}"} with exit 3.
 
 ${ROOT_HELP}
+A handoff holding merge conflict markers (see \`check --help\`) is not briefed: it prints
+"${conflictedMessage("saved <time>", "saved <time>")}" ("of unknown age" for a side
+without a state time) and exits 2. After the merge driver chose one of two handoffs,
+Drift & lessons starts with "two handoffs met in a merge; the other is archive/<name>".
+When this clone did not save the handoff (its record of its last 10 saves lacks it),
+Drift & lessons says "the handoff was not saved in this clone; its last commit is by
+"<author>" <e-mail>".
+
 exit: 0 brief printed
       2 refused (unsafe memory; an interrupted save: run \`recover\`) or usage error
       3 no handoff: cold start
@@ -76,9 +109,15 @@ exit: 0 brief printed
       return ok(json ? `${JSON.stringify({ brief: null, message: COLD_START })}\n` : `${COLD_START}\n`, [], 3);
     }
     const now = Date.now();
+    // Merge conflict markers: two handoffs in one file, never briefed as one (docs/design.md#verdicts-and-the-brief).
+    const sides = conflictSides(loaded.text);
+    if (sides !== null) {
+      const message = conflictedMessage(sideTime(sides.ours, now), sideTime(sides.theirs, now));
+      return ok(json ? `${JSON.stringify({ brief: null, message })}\n` : `${message}\n`, [], 2);
+    }
     const parsed = parseHandoff(loaded.text);
     const anchors = checkAnchors(parsed, now, loaded.text);
-    const { report } = await measureDrift(root, ctx.env, anchors, now, { early, excludes });
+    const { report } = await measureDrift(root, ctx.env, anchors, now, { early, excludes, handoffToken: loaded.token ?? null });
     const stderr = shapeWarnings(parsed, loaded.pasted);
     const needles = [...anchors.keyFiles];
     if (anchors.branch !== null && !["main", "master", "(detached)"].includes(anchors.branch)) needles.push(anchors.branch);
@@ -94,7 +133,10 @@ exit: 0 brief printed
         stderr.push(`warning: ${name} was not read: ${err.message}`);
       }
     }
-    const brief = loaded.pasted ? draftBrief(parsed, report, ledgers) : await briefWithCheckpoint(root, loaded.text, draftBrief(parsed, report, ledgers), now);
+    let brief = loaded.pasted ? draftBrief(parsed, report, ledgers) : await briefWithCheckpoint(root, loaded.text, draftBrief(parsed, report, ledgers), now);
+    const merged = loaded.pasted ? null : MERGED_LINE.exec(loaded.text);
+    // Only an archive that exists is named (a hand-written line names nothing).
+    if (merged && existsSync(path.join(archiveDir(root), merged[1]!))) brief = withDriftNote(brief, mergedSentence(merged[1]!));
     // The clauses a field was fitted from are the brief's own working, not its output.
     const { driftClauses: _clauses, ...shown } = brief;
     if (json) return ok(`${JSON.stringify({ brief: shown, drift: report })}\n`, stderr);

@@ -1,6 +1,8 @@
 import { UsageError } from "../errors.ts";
 import { inspectFile, interruptedSave, unsafePrivate } from "../store/inspect.ts";
-import { memoryDir, type Kind } from "../store/paths.ts";
+import { FILE_OF, memoryDir, type Kind } from "../store/paths.ts";
+import { isConflicted } from "../schema/conflicted.ts";
+import { mergeDriverMissing } from "../git/merge-driver-state.ts";
 import { pauseSwitch } from "../store/pause.ts";
 import { ROOT_HELP, rootOption } from "./common.ts";
 import { ok, type Verb } from "./types.ts";
@@ -10,12 +12,16 @@ import { checkpointParked } from "./checkpoint-surface.ts";
 export interface CheckResult {
   /** 0 nothing parked; 1 interrupted save (run recover); 2 handoff parked; 3 unsafe or foreign. */
   code: 0 | 1 | 2 | 3;
-  state: "clean" | "interrupted" | "parked" | "unsafe";
+  state: "clean" | "interrupted" | "parked" | "unsafe" | "conflicted";
   files: Record<Kind, string>;
   paused: string | null;
   message: string;
   /** What is parked when `state` is `parked`: a handoff, or only an automatic checkpoint (ruling 24). */
-  parked?: "handoff" | "checkpoint";
+  parked?: "handoff" | "checkpoint" | "conflicted";
+  /** Memory files holding merge conflict markers (state `conflicted`). */
+  conflicted?: string[];
+  /** The attributes name our merge driver but this clone's config lacks it: git merges memory as text. */
+  mergeDriverMissing?: boolean;
 }
 
 const MESSAGES: Record<CheckResult["state"], string> = {
@@ -23,6 +29,7 @@ const MESSAGES: Record<CheckResult["state"], string> = {
   interrupted: "an interrupted save needs recovery: run `recover`, then check again",
   parked: "a handoff is parked and can be resumed",
   unsafe: "memory is unsafe or foreign: do not load it; tell the user",
+  conflicted: "memory is conflicted: unresolved merge conflict markers; do not load it: keep one side of each conflict, archive the other, then check again",
 };
 
 const CHECKPOINT_PARKED = "an automatic checkpoint is parked: no handoff was written; the resume flow can draft from it";
@@ -45,7 +52,13 @@ exit: 0 nothing parked
         text says "${CHECKPOINT_PARKED}"); one of the anchors only is not
       3 memory is unsafe or foreign (a link, a hard link, a FIFO, a NUL byte, no v1
         marker, an archive/ that is not a real folder, a private name holding what no
-        save leaves): do not load it
+        save leaves): do not load it; or conflicted: a memory file holds unresolved merge
+        conflict markers (at column 0 outside fenced code, \`<<<<<<< \`, then \`=======\`,
+        then \`>>>>>>> \`): "${MESSAGES.conflicted}" (--json: "parked": "conflicted",
+        "conflicted": [<files>])
+--json also says "mergeDriverMissing": true when .gitattributes names the session-handoff
+merge driver but this clone's git config lacks it (git then merges memory as text: run
+\`install\` or \`publish\` once in this clone).
       64 usage error
 When the kill switch is on, the paused sentence is printed too and the code is kept.
 `,
@@ -57,21 +70,24 @@ When the kill switch is on, the paused sentence is printed too and the code is k
       throw new UsageError((err as Error).message);
     }
     const kinds: Kind[] = ["handoff", "lessons", "solutions"];
-    const inspections = kinds.map((k) => inspectFile(root, k));
+    const inspections = kinds.map((k) => inspectFile(root, k, true, { text: true }));
+    const conflicted = inspections.filter((i) => i.status === "present" && typeof i.text === "string" && isConflicted(i.text)).map((i) => FILE_OF[i.kind]);
     const files = Object.fromEntries(inspections.map((i) => [i.kind, i.status])) as Record<Kind, string>;
     let state: CheckResult["state"];
     if (interruptedSave(root) || inspections.some((i) => i.status === "interrupted")) state = "interrupted";
     else if (inspections.some((i) => i.status === "unsafe" || i.status === "foreign") || unsafePrivate(root)) state = "unsafe";
+    else if (conflicted.length > 0) state = "conflicted";
     else if (files.handoff === "present") state = "parked";
     // Leftovers in checkpoints/ never change the code (ruling 23); a checkpoint is parked state.
     else if (files.handoff === "missing" && checkpointParked(root)) state = "parked";
     else state = "clean";
-    const code = ({ clean: 0, interrupted: 1, parked: 2, unsafe: 3 } as const)[state];
+    const code = ({ clean: 0, interrupted: 1, parked: 2, unsafe: 3, conflicted: 3 } as const)[state];
     const paused = pauseSwitch(memoryDir(root), ctx.env);
     const pausedLine = paused ? `memory writes are paused: remove ${paused} to resume` : null;
-    const parked = state !== "parked" ? undefined : files.handoff === "present" ? "handoff" : "checkpoint";
-    const message = parked === "checkpoint" ? CHECKPOINT_PARKED : MESSAGES[state];
-    const result: CheckResult = { code, state, files, paused, message, ...(parked ? { parked } : {}) };
+    const parked = state === "conflicted" ? "conflicted" : state !== "parked" ? undefined : files.handoff === "present" ? "handoff" : "checkpoint";
+    const message = parked === "checkpoint" ? CHECKPOINT_PARKED : state === "conflicted" ? `${MESSAGES.conflicted} (${conflicted.join(", ")})` : MESSAGES[state];
+    const result: CheckResult = { code, state, files, paused, message, ...(parked ? { parked } : {}), ...(state === "conflicted" ? { conflicted } : {}) };
+    if (mergeDriverMissing(root)) result.mergeDriverMissing = true;
     if (ctx.values.json) return ok(`${JSON.stringify(result)}\n`, [], code);
     return ok(`${[message, pausedLine].filter(Boolean).join("\n")}\n`, [], code);
   },

@@ -70,9 +70,12 @@ a transcript starting at a compaction boundary so never loses what was captured 
 At most 4,096 bytes: over that, the oldest item of the longest list goes first, repeatedly;
 the anchors are never cut. Trigger comes from hook_event_name: PreCompact/PreCompress
 pre-compact, PostCompact post-compact, SessionEnd session-end, Stop stop, else unknown.
-Session-start is the transcript's first timestamp, kept across rewrites. Session ids
-outside [A-Za-z0-9][A-Za-z0-9._-]{0,127} are written as 16 hex of their SHA-256; a missing
-one is "unknown". Input from a subagent (carrying agent_id) is ignored. Two sessions never
+Session-start is the transcript's first timestamp, kept across rewrites. A session id
+names its file only when it matches [a-z0-9][a-z0-9._-]{0,127}, does not end in "." and
+its part before the first "." is no Windows device name (CON, PRN, AUX, NUL, COM0-9,
+LPT0-9, any case), so no two names differ only in case; any other id is written as 16 hex
+of its SHA-256 (read checkpoint --session ID finds it the same way); a missing one is
+"unknown". Input from a subagent (carrying agent_id) is ignored. Two sessions never
 share a file; the checkpoints of the 5 newest sessions (by Saved:) are kept, and only
 names of this pattern are ever deleted.
 

@@ -9,13 +9,17 @@ import type { VerbContext } from "./types.ts";
  * given, else from `fallbackStart` (the hook's stdin `cwd`), else from the current directory,
  * by `findRoot` (real path first, then up to `.ai/memory` or `.git`). When the root differs
  * from the real path of a `--root` given, `using root <path>` goes to stderr once.
- * @throws Refused (exit 2) when the start does not exist or is not a directory.
+ * @throws Refused (exit 2) when the start does not exist, is not a directory or is `$HOME`;
+ *   UsageError for `--root ''`.
  */
 export function rootOption(ctx: VerbContext, fallbackStart: string | null = null): string {
   const value = ctx.values.root;
-  const given = typeof value === "string" && value !== "";
+  if (value === "") throw new UsageError("--root needs a folder: pass --root <project>, or leave it out to start from the current folder");
+  const given = typeof value === "string";
   const found = findRoot(path.resolve(ctx.cwd, given ? value : (fallbackStart ?? ".")), ctx.env);
   if (given && found.root !== found.start) ctx.warn(`using root ${found.root}`);
+  // Without --root the user may not know the walk stopped short (docs/design.md#the-root).
+  if (!given && found.stopped) ctx.warn(`stopped looking for the project root at ${JSON.stringify(found.stopped.at)} (${found.stopped.why}); using ${JSON.stringify(found.root)}: pass --root <project> to choose another`);
   return found.root;
 }
 
@@ -50,8 +54,12 @@ export function failpointOf(ctx: VerbContext): string | undefined {
 export const ROOT_HELP = `
 The root: the real path of --root DIR (else the current directory), unless it holds
 .ai/memory itself the nearest folder above holding .ai/memory or .git (a worktree's .git
-file counts); never above $HOME from below it, nor into GIT_CEILING_DIRECTORIES; else the
-start. If that differs from --root, stderr says \`using root <path>\` once.
+file counts); never $HOME or above it from below it, nor into GIT_CEILING_DIRECTORIES;
+else the start. The walk stops (stderr says where) at a folder of another user (root's
+excepted) or a sticky one anyone can write to (/tmp), unless git's safe.directory lists
+it, and adopts a .ai/memory above only when .ai and memory are yours or root's. A start
+or --root equal to $HOME is refused: "not a project: run it from a project folder or
+pass --root <project>". If the root differs from --root, stderr says \`using root <path>\`.
 `;
 
 /** Shared parseArgs options. */

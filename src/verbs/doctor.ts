@@ -1,3 +1,4 @@
+import { MERGE_DRIVER_MISSING, mergeDriverMissing } from "../git/merge-driver-config.ts";
 import { lstatSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { AGENTS } from "../agents/index.ts";
@@ -12,6 +13,7 @@ import { missingDirs } from "../store/install-files.ts";
 import { describeFound, planLeftovers } from "../store/install-repair.ts";
 import { archiveDir, memoryDir, type Kind } from "../store/paths.ts";
 import { pauseSwitch } from "../store/pause.ts";
+import { LOCK_NAME, lockState } from "../store/private.ts";
 import { exists } from "../store/root.ts";
 import { helperLocation, homeOf } from "./agent-files.ts";
 import { ROOT_HELP, rootOption } from "./common.ts";
@@ -184,7 +186,15 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
     const unsafe = Object.values(files).some((s) => s === "unsafe" || s === "foreign");
     const verdict = interrupted ? "interrupted" : unsafe ? "unsafe" : files.handoff === "present" ? "parked" : "clean";
     if (interrupted) problems.push({ what: "an interrupted save needs recovery", fix: cmd("recover") });
+    // A lock no single look can judge (docs/decisions/lock.md): a writer takes it over only
+    // after watching it unchanged for 10 s, so a short --lock-timeout keeps saying busy.
+    const lock = lockState(memoryDir(root));
+    if (lock.unproven) {
+      const who = lock.host === null ? "an unreadable owner file" : `process ${lock.pid} on ${JSON.stringify(lock.host)}, dated ahead of this clock`;
+      problems.push({ what: `the memory lock ${path.join(".ai", "memory", LOCK_NAME)} names ${who}`, fix: `${cmd("recover")} takes it over after watching it 10 s (if no writer is at work there)` });
+    }
     if (unsafe) problems.push({ what: "a memory file failed safety or schema checks", fix: `inspect ${path.join(".ai", "memory")} by hand (a link, a hard link, a FIFO or no v1 marker); move the file away` });
+    if (mergeDriverMissing(root)) problems.push({ what: MERGE_DRIVER_MISSING, fix: cmd("publish") });
     let archives = 0;
     try {
       archives = readdirSync(archiveDir(root)).filter((n) => ARCHIVE_NAME.test(n)).length;

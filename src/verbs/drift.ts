@@ -1,7 +1,7 @@
 import { Absent } from "../errors.ts";
 import { skillExcludes } from "../git/anchors.ts";
 import { measureDrift, startStatus } from "../git/drift.ts";
-import type { DriftReport } from "../git/verdict.ts";
+import { notHereWords, type DriftReport } from "../git/verdict.ts";
 import { sanitize } from "../guard/sanitize.ts";
 import { withoutTokens } from "../guard/token-shape.ts";
 import { quotePath } from "../schema/anchor-lines.ts";
@@ -37,7 +37,9 @@ export function renderDrift(r: DriftReport): string {
     `git operation in progress (rebase, merge…): saved ${r.inProgress.saved ?? "none"}, now ${r.inProgress.current ?? "none"}`,
     `upstream: ${r.upstream === null ? "none" : `${r.upstream.name}, ${r.upstream.ahead === null ? "gone" : `${r.upstream.ahead} ahead, ${r.upstream.behind} behind`}`}`,
     `unverifiable anchors: ${r.unverifiable.length === 0 ? "none" : r.unverifiable.join(", ")}`,
-    ...(r.provenance === null ? [] : [`handoff last committed by: ${r.provenance.committer}${r.provenance.someoneElse ? " (someone else: it came with a pull or a clone)" : " (you)"}`]),
+    ...(r.provenance === null ? [] : [`provenance: not saved in this clone${r.provenance.committer === null ? "" : `; last committed by ${r.provenance.committer}`}`]),
+    ...(r.sinceSaved === null ? [] : [`commits since the save, rewritten copies left out: ${r.sinceSaved}`]),
+    ...(r.notHereReason === null ? [] : [`saved HEAD: ${notHereWords(r.notHereReason)}`]),
   ];
   return `${lines.join("\n")}\n`;
 }
@@ -56,8 +58,11 @@ export const driftVerb: Verb = {
 Compares the handoff's environment anchors (or, with --stdin, a pasted handoff of at most
 1,000,000 bytes, more is refused; CRLF line ends and a BOM are accepted) with the repository at the root now:
 branch then and now (a HEAD saved as (detached) during a rebase of B counts as B, then and
-now); whether the saved HEAD is still reachable from HEAD or a ref (a commit kept only by
-the reflog, or missing from a shallow clone, counts as rewritten); commits ahead / behind,
+now; a saved branch that does not exist in this clone, locally or as a remote-tracking
+branch, is "not in this clone", branchChanged null, never drift by itself); whether the
+saved HEAD is still reachable from HEAD or a ref (a commit kept only by the reflog counts
+as rewritten); whether its object is here at all (a commit not fetched, or cut off by a
+shallow clone, is unverifiable unless this clone's reflog files name it); commits ahead / behind,
 leaving out memory-only commits (those whose diff -- a merge's against its first parent --
 touches only .ai/memory/: committing or pulling the handoff is not drift), counted apart;
 commits since the saved date when the HEAD is unreachable; age in days; key files that no
@@ -74,9 +79,12 @@ time, a zoneless one, or one more than 5 minutes in the future, the age is unkno
 handoff is never called fresh.
 
 Verdicts, strongest first:
-  unverifiable  git missing or not a repository, no valid HEAD anchor, or (where it
-                would be fresh) the age is unknown: \`date\` is then listed as unverifiable
-  rewritten     the saved HEAD is unreachable or missing here
+  unverifiable  git missing or not a repository, no valid HEAD anchor, the saved HEAD's
+                object is not in this clone and no reflog of it names it
+                (notHereReason "not-fetched", or "shallow" in a shallow clone), or
+                (where it would be fresh) the age is unknown: \`date\` is then listed
+  rewritten     the saved HEAD is unreachable (its object here), or missing and named
+                by this clone's reflog files (logs/**, read as files)
   stale         saved more than 14 days ago, or more than 30 commits ahead
   drifted       branch changed, commits ahead or behind, or key files missing
   fresh         none of the above
@@ -85,9 +93,10 @@ the verdict by themselves.
 
 The summary (one line, parts joined by "; ") says, as they apply:
   - at the saved commit <id> | N commits ahead of the saved <id> | N commits behind the saved <id> | diverged from the saved <id>: A ahead, B behind | no commits since the saved <id> but memory-only ones
-  - saved HEAD <id> is no longer reachable from HEAD or any ref (rebase, amend, reset, squash merge or force-push) | saved HEAD <id> no longer exists here (history rewritten) | saved HEAD <id> is not in this shallow clone (history rewritten or cut off); N commits on HEAD since the saved date; plan statuses are unverified
+  - saved HEAD <id> is not in this clone: fetch, or the history was rewritten | saved HEAD <id> is not in this clone: deepen it (git fetch --deepen or --unshallow)
+  - saved HEAD <id> is no longer reachable from HEAD or any ref (rebase, amend, reset, squash merge or force-push) | saved HEAD <id> no longer exists here; this clone's reflog names it (history rewritten); N commits on HEAD since the save, rewritten copies of saved commits left out | N commits on HEAD since the saved date; plan statuses are unverified
   - N memory-only commits (the handoff itself) not counted
-  - on <branch> | branch moved from <then> to <now>
+  - on <branch> | branch moved from <then> to <now> | branch <then> is not in this clone; on <now>
   - <operation> was in progress at the save[, finished or aborted since]
   - <operation> in progress now
   - saved N days ago | age unknown
@@ -97,7 +106,8 @@ The summary (one line, parts joined by "; ") says, as they apply:
   - key files with uncommitted changes: <paths> (dirty now, not dirty at the save)
   - dirty files: N then, M now
   - N files dirty at the save are clean now (C committed, D stashed or reverted): <paths> (or "(committed, stashed or reverted)" when the commits since the save were not compared)
-  - the handoff was last committed by <e-mail>, not by you (it came with a pull or a clone)
+  - dirty at the save, changed since the save: <paths> | dirty at the save, unchanged since the save: <paths> (by the \`- Dirty hashes:\` anchor; changed key files are in changedKeyFiles)
+  - the handoff was not saved in this clone; its last commit is by "<author>" <e-mail> (this clone records the tokens of its last 10 handoff saves in <git dir>/session-handoff/saves; outside git, or before its first save with this version, nothing is said)
   - upstream <name> is gone | upstream <name>: A ahead, B behind
   - unverifiable anchors: <fields>
 Paths holding a comma, a quote, a control character or a code point that memory files
@@ -112,15 +122,25 @@ Key files are only looked up, never opened.
 --json prints one object: {"verdict", "saved": {"branch","head","date","dirty"},
 "current": {"branch","head","dirty"}, "branchChanged", "headReachable", "ahead", "behind",
 "commitsSinceDate", "ageDays", "missingKeyFiles", "upstream": {"name","ahead","behind"}|null,
-"dirtyChanged", "shallow", "git": {"state","note"}, "unverifiable", "memoryOnlyCommits",
-"changedKeyFiles", "cleanedDirty", "dirtyKeyFiles", "inProgress": {"saved","current"},
-"provenance": {"committer","someoneElse"}|null, "summary", "gitProcesses"}.
+"dirtyChanged", "shallow", "headPresent" (the saved HEAD's object is here), "countsAtLeast"
+(a shallow history: the counts may be larger), "notHereReason" ("not-fetched", "shallow" or
+null), "sinceSaved" (with the saved object present but unreachable: HEAD's commits not
+patch-equivalent to the saved side's, git rev-list --cherry-pick --right-only --count
+<saved>...HEAD, computed when at most 500 commits are on HEAD since the saved date, else
+null), "git": {"state","note"}, "unverifiable", "memoryOnlyCommits",
+"changedKeyFiles" (with the saved object present, reachable or not: git diff --name-only
+<saved> HEAD, intersected with the key files), "cleanedDirty", "dirtyKeyFiles",
+"inProgress": {"saved","current"}, "provenance": {"committer","someoneElse"}|null (only when
+this clone did not save the handoff), "dirtySinceSave": {"changed","unchanged"}|null,
+"summary", "gitProcesses"}.
 
 Runs 2 git processes in the usual case (status, and one log of the commits between the
 saved HEAD and HEAD); one diff more when the HEAD moved and there are key files or cleaned
-dirty files; one more (config user.email) when the handoff is tracked by git, and a log of
-it when no commit since the save touched it; a
-reachability, a since-date and a shallow check only when the saved HEAD is not in HEAD.
+dirty files; a reachability check and a since-date count only when the saved HEAD is not
+in HEAD, and then, with its object present, the patch-equivalence count (so at most 6);
+a log of the handoff only when this clone did not save it and no commit since the save
+touched it. The shallow state, the reflogs, branch existence and dirty files' blob ids are
+read from files, with no process.
 Takes no lock; writes nothing.
 ${ROOT_HELP}
 exit: 0 report printed (any verdict)
@@ -135,7 +155,7 @@ exit: 0 report printed (any verdict)
     if (loaded === null) throw new Absent(ctx.values.stdin === true ? "nothing was pasted on stdin: no handoff to compare" : "no handoff at .ai/memory/HANDOFF.md: no saved session state exists");
     const now = Date.now();
     const parsed = parseHandoff(loaded.text);
-    const { report, gitProcesses } = await measureDrift(root, ctx.env, checkAnchors(parsed, now, loaded.text), now, { early, excludes });
+    const { report, gitProcesses } = await measureDrift(root, ctx.env, checkAnchors(parsed, now, loaded.text), now, { early, excludes, handoffToken: loaded.token ?? null });
     const stderr = shapeWarnings(parsed, loaded.pasted);
     if (report.git.state === "missing") stderr.push("note: git was not found on PATH; drift is unverifiable (outside-git behaviour)");
     if (ctx.values.json === true) {

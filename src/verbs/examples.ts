@@ -109,6 +109,10 @@ export const EXAMPLES: Record<string, readonly string[]> = {
   redact: [
     "git diff | node memory_io.mjs redact --json",
   ],
+  "merge-driver": [
+    "# registered by install and publish; git runs it as: merge-driver %O %A %B %P",
+    "node memory_io.mjs merge-driver --help",
+  ],
 };
 
 /** The `example:` block for a verb's help, or "" when it has none. */

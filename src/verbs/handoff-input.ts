@@ -4,7 +4,7 @@ import { readMemoryFile } from "../store/read.ts";
 import type { VerbContext } from "./types.ts";
 
 /** The handoff text drift and brief work from: `--stdin` (pasted) or the file, or null when absent. */
-export async function loadHandoff(ctx: VerbContext, root: string, fromStdin: boolean): Promise<{ text: string; pasted: boolean } | null> {
+export async function loadHandoff(ctx: VerbContext, root: string, fromStdin: boolean): Promise<{ text: string; pasted: boolean; token?: string } | null> {
   if (fromStdin) {
     // Refused past the document limit, having read no more than that (ruling 27).
     const bytes = await ctx.readStdin(MAX_DOCUMENT_BYTES);
@@ -12,7 +12,7 @@ export async function loadHandoff(ctx: VerbContext, root: string, fromStdin: boo
     return { text: bytes.toString("utf8"), pasted: true };
   }
   const file = await readMemoryFile(root, "handoff");
-  return file === null ? null : { text: file.bytes.toString("utf8"), pasted: false };
+  return file === null ? null : { text: file.bytes.toString("utf8"), pasted: false, token: file.token };
 }
 
 /** Warnings about the handoff's shape that the reader should know before trusting it. */

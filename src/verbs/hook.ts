@@ -1,4 +1,8 @@
+import { createHash } from "node:crypto";
 import path from "node:path";
+import { lstatSync } from "node:fs";
+import { readSaves, savedHereByStat, statKey } from "../git/saves.ts";
+import { isConflicted } from "../schema/conflicted.ts";
 import { inspectFile, interruptedSave, type FileInspection } from "../store/inspect.ts";
 import { FILE_OF, memoryDir, type Kind } from "../store/paths.ts";
 import { disabledByEnv, pauseSwitch } from "../store/pause.ts";
@@ -28,6 +32,10 @@ const SENTENCES = {
   lessons: () =>
     "session-handoff: project lessons exist (.ai/memory/LESSONS.md); the session-handoff skill consults the matching entries when resuming work.",
   paused: () => "session-handoff: memory writes are paused by the kill switch; saved memory can still be read when asked.",
+  conflicted: () =>
+    "session-handoff: the parked handoff (.ai/memory/HANDOFF.md) has unresolved merge conflicts; do not resume from it: tell the user to keep one side of each conflict before resuming.",
+  elsewhere: () =>
+    "session-handoff: the parked handoff was not saved in this clone (it came with a pull, a merge or a copy); the resume flow's brief names who committed it.",
 };
 
 // The state time's age (contract §7 1.1, ruling 13, 18): from the handoff's own `- Date:` or
@@ -68,14 +76,20 @@ function lessonsInterrupted(root: string): boolean {
  * Composes the hook's text from file states: most important first, under HOOK_LIMIT
  * characters; empty when every file it looks at is missing and nothing is paused.
  */
-export function composeHookText(files: FileInspection[], interrupted: boolean, paused: boolean, now: number, checkpoint?: CheckpointHookLines): string {
+export function composeHookText(files: FileInspection[], interrupted: boolean, paused: boolean, now: number, checkpoint?: CheckpointHookLines, savedHere?: (text: string) => boolean): string {
   const lines: string[] = [];
   for (const f of files) if (f.status === "unsafe" || f.status === "foreign") lines.push(SENTENCES.unsafe(FILE_OF[f.kind]));
   if (interrupted || files.some((f) => f.status === "interrupted")) lines.push(SENTENCES.interrupted());
   for (const f of files) {
     if (f.status !== "present") continue;
+    // Merge conflict markers: no resume invitation (docs/design.md#verdicts-and-the-brief).
+    if (f.kind === "handoff" && typeof f.text === "string" && isConflicted(f.text)) {
+      lines.push(SENTENCES.conflicted());
+      continue;
+    }
     if (f.kind === "handoff" && checkpoint?.handoffOlderThanSession) lines.push(CHECKPOINT_SENTENCES.handoffOlderThanSession());
     else lines.push(f.kind === "handoff" ? SENTENCES.handoff(ageText(f.text, now)) : SENTENCES.lessons());
+    if (f.kind === "handoff" && typeof f.text === "string" && savedHere !== undefined && !savedHere(f.text)) lines.push(SENTENCES.elsewhere());
   }
   if (checkpoint) lines.push(...checkpoint.lines);
   if (paused) lines.push(SENTENCES.paused());
@@ -108,6 +122,13 @@ The sentences, one per state (most important first):
   ${SENTENCES.handoff("saved today")}
   ${SENTENCES.lessons()}
   ${SENTENCES.paused()}
+  ${SENTENCES.conflicted()}
+      (instead of the parked-handoff sentence, when HANDOFF.md holds merge conflict
+      markers: see \`check --help\`)
+  ${SENTENCES.elsewhere()}
+      (after it, when this clone records its handoff saves -- the last 10 tokens in
+      <git dir>/session-handoff/saves -- and the current handoff is not among them;
+      outside git, or before this clone's first save with this version: never)
 The handoff's age is its state time's, as drift and brief count it: its \`- Date:\`
 anchor, else its \`Saved:\` line (strict ISO-8601 with a zone), never the file's
 modification time: "saved today", "saved 1 day ago", "saved N days ago", or
@@ -184,6 +205,18 @@ exit: always 0 -- a broken hook must not break a session; problems go to stderr.
     const checkpoint = mode === "session" ? await checkpointHookLines(root, input, handoffPresent, paused, now) : undefined;
     // --mode lessons says nothing of the handoff: only LESSONS.md's own leftovers count.
     const interrupted = mode === "session" ? interruptedSave(root) : lessonsInterrupted(root);
-    return ok(wrap(composeHookText(files, interrupted, paused, now, checkpoint)), []);
+    // The file one of this clone's saves published is known by its stat; only another one is hashed.
+    const savedHere = (text: string) => {
+      const saves = readSaves(root);
+      // Outside git or before this clone's first recorded save: nothing to say (no hashing either).
+      if (saves === null) return true;
+      try {
+        if (savedHereByStat(root, statKey(lstatSync(path.join(memoryDir(root), "HANDOFF.md"), { bigint: true })))) return true;
+      } catch {
+        // hashed below
+      }
+      return saves.includes(createHash("sha256").update(text, "utf8").digest("hex"));
+    };
+    return ok(wrap(composeHookText(files, interrupted, paused, now, checkpoint, savedHere)), []);
   },
 };

@@ -5,7 +5,7 @@ import type { Verb } from "./types.ts";
  * verb only evaluates the code it needs (performance.md: start-up cost is what we pay on
  * every hook and every save).
  */
-export const VERBS: Record<string, { summary: string; load: () => Promise<Verb> }> = {
+export const VERBS: Record<string, { summary: string; load: () => Promise<Verb>; hidden?: true }> = {
   read: { summary: "print a memory file in the untrusted envelope, with its token", load: async () => (await import("./read.ts")).readVerb },
   write: { summary: "replace a memory file (compare-and-swap on its token)", load: async () => (await import("./write.ts")).writeVerb },
   "read-target": { summary: "print AGENTS.md or CLAUDE.md in the envelope, with its token", load: async () => (await import("./read.ts")).readTargetVerb },
@@ -26,6 +26,8 @@ export const VERBS: Record<string, { summary: string; load: () => Promise<Verb> 
   search: { summary: "search the memory for words: journal, archives, ledgers, checkpoints", load: async () => (await import("./search.ts")).searchVerb },
   impact: { summary: "did the handoffs help? measured from the journal's resumes", load: async () => (await import("./impact.ts")).impactVerb },
   journal: { summary: "journal purge [--before YYYY-MM]: delete journal files", load: async () => (await import("./journal.ts")).journalVerb },
+  // Run by git only (docs/decisions/merge-driver.md): not in the usage list.
+  "merge-driver": { summary: "git's merge driver for memory files (run by git)", load: async () => (await import("./merge-driver.ts")).mergeDriverVerb, hidden: true },
   redact: { summary: "copy stdin to stdout with secrets replaced by <redacted: KIND>", load: async () => (await import("./redact.ts")).redactVerb },
 };
 

@@ -2,6 +2,7 @@ import path from "node:path";
 import { installText, snippetOf } from "../agents/plan.ts";
 import { tokenOf } from "../store/files.ts";
 import { assertNotPaused } from "../store/pause.ts";
+import { mergeDriverStep } from "../git/merge-driver-config.ts";
 import { makeDirs, missingDirs, prepareDir, publishAgentFile, readAgentFile, readRecord, recordNode, recordsDir, removeEmptyDirs, userDir, writeRecord } from "../store/install-files.ts";
 import { existsSync } from "node:fs";
 import { Refused } from "../errors.ts";
@@ -10,6 +11,7 @@ import { editTargets, repairAgentFiles } from "./agent-repair.ts";
 import { AGENT_OPTIONS, agentTarget } from "./agent-files.ts";
 import { failpointOf, ROOT_HELP } from "./common.ts";
 import { ok, type Verb } from "./types.ts";
+import { underInstallLock } from "../store/install-lock.ts";
 
 /** Options of `install` and `uninstall`. */
 export const installHelpCommon = `The hook commands name this helper's file: for a skill inside the project, relative to the
@@ -30,7 +32,8 @@ and TaskResume.ps1 beside its POSIX scripts.
 ${ROOT_HELP}`;
 
 /** `install --agent NAME [--root DIR | --global] [--dry-run]` (contract §9, ruling 11). */
-export const installVerb: Verb = {
+// Every agent-file edit holds the install lock (docs/decisions/lock.md).
+export const installVerb: Verb = underInstallLock<Verb>({
   name: "install",
   options: AGENT_OPTIONS,
   positionals: [0, 0],
@@ -81,11 +84,18 @@ says what it would repair ("install: found an interrupted edit of F; without
 --dry-run: …") and repairs nothing.
 
 ${installHelpCommon}
+In a git repository (not with --global) it also registers the merge driver
+session-handoff for this clone (see \`merge-driver --help\`): .git/config, a block of ours in
+the root .gitattributes, and the driver's copy of the helper under
+\${XDG_CONFIG_HOME:-~/.config}/session-handoff/driver/; it then prints "registered the merge
+driver session-handoff in .git/config" and "added the merge driver's block to .gitattributes"
+when they changed. A repeated install changes no byte under .git/.
 stdout: one line per file: "created F", "updated F" or "unchanged F" ("would create F",
         "would update F" with --dry-run, which changes nothing).
 exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does not parse, a
         concurrent edit, leftovers of an interrupted edit that only you can settle);
-        4 paused.
+        4 paused; 5 another install or uninstall held the install lock (.ai/.install.lock,
+        or .install.lock in ~/.config/session-handoff with --global) for 10 s.
 `,
   async run(ctx) {
     // Without a HOME nothing of ours can be found again (records, the recorded Node): the one
@@ -156,6 +166,7 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
       if (made.length > 0) writeRecord(records, { ...record, createdDirs: [...record.createdDirs, ...made] });
       lines.push(`${verb} ${p.shown}`);
     }
-    return ok(`${lines.join("\n")}\n`);
+    const driver = await mergeDriverStep(t.global ? null : t.base, { dryRun: t.dryRun, helperPath: t.helper.abs }, ctx.env);
+    return ok(`${[...lines, ...driver.lines].join("\n")}\n`, driver.notes);
   },
-};
+});

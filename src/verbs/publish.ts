@@ -1,6 +1,8 @@
 import { Refused } from "../errors.ts";
 import { redactText } from "../guard/redaction.cold.ts";
+import { mergeDriverStep } from "../git/merge-driver-config.ts";
 import { publishMemory } from "../git/publish-memory.ts";
+import { helperLocation } from "./agent-files.ts";
 import { memoryDir } from "../store/paths.ts";
 import { assertNotPaused } from "../store/pause.ts";
 import { ROOT_HELP, rootOption } from "./common.ts";
@@ -26,8 +28,17 @@ staged stays staged and out of the commit. Never private files, PAUSE, nor check
 --push        then push HEAD to the current branch's upstream, and only there
 git runs without a terminal prompt (GIT_TERMINAL_PROMPT=0); its own error is shown.
 
-stdout: "published <n> file(s) in <commit>" [and "pushed to <remote> <branch>"], or
-        "nothing to publish".
+Each run also registers the merge driver session-handoff for this clone (see
+\`merge-driver --help\`): a [merge "session-handoff"] section in .git/config, a block of ours in
+the root .gitattributes, the driver's copy of the helper under
+\${XDG_CONFIG_HOME:-~/.config}/session-handoff/driver/; unchanged ones are left as they are.
+It commits .gitattributes too when this run created or changed our block, or when the file
+holds our block and nothing else.
+
+stdout: "registered the merge driver session-handoff in .git/config" and "added the merge
+        driver's block to .gitattributes" when they changed; "published <n> file(s) in
+        <commit>" [then "committed .gitattributes with the merge driver's block (...)"]
+        [and "pushed to <remote> <branch>"], or "nothing to publish".
 ${ROOT_HELP}
 exit:   0 published, or nothing to publish; 2 refused (not a git repository, the memory
         dir is git-ignored, no upstream for --push, a secret in --message, git failed: its
@@ -46,11 +57,13 @@ exit:   0 published, or nothing to publish; 2 refused (not a git repository, the
     }
     const memDir = memoryDir(root);
     assertNotPaused(memDir, ctx.env);
-    const r = await publishMemory(root, memDir, message, ctx.values.push === true, ctx.env);
-    if (ctx.values.json) return ok(`${JSON.stringify(r)}\n`);
-    if (!r.committed) return ok("nothing to publish\n");
-    const lines = [`published ${r.paths.length} file(s) in ${r.commit!.slice(0, 12)}`];
+    const driver = await mergeDriverStep(root, { helperPath: helperLocation(ctx, root).abs }, ctx.env);
+    const r = await publishMemory(root, memDir, message, ctx.values.push === true, ctx.env, driver.change?.attributes ? "changed" : "if-only-ours");
+    if (ctx.values.json) return ok(`${JSON.stringify({ ...r, mergeDriver: driver.lines })}\n`, driver.notes);
+    if (!r.committed) return ok(`${[...driver.lines, "nothing to publish"].join("\n")}\n`, driver.notes);
+    const lines = [...driver.lines, `published ${r.paths.length} file(s) in ${r.commit!.slice(0, 12)}`];
+    if (r.attributes) lines.push("committed .gitattributes with the merge driver's block (every clone then merges memory with it once it runs install or publish)");
     if (r.pushed) lines.push(`pushed to ${r.pushed}`);
-    return ok(`${lines.join("\n")}\n`);
+    return ok(`${lines.join("\n")}\n`, driver.notes);
   },
 };

@@ -1,3 +1,4 @@
+import { mergeDriverStep } from "../git/merge-driver-config.ts";
 import path from "node:path";
 import { holdsOurs, snippetOf, uninstallText } from "../agents/plan.ts";
 import { assertNotPaused } from "../store/pause.ts";
@@ -8,9 +9,11 @@ import { editTargets, repairAgentFiles } from "./agent-repair.ts";
 import { failpointOf } from "./common.ts";
 import { installHelpCommon } from "./install.ts";
 import { ok, type Verb } from "./types.ts";
+import { underInstallLock } from "../store/install-lock.ts";
 
 /** `uninstall --agent NAME [--root DIR | --global] [--dry-run]` (contract §9, ruling 11). */
-export const uninstallVerb: Verb = {
+// Every agent-file edit holds the install lock (docs/decisions/lock.md).
+export const uninstallVerb: Verb = underInstallLock<Verb>({
   name: "uninstall",
   options: AGENT_OPTIONS,
   positionals: [0, 0],
@@ -32,11 +35,16 @@ removal killed after it set the file aside is undone (the file is put back), the
 A folder on the way that is a link is refused, as by install, before anything changes.
 
 ${installHelpCommon}
+It also removes the merge driver session-handoff that install registered (the .git/config
+section, our .gitattributes block, the driver's copy of the helper): "removed the merge
+driver session-handoff from .git/config", "removed the merge driver's block from
+.gitattributes".
 stdout: one line per file: "restored F", "updated F", "removed F" or "unchanged F"
         ("would …" with --dry-run, which changes nothing).
 exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does not parse, a
         concurrent edit, leftovers of an interrupted edit that only you can settle);
-        4 paused.
+        4 paused; 5 another install or uninstall held the install lock (.ai/.install.lock,
+        or .install.lock in ~/.config/session-handoff with --global) for 10 s.
 `,
   async run(ctx) {
     const t = agentTarget(ctx, "uninstall");
@@ -87,6 +95,7 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
       }
     }
     if (!t.dryRun) removeEmptyDirs(dirs);
-    return ok(`${lines.join("\n")}\n`);
+    const driver = await mergeDriverStep(t.global ? null : t.base, { remove: true, dryRun: t.dryRun }, ctx.env);
+    return ok(`${[...lines, ...driver.lines].join("\n")}\n`, driver.notes);
   },
-};
+});

@@ -180,9 +180,11 @@ export async function buildDocument(checked: Checked, root: string, anchors: Anc
   let exempt = new Set<number>();
   const keyFiles = handoffKeyFiles(text);
   let reported: string | null = null;
+  let collected: Awaited<ReturnType<typeof collectAnchors>> | null = null;
   const anchorsNow = async (): Promise<string> => {
     if (reported === null) {
-      const a = await collectAnchors(root, env, nowMs, keyFiles, { skillDir });
+      const a = await collectAnchors(root, env, nowMs, keyFiles, { skillDir, hashes: true });
+      collected = a;
       if (a.gitNote !== null && fill) notes.push(`note: anchors filled outside git: ${a.gitNote}`);
       reported = renderAnchorLines(a);
     }
@@ -202,6 +204,17 @@ export async function buildDocument(checked: Checked, root: string, anchors: Anc
       notes.push(`note: the - Date: anchor ${JSON.stringify(date!.slice(0, 40))} was later than this save; set it to ${iso}`);
     } else if (!Number.isNaN(then) && nowMs - then > CLOCK_SKEW_MS) {
       notes.push(`note: the - Date: anchor is ${minutes(nowMs - then)} minutes before this save; empty the anchors section to have write fill them`);
+    }
+    // Kept anchors still current (Branch and HEAD): their dirty files anchored by content now
+    // (docs/design.md#verdicts-and-the-brief).
+    const line = (label: string) => mine.find((l) => l.startsWith(`- ${label}: `))?.slice(label.length + 4);
+    if (line("Branch") !== undefined && line("HEAD") !== undefined) {
+      const now = (await anchorsNow()).split("\n");
+      const a = collected as Awaited<ReturnType<typeof collectAnchors>> | null;
+      if (a !== null && a.insideGit && now.includes(`- Branch: ${line("Branch")}`) && now.includes(`- HEAD: ${line("HEAD")}`)) {
+        const hashes = now.find((l) => l.startsWith("- Dirty hashes: ")) ?? null;
+        text = withDirtyHashes(text, hashes);
+      }
     }
   }
   let redacted = redactText(text, { exemptLines: exempt });
@@ -241,4 +254,18 @@ function finalBytes(text: string, rawBytes: number): Buffer {
     throw new Refused(`the document is ${rawBytes} bytes${after}; memory documents are at most ${MAX_DOCUMENT_BYTES} bytes (shorten it)`);
   }
   return bytes;
+}
+
+// The anchors section with its `- Dirty hashes:` line replaced by `hashes` (inserted after
+// `- Dirty files:`, or removed when null).
+function withDirtyHashes(text: string, hashes: string | null): string {
+  const range = anchorsRange(handoffLayout(text));
+  if (range === null) return text;
+  const lines = text.split("\n");
+  const body = lines.slice(range.start, range.end).filter((l) => !l.startsWith("- Dirty hashes: "));
+  if (hashes !== null) {
+    const at = body.findIndex((l) => l.startsWith("- Dirty files: "));
+    body.splice(at === -1 ? body.length : at + 1, 0, hashes);
+  }
+  return [...lines.slice(0, range.start), ...body, ...lines.slice(range.end)].join("\n");
 }

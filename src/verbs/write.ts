@@ -1,3 +1,6 @@
+import { lstatSync } from "node:fs";
+import path from "node:path";
+import { recordSave as recordCloneSave, statKey } from "../git/saves.ts";
 import { Refused } from "../errors.ts";
 import { underLock } from "../store/mutate.ts";
 import { archiveDir, archivePrefixOf, FILE_OF, memoryDir, parseKind } from "../store/paths.ts";
@@ -22,7 +25,8 @@ export const writeVerb: Verb = {
 Replaces <root>/.ai/memory/<FILE> with the document on stdin, only if the file is still
 the version whose token you read (\`read\` prints CURRENT-SHA256; use \`absent\` when there
 was none). A handoff's prior version is archived first as
-archive/HANDOFF-<UTC time>-<8 hex>.md; the 5 newest archives are kept.
+archive/HANDOFF-<UTC time>-<seq>-<8 hex>.md, <seq> one more than the largest there;
+the 5 newest archives (by <seq>, not by the clock) are kept.
 
 The document must be UTF-8 without NUL bytes, at most 1,000,000 bytes, begin with the line
 <!-- memory-schema: v1 -->, have its heading (# Session Handoff, # Lessons, # Solutions) in
@@ -135,6 +139,16 @@ exit:   0 saved or unchanged;
       },
     );
     const notes = (built as Built | null)?.notes ?? [];
+    // This clone's record of its handoff saves (docs/design.md#verdicts-and-the-brief).
+    if (kind === "handoff") {
+      let key: string | null = null;
+      try {
+        key = statKey(lstatSync(path.join(memoryDir(root), file), { bigint: true }));
+      } catch {
+        // no stat: the hook hashes instead
+      }
+      recordCloneSave(root, result === null ? (built as Built | null)!.prior!.token : result.token, key);
+    }
     if (result === null) {
       return ok(`unchanged ${file}\nCURRENT-SHA256: ${(built as Built | null)!.prior!.token}\n`, [...repairs, ...notes]);
     }

@@ -56,10 +56,14 @@ describe("the install record names only what was published (a run that never pub
     const gate = path.join(tempDir("sh-gate-"), "a");
     const a = p.start(["install", "--agent", "claude-code"], { MEMORY_IO_FAILPOINT: `before-claim:pause=${gate}` });
     await waitFor(`${gate}.ready`);
-    expect(p.run(["install", "--agent", "claude-code"]).code).toBe(0); // B publishes, records {before: ORIGINAL}
+    // B waits for A's install lock (docs/decisions/lock.md), 10 s, then says who holds it.
+    const b = p.run(["install", "--agent", "claude-code"]);
+    expect(b.code, b.stderr).toBe(5);
+    expect(b.stderr).toContain(`another install or uninstall is editing these agent files: process`);
+    expect(b.stderr).toContain(path.join(p.root, ".ai", ".install.lock"));
     writeFileSync(`${gate}.go`, "");
     const ra = await a;
-    expect(ra.code).toBe(2); // A: "changed since it was read"; B's record stays
+    expect(ra.code, ra.stderr).toBe(0);
     const un = p.run(["uninstall", "--agent", "claude-code"]);
     expect(un.code, un.stderr).toBe(0);
     expect(un.stdout).toContain("restored .claude/settings.json");
@@ -106,6 +110,22 @@ describe("the install record names only what was published (a run that never pub
   });
 });
 
+describe("installs at once (the install lock, docs/decisions/lock.md)", () => {
+  it("codex and opencode installed together, both sharing AGENTS.md: both succeed, the block names both, no lock left", async () => {
+    const p = project();
+    writeFileSync(path.join(p.root, "AGENTS.md"), AGENTS_MD);
+    const runs = await Promise.all([p.start(["install", "--agent", "codex"], {}), p.start(["install", "--agent", "opencode"], {}), p.start(["install", "--agent", "codex"], {})]);
+    for (const r of runs) expect(r.code, r.stderr).toBe(0);
+    const text = readFileSync(path.join(p.root, "AGENTS.md"), "utf8");
+    expect(text).toMatch(/codex/);
+    expect(text).toMatch(/opencode/);
+    expect(existsSync(path.join(p.root, ".ai", ".install.lock"))).toBe(false);
+    const un = await Promise.all([p.start(["uninstall", "--agent", "codex"], {}), p.start(["uninstall", "--agent", "opencode"], {})]);
+    for (const r of un) expect(r.code, r.stderr).toBe(0);
+    expect(readFileSync(path.join(p.root, "AGENTS.md"), "utf8")).toBe(AGENTS_MD);
+  });
+});
+
 describe("a claim of a live process and no file in its place", () => {
   it("two installs at once: B meets A's claim with the file missing and refuses; A finishes; uninstall restores the original", async () => {
     const p = project();
@@ -117,7 +137,7 @@ describe("a claim of a live process and no file in its place", () => {
     const b = p.run(["install", "--agent", "claude-code"]);
     writeFileSync(`${gate}.go`, "");
     await a;
-    expect(b.code, b.stdout).toBe(2);
+    expect(b.code, b.stdout).toBe(5); // the install lock: B never meets A's claim
     expect(p.run(["uninstall", "--agent", "claude-code"]).code).toBe(0);
     expect(readFileSync(file, "utf8")).toBe(ORIGINAL);
   });

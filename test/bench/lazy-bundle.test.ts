@@ -92,7 +92,10 @@ describe("lazy chunks (build.mjs)", () => {
     // per start), read back at offsets of an index in the preamble (the reader and the index:
     // about 2,000 characters).
     // The journal's verbs and write's call into its chunk add ~2,400 (docs/decisions/journal.md).
-    expect(parsed.length).toBeLessThan(149_500);
+    // Machines and teammates add ~13,500 (docs/decisions/merge-driver.md): check and the hook
+    // find conflict markers and the missing driver config, the hook and write keep this
+    // clone's record of its saves (the git dir found from files, with no process).
+    expect(parsed.length).toBeLessThan(163_000);
   });
 
   it("hook, read and check compile no chunk; hook loads neither crypto nor child_process", () => {

@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -75,7 +75,7 @@ describe("the memory lock", () => {
     const held = await parkedAt(SUBJECTS.handoff.writeArgs(root, t), "before-publication", handoff("ours"));
     expect(held.parked).toBe(true);
     rmSync(path.join(memDir(root), ".lock"), { recursive: true, force: true });
-    // Past the 2 s refresh: proper-lockfile's timer finds the lock gone and reports it.
+    // Past the 2 s refresh: the refresh timer finds the lock gone and reports it.
     await sleep(3_000);
     held.go();
     const r = await held.run;
@@ -142,4 +142,61 @@ describe("the memory lock", () => {
     expect(r.code, r.stderr).toBe(0);
     expect(unstamped(readFileSync(path.join(memDir(root), "HANDOFF.md"), "utf8"))).toBe(unstamped(handoff("slow save")));
   });
+
+  // A dead writer of another machine (or one pulled through a sync tool) whose lock is dated
+  // ahead of this clock never goes stale by the wall clock (docs/decisions/lock.md).
+  const plantForeign = (root: string, owner: string) => {
+    const lock = path.join(memDir(root), ".lock");
+    mkdirSync(lock, { mode: 0o700 });
+    writeFileSync(path.join(lock, "owner"), owner);
+    const future = new Date(Date.now() + 3_600_000);
+    utimesSync(lock, future, future);
+    return lock;
+  };
+
+  it("a dead foreign writer's lock dated an hour ahead: the default 10 s timeout takes it over; a 2 s one says busy naming it and leaves it", async () => {
+    const root = gitRepo();
+    const t = seed(root, SUBJECTS.handoff, "old version");
+    const lock = plantForeign(root, JSON.stringify({ pid: 4242, host: "another-machine.example", nonce: "0123456789abcdef" }));
+    const args = ["write", "handoff", "--root", root, "--expected-current-sha256", t];
+    const short = runBounded([...args, "--lock-timeout", "2"], { input: handoff("too early") });
+    expect(short.code).toBe(5);
+    expect(short.stderr).toContain(`process 4242 on "another-machine.example" holds the lock ${lock}`);
+    expect(existsSync(path.join(lock, "owner"))).toBe(true);
+    const started = Date.now();
+    const r = runBounded(args, { input: handoff("after the takeover"), timeoutMs: 30_000 });
+    expect(r.code, r.stderr).toBe(0);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(9_900);
+    expect(current(SUBJECTS.handoff, root)).toBe(unstamped(handoff("after the takeover")));
+    expect(existsSync(lock)).toBe(false);
+  }, 60_000);
+
+  it("a lock with an unreadable owner file dated ahead is taken over by recover with the default timeout", async () => {
+    const root = gitRepo();
+    seed(root, SUBJECTS.handoff, "old version");
+    const lock = plantForeign(root, "{not json");
+    const r = runBounded(["recover", "--root", root], { timeoutMs: 30_000 });
+    expect(r.code, r.stderr).toBe(0);
+    expect(existsSync(lock)).toBe(false);
+  }, 60_000);
+
+  it("a writer killed after its claim, its lock made foreign and future-dated: check says interrupted (never parked), recover repairs it", async () => {
+    const root = gitRepo();
+    const t = seed(root, SUBJECTS.handoff, "old version");
+    const killed = runBounded(SUBJECTS.handoff.writeArgs(root, t), { input: handoff("killed"), env: { MEMORY_IO_FAILPOINT: "after-claim:crash" } });
+    expect(killed.signal).toBe("SIGKILL");
+    const lock = path.join(memDir(root), ".lock");
+    writeFileSync(path.join(lock, "owner"), JSON.stringify({ pid: 4242, host: "another-machine.example", nonce: "0123456789abcdef" }));
+    const future = new Date(Date.now() + 3_600_000);
+    utimesSync(lock, future, future);
+    const doctor = runBounded(["doctor", "--root", root]);
+    expect(doctor.stdout).toContain('the memory lock .ai/memory/.lock names process 4242 on "another-machine.example", dated ahead of this clock');
+    const check = runBounded(["check", "--root", root]);
+    expect(check.stdout).not.toMatch(/parked/);
+    expect(check.code, check.stdout).toBe(1);
+    const r = runBounded(["recover", "--root", root], { timeoutMs: 30_000 });
+    expect(r.code, r.stderr).toBe(0);
+    expect(current(SUBJECTS.handoff, root)).toBe(unstamped(handoff("old version")));
+    expect(runBounded(["check", "--root", root]).code).toBe(2);
+  }, 60_000);
 });

@@ -227,3 +227,60 @@ describe("a writer's rollback killed at each step: the prior version stays curre
     expect(added).toEqual(subject.name === "handoff" ? [old] : []);
   });
 });
+
+// A full disk (inodes out): the link back fails too; the rollback renames the claim back once
+// lstat shows the name free (docs/decisions/rollback-rename.md).
+describe("a rollback whose link back fails", () => {
+  it.each([
+    ["handoff", "ENOSPC"],
+    ["handoff", "EDQUOT"],
+    ["lessons", "EMLINK"],
+    ["promote", "ENOSPC"],
+  ] as const)("%s, %s: renamed back, and nothing was changed", (name, code) => {
+    const subject = SUBJECTS[name];
+    const root = gitRepo();
+    seed(root, subject, "old version");
+    const old = current(subject, root)!;
+    const archivedBefore = archiveContents(root);
+    const w = runBounded(subject.writeArgs(root, currentToken(subject, root)), { input: subject.input("new version", old), env: { MEMORY_IO_FAILPOINT: `before-publication:fail,rollback-before-restore:fail=${code}` } });
+    expect(w.code, w.stderr).toBe(2);
+    expect(w.stderr).toMatch(/nothing was changed/);
+    expect(current(subject, root)).toBe(old);
+    expect(singleLinked(root)).toEqual([]);
+    expect(privateFiles(root).filter((n) => !n.startsWith(".lock"))).toEqual([]);
+    expect(archiveContents(root)).toEqual(archivedBefore);
+    expect(runBounded(["check", "--root", root]).code).toBe(name === "handoff" ? 2 : 0);
+  });
+
+  it("another error: the claim stays, the refusal says so (never 'nothing was changed'), check says 1, recover puts it back", () => {
+    const subject = SUBJECTS.handoff;
+    const root = gitRepo();
+    seed(root, subject, "old version");
+    const old = current(subject, root)!;
+    const w = runBounded(subject.writeArgs(root, currentToken(subject, root)), { input: subject.input("new version", old), env: { MEMORY_IO_FAILPOINT: "before-publication:fail,rollback-before-restore:fail=EIO" } });
+    expect(w.code).toBe(2);
+    expect(w.stderr).not.toMatch(/nothing was changed/);
+    expect(w.stderr).toMatch(/HANDOFF\.md is kept at a private name until `recover` puts it back: run `recover`/);
+    expect(current(subject, root)).toBeNull();
+    expect(runBounded(["check", "--root", root]).code).toBe(1);
+    expect(runBounded(["recover", "--root", root]).code).toBe(0);
+    expect(current(subject, root)).toBe(old);
+    expect(singleLinked(root)).toEqual([]);
+    expect(handoffArchives(root)).toEqual([]);
+  });
+
+  it.each(["rollback-after-unarchive", "rollback-after-restore"] as const)("killed at %s on the rename path: recover settles it, the prior version current", (crashAt) => {
+    const subject = SUBJECTS.handoff;
+    const root = gitRepo();
+    seed(root, subject, "old version");
+    const old = current(subject, root)!;
+    const w = runBounded(subject.writeArgs(root, currentToken(subject, root)), { input: subject.input("new version", old), env: { MEMORY_IO_FAILPOINT: `before-publication:fail,rollback-before-restore:fail=ENOSPC,${crashAt}:crash` } });
+    expect(w.signal).toBe("SIGKILL");
+    expect([1, 2]).toContain(runBounded(["check", "--root", root]).code);
+    expect(runBounded(["recover", "--root", root]).code).toBe(0);
+    expect(current(subject, root)).toBe(old);
+    expect(singleLinked(root)).toEqual([]);
+    expect(handoffArchives(root)).toEqual([]);
+    expect(privateFiles(root).filter((n) => !n.startsWith(".lock"))).toEqual([]);
+  });
+});

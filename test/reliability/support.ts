@@ -17,7 +17,7 @@ export const RECOVER_PHASES = [
   "recover-before-prune",
 ] as const;
 /** A writer's rollback's steps (reached with `<phase>:fail` after the claim). */
-export const ROLLBACK_PHASES = ["rollback-after-temp-drop", "rollback-after-restore", "rollback-after-unarchive", "rollback-after-claim-drop"] as const;
+export const ROLLBACK_PHASES = ["rollback-after-temp-drop", "rollback-before-restore", "rollback-after-restore", "rollback-after-unarchive", "rollback-after-claim-drop"] as const;
 
 /** A spawn bound in time: a helper that hangs is killed and reported, never waited on. */
 export function runBounded(args: string[], opts: { input?: string | Buffer; env?: Record<string, string>; timeoutMs?: number } = {}): Run & { timedOut: boolean } {

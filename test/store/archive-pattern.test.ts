@@ -12,6 +12,8 @@ describe("PRUNABLE_NAME", () => {
     ["HANDOFF-2026-11-30T12-00-00.123456Z-0a1b2c3d.md", true],
     ["HANDOFF-2026-11-30T12-00-00.123Z-0a1b2c3d.md", true],
     ["HANDOFF-2026-11-30T12-00-00.123000Z-deadbeef.md", true],
+    ["HANDOFF-2026-11-30T12-00-00.123000Z-17-deadbeef.md", true],
+    ["HANDOFF-2026-11-30T12-00-00.123000Z-x-deadbeef.md", false],
     ["HANDOFF-2026-11-30T12-00-00.12Z-0a1b2c3d.md", false],
     ["HANDOFF-2026-11-30T12-00-00.1234567Z-0a1b2c3d.md", false],
     ["HANDOFF-2026-11-30T12-00-00Z-0a1b2c3d.md", false],

@@ -46,15 +46,14 @@ describe("findRoot: the nearest folder holding .ai/memory or .git", () => {
     expect(direct).toEqual({ root: dir, start: dir, by: "memory" });
   });
 
-  it("never goes above $HOME when starting below it, but a start at $HOME walks on", () => {
+  it("never goes above $HOME when starting below it, never ends at $HOME, and refuses $HOME as the start", () => {
     const dir = tree([".git/", "home/me/work/"]);
     const env = { HOME: path.join(dir, "home", "me") };
     expect(findRoot(path.join(dir, "home", "me", "work"), env)).toMatchObject({ root: path.join(dir, "home", "me", "work"), by: "start" });
-    // HOME itself is still looked at.
+    // A walk that would end at $HOME ends at the start (docs/design.md#the-root).
     mkdirSync(path.join(dir, "home", "me", ".ai", "memory"), { recursive: true });
-    expect(findRoot(path.join(dir, "home", "me", "work"), env).root).toBe(path.join(dir, "home", "me"));
-    const bare = tree([".git/", "home/you/"]);
-    expect(findRoot(path.join(bare, "home", "you"), { HOME: path.join(bare, "home", "you") }).root).toBe(bare);
+    expect(findRoot(path.join(dir, "home", "me", "work"), env)).toMatchObject({ root: path.join(dir, "home", "me", "work"), by: "start" });
+    expect(() => findRoot(path.join(dir, "home", "me"), env)).toThrow("not a project: run it from a project folder or pass --root <project>");
   });
 
   it("honours GIT_CEILING_DIRECTORIES: never looks inside a ceiling folder", () => {

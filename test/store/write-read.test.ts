@@ -73,7 +73,7 @@ describe("write: compare-and-swap", () => {
       expect(r.code, r.stderr).toBe(0);
       const lines = r.stdout.trimEnd().split("\n");
       if (i === 1) expect(lines[0]).toBe("saved HANDOFF.md");
-      else expect(lines[0]).toMatch(/^saved HANDOFF\.md; archived previous handoff as HANDOFF-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}\.\d{6}Z-[0-9a-f]{8}\.md$/);
+      else expect(lines[0]).toMatch(/^saved HANDOFF\.md; archived previous handoff as HANDOFF-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}\.\d{6}Z-\d+-[0-9a-f]{8}\.md$/);
       const saved = readFileSync(file(root), "utf8");
       expect(lines[1]).toBe(`CURRENT-SHA256: ${sha(saved)}`);
       expect(unstamped(saved)).toBe(unstamped(doc));

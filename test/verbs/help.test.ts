@@ -40,8 +40,16 @@ describe("issue 9's sentences are in --help", () => {
     "the saved time is more than 5 minutes in the future",
     "key files missing: <paths> | key files changed: <paths>",
     "N files dirty at the save are clean now (C committed, D stashed or reverted): <paths>",
-    "the handoff was last committed by <e-mail>, not by you (it came with a pull or a clone)",
-    "\"memoryOnlyCommits\", \"changedKeyFiles\", \"cleanedDirty\", \"dirtyKeyFiles\", \"inProgress\": {\"saved\",\"current\"}",
+    "the handoff was not saved in this clone; its last commit is by \"<author>\" <e-mail>",
+    "saved HEAD <id> is not in this clone: fetch, or the history was rewritten",
+    "saved HEAD <id> is not in this clone: deepen it (git fetch --deepen or --unshallow)",
+    "branch <then> is not in this clone; on <now>",
+    "dirty at the save, changed since the save: <paths> | dirty at the save, unchanged since the save: <paths>",
+    "\"headPresent\"",
+    "\"notHereReason\" (\"not-fetched\", \"shallow\" or null)",
+    "\"sinceSaved\"",
+    "\"memoryOnlyCommits\", \"changedKeyFiles\"",
+    "\"dirtyKeyFiles\", \"inProgress\": {\"saved\",\"current\"}",
   ])("drift: %s", (sentence) => {
     expect(help("drift")).toContain(norm(sentence));
   });

@@ -116,29 +116,35 @@ describe("case 3: memory-only commits are not drift (ruling 14)", () => {
     expect(drift(root)).toMatchObject({ verdict: "drifted", ahead: 1, memoryOnlyCommits: 0 });
   });
 
-  it("a teammate who pulls the handoff commit sees it as memory-only, and as someone else's (ruling 16)", () => {
+  it("a teammate who pulls the handoff commit sees it as memory-only, and as not saved in their clone (docs/design.md#verdicts-and-the-brief)", () => {
     const origin = tempDir();
     git(origin, ["init", "-q", "--bare"]);
     const mine = newRepo(NOW - 3 * DAY);
     git(mine, ["push", "-q", origin, "main"]);
     const theirs = tempDir();
     git(theirs, ["clone", "-q", origin, "."]);
-    git(theirs, ["config", "user.email", "teammate@example.com"]);
-    // I save and commit the handoff as test@example.com (repo.ts), and push it.
+    // Before their clone's first save with this version: nothing is said.
+    git(mine, ["config", "user.name", "Me Myself"]);
     git(mine, ["config", "user.email", "test@example.com"]);
-    park(mine, savedNow(mine));
+    const token = /CURRENT-SHA256: ([0-9a-f]{64})/.exec(run(["write", "handoff", "--root", mine, "--expected-current-sha256", "absent"], { input: savedNow(mine) }).stdout)![1]!;
     git(mine, ["add", ".ai"]);
-    git(mine, ["commit", "-qm", "handoff"], NOW);
+    git(mine, ["-c", "user.name=Me Myself", "commit", "-qm", "handoff"], NOW);
     git(mine, ["push", "-q", origin, "main"]);
     git(theirs, ["pull", "-q", "origin", "main"]);
+    expect(drift(theirs)).toMatchObject({ verdict: "fresh", ahead: 0, memoryOnlyCommits: 1, provenance: null });
+    // Their clone has saved once (another handoff, since replaced by the pulled one).
+    mkdirSync(path.join(theirs, ".git", "session-handoff"), { recursive: true });
+    writeFileSync(path.join(theirs, ".git", "session-handoff", "saves"), `${"e".repeat(64)}\n`);
     const d = drift(theirs);
-    expect(d).toMatchObject({ verdict: "fresh", ahead: 0, memoryOnlyCommits: 1, provenance: { committer: "test@example.com", someoneElse: true } });
-    expect(d.summary.match(/last committed by/g)).toHaveLength(1);
-    expect(brief(theirs)[4]).toContain("the handoff was last committed by test@example.com, not by you (it came with a pull or a clone)");
-    // For me it is my own commit: nothing said.
+    expect(d).toMatchObject({ verdict: "fresh", ahead: 0, memoryOnlyCommits: 1, provenance: { committer: '"Me Myself" <test@example.com>', someoneElse: true } });
+    expect(d.summary.match(/not saved in this clone/g)).toHaveLength(1);
+    expect(brief(theirs)[4]).toContain('the handoff was not saved in this clone; its last commit is by "Me Myself" <test@example.com>');
+    // For me it is my own save: nothing said.
+    // The token, then the published file's size, mtime, ctime and inode (the hook's no-hash check).
+    expect(readFileSync(path.join(mine, ".git", "session-handoff", "saves"), "utf8")).toMatch(new RegExp(`^${token} \\d+ \\d+ \\d+ \\d+\\n$`));
     const own = drift(mine);
-    expect(own.provenance).toEqual({ committer: "test@example.com", someoneElse: false });
-    expect(own.summary).not.toContain("last committed by");
+    expect(own.provenance).toBeNull();
+    expect(own.summary).not.toContain("not saved in this clone");
   });
 
   it("a merge whose first-parent diff touches only the memory dir is memory-only too", () => {

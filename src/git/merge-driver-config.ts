@@ -1,0 +1,243 @@
+// The merge driver's registration (docs/decisions/merge-driver.md): a `merge "session-handoff"`
+// section in this clone's git config, a block of ours in the root `.gitattributes`, and a copy
+// of the helper outside the work tree that the driver runs (a merge can change the helper in
+// the repository, never this copy). `install`, `uninstall` and `publish` each make one call.
+import { chmodSync, closeSync, constants, fsyncSync, lstatSync, mkdirSync, openSync, readFileSync, realpathSync, renameSync, rmdirSync, unlinkSync, writeSync } from "node:fs";
+import path from "node:path";
+import { randomBytes } from "node:crypto";
+import { commonDirOf } from "./git-files.ts";
+import { gitDirOf, gitTopOf } from "./in-progress.ts";
+import { runGit } from "./run.ts";
+import { DRIVER_NAME } from "./merge-driver-state.ts";
+
+export { DRIVER_NAME, MERGE_DRIVER_MISSING, mergeDriverMissing } from "./merge-driver-state.ts";
+
+
+const BEGIN = "# >>> session-handoff merge driver (managed by session-handoff; `uninstall` removes it)";
+// Said on the first line when the block had to add a newline to a file that lacked one, so
+// that removing the block gives back the original bytes.
+const BEGIN_NL = "# >>> session-handoff merge driver (managed by session-handoff; `uninstall` removes it; newline added)";
+const END = "# <<< session-handoff merge driver";
+
+/** What a registration or its removal changed. */
+export interface MergeDriverChange {
+  /** The repository top, or null outside git (nothing done). */
+  top: string | null;
+  /** `.git/config` changed. */
+  config: boolean;
+  /** The root `.gitattributes` changed (created, edited or removed). */
+  attributes: boolean;
+  /** Where the driver's copy of the helper is, when one was written or found. */
+  copy: string | null;
+  /** Problems that did not stop the verb (said on stderr). */
+  notes: string[];
+}
+
+/** `${XDG_CONFIG_HOME:-$HOME/.config}/session-handoff/driver/memory_io.mjs`; null without HOME or XDG_CONFIG_HOME. */
+export function driverCopyPath(env: Record<string, string | undefined>): string | null {
+  const config = env.XDG_CONFIG_HOME ? env.XDG_CONFIG_HOME : env.HOME ? path.join(env.HOME, ".config") : null;
+  return config === null ? null : path.join(config, "session-handoff", "driver", "memory_io.mjs");
+}
+
+function shellQuote(s: string): string {
+  return `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+/** The attributes line for a memory dir at `memRel` (top-relative, `""` at the top). */
+function attributesLine(memRel: string): string {
+  return `${memRel === "" ? "" : `${memRel}/`}.ai/memory/**/*.md merge=${DRIVER_NAME}`;
+}
+
+// Reads a file that must be a regular file, or null when missing; a link or anything else is refused.
+function readRegular(p: string): Buffer | null {
+  let st;
+  try {
+    st = lstatSync(p);
+  } catch {
+    return null;
+  }
+  if (!st.isFile()) throw new Error(`${p} is not a regular file (a link or a folder); not changed`);
+  return readFileSync(p);
+}
+
+// Replaces a file's bytes through a temp file and a rename (never follows a link at the name).
+function replaceFile(p: string, bytes: Buffer, mode: number): void {
+  const tmp = path.join(path.dirname(p), `.${path.basename(p)}.tmp-${process.pid}-${randomBytes(4).toString("hex")}`);
+  const fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0), mode);
+  try {
+    writeSync(fd, bytes);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  try {
+    chmodSync(tmp, mode);
+    renameSync(tmp, p);
+  } catch (err) {
+    try {
+      unlinkSync(tmp);
+    } catch {
+      // already gone
+    }
+    throw err;
+  }
+}
+
+/** Splits `.gitattributes` bytes into what is not ours and whether our block was there. */
+function withoutBlock(text: string): { rest: string; had: boolean; line: string | null } {
+  const lines = text.split("\n");
+  const start = lines.findIndex((l) => l === BEGIN || l === BEGIN_NL);
+  if (start === -1) return { rest: text, had: false, line: null };
+  const end = lines.indexOf(END, start);
+  if (end === -1) return { rest: text, had: false, line: null };
+  const addedNewline = lines[start] === BEGIN_NL;
+  const inner = lines.slice(start + 1, end).join("\n");
+  const kept = [...lines.slice(0, start), ...lines.slice(end + 1)];
+  let rest = kept.join("\n");
+  if (addedNewline && rest.endsWith("\n") && end + 1 === lines.length - 1) rest = rest.slice(0, -1);
+  return { rest, had: true, line: inner };
+}
+
+function blockFor(before: string, line: string): string {
+  const needsNewline = before !== "" && !before.endsWith("\n");
+  return `${before}${needsNewline ? "\n" : ""}${needsNewline ? BEGIN_NL : BEGIN}\n${line}\n${END}\n`;
+}
+
+async function configValue(top: string, key: string, env: Record<string, string | undefined>): Promise<string | null> {
+  const r = await runGit(top, ["config", "--local", "--get", key], env);
+  return r.code === 0 ? r.stdout.toString("utf8").replace(/\n$/, "") : null;
+}
+
+function memRelOf(top: string, root: string): string {
+  return path.relative(top, root).split(path.sep).join("/");
+}
+
+/**
+ * Registers the merge driver for the memory at `root`: writes (or refreshes) the helper copy
+ * from `helperPath`, sets `merge.session-handoff.name` and `.driver` in this clone's config only
+ * when they differ (a repeated registration changes no byte under `.git/`), and adds our block
+ * to the top's `.gitattributes` when it is missing or different. Outside git nothing is done.
+ * Never throws: what could not be done is in `notes`.
+ */
+export async function registerMergeDriver(root: string, helperPath: string | null, env: Record<string, string | undefined>): Promise<MergeDriverChange> {
+  const top = gitTopOf(root);
+  const out: MergeDriverChange = { top, config: false, attributes: false, copy: null, notes: [] };
+  if (top === null || gitDirOf(top) === null) return out;
+  const copy = driverCopyPath(env);
+  if (copy === null || helperPath === null) {
+    out.notes.push("the merge driver was not registered: HOME is not set, so its copy of the helper has no place");
+    return out;
+  }
+  try {
+    const bytes = readFileSync(helperPath);
+    mkdirSync(path.dirname(copy), { recursive: true, mode: 0o700 });
+    let same = false;
+    try {
+      same = readRegular(copy)?.equals(bytes) ?? false;
+    } catch {
+      same = false;
+    }
+    if (!same) replaceFile(copy, bytes, 0o644);
+    out.copy = realpathSync(copy);
+  } catch (err) {
+    out.notes.push(`the merge driver was not registered: its copy of the helper could not be written (${(err as Error).message})`);
+    return out;
+  }
+  const driver = `${shellQuote(process.execPath)} ${shellQuote(out.copy)} merge-driver %O %A %B %P`;
+  const name = "session-handoff: keeps the later handoff, archives the other, merges ledgers by entry id";
+  if ((await configValue(top, `merge.${DRIVER_NAME}.name`, env)) !== name) {
+    await runGit(top, ["config", "--local", `merge.${DRIVER_NAME}.name`, name], env);
+    out.config = true;
+  }
+  if ((await configValue(top, `merge.${DRIVER_NAME}.driver`, env)) !== driver) {
+    await runGit(top, ["config", "--local", `merge.${DRIVER_NAME}.driver`, driver], env);
+    out.config = true;
+  }
+  try {
+    const file = path.join(top, ".gitattributes");
+    const before = readRegular(file);
+    const text = before === null ? "" : before.toString("utf8");
+    const want = attributesLine(memRelOf(top, root));
+    const { rest, had, line } = withoutBlock(text);
+    if (!(had && line === want)) {
+      replaceFile(file, Buffer.from(blockFor(rest, want), "utf8"), before === null ? 0o644 : lstatSync(file).mode & 0o777);
+      out.attributes = true;
+    }
+  } catch (err) {
+    out.notes.push(`.gitattributes was not changed: ${(err as Error).message}`);
+  }
+  return out;
+}
+
+/**
+ * Removes what `registerMergeDriver` added to this clone: the config section (only when it is
+ * ours), our `.gitattributes` block (the file removed when nothing else is left in it) and the
+ * helper copy with its folders when empty (uninstall leaves nothing of ours in HOME; another
+ * clone whose config still names the copy gets it back from its next `install` or `publish`,
+ * and until then git keeps its side and reports the conflict). Never throws.
+ */
+export async function unregisterMergeDriver(root: string, env: Record<string, string | undefined>): Promise<MergeDriverChange> {
+  const top = gitTopOf(root);
+  const out: MergeDriverChange = { top, config: false, attributes: false, copy: null, notes: [] };
+  const copy = driverCopyPath(env);
+  if (copy !== null) {
+    try {
+      unlinkSync(copy);
+      rmdirSync(path.dirname(copy));
+      rmdirSync(path.dirname(path.dirname(copy)));
+    } catch {
+      // missing, or a folder still holding other files of ours
+    }
+  }
+  if (top === null || gitDirOf(top) === null) return out;
+  const driver = await configValue(top, `merge.${DRIVER_NAME}.driver`, env);
+  if (driver !== null && driver.endsWith(" merge-driver %O %A %B %P")) {
+    const r = await runGit(top, ["config", "--local", "--remove-section", `merge.${DRIVER_NAME}`], env);
+    out.config = r.code === 0;
+  }
+  try {
+    const file = path.join(top, ".gitattributes");
+    const before = readRegular(file);
+    if (before !== null) {
+      const { rest, had } = withoutBlock(before.toString("utf8"));
+      if (had) {
+        if (rest === "") unlinkSync(file);
+        else replaceFile(file, Buffer.from(rest, "utf8"), lstatSync(file).mode & 0o777);
+        out.attributes = true;
+      }
+    }
+  } catch (err) {
+    out.notes.push(`.gitattributes was not changed: ${(err as Error).message}`);
+  }
+  return out;
+}
+
+/**
+ * The one call `install`, `uninstall` and `publish` make: registers (or, with `remove`,
+ * unregisters) the merge driver for the project at `root` and returns the lines to print
+ * (`registered the merge driver …`) and the notes for stderr. `root` null (`--global`) or a
+ * dry run: nothing done, nothing said.
+ */
+export async function mergeDriverStep(
+  root: string | null,
+  opts: { remove?: boolean; dryRun?: boolean; helperPath?: string | null },
+  env: Record<string, string | undefined>,
+): Promise<{ lines: string[]; notes: string[]; change: MergeDriverChange | null }> {
+  if (root === null || opts.dryRun === true) return { lines: [], notes: [], change: null };
+  const change = opts.remove === true ? await unregisterMergeDriver(root, env) : await registerMergeDriver(root, opts.helperPath ?? null, env);
+  const lines: string[] = [];
+  if (change.config) lines.push(opts.remove === true ? "removed the merge driver session-handoff from .git/config" : "registered the merge driver session-handoff in .git/config");
+  if (change.attributes) lines.push(opts.remove === true ? "removed the merge driver's block from .gitattributes" : "added the merge driver's block to .gitattributes");
+  return { lines, notes: change.notes, change };
+}
+
+/** True when the top's `.gitattributes` holds our block and nothing else (what `install` creates). */
+export function attributesOnlyOurs(top: string): boolean {
+  try {
+    const text = readFileSync(path.join(top, ".gitattributes"), "utf8");
+    const { rest, had } = withoutBlock(text);
+    return had && rest === "";
+  } catch {
+    return false;
+  }
+}

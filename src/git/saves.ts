@@ -1,0 +1,88 @@
+// Which handoffs this clone saved (docs/design.md#verdicts-and-the-brief): the tokens of its
+// last handoff saves in `<git dir>/session-handoff/saves`, never in the memory dir (which a
+// pull or a merge brings from elsewhere). Files only, no git process: the hook reads it.
+import { closeSync, constants, lstatSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from "node:fs";
+import path from "node:path";
+import { commonDirOf, gitDirOf, gitTopOf } from "./git-dir.ts";
+
+/** How many tokens a clone keeps. */
+export const SAVES_KEPT = 10;
+
+/** `<common git dir>/session-handoff/saves` for the repository holding `root`; null outside git. */
+export function savesPath(root: string): string | null {
+  const top = gitTopOf(root);
+  const gitDir = top === null ? null : gitDirOf(top);
+  return gitDir === null ? null : path.join(commonDirOf(gitDir), "session-handoff", "saves");
+}
+
+// Each line: `<token>` then, when known, the published file's `<size> <mtime ns> <ctime ns> <inode>`.
+function savesLines(p: string): string[] {
+  return readFileSync(p, "utf8").slice(0, 16384).split("\n").filter((l) => /^[0-9a-f]{64}( \d+ \d+ \d+ \d+)?$/.test(l));
+}
+
+/** A file's identity as the saves record keeps it: size, mtime and ctime in ns, inode. */
+export function statKey(st: { size: bigint; mtimeNs: bigint; ctimeNs: bigint; ino: bigint }): string {
+  return `${st.size} ${st.mtimeNs} ${st.ctimeNs} ${st.ino}`;
+}
+
+/**
+ * True when the handoff is still the very file one of this clone's saves published (same
+ * size, mtime, ctime and inode as recorded): then it was saved here, with no hashing (the
+ * hook's hot path loads no crypto). False means "not known so": the caller hashes.
+ */
+export function savedHereByStat(root: string, key: string): boolean {
+  const p = savesPath(root);
+  if (p === null) return false;
+  try {
+    return savesLines(p).some((l) => l.slice(65) === key);
+  } catch {
+    return false;
+  }
+}
+
+/** The tokens this clone recorded, newest last; null outside git or before its first save with this version. */
+export function readSaves(root: string): string[] | null {
+  const p = savesPath(root);
+  if (p === null) return null;
+  try {
+    if (!lstatSync(p).isFile()) return null;
+    return savesLines(p).map((l) => l.split(" ")[0]!);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Records a handoff save's token (the last SAVES_KEPT kept), through a temp file and a rename.
+ * Never throws: provenance is a note, never a reason to fail a save that already happened.
+ */
+export function recordSave(root: string, token: string, key: string | null = null): void {
+  const p = savesPath(root);
+  if (p === null || !/^[0-9a-f]{64}$/.test(token)) return;
+  try {
+    mkdirSync(path.dirname(p), { recursive: true, mode: 0o700 });
+    let kept: string[] = [];
+    try {
+      kept = savesLines(p).filter((l) => !l.startsWith(token));
+    } catch {
+      // the first save recorded
+    }
+    kept.push(key === null ? token : `${token} ${key}`);
+    const tmp = `${p}.tmp-${process.pid}`;
+    const fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | (constants.O_NOFOLLOW ?? 0), 0o600);
+    try {
+      writeSync(fd, `${kept.slice(-SAVES_KEPT).join("\n")}\n`);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(tmp, p);
+  } catch {
+    // a read-only git dir: the save stands, provenance is unknown
+  }
+}
+
+/** True when this clone's record exists and does not hold `token`; false outside git or before the first recorded save. */
+export function notSavedHere(root: string, token: string): boolean {
+  const saves = readSaves(root);
+  return saves !== null && !saves.includes(token);
+}

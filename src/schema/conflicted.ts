@@ -1,0 +1,78 @@
+// Merge conflict markers in a memory file (docs/design.md#verdicts-and-the-brief): a text
+// merge of two handoffs leaves both sides in one file, which no verb may read as one handoff.
+// Pure and dependency-free: the hook and `check` use it on their hot paths.
+
+/** A conflicted text split into the two documents it holds: ours (`<<<<<<<` side) and theirs. */
+export interface ConflictSides {
+  /** The 1-based line of the first `<<<<<<< ` marker. */
+  line: number;
+  ours: string;
+  theirs: string;
+}
+
+const FENCE = /^ {0,3}(`{3,}|~{3,})/;
+
+/**
+ * Splits a text holding git's conflict markers into both sides, or returns null when it holds
+ * none. A conflict is, at column 0 and outside fenced code, a line starting `<<<<<<< `, a
+ * later `=======` line and a later line starting `>>>>>>> ` (a diff3 base, from `||||||| `
+ * to `=======`, belongs to neither side). Lines outside conflicts belong to both. Pure.
+ */
+export function conflictSides(input: string): ConflictSides | null {
+  const lines = input.replace(/\r\n?/g, "\n").split("\n");
+  const ours: string[] = [];
+  const theirs: string[] = [];
+  let fence: string | null = null;
+  let state: "out" | "ours" | "base" | "theirs" = "out";
+  let first = 0;
+  let complete = false;
+  for (const [i, line] of lines.entries()) {
+    if (state === "out") {
+      const f = FENCE.exec(line);
+      if (fence !== null) {
+        if (f && f[1]![0] === fence[0] && f[1]!.length >= fence.length && line.trim() === f[1]) fence = null;
+      } else if (f) fence = f[1]!;
+      else if (line.startsWith("<<<<<<< ")) {
+        state = "ours";
+        if (first === 0) first = i + 1;
+        continue;
+      }
+      ours.push(line);
+      theirs.push(line);
+      continue;
+    }
+    if (state === "ours" || state === "base") {
+      if (line.startsWith("||||||| ") || line === "|||||||") {
+        state = "base";
+        continue;
+      }
+      if (line === "=======") {
+        state = "theirs";
+        continue;
+      }
+      if (state === "ours") ours.push(line);
+      continue;
+    }
+    if (line.startsWith(">>>>>>> ")) {
+      state = "out";
+      complete = true;
+      continue;
+    }
+    theirs.push(line);
+  }
+  if (!complete) return null;
+  return { line: first, ours: ours.join("\n"), theirs: theirs.join("\n") };
+}
+
+/** True when the text holds a complete conflict outside fenced code (see `conflictSides`). Pure. */
+export function isConflicted(text: string): boolean {
+  return text.includes("\n<<<<<<< ") || text.startsWith("<<<<<<< ") ? conflictSides(text) !== null : false;
+}
+
+/** The schema error for a text holding merge conflict markers (docs/design.md#verdicts-and-the-brief). */
+export function conflictIssue(text: string): { rule: "conflicted"; line: number; message: string } | null {
+  const sides = conflictSides(text);
+  return sides === null
+    ? null
+    : { rule: "conflicted", line: sides.line, message: "unresolved merge conflict markers (<<<<<<<, =======, >>>>>>>) from a merge: keep one side (archive the other), then save it whole" };
+}

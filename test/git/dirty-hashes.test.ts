@@ -1,0 +1,108 @@
+// Dirty files anchored by content (docs/design.md#verdicts-and-the-brief): `anchors` prints
+// each dirty file's blob id as `git hash-object --no-filters` gives it, `write` keeps it fresh
+// in anchors it keeps, drift tells a dirty file edited since the save from one untouched.
+import { execFileSync } from "node:child_process";
+import { readFileSync, unlinkSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { helper } from "../helpers.ts";
+import { DAY, ENV, commit, git, newRepo } from "./repo.ts";
+
+const NOW = Date.now();
+const env = { GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null" };
+
+function doc(anchors: string): string {
+  return [
+    "<!-- memory-schema: v1 -->",
+    "# Session Handoff",
+    "",
+    "## Current goal",
+    "Tune the parser.",
+    "",
+    "## Plan",
+    "- [~] tune",
+    "",
+    "## Decisions",
+    "- [user-directed] keep the API",
+    "",
+    "## Failed approaches",
+    "- none",
+    "",
+    "## Open questions",
+    "- none",
+    "",
+    "## Next steps",
+    "- tune",
+    "",
+    "## Key files",
+    "- a.txt — tuned",
+    "- b.txt — untouched",
+    "",
+    "## Environment anchors",
+    anchors,
+  ].join("\n");
+}
+
+describe("dirty hashes", () => {
+  it("anchors prints git's blob ids of dirty files (no filters), deleted ones too", () => {
+    const root = newRepo(NOW - DAY, { "a.txt": "a\n", "b.txt": "b\n", "gone.txt": "g\n", ".gitattributes": "*.txt text eol=crlf\n" });
+    writeFileSync(path.join(root, "a.txt"), "a changed\n");
+    writeFileSync(path.join(root, "new file.txt"), "new\n");
+    unlinkSync(path.join(root, "gone.txt"));
+    const r = helper(["anchors", "--root", root], { env });
+    expect(r.code, r.stderr).toBe(0);
+    const line = r.stdout.split("\n").find((l) => l.startsWith("- Dirty hashes: "))!;
+    const id = (p: string) => execFileSync("git", ["hash-object", "--no-filters", "--", p], { cwd: root, env: ENV, encoding: "utf8" }).trim();
+    expect(line).toBe(`- Dirty hashes: a.txt ${id("a.txt")}, gone.txt deleted, new file.txt ${id("new file.txt")}`);
+    // What anchors prints, validate accepts.
+    const v = helper(["validate", "handoff", "--stdin"], { input: doc(r.stdout), env });
+    expect(v.stdout + v.stderr).not.toContain("anchor-line");
+  });
+
+  it("drift: a dirty file edited after the save is changed, one untouched is unchanged since the save", () => {
+    const root = newRepo(NOW - DAY, { "a.txt": "a\n", "b.txt": "b\n" });
+    writeFileSync(path.join(root, "a.txt"), "a dirty\n");
+    writeFileSync(path.join(root, "b.txt"), "b dirty\n");
+    const w = helper(["write", "handoff", "--root", root, "--expected-current-sha256", "absent"], { input: doc(""), env });
+    expect(w.code, w.stderr).toBe(0);
+    expect(readFileSync(path.join(root, ".ai/memory/HANDOFF.md"), "utf8")).toMatch(/^- Dirty hashes: a\.txt [0-9a-f]{40}, b\.txt [0-9a-f]{40}$/m);
+    const before = JSON.parse(helper(["drift", "--root", root, "--json"], { env }).stdout);
+    expect(before.dirtySinceSave).toEqual({ changed: [], unchanged: ["a.txt", "b.txt"] });
+    expect(before.changedKeyFiles).toEqual([]);
+    expect(before.summary).toContain("dirty at the save, unchanged since the save: a.txt, b.txt");
+    writeFileSync(path.join(root, "a.txt"), "a dirty, then edited again\n");
+    const after = JSON.parse(helper(["drift", "--root", root, "--json"], { env }).stdout);
+    expect(after.dirtySinceSave).toEqual({ changed: ["a.txt"], unchanged: ["b.txt"] });
+    expect(after.changedKeyFiles).toEqual(["a.txt"]);
+    expect(after.summary).toContain("dirty at the save, changed since the save: a.txt");
+  });
+
+  it("write refreshes the line in anchors it keeps whose Branch and HEAD are current, not in stale ones", () => {
+    const root = newRepo(NOW - DAY, { "a.txt": "a\n", "b.txt": "b\n" });
+    const head = git(root, ["rev-parse", "HEAD"]);
+    writeFileSync(path.join(root, "a.txt"), "a dirty\n");
+    const date = new Date().toISOString().replace(/\.\d{3}Z$/, "Z");
+    const kept = `- Branch: main\n- HEAD: ${head}\n- Dirty files: a.txt\n- Date: ${date}\n`;
+    expect(helper(["write", "handoff", "--root", root, "--expected-current-sha256", "absent"], { input: doc(kept), env }).code).toBe(0);
+    const id = execFileSync("git", ["hash-object", "--no-filters", "a.txt"], { cwd: root, env: ENV, encoding: "utf8" }).trim();
+    expect(readFileSync(path.join(root, ".ai/memory/HANDOFF.md"), "utf8")).toContain(`- Dirty files: a.txt\n- Dirty hashes: a.txt ${id}\n- Date: ${date}`);
+    // Anchors of another HEAD are kept as written: no hash of today's bytes is put in them.
+    const root2 = newRepo(NOW - DAY, { "a.txt": "a\n" });
+    const old = git(root2, ["rev-parse", "HEAD"]);
+    commit(root2, "later", NOW - DAY / 2, { "c.txt": "c\n" });
+    writeFileSync(path.join(root2, "a.txt"), "dirty\n");
+    const stale = `- Branch: main\n- HEAD: ${old}\n- Dirty files: a.txt\n- Date: ${date}\n`;
+    expect(helper(["write", "handoff", "--root", root2, "--expected-current-sha256", "absent"], { input: doc(stale), env }).code).toBe(0);
+    expect(readFileSync(path.join(root2, ".ai/memory/HANDOFF.md"), "utf8")).not.toContain("Dirty hashes");
+  });
+
+  it("an anchor line with a label this helper does not know is a finding, not an error", () => {
+    const root = newRepo(NOW - DAY);
+    const head = git(root, ["rev-parse", "HEAD"]);
+    const date = new Date().toISOString().replace(/\.\d{3}Z$/, "Z");
+    const text = doc(`- Branch: main\n- HEAD: ${head}\n- Dirty files: none\n- Date: ${date}\n- Shiny future: 42\n`);
+    const v = helper(["validate", "handoff", "--stdin", "--json"], { input: text, env });
+    expect(v.code, v.stdout).toBe(0);
+    expect(v.stdout).toContain("anchor-unknown");
+  });
+});

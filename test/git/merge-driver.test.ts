@@ -1,0 +1,51 @@
+// The merge driver's choices, pure (docs/decisions/merge-driver.md): which handoff stays
+// current, where the archive line goes, what counts as a conflicted memory file.
+import { describe, expect, it } from "vitest";
+import { laterHandoff, markMerged, MERGED_LINE } from "../../src/git/merge-driver.ts";
+import { conflictSides, isConflicted } from "../../src/schema/conflicted.ts";
+
+const NOW = Date.parse("2026-12-01T12:00:00Z");
+const doc = (saved: string | null, date: string | null) =>
+  ["<!-- memory-schema: v1 -->", "# Session Handoff", ...(saved ? [`Saved: ${saved}`] : []), "", "## Environment anchors", ...(date ? [`- Date: ${date}`] : []), ""].join("\n");
+
+describe("laterHandoff", () => {
+  it.each<[string, string, string, "ours" | "theirs"]>([
+    ["theirs later", doc("2026-12-01T10:00:00Z", null), doc("2026-12-01T11:00:00Z", null), "theirs"],
+    ["ours later", doc("2026-12-01T11:00:00Z", null), doc("2026-12-01T10:00:00Z", null), "ours"],
+    ["equal: ours", doc("2026-12-01T10:00:00Z", null), doc("2026-12-01T10:00:00Z", null), "ours"],
+    ["theirs unknown: ours", doc("2026-12-01T10:00:00Z", null), doc(null, null), "ours"],
+    ["ours unknown: ours", doc(null, null), doc("2026-12-01T10:00:00Z", null), "ours"],
+    ["theirs in the future: ours", doc("2026-12-01T10:00:00Z", null), doc("2026-12-02T10:00:00Z", null), "ours"],
+    ["the Date anchor wins over Saved", doc("2026-12-01T11:30:00Z", "2026-12-01T09:00:00Z"), doc("2026-12-01T10:00:00Z", null), "theirs"],
+  ])("%s", (_name, ours, theirs, want) => {
+    expect(laterHandoff(ours, theirs, NOW)).toBe(want);
+  });
+});
+
+describe("markMerged", () => {
+  it("puts the line after Saved:, replacing an earlier one", () => {
+    const once = markMerged(doc("2026-12-01T10:00:00Z", null), "HANDOFF-a.md");
+    const twice = markMerged(once, "HANDOFF-b.md");
+    expect(twice.split("\n").slice(1, 4)).toEqual(["# Session Handoff", "Saved: 2026-12-01T10:00:00Z", "Merged-with: archive/HANDOFF-b.md"]);
+    expect(MERGED_LINE.exec(twice)?.[1]).toBe("HANDOFF-b.md");
+  });
+});
+
+describe("conflicted memory", () => {
+  it.each<[string, string, boolean]>([
+    ["a git conflict", "a\n<<<<<<< HEAD\nours\n=======\ntheirs\n>>>>>>> other\nb\n", true],
+    ["a diff3 conflict", "<<<<<<< ours\nx\n||||||| base\ny\n=======\nz\n>>>>>>> theirs\n", true],
+    ["inside fenced code", "```\n<<<<<<< HEAD\nours\n=======\ntheirs\n>>>>>>> other\n```\n", false],
+    ["indented markers", " <<<<<<< HEAD\nours\n=======\ntheirs\n >>>>>>> other\n", false],
+    ["no closing marker", "<<<<<<< HEAD\nours\n=======\ntheirs\n", false],
+    ["no separator", "<<<<<<< HEAD\nours\n>>>>>>> other\n", false],
+    ["a setext heading rule is not a separator", "Title\n=======\n", false],
+  ])("%s", (_name, text, want) => {
+    expect(isConflicted(text)).toBe(want);
+  });
+
+  it("splits both sides, lines outside the conflict in both", () => {
+    const s = conflictSides("a\n<<<<<<< HEAD\nours\n||||||| base\nold\n=======\ntheirs\n>>>>>>> other\nb\n")!;
+    expect(s).toEqual({ line: 2, ours: "a\nours\nb\n", theirs: "a\ntheirs\nb\n" });
+  });
+});
