@@ -75,7 +75,7 @@ var init_errors = __esm({
   "src/errors.ts"() {
     "use strict";
     HelperError = class extends Error {
-      /** Process exit code for this error (contract §10). */
+      /** Process exit code for this error (docs/design.md#tokens-and-the-publication-protocol). */
       code;
       /**
        * stderr lines printed before the refusal: what was done first and stays done (the repair
@@ -4095,7 +4095,7 @@ ${usageText()}`);
         proc.writeErr(`${line}
 `);
       },
-      // <skill>/scripts/memory_io.mjs, as invoked: anchors leave the skill's own folder out (ruling 17).
+      // <skill>/scripts/memory_io.mjs, as invoked: anchors leave the skill's own folder out (ruling 17, docs/design.md#verdicts-and-the-brief).
       skillDir: proc.helperPath ? builtin_node_path_default_default.dirname(builtin_node_path_default_default.dirname(builtin_node_path_default_default.resolve(proc.cwd, proc.helperPath))) : null
     };
   } catch (err) {

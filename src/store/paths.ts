@@ -5,31 +5,31 @@ import { Refused } from "../errors.ts";
 /** The three memory kinds (contract, "Words"). */
 export type Kind = "handoff" | "lessons" | "solutions";
 
-/** File name of each kind under the memory dir (contract §1). */
+/** File name of each kind under the memory dir (docs/design.md#files-on-disk). */
 export const FILE_OF: Record<Kind, string> = {
   handoff: "HANDOFF.md",
   lessons: "LESSONS.md",
   solutions: "SOLUTIONS.md",
 };
 
-/** The heading each kind must carry in its first four lines (contract §1). */
+/** The heading each kind must carry in its first four lines (docs/design.md#files-on-disk). */
 export const HEADING_OF: Record<Kind, string> = {
   handoff: "# Session Handoff",
   lessons: "# Lessons",
   solutions: "# Solutions",
 };
 
-/** The exact first line of every memory document (contract §1). */
+/** The exact first line of every memory document (docs/design.md#files-on-disk). */
 export const MARKER = "<!-- memory-schema: v1 -->";
 
-/** Largest memory document, in bytes (contract §1). */
+/** Largest memory document, in bytes (docs/design.md#files-on-disk). */
 export const MAX_DOCUMENT_BYTES = 1_000_000;
 
-/** Root-level files `read-target` and `promote` may touch (contract §2). */
+/** Root-level files `read-target` and `promote` may touch (docs/design.md#tokens-and-the-publication-protocol). */
 export const TARGETS = ["AGENTS.md", "CLAUDE.md"] as const;
 export type Target = (typeof TARGETS)[number];
 
-/** Prefix of a file's archive names (contract §1, §2): `HANDOFF.md` -> `HANDOFF`, `AGENTS.md` -> `AGENTS`. */
+/** Prefix of a file's archive names (docs/design.md#files-on-disk, docs/design.md#tokens-and-the-publication-protocol): `HANDOFF.md` -> `HANDOFF`, `AGENTS.md` -> `AGENTS`. */
 export function archivePrefixOf(file: string): string {
   return file.replace(/\.md$/, "");
 }
@@ -84,9 +84,9 @@ export function ensureDir(dir: string): void {
 /**
  * Checks that each existing directory of the memory tree (`.ai`, `memory`, `archive`) is a
  * real directory, and reports how far the tree exists. With `create`, makes the missing ones
- * with mode 0700 (contract §1).
+ * with mode 0700 (docs/design.md#files-on-disk).
  * @returns true when the memory dir exists (after creation, when asked).
- * @throws Refused (exit 2) when one of them is a link or not a directory (contract §3).
+ * @throws Refused (exit 2) when one of them is a link or not a directory (docs/design.md#tokens-and-the-publication-protocol).
  */
 export function checkTree(root: string, opts: { create?: boolean; archive?: boolean } = {}): boolean {
   const parts = [path.join(root, ".ai"), memoryDir(root)];
