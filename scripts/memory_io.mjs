@@ -75,7 +75,7 @@ var init_errors = __esm({
   "src/errors.ts"() {
     "use strict";
     HelperError = class extends Error {
-      /** Process exit code for this error (contract §10). */
+      /** Process exit code for this error (docs/design.md#tokens-and-the-publication-protocol). */
       code;
       /**
        * stderr lines printed before the refusal: what was done first and stays done (the repair
@@ -757,8 +757,7 @@ __export(paths_exports, {
   ensureDir: () => ensureDir,
   memoryDir: () => memoryDir,
   parseKind: () => parseKind,
-  parseTarget: () => parseTarget,
-  resolveRoot: () => resolveRoot
+  parseTarget: () => parseTarget
 });
 function archivePrefixOf(file) {
   return file.replace(/\.md$/, "");
@@ -778,17 +777,6 @@ function lstatOrNull(p) {
     if (err.code === "ENOENT") return null;
     throw new Refused(`cannot inspect ${p}: ${err.message}`);
   }
-}
-function resolveRoot(rootFlag, cwd) {
-  if (rootFlag === void 0 || rootFlag === "") {
-    throw new Refused("--root DIR is required: pass the project root");
-  }
-  const root = builtin_node_path_default_default.resolve(cwd, rootFlag);
-  const st = lstatOrNull(root);
-  if (st === null) throw new Refused(`root ${root} does not exist; pass the project root with --root`);
-  if (st.isSymbolicLink()) throw new Refused(`root ${root} is a link; pass the real directory it points to`);
-  if (!st.isDirectory()) throw new Refused(`root ${root} is not a directory; pass the project root with --root`);
-  return root;
 }
 function memoryDir(root) {
   return builtin_node_path_default_default.join(root, ".ai", "memory");
@@ -1393,7 +1381,6 @@ var require_redaction_cold2 = __commonJS({
 var document_exports = {};
 __export(document_exports, {
   decodeInput: () => decodeInput,
-  prepareDocument: () => prepareDocument,
   redactForSave: () => redactForSave
 });
 function decodeInput(raw, what) {
@@ -1426,30 +1413,6 @@ function redactForSave(text, exemptLines) {
   const { text: clean, findings } = (0, import_redaction_cold.redactText)(text, exemptLines ? { exemptLines } : {});
   return { text: clean, notes: findings.length > 0 ? [(0, import_redaction_cold.formatRedactionReport)(findings)] : [] };
 }
-function prepareDocument(raw, kind) {
-  if (raw.length > MAX_DOCUMENT_BYTES + 4096) {
-    throw new Refused(`the document is ${raw.length} bytes; memory documents are at most ${MAX_DOCUMENT_BYTES} bytes`);
-  }
-  const decoded = decodeInput(raw, "document");
-  const lines = decoded.text.split("\n");
-  if (lines[0] !== MARKER) {
-    throw new Refused(`the document must begin with the line ${MARKER}; start from templates/handoff.md`);
-  }
-  const heading = HEADING_OF[kind];
-  if (!lines.slice(0, 4).includes(heading)) {
-    throw new Refused(`the document must have the heading "${heading}" in its first four lines`);
-  }
-  if (!decoded.text.endsWith("\n")) {
-    throw new Refused("the document must end with a newline");
-  }
-  const redacted = redactForSave(decoded.text);
-  const bytes = Buffer.from(redacted.text, "utf8");
-  if (bytes.length > MAX_DOCUMENT_BYTES) {
-    const after = bytes.length === raw.length ? "" : ` (${bytes.length} after redaction)`;
-    throw new Refused(`the document is ${raw.length} bytes${after}; memory documents are at most ${MAX_DOCUMENT_BYTES} bytes (shorten it)`);
-  }
-  return { bytes, notes: [...decoded.notes, ...redacted.notes] };
-}
 var import_redaction_cold, utf8;
 var init_document = __esm({
   "src/store/document.ts"() {
@@ -1457,7 +1420,6 @@ var init_document = __esm({
     init_errors();
     init_invisible();
     import_redaction_cold = __toESM(require_redaction_cold2(), 1);
-    init_paths();
     utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
   }
 });
@@ -4171,7 +4133,7 @@ ${usageText()}`);
         proc.writeErr(`${line}
 `);
       },
-      // <skill>/scripts/memory_io.mjs, as invoked: anchors leave the skill's own folder out (ruling 17).
+      // <skill>/scripts/memory_io.mjs, as invoked: anchors leave the skill's own folder out (ruling 17, docs/design.md#verdicts-and-the-brief).
       skillDir: proc.helperPath ? builtin_node_path_default_default.dirname(builtin_node_path_default_default.dirname(builtin_node_path_default_default.resolve(proc.cwd, proc.helperPath))) : null
     };
   } catch (err) {

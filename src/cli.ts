@@ -9,10 +9,10 @@ export const VERSION = "0.1.0";
 
 const REFUSAL_PREFIX = "memory operation refused: ";
 
-/** Default stdin cap, in bytes (contract §1's document limit; ruling 27). */
+/** Default stdin cap, in bytes (contract §1's document limit; ruling 27; docs/design.md#tokens-and-the-publication-protocol, docs/design.md#files-on-disk). */
 export const MAX_STDIN_BYTES = 1_000_000;
 
-/** The refusal for stdin past `maxBytes` (ruling 27): `stdin is more than 1,000,000 bytes; …`. */
+/** The refusal for stdin past `maxBytes` (ruling 27, docs/design.md#tokens-and-the-publication-protocol): `stdin is more than 1,000,000 bytes; …`. */
 export function stdinTooLong(maxBytes: number): string {
   const n = String(maxBytes).replace(/\B(?=(\d{3})+$)/g, ",");
   return `stdin is more than ${n} bytes; send at most ${n} bytes`;
@@ -78,7 +78,7 @@ async function run(proc: Process): Promise<ExitCode> {
   const args = proc.argv;
   const first = args[0];
   if (first === undefined) {
-    // No verb is a usage error (ruling 26): the usage goes to stderr, stdout stays empty.
+    // No verb is a usage error (ruling 26, docs/design.md#tokens-and-the-publication-protocol): the usage goes to stderr, stdout stays empty.
     const { usageText } = await COLD_HELPERS.usage();
     proc.writeErr(`${REFUSAL_PREFIX}no verb given\n\n${usageText()}`);
     return 2;
@@ -108,7 +108,7 @@ async function run(proc: Process): Promise<ExitCode> {
     proc.writeErr(`${REFUSAL_PREFIX}unknown verb ${JSON.stringify(first)}${suggestion(first)}\n\n${usageText()}`);
     return 2;
   }
-  // `checkpoint` runs from compaction hooks: never a non-zero exit (ruling 25).
+  // `checkpoint` runs from compaction hooks: never a non-zero exit (ruling 25, docs/design.md#checkpoints).
   const usageExit: ExitCode = first === "hook" || first === "checkpoint" ? 0 : first === "check" ? 64 : 2;
   const verb = await entry.load();
   const rest = args.slice(1);
@@ -149,7 +149,7 @@ async function run(proc: Process): Promise<ExitCode> {
         warned.add(line);
         proc.writeErr(`${line}\n`);
       },
-      // <skill>/scripts/memory_io.mjs, as invoked: anchors leave the skill's own folder out (ruling 17).
+      // <skill>/scripts/memory_io.mjs, as invoked: anchors leave the skill's own folder out (ruling 17, docs/design.md#verdicts-and-the-brief).
       skillDir: proc.helperPath ? path.dirname(path.dirname(path.resolve(proc.cwd, proc.helperPath))) : null,
     };
   } catch (err) {
@@ -163,7 +163,7 @@ async function run(proc: Process): Promise<ExitCode> {
   } catch (err) {
     if (err instanceof HelperError) {
       for (const line of err.before) proc.writeErr(`${line}\n`);
-      // Absent (exit 3) is a state, not a refusal: no refusal prefix (contract §2, §10).
+      // Absent (exit 3) is a state, not a refusal: no refusal prefix (docs/design.md#tokens-and-the-publication-protocol).
       proc.writeErr(err instanceof Absent ? `${err.message}\n` : `${REFUSAL_PREFIX}${err.message}\n`);
       if (err instanceof UsageError) return usageExit;
       return err.code;
@@ -195,7 +195,7 @@ export function escapeJsonText(json: string): string {
 
 /**
  * The first flag given twice that is not declared `multiple` (`--root A --root B`), or null.
- * parseArgs would silently keep the last one; a usage error says which (ruling 29).
+ * parseArgs would silently keep the last one; a usage error says which (ruling 29, docs/design.md#tokens-and-the-publication-protocol).
  */
 function repeatedFlag(tokens: ReadonlyArray<{ kind: string; name?: string }> | undefined, options: Verb["options"]): string | null {
   const seen = new Set<string>();

@@ -1,5 +1,5 @@
 /**
- * The helper's error types, each carrying its exit code (contract §10).
+ * The helper's error types, each carrying its exit code (docs/design.md#tokens-and-the-publication-protocol).
  *
  * Every refusal reaches the user on stderr as `memory operation refused: <message>`; messages
  * say what failed and what to do next. Only `src/cli.ts` turns these into output and exits.
@@ -8,7 +8,7 @@ export type ExitCode = 0 | 1 | 2 | 3 | 4 | 5 | 64;
 
 /** Base class: a refusal with an exit code. */
 export class HelperError extends Error {
-  /** Process exit code for this error (contract §10). */
+  /** Process exit code for this error (docs/design.md#tokens-and-the-publication-protocol). */
   readonly code: ExitCode;
   /**
    * stderr lines printed before the refusal: what was done first and stays done (the repair
@@ -43,7 +43,7 @@ export class Absent extends HelperError {
   }
 }
 
-/** Exit 4: memory writes are paused by the kill switch (contract §6). */
+/** Exit 4: memory writes are paused by the kill switch (docs/design.md#tokens-and-the-publication-protocol). */
 export class Paused extends HelperError {
   /** The file (or variable) whose removal resumes writes. */
   readonly switchPath: string;
@@ -53,7 +53,7 @@ export class Paused extends HelperError {
   }
 }
 
-/** Exit 5: the memory lock was not had within `--lock-timeout` (contract §3). */
+/** Exit 5: the memory lock was not had within `--lock-timeout` (docs/design.md#tokens-and-the-publication-protocol). */
 export class Busy extends HelperError {
   constructor(message: string) {
     super(message, 5);

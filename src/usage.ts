@@ -1,4 +1,4 @@
-// What `--help` prints, and the usage a usage error shows (issue 14). A cold module: loaded
+// What `--help` prints, and the usage a usage error shows (docs/decisions/skill-flows.md). A cold module: loaded
 // through COLD_HELPERS only when help is asked for or a verb is unknown, so that no verb's
 // start-up parses the overview, the examples or the wrapping code (build.mjs).
 import { nearest, wrapHelp } from "./help.ts";
@@ -25,7 +25,7 @@ export function usageText(): string {
     "A refusal prints `memory operation refused: <reason>` (stderr), changes nothing.",
     "A flag given twice is a usage error: `--<flag> is given more than once`.",
     "",
-    // Contract §6, in the words a user can act on.
+    // Contract §6, docs/design.md#tokens-and-the-publication-protocol, in the words a user can act on.
     "kill switch: the writing verbs (write, promote, recover, archives restore,",
     "  install, uninstall, publish) exit 4 and change nothing while any of these",
     "  exist: <root>/.ai/memory/PAUSE; the file named by SESSION_HANDOFF_PAUSE;",
@@ -54,7 +54,7 @@ export function verbHelp(name: string, help: string): string {
   return wrapHelp(`${help.replace(/\n*$/, "\n")}${exampleBlock(name)}`);
 }
 
-/** The "did you mean" tail for an unknown verb, or "" when nothing is near (ruling 26). */
+/** The "did you mean" tail for an unknown verb, or "" when nothing is near (ruling 26, docs/design.md#tokens-and-the-publication-protocol). */
 export function suggestion(word: string): string {
   const near = nearest(word, Object.keys(VERBS));
   return near === null ? "" : `; did you mean ${near}?`;

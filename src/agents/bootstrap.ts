@@ -1,15 +1,15 @@
 import { shellQuote } from "./command.ts";
 import type { AgentName, HelperLocation } from "./types.ts";
 
-/** The markers around our block in AGENTS.md, GEMINI.md and rule files (contract §9). */
+/** The markers around our block in AGENTS.md, GEMINI.md and rule files (docs/design.md#integrations). */
 export const BLOCK_BEGIN = "<!-- session-handoff:begin -->";
 export const BLOCK_END = "<!-- session-handoff:end -->";
 
-/** Prefix of the block's line naming the agents that asked for it (ruling 11). */
+/** Prefix of the block's line naming the agents that asked for it (ruling 11, docs/design.md#integrations). */
 export const AGENTS_LINE = "Installed by session-handoff for:";
 
 /**
- * The bootstrap instruction for harnesses that read instruction files (contract §9,
+ * The bootstrap instruction for harnesses that read instruction files (contract §9, docs/design.md#integrations,
  * references/session-start-hook.md): run `check` at session start and act on its code.
  * Short on purpose: Codex caps all AGENTS.md text at 32 KiB (harnesses.md).
  */

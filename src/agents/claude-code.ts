@@ -5,7 +5,7 @@ import type { Agent } from "./types.ts";
 /**
  * Claude Code (harnesses.md): a SessionStart hook in `.claude/settings.json` (global:
  * `~/.claude/settings.json`) with the command relative to `$CLAUDE_PROJECT_DIR`, plus the
- * checkpoint hooks PreCompact, PostCompact and SessionEnd (contract §12). Timeouts in seconds.
+ * checkpoint hooks PreCompact, PostCompact and SessionEnd (docs/design.md#checkpoints). Timeouts in seconds.
  */
 export const claudeCode: Agent = {
   name: "claude-code",

@@ -6,7 +6,7 @@ import type { Agent } from "./types.ts";
 /**
  * Codex CLI (harnesses.md): the bootstrap block in `AGENTS.md` (global `~/.codex/AGENTS.md`)
  * and hooks in `.codex/hooks.json` (global `~/.codex/hooks.json`): SessionStart, and the
- * checkpoint hooks PreCompact and SessionEnd (contract §12). Codex runs hooks in the
+ * checkpoint hooks PreCompact and SessionEnd (docs/design.md#checkpoints). Codex runs hooks in the
  * session's cwd with no project variable known, so the command is absolute. On Windows Codex
  * runs hooks in PowerShell and reads `commandWindows` instead: a PowerShell form of the same.
  */

@@ -5,7 +5,7 @@ import type { Agent } from "./types.ts";
 /**
  * Gemini CLI (harnesses.md): the bootstrap block in `GEMINI.md` and hooks in
  * `.gemini/settings.json` (global: `~/.gemini/…`): SessionStart, and the checkpoint hook
- * SessionEnd (contract §12). No PreCompress: it fires before every model request and never
+ * SessionEnd (docs/design.md#checkpoints). No PreCompress: it fires before every model request and never
  * says whether it will compress (harnesses.md), so a checkpoint there would be taken at
  * every turn. Every command uses `--format gemini`: JSON on stdout, nothing on stderr, or
  * Gemini shows the stderr as a chat line. Timeouts are in milliseconds. Gemini matches

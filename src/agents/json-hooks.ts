@@ -2,7 +2,7 @@ import { applyEdits, createScanner, modify, parse, printParseErrorCode, type For
 import { Refused } from "../errors.ts";
 import type { HookSpec } from "./types.ts";
 
-/** Our JSON entries are the hooks whose command names the helper (contract §9). */
+/** Our JSON entries are the hooks whose command names the helper (docs/design.md#integrations). */
 export const HELPER_FILE = "memory_io.mjs";
 
 /** Deepest nesting of arrays and objects a settings file may have before it is refused. */
@@ -167,7 +167,7 @@ function rewrite(text: string, ours: Obj | null): string {
 }
 
 /**
- * The settings text with our hooks merged in (contract §9): the user's other keys, hooks,
+ * The settings text with our hooks merged in (docs/design.md#integrations): the user's other keys, hooks,
  * comments and layout kept; ours once per event. `text` null: a new file.
  * @throws Refused (see parseSettings).
  */

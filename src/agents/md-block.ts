@@ -10,7 +10,7 @@ export interface BlockSpan {
 
 /**
  * Finds our block: exactly one begin marker line, then exactly one end marker line, each
- * alone on its line. Anything else is malformed and refused, never guessed (contract §9).
+ * alone on its line. Anything else is malformed and refused, never guessed (docs/design.md#integrations).
  * @returns null when the file has neither marker.
  * @throws Refused (exit 2) naming the problem and what to do.
  */
@@ -116,7 +116,7 @@ function dropBlock(text: string, span: BlockSpan): string | null {
 }
 
 /**
- * `text` with `agent` taken off our block; the block goes with the last agent (contract §9),
+ * `text` with `agent` taken off our block; the block goes with the last agent (docs/design.md#integrations),
  * with the blank line that install put beside it. Returns null when nothing would be left.
  */
 export function takeBlock(text: string, file: string, agent: AgentName, body: (agents: AgentName[]) => string): string | null {

@@ -2,7 +2,7 @@ import { ENVELOPES } from "./envelopes.ts";
 import type { HookFormat } from "./types.ts";
 
 /**
- * Wraps the hook's fixed sentences in a harness's envelope (contract §7): whole output,
+ * Wraps the hook's fixed sentences in a harness's envelope (docs/design.md#integrations): whole output,
  * envelope and JSON escaping included, under `limit` characters. Sentences come most
  * important first, so the last ones are dropped first; nothing at all when there is none.
  */

@@ -1,13 +1,13 @@
 /**
  * What a harness adapter declares (style.md: one file per harness in `src/agents/`): the
  * envelope its session-start hook output needs, and the files `install` edits for it
- * (contract §7, §9, §12 last bullet; harnesses.md).
+ * (contract §7, §9, §12 last bullet; harnesses.md; docs/design.md#integrations, docs/design.md#checkpoints).
  */
 
-/** Output formats of `hook --format` (contract §7). */
+/** Output formats of `hook --format` (docs/design.md#integrations). */
 export type HookFormat = "text" | "claude" | "codex" | "gemini" | "cursor" | "cline";
 
-/** Agent names of `install --agent` (contract §9). */
+/** Agent names of `install --agent` (docs/design.md#integrations). */
 export type AgentName = "claude-code" | "codex" | "opencode" | "cline" | "gemini" | "cursor";
 
 /** Where the built helper is, as `install` computes it (real paths). */
@@ -94,7 +94,7 @@ export interface Agent {
   /** doctor's checks of its own. */
   checks?: AgentChecks;
   /**
-   * The files install edits. `global` selects the per-user files (ruling 11); an agent
+   * The files install edits. `global` selects the per-user files (ruling 11, docs/design.md#integrations); an agent
    * without them throws a Refused naming why.
    */
   edits(helper: HelperLocation, global: boolean): Edit[];

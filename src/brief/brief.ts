@@ -1,4 +1,4 @@
-// The six-line warm-start brief (seed 002, resume flow step 6; contract §5 `brief`). Pure.
+// The six-line warm-start brief (seed 002, resume flow step 6; contract §5 `brief`; docs/design.md#verdicts-and-the-brief). Pure.
 import { notHereWords, type DriftReport } from "../git/verdict.ts";
 import { sanitize } from "../guard/sanitize.ts";
 import { cutAtWord, fitClauses, fitList, type Clause } from "./cut.ts";
@@ -39,7 +39,7 @@ export interface Brief {
 }
 
 /**
- * The proposed next step as the brief says it (contract §5): under drift's verdict (re-verify
+ * The proposed next step as the brief says it (docs/design.md#verdicts-and-the-brief): under drift's verdict (re-verify
  * after rewritten history, re-check after drift, by hand when unverifiable, start fresh when
  * stale), with the first open question asked before anything is done. `step` is safe text.
  */
@@ -62,7 +62,7 @@ export function frameNextStep(verdict: string, step: string | null, question: st
     default:
       proposed = step ?? "none recorded";
   }
-  // An open question decides what comes next: it is asked before anything is done (contract §5).
+  // An open question decides what comes next: it is asked before anything is done (docs/design.md#verdicts-and-the-brief).
   const ask = question === null ? "" : ` (open question first: ${question})`;
   return `${proposed}${ask} — Confirm?`;
 }
@@ -86,7 +86,7 @@ const CAUSE = /\s[—–-]\s|:\s|\s(?=because\b)/;
 
 /**
  * Lists failed approaches within `budget` characters, each keeping its cause whole (contract
- * §5 `brief`: a field cut for length keeps each item's cause): when an item is too long, its
+ * §5 (docs/design.md#verdicts-and-the-brief) `brief`: a field cut for length keeps each item's cause): when an item is too long, its
  * approach is shortened with `…`, then, only if still needed, the cause. `…` marks exactly
  * where words were dropped.
  */
@@ -139,7 +139,7 @@ export function draftBrief(h: ParsedHandoff, drift: DriftReport, ledgers: Ledger
   const notHere = drift.notHereReason ? notHereWords(drift.notHereReason) : null;
   const goal = flatten(h.goal) || "none recorded";
 
-  // Every checkbox at any depth (field report 25); `[-] … — dropped:` steps are closed (ruling 8).
+  // Every checkbox at any depth (field report 25); `[-] … — dropped:` steps are closed (ruling 8, docs/design.md#files-on-disk).
   const steps = h.steps ?? h.plan;
   const counts = { done: 0, "in-progress": 0, todo: 0, abandoned: 0, unmarked: 0 };
   for (const s of steps) counts[s.status]++;

@@ -1,4 +1,4 @@
-// Gathers the drift facts of contract §5 with as few git processes as the answer needs, then
+// Gathers the drift facts of contract §5 (docs/design.md#verdicts-and-the-brief) with as few git processes as the answer needs, then
 // hands them to the pure `assessDrift`.
 import type { CheckedAnchors } from "../schema/handoff.ts";
 import type { ObjectId } from "../schema/values.ts";
@@ -43,7 +43,7 @@ export const MAX_LOGGED_COMMITS = 2000;
 
 /**
  * The commits between the saved HEAD and HEAD, each with the paths it touches (a merge: its
- * diff against its first parent, ruling 14), from one `git log` that also gives ahead and
+ * diff against its first parent, ruling 14; docs/design.md#verdicts-and-the-brief), from one `git log` that also gives ahead and
  * behind. `-z` keeps paths unquoted; `--no-renames` lists both sides of a move.
  */
 function historyArgs(id: ObjectId): string[] {
@@ -101,7 +101,7 @@ function rootPrefix(root: string, top: string | null): string {
   return rel === "" ? "" : `${rel}/`;
 }
 
-// Ruling 16: is the handoff tracked? Its path in the index, found in JS (no process) by its
+// Ruling 16 (docs/design.md#verdicts-and-the-brief): is the handoff tracked? Its path in the index, found in JS (no process) by its
 // bytes; an index that cannot be searched that way (v4 compresses paths) counts as tracked.
 function maybeTracked(gitDir: string | null, topRelative: string): boolean {
   if (gitDir === null) return false;
@@ -121,25 +121,25 @@ function maybeTracked(gitDir: string | null, topRelative: string): boolean {
 export interface DriftOptions {
   /** A `startStatus` already running, or null to start one here. */
   early?: Promise<SnapshotResult> | null;
-  /** Root-relative folders `git status` leaves out (the running skill's, ruling 17). */
+  /** Root-relative folders `git status` leaves out (the running skill's, ruling 17; docs/design.md#verdicts-and-the-brief). */
   excludes?: readonly string[];
   /** The handoff's token, to tell whether this clone saved it; null for a pasted one. */
   handoffToken?: string | null;
 }
 
 /**
- * Measures drift at `root` against validated anchors (contract §5). Runs git with argument
+ * Measures drift at `root` against validated anchors (docs/design.md#verdicts-and-the-brief). Runs git with argument
  * vectors built only from literals, the validated object id, numbers of seconds and paths
  * the helper computed itself.
  *
  * Processes: one `status` (branch, HEAD, upstream counts, dirty files) and one `log` of the
  * commits between the saved HEAD and HEAD (ahead, behind, and which touch only the memory
- * dir: ruling 14), in parallel. Only when needed: a reachability check when HEAD does not
+ * dir: ruling 14; docs/design.md#verdicts-and-the-brief), in parallel. Only when needed: a reachability check when HEAD does not
  * contain the saved commit; a `--since` count (and a shallow check when the object is
  * missing) when it is unreachable; `git diff --name-only <saved> HEAD` when the HEAD moved and
- * there are key files or cleaned dirty files to judge (ruling 15); `config user.email` when
+ * there are key files or cleaned dirty files to judge (ruling 15, docs/design.md#verdicts-and-the-brief); `config user.email` when
  * the handoff is tracked, and `log -1` of it when no commit since the save touched it
- * (ruling 16). So 2 in the usual case.
+ * (ruling 16, docs/design.md#verdicts-and-the-brief). So 2 in the usual case.
  * The operation in progress is read from the git dir's files. Never throws for a git
  * failure: git missing or timing out gives an unverifiable report.
  * @param nowMs the current time in ms since the epoch.
@@ -266,7 +266,7 @@ export async function measureDrift(
   const stats = await keyFilesP;
   facts.missingKeyFiles = stats.filter((k) => k.stat === null).map((k) => k.path);
   if (facts.git.state !== "repo") {
-    // Outside git: the `Key file mtimes` anchor is what changed files are judged by (issue 9, case 6).
+    // Outside git: the `Key file mtimes` anchor is what changed files are judged by (issue 9, case 6; docs/design.md#verdicts-and-the-brief).
     const now = new Map(stats.map((k) => [k.path, k.stat === null ? null : isoSeconds(k.stat.mtimeMs)]));
     facts.changedKeyFiles = anchors.keyFileMtimes.filter((k) => now.get(k.path) !== (k.mtime === null ? null : normalTime(k.mtime))).map((k) => k.path);
   }

@@ -32,7 +32,7 @@ export interface PublishMemoryResult {
 async function git(top: string, args: string[], env: Record<string, string | undefined>, what: string): Promise<string> {
   const r = await runGit(top, args, env);
   if (r.code !== 0) {
-    // git's own words: the user knows them, and they say what to do (contract §5).
+    // git's own words: the user knows them, and they say what to do (docs/design.md#verdicts-and-the-brief).
     const text = r.stderr.trim() || r.stdout.toString("utf8").trim();
     throw new Refused(`${what} failed (git exit ${r.code}):\n${text}`);
   }
@@ -40,7 +40,7 @@ async function git(top: string, args: string[], env: Record<string, string | und
 }
 
 /**
- * Commits exactly the memory dir's public files (contract §5, ruling 25), `git commit
+ * Commits exactly the memory dir's public files (ruling 25, docs/design.md#integrations), `git commit
  * --only`-style: whatever else the user staged stays staged and out of the commit. Refused
  * when the memory dir is git-ignored. With `push`, pushes HEAD to the branch's upstream only.
  * @throws Refused (exit 2) with git's own error.

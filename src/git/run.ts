@@ -1,5 +1,5 @@
 // Runs git: an argument vector (never a shell), a timeout, no optional locks, and an
-// environment that cannot redirect it to another repository (contract §3).
+// environment that cannot redirect it to another repository (docs/design.md#tokens-and-the-publication-protocol).
 import { execFile } from "node:child_process";
 
 /** Default time one git process may take, in ms, before it is killed. */
@@ -28,7 +28,7 @@ export class GitUnavailable extends Error {
 // Variables that would point git at another repository, index or object store than the one
 // under the root (set, for instance, when the helper runs from inside a git hook), or that
 // turn off the pathspec magic we rely on to exclude the memory dir. GIT_CEILING_DIRECTORIES
-// is kept: it can only stop git's discovery, and the root walk honours it too (ruling 12), so
+// is kept: it can only stop git's discovery, and the root walk honours it too (ruling 12, docs/design.md#the-root), so
 // git never finds a repository above a ceiling that the root walk stopped at.
 const DROPPED_ENV = [
   "GIT_DIR",
@@ -62,7 +62,7 @@ export function gitEnv(env: Record<string, string | undefined>): Record<string, 
 /**
  * Runs `git <args>` in `cwd` without a shell. Every argument is either a literal of this
  * helper or a value it validated itself (a full object id, a number): callers never pass text
- * read from a memory file (contract §3).
+ * read from a memory file (docs/design.md#tokens-and-the-publication-protocol).
  * @returns the exit code and output; a non-zero exit is a result, not an error.
  * @throws GitUnavailable when git is not on PATH or ran past `timeoutMs` (default 15 s).
  */

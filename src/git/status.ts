@@ -29,7 +29,7 @@ export type SnapshotResult = { kind: "repo"; snapshot: Snapshot } | { kind: "not
 
 /**
  * The status command: porcelain v2 with `--branch` and `-z`. The dirty entries are those of
- * `git status --porcelain=v1 -z` (contract §5), NUL-framed the same way; v2 adds the HEAD id
+ * `git status --porcelain=v1 -z` (docs/design.md#verdicts-and-the-brief), NUL-framed the same way; v2 adds the HEAD id
  * and the upstream counts as header lines, which saves two more git processes. The memory
  * dir is excluded by pathspec (relative to the root, which is git's cwd), so that a `.ai/`
  * holding only memory files is not reported at all.
@@ -38,7 +38,7 @@ export const STATUS_ARGS = ["status", "--porcelain=v2", "--branch", "-z", "--unt
 
 /**
  * The status command leaving out, besides the memory dir, `excludes` (the running skill's
- * folder, ruling 17): root-relative paths the helper computed itself, as literal exclude
+ * folder, ruling 17; docs/design.md#verdicts-and-the-brief): root-relative paths the helper computed itself, as literal exclude
  * pathspecs.
  */
 export function statusArgs(excludes: readonly string[] = []): readonly string[] {

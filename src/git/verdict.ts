@@ -1,17 +1,17 @@
-// Drift arithmetic and the verdict (contract §5). Pure: plain facts in, the report out; the
+// Drift arithmetic and the verdict (docs/design.md#verdicts-and-the-brief). Pure: plain facts in, the report out; the
 // git calls that gather the facts live in drift.ts.
 import { sanitize } from "../guard/sanitize.ts";
 import { quotePath } from "../schema/anchor-lines.ts";
 import type { ValidTime } from "../schema/values.ts";
 import type { Snapshot, UpstreamGap } from "./status.ts";
 
-/** Verdicts in precedence order, strongest first (contract §5). */
+/** Verdicts in precedence order, strongest first (docs/design.md#verdicts-and-the-brief). */
 export const VERDICTS = ["unverifiable", "rewritten", "stale", "drifted", "fresh"] as const;
 export type Verdict = (typeof VERDICTS)[number];
 
-/** Older than this many days is stale (contract §5). */
+/** Older than this many days is stale (docs/design.md#verdicts-and-the-brief). */
 export const STALE_DAYS = 14;
-/** More than this many commits ahead of the saved HEAD is stale (contract §5). */
+/** More than this many commits ahead of the saved HEAD is stale (docs/design.md#verdicts-and-the-brief). */
 export const STALE_COMMITS = 30;
 
 const DAY_MS = 86_400_000;
@@ -49,9 +49,9 @@ export interface DriftFacts {
   missingKeyFiles: string[];
   /** Anchor fields that failed validation (see `CheckedAnchors.unverifiable`). */
   unverifiable: string[];
-  /** Commits on either side that touch only the memory dir (ruling 14), left out of ahead and behind. */
+  /** Commits on either side that touch only the memory dir (ruling 14, docs/design.md#verdicts-and-the-brief), left out of ahead and behind. */
   memoryOnlyCommits?: number;
-  /** Key files changed since the save (ruling 15; outside git: by the `Key file mtimes` anchor). */
+  /** Key files changed since the save (ruling 15; outside git: by the `Key file mtimes` anchor; docs/design.md#verdicts-and-the-brief). */
   changedKeyFiles?: string[];
   /** Top-relative paths that differ between the saved commit and HEAD; null when not looked up. */
   changedSinceSave?: string[] | null;
@@ -59,7 +59,7 @@ export interface DriftFacts {
   dirtyKeyFiles?: string[];
   /** The operation in progress at the save and now (`rebase of feature/login`, `merge`, …). */
   inProgress?: { saved: string | null; current: string | null };
-  /** Who last committed the handoff, when it is tracked (ruling 16). */
+  /** Who last committed the handoff, when it is tracked (ruling 16, docs/design.md#verdicts-and-the-brief). */
   provenance?: Provenance | null;
   /** Why the state time is unknown, when it is (`StateTime.reason`). */
   ageUnknown?: "missing" | "malformed" | "future" | null;
@@ -67,7 +67,7 @@ export interface DriftFacts {
   dirtySinceSave?: { changed: string[]; unchanged: string[] } | null;
 }
 
-/** The committer of the last commit that changed the handoff, and whether that was someone else (ruling 16). */
+/** The committer of the last commit that changed the handoff, and whether that was someone else (ruling 16, docs/design.md#verdicts-and-the-brief). */
 export interface Provenance {
   /** The last commit's author that changed the handoff, quoted: `"Alice" <alice@example.com>`; null when untracked. */
   committer: string | null;
@@ -75,7 +75,7 @@ export interface Provenance {
   someoneElse: boolean;
 }
 
-/** The drift report, `drift --json`'s document (contract §5, plus `shallow`, `dirtyChanged`, `git`). */
+/** The drift report, `drift --json`'s document (contract §5, plus `shallow`, `dirtyChanged`, `git`; docs/design.md#verdicts-and-the-brief). */
 export interface DriftReport {
   verdict: Verdict;
   saved: { branch: string | null; head: string | null; date: string | null; dirty: string[] | null };
@@ -102,7 +102,7 @@ export interface DriftReport {
   sinceSaved: number | null;
   git: { state: GitState; note: string | null };
   unverifiable: string[];
-  /** Commits on either side that touch only the memory dir: committing or pulling the handoff is not drift (ruling 14). */
+  /** Commits on either side that touch only the memory dir: committing or pulling the handoff is not drift (ruling 14, docs/design.md#verdicts-and-the-brief). */
   memoryOnlyCommits: number;
   /** Key files changed by the commits since the save, or (outside git) whose modification time differs from the saved one. */
   changedKeyFiles: string[];
@@ -157,7 +157,7 @@ export function ageUnknownWords(reason: "missing" | "malformed" | "future" | nul
 }
 
 // Files dirty at the save and clean now: committed when the commits since the save changed
-// them, else stashed or reverted (contract §5: said when it can be told apart).
+// them, else stashed or reverted (contract §5: said when it can be told apart; docs/design.md#verdicts-and-the-brief).
 function cleanedWords(cleaned: readonly string[], changed: readonly string[] | null): string {
   const head = `${plural(cleaned.length, "file")} dirty at the save ${cleaned.length === 1 ? "is" : "are"} clean now`;
   if (changed === null) return `${head} (committed, stashed or reverted): ${listed(cleaned)}`;
@@ -171,7 +171,7 @@ function cleanedWords(cleaned: readonly string[], changed: readonly string[] | n
 }
 
 /**
- * Judges drift facts (contract §5). Precedence: `unverifiable` (git unusable, or no valid HEAD
+ * Judges drift facts (docs/design.md#verdicts-and-the-brief). Precedence: `unverifiable` (git unusable, or no valid HEAD
  * anchor), `rewritten` (saved HEAD unreachable or missing), `stale` (> 14 days, or ahead > 30),
  * `drifted` (branch changed, ahead or behind, key files missing), else `fresh`. An upstream gap
  * or changed dirty files are reported but do not change the verdict. Pure.
@@ -201,7 +201,7 @@ export function assessDrift(f: DriftFacts): DriftReport {
   else if ((ageRaw !== null && ageRaw > STALE_DAYS) || (ahead !== null && ahead > STALE_COMMITS)) verdict = "stale";
   else if (branchChanged === true || (ahead ?? 0) > 0 || (behind ?? 0) > 0 || f.missingKeyFiles.length > 0) verdict = "drifted";
   else if (ageRaw === null) {
-    // Never fresh on an unknown age (ruling 13): the state time is what fresh rests on.
+    // Never fresh on an unknown age (ruling 13, docs/design.md#verdicts-and-the-brief): the state time is what fresh rests on.
     verdict = "unverifiable";
     if (!unverifiable.includes("date")) unverifiable.push("date");
   } else verdict = "fresh";

@@ -2,11 +2,11 @@ import { randomBytes } from "node:crypto";
 import { renderVisible } from "./invisible.ts";
 
 /**
- * Wraps file bytes in the untrusted envelope of contract §2:
+ * Wraps file bytes in the untrusted envelope of contract §2 (docs/design.md#tokens-and-the-publication-protocol):
  * `CURRENT-SHA256: <token>`, `<<<BEGIN UNTRUSTED <FILE> <nonce>>>`, the bytes (a newline
  * added when a non-empty file lacks one), `<<<END UNTRUSTED <FILE> <nonce>>>`. The nonce is
  * 16 fresh hex characters that the content does not contain, so the file cannot forge the
- * END line. Invisible characters and invalid UTF-8 are shown visibly (contract §4); the
+ * END line. Invisible characters and invalid UTF-8 are shown visibly (docs/design.md#redaction); the
  * token still covers the exact bytes on disk.
  * @returns the output bytes and a warning for stderr when anything was made visible.
  */

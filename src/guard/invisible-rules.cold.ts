@@ -1,5 +1,5 @@
 /**
- * The rules of the invisible-character guard (contract §4, rulings 5 and 7), behind the fast
+ * The rules of the invisible-character guard (contract §4, rulings 5 and 7; docs/design.md#redaction), behind the fast
  * paths of guard/invisible.ts: most texts hold no candidate code point and never load this
  * module. Built as a lazy chunk (a `.cold.ts` file: build.mjs), so that read and write do not
  * parse it, nor its Unicode tables, at every start-up. Pure.
@@ -22,10 +22,10 @@ const EMOJI = /\p{Emoji}/u;
 const LETTER_OR_MARK = /[\p{L}\p{M}]/u;
 const HAN_IDEOGRAPH = /[\p{Unified_Ideograph}\uF900-\uFAFF\u{2F800}-\u{2FA1F}]/u;
 
-// The three emoji tag sequences Unicode recommends (ruling 7): 🏴 + gbeng / gbsct / gbwls + cancel tag.
+// The three emoji tag sequences Unicode recommends (ruling 7, docs/design.md#redaction): 🏴 + gbeng / gbsct / gbwls + cancel tag.
 const FLAG_TAGS = ["gbeng", "gbsct", "gbwls"].map((t) => [...t].map((c) => 0xe0000 + c.charCodeAt(0)));
 
-/** The class of a code point on the §4 / ruling 5 list, or undefined when it is not on it. */
+/** The class of a code point on the §4 (docs/design.md#redaction) / ruling 5 list, or undefined when it is not on it. */
 function classOf(cp: number): string | undefined {
   if (cp < 0x20 || (cp >= 0x7f && cp <= 0x9f)) return cp === 0x09 || cp === LF ? undefined : "control character";
   if (cp < 0x61c) return undefined;
@@ -108,8 +108,8 @@ function lineHasRtl(cps: readonly number[], i: number): boolean {
 }
 
 /**
- * The class of the code point at `i` of `cps` when it is refused in its context (contract §4,
- * rulings 5 and 7), else undefined. Allowed in context: U+FEFF as the very first character;
+ * The class of the code point at `i` of `cps` when it is refused in its context (contract §4, docs/design.md#redaction,
+ * rulings 5 and 7; docs/design.md#redaction), else undefined. Allowed in context: U+FEFF as the very first character;
  * CR before LF; U+200C/U+200D between two letters or marks, and U+200D between two emoji (a
  * selector or skin tone may follow the first); U+200E, U+200F, U+061C on a line holding a
  * right-to-left letter; tag characters inside the England, Scotland and Wales flags;
@@ -184,7 +184,7 @@ export function findRefused(text: string): InvisibleHit[] {
 /**
  * The code point indexes (0-based) of `text` that `findInvisible` would refuse there,
  * as if `text` sat after a space on a line of its own text (a path on an anchor line): so a
- * leading U+FEFF, joiner or selector counts as refused. For `quotePath` (ruling 4). Pure.
+ * leading U+FEFF, joiner or selector counts as refused. For `quotePath` (ruling 4, docs/design.md#redaction). Pure.
  */
 export function refusedIndexesIn(text: string): Set<number> {
   const out = new Set<number>();

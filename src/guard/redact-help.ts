@@ -1,6 +1,6 @@
 /**
- * One line per redaction rule for `--help redact` (contract §4: "the list is documented in
- * `--help redact`"; ruling 32: the help names the families covered). Kept apart from the rule
+ * One line per redaction rule for `--help redact` (contract §4, docs/design.md#redaction: "the list is documented in
+ * `--help redact`"; ruling 32 (docs/design.md#redaction): the help names the families covered). Kept apart from the rule
  * table so that the text is compiled only by the cold `redact` verb, not by every start-up.
  */
 export const RULE_DESCRIPTIONS: Readonly<Record<string, string>> = {

@@ -1,8 +1,8 @@
 /**
- * The parts every redaction rule is built from (contract §4): the rule shape, the boundaries,
+ * The parts every redaction rule is built from (docs/design.md#redaction): the rule shape, the boundaries,
  * the entropy measure and the allow-lists for what handoffs are full of. Pure; no I/O.
- * The rule tables live in redact.ts (families of §4) and redact-vendors.ts (gitleaks v8's
- * other default families, ruling 32).
+ * The rule tables live in redact.ts (families of §4; docs/design.md#redaction) and redact-vendors.ts (gitleaks v8's
+ * other default families, ruling 32; docs/design.md#redaction).
  */
 
 /**
@@ -100,7 +100,7 @@ export function rule(id: string, keywords: string, source: string, entropy?: num
 export const PLACEHOLDER =
   /^(?:\$.*|%[A-Za-z_(].*|\{.*\}|<.*>|\[.*\]|\*+|x+|X+|\.\.\.|…|password|passwd|pass|pwd|secret|changeme|redacted|hidden|none|null|undefined|true|false)$/i;
 
-/** A value that reads a variable instead of holding a secret (contract §4). */
+/** A value that reads a variable instead of holding a secret (docs/design.md#redaction). */
 export const VARIABLE_REFERENCE =
   /^(?:\$|%[A-Za-z_]|\{\{|\{%|os\.environ|os\.getenv|process\.env|import\.meta\.env|env\.|ENV\[|ENV\.fetch|System\.getenv|getenv\(|secrets\.|vars\.)/;
 
@@ -190,7 +190,7 @@ export const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4
 const DECORATED_HEX = /^[^A-Za-z0-9]*(?<![0-9a-fA-F])(?:[0-9a-fA-F]{40}|[0-9a-fA-F]{64})(?![0-9a-fA-F])(?::[\w./-]*)?[^A-Za-z0-9]*$/;
 
 /**
- * Never redacted, whatever the rule (contract §4): git object ids and SHA-256 tokens (40 or 64
+ * Never redacted, whatever the rule (docs/design.md#redaction): git object ids and SHA-256 tokens (40 or 64
  * hex digits, whatever punctuation or Markdown surrounds them), UUIDs, and documentation keys
  * that end in `EXAMPLE` (AWS's own convention).
  */

@@ -1,6 +1,6 @@
 /**
  * Redaction rules whose secret is found by reading the syntax around it, not by a vendor
- * shape (contract §4, ruling 32): PEM key blocks, generic assignments and their unquoted runs,
+ * shape (ruling 32, docs/design.md#redaction): PEM key blocks, generic assignments and their unquoted runs,
  * YAML block scalars, Markdown tables under a secret-named header, Cookie headers. Every scan
  * here is linear: it reads only characters that become part of the span it returns, or a
  * bounded number past them.
@@ -8,7 +8,7 @@
 import { PATH_OR_URL, looksLikeCode, notAnAssignedSecret, placeholderOrVariable, shannonEntropy, tally } from "./redact-kit.ts";
 
 // ---------------------------------------------------------------------------------------------
-// PEM blocks (issue 10: a key block is marker lines and key material, never arbitrary prose)
+// PEM blocks (issue 10: a key block is marker lines and key material, never arbitrary prose; docs/design.md#redaction)
 
 const PEM_END = /-----END[ A-Z0-9_-]*PRIVATE KEY(?: BLOCK)?-----/y;
 const PEM_HEADER = /(?:Proc-Type|DEK-Info|Version|Comment|Hash|Charset|MessageID):[^\r\n\\]*/y;
@@ -64,7 +64,7 @@ function skipPrefix(text: string, at: number, prefix: string): number {
 /**
  * private-key's refine: from the BEGIN marker, takes the lines that are key material — base64
  * lines, the `Proc-Type:`/`DEK-Info:` (and PGP armour) headers, blank lines — up to the END
- * marker, whatever constant prefix and suffix each line carries (ruling 53). A line of anything
+ * marker, whatever constant prefix and suffix each line carries (ruling 53, docs/design.md#redaction). A line of anything
  * else ends the block there: the key is what came before it, and the prose after it is kept.
  * Without an END line (a truncated paste) the material read is still a key. Returns null when
  * the block holds fewer than 32 base64 characters (documentation). PuTTY key files go to
@@ -170,7 +170,7 @@ const isNameStart = (c: number): boolean => (c >= 0x41 && c <= 0x5a) || (c >= 0x
 const isNameChar = (c: number): boolean => isNameStart(c) || (c >= 0x30 && c <= 0x39) || c === 0x2e || c === 0x2d;
 
 /**
- * The end of an unquoted generic value that starts at `start` (contract §4: in `KEY=value`
+ * The end of an unquoted generic value that starts at `start` (contract §4, docs/design.md#redaction: in `KEY=value`
  * syntax the value runs to whitespace or the end of the line, so `&`, `;`, `,`, `(`, `<`, `>`
  * and backticks inside it are part of it, and its entropy is judged on the whole run). The run
  * stops earlier only where the text is plainly structure, not value:
@@ -309,7 +309,7 @@ export function refineGenericValue(text: string, m: RegExpExecArray, start: numb
 }
 
 /**
- * Ruling 32's conditions for a name that ends in `_KEY` (`ENCRYPTION_KEY`, `sort_key`): the
+ * Ruling 32's conditions (docs/design.md#redaction) for a name that ends in `_KEY` (`ENCRYPTION_KEY`, `sort_key`): the
  * value needs 16 or more characters, a digit, and not the shape of a dotted identifier
  * (`user.profile.v2`). Other secret names need only the entropy floor.
  */
@@ -319,7 +319,7 @@ export function keyNameValueKept(v: string, m: RegExpExecArray): boolean {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Markdown tables (ruling 32: only cells under a secret-named header that pass the entropy floor)
+// Markdown tables (ruling 32: only cells under a secret-named header that pass the entropy floor; docs/design.md#redaction)
 
 /** A header cell or first cell that names a secret (`Password`, `API key`, `DB_PASSWORD`, `token`). */
 const SECRET_NAME =
@@ -512,7 +512,7 @@ function awsCandidates(text: string, from: number, to: number): Array<[number, n
 const AWS_CONTEXT = /(?<id>(?<![A-Za-z0-9_])(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}(?![A-Za-z0-9_]))|(?<ini>(?<=^|\n)[ \t]*\[[^\]\r\n]{1,64}\][ \t]*(?=\r?\n))/g;
 
 /**
- * The unnamed AWS secret access keys of ruling 53: beside an access key id, every 40-character
+ * The unnamed AWS secret access keys of ruling 53 (docs/design.md#redaction): beside an access key id, every 40-character
  * candidate within 3 lines on either side; after a `[profile]` line whose section names an
  * `aws_…` credential, every candidate in the section. Windows are capped in characters, so
  * overlapping ones stay linear. The caller judges entropy and the global allow-list.

@@ -1,5 +1,5 @@
 /**
- * Secret redaction (contract §4): every text that `write`, `promote` and `redact` handle passes
+ * Secret redaction (docs/design.md#redaction): every text that `write`, `promote` and `redact` handle passes
  * through {@link redactText} before anything touches disk. Pure: strings in, strings out.
  *
  * The rules are our own, written after studying the ideas of gitleaks' rule file (MIT,
@@ -8,7 +8,7 @@
  * are full of (git ids, SHA-256 tokens, UUIDs, variable references, placeholders). The parts
  * are split by family: redact-kit.ts (rule shape, boundaries, allow-lists), redact-syntax.ts
  * (PEM blocks, generic values, tables, cookies), redact-vendors.ts (gitleaks v8's other default
- * families, ruling 32).
+ * families, ruling 32; docs/design.md#redaction).
  */
 import {
   L,
@@ -35,7 +35,7 @@ import { VENDOR_RULES } from "./redact-vendors.ts";
 
 export { REDACTION_WORK, shannonEntropy, type RedactionRule };
 
-/** One secret found by redaction (contract §4). Lines and columns are 1-based; length in characters. */
+/** One secret found by redaction (docs/design.md#redaction). Lines and columns are 1-based; length in characters. */
 export interface RedactionFinding {
   /** The rule id, kebab-case (e.g. `github-token`); also the KIND in `<redacted: KIND>`. */
   kind: string;
@@ -52,12 +52,12 @@ export interface RedactionFinding {
 /** Options of {@link redactText}. */
 export interface RedactOptions {
   /**
-   * 1-based line numbers left untouched (contract §13 ruling 6: anchor lines `write` filled or
+   * 1-based line numbers left untouched (contract §13 ruling 6, docs/design.md#redaction: anchor lines `write` filled or
    * that equal what `anchors` reports). A secret that starts or ends on one of them is kept.
    */
   exemptLines?: ReadonlySet<number>;
   /**
-   * Transcript text (a checkpoint's items): the transcript-only rules run too (ruling 53,
+   * Transcript text (a checkpoint's items): the transcript-only rules run too (ruling 53, docs/design.md#redaction,
    * guard/redact-transcript.ts). Never for `redact`, `write` or `promote`: use
    * {@link redactTranscript}.
    */
@@ -87,13 +87,13 @@ function notAUrlPassword(v: string): boolean {
 /**
  * The names the generic rule knows, ending the assignment's name: `…password`, `…passwd`,
  * `…passphrase`, `…_PASS` and `…_PWD` (not `bypass`), `…secret`, `…token`, api/access/auth/
- * private/secret keys, `…credentials`, and a bare `…_KEY` (group `k`: ruling 32's conditions).
+ * private/secret keys, `…credentials`, and a bare `…_KEY` (group `k`: ruling 32's conditions; docs/design.md#redaction).
  */
 const GENERIC_KEY =
   "(?:pass(?:word|wd|phrase)|(?<![A-Za-z0-9])(?:pass|pwd)|(?<=[A-Za-z])(?<e>pwd|passwd|pass)|secret|token|api[_.-]?key|apikey|access[_.-]?key|auth[_.-]?key|private[_.-]?key|secret[_.-]?key|credentials?|(?<k>[_.-]key))";
 
 /**
- * An environment name glued to `PWD`/`PASS`/`PASSWD` (`PGPWD`, `SSHPASS`; ruling 53): only an
+ * An environment name glued to `PWD`/`PASS`/`PASSWD` (`PGPWD`, `SSHPASS`; ruling 53; docs/design.md#redaction): only an
  * upper-case name counts (`bypass=…`, `compass=…` are words), and never `BYPASS`/`COMPASS`.
  */
 function notAGluedEnvName(m: RegExpExecArray): boolean {
@@ -105,12 +105,12 @@ function notAGluedEnvName(m: RegExpExecArray): boolean {
 /**
  * The rule table, in priority order: where two rules find overlapping secrets, the earlier
  * rule wins (vendor shapes before `bearer-token` and `generic-secret`). Rules follow contract
- * §4's families; the shapes are our own, after gitleaks' (MIT) rule ideas.
+ * §4's families (docs/design.md#redaction); the shapes are our own, after gitleaks' (MIT) rule ideas.
  */
 export const REDACTION_RULES: readonly RedactionRule[] = [
   rule("private-key", "-----begin putty-user-key-file-", "-----BEGIN[ A-Z0-9_-]*PRIVATE KEY(?: BLOCK)?-----|PuTTY-User-Key-File-\\d+:[^\\r\\n\\\\]{0,80}", undefined, { refine: refinePem }),
   rule("anthropic-api-key", "sk-ant-", `${LD}sk-ant-[a-z]{2,8}\\d{2}-[A-Za-z0-9_-]{80,}${RD}`),
-  // `sk-` collides with prose and branch names: only the real shapes (ruling 32); and
+  // `sk-` collides with prose and branch names: only the real shapes (ruling 32, docs/design.md#redaction); and
   // `sk-learn-and-other-kebab-words` is a name, not a key.
   rule("openai-api-key", "sk-", `${LD}sk-(?:(?:proj|svcacct|admin|None)-[A-Za-z0-9_-]{40,}|[A-Za-z0-9]{48}|[A-Za-z0-9_-]{20,}T3BlbkFJ[A-Za-z0-9_-]{20,})${RD}`, 3.5, {
     allow: (s) => /^sk-[a-z]+(?:-[a-z]+)+$/.test(s),
@@ -323,7 +323,7 @@ function collectSpans(
 
 /**
  * Rules that judge the value by its name or syntax around it, not by a vendor's exact shape:
- * they never fire on an anchor line (ruling 6) nor on a decoded or joined form (ruling 53).
+ * they never fire on an anchor line (ruling 6, docs/design.md#redaction) nor on a decoded or joined form (ruling 53).
  */
 const CONTEXT_RULES = new Set([
   "private-key",
@@ -362,7 +362,7 @@ function hyphenJoinedWords(s: string): boolean {
  * length in Unicode code points, and `lines` when a secret spans more than one line. Rules run
  * in {@link REDACTION_RULES} order; a secret that overlaps one found by an earlier rule is left
  * to that rule. A secret starting or ending on a line of `options.exemptLines` is kept (ruling
- * 6). Idempotent: the placeholders never match a rule. Linear in the text's length. Contract §4.
+ * 6). Idempotent: the placeholders never match a rule. Linear in the text's length. Contract §4 (docs/design.md#redaction).
  */
 export function redactText(text: string, options: RedactOptions = {}): { text: string; findings: RedactionFinding[] } {
   const exempt = options.exemptLines !== undefined && options.exemptLines.size > 0 ? options.exemptLines : undefined;
@@ -383,7 +383,7 @@ export function redactText(text: string, options: RedactOptions = {}): { text: s
       spans.splice(at, 0, { start, end, kind });
     }
   };
-  // An anchor line keeps its branch and paths (ruling 6) unless a vendor's exact token shape
+  // An anchor line keeps its branch and paths (ruling 6, docs/design.md#redaction) unless a vendor's exact token shape
   // sits in them (ruling 53, docs/decisions/redaction-prefixes.md).
   const kept = (rule: RedactionRule, start: number, end: number): boolean =>
     onExemptLine(start, end) && !(VENDOR_SHAPE.has(rule.id) && !hyphenJoinedWords(text.slice(start, end)));
@@ -396,7 +396,7 @@ export function redactText(text: string, options: RedactOptions = {}): { text: s
     if (!onExemptLine(start, end) && !globallyAllowed(v) && shannonEntropy(v) >= 3.5) accept(start, end, "aws-secret-access-key");
   }
   // Wrapped and split tokens: the decoded or joined form is judged by the shape rules, and the
-  // original text it came from is redacted (ruling 53).
+  // original text it came from is redacted (ruling 53, docs/design.md#redaction).
   const covered = (start: number, end: number): boolean => {
     const at = insertionPoint(spans, start);
     return (spans[at - 1] !== undefined && spans[at - 1]!.end > start) || (spans[at] !== undefined && spans[at]!.start < end);
@@ -455,7 +455,7 @@ export function redactTranscript(text: string, options: Omit<RedactOptions, "tra
 
 /**
  * Redacts only the vendors' exact token shapes (never hyphen-joined words) in a branch name,
- * a path or an anchor line, which ruling 6 otherwise keeps as they are (ruling 53): `anchors`,
+ * a path or an anchor line, which ruling 6 otherwise keeps as they are (ruling 53, docs/design.md#redaction): `anchors`,
  * a checkpoint's anchors. The anchor then holds `<redacted: KIND>` and compares as
  * unverifiable. Pure; the text is returned unchanged (same string) when nothing is found.
  */
@@ -483,7 +483,7 @@ const REPORT_LIMIT = 20;
 const REPORT_LINES_FROM = 4;
 
 /**
- * The stderr line for a redaction, shared by `write`, `promote` and `redact` (contract §4):
+ * The stderr line for a redaction, shared by `write`, `promote` and `redact` (docs/design.md#redaction):
  * `redacted N secret(s): KIND (line L), …`; a redaction of more than 3 lines reads
  * `KIND (line L, N lines)`. Never holds a value. Callers print it only when `findings` is
  * non-empty; past 20 findings the rest are counted (`… and N more`).

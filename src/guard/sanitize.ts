@@ -1,16 +1,16 @@
 /**
  * The one sanitiser for file text that the helper prints outside the untrusted envelope
- * (issue 11): `write`'s note on dropped open items, `brief`'s fields, `drift`'s branch names
+ * (docs/design.md#verdicts-and-the-brief): `write`'s note on dropped open items, `brief`'s fields, `drift`'s branch names
  * and summary, later archive listings. A planted or hand-edited file must not reach a
  * terminal or an agent's context with its secrets, ANSI/OSC escapes, bidi overrides or tag
  * characters intact, nor with a surrogate pair cut in half. Pure.
  *
- * In order: redaction (contract §4; skipped for branch names and paths, ruling 6), then LF
+ * In order: redaction (contract §4; skipped for branch names and paths, ruling 6; docs/design.md#redaction), then LF
  * (CRLF included) and TAB folded to spaces (one-line fields), then every control and every code point
  * `write` would refuse shown as `<U+XXXX>` (the same rule as `read`, guard/invisible.ts), then
  * a cut on grapheme-cluster boundaries (Intl.Segmenter), where a `<U+XXXX>` or
  * `<redacted: KIND>` marker counts as one unit and is never split. Paths are not prose: they
- * are quoted with octal escapes (schema/anchor-lines.ts `quotePath`, ruling 4).
+ * are quoted with octal escapes (schema/anchor-lines.ts `quotePath`, ruling 4; docs/design.md#redaction).
  */
 import { showRefused } from "./invisible.ts";
 import { redactText } from "./redaction.cold.ts";
@@ -21,13 +21,13 @@ export interface SanitizeOptions {
   max?: number;
   /** Fold line breaks, tabs and runs of whitespace into one space and trim (default true). */
   oneLine?: boolean;
-  /** Redact secrets first (default true); false for branch names and paths (ruling 6). */
+  /** Redact secrets first (default true); false for branch names and paths (ruling 6, docs/design.md#redaction). */
   redact?: boolean;
 }
 
 // Line breaks (CRLF is LF by then) and tabs: folded in one-line fields. A lone CR and the
 // rarer breaks (VT, FF, NEL, U+2028, U+2029) are shown as <U+XXXX> like every other control
-// (ruling 5): a file has no honest use for them, and a lone CR can hide text on a terminal.
+// (ruling 5, docs/design.md#redaction): a file has no honest use for them, and a lone CR can hide text on a terminal.
 const BREAKS = /[\t\n]+/g;
 const MARKER = /<U\+[0-9A-F]{4,6}>|<redacted: [a-z0-9-]+>|<0x[0-9A-F]{2}>/g;
 

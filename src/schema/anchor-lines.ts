@@ -1,4 +1,4 @@
-// The `## Environment anchors` line format of contract §8: rendering and the path-list
+// The `## Environment anchors` line format of contract §8 (docs/design.md#files-on-disk): rendering and the path-list
 // grammar. Pure, and free of Markdown dependencies (the `anchors` verb uses it without the Markdown scanner).
 import { refusedIndexes } from "../guard/invisible.ts";
 
@@ -12,7 +12,7 @@ const ESCAPES: Record<string, string> = { "\x07": "\\a", "\b": "\\b", "\t": "\\t
  * Writes a path for an anchor list: as is, or, when it holds a comma, a quote, a backslash, a
  * control character, a code point `write` refuses (guard/invisible.ts: bidi controls, tag
  * characters, stray joiners or selectors, C1 controls, U+2028/9) or edge whitespace (or is
- * the word `none`), in double quotes with C escapes as git quotes paths (contract §8, ruling
+ * the word `none`), in double quotes with C escapes as git quotes paths (contract §8, docs/design.md#files-on-disk, ruling
  * 4): a refused code point is written as the octal escapes of its UTF-8 bytes, so whatever
  * `anchors` prints, `write` accepts and `drift` reads back to the same path. Other non-ASCII
  * (living scripts, emoji) stays as is.
@@ -120,7 +120,7 @@ export function renderPathList(paths: readonly string[], limit = MAX_LISTED_DIRT
 /**
  * Writes a branch for the `- Branch:` line: as is, or, when it holds a code point `write`
  * refuses (git allows U+202E or tag characters in branch names), quoted and escaped as
- * {@link quotePath} does, so that `write` accepts what `anchors` prints (issue 11).
+ * {@link quotePath} does, so that `write` accepts what `anchors` prints (docs/design.md#files-on-disk).
  */
 export function quoteBranch(name: string): string {
   return refusedIndexes(name).size > 0 ? quotePath(name) : name;
@@ -198,7 +198,7 @@ export function parseDirtyHashes(value: string): DirtyHash[] | null {
   return out.length > 0 ? out : null;
 }
 
-/** The value of the `- In progress:` anchor: `<operation>[ of <branch>] (<n> conflicted files)` (contract §5 `anchors`). */
+/** The value of the `- In progress:` anchor: `<operation>[ of <branch>] (<n> conflicted files)` (contract §5 `anchors`; docs/design.md#files-on-disk). */
 export function renderInProgress(p: { words: string; conflicted: number }): string {
   return `${p.words} (${p.conflicted} conflicted files)`;
 }
@@ -249,7 +249,7 @@ export function renderDirtyHashes(h: readonly DirtyHash[]): string {
 }
 
 /**
- * Renders the `## Environment anchors` lines (without the heading), contract §8: exactly
+ * Renders the `## Environment anchors` lines (without the heading), contract §8 (docs/design.md#files-on-disk): exactly
  * `- Branch:`, `- HEAD:`, `- Dirty files:`, `- Date:`; outside git `- Date:` and, with key
  * files, `- Key file mtimes: <path> @ <ISO>, …`. Ends with a newline.
  */

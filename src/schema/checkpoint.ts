@@ -1,4 +1,4 @@
-// The checkpoint document of contract §12 and rulings 21–22: rendering within 4,096 bytes,
+// The checkpoint document of contract §12 (docs/design.md#checkpoints) and rulings 21–22: rendering within 4,096 bytes,
 // and the few header values other verbs derive from it. Pure.
 import { sanitize } from "../guard/sanitize.ts";
 import { redactTranscript } from "../guard/redaction.cold.ts";
@@ -9,15 +9,15 @@ import { CHECKPOINT_HEADING } from "./checkpoint-name.ts";
 
 export { CHECKPOINT_HEADING, CHECKPOINT_NAME, SESSION_ID, headerValue, isAnchorsOnlySource, isCheckpointText } from "./checkpoint-name.ts";
 
-/** Largest checkpoint, in bytes (contract §12). */
+/** Largest checkpoint, in bytes (docs/design.md#checkpoints). */
 export const CHECKPOINT_MAX_BYTES = 4096;
-/** Most user requests kept (contract §12: the last three). */
+/** Most user requests kept (contract §12: the last three; docs/design.md#checkpoints). */
 export const MAX_REQUESTS = 3;
 
-/** The `Trigger:` values (ruling 22). */
+/** The `Trigger:` values (ruling 22, docs/design.md#checkpoints). */
 export type Trigger = "pre-compact" | "post-compact" | "session-end" | "stop" | "unknown";
 
-/** Maps a hook's `hook_event_name` to `Trigger:` (ruling 22). */
+/** Maps a hook's `hook_event_name` to `Trigger:` (ruling 22, docs/design.md#checkpoints). */
 export function triggerOf(event: unknown): Trigger {
   switch (event) {
     case "PreCompact":
@@ -109,14 +109,14 @@ const REDACT_WINDOW = 16_384;
 
 /**
  * Makes transcript text safe for one line of a checkpoint: secrets redacted in the raw text
- * (contract §4), line breaks and tabs flattened to spaces, refused code points and controls
- * written as `<U+XXXX>` (ruling 21), then cut to `max` grapheme clusters with `…`
+ * (docs/design.md#redaction), line breaks and tabs flattened to spaces, refused code points and controls
+ * written as `<U+XXXX>` (ruling 21, docs/design.md#checkpoints), then cut to `max` grapheme clusters with `…`
  * (guard/sanitize.ts).
  */
 export function safeItem(raw: string, max: number, findings: RedactionFinding[]): string {
   const { text, findings: found } = redactTranscript(raw.length > REDACT_WINDOW ? raw.slice(0, REDACT_WINDOW) : raw);
   findings.push(...found);
-  // Redacted above (its findings are reported); the one sanitiser does the rest (issue 11),
+  // Redacted above (its findings are reported); the one sanitiser does the rest (docs/design.md#checkpoints),
   // cutting on grapheme clusters so that an emoji sequence or a flag is never split.
   return sanitize(text, { max, redact: false });
 }
@@ -154,10 +154,10 @@ function renderSections(head: string[], sections: Section[]): string {
 }
 
 /**
- * Renders a checkpoint (contract §12): marker, heading, `Saved:`, `Session:`,
+ * Renders a checkpoint (docs/design.md#checkpoints): marker, heading, `Saved:`, `Session:`,
  * `Session-start:`, `Trigger:`, `Source:`, then the sections, anchors last. Over 4,096
  * bytes, the oldest item of the longest list goes first, repeatedly; the anchors never
- * (ruling 22). User words are quoted and labelled, the last statement is labelled a claim.
+ * (ruling 22, docs/design.md#checkpoints). User words are quoted and labelled, the last statement is labelled a claim.
  * @returns the document and the redaction findings (kinds only are ever reported).
  */
 export function renderCheckpoint(input: CheckpointInput): { text: string; findings: RedactionFinding[] } {
@@ -246,7 +246,7 @@ function mergePrior(sections: Section[], prior: PriorCheckpoint): void {
   }
 }
 
-/** True when two checkpoints are equal apart from `Saved:` and the `- Date:` anchor (ruling 22). */
+/** True when two checkpoints are equal apart from `Saved:` and the `- Date:` anchor (ruling 22, docs/design.md#checkpoints). */
 export function sameCheckpoint(a: string, b: string): boolean {
   const strip = (t: string) => t.replace(/^Saved: .*$/m, "").replace(/^- Date: .*$/m, "");
   return strip(a) === strip(b);

@@ -1,4 +1,4 @@
-// Parses a handoff (contract §8) into plain data. Pure: text in, object out, never throws on
+// Parses a handoff (docs/design.md#files-on-disk) into plain data. Pure: text in, object out, never throws on
 // content. Markdown block structure comes from a small CommonMark line scanner (blocks.ts),
 // so that a `## Environment anchors` inside a code block, an HTML comment or a list item
 // spanning lines is read as what it is; small regexes only split the text of one line or
@@ -10,7 +10,7 @@ import { asObjectId, isPlausibleBranch, parseStrictTime, safeRelativePath, type 
 
 /**
  * A plan step and its status (`- [x]` done, `- [~]` in progress, `- [ ]` todo, and
- * `- [-] <step> — dropped: <why>` abandoned, a closed step: ruling 8).
+ * `- [-] <step> — dropped: <why>` abandoned, a closed step: ruling 8; docs/design.md#files-on-disk).
  */
 export interface PlanStep {
   status: "done" | "in-progress" | "todo" | "abandoned" | "unmarked";
@@ -37,7 +37,7 @@ export interface RawAnchors {
   dirty: string | null;
   date: string | null;
   keyFileMtimes: string | null;
-  /** `- In progress:` (contract §5 `anchors` 1.1); absent when no operation was in progress. */
+  /** `- In progress:` (contract §5 `anchors` 1.1; docs/design.md#files-on-disk); absent when no operation was in progress. */
   inProgress?: string | null;
   /** `- Dirty hashes:` (docs/design.md#verdicts-and-the-brief); absent when the handoff has none. */
   dirtyHashes?: string | null;
@@ -134,7 +134,7 @@ function keyFile(raw: string): KeyFile {
   return { raw: pathText, path: safeRelativePath(pathText), why: why.trim() };
 }
 
-// Anchor labels as contract §8 writes them; matching is exact apart from the label's case.
+// Anchor labels as contract §8 (docs/design.md#files-on-disk) writes them; matching is exact apart from the label's case.
 const ANCHOR = /^(Branch|HEAD|Dirty files|Dirty hashes|Date|Key file mtimes|In progress):[ \t]*(.*)$/is;
 
 function unticked(value: string): string {
@@ -249,12 +249,12 @@ export function parseHandoff(input: string): ParsedHandoff {
   return out;
 }
 
-/** The anchors after validation: only these values may reach git (contract §3). */
+/** The anchors after validation: only these values may reach git (docs/design.md#tokens-and-the-publication-protocol). */
 export interface CheckedAnchors {
   head: ObjectId | null;
   /** The branch as written, when plausible (`(detached)` included). */
   branch: string | null;
-  /** The state time (ruling 13): `- Date:`, else `Saved:`; null when neither parses or it is in the future. */
+  /** The state time (ruling 13, docs/design.md#verdicts-and-the-brief): `- Date:`, else `Saved:`; null when neither parses or it is in the future. */
   date: ValidTime | null;
   /** The state time with the reason it is unknown, when it is (`stateTime`). */
   stateTime: StateTime;
@@ -276,9 +276,9 @@ export interface CheckedAnchors {
 }
 
 /**
- * Validates a parsed handoff's anchors (contract §5, §8): a full 40/64-hex HEAD, a plausible
+ * Validates a parsed handoff's anchors (docs/design.md#files-on-disk): a full 40/64-hex HEAD, a plausible
  * branch, a strict ISO-8601 time with a zone not in the future (beyond `CLOCK_SKEW_MS`),
- * relative paths inside the root; the state time by `stateTime` (ruling 13). Bad values become unverifiable fields; never throws.
+ * relative paths inside the root; the state time by `stateTime` (ruling 13, docs/design.md#verdicts-and-the-brief). Bad values become unverifiable fields; never throws.
  * @param nowMs the current time in ms since the epoch.
  * @param text the handoff's text: when given, the state time comes from `stateFields` (as the hook's does).
  */
@@ -288,7 +288,7 @@ export function checkAnchors(h: ParsedHandoff, nowMs: number, text: string | nul
   const head = h.anchors.head === null ? null : asObjectId(unticked(h.anchors.head));
   if (head === null) unverifiable.push("head");
   // No backtick stripping for the branch: backticks in a branch line are treated as hostile
-  // (issue 3, "Bad input"); contract §8 writes the name bare.
+  // (docs/design.md#files-on-disk); contract §8 writes the name bare.
   const branchText = h.anchors.branch === null ? null : unquoteBranch(h.anchors.branch.trim());
   const branch = branchText !== null && isPlausibleBranch(branchText) ? branchText : null;
   if (branch === null) unverifiable.push("branch");

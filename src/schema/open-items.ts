@@ -14,11 +14,11 @@ const SECTION = /^##\s+(.+?)\s*#*\s*$/;
 // Bullets or numbered items (the template numbers its next steps).
 const OPEN_STEP = /^\s*(?:[-*+]|\d+[.)])\s+\[( |~)\]\s+(.+)$/;
 const BULLET = /^\s*(?:[-*+]|\d+[.)])\s+(?:\[[ xX~]\]\s+)?(.+)$/;
-// `- [-] <step> — dropped: <why>`: closed on purpose, never an open item (ruling 8).
+// `- [-] <step> — dropped: <why>`: closed on purpose, never an open item (ruling 8, docs/design.md#files-on-disk).
 const DROPPED = /^\s*(?:[-*+]|\d+[.)])\s+\[-\]\s/;
 const NONE = /^(none|none recorded|n\/a|-)\.?$/i;
 
-/** Lists the open items of a handoff's `## Plan` and `## Next steps` sections (contract §8). */
+/** Lists the open items of a handoff's `## Plan` and `## Next steps` sections (docs/design.md#files-on-disk). */
 export function openItems(text: string): OpenItem[] {
   const items: OpenItem[] = [];
   let section = "";

@@ -1,4 +1,4 @@
-// The grammar of the `## Environment anchors` lines (contract §8, ruling 3): exactly every
+// The grammar of the `## Environment anchors` lines (ruling 3, docs/design.md#files-on-disk): exactly every
 // line `anchors` can print, and nothing else. Pure; used by `validate` and by `write`.
 import { parseDirtyHashes, parsePathList } from "./anchor-lines.ts";
 import { asObjectId } from "./values.ts";
@@ -50,7 +50,7 @@ function keyFileMtimesError(value: string): string | null {
 }
 
 /**
- * Reads one line of the anchors section (contract §8, ruling 3): `- Branch: <name>`,
+ * Reads one line of the anchors section (ruling 3, docs/design.md#files-on-disk): `- Branch: <name>`,
  * `- HEAD: <40 or 64 hex | none (no commits yet)>`, `- Dirty files: <list | none>` (a final
  * `… and N more` allowed), `- In progress: <operation>[ of <branch>] (<n> conflicted files)`,
  * `- Date: <ISO-8601 with zone>`, `- Key file mtimes: <path> @ <ISO | missing>, …`.
@@ -109,7 +109,7 @@ export function readAnchorLine(line: string): AnchorLine {
 }
 
 /**
- * True when an anchors section body is "empty" in ruling 2's sense: only blank lines, `- none`
+ * True when an anchors section body is "empty" in ruling 2's sense (docs/design.md#files-on-disk): only blank lines, `- none`
  * or template placeholders (`<…>`, HTML comments included). `write` fills such a section.
  */
 export function isEmptyAnchorsBody(lines: readonly string[]): boolean {

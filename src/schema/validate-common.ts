@@ -1,4 +1,4 @@
-// What every `validate` result is made of (contract §8 `validate --json`), and small helpers
+// What every `validate` result is made of (contract §8 `validate --json`; docs/design.md#files-on-disk), and small helpers
 // shared by the handoff and ledger validators. Pure.
 
 /** One error or finding: a kebab-case rule id, a 1-based line (0: the document as a whole), a message. */
@@ -15,7 +15,7 @@ export interface ScorePart {
 }
 
 /**
- * The result of validating one memory document (contract §8): `valid` is false exactly when
+ * The result of validating one memory document (docs/design.md#files-on-disk): `valid` is false exactly when
  * `errors` is non-empty; `score` is 0–100, the parts' points over their maxima; `dropped`
  * lists open items of the previous handoff that this one neither carries over nor closes.
  */
@@ -93,7 +93,7 @@ export function editDistance(a: string, b: string): number {
   return prev[t.length]!;
 }
 
-/** Renders issues as the lines `write` and `validate` print: `line L: <rule>: <message>` (ruling 35). */
+/** Renders issues as the lines `write` and `validate` print: `line L: <rule>: <message>` (ruling 35, docs/design.md#verdicts-and-the-brief). */
 export function issueLines(list: readonly Issue[]): string[] {
   return list.map((i) => (i.rule === "more" ? i.message : `line ${i.line}: ${i.rule}: ${i.message}`));
 }

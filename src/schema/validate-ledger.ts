@@ -1,4 +1,4 @@
-// `validate lessons|solutions` (contract §8, ruling 9): a ledger's errors are exactly §1's
+// `validate lessons|solutions` (ruling 9, docs/design.md#files-on-disk): a ledger's errors are exactly §1's
 // (marker, heading, final newline) plus a malformed entry heading, per
 // references/lessons-schema.md and references/solutions-schema.md; everything else is a
 // finding, so ledgers the reference helper wrote keep working. Pure.
@@ -14,7 +14,7 @@ interface LedgerSchema {
   title: string;
   prefix: "L" | "S";
   fields: string[];
-  /** Lines past which the ledger is flagged (brief of issue 12: ~200 lessons, ~250 solutions). */
+  /** Lines past which the ledger is flagged (brief of issue 12: ~200 lessons, ~250 solutions; docs/design.md#files-on-disk). */
   cap: number;
 }
 
@@ -29,7 +29,7 @@ const LABEL = /\[(user-directed|user-approved|agent-proposed)\]/;
 const LESSON_STATUS = /^(active|superseded by L-\d{4}\b.*|retired: \S.*)$/;
 const SOLUTION_STATUS = /^obsolete: \S/;
 
-/** Validates a ledger (contract §8, ruling 9); the score's parts: fields, status, numbering, size, secrets. */
+/** Validates a ledger (ruling 9, docs/design.md#files-on-disk); the score's parts: fields, status, numbering, size, secrets. */
 export function validateLedger(input: string, kind: LedgerKind): Validation {
   const schema = LEDGER_SCHEMAS[kind];
   const errors: Issue[] = [];

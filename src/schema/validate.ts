@@ -1,4 +1,4 @@
-// `validate handoff` (contract §8, rulings 1–3, 8, 9): the schema's errors, the quality score
+// `validate handoff` (rulings 1–3, 8, 9, docs/design.md#files-on-disk): the schema's errors, the quality score
 // with its parts, the findings, and the open items dropped since the previous handoff. Pure:
 // text in, a plain result out; never throws on content. The document's block structure comes
 // from the CommonMark line scanner (blocks.ts), so a heading inside a fenced code block or an
@@ -24,7 +24,7 @@ import {
 } from "./validate-common.ts";
 import { CLOCK_SKEW_MS, parseStrictTime, safeRelativePath } from "./values.ts";
 
-/** The sections of contract §8 in order; `optional` ones may be left out. */
+/** The sections of contract §8 (docs/design.md#files-on-disk) in order; `optional` ones may be left out. */
 export const HANDOFF_SECTIONS: readonly { name: string; optional: boolean }[] = [
   { name: "Current goal", optional: false },
   { name: "Scope", optional: true },
@@ -38,14 +38,14 @@ export const HANDOFF_SECTIONS: readonly { name: string; optional: boolean }[] = 
   { name: "Environment anchors", optional: false },
 ];
 
-/** Most lines a handoff should have (contract §8: more is a finding). */
+/** Most lines a handoff should have (contract §8: more is a finding; docs/design.md#files-on-disk). */
 export const HANDOFF_LINE_CAP = 150;
 
 const MARKER = "<!-- memory-schema: v1 -->";
 const TITLE = "# Session Handoff";
 const LABELS = ["[user-directed]", "[user-approved]", "[agent-proposed]"];
 
-/** How `validate` was asked (ruling 1): a missing or malformed `Saved:` is a finding on stdin, an error on disk. */
+/** How `validate` was asked (ruling 1, docs/design.md#files-on-disk): a missing or malformed `Saved:` is a finding on stdin, an error on disk. */
 export interface HandoffValidateOptions {
   mode: "stdin" | "root";
   /** Now, in ms since the epoch (a `Saved:` or `- Date:` more than 5 minutes ahead is a finding). */
@@ -179,9 +179,9 @@ function suggestFor(title: string, names: readonly string[]): string | null {
 }
 
 /**
- * Validates a handoff (contract §8). Errors are exactly: the marker, the title or `Saved:`
- * (on disk; ruling 1) missing or malformed; a required section missing, out of order or
- * repeated (ruling 9); a malformed anchor line (ruling 3). An unknown heading that resembles
+ * Validates a handoff (docs/design.md#files-on-disk). Errors are exactly: the marker, the title or `Saved:`
+ * (on disk; ruling 1; docs/design.md#files-on-disk) missing or malformed; a required section missing, out of order or
+ * repeated (ruling 9, docs/design.md#files-on-disk); a malformed anchor line (ruling 3). An unknown heading that resembles
  * a missing section names it ("did you mean `## Failed approaches`?"). Everything else is a
  * finding. The score's parts: sections, saved, anchors, failed, decisions, nextSteps,
  * nextAction, keyFiles (only when checked), verification, size, secrets, dropped (only with a
@@ -198,7 +198,7 @@ export function validateHandoff(input: string, opts: HandoffValidateOptions): Va
   const { lines, sections } = layout;
   const starts = lineStartsOf(text);
 
-  // Shape (contract §1, §8).
+  // Shape (docs/design.md#files-on-disk).
   if (lines[0] !== MARKER) {
     const seen = /^<!--\s*memory-schema:\s*(\S+)\s*-->$/.exec(lines[0]?.trim() ?? "");
     errors.push({
@@ -210,14 +210,14 @@ export function validateHandoff(input: string, opts: HandoffValidateOptions): Va
     });
   }
   if (layout.titleIndex < 0) errors.push({ rule: "heading", line: 1, message: `the document must have the heading "${TITLE}" in its first four lines` });
-  // Contract §1 holds for every memory document: write refuses a text without its final newline.
+  // Contract §1 (docs/design.md#files-on-disk) holds for every memory document: write refuses a text without its final newline.
   if (!text.endsWith("\n")) errors.push({ rule: "newline", line: lines.length, message: "the document must end with a newline" });
   const conflict = conflictIssue(text);
   if (conflict !== null) errors.push(conflict);
 
   // A text that is not a v1 handoff at all gets its shape errors only, not one per section.
   const shaped = errors.length === 0 || errors.every((e) => e.rule === "newline" || e.rule === "conflicted");
-  // Saved (ruling 1): an error on disk, a finding on stdin (write stamps it).
+  // Saved (ruling 1, docs/design.md#files-on-disk): an error on disk, a finding on stdin (write stamps it).
   let savedOk = false;
   const savedIssue = (message: string, line: number) => (opts.mode === "root" && shaped ? errors : findings).push({ rule: "saved", line, message });
   if (layout.savedIndex < 0) {
@@ -230,7 +230,7 @@ export function validateHandoff(input: string, opts: HandoffValidateOptions): Va
   }
   parts.saved = { score: savedOk ? 5 : 0, max: 5 };
 
-  // Sections: present, in order, once (contract §8, ruling 9).
+  // Sections: present, in order, once (ruling 9, docs/design.md#files-on-disk).
   const names = HANDOFF_SECTIONS.map((s) => s.name);
   const order = new Map(names.map((n, i) => [n.toLowerCase(), i]));
   const first = new Map<string, Section>();
@@ -305,7 +305,7 @@ export function validateHandoff(input: string, opts: HandoffValidateOptions): Va
     return s ? itemsOf(text, starts, s.blocks).filter((i) => !NONE.test(i.text)) : [];
   };
 
-  // Anchors (contract §8, rulings 2 and 3).
+  // Anchors (contract §8, rulings 2 and 3; docs/design.md#files-on-disk).
   const range = anchorsRange(layout);
   const anchorSection = first.get("environment anchors");
   if (range && anchorSection) {
@@ -352,7 +352,7 @@ export function validateHandoff(input: string, opts: HandoffValidateOptions): Va
     parts.anchors = { score: 0, max: 10 };
   }
 
-  // Plan: each step with a status box; a dropped step with its reason (ruling 8).
+  // Plan: each step with a status box; a dropped step with its reason (ruling 8, docs/design.md#files-on-disk).
   for (const step of items("Plan")) {
     const m = PLAN_BOX.exec(step.text);
     if (!m) findings.push({ rule: "plan-step", line: step.line, message: "a plan step without `[x]`, `[~]`, `[ ]` or `[-] … — dropped: <why>`" });
@@ -418,17 +418,17 @@ export function validateHandoff(input: string, opts: HandoffValidateOptions): Va
   }
   if (opts.existingKeyFiles) parts.keyFiles = proportion(existing, keyFiles.length, 10);
 
-  // Size (contract §8: more than 150 lines is a finding).
+  // Size (contract §8: more than 150 lines is a finding; docs/design.md#files-on-disk).
   const count = text.endsWith("\n") ? lines.length - 1 : lines.length;
   if (count > HANDOFF_LINE_CAP) findings.push({ rule: "line-cap", line: HANDOFF_LINE_CAP + 1, message: `${count} lines, over the ${HANDOFF_LINE_CAP}-line cap: compress decision prose first; never drop failed approaches or anchors` });
   parts.size = { score: count > HANDOFF_LINE_CAP ? 0 : 5, max: 5 };
 
-  // Secrets (contract §4): write redacts them; a document holding one scores lower.
+  // Secrets (docs/design.md#redaction): write redacts them; a document holding one scores lower.
   const secrets = opts.secrets ?? redactText(text).findings;
   for (const s of secrets) findings.push({ rule: "secret", line: s.line, message: `a secret (${s.kind})${opts.secrets ? ", redacted by write" : "; write redacts it"}` });
   parts.secrets = { score: secrets.length === 0 ? 5 : 0, max: 5 };
 
-  // Dropped items (field report 2, ruling 8).
+  // Dropped items (field report 2, ruling 8; docs/design.md#files-on-disk).
   let dropped: string[] = [];
   if (opts.prior !== null && opts.prior !== undefined) {
     const lost = droppedItems(opts.prior, text);

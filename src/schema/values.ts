@@ -12,7 +12,7 @@ const OBJECT_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 
 /**
  * Accepts exactly 40 or 64 hex digits (upper case is folded to lower); anything else, a short
- * id, an option such as `--output=x`, a ref name, is null (contract §3: only validated ids
+ * id, an option such as `--output=x`, a ref name, is null (contract §3, docs/design.md#tokens-and-the-publication-protocol: only validated ids
  * reach git).
  */
 export function asObjectId(value: string): ObjectId | null {
@@ -63,7 +63,7 @@ export function isoSeconds(ms: number): string {
 }
 
 // Characters git forbids in ref names, plus shell metacharacters: a branch anchor holding
-// `$(…)` or backticks is treated as hostile, not as a name (issue 3, "Bad input").
+// `$(…)` or backticks is treated as hostile, not as a name (docs/design.md#files-on-disk).
 const BRANCH_FORBIDDEN = /[\x00-\x20\x7f~^:?*[\\$`;|&<>'"]/;
 
 /**
@@ -82,7 +82,7 @@ export function isPlausibleBranch(name: string): boolean {
 
 /**
  * Normalises a user- or file-supplied relative path and checks that it stays inside the root
- * (contract §3: such paths are only checked for existence inside the root).
+ * (contract §3: such paths are only checked for existence inside the root; docs/design.md#tokens-and-the-publication-protocol).
  * @returns the normalised POSIX relative path, or null when it is absolute, empty, escapes the
  * root, or holds a control character or a backslash.
  */

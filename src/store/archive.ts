@@ -2,10 +2,10 @@ import { lstatSync, readdirSync, unlinkSync } from "node:fs";
 import path from "node:path";
 import { randomHex8 } from "./files.ts";
 
-/** How many archived handoffs are kept (contract §1). */
+/** How many archived handoffs are kept (docs/design.md#files-on-disk). */
 export const ARCHIVE_KEEP = 5;
 
-/** Archive names `show`/`restore` accept, as the reference's (contract §5). */
+/** Archive names `show`/`restore` accept, as the reference's (docs/design.md#files-on-disk). */
 export const ARCHIVE_NAME = /^HANDOFF-[A-Za-z0-9._-]+\.md$/;
 
 /**
@@ -23,7 +23,7 @@ const NAME_SEQ = /^HANDOFF-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}(?:\.\d{1,9})?Z-(\
 
 /**
  * The archive time stamp: UTC `%Y-%m-%dT%H-%M-%S.%fZ` with six fraction digits (milliseconds
- * padded with zeros, as contract §1 allows).
+ * padded with zeros, as contract §1 (docs/design.md#files-on-disk) allows).
  */
 export function archiveStamp(now: Date): string {
   return now.toISOString().replace(/:/g, "-").replace(/\.(\d{3})Z$/, ".$1000Z");
@@ -91,7 +91,7 @@ export interface PruneResult {
  * Keeps the `ARCHIVE_KEEP` newest archived handoffs (`newestFirst`) and deletes the rest; `justArchived`, the entry the current save made,
  * is always among those kept. Only names matching `PRUNABLE_NAME` are candidates; if any of
  * them is a link, has more than one link or is not a regular file, nothing is deleted and a
- * warning says why (contract §2, ruling 28). Failures are warnings, never refusals: the save already succeeded.
+ * warning says why (ruling 28, docs/design.md#files-on-disk, docs/design.md#tokens-and-the-publication-protocol). Failures are warnings, never refusals: the save already succeeded.
  */
 export function pruneArchive(dir: string, justArchived: string | null = null): PruneResult {
   const warnings: string[] = [];
@@ -121,7 +121,7 @@ export function pruneArchive(dir: string, justArchived: string | null = null): P
   entries.sort(newestFirst);
   // The version this save just archived is never the one pruned, even when other names carry
   // later times (a clock that ran ahead, archives pulled from another machine): it would be
-  // lost in the same save that reported keeping it (contract §3).
+  // lost in the same save that reported keeping it (docs/design.md#tokens-and-the-publication-protocol).
   const kept = entries.filter((e) => e.name === justArchived);
   const rest = entries.filter((e) => e.name !== justArchived);
   const doomed = rest.slice(Math.max(0, ARCHIVE_KEEP - kept.length));

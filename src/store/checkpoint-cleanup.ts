@@ -1,4 +1,4 @@
-// Retention and leftovers of `checkpoints/` (contract §12, rulings 22–23): only names matching
+// Retention and leftovers of `checkpoints/` (rulings 22–23, docs/design.md#checkpoints): only names matching
 // the checkpoint pattern are ever deleted as checkpoints; otherwise only `.delivered-<id>`
 // markers and the helper's private temp/claim names.
 import { linkSync, lstatSync, readdirSync, unlinkSync } from "node:fs";
@@ -10,11 +10,11 @@ import { listPrivate } from "./private.ts";
 /** Most delivered-once markers kept (docs/design.md#checkpoints). */
 export const MARKERS_KEPT = 20;
 
-/** Checkpoints of this many sessions are kept (contract §12). */
+/** Checkpoints of this many sessions are kept (docs/design.md#checkpoints). */
 export const CHECKPOINT_KEEP = 5;
 
 /**
- * Keeps the checkpoints of the five newest sessions by `Saved:` (contract §12, ruling 22),
+ * Keeps the checkpoints of the five newest sessions by `Saved:` (ruling 22, docs/design.md#checkpoints),
  * never `keep` (the one just written); deletes only names matching the checkpoint pattern,
  * and their delivered-once markers. @returns the names deleted.
  */
@@ -37,7 +37,7 @@ export function pruneCheckpoints(root: string, keep: string): string[] {
 }
 
 /**
- * Removes what an interrupted checkpoint left in `checkpoints/` (ruling 23): temp files are
+ * Removes what an interrupted checkpoint left in `checkpoints/` (ruling 23, docs/design.md#checkpoints): temp files are
  * dropped; a claim goes back as the checkpoint when none is there, else it is dropped (a
  * checkpoint is never archived); markers of sessions with no checkpoint are dropped. Only
  * private names of the helper are touched, and only regular files or links (never followed).

@@ -1,4 +1,4 @@
-// The `checkpoints/` folder of contract §12 (rulings 22–23) as the session-start verbs see it
+// The `checkpoints/` folder of contract §12 (rulings 22–23, docs/design.md#checkpoints) as the session-start verbs see it
 // (hook, check, read): listing and the hook's delivered-once markers. Retention and leftovers
 // are in checkpoint-cleanup.ts.
 import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readSync, unlinkSync, writeSync } from "node:fs";
@@ -32,7 +32,7 @@ export function sessionFileId(id: unknown): string {
   return createHash("sha256").update(id, "utf8").digest("hex").slice(0, 16);
 }
 
-/** Whether `checkpoints/` is missing, a real folder (`ok`), or a link or not a folder (`unsafe`: never used, ruling 23). */
+/** Whether `checkpoints/` is missing, a real folder (`ok`), or a link or not a folder (`unsafe`: never used, ruling 23; docs/design.md#checkpoints). */
 export function checkpointsDirState(root: string): "missing" | "ok" | "unsafe" {
   try {
     const st = lstatSync(checkpointsDir(root));
@@ -76,7 +76,7 @@ export function readHeadBytes(filePath: string, bytes = 1_000_000): Buffer | nul
     const st = fstatSync(fd, { bigint: true });
     if (!st.isFile()) return null;
     // Two links only while a checkpoint's publication is unfinished (its temp is the other):
-    // still the whole new version, so a crash there hides nothing (ruling 23).
+    // still the whole new version, so a crash there hides nothing (ruling 23, docs/design.md#checkpoints).
     if (st.nlink !== 1n && !(st.nlink === 2n && hasPrivatePartner(path.dirname(filePath), path.basename(filePath), st.ino))) return null;
     const want = Math.min(bytes, Number(st.size) + 1);
     const buf = Buffer.alloc(want);
@@ -98,7 +98,7 @@ function timeOf(value: string | null, now: number): number | null {
 /**
  * The checkpoints in `checkpoints/`, newest `Saved:` first (unparseable times last). Only
  * regular single-link files whose name matches the pattern and whose first lines hold the
- * marker and `# Session Checkpoint` count (ruling 22); anything else is ignored (ruling 23).
+ * marker and `# Session Checkpoint` count (ruling 22, docs/design.md#checkpoints); anything else is ignored (ruling 23).
  */
 export function listCheckpoints(root: string, now = Date.now()): CheckpointEntry[] {
   if (checkpointsDirState(root) !== "ok") return [];
@@ -137,7 +137,7 @@ export function rmQuietRegular(p: string): void {
   }
 }
 
-/** Path of the delivered-once marker of a session (ruling 23). */
+/** Path of the delivered-once marker of a session (ruling 23, docs/design.md#checkpoints). */
 export function deliveredPath(root: string, session: string): string {
   return path.join(checkpointsDir(root), `.delivered-${session}`);
 }
@@ -149,7 +149,7 @@ export function readDelivered(root: string, session: string): string | null {
 }
 
 /**
- * Records that the checkpoint with `token` was announced to `session` (ruling 23): the old
+ * Records that the checkpoint with `token` was announced to `session` (ruling 23, docs/design.md#checkpoints): the old
  * marker is removed, then a new one created exclusively, without following a link; best
  * effort and without the lock. @returns false when it could not be written.
  */

@@ -1,20 +1,20 @@
 import { existsSync, writeFileSync } from "node:fs";
 
 /**
- * The named phases of the write protocol, in order (contract §11). `read-opened` is also
+ * The named phases of the write protocol, in order (docs/decisions/failpoints.md). `read-opened` is also
  * passed by reads.
  */
 export type WritePhase = "read-opened" | "before-claim" | "after-claim" | "after-archive" | "before-publication" | "after-publication" | "before-prune";
 
 /**
- * The steps of a writer's rollback (contract §13 ruling 34): a failure between the claim and
+ * The steps of a writer's rollback (ruling 34, docs/decisions/failpoints.md): a failure between the claim and
  * publication drops the temp, links the claim back as the current file, removes the archive
  * copy the save made of it, then drops the claim. Each phase fires just after its step.
  */
 export type RollbackPhase = "rollback-after-temp-drop" | "rollback-before-restore" | "rollback-after-restore" | "rollback-after-unarchive" | "rollback-after-claim-drop";
 
 /**
- * The steps of `recover`'s repair (contract §13 ruling 34), each fired just after that step
+ * The steps of `recover`'s repair (ruling 34, docs/decisions/failpoints.md), each fired just after that step
  * (every time it is taken): a claim linked back as the current file, that version's archive
  * copy removed, a prior version linked into the archive, a claim dropped, a temp dropped;
  * and `recover-before-prune` before the retention a crash skipped is finished.
@@ -37,7 +37,7 @@ const POLL_MS = 10;
 const PAUSE_LIMIT_MS = 30_000;
 
 /**
- * The test seam of contract §11. `MEMORY_IO_FAILPOINT` holds one or more
+ * The test seam of contract §11 (docs/decisions/failpoints.md). `MEMORY_IO_FAILPOINT` holds one or more
  * `<phase>:<action>` specs separated by commas; at a named phase the process acts:
  * `crash` kills itself with SIGKILL; `pause=<path>` creates `<path>.ready` and waits
  * (without blocking the event loop, so the lock stays fresh) up to 30 s for `<path>.go`;
@@ -45,7 +45,7 @@ const PAUSE_LIMIT_MS = 30_000;
  * as a full disk would, so that tests reach a rollback
  * (`before-publication:fail,rollback-after-restore:crash`) and its rename
  * (`rollback-before-restore:fail=ENOSPC`, fired before the link back). Any other value, or another
- * phase, does nothing. Documented for contributors in CONTRIBUTING.md, not in `--help`.
+ * phase, does nothing. Documented for contributors in docs/decisions/failpoints.md, not in `--help`.
  * @throws Error with code `EIO` for `fail`.
  */
 export async function failpoint(spec: string | undefined, phase: Phase): Promise<void> {

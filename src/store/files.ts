@@ -5,12 +5,12 @@ import { Refused } from "../errors.ts";
 import { failpoint } from "./failpoint.ts";
 import { MAX_DOCUMENT_BYTES, TARGETS } from "./paths.ts";
 
-/** The token of a file: lowercase hex SHA-256 of its exact bytes (contract §2). */
+/** The token of a file: lowercase hex SHA-256 of its exact bytes (docs/design.md#tokens-and-the-publication-protocol). */
 export function tokenOf(bytes: Uint8Array): string {
   return createHash("sha256").update(bytes).digest("hex");
 }
 
-/** `absent` or 64 lowercase hex (contract §2). */
+/** `absent` or 64 lowercase hex (docs/design.md#tokens-and-the-publication-protocol). */
 export const TOKEN_PATTERN = /^(absent|[0-9a-f]{64})$/;
 
 /** 8 random lowercase hex characters, for private and archive names. */
@@ -73,7 +73,7 @@ const OPEN_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBL
 /**
  * Opens an existing file for reading without following a link or blocking on a FIFO, and
  * checks it is a regular file of at most `maxBytes`. A file with `nlink > 1` is returned with
- * `hardLinked` set, because a crash mid-publication leaves two links (contract §3): the
+ * `hardLinked` set, because a crash mid-publication leaves two links (docs/design.md#tokens-and-the-publication-protocol): the
  * caller decides whether that is an interrupted save or an unsafe file.
  * @returns null when the file does not exist.
  * @throws UnsafeFile (exit 2) for a link, a FIFO, a socket, a directory, a file too large.
@@ -140,7 +140,7 @@ export function sameVersion(a: BigIntStats, b: BigIntStats): boolean {
 /**
  * Reads a whole regular file and refuses a torn read: the file must be the same (inode, size,
  * mtime, ctime) after the last byte as when it was opened, and a second read from offset 0
- * through the same descriptor must give the same bytes and stat (contract §3). Fires the
+ * through the same descriptor must give the same bytes and stat (docs/design.md#tokens-and-the-publication-protocol). Fires the
  * `read-opened` failpoint between the fstat and the first byte.
  * @returns null when the file does not exist.
  * @throws UnsafeFile, or Refused "changed while it was read" (exit 2).

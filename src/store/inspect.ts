@@ -5,7 +5,7 @@ import { archiveDir, FILE_OF, HEADING_OF, MARKER, MAX_DOCUMENT_BYTES, memoryDir,
 import { hasPrivatePartner, listPrivate, lockState, lstatBig } from "./private.ts";
 import { archiveExcess, pendingRepairs, plantedPrivate } from "./recover.ts";
 
-/** What a memory file looks like from outside, without using its text (contract §7). */
+/** What a memory file looks like from outside, without using its text (docs/design.md#integrations). */
 export type FileStatus = "missing" | "present" | "foreign" | "unsafe" | "interrupted";
 
 /** The state of one memory file, and its modification time when present (ms since epoch). */
@@ -14,8 +14,8 @@ export interface FileInspection {
   status: FileStatus;
   mtimeMs: number | null;
   /**
-   * With `{ text: true }` and status `present`: the whole file (at most §1's size limit), for
-   * numbers derived from it such as the state time (ruling 18); null when it changed while
+   * With `{ text: true }` and status `present`: the whole file (at most §1's size limit; docs/design.md#files-on-disk), for
+   * numbers derived from it such as the state time (ruling 18, docs/design.md#integrations); null when it changed while
    * it was read. Never printed.
    */
   text?: string | null;
@@ -34,7 +34,7 @@ function treeUnsafe(root: string): boolean | null {
     }
     if (st.isSymbolicLink() || !st.isDirectory()) return true;
   }
-  // archive/ must be a real folder too (contract §3): a link there is unsafe, not "parked".
+  // archive/ must be a real folder too (docs/design.md#tokens-and-the-publication-protocol): a link there is unsafe, not "parked".
   try {
     const st = lstatSync(archiveDir(root));
     if (st.isSymbolicLink() || !st.isDirectory()) return true;
@@ -45,9 +45,9 @@ function treeUnsafe(root: string): boolean | null {
 }
 
 /**
- * True when the open file holds a NUL byte within §1's size limit (ruling 5: a NUL makes a
+ * True when the open file holds a NUL byte within §1's size (docs/design.md#files-on-disk) limit (ruling 5, docs/design.md#redaction: a NUL makes a
  * memory file unsafe); `head` holds its first `n` bytes already. Reads at most the limit
- * (ruling 18), in 64 KiB steps.
+ * (ruling 18, docs/design.md#integrations), in 64 KiB steps.
  */
 function holdsNul(fd: number, head: Buffer, n: number): boolean {
   if (head.subarray(0, n).includes(0)) return true;
@@ -75,7 +75,7 @@ export function inspectFile(root: string, kind: Kind, retry = true, opts: { text
   const file = FILE_OF[kind];
   const mine = listPrivate(memDir).filter((e) => e.file === file);
   // A private name holding what no save leaves (a link, a directory, a foreign hard link):
-  // `recover` refuses it, so it is unsafe, not an interrupted save (contract §3).
+  // `recover` refuses it, so it is unsafe, not an interrupted save (docs/design.md#tokens-and-the-publication-protocol).
   if (mine.length > 0 && plantedPrivate(root).some((p) => p.entry.file === file)) return { kind, status: "unsafe", mtimeMs: null };
   const writerLive = () => liveWriter(memDir);
   let opened;
@@ -112,7 +112,7 @@ export function inspectFile(root: string, kind: Kind, retry = true, opts: { text
     const ok = lines[0] === MARKER && lines.slice(0, 4).includes(HEADING_OF[kind]);
     if (!ok) return { kind, status: "foreign", mtimeMs };
     // Asked for the text (the hook's state time), the file is read once, NUL check included;
-    // past §1's size limit it is not read whole (ruling 18) and its age is unknown.
+    // past §1's size (docs/design.md#files-on-disk) limit it is not read whole (ruling 18, docs/design.md#integrations) and its age is unknown.
     if (opts.text && stat.size <= BigInt(MAX_DOCUMENT_BYTES)) {
       const whole = wholeBytes(fd, path.join(memDir, file), stat);
       if (whole !== null) return whole.includes(0) ? { kind, status: "unsafe", mtimeMs } : { kind, status: "present", mtimeMs, text: whole.toString("utf8") };
@@ -124,7 +124,7 @@ export function inspectFile(root: string, kind: Kind, retry = true, opts: { text
   }
 }
 
-// The whole file through the open descriptor; null when it changed meanwhile (ruling 18: a
+// The whole file through the open descriptor; null when it changed meanwhile (ruling 18, docs/design.md#integrations: a
 // read that races a change gives "age unknown"), judged by size, mtime and the name's inode.
 function wholeBytes(fd: number, filePath: string, before: { size: bigint; mtimeNs: bigint; ino: bigint }): Buffer | null {
   const size = Number(before.size);

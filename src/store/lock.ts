@@ -155,7 +155,7 @@ function holding(lockDir: string, me: LockOwner, log: string | undefined): LockH
   };
 }
 
-// Contributor seam (CONTRIBUTING.md): MEMORY_IO_LOCK_LOG=<file> appends one line per
+// Contributor seam (docs/decisions/failpoints.md): MEMORY_IO_LOCK_LOG=<file> appends one line per
 // acquire and release, `<event> <pid> <monotonic ns>`, so tests can check that no two
 // holders' intervals overlap. One O_APPEND write per line keeps lines whole.
 function logLock(file: string | undefined, event: "acquire" | "release"): void {

@@ -10,7 +10,7 @@ export interface MutateOptions {
   env: Record<string, string | undefined>;
   lockTimeoutSeconds: number;
   /**
-   * Checks on the caller's input that come after "busy" in the refusal order (contract §2:
+   * Checks on the caller's input that come after "busy" in the refusal order (contract §2, docs/design.md#tokens-and-the-publication-protocol:
    * usage, then paused, then busy, then the rest). Called before anything is created.
    */
   validate?: () => void;
@@ -19,7 +19,7 @@ export interface MutateOptions {
    * (no lock can be held then): a stale token is refused without creating anything.
    */
   precheck?: () => Promise<void>;
-  /** `MEMORY_IO_FAILPOINT` (contract §11): the repair passes the `recover-*` phases. */
+  /** `MEMORY_IO_FAILPOINT` (docs/decisions/failpoints.md): the repair passes the `recover-*` phases. */
   failpoint?: string;
   /**
    * Loads `repair.ts`, which the verbs hand in from its cold chunk (`COLD_HELPERS.repair`,
@@ -30,7 +30,7 @@ export interface MutateOptions {
 
 /**
  * Runs `body` under the memory lock, after the kill switch, the tree checks and the repair
- * of anything an interrupted save left (contract §3: "the next write … repairs"). Creates the
+ * of anything an interrupted save left (contract §3: "the next write … repairs"; docs/design.md#tokens-and-the-publication-protocol). Creates the
  * memory dir (0700) only once the input passed `validate`, so that a refusal
  * leaves the disk as it was.
  * @returns body's result and the repair lines for stderr.

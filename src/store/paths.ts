@@ -5,31 +5,31 @@ import { Refused } from "../errors.ts";
 /** The three memory kinds (contract, "Words"). */
 export type Kind = "handoff" | "lessons" | "solutions";
 
-/** File name of each kind under the memory dir (contract §1). */
+/** File name of each kind under the memory dir (docs/design.md#files-on-disk). */
 export const FILE_OF: Record<Kind, string> = {
   handoff: "HANDOFF.md",
   lessons: "LESSONS.md",
   solutions: "SOLUTIONS.md",
 };
 
-/** The heading each kind must carry in its first four lines (contract §1). */
+/** The heading each kind must carry in its first four lines (docs/design.md#files-on-disk). */
 export const HEADING_OF: Record<Kind, string> = {
   handoff: "# Session Handoff",
   lessons: "# Lessons",
   solutions: "# Solutions",
 };
 
-/** The exact first line of every memory document (contract §1). */
+/** The exact first line of every memory document (docs/design.md#files-on-disk). */
 export const MARKER = "<!-- memory-schema: v1 -->";
 
-/** Largest memory document, in bytes (contract §1). */
+/** Largest memory document, in bytes (docs/design.md#files-on-disk). */
 export const MAX_DOCUMENT_BYTES = 1_000_000;
 
-/** Root-level files `read-target` and `promote` may touch (contract §2). */
+/** Root-level files `read-target` and `promote` may touch (docs/design.md#tokens-and-the-publication-protocol). */
 export const TARGETS = ["AGENTS.md", "CLAUDE.md"] as const;
 export type Target = (typeof TARGETS)[number];
 
-/** Prefix of a file's archive names (contract §1, §2): `HANDOFF.md` -> `HANDOFF`, `AGENTS.md` -> `AGENTS`. */
+/** Prefix of a file's archive names (docs/design.md#files-on-disk, docs/design.md#tokens-and-the-publication-protocol): `HANDOFF.md` -> `HANDOFF`, `AGENTS.md` -> `AGENTS`. */
 export function archivePrefixOf(file: string): string {
   return file.replace(/\.md$/, "");
 }
@@ -53,23 +53,6 @@ function lstatOrNull(p: string): Stats | null {
     if ((err as NodeJS.ErrnoException).code === "ENOENT") return null;
     throw new Refused(`cannot inspect ${p}: ${(err as Error).message}`);
   }
-}
-
-/**
- * Resolves `--root` against `cwd` and checks it is a real directory (contract §3: the root
- * itself must not be a link; its ancestors may be). Returns the absolute path.
- * @throws Refused (exit 2) when the root is missing, a link or not a directory.
- */
-export function resolveRoot(rootFlag: string | undefined, cwd: string): string {
-  if (rootFlag === undefined || rootFlag === "") {
-    throw new Refused("--root DIR is required: pass the project root");
-  }
-  const root = path.resolve(cwd, rootFlag);
-  const st = lstatOrNull(root);
-  if (st === null) throw new Refused(`root ${root} does not exist; pass the project root with --root`);
-  if (st.isSymbolicLink()) throw new Refused(`root ${root} is a link; pass the real directory it points to`);
-  if (!st.isDirectory()) throw new Refused(`root ${root} is not a directory; pass the project root with --root`);
-  return root;
 }
 
 /** `<root>/.ai/memory` (contract, "Words"). */
@@ -101,9 +84,9 @@ export function ensureDir(dir: string): void {
 /**
  * Checks that each existing directory of the memory tree (`.ai`, `memory`, `archive`) is a
  * real directory, and reports how far the tree exists. With `create`, makes the missing ones
- * with mode 0700 (contract §1).
+ * with mode 0700 (docs/design.md#files-on-disk).
  * @returns true when the memory dir exists (after creation, when asked).
- * @throws Refused (exit 2) when one of them is a link or not a directory (contract §3).
+ * @throws Refused (exit 2) when one of them is a link or not a directory (docs/design.md#tokens-and-the-publication-protocol).
  */
 export function checkTree(root: string, opts: { create?: boolean; archive?: boolean } = {}): boolean {
   const parts = [path.join(root, ".ai"), memoryDir(root)];

@@ -25,7 +25,7 @@ function expandHome(p: string, env: Record<string, string | undefined>): string 
 }
 
 /**
- * True when `SESSION_HANDOFF_DISABLE` switches the helper off (contract §6 1.1): set to any
+ * True when `SESSION_HANDOFF_DISABLE` switches the helper off (contract §6 1.1; docs/design.md#tokens-and-the-publication-protocol): set to any
  * value but empty, `0`, `false`, `no` or `off` (any case, surrounding spaces ignored).
  */
 export function disabledByEnv(env: Record<string, string | undefined>): boolean {
@@ -34,7 +34,7 @@ export function disabledByEnv(env: Record<string, string | undefined>): boolean 
 }
 
 /**
- * The kill switch (contract §6): the first switch that is on, as the thing to remove to
+ * The kill switch (docs/design.md#tokens-and-the-publication-protocol): the first switch that is on, as the thing to remove to
  * resume, or null. Checked in this order: `SESSION_HANDOFF_DISABLE` (see `disabledByEnv`), `<memory dir>/PAUSE`,
  * the file named by `SESSION_HANDOFF_PAUSE` (`~` expanded: the seed engine forgot to),
  * `${XDG_CONFIG_HOME:-~/.config}/session-handoff/PAUSE`.

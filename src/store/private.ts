@@ -3,11 +3,11 @@ import { hostname } from "node:os";
 import path from "node:path";
 
 /**
- * Private names in a directory the helper writes to (contract §1): `.<FILE>.tmp-<pid>-<hex>`
+ * Private names in a directory the helper writes to (docs/design.md#files-on-disk): `.<FILE>.tmp-<pid>-<hex>`
  * for a new version being written, `.<FILE>.claim-<pid>-<hex>` for the prior version moved
  * aside during publication. The pid and random part keep two writers from ever sharing one.
  * Ours carry 8 hex digits; the reference helper's (`memory_io.py`) 16 on a temp and 32 on a
- * claim, and are recognised alike (contract §1 *(1.1)*, field report 28).
+ * claim, and are recognised alike (contract §1, docs/design.md#files-on-disk *(1.1)*, field report 28).
  */
 export type PrivateRole = "tmp" | "claim";
 
@@ -60,13 +60,13 @@ export function lstatBig(p: string): BigIntStats | null {
 /**
  * True when one of `file`'s private files in `dir` is the very file with inode `ino`: a save
  * between its publication `link` and the drop of its temp (or claim) — the one case where a
- * memory file legitimately has two links (contract §3).
+ * memory file legitimately has two links (docs/design.md#tokens-and-the-publication-protocol).
  */
 export function hasPrivatePartner(dir: string, file: string, ino: bigint): boolean {
   return listPrivate(dir).some((e) => e.file === file && lstatBig(e.path)?.ino === ino);
 }
 
-/** Name of the lock directory inside the memory dir (one fixed name, contract §1). */
+/** Name of the lock directory inside the memory dir (one fixed name, contract §1; docs/design.md#files-on-disk). */
 export const LOCK_NAME = ".lock";
 /** The file inside the lock directory naming its holder. */
 export const OWNER_NAME = "owner";
@@ -126,7 +126,7 @@ export function lockVerdict(owner: LockOwner | null, st: { mtimeMs: number; ctim
 /**
  * The lock's state as a reader sees it, without taking it: `free`, `held` by a live writer
  * (pid known or not), or `dead` (its holder is gone or it went stale). Reads, `check` and the
- * hook use this to tell a save in progress from an interrupted one (contract §3).
+ * hook use this to tell a save in progress from an interrupted one (docs/design.md#tokens-and-the-publication-protocol).
  * `unproven` is true for a held lock this look cannot judge (owner unreadable, or another
  * host's with an mtime ahead of this clock): a writer takes it over after watching it 10 s.
  */

@@ -20,7 +20,7 @@ export interface PublishSpec {
   archivePrefix: string;
   /** Archive every prior version before replacing it (the handoff) and prune to five. */
   archivePrior: boolean;
-  /** `absent` or the 64-hex token the caller read (contract §2). */
+  /** `absent` or the 64-hex token the caller read (docs/design.md#tokens-and-the-publication-protocol). */
   expectedToken: string;
   /** Mode of a new file (a replaced file keeps its prior mode minus setuid, setgid, sticky and others-write). */
   newMode: number;
@@ -89,7 +89,7 @@ function writeTemp(tempPath: string, bytes: Buffer, mode: number): void {
 }
 
 /**
- * The compare-and-swap publication protocol (contract §2, §3), run under the memory lock:
+ * The compare-and-swap publication protocol (docs/design.md#tokens-and-the-publication-protocol), run under the memory lock:
  *
  * 1. read the current file whole (`read-opened`), compare its token with the expected one;
  * 2. claim it: rename it to a private claim name (`before-claim`), then check the claim is
@@ -157,7 +157,7 @@ export async function publish(spec: PublishSpec): Promise<PublishResult> {
 
   // From the claim to publication, any failure (a full disk, a permission, a lost lock) puts
   // the prior version back as current and leaves nothing behind: a refusal before publication
-  // changes nothing (contract §2).
+  // changes nothing (docs/design.md#tokens-and-the-publication-protocol).
   try {
     if (prior !== null) {
       await failpoint(spec.failpoint, "after-claim");
@@ -263,11 +263,11 @@ export function putBack(claimPath: string, filePath: string): boolean {
   }
 }
 
-// The rollback after a failed publication (contract §2: a refusal before publication
+// The rollback after a failed publication (contract §2, docs/design.md#tokens-and-the-publication-protocol: a refusal before publication
 // changes nothing): drop the temp, link the claimed prior version back as current, remove
 // the archive copy this save made of it, drop the claim. The claim goes last: while it
 // exists, `recover` knows a rollback is pending and finishes it from any step
-// (`rollback-*` failpoints, ruling 34).
+// (`rollback-*` failpoints, ruling 34; docs/decisions/failpoints.md).
 // A link back can fail for want of space, quota or link count (a disk whose inodes ran out):
 // then the claim is renamed back, only after lstat shows the name free; the window between
 // the two is in docs/decisions/rollback-rename.md. True when the prior version is current

@@ -20,7 +20,7 @@ function changedWhileRead(filePath: string): Refused {
 
 /**
  * Reads a file the helper manages (a memory file, or AGENTS.md / CLAUDE.md at the root) whole
- * and safely: no link followed, no FIFO waited on, one hard link, no torn read (contract §3).
+ * and safely: no link followed, no FIFO waited on, one hard link, no torn read (docs/design.md#tokens-and-the-publication-protocol).
  * Never reports a false absence: when an interrupted save left the file in a claim, or a
  * publication is half done, it refuses and says to run `recover` (or to read again while a
  * live writer is at work).
@@ -52,7 +52,7 @@ export async function readManagedFile(dir: string, file: string, memDir: string,
 }
 
 /**
- * Reads a memory file of `kind` under `<root>/.ai/memory` (contract §2 `read`).
+ * Reads a memory file of `kind` under `<root>/.ai/memory` (contract §2 `read`; docs/design.md#tokens-and-the-publication-protocol).
  * @returns null when it (or the memory dir) is absent.
  * @throws Refused (exit 2) for an unsafe tree or file, a torn read, or an interrupted save.
  */

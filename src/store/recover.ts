@@ -57,7 +57,7 @@ export function archiveEntriesWithIno(dir: string, ino: bigint): string[] {
 
 /**
  * Why a private name does not hold what a save (or a repair) of ours or of the reference
- * helper leaves there, or null when it does (contract §3). What the protocol leaves is a
+ * helper leaves there, or null when it does (docs/design.md#tokens-and-the-publication-protocol). What the protocol leaves is a
  * regular file whose every link is one the protocol makes: the private name itself, the
  * current file (a publication or a restore that stopped before its unlink), an archive
  * entry (the archive copy of that save), or the same save's other private name. A rollback
@@ -89,7 +89,7 @@ export function groupByFile(entries: readonly PrivateEntry[]): Map<string, Priva
 /**
  * Private names that hold something no save leaves (a link, a directory, a file hard-linked
  * outside the protocol): planted, so `recover` and `write` refuse them and `check` calls
- * memory unsafe (3), naming nothing `recover` could finish (contract §3).
+ * memory unsafe (3), naming nothing `recover` could finish (docs/design.md#tokens-and-the-publication-protocol).
  */
 export function plantedPrivate(root: string): { entry: PrivateEntry; reason: string }[] {
   const out: { entry: PrivateEntry; reason: string }[] = [];

@@ -39,7 +39,7 @@ function withDriftNote(b: Brief, note: string): Brief {
 export const COLD_START = "No saved session state exists.";
 
 /**
- * `brief --root DIR [--json]` (contract §5): the six-line warm-start brief. Exit 0; 3 with
+ * `brief --root DIR [--json]` (docs/design.md#verdicts-and-the-brief): the six-line warm-start brief. Exit 0; 3 with
  * `No saved session state exists.` when there is no handoff; 2 when memory is refused.
  */
 export const briefVerb: Verb = {

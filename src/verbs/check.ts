@@ -8,7 +8,7 @@ import { ROOT_HELP, rootOption } from "./common.ts";
 import { ok, type Verb } from "./types.ts";
 import { checkpointParked } from "./checkpoint-surface.ts";
 
-/** The result of `check` (seed 000's bootstrap check, contract §5). */
+/** The result of `check` (seed 000's bootstrap check, contract §5; docs/design.md#tokens-and-the-publication-protocol). */
 export interface CheckResult {
   /** 0 nothing parked; 1 interrupted save (run recover); 2 handoff parked; 3 unsafe or foreign. */
   code: 0 | 1 | 2 | 3;
@@ -16,7 +16,7 @@ export interface CheckResult {
   files: Record<Kind, string>;
   paused: string | null;
   message: string;
-  /** What is parked when `state` is `parked`: a handoff, or only an automatic checkpoint (ruling 24). */
+  /** What is parked when `state` is `parked`: a handoff, or only an automatic checkpoint (ruling 24, docs/design.md#checkpoints). */
   parked?: "handoff" | "checkpoint" | "conflicted";
   /** Memory files holding merge conflict markers (state `conflicted`). */
   conflicted?: string[];
@@ -79,7 +79,7 @@ draft left in drafts/ changes no code (\`recover\` removes it).
     else if (inspections.some((i) => i.status === "unsafe" || i.status === "foreign") || unsafePrivate(root)) state = "unsafe";
     else if (conflicted.length > 0) state = "conflicted";
     else if (files.handoff === "present") state = "parked";
-    // Leftovers in checkpoints/ never change the code (ruling 23); a checkpoint is parked state.
+    // Leftovers in checkpoints/ never change the code (ruling 23, docs/design.md#checkpoints); a checkpoint is parked state.
     else if (files.handoff === "missing" && checkpointParked(root)) state = "parked";
     else state = "clean";
     const code = ({ clean: 0, interrupted: 1, parked: 2, unsafe: 3, conflicted: 3 } as const)[state];

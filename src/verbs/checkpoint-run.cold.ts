@@ -1,4 +1,4 @@
-// What `checkpoint` does (contract §12, rulings 19–25); checkpoint.ts is its face. A chunk of
+// What `checkpoint` does (rulings 19–25, docs/design.md#checkpoints); checkpoint.ts is its face. A chunk of
 // its own (build.mjs rule 2b), compiled only when a hook runs the verb.
 import { homedir } from "node:os";
 import path from "node:path";
@@ -181,7 +181,7 @@ interface HookInput {
 
 async function readInput(ctx: VerbContext): Promise<HookInput | null> {
   if (ctx.stdinIsTTY) return { sessionId: undefined, transcriptPath: null, cwd: null, event: undefined, compactSummary: null, lastMessage: null, agentId: false };
-  // Reading stops just past the cap (ruling 20): longer input is ignored, not refused.
+  // Reading stops just past the cap (ruling 20, docs/design.md#checkpoints): longer input is ignored, not refused.
   const data = await ctx.readStdinWithin(1000, CHECKPOINT_STDIN_BYTES);
   if (data === null || data.length === 0) return { sessionId: undefined, transcriptPath: null, cwd: null, event: undefined, compactSummary: null, lastMessage: null, agentId: false };
   if (data.length > CHECKPOINT_STDIN_BYTES) return null;
@@ -206,7 +206,7 @@ async function readInput(ctx: VerbContext): Promise<HookInput | null> {
 }
 
 
-/** The anchor lines of a checkpoint: git gets 500 ms; dirty files at most 10 paths and 1,024 bytes (ruling 21). */
+/** The anchor lines of a checkpoint: git gets 500 ms; dirty files at most 10 paths and 1,024 bytes (ruling 21, docs/design.md#checkpoints). */
 export async function checkpointAnchors(root: string, env: Record<string, string | undefined>, nowMs: number, excludes: readonly string[] = []): Promise<string[]> {
   const date = `- Date: ${isoSeconds(nowMs)}`;
   let r;
@@ -229,7 +229,7 @@ export async function checkpointAnchors(root: string, env: Record<string, string
   }
   if (s.dirty.length > shown.length) shown.push(`… and ${s.dirty.length - shown.length} more`);
   const lines = [`- Branch: ${s.branch}`, `- HEAD: ${s.head ?? "none (no commits yet)"}`, `- Dirty files: ${shown.length > 0 ? shown.join(", ") : "none"}`, date];
-  // As `anchors` writes it (contract §5): the operation in progress, from the git dir's files.
+  // As `anchors` writes it (docs/design.md#checkpoints): the operation in progress, from the git dir's files.
   const top = gitTopOf(root);
   const op = top === null ? null : inProgressOf(gitDirOf(top));
   if (op !== null) lines.push(`- In progress: ${renderInProgress({ words: inProgressWords(op), conflicted: s.conflicted ?? 0 })}`);
@@ -238,7 +238,7 @@ export async function checkpointAnchors(root: string, env: Record<string, string
 
 /**
  * Whether the last `bytes` of a transcript, read as `cap`, hold what a checkpoint needs, so
- * that the rest of the 4 MiB need not be parsed (issue 15): the last three user requests, a
+ * that the rest of the 4 MiB need not be parsed (docs/decisions/checkpoint-window.md): the last three user requests, a
  * last claim (or the hook's own last message), and the latest plan -- one that nothing earlier
  * can change, or none at all in the bytes before (a byte search for the format's plan tools).
  * Files edited and commands are then those of the part read.
@@ -318,7 +318,7 @@ function capture(input: HookInput, format: string | undefined, notes: string[], 
 // The first timestamp of the file: its first few lines usually hold it, and the adapter's first
 // timestamp of a prefix is that of the whole (it is the first one met in order). When the 64 KiB
 // head holds none (a first record longer than it: a long paste) and the whole file lies within
-// the last TAIL_BYTES (ruling 19's bound), the file is read from its start.
+// the last TAIL_BYTES (ruling 19's bound; docs/design.md#checkpoints), the file is read from its start.
 function sessionStartOf(file: TranscriptFile, format: TranscriptFormat): string | null {
   const first = (lines: readonly string[]) => ADAPTERS[format](lines.slice(0, 16)).firstTimestamp ?? (lines.length > 16 ? ADAPTERS[format](lines).firstTimestamp : null);
   const fromHead = first(file.head);
@@ -345,7 +345,7 @@ export async function runCheckpoint(ctx: VerbContext): Promise<Outcome> {
   const hook: HookInput = input ?? { sessionId: undefined, transcriptPath: null, cwd: null, event: undefined, compactSummary: null, lastMessage: null, agentId: false };
   let root: string;
   try {
-    // The same root as every verb (contract "Words", ruling 20): --root, else stdin's cwd, else the current directory.
+    // The same root as every verb (contract "Words", ruling 20, docs/design.md#checkpoints): --root, else stdin's cwd, else the current directory.
     const given = typeof ctx.values.root === "string" && ctx.values.root !== "";
     root = rootOption(ctx, given || hook.cwd === null || !path.isAbsolute(hook.cwd) ? null : hook.cwd);
   } catch (err) {

@@ -1,14 +1,14 @@
-// The `checkpoint` verb's face (contract §12, rulings 19–25): its options, help and the lines
+// The `checkpoint` verb's face (rulings 19–25, docs/design.md#checkpoints): its options, help and the lines
 // it prints. The work is a chunk of its own (checkpoint-run.cold.ts, build.mjs rule 2b):
-// a compaction or session-end hook then compiles that, not every cold verb (issue 15: ~9 ms).
+// a compaction or session-end hook then compiles that, not every cold verb (issue 15: ~9 ms; docs/decisions/checkpoint-window.md).
 import { checkpointHelp, runCheckpoint } from "./checkpoint-run.cold.ts";
 import type { Verb } from "./types.ts";
 
-/** Largest hook input read, in bytes (ruling 20); longer input is ignored, not refused. */
+/** Largest hook input read, in bytes (ruling 20, docs/design.md#checkpoints); longer input is ignored, not refused. */
 export const CHECKPOINT_STDIN_BYTES = 1024 * 1024;
-/** Time git may take for the checkpoint's anchors, in ms (ruling 21). */
+/** Time git may take for the checkpoint's anchors, in ms (ruling 21, docs/design.md#checkpoints). */
 export const CHECKPOINT_GIT_MS = 500;
-/** Most dirty paths and bytes on a checkpoint's `- Dirty files:` line (ruling 21). */
+/** Most dirty paths and bytes on a checkpoint's `- Dirty files:` line (ruling 21, docs/design.md#checkpoints). */
 export const CHECKPOINT_DIRTY = { paths: 10, bytes: 1024 };
 
 // Every line this verb prints, all on stderr with stdout empty (docs/design.md#checkpoints);

@@ -5,7 +5,7 @@ import { findRoot } from "../store/root.ts";
 import type { VerbContext } from "./types.ts";
 
 /**
- * The root every verb works in (contract "Words" 1.1, ruling 12): found from `--root DIR` when
+ * The root every verb works in (contract "Words" 1.1, ruling 12; docs/design.md#the-root): found from `--root DIR` when
  * given, else from `fallbackStart` (the hook's stdin `cwd`), else from the current directory,
  * by `findRoot` (real path first, then up to `.ai/memory` or `.git`). When the root differs
  * from the real path of a `--root` given, `using root <path>` goes to stderr once.
@@ -23,7 +23,7 @@ export function rootOption(ctx: VerbContext, fallbackStart: string | null = null
   return found.root;
 }
 
-/** `--expected-current-sha256 TOKEN`: `absent` or 64 lowercase hex (contract §2). */
+/** `--expected-current-sha256 TOKEN`: `absent` or 64 lowercase hex (docs/design.md#tokens-and-the-publication-protocol). */
 export function expectedTokenOption(ctx: VerbContext): string {
   const value = ctx.values["expected-current-sha256"];
   if (typeof value !== "string") {
@@ -35,7 +35,7 @@ export function expectedTokenOption(ctx: VerbContext): string {
   return value;
 }
 
-/** `--lock-timeout SECONDS`: a decimal ≥ 0, default 10 (contract §3). */
+/** `--lock-timeout SECONDS`: a decimal ≥ 0, default 10 (docs/design.md#tokens-and-the-publication-protocol). */
 export function lockTimeoutOption(ctx: VerbContext): number {
   const value = ctx.values["lock-timeout"];
   if (value === undefined) return 10;
@@ -45,12 +45,12 @@ export function lockTimeoutOption(ctx: VerbContext): number {
   return Number(value);
 }
 
-/** The failpoint seam's variable (contract §11). */
+/** The failpoint seam's variable (docs/decisions/failpoints.md). */
 export function failpointOf(ctx: VerbContext): string | undefined {
   return ctx.env.MEMORY_IO_FAILPOINT || undefined;
 }
 
-/** The root rule, as every verb's `--help` states it (contract "Words", ruling 12). */
+/** The root rule, as every verb's `--help` states it (contract "Words", ruling 12, docs/design.md#the-root). */
 export const ROOT_HELP = `
 The root: the real path of --root DIR (else the current directory), unless it holds
 .ai/memory itself the nearest folder above holding .ai/memory or .git (a worktree's .git
@@ -71,8 +71,8 @@ export const CAS = {
 } as const;
 
 /**
- * Reads stdin now (bounded: ruling 27) and returns a function that gives the bytes or throws
- * the refusal, so that a mutating verb refuses a too-long stdin in contract §2's order
+ * Reads stdin now (bounded: ruling 27; docs/design.md#tokens-and-the-publication-protocol) and returns a function that gives the bytes or throws
+ * the refusal, so that a mutating verb refuses a too-long stdin in contract §2's order (docs/design.md#tokens-and-the-publication-protocol)
  * (usage, then paused, then busy, then the rest) by calling it from `validate`.
  */
 export async function stdinForValidate(ctx: VerbContext, maxBytes?: number): Promise<() => Buffer> {

@@ -39,7 +39,7 @@ function readText(p: string): string | null {
   }
 }
 
-/** `doctor [--root DIR | --global] [--json]`: read-only; always exit 0 (contract §13, 26). */
+/** `doctor [--root DIR | --global] [--json]`: read-only; always exit 0 (26, docs/design.md#integrations). */
 export const doctorVerb: Verb = {
   name: "doctor",
   options: { root: { type: "string" }, json: { type: "boolean" }, global: { type: "boolean" } },
@@ -107,7 +107,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
         let state = "absent";
         if (text !== null && holdsOurs(edit, text)) {
           try {
-            // A shared AGENTS.md block lists the agents that asked for it (ruling 11): another
+            // A shared AGENTS.md block lists the agents that asked for it (ruling 11, docs/design.md#integrations): another
             // agent's block is not this one's install, current or outdated.
             const span = edit.kind === "md-block" ? findBlock(text, edit.file) : null;
             if (span !== null && !blockAgents(text, span).includes(name)) {
@@ -240,7 +240,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
     const memory = { verdict, files, archives, paused, git, journal };
     const result = { ok: problems.length === 0, node, helper: helper.abs, agents, runs, notes: [...new Set(notes)], leftovers, memory, problems };
     if (ctx.values.json) return ok(`${JSON.stringify(result)}\n`);
-    // Paths as anchors print them (ruling 4): one holding a control character or a refused
+    // Paths as anchors print them (ruling 4, docs/design.md#redaction): one holding a control character or a refused
     // code point is quoted with octal escapes, so it can neither break a line nor hide text.
     const lines = [`node ${node}`, `helper ${quotePath(helper.abs)}`];
     for (const [name, a] of Object.entries(agents)) {

@@ -10,7 +10,7 @@ import { rootOption, ROOT_HELP } from "./common.ts";
 import { loadHandoff, shapeWarnings } from "./handoff-input.ts";
 import { ok, type Verb } from "./types.ts";
 
-// Branch names come from the file (saved) and from git (now): shown, not redacted (ruling 6),
+// Branch names come from the file (saved) and from git (now): shown, not redacted (ruling 6, docs/design.md#redaction),
 // except a vendor's exact token shape (docs/decisions/redaction-prefixes.md).
 const shown = (branch: string): string => sanitize(withoutTokens(branch), { redact: false });
 
@@ -45,7 +45,7 @@ export function renderDrift(r: DriftReport): string {
 }
 
 /**
- * `drift --root DIR [--stdin] [--json]` (contract §5): how far the repository moved since the
+ * `drift --root DIR [--stdin] [--json]` (docs/design.md#verdicts-and-the-brief): how far the repository moved since the
  * handoff was saved. Exit 0 with a report (whatever the verdict); 3 when there is no handoff;
  * 2 for a refusal (unsafe memory, interrupted save) or a usage error.
  */

@@ -1,5 +1,5 @@
 /**
- * One example per verb, appended to its `--help` by cli.ts under `example:` (issue 14).
+ * One example per verb, appended to its `--help` by cli.ts under `example:` (docs/decisions/skill-flows.md).
  * Kept apart from the verbs' own help text so that a verb file stays its author's; a verb
  * added to `index.ts` needs an entry here (test/cli/help.test.ts fails without one).
  *

@@ -6,7 +6,7 @@ import type { VerbContext } from "./types.ts";
 /** The handoff text drift and brief work from: `--stdin` (pasted) or the file, or null when absent. */
 export async function loadHandoff(ctx: VerbContext, root: string, fromStdin: boolean): Promise<{ text: string; pasted: boolean; token?: string } | null> {
   if (fromStdin) {
-    // Refused past the document limit, having read no more than that (ruling 27).
+    // Refused past the document limit, having read no more than that (ruling 27, docs/design.md#tokens-and-the-publication-protocol).
     const bytes = await ctx.readStdin(MAX_DOCUMENT_BYTES);
     if (bytes.length === 0) return null;
     return { text: bytes.toString("utf8"), pasted: true };

@@ -15,13 +15,13 @@ import type { HookFormat } from "../agents/types.ts";
 import { ok, type Verb, type VerbContext } from "./types.ts";
 import { CHECKPOINT_SENTENCES, checkpointHookLines, type CheckpointHookLines, type HookSession } from "./checkpoint-surface.ts";
 
-/** Longest hook output, in characters (contract §7; field report 8). */
+/** Longest hook output, in characters (contract §7; field report 8; docs/design.md#integrations). */
 export const HOOK_LIMIT = 2000;
 
-/** Most bytes of the harness's JSON the hook reads (ruling 20: 64 KiB); longer is ignored. */
+/** Most bytes of the harness's JSON the hook reads (ruling 20: 64 KiB; docs/design.md#checkpoints); longer is ignored. */
 export const HOOK_STDIN_BYTES = 65_536;
 
-// Fixed sentences only: nothing from a memory file is ever echoed (contract §7).
+// Fixed sentences only: nothing from a memory file is ever echoed (docs/design.md#integrations).
 const SENTENCES = {
   unsafe: (file: string) =>
     `session-handoff: .ai/memory/${file} failed memory safety or schema checks; do not load it, and tell the user it needs attention.`,
@@ -38,7 +38,7 @@ const SENTENCES = {
     "session-handoff: the parked handoff was not saved in this clone (it came with a pull, a merge or a copy); the resume flow's brief names who committed it.",
 };
 
-// The state time's age (contract §7 1.1, ruling 13, 18): from the handoff's own `- Date:` or
+// The state time's age (contract §7 1.1, ruling 13, 18; docs/design.md#verdicts-and-the-brief, docs/design.md#integrations): from the handoff's own `- Date:` or
 // `Saved:`, never the file's modification time (a clone or a pull resets it).
 function ageText(text: string | null | undefined, now: number): string {
   if (typeof text !== "string") return "age unknown";
@@ -51,7 +51,7 @@ async function stdinInput(ctx: VerbContext): Promise<{ cwd: string | null } & Ho
   const none = { cwd: null, source: null, sessionId: undefined };
   if (ctx.stdinIsTTY) return none;
   // A harness may keep stdin open; never wait more than a second for it (contract, "Words").
-  // Past HOOK_STDIN_BYTES the input is ignored, not refused (ruling 20).
+  // Past HOOK_STDIN_BYTES the input is ignored, not refused (ruling 20, docs/design.md#checkpoints).
   const data = await ctx.readStdinWithin(1000, HOOK_STDIN_BYTES);
   if (data === null || data.length === 0 || data.length > HOOK_STDIN_BYTES) return none;
   try {
@@ -97,7 +97,7 @@ export function composeHookText(files: FileInspection[], interrupted: boolean, p
   return text.length > 0 ? `${text.slice(0, HOOK_LIMIT - 1)}\n` : "";
 }
 
-/** `hook --mode session|lessons [--root DIR] [--format text]` (contract §7). Always exit 0. */
+/** `hook --mode session|lessons [--root DIR] [--format text]` (docs/design.md#integrations). Always exit 0. */
 export const hookVerb: Verb = {
   name: "hook",
   options: { mode: { type: "string" }, root: { type: "string" }, format: { type: "string" } },
@@ -183,7 +183,7 @@ exit: always 0 -- a broken hook must not break a session; problems go to stderr.
     if (!isHookFormat(format)) {
       return ok("", [`memory_io hook: --format must be text, claude, codex, gemini, cursor or cline, got ${JSON.stringify(format)}; printing nothing`]);
     }
-    // The sentences first, then the harness's envelope around them (contract §7).
+    // The sentences first, then the harness's envelope around them (docs/design.md#integrations).
     const wrap = (text: string) => renderHook(format as HookFormat, text, HOOK_LIMIT);
     if (disabledByEnv(ctx.env)) return ok("", []);
     let root: string;

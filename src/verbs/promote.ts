@@ -9,10 +9,10 @@ import { alreadyPresent, appendedBytes } from "../store/append.ts";
 import { COLD_HELPERS } from "./index.ts";
 import { ok, type Verb } from "./types.ts";
 
-/** Largest text `promote` appends, in bytes (contract §2). */
+/** Largest text `promote` appends, in bytes (docs/design.md#tokens-and-the-publication-protocol). */
 export const MAX_PROMOTE_BYTES = 64_000;
 
-/** `promote --root DIR --target AGENTS.md|CLAUDE.md --expected-current-sha256 TOKEN` (contract §2). */
+/** `promote --root DIR --target AGENTS.md|CLAUDE.md --expected-current-sha256 TOKEN` (docs/design.md#tokens-and-the-publication-protocol). */
 export const promoteVerb: Verb = {
   name: "promote",
   options: { ...CAS, target: { type: "string" } },
@@ -74,8 +74,8 @@ exit:   0 appended, or already there; 2 refused (stale token: read again; bad te
         },
       },
       async (lock) => {
-        // A retried promotion appends nothing (ruling 10): decided on the file as it is under
-        // the lock, whatever token was given, as `write`'s `unchanged` (ruling 1).
+        // A retried promotion appends nothing (ruling 10, docs/design.md#tokens-and-the-publication-protocol): decided on the file as it is under
+        // the lock, whatever token was given, as `write`'s `unchanged` (ruling 1, docs/design.md#files-on-disk).
         const now = await readManagedFile(root, target, memoryDir(root));
         if (now !== null && alreadyPresent(now.bytes, text)) return { unchanged: true as const, token: now.token, warnings: [] as string[] };
         return publish({

@@ -11,7 +11,7 @@ import { ok, type Verb } from "./types.ts";
 /** The commit message when none is given. */
 export const DEFAULT_MESSAGE = "session-handoff: publish session memory";
 
-/** `publish [--root DIR] [--push] [--message M] [--json]` (contract §5, ruling 25). */
+/** `publish [--root DIR] [--push] [--message M] [--json]` (ruling 25, docs/design.md#integrations). */
 export const publishVerb: Verb = {
   name: "publish",
   options: { root: { type: "string" }, push: { type: "boolean" }, message: { type: "string" }, json: { type: "boolean" } },

@@ -14,7 +14,7 @@ function envelope(file: string, got: { token: string; bytes: Buffer } | null): O
   return ok(out, warning ? [warning] : []);
 }
 
-/** `read <kind> --root DIR` (contract §2). */
+/** `read <kind> --root DIR` (docs/design.md#tokens-and-the-publication-protocol). */
 export const readVerb: Verb = {
   name: "read",
   options: { ...ROOT, session: { type: "string" } },
@@ -66,7 +66,7 @@ exit: 0 printed; 3 absent (stdout is exactly "CURRENT-SHA256: absent");
   },
 };
 
-/** `read-target --root DIR --target AGENTS.md|CLAUDE.md` (contract §2). */
+/** `read-target --root DIR --target AGENTS.md|CLAUDE.md` (docs/design.md#tokens-and-the-publication-protocol). */
 export const readTargetVerb: Verb = {
   name: "read-target",
   options: { ...ROOT, target: { type: "string" } },

@@ -10,7 +10,7 @@ import { COLD_HELPERS } from "./index.ts";
 import { readdirSync } from "node:fs";
 import { removeLeftoverDrafts } from "../store/drafts.cold.ts";
 
-/** `recover --root DIR` (contract §3, §5): repairs what an interrupted save left. */
+/** `recover --root DIR` (docs/design.md#tokens-and-the-publication-protocol): repairs what an interrupted save left. */
 export const recoverVerb: Verb = {
   name: "recover",
   options: { root: { type: "string" }, "lock-timeout": { type: "string" }, json: { type: "boolean" } },

@@ -67,7 +67,7 @@ function help(): string {
 }
 
 /**
- * `redact` (contract §4): stdin to stdout through {@link redactText}.
+ * `redact` (docs/design.md#redaction): stdin to stdout through {@link redactText}.
  * @throws Refused when stdin is not valid UTF-8 (exit 2): a filter must not mangle bytes.
  */
 export const redactVerb: Verb = {

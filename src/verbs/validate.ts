@@ -45,7 +45,7 @@ async function existingKeyFiles(root: string, text: string): Promise<Set<string>
 }
 
 /**
- * `validate <kind> [--root DIR] [--stdin] [--json]` (contract §5, §8): errors, score with its
+ * `validate <kind> [--root DIR] [--stdin] [--json]` (docs/design.md#verdicts-and-the-brief, docs/design.md#files-on-disk): errors, score with its
  * parts, findings, dropped items. Exit 0 valid; 2 errors (or a refusal); 3 no such file.
  */
 export const validateVerb: Verb = {

@@ -1,5 +1,5 @@
-// The checks and changes `write` makes to a document before publishing it (contract §8,
-// rulings 1, 2, 6, 9, 35): schema errors refused, `Saved:` stamped, an empty anchors section
+// The checks and changes `write` makes to a document before publishing it (contract §8, docs/design.md#files-on-disk,
+// rulings 1, 2, 6, 9, 35; docs/design.md#files-on-disk, docs/design.md#redaction, docs/design.md#verdicts-and-the-brief): schema errors refused, `Saved:` stamped, an empty anchors section
 // filled (git runs only then, inside the lock), redaction with the anchor exemption, the
 // `unchanged` comparison, and the score and findings for stderr. write.ts calls these.
 import { closeSync, lstatSync } from "node:fs";
@@ -22,7 +22,7 @@ import { FILE_OF, MAX_DOCUMENT_BYTES, memoryDir, type Kind } from "../store/path
 /** Most findings `write` prints on stderr; `validate` lists them all. */
 const MAX_FINDINGS_SHOWN = 20;
 
-/** The refusal of ruling 35: `<FILE> has N schema error(s)`, then `line L: <rule>: <message>` each. */
+/** The refusal of ruling 35 (docs/design.md#verdicts-and-the-brief): `<FILE> has N schema error(s)`, then `line L: <rule>: <message>` each. */
 export function schemaRefusal(file: string, errors: readonly Issue[]): Refused {
   const count = errors.filter((e) => e.rule !== "more").length + Number(/\d+/.exec(errors.find((e) => e.rule === "more")?.message ?? "")?.[0] ?? 0);
   return new Refused([`${file} has ${count} schema error(s)`, ...issueLines(errors)].join("\n"));
@@ -37,20 +37,20 @@ export function scoreNotes(v: Validation): string[] {
   return [scoreLine(v), ...lines];
 }
 
-/** A document decoded and checked before the lock's body runs (refusal order: §2). */
+/** A document decoded and checked before the lock's body runs (refusal order: §2; docs/design.md#tokens-and-the-publication-protocol). */
 export interface Checked {
   kind: Kind;
   /** LF text as sent (BOM dropped), not yet stamped or redacted. */
   text: string;
   notes: string[];
-  /** Bytes received on stdin (the size a refusal names first, issue 10). */
+  /** Bytes received on stdin (the size a refusal names first, issue 10; docs/design.md#files-on-disk). */
   rawBytes: number;
 }
 
 /** Where the anchors of a save come from: the project's environment and the running skill's folder. */
 export interface AnchorsContext {
   env: Record<string, string | undefined>;
-  /** Left out of the dirty files (ruling 17), as `anchors` leaves it out. */
+  /** Left out of the dirty files (ruling 17, docs/design.md#verdicts-and-the-brief), as `anchors` leaves it out. */
   skillDir: string | null;
 }
 
@@ -61,7 +61,7 @@ function sizeCheck(raw: Buffer): void {
 }
 
 // A look at the current handoff without the lock's body (the anchors-identical case of
-// ruling 2); never a basis for publication, which reads again.
+// ruling 2; docs/design.md#files-on-disk); never a basis for publication, which reads again.
 function peekCurrent(root: string, file: string): string | null {
   try {
     lstatSync(memoryDir(root));
@@ -78,8 +78,8 @@ function peekCurrent(root: string, file: string): string | null {
 }
 
 /**
- * Decodes stdin (contract §1, §4: NUL, UTF-8, BOM, CRLF, invisible characters) and refuses
- * the kind's schema errors (§8 for the handoff, ruling 9 for ledgers), before the memory dir
+ * Decodes stdin (contract §1, §4: NUL, UTF-8, BOM, CRLF, invisible characters; docs/design.md#files-on-disk, docs/design.md#redaction) and refuses
+ * the kind's schema errors (§8 for the handoff, ruling 9 for ledgers; docs/design.md#files-on-disk), before the memory dir
  * is created. A handoff's missing `Saved:` and empty anchors are not errors: write supplies them.
  * @throws Refused (exit 2): `<FILE> has N schema error(s)` then one line per error.
  */
@@ -93,7 +93,7 @@ export function checkDocument(raw: Buffer, kind: Kind, root: string): Checked {
   let errors: Issue[];
   if (kind === "handoff") {
     errors = validateHandoff(decoded.text, { mode: "stdin", nowMs: Date.now(), secrets: [] }).errors;
-    // Anchors identical to the current handoff's are refilled (ruling 2): their lines are not the agent's.
+    // Anchors identical to the current handoff's are refilled (ruling 2, docs/design.md#files-on-disk): their lines are not the agent's.
     if (errors.some((e) => e.rule === "anchor-line")) {
       const current = peekCurrent(root, file);
       const mine = anchorsBody(decoded.text);
@@ -113,7 +113,7 @@ export interface Built {
   bytes: Buffer;
   /** The current file as read under the lock (null: none). */
   prior: ReadFile | null;
-  /** True when the result equals the current file (ruling 1): nothing is published. */
+  /** True when the result equals the current file (ruling 1, docs/design.md#files-on-disk): nothing is published. */
   unchanged: boolean;
   /** stderr lines: normalisation, stamping, anchors, redaction, dropped items, score, findings. */
   notes: string[];
@@ -140,8 +140,8 @@ function replaceDate(text: string, iso: string): string {
 
 /**
  * Under the lock: reads the current file, stamps `Saved:` and fills an empty anchors section
- * (handoff), redacts with the anchor exemption (ruling 6), and compares with the current file
- * ignoring `Saved:` and a self-filled `- Date:` (ruling 1). Runs git only when it fills
+ * (handoff), redacts with the anchor exemption (ruling 6, docs/design.md#redaction), and compares with the current file
+ * ignoring `Saved:` and a self-filled `- Date:` (ruling 1, docs/design.md#files-on-disk). Runs git only when it fills
  * anchors, or when a redaction hit an anchor line the agent wrote.
  * @throws Refused (exit 2) when the result is over 1,000,000 bytes.
  */
@@ -172,7 +172,7 @@ export async function buildDocument(checked: Checked, root: string, anchors: Anc
   }
   let text = stamped.text;
   const mine = anchorsBody(text);
-  // The current file sent back as it was read (ruling 1's round trip): unchanged, before any
+  // The current file sent back as it was read (ruling 1's round trip; docs/design.md#files-on-disk): unchanged, before any
   // refilling of its anchors could make it differ.
   const sentBack = priorText !== null && comparable(priorText, false) === comparable(text, false);
   const identical = !sentBack && priorText !== null && mine !== null && JSON.stringify(anchorsBody(priorText)) === JSON.stringify(mine);
@@ -221,7 +221,7 @@ export async function buildDocument(checked: Checked, root: string, anchors: Anc
   const range = anchorsRange(handoffLayout(text));
   const onAnchors = (f: RedactionFinding) => range !== null && f.line > range.start && f.line <= range.end;
   if (!fill && redacted.findings.some(onAnchors)) {
-    // An anchor line the agent wrote is exempt only when it is what `anchors` reports now (ruling 6).
+    // An anchor line the agent wrote is exempt only when it is what `anchors` reports now (ruling 6, docs/design.md#redaction).
     const now = new Set((await anchorsNow()).split("\n"));
     const lines = text.split("\n");
     for (const f of redacted.findings) if (onAnchors(f) && now.has(lines[f.line - 1]!)) exempt.add(f.line);
@@ -245,7 +245,7 @@ export async function buildDocument(checked: Checked, root: string, anchors: Anc
   return { bytes, prior, unchanged, notes: [...notes, ...scoreNotes(v)] };
 }
 
-// The size the user sent comes first (issue 10); what write made of it (redaction, the
+// The size the user sent comes first (docs/design.md#files-on-disk); what write made of it (redaction, the
 // stamp, filled anchors) second, when it differs.
 function finalBytes(text: string, rawBytes: number): Buffer {
   const bytes = Buffer.from(text, "utf8");

@@ -16,7 +16,7 @@ import { buildDocument, checkDocument, type Built, type Checked } from "./write-
 // A chunk of its own too: only a save that changed the handoff compiles the journal's code.
 import { recordSave } from "../journal/record.cold.ts";
 
-/** `write <kind> --root DIR --expected-current-sha256 TOKEN` (contract §2, §3, §4). */
+/** `write <kind> --root DIR --expected-current-sha256 TOKEN` (docs/design.md#tokens-and-the-publication-protocol, docs/design.md#redaction). */
 export const writeVerb: Verb = {
   name: "write",
   options: { ...CAS, "from-draft": { type: "boolean" } },
@@ -85,7 +85,7 @@ async function save(ctx: Parameters<Verb["run"]>[0], kind: ReturnType<typeof par
       },
       async (lock) => {
         built = await buildDocument(checked!, root, { env: ctx.env, skillDir: ctx.skillDir ?? null });
-        // The same state again (ruling 1): keep the file, archive nothing, whatever the token.
+        // The same state again (ruling 1, docs/design.md#files-on-disk): keep the file, archive nothing, whatever the token.
         if (built.unchanged) return null;
         const readToken = built.prior?.token ?? "absent";
         const published = publish({

@@ -1,4 +1,4 @@
-// The transcript adapters, one file per format (contract §12): a format change is one file's edit.
+// The transcript adapters, one file per format (docs/design.md#checkpoints): a format change is one file's edit.
 import { parseClaude } from "./claude.ts";
 import { parseCodex } from "./codex.ts";
 import { parseGemini } from "./gemini.ts";

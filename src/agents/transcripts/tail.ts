@@ -1,19 +1,19 @@
-// The bounded transcript reader of ruling 19: read-only, no link followed, never blocking,
+// The bounded transcript reader of ruling 19 (docs/design.md#checkpoints): read-only, no link followed, never blocking,
 // a regular file only, at most its last 4 MiB (a partial first line dropped) and its first
 // 64 KiB for choosing the adapter. It never searches for a transcript.
 import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import path from "node:path";
 import type { TranscriptFormat } from "./types.ts";
 
-/** Most bytes read from the end of a transcript (ruling 19). */
+/** Most bytes read from the end of a transcript (ruling 19, docs/design.md#checkpoints). */
 export const TAIL_BYTES = 4 * 1024 * 1024;
 /**
- * Bytes read from the end first (issue 15): the whole TAIL_BYTES only when this part lacks
+ * Bytes read from the end first (docs/decisions/checkpoint-window.md): the whole TAIL_BYTES only when this part lacks
  * what a checkpoint needs (verbs/checkpoint-run.cold.ts). Parsing 4 MiB cost ~15 ms of a hook
  * that Claude Code gives 1.5 s in all; 1 MiB holds a few hundred records.
  */
 export const FIRST_TAIL_BYTES = 1024 * 1024;
-/** Most bytes read from its start to choose the adapter (ruling 19). */
+/** Most bytes read from its start to choose the adapter (ruling 19, docs/design.md#checkpoints). */
 export const HEAD_BYTES = 64 * 1024;
 
 function readAt(fd: number, length: number, position: number): Buffer {
@@ -56,7 +56,7 @@ export interface TranscriptFile {
 }
 
 /**
- * Opens the transcript at `transcriptPath` within the bounds of ruling 19 and reads its head.
+ * Opens the transcript at `transcriptPath` within the bounds of ruling 19 (docs/design.md#checkpoints) and reads its head.
  * Never throws: a missing, linked, non-regular or unreadable file gives `{ok: false, reason}`.
  * The caller closes an opened file with `closeTranscript`.
  */
@@ -101,7 +101,7 @@ export interface TailPart {
  * The complete lines of the last `bytes` of an open transcript (at most TAIL_BYTES; the whole
  * file when it is shorter), as it was when opened: bytes appended since are not read. Below
  * TAIL_BYTES, the byte before the part is read too, so that a line starting exactly where the
- * part does is kept whole (at TAIL_BYTES the first line is always dropped: ruling 19's bound).
+ * part does is kept whole (at TAIL_BYTES the first line is always dropped: ruling 19's bound; docs/design.md#checkpoints).
  * @throws the read's error (an I/O error on the file).
  */
 export function tailPart(file: TranscriptFile, bytes: number): TailPart {
@@ -168,7 +168,7 @@ export type TailResult =
 
 /**
  * Reads the last `maxTail` bytes (at most TAIL_BYTES) of the transcript at `transcriptPath`
- * within the bounds of ruling 19, in one go. Never throws: a missing, linked, non-regular or
+ * within the bounds of ruling 19, docs/design.md#checkpoints, in one go. Never throws: a missing, linked, non-regular or
  * unreadable file gives `{ok: false, reason}`.
  */
 export function readTranscriptTail(transcriptPath: string, maxTail = TAIL_BYTES): TailResult {
@@ -184,7 +184,7 @@ export function readTranscriptTail(transcriptPath: string, maxTail = TAIL_BYTES)
 }
 
 /**
- * Chooses the adapter from the first complete records (ruling 19): Codex rollouts are
+ * Chooses the adapter from the first complete records (ruling 19, docs/design.md#checkpoints): Codex rollouts are
  * `{timestamp, type, payload}`; Claude Code entries carry `sessionId`/`uuid` with a `type`;
  * Gemini chat logs carry `projectHash`/`startTime` or `type: "gemini"` messages.
  * @returns null when no record is recognised (compressed, foreign or empty files).
