@@ -185,7 +185,7 @@ try {
   });
 } catch (err) {
   // Outside a verb's run -- loading its code from a damaged or replaced file -- never a
-  // refusal; the hook and checkpoint still never fail a session (contract §7, ruling 25).
+  // refusal; the hook and checkpoint still never fail a session (ruling 25, docs/design.md#checkpoints, docs/design.md#integrations).
   if (gemini) writeFd(1, GEMINI_SILENT);
   else writeFd(2, `memory_io internal error: ${err instanceof Error ? err.message : String(err)}\n`);
   code = process.argv[2] === "hook" || process.argv[2] === "checkpoint" ? 0 : 2;
