@@ -94,8 +94,9 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
         writeRecord(records, { ...p.record, after: tokenOf(Buffer.from(p.next, "utf8")) });
       }
     }
-    if (!t.dryRun) removeEmptyDirs(dirs);
+    // The driver's copy goes first: the folders it sat in may then be empty ones install made.
     const driver = await mergeDriverStep(t.global ? null : t.base, { remove: true, dryRun: t.dryRun }, ctx.env);
+    if (!t.dryRun) removeEmptyDirs(dirs);
     return ok(`${[...lines, ...driver.lines].join("\n")}\n`, driver.notes);
   },
 });

@@ -52,11 +52,11 @@ describe("lazy chunks (build.mjs)", () => {
     expect(parsed).not.toMatch(/^\/\/ node_modules\//m);
     expect([...parsed.matchAll(/^import\b.*$/gm)].map((m) => m[0])).toEqual(['import { createRequire as __shCreateRequire } from "node:module";']);
     expect(text.startsWith("#!/usr/bin/env node\n")).toBe(true);
-    // The cold verbs and the lock library are there, as chunk text after the code.
+    // The cold verbs are there, as chunk text after the code.
     expect(text).toMatch(/__shChunk\("cold:src\/verbs\/drift\.ts", /);
-    expect([...chunkTable(text).keys()]).toContain("pkg:proper-lockfile");
+    // No npm package is loaded by a hot verb since the lock became our own (docs/decisions/lock.md).
+    expect([...chunkTable(text).keys()].filter((k) => k.startsWith("pkg:"))).toEqual([]);
     expect(text.endsWith("\n*/\n")).toBe(true);
-    expect(text).toMatch(/__shChunk\("pkg:proper-lockfile", /);
     // What V8 parses at every start-up stays small, whatever the cold chunks weigh. Issue 15
     // raised it from 130,000: the hook, check and read handoff speak of checkpoints at every
     // session start (about 22,000 characters: the listing, the sentences, the strict time
@@ -95,7 +95,10 @@ describe("lazy chunks (build.mjs)", () => {
     // Machines and teammates add ~13,500 (docs/decisions/merge-driver.md): check and the hook
     // find conflict markers and the missing driver config, the hook and write keep this
     // clone's record of its saves (the git dir found from files, with no process).
-    expect(parsed.length).toBeLessThan(163_000);
+    // Release 1.2's other merges (the draft form's face in write, the root walk's ownership
+    // stop, the Gemini quiet path, the hook's counted sentences) add ~5,300 more: 168,312 at
+    // the merge. Giving it back is the hot/cold split's job (docs/design.md#integrations).
+    expect(parsed.length).toBeLessThan(169_000);
   });
 
   it("hook, read and check compile no chunk; hook loads neither crypto nor child_process", () => {
@@ -115,17 +118,17 @@ describe("lazy chunks (build.mjs)", () => {
     }
   });
 
-  it("write compiles the lock library's chunk and its schema checks' own (contract 1.1 §8), never a cold verb's chunk; drift its own chunk only", () => {
+  it("write compiles its schema checks' own chunk and the journal's, never a cold verb's chunk; drift its own chunk only", () => {
     const root = gitRepo();
     const w = traced(["write", "handoff", "--root", root, "--expected-current-sha256", "absent"], { input: handoff("ship the bench") });
     expect(w.code).toBe(0);
-    expect([...w.chunks].sort()).toEqual(["lazy:src/guard/redaction.cold.ts", "lazy:src/journal/record.cold.ts", "lazy:src/verbs/write-checked.cold.ts", "pkg:proper-lockfile"]);
+    expect([...w.chunks].sort()).toEqual(["lazy:src/guard/redaction.cold.ts", "lazy:src/journal/record.cold.ts", "lazy:src/verbs/write-checked.cold.ts"]);
     const d = traced(["drift", "--root", root, "--json"]);
     expect(d.chunks).toEqual(["cold:src/verbs/drift.ts"]);
     expect(JSON.parse(d.stdout).verdict).toMatch(/^(fresh|drifted|stale|rewritten|unverifiable)$/);
   });
 
-  it("checkpoint compiles its own chunk, the lock library's and the redaction rules', never the cold verbs' (issue 15)", () => {
+  it("checkpoint compiles its own chunk and the redaction rules', never the cold verbs' (docs/decisions/cold-chunks.md)", () => {
     const root = gitRepo();
     const transcript = path.join(tempDir(), "t.jsonl");
     // A tool call: only tool calls and edits make a capture (docs/design.md#checkpoints).
@@ -134,19 +137,19 @@ describe("lazy chunks (build.mjs)", () => {
     const c = traced(["checkpoint"], { input: JSON.stringify({ session_id: "s1", transcript_path: transcript, cwd: root, hook_event_name: "PreCompact" }) });
     expect(c.code).toBe(0);
     expect(c.stderr).toMatch(/checkpoint: saved checkpoints\/s1\.md/);
-    expect([...c.chunks].sort()).toEqual(["lazy:src/guard/redaction.cold.ts", "lazy:src/verbs/checkpoint-run.cold.ts", "pkg:proper-lockfile"]);
+    expect([...c.chunks].sort()).toEqual(["lazy:src/guard/redaction.cold.ts", "lazy:src/verbs/checkpoint-run.cold.ts"]);
   });
 
   it("the invisible-character rules are a chunk of their own, compiled only for a text that needs them", () => {
     const root = gitRepo();
     // write's schema checks are a chunk of their own (contract 1.1 §8), never the rules' chunk.
     const plain = traced(["write", "handoff", "--root", root, "--expected-current-sha256", "absent"], { input: handoff("plain text") });
-    expect([...plain.chunks].sort()).toEqual(["lazy:src/guard/redaction.cold.ts", "lazy:src/journal/record.cold.ts", "lazy:src/verbs/write-checked.cold.ts", "pkg:proper-lockfile"]);
+    expect([...plain.chunks].sort()).toEqual(["lazy:src/guard/redaction.cold.ts", "lazy:src/journal/record.cold.ts", "lazy:src/verbs/write-checked.cold.ts"]);
     const token = /CURRENT-SHA256: (\S+)\n$/.exec(plain.stdout)![1]!;
     // A warning sign with its emoji selector, and Persian with ZWNJ: the rules decide.
     const living = traced(["write", "handoff", "--root", root, "--expected-current-sha256", token], { input: handoff("⚠️ کتاب\u200Cها") });
     expect(living.code, living.stderr).toBe(0);
-    expect(living.chunks.sort()).toEqual(["lazy:src/guard/invisible-rules.cold.ts", "lazy:src/guard/redaction.cold.ts", "lazy:src/journal/record.cold.ts", "lazy:src/verbs/write-checked.cold.ts", "pkg:proper-lockfile"]);
+    expect(living.chunks.sort()).toEqual(["lazy:src/guard/invisible-rules.cold.ts", "lazy:src/guard/redaction.cold.ts", "lazy:src/journal/record.cold.ts", "lazy:src/verbs/write-checked.cold.ts"]);
     const read = traced(["read", "handoff", "--root", root]);
     expect(read.stdout).toContain("⚠️ کتاب\u200Cها");
     expect(read.chunks).toEqual(["lazy:src/guard/invisible-rules.cold.ts"]);
@@ -197,7 +200,7 @@ describe("the chunk table after the code (build.mjs rule 4)", () => {
     writeFileSync(file, text);
     return spawnSync(process.execPath, [path.join(path.dirname(HELPER), "..", "build.mjs"), "--check", "--bundle", file], { encoding: "utf8" });
   };
-  const chunkRe = /^(pkg:proper-lockfile )([A-Za-z0-9+/=]+)$/m;
+  const chunkRe = /^(lazy:src\/guard\/redaction\.cold\.ts )([A-Za-z0-9+/=]+)$/m;
   const bundle = () => readFileSync(HELPER, "utf8");
 
   it("a chunk deflated to other bytes but the same code is fresh (build --check judges the code)", () => {

@@ -82,8 +82,9 @@ describe("file text printed outside the envelope is sanitised", () => {
     expectClean(brief.stdout);
     const drift = helper(["drift", "--root", root]);
     expect(drift.code, drift.stderr).toBe(0);
-    expect(drift.stdout).toMatch(/^branch: saved feat<U\+202E>evil, now main \(changed\)$/m);
-    expect(drift.stdout).toMatch(/^summary: .*branch moved from feat<U\+202E>evil to main/m);
+    // A saved branch absent from this clone is "not in this clone", never a move (docs/decisions/absent-not-rewritten.md).
+    expect(drift.stdout).toMatch(/^branch: saved feat<U\+202E>evil, now main$/m);
+    expect(drift.stdout).toMatch(/^summary: .*branch feat<U\+202E>evil is not in this clone/m);
     expectClean(drift.stdout);
     const json = JSON.parse(helper(["drift", "--root", root, "--json"]).stdout);
     expect(json.summary).toContain("feat<U+202E>evil");

@@ -134,7 +134,9 @@ describe("archives restore", () => {
 
   it("refuses an archive that write would not accept as it is (ruling 28), naming why", () => {
     const { root } = project();
-    const planted = "HANDOFF-2030-01-01T00-00-00.000000Z-0000000a.md";
+    // A new-pattern name with a high seq: the newest, so the repair prunes another one (an old-pattern
+    // name would rank below every new one and be pruned itself: docs/decisions/archive-order.md).
+    const planted = "HANDOFF-2030-01-01T00-00-00.000000Z-99-0000000a.md";
     writeFileSync(path.join(archiveDir(root), planted), handoff("evil \u202E text"));
     const r = helper(["archives", "restore", planted, "--root", root, "--expected-current-sha256", tokenOf(root)]);
     expect(r.code).toBe(2);

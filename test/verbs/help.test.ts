@@ -10,13 +10,15 @@ const BUNDLE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..
 const help = (verb: string) => spawnSync(process.execPath, [BUNDLE, verb, "--help"], { encoding: "utf8" }).stdout.replace(/\s+/g, " ");
 const norm = (s: string) => s.replace(/\s+/g, " ");
 
-describe("issue 9's sentences are in --help", () => {
+describe("the root rule's sentences are in --help (docs/design.md#the-root)", () => {
   it.each(["read", "write", "read-target", "promote", "check", "recover", "anchors", "drift", "brief", "hook"])("%s --help states the root rule and `using root`", (verb) => {
     const text = help(verb);
     expect(text).toContain("[--root DIR]");
     expect(text).toContain("nearest folder above holding .ai/memory or .git");
-    expect(text).toContain("never above $HOME from below it");
-    expect(text).toContain("`using root <path>` once");
+    expect(text).toContain("never $HOME or above it from below it");
+    expect(text).toContain("a sticky one anyone can write to (/tmp)");
+    expect(text).toContain('A start or --root equal to $HOME is refused: "not a project: run it from a project folder or pass --root <project>"');
+    expect(text).toContain("stderr says `using root <path>`");
     expect(text).toContain("GIT_CEILING_DIRECTORIES");
   });
 
