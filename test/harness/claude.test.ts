@@ -5,8 +5,8 @@ import path from "node:path";
 import matter from "gray-matter";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeModel, type FakeModel, type ModelRequest } from "./fake-model.ts";
-import { chat, resumeFlow, saveFlow, TRICKY_HANDOFF, workFlow, type Tools } from "./flows.ts";
-import { checkpointOf, cliCommand, harnessSuite, installedProject, copySkill, gitInit, makeWorld, PARKED_HANDOFF, REPO, run, scenario, seedHandoff, skipReason, stripFilled, type HarnessId, type RunResult, type World } from "./lib.ts";
+import { chat, resumeFlow, resumeWorkFlow, saveFlow, TRICKY_HANDOFF, workFlow, type Tools } from "./flows.ts";
+import { checkpointOf, cliCommand, harnessSuite, helperRun, installedProject, copySkill, gitInit, makeWorld, PARKED_HANDOFF, REPO, run, scenario, seedHandoff, skipReason, stripFilled, type HarnessId, type RunResult, type World } from "./lib.ts";
 
 const DESCRIPTION: string = matter(readFileSync(path.join(REPO, "SKILL.md"), "utf8")).data.description;
 
@@ -148,6 +148,19 @@ for (const id of ["claude-2.1.112", "claude-2.1.332"] as HarnessId[]) {
       const brief = last.results.at(-1)!;
       expect(brief).toMatch(/^Goal: Add a subtract function to src\/math\.js\. PARKED-GOAL-MARKER$/m);
       for (const l of ["Plan status:", "Decisions in force:", "Do-not-retry:", "Drift & lessons:", "Proposed next step:"]) expect(brief).toContain(l);
+    });
+
+    scenario(`${id}/resume-outcome`, "a resume followed by work: the session-end checkpoint adds a resume entry to the journal, and impact counts it", async () => {
+      const { w } = await setup("outcome", true);
+      suite.fake().setScript(resumeWorkFlow(claudeTools, w.proj));
+      const s = await claude(id, w, suite.fake(), ["resume where we left off"]);
+      expect(s.run.code, explain(s)).toBe(0);
+      const dir = path.join(w.proj, ".ai", "memory", "journal");
+      const month = existsSync(dir) ? readFileSync(path.join(dir, `${new Date().toISOString().slice(0, 7)}.md`), "utf8") : "";
+      expect(month, explain(s)).toMatch(/^## \S+ resume [0-9a-f]{16}\n- Resumed: [0-9a-f]{16}\n- Handoff score: \d+\n- Next step followed: yes\n- Calls to first edit: 0\n/m);
+      expect(month).not.toContain("resume where we left off");
+      const impact = await helperRun(w, ["impact"]);
+      expect(impact.stdout).toContain("impact: 1 resume(s) recorded in 1 journal file(s)\nnext step followed: 1 of 1 (100%)\n");
     });
 
     scenario(`${id}/save`, "a save lands byte-exact (backticks, $HOME, $(…), a line EOF) in the form SKILL.md shows", async () => {

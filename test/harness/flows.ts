@@ -70,6 +70,18 @@ export function resumeFlow(tools: Tools): Script {
 }
 
 /**
+ * A resume, then the proposed next step's file edited: what the session-end checkpoint measures
+ * into the journal's resume entry (docs/decisions/journal.md).
+ */
+export function resumeWorkFlow(tools: Tools, proj: string): Script {
+  const steps: Array<(req: ModelRequest, dir: string) => Reply | null> = [];
+  if (!tools.hasSkillTool) steps.push((req, dir) => tools.shell(`cat "${dir}/SKILL.md"`, req));
+  steps.push((req, dir) => tools.shell(helperCmd(dir, "brief"), req));
+  steps.push((req) => tools.writeFile(`${proj}/src/math.js`, "export const sub = (a, b) => a - b;\n", req));
+  return stepper(tools, "FAKE-RESUMED-AND-WORKED", steps);
+}
+
+/**
  * The document the save scenario writes: backticks, `$HOME`, `$(…)` and a line `EOF`, all of
  * which must land byte for byte.
  */
