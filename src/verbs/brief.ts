@@ -3,7 +3,8 @@ import { skillExcludes } from "../git/anchors.ts";
 import { measureDrift, startStatus } from "../git/drift.ts";
 import { existsSync } from "node:fs";
 import path from "node:path";
-import { countLedger, draftBrief, renderBrief, type Brief, type LedgerCounts } from "../brief/brief.ts";
+import { countLedger, draftBrief, MAX_FIELD_CHARS, RANK, renderBrief, type Brief, type LedgerCounts } from "../brief/brief.ts";
+import { fitClauses } from "../brief/cut.ts";
 import { MERGED_LINE, mergedSentence } from "../git/merge-driver.ts";
 import { conflictSides } from "../schema/conflicted.ts";
 import { stateFields, stateTime } from "../schema/state-time.ts";
@@ -30,9 +31,12 @@ export function conflictedMessage(ours: string, theirs: string): string {
 
 // Puts a fixed note first in Drift & lessons, re-rendering that line.
 function withDriftNote(b: Brief, note: string): Brief {
-  const driftAndLessons = `${note}; ${b.driftAndLessons}`;
+  // The note is a clause of the field like the others, ranked first after the verdict: the field stays within its length (docs/design.md#verdicts-and-the-brief).
+  const driftAndLessons = b.driftClauses
+    ? fitClauses([{ text: note, rank: RANK.verdict + 1 }, ...b.driftClauses], MAX_FIELD_CHARS)
+    : `${note}; ${b.driftAndLessons}`;
   const lines = b.lines.map((l) => (l.startsWith("Drift & lessons: ") ? `Drift & lessons: ${driftAndLessons}` : l));
-  return { ...b, driftAndLessons, lines };
+  return { ...b, driftAndLessons, lines, driftClauses: b.driftClauses ? [{ text: note, rank: RANK.verdict + 1 }, ...b.driftClauses] : undefined };
 }
 
 /** The cold-start sentence (seed 002: "No file or empty file → cold start"). */

@@ -196,6 +196,9 @@ describe("two clones, a bare remote, two teammates", () => {
     const mergedBrief = brief(bob);
     expect(mergedBrief.code).toBe(0);
     expect(mergedBrief.out).toContain(`two handoffs met in a merge; the other is archive/${name}`);
+    // The note is a clause of the field: Drift & lessons stays within its 400 characters.
+    const driftLine = mergedBrief.out.split("\n").find((l: string) => l.startsWith("Drift & lessons: "))!;
+    expect([...driftLine.slice("Drift & lessons: ".length)].length).toBeLessThanOrEqual(400);
     noMarkers(bob, mergedBrief.out, JSON.stringify(drift(bob)));
     expect(bob.run(["check"]).code).toBe(2);
     expect(merged).toContain(a2.split("\n").find((l) => l.startsWith("Saved: "))!);
