@@ -155,6 +155,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
     if (plugins.length > 0) {
       agents["claude-code"] = { ...agents["claude-code"]!, plugin: plugins };
       for (const p of plugins) notes.push(`claude-code: the plugin ${p.key} is installed (${p.scope} scope${p.version ? `, ${p.version}` : ""}, ${p.enabled ? "enabled" : "disabled"})`);
+      notes.push("claude-code: the plugin form needs a Claude Code newer than 2.1.112 (2.1.112 answers \"Unknown skill\" for it); on older versions install the skill as a folder");
       const hooked = Object.entries(agents["claude-code"]?.install ?? {}).some(([f, st]) => f.endsWith("settings.json") && (st === "current" || st === "outdated"));
       if (plugins.some((p) => p.enabled) && hooked) {
         problems.push({ what: "claude-code: the plugin and the installed .claude/settings.json hooks both announce parked memory: every session gets the notice twice", fix: `${cmd(`uninstall --agent claude-code${gflag}`)} (the plugin's hooks stay), or disable the plugin with /plugin` });
