@@ -13,6 +13,7 @@ import { missingDirs } from "../store/install-files.ts";
 import { describeFound, planLeftovers } from "../store/install-repair.ts";
 import { archiveDir, memoryDir, type Kind } from "../store/paths.ts";
 import { parseJournal } from "../journal/entry.ts";
+import { claudePluginInstalls, type PluginInstall } from "../agents/claude-plugin.ts";
 import { journalDir, journalOff, listJournal, readJournalFile } from "../journal/store.ts";
 import { pauseSwitch } from "../store/pause.ts";
 import { LOCK_NAME, lockState } from "../store/private.ts";
@@ -58,7 +59,10 @@ reports what it printed. Codex hooks: whether ~/.codex/config.toml holds a trust
 ("no trust entry", or "entry present (review again if the command changed)"; read only).
 A block in AGENTS.md ending past byte 32,768 is a problem (Codex reads no further; AGENTS.md
 files in subfolders share the same 32 KiB). Claude Code and Gemini project hooks: a note
-that they load only when the harness starts at the project root. What an interrupted install or uninstall
+that they load only when the harness starts at the project root. A Claude Code plugin install
+of session-handoff (read from ~/.claude/plugins/installed_plugins.json and the enabledPlugins
+of ~/.claude/settings.json), and a problem when it is enabled while .claude/settings.json
+hooks are installed too (two notices a session). What an interrupted install or uninstall
 left beside the agent files, the project's and the per-user ones (private names
 .<file>.tmp-… and .<file>.claim-… of a process no longer running: the next install or
 uninstall repairs them, see install --help); the memory dir: \`check\`'s verdict, the
@@ -93,7 +97,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
       }
     };
     const gflag = global ? " --global" : "";
-    const agents: Record<string, { skill: string[]; install: Record<string, string>; trust?: string }> = {};
+    const agents: Record<string, { skill: string[]; install: Record<string, string>; trust?: string; plugin?: PluginInstall[] }> = {};
     const notes: string[] = [];
     const starts: { shown: string; argv: string[]; agent: AgentName }[] = [];
     for (const [name, agent] of Object.entries(AGENTS) as [AgentName, (typeof AGENTS)[AgentName]][]) {
@@ -142,6 +146,19 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
       if (skill.length === 0 && Object.values(install).some((st) => st === "current" || st === "outdated")) {
         const where = agent.skillFolders.project.map((f) => `${f}/session-handoff`).join(" or ");
         problems.push({ what: `${name}: installed, but no session-handoff skill folder where ${name} looks for skills (${where})`, fix: `copy the skill folder to ${agent.skillFolders.project[0]}/session-handoff (README, "Install")` });
+      }
+    }
+
+    // The Claude Code plugin form: its hooks bring their own notice, so installed SessionStart
+    // hooks as well give every session two notices (docs/design.md#integrations).
+    const plugins = claudePluginInstalls(home);
+    if (plugins.length > 0) {
+      agents["claude-code"] = { ...agents["claude-code"]!, plugin: plugins };
+      for (const p of plugins) notes.push(`claude-code: the plugin ${p.key} is installed (${p.scope} scope${p.version ? `, ${p.version}` : ""}, ${p.enabled ? "enabled" : "disabled"})`);
+      notes.push("claude-code: the plugin form needs a Claude Code newer than 2.1.112 (2.1.112 answers \"Unknown skill\" for it); on older versions install the skill as a folder");
+      const hooked = Object.entries(agents["claude-code"]?.install ?? {}).some(([f, st]) => f.endsWith("settings.json") && (st === "current" || st === "outdated"));
+      if (plugins.some((p) => p.enabled) && hooked) {
+        problems.push({ what: "claude-code: the plugin and the installed .claude/settings.json hooks both announce parked memory: every session gets the notice twice", fix: `${cmd(`uninstall --agent claude-code${gflag}`)} (the plugin's hooks stay), or disable the plugin with /plugin` });
       }
     }
 

@@ -361,3 +361,28 @@ describe("text fixes", () => {
     expect(r.stdout).toMatch(/^git operation in progress \(rebase, merge…\): saved none, now none$/m);
   });
 });
+
+describe("doctor and the Claude Code plugin", () => {
+  // The files Claude Code 2.1.112 and 2.1.332 write on `plugin install` (test/harness/README.md).
+  function plugin(home: string, enabled: boolean): void {
+    mkdirSync(path.join(home, ".claude", "plugins"), { recursive: true });
+    const key = "session-handoff@session-handoff";
+    writeFileSync(path.join(home, ".claude", "plugins", "installed_plugins.json"), JSON.stringify({ version: 2, plugins: { [key]: [{ scope: "user", installPath: `${home}/.claude/plugins/cache/session-handoff/session-handoff/0.1.0`, version: "0.1.0" }] } }));
+    writeFileSync(path.join(home, ".claude", "settings.json"), JSON.stringify({ enabledPlugins: { [key]: enabled } }));
+  }
+
+  it("names the plugin install, and the duplicate notices when project hooks are installed too", () => {
+    const e = setup();
+    plugin(e.home, true);
+    const alone = JSON.parse(e.run(["doctor", "--root", e.root, "--json"]).stdout);
+    expect(alone.agents["claude-code"].plugin).toEqual([{ key: "session-handoff@session-handoff", scope: "user", version: "0.1.0", enabled: true }]);
+    expect(alone.notes).toContain("claude-code: the plugin session-handoff@session-handoff is installed (user scope, 0.1.0, enabled)");
+    expect(alone.problems.map((p: { what: string }) => p.what).join("\n")).not.toContain("notice twice");
+    expect(e.run(["install", "--agent", "claude-code", "--root", e.root]).code).toBe(0);
+    const both = e.run(["doctor", "--root", e.root]);
+    expect(both.code).toBe(0);
+    expect(both.stdout).toContain("claude-code: the plugin and the installed .claude/settings.json hooks both announce parked memory: every session gets the notice twice");
+    plugin(e.home, false);
+    expect(e.run(["doctor", "--root", e.root]).stdout).not.toContain("notice twice");
+  });
+});

@@ -6,7 +6,7 @@ import matter from "gray-matter";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeModel, type FakeModel, type ModelRequest } from "./fake-model.ts";
 import { chat, resumeFlow, resumeWorkFlow, saveFlow, TRICKY_HANDOFF, workFlow, type Tools } from "./flows.ts";
-import { checkpointOf, cliCommand, harnessSuite, helperRun, installedProject, copySkill, gitInit, makeWorld, PARKED_HANDOFF, REPO, run, scenario, seedHandoff, skipReason, stripFilled, type HarnessId, type RunResult, type World } from "./lib.ts";
+import { checkpointOf, cliCommand, harnessSuite, HELPER_SRC, helperRun, installedProject, copySkill, gitInit, makeWorld, PARKED_HANDOFF, REPO, run, scenario, seedHandoff, skipReason, stripFilled, type HarnessId, type RunResult, type World } from "./lib.ts";
 import { briefBody } from "../helpers.ts";
 
 const DESCRIPTION: string = matter(readFileSync(path.join(REPO, "SKILL.md"), "utf8")).data.description;
@@ -281,6 +281,9 @@ for (const id of ["claude-2.1.112", "claude-2.1.332"] as HarnessId[]) {
       expect(add.code, record).toBe(0);
       expect(install.code, record).toBe(0);
       expect(list.stdout + list.stderr).toContain("session-handoff");
+      // doctor finds the install where this version records it.
+      const doctor = await run([process.execPath, HELPER_SRC, "doctor", "--root", w.proj, "--json"], { cwd: w.proj, env, timeoutMs: 30_000 });
+      expect(JSON.parse(doctor.stdout).agents["claude-code"].plugin?.[0], doctor.stdout.slice(0, 2000)).toMatchObject({ key: `session-handoff@${market}`, enabled: true });
     }, 150_000);
   });
 }
