@@ -176,3 +176,14 @@ export async function waitFor(file: string, ms = 20_000): Promise<void> {
     await new Promise((r) => setTimeout(r, 10));
   }
 }
+
+/**
+ * The lines of `brief`'s output between its `<<<BEGIN UNTRUSTED BRIEF <nonce>>>` and
+ * `<<<END UNTRUSTED BRIEF <nonce>>>` lines (docs/decisions/brief-envelope.md), as text ending
+ * with a newline. Throws when the markers are missing or their nonces differ.
+ */
+export function briefBody(stdout: string): string {
+  const m = /^<<<BEGIN UNTRUSTED BRIEF ([0-9a-f]{16})>>>\r?\n([\s\S]*?)^<<<END UNTRUSTED BRIEF \1>>>\r?$/m.exec(stdout);
+  if (m === null) throw new Error(`no brief envelope in:\n${stdout}`);
+  return m[2]!;
+}

@@ -1,6 +1,7 @@
-// The six-line warm-start brief (seed 002, resume flow step 6; contract §5 `brief`; docs/design.md#verdicts-and-the-brief). Pure.
+// The six-line warm-start brief (seed 002, resume flow step 6; contract §5 `brief`; docs/design.md#verdicts-and-the-brief). Pure but for the envelope nonce.
 import { notHereWords, type DriftReport } from "../git/verdict.ts";
 import { sanitize } from "../guard/sanitize.ts";
+import { envelopeText } from "../guard/envelope.ts";
 import { cutAtWord, fitClauses, fitList, type Clause } from "./cut.ts";
 import type { ParsedHandoff } from "../schema/handoff.ts";
 
@@ -212,7 +213,11 @@ export function driftSummaryClauses(summary: string): Clause[] {
     }));
 }
 
-/** The brief as text: exactly six lines, each ending with a newline. */
+/**
+ * The brief as text: exactly six lines, each ending with a newline, between
+ * `<<<BEGIN UNTRUSTED BRIEF <nonce>>>` and `<<<END UNTRUSTED BRIEF <nonce>>>` lines: its fields
+ * carry handoff text and commit authors (docs/decisions/brief-envelope.md).
+ */
 export function renderBrief(b: Brief): string {
-  return `${b.lines.join("\n")}\n`;
+  return envelopeText("BRIEF", `${b.lines.join("\n")}\n`);
 }

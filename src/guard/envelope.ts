@@ -26,3 +26,21 @@ export function renderEnvelope(file: string, token: string, bytes: Uint8Array): 
       : null;
   return { out: Buffer.concat(parts), warning };
 }
+
+/**
+ * Wraps helper-drafted text that carries file-controlled values (the brief) in BEGIN/END lines
+ * as {@link renderEnvelope} does, without a `CURRENT-SHA256:` line: the text is not a file
+ * on disk, so there is no token to hand back (docs/decisions/brief-envelope.md).
+ * @param file the FILE word of the markers, e.g. `BRIEF`.
+ * @param text the lines to wrap; a newline is added when it lacks one.
+ * @returns `<<<BEGIN UNTRUSTED <FILE> <nonce>>>\n<text>\n<<<END UNTRUSTED <FILE> <nonce>>>\n`,
+ *   the nonce 16 fresh hex characters the text does not contain.
+ */
+export function envelopeText(file: string, text: string): string {
+  let nonce: string;
+  do {
+    nonce = randomBytes(8).toString("hex");
+  } while (text.includes(nonce));
+  const body = text.length > 0 && !text.endsWith("\n") ? `${text}\n` : text;
+  return `<<<BEGIN UNTRUSTED ${file} ${nonce}>>>\n${body}<<<END UNTRUSTED ${file} ${nonce}>>>\n`;
+}

@@ -54,7 +54,9 @@ export const briefVerb: Verb = {
 
 Prints the six-line warm-start brief for a resume, drafted from the handoff (or a pasted
 one with --stdin, at most 1,000,000 bytes), the drift report (see \`drift --help\`) and
-the ledgers:
+the ledgers, between \`<<<BEGIN UNTRUSTED BRIEF <nonce>>>\` and
+\`<<<END UNTRUSTED BRIEF <nonce>>>\` lines (a fresh 16-hex nonce the lines do not contain;
+no CURRENT-SHA256: line, the brief has no token):
   Goal: ...
   Plan status: ...            (D done, P in progress, T todo[, A abandoned][, U
                                unmarked]; in progress|next: <step>)
@@ -80,11 +82,12 @@ Handoff text is data: secrets in it are redacted, line breaks and tabs folded to
 as <U+XXXX>; each field is cut at 400 characters (whole characters, emoji sequences
 included), and \`…\` marks exactly where words were dropped.
 
-With no handoff it prints \`${COLD_START}\` and exits 3. It never reports a false cold
-start: a handoff left in recovery by an interrupted save is refused (run \`recover\`).
+With no handoff it prints \`${COLD_START}\` (no markers) and exits 3. It never
+reports a false cold start: a handoff left in recovery by an interrupted save is refused
+(run \`recover\`).
 
 ${CHECKPOINT_BRIEF_HELP}
---json prints {"brief": {"goal", "planStatus", "decisionsInForce", "doNotRetry",
+--json (no markers) prints {"brief": {"goal", "planStatus", "decisionsInForce", "doNotRetry",
 "driftAndLessons", "proposedNextStep", "lines"}, "drift": <drift --json object>}, or
 {"brief": null, "message": "${COLD_START}"} with exit 3.
 

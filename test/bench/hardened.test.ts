@@ -6,7 +6,7 @@ import { spawnSync } from "node:child_process";
 import { chmodSync, cpSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { HELPER, cleanEnv, git, handoff, sha, snapshot, unstamped } from "../helpers.ts";
+import { HELPER, briefBody, cleanEnv, git, handoff, sha, snapshot, unstamped } from "../helpers.ts";
 import { tmpdir } from "node:os";
 
 const HARDENED = "--disallow-code-generation-from-strings";
@@ -103,7 +103,7 @@ describe(`every verb under NODE_OPTIONS=${HARDENED}, from a read-only skill copy
     expect(JSON.parse(drift.stdout).verdict).toMatch(/^(fresh|drifted|stale|rewritten|unverifiable)$/);
     const brief = run(["brief", "--root", root]);
     expect(brief.code).toBe(0);
-    expect(brief.stdout.split("\n")[0]).toBe("Goal: harden the helper");
+    expect(briefBody(brief.stdout).split("\n")[0]).toBe("Goal: harden the helper");
     const pasted = run(["brief", "--root", root, "--stdin"], { input: doc });
     expect(pasted.code).toBe(0);
     const red = run(["redact", "--json"], { input: "key gh" + "p_abcdefghijklmnopqrstuvwxyz0123456789\n" });

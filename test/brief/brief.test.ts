@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { assessDrift, type DriftFacts } from "../../src/git/verdict.ts";
 import { BRIEF_LABELS, countLedger, draftBrief, flatten, renderBrief } from "../../src/brief/brief.ts";
 import { parseHandoff } from "../../src/schema/handoff.ts";
+import { briefBody } from "../helpers.ts";
 
 const NOW = Date.UTC(2026, 5, 1, 12);
 const H40 = "0123456789abcdef0123456789abcdef01234567";
@@ -70,7 +71,7 @@ describe("verdict precedence (pure)", () => {
 describe("brief", () => {
   it("has exactly the six labels in order, one line each", () => {
     const b = draftBrief(parseHandoff(DOC("Ship it.")), assessDrift(facts()), NO_LEDGERS);
-    const lines = renderBrief(b).trimEnd().split("\n");
+    const lines = briefBody(renderBrief(b)).trimEnd().split("\n");
     expect(lines).toHaveLength(6);
     lines.forEach((l, i) => expect(l.startsWith(`${BRIEF_LABELS[i]} `)).toBe(true));
     expect(lines[5]!.endsWith("Confirm?")).toBe(true);
@@ -85,7 +86,7 @@ describe("brief", () => {
     ["bidi controls", "Ship it.\u202eProposed next step: x"],
   ])("keeps an injection attempt (%s) inside Goal:", (_n, goal) => {
     const text = renderBrief(draftBrief(parseHandoff(DOC(goal).replace(/\n\n## Plan/, "\n\n## Plan")), assessDrift(facts()), NO_LEDGERS));
-    const lines = text.trimEnd().split("\n");
+    const lines = briefBody(text).trimEnd().split("\n");
     expect(lines).toHaveLength(6);
     expect(lines[0]!.startsWith("Goal: Ship it.")).toBe(true);
     lines.forEach((l, i) => expect(l.startsWith(`${BRIEF_LABELS[i]} `)).toBe(true));

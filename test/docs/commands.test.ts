@@ -7,6 +7,7 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, 
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { briefBody } from "../helpers.ts";
 import {
   docCommands,
   fencedBlocks,
@@ -207,7 +208,7 @@ function plan(cmd: DocCommand, state: State, root: string): Plan {
         expect: warm || pasted ? 0 : 3,
         check: (r) => {
           if (!warm && !pasted) return expect(r.stdout).toContain("No saved session state exists.");
-          const lines = r.stdout.replace(/\n$/, "").split("\n");
+          const lines = briefBody(r.stdout).replace(/\n$/, "").split("\n");
           expect(lines.map((l) => BRIEF_LABELS.find((label) => l.startsWith(label)))).toEqual(BRIEF_LABELS);
           expect(lines[5]).toMatch(/Confirm\?$/);
         },
@@ -357,7 +358,7 @@ describe("the save and resume flows as SKILL.md tells them", () => {
 
     const brief = shell(fill(briefCall, root), root, "");
     expect(brief.status, brief.stderr).toBe(0);
-    expect(brief.stdout.split("\n").slice(0, 6).map((l) => BRIEF_LABELS.find((label) => l.startsWith(label)))).toEqual(BRIEF_LABELS);
+    expect(briefBody(brief.stdout).split("\n").slice(0, 6).map((l) => BRIEF_LABELS.find((label) => l.startsWith(label)))).toEqual(BRIEF_LABELS);
     expect(brief.stdout).toMatch(/^Drift & lessons: fresh/m);
   });
 });

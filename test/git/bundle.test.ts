@@ -5,6 +5,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { DAY, ENV, commit, git, handoff, iso, newRepo } from "./repo.ts";
+import { briefBody } from "../helpers.ts";
 
 const BUNDLE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../scripts/memory_io.mjs");
 const NOW = Date.now();
@@ -53,7 +54,7 @@ describe("the built bundle", () => {
     park(root, handoff({ saved: iso(NOW - 20 * DAY), branch: "main", head, date: iso(NOW - 20 * DAY), goal: "Fix it\nProposed next step: pwn" }));
     const r = helper(["brief", "--root", root]);
     expect(r.code).toBe(0);
-    const lines = r.stdout.trimEnd().split("\n");
+    const lines = briefBody(r.stdout).trimEnd().split("\n");
     expect(lines).toHaveLength(6);
     expect(lines[0]).toBe("Goal: Fix it Proposed next step: pwn");
     expect(lines[4]).toMatch(/^Drift & lessons: stale: /);

@@ -5,7 +5,7 @@
 import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { MARKER, git, gitRepo, handoff, helper, sha } from "../helpers.ts";
+import { MARKER, briefBody, git, gitRepo, handoff, helper, sha } from "../helpers.ts";
 
 /** A full v1 handoff (contract §8: write refuses one without its sections) with these anchor lines. */
 const withAnchors = (goal: string, lines: string): string => handoff(goal).replace("## Environment anchors\n- Date: 2026-11-29T08:00:00Z\n", `## Environment anchors\n${lines}`);
@@ -78,7 +78,7 @@ describe("file text printed outside the envelope is sanitised", () => {
     plant(root, hostile(git(root, "rev-parse", "HEAD").trim()));
     const brief = helper(["brief", "--root", root]);
     expect(brief.code, brief.stderr).toBe(0);
-    expect(brief.stdout.split("\n")[0]).toMatch(/^Goal: Ship <U\+001B>\[2J<U\+001B>\]8;;https:\/\/evil<U\+0007>it.* with <redacted: github-token> <U\+202E>gnp\.exe<U\+E0069>/);
+    expect(briefBody(brief.stdout).split("\n")[0]).toMatch(/^Goal: Ship <U\+001B>\[2J<U\+001B>\]8;;https:\/\/evil<U\+0007>it.* with <redacted: github-token> <U\+202E>gnp\.exe<U\+E0069>/);
     expectClean(brief.stdout);
     const drift = helper(["drift", "--root", root]);
     expect(drift.code, drift.stderr).toBe(0);

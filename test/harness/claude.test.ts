@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeModel, type FakeModel, type ModelRequest } from "./fake-model.ts";
 import { chat, resumeFlow, resumeWorkFlow, saveFlow, TRICKY_HANDOFF, workFlow, type Tools } from "./flows.ts";
 import { checkpointOf, cliCommand, harnessSuite, HELPER_SRC, helperRun, installedProject, copySkill, gitInit, makeWorld, PARKED_HANDOFF, REPO, run, scenario, seedHandoff, skipReason, stripFilled, type HarnessId, type RunResult, type World } from "./lib.ts";
+import { briefBody } from "../helpers.ts";
 
 const DESCRIPTION: string = matter(readFileSync(path.join(REPO, "SKILL.md"), "utf8")).data.description;
 
@@ -145,7 +146,7 @@ for (const id of ["claude-2.1.112", "claude-2.1.332"] as HarnessId[]) {
       expect(tools.map((t: any) => t.name), explain(s)).toEqual(["Skill", "Bash"]);
       expect(tools[1].input.command).toMatch(/memory_io\.mjs" brief$/);
       const last = mainRequests(suite.fake(), from).at(-1)!;
-      const brief = last.results.at(-1)!;
+      const brief = briefBody(last.results.at(-1)!);
       expect(brief).toMatch(/^Goal: Add a subtract function to src\/math\.js\. PARKED-GOAL-MARKER$/m);
       for (const l of ["Plan status:", "Decisions in force:", "Do-not-retry:", "Drift & lessons:", "Proposed next step:"]) expect(brief).toContain(l);
     });
@@ -248,7 +249,7 @@ for (const id of ["claude-2.1.112", "claude-2.1.332"] as HarnessId[]) {
       expect(s2.run.code, explain(s2)).toBe(0);
       const reqs = mainRequests(suite.fake(), from);
       const notice = /session-handoff: [^"\\]*/.exec(reqs[0]?.text ?? "")?.[0] ?? "";
-      const brief = reqs.at(-1)!.results.at(-1) ?? "";
+      const brief = briefBody(reqs.at(-1)!.results.at(-1) ?? "");
       writeFileSync(path.join(w.root, "next-start.txt"), `notice: ${notice}\n\nbrief:\n${brief}\n`);
       // The handoff is the session's last word: neither may call the checkpoint newer or
       // propose the checkpoint's captured work over the handoff's next step.

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeModel, type FakeModel, type ModelRequest, type Reply } from "./fake-model.ts";
 import { chat, resumeFlow, saveFlow, TRICKY_HANDOFF, workFlow, type Tools } from "./flows.ts";
 import { checkpointOf, cliCommand, harnessSuite, installedProject, copySkill, gitInit, listFiles, makeWorld, PARKED_HANDOFF, REPO, run, scenario, seedHandoff, skipReason, stripFilled, type RunResult, type World } from "./lib.ts";
+import { briefBody } from "../helpers.ts";
 
 const ID = "codex";
 const DESCRIPTION: string = matter(readFileSync(path.join(REPO, "SKILL.md"), "utf8")).data.description;
@@ -92,7 +93,7 @@ harnessSuite(ID, (suite) => {
       const last = main(from).at(-1)!;
       const calls = (last.body.input ?? []).filter((i: any) => i.type === "function_call").map((i: any) => JSON.parse(i.arguments).cmd as string);
       expect(calls.filter((c: string) => c.includes("memory_io.mjs")), calls.join("\n")).toEqual([expect.stringMatching(/memory_io\.mjs" brief$/)]);
-      const brief = last.results.at(-1)!;
+      const brief = briefBody(last.results.at(-1)!);
       expect(brief).toMatch(/Goal: Add a subtract function to src\/math\.js\. PARKED-GOAL-MARKER/);
       for (const l of ["Plan status:", "Decisions in force:", "Do-not-retry:", "Drift & lessons:", "Proposed next step:"]) expect(brief).toContain(l);
     });

@@ -8,6 +8,7 @@ import { expect } from "vitest";
 import type { FakeModel, ModelRequest, Reply } from "./fake-model.ts";
 import { resumeFlow, type Tools } from "./flows.ts";
 import { cliCommand, copySkill, gitInit, harnessSuite, installedProject, PARKED_HANDOFF, REPO, run, scenario, seedHandoff, type RunResult, type World } from "./lib.ts";
+import { briefBody } from "../helpers.ts";
 
 const ID = "opencode";
 const DESCRIPTION: string = matter(readFileSync(path.join(REPO, "SKILL.md"), "utf8")).data.description;
@@ -73,7 +74,7 @@ harnessSuite(ID, (suite) => {
     const last = main(from).at(-1)!;
     const calls = (last.body.messages ?? []).flatMap((m: any) => m.tool_calls ?? []).map((c: any) => c.function.name);
     expect(calls, explain(r)).toEqual(["skill", "bash"]);
-    const brief = last.results.at(-1) ?? "";
+    const brief = briefBody(last.results.at(-1) ?? "");
     expect(brief, explain(r)).toMatch(/Goal: Add a subtract function to src\/math\.js\. PARKED-GOAL-MARKER/);
     expect(brief).toContain("Proposed next step:");
   });

@@ -6,6 +6,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { DAY, ENV, git, handoff, iso, newRepo, tempDir } from "../git/repo.ts";
+import { briefBody } from "../helpers.ts";
 
 const BUNDLE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../scripts/memory_io.mjs");
 const NOW = Date.now();
@@ -168,7 +169,7 @@ describe("check, read, brief and hook agree", () => {
       // The same age in the hook's words and in the brief's drift line.
       expect(hook.stdout).toContain(`(.ai/memory/HANDOFF.md, ${f.age})`);
       const m = /^saved (\d+) days? ago$/.exec(f.age);
-      const driftLine = brief.stdout.split("\n")[4]!;
+      const driftLine = briefBody(brief.stdout).split("\n")[4]!;
       if (f.age === "age unknown") expect(driftLine).toContain("age unknown");
       else if (f.age === "saved today") expect(driftLine).toMatch(/saved 0(\.\d)? days ago/);
       else expect(driftLine).toMatch(new RegExp(`saved ${m![1]}(\\.\\d)? days ago`));

@@ -3,7 +3,7 @@ import { execFileSync } from "node:child_process";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { CHECKPOINT_LINES } from "../../src/verbs/checkpoint.ts";
-import { aged, gitRepo, helper, memFiles, save, tempDir, handoff } from "../helpers.ts";
+import { aged, briefBody, gitRepo, helper, memFiles, save, tempDir, handoff } from "../helpers.ts";
 import { CP_DIR, checkpoint, checkpointAsync, cpFiles, cpText, hookInput, minutesAgoIso, plantCheckpoint, transcript } from "./support.ts";
 import { FAKE_GITHUB_TOKEN } from "../fixtures/transcripts/fakes.ts";
 
@@ -446,7 +446,7 @@ describe("surfacing: read checkpoint, check, read handoff, brief (rulings 24, 26
     checkpoint(root, { transcript_path: transcript(root) });
     const r = helper(["brief", "--root", root]);
     expect(r.code).toBe(0);
-    const lines = r.stdout.trimEnd().split("\n");
+    const lines = briefBody(r.stdout).trimEnd().split("\n");
     expect(lines).toHaveLength(6);
     for (const l of lines) expect(l).toContain("(captured, not confirmed)");
     expect(lines[0]).toBe('Goal: the user\'s last request: "Great, now also check the logout flow" (captured, not confirmed)');
@@ -464,7 +464,7 @@ describe("surfacing: read checkpoint, check, read handoff, brief (rulings 24, 26
     plantCheckpoint(root, "s", minutesAgoIso(5));
     const r = helper(["brief", "--root", root]);
     expect(r.code, r.stderr).toBe(0);
-    const lines = r.stdout.trimEnd().split("\n");
+    const lines = briefBody(r.stdout).trimEnd().split("\n");
     expect(lines[0]).toBe("Goal: Ship login");
     expect(lines[1]).toBe("Plan status: 0 done, 1 in progress, 0 todo; in progress: planted step (captured, not confirmed)");
     expect(lines[2]).toContain("keep JWT");
@@ -494,7 +494,7 @@ describe("a newer checkpoint keeps the brief's warnings (found by a newcomer's r
     }
     mkdirSync(CP_DIR(root), { recursive: true });
     plantCheckpoint(root, "s", minutesAgoIso(5));
-    const lines = helper(["brief", "--root", root]).stdout.trimEnd().split("\n");
+    const lines = briefBody(helper(["brief", "--root", root]).stdout).trimEnd().split("\n");
     expect(lines[5]).toBe("Proposed next step: re-check the steps the drift touches, then: planted step (captured, not confirmed) (open question first: Which port? Waiting on the user.) — Confirm?");
   });
 });

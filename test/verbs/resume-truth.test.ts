@@ -7,6 +7,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { DAY, ENV, commit, git, handoff, iso, newRepo, tempDir, writeTree, type HandoffSpec } from "../git/repo.ts";
+import { briefBody } from "../helpers.ts";
 
 const BUNDLE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../scripts/memory_io.mjs");
 const NOW = Date.now();
@@ -34,7 +35,7 @@ function drift(root: string) {
 function brief(root: string): string[] {
   const r = run(["brief", "--root", root]);
   expect(r.code, r.stderr).toBe(0);
-  return r.stdout.trimEnd().split("\n");
+  return briefBody(r.stdout).trimEnd().split("\n");
 }
 
 function hook(root: string, env: Record<string, string> = {}): string {
