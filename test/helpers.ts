@@ -183,7 +183,8 @@ export async function waitFor(file: string, ms = 20_000): Promise<void> {
  * with a newline. Throws when the markers are missing or their nonces differ.
  */
 export function briefBody(stdout: string): string {
-  const m = /^<<<BEGIN UNTRUSTED BRIEF ([0-9a-f]{16})>>>\r?\n([\s\S]*?)^<<<END UNTRUSTED BRIEF \1>>>\r?$/m.exec(stdout);
+  // A harness may put its own words before the first line (Gemini's shell tool: "Output: ").
+  const m = /<<<BEGIN UNTRUSTED BRIEF ([0-9a-f]{16})>>>\r?\n([\s\S]*?)^<<<END UNTRUSTED BRIEF \1>>>\r?$/m.exec(stdout);
   if (m === null) throw new Error(`no brief envelope in:\n${stdout}`);
   return m[2]!;
 }
