@@ -5,16 +5,6 @@ import { QUERY_MAX, queryWords, SEARCH_KINDS, searchMemory, type SearchKind } fr
 import { rootOption, ROOT_HELP } from "./common.ts";
 import { ok, type Verb } from "./types.ts";
 
-// Code points a terminal or a model could be fooled by, escaped even inside JSON strings
-// (JSON.stringify leaves U+2028, U+2029 and bidi controls raw) (docs/design.md#redaction).
-// JSON.stringify already escapes U+0000-U+001F inside strings; what is left raw is these.
-const JSON_UNSAFE = /[\u007f-\u009f\u061c\u200b-\u200f\u202a-\u202e\u2028\u2029\u2060-\u2069\ufe00-\ufe0f\ufeff]|\udb40[\udc00-\uddef]/g;
-
-/** JSON text whose strings are exact, with every control and invisible code point as `\uXXXX`. */
-export function safeJson(value: unknown): string {
-  return JSON.stringify(value, null, 2).replace(JSON_UNSAFE, (c) => Array.from({ length: c.length }, (_, i) => `\\u${c.charCodeAt(i).toString(16).padStart(4, "0")}`).join(""));
-}
-
 function kindsOption(value: unknown): SearchKind[] | undefined {
   if (value === undefined) return undefined;
   const list = (Array.isArray(value) ? value : [value]).flatMap((v) => String(v).split(",")).map((v) => v.trim()).filter(Boolean);
@@ -82,7 +72,8 @@ exit:   0 searched (also with no result); 2 refused (bad query or options).
     const outcome = await searchMemory(root, words, { since, kinds, limit: limitRaw === undefined ? 20 : Number(limitRaw) });
     const files = Object.values(outcome.searched).reduce((a, b) => a + b, 0);
     if (ctx.values.json === true) {
-      return ok(`${safeJson({ query, words, total: outcome.total, searched: outcome.searched, results: outcome.results.map(({ matched: _m, ...r }) => r) })}\n`);
+      // cli.ts writes every --json output's invisible code points as \uXXXX (docs/design.md#redaction).
+      return ok(`${JSON.stringify({ query, words, total: outcome.total, searched: outcome.searched, results: outcome.results.map(({ matched: _m, ...r }) => r) }, null, 2)}\n`);
     }
     const head = `search: ${outcome.total} result(s) for ${JSON.stringify(words.join(" "))} in ${files} file(s)${outcome.total > outcome.results.length ? `, the first ${outcome.results.length} shown` : ""}\n`;
     if (outcome.results.length === 0) return ok(head);
