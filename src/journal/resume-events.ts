@@ -130,6 +130,9 @@ function geminiCalls(rec: Record<string, unknown>): Call[] {
  * @returns the call, or null when the lines hold none.
  */
 export function findLastResume(format: TranscriptFormat, lines: readonly string[]): ResumeCall | null {
+  // A brief call names this helper's file: without it on any line there is nothing to parse
+  // (the adapter has parsed these lines already; checkpoint runs within 1.5 s).
+  if (!lines.some((l) => l.includes("memory_io"))) return null;
   const calls: { call: Call; line: number }[] = [];
   const state = { cwd: null as string | null, items: false };
   for (let i = 0; i < lines.length; i++) {
