@@ -205,7 +205,7 @@ function lessonsDoc() {
   return `${MARKER}\n# Lessons\n\n- Measure before and after; never guess where start-up time goes.\n`;
 }
 
-/** A handoff of exactly `bytes` bytes that passes write's checks (contract §1 and the §8 errors). */
+/** A handoff of exactly `bytes` bytes that passes write's checks (docs/design.md#the-handoff). */
 function bigDocument(bytes) {
   const head = `${MARKER}\n# Session Handoff\n\nSaved: ${nowIso()}\n\n## Current goal\n`;
   const sections = ["Plan", "Decisions", "Failed approaches", "Open questions", "Next steps", "Key files"];
@@ -379,7 +379,7 @@ function contextCost(encode) {
 }
 
 /**
- * The agent-flow row (issue 14): the save and resume flows exactly as SKILL.md writes them,
+ * The agent-flow row (docs/decisions/skill-flows.md): the save and resume flows exactly as SKILL.md writes them,
  * replayed as an agent would run them in a repository where a session was saved before (the
  * template's worked example): the resume at the start of a session, then the save at its end
  * (its fenced commands; the handoff is the worked example with a new goal, `Saved:` and the
@@ -494,7 +494,7 @@ process.stdout.write(JSON.stringify({ loadMs, firstMs, warmMedianMs: warm[warm.l
 }
 
 // ---------------------------------------------------------------------------------------
-// checkpoint on a 50 MB transcript (issue 15): only the tail is read, so the cost must not grow
+// checkpoint on a 50 MB transcript (docs/decisions/checkpoint-window.md): only the tail is read, so the cost must not grow
 // with the file. Timed against bare node in the same interleaved rounds.
 
 function bigTranscript(dir, bytes = TRANSCRIPT_BYTES, name = "big-transcript.jsonl") {
@@ -818,7 +818,7 @@ async function main() {
   };
   results.peakRssMethod = TIME_BIN ? "/usr/bin/time -f %M (max RSS, KB)" : "process.resourceUsage().maxRSS at exit (KB), via --import preload";
 
-  // --- redaction of a 150-line handoff (issue 4): the guard alone, in a fresh process (module
+  // --- redaction of a 150-line handoff (docs/design.md#redaction): the guard alone, in a fresh process (module
   // load + first call, as `write` pays it) and warm (median of repeated calls)
   log("redaction");
   results.redaction = await redactionCost(writeDoc());
