@@ -67,6 +67,22 @@ token>", exit 0, whatever token was given; nothing is archived.
 
 stdout: "saved HANDOFF.md; archived previous handoff as <name>" (or "saved <FILE>", or
         "unchanged <FILE>"), then "CURRENT-SHA256: <token of what was saved>" as the last line.
+stderr, as they apply, in these words:
+  redacted N secret(s): <KIND> (line L), …
+  note: Saved: "<value>" is not a time; stamped <time>
+  note: Saved: "<value>" was N minutes off; stamped <time>
+  note: anchors filled outside git: <why>
+  note: the - Date: anchor "<value>" was later than this save; set it to <time>
+  note: the - Date: anchor is N minutes before this save; empty the anchors section to
+    have write fill them
+  score: N/100 (<part> a/b, …), then finding: lines, and past 20 of them
+    "finding: … and more; run \`validate\` for the full list"
+  journal: not appended: <why>   (the handoff is saved all the same)
+  journal: the fold of an old month did not finish: <why>; the next save tries again
+  note: this session ran \`<command>\`, listed as a failed approach of the handoff it
+    resumed (measured by its checkpoint); say why it was retried in the new handoff
+A document over the limit, also after redaction, is refused: "the document is N bytes
+(M after redaction); memory documents are at most 1000000 bytes (shorten it)".
 A save that an earlier one left interrupted is repaired first, under the lock; stderr says
 so ("recovered: …"), also when this write is then refused.
 ${ROOT_HELP}
