@@ -81,11 +81,16 @@ stderr, as they apply, in these words:
   journal: the fold of an old month did not finish: <why>; the next save tries again
   note: this session ran \`<command>\`, listed as a failed approach of the handoff it
     resumed (measured by its checkpoint); say why it was retried in the new handoff
+A file another program created during a save whose token was \`absent\` is kept: "<FILE> was
+written by another program during this save; that version was kept as current[ and the
+prior version is in archive/<name>]; read again and merge" (exit 2).
 A document over the limit, also after redaction, is refused: "the document is N bytes
 (M after redaction); memory documents are at most 1000000 bytes (shorten it)".
 A save that an earlier one left interrupted is repaired first, under the lock; stderr says
 so ("recovered: …"), also when this write is then refused.
-${ROOT_HELP}
+${ROOT_HELP}Where the walk stops, stderr says: "stopped looking for the project root at <folder>
+(<why>); using <root>: pass --root <project> to choose another".
+
 exit:   0 saved or unchanged;
         2 refused (stale token: read again and merge, never resend the stale document;
           schema errors; bad document; unsafe file or tree; another program wrote the

@@ -69,7 +69,10 @@ export const SENTENCES: readonly Sentence[] = [
   // The root walk (docs/design.md#the-root).
   { id: "root.not-a-project", source: "src/store/root.ts", help: "write", doc: "docs/design.md#the-root", text: "not a project: run it from a project folder or pass --root <project>" },
 
+  { id: "root.stopped", source: "src/verbs/common.ts", help: "write", doc: "docs/design.md#the-root", text: "stopped looking for the project root at {folder} ({why}){}; using {root}: pass --root <project> to choose another" },
+
   // write: stdout, stderr notes and refusals (docs/design.md#files-on-disk).
+  { id: "write.race-kept", source: "src/store/publish.ts", help: "write", doc: "docs/design.md#publication-step-by-step", text: "{FILE} was written by another program during this save; that version was kept as current{ and the prior version is in archive/…}; read again and merge" },
   { id: "write.unchanged", source: "src/verbs/write.ts", help: "write", text: "unchanged {FILE}" },
   { id: "write.saved-archived", source: "src/verbs/write.ts", help: "write", text: "saved {FILE}; archived previous handoff as {name}" },
   { id: "write.draft-removed", source: "src/verbs/write.ts", help: "write", doc: "docs/decisions/save-form.md", text: "the draft drafts/{kind}.md was removed: write it again before you retry" },
