@@ -84,6 +84,10 @@ stderr, as they apply, in these words:
 A file another program created during a save whose token was \`absent\` is kept: "<FILE> was
 written by another program during this save; that version was kept as current[ and the
 prior version is in archive/<name>]; read again and merge" (exit 2).
+A save that fails after it set the previous version aside (a full disk, an I/O error) puts
+it back: "cannot save <FILE>: <why>; nothing was changed"; when it cannot, it says so
+instead: "…; <FILE> is kept at a private name until \`recover\` puts it back: run
+\`recover\`" (exit 2, and \`check\` says 1).
 A document over the limit, also after redaction, is refused: "the document is N bytes
 (M after redaction); memory documents are at most 1000000 bytes (shorten it)".
 A save that an earlier one left interrupted is repaired first, under the lock; stderr says

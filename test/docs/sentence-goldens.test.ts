@@ -77,6 +77,20 @@ describe("drift's stale clause, word for word", () => {
   });
 });
 
+describe("install's refusal of a file only the user can fix, word for word", () => {
+  it("a settings file that is not JSON: nothing changed, the snippet to paste by hand", () => {
+    const root = gitRepo();
+    const home = tempDir("sh-home-");
+    const file = path.join(root, ".claude", "settings.json");
+    mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(file, "{ not json\n");
+    const r = helper(["install", "--agent", "claude-code", "--root", root], { env: { HOME: home, XDG_CONFIG_HOME: path.join(home, ".config") } });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^memory operation refused: \.claude\/settings\.json is not valid JSON \(\w+ at offset \d+\); nothing was changed\. Add this to it by hand:$/m);
+    expect(readFileSync(file, "utf8")).toBe("{ not json\n");
+  });
+});
+
 describe("doctor's Codex sentences, word for word", () => {
   it("an outdated start matcher, and the note on AGENTS.md files in subfolders", () => {
     const root = gitRepo();

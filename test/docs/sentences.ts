@@ -76,6 +76,8 @@ export const SENTENCES: readonly Sentence[] = [
   { id: "write.unchanged", source: "src/verbs/write.ts", help: "write", text: "unchanged {FILE}" },
   { id: "write.saved-archived", source: "src/verbs/write.ts", help: "write", text: "saved {FILE}; archived previous handoff as {name}" },
   { id: "write.draft-removed", source: "src/verbs/write.ts", help: "write", doc: "docs/decisions/save-form.md", text: "the draft drafts/{kind}.md was removed: write it again before you retry" },
+  { id: "write.failed-restored", source: "src/store/publish.ts", help: "write", doc: "docs/decisions/rollback-rename.md", text: "cannot save {FILE}: {why}; {}nothing was changed" },
+  { id: "write.failed-private", source: "src/store/publish.ts", help: "write", doc: "docs/decisions/rollback-rename.md", text: "cannot save {FILE}: {why}; {FILE} is kept at a private name until `recover` puts it back: run `recover`" },
   { id: "write.schema-refusal", source: WRITE, help: "write", text: "{FILE} has {N} schema error(s)" },
   { id: "write.too-big", source: WRITE, help: "write", text: "the document is {N} bytes{after}; memory documents are at most {MAX} bytes (shorten it)" },
   { id: "write.saved-not-a-time", source: WRITE, help: "write", text: "note: Saved: {value} is not a time; stamped {iso}" },
@@ -91,6 +93,9 @@ export const SENTENCES: readonly Sentence[] = [
 
   // validate and write refuse a conflicted document (docs/design.md#conflicted-memory).
   { id: "validate.conflicted", source: "src/schema/conflicted.ts", help: "validate", doc: "docs/design.md#conflicted-memory", text: "unresolved merge conflict markers (<<<<<<<, =======, >>>>>>>) from a merge: keep one side (archive the other), then save it whole" },
+
+  // install's refusals of a file only the user can fix (docs/design.md#install-and-uninstall).
+  { id: "install.by-hand", source: "src/agents/json-hooks.ts", help: "install", text: "{file} {what is wrong}; nothing was changed. Add this to it by hand:" },
 
   // publish and doctor (docs/design.md#integrations).
   { id: "publish.attributes", source: "src/verbs/publish.ts", help: "publish", doc: "docs/design.md#the-merge-driver", text: "committed .gitattributes with the merge driver's block (every clone then merges memory with it once it runs install or publish)" },
