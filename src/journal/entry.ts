@@ -61,10 +61,14 @@ export function journalHeader(period: string, part = 1): string {
   return `${MARKER}\n${journalTitle(period, part)}\n`;
 }
 
-function one(text: string): string {
-  // Handoff text is data: redacted, folded to one line, refused code points shown, cut.
-  return sanitize(text, { max: ITEM_MAX });
+function one(text: string, redacted = false): string {
+  // Handoff text is data: redacted, folded to one line, refused code points shown, cut. Text
+  // taken from what `write` just published was redacted by its one pass (docs/design.md#redaction).
+  return sanitize(text, { max: ITEM_MAX, redact: !redacted });
 }
+
+/** A save entry's labels whose text comes from the new handoff, redacted when it was saved. */
+const FROM_NEXT: ReadonlySet<EntryLabel> = new Set<EntryLabel>(["Branch", "HEAD", "Goal", "Finished", "Decision", "Failed approach"]);
 
 function norm(s: string): string {
   return s.toLowerCase().replace(/[`*_]/g, "").replace(/\s+/g, " ").trim();
@@ -82,7 +86,7 @@ export interface SaveFacts {
   token: string;
   /** The previous handoff's text, or null for the first save. */
   prior: string | null;
-  /** The new handoff's text, as published. */
+  /** The new handoff's text, as published (redacted: its items are not redacted again). */
   next: string;
 }
 
@@ -111,7 +115,7 @@ export function renderSaveEntry(facts: SaveFacts, droppedOpen: readonly string[]
   for (const d of prior?.decisions ?? []) if (!nextDecisions.has(norm(d))) lines.push(["Superseded", d]);
   for (const f of next.failedApproaches) if (!priorFailed.has(norm(f))) lines.push(["Failed approach", f]);
   for (const d of droppedOpen) lines.push(["Dropped", d]);
-  return fitEntry(`## ${facts.time} save ${facts.token.slice(0, 16)}`, lines);
+  return fitEntry(`## ${facts.time} save ${facts.token.slice(0, 16)}`, lines, FROM_NEXT);
 }
 
 /**
@@ -133,10 +137,11 @@ export function renderResumeEntry(time: string, sessionKey: string, handoffToken
 /**
  * Renders an entry from its heading and items within {@link ENTRY_MAX_BYTES}: each item
  * sanitised to one line of at most 300 characters; while too long, the last item of the most
- * frequent label goes, and one `(N more items left out)` line of that label says so.
+ * frequent label goes, and one `(N more items left out)` line of that label says so. Items of
+ * the labels in `redacted` are redacted already (from a published handoff) and are not again.
  */
-export function fitEntry(heading: string, items: readonly [EntryLabel, string][]): string {
-  const shown = items.map(([label, text]) => [label, one(text)] as [EntryLabel, string]).filter(([, t]) => t !== "");
+export function fitEntry(heading: string, items: readonly [EntryLabel, string][], redacted: ReadonlySet<EntryLabel> = new Set()): string {
+  const shown = items.map(([label, text]) => [label, one(text, redacted.has(label))] as [EntryLabel, string]).filter(([, t]) => t !== "");
   let left = 0;
   const render = (): string => {
     const body = shown.map(([l, t]) => `- ${l}: ${t}\n`).join("");

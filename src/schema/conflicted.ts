@@ -69,10 +69,13 @@ export function isConflicted(text: string): boolean {
   return text.includes("\n<<<<<<< ") || text.startsWith("<<<<<<< ") ? conflictSides(text) !== null : false;
 }
 
+/** The message of the `conflicted` schema error (`validate`, `write`; docs/design.md#conflicted-memory). */
+export const CONFLICTED_MESSAGE = "unresolved merge conflict markers (<<<<<<<, =======, >>>>>>>) from a merge: keep one side (archive the other), then save it whole";
+
 /** The schema error for a text holding merge conflict markers (docs/design.md#verdicts-and-the-brief). */
 export function conflictIssue(text: string): { rule: "conflicted"; line: number; message: string } | null {
   const sides = conflictSides(text);
   return sides === null
     ? null
-    : { rule: "conflicted", line: sides.line, message: "unresolved merge conflict markers (<<<<<<<, =======, >>>>>>>) from a merge: keep one side (archive the other), then save it whole" };
+    : { rule: "conflicted", line: sides.line, message: CONFLICTED_MESSAGE };
 }

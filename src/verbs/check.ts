@@ -42,7 +42,11 @@ export const checkVerb: Verb = {
   help: `usage: node memory_io.mjs check [--root DIR] [--json]
 
 Bootstrap check for AGENTS.md-style instructions: what is parked in <root>/.ai/memory?
-Reads nothing into the output and takes no lock.
+Reads nothing into the output and takes no lock. It prints one line, its state's:
+  "${MESSAGES.clean}" (0)
+  "${MESSAGES.interrupted}" (1)
+  "${MESSAGES.parked}" (2)
+  "${MESSAGES.unsafe}" (3)
 ${ROOT_HELP}
 exit: 0 nothing parked
       1 an interrupted save needs recovery: run \`recover\` (only when no live writer

@@ -69,7 +69,15 @@ uninstall repairs them, see install --help); the memory dir: \`check\`'s verdict
 archive count, the journal's files (whether journal/OFF stops it, and the first line of
 each that breaks its schema: saves add no entry there until it is fixed), the kill switch,
 whether .ai/ is ignored or tracked by git. Each problem
-comes with the command that fixes it. Changes nothing.
+comes with the command that fixes it. Changes nothing. Among them, in these words:
+  "<agent>: <file> holds an outdated session-handoff entry: <why>"
+  "AGENTS.md: the session-handoff block ends at byte <N>, past the 32768 bytes of
+  AGENTS.md text Codex reads; Codex never sees it", and the note "codex: AGENTS.md
+  files in subfolders count toward the same 32 KiB Codex reads"
+  "the memory lock .ai/memory/.lock names <who>" (an unreadable owner file, or a
+  process on another host dated ahead of this clock: recover takes it over after
+  watching it 10 s unchanged)
+  "${MERGE_DRIVER_MISSING}"
 
 stdout: a report; with --json one object {"ok", "node", "agents", "runs": [{"file",
         "code", "stdout", "stderr"}], "notes", "leftovers": [{"file", "found"}], "memory",

@@ -60,7 +60,8 @@ Markdown blocks between <!-- session-handoff:begin --> and <!-- session-handoff:
 are replaced in place; a new block goes at the end, or, in a file over 28 KiB, right
 after its first line when that is a heading, else at the top (Codex reads only the first
 32 KiB of AGENTS.md; a block ending past that is moved there). Line endings (CRLF) are
-kept. Refused, with a snippet to paste by hand, and nothing changed: malformed markers,
+kept. Refused, with a snippet to paste by hand, and nothing changed ("<file> <what is
+wrong>; nothing was changed. Add this to it by hand:", then the snippet): malformed markers,
 JSON that does not parse or nests over 64 levels, a file that is a link, a rule file of
 ours' name that is not ours; and, before anything is read, HOME unset or missing. Files are published as \`write\` publishes (compare-and-swap on the bytes read:
 a concurrent edit is refused, never overwritten). Idempotent: a second install changes no

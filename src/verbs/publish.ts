@@ -9,6 +9,9 @@ import { ROOT_HELP, rootOption } from "./common.ts";
 import { ok, type Verb } from "./types.ts";
 
 /** The commit message when none is given. */
+/** publish's line when it committed the attributes block too (docs/design.md#the-merge-driver). */
+const ATTRIBUTES_COMMITTED = "committed .gitattributes with the merge driver's block (every clone then merges memory with it once it runs install or publish)";
+
 export const DEFAULT_MESSAGE = "session-handoff: publish session memory";
 
 /** `publish [--root DIR] [--push] [--message M] [--json]` (ruling 25, docs/design.md#integrations). */
@@ -37,7 +40,7 @@ holds our block and nothing else.
 
 stdout: "registered the merge driver session-handoff in .git/config" and "added the merge
         driver's block to .gitattributes" when they changed; "published <n> file(s) in
-        <commit>" [then "committed .gitattributes with the merge driver's block (...)"]
+        <commit>" [then "${ATTRIBUTES_COMMITTED}"]
         [and "pushed to <remote> <branch>"], or "nothing to publish".
 ${ROOT_HELP}
 exit:   0 published, or nothing to publish; 2 refused (not a git repository, the memory
@@ -62,7 +65,7 @@ exit:   0 published, or nothing to publish; 2 refused (not a git repository, the
     if (ctx.values.json) return ok(`${JSON.stringify({ ...r, mergeDriver: driver.lines })}\n`, driver.notes);
     if (!r.committed) return ok(`${[...driver.lines, "nothing to publish"].join("\n")}\n`, driver.notes);
     const lines = [...driver.lines, `published ${r.paths.length} file(s) in ${r.commit!.slice(0, 12)}`];
-    if (r.attributes) lines.push("committed .gitattributes with the merge driver's block (every clone then merges memory with it once it runs install or publish)");
+    if (r.attributes) lines.push(ATTRIBUTES_COMMITTED);
     if (r.pushed) lines.push(`pushed to ${r.pushed}`);
     return ok(`${lines.join("\n")}\n`, driver.notes);
   },

@@ -1,6 +1,7 @@
 import { Absent, Refused } from "../errors.ts";
 import { statInsideRoot } from "../git/anchors.ts";
 import { findInvisible } from "../guard/invisible.ts";
+import { CONFLICTED_MESSAGE } from "../schema/conflicted.ts";
 import { handoffKeyFiles, validateHandoff } from "../schema/validate.ts";
 import { issueLines, type Validation } from "../schema/validate-common.ts";
 import { validateLedger } from "../schema/validate-ledger.ts";
@@ -65,6 +66,8 @@ it); a required section missing, out of order or appearing twice; a malformed an
 --stdin: write fills it). A heading that resembles a missing section names it:
   line 23: section-missing: "## Failed approaches:" is not a section heading of schema v1
   and \`## Failed approaches\` is missing: did you mean \`## Failed approaches\`?
+A document holding merge conflict markers (see \`check --help\`) has the error
+  line L: conflicted: ${CONFLICTED_MESSAGE}
 Headings inside code blocks or HTML comments are not headings. Ledgers: the marker, the
 heading, the final newline, and each \`## \` heading as \`## L-<4 digits>: <title>\`
 (lessons) or \`## S-<4 digits>: <problem>\` (solutions).

@@ -45,6 +45,17 @@ export interface Checked {
   notes: string[];
   /** Bytes received on stdin (the size a refusal names first, issue 10; docs/design.md#files-on-disk). */
   rawBytes: number;
+  /**
+   * The one redaction pass over `text` (docs/design.md#redaction): made before the lock for the
+   * size limit, then reused by {@link buildDocument}, which scans only the lines it writes itself.
+   */
+  redacted: Pass;
+}
+
+/** A redaction's result: the redacted text and what was found, lines of the text scanned. */
+interface Pass {
+  text: string;
+  findings: RedactionFinding[];
 }
 
 /** Where the anchors of a save come from: the project's environment and the running skill's folder. */
@@ -88,7 +99,8 @@ export function checkDocument(raw: Buffer, kind: Kind, root: string): Checked {
   const decoded = decodeInput(raw, "document");
   // The size limit comes before the schema (a 1 MB flood is refused for what it is), and
   // before the memory dir is created: redaction can only be measured by redacting.
-  finalBytes(redactText(decoded.text).text, raw.length);
+  const redacted = redactText(decoded.text);
+  finalBytes(redacted.text, raw.length);
   const file = FILE_OF[kind];
   let errors: Issue[];
   if (kind === "handoff") {
@@ -105,7 +117,7 @@ export function checkDocument(raw: Buffer, kind: Kind, root: string): Checked {
     errors = validateLedger(decoded.text, kind).errors;
   }
   if (errors.length > 0) throw schemaRefusal(file, errors);
-  return { kind, text: decoded.text, notes: decoded.notes, rawBytes: raw.length };
+  return { kind, text: decoded.text, notes: decoded.notes, rawBytes: raw.length, redacted };
 }
 
 /** What a write will publish, or that it is `unchanged`. */
@@ -152,7 +164,8 @@ export async function buildDocument(checked: Checked, root: string, anchors: Anc
   const priorText = prior ? prior.bytes.toString("utf8") : null;
   const notes = [...checked.notes];
   if (checked.kind !== "handoff") {
-    const redacted = redactText(checked.text);
+    // A ledger is saved as sent: the pass made before the lock is its redaction.
+    const redacted = checked.redacted;
     if (redacted.findings.length > 0) notes.push(formatRedactionReport(redacted.findings));
     const bytes = finalBytes(redacted.text, checked.rawBytes);
     const v = validateLedger(checked.text, checked.kind);
@@ -217,16 +230,16 @@ export async function buildDocument(checked: Checked, root: string, anchors: Anc
       }
     }
   }
-  let redacted = redactText(text, { exemptLines: exempt });
   const range = anchorsRange(handoffLayout(text));
-  const onAnchors = (f: RedactionFinding) => range !== null && f.line > range.start && f.line <= range.end;
-  if (!fill && redacted.findings.some(onAnchors)) {
+  const sentRange = fill ? null : anchorsRange(handoffLayout(checked.text));
+  if (sentRange !== null && range !== null && checked.redacted.findings.some((f) => f.line > sentRange.start && f.line <= sentRange.end)) {
     // An anchor line the agent wrote is exempt only when it is what `anchors` reports now (ruling 6, docs/design.md#redaction).
     const now = new Set((await anchorsNow()).split("\n"));
     const lines = text.split("\n");
-    for (const f of redacted.findings) if (onAnchors(f) && now.has(lines[f.line - 1]!)) exempt.add(f.line);
-    redacted = redactText(text, { exemptLines: exempt });
+    for (let i = range.start; i < range.end; i++) if (now.has(lines[i]!)) exempt.add(i + 1);
   }
+  const helperMade = new Set([`Saved: ${iso}`, `- Date: ${iso}`, ...(reported === null ? [] : (reported as string).split("\n"))]);
+  const redacted = reuseRedaction(checked.text, checked.redacted, text, exempt, helperMade) ?? redactText(text, { exemptLines: exempt });
   if (redacted.findings.length > 0) notes.push(formatRedactionReport(redacted.findings));
   const bytes = finalBytes(redacted.text, checked.rawBytes);
   const unchanged = sentBack || (priorText !== null && comparable(priorText, fill) === comparable(redacted.text, fill));
@@ -268,4 +281,95 @@ function withDirtyHashes(text: string, hashes: string | null): string {
     body.splice(at === -1 ? body.length : at + 1, 0, hashes);
   }
   return [...lines.slice(0, range.start), ...body, ...lines.slice(range.end)].join("\n");
+}
+
+/**
+ * The final text's redaction from the one pass over the text as sent (docs/design.md#redaction):
+ * the lines write kept are taken redacted from `pass`; the lines it wrote or exempts (`Saved:`,
+ * filled or refreshed anchors, anchor lines that are what `anchors` reports now) are scanned,
+ * together and alone, with the anchor exemption (vendors' token shapes only). Lines are matched
+ * in order; a line the match cannot place among write's own (`helperMade`, `exempt`, blank), or
+ * a multi-line secret that would straddle a kept and a rewritten line, returns null: the caller
+ * then redacts the final text whole, as before.
+ * @param sent the text as sent; `pass` is its redaction.
+ * @param final the text to publish, unredacted; `exempt` are its 1-based anchor lines.
+ */
+export function reuseRedaction(sent: string, pass: Pass, final: string, exempt: ReadonlySet<number>, helperMade: ReadonlySet<string>): Pass | null {
+  const from = sent.split("\n");
+  const to = final.split("\n");
+  const red = pass.text.split("\n");
+  // Each line of `sent` (0-based) -> its redacted line's index in `red`, and how many lines of
+  // `sent` that redacted line stands for (a secret spanning lines joins them into one).
+  const group = new Map<number, { red: number; span: number }>();
+  const starts = new Map<number, number>();
+  for (const f of pass.findings) if ((f.lines ?? 1) > 1) starts.set(f.line - 1, Math.max(starts.get(f.line - 1) ?? 1, f.lines!));
+  for (let i = 0, r = 0; i < from.length; r++) {
+    let end = i;
+    for (let j = i; j <= end; j++) end = Math.max(end, j + (starts.get(j) ?? 1) - 1);
+    group.set(i, { red: r, span: end - i + 1 });
+    i = end + 1;
+  }
+  // Each line of `final` -> the line of `sent` it is, or -1: a line write made.
+  const origin: number[] = [];
+  let t = 0;
+  // Write changes a few lines in two places; a longer search means the texts are not that.
+  const MAX_SKIP = 64;
+  for (let f = 0; f < to.length; f++) {
+    if (t < from.length && to[f] === from[t]) {
+      origin.push(t++);
+      continue;
+    }
+    // The nearest re-alignment: skip the fewest lines of both (the stamp inserts at most two,
+    // an anchors fill replaces one section).
+    let best: [number, number] | null = null;
+    for (let d = 1; best === null && d <= Math.min(MAX_SKIP, from.length - t + to.length - f); d++) {
+      for (let df = 0; df <= d; df++) {
+        const dt = d - df;
+        if (f + df < to.length && t + dt < from.length && to[f + df] === from[t + dt]) {
+          best = [df, dt];
+          break;
+        }
+      }
+    }
+    if (best === null) {
+      if (to.length - f > MAX_SKIP) return null;
+      best = [to.length - f, 0];
+    }
+    for (let k = 0; k < best[0]; k++) origin.push(-1);
+    f += best[0] - 1;
+    t += best[1];
+  }
+  // One entry per line of `final`; null for the lines a multi-line secret's marker stands for.
+  const out: (string | null)[] = [];
+  const findings: RedactionFinding[] = [];
+  const scanned: number[] = [];
+  for (let f = 0; f < to.length; f++) {
+    const o = origin[f]!;
+    if (o === -1 || exempt.has(f + 1)) {
+      if (o === -1 && !exempt.has(f + 1) && to[f]!.trim() !== "" && !helperMade.has(to[f]!)) return null;
+      // Blank lines and the stamp hold no token shape: nothing to scan.
+      if (to[f]!.trim() !== "" && !to[f]!.startsWith("Saved: ")) scanned.push(f);
+      out.push(to[f]!);
+      continue;
+    }
+    const g = group.get(o);
+    if (g === undefined) return null;
+    for (let k = 1; k < g.span; k++) if (origin[f + k] !== o + k || exempt.has(f + k + 1)) return null;
+    for (const x of pass.findings) if (x.line - 1 >= o && x.line - 1 < o + g.span) findings.push({ ...x, line: x.line - o + f });
+    out.push(red[g.red]!);
+    // The redacted line stands for the span's lines; the ones after its first are in it.
+    for (let k = 1; k < g.span; k++) out.push(null);
+    f += g.span - 1;
+  }
+  if (scanned.length > 0) {
+    const own = redactText(scanned.map((f) => to[f]!).join("\n"), { exemptLines: new Set(scanned.map((_, i) => i + 1)) });
+    if (own.findings.some((x) => (x.lines ?? 1) > 1)) return null;
+    const lines = own.text.split("\n");
+    scanned.forEach((f, i) => {
+      out[f] = lines[i]!;
+    });
+    for (const x of own.findings) findings.push({ ...x, line: scanned[x.line - 1]! + 1 });
+  }
+  findings.sort((a, b) => a.line - b.line || a.column - b.column);
+  return { text: out.filter((l) => l !== null).join("\n"), findings };
 }

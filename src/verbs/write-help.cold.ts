@@ -67,9 +67,34 @@ token>", exit 0, whatever token was given; nothing is archived.
 
 stdout: "saved HANDOFF.md; archived previous handoff as <name>" (or "saved <FILE>", or
         "unchanged <FILE>"), then "CURRENT-SHA256: <token of what was saved>" as the last line.
+stderr, as they apply, in these words:
+  redacted N secret(s): <KIND> (line L), …
+  note: Saved: "<value>" is not a time; stamped <time>
+  note: Saved: "<value>" was N minutes off; stamped <time>
+  note: anchors filled outside git: <why>
+  note: the - Date: anchor "<value>" was later than this save; set it to <time>
+  note: the - Date: anchor is N minutes before this save; empty the anchors section to
+    have write fill them
+  score: N/100 (<part> a/b, …), then finding: lines, and past 20 of them
+    "finding: … and more; run \`validate\` for the full list"
+  journal: not appended: <why>   (the handoff is saved all the same)
+  journal: the fold of an old month did not finish: <why>; the next save tries again
+  note: this session ran \`<command>\`, listed as a failed approach of the handoff it
+    resumed (measured by its checkpoint); say why it was retried in the new handoff
+A file another program created during a save whose token was \`absent\` is kept: "<FILE> was
+written by another program during this save; that version was kept as current[ and the
+prior version is in archive/<name>]; read again and merge" (exit 2).
+A save that fails after it set the previous version aside (a full disk, an I/O error) puts
+it back: "cannot save <FILE>: <why>; nothing was changed"; when it cannot, it says so
+instead: "…; <FILE> is kept at a private name until \`recover\` puts it back: run
+\`recover\`" (exit 2, and \`check\` says 1).
+A document over the limit, also after redaction, is refused: "the document is N bytes
+(M after redaction); memory documents are at most 1000000 bytes (shorten it)".
 A save that an earlier one left interrupted is repaired first, under the lock; stderr says
 so ("recovered: …"), also when this write is then refused.
-${ROOT_HELP}
+${ROOT_HELP}Where the walk stops, stderr says: "stopped looking for the project root at <folder>
+(<why>); using <root>: pass --root <project> to choose another".
+
 exit:   0 saved or unchanged;
         2 refused (stale token: read again and merge, never resend the stale document;
           schema errors; bad document; unsafe file or tree; another program wrote the

@@ -250,7 +250,7 @@ describe("rules files' byte budgets and line endings", () => {
     const blk = readFileSync(path.join(small.root, "AGENTS.md"), "utf8").replaceAll(small.root, e.root);
     writeFileSync(path.join(e.root, "AGENTS.md"), `${text}\n${blk}`);
     const d = JSON.parse(e.run(["doctor", "--root", e.root, "--json"]).stdout);
-    expect(d.problems.map((p: { what: string }) => p.what).join("\n")).toMatch(/block ends at byte \d+, past the 32768 bytes/);
+    expect(d.problems.map((p: { what: string }) => p.what).join("\n")).toMatch(/: the session-handoff block ends at byte \d+, past the 32768 bytes of AGENTS\.md text Codex reads; Codex never sees it/);
     expect(d.notes.join("\n")).toContain("AGENTS.md files in subfolders");
     e.run(["install", "--agent", "codex", "--root", e.root]);
     const moved = readFileSync(path.join(e.root, "AGENTS.md"), "utf8");

@@ -1,6 +1,6 @@
-// Every line of src/ that leans on a ruling, a contract section or an issue names the docs/ file
-// that states it, on the same line, and every docs/ file and heading that src/ names exists
-// (docs/README.md, "Citing"). The contract and the issues are not in this repository; docs/ is.
+// Every line of src/, build.mjs, bench/ and tools/ that leans on a ruling, a contract section or
+// an issue names the docs/ file that states it, on the same line, and every docs/ file and heading
+// they name exists (docs/README.md, "Citing"). The contract and the issues are not in this repository; docs/ is.
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -62,15 +62,19 @@ interface Line {
   text: string;
 }
 
-const LINES: Line[] = sourceFiles(path.join(REPO, "src")).flatMap((file) =>
+/** What the rule covers: the helper's source and the code that builds, measures and generates it. */
+const COVERED = [...sourceFiles(path.join(REPO, "src")), path.join(REPO, "build.mjs"), ...sourceFiles(path.join(REPO, "bench")), ...sourceFiles(path.join(REPO, "tools"))];
+
+const LINES: Line[] = COVERED.flatMap((file) =>
   readFileSync(file, "utf8")
     .split("\n")
     .map((text, i) => ({ where: `${path.relative(REPO, file)}:${i + 1}`, text })),
 );
 
-describe("citations in src/", () => {
+describe("citations in src/, build.mjs, bench/ and tools/", () => {
   it("finds the source", () => {
     expect(LINES.length).toBeGreaterThan(1000);
+    for (const part of ["src/", "build.mjs", "bench/", "tools/"]) expect(LINES.some((l) => l.where.startsWith(part)), part).toBe(true);
   });
 
   it("cites docs/ on every line that names a ruling, a contract section or an issue", () => {

@@ -195,7 +195,7 @@ describe("write: issue 10's kinds end to end (disk, archives, temps, stdout, std
     expect(inputBytes).toBeLessThanOrEqual(1_000_000);
     const run = helper(["write", "handoff", "--root", root, "--expected-current-sha256", "absent"], { input });
     expect(run.code).toBe(2);
-    expect(run.stderr).toMatch(new RegExp(`the document is ${inputBytes} bytes \\(\\d+ after redaction\\); memory documents are at most 1000000 bytes`));
+    expect(run.stderr).toMatch(new RegExp(`the document is ${inputBytes} bytes \\(\\d+ after redaction\\); memory documents are at most 1000000 bytes \\(shorten it\\)`));
     expect(snapshot(root)).toEqual(before);
   });
 });

@@ -86,7 +86,7 @@ describe("resume outcomes", () => {
     expect(readFileSync(monthFile(root), "utf8").split(" resume ")).toHaveLength(2);
     // The save that follows names what its checkpoint measured.
     const w = helper(["write", "handoff", "--root", root, "--expected-current-sha256", token], { input: HANDOFF.replace("Dedupe the CSV importer", "Dedupe, round two") });
-    expect(w.stderr).toContain("note: this session ran `sort -u data.csv > out.csv`, listed as a failed approach of the handoff it resumed");
+    expect(w.stderr).toContain("note: this session ran `sort -u data.csv > out.csv`, listed as a failed approach of the handoff it resumed (measured by its checkpoint); say why it was retried in the new handoff");
     const impact = helper(["impact", "--root", root]).stdout;
     expect(impact).toContain("impact: 1 resume(s) recorded");
     expect(impact).toContain("next step followed: 1 of 1 (100%)");

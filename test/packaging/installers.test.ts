@@ -43,7 +43,7 @@ describe("skills@1.4.9 installs an export of this repository", () => {
     for (const dir of [".claude/skills/session-handoff", ".agents/skills/session-handoff"]) {
       const helper = path.join(project, dir, "scripts", "memory_io.mjs");
       const check = spawnSync(process.execPath, [helper, "check", "--root", project], { env, encoding: "utf8" });
-      expect(check.stdout).toContain("nothing parked");
+      expect(check.stdout).toContain("nothing parked: no saved session state exists");
       expect(check.status).toBe(0);
     }
     const helper = path.join(project, ".claude", "skills", "session-handoff", "scripts", "memory_io.mjs");

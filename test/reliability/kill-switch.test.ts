@@ -67,7 +67,7 @@ describe("the kill switch", () => {
     const hook = runBounded(["hook", "--mode", "session", "--root", root], { env });
     expect(hook.code).toBe(0);
     if (sw === "SESSION_HANDOFF_DISABLE=1") expect(hook.stdout).toBe("");
-    else expect(hook.stdout).toContain("memory writes are paused by the kill switch");
+    else expect(hook.stdout).toContain("session-handoff: memory writes are paused by the kill switch; saved memory can still be read when asked.");
     expect(snapshot(root)).toEqual(before);
   });
 
@@ -78,7 +78,7 @@ describe("the kill switch", () => {
     const before = snapshot(root);
     const hook = runBounded(["hook", "--mode", "session", "--root", root], { env });
     if (sw === "SESSION_HANDOFF_DISABLE=1") expect(hook.stdout).toBe("");
-    else expect(hook.stdout).toContain("memory writes are paused by the kill switch");
+    else expect(hook.stdout).toContain("session-handoff: memory writes are paused by the kill switch; saved memory can still be read when asked.");
     expect(runBounded(["write", "handoff", "--root", root, "--expected-current-sha256", "absent"], { input: handoff("x"), env }).code).toBe(4);
     expect(runBounded(["check", "--root", root], { env }).code).toBe(0);
     expect(snapshot(root)).toEqual(before);

@@ -159,7 +159,7 @@ describe("shared with the reference helper", () => {
     p.go();
     const r = await p.run;
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/SOLUTIONS\.md was written by another program during this save; that version was kept as current/);
+    expect(r.stderr).toMatch(/SOLUTIONS\.md was written by another program during this save; that version was kept as current(?: and the prior version is in archive\/\S+)?; read again and merge$/m);
     expect(readFileSync(mem(root, "SOLUTIONS.md"), "utf8")).toBe(doc("solutions", "concurrent-creator"));
     expect(readdirSync(mem(root)).filter((n) => n.includes(".claim-"))).toEqual([]);
   });

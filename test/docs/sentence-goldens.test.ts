@@ -1,0 +1,109 @@
+// Goldens for the sentences of test/docs/sentences.ts that no verb's own test pinned whole
+// (docs/design.md#sentences-the-helper-prints): each state made for real (a git repository,
+// the built helper, a crash through the failpoint seam) and its sentence asserted word for word.
+import { copyFileSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { gitRepo, handoff, helper, HELPER, MARKER, save, tempDir, tokenOf } from "../helpers.ts";
+
+const mem = (root: string, ...p: string[]) => path.join(root, ".ai", "memory", ...p);
+
+describe("check's states, word for word", () => {
+  it("parked: a saved handoff", () => {
+    const root = gitRepo();
+    save(root, handoff("Fix the login redirect."));
+    const r = helper(["check", "--root", root]);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toContain("a handoff is parked and can be resumed");
+  });
+
+  it("unsafe: HANDOFF.md is a link", () => {
+    const root = gitRepo();
+    mkdirSync(mem(root), { recursive: true });
+    writeFileSync(path.join(root, "elsewhere.md"), handoff("x"));
+    symlinkSync(path.join(root, "elsewhere.md"), mem(root, "HANDOFF.md"));
+    const r = helper(["check", "--root", root]);
+    expect(r.code).toBe(3);
+    expect(r.stdout).toContain("memory is unsafe or foreign: do not load it; tell the user");
+  });
+
+  it("interrupted: a save killed after its claim", () => {
+    const root = gitRepo();
+    save(root, handoff("first"));
+    const killed = helper(["write", "handoff", "--root", root, "--expected-current-sha256", tokenOf(root)], { input: handoff("second"), env: { MEMORY_IO_FAILPOINT: "after-claim:crash" } });
+    expect(killed.signal).toBe("SIGKILL");
+    const r = helper(["check", "--root", root]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain("an interrupted save needs recovery: run `recover`, then check again");
+  });
+});
+
+describe("write's notes, word for word", () => {
+  it("a Saved: value that is not a time", () => {
+    const root = gitRepo();
+    const r = helper(["write", "handoff", "--root", root, "--expected-current-sha256", "absent"], { input: handoff("x").replace(/^Saved: .*$/m, "Saved: yesterday evening") });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/^note: Saved: "yesterday evening" is not a time; stamped \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/m);
+  });
+
+  it("more than 20 findings: the rest are left to validate", () => {
+    const root = gitRepo();
+    const decisions = Array.from({ length: 25 }, (_, i) => `- choice ${i} without a label`).join("\n");
+    const r = helper(["write", "handoff", "--root", root, "--expected-current-sha256", "absent"], { input: handoff("x").replace("## Decisions\n- none", `## Decisions\n${decisions}`) });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr.split("\n").filter((l) => l.startsWith("finding: line "))).toHaveLength(20);
+    expect(r.stderr).toContain("\nfinding: … and more; run `validate` for the full list\n");
+  });
+
+  it("an old month the fold cannot read: the save stands, the next save tries again", () => {
+    const root = gitRepo();
+    mkdirSync(mem(root, "journal"), { recursive: true });
+    writeFileSync(mem(root, "journal", "2025-01.md"), `${MARKER}\n# Journal 2025-01\n\nnot an entry\n`);
+    const r = helper(["write", "handoff", "--root", root, "--expected-current-sha256", "absent"], { input: handoff("x") });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/^journal: the fold of an old month did not finish: journal\/2025-01\.md line 4: .+; the next save tries again$/m);
+    expect(readFileSync(mem(root, "journal", "2025-01.md"), "utf8")).toContain("not an entry");
+  });
+});
+
+describe("drift's stale clause, word for word", () => {
+  it("a handoff saved 30 days ago", () => {
+    const root = gitRepo();
+    const anchors = helper(["anchors", "--root", root]).stdout.replace(/^- Date: .*$/m, `- Date: ${new Date(Date.now() - 30 * 86_400_000).toISOString().slice(0, 19)}Z`);
+    save(root, handoff("x").replace(/## Environment anchors\n[\s\S]*$/, `## Environment anchors\n${anchors}`));
+    const r = helper(["drift", "--root", root]);
+    expect(r.stdout).toMatch(/^verdict: stale/m);
+    expect(r.stdout).toContain("too stale for line-by-line reconciliation");
+  });
+});
+
+describe("install's refusal of a file only the user can fix, word for word", () => {
+  it("a settings file that is not JSON: nothing changed, the snippet to paste by hand", () => {
+    const root = gitRepo();
+    const home = tempDir("sh-home-");
+    const file = path.join(root, ".claude", "settings.json");
+    mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(file, "{ not json\n");
+    const r = helper(["install", "--agent", "claude-code", "--root", root], { env: { HOME: home, XDG_CONFIG_HOME: path.join(home, ".config") } });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^memory operation refused: \.claude\/settings\.json is not valid JSON \(\w+ at offset \d+\); nothing was changed\. Add this to it by hand:$/m);
+    expect(readFileSync(file, "utf8")).toBe("{ not json\n");
+  });
+});
+
+describe("doctor's Codex sentences, word for word", () => {
+  it("an outdated start matcher, and the note on AGENTS.md files in subfolders", () => {
+    const root = gitRepo();
+    const home = tempDir("sh-home-");
+    const skill = path.join(root, ".agents", "skills", "session-handoff", "scripts");
+    mkdirSync(skill, { recursive: true });
+    copyFileSync(HELPER, path.join(skill, "memory_io.mjs"));
+    const env = { HOME: home, XDG_CONFIG_HOME: path.join(home, ".config") };
+    expect(helper(["install", "--agent", "codex", "--root", root], { env }).code).toBe(0);
+    const file = path.join(root, ".codex", "hooks.json");
+    writeFileSync(file, readFileSync(file, "utf8").replace("compact|fork", "compact"));
+    const d = JSON.parse(helper(["doctor", "--root", root, "--json"], { env }).stdout);
+    expect(d.problems.map((p: { what: string }) => p.what).join("\n")).toMatch(/^codex: \.codex\/hooks\.json holds an outdated session-handoff entry: /m);
+    expect(d.notes).toContain("codex: AGENTS.md files in subfolders count toward the same 32 KiB Codex reads");
+  });
+});
