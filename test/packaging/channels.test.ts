@@ -1,9 +1,12 @@
 // What each install channel delivers (docs/decisions/distribution-ref.md): the distribution
-// ref that tools/dist.mjs builds holds only the skill's entries; `npx skillmds add` (1.3.3,
-// from npm at test time, run as the README writes it inside a loopback-only network
-// namespace), `npx skills add` (the pinned devDependency) and the README's by-hand copy each
-// deliver those files and bytes, nothing more; the installed skill then resumes and saves;
-// ESLint 9 in the user's project reports nothing of ours. Third-party tools that cannot be
+// refs that `npm run dist` (tools/dist.mjs) builds from HEAD hold only the skill's entries
+// (`dist`) and those plus the plugin's `.claude-plugin/` and `hooks/` (`dist-plugin`);
+// `npx skillmds add` (1.3.3, from npm at test time, run as the README writes it inside a
+// loopback-only network namespace), `npx skills add` (the pinned devDependency) and the README's
+// by-hand copy each deliver the `dist` files and bytes, nothing more; the installed skill then
+// resumes and saves; ESLint 9 in the user's project reports nothing of ours. The plugin channel
+// is installed by the real Claude Code CLIs in test/harness/claude.test.ts, which counts the
+// install folder against the `dist-plugin` ref checked here. Third-party tools that cannot be
 // installed, or no namespace: the test says SKIP and why.
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs";
@@ -32,25 +35,30 @@ function delivered(dir: string): Map<string, number> {
   return out;
 }
 
-// A clone of this checkout's HEAD (what CI has), with the distribution ref built in it, and
-// that ref exported as a folder named like the skill.
-let dist = { source: "", files: new Map<string, number>() };
+// A clone of this checkout's HEAD (what CI has), with the distribution refs built in it by the
+// release command, and the `dist` ref exported as a folder named like the skill.
+let dist = { source: "", files: new Map<string, number>(), clone: "", built: "" };
 const scratch = realpathSync(mkdtempSync(path.join(tmpdir(), "sh-channels-")));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 beforeAll(() => {
   const clone = path.join(scratch, "repo");
   execFileSync("git", ["clone", "-q", "--no-hardlinks", REPO, clone]);
-  execFileSync(process.execPath, [path.join(REPO, "tools", "dist.mjs")], { cwd: clone, encoding: "utf8" });
+  const built = execFileSync("npm", ["run", "--silent", "dist"], { cwd: clone, encoding: "utf8" });
   const source = path.join(scratch, "session-handoff");
   mkdirSync(source);
   execFileSync("tar", ["-x", "-C", source], { input: execFileSync("git", ["archive", "--format=tar", "dist"], { cwd: clone, maxBuffer: 64 * 1024 * 1024 }) });
+  dist = { source, files: lsTree(clone, "HEAD", ENTRIES), clone, built };
+});
+
+/** `git ls-tree -r -l` of `entries` at `rev`: each file with its size in bytes. */
+function lsTree(repo: string, rev: string, entries: string[] = []): Map<string, number> {
   const files = new Map<string, number>();
-  for (const line of execFileSync("git", ["ls-tree", "-r", "-l", "HEAD", "--", ...ENTRIES], { cwd: clone, encoding: "utf8" }).trim().split("\n")) {
+  for (const line of execFileSync("git", ["ls-tree", "-r", "-l", rev, "--", ...entries], { cwd: repo, encoding: "utf8" }).trim().split("\n")) {
     const [meta, name] = line.split("\t");
     files.set(name!, Number(meta!.trim().split(/\s+/)[3]));
   }
-  dist = { source, files };
-});
+  return files;
+}
 
 const bytes = (m: Map<string, number>) => [...m.values()].reduce((a, b) => a + b, 0);
 
@@ -77,8 +85,48 @@ describe("the distribution ref", () => {
     expect(got.size).toBeLessThan(20);
     expect(bytes(got)).toBeLessThan(1024 * 1024);
   });
-  it("the repository root keeps its development layout", () => {
+  it("the repository root keeps its development layout, and is no plugin marketplace", () => {
     for (const e of [...ENTRIES, "src", "package.json", "test", "README.md"]) expect(existsSync(path.join(REPO, e))).toBe(true);
+    // A marketplace here would make `/plugin marketplace add <owner>/<repo>` install all of it.
+    expect(existsSync(path.join(REPO, ".claude-plugin", "marketplace.json"))).toBe(false);
+  });
+  it("is what `npm run dist` builds; a second run changes nothing", () => {
+    expect(JSON.parse(readFileSync(path.join(REPO, "package.json"), "utf8")).scripts.dist).toBe("node tools/dist.mjs");
+    const tip = (ref: string) => execFileSync("git", ["rev-parse", ref], { cwd: dist.clone, encoding: "utf8" }).trim();
+    expect(dist.built).toBe(`refs/heads/dist ${tip("dist")}\nrefs/heads/dist-plugin ${tip("dist-plugin")}\n`);
+    expect(execFileSync(process.execPath, [path.join(dist.clone, "tools", "dist.mjs")], { cwd: dist.clone, encoding: "utf8" })).toBe(dist.built);
+  });
+  it("refuses a commit lacking an entry, and changes no ref", () => {
+    const before = execFileSync("git", ["for-each-ref"], { cwd: dist.clone, encoding: "utf8" });
+    const r = spawnSync(process.execPath, [path.join(dist.clone, "tools", "dist.mjs"), "--from", "HEAD:src"], { cwd: dist.clone, encoding: "utf8" });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/^tools\/dist\.mjs: HEAD:src lacks SKILL\.md, .*; nothing was changed\n$/);
+    expect(execFileSync("git", ["for-each-ref"], { cwd: dist.clone, encoding: "utf8" })).toBe(before);
+  });
+});
+
+describe("the plugin's ref (dist-plugin), the Claude Code plugin channel", () => {
+  const PLUGIN = [...ENTRIES, ".claude-plugin", "hooks"];
+  it("holds the skill's entries, .claude-plugin/ and hooks/ of HEAD, and a marketplace of this one tree: files and bytes", () => {
+    const got = lsTree(dist.clone, "dist-plugin");
+    const market = execFileSync("git", ["show", "dist-plugin:.claude-plugin/marketplace.json"], { cwd: dist.clone, encoding: "utf8" });
+    expect(got).toEqual(new Map([...lsTree(dist.clone, "HEAD", PLUGIN), [".claude-plugin/marketplace.json", Buffer.byteLength(market)]]));
+    expect([...new Set([...got.keys()].map((f) => f.split("/")[0]))].sort()).toEqual([...PLUGIN].sort());
+    expect(got.size).toBe(dist.files.size + 3);
+    expect(bytes(got) - bytes(dist.files)).toBeLessThan(8 * 1024);
+  });
+  it("its marketplace.json has the documented shape: one entry, the plugin, source ./ (this tree)", () => {
+    const market = JSON.parse(execFileSync("git", ["show", "dist-plugin:.claude-plugin/marketplace.json"], { cwd: dist.clone, encoding: "utf8" }));
+    const plugin = JSON.parse(readFileSync(path.join(REPO, ".claude-plugin", "plugin.json"), "utf8"));
+    // No top-level description: Claude Code 2.1.112 refuses that key (test/harness/README.md).
+    expect(Object.keys(market).sort()).toEqual(["name", "owner", "plugins"]);
+    expect(market.name).toBe("session-handoff");
+    expect(typeof market.owner.name).toBe("string");
+    expect(market.plugins).toEqual([{ name: plugin.name, source: "./", description: plugin.description, version: plugin.version, category: "productivity", keywords: plugin.keywords }]);
+  });
+  it("is the ref the README's marketplace command names", () => {
+    expect(README).toMatch(/^\/plugin marketplace add <owner>\/session-handoff#dist-plugin$/m);
+    expect(README).toMatch(/^\/plugin install session-handoff@session-handoff$/m);
   });
 });
 
