@@ -303,6 +303,20 @@ for (const id of ["claude-2.1.112", "claude-2.1.332"] as HarnessId[]) {
       // doctor finds the install where this version records it.
       const doctor = await run([process.execPath, HELPER_SRC, "doctor", "--root", w.proj, "--json"], { cwd: w.proj, env, timeoutMs: 30_000 });
       expect(JSON.parse(doctor.stdout).agents["claude-code"].plugin?.[0], doctor.stdout.slice(0, 2000)).toMatchObject({ key: `session-handoff@${market}`, enabled: true });
+      // A session in a project with a parked handoff and nothing installed in it: the plugin's
+      // own SessionStart hook, run from the install folder, gives the notice.
+      await gitInit(w);
+      await seedHandoff(w, HELPER_SRC, PARKED_HANDOFF);
+      const from = suite.fake().requests.length;
+      suite.fake().setScript(chat("FAKE-MODEL-OK"));
+      const s = await claude(id, w, suite.fake(), ["hello"]);
+      expect(s.run.code, explain(s)).toBe(0);
+      const req = mainRequests(suite.fake(), from)[0];
+      if (!req) throw new Error(`no request reached the model: ${explain(s)}`);
+      writeFileSync(path.join(w.root, "plugin-session.txt"), req.text);
+      console.log(`${id} plugin session: notice ${req.text.includes("a parked handoff exists") ? "present" : "absent"}; skill listed: ${/session-handoff(:session-handoff)?: Saves/.test(req.text)}`);
+      expect(req.text).toContain("a parked handoff exists (.ai/memory/HANDOFF.md");
+      for (const h of s.events.filter((e) => e.subtype === "hook_response")) expect(h.exit_code ?? 0, JSON.stringify(h)).toBe(0);
     }, 300_000);
   });
 }
