@@ -2,8 +2,10 @@
 // refs that `npm run dist` (tools/dist.mjs) builds from HEAD hold only the skill's entries
 // (`dist`) and those plus the plugin's `.claude-plugin/` and `hooks/` (`dist-plugin`);
 // `npx skillmds add` (1.3.3, from npm at test time, run as the README writes it inside a
-// loopback-only network namespace), `npx skills add` (the pinned devDependency) and the README's
-// by-hand copy each deliver the `dist` files and bytes, nothing more; the installed skill then
+// loopback-only network namespace, on the ref exported as a folder: it fetches GitHub sources
+// through GitHub's API), `npx skills add` (the pinned devDependency, on the README's GitHub
+// source, which git's insteadOf points at the clone) and the README's by-hand copy each
+// deliver the `dist` files and bytes, nothing more; the installed skill then
 // resumes and saves; ESLint 9 in the user's project reports nothing of ours. The plugin channel
 // is installed by the real Claude Code CLIs in test/harness/claude.test.ts, which counts the
 // install folder against the `dist-plugin` ref checked here. Third-party tools that cannot be
@@ -177,13 +179,20 @@ describe("npx skillmds add, as the README writes it", () => {
   });
 });
 
-describe("npx skills add (1.4.9) from the distribution ref", () => {
-  it("delivers only the skill's entries", () => {
+describe("npx skills add (1.4.9), as the README writes it", () => {
+  it("clones the README's GitHub source at #dist and delivers only the skill's entries", () => {
+    // The README's line, its GitHub source resolved to the clone through git's insteadOf.
+    const line = /^\$ npx (skills add (\S+) (-a claude-code -a codex))\s+#/m.exec(README);
+    expect(line, "README's skills line").not.toBeNull();
+    const source = line![2]!.replace("<owner>", "example-owner");
+    expect(source).toBe("example-owner/session-handoff#dist");
     const cli = path.join(REPO, "node_modules", "skills", "bin", "cli.mjs");
     const project = gitRepo();
     const home = tempDir("sh-home-");
-    const env = { ...process.env, DO_NOT_TRACK: "1", DISABLE_TELEMETRY: "1", npm_config_offline: "true", HOME: home, XDG_CONFIG_HOME: path.join(home, ".config") };
-    const add = spawnSync(process.execPath, [cli, "add", dist.source, "-a", "claude-code", "-a", "codex", "-y"], { cwd: project, env, encoding: "utf8", timeout: 120_000 });
+    const repo = source.split("#")[0]!;
+    writeFileSync(path.join(home, ".gitconfig"), `[url "file://${dist.clone}"]\n\tinsteadOf = https://github.com/${repo}.git\n\tinsteadOf = git@github.com:${repo}.git\n`);
+    const env = { ...process.env, DO_NOT_TRACK: "1", DISABLE_TELEMETRY: "1", npm_config_offline: "true", HOME: home, XDG_CONFIG_HOME: path.join(home, ".config"), GIT_CONFIG_NOSYSTEM: "1", GIT_TERMINAL_PROMPT: "0" };
+    const add = spawnSync(process.execPath, [cli, "add", source, ...line![3]!.split(" "), "-y"], { cwd: project, env, encoding: "utf8", timeout: 120_000 });
     expect(add.status, add.stdout + add.stderr).toBe(0);
     expect(delivered(path.join(project, ".agents", "skills", "session-handoff"))).toEqual(dist.files);
     flows(path.join(project, ".agents", "skills", "session-handoff", "scripts", "memory_io.mjs"), project, env);
