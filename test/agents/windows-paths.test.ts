@@ -93,6 +93,13 @@ describe.skipIf(process.platform === "win32")("a Windows-shaped hook input on th
     expect(existsSync(path.join(decoy, ".ai", "memory", "checkpoints"))).toBe(false);
   });
 
+  it("checkpoint --format gemini prints {} and nothing on stderr, writing nothing", () => {
+    const { root } = trap();
+    const r = helper(["checkpoint", "--format", "gemini"], { cwd: root, input: JSON.stringify({ session_id: "sess-1", cwd: WIN_CWD, transcript_path: WIN_TRANSCRIPT, hook_event_name: "SessionEnd" }) });
+    expect(r).toMatchObject({ code: 0, stdout: "{}\n", stderr: "" });
+    expect(existsSync(path.join(root, ".ai", "memory", "checkpoints"))).toBe(false);
+  });
+
   it("checkpoint with a POSIX cwd and a Windows transcript_path: the anchors only, the path named", () => {
     const { root } = trap();
     // A file at the relative POSIX reading of the path, which must not be read.
