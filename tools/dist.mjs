@@ -5,9 +5,12 @@
 // and nothing of the development layout (no src/, no test/ with its secret-shaped fixtures):
 // - `dist`: the skill's entries only, for `npx skillmds add`, `npx skills add` and the by-hand
 //   copy;
-// - `dist-plugin`: the same plus what the Claude Code plugin needs: `.claude-plugin/plugin.json`,
-//   a `.claude-plugin/marketplace.json` written here (one entry, source "./": this tree), and
-//   `hooks/`. Users add it as a marketplace (`/plugin marketplace add <owner>/<repo>#dist-plugin`).
+// - `dist-plugin`: the same entries in `skills/session-handoff/` (Claude Code 2.1.112 lists no
+//   plugin skill whose SKILL.md sits at the plugin's root: test/harness/README.md), plus what
+//   the plugin needs: `.claude-plugin/plugin.json`, a `.claude-plugin/marketplace.json` written
+//   here (one entry, source "./": this tree), and `hooks/hooks.json` with its commands pointed
+//   at `skills/session-handoff/scripts/`. Users add it as a marketplace
+//   (`/plugin marketplace add <owner>/<repo>#dist-plugin`).
 // Made with git plumbing (ls-tree, hash-object, mktree, commit-tree): the work tree and the
 // index are not touched.
 //
@@ -20,8 +23,8 @@ import { execFileSync } from "node:child_process";
 
 /** The entries every install channel delivers (docs/decisions/distribution-ref.md). */
 export const SKILL_ENTRIES = ["SKILL.md", "LICENSE", "agents", "references", "templates", "scripts"];
-/** What the plugin channel adds to them: its manifest folder and its hooks. */
-export const PLUGIN_ENTRIES = [".claude-plugin", "hooks"];
+/** Where the plugin's tree holds them. */
+export const PLUGIN_SKILL = "skills/session-handoff";
 
 const arg = (name, dflt) => {
   const i = process.argv.indexOf(name);
@@ -54,14 +57,30 @@ function marketplace() {
   return `${JSON.stringify({ name: plugin.name, owner: { name: plugin.author.name }, plugins: [entry] }, null, 2)}\n`;
 }
 
+/** The plugin's hooks with each command's helper path moved under skills/session-handoff/. */
+function pluginHooks() {
+  const text = git(["show", `${from}:hooks/hooks.json`]);
+  const moved = text.replaceAll(`"\${CLAUDE_PLUGIN_ROOT}/scripts/`, `"\${CLAUDE_PLUGIN_ROOT}/${PLUGIN_SKILL}/scripts/`);
+  if (moved === text) {
+    console.error(`tools/dist.mjs: ${from}'s hooks/hooks.json names no "\${CLAUDE_PLUGIN_ROOT}/scripts/" helper; nothing was changed`);
+    process.exit(2);
+  }
+  return `${moved}\n`;
+}
+
 const skillLines = entries(SKILL_ENTRIES);
-const [hooksLine] = entries(["hooks"]);
+entries(["hooks/hooks.json", ".claude-plugin/plugin.json"]);
+const blob = (text) => git(["hash-object", "-w", "--stdin"], text);
+const tree = (lines) => git(["mktree"], `${lines.join("\n")}\n`);
+const skillTree = tree(skillLines);
 const [manifest] = entries([".claude-plugin/plugin.json"]).map((l) => l.replace(".claude-plugin/", ""));
-const market = git(["hash-object", "-w", "--stdin"], marketplace());
-const pluginDir = git(["mktree"], `${manifest}\n100644 blob ${market}\tmarketplace.json\n`);
 const trees = {
-  skill: git(["mktree"], `${skillLines.join("\n")}\n`),
-  plugin: git(["mktree"], `${[...skillLines, `040000 tree ${pluginDir}\t.claude-plugin`, hooksLine].join("\n")}\n`),
+  skill: skillTree,
+  plugin: tree([
+    `040000 tree ${tree([`040000 tree ${skillTree}\tsession-handoff`])}\tskills`,
+    `040000 tree ${tree([manifest, `100644 blob ${blob(marketplace())}\tmarketplace.json`])}\t.claude-plugin`,
+    `040000 tree ${tree([`100644 blob ${blob(pluginHooks())}\thooks.json`])}\thooks`,
+  ]),
 };
 
 const source = git(["rev-parse", from]);

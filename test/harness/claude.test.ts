@@ -265,7 +265,7 @@ for (const id of ["claude-2.1.112", "claude-2.1.332"] as HarnessId[]) {
     // README's GitHub source (resolved to a clone of this checkout's HEAD with the refs built by
     // tools/dist.mjs), and what lands in Claude Code's install folder is exactly that ref: the
     // skill's entries, .claude-plugin/ and hooks/ (docs/decisions/distribution-ref.md).
-    it("the plugin: marketplace add and install as the README writes them deliver only the skill, its manifests and hooks", async () => {
+    it("the plugin: marketplace add and install as the README writes them deliver only the skill, its manifests and hooks; a session lists the skill and gets the notice", async () => {
       const w = suite.world("plugin");
       const readme = readFileSync(path.join(REPO, "README.md"), "utf8");
       const addLine = /^\/plugin marketplace add (\S+)$/m.exec(readme);
@@ -295,7 +295,10 @@ for (const id of ["claude-2.1.112", "claude-2.1.332"] as HarnessId[]) {
       const got = new Map(listFiles(folder).map((f) => [f, statSync(path.join(folder, f)).size]));
       const want = refFiles(clone, "dist-plugin");
       expect(got).toEqual(want);
-      expect([...new Set([...got.keys()].map((f) => f.split("/")[0]))].sort()).toEqual([".claude-plugin", "LICENSE", "SKILL.md", "agents", "hooks", "references", "scripts", "templates"]);
+      expect([...new Set([...got.keys()].map((f) => f.split("/")[0]))].sort()).toEqual([".claude-plugin", "hooks", "skills"]);
+      expect([...new Set([...got.keys()].filter((f) => f.startsWith("skills/")).map((f) => f.split("/").slice(0, 3).join("/")))].sort()).toEqual(
+        ["LICENSE", "SKILL.md", "agents", "references", "scripts", "templates"].map((e) => `skills/session-handoff/${e}`),
+      );
       console.log(`${id} plugin install folder: ${got.size} files, ${[...got.values()].reduce((a, b) => a + b, 0)} bytes`);
       // The installed plugin validates where the CLI checks it.
       const validate = await c("validate", folder);
@@ -317,9 +320,8 @@ for (const id of ["claude-2.1.112", "claude-2.1.332"] as HarnessId[]) {
       console.log(`${id} plugin session: notice ${req.text.includes("a parked handoff exists") ? "present" : "absent"}; skill listed: ${/session-handoff(:session-handoff)?: Saves/.test(req.text)}`);
       expect(req.text).toContain("a parked handoff exists (.ai/memory/HANDOFF.md");
       for (const h of s.events.filter((e) => e.subtype === "hook_response")) expect(h.exit_code ?? 0, JSON.stringify(h)).toBe(0);
-      // 2.1.332 lists the plugin's skill; 2.1.112 does not list a plugin whose SKILL.md sits at
-      // its root (README: the plugin form needs a newer Claude Code), though its hook runs.
-      expect(/session-handoff(:session-handoff)?: Saves/.test(req.text)).toBe(id !== "claude-2.1.112");
+      // Both list the plugin's skill (2.1.112 lists none whose SKILL.md sits at the plugin's root).
+      expect(req.text).toMatch(/session-handoff(:session-handoff)?: Saves/);
     }, 300_000);
   });
 }

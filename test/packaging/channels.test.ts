@@ -1,6 +1,7 @@
 // What each install channel delivers (docs/decisions/distribution-ref.md): the distribution
 // refs that `npm run dist` (tools/dist.mjs) builds from HEAD hold only the skill's entries
-// (`dist`) and those plus the plugin's `.claude-plugin/` and `hooks/` (`dist-plugin`);
+// (`dist`) and those in `skills/session-handoff/` plus the plugin's `.claude-plugin/` and
+// `hooks/` (`dist-plugin`);
 // `npx skillmds add` (1.3.3, from npm at test time, run as the README writes it inside a
 // loopback-only network namespace, on the ref exported as a folder: it fetches GitHub sources
 // through GitHub's API), `npx skills add` (the pinned devDependency, on the README's GitHub
@@ -108,17 +109,37 @@ describe("the distribution ref", () => {
 });
 
 describe("the plugin's ref (dist-plugin), the Claude Code plugin channel", () => {
-  const PLUGIN = [...ENTRIES, ".claude-plugin", "hooks"];
-  it("holds the skill's entries, .claude-plugin/ and hooks/ of HEAD, and a marketplace of this one tree: files and bytes", () => {
+  const show = (file: string) => execFileSync("git", ["show", `dist-plugin:${file}`], { cwd: dist.clone, encoding: "utf8" });
+  it("holds the skill's entries of HEAD in skills/session-handoff/, .claude-plugin/ and hooks/: files and bytes", () => {
     const got = lsTree(dist.clone, "dist-plugin");
-    const market = execFileSync("git", ["show", "dist-plugin:.claude-plugin/marketplace.json"], { cwd: dist.clone, encoding: "utf8" });
-    expect(got).toEqual(new Map([...lsTree(dist.clone, "HEAD", PLUGIN), [".claude-plugin/marketplace.json", Buffer.byteLength(market)]]));
-    expect([...new Set([...got.keys()].map((f) => f.split("/")[0]))].sort()).toEqual([...PLUGIN].sort());
-    expect(got.size).toBe(dist.files.size + 3);
+    const want = new Map<string, number>([...dist.files].map(([f, n]) => [`skills/session-handoff/${f}`, n]));
+    for (const f of [".claude-plugin/plugin.json", ".claude-plugin/marketplace.json", "hooks/hooks.json"]) want.set(f, Buffer.byteLength(show(f)));
+    expect(got).toEqual(want);
+    expect(show(".claude-plugin/plugin.json")).toBe(readFileSync(path.join(REPO, ".claude-plugin", "plugin.json"), "utf8"));
     expect(bytes(got) - bytes(dist.files)).toBeLessThan(8 * 1024);
   });
+  it("its hooks are HEAD's, each helper path moved under skills/session-handoff/", () => {
+    const head = readFileSync(path.join(REPO, "hooks", "hooks.json"), "utf8");
+    const moved = show("hooks/hooks.json");
+    expect(moved).toBe(head.replaceAll('"${CLAUDE_PLUGIN_ROOT}/scripts/', '"${CLAUDE_PLUGIN_ROOT}/skills/session-handoff/scripts/'));
+    expect(moved.match(/\$\{CLAUDE_PLUGIN_ROOT\}\/skills\/session-handoff\/scripts\/memory_io\.mjs/g)).toHaveLength(4);
+    expect(moved).not.toContain("${CLAUDE_PLUGIN_ROOT}/scripts/");
+  });
+  // The plugin's SessionStart command, run as Claude Code runs it from the install folder.
+  it("its SessionStart command finds the helper in the plugin's tree and prints the notice", () => {
+    const plugin = path.join(scratch, "plugin");
+    mkdirSync(plugin);
+    execFileSync("tar", ["-x", "-C", plugin], { input: execFileSync("git", ["archive", "--format=tar", "dist-plugin"], { cwd: dist.clone, maxBuffer: 64 * 1024 * 1024 }) });
+    const project = gitRepo();
+    mkdirSync(path.join(project, ".ai", "memory"), { recursive: true });
+    writeFileSync(path.join(project, ".ai", "memory", "HANDOFF.md"), "<!-- memory-schema: v1 -->\n# Session Handoff\n");
+    const command = JSON.parse(show("hooks/hooks.json")).hooks.SessionStart[0].hooks[0].command as string;
+    const r = spawnSync("/bin/sh", ["-c", command], { input: JSON.stringify({ cwd: project }), encoding: "utf8", env: { PATH: process.env.PATH, HOME: tempDir("sh-home-"), CLAUDE_PLUGIN_ROOT: plugin } });
+    expect(r.status, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).hookSpecificOutput.additionalContext).toContain("parked handoff exists");
+  });
   it("its marketplace.json has the documented shape: one entry, the plugin, source ./ (this tree)", () => {
-    const market = JSON.parse(execFileSync("git", ["show", "dist-plugin:.claude-plugin/marketplace.json"], { cwd: dist.clone, encoding: "utf8" }));
+    const market = JSON.parse(show(".claude-plugin/marketplace.json"));
     const plugin = JSON.parse(readFileSync(path.join(REPO, ".claude-plugin", "plugin.json"), "utf8"));
     // No top-level description: Claude Code 2.1.112 refuses that key (test/harness/README.md).
     expect(Object.keys(market).sort()).toEqual(["name", "owner", "plugins"]);

@@ -26,7 +26,8 @@ describe(".claude-plugin/plugin.json", () => {
     expect(plugin.license).toBe(pkg.license);
     expect(typeof plugin.author.name).toBe("string");
   });
-  it("relies on the documented layout: SKILL.md at the plugin root, hooks/hooks.json", () => {
+  // tools/dist.mjs moves the skill to skills/session-handoff/ on the dist-plugin ref.
+  it("relies on the documented layout: hooks/hooks.json, skills in the default skills/ folder", () => {
     expect(readdirSync(REPO)).toEqual(expect.arrayContaining(["SKILL.md", "hooks"]));
     for (const key of ["skills", "hooks"]) if (plugin[key] !== undefined) expect(plugin[key]).toMatch(/^\.\//);
   });
