@@ -7,6 +7,7 @@ import { HelperError } from "../errors.ts";
 import { parseHandoff } from "../schema/handoff.ts";
 import { droppedItems } from "../schema/open-items.ts";
 import { MAX_DOCUMENT_BYTES } from "../store/paths.ts";
+import { harnessPath, windowsShaped } from "../agents/harness-path.ts";
 import { createHash } from "node:crypto";
 import { readdirSync } from "node:fs";
 import { findRoot } from "../store/root.ts";
@@ -127,8 +128,10 @@ async function handoffWithToken(root: string, token: string): Promise<string | n
 export async function recordResume(root: string, call: ResumeCall, sessionId: string, currentToken: string | null, env: Record<string, string | undefined>, fp?: string): Promise<string[]> {
   try {
     if (journalOff(root)) return [];
-    const base = call.cwd !== null && path.isAbsolute(call.cwd) ? call.cwd : null;
-    const start = call.rootArg !== null ? (base !== null ? path.resolve(base, call.rootArg) : path.isAbsolute(call.rootArg) ? call.rootArg : null) : base;
+    // A Windows path is never joined under a POSIX one (src/agents/harness-path.ts, docs/design.md#integrations).
+    const absolute = (p: string) => { const h = harnessPath("", p); return h.ok ? h.path : null; };
+    const base = call.cwd !== null ? absolute(call.cwd) : null;
+    const start = call.rootArg === null ? base : base === null || windowsShaped(call.rootArg) ? absolute(call.rootArg) : path.resolve(base, call.rootArg);
     if (start === null || findRoot(start, env).root !== root) return [];
     const token = call.expectedToken ?? currentToken;
     if (token === null) return [];

@@ -6,6 +6,7 @@ import { HelperError } from "../errors.ts";
 import { ADAPTERS, anchorsOnlySource, captureSource, isFormat, PLAN_MARKERS } from "../agents/transcripts/index.ts";
 import { closeTranscript, earlierHolds, FIRST_TAIL_BYTES, headLines, openTranscript, readFailure, sniffFormat, TAIL_BYTES, tailLines, tailPart, type TranscriptFile } from "../agents/transcripts/tail.ts";
 import { emptyCapture, type Capture, type TranscriptFormat } from "../agents/transcripts/types.ts";
+import { hookCwd } from "../agents/harness-path.ts";
 import { countToolCalls, findLastSave, type LastSave, type ProjectHandoffs } from "../agents/transcripts/last-save.ts";
 import { recordResume } from "../journal/record.cold.ts";
 import { findLastResume, type ResumeCall } from "../journal/resume-events.ts";
@@ -100,7 +101,11 @@ transcript and running git before it takes the lock, which it waits for at most 
 current one apart from Saved: and - Date: is left as it is. It also removes what an
 interrupted checkpoint left in checkpoints/. The root is --root, else the hook input's cwd
 walked up to the nearest folder holding .ai/memory or .git, else the current directory;
-nothing is written at the home directory or the file system's root.
+nothing is written at the home directory or the file system's root. A cwd or transcript_path
+written the Windows way (C:\\…, \\\\server\\…) is read as a Windows path: used on Windows;
+on any other OS a cwd skips the checkpoint ("skipped: the hook input's cwd "<path>" is a
+Windows path and this helper runs on <os> (pass --root <project>)") and a transcript_path gives
+the anchors only ("the transcript path "<path>" is a Windows path and this helper runs on <os>").
 
 stdout: nothing (a compaction hook must not print); with --format gemini {} and nothing on
 stderr, whatever happened. Otherwise stderr, one of:
@@ -347,7 +352,7 @@ export async function runCheckpoint(ctx: VerbContext): Promise<Outcome> {
   try {
     // The same root as every verb (contract "Words", ruling 20, docs/design.md#checkpoints): --root, else stdin's cwd, else the current directory.
     const given = typeof ctx.values.root === "string" && ctx.values.root !== "";
-    root = rootOption(ctx, given || hook.cwd === null || !path.isAbsolute(hook.cwd) ? null : hook.cwd);
+    root = rootOption(ctx, given ? null : hookCwd(hook.cwd));
   } catch (err) {
     return ok("", [...notes, CHECKPOINT_LINES.skipped((err as Error).message)]);
   }

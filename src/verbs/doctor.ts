@@ -61,8 +61,9 @@ A block in AGENTS.md ending past byte 32,768 is a problem (Codex reads no furthe
 files in subfolders share the same 32 KiB). Claude Code and Gemini project hooks: a note
 that they load only when the harness starts at the project root. A Claude Code plugin install
 of session-handoff (read from ~/.claude/plugins/installed_plugins.json and the enabledPlugins
-of ~/.claude/settings.json), and a problem when it is enabled while .claude/settings.json
-hooks are installed too (two notices a session). What an interrupted install or uninstall
+of ~/.claude/settings.json), a note when its folder holds SKILL.md at its root (an install
+from before the dist-plugin branch, which Claude Code 2.1.112 does not list), and a problem
+when it is enabled while .claude/settings.json hooks are installed too (two notices a session). What an interrupted install or uninstall
 left beside the agent files, the project's and the per-user ones (private names
 .<file>.tmp-… and .<file>.claim-… of a process no longer running: the next install or
 uninstall repairs them, see install --help); the memory dir: \`check\`'s verdict, the
@@ -163,7 +164,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
     if (plugins.length > 0) {
       agents["claude-code"] = { ...agents["claude-code"]!, plugin: plugins };
       for (const p of plugins) notes.push(`claude-code: the plugin ${p.key} is installed (${p.scope} scope${p.version ? `, ${p.version}` : ""}, ${p.enabled ? "enabled" : "disabled"})`);
-      notes.push("claude-code: the plugin form needs a Claude Code newer than 2.1.112 (2.1.112 answers \"Unknown skill\" for it); on older versions install the skill as a folder");
+      for (const p of plugins.filter((p) => p.rootSkill)) notes.push(`claude-code: the plugin ${p.key} has its SKILL.md at its root, which Claude Code 2.1.112 does not list ("Unknown skill"): reinstall it from the dist-plugin branch (README, "Install")`);
       const hooked = Object.entries(agents["claude-code"]?.install ?? {}).some(([f, st]) => f.endsWith("settings.json") && (st === "current" || st === "outdated"));
       if (plugins.some((p) => p.enabled) && hooked) {
         problems.push({ what: "claude-code: the plugin and the installed .claude/settings.json hooks both announce parked memory: every session gets the notice twice", fix: `${cmd(`uninstall --agent claude-code${gflag}`)} (the plugin's hooks stay), or disable the plugin with /plugin` });

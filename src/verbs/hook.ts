@@ -10,6 +10,7 @@ import { pendingRepairs } from "../store/recover.ts";
 import { ageWords, stateFields, stateTime } from "../schema/state-time.ts";
 import { ROOT_HELP, rootOption } from "./common.ts";
 import { isHookFormat } from "../agents/envelopes.ts";
+import { hookCwd } from "../agents/harness-path.ts";
 import { renderHook } from "../agents/render.ts";
 import type { HookFormat } from "../agents/types.ts";
 import { ok, type Verb, type VerbContext } from "./types.ts";
@@ -57,7 +58,7 @@ async function stdinInput(ctx: VerbContext): Promise<{ cwd: string | null } & Ho
   try {
     const parsed = JSON.parse(data.toString("utf8")) as { cwd?: unknown; source?: unknown; session_id?: unknown };
     return {
-      cwd: typeof parsed.cwd === "string" && path.isAbsolute(parsed.cwd) ? parsed.cwd : null,
+      cwd: typeof parsed.cwd === "string" ? parsed.cwd : null,
       source: typeof parsed.source === "string" ? parsed.source : null,
       sessionId: parsed.session_id,
     };
@@ -160,7 +161,8 @@ With any other source, the newest such checkpoint:
 The project root is found as every verb finds it (below), starting from --root, else the
 "cwd" of the harness's JSON on stdin (read only when stdin is not a terminal, until the
 JSON object ends or stdin closes, for at most one second), else the current directory. It runs no git; links from .ai down are never
-followed (a symlinked project folder is fine).
+followed (a symlinked project folder is fine). A Windows cwd (C:\\…) off Windows prints nothing:
+  memory_io hook: the hook input's cwd "<path>" is a Windows path and this helper runs on <os> (pass --root <project>); printing nothing
 ${ROOT_HELP}
 Formats (each harness's envelope around the same sentences; \`install\` picks the right one):
   text    the sentences as plain lines (the default)
@@ -193,7 +195,7 @@ exit: always 0 -- a broken hook must not break a session; problems go to stderr.
       // The same root as every other verb (contract "Words"): a symlinked folder is found
       // through its real path; only links from .ai down are refused (by inspectFile).
       const given = typeof ctx.values.root === "string" && ctx.values.root !== "";
-      root = rootOption(ctx, given ? null : input.cwd);
+      root = rootOption(ctx, given ? null : hookCwd(input.cwd));
     } catch (err) {
       return ok("", [`memory_io hook: ${(err as Error).message}; printing nothing`]);
     }

@@ -364,10 +364,14 @@ describe("text fixes", () => {
 
 describe("doctor and the Claude Code plugin", () => {
   // The files Claude Code 2.1.112 and 2.1.332 write on `plugin install` (test/harness/README.md).
-  function plugin(home: string, enabled: boolean): void {
+  function plugin(home: string, enabled: boolean, skillAt = "skills/session-handoff"): void {
     mkdirSync(path.join(home, ".claude", "plugins"), { recursive: true });
     const key = "session-handoff@session-handoff";
-    writeFileSync(path.join(home, ".claude", "plugins", "installed_plugins.json"), JSON.stringify({ version: 2, plugins: { [key]: [{ scope: "user", installPath: `${home}/.claude/plugins/cache/session-handoff/session-handoff/0.1.0`, version: "0.1.0" }] } }));
+    const installPath = `${home}/.claude/plugins/cache/session-handoff/session-handoff/0.1.0`;
+    rmSync(installPath, { recursive: true, force: true });
+    mkdirSync(path.join(installPath, skillAt), { recursive: true });
+    writeFileSync(path.join(installPath, skillAt, "SKILL.md"), "---\nname: session-handoff\n---\n");
+    writeFileSync(path.join(home, ".claude", "plugins", "installed_plugins.json"), JSON.stringify({ version: 2, plugins: { [key]: [{ scope: "user", installPath, version: "0.1.0" }] } }));
     writeFileSync(path.join(home, ".claude", "settings.json"), JSON.stringify({ enabledPlugins: { [key]: enabled } }));
   }
 
@@ -375,8 +379,9 @@ describe("doctor and the Claude Code plugin", () => {
     const e = setup();
     plugin(e.home, true);
     const alone = JSON.parse(e.run(["doctor", "--root", e.root, "--json"]).stdout);
-    expect(alone.agents["claude-code"].plugin).toEqual([{ key: "session-handoff@session-handoff", scope: "user", version: "0.1.0", enabled: true }]);
+    expect(alone.agents["claude-code"].plugin).toEqual([{ key: "session-handoff@session-handoff", scope: "user", version: "0.1.0", enabled: true, rootSkill: false }]);
     expect(alone.notes).toContain("claude-code: the plugin session-handoff@session-handoff is installed (user scope, 0.1.0, enabled)");
+    expect(alone.notes.join("\n")).not.toContain("2.1.112");
     expect(alone.problems.map((p: { what: string }) => p.what).join("\n")).not.toContain("notice twice");
     expect(e.run(["install", "--agent", "claude-code", "--root", e.root]).code).toBe(0);
     const both = e.run(["doctor", "--root", e.root]);
@@ -384,5 +389,13 @@ describe("doctor and the Claude Code plugin", () => {
     expect(both.stdout).toContain("claude-code: the plugin and the installed .claude/settings.json hooks both announce parked memory: every session gets the notice twice");
     plugin(e.home, false);
     expect(e.run(["doctor", "--root", e.root]).stdout).not.toContain("notice twice");
+  });
+
+  it("names an install whose SKILL.md sits at its root (from before dist-plugin): 2.1.112 does not list it", () => {
+    const e = setup();
+    plugin(e.home, true, ".");
+    const d = JSON.parse(e.run(["doctor", "--root", e.root, "--json"]).stdout);
+    expect(d.agents["claude-code"].plugin[0].rootSkill).toBe(true);
+    expect(d.notes).toContain('claude-code: the plugin session-handoff@session-handoff has its SKILL.md at its root, which Claude Code 2.1.112 does not list ("Unknown skill"): reinstall it from the dist-plugin branch (README, "Install")');
   });
 });

@@ -98,7 +98,9 @@ describe("lazy chunks (build.mjs)", () => {
     // Release 1.2's other merges (the draft form's face in write, the root walk's ownership
     // stop, the Gemini quiet path, the hook's counted sentences) add ~5,300 more: 168,312 at
     // the merge. Giving it back is the hot/cold split's job (docs/design.md#integrations).
-    expect(parsed.length).toBeLessThan(169_000);
+    // The hook reading a Windows cwd with path.win32 (src/agents/harness-path.ts: the module,
+    // its refusal and its help line) adds ~1,600 (docs/design.md#integrations).
+    expect(parsed.length).toBeLessThan(170_500);
   });
 
   it("hook, read and check compile no chunk; hook loads neither crypto nor child_process", () => {

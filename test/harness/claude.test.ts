@@ -1,12 +1,13 @@
 // Claude Code 2.1.112 (pure JS) and 2.1.332 (native), driven in print mode with stream-json
 // against the fake model: discovery, install, the notice, resume, save, checkpoints, the plugin.
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import matter from "gray-matter";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeModel, type FakeModel, type ModelRequest } from "./fake-model.ts";
 import { chat, resumeFlow, resumeWorkFlow, saveFlow, TRICKY_HANDOFF, workFlow, type Tools } from "./flows.ts";
-import { checkpointOf, cliCommand, harnessSuite, HELPER_SRC, helperRun, installedProject, copySkill, gitInit, makeWorld, PARKED_HANDOFF, REPO, run, scenario, seedHandoff, skipReason, stripFilled, type HarnessId, type RunResult, type World } from "./lib.ts";
+import { checkpointOf, cliCommand, distClone, githubFrom, harnessSuite, HELPER_SRC, listFiles, refFiles, helperRun, installedProject, gitInit, makeWorld, PARKED_HANDOFF, REPO, run, scenario, seedHandoff, skipReason, stripFilled, type HarnessId, type RunResult, type World } from "./lib.ts";
 import { briefBody } from "../helpers.ts";
 
 const DESCRIPTION: string = matter(readFileSync(path.join(REPO, "SKILL.md"), "utf8")).data.description;
@@ -260,31 +261,68 @@ for (const id of ["claude-2.1.112", "claude-2.1.332"] as HarnessId[]) {
       });
     });
 
-    it("the plugin: validate, marketplace add of the local source, install", async () => {
+    // The plugin channel as the README gives it: the marketplace is the `dist-plugin` ref of the
+    // README's GitHub source (resolved to a clone of this checkout's HEAD with the refs built by
+    // tools/dist.mjs), and what lands in Claude Code's install folder is exactly that ref: the
+    // skill's entries, .claude-plugin/ and hooks/ (docs/decisions/distribution-ref.md).
+    it("the plugin: marketplace add and install as the README writes them deliver only the skill, its manifests and hooks; a session lists the skill and gets the notice", async () => {
       const w = suite.world("plugin");
-      const src = path.join(w.root, "plugin-src");
-      copySkill(src);
-      cpSync(path.join(REPO, ".claude-plugin"), path.join(src, ".claude-plugin"), { recursive: true });
-      cpSync(path.join(REPO, "hooks"), path.join(src, "hooks"), { recursive: true });
+      const readme = readFileSync(path.join(REPO, "README.md"), "utf8");
+      const addLine = /^\/plugin marketplace add (\S+)$/m.exec(readme);
+      const installLine = /^\/plugin install (\S+)$/m.exec(readme);
+      expect(addLine && installLine, "README's plugin commands").toBeTruthy();
+      const source = addLine![1]!.replace("<owner>", "example-owner");
+      const [ownerRepo, ref] = source.split("#");
+      expect(ref).toBe("dist-plugin");
+      const clone = distClone(w.root);
+      githubFrom(w, ownerRepo!, clone);
       const env = { ...w.env, CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1", DISABLE_AUTOUPDATER: "1", DISABLE_TELEMETRY: "1", ANTHROPIC_API_KEY: "sk-ant-fake-key" };
-      const c = (...a: string[]) => run([...cliCommand(id), "plugin", ...a], { cwd: w.proj, env, timeoutMs: 60_000 });
-      const validate = await c("validate", src);
-      const add = await c("marketplace", "add", src);
-      const market = JSON.parse(readFileSync(path.join(src, ".claude-plugin", "marketplace.json"), "utf8")).name;
-      const install = await c("install", `session-handoff@${market}`);
+      const c = (...a: string[]) => run([...cliCommand(id), "plugin", ...a], { cwd: w.proj, env, timeoutMs: 90_000 });
+      const add = await c("marketplace", "add", source);
+      const install = await c("install", installLine![1]!);
       const list = await c("list");
-      const record = [validate, add, install, list].map((r, i) => `${["validate", "marketplace add", "install", "list"][i]}: exit ${r.code}\n${r.stdout}${r.stderr}`).join("\n---\n");
+      const record = [add, install, list].map((r, i) => `${["marketplace add", "install", "list"][i]}: exit ${r.code}\n${r.stdout}${r.stderr}`).join("\n---\n");
       writeFileSync(path.join(w.root, "plugin.txt"), record);
       console.log(`${id} plugin:\n${record}`);
-      // marketplace.json has no top-level description: 2.1.112 refuses that key (harnesses.md).
-      expect(validate.code, record).toBe(0);
       expect(add.code, record).toBe(0);
       expect(install.code, record).toBe(0);
       expect(list.stdout + list.stderr).toContain("session-handoff");
+      const market = JSON.parse(execFileSync("git", ["show", "dist-plugin:.claude-plugin/marketplace.json"], { cwd: clone, encoding: "utf8" })).name;
+      const installs = JSON.parse(readFileSync(path.join(w.home, ".claude", "plugins", "installed_plugins.json"), "utf8")).plugins[`session-handoff@${market}`];
+      expect(installs, record).toHaveLength(1);
+      // Files and bytes in the install folder: the dist-plugin ref, nothing more.
+      const folder = installs[0].installPath as string;
+      const got = new Map(listFiles(folder).map((f) => [f, statSync(path.join(folder, f)).size]));
+      const want = refFiles(clone, "dist-plugin");
+      expect(got).toEqual(want);
+      expect([...new Set([...got.keys()].map((f) => f.split("/")[0]))].sort()).toEqual([".claude-plugin", "hooks", "skills"]);
+      expect([...new Set([...got.keys()].filter((f) => f.startsWith("skills/")).map((f) => f.split("/").slice(0, 3).join("/")))].sort()).toEqual(
+        ["LICENSE", "SKILL.md", "agents", "references", "scripts", "templates"].map((e) => `skills/session-handoff/${e}`),
+      );
+      console.log(`${id} plugin install folder: ${got.size} files, ${[...got.values()].reduce((a, b) => a + b, 0)} bytes`);
+      // The installed plugin validates where the CLI checks it.
+      const validate = await c("validate", folder);
+      expect(validate.code, `${validate.stdout}${validate.stderr}`).toBe(0);
       // doctor finds the install where this version records it.
       const doctor = await run([process.execPath, HELPER_SRC, "doctor", "--root", w.proj, "--json"], { cwd: w.proj, env, timeoutMs: 30_000 });
       expect(JSON.parse(doctor.stdout).agents["claude-code"].plugin?.[0], doctor.stdout.slice(0, 2000)).toMatchObject({ key: `session-handoff@${market}`, enabled: true });
-    }, 150_000);
+      // A session in a project with a parked handoff and nothing installed in it: the plugin's
+      // own SessionStart hook, run from the install folder, gives the notice.
+      await gitInit(w);
+      await seedHandoff(w, HELPER_SRC, PARKED_HANDOFF);
+      const from = suite.fake().requests.length;
+      suite.fake().setScript(chat("FAKE-MODEL-OK"));
+      const s = await claude(id, w, suite.fake(), ["hello"]);
+      expect(s.run.code, explain(s)).toBe(0);
+      const req = mainRequests(suite.fake(), from)[0];
+      if (!req) throw new Error(`no request reached the model: ${explain(s)}`);
+      writeFileSync(path.join(w.root, "plugin-session.txt"), req.text);
+      console.log(`${id} plugin session: notice ${req.text.includes("a parked handoff exists") ? "present" : "absent"}; skill listed: ${/session-handoff(:session-handoff)?: Saves/.test(req.text)}`);
+      expect(req.text).toContain("a parked handoff exists (.ai/memory/HANDOFF.md");
+      for (const h of s.events.filter((e) => e.subtype === "hook_response")) expect(h.exit_code ?? 0, JSON.stringify(h)).toBe(0);
+      // Both list the plugin's skill (2.1.112 lists none whose SKILL.md sits at the plugin's root).
+      expect(req.text).toMatch(/session-handoff(:session-handoff)?: Saves/);
+    }, 300_000);
   });
 }
 

@@ -1,6 +1,6 @@
 // Shared parts of the real-harness suite: where the pinned CLIs are, whether this process may
 // start them, an isolated home per scenario, and a bounded spawn (test/harness/README.md).
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -197,6 +197,36 @@ export function copySkill(dir: string): void {
   mkdirSync(dir, { recursive: true });
   for (const f of ["SKILL.md", "LICENSE"]) cpSync(path.join(REPO, f), path.join(dir, f));
   for (const d of ["scripts", "references", "templates"]) cpSync(path.join(REPO, d), path.join(dir, d), { recursive: true });
+}
+
+/**
+ * A clone of this checkout's HEAD (what CI has) under `dir`, with the distribution refs built in
+ * it by tools/dist.mjs (`dist`, `dist-plugin`: docs/decisions/distribution-ref.md).
+ */
+export function distClone(dir: string): string {
+  const clone = path.join(dir, "session-handoff.git");
+  execFileSync("git", ["clone", "-q", "--no-hardlinks", REPO, clone]);
+  execFileSync(process.execPath, [path.join(REPO, "tools", "dist.mjs")], { cwd: clone, encoding: "utf8" });
+  return clone;
+}
+
+/** The files of `ref` in `repo` with their sizes in bytes (`git ls-tree -r -l`). */
+export function refFiles(repo: string, ref: string): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const line of execFileSync("git", ["ls-tree", "-r", "-l", ref], { cwd: repo, encoding: "utf8" }).trim().split("\n")) {
+    const [meta, name] = line.split("\t");
+    out.set(name!, Number(meta!.trim().split(/\s+/)[3]));
+  }
+  return out;
+}
+
+/**
+ * Makes git in the world fetch GitHub's `<owner>/<repo>` (HTTPS and SSH forms) from `local`
+ * instead: a harness resolves the README's GitHub source inside the checkout, offline.
+ */
+export function githubFrom(w: World, ownerRepo: string, local: string): void {
+  const alias = `[url "file://${local}"]\n\tinsteadOf = https://github.com/${ownerRepo}.git\n\tinsteadOf = git@github.com:${ownerRepo}.git\n`;
+  writeFileSync(path.join(w.home, ".gitconfig"), alias);
 }
 
 export interface RunResult {

@@ -1,9 +1,15 @@
 // What each install channel delivers (docs/decisions/distribution-ref.md): the distribution
-// ref that tools/dist.mjs builds holds only the skill's entries; `npx skillmds add` (1.3.3,
-// from npm at test time, run as the README writes it inside a loopback-only network
-// namespace), `npx skills add` (the pinned devDependency) and the README's by-hand copy each
-// deliver those files and bytes, nothing more; the installed skill then resumes and saves;
-// ESLint 9 in the user's project reports nothing of ours. Third-party tools that cannot be
+// refs that `npm run dist` (tools/dist.mjs) builds from HEAD hold only the skill's entries
+// (`dist`) and those in `skills/session-handoff/` plus the plugin's `.claude-plugin/` and
+// `hooks/` (`dist-plugin`);
+// `npx skillmds add` (1.3.3, from npm at test time, run as the README writes it inside a
+// loopback-only network namespace, on the ref exported as a folder: it fetches GitHub sources
+// through GitHub's API), `npx skills add` (the pinned devDependency, on the README's GitHub
+// source, which git's insteadOf points at the clone) and the README's by-hand copy each
+// deliver the `dist` files and bytes, nothing more; the installed skill then
+// resumes and saves; ESLint 9 in the user's project reports nothing of ours. The plugin channel
+// is installed by the real Claude Code CLIs in test/harness/claude.test.ts, which counts the
+// install folder against the `dist-plugin` ref checked here. Third-party tools that cannot be
 // installed, or no namespace: the test says SKIP and why.
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs";
@@ -32,25 +38,30 @@ function delivered(dir: string): Map<string, number> {
   return out;
 }
 
-// A clone of this checkout's HEAD (what CI has), with the distribution ref built in it, and
-// that ref exported as a folder named like the skill.
-let dist = { source: "", files: new Map<string, number>() };
+// A clone of this checkout's HEAD (what CI has), with the distribution refs built in it by the
+// release command, and the `dist` ref exported as a folder named like the skill.
+let dist = { source: "", files: new Map<string, number>(), clone: "", built: "" };
 const scratch = realpathSync(mkdtempSync(path.join(tmpdir(), "sh-channels-")));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 beforeAll(() => {
   const clone = path.join(scratch, "repo");
   execFileSync("git", ["clone", "-q", "--no-hardlinks", REPO, clone]);
-  execFileSync(process.execPath, [path.join(REPO, "tools", "dist.mjs")], { cwd: clone, encoding: "utf8" });
+  const built = execFileSync("npm", ["run", "--silent", "dist"], { cwd: clone, encoding: "utf8" });
   const source = path.join(scratch, "session-handoff");
   mkdirSync(source);
   execFileSync("tar", ["-x", "-C", source], { input: execFileSync("git", ["archive", "--format=tar", "dist"], { cwd: clone, maxBuffer: 64 * 1024 * 1024 }) });
+  dist = { source, files: lsTree(clone, "HEAD", ENTRIES), clone, built };
+});
+
+/** `git ls-tree -r -l` of `entries` at `rev`: each file with its size in bytes. */
+function lsTree(repo: string, rev: string, entries: string[] = []): Map<string, number> {
   const files = new Map<string, number>();
-  for (const line of execFileSync("git", ["ls-tree", "-r", "-l", "HEAD", "--", ...ENTRIES], { cwd: clone, encoding: "utf8" }).trim().split("\n")) {
+  for (const line of execFileSync("git", ["ls-tree", "-r", "-l", rev, "--", ...entries], { cwd: repo, encoding: "utf8" }).trim().split("\n")) {
     const [meta, name] = line.split("\t");
     files.set(name!, Number(meta!.trim().split(/\s+/)[3]));
   }
-  dist = { source, files };
-});
+  return files;
+}
 
 const bytes = (m: Map<string, number>) => [...m.values()].reduce((a, b) => a + b, 0);
 
@@ -77,8 +88,68 @@ describe("the distribution ref", () => {
     expect(got.size).toBeLessThan(20);
     expect(bytes(got)).toBeLessThan(1024 * 1024);
   });
-  it("the repository root keeps its development layout", () => {
+  it("the repository root keeps its development layout, and is no plugin marketplace", () => {
     for (const e of [...ENTRIES, "src", "package.json", "test", "README.md"]) expect(existsSync(path.join(REPO, e))).toBe(true);
+    // A marketplace here would make `/plugin marketplace add <owner>/<repo>` install all of it.
+    expect(existsSync(path.join(REPO, ".claude-plugin", "marketplace.json"))).toBe(false);
+  });
+  it("is what `npm run dist` builds; a second run changes nothing", () => {
+    expect(JSON.parse(readFileSync(path.join(REPO, "package.json"), "utf8")).scripts.dist).toBe("node tools/dist.mjs");
+    const tip = (ref: string) => execFileSync("git", ["rev-parse", ref], { cwd: dist.clone, encoding: "utf8" }).trim();
+    expect(dist.built).toBe(`refs/heads/dist ${tip("dist")}\nrefs/heads/dist-plugin ${tip("dist-plugin")}\n`);
+    expect(execFileSync(process.execPath, [path.join(dist.clone, "tools", "dist.mjs")], { cwd: dist.clone, encoding: "utf8" })).toBe(dist.built);
+  });
+  it("refuses a commit lacking an entry, and changes no ref", () => {
+    const before = execFileSync("git", ["for-each-ref"], { cwd: dist.clone, encoding: "utf8" });
+    const r = spawnSync(process.execPath, [path.join(dist.clone, "tools", "dist.mjs"), "--from", "HEAD:src"], { cwd: dist.clone, encoding: "utf8" });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/^tools\/dist\.mjs: HEAD:src lacks SKILL\.md, .*; nothing was changed\n$/);
+    expect(execFileSync("git", ["for-each-ref"], { cwd: dist.clone, encoding: "utf8" })).toBe(before);
+  });
+});
+
+describe("the plugin's ref (dist-plugin), the Claude Code plugin channel", () => {
+  const show = (file: string) => execFileSync("git", ["show", `dist-plugin:${file}`], { cwd: dist.clone, encoding: "utf8" });
+  it("holds the skill's entries of HEAD in skills/session-handoff/, .claude-plugin/ and hooks/: files and bytes", () => {
+    const got = lsTree(dist.clone, "dist-plugin");
+    const want = new Map<string, number>([...dist.files].map(([f, n]) => [`skills/session-handoff/${f}`, n]));
+    for (const f of [".claude-plugin/plugin.json", ".claude-plugin/marketplace.json", "hooks/hooks.json"]) want.set(f, Buffer.byteLength(show(f)));
+    expect(got).toEqual(want);
+    expect(show(".claude-plugin/plugin.json")).toBe(readFileSync(path.join(REPO, ".claude-plugin", "plugin.json"), "utf8"));
+    expect(bytes(got) - bytes(dist.files)).toBeLessThan(8 * 1024);
+  });
+  it("its hooks are HEAD's, each helper path moved under skills/session-handoff/", () => {
+    const head = readFileSync(path.join(REPO, "hooks", "hooks.json"), "utf8");
+    const moved = show("hooks/hooks.json");
+    expect(moved).toBe(head.replaceAll('"${CLAUDE_PLUGIN_ROOT}/scripts/', '"${CLAUDE_PLUGIN_ROOT}/skills/session-handoff/scripts/'));
+    expect(moved.match(/\$\{CLAUDE_PLUGIN_ROOT\}\/skills\/session-handoff\/scripts\/memory_io\.mjs/g)).toHaveLength(4);
+    expect(moved).not.toContain("${CLAUDE_PLUGIN_ROOT}/scripts/");
+  });
+  // The plugin's SessionStart command, run as Claude Code runs it from the install folder.
+  it("its SessionStart command finds the helper in the plugin's tree and prints the notice", () => {
+    const plugin = path.join(scratch, "plugin");
+    mkdirSync(plugin);
+    execFileSync("tar", ["-x", "-C", plugin], { input: execFileSync("git", ["archive", "--format=tar", "dist-plugin"], { cwd: dist.clone, maxBuffer: 64 * 1024 * 1024 }) });
+    const project = gitRepo();
+    mkdirSync(path.join(project, ".ai", "memory"), { recursive: true });
+    writeFileSync(path.join(project, ".ai", "memory", "HANDOFF.md"), "<!-- memory-schema: v1 -->\n# Session Handoff\n");
+    const command = JSON.parse(show("hooks/hooks.json")).hooks.SessionStart[0].hooks[0].command as string;
+    const r = spawnSync("/bin/sh", ["-c", command], { input: JSON.stringify({ cwd: project }), encoding: "utf8", env: { PATH: process.env.PATH, HOME: tempDir("sh-home-"), CLAUDE_PLUGIN_ROOT: plugin } });
+    expect(r.status, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).hookSpecificOutput.additionalContext).toContain("parked handoff exists");
+  });
+  it("its marketplace.json has the documented shape: one entry, the plugin, source ./ (this tree)", () => {
+    const market = JSON.parse(show(".claude-plugin/marketplace.json"));
+    const plugin = JSON.parse(readFileSync(path.join(REPO, ".claude-plugin", "plugin.json"), "utf8"));
+    // No top-level description: Claude Code 2.1.112 refuses that key (test/harness/README.md).
+    expect(Object.keys(market).sort()).toEqual(["name", "owner", "plugins"]);
+    expect(market.name).toBe("session-handoff");
+    expect(typeof market.owner.name).toBe("string");
+    expect(market.plugins).toEqual([{ name: plugin.name, source: "./", description: plugin.description, version: plugin.version, category: "productivity", keywords: plugin.keywords }]);
+  });
+  it("is the ref the README's marketplace command names", () => {
+    expect(README).toMatch(/^\/plugin marketplace add <owner>\/session-handoff#dist-plugin$/m);
+    expect(README).toMatch(/^\/plugin install session-handoff@session-handoff$/m);
   });
 });
 
@@ -129,13 +200,20 @@ describe("npx skillmds add, as the README writes it", () => {
   });
 });
 
-describe("npx skills add (1.4.9) from the distribution ref", () => {
-  it("delivers only the skill's entries", () => {
+describe("npx skills add (1.4.9), as the README writes it", () => {
+  it("clones the README's GitHub source at #dist and delivers only the skill's entries", () => {
+    // The README's line, its GitHub source resolved to the clone through git's insteadOf.
+    const line = /^\$ npx (skills add (\S+) (-a claude-code -a codex))\s+#/m.exec(README);
+    expect(line, "README's skills line").not.toBeNull();
+    const source = line![2]!.replace("<owner>", "example-owner");
+    expect(source).toBe("example-owner/session-handoff#dist");
     const cli = path.join(REPO, "node_modules", "skills", "bin", "cli.mjs");
     const project = gitRepo();
     const home = tempDir("sh-home-");
-    const env = { ...process.env, DO_NOT_TRACK: "1", DISABLE_TELEMETRY: "1", npm_config_offline: "true", HOME: home, XDG_CONFIG_HOME: path.join(home, ".config") };
-    const add = spawnSync(process.execPath, [cli, "add", dist.source, "-a", "claude-code", "-a", "codex", "-y"], { cwd: project, env, encoding: "utf8", timeout: 120_000 });
+    const repo = source.split("#")[0]!;
+    writeFileSync(path.join(home, ".gitconfig"), `[url "file://${dist.clone}"]\n\tinsteadOf = https://github.com/${repo}.git\n\tinsteadOf = git@github.com:${repo}.git\n`);
+    const env = { ...process.env, DO_NOT_TRACK: "1", DISABLE_TELEMETRY: "1", npm_config_offline: "true", HOME: home, XDG_CONFIG_HOME: path.join(home, ".config"), GIT_CONFIG_NOSYSTEM: "1", GIT_TERMINAL_PROMPT: "0" };
+    const add = spawnSync(process.execPath, [cli, "add", source, ...line![3]!.split(" "), "-y"], { cwd: project, env, encoding: "utf8", timeout: 120_000 });
     expect(add.status, add.stdout + add.stderr).toBe(0);
     expect(delivered(path.join(project, ".agents", "skills", "session-handoff"))).toEqual(dist.files);
     flows(path.join(project, ".agents", "skills", "session-handoff", "scripts", "memory_io.mjs"), project, env);

@@ -2,8 +2,8 @@
 // a regular file only, at most its last 4 MiB (a partial first line dropped) and its first
 // 64 KiB for choosing the adapter. It never searches for a transcript.
 import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
-import path from "node:path";
 import type { TranscriptFormat } from "./types.ts";
+import { harnessPath } from "../harness-path.ts";
 
 /** Most bytes read from the end of a transcript (ruling 19, docs/design.md#checkpoints). */
 export const TAIL_BYTES = 4 * 1024 * 1024;
@@ -61,7 +61,9 @@ export interface TranscriptFile {
  * The caller closes an opened file with `closeTranscript`.
  */
 export function openTranscript(transcriptPath: string): { ok: true; file: TranscriptFile } | { ok: false; reason: string } {
-  if (!path.isAbsolute(transcriptPath) || transcriptPath.includes("\0")) return { ok: false, reason: "the transcript path is not an absolute path" };
+  const where = harnessPath("the transcript path", transcriptPath);
+  if (!where.ok) return { ok: false, reason: where.reason };
+  transcriptPath = where.path;
   let fd: number;
   try {
     fd = openSync(transcriptPath, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);

@@ -1,0 +1,43 @@
+// Paths a harness hands us (the hook input's `cwd` and `transcript_path`, a transcript's recorded
+// `cwd` and `--root`) come from the harness's OS, not ours. On Windows they are `C:\…` or
+// `\\server\share\…` (docs/design.md#integrations); read the POSIX way, such a path is relative,
+// and `path.resolve` would join it under the current folder. So a Windows-shaped path is parsed
+// with `path.win32` whatever the OS: on Windows it is used, anywhere else it is refused by name.
+import path from "node:path";
+
+/** True for a path written the Windows way: a drive letter (`C:\…`, `C:/…`, drive-relative `C:…`) or `\\` (UNC, `\\?\`). */
+export function windowsShaped(p: string): boolean {
+  return /^([A-Za-z]:|\\\\)/.test(p);
+}
+
+/** A harness's path as this OS opens it, or why it cannot be used. */
+export type HarnessPath = { ok: true; path: string } | { ok: false; reason: string; windows: boolean };
+
+/**
+ * Reads the absolute path `p` that a harness gave for `what` (e.g. "the hook input's cwd").
+ * Windows-shaped paths (see {@link windowsShaped}) go through `path.win32` (a drive-relative
+ * `C:proj` is not absolute): normalised on `win32`, refused on any other platform ("… is a
+ * Windows path and this helper runs on linux"). Other paths are absolute by this platform's
+ * rule. A NUL byte is refused. Never throws.
+ * @param platform `process.platform` unless a test names another.
+ */
+export function harnessPath(what: string, p: string, platform: NodeJS.Platform = process.platform): HarnessPath {
+  const windows = windowsShaped(p);
+  if (p.includes("\0") || !(windows || platform === "win32" ? path.win32 : path.posix).isAbsolute(p)) return { ok: false, reason: `${what} is not an absolute path`, windows };
+  if (windows && platform !== "win32") return { ok: false, reason: `${what} ${JSON.stringify(p.slice(0, 200))} is a Windows path and this helper runs on ${platform}`, windows };
+  return { ok: true, path: platform === "win32" ? path.win32.normalize(p) : p };
+}
+
+/**
+ * The hook input's `cwd` as a place to start the root walk: the path, or null when it is absent
+ * or a relative POSIX path (the current folder serves, as before).
+ * @throws Error naming the path when it is Windows-shaped and unusable here (another OS, or
+ * drive-relative): the hook must not guess a project (hook and checkpoint print their refusal
+ * line, exit 0).
+ */
+export function hookCwd(cwd: unknown, platform: NodeJS.Platform = process.platform): string | null {
+  if (typeof cwd !== "string" || cwd === "") return null;
+  const got = harnessPath("the hook input's cwd", cwd, platform);
+  if (!got.ok && got.windows) throw new Error(`${got.reason} (pass --root <project>)`);
+  return got.ok ? got.path : null;
+}
