@@ -3,7 +3,7 @@
 import { sanitize } from "../guard/sanitize.ts";
 import { quotePath } from "../schema/anchor-lines.ts";
 import type { ValidTime } from "../schema/values.ts";
-import type { Snapshot, UpstreamGap } from "./status.ts";
+import { BROKEN_REPO_FIX, type Snapshot, type UpstreamGap } from "./status.ts";
 
 /** Verdicts in precedence order, strongest first (docs/design.md#verdicts-and-the-brief). */
 export const VERDICTS = ["unverifiable", "rewritten", "stale", "drifted", "fresh"] as const;
@@ -17,7 +17,7 @@ export const STALE_COMMITS = 30;
 const DAY_MS = 86_400_000;
 
 /** How git could be used at the root. */
-export type GitState = "repo" | "not-repo" | "missing" | "timeout" | "failed";
+export type GitState = "repo" | "not-repo" | "broken" | "missing" | "timeout" | "failed";
 
 /** Everything drift measured, before judgement. */
 export interface DriftFacts {
@@ -213,6 +213,7 @@ export function assessDrift(f: DriftFacts): DriftReport {
   if (verdict === "unverifiable") {
     if (f.git.state === "missing") parts.push("git is not on PATH, so the repository could not be compared (outside-git behaviour)");
     else if (f.git.state === "not-repo") parts.push("the root is not in a git repository, so only age and key files were checked");
+    else if (f.git.state === "broken") parts.push(`git cannot read the repository at the root (${f.git.note ?? "git status failed"}), so only age and key files were checked: ${BROKEN_REPO_FIX}`);
     else if (f.git.state !== "repo") parts.push(`git could not be used (${f.git.note ?? f.git.state})`);
     else if (f.saved.head === null || reachable === null) parts.push("the handoff has no valid HEAD anchor (a full 40/64-hex id), so the saved commit could not be checked");
     else if (notHereReason !== null) parts.push(`saved HEAD ${short(f.saved.head)} is ${notHereWords(notHereReason)}`);

@@ -79,7 +79,8 @@ time, a zoneless one, or one more than 5 minutes in the future, the age is unkno
 handoff is never called fresh.
 
 Verdicts, strongest first:
-  unverifiable  git missing or not a repository, no valid HEAD anchor, the saved HEAD's
+  unverifiable  git missing, not a repository or one git cannot read (a corrupt index,
+                a missing HEAD object: the summary says how to repair it), no valid HEAD anchor, the saved HEAD's
                 object is not in this clone and no reflog of it names it
                 (notHereReason "not-fetched", or "shallow" in a shallow clone), or
                 (where it would be fresh) the age is unknown: \`date\` is then listed
@@ -127,7 +128,7 @@ Key files are only looked up, never opened.
 null), "sinceSaved" (with the saved object present but unreachable: HEAD's commits not
 patch-equivalent to the saved side's, git rev-list --cherry-pick --right-only --count
 <saved>...HEAD, computed when at most 500 commits are on HEAD since the saved date, else
-null), "git": {"state","note"}, "unverifiable", "memoryOnlyCommits",
+null), "git": {"state" ("repo", "not-repo", "broken", "missing", "timeout", "failed"),"note"}, "unverifiable", "memoryOnlyCommits",
 "changedKeyFiles" (with the saved object present, reachable or not: git diff --name-only
 <saved> HEAD, intersected with the key files), "cleanedDirty", "dirtyKeyFiles",
 "inProgress": {"saved","current"}, "provenance": {"committer","someoneElse"}|null (only when
