@@ -931,6 +931,7 @@ async function readStable(filePath, opts = {}) {
     if (!sameVersion(stat, after) || BigInt(bytes.length) !== after.size) {
       throw new Refused(`${filePath} changed while it was read; read it again`);
     }
+    await failpoint(opts.failpoint, "read-before-recheck");
     const age = Date.now() - Number(after.mtimeNs / 1000000n);
     if (age >= 0 && age < QUIET_MS) await new Promise((resolve) => setTimeout(resolve, QUIET_MS - age));
     const again = readAt(fd, bytes.length + 1);
