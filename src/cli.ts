@@ -1,6 +1,7 @@
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { Absent, HelperError, Refused, UsageError, type ExitCode } from "./errors.ts";
+import { showRefused } from "./guard/invisible.ts";
 import { COLD_HELPERS, VERBS } from "./verbs/index.ts";
 import type { Outcome, Verb, VerbContext } from "./verbs/types.ts";
 
@@ -74,7 +75,11 @@ export async function main(proc: Process): Promise<ExitCode> {
   return code;
 }
 
-async function run(proc: Process): Promise<ExitCode> {
+async function run(outer: Process): Promise<ExitCode> {
+  // Refusals and notes embed paths, branch and file names and file text: whatever a verb
+  // quoted, no raw control, bidi control or line separator reaches a terminal or an agent
+  // through stderr; each is shown as <U+XXXX> (ruling 49, docs/design.md#verdicts-and-the-brief).
+  const proc: Process = { ...outer, writeErr: (text) => outer.writeErr(showRefused(text).text) };
   const args = proc.argv;
   const first = args[0];
   if (first === undefined) {

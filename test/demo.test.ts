@@ -15,7 +15,7 @@ it("npm run demo saves, moves the repository on, and resumes with measured drift
   // The scratch folder is gone when the demo ends: its path is never printed.
   expect(r.stdout).not.toContain("session-handoff-demo-");
   expect(r.stdout).toMatch(/ahead: 4, behind: 0/);
-  expect(r.stdout).toMatch(/key files missing: build\.mjs/);
+  expect(r.stdout).toMatch(/key files missing: "build\.mjs"/);
   for (const label of ["Goal:", "Plan status:", "Decisions in force:", "Do-not-retry:", "Drift & lessons:", "Proposed next step:"]) {
     expect(r.stdout).toContain(`\n${label} `);
   }

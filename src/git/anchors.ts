@@ -7,7 +7,7 @@ import { blobIdOf, MAX_DIRTY_HASHES, objectFormat } from "./blob-id.ts";
 import { isoSeconds, safeRelativePath } from "../schema/values.ts";
 import { gitDirOf, gitTopOf, inProgressOf, inProgressWords } from "./in-progress.ts";
 import { GitUnavailable } from "./run.ts";
-import { readSnapshot } from "./status.ts";
+import { BROKEN_REPO_FIX, readSnapshot } from "./status.ts";
 
 /** Anchors plus why they are outside-git ones, when they are. */
 export interface CollectedAnchors extends AnchorValues {
@@ -115,7 +115,7 @@ export async function collectAnchors(
       const dirtyHashes = opts.hashes === true && top !== null ? dirtyHashesOf(top, s.dirty) : [];
       return { insideGit: true, branch: s.branch, head: s.head, dirty: s.dirty, date, keyFileMtimes: [], inProgress, dirtyHashes, gitNote: null, skippedKeyFiles: [] };
     }
-    gitNote = `not a git repository (${r.note})`;
+    gitNote = r.kind === "broken" ? `git cannot read the repository here (${r.note}); anchors are the outside-git ones: ${BROKEN_REPO_FIX}` : `not a git repository (${r.note})`;
   } catch (err) {
     if (!(err instanceof GitUnavailable)) throw err;
     gitNote = err.reason === "missing" ? "git was not found on PATH; anchors are the outside-git ones" : err.message;

@@ -198,9 +198,9 @@ export async function measureDrift(
     // All are started before any is awaited; a rejection is handled below.
     logP?.catch(() => undefined);
     const status = await statusP;
-    if (status.kind === "not-repo") {
+    if (status.kind !== "repo") {
       await logP?.catch(() => undefined);
-      facts.git = { state: "not-repo", note: status.note };
+      facts.git = { state: status.kind, note: status.note };
     } else {
       facts.current = status.snapshot;
       const op = inProgressOf(gitDir);

@@ -2,6 +2,7 @@
 // it on their hot paths; docs/design.md#verdicts-and-the-brief).
 import { lstatSync, readFileSync } from "node:fs";
 import path from "node:path";
+import { distrustedAbove } from "../store/root.ts";
 
 /** True for a regular file (never following a link). */
 export function isFile(p: string): boolean {
@@ -33,11 +34,16 @@ export function readSmall(p: string): string | null {
 
 /**
  * The folder holding `.git` at or above `root` (the top of its work tree), found in JS with no
- * process; null when there is none. Turns git's top-relative paths into root-relative ones.
+ * process; null when there is none, or when the walk would pass a folder of another user or a
+ * sticky one anyone can write to (`opts.uid`: the user to judge for, tests only). Turns git's
+ * top-relative paths into root-relative ones.
  */
-export function gitTopOf(root: string): string | null {
+export function gitTopOf(root: string, opts: { uid?: number } = {}): string | null {
   let dir = root;
   for (;;) {
+    // Above the root the walk's ownership rule holds (ruling 50, docs/design.md#the-root): a `.git` in a
+    // folder another user controls (a planted /tmp/.git) is never this project's.
+    if (dir !== root && distrustedAbove(dir, process.env, opts) !== null) return null;
     try {
       lstatSync(path.join(dir, ".git"));
       return dir;

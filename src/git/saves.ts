@@ -8,9 +8,12 @@ import { commonDirOf, gitDirOf, gitTopOf } from "./git-dir.ts";
 /** How many tokens a clone keeps. */
 export const SAVES_KEPT = 10;
 
-/** `<common git dir>/session-handoff/saves` for the repository holding `root`; null outside git. */
-export function savesPath(root: string): string | null {
-  const top = gitTopOf(root);
+/**
+ * `<common git dir>/session-handoff/saves` for the repository holding `root`; null outside git,
+ * or when that repository is above a folder the root walk distrusts (`gitTopOf`; `opts.uid`: tests).
+ */
+export function savesPath(root: string, opts: { uid?: number } = {}): string | null {
+  const top = gitTopOf(root, opts);
   const gitDir = top === null ? null : gitDirOf(top);
   return gitDir === null ? null : path.join(commonDirOf(gitDir), "session-handoff", "saves");
 }

@@ -25,7 +25,15 @@ export interface Snapshot {
 }
 
 /** Outcome of looking at the root with git: a snapshot, or why there is none. */
-export type SnapshotResult = { kind: "repo"; snapshot: Snapshot } | { kind: "not-repo"; note: string };
+/**
+ * `broken`: the root is in a work tree that git cannot read (a corrupt index, a HEAD whose
+ * object is missing); `not-repo`: no work tree (also a bare repository or a refused
+ * `safe.directory`). `note` is git's first stderr line.
+ */
+export type SnapshotResult = { kind: "repo"; snapshot: Snapshot } | { kind: "not-repo" | "broken"; note: string };
+
+/** What to do about a `broken` repository, in words, for notes and the drift summary. */
+export const BROKEN_REPO_FIX = "repair it (a corrupt index: remove .git/index, then `git reset`; a missing object: `git fsck`, then fetch or restore it)";
 
 /**
  * The status command: porcelain v2 with `--branch` and `-z`. The dirty entries are those of
@@ -89,12 +97,19 @@ export function parseStatusV2(out: Buffer): Snapshot {
 
 /**
  * Runs the status command at the root, leaving out the memory dir and `excludes`.
- * @returns the snapshot, or `not-repo` with git's reason when the root is not in a work tree
- * (also a bare repository or a refused `safe.directory`).
+ * @returns the snapshot; `not-repo` with git's reason when the root is not in a work tree
+ * (also a bare repository or a refused `safe.directory`); `broken` when it is in one that git
+ * cannot read (status fails, `rev-parse --is-inside-work-tree` says true).
  * @throws GitUnavailable when git is missing or timed out.
  */
 export async function readSnapshot(root: string, env: Record<string, string | undefined>, excludes: readonly string[] = []): Promise<SnapshotResult> {
   const r = await runGit(root, statusArgs(excludes), env);
-  if (r.code !== 0) return { kind: "not-repo", note: firstLine(r.stderr) || `git status exited ${r.code}` };
+  if (r.code !== 0) {
+    const note = firstLine(r.stderr) || `git status exited ${r.code}`;
+    // A repository git cannot read is not "no repository" (issue 23, docs/design.md#verdicts-and-the-brief): one process
+    // more, only on this failure, asks git whether a work tree is there at all.
+    const inside = await runGit(root, ["rev-parse", "--is-inside-work-tree"], env);
+    return { kind: inside.code === 0 && inside.stdout.toString("utf8").trim() === "true" ? "broken" : "not-repo", note };
+  }
   return { kind: "repo", snapshot: parseStatusV2(r.stdout) };
 }

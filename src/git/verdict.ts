@@ -1,9 +1,10 @@
 // Drift arithmetic and the verdict (docs/design.md#verdicts-and-the-brief). Pure: plain facts in, the report out; the
 // git calls that gather the facts live in drift.ts.
-import { sanitize } from "../guard/sanitize.ts";
-import { quotePath } from "../schema/anchor-lines.ts";
+import { quoted, sanitize } from "../guard/sanitize.ts";
+import { withoutTokens } from "../guard/token-shape.ts";
+import { quotedPath } from "../schema/anchor-lines.ts";
 import type { ValidTime } from "../schema/values.ts";
-import type { Snapshot, UpstreamGap } from "./status.ts";
+import { BROKEN_REPO_FIX, type Snapshot, type UpstreamGap } from "./status.ts";
 
 /** Verdicts in precedence order, strongest first (docs/design.md#verdicts-and-the-brief). */
 export const VERDICTS = ["unverifiable", "rewritten", "stale", "drifted", "fresh"] as const;
@@ -17,7 +18,7 @@ export const STALE_COMMITS = 30;
 const DAY_MS = 86_400_000;
 
 /** How git could be used at the root. */
-export type GitState = "repo" | "not-repo" | "missing" | "timeout" | "failed";
+export type GitState = "repo" | "not-repo" | "broken" | "missing" | "timeout" | "failed";
 
 /** Everything drift measured, before judgement. */
 export interface DriftFacts {
@@ -139,8 +140,17 @@ export function effectiveBranch(branch: string | null, progress: string | null):
   return branch === "(detached)" && m ? m[1]! : branch;
 }
 
+/**
+ * A branch (or upstream) name in human output: in double quotes, not redacted but for a
+ * vendor's exact token shape (ruling 6, docs/design.md#redaction), `<U+XXXX>` for what `write` refuses
+ * (ruling 49, docs/design.md#verdicts-and-the-brief). `drift`'s text and the summary use it.
+ */
+export function branchWords(name: string): string {
+  return quoted(withoutTokens(name), { redact: false });
+}
+
 function listed(paths: readonly string[]): string {
-  const shown = paths.slice(0, 3).map(quotePath).join(", ");
+  const shown = paths.slice(0, 3).map(quotedPath).join(", ");
   return paths.length > 3 ? `${shown} and ${paths.length - 3} more` : shown;
 }
 
@@ -213,6 +223,7 @@ export function assessDrift(f: DriftFacts): DriftReport {
   if (verdict === "unverifiable") {
     if (f.git.state === "missing") parts.push("git is not on PATH, so the repository could not be compared (outside-git behaviour)");
     else if (f.git.state === "not-repo") parts.push("the root is not in a git repository, so only age and key files were checked");
+    else if (f.git.state === "broken") parts.push(`git cannot read the repository at the root (${f.git.note ?? "git status failed"}), so only age and key files were checked: ${BROKEN_REPO_FIX}`);
     else if (f.git.state !== "repo") parts.push(`git could not be used (${f.git.note ?? f.git.state})`);
     else if (f.saved.head === null || reachable === null) parts.push("the handoff has no valid HEAD anchor (a full 40/64-hex id), so the saved commit could not be checked");
     else if (notHereReason !== null) parts.push(`saved HEAD ${short(f.saved.head)} is ${notHereWords(notHereReason)}`);
@@ -233,9 +244,11 @@ export function assessDrift(f: DriftFacts): DriftReport {
     else parts.push(`diverged from the saved ${short(f.saved.head)}: ${ahead} ahead, ${behind} behind`);
   }
   if (memoryOnly > 0 && reachable === true) parts.push(`${plural(memoryOnly, "memory-only commit")} (the handoff itself) not counted`);
-  if (branchAbsent) parts.push(`branch ${savedBranch} is not in this clone; on ${currentBranch}`);
-  else if (branchChanged === true) parts.push(`branch moved from ${savedBranch} to ${currentBranch}`);
-  else if (branchChanged === false && verdict !== "unverifiable") parts.push(`on ${currentBranch}`);
+  // Branch names are file-controlled (the handoff's) or repository-controlled (git's): quoted.
+  const bw = (b: string | null): string => (b === null ? "none" : branchWords(b));
+  if (branchAbsent) parts.push(`branch ${bw(savedBranch)} is not in this clone; on ${bw(currentBranch)}`);
+  else if (branchChanged === true) parts.push(`branch moved from ${bw(savedBranch)} to ${bw(currentBranch)}`);
+  else if (branchChanged === false && verdict !== "unverifiable") parts.push(`on ${bw(currentBranch)}`);
   if (progress.saved !== null && progress.saved !== progress.current) parts.push(`${progress.saved} was in progress at the save${progress.current === null ? ", finished or aborted since" : ""}`);
   if (progress.current !== null) parts.push(`${progress.current} in progress now`);
   // "age unknown" is said once (docs/design.md#verdicts-and-the-brief): the verdict's reason may have said it.
@@ -243,14 +256,14 @@ export function assessDrift(f: DriftFacts): DriftReport {
   else if (!parts.some((p) => p.includes("age unknown"))) parts.push("age unknown");
   if (verdict === "stale") parts.push("too stale for line-by-line reconciliation");
   if (f.missingKeyFiles.length > 0) {
-    const shown = f.missingKeyFiles.slice(0, 3).map(quotePath).join(", ");
+    const shown = f.missingKeyFiles.slice(0, 3).map(quotedPath).join(", ");
     const more = f.missingKeyFiles.length > 3 ? ` and ${f.missingKeyFiles.length - 3} more` : "";
     parts.push(`key files missing: ${shown}${more}`);
   }
   const up = cur?.upstream ?? null;
   if (up !== null) {
-    if (up.ahead === null) parts.push(`upstream ${up.name} is gone`);
-    else if (up.ahead > 0 || (up.behind ?? 0) > 0) parts.push(`upstream ${up.name}: ${up.ahead} ahead, ${up.behind} behind`);
+    if (up.ahead === null) parts.push(`upstream ${branchWords(up.name)} is gone`);
+    else if (up.ahead > 0 || (up.behind ?? 0) > 0) parts.push(`upstream ${branchWords(up.name)}: ${up.ahead} ahead, ${up.behind} behind`);
   }
   const changedKeyFiles = f.changedKeyFiles ?? [];
   // A key file deleted since is already said missing; the summary does not name it twice.

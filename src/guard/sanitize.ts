@@ -90,3 +90,14 @@ export function sanitize(text: string, opts: SanitizeOptions = {}): string {
   // otherwise stand refused next to the `…` (a checkpoint saved so would be refused by write).
   return showRefused(`${all.slice(0, Math.max(0, max - 1)).join("").trimEnd()}…`).text;
 }
+
+/**
+ * A file-controlled value (handoff text, a commit author, a branch name) in human output,
+ * marked as data (ruling 49, docs/design.md#verdicts-and-the-brief): {@link sanitize}d with `opts` (redacted unless
+ * `redact: false`, one line, `<U+XXXX>` for what `write` refuses), then in double quotes with
+ * `"` and `\` written `\"` and `\\`, so it can neither close its quotation nor pose as a line or
+ * a label of its own. File names use `quotedPath` (schema/anchor-lines.ts). Pure.
+ */
+export function quoted(text: string, opts: SanitizeOptions = {}): string {
+  return `"${sanitize(text, opts).replace(/["\\]/g, "\\$&")}"`;
+}

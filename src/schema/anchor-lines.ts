@@ -33,6 +33,15 @@ export function quotePath(p: string): string {
   return `${out}"`;
 }
 
+/**
+ * A path in human output (ruling 49, docs/design.md#verdicts-and-the-brief): always in double quotes, with {@link quotePath}'s
+ * escapes when it needs them, so a file name can never pose as words of the sentence around it.
+ */
+export function quotedPath(p: string): string {
+  const q = quotePath(p);
+  return q.startsWith('"') ? q : `"${q}"`;
+}
+
 const UNESCAPE: Record<string, number> = { a: 7, b: 8, t: 9, n: 10, v: 11, f: 12, r: 13, '"': 34, "\\": 92 };
 
 /** Reads one C-quoted string starting at `start` (the opening quote); null when malformed. */

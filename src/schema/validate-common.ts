@@ -54,10 +54,8 @@ export function totalScore(parts: Record<string, ScorePart>): number {
   return max === 0 ? 100 : Math.round((got / max) * 100);
 }
 
-/** File text quoted for a message: JSON-escaped and cut to 80 characters (it is untrusted data). */
-export function quoted(text: string): string {
-  return JSON.stringify(text.length > 80 ? `${text.slice(0, 79)}…` : text);
-}
+/** How much of a file's text a finding quotes (guard/sanitize.ts `quoted`): 80 grapheme clusters. */
+export const QUOTE_CUT = { max: 80 } as const;
 
 /** 1-based line number of a character offset, given the offsets where lines start. */
 export function lineAt(lineStarts: readonly number[], offset: number): number {

@@ -5,7 +5,8 @@
 import { redactText } from "../guard/redaction.cold.ts";
 import { parseBlocks } from "./blocks.ts";
 import { conflictIssue } from "./conflicted.ts";
-import { bounded, lineAt, lineStartsOf, proportion, quoted, totalScore, type Issue, type ScorePart, type Validation } from "./validate-common.ts";
+import { bounded, lineAt, lineStartsOf, proportion, QUOTE_CUT, totalScore, type Issue, type ScorePart, type Validation } from "./validate-common.ts";
+import { quoted } from "../guard/sanitize.ts";
 
 /** The two ledger kinds. */
 export type LedgerKind = "lessons" | "solutions";
@@ -54,7 +55,7 @@ export function validateLedger(input: string, kind: LedgerKind): Validation {
       const title = text.slice(block.start, block.end).split("\n")[0]!.replace(/^##\s*/, "").replace(/\s+#+\s*$/, "").trim();
       const m = entry.exec(title);
       if (!m) {
-        errors.push({ rule: "entry-heading", line, message: `${quoted(`## ${title}`)} is not an entry heading: write \`## ${schema.prefix}-<4 digits>: <${kind === "lessons" ? "title" : "problem"}>\`` });
+        errors.push({ rule: "entry-heading", line, message: `${quoted(`## ${title}`, QUOTE_CUT)} is not an entry heading: write \`## ${schema.prefix}-<4 digits>: <${kind === "lessons" ? "title" : "problem"}>\`` });
         current = null;
         continue;
       }

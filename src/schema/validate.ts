@@ -16,13 +16,15 @@ import {
   lineAt,
   lineStartsOf,
   proportion,
-  quoted,
+  QUOTE_CUT,
   totalScore,
   type Issue,
   type ScorePart,
   type Validation,
 } from "./validate-common.ts";
 import { CLOCK_SKEW_MS, parseStrictTime, safeRelativePath } from "./values.ts";
+import { quoted } from "../guard/sanitize.ts";
+import { quotedPath } from "./anchor-lines.ts";
 
 /** The sections of contract §8 (docs/design.md#files-on-disk) in order; `optional` ones may be left out. */
 export const HANDOFF_SECTIONS: readonly { name: string; optional: boolean }[] = [
@@ -205,7 +207,7 @@ export function validateHandoff(input: string, opts: HandoffValidateOptions): Va
       rule: "marker",
       line: 1,
       message: seen
-        ? `the marker says schema ${quoted(seen[1]!)}; this helper reads v1 only: the document must begin with the line ${MARKER}`
+        ? `the marker says schema ${quoted(seen[1]!, QUOTE_CUT)}; this helper reads v1 only: the document must begin with the line ${MARKER}`
         : `the document must begin with the line ${MARKER}; start from templates/handoff.md`,
     });
   }
@@ -224,8 +226,8 @@ export function validateHandoff(input: string, opts: HandoffValidateOptions): Va
     savedIssue("no `Saved: <ISO-8601 with Z or offset>` line after the title (write stamps it)", Math.max(1, layout.titleIndex + 2));
   } else {
     const value = /^Saved:\s*(.*)$/.exec(lines[layout.savedIndex]!.trim())![1]!.replace(/^`(.*)`$/, "$1");
-    if (!isIsoWithZone(value)) savedIssue(`Saved: ${quoted(value)} is not an ISO-8601 time with a zone (write stamps it)`, layout.savedIndex + 1);
-    else if (Date.parse(value) > opts.nowMs + CLOCK_SKEW_MS) findings.push({ rule: "saved", line: layout.savedIndex + 1, message: `Saved: ${quoted(value)} is in the future` });
+    if (!isIsoWithZone(value)) savedIssue(`Saved: ${quoted(value, QUOTE_CUT)} is not an ISO-8601 time with a zone (write stamps it)`, layout.savedIndex + 1);
+    else if (Date.parse(value) > opts.nowMs + CLOCK_SKEW_MS) findings.push({ rule: "saved", line: layout.savedIndex + 1, message: `Saved: ${quoted(value, QUOTE_CUT)} is in the future` });
     else savedOk = true;
   }
   parts.saved = { score: savedOk ? 5 : 0, max: 5 };
@@ -276,7 +278,7 @@ export function validateHandoff(input: string, opts: HandoffValidateOptions): Va
       errors.push({
         rule: "section-missing",
         line: look.line,
-        message: `${quoted(look.raw.trim())} is not a section heading of schema v1 and \`## ${name}\` is missing: did you mean \`## ${name}\`?`,
+        message: `${quoted(look.raw.trim(), QUOTE_CUT)} is not a section heading of schema v1 and \`## ${name}\` is missing: did you mean \`## ${name}\`?`,
       });
       continue;
     }
@@ -295,7 +297,7 @@ export function validateHandoff(input: string, opts: HandoffValidateOptions): Va
     findings.push({
       rule: "unknown-section",
       line: c.line,
-      message: near ? `${quoted(c.raw.trim())} is not a section of schema v1: did you mean \`## ${near}\`?` : `${quoted(c.raw.trim())} is not a section of schema v1; nothing reads it`,
+      message: near ? `${quoted(c.raw.trim(), QUOTE_CUT)} is not a section of schema v1: did you mean \`## ${near}\`?` : `${quoted(c.raw.trim(), QUOTE_CUT)} is not a section of schema v1; nothing reads it`,
     });
   }
   parts.sections = { score: shaped ? Math.max(0, 15 - 5 * sectionErrors) : 0, max: 15 };
@@ -340,7 +342,7 @@ export function validateHandoff(input: string, opts: HandoffValidateOptions): Va
       if (gitForm && seen.has("Key file mtimes")) findings.push({ rule: "anchor-mixed", line: anchorSection.line, message: "`- Key file mtimes:` is for handoffs saved outside git" });
       const date = seen.get("Date")?.replace(/^`(.*)`$/, "$1");
       if (date !== undefined && isIsoWithZone(date) && Date.parse(date) > opts.nowMs + CLOCK_SKEW_MS) {
-        findings.push({ rule: "anchor-date", line: anchorSection.line, message: `the - Date: anchor ${quoted(date)} is in the future (more than 5 minutes ahead): age unknown` });
+        findings.push({ rule: "anchor-date", line: anchorSection.line, message: `the - Date: anchor ${quoted(date, QUOTE_CUT)} is in the future (more than 5 minutes ahead): age unknown` });
       }
       const head = seen.get("HEAD")?.replace(/^`(.*)`$/, "$1");
       const headOk = gitForm ? head !== undefined && /^([0-9a-fA-F]{40}|[0-9a-fA-F]{64})$/.test(head) : true;
@@ -413,7 +415,7 @@ export function validateHandoff(input: string, opts: HandoffValidateOptions): Va
     }
     if (opts.existingKeyFiles) {
       if (opts.existingKeyFiles.has(p)) existing++;
-      else findings.push({ rule: "key-file-missing", line: k.line, message: `key file ${quoted(p)} does not exist` });
+      else findings.push({ rule: "key-file-missing", line: k.line, message: `key file ${quotedPath(p)} does not exist` });
     }
   }
   if (opts.existingKeyFiles) parts.keyFiles = proportion(existing, keyFiles.length, 10);
@@ -433,7 +435,7 @@ export function validateHandoff(input: string, opts: HandoffValidateOptions): Va
   if (opts.prior !== null && opts.prior !== undefined) {
     const lost = droppedItems(opts.prior, text);
     dropped = lost.map((i) => i.text);
-    for (const i of lost) findings.push({ rule: "dropped", line: 0, message: `[${i.section}] ${quoted(i.text)} of the previous handoff is neither carried over nor closed` });
+    for (const i of lost) findings.push({ rule: "dropped", line: 0, message: `[${i.section}] ${quoted(i.text, QUOTE_CUT)} of the previous handoff is neither carried over nor closed` });
     parts.dropped = { score: lost.length === 0 ? 5 : 0, max: 5 };
   }
 

@@ -1,10 +1,10 @@
 import { existsSync, writeFileSync } from "node:fs";
 
 /**
- * The named phases of the write protocol, in order (docs/decisions/failpoints.md). `read-opened` is also
- * passed by reads.
+ * The named phases of the write protocol, in order (docs/decisions/failpoints.md). `read-opened` and
+ * `read-before-recheck` (between a read's first pass and its second, docs/decisions/torn-reads.md) are also passed by reads.
  */
-export type WritePhase = "read-opened" | "before-claim" | "after-claim" | "after-archive" | "before-publication" | "after-publication" | "before-prune";
+export type WritePhase = "read-opened" | "read-before-recheck" | "before-claim" | "after-claim" | "after-archive" | "before-publication" | "after-publication" | "before-prune";
 
 /**
  * The steps of a writer's rollback (ruling 34, docs/decisions/failpoints.md): a failure between the claim and

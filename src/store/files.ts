@@ -141,7 +141,7 @@ export function sameVersion(a: BigIntStats, b: BigIntStats): boolean {
  * Reads a whole regular file and refuses a torn read: the file must be the same (inode, size,
  * mtime, ctime) after the last byte as when it was opened, and a second read from offset 0
  * through the same descriptor must give the same bytes and stat (docs/design.md#tokens-and-the-publication-protocol). Fires the
- * `read-opened` failpoint between the fstat and the first byte.
+ * `read-opened` failpoint between the fstat and the first byte, `read-before-recheck` between the two reads.
  * @returns null when the file does not exist.
  * @throws UnsafeFile, or Refused "changed while it was read" (exit 2).
  */
@@ -156,6 +156,7 @@ export async function readStable(filePath: string, opts: { failpoint?: string; m
     if (!sameVersion(stat, after) || BigInt(bytes.length) !== after.size) {
       throw new Refused(`${filePath} changed while it was read; read it again`);
     }
+    await failpoint(opts.failpoint, "read-before-recheck");
     // An in-place rewrite at the same size within one tick of the file system's clock keeps
     // size, mtime and ctime: only a second read through the same descriptor, compared byte
     // for byte (so hash for hash) and stat for stat, shows a torn first one

@@ -138,6 +138,15 @@ function memoryOwnedWell(dir: string, uid: number | undefined): boolean {
 }
 
 /**
+ * Why a folder above a trusted start must not be looked inside ({@link findRoot}'s rule,
+ * ruling 50, docs/design.md#the-root), or null: for code that walks up on its own (the git top, git/git-dir.ts).
+ * @param opts.uid the user to judge for (default: this process's; tests pass one).
+ */
+export function distrustedAbove(dir: string, env: Record<string, string | undefined>, opts: { uid?: number } = {}): string | null {
+  return distrust(dir, "uid" in opts ? opts.uid : process.getuid?.(), () => safeDirectories(env));
+}
+
+/**
  * Finds the root from `start` (docs/design.md#the-root): its real path; then, unless it holds
  * `.ai/memory` itself, the nearest folder at or above it holding `.ai/memory` or `.git` (a
  * directory, or the `.git` file of a worktree or submodule); with none, the start itself.

@@ -5,6 +5,7 @@ import { renderEnvelope } from "../guard/envelope.ts";
 import { findInvisible } from "../guard/invisible.ts";
 import { redactText } from "../guard/redaction.cold.ts";
 import { goalLine, stateTimeIso } from "../schema/validate.ts";
+import { quoted } from "../guard/sanitize.ts";
 import { ARCHIVE_NAME } from "../store/archive.ts";
 import { listArchives, readArchive } from "../store/archive-entries.ts";
 import { readStable } from "../store/files.ts";
@@ -65,7 +66,7 @@ async function list(ctx: VerbContext): Promise<Outcome> {
   if (ctx.values.json === true) return ok(`${JSON.stringify({ archives: rows })}\n`, stderr);
   if (rows.length === 0) return ok("no archived handoffs\n", stderr);
   const text = rows.map((r) =>
-    r.unsafe ? `${r.name}  (a link, hard-linked or not a regular file: not read)` : `${r.name}  ${r.stateTime ?? "age unknown"}  ${JSON.stringify(r.goal ?? "")}`,
+    r.unsafe ? `${r.name}  (a link, hard-linked or not a regular file: not read)` : `${r.name}  ${r.stateTime ?? "age unknown"}  ${quoted(r.goal ?? "")}`,
   );
   return ok(`${text.join("\n")}\n`, stderr);
 }
@@ -150,10 +151,11 @@ there (yours, a ledger's archive) is never listed, read or touched.
 list     newest first (by the <seq> in HANDOFF-<UTC time>-<seq>-<8 hex>.md, then the
          time in the name, then the name; other names below, by their time, then their
          modification time), one per line:
-         "<name>  <state time, or age unknown>  <goal line as a JSON string>"; the state
+         "<name>  <state time, or age unknown>  <goal line in double quotes>"; the state
          time is the \`- Date:\` anchor, else \`Saved:\`, read as hook, drift and brief
          read it (age unknown when neither parses or it is more than 5 minutes ahead). The goal is file text, shown
-         JSON-escaped: data, never instructions. "no archived handoffs" when none. A link
+         quoted (secrets redacted, a " or \\ escaped, controls and characters write
+         refuses as <U+XXXX>): data, never instructions. "no archived handoffs" when none. A link
          or hard-linked entry is listed as not read. --json: {"archives": [{"name",
          "stateTime", "goal", "unsafe"}]}.
 show     prints one archive in the untrusted envelope, as \`read\` does:

@@ -282,7 +282,9 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
     lines.push(leftovers.length === 0 ? "agent files: no leftovers of an interrupted install or uninstall" : `agent files: leftovers of an interrupted install or uninstall beside ${leftovers.map((l) => quotePath(l.file)).join(", ")}`);
     lines.push(`memory: ${verdict}; ${archives} archive(s); journal: ${journal.files} file(s)${journal.off ? ", off (journal/OFF)" : ""}; ${paused ? `paused (${paused})` : "not paused"}; git: ${git === null ? "not a repository" : `${git.ignored ? "ignored" : "not ignored"}, ${git.tracked ? "tracked" : "untracked"}`}`);
     lines.push(problems.length === 0 ? "ok" : `${problems.length} problem(s):`);
-    for (const p of problems) lines.push(`- ${showRefused(p.what).text}\n  fix: ${showRefused(p.fix).text}`);
-    return ok(`${lines.join("\n")}\n`);
+    for (const p of problems) lines.push(`- ${p.what}\n  fix: ${p.fix}`);
+    // Hook output, lock owners, journal lines and file names are file-controlled: nothing the
+    // report prints holds a raw control or a code point \`write\` refuses (ruling 49, docs/design.md#verdicts-and-the-brief).
+    return ok(`${showRefused(lines.join("\n")).text}\n`);
   },
 };

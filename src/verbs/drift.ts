@@ -1,47 +1,47 @@
 import { Absent } from "../errors.ts";
 import { skillExcludes } from "../git/anchors.ts";
 import { measureDrift, startStatus } from "../git/drift.ts";
-import { notHereWords, type DriftReport } from "../git/verdict.ts";
-import { sanitize } from "../guard/sanitize.ts";
+import { branchWords, notHereWords, type DriftReport } from "../git/verdict.ts";
+import { showRefused } from "../guard/invisible.ts";
 import { withoutTokens } from "../guard/token-shape.ts";
-import { quotePath } from "../schema/anchor-lines.ts";
+import { quotedPath } from "../schema/anchor-lines.ts";
 import { checkAnchors, parseHandoff } from "../schema/handoff.ts";
 import { rootOption, ROOT_HELP } from "./common.ts";
 import { loadHandoff, shapeWarnings } from "./handoff-input.ts";
 import { ok, type Verb } from "./types.ts";
-
-// Branch names come from the file (saved) and from git (now): shown, not redacted (ruling 6, docs/design.md#redaction),
-// except a vendor's exact token shape (docs/decisions/redaction-prefixes.md).
-const shown = (branch: string): string => sanitize(withoutTokens(branch), { redact: false });
 
 // A count git could not give (the saved HEAD unreachable, no repository): said in words.
 function n(v: number | null): string {
   return v === null ? "unknown" : String(v);
 }
 
-/** Human rendering of a drift report: the summary first, then one fact per line. */
+/**
+ * Human rendering of a drift report: the summary first, then one fact per line. Branch names,
+ * the upstream and paths are in double quotes; no control or code point `write` refuses gets
+ * through raw, the committer's name included (ruling 49, docs/design.md#verdicts-and-the-brief).
+ */
 export function renderDrift(r: DriftReport): string {
   const lines = [
     `verdict: ${r.verdict}`,
     `summary: ${r.summary}`,
-    `branch: saved ${r.saved.branch === null ? "unverifiable" : shown(r.saved.branch)}, now ${r.current.branch === null ? "none" : shown(r.current.branch)}${r.branchChanged ? " (changed)" : ""}`,
+    `branch: saved ${r.saved.branch === null ? "unverifiable" : branchWords(r.saved.branch)}, now ${r.current.branch === null ? "none" : branchWords(r.current.branch)}${r.branchChanged ? " (changed)" : ""}`,
     `HEAD: saved ${r.saved.head ?? "unverifiable"}, now ${r.current.head ?? "none"}; reachable ${r.headReachable === null ? "unknown" : r.headReachable ? "yes" : "no"}${r.shallow ? " (shallow clone)" : ""}`,
     `ahead: ${n(r.ahead)}, behind: ${n(r.behind)}, commits since the saved date: ${n(r.commitsSinceDate)}`,
     `age: ${r.ageDays === null ? "unknown" : `${r.ageDays} days`} (saved ${r.saved.date ?? "at an unverifiable time"})`,
-    `key files missing: ${r.missingKeyFiles.length === 0 ? "none found" : r.missingKeyFiles.map(quotePath).join(", ")}`,
+    `key files missing: ${r.missingKeyFiles.length === 0 ? "none found" : r.missingKeyFiles.map(quotedPath).join(", ")}`,
     `dirty files: ${r.saved.dirty === null ? "unverifiable" : r.saved.dirty.length} then, ${r.current.dirty === null ? "unknown" : r.current.dirty.length} now${r.dirtyChanged ? " (changed)" : ""}`,
     `memory-only commits (not counted): ${r.memoryOnlyCommits}`,
-    `key files changed: ${r.changedKeyFiles.length === 0 ? "none found" : r.changedKeyFiles.map(quotePath).join(", ")}`,
-    `dirty at the save, clean now: ${r.cleanedDirty.length === 0 ? "none" : r.cleanedDirty.map(quotePath).join(", ")}`,
-    `key files with uncommitted changes: ${r.dirtyKeyFiles.length === 0 ? "none found" : r.dirtyKeyFiles.map(quotePath).join(", ")}`,
+    `key files changed: ${r.changedKeyFiles.length === 0 ? "none found" : r.changedKeyFiles.map(quotedPath).join(", ")}`,
+    `dirty at the save, clean now: ${r.cleanedDirty.length === 0 ? "none" : r.cleanedDirty.map(quotedPath).join(", ")}`,
+    `key files with uncommitted changes: ${r.dirtyKeyFiles.length === 0 ? "none found" : r.dirtyKeyFiles.map(quotedPath).join(", ")}`,
     `git operation in progress (rebase, merge…): saved ${r.inProgress.saved ?? "none"}, now ${r.inProgress.current ?? "none"}`,
-    `upstream: ${r.upstream === null ? "none" : `${r.upstream.name}, ${r.upstream.ahead === null ? "gone" : `${r.upstream.ahead} ahead, ${r.upstream.behind} behind`}`}`,
+    `upstream: ${r.upstream === null ? "none" : `${branchWords(r.upstream.name)}, ${r.upstream.ahead === null ? "gone" : `${r.upstream.ahead} ahead, ${r.upstream.behind} behind`}`}`,
     `unverifiable anchors: ${r.unverifiable.length === 0 ? "none" : r.unverifiable.join(", ")}`,
     ...(r.provenance === null ? [] : [`provenance: not saved in this clone${r.provenance.committer === null ? "" : `; last committed by ${r.provenance.committer}`}`]),
     ...(r.sinceSaved === null ? [] : [`commits since the save, rewritten copies left out: ${r.sinceSaved}`]),
     ...(r.notHereReason === null ? [] : [`saved HEAD: ${notHereWords(r.notHereReason)}`]),
   ];
-  return `${lines.join("\n")}\n`;
+  return `${showRefused(lines.join("\n")).text}\n`;
 }
 
 /**
@@ -79,7 +79,8 @@ time, a zoneless one, or one more than 5 minutes in the future, the age is unkno
 handoff is never called fresh.
 
 Verdicts, strongest first:
-  unverifiable  git missing or not a repository, no valid HEAD anchor, the saved HEAD's
+  unverifiable  git missing, not a repository or one git cannot read (a corrupt index,
+                a missing HEAD object: the summary says how to repair it), no valid HEAD anchor, the saved HEAD's
                 object is not in this clone and no reflog of it names it
                 (notHereReason "not-fetched", or "shallow" in a shallow clone), or
                 (where it would be fresh) the age is unknown: \`date\` is then listed
@@ -96,7 +97,7 @@ The summary (one line, parts joined by "; ") says, as they apply:
   - saved HEAD <id> is not in this clone: fetch, or the history was rewritten | saved HEAD <id> is not in this clone: deepen it (git fetch --deepen or --unshallow)
   - saved HEAD <id> is no longer reachable from HEAD or any ref (rebase, amend, reset, squash merge or force-push) | saved HEAD <id> no longer exists here; this clone's reflog names it (history rewritten); N commits on HEAD since the save, rewritten copies of saved commits left out | N commits on HEAD since the saved date; plan statuses are unverified
   - N memory-only commits (the handoff itself) not counted
-  - on <branch> | branch moved from <then> to <now> | branch <then> is not in this clone; on <now>
+  - on "<branch>" | branch moved from "<then>" to "<now>" | branch "<then>" is not in this clone; on "<now>"
   - <operation> was in progress at the save[, finished or aborted since]
   - <operation> in progress now
   - saved N days ago | age unknown
@@ -108,13 +109,13 @@ The summary (one line, parts joined by "; ") says, as they apply:
   - N files dirty at the save are clean now (C committed, D stashed or reverted): <paths> (or "(committed, stashed or reverted)" when the commits since the save were not compared)
   - dirty at the save, changed since the save: <paths> | dirty at the save, unchanged since the save: <paths> (by the \`- Dirty hashes:\` anchor; changed key files are in changedKeyFiles)
   - the handoff was not saved in this clone; its last commit is by "<author>" <e-mail> (this clone records the tokens of its last 10 handoff saves in <git dir>/session-handoff/saves; outside git, or before its first save with this version, nothing is said)
-  - upstream <name> is gone | upstream <name>: A ahead, B behind
+  - upstream "<name>" is gone | upstream "<name>": A ahead, B behind
   - unverifiable anchors: <fields>
-Paths holding a comma, a quote, a control character or a code point that memory files
-refuse are written in double quotes with git's octal escapes.
-
-Branch names and the summary are printed with controls and characters \`write\` refuses
-shown as <U+XXXX>; paths are quoted with octal escapes as \`anchors\` writes them.
+Branch names, the upstream and paths are file-controlled: they are printed in double
+quotes (a \" or \\ in a branch name escaped with a backslash; a path holding a comma, a
+quote, a control character or a code point that memory files refuse with git's octal
+escapes, as \`anchors\` writes it). The text printed shows every other control and
+character \`write\` refuses as <U+XXXX>, the summary and the committer's name included.
 Anchor values are validated before use: a full 40/64-hex id, a strict ISO-8601 time with a
 zone, paths inside the root. A bad value is listed as unverifiable and never reaches git.
 Key files are only looked up, never opened.
@@ -127,7 +128,7 @@ Key files are only looked up, never opened.
 null), "sinceSaved" (with the saved object present but unreachable: HEAD's commits not
 patch-equivalent to the saved side's, git rev-list --cherry-pick --right-only --count
 <saved>...HEAD, computed when at most 500 commits are on HEAD since the saved date, else
-null), "git": {"state","note"}, "unverifiable", "memoryOnlyCommits",
+null), "git": {"state" ("repo", "not-repo", "broken", "missing", "timeout", "failed"),"note"}, "unverifiable", "memoryOnlyCommits",
 "changedKeyFiles" (with the saved object present, reachable or not: git diff --name-only
 <saved> HEAD, intersected with the key files), "cleanedDirty", "dirtyKeyFiles",
 "inProgress": {"saved","current"}, "provenance": {"committer","someoneElse"}|null (only when

@@ -23,7 +23,8 @@ export const uninstallVerb: Verb = underInstallLock<Verb>({
 Removes exactly what \`install --agent\` added. A file that nothing else changed since
 install gets its original bytes back (a file install created is deleted), from the record
 install kept under \${XDG_CONFIG_HOME:-~/.config}/session-handoff/installs/; otherwise (no
-record: another machine, a deleted record, a file edited since) only our entries go, every
+record: another machine, a deleted record, a file edited since; or recorded bytes that hold
+an entry of ours: an install killed before its record) only our entries go, every
 other byte kept but the separators next to them: the hooks whose command names memory_io.mjs, our block (the AGENTS.md
 block goes with the last agent listed in it), our rule and hook files. Folders install
 created are removed when nothing else is left in them; with no record left, the recorded
@@ -67,8 +68,13 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
       let next = uninstallText(edit, t.agent.name, current, shown);
       let verb = next === null ? "removed" : next === current ? "unchanged" : "updated";
       // Nothing of ours left and nothing else changed since install: the original bytes.
-      if (record !== null && record.restorable !== false && record.after === snap.token && (next === null || !holdsOurs(edit, next))) {
-        next = record.before === null ? null : Buffer.from(record.before, "base64").toString("utf8");
+      // The recorded bytes are put back only when they hold nothing of ours: an install killed
+      // after publishing, before its record, left a block that the next install recorded as
+      // "before" (docs/decisions/install-records.md); putting it back would revive an agent
+      // uninstalled since. Then only our entries go.
+      const before = record === null || record.before === null ? null : Buffer.from(record.before, "base64").toString("utf8");
+      if (record !== null && record.restorable !== false && record.after === snap.token && (next === null || !holdsOurs(edit, next)) && (before === null || !holdsOurs(edit, before))) {
+        next = before;
         verb = next === null ? "removed" : "restored";
       }
       plans.push({ edit, file, shown, snap, next, verb, record });

@@ -100,7 +100,9 @@ describe("lazy chunks (build.mjs)", () => {
     // the merge. Giving it back is the hot/cold split's job (docs/design.md#integrations).
     // The hook reading a Windows cwd with path.win32 (src/agents/harness-path.ts: the module,
     // its refusal and its help line) adds ~1,600 (docs/design.md#integrations).
-    expect(parsed.length).toBeLessThan(170_500);
+    // Issue 23's last part adds ~840 more (with both: ~170,200): every stderr line through showRefused in cli.ts,
+    // the quoting helpers, the git top walk's ownership stop and the "broken repository" state.
+    expect(parsed.length).toBeLessThan(171_000);
   });
 
   it("hook, read and check compile no chunk; hook loads neither crypto nor child_process", () => {

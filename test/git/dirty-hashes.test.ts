@@ -69,12 +69,12 @@ describe("dirty hashes", () => {
     const before = JSON.parse(helper(["drift", "--root", root, "--json"], { env }).stdout);
     expect(before.dirtySinceSave).toEqual({ changed: [], unchanged: ["a.txt", "b.txt"] });
     expect(before.changedKeyFiles).toEqual([]);
-    expect(before.summary).toContain("dirty at the save, unchanged since the save: a.txt, b.txt");
+    expect(before.summary).toContain('dirty at the save, unchanged since the save: "a.txt", "b.txt"');
     writeFileSync(path.join(root, "a.txt"), "a dirty, then edited again\n");
     const after = JSON.parse(helper(["drift", "--root", root, "--json"], { env }).stdout);
     expect(after.dirtySinceSave).toEqual({ changed: ["a.txt"], unchanged: ["b.txt"] });
     expect(after.changedKeyFiles).toEqual(["a.txt"]);
-    expect(after.summary).toContain("dirty at the save, changed since the save: a.txt");
+    expect(after.summary).toContain('dirty at the save, changed since the save: "a.txt"');
   });
 
   it("write refreshes the line in anchors it keeps whose Branch and HEAD are current, not in stale ones", () => {

@@ -83,8 +83,8 @@ describe("file text printed outside the envelope is sanitised", () => {
     const drift = helper(["drift", "--root", root]);
     expect(drift.code, drift.stderr).toBe(0);
     // A saved branch absent from this clone is "not in this clone", never a move (docs/decisions/absent-not-rewritten.md).
-    expect(drift.stdout).toMatch(/^branch: saved feat<U\+202E>evil, now main$/m);
-    expect(drift.stdout).toMatch(/^summary: .*branch feat<U\+202E>evil is not in this clone/m);
+    expect(drift.stdout).toMatch(/^branch: saved "feat<U\+202E>evil", now "main"$/m);
+    expect(drift.stdout).toMatch(/^summary: .*branch "feat<U\+202E>evil" is not in this clone/m);
     expectClean(drift.stdout);
     const json = JSON.parse(helper(["drift", "--root", root, "--json"]).stdout);
     expect(json.summary).toContain("feat<U+202E>evil");
@@ -126,7 +126,7 @@ describe("a branch name git allows but write refuses (U+202E) is quoted by ancho
     expect(json.branchChanged).toBe(false);
     expect(json.verdict).toBe("fresh");
     const text = helper(["drift", "--root", root]).stdout;
-    expect(text).toMatch(/^branch: saved feat<U\+202E>evil, now feat<U\+202E>evil$/m);
+    expect(text).toMatch(/^branch: saved "feat<U\+202E>evil", now "feat<U\+202E>evil"$/m);
     expectClean(text);
   });
 });

@@ -1,8 +1,8 @@
 import { spawn } from "node:child_process";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync, mkdirSync, openSync, statSync, utimesSync, writeFileSync, writeSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { gitRepo, handoff, helperAsync, sha } from "../helpers.ts";
+import { gitRepo, handoff, helperAsync, sha, tempDir } from "../helpers.ts";
 
 // A read never returns a version that never existed (docs/design.md#tokens-and-the-publication-protocol):
 // another program rewriting HANDOFF.md in place, at the same size, while we read
@@ -62,4 +62,36 @@ describe("torn reads", () => {
       writer.kill("SIGKILL");
     }
   }, 120_000);
+
+  // Deterministic, through the failpoint seam (docs/decisions/failpoints.md): the reader has read
+  // the whole file and found its fstat unchanged; before its second read another program
+  // rewrites the file in place at the same size and puts its mtime back. Without the second
+  // read, `read` printed version A with A's token while the file held B.
+  it("a same-size in-place rewrite between the first read and its re-check is refused, never printed", async () => {
+    const root = gitRepo();
+    const dir = path.join(root, ".ai", "memory");
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const a = handoff(`version A ${"a".repeat(2000)}`);
+    const b = handoff(`version B ${"b".repeat(2000)}`);
+    expect(a.length).toBe(b.length);
+    const file = path.join(dir, "HANDOFF.md");
+    writeFileSync(file, a, { mode: 0o600 });
+    const old = new Date(Date.now() - 60_000);
+    utimesSync(file, old, old);
+    const gate = path.join(tempDir("sh-gate-"), "gate");
+    const reading = helperAsync(["read", "handoff", "--root", root], { env: { MEMORY_IO_FAILPOINT: `read-before-recheck:pause=${gate}` } });
+    const until = Date.now() + 30_000;
+    while (!existsSync(`${gate}.ready`) && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
+    expect(existsSync(`${gate}.ready`)).toBe(true);
+    const before = statSync(file);
+    const fd = openSync(file, "r+");
+    writeSync(fd, Buffer.from(b), 0, b.length, 0);
+    closeSync(fd);
+    utimesSync(file, before.atime, before.mtime);
+    writeFileSync(`${gate}.go`, "");
+    const r = await reading;
+    expect(r.stdout).toBe("");
+    expect(r.code, r.stdout).toBe(2);
+    expect(r.stderr).toContain("changed while it was read");
+  }, 60_000);
 });

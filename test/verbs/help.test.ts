@@ -45,7 +45,7 @@ describe("the root rule's sentences are in --help (docs/design.md#the-root)", ()
     "the handoff was not saved in this clone; its last commit is by \"<author>\" <e-mail>",
     "saved HEAD <id> is not in this clone: fetch, or the history was rewritten",
     "saved HEAD <id> is not in this clone: deepen it (git fetch --deepen or --unshallow)",
-    "branch <then> is not in this clone; on <now>",
+    'branch "<then>" is not in this clone; on "<now>"',
     "dirty at the save, changed since the save: <paths> | dirty at the save, unchanged since the save: <paths>",
     "\"headPresent\"",
     "\"notHereReason\" (\"not-fetched\", \"shallow\" or null)",

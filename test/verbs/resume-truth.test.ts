@@ -282,7 +282,7 @@ describe("case 5: git operations in progress (field report 22)", () => {
     git(root, ["-c", "core.editor=true", "rebase", "--continue"]);
     const after = drift(root);
     expect(after).toMatchObject({ branchChanged: false, inProgress: { saved: "rebase of feature/login", current: null } });
-    expect(after.summary).toContain("on feature/login");
+    expect(after.summary).toContain('on "feature/login"');
     expect(after.summary).toContain("rebase of feature/login was in progress at the save, finished or aborted since");
     expect(after.summary).not.toContain("branch moved");
   });
@@ -345,7 +345,7 @@ describe("case 6: outside git, key-file modification times are compared", () => 
     expect(d.changedKeyFiles).toEqual(["a.py", "README.md"]);
     expect(d.missingKeyFiles).toContain("README.md");
     // The summary names the deleted one once, as missing (the JSON keeps both lists whole).
-    expect(d.summary).toContain("key files changed: a.py;");
+    expect(d.summary).toContain('key files changed: "a.py";');
     expect(d.summary).toMatch(/key files missing: [^;]*README\.md/);
   });
 
@@ -377,9 +377,9 @@ describe("case 7: what moved (ruling 15) and what was cleaned", () => {
     // notes.md was dirty at the save already; new/x.ts is in a new untracked folder.
     expect(d.dirtyKeyFiles).toEqual(["README.md", "new/x.ts"]);
     expect(d.changedKeyFiles).toEqual([]);
-    expect(d.summary).toContain("key files with uncommitted changes: README.md, new/x.ts");
-    expect(brief(root)[4]).toContain("key files with uncommitted changes: README.md, new/x.ts");
-    expect(run(["drift", "--root", root]).stdout).toContain("key files with uncommitted changes: README.md, new/x.ts\n");
+    expect(d.summary).toContain('key files with uncommitted changes: "README.md", "new/x.ts"');
+    expect(brief(root)[4]).toContain('key files with uncommitted changes: "README.md", "new/x.ts"');
+    expect(run(["drift", "--root", root]).stdout).toContain('key files with uncommitted changes: "README.md", "new/x.ts"\n');
     git(root, ["checkout", "--", "README.md"]);
     rmSync(path.join(root, "new"), { recursive: true });
     expect(drift(root).dirtyKeyFiles).toEqual([]);
@@ -397,9 +397,9 @@ describe("case 7: what moved (ruling 15) and what was cleaned", () => {
     for (let i = 0; i < 3; i++) commit(root, `a${i}`, NOW - 2000 + i, { "src/a.ts": `${i + 2}\n` });
     const d = drift(root);
     expect(d).toMatchObject({ verdict: "drifted", ahead: 4, changedKeyFiles: ["src/a.ts"], cleanedDirty: ["notes.md", "src/b.ts"] });
-    expect(d.summary).toContain("key files changed: src/a.ts");
-    expect(d.summary).toContain("2 files dirty at the save are clean now (1 committed, 1 stashed or reverted): notes.md, src/b.ts");
-    expect(brief(root)[4]).toContain("key files changed: src/a.ts");
+    expect(d.summary).toContain('key files changed: "src/a.ts"');
+    expect(d.summary).toContain("2 files dirty at the save are clean now (1 committed, 1 stashed or reverted): \"notes.md\", \"src/b.ts\"");
+    expect(brief(root)[4]).toContain('key files changed: "src/a.ts"');
   });
 
   it("a new folder saved as dirty (`dir/`, as git status lists it) and committed since counts as committed", () => {
@@ -414,7 +414,7 @@ describe("case 7: what moved (ruling 15) and what was cleaned", () => {
     rmSync(path.join(root, "scratch.txt"));
     const d = drift(root);
     expect(d.cleanedDirty).toEqual(["conf/", "scratch.txt"]);
-    expect(d.summary).toContain("2 files dirty at the save are clean now (1 committed, 1 stashed or reverted): conf/, scratch.txt");
+    expect(d.summary).toContain("2 files dirty at the save are clean now (1 committed, 1 stashed or reverted): \"conf/\", \"scratch.txt\"");
   });
 
   it("commits that touch no key file change none; a revert of dirty work with no commit is 'stashed or reverted'", () => {
@@ -425,7 +425,7 @@ describe("case 7: what moved (ruling 15) and what was cleaned", () => {
     git(root, ["checkout", "--", "notes.md"]);
     const same = drift(root);
     expect(same).toMatchObject({ changedKeyFiles: [], cleanedDirty: ["notes.md"] });
-    expect(same.summary).toContain("1 file dirty at the save is clean now (1 stashed or reverted): notes.md");
+    expect(same.summary).toContain("1 file dirty at the save is clean now (1 stashed or reverted): \"notes.md\"");
     commit(root, "other", NOW, { "src/other.ts": "x\n" });
     expect(drift(root).changedKeyFiles).toEqual([]);
   });

@@ -1,0 +1,30 @@
+// The clone's record of its saves lives in the git dir found by walking up from the root; that
+// walk keeps the root walk's ownership rule (ruling 50, docs/design.md#the-root): a `.git` above a folder another
+// user controls (a planted /tmp/.git) is never this project's, so no save is recorded there.
+// Unit level: the rule is judged for a uid the test passes (a real other user needs root).
+import { chmodSync, mkdirSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { gitTopOf } from "../../src/git/git-dir.ts";
+import { savesPath } from "../../src/git/saves.ts";
+import { git, tempDir } from "../helpers.ts";
+
+describe("the git top above the root is found only through folders the user owns", () => {
+  it("a repository above a folder of another user is not the root's: no git top, no saves file", () => {
+    const top = tempDir("sh-saves-");
+    git(top, "init", "-q");
+    const root = path.join(top, "shared", "project");
+    mkdirSync(root, { recursive: true });
+    // Sticky and world-writable like /tmp: distrusted when root owns it too (this suite may run as root).
+    chmodSync(path.join(top, "shared"), 0o1777);
+    const me = process.getuid!();
+    expect(gitTopOf(root, { uid: me })).toBe(top);
+    expect(savesPath(root, { uid: me })).toBe(path.join(top, ".git", "session-handoff", "saves"));
+    // Judged for another uid, `shared` is another user's folder (or root's sticky one): the walk stops there.
+    const other = me + 4242;
+    expect(gitTopOf(root, { uid: other })).toBeNull();
+    expect(savesPath(root, { uid: other })).toBeNull();
+    // The root itself is trusted: a repository at the root is found whoever owns it.
+    expect(gitTopOf(top, { uid: other })).toBe(top);
+  });
+});
