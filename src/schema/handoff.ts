@@ -6,6 +6,7 @@
 import { parseBlocks, type Block } from "./blocks.ts";
 import { parseDirtyHashes, parseInProgress, parseKeyFileMtimes, parsePathList, unquoteBranch, type DirtyHash } from "./anchor-lines.ts";
 import { stateFields, stateTime, type StateTime } from "./state-time.ts";
+import { lineAt, lineStartsOf } from "./validate-common.ts";
 import { asObjectId, isPlausibleBranch, parseStrictTime, safeRelativePath, type ObjectId, type ValidTime } from "./values.ts";
 
 /**
@@ -43,6 +44,25 @@ export interface RawAnchors {
   dirtyHashes?: string | null;
 }
 
+/** A heading outside code, HTML blocks and lists: its level (1-6), title (as `sections` writes it) and 1-based line. */
+export interface HandoffHeading {
+  depth: number;
+  title: string;
+  line: number;
+}
+
+/**
+ * A top-level list item of a section, as written (without its bullet), with its 1-based line:
+ * what `plan`, `decisions`, `failedApproaches`, `nextSteps` and `keyFiles` are read from, so a
+ * reader that needs positions (validate, docs/design.md#files-on-disk) reads the same items.
+ */
+export interface HandoffItem {
+  /** The section's title in lower case (`plan`, `verification`, `key files`, …). */
+  section: string;
+  text: string;
+  line: number;
+}
+
 /** A handoff as plain data; text fields keep the file's own words (data, not instructions). */
 export interface ParsedHandoff {
   /** First line is `<!-- memory-schema: v1 -->`. */
@@ -69,6 +89,15 @@ export interface ParsedHandoff {
   nextSteps: string[];
   keyFiles: KeyFile[];
   anchors: RawAnchors;
+  /** 1-based line of the `Saved:` line read as `saved`; null when there is none. */
+  savedLine: number | null;
+  /** Every heading of the document in order (the level-2 ones are `sections`), with its line. */
+  headings: HandoffHeading[];
+  /**
+   * The list items of every section read (the first of a repeated title; not the goal), in
+   * document order, with their lines (docs/design.md#files-on-disk: validate's findings name them).
+   */
+  items: HandoffItem[];
 }
 
 /** Strips a leading BOM and turns CRLF / CR line ends into LF (pasted handoffs, field report #16). */
@@ -159,7 +188,16 @@ function unticked(value: string): string {
  */
 export function parseHandoff(input: string): ParsedHandoff {
   const text = normaliseText(input);
-  const tree = parseBlocks(text);
+  return readHandoff(text, parseBlocks(text));
+}
+
+/**
+ * `parseHandoff` on text already normalised (`normaliseText`) and its block tree
+ * (`parseBlocks(text)`), for a caller that needs the tree too (validate): the blocks are
+ * scanned once. Never throws on content.
+ */
+export function readHandoff(text: string, tree: Block): ParsedHandoff {
+  const starts = lineStartsOf(text);
   const out: ParsedHandoff = {
     marker: text.startsWith("<!-- memory-schema: v1 -->\n") || text === "<!-- memory-schema: v1 -->",
     heading: false,
@@ -174,6 +212,9 @@ export function parseHandoff(input: string): ParsedHandoff {
     nextSteps: [],
     keyFiles: [],
     anchors: { present: false, branch: null, head: null, dirty: null, date: null, keyFileMtimes: null },
+    savedLine: null,
+    headings: [],
+    items: [],
   };
   let section: string | null = null;
   const seen = new Set<string>();
@@ -181,6 +222,7 @@ export function parseHandoff(input: string): ParsedHandoff {
   for (const node of tree.children) {
     if (node.type === "heading") {
       const title = headingTitle(text, node);
+      out.headings.push({ depth: node.depth ?? 1, title, line: lineAt(starts, node.start) });
       if (node.depth === 1 && title === "Session Handoff" && section === null) out.heading = true;
       if (node.depth === 2) {
         out.sections.push(title);
@@ -192,9 +234,12 @@ export function parseHandoff(input: string): ParsedHandoff {
     }
     if (section === null) {
       if (node.type === "paragraph") {
-        for (const line of slice(text, node).split("\n")) {
+        for (const [i, line] of slice(text, node).split("\n").entries()) {
           const m = /^Saved:[ \t]*(.*)$/.exec(line.trim());
-          if (m && out.saved === null) out.saved = m[1]!.trim();
+          if (m && out.saved === null) {
+            out.saved = m[1]!.trim();
+            out.savedLine = lineAt(starts, node.start) + i;
+          }
         }
       }
       continue;
@@ -205,6 +250,9 @@ export function parseHandoff(input: string): ParsedHandoff {
     }
     if (node.type !== "list") continue;
     const items = node.children.map((item) => itemText(text, item));
+    if (section !== "(repeated)") {
+      for (const [i, item] of node.children.entries()) out.items.push({ section, text: items[i]!, line: lineAt(starts, item.start) });
+    }
     switch (section) {
       case "plan":
         out.plan.push(...items.map(planStep));

@@ -1,5 +1,7 @@
 // What every `validate` result is made of (contract §8 `validate --json`; docs/design.md#files-on-disk), and small helpers
-// shared by the handoff and ledger validators. Pure.
+// shared by the handoff and ledger validators: the rule and part tables' shapes and the one
+// loop that runs them. Pure.
+import { conflictIssue } from "./conflicted.ts";
 
 /** One error or finding: a kebab-case rule id, a 1-based line (0: the document as a whole), a message. */
 export interface Issue {
@@ -26,6 +28,103 @@ export interface Validation {
   parts: Record<string, ScorePart>;
   findings: Issue[];
   dropped: string[];
+}
+
+/** What a rule reports: a line (1-based; 0: the whole document), a message, and its severity when the rule's can be either. */
+export interface Hit {
+  line: number;
+  message: string;
+  severity?: "error" | "finding";
+}
+
+/**
+ * A rule of a memory document's schema or quality (docs/decisions/validation-table.md): its
+ * stable kebab-case id (the `rule` of every issue it reports), its severity (`error or
+ * finding` when it depends on the document or the mode: each hit then says which), the score
+ * part it lowers (null: none), what it checks in words, and the check with its messages,
+ * a function of the document's context `C`, built once.
+ */
+export interface Rule<C, P extends string = string> {
+  id: string;
+  severity: "error" | "finding" | "error or finding";
+  part: P | null;
+  checks: string;
+  check(c: C): Hit[];
+}
+
+/** A part of the score: its name, its weight (points possible) and its points; null leaves the part out. */
+export interface PartRule<C, P extends string = string> {
+  part: P;
+  weight: number;
+  score(c: C): number | null;
+}
+
+/** What every document's context holds: the text as given, LF-normalised without a BOM, and its lines. */
+export interface DocumentText {
+  input: string;
+  text: string;
+  lines: string[];
+}
+
+/** The rules every memory document shares (contract §1, docs/design.md#files-on-disk): BOM and CR findings, the final newline, conflict markers. */
+export const TEXT_RULES = {
+  bom: {
+    id: "bom",
+    severity: "finding",
+    part: null,
+    checks: "the text starts with a UTF-8 byte order mark",
+    check: (c: DocumentText): Hit[] => (c.input.startsWith("\uFEFF") ? [{ line: 1, message: "a UTF-8 byte order mark starts the text; write drops it" }] : []),
+  },
+  crlf: {
+    id: "crlf",
+    severity: "finding",
+    part: null,
+    checks: "CR or CRLF line ends",
+    check: (c: DocumentText): Hit[] => (c.input.includes("\r") ? [{ line: 1, message: "CR or CRLF line ends; write turns them into LF" }] : []),
+  },
+  newline: {
+    // Write refuses a text without its final newline.
+    id: "newline",
+    severity: "error",
+    part: null,
+    checks: "the text ends with a newline",
+    check: (c: DocumentText): Hit[] => (c.text.endsWith("\n") ? [] : [{ line: c.lines.length, message: "the document must end with a newline" }]),
+  },
+  conflicted: {
+    id: "conflicted",
+    severity: "error",
+    part: null,
+    checks: "git's conflict markers, at column 0 outside fenced code (docs/design.md#verdicts-and-the-brief)",
+    check: (c: DocumentText): Hit[] => {
+      const issue = conflictIssue(c.text);
+      return issue === null ? [] : [{ line: issue.line, message: issue.message }];
+    },
+  },
+} as const satisfies Record<string, Rule<DocumentText, never>>;
+
+/**
+ * Runs a rule table and a part table on one context: every rule's hits become errors or
+ * findings (by the hit's severity, else the rule's), the parts their points. Errors are listed
+ * by line, findings by line with whole-document ones (line 0) last; two on one line keep the
+ * table's order. `valid` is false exactly when an error was found; both lists are bounded.
+ */
+export function runRules<C>(rules: readonly Rule<C>[], parts: readonly PartRule<C>[], c: C, dropped: string[] = []): Validation {
+  const errors: Issue[] = [];
+  const findings: Issue[] = [];
+  for (const rule of rules) {
+    for (const hit of rule.check(c)) {
+      const severity = hit.severity ?? (rule.severity === "error" ? "error" : "finding");
+      (severity === "error" ? errors : findings).push({ rule: rule.id, line: hit.line, message: hit.message });
+    }
+  }
+  const scored: Record<string, ScorePart> = {};
+  for (const p of parts) {
+    const score = p.score(c);
+    if (score !== null) scored[p.part] = { score, max: p.weight };
+  }
+  errors.sort((a, b) => a.line - b.line);
+  findings.sort((a, b) => (a.line === 0 ? 1 : 0) - (b.line === 0 ? 1 : 0) || a.line - b.line);
+  return { valid: errors.length === 0, errors: bounded(errors, "error(s)"), score: totalScore(scored), parts: scored, findings: bounded(findings, "finding(s)"), dropped };
 }
 
 /** Most errors and findings a result lists; the rest are counted in one last entry (1 MB of headings). */

@@ -1,11 +1,13 @@
 // `validate lessons|solutions` (ruling 9, docs/design.md#files-on-disk): a ledger's errors are exactly §1's
 // (marker, heading, final newline) plus a malformed entry heading, per
 // references/lessons-schema.md and references/solutions-schema.md; everything else is a
-// finding, so ledgers the reference helper wrote keep working. Pure.
+// finding, so ledgers the reference helper wrote keep working. As the handoff's, a table of
+// rules and a table of parts with their weights (docs/decisions/validation-table.md). Pure.
 import { redactText } from "../guard/redaction.cold.ts";
+import type { RedactionFinding } from "../guard/redact.ts";
 import { parseBlocks } from "./blocks.ts";
-import { conflictIssue } from "./conflicted.ts";
-import { bounded, lineAt, lineStartsOf, proportion, QUOTE_CUT, totalScore, type Issue, type ScorePart, type Validation } from "./validate-common.ts";
+import { normaliseText } from "./handoff.ts";
+import { lineAt, lineStartsOf, proportion, QUOTE_CUT, runRules, TEXT_RULES, type DocumentText, type Hit, type PartRule, type Rule, type Validation } from "./validate-common.ts";
 import { quoted } from "../guard/sanitize.ts";
 
 /** The two ledger kinds. */
@@ -30,36 +32,159 @@ const LABEL = /\[(user-directed|user-approved|agent-proposed)\]/;
 const LESSON_STATUS = /^(active|superseded by L-\d{4}\b.*|retired: \S.*)$/;
 const SOLUTION_STATUS = /^obsolete: \S/;
 
-/** Validates a ledger (ruling 9, docs/design.md#files-on-disk); the score's parts: fields, status, numbering, size, secrets. */
-export function validateLedger(input: string, kind: LedgerKind): Validation {
-  const schema = LEDGER_SCHEMAS[kind];
-  const errors: Issue[] = [];
-  const findings: Issue[] = [];
-  if (input.startsWith("\uFEFF")) findings.push({ rule: "bom", line: 1, message: "a UTF-8 byte order mark starts the text; write drops it" });
-  if (/\r/.test(input)) findings.push({ rule: "crlf", line: 1, message: "CR or CRLF line ends; write turns them into LF" });
-  const text = input.replace(/^\uFEFF/, "").replace(/\r\n?/g, "\n");
-  const lines = text.split("\n");
-  if (lines[0] !== MARKER) errors.push({ rule: "marker", line: 1, message: `the document must begin with the line ${MARKER}` });
-  if (!lines.slice(0, 4).includes(schema.title)) errors.push({ rule: "heading", line: 1, message: `the document must have the heading "${schema.title}" in its first four lines` });
-  if (!text.endsWith("\n")) errors.push({ rule: "newline", line: lines.length, message: "the document must end with a newline" });
-  const conflict = conflictIssue(text);
-  if (conflict !== null) errors.push(conflict);
+/** An entry of a ledger: its 4-digit number, its heading's line, its `- Field: value` items (the first of each name). */
+interface LedgerEntry {
+  number: string;
+  line: number;
+  fields: Map<string, string>;
+  /** The line of the first entry with this number, when this one reuses it. */
+  reuses: number | null;
+}
 
+/** Everything the ledger rules read, built once per document. */
+export interface LedgerContext extends DocumentText {
+  kind: LedgerKind;
+  schema: LedgerSchema;
+  /** `## ` headings that are not entry headings, with their titles. */
+  badHeadings: { line: number; title: string }[];
+  entries: LedgerEntry[];
+  secrets: readonly RedactionFinding[];
+}
+
+/** The ledger's score parts. */
+export type LedgerPart = "fields" | "status" | "numbering" | "size" | "secrets";
+
+const at = (line: number, message: string): Hit => ({ line, message });
+const name = (c: LedgerContext, e: LedgerEntry) => `${c.schema.prefix}-${e.number}`;
+const lacking = (c: LedgerContext, e: LedgerEntry) => c.schema.fields.filter((f) => !(e.fields.get(f) ?? ""));
+const lineCount = (c: LedgerContext) => (c.text.endsWith("\n") ? c.lines.length - 1 : c.lines.length);
+
+// Each entry's status check: lessons have a labelled Source and a Status; solutions a Status only
+// when obsolete and a Recorded date.
+const badSource = (c: LedgerContext, e: LedgerEntry) => c.kind === "lessons" && e.fields.has("Source") && !LABEL.test(e.fields.get("Source")!);
+const badStatus = (c: LedgerContext, e: LedgerEntry) => e.fields.has("Status") && !(c.kind === "lessons" ? LESSON_STATUS : SOLUTION_STATUS).test(e.fields.get("Status")!);
+const badDate = (c: LedgerContext, e: LedgerEntry) => c.kind === "solutions" && e.fields.has("Recorded") && !/^\d{4}-\d{2}-\d{2}\b/.test(e.fields.get("Recorded")!);
+
+/** The ledgers' rules, in the order their issues are listed when two fall on one line (an entry's heading). */
+export const LEDGER_RULES: readonly Rule<LedgerContext, LedgerPart>[] = [
+  TEXT_RULES.bom,
+  TEXT_RULES.crlf,
+  {
+    id: "marker",
+    severity: "error",
+    part: null,
+    checks: `the first line is ${MARKER}`,
+    check: (c) => (c.lines[0] === MARKER ? [] : [at(1, `the document must begin with the line ${MARKER}`)]),
+  },
+  {
+    id: "heading",
+    severity: "error",
+    part: null,
+    checks: "the ledger's title (`# Lessons`, `# Solutions`) is one of the first four lines",
+    check: (c) => (c.lines.slice(0, 4).includes(c.schema.title) ? [] : [at(1, `the document must have the heading "${c.schema.title}" in its first four lines`)]),
+  },
+  TEXT_RULES.newline,
+  TEXT_RULES.conflicted,
+  {
+    id: "entry-heading",
+    severity: "error",
+    part: null,
+    checks: "each `## ` heading is `## L-<4 digits>: <title>` (lessons) or `## S-<4 digits>: <problem>` (solutions)",
+    check: (c) =>
+      c.badHeadings.map((h) => at(h.line, `${quoted(`## ${h.title}`, QUOTE_CUT)} is not an entry heading: write \`## ${c.schema.prefix}-<4 digits>: <${c.kind === "lessons" ? "title" : "problem"}>\``)),
+  },
+  {
+    id: "entry-field",
+    severity: "finding",
+    part: "fields",
+    checks: "each entry has every field of its schema, not empty",
+    check: (c) =>
+      c.entries.flatMap((e) => {
+        const missing = lacking(c, e);
+        return missing.length === 0 ? [] : [at(e.line, `${name(c, e)} lacks ${missing.map((f) => `\`- ${f}:\``).join(", ")}`)];
+      }),
+  },
+  {
+    id: "entry-number",
+    severity: "finding",
+    part: "numbering",
+    checks: "entry numbers are never reused",
+    check: (c) => c.entries.flatMap((e) => (e.reuses === null ? [] : [at(e.line, `${name(c, e)} is used again (first at line ${e.reuses}); numbers are never reused`)])),
+  },
+  {
+    id: "entry-source",
+    severity: "finding",
+    part: "status",
+    checks: "a lesson's Source has its label",
+    check: (c) => c.entries.filter((e) => badSource(c, e)).map((e) => at(e.line, `${name(c, e)}: Source has no [user-directed], [user-approved] or [agent-proposed] label`)),
+  },
+  {
+    id: "entry-status",
+    severity: "finding",
+    part: "status",
+    checks: "a lesson's Status is active, superseded or retired; a solution's only ever obsolete",
+    check: (c) =>
+      c.entries
+        .filter((e) => badStatus(c, e))
+        .map((e) => at(e.line, c.kind === "lessons" ? `${name(c, e)}: Status is not active, superseded by L-<n>, or retired: <why>` : `${name(c, e)}: Status is only ever \`obsolete: <why>\``)),
+  },
+  {
+    id: "entry-date",
+    severity: "finding",
+    part: "status",
+    checks: "a solution's Recorded is a date",
+    check: (c) => c.entries.filter((e) => badDate(c, e)).map((e) => at(e.line, `${name(c, e)}: Recorded is not a date (YYYY-MM-DD)`)),
+  },
+  {
+    id: "line-cap",
+    severity: "finding",
+    part: "size",
+    checks: "about 200 lines (lessons) or 250 (solutions) at most",
+    check: (c) => {
+      const count = lineCount(c);
+      return count > c.schema.cap ? [at(c.schema.cap + 1, `${count} lines, over the ~${c.schema.cap}-line cap: retire or merge old entries`)] : [];
+    },
+  },
+  {
+    id: "secret",
+    severity: "finding",
+    part: "secrets",
+    checks: "no secret (redaction's rules)",
+    check: (c) => c.secrets.map((s) => at(s.line, `a secret (${s.kind}); write redacts it`)),
+  },
+];
+
+/** The ledgers' score parts with their weights, in the order the result lists them. */
+export const LEDGER_PARTS: readonly PartRule<LedgerContext, LedgerPart>[] = [
+  { part: "fields", weight: 50, score: (c) => proportion(c.entries.filter((e) => lacking(c, e).length === 0).length, c.entries.length, 50).score },
+  { part: "status", weight: 20, score: (c) => proportion(c.entries.filter((e) => !badSource(c, e) && !badStatus(c, e) && !badDate(c, e)).length, c.entries.length, 20).score },
+  { part: "numbering", weight: 10, score: (c) => (c.entries.some((e) => e.reuses !== null) ? 0 : 10) },
+  { part: "size", weight: 10, score: (c) => (lineCount(c) > c.schema.cap ? 0 : 10) },
+  { part: "secrets", weight: 10, score: (c) => (c.secrets.length === 0 ? 10 : 0) },
+];
+
+/** Reads a ledger into the context its rules check: entries from the block structure (a heading in code is none). */
+export function ledgerContext(input: string, kind: LedgerKind): LedgerContext {
+  const schema = LEDGER_SCHEMAS[kind];
+  const text = normaliseText(input);
   const starts = lineStartsOf(text);
   const entry = new RegExp(`^${schema.prefix}-(\\d{4}): \\S`);
-  const entries: { number: string; line: number; fields: Map<string, string> }[] = [];
-  let current: (typeof entries)[number] | null = null;
+  const entries: LedgerEntry[] = [];
+  const badHeadings: LedgerContext["badHeadings"] = [];
+  const first = new Map<string, number>();
+  let current: LedgerEntry | null = null;
   for (const block of parseBlocks(text).children) {
     const line = lineAt(starts, block.start);
     if (block.type === "heading" && block.depth === 2) {
       const title = text.slice(block.start, block.end).split("\n")[0]!.replace(/^##\s*/, "").replace(/\s+#+\s*$/, "").trim();
       const m = entry.exec(title);
       if (!m) {
-        errors.push({ rule: "entry-heading", line, message: `${quoted(`## ${title}`, QUOTE_CUT)} is not an entry heading: write \`## ${schema.prefix}-<4 digits>: <${kind === "lessons" ? "title" : "problem"}>\`` });
+        badHeadings.push({ line, title });
         current = null;
         continue;
       }
-      current = { number: m[1]!, line, fields: new Map() };
+      current = { number: m[1]!, line, fields: new Map(), reuses: first.get(m[1]!) ?? null };
+      if (!first.has(m[1]!)) first.set(m[1]!, line);
       entries.push(current);
       continue;
     }
@@ -70,56 +195,10 @@ export function validateLedger(input: string, kind: LedgerKind): Validation {
       if (f && !current.fields.has(f[1]!)) current.fields.set(f[1]!, f[2]!.trim());
     }
   }
+  return { input, text, lines: text.split("\n"), kind, schema, badHeadings, entries, secrets: redactText(text).findings };
+}
 
-  let complete = 0;
-  let statusOk = 0;
-  const seen = new Map<string, number>();
-  for (const e of entries) {
-    const lacking = schema.fields.filter((f) => !(e.fields.get(f) ?? ""));
-    if (lacking.length === 0) complete++;
-    else findings.push({ rule: "entry-field", line: e.line, message: `${schema.prefix}-${e.number} lacks ${lacking.map((f) => `\`- ${f}:\``).join(", ")}` });
-    if (seen.has(e.number)) findings.push({ rule: "entry-number", line: e.line, message: `${schema.prefix}-${e.number} is used again (first at line ${seen.get(e.number)}); numbers are never reused` });
-    else seen.set(e.number, e.line);
-    let ok = true;
-    if (kind === "lessons") {
-      const source = e.fields.get("Source");
-      const status = e.fields.get("Status");
-      if (source !== undefined && !LABEL.test(source)) {
-        ok = false;
-        findings.push({ rule: "entry-source", line: e.line, message: `${schema.prefix}-${e.number}: Source has no [user-directed], [user-approved] or [agent-proposed] label` });
-      }
-      if (status !== undefined && !LESSON_STATUS.test(status)) {
-        ok = false;
-        findings.push({ rule: "entry-status", line: e.line, message: `${schema.prefix}-${e.number}: Status is not active, superseded by L-<n>, or retired: <why>` });
-      }
-    } else {
-      const status = e.fields.get("Status");
-      if (status !== undefined && !SOLUTION_STATUS.test(status)) {
-        ok = false;
-        findings.push({ rule: "entry-status", line: e.line, message: `${schema.prefix}-${e.number}: Status is only ever \`obsolete: <why>\`` });
-      }
-      const recorded = e.fields.get("Recorded");
-      if (recorded !== undefined && !/^\d{4}-\d{2}-\d{2}\b/.test(recorded)) {
-        ok = false;
-        findings.push({ rule: "entry-date", line: e.line, message: `${schema.prefix}-${e.number}: Recorded is not a date (YYYY-MM-DD)` });
-      }
-    }
-    if (ok) statusOk++;
-  }
-
-  const count = text.endsWith("\n") ? lines.length - 1 : lines.length;
-  if (count > schema.cap) findings.push({ rule: "line-cap", line: schema.cap + 1, message: `${count} lines, over the ~${schema.cap}-line cap: retire or merge old entries` });
-  const secrets = redactText(text).findings;
-  for (const s of secrets) findings.push({ rule: "secret", line: s.line, message: `a secret (${s.kind}); write redacts it` });
-
-  const parts: Record<string, ScorePart> = {
-    fields: proportion(complete, entries.length, 50),
-    status: proportion(statusOk, entries.length, 20),
-    numbering: { score: seen.size === entries.length ? 10 : 0, max: 10 },
-    size: { score: count > schema.cap ? 0 : 10, max: 10 },
-    secrets: { score: secrets.length === 0 ? 10 : 0, max: 10 },
-  };
-  errors.sort((a, b) => a.line - b.line);
-  findings.sort((a, b) => a.line - b.line);
-  return { valid: errors.length === 0, errors: bounded(errors, "error(s)"), score: totalScore(parts), parts, findings: bounded(findings, "finding(s)"), dropped: [] };
+/** Validates a ledger (ruling 9, docs/design.md#files-on-disk): runs `LEDGER_RULES` and scores `LEDGER_PARTS` (fields 50, status 20, numbering 10, size 10, secrets 10). */
+export function validateLedger(input: string, kind: LedgerKind): Validation {
+  return runRules(LEDGER_RULES, LEDGER_PARTS, ledgerContext(input, kind));
 }

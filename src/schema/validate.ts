@@ -1,28 +1,19 @@
 // `validate handoff` (rulings 1–3, 8, 9, docs/design.md#files-on-disk): the schema's errors, the quality score
-// with its parts, the findings, and the open items dropped since the previous handoff. Pure:
-// text in, a plain result out; never throws on content. The document's block structure comes
-// from the CommonMark line scanner (blocks.ts), so a heading inside a fenced code block or an
-// HTML comment is not a heading.
-import { stateFields, stateTime as readStateTime } from "./state-time.ts";
+// with its parts, the findings, and the open items dropped since the previous handoff, as two
+// tables: HANDOFF_RULES (id, severity, the part it lowers, the check and its messages) and
+// HANDOFF_PARTS (each part's weight and its score). Pure: text in, a plain result out; never
+// throws on content. What the handoff says (its `Saved:`, sections, items and anchors) comes
+// from the one parsed model, `readHandoff` (docs/design.md#verdicts-and-the-brief), so validate
+// never reads a value differently from hook, drift or brief; the layout (the title's line, the
+// anchors section's lines, headings as written) only places and words the messages.
+import { stateTime } from "./state-time.ts";
 import { redactText } from "../guard/redaction.cold.ts";
 import type { RedactionFinding } from "../guard/redact.ts";
 import { parseBlocks, type Block } from "./blocks.ts";
-import { conflictIssue } from "./conflicted.ts";
-import { droppedItems } from "./open-items.ts";
-import { isEmptyAnchorsBody, isIsoWithZone, readAnchorLine, type AnchorLabel } from "./validate-anchors.ts";
-import {
-  bounded,
-  editDistance,
-  lineAt,
-  lineStartsOf,
-  proportion,
-  QUOTE_CUT,
-  totalScore,
-  type Issue,
-  type ScorePart,
-  type Validation,
-} from "./validate-common.ts";
-import { CLOCK_SKEW_MS, parseStrictTime, safeRelativePath } from "./values.ts";
+import { normaliseText, readHandoff, type HandoffHeading, type KeyFile, type ParsedHandoff } from "./handoff.ts";
+import { droppedItems, type OpenItem } from "./open-items.ts";
+import { isEmptyAnchorsBody, readAnchorLine, type AnchorLabel, type AnchorLine } from "./validate-anchors.ts";
+import { editDistance, lineAt, lineStartsOf, proportion, QUOTE_CUT, runRules, TEXT_RULES, type DocumentText, type Hit, type PartRule, type Rule, type Validation } from "./validate-common.ts";
 import { quoted } from "../guard/sanitize.ts";
 import { quotedPath } from "./anchor-lines.ts";
 
@@ -60,7 +51,7 @@ export interface HandoffValidateOptions {
   secrets?: readonly RedactionFinding[];
 }
 
-/** A level-1/2 section of the handoff: its heading and the lines of its body (1-based, end exclusive). */
+/** A level-1/2 section of the handoff's layout: its heading and the lines of its body (1-based, end exclusive). */
 interface Section {
   title: string;
   key: string;
@@ -71,7 +62,7 @@ interface Section {
   blocks: Block[];
 }
 
-/** A handoff read into lines, its preamble and its sections. */
+/** A handoff read into lines, its preamble and its sections: where things are, for messages and for `write`'s edits. */
 export interface HandoffLayout {
   text: string;
   lines: string[];
@@ -92,11 +83,11 @@ function headingTitle(raw: string): string {
  * Reads the layout of LF-normalised handoff text: the title line, the preamble's `Saved:`
  * line and the level-1/2 sections (a level-3+ heading stays inside its section). Headings
  * inside code blocks, HTML comments or list items are not section headings.
+ * @param tree `parseBlocks(text)` when the caller has it (scanned once).
  */
-export function handoffLayout(text: string): HandoffLayout {
+export function handoffLayout(text: string, tree: Block = parseBlocks(text)): HandoffLayout {
   const lines = text.split("\n");
   const starts = lineStartsOf(text);
-  const tree = parseBlocks(text);
   const titleIndex = lines.slice(0, 4).indexOf(TITLE);
   const sections: Section[] = [];
   const headings: HandoffLayout["headings"] = [];
@@ -142,20 +133,6 @@ export function anchorsRange(layout: HandoffLayout): { start: number; end: numbe
   return { start: s.bodyStart - 1, end };
 }
 
-function itemsOf(text: string, starts: number[], blocks: Block[]): { text: string; line: number; raw: string }[] {
-  const out: { text: string; line: number; raw: string }[] = [];
-  for (const b of blocks) {
-    if (b.type !== "list") continue;
-    for (const item of b.children) {
-      const first = item.children[0];
-      const last = item.children[item.children.length - 1];
-      const body = first && last ? text.slice(first.start, last.end) : "";
-      out.push({ text: body.trim(), line: lineAt(starts, item.start), raw: text.slice(item.start, item.end) });
-    }
-  }
-  return out;
-}
-
 const NONE = /^(none|none recorded|n\/a)\.?$/i;
 const CAUSE = /:\s+\S|\s[—–-]\s+\S|\bbecause\b|\bso\b.+\bfailed\b/i;
 const CONCRETE = /`[^`]+`|[\w.-]*\/[\w./-]+|\b[\w-]+\.[A-Za-z]{1,6}\b|\b(tests?|check|lint|build|typecheck|benchmark|bench|CI|npm|git|make|run)\b/i;
@@ -164,6 +141,7 @@ const VERIFIED = /^[^:]+:\s*\S.*\s(?:->|→)\s*\S.*\s@\s*\S+/;
 const NOT_RUN = /^[^:]+:\s*not run\b\s*[,:;—–-]?\s*\S/i;
 const ACCEPTED = /^Accepted:\s*\S/i;
 const PLAN_BOX = /^\[([ xX~-])\]\s+\S/;
+const FULL_HEAD = /^([0-9a-fA-F]{40}|[0-9a-fA-F]{64})$/;
 
 function suggestFor(title: string, names: readonly string[]): string | null {
   const t = title.toLowerCase();
@@ -180,314 +158,645 @@ function suggestFor(title: string, names: readonly string[]): string | null {
   return bestD <= Math.max(2, Math.floor(best.length / 4)) ? best : null;
 }
 
+function unticked(value: string): string {
+  return value.trim().replace(/^`(.*)`$/, "$1");
+}
+
+/** An item of a section, its text trimmed; `none`-style items left out. */
+interface Entry {
+  text: string;
+  line: number;
+}
+
+/** A heading that is not a section of schema v1: a look-alike of a missing section, or of any. */
+interface Candidate {
+  title: string;
+  line: number;
+  raw: string;
+  depth: number;
+}
+
+/** A level-2 heading naming a section of schema v1: its index in `HANDOFF_SECTIONS`, its name as the schema writes it, its lower-case key. */
+interface SectionHeading {
+  heading: HandoffHeading;
+  index: number;
+  name: string;
+  key: string;
+}
+
+/** One anchors-section line checked against the grammar of `anchors` (ruling 3, docs/design.md#files-on-disk). */
+interface AnchorGrammar {
+  line: number;
+  got: AnchorLine;
+  /** True when its label came before (an error). */
+  repeated: boolean;
+}
+
 /**
- * Validates a handoff (docs/design.md#files-on-disk). Errors are exactly: the marker, the title or `Saved:`
- * (on disk; ruling 1; docs/design.md#files-on-disk) missing or malformed; a required section missing, out of order or
- * repeated (ruling 9, docs/design.md#files-on-disk); a malformed anchor line (ruling 3). An unknown heading that resembles
- * a missing section names it ("did you mean `## Failed approaches`?"). Everything else is a
- * finding. The score's parts: sections, saved, anchors, failed, decisions, nextSteps,
- * nextAction, keyFiles (only when checked), verification, size, secrets, dropped (only with a
- * prior); `score` is their points over their maxima, 0–100.
+ * Everything the rules read, built once per document: the options, the normalised text, its
+ * layout (positions only) and the model (values), and the facts more than one rule needs.
  */
-export function validateHandoff(input: string, opts: HandoffValidateOptions): Validation {
-  const errors: Issue[] = [];
-  const findings: Issue[] = [];
-  const parts: Record<string, ScorePart> = {};
-  if (input.startsWith("\uFEFF")) findings.push({ rule: "bom", line: 1, message: "a UTF-8 byte order mark starts the text; write drops it" });
-  if (/\r\n?/.test(input)) findings.push({ rule: "crlf", line: 1, message: "CR or CRLF line ends; write turns them into LF" });
-  const text = input.replace(/^\uFEFF/, "").replace(/\r\n?/g, "\n");
-  const layout = handoffLayout(text);
-  const { lines, sections } = layout;
-  const starts = lineStartsOf(text);
+export interface HandoffContext extends DocumentText {
+  opts: HandoffValidateOptions;
+  layout: HandoffLayout;
+  model: ParsedHandoff;
+  /** The marker and the title are there: a text that is no v1 handoff gets its shape errors only. */
+  shaped: boolean;
+  /** The level-2 headings that name a section of schema v1, in document order. */
+  sections: SectionHeading[];
+  /** The first level-2 heading of each section of schema v1, by lower-case name. */
+  first: Map<string, HandoffHeading>;
+  /** Repeated required sections, sections out of order, and (when shaped) missing ones. */
+  sectionErrors: number;
+  /** Each missing required section (when shaped) with the heading that looks like it, if one does. */
+  missing: { name: string; look: Candidate | null }[];
+  /** Headings that are not sections of schema v1 and name no missing one. */
+  strays: Candidate[];
+  /** The section's items (their texts are the model's), `none` left out. */
+  items(name: string): Entry[];
+  /** The anchors section's lines as the grammar of `anchors` reads them; null when the section is absent or empty on stdin. */
+  anchorLines: AnchorGrammar[] | null;
+  /** On stdin, the anchors section is empty (ruling 2, docs/design.md#files-on-disk): write fills it. */
+  anchorsEmpty: boolean;
+  /** The anchors section's heading. */
+  anchorsAt: HandoffHeading | undefined;
+  /** With a git anchor line (Branch, HEAD, Dirty files, In progress): the git form of the anchors. */
+  gitForm: boolean;
+  /** Anchor labels the form needs that the model lacks. */
+  lackingAnchors: AnchorLabel[];
+  /** The `Saved:` value fits its form and is not in the future. */
+  savedOk: boolean;
+  /** The key files (the model's), each with its line. */
+  keyFiles: (KeyFile & { line: number })[];
+  secrets: readonly RedactionFinding[];
+  /** Open items of `opts.prior` this one neither carries over nor closes; null without a prior. */
+  dropped: OpenItem[] | null;
+}
 
-  // Shape (docs/design.md#files-on-disk).
-  if (lines[0] !== MARKER) {
-    const seen = /^<!--\s*memory-schema:\s*(\S+)\s*-->$/.exec(lines[0]?.trim() ?? "");
-    errors.push({
-      rule: "marker",
-      line: 1,
-      message: seen
-        ? `the marker says schema ${quoted(seen[1]!, QUOTE_CUT)}; this helper reads v1 only: the document must begin with the line ${MARKER}`
-        : `the document must begin with the line ${MARKER}; start from templates/handoff.md`,
-    });
-  }
-  if (layout.titleIndex < 0) errors.push({ rule: "heading", line: 1, message: `the document must have the heading "${TITLE}" in its first four lines` });
-  // Contract §1 (docs/design.md#files-on-disk) holds for every memory document: write refuses a text without its final newline.
-  if (!text.endsWith("\n")) errors.push({ rule: "newline", line: lines.length, message: "the document must end with a newline" });
-  const conflict = conflictIssue(text);
-  if (conflict !== null) errors.push(conflict);
+/** A rule of the handoff's table. */
+export type HandoffRule = Rule<HandoffContext, HandoffPart>;
 
-  // A text that is not a v1 handoff at all gets its shape errors only, not one per section.
-  const shaped = errors.length === 0 || errors.every((e) => e.rule === "newline" || e.rule === "conflicted");
-  // Saved (ruling 1, docs/design.md#files-on-disk): an error on disk, a finding on stdin (write stamps it).
-  let savedOk = false;
-  const savedIssue = (message: string, line: number) => (opts.mode === "root" && shaped ? errors : findings).push({ rule: "saved", line, message });
-  if (layout.savedIndex < 0) {
-    savedIssue("no `Saved: <ISO-8601 with Z or offset>` line after the title (write stamps it)", Math.max(1, layout.titleIndex + 2));
-  } else {
-    const value = /^Saved:\s*(.*)$/.exec(lines[layout.savedIndex]!.trim())![1]!.replace(/^`(.*)`$/, "$1");
-    if (!isIsoWithZone(value)) savedIssue(`Saved: ${quoted(value, QUOTE_CUT)} is not an ISO-8601 time with a zone (write stamps it)`, layout.savedIndex + 1);
-    else if (Date.parse(value) > opts.nowMs + CLOCK_SKEW_MS) findings.push({ rule: "saved", line: layout.savedIndex + 1, message: `Saved: ${quoted(value, QUOTE_CUT)} is in the future` });
-    else savedOk = true;
-  }
-  parts.saved = { score: savedOk ? 5 : 0, max: 5 };
+/** A part of the handoff's score. */
+export type HandoffPartRule = PartRule<HandoffContext, HandoffPart>;
 
-  // Sections: present, in order, once (ruling 9, docs/design.md#files-on-disk).
-  const names = HANDOFF_SECTIONS.map((s) => s.name);
-  const order = new Map(names.map((n, i) => [n.toLowerCase(), i]));
-  const first = new Map<string, Section>();
+/** The score's parts, in the order the result lists them. */
+export type HandoffPart = "sections" | "saved" | "anchors" | "failed" | "decisions" | "nextSteps" | "nextAction" | "keyFiles" | "verification" | "size" | "secrets" | "dropped";
+
+const at = (line: number, message: string, severity?: "error" | "finding"): Hit => (severity === undefined ? { line, message } : { line, message, severity });
+const SECTION_ORDER = HANDOFF_SECTIONS.map((s) => `## ${s.name}`).join(", ");
+
+/**
+ * The rules, in the order their issues are listed when two fall on one line. Errors are
+ * exactly: marker, heading, newline, conflicted, saved (on disk), section-repeated (a required
+ * section), section-order, section-missing and anchor-line; everything else is a finding.
+ */
+export const HANDOFF_RULES: readonly HandoffRule[] = [
+  TEXT_RULES.bom,
+  TEXT_RULES.crlf,
+  {
+    id: "marker",
+    severity: "error",
+    part: "sections",
+    checks: `the first line is ${MARKER}`,
+    check: (c) => {
+      if (c.lines[0] === MARKER) return [];
+      const seen = /^<!--\s*memory-schema:\s*(\S+)\s*-->$/.exec(c.lines[0]?.trim() ?? "");
+      return [
+        at(
+          1,
+          seen
+            ? `the marker says schema ${quoted(seen[1]!, QUOTE_CUT)}; this helper reads v1 only: the document must begin with the line ${MARKER}`
+            : `the document must begin with the line ${MARKER}; start from templates/handoff.md`,
+        ),
+      ];
+    },
+  },
+  {
+    id: "heading",
+    severity: "error",
+    part: "sections",
+    checks: `"${TITLE}" is one of the first four lines`,
+    check: (c) => (c.layout.titleIndex < 0 ? [at(1, `the document must have the heading "${TITLE}" in its first four lines`)] : []),
+  },
+  TEXT_RULES.newline,
+  TEXT_RULES.conflicted,
+  {
+    // Ruling 1 (docs/design.md#files-on-disk): an error on disk, a finding on stdin (write stamps it).
+    id: "saved",
+    severity: "error or finding",
+    part: "saved",
+    checks: "`Saved:` after the title, an ISO-8601 time with a zone, not in the future",
+    check: (c) => {
+      const { saved, savedLine } = c.model;
+      const form = c.opts.mode === "root" && c.shaped ? "error" : "finding";
+      if (saved === null || savedLine === null) return [at(Math.max(1, c.layout.titleIndex + 2), "no `Saved: <ISO-8601 with Z or offset>` line after the title (write stamps it)", form)];
+      const st = stateTime(null, saved, c.opts.nowMs);
+      if (st.known) return [];
+      const value = unticked(saved);
+      if (st.reason === "future") return [at(savedLine, `Saved: ${quoted(value, QUOTE_CUT)} is in the future`, "finding")];
+      return [at(savedLine, `Saved: ${quoted(value, QUOTE_CUT)} is not an ISO-8601 time with a zone (write stamps it)`, form)];
+    },
+  },
+  {
+    id: "heading-case",
+    severity: "finding",
+    part: null,
+    checks: "a section heading written as the schema writes it",
+    check: (c) => {
+      const out: Hit[] = [];
+      for (const h of c.model.headings) {
+        const name = h.depth === 2 ? sectionName(h.title) : undefined;
+        if (name !== undefined && h.title !== name) out.push(at(h.line, `write the heading as \`## ${name}\``));
+      }
+      return out;
+    },
+  },
+  {
+    // Ruling 9 (docs/design.md#files-on-disk): a required section appears once; an optional one repeated is a finding.
+    id: "section-repeated",
+    severity: "error or finding",
+    part: "sections",
+    checks: "a section appears once",
+    check: (c) =>
+      c.sections
+        .filter((h) => c.first.get(h.key) !== h.heading)
+        .map(({ heading, index, name }) =>
+          at(heading.line, `\`## ${name}\` appears again (first at line ${c.first.get(heading.title.toLowerCase())!.line}); merge the two`, HANDOFF_SECTIONS[index]!.optional ? "finding" : "error"),
+        ),
+  },
+  {
+    id: "section-order",
+    severity: "error",
+    part: "sections",
+    checks: "sections come in the schema's order",
+    check: (c) => {
+      const out: Hit[] = [];
+      let highest = -1;
+      let highestName = "";
+      for (const { heading, index, name, key } of c.sections) {
+        if (c.first.get(key) !== heading) continue;
+        if (index < highest) out.push(at(heading.line, `\`## ${name}\` comes after \`## ${highestName}\`; the order is ${SECTION_ORDER}`));
+        else {
+          highest = index;
+          highestName = name;
+        }
+      }
+      return out;
+    },
+  },
+  {
+    id: "section-missing",
+    severity: "error",
+    part: "sections",
+    checks: "every required section is there (a heading like a missing one names it)",
+    check: (c) =>
+      c.missing.map(({ name, look }) => {
+        if (look) return at(look.line, `${quoted(look.raw.trim(), QUOTE_CUT)} is not a section heading of schema v1 and \`## ${name}\` is missing: did you mean \`## ${name}\`?`);
+        const index = sectionIndex(name)!;
+        const next = c.model.headings.find((h) => h.depth === 2 && (sectionIndex(h.title) ?? -1) > index);
+        return at(next ? next.line : c.lines.length, `required section \`## ${name}\` is missing; keep its heading, with \`- none\` when there is nothing to say`);
+      }),
+  },
+  {
+    id: "unknown-section",
+    severity: "finding",
+    part: null,
+    checks: "a level-1 or level-2 heading that is no section of schema v1, or any heading that resembles one",
+    check: (c) =>
+      c.strays.map((s) => {
+        const near = suggestFor(s.title, SECTION_NAMES);
+        return at(s.line, near ? `${quoted(s.raw.trim(), QUOTE_CUT)} is not a section of schema v1: did you mean \`## ${near}\`?` : `${quoted(s.raw.trim(), QUOTE_CUT)} is not a section of schema v1; nothing reads it`);
+      }),
+  },
+  {
+    id: "anchors-empty",
+    severity: "finding",
+    part: null,
+    checks: "on stdin, an empty anchors section (write fills it)",
+    check: (c) => (c.anchorsEmpty ? [at(c.anchorsAt!.line, "the anchors section is empty; write fills it with what `anchors` prints")] : []),
+  },
+  {
+    // Ruling 3 (docs/design.md#files-on-disk): every line `anchors` prints, and nothing else; once each.
+    id: "anchor-line",
+    severity: "error",
+    part: "anchors",
+    checks: "each anchors line is one `anchors` prints, each label once",
+    check: (c) =>
+      (c.anchorLines ?? []).flatMap((a) => {
+        if (a.repeated && !("error" in a.got)) return [at(a.line, `\`- ${a.got.label}:\` appears twice`)];
+        return "error" in a.got && a.got.unknownLabel === undefined ? [at(a.line, a.got.error)] : [];
+      }),
+  },
+  {
+    // A newer helper's label (docs/design.md#verdicts-and-the-brief): a finding, not an error.
+    id: "anchor-unknown",
+    severity: "finding",
+    part: null,
+    checks: "an anchors line with a label this helper does not know",
+    check: (c) => (c.anchorLines ?? []).flatMap((a) => ("error" in a.got && a.got.unknownLabel !== undefined ? [at(a.line, a.got.error)] : [])),
+  },
+  {
+    id: "anchor-missing",
+    severity: "finding",
+    part: "anchors",
+    checks: "Branch, HEAD, Dirty files and Date (in git), or Date (outside git)",
+    check: (c) => (c.anchorLines === null ? [] : c.lackingAnchors.map((l) => at(c.anchorsAt!.line, `no \`- ${l}:\` anchor line`))),
+  },
+  {
+    id: "anchor-mixed",
+    severity: "finding",
+    part: null,
+    checks: "`- Key file mtimes:` only outside git",
+    check: (c) => (c.anchorLines !== null && c.gitForm && c.model.anchors.keyFileMtimes !== null ? [at(c.anchorsAt!.line, "`- Key file mtimes:` is for handoffs saved outside git")] : []),
+  },
+  {
+    // The state time's own reading (docs/design.md#verdicts-and-the-brief): a future `- Date:` makes the age unknown.
+    id: "anchor-date",
+    severity: "finding",
+    part: null,
+    checks: "`- Date:` not more than 5 minutes ahead",
+    check: (c) => {
+      const date = c.model.anchors.date;
+      if (c.anchorLines === null || date === null) return [];
+      const st = stateTime(date, null, c.opts.nowMs);
+      return !st.known && st.reason === "future" ? [at(c.anchorsAt!.line, `the - Date: anchor ${quoted(unticked(date), QUOTE_CUT)} is in the future (more than 5 minutes ahead): age unknown`)] : [];
+    },
+  },
+  {
+    id: "anchor-head",
+    severity: "finding",
+    part: "anchors",
+    checks: "a HEAD drift can check against history",
+    check: (c) =>
+      c.anchorLines !== null && c.gitForm && c.model.anchors.head !== null && unticked(c.model.anchors.head) === "none (no commits yet)"
+        ? [at(c.anchorsAt!.line, "HEAD is `none (no commits yet)`: drift cannot check this handoff against history")]
+        : [],
+  },
+  {
+    // Ruling 8 (docs/design.md#files-on-disk): a dropped step says why.
+    id: "plan-step",
+    severity: "finding",
+    part: null,
+    checks: "each plan step with a status box; a `[-]` one with its reason",
+    check: (c) =>
+      c.items("Plan").flatMap((step) => {
+        const m = PLAN_BOX.exec(step.text);
+        if (!m) return [at(step.line, "a plan step without `[x]`, `[~]`, `[ ]` or `[-] … — dropped: <why>`")];
+        if (m[1] === "-" && !/\bdropped:\s*\S/i.test(step.text)) return [at(step.line, "a `[-]` step without `— dropped: <why>`")];
+        return [];
+      }),
+  },
+  {
+    id: "decision-label",
+    severity: "finding",
+    part: "decisions",
+    checks: "each decision labelled [user-directed], [user-approved] or [agent-proposed]",
+    check: (c) => unlabelled(c).map((d) => at(d.line, "a decision without [user-directed], [user-approved] or [agent-proposed]")),
+  },
+  {
+    id: "failed-cause",
+    severity: "finding",
+    part: "failed",
+    checks: "each failed approach with its cause",
+    check: (c) => causeless(c).map((f) => at(f.line, "a failed approach without its cause (`<what was tried>: <why it failed>`): it invites a retry")),
+  },
+  {
+    id: "next-step",
+    severity: "finding",
+    part: "nextSteps",
+    checks: "a next step at all; each naming a path, a command or a check",
+    check: (c) => {
+      const out = vague(c).map((n) => at(n.line, "a next step naming no path, command or check: too vague to start cold"));
+      const heading = c.first.get("next steps");
+      if (c.items("Next steps").length === 0 && heading) out.push(at(heading.line, "no next step"));
+      return out;
+    },
+  },
+  {
+    // Seed 003 (docs/design.md#files-on-disk): the first next step is bounded.
+    id: "next-action",
+    severity: "finding",
+    part: "nextAction",
+    checks: "the first next step says when it is done",
+    check: (c) => {
+      const first = c.items("Next steps")[0];
+      return first && !ACCEPTANCE.test(first.text) ? [at(first.line, "the first next step has no acceptance criteria (`— done when <check passes>`)")] : [];
+    },
+  },
+  {
+    // Seed 003 (docs/design.md#files-on-disk): implemented, verified and accepted kept apart. Listed before
+    // `verification`: on the section's own line, the missing acceptance comes first.
+    id: "accepted",
+    severity: "finding",
+    part: "verification",
+    checks: "`## Verification` has an `- Accepted:` line",
+    check: (c) => {
+      const heading = c.first.get("verification");
+      return heading && accepted(c).length === 0 ? [at(heading.line, "no `- Accepted: <who, what, revision>` (or `- Accepted: not yet, <what awaits review>`)")] : [];
+    },
+  },
+  {
+    id: "verification",
+    severity: "finding",
+    part: "verification",
+    checks: "`## Verification` there, with checks as `<check>: <command> -> <result> @ <revision>` or `<check>: not run, <why>`",
+    check: (c) => {
+      const heading = c.first.get("verification");
+      if (!heading) {
+        return [
+          at(c.first.get("plan")?.line ?? 1, "no `## Verification`: name each check, command, result and revision, the checks not run and why, and what was accepted"),
+        ];
+      }
+      const out = looseChecks(c).map((v) => at(v.line, "a verification line that is not `<check>: <command> -> <result> @ <revision>` or `<check>: not run, <why>`"));
+      if (checksOf(c).length === 0) out.push(at(heading.line, "no check recorded"));
+      return out;
+    },
+  },
+  {
+    id: "key-file",
+    severity: "finding",
+    part: "keyFiles",
+    checks: "each key file `- <relative path> — <why>` inside the root",
+    check: (c) => c.keyFiles.filter((k) => k.path === null).map((k) => at(k.line, "a key file that is not `- <relative path> — <why>` inside the root")),
+  },
+  {
+    id: "key-file-missing",
+    severity: "finding",
+    part: "keyFiles",
+    checks: "each key file exists (when the caller could look)",
+    check: (c) => {
+      const existing = c.opts.existingKeyFiles;
+      if (!existing) return [];
+      return c.keyFiles.filter((k) => k.path !== null && !existing.has(k.path)).map((k) => at(k.line, `key file ${quotedPath(k.path!)} does not exist`));
+    },
+  },
+  {
+    // Contract §8 (docs/design.md#files-on-disk): more than 150 lines is a finding.
+    id: "line-cap",
+    severity: "finding",
+    part: "size",
+    checks: `at most ${HANDOFF_LINE_CAP} lines`,
+    check: (c) => {
+      const count = lineCount(c);
+      return count > HANDOFF_LINE_CAP ? [at(HANDOFF_LINE_CAP + 1, `${count} lines, over the ${HANDOFF_LINE_CAP}-line cap: compress decision prose first; never drop failed approaches or anchors`)] : [];
+    },
+  },
+  {
+    // docs/design.md#redaction: write redacts them; a document holding one scores lower.
+    id: "secret",
+    severity: "finding",
+    part: "secrets",
+    checks: "no secret (redaction's rules)",
+    check: (c) => c.secrets.map((s) => at(s.line, `a secret (${s.kind})${c.opts.secrets ? ", redacted by write" : "; write redacts it"}`)),
+  },
+  {
+    // Field report 2, ruling 8 (docs/design.md#files-on-disk).
+    id: "dropped",
+    severity: "finding",
+    part: "dropped",
+    checks: "open items of the previous handoff carried over or closed",
+    check: (c) => (c.dropped ?? []).map((i) => at(0, `[${i.section}] ${quoted(i.text, QUOTE_CUT)} of the previous handoff is neither carried over nor closed`)),
+  },
+];
+
+/** The score's parts with their weights (points possible), in the order the result lists them; the score is their points over their weights, 0–100. */
+export const HANDOFF_PARTS: readonly HandoffPartRule[] = [
+  { part: "sections", weight: 15, score: (c) => (c.shaped ? Math.max(0, 15 - 5 * c.sectionErrors) : 0) },
+  { part: "saved", weight: 5, score: (c) => (c.savedOk ? 5 : 0) },
+  {
+    part: "anchors",
+    weight: 10,
+    score: (c) => {
+      if (!c.anchorsAt) return 0;
+      if (c.anchorLines === null) return null;
+      const head = c.model.anchors.head === null ? undefined : unticked(c.model.anchors.head);
+      const headOk = c.gitForm ? head !== undefined && FULL_HEAD.test(head) : true;
+      const complete = c.lackingAnchors.length === 0 && !c.anchorLines.some((a) => a.repeated || ("error" in a.got && a.got.unknownLabel === undefined));
+      return (headOk ? 5 : 0) + (complete ? 5 : 0);
+    },
+  },
+  { part: "failed", weight: 10, score: (c) => share(c.items("Failed approaches").length, causeless(c).length, 10) },
+  { part: "decisions", weight: 10, score: (c) => share(c.items("Decisions").length, unlabelled(c).length, 10) },
+  { part: "nextSteps", weight: 10, score: (c) => (c.items("Next steps").length === 0 ? 0 : share(c.items("Next steps").length, vague(c).length, 10)) },
+  {
+    part: "nextAction",
+    weight: 5,
+    score: (c) => {
+      const first = c.items("Next steps")[0];
+      return first !== undefined && ACCEPTANCE.test(first.text) ? 5 : 0;
+    },
+  },
+  {
+    part: "keyFiles",
+    weight: 10,
+    score: (c) => {
+      const existing = c.opts.existingKeyFiles;
+      return existing ? proportion(c.keyFiles.filter((k) => k.path !== null && existing.has(k.path)).length, c.keyFiles.length, 10).score : null;
+    },
+  },
+  {
+    part: "verification",
+    weight: 10,
+    score: (c) => {
+      if (!c.first.get("verification")) return 0;
+      const checks = checksOf(c).length;
+      return (checks > 0 ? 3 + share(checks, looseChecks(c).length, 4) : 0) + (accepted(c).length > 0 ? 3 : 0);
+    },
+  },
+  { part: "size", weight: 5, score: (c) => (lineCount(c) > HANDOFF_LINE_CAP ? 0 : 5) },
+  { part: "secrets", weight: 5, score: (c) => (c.secrets.length === 0 ? 5 : 0) },
+  { part: "dropped", weight: 5, score: (c) => (c.dropped === null ? null : c.dropped.length === 0 ? 5 : 0) },
+];
+
+const SECTION_NAMES = HANDOFF_SECTIONS.map((s) => s.name);
+const SECTION_INDEX = new Map(SECTION_NAMES.map((n, i) => [n.toLowerCase(), i]));
+
+function sectionIndex(title: string): number | undefined {
+  return SECTION_INDEX.get(title.toLowerCase());
+}
+
+function sectionName(title: string): string | undefined {
+  const i = sectionIndex(title);
+  return i === undefined ? undefined : SECTION_NAMES[i];
+}
+
+
+// `good` of `total` items in proportion, from the count of bad ones.
+function share(total: number, bad: number, max: number): number {
+  return proportion(total - bad, total, max).score;
+}
+
+const unlabelled = (c: HandoffContext) => c.items("Decisions").filter((d) => !LABELS.some((l) => d.text.includes(l)));
+const causeless = (c: HandoffContext) => c.items("Failed approaches").filter((f) => !CAUSE.test(f.text));
+const vague = (c: HandoffContext) => c.items("Next steps").filter((n) => !CONCRETE.test(n.text));
+const accepted = (c: HandoffContext) => c.items("Verification").filter((v) => ACCEPTED.test(v.text));
+const checksOf = (c: HandoffContext) => c.items("Verification").filter((v) => !ACCEPTED.test(v.text));
+const looseChecks = (c: HandoffContext) => checksOf(c).filter((v) => !VERIFIED.test(v.text) && !NOT_RUN.test(v.text));
+const lineCount = (c: HandoffContext) => (c.text.endsWith("\n") ? c.lines.length - 1 : c.lines.length);
+
+/**
+ * Builds the context the rules read (docs/design.md#files-on-disk): the text normalised and
+ * scanned once into its block tree, the model read from it (`readHandoff`: the values), the
+ * layout (positions), and the facts several rules share. Pure; never throws on content.
+ */
+export function handoffContext(input: string, opts: HandoffValidateOptions): HandoffContext {
+  const text = normaliseText(input);
+  const tree = parseBlocks(text);
+  const layout = handoffLayout(text, tree);
+  const model = readHandoff(text, tree);
+  const { lines } = layout;
+  const shaped = lines[0] === MARKER && layout.titleIndex >= 0;
+
+  // Sections: the first level-2 heading of each name; look-alikes among the other headings.
+  const first = new Map<string, HandoffHeading>();
+  const sections: SectionHeading[] = [];
   let sectionErrors = 0;
   let highest = -1;
-  let highestName = "";
-  const unknown: Section[] = [];
-  for (const s of sections) {
-    const idx = s.depth === 2 ? order.get(s.key) : undefined;
-    if (idx === undefined) {
-      unknown.push(s);
+  const candidates: Candidate[] = [];
+  for (const h of model.headings) {
+    const index = h.depth === 2 ? sectionIndex(h.title) : undefined;
+    if (index === undefined) {
+      const isTitle = h.depth === 1 && h.line - 1 === layout.titleIndex;
+      if (!isTitle) candidates.push({ title: h.title, line: h.line, raw: lines[h.line - 1]!, depth: h.depth });
       continue;
     }
-    const name = names[idx]!;
-    if (s.title !== name) findings.push({ rule: "heading-case", line: s.line, message: `write the heading as \`## ${name}\`` });
-    if (first.has(s.key)) {
-      const optional = HANDOFF_SECTIONS[idx]!.optional;
-      (optional ? findings : errors).push({ rule: "section-repeated", line: s.line, message: `\`## ${name}\` appears again (first at line ${first.get(s.key)!.line}); merge the two` });
-      if (!optional) sectionErrors++;
+    const key = h.title.toLowerCase();
+    sections.push({ heading: h, index, name: SECTION_NAMES[index]!, key });
+    if (first.has(key)) {
+      if (!HANDOFF_SECTIONS[index]!.optional) sectionErrors++;
       continue;
     }
-    first.set(s.key, s);
-    if (idx < highest) {
-      errors.push({ rule: "section-order", line: s.line, message: `\`## ${name}\` comes after \`## ${highestName}\`; the order is ${names.map((n) => `## ${n}`).join(", ")}` });
-      sectionErrors++;
-    } else {
-      highest = idx;
-      highestName = name;
-    }
+    first.set(key, h);
+    if (index < highest) sectionErrors++;
+    else highest = index;
   }
-  // Headings that are not sections: look-alikes of a missing section, or of a present one.
-  const candidates = [
-    ...unknown.map((s) => ({ title: s.title, line: s.line, raw: lines[s.line - 1]!, depth: s.depth })),
-    ...layout.headings.filter((h) => h.depth > 2).map((h) => ({ title: h.title, line: h.line, raw: h.raw, depth: h.depth })),
-  ].sort((a, b) => a.line - b.line);
   const used = new Set<number>();
-  const missing = HANDOFF_SECTIONS.filter((s) => !s.optional && !first.has(s.name.toLowerCase())).map((s) => s.name);
-  for (const name of shaped ? missing : []) {
-    const look = candidates.find((c) => !used.has(c.line) && suggestFor(c.title, [name]) === name);
+  const missing: HandoffContext["missing"] = [];
+  for (const s of shaped ? HANDOFF_SECTIONS : []) {
+    if (s.optional || first.has(s.name.toLowerCase())) continue;
+    const look = candidates.find((c) => !used.has(c.line) && suggestFor(c.title, [s.name]) === s.name) ?? null;
+    if (look) used.add(look.line);
+    missing.push({ name: s.name, look });
     sectionErrors++;
-    if (look) {
-      used.add(look.line);
-      errors.push({
-        rule: "section-missing",
-        line: look.line,
-        message: `${quoted(look.raw.trim(), QUOTE_CUT)} is not a section heading of schema v1 and \`## ${name}\` is missing: did you mean \`## ${name}\`?`,
-      });
-      continue;
-    }
-    const idx = order.get(name.toLowerCase())!;
-    const next = sections.find((s) => s.depth === 2 && (order.get(s.key) ?? -1) > idx);
-    errors.push({
-      rule: "section-missing",
-      line: next ? next.line : lines.length,
-      message: `required section \`## ${name}\` is missing; keep its heading, with \`- none\` when there is nothing to say`,
-    });
   }
-  for (const c of candidates) {
-    if (used.has(c.line)) continue;
-    const near = suggestFor(c.title, names);
-    if (c.depth > 2 && near === null) continue; // an ordinary sub-heading
-    findings.push({
-      rule: "unknown-section",
-      line: c.line,
-      message: near ? `${quoted(c.raw.trim(), QUOTE_CUT)} is not a section of schema v1: did you mean \`## ${near}\`?` : `${quoted(c.raw.trim(), QUOTE_CUT)} is not a section of schema v1; nothing reads it`,
-    });
-  }
-  parts.sections = { score: shaped ? Math.max(0, 15 - 5 * sectionErrors) : 0, max: 15 };
+  // A level-3+ heading that resembles no section is an ordinary sub-heading.
+  const strays = candidates.filter((s) => !used.has(s.line) && (s.depth <= 2 || suggestFor(s.title, SECTION_NAMES) !== null));
 
-  const items = (name: string) => {
-    const s = first.get(name.toLowerCase());
-    return s ? itemsOf(text, starts, s.blocks).filter((i) => !NONE.test(i.text)) : [];
+  const byKey = new Map<string, Entry[]>();
+  for (const item of model.items) {
+    const text = item.text.trim();
+    if (NONE.test(text)) continue;
+    const list = byKey.get(item.section) ?? [];
+    list.push({ text, line: item.line });
+    byKey.set(item.section, list);
+  }
+  const items = (name: string) => byKey.get(name.toLowerCase()) ?? [];
+
+  // Anchors: the grammar of each line of the section (up to the next level-1/2 heading but the
+  // title); what they say, from the model.
+  const anchorsAt = first.get("environment anchors");
+  let anchorLines: AnchorGrammar[] | null = null;
+  let anchorsEmpty = false;
+  if (anchorsAt) {
+    const next = model.headings.find((h) => h.line > anchorsAt.line && h.depth <= 2 && !(h.depth === 1 && h.line - 1 === layout.titleIndex));
+    let end = Math.min(next ? next.line - 1 : lines.length, lines.length);
+    // A trailing blank line belongs to the file, not to the section.
+    while (end > anchorsAt.line && (lines[end - 1] ?? "").trim() === "") end--;
+    const body = lines.slice(anchorsAt.line, end);
+    anchorsEmpty = opts.mode === "stdin" && isEmptyAnchorsBody(body);
+    if (!anchorsEmpty) anchorLines = anchorGrammar(body, anchorsAt.line);
+  }
+  const a = model.anchors;
+  const gitForm = a.branch !== null || a.head !== null || a.dirty !== null || a.inProgress != null;
+  const want: AnchorLabel[] = gitForm ? ["Branch", "HEAD", "Dirty files", "Date"] : ["Date"];
+  const value: Record<string, string | null> = { Branch: a.branch, HEAD: a.head, "Dirty files": a.dirty, Date: a.date };
+  const lackingAnchors = want.filter((l) => value[l] === null);
+
+  const keyItems = model.items.filter((i) => i.section === "key files" && !/^none\.?$/i.test(i.text.trim()));
+  const keyFiles = model.keyFiles.map((k, i) => ({ ...k, line: keyItems[i]!.line, item: keyItems[i]!.text.trim() })).filter((k) => !NONE.test(k.item));
+
+  const prior = opts.prior;
+  return {
+    opts,
+    input,
+    text,
+    lines,
+    layout,
+    model,
+    shaped,
+    sections,
+    first,
+    sectionErrors,
+    missing,
+    strays,
+    items,
+    anchorLines,
+    anchorsEmpty,
+    anchorsAt,
+    gitForm,
+    lackingAnchors,
+    savedOk: model.saved !== null && stateTime(null, model.saved, opts.nowMs).known,
+    keyFiles,
+    secrets: opts.secrets ?? redactText(text).findings,
+    dropped: prior === null || prior === undefined ? null : droppedItems(prior, text),
   };
-
-  // Anchors (contract §8, rulings 2 and 3; docs/design.md#files-on-disk).
-  const range = anchorsRange(layout);
-  const anchorSection = first.get("environment anchors");
-  if (range && anchorSection) {
-    const body = lines.slice(range.start, range.end);
-    if (opts.mode === "stdin" && isEmptyAnchorsBody(body)) {
-      findings.push({ rule: "anchors-empty", line: anchorSection.line, message: "the anchors section is empty; write fills it with what `anchors` prints" });
-    } else {
-      const seen = new Map<AnchorLabel, string>();
-      let inComment = false;
-      body.forEach((line, i) => {
-        const trimmed = line.trim();
-        if (inComment || trimmed.startsWith("<!--")) {
-          inComment = !trimmed.includes("-->");
-          return;
-        }
-        if (trimmed === "") return;
-        const got = readAnchorLine(line);
-        if ("error" in got) {
-          (got.unknownLabel !== undefined ? findings : errors).push({ rule: got.unknownLabel !== undefined ? "anchor-unknown" : "anchor-line", line: range.start + i + 1, message: got.error });
-          return;
-        }
-        if (seen.has(got.label)) {
-          errors.push({ rule: "anchor-line", line: range.start + i + 1, message: `\`- ${got.label}:\` appears twice` });
-          return;
-        }
-        seen.set(got.label, got.value);
-      });
-      const gitForm = seen.has("Branch") || seen.has("HEAD") || seen.has("Dirty files") || seen.has("In progress");
-      const want: AnchorLabel[] = gitForm ? ["Branch", "HEAD", "Dirty files", "Date"] : ["Date"];
-      const lacking = want.filter((l) => !seen.has(l));
-      for (const l of lacking) findings.push({ rule: "anchor-missing", line: anchorSection.line, message: `no \`- ${l}:\` anchor line` });
-      if (gitForm && seen.has("Key file mtimes")) findings.push({ rule: "anchor-mixed", line: anchorSection.line, message: "`- Key file mtimes:` is for handoffs saved outside git" });
-      const date = seen.get("Date")?.replace(/^`(.*)`$/, "$1");
-      if (date !== undefined && isIsoWithZone(date) && Date.parse(date) > opts.nowMs + CLOCK_SKEW_MS) {
-        findings.push({ rule: "anchor-date", line: anchorSection.line, message: `the - Date: anchor ${quoted(date, QUOTE_CUT)} is in the future (more than 5 minutes ahead): age unknown` });
-      }
-      const head = seen.get("HEAD")?.replace(/^`(.*)`$/, "$1");
-      const headOk = gitForm ? head !== undefined && /^([0-9a-fA-F]{40}|[0-9a-fA-F]{64})$/.test(head) : true;
-      if (gitForm && head === "none (no commits yet)") findings.push({ rule: "anchor-head", line: anchorSection.line, message: "HEAD is `none (no commits yet)`: drift cannot check this handoff against history" });
-      const complete = lacking.length === 0 && !errors.some((e) => e.rule === "anchor-line");
-      parts.anchors = { score: (headOk ? 5 : 0) + (complete ? 5 : 0), max: 10 };
-    }
-  } else if (!anchorSection) {
-    parts.anchors = { score: 0, max: 10 };
-  }
-
-  // Plan: each step with a status box; a dropped step with its reason (ruling 8, docs/design.md#files-on-disk).
-  for (const step of items("Plan")) {
-    const m = PLAN_BOX.exec(step.text);
-    if (!m) findings.push({ rule: "plan-step", line: step.line, message: "a plan step without `[x]`, `[~]`, `[ ]` or `[-] … — dropped: <why>`" });
-    else if (m[1] === "-" && !/\bdropped:\s*\S/i.test(step.text)) findings.push({ rule: "plan-step", line: step.line, message: "a `[-]` step without `— dropped: <why>`" });
-  }
-
-  // Decisions: each labelled.
-  const decisions = items("Decisions");
-  const unlabelled = decisions.filter((d) => !LABELS.some((l) => d.text.includes(l)));
-  for (const d of unlabelled) findings.push({ rule: "decision-label", line: d.line, message: `a decision without [user-directed], [user-approved] or [agent-proposed]` });
-  parts.decisions = proportion(decisions.length - unlabelled.length, decisions.length, 10);
-
-  // Failed approaches: each with its cause.
-  const failed = items("Failed approaches");
-  const causeless = failed.filter((f) => !CAUSE.test(f.text));
-  for (const f of causeless) findings.push({ rule: "failed-cause", line: f.line, message: "a failed approach without its cause (`<what was tried>: <why it failed>`): it invites a retry" });
-  parts.failed = proportion(failed.length - causeless.length, failed.length, 10);
-
-  // Next steps: concrete; the first one bounded, with acceptance criteria (seed 003).
-  const next = items("Next steps");
-  const vague = next.filter((n) => !CONCRETE.test(n.text));
-  for (const n of vague) findings.push({ rule: "next-step", line: n.line, message: "a next step naming no path, command or check: too vague to start cold" });
-  parts.nextSteps = next.length === 0 ? { score: 0, max: 10 } : proportion(next.length - vague.length, next.length, 10);
-  if (next.length === 0 && first.has("next steps")) findings.push({ rule: "next-step", line: first.get("next steps")!.line, message: "no next step" });
-  const firstNext = next[0];
-  const bounded1 = firstNext !== undefined && ACCEPTANCE.test(firstNext.text);
-  if (firstNext && !bounded1) findings.push({ rule: "next-action", line: firstNext.line, message: "the first next step has no acceptance criteria (`— done when <check passes>`)" });
-  parts.nextAction = { score: bounded1 ? 5 : 0, max: 5 };
-
-  // Verification (seed 003): implemented, verified and accepted kept apart.
-  const verification = first.get("verification");
-  if (!verification) {
-    findings.push({
-      rule: "verification",
-      line: first.get("plan")?.line ?? 1,
-      message: "no `## Verification`: name each check, command, result and revision, the checks not run and why, and what was accepted",
-    });
-    parts.verification = { score: 0, max: 10 };
-  } else {
-    const all = items("Verification");
-    const accepted = all.filter((v) => ACCEPTED.test(v.text));
-    const checks = all.filter((v) => !ACCEPTED.test(v.text));
-    const loose = checks.filter((v) => !VERIFIED.test(v.text) && !NOT_RUN.test(v.text));
-    for (const v of loose) findings.push({ rule: "verification", line: v.line, message: "a verification line that is not `<check>: <command> -> <result> @ <revision>` or `<check>: not run, <why>`" });
-    if (accepted.length === 0) findings.push({ rule: "accepted", line: verification.line, message: "no `- Accepted: <who, what, revision>` (or `- Accepted: not yet, <what awaits review>`)" });
-    if (checks.length === 0) findings.push({ rule: "verification", line: verification.line, message: "no check recorded" });
-    parts.verification = { score: (checks.length > 0 ? 3 : 0) + (checks.length > 0 ? proportion(checks.length - loose.length, checks.length, 4).score : 0) + (accepted.length > 0 ? 3 : 0), max: 10 };
-  }
-
-  // Key files: inside the root, and existing (when the caller could look).
-  const keyFiles = items("Key files");
-  let existing = 0;
-  for (const k of keyFiles) {
-    const p = keyFilePath(k.text);
-    if (p === null) {
-      findings.push({ rule: "key-file", line: k.line, message: "a key file that is not `- <relative path> — <why>` inside the root" });
-      continue;
-    }
-    if (opts.existingKeyFiles) {
-      if (opts.existingKeyFiles.has(p)) existing++;
-      else findings.push({ rule: "key-file-missing", line: k.line, message: `key file ${quotedPath(p)} does not exist` });
-    }
-  }
-  if (opts.existingKeyFiles) parts.keyFiles = proportion(existing, keyFiles.length, 10);
-
-  // Size (contract §8: more than 150 lines is a finding; docs/design.md#files-on-disk).
-  const count = text.endsWith("\n") ? lines.length - 1 : lines.length;
-  if (count > HANDOFF_LINE_CAP) findings.push({ rule: "line-cap", line: HANDOFF_LINE_CAP + 1, message: `${count} lines, over the ${HANDOFF_LINE_CAP}-line cap: compress decision prose first; never drop failed approaches or anchors` });
-  parts.size = { score: count > HANDOFF_LINE_CAP ? 0 : 5, max: 5 };
-
-  // Secrets (docs/design.md#redaction): write redacts them; a document holding one scores lower.
-  const secrets = opts.secrets ?? redactText(text).findings;
-  for (const s of secrets) findings.push({ rule: "secret", line: s.line, message: `a secret (${s.kind})${opts.secrets ? ", redacted by write" : "; write redacts it"}` });
-  parts.secrets = { score: secrets.length === 0 ? 5 : 0, max: 5 };
-
-  // Dropped items (field report 2, ruling 8; docs/design.md#files-on-disk).
-  let dropped: string[] = [];
-  if (opts.prior !== null && opts.prior !== undefined) {
-    const lost = droppedItems(opts.prior, text);
-    dropped = lost.map((i) => i.text);
-    for (const i of lost) findings.push({ rule: "dropped", line: 0, message: `[${i.section}] ${quoted(i.text, QUOTE_CUT)} of the previous handoff is neither carried over nor closed` });
-    parts.dropped = { score: lost.length === 0 ? 5 : 0, max: 5 };
-  }
-
-  const ordered: Record<string, ScorePart> = {};
-  for (const k of ["sections", "saved", "anchors", "failed", "decisions", "nextSteps", "nextAction", "keyFiles", "verification", "size", "secrets", "dropped"]) {
-    if (parts[k]) ordered[k] = parts[k]!;
-  }
-  errors.sort((a, b) => a.line - b.line);
-  findings.sort((a, b) => (a.line === 0 ? 1 : 0) - (b.line === 0 ? 1 : 0) || a.line - b.line);
-  return { valid: errors.length === 0, errors: bounded(errors, "error(s)"), score: totalScore(ordered), parts: ordered, findings: bounded(findings, "finding(s)"), dropped };
 }
 
-/** The root-relative path a key file item names (`- <path> — <why>`, backticks allowed), or null. */
-export function keyFilePath(item: string): string | null {
-  const tick = /^`([^`]+)`/.exec(item);
-  const raw = tick ? tick[1]!.trim() : (/^(\S+?)(?:\s+[—–-]\s|\s*$)/.exec(item)?.[1] ?? item.split(/\s/)[0]!);
-  return safeRelativePath(raw);
+function anchorGrammar(body: readonly string[], start: number): AnchorGrammar[] {
+  const out: AnchorGrammar[] = [];
+  const seen = new Set<AnchorLabel>();
+  let inComment = false;
+  body.forEach((line, i) => {
+    const trimmed = line.trim();
+    if (inComment || trimmed.startsWith("<!--")) {
+      inComment = !trimmed.includes("-->");
+      return;
+    }
+    if (trimmed === "") return;
+    const got = readAnchorLine(line);
+    const repeated = !("error" in got) && seen.has(got.label);
+    if (!("error" in got)) seen.add(got.label);
+    out.push({ line: start + i + 1, got, repeated });
+  });
+  return out;
 }
 
-/** The key file paths of a handoff (for the caller to look up before `validateHandoff`). */
+/**
+ * Validates a handoff (docs/design.md#files-on-disk): builds its context once, runs every rule of
+ * `HANDOFF_RULES` and scores every part of `HANDOFF_PARTS`. `valid` is false exactly when an
+ * error was found. Errors are listed by line, findings by line with whole-document ones (line
+ * 0) last; two on one line keep the table's order. Never throws on content.
+ */
+export function validateHandoff(input: string, opts: HandoffValidateOptions): Validation {
+  const c = handoffContext(input, opts);
+  return runRules(HANDOFF_RULES, HANDOFF_PARTS, c, (c.dropped ?? []).map((i) => i.text));
+}
+
+/** The key file paths of a handoff that are usable (root-relative, inside the root), as the model reads them: for the caller to look up before `validateHandoff`. */
 export function handoffKeyFiles(text: string): string[] {
-  const t = text.replace(/^\uFEFF/, "").replace(/\r\n?/g, "\n");
-  const layout = handoffLayout(t);
-  const s = layout.sections.find((x) => x.depth === 2 && x.key === "key files");
-  if (!s) return [];
-  return itemsOf(t, lineStartsOf(t), s.blocks)
-    .filter((i) => !NONE.test(i.text))
-    .map((i) => keyFilePath(i.text))
+  const t = normaliseText(text);
+  return readHandoff(t, parseBlocks(t))
+    .keyFiles.map((k) => k.path)
     .filter((p): p is string => p !== null);
 }
 
-/** The first non-blank line of `## Current goal` (for `archives list`), or null. */
+/** The first non-blank line of `## Current goal` as the model reads it (for `archives list`), or null. */
 export function goalLine(text: string): string | null {
-  const t = text.replace(/^\uFEFF/, "").replace(/\r\n?/g, "\n");
-  const layout = handoffLayout(t);
-  const s = layout.sections.find((x) => x.key === "current goal");
-  if (!s) return null;
-  for (let i = s.bodyStart - 1; i < s.bodyEnd - 1 && i < layout.lines.length; i++) {
-    const l = layout.lines[i]!.trim();
-    if (l !== "") return l;
-  }
+  const t = normaliseText(text);
+  const goal = readHandoff(t, parseBlocks(t)).goal;
+  for (const l of goal.split("\n")) if (l.trim() !== "") return l.trim();
   return null;
 }
 
 /**
- * The state time of a handoff as an ISO string, or null when its age is unknown: read by
- * `stateFields` and `stateTime` (schema/state-time.ts), the one reading every verb uses
- * (docs/design.md#verdicts-and-the-brief), so `archives list` never gives a time that hook,
- * drift and brief call unknown.
+ * The state time of a handoff as an ISO string, or null when its age is unknown: `stateTime`
+ * (schema/state-time.ts) of the model's `- Date:` and `Saved:`, the one reading every verb
+ * uses (docs/design.md#verdicts-and-the-brief), so `archives list` never gives a time that
+ * hook, drift and brief call unknown.
  */
 export function stateTimeIso(text: string, nowMs: number): string | null {
-  const f = stateFields(text);
-  const st = readStateTime(f.date, f.saved, nowMs);
+  const t = normaliseText(text);
+  const h = readHandoff(t, parseBlocks(t));
+  const st = stateTime(h.anchors.date, h.saved, nowMs);
   return st.known ? st.time.iso : null;
 }
