@@ -1,6 +1,7 @@
 // The state time of a handoff (contract §5 1.1, ruling 13; docs/design.md#verdicts-and-the-brief): one age for drift, brief and the
 // hook alike, never a file's modification time (a clone or a pull resets those; field report 23).
-// Pure, and free of the Markdown scanner so that the hook can use it on its hot path.
+// Pure: the rule that turns the two values into one age. The values come from the parsed model
+// (schema/handoff.ts `handoffStateTime`).
 import { CLOCK_SKEW_MS, parseStrictTime, type ValidTime } from "./values.ts";
 
 /** One day in ms. */
@@ -63,6 +64,11 @@ const SAVED = /^Saved:[ \t]*(.*)$/;
 const DATE = /^[-*+][ \t]+Date:[ \t]*(.*)$/i;
 
 /**
+ * @deprecated A second reader of the handoff: every verb now takes its state time from the one
+ * parsed model (`handoffStateTime` / `stateTimeOfText` in schema/handoff.ts,
+ * docs/design.md#one-reading-of-the-handoff). Its last user is `stateTimeIso` in
+ * schema/validate.ts, which the validate rewrite moves onto the model; delete this then.
+ *
  * The `Saved:` and `- Date:` values of a handoff's text, read line by line: `Saved:` before
  * the first `## ` heading, `- Date:` as the first such item of the first `## Environment
  * anchors` section; fenced code (at line level) and HTML comment blocks skipped. This is THE

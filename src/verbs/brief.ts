@@ -7,9 +7,8 @@ import { countLedger, draftBrief, MAX_FIELD_CHARS, RANK, renderBrief, type Brief
 import { fitClauses } from "../brief/cut.ts";
 import { MERGED_LINE, mergedSentence } from "../git/merge-driver.ts";
 import { conflictSides } from "../schema/conflicted.ts";
-import { stateFields, stateTime } from "../schema/state-time.ts";
 import { archiveDir } from "../store/paths.ts";
-import { checkAnchors, parseHandoff } from "../schema/handoff.ts";
+import { checkAnchors, parseHandoff, stateTimeOfText } from "../schema/handoff.ts";
 import { FILE_OF } from "../store/paths.ts";
 import { readMemoryFile } from "../store/read.ts";
 import { rootOption, ROOT_HELP } from "./common.ts";
@@ -19,8 +18,7 @@ import { briefWithCheckpoint, CHECKPOINT_BRIEF_HELP, coldBriefFromCheckpoint } f
 
 /** The state time of one side of a conflicted handoff, as the conflicted message says it. */
 function sideTime(text: string, now: number): string {
-  const f = stateFields(text);
-  const st = stateTime(f.date, f.saved, now);
+  const st = stateTimeOfText(text, now);
   return st.known ? `saved ${st.time.iso}` : "of unknown age";
 }
 
@@ -123,7 +121,7 @@ exit: 0 brief printed
       return ok(json ? `${JSON.stringify({ brief: null, message })}\n` : `${message}\n`, [], 2);
     }
     const parsed = parseHandoff(loaded.text);
-    const anchors = checkAnchors(parsed, now, loaded.text);
+    const anchors = checkAnchors(parsed, now);
     const { report } = await measureDrift(root, ctx.env, anchors, now, { early, excludes, handoffToken: loaded.token ?? null });
     const stderr = shapeWarnings(parsed, loaded.pasted);
     const needles = [...anchors.keyFiles];

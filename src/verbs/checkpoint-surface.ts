@@ -3,7 +3,7 @@
 // `read handoff`'s note (`read checkpoint` itself is cold: checkpoint-read.ts). The hook derives only numbers and states from a checkpoint (ruling
 // 18): its age, its token, its `Session-start:` — never its characters.
 import path from "node:path";
-import { stateFields, stateTime } from "../schema/state-time.ts";
+import { stateTimeOfText } from "../schema/handoff.ts";
 import { checkpointsDir, checkpointsDirState, listCheckpoints, readDelivered, readHeadBytes, sessionFileId, writeDelivered, type CheckpointEntry } from "../store/checkpoints.ts";
 import { readStable, tokenOf } from "../store/files.ts";
 import { FILE_OF, memoryDir } from "../store/paths.ts";
@@ -19,12 +19,11 @@ export function minutesAgo(savedMs: number | null, now: number): string {
 
 /**
  * A handoff's state time in ms (ruling 13, docs/design.md#verdicts-and-the-brief), read exactly as drift, brief and the
- * hook read it (`stateFields`, `stateTime`); null when unknown (none parses, or it is in the
+ * hook read it (`stateTimeOfText`, the parsed model's); null when unknown (none parses, or it is in the
  * future). Derives a number only.
  */
 export function handoffStateMs(text: string, now: number): number | null {
-  const f = stateFields(text);
-  const st = stateTime(f.date, f.saved, now);
+  const st = stateTimeOfText(text, now);
   return st.known ? st.time.ms : null;
 }
 

@@ -7,7 +7,8 @@ import { inspectFile, interruptedSave, type FileInspection } from "../store/insp
 import { FILE_OF, memoryDir, type Kind } from "../store/paths.ts";
 import { disabledByEnv, pauseSwitch } from "../store/pause.ts";
 import { pendingRepairs } from "../store/recover.ts";
-import { ageWords, stateFields, stateTime } from "../schema/state-time.ts";
+import { ageWords } from "../schema/state-time.ts";
+import { stateTimeOfText } from "../schema/handoff.ts";
 import { ROOT_HELP, rootOption } from "./common.ts";
 import { isHookFormat } from "../agents/envelopes.ts";
 import { renderHook } from "../agents/render.ts";
@@ -42,8 +43,7 @@ const SENTENCES = {
 // `Saved:`, never the file's modification time (a clone or a pull resets it).
 function ageText(text: string | null | undefined, now: number): string {
   if (typeof text !== "string") return "age unknown";
-  const f = stateFields(text);
-  const words = ageWords(stateTime(f.date, f.saved, now), now);
+  const words = ageWords(stateTimeOfText(text, now), now);
   return words === "age unknown" ? words : `saved ${words}`;
 }
 
