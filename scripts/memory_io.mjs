@@ -3311,6 +3311,15 @@ var init_root = __esm({
   }
 });
 
+// lazy:builtin:node:fs:readdirSync
+var m24, readdirSync5;
+var init_builtin_node_fs_readdirSync = __esm({
+  "lazy:builtin:node:fs:readdirSync"() {
+    m24 = __shLoad("node:fs");
+    readdirSync5 = m24.readdirSync;
+  }
+});
+
 // src/verbs/checkpoint-surface.ts
 var checkpoint_surface_exports = {};
 __export(checkpoint_surface_exports, {
@@ -3401,6 +3410,7 @@ async function checkpointHookLines(root, input, handoffPresent, paused, now) {
     if (file === null || file.stat.nlink !== 1n) return { lines: [], handoffOlderThanSession: older };
     const known = session !== "unknown";
     if (known && readDelivered(root, session) === file.token) return { lines: [], handoffOlderThanSession: older };
+    if (input.source !== "compact" && toldToAnySession(root, file.token)) return { lines: [], handoffOlderThanSession: older };
     const age = minutesAgo(chosen.entry.savedMs, now);
     const counts = countWords(countCheckpoint(file.bytes.toString("utf8")));
     const line = input.source === "compact" ? CHECKPOINT_SENTENCES.compacted(age, chosen.entry.session, counts) : !handoffPresent ? CHECKPOINT_SENTENCES.only(age, counts) : chosen.newer === null ? CHECKPOINT_SENTENCES.unordered(age, counts) : CHECKPOINT_SENTENCES.newer(age, counts);
@@ -3409,6 +3419,18 @@ async function checkpointHookLines(root, input, handoffPresent, paused, now) {
   } catch {
     return none;
   }
+}
+function toldToAnySession(root, token) {
+  let names2;
+  try {
+    names2 = readdirSync5(checkpointsDir(root));
+  } catch {
+    return false;
+  }
+  for (const name of names2) {
+    if (name.startsWith(".delivered-") && readHead(builtin_node_path_default_default.join(checkpointsDir(root), name), 128)?.trim() === token) return true;
+  }
+  return false;
 }
 function newestCheckpoint(root, now = Date.now()) {
   return listCheckpoints(root, now)[0] ?? null;
@@ -3435,6 +3457,7 @@ var MINUTE_MS, CHECKPOINT_SENTENCES, NEWER_CHECKPOINT_NOTE, ONLY_CHECKPOINT_NOTE
 var init_checkpoint_surface = __esm({
   "src/verbs/checkpoint-surface.ts"() {
     "use strict";
+    init_builtin_node_fs_readdirSync();
     init_builtin_node_path_default();
     init_handoff();
     init_checkpoints();
@@ -4269,15 +4292,6 @@ draft left in drafts/ changes no code (\`recover\` removes it).
   }
 });
 
-// lazy:builtin:node:fs:readdirSync
-var m24, readdirSync5;
-var init_builtin_node_fs_readdirSync = __esm({
-  "lazy:builtin:node:fs:readdirSync"() {
-    m24 = __shLoad("node:fs");
-    readdirSync5 = m24.readdirSync;
-  }
-});
-
 // lazy:coldmod:src/store/drafts.cold.ts:removeLeftoverDrafts
 var require_drafts_cold3 = __commonJS({
   "lazy:coldmod:src/store/drafts.cold.ts:removeLeftoverDrafts"(exports, module) {
@@ -4575,7 +4589,9 @@ handoff -- its Since-handoff: is the current handoff's token, or, without that l
 Saved: is later than the handoff's state time -- or when no handoff exists; and at most once
 per session id and checkpoint token across startup, resume, clear, compact and fork (a
 private marker checkpoints/.delivered-<session> holds the token named; it is not written
-while paused): a repeat prints no checkpoint sentence. The counts say what the file holds
+while paused): a repeat prints no checkpoint sentence. Outside "compact" a checkpoint is
+named once in all: a token already named to any session is not named to another (Claude
+Code's --resume also fires a "startup" with a new session id). The counts say what the file holds
 ("2 requests, a plan of 3 steps, 1 file, 2 commands"), leaving out what it does not. With
 "source": "compact" the session's own checkpoint is the one named, and a handoff older than
 the session's start is no longer offered for resuming:

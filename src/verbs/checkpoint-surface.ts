@@ -2,9 +2,10 @@
 // 23–24): the hook's fixed sentences and delivered-once marker, `check`'s parked state,
 // `read handoff`'s note (`read checkpoint` itself is cold: checkpoint-read.ts). The hook derives only numbers and states from a checkpoint (ruling
 // 18): its age, its token, its `Session-start:` — never its characters.
+import { readdirSync } from "node:fs";
 import path from "node:path";
 import { stateTimeOfText } from "../schema/handoff.ts";
-import { checkpointsDir, checkpointsDirState, listCheckpoints, readDelivered, readHeadBytes, sessionFileId, writeDelivered, type CheckpointEntry } from "../store/checkpoints.ts";
+import { checkpointsDir, checkpointsDirState, listCheckpoints, readDelivered, readHead, readHeadBytes, sessionFileId, writeDelivered, type CheckpointEntry } from "../store/checkpoints.ts";
 import { readStable, tokenOf } from "../store/files.ts";
 import { FILE_OF, memoryDir } from "../store/paths.ts";
 
@@ -156,9 +157,13 @@ export async function checkpointHookLines(root: string, input: HookSession, hand
     if (chosen === null) return { lines: [], handoffOlderThanSession: older };
     const file = await readStable(path.join(checkpointsDir(root), chosen.entry.name)).catch(() => null);
     if (file === null || file.stat.nlink !== 1n) return { lines: [], handoffOlderThanSession: older };
-    // Once per session and token: a resume, a clear, a spurious startup say nothing again.
+    // Once per session and token: a resume, a clear, a fork say nothing again.
     const known = session !== "unknown";
     if (known && readDelivered(root, session) === file.token) return { lines: [], handoffOlderThanSession: older };
+    // Once per token outside a compaction: Claude Code's `--resume` also fires a `startup` with a
+    // new session id, and a new id must not re-hear a checkpoint some session was already told
+    // (docs/decisions/checkpoint-after-last-save.md#once-per-token). A compaction names the session's own.
+    if (input.source !== "compact" && toldToAnySession(root, file.token)) return { lines: [], handoffOlderThanSession: older };
     const age = minutesAgo(chosen.entry.savedMs, now);
     const counts = countWords(countCheckpoint(file.bytes.toString("utf8")));
     const line =
@@ -174,6 +179,20 @@ export async function checkpointHookLines(root: string, input: HookSession, hand
   } catch {
     return none;
   }
+}
+
+/** True when some session's delivered-once marker holds `token` (that checkpoint was named to a session already). Never throws. */
+function toldToAnySession(root: string, token: string): boolean {
+  let names: string[];
+  try {
+    names = readdirSync(checkpointsDir(root));
+  } catch {
+    return false;
+  }
+  for (const name of names) {
+    if (name.startsWith(".delivered-") && readHead(path.join(checkpointsDir(root), name), 128)?.trim() === token) return true;
+  }
+  return false;
 }
 
 /** The newest checkpoint, or null (none, or `checkpoints/` missing or unsafe). */

@@ -145,7 +145,9 @@ handoff -- its Since-handoff: is the current handoff's token, or, without that l
 Saved: is later than the handoff's state time -- or when no handoff exists; and at most once
 per session id and checkpoint token across startup, resume, clear, compact and fork (a
 private marker checkpoints/.delivered-<session> holds the token named; it is not written
-while paused): a repeat prints no checkpoint sentence. The counts say what the file holds
+while paused): a repeat prints no checkpoint sentence. Outside "compact" a checkpoint is
+named once in all: a token already named to any session is not named to another (Claude
+Code's --resume also fires a "startup" with a new session id). The counts say what the file holds
 ("2 requests, a plan of 3 steps, 1 file, 2 commands"), leaving out what it does not. With
 "source": "compact" the session's own checkpoint is the one named, and a handoff older than
 the session's start is no longer offered for resuming:
