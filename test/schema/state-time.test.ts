@@ -40,11 +40,11 @@ describe("stateTime: the first of - Date: and Saved: that parses strictly", () =
   });
 });
 
-describe("stateFields (the hook's line reader) agrees with parseHandoff (drift and brief)", () => {
+describe("stateFields (deprecated; validate's last line reader) against parseHandoff (every verb's model)", () => {
   const dir = new URL("./corpus/", import.meta.url);
   const names = readdirSync(dir).filter((n) => n.endsWith(".md"));
-  // The line reader is what drift, brief and hook all use, so they agree by construction; on
-  // these adversarial documents it reads the age differently from the block scanner: an
+  // Every verb reads the age from the parsed model (docs/design.md#one-reading-of-the-handoff);
+  // on these adversarial documents the old line reader reads it differently: an
   // indented fence inside an item (12), `*`/`+` anchor bullets the scanner reads as a list
   // it skips (20), an HTML block holding a heading (29), a fence opened in an item and left
   // open (38).
