@@ -99,12 +99,19 @@ describe("one reading of the handoff: odd files through every verb", () => {
 
     const brief = helper(["brief", "--json"], { cwd: root });
     expect(brief.code).toBe(0);
-    const b = JSON.parse(brief.stdout) as { brief: { driftAndLessons: string; planStatus: string }; drift: Drift };
+    const b = JSON.parse(brief.stdout) as { brief: { driftAndLessons: string; planStatus: string; proposedNextStep: string }; drift: Drift };
     expect(b.drift.saved.date).toBe(odd.stateTime);
     expect(b.drift.ageDays).toBe(drift.ageDays);
     expect(b.drift.saved).toEqual(drift.saved);
     expect(count(b.brief.driftAndLessons, "age unknown")).toBe(known ? 0 : 1);
     expect(b.brief.planStatus).toContain("next: carry me over");
+    // Git matched Branch and HEAD: an unknown age is never called anchors that could not be checked.
+    const b2 = b.brief;
+    expect(b2.planStatus).not.toContain("anchors could not be checked");
+    if (!known) {
+      expect(b2.planStatus).toBe("unverified (at the saved commit, but the handoff's time is not known): 0 done, 0 in progress, 1 todo; next: carry me over");
+      expect(b2.proposedNextStep).toBe("confirm the handoff is still current (it matches the saved commit, but its time is not known), then: none — Confirm?");
+    }
 
     const archives = helper(["archives", "list", "--json"], { cwd: root });
     expect((JSON.parse(archives.stdout) as { archives: { name: string; stateTime: string | null; goal: string }[] }).archives).toEqual([
