@@ -3347,9 +3347,19 @@ function handoffStateMs(text, now) {
   const st = stateTimeOfText(text, now);
   return st.known ? st.time.ms : null;
 }
+function lazyOrder(token, text, now) {
+  let ms;
+  return {
+    token,
+    get stateMs() {
+      if (ms === void 0) ms = handoffStateMs(text, now);
+      return ms;
+    }
+  };
+}
 function handoffOrder(root, now) {
   const bytes = readHeadBytes(builtin_node_path_default_default.join(memoryDir(root), FILE_OF.handoff), 1e6);
-  return bytes === null ? null : { token: tokenOf(bytes), stateMs: handoffStateMs(bytes.toString("utf8"), now) };
+  return bytes === null ? null : lazyOrder(tokenOf(bytes), bytes.toString("utf8"), now);
 }
 function newerThanHandoff(entry, handoff) {
   if (entry.since !== null) return entry.since === handoff.token;
@@ -3437,7 +3447,7 @@ function newestCheckpoint(root, now = Date.now()) {
 }
 function checkpointNoteForHandoff(root, handoffText, now = Date.now()) {
   try {
-    const handoff = handoffText === null ? null : { token: tokenOf(Buffer.from(handoffText, "utf8")), stateMs: handoffStateMs(handoffText, now) };
+    const handoff = handoffText === null ? null : lazyOrder(tokenOf(Buffer.from(handoffText, "utf8")), handoffText, now);
     const got = currentCheckpoint(root, handoff, now);
     if (got === null || got.entry.savedMs === null) return null;
     if (handoff === null) return ONLY_CHECKPOINT_NOTE(got.entry.name, minutesAgo(got.entry.savedMs, now));

@@ -34,10 +34,26 @@ export interface HandoffOrder {
   stateMs: number | null;
 }
 
+/**
+ * A handoff's order with its state time parsed only when first read: a checkpoint with a
+ * `Since-handoff:` line is ordered by token alone, and `read handoff` with no checkpoint never
+ * needs the time, so neither pays for parsing the handoff.
+ */
+function lazyOrder(token: string, text: string, now: number): HandoffOrder {
+  let ms: number | null | undefined;
+  return {
+    token,
+    get stateMs() {
+      if (ms === undefined) ms = handoffStateMs(text, now);
+      return ms;
+    },
+  };
+}
+
 /** The current HANDOFF.md's token and state time, or null when there is none (read without following a link). */
 export function handoffOrder(root: string, now: number): HandoffOrder | null {
   const bytes = readHeadBytes(path.join(memoryDir(root), FILE_OF.handoff), 1_000_000);
-  return bytes === null ? null : { token: tokenOf(bytes), stateMs: handoffStateMs(bytes.toString("utf8"), now) };
+  return bytes === null ? null : lazyOrder(tokenOf(bytes), bytes.toString("utf8"), now);
 }
 
 /**
@@ -210,7 +226,7 @@ export const ONLY_CHECKPOINT_NOTE = (name: string, age: string) =>
 /** `read handoff`'s stderr note about checkpoints: only for a capture newer than the handoff (docs/design.md#checkpoints), or null. Never throws. */
 export function checkpointNoteForHandoff(root: string, handoffText: string | null, now = Date.now()): string | null {
   try {
-    const handoff = handoffText === null ? null : { token: tokenOf(Buffer.from(handoffText, "utf8")), stateMs: handoffStateMs(handoffText, now) };
+    const handoff = handoffText === null ? null : lazyOrder(tokenOf(Buffer.from(handoffText, "utf8")), handoffText, now);
     const got = currentCheckpoint(root, handoff, now);
     if (got === null || got.entry.savedMs === null) return null;
     if (handoff === null) return ONLY_CHECKPOINT_NOTE(got.entry.name, minutesAgo(got.entry.savedMs, now));
