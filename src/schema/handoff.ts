@@ -283,7 +283,7 @@ const NONE_ITEM = /^(none|none recorded|n\/a|-)\.?$/i;
 /**
  * The open items of a parsed handoff (docs/design.md#files-on-disk): `## Plan` steps still todo or
  * in progress at any depth, then `## Next steps` items that are not `none` nor dropped on
- * purpose (`- [-] … — dropped: …`, ruling 8). Each item's first line, trimmed. Pure.
+ * purpose (`- [-] … — dropped: …`, docs/design.md#files-on-disk). Each item's first line, trimmed. Pure.
  */
 export function openItemsOf(h: ParsedHandoff): OpenItem[] {
   const first = (t: string) => t.split("\n")[0]!.trim();
