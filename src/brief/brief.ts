@@ -34,7 +34,7 @@ export interface Brief {
    * What framed the next step: drift's verdict and the open question asked first. A newer
    * checkpoint's step is framed the same way (schema/checkpoint-brief.ts).
    */
-  frame?: { verdict: string; question: string | null; notHere?: string | null };
+  frame?: { verdict: string; question: string | null; notHere?: string | null; ageOnly?: boolean };
   /** The ranked clauses `Drift & lessons` was fitted from, for a field added to later (a checkpoint's source). */
   driftClauses?: Clause[];
 }
@@ -44,7 +44,7 @@ export interface Brief {
  * after rewritten history, re-check after drift, by hand when unverifiable, start fresh when
  * stale), with the first open question asked before anything is done. `step` is safe text.
  */
-export function frameNextStep(verdict: string, step: string | null, question: string | null, notHere: string | null = null): string {
+export function frameNextStep(verdict: string, step: string | null, question: string | null, notHere: string | null = null, ageOnly = false): string {
   let proposed: string;
   switch (verdict) {
     case "stale":
@@ -55,7 +55,9 @@ export function frameNextStep(verdict: string, step: string | null, question: st
       break;
     case "unverifiable":
       // A saved HEAD this clone lacks says what to do about it (docs/design.md#verdicts-and-the-brief).
-      proposed = notHere !== null ? `the saved HEAD is ${notHere}${step ? `; then: ${step}` : ""}` : `check the repository by hand (the anchors could not be verified)${step ? `, then: ${step}` : ""}`;
+      // Only the age unknown: the anchors were checked and match, so nothing is "by hand" (docs/design.md#one-reading-of-the-handoff).
+      if (ageOnly) proposed = `confirm the handoff is still current (it matches the saved commit, but its time is not known)${step ? `, then: ${step}` : ""}`;
+      else proposed = notHere !== null ? `the saved HEAD is ${notHere}${step ? `; then: ${step}` : ""}` : `check the repository by hand (the anchors could not be verified)${step ? `, then: ${step}` : ""}`;
       break;
     case "drifted":
       proposed = `re-check the steps the drift touches${step ? `, then: ${step}` : ""}`;
@@ -138,6 +140,9 @@ function ledgerText(name: string, c: { entries: number; matching: number } | nul
  */
 export function draftBrief(h: ParsedHandoff, drift: DriftReport, ledgers: LedgerCounts): Brief {
   const notHere = drift.notHereReason ? notHereWords(drift.notHereReason) : null;
+  // Unverifiable only for want of a state time (docs/design.md#one-reading-of-the-handoff): git
+  // compared the anchors and they match; the Drift line says why the age is unknown, once.
+  const ageOnly = drift.verdict === "unverifiable" && notHere === null && drift.git.state === "repo" && drift.headReachable === true && drift.ageDays === null;
   const goal = flatten(h.goal) || "none recorded";
 
   // Every checkbox at any depth (field report 25); `[-] … — dropped:` steps are closed (ruling 8, docs/design.md#files-on-disk).
@@ -153,6 +158,7 @@ export function draftBrief(h: ParsedHandoff, drift: DriftReport, ledgers: Ledger
     if (counts.unmarked > 0) bits.push(`${counts.unmarked} unmarked`);
     planStatus = `${bits.join(", ")}${current ? `; ${current.status === "in-progress" ? "in progress" : "next"}: ${flatten(current.text, 160)}` : ""}`;
     if (drift.verdict === "rewritten") planStatus = `UNVERIFIED (history rewritten since the save): ${planStatus}`;
+    else if (ageOnly) planStatus = `unverified (at the saved commit, but the handoff's time is not known): ${planStatus}`;
     else if (drift.verdict === "unverifiable") planStatus = `unverified (${notHere === null ? "anchors could not be checked" : `saved HEAD ${notHere}`}): ${planStatus}`;
   }
 
@@ -180,8 +186,8 @@ export function draftBrief(h: ParsedHandoff, drift: DriftReport, ledgers: Ledger
   const next = h.nextSteps[0] ?? (current ? current.text : null);
   const nextText = next === null ? null : flatten(next, 200);
   const open = h.openQuestions.find((q) => !NONE.test(q.trim()));
-  const frame = { verdict: drift.verdict, question: open === undefined ? null : flatten(open, 200), notHere };
-  const proposedNextStep = frameNextStep(frame.verdict, nextText, frame.question, notHere);
+  const frame = { verdict: drift.verdict, question: open === undefined ? null : flatten(open, 200), notHere, ageOnly };
+  const proposedNextStep = frameNextStep(frame.verdict, nextText, frame.question, notHere, ageOnly);
 
   const values = [goal, planStatus, decisionsInForce, doNotRetry, driftAndLessons, proposedNextStep];
   const lines = BRIEF_LABELS.map((label, i) => `${label} ${values[i]}`);

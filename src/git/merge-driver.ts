@@ -1,7 +1,7 @@
 // What the merge driver does with two versions of a memory file (docs/decisions/merge-driver.md):
 // two handoffs -> the later one current, the other archived; two ledgers -> entries by id, both
 // sides kept. Pure functions here; the verb (src/verbs/merge-driver.ts) does the I/O.
-import { stateFields, stateTime } from "../schema/state-time.ts";
+import { stateTimeOfText } from "../schema/handoff.ts";
 
 /** The line the driver adds after `Saved:` naming the other handoff's archive. */
 export const MERGED_LINE = /^Merged-with: archive\/(HANDOFF-[A-Za-z0-9._-]+\.md)\s*$/m;
@@ -16,10 +16,8 @@ export function mergedSentence(name: string): string {
  * theirs is strictly later; ours on equal, unknown or future times. Pure.
  */
 export function laterHandoff(ours: string, theirs: string, nowMs: number): "ours" | "theirs" {
-  const a = stateFields(ours);
-  const b = stateFields(theirs);
-  const ta = stateTime(a.date, a.saved, nowMs);
-  const tb = stateTime(b.date, b.saved, nowMs);
+  const ta = stateTimeOfText(ours, nowMs);
+  const tb = stateTimeOfText(theirs, nowMs);
   if (!ta.known || !tb.known) return "ours";
   return tb.time.ms > ta.time.ms ? "theirs" : "ours";
 }

@@ -92,6 +92,6 @@ export function foldCheckpoint(brief: Brief, cp: ParsedCheckpoint, age: string):
     // The source is a clause like the others: whole clauses drop before it, nothing follows a cut.
     driftAndLessons: brief.driftClauses ? fitClauses([...brief.driftClauses, { text: `source: checkpoint ${age}`, rank: RANK.source }], MAX_FIELD_CHARS) : `${brief.driftAndLessons}; source: checkpoint ${age}`,
     proposedNextStep:
-      plan.current === null ? brief.proposedNextStep : brief.frame === undefined ? nextStepOf(plan.current) : frameNextStep(brief.frame.verdict, `${flatten(plan.current, 200)} ${CAPTURED}`, brief.frame.question, brief.frame.notHere ?? null),
+      plan.current === null ? brief.proposedNextStep : brief.frame === undefined ? nextStepOf(plan.current) : frameNextStep(brief.frame.verdict, `${flatten(plan.current, 200)} ${CAPTURED}`, brief.frame.question, brief.frame.notHere ?? null, brief.frame.ageOnly === true),
   });
 }

@@ -5,7 +5,7 @@
 // list item.
 import { parseBlocks, type Block } from "./blocks.ts";
 import { parseDirtyHashes, parseInProgress, parseKeyFileMtimes, parsePathList, unquoteBranch, type DirtyHash } from "./anchor-lines.ts";
-import { stateFields, stateTime, type StateTime } from "./state-time.ts";
+import { stateTime, type StateTime } from "./state-time.ts";
 import { lineAt, lineStartsOf } from "./validate-common.ts";
 import { asObjectId, isPlausibleBranch, parseStrictTime, safeRelativePath, type ObjectId, type ValidTime } from "./values.ts";
 
@@ -297,6 +297,55 @@ export function readHandoff(text: string, tree: Block): ParsedHandoff {
   return out;
 }
 
+/**
+ * THE state time of a parsed handoff (ruling 41, docs/design.md#one-reading-of-the-handoff): the
+ * model's `- Date:` anchor (first `## Environment anchors` section, top-level item), else its
+ * `Saved:` line, by `stateTime` (future only beyond 5 minutes). Every verb's age comes from
+ * here: hook, check, brief, drift, archives, the merge driver. Pure; never throws.
+ * @param nowMs now, in ms since the epoch.
+ */
+export function handoffStateTime(h: ParsedHandoff, nowMs: number): StateTime {
+  return stateTime(h.anchors.date, h.saved, nowMs);
+}
+
+/** `handoffStateTime` of handoff text (parsed by `parseHandoff`); the one call for a verb that needs only the age. */
+export function stateTimeOfText(text: string, nowMs: number): StateTime {
+  return handoffStateTime(parseHandoff(text), nowMs);
+}
+
+/** The first non-blank line of the model's `## Current goal` (for `archives list`), or null. */
+export function goalLineOf(h: ParsedHandoff): string | null {
+  const line = h.goal.split("\n").find((l) => l.trim() !== "");
+  return line === undefined ? null : line.trim();
+}
+
+/** An open item of a handoff: an unfinished plan step (`[ ]`, `[~]`, any depth) or a next step (a `[-]` one is closed). */
+export interface OpenItem {
+  section: "Plan" | "Next steps";
+  text: string;
+}
+
+const NEXT_CHECKBOX = /^\[([ xX~-])\]\s+/;
+const NONE_ITEM = /^(none|none recorded|n\/a|-)\.?$/i;
+
+/**
+ * The open items of a parsed handoff (docs/design.md#files-on-disk): `## Plan` steps still todo or
+ * in progress at any depth, then `## Next steps` items that are not `none` nor dropped on
+ * purpose (`- [-] … — dropped: …`, docs/design.md#files-on-disk). Each item's first line, trimmed. Pure.
+ */
+export function openItemsOf(h: ParsedHandoff): OpenItem[] {
+  const first = (t: string) => t.split("\n")[0]!.trim();
+  const items: OpenItem[] = [];
+  for (const s of h.steps) if (s.status === "todo" || s.status === "in-progress") items.push({ section: "Plan", text: first(s.text) });
+  for (const raw of h.nextSteps) {
+    const m = NEXT_CHECKBOX.exec(raw);
+    if (m?.[1] === "-") continue;
+    const text = first(m ? raw.slice(m[0].length) : raw);
+    if (text !== "" && !NONE_ITEM.test(text)) items.push({ section: "Next steps", text });
+  }
+  return items;
+}
+
 /** The anchors after validation: only these values may reach git (docs/design.md#tokens-and-the-publication-protocol). */
 export interface CheckedAnchors {
   head: ObjectId | null;
@@ -328,9 +377,9 @@ export interface CheckedAnchors {
  * branch, a strict ISO-8601 time with a zone not in the future (beyond `CLOCK_SKEW_MS`),
  * relative paths inside the root; the state time by `stateTime` (ruling 13, docs/design.md#verdicts-and-the-brief). Bad values become unverifiable fields; never throws.
  * @param nowMs the current time in ms since the epoch.
- * @param text the handoff's text: when given, the state time comes from `stateFields` (as the hook's does).
+ * @param _text unused since the state time comes from the model (`handoffStateTime`); kept so that callers passing it still compile.
  */
-export function checkAnchors(h: ParsedHandoff, nowMs: number, text: string | null = null): CheckedAnchors {
+export function checkAnchors(h: ParsedHandoff, nowMs: number, _text: string | null = null): CheckedAnchors {
   const unverifiable: string[] = [];
   if (!h.anchors.present) unverifiable.push("anchors");
   const head = h.anchors.head === null ? null : asObjectId(unticked(h.anchors.head));
@@ -346,9 +395,8 @@ export function checkAnchors(h: ParsedHandoff, nowMs: number, text: string | nul
   const savedDate = h.saved === null ? null : parseStrictTime(unticked(h.saved), nowMs);
   if (anchorDate === null || "error" in anchorDate) unverifiable.push("date");
   if (savedDate === null || "error" in savedDate) unverifiable.push("saved");
-  // With the text, the state time is read exactly as the hook reads it (one reading: `stateFields`).
-  const fields = text === null ? { date: h.anchors.date, saved: h.saved } : stateFields(text);
-  const st = stateTime(fields.date, fields.saved, nowMs);
+  // The one reading of the state time (docs/design.md#one-reading-of-the-handoff): the model's.
+  const st = handoffStateTime(h, nowMs);
   const date = st.known ? st.time : null;
   const progress = h.anchors.inProgress == null ? null : parseInProgress(h.anchors.inProgress);
   if (h.anchors.inProgress != null && progress === null) unverifiable.push("inProgress");

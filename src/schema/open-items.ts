@@ -1,46 +1,14 @@
-// Open items of a handoff, read line by line: this runs inside `write`, a hot path that must
-// not load the block scanner of `drift` and `brief` (blocks.ts, a cold chunk; performance.md).
-// It only feeds a report, never a safety decision, so a line-level reading of items is enough.
+// Open items of a handoff, from the one parsed model (docs/design.md#one-reading-of-the-handoff):
+// write's dropped-items note reads the plan and next steps as brief does. Only cold code calls
+// this (write's checks, the journal, validate), so the block scanner costs no hot path.
 import { sanitize } from "../guard/sanitize.ts";
+import { openItemsOf, parseHandoff, type OpenItem } from "./handoff.ts";
 
-/** A handoff's open items: unfinished plan steps (`[ ]`, `[~]`) and next steps (a `[-]` one is closed). */
-export interface OpenItem {
-  section: "Plan" | "Next steps";
-  text: string;
-}
+export type { OpenItem } from "./handoff.ts";
 
-const FENCE = /^\s*(```|~~~)/;
-const SECTION = /^##\s+(.+?)\s*#*\s*$/;
-// Bullets or numbered items (the template numbers its next steps).
-const OPEN_STEP = /^\s*(?:[-*+]|\d+[.)])\s+\[( |~)\]\s+(.+)$/;
-const BULLET = /^\s*(?:[-*+]|\d+[.)])\s+(?:\[[ xX~]\]\s+)?(.+)$/;
-// `- [-] <step> — dropped: <why>`: closed on purpose, never an open item (ruling 8, docs/design.md#files-on-disk).
-const DROPPED = /^\s*(?:[-*+]|\d+[.)])\s+\[-\]\s/;
-const NONE = /^(none|none recorded|n\/a|-)\.?$/i;
-
-/** Lists the open items of a handoff's `## Plan` and `## Next steps` sections (docs/design.md#files-on-disk). */
+/** Lists the open items of a handoff's `## Plan` and `## Next steps` sections (`openItemsOf` of its parsed model). */
 export function openItems(text: string): OpenItem[] {
-  const items: OpenItem[] = [];
-  let section = "";
-  let fenced = false;
-  for (const line of text.replace(/\r\n?/g, "\n").split("\n")) {
-    if (FENCE.test(line)) fenced = !fenced;
-    if (fenced) continue;
-    const heading = SECTION.exec(line);
-    if (heading) {
-      section = heading[1]!.toLowerCase();
-      continue;
-    }
-    if (section === "plan") {
-      const m = OPEN_STEP.exec(line);
-      if (m) items.push({ section: "Plan", text: m[2]!.trim() });
-    } else if (section === "next steps") {
-      if (DROPPED.test(line)) continue;
-      const m = BULLET.exec(line);
-      if (m && !NONE.test(m[1]!.trim())) items.push({ section: "Next steps", text: m[1]!.trim() });
-    }
-  }
-  return items;
+  return openItemsOf(parseHandoff(text));
 }
 
 function normalise(s: string): string {

@@ -1,6 +1,7 @@
 // The state time of a handoff (contract §5 1.1, ruling 13; docs/design.md#verdicts-and-the-brief): one age for drift, brief and the
 // hook alike, never a file's modification time (a clone or a pull resets those; field report 23).
-// Pure, and free of the Markdown scanner so that the hook can use it on its hot path.
+// Pure: the rule that turns the two values into one age. The values come from the parsed model
+// (schema/handoff.ts `handoffStateTime`).
 import { CLOCK_SKEW_MS, parseStrictTime, type ValidTime } from "./values.ts";
 
 /** One day in ms. */
@@ -56,83 +57,4 @@ export function ageWords(st: StateTime, nowMs: number): string {
   if (days === null) return "age unknown";
   const whole = Math.floor(days);
   return whole === 0 ? "today" : whole === 1 ? "1 day ago" : `${whole} days ago`;
-}
-
-const HEADING = /^(#{1,6})[ \t]+(.*?)[ \t#]*$/;
-const SAVED = /^Saved:[ \t]*(.*)$/;
-const DATE = /^[-*+][ \t]+Date:[ \t]*(.*)$/i;
-
-/**
- * The `Saved:` and `- Date:` values of a handoff's text, read line by line: `Saved:` before
- * the first `## ` heading, `- Date:` as the first such item of the first `## Environment
- * anchors` section; fenced code (at line level) and HTML comment blocks skipped. This is THE
- * reading of the state time for drift, brief and hook alike (the hook's hot path cannot load
- * the block scanner, so the others use this too and all three agree by construction). On
- * ordinary handoffs it gives what `parseHandoff` gives; on adversarial Markdown (a fence
- * opened inside a list item and never closed there) the two may differ, and this one wins
- * for the age (test/schema/state-time.test.ts lists those documents).
- */
-export function stateFields(text: string): { date: string | null; saved: string | null } {
-  let saved: string | null = null;
-  let date: string | null = null;
-  let section: string | null = null;
-  let anchorsSeen = false;
-  let fence: string | null = null;
-  let comment = false;
-  // Character tests before any regex, and a stop once nothing more can be found: the hook runs
-  // this at every session start, and most lines of a handoff can change nothing here.
-  for (const raw of text.replace(/^\uFEFF/, "").split(/\r?\n|\r/)) {
-    if (comment) {
-      if (raw.includes("-->")) comment = false;
-      continue;
-    }
-    let k = 0;
-    while (k < 3 && raw.charCodeAt(k) === 32) k++;
-    const c = raw.charCodeAt(k);
-    if (c === 60 && raw.startsWith("<!--", k)) {
-      comment = !raw.slice(raw.indexOf("<!--") + 4).includes("-->");
-      continue;
-    }
-    // A fence: three or more backticks or tildes after at most three spaces.
-    let run = "";
-    if (c === 96 || c === 126) {
-      let e = k;
-      while (raw.charCodeAt(e) === c) e++;
-      if (e - k >= 3) run = raw.slice(k, e);
-    }
-    if (fence !== null) {
-      if (run !== "" && run[0] === fence[0] && run.length >= fence.length && raw.trim() === run) fence = null;
-      continue;
-    }
-    // A backtick fence's info string holds no backtick (CommonMark); such a line is text.
-    if (run !== "" && !(c === 96 && raw.slice(k + run.length).includes("`"))) {
-      fence = run;
-      continue;
-    }
-    if (c === 35 && k === 0) {
-      const h = HEADING.exec(raw.trim());
-      if (h) {
-        if (h[1] === "##") {
-          // Past the first anchors section nothing more can be found.
-          if (anchorsSeen) return { date, saved };
-          const title = h[2]!.toLowerCase();
-          section = title === "environment anchors" ? "anchors" : title;
-          if (section === "anchors") anchorsSeen = true;
-        }
-        continue;
-      }
-    }
-    if (section === null) {
-      if (saved !== null) continue;
-      const line = raw.trim();
-      const m = line.startsWith("Saved:") ? SAVED.exec(line) : null;
-      if (m) saved = m[1]!.trim();
-    } else if (section === "anchors") {
-      const line = raw.trim();
-      const m = line.length > 0 && "-*+".includes(line[0]!) ? DATE.exec(line) : null;
-      // `Saved:` lies before the first section, so nothing after this can change the result.
-      if (m) return { date: m[1]!, saved };
-    }
-  }
-  return { date, saved };
 }

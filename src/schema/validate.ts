@@ -779,24 +779,3 @@ export function handoffKeyFiles(text: string): string[] {
     .keyFiles.map((k) => k.path)
     .filter((p): p is string => p !== null);
 }
-
-/** The first non-blank line of `## Current goal` as the model reads it (for `archives list`), or null. */
-export function goalLine(text: string): string | null {
-  const t = normaliseText(text);
-  const goal = readHandoff(t, parseBlocks(t)).goal;
-  for (const l of goal.split("\n")) if (l.trim() !== "") return l.trim();
-  return null;
-}
-
-/**
- * The state time of a handoff as an ISO string, or null when its age is unknown: `stateTime`
- * (schema/state-time.ts) of the model's `- Date:` and `Saved:`, the one reading every verb
- * uses (docs/design.md#verdicts-and-the-brief), so `archives list` never gives a time that
- * hook, drift and brief call unknown.
- */
-export function stateTimeIso(text: string, nowMs: number): string | null {
-  const t = normaliseText(text);
-  const h = readHandoff(t, parseBlocks(t));
-  const st = stateTime(h.anchors.date, h.saved, nowMs);
-  return st.known ? st.time.iso : null;
-}

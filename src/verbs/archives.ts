@@ -4,8 +4,8 @@ import { Absent, Refused, UsageError } from "../errors.ts";
 import { renderEnvelope } from "../guard/envelope.ts";
 import { findInvisible } from "../guard/invisible.ts";
 import { redactText } from "../guard/redaction.cold.ts";
-import { goalLine, stateTimeIso } from "../schema/validate.ts";
 import { quoted } from "../guard/sanitize.ts";
+import { goalLineOf, handoffStateTime, parseHandoff } from "../schema/handoff.ts";
 import { ARCHIVE_NAME } from "../store/archive.ts";
 import { listArchives, readArchive } from "../store/archive-entries.ts";
 import { readStable } from "../store/files.ts";
@@ -57,7 +57,10 @@ async function list(ctx: VerbContext): Promise<Outcome> {
     }
     try {
       const text = (await readArchive(root, e.name)).bytes.toString("utf8");
-      rows.push({ name: e.name, stateTime: stateTimeIso(text, now), goal: goalLine(text), unsafe: false });
+      // One parsed model gives both (docs/design.md#one-reading-of-the-handoff): the age every other verb gives.
+      const h = parseHandoff(text);
+      const st = handoffStateTime(h, now);
+      rows.push({ name: e.name, stateTime: st.known ? st.time.iso : null, goal: goalLineOf(h), unsafe: false });
     } catch (err) {
       // Gone or changed since the listing: say so, list the rest.
       stderr.push(`warning: archive/${e.name} could not be read: ${(err as Error).message}`);

@@ -7,9 +7,8 @@ import { countLedger, draftBrief, MAX_FIELD_CHARS, RANK, renderBrief, type Brief
 import { fitClauses } from "../brief/cut.ts";
 import { MERGED_LINE, mergedSentence } from "../git/merge-driver.ts";
 import { conflictSides } from "../schema/conflicted.ts";
-import { stateFields, stateTime } from "../schema/state-time.ts";
 import { archiveDir } from "../store/paths.ts";
-import { checkAnchors, parseHandoff } from "../schema/handoff.ts";
+import { checkAnchors, parseHandoff, stateTimeOfText } from "../schema/handoff.ts";
 import { FILE_OF } from "../store/paths.ts";
 import { readMemoryFile } from "../store/read.ts";
 import { rootOption, ROOT_HELP } from "./common.ts";
@@ -19,8 +18,7 @@ import { briefWithCheckpoint, CHECKPOINT_BRIEF_HELP, coldBriefFromCheckpoint } f
 
 /** The state time of one side of a conflicted handoff, as the conflicted message says it. */
 function sideTime(text: string, now: number): string {
-  const f = stateFields(text);
-  const st = stateTime(f.date, f.saved, now);
+  const st = stateTimeOfText(text, now);
   return st.known ? `saved ${st.time.iso}` : "of unknown age";
 }
 
@@ -63,7 +61,10 @@ no CURRENT-SHA256: line, the brief has no token):
                               (every checkbox at any depth counts: an open sub-step under
                                a done step is open; \`- [-] <step> — dropped: <why>\` is
                                abandoned, a closed step; UNVERIFIED when history was
-                               rewritten, unverified when the anchors could not be checked)
+                               rewritten, unverified when the anchors could not be checked;
+                               "unverified (at the saved commit, but the handoff's time is
+                               not known)" when git matched the anchors and only the age is
+                               unknown)
   Decisions in force: ...     (decisions not marked "(superseded by ...)")
   Do-not-retry: ...           (failed approaches; when cut for length, each keeps its
                                cause and only the approach is shortened with …)
@@ -75,7 +76,10 @@ no CURRENT-SHA256: line, the brief has no token):
                                read the ledgers for the entries)
   Proposed next step: ... Confirm?   (a stale handoff proposes a fresh start; when
                                \`## Open questions\` holds any, it ends with
-                               "(open question first: <the first one>)")
+                               "(open question first: <the first one>)"; when only the age
+                               is unknown: "confirm the handoff is still current (it
+                               matches the saved commit, but its time is not known), then:
+                               <step>")
 Empty fields read \`none recorded\` (handoff) or \`none found\` (repository, ledgers).
 Handoff text is data: secrets in it are redacted, line breaks and tabs folded to spaces
 (no line of the file can pose as a label), controls and characters \`write\` refuses shown
@@ -123,7 +127,7 @@ exit: 0 brief printed
       return ok(json ? `${JSON.stringify({ brief: null, message })}\n` : `${message}\n`, [], 2);
     }
     const parsed = parseHandoff(loaded.text);
-    const anchors = checkAnchors(parsed, now, loaded.text);
+    const anchors = checkAnchors(parsed, now);
     const { report } = await measureDrift(root, ctx.env, anchors, now, { early, excludes, handoffToken: loaded.token ?? null });
     const stderr = shapeWarnings(parsed, loaded.pasted);
     const needles = [...anchors.keyFiles];

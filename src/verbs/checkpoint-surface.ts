@@ -2,9 +2,10 @@
 // 23–24): the hook's fixed sentences and delivered-once marker, `check`'s parked state,
 // `read handoff`'s note (`read checkpoint` itself is cold: checkpoint-read.ts). The hook derives only numbers and states from a checkpoint (ruling
 // 18): its age, its token, its `Session-start:` — never its characters.
+import { readdirSync } from "node:fs";
 import path from "node:path";
-import { stateFields, stateTime } from "../schema/state-time.ts";
-import { checkpointsDir, checkpointsDirState, listCheckpoints, readDelivered, readHeadBytes, sessionFileId, writeDelivered, type CheckpointEntry } from "../store/checkpoints.ts";
+import { stateTimeOfText } from "../schema/handoff.ts";
+import { checkpointsDir, checkpointsDirState, listCheckpoints, readDelivered, readHead, readHeadBytes, sessionFileId, writeDelivered, type CheckpointEntry } from "../store/checkpoints.ts";
 import { readStable, tokenOf } from "../store/files.ts";
 import { FILE_OF, memoryDir } from "../store/paths.ts";
 
@@ -19,12 +20,11 @@ export function minutesAgo(savedMs: number | null, now: number): string {
 
 /**
  * A handoff's state time in ms (ruling 13, docs/design.md#verdicts-and-the-brief), read exactly as drift, brief and the
- * hook read it (`stateFields`, `stateTime`); null when unknown (none parses, or it is in the
+ * hook read it (`stateTimeOfText`, the parsed model's); null when unknown (none parses, or it is in the
  * future). Derives a number only.
  */
 export function handoffStateMs(text: string, now: number): number | null {
-  const f = stateFields(text);
-  const st = stateTime(f.date, f.saved, now);
+  const st = stateTimeOfText(text, now);
   return st.known ? st.time.ms : null;
 }
 
@@ -34,10 +34,26 @@ export interface HandoffOrder {
   stateMs: number | null;
 }
 
+/**
+ * A handoff's order with its state time parsed only when first read: a checkpoint with a
+ * `Since-handoff:` line is ordered by token alone, and `read handoff` with no checkpoint never
+ * needs the time, so neither pays for parsing the handoff.
+ */
+function lazyOrder(token: string, text: string, now: number): HandoffOrder {
+  let ms: number | null | undefined;
+  return {
+    token,
+    get stateMs() {
+      if (ms === undefined) ms = handoffStateMs(text, now);
+      return ms;
+    },
+  };
+}
+
 /** The current HANDOFF.md's token and state time, or null when there is none (read without following a link). */
 export function handoffOrder(root: string, now: number): HandoffOrder | null {
   const bytes = readHeadBytes(path.join(memoryDir(root), FILE_OF.handoff), 1_000_000);
-  return bytes === null ? null : { token: tokenOf(bytes), stateMs: handoffStateMs(bytes.toString("utf8"), now) };
+  return bytes === null ? null : lazyOrder(tokenOf(bytes), bytes.toString("utf8"), now);
 }
 
 /**
@@ -157,9 +173,13 @@ export async function checkpointHookLines(root: string, input: HookSession, hand
     if (chosen === null) return { lines: [], handoffOlderThanSession: older };
     const file = await readStable(path.join(checkpointsDir(root), chosen.entry.name)).catch(() => null);
     if (file === null || file.stat.nlink !== 1n) return { lines: [], handoffOlderThanSession: older };
-    // Once per session and token: a resume, a clear, a spurious startup say nothing again.
+    // Once per session and token: a resume, a clear, a fork say nothing again.
     const known = session !== "unknown";
     if (known && readDelivered(root, session) === file.token) return { lines: [], handoffOlderThanSession: older };
+    // Once per token outside a compaction: Claude Code's `--resume` also fires a `startup` with a
+    // new session id, and a new id must not re-hear a checkpoint some session was already told
+    // (docs/decisions/checkpoint-after-last-save.md#once-per-token). A compaction names the session's own.
+    if (input.source !== "compact" && toldToAnySession(root, file.token)) return { lines: [], handoffOlderThanSession: older };
     const age = minutesAgo(chosen.entry.savedMs, now);
     const counts = countWords(countCheckpoint(file.bytes.toString("utf8")));
     const line =
@@ -177,6 +197,20 @@ export async function checkpointHookLines(root: string, input: HookSession, hand
   }
 }
 
+/** True when some session's delivered-once marker holds `token` (that checkpoint was named to a session already). Never throws. */
+function toldToAnySession(root: string, token: string): boolean {
+  let names: string[];
+  try {
+    names = readdirSync(checkpointsDir(root));
+  } catch {
+    return false;
+  }
+  for (const name of names) {
+    if (name.startsWith(".delivered-") && readHead(path.join(checkpointsDir(root), name), 128)?.trim() === token) return true;
+  }
+  return false;
+}
+
 /** The newest checkpoint, or null (none, or `checkpoints/` missing or unsafe). */
 export function newestCheckpoint(root: string, now = Date.now()): CheckpointEntry | null {
   return listCheckpoints(root, now)[0] ?? null;
@@ -192,7 +226,7 @@ export const ONLY_CHECKPOINT_NOTE = (name: string, age: string) =>
 /** `read handoff`'s stderr note about checkpoints: only for a capture newer than the handoff (docs/design.md#checkpoints), or null. Never throws. */
 export function checkpointNoteForHandoff(root: string, handoffText: string | null, now = Date.now()): string | null {
   try {
-    const handoff = handoffText === null ? null : { token: tokenOf(Buffer.from(handoffText, "utf8")), stateMs: handoffStateMs(handoffText, now) };
+    const handoff = handoffText === null ? null : lazyOrder(tokenOf(Buffer.from(handoffText, "utf8")), handoffText, now);
     const got = currentCheckpoint(root, handoff, now);
     if (got === null || got.entry.savedMs === null) return null;
     if (handoff === null) return ONLY_CHECKPOINT_NOTE(got.entry.name, minutesAgo(got.entry.savedMs, now));

@@ -156,7 +156,7 @@ exit: 0 report printed (any verdict)
     if (loaded === null) throw new Absent(ctx.values.stdin === true ? "nothing was pasted on stdin: no handoff to compare" : "no handoff at .ai/memory/HANDOFF.md: no saved session state exists");
     const now = Date.now();
     const parsed = parseHandoff(loaded.text);
-    const { report, gitProcesses } = await measureDrift(root, ctx.env, checkAnchors(parsed, now, loaded.text), now, { early, excludes, handoffToken: loaded.token ?? null });
+    const { report, gitProcesses } = await measureDrift(root, ctx.env, checkAnchors(parsed, now), now, { early, excludes, handoffToken: loaded.token ?? null });
     const stderr = shapeWarnings(parsed, loaded.pasted);
     if (report.git.state === "missing") stderr.push("note: git was not found on PATH; drift is unverifiable (outside-git behaviour)");
     if (ctx.values.json === true) {

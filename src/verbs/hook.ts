@@ -7,7 +7,8 @@ import { inspectFile, interruptedSave, type FileInspection } from "../store/insp
 import { FILE_OF, memoryDir, type Kind } from "../store/paths.ts";
 import { disabledByEnv, pauseSwitch } from "../store/pause.ts";
 import { pendingRepairs } from "../store/recover.ts";
-import { ageWords, stateFields, stateTime } from "../schema/state-time.ts";
+import { ageWords } from "../schema/state-time.ts";
+import { stateTimeOfText } from "../schema/handoff.ts";
 import { ROOT_HELP, rootOption } from "./common.ts";
 import { isHookFormat } from "../agents/envelopes.ts";
 import { hookCwd } from "../agents/harness-path.ts";
@@ -43,8 +44,7 @@ const SENTENCES = {
 // `Saved:`, never the file's modification time (a clone or a pull resets it).
 function ageText(text: string | null | undefined, now: number): string {
   if (typeof text !== "string") return "age unknown";
-  const f = stateFields(text);
-  const words = ageWords(stateTime(f.date, f.saved, now), now);
+  const words = ageWords(stateTimeOfText(text, now), now);
   return words === "age unknown" ? words : `saved ${words}`;
 }
 
@@ -146,7 +146,9 @@ handoff -- its Since-handoff: is the current handoff's token, or, without that l
 Saved: is later than the handoff's state time -- or when no handoff exists; and at most once
 per session id and checkpoint token across startup, resume, clear, compact and fork (a
 private marker checkpoints/.delivered-<session> holds the token named; it is not written
-while paused): a repeat prints no checkpoint sentence. The counts say what the file holds
+while paused): a repeat prints no checkpoint sentence. Outside "compact" a checkpoint is
+named once in all: a token already named to any session is not named to another (Claude
+Code's --resume also fires a "startup" with a new session id). The counts say what the file holds
 ("2 requests, a plan of 3 steps, 1 file, 2 commands"), leaving out what it does not. With
 "source": "compact" the session's own checkpoint is the one named, and a handoff older than
 the session's start is no longer offered for resuming:

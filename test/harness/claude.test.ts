@@ -111,6 +111,19 @@ for (const id of ["claude-2.1.112", "claude-2.1.332"] as HarnessId[]) {
   harnessSuite(id, (suite) => {
     const setup = (prefix: string, parked = false) => installedProject(suite.world(prefix), ".claude/skills", "claude-code", parked);
 
+    /** The next start: "resume where we left off"; its session-start notice and brief (kept in next-start.txt). */
+    const nextStart = async (w: World) => {
+      const from = suite.fake().requests.length;
+      suite.fake().setScript(resumeFlow(claudeTools));
+      const s2 = await claude(id, w, suite.fake(), ["resume where we left off"]);
+      expect(s2.run.code, explain(s2)).toBe(0);
+      const reqs = mainRequests(suite.fake(), from);
+      const notice = /session-handoff: [^"\\]*/.exec(reqs[0]?.text ?? "")?.[0] ?? "";
+      const brief = briefBody(reqs.at(-1)!.results.at(-1) ?? "");
+      writeFileSync(path.join(w.root, "next-start.txt"), `notice: ${notice}\n\nbrief:\n${brief}\n`);
+      return { s2, notice, brief, first: reqs[0]?.text ?? "" };
+    };
+
     /** Work, `/compact`, a later turn, then the end of the session. */
     const compacted = async (prefix: string) => {
       const { w } = await setup(prefix);
@@ -244,14 +257,7 @@ for (const id of ["claude-2.1.112", "claude-2.1.332"] as HarnessId[]) {
       // (docs/decisions/checkpoint-after-last-save.md).
       const cp1 = checkpointOf(w, s1.sessionId);
       if (!cp1.startsWith("(no checkpoint")) expect(cp1).toContain("Since-handoff:");
-      const from = suite.fake().requests.length;
-      suite.fake().setScript(resumeFlow(claudeTools));
-      const s2 = await claude(id, w, suite.fake(), ["resume where we left off"]);
-      expect(s2.run.code, explain(s2)).toBe(0);
-      const reqs = mainRequests(suite.fake(), from);
-      const notice = /session-handoff: [^"\\]*/.exec(reqs[0]?.text ?? "")?.[0] ?? "";
-      const brief = briefBody(reqs.at(-1)!.results.at(-1) ?? "");
-      writeFileSync(path.join(w.root, "next-start.txt"), `notice: ${notice}\n\nbrief:\n${brief}\n`);
+      const { s2, notice, brief } = await nextStart(w);
       // The handoff is the session's last word: neither may call the checkpoint newer or
       // propose the checkpoint's captured work over the handoff's next step.
       expect(brief, explain(s2)).toMatch(/^Goal: .*TRICKY-MARKER/m);
@@ -259,6 +265,25 @@ for (const id of ["claude-2.1.112", "claude-2.1.332"] as HarnessId[]) {
         expect(notice).not.toMatch(/newer|checkpoint/i);
         expect(brief).not.toMatch(/captured, not confirmed|source: checkpoint/);
       });
+    });
+
+    scenario(`${id}/save-work-next-start`, "a session that saves a handoff, then works on: the next start names the newer checkpoint and brief marks that work captured", async () => {
+      const { w } = await setup("save-work", true);
+      const save = saveFlow(claudeTools, w.proj);
+      const work = workFlow(claudeTools, w.proj);
+      suite.fake().setScript((req) => (req.prompt.startsWith("let's stop here") ? save(req) : work(req)));
+      const s1 = await claude(id, w, suite.fake(), ["Add a sub function in src/sub.js please", "let's stop here, write a handoff", "one more thing: run it again"], { gapMs: 1500 });
+      expect(s1.run.code, explain(s1)).toBe(0);
+      // The work after the save is the capture, and it names the save it follows
+      // (docs/decisions/checkpoint-after-last-save.md).
+      const cp1 = checkpointOf(w, s1.sessionId);
+      expect(cp1, explain(s1)).toContain("Since-handoff:");
+      expect(cp1).toContain("one more thing: run it again");
+      expect(cp1).not.toContain("Add a sub function in src/sub.js please");
+      const { s2, brief, first } = await nextStart(w);
+      expect(first, explain(s2)).toContain("is newer than the parked handoff");
+      expect(brief, explain(s2)).toMatch(/^Goal: .*TRICKY-MARKER/m);
+      expect(brief).toMatch(/captured, not confirmed|source: checkpoint/);
     });
 
     // The plugin channel as the README gives it: the marketplace is the `dist-plugin` ref of the

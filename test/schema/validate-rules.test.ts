@@ -3,9 +3,12 @@
 // from the one parsed model (docs/design.md#verdicts-and-the-brief), so that it never says of a
 // handoff what drift, brief and the hook do not.
 import { describe, expect, it } from "vitest";
-import { parseHandoff } from "../../src/schema/handoff.ts";
+import { parseHandoff, stateTimeOfText } from "../../src/schema/handoff.ts";
+import type { StateTime } from "../../src/schema/state-time.ts";
 import { LEDGER_PARTS, LEDGER_RULES, validateLedger, type LedgerKind } from "../../src/schema/validate-ledger.ts";
-import { HANDOFF_PARTS, HANDOFF_RULES, handoffKeyFiles, stateTimeIso, validateHandoff, type HandoffValidateOptions } from "../../src/schema/validate.ts";
+import { HANDOFF_PARTS, HANDOFF_RULES, handoffKeyFiles, validateHandoff, type HandoffValidateOptions } from "../../src/schema/validate.ts";
+
+const isoOf = (st: StateTime): string | null => (st.known ? st.time.iso : null);
 
 const NOW = Date.UTC(2026, 10, 30, 12, 0, 0);
 const HEAD = "29f1aece6c77b1ed4ebc70f1daee560f924fdf58";
@@ -152,14 +155,14 @@ describe("validate reads the one parsed model (docs/design.md#verdicts-and-the-b
 
   it("a Saved: after a level-1 heading: validate reads it as the state time does", () => {
     const text = edit("# Session Handoff\nSaved: 2026-11-30T11:00:00Z\n", "# Session Handoff\n# Note\nSaved: 2099-11-30T11:00:00Z\n");
-    expect(stateTimeIso(text, NOW)).toBe("2026-11-30T11:00:00Z");
+    expect(isoOf(stateTimeOfText(text, NOW))).toBe("2026-11-30T11:00:00Z");
     const v = validateHandoff(text, base);
     expect(v.findings.filter((f) => f.rule === "saved")).toEqual([{ rule: "saved", line: 4, message: 'Saved: "2099-11-30T11:00:00Z" is in the future' }]);
   });
 
   it("a Saved: offset past 23:59 is no time for validate, as for every reader of the state time", () => {
     const text = edit("Saved: 2026-11-30T11:00:00Z", "Saved: 2026-11-30T11:00:00+24:00").replace(/- Date: .*\n/, "");
-    expect(stateTimeIso(text, NOW)).toBeNull();
+    expect(isoOf(stateTimeOfText(text, NOW))).toBeNull();
     expect(validateHandoff(text, base).errors.map((e) => e.rule)).toEqual(["saved"]);
   });
 

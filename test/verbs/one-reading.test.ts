@@ -76,6 +76,13 @@ describe("one reading of the handoff: every verb on one odd file", () => {
     const hook = helper(["hook", "--mode", "session"], { input: JSON.stringify({ cwd: root, source: "startup" }) }).stdout;
     expect(hook).toContain("saved today");
     expect(helper(["brief"], { cwd: root }).stdout).not.toContain("age unknown");
+    // By any amount: a - Date: 2 minutes ahead (a time every reader accepts) is set too.
+    const ahead = new Date(Date.now() + 120_000).toISOString().replace(/\.\d{3}Z$/, "Z");
+    const token2 = sha(readFileSync(path.join(root, ".ai", "memory", "HANDOFF.md")));
+    const w2 = helper(["write", "handoff", "--expected-current-sha256", token2], { cwd: root, input: text.replace("2099-06-01T10:00:00Z", ahead).replace("Test the odd date.", "Test a near date.") });
+    expect(w2.code).toBe(0);
+    expect(w2.stderr).toContain(`note: the - Date: anchor ${JSON.stringify(ahead)} was later than this save; set it to`);
+    expect(readFileSync(path.join(root, ".ai", "memory", "HANDOFF.md"), "utf8")).not.toContain(ahead);
     // The archive of the odd version keeps its own (unknown) age.
     expect(helper(["archives", "list"], { cwd: root }).stdout).toContain("age unknown");
   });
