@@ -1,7 +1,9 @@
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { Absent, HelperError, Refused, UsageError, type ExitCode } from "./errors.ts";
-import { COLD_HELPERS, VERBS } from "./verbs/index.ts";
+import { VERBS } from "./verbs/index.ts";
+// Help and usage text are cold code (src/cold/, build.mjs): compiled only when printed.
+import { suggestion, usageText, verbHelp } from "./cold/usage.ts";
 import type { Outcome, Verb, VerbContext } from "./verbs/types.ts";
 
 /** The helper's version, printed by `--version`. */
@@ -79,13 +81,10 @@ async function run(proc: Process): Promise<ExitCode> {
   const first = args[0];
   if (first === undefined) {
     // No verb is a usage error (ruling 26, docs/design.md#tokens-and-the-publication-protocol): the usage goes to stderr, stdout stays empty.
-    const { usageText } = await COLD_HELPERS.usage();
     proc.writeErr(`${REFUSAL_PREFIX}no verb given\n\n${usageText()}`);
     return 2;
   }
   if (first === "--help" || first === "-h" || first === "help") {
-    // Help text is rendered by a cold module: no verb's start-up parses it (build.mjs).
-    const { usageText, verbHelp, suggestion } = await COLD_HELPERS.usage();
     const topic = args[1];
     if (topic !== undefined && VERBS[topic]) {
       proc.writeOut(verbHelp(topic, (await VERBS[topic].load()).help));
@@ -104,7 +103,6 @@ async function run(proc: Process): Promise<ExitCode> {
   }
   const entry = VERBS[first];
   if (!entry) {
-    const { usageText, suggestion } = await COLD_HELPERS.usage();
     proc.writeErr(`${REFUSAL_PREFIX}unknown verb ${JSON.stringify(first)}${suggestion(first)}\n\n${usageText()}`);
     return 2;
   }
@@ -113,7 +111,7 @@ async function run(proc: Process): Promise<ExitCode> {
   const verb = await entry.load();
   const rest = args.slice(1);
   if (rest.includes("--help") || rest.includes("-h")) {
-    proc.writeOut((await COLD_HELPERS.usage()).verbHelp(first, verb.help));
+    proc.writeOut(verbHelp(first, verb.help));
     return 0;
   }
   let ctx: VerbContext;

@@ -2,7 +2,7 @@
 // (marker, heading, final newline) plus a malformed entry heading, per
 // references/lessons-schema.md and references/solutions-schema.md; everything else is a
 // finding, so ledgers the reference helper wrote keep working. Pure.
-import { redactText } from "../guard/redaction.cold.ts";
+import { redactText } from "../cold/redaction.ts";
 import { parseBlocks } from "./blocks.ts";
 import { conflictIssue } from "./conflicted.ts";
 import { bounded, lineAt, lineStartsOf, proportion, quoted, totalScore, type Issue, type ScorePart, type Validation } from "./validate-common.ts";

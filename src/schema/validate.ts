@@ -4,7 +4,7 @@
 // from the CommonMark line scanner (blocks.ts), so a heading inside a fenced code block or an
 // HTML comment is not a heading.
 import { stateFields, stateTime as readStateTime } from "./state-time.ts";
-import { redactText } from "../guard/redaction.cold.ts";
+import { redactText } from "../cold/redaction.ts";
 import type { RedactionFinding } from "../guard/redact.ts";
 import { parseBlocks, type Block } from "./blocks.ts";
 import { conflictIssue } from "./conflicted.ts";

@@ -1,14 +1,14 @@
-import { Absent } from "../errors.ts";
-import { skillExcludes } from "../git/anchors.ts";
-import { measureDrift, startStatus } from "../git/drift.ts";
-import { notHereWords, type DriftReport } from "../git/verdict.ts";
-import { sanitize } from "../guard/sanitize.ts";
-import { withoutTokens } from "../guard/token-shape.ts";
-import { quotePath } from "../schema/anchor-lines.ts";
-import { checkAnchors, parseHandoff } from "../schema/handoff.ts";
-import { rootOption, ROOT_HELP } from "./common.ts";
-import { loadHandoff, shapeWarnings } from "./handoff-input.ts";
-import { ok, type Verb } from "./types.ts";
+import { Absent } from "../../errors.ts";
+import { skillExcludes } from "../../git/anchors.ts";
+import { measureDrift, startStatus } from "../../git/drift.ts";
+import { notHereWords, type DriftReport } from "../../git/verdict.ts";
+import { sanitize } from "../../guard/sanitize.ts";
+import { withoutTokens } from "../../guard/token-shape.ts";
+import { quotePath } from "../../schema/anchor-lines.ts";
+import { checkAnchors, parseHandoff } from "../../schema/handoff.ts";
+import { rootOption, ROOT_HELP } from "../../verbs/common.ts";
+import { loadHandoff, shapeWarnings } from "../../verbs/handoff-input.ts";
+import { ok, type Verb } from "../../verbs/types.ts";
 
 // Branch names come from the file (saved) and from git (now): shown, not redacted (ruling 6, docs/design.md#redaction),
 // except a vendor's exact token shape (docs/decisions/redaction-prefixes.md).
