@@ -81,7 +81,7 @@ describe("lazy chunks (build.mjs)", () => {
     // after an interrupted save. Write's schema checks moved from the cold verbs' chunk to one
     // of their own (write compiled all 220,000 characters of the cold verbs before); the
     // import's facade costs about 200. Then the redaction rules became a chunk of their own
-    // (guard/redaction.cold.ts: write, promote and the sanitiser compile it when they first
+    // (now src/cold/redaction.ts: write, promote and the sanitiser compile it when they first
     // redact; hook, read and check never do), giving back about 34,500 characters. The
     // checkpoint verb's face (options, help getter, its printed lines: about 700 characters)
     // joined the hot part so that a compaction hook compiles only its own chunk (issue 15).
