@@ -2,7 +2,9 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { Absent, HelperError, Refused, UsageError, type ExitCode } from "./errors.ts";
 import { showRefused } from "./guard/invisible.ts";
-import { COLD_HELPERS, VERBS } from "./verbs/index.ts";
+import { VERBS } from "./verbs/index.ts";
+// Help and usage text are cold code (src/cold/, build.mjs): compiled only when printed.
+import { suggestion, usageText, verbHelp } from "./cold/usage.ts";
 import type { Outcome, Verb, VerbContext } from "./verbs/types.ts";
 
 /** The helper's version, printed by `--version`. */
@@ -84,13 +86,10 @@ async function run(outer: Process): Promise<ExitCode> {
   const first = args[0];
   if (first === undefined) {
     // No verb is a usage error (ruling 26, docs/design.md#tokens-and-the-publication-protocol): the usage goes to stderr, stdout stays empty.
-    const { usageText } = await COLD_HELPERS.usage();
     proc.writeErr(`${REFUSAL_PREFIX}no verb given\n\n${usageText()}`);
     return 2;
   }
   if (first === "--help" || first === "-h" || first === "help") {
-    // Help text is rendered by a cold module: no verb's start-up parses it (build.mjs).
-    const { usageText, verbHelp, suggestion } = await COLD_HELPERS.usage();
     const topic = args[1];
     if (topic !== undefined && VERBS[topic]) {
       proc.writeOut(verbHelp(topic, (await VERBS[topic].load()).help));
@@ -109,7 +108,6 @@ async function run(outer: Process): Promise<ExitCode> {
   }
   const entry = VERBS[first];
   if (!entry) {
-    const { usageText, suggestion } = await COLD_HELPERS.usage();
     proc.writeErr(`${REFUSAL_PREFIX}unknown verb ${JSON.stringify(first)}${suggestion(first)}\n\n${usageText()}`);
     return 2;
   }
@@ -118,7 +116,7 @@ async function run(outer: Process): Promise<ExitCode> {
   const verb = await entry.load();
   const rest = args.slice(1);
   if (rest.includes("--help") || rest.includes("-h")) {
-    proc.writeOut((await COLD_HELPERS.usage()).verbHelp(first, verb.help));
+    proc.writeOut(verbHelp(first, verb.help));
     return 0;
   }
   let ctx: VerbContext;

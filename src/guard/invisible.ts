@@ -7,7 +7,7 @@
  * text printed outside the envelope shows them too ({@link showRefused}). Pure: no IO. The
  * Unicode tables are generated from the UCD by tools/unicode-tables.mjs.
  */
-import { findRefused, refusedIndexesIn, renderBytes, renderCodePoints } from "./invisible-rules.cold.ts";
+import { findRefused, refusedIndexesIn, renderBytes, renderCodePoints } from "../cold/invisible-rules.ts";
 
 /** A refused character found in a text (ruling 5, docs/design.md#redaction). Line and column are 1-based. */
 export interface InvisibleHit {
@@ -31,7 +31,7 @@ const CANDIDATE =
  * Lists the refused characters of `text` (contract §4, docs/design.md#redaction and rulings 5, 7: invisible characters
  * out of their allowed context, and controls), in order; pure. `write` and `promote` call it
  * after CRLF normalisation, so a CR found then is a lone one. Line and column are 1-based,
- * the column counted in code points. The rules themselves (invisible-rules.cold.ts) load only
+ * the column counted in code points. The rules themselves (cold/invisible-rules.ts) load only
  * when a candidate code point is there.
  */
 export function findInvisible(text: string): InvisibleHit[] {

@@ -13,7 +13,7 @@
  * are quoted with octal escapes (schema/anchor-lines.ts `quotePath`, ruling 4; docs/design.md#redaction).
  */
 import { showRefused } from "./invisible.ts";
-import { redactText } from "./redaction.cold.ts";
+import { redactText } from "../cold/redaction.ts";
 
 /** How {@link sanitize} shapes a text. */
 export interface SanitizeOptions {

@@ -3,6 +3,8 @@ import { acquireLock, type LockHandle } from "./lock.ts";
 import { checkTree, memoryDir } from "./paths.ts";
 import { assertNotPaused } from "./pause.ts";
 import { needsRepair } from "./recover.ts";
+// Cold code (src/cold/, build.mjs): compiled only when `needsRepair` finds an interrupted save.
+import { repair } from "../cold/repair.ts";
 
 /** Options common to every mutating verb. */
 export interface MutateOptions {
@@ -21,11 +23,6 @@ export interface MutateOptions {
   precheck?: () => Promise<void>;
   /** `MEMORY_IO_FAILPOINT` (docs/decisions/failpoints.md): the repair passes the `recover-*` phases. */
   failpoint?: string;
-  /**
-   * Loads `repair.ts`, which the verbs hand in from its cold chunk (`COLD_HELPERS.repair`,
-   * build.mjs): it is parsed only when `needsRepair` finds an interrupted save.
-   */
-  loadRepair: () => Promise<typeof import("./repair.ts")>;
 }
 
 /**
@@ -52,7 +49,7 @@ export async function underLock<T>(opts: MutateOptions, body: (lock: LockHandle)
     if (lock === null) lock = await acquireLock(memDir, opts.lockTimeoutSeconds, { log: opts.env.MEMORY_IO_LOCK_LOG || undefined });
     // The switch may have been pulled while we waited for the lock.
     assertNotPaused(memDir, opts.env);
-    repairs = needsRepair(opts.root) ? (await (await opts.loadRepair()).repair(opts.root, opts.failpoint)).map((line) => `recovered: ${line}`) : [];
+    repairs = needsRepair(opts.root) ? (await repair(opts.root, opts.failpoint)).map((line) => `recovered: ${line}`) : [];
     const result = await body(lock);
     return { result, repairs };
   } catch (err) {

@@ -1,8 +1,5 @@
-// The `checkpoint` verb's face (rulings 19–25, docs/design.md#checkpoints): its options, help and the lines
-// it prints. The work is a chunk of its own (checkpoint-run.cold.ts, build.mjs rule 2b):
-// a compaction or session-end hook then compiles that, not every cold verb (issue 15: ~9 ms; docs/decisions/checkpoint-window.md).
-import { checkpointHelp, runCheckpoint } from "./checkpoint-run.cold.ts";
-import type { Verb } from "./types.ts";
+// The `checkpoint` verb's limits and the lines it prints (rulings 19–25, docs/design.md#checkpoints),
+// shared by its face (checkpoint-verb.ts) and its work (cold/checkpoint-run.ts).
 
 /** Largest hook input read, in bytes (ruling 20, docs/design.md#checkpoints); longer input is ignored, not refused. */
 export const CHECKPOINT_STDIN_BYTES = 1024 * 1024;
@@ -29,19 +26,3 @@ export const CHECKPOINT_LINES = {
   usage: (what: string) => `checkpoint: ${what}; nothing was captured`,
   redacted: (report: string) => `checkpoint: ${report.replace(/ \(line \d+\)/g, "")} from the transcript`,
 } as const;
-
-/**
- * `checkpoint [--format claude|codex|gemini] [--root DIR]` (docs/design.md#checkpoints):
- * captures the session's state from the hook input and the transcript's tail into
- * `checkpoints/<session>.md`. Always exit 0, nothing on stdout.
- */
-export const checkpointVerb: Verb = {
-  name: "checkpoint",
-  options: { root: { type: "string" }, format: { type: "string" } },
-  positionals: [0, 0],
-  // A getter, its text in the verb's own chunk: compiled when asked, never at a hook's start.
-  get help() {
-    return checkpointHelp();
-  },
-  run: (ctx) => runCheckpoint(ctx),
-};

@@ -6,7 +6,6 @@ import { readManagedFile } from "../store/read.ts";
 import { publish } from "../store/publish.ts";
 import { CAS, expectedTokenOption, failpointOf, lockTimeoutOption, rootOption, ROOT_HELP, stdinForValidate } from "./common.ts";
 import { alreadyPresent, appendedBytes } from "../store/append.ts";
-import { COLD_HELPERS } from "./index.ts";
 import { ok, type Verb } from "./types.ts";
 
 /** Largest text `promote` appends, in bytes (docs/design.md#tokens-and-the-publication-protocol). */
@@ -53,7 +52,6 @@ exit:   0 appended, or already there; 2 refused (stale token: read again; bad te
         env: ctx.env,
         lockTimeoutSeconds,
         failpoint: failpointOf(ctx),
-        loadRepair: COLD_HELPERS.repair,
         validate: () => {
           const raw = stdin();
           if (raw.length > MAX_PROMOTE_BYTES) {

@@ -4,7 +4,7 @@ import { FILE_OF, memoryDir, parseKind, parseTarget } from "../store/paths.ts";
 import { failpointOf, ROOT, rootOption, ROOT_HELP } from "./common.ts";
 import { ok, type Outcome, type Verb } from "./types.ts";
 import { checkpointNoteForHandoff } from "./checkpoint-surface.ts";
-import { COLD_HELPERS } from "./index.ts";
+import { readCheckpoint } from "../cold/checkpoint-read.ts";
 
 const ABSENT = "CURRENT-SHA256: absent\n";
 
@@ -52,7 +52,7 @@ exit: 0 printed; 3 absent (stdout is exactly "CURRENT-SHA256: absent");
 `,
   async run(ctx) {
     if (ctx.positionals[0] === "checkpoint") {
-      return (await COLD_HELPERS.checkpointRead()).readCheckpoint(rootOption(ctx), typeof ctx.values.session === "string" ? ctx.values.session : undefined);
+      return readCheckpoint(rootOption(ctx), typeof ctx.values.session === "string" ? ctx.values.session : undefined);
     }
     const kind = parseKind(ctx.positionals[0]);
     const root = rootOption(ctx);

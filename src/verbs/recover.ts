@@ -6,9 +6,9 @@ import { memoryDir } from "../store/paths.ts";
 import { failpointOf, lockTimeoutOption, rootOption, ROOT_HELP } from "./common.ts";
 import { ok, type Verb } from "./types.ts";
 import { checkpointsDir, checkpointsDirState } from "../store/checkpoints.ts";
-import { COLD_HELPERS } from "./index.ts";
+import { cleanCheckpointLeftovers } from "../cold/checkpoint-cleanup.ts";
 import { readdirSync } from "node:fs";
-import { removeLeftoverDrafts } from "../store/drafts.cold.ts";
+import { removeLeftoverDrafts } from "../cold/drafts.ts";
 
 /** `recover --root DIR` (docs/design.md#tokens-and-the-publication-protocol): repairs what an interrupted save left. */
 export const recoverVerb: Verb = {
@@ -39,9 +39,9 @@ exit: 0 done (or nothing to do); 2 refused (unsafe tree); 4 paused; 5 busy.
     // A promote's private files can be left at the root even with no memory dir.
     if (checkTree(root) || pendingRepairs(root).length > 0) {
       // Leftovers of an interrupted checkpoint go too (ruling 23, docs/design.md#checkpoints).
-      const { result, repairs } = await underLock({ root, env: ctx.env, lockTimeoutSeconds, failpoint: failpointOf(ctx), loadRepair: COLD_HELPERS.repair }, async () => [
+      const { result, repairs } = await underLock({ root, env: ctx.env, lockTimeoutSeconds, failpoint: failpointOf(ctx) }, async () => [
         ...(checkpointsDirState(root) === "ok" && readdirSync(checkpointsDir(root)).some((n) => n.startsWith("."))
-          ? (await COLD_HELPERS.checkpointCleanup()).cleanCheckpointLeftovers(root)
+          ? cleanCheckpointLeftovers(root)
           : []),
         // A leftover draft is private junk, not an interrupted save (docs/decisions/save-form.md).
         ...removeLeftoverDrafts(root),

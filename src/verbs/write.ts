@@ -2,26 +2,25 @@ import { lstatSync } from "node:fs";
 import path from "node:path";
 import { recordSave as recordCloneSave, statKey } from "../git/saves.ts";
 import { HelperError, Refused } from "../errors.ts";
-import { takeDraft } from "../store/drafts.cold.ts";
+import { takeDraft } from "../cold/drafts.ts";
 import { underLock } from "../store/mutate.ts";
 import { archiveDir, archivePrefixOf, FILE_OF, memoryDir, parseKind } from "../store/paths.ts";
 import { publish } from "../store/publish.ts";
 import { tokenOf } from "../store/files.ts";
 import { CAS, expectedTokenOption, failpointOf, lockTimeoutOption, rootOption, stdinForValidate } from "./common.ts";
 import { ok, type Verb } from "./types.ts";
-import { writeHelp } from "./write-help.cold.ts";
-import { COLD_HELPERS } from "./index.ts";
-// A chunk of its own (build.mjs, rule 2b): only `write` compiles it, no cold verb's chunk.
-import { buildDocument, checkDocument, type Built, type Checked } from "./write-checked.cold.ts";
+import { writeHelp } from "../cold/write-help.ts";
+// Cold code (src/cold/, build.mjs): only `write` compiles it, no cold verb's chunk.
+import { buildDocument, checkDocument, type Built, type Checked } from "../cold/write-checked.ts";
 // A chunk of its own too: only a save that changed the handoff compiles the journal's code.
-import { recordSave } from "../journal/record.cold.ts";
+import { recordSave } from "../cold/journal-record.ts";
 
 /** `write <kind> --root DIR --expected-current-sha256 TOKEN` (docs/design.md#tokens-and-the-publication-protocol, docs/design.md#redaction). */
 export const writeVerb: Verb = {
   name: "write",
   options: { ...CAS, "from-draft": { type: "boolean" } },
   positionals: [1, 1],
-  // Its help lives in a chunk of its own (build.mjs rule 2b): every start-up parses the hot
+  // Its help is cold code (src/cold/, build.mjs): every start-up parses the hot
   // part, and the help is read almost never.
   get help() {
     return writeHelp();
@@ -60,7 +59,7 @@ async function save(ctx: Parameters<Verb["run"]>[0], kind: ReturnType<typeof par
     const lockTimeoutSeconds = lockTimeoutOption(ctx);
     const root = rootOption(ctx);
     const stdin = document;
-    // The schema checks, the scanner and git are write-checked.cold.ts's chunk: what every
+    // The schema checks, the scanner and git are cold/write-checked.ts's chunk: what every
     // other verb parses at start-up stays small (build.mjs).
     let checked: Checked | null = null;
     let built: Built | null = null;
@@ -72,7 +71,6 @@ async function save(ctx: Parameters<Verb["run"]>[0], kind: ReturnType<typeof par
         env: ctx.env,
         lockTimeoutSeconds,
         failpoint: failpointOf(ctx),
-        loadRepair: COLD_HELPERS.repair,
         validate: () => {
           checked = checkDocument(stdin(), kind, root);
         },

@@ -53,9 +53,9 @@ describe("lazy chunks (build.mjs)", () => {
     expect([...parsed.matchAll(/^import\b.*$/gm)].map((m) => m[0])).toEqual(['import { createRequire as __shCreateRequire } from "node:module";']);
     expect(text.startsWith("#!/usr/bin/env node\n")).toBe(true);
     // The cold verbs are there, as chunk text after the code.
-    expect(text).toMatch(/__shChunk\("cold:src\/verbs\/drift\.ts", /);
-    // No npm package is loaded by a hot verb since the lock became our own (docs/decisions/lock.md).
-    expect([...chunkTable(text).keys()].filter((k) => k.startsWith("pkg:"))).toEqual([]);
+    expect(text).toMatch(/__shChunk\("src\/cold\/verbs\/drift\.ts", /);
+    // Every chunk is a file of the cold tier (src/cold/); hot code imports no npm package (a build error).
+    expect([...chunkTable(text).keys()].filter((k) => !/^src\/cold\/[\w/.-]+\.ts$/.test(k))).toEqual([]);
     expect(text.endsWith("\n*/\n")).toBe(true);
     // What V8 parses at every start-up stays small, whatever the cold chunks weigh. Issue 15
     // raised it from 130,000: the hook, check and read handoff speak of checkpoints at every
@@ -81,7 +81,7 @@ describe("lazy chunks (build.mjs)", () => {
     // after an interrupted save. Write's schema checks moved from the cold verbs' chunk to one
     // of their own (write compiled all 220,000 characters of the cold verbs before); the
     // import's facade costs about 200. Then the redaction rules became a chunk of their own
-    // (guard/redaction.cold.ts: write, promote and the sanitiser compile it when they first
+    // (now src/cold/redaction.ts: write, promote and the sanitiser compile it when they first
     // redact; hook, read and check never do), giving back about 34,500 characters. The
     // checkpoint verb's face (options, help getter, its printed lines: about 700 characters)
     // joined the hot part so that a compaction hook compiles only its own chunk (issue 15).
@@ -106,8 +106,9 @@ describe("lazy chunks (build.mjs)", () => {
     // block scanner, parseHandoff and the anchor checks it carries, which the hook and
     // `read`'s checkpoint order now share with drift and brief instead of a line reader of
     // their own; counted, 4 M instructions of parsing and 11 M of running per hook start
-    // (docs/design.md#one-reading-of-the-handoff).
-    expect(parsed.length).toBeLessThan(203_000);
+    // (docs/design.md#one-reading-of-the-handoff). The tiers (src/cold/) then hold the same
+    // code as before; with every 1.2 merge in, 204,263 (docs/decisions/cold-chunks.md).
+    expect(parsed.length).toBeLessThan(205_000);
   });
 
   it("hook, read and check compile no chunk; hook loads neither crypto nor child_process", () => {
@@ -131,13 +132,13 @@ describe("lazy chunks (build.mjs)", () => {
     const root = gitRepo();
     const w = traced(["write", "handoff", "--root", root, "--expected-current-sha256", "absent"], { input: handoff("ship the bench") });
     expect(w.code).toBe(0);
-    expect([...w.chunks].sort()).toEqual(["lazy:src/guard/redaction.cold.ts", "lazy:src/journal/record.cold.ts", "lazy:src/verbs/write-checked.cold.ts"]);
+    expect([...w.chunks].sort()).toEqual(["src/cold/journal-record.ts", "src/cold/redaction.ts", "src/cold/write-checked.ts"]);
     const d = traced(["drift", "--root", root, "--json"]);
-    expect(d.chunks).toEqual(["cold:src/verbs/drift.ts"]);
+    expect(d.chunks).toEqual(["src/cold/verbs/drift.ts"]);
     expect(JSON.parse(d.stdout).verdict).toMatch(/^(fresh|drifted|stale|rewritten|unverifiable)$/);
   });
 
-  it("checkpoint compiles its own chunk and the redaction rules', never the cold verbs' (docs/decisions/cold-chunks.md)", () => {
+  it("checkpoint compiles its own chunk, the pruning's and the redaction rules', never the cold verbs' (docs/decisions/cold-chunks.md)", () => {
     const root = gitRepo();
     const transcript = path.join(tempDir(), "t.jsonl");
     // A tool call: only tool calls and edits make a capture (docs/design.md#checkpoints).
@@ -146,31 +147,32 @@ describe("lazy chunks (build.mjs)", () => {
     const c = traced(["checkpoint"], { input: JSON.stringify({ session_id: "s1", transcript_path: transcript, cwd: root, hook_event_name: "PreCompact" }) });
     expect(c.code).toBe(0);
     expect(c.stderr).toMatch(/checkpoint: saved checkpoints\/s1\.md/);
-    expect([...c.chunks].sort()).toEqual(["lazy:src/guard/redaction.cold.ts", "lazy:src/verbs/checkpoint-run.cold.ts"]);
+    // The pruning of checkpoints/ is a cold file of its own that `recover` shares: one more small chunk.
+    expect([...c.chunks].sort()).toEqual(["src/cold/checkpoint-cleanup.ts", "src/cold/checkpoint-run.ts", "src/cold/redaction.ts"]);
   });
 
   it("the invisible-character rules are a chunk of their own, compiled only for a text that needs them", () => {
     const root = gitRepo();
     // write's schema checks are a chunk of their own (contract 1.1 §8), never the rules' chunk.
     const plain = traced(["write", "handoff", "--root", root, "--expected-current-sha256", "absent"], { input: handoff("plain text") });
-    expect([...plain.chunks].sort()).toEqual(["lazy:src/guard/redaction.cold.ts", "lazy:src/journal/record.cold.ts", "lazy:src/verbs/write-checked.cold.ts"]);
+    expect([...plain.chunks].sort()).toEqual(["src/cold/journal-record.ts", "src/cold/redaction.ts", "src/cold/write-checked.ts"]);
     const token = /CURRENT-SHA256: (\S+)\n$/.exec(plain.stdout)![1]!;
     // A warning sign with its emoji selector, and Persian with ZWNJ: the rules decide.
     const living = traced(["write", "handoff", "--root", root, "--expected-current-sha256", token], { input: handoff("⚠️ کتاب\u200Cها") });
     expect(living.code, living.stderr).toBe(0);
-    expect(living.chunks.sort()).toEqual(["lazy:src/guard/invisible-rules.cold.ts", "lazy:src/guard/redaction.cold.ts", "lazy:src/journal/record.cold.ts", "lazy:src/verbs/write-checked.cold.ts"]);
+    expect(living.chunks.sort()).toEqual(["src/cold/invisible-rules.ts", "src/cold/journal-record.ts", "src/cold/redaction.ts", "src/cold/write-checked.ts"]);
     const read = traced(["read", "handoff", "--root", root]);
     expect(read.stdout).toContain("⚠️ کتاب\u200Cها");
-    expect(read.chunks).toEqual(["lazy:src/guard/invisible-rules.cold.ts"]);
+    expect(read.chunks).toEqual(["src/cold/invisible-rules.ts"]);
     // anchors imports the rules through the hot part: they wait until a path needs them.
     const anchors = traced(["anchors", "--root", root]);
-    expect(anchors.chunks).toEqual(["cold:src/verbs/anchors.ts"]);
+    expect(anchors.chunks).toEqual(["src/cold/verbs/anchors.ts"]);
   });
 
   it("an error raised inside the cold chunk keeps its exit code and message", () => {
     const root = gitRepo();
     const absent = traced(["drift", "--root", root]);
-    expect(absent.chunks).toEqual(["cold:src/verbs/drift.ts"]);
+    expect(absent.chunks).toEqual(["src/cold/verbs/drift.ts"]);
     expect(absent.code).toBe(3);
     expect(absent.stderr).not.toMatch(/internal error/);
     const missing = path.join(tempDir(), "nope");
@@ -184,14 +186,14 @@ describe("lazy chunks (build.mjs)", () => {
     const root = gitRepo();
     save(root, handoff("one chunk each"));
     for (const [args, chunk] of [
-      [["brief", "--root", root], "cold:src/verbs/brief.ts"],
-      [["validate", "--root", root], "cold:src/verbs/validate.ts"],
-      [["archives", "list", "--root", root], "cold:src/verbs/archives.ts"],
-      [["redact"], "cold:src/verbs/redact.ts"],
+      [["brief", "--root", root], "src/cold/verbs/brief.ts"],
+      [["validate", "--root", root], "src/cold/verbs/validate.ts"],
+      [["archives", "list", "--root", root], "src/cold/verbs/archives.ts"],
+      [["redact"], "src/cold/verbs/redact.ts"],
     ] as const) {
       const r = traced([...args], { input: "" });
       expect(r.code, `${args[0]} ${r.stderr}`).not.toBe(null);
-      expect(r.chunks.filter((c) => c.startsWith("cold:")), args[0]).toEqual([chunk]);
+      expect(r.chunks.filter((c) => c.startsWith("src/cold/verbs/")), args[0]).toEqual([chunk]);
     }
   });
 
@@ -209,7 +211,7 @@ describe("the chunk table after the code (build.mjs rule 4)", () => {
     writeFileSync(file, text);
     return spawnSync(process.execPath, [path.join(path.dirname(HELPER), "..", "build.mjs"), "--check", "--bundle", file], { encoding: "utf8" });
   };
-  const chunkRe = /^(lazy:src\/guard\/redaction\.cold\.ts )([A-Za-z0-9+/=]+)$/m;
+  const chunkRe = /^(src\/cold\/redaction\.ts )([A-Za-z0-9+/=]+)$/m;
   const bundle = () => readFileSync(HELPER, "utf8");
 
   it("a chunk deflated to other bytes but the same code is fresh (build --check judges the code)", () => {
@@ -247,7 +249,7 @@ describe("the chunk table after the code (build.mjs rule 4)", () => {
     for (const broken of [cut, other]) {
       const a = run(broken, ["anchors", "--root", root]);
       expect(a.status).toBe(2);
-      expect(a.stderr).toBe("memory_io internal error: memory_io.mjs: the code of cold:src/verbs/anchors.ts is missing from the file (it was replaced while it ran, or damaged): run the command again, or reinstall the skill\n");
+      expect(a.stderr).toBe("memory_io internal error: memory_io.mjs: the code of src/cold/verbs/anchors.ts is missing from the file (it was replaced while it ran, or damaged): run the command again, or reinstall the skill\n");
       // The hook and check need no chunk: they work, and the hook still exits 0.
       expect(run(broken, ["check", "--root", root]).status).toBe(2);
       const h = spawnSync(process.execPath, [path.join(dir, "memory_io.mjs"), "hook", "--mode", "session", "--root", root], { env: cleanEnv(), encoding: "utf8", input: "" });

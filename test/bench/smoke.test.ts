@@ -52,7 +52,7 @@ it("npm run bench --quick runs end to end and writes well-formed results", () =>
   expect(positive(res.redaction.loadMs) && positive(res.redaction.firstCallMs) && positive(res.redaction.warmMedianMs)).toBe(true);
   expect(r.stdout).toMatch(/redaction of a 150-line handoff/);
   expect(res.bundle.bytes).toBeGreaterThan(res.bundle.parsedChars);
-  expect(res.bundle.chunks.map((c: { name: string }) => c.name)).toContain("cold:src/verbs/drift.ts");
+  expect(res.bundle.chunks.map((c: { name: string }) => c.name)).toContain("src/cold/verbs/drift.ts");
   for (const flow of ["save", "resume", "resumeWithLedgers"]) {
     expect(res.context[flow].files[0].file).toBe("SKILL.md");
     expect(positive(res.context[flow].bytes)).toBe(true);

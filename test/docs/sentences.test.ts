@@ -71,7 +71,7 @@ const FAMILIES: { file: string; literal: RegExp }[] = [
   { file: "src/verbs/hook.ts", literal: /["`](session-handoff: [^"`$]{12,})/g },
   { file: "src/verbs/checkpoint-surface.ts", literal: /["`](session-handoff: [^"`$]{12,})/g },
   { file: "src/verbs/check.ts", literal: /^ {2}\w+: "([^"]{12,})",$/gm },
-  { file: "src/verbs/write-checked.cold.ts", literal: /`(note: [^`$]{4,})/g },
+  { file: "src/cold/write-checked.ts", literal: /`(note: [^`$]{4,})/g },
 ];
 
 describe("the table is complete for the sentence families", () => {

@@ -25,9 +25,9 @@ export interface Sentence {
 const HOOK = "src/verbs/hook.ts";
 const SURFACE = "src/verbs/checkpoint-surface.ts";
 const CHECK = "src/verbs/check.ts";
-const WRITE = "src/verbs/write-checked.cold.ts";
+const WRITE = "src/cold/write-checked.ts";
 const VERDICT = "src/git/verdict.ts";
-const JOURNAL = "src/journal/record.cold.ts";
+const JOURNAL = "src/cold/journal-record.ts";
 
 export const SENTENCES: readonly Sentence[] = [
   // The session-start hook: fixed sentences per state (docs/design.md#the-session-start-hook).
@@ -56,8 +56,8 @@ export const SENTENCES: readonly Sentence[] = [
   { id: "doctor.merge-driver-missing", source: "src/git/merge-driver-state.ts", help: "doctor", doc: "docs/design.md#the-merge-driver", text: ".gitattributes names the session-handoff merge driver, but this clone's git config lacks it: git merges memory files as text (conflict markers can land); run `install` or `publish` once in this clone" },
 
   // brief's fixed sentences and the drift clauses it shares with drift (docs/design.md#the-brief).
-  { id: "brief.cold-start", source: "src/verbs/brief.ts", help: "brief", text: "No saved session state exists." },
-  { id: "brief.conflicted", source: "src/verbs/brief.ts", help: "brief", doc: "docs/design.md#conflicted-memory", text: "HANDOFF.md has unresolved merge conflicts: one side {ours}, the other {theirs}; keep one side of each conflict (archive the other), then resume" },
+  { id: "brief.cold-start", source: "src/cold/verbs/brief.ts", help: "brief", text: "No saved session state exists." },
+  { id: "brief.conflicted", source: "src/cold/verbs/brief.ts", help: "brief", doc: "docs/design.md#conflicted-memory", text: "HANDOFF.md has unresolved merge conflicts: one side {ours}, the other {theirs}; keep one side of each conflict (archive the other), then resume" },
   { id: "brief.merge-met", source: "src/git/merge-driver.ts", help: "brief", doc: "docs/design.md#the-merge-driver", text: "two handoffs met in a merge; the other is archive/{name}" },
   { id: "drift.not-fetched", source: VERDICT, help: "drift", doc: "docs/decisions/absent-not-rewritten.md", text: "not in this clone: fetch, or the history was rewritten" },
   { id: "drift.shallow", source: VERDICT, help: "drift", doc: "docs/decisions/absent-not-rewritten.md", text: "not in this clone: deepen it (git fetch --deepen or --unshallow)" },
@@ -98,11 +98,11 @@ export const SENTENCES: readonly Sentence[] = [
   { id: "install.by-hand", source: "src/agents/json-hooks.ts", help: "install", text: "{file} {what is wrong}; nothing was changed. Add this to it by hand:" },
 
   // publish and doctor (docs/design.md#integrations).
-  { id: "publish.attributes", source: "src/verbs/publish.ts", help: "publish", doc: "docs/design.md#the-merge-driver", text: "committed .gitattributes with the merge driver's block (every clone then merges memory with it once it runs install or publish)" },
-  { id: "doctor.outdated", source: "src/verbs/doctor.ts", help: "doctor", doc: "docs/design.md#hook-commands-find-node", text: "{agent}: {file} holds an outdated session-handoff entry" },
-  { id: "doctor.codex-subfolders", source: "src/verbs/doctor.ts", help: "doctor", text: "codex: AGENTS.md files in subfolders count toward the same 32 KiB Codex reads" },
+  { id: "publish.attributes", source: "src/cold/verbs/publish.ts", help: "publish", doc: "docs/design.md#the-merge-driver", text: "committed .gitattributes with the merge driver's block (every clone then merges memory with it once it runs install or publish)" },
+  { id: "doctor.outdated", source: "src/cold/verbs/doctor.ts", help: "doctor", doc: "docs/design.md#hook-commands-find-node", text: "{agent}: {file} holds an outdated session-handoff entry" },
+  { id: "doctor.codex-subfolders", source: "src/cold/verbs/doctor.ts", help: "doctor", text: "codex: AGENTS.md files in subfolders count toward the same 32 KiB Codex reads" },
   { id: "doctor.codex-budget", source: "src/agents/doctor-checks.ts", help: "doctor", text: "{file}: the session-handoff block ends at byte {end}, past the {budget} bytes of AGENTS.md text Codex reads; Codex never sees it" },
-  { id: "doctor.foreign-lock", source: "src/verbs/doctor.ts", help: "doctor", doc: "docs/decisions/lock.md", text: "the memory lock {path} names {who}" },
+  { id: "doctor.foreign-lock", source: "src/cold/verbs/doctor.ts", help: "doctor", doc: "docs/decisions/lock.md", text: "the memory lock {path} names {who}" },
 ];
 
 /** The fixed parts of a sentence: the words between its `{…}` parts, trimmed, at least 4 characters. */

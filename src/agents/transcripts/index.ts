@@ -13,7 +13,7 @@ export const ADAPTERS: Record<TranscriptFormat, (lines: readonly string[]) => Ca
 
 /**
  * Words that every plan record of a format holds, as written in the file (its tool names): a
- * part of a transcript without any of them holds no plan (verbs/checkpoint-run.cold.ts).
+ * part of a transcript without any of them holds no plan (cold/checkpoint-run.ts).
  */
 export const PLAN_MARKERS: Record<TranscriptFormat, readonly string[]> = {
   claude: ["TodoWrite", "TaskCreate", "TaskUpdate"],

@@ -9,7 +9,7 @@ import { harnessPath } from "../harness-path.ts";
 export const TAIL_BYTES = 4 * 1024 * 1024;
 /**
  * Bytes read from the end first (docs/decisions/checkpoint-window.md): the whole TAIL_BYTES only when this part lacks
- * what a checkpoint needs (verbs/checkpoint-run.cold.ts). Parsing 4 MiB cost ~15 ms of a hook
+ * what a checkpoint needs (cold/checkpoint-run.ts). Parsing 4 MiB cost ~15 ms of a hook
  * that Claude Code gives 1.5 s in all; 1 MiB holds a few hundred records.
  */
 export const FIRST_TAIL_BYTES = 1024 * 1024;

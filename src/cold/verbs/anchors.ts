@@ -1,8 +1,8 @@
-import { collectAnchors } from "../git/anchors.ts";
-import { anchorsWithoutTokens, withoutTokens } from "../guard/token-shape.ts";
-import { renderAnchorLines } from "../schema/anchor-lines.ts";
-import { rootOption, ROOT_HELP } from "./common.ts";
-import { ok, type Verb } from "./types.ts";
+import { collectAnchors } from "../../git/anchors.ts";
+import { anchorsWithoutTokens, withoutTokens } from "../../guard/token-shape.ts";
+import { renderAnchorLines } from "../../schema/anchor-lines.ts";
+import { rootOption, ROOT_HELP } from "../../verbs/common.ts";
+import { ok, type Verb } from "../../verbs/types.ts";
 
 /**
  * `anchors --root DIR [--key-file PATH]… [--json]` (docs/design.md#verdicts-and-the-brief): the `## Environment anchors`

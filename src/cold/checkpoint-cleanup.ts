@@ -4,8 +4,8 @@
 import { linkSync, lstatSync, readdirSync, unlinkSync } from "node:fs";
 import path from "node:path";
 import { CHECKPOINT_NAME } from "../schema/checkpoint-name.ts";
-import { checkpointsDir, checkpointsDirState, listCheckpoints, readHead, rmQuietRegular } from "./checkpoints.ts";
-import { listPrivate } from "./private.ts";
+import { checkpointsDir, checkpointsDirState, listCheckpoints, readHead, rmQuietRegular } from "../store/checkpoints.ts";
+import { listPrivate } from "../store/private.ts";
 
 /** Most delivered-once markers kept (docs/design.md#checkpoints). */
 export const MARKERS_KEPT = 20;

@@ -1,7 +1,7 @@
-import { Refused } from "../errors.ts";
-import { REDACTION_RULES, formatRedactionReport, redactText } from "../guard/redaction.cold.ts";
-import { RULE_DESCRIPTIONS } from "../guard/redact-help.ts";
-import { ok, type Verb } from "./types.ts";
+import { Refused } from "../../errors.ts";
+import { REDACTION_RULES, formatRedactionReport, redactText } from "../redaction.ts";
+import { RULE_DESCRIPTIONS } from "../../guard/redact-help.ts";
+import { ok, type Verb } from "../../verbs/types.ts";
 
 const STRICT = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 

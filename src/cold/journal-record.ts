@@ -14,10 +14,10 @@ import { findRoot } from "../store/root.ts";
 import { readStable } from "../store/files.ts";
 import { archiveDir, memoryDir } from "../store/paths.ts";
 import { validateHandoff } from "../schema/validate.ts";
-import { journalHeader, parseJournal, renderResumeEntry, renderSaveEntry, type JournalEntry } from "./entry.ts";
-import { measureOutcome } from "./outcome.ts";
-import type { ResumeCall } from "./resume-events.ts";
-import { appendEntry, ensureJournalDir, journalDir, journalOff, listJournal, monthOf, publishJournalFile, readJournalFile } from "./store.ts";
+import { journalHeader, parseJournal, renderResumeEntry, renderSaveEntry, type JournalEntry } from "../journal/entry.ts";
+import { measureOutcome } from "../journal/outcome.ts";
+import type { ResumeCall } from "../journal/resume-events.ts";
+import { appendEntry, ensureJournalDir, journalDir, journalOff, listJournal, monthOf, publishJournalFile, readJournalFile } from "../journal/store.ts";
 
 /** Months this many or more before the save's month are folded: 6 whole months are kept. */
 export const FOLD_AFTER_MONTHS = 7;

@@ -1,5 +1,5 @@
 // What `checkpoint` does (rulings 19–25, docs/design.md#checkpoints); checkpoint.ts is its face. A chunk of
-// its own (build.mjs rule 2b), compiled only when a hook runs the verb.
+// its own (src/cold/, build.mjs), compiled only when a hook runs the verb.
 import { homedir } from "node:os";
 import path from "node:path";
 import { HelperError } from "../errors.ts";
@@ -8,9 +8,9 @@ import { closeTranscript, earlierHolds, FIRST_TAIL_BYTES, headLines, openTranscr
 import { emptyCapture, type Capture, type TranscriptFormat } from "../agents/transcripts/types.ts";
 import { hookCwd } from "../agents/harness-path.ts";
 import { countToolCalls, findLastSave, type LastSave, type ProjectHandoffs } from "../agents/transcripts/last-save.ts";
-import { recordResume } from "../journal/record.cold.ts";
+import { recordResume } from "./journal-record.ts";
 import { findLastResume, type ResumeCall } from "../journal/resume-events.ts";
-import { formatRedactionReport } from "../guard/redaction.cold.ts";
+import { formatRedactionReport } from "./redaction.ts";
 import { anchorsWithoutTokens } from "../guard/token-shape.ts";
 import { runGit } from "../git/run.ts";
 import { skillExcludes } from "../git/anchors.ts";
@@ -22,16 +22,15 @@ import { isoSeconds, parseStrictTime } from "../schema/values.ts";
 import { checkpointsDir, checkpointsDirState, readHead, readHeadBytes, rmQuietRegular, sessionFileId } from "../store/checkpoints.ts";
 import { listArchives } from "../store/archive-entries.ts";
 import { tokenOf } from "../store/files.ts";
-import { cleanCheckpointLeftovers, pruneCheckpoints } from "../store/checkpoint-cleanup.ts";
+import { cleanCheckpointLeftovers, pruneCheckpoints } from "./checkpoint-cleanup.ts";
 import { readStable } from "../store/files.ts";
 import { underLock } from "../store/mutate.ts";
 import { archiveDir, ensureDir, memoryDir } from "../store/paths.ts";
 import { disabledByEnv, pauseSwitch } from "../store/pause.ts";
 import { publish } from "../store/publish.ts";
-import { failpointOf, rootOption } from "./common.ts";
-import { COLD_HELPERS } from "./index.ts";
-import { ok, type Outcome, type VerbContext } from "./types.ts";
-import { CHECKPOINT_DIRTY, CHECKPOINT_GIT_MS, CHECKPOINT_LINES, CHECKPOINT_STDIN_BYTES } from "./checkpoint.ts";
+import { failpointOf, rootOption } from "../verbs/common.ts";
+import { ok, type Outcome, type VerbContext } from "../verbs/types.ts";
+import { CHECKPOINT_DIRTY, CHECKPOINT_GIT_MS, CHECKPOINT_LINES, CHECKPOINT_STDIN_BYTES } from "../verbs/checkpoint.ts";
 
 /** `checkpoint --help` (the verb's face, checkpoint.ts, asks for it only when help is read). */
 export function checkpointHelp(): string {
@@ -387,7 +386,7 @@ export async function runCheckpoint(ctx: VerbContext): Promise<Outcome> {
     if (got.resume) {
       try {
         const waited = Math.max(0, (LOCK_BUDGET_MS - (Date.now() - startMs)) / 1000);
-        journal = (await underLock({ root, env: ctx.env, lockTimeoutSeconds: waited, loadRepair: COLD_HELPERS.repair }, resumed)).result;
+        journal = (await underLock({ root, env: ctx.env, lockTimeoutSeconds: waited }, resumed)).result;
       } catch {
         // Busy or paused: the outcome goes unrecorded; the checkpoint's own word stands.
       }
@@ -397,7 +396,7 @@ export async function runCheckpoint(ctx: VerbContext): Promise<Outcome> {
   // The lock is waited for at most what remains of 1.2 s since the start (docs/design.md#checkpoints).
   const waitSeconds = Math.max(0, (LOCK_BUDGET_MS - (Date.now() - startMs)) / 1000);
   try {
-    const { result, repairs } = await underLock({ root, env: ctx.env, lockTimeoutSeconds: waitSeconds, loadRepair: COLD_HELPERS.repair }, async (lock) => {
+    const { result, repairs } = await underLock({ root, env: ctx.env, lockTimeoutSeconds: waitSeconds }, async (lock) => {
       const journal = await resumed();
       ensureDir(dir);
       const cleaned = [...journal, ...cleanCheckpointLeftovers(root)];

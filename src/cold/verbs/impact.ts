@@ -1,6 +1,6 @@
-import { GOOD_SCORE, group, MIN_GROUP, readResumes, type ImpactGroup } from "../journal/impact.ts";
-import { rootOption, ROOT_HELP } from "./common.ts";
-import { ok, type Verb } from "./types.ts";
+import { GOOD_SCORE, group, MIN_GROUP, readResumes, type ImpactGroup } from "../../journal/impact.ts";
+import { rootOption, ROOT_HELP } from "../../verbs/common.ts";
+import { ok, type Verb } from "../../verbs/types.ts";
 
 function pct(n: number, of: number): string {
   return of === 0 ? "n/a" : `${n} of ${of} (${Math.round((n / of) * 100)}%)`;

@@ -1,20 +1,19 @@
 import { lstatSync } from "node:fs";
 import path from "node:path";
-import { Absent, Refused, UsageError } from "../errors.ts";
-import { renderEnvelope } from "../guard/envelope.ts";
-import { findInvisible } from "../guard/invisible.ts";
-import { redactText } from "../guard/redaction.cold.ts";
-import { quoted } from "../guard/sanitize.ts";
-import { goalLineOf, handoffStateTime, parseHandoff } from "../schema/handoff.ts";
-import { ARCHIVE_NAME } from "../store/archive.ts";
-import { listArchives, readArchive } from "../store/archive-entries.ts";
-import { readStable } from "../store/files.ts";
-import { underLock } from "../store/mutate.ts";
-import { archiveDir, archivePrefixOf, HEADING_OF, MARKER, MAX_DOCUMENT_BYTES, memoryDir } from "../store/paths.ts";
-import { publish } from "../store/publish.ts";
-import { expectedTokenOption, failpointOf, lockTimeoutOption, rootOption } from "./common.ts";
-import { COLD_HELPERS } from "./index.ts";
-import { ok, type Outcome, type Verb, type VerbContext } from "./types.ts";
+import { Absent, Refused, UsageError } from "../../errors.ts";
+import { renderEnvelope } from "../../guard/envelope.ts";
+import { findInvisible } from "../../guard/invisible.ts";
+import { redactText } from "../redaction.ts";
+import { quoted } from "../../guard/sanitize.ts";
+import { goalLineOf, handoffStateTime, parseHandoff } from "../../schema/handoff.ts";
+import { ARCHIVE_NAME } from "../../store/archive.ts";
+import { listArchives, readArchive } from "../../store/archive-entries.ts";
+import { readStable } from "../../store/files.ts";
+import { underLock } from "../../store/mutate.ts";
+import { archiveDir, archivePrefixOf, HEADING_OF, MARKER, MAX_DOCUMENT_BYTES, memoryDir } from "../../store/paths.ts";
+import { publish } from "../../store/publish.ts";
+import { expectedTokenOption, failpointOf, lockTimeoutOption, rootOption } from "../../verbs/common.ts";
+import { ok, type Outcome, type Verb, type VerbContext } from "../../verbs/types.ts";
 
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
@@ -92,7 +91,6 @@ async function restore(ctx: VerbContext, name: string): Promise<Outcome> {
       env: ctx.env,
       lockTimeoutSeconds,
       failpoint: failpointOf(ctx),
-      loadRepair: COLD_HELPERS.repair,
       // Before anything is created: the name, and that the archive is there at all.
       validate: () => {
         if (!ARCHIVE_NAME.test(name)) {

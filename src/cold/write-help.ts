@@ -1,5 +1,5 @@
-// `write --help`: a chunk of its own (build.mjs rule 2b), compiled only when the help is read.
-import { ROOT_HELP } from "./common.ts";
+// `write --help`: a chunk of its own (src/cold/, build.mjs), compiled only when the help is read.
+import { ROOT_HELP } from "../verbs/common.ts";
 
 /** The text of `write --help` (contract §2, §3, §4; docs/decisions/save-form.md). */
 export function writeHelp(): string {

@@ -1,12 +1,12 @@
-import { Refused } from "../errors.ts";
-import { redactText } from "../guard/redaction.cold.ts";
-import { mergeDriverStep } from "../git/merge-driver-config.ts";
-import { publishMemory } from "../git/publish-memory.ts";
-import { helperLocation } from "./agent-files.ts";
-import { memoryDir } from "../store/paths.ts";
-import { assertNotPaused } from "../store/pause.ts";
-import { ROOT_HELP, rootOption } from "./common.ts";
-import { ok, type Verb } from "./types.ts";
+import { Refused } from "../../errors.ts";
+import { redactText } from "../redaction.ts";
+import { mergeDriverStep } from "../../git/merge-driver-config.ts";
+import { publishMemory } from "../../git/publish-memory.ts";
+import { helperLocation } from "../../verbs/agent-files.ts";
+import { memoryDir } from "../../store/paths.ts";
+import { assertNotPaused } from "../../store/pause.ts";
+import { ROOT_HELP, rootOption } from "../../verbs/common.ts";
+import { ok, type Verb } from "../../verbs/types.ts";
 
 /** The commit message when none is given. */
 /** publish's line when it committed the attributes block too (docs/design.md#the-merge-driver). */

@@ -1,20 +1,20 @@
-import { HelperError } from "../errors.ts";
-import { skillExcludes } from "../git/anchors.ts";
-import { measureDrift, startStatus } from "../git/drift.ts";
+import { HelperError } from "../../errors.ts";
+import { skillExcludes } from "../../git/anchors.ts";
+import { measureDrift, startStatus } from "../../git/drift.ts";
 import { existsSync } from "node:fs";
 import path from "node:path";
-import { countLedger, draftBrief, MAX_FIELD_CHARS, RANK, renderBrief, type Brief, type LedgerCounts } from "../brief/brief.ts";
-import { fitClauses } from "../brief/cut.ts";
-import { MERGED_LINE, mergedSentence } from "../git/merge-driver.ts";
-import { conflictSides } from "../schema/conflicted.ts";
-import { archiveDir } from "../store/paths.ts";
-import { checkAnchors, parseHandoff, stateTimeOfText } from "../schema/handoff.ts";
-import { FILE_OF } from "../store/paths.ts";
-import { readMemoryFile } from "../store/read.ts";
-import { rootOption, ROOT_HELP } from "./common.ts";
-import { loadHandoff, shapeWarnings } from "./handoff-input.ts";
-import { ok, type Verb } from "./types.ts";
-import { briefWithCheckpoint, CHECKPOINT_BRIEF_HELP, coldBriefFromCheckpoint } from "./brief-checkpoint.ts";
+import { countLedger, draftBrief, MAX_FIELD_CHARS, RANK, renderBrief, type Brief, type LedgerCounts } from "../../brief/brief.ts";
+import { fitClauses } from "../../brief/cut.ts";
+import { MERGED_LINE, mergedSentence } from "../../git/merge-driver.ts";
+import { conflictSides } from "../../schema/conflicted.ts";
+import { archiveDir } from "../../store/paths.ts";
+import { checkAnchors, parseHandoff, stateTimeOfText } from "../../schema/handoff.ts";
+import { FILE_OF } from "../../store/paths.ts";
+import { readMemoryFile } from "../../store/read.ts";
+import { rootOption, ROOT_HELP } from "../../verbs/common.ts";
+import { loadHandoff, shapeWarnings } from "../../verbs/handoff-input.ts";
+import { ok, type Verb } from "../../verbs/types.ts";
+import { briefWithCheckpoint, CHECKPOINT_BRIEF_HELP, coldBriefFromCheckpoint } from "../../verbs/brief-checkpoint.ts";
 
 /** The state time of one side of a conflicted handoff, as the conflicted message says it. */
 function sideTime(text: string, now: number): string {

@@ -1,10 +1,10 @@
 import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, writeSync } from "node:fs";
 import path from "node:path";
-import { laterHandoff, markMerged, mergeLedgers } from "../git/merge-driver.ts";
-import { runGit } from "../git/run.ts";
-import { archiveName } from "../store/archive.ts";
-import { mergeJournalMonth } from "../journal/entry.ts";
-import { ok, type Verb } from "./types.ts";
+import { laterHandoff, markMerged, mergeLedgers } from "../../git/merge-driver.ts";
+import { runGit } from "../../git/run.ts";
+import { archiveName } from "../../store/archive.ts";
+import { mergeJournalMonth } from "../../journal/entry.ts";
+import { ok, type Verb } from "../../verbs/types.ts";
 
 const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
 

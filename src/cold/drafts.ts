@@ -5,7 +5,7 @@
 import { closeSync, constants, fchmodSync, fstatSync, lstatSync, openSync, readSync, unlinkSync, writeSync, chmodSync, type Stats } from "node:fs";
 import path from "node:path";
 import { Refused } from "../errors.ts";
-import { MAX_DOCUMENT_BYTES, memoryDir, type Kind } from "./paths.ts";
+import { MAX_DOCUMENT_BYTES, memoryDir, type Kind } from "../store/paths.ts";
 
 /** The drafts folder's name inside the memory dir. */
 export const DRAFTS = "drafts";

@@ -1,16 +1,16 @@
-import { Absent, Refused } from "../errors.ts";
-import { statInsideRoot } from "../git/anchors.ts";
-import { findInvisible } from "../guard/invisible.ts";
-import { CONFLICTED_MESSAGE } from "../schema/conflicted.ts";
-import { handoffKeyFiles, validateHandoff } from "../schema/validate.ts";
-import { issueLines, type Validation } from "../schema/validate-common.ts";
-import { validateLedger } from "../schema/validate-ledger.ts";
-import { listArchives, readArchive } from "../store/archive-entries.ts";
-import { FILE_OF, MAX_DOCUMENT_BYTES, parseKind, type Kind } from "../store/paths.ts";
-import { readMemoryFile } from "../store/read.ts";
-import { rootOption } from "./common.ts";
-import { ok, type Verb, type VerbContext } from "./types.ts";
-import { quoted } from "../guard/sanitize.ts";
+import { Absent, Refused } from "../../errors.ts";
+import { statInsideRoot } from "../../git/anchors.ts";
+import { findInvisible } from "../../guard/invisible.ts";
+import { CONFLICTED_MESSAGE } from "../../schema/conflicted.ts";
+import { handoffKeyFiles, validateHandoff } from "../../schema/validate.ts";
+import { issueLines, type Validation } from "../../schema/validate-common.ts";
+import { validateLedger } from "../../schema/validate-ledger.ts";
+import { listArchives, readArchive } from "../../store/archive-entries.ts";
+import { FILE_OF, MAX_DOCUMENT_BYTES, parseKind, type Kind } from "../../store/paths.ts";
+import { readMemoryFile } from "../../store/read.ts";
+import { rootOption } from "../../verbs/common.ts";
+import { ok, type Verb, type VerbContext } from "../../verbs/types.ts";
+import { quoted } from "../../guard/sanitize.ts";
 
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 

@@ -1,11 +1,11 @@
 /**
  * The rules of the invisible-character guard (contract §4, rulings 5 and 7; docs/design.md#redaction), behind the fast
  * paths of guard/invisible.ts: most texts hold no candidate code point and never load this
- * module. Built as a lazy chunk (a `.cold.ts` file: build.mjs), so that read and write do not
+ * module. Built as a lazy chunk (src/cold/: build.mjs), so that read and write do not
  * parse it, nor its Unicode tables, at every start-up. Pure.
  */
-import type { InvisibleHit } from "./invisible.ts";
-import { RTL_LETTERS, STANDARDIZED_VARIANT_BASES } from "./unicode-tables.ts";
+import type { InvisibleHit } from "../guard/invisible.ts";
+import { RTL_LETTERS, STANDARDIZED_VARIANT_BASES } from "../guard/unicode-tables.ts";
 
 const LF = 0x0a;
 const CR = 0x0d;

@@ -1,12 +1,12 @@
 import { linkSync, readdirSync, readFileSync, rmSync, unlinkSync } from "node:fs";
 import path from "node:path";
 import { Refused } from "../errors.ts";
-import { ARCHIVE_KEEP, ARCHIVE_NAME, pruneArchive } from "./archive.ts";
-import { failpoint } from "./failpoint.ts";
-import { lstatBig, type PrivateEntry } from "./private.ts";
-import { archiveDir, archivePrefixOf, memoryDir } from "./paths.ts";
-import { linkIntoArchive } from "./publish.ts";
-import { ARCHIVE_TEMP, archiveEntriesWithIno, archiveExcess, DEAD_LOCK, groupByFile, inoOf, pendingRepairs, plantedPrivate } from "./recover.ts";
+import { ARCHIVE_KEEP, ARCHIVE_NAME, pruneArchive } from "../store/archive.ts";
+import { failpoint } from "../store/failpoint.ts";
+import { lstatBig, type PrivateEntry } from "../store/private.ts";
+import { archiveDir, archivePrefixOf, memoryDir } from "../store/paths.ts";
+import { linkIntoArchive } from "../store/publish.ts";
+import { ARCHIVE_TEMP, archiveEntriesWithIno, archiveExcess, DEAD_LOCK, groupByFile, inoOf, pendingRepairs, plantedPrivate } from "../store/recover.ts";
 
 // The repair itself is a cold chunk of its own (build.mjs): a save that was not interrupted
 // never parses it; `needsRepair` (recover.ts) decides, from directory listings alone.

@@ -4,8 +4,8 @@ import { Refused } from "../errors.ts";
 import { checkpointsDir, checkpointsDirState, sessionFileId } from "../store/checkpoints.ts";
 import { checkTree, memoryDir } from "../store/paths.ts";
 import { readManagedFile } from "../store/read.ts";
-import { newestCheckpoint } from "./checkpoint-surface.ts";
-import { ok, type Outcome } from "./types.ts";
+import { newestCheckpoint } from "../verbs/checkpoint-surface.ts";
+import { ok, type Outcome } from "../verbs/types.ts";
 
 /**
  * `read checkpoint [--session ID]` (ruling 26, docs/design.md#tokens-and-the-publication-protocol): as `read`, FILE `checkpoints/<id>.md`, the

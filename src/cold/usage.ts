@@ -1,9 +1,8 @@
-// What `--help` prints, and the usage a usage error shows (docs/decisions/skill-flows.md). A cold module: loaded
-// through COLD_HELPERS only when help is asked for or a verb is unknown, so that no verb's
-// start-up parses the overview, the examples or the wrapping code (build.mjs).
-import { nearest, wrapHelp } from "./help.ts";
-import { exampleBlock } from "./verbs/examples.ts";
-import { VERBS } from "./verbs/index.ts";
+// What `--help` prints, and the usage a usage error shows (docs/decisions/skill-flows.md). Cold code (src/cold/):
+// compiled only when help is asked for or a verb is unknown, so that no verb's start-up parses the overview, the examples or the wrapping code (build.mjs).
+import { nearest, wrapHelp } from "../help.ts";
+import { exampleBlock } from "../verbs/examples.ts";
+import { VERBS } from "../verbs/index.ts";
 
 /** The overview `--help` prints (and, for a usage error, stderr), wrapped at 80 columns. */
 export function usageText(): string {

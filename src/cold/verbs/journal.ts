@@ -1,11 +1,10 @@
 import { unlinkSync } from "node:fs";
 import path from "node:path";
-import { UsageError } from "../errors.ts";
-import { journalDir, listJournal } from "../journal/store.ts";
-import { underLock } from "../store/mutate.ts";
-import { failpointOf, lockTimeoutOption, rootOption, ROOT_HELP } from "./common.ts";
-import { COLD_HELPERS } from "./index.ts";
-import { ok, type Verb } from "./types.ts";
+import { UsageError } from "../../errors.ts";
+import { journalDir, listJournal } from "../../journal/store.ts";
+import { underLock } from "../../store/mutate.ts";
+import { failpointOf, lockTimeoutOption, rootOption, ROOT_HELP } from "../../verbs/common.ts";
+import { ok, type Verb } from "../../verbs/types.ts";
 
 /** `journal purge [--before YYYY-MM]`: deletes journal files under the memory lock. */
 export const journalVerb: Verb = {
@@ -38,7 +37,7 @@ exit:   0 purged (also none); 2 refused; 4 paused; 5 busy.
     }
     const root = rootOption(ctx);
     const lockTimeoutSeconds = lockTimeoutOption(ctx);
-    const { result, repairs } = await underLock({ root, env: ctx.env, lockTimeoutSeconds, failpoint: failpointOf(ctx), loadRepair: COLD_HELPERS.repair }, async () => {
+    const { result, repairs } = await underLock({ root, env: ctx.env, lockTimeoutSeconds, failpoint: failpointOf(ctx) }, async () => {
       const gone: string[] = [];
       for (const f of listJournal(root)) {
         const last = f.kind === "year" ? `${f.period}-12` : f.period;

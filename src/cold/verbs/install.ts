@@ -1,17 +1,17 @@
 import path from "node:path";
-import { installText, snippetOf } from "../agents/plan.ts";
-import { tokenOf } from "../store/files.ts";
-import { assertNotPaused } from "../store/pause.ts";
-import { mergeDriverStep } from "../git/merge-driver-config.ts";
-import { makeDirs, missingDirs, prepareDir, publishAgentFile, readAgentFile, readRecord, recordNode, recordsDir, removeEmptyDirs, userDir, writeRecord } from "../store/install-files.ts";
+import { installText, snippetOf } from "../../agents/plan.ts";
+import { tokenOf } from "../../store/files.ts";
+import { assertNotPaused } from "../../store/pause.ts";
+import { mergeDriverStep } from "../../git/merge-driver-config.ts";
+import { makeDirs, missingDirs, prepareDir, publishAgentFile, readAgentFile, readRecord, recordNode, recordsDir, removeEmptyDirs, userDir, writeRecord } from "../../store/install-files.ts";
 import { existsSync } from "node:fs";
-import { Refused } from "../errors.ts";
-import { NODE_LOCATIONS } from "../agents/command.ts";
-import { editTargets, repairAgentFiles } from "./agent-repair.ts";
-import { AGENT_OPTIONS, agentTarget } from "./agent-files.ts";
-import { failpointOf, ROOT_HELP } from "./common.ts";
-import { ok, type Verb } from "./types.ts";
-import { underInstallLock } from "../store/install-lock.ts";
+import { Refused } from "../../errors.ts";
+import { NODE_LOCATIONS } from "../../agents/command.ts";
+import { editTargets, repairAgentFiles } from "../../verbs/agent-repair.ts";
+import { AGENT_OPTIONS, agentTarget } from "../../verbs/agent-files.ts";
+import { failpointOf, ROOT_HELP } from "../../verbs/common.ts";
+import { ok, type Verb } from "../../verbs/types.ts";
+import { underInstallLock } from "../../store/install-lock.ts";
 
 /** Options of `install` and `uninstall`. */
 export const installHelpCommon = `The hook commands name this helper's file: for a skill inside the project, relative to the

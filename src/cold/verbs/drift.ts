@@ -1,14 +1,14 @@
-import { Absent } from "../errors.ts";
-import { skillExcludes } from "../git/anchors.ts";
-import { measureDrift, startStatus } from "../git/drift.ts";
-import { branchWords, notHereWords, type DriftReport } from "../git/verdict.ts";
-import { showRefused } from "../guard/invisible.ts";
-import { withoutTokens } from "../guard/token-shape.ts";
-import { quotedPath } from "../schema/anchor-lines.ts";
-import { checkAnchors, parseHandoff } from "../schema/handoff.ts";
-import { rootOption, ROOT_HELP } from "./common.ts";
-import { loadHandoff, shapeWarnings } from "./handoff-input.ts";
-import { ok, type Verb } from "./types.ts";
+import { Absent } from "../../errors.ts";
+import { skillExcludes } from "../../git/anchors.ts";
+import { measureDrift, startStatus } from "../../git/drift.ts";
+import { branchWords, notHereWords, type DriftReport } from "../../git/verdict.ts";
+import { showRefused } from "../../guard/invisible.ts";
+import { withoutTokens } from "../../guard/token-shape.ts";
+import { quotedPath } from "../../schema/anchor-lines.ts";
+import { checkAnchors, parseHandoff } from "../../schema/handoff.ts";
+import { rootOption, ROOT_HELP } from "../../verbs/common.ts";
+import { loadHandoff, shapeWarnings } from "../../verbs/handoff-input.ts";
+import { ok, type Verb } from "../../verbs/types.ts";
 
 // A count git could not give (the saved HEAD unreachable, no repository): said in words.
 function n(v: number | null): string {

@@ -1,9 +1,9 @@
 import { randomBytes } from "node:crypto";
-import { Refused, UsageError } from "../errors.ts";
-import { sanitize } from "../guard/sanitize.ts";
-import { QUERY_MAX, queryWords, SEARCH_KINDS, searchMemory, type SearchKind } from "../journal/search.ts";
-import { rootOption, ROOT_HELP } from "./common.ts";
-import { ok, type Verb } from "./types.ts";
+import { Refused, UsageError } from "../../errors.ts";
+import { sanitize } from "../../guard/sanitize.ts";
+import { QUERY_MAX, queryWords, SEARCH_KINDS, searchMemory, type SearchKind } from "../../journal/search.ts";
+import { rootOption, ROOT_HELP } from "../../verbs/common.ts";
+import { ok, type Verb } from "../../verbs/types.ts";
 
 function kindsOption(value: unknown): SearchKind[] | undefined {
   if (value === undefined) return undefined;

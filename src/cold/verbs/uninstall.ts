@@ -1,15 +1,15 @@
-import { mergeDriverStep } from "../git/merge-driver-config.ts";
+import { mergeDriverStep } from "../../git/merge-driver-config.ts";
 import path from "node:path";
-import { holdsOurs, snippetOf, uninstallText } from "../agents/plan.ts";
-import { assertNotPaused } from "../store/pause.ts";
-import { tokenOf } from "../store/files.ts";
-import { dropRecord, writeRecord, publishAgentFile, readAgentFile, readRecord, recordsDir, removeEmptyDirs, retractAgentFile } from "../store/install-files.ts";
-import { AGENT_OPTIONS, agentTarget } from "./agent-files.ts";
-import { editTargets, repairAgentFiles } from "./agent-repair.ts";
-import { failpointOf } from "./common.ts";
+import { holdsOurs, snippetOf, uninstallText } from "../../agents/plan.ts";
+import { assertNotPaused } from "../../store/pause.ts";
+import { tokenOf } from "../../store/files.ts";
+import { dropRecord, writeRecord, publishAgentFile, readAgentFile, readRecord, recordsDir, removeEmptyDirs, retractAgentFile } from "../../store/install-files.ts";
+import { AGENT_OPTIONS, agentTarget } from "../../verbs/agent-files.ts";
+import { editTargets, repairAgentFiles } from "../../verbs/agent-repair.ts";
+import { failpointOf } from "../../verbs/common.ts";
 import { installHelpCommon } from "./install.ts";
-import { ok, type Verb } from "./types.ts";
-import { underInstallLock } from "../store/install-lock.ts";
+import { ok, type Verb } from "../../verbs/types.ts";
+import { underInstallLock } from "../../store/install-lock.ts";
 
 /** `uninstall --agent NAME [--root DIR | --global] [--dry-run]` (ruling 11, docs/design.md#integrations). */
 // Every agent-file edit holds the install lock (docs/decisions/lock.md).
