@@ -3,6 +3,8 @@ import { randomBytes } from "node:crypto";
 import { lstatSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { oursIn } from "./json-hooks.ts";
+import { nodeRun } from "./command.ts";
+import { PROBE_SESSION_PREFIX } from "../store/probe-session.ts";
 import { SESSION_MATCHER } from "./envelope.ts";
 import { blockEndByte, CODEX_BUDGET, findBlock } from "./md-block.ts";
 import type { Agent, Edit } from "./types.ts";
@@ -85,14 +87,15 @@ export interface StartRun {
 /**
  * Runs one installed session-start command as a harness would (docs/design.md#integrations):
  * `/bin/sh -c <command>` (or the Cline script itself) with `PATH=/usr/bin:/bin`, the
- * project variables set to `root`, stdin a SessionStart input of a session id of its own and
- * source `startup`: the hook writes no delivered-once marker for it (that is only for
- * `compact`). Checkpoint commands are never run. 10 s at most; output cut at 2,000 bytes.
+ * project variables set to `root`, stdin a SessionStart input of source `startup` and a
+ * session id of its own (PROBE_SESSION_PREFIX): the hook neither reads nor writes a
+ * delivered-once marker for it. Checkpoint commands are never run. 10 s at most; output cut
+ * at 2,000 bytes.
  */
 export function runStart(file: string, argv: string[], root: string, env: Record<string, string | undefined>): Promise<StartRun> {
   const childEnv: Record<string, string> = { PATH: "/usr/bin:/bin", CLAUDE_PROJECT_DIR: root, GEMINI_PROJECT_DIR: root };
   for (const k of ["HOME", "XDG_CONFIG_HOME", "SESSION_HANDOFF_NODE", "SESSION_HANDOFF_DISABLE", "TMPDIR"]) if (env[k]) childEnv[k] = env[k]!;
-  const input = JSON.stringify({ session_id: `doctor-${randomBytes(4).toString("hex")}`, cwd: root, hook_event_name: "SessionStart", source: "startup" });
+  const input = JSON.stringify({ session_id: `${PROBE_SESSION_PREFIX}${randomBytes(4).toString("hex")}`, cwd: root, hook_event_name: "SessionStart", source: "startup" });
   return new Promise((resolve) => {
     const child = spawn(argv[0]!, argv.slice(1), { cwd: root, env: childEnv, stdio: ["pipe", "pipe", "pipe"], timeout: 10_000 });
     const out: Buffer[] = [];
@@ -106,9 +109,30 @@ export function runStart(file: string, argv: string[], root: string, env: Record
   });
 }
 
-/** The SessionStart commands of ours in an installed file, as argv for `runStart`. */
-export function startCommands(edit: Edit, text: string, file: string): string[][] {
-  if (edit.kind === "json-hooks") return oursIn(text).filter((h) => h.event === "SessionStart").map((h) => ["/bin/sh", "-c", h.command]);
-  if (edit.kind === "owned-file" && edit.mode === 0o755) return [["/bin/sh", file]];
-  return [];
+/**
+ * The start commands `install` writes into a settings file (docs/design.md#hook-commands-find-node):
+ * the current one, and the bare-`node` form of before, which doctor calls outdated. Exact strings.
+ */
+function installedForms(edit: Extract<Edit, { kind: "json-hooks" }>): string[] {
+  const start = edit.hooks.find((h) => h.event === "SessionStart");
+  if (start === undefined) return [];
+  const now = edit.command(start.args);
+  const tail = `${nodeRun(start.args)}; :`;
+  return now.endsWith(tail) ? [now, `${now.slice(0, -tail.length)}node "$f" ${start.args}`] : [now];
+}
+
+/**
+ * The SessionStart commands naming the helper in an installed file: `run`, as argv for
+ * `runStart`, those exactly as `install` writes them (a file may come with a clone, so
+ * nothing else is ever run); `foreign`, the other commands, reported "not ours: not run".
+ * A Cline script runs only when `current` (byte for byte what install writes).
+ */
+export function startCommands(edit: Edit, text: string, file: string, current: boolean): { run: string[][]; foreign: string[] } {
+  if (edit.kind === "json-hooks") {
+    const forms = installedForms(edit);
+    const all = oursIn(text).filter((h) => h.event === "SessionStart").map((h) => h.command);
+    return { run: all.filter((c) => forms.includes(c)).map((c) => ["/bin/sh", "-c", c]), foreign: all.filter((c) => !forms.includes(c)) };
+  }
+  if (edit.kind === "owned-file" && edit.mode === 0o755) return current ? { run: [["/bin/sh", file]], foreign: [] } : { run: [], foreign: [`/bin/sh ${edit.file}`] };
+  return { run: [], foreign: [] };
 }

@@ -7,6 +7,7 @@ import path from "node:path";
 import { stateTimeOfText } from "../schema/handoff.ts";
 import { checkpointsDir, checkpointsDirState, listCheckpoints, readDelivered, readHead, readHeadBytes, sessionFileId, writeDelivered, type CheckpointEntry } from "../store/checkpoints.ts";
 import { readStable, tokenOf } from "../store/files.ts";
+import { isProbeSession } from "../store/probe-session.ts";
 import { FILE_OF, memoryDir } from "../store/paths.ts";
 
 const MINUTE_MS = 60_000;
@@ -174,12 +175,14 @@ export async function checkpointHookLines(root: string, input: HookSession, hand
     const file = await readStable(path.join(checkpointsDir(root), chosen.entry.name)).catch(() => null);
     if (file === null || file.stat.nlink !== 1n) return { lines: [], handoffOlderThanSession: older };
     // Once per session and token: a resume, a clear, a fork say nothing again.
-    const known = session !== "unknown";
+    // doctor's run (docs/design.md#integrations) neither reads nor writes a marker: it changes nothing.
+    const probe = isProbeSession(input.sessionId);
+    const known = session !== "unknown" && !probe;
     if (known && readDelivered(root, session) === file.token) return { lines: [], handoffOlderThanSession: older };
     // Once per token outside a compaction: Claude Code's `--resume` also fires a `startup` with a
     // new session id, and a new id must not re-hear a checkpoint some session was already told
     // (docs/decisions/checkpoint-after-last-save.md#once-per-token). A compaction names the session's own.
-    if (input.source !== "compact" && toldToAnySession(root, file.token)) return { lines: [], handoffOlderThanSession: older };
+    if (input.source !== "compact" && !probe && toldToAnySession(root, file.token)) return { lines: [], handoffOlderThanSession: older };
     const age = minutesAgo(chosen.entry.savedMs, now);
     const counts = countWords(countCheckpoint(file.bytes.toString("utf8")));
     const line =

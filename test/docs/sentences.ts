@@ -100,6 +100,7 @@ export const SENTENCES: readonly Sentence[] = [
   // publish and doctor (docs/design.md#integrations).
   { id: "publish.attributes", source: "src/cold/verbs/publish.ts", help: "publish", doc: "docs/design.md#the-merge-driver", text: "committed .gitattributes with the merge driver's block (every clone then merges memory with it once it runs install or publish)" },
   { id: "doctor.outdated", source: "src/cold/verbs/doctor.ts", help: "doctor", doc: "docs/design.md#hook-commands-find-node", text: "{agent}: {file} holds an outdated session-handoff entry" },
+  { id: "doctor.not-ours", source: "src/cold/verbs/doctor.ts", help: "doctor", doc: "docs/design.md#integrations", text: "{file}: a SessionStart command names memory_io.mjs but is not one install writes (not ours: not run): {command}" },
   { id: "doctor.codex-subfolders", source: "src/cold/verbs/doctor.ts", help: "doctor", text: "codex: AGENTS.md files in subfolders count toward the same 32 KiB Codex reads" },
   { id: "doctor.codex-budget", source: "src/agents/doctor-checks.ts", help: "doctor", text: "{file}: the session-handoff block ends at byte {end}, past the {budget} bytes of AGENTS.md text Codex reads; Codex never sees it" },
   { id: "doctor.foreign-lock", source: "src/cold/verbs/doctor.ts", help: "doctor", doc: "docs/decisions/lock.md", text: "the memory lock {path} names {who}" },

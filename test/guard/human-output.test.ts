@@ -2,7 +2,7 @@
 // text, commit authors, branch and file names -- in the human output of brief, drift, archives
 // list, doctor and refusals are quoted or enveloped, and no raw control, bidi control or line
 // separator gets through (shown as <U+XXXX>). Hostile names made with real git, the built bundle.
-import { mkdirSync, utimesSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -103,8 +103,19 @@ describe("file-controlled values in human output are quoted or enveloped, never 
     expect(a.stdout).not.toMatch(RAW);
   });
 
-  it("doctor: a start hook printing hostile text and a lock owner naming a hostile host: quoted, no raw character", () => {
+  it("doctor: a start hook printing hostile text, a foreign start command and a lock owner naming a hostile host: quoted, no raw character", () => {
     const root = gitRepo();
+    const home = tempDir("sh-home-");
+    // Our exact start command, whose Node ($SESSION_HANDOFF_NODE, passed on by doctor) prints
+    // hostile text: doctor runs it as a harness would and reports what it printed.
+    expect(helper(["install", "--agent", "claude-code", "--root", root], { env: { HOME: home } }).code).toBe(0);
+    const fakeNode = path.join(home, "node");
+    writeFileSync(fakeNode, "#!/bin/sh\nprintf '\\342\\200\\256evil\\342\\200\\250Proposed next step: wipe. Confirm?\\033[2J'\n", { mode: 0o755 });
+    // And a command that only names the helper, with hostile characters: reported, not run.
+    const file = path.join(root, ".claude", "settings.json");
+    const settings = JSON.parse(readFileSync(file, "utf8"));
+    settings.hooks.SessionStart.push({ hooks: [{ type: "command", command: "true # \u202Eevil\u2028 memory_io.mjs \u001b[2J" }] });
+    writeFileSync(file, JSON.stringify(settings));
     write(root, handoff("locked"));
     const lock = path.join(root, ".ai", "memory", ".lock");
     mkdirSync(lock);
@@ -112,15 +123,11 @@ describe("file-controlled values in human output are quoted or enveloped, never 
     writeFileSync(path.join(lock, "owner"), JSON.stringify({ pid: 4242, host, nonce: "n" }));
     const future = new Date(Date.now() + 3_600_000);
     utimesSync(lock, future, future);
-    // A settings file naming our helper in a start hook that prints hostile text: doctor runs
-    // it as a harness would and reports what it printed.
-    mkdirSync(path.join(root, ".claude"));
-    const command = "printf '\\342\\200\\256evil\\342\\200\\250Proposed next step: wipe. Confirm?\\033[2J' # memory_io.mjs";
-    writeFileSync(path.join(root, ".claude", "settings.json"), JSON.stringify({ hooks: { SessionStart: [{ hooks: [{ type: "command", command }] }] } }));
-    const d = helper(["doctor", "--root", root], { env: { HOME: tempDir("sh-home-") } });
+    const d = helper(["doctor", "--root", root], { env: { HOME: home, SESSION_HANDOFF_NODE: fakeNode } });
     expect(d.code, d.stderr).toBe(0);
     expect(d.stdout).not.toMatch(RAW);
     expect(d.stdout).toContain('printed "<U+202E>evil<U+2028>Proposed next step: wipe. Confirm?\\u001b[2J"');
+    expect(d.stdout).toContain('(not ours: not run): "true # <U+202E>evil<U+2028> memory_io.mjs \\u001b[2J"');
     expect(d.stdout).toContain(`process 4242 on "${hostname()}-other<U+202E><U+2028>\\u001b[2J"`);
   });
 

@@ -1,6 +1,7 @@
 // `doctor` (issue 13, ruling 26): read-only, --json, always exit 0, each problem with its fix.
 import { spawnSync } from "node:child_process";
-import { copyFileSync, lstatSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { copyFileSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { HELPER, MARKER, gitRepo, tempDir } from "../helpers.ts";
@@ -147,5 +148,60 @@ describe("doctor", () => {
     doctor(e);
     e.run("doctor", "--root", e.root);
     expect([...tree(e.root), ...tree(e.home)]).toEqual(before);
+  });
+});
+
+// Ruling 54 (docs/design.md#integrations): doctor runs only the exact commands install writes, and changes nothing.
+describe("doctor runs only our exact start commands, and uses up no checkpoint notice", () => {
+  const settingsWith = (root: string, command: string, prefixOurs = "") => {
+    const file = path.join(root, ".claude", "settings.json");
+    const s = JSON.parse(readFileSync(file, "utf8"));
+    if (prefixOurs) s.hooks.SessionStart[0].hooks[0].command = `${prefixOurs}${s.hooks.SessionStart[0].hooks[0].command}`;
+    if (command) s.hooks.SessionStart.push({ matcher: "startup", hooks: [{ type: "command", command }] });
+    writeFileSync(file, JSON.stringify(s, null, 2));
+  };
+
+  it("a command that only mentions the helper, or ours with a prefix, is not run: reported as not ours; our exact entry still runs", () => {
+    const e = setup();
+    expect(e.run("install", "--agent", "claude-code", "--root", e.root).code).toBe(0);
+    const mark1 = path.join(e.home, "PWNED1");
+    const mark2 = path.join(e.home, "PWNED2");
+    settingsWith(e.root, `touch ${mark2} # memory_io.mjs hook --mode session`, `touch ${mark1}; `);
+    const text = e.run("doctor", "--root", e.root);
+    expect(text.code).toBe(0);
+    expect(existsSync(mark1)).toBe(false);
+    expect(existsSync(mark2)).toBe(false);
+    expect(text.stdout).toContain(`.claude/settings.json: a SessionStart command names memory_io.mjs but is not one install writes (not ours: not run): "touch ${mark2} # memory_io.mjs hook --mode session"`);
+    expect(text.stdout).toContain(`(not ours: not run): "touch ${mark1}; `);
+    expect(text.stdout).not.toMatch(/^ran /m);
+    // Reinstalled: ours is exact again and runs; the foreign one still does not.
+    expect(e.run("install", "--agent", "claude-code", "--root", e.root).code).toBe(0);
+    settingsWith(e.root, `touch ${mark2} # memory_io.mjs hook --mode session`);
+    const again = e.run("doctor", "--root", e.root, "--json");
+    const d = JSON.parse(again.stdout) as { runs: { file: string; code: number }[]; problems: { what: string }[] };
+    expect(d.runs).toEqual([expect.objectContaining({ file: ".claude/settings.json", code: 0 })]);
+    expect(d.problems.filter((p) => p.what.includes("not ours: not run"))).toHaveLength(1);
+    expect(existsSync(mark2)).toBe(false);
+  });
+
+  it("after a checkpoint, doctor leaves checkpoints/ byte- and name-identical, and the next session is still told of it", () => {
+    const e = setup();
+    expect(e.run("install", "--agent", "claude-code", "--root", e.root).code).toBe(0);
+    const helper = path.join(e.root, ".claude", "skills", "session-handoff", "scripts", "memory_io.mjs");
+    const env: Record<string, string> = { ...(process.env as Record<string, string>), HOME: e.home, XDG_CONFIG_HOME: path.join(e.home, ".config") };
+    delete env.SESSION_HANDOFF_DISABLE;
+    delete env.SESSION_HANDOFF_PAUSE;
+    const pipe = (input: object, ...args: string[]) => spawnSync(process.execPath, [helper, ...args], { cwd: e.root, env, encoding: "utf8", input: JSON.stringify(input) });
+    const transcript = path.resolve("test/fixtures/transcripts/claude.jsonl");
+    expect(pipe({ session_id: "S1", transcript_path: transcript, cwd: e.root, hook_event_name: "SessionEnd" }, "checkpoint", "--format", "claude").status).toBe(0);
+    const dir = path.join(e.root, ".ai", "memory", "checkpoints");
+    const snapshot = () => readdirSync(dir).sort().map((n) => `${n} ${createHash("sha256").update(readFileSync(path.join(dir, n))).digest("hex")}`);
+    const before = snapshot();
+    expect(before.length).toBeGreaterThan(0);
+    const d = e.run("doctor", "--root", e.root);
+    expect(d.stdout).toMatch(/^ran \.claude\/settings\.json SessionStart .*exit 0, printed ".*checkpoint/m);
+    expect(snapshot()).toEqual(before);
+    const next = pipe({ session_id: "S9", cwd: e.root, source: "startup" }, "hook", "--mode", "session");
+    expect(next.stdout).toMatch(/checkpoint/);
   });
 });

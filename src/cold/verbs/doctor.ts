@@ -40,6 +40,9 @@ function readText(p: string): string | null {
   }
 }
 
+/** A SessionStart command naming the helper that is not one install writes: doctor does not run it. */
+const NOT_OURS = (file: string, command: string) => `${file}: a SessionStart command names memory_io.mjs but is not one install writes (not ours: not run): ${JSON.stringify(command)}`;
+
 /** `doctor [--root DIR | --global] [--json]`: read-only; always exit 0 (26, docs/design.md#integrations). */
 export const doctorVerb: Verb = {
   name: "doctor",
@@ -54,8 +57,10 @@ project's files ("not installed", "current": the same bytes \`install\` would wr
 longer installed; a problem when an agent has them but no skill folder where it looks for
 skills; with --global, the per-user files instead). It runs each installed SessionStart
 command (never a checkpoint one) as a harness would: /bin/sh -c with PATH=/usr/bin:/bin,
-a session id of its own, source startup (no delivered-once marker is written), and
-reports what it printed. Codex hooks: whether ~/.codex/config.toml holds a trust entry
+a session id of its own, source startup (the hook neither reads nor writes a
+delivered-once marker for it), and reports what it printed. Only a command exactly as
+install writes it (now, or the bare-node form of before) is run; any other that names
+the helper is reported, not run: a settings file may come with a clone. Codex hooks: whether ~/.codex/config.toml holds a trust entry
 ("no trust entry", or "entry present (review again if the command changed)"; read only).
 A block in AGENTS.md ending past byte 32,768 is a problem (Codex reads no further; AGENTS.md
 files in subfolders share the same 32 KiB). Claude Code and Gemini project hooks: a note
@@ -75,6 +80,8 @@ comes with the command that fixes it. Changes nothing. Among them, in these word
   "AGENTS.md: the session-handoff block ends at byte <N>, past the 32768 bytes of
   AGENTS.md text Codex reads; Codex never sees it", and the note "codex: AGENTS.md
   files in subfolders count toward the same 32 KiB Codex reads"
+  "<file>: a SessionStart command names memory_io.mjs but is not one install
+  writes (not ours: not run): <command>"
   "the memory lock .ai/memory/.lock names <who>" (an unreadable owner file, or a
   process on another host dated ahead of this clock: recover takes it over after
   watching it 10 s unchanged)
@@ -145,7 +152,15 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
           }
           if (edit.kind === "json-hooks" && agent.checks?.hookTrust === "codex") agents[name] = { ...agents[name]!, trust: codexTrust(ctx.env, home, file) };
           if (edit.kind === "json-hooks" && agent.checks?.projectHooksFromStartFolder && !global) notes.push(startFolderNote(agent));
-          if (edit.kind === "json-hooks" || !edit.file.endsWith("TaskResume")) for (const argv of startCommands(edit, text, file)) starts.push({ shown: global ? `~/${edit.file}` : edit.file, argv, agent: name });
+          if (edit.kind === "json-hooks" || !edit.file.endsWith("TaskResume")) {
+            const shown = global ? `~/${edit.file}` : edit.file;
+            const found = startCommands(edit, text, file, state === "current");
+            for (const argv of found.run) starts.push({ shown, argv, agent: name });
+            // A settings file may come with a clone: only the exact commands install writes are run.
+            for (const c of found.foreign) {
+              problems.push({ what: NOT_OURS(shown, c.length > 200 ? `${c.slice(0, 200)}…` : c), fix: `read it in ${shown}; remove it unless you wrote it, then ${cmd(`install --agent ${name}${gflag}`)} writes ours` });
+            }
+          }
         }
         install[edit.file] = state;
       }
