@@ -4,7 +4,8 @@
 import { linkSync, lstatSync, readdirSync, unlinkSync } from "node:fs";
 import path from "node:path";
 import { CHECKPOINT_NAME } from "../schema/checkpoint-name.ts";
-import { checkpointsDir, checkpointsDirState, listCheckpoints, readHead, rmQuietRegular } from "../store/checkpoints.ts";
+import { checkpointsDir, checkpointsDirState, listCheckpoints, readHead, readHeadBytes, rmQuietRegular } from "../store/checkpoints.ts";
+import { tokenOf } from "../store/files.ts";
 import { listPrivate } from "../store/private.ts";
 
 /** Most delivered-once markers kept (docs/design.md#checkpoints). */
@@ -39,8 +40,13 @@ export function pruneCheckpoints(root: string, keep: string): string[] {
 /**
  * Removes what an interrupted checkpoint left in `checkpoints/` (ruling 23, docs/design.md#checkpoints): temp files are
  * dropped; a claim goes back as the checkpoint when none is there, else it is dropped (a
- * checkpoint is never archived); markers of sessions with no checkpoint are dropped. Only
- * private names of the helper are touched, and only regular files or links (never followed).
+ * checkpoint is never archived); a delivered-once marker is kept when its session's checkpoint
+ * exists or when the token it holds is the token of a checkpoint that exists (that checkpoint
+ * was told to some session: the hook's once-per-token rule reads it,
+ * docs/decisions/checkpoint-after-last-save.md#once-per-token), the newest {@link MARKERS_KEPT}
+ * of those; every other marker is dropped. Outside `compact` a token is told once, so the
+ * token-kept markers number at most one per checkpoint. Only private names of the helper are
+ * touched, and only regular files or links (never followed).
  * @returns one line per action.
  */
 export function cleanCheckpointLeftovers(root: string): string[] {
@@ -72,13 +78,22 @@ export function cleanCheckpointLeftovers(root: string): string[] {
     }
   }
   try {
-    // Markers are kept only for sessions whose checkpoint exists, the newest MARKERS_KEPT of
-    // them, so that checkpoints/ does not grow with every session ever started.
+    // Markers are kept only for sessions whose checkpoint exists or when they record that an
+    // existing checkpoint was told, the newest MARKERS_KEPT of them, so that checkpoints/ does
+    // not grow with every session ever started and a told token stays told.
+    const names = readdirSync(dir);
+    const live = new Set<string>();
+    for (const name of names) {
+      if (name.startsWith(".") || !CHECKPOINT_NAME.test(name)) continue;
+      const bytes = readHeadBytes(path.join(dir, name));
+      if (bytes !== null) live.add(tokenOf(bytes));
+    }
     const kept: { name: string; mtimeMs: number }[] = [];
-    for (const name of readdirSync(dir)) {
+    for (const name of names) {
       const m = /^\.delivered-(.+)$/.exec(name);
       if (!m || !CHECKPOINT_NAME.test(`${m[1]}.md`)) continue;
-      if (readHead(path.join(dir, `${m[1]}.md`), 1) === null) rmQuietRegular(path.join(dir, name));
+      const told = readHead(path.join(dir, name), 128)?.trim() ?? "";
+      if (readHead(path.join(dir, `${m[1]}.md`), 1) === null && !live.has(told)) rmQuietRegular(path.join(dir, name));
       else {
         try {
           kept.push({ name, mtimeMs: lstatSync(path.join(dir, name)).mtimeMs });

@@ -4,6 +4,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { commonDirOf, isFile } from "./git-dir.ts";
+import { isNullObjectId } from "../schema/values.ts";
 
 export { commonDirOf } from "./git-dir.ts";
 
@@ -41,7 +42,8 @@ function reflogFiles(dir: string, out: string[]): void {
  * MAX_REFLOG_FILES and MAX_REFLOG_BYTES), never runs git.
  */
 export function reflogNames(gitDir: string | null, id: string): boolean {
-  if (gitDir === null) return false;
+  // The null id is every reflog's "old" value on its first line: it never means the commit was here.
+  if (gitDir === null || isNullObjectId(id.toLowerCase())) return false;
   const files: string[] = [];
   for (const dir of new Set([gitDir, commonDirOf(gitDir)])) reflogFiles(path.join(dir, "logs"), files);
   const needle = Buffer.from(id.toLowerCase(), "latin1");

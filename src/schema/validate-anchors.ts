@@ -1,7 +1,7 @@
 // The grammar of the `## Environment anchors` lines (ruling 3, docs/design.md#files-on-disk): exactly every
 // line `anchors` can print, and nothing else. Pure; used by `validate` and by `write`.
 import { parseDirtyHashes, parsePathList } from "./anchor-lines.ts";
-import { asObjectId } from "./values.ts";
+import { asObjectId, isNullObjectId } from "./values.ts";
 
 /** Anchor labels, as `anchors` prints them. */
 export type AnchorLabel = "Branch" | "HEAD" | "Dirty files" | "Dirty hashes" | "In progress" | "Date" | "Key file mtimes";
@@ -76,6 +76,7 @@ export function readAnchorLine(line: string): AnchorLine {
       break;
     case "HEAD": {
       const v = unticked(value);
+      if (isNullObjectId(v)) return { error: `HEAD ${JSON.stringify(v.slice(0, 70))} is the null object id (all zeros), which names no commit` };
       if (v !== "none (no commits yet)" && asObjectId(v) === null) {
         const hex = /^[0-9a-fA-F]+$/.test(v) ? ` (${v.length} hex digits)` : "";
         return { error: `HEAD ${JSON.stringify(v.slice(0, 70))}${hex} is not a full 40- or 64-hex commit id` };

@@ -16,6 +16,7 @@ import { isEmptyAnchorsBody, readAnchorLine, type AnchorLabel, type AnchorLine }
 import { editDistance, lineAt, lineStartsOf, proportion, QUOTE_CUT, runRules, TEXT_RULES, type DocumentText, type Hit, type PartRule, type Rule, type Validation } from "./validate-common.ts";
 import { quoted } from "../guard/sanitize.ts";
 import { quotedPath } from "./anchor-lines.ts";
+import { isNullObjectId } from "./values.ts";
 
 /** The sections of contract §8 (docs/design.md#files-on-disk) in order; `optional` ones may be left out. */
 export const HANDOFF_SECTIONS: readonly { name: string; optional: boolean }[] = [
@@ -570,7 +571,7 @@ export const HANDOFF_PARTS: readonly HandoffPartRule[] = [
       if (!c.anchorsAt) return 0;
       if (c.anchorLines === null) return null;
       const head = c.model.anchors.head === null ? undefined : unticked(c.model.anchors.head);
-      const headOk = c.gitForm ? head !== undefined && FULL_HEAD.test(head) : true;
+      const headOk = c.gitForm ? head !== undefined && FULL_HEAD.test(head) && !isNullObjectId(head.toLowerCase()) : true;
       const complete = c.lackingAnchors.length === 0 && !c.anchorLines.some((a) => a.repeated || ("error" in a.got && a.got.unknownLabel === undefined));
       return (headOk ? 5 : 0) + (complete ? 5 : 0);
     },

@@ -10,14 +10,20 @@ export const CLOCK_SKEW_MS = 5 * 60 * 1000;
 
 const OBJECT_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 
+/** True for git's null object id, 40 or 64 zeros: it names no object (a reflog's "before the first entry"). */
+export function isNullObjectId(value: string): boolean {
+  return /^(?:0{40}|0{64})$/.test(value);
+}
+
 /**
- * Accepts exactly 40 or 64 hex digits (upper case is folded to lower); anything else, a short
- * id, an option such as `--output=x`, a ref name, is null (contract §3, docs/design.md#tokens-and-the-publication-protocol: only validated ids
- * reach git).
+ * Accepts exactly 40 or 64 hex digits (upper case is folded to lower), never the null id of all
+ * zeros (it names no commit, and a reflog's first line carries it as the old value); anything
+ * else, a short id, an option such as `--output=x`, a ref name, is null
+ * (contract §3, docs/design.md#tokens-and-the-publication-protocol: only validated ids reach git).
  */
 export function asObjectId(value: string): ObjectId | null {
   const lower = value.toLowerCase();
-  return OBJECT_ID.test(lower) ? (lower as ObjectId) : null;
+  return OBJECT_ID.test(lower) && !isNullObjectId(lower) ? (lower as ObjectId) : null;
 }
 
 const ISO =

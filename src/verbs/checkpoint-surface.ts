@@ -150,8 +150,10 @@ export interface CheckpointHookLines {
  * Decides the hook's checkpoint sentences (docs/design.md#checkpoints): a checkpoint is named
  * only when it is newer than the handoff or no handoff exists, never when it holds the anchors
  * only, and at most once per session id and checkpoint token across every source (the
- * delivered-once marker, written without the lock, never while paused): a repeat prints no
- * checkpoint sentence. On `source: compact` the session's own checkpoint is the one named.
+ * delivered-once marker, written without the lock, never while paused; with no session id,
+ * outside `compact`, it is written as `.delivered-unknown`): a repeat prints no checkpoint
+ * sentence. Cleanup keeps a marker whose token is an existing checkpoint's, so a told token
+ * stays told (docs/decisions/checkpoint-after-last-save.md#once-per-token). On `source: compact` the session's own checkpoint is the one named.
  * Never throws; unsafe entries say nothing.
  */
 export async function checkpointHookLines(root: string, input: HookSession, handoffPresent: boolean, paused: boolean, now: number): Promise<CheckpointHookLines> {
@@ -193,7 +195,9 @@ export async function checkpointHookLines(root: string, input: HookSession, hand
           : chosen.newer === null
             ? CHECKPOINT_SENTENCES.unordered(age, counts)
             : CHECKPOINT_SENTENCES.newer(age, counts);
-    if (known && !paused) writeDelivered(root, session, file.token);
+    // With no session id the told token is still recorded (under `unknown`), so that once per
+    // token holds for such starts too; a compaction's marker needs a real id.
+    if ((known || input.source !== "compact") && !paused) writeDelivered(root, session, file.token);
     return { lines: [line], handoffOlderThanSession: older };
   } catch {
     return none;

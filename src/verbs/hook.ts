@@ -148,7 +148,9 @@ per session id and checkpoint token across startup, resume, clear, compact and f
 private marker checkpoints/.delivered-<session> holds the token named; it is not written
 while paused): a repeat prints no checkpoint sentence. Outside "compact" a checkpoint is
 named once in all: a token already named to any session is not named to another (Claude
-Code's --resume also fires a "startup" with a new session id). The counts say what the file holds
+Code's --resume also fires a "startup" with a new session id), nor again to a start with no
+session id (its marker is checkpoints/.delivered-unknown); a marker holding the token of an
+existing checkpoint outlives checkpoint's and recover's cleanup. The counts say what the file holds
 ("2 requests, a plan of 3 steps, 1 file, 2 commands"), leaving out what it does not. With
 "source": "compact" the session's own checkpoint is the one named, and a handoff older than
 the session's start is no longer offered for resuming:

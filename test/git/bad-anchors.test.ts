@@ -1,7 +1,10 @@
-import { readFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { measureDrift } from "../../src/git/drift.ts";
+import { reflogNames } from "../../src/git/git-files.ts";
 import { checkAnchors, parseHandoff } from "../../src/schema/handoff.ts";
+import { helper } from "../helpers.ts";
 import { DAY, ENV, git, handoff, iso, loggingGit, newRepo } from "./repo.ts";
 
 const NOW = Date.now();
@@ -12,6 +15,9 @@ const cases: [string, (head: string) => Parameters<typeof handoff>[0], string | 
   ["non-hex id", (h) => ({ head: `${h.slice(0, 39)}g` }), "g", "head"],
   ["option as id", () => ({ head: "--output=/tmp/pwned" }), "--output=/tmp/pwned", "head"],
   ["41 hex digits", (h) => ({ head: `${h}a` }), null, "head"],
+  // The null id names no commit; every reflog's first line carries it as the old value.
+  ["the null id, 40 zeros", () => ({ head: "0".repeat(40) }), "0".repeat(40), "head"],
+  ["the null id, 64 zeros", () => ({ head: "0".repeat(64) }), "0".repeat(64), "head"],
   ["branch with $(…)", () => ({ branch: "$(touch /tmp/pwned)" }), "$(touch", "branch"],
   ["branch with backticks", () => ({ branch: "`id`" }), "`id`", "branch"],
   ["date without a zone", () => ({ saved: null, date: "2024-01-02T03:04:05" }), "2024-01-02T03:04:05", "date"],
@@ -77,5 +83,27 @@ describe("bad anchors never reach git and never throw", () => {
     const argv = readFileSync(log, "utf8");
     expect(argv).toMatch(/^--since=@\d+$/m);
     expect(argv).not.toContain("2026-01-01");
+  });
+
+  it("an all-zero HEAD is an invalid anchor through the bundle: validation names it, drift is unverifiable, never rewritten", () => {
+    const root = newRepo(NOW - 2 * DAY);
+    // The reflog's first line starts with the null id as its old value.
+    expect(readFileSync(path.join(root, ".git", "logs", "HEAD"), "utf8")).toMatch(/^0{40} /);
+    mkdirSync(path.join(root, ".ai", "memory"), { recursive: true });
+    for (const zeros of ["0".repeat(40), "0".repeat(64)]) {
+      writeFileSync(path.join(root, ".ai", "memory", "HANDOFF.md"), handoff({ saved: iso(NOW - DAY), branch: "main", head: zeros, date: iso(NOW - DAY) }));
+      const drift = helper(["drift", "--root", root], { cwd: root });
+      expect(drift.stdout + drift.stderr).not.toContain("rewritten");
+      expect(drift.stdout).toContain("unverifiable");
+      const v = helper(["validate", "handoff", "--root", root], { cwd: root });
+      expect(v.stdout + v.stderr).toContain(`HEAD "${zeros}" is the null object id (all zeros), which names no commit`);
+    }
+  });
+
+  it("the reflog never names the null id, though its first line carries it", () => {
+    const root = newRepo(NOW - 2 * DAY);
+    const gitDir = path.join(root, ".git");
+    expect(reflogNames(gitDir, git(root, ["rev-parse", "HEAD"]))).toBe(true);
+    expect(reflogNames(gitDir, "0".repeat(40))).toBe(false);
   });
 });

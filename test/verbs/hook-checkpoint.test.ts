@@ -169,6 +169,28 @@ describe("hook: a checkpoint is named once per session and token, with what it h
     expect(cpFiles(root).filter((n) => n.startsWith(".delivered-gone"))).toEqual([]);
   });
 
+  it("a told token stays told after recover and checkpoint clean up markers; a start with no session id is told once", () => {
+    // (docs/decisions/checkpoint-after-last-save.md#once-per-token)
+    const root = gitRepo();
+    checkpoint(root, { transcript_path: transcript(root), session_id: "s1" });
+    expect(hook(root, "startup", "s2").stdout).toContain("no handoff was written");
+    expect(hook(root, "startup", "s3").stdout).toBe("");
+    helper(["recover", "--root", root], { cwd: root });
+    expect(hook(root, "startup", "s4").stdout).toBe("");
+    // checkpoint's own cleanup keeps it too (s2 has no checkpoint; its marker holds s1's token).
+    checkpoint(root, { transcript_path: transcript(root), session_id: "s9" });
+    expect(existsSync(path.join(CP_DIR(root), ".delivered-s2"))).toBe(true);
+    // With no session id: told once, not on every start, and kept by cleanup too.
+    const bare = gitRepo();
+    checkpoint(bare, { transcript_path: transcript(bare), session_id: "s1" });
+    const noId = () => helper(["hook", "--mode", "session"], { input: JSON.stringify({ cwd: bare, hook_event_name: "SessionStart", source: "startup" }) });
+    expect(noId().stdout).toContain("no handoff was written");
+    expect(noId().stdout).toBe("");
+    helper(["recover", "--root", bare], { cwd: bare });
+    expect(noId().stdout).toBe("");
+    expect(hook(bare, "startup", "s7").stdout).toBe("");
+  });
+
   it("hook --help writes out every checkpoint sentence (ruling 35)", () => {
     // --help is wrapped at 80 columns (issue 14): a sentence may span lines.
     const help = helper(["hook", "--help"]).stdout.replace(/\s+/g, " ");

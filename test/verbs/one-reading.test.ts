@@ -62,6 +62,37 @@ describe("one reading of the handoff: every verb on one odd file", () => {
     expect(count(validate, "age unknown")).toBe(1);
   });
 
+  it("repeated sections: the first of each in the document is read, goal and anchors alike, by hook, brief and drift; validate names the repeats", () => {
+    // A second `## Current goal` and a second `## Environment anchors` (evil values), placed
+    // before the real anchors (the evil block is then the first anchors section) or after them.
+    const root = gitRepo();
+    mkdirSync(path.join(root, ".ai", "memory"), { recursive: true });
+    const head = git(root, "rev-parse", "HEAD").trim();
+    const branch = git(root, "branch", "--show-current").trim();
+    const real = `## Environment anchors\n- Branch: ${branch}\n- HEAD: ${head}\n- Dirty files: none\n- Date: 2026-11-30T10:00:00Z\n`;
+    const evil = `## Current goal\nEvil goal.\n\n## Environment anchors\n- Branch: evil\n- HEAD: ${"1".repeat(40)}\n- Dirty files: none\n- Date: 2020-01-01T00:00:00Z\n`;
+    const base = handoff("Real goal.").replace(/^Saved: .*$/m, "Saved: 2026-11-30T10:00:00Z").replace(/## Environment anchors\n[^]*$/, "");
+    for (const [layout, text, want] of [
+      ["evil block first", base.replace("## Key files", `${evil}\n## Key files`) + real, "evil"],
+      ["evil block last", `${base}${real}\n${evil}`, branch],
+    ] as const) {
+      writeFileSync(path.join(root, ".ai", "memory", "HANDOFF.md"), text, { flag: "w" });
+      const drift = JSON.parse(helper(["drift", "--json"], { cwd: root }).stdout) as { saved: { branch: string; head: string }; summary: string };
+      expect([layout, drift.saved.branch]).toEqual([layout, want]);
+      expect(drift.saved.head).toBe(want === "evil" ? "1".repeat(40) : head);
+      const brief = helper(["brief"], { cwd: root }).stdout;
+      expect(brief).toContain("Goal: Real goal.");
+      expect(brief).not.toContain("Evil goal");
+      expect(brief.split("\n").find((l) => l.startsWith("Drift & lessons:"))).toContain(drift.summary);
+      const hook = helper(["hook", "--mode", "session"], { input: JSON.stringify({ cwd: root, source: "startup" }) }).stdout;
+      // The hook's age comes from the same - Date: anchor: years for the evil 2020 one.
+      expect(/HANDOFF\.md, saved \d{4} days ago/.test(hook)).toBe(want === "evil");
+      const validate = helper(["validate", "handoff"], { cwd: root });
+      expect(validate.code).toBe(2);
+      expect(validate.stdout).toContain("section-repeated: `## Environment anchors` appears again");
+    }
+  });
+
   it("write: a - Date: later than the save becomes the save's time (stderr says so); every reader then knows the age", () => {
     const { root, text } = oddProject();
     // A first save of that text (the anchors are the writer's own, not the current file's).

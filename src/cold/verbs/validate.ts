@@ -64,7 +64,8 @@ Errors (exit 2), exactly: handoff: the marker line, \`# Session Handoff\` in the
 lines, the final newline, \`Saved:\` (an error on disk, a finding with --stdin: write stamps
 it); a required section missing, out of order or appearing twice; a malformed anchor line
 (every line \`anchors\` prints is well-formed; an empty anchors section is a finding with
---stdin: write fills it). A heading that resembles a missing section names it:
+--stdin: write fills it; a HEAD of all zeros is malformed: it is the null object id,
+which names no commit). A heading that resembles a missing section names it:
   line 23: section-missing: "## Failed approaches:" is not a section heading of schema v1
   and \`## Failed approaches\` is missing: did you mean \`## Failed approaches\`?
 A document holding merge conflict markers (see \`check --help\`) has the error
