@@ -2535,6 +2535,7 @@ function listCheckpoints(root, now = Date.now()) {
     return [];
   }
   const out = [];
+  const mtimes = /* @__PURE__ */ new Map();
   for (const name of names2) {
     if (!CHECKPOINT_NAME.test(name)) continue;
     const head = readHead(builtin_node_path_default_default.join(checkpointsDir(root), name));
@@ -2547,8 +2548,21 @@ function listCheckpoints(root, now = Date.now()) {
       since: headerValue(head, "Since-handoff"),
       anchorsOnly: isAnchorsOnlySource(headerValue(head, "Source"))
     });
+    mtimes.set(name, mtimeNs(builtin_node_path_default_default.join(checkpointsDir(root), name)));
   }
-  return out.sort((a, b) => (b.savedMs ?? -Infinity) - (a.savedMs ?? -Infinity) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const later = (a, b) => {
+    const ma = mtimes.get(a.name) ?? 0n;
+    const mb = mtimes.get(b.name) ?? 0n;
+    return ma === mb ? 0 : mb > ma ? 1 : -1;
+  };
+  return out.sort((a, b) => (b.savedMs ?? -Infinity) - (a.savedMs ?? -Infinity) || later(a, b) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+function mtimeNs(file) {
+  try {
+    return lstatSync6(file, { bigint: true }).mtimeNs;
+  } catch {
+    return 0n;
+  }
 }
 function rmQuietRegular(p) {
   try {
@@ -3644,7 +3658,7 @@ async function checkpointHookLines(root, input, handoffPresent, paused, now) {
     const age = minutesAgo(chosen.entry.savedMs, now);
     const counts = countWords(countCheckpoint(file.bytes.toString("utf8")));
     const line = input.source === "compact" ? CHECKPOINT_SENTENCES.compacted(age, chosen.entry.session, counts) : !handoffPresent ? CHECKPOINT_SENTENCES.only(age, counts) : chosen.newer === null ? CHECKPOINT_SENTENCES.unordered(age, counts) : CHECKPOINT_SENTENCES.newer(age, counts);
-    if ((known || input.source !== "compact") && !paused) writeDelivered(root, session, file.token);
+    if (!probe && (known || input.source !== "compact") && !paused) writeDelivered(root, session, file.token);
     return { lines: [line], handoffOlderThanSession: older };
   } catch {
     return none;

@@ -109,6 +109,7 @@ export function listCheckpoints(root: string, now = Date.now()): CheckpointEntry
     return [];
   }
   const out: CheckpointEntry[] = [];
+  const mtimes = new Map<string, bigint>();
   for (const name of names) {
     if (!CHECKPOINT_NAME.test(name)) continue;
     const head = readHead(path.join(checkpointsDir(root), name));
@@ -121,10 +122,28 @@ export function listCheckpoints(root: string, now = Date.now()): CheckpointEntry
       since: headerValue(head, "Since-handoff"),
       anchorsOnly: isAnchorsOnlySource(headerValue(head, "Source")),
     });
+    mtimes.set(name, mtimeNs(path.join(checkpointsDir(root), name)));
   }
-  // Ties by name in code-unit order: the same on every machine, and no ICU collator to load
-  // (localeCompare's first call cost the hook ~3 ms when two checkpoints shared a second).
-  return out.sort((a, b) => (b.savedMs ?? -Infinity) - (a.savedMs ?? -Infinity) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  // `Saved:` has whole seconds: two sessions ending in one second tie, and the one written last
+  // is the newer (a name order would name the older one again, after it was already told:
+  // docs/decisions/checkpoint-after-last-save.md#once-per-token). Then by name in code-unit
+  // order: the same on every machine, and no ICU collator to load (localeCompare's first call
+  // cost the hook ~3 ms when two checkpoints shared a second).
+  const later = (a: CheckpointEntry, b: CheckpointEntry): number => {
+    const ma = mtimes.get(a.name) ?? 0n;
+    const mb = mtimes.get(b.name) ?? 0n;
+    return ma === mb ? 0 : mb > ma ? 1 : -1;
+  };
+  return out.sort((a, b) => (b.savedMs ?? -Infinity) - (a.savedMs ?? -Infinity) || later(a, b) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+/** A file's mtime in ns (lstat, never followed), or 0n when it cannot be read. */
+function mtimeNs(file: string): bigint {
+  try {
+    return lstatSync(file, { bigint: true }).mtimeNs;
+  } catch {
+    return 0n;
+  }
 }
 
 /** Removes a regular file or a link (never followed), quietly. */

@@ -197,7 +197,7 @@ export async function checkpointHookLines(root: string, input: HookSession, hand
             : CHECKPOINT_SENTENCES.newer(age, counts);
     // With no session id the told token is still recorded (under `unknown`), so that once per
     // token holds for such starts too; a compaction's marker needs a real id.
-    if ((known || input.source !== "compact") && !paused) writeDelivered(root, session, file.token);
+    if (!probe && (known || input.source !== "compact") && !paused) writeDelivered(root, session, file.token);
     return { lines: [line], handoffOlderThanSession: older };
   } catch {
     return none;
