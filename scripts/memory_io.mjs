@@ -2501,6 +2501,9 @@ function readHead(filePath, bytes = HEAD) {
   return readHeadBytes(filePath, bytes)?.toString("utf8") ?? null;
 }
 function readHeadBytes(filePath, bytes = 1e6) {
+  return readHeadAndTime(filePath, bytes)?.bytes ?? null;
+}
+function readHeadAndTime(filePath, bytes) {
   let fd;
   try {
     fd = openSync4(filePath, constants4.O_RDONLY | constants4.O_NOFOLLOW | constants4.O_NONBLOCK);
@@ -2514,7 +2517,7 @@ function readHeadBytes(filePath, bytes = 1e6) {
     const want = Math.min(bytes, Number(st.size) + 1);
     const buf = Buffer.alloc(want);
     const n = readSync3(fd, buf, 0, want, 0);
-    return buf.subarray(0, n);
+    return { bytes: buf.subarray(0, n), mtimeNs: st.mtimeNs };
   } catch {
     return null;
   } finally {
@@ -2538,8 +2541,10 @@ function listCheckpoints(root, now = Date.now()) {
   const mtimes = /* @__PURE__ */ new Map();
   for (const name of names2) {
     if (!CHECKPOINT_NAME.test(name)) continue;
-    const head = readHead(builtin_node_path_default_default.join(checkpointsDir(root), name));
-    if (head === null || !isCheckpointText(head)) continue;
+    const read = readHeadAndTime(builtin_node_path_default_default.join(checkpointsDir(root), name), HEAD);
+    if (read === null) continue;
+    const head = read.bytes.toString("utf8");
+    if (!isCheckpointText(head)) continue;
     out.push({
       session: name.slice(0, -3),
       name,
@@ -2548,7 +2553,7 @@ function listCheckpoints(root, now = Date.now()) {
       since: headerValue(head, "Since-handoff"),
       anchorsOnly: isAnchorsOnlySource(headerValue(head, "Source"))
     });
-    mtimes.set(name, mtimeNs(builtin_node_path_default_default.join(checkpointsDir(root), name)));
+    mtimes.set(name, read.mtimeNs);
   }
   const later = (a, b) => {
     const ma = mtimes.get(a.name) ?? 0n;
@@ -2556,13 +2561,6 @@ function listCheckpoints(root, now = Date.now()) {
     return ma === mb ? 0 : mb > ma ? 1 : -1;
   };
   return out.sort((a, b) => (b.savedMs ?? -Infinity) - (a.savedMs ?? -Infinity) || later(a, b) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-}
-function mtimeNs(file) {
-  try {
-    return lstatSync6(file, { bigint: true }).mtimeNs;
-  } catch {
-    return 0n;
-  }
 }
 function rmQuietRegular(p) {
   try {

@@ -66,6 +66,11 @@ export function readHead(filePath: string, bytes = HEAD): string | null {
 
 /** {@link readHead}'s bytes, undecoded (at most `bytes`, 1 MB by default here: a handoff's cap). */
 export function readHeadBytes(filePath: string, bytes = 1_000_000): Buffer | null {
+  return readHeadAndTime(filePath, bytes)?.bytes ?? null;
+}
+
+/** {@link readHeadBytes} with the file's mtime in ns, from the same fstat (no second stat of the name). */
+function readHeadAndTime(filePath: string, bytes: number): { bytes: Buffer; mtimeNs: bigint } | null {
   let fd: number;
   try {
     fd = openSync(filePath, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
@@ -81,7 +86,7 @@ export function readHeadBytes(filePath: string, bytes = 1_000_000): Buffer | nul
     const want = Math.min(bytes, Number(st.size) + 1);
     const buf = Buffer.alloc(want);
     const n = readSync(fd, buf, 0, want, 0);
-    return buf.subarray(0, n);
+    return { bytes: buf.subarray(0, n), mtimeNs: st.mtimeNs };
   } catch {
     return null;
   } finally {
@@ -112,8 +117,10 @@ export function listCheckpoints(root: string, now = Date.now()): CheckpointEntry
   const mtimes = new Map<string, bigint>();
   for (const name of names) {
     if (!CHECKPOINT_NAME.test(name)) continue;
-    const head = readHead(path.join(checkpointsDir(root), name));
-    if (head === null || !isCheckpointText(head)) continue;
+    const read = readHeadAndTime(path.join(checkpointsDir(root), name), HEAD);
+    if (read === null) continue;
+    const head = read.bytes.toString("utf8");
+    if (!isCheckpointText(head)) continue;
     out.push({
       session: name.slice(0, -3),
       name,
@@ -122,7 +129,7 @@ export function listCheckpoints(root: string, now = Date.now()): CheckpointEntry
       since: headerValue(head, "Since-handoff"),
       anchorsOnly: isAnchorsOnlySource(headerValue(head, "Source")),
     });
-    mtimes.set(name, mtimeNs(path.join(checkpointsDir(root), name)));
+    mtimes.set(name, read.mtimeNs);
   }
   // `Saved:` has whole seconds: two sessions ending in one second tie, and the one written last
   // is the newer (a name order would name the older one again, after it was already told:
@@ -135,15 +142,6 @@ export function listCheckpoints(root: string, now = Date.now()): CheckpointEntry
     return ma === mb ? 0 : mb > ma ? 1 : -1;
   };
   return out.sort((a, b) => (b.savedMs ?? -Infinity) - (a.savedMs ?? -Infinity) || later(a, b) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-}
-
-/** A file's mtime in ns (lstat, never followed), or 0n when it cannot be read. */
-function mtimeNs(file: string): bigint {
-  try {
-    return lstatSync(file, { bigint: true }).mtimeNs;
-  } catch {
-    return 0n;
-  }
 }
 
 /** Removes a regular file or a link (never followed), quietly. */
