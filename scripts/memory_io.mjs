@@ -933,17 +933,17 @@ function scan(text) {
       case "paragraph": {
         const lines2 = block.lines ?? [];
         let n = 0;
-        while (n < lines2.length && DEFINITION.test(text.slice(lines2[n].start, lines2[n].end))) n++;
+        while (n < lines2.length && isDefinition(lines2[n], lines2[n + 1])) n += 2;
         if (n > 0) {
           const siblings = block.parent.children;
-          const defs = lines2.slice(0, n).map((l) => {
-            const lead = /^[ \t]*/.exec(text.slice(l.start, l.end))[0].length;
-            return { type: "definition", start: l.start + lead, end: l.end, children: [], parent: block.parent, open: false };
-          });
+          const defs = [];
+          for (let i = 0; i < n; i += 2) {
+            defs.push({ type: "definition", start: lines2[i] + leadOf(lines2[i], lines2[i + 1]), end: lines2[i + 1], children: [], parent: block.parent, open: false });
+          }
           if (n === lines2.length) siblings.splice(siblings.indexOf(block), 1, ...defs);
           else {
             siblings.splice(siblings.indexOf(block), 0, ...defs);
-            block.start = lines2[n].start + /^[ \t]*/.exec(text.slice(lines2[n].start, lines2[n].end))[0].length;
+            block.start = lines2[n] + leadOf(lines2[n], lines2[n + 1]);
             block.lines = lines2.slice(n);
           }
         }
@@ -951,6 +951,16 @@ function scan(text) {
       }
     }
     tip = block.parent ?? doc;
+  };
+  const leadOf = (start, end) => {
+    let i = start;
+    while (i < end && isSpaceOrTab(text[i])) i++;
+    return i - start;
+  };
+  const isDefinition = (start, end) => {
+    let i = start;
+    while (i < end && i - start < 3 && text[i] === " ") i++;
+    return text[i] === "[" && DEFINITION.test(text.slice(start, end));
   };
   const implicitFenceEnd = (block) => {
     if (block.parent?.type === "blockquote") return block.end;
@@ -979,7 +989,7 @@ function scan(text) {
     return node;
   };
   const addParagraphLine = (p) => {
-    p.lines.push({ start: lineStart + offset, end: lineEnd() });
+    p.lines.push(lineStart + offset, lineEnd());
     p.end = lineEnd();
   };
   const continues = (c) => {
@@ -1032,45 +1042,60 @@ function scan(text) {
         return 1;
     }
   };
+  let markerType = "bullet";
+  let markerChar;
+  let markerDelimiter;
+  let markerOffset = 0;
+  let markerPadding = 0;
+  let markerStart = 0;
+  let markerEnd = 0;
   const parseListMarker = (container) => {
-    if (indent >= 4) return null;
-    const rest = line.slice(nextNonspace);
-    let data;
+    if (indent >= 4) return false;
+    const c = line[nextNonspace];
     let len;
-    const b = BULLET.exec(rest);
-    const o = b ? null : ORDERED.exec(rest);
-    if (b) {
-      data = { listType: "bullet", bulletChar: b[0] };
+    if (c === "*" || c === "+" || c === "-") {
+      markerType = "bullet";
+      markerChar = c;
+      markerDelimiter = void 0;
       len = 1;
-    } else if (o && (!interrupting(container) || Number(o[1]) === 1)) {
-      data = { listType: "ordered", delimiter: o[2] };
-      len = o[0].length;
-    } else return null;
+    } else {
+      let d = nextNonspace;
+      while (d - nextNonspace < 10 && line.charCodeAt(d) >= 48 && line.charCodeAt(d) <= 57) d++;
+      const digits = d - nextNonspace;
+      const delimiter = line[d];
+      if (digits < 1 || digits > 9 || delimiter !== "." && delimiter !== ")") return false;
+      if (interrupting(container) && Number(line.slice(nextNonspace, d)) !== 1) return false;
+      markerType = "ordered";
+      markerChar = void 0;
+      markerDelimiter = delimiter;
+      len = digits + 1;
+    }
     const after = line[nextNonspace + len];
-    if (!(after === void 0 || isSpaceOrTab(after))) return null;
-    if (interrupting(container) && !/[^ \t]/.test(line.slice(nextNonspace + len))) return null;
-    const markerStart = nextNonspace;
+    if (!(after === void 0 || isSpaceOrTab(after))) return false;
+    if (interrupting(container) && !/[^ \t]/.test(line.slice(nextNonspace + len))) return false;
+    const first = nextNonspace;
     advanceNextNonspace();
     advanceOffset(len, true);
     const spacesStartCol = column;
     const spacesStartOffset = offset;
-    let c;
+    let ch;
     do {
       advanceOffset(1, true);
-      c = line[offset];
-    } while (column - spacesStartCol < 5 && isSpaceOrTab(c));
+      ch = line[offset];
+    } while (column - spacesStartCol < 5 && isSpaceOrTab(ch));
     const blankItem = line[offset] === void 0;
     const spaces = column - spacesStartCol;
-    let padding;
     if (spaces >= 5 || spaces < 1 || blankItem) {
-      padding = len + 1;
+      markerPadding = len + 1;
       column = spacesStartCol;
       offset = spacesStartOffset;
       partialTab = false;
       if (isSpaceOrTab(line[offset])) advanceOffset(1, true);
-    } else padding = len + spaces;
-    const markerEnd = blankItem ? lineEnd() : lineStart + markerStart + len;
-    return { ...data, markerOffset: indent, padding, start: lineStart + markerStart, markerEnd };
+    } else markerPadding = len + spaces;
+    markerOffset = indent;
+    markerStart = lineStart + first;
+    markerEnd = blankItem ? lineEnd() : lineStart + first + len;
+    return true;
   };
   const depthOf = (n) => {
     let d = 0;
@@ -1089,8 +1114,8 @@ function scan(text) {
         addChild("blockquote", lineStart + nextNonspace).lastContentEnd = lineEnd();
         return 1;
       }
-      const rest = line.slice(nextNonspace);
-      const atx = ATX.exec(rest);
+      const rest = c === "#" || c === "`" || c === "~" || c === "<" || c === "=" || c === "-" || c === "*" || c === "_" ? line.slice(nextNonspace) : "";
+      const atx = c === "#" ? ATX.exec(rest) : null;
       if (atx) {
         advanceNextNonspace();
         closeUnmatched();
@@ -1101,7 +1126,7 @@ function scan(text) {
         finalize(h);
         return 2;
       }
-      const fence = FENCE_OPEN.exec(rest);
+      const fence = c === "`" || c === "~" ? FENCE_OPEN.exec(rest) : null;
       if (fence) {
         closeUnmatched();
         const f = addChild("code", lineStart + nextNonspace);
@@ -1124,10 +1149,12 @@ function scan(text) {
           }
         }
       }
-      if (container.type === "paragraph" && SETEXT.test(rest)) {
+      if (container.type === "paragraph" && (c === "=" || c === "-") && SETEXT.test(rest)) {
         const p = container;
         closeUnmatched();
-        if (p.lines.every((l) => DEFINITION.test(text.slice(l.start, l.end)))) {
+        let definitions = true;
+        for (let i = 0; i < p.lines.length && definitions; i += 2) definitions = isDefinition(p.lines[i], p.lines[i + 1]);
+        if (definitions) {
           finalize(p);
           if (!THEMATIC.test(rest)) {
             addChild("paragraph", lineStart + nextNonspace).lines = [];
@@ -1143,7 +1170,7 @@ function scan(text) {
           return 2;
         }
       }
-      if (THEMATIC.test(rest)) {
+      if ((c === "*" || c === "_" || c === "-") && THEMATIC.test(rest)) {
         closeUnmatched();
         const t = addChild("thematicBreak", lineStart + nextNonspace);
         t.end = lineEnd();
@@ -1153,19 +1180,18 @@ function scan(text) {
       }
     }
     if ((!indented || container.type === "list") && !deep) {
-      const data = parseListMarker(container);
-      if (data) {
+      if (parseListMarker(container)) {
         closeUnmatched();
-        if (tip.type !== "list" || tip.listType !== data.listType || tip.bulletChar !== data.bulletChar || tip.delimiter !== data.delimiter) {
-          const list = addChild("list", data.start);
-          list.listType = data.listType;
-          list.bulletChar = data.bulletChar;
-          list.delimiter = data.delimiter;
+        if (tip.type !== "list" || tip.listType !== markerType || tip.bulletChar !== markerChar || tip.delimiter !== markerDelimiter) {
+          const list = addChild("list", markerStart);
+          list.listType = markerType;
+          list.bulletChar = markerChar;
+          list.delimiter = markerDelimiter;
         }
-        const item = addChild("listItem", data.start);
-        item.markerOffset = data.markerOffset;
-        item.padding = data.padding;
-        item.markerEnd = data.markerEnd;
+        const item = addChild("listItem", markerStart);
+        item.markerOffset = markerOffset;
+        item.padding = markerPadding;
+        item.markerEnd = markerEnd;
         return 1;
       }
     }
@@ -1202,7 +1228,7 @@ function scan(text) {
     let matchedLeaf = container.type !== "paragraph" && (container.type === "code" || container.type === "html");
     while (!matchedLeaf) {
       findNextNonspace();
-      if (!indented && !MAYBE_SPECIAL.test(line.slice(nextNonspace))) {
+      if (!indented && !MAYBE_SPECIAL.test(line[nextNonspace] ?? "")) {
         advanceNextNonspace();
         break;
       }
@@ -1250,7 +1276,7 @@ function scan(text) {
   while (tip !== doc) finalize(tip);
   return doc;
 }
-var TAGNAME, ATTRIBUTE, OPENTAG, CLOSETAG, BLOCK_NAMES, HTML_OPEN, HTML_CLOSE, ATX, FENCE_OPEN, FENCE_CLOSE, SETEXT, THEMATIC, BULLET, ORDERED, MAYBE_SPECIAL, DEFINITION, MAX_DEPTH, isSpaceOrTab, RECENT, recent;
+var TAGNAME, ATTRIBUTE, OPENTAG, CLOSETAG, BLOCK_NAMES, HTML_OPEN, HTML_CLOSE, ATX, FENCE_OPEN, FENCE_CLOSE, SETEXT, THEMATIC, MAYBE_SPECIAL, DEFINITION, MAX_DEPTH, isSpaceOrTab, RECENT, recent;
 var init_blocks = __esm({
   "src/schema/blocks.ts"() {
     "use strict";
@@ -1275,9 +1301,7 @@ var init_blocks = __esm({
     FENCE_CLOSE = /^(?:`{3,}|~{3,})(?=[ \t]*$)/;
     SETEXT = /^(?:=+|-+)[ \t]*$/;
     THEMATIC = /^(?:\*[ \t]*){3,}$|^(?:_[ \t]*){3,}$|^(?:-[ \t]*){3,}$/;
-    BULLET = /^[*+-]/;
-    ORDERED = /^(\d{1,9})([.)])/;
-    MAYBE_SPECIAL = /^[#`~*+_=<>0-9-]/;
+    MAYBE_SPECIAL = /[#`~*+_=<>0-9-]/;
     DEFINITION = /^ {0,3}\[(?:[^\\\[\]]|\\.){0,999}\]:[ \t]*(?:<[^<>\n]*>|[^\s\x00-\x1f]+)(?:[ \t]+(?:"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|\((?:[^()\\]|\\.)*\)))?[ \t]*$/;
     MAX_DEPTH = 48;
     isSpaceOrTab = (c) => c === " " || c === "	";
@@ -1667,17 +1691,14 @@ function planStep(raw) {
   return { status, text: raw.slice(m25[0].length) };
 }
 function allSteps(text, list, depth, out) {
-  for (const item of list.children) {
-    const own = [];
-    for (const c of item.children) {
-      if (c.type === "list") break;
-      own.push(c);
-    }
-    const first = own[0];
-    const last = own[own.length - 1];
-    const step = planStep(first && last ? text.slice(first.start, last.end) : "");
-    if (step.status !== "unmarked" || depth === 0) out.push({ ...step, depth });
-    for (const c of item.children) if (c.type === "list") allSteps(text, c, depth + 1, out);
+  const items = list.children;
+  for (let i = 0; i < items.length; i++) {
+    const children = items[i].children;
+    let own = 0;
+    while (own < children.length && children[own].type !== "list") own++;
+    const step = planStep(own > 0 ? text.slice(children[0].start, children[own - 1].end) : "");
+    if (step.status !== "unmarked" || depth === 0) out.push({ status: step.status, text: step.text, depth });
+    for (let j = own; j < children.length; j++) if (children[j].type === "list") allSteps(text, children[j], depth + 1, out);
   }
 }
 function keyFile(raw) {
@@ -1725,7 +1746,9 @@ function readHandoff(text, tree) {
   let section = null;
   const seen = /* @__PURE__ */ new Set();
   const goalParts = [];
-  for (const node of tree.children) {
+  const nodes = tree.children;
+  for (let n = 0; n < nodes.length; n++) {
+    const node = nodes[n];
     if (node.type === "heading") {
       const title = headingTitle(text, node);
       out.headings.push({ depth: node.depth ?? 1, title, line: lineAt(starts, node.start) });
@@ -1739,9 +1762,10 @@ function readHandoff(text, tree) {
     }
     if (section === null) {
       if (node.type === "paragraph") {
-        for (const [i, line] of slice(text, node).split("\n").entries()) {
-          const m25 = /^Saved:[ \t]*(.*)$/.exec(line.trim());
-          if (m25 && out.saved === null) {
+        const lines = slice(text, node).split("\n");
+        for (let i = 0; i < lines.length && out.saved === null; i++) {
+          const m25 = /^Saved:[ \t]*(.*)$/.exec(lines[i].trim());
+          if (m25) {
             out.saved = m25[1].trim();
             out.savedLine = lineAt(starts, node.start) + i;
           }
@@ -1754,29 +1778,21 @@ function readHandoff(text, tree) {
       continue;
     }
     if (node.type !== "list") continue;
-    const items = node.children.map((item) => itemText(text, item));
+    const listed = node.children;
+    const items = [];
+    for (let i = 0; i < listed.length; i++) items.push(itemText(text, listed[i]));
     if (section !== "(repeated)") {
-      for (const [i, item] of node.children.entries()) out.items.push({ section, text: items[i], line: lineAt(starts, item.start) });
+      for (let i = 0; i < listed.length; i++) out.items.push({ section, text: items[i], line: lineAt(starts, listed[i].start) });
     }
+    const into = section === "decisions" ? out.decisions : section === "failed approaches" ? out.failedApproaches : section === "open questions" ? out.openQuestions : section === "next steps" ? out.nextSteps : null;
+    if (into !== null) for (let i = 0; i < items.length; i++) into.push(items[i]);
     switch (section) {
       case "plan":
-        out.plan.push(...items.map(planStep));
+        for (let i = 0; i < items.length; i++) out.plan.push(planStep(items[i]));
         allSteps(text, node, 0, out.steps);
         break;
-      case "decisions":
-        out.decisions.push(...items);
-        break;
-      case "failed approaches":
-        out.failedApproaches.push(...items);
-        break;
-      case "open questions":
-        out.openQuestions.push(...items);
-        break;
-      case "next steps":
-        out.nextSteps.push(...items);
-        break;
       case "key files":
-        out.keyFiles.push(...items.filter((i) => !/^none\.?$/i.test(i.trim())).map(keyFile));
+        for (let i = 0; i < items.length; i++) if (!/^none\.?$/i.test(items[i].trim())) out.keyFiles.push(keyFile(items[i]));
         break;
       case "environment anchors":
         if (out.anchors.present) break;

@@ -40,8 +40,8 @@ interface Node extends Block {
   lastContentEnd?: number;
   // html
   htmlType?: number;
-  // paragraph: start offsets and ends of its lines
-  lines?: { start: number; end: number }[];
+  // paragraph: the start offset and end of each of its lines, flat (start, end, start, end…)
+  lines?: number[];
 }
 
 const TAGNAME = "[A-Za-z][A-Za-z0-9-]*";
@@ -66,9 +66,9 @@ const FENCE_OPEN = /^`{3,}(?!.*`)|^~{3,}/;
 const FENCE_CLOSE = /^(?:`{3,}|~{3,})(?=[ \t]*$)/;
 const SETEXT = /^(?:=+|-+)[ \t]*$/;
 const THEMATIC = /^(?:\*[ \t]*){3,}$|^(?:_[ \t]*){3,}$|^(?:-[ \t]*){3,}$/;
-const BULLET = /^[*+-]/;
-const ORDERED = /^(\d{1,9})([.)])/;
-const MAYBE_SPECIAL = /^[#`~*+_=<>0-9-]/;
+// The first characters that can start a block other than a paragraph line: any other line
+// skips the block-start tries (most lines of a handoff).
+const MAYBE_SPECIAL = /[#`~*+_=<>0-9-]/;
 // A link reference definition on one line (a paragraph made only of them is no paragraph).
 const DEFINITION = /^ {0,3}\[(?:[^\\\[\]]|\\.){0,999}\]:[ \t]*(?:<[^<>\n]*>|[^\s\x00-\x1f]+)(?:[ \t]+(?:"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|\((?:[^()\\]|\\.)*\)))?[ \t]*$/;
 
@@ -195,17 +195,17 @@ function scan(text: string): Node {
         // Leading link reference definitions are not paragraph text.
         const lines = block.lines ?? [];
         let n = 0;
-        while (n < lines.length && DEFINITION.test(text.slice(lines[n]!.start, lines[n]!.end))) n++;
+        while (n < lines.length && isDefinition(lines[n]!, lines[n + 1]!)) n += 2;
         if (n > 0) {
           const siblings = block.parent!.children;
-          const defs: Node[] = lines.slice(0, n).map((l) => {
-            const lead = /^[ \t]*/.exec(text.slice(l.start, l.end))![0].length;
-            return { type: "definition", start: l.start + lead, end: l.end, children: [], parent: block.parent, open: false };
-          });
+          const defs: Node[] = [];
+          for (let i = 0; i < n; i += 2) {
+            defs.push({ type: "definition", start: lines[i]! + leadOf(lines[i]!, lines[i + 1]!), end: lines[i + 1]!, children: [], parent: block.parent, open: false });
+          }
           if (n === lines.length) siblings.splice(siblings.indexOf(block), 1, ...defs);
           else {
             siblings.splice(siblings.indexOf(block), 0, ...defs);
-            block.start = lines[n]!.start + /^[ \t]*/.exec(text.slice(lines[n]!.start, lines[n]!.end))![0].length;
+            block.start = lines[n]! + leadOf(lines[n]!, lines[n + 1]!);
             block.lines = lines.slice(n);
           }
         }
@@ -213,6 +213,21 @@ function scan(text: string): Node {
       }
     }
     tip = block.parent ?? doc;
+  };
+
+  // Spaces and tabs at the start of text[start, end).
+  const leadOf = (start: number, end: number): number => {
+    let i = start;
+    while (i < end && isSpaceOrTab(text[i])) i++;
+    return i - start;
+  };
+
+  // A link reference definition on the line text[start, end): its first character after up to
+  // three spaces is `[`, which most lines fail without a slice or a regex.
+  const isDefinition = (start: number, end: number): boolean => {
+    let i = start;
+    while (i < end && i - start < 3 && text[i] === " ") i++;
+    return text[i] === "[" && DEFINITION.test(text.slice(start, end));
   };
 
   // Where remark ends a fence that its container's end (or the document's) closed: inside a
@@ -256,7 +271,7 @@ function scan(text: string): Node {
   };
 
   const addParagraphLine = (p: Node): void => {
-    p.lines!.push({ start: lineStart + offset, end: lineEnd() });
+    p.lines!.push(lineStart + offset, lineEnd());
     p.end = lineEnd();
   };
 
@@ -312,46 +327,67 @@ function scan(text: string): Node {
     }
   };
 
-  const parseListMarker = (container: Node): Node | null => {
-    if (indent >= 4) return null;
-    const rest = line.slice(nextNonspace);
-    let data: Partial<Node>;
+  // The list marker parseListMarker found: what blockStart makes its list and item of (set
+  // here, not returned as an object: a handoff is mostly list items, and the session-start
+  // hook parses one on every start, docs/decisions/cold-chunks.md).
+  let markerType: "bullet" | "ordered" = "bullet";
+  let markerChar: string | undefined;
+  let markerDelimiter: string | undefined;
+  let markerOffset = 0;
+  let markerPadding = 0;
+  let markerStart = 0;
+  let markerEnd = 0;
+
+  const parseListMarker = (container: Node): boolean => {
+    if (indent >= 4) return false;
+    const c = line[nextNonspace];
     let len: number;
-    const b = BULLET.exec(rest);
-    const o = b ? null : ORDERED.exec(rest);
-    if (b) {
-      data = { listType: "bullet", bulletChar: b[0] };
+    if (c === "*" || c === "+" || c === "-") {
+      markerType = "bullet";
+      markerChar = c;
+      markerDelimiter = undefined;
       len = 1;
-    } else if (o && (!interrupting(container) || Number(o[1]) === 1)) {
-      data = { listType: "ordered", delimiter: o[2] };
-      len = o[0].length;
-    } else return null;
+    } else {
+      // An ordered marker: 1 to 9 digits, then `.` or `)`; one interrupting a paragraph (or
+      // indented code, see interrupting) must number 1.
+      let d = nextNonspace;
+      while (d - nextNonspace < 10 && line.charCodeAt(d) >= 48 && line.charCodeAt(d) <= 57) d++;
+      const digits = d - nextNonspace;
+      const delimiter = line[d];
+      if (digits < 1 || digits > 9 || (delimiter !== "." && delimiter !== ")")) return false;
+      if (interrupting(container) && Number(line.slice(nextNonspace, d)) !== 1) return false;
+      markerType = "ordered";
+      markerChar = undefined;
+      markerDelimiter = delimiter;
+      len = digits + 1;
+    }
     const after = line[nextNonspace + len];
-    if (!(after === undefined || isSpaceOrTab(after))) return null;
-    if (interrupting(container) && !/[^ \t]/.test(line.slice(nextNonspace + len))) return null;
-    const markerStart = nextNonspace;
+    if (!(after === undefined || isSpaceOrTab(after))) return false;
+    if (interrupting(container) && !/[^ \t]/.test(line.slice(nextNonspace + len))) return false;
+    const first = nextNonspace;
     advanceNextNonspace();
     advanceOffset(len, true);
     const spacesStartCol = column;
     const spacesStartOffset = offset;
-    let c: string | undefined;
+    let ch: string | undefined;
     do {
       advanceOffset(1, true);
-      c = line[offset];
-    } while (column - spacesStartCol < 5 && isSpaceOrTab(c));
+      ch = line[offset];
+    } while (column - spacesStartCol < 5 && isSpaceOrTab(ch));
     const blankItem = line[offset] === undefined;
     const spaces = column - spacesStartCol;
-    let padding: number;
     if (spaces >= 5 || spaces < 1 || blankItem) {
-      padding = len + 1;
+      markerPadding = len + 1;
       column = spacesStartCol;
       offset = spacesStartOffset;
       partialTab = false;
       if (isSpaceOrTab(line[offset])) advanceOffset(1, true);
-    } else padding = len + spaces;
+    } else markerPadding = len + spaces;
+    markerOffset = indent;
+    markerStart = lineStart + first;
     // An item with no content ends where its first line does (remark's position).
-    const markerEnd = blankItem ? lineEnd() : lineStart + markerStart + len;
-    return { ...data, markerOffset: indent, padding, start: lineStart + markerStart, markerEnd } as Node;
+    markerEnd = blankItem ? lineEnd() : lineStart + first + len;
+    return true;
   };
 
   const depthOf = (n: Node): number => {
@@ -375,8 +411,9 @@ function scan(text: string): Node {
         addChild("blockquote", lineStart + nextNonspace).lastContentEnd = lineEnd();
         return 1;
       }
-      const rest = line.slice(nextNonspace);
-      const atx = ATX.exec(rest);
+      // Each try below needs its first character: most lines skip the slice and the regexes.
+      const rest = c === "#" || c === "`" || c === "~" || c === "<" || c === "=" || c === "-" || c === "*" || c === "_" ? line.slice(nextNonspace) : "";
+      const atx = c === "#" ? ATX.exec(rest) : null;
       if (atx) {
         advanceNextNonspace();
         closeUnmatched();
@@ -387,7 +424,7 @@ function scan(text: string): Node {
         finalize(h);
         return 2;
       }
-      const fence = FENCE_OPEN.exec(rest);
+      const fence = c === "`" || c === "~" ? FENCE_OPEN.exec(rest) : null;
       if (fence) {
         closeUnmatched();
         const f = addChild("code", lineStart + nextNonspace);
@@ -410,10 +447,12 @@ function scan(text: string): Node {
           }
         }
       }
-      if (container.type === "paragraph" && SETEXT.test(rest)) {
+      if (container.type === "paragraph" && (c === "=" || c === "-") && SETEXT.test(rest)) {
         const p = container;
         closeUnmatched();
-        if (p.lines!.every((l) => DEFINITION.test(text.slice(l.start, l.end)))) {
+        let definitions = true;
+        for (let i = 0; i < p.lines!.length && definitions; i += 2) definitions = isDefinition(p.lines![i]!, p.lines![i + 1]!);
+        if (definitions) {
           // After a paragraph of definitions only, the line is a thematic break or starts a
           // paragraph (remark).
           finalize(p);
@@ -432,7 +471,7 @@ function scan(text: string): Node {
           return 2;
         }
       }
-      if (THEMATIC.test(rest)) {
+      if ((c === "*" || c === "_" || c === "-") && THEMATIC.test(rest)) {
         closeUnmatched();
         const t = addChild("thematicBreak", lineStart + nextNonspace);
         t.end = lineEnd();
@@ -442,19 +481,18 @@ function scan(text: string): Node {
       }
     }
     if ((!indented || container.type === "list") && !deep) {
-      const data = parseListMarker(container);
-      if (data) {
+      if (parseListMarker(container)) {
         closeUnmatched();
-        if (tip.type !== "list" || tip.listType !== data.listType || tip.bulletChar !== data.bulletChar || tip.delimiter !== data.delimiter) {
-          const list = addChild("list", data.start);
-          list.listType = data.listType;
-          list.bulletChar = data.bulletChar;
-          list.delimiter = data.delimiter;
+        if (tip.type !== "list" || tip.listType !== markerType || tip.bulletChar !== markerChar || tip.delimiter !== markerDelimiter) {
+          const list = addChild("list", markerStart);
+          list.listType = markerType;
+          list.bulletChar = markerChar;
+          list.delimiter = markerDelimiter;
         }
-        const item = addChild("listItem", data.start);
-        item.markerOffset = data.markerOffset;
-        item.padding = data.padding;
-        item.markerEnd = data.markerEnd;
+        const item = addChild("listItem", markerStart);
+        item.markerOffset = markerOffset;
+        item.padding = markerPadding;
+        item.markerEnd = markerEnd;
         return 1;
       }
     }
@@ -492,7 +530,7 @@ function scan(text: string): Node {
     let matchedLeaf = container.type !== "paragraph" && (container.type === "code" || container.type === "html");
     while (!matchedLeaf) {
       findNextNonspace();
-      if (!indented && !MAYBE_SPECIAL.test(line.slice(nextNonspace))) {
+      if (!indented && !MAYBE_SPECIAL.test(line[nextNonspace] ?? "")) {
         advanceNextNonspace();
         break;
       }

@@ -131,18 +131,17 @@ function planStep(raw: string): PlanStep {
 
 // Every checkbox of a plan list, depth first: an item's own text is its blocks before its
 // first nested list; nested lists are steps of their own (field report 25).
+// (Index loops, no spreads: the session-start hook parses a handoff on every start, in code
+// V8 has not compiled yet, where each iterator and copy costs; docs/decisions/cold-chunks.md.)
 function allSteps(text: string, list: Block, depth: number, out: PlanStep[]): void {
-  for (const item of list.children) {
-    const own: Block[] = [];
-    for (const c of item.children) {
-      if (c.type === "list") break;
-      own.push(c);
-    }
-    const first = own[0];
-    const last = own[own.length - 1];
-    const step = planStep(first && last ? text.slice(first.start, last.end) : "");
-    if (step.status !== "unmarked" || depth === 0) out.push({ ...step, depth });
-    for (const c of item.children) if (c.type === "list") allSteps(text, c, depth + 1, out);
+  const items = list.children;
+  for (let i = 0; i < items.length; i++) {
+    const children = items[i]!.children;
+    let own = 0;
+    while (own < children.length && children[own]!.type !== "list") own++;
+    const step = planStep(own > 0 ? text.slice(children[0]!.start, children[own - 1]!.end) : "");
+    if (step.status !== "unmarked" || depth === 0) out.push({ status: step.status, text: step.text, depth });
+    for (let j = own; j < children.length; j++) if (children[j]!.type === "list") allSteps(text, children[j]!, depth + 1, out);
   }
 }
 
@@ -219,7 +218,9 @@ export function readHandoff(text: string, tree: Block): ParsedHandoff {
   let section: string | null = null;
   const seen = new Set<string>();
   const goalParts: string[] = [];
-  for (const node of tree.children) {
+  const nodes = tree.children;
+  for (let n = 0; n < nodes.length; n++) {
+    const node = nodes[n]!;
     if (node.type === "heading") {
       const title = headingTitle(text, node);
       out.headings.push({ depth: node.depth ?? 1, title, line: lineAt(starts, node.start) });
@@ -234,9 +235,10 @@ export function readHandoff(text: string, tree: Block): ParsedHandoff {
     }
     if (section === null) {
       if (node.type === "paragraph") {
-        for (const [i, line] of slice(text, node).split("\n").entries()) {
-          const m = /^Saved:[ \t]*(.*)$/.exec(line.trim());
-          if (m && out.saved === null) {
+        const lines = slice(text, node).split("\n");
+        for (let i = 0; i < lines.length && out.saved === null; i++) {
+          const m = /^Saved:[ \t]*(.*)$/.exec(lines[i]!.trim());
+          if (m) {
             out.saved = m[1]!.trim();
             out.savedLine = lineAt(starts, node.start) + i;
           }
@@ -249,30 +251,22 @@ export function readHandoff(text: string, tree: Block): ParsedHandoff {
       continue;
     }
     if (node.type !== "list") continue;
-    const items = node.children.map((item) => itemText(text, item));
+    const listed = node.children;
+    const items: string[] = [];
+    for (let i = 0; i < listed.length; i++) items.push(itemText(text, listed[i]!));
     if (section !== "(repeated)") {
-      for (const [i, item] of node.children.entries()) out.items.push({ section, text: items[i]!, line: lineAt(starts, item.start) });
+      for (let i = 0; i < listed.length; i++) out.items.push({ section, text: items[i]!, line: lineAt(starts, listed[i]!.start) });
     }
+    const into = section === "decisions" ? out.decisions : section === "failed approaches" ? out.failedApproaches : section === "open questions" ? out.openQuestions : section === "next steps" ? out.nextSteps : null;
+    if (into !== null) for (let i = 0; i < items.length; i++) into.push(items[i]!);
     switch (section) {
       case "plan":
-        out.plan.push(...items.map(planStep));
+        for (let i = 0; i < items.length; i++) out.plan.push(planStep(items[i]!));
         allSteps(text, node, 0, out.steps);
-        break;
-      case "decisions":
-        out.decisions.push(...items);
-        break;
-      case "failed approaches":
-        out.failedApproaches.push(...items);
-        break;
-      case "open questions":
-        out.openQuestions.push(...items);
-        break;
-      case "next steps":
-        out.nextSteps.push(...items);
         break;
       case "key files":
         // `- none` keeps an empty section's heading (references/handoff-schema.md): no file.
-        out.keyFiles.push(...items.filter((i) => !/^none\.?$/i.test(i.trim())).map(keyFile));
+        for (let i = 0; i < items.length; i++) if (!/^none\.?$/i.test(items[i]!.trim())) out.keyFiles.push(keyFile(items[i]!));
         break;
       case "environment anchors":
         if (out.anchors.present) break;
