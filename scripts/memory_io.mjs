@@ -832,7 +832,8 @@ var init_anchor_lines = __esm({
 var blocks_exports = {};
 __export(blocks_exports, {
   MAX_DEPTH: () => MAX_DEPTH,
-  parseBlocks: () => parseBlocks
+  parseBlocks: () => parseBlocks,
+  parseBlocksPrivately: () => parseBlocksPrivately
 });
 function freeze(b) {
   for (const c of b.children) freeze(c);
@@ -846,8 +847,12 @@ function parseBlocks(text) {
   if (recent.length > RECENT) recent.pop();
   return tree;
 }
+function parseBlocksPrivately(text) {
+  for (const r of recent) if (r.text === text) return r.tree;
+  return scan(text);
+}
 function scan(text) {
-  const doc = { type: "document", start: 0, end: text.length, children: [], parent: null, open: true };
+  const doc = { type: "document", start: 0, end: text.length, children: NO_CHILDREN, parent: null, open: true };
   let tip = doc;
   let oldtip = doc;
   let lastMatched = doc;
@@ -938,7 +943,7 @@ function scan(text) {
           const siblings = block.parent.children;
           const defs = [];
           for (let i = 0; i < n; i += 2) {
-            defs.push({ type: "definition", start: lines2[i] + leadOf(lines2[i], lines2[i + 1]), end: lines2[i + 1], children: [], parent: block.parent, open: false });
+            defs.push({ type: "definition", start: lines2[i] + leadOf(lines2[i], lines2[i + 1]), end: lines2[i + 1], children: NO_CHILDREN, parent: block.parent, open: false });
           }
           if (n === lines2.length) siblings.splice(siblings.indexOf(block), 1, ...defs);
           else {
@@ -983,13 +988,15 @@ function scan(text) {
   const canContain = (parent, child) => parent === "document" || parent === "blockquote" || parent === "listItem" ? child !== "listItem" : parent === "list" ? child === "listItem" : false;
   const addChild = (type, start) => {
     while (!canContain(tip.type, type)) finalize(tip);
-    const node = { type, start, end: start, children: [], parent: tip, open: true };
-    tip.children.push(node);
+    const node = { type, start, end: start, children: NO_CHILDREN, parent: tip, open: true };
+    if (tip.children === NO_CHILDREN) tip.children = [node];
+    else tip.children.push(node);
     tip = node;
     return node;
   };
   const addParagraphLine = (p) => {
-    p.lines.push(lineStart + offset, lineEnd());
+    if (p.lines === NO_LINES) p.lines = [lineStart + offset, lineEnd()];
+    else p.lines.push(lineStart + offset, lineEnd());
     p.end = lineEnd();
   };
   const continues = (c) => {
@@ -1157,7 +1164,7 @@ function scan(text) {
         if (definitions) {
           finalize(p);
           if (!THEMATIC.test(rest)) {
-            addChild("paragraph", lineStart + nextNonspace).lines = [];
+            addChild("paragraph", lineStart + nextNonspace).lines = NO_LINES;
             advanceNextNonspace();
             return 2;
           }
@@ -1256,7 +1263,7 @@ function scan(text) {
     } else if (t === "heading" || t === "thematicBreak") {
     } else if (offset < line.length && !blank) {
       const p = addChild("paragraph", lineStart + nextNonspace);
-      p.lines = [];
+      p.lines = NO_LINES;
       advanceNextNonspace();
       addParagraphLine(p);
     }
@@ -1276,7 +1283,7 @@ function scan(text) {
   while (tip !== doc) finalize(tip);
   return doc;
 }
-var TAGNAME, ATTRIBUTE, OPENTAG, CLOSETAG, BLOCK_NAMES, HTML_OPEN, HTML_CLOSE, ATX, FENCE_OPEN, FENCE_CLOSE, SETEXT, THEMATIC, MAYBE_SPECIAL, DEFINITION, MAX_DEPTH, isSpaceOrTab, RECENT, recent;
+var TAGNAME, ATTRIBUTE, OPENTAG, CLOSETAG, BLOCK_NAMES, HTML_OPEN, HTML_CLOSE, ATX, FENCE_OPEN, FENCE_CLOSE, SETEXT, THEMATIC, MAYBE_SPECIAL, DEFINITION, MAX_DEPTH, isSpaceOrTab, RECENT, recent, NO_CHILDREN, NO_LINES;
 var init_blocks = __esm({
   "src/schema/blocks.ts"() {
     "use strict";
@@ -1307,6 +1314,8 @@ var init_blocks = __esm({
     isSpaceOrTab = (c) => c === " " || c === "	";
     RECENT = 4;
     recent = [];
+    NO_CHILDREN = Object.freeze([]);
+    NO_LINES = Object.freeze([]);
   }
 });
 
@@ -1724,6 +1733,9 @@ function parseHandoff(input) {
   return readHandoff(text, parseBlocks(text));
 }
 function readHandoff(text, tree) {
+  return readFields(text, tree, true);
+}
+function readFields(text, tree, lists) {
   const starts = lineStartsOf(text);
   const out = {
     marker: text.startsWith("<!-- memory-schema: v1 -->\n") || text === "<!-- memory-schema: v1 -->",
@@ -1777,11 +1789,11 @@ function readHandoff(text, tree) {
       goalParts.push(slice(text, node));
       continue;
     }
-    if (node.type !== "list") continue;
+    if (node.type !== "list" || !lists && section !== "environment anchors") continue;
     const listed = node.children;
     const items = [];
     for (let i = 0; i < listed.length; i++) items.push(itemText(text, listed[i]));
-    if (section !== "(repeated)") {
+    if (section !== "(repeated)" && lists) {
       for (let i = 0; i < listed.length; i++) out.items.push({ section, text: items[i], line: lineAt(starts, listed[i].start) });
     }
     const into = section === "decisions" ? out.decisions : section === "failed approaches" ? out.failedApproaches : section === "open questions" ? out.openQuestions : section === "next steps" ? out.nextSteps : null;
@@ -1818,7 +1830,8 @@ function handoffStateTime(h, nowMs) {
   return stateTime(h.anchors.date, h.saved, nowMs);
 }
 function stateTimeOfText(text, nowMs) {
-  return handoffStateTime(parseHandoff(text), nowMs);
+  const normalised = normaliseText(text);
+  return handoffStateTime(readFields(normalised, parseBlocksPrivately(normalised), false), nowMs);
 }
 function goalLineOf(h) {
   const line = h.goal.split("\n").find((l) => l.trim() !== "");

@@ -82,6 +82,12 @@ const isSpaceOrTab = (c: string | undefined): boolean => c === " " || c === "\t"
 const RECENT = 4;
 const recent: { text: string; tree: Block }[] = [];
 
+// No children yet, no paragraph line yet: shared and frozen, replaced by an array of exactly
+// one on the first (most blocks of a handoff hold one child or none, and an array grown by
+// push reserves 17 slots).
+const NO_CHILDREN: Node[] = Object.freeze([]) as unknown as Node[];
+const NO_LINES: number[] = Object.freeze([]) as unknown as number[];
+
 function freeze(b: Block): Block {
   for (const c of b.children) freeze(c);
   Object.freeze(b.children);
@@ -100,8 +106,18 @@ export function parseBlocks(text: string): Block {
   return tree;
 }
 
+/**
+ * `parseBlocks` for a caller that keeps the tree to itself and never changes it (the hook's
+ * state time, handoff.ts): the same scan, neither frozen nor kept, which saves the session-start
+ * hook a third of the scan's allocation (docs/decisions/cold-chunks.md). Never throws on content.
+ */
+export function parseBlocksPrivately(text: string): Block {
+  for (const r of recent) if (r.text === text) return r.tree;
+  return scan(text);
+}
+
 function scan(text: string): Node {
-  const doc: Node = { type: "document", start: 0, end: text.length, children: [], parent: null, open: true };
+  const doc: Node = { type: "document", start: 0, end: text.length, children: NO_CHILDREN, parent: null, open: true };
   let tip: Node = doc;
   let oldtip: Node = doc;
   let lastMatched: Node = doc;
@@ -200,7 +216,7 @@ function scan(text: string): Node {
           const siblings = block.parent!.children;
           const defs: Node[] = [];
           for (let i = 0; i < n; i += 2) {
-            defs.push({ type: "definition", start: lines[i]! + leadOf(lines[i]!, lines[i + 1]!), end: lines[i + 1]!, children: [], parent: block.parent, open: false });
+            defs.push({ type: "definition", start: lines[i]! + leadOf(lines[i]!, lines[i + 1]!), end: lines[i + 1]!, children: NO_CHILDREN, parent: block.parent, open: false });
           }
           if (n === lines.length) siblings.splice(siblings.indexOf(block), 1, ...defs);
           else {
@@ -264,14 +280,16 @@ function scan(text: string): Node {
 
   const addChild = (type: Node["type"], start: number): Node => {
     while (!canContain(tip.type, type)) finalize(tip);
-    const node: Node = { type, start, end: start, children: [], parent: tip, open: true };
-    tip.children.push(node);
+    const node: Node = { type, start, end: start, children: NO_CHILDREN, parent: tip, open: true };
+    if (tip.children === NO_CHILDREN) tip.children = [node];
+    else tip.children.push(node);
     tip = node;
     return node;
   };
 
   const addParagraphLine = (p: Node): void => {
-    p.lines!.push(lineStart + offset, lineEnd());
+    if (p.lines === NO_LINES) p.lines = [lineStart + offset, lineEnd()];
+    else p.lines!.push(lineStart + offset, lineEnd());
     p.end = lineEnd();
   };
 
@@ -457,7 +475,7 @@ function scan(text: string): Node {
           // paragraph (remark).
           finalize(p);
           if (!THEMATIC.test(rest)) {
-            addChild("paragraph", lineStart + nextNonspace).lines = [];
+            addChild("paragraph", lineStart + nextNonspace).lines = NO_LINES;
             advanceNextNonspace();
             return 2;
           }
@@ -560,7 +578,7 @@ function scan(text: string): Node {
       // complete already
     } else if (offset < line.length && !blank) {
       const p = addChild("paragraph", lineStart + nextNonspace);
-      p.lines = [];
+      p.lines = NO_LINES;
       advanceNextNonspace();
       addParagraphLine(p);
     }

@@ -3,7 +3,7 @@
 // so that a `## Environment anchors` inside a code block, an HTML comment or a list item
 // spanning lines is read as what it is; small regexes only split the text of one line or
 // list item.
-import { parseBlocks, type Block } from "./blocks.ts";
+import { parseBlocks, parseBlocksPrivately, type Block } from "./blocks.ts";
 import { parseDirtyHashes, parseInProgress, parseKeyFileMtimes, parsePathList, unquoteBranch, type DirtyHash } from "./anchor-lines.ts";
 import { stateTime, type StateTime } from "./state-time.ts";
 import { lineAt, lineStartsOf } from "./validate-common.ts";
@@ -196,6 +196,15 @@ export function parseHandoff(input: string): ParsedHandoff {
  * scanned once. Never throws on content.
  */
 export function readHandoff(text: string, tree: Block): ParsedHandoff {
+  return readFields(text, tree, true);
+}
+
+// The one reading of a handoff. With `lists` false it skips what only list items give (plan,
+// steps, decisions, failed approaches, questions, next steps, key files, items) and reads
+// the rest exactly as with true: `stateTimeOfText` needs only `Saved:` and the anchors, and
+// the session-start hook calls it on every start (a 150-line handoff's lists cost it more
+// than the scan; docs/decisions/cold-chunks.md). Such a partial model never leaves this module.
+function readFields(text: string, tree: Block, lists: boolean): ParsedHandoff {
   const starts = lineStartsOf(text);
   const out: ParsedHandoff = {
     marker: text.startsWith("<!-- memory-schema: v1 -->\n") || text === "<!-- memory-schema: v1 -->",
@@ -250,11 +259,11 @@ export function readHandoff(text: string, tree: Block): ParsedHandoff {
       goalParts.push(slice(text, node));
       continue;
     }
-    if (node.type !== "list") continue;
+    if (node.type !== "list" || (!lists && section !== "environment anchors")) continue;
     const listed = node.children;
     const items: string[] = [];
     for (let i = 0; i < listed.length; i++) items.push(itemText(text, listed[i]!));
-    if (section !== "(repeated)") {
+    if (section !== "(repeated)" && lists) {
       for (let i = 0; i < listed.length; i++) out.items.push({ section, text: items[i]!, line: lineAt(starts, listed[i]!.start) });
     }
     const into = section === "decisions" ? out.decisions : section === "failed approaches" ? out.failedApproaches : section === "open questions" ? out.openQuestions : section === "next steps" ? out.nextSteps : null;
@@ -302,9 +311,14 @@ export function handoffStateTime(h: ParsedHandoff, nowMs: number): StateTime {
   return stateTime(h.anchors.date, h.saved, nowMs);
 }
 
-/** `handoffStateTime` of handoff text (parsed by `parseHandoff`); the one call for a verb that needs only the age. */
+/**
+ * `handoffStateTime(parseHandoff(text))`, the one call for a verb that needs only the age: the
+ * same reading, without the fields only list items give (test/schema/state-time.test.ts holds
+ * them equal on the corpus and on generated documents).
+ */
 export function stateTimeOfText(text: string, nowMs: number): StateTime {
-  return handoffStateTime(parseHandoff(text), nowMs);
+  const normalised = normaliseText(text);
+  return handoffStateTime(readFields(normalised, parseBlocksPrivately(normalised), false), nowMs);
 }
 
 /** The first non-blank line of the model's `## Current goal` (for `archives list`), or null. */

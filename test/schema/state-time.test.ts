@@ -1,7 +1,7 @@
 // The state time (contract §5 1.1, ruling 13): one age for drift, brief and hook.
 import { readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { checkAnchors, parseHandoff } from "../../src/schema/handoff.ts";
+import { checkAnchors, handoffStateTime, parseHandoff, stateTimeOfText } from "../../src/schema/handoff.ts";
 import { ageWords, stateTime, type StateTime } from "../../src/schema/state-time.ts";
 
 const NOW = Date.parse("2026-11-30T12:00:00Z");
@@ -37,5 +37,29 @@ describe("stateTime: the first of - Date: and Saved: that parses strictly", () =
     ["yesterday", "age unknown"],
   ])("ageWords(%s) = %s", (date, words) => {
     expect(ageWords(stateTime(date, null, NOW), NOW)).toBe(words);
+  });
+});
+
+describe("stateTimeOfText: parseHandoff's state time, read without the list-only fields", () => {
+  // The hook's reading (readFields with lists off) must give the model's state time on every
+  // document: the corpus of odd handoffs, and generated ones mixing sections, anchors in
+  // fences, nested and repeated sections, and `Saved:` lines in and out of place.
+  const corpus = new URL("./corpus/", import.meta.url);
+  const docs = readdirSync(corpus)
+    .filter((n) => n.endsWith(".md"))
+    .map((n) => readFileSync(new URL(n, corpus), "utf8"));
+  const parts = ["## Environment anchors", "## Plan", "## Current goal", "## Environment anchors", "```", "<!--", "-->", "- Date: 2026-11-29T10:00:00Z", "- Date: 2026-11-30T11:00:00Z", "  - Date: 2026-11-28T10:00:00Z", "- HEAD: 0123456789abcdef0123456789abcdef01234567", "Saved: 2026-11-27T10:00:00Z", "Saved: 2026-11-30T13:00:00Z", "- [x] step", "> - Date: 2026-11-26T10:00:00Z", "text", ""];
+  let seed = 7;
+  const next = (n: number) => {
+    seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+    return seed % n;
+  };
+  for (let k = 0; k < 400; k++) docs.push(Array.from({ length: 2 + next(14) }, () => parts[next(parts.length)]).join("\n"));
+
+  it(`agrees on ${docs.length} documents`, () => {
+    const known = docs.filter((t) => handoffStateTime(parseHandoff(t), NOW).known).length;
+    // Enough documents have a state time for the comparison to mean something.
+    expect(known).toBeGreaterThan(100);
+    for (const t of docs) expect(stateTimeOfText(t, NOW)).toEqual(handoffStateTime(parseHandoff(t), NOW));
   });
 });
