@@ -316,6 +316,17 @@ if (nonNode.length > 0) {
   process.exit(1);
 }
 
+// Plain ASCII: Node's loader then decodes the file into a one-byte string, half the memory
+// pages of a two-byte one, which each start pays for (docs/decisions/cold-chunks.md). esbuild
+// escapes strings and names but leaves regular expression literals and kept comments as
+// written: such a character in src/ is written as an escape (`\u2014`).
+const nonAscii = text.split("\n").findIndex((line) => /[^\x00-\x7f]/.test(line));
+if (nonAscii >= 0) {
+  const line = text.split("\n")[nonAscii];
+  console.error(`build: the bundle holds a non-ASCII character on its line ${nonAscii + 1}: ${JSON.stringify(line.trim().slice(0, 120))}; write it as an escape in src/`);
+  process.exit(1);
+}
+
 if (check) {
   let committed = "";
   try {

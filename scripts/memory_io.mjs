@@ -79,7 +79,7 @@ var init_errors = __esm({
       code;
       /**
        * stderr lines printed before the refusal: what was done first and stays done (the repair
-       * of an interrupted save, `recovered: …`, before a write that is then refused).
+       * of an interrupted save, `recovered: ...`, before a write that is then refused).
        */
       before = [];
       constructor(message, code2) {
@@ -701,7 +701,7 @@ function parsePathList(value) {
       const end = comma === -1 ? v.length : comma;
       item = v.slice(i, end);
       i = end;
-      const tail = /^… and (\d+) more$/.exec(item);
+      const tail = /^\u2026 and (\d+) more$/.exec(item);
       if (tail) {
         more = Number(tail[1]);
         if (i !== v.length) return null;
@@ -821,7 +821,7 @@ var init_anchor_lines = __esm({
     "use strict";
     init_invisible();
     MAX_LISTED_DIRTY = 50;
-    NEEDS_QUOTES = /[,"\\\x00-\x1f\x7f]|^\s|\s$|^…| @ /;
+    NEEDS_QUOTES = /[,"\\\x00-\x1f\x7f]|^\s|\s$|^\u2026| @ /;
     ESCAPES = { "\x07": "\\a", "\b": "\\b", "	": "\\t", "\n": "\\n", "\v": "\\v", "\f": "\\f", "\r": "\\r", '"': '\\"', "\\": "\\\\" };
     UNESCAPE = { a: 7, b: 8, t: 9, n: 10, v: 11, f: 12, r: 13, '"': 34, "\\": 92 };
     HASH_VALUE = /^([0-9a-f]{64}|[0-9a-f]{40}|deleted|over 8 MB)(?:, |$)/;
@@ -1716,7 +1716,7 @@ function keyFile(raw) {
   const tick = /^`([^`]+)`\s*(.*)$/s.exec(raw);
   if (tick) {
     pathText = tick[1].trim();
-    why = tick[2].replace(/^[—–:-]\s*/, "");
+    why = tick[2].replace(/^[\u2014\u2013:-]\s*/, "");
   } else {
     const sep = KEY_SEPARATOR.exec(raw);
     pathText = (sep ? raw.slice(0, sep.index) : raw).trim();
@@ -1893,7 +1893,7 @@ var init_handoff = __esm({
     init_validate_common();
     init_values();
     STEP = /^\[([ xX~-])\]\s*/;
-    KEY_SEPARATOR = /\s+[—–-]\s+/;
+    KEY_SEPARATOR = /\s+[\u2014\u2013-]\s+/;
     ANCHOR = /^(Branch|HEAD|Dirty files|Dirty hashes|Date|Key file mtimes|In progress):[ \t]*(.*)$/is;
     NEXT_CHECKBOX = /^\[([ xX~-])\]\s+/;
     NONE_ITEM = /^(none|none recorded|n\/a|-)\.?$/i;

@@ -12,7 +12,7 @@ export class HelperError extends Error {
   readonly code: ExitCode;
   /**
    * stderr lines printed before the refusal: what was done first and stays done (the repair
-   * of an interrupted save, `recovered: …`, before a write that is then refused).
+   * of an interrupted save, `recovered: ...`, before a write that is then refused).
    */
   before: string[] = [];
   constructor(message: string, code: ExitCode) {

@@ -5,7 +5,7 @@ import { refusedIndexes } from "../guard/invisible.ts";
 /** Most dirty paths written on the `- Dirty files:` line; the rest are counted (`… and N more`). */
 export const MAX_LISTED_DIRTY = 50;
 
-const NEEDS_QUOTES = /[,"\\\x00-\x1f\x7f]|^\s|\s$|^…| @ /;
+const NEEDS_QUOTES = /[,"\\\x00-\x1f\x7f]|^\s|\s$|^\u2026| @ /;
 const ESCAPES: Record<string, string> = { "\x07": "\\a", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\v": "\\v", "\f": "\\f", "\r": "\\r", '"': '\\"', "\\": "\\\\" };
 
 /**
@@ -104,7 +104,7 @@ export function parsePathList(value: string): PathList | null {
       const end = comma === -1 ? v.length : comma;
       item = v.slice(i, end);
       i = end;
-      const tail = /^… and (\d+) more$/.exec(item);
+      const tail = /^\u2026 and (\d+) more$/.exec(item);
       if (tail) {
         more = Number(tail[1]);
         if (i !== v.length) return null;

@@ -145,7 +145,7 @@ function allSteps(text: string, list: Block, depth: number, out: PlanStep[]): vo
   }
 }
 
-const KEY_SEPARATOR = /\s+[—–-]\s+/;
+const KEY_SEPARATOR = /\s+[\u2014\u2013-]\s+/;
 
 function keyFile(raw: string): KeyFile {
   let pathText: string;
@@ -153,7 +153,7 @@ function keyFile(raw: string): KeyFile {
   const tick = /^`([^`]+)`\s*(.*)$/s.exec(raw);
   if (tick) {
     pathText = tick[1]!.trim();
-    why = tick[2]!.replace(/^[—–:-]\s*/, "");
+    why = tick[2]!.replace(/^[\u2014\u2013:-]\s*/, "");
   } else {
     const sep = KEY_SEPARATOR.exec(raw);
     pathText = (sep ? raw.slice(0, sep.index) : raw).trim();

@@ -47,6 +47,12 @@ function traced(args: string[], opts: { cwd?: string; input?: string } = {}) {
 }
 
 describe("lazy chunks (build.mjs)", () => {
+  it("is plain ASCII, so that Node decodes it into a one-byte string (half the pages of a two-byte one)", () => {
+    const bytes = readFileSync(HELPER);
+    const first = bytes.findIndex((b) => b > 0x7f);
+    expect(first === -1 ? "ascii" : JSON.stringify(bytes.subarray(Math.max(0, first - 60), first + 20).toString("utf8"))).toBe("ascii");
+  });
+
   it("keeps every npm package out of the parsed part, which imports only node:module", () => {
     const parsed = parsedPart();
     expect(parsed).not.toMatch(/^\/\/ node_modules\//m);
