@@ -82,10 +82,29 @@ comes with the command that fixes it. Changes nothing. Among them, in these word
   files in subfolders count toward the same 32 KiB Codex reads"
   "<file>: a SessionStart command names memory_io.mjs but is not one install
   writes (not ours: not run): <command>"
-  "the memory lock .ai/memory/.lock names <who>" (an unreadable owner file, or a
-  process on another host dated ahead of this clock: recover takes it over after
-  watching it 10 s unchanged)
+  "the memory lock .ai/memory/.lock names <who>", <who> being "an unreadable owner
+  file" or "process <pid> on "<host>", dated ahead of this clock" (recover takes it over
+  after watching it 10 s unchanged)
   "${MERGE_DRIVER_MISSING}"
+  why an entry is outdated: "its commands run bare node, which fails where node is not on
+  the hook's PATH (nvm, fnm, volta, a harness started from a GUI)", "its SessionStart
+  matcher lacks fork (now <matcher>)", "it holds a hook of ours on <events>, which install
+  no longer adds"
+  the probe of each start command: "ran <file> SessionStart (PATH=/usr/bin:/bin): exit
+  <code>, printed nothing" (or printed "<output>"; stderr "<output>"), and when it fails
+  "<file>: its SessionStart command exited <code>: <first stderr line>"
+  "<agent>: installed, but no session-handoff skill folder where <agent> looks for skills
+  (<folders>)"
+  "<agent>: project hooks load only when <agent> starts at the project root (not from a
+  subfolder); for monorepos, or to start anywhere, use install --agent <agent> --global"
+  "claude-code: the plugin and the installed .claude/settings.json hooks both announce
+  parked memory: every session gets the notice twice"
+  "agent files: no leftovers of an interrupted install or uninstall", else "<file>: an
+  interrupted install or uninstall left private files beside it: <what>" or "<file>: an
+  interrupted install or uninstall left what only you can settle: <what>"
+  "an interrupted save needs recovery", "a memory file failed safety or schema checks",
+  "memory writes are paused by <switch>", "<file> line N: <message>; saves add no entry
+  to it until it is fixed", "Node <version> is older than 20"
 
 stdout: a report; with --json one object {"ok", "node", "agents", "runs": [{"file",
         "code", "stdout", "stderr"}], "notes", "leftovers": [{"file", "found"}], "memory",

@@ -27,7 +27,10 @@ staged stays staged and out of the commit. Never private files, PAUSE, nor check
 (they quote the user's words). Run it only on the user's explicit request.
 
 --message M   the commit message, one line (default "${DEFAULT_MESSAGE}"); a message
-              holding a secret (the rules of \`redact\`) is refused, naming its kind
+              holding a secret (the rules of \`redact\`) is refused, naming its kind:
+              "--message holds a secret (<kinds>); write the message without it and
+              retry"; one with a line break or a control character: "--message must be
+              one non-empty line of text"
 --push        then push HEAD to the current branch's upstream, and only there
 git runs without a terminal prompt (GIT_TERMINAL_PROMPT=0); its own error is shown.
 

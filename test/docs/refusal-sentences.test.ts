@@ -1,0 +1,134 @@
+// Goldens for the helper's fixed refusals (docs/design.md#sentences-the-helper-prints): each
+// made for real with the built helper in a temp repository, its words asserted whole and
+// nothing on disk changed (rows of test/docs/sentences.ts).
+import { existsSync, linkSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { gitRepo, handoff, helper, snapshot, tempDir } from "../helpers.ts";
+
+const REFUSED = "memory operation refused: ";
+const mem = (root: string, ...p: string[]) => path.join(root, ".ai", "memory", ...p);
+const write = (root: string, token: string, input = handoff("x")) => helper(["write", "handoff", "--root", root, "--expected-current-sha256", token], { input });
+
+describe("write's refusals, word for word", () => {
+  it("the token: missing, malformed, or naming a file that is absent", () => {
+    const root = gitRepo();
+    const missing = helper(["write", "handoff", "--root", root], { input: handoff("x") });
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain(`${REFUSED}--expected-current-sha256 TOKEN is required: pass the CURRENT-SHA256 token from \`read\` (or \`absent\`)\n`);
+    const bad = write(root, "XYZ");
+    expect(bad.stderr).toContain(`${REFUSED}--expected-current-sha256 must be \`absent\` or 64 lowercase hex characters, got "XYZ"\n`);
+    const stale = write(root, "a".repeat(64));
+    expect(stale.code).toBe(2);
+    expect(stale.stderr).toContain(`${REFUSED}HANDOFF.md changed since it was read (expected ${"a".repeat(64)}, current absent); read again and merge\n`);
+    expect(existsSync(mem(root))).toBe(false);
+  });
+
+  it("the root: missing, a file, an empty --root", () => {
+    const dir = tempDir("sh-roots-");
+    writeFileSync(path.join(dir, "file.md"), "x\n");
+    expect(write(path.join(dir, "nope"), "absent").stderr).toContain(`${REFUSED}root ${path.join(dir, "nope")} does not exist; pass the project root with --root\n`);
+    expect(write(path.join(dir, "file.md"), "absent").stderr).toContain(`${REFUSED}root ${path.join(dir, "file.md")} is not a directory; pass the project root with --root\n`);
+    const empty = helper(["write", "handoff", "--root", "", "--expected-current-sha256", "absent"], { input: handoff("x") });
+    expect(empty.stderr).toContain(`${REFUSED}--root needs a folder: pass --root <project>, or leave it out to start from the current folder\n`);
+  });
+});
+
+describe("write --from-draft's refusals, word for word", () => {
+  const again = "write the whole document there with your file tool, then run this again";
+  const fromDraft = (root: string) => helper(["write", "handoff", "--from-draft", "--root", root, "--expected-current-sha256", "absent"]);
+  const draft = (root: string) => mem(root, "drafts", "handoff.md");
+  const rel = ".ai/memory/drafts/handoff.md";
+
+  it("a directory is left; a link and a hard-linked file are removed unread", () => {
+    const root = gitRepo();
+    mkdirSync(draft(root), { recursive: true });
+    expect(fromDraft(root).stderr).toContain(`${REFUSED}${rel} is a directory, not a draft; move it away, then ${again}\n`);
+    expect(existsSync(draft(root))).toBe(true);
+    const outside = path.join(tempDir("sh-outside-"), "doc.md");
+    writeFileSync(outside, handoff("x"));
+    const other = gitRepo();
+    mkdirSync(path.dirname(draft(other)), { recursive: true });
+    symlinkSync(outside, draft(other));
+    expect(fromDraft(other).stderr).toContain(`${REFUSED}${rel} is a link; it was removed unread: ${again}\n`);
+    linkSync(outside, draft(other));
+    expect(fromDraft(other).stderr).toContain(`${REFUSED}${rel} is hard-linked elsewhere; it was removed unread: ${again}\n`);
+    expect(existsSync(draft(other))).toBe(false);
+    expect(readFileSync(outside, "utf8")).toBe(handoff("x"));
+  });
+
+  it("a draft over the limit is removed; a drafts folder that is a link is not entered", () => {
+    const root = gitRepo();
+    mkdirSync(path.dirname(draft(root)), { recursive: true });
+    writeFileSync(draft(root), "a".repeat(1_000_001));
+    expect(fromDraft(root).stderr).toContain(`${REFUSED}the draft ${rel} is 1000001 bytes; memory documents are at most 1000000 bytes (shorten it); it was removed\n`);
+    expect(existsSync(draft(root))).toBe(false);
+    const other = gitRepo();
+    mkdirSync(mem(other), { recursive: true });
+    const elsewhere = tempDir("sh-drafts-");
+    writeFileSync(path.join(elsewhere, "handoff.md"), handoff("x"));
+    symlinkSync(elsewhere, mem(other, "drafts"));
+    expect(fromDraft(other).stderr).toContain(`${REFUSED}${mem(other, "drafts")} is a link or not a directory, so ${rel} was neither read nor removed; move it away, then write the draft again\n`);
+    expect(existsSync(path.join(elsewhere, "handoff.md"))).toBe(true);
+  });
+});
+
+describe("install's refusals, word for word", () => {
+  const homeEnv = () => {
+    const home = tempDir("sh-home-");
+    return { HOME: home, XDG_CONFIG_HOME: path.join(home, ".config") };
+  };
+
+  it("a rule file of ours' name that install did not write", () => {
+    const root = gitRepo();
+    const file = path.join(root, ".cursor", "rules", "session-handoff.mdc");
+    mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(file, "mine\n");
+    const r = helper(["install", "--agent", "cursor", "--root", root], { env: homeEnv() });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`${REFUSED}.cursor/rules/session-handoff.mdc exists and was not written by install; nothing was changed. Move it away, or merge this into it by hand:\n`);
+    expect(readFileSync(file, "utf8")).toBe("mine\n");
+  });
+
+  it("a settings file that is a link or hard-linked, a folder that is a link", () => {
+    const env = homeEnv();
+    const target = path.join(tempDir("sh-target-"), "settings.json");
+    writeFileSync(target, "{}\n");
+    const root = gitRepo();
+    const file = path.join(root, ".claude", "settings.json");
+    mkdirSync(path.dirname(file));
+    symlinkSync(target, file);
+    expect(helper(["install", "--agent", "claude-code", "--root", root], { env }).stderr).toContain(`${REFUSED}${file} is a link to ${target}; links are never followed or replaced, so nothing was changed. Add this to its target by hand:\n`);
+    const hard = gitRepo();
+    const hardFile = path.join(hard, ".claude", "settings.json");
+    mkdirSync(path.dirname(hardFile));
+    linkSync(target, hardFile);
+    expect(helper(["install", "--agent", "claude-code", "--root", hard], { env }).stderr).toContain(`${REFUSED}${hardFile} has more than one hard link; nothing was changed. Add this to it by hand:\n`);
+    const linked = gitRepo();
+    symlinkSync(tempDir("sh-elsewhere-"), path.join(linked, ".claude"));
+    expect(helper(["install", "--agent", "claude-code", "--root", linked], { env }).stderr).toContain(`${REFUSED}${path.join(linked, ".claude")} is a link; install writes only through real directories, so nothing was changed\n`);
+    expect(readFileSync(target, "utf8")).toBe("{}\n");
+  });
+
+  it("HOME unset or missing: refused before anything is read", () => {
+    const root = gitRepo();
+    const before = snapshot(root);
+    expect(helper(["install", "--agent", "claude-code", "--root", root], { env: { HOME: "" } }).stderr).toContain(
+      `${REFUSED}install needs HOME set (the per-user records and the recorded Node live under it); nothing was changed\n`,
+    );
+    const gone = path.join(tempDir("sh-home-"), "gone");
+    expect(helper(["install", "--agent", "claude-code", "--root", root], { env: { HOME: gone } }).stderr).toContain(`${REFUSED}HOME (${JSON.stringify(gone)}) does not exist; install keeps its records under it, so nothing was changed\n`);
+    expect(snapshot(root)).toEqual(before);
+  });
+});
+
+describe("publish's refusals of a message, word for word", () => {
+  it("a message of two lines; a message holding a secret", () => {
+    const root = gitRepo();
+    const env = { HOME: tempDir("sh-home-") };
+    expect(helper(["publish", "--root", root, "--message", "one\ntwo"], { env }).stderr).toContain(`${REFUSED}--message must be one non-empty line of text\n`);
+    // Assembled here so no literal in the repository looks like a token (docs/design.md#redaction).
+    const token = ["ghp", "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"].join("_");
+    expect(helper(["publish", "--root", root, "--message", `rotate ${token}`], { env }).stderr).toContain(`${REFUSED}--message holds a secret (github-token); write the message without it and retry\n`);
+  });
+});
