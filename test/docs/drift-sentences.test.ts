@@ -97,6 +97,15 @@ describe("drift's unverifiable reasons", () => {
     expect(noGit.stderr).toMatch(/^note: git was not found on PATH; drift is unverifiable \(outside-git behaviour\)$/m);
   });
 
+  it("a git on PATH that cannot be run", () => {
+    const root = gitRepo();
+    save(root, planned(), "absent");
+    const bin = tempDir("sh-bin-");
+    writeFileSync(path.join(bin, "git"), "#!/bin/sh\nexit 0\n", { mode: 0o644 });
+    const r = helper(["drift", "--root", root], { env: { PATH: bin } });
+    expect(r.stdout).toMatch(/^summary: unverifiable: git could not be used \(git could not be run: spawn git EACCES\); saved 0 days ago$/m);
+  });
+
   it("a saved time in the future: age unknown, never fresh", () => {
     const root = gitRepo();
     const anchors = helper(["anchors", "--root", root]).stdout.replace(/^- Date: .*$/m, "- Date: 2099-01-01T00:00:00Z");

@@ -1,10 +1,11 @@
 // Goldens for the helper's fixed refusals (docs/design.md#sentences-the-helper-prints): each
 // made for real with the built helper in a temp repository, its words asserted whole and
 // nothing on disk changed (rows of test/docs/sentences.ts).
+import { spawnSync } from "node:child_process";
 import { existsSync, linkSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { gitRepo, handoff, helper, snapshot, tempDir } from "../helpers.ts";
+import { gitRepo, handoff, helper, helperAsync, save, snapshot, tempDir, waitFor } from "../helpers.ts";
 
 const REFUSED = "memory operation refused: ";
 const mem = (root: string, ...p: string[]) => path.join(root, ".ai", "memory", ...p);
@@ -31,6 +32,24 @@ describe("write's refusals, word for word", () => {
     expect(write(path.join(dir, "file.md"), "absent").stderr).toContain(`${REFUSED}root ${path.join(dir, "file.md")} is not a directory; pass the project root with --root\n`);
     const empty = helper(["write", "handoff", "--root", "", "--expected-current-sha256", "absent"], { input: handoff("x") });
     expect(empty.stderr).toContain(`${REFUSED}--root needs a folder: pass --root <project>, or leave it out to start from the current folder\n`);
+  });
+});
+
+describe("the lock lost before publication, word for word", () => {
+  it("another process's owner file in the lock when the save is about to publish: nothing published", async () => {
+    const root = gitRepo();
+    const token = save(root, handoff("first"), "absent");
+    const before = readFileSync(mem(root, "HANDOFF.md"), "utf8");
+    const gate = path.join(tempDir("sh-gate-"), "gate");
+    const run = helperAsync(["write", "handoff", "--root", root, "--expected-current-sha256", token], { input: handoff("second"), env: { MEMORY_IO_FAILPOINT: `before-publication:pause=${gate}` } });
+    await waitFor(`${gate}.ready`);
+    // A writer that judged this lock stale and took it over (docs/decisions/lock.md).
+    writeFileSync(mem(root, ".lock", "owner"), JSON.stringify({ pid: process.pid, host: "elsewhere", nonce: "someone-else" }));
+    writeFileSync(`${gate}.go`, "");
+    const r = await run;
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`${REFUSED}lost the memory lock to another process before publishing; nothing was published: read again and retry\n`);
+    expect(readFileSync(mem(root, "HANDOFF.md"), "utf8")).toBe(before);
   });
 });
 
@@ -73,6 +92,18 @@ describe("write --from-draft's refusals, word for word", () => {
   });
 });
 
+describe("recover's word on a leftover draft", () => {
+  it("a draft an interrupted save left is removed and said", () => {
+    const root = gitRepo();
+    mkdirSync(mem(root, "drafts"), { recursive: true });
+    writeFileSync(mem(root, "drafts", "handoff.md"), handoff("x"));
+    const r = helper(["recover", "--root", root]);
+    expect(r.code).toBe(0);
+    expect(`${r.stdout}${r.stderr}`).toContain("removed a leftover draft drafts/handoff.md (drafts are private; write it again to save it)");
+    expect(existsSync(mem(root, "drafts", "handoff.md"))).toBe(false);
+  });
+});
+
 describe("install's refusals, word for word", () => {
   const homeEnv = () => {
     const home = tempDir("sh-home-");
@@ -108,6 +139,25 @@ describe("install's refusals, word for word", () => {
     symlinkSync(tempDir("sh-elsewhere-"), path.join(linked, ".claude"));
     expect(helper(["install", "--agent", "claude-code", "--root", linked], { env }).stderr).toContain(`${REFUSED}${path.join(linked, ".claude")} is a link; install writes only through real directories, so nothing was changed\n`);
     expect(readFileSync(target, "utf8")).toBe("{}\n");
+  });
+
+  it("two set-aside versions of a missing file: only the user can choose", () => {
+    const root = gitRepo();
+    const dir = path.join(root, ".claude");
+    mkdirSync(dir);
+    // Process numbers no process has any more: the edits that left these were interrupted.
+    const dead = () => spawnSync(process.execPath, ["-e", "0"]).pid;
+    const a = path.join(dir, `.settings.json.claim-${dead()}-0000aaaa`);
+    const b = path.join(dir, `.settings.json.claim-${dead()}-0000bbbb`);
+    writeFileSync(a, "{}\n");
+    writeFileSync(b, '{"model": "x"}\n');
+    const found = `${path.join(dir, "settings.json")} is missing and interrupted edits left 2 earlier versions of it: ${JSON.stringify(a)} and ${JSON.stringify(b)}`;
+    const r = helper(["install", "--agent", "claude-code", "--root", root], { env: homeEnv() });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`${REFUSED}${found}; nothing was changed. To go on, keep the one you want by renaming it to "settings.json", delete the other, then run this again\n`);
+    const d = helper(["doctor", "--root", root, "--json"], { env: homeEnv() });
+    expect((JSON.parse(d.stdout).problems as { what: string }[]).map((p) => p.what)).toContain(`.claude/settings.json: an interrupted install or uninstall left what only you can settle: ${found}`);
+    expect(readFileSync(a, "utf8")).toBe("{}\n");
   });
 
   it("HOME unset or missing: refused before anything is read", () => {

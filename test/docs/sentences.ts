@@ -181,13 +181,11 @@ export const SENTENCES: readonly Sentence[] = [
   { id: "doctor.leftover-conflict", source: DOCTOR, help: "doctor", text: "{file}: an interrupted install or uninstall left what only you can settle: {what}" },
   { id: "doctor.lock-unreadable", source: DOCTOR, help: "doctor", doc: "docs/decisions/lock.md", text: "{the memory lock … names} an unreadable owner file" },
   { id: "doctor.lock-ahead", source: DOCTOR, help: "doctor", doc: "docs/decisions/lock.md", text: "{the memory lock … names} process {pid} on {host}, dated ahead of this clock" },
-  { id: "doctor.node-old", source: DOCTOR, help: "doctor", text: "Node {version} is older than 20" },
 
   // Refusals: stderr `memory operation refused: <reason>`, exit 2 unless said (docs/design.md#tokens-and-the-publication-protocol).
   { id: "refusal.prefix", source: "src/cli.ts", help: "", text: "memory operation refused: {reason}" },
   { id: "read.changed", source: "src/store/files.ts", help: "read", doc: "docs/design.md#tokens-and-the-publication-protocol", text: "{file} changed while it was read; read it again" },
   { id: "read.changed-saving", source: "src/store/read.ts", help: "read", text: "{file} changed while it was read (a save is in progress{ by process N}); read it again" },
-  { id: "read.changed-saved", source: "src/store/read.ts", help: "read", text: "{file} changed while it was read (a save finished meanwhile); read it again" },
   { id: "read.checkpoint-newer", source: SURFACE, help: "read", doc: "docs/design.md#checkpoints", text: "note: an automatic checkpoint newer than this handoff exists (checkpoints/{name}, captured {age}); before saving, run `read checkpoint` and start the new handoff from it" },
   { id: "read.checkpoint-only", source: SURFACE, help: "read", doc: "docs/design.md#checkpoints", text: "note: no handoff exists, but an automatic checkpoint does (checkpoints/{name}, captured {age}); run `read checkpoint` to see it" },
   { id: "write.changed-absent", source: "src/verbs/write.ts", help: "write", text: "{FILE} changed since it was read (expected {token}, current absent); read again and merge" },
@@ -206,10 +204,8 @@ export const SENTENCES: readonly Sentence[] = [
   { id: "draft.none", source: DRAFTS, help: "write", doc: "docs/decisions/save-form.md", text: "no draft at {file}: {write it again}" },
   { id: "draft.directory", source: DRAFTS, help: "write", doc: "docs/decisions/save-form.md", text: "{draft} is a directory, not a draft; move it away, then {write it again}" },
   { id: "draft.link", source: DRAFTS, help: "write", doc: "docs/decisions/save-form.md", text: "{draft} is {a link}; it was removed unread: {write it again}" },
-  { id: "draft.replaced", source: DRAFTS, help: "write", doc: "docs/decisions/save-form.md", text: "{draft} was replaced while it was read; it was removed: {write it again}" },
   { id: "draft.hard-linked", source: DRAFTS, help: "write", doc: "docs/decisions/save-form.md", text: "{draft} is hard-linked elsewhere; it was removed unread: {write it again}" },
   { id: "draft.too-big", source: DRAFTS, help: "write", doc: "docs/decisions/save-form.md", text: "the draft {draft} is {N} bytes; memory documents are at most {MAX} bytes (shorten it); it was removed" },
-  { id: "draft.grew", source: DRAFTS, help: "write", doc: "docs/decisions/save-form.md", text: "the draft {draft} grew past {MAX} bytes while it was read; it was removed" },
   { id: "draft.folder-link", source: DRAFTS, help: "write", doc: "docs/decisions/save-form.md", text: "{folder} is a link or not a directory, so {draft} was neither read nor removed; move it away, then write the draft again" },
   { id: "draft.leftover", source: DRAFTS, help: "recover", doc: "docs/decisions/save-form.md", text: "removed a leftover draft {drafts}/{kind}.md (drafts are private; write it again to save it)" },
   // install's and publish's refusals (docs/design.md#install-and-uninstall).
