@@ -5,7 +5,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, linkSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { gitRepo, handoff, helper, helperAsync, save, snapshot, tempDir, waitFor } from "../helpers.ts";
+import { git, gitRepo, handoff, helper, helperAsync, save, snapshot, tempDir, waitFor } from "../helpers.ts";
 
 const REFUSED = "memory operation refused: ";
 const mem = (root: string, ...p: string[]) => path.join(root, ".ai", "memory", ...p);
@@ -180,5 +180,46 @@ describe("publish's refusals of a message, word for word", () => {
     // Assembled here so no literal in the repository looks like a token (docs/design.md#redaction).
     const token = ["ghp", "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"].join("_");
     expect(helper(["publish", "--root", root, "--message", `rotate ${token}`], { env }).stderr).toContain(`${REFUSED}--message holds a secret (github-token); write the message without it and retry\n`);
+  });
+});
+
+describe("the merge driver's lines, word for word", () => {
+  /** A repository with a saved handoff and an identity to commit with. */
+  function withHandoff(): string {
+    const root = gitRepo();
+    git(root, "config", "user.name", "Test");
+    git(root, "config", "user.email", "test@example.com");
+    save(root, handoff("x"), "absent");
+    return root;
+  }
+
+  it("publish without HOME, with a config folder that is a file, with a .gitattributes folder: published, and why the driver is not", () => {
+    const noHome = withHandoff();
+    const a = helper(["publish", "--root", noHome], { env: { HOME: "", XDG_CONFIG_HOME: "" } });
+    expect(a.code).toBe(0);
+    expect(a.stderr).toBe("the merge driver was not registered: HOME is not set, so its copy of the helper has no place\n");
+    const fileConfig = withHandoff();
+    const home = tempDir("sh-home-");
+    writeFileSync(path.join(home, "config-file"), "");
+    const b = helper(["publish", "--root", fileConfig], { env: { HOME: home, XDG_CONFIG_HOME: path.join(home, "config-file") } });
+    expect(b.code).toBe(0);
+    expect(b.stderr).toMatch(/^the merge driver was not registered: its copy of the helper could not be written \(ENOTDIR: .+\)$/m);
+    const folder = withHandoff();
+    mkdirSync(path.join(folder, ".gitattributes"));
+    const c = helper(["publish", "--root", folder], { env: { HOME: home, XDG_CONFIG_HOME: path.join(home, ".config") } });
+    expect(c.code).toBe(0);
+    expect(c.stdout).toMatch(/^registered the merge driver session-handoff in \.git\/config$/m);
+    expect(c.stderr).toMatch(/^\.gitattributes was not changed: .+$/m);
+  });
+
+  it("install registers, uninstall removes: each change said", () => {
+    const root = gitRepo();
+    const home = tempDir("sh-home-");
+    const env = { HOME: home, XDG_CONFIG_HOME: path.join(home, ".config") };
+    const i = helper(["install", "--agent", "cursor", "--root", root], { env });
+    expect(i.stdout).toContain("registered the merge driver session-handoff in .git/config\nadded the merge driver's block to .gitattributes\n");
+    const u = helper(["uninstall", "--agent", "cursor", "--root", root], { env });
+    expect(u.code).toBe(0);
+    expect(u.stdout).toContain("removed the merge driver session-handoff from .git/config\nremoved the merge driver's block from .gitattributes\n");
   });
 });

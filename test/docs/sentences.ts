@@ -33,6 +33,7 @@ const BRIEF = "src/brief/brief.ts";
 const DOCTOR = "src/cold/verbs/doctor.ts";
 const CHECKS = "src/agents/doctor-checks.ts";
 const DRAFTS = "src/cold/drafts.ts";
+const MERGE_CONFIG = "src/git/merge-driver-config.ts";
 
 export const SENTENCES: readonly Sentence[] = [
   // The session-start hook: fixed sentences per state (docs/design.md#the-session-start-hook).
@@ -218,6 +219,14 @@ export const SENTENCES: readonly Sentence[] = [
   { id: "install.leftover-conflict", source: "src/store/install-repair.ts", help: "install", text: "{what was found}; nothing was changed. To go on, {what to do}, then run this again" },
   { id: "publish.message-line", source: "src/cold/verbs/publish.ts", help: "publish", text: "--message must be one non-empty line of text" },
   { id: "publish.message-secret", source: "src/cold/verbs/publish.ts", help: "publish", text: "--message holds a secret ({kinds}); write the message without it and retry" },
+  { id: "merge.registered", source: MERGE_CONFIG, help: "install", doc: "docs/design.md#the-merge-driver", text: "registered the merge driver session-handoff in .git/config" },
+  { id: "merge.attributes-added", source: MERGE_CONFIG, help: "install", doc: "docs/design.md#the-merge-driver", text: "added the merge driver's block to .gitattributes" },
+  { id: "merge.unregistered", source: MERGE_CONFIG, help: "uninstall", doc: "docs/design.md#the-merge-driver", text: "removed the merge driver session-handoff from .git/config" },
+  { id: "merge.attributes-removed", source: MERGE_CONFIG, help: "uninstall", doc: "docs/design.md#the-merge-driver", text: "removed the merge driver's block from .gitattributes" },
+  { id: "merge.no-home", source: MERGE_CONFIG, help: "publish", doc: "docs/design.md#the-merge-driver", text: "the merge driver was not registered: HOME is not set, so its copy of the helper has no place" },
+  { id: "merge.copy-failed", source: MERGE_CONFIG, help: "publish", doc: "docs/design.md#the-merge-driver", text: "the merge driver was not registered: its copy of the helper could not be written ({why})" },
+  { id: "merge.attributes-unchanged", source: MERGE_CONFIG, help: "publish", doc: "docs/design.md#the-merge-driver", text: ".gitattributes was not changed: {why}" },
+  { id: "root.using", source: "src/verbs/common.ts", help: "write", doc: "docs/design.md#the-root", text: "using root {path}" },
   { id: "merge-driver.renumbered", source: "src/git/merge-driver.ts", help: "merge-driver", doc: "docs/design.md#the-merge-driver", text: "- Renumbered: was {id} on the other side of a merge" },
   { id: "checkpoint.busy", source: "src/verbs/checkpoint.ts", help: "checkpoint", doc: "docs/decisions/lock.md", text: "checkpoint: memory is busy (another save holds the lock); skipped, nothing was captured" },
 ];

@@ -45,6 +45,10 @@ stdout: "registered the merge driver session-handoff in .git/config" and "added 
         driver's block to .gitattributes" when they changed; "published <n> file(s) in
         <commit>" [then "${ATTRIBUTES_COMMITTED}"]
         [and "pushed to <remote> <branch>"], or "nothing to publish".
+stderr: when the merge driver could not be registered, the publish goes on and says why:
+        "the merge driver was not registered: HOME is not set, so its copy of the helper
+        has no place", "the merge driver was not registered: its copy of the helper could
+        not be written (<why>)", ".gitattributes was not changed: <why>".
 ${ROOT_HELP}
 exit:   0 published, or nothing to publish; 2 refused (not a git repository, the memory
         dir is git-ignored, no upstream for --push, a secret in --message, git failed: its
