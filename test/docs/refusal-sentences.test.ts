@@ -30,6 +30,8 @@ describe("write's refusals, word for word", () => {
     writeFileSync(path.join(dir, "file.md"), "x\n");
     expect(write(path.join(dir, "nope"), "absent").stderr).toContain(`${REFUSED}root ${path.join(dir, "nope")} does not exist; pass the project root with --root\n`);
     expect(write(path.join(dir, "file.md"), "absent").stderr).toContain(`${REFUSED}root ${path.join(dir, "file.md")} is not a directory; pass the project root with --root\n`);
+    const timeout = helper(["write", "handoff", "--root", dir, "--expected-current-sha256", "absent", "--lock-timeout", "soon"], { input: handoff("x") });
+    expect(timeout.stderr).toContain(`${REFUSED}--lock-timeout takes seconds as a decimal number ≥ 0, got "soon"\n`);
     const empty = helper(["write", "handoff", "--root", "", "--expected-current-sha256", "absent"], { input: handoff("x") });
     expect(empty.stderr).toContain(`${REFUSED}--root needs a folder: pass --root <project>, or leave it out to start from the current folder\n`);
   });
