@@ -3,7 +3,9 @@
 // words in its source file, in its verb's `--help` (the built helper's, as users read it) and in
 // at least one golden under test/. And the table is complete for the families the code keeps in
 // one place: every `session-handoff: ` sentence of the hook, every `check` state and every
-// `note: ` of write is a row.
+// `note: ` of write is a row, and so is every word of the files that make their sentences in
+// one kind of call (CALLS). A row marked `unpinned` (no test can make its state) is checked in
+// its source and help only.
 import { spawnSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
