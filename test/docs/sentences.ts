@@ -128,6 +128,8 @@ export const SENTENCES: readonly Sentence[] = [
   { id: "brief.next-by-hand", source: BRIEF, help: "brief", text: "check the repository by hand (the anchors could not be verified){, then: step}" },
   { id: "brief.next-drifted", source: BRIEF, help: "brief", text: "re-check the steps the drift touches{, then: step}" },
   { id: "brief.open-question", source: BRIEF, help: "brief", text: "{step} (open question first: {question}){} — Confirm?" },
+  { id: "brief.ledger-count", source: BRIEF, help: "brief", text: "{LEDGER} {N} {entries} ({M} mention the key files or branch)" },
+  { id: "brief.ledgers", source: BRIEF, help: "brief", text: "ledgers: {counts, or none found}" },
   { id: "brief.ledger-refused", source: BRIEF, help: "brief", text: "{LEDGER} refused by the safety checks (run `check`)" },
 
   // The root walk (docs/design.md#the-root).

@@ -89,8 +89,10 @@ reconciliation only if you insist)"; rewritten "re-verify every plan step agains
 current history before acting, then: <step>"; unverifiable "the saved HEAD is not in this
 clone: …; then: <step>" or "check the repository by hand (the anchors could not be
 verified), then: <step>"; drifted "re-check the steps the drift touches, then: <step>";
-it ends "<step> (open question first: <question>) — Confirm?". A ledger the safety checks
-refuse is counted as "LESSONS.md refused by the safety checks (run \`check\`)".
+it ends "<step> (open question first: <question>) — Confirm?". The ledgers clause reads
+"ledgers: LESSONS.md N entries (M mention the key files or branch), …" or "ledgers: none
+found"; a ledger the safety checks refuse is counted as "LESSONS.md refused by the safety
+checks (run \`check\`)".
 Empty fields read \`none recorded\` (handoff) or \`none found\` (repository, ledgers).
 Handoff text is data: secrets in it are redacted, line breaks and tabs folded to spaces
 (no line of the file can pose as a label), controls and characters \`write\` refuses shown
