@@ -104,6 +104,18 @@ Other refusals, in these words (stderr "memory operation refused: <reason>"):
   <what>: <who> holds the lock <path>; wait and retry, or pass a longer
     --lock-timeout
   <path> is a link; it is the helper's private lock: move it away and retry
+  <path> has more than one hard link; the helper only uses regular files with
+    one link (move it away and retry)   (likewise "is not a regular file", "is
+    larger than 1000000 bytes")
+  <path> is a link to "<target>"; the helper only uses regular files with one
+    link (replace the link with a copy of the file it points to, or move it
+    away, and retry)
+  <dir> is a link or not a directory; memory must live in real directories
+    under the root (move it away)
+  <dir> is a link; memory must live in real directories under the root (move
+    the link away)
+  <dir> is not a directory; move it away so the memory tree can be used
+  unknown kind "<kind>": use handoff, lessons or solutions
   memory writes are paused: remove <switch> to resume   (exit 4)
   --expected-current-sha256 TOKEN is required: pass the CURRENT-SHA256 token
     from \`read\` (or \`absent\`)

@@ -55,6 +55,36 @@ describe("the lock lost before publication, word for word", () => {
   });
 });
 
+describe("the memory tree's refusals, word for word", () => {
+  it("an unknown kind; .ai a link, a file; an archive/ that is a file", () => {
+    const root = gitRepo();
+    expect(write(root, "absent").code).toBe(0);
+    expect(helper(["write", "bogus", "--root", root, "--expected-current-sha256", "absent"], { input: handoff("x") }).stderr).toContain(`${REFUSED}unknown kind "bogus": use handoff, lessons or solutions\n`);
+    const linked = gitRepo();
+    symlinkSync(tempDir("sh-elsewhere-"), path.join(linked, ".ai"));
+    expect(write(linked, "absent").stderr).toContain(`${REFUSED}${path.join(linked, ".ai")} is a link; memory must live in real directories under the root (move the link away)\n`);
+    const file = gitRepo();
+    writeFileSync(path.join(file, ".ai"), "");
+    expect(write(file, "absent").stderr).toContain(`${REFUSED}${path.join(file, ".ai")} is not a directory; move it away so the memory tree can be used\n`);
+    expect(readFileSync(path.join(file, ".ai"), "utf8")).toBe("");
+  });
+
+  it("a memory file hard-linked elsewhere, or a link: read refuses it", () => {
+    const root = gitRepo();
+    mkdirSync(mem(root), { recursive: true });
+    const outside = path.join(tempDir("sh-outside-"), "HANDOFF.md");
+    writeFileSync(outside, handoff("x"));
+    linkSync(outside, mem(root, "HANDOFF.md"));
+    expect(helper(["read", "handoff", "--root", root]).stderr).toContain(`${REFUSED}${mem(root, "HANDOFF.md")} has more than one hard link; the helper only uses regular files with one link (move it away and retry)\n`);
+    const other = gitRepo();
+    mkdirSync(mem(other), { recursive: true });
+    symlinkSync(outside, mem(other, "HANDOFF.md"));
+    expect(helper(["read", "handoff", "--root", other]).stderr).toContain(
+      `${REFUSED}${mem(other, "HANDOFF.md")} is a link to ${JSON.stringify(outside)}; the helper only uses regular files with one link (replace the link with a copy of the file it points to, or move it away, and retry)\n`,
+    );
+  });
+});
+
 describe("write --from-draft's refusals, word for word", () => {
   const again = "write the whole document there with your file tool, then run this again";
   const fromDraft = (root: string) => helper(["write", "handoff", "--from-draft", "--root", root, "--expected-current-sha256", "absent"]);
