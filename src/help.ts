@@ -9,8 +9,10 @@ export const HELP_WIDTH = 80;
 const LABEL = /^(\s*)(usage|exit|exit codes|stdin|stdout|stderr|example|examples|options|verbs|kill switch):( +)(?=\S)/;
 // A column layout: "  --json   print …", "  brief   the six-line …": text, 2+ spaces, text.
 const COLUMN = /^(\s*)(\S(?:.*?\S)?)( {2,})(?=\S)/;
-// A list item: "- x", "1. x", and the exit-code lists' "2 refused …".
-const BULLET = /^(\s*)([-*] |\d+\.? )/;
+// A list item: "- x", "1. x", and the exit-code lists' "2 refused …". A bare number starts an
+// item only when indented (an exit code under `exit:`): at the margin it is prose that a
+// reflow happened to begin with ("1000 bytes …"), and its overflow stays at the margin.
+const BULLET = /^(\s*)([-*] |\d+\. )|^(\s+)(\d+ )/;
 
 const indentOf = (line: string): number => line.length - line.trimStart().length;
 

@@ -92,6 +92,55 @@ A document over the limit, also after redaction, is refused: "the document is N 
 (M after redaction); memory documents are at most 1000000 bytes (shorten it)".
 A save that an earlier one left interrupted is repaired first, under the lock; stderr says
 so ("recovered: …"), also when this write is then refused.
+Other refusals, in these words (stderr "memory operation refused: <reason>"):
+  <FILE> changed since it was read (expected <token>, current absent); read
+    again and merge
+  <FILE> changed since it was read (another program wrote it); read again and
+    merge
+  line L: conflicted: unresolved merge conflict markers (<<<<<<<, =======,
+    >>>>>>>) from a merge: keep one side (archive the other), then save it whole
+  lost the memory lock to another process before publishing; nothing was
+    published: read again and retry
+  <what>: <who> holds the lock <path>; wait and retry, or pass a longer
+    --lock-timeout
+  <path> is a link; it is the helper's private lock: move it away and retry
+  <path> has more than one hard link; the helper only uses regular files with
+    one link (move it away and retry)   (likewise "is not a regular file", "is
+    larger than 1000000 bytes")
+  <path> is a link to "<target>"; the helper only uses regular files with one
+    link (replace the link with a copy of the file it points to, or move it
+    away, and retry)
+  <dir> is a link or not a directory; memory must live in real directories
+    under the root (move it away)
+  <dir> is a link; memory must live in real directories under the root (move
+    the link away)
+  <dir> is not a directory; move it away so the memory tree can be used
+  unknown kind "<kind>": use handoff, lessons or solutions
+  memory writes are paused: remove <switch> to resume   (exit 4)
+  --expected-current-sha256 TOKEN is required: pass the CURRENT-SHA256 token
+    from \`read\` (or \`absent\`)
+  --expected-current-sha256 must be \`absent\` or 64 lowercase hex characters,
+    got "<value>"
+  --lock-timeout takes seconds as a decimal number ≥ 0, got "<value>"
+  root <path> does not exist; pass the project root with --root
+  root <path> is not a directory; pass the project root with --root
+  --root needs a folder: pass --root <project>, or leave it out to start from
+    the current folder
+--from-draft's own refusals (<again>: "write the whole document there with your
+file tool, then run this again"):
+  no draft at <file>: <again>
+  <draft> is a directory, not a draft; move it away, then <again>
+  <draft> is a link; it was removed unread: <again>
+    (or "is not a regular file")
+  <draft> cannot be read (<code>); it was removed: <again>
+  <draft> was replaced while it was read; it was removed: <again>
+  <draft> is hard-linked elsewhere; it was removed unread: <again>
+  the draft <draft> is N bytes; memory documents are at most 1000000 bytes
+    (shorten it); it was removed
+  the draft <draft> grew past 1000000 bytes while it was read; it was removed
+  <folder> is a link or not a directory, so <draft> was neither read nor
+    removed; move it away, then write the draft again
+  cannot remove the draft <path>: <why>
 ${ROOT_HELP}Where the walk stops, stderr says: "stopped looking for the project root at <folder>
 (<why>); using <root>: pass --root <project> to choose another".
 

@@ -60,10 +60,10 @@ exit: 0 nothing parked
         conflict markers (at column 0 outside fenced code, \`<<<<<<< \`, then \`=======\`,
         then \`>>>>>>> \`): "${MESSAGES.conflicted}" (--json: "parked": "conflicted",
         "conflicted": [<files>])
+      64 usage error
 --json also says "mergeDriverMissing": true when .gitattributes names the session-handoff
 merge driver but this clone's git config lacks it (git then merges memory as text: run
 \`install\` or \`publish\` once in this clone).
-      64 usage error
 When the kill switch is on, the paused sentence is printed too and the code is kept. A
 draft left in drafts/ changes no code (\`recover\` removes it).
 `,

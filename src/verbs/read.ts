@@ -45,6 +45,11 @@ and, with no handoff (exit 3):
   note: no handoff exists, but an automatic checkpoint does (checkpoints/<id>.md,
   captured N minutes ago); run \`read checkpoint\` to see it
 
+A file that changes while it is read (it is hashed, then read again from offset 0) is
+refused: "<FILE> changed while it was read; read it again", "… changed while it was read
+(a save is in progress by process N); read it again" or "… changed while it was read (a
+save finished meanwhile); read it again".
+
 ${ROOT_HELP}
 exit: 0 printed; 3 absent (stdout is exactly "CURRENT-SHA256: absent");
       2 refused: unsafe file or tree (link, hard link, FIFO, directory), a change during

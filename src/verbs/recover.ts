@@ -24,7 +24,8 @@ no private file remains. The reference helper's leftovers (memory_io.py's
 .<FILE>.claim-<pid>-<32 hex> and .<FILE>.tmp-<pid>-<16 hex>) are repaired alike. What an
 interrupted \`checkpoint\` left in checkpoints/ is removed too, and a draft left in drafts/. Idempotent, and
 resumable: a recover (or a rollback) killed at any step is finished by the next one. With
-nothing to do it prints "nothing to recover". The next \`write\` runs the same repair first.
+nothing to do it prints "nothing to recover". A draft it removes is said: "removed a leftover
+draft drafts/<kind>.md (drafts are private; write it again to save it)". The next \`write\` runs the same repair first.
 
 A private name holding what no save leaves (a link, a directory, a file hard-linked
 elsewhere) is refused, naming it: move it away, then retry.

@@ -43,6 +43,14 @@ describe("wrapHelp", () => {
     expect(wrapHelp(input)).toBe(output);
   });
 
+  it("a prose line that starts with a number is not a list item: its overflow stays at the margin", () => {
+    const out = wrapHelp(`${"p ".repeat(36)}bytes at\n1000 of them are kept ${"w ".repeat(30)}end\nand more prose here`);
+    expect(out.split("\n").filter((l) => l.startsWith(" "))).toEqual([]);
+    expect(tooWide(out)).toEqual([]);
+    // Indented under a label, a number still starts an item (an exit code's line).
+    expect(wrapHelp(`exit: 0 ok\n      2 ${"r ".repeat(40)}end`).split("\n")[2]).toMatch(/^ {8}r/);
+  });
+
   it("keeps every word, in order, and fits the width whenever words allow", () => {
     for (const n of [10, 30, 60, 200]) {
       const text = `intro: ${long(n)}\n\n  col   ${long(n)}\n- ${long(n)}`;
@@ -83,6 +91,20 @@ describe("the help the bundle prints", () => {
       expect(tooWide(r.stdout)).toEqual([]);
       expect(r.stdout).toMatch(/\nexample:\n/);
     }
+  });
+
+  // The layout the wrapper makes: exit codes read as one block, and a wrapped prose line that
+  // happens to start with a number is not indented as a list item.
+  it.each(["", ...VERB_NAMES])("%s --help: its exit codes are one block, its paragraphs start at the margin", (verb) => {
+    const lines = helper(verb === "" ? ["--help"] : [verb, "--help"]).stdout.split("\n");
+    const exit = lines.findIndex((l) => /^exit:/.test(l));
+    if (exit >= 0) {
+      let last = exit;
+      for (let i = exit + 1; i < lines.length && lines[i]!.trim() !== ""; i++) if (/^\s+\d+ /.test(lines[i]!)) last = i;
+      expect(lines.slice(exit + 1, last + 1).filter((l) => !l.startsWith(" ")), "a line at the margin inside the exit codes").toEqual([]);
+    }
+    const hung = lines.filter((l, i) => i > 0 && /^\d+(?!\. )/.test(lines[i - 1]!) && /^ +\S/.test(l));
+    expect(hung, "a line indented under a prose line that starts with a number").toEqual([]);
   });
 
   it("the overview fits 80 columns and names every kill switch file and variable (contract §6)", () => {

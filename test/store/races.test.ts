@@ -96,11 +96,11 @@ describe("reads never return a torn or half-published file", () => {
     const w = await pausedWrite(root, phase, t, handoff("new"));
     const r = helper(["read", "handoff", "--root", root]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/changed while it was read \(a save is in progress by process \d+\)/);
+    expect(r.stderr).toMatch(/changed while it was read \(a save is in progress by process \d+\); read it again$/m);
     expect(helper(["check", "--root", root]).code).not.toBe(1);
     const busy = helper(["write", "handoff", "--root", root, "--expected-current-sha256", t, "--lock-timeout", "0"], { input: handoff("x") });
     expect(busy.code).toBe(5);
-    expect(busy.stderr).toMatch(/^memory operation refused: memory is busy: process \d+ holds the lock/);
+    expect(busy.stderr).toMatch(/^memory operation refused: memory is busy: process \d+ holds the lock \S+; wait and retry, or pass a longer --lock-timeout$/m);
     w.go();
     expect((await w.run).code).toBe(0);
     expect(unstamped(readFileSync(F(root), "utf8"))).toBe(unstamped(handoff("new")));

@@ -80,6 +80,19 @@ no CURRENT-SHA256: line, the brief has no token):
                                is unknown: "confirm the handoff is still current (it
                                matches the saved commit, but its time is not known), then:
                                <step>")
+In these words: Plan status starts "UNVERIFIED (history rewritten since the save): ",
+"unverified (at the saved commit, but the handoff's time is not known): " or "unverified
+(saved HEAD not in this clone: …): ". Proposed next step, by verdict: stale "start fresh:
+the handoff is too stale to reconcile line by line, so archive it and re-plan from the
+current code, keeping its goal, decisions and failed approaches as background (full
+reconciliation only if you insist)"; rewritten "re-verify every plan step against the
+current history before acting, then: <step>"; unverifiable "the saved HEAD is not in this
+clone: …; then: <step>" or "check the repository by hand (the anchors could not be
+verified), then: <step>"; drifted "re-check the steps the drift touches, then: <step>";
+it ends "<step> (open question first: <question>) — Confirm?". The ledgers clause reads
+"ledgers: LESSONS.md N entries (M mention the key files or branch), …" or "ledgers: none
+found"; a ledger the safety checks refuse is counted as "LESSONS.md refused by the safety
+checks (run \`check\`)".
 Empty fields read \`none recorded\` (handoff) or \`none found\` (repository, ledgers).
 Handoff text is data: secrets in it are redacted, line breaks and tabs folded to spaces
 (no line of the file can pose as a label), controls and characters \`write\` refuses shown

@@ -76,16 +76,17 @@ archive count, the journal's files (whether journal/OFF stops it, and the first 
 each that breaks its schema: saves add no entry there until it is fixed), the kill switch,
 whether .ai/ is ignored or tracked by git. Each problem
 comes with the command that fixes it. Changes nothing. Among them, in these words:
-  "<agent>: <file> holds an outdated session-handoff entry: <why>"
-  "AGENTS.md: the session-handoff block ends at byte <N>, past the 32768 bytes of
-  AGENTS.md text Codex reads; Codex never sees it", and the note "codex: AGENTS.md
-  files in subfolders count toward the same 32 KiB Codex reads"
-  "<file>: a SessionStart command names memory_io.mjs but is not one install
-  writes (not ours: not run): <command>"
-  "the memory lock .ai/memory/.lock names <who>" (an unreadable owner file, or a
-  process on another host dated ahead of this clock: recover takes it over after
-  watching it 10 s unchanged)
-  "${MERGE_DRIVER_MISSING}"
+  - "<agent>: <file> holds an outdated session-handoff entry: <why>", <why> being "its commands run bare node, which fails where node is not on the hook's PATH (nvm, fnm, volta, a harness started from a GUI)", "its SessionStart matcher lacks fork (now <matcher>)" or "it holds a hook of ours on <events>, which install no longer adds", joined by "; "
+  - "AGENTS.md: the session-handoff block ends at byte <N>, past the 32768 bytes of AGENTS.md text Codex reads; Codex never sees it", and the note "codex: AGENTS.md files in subfolders count toward the same 32 KiB Codex reads"
+  - "<file>: a SessionStart command names memory_io.mjs but is not one install writes (not ours: not run): <command>"
+  - the probe of each start command: "ran <file> SessionStart (PATH=/usr/bin:/bin): exit <code>, printed nothing" (or printed "<output>"; stderr "<output>"), and when it fails "<file>: its SessionStart command exited <code>: <first stderr line>"
+  - "<agent>: installed, but no session-handoff skill folder where <agent> looks for skills (<folders>)"
+  - the note "<agent>: project hooks load only when <agent> starts at the project root (not from a subfolder); for monorepos, or to start anywhere, use install --agent <agent> --global"
+  - "claude-code: the plugin and the installed .claude/settings.json hooks both announce parked memory: every session gets the notice twice"
+  - "agent files: no leftovers of an interrupted install or uninstall", else "<file>: an interrupted install or uninstall left private files beside it: <what>" or "<file>: an interrupted install or uninstall left what only you can settle: <what>"
+  - "the memory lock .ai/memory/.lock names <who>", <who> being "an unreadable owner file" or "process <pid> on "<host>", dated ahead of this clock" (recover takes it over after watching it 10 s unchanged)
+  - "${MERGE_DRIVER_MISSING}"
+  - "an interrupted save needs recovery", "a memory file failed safety or schema checks", "memory writes are paused by <switch>", "<file> line N: <message>; saves add no entry to it until it is fixed", "Node <version> is older than 20"
 
 stdout: a report; with --json one object {"ok", "node", "agents", "runs": [{"file",
         "code", "stdout", "stderr"}], "notes", "leftovers": [{"file", "found"}], "memory",

@@ -101,12 +101,13 @@ The summary (one line, parts joined by "; ") says, as they apply:
   - <operation> was in progress at the save[, finished or aborted since]
   - <operation> in progress now
   - saved N days ago | age unknown
-  - age unknown: the handoff has no \`- Date:\` or \`Saved:\` time, so the handoff cannot be called fresh (likewise "the saved time is not a strict ISO-8601 time with a zone", "the saved time is more than 5 minutes in the future")
+  - age unknown: the handoff has no \`- Date:\` or \`Saved:\` time, so the handoff cannot be called fresh | age unknown: the saved time is not a strict ISO-8601 time with a zone, so … | age unknown: the saved time is more than 5 minutes in the future, so …
+  - (unverifiable, why) git is not on PATH, so the repository could not be compared (outside-git behaviour) | the root is not in a git repository, so only age and key files were checked | git cannot read the repository at the root (<why>), so only age and key files were checked: <how to repair> | git could not be used (<why>) | the handoff has no valid HEAD anchor (a full 40/64-hex id), so the saved commit could not be checked
   - too stale for line-by-line reconciliation
   - key files missing: <paths> | key files changed: <paths>
   - key files with uncommitted changes: <paths> (dirty now, not dirty at the save)
   - dirty files: N then, M now
-  - N files dirty at the save are clean now (C committed, D stashed or reverted): <paths> (or "(committed, stashed or reverted)" when the commits since the save were not compared)
+  - N files dirty at the save are clean now (C committed, D stashed or reverted): <paths> (or "N files dirty at the save are clean now (committed, stashed or reverted): <paths>" when the commits since the save were not compared)
   - dirty at the save, changed since the save: <paths> | dirty at the save, unchanged since the save: <paths> (by the \`- Dirty hashes:\` anchor; changed key files are in changedKeyFiles)
   - the handoff was not saved in this clone; its last commit is by "<author>" <e-mail> (this clone records the tokens of its last 10 handoff saves in <git dir>/session-handoff/saves; outside git, or before its first save with this version, nothing is said)
   - upstream "<name>" is gone | upstream "<name>": A ahead, B behind
@@ -119,6 +120,14 @@ character \`write\` refuses as <U+XXXX>, the summary and the committer's name in
 Anchor values are validated before use: a full 40/64-hex id, a strict ISO-8601 time with a
 zone, paths inside the root. A bad value is listed as unverifiable and never reaches git.
 Key files are only looked up, never opened.
+
+Below the summary, one fact per line ("branch: saved …, now …", "HEAD: …", …), and as they
+apply "provenance: not saved in this clone; last committed by "<author>" <e-mail>",
+"commits since the save, rewritten copies left out: N", "saved HEAD: not in this clone:
+…". Without git on PATH, stderr adds "note: git was not found on PATH; drift is
+unverifiable (outside-git behaviour)". With no handoff (exit 3): "no handoff at
+.ai/memory/HANDOFF.md: no saved session state exists", or with --stdin "nothing was pasted
+on stdin: no handoff to compare".
 
 --json prints one object: {"verdict", "saved": {"branch","head","date","dirty"},
 "current": {"branch","head","dirty"}, "branchChanged", "headReachable", "ahead", "behind",

@@ -63,7 +63,16 @@ after its first line when that is a heading, else at the top (Codex reads only t
 kept. Refused, with a snippet to paste by hand, and nothing changed ("<file> <what is
 wrong>; nothing was changed. Add this to it by hand:", then the snippet): malformed markers,
 JSON that does not parse or nests over 64 levels, a file that is a link, a rule file of
-ours' name that is not ours; and, before anything is read, HOME unset or missing. Files are published as \`write\` publishes (compare-and-swap on the bytes read:
+ours' name that is not ours; and, before anything is read, HOME unset or missing. In
+these words: "<file> exists and was not written by install; nothing was changed. Move it
+away, or merge this into it by hand:"; "<file> is a link to <target>; links are never
+followed or replaced, so nothing was changed. Add this to its target by hand:"; "<file> has more than
+one hard link; nothing was changed. Add this to it by hand:"; "<folder> is a link;
+install writes only through real directories, so nothing was changed"; "install needs
+HOME set (the per-user records and the recorded Node live under it); nothing was
+changed"; "HOME ("<path>") does not exist; install keeps its records under it, so nothing
+was changed"; leftovers only you can settle: "<what was found>; nothing was changed. To
+go on, <what to do>, then run this again". Files are published as \`write\` publishes (compare-and-swap on the bytes read:
 a concurrent edit is refused, never overwritten). Idempotent: a second install changes no
 byte. What it changed is recorded under \${XDG_CONFIG_HOME:-~/.config}/session-handoff/
 installs/ (made, 0700, when missing) so that \`uninstall\` can restore the original bytes;

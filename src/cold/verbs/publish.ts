@@ -27,7 +27,10 @@ staged stays staged and out of the commit. Never private files, PAUSE, nor check
 (they quote the user's words). Run it only on the user's explicit request.
 
 --message M   the commit message, one line (default "${DEFAULT_MESSAGE}"); a message
-              holding a secret (the rules of \`redact\`) is refused, naming its kind
+              holding a secret (the rules of \`redact\`) is refused, naming its kind:
+              "--message holds a secret (<kinds>); write the message without it and
+              retry"; one with a line break or a control character: "--message must be
+              one non-empty line of text"
 --push        then push HEAD to the current branch's upstream, and only there
 git runs without a terminal prompt (GIT_TERMINAL_PROMPT=0); its own error is shown.
 
@@ -42,6 +45,10 @@ stdout: "registered the merge driver session-handoff in .git/config" and "added 
         driver's block to .gitattributes" when they changed; "published <n> file(s) in
         <commit>" [then "${ATTRIBUTES_COMMITTED}"]
         [and "pushed to <remote> <branch>"], or "nothing to publish".
+stderr: when the merge driver could not be registered, the publish goes on and says why:
+        "the merge driver was not registered: HOME is not set, so its copy of the helper
+        has no place", "the merge driver was not registered: its copy of the helper could
+        not be written (<why>)", ".gitattributes was not changed: <why>".
 ${ROOT_HELP}
 exit:   0 published, or nothing to publish; 2 refused (not a git repository, the memory
         dir is git-ignored, no upstream for --push, a secret in --message, git failed: its
