@@ -5,7 +5,10 @@
 // follows the CommonMark block algorithm (two phases per line: match the open containers,
 // then look for new block starts; lazy paragraph continuation), and only that: no inline
 // parsing, no tree of inline nodes. The offsets are those remark gives the same blocks, so
-// that source slices match what the remark-based parser produced (test/schema/corpus).
+// that source slices match what the remark-based parser produced (test/schema/corpus). remark
+// is its oracle: test/schema/remark-oracle.test.ts compares the two live on generated
+// documents, and where micromark departs from CommonMark the scanner follows micromark, save
+// the exclusions docs/decisions/line-scanner.md lists.
 
 /** A block and its source range `[start, end)` in the (LF-normalised) text. */
 export interface Block {
@@ -67,9 +70,9 @@ const FENCE_OPEN = /^`{3,}(?!.*`)|^~{3,}/;
 const FENCE_CLOSE = /^(?:`{3,}|~{3,})(?=[ \t]*$)/;
 const SETEXT = /^(?:=+|-+)[ \t]*$/;
 const THEMATIC = /^(?:\*[ \t]*){3,}$|^(?:_[ \t]*){3,}$|^(?:-[ \t]*){3,}$/;
+const NONBLANK = /[^ \t]/;
 // The first characters that can start a block other than a paragraph line: any other line
 // skips the block-start tries (most lines of a handoff).
-const NONBLANK = /[^ \t]/;
 const MAYBE_SPECIAL = /[#`~*+_=<>0-9-]/;
 // A link reference definition on one line (a paragraph made only of them is no paragraph).
 const DEFINITION = /^ {0,3}\[(?:[^\\\[\]]|\\.){0,999}\]:[ \t]*(?:<[^<>\n]*>|[^\s\x00-\x1f]+)(?:[ \t]+(?:"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|\((?:[^()\\]|\\.)*\)))?[ \t]*$/;
@@ -248,10 +251,12 @@ function scan(text: string): Node {
     return text[i] === "[" && DEFINITION.test(text.slice(start, end));
   };
 
-  // Where remark ends a fence that its container's end (or the document's) closed: inside a
-  // block quote, at the end of its last line; at the end of the text, there; before a list
-  // item or a block quote, through the line break before it; otherwise through the line break before the last
-  // blank line, or at the end of the last line. Only trailing whitespace depends on it.
+  // Where remark ends a fence, or an HTML block of kinds 1-5, that its container's end (or the
+  // text's) closed: before a list item or a block quote (not indented as code), through the
+  // line break before it; otherwise inside a block quote, at the end of its last line; at the
+  // end of the text, there; otherwise through the line break before the last blank line, or
+  // at the end of the last line. Only trailing whitespace depends on it, but an item's text
+  // and the goal keep it.
   const implicitFenceEnd = (block: Node): number => {
     if (!atEnd && opensContainer()) return lineStart;
     if (block.parent?.type === "blockquote") return block.end;
@@ -262,6 +267,7 @@ function scan(text: string): Node {
   // Whether the current line opens a list item or a block quote (only read when a container
   // ends a fence or an HTML block: rare).
   const opensContainer = (): boolean => {
+    if (indented) return false;
     const rest = line.slice(nextNonspace);
     return rest[0] === ">" || (/^(?:[*+-]|\d{1,9}[.)])(?:[ \t]|$)/.test(rest) && !THEMATIC.test(rest));
   };
