@@ -167,7 +167,7 @@ function generate(rnd: (n: number) => number): string {
     let l = pool[rnd(pool.length)]!;
     const r = rnd(8);
     if (r === 0) l = " ".repeat(1 + rnd(5)) + l;
-    else if (r === 1) l = `${["> ", ">", "  ", "- ", "1. "][rnd(5)]}${l}`;
+    else if (r === 1) l = `${["> ", ">", "  ", "- ", "1. ", "\t"][rnd(6)]}${["", "> ", "- ", "  ", "    "][rnd(5)]}${l}`;
     else if (r === 2 && l !== "") l += ["  ", "\t", " #"][rnd(3)];
     lines.push(l);
   }
