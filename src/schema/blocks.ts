@@ -477,6 +477,8 @@ function scan(text: string): Node {
         return 2;
       }
       if (c === "<") {
+        // Kind 7 interrupts no paragraph, nor a lazy line's: there the scanner keeps CommonMark
+        // against micromark (docs/decisions/line-scanner.md, lazy-html-tag).
         for (let type = 1; type <= 7; type++) {
           if (HTML_OPEN[type]!.test(rest) && (type < 7 || (container.type !== "paragraph" && !(!allClosed && !blank && tip.type === "paragraph")))) {
             closeUnmatched();
