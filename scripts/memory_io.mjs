@@ -870,6 +870,8 @@ function scan(text) {
   let blankRun = 0;
   let lastBlankStart = 0;
   let atEnd = false;
+  let emptyItemBlank = false;
+  let afterEmptyItem = false;
   const findNextNonspace = () => {
     let i = offset;
     let cols = column;
@@ -935,27 +937,34 @@ function scan(text) {
         if (!block.fenced) block.end = block.lastContentEnd ?? block.end;
         else if (!block.closedByFence) block.end = implicitFenceEnd(block);
         break;
+      case "html":
+        if (!block.closedByFence && block.htmlType <= 5) block.end = implicitFenceEnd(block);
+        break;
       case "paragraph": {
         const lines2 = block.lines ?? [];
-        let n = 0;
-        while (n < lines2.length && isDefinition(lines2[n], lines2[n + 1])) n += 2;
-        if (n > 0) {
-          const siblings = block.parent.children;
-          const defs = [];
-          for (let i = 0; i < n; i += 2) {
-            defs.push({ type: "definition", start: lines2[i] + leadOf(lines2[i], lines2[i + 1]), end: lines2[i + 1], children: NO_CHILDREN, parent: block.parent, open: false });
-          }
-          if (n === lines2.length) siblings.splice(siblings.indexOf(block), 1, ...defs);
-          else {
-            siblings.splice(siblings.indexOf(block), 0, ...defs);
-            block.start = lines2[n] + leadOf(lines2[n], lines2[n + 1]);
-            block.lines = lines2.slice(n);
-          }
+        const n = insertDefinitions(block);
+        if (n === 0) break;
+        if (n === lines2.length) block.parent.children.splice(block.parent.children.indexOf(block), 1);
+        else {
+          block.start = lines2[n] + leadOf(lines2[n], lines2[n + 1]);
+          block.lines = lines2.slice(n);
         }
         break;
       }
     }
     tip = block.parent ?? doc;
+  };
+  const insertDefinitions = (block) => {
+    const lines2 = block.lines ?? [];
+    let n = 0;
+    while (n < lines2.length && isDefinition(lines2[n], lines2[n + 1])) n += 2;
+    if (n === 0) return 0;
+    const siblings = block.parent.children;
+    let at = siblings.indexOf(block);
+    for (let i = 0; i < n; i += 2) {
+      siblings.splice(at++, 0, { type: "definition", start: lines2[i] + leadOf(lines2[i], lines2[i + 1]), end: lines2[i + 1], children: NO_CHILDREN, parent: block.parent, open: false });
+    }
+    return n;
   };
   const leadOf = (start, end) => {
     let i = start;
@@ -968,13 +977,17 @@ function scan(text) {
     return text[i] === "[" && DEFINITION.test(text.slice(start, end));
   };
   const implicitFenceEnd = (block) => {
+    if (!atEnd && opensContainer()) return lineStart;
     if (block.parent?.type === "blockquote") return block.end;
     if (atEnd) return text.length;
-    const rest = line.slice(nextNonspace);
-    if (rest[0] === ">" || /^(?:[*+-]|\d{1,9}[.)])(?:[ \t]|$)/.test(rest) && !THEMATIC.test(rest)) return lineStart;
     return blankRun > 0 ? lastBlankStart : lineStart - 1;
   };
-  const interrupting = (container) => container.type === "paragraph" || tip.type === "code" && !tip.fenced && tip.open && !tip.freshFlow;
+  const opensContainer = () => {
+    if (indented) return false;
+    const rest = line.slice(nextNonspace);
+    return rest[0] === ">" || /^(?:[*+-]|\d{1,9}[.)])(?:[ \t]|$)/.test(rest) && !THEMATIC.test(rest);
+  };
+  let interrupt = false;
   const closeUnmatched = () => {
     if (!allClosed) {
       while (oldtip !== lastMatched) {
@@ -1015,7 +1028,10 @@ function scan(text) {
         return 1;
       case "listItem":
         if (blank) {
-          if (c.children.length === 0) return 1;
+          if (c.children.length === 0) {
+            emptyItemBlank = true;
+            return 1;
+          }
           advanceNextNonspace();
         } else if (indent >= c.markerOffset + c.padding) {
           advanceOffset(c.markerOffset + c.padding, true);
@@ -1056,7 +1072,7 @@ function scan(text) {
   let markerPadding = 0;
   let markerStart = 0;
   let markerEnd = 0;
-  const parseListMarker = (container) => {
+  const parseListMarker = () => {
     if (indent >= 4) return false;
     const c = line[nextNonspace];
     let len;
@@ -1071,7 +1087,7 @@ function scan(text) {
       const digits = d - nextNonspace;
       const delimiter = line[d];
       if (digits < 1 || digits > 9 || delimiter !== "." && delimiter !== ")") return false;
-      if (interrupting(container) && Number(line.slice(nextNonspace, d)) !== 1) return false;
+      if (interrupt && (digits !== 1 || line[nextNonspace] !== "1")) return false;
       markerType = "ordered";
       markerChar = void 0;
       markerDelimiter = delimiter;
@@ -1079,7 +1095,7 @@ function scan(text) {
     }
     const after = line[nextNonspace + len];
     if (!(after === void 0 || isSpaceOrTab(after))) return false;
-    if (interrupting(container) && !/[^ \t]/.test(line.slice(nextNonspace + len))) return false;
+    if (interrupt && !NONBLANK.test(line.slice(nextNonspace + len))) return false;
     const first = nextNonspace;
     advanceNextNonspace();
     advanceOffset(len, true);
@@ -1148,9 +1164,9 @@ function scan(text) {
       }
       if (c === "<") {
         for (let type = 1; type <= 7; type++) {
-          if (HTML_OPEN[type].test(rest) && (type < 7 || !interrupting(container) && !(!allClosed && !blank && tip.type === "paragraph"))) {
+          if (HTML_OPEN[type].test(rest) && (type < 7 || container.type !== "paragraph" && !(!allClosed && !blank && tip.type === "paragraph"))) {
             closeUnmatched();
-            const h = addChild("html", lineStart + nextNonspace);
+            const h = addChild("html", lineStart + offset + (partialTab ? 1 : 0));
             h.htmlType = type;
             return 2;
           }
@@ -1169,6 +1185,7 @@ function scan(text) {
             return 2;
           }
         } else {
+          insertDefinitions(p);
           p.type = "heading";
           finalize(p);
           p.depth = rest[0] === "=" ? 1 : 2;
@@ -1187,7 +1204,7 @@ function scan(text) {
       }
     }
     if ((!indented || container.type === "list") && !deep) {
-      if (parseListMarker(container)) {
+      if (parseListMarker()) {
         closeUnmatched();
         if (tip.type !== "list" || tip.listType !== markerType || tip.bulletChar !== markerChar || tip.delimiter !== markerDelimiter) {
           const list = addChild("list", markerStart);
@@ -1203,16 +1220,18 @@ function scan(text) {
       }
     }
     if (indented && tip.type !== "paragraph" && !blank) {
-      const start = lineStart + offset;
-      const closing = !allClosed && oldtip !== lastMatched;
+      const start = lineStart + offset + (partialTab ? 1 : 0);
+      const lazy = !allClosed && oldtip !== lastMatched || afterEmptyItem;
       advanceOffset(4, true);
       closeUnmatched();
-      addChild("code", start).freshFlow = closing;
+      addChild("code", start).lazy = lazy;
       return 2;
     }
     return 0;
   };
   const incorporate = () => {
+    afterEmptyItem = emptyItemBlank && NONBLANK.test(line);
+    if (afterEmptyItem) emptyItemBlank = false;
     let container = doc;
     oldtip = tip;
     offset = 0;
@@ -1232,6 +1251,7 @@ function scan(text) {
     }
     allClosed = container === oldtip;
     lastMatched = container;
+    interrupt = (oldtip.type === "paragraph" || oldtip.type === "code" && !oldtip.fenced) && (allClosed || container === oldtip.parent);
     let matchedLeaf = container.type !== "paragraph" && (container.type === "code" || container.type === "html");
     while (!matchedLeaf) {
       findNextNonspace();
@@ -1256,8 +1276,12 @@ function scan(text) {
     if (t === "code" || t === "html") {
       if (t === "code" && !container.fenced) {
         if (!blank || indent >= 4) container.lastContentEnd = lineEnd();
+        if (container.lazy) finalize(container);
       } else container.end = lineEnd();
-      if (t === "html" && container.htmlType <= 5 && HTML_CLOSE[container.htmlType].test(line.slice(offset))) finalize(container);
+      if (t === "html" && container.htmlType <= 5 && HTML_CLOSE[container.htmlType].test(line.slice(offset))) {
+        container.closedByFence = true;
+        finalize(container);
+      }
     } else if (t === "paragraph") {
       addParagraphLine(container);
     } else if (t === "heading" || t === "thematicBreak") {
@@ -1283,7 +1307,7 @@ function scan(text) {
   while (tip !== doc) finalize(tip);
   return doc;
 }
-var TAGNAME, ATTRIBUTE, OPENTAG, CLOSETAG, BLOCK_NAMES, HTML_OPEN, HTML_CLOSE, ATX, FENCE_OPEN, FENCE_CLOSE, SETEXT, THEMATIC, MAYBE_SPECIAL, DEFINITION, MAX_DEPTH, isSpaceOrTab, RECENT, recent, NO_CHILDREN, NO_LINES;
+var TAGNAME, ATTRIBUTE, OPENTAG, CLOSETAG, BLOCK_NAMES, HTML_OPEN, HTML_CLOSE, ATX, FENCE_OPEN, FENCE_CLOSE, SETEXT, THEMATIC, NONBLANK, MAYBE_SPECIAL, DEFINITION, MAX_DEPTH, isSpaceOrTab, RECENT, recent, NO_CHILDREN, NO_LINES;
 var init_blocks = __esm({
   "src/schema/blocks.ts"() {
     "use strict";
@@ -1308,6 +1332,7 @@ var init_blocks = __esm({
     FENCE_CLOSE = /^(?:`{3,}|~{3,})(?=[ \t]*$)/;
     SETEXT = /^(?:=+|-+)[ \t]*$/;
     THEMATIC = /^(?:\*[ \t]*){3,}$|^(?:_[ \t]*){3,}$|^(?:-[ \t]*){3,}$/;
+    NONBLANK = /[^ \t]/;
     MAYBE_SPECIAL = /[#`~*+_=<>0-9-]/;
     DEFINITION = /^ {0,3}\[(?:[^\\\[\]]|\\.){0,999}\]:[ \t]*(?:<[^<>\n]*>|[^\s\x00-\x1f]+)(?:[ \t]+(?:"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|\((?:[^()\\]|\\.)*\)))?[ \t]*$/;
     MAX_DEPTH = 48;

@@ -5,7 +5,10 @@
 // follows the CommonMark block algorithm (two phases per line: match the open containers,
 // then look for new block starts; lazy paragraph continuation), and only that: no inline
 // parsing, no tree of inline nodes. The offsets are those remark gives the same blocks, so
-// that source slices match what the remark-based parser produced (test/schema/corpus).
+// that source slices match what the remark-based parser produced (test/schema/corpus). remark
+// is its oracle: test/schema/remark-oracle.test.ts compares the two live on generated
+// documents, and where micromark departs from CommonMark the scanner follows micromark, save
+// the exclusions docs/decisions/line-scanner.md lists.
 
 /** A block and its source range `[start, end)` in the (LF-normalised) text. */
 export interface Block {
@@ -33,9 +36,10 @@ interface Node extends Block {
   fenceChar?: string;
   fenceLength?: number;
   fenceOffset?: number;
+  /** Fenced code closed by its fence, HTML block by its end condition. */
   closedByFence?: boolean;
-  /** Indented code begun on a line that closed a container. */
-  freshFlow?: boolean;
+  /** Indented code begun on a lazy line (one that left an open container unmatched): it ends there. */
+  lazy?: boolean;
   /** Indented code: end of its last line with content; block quote: of its last `>` line. */
   lastContentEnd?: number;
   // html
@@ -66,6 +70,7 @@ const FENCE_OPEN = /^`{3,}(?!.*`)|^~{3,}/;
 const FENCE_CLOSE = /^(?:`{3,}|~{3,})(?=[ \t]*$)/;
 const SETEXT = /^(?:=+|-+)[ \t]*$/;
 const THEMATIC = /^(?:\*[ \t]*){3,}$|^(?:_[ \t]*){3,}$|^(?:-[ \t]*){3,}$/;
+const NONBLANK = /[^ \t]/;
 // The first characters that can start a block other than a paragraph line: any other line
 // skips the block-start tries (most lines of a handoff).
 const MAYBE_SPECIAL = /[#`~*+_=<>0-9-]/;
@@ -138,6 +143,10 @@ function scan(text: string): Node {
   let blankRun = 0;
   let lastBlankStart = 0;
   let atEnd = false;
+  // An empty list item ended by a blank line, and no line with content since; the current
+  // line is the first with content after it (see `continues`, listItem).
+  let emptyItemBlank = false;
+  let afterEmptyItem = false;
 
   const findNextNonspace = (): void => {
     let i = offset;
@@ -207,28 +216,40 @@ function scan(text: string): Node {
         if (!block.fenced) block.end = block.lastContentEnd ?? block.end;
         else if (!block.closedByFence) block.end = implicitFenceEnd(block);
         break;
+      case "html":
+        // An HTML block of kinds 1-5 that its container's end (or the text's) closed: remark
+        // ends it as a fence (an item's text, the goal's blocks).
+        if (!block.closedByFence && block.htmlType! <= 5) block.end = implicitFenceEnd(block);
+        break;
       case "paragraph": {
         // Leading link reference definitions are not paragraph text.
         const lines = block.lines ?? [];
-        let n = 0;
-        while (n < lines.length && isDefinition(lines[n]!, lines[n + 1]!)) n += 2;
-        if (n > 0) {
-          const siblings = block.parent!.children;
-          const defs: Node[] = [];
-          for (let i = 0; i < n; i += 2) {
-            defs.push({ type: "definition", start: lines[i]! + leadOf(lines[i]!, lines[i + 1]!), end: lines[i + 1]!, children: NO_CHILDREN, parent: block.parent, open: false });
-          }
-          if (n === lines.length) siblings.splice(siblings.indexOf(block), 1, ...defs);
-          else {
-            siblings.splice(siblings.indexOf(block), 0, ...defs);
-            block.start = lines[n]! + leadOf(lines[n]!, lines[n + 1]!);
-            block.lines = lines.slice(n);
-          }
+        const n = insertDefinitions(block);
+        if (n === 0) break;
+        if (n === lines.length) block.parent!.children.splice(block.parent!.children.indexOf(block), 1);
+        else {
+          block.start = lines[n]! + leadOf(lines[n]!, lines[n + 1]!);
+          block.lines = lines.slice(n);
         }
         break;
       }
     }
     tip = block.parent ?? doc;
+  };
+
+  // A definition node for each link reference definition that opens the paragraph's lines,
+  // inserted before it; returns how many entries of its `lines` they take (two a line).
+  const insertDefinitions = (block: Node): number => {
+    const lines = block.lines ?? [];
+    let n = 0;
+    while (n < lines.length && isDefinition(lines[n]!, lines[n + 1]!)) n += 2;
+    if (n === 0) return 0;
+    const siblings = block.parent!.children;
+    let at = siblings.indexOf(block);
+    for (let i = 0; i < n; i += 2) {
+      siblings.splice(at++, 0, { type: "definition", start: lines[i]! + leadOf(lines[i]!, lines[i + 1]!), end: lines[i + 1]!, children: NO_CHILDREN, parent: block.parent, open: false });
+    }
+    return n;
   };
 
   // Spaces and tabs at the start of text[start, end).
@@ -246,23 +267,35 @@ function scan(text: string): Node {
     return text[i] === "[" && DEFINITION.test(text.slice(start, end));
   };
 
-  // Where remark ends a fence that its container's end (or the document's) closed: inside a
-  // block quote, at the end of its last line; at the end of the text, there; before a list
-  // item or a block quote, through the line break before it; otherwise through the line break before the last
-  // blank line, or at the end of the last line. Only trailing whitespace depends on it.
+  // Where remark ends a fence, or an HTML block of kinds 1-5, that its container's end (or the
+  // text's) closed: before a list item or a block quote (not indented as code), through the
+  // line break before it; otherwise inside a block quote, at the end of its last line; at the
+  // end of the text, there; otherwise through the line break before the last blank line, or
+  // at the end of the last line. Only trailing whitespace depends on it, but an item's text
+  // and the goal keep it.
   const implicitFenceEnd = (block: Node): number => {
+    if (!atEnd && opensContainer()) return lineStart;
     if (block.parent?.type === "blockquote") return block.end;
     if (atEnd) return text.length;
-    const rest = line.slice(nextNonspace);
-    if (rest[0] === ">" || (/^(?:[*+-]|\d{1,9}[.)])(?:[ \t]|$)/.test(rest) && !THEMATIC.test(rest))) return lineStart;
     return blankRun > 0 ? lastBlankStart : lineStart - 1;
   };
 
-  // remark (micromark) lets nothing that cannot interrupt a paragraph interrupt an open
-  // indented code block either (an empty list item, an ordered one not starting at 1, an
-  // HTML block of kind 7): such a line becomes a paragraph. Not when the code block began on
-  // a line that closed a container.
-  const interrupting = (container: Node): boolean => container.type === "paragraph" || (tip.type === "code" && !tip.fenced && tip.open && !tip.freshFlow);
+  // Whether the current line opens a list item or a block quote (only read when a container
+  // ends a fence or an HTML block: rare).
+  const opensContainer = (): boolean => {
+    if (indented) return false;
+    const rest = line.slice(nextNonspace);
+    return rest[0] === ">" || (/^(?:[*+-]|\d{1,9}[.)])(?:[ \t]|$)/.test(rest) && !THEMATIC.test(rest));
+  };
+
+  // Whether a list item on this line interrupts something (micromark's `interrupt`): set when
+  // every open container matched and a paragraph or an indented code block is open, and kept
+  // for the whole line, also inside a block quote or list item the line opens (`a\n> 2. b`
+  // and `a\n1. 2. b` keep `2.` as text). Such an item may not be empty, nor ordered unless
+  // numbered `1`. (CommonMark asks this of a paragraph only, and not inside a new container;
+  // remark is the oracle.) An HTML block of kind 7 may follow indented code: micromark's check
+  // for it asks whether a paragraph is being interrupted.
+  let interrupt = false;
 
   const closeUnmatched = (): void => {
     if (!allClosed) {
@@ -310,7 +343,12 @@ function scan(text: string): Node {
         return 1;
       case "listItem":
         if (blank) {
-          if (c.children.length === 0) return 1;
+          if (c.children.length === 0) {
+            // CommonMark ends an empty item at a blank line; micromark keeps it open (and the
+            // next non-blank line lazy) until a line that is not blank.
+            emptyItemBlank = true;
+            return 1;
+          }
           advanceNextNonspace();
         } else if (indent >= c.markerOffset! + c.padding!) {
           advanceOffset(c.markerOffset! + c.padding!, true);
@@ -356,7 +394,7 @@ function scan(text: string): Node {
   let markerStart = 0;
   let markerEnd = 0;
 
-  const parseListMarker = (container: Node): boolean => {
+  const parseListMarker = (): boolean => {
     if (indent >= 4) return false;
     const c = line[nextNonspace];
     let len: number;
@@ -366,14 +404,15 @@ function scan(text: string): Node {
       markerDelimiter = undefined;
       len = 1;
     } else {
-      // An ordered marker: 1 to 9 digits, then `.` or `)`; one interrupting a paragraph (or
-      // indented code, see interrupting) must number 1.
+      // An ordered marker: 1 to 9 digits, then `.` or `)`; one interrupting (see `interrupt`)
+      // must number 1.
       let d = nextNonspace;
       while (d - nextNonspace < 10 && line.charCodeAt(d) >= 48 && line.charCodeAt(d) <= 57) d++;
       const digits = d - nextNonspace;
       const delimiter = line[d];
       if (digits < 1 || digits > 9 || (delimiter !== "." && delimiter !== ")")) return false;
-      if (interrupting(container) && Number(line.slice(nextNonspace, d)) !== 1) return false;
+      // micromark takes only the single digit `1` there, not `01` (CommonMark's start number 1).
+      if (interrupt && (digits !== 1 || line[nextNonspace] !== "1")) return false;
       markerType = "ordered";
       markerChar = undefined;
       markerDelimiter = delimiter;
@@ -381,7 +420,7 @@ function scan(text: string): Node {
     }
     const after = line[nextNonspace + len];
     if (!(after === undefined || isSpaceOrTab(after))) return false;
-    if (interrupting(container) && !/[^ \t]/.test(line.slice(nextNonspace + len))) return false;
+    if (interrupt && !NONBLANK.test(line.slice(nextNonspace + len))) return false;
     const first = nextNonspace;
     advanceNextNonspace();
     advanceOffset(len, true);
@@ -456,10 +495,13 @@ function scan(text: string): Node {
         return 2;
       }
       if (c === "<") {
+        // Kind 7 interrupts no paragraph, nor a lazy line's: there the scanner keeps CommonMark
+        // against micromark (docs/decisions/line-scanner.md, lazy-html-tag).
         for (let type = 1; type <= 7; type++) {
-          if (HTML_OPEN[type]!.test(rest) && (type < 7 || (!interrupting(container) && !(!allClosed && !blank && tip.type === "paragraph")))) {
+          if (HTML_OPEN[type]!.test(rest) && (type < 7 || (container.type !== "paragraph" && !(!allClosed && !blank && tip.type === "paragraph")))) {
             closeUnmatched();
-            const h = addChild("html", lineStart + nextNonspace);
+            // remark starts the block at its line's indentation, after the containers' markers.
+            const h = addChild("html", lineStart + offset + (partialTab ? 1 : 0));
             h.htmlType = type;
             return 2;
           }
@@ -480,7 +522,9 @@ function scan(text: string): Node {
             return 2;
           }
         } else {
-          // remark keeps leading definitions in the heading's range: so does the scanner.
+          // remark gives the leading definitions as nodes and still keeps them in the
+          // heading's range: so does the scanner.
+          insertDefinitions(p);
           p.type = "heading";
           finalize(p);
           p.depth = rest[0] === "=" ? 1 : 2;
@@ -499,7 +543,7 @@ function scan(text: string): Node {
       }
     }
     if ((!indented || container.type === "list") && !deep) {
-      if (parseListMarker(container)) {
+      if (parseListMarker()) {
         closeUnmatched();
         if (tip.type !== "list" || tip.listType !== markerType || tip.bulletChar !== markerChar || tip.delimiter !== markerDelimiter) {
           const list = addChild("list", markerStart);
@@ -515,17 +559,22 @@ function scan(text: string): Node {
       }
     }
     if (indented && tip.type !== "paragraph" && !blank) {
-      const start = lineStart + offset;
-      const closing = !allClosed && oldtip !== lastMatched;
+      // A tab that the containers' markers took in part: remark starts the code after it.
+      const start = lineStart + offset + (partialTab ? 1 : 0);
+      // micromark takes no line of indented code from a lazy line (some open container not
+      // matched, or an empty list item that blank lines ended): the block ends with it.
+      const lazy = (!allClosed && oldtip !== lastMatched) || afterEmptyItem;
       advanceOffset(4, true);
       closeUnmatched();
-      addChild("code", start).freshFlow = closing;
+      addChild("code", start).lazy = lazy;
       return 2;
     }
     return 0;
   };
 
   const incorporate = (): void => {
+    afterEmptyItem = emptyItemBlank && NONBLANK.test(line);
+    if (afterEmptyItem) emptyItemBlank = false;
     let container: Node = doc;
     oldtip = tip;
     offset = 0;
@@ -545,6 +594,7 @@ function scan(text: string): Node {
     }
     allClosed = container === oldtip;
     lastMatched = container;
+    interrupt = (oldtip.type === "paragraph" || (oldtip.type === "code" && !oldtip.fenced)) && (allClosed || container === oldtip.parent);
     let matchedLeaf = container.type !== "paragraph" && (container.type === "code" || container.type === "html");
     while (!matchedLeaf) {
       findNextNonspace();
@@ -570,8 +620,12 @@ function scan(text: string): Node {
       if (t === "code" && !container.fenced) {
         // remark keeps a whitespace line of 4 columns or more as code content.
         if (!blank || indent >= 4) container.lastContentEnd = lineEnd();
+        if (container.lazy) finalize(container);
       } else container.end = lineEnd();
-      if (t === "html" && container.htmlType! <= 5 && HTML_CLOSE[container.htmlType!]!.test(line.slice(offset))) finalize(container);
+      if (t === "html" && container.htmlType! <= 5 && HTML_CLOSE[container.htmlType!]!.test(line.slice(offset))) {
+        container.closedByFence = true;
+        finalize(container);
+      }
     } else if (t === "paragraph") {
       addParagraphLine(container);
     } else if (t === "heading" || t === "thematicBreak") {
