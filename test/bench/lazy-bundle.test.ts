@@ -118,7 +118,9 @@ describe("lazy chunks (build.mjs)", () => {
     // and parseHandoff written to allocate less (no slice, regex or object per list marker:
     // the hook on a 150-line handoff had crossed the young generation's first GC), and the
     // hook's state time read without the list-only fields from an unfrozen tree: ~207,600.
-    expect(parsed.length).toBeLessThan(208_000);
+    // The help wrapper's list rule and hot verbs' help sentences (issue 26's sentence table)
+    // ~440, the scanner's remark rules (docs/decisions/line-scanner.md) ~780: ~208,800.
+    expect(parsed.length).toBeLessThan(209_500);
   });
 
   it("hook, read and check compile no chunk; hook loads neither crypto nor child_process", () => {
