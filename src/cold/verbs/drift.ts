@@ -143,6 +143,11 @@ a log of the handoff only when this clone did not save it and no commit since th
 touched it. The shallow state, the reflogs, branch existence and dirty files' blob ids are
 read from files, with no process.
 Takes no lock; writes nothing.
+A handoff holding characters \`write\` refuses, or bytes that are not UTF-8, is read with
+them shown as <U+XXXX> / <0xNN> and \`read\`'s warning on stderr ("warning: HANDOFF.md holds
+N invisible or control character(s) or invalid UTF-8 byte(s) that write would refuse, shown
+as <U+XXXX> / <0xNN>; the token covers the bytes on disk"); one holding a NUL byte is
+unsafe and refused (exit 2) as \`read\` refuses it.
 ${ROOT_HELP}
 exit: 0 report printed (any verdict)
       2 refused (unsafe memory; an interrupted save: run \`recover\`) or usage error
@@ -157,7 +162,7 @@ exit: 0 report printed (any verdict)
     const now = Date.now();
     const parsed = parseHandoff(loaded.text);
     const { report, gitProcesses } = await measureDrift(root, ctx.env, checkAnchors(parsed, now), now, { early, excludes, handoffToken: loaded.token ?? null });
-    const stderr = shapeWarnings(parsed, loaded.pasted);
+    const stderr = [...loaded.warnings, ...shapeWarnings(parsed, loaded.pasted)];
     if (report.git.state === "missing") stderr.push("note: git was not found on PATH; drift is unverifiable (outside-git behaviour)");
     if (ctx.values.json === true) {
       const current = { ...report.current, branch: report.current.branch === null ? null : withoutTokens(report.current.branch) };
