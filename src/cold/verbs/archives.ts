@@ -1,3 +1,4 @@
+import { quotedPath } from "../../schema/anchor-lines.ts";
 import { lstatSync } from "node:fs";
 import path from "node:path";
 import { Absent, Refused, UsageError } from "../../errors.ts";
@@ -106,7 +107,7 @@ async function restore(ctx: VerbContext, name: string): Promise<Outcome> {
       // Before anything is created: the name, and that the archive is there at all.
       validate: () => {
         if (!ARCHIVE_NAME.test(name)) {
-          throw new Refused(`${JSON.stringify(name.slice(0, 100))} is not an archive name (HANDOFF-<letters, digits, . _ ->.md); run \`archives list\``);
+          throw new Refused(`${quotedPath(name.slice(0, 100))} is not an archive name (HANDOFF-<letters, digits, . _ ->.md); run \`archives list\``);
         }
         try {
           lstatSync(path.join(archiveDir(root), name));

@@ -103,7 +103,8 @@ without a state time) and exits 2. After the merge driver chose one of two hando
 Drift & lessons starts with "two handoffs met in a merge; the other is archive/<name>".
 When this clone did not save the handoff (its record of its last 10 saves lacks it),
 Drift & lessons says "the handoff was not saved in this clone; its last commit is by
-"<author>" <e-mail>".
+"<author>" "<e-mail>"" (both quoted: a " or \\ escaped, controls and characters write
+refuses as <U+XXXX>).
 A handoff holding characters \`write\` refuses, or bytes that are not UTF-8, is read with
 them shown as <U+XXXX> / <0xNN> and \`read\`'s warning on stderr ("warning: HANDOFF.md holds
 N invisible or control character(s) or invalid UTF-8 byte(s) that write would refuse, shown

@@ -108,7 +108,7 @@ The summary (one line, parts joined by "; ") says, as they apply:
   - dirty files: N then, M now
   - N files dirty at the save are clean now (C committed, D stashed or reverted): <paths> (or "(committed, stashed or reverted)" when the commits since the save were not compared)
   - dirty at the save, changed since the save: <paths> | dirty at the save, unchanged since the save: <paths> (by the \`- Dirty hashes:\` anchor; changed key files are in changedKeyFiles)
-  - the handoff was not saved in this clone; its last commit is by "<author>" <e-mail> (this clone records the tokens of its last 10 handoff saves in <git dir>/session-handoff/saves; outside git, or before its first save with this version, nothing is said)
+  - the handoff was not saved in this clone; its last commit is by "<author>" "<e-mail>" (both quoted; this clone records the tokens of its last 10 handoff saves in <git dir>/session-handoff/saves; outside git, or before its first save with this version, nothing is said)
   - upstream "<name>" is gone | upstream "<name>": A ahead, B behind
   - unverifiable anchors: <fields>
 Branch names, the upstream and paths are file-controlled: they are printed in double
