@@ -1,3 +1,4 @@
+import { quotedValue } from "./guard/quote.ts";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { Absent, HelperError, Refused, UsageError, type ExitCode } from "./errors.ts";
@@ -96,7 +97,7 @@ async function run(outer: Process): Promise<ExitCode> {
       return 0;
     }
     if (topic !== undefined && !topic.startsWith("-")) {
-      proc.writeErr(`${REFUSAL_PREFIX}no help for ${JSON.stringify(topic)}: not a verb${suggestion(topic)}\n`);
+      proc.writeErr(`${REFUSAL_PREFIX}no help for ${quotedValue(topic)}: not a verb${suggestion(topic)}\n`);
       return 2;
     }
     proc.writeOut(usageText());
@@ -108,7 +109,7 @@ async function run(outer: Process): Promise<ExitCode> {
   }
   const entry = VERBS[first];
   if (!entry) {
-    proc.writeErr(`${REFUSAL_PREFIX}unknown verb ${JSON.stringify(first)}${suggestion(first)}\n\n${usageText()}`);
+    proc.writeErr(`${REFUSAL_PREFIX}unknown verb ${quotedValue(first)}${suggestion(first)}\n\n${usageText()}`);
     return 2;
   }
   // `checkpoint` runs from compaction hooks: never a non-zero exit (ruling 25, docs/design.md#checkpoints).
@@ -130,7 +131,7 @@ async function run(outer: Process): Promise<ExitCode> {
       throw new UsageError(`${first} needs ${min === 1 ? "an argument" : `${min} arguments`}; see \`${first} --help\``);
     }
     if (parsed.positionals.length > max) {
-      throw new UsageError(`${first} takes at most ${max} argument(s), got ${JSON.stringify(parsed.positionals.slice(max))}`);
+      throw new UsageError(`${first} takes at most ${max} argument(s), got ${parsed.positionals.slice(max).map((p) => quotedValue(p)).join(" ")}`);
     }
     ctx = {
       values: parsed.values as VerbContext["values"],

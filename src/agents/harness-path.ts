@@ -3,6 +3,7 @@
 // `\\server\share\…` (docs/design.md#integrations); read the POSIX way, such a path is relative,
 // and `path.resolve` would join it under the current folder. So a Windows-shaped path is parsed
 // with `path.win32` whatever the OS: on Windows it is used, anywhere else it is refused by name.
+import { quotedPath } from "../schema/anchor-lines.ts";
 import path from "node:path";
 
 /** True for a path written the Windows way: a drive letter (`C:\…`, `C:/…`, drive-relative `C:…`) or `\\` (UNC, `\\?\`). */
@@ -24,7 +25,7 @@ export type HarnessPath = { ok: true; path: string } | { ok: false; reason: stri
 export function harnessPath(what: string, p: string, platform: NodeJS.Platform = process.platform): HarnessPath {
   const windows = windowsShaped(p);
   if (p.includes("\0") || !(windows || platform === "win32" ? path.win32 : path.posix).isAbsolute(p)) return { ok: false, reason: `${what} is not an absolute path`, windows };
-  if (windows && platform !== "win32") return { ok: false, reason: `${what} ${JSON.stringify(p.slice(0, 200))} is a Windows path and this helper runs on ${platform}`, windows };
+  if (windows && platform !== "win32") return { ok: false, reason: `${what} ${quotedPath(p.slice(0, 200))} is a Windows path and this helper runs on ${platform}`, windows };
   return { ok: true, path: platform === "win32" ? path.win32.normalize(p) : p };
 }
 

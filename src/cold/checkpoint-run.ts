@@ -1,5 +1,6 @@
 // What `checkpoint` does (rulings 19–25, docs/design.md#checkpoints); checkpoint.ts is its face. A chunk of
 // its own (src/cold/, build.mjs), compiled only when a hook runs the verb.
+import { quotedValue } from "../guard/quote.ts";
 import { homedir } from "node:os";
 import path from "node:path";
 import { HelperError } from "../errors.ts";
@@ -339,7 +340,7 @@ export async function runCheckpoint(ctx: VerbContext): Promise<Outcome> {
   const startMs = Date.now();
   const format = ctx.values.format;
   if (format !== undefined && !isFormat(format)) {
-    return ok("", [CHECKPOINT_LINES.usage(`--format must be claude, codex or gemini, got ${JSON.stringify(String(format).slice(0, 40))}`)]);
+    return ok("", [CHECKPOINT_LINES.usage(`--format must be claude, codex or gemini, got ${quotedValue(String(format).slice(0, 40))}`)]);
   }
   if (disabledByEnv(ctx.env)) return ok("", []);
   const notes: string[] = [];

@@ -199,7 +199,7 @@ export function refusedIndexesIn(text: string): Set<number> {
  * past U+10FFFF). Each byte that does not begin a valid sequence becomes `-(byte + 1)`, so a
  * broken sequence shows every one of its bytes.
  */
-function decodeUtf8(bytes: Uint8Array): number[] {
+export function decodeUtf8(bytes: Uint8Array): number[] {
   const out: number[] = [];
   const n = bytes.length;
   let i = 0;

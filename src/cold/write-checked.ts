@@ -2,6 +2,7 @@
 // rulings 1, 2, 6, 9, 35; docs/design.md#files-on-disk, docs/design.md#redaction, docs/design.md#verdicts-and-the-brief): schema errors refused, `Saved:` stamped, an empty anchors section
 // filled (git runs only then, inside the lock), redaction with the anchor exemption, the
 // `unchanged` comparison, and the score and findings for stderr. write.ts calls these.
+import { quotedValue } from "../guard/quote.ts";
 import { closeSync, lstatSync } from "node:fs";
 import path from "node:path";
 import { Refused } from "../errors.ts";
@@ -178,9 +179,9 @@ export async function buildDocument(checked: Checked, root: string, anchors: Anc
   if (stamped.replaced !== null) {
     const then = Date.parse(stamped.replaced.replace(/^`(.*)`$/, "$1"));
     if (Number.isNaN(then)) {
-      if (!/^<[^<>]*>$/.test(stamped.replaced)) notes.push(`note: Saved: ${JSON.stringify(stamped.replaced.slice(0, 60))} is not a time; stamped ${iso}`);
+      if (!/^<[^<>]*>$/.test(stamped.replaced)) notes.push(`note: Saved: ${quotedValue(stamped.replaced.slice(0, 60))} is not a time; stamped ${iso}`);
     } else if (Math.abs(nowMs - then) > CLOCK_SKEW_MS) {
-      notes.push(`note: Saved: ${JSON.stringify(stamped.replaced.slice(0, 60))} was ${minutes(nowMs - then)} minutes off; stamped ${iso}`);
+      notes.push(`note: Saved: ${quotedValue(stamped.replaced.slice(0, 60))} was ${minutes(nowMs - then)} minutes off; stamped ${iso}`);
     }
   }
   let text = stamped.text;
@@ -214,7 +215,7 @@ export async function buildDocument(checked: Checked, root: string, anchors: Anc
       // A state time after the save is no state time at all: every reader would call its age
       // unknown (docs/design.md#verdicts-and-the-brief). The save's time is the truth.
       text = replaceDate(text, iso);
-      notes.push(`note: the - Date: anchor ${JSON.stringify(date!.slice(0, 40))} was later than this save; set it to ${iso}`);
+      notes.push(`note: the - Date: anchor ${quotedValue(date!.slice(0, 40))} was later than this save; set it to ${iso}`);
     } else if (!Number.isNaN(then) && nowMs - then > CLOCK_SKEW_MS) {
       notes.push(`note: the - Date: anchor is ${minutes(nowMs - then)} minutes before this save; empty the anchors section to have write fill them`);
     }

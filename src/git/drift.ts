@@ -1,5 +1,6 @@
 // Gathers the drift facts of contract §5 (docs/design.md#verdicts-and-the-brief) with as few git processes as the answer needs, then
 // hands them to the pure `assessDrift`.
+import { quotedValue } from "../guard/quote.ts";
 import type { CheckedAnchors } from "../schema/handoff.ts";
 import type { ObjectId } from "../schema/values.ts";
 import { readFileSync, statSync } from "node:fs";
@@ -87,11 +88,12 @@ export function parseHistory(out: Buffer, memoryPrefix: string, handoffPath = `$
   return counts;
 }
 
-// `name\x03e-mail` as the brief quotes it: `"Alice Doe" <alice@example.com>` (JSON string rules
-// for the name, so a quote or a control in it cannot end the quotation).
+// `name\x03e-mail` as brief and drift print it: `"Alice Doe" "alice@example.com"`, each quoted by
+// the one rule for file-controlled values (ruling 47 and 49, docs/design.md#memory-from-elsewhere), so a quote, a
+// control or a bidi control in either can neither end its quotation nor reorder the line.
 function authorWords(raw: string): string {
   const [name = "", email = ""] = raw.split("\x03");
-  return `${JSON.stringify(name)} <${email.replace(/[<>\s]/g, "")}>`;
+  return `${quotedValue(name)} ${quotedValue(email)}`;
 }
 
 /** Root-relative prefix of paths under the root, as git writes them from the top (`""` or `pkg/api/`). */

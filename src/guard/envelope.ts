@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { shownWarning } from "./file-verdict.ts";
 import { renderVisible } from "./invisible.ts";
 
 /**
@@ -22,7 +23,7 @@ export function renderEnvelope(file: string, token: string, bytes: Uint8Array): 
   parts.push(Buffer.from(`<<<END UNTRUSTED ${file} ${nonce}>>>\n`));
   const warning =
     shown.changed > 0
-      ? `warning: ${file} holds ${shown.changed} invisible or control character(s) or invalid UTF-8 byte(s) that write would refuse, shown as <U+XXXX> / <0xNN>; the token covers the bytes on disk`
+      ? shownWarning(file, shown.changed)
       : null;
   return { out: Buffer.concat(parts), warning };
 }

@@ -14,6 +14,7 @@
  */
 import { showRefused } from "./invisible.ts";
 import { redactText } from "../cold/redaction.ts";
+import { inQuotes, markText } from "./quote.ts";
 
 /** How {@link sanitize} shapes a text. */
 export interface SanitizeOptions {
@@ -25,10 +26,6 @@ export interface SanitizeOptions {
   redact?: boolean;
 }
 
-// Line breaks (CRLF is LF by then) and tabs: folded in one-line fields. A lone CR and the
-// rarer breaks (VT, FF, NEL, U+2028, U+2029) are shown as <U+XXXX> like every other control
-// (ruling 5, docs/design.md#redaction): a file has no honest use for them, and a lone CR can hide text on a terminal.
-const BREAKS = /[\t\n]+/g;
 const MARKER = /<U\+[0-9A-F]{4,6}>|<redacted: [a-z0-9-]+>|<0x[0-9A-F]{2}>/g;
 
 let segmenter: Intl.Segmenter | undefined;
@@ -74,13 +71,7 @@ function units(text: string, limit: number): string[] {
  * cut to `max` grapheme clusters ending with `…` when it was longer.
  */
 export function sanitize(text: string, opts: SanitizeOptions = {}): string {
-  let out = opts.redact === false ? text : redactText(text).text;
-  out = out.replace(/\r\n/g, "\n");
-  // Spaces only: String#trim would also drop U+FEFF and U+2029, which must be shown.
-  if (opts.oneLine !== false) out = out.replace(BREAKS, " ").replace(/ {2,}/g, " ").replace(/^ | $/g, "");
-  out = showRefused(out).text;
-  // A BOM passes `write` only as a file's first character; here it would be invisible.
-  if (out.startsWith("\uFEFF")) out = `<U+FEFF>${out.slice(1)}`;
+  const out = markText(opts.redact === false ? text : redactText(text).text, opts.oneLine !== false);
   const max = opts.max;
   // Fewer code points than the limit: fewer units too, nothing to cut (no segmenter needed).
   if (max === undefined || out.length <= max || [...out].length <= max) return out;
@@ -99,5 +90,5 @@ export function sanitize(text: string, opts: SanitizeOptions = {}): string {
  * a label of its own. File names use `quotedPath` (schema/anchor-lines.ts). Pure.
  */
 export function quoted(text: string, opts: SanitizeOptions = {}): string {
-  return `"${sanitize(text, opts).replace(/["\\]/g, "\\$&")}"`;
+  return inQuotes(sanitize(text, opts));
 }

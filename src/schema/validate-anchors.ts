@@ -1,5 +1,6 @@
 // The grammar of the `## Environment anchors` lines (ruling 3, docs/design.md#files-on-disk): exactly every
 // line `anchors` can print, and nothing else. Pure; used by `validate` and by `write`.
+import { quotedValue } from "../guard/quote.ts";
 import { parseDirtyHashes, parsePathList } from "./anchor-lines.ts";
 import { asObjectId, isNullObjectId } from "./values.ts";
 
@@ -42,8 +43,8 @@ function keyFileMtimesError(value: string): string | null {
   if (rest === "") return "no `<path> @ <time>` item";
   while (rest !== "") {
     const m = MTIME_ITEM.exec(rest);
-    if (!m) return `${JSON.stringify(rest.slice(0, 60))} is not \`<path> @ <ISO-8601 time, or missing>\``;
-    if (m[1] !== "missing" && !isIsoWithZone(m[1]!)) return `${JSON.stringify(m[1])} is not an ISO-8601 time with a zone (or \`missing\`)`;
+    if (!m) return `${quotedValue(rest.slice(0, 60))} is not \`<path> @ <ISO-8601 time, or missing>\``;
+    if (m[1] !== "missing" && !isIsoWithZone(m[1]!)) return `${quotedValue(m[1]!)} is not an ISO-8601 time with a zone (or \`missing\`)`;
     rest = rest.slice(m[0].length);
   }
   return null;
@@ -64,39 +65,39 @@ export function readAnchorLine(line: string): AnchorLine {
     const label = /^[-*+]\s*([A-Za-z ]+):/.exec(line)?.[1];
     return {
       error: label
-        ? `${JSON.stringify(line.slice(0, 60))} is not an anchor line (labels are exactly Branch, HEAD, Dirty files, Dirty hashes, In progress, Date, Key file mtimes, after "- ")`
-        : `${JSON.stringify(line.slice(0, 60))} is not an anchor line; paste what \`anchors\` prints, or leave the section empty for write to fill`,
+        ? `${quotedValue(line.slice(0, 60))} is not an anchor line (labels are exactly Branch, HEAD, Dirty files, Dirty hashes, In progress, Date, Key file mtimes, after "- ")`
+        : `${quotedValue(line.slice(0, 60))} is not an anchor line; paste what \`anchors\` prints, or leave the section empty for write to fill`,
     };
   }
   const label = m[1] as AnchorLabel;
   const value = m[2]!;
   switch (label) {
     case "Branch":
-      if (!/^\S+$/.test(value) || value.length > 255) return { error: `branch ${JSON.stringify(value.slice(0, 60))} is not a branch name or (detached)` };
+      if (!/^\S+$/.test(value) || value.length > 255) return { error: `branch ${quotedValue(value.slice(0, 60))} is not a branch name or (detached)` };
       break;
     case "HEAD": {
       const v = unticked(value);
-      if (isNullObjectId(v)) return { error: `HEAD ${JSON.stringify(v.slice(0, 70))} is the null object id (all zeros), which names no commit` };
+      if (isNullObjectId(v)) return { error: `HEAD ${quotedValue(v.slice(0, 70))} is the null object id (all zeros), which names no commit` };
       if (v !== "none (no commits yet)" && asObjectId(v) === null) {
         const hex = /^[0-9a-fA-F]+$/.test(v) ? ` (${v.length} hex digits)` : "";
-        return { error: `HEAD ${JSON.stringify(v.slice(0, 70))}${hex} is not a full 40- or 64-hex commit id` };
+        return { error: `HEAD ${quotedValue(v.slice(0, 70))}${hex} is not a full 40- or 64-hex commit id` };
       }
       break;
     }
     case "Dirty files":
-      if (parsePathList(value) === null) return { error: `dirty files ${JSON.stringify(value.slice(0, 60))} are not a comma-separated path list (or none)` };
+      if (parsePathList(value) === null) return { error: `dirty files ${quotedValue(value.slice(0, 60))} are not a comma-separated path list (or none)` };
       break;
     case "Dirty hashes":
-      if (parseDirtyHashes(value) === null) return { error: `dirty hashes ${JSON.stringify(value.slice(0, 60))} are not \`<path> <blob id | deleted | over 8 MB>, …\`` };
+      if (parseDirtyHashes(value) === null) return { error: `dirty hashes ${quotedValue(value.slice(0, 60))} are not \`<path> <blob id | deleted | over 8 MB>, …\`` };
       break;
     case "In progress":
-      if (!OPERATION.test(value)) return { error: `in progress ${JSON.stringify(value.slice(0, 60))} is not \`<operation>[ of <branch>] (<n> conflicted files)\`` };
+      if (!OPERATION.test(value)) return { error: `in progress ${quotedValue(value.slice(0, 60))} is not \`<operation>[ of <branch>] (<n> conflicted files)\`` };
       break;
     case "Date": {
       const v = unticked(value);
       if (!isIsoWithZone(v)) {
         const zoneless = /^\d{4}-\d{2}-\d{2}T[\d:.]+$/.test(v) ? " (it has no zone: add Z or an offset)" : "";
-        return { error: `date ${JSON.stringify(v.slice(0, 60))} is not an ISO-8601 time with a zone${zoneless}` };
+        return { error: `date ${quotedValue(v.slice(0, 60))} is not an ISO-8601 time with a zone${zoneless}` };
       }
       break;
     }

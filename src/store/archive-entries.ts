@@ -1,5 +1,6 @@
 // The archived handoffs as `archives` and `validate` see them (ruling 28, docs/design.md#files-on-disk): names
 // matching the reference's broad pattern, newest first, read safely one at a time.
+import { quotedPath } from "../schema/anchor-lines.ts";
 import { lstatSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { Absent, Refused } from "../errors.ts";
@@ -52,7 +53,7 @@ export function listArchives(root: string): ArchiveEntry[] {
  */
 export async function readArchive(root: string, name: string): Promise<ReadFile> {
   if (!ARCHIVE_NAME.test(name)) {
-    throw new Refused(`${JSON.stringify(name.slice(0, 100))} is not an archive name (HANDOFF-<letters, digits, . _ ->.md); run \`archives list\``);
+    throw new Refused(`${quotedPath(name.slice(0, 100))} is not an archive name (HANDOFF-<letters, digits, . _ ->.md); run \`archives list\``);
   }
   const got = checkTree(root) ? await readStable(path.join(archiveDir(root), name)) : null;
   if (got === null) throw new Absent(`no archived handoff named ${name}; run \`archives list\``);

@@ -3,6 +3,7 @@ import path from "node:path";
 import { createHash, randomBytes } from "node:crypto";
 import { Refused } from "../errors.ts";
 import { failpoint } from "./failpoint.ts";
+import { quotedPath } from "../schema/anchor-lines.ts";
 import { MAX_DOCUMENT_BYTES, TARGETS } from "./paths.ts";
 
 /** The token of a file: lowercase hex SHA-256 of its exact bytes (docs/design.md#tokens-and-the-publication-protocol). */
@@ -29,8 +30,8 @@ export interface ReadFile {
 export type FileState = "missing" | "link" | "not-regular" | "hard-linked" | "too-large";
 
 /**
- * What to say about a link where a file must be (field report 20): where it points (quoted
- * as JSON, so no control character reaches the terminal) and what to do. For `AGENTS.md` ⇄
+ * What to say about a link where a file must be (field report 20): where it points (quoted as
+ * every path in human output is, docs/design.md#verdicts-and-the-brief) and what to do. For `AGENTS.md` ⇄
  * `CLAUDE.md` at the root, the other name is the one to use.
  */
 export function describeLink(filePath: string): string {
@@ -45,9 +46,9 @@ export function describeLink(filePath: string): string {
   const pointsAt = path.resolve(dir, to);
   const other = TARGETS.find((t) => t !== name && pointsAt === path.join(dir, t));
   if ((TARGETS as readonly string[]).includes(name) && other !== undefined) {
-    return `${filePath} is a link to ${JSON.stringify(to)}: the lesson belongs in ${other}; use \`--target ${other}\``;
+    return `${filePath} is a link to ${quotedPath(to)}: the lesson belongs in ${other}; use \`--target ${other}\``;
   }
-  return `${filePath} is a link to ${JSON.stringify(to)}; the helper only uses regular files with one link (replace the link with a copy of the file it points to, or move it away, and retry)`;
+  return `${filePath} is a link to ${quotedPath(to)}; the helper only uses regular files with one link (replace the link with a copy of the file it points to, or move it away, and retry)`;
 }
 
 /** Thrown by `openRegular` for a file that is there but unsafe to use. */

@@ -1,5 +1,6 @@
 import { closeSync, fstatSync, lstatSync, readSync } from "node:fs";
 import path from "node:path";
+import { firstNul } from "../guard/file-verdict.ts";
 import { openRegular } from "./files.ts";
 import { archiveDir, FILE_OF, HEADING_OF, MARKER, MAX_DOCUMENT_BYTES, memoryDir, type Kind } from "./paths.ts";
 import { hasPrivatePartner, listPrivate, lockState, lstatBig } from "./private.ts";
@@ -45,18 +46,18 @@ function treeUnsafe(root: string): boolean | null {
 }
 
 /**
- * True when the open file holds a NUL byte within §1's size (docs/design.md#files-on-disk) limit (ruling 5, docs/design.md#redaction: a NUL makes a
- * memory file unsafe); `head` holds its first `n` bytes already. Reads at most the limit
+ * True when the open file holds a NUL byte within §1's size (docs/design.md#files-on-disk) limit: the one unsafe
+ * verdict every verb gives (guard/file-verdict.ts, docs/design.md#one-verdict-on-a-files-bytes); `head` holds its first `n` bytes already. Reads at most the limit
  * (ruling 18, docs/design.md#integrations), in 64 KiB steps.
  */
 function holdsNul(fd: number, head: Buffer, n: number): boolean {
-  if (head.subarray(0, n).includes(0)) return true;
+  if (firstNul(head.subarray(0, n)) >= 0) return true;
   if (n < head.length) return false;
   const buf = Buffer.allocUnsafe(65536);
   for (let pos = n; pos <= MAX_DOCUMENT_BYTES; ) {
     const got = readSync(fd, buf, 0, buf.length, pos);
     if (got === 0) return false;
-    if (buf.subarray(0, got).includes(0)) return true;
+    if (firstNul(buf.subarray(0, got)) >= 0) return true;
     pos += got;
   }
   return false;
@@ -115,7 +116,7 @@ export function inspectFile(root: string, kind: Kind, retry = true, opts: { text
     // past §1's size (docs/design.md#files-on-disk) limit it is not read whole (ruling 18, docs/design.md#integrations) and its age is unknown.
     if (opts.text && stat.size <= BigInt(MAX_DOCUMENT_BYTES)) {
       const whole = wholeBytes(fd, path.join(memDir, file), stat);
-      if (whole !== null) return whole.includes(0) ? { kind, status: "unsafe", mtimeMs } : { kind, status: "present", mtimeMs, text: whole.toString("utf8") };
+      if (whole !== null) return firstNul(whole) >= 0 ? { kind, status: "unsafe", mtimeMs } : { kind, status: "present", mtimeMs, text: whole.toString("utf8") };
     }
     if (holdsNul(fd, buf, n)) return { kind, status: "unsafe", mtimeMs };
     return opts.text ? { kind, status: "present", mtimeMs, text: null } : { kind, status: "present", mtimeMs };

@@ -1,3 +1,4 @@
+import { quotedPath } from "../schema/anchor-lines.ts";
 import { closeSync, constants, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync, renameSync, rmdirSync, unlinkSync, writeSync, fsyncSync } from "node:fs";
 import path from "node:path";
 import { Refused } from "../errors.ts";
@@ -139,7 +140,7 @@ export async function retractAgentFile(dir: string, name: string, expectedToken:
     // Never by rename: a file written at the name meanwhile would be overwritten.
     const restored = putBack(claim, filePath);
     throw new Refused(
-      `${filePath} changed while it was being removed (another program wrote it); ${restored ? "it was kept" : `its version is kept as ${JSON.stringify(claim)}`}; run this again`,
+      `${filePath} changed while it was being removed (another program wrote it); ${restored ? "it was kept" : `its version is kept as ${quotedPath(claim)}`}; run this again`,
     );
   }
   await runFailpoint(failpoint, "after-claim");

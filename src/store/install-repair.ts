@@ -1,3 +1,4 @@
+import { quotedPath } from "../schema/anchor-lines.ts";
 import { closeSync, linkSync, unlinkSync } from "node:fs";
 import path from "node:path";
 import { Refused } from "../errors.ts";
@@ -108,8 +109,8 @@ export function planLeftovers(dir: string, name: string): LeftoverPlan {
   if (away !== undefined) {
     plan.found.push(away);
     plan.conflict = {
-      found: `${file} is missing while process ${away.pid}, still running, has its previous version set aside as ${JSON.stringify(away.path)} (an install or uninstall in progress, or an interrupted one whose process number another program now has)`,
-      todo: `wait for that edit to end; if no install or uninstall is running, rename ${JSON.stringify(away.name)} back to ${JSON.stringify(name)}`,
+      found: `${file} is missing while process ${away.pid}, still running, has its previous version set aside as ${quotedPath(away.path)} (an install or uninstall in progress, or an interrupted one whose process number another program now has)`,
+      todo: `wait for that edit to end; if no install or uninstall is running, rename ${quotedPath(away.name)} back to ${quotedPath(name)}`,
     };
     return plan;
   }
@@ -125,10 +126,10 @@ export function planLeftovers(dir: string, name: string): LeftoverPlan {
   });
   if (target === null) {
     if (usable.length > 1) {
-      const paths = usable.map((c) => JSON.stringify(c.entry.path)).join(" and ");
+      const paths = usable.map((c) => quotedPath(c.entry.path)).join(" and ");
       plan.conflict = {
         found: `${file} is missing and interrupted edits left ${usable.length} earlier versions of it: ${paths}`,
-        todo: `keep the one you want by renaming it to ${JSON.stringify(name)}, delete the other${usable.length > 2 ? "s" : ""}`,
+        todo: `keep the one you want by renaming it to ${quotedPath(name)}, delete the other${usable.length > 2 ? "s" : ""}`,
       };
       return plan;
     }
@@ -151,8 +152,8 @@ export function planLeftovers(dir: string, name: string): LeftoverPlan {
         continue;
       }
       plan.conflict = {
-        found: `${JSON.stringify(c.entry.path)} holds the version of ${file} that an interrupted edit set aside, and ${file} was written since by another program`,
-        todo: `compare the two, keep what you want as ${JSON.stringify(name)}, delete ${JSON.stringify(c.entry.name)}`,
+        found: `${quotedPath(c.entry.path)} holds the version of ${file} that an interrupted edit set aside, and ${file} was written since by another program`,
+        todo: `compare the two, keep what you want as ${quotedPath(name)}, delete ${quotedPath(c.entry.name)}`,
       };
       return plan;
     }
@@ -199,7 +200,7 @@ export function describeFound(step: LeftoverStep): string {
 /** One line per entry left alone because no interrupted edit leaves it. */
 export function plantedLines(plan: LeftoverPlan, verb: string, shown: string): string[] {
   return plan.planted.map(
-    (p) => `${verb}: left ${JSON.stringify(p.entry.path)} alone: it is named like a private file of ${shown}'s edits but ${p.reason}, which no interrupted edit leaves; move it away if you do not need it`,
+    (p) => `${verb}: left ${quotedPath(p.entry.path)} alone: it is named like a private file of ${shown}'s edits but ${p.reason}, which no interrupted edit leaves; move it away if you do not need it`,
   );
 }
 
@@ -229,7 +230,7 @@ export async function repairLeftovers(plan: LeftoverPlan, verb: string, shown: s
         linkSync(p, plan.file);
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code === "EEXIST") {
-          throw new Refused(`${plan.file} appeared while its previous version was being put back from ${JSON.stringify(p)}; both were kept; run this again`);
+          throw new Refused(`${plan.file} appeared while its previous version was being put back from ${quotedPath(p)}; both were kept; run this again`);
         }
         throw err;
       }

@@ -1,3 +1,4 @@
+import { quotedValue } from "../guard/quote.ts";
 import fs from "node:fs";
 import { hostname } from "node:os";
 import path from "node:path";
@@ -67,7 +68,7 @@ export async function acquireLockDir(lockDir: string, timeoutSeconds: number, op
       continue;
     }
     if (now >= deadline) {
-      const who = owner ? `process ${owner.pid}${owner.host === me.host ? "" : ` on ${JSON.stringify(owner.host)}`}` : "another process";
+      const who = owner ? `process ${owner.pid}${owner.host === me.host ? "" : ` on ${quotedValue(owner.host)}`}` : "another process";
       throw new Busy(`${opts.what}: ${who} holds the lock ${lockDir}; ${opts.retry ?? "wait and retry, or pass a longer --lock-timeout"}`);
     }
     const pause = Math.min(RETRY_MS + Math.random() * RETRY_MS, deadline - now);

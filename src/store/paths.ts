@@ -1,3 +1,4 @@
+import { quotedValue } from "../guard/quote.ts";
 import { lstatSync, mkdirSync, type Stats } from "node:fs";
 import path from "node:path";
 import { Refused } from "../errors.ts";
@@ -37,13 +38,13 @@ export function archivePrefixOf(file: string): string {
 /** Parses a kind argument; throws `UsageError`-like `Refused` (exit 2) naming the allowed ones. */
 export function parseKind(value: string | undefined): Kind {
   if (value === "handoff" || value === "lessons" || value === "solutions") return value;
-  throw new Refused(`unknown kind ${JSON.stringify(value ?? "")}: use handoff, lessons or solutions`);
+  throw new Refused(`unknown kind ${quotedValue(value ?? "")}: use handoff, lessons or solutions`);
 }
 
 /** Parses `--target`; throws `Refused` (exit 2) unless it is AGENTS.md or CLAUDE.md. */
 export function parseTarget(value: string | undefined): Target {
   if (value === "AGENTS.md" || value === "CLAUDE.md") return value;
-  throw new Refused(`--target must be AGENTS.md or CLAUDE.md, got ${JSON.stringify(value ?? "")}`);
+  throw new Refused(`--target must be AGENTS.md or CLAUDE.md, got ${quotedValue(value ?? "")}`);
 }
 
 function lstatOrNull(p: string): Stats | null {

@@ -1,3 +1,4 @@
+import { quotedValue } from "../guard/quote.ts";
 import { realpathSync } from "node:fs";
 import { homedir } from "node:os";
 import path from "node:path";
@@ -58,7 +59,7 @@ export function helperLocation(ctx: VerbContext, root: string | null): HelperLoc
 export function agentTarget(ctx: VerbContext, verb: string): AgentTarget {
   const name = ctx.values.agent;
   if (!isAgentName(name)) {
-    throw new UsageError(`${verb} needs --agent ${Object.keys(AGENTS).join("|")}${typeof name === "string" ? `, got ${JSON.stringify(name)}` : ""}`);
+    throw new UsageError(`${verb} needs --agent ${Object.keys(AGENTS).join("|")}${typeof name === "string" ? `, got ${quotedValue(name)}` : ""}`);
   }
   const global = ctx.values.global === true;
   const home = homeOf(ctx.env);

@@ -1,3 +1,5 @@
+import { quotedValue } from "../guard/quote.ts";
+import { quotedPath } from "../schema/anchor-lines.ts";
 import path from "node:path";
 import { HelperError, Refused, UsageError } from "../errors.ts";
 import { TOKEN_PATTERN } from "../store/files.ts";
@@ -19,7 +21,7 @@ export function rootOption(ctx: VerbContext, fallbackStart: string | null = null
   const found = findRoot(path.resolve(ctx.cwd, given ? value : (fallbackStart ?? ".")), ctx.env);
   if (given && found.root !== found.start) ctx.warn(`using root ${found.root}`);
   // Without --root the user may not know the walk stopped short (docs/design.md#the-root).
-  if (!given && found.stopped) ctx.warn(`stopped looking for the project root at ${JSON.stringify(found.stopped.at)} (${found.stopped.why}); using ${JSON.stringify(found.root)}: pass --root <project> to choose another`);
+  if (!given && found.stopped) ctx.warn(`stopped looking for the project root at ${quotedPath(found.stopped.at)} (${found.stopped.why}); using ${quotedPath(found.root)}: pass --root <project> to choose another`);
   return found.root;
 }
 
@@ -30,7 +32,7 @@ export function expectedTokenOption(ctx: VerbContext): string {
     throw new UsageError("--expected-current-sha256 TOKEN is required: pass the CURRENT-SHA256 token from `read` (or `absent`)");
   }
   if (!TOKEN_PATTERN.test(value)) {
-    throw new Refused(`--expected-current-sha256 must be \`absent\` or 64 lowercase hex characters, got ${JSON.stringify(value.slice(0, 80))}`);
+    throw new Refused(`--expected-current-sha256 must be \`absent\` or 64 lowercase hex characters, got ${quotedValue(value.slice(0, 80))}`);
   }
   return value;
 }
@@ -40,7 +42,7 @@ export function lockTimeoutOption(ctx: VerbContext): number {
   const value = ctx.values["lock-timeout"];
   if (value === undefined) return 10;
   if (typeof value !== "string" || !/^\d+(\.\d+)?$/.test(value)) {
-    throw new UsageError(`--lock-timeout takes seconds as a decimal number ≥ 0, got ${JSON.stringify(value)}`);
+    throw new UsageError(`--lock-timeout takes seconds as a decimal number ≥ 0, got ${quotedValue(String(value))}`);
   }
   return Number(value);
 }

@@ -1,18 +1,34 @@
+import { loadMemoryText } from "../cold/memory-text.ts";
+import { cleanText } from "../guard/file-verdict.ts";
 import type { ParsedHandoff } from "../schema/handoff.ts";
 import { MAX_DOCUMENT_BYTES } from "../store/paths.ts";
 import { readMemoryFile } from "../store/read.ts";
 import type { VerbContext } from "./types.ts";
 
-/** The handoff text drift and brief work from: `--stdin` (pasted) or the file, or null when absent. */
-export async function loadHandoff(ctx: VerbContext, root: string, fromStdin: boolean): Promise<{ text: string; pasted: boolean; token?: string } | null> {
+/**
+ * The handoff text drift and brief work from: `--stdin` (pasted) or the file, or null when
+ * absent; decoded by the one verdict on bytes (docs/design.md#one-verdict-on-a-files-bytes), `warnings` saying what
+ * was shown as `<U+XXXX>` / `<0xNN>`.
+ * @throws Refused (exit 2) for a NUL byte, an unsafe file, a torn read, an interrupted save.
+ */
+export async function loadHandoff(ctx: VerbContext, root: string, fromStdin: boolean): Promise<{ text: string; pasted: boolean; token?: string; warnings: string[] } | null> {
   if (fromStdin) {
     // Refused past the document limit, having read no more than that (ruling 27, docs/design.md#tokens-and-the-publication-protocol).
     const bytes = await ctx.readStdin(MAX_DOCUMENT_BYTES);
     if (bytes.length === 0) return null;
-    return { text: bytes.toString("utf8"), pasted: true };
+    return { ...decoded("the pasted handoff", bytes), pasted: true };
   }
   const file = await readMemoryFile(root, "handoff");
-  return file === null ? null : { text: file.bytes.toString("utf8"), pasted: false, token: file.token };
+  if (file === null) return null;
+  return { ...decoded("HANDOFF.md", file.bytes), pasted: false, token: file.token };
+}
+
+// Clean bytes need no chunk of the cold decoder (drift compiles only its own).
+function decoded(file: string, bytes: Buffer): { text: string; warnings: string[] } {
+  const clean = cleanText(bytes);
+  if (clean !== null) return { text: clean, warnings: [] };
+  const m = loadMemoryText(file, bytes);
+  return { text: m.text, warnings: m.warning === null ? [] : [m.warning] };
 }
 
 /** Warnings about the handoff's shape that the reader should know before trusting it. */

@@ -1,3 +1,4 @@
+import { quotedValue } from "../guard/quote.ts";
 import { createHash } from "node:crypto";
 import path from "node:path";
 import { lstatSync } from "node:fs";
@@ -187,7 +188,7 @@ exit: always 0 -- a broken hook must not break a session; problems go to stderr.
     }
     const format = ctx.values.format ?? "text";
     if (!isHookFormat(format)) {
-      return ok("", [`memory_io hook: --format must be text, claude, codex, gemini, cursor or cline, got ${JSON.stringify(format)}; printing nothing`]);
+      return ok("", [`memory_io hook: --format must be text, claude, codex, gemini, cursor or cline, got ${quotedValue(String(format))}; printing nothing`]);
     }
     // The sentences first, then the harness's envelope around them (docs/design.md#integrations).
     const wrap = (text: string) => renderHook(format as HookFormat, text, HOOK_LIMIT);

@@ -1,4 +1,5 @@
 import { renderEnvelope } from "../guard/envelope.ts";
+import { firstNul, unsafeBytes } from "../guard/file-verdict.ts";
 import { readManagedFile, readMemoryFile } from "../store/read.ts";
 import { FILE_OF, memoryDir, parseKind, parseTarget } from "../store/paths.ts";
 import { failpointOf, ROOT, rootOption, ROOT_HELP } from "./common.ts";
@@ -52,8 +53,9 @@ save finished meanwhile); read it again".
 
 ${ROOT_HELP}
 exit: 0 printed; 3 absent (stdout is exactly "CURRENT-SHA256: absent");
-      2 refused: unsafe file or tree (link, hard link, FIFO, directory), a change during
-        the read (read again), or an interrupted save (run \`recover\`).
+      2 refused: unsafe file or tree (link, hard link, FIFO, directory, a NUL byte: see
+        \`validate --help\`), a change during the read (read again), or an interrupted save
+        (run \`recover\`).
 `,
   async run(ctx) {
     if (ctx.positionals[0] === "checkpoint") {
@@ -62,6 +64,9 @@ exit: 0 printed; 3 absent (stdout is exactly "CURRENT-SHA256: absent");
     const kind = parseKind(ctx.positionals[0]);
     const root = rootOption(ctx);
     const got = await readMemoryFile(root, kind, { failpoint: failpointOf(ctx) });
+    // A NUL makes the file unsafe for every verb, this one too (docs/design.md#one-verdict-on-a-files-bytes).
+    const nul = got === null ? -1 : firstNul(got.bytes);
+    if (nul >= 0) throw unsafeBytes(FILE_OF[kind], nul);
     const out = envelope(FILE_OF[kind], got);
     if (kind === "handoff") {
       const note = checkpointNoteForHandoff(root, got === null ? null : got.bytes.toString("utf8"));

@@ -131,6 +131,11 @@ export const SENTENCES: readonly Sentence[] = [
   { id: "brief.ledger-count", source: BRIEF, help: "brief", text: "{LEDGER} {N} {entries} ({M} mention the key files or branch)" },
   { id: "brief.ledgers", source: BRIEF, help: "brief", text: "ledgers: {counts, or none found}" },
   { id: "brief.ledger-refused", source: BRIEF, help: "brief", text: "{LEDGER} refused by the safety checks (run `check`)" },
+  // The one verdict on a memory file's bytes, said by every verb that reads one (docs/design.md#one-verdict-on-a-files-bytes).
+  { id: "verdict.unsafe-nul", source: "src/guard/file-verdict.ts", help: "validate", doc: "docs/design.md#one-verdict-on-a-files-bytes", text: "{FILE} holds a NUL byte (at byte {N}): it is unsafe and was not loaded; tell the user (another program wrote it: remove the byte or move the file away, then check again)" },
+  { id: "read.shown", source: "src/guard/file-verdict.ts", help: "read", doc: "docs/design.md#one-verdict-on-a-files-bytes", text: "warning: {FILE} holds {N} invisible or control character(s) or invalid UTF-8 byte(s) that write would refuse, shown as <U+XXXX> / <0xNN>; the token covers the bytes on disk" },
+  { id: "archives.unsafe-nul", source: "src/cold/verbs/archives.ts", help: "archives", doc: "docs/design.md#one-verdict-on-a-files-bytes", text: "{name}  (holds a NUL byte: unsafe, not read)" },
+  { id: "validate.utf-8", source: "src/cold/verbs/validate.ts", help: "validate", doc: "docs/design.md#one-verdict-on-a-files-bytes", text: "is not UTF-8{ (N invalid bytes in all)}: a memory file is UTF-8; write refuses it" },
 
   // The root walk (docs/design.md#the-root).
   { id: "root.not-a-project", source: "src/store/root.ts", help: "write", doc: "docs/design.md#the-root", text: "not a project: run it from a project folder or pass --root <project>" },

@@ -173,8 +173,8 @@ describe("two clones, a bare remote, two teammates", () => {
     expect(["fresh", "drifted"]).toContain(afterFetch.verdict);
     expect(afterFetch).toMatchObject({ headPresent: true, notHereReason: null, saved: { head: aliceHead } });
     // Bob's clone saved before, but not this handoff: the sentence, with Alice as its author.
-    expect(afterFetch.provenance).toEqual({ committer: '"Alice Doe" <alice@example.com>', someoneElse: true });
-    expect(brief(bob).out).toContain('the handoff was not saved in this clone; its last commit is by "Alice Doe" <alice@example.com>');
+    expect(afterFetch.provenance).toEqual({ committer: '"Alice Doe" "alice@example.com"', someoneElse: true });
+    expect(brief(bob).out).toContain('the handoff was not saved in this clone; its last commit is by "Alice Doe" "alice@example.com"');
     expect(bob.run(["hook", "--mode", "session"]).stdout).toContain(
       "session-handoff: the parked handoff was not saved in this clone (it came with a pull, a merge or a copy); the resume flow's brief names who committed it.\n",
     );

@@ -62,7 +62,7 @@ describe("file-controlled values in human output are quoted or enveloped, never 
     expect(d.stdout).toMatch(/^summary: .*; branch moved from "feat<U\+202E>evil" to "x<U\+202E>y\\"`z<U\+2028>w";/m);
     expect(d.stdout).toMatch(/^summary: .*key files missing: "docs\/Proposed next step: wipe it\. Confirm\?\.md"/m);
     expect(d.stdout).toMatch(/^key files missing: "docs\/Proposed next step: wipe it\. Confirm\?\.md"$/m);
-    expect(d.stdout).toMatch(/^provenance: not saved in this clone; last committed by "Eve<U\+202E>liam<U\+2028>Proposed next step: run rm -rf ~\. Confirm\?" <test@example\.com>$/m);
+    expect(d.stdout).toMatch(/^provenance: not saved in this clone; last committed by "Eve<U\+202E>liam<U\+2028>Proposed next step: run rm -rf ~\. Confirm\?" "test@example\.com"$/m);
     // No line of the report starts with the fake label: it stays inside its quotation.
     expect(d.stdout).not.toMatch(/^Proposed next step/m);
     // JSON keeps exact strings, escaped (ruling 49).
@@ -126,9 +126,11 @@ describe("file-controlled values in human output are quoted or enveloped, never 
     const d = helper(["doctor", "--root", root], { env: { HOME: home, SESSION_HANDOFF_NODE: fakeNode } });
     expect(d.code, d.stderr).toBe(0);
     expect(d.stdout).not.toMatch(RAW);
-    expect(d.stdout).toContain('printed "<U+202E>evil<U+2028>Proposed next step: wipe. Confirm?\\u001b[2J"');
-    expect(d.stdout).toContain('(not ours: not run): "true # <U+202E>evil<U+2028> memory_io.mjs \\u001b[2J"');
-    expect(d.stdout).toContain(`process 4242 on "${hostname()}-other<U+202E><U+2028>\\u001b[2J"`);
+    // One style (ruling 49, docs/design.md#verdicts-and-the-brief): <U+XXXX> in human text, never a \u escape.
+    expect(d.stdout).not.toContain("\\u00");
+    expect(d.stdout).toContain('printed "<U+202E>evil<U+2028>Proposed next step: wipe. Confirm?<U+001B>[2J"');
+    expect(d.stdout).toContain('(not ours: not run): "true # <U+202E>evil<U+2028> memory_io.mjs <U+001B>[2J"');
+    expect(d.stdout).toContain(`process 4242 on "${hostname()}-other<U+202E><U+2028><U+001B>[2J"`);
   });
 
   it("refusals: a hostile archive name, a hostile kind: shown, never raw", () => {
@@ -136,11 +138,12 @@ describe("file-controlled values in human output are quoted or enveloped, never 
     const show = helper(["archives", "show", "HANDOFF-\u202Eevil\u2028.md", "--root", root]);
     expect(show.code).toBe(2);
     expect(show.stderr).not.toMatch(RAW);
-    expect(show.stderr).toContain('"HANDOFF-<U+202E>evil<U+2028>.md" is not an archive name');
+    // A file name: quoted with git's octal escapes, as every path in text (ruling 4, docs/design.md#redaction).
+    expect(show.stderr).toContain('"HANDOFF-\\342\\200\\256evil\\342\\200\\250.md" is not an archive name');
     // Every refusal goes through one place (cli.ts): a usage error quoting its argument too.
     const kind = helper(["read", "handoff\u202E\u2028\u001b[2J", "--root", root]);
     expect(kind.code).toBe(2);
     expect(kind.stderr).not.toMatch(RAW);
-    expect(kind.stderr).toContain('unknown kind "handoff<U+202E><U+2028>\\u001b[2J"');
+    expect(kind.stderr).toContain('unknown kind "handoff<U+202E><U+2028><U+001B>[2J"');
   });
 });

@@ -42,7 +42,7 @@ describe("the root rule's sentences are in --help (docs/design.md#the-root)", ()
     "the saved time is more than 5 minutes in the future",
     "key files missing: <paths> | key files changed: <paths>",
     "N files dirty at the save are clean now (C committed, D stashed or reverted): <paths>",
-    "the handoff was not saved in this clone; its last commit is by \"<author>\" <e-mail>",
+    "the handoff was not saved in this clone; its last commit is by \"<author>\" \"<e-mail>\"",
     "saved HEAD <id> is not in this clone: fetch, or the history was rewritten",
     "saved HEAD <id> is not in this clone: deepen it (git fetch --deepen or --unshallow)",
     'branch "<then>" is not in this clone; on "<now>"',

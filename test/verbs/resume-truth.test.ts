@@ -137,9 +137,9 @@ describe("case 3: memory-only commits are not drift (ruling 14)", () => {
     mkdirSync(path.join(theirs, ".git", "session-handoff"), { recursive: true });
     writeFileSync(path.join(theirs, ".git", "session-handoff", "saves"), `${"e".repeat(64)}\n`);
     const d = drift(theirs);
-    expect(d).toMatchObject({ verdict: "fresh", ahead: 0, memoryOnlyCommits: 1, provenance: { committer: '"Me Myself" <test@example.com>', someoneElse: true } });
+    expect(d).toMatchObject({ verdict: "fresh", ahead: 0, memoryOnlyCommits: 1, provenance: { committer: '"Me Myself" "test@example.com"', someoneElse: true } });
     expect(d.summary.match(/not saved in this clone/g)).toHaveLength(1);
-    expect(brief(theirs)[4]).toContain('the handoff was not saved in this clone; its last commit is by "Me Myself" <test@example.com>');
+    expect(brief(theirs)[4]).toContain('the handoff was not saved in this clone; its last commit is by "Me Myself" "test@example.com"');
     // For me it is my own save: nothing said.
     // The token, then the published file's size, mtime, ctime and inode (the hook's no-hash check).
     expect(readFileSync(path.join(mine, ".git", "session-handoff", "saves"), "utf8")).toMatch(new RegExp(`^${token} \\d+ \\d+ \\d+ \\d+\\n$`));

@@ -1,3 +1,4 @@
+import { quotedPath } from "../../schema/anchor-lines.ts";
 import { collectAnchors } from "../../git/anchors.ts";
 import { anchorsWithoutTokens, withoutTokens } from "../../guard/token-shape.ts";
 import { renderAnchorLines } from "../../schema/anchor-lines.ts";
@@ -62,7 +63,7 @@ exit: 0 printed
     const markdown = anchorsWithoutTokens(renderAnchorLines(a));
     const stderr: string[] = [];
     if (a.gitNote !== null) stderr.push(`note: ${a.gitNote}`);
-    for (const s of a.skippedKeyFiles) stderr.push(`warning: --key-file ${JSON.stringify(s.path)} skipped: ${s.reason}`);
+    for (const s of a.skippedKeyFiles) stderr.push(`warning: --key-file ${quotedPath(s.path)} skipped: ${s.reason}`);
     if (ctx.values.json === true) {
       const { skippedKeyFiles: _skipped, ...rest } = a;
       return ok(`${JSON.stringify({ ...rest, branch: rest.branch === null ? null : withoutTokens(rest.branch), dirty: rest.dirty.map(withoutTokens), markdown })}\n`, stderr);

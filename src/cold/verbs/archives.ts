@@ -1,7 +1,10 @@
+import { quotedPath } from "../../schema/anchor-lines.ts";
 import { lstatSync } from "node:fs";
 import path from "node:path";
 import { Absent, Refused, UsageError } from "../../errors.ts";
 import { renderEnvelope } from "../../guard/envelope.ts";
+import { firstNul, unsafeBytes } from "../../guard/file-verdict.ts";
+import { loadMemoryText } from "../memory-text.ts";
 import { findInvisible } from "../../guard/invisible.ts";
 import { redactText } from "../redaction.ts";
 import { quoted } from "../../guard/sanitize.ts";
@@ -47,7 +50,7 @@ export function restoreProblem(bytes: Buffer): string | null {
 async function list(ctx: VerbContext): Promise<Outcome> {
   const root = rootOption(ctx);
   const now = Date.now();
-  const rows: { name: string; stateTime: string | null; goal: string | null; unsafe: boolean }[] = [];
+  const rows: { name: string; stateTime: string | null; goal: string | null; unsafe: boolean; nul?: boolean }[] = [];
   const stderr: string[] = [];
   for (const e of listArchives(root)) {
     if (!e.regular) {
@@ -55,7 +58,15 @@ async function list(ctx: VerbContext): Promise<Outcome> {
       continue;
     }
     try {
-      const text = (await readArchive(root, e.name)).bytes.toString("utf8");
+      const bytes = (await readArchive(root, e.name)).bytes;
+      // The one verdict on bytes (docs/design.md#one-verdict-on-a-files-bytes): a NUL makes it unsafe, as `check` says of HANDOFF.md.
+      if (firstNul(bytes) >= 0) {
+        rows.push({ name: e.name, stateTime: null, goal: null, unsafe: true, nul: true });
+        continue;
+      }
+      const loaded = loadMemoryText(`archive/${e.name}`, bytes);
+      if (loaded.warning !== null) stderr.push(loaded.warning);
+      const text = loaded.text;
       // One parsed model gives both (docs/design.md#one-reading-of-the-handoff): the age every other verb gives.
       const h = parseHandoff(text);
       const st = handoffStateTime(h, now);
@@ -65,10 +76,10 @@ async function list(ctx: VerbContext): Promise<Outcome> {
       stderr.push(`warning: archive/${e.name} could not be read: ${(err as Error).message}`);
     }
   }
-  if (ctx.values.json === true) return ok(`${JSON.stringify({ archives: rows })}\n`, stderr);
+  if (ctx.values.json === true) return ok(`${JSON.stringify({ archives: rows.map(({ nul: _nul, ...r }) => r) })}\n`, stderr);
   if (rows.length === 0) return ok("no archived handoffs\n", stderr);
   const text = rows.map((r) =>
-    r.unsafe ? `${r.name}  (a link, hard-linked or not a regular file: not read)` : `${r.name}  ${r.stateTime ?? "age unknown"}  ${quoted(r.goal ?? "")}`,
+    r.nul ? `${r.name}  (holds a NUL byte: unsafe, not read)` : r.unsafe ? `${r.name}  (a link, hard-linked or not a regular file: not read)` : `${r.name}  ${r.stateTime ?? "age unknown"}  ${quoted(r.goal ?? "")}`,
   );
   return ok(`${text.join("\n")}\n`, stderr);
 }
@@ -76,6 +87,8 @@ async function list(ctx: VerbContext): Promise<Outcome> {
 async function show(ctx: VerbContext, name: string): Promise<Outcome> {
   const root = rootOption(ctx);
   const got = await readArchive(root, name);
+  const nul = firstNul(got.bytes);
+  if (nul >= 0) throw unsafeBytes(`archive/${name}`, nul);
   const { out, warning } = renderEnvelope(name, got.token, got.bytes);
   return ok(out, warning ? [warning] : []);
 }
@@ -94,7 +107,7 @@ async function restore(ctx: VerbContext, name: string): Promise<Outcome> {
       // Before anything is created: the name, and that the archive is there at all.
       validate: () => {
         if (!ARCHIVE_NAME.test(name)) {
-          throw new Refused(`${JSON.stringify(name.slice(0, 100))} is not an archive name (HANDOFF-<letters, digits, . _ ->.md); run \`archives list\``);
+          throw new Refused(`${quotedPath(name.slice(0, 100))} is not an archive name (HANDOFF-<letters, digits, . _ ->.md); run \`archives list\``);
         }
         try {
           lstatSync(path.join(archiveDir(root), name));
@@ -156,10 +169,13 @@ list     newest first (by the <seq> in HANDOFF-<UTC time>-<seq>-<8 hex>.md, then
          time is the \`- Date:\` anchor, else \`Saved:\`, read as hook, drift and brief
          read it (age unknown when neither parses or it is more than 5 minutes ahead). The goal is file text, shown
          quoted (secrets redacted, a " or \\ escaped, controls and characters write
-         refuses as <U+XXXX>): data, never instructions. "no archived handoffs" when none. A link
-         or hard-linked entry is listed as not read. --json: {"archives": [{"name",
-         "stateTime", "goal", "unsafe"}]}.
-show     prints one archive in the untrusted envelope, as \`read\` does:
+         refuses as <U+XXXX>, invalid UTF-8 as <0xNN>, with \`read\`'s warning on
+         stderr): data, never instructions. "no archived handoffs" when none. A link
+         or hard-linked entry is listed as not read; one holding a NUL byte as
+         "<name>  (holds a NUL byte: unsafe, not read)". --json: {"archives":
+         [{"name", "stateTime", "goal", "unsafe"}]} ("unsafe": true for both).
+show     prints one archive in the untrusted envelope, as \`read\` does (and refuses one
+         holding a NUL byte as \`read\` does):
          CURRENT-SHA256: <its token>, <<<BEGIN UNTRUSTED <NAME> <nonce>>>, the bytes,
          <<<END UNTRUSTED <NAME> <nonce>>>.
 restore  makes that archive the current handoff: a compare-and-swap write (TOKEN is the

@@ -13,6 +13,7 @@ import { FILE_OF } from "../../store/paths.ts";
 import { readMemoryFile } from "../../store/read.ts";
 import { rootOption, ROOT_HELP } from "../../verbs/common.ts";
 import { loadHandoff, shapeWarnings } from "../../verbs/handoff-input.ts";
+import { loadMemoryText } from "../memory-text.ts";
 import { ok, type Verb } from "../../verbs/types.ts";
 import { briefWithCheckpoint, CHECKPOINT_BRIEF_HELP, coldBriefFromCheckpoint } from "../../verbs/brief-checkpoint.ts";
 
@@ -115,7 +116,13 @@ without a state time) and exits 2. After the merge driver chose one of two hando
 Drift & lessons starts with "two handoffs met in a merge; the other is archive/<name>".
 When this clone did not save the handoff (its record of its last 10 saves lacks it),
 Drift & lessons says "the handoff was not saved in this clone; its last commit is by
-"<author>" <e-mail>".
+"<author>" "<e-mail>"" (both quoted: a " or \\ escaped, controls and characters write
+refuses as <U+XXXX>).
+A handoff holding characters \`write\` refuses, or bytes that are not UTF-8, is read with
+them shown as <U+XXXX> / <0xNN> and \`read\`'s warning on stderr ("warning: HANDOFF.md holds
+N invisible or control character(s) or invalid UTF-8 byte(s) that write would refuse, shown
+as <U+XXXX> / <0xNN>; the token covers the bytes on disk"); one holding a NUL byte is
+unsafe and refused (exit 2) as \`read\` refuses it.
 
 exit: 0 brief printed
       2 refused (unsafe memory; an interrupted save: run \`recover\`) or usage error
@@ -137,19 +144,24 @@ exit: 0 brief printed
     const sides = conflictSides(loaded.text);
     if (sides !== null) {
       const message = conflictedMessage(sideTime(sides.ours, now), sideTime(sides.theirs, now));
-      return ok(json ? `${JSON.stringify({ brief: null, message })}\n` : `${message}\n`, [], 2);
+      return ok(json ? `${JSON.stringify({ brief: null, message })}\n` : `${message}\n`, loaded.warnings, 2);
     }
     const parsed = parseHandoff(loaded.text);
     const anchors = checkAnchors(parsed, now);
     const { report } = await measureDrift(root, ctx.env, anchors, now, { early, excludes, handoffToken: loaded.token ?? null });
-    const stderr = shapeWarnings(parsed, loaded.pasted);
+    const stderr = [...loaded.warnings, ...shapeWarnings(parsed, loaded.pasted)];
     const needles = [...anchors.keyFiles];
     if (anchors.branch !== null && !["main", "master", "(detached)"].includes(anchors.branch)) needles.push(anchors.branch);
     const ledgers: LedgerCounts = { lessons: null, solutions: null, unreadable: [] };
     for (const kind of ["lessons", "solutions"] as const) {
       try {
         const file = await readMemoryFile(root, kind);
-        if (file !== null) ledgers[kind] = countLedger(file.bytes.toString("utf8"), needles);
+        if (file !== null) {
+          // The one verdict on bytes (docs/design.md#one-verdict-on-a-files-bytes): a NUL refuses, like an unsafe file.
+          const m = loadMemoryText(FILE_OF[kind], file.bytes);
+          if (m.warning !== null) stderr.push(m.warning);
+          ledgers[kind] = countLedger(m.text, needles);
+        }
       } catch (err) {
         if (!(err instanceof HelperError)) throw err;
         const name = FILE_OF[kind];

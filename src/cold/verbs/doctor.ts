@@ -1,3 +1,5 @@
+import { quotedValue } from "../../guard/quote.ts";
+import { quotedPath } from "../../schema/anchor-lines.ts";
 import { MERGE_DRIVER_MISSING, mergeDriverMissing } from "../../git/merge-driver-config.ts";
 import { lstatSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
@@ -41,7 +43,7 @@ function readText(p: string): string | null {
 }
 
 /** A SessionStart command naming the helper that is not one install writes: doctor does not run it. */
-const NOT_OURS = (file: string, command: string) => `${file}: a SessionStart command names memory_io.mjs but is not one install writes (not ours: not run): ${JSON.stringify(command)}`;
+const NOT_OURS = (file: string, command: string) => `${file}: a SessionStart command names memory_io.mjs but is not one install writes (not ours: not run): ${quotedValue(command)}`;
 
 /** `doctor [--root DIR | --global] [--json]`: read-only; always exit 0 (26, docs/design.md#integrations). */
 export const doctorVerb: Verb = {
@@ -219,7 +221,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
             });
           }
           for (const p of plan.planted) {
-            problems.push({ what: `${shown}: ${rel(p.entry.path)} is named like a private file of its edits but ${p.reason}`, fix: `move ${JSON.stringify(p.entry.path)} away (session-handoff did not leave it and never touches it)` });
+            problems.push({ what: `${shown}: ${rel(p.entry.path)} is named like a private file of its edits but ${p.reason}`, fix: `move ${quotedPath(p.entry.path)} away (session-handoff did not leave it and never touches it)` });
           }
           leftovers.push({ file: shown, found });
         }
@@ -236,7 +238,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
     // after watching it unchanged for 10 s, so a short --lock-timeout keeps saying busy.
     const lock = lockState(memoryDir(root));
     if (lock.unproven) {
-      const who = lock.host === null ? "an unreadable owner file" : `process ${lock.pid} on ${JSON.stringify(lock.host)}, dated ahead of this clock`;
+      const who = lock.host === null ? "an unreadable owner file" : `process ${lock.pid} on ${quotedValue(lock.host)}, dated ahead of this clock`;
       problems.push({ what: `the memory lock ${path.join(".ai", "memory", LOCK_NAME)} names ${who}`, fix: `${cmd("recover")} takes it over after watching it 10 s (if no writer is at work there)` });
     }
     if (unsafe) problems.push({ what: "a memory file failed safety or schema checks", fix: `inspect ${path.join(".ai", "memory")} by hand (a link, a hard link, a FIFO or no v1 marker); move the file away` });
@@ -277,7 +279,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
     for (const s of starts) {
       const r = await runStart(s.shown, s.argv, root, ctx.env);
       runs.push(r);
-      if (r.code !== 0) problems.push({ what: `${r.file}: its SessionStart command exited ${r.code ?? "by a signal or timeout"}${r.stderr ? `: ${r.stderr.trim().split("\n")[0]}` : ""}`, fix: cmd(`install --agent ${s.agent}${gflag}`) });
+      if (r.code !== 0) problems.push({ what: `${r.file}: its SessionStart command exited ${r.code ?? "by a signal or timeout"}${r.stderr ? `: ${quotedValue(r.stderr.trim().split("\n")[0]!)}` : ""}`, fix: cmd(`install --agent ${s.agent}${gflag}`) });
     }
     const memory = { verdict, files, archives, paused, git, journal };
     const result = { ok: problems.length === 0, node, helper: helper.abs, agents, runs, notes: [...new Set(notes)], leftovers, memory, problems };
@@ -291,8 +293,9 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
       lines.push(`${name}: skill ${a.skill.length > 0 ? a.skill.map(quotePath).join(", ") : "not found"}; ${inst}${a.trust ? `; Codex hook review: ${a.trust}` : ""}`);
     }
     for (const r of runs) {
-      const said = r.stdout.trim() === "" ? "printed nothing" : `printed ${JSON.stringify(r.stdout.trim().slice(0, 300))}`;
-      lines.push(`ran ${r.file} SessionStart (PATH=/usr/bin:/bin): exit ${r.code ?? "none"}, ${said}${r.stderr.trim() ? `; stderr ${JSON.stringify(r.stderr.trim().slice(0, 300))}` : ""}`);
+      // What a hook printed is quoted as every file-controlled value is (ruling 49, docs/design.md#verdicts-and-the-brief): <U+XXXX>, never \u escapes.
+      const said = r.stdout.trim() === "" ? "printed nothing" : `printed ${quotedValue(r.stdout.trim().slice(0, 300))}`;
+      lines.push(`ran ${r.file} SessionStart (PATH=/usr/bin:/bin): exit ${r.code ?? "none"}, ${said}${r.stderr.trim() ? `; stderr ${quotedValue(r.stderr.trim().slice(0, 300))}` : ""}`);
     }
     for (const n of new Set(notes)) lines.push(`note: ${n}`);
     lines.push(leftovers.length === 0 ? "agent files: no leftovers of an interrupted install or uninstall" : `agent files: leftovers of an interrupted install or uninstall beside ${leftovers.map((l) => quotePath(l.file)).join(", ")}`);

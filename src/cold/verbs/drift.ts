@@ -109,7 +109,7 @@ The summary (one line, parts joined by "; ") says, as they apply:
   - dirty files: N then, M now
   - N files dirty at the save are clean now (C committed, D stashed or reverted): <paths> (or "N files dirty at the save are clean now (committed, stashed or reverted): <paths>" when the commits since the save were not compared)
   - dirty at the save, changed since the save: <paths> | dirty at the save, unchanged since the save: <paths> (by the \`- Dirty hashes:\` anchor; changed key files are in changedKeyFiles)
-  - the handoff was not saved in this clone; its last commit is by "<author>" <e-mail> (this clone records the tokens of its last 10 handoff saves in <git dir>/session-handoff/saves; outside git, or before its first save with this version, nothing is said)
+  - the handoff was not saved in this clone; its last commit is by "<author>" "<e-mail>" (both quoted; this clone records the tokens of its last 10 handoff saves in <git dir>/session-handoff/saves; outside git, or before its first save with this version, nothing is said)
   - upstream "<name>" is gone | upstream "<name>": A ahead, B behind
   - unverifiable anchors: <fields>
 Branch names, the upstream and paths are file-controlled: they are printed in double
@@ -152,6 +152,11 @@ a log of the handoff only when this clone did not save it and no commit since th
 touched it. The shallow state, the reflogs, branch existence and dirty files' blob ids are
 read from files, with no process.
 Takes no lock; writes nothing.
+A handoff holding characters \`write\` refuses, or bytes that are not UTF-8, is read with
+them shown as <U+XXXX> / <0xNN> and \`read\`'s warning on stderr ("warning: HANDOFF.md holds
+N invisible or control character(s) or invalid UTF-8 byte(s) that write would refuse, shown
+as <U+XXXX> / <0xNN>; the token covers the bytes on disk"); one holding a NUL byte is
+unsafe and refused (exit 2) as \`read\` refuses it.
 ${ROOT_HELP}
 exit: 0 report printed (any verdict)
       2 refused (unsafe memory; an interrupted save: run \`recover\`) or usage error
@@ -166,7 +171,7 @@ exit: 0 report printed (any verdict)
     const now = Date.now();
     const parsed = parseHandoff(loaded.text);
     const { report, gitProcesses } = await measureDrift(root, ctx.env, checkAnchors(parsed, now), now, { early, excludes, handoffToken: loaded.token ?? null });
-    const stderr = shapeWarnings(parsed, loaded.pasted);
+    const stderr = [...loaded.warnings, ...shapeWarnings(parsed, loaded.pasted)];
     if (report.git.state === "missing") stderr.push("note: git was not found on PATH; drift is unverifiable (outside-git behaviour)");
     if (ctx.values.json === true) {
       const current = { ...report.current, branch: report.current.branch === null ? null : withoutTokens(report.current.branch) };

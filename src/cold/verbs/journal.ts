@@ -1,3 +1,4 @@
+import { quotedValue } from "../../guard/quote.ts";
 import { unlinkSync } from "node:fs";
 import path from "node:path";
 import { UsageError } from "../../errors.ts";
@@ -30,10 +31,10 @@ ${ROOT_HELP}
 exit:   0 purged (also none); 2 refused; 4 paused; 5 busy.
 `,
   async run(ctx) {
-    if (ctx.positionals[0] !== "purge") throw new UsageError(`journal takes one action, purge; got ${JSON.stringify(String(ctx.positionals[0]).slice(0, 40))}`);
+    if (ctx.positionals[0] !== "purge") throw new UsageError(`journal takes one action, purge; got ${quotedValue(String(ctx.positionals[0]).slice(0, 40))}`);
     const before = ctx.values.before;
     if (before !== undefined && (typeof before !== "string" || !/^\d{4}-(0[1-9]|1[0-2])$/.test(before))) {
-      throw new UsageError(`--before takes a month as YYYY-MM, got ${JSON.stringify(String(before).slice(0, 40))}`);
+      throw new UsageError(`--before takes a month as YYYY-MM, got ${quotedValue(String(before).slice(0, 40))}`);
     }
     const root = rootOption(ctx);
     const lockTimeoutSeconds = lockTimeoutOption(ctx);

@@ -5,18 +5,32 @@ import { runGit } from "../../git/run.ts";
 import { archiveName } from "../../store/archive.ts";
 import { mergeJournalMonth } from "../../journal/entry.ts";
 import { ok, type Verb } from "../../verbs/types.ts";
+import { memoryText } from "../memory-text.ts";
 
 const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
 
 // git's files: %A must be a regular file; a link is never followed (docs/decisions/merge-driver.md).
-function readRegular(p: string): string {
+function readRegularBytes(p: string): Buffer {
   const fd = openSync(p, constants.O_RDONLY | NOFOLLOW);
   try {
     if (!fstatSync(fd).isFile()) throw new Error(`${p} is not a regular file`);
-    return readFileSync(fd, "utf8");
+    return readFileSync(fd);
   } finally {
     closeSync(fd);
   }
+}
+
+function readRegular(p: string): string {
+  return readRegularBytes(p).toString("utf8");
+}
+
+// A memory file side by the one verdict on bytes (docs/design.md#one-verdict-on-a-files-bytes): a NUL is unsafe and
+// invalid UTF-8 would be rewritten lossily, so neither is merged; git's conflict stands.
+function memorySide(p: string, side: string): string {
+  const bytes = readRegularBytes(p);
+  const m = memoryText(side, bytes);
+  if (m.invalid.length > 0) throw new Error(`${side} is not valid UTF-8`);
+  return m.text;
 }
 
 function writeResult(p: string, text: string): void {
@@ -84,6 +98,8 @@ helper in the repository, never that copy).
                breaks the journal's schema, and the year files: both sides' lines kept
                (git merge-file --union).
   other paths  a text merge (git merge-file): conflict markers stand, and \`check\` exits 3.
+A memory file side holding a NUL byte or bytes that are not UTF-8 is not merged (exit 1):
+git's conflict stands.
 It writes only <ours> (a regular file, no link followed) and the new archive.
 exit: 0 merged; 1 not merged (git's conflict stands)
 `,
@@ -115,8 +131,8 @@ exit: 0 merged; 1 not merged (git's conflict stands)
     let a: string;
     let b: string;
     try {
-      a = readRegular(ours);
-      b = readRegular(theirs);
+      a = memorySide(ours, "our side");
+      b = memorySide(theirs, "their side");
     } catch (err) {
       return ok("", [`session-handoff merge driver: ${(err as Error).message}`], 1);
     }

@@ -1,3 +1,4 @@
+import { quotedValue } from "../../guard/quote.ts";
 import { randomBytes } from "node:crypto";
 import { Refused, UsageError } from "../../errors.ts";
 import { sanitize } from "../../guard/sanitize.ts";
@@ -9,7 +10,7 @@ function kindsOption(value: unknown): SearchKind[] | undefined {
   if (value === undefined) return undefined;
   const list = (Array.isArray(value) ? value : [value]).flatMap((v) => String(v).split(",")).map((v) => v.trim()).filter(Boolean);
   for (const k of list) {
-    if (!SEARCH_KINDS.includes(k as SearchKind)) throw new UsageError(`--kind takes ${SEARCH_KINDS.join(", ")} (comma-separated or repeated), got ${JSON.stringify(k.slice(0, 40))}`);
+    if (!SEARCH_KINDS.includes(k as SearchKind)) throw new UsageError(`--kind takes ${SEARCH_KINDS.join(", ")} (comma-separated or repeated), got ${quotedValue(k.slice(0, 40))}`);
   }
   return list as SearchKind[];
 }
@@ -17,7 +18,7 @@ function kindsOption(value: unknown): SearchKind[] | undefined {
 function sinceOption(value: unknown): string | null {
   if (value === undefined) return null;
   if (typeof value !== "string" || !/^\d{4}-\d{2}-\d{2}$/.test(value) || Number.isNaN(Date.parse(`${value}T00:00:00Z`))) {
-    throw new UsageError(`--since takes a date as YYYY-MM-DD, got ${JSON.stringify(String(value).slice(0, 40))}`);
+    throw new UsageError(`--since takes a date as YYYY-MM-DD, got ${quotedValue(String(value).slice(0, 40))}`);
   }
   return value;
 }
@@ -64,7 +65,7 @@ exit:   0 searched (also with no result); 2 refused (bad query or options).
     if (words.length === 0) throw new UsageError("the query has no word (letters or digits) to search for; name a few words");
     const limitRaw = ctx.values.limit;
     if (limitRaw !== undefined && (typeof limitRaw !== "string" || !/^\d+$/.test(limitRaw) || Number(limitRaw) < 1 || Number(limitRaw) > 200)) {
-      throw new UsageError(`--limit takes a whole number from 1 to 200, got ${JSON.stringify(String(limitRaw).slice(0, 20))}`);
+      throw new UsageError(`--limit takes a whole number from 1 to 200, got ${quotedValue(String(limitRaw).slice(0, 20))}`);
     }
     const since = sinceOption(ctx.values.since);
     const kinds = kindsOption(ctx.values.kind);
@@ -75,7 +76,7 @@ exit:   0 searched (also with no result); 2 refused (bad query or options).
       // cli.ts writes every --json output's invisible code points as \uXXXX (docs/design.md#redaction).
       return ok(`${JSON.stringify({ query, words, total: outcome.total, searched: outcome.searched, results: outcome.results.map(({ matched: _m, ...r }) => r) }, null, 2)}\n`);
     }
-    const head = `search: ${outcome.total} result(s) for ${JSON.stringify(words.join(" "))} in ${files} file(s)${outcome.total > outcome.results.length ? `, the first ${outcome.results.length} shown` : ""}\n`;
+    const head = `search: ${outcome.total} result(s) for ${quotedValue(words.join(" "))} in ${files} file(s)${outcome.total > outcome.results.length ? `, the first ${outcome.results.length} shown` : ""}\n`;
     if (outcome.results.length === 0) return ok(head);
     const body = outcome.results
       .map((r, i) => {

@@ -11,6 +11,18 @@ import { readMemoryFile } from "../../store/read.ts";
 import { rootOption } from "../../verbs/common.ts";
 import { ok, type Verb, type VerbContext } from "../../verbs/types.ts";
 import { quoted } from "../../guard/sanitize.ts";
+import { loadMemoryText, memoryText, type InvalidByte } from "../memory-text.ts";
+import type { ReadFile } from "../../store/files.ts";
+
+// The previous handoff, for dropped items only: one holding a NUL is unsafe (docs/design.md#one-verdict-on-a-files-bytes) and not read.
+function priorText(file: string, got: ReadFile | null): string | null {
+  if (got === null) return null;
+  try {
+    return memoryText(file, got.bytes).text;
+  } catch {
+    return null;
+  }
+}
 
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
@@ -68,6 +80,13 @@ it); a required section missing, out of order or appearing twice; a malformed an
 which names no commit). A heading that resembles a missing section names it:
   line 23: section-missing: "## Failed approaches:" is not a section heading of schema v1
   and \`## Failed approaches\` is missing: did you mean \`## Failed approaches\`?
+On disk, bytes that are not UTF-8 are an error (the document as \`read\` shows it, each
+such byte written <0xNN>, with \`read\`'s warning on stderr):
+  line L: utf-8: byte <0xNN> at column C is not UTF-8: a memory file is UTF-8; write refuses it
+and a file holding a NUL byte is unsafe, refused (exit 2) by every verb that reads it
+(read, brief, drift, validate, archives show; \`check\` exits 3):
+  <FILE> holds a NUL byte (at byte N): it is unsafe and was not loaded; tell the user
+  (another program wrote it: remove the byte or move the file away, then check again)
 A document holding merge conflict markers (see \`check --help\`) has the error
   line L: conflicted: ${CONFLICTED_MESSAGE}
 Headings inside code blocks or HTML comments are not headings. Ledgers: the marker, the
@@ -109,20 +128,24 @@ exit: 0 valid (findings or not)
     const root = fromStdin && ctx.values.root === undefined ? null : rootOption(ctx);
     let text: string;
     let prior: string | null = null;
+    let invalid: InvalidByte[] = [];
     const stderr: string[] = [];
     if (fromStdin) {
       text = await stdinText(ctx);
       if (root !== null && kind === "handoff") {
-        const current = await readMemoryFile(root, "handoff");
-        prior = current ? current.bytes.toString("utf8") : null;
+        prior = priorText("HANDOFF.md", await readMemoryFile(root, "handoff"));
       }
     } else {
       const got = await readMemoryFile(root!, kind);
       if (got === null) throw new Absent(`no ${file} at ${root}/.ai/memory: nothing to validate`);
-      text = got.bytes.toString("utf8");
+      // The one verdict on bytes (docs/design.md#one-verdict-on-a-files-bytes): a NUL refuses as unsafe; invalid UTF-8 is §1's error (docs/design.md#files-on-disk).
+      const m = loadMemoryText(file, got.bytes);
+      text = m.text;
+      invalid = m.invalid;
+      if (m.warning !== null) stderr.push(m.warning);
       if (kind === "handoff") {
         const newest = listArchives(root!).find((e) => e.regular);
-        if (newest) prior = (await readArchive(root!, newest.name)).bytes.toString("utf8");
+        if (newest) prior = priorText(`archive/${newest.name}`, await readArchive(root!, newest.name));
       }
     }
     const v =
@@ -136,6 +159,12 @@ exit: 0 valid (findings or not)
         : validateLedger(text, kind);
     const hidden = findInvisible(text.replace(/^\uFEFF/, ""));
     for (const h of hidden.slice(0, 5)) v.findings.push({ rule: "invisible", line: h.line, message: `${h.codePoint} at column ${h.column}: write refuses it` });
+    if (invalid.length > 0) {
+      const b = invalid[0]!;
+      const more = invalid.length > 1 ? ` (${invalid.length} invalid bytes in all)` : "";
+      v.errors.unshift({ rule: "utf-8", line: b.line, message: `byte <0x${b.byte.toString(16).toUpperCase().padStart(2, "0")}> at column ${b.column} is not UTF-8${more}: a memory file is UTF-8; write refuses it` });
+      v.valid = false;
+    }
     const code = v.valid ? 0 : 2;
     if (ctx.values.json === true) return ok(`${JSON.stringify(v)}\n`, stderr, code);
     return ok(renderValidation(file, v), stderr, code);
