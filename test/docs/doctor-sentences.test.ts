@@ -44,7 +44,7 @@ describe("doctor's probe of the start command, word for word", () => {
     chmodSync(fake, 0o755);
     const r = run(["doctor", "--root", root], { SESSION_HANDOFF_NODE: fake });
     expect(r.stdout).toMatch(/^ran \.claude\/settings\.json SessionStart \(PATH=\/usr\/bin:\/bin\): exit 7, printed nothing; stderr "no such runtime"$/m);
-    expect(problems(run(["doctor", "--root", root, "--json"], { SESSION_HANDOFF_NODE: fake }).stdout)).toContain(".claude/settings.json: its SessionStart command exited 7: no such runtime");
+    expect(problems(run(["doctor", "--root", root, "--json"], { SESSION_HANDOFF_NODE: fake }).stdout)).toContain(".claude/settings.json: its SessionStart command exited 7: \"no such runtime\"");
   });
 });
 

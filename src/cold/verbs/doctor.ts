@@ -81,7 +81,7 @@ comes with the command that fixes it. Changes nothing. Among them, in these word
   - "<agent>: <file> holds an outdated session-handoff entry: <why>", <why> being "its commands run bare node, which fails where node is not on the hook's PATH (nvm, fnm, volta, a harness started from a GUI)", "its SessionStart matcher lacks fork (now <matcher>)" or "it holds a hook of ours on <events>, which install no longer adds", joined by "; "
   - "AGENTS.md: the session-handoff block ends at byte <N>, past the 32768 bytes of AGENTS.md text Codex reads; Codex never sees it", and the note "codex: AGENTS.md files in subfolders count toward the same 32 KiB Codex reads"
   - "<file>: a SessionStart command names memory_io.mjs but is not one install writes (not ours: not run): <command>"
-  - the probe of each start command: "ran <file> SessionStart (PATH=/usr/bin:/bin): exit <code>, printed nothing" (or printed "<output>"; stderr "<output>"), and when it fails "<file>: its SessionStart command exited <code>: <first stderr line>"
+  - the probe of each start command: "ran <file> SessionStart (PATH=/usr/bin:/bin): exit <code>, printed nothing" (or printed "<output>"; stderr "<output>"), and when it fails "<file>: its SessionStart command exited <code>: \"<first stderr line>\""
   - "<agent>: installed, but no session-handoff skill folder where <agent> looks for skills (<folders>)"
   - the note "<agent>: project hooks load only when <agent> starts at the project root (not from a subfolder); for monorepos, or to start anywhere, use install --agent <agent> --global"
   - "claude-code: the plugin and the installed .claude/settings.json hooks both announce parked memory: every session gets the notice twice"
