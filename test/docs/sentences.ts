@@ -248,7 +248,7 @@ export const SENTENCES: readonly Sentence[] = [
   { id: "merge.attributes-unchanged", source: MERGE_CONFIG, help: "publish", doc: "docs/design.md#the-merge-driver", text: ".gitattributes was not changed: {why}" },
   { id: "root.using", source: "src/verbs/common.ts", help: "write", doc: "docs/design.md#the-root", text: "using root {path}" },
   { id: "merge-driver.renumbered", source: "src/git/merge-driver.ts", help: "merge-driver", doc: "docs/design.md#the-merge-driver", text: "- Renumbered: was {id} on the other side of a merge" },
-  { id: "checkpoint.busy", source: "src/verbs/checkpoint.ts", help: "checkpoint", doc: "docs/decisions/lock.md", text: "checkpoint: memory is busy (another save holds the lock); skipped, nothing was captured" },
+  { id: "checkpoint.busy", source: "src/verbs/checkpoint.ts", help: "checkpoint", doc: "docs/decisions/lock.md", text: "checkpoint: memory is busy: {who} holds the lock {path}; skipped, nothing was captured" },
 ];
 
 /** The fixed parts of a sentence: the words between its `{…}` parts, trimmed, at least 4 characters. */
