@@ -55,7 +55,14 @@ export class Paused extends HelperError {
 
 /** Exit 5: the memory lock was not had within `--lock-timeout` (docs/design.md#tokens-and-the-publication-protocol). */
 export class Busy extends HelperError {
-  constructor(message: string) {
+  /**
+   * Who holds the lock ("process 12", "another process") and the lock's path, as the busy
+   * sentence names them, for a verb that reports busy in its own words (`checkpoint`,
+   * docs/design.md#checkpoints).
+   */
+  readonly holder: { who: string; lock: string };
+  constructor(message: string, holder: { who: string; lock: string }) {
     super(message, 5);
+    this.holder = holder;
   }
 }

@@ -3,7 +3,7 @@
 import { quotedValue } from "../guard/quote.ts";
 import { homedir } from "node:os";
 import path from "node:path";
-import { HelperError } from "../errors.ts";
+import { Busy, HelperError } from "../errors.ts";
 import { ADAPTERS, anchorsOnlySource, captureSource, isFormat, PLAN_MARKERS } from "../agents/transcripts/index.ts";
 import { closeTranscript, earlierHolds, FIRST_TAIL_BYTES, headLines, openTranscript, readFailure, sniffFormat, TAIL_BYTES, tailLines, tailPart, type TranscriptFile } from "../agents/transcripts/tail.ts";
 import { emptyCapture, type Capture, type TranscriptFormat } from "../agents/transcripts/types.ts";
@@ -116,7 +116,7 @@ stderr, whatever happened. Otherwise stderr, one of:
   ${CHECKPOINT_LINES.removed("<session>.md")}
   ${CHECKPOINT_LINES.paused()}
   ${CHECKPOINT_LINES.subagent()}
-  ${CHECKPOINT_LINES.busy()}
+  ${CHECKPOINT_LINES.busy("<who>", "<path>")}
   ${CHECKPOINT_LINES.skipped("<reason>")}
   ${CHECKPOINT_LINES.usage("<what was wrong>")}
 and, before it, any of:
@@ -447,7 +447,7 @@ export async function runCheckpoint(ctx: VerbContext): Promise<Outcome> {
     return ok("", [...notes, ...repairs, ...result.lines]);
   } catch (err) {
     if (err instanceof HelperError && err.code === 4) return ok("", [CHECKPOINT_LINES.paused()]);
-    if (err instanceof HelperError && err.code === 5) return ok("", [CHECKPOINT_LINES.busy()]);
+    if (err instanceof Busy) return ok("", [CHECKPOINT_LINES.busy(err.holder.who, err.holder.lock)]);
     return ok("", [...notes, CHECKPOINT_LINES.skipped((err as Error).message)]);
   }
 }

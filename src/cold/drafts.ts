@@ -23,6 +23,14 @@ export function draftPath(root: string, kind: Kind): string {
   return path.join(draftsDir(root), `${kind}.md`);
 }
 
+/**
+ * `.ai/memory/drafts/<kind>.md`, or the folder with no kind: how every sentence about a draft
+ * names it, relative to the project root, where the agent writes it (docs/decisions/save-form.md).
+ */
+export function draftShown(kind?: Kind): string {
+  return kind === undefined ? `.ai/memory/${DRAFTS}` : `.ai/memory/${DRAFTS}/${kind}.md`;
+}
+
 function lstatOrNull(p: string): Stats | null {
   try {
     return lstatSync(p);
@@ -35,21 +43,21 @@ function lstatOrNull(p: string): Stats | null {
 // The folders on the way to a draft, each a real folder, or a refusal that names the first
 // that is not (nothing is removed through a link). False when one is missing.
 function realFolders(root: string, rel: string): boolean {
-  for (const dir of [path.join(root, ".ai"), memoryDir(root), draftsDir(root)]) {
+  for (const [dir, shown] of [[path.join(root, ".ai"), ".ai"], [memoryDir(root), ".ai/memory"], [draftsDir(root), draftShown()]] as const) {
     const st = lstatOrNull(dir);
     if (st === null) return false;
     if (st.isSymbolicLink() || !st.isDirectory()) {
-      throw new Refused(`${dir} is a link or not a directory, so ${rel} was neither read nor removed; move it away, then write the draft again`);
+      throw new Refused(`${shown} is a link or not a directory, so ${rel} was neither read nor removed; move it away, then write the draft again`);
     }
   }
   return true;
 }
 
-function removeName(p: string): void {
+function removeName(p: string, shown: string): void {
   try {
     unlinkSync(p);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw new Refused(`cannot remove the draft ${p}: ${(err as Error).message}`);
+    if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw new Refused(`cannot remove the draft ${shown}: ${(err as Error).message}`);
   }
 }
 
@@ -63,16 +71,16 @@ function removeName(p: string): void {
  * @throws Refused (exit 2) saying what was wrong and that the draft must be written again.
  */
 export function takeDraft(root: string, kind: Kind): Buffer {
-  const rel = `.ai/memory/${DRAFTS}/${kind}.md`;
+  const rel = draftShown(kind);
   const file = draftPath(root, kind);
   const again = "write the whole document there with your file tool, then run this again";
-  if (!realFolders(root, rel)) throw new Refused(`no draft at ${file}: ${again}`);
+  if (!realFolders(root, rel)) throw new Refused(`no draft at ${rel}: ${again}`);
   const dir = draftsDir(root);
   const dirStat = lstatSync(dir);
   if ((dirStat.mode & 0o077) !== 0) chmodSync(dir, 0o700);
   ensureDraftsIgnored(root);
   const st = lstatOrNull(file);
-  if (st === null) throw new Refused(`no draft at ${file}: ${again}`);
+  if (st === null) throw new Refused(`no draft at ${rel}: ${again}`);
   if (st.isDirectory()) throw new Refused(`${rel} is a directory, not a draft; move it away, then ${again}`);
   try {
     if (!st.isFile()) throw new Refused(`${rel} is ${st.isSymbolicLink() ? "a link" : "not a regular file"}; it was removed unread: ${again}`);
@@ -101,7 +109,7 @@ export function takeDraft(root: string, kind: Kind): Buffer {
       closeSync(fd);
     }
   } finally {
-    removeName(file);
+    removeName(file, rel);
   }
 }
 
@@ -140,15 +148,15 @@ export function removeLeftoverDrafts(root: string): string[] {
     const file = draftPath(root, kind);
     const st = lstatOrNull(file);
     if (st === null || st.isDirectory()) continue;
-    removeName(file);
-    out.push(`removed a leftover draft ${DRAFTS}/${kind}.md (drafts are private; write it again to save it)`);
+    removeName(file, draftShown(kind));
+    out.push(`removed a leftover draft ${draftShown()}/${kind}.md (drafts are private; write it again to save it)`);
   }
   return out;
 }
 
 function realFoldersQuiet(root: string): boolean {
   try {
-    return realFolders(root, DRAFTS);
+    return realFolders(root, draftShown());
   } catch {
     return false;
   }

@@ -17,7 +17,7 @@ import { issueLines, scoreLine, type Issue, type Validation } from "../schema/va
 import { validateLedger } from "../schema/validate-ledger.ts";
 import { CLOCK_SKEW_MS, isoSeconds } from "../schema/values.ts";
 import { decodeInput } from "../store/document.ts";
-import { openRegular, readAll, readStable, type ReadFile } from "../store/files.ts";
+import { openRegular, readAll, readStable, UnsafeFile, type ReadFile } from "../store/files.ts";
 import { FILE_OF, MAX_DOCUMENT_BYTES, memoryDir, type Kind } from "../store/paths.ts";
 
 /** Most findings `write` prints on stderr; `validate` lists them all. */
@@ -162,6 +162,10 @@ export async function buildDocument(checked: Checked, root: string, anchors: Anc
   const { env, skillDir } = anchors;
   const file = FILE_OF[checked.kind];
   const prior = await readStable(path.join(memoryDir(root), file));
+  // Checked before the `unchanged` comparison, so write gives read's verdict on a hard-linked
+  // file (publish would refuse it too, but an unchanged save never reaches publish); under the
+  // lock, after repair, a second link is no publication in progress (docs/design.md#tokens-and-the-publication-protocol).
+  if (prior !== null && prior.stat.nlink !== 1n) throw new UnsafeFile("hard-linked", path.join(memoryDir(root), file), prior.stat);
   const priorText = prior ? prior.bytes.toString("utf8") : null;
   const notes = [...checked.notes];
   if (checked.kind !== "handoff") {

@@ -20,8 +20,8 @@ no shell ever sees it (a shell policy may refuse backticks, even in a quoted her
 draft must be a regular file with one link, not reached through a link, at most 1,000,000
 bytes; one readable by others is made 0600 first. It is then redacted, checked and
 published exactly as stdin would be, and removed in every outcome, refusals included
-(a refusal then ends with "the draft drafts/<kind>.md was removed: write it again before
-you retry"); a link, FIFO or hard-linked file there is removed unread, a directory is left.
+(a refusal then ends with "the draft .ai/memory/drafts/<kind>.md was removed: write it
+again before you retry"); a link, FIFO or hard-linked file there is removed unread, a directory is left.
 drafts/ is never published: publish does not commit it, and the write creates
 drafts/.gitignore (ignoring everything there, itself included) when there is none;
 \`recover\` removes a draft left behind.
@@ -126,9 +126,9 @@ Other refusals, in these words (stderr "memory operation refused: <reason>"):
   root <path> is not a directory; pass the project root with --root
   --root needs a folder: pass --root <project>, or leave it out to start from
     the current folder
---from-draft's own refusals (<again>: "write the whole document there with your
-file tool, then run this again"):
-  no draft at <file>: <again>
+--from-draft's own refusals (<draft>: .ai/memory/drafts/<kind>.md, from the project root;
+<again>: "write the whole document there with your file tool, then run this again"):
+  no draft at <draft>: <again>
   <draft> is a directory, not a draft; move it away, then <again>
   <draft> is a link; it was removed unread: <again>
     (or "is not a regular file")
@@ -139,8 +139,9 @@ file tool, then run this again"):
     (shorten it); it was removed
   the draft <draft> grew past 1000000 bytes while it was read; it was removed
   <folder> is a link or not a directory, so <draft> was neither read nor
-    removed; move it away, then write the draft again
-  cannot remove the draft <path>: <why>
+    removed; move it away, then write the draft again (<folder>: .ai, .ai/memory or
+    .ai/memory/drafts)
+  cannot remove the draft <draft>: <why>
 ${ROOT_HELP}Where the walk stops, stderr says: "stopped looking for the project root at <folder>
 (<why>); using <root>: pass --root <project> to choose another".
 

@@ -261,7 +261,8 @@ export async function measureDrift(
   } catch (err) {
     if (!(err instanceof GitUnavailable)) throw err;
     const state: GitState = err.reason;
-    facts.git = { state, note: err.message };
+    // The verdict says "git could not be used (<why>)": the cause alone, not run.ts's sentence.
+    facts.git = { state, note: err.why };
     facts.current = null;
     facts.headReachable = null;
   }

@@ -56,7 +56,7 @@ function readRegular(p: string): Buffer | null {
   } catch {
     return null;
   }
-  if (!st.isFile()) throw new Error(`${p} is not a regular file (a link or a folder); not changed`);
+  if (!st.isFile()) throw new Error(`${p} is not a regular file (a link or a folder)`);
   return readFileSync(p);
 }
 

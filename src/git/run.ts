@@ -18,9 +18,12 @@ export interface GitResult {
  */
 export class GitUnavailable extends Error {
   readonly reason: "missing" | "timeout" | "failed";
-  constructor(reason: "missing" | "timeout" | "failed", message: string) {
+  /** Why, without the message's own "git could not be run: " (for a sentence that says so itself). */
+  readonly why: string;
+  constructor(reason: "missing" | "timeout" | "failed", message: string, why = message) {
     super(message);
     this.reason = reason;
+    this.why = why;
     this.name = "GitUnavailable";
   }
 }
@@ -95,7 +98,7 @@ export function runGit(
             return;
           }
           if (typeof e.code !== "number") {
-            reject(new GitUnavailable("failed", `git could not be run: ${e.message}`));
+            reject(new GitUnavailable("failed", `git could not be run: ${e.message}`, e.message));
             return;
           }
           resolve({ code: e.code, stdout, stderr: stderr.toString("utf8") });

@@ -69,7 +69,7 @@ export async function acquireLockDir(lockDir: string, timeoutSeconds: number, op
     }
     if (now >= deadline) {
       const who = owner ? `process ${owner.pid}${owner.host === me.host ? "" : ` on ${quotedValue(owner.host)}`}` : "another process";
-      throw new Busy(`${opts.what}: ${who} holds the lock ${lockDir}; ${opts.retry ?? "wait and retry, or pass a longer --lock-timeout"}`);
+      throw new Busy(`${opts.what}: ${who} holds the lock ${lockDir}; ${opts.retry ?? "wait and retry, or pass a longer --lock-timeout"}`, { who, lock: lockDir });
     }
     const pause = Math.min(RETRY_MS + Math.random() * RETRY_MS, deadline - now);
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, pause)));

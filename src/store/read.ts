@@ -9,7 +9,7 @@ function inProgressOrInterrupted(memDirOrRoot: string, lockDir: string, file: st
   // A save that finished between our look at its private file and at the lock released the
   // lock: only a private file still there with no live writer is an interrupted save.
   if (lock.state === "held" || !leftover()) {
-    return new Refused(`${file} changed while it was read (a save is in progress${lock.pid ? ` by process ${lock.pid}` : ""}); read it again`);
+    return new Refused(`${path.join(memDirOrRoot, file)} changed while it was read (a save is in progress${lock.pid ? ` by process ${lock.pid}` : ""}); read it again`);
   }
   return new Refused(`an interrupted save left ${file} in recovery in ${memDirOrRoot}; run \`recover\`, then read again`);
 }

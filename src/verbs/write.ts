@@ -46,7 +46,7 @@ export const writeVerb: Verb = {
     try {
       return await save(ctx, kind, draft);
     } catch (err) {
-      if (taken && err instanceof HelperError) err.message += `\nthe draft drafts/${kind}.md was removed: write it again before you retry`;
+      if (taken && err instanceof HelperError) err.message += `\nthe draft .ai/memory/drafts/${kind}.md was removed: write it again before you retry`;
       throw err;
     }
   },

@@ -146,7 +146,7 @@ export const SENTENCES: readonly Sentence[] = [
   { id: "write.race-kept", source: "src/store/publish.ts", help: "write", doc: "docs/design.md#publication-step-by-step", text: "{FILE} was written by another program during this save; that version was kept as current{ and the prior version is in archive/…}; read again and merge" },
   { id: "write.unchanged", source: "src/verbs/write.ts", help: "write", text: "unchanged {FILE}" },
   { id: "write.saved-archived", source: "src/verbs/write.ts", help: "write", text: "saved {FILE}; archived previous handoff as {name}" },
-  { id: "write.draft-removed", source: "src/verbs/write.ts", help: "write", doc: "docs/decisions/save-form.md", text: "the draft drafts/{kind}.md was removed: write it again before you retry" },
+  { id: "write.draft-removed", source: "src/verbs/write.ts", help: "write", doc: "docs/decisions/save-form.md", text: "the draft .ai/memory/drafts/{kind}.md was removed: write it again before you retry" },
   { id: "write.failed-restored", source: "src/store/publish.ts", help: "write", doc: "docs/decisions/rollback-rename.md", text: "cannot save {FILE}: {why}; {}nothing was changed" },
   { id: "write.failed-private", source: "src/store/publish.ts", help: "write", doc: "docs/decisions/rollback-rename.md", text: "cannot save {FILE}: {why}; {FILE} is kept at a private name until `recover` puts it back: run `recover`" },
   { id: "write.schema-refusal", source: WRITE, help: "write", text: "{FILE} has {N} schema error(s)" },
@@ -223,7 +223,7 @@ export const SENTENCES: readonly Sentence[] = [
   { id: "root.not-a-folder", source: "src/store/root.ts", help: "write", doc: "docs/design.md#the-root", text: "root {path} is not a directory; pass the project root with --root" },
   { id: "root.empty", source: "src/verbs/common.ts", help: "write", doc: "docs/design.md#the-root", text: "--root needs a folder: pass --root <project>, or leave it out to start from the current folder" },
   // write --from-draft (docs/decisions/save-form.md).
-  { id: "draft.none", source: DRAFTS, help: "write", doc: "docs/decisions/save-form.md", text: "no draft at {file}: {write it again}" },
+  { id: "draft.none", source: DRAFTS, help: "write", doc: "docs/decisions/save-form.md", text: "no draft at {draft}: {write it again}" },
   { id: "draft.directory", source: DRAFTS, help: "write", doc: "docs/decisions/save-form.md", text: "{draft} is a directory, not a draft; move it away, then {write it again}" },
   { id: "draft.link", source: DRAFTS, help: "write", doc: "docs/decisions/save-form.md", text: "{draft} is {a link}; it was removed unread: {write it again}" },
   { id: "draft.hard-linked", source: DRAFTS, help: "write", doc: "docs/decisions/save-form.md", text: "{draft} is hard-linked elsewhere; it was removed unread: {write it again}" },
@@ -231,7 +231,7 @@ export const SENTENCES: readonly Sentence[] = [
   { id: "draft.unreadable", source: DRAFTS, help: "write", doc: "docs/decisions/save-form.md", text: "{draft} cannot be read ({code}); it was removed: {write it again}", unpinned: "an open that fails after the lstat said a regular file (EACCES does not stop root, who runs the tests; ELOOP needs a race)" },
   { id: "draft.replaced", source: DRAFTS, help: "write", doc: "docs/decisions/save-form.md", text: "{draft} was replaced while it was read; it was removed: {write it again}", unpinned: "a writer racing the read; takeDraft has no failpoint" },
   { id: "draft.grew", source: DRAFTS, help: "write", doc: "docs/decisions/save-form.md", text: "the draft {draft} grew past {MAX} bytes while it was read; it was removed", unpinned: "a writer racing the read; takeDraft has no failpoint" },
-  { id: "draft.cannot-remove", source: DRAFTS, help: "write", doc: "docs/decisions/save-form.md", text: "cannot remove the draft {path}: {why}", unpinned: "an unlink that fails: root, who runs the tests, may unlink anything" },
+  { id: "draft.cannot-remove", source: DRAFTS, help: "write", doc: "docs/decisions/save-form.md", text: "cannot remove the draft {draft}: {why}", unpinned: "an unlink that fails: root, who runs the tests, may unlink anything" },
   { id: "draft.folder-link", source: DRAFTS, help: "write", doc: "docs/decisions/save-form.md", text: "{folder} is a link or not a directory, so {draft} was neither read nor removed; move it away, then write the draft again" },
   { id: "draft.leftover", source: DRAFTS, help: "recover", doc: "docs/decisions/save-form.md", text: "removed a leftover draft {drafts}/{kind}.md (drafts are private; write it again to save it)" },
   // install's and publish's refusals (docs/design.md#install-and-uninstall).
@@ -253,7 +253,7 @@ export const SENTENCES: readonly Sentence[] = [
   { id: "merge.attributes-unchanged", source: MERGE_CONFIG, help: "publish", doc: "docs/design.md#the-merge-driver", text: ".gitattributes was not changed: {why}" },
   { id: "root.using", source: "src/verbs/common.ts", help: "write", doc: "docs/design.md#the-root", text: "using root {path}" },
   { id: "merge-driver.renumbered", source: "src/git/merge-driver.ts", help: "merge-driver", doc: "docs/design.md#the-merge-driver", text: "- Renumbered: was {id} on the other side of a merge" },
-  { id: "checkpoint.busy", source: "src/verbs/checkpoint.ts", help: "checkpoint", doc: "docs/decisions/lock.md", text: "checkpoint: memory is busy (another save holds the lock); skipped, nothing was captured" },
+  { id: "checkpoint.busy", source: "src/verbs/checkpoint.ts", help: "checkpoint", doc: "docs/decisions/lock.md", text: "checkpoint: memory is busy: {who} holds the lock {path}; skipped, nothing was captured" },
 ];
 
 /** The fixed parts of a sentence: the words between its `{…}` parts, trimmed, at least 4 characters. */

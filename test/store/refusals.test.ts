@@ -130,6 +130,22 @@ describe("hostile roots and trees", () => {
     expect(readFileSync(victim, "utf8")).toBe(handoff("outside"));
   });
 
+  // One verdict on one file (docs/design.md#tokens-and-the-publication-protocol): the same
+  // document sent back is not `unchanged` when read refuses the file it would compare with.
+  it.each(["the file's token", "absent"])("a hard-linked HANDOFF.md sent back unchanged, token %s: write refuses as read does", (which) => {
+    const root = gitRepo();
+    const doc = handoff("x");
+    save(root, doc, "absent");
+    const f = mem(root, "HANDOFF.md");
+    const bytes = readFileSync(f);
+    const other = path.join(tempDir("sh-outside-"), "other-name.md");
+    linkSync(f, other);
+    const pattern = /HANDOFF\.md has more than one hard link; the helper only uses regular files with one link \(move it away and retry\)$/m;
+    refused(root, ["read", "handoff", "--root", root], "", pattern);
+    refused(root, ["write", "handoff", "--root", root, "--expected-current-sha256", which === "absent" ? "absent" : sha(bytes.toString("utf8"))], bytes, pattern);
+    expect(readFileSync(other)).toEqual(bytes);
+  });
+
   it.each(["link", "hard link", "fifo", "directory"])("refuses AGENTS.md as a %s on read-target and promote", (shape) => {
     const root = gitRepo();
     const outside = tempDir("sh-outside-");

@@ -1,4 +1,4 @@
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, symlinkSync, unlinkSync, writeFileSync, writeSync } from "node:fs";
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, realpathSync, statSync, symlinkSync, unlinkSync, writeFileSync, writeSync } from "node:fs";
 import { execFileSync } from "node:child_process";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -336,7 +336,12 @@ describe("checkpoint: never blocks the harness (ruling 25)", () => {
     held.go();
     await held.run;
     expect(r.code).toBe(0);
-    expect(r.stderr).toBe("checkpoint: memory is busy (another save holds the lock); skipped, nothing was captured\n");
+    // Busy names the holder and the lock, as write's busy refusal does (docs/decisions/lock.md).
+    const lock = path.join(root, ".ai", "memory", ".lock");
+    const m = /^checkpoint: memory is busy: process (\d+) holds the lock (.+); skipped, nothing was captured\n$/.exec(r.stderr);
+    expect(m, r.stderr).not.toBeNull();
+    expect(Number(m?.[1])).toBeGreaterThan(0);
+    expect(realpathSync(path.dirname(m?.[2] ?? ""))).toBe(realpathSync(path.dirname(lock)));
     expect(cpFiles(root)).toEqual([]);
   });
 
@@ -508,7 +513,7 @@ describe("--help documents every line the verb prints (ruling 35)", () => {
       CHECKPOINT_LINES.unchanged("<session>.md"),
       CHECKPOINT_LINES.paused(),
       CHECKPOINT_LINES.subagent(),
-      CHECKPOINT_LINES.busy(),
+      CHECKPOINT_LINES.busy("<who>", "<path>"),
       CHECKPOINT_LINES.skipped("<reason>"),
       CHECKPOINT_LINES.noTranscript("<why>"),
       CHECKPOINT_LINES.unknownFormat(),

@@ -91,6 +91,19 @@ describe("publish", () => {
     expect(r.stderr).toMatch(/no upstream[\s\S]*git push -u/);
   });
 
+  it("git refuses the publish after the merge driver was registered: what was done is said before the refusal", () => {
+    const { root } = project();
+    // Another git holds the index: staging for the commit fails, the driver's registration stays done.
+    writeFileSync(path.join(root, ".git", "index.lock"), "");
+    const r = run(root);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toMatch(
+      /^registered the merge driver session-handoff in \.git\/config\nadded the merge driver's block to \.gitattributes\nmemory operation refused: git (add|commit) failed \(git exit \d+\):\n/,
+    );
+    expect(git(root, "config", "--local", "merge.session-handoff.driver")).toMatch(/ merge-driver %O %A %B %P\n$/);
+  });
+
   it("a failed push shows git's own error", () => {
     const { root, remote } = project();
     // The remote moved on: a non-fast-forward push is rejected by git.

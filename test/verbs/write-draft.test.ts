@@ -100,7 +100,7 @@ describe("write --from-draft: the draft is removed in every outcome", () => {
     expect(r.stderr).toMatch(reason);
     expect(r.stdout).toBe("");
   };
-  const removedNote = /the draft drafts\/handoff\.md was removed: write it again before you retry\n$/;
+  const removedNote = /the draft \.ai\/memory\/drafts\/handoff\.md was removed: write it again before you retry\n$/;
 
   it("a stale token: refused, nothing saved, the draft removed, the refusal says so", () => {
     const root = gitRepo();
@@ -197,7 +197,7 @@ describe("write --from-draft: the draft is removed in every outcome", () => {
   it("no draft: refused, saying where to write it", () => {
     const root = gitRepo();
     const r = write(root, "handoff", "absent");
-    refused(r, 2, new RegExp(`no draft at ${DRAFT(root).replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}: write the whole document there with your file tool`));
+    refused(r, 2, /no draft at \.ai\/memory\/drafts\/handoff\.md: write the whole document there with your file tool/);
     expect(r.stderr).not.toMatch(/was removed/);
     expect(existsSync(MEM(root))).toBe(false);
   });
@@ -230,7 +230,7 @@ describe("a leftover draft is private junk, not an interrupted save", () => {
     expect(c.code).toBe(2);
     const r = helper(["recover", "--root", root]);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toContain("removed a leftover draft drafts/handoff.md");
+    expect(r.stdout).toContain("removed a leftover draft .ai/memory/drafts/handoff.md");
     expect(existsSync(DRAFT(root))).toBe(false);
     expect(readFileSync(path.join(MEM(root), "HANDOFF.md")).equals(saved)).toBe(true);
     expect(helper(["recover", "--root", root]).stdout).toBe("nothing to recover\n");

@@ -1,4 +1,4 @@
-import { Refused } from "../../errors.ts";
+import { HelperError, Refused } from "../../errors.ts";
 import { redactText } from "../redaction.ts";
 import { mergeDriverStep } from "../../git/merge-driver-config.ts";
 import { publishMemory } from "../../git/publish-memory.ts";
@@ -52,7 +52,8 @@ stderr: when the merge driver could not be registered, the publish goes on and s
 ${ROOT_HELP}
 exit:   0 published, or nothing to publish; 2 refused (not a git repository, the memory
         dir is git-ignored, no upstream for --push, a secret in --message, git failed: its
-        error follows);
+        error follows; what the merge driver's step did or could not do is said on
+        stderr first, since it stays done);
         4 paused.
 `,
   async run(ctx) {
@@ -68,7 +69,15 @@ exit:   0 published, or nothing to publish; 2 refused (not a git repository, the
     const memDir = memoryDir(root);
     assertNotPaused(memDir, ctx.env);
     const driver = await mergeDriverStep(root, { helperPath: helperLocation(ctx, root).abs }, ctx.env);
-    const r = await publishMemory(root, memDir, message, ctx.values.push === true, ctx.env, driver.change?.attributes ? "changed" : "if-only-ours");
+    let r: Awaited<ReturnType<typeof publishMemory>>;
+    try {
+      r = await publishMemory(root, memDir, message, ctx.values.push === true, ctx.env, driver.change?.attributes ? "changed" : "if-only-ours");
+    } catch (err) {
+      // The driver's registration stays done whatever git then refuses: say so before the
+      // refusal, as write says what it recovered (HelperError.before, docs/design.md#the-merge-driver).
+      if (err instanceof HelperError) err.before.push(...driver.lines, ...driver.notes);
+      throw err;
+    }
     if (ctx.values.json) return ok(`${JSON.stringify({ ...r, mergeDriver: driver.lines })}\n`, driver.notes);
     if (!r.committed) return ok(`${[...driver.lines, "nothing to publish"].join("\n")}\n`, driver.notes);
     const lines = [...driver.lines, `published ${r.paths.length} file(s) in ${r.commit!.slice(0, 12)}`];
