@@ -48,7 +48,7 @@ function ageText(text: string | null | undefined, now: number): string {
   return words === "age unknown" ? words : `saved ${words}`;
 }
 
-async function stdinInput(ctx: VerbContext): Promise<{ cwd: string | null } & HookSession> {
+async function stdinInput(ctx: VerbContext): Promise<{ cwd: unknown } & HookSession> {
   const none = { cwd: null, source: null, sessionId: undefined };
   if (ctx.stdinIsTTY) return none;
   // A harness may keep stdin open; never wait more than a second for it (contract, "Words").
@@ -58,7 +58,8 @@ async function stdinInput(ctx: VerbContext): Promise<{ cwd: string | null } & Ho
   try {
     const parsed = JSON.parse(data.toString("utf8")) as { cwd?: unknown; source?: unknown; session_id?: unknown };
     return {
-      cwd: typeof parsed.cwd === "string" ? parsed.cwd : null,
+      // Any value as given: hookCwd refuses an empty, relative or non-string one by name.
+      cwd: parsed.cwd,
       source: typeof parsed.source === "string" ? parsed.source : null,
       sessionId: parsed.session_id,
     };
@@ -165,8 +166,13 @@ With any other source, the newest such checkpoint:
 The project root is found as every verb finds it (below), starting from --root, else the
 "cwd" of the harness's JSON on stdin (read only when stdin is not a terminal, until the
 JSON object ends or stdin closes, for at most one second), else the current directory. It runs no git; links from .ai down are never
-followed (a symlinked project folder is fine). A Windows cwd (C:\\…) off Windows prints nothing:
+followed (a symlinked project folder is fine). A cwd it cannot use prints nothing on stdout
+and says why on stderr (the current folder is not guessed in its place): a Windows cwd (C:\\…)
+off Windows, a relative one, an empty one, or one that is not a string:
   memory_io hook: the hook input's cwd "<path>" is a Windows path and this helper runs on <os> (pass --root <project>); printing nothing
+  memory_io hook: the hook input's cwd "<path>" is not an absolute path (pass --root <project>); printing nothing
+  memory_io hook: the hook input's cwd is empty (pass --root <project>); printing nothing
+  memory_io hook: the hook input's cwd is not a string (pass --root <project>); printing nothing
 ${ROOT_HELP}
 Formats (each harness's envelope around the same sentences; \`install\` picks the right one):
   text    the sentences as plain lines (the default)
