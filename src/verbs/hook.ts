@@ -3,7 +3,7 @@ import path from "node:path";
 import { lstatSync } from "node:fs";
 import { readSaves, savedHereByStat, statKey } from "../git/saves.ts";
 import { isConflicted } from "../schema/conflicted.ts";
-import { inspectFile, interruptedSave, type FileInspection } from "../store/inspect.ts";
+import { inspectFile, interruptedSave, treeUnsafe, type FileInspection } from "../store/inspect.ts";
 import { FILE_OF, memoryDir, type Kind } from "../store/paths.ts";
 import { disabledByEnv, pauseSwitch } from "../store/pause.ts";
 import { pendingRepairs } from "../store/recover.ts";
@@ -25,6 +25,8 @@ export const HOOK_STDIN_BYTES = 65_536;
 
 // Fixed sentences only: nothing from a memory file is ever echoed (docs/design.md#integrations).
 const SENTENCES = {
+  tree: () =>
+    "session-handoff: the memory folder is not made of real folders (.ai, .ai/memory or .ai/memory/archive is a link or not a directory); do not load memory from it, and tell the user it needs attention.",
   unsafe: (file: string) =>
     `session-handoff: .ai/memory/${file} failed memory safety or schema checks; do not load it, and tell the user it needs attention.`,
   interrupted: () =>
@@ -119,6 +121,10 @@ when SESSION_HANDOFF_DISABLE is set to anything but empty, 0, false, no or off (
 Output stays under ${HOOK_LIMIT} characters.
 
 The sentences, one per state (most important first):
+  ${SENTENCES.tree()}
+      (alone, with the kill switch's sentence when paused: a linked memory folder is the
+      folder's state, not a file's: no file behind it is looked at or named; \`check\`
+      exits 3 for it, \`write\` refuses it, \`read\` refuses a linked .ai or .ai/memory)
   ${SENTENCES.unsafe("<FILE>")}
   ${SENTENCES.interrupted()}
   ${SENTENCES.handoff("saved today")}
@@ -210,6 +216,9 @@ exit: always 0 -- a broken hook must not break a session; problems go to stderr.
       return ok("", [`memory_io hook: ${(err as Error).message}; printing nothing`]);
     }
     const paused = pauseSwitch(memoryDir(root), ctx.env) !== null;
+    // A linked or non-directory memory tree is refused by every verb as a whole (docs/design.md#the-session-start-hook):
+    // say so once, and name no file behind it.
+    if (treeUnsafe(root) === true) return ok(wrap(`${[SENTENCES.tree(), ...(paused ? [SENTENCES.paused()] : [])].join("\n")}\n`), []);
     const kinds: Kind[] = mode === "session" ? ["handoff", "lessons"] : ["lessons"];
     const files = kinds.map((k) => inspectFile(root, k, true, { text: k === "handoff" }));
     const now = Date.now();
