@@ -139,9 +139,11 @@ The sentences, one per state (most important first):
       outside git, or before this clone's first save with this version: never)
 The handoff's age is its state time's, as drift and brief count it: its \`- Date:\`
 anchor, else its \`Saved:\` line (strict ISO-8601 with a zone), never the file's
-modification time: "saved today", "saved 1 day ago", "saved N days ago", or
-"age unknown" when neither parses, the time is more than 5 minutes in the future, or the
-file changed while it was read.
+modification time. Under a day it follows the local calendar (this process's time zone):
+"saved today" on today's date, "saved yesterday" on the date before (a save at 23:00 read
+at 08:00 is yesterday's); from a day on, whole elapsed days as drift counts them:
+"saved 1 day ago", "saved N days ago", or "age unknown" when neither parses, the time is
+more than 5 minutes in the future, or the file changed while it was read.
 
 The JSON on stdin is read even with --root: its "source" and "session_id" choose the
 checkpoint sentences below. Stdin past ${HOOK_STDIN_BYTES} bytes is ignored (the current
