@@ -61,6 +61,7 @@ export const SENTENCES: readonly Sentence[] = [
   { id: "brief.cold-start", source: "src/cold/verbs/brief.ts", help: "brief", text: "No saved session state exists." },
   { id: "brief.conflicted", source: "src/cold/verbs/brief.ts", help: "brief", doc: "docs/design.md#conflicted-memory", text: "HANDOFF.md has unresolved merge conflicts: one side {ours}, the other {theirs}; keep one side of each conflict (archive the other), then resume" },
   { id: "brief.merge-met", source: "src/git/merge-driver.ts", help: "brief", doc: "docs/design.md#the-merge-driver", text: "two handoffs met in a merge; the other is archive/{name}" },
+  { id: "drift.key-files-not-yet", source: VERDICT, help: "drift", doc: "docs/decisions/first-resume.md", text: "key files not created yet (absent at the save too): {paths}" },
   { id: "drift.not-fetched", source: VERDICT, help: "drift", doc: "docs/decisions/absent-not-rewritten.md", text: "not in this clone: fetch, or the history was rewritten" },
   { id: "drift.shallow", source: VERDICT, help: "drift", doc: "docs/decisions/absent-not-rewritten.md", text: "not in this clone: deepen it (git fetch --deepen or --unshallow)" },
   { id: "drift.branch-absent", source: VERDICT, help: "drift", doc: "docs/decisions/absent-not-rewritten.md", text: "branch {then} is not in this clone; on {now}" },

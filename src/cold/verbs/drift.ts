@@ -29,6 +29,7 @@ export function renderDrift(r: DriftReport): string {
     `ahead: ${n(r.ahead)}, behind: ${n(r.behind)}, commits since the saved date: ${n(r.commitsSinceDate)}`,
     `age: ${r.ageDays === null ? "unknown" : `${r.ageDays} days`} (saved ${r.saved.date ?? "at an unverifiable time"})`,
     `key files missing: ${r.missingKeyFiles.length === 0 ? "none found" : r.missingKeyFiles.map(quotedPath).join(", ")}`,
+    `key files not created yet (absent at the save too): ${r.keyFilesNotYetCreated.length === 0 ? "none" : r.keyFilesNotYetCreated.map(quotedPath).join(", ")}`,
     `dirty files: ${r.saved.dirty === null ? "unverifiable" : r.saved.dirty.length} then, ${r.current.dirty === null ? "unknown" : r.current.dirty.length} now${r.dirtyChanged ? " (changed)" : ""}`,
     `memory-only commits (not counted): ${r.memoryOnlyCommits}`,
     `key files changed: ${r.changedKeyFiles.length === 0 ? "none found" : r.changedKeyFiles.map(quotedPath).join(", ")}`,
@@ -87,7 +88,10 @@ Verdicts, strongest first:
   rewritten     the saved HEAD is unreachable (its object here), or missing and named
                 by this clone's reflog files (logs/**, read as files)
   stale         saved more than 14 days ago, or more than 30 commits ahead
-  drifted       branch changed, commits ahead or behind, or key files missing
+  drifted       branch changed, commits ahead or behind, or key files missing (a key
+                file absent at the save too -- not in the saved commit's tree nor under a
+                path dirty then; outside git, "missing" in \`Key file mtimes\` -- is work
+                not done yet, listed in keyFilesNotYetCreated, not drift)
   fresh         none of the above
 An upstream gap, changed key files or changed dirty files are reported but do not change
 the verdict by themselves.
@@ -104,6 +108,7 @@ The summary (one line, parts joined by "; ") says, as they apply:
   - age unknown: the handoff has no \`- Date:\` or \`Saved:\` time, so the handoff cannot be called fresh (likewise "the saved time is not a strict ISO-8601 time with a zone", "the saved time is more than 5 minutes in the future")
   - too stale for line-by-line reconciliation
   - key files missing: <paths> | key files changed: <paths>
+  - key files not created yet (absent at the save too): <paths>
   - key files with uncommitted changes: <paths> (dirty now, not dirty at the save)
   - dirty files: N then, M now
   - N files dirty at the save are clean now (C committed, D stashed or reverted): <paths> (or "(committed, stashed or reverted)" when the commits since the save were not compared)
@@ -122,7 +127,7 @@ Key files are only looked up, never opened.
 
 --json prints one object: {"verdict", "saved": {"branch","head","date","dirty"},
 "current": {"branch","head","dirty"}, "branchChanged", "headReachable", "ahead", "behind",
-"commitsSinceDate", "ageDays", "missingKeyFiles", "upstream": {"name","ahead","behind"}|null,
+"commitsSinceDate", "ageDays", "missingKeyFiles", "keyFilesNotYetCreated", "upstream": {"name","ahead","behind"}|null,
 "dirtyChanged", "shallow", "headPresent" (the saved HEAD's object is here), "countsAtLeast"
 (a shallow history: the counts may be larger), "notHereReason" ("not-fetched", "shallow" or
 null), "sinceSaved" (with the saved object present but unreachable: HEAD's commits not
