@@ -62,7 +62,7 @@ describe("hook --format gemini", () => {
     mkdirSync(path.join(root, ".ai"));
     symlinkSync(elsewhere, path.join(root, ".ai", "memory"));
     // The folder's state, no file named behind it (docs/design.md#the-session-start-hook).
-    expect(context(hook(root))).toContain("the memory folder is not made of real folders");
+    expect(context(hook(root))).toContain("the memory folder .ai/memory failed memory safety or schema checks");
   });
 });
 

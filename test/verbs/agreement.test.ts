@@ -168,7 +168,7 @@ describe("check, read, brief and hook agree", () => {
       parked: { check: 2, read: 0, brief: 0, hook: "parked handoff exists" },
       interrupted: { check: 1, read: 2, brief: 2, hook: "an interrupted save left session memory in recovery" },
       unsafe: { check: 3, read: 2, brief: 2, hook: "failed memory safety or schema checks" },
-      tree: { check: 3, read: 2, brief: 2, hook: "session-handoff: the memory folder is not made of real folders" },
+      tree: { check: 3, read: 2, brief: 2, hook: "session-handoff: the memory folder .ai/memory failed memory safety or schema checks (" },
       // A foreign file is readable data (read returns any regular file); brief warns, check and hook say do not load it.
       foreign: { check: 3, read: 0, brief: 0, hook: "failed memory safety or schema checks" },
     }[f.state];
@@ -177,7 +177,7 @@ describe("check, read, brief and hook agree", () => {
     else expect(hook.stdout).toContain(want.hook);
     if (f.state === "tree") {
       expect(hook.stdout).toBe(
-        "session-handoff: the memory folder is not made of real folders (.ai, .ai/memory or .ai/memory/archive is a link or not a directory); do not load memory from it, and tell the user it needs attention.\n",
+        "session-handoff: the memory folder .ai/memory failed memory safety or schema checks (.ai, .ai/memory or .ai/memory/archive is a link or not a directory); do not load memory from it, and tell the user it needs attention.\n",
       );
       expect(run(["hook", "--mode", "lessons"], { cwd: f.start }).stdout).toBe(hook.stdout);
       expect(run(["read", "lessons", "--root", f.start]).code).toBe(2);
