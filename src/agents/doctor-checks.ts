@@ -22,7 +22,9 @@ export interface AgentFinding {
  */
 export function outdatedReasons(text: string, edit: Extract<Edit, { kind: "json-hooks" }>): string[] {
   const out: string[] = [];
-  const ours = oursIn(text);
+  // Only the commands install writes are ours to judge: another tool's entry is never outdated.
+  const forms = installedForms(edit);
+  const ours = oursIn(text).filter((h) => forms.includes(h.command));
   if (ours.some((h) => /(^|[;|&]\s*|\|\|\s*)node "\$f"/.test(h.command))) {
     out.push("its commands run bare node, which fails where node is not on the hook's PATH (nvm, fnm, volta, a harness started from a GUI)");
   }
@@ -110,15 +112,19 @@ export function runStart(file: string, argv: string[], root: string, env: Record
 }
 
 /**
- * The start commands `install` writes into a settings file (docs/design.md#hook-commands-find-node):
- * the current one, and the bare-`node` form of before, which doctor calls outdated. Exact strings.
+ * The commands `install` writes into a settings file (docs/design.md#hook-commands-find-node),
+ * for every hook it installs: the current form, and the bare-`node` form of before, which
+ * doctor calls outdated. Exact strings; anything else naming the helper is not ours.
  */
-function installedForms(edit: Extract<Edit, { kind: "json-hooks" }>): string[] {
-  const start = edit.hooks.find((h) => h.event === "SessionStart");
-  if (start === undefined) return [];
-  const now = edit.command(start.args);
-  const tail = `${nodeRun(start.args)}; :`;
-  return now.endsWith(tail) ? [now, `${now.slice(0, -tail.length)}node "$f" ${start.args}`] : [now];
+export function installedForms(edit: Extract<Edit, { kind: "json-hooks" }>): string[] {
+  const out: string[] = [];
+  for (const h of edit.hooks) {
+    const now = edit.command(h.args);
+    const tail = `${nodeRun(h.args)}; :`;
+    out.push(now);
+    if (now.endsWith(tail)) out.push(`${now.slice(0, -tail.length)}node "$f" ${h.args}`);
+  }
+  return out;
 }
 
 /**

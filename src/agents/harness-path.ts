@@ -30,15 +30,20 @@ export function harnessPath(what: string, p: string, platform: NodeJS.Platform =
 }
 
 /**
- * The hook input's `cwd` as a place to start the root walk: the path, or null when it is absent
- * or a relative POSIX path (the current folder serves, as before).
- * @throws Error naming the path when it is Windows-shaped and unusable here (another OS, or
+ * The hook input's `cwd` as a place to start the root walk: the path, or null when the input
+ * has no `cwd` (undefined or null: the current folder serves, as the contract's root rule says).
+ * @throws Error naming what was given when it cannot be used -- not a string, empty, relative
+ * (whose folder would it be relative to?), or Windows-shaped and unusable here (another OS, or
  * drive-relative): the hook must not guess a project (hook and checkpoint print their refusal
- * line, exit 0).
+ * line on stderr, print nothing on stdout, exit 0; docs/design.md#the-session-start-hook).
  */
 export function hookCwd(cwd: unknown, platform: NodeJS.Platform = process.platform): string | null {
-  if (typeof cwd !== "string" || cwd === "") return null;
-  const got = harnessPath("the hook input's cwd", cwd, platform);
-  if (!got.ok && got.windows) throw new Error(`${got.reason} (pass --root <project>)`);
-  return got.ok ? got.path : null;
+  if (cwd === undefined || cwd === null) return null;
+  const what = "the hook input's cwd";
+  if (typeof cwd !== "string") throw new Error(`${what} is not a string (pass --root <project>)`);
+  if (cwd === "") throw new Error(`${what} is empty (pass --root <project>)`);
+  const got = harnessPath(what, cwd, platform);
+  if (got.ok) return got.path;
+  if (got.windows) throw new Error(`${got.reason} (pass --root <project>)`);
+  throw new Error(`${what} ${JSON.stringify(cwd.slice(0, 200))} is not an absolute path (pass --root <project>)`);
 }

@@ -201,6 +201,35 @@ export function removeHooks(text: string, file: string): string | null {
 }
 
 /**
+ * The settings text without the hooks that name the helper but are not `exact` (another
+ * tool's entry, or ours edited by hand): doctor judges only our own entries current or
+ * outdated, and reports the others as not ours. Groups and events left empty by the removal
+ * go too; other bytes are kept. Unparseable text is returned as it is. Pure.
+ */
+export function withoutForeignHooks(text: string, exact: (command: string) => boolean): string {
+  const foreign = (h: Json): boolean => isOurs(h) && !exact((h as Obj).command as string);
+  const bom = text.startsWith("\uFEFF") ? "\uFEFF" : "";
+  const fmt = formatOf(text);
+  let out = text.slice(bom.length);
+  const hits = (g: Json): g is Obj & { hooks: Json[] } => isObj(g) && Array.isArray(g.hooks) && g.hooks.some(foreign);
+  for (const [event, groups] of Object.entries(parsedHooks(out)) as [string, Json[]][]) {
+    if (!Array.isArray(groups) || !groups.some(hits)) continue;
+    if (groups.every((g) => hits(g) && g.hooks.every(foreign))) {
+      out = edit(out, ["hooks", event], undefined, fmt);
+      continue;
+    }
+    // Last first, so that the paths of those before stay valid.
+    for (let g = groups.length - 1; g >= 0; g--) {
+      const group = groups[g]!;
+      if (!hits(group)) continue;
+      if (group.hooks.every(foreign)) out = edit(out, ["hooks", event, g], undefined, fmt);
+      else for (let h = group.hooks.length - 1; h >= 0; h--) if (foreign(group.hooks[h]!)) out = edit(out, ["hooks", event, g, "hooks", h], undefined, fmt);
+    }
+  }
+  return bom + out;
+}
+
+/**
  * Our hooks in a settings file as doctor reads them: each hook of ours, with its event, its
  * command and the matcher of its group. Unparseable text gives none.
  */

@@ -106,6 +106,9 @@ written the Windows way (C:\\…, \\\\server\\…) is read as a Windows path: us
 on any other OS a cwd skips the checkpoint ("skipped: the hook input's cwd "<path>" is a
 Windows path and this helper runs on <os> (pass --root <project>)") and a transcript_path gives
 the anchors only ("the transcript path "<path>" is a Windows path and this helper runs on <os>").
+A cwd that is relative, empty or not a string skips it too, naming what was given:
+"skipped: the hook input's cwd "<path>" is not an absolute path (pass --root <project>)",
+"... cwd is empty (...)", "... cwd is not a string (...)".
 
 stdout: nothing (a compaction hook must not print); with --format gemini {} and nothing on
 stderr, whatever happened. Otherwise stderr, one of:
@@ -176,7 +179,8 @@ const ARCHIVES_HASHED = 50;
 interface HookInput {
   sessionId: unknown;
   transcriptPath: string | null;
-  cwd: string | null;
+  /** As given (hookCwd refuses an empty, relative or non-string one by name). */
+  cwd: unknown;
   event: unknown;
   compactSummary: string | null;
   /** Claude Code's `Stop` carries the last reply itself: fresher than a transcript that lags. */
@@ -202,7 +206,7 @@ async function readInput(ctx: VerbContext): Promise<HookInput | null> {
   return {
     sessionId: o.session_id,
     transcriptPath: s(o.transcript_path),
-    cwd: s(o.cwd),
+    cwd: o.cwd,
     event: o.hook_event_name,
     compactSummary: s(o.compact_summary),
     lastMessage: s(o.last_assistant_message),

@@ -11,6 +11,7 @@ import { blobIdOf, objectFormat } from "./blob-id.ts";
 import { branchPresent, isShallow, reflogNames } from "./git-files.ts";
 import { gitDirOf, gitTopOf, inProgressOf, inProgressWords } from "./in-progress.ts";
 import { GitUnavailable, runGit, type GitResult } from "./run.ts";
+import { attributesNotOurs } from "./merge-driver-config.ts";
 import { notSavedHere } from "./saves.ts";
 import { readSnapshot, type Snapshot, type SnapshotResult } from "./status.ts";
 import { assessDrift, effectiveBranch, type DriftFacts, type DriftReport, type GitState } from "./verdict.ts";
@@ -51,6 +52,9 @@ function historyArgs(id: ObjectId): string[] {
   return ["log", "--left-right", "--format=%x01%m%x02%an%x03%ae", "--name-only", "-z", "--no-renames", "--diff-merges=first-parent", `--max-count=${MAX_LOGGED_COMMITS + 1}`, `${id}...HEAD`];
 }
 
+// The top's attributes file, where install and publish keep the merge driver's block.
+const ATTRIBUTES = ".gitattributes";
+
 /** Per side, how many commits and how many of them touch only the memory dir. Pure. */
 export interface HistoryCounts {
   ahead: number;
@@ -59,6 +63,13 @@ export interface HistoryCounts {
   memoryOnlyBehind: number;
   /** More commits than MAX_LOGGED_COMMITS: the counts are partial. */
   truncated: boolean;
+  /**
+   * Per side, commits that touch the top's `.gitattributes` and otherwise only the memory dir
+   * (what `publish` commits with our merge-driver block): memory-only when that file's text
+   * outside our block is the same at both ends (docs/decisions/first-resume.md).
+   */
+  attributesAhead: number;
+  attributesBehind: number;
   /** The author (`name\x03e-mail`) of the newest commit on HEAD's side that touches `handoffPath`; null when none does. */
   handoffCommitter: string | null;
 }
@@ -70,7 +81,7 @@ export interface HistoryCounts {
  * commit is not. Pure.
  */
 export function parseHistory(out: Buffer, memoryPrefix: string, handoffPath = `${memoryPrefix}HANDOFF.md`): HistoryCounts {
-  const counts: HistoryCounts = { ahead: 0, behind: 0, memoryOnlyAhead: 0, memoryOnlyBehind: 0, truncated: false, handoffCommitter: null };
+  const counts: HistoryCounts = { ahead: 0, behind: 0, memoryOnlyAhead: 0, memoryOnlyBehind: 0, attributesAhead: 0, attributesBehind: 0, truncated: false, handoffCommitter: null };
   // A record starts at the output's start or right after a NUL (paths hold no NUL, but may hold \x01).
   const records = `\0${out.toString("utf8")}`.split("\0\x01").slice(1);
   if (records.length > MAX_LOGGED_COMMITS) {
@@ -84,6 +95,7 @@ export function parseHistory(out: Buffer, memoryPrefix: string, handoffPath = `$
     counts[side]++;
     if (side === "ahead" && counts.handoffCommitter === null && paths.includes(handoffPath)) counts.handoffCommitter = header.replace(/^\x02/, "").trim();
     if (paths.length > 0 && paths.every((p) => p.startsWith(memoryPrefix))) counts[side === "ahead" ? "memoryOnlyAhead" : "memoryOnlyBehind"]++;
+    else if (paths.includes(ATTRIBUTES) && paths.every((p) => p === ATTRIBUTES || p.startsWith(memoryPrefix))) counts[side === "ahead" ? "attributesAhead" : "attributesBehind"]++;
   }
   return counts;
 }
@@ -267,13 +279,42 @@ export async function measureDrift(
     facts.headReachable = null;
   }
   const stats = await keyFilesP;
-  facts.missingKeyFiles = stats.filter((k) => k.stat === null).map((k) => k.path);
+  const missing = stats.filter((k) => k.stat === null).map((k) => k.path);
+  // A key file the plan will create, absent at the save and still absent, is not drift
+  // (docs/decisions/first-resume.md): only one that existed then, or may have, is missing.
+  const notYet = await absentAtSave(missing, facts, anchors, prefix, git);
+  facts.missingKeyFiles = missing.filter((k) => !notYet.includes(k));
+  facts.keyFilesNotYetCreated = notYet;
   if (facts.git.state !== "repo") {
     // Outside git: the `Key file mtimes` anchor is what changed files are judged by (issue 9, case 6; docs/design.md#verdicts-and-the-brief).
     const now = new Map(stats.map((k) => [k.path, k.stat === null ? null : isoSeconds(k.stat.mtimeMs)]));
     facts.changedKeyFiles = anchors.keyFileMtimes.filter((k) => now.get(k.path) !== (k.mtime === null ? null : normalTime(k.mtime))).map((k) => k.path);
   }
   return { report: assessDrift(facts), gitProcesses: processes };
+}
+
+/**
+ * The missing key files that were absent at the save too: outside git, those the `Key file
+ * mtimes` anchor recorded as missing; in git, those neither in the saved commit's tree (one
+ * `git ls-tree`, only when some are missing and the saved commit is here) nor under a path
+ * dirty at the save. An ignored file that existed then cannot be told from one never made:
+ * it is counted as absent at the save. [] when it cannot be told.
+ */
+async function absentAtSave(missing: string[], facts: DriftFacts, anchors: CheckedAnchors, prefix: string, git: (args: readonly string[]) => Promise<GitResult>): Promise<string[]> {
+  if (missing.length === 0) return [];
+  if (facts.git.state !== "repo") {
+    const saved = new Map(anchors.keyFileMtimes.map((k) => [k.path, k.mtime]));
+    return missing.filter((k) => saved.has(k) && saved.get(k) === null);
+  }
+  const head = facts.saved.head;
+  const present = facts.headReachable === true || (facts.headReachable === false && !facts.objectMissing);
+  if (head === null || !present || facts.saved.dirty === null) return [];
+  const t = await git(["ls-tree", "-r", "-z", "--name-only", head, "--", ...missing.map((k) => `:(top,literal)${prefix}${k}`)]);
+  if (t.code !== 0) return [];
+  const inTree = new Set(t.stdout.toString("utf8").split("\0").filter((p) => p !== ""));
+  const dirty = facts.saved.dirty;
+  const wasDirty = (p: string) => dirty.some((d) => d === p || (d.endsWith("/") && p.startsWith(d)));
+  return missing.filter((k) => !inTree.has(`${prefix}${k}`) && !wasDirty(`${prefix}${k}`));
 }
 
 // A saved mtime as `isoSeconds` writes it, so that the comparison is of instants, not spellings.
@@ -299,6 +340,11 @@ async function measureHead(
     const h = parseHistory(log.stdout, memoryPrefix);
     counted = { ahead: h.ahead, behind: h.behind };
     memoryOnly = { ahead: h.memoryOnlyAhead, behind: h.memoryOnlyBehind };
+    // Our merge-driver block is not the user's change (docs/decisions/first-resume.md): commits of
+    // memory and `.gitattributes` count as memory-only when nothing else in that file changed.
+    if (h.attributesAhead + h.attributesBehind > 0 && (await sameAttributesButOurs(head, git))) {
+      memoryOnly = { ahead: memoryOnly.ahead + h.attributesAhead, behind: memoryOnly.behind + h.attributesBehind };
+    }
     committer = h.handoffCommitter;
     if (h.truncated) counted = await countBoth(head, git);
   } else if (snap.head !== null && /unrecognized argument|invalid value for|unknown option/i.test(log.stderr)) {
@@ -341,6 +387,14 @@ async function measureHead(
 
 /** Most commits since the saved date for which `sinceSaved` is computed (null beyond). */
 export const MAX_SINCE_SAVED = 500;
+
+// The top's `.gitattributes` at the saved commit and at HEAD, our block left out, are the same
+// (two `git show`s; a missing file reads as empty).
+async function sameAttributesButOurs(head: ObjectId, git: (args: readonly string[]) => Promise<GitResult>): Promise<boolean> {
+  const [then, now] = await Promise.all([git(["show", `${head}:${ATTRIBUTES}`]), git(["show", `HEAD:${ATTRIBUTES}`])]);
+  const text = (r: GitResult) => (r.code === 0 ? r.stdout.toString("utf8") : "");
+  return attributesNotOurs(text(then)) === attributesNotOurs(text(now));
+}
 
 async function countBoth(head: ObjectId, git: (args: readonly string[]) => Promise<GitResult>): Promise<{ ahead: number; behind: number } | null> {
   const r = await git(["rev-list", "--left-right", "--count", `${head}...HEAD`]);

@@ -98,6 +98,11 @@ function withoutBlock(text: string): { rest: string; had: boolean; line: string 
   return { rest, had: true, line: inner };
 }
 
+/** The text of a `.gitattributes` without our merge-driver block: what the user wrote (docs/decisions/first-resume.md). */
+export function attributesNotOurs(text: string): string {
+  return withoutBlock(text).rest;
+}
+
 function blockFor(before: string, line: string): string {
   const needsNewline = before !== "" && !before.endsWith("\n");
   return `${before}${needsNewline ? "\n" : ""}${needsNewline ? BEGIN_NL : BEGIN}\n${line}\n${END}\n`;

@@ -46,8 +46,10 @@ export interface DriftFacts {
   behind: number | null;
   /** Commits on HEAD committed at or after the saved date; only counted when the saved HEAD is unreachable. */
   commitsSinceDate: number | null;
-  /** Key files (root-relative) that do not exist now. */
+  /** Key files (root-relative) that do not exist now, and existed (or may have) at the save. */
   missingKeyFiles: string[];
+  /** Key files absent at the save and now: work the plan will create, not drift (docs/decisions/first-resume.md). */
+  keyFilesNotYetCreated?: string[];
   /** Anchor fields that failed validation (see `CheckedAnchors.unverifiable`). */
   unverifiable: string[];
   /** Commits on either side that touch only the memory dir (ruling 14, docs/design.md#verdicts-and-the-brief), left out of ahead and behind. */
@@ -89,6 +91,8 @@ export interface DriftReport {
   /** Days since the save (one decimal); null without a valid date. */
   ageDays: number | null;
   missingKeyFiles: string[];
+  /** Key files absent at the save and still absent: not drift (docs/decisions/first-resume.md). */
+  keyFilesNotYetCreated: string[];
   upstream: UpstreamGap | null;
   /** The dirty file set differs from the saved one; null when either side is unknown. */
   dirtyChanged: boolean | null;
@@ -260,6 +264,8 @@ export function assessDrift(f: DriftFacts): DriftReport {
     const more = f.missingKeyFiles.length > 3 ? ` and ${f.missingKeyFiles.length - 3} more` : "";
     parts.push(`key files missing: ${shown}${more}`);
   }
+  const notYet = f.keyFilesNotYetCreated ?? [];
+  if (notYet.length > 0) parts.push(`key files not created yet (absent at the save too): ${listed(notYet)}`);
   const up = cur?.upstream ?? null;
   if (up !== null) {
     if (up.ahead === null) parts.push(`upstream ${branchWords(up.name)} is gone`);
@@ -295,6 +301,7 @@ export function assessDrift(f: DriftFacts): DriftReport {
     commitsSinceDate: f.commitsSinceDate,
     ageDays,
     missingKeyFiles: f.missingKeyFiles,
+    keyFilesNotYetCreated: f.keyFilesNotYetCreated ?? [],
     upstream: up,
     dirtyChanged,
     shallow: f.shallow,

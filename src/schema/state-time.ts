@@ -51,10 +51,27 @@ export function ageDaysOf(st: StateTime, nowMs: number): number | null {
   return st.known ? Math.max(0, (nowMs - st.time.ms) / DAY_MS) : null;
 }
 
-/** The age as the hook and the brief say it: `today`, `1 day ago`, `N days ago`, or `age unknown`. */
+// The local calendar day of a time, as a day count (daylight-saving shifts do not move it).
+function localDay(ms: number): number {
+  const d = new Date(ms);
+  return Date.UTC(d.getFullYear(), d.getMonth(), d.getDate()) / DAY_MS;
+}
+
+/**
+ * The age as the hook says it (docs/decisions/age-words.md): under a day, by the local calendar
+ * (the helper's time zone, which is the harness's): `today` when saved on today's date,
+ * `yesterday` on the day before (a save at 23:00 read at 08:00 is not "today"); from a day on,
+ * whole elapsed days as drift and brief count them: `1 day ago`, `N days ago`; `age unknown`
+ * when there is no state time. A time up to 5 minutes ahead is `today`.
+ */
 export function ageWords(st: StateTime, nowMs: number): string {
   const days = ageDaysOf(st, nowMs);
-  if (days === null) return "age unknown";
+  if (days === null || !st.known) return "age unknown";
   const whole = Math.floor(days);
-  return whole === 0 ? "today" : whole === 1 ? "1 day ago" : `${whole} days ago`;
+  if (whole === 0) {
+    const back = st.time.ms >= nowMs ? 0 : localDay(nowMs) - localDay(st.time.ms);
+    // Under a day, two dates back only across a short daylight-saving day.
+    return back <= 0 ? "today" : back === 1 ? "yesterday" : `${back} days ago`;
+  }
+  return whole === 1 ? "1 day ago" : `${whole} days ago`;
 }

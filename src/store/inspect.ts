@@ -24,7 +24,8 @@ export interface FileInspection {
 
 const HEAD_BYTES = 4096;
 
-function treeUnsafe(root: string): boolean | null {
+/** Whether the memory tree is unsafe to use: true when `.ai`, `.ai/memory` or `archive/` is a link or not a directory; null when `.ai` or the memory dir is missing. */
+export function treeUnsafe(root: string): boolean | null {
   for (const dir of [path.join(root, ".ai"), memoryDir(root)]) {
     let st;
     try {

@@ -4,7 +4,7 @@ import path from "node:path";
 import { lstatSync } from "node:fs";
 import { readSaves, savedHereByStat, statKey } from "../git/saves.ts";
 import { isConflicted } from "../schema/conflicted.ts";
-import { inspectFile, interruptedSave, type FileInspection } from "../store/inspect.ts";
+import { inspectFile, interruptedSave, treeUnsafe, type FileInspection } from "../store/inspect.ts";
 import { FILE_OF, memoryDir, type Kind } from "../store/paths.ts";
 import { disabledByEnv, pauseSwitch } from "../store/pause.ts";
 import { pendingRepairs } from "../store/recover.ts";
@@ -26,6 +26,8 @@ export const HOOK_STDIN_BYTES = 65_536;
 
 // Fixed sentences only: nothing from a memory file is ever echoed (docs/design.md#integrations).
 const SENTENCES = {
+  tree: () =>
+    "session-handoff: the memory folder .ai/memory failed memory safety or schema checks (.ai, .ai/memory or .ai/memory/archive is a link or not a directory); do not load memory from it, and tell the user it needs attention.",
   unsafe: (file: string) =>
     `session-handoff: .ai/memory/${file} failed memory safety or schema checks; do not load it, and tell the user it needs attention.`,
   interrupted: () =>
@@ -49,7 +51,7 @@ function ageText(text: string | null | undefined, now: number): string {
   return words === "age unknown" ? words : `saved ${words}`;
 }
 
-async function stdinInput(ctx: VerbContext): Promise<{ cwd: string | null } & HookSession> {
+async function stdinInput(ctx: VerbContext): Promise<{ cwd: unknown } & HookSession> {
   const none = { cwd: null, source: null, sessionId: undefined };
   if (ctx.stdinIsTTY) return none;
   // A harness may keep stdin open; never wait more than a second for it (contract, "Words").
@@ -59,7 +61,8 @@ async function stdinInput(ctx: VerbContext): Promise<{ cwd: string | null } & Ho
   try {
     const parsed = JSON.parse(data.toString("utf8")) as { cwd?: unknown; source?: unknown; session_id?: unknown };
     return {
-      cwd: typeof parsed.cwd === "string" ? parsed.cwd : null,
+      // Any value as given: hookCwd refuses an empty, relative or non-string one by name.
+      cwd: parsed.cwd,
       source: typeof parsed.source === "string" ? parsed.source : null,
       sessionId: parsed.session_id,
     };
@@ -119,6 +122,10 @@ when SESSION_HANDOFF_DISABLE is set to anything but empty, 0, false, no or off (
 Output stays under ${HOOK_LIMIT} characters.
 
 The sentences, one per state (most important first):
+  ${SENTENCES.tree()}
+      (alone, with the kill switch's sentence when paused: a linked memory folder is the
+      folder's state, not a file's: no file behind it is looked at or named; \`check\`
+      exits 3 for it, \`write\` refuses it, \`read\` refuses a linked .ai or .ai/memory)
   ${SENTENCES.unsafe("<FILE>")}
   ${SENTENCES.interrupted()}
   ${SENTENCES.handoff("saved today")}
@@ -133,9 +140,11 @@ The sentences, one per state (most important first):
       outside git, or before this clone's first save with this version: never)
 The handoff's age is its state time's, as drift and brief count it: its \`- Date:\`
 anchor, else its \`Saved:\` line (strict ISO-8601 with a zone), never the file's
-modification time: "saved today", "saved 1 day ago", "saved N days ago", or
-"age unknown" when neither parses, the time is more than 5 minutes in the future, or the
-file changed while it was read.
+modification time. Under a day it follows the local calendar (this process's time zone):
+"saved today" on today's date, "saved yesterday" on the date before (a save at 23:00 read
+at 08:00 is yesterday's); from a day on, whole elapsed days as drift counts them:
+"saved 1 day ago", "saved N days ago", or "age unknown" when neither parses, the time is
+more than 5 minutes in the future, or the file changed while it was read.
 
 The JSON on stdin is read even with --root: its "source" and "session_id" choose the
 checkpoint sentences below. Stdin past ${HOOK_STDIN_BYTES} bytes is ignored (the current
@@ -166,8 +175,13 @@ With any other source, the newest such checkpoint:
 The project root is found as every verb finds it (below), starting from --root, else the
 "cwd" of the harness's JSON on stdin (read only when stdin is not a terminal, until the
 JSON object ends or stdin closes, for at most one second), else the current directory. It runs no git; links from .ai down are never
-followed (a symlinked project folder is fine). A Windows cwd (C:\\…) off Windows prints nothing:
+followed (a symlinked project folder is fine). A cwd it cannot use prints nothing on stdout
+and says why on stderr (the current folder is not guessed in its place): a Windows cwd (C:\\…)
+off Windows, a relative one, an empty one, or one that is not a string:
   memory_io hook: the hook input's cwd "<path>" is a Windows path and this helper runs on <os> (pass --root <project>); printing nothing
+  memory_io hook: the hook input's cwd "<path>" is not an absolute path (pass --root <project>); printing nothing
+  memory_io hook: the hook input's cwd is empty (pass --root <project>); printing nothing
+  memory_io hook: the hook input's cwd is not a string (pass --root <project>); printing nothing
 ${ROOT_HELP}
 Formats (each harness's envelope around the same sentences; \`install\` picks the right one):
   text    the sentences as plain lines (the default)
@@ -205,6 +219,9 @@ exit: always 0 -- a broken hook must not break a session; problems go to stderr.
       return ok("", [`memory_io hook: ${(err as Error).message}; printing nothing`]);
     }
     const paused = pauseSwitch(memoryDir(root), ctx.env) !== null;
+    // A linked or non-directory memory tree is refused by every verb as a whole (docs/design.md#the-session-start-hook):
+    // say so once, and name no file behind it.
+    if (treeUnsafe(root) === true) return ok(wrap(`${[SENTENCES.tree(), ...(paused ? [SENTENCES.paused()] : [])].join("\n")}\n`), []);
     const kinds: Kind[] = mode === "session" ? ["handoff", "lessons"] : ["lessons"];
     const files = kinds.map((k) => inspectFile(root, k, true, { text: k === "handoff" }));
     const now = Date.now();

@@ -61,7 +61,8 @@ describe("hook --format gemini", () => {
     const elsewhere = tempDir();
     mkdirSync(path.join(root, ".ai"));
     symlinkSync(elsewhere, path.join(root, ".ai", "memory"));
-    expect(context(hook(root))).toContain("failed memory safety");
+    // The folder's state, no file named behind it (docs/design.md#the-session-start-hook).
+    expect(context(hook(root))).toContain("the memory folder .ai/memory failed memory safety or schema checks");
   });
 });
 

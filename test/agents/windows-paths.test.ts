@@ -38,12 +38,14 @@ describe("harnessPath: Windows-shaped paths through path.win32, whatever the OS"
     expect(["/x", "//s/x", ":\\x", "1:\\x", "\\x", "x"].map(windowsShaped)).toEqual([false, false, false, false, false, false]);
   });
 
-  it("hookCwd: the path, null for a relative POSIX cwd, a refusal naming a Windows path elsewhere", () => {
+  it("hookCwd: the path, null when absent, a refusal naming a relative, empty, non-string or (elsewhere) Windows cwd", () => {
     expect(hookCwd(WIN_CWD, "win32")).toBe(WIN_CWD);
     expect(hookCwd("/home/dev/proj", "linux")).toBe("/home/dev/proj");
-    expect(hookCwd("proj", "linux")).toBeNull();
-    expect(hookCwd(42, "linux")).toBeNull();
-    expect(hookCwd("", "linux")).toBeNull();
+    expect(hookCwd(undefined, "linux")).toBeNull();
+    expect(hookCwd(null, "linux")).toBeNull();
+    expect(() => hookCwd("proj", "linux")).toThrow(`the hook input's cwd "proj" is not an absolute path (pass --root <project>)`);
+    expect(() => hookCwd(42, "linux")).toThrow("the hook input's cwd is not a string (pass --root <project>)");
+    expect(() => hookCwd("", "linux")).toThrow("the hook input's cwd is empty (pass --root <project>)");
     expect(() => hookCwd(WIN_CWD, "linux")).toThrow(`the hook input's cwd "C:\\\\Users\\\\dev\\\\proj" is a Windows path and this helper runs on linux (pass --root <project>)`);
     expect(() => hookCwd("C:proj", "linux")).toThrow("the hook input's cwd is not an absolute path (pass --root <project>)");
   });
@@ -140,5 +142,47 @@ describe.skipIf(process.platform === "win32")("a resume whose brief named a Wind
     expect(run('"C:\\proj"', "win-1")).toBe(0);
     // The same transcript with a relative --root is this project's resume: the test can tell.
     expect(run(".", "posix-1")).toBe(1);
+  });
+});
+
+// A cwd the hook cannot place (docs/design.md#the-session-start-hook): relative (to what?), empty
+// or not a string. Run from a project with a parked handoff, the current folder is not guessed in
+// its place: stdout stays empty, stderr names what was ignored and why, checkpoint writes nothing.
+describe("a relative, empty or non-string cwd in the hook input (golden)", () => {
+  const cases: [string, unknown, string][] = [
+    ["relative", "proj/sub", `the hook input's cwd "proj/sub" is not an absolute path (pass --root <project>)`],
+    ["dot", ".", `the hook input's cwd "." is not an absolute path (pass --root <project>)`],
+    ["empty", "", "the hook input's cwd is empty (pass --root <project>)"],
+    ["a number", 42, "the hook input's cwd is not a string (pass --root <project>)"],
+  ];
+  const parked = () => {
+    const root = gitRepo();
+    mkdirSync(path.join(root, ".ai", "memory"), { recursive: true });
+    writeFileSync(path.join(root, ".ai", "memory", "HANDOFF.md"), `${MARKER}\n# Session Handoff\n`);
+    return root;
+  };
+
+  it.each(cases)("hook, %s cwd: nothing on stdout, the reason on stderr", (_what, cwd, reason) => {
+    const root = parked();
+    for (const format of ["text", "claude"]) {
+      const r = helper(["hook", "--mode", "session", "--format", format], { cwd: root, input: JSON.stringify({ session_id: "s1", cwd, source: "startup" }) });
+      expect(r).toMatchObject({ code: 0, stdout: "", stderr: `memory_io hook: ${reason}; printing nothing\n` });
+    }
+    const g = helper(["hook", "--mode", "session", "--format", "gemini"], { cwd: root, input: JSON.stringify({ session_id: "s1", cwd, source: "startup" }) });
+    expect(g).toMatchObject({ code: 0, stdout: "{}\n", stderr: "" });
+  });
+
+  it.each(cases)("checkpoint, %s cwd: skipped with the reason, nothing written", (_what, cwd, reason) => {
+    const root = parked();
+    const r = helper(["checkpoint"], { cwd: root, input: JSON.stringify({ session_id: "sess-1", cwd, hook_event_name: "SessionEnd" }) });
+    expect(r).toMatchObject({ code: 0, stdout: "", stderr: `${CHECKPOINT_LINES.skipped(reason)}\n` });
+    expect(existsSync(path.join(root, ".ai", "memory", "checkpoints"))).toBe(false);
+  });
+
+  it("no cwd at all: the current folder serves, as before", () => {
+    const root = parked();
+    const r = helper(["hook", "--mode", "session"], { cwd: root, input: JSON.stringify({ session_id: "s1", source: "startup" }) });
+    expect(r.stdout).toContain("parked handoff exists");
+    expect(r.stderr).toBe("");
   });
 });

@@ -132,8 +132,16 @@ describe("journal on disk", () => {
     expect(write(root, doc({ goal: "first" })).code).toBe(0);
     const file = monthFile(root);
     const entry = (i: number) => `## ${new Date().toISOString().slice(0, 19)}Z save ${(i + 4096).toString(16).padStart(16, "0")}\n- Goal: ${"x".repeat(40)}\n\n`;
-    let text = readFileSync(file, "utf8");
-    for (let i = 0; Buffer.byteLength(text) < 999_900; i++) text += entry(i);
+    // Built in one join with a running byte count: appending to one string and measuring it on
+    // every turn was quadratic (about 15,000 turns) and timed out under load.
+    const parts = [readFileSync(file, "utf8")];
+    let bytes = Buffer.byteLength(parts[0]!);
+    for (let i = 0; bytes < 999_900; i++) {
+      const next = entry(i);
+      parts.push(next);
+      bytes += Buffer.byteLength(next);
+    }
+    const text = parts.join("");
     expect(Buffer.byteLength(text)).toBeLessThan(1_000_000);
     writeFileSync(file, text);
     expect(write(root, doc({ goal: "overflow" })).code).toBe(0);

@@ -200,6 +200,10 @@ describe("shapes check calls unsafe (3), never parked (2) or interrupted for goo
     const c = helper(["check", "--root", root]);
     expect(c.code).toBe(3);
     expect(helper(["check", "--root", root, "--json"]).stdout).toMatch(/"state":"unsafe"/);
+    // The hook says it of the folder, and names no file (docs/design.md#the-session-start-hook).
+    const hook = helper(["hook", "--mode", "session", "--root", root]).stdout;
+    expect(hook).toContain("session-handoff: the memory folder .ai/memory failed memory safety or schema checks");
+    expect(hook).not.toMatch(/HANDOFF\.md|LESSONS\.md/);
     expect(readdirSync(elsewhere)).toEqual([]);
   });
 

@@ -31,7 +31,7 @@ function parkedAt(root: string, daysAgo: number, times: { saved?: string | null;
 /** What a fixture is: the folder the verbs start from (`--root`), and the state all four must report. */
 interface Fixture {
   start: string;
-  state: "nothing" | "parked" | "interrupted" | "unsafe" | "foreign";
+  state: "nothing" | "parked" | "interrupted" | "unsafe" | "foreign" | "tree";
   /** The hook's age words when parked (`saved N days ago`, `saved today`, `age unknown`). */
   age?: string;
 }
@@ -121,6 +121,21 @@ const fixtures: [string, () => Fixture][] = [
       return { start: root, state: "unsafe" };
     },
   ],
+  ...(["a linked .ai", "a linked .ai/memory"] as const).map(
+    (name) =>
+      [
+        `${name} holding a parked handoff (the tree's state: no file behind it is named)`,
+        () => {
+          const root = newRepo(NOW - DAY);
+          parkedAt(root, 0);
+          const real = path.join(tempDir("sh-real-"), "tree");
+          const moved = name === "a linked .ai" ? path.join(root, ".ai") : path.join(root, ".ai", "memory");
+          renameSync(moved, real);
+          symlinkSync(real, moved);
+          return { start: root, state: "tree" };
+        },
+      ] as [string, () => Fixture],
+  ),
   [
     "a foreign file (no v1 marker)",
     () => {
@@ -153,12 +168,20 @@ describe("check, read, brief and hook agree", () => {
       parked: { check: 2, read: 0, brief: 0, hook: "parked handoff exists" },
       interrupted: { check: 1, read: 2, brief: 2, hook: "an interrupted save left session memory in recovery" },
       unsafe: { check: 3, read: 2, brief: 2, hook: "failed memory safety or schema checks" },
+      tree: { check: 3, read: 2, brief: 2, hook: "session-handoff: the memory folder .ai/memory failed memory safety or schema checks (" },
       // A foreign file is readable data (read returns any regular file); brief warns, check and hook say do not load it.
       foreign: { check: 3, read: 0, brief: 0, hook: "failed memory safety or schema checks" },
     }[f.state];
     expect({ check: check.code, read: read.code, brief: brief.code }).toEqual({ check: want.check, read: want.read, brief: want.brief });
     if (want.hook === "") expect(hook.stdout).toBe("");
     else expect(hook.stdout).toContain(want.hook);
+    if (f.state === "tree") {
+      expect(hook.stdout).toBe(
+        "session-handoff: the memory folder .ai/memory failed memory safety or schema checks (.ai, .ai/memory or .ai/memory/archive is a link or not a directory); do not load memory from it, and tell the user it needs attention.\n",
+      );
+      expect(run(["hook", "--mode", "lessons"], { cwd: f.start }).stdout).toBe(hook.stdout);
+      expect(run(["read", "lessons", "--root", f.start]).code).toBe(2);
+    }
     if (f.state === "nothing") expect(brief.stdout).toBe("No saved session state exists.\n");
     if (f.state === "interrupted") {
       expect(read.stderr).toContain("run `recover`");

@@ -92,7 +92,8 @@ describe("doctor", () => {
     e.run("install", "--agent", "claude-code", "--root", e.root);
     expect(doctor(e).agents["claude-code"]!.install[".claude/settings.json"]).toBe("current");
     const file = path.join(e.root, ".claude", "settings.json");
-    writeFileSync(file, readFileSync(file, "utf8").replace("--format claude", "--format text"));
+    // Our exact command with another timeout: ours, and not what install writes now.
+    writeFileSync(file, readFileSync(file, "utf8").replace('"timeout": 10', '"timeout": 7'));
     const d = doctor(e);
     expect(d.ok).toBe(false);
     expect(d.agents["claude-code"]!.install[".claude/settings.json"]).toBe("outdated");
@@ -148,6 +149,44 @@ describe("doctor", () => {
     doctor(e);
     e.run("doctor", "--root", e.root);
     expect([...tree(e.root), ...tree(e.home)]).toEqual(before);
+  });
+});
+
+// Doctor judges our own entries only (docs/design.md#doctor): another tool's SessionStart hook,
+// even one naming the helper under a start matcher without fork, is never called outdated.
+describe("another tool's hooks in a settings file are not ours to call outdated", () => {
+  it.each([
+    ["claude-code", ".claude/settings.json"],
+    ["codex", ".codex/hooks.json"],
+    ["gemini", ".gemini/settings.json"],
+  ])("%s: %s with two foreign SessionStart entries beside ours is current; the one naming the helper is reported not ours", (agent, rel) => {
+    const e = setup();
+    expect(e.run("install", "--agent", agent, "--root", e.root).code).toBe(0);
+    const file = path.join(e.root, ...rel.split("/"));
+    const s = JSON.parse(readFileSync(file, "utf8"));
+    const foreign = "node /opt/other-tool/memory_io.mjs hook --mode session";
+    s.hooks.SessionStart.push({ matcher: "startup", hooks: [{ type: "command", command: "other-tool session-start" }] });
+    s.hooks.SessionStart.push({ matcher: "startup", hooks: [{ type: "command", command: foreign }] });
+    s.hooks.Stop = [{ hooks: [{ type: "command", command: "node /opt/other-tool/memory_io.mjs stop" }] }];
+    writeFileSync(file, JSON.stringify(s, null, 2));
+    const d = doctor(e);
+    expect(d.agents[agent]!.install[rel]).toBe("current");
+    const what = d.problems.map((p) => p.what).join("\n");
+    expect(what).not.toContain("outdated");
+    expect(what).not.toContain("lacks fork");
+    expect(what).toContain(`${rel}: a SessionStart command names memory_io.mjs but is not one install writes (not ours: not run): ${JSON.stringify(foreign)}`);
+  });
+
+  it("a settings file holding only another tool's entry naming the helper: not installed, and the entry reported", () => {
+    const e = setup();
+    const file = path.join(e.root, ".claude", "settings.json");
+    mkdirSync(path.dirname(file), { recursive: true });
+    const foreign = "node /opt/other-tool/memory_io.mjs hook --mode session";
+    writeFileSync(file, JSON.stringify({ hooks: { SessionStart: [{ matcher: "startup", hooks: [{ type: "command", command: foreign }] }] } }, null, 2));
+    const d = doctor(e);
+    expect(d.agents["claude-code"]!.install[".claude/settings.json"]).toBe("absent");
+    expect(d.problems.map((p) => p.what).join("\n")).not.toContain("outdated");
+    expect(d.problems.some((p) => p.what.includes("(not ours: not run)"))).toBe(true);
   });
 });
 

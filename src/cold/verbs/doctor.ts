@@ -4,10 +4,11 @@ import { MERGE_DRIVER_MISSING, mergeDriverMissing } from "../../git/merge-driver
 import { lstatSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { AGENTS } from "../../agents/index.ts";
+import { withoutForeignHooks } from "../../agents/json-hooks.ts";
 import { blockAgents, findBlock } from "../../agents/md-block.ts";
 import { editPath, holdsOurs, installText } from "../../agents/plan.ts";
 import type { AgentName } from "../../agents/types.ts";
-import { budgetFinding, codexTrust, outdatedReasons, runStart, startCommands, startFolderNote, type StartRun } from "../../agents/doctor-checks.ts";
+import { budgetFinding, codexTrust, installedForms, outdatedReasons, runStart, startCommands, startFolderNote, type StartRun } from "../../agents/doctor-checks.ts";
 import { runGit } from "../../git/run.ts";
 import { ARCHIVE_NAME } from "../../store/archive.ts";
 import { inspectFile, interruptedSave } from "../../store/inspect.ts";
@@ -56,7 +57,8 @@ A read-only health report: the Node version; where the skill is installed for ea
 (project and HOME folders); whether each agent's hook or block is installed in the
 project's files ("not installed", "current": the same bytes \`install\` would write now,
 "outdated", with why: bare node, a start matcher without fork, a hook on an event no
-longer installed; a problem when an agent has them but no skill folder where it looks for
+longer installed -- judged on our own entries only: another tool's hook, or ours edited by
+hand, is never current or outdated; a problem when an agent has them but no skill folder where it looks for
 skills; with --global, the per-user files instead). It runs each installed SessionStart
 command (never a checkpoint one) as a harness would: /bin/sh -c with PATH=/usr/bin:/bin,
 a session id of its own, source startup (the hook neither reads nor writes a
@@ -127,27 +129,31 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
       const install: Record<string, string> = {};
       for (const { edit, file } of agentFiles(agent, global)) {
         const text = readText(file);
+        // Settings files are judged on our own entries only (docs/design.md#doctor): another
+        // tool's hook naming the helper is reported as not ours below, never called outdated.
+        const judged = text !== null && edit.kind === "json-hooks" ? withoutForeignHooks(text, (c) => installedForms(edit).includes(c)) : text;
         let state = "absent";
-        if (text !== null && holdsOurs(edit, text)) {
+        if (judged !== null && holdsOurs(edit, judged)) {
           try {
             // A shared AGENTS.md block lists the agents that asked for it (ruling 11, docs/design.md#integrations): another
             // agent's block is not this one's install, current or outdated.
-            const span = edit.kind === "md-block" ? findBlock(text, edit.file) : null;
-            if (span !== null && !blockAgents(text, span).includes(name)) {
+            const span = edit.kind === "md-block" ? findBlock(judged, edit.file) : null;
+            if (span !== null && !blockAgents(judged, span).includes(name)) {
               install[edit.file] = "absent";
               continue;
             }
-            state = installText(edit, name, text, edit.file) === text ? "current" : "outdated";
+            state = installText(edit, name, judged, edit.file) === judged ? "current" : "outdated";
           } catch (err) {
             state = "malformed";
             problems.push({ what: `${edit.file}: ${(err as Error).message.split("\n")[0]}`, fix: `fix ${edit.file} by hand, then ${cmd(`install --agent ${name}${gflag}`)}` });
           }
         }
         if (state === "outdated") {
-          const why = edit.kind === "json-hooks" && text !== null ? outdatedReasons(text, edit) : [];
+          const why = edit.kind === "json-hooks" && judged !== null ? outdatedReasons(judged, edit) : [];
           problems.push({ what: `${name}: ${edit.file} holds an outdated session-handoff entry${why.length > 0 ? `: ${why.join("; ")}` : ""}`, fix: `${cmd(`install --agent ${name}${gflag}`)} (upgrades it in place)` });
         }
-        if ((state === "current" || state === "outdated") && text !== null) {
+        const installed = state === "current" || state === "outdated";
+        if (installed && text !== null) {
           if (edit.kind === "md-block" && path.basename(edit.file) === "AGENTS.md") {
             const over = budgetFinding(text, edit.file, cmd(`install --agent ${name}${gflag}`));
             if (over !== null && !problems.some((p) => p.what === over.what)) problems.push(over);
@@ -155,6 +161,9 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
           }
           if (edit.kind === "json-hooks" && agent.checks?.hookTrust === "codex") agents[name] = { ...agents[name]!, trust: codexTrust(ctx.env, home, file) };
           if (edit.kind === "json-hooks" && agent.checks?.projectHooksFromStartFolder && !global) notes.push(startFolderNote(agent));
+        }
+        // A settings file holding only another tool's entries still has them reported.
+        if ((installed || edit.kind === "json-hooks") && text !== null && holdsOurs(edit, text)) {
           if (edit.kind === "json-hooks" || !edit.file.endsWith("TaskResume")) {
             const shown = global ? `~/${edit.file}` : edit.file;
             const found = startCommands(edit, text, file, state === "current");

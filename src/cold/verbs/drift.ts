@@ -29,6 +29,7 @@ export function renderDrift(r: DriftReport): string {
     `ahead: ${n(r.ahead)}, behind: ${n(r.behind)}, commits since the saved date: ${n(r.commitsSinceDate)}`,
     `age: ${r.ageDays === null ? "unknown" : `${r.ageDays} days`} (saved ${r.saved.date ?? "at an unverifiable time"})`,
     `key files missing: ${r.missingKeyFiles.length === 0 ? "none found" : r.missingKeyFiles.map(quotedPath).join(", ")}`,
+    `key files not created yet (absent at the save too): ${r.keyFilesNotYetCreated.length === 0 ? "none" : r.keyFilesNotYetCreated.map(quotedPath).join(", ")}`,
     `dirty files: ${r.saved.dirty === null ? "unverifiable" : r.saved.dirty.length} then, ${r.current.dirty === null ? "unknown" : r.current.dirty.length} now${r.dirtyChanged ? " (changed)" : ""}`,
     `memory-only commits (not counted): ${r.memoryOnlyCommits}`,
     `key files changed: ${r.changedKeyFiles.length === 0 ? "none found" : r.changedKeyFiles.map(quotedPath).join(", ")}`,
@@ -87,7 +88,10 @@ Verdicts, strongest first:
   rewritten     the saved HEAD is unreachable (its object here), or missing and named
                 by this clone's reflog files (logs/**, read as files)
   stale         saved more than 14 days ago, or more than 30 commits ahead
-  drifted       branch changed, commits ahead or behind, or key files missing
+  drifted       branch changed, commits ahead or behind, or key files missing (a key
+                file absent at the save too -- not in the saved commit's tree nor under a
+                path dirty then; outside git, "missing" in \`Key file mtimes\` -- is work
+                not done yet, listed in keyFilesNotYetCreated, not drift)
   fresh         none of the above
 An upstream gap, changed key files or changed dirty files are reported but do not change
 the verdict by themselves.
@@ -105,6 +109,7 @@ The summary (one line, parts joined by "; ") says, as they apply:
   - (unverifiable, why) git is not on PATH, so the repository could not be compared (outside-git behaviour) | the root is not in a git repository, so only age and key files were checked | git cannot read the repository at the root (<why>), so only age and key files were checked: <how to repair> | git could not be used (<why>) | the handoff has no valid HEAD anchor (a full 40/64-hex id), so the saved commit could not be checked
   - too stale for line-by-line reconciliation
   - key files missing: <paths> | key files changed: <paths>
+  - key files not created yet (absent at the save too): <paths>
   - key files with uncommitted changes: <paths> (dirty now, not dirty at the save)
   - dirty files: N then, M now
   - N files dirty at the save are clean now (C committed, D stashed or reverted): <paths> (or "N files dirty at the save are clean now (committed, stashed or reverted): <paths>" when the commits since the save were not compared)
@@ -131,7 +136,7 @@ on stdin: no handoff to compare".
 
 --json prints one object: {"verdict", "saved": {"branch","head","date","dirty"},
 "current": {"branch","head","dirty"}, "branchChanged", "headReachable", "ahead", "behind",
-"commitsSinceDate", "ageDays", "missingKeyFiles", "upstream": {"name","ahead","behind"}|null,
+"commitsSinceDate", "ageDays", "missingKeyFiles", "keyFilesNotYetCreated", "upstream": {"name","ahead","behind"}|null,
 "dirtyChanged", "shallow", "headPresent" (the saved HEAD's object is here), "countsAtLeast"
 (a shallow history: the counts may be larger), "notHereReason" ("not-fetched", "shallow" or
 null), "sinceSaved" (with the saved object present but unreachable: HEAD's commits not

@@ -1,0 +1,65 @@
+// The first resume after the first save (docs/decisions/first-resume.md): installing writes our
+// merge-driver block into .gitattributes, `publish` commits it with the memory, and a plan may
+// name a key file the work will create. None of these is drift; their neighbours still are.
+import { appendFileSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { git, gitRepo, handoff, helper, tempDir } from "../helpers.ts";
+
+// A minimal handoff naming one key file, its anchors left for `write` to fill.
+const doc = (keyFile: string) => handoff("Build the parser.").replace("## Key files\n- none", `## Key files\n- ${keyFile} — the parser`).replace(/^- Date: .*\n/m, "");
+
+function project() {
+  const root = gitRepo();
+  const home = tempDir("sh-home-");
+  const env = { HOME: home, GIT_AUTHOR_NAME: "Test", GIT_AUTHOR_EMAIL: "test@example.com", GIT_COMMITTER_NAME: "Test", GIT_COMMITTER_EMAIL: "test@example.com" };
+  const run = (...args: string[]) => helper([...args, "--root", root], { env });
+  const saveWith = (keyFile: string) => {
+    const r = helper(["write", "handoff", "--root", root, "--expected-current-sha256", "absent"], { input: doc(keyFile), env });
+    expect(r.code, r.stderr).toBe(0);
+  };
+  const drift = () => JSON.parse(run("drift", "--json").stdout) as { verdict: string; summary: string; ahead: number; memoryOnlyCommits: number; missingKeyFiles: string[]; keyFilesNotYetCreated: string[] };
+  return { root, run, saveWith, drift };
+}
+
+describe("first resume after the first save", () => {
+  it("install, then a save whose key file the plan will create: fresh, the file listed as not created yet (and in the brief)", () => {
+    const p = project();
+    expect(p.run("install", "--agent", "claude-code").code).toBe(0);
+    p.saveWith("src/parser.ts");
+    const d = p.drift();
+    expect(d).toMatchObject({ verdict: "fresh", missingKeyFiles: [], keyFilesNotYetCreated: ["src/parser.ts"] });
+    expect(d.summary).toContain('key files not created yet (absent at the save too): "src/parser.ts"');
+    expect(p.run("brief").stdout).toMatch(/^Drift & lessons: fresh: .*key files not created yet \(absent at the save too\): "src\/parser\.ts"/m);
+    expect(p.run("drift").stdout).toContain('key files not created yet (absent at the save too): "src/parser.ts"\n');
+  });
+
+  it("a key file that existed at the save (committed, or new and dirty) and is gone now: drifted", () => {
+    const p = project();
+    mkdirSync(path.join(p.root, "src"));
+    writeFileSync(path.join(p.root, "src", "parser.ts"), "export {};\n");
+    p.saveWith("src/parser.ts");
+    rmSync(path.join(p.root, "src"), { recursive: true });
+    expect(p.drift()).toMatchObject({ verdict: "drifted", missingKeyFiles: ["src/parser.ts"], keyFilesNotYetCreated: [] });
+  });
+
+  it("install, save, publish (memory and our .gitattributes block in one commit): fresh, the commit not counted", () => {
+    const p = project();
+    expect(p.run("install", "--agent", "claude-code").code).toBe(0);
+    p.saveWith("README.md");
+    const pub = p.run("publish");
+    expect(pub.code, pub.stderr).toBe(0);
+    expect(git(p.root, "show", "--name-only", "--format=", "HEAD").split("\n").filter(Boolean)).toContain(".gitattributes");
+    expect(p.drift()).toMatchObject({ verdict: "fresh", ahead: 0, memoryOnlyCommits: 1 });
+  });
+
+  it("the same commit with a line of the user's in .gitattributes: drifted (1 commit ahead)", () => {
+    const p = project();
+    expect(p.run("install", "--agent", "claude-code").code).toBe(0);
+    p.saveWith("README.md");
+    appendFileSync(path.join(p.root, ".gitattributes"), "*.png binary\n");
+    git(p.root, "add", ".gitattributes", ".ai");
+    git(p.root, "commit", "-qm", "memory and attributes");
+    expect(p.drift()).toMatchObject({ verdict: "drifted", ahead: 1, memoryOnlyCommits: 0 });
+  });
+});
