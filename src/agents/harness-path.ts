@@ -3,6 +3,7 @@
 // `\\server\share\…` (docs/design.md#integrations); read the POSIX way, such a path is relative,
 // and `path.resolve` would join it under the current folder. So a Windows-shaped path is parsed
 // with `path.win32` whatever the OS: on Windows it is used, anywhere else it is refused by name.
+import { quotedValue } from "../guard/quote.ts";
 import { quotedPath } from "../schema/anchor-lines.ts";
 import path from "node:path";
 
@@ -45,5 +46,5 @@ export function hookCwd(cwd: unknown, platform: NodeJS.Platform = process.platfo
   const got = harnessPath(what, cwd, platform);
   if (got.ok) return got.path;
   if (got.windows) throw new Error(`${got.reason} (pass --root <project>)`);
-  throw new Error(`${what} ${JSON.stringify(cwd.slice(0, 200))} is not an absolute path (pass --root <project>)`);
+  throw new Error(`${what} ${quotedValue(cwd.slice(0, 200))} is not an absolute path (pass --root <project>)`);
 }

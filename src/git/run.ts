@@ -1,5 +1,6 @@
 // Runs git: an argument vector (never a shell), a timeout, no optional locks, and an
 // environment that cannot redirect it to another repository (docs/design.md#tokens-and-the-publication-protocol).
+import { quotedValue } from "../guard/quote.ts";
 import { execFile } from "node:child_process";
 
 /** Default time one git process may take, in ms, before it is killed. */
@@ -77,7 +78,7 @@ export function runGit(
 ): Promise<GitResult> {
   for (const arg of args) {
     // A guard against a future caller passing file text: no argument of ours holds these.
-    if (/[\0\n\r]/.test(arg)) throw new Error(`refusing to pass a git argument holding a control character: ${JSON.stringify(arg)}`);
+    if (/[\0\n\r]/.test(arg)) throw new Error(`refusing to pass a git argument holding a control character: ${quotedValue(arg.slice(0, 200))}`);
   }
   return new Promise((resolve, reject) => {
     execFile(

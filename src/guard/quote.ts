@@ -39,3 +39,15 @@ export function inQuotes(marked: string): string {
 export function quotedValue(text: string): string {
   return inQuotes(markText(text));
 }
+
+/**
+ * `text` as one word for a POSIX shell, for a command the user pastes: as is when it holds only
+ * characters no shell reads specially, else in single quotes (`'` written `'\''`). Null when it
+ * holds a control character or a code point `write` refuses: a pasted command must show what it
+ * runs, so the caller says so instead of printing one (docs/design.md#verdicts-and-the-brief). Pure.
+ */
+export function shellWord(text: string): string | null {
+  if (markText(text, false) !== text || /[\n\t]/.test(text)) return null;
+  if (/^[A-Za-z0-9_./:@%+=,-]+$/.test(text)) return text;
+  return `'${text.replace(/'/g, "'\\''")}'`;
+}

@@ -3,6 +3,8 @@
 // disk (docs/decisions/journal.md). Reads only; the caller prints inside the envelope.
 import { readdirSync } from "node:fs";
 import path from "node:path";
+import { loadMemoryText } from "../cold/memory-text.ts";
+import { firstNul } from "../guard/file-verdict.ts";
 import { readStable } from "../store/files.ts";
 import { archiveDir, memoryDir } from "../store/paths.ts";
 import { parseJournal } from "./entry.ts";
@@ -97,14 +99,30 @@ function ledgerUnits(text: string): Unit[] {
   return units;
 }
 
-async function readText(p: string): Promise<string | null> {
+/**
+ * A file's text by the one verdict on bytes (docs/design.md#one-verdict-on-a-files-bytes), as
+ * `brief` and `archives list` read it: invalid UTF-8 as `<0xNN>` and `read`'s warning in `notes`;
+ * a NUL skips the file with a line in `notes` (search reads many files: like `archives list`, it
+ * marks the one and goes on). Null when absent, unreadable (a link: `check` and `doctor` report
+ * it) or unsafe.
+ */
+async function readText(p: string, file: string, notes: string[]): Promise<string | null> {
+  let bytes: Buffer;
   try {
     const r = await readStable(p);
-    return r === null ? null : r.bytes.toString("utf8");
+    if (r === null) return null;
+    bytes = r.bytes;
   } catch {
-    // An unsafe or unreadable file is not searched; `check` and `doctor` report it.
     return null;
   }
+  const nul = firstNul(bytes);
+  if (nul >= 0) {
+    notes.push(`warning: ${file} holds a NUL byte (at byte ${nul}): unsafe, not searched`);
+    return null;
+  }
+  const loaded = loadMemoryText(file, bytes);
+  if (loaded.warning !== null) notes.push(loaded.warning);
+  return loaded.text;
 }
 
 function names(dir: string): string[] {
@@ -122,6 +140,8 @@ export interface SearchOutcome {
   searched: Record<SearchKind, number>;
   /** Results before `limit` cut the list. */
   total: number;
+  /** Lines for stderr: a file skipped as unsafe, a file loaded with bytes shown as `<0xNN>` / `<U+XXXX>`. */
+  notes: string[];
 }
 
 /**
@@ -136,6 +156,7 @@ export async function searchMemory(root: string, words: readonly string[], opts:
   const mem = memoryDir(root);
   const searched: Record<SearchKind, number> = { journal: 0, archive: 0, handoff: 0, ledger: 0, checkpoint: 0 };
   const found: SearchResult[] = [];
+  const notes: string[] = [];
   // Half the words at least (one of one or two): a lone short word of a long query is noise.
   const needed = Math.max(1, Math.ceil(words.length / 2));
   // Words are letters and digits only (queryWords), so they need no escaping in a pattern.
@@ -154,7 +175,7 @@ export async function searchMemory(root: string, words: readonly string[], opts:
   };
   if (kinds.has("journal")) {
     for (const f of listJournal(root)) {
-      const text = await readText(path.join(journalDir(root), f.name));
+      const text = await readText(path.join(journalDir(root), f.name), `journal/${f.name}`, notes);
       if (text === null) continue;
       const units: Unit[] = [];
       for (const e of parseJournal(text, f.kind).entries) {
@@ -174,25 +195,25 @@ export async function searchMemory(root: string, words: readonly string[], opts:
     }
   }
   if (kinds.has("handoff")) {
-    const text = await readText(path.join(mem, "HANDOFF.md"));
+    const text = await readText(path.join(mem, "HANDOFF.md"), "HANDOFF.md", notes);
     if (text !== null) consider("handoff", "HANDOFF.md", markdownUnits(text, stateDate(text)));
   }
   if (kinds.has("archive")) {
     for (const name of names(archiveDir(root)).filter((n) => /^HANDOFF-.*\.md$/.test(n))) {
-      const text = await readText(path.join(archiveDir(root), name));
+      const text = await readText(path.join(archiveDir(root), name), `archive/${name}`, notes);
       if (text !== null) consider("archive", `archive/${name}`, markdownUnits(text, stateDate(text)));
     }
   }
   if (kinds.has("ledger")) {
     for (const name of ["LESSONS.md", "SOLUTIONS.md"]) {
-      const text = await readText(path.join(mem, name));
+      const text = await readText(path.join(mem, name), name, notes);
       if (text !== null) consider("ledger", name, ledgerUnits(text));
     }
   }
   if (kinds.has("checkpoint")) {
     const dir = path.join(mem, "checkpoints");
     for (const name of names(dir).filter((n) => /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}\.md$/.test(n))) {
-      const text = await readText(path.join(dir, name));
+      const text = await readText(path.join(dir, name), `checkpoints/${name}`, notes);
       if (text !== null) consider("checkpoint", `checkpoints/${name}`, markdownUnits(text, stateDate(text)));
     }
   }
@@ -209,5 +230,5 @@ export async function searchMemory(root: string, words: readonly string[], opts:
   }
   const unique = [...byText.values()].map(({ best, files }) => ({ ...best, alsoIn: files.size - 1 }));
   const ranked = unique.sort((a, b) => b.matched - a.matched || (b.date ?? "").localeCompare(a.date ?? "") || a.file.localeCompare(b.file) || a.text.localeCompare(b.text));
-  return { results: ranked.slice(0, opts.limit ?? 20), searched, total: ranked.length };
+  return { results: ranked.slice(0, opts.limit ?? 20), searched, total: ranked.length, notes };
 }

@@ -1,3 +1,4 @@
+import { quotedValue } from "../guard/quote.ts";
 import { lstatSync } from "node:fs";
 import { homedir } from "node:os";
 import path from "node:path";
@@ -40,7 +41,11 @@ export function disabledByEnv(env: Record<string, string | undefined>): boolean 
  * `${XDG_CONFIG_HOME:-~/.config}/session-handoff/PAUSE`.
  */
 export function pauseSwitch(memDir: string | null, env: Record<string, string | undefined>): string | null {
-  if (disabledByEnv(env)) return `SESSION_HANDOFF_DISABLE=${JSON.stringify(env.SESSION_HANDOFF_DISABLE).slice(1, -1).slice(0, 40)} from the environment`;
+  if (disabledByEnv(env)) {
+    const v = env.SESSION_HANDOFF_DISABLE!.slice(0, 40);
+    // A plain word as it is (`=1`); anything else in the one quoting style, never a JSON escape (docs/design.md#verdicts-and-the-brief).
+    return `SESSION_HANDOFF_DISABLE=${/^[A-Za-z0-9._+-]+$/.test(v) ? v : quotedValue(v)} from the environment`;
+  }
   if (memDir !== null && exists(path.join(memDir, "PAUSE"))) return path.join(memDir, "PAUSE");
   const named = env.SESSION_HANDOFF_PAUSE;
   if (named) {

@@ -137,6 +137,7 @@ export const SENTENCES: readonly Sentence[] = [
   // The one verdict on a memory file's bytes, said by every verb that reads one (docs/design.md#one-verdict-on-a-files-bytes).
   { id: "verdict.unsafe-nul", source: "src/guard/file-verdict.ts", help: "validate", doc: "docs/design.md#one-verdict-on-a-files-bytes", text: "{FILE} holds a NUL byte (at byte {N}): it is unsafe and was not loaded; tell the user (another program wrote it: remove the byte or move the file away, then check again)" },
   { id: "read.shown", source: "src/guard/file-verdict.ts", help: "read", doc: "docs/design.md#one-verdict-on-a-files-bytes", text: "warning: {FILE} holds {N} invisible or control character(s) or invalid UTF-8 byte(s) that write would refuse, shown as <U+XXXX> / <0xNN>; the token covers the bytes on disk" },
+  { id: "search.unsafe-nul", source: "src/journal/search.ts", help: "search", doc: "docs/design.md#one-verdict-on-a-files-bytes", text: "warning: {file} holds a NUL byte (at byte {N}): unsafe, not searched" },
   { id: "archives.unsafe-nul", source: "src/cold/verbs/archives.ts", help: "archives", doc: "docs/design.md#one-verdict-on-a-files-bytes", text: "{name}  (holds a NUL byte: unsafe, not read)" },
   { id: "validate.utf-8", source: "src/cold/verbs/validate.ts", help: "validate", doc: "docs/design.md#one-verdict-on-a-files-bytes", text: "is not UTF-8{ (N invalid bytes in all)}: a memory file is UTF-8; write refuses it" },
 
@@ -191,6 +192,7 @@ export const SENTENCES: readonly Sentence[] = [
   { id: "doctor.interrupted", source: DOCTOR, help: "doctor", text: "an interrupted save needs recovery" },
   { id: "doctor.unsafe", source: DOCTOR, help: "doctor", text: "a memory file failed safety or schema checks" },
   { id: "doctor.paused", source: DOCTOR, help: "doctor", text: "memory writes are paused by {switch}" },
+  { id: "doctor.no-paste", source: DOCTOR, help: "doctor", doc: "docs/design.md#verdicts-and-the-brief", text: "(a path holds a control character, so no command is printed to paste)" },
   { id: "doctor.journal-line", source: DOCTOR, help: "doctor", doc: "docs/decisions/journal.md", text: "{file} line {N}: {message}; saves add no entry to it until it is fixed" },
   { id: "doctor.no-leftovers", source: DOCTOR, help: "doctor", text: "agent files: no leftovers of an interrupted install or uninstall" },
   { id: "doctor.leftovers", source: DOCTOR, help: "doctor", text: "{file}: an interrupted install or uninstall left private files beside it: {what}" },

@@ -4,7 +4,7 @@
 // come out the same way everywhere: values in double quotes with <U+XXXX>, file names in double
 // quotes with git's octal escapes (ruling 4, docs/design.md#redaction); never raw, never a C or
 // JSON escape such as \u001b. The built bundle over a real repository.
-import { writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { git, gitRepo, handoff, helper, sha } from "../helpers.ts";
@@ -69,6 +69,51 @@ describe("one escaping style for file-controlled values in human output", () => 
     expect(list.stdout).toMatch(/ {2}"Goal <U\+001B>\[31m red <U\+202E>evil"$/m);
 
     for (const [verb, r] of Object.entries({ brief, drift, validate, list })) {
+      for (const out of [r.stdout, r.stderr]) {
+        expect({ verb, raw: RAW.exec(out)?.[0] ?? null }).toEqual({ verb, raw: null });
+        expect({ verb, other: OTHER_STYLE.exec(out)?.[0] ?? null }).toEqual({ verb, other: null });
+      }
+    }
+  });
+
+  // Words the helper itself builds around an argument, an environment value or a path: the hook
+  // input's cwd (hook and checkpoint), an unknown archives action, a missing HOME, the kill
+  // switch's value, and doctor's paste-ready fix for a PAUSE file (docs/design.md#verdicts-and-the-brief).
+  it("refusals and doctor's fixes: <U+XXXX> in quoted values, no JSON escape, no command for a path with a control", () => {
+    const root = gitRepo();
+    const odd = `${ESC}[31mX${RLO}`;
+    const input = JSON.stringify({ cwd: `rel/${odd}`, session_id: "s", source: "startup" });
+    const hook = helper(["hook", "--mode", "session"], { input });
+    const checkpoint = helper(["checkpoint"], { input });
+    const cwdLine = `the hook input's cwd "rel/<U+001B>[31mX<U+202E>" is not an absolute path (pass --root <project>)`;
+    expect(hook.stderr).toContain(cwdLine);
+    expect(checkpoint.stderr).toContain(cwdLine);
+
+    const action = helper(["archives", `a${odd}`, "--root", root]);
+    expect(action.code).toBe(2);
+    expect(action.stderr).toContain('unknown archives action "a<U+001B>[31mX<U+202E>": use list, show NAME or restore NAME');
+
+    const install = helper(["install", "--agent", "claude-code", "--root", root], { env: { HOME: `/nonexist${odd}` } });
+    expect(install.code).toBe(2);
+    expect(install.stderr).toContain('HOME ("/nonexist<U+001B>[31mX<U+202E>") does not exist');
+
+    const disabled = helper(["write", "lessons", "--root", root, "--expected-current-sha256", "absent"], { input: "x", env: { SESSION_HANDOFF_DISABLE: `1${odd}` } });
+    expect(disabled.code).toBe(4);
+    expect(disabled.stderr).toContain('SESSION_HANDOFF_DISABLE="1<U+001B>[31mX<U+202E>" from the environment');
+
+    // doctor: a PAUSE file under a folder named with both gets words, not a command...
+    const folder = path.join(root, `p${odd}`);
+    mkdirSync(folder);
+    writeFileSync(path.join(folder, "PAUSE"), "");
+    const doctor = helper(["doctor", "--root", root], { env: { SESSION_HANDOFF_PAUSE: path.join(folder, "PAUSE") } });
+    expect(doctor.stdout).toContain(`fix: remove the file "${root}/p<U+001B>[31mX<U+202E>/PAUSE" (a path holds a control character, so no command is printed to paste)`);
+    // ...and one with a quote and a space a command quoted for the shell.
+    const plain = path.join(root, "it's PAUSE");
+    writeFileSync(plain, "");
+    const doctorPlain = helper(["doctor", "--root", root], { env: { SESSION_HANDOFF_PAUSE: plain } });
+    expect(doctorPlain.stdout).toContain(`fix: rm '${root}/it'\\''s PAUSE'`);
+
+    for (const [verb, r] of Object.entries({ hook, checkpoint, action, install, disabled, doctor })) {
       for (const out of [r.stdout, r.stderr]) {
         expect({ verb, raw: RAW.exec(out)?.[0] ?? null }).toEqual({ verb, raw: null });
         expect({ verb, other: OTHER_STYLE.exec(out)?.[0] ?? null }).toEqual({ verb, other: null });

@@ -139,3 +139,59 @@ describe("one verdict on a memory file's bytes, through every verb", () => {
     }
   });
 });
+
+// search reads many files (docs/design.md#one-verdict-on-a-files-bytes): like `archives list`, it
+// skips an unsafe one with a line on stderr and goes on; an odd one is searched as read shows it.
+describe("search by the one verdict on bytes", () => {
+  it("skips a HANDOFF.md holding a NUL with a stderr line, and searches the others", () => {
+    const root = gitRepo();
+    const memory = path.join(root, ".ai", "memory");
+    mkdirSync(path.join(memory, "archive"), { recursive: true });
+    const nul = Buffer.from(aged(handoff("Goal step\u0000one"), OLD));
+    writeFileSync(path.join(memory, "HANDOFF.md"), nul);
+    writeFileSync(path.join(memory, "archive", ARCHIVE), aged(handoff("Goal step two"), OLD));
+    const r = helper(["search", "step"], { cwd: root });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toBe(`warning: HANDOFF.md holds a NUL byte (at byte ${nul.indexOf(0)}): unsafe, not searched\n`);
+    expect(r.stdout).toContain("Goal step two");
+    expect(r.stdout).not.toMatch(/U\+0000|\u0000|step.one/u);
+    const json = helper(["search", "step", "--json"], { cwd: root });
+    expect(json.stderr).toContain("HANDOFF.md holds a NUL byte");
+    expect((JSON.parse(json.stdout) as { results: { file: string }[] }).results.map((x) => x.file)).toEqual([`archive/${ARCHIVE}`]);
+  });
+
+  it("shows invalid UTF-8 as <0xNN> with read's warning, never U+FFFD", () => {
+    const root = gitRepo();
+    const memory = path.join(root, ".ai", "memory");
+    mkdirSync(memory, { recursive: true });
+    writeFileSync(path.join(memory, "HANDOFF.md"), oddHandoff(b(0xff)));
+    const r = helper(["search", "goal"], { cwd: root });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(WARNING);
+    expect(r.stdout).toContain("Goal <0xFF> end");
+    expect(r.stdout).not.toContain("\uFFFD");
+  });
+});
+
+// The merge driver reads every path's sides the same way (docs/design.md#one-verdict-on-a-files-bytes).
+describe("merge driver: a journal month side by the one verdict on bytes", () => {
+  const entry = (time: string, id: string, goal: string) => `## ${time} save ${id}\n- Goal: ${goal}\n\n`;
+  const head = "<!-- memory-schema: v1 -->\n# Journal 2026-12\n\n";
+  it.each([
+    ["a NUL byte", b(0x00)],
+    ["a lone 0xFF byte", b(0xff)],
+    ["both", b(0xff, 0x00)],
+  ])("%s: not merged (exit 1), ours left as it was", (_name, odd) => {
+    const dir = gitRepo();
+    const shared = entry("2026-12-01T09:00:00Z", "0000000000000001", "shared");
+    const ours = Buffer.concat([Buffer.from(`${head}## 2026-12-01T10:00:00Z save 00000000000000a1\n- Goal: a`), odd, Buffer.from(" b\n\n")]);
+    const files = { base: path.join(dir, "O"), ours: path.join(dir, "A"), theirs: path.join(dir, "B") };
+    writeFileSync(files.base, head + shared);
+    writeFileSync(files.ours, ours);
+    writeFileSync(files.theirs, head + shared + entry("2026-12-02T10:00:00Z", "00000000000000b1", "theirs"));
+    const r = helper(["merge-driver", files.base, files.ours, files.theirs, ".ai/memory/journal/2026-12.md"], { cwd: dir });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^session-handoff merge driver: our side (?:holds a NUL byte|is not valid UTF-8)/);
+    expect(readFileSync(files.ours)).toEqual(ours);
+  });
+});

@@ -1,3 +1,4 @@
+import { quotedValue } from "../../guard/quote.ts";
 import { quotedPath } from "../../schema/anchor-lines.ts";
 import { lstatSync } from "node:fs";
 import path from "node:path";
@@ -202,6 +203,6 @@ exit: 0 done
       if (name === undefined) throw new UsageError(`archives ${action} needs an archive NAME; run \`archives list\``);
       return action === "show" ? show(ctx, name) : restore(ctx, name);
     }
-    throw new UsageError(`unknown archives action ${JSON.stringify(action)}: use list, show NAME or restore NAME`);
+    throw new UsageError(`unknown archives action ${quotedValue((action ?? "").slice(0, 80))}: use list, show NAME or restore NAME`);
   },
 };

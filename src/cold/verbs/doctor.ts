@@ -1,4 +1,4 @@
-import { quotedValue } from "../../guard/quote.ts";
+import { quotedValue, shellWord } from "../../guard/quote.ts";
 import { quotedPath } from "../../schema/anchor-lines.ts";
 import { MERGE_DRIVER_MISSING, mergeDriverMissing } from "../../git/merge-driver-config.ts";
 import { lstatSync, readdirSync, readFileSync } from "node:fs";
@@ -46,6 +46,12 @@ function readText(p: string): string | null {
 /** A SessionStart command naming the helper that is not one install writes: doctor does not run it. */
 const NOT_OURS = (file: string, command: string) => `${file}: a SessionStart command names memory_io.mjs but is not one install writes (not ours: not run): ${quotedValue(command)}`;
 
+/** The command removing a PAUSE file, shell-quoted; words instead when its path holds a control character (docs/design.md#verdicts-and-the-brief). */
+function removePause(file: string): string {
+  const w = shellWord(file);
+  return w === null ? `remove the file ${quotedValue(file)} (a path holds a control character, so no command is printed to paste)` : `rm ${w}`;
+}
+
 /** `doctor [--root DIR | --global] [--json]`: read-only; always exit 0 (26, docs/design.md#integrations). */
 export const doctorVerb: Verb = {
   name: "doctor",
@@ -79,7 +85,9 @@ uninstall repairs them, see install --help); the memory dir: \`check\`'s verdict
 archive count, the journal's files (whether journal/OFF stops it, and the first line of
 each that breaks its schema: saves add no entry there until it is fixed), the kill switch,
 whether .ai/ is ignored or tracked by git. Each problem
-comes with the command that fixes it. Changes nothing. Among them, in these words:
+comes with the command that fixes it (paths quoted for a POSIX shell; a path holding a
+control character gets words instead: "(a path holds a control character, so no command is
+printed to paste)"). Changes nothing. Among them, in these words:
   - "<agent>: <file> holds an outdated session-handoff entry: <why>", <why> being "its commands run bare node, which fails where node is not on the hook's PATH (nvm, fnm, volta, a harness started from a GUI)", "its SessionStart matcher lacks fork (now <matcher>)" or "it holds a hook of ours on <events>, which install no longer adds", joined by "; "
   - "AGENTS.md: the session-handoff block ends at byte <N>, past the 32768 bytes of AGENTS.md text Codex reads; Codex never sees it", and the note "codex: AGENTS.md files in subfolders count toward the same 32 KiB Codex reads"
   - "<file>: a SessionStart command names memory_io.mjs but is not one install writes (not ours: not run): <command>"
@@ -103,7 +111,14 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
     const home = homeOf(ctx.env);
     const helper = helperLocation(ctx, root);
     const problems: Problem[] = [];
-    const cmd = (verb: string) => `node ${JSON.stringify(helper.abs)} ${verb} --root ${JSON.stringify(root)}`;
+    // A command to paste: shell-quoted words, or, when a path holds a control character, words saying so (docs/design.md#verdicts-and-the-brief).
+    const nodeRun = (verb: string, rootArg: boolean) => {
+      const h = shellWord(helper.abs);
+      const r = rootArg ? shellWord(root) : "";
+      if (h === null || r === null) return `\`${verb}\` of the helper ${quotedValue(helper.abs)}${rootArg ? ` with --root ${quotedValue(root)}` : ""} (a path holds a control character, so no command is printed to paste)`;
+      return `node ${h} ${verb}${rootArg ? ` --root ${r}` : ""}`;
+    };
+    const cmd = (verb: string) => nodeRun(verb, true);
 
     const node = process.versions.node;
     if (Number(node.split(".")[0]) < 20) problems.push({ what: `Node ${node} is older than 20`, fix: "install Node.js 20 or newer" });
@@ -220,7 +235,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
           const rel = (p: string) => (global ? `~/${path.relative(home, p)}` : path.relative(root, p));
           const found = plan.found.map((e) => rel(e.path));
           const fixVerb = `install --agent ${name}${global ? " --global" : ""}`;
-          const fixCmd = global ? `node ${JSON.stringify(helper.abs)} ${fixVerb}` : cmd(fixVerb);
+          const fixCmd = nodeRun(fixVerb, !global);
           if (plan.conflict !== null) {
             problems.push({ what: `${shown}: an interrupted install or uninstall left what only you can settle: ${plan.conflict.found}`, fix: `${plan.conflict.todo}, then ${fixCmd}` });
           } else if (plan.steps.length > 0) {
@@ -272,7 +287,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
     }
     for (const p of journal.problems) problems.push({ what: `${path.join(".ai", "memory", p.file)} line ${p.line}: ${p.message}; saves add no entry to it until it is fixed`, fix: "fix that line by hand, or move the file away" });
     const paused = pauseSwitch(memoryDir(root), ctx.env);
-    if (paused) problems.push({ what: `memory writes are paused by ${paused}`, fix: paused.startsWith("SESSION_HANDOFF_DISABLE") ? "unset SESSION_HANDOFF_DISABLE" : `rm ${JSON.stringify(paused)}` });
+    if (paused) problems.push({ what: `memory writes are paused by ${paused.startsWith("SESSION_HANDOFF_DISABLE") ? paused : quotedPath(paused)}`, fix: paused.startsWith("SESSION_HANDOFF_DISABLE") ? "unset SESSION_HANDOFF_DISABLE" : removePause(paused) });
     let git: { ignored: boolean; tracked: boolean } | null = null;
     try {
       const ig = await runGit(root, ["check-ignore", "-q", "--", ".ai/memory/HANDOFF.md"], ctx.env, 5000);

@@ -1,3 +1,4 @@
+import { quotedValue } from "../../guard/quote.ts";
 import path from "node:path";
 import { installText, snippetOf } from "../../agents/plan.ts";
 import { tokenOf } from "../../store/files.ts";
@@ -111,7 +112,7 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
     // Without a HOME nothing of ours can be found again (records, the recorded Node): the one
     // refusal that depends on the user's environment, before anything is read.
     if (!ctx.env.HOME) throw new Refused("install needs HOME set (the per-user records and the recorded Node live under it); nothing was changed");
-    if (!existsSync(ctx.env.HOME)) throw new Refused(`HOME (${JSON.stringify(ctx.env.HOME)}) does not exist; install keeps its records under it, so nothing was changed`);
+    if (!existsSync(ctx.env.HOME)) throw new Refused(`HOME (${quotedValue(ctx.env.HOME)}) does not exist; install keeps its records under it, so nothing was changed`);
     const t = agentTarget(ctx, "install");
     assertNotPaused(t.memDir, ctx.env);
     const targets = editTargets(t);

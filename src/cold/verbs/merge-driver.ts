@@ -20,10 +20,6 @@ function readRegularBytes(p: string): Buffer {
   }
 }
 
-function readRegular(p: string): string {
-  return readRegularBytes(p).toString("utf8");
-}
-
 // A memory file side by the one verdict on bytes (docs/design.md#one-verdict-on-a-files-bytes): a NUL is unsafe and
 // invalid UTF-8 would be rewritten lossily, so neither is merged; git's conflict stands.
 function memorySide(p: string, side: string): string {
@@ -98,14 +94,24 @@ helper in the repository, never that copy).
                breaks the journal's schema, and the year files: both sides' lines kept
                (git merge-file --union).
   other paths  a text merge (git merge-file): conflict markers stand, and \`check\` exits 3.
-A memory file side holding a NUL byte or bytes that are not UTF-8 is not merged (exit 1):
-git's conflict stands.
+A side holding a NUL byte or bytes that are not UTF-8 is not merged, whatever the path
+(exit 1): git's conflict stands.
 It writes only <ours> (a regular file, no link followed) and the new archive.
 exit: 0 merged; 1 not merged (git's conflict stands)
 `,
   async run(ctx) {
     const [base, ours, theirs, file] = ctx.positionals as [string, string, string, string];
     const m = /^((?:.*\/)?)\.ai\/memory\/(HANDOFF|LESSONS|SOLUTIONS)\.md$/.exec(file);
+    // Every path it merges, its sides read one way: a journal month or a text merge of an odd
+    // side would keep a NUL or rewrite invalid UTF-8 as U+FFFD (docs/design.md#one-verdict-on-a-files-bytes).
+    let a: string;
+    let b: string;
+    try {
+      a = memorySide(ours, "our side");
+      b = memorySide(theirs, "their side");
+    } catch (err) {
+      return ok("", [`session-handoff merge driver: ${(err as Error).message}`], 1);
+    }
     const textMerge = async (why: string | null) => {
       const r = await runGit(ctx.cwd, ["merge-file", "-L", "ours", "-L", "base", "-L", "theirs", "--", ours, base, theirs], ctx.env);
       return ok("", why === null ? [] : [`session-handoff merge driver: ${why}; merged as text`], r.code === 0 ? 0 : 1);
@@ -115,7 +121,7 @@ exit: 0 merged; 1 not merged (git's conflict stands)
       // A month file: each entry once, in time order (docs/decisions/journal.md); else git's union.
       if (/\/journal\/\d{4}-\d{2}(?:-\d+)?\.md$/.test(file)) {
         try {
-          const merged = mergeJournalMonth(readRegular(ours), readRegular(theirs));
+          const merged = mergeJournalMonth(a, b);
           if (merged !== null) {
             writeResult(ours, merged);
             return ok("");
@@ -128,14 +134,6 @@ exit: 0 merged; 1 not merged (git's conflict stands)
       return ok("", [], r.code === 0 ? 0 : 1);
     }
     if (!m) return textMerge(null);
-    let a: string;
-    let b: string;
-    try {
-      a = memorySide(ours, "our side");
-      b = memorySide(theirs, "their side");
-    } catch (err) {
-      return ok("", [`session-handoff merge driver: ${(err as Error).message}`], 1);
-    }
     if (a === b) return ok("");
     if (m[2] !== "HANDOFF") {
       writeResult(ours, mergeLedgers(a, b, m[2] === "LESSONS" ? "L" : "S"));
