@@ -206,6 +206,7 @@ describe("check, read, brief and hook agree", () => {
       );
       expect(run(["hook", "--mode", "lessons"], { cwd: f.start }).stdout).toBe(hook.stdout);
       expect(run(["read", "lessons", "--root", f.start]).code).toBe(2);
+      expect(run(["read", "checkpoint", "--root", f.start]).code).toBe(2);
       // drift and archives give the same verdict; write refuses and changes nothing.
       expect(run(["drift", "--root", f.start]).code).toBe(2);
       expect(run(["archives", "list", "--root", f.start]).code).toBe(2);
