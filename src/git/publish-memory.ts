@@ -39,6 +39,32 @@ async function git(top: string, args: string[], env: Record<string, string | und
   return r.stdout.toString("utf8");
 }
 
+/** Where publish commits: the repository top and the memory dir relative to it, `/`-separated. */
+export interface PublishTarget {
+  top: string;
+  memRel: string;
+}
+
+/**
+ * The refusals of `publish` that come before anything is written: not a git repository, a
+ * memory dir outside it or git-ignored (docs/design.md#integrations). Run before the merge
+ * driver's step, so that such a refusal leaves the disk as it was (CONTRIBUTING.md).
+ * @throws Refused (exit 2).
+ */
+export async function publishTarget(root: string, memDir: string, env: Record<string, string | undefined>): Promise<PublishTarget> {
+  const topOut = await runGit(root, ["rev-parse", "--show-toplevel"], env);
+  if (topOut.code !== 0) throw new Refused(`${root} is not in a git repository; publish commits the memory dir with git (${firstLine(topOut.stderr)})`);
+  const top = topOut.stdout.toString("utf8").replace(/\n$/, "");
+  const memRel = path.relative(top, memDir).split(path.sep).join("/");
+  if (memRel.startsWith("..")) throw new Refused(`the memory dir ${memDir} is outside the repository ${top}`);
+  // One path per run: git refuses --quiet with several. The folder, or its files by a pattern.
+  const ignored = await Promise.all([`${memRel}/`, `${memRel}/HANDOFF.md`].map((p) => runGit(top, ["check-ignore", "-q", "--", p], env)));
+  if (ignored.some((r) => r.code === 0)) {
+    throw new Refused(`${memRel}/ is ignored by git (.gitignore); publish only commits a memory dir that git tracks: remove the ignore rule first, or keep memory private and do not publish`);
+  }
+  return { top, memRel };
+}
+
 /**
  * Commits exactly the memory dir's public files (ruling 25, docs/design.md#integrations), `git commit
  * --only`-style: whatever else the user staged stays staged and out of the commit. Refused
@@ -52,17 +78,9 @@ export async function publishMemory(
   push: boolean,
   env: Record<string, string | undefined>,
   attributes: "changed" | "if-only-ours" | "no" = "no",
+  target?: PublishTarget,
 ): Promise<PublishMemoryResult> {
-  const topOut = await runGit(root, ["rev-parse", "--show-toplevel"], env);
-  if (topOut.code !== 0) throw new Refused(`${root} is not in a git repository; publish commits the memory dir with git (${firstLine(topOut.stderr)})`);
-  const top = topOut.stdout.toString("utf8").replace(/\n$/, "");
-  const memRel = path.relative(top, memDir).split(path.sep).join("/");
-  if (memRel.startsWith("..")) throw new Refused(`the memory dir ${memDir} is outside the repository ${top}`);
-  // One path per run: git refuses --quiet with several. The folder, or its files by a pattern.
-  const ignored = await Promise.all([`${memRel}/`, `${memRel}/HANDOFF.md`].map((p) => runGit(top, ["check-ignore", "-q", "--", p], env)));
-  if (ignored.some((r) => r.code === 0)) {
-    throw new Refused(`${memRel}/ is ignored by git (.gitignore); publish only commits a memory dir that git tracks: remove the ignore rule first, or keep memory private and do not publish`);
-  }
+  const { top, memRel } = target ?? (await publishTarget(root, memDir, env));
   // Tracked files (deleted ones too: a pruned archive) and untracked ones, never ignored.
   const listed = await git(top, ["ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", `${memRel}/`], env, "git ls-files");
   const journal = !existsSync(path.join(memDir, "journal", "OFF"));

@@ -37,6 +37,8 @@ export async function underLock<T>(opts: MutateOptions, body: (lock: LockHandle)
   const memDir = memoryDir(opts.root);
   assertNotPaused(memDir, opts.env);
   const existed = checkTree(opts.root);
+  // A non-folder archive/ is refused before the lock is taken: a refusal leaves the memory dir as it was.
+  if (existed) checkTree(opts.root, { archive: true });
   let lock: LockHandle | null = null;
   let repairs: string[] = [];
   try {

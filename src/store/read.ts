@@ -58,6 +58,9 @@ export async function readManagedFile(dir: string, file: string, memDir: string,
  */
 export async function readMemoryFile(root: string, kind: Kind, opts: { failpoint?: string } = {}): Promise<ReadFile | null> {
   if (!checkTree(root)) return null;
+  // archive/ must be a real folder when present (docs/design.md#tokens-and-the-publication-protocol):
+  // every verb refuses such a tree, as the hook and `check` call it unsafe (docs/design.md#one-reading-of-the-handoff).
+  checkTree(root, { archive: true });
   const memDir = memoryDir(root);
   return readManagedFile(memDir, FILE_OF[kind], memDir, opts);
 }

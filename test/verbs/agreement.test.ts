@@ -1,7 +1,7 @@
 // Issue 9: `check`, `read`, `brief` and the hook agree on every fixture (one table): the same
 // root, the same parked state, the same age (contract Words 1.1, §5, §7; ruling 13).
 import { spawnSync } from "node:child_process";
-import { chmodSync, mkdirSync, renameSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { chmodSync, lstatSync, mkdirSync, readdirSync, renameSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
@@ -136,6 +136,20 @@ const fixtures: [string, () => Fixture][] = [
         },
       ] as [string, () => Fixture],
   ),
+  ...(["a regular file", "a link to a folder"] as const).map(
+    (kind) =>
+      [
+        `archive/ as ${kind} beside a parked handoff (contract §3 in docs/design.md#tokens-and-the-publication-protocol: archive must be a real folder)`,
+        () => {
+          const root = newRepo(NOW - DAY);
+          parkedAt(root, 0);
+          const archive = path.join(root, ".ai", "memory", "archive");
+          if (kind === "a regular file") writeFileSync(archive, "x\n");
+          else symlinkSync(tempDir("sh-real-"), archive);
+          return { start: root, state: "tree" };
+        },
+      ] as [string, () => Fixture],
+  ),
   [
     "a foreign file (no v1 marker)",
     () => {
@@ -155,6 +169,17 @@ const fixtures: [string, () => Fixture][] = [
     },
   ],
 ];
+
+// Every name under `dir` (links not followed) with its size and mtime: what a refusal must leave alone.
+function snapshot(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, withFileTypes: false })
+    .map(String)
+    .sort()
+    .map((rel) => {
+      const st = lstatSync(path.join(dir, rel));
+      return `${rel} ${st.size} ${st.mtimeMs}`;
+    });
+}
 
 describe("check, read, brief and hook agree", () => {
   it.each(fixtures)("%s", (_name, build) => {
@@ -181,6 +206,15 @@ describe("check, read, brief and hook agree", () => {
       );
       expect(run(["hook", "--mode", "lessons"], { cwd: f.start }).stdout).toBe(hook.stdout);
       expect(run(["read", "lessons", "--root", f.start]).code).toBe(2);
+      expect(run(["read", "checkpoint", "--root", f.start]).code).toBe(2);
+      // drift and archives give the same verdict; write refuses and changes nothing.
+      expect(run(["drift", "--root", f.start]).code).toBe(2);
+      expect(run(["archives", "list", "--root", f.start]).code).toBe(2);
+      const before = snapshot(path.join(f.start, ".ai"));
+      const write = run(["write", "handoff", "--root", f.start, "--expected-current-sha256", "absent"], { input: handoff({ saved: iso(NOW), head: null, date: iso(NOW) }) });
+      expect(write.code).toBe(2);
+      expect(write.stderr).toMatch(/memory operation refused: .*(is a link|is not a directory)/);
+      expect(snapshot(path.join(f.start, ".ai"))).toEqual(before);
     }
     if (f.state === "nothing") expect(brief.stdout).toBe("No saved session state exists.\n");
     if (f.state === "interrupted") {

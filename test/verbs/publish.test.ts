@@ -1,5 +1,5 @@
 // `publish` (contract §5, ruling 25) against a local bare repository as the remote.
-import { existsSync, mkdirSync, unlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { isPublicMemoryPath } from "../../src/git/publish-memory.ts";
@@ -131,10 +131,15 @@ describe("publish", () => {
     const { root } = project();
     writeFileSync(path.join(root, ".gitignore"), ".ai/\n");
     const head = git(root, "rev-parse", "HEAD");
-    const r = run(root);
+    const config = tempDir();
+    const r = helper(["publish", "--root", root], { env: { ...ENV, XDG_CONFIG_HOME: config } });
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain("ignored by git");
+    expect(r.stderr).toBe("memory operation refused: .ai/memory/ is ignored by git (.gitignore); publish only commits a memory dir that git tracks: remove the ignore rule first, or keep memory private and do not publish\n");
     expect(git(root, "rev-parse", "HEAD")).toBe(head);
+    // A refusal changes nothing on disk: the merge driver's step comes after this check.
+    expect(readFileSync(path.join(root, ".git", "config"), "utf8")).not.toContain("session-handoff");
+    expect(existsSync(path.join(root, ".gitattributes"))).toBe(false);
+    expect(readdirSync(config)).toEqual([]);
   });
 
   it("refused outside git", () => {

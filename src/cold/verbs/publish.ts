@@ -1,7 +1,7 @@
 import { HelperError, Refused } from "../../errors.ts";
 import { redactText } from "../redaction.ts";
 import { mergeDriverStep } from "../../git/merge-driver-config.ts";
-import { publishMemory } from "../../git/publish-memory.ts";
+import { publishMemory, publishTarget } from "../../git/publish-memory.ts";
 import { helperLocation } from "../../verbs/agent-files.ts";
 import { memoryDir } from "../../store/paths.ts";
 import { assertNotPaused } from "../../store/pause.ts";
@@ -68,10 +68,12 @@ exit:   0 published, or nothing to publish; 2 refused (not a git repository, the
     }
     const memDir = memoryDir(root);
     assertNotPaused(memDir, ctx.env);
+    // Refusals that need no driver come first: a refusal changes nothing on disk (CONTRIBUTING.md).
+    const target = await publishTarget(root, memDir, ctx.env);
     const driver = await mergeDriverStep(root, { helperPath: helperLocation(ctx, root).abs }, ctx.env);
     let r: Awaited<ReturnType<typeof publishMemory>>;
     try {
-      r = await publishMemory(root, memDir, message, ctx.values.push === true, ctx.env, driver.change?.attributes ? "changed" : "if-only-ours");
+      r = await publishMemory(root, memDir, message, ctx.values.push === true, ctx.env, driver.change?.attributes ? "changed" : "if-only-ours", target);
     } catch (err) {
       // The driver's registration stays done whatever git then refuses: say so before the
       // refusal, as write says what it recovered (HelperError.before, docs/design.md#the-merge-driver).
