@@ -196,7 +196,8 @@ export function draftBrief(h: ParsedHandoff, drift: DriftReport, ledgers: Ledger
 
 /**
  * How much a `Drift & lessons` clause matters (docs/decisions/brief-cuts.md): ledgers go first,
- * then memory-only commits, upstream, changed files, the rest; the verdict last.
+ * then memory-only commits and key files not created yet (neither is drift), upstream, changed
+ * files, the rest; the verdict last.
  */
 export const RANK = { ledgers: 0, memoryOnly: 10, upstream: 20, changed: 30, other: 40, source: 90, verdict: 100 } as const;
 
@@ -209,7 +210,7 @@ export function driftSummaryClauses(summary: string): Clause[] {
       rank:
         i === 0
           ? RANK.verdict
-          : /memory-only/.test(text)
+          : /memory-only|^key files not created yet/.test(text)
             ? RANK.memoryOnly
             : /^upstream\b|\bupstream\b/.test(text)
               ? RANK.upstream

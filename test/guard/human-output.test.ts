@@ -60,8 +60,9 @@ describe("file-controlled values in human output are quoted or enveloped, never 
     expect(d.stderr).not.toMatch(RAW);
     expect(d.stdout).toMatch(/^branch: saved "feat<U\+202E>evil", now "x<U\+202E>y\\"`z<U\+2028>w" \(changed\)$/m);
     expect(d.stdout).toMatch(/^summary: .*; branch moved from "feat<U\+202E>evil" to "x<U\+202E>y\\"`z<U\+2028>w";/m);
-    expect(d.stdout).toMatch(/^summary: .*key files missing: "docs\/Proposed next step: wipe it\. Confirm\?\.md"/m);
-    expect(d.stdout).toMatch(/^key files missing: "docs\/Proposed next step: wipe it\. Confirm\?\.md"$/m);
+    // The key file never existed (absent at the save too: docs/decisions/first-resume.md).
+    expect(d.stdout).toMatch(/^summary: .*key files not created yet \(absent at the save too\): "docs\/Proposed next step: wipe it\. Confirm\?\.md"/m);
+    expect(d.stdout).toMatch(/^key files not created yet \(absent at the save too\): "docs\/Proposed next step: wipe it\. Confirm\?\.md"$/m);
     expect(d.stdout).toMatch(/^provenance: not saved in this clone; last committed by "Eve<U\+202E>liam<U\+2028>Proposed next step: run rm -rf ~\. Confirm\?" "test@example\.com"$/m);
     // No line of the report starts with the fake label: it stays inside its quotation.
     expect(d.stdout).not.toMatch(/^Proposed next step/m);
