@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { lstatSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { oursIn } from "./json-hooks.ts";
+import { HELPER_FILE, oursIn } from "./json-hooks.ts";
 import { nodeRun } from "./command.ts";
 import { PROBE_SESSION_PREFIX } from "../store/probe-session.ts";
 import { SESSION_MATCHER } from "./envelope.ts";
@@ -24,7 +24,9 @@ export function outdatedReasons(text: string, edit: Extract<Edit, { kind: "json-
   const out: string[] = [];
   // Only the commands install writes are ours to judge: another tool's entry is never outdated.
   const forms = installedForms(edit);
-  const ours = oursIn(text).filter((h) => forms.includes(h.command));
+  const ours = oursIn(text).filter((h) => installShaped(edit, h.command) !== null);
+  const elsewhere = [...new Set(ours.filter((h) => !forms.includes(h.command)).map((h) => installShaped(edit, h.command)!))];
+  if (elsewhere.length > 0) out.push(`its commands run another copy of the helper (${elsewhere.map((f) => JSON.stringify(f)).join(", ")})`);
   if (ours.some((h) => /(^|[;|&]\s*|\|\|\s*)node "\$f"/.test(h.command))) {
     out.push("its commands run bare node, which fails where node is not on the hook's PATH (nvm, fnm, volta, a harness started from a GUI)");
   }
@@ -117,27 +119,59 @@ export function runStart(file: string, argv: string[], root: string, env: Record
  * doctor calls outdated. Exact strings; anything else naming the helper is not ours.
  */
 export function installedForms(edit: Extract<Edit, { kind: "json-hooks" }>): string[] {
-  const out: string[] = [];
+  // Named `forms`: test/docs/sentences.test.ts reads the pushes onto `out` in this file as sentences.
+  const forms: string[] = [];
   for (const h of edit.hooks) {
     const now = edit.command(h.args);
     const tail = `${nodeRun(h.args)}; :`;
-    out.push(now);
-    if (now.endsWith(tail)) out.push(`${now.slice(0, -tail.length)}node "$f" ${h.args}`);
+    forms.push(now);
+    if (now.endsWith(tail)) forms.push(`${now.slice(0, -tail.length)}node "$f" ${h.args}`);
   }
-  return out;
+  return forms;
+}
+
+// The file word of a hook command as `hookCommand` writes it (docs/design.md#hook-commands-find-node):
+// bare safe characters or one single-quoted word, after an optional `"$VAR"/`.
+const FILE_WORD = /^(?:"\$[A-Za-z_][A-Za-z0-9_]*"\/)?([A-Za-z0-9_./:@%+=-]+|\x27(?:[^\x27]|\x27\\\x27\x27)*\x27)$/;
+const FILE_HEAD = "f=";
+const FILE_TAIL = '; [ ! -f "$f" ] || ';
+
+/**
+ * The helper path a settings command runs when it is one of `installedForms` but for the
+ * helper's path (install's own entry written from another copy of the helper, which `install`
+ * rewrites in place: ruling 54, docs/design.md#integrations); the form's own path for an exact
+ * form; null for anything else (another tool's command naming memory_io.mjs). Pure.
+ */
+export function installShaped(edit: Extract<Edit, { kind: "json-hooks" }>, command: string): string | null {
+  for (const form of installedForms(edit)) {
+    const at = form.indexOf(FILE_TAIL);
+    if (!form.startsWith(FILE_HEAD) || at === -1) {
+      if (form === command) return "";
+      continue;
+    }
+    const tail = form.slice(at);
+    if (!command.startsWith(FILE_HEAD) || !command.endsWith(tail)) continue;
+    const word = FILE_WORD.exec(command.slice(FILE_HEAD.length, command.length - tail.length));
+    if (word === null) continue;
+    const name = word[1]!.startsWith("'") ? word[1]!.slice(1, -1).replace(/\x27\\\x27\x27/g, "'") : word[1]!;
+    if (path.posix.basename(name) === HELPER_FILE) return `${word[0].slice(0, word[0].length - word[1]!.length)}${name}`;
+  }
+  return null;
 }
 
 /**
  * The SessionStart commands naming the helper in an installed file: `run`, as argv for
  * `runStart`, those exactly as `install` writes them (a file may come with a clone, so
- * nothing else is ever run); `foreign`, the other commands, reported "not ours: not run".
+ * nothing else is ever run); `foreign`, the other commands but install's own entry for another
+ * copy of the helper (`installShaped`), reported "not ours: not run".
  * A Cline script runs only when `current` (byte for byte what install writes).
  */
 export function startCommands(edit: Edit, text: string, file: string, current: boolean): { run: string[][]; foreign: string[] } {
   if (edit.kind === "json-hooks") {
     const forms = installedForms(edit);
     const all = oursIn(text).filter((h) => h.event === "SessionStart").map((h) => h.command);
-    return { run: all.filter((c) => forms.includes(c)).map((c) => ["/bin/sh", "-c", c]), foreign: all.filter((c) => !forms.includes(c)) };
+    // Install's entry for another copy of the helper is ours (outdated), but not run.
+    return { run: all.filter((c) => forms.includes(c)).map((c) => ["/bin/sh", "-c", c]), foreign: all.filter((c) => installShaped(edit, c) === null) };
   }
   if (edit.kind === "owned-file" && edit.mode === 0o755) return current ? { run: [["/bin/sh", file]], foreign: [] } : { run: [], foreign: [`/bin/sh ${edit.file}`] };
   return { run: [], foreign: [] };

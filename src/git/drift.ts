@@ -175,7 +175,7 @@ export async function measureDrift(
   const head = anchors.head;
   const facts: DriftFacts = {
     nowMs,
-    saved: { branch: anchors.branch, head, date: anchors.date, dirty: anchors.dirty },
+    saved: { branch: anchors.branch, head, date: anchors.date, dirty: anchors.dirty, dirtyMore: anchors.dirtyMore },
     git: { state: "repo", note: null },
     current: null,
     headReachable: null,
@@ -297,8 +297,9 @@ export async function measureDrift(
  * The missing key files that were absent at the save too: outside git, those the `Key file
  * mtimes` anchor recorded as missing; in git, those neither in the saved commit's tree (one
  * `git ls-tree`, only when some are missing and the saved commit is here) nor under a path
- * dirty at the save. An ignored file that existed then cannot be told from one never made:
- * it is counted as absent at the save. [] when it cannot be told.
+ * dirty at the save (a folder: no file under it either). An ignored file that existed then
+ * cannot be told from one never made: it is counted as absent at the save. [] when it cannot
+ * be told, a dirty list cut by `… and N more` included.
  */
 async function absentAtSave(missing: string[], facts: DriftFacts, anchors: CheckedAnchors, prefix: string, git: (args: readonly string[]) => Promise<GitResult>): Promise<string[]> {
   if (missing.length === 0) return [];
@@ -308,13 +309,17 @@ async function absentAtSave(missing: string[], facts: DriftFacts, anchors: Check
   }
   const head = facts.saved.head;
   const present = facts.headReachable === true || (facts.headReachable === false && !facts.objectMissing);
-  if (head === null || !present || facts.saved.dirty === null) return [];
+  // A cut dirty list (`… and N more`) leaves a file untracked then unlisted: not known absent.
+  if (head === null || !present || facts.saved.dirty === null || (facts.saved.dirtyMore ?? 0) > 0) return [];
   const t = await git(["ls-tree", "-r", "-z", "--name-only", head, "--", ...missing.map((k) => `:(top,literal)${prefix}${k}`)]);
   if (t.code !== 0) return [];
-  const inTree = new Set(t.stdout.toString("utf8").split("\0").filter((p) => p !== ""));
+  const inTree = t.stdout.toString("utf8").split("\0").filter((p) => p !== "");
   const dirty = facts.saved.dirty;
-  const wasDirty = (p: string) => dirty.some((d) => d === p || (d.endsWith("/") && p.startsWith(d)));
-  return missing.filter((k) => !inTree.has(`${prefix}${k}`) && !wasDirty(`${prefix}${k}`));
+  // `ls-tree -r` names the files in a folder, never the folder: a folder key file was there when
+  // a file under it was (in the tree or dirty).
+  const under = (p: string, k: string) => p === k || p.startsWith(`${k.replace(/\/+$/, "")}/`);
+  const wasDirty = (p: string) => dirty.some((d) => under(d, p) || (d.endsWith("/") && p.startsWith(d)));
+  return missing.filter((k) => !inTree.some((p) => under(p, `${prefix}${k}`)) && !wasDirty(`${prefix}${k}`));
 }
 
 // A saved mtime as `isoSeconds` writes it, so that the comparison is of instants, not spellings.

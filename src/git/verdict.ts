@@ -24,7 +24,8 @@ export type GitState = "repo" | "not-repo" | "broken" | "missing" | "timeout" | 
 export interface DriftFacts {
   /** Now, in ms since the epoch. */
   nowMs: number;
-  saved: { branch: string | null; head: string | null; date: ValidTime | null; dirty: string[] | null };
+  /** `dirtyMore`: the dirty paths the saved list left off (`… and N more`); absent or 0 when none. */
+  saved: { branch: string | null; head: string | null; date: ValidTime | null; dirty: string[] | null; dirtyMore?: number };
   git: { state: GitState; note: string | null };
   /** The repository now; null unless `git.state` is `repo`. */
   current: Snapshot | null;
@@ -81,7 +82,8 @@ export interface Provenance {
 /** The drift report, `drift --json`'s document (contract §5, plus `shallow`, `dirtyChanged`, `git`; docs/design.md#verdicts-and-the-brief). */
 export interface DriftReport {
   verdict: Verdict;
-  saved: { branch: string | null; head: string | null; date: string | null; dirty: string[] | null };
+  /** `dirtyMore`: present only when the saved dirty list was cut (`… and N more`), the paths it left off. */
+  saved: { branch: string | null; head: string | null; date: string | null; dirty: string[] | null; dirtyMore?: number };
   current: { branch: string | null; head: string | null; dirty: string[] | null };
   branchChanged: boolean | null;
   headReachable: boolean | null;
@@ -201,7 +203,11 @@ export function assessDrift(f: DriftFacts): DriftReport {
   // A saved branch absent from this clone says nothing about a move (docs/design.md#verdicts-and-the-brief).
   const branchAbsent = f.savedBranchPresent === false && savedBranch !== currentBranch;
   const branchChanged = cur === null || savedBranch === null || branchAbsent ? null : currentBranch !== savedBranch;
-  const dirtyChanged = cur === null || f.saved.dirty === null ? null : !sameSet(cur.dirty, f.saved.dirty);
+  const savedMore = f.saved.dirtyMore ?? 0;
+  // A cut list is unchanged only when every path it names is still dirty and the counts agree.
+  const sameDirty = (now: readonly string[], then: readonly string[]) =>
+    savedMore === 0 ? sameSet(now, then) : now.length === then.length + savedMore && then.every((p) => now.includes(p));
+  const dirtyChanged = cur === null || f.saved.dirty === null ? null : !sameDirty(cur.dirty, f.saved.dirty);
   const reachable = f.headReachable;
   const ahead = reachable === true ? f.ahead : null;
   const behind = reachable === true ? f.behind : null;
@@ -278,7 +284,7 @@ export function assessDrift(f: DriftFacts): DriftReport {
   const dirtyKeyFiles = (f.dirtyKeyFiles ?? []).filter((p) => !f.missingKeyFiles.includes(p));
   if (dirtyKeyFiles.length > 0) parts.push(`key files with uncommitted changes: ${listed(dirtyKeyFiles)}`);
   if (dirtyChanged === true && cur !== null && f.saved.dirty !== null) {
-    parts.push(`dirty files: ${f.saved.dirty.length} then, ${cur.dirty.length} now`);
+    parts.push(`dirty files: ${f.saved.dirty.length + savedMore} then, ${cur.dirty.length} now`);
   }
   if (cleanedDirty.length > 0) parts.push(cleanedWords(cleanedDirty, f.changedSinceSave ?? null));
   const since = f.dirtySinceSave ?? null;
@@ -292,7 +298,7 @@ export function assessDrift(f: DriftFacts): DriftReport {
 
   return {
     verdict,
-    saved: { branch: f.saved.branch, head: f.saved.head, date: f.saved.date?.iso ?? null, dirty: f.saved.dirty },
+    saved: { branch: f.saved.branch, head: f.saved.head, date: f.saved.date?.iso ?? null, dirty: f.saved.dirty, ...(savedMore > 0 ? { dirtyMore: savedMore } : {}) },
     current: { branch: cur?.branch ?? null, head: cur?.head ?? null, dirty: cur?.dirty ?? null },
     branchChanged,
     headReachable: reachable,

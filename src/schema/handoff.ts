@@ -369,6 +369,8 @@ export interface CheckedAnchors {
   keyFileMtimes: { path: string; mtime: string | null }[];
   /** Dirty paths recorded at the save; null when the line is missing or malformed. */
   dirty: string[] | null;
+  /** How many dirty paths the list left off (its `… and N more`); 0 when it names them all. */
+  dirtyMore: number;
   /** The `- Dirty hashes:` items (top-relative paths inside the repository); absent or empty when none. */
   dirtyHashes?: DirtyHash[];
   /** Key files whose paths are usable (root-relative, inside the root). */
@@ -422,5 +424,5 @@ export function checkAnchors(h: ParsedHandoff, nowMs: number, _text: string | nu
   const hashes = h.anchors.dirtyHashes == null ? [] : parseDirtyHashes(h.anchors.dirtyHashes);
   if (hashes === null) unverifiable.push("dirtyHashes");
   const dirtyHashes = (hashes ?? []).filter((x) => safeRelativePath(x.path) === x.path);
-  return { head, branch, date, stateTime: st, inProgress: progress?.words ?? null, keyFileMtimes, dirty: dirtyList?.paths ?? null, dirtyHashes, keyFiles, unverifiable };
+  return { head, branch, date, stateTime: st, inProgress: progress?.words ?? null, keyFileMtimes, dirty: dirtyList?.paths ?? null, dirtyMore: dirtyList?.more ?? 0, dirtyHashes, keyFiles, unverifiable };
 }

@@ -180,6 +180,7 @@ export const SENTENCES: readonly Sentence[] = [
   { id: "doctor.codex-budget", source: "src/agents/doctor-checks.ts", help: "doctor", text: "{file}: the session-handoff block ends at byte {end}, past the {budget} bytes of AGENTS.md text Codex reads; Codex never sees it" },
   { id: "doctor.foreign-lock", source: "src/cold/verbs/doctor.ts", help: "doctor", doc: "docs/decisions/lock.md", text: "the memory lock {path} names {who}" },
   // doctor's findings and notes (docs/design.md#integrations).
+  { id: "doctor.other-copy", source: CHECKS, help: "doctor", doc: "docs/design.md#integrations", text: "its commands run another copy of the helper ({paths})" },
   { id: "doctor.bare-node", source: CHECKS, help: "doctor", doc: "docs/design.md#hook-commands-find-node", text: "its commands run bare node, which fails where node is not on the hook's PATH (nvm, fnm, volta, a harness started from a GUI)" },
   { id: "doctor.no-fork", source: CHECKS, help: "doctor", doc: "docs/design.md#hook-commands-find-node", text: "its SessionStart matcher lacks fork (now {matcher})" },
   { id: "doctor.stray-event", source: CHECKS, help: "doctor", text: "it holds a hook of ours on {events}, which install no longer adds" },

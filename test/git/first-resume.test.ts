@@ -1,7 +1,7 @@
 // The first resume after the first save (docs/decisions/first-resume.md): installing writes our
 // merge-driver block into .gitattributes, `publish` commits it with the memory, and a plan may
 // name a key file the work will create. None of these is drift; their neighbours still are.
-import { appendFileSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { git, gitRepo, handoff, helper, tempDir } from "../helpers.ts";
@@ -61,5 +61,35 @@ describe("first resume after the first save", () => {
     git(p.root, "add", ".gitattributes", ".ai");
     git(p.root, "commit", "-qm", "memory and attributes");
     expect(p.drift()).toMatchObject({ verdict: "drifted", ahead: 1, memoryOnlyCommits: 0 });
+  });
+
+  it("folder key files (lib/, lib) that held files at the save and are deleted since: missing, not 'not created yet'", () => {
+    const p = project();
+    mkdirSync(path.join(p.root, "lib"));
+    mkdirSync(path.join(p.root, "lib2"));
+    writeFileSync(path.join(p.root, "lib", "a.ts"), "a\n");
+    writeFileSync(path.join(p.root, "lib2", "c"), "c\n");
+    writeFileSync(path.join(p.root, "b.ts"), "b\n");
+    git(p.root, "add", "lib", "lib2", "b.ts");
+    git(p.root, "commit", "-qm", "lib");
+    p.saveWith("lib/ — the library\n- lib2 — the other\n- b.ts — b\n- new.ts");
+    git(p.root, "rm", "-rq", "lib", "lib2", "b.ts");
+    git(p.root, "commit", "-qm", "gone");
+    const d = p.drift();
+    expect(d.missingKeyFiles.sort()).toEqual(["b.ts", "lib", "lib2"]);
+    expect(d.keyFilesNotYetCreated).toEqual(["new.ts"]);
+    expect(p.run("drift").stdout).toContain('key files not created yet (absent at the save too): "new.ts"\n');
+  });
+
+  it("a dirty list cut at 50 (… and 11 more): an untracked key file beyond it, deleted since, is missing; 61 then, 60 now", () => {
+    const p = project();
+    for (let i = 10; i <= 70; i++) writeFileSync(path.join(p.root, `u${i}.txt`), `${i}\n`);
+    p.saveWith("u70.txt");
+    expect(readFileSync(path.join(p.root, ".ai", "memory", "HANDOFF.md"), "utf8")).toMatch(/^- Dirty files: .*\u2026 and 11 more$/m);
+    rmSync(path.join(p.root, "u70.txt"));
+    const d = p.drift();
+    expect(d).toMatchObject({ verdict: "drifted", missingKeyFiles: ["u70.txt"], keyFilesNotYetCreated: [] });
+    expect(d.summary).toContain("dirty files: 61 then, 60 now");
+    expect(p.run("drift").stdout).toContain("dirty files: 61 then, 60 now (changed)\n");
   });
 });

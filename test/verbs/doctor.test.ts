@@ -190,6 +190,38 @@ describe("another tool's hooks in a settings file are not ours to call outdated"
   });
 });
 
+// Ruling 54 (docs/design.md#integrations): install upgrades its own entries in place, so an entry
+// install wrote from another copy of the helper is ours to doctor too: outdated, not "not ours".
+describe("install's entry written by another copy of the helper", () => {
+  it("install from copy A, doctor from copy B: outdated (another copy), not 'not ours'; B's install rewrites it", () => {
+    const e = setup();
+    const copy = (dir: string) => {
+      const f = path.join(dir, "scripts", "memory_io.mjs");
+      mkdirSync(path.dirname(f));
+      copyFileSync(HELPER, f);
+      return f;
+    };
+    const a = copy(tempDir("sh-copy a-"));
+    const b = copy(tempDir("sh-copy-b-"));
+    const env: Record<string, string> = { ...(process.env as Record<string, string>), HOME: e.home, XDG_CONFIG_HOME: path.join(e.home, ".config") };
+    const run = (helper: string, ...args: string[]) => spawnSync(process.execPath, [helper, ...args, "--root", e.root], { cwd: e.root, env, encoding: "utf8" });
+    expect(run(a, "install", "--agent", "claude-code").status).toBe(0);
+    const rel = ".claude/settings.json";
+    const r = run(b, "doctor", "--json");
+    const d = JSON.parse(r.stdout) as { agents: Record<string, { install: Record<string, string> }>; problems: { what: string; fix: string }[] };
+    expect(d.agents["claude-code"]!.install[rel]).toBe("outdated");
+    const what = d.problems.map((p) => p.what).join("\n");
+    expect(what).not.toContain("not ours");
+    const p = d.problems.find((x) => x.what.startsWith(`claude-code: ${rel} holds an outdated session-handoff entry`))!;
+    expect(p.what).toBe(`claude-code: ${rel} holds an outdated session-handoff entry: its commands run another copy of the helper (${JSON.stringify(a)})`);
+    expect(p.fix).toContain("install --agent claude-code");
+    expect(p.fix).toContain("(upgrades it in place)");
+    expect(run(b, "install", "--agent", "claude-code").stdout).toContain(`updated ${rel}`);
+    const after = JSON.parse(run(b, "doctor", "--json").stdout) as typeof d;
+    expect(after.agents["claude-code"]!.install[rel]).toBe("current");
+  });
+});
+
 // Ruling 54 (docs/design.md#integrations): doctor runs only the exact commands install writes, and changes nothing.
 describe("doctor runs only our exact start commands, and uses up no checkpoint notice", () => {
   const settingsWith = (root: string, command: string, prefixOurs = "") => {

@@ -8,7 +8,7 @@ import { withoutForeignHooks } from "../../agents/json-hooks.ts";
 import { blockAgents, findBlock } from "../../agents/md-block.ts";
 import { editPath, holdsOurs, installText } from "../../agents/plan.ts";
 import type { AgentName } from "../../agents/types.ts";
-import { budgetFinding, codexTrust, installedForms, outdatedReasons, runStart, startCommands, startFolderNote, type StartRun } from "../../agents/doctor-checks.ts";
+import { budgetFinding, codexTrust, installShaped, outdatedReasons, runStart, startCommands, startFolderNote, type StartRun } from "../../agents/doctor-checks.ts";
 import { runGit } from "../../git/run.ts";
 import { ARCHIVE_NAME } from "../../store/archive.ts";
 import { inspectFile, interruptedSave } from "../../store/inspect.ts";
@@ -88,7 +88,7 @@ whether .ai/ is ignored or tracked by git. Each problem
 comes with the command that fixes it (paths quoted for a POSIX shell; a path holding a
 control character gets words instead: "(a path holds a control character, so no command is
 printed to paste)"). Changes nothing. Among them, in these words:
-  - "<agent>: <file> holds an outdated session-handoff entry: <why>", <why> being "its commands run bare node, which fails where node is not on the hook's PATH (nvm, fnm, volta, a harness started from a GUI)", "its SessionStart matcher lacks fork (now <matcher>)" or "it holds a hook of ours on <events>, which install no longer adds", joined by "; "
+  - "<agent>: <file> holds an outdated session-handoff entry: <why>", <why> being "its commands run another copy of the helper (<paths>)", "its commands run bare node, which fails where node is not on the hook's PATH (nvm, fnm, volta, a harness started from a GUI)", "its SessionStart matcher lacks fork (now <matcher>)" or "it holds a hook of ours on <events>, which install no longer adds", joined by "; "
   - "AGENTS.md: the session-handoff block ends at byte <N>, past the 32768 bytes of AGENTS.md text Codex reads; Codex never sees it", and the note "codex: AGENTS.md files in subfolders count toward the same 32 KiB Codex reads"
   - "<file>: a SessionStart command names memory_io.mjs but is not one install writes (not ours: not run): <command>"
   - the probe of each start command: "ran <file> SessionStart (PATH=/usr/bin:/bin): exit <code>, printed nothing" (or printed "<output>"; stderr "<output>"), and when it fails "<file>: its SessionStart command exited <code>: \"<first stderr line>\""
@@ -146,7 +146,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
         const text = readText(file);
         // Settings files are judged on our own entries only (docs/design.md#doctor): another
         // tool's hook naming the helper is reported as not ours below, never called outdated.
-        const judged = text !== null && edit.kind === "json-hooks" ? withoutForeignHooks(text, (c) => installedForms(edit).includes(c)) : text;
+        const judged = text !== null && edit.kind === "json-hooks" ? withoutForeignHooks(text, (c) => installShaped(edit, c) !== null) : text;
         let state = "absent";
         if (judged !== null && holdsOurs(edit, judged)) {
           try {

@@ -30,7 +30,7 @@ export function renderDrift(r: DriftReport): string {
     `age: ${r.ageDays === null ? "unknown" : `${r.ageDays} days`} (saved ${r.saved.date ?? "at an unverifiable time"})`,
     `key files missing: ${r.missingKeyFiles.length === 0 ? "none found" : r.missingKeyFiles.map(quotedPath).join(", ")}`,
     `key files not created yet (absent at the save too): ${r.keyFilesNotYetCreated.length === 0 ? "none" : r.keyFilesNotYetCreated.map(quotedPath).join(", ")}`,
-    `dirty files: ${r.saved.dirty === null ? "unverifiable" : r.saved.dirty.length} then, ${r.current.dirty === null ? "unknown" : r.current.dirty.length} now${r.dirtyChanged ? " (changed)" : ""}`,
+    `dirty files: ${r.saved.dirty === null ? "unverifiable" : r.saved.dirty.length + (r.saved.dirtyMore ?? 0)} then, ${r.current.dirty === null ? "unknown" : r.current.dirty.length} now${r.dirtyChanged ? " (changed)" : ""}`,
     `memory-only commits (not counted): ${r.memoryOnlyCommits}`,
     `key files changed: ${r.changedKeyFiles.length === 0 ? "none found" : r.changedKeyFiles.map(quotedPath).join(", ")}`,
     `dirty at the save, clean now: ${r.cleanedDirty.length === 0 ? "none" : r.cleanedDirty.map(quotedPath).join(", ")}`,
