@@ -15,6 +15,6 @@ describe("memory-only commits in the history log (ruling 14)", () => {
     ["a path holding \\x01 does not start a record", rec(">", "me@x", [".ai/memory/a\x01b.md"]) + rec(">", "me@x", ["x\x01>y"]), ".ai/memory/", { ahead: 2, behind: 0, memoryOnlyAhead: 1, memoryOnlyBehind: 0, handoffCommitter: null }],
     ["the newest commit names the committer", rec(">", "new@x", [".ai/memory/HANDOFF.md"]) + rec(">", "old@x", [".ai/memory/HANDOFF.md"]), ".ai/memory/", { ahead: 2, behind: 0, memoryOnlyAhead: 2, memoryOnlyBehind: 0, handoffCommitter: "new@x" }],
   ])("%s", (_name, out, prefix, want) => {
-    expect(parseHistory(Buffer.from(out, "utf8"), prefix)).toEqual({ ...want, truncated: false });
+    expect(parseHistory(Buffer.from(out, "utf8"), prefix)).toEqual({ ...want, attributesAhead: 0, attributesBehind: 0, truncated: false });
   });
 });

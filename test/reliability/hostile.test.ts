@@ -79,9 +79,9 @@ describe("hostile directories: root, .ai, memory, archive", () => {
     expectRefused(["write", "lessons", "--root", root, "--expected-current-sha256", "absent"], "<!-- memory-schema: v1 -->\n# Lessons\n");
     expectRefused(["promote", "--root", root, "--target", "AGENTS.md", "--expected-current-sha256", "absent"], "- lesson\n");
     expectRefused(["recover", "--root", root]);
-    // Reads never use the archive; elsewhere they refuse.
-    if (pos !== "archive") expectRefused(["read", "handoff", "--root", root]);
-    else expect(runBounded(["read", "handoff", "--root", root]).code).toBe(0);
+    // Reads refuse too, archive/ included: contract §3's real directories, and the one verdict
+    // of check and the hook (docs/design.md#one-verdict-on-a-files-bytes; test/verbs/agreement.test.ts).
+    expectRefused(["read", "handoff", "--root", root]);
     const check = runBounded(["check", "--root", root]);
     expect(check.timedOut).toBe(false);
     expect(check.code).not.toBe(0);
