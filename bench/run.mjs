@@ -331,33 +331,13 @@ function peakRss(args, opts = {}) {
   return Number(readFileSync(file, "utf8").trim().split(/\s+/).pop());
 }
 
-/**
- * Bytes of the bundle: total, and how much of it is lazy chunk text -- the table in the comment
- * that ends the file (build.mjs rule 4), or, in builds before 2026-11-30, string literals.
- */
+/** Bytes of the helper's files: the entry and the two bundles it loads (build.mjs). */
 function bundleShape() {
-  const text = readFileSync(bundle, "utf8");
-  let chunkChars = 0;
-  const chunks = [];
-  const at = text.lastIndexOf("\n/*@@session-handoff chunks ");
-  if (at >= 0) {
-    for (const line of text.slice(at + 1).split("\n").slice(1)) {
-      const sp = line.indexOf(" ");
-      if (sp > 0) chunks.push({ name: line.slice(0, sp), chars: line.length - sp - 1 });
-    }
-    chunkChars = text.length - at;
-  } else {
-    for (const m of text.matchAll(/__shChunk\("([^"]+)", /g)) {
-      // Scan the string literal that follows: quote, escapes, closing quote.
-      let i = m.index + m[0].length;
-      const q = text[i];
-      let j = i + 1;
-      while (j < text.length && text[j] !== q) j += text[j] === "\\" ? 2 : 1;
-      chunks.push({ name: m[1], chars: j + 1 - i });
-      chunkChars += j + 1 - i;
-    }
-  }
-  return { bytes: statSync(bundle).size, chunkChars, parsedChars: text.length - chunkChars, chunks, sha256: createHash("sha256").update(text).digest("hex") };
+  const dir = path.dirname(bundle);
+  const files = ["memory_io.mjs", "lib/session.mjs", "lib/cli.mjs"].map((name) => ({ name, bytes: statSync(path.join(dir, name)).size }));
+  const hash = createHash("sha256");
+  for (const f of files) hash.update(readFileSync(path.join(dir, f.name)));
+  return { bytes: files.reduce((n, f) => n + f.bytes, 0), files, sha256: hash.digest("hex") };
 }
 
 /** Files an agent loads in each flow, read from SKILL.md by bench/agent-flow.mjs. */
@@ -662,9 +642,7 @@ async function main() {
   results.bundle = {
     file: bundle,
     bytes: shape.bytes,
-    parsedChars: shape.parsedChars,
-    chunkChars: shape.chunkChars,
-    chunks: shape.chunks,
+    files: shape.files,
     sha256: shape.sha256,
     esmFloorMs: round(median(t["empty.mjs"]) - bare),
     esmFloorRatio: round(median(t["empty.mjs"]) / bare, 3),
@@ -877,7 +855,7 @@ function print(r) {
   const c = r.context;
   out.push(
     "",
-    `bundle: ${r.bundle.bytes} bytes, ${r.bundle.parsedChars} parsed at start-up, ${r.bundle.chunkChars} in lazy chunks (${r.bundle.chunks.map((x) => `${x.name} ${x.chars}`).join(", ")})`,
+    `bundle: ${r.bundle.bytes} bytes (${r.bundle.files.map((x) => `${x.name} ${x.bytes}`).join(", ")})`,
     `redaction of a ${r.redaction.lines}-line handoff (${r.redaction.bytes} B): module load ${r.redaction.loadMs} ms + first call ${r.redaction.firstCallMs} ms (what write pays), warm ${r.redaction.warmMedianMs} ms`,
     `hook output: ${r.hookOutputChars} characters (≤ ${r.targets.hookOutputChars})`,
     `context, save flow: ${c.save.bytes} B, ${c.save.tokens ?? "?"} tokens (≤ ${r.targets.saveFlowBytes} B): ${c.save.files.map((f) => f.file).join(" + ")}`,

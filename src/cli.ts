@@ -3,9 +3,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { Absent, HelperError, Refused, UsageError, type ExitCode } from "./errors.ts";
 import { showRefused } from "./guard/invisible.ts";
-import { VERBS } from "./verbs/index.ts";
-// Help and usage text are cold code (src/cold/, build.mjs): compiled only when printed.
-import { suggestion, usageText, verbHelp } from "./cold/usage.ts";
+import { suggestion, usageText, verbHelp } from "./usage.ts";
 import type { Outcome, Verb, VerbContext } from "./verbs/types.ts";
 
 /** The helper's version, printed by `--version`. */
@@ -57,8 +55,11 @@ export const GEMINI_SILENT = "{}\n";
  * Usage errors exit 2, except `hook` (always 0, problem on stderr) and `check` (64).
  * For a Gemini hook run (`geminiHookRun`) stderr is dropped and empty stdout becomes `{}`.
  */
-export async function main(proc: Process): Promise<ExitCode> {
-  if (!geminiHookRun(proc.argv)) return run(proc);
+/** Verb name -> summary and loader (src/verbs/index.ts holds them all). */
+export type VerbTable = Record<string, { summary: string; load: () => Promise<Verb>; hidden?: true }>;
+
+export async function main(verbs: VerbTable, proc: Process): Promise<ExitCode> {
+  if (!geminiHookRun(proc.argv)) return run(verbs, proc);
   let printed = false;
   const quiet: Process = {
     ...proc,
@@ -70,7 +71,7 @@ export async function main(proc: Process): Promise<ExitCode> {
   };
   let code: ExitCode;
   try {
-    code = await run(quiet);
+    code = await run(verbs, quiet);
   } catch {
     code = 0;
   }
@@ -78,7 +79,7 @@ export async function main(proc: Process): Promise<ExitCode> {
   return code;
 }
 
-async function run(outer: Process): Promise<ExitCode> {
+async function run(VERBS: VerbTable, outer: Process): Promise<ExitCode> {
   // Refusals and notes embed paths, branch and file names and file text: whatever a verb
   // quoted, no raw control, bidi control or line separator reaches a terminal or an agent
   // through stderr; each is shown as <U+XXXX> (ruling 49, docs/design.md#verdicts-and-the-brief).
@@ -87,7 +88,7 @@ async function run(outer: Process): Promise<ExitCode> {
   const first = args[0];
   if (first === undefined) {
     // No verb is a usage error (ruling 26, docs/design.md#tokens-and-the-publication-protocol): the usage goes to stderr, stdout stays empty.
-    proc.writeErr(`${REFUSAL_PREFIX}no verb given\n\n${usageText()}`);
+    proc.writeErr(`${REFUSAL_PREFIX}no verb given\n\n${usageText(VERBS)}`);
     return 2;
   }
   if (first === "--help" || first === "-h" || first === "help") {
@@ -97,10 +98,10 @@ async function run(outer: Process): Promise<ExitCode> {
       return 0;
     }
     if (topic !== undefined && !topic.startsWith("-")) {
-      proc.writeErr(`${REFUSAL_PREFIX}no help for ${quotedValue(topic)}: not a verb${suggestion(topic)}\n`);
+      proc.writeErr(`${REFUSAL_PREFIX}no help for ${quotedValue(topic)}: not a verb${suggestion(topic, VERBS)}\n`);
       return 2;
     }
-    proc.writeOut(usageText());
+    proc.writeOut(usageText(VERBS));
     return 0;
   }
   if (first === "--version" || first === "-V") {
@@ -109,7 +110,7 @@ async function run(outer: Process): Promise<ExitCode> {
   }
   const entry = VERBS[first];
   if (!entry) {
-    proc.writeErr(`${REFUSAL_PREFIX}unknown verb ${quotedValue(first)}${suggestion(first)}\n\n${usageText()}`);
+    proc.writeErr(`${REFUSAL_PREFIX}unknown verb ${quotedValue(first)}${suggestion(first, VERBS)}\n\n${usageText(VERBS)}`);
     return 2;
   }
   // `checkpoint` runs from compaction hooks: never a non-zero exit (ruling 25, docs/design.md#checkpoints).

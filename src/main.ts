@@ -1,6 +1,7 @@
-// Entry point of scripts/memory_io.mjs: the one place that touches process (style.md, habit 1).
+// The process boundary: the one place that reads argv, writes to the descriptors and sets the
+// exit code (style.md, habit 1). The entries in src/entries/ call runProcess with their verb table.
 import { closeSync, constants, fstatSync, openSync, readSync, writeSync, type Stats } from "node:fs";
-import { GEMINI_SILENT, geminiHookRun, main } from "./cli.ts";
+import { GEMINI_SILENT, geminiHookRun, main, type VerbTable } from "./cli.ts";
 
 // Output goes straight to the descriptors: building process.stdout for a pipe loads the
 // net and stream modules (~3 ms measured, BENCHMARKS.md), and every verb prints once.
@@ -165,31 +166,34 @@ function stdinIsTerminal(): boolean {
   }
 }
 
-const gemini = geminiHookRun(process.argv.slice(2));
-// Node's own warnings go to stderr too, which Gemini would show as a chat line.
-if (gemini) process.removeAllListeners("warning");
-let code: number;
-try {
-  code = await main({
-    argv: process.argv.slice(2),
-    env: process.env,
-    cwd: process.cwd(),
-    get stdinIsTTY() {
-      return stdinIsTerminal();
-    },
-    readStdin,
-    readStdinWithin,
-    writeOut: (data) => writeFd(1, data),
-    writeErr: (text) => writeFd(2, text),
-    helperPath: process.argv[1],
-  });
-} catch (err) {
-  // Outside a verb's run -- loading its code from a damaged or replaced file -- never a
-  // refusal; the hook and checkpoint still never fail a session (ruling 25, docs/design.md#checkpoints, docs/design.md#integrations).
-  if (gemini) writeFd(1, GEMINI_SILENT);
-  else writeFd(2, `memory_io internal error: ${err instanceof Error ? err.message : String(err)}\n`);
-  code = process.argv[2] === "hook" || process.argv[2] === "checkpoint" ? 0 : 2;
+/** Runs the verb named by argv with `verbs` and sets the process exit code. */
+export async function runProcess(verbs: VerbTable): Promise<void> {
+  const gemini = geminiHookRun(process.argv.slice(2));
+  // Node's own warnings go to stderr too, which Gemini would show as a chat line.
+  if (gemini) process.removeAllListeners("warning");
+  let code: number;
+  try {
+    code = await main(verbs, {
+      argv: process.argv.slice(2),
+      env: process.env,
+      cwd: process.cwd(),
+      get stdinIsTTY() {
+        return stdinIsTerminal();
+      },
+      readStdin,
+      readStdinWithin,
+      writeOut: (data) => writeFd(1, data),
+      writeErr: (text) => writeFd(2, text),
+      helperPath: process.argv[1],
+    });
+  } catch (err) {
+    // Outside a verb's run -- loading its code from a damaged or replaced file -- never a
+    // refusal; the hook and checkpoint still never fail a session (ruling 25, docs/design.md#checkpoints, docs/design.md#integrations).
+    if (gemini) writeFd(1, GEMINI_SILENT);
+    else writeFd(2, `memory_io internal error: ${err instanceof Error ? err.message : String(err)}\n`);
+    code = process.argv[2] === "hook" || process.argv[2] === "checkpoint" ? 0 : 2;
+  }
+  process.exitCode = code;
+  // A harness may keep stdin open after the hook stopped waiting for it: let the process end.
+  if (stdinOpened) process.stdin.destroy();
 }
-process.exitCode = code;
-// A harness may keep stdin open after the hook stopped waiting for it: let the process end.
-if (stdinOpened) process.stdin.destroy();

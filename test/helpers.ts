@@ -1,6 +1,6 @@
 import { spawn, spawnSync, execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -187,4 +187,15 @@ export function briefBody(stdout: string): string {
   const m = /<<<BEGIN UNTRUSTED BRIEF ([0-9a-f]{16})>>>\r?\n([\s\S]*?)^<<<END UNTRUSTED BRIEF \1>>>\r?$/m.exec(stdout);
   if (m === null) throw new Error(`no brief envelope in:\n${stdout}`);
   return m[2]!;
+}
+
+/**
+ * Copies the helper to `dest` (a path ending in memory_io.mjs) with the bundles it loads
+ * (scripts/lib/ beside it), as the install channels copy scripts/.
+ */
+export function copyHelper(dest: string): void {
+  const dir = path.dirname(dest);
+  mkdirSync(path.join(dir, "lib"), { recursive: true });
+  copyFileSync(HELPER, dest);
+  for (const f of readdirSync(path.join(path.dirname(HELPER), "lib"))) copyFileSync(path.join(path.dirname(HELPER), "lib", f), path.join(dir, "lib", f));
 }

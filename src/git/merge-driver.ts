@@ -1,6 +1,6 @@
 // What the merge driver does with two versions of a memory file (docs/decisions/merge-driver.md):
 // two handoffs -> the later one current, the other archived; two ledgers -> entries by id, both
-// sides kept. Pure functions here; the verb (src/cold/verbs/merge-driver.ts) does the I/O.
+// sides kept. Pure functions here; the verb (src/verbs/merge-driver.ts) does the I/O.
 import { stateTimeOfText } from "../schema/handoff.ts";
 
 /** The line the driver adds after `Saved:` naming the other handoff's archive. */

@@ -12,7 +12,7 @@
  * - **clean**: what `write` accepts at the character level.
  *
  * The decoding lives in cold/memory-text.ts ({@link memoryText} there): the hook and `check`
- * need only the NUL test, and what the hook parses is kept small (docs/decisions/cold-chunks.md). Pure.
+ * need only the NUL test, and what the hook parses is kept small (docs/decisions/plain-bundle.md). Pure.
  */
 import { Refused } from "../errors.ts";
 import { renderVisible } from "./invisible.ts";

@@ -7,7 +7,7 @@
  * text printed outside the envelope shows them too ({@link showRefused}). Pure: no IO. The
  * Unicode tables are generated from the UCD by tools/unicode-tables.mjs.
  */
-import { findRefused, refusedIndexesIn, renderBytes, renderCodePoints } from "../cold/invisible-rules.ts";
+import { findRefused, refusedIndexesIn, renderBytes, renderCodePoints } from "./invisible-rules.ts";
 
 /** A refused character found in a text (ruling 5, docs/design.md#redaction). Line and column are 1-based. */
 export interface InvisibleHit {

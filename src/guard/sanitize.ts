@@ -13,7 +13,7 @@
  * are quoted with octal escapes (schema/anchor-lines.ts `quotePath`, ruling 4; docs/design.md#redaction).
  */
 import { showRefused } from "./invisible.ts";
-import { redactText } from "../cold/redaction.ts";
+import { redactText } from "./redaction.ts";
 import { inQuotes, markText } from "./quote.ts";
 
 /** How {@link sanitize} shapes a text. */

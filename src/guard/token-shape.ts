@@ -4,7 +4,7 @@
  * redaction rules' chunk only when {@link mayHoldToken} says a name could hold one, so
  * `anchors`, `drift` and `checkpoint` compile no rule for an ordinary branch. Pure.
  */
-import { redactVendorShapes } from "../cold/redaction.ts";
+import { redactVendorShapes } from "./redaction.ts";
 
 /**
  * Whether a branch name, path or anchor line may hold a vendor's token at all: every shape of

@@ -3,7 +3,7 @@
 // disk (docs/decisions/journal.md). Reads only; the caller prints inside the envelope.
 import { readdirSync } from "node:fs";
 import path from "node:path";
-import { loadMemoryText } from "../cold/memory-text.ts";
+import { loadMemoryText } from "../guard/memory-text.ts";
 import { firstNul } from "../guard/file-verdict.ts";
 import { readStable } from "../store/files.ts";
 import { archiveDir, memoryDir } from "../store/paths.ts";

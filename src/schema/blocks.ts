@@ -114,7 +114,7 @@ export function parseBlocks(text: string): Block {
 /**
  * `parseBlocks` for a caller that keeps the tree to itself and never changes it (the hook's
  * state time, handoff.ts): the same scan, neither frozen nor kept, which saves the session-start
- * hook a third of the scan's allocation (docs/decisions/cold-chunks.md). Never throws on content.
+ * hook a third of the scan's allocation (docs/decisions/plain-bundle.md). Never throws on content.
  */
 export function parseBlocksPrivately(text: string): Block {
   for (const r of recent) if (r.text === text) return r.tree;
@@ -385,7 +385,7 @@ function scan(text: string): Node {
 
   // The list marker parseListMarker found: what blockStart makes its list and item of (set
   // here, not returned as an object: a handoff is mostly list items, and the session-start
-  // hook parses one on every start, docs/decisions/cold-chunks.md).
+  // hook parses one on every start, docs/decisions/plain-bundle.md).
   let markerType: "bullet" | "ordered" = "bullet";
   let markerChar: string | undefined;
   let markerDelimiter: string | undefined;

@@ -132,7 +132,7 @@ function planStep(raw: string): PlanStep {
 // Every checkbox of a plan list, depth first: an item's own text is its blocks before its
 // first nested list; nested lists are steps of their own (field report 25).
 // (Index loops, no spreads: the session-start hook parses a handoff on every start, in code
-// V8 has not compiled yet, where each iterator and copy costs; docs/decisions/cold-chunks.md.)
+// V8 has not compiled yet, where each iterator and copy costs; docs/decisions/plain-bundle.md.)
 function allSteps(text: string, list: Block, depth: number, out: PlanStep[]): void {
   const items = list.children;
   for (let i = 0; i < items.length; i++) {
@@ -203,7 +203,7 @@ export function readHandoff(text: string, tree: Block): ParsedHandoff {
 // steps, decisions, failed approaches, questions, next steps, key files, items) and reads
 // the rest exactly as with true: `stateTimeOfText` needs only `Saved:` and the anchors, and
 // the session-start hook calls it on every start (a 150-line handoff's lists cost it more
-// than the scan; docs/decisions/cold-chunks.md). Such a partial model never leaves this module.
+// than the scan; docs/decisions/plain-bundle.md). Such a partial model never leaves this module.
 function readFields(text: string, tree: Block, lists: boolean): ParsedHandoff {
   const starts = lineStartsOf(text);
   const out: ParsedHandoff = {

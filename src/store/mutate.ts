@@ -4,7 +4,7 @@ import { checkTree, memoryDir } from "./paths.ts";
 import { assertNotPaused } from "./pause.ts";
 import { needsRepair } from "./recover.ts";
 // Cold code (src/cold/, build.mjs): compiled only when `needsRepair` finds an interrupted save.
-import { repair } from "../cold/repair.ts";
+import { repair } from "./repair.ts";
 
 /** Options common to every mutating verb. */
 export interface MutateOptions {

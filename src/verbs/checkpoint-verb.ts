@@ -1,7 +1,7 @@
 // The `checkpoint` verb's face (docs/design.md#checkpoints): its options and help. The work is cold
 // code of its own (cold/checkpoint-run.ts, build.mjs): a compaction or session-end hook then
 // compiles that, not every cold verb (issue 15: ~9 ms; docs/decisions/checkpoint-window.md).
-import { checkpointHelp, runCheckpoint } from "../cold/checkpoint-run.ts";
+import { checkpointHelp, runCheckpoint } from "./checkpoint-run.ts";
 import type { Verb } from "./types.ts";
 
 /**

@@ -1,4 +1,4 @@
-import { loadMemoryText } from "../cold/memory-text.ts";
+import { loadMemoryText } from "../guard/memory-text.ts";
 import { cleanText } from "../guard/file-verdict.ts";
 import type { ParsedHandoff } from "../schema/handoff.ts";
 import { MAX_DOCUMENT_BYTES } from "../store/paths.ts";

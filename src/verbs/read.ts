@@ -5,7 +5,7 @@ import { FILE_OF, memoryDir, parseKind, parseTarget } from "../store/paths.ts";
 import { failpointOf, ROOT, rootOption, ROOT_HELP } from "./common.ts";
 import { ok, type Outcome, type Verb } from "./types.ts";
 import { checkpointNoteForHandoff } from "./checkpoint-surface.ts";
-import { readCheckpoint } from "../cold/checkpoint-read.ts";
+import { readCheckpoint } from "./checkpoint-read.ts";
 
 const ABSENT = "CURRENT-SHA256: absent\n";
 

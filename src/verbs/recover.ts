@@ -6,9 +6,9 @@ import { memoryDir } from "../store/paths.ts";
 import { failpointOf, lockTimeoutOption, rootOption, ROOT_HELP } from "./common.ts";
 import { ok, type Verb } from "./types.ts";
 import { checkpointsDir, checkpointsDirState } from "../store/checkpoints.ts";
-import { cleanCheckpointLeftovers } from "../cold/checkpoint-cleanup.ts";
+import { cleanCheckpointLeftovers } from "../store/checkpoint-cleanup.ts";
 import { readdirSync } from "node:fs";
-import { removeLeftoverDrafts } from "../cold/drafts.ts";
+import { removeLeftoverDrafts } from "../store/drafts.ts";
 
 /** `recover --root DIR` (docs/design.md#tokens-and-the-publication-protocol): repairs what an interrupted save left. */
 export const recoverVerb: Verb = {

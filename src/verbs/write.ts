@@ -2,18 +2,18 @@ import { lstatSync } from "node:fs";
 import path from "node:path";
 import { recordSave as recordCloneSave, statKey } from "../git/saves.ts";
 import { HelperError, Refused } from "../errors.ts";
-import { takeDraft } from "../cold/drafts.ts";
+import { takeDraft } from "../store/drafts.ts";
 import { underLock } from "../store/mutate.ts";
 import { archiveDir, archivePrefixOf, FILE_OF, memoryDir, parseKind } from "../store/paths.ts";
 import { publish } from "../store/publish.ts";
 import { tokenOf } from "../store/files.ts";
 import { CAS, expectedTokenOption, failpointOf, lockTimeoutOption, rootOption, stdinForValidate } from "./common.ts";
 import { ok, type Verb } from "./types.ts";
-import { writeHelp } from "../cold/write-help.ts";
+import { writeHelp } from "./write-help.ts";
 // Cold code (src/cold/, build.mjs): only `write` compiles it, no cold verb's chunk.
-import { buildDocument, checkDocument, type Built, type Checked } from "../cold/write-checked.ts";
+import { buildDocument, checkDocument, type Built, type Checked } from "./write-checked.ts";
 // A chunk of its own too: only a save that changed the handoff compiles the journal's code.
-import { recordSave } from "../cold/journal-record.ts";
+import { recordSave } from "../journal/record.ts";
 
 /** `write <kind> --root DIR --expected-current-sha256 TOKEN` (docs/design.md#tokens-and-the-publication-protocol, docs/design.md#redaction). */
 export const writeVerb: Verb = {

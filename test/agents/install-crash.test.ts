@@ -3,6 +3,7 @@
 // write's claim-and-link protocol, outside the memory dir, where no lock exists and
 // `recover` never looks). Real processes, killed at each phase through the failpoint seam
 // (contract §11), then run again.
+import { copyHelper } from "../helpers.ts";
 import { spawnSync } from "node:child_process";
 import { copyFileSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -27,7 +28,7 @@ function setup(withFile = true): Env {
   const skill = path.join(root, ".claude", "skills", "session-handoff");
   mkdirSync(path.join(skill, "scripts"), { recursive: true });
   const helper = path.join(skill, "scripts", "memory_io.mjs");
-  copyFileSync(HELPER, helper);
+  copyHelper(helper);
   const env = { ...process.env, HOME: home, XDG_CONFIG_HOME: path.join(home, ".config") } as Record<string, string>;
   for (const k of ["SESSION_HANDOFF_PAUSE", "SESSION_HANDOFF_DISABLE", "MEMORY_IO_FAILPOINT", "CLAUDE_PROJECT_DIR"]) delete env[k];
   const dir = path.join(root, ".claude");

@@ -2,6 +2,7 @@
 // hostile review: a second install while the first has the file set aside, a claim of a live
 // process, a linked folder under uninstall, --dry-run after a crash, folders of a refused
 // publication, and records that must keep naming what was really published.
+import { copyHelper } from "../helpers.ts";
 import { spawn, spawnSync } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmdirSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -25,7 +26,7 @@ function project(): P {
   const home = tempDir("sh-home-");
   const skillHelper = path.join(root, ".claude", "skills", "session-handoff", "scripts", "memory_io.mjs");
   mkdirSync(path.dirname(skillHelper), { recursive: true });
-  copyFileSync(HELPER, skillHelper);
+  copyHelper(skillHelper);
   const env = { ...process.env, HOME: home, XDG_CONFIG_HOME: path.join(home, ".config") } as Record<string, string>;
   for (const k of ["SESSION_HANDOFF_PAUSE", "SESSION_HANDOFF_DISABLE", "MEMORY_IO_FAILPOINT", "CLAUDE_PROJECT_DIR"]) delete env[k];
   const argv = (args: string[]) => [...args, ...(args.includes("--global") ? [] : ["--root", root])];
@@ -89,7 +90,7 @@ describe("the install record names only what was published (a run that never pub
     expect(p.run(["install", "--agent", "claude-code"]).code).toBe(0);
     const moved = path.join(p.root, ".agents", "skills", "session-handoff", "scripts", "memory_io.mjs");
     mkdirSync(path.dirname(moved), { recursive: true });
-    copyFileSync(HELPER, moved);
+    copyHelper(moved);
     expect(p.run(["install", "--agent", "claude-code"], { MEMORY_IO_FAILPOINT: "read-opened:crash" }, moved).signal).toBe("SIGKILL");
     const un = p.run(["uninstall", "--agent", "claude-code"]);
     expect(un.code, un.stderr).toBe(0);

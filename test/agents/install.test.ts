@@ -1,5 +1,6 @@
 // install / uninstall for six harnesses (contract §9, §12 last bullet, ruling 11), through the
 // built helper copied into a scratch project as users install it.
+import { copyHelper } from "../helpers.ts";
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { copyFileSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
@@ -43,7 +44,7 @@ function setup(where: "inside" | "outside" = "inside"): Env {
   const skill = where === "inside" ? path.join(root, ".claude", "skills", "session-handoff") : path.join(tempDir("sh-skill dir-"), "session-handoff");
   mkdirSync(path.join(skill, "scripts"), { recursive: true });
   const helper = path.join(skill, "scripts", "memory_io.mjs");
-  copyFileSync(HELPER, helper);
+  copyHelper(helper);
   const env = { ...process.env, HOME: home, XDG_CONFIG_HOME: path.join(home, ".config") } as Record<string, string>;
   for (const k of ["SESSION_HANDOFF_PAUSE", "SESSION_HANDOFF_DISABLE", "MEMORY_IO_FAILPOINT", "CLAUDE_PROJECT_DIR", "GEMINI_PROJECT_DIR"]) delete env[k];
   return {

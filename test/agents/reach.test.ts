@@ -2,6 +2,7 @@
 // without the login PATH, run as harnesses run them (`/bin/sh -c`, a PATH without node);
 // golden command strings (POSIX, PowerShell, Cline's .ps1); old installs upgraded in place;
 // rules files' byte budgets; line endings and JSON layout kept; HOME and the config folder.
+import { copyHelper } from "../helpers.ts";
 import { spawnSync } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -24,7 +25,7 @@ function setup(): Env {
   const skill = path.join(root, ".agents", "skills", "session-handoff");
   mkdirSync(path.join(skill, "scripts"), { recursive: true });
   const helper = path.join(skill, "scripts", "memory_io.mjs");
-  copyFileSync(HELPER, helper);
+  copyHelper(helper);
   const env = { ...process.env, HOME: home, XDG_CONFIG_HOME: path.join(home, ".config") } as Record<string, string>;
   for (const k of ["SESSION_HANDOFF_PAUSE", "SESSION_HANDOFF_DISABLE", "SESSION_HANDOFF_NODE", "MEMORY_IO_FAILPOINT", "CLAUDE_PROJECT_DIR", "GEMINI_PROJECT_DIR"]) delete env[k];
   return {

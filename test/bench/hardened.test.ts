@@ -1,5 +1,5 @@
 // Hardened environments (issue 11): every verb runs with code generation from strings
-// disallowed (the lazy chunks are compiled by node:vm, never `new Function`), from a
+// disallowed (the helper compiles nothing from strings), from a
 // read-only copy of the skill folder reached through a symlink, on a project reached
 // through a symlinked folder. The built bundle is spawned as a harness spawns it.
 import { spawnSync } from "node:child_process";
@@ -78,7 +78,6 @@ describe(`every verb under NODE_OPTIONS=${HARDENED}, from a read-only skill copy
 
   it("every verb: write, read, check, hook, anchors, drift, brief, redact, promote, read-target, recover, install, doctor, uninstall, checkpoint, publish, --help, --version", () => {
     expect(run(["--version"])).toMatchObject({ code: 0 });
-    // Cold verbs first: each compiles the cold chunk in its own process.
     const anchors = run(["anchors", "--root", root]);
     expect(anchors.code).toBe(0);
     expect(anchors.stdout).toMatch(/^- Branch: \S+\n- HEAD: [0-9a-f]{40}\n- Dirty files: none\n- Date: /);

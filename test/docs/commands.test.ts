@@ -2,6 +2,7 @@
 // its placeholders filled in, through the BUILT bundle against scratch git repositories, in a
 // cold project (no memory yet) and a warm one (memory saved). Instructions that don't work are
 // bugs (skill.md). The bundle is copied under a path with a space, as real install paths have.
+import { copyHelper } from "../helpers.ts";
 import { spawnSync, type SpawnSyncReturns } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -46,7 +47,7 @@ beforeAll(() => {
   work = mkdtempSync(path.join(tmpdir(), "sh-docs-"));
   skillDir = path.join(work, "skill dir");
   mkdirSync(path.join(skillDir, "scripts"), { recursive: true });
-  copyFileSync(BUNDLE, path.join(skillDir, "scripts", "memory_io.mjs"));
+  copyHelper(path.join(skillDir, "scripts", "memory_io.mjs"));
   const home = path.join(work, "home");
   mkdirSync(home);
   env = { ...process.env, HOME: home, XDG_CONFIG_HOME: path.join(home, ".config"), GIT_CONFIG_NOSYSTEM: "1" };

@@ -1,6 +1,7 @@
 // Goldens for doctor's lines (docs/design.md#sentences-the-helper-prints): an installed skill in a
 // temp repository, doctor run through the copy of the built helper there, each line asserted
 // word for word (rows of test/docs/sentences.ts).
+import { copyHelper } from "../helpers.ts";
 import { spawnSync } from "node:child_process";
 import { chmodSync, copyFileSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -13,7 +14,7 @@ function installed(): { root: string; run: (args: string[], extra?: Record<strin
   const home = tempDir("sh-home-");
   const helper = path.join(root, ".agents", "skills", "session-handoff", "scripts", "memory_io.mjs");
   mkdirSync(path.dirname(helper), { recursive: true });
-  copyFileSync(HELPER, helper);
+  copyHelper(helper);
   const env: Record<string, string> = { ...(process.env as Record<string, string>), HOME: home, XDG_CONFIG_HOME: path.join(home, ".config") };
   for (const k of ["SESSION_HANDOFF_PAUSE", "SESSION_HANDOFF_DISABLE", "SESSION_HANDOFF_NODE", "MEMORY_IO_FAILPOINT", "CLAUDE_PROJECT_DIR"]) delete env[k];
   const run = (args: string[], extra: Record<string, string> = {}) => {

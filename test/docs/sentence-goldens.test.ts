@@ -1,6 +1,7 @@
 // Goldens for the sentences of test/docs/sentences.ts that no verb's own test pinned whole
 // (docs/design.md#sentences-the-helper-prints): each state made for real (a git repository,
 // the built helper, a crash through the failpoint seam) and its sentence asserted word for word.
+import { copyHelper } from "../helpers.ts";
 import { copyFileSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -97,7 +98,7 @@ describe("doctor's Codex sentences, word for word", () => {
     const home = tempDir("sh-home-");
     const skill = path.join(root, ".agents", "skills", "session-handoff", "scripts");
     mkdirSync(skill, { recursive: true });
-    copyFileSync(HELPER, path.join(skill, "memory_io.mjs"));
+    copyHelper(path.join(skill, "memory_io.mjs"));
     const env = { HOME: home, XDG_CONFIG_HOME: path.join(home, ".config") };
     expect(helper(["install", "--agent", "codex", "--root", root], { env }).code).toBe(0);
     const file = path.join(root, ".codex", "hooks.json");

@@ -77,7 +77,7 @@ const FAMILIES: { file: string; literal: RegExp }[] = [
   { file: "src/verbs/hook.ts", literal: /["`](session-handoff: [^"`$]{12,})/g },
   { file: "src/verbs/checkpoint-surface.ts", literal: /["`](session-handoff: [^"`$]{12,})/g },
   { file: "src/verbs/check.ts", literal: /^ {2}\w+: "([^"]{12,})",$/gm },
-  { file: "src/cold/write-checked.ts", literal: /`(note: [^`$]{4,})/g },
+  { file: "src/verbs/write-checked.ts", literal: /`(note: [^`$]{4,})/g },
 ];
 
 // String and template literals inside the calls a marker opens (`parts.push(`, `new Refused(`),
@@ -151,7 +151,7 @@ function callLiterals(src: string, marker: RegExp): string[] {
 // literal must be in a row of that file.
 const CALLS: { file: string; marker: RegExp }[] = [
   { file: "src/git/verdict.ts", marker: /parts\.push\(/g },
-  { file: "src/cold/drafts.ts", marker: /new Refused\(|out\.push\(/g },
+  { file: "src/store/drafts.ts", marker: /new Refused\(|out\.push\(/g },
   { file: "src/store/root.ts", marker: /new Refused\(/g },
   { file: "src/verbs/common.ts", marker: /new (?:Refused|UsageError)\(|ctx\.warn\(/g },
   { file: "src/git/merge-driver-config.ts", marker: /(?:notes|lines)\.push\(/g },

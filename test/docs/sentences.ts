@@ -6,7 +6,7 @@
 //
 // The sentences stay where the code prints them: they live in the hot part (hook, check) and
 // in cold chunks (write, brief, drift, doctor…), and one module holding them all would put
-// every cold verb's words into what the session-start hook parses (docs/decisions/cold-chunks.md).
+// every cold verb's words into what the session-start hook parses (docs/decisions/plain-bundle.md).
 
 /** One sentence: `{…}` marks a variable part; the words between are the fixed parts checked. */
 export interface Sentence {
@@ -30,14 +30,14 @@ export interface Sentence {
 const HOOK = "src/verbs/hook.ts";
 const SURFACE = "src/verbs/checkpoint-surface.ts";
 const CHECK = "src/verbs/check.ts";
-const WRITE = "src/cold/write-checked.ts";
+const WRITE = "src/verbs/write-checked.ts";
 const VERDICT = "src/git/verdict.ts";
-const JOURNAL = "src/cold/journal-record.ts";
-const DRIFT = "src/cold/verbs/drift.ts";
+const JOURNAL = "src/journal/record.ts";
+const DRIFT = "src/verbs/drift.ts";
 const BRIEF = "src/brief/brief.ts";
-const DOCTOR = "src/cold/verbs/doctor.ts";
+const DOCTOR = "src/verbs/doctor.ts";
 const CHECKS = "src/agents/doctor-checks.ts";
-const DRAFTS = "src/cold/drafts.ts";
+const DRAFTS = "src/store/drafts.ts";
 const MERGE_CONFIG = "src/git/merge-driver-config.ts";
 
 export const SENTENCES: readonly Sentence[] = [
@@ -69,8 +69,8 @@ export const SENTENCES: readonly Sentence[] = [
   { id: "doctor.merge-driver-missing", source: "src/git/merge-driver-state.ts", help: "doctor", doc: "docs/design.md#the-merge-driver", text: ".gitattributes names the session-handoff merge driver, but this clone's git config lacks it: git merges memory files as text (conflict markers can land); run `install` or `publish` once in this clone" },
 
   // brief's fixed sentences and the drift clauses it shares with drift (docs/design.md#the-brief).
-  { id: "brief.cold-start", source: "src/cold/verbs/brief.ts", help: "brief", text: "No saved session state exists." },
-  { id: "brief.conflicted", source: "src/cold/verbs/brief.ts", help: "brief", doc: "docs/design.md#conflicted-memory", text: "HANDOFF.md has unresolved merge conflicts: one side {ours}, the other {theirs}; keep one side of each conflict (archive the other), then resume" },
+  { id: "brief.cold-start", source: "src/verbs/brief.ts", help: "brief", text: "No saved session state exists." },
+  { id: "brief.conflicted", source: "src/verbs/brief.ts", help: "brief", doc: "docs/design.md#conflicted-memory", text: "HANDOFF.md has unresolved merge conflicts: one side {ours}, the other {theirs}; keep one side of each conflict (archive the other), then resume" },
   { id: "brief.merge-met", source: "src/git/merge-driver.ts", help: "brief", doc: "docs/design.md#the-merge-driver", text: "two handoffs met in a merge; the other is archive/{name}" },
   { id: "drift.key-files-not-yet", source: VERDICT, help: "drift", doc: "docs/decisions/first-resume.md", text: "key files not created yet (absent at the save too): {paths}" },
   { id: "drift.not-fetched", source: VERDICT, help: "drift", doc: "docs/decisions/absent-not-rewritten.md", text: "not in this clone: fetch, or the history was rewritten" },
@@ -138,8 +138,8 @@ export const SENTENCES: readonly Sentence[] = [
   { id: "verdict.unsafe-nul", source: "src/guard/file-verdict.ts", help: "validate", doc: "docs/design.md#one-verdict-on-a-files-bytes", text: "{FILE} holds a NUL byte (at byte {N}): it is unsafe and was not loaded; tell the user (another program wrote it: remove the byte or move the file away, then check again)" },
   { id: "read.shown", source: "src/guard/file-verdict.ts", help: "read", doc: "docs/design.md#one-verdict-on-a-files-bytes", text: "warning: {FILE} holds {N} invisible or control character(s) or invalid UTF-8 byte(s) that write would refuse, shown as <U+XXXX> / <0xNN>; the token covers the bytes on disk" },
   { id: "search.unsafe-nul", source: "src/journal/search.ts", help: "search", doc: "docs/design.md#one-verdict-on-a-files-bytes", text: "warning: {file} holds a NUL byte (at byte {N}): unsafe, not searched" },
-  { id: "archives.unsafe-nul", source: "src/cold/verbs/archives.ts", help: "archives", doc: "docs/design.md#one-verdict-on-a-files-bytes", text: "{name}  (holds a NUL byte: unsafe, not read)" },
-  { id: "validate.utf-8", source: "src/cold/verbs/validate.ts", help: "validate", doc: "docs/design.md#one-verdict-on-a-files-bytes", text: "is not UTF-8{ (N invalid bytes in all)}: a memory file is UTF-8; write refuses it" },
+  { id: "archives.unsafe-nul", source: "src/verbs/archives.ts", help: "archives", doc: "docs/design.md#one-verdict-on-a-files-bytes", text: "{name}  (holds a NUL byte: unsafe, not read)" },
+  { id: "validate.utf-8", source: "src/verbs/validate.ts", help: "validate", doc: "docs/design.md#one-verdict-on-a-files-bytes", text: "is not UTF-8{ (N invalid bytes in all)}: a memory file is UTF-8; write refuses it" },
 
   // The root walk (docs/design.md#the-root).
   { id: "root.not-a-project", source: "src/store/root.ts", help: "write", doc: "docs/design.md#the-root", text: "not a project: run it from a project folder or pass --root <project>" },
@@ -173,12 +173,12 @@ export const SENTENCES: readonly Sentence[] = [
   { id: "install.by-hand", source: "src/agents/json-hooks.ts", help: "install", text: "{file} {what is wrong}; nothing was changed. Add this to it by hand:" },
 
   // publish and doctor (docs/design.md#integrations).
-  { id: "publish.attributes", source: "src/cold/verbs/publish.ts", help: "publish", doc: "docs/design.md#the-merge-driver", text: "committed .gitattributes with the merge driver's block (every clone then merges memory with it once it runs install or publish)" },
-  { id: "doctor.outdated", source: "src/cold/verbs/doctor.ts", help: "doctor", doc: "docs/design.md#hook-commands-find-node", text: "{agent}: {file} holds an outdated session-handoff entry" },
-  { id: "doctor.not-ours", source: "src/cold/verbs/doctor.ts", help: "doctor", doc: "docs/design.md#integrations", text: "{file}: a SessionStart command names memory_io.mjs but is not one install writes (not ours: not run): {command}" },
-  { id: "doctor.codex-subfolders", source: "src/cold/verbs/doctor.ts", help: "doctor", text: "codex: AGENTS.md files in subfolders count toward the same 32 KiB Codex reads" },
+  { id: "publish.attributes", source: "src/verbs/publish.ts", help: "publish", doc: "docs/design.md#the-merge-driver", text: "committed .gitattributes with the merge driver's block (every clone then merges memory with it once it runs install or publish)" },
+  { id: "doctor.outdated", source: "src/verbs/doctor.ts", help: "doctor", doc: "docs/design.md#hook-commands-find-node", text: "{agent}: {file} holds an outdated session-handoff entry" },
+  { id: "doctor.not-ours", source: "src/verbs/doctor.ts", help: "doctor", doc: "docs/design.md#integrations", text: "{file}: a SessionStart command names memory_io.mjs but is not one install writes (not ours: not run): {command}" },
+  { id: "doctor.codex-subfolders", source: "src/verbs/doctor.ts", help: "doctor", text: "codex: AGENTS.md files in subfolders count toward the same 32 KiB Codex reads" },
   { id: "doctor.codex-budget", source: "src/agents/doctor-checks.ts", help: "doctor", text: "{file}: the session-handoff block ends at byte {end}, past the {budget} bytes of AGENTS.md text Codex reads; Codex never sees it" },
-  { id: "doctor.foreign-lock", source: "src/cold/verbs/doctor.ts", help: "doctor", doc: "docs/decisions/lock.md", text: "the memory lock {path} names {who}" },
+  { id: "doctor.foreign-lock", source: "src/verbs/doctor.ts", help: "doctor", doc: "docs/decisions/lock.md", text: "the memory lock {path} names {who}" },
   // doctor's findings and notes (docs/design.md#integrations).
   { id: "doctor.other-copy", source: CHECKS, help: "doctor", doc: "docs/design.md#integrations", text: "its commands run another copy of the helper ({paths})" },
   { id: "doctor.bare-node", source: CHECKS, help: "doctor", doc: "docs/design.md#hook-commands-find-node", text: "its commands run bare node, which fails where node is not on the hook's PATH (nvm, fnm, volta, a harness started from a GUI)" },
@@ -241,15 +241,15 @@ export const SENTENCES: readonly Sentence[] = [
   { id: "draft.folder-link", source: DRAFTS, help: "write", doc: "docs/decisions/save-form.md", text: "{folder} is a link or not a directory, so {draft} was neither read nor removed; move it away, then write the draft again" },
   { id: "draft.leftover", source: DRAFTS, help: "recover", doc: "docs/decisions/save-form.md", text: "removed a leftover draft {drafts}/{kind}.md (drafts are private; write it again to save it)" },
   // install's and publish's refusals (docs/design.md#install-and-uninstall).
-  { id: "install.no-home", source: "src/cold/verbs/install.ts", help: "install", text: "install needs HOME set (the per-user records and the recorded Node live under it); nothing was changed" },
-  { id: "install.home-missing", source: "src/cold/verbs/install.ts", help: "install", text: "HOME ({path}) does not exist; install keeps its records under it, so nothing was changed" },
+  { id: "install.no-home", source: "src/verbs/install.ts", help: "install", text: "install needs HOME set (the per-user records and the recorded Node live under it); nothing was changed" },
+  { id: "install.home-missing", source: "src/verbs/install.ts", help: "install", text: "HOME ({path}) does not exist; install keeps its records under it, so nothing was changed" },
   { id: "install.not-ours", source: "src/agents/plan.ts", help: "install", text: "{file} exists and was not written by install; nothing was changed. Move it away, or merge this into it by hand:" },
   { id: "install.link", source: "src/store/install-files.ts", help: "install", text: "{file} {is a link}; links are never followed or replaced, so nothing was changed. Add this to its target by hand:" },
   { id: "install.hard-link", source: "src/store/install-files.ts", help: "install", text: "{file} has more than one hard link; nothing was changed. Add this to it by hand:" },
   { id: "install.folder-link", source: "src/store/install-files.ts", help: "install", text: "{folder} is {a link}; install writes only through real directories, so nothing was changed" },
   { id: "install.leftover-conflict", source: "src/store/install-repair.ts", help: "install", text: "{what was found}; nothing was changed. To go on, {what to do}, then run this again" },
-  { id: "publish.message-line", source: "src/cold/verbs/publish.ts", help: "publish", text: "--message must be one non-empty line of text" },
-  { id: "publish.message-secret", source: "src/cold/verbs/publish.ts", help: "publish", text: "--message holds a secret ({kinds}); write the message without it and retry" },
+  { id: "publish.message-line", source: "src/verbs/publish.ts", help: "publish", text: "--message must be one non-empty line of text" },
+  { id: "publish.message-secret", source: "src/verbs/publish.ts", help: "publish", text: "--message holds a secret ({kinds}); write the message without it and retry" },
   { id: "merge.registered", source: MERGE_CONFIG, help: "install", doc: "docs/design.md#the-merge-driver", text: "registered the merge driver session-handoff in .git/config" },
   { id: "merge.attributes-added", source: MERGE_CONFIG, help: "install", doc: "docs/design.md#the-merge-driver", text: "added the merge driver's block to .gitattributes" },
   { id: "merge.unregistered", source: MERGE_CONFIG, help: "uninstall", doc: "docs/design.md#the-merge-driver", text: "removed the merge driver session-handoff from .git/config" },

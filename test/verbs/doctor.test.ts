@@ -1,4 +1,5 @@
 // `doctor` (issue 13, ruling 26): read-only, --json, always exit 0, each problem with its fix.
+import { copyHelper } from "../helpers.ts";
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { copyFileSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -13,7 +14,7 @@ function setup() {
   mkdirSync(path.join(skill, "scripts"), { recursive: true });
   writeFileSync(path.join(skill, "SKILL.md"), "---\nname: session-handoff\n---\n");
   const helper = path.join(skill, "scripts", "memory_io.mjs");
-  copyFileSync(HELPER, helper);
+  copyHelper(helper);
   const env: Record<string, string> = { ...(process.env as Record<string, string>), HOME: home, XDG_CONFIG_HOME: path.join(home, ".config") };
   delete env.SESSION_HANDOFF_DISABLE;
   delete env.SESSION_HANDOFF_PAUSE;
@@ -133,7 +134,7 @@ describe("doctor", () => {
     const skill = path.join(root, ".claude", "skills", "odd\nname");
     mkdirSync(path.join(skill, "scripts"), { recursive: true });
     writeFileSync(path.join(skill, "SKILL.md"), "---\nname: session-handoff\n---\n");
-    copyFileSync(HELPER, path.join(skill, "scripts", "memory_io.mjs"));
+    copyHelper(path.join(skill, "scripts", "memory_io.mjs"));
     const r = spawnSync(process.execPath, [path.join(skill, "scripts", "memory_io.mjs"), "doctor", "--root", root], { cwd: root, env: { ...process.env, HOME: tempDir("sh-home-") }, encoding: "utf8" });
     expect(r.status).toBe(0);
     const helperLine = r.stdout.split("\n").find((l) => l.startsWith("helper "))!;
@@ -198,7 +199,7 @@ describe("install's entry written by another copy of the helper", () => {
     const copy = (dir: string) => {
       const f = path.join(dir, "scripts", "memory_io.mjs");
       mkdirSync(path.dirname(f));
-      copyFileSync(HELPER, f);
+      copyHelper(f);
       return f;
     };
     const a = copy(tempDir("sh-copy a-"));

@@ -1,6 +1,7 @@
 // Issue 9, "Resume tells the truth": each numbered case and its neighbours, through the built
 // helper on real git repositories (contract §5, §6, §7 1.1; rulings 4, 8, 13-17; field reports
 // 22-25).
+import { copyHelper } from "../helpers.ts";
 import { spawnSync } from "node:child_process";
 import { chmodSync, copyFileSync, mkdirSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -511,7 +512,7 @@ describe("also: history wording, the skill's own folder, odd paths", () => {
     const root = newRepo(NOW - DAY, { ".claude/settings.json": "{}\n" });
     const skill = path.join(root, ".claude", "skills", "session-handoff");
     mkdirSync(path.join(skill, "scripts"), { recursive: true });
-    copyFileSync(BUNDLE, path.join(skill, "scripts", "memory_io.mjs"));
+    copyHelper(path.join(skill, "scripts", "memory_io.mjs"));
     const inside = path.join(skill, "scripts", "memory_io.mjs");
     writeFileSync(path.join(root, "work.txt"), "dirty\n");
     expect(run(["anchors", "--root", root], { bundle: inside }).stdout).toContain("- Dirty files: work.txt\n");
@@ -537,7 +538,7 @@ describe("also: history wording, the skill's own folder, odd paths", () => {
     const root = newRepo(NOW - DAY);
     const skill = path.join(root, ".claude", "skills", "session-handoff");
     mkdirSync(path.join(skill, "scripts"), { recursive: true });
-    copyFileSync(BUNDLE, path.join(skill, "scripts", "memory_io.mjs"));
+    copyHelper(path.join(skill, "scripts", "memory_io.mjs"));
     const inside = path.join(skill, "scripts", "memory_io.mjs");
     writeFileSync(path.join(root, "work.txt"), "dirty\n");
     const w = run(["write", "handoff", "--root", root, "--expected-current-sha256", "absent"], { bundle: inside, input: `${handoff({ saved: iso(NOW), anchors: false })}## Environment anchors\n- none\n` });
@@ -551,7 +552,7 @@ describe("also: history wording, the skill's own folder, odd paths", () => {
   it("a skill folder that is the root itself is not excluded (its own repository)", () => {
     const root = newRepo(NOW - DAY);
     mkdirSync(path.join(root, "scripts"));
-    copyFileSync(BUNDLE, path.join(root, "scripts", "memory_io.mjs"));
+    copyHelper(path.join(root, "scripts", "memory_io.mjs"));
     writeFileSync(path.join(root, "work.txt"), "dirty\n");
     expect(run(["anchors", "--root", root], { bundle: path.join(root, "scripts", "memory_io.mjs") }).stdout).toContain("- Dirty files: scripts/, work.txt\n");
   });

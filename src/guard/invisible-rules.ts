@@ -1,0 +1,284 @@
+/**
+ * The rules of the invisible-character guard (contract §4, rulings 5 and 7; docs/design.md#redaction), behind the fast
+ * paths of guard/invisible.ts: most texts hold no candidate code point and never load this
+ * module. Built as a lazy chunk (src/cold/: build.mjs), so that read and write do not
+ * parse it, nor its Unicode tables, at every start-up. Pure.
+ */
+import type { InvisibleHit } from "./invisible.ts";
+import { RTL_LETTERS, STANDARDIZED_VARIANT_BASES } from "./unicode-tables.ts";
+
+const LF = 0x0a;
+const CR = 0x0d;
+const ZWNJ = 0x200c;
+const ZWJ = 0x200d;
+const BOM = 0xfeff;
+const VS15 = 0xfe0e;
+const VS16 = 0xfe0f;
+const BLACK_FLAG = 0x1f3f4;
+const CANCEL_TAG = 0xe007f;
+
+const PICTOGRAPHIC = /\p{Extended_Pictographic}/u;
+const EMOJI = /\p{Emoji}/u;
+const LETTER_OR_MARK = /[\p{L}\p{M}]/u;
+const HAN_IDEOGRAPH = /[\p{Unified_Ideograph}\uF900-\uFAFF\u{2F800}-\u{2FA1F}]/u;
+
+// The three emoji tag sequences Unicode recommends (ruling 7, docs/design.md#redaction): 🏴 + gbeng / gbsct / gbwls + cancel tag.
+const FLAG_TAGS = ["gbeng", "gbsct", "gbwls"].map((t) => [...t].map((c) => 0xe0000 + c.charCodeAt(0)));
+
+/** The class of a code point on the §4 (docs/design.md#redaction) / ruling 5 list, or undefined when it is not on it. */
+function classOf(cp: number): string | undefined {
+  if (cp < 0x20 || (cp >= 0x7f && cp <= 0x9f)) return cp === 0x09 || cp === LF ? undefined : "control character";
+  if (cp < 0x61c) return undefined;
+  if (cp === 0x061c || cp === 0x200e || cp === 0x200f || (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069)) {
+    return "bidi control";
+  }
+  if (cp === 0x2028 || cp === 0x2029) return "line or paragraph separator";
+  if (cp >= 0xe0000 && cp <= 0xe007f) return "tag character";
+  if (cp === 0x200b || cp === ZWNJ || cp === ZWJ || (cp >= 0x2060 && cp <= 0x2064) || cp === 0x180e || cp === BOM) return "zero-width character";
+  if ((cp >= 0xfe00 && cp <= 0xfe0f) || (cp >= 0xe0100 && cp <= 0xe01ef)) return "variation selector";
+  if (cp === 0x115f || cp === 0x1160 || cp === 0x3164 || cp === 0xffa0) return "Hangul filler";
+  return undefined;
+}
+
+const matches = (re: RegExp, cp: number | undefined): boolean => cp !== undefined && cp >= 0 && re.test(String.fromCodePoint(cp));
+const isEmoji = (cp: number | undefined): boolean => cp !== undefined && cp >= 0xa9 && matches(PICTOGRAPHIC, cp);
+
+/** Skin-tone modifiers sit between an emoji and its joiner (👩🏽‍💻). */
+function isEmojiModifier(cp: number): boolean {
+  return cp >= 0x1f3fb && cp <= 0x1f3ff;
+}
+
+/** Decoded `gap.length` base-36 ranges of unicode-tables.ts, as a flat [start, end, …] array. */
+function decodeRanges(encoded: string): Int32Array {
+  const parts = encoded === "" ? [] : encoded.split(",");
+  const out = new Int32Array(parts.length * 2);
+  let prev = -1;
+  parts.forEach((part, k) => {
+    const [gap, len = "0"] = part.split(".");
+    const start = prev + 1 + parseInt(gap!, 36);
+    prev = start + parseInt(len, 36);
+    out[2 * k] = start;
+    out[2 * k + 1] = prev;
+  });
+  return out;
+}
+
+function inRanges(ranges: Int32Array, cp: number): boolean {
+  let lo = 0;
+  let hi = ranges.length / 2 - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (cp < ranges[2 * mid]!) hi = mid - 1;
+    else if (cp > ranges[2 * mid + 1]!) lo = mid + 1;
+    else return true;
+  }
+  return false;
+}
+
+// Decoded on first use: most texts never hold a selector or a bidi mark.
+let rtlLetters: Int32Array | undefined;
+let variantBases: Map<number, Int32Array> | undefined;
+
+function isRtlLetter(cp: number): boolean {
+  rtlLetters ??= decodeRanges(RTL_LETTERS);
+  return cp >= 0x590 && inRanges(rtlLetters, cp);
+}
+
+/** True when (base, selector) is a standardized variant (StandardizedVariants.txt). */
+function isStandardizedVariant(base: number, selector: number): boolean {
+  variantBases ??= new Map(STANDARDIZED_VARIANT_BASES.map(([sel, enc]) => [sel, decodeRanges(enc)]));
+  const bases = variantBases.get(selector);
+  return bases !== undefined && inRanges(bases, base);
+}
+
+/** True when the tag character at `i` belongs to one of the three flag sequences. */
+function inFlagSequence(cps: readonly number[], i: number): boolean {
+  for (let k = Math.max(0, i - 6); k < i; k++) {
+    if (cps[k] !== BLACK_FLAG || cps[k + 6] !== CANCEL_TAG) continue;
+    if (FLAG_TAGS.some((tags) => tags.every((t, n) => cps[k + 1 + n] === t))) return true;
+  }
+  return false;
+}
+
+/** The line around `i` holds a right-to-left letter (LRM, RLM and ALM are allowed there). */
+function lineHasRtl(cps: readonly number[], i: number): boolean {
+  for (let j = i - 1; j >= 0 && cps[j] !== LF; j--) if (isRtlLetter(cps[j]!)) return true;
+  for (let j = i + 1; j < cps.length && cps[j] !== LF; j++) if (isRtlLetter(cps[j]!)) return true;
+  return false;
+}
+
+/**
+ * The class of the code point at `i` of `cps` when it is refused in its context (contract §4, docs/design.md#redaction,
+ * rulings 5 and 7; docs/design.md#redaction), else undefined. Allowed in context: U+FEFF as the very first character;
+ * CR before LF; U+200C/U+200D between two letters or marks, and U+200D between two emoji (a
+ * selector or skin tone may follow the first); U+200E, U+200F, U+061C on a line holding a
+ * right-to-left letter; tag characters inside the England, Scotland and Wales flags;
+ * U+FE0E/U+FE0F after an emoji or keycap base; any other selector of U+FE00–U+FE0F only
+ * after a base that StandardizedVariants.txt pairs it with; U+E0100–U+E01EF only after a
+ * CJK ideograph. A selector after a selector never passes, so runs of them are refused.
+ * Negative entries (invalid bytes) are never letters, emoji or bases.
+ */
+function forbiddenAt(cps: readonly number[], i: number): string | undefined {
+  const cp = cps[i]!;
+  const name = classOf(cp);
+  if (name === undefined) return undefined;
+  const prev = cps[i - 1];
+  const next = cps[i + 1];
+  switch (true) {
+    case cp === CR:
+      return next === LF ? undefined : name;
+    case cp === BOM:
+      return i === 0 ? undefined : name;
+    case cp === ZWNJ || cp === ZWJ:
+      if (matches(LETTER_OR_MARK, prev) && matches(LETTER_OR_MARK, next)) return undefined;
+      if (cp === ZWJ) {
+        let j = i - 1;
+        while (j >= 0 && (cps[j] === VS16 || isEmojiModifier(cps[j]!))) j--;
+        if (j >= 0 && isEmoji(cps[j]) && isEmoji(next)) return undefined;
+      }
+      return name;
+    case cp === 0x200e || cp === 0x200f || cp === 0x061c:
+      return lineHasRtl(cps, i) ? undefined : name;
+    case cp >= 0xe0000 && cp <= 0xe007f:
+      return inFlagSequence(cps, i) ? undefined : name;
+    case cp >= 0xfe00 && cp <= 0xfe0f:
+      if (prev === undefined || prev < 0) return name;
+      if ((cp === VS15 || cp === VS16) && matches(EMOJI, prev)) return undefined;
+      return isStandardizedVariant(prev, cp) ? undefined : name;
+    case cp >= 0xe0100 && cp <= 0xe01ef:
+      return matches(HAN_IDEOGRAPH, prev) ? undefined : name;
+    default:
+      return name;
+  }
+}
+
+function hex(cp: number): string {
+  return `U+${cp.toString(16).toUpperCase().padStart(4, "0")}`;
+}
+
+/**
+ * Lists the refused characters of `text`, in order (invisible.ts `findInvisible` calls it
+ * when a candidate code point is there). Line and column are 1-based, the column counted in
+ * code points.
+ */
+export function findRefused(text: string): InvisibleHit[] {
+  const cps: number[] = [];
+  for (const ch of text) cps.push(ch.codePointAt(0)!);
+  const hits: InvisibleHit[] = [];
+  let line = 1;
+  let column = 1;
+  for (let i = 0; i < cps.length; i++) {
+    const cp = cps[i]!;
+    const name = forbiddenAt(cps, i);
+    if (name !== undefined) hits.push({ line, column, codePoint: hex(cp), name });
+    if (cp === LF) {
+      line++;
+      column = 1;
+    } else {
+      column++;
+    }
+  }
+  return hits;
+}
+
+/**
+ * The code point indexes (0-based) of `text` that `findInvisible` would refuse there,
+ * as if `text` sat after a space on a line of its own text (a path on an anchor line): so a
+ * leading U+FEFF, joiner or selector counts as refused. For `quotePath` (ruling 4, docs/design.md#redaction). Pure.
+ */
+export function refusedIndexesIn(text: string): Set<number> {
+  const out = new Set<number>();
+  const cps = [0x20];
+  for (const ch of text) cps.push(ch.codePointAt(0)!);
+  for (let i = 1; i < cps.length; i++) if (forbiddenAt(cps, i) !== undefined) out.add(i - 1);
+  return out;
+}
+
+/**
+ * Strict UTF-8 decoding to code points (WHATWG rules: no overlongs, no surrogates, nothing
+ * past U+10FFFF). Each byte that does not begin a valid sequence becomes `-(byte + 1)`, so a
+ * broken sequence shows every one of its bytes.
+ */
+export function decodeUtf8(bytes: Uint8Array): number[] {
+  const out: number[] = [];
+  const n = bytes.length;
+  let i = 0;
+  while (i < n) {
+    const b = bytes[i]!;
+    if (b < 0x80) {
+      out.push(b);
+      i++;
+      continue;
+    }
+    let need = 0;
+    let lo = 0x80;
+    let hi = 0xbf;
+    let cp = 0;
+    if (b >= 0xc2 && b <= 0xdf) {
+      need = 1;
+      cp = b & 0x1f;
+    } else if (b >= 0xe0 && b <= 0xef) {
+      need = 2;
+      cp = b & 0x0f;
+      if (b === 0xe0) lo = 0xa0;
+      if (b === 0xed) hi = 0x9f;
+    } else if (b >= 0xf0 && b <= 0xf4) {
+      need = 3;
+      cp = b & 0x07;
+      if (b === 0xf0) lo = 0x90;
+      if (b === 0xf4) hi = 0x8f;
+    }
+    let ok = need > 0;
+    for (let k = 1; ok && k <= need; k++) {
+      const c = bytes[i + k];
+      // Only the second byte has a narrowed range; later ones are plain continuations.
+      const min = k === 1 ? lo : 0x80;
+      const max = k === 1 ? hi : 0xbf;
+      if (c === undefined || c < min || c > max) ok = false;
+      else cp = (cp << 6) | (c & 0x3f);
+    }
+    if (ok) {
+      out.push(cp);
+      i += need + 1;
+    } else {
+      out.push(-(b + 1));
+      i++;
+    }
+  }
+  return out;
+}
+
+/** {@link renderCodePoints} of bytes decoded strictly (invalid bytes as `<0xNN>`). */
+export function renderBytes(bytes: Uint8Array): { text: string; changed: number } {
+  return renderCodePoints(decodeUtf8(bytes));
+}
+
+/** Writes code points out, refused ones as `<U+XXXX>` and invalid bytes (negative) as `<0xNN>`. */
+export function renderCodePoints(cps: readonly number[]): { text: string; changed: number } {
+  const parts: string[] = [];
+  let changed = 0;
+  let runStart = 0;
+  const flush = (end: number): void => {
+    if (end > runStart) parts.push(String.fromCodePoint(...cps.slice(runStart, end)));
+  };
+  for (let i = 0; i < cps.length; i++) {
+    const cp = cps[i]!;
+    let shown: string | undefined;
+    if (cp < 0) shown = `<0x${(-cp - 1).toString(16).toUpperCase().padStart(2, "0")}>`;
+    else if (forbiddenAt(cps, i) !== undefined) shown = `<${hex(cp)}>`;
+    if (shown === undefined) {
+      // Long runs go out in slices: String.fromCodePoint takes its input as arguments.
+      if (i - runStart >= 8192) {
+        flush(i);
+        runStart = i;
+      }
+      continue;
+    }
+    flush(i);
+    parts.push(shown);
+    changed++;
+    runStart = i + 1;
+  }
+  flush(cps.length);
+  return { text: parts.join(""), changed };
+}

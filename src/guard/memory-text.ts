@@ -1,0 +1,84 @@
+/**
+ * A memory file's bytes decoded by the one verdict (guard/file-verdict.ts, docs/design.md#one-verdict-on-a-files-bytes):
+ * a NUL refuses, invalid UTF-8 is read as `<0xNN>`, refused code points are kept for the printers to mark.
+ * Cold: only the verbs that read a file's text load it (docs/decisions/plain-bundle.md).
+ */
+import { cleanText, firstNul, shownWarning, unsafeBytes } from "./file-verdict.ts";
+import { renderVisible } from "./invisible.ts";
+import { decodeUtf8 } from "./invisible-rules.ts";
+
+const STRICT = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+/** An invalid UTF-8 byte found in a file: 1-based line, column in code points, and the byte. */
+export interface InvalidByte {
+  line: number;
+  column: number;
+  byte: number;
+}
+
+/** A memory file's bytes as every reading verb sees them (see the module comment). */
+export interface MemoryText {
+  /**
+   * The text the parsers read: the exact UTF-8 decoding, each invalid byte written `<0xNN>`
+   * (never U+FFFD, which would hide what is there); refused code points are kept as they are
+   * for the printers to mark (`<U+XXXX>` in human text, `\uXXXX` in JSON, ruling 49; docs/design.md#verdicts-and-the-brief).
+   */
+  text: string;
+  /** How many code points and bytes `read` would show as `<U+XXXX>` / `<0xNN>`; 0 for a clean file. */
+  shown: number;
+  /** Each invalid UTF-8 byte, in order. */
+  invalid: InvalidByte[];
+}
+
+/**
+ * Decodes a memory file's bytes by the one verdict (see the module comment).
+ * @param file the name used in the refusal.
+ * @throws Refused (exit 2, {@link unsafeBytes}) when the bytes hold a NUL.
+ */
+export function memoryText(file: string, bytes: Uint8Array): MemoryText {
+  const clean = cleanText(bytes);
+  if (clean !== null) return { text: clean, shown: 0, invalid: [] };
+  const nul = firstNul(bytes);
+  if (nul >= 0) throw unsafeBytes(file, nul);
+  const shown = renderVisible(bytes).changed;
+  let text: string;
+  try {
+    text = STRICT.decode(bytes);
+  } catch {
+    return { ...withInvalidBytes(bytes), shown };
+  }
+  return { text, shown, invalid: [] };
+}
+
+/**
+ * Like {@link memoryText}, with the warning to print when anything would be shown.
+ * @throws Refused (exit 2) when the bytes hold a NUL.
+ */
+export function loadMemoryText(file: string, bytes: Uint8Array): { text: string; warning: string | null; invalid: InvalidByte[] } {
+  const m = memoryText(file, bytes);
+  return { text: m.text, warning: m.shown > 0 ? shownWarning(file, m.shown) : null, invalid: m.invalid };
+}
+
+// Invalid UTF-8 is rare: the byte walk of the cold rules module only then.
+function withInvalidBytes(bytes: Uint8Array): { text: string; invalid: InvalidByte[] } {
+  const cps = decodeUtf8(bytes);
+  const parts: string[] = [];
+  const invalid: InvalidByte[] = [];
+  let line = 1;
+  let column = 0;
+  for (const cp of cps) {
+    column++;
+    if (cp < 0) {
+      const byte = -cp - 1;
+      invalid.push({ line, column, byte });
+      parts.push(`<0x${byte.toString(16).toUpperCase().padStart(2, "0")}>`);
+      continue;
+    }
+    parts.push(String.fromCodePoint(cp));
+    if (cp === 0x0a) {
+      line++;
+      column = 0;
+    }
+  }
+  return { text: parts.join(""), invalid };
+}

@@ -1,0 +1,111 @@
+// Retention and leftovers of `checkpoints/` (rulings 22–23, docs/design.md#checkpoints): only names matching
+// the checkpoint pattern are ever deleted as checkpoints; otherwise only `.delivered-<id>`
+// markers and the helper's private temp/claim names.
+import { linkSync, lstatSync, readdirSync, unlinkSync } from "node:fs";
+import path from "node:path";
+import { CHECKPOINT_NAME } from "../schema/checkpoint-name.ts";
+import { checkpointsDir, checkpointsDirState, listCheckpoints, readHead, readHeadBytes, rmQuietRegular } from "./checkpoints.ts";
+import { tokenOf } from "./files.ts";
+import { listPrivate } from "./private.ts";
+
+/** Most delivered-once markers kept (docs/design.md#checkpoints). */
+export const MARKERS_KEPT = 20;
+
+/** Checkpoints of this many sessions are kept (docs/design.md#checkpoints). */
+export const CHECKPOINT_KEEP = 5;
+
+/**
+ * Keeps the checkpoints of the five newest sessions by `Saved:` (ruling 22, docs/design.md#checkpoints),
+ * never `keep` (the one just written); deletes only names matching the checkpoint pattern,
+ * and their delivered-once markers. @returns the names deleted.
+ */
+export function pruneCheckpoints(root: string, keep: string): string[] {
+  const list = listCheckpoints(root);
+  const survivors = new Set(list.slice(0, CHECKPOINT_KEEP).map((e) => e.name));
+  survivors.add(keep);
+  const deleted: string[] = [];
+  for (const e of list) {
+    if (survivors.has(e.name) || deleted.length >= list.length - CHECKPOINT_KEEP) continue;
+    try {
+      unlinkSync(path.join(checkpointsDir(root), e.name));
+      deleted.push(e.name);
+    } catch {
+      // Gone meanwhile, or not ours to delete: retention is best effort.
+    }
+    rmQuietRegular(path.join(checkpointsDir(root), `.delivered-${e.session}`));
+  }
+  return deleted;
+}
+
+/**
+ * Removes what an interrupted checkpoint left in `checkpoints/` (ruling 23, docs/design.md#checkpoints): temp files are
+ * dropped; a claim goes back as the checkpoint when none is there, else it is dropped (a
+ * checkpoint is never archived); a delivered-once marker is kept when its session's checkpoint
+ * exists or when the token it holds is the token of a checkpoint that exists (that checkpoint
+ * was told to some session: the hook's once-per-token rule reads it,
+ * docs/decisions/checkpoint-after-last-save.md#once-per-token), the newest {@link MARKERS_KEPT}
+ * of those; every other marker is dropped. Outside `compact` a token is told once, so the
+ * token-kept markers number at most one per checkpoint. Only private names of the helper are
+ * touched, and only regular files or links (never followed).
+ * @returns one line per action.
+ */
+export function cleanCheckpointLeftovers(root: string): string[] {
+  const dir = checkpointsDir(root);
+  if (checkpointsDirState(root) !== "ok") return [];
+  const actions: string[] = [];
+  const entries = listPrivate(dir).filter((e) => CHECKPOINT_NAME.test(e.file));
+  for (const e of [...entries.filter((x) => x.role === "tmp"), ...entries.filter((x) => x.role === "claim")]) {
+    let st;
+    try {
+      st = lstatSync(e.path);
+    } catch {
+      continue;
+    }
+    if (st.isDirectory()) continue;
+    if (e.role === "claim" && st.isFile()) {
+      try {
+        linkSync(e.path, path.join(dir, e.file));
+        actions.push(`checkpoints/${e.file}: put back the version an interrupted checkpoint had claimed`);
+      } catch {
+        // A checkpoint is current: the claim was the version it replaced.
+      }
+    }
+    try {
+      unlinkSync(e.path);
+      actions.push(`checkpoints/${e.file}: dropped ${e.name} left by an interrupted checkpoint`);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  try {
+    // Markers are kept only for sessions whose checkpoint exists or when they record that an
+    // existing checkpoint was told, the newest MARKERS_KEPT of them, so that checkpoints/ does
+    // not grow with every session ever started and a told token stays told.
+    const names = readdirSync(dir);
+    const live = new Set<string>();
+    for (const name of names) {
+      if (name.startsWith(".") || !CHECKPOINT_NAME.test(name)) continue;
+      const bytes = readHeadBytes(path.join(dir, name));
+      if (bytes !== null) live.add(tokenOf(bytes));
+    }
+    const kept: { name: string; mtimeMs: number }[] = [];
+    for (const name of names) {
+      const m = /^\.delivered-(.+)$/.exec(name);
+      if (!m || !CHECKPOINT_NAME.test(`${m[1]}.md`)) continue;
+      const told = readHead(path.join(dir, name), 128)?.trim() ?? "";
+      if (readHead(path.join(dir, `${m[1]}.md`), 1) === null && !live.has(told)) rmQuietRegular(path.join(dir, name));
+      else {
+        try {
+          kept.push({ name, mtimeMs: lstatSync(path.join(dir, name)).mtimeMs });
+        } catch {
+          // gone meanwhile
+        }
+      }
+    }
+    kept.sort((a, b) => b.mtimeMs - a.mtimeMs || (a.name < b.name ? -1 : 1));
+    for (const k of kept.slice(MARKERS_KEPT)) rmQuietRegular(path.join(dir, k.name));
+  } catch {
+    // best effort
+  }
+  return actions;
+}

@@ -1,0 +1,163 @@
+// Drafts: a document an agent wrote with its own file tool for `write --from-draft`
+// (docs/decisions/save-form.md). `<memory dir>/drafts/<kind>.md` is read once by that write and
+// removed in every outcome; nothing else reads it, `publish` never commits it, and a
+// `.gitignore` of ours in drafts/ keeps git from seeing it.
+import { closeSync, constants, fchmodSync, fstatSync, lstatSync, openSync, readSync, unlinkSync, writeSync, chmodSync, type Stats } from "node:fs";
+import path from "node:path";
+import { Refused } from "../errors.ts";
+import { MAX_DOCUMENT_BYTES, memoryDir, type Kind } from "./paths.ts";
+
+/** The drafts folder's name inside the memory dir. */
+export const DRAFTS = "drafts";
+
+/** The `.gitignore` of ours in drafts/: everything there, itself included, is never committed. */
+export const GITIGNORE_TEXT = "# Written by session-handoff: drafts of `write --from-draft`, never committed.\n*\n";
+
+/** `<root>/.ai/memory/drafts`. */
+export function draftsDir(root: string): string {
+  return path.join(memoryDir(root), DRAFTS);
+}
+
+/** `<root>/.ai/memory/drafts/<kind>.md`: where the agent writes a document for `write --from-draft`. */
+export function draftPath(root: string, kind: Kind): string {
+  return path.join(draftsDir(root), `${kind}.md`);
+}
+
+/**
+ * `.ai/memory/drafts/<kind>.md`, or the folder with no kind: how every sentence about a draft
+ * names it, relative to the project root, where the agent writes it (docs/decisions/save-form.md).
+ */
+export function draftShown(kind?: Kind): string {
+  return kind === undefined ? `.ai/memory/${DRAFTS}` : `.ai/memory/${DRAFTS}/${kind}.md`;
+}
+
+function lstatOrNull(p: string): Stats | null {
+  try {
+    return lstatSync(p);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT" || (err as NodeJS.ErrnoException).code === "ENOTDIR") return null;
+    throw err;
+  }
+}
+
+// The folders on the way to a draft, each a real folder, or a refusal that names the first
+// that is not (nothing is removed through a link). False when one is missing.
+function realFolders(root: string, rel: string): boolean {
+  for (const [dir, shown] of [[path.join(root, ".ai"), ".ai"], [memoryDir(root), ".ai/memory"], [draftsDir(root), draftShown()]] as const) {
+    const st = lstatOrNull(dir);
+    if (st === null) return false;
+    if (st.isSymbolicLink() || !st.isDirectory()) {
+      throw new Refused(`${shown} is a link or not a directory, so ${rel} was neither read nor removed; move it away, then write the draft again`);
+    }
+  }
+  return true;
+}
+
+function removeName(p: string, shown: string): void {
+  try {
+    unlinkSync(p);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw new Refused(`cannot remove the draft ${shown}: ${(err as Error).message}`);
+  }
+}
+
+/**
+ * Takes the draft of `kind`: reads `drafts/<kind>.md` (a regular file with one link, never
+ * through a link, at most MAX_DOCUMENT_BYTES) and removes it, whatever is then decided about
+ * its content. A draft readable by others is made 0600 first. A missing draft, a link, a
+ * FIFO or a hard-linked file is refused (the last three removed unread); a directory there
+ * is refused and left.
+ * @returns the draft's bytes.
+ * @throws Refused (exit 2) saying what was wrong and that the draft must be written again.
+ */
+export function takeDraft(root: string, kind: Kind): Buffer {
+  const rel = draftShown(kind);
+  const file = draftPath(root, kind);
+  const again = "write the whole document there with your file tool, then run this again";
+  if (!realFolders(root, rel)) throw new Refused(`no draft at ${rel}: ${again}`);
+  const dir = draftsDir(root);
+  const dirStat = lstatSync(dir);
+  if ((dirStat.mode & 0o077) !== 0) chmodSync(dir, 0o700);
+  ensureDraftsIgnored(root);
+  const st = lstatOrNull(file);
+  if (st === null) throw new Refused(`no draft at ${rel}: ${again}`);
+  if (st.isDirectory()) throw new Refused(`${rel} is a directory, not a draft; move it away, then ${again}`);
+  try {
+    if (!st.isFile()) throw new Refused(`${rel} is ${st.isSymbolicLink() ? "a link" : "not a regular file"}; it was removed unread: ${again}`);
+    let fd: number;
+    try {
+      fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      throw new Refused(`${rel} cannot be read (${code === "ELOOP" ? "it became a link" : (code ?? "error")}); it was removed: ${again}`);
+    }
+    try {
+      const now = fstatSync(fd);
+      if (!now.isFile() || now.ino !== st.ino) throw new Refused(`${rel} was replaced while it was read; it was removed: ${again}`);
+      // Another name of the same file would be published too (and a mode change would reach it).
+      if (now.nlink !== 1) throw new Refused(`${rel} is hard-linked elsewhere; it was removed unread: ${again}`);
+      if ((now.mode & 0o077) !== 0) fchmodSync(fd, 0o600);
+      if (now.size > MAX_DOCUMENT_BYTES) {
+        throw new Refused(`the draft ${rel} is ${now.size} bytes; memory documents are at most ${MAX_DOCUMENT_BYTES} bytes (shorten it); it was removed`);
+      }
+      const buf = Buffer.alloc(MAX_DOCUMENT_BYTES + 1);
+      let got = 0;
+      for (let n = 1; n > 0 && got < buf.length; got += n) n = readSync(fd, buf, got, buf.length - got, got);
+      if (got > MAX_DOCUMENT_BYTES) throw new Refused(`the draft ${rel} grew past ${MAX_DOCUMENT_BYTES} bytes while it was read; it was removed`);
+      return buf.subarray(0, got);
+    } finally {
+      closeSync(fd);
+    }
+  } finally {
+    removeName(file, rel);
+  }
+}
+
+/**
+ * Creates drafts/.gitignore (0600, ignoring everything there, itself included) when there is
+ * none; a file of that name already there is left as it is. drafts/ must be a real folder
+ * (the caller checked). Best effort: a failure changes nothing.
+ */
+export function ensureDraftsIgnored(root: string): void {
+  const file = path.join(draftsDir(root), ".gitignore");
+  let fd: number;
+  try {
+    fd = openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
+  } catch {
+    return;
+  }
+  try {
+    writeSync(fd, GITIGNORE_TEXT);
+  } catch {
+    // A full disk: git may then see a draft; the save itself is unaffected.
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Removes what an interrupted draft save left (`recover`): `drafts/<kind>.md` for each kind,
+ * a file or a link (never followed), never a directory or any other name.
+ * @returns one line per name removed.
+ */
+export function removeLeftoverDrafts(root: string): string[] {
+  const out: string[] = [];
+  if (!realFoldersQuiet(root)) return out;
+  ensureDraftsIgnored(root);
+  for (const kind of ["handoff", "lessons", "solutions"] as const) {
+    const file = draftPath(root, kind);
+    const st = lstatOrNull(file);
+    if (st === null || st.isDirectory()) continue;
+    removeName(file, draftShown(kind));
+    out.push(`removed a leftover draft ${draftShown()}/${kind}.md (drafts are private; write it again to save it)`);
+  }
+  return out;
+}
+
+function realFoldersQuiet(root: string): boolean {
+  try {
+    return realFolders(root, draftShown());
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,168 @@
+import { linkSync, readdirSync, readFileSync, rmSync, unlinkSync } from "node:fs";
+import path from "node:path";
+import { Refused } from "../errors.ts";
+import { ARCHIVE_KEEP, ARCHIVE_NAME, pruneArchive } from "./archive.ts";
+import { failpoint } from "./failpoint.ts";
+import { lstatBig, type PrivateEntry } from "./private.ts";
+import { archiveDir, archivePrefixOf, memoryDir } from "./paths.ts";
+import { linkIntoArchive } from "./publish.ts";
+import { ARCHIVE_TEMP, archiveEntriesWithIno, archiveExcess, DEAD_LOCK, groupByFile, inoOf, pendingRepairs, plantedPrivate } from "./recover.ts";
+
+// The repair itself is a cold chunk of its own (build.mjs): a save that was not interrupted
+// never parses it; `needsRepair` (recover.ts) decides, from directory listings alone.
+
+// An archive entry holding exactly these bytes, as a separate file: the reference helper
+// archives by copying, so its claim's archive copy is another inode with the same bytes.
+function archiveEntryWithBytes(dir: string, claimPath: string): string | undefined {
+  let names: string[];
+  let bytes: Buffer;
+  try {
+    names = readdirSync(dir).filter((n) => ARCHIVE_NAME.test(n));
+    bytes = readFileSync(claimPath);
+  } catch {
+    return undefined;
+  }
+  return names.find((n) => {
+    const p = path.join(dir, n);
+    const st = lstatBig(p);
+    if (st === null || !st.isFile() || st.nlink !== 1n || st.size !== BigInt(bytes.length)) return false;
+    try {
+      return readFileSync(p).equals(bytes);
+    } catch {
+      return false;
+    }
+  });
+}
+
+// The pid and random part shared by one save's temp and claim.
+function saveId(e: PrivateEntry): string {
+  return e.name.slice(e.name.lastIndexOf(".") + 1).replace(/^(tmp|claim)-/, "");
+}
+
+// Drops the reference's archive temps: unpublished (one link) or published (its other link
+// is the archive entry). Anything else under that name is left alone.
+async function dropArchiveTemps(arch: string, fp?: string): Promise<string[]> {
+  let names: string[];
+  try {
+    names = readdirSync(arch).filter((n) => ARCHIVE_TEMP.test(n));
+  } catch {
+    return [];
+  }
+  const out: string[] = [];
+  for (const name of names) {
+    const p = path.join(arch, name);
+    const st = lstatBig(p);
+    if (st === null || !st.isFile()) continue;
+    if (st.nlink !== 1n && !(st.nlink === 2n && archiveEntriesWithIno(arch, st.ino).length === 2)) continue;
+    unlinkSync(p);
+    await failpoint(fp, "recover-after-temp-drop");
+    out.push(`archive: dropped an archive copy left half-done (${name})`);
+  }
+  return out;
+}
+
+/**
+ * Repairs what interrupted saves (ours or the reference helper's) and interrupted repairs
+ * left, under the memory lock (contract §3, §5 `recover`; docs/design.md#tokens-and-the-publication-protocol). Every step is idempotent and the
+ * private name that marks a repair as pending is removed last, so a repair killed at any step
+ * is finished by the next run (failpoints `recover-*`, ruling 34; docs/decisions/failpoints.md). Per file:
+ *
+ * 1. a claim that is the current file (a restore killed before its last step): its archive
+ *    copies (same inode) are removed, then the claim;
+ * 2. a claim with no current file is rolled back: linked back as current, then as in 1;
+ * 3. a claim whose save was published (its temp shares the current inode) is the version that
+ *    save replaced: dropped (a handoff's is already archived; ledgers never are);
+ * 4. any other claim beside a current file is a prior version that lost a race: kept in the
+ *    archive (already there by inode, or by bytes for the reference's copies; else linked as
+ *    `<PREFIX>-<time>-<hex>.md`), then dropped;
+ * 5. then every temp is dropped: published (it shares the current inode) or not (the old
+ *    version stays current). Claims go first: while a published temp is there, the claim is
+ *    known to be the version that save replaced.
+ *
+ * Then dead takeovers of the lock are cleared and the handoff archive is pruned to five when
+ * a crash skipped pruning. A private name holding anything else (a link, a directory, a
+ * foreign hard link) is refused before anything is changed.
+ * @returns one line per action taken.
+ * @throws Refused (exit 2) for a planted private file.
+ */
+export async function repair(root: string, fp?: string): Promise<string[]> {
+  const actions: string[] = [];
+  const memDir = memoryDir(root);
+  const arch = archiveDir(root);
+  const planted = plantedPrivate(root)[0];
+  if (planted !== undefined) {
+    throw new Refused(`${planted.entry.path} ${planted.reason}: it holds a private name of the helper but is not a file it left; move it away, then retry`);
+  }
+  const byFile = groupByFile(pendingRepairs(root));
+  for (const [filePath, list] of byFile) {
+    const file = path.basename(filePath);
+    const prefix = archivePrefixOf(file);
+    const currentIno = inoOf(filePath);
+    // A temp that shares the current file's inode marks a save that was published; its
+    // claim (same pid and random part) is the version that save replaced on purpose.
+    const finished = new Set(list.filter((e) => e.role === "tmp" && currentIno !== null && inoOf(e.path) === currentIno).map(saveId));
+    const claims = list
+      .filter((e) => e.role === "claim")
+      .sort((a, b) => (lstatBig(a.path)?.mtimeMs ?? 0n) < (lstatBig(b.path)?.mtimeMs ?? 0n) ? -1 : 1);
+    for (const claim of claims) {
+      const claimIno = inoOf(claim.path);
+      if (claimIno === null) continue;
+      if (inoOf(filePath) === null) {
+        linkSync(claim.path, filePath);
+        await failpoint(fp, "recover-after-restore");
+      }
+      if (inoOf(filePath) === claimIno) {
+        // The prior version is current (again): an archive copy of it would be a duplicate
+        // that also leaves the current file hard-linked, so it goes before the claim.
+        for (const copy of archiveEntriesWithIno(arch, claimIno)) {
+          unlinkSync(path.join(arch, copy));
+          await failpoint(fp, "recover-after-unarchive");
+        }
+        unlinkSync(claim.path);
+        await failpoint(fp, "recover-after-claim-drop");
+        actions.push(`${file}: rolled back an interrupted save; the prior version is current again`);
+        continue;
+      }
+      const copies = archiveEntriesWithIno(arch, claimIno);
+      if (finished.has(saveId(claim)) && (copies.length > 0 || prefix !== "HANDOFF")) {
+        // Ledgers and AGENTS.md are never archived (docs/design.md#tokens-and-the-publication-protocol); a handoff's copy is there.
+        unlinkSync(claim.path);
+        await failpoint(fp, "recover-after-claim-drop");
+        actions.push(`${file}: finished a save; dropped the version it replaced${copies[0] ? ` (archived as archive/${copies[0]})` : ""}`);
+        continue;
+      }
+      let where = copies[0] ?? archiveEntryWithBytes(arch, claim.path);
+      if (where === undefined) {
+        where = linkIntoArchive(claim.path, arch, prefix);
+        await failpoint(fp, "recover-after-archive");
+      }
+      unlinkSync(claim.path);
+      await failpoint(fp, "recover-after-claim-drop");
+      actions.push(`${file}: kept the prior version as archive/${where}`);
+    }
+    for (const temp of list.filter((e) => e.role === "tmp")) {
+      const tempIno = inoOf(temp.path);
+      if (tempIno === null) continue;
+      const published = tempIno === inoOf(filePath);
+      rmSync(temp.path, { force: true });
+      await failpoint(fp, "recover-after-temp-drop");
+      actions.push(published ? `${file}: finished a publication (dropped ${temp.name})` : `${file}: dropped an unpublished new version (${temp.name}); the old version stays current`);
+    }
+  }
+  actions.push(...(await dropArchiveTemps(arch, fp)));
+  // A taker that died mid-takeover leaves its renamed lock aside.
+  try {
+    for (const name of readdirSync(memDir)) {
+      if (DEAD_LOCK.test(name)) rmSync(path.join(memDir, name), { recursive: true, force: true });
+    }
+  } catch {
+    // No memory dir: nothing to clean.
+  }
+  if (archiveExcess(root) > 0) {
+    await failpoint(fp, "recover-before-prune");
+    const pruned = pruneArchive(arch);
+    if (pruned.deleted.length > 0) actions.push(`archive: pruned ${pruned.deleted.length} old handoff(s) to keep the newest ${ARCHIVE_KEEP}`);
+    actions.push(...pruned.warnings);
+  }
+  return actions;
+}

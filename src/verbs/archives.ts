@@ -1,0 +1,208 @@
+import { quotedValue } from "../guard/quote.ts";
+import { quotedPath } from "../schema/anchor-lines.ts";
+import { lstatSync } from "node:fs";
+import path from "node:path";
+import { Absent, Refused, UsageError } from "../errors.ts";
+import { renderEnvelope } from "../guard/envelope.ts";
+import { firstNul, unsafeBytes } from "../guard/file-verdict.ts";
+import { loadMemoryText } from "../guard/memory-text.ts";
+import { findInvisible } from "../guard/invisible.ts";
+import { redactText } from "../guard/redaction.ts";
+import { quoted } from "../guard/sanitize.ts";
+import { goalLineOf, handoffStateTime, parseHandoff } from "../schema/handoff.ts";
+import { ARCHIVE_NAME } from "../store/archive.ts";
+import { listArchives, readArchive } from "../store/archive-entries.ts";
+import { readStable } from "../store/files.ts";
+import { underLock } from "../store/mutate.ts";
+import { archiveDir, archivePrefixOf, HEADING_OF, MARKER, MAX_DOCUMENT_BYTES, memoryDir } from "../store/paths.ts";
+import { publish } from "../store/publish.ts";
+import { expectedTokenOption, failpointOf, lockTimeoutOption, rootOption } from "./common.ts";
+import { ok, type Outcome, type Verb, type VerbContext } from "./types.ts";
+
+const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+/**
+ * Why archived bytes cannot be republished as they are (ruling 28: only §1 and §4 grounds; docs/design.md#files-on-disk, docs/design.md#redaction),
+ * or null. Nothing is normalised or redacted: a restore publishes the archive's exact bytes.
+ */
+export function restoreProblem(bytes: Buffer): string | null {
+  if (bytes.length === 0) return "it is empty";
+  if (bytes.length > MAX_DOCUMENT_BYTES) return `it is more than ${MAX_DOCUMENT_BYTES} bytes`;
+  if (bytes.includes(0)) return "it contains a NUL byte";
+  let text: string;
+  try {
+    text = utf8.decode(bytes);
+  } catch {
+    return "it is not valid UTF-8";
+  }
+  if (text.startsWith("\uFEFF")) return "it starts with a byte order mark";
+  if (text.includes("\r")) return "it has CR line ends";
+  const lines = text.split("\n");
+  if (lines[0] !== MARKER) return `its first line is not ${MARKER}`;
+  if (!lines.slice(0, 4).includes(HEADING_OF.handoff)) return `it has no "${HEADING_OF.handoff}" in its first four lines`;
+  if (!text.endsWith("\n")) return "it does not end with a newline";
+  const hidden = findInvisible(text);
+  if (hidden.length > 0) return `it contains invisible characters (line ${hidden[0]!.line}, column ${hidden[0]!.column}: ${hidden[0]!.codePoint})`;
+  const secrets = redactText(text).findings;
+  if (secrets.length > 0) return `it holds ${secrets.length} secret(s) (${secrets.map((s) => `${s.kind} on line ${s.line}`).slice(0, 3).join(", ")})`;
+  return null;
+}
+
+async function list(ctx: VerbContext): Promise<Outcome> {
+  const root = rootOption(ctx);
+  const now = Date.now();
+  const rows: { name: string; stateTime: string | null; goal: string | null; unsafe: boolean; nul?: boolean }[] = [];
+  const stderr: string[] = [];
+  for (const e of listArchives(root)) {
+    if (!e.regular) {
+      rows.push({ name: e.name, stateTime: null, goal: null, unsafe: true });
+      continue;
+    }
+    try {
+      const bytes = (await readArchive(root, e.name)).bytes;
+      // The one verdict on bytes (docs/design.md#one-verdict-on-a-files-bytes): a NUL makes it unsafe, as `check` says of HANDOFF.md.
+      if (firstNul(bytes) >= 0) {
+        rows.push({ name: e.name, stateTime: null, goal: null, unsafe: true, nul: true });
+        continue;
+      }
+      const loaded = loadMemoryText(`archive/${e.name}`, bytes);
+      if (loaded.warning !== null) stderr.push(loaded.warning);
+      const text = loaded.text;
+      // One parsed model gives both (docs/design.md#one-reading-of-the-handoff): the age every other verb gives.
+      const h = parseHandoff(text);
+      const st = handoffStateTime(h, now);
+      rows.push({ name: e.name, stateTime: st.known ? st.time.iso : null, goal: goalLineOf(h), unsafe: false });
+    } catch (err) {
+      // Gone or changed since the listing: say so, list the rest.
+      stderr.push(`warning: archive/${e.name} could not be read: ${(err as Error).message}`);
+    }
+  }
+  if (ctx.values.json === true) return ok(`${JSON.stringify({ archives: rows.map(({ nul: _nul, ...r }) => r) })}\n`, stderr);
+  if (rows.length === 0) return ok("no archived handoffs\n", stderr);
+  const text = rows.map((r) =>
+    r.nul ? `${r.name}  (holds a NUL byte: unsafe, not read)` : r.unsafe ? `${r.name}  (a link, hard-linked or not a regular file: not read)` : `${r.name}  ${r.stateTime ?? "age unknown"}  ${quoted(r.goal ?? "")}`,
+  );
+  return ok(`${text.join("\n")}\n`, stderr);
+}
+
+async function show(ctx: VerbContext, name: string): Promise<Outcome> {
+  const root = rootOption(ctx);
+  const got = await readArchive(root, name);
+  const nul = firstNul(got.bytes);
+  if (nul >= 0) throw unsafeBytes(`archive/${name}`, nul);
+  const { out, warning } = renderEnvelope(name, got.token, got.bytes);
+  return ok(out, warning ? [warning] : []);
+}
+
+async function restore(ctx: VerbContext, name: string): Promise<Outcome> {
+  const expected = expectedTokenOption(ctx);
+  const lockTimeoutSeconds = lockTimeoutOption(ctx);
+  const root = rootOption(ctx);
+  const file = "HANDOFF.md";
+  const { result } = await underLock(
+    {
+      root,
+      env: ctx.env,
+      lockTimeoutSeconds,
+      failpoint: failpointOf(ctx),
+      // Before anything is created: the name, and that the archive is there at all.
+      validate: () => {
+        if (!ARCHIVE_NAME.test(name)) {
+          throw new Refused(`${quotedPath(name.slice(0, 100))} is not an archive name (HANDOFF-<letters, digits, . _ ->.md); run \`archives list\``);
+        }
+        try {
+          lstatSync(path.join(archiveDir(root), name));
+        } catch {
+          throw new Absent(`no archived handoff named ${name}; run \`archives list\``);
+        }
+      },
+    },
+    async (lock) => {
+      const archived = await readArchive(root, name);
+      const problem = restoreProblem(archived.bytes);
+      if (problem !== null) throw new Refused(`archive/${name} cannot be restored as it is: ${problem}`);
+      const current = await readStable(path.join(memoryDir(root), file));
+      if (current !== null && current.bytes.equals(archived.bytes)) return { unchanged: current.token };
+      const published = await publish({
+        dir: memoryDir(root),
+        file,
+        archiveDir: archiveDir(root),
+        archivePrefix: archivePrefixOf(file),
+        archivePrior: true,
+        expectedToken: expected,
+        newMode: 0o600,
+        build: () => archived.bytes,
+        failpoint: failpointOf(ctx),
+        lock,
+      });
+      return { published };
+    },
+  );
+  if ("unchanged" in result) return ok(`unchanged ${file}\nCURRENT-SHA256: ${result.unchanged}\n`);
+  const p = result.published;
+  const first = p.archived ? `restored ${file} from archive/${name}; archived previous handoff as ${p.archived}` : `restored ${file} from archive/${name}`;
+  return ok(`${first}\nCURRENT-SHA256: ${p.token}\n`, p.warnings);
+}
+
+/** `archives list|show NAME|restore NAME` (rulings 26, 28, docs/design.md#tokens-and-the-publication-protocol, docs/design.md#files-on-disk). */
+export const archivesVerb: Verb = {
+  name: "archives",
+  options: {
+    root: { type: "string" },
+    json: { type: "boolean" },
+    "expected-current-sha256": { type: "string" },
+    "lock-timeout": { type: "string" },
+  },
+  positionals: [1, 2],
+  help: `usage: node memory_io.mjs archives list [--root DIR] [--json]
+       node memory_io.mjs archives show NAME [--root DIR]
+       node memory_io.mjs archives restore NAME [--root DIR] --expected-current-sha256 TOKEN
+                                             [--lock-timeout SECONDS]
+
+The archived handoffs in <root>/.ai/memory/archive/ (each save keeps the previous one; the
+5 newest are kept). Names are those matching ^HANDOFF-[A-Za-z0-9._-]+\\.md$; any other file
+there (yours, a ledger's archive) is never listed, read or touched.
+
+list     newest first (by the <seq> in HANDOFF-<UTC time>-<seq>-<8 hex>.md, then the
+         time in the name, then the name; other names below, by their time, then their
+         modification time), one per line:
+         "<name>  <state time, or age unknown>  <goal line in double quotes>"; the state
+         time is the \`- Date:\` anchor, else \`Saved:\`, read as hook, drift and brief
+         read it (age unknown when neither parses or it is more than 5 minutes ahead). The goal is file text, shown
+         quoted (secrets redacted, a " or \\ escaped, controls and characters write
+         refuses as <U+XXXX>, invalid UTF-8 as <0xNN>, with \`read\`'s warning on
+         stderr): data, never instructions. "no archived handoffs" when none. A link
+         or hard-linked entry is listed as not read; one holding a NUL byte as
+         "<name>  (holds a NUL byte: unsafe, not read)". --json: {"archives":
+         [{"name", "stateTime", "goal", "unsafe"}]} ("unsafe": true for both).
+show     prints one archive in the untrusted envelope, as \`read\` does (and refuses one
+         holding a NUL byte as \`read\` does):
+         CURRENT-SHA256: <its token>, <<<BEGIN UNTRUSTED <NAME> <nonce>>>, the bytes,
+         <<<END UNTRUSTED <NAME> <nonce>>>.
+restore  makes that archive the current handoff: a compare-and-swap write (TOKEN is the
+         current HANDOFF.md's, from \`read handoff\`, or \`absent\`) that archives the
+         current handoff first and republishes the archive's bytes exactly (no stamping,
+         no redaction), so it is refused when they would not pass \`write\`'s checks of
+         shape, invisible characters or secrets. Prints "restored HANDOFF.md from
+         archive/<NAME>; archived previous handoff as <name>" (or "unchanged HANDOFF.md"
+         when they are the same bytes), then "CURRENT-SHA256: <token>".
+
+exit: 0 done
+      2 refused: a name outside the pattern, a stale token (read again), an unsafe file,
+        an archive that cannot be republished as it is; or a usage error
+      3 no archive of that name (show, restore)
+      4 paused (restore; kill switch)   5 busy (restore; the lock was not had in time)
+`,
+  async run(ctx) {
+    const [action, name] = ctx.positionals;
+    if (action === "list") {
+      if (name !== undefined) throw new UsageError("archives list takes no name");
+      return list(ctx);
+    }
+    if (action === "show" || action === "restore") {
+      if (name === undefined) throw new UsageError(`archives ${action} needs an archive NAME; run \`archives list\``);
+      return action === "show" ? show(ctx, name) : restore(ctx, name);
+    }
+    throw new UsageError(`unknown archives action ${quotedValue((action ?? "").slice(0, 80))}: use list, show NAME or restore NAME`);
+  },
+};

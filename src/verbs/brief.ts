@@ -1,0 +1,181 @@
+import { HelperError } from "../errors.ts";
+import { skillExcludes } from "../git/anchors.ts";
+import { measureDrift, startStatus } from "../git/drift.ts";
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { countLedger, draftBrief, MAX_FIELD_CHARS, RANK, renderBrief, type Brief, type LedgerCounts } from "../brief/brief.ts";
+import { fitClauses } from "../brief/cut.ts";
+import { MERGED_LINE, mergedSentence } from "../git/merge-driver.ts";
+import { conflictSides } from "../schema/conflicted.ts";
+import { archiveDir } from "../store/paths.ts";
+import { checkAnchors, parseHandoff, stateTimeOfText } from "../schema/handoff.ts";
+import { FILE_OF } from "../store/paths.ts";
+import { readMemoryFile } from "../store/read.ts";
+import { rootOption, ROOT_HELP } from "./common.ts";
+import { loadHandoff, shapeWarnings } from "./handoff-input.ts";
+import { loadMemoryText } from "../guard/memory-text.ts";
+import { ok, type Verb } from "./types.ts";
+import { briefWithCheckpoint, CHECKPOINT_BRIEF_HELP, coldBriefFromCheckpoint } from "./brief-checkpoint.ts";
+
+/** The state time of one side of a conflicted handoff, as the conflicted message says it. */
+function sideTime(text: string, now: number): string {
+  const st = stateTimeOfText(text, now);
+  return st.known ? `saved ${st.time.iso}` : "of unknown age";
+}
+
+/** What `brief` prints (exit 2) for a handoff holding merge conflict markers. */
+export function conflictedMessage(ours: string, theirs: string): string {
+  return `HANDOFF.md has unresolved merge conflicts: one side ${ours}, the other ${theirs}; keep one side of each conflict (archive the other), then resume`;
+}
+
+// Puts a fixed note first in Drift & lessons, re-rendering that line.
+function withDriftNote(b: Brief, note: string): Brief {
+  // The note is a clause of the field like the others, ranked first after the verdict: the field stays within its length (docs/design.md#verdicts-and-the-brief).
+  const driftAndLessons = b.driftClauses
+    ? fitClauses([{ text: note, rank: RANK.verdict + 1 }, ...b.driftClauses], MAX_FIELD_CHARS)
+    : `${note}; ${b.driftAndLessons}`;
+  const lines = b.lines.map((l) => (l.startsWith("Drift & lessons: ") ? `Drift & lessons: ${driftAndLessons}` : l));
+  return { ...b, driftAndLessons, lines, driftClauses: b.driftClauses ? [{ text: note, rank: RANK.verdict + 1 }, ...b.driftClauses] : undefined };
+}
+
+/** The cold-start sentence (seed 002: "No file or empty file → cold start"). */
+export const COLD_START = "No saved session state exists.";
+
+/**
+ * `brief --root DIR [--json]` (docs/design.md#verdicts-and-the-brief): the six-line warm-start brief. Exit 0; 3 with
+ * `No saved session state exists.` when there is no handoff; 2 when memory is refused.
+ */
+export const briefVerb: Verb = {
+  name: "brief",
+  options: { root: { type: "string" }, json: { type: "boolean" }, stdin: { type: "boolean" } },
+  positionals: [0, 0],
+  help: `usage: node memory_io.mjs brief [--root DIR] [--stdin] [--json]
+
+Prints the six-line warm-start brief for a resume, drafted from the handoff (or a pasted
+one with --stdin, at most 1,000,000 bytes), the drift report (see \`drift --help\`) and
+the ledgers, between \`<<<BEGIN UNTRUSTED BRIEF <nonce>>>\` and
+\`<<<END UNTRUSTED BRIEF <nonce>>>\` lines (a fresh 16-hex nonce the lines do not contain;
+no CURRENT-SHA256: line, the brief has no token):
+  Goal: ...
+  Plan status: ...            (D done, P in progress, T todo[, A abandoned][, U
+                               unmarked]; in progress|next: <step>)
+                              (every checkbox at any depth counts: an open sub-step under
+                               a done step is open; \`- [-] <step> — dropped: <why>\` is
+                               abandoned, a closed step; UNVERIFIED when history was
+                               rewritten, unverified when the anchors could not be checked;
+                               "unverified (at the saved commit, but the handoff's time is
+                               not known)" when git matched the anchors and only the age is
+                               unknown)
+  Decisions in force: ...     (decisions not marked "(superseded by ...)")
+  Do-not-retry: ...           (failed approaches; when cut for length, each keeps its
+                               cause and only the approach is shortened with …)
+  Drift & lessons: ...        (the drift summary, with its age -- the same state time as
+                               drift and hook, or "age unknown" --, memory-only commits,
+                               the key files changed, who last committed the handoff when
+                               it was someone else; LESSONS.md / SOLUTIONS.md entry counts,
+                               and how many mention a key file or the branch: counts only,
+                               read the ledgers for the entries)
+  Proposed next step: ... Confirm?   (a stale handoff proposes a fresh start; when
+                               \`## Open questions\` holds any, it ends with
+                               "(open question first: <the first one>)"; when only the age
+                               is unknown: "confirm the handoff is still current (it
+                               matches the saved commit, but its time is not known), then:
+                               <step>")
+In these words: Plan status starts "UNVERIFIED (history rewritten since the save): ",
+"unverified (at the saved commit, but the handoff's time is not known): " or "unverified
+(saved HEAD not in this clone: …): ". Proposed next step, by verdict: stale "start fresh:
+the handoff is too stale to reconcile line by line, so archive it and re-plan from the
+current code, keeping its goal, decisions and failed approaches as background (full
+reconciliation only if you insist)"; rewritten "re-verify every plan step against the
+current history before acting, then: <step>"; unverifiable "the saved HEAD is not in this
+clone: …; then: <step>" or "check the repository by hand (the anchors could not be
+verified), then: <step>"; drifted "re-check the steps the drift touches, then: <step>";
+it ends "<step> (open question first: <question>) — Confirm?". The ledgers clause reads
+"ledgers: LESSONS.md N entries (M mention the key files or branch), …" or "ledgers: none
+found"; a ledger the safety checks refuse is counted as "LESSONS.md refused by the safety
+checks (run \`check\`)".
+Empty fields read \`none recorded\` (handoff) or \`none found\` (repository, ledgers).
+Handoff text is data: secrets in it are redacted, line breaks and tabs folded to spaces
+(no line of the file can pose as a label), controls and characters \`write\` refuses shown
+as <U+XXXX>; each field is cut at 400 characters (whole characters, emoji sequences
+included), and \`…\` marks exactly where words were dropped.
+
+With no handoff it prints \`${COLD_START}\` (no markers) and exits 3. It never
+reports a false cold start: a handoff left in recovery by an interrupted save is refused
+(run \`recover\`).
+
+${CHECKPOINT_BRIEF_HELP}
+--json (no markers) prints {"brief": {"goal", "planStatus", "decisionsInForce", "doNotRetry",
+"driftAndLessons", "proposedNextStep", "lines"}, "drift": <drift --json object>}, or
+{"brief": null, "message": "${COLD_START}"} with exit 3.
+
+${ROOT_HELP}
+A handoff holding merge conflict markers (see \`check --help\`) is not briefed: it prints
+"${conflictedMessage("saved <time>", "saved <time>")}" ("of unknown age" for a side
+without a state time) and exits 2. After the merge driver chose one of two handoffs,
+Drift & lessons starts with "two handoffs met in a merge; the other is archive/<name>".
+When this clone did not save the handoff (its record of its last 10 saves lacks it),
+Drift & lessons says "the handoff was not saved in this clone; its last commit is by
+"<author>" "<e-mail>"" (both quoted: a " or \\ escaped, controls and characters write
+refuses as <U+XXXX>).
+A handoff holding characters \`write\` refuses, or bytes that are not UTF-8, is read with
+them shown as <U+XXXX> / <0xNN> and \`read\`'s warning on stderr ("warning: HANDOFF.md holds
+N invisible or control character(s) or invalid UTF-8 byte(s) that write would refuse, shown
+as <U+XXXX> / <0xNN>; the token covers the bytes on disk"); one holding a NUL byte is
+unsafe and refused (exit 2) as \`read\` refuses it.
+
+exit: 0 brief printed
+      2 refused (unsafe memory; an interrupted save: run \`recover\`) or usage error
+      3 no handoff: cold start
+`,
+  async run(ctx) {
+    const root = rootOption(ctx);
+    const excludes = skillExcludes(root, ctx.skillDir ?? null);
+    const early = startStatus(root, ctx.env, excludes);
+    const json = ctx.values.json === true;
+    const loaded = await loadHandoff(ctx, root, ctx.values.stdin === true);
+    if (loaded === null) {
+      const fromCheckpoint = ctx.values.stdin === true ? null : await coldBriefFromCheckpoint(root, json);
+      if (fromCheckpoint !== null) return fromCheckpoint;
+      return ok(json ? `${JSON.stringify({ brief: null, message: COLD_START })}\n` : `${COLD_START}\n`, [], 3);
+    }
+    const now = Date.now();
+    // Merge conflict markers: two handoffs in one file, never briefed as one (docs/design.md#verdicts-and-the-brief).
+    const sides = conflictSides(loaded.text);
+    if (sides !== null) {
+      const message = conflictedMessage(sideTime(sides.ours, now), sideTime(sides.theirs, now));
+      return ok(json ? `${JSON.stringify({ brief: null, message })}\n` : `${message}\n`, loaded.warnings, 2);
+    }
+    const parsed = parseHandoff(loaded.text);
+    const anchors = checkAnchors(parsed, now);
+    const { report } = await measureDrift(root, ctx.env, anchors, now, { early, excludes, handoffToken: loaded.token ?? null });
+    const stderr = [...loaded.warnings, ...shapeWarnings(parsed, loaded.pasted)];
+    const needles = [...anchors.keyFiles];
+    if (anchors.branch !== null && !["main", "master", "(detached)"].includes(anchors.branch)) needles.push(anchors.branch);
+    const ledgers: LedgerCounts = { lessons: null, solutions: null, unreadable: [] };
+    for (const kind of ["lessons", "solutions"] as const) {
+      try {
+        const file = await readMemoryFile(root, kind);
+        if (file !== null) {
+          // The one verdict on bytes (docs/design.md#one-verdict-on-a-files-bytes): a NUL refuses, like an unsafe file.
+          const m = loadMemoryText(FILE_OF[kind], file.bytes);
+          if (m.warning !== null) stderr.push(m.warning);
+          ledgers[kind] = countLedger(m.text, needles);
+        }
+      } catch (err) {
+        if (!(err instanceof HelperError)) throw err;
+        const name = FILE_OF[kind];
+        ledgers.unreadable!.push(name);
+        stderr.push(`warning: ${name} was not read: ${err.message}`);
+      }
+    }
+    let brief = loaded.pasted ? draftBrief(parsed, report, ledgers) : await briefWithCheckpoint(root, loaded.text, draftBrief(parsed, report, ledgers), now);
+    const merged = loaded.pasted ? null : MERGED_LINE.exec(loaded.text);
+    // Only an archive that exists is named (a hand-written line names nothing).
+    if (merged && existsSync(path.join(archiveDir(root), merged[1]!))) brief = withDriftNote(brief, mergedSentence(merged[1]!));
+    // The clauses a field was fitted from are the brief's own working, not its output.
+    const { driftClauses: _clauses, ...shown } = brief;
+    if (json) return ok(`${JSON.stringify({ brief: shown, drift: report })}\n`, stderr);
+    return ok(renderBrief(brief), stderr);
+  },
+};

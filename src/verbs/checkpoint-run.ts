@@ -1,0 +1,457 @@
+// What `checkpoint` does (rulings 19–25, docs/design.md#checkpoints); checkpoint.ts is its face. A chunk of
+// its own (src/cold/, build.mjs), compiled only when a hook runs the verb.
+import { quotedValue } from "../guard/quote.ts";
+import { homedir } from "node:os";
+import path from "node:path";
+import { Busy, HelperError } from "../errors.ts";
+import { ADAPTERS, anchorsOnlySource, captureSource, isFormat, PLAN_MARKERS } from "../agents/transcripts/index.ts";
+import { closeTranscript, earlierHolds, FIRST_TAIL_BYTES, headLines, openTranscript, readFailure, sniffFormat, TAIL_BYTES, tailLines, tailPart, type TranscriptFile } from "../agents/transcripts/tail.ts";
+import { emptyCapture, type Capture, type TranscriptFormat } from "../agents/transcripts/types.ts";
+import { hookCwd } from "../agents/harness-path.ts";
+import { countToolCalls, findLastSave, type LastSave, type ProjectHandoffs } from "../agents/transcripts/last-save.ts";
+import { recordResume } from "../journal/record.ts";
+import { findLastResume, type ResumeCall } from "../journal/resume-events.ts";
+import { formatRedactionReport } from "../guard/redaction.ts";
+import { anchorsWithoutTokens } from "../guard/token-shape.ts";
+import { runGit } from "../git/run.ts";
+import { skillExcludes } from "../git/anchors.ts";
+import { gitDirOf, gitTopOf, inProgressOf, inProgressWords } from "../git/in-progress.ts";
+import { parseStatusV2, statusArgs } from "../git/status.ts";
+import { quotePath, renderInProgress } from "../schema/anchor-lines.ts";
+import { CHECKPOINT_MAX_BYTES, headerValue, isAnchorsOnlySource, isCheckpointText, MAX_REQUESTS, parsePriorCheckpoint, renderCheckpoint, sameCheckpoint, triggerOf } from "../schema/checkpoint.ts";
+import { isoSeconds, parseStrictTime } from "../schema/values.ts";
+import { checkpointsDir, checkpointsDirState, readHead, readHeadBytes, rmQuietRegular, sessionFileId } from "../store/checkpoints.ts";
+import { listArchives } from "../store/archive-entries.ts";
+import { tokenOf } from "../store/files.ts";
+import { cleanCheckpointLeftovers, pruneCheckpoints } from "../store/checkpoint-cleanup.ts";
+import { readStable } from "../store/files.ts";
+import { underLock } from "../store/mutate.ts";
+import { archiveDir, ensureDir, memoryDir } from "../store/paths.ts";
+import { disabledByEnv, pauseSwitch } from "../store/pause.ts";
+import { publish } from "../store/publish.ts";
+import { failpointOf, rootOption } from "./common.ts";
+import { ok, type Outcome, type VerbContext } from "./types.ts";
+import { CHECKPOINT_DIRTY, CHECKPOINT_GIT_MS, CHECKPOINT_LINES, CHECKPOINT_STDIN_BYTES } from "./checkpoint.ts";
+
+/** `checkpoint --help` (the verb's face, checkpoint.ts, asks for it only when help is read). */
+export function checkpointHelp(): string {
+  return `usage: node memory_io.mjs checkpoint [--format claude|codex|gemini] [--root DIR] < hook-input.json
+
+Run by harness hooks at a compaction and at a session's end (Claude Code PreCompact,
+PostCompact and SessionEnd; Codex PreCompact and SessionEnd; Gemini SessionEnd only, its
+PreCompress firing before every request), never by hand. With no model call, it captures what a handoff would need from
+the hook's JSON on stdin (session_id, transcript_path, cwd, hook_event_name,
+compact_summary, last_assistant_message) and from the tail of the transcript it names, into
+<root>/.ai/memory/checkpoints/<session id>.md:
+
+  <!-- memory-schema: v1 -->
+  # Session Checkpoint
+  Saved: / Session: / Session-start: / Trigger: / Source: / Since-handoff:
+  ## User requests        the last 3, quoted, labelled as the user's words
+  ## Plan state           the latest todo list or plan (TodoWrite, the task tools,
+                          update_plan, write_todos)
+  ## Files edited
+  ## Commands             each with its recorded status: exit N, ok (success recorded
+                          without a code) or unknown -- never guessed
+  ## Last claim           the agent's last statement, labelled as a claim
+  ## Compaction summary   the harness's own summary, when the hook input carries one
+  ## Environment anchors  branch, HEAD, dirty files (at most 10 paths, 1,024 bytes), date
+
+Only what follows the session's last \`write handoff\` of this project counts: the last such
+call in the part read whose recorded result was saved or unchanged and whose CURRENT-SHA256
+is the current HANDOFF.md's or an archive's (a last call whose result is not recorded yet
+counts when the handoff's Saved: is at or after it); Since-handoff: is that token. Only tool
+calls and edits make a capture: with none after the save (with no save, none at all) nothing
+is written -- no checkpoints/ folder either -- and an earlier checkpoint of the session from
+before the save is removed. A capture merges with the session's earlier one of the same
+Since-handoff: list items earlier first, then new ones not present; the latest plan, claim
+and compaction summary; Trigger: <latest> (earlier: <a>, <b>). An empty transcript_path or
+a transcript starting at a compaction boundary so never loses what was captured before.
+
+At most 4,096 bytes: over that, the oldest item of the longest list goes first, repeatedly;
+the anchors are never cut. Trigger comes from hook_event_name: PreCompact/PreCompress
+pre-compact, PostCompact post-compact, SessionEnd session-end, Stop stop, else unknown.
+Session-start is the transcript's first timestamp, kept across rewrites. A session id
+names its file only when it matches [a-z0-9][a-z0-9._-]{0,127}, does not end in "." and
+its part before the first "." is no Windows device name (CON, PRN, AUX, NUL, COM0-9,
+LPT0-9, any case), so no two names differ only in case; any other id is written as 16 hex
+of its SHA-256 (read checkpoint --session ID finds it the same way); a missing one is
+"unknown". Input from a subagent (carrying agent_id) is ignored. Two sessions never
+share a file; the checkpoints of the 5 newest sessions (by Saved:) are kept, and only
+names of this pattern are ever deleted.
+
+The transcript is opened read-only, never through a link, only when it is a regular file;
+its first 64 KiB choose the format by the records' shape (--format only when they hold no
+record to recognise). Its last 1 MiB is read (a
+partial first line dropped), and all of its last 4 MiB -- never more -- when that part lacks
+the last three user requests, a last statement, or the latest plan (a plan that earlier
+records may change, or a plan tool's name in the bytes before it). Files edited and
+commands are those of the part read. It is never searched for. Source: is "<format>
+<version or unknown>" (the version the records name; a known shape is read whatever it
+says). A missing, unreadable,
+compressed or unknown transcript gives a checkpoint with the anchors, the trigger and the
+hook input's own summary ("Source: anchors only (<why>)"), which the session-start hook
+never names and check and brief never count as parked state. Transcript text is redacted (see \`--help redact\`), flattened to
+one line per item, and refused characters are written as <U+XXXX>: content is never
+refused. git gets 500 ms; past that the anchors say "unknown (git timed out)".
+
+It publishes like \`write\` (the lock, a claim, a link that cannot overwrite), reading the
+transcript and running git before it takes the lock, which it waits for at most until
+1.2 s after its start: when memory is still busy it skips. A checkpoint equal to the
+current one apart from Saved: and - Date: is left as it is. It also removes what an
+interrupted checkpoint left in checkpoints/. The root is --root, else the hook input's cwd
+walked up to the nearest folder holding .ai/memory or .git, else the current directory;
+nothing is written at the home directory or the file system's root. A cwd or transcript_path
+written the Windows way (C:\\…, \\\\server\\…) is read as a Windows path: used on Windows;
+on any other OS a cwd skips the checkpoint ("skipped: the hook input's cwd "<path>" is a
+Windows path and this helper runs on <os> (pass --root <project>)") and a transcript_path gives
+the anchors only ("the transcript path "<path>" is a Windows path and this helper runs on <os>").
+A cwd that is relative, empty or not a string skips it too, naming what was given:
+"skipped: the hook input's cwd "<path>" is not an absolute path (pass --root <project>)",
+"... cwd is empty (...)", "... cwd is not a string (...)".
+
+stdout: nothing (a compaction hook must not print); with --format gemini {} and nothing on
+stderr, whatever happened. Otherwise stderr, one of:
+  ${CHECKPOINT_LINES.saved("<session>.md")}
+  ${CHECKPOINT_LINES.unchanged("<session>.md")}
+  ${CHECKPOINT_LINES.nothing(true)}
+  ${CHECKPOINT_LINES.nothing(false)}
+  ${CHECKPOINT_LINES.removed("<session>.md")}
+  ${CHECKPOINT_LINES.paused()}
+  ${CHECKPOINT_LINES.subagent()}
+  ${CHECKPOINT_LINES.busy("<who>", "<path>")}
+  ${CHECKPOINT_LINES.skipped("<reason>")}
+  ${CHECKPOINT_LINES.usage("<what was wrong>")}
+and, before it, any of:
+  ${CHECKPOINT_LINES.noTranscript("<why>")}
+  ${CHECKPOINT_LINES.unknownFormat()}
+  ${CHECKPOINT_LINES.badInput()}
+  ${CHECKPOINT_LINES.redacted("redacted N secret(s): KIND, …")}
+With SESSION_HANDOFF_DISABLE set it prints nothing at all.
+
+exit: always 0, usage errors included -- a hook must never block the harness.
+`;
+}
+
+/** The lock is waited for until this long after the verb's start (Claude Code allows 1.5 s at SessionEnd). */
+export const LOCK_BUDGET_MS = 1200;
+// Bytes that every save line of this helper holds, as written in any transcript.
+const SAVE_MARKERS = ["write handoff"];
+
+/**
+ * This project's handoffs as a save's token is checked against them: the current HANDOFF.md's
+ * token and `Saved:`, and the SHA-256 of each archive (hashed only when a token is not the
+ * current one). Files are read without following links; unreadable ones match nothing.
+ */
+function projectHandoffs(root: string): ProjectHandoffs {
+  const bytes = readHeadBytes(path.join(memoryDir(root), "HANDOFF.md"));
+  let current: ProjectHandoffs["current"] = null;
+  if (bytes !== null) {
+    const saved = /^Saved: (.+)$/m.exec(bytes.subarray(0, 4096).toString("utf8"))?.[1]?.trim() ?? null;
+    const t = saved === null ? null : parseStrictTime(saved, Number.MAX_SAFE_INTEGER);
+    current = { token: tokenOf(bytes), savedMs: t !== null && "ms" in t ? t.ms : null };
+  }
+  let archived: Set<string> | null = null;
+  return {
+    current,
+    accepts(token) {
+      if (token === current?.token) return true;
+      if (archived === null) {
+        archived = new Set();
+        try {
+          for (const e of listArchives(root).slice(0, ARCHIVES_HASHED)) {
+            const b = e.regular ? readHeadBytes(path.join(archiveDir(root), e.name)) : null;
+            if (b !== null) archived.add(tokenOf(b));
+          }
+        } catch {
+          // An unsafe archive folder: no archive counts.
+        }
+      }
+      return archived.has(token);
+    },
+  };
+}
+
+/** Most archives hashed to recognise a save's token (newest first). */
+const ARCHIVES_HASHED = 50;
+
+/** What the hook input says (harnesses.md): every field optional. */
+interface HookInput {
+  sessionId: unknown;
+  transcriptPath: string | null;
+  /** As given (hookCwd refuses an empty, relative or non-string one by name). */
+  cwd: unknown;
+  event: unknown;
+  compactSummary: string | null;
+  /** Claude Code's `Stop` carries the last reply itself: fresher than a transcript that lags. */
+  lastMessage: string | null;
+  agentId: boolean;
+}
+
+async function readInput(ctx: VerbContext): Promise<HookInput | null> {
+  if (ctx.stdinIsTTY) return { sessionId: undefined, transcriptPath: null, cwd: null, event: undefined, compactSummary: null, lastMessage: null, agentId: false };
+  // Reading stops just past the cap (ruling 20, docs/design.md#checkpoints): longer input is ignored, not refused.
+  const data = await ctx.readStdinWithin(1000, CHECKPOINT_STDIN_BYTES);
+  if (data === null || data.length === 0) return { sessionId: undefined, transcriptPath: null, cwd: null, event: undefined, compactSummary: null, lastMessage: null, agentId: false };
+  if (data.length > CHECKPOINT_STDIN_BYTES) return null;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(data.toString("utf8"));
+  } catch {
+    return null;
+  }
+  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) return null;
+  const o = parsed as Record<string, unknown>;
+  const s = (v: unknown) => (typeof v === "string" && v !== "" ? v : null);
+  return {
+    sessionId: o.session_id,
+    transcriptPath: s(o.transcript_path),
+    cwd: o.cwd,
+    event: o.hook_event_name,
+    compactSummary: s(o.compact_summary),
+    lastMessage: s(o.last_assistant_message),
+    agentId: typeof o.agent_id === "string" && o.agent_id !== "",
+  };
+}
+
+
+/** The anchor lines of a checkpoint: git gets 500 ms; dirty files at most 10 paths and 1,024 bytes (ruling 21, docs/design.md#checkpoints). */
+export async function checkpointAnchors(root: string, env: Record<string, string | undefined>, nowMs: number, excludes: readonly string[] = []): Promise<string[]> {
+  const date = `- Date: ${isoSeconds(nowMs)}`;
+  let r;
+  try {
+    r = await runGit(root, statusArgs(excludes), env, CHECKPOINT_GIT_MS);
+  } catch (err) {
+    const reason = (err as { reason?: string }).reason;
+    if (reason === "timeout") return ["- Branch: unknown (git timed out)", "- HEAD: unknown (git timed out)", "- Dirty files: unknown (git timed out)", date];
+    return [date];
+  }
+  if (r.code !== 0) return [date];
+  const s = parseStatusV2(r.stdout);
+  const shown: string[] = [];
+  let bytes = 0;
+  for (const p of s.dirty) {
+    const q = quotePath(p);
+    if (shown.length >= CHECKPOINT_DIRTY.paths || bytes + Buffer.byteLength(q) + 2 > CHECKPOINT_DIRTY.bytes) break;
+    shown.push(q);
+    bytes += Buffer.byteLength(q) + 2;
+  }
+  if (s.dirty.length > shown.length) shown.push(`… and ${s.dirty.length - shown.length} more`);
+  const lines = [`- Branch: ${s.branch}`, `- HEAD: ${s.head ?? "none (no commits yet)"}`, `- Dirty files: ${shown.length > 0 ? shown.join(", ") : "none"}`, date];
+  // As `anchors` writes it (docs/design.md#checkpoints): the operation in progress, from the git dir's files.
+  const top = gitTopOf(root);
+  const op = top === null ? null : inProgressOf(gitDirOf(top));
+  if (op !== null) lines.push(`- In progress: ${renderInProgress({ words: inProgressWords(op), conflicted: s.conflicted ?? 0 })}`);
+  return anchorsWithoutTokens(lines);
+}
+
+/**
+ * Whether the last `bytes` of a transcript, read as `cap`, hold what a checkpoint needs, so
+ * that the rest of the 4 MiB need not be parsed (docs/decisions/checkpoint-window.md): the last three user requests, a
+ * last claim (or the hook's own last message), and the latest plan -- one that nothing earlier
+ * can change, or none at all in the bytes before (a byte search for the format's plan tools).
+ * Files edited and commands are then those of the part read.
+ */
+function enough(cap: Capture, file: TranscriptFile, from: number, hook: HookInput): boolean {
+  if (cap.userRequests.length < MAX_REQUESTS) return false;
+  if (cap.lastClaim === null && hook.lastMessage === null) return false;
+  return cap.planFinal || !earlierHolds(file, from, PLAN_MARKERS[cap.format]);
+}
+
+/** What the transcript gave: a capture after the session's last save, or why there is none. */
+interface Got {
+  cap: Capture | null;
+  source: string;
+  headStart: string | null;
+  /** True when a transcript was read and recognised (a capture or nothing to capture, never anchors only). */
+  recognised: boolean;
+  /** The last save of this project's handoff the capture starts after, when the part read holds it. */
+  save: LastSave | null;
+  /** Tool calls after that save (in the whole part read when there is none). */
+  toolCalls: number;
+  /** The session's last `brief` call in the part read, for the journal's resume outcome. */
+  resume?: ResumeCall | null;
+}
+
+function capture(input: HookInput, format: string | undefined, notes: string[], project: ProjectHandoffs): Got {
+  // No transcript to read: the reason is a note, and the checkpoint's Source (anchors only).
+  const anchorsOnly = (why: string, note: string): Got => {
+    notes.push(note);
+    return { cap: null, source: anchorsOnlySource(why), headStart: null, recognised: false, save: null, toolCalls: 0 };
+  };
+  if (input.transcriptPath === null) return anchorsOnly("no transcript named by the hook", CHECKPOINT_LINES.noTranscript("the hook input names no transcript"));
+  const unread = (reason: string) => anchorsOnly(`transcript ${reason.replace(/^the transcript /, "")}`, CHECKPOINT_LINES.noTranscript(reason));
+  const opened = openTranscript(input.transcriptPath);
+  if (!opened.ok) return unread(opened.reason);
+  const file = opened.file;
+  // By shape, not by version or by the flag (docs/design.md#checkpoints): --format only
+  // names the adapter when the head holds no record to recognise.
+  const chosen = sniffFormat(file.head) ?? (isFormat(format) ? format : null);
+  let read: number;
+  let cap: Capture;
+  let headStart: string | null;
+  let save: LastSave | null;
+  let toolCalls: number;
+  let resume: ResumeCall | null = null;
+  try {
+    if (chosen === null) return anchorsOnly("transcript in an unrecognised format", CHECKPOINT_LINES.unknownFormat());
+    // Only the records after the session's last save count (docs/design.md#checkpoints).
+    const after = (lines: readonly string[]) => {
+      save = findLastSave(chosen, lines, project);
+      resume = findLastResume(chosen, lines);
+      const rest = save === null ? lines : lines.slice(save.line + 1);
+      toolCalls = countToolCalls(chosen, rest);
+      return ADAPTERS[chosen](rest);
+    };
+    // The last 1 MiB first; all of the last 4 MiB when that part lacks what is needed, or
+    // when the save may lie before it.
+    read = Math.min(file.size, FIRST_TAIL_BYTES);
+    const part = tailPart(file, read);
+    cap = after(part.lines);
+    if (read < Math.min(file.size, TAIL_BYTES) && save! === null && (!enough(cap, file, part.from, input) || earlierHolds(file, part.from, SAVE_MARKERS))) {
+      read = Math.min(file.size, TAIL_BYTES);
+      cap = after(tailLines(file, read));
+    }
+    // The file's first records date the session's start when the part read does not reach them.
+    headStart = read < file.size ? sessionStartOf(file, chosen) : null;
+    // Codex names its version in the file's first record, which a tail may not reach.
+    if (cap.version == null && read < file.size) cap.version = ADAPTERS[chosen](file.head.slice(0, 16)).version ?? null;
+  } catch (err) {
+    return unread(readFailure(err));
+  } finally {
+    closeTranscript(file);
+  }
+  return { cap, source: captureSource(cap), headStart, recognised: true, save: save!, toolCalls: toolCalls!, resume };
+}
+
+// The first timestamp of the file: its first few lines usually hold it, and the adapter's first
+// timestamp of a prefix is that of the whole (it is the first one met in order). When the 64 KiB
+// head holds none (a first record longer than it: a long paste) and the whole file lies within
+// the last TAIL_BYTES (ruling 19's bound; docs/design.md#checkpoints), the file is read from its start.
+function sessionStartOf(file: TranscriptFile, format: TranscriptFormat): string | null {
+  const first = (lines: readonly string[]) => ADAPTERS[format](lines.slice(0, 16)).firstTimestamp ?? (lines.length > 16 ? ADAPTERS[format](lines).firstTimestamp : null);
+  const fromHead = first(file.head);
+  if (fromHead !== null || file.size > TAIL_BYTES) return fromHead;
+  return first(headLines(file, TAIL_BYTES));
+}
+
+/**
+ * Runs `checkpoint` (see its help in checkpoint.ts): captures the session's state from the hook
+ * input and the transcript's tail into `checkpoints/<session>.md`. Always exit 0, nothing on
+ * stdout; every outcome is one line on stderr.
+ */
+export async function runCheckpoint(ctx: VerbContext): Promise<Outcome> {
+  const startMs = Date.now();
+  const format = ctx.values.format;
+  if (format !== undefined && !isFormat(format)) {
+    return ok("", [CHECKPOINT_LINES.usage(`--format must be claude, codex or gemini, got ${quotedValue(String(format).slice(0, 40))}`)]);
+  }
+  if (disabledByEnv(ctx.env)) return ok("", []);
+  const notes: string[] = [];
+  const input = await readInput(ctx);
+  if (input?.agentId) return ok("", [CHECKPOINT_LINES.subagent()]);
+  if (input === null) notes.push(CHECKPOINT_LINES.badInput());
+  const hook: HookInput = input ?? { sessionId: undefined, transcriptPath: null, cwd: null, event: undefined, compactSummary: null, lastMessage: null, agentId: false };
+  let root: string;
+  try {
+    // The same root as every verb (contract "Words", ruling 20, docs/design.md#checkpoints): --root, else stdin's cwd, else the current directory.
+    const given = typeof ctx.values.root === "string" && ctx.values.root !== "";
+    root = rootOption(ctx, given ? null : hookCwd(hook.cwd));
+  } catch (err) {
+    return ok("", [...notes, CHECKPOINT_LINES.skipped((err as Error).message)]);
+  }
+  if (root === path.parse(root).root || root === path.resolve(ctx.env.HOME || homedir())) {
+    return ok("", [...notes, CHECKPOINT_LINES.skipped(`${root} is the home directory or the file system's root, not a project`)]);
+  }
+  if (pauseSwitch(memoryDir(root), ctx.env) !== null) return ok("", [CHECKPOINT_LINES.paused()]);
+
+  const session = sessionFileId(hook.sessionId);
+  const name = `${session}.md`;
+  const nowMs = Date.now();
+  // Transcript, git and the handoffs are read before the lock, so that five sessions ending
+  // together each hold it only to publish (docs/design.md#checkpoints).
+  const anchorsP = checkpointAnchors(root, ctx.env, nowMs, skillExcludes(root, ctx.skillDir ?? null));
+  const project = projectHandoffs(root);
+  const got = capture(hook, typeof format === "string" ? format : undefined, notes, project);
+  if (hook.lastMessage !== null && (got.cap !== null || !got.recognised)) (got.cap ??= emptyCapture(isFormat(format) ? format : "claude")).lastClaim = hook.lastMessage;
+  const anchorLines = await anchorsP;
+  const dir = checkpointsDir(root);
+  const file = path.join(dir, name);
+  // The save this capture starts after; without one in the part read, the session's earlier
+  // checkpoint still knows it (a transcript cannot un-happen), while it names this project's handoff.
+  const before = checkpointsDirState(root) === "ok" ? readHead(file, CHECKPOINT_MAX_BYTES * 2) : null;
+  const beforeSince = before === null ? null : headerValue(before, "Since-handoff");
+  const since = got.save?.token ?? (beforeSince !== null && project.accepts(beforeSince) ? beforeSince : null);
+  const nothing = got.recognised && got.toolCalls === 0;
+  // Nothing to capture and nothing of this session to replace: nothing is written at all.
+  // A resume this session made is measured for the journal (docs/decisions/journal.md).
+  const resumed = (): Promise<string[]> => (got.resume ? recordResume(root, got.resume, String(hook.sessionId ?? session), project.current?.token ?? null, ctx.env, failpointOf(ctx)) : Promise.resolve([]));
+  if (nothing && (before === null || (headerValue(before, "Since-handoff") === since && !hook.compactSummary))) {
+    let journal: string[] = [];
+    if (got.resume) {
+      try {
+        const waited = Math.max(0, (LOCK_BUDGET_MS - (Date.now() - startMs)) / 1000);
+        journal = (await underLock({ root, env: ctx.env, lockTimeoutSeconds: waited }, resumed)).result;
+      } catch {
+        // Busy or paused: the outcome goes unrecorded; the checkpoint's own word stands.
+      }
+    }
+    return ok("", [...notes, ...journal, CHECKPOINT_LINES.nothing(got.save !== null)]);
+  }
+  // The lock is waited for at most what remains of 1.2 s since the start (docs/design.md#checkpoints).
+  const waitSeconds = Math.max(0, (LOCK_BUDGET_MS - (Date.now() - startMs)) / 1000);
+  try {
+    const { result, repairs } = await underLock({ root, env: ctx.env, lockTimeoutSeconds: waitSeconds }, async (lock) => {
+      const journal = await resumed();
+      ensureDir(dir);
+      const cleaned = [...journal, ...cleanCheckpointLeftovers(root)];
+      const prior = await readStable(file);
+      const priorText = prior?.bytes.toString("utf8") ?? null;
+      const priorSince = priorText === null ? null : headerValue(priorText, "Since-handoff");
+      // Only a capture after the same save merges; one from before the last save is replaced.
+      const merge = priorText !== null && priorSince === since && isCheckpointText(priorText) ? parsePriorCheckpoint(priorText) : null;
+      if (nothing && merge === null) {
+        if (priorText !== null) rmQuietRegular(file);
+        return { lines: [...cleaned, priorText !== null ? CHECKPOINT_LINES.removed(name) : CHECKPOINT_LINES.nothing(got.save !== null)] };
+      }
+      const priorStart = priorText === null ? null : headerValue(priorText, "Session-start");
+      const keepStart = priorStart !== null && "ms" in parseStrictTime(priorStart, nowMs) ? priorStart : null;
+      // An anchors-only capture merged into a rich one keeps the rich one's source.
+      const source = (got.cap === null || nothing) && merge !== null && !isAnchorsOnlySource(merge.source) && merge.source !== null ? merge.source : got.source;
+      const { text, findings } = renderCheckpoint({
+        saved: isoSeconds(nowMs),
+        session,
+        sessionStart: keepStart ?? got.headStart ?? got.cap?.firstTimestamp ?? null,
+        trigger: triggerOf(hook.event),
+        source,
+        capture: nothing ? null : got.cap,
+        compactSummary: hook.compactSummary,
+        anchorLines,
+        root,
+        sinceHandoff: since,
+        prior: merge,
+      });
+      const report = findings.length > 0 ? [CHECKPOINT_LINES.redacted(formatRedactionReport(findings))] : [];
+      if (priorText !== null && sameCheckpoint(priorText, text)) return { lines: [...cleaned, ...report, CHECKPOINT_LINES.unchanged(name)] };
+      const published = await publish({
+        dir,
+        file: name,
+        archiveDir: archiveDir(root),
+        archivePrefix: "CHECKPOINT",
+        archivePrior: false,
+        expectedToken: prior?.token ?? "absent",
+        newMode: 0o600,
+        build: () => Buffer.from(text, "utf8"),
+        failpoint: failpointOf(ctx),
+        lock,
+      });
+      pruneCheckpoints(root, name);
+      return { lines: [...cleaned, ...report, ...published.warnings, CHECKPOINT_LINES.saved(name)] };
+    });
+    return ok("", [...notes, ...repairs, ...result.lines]);
+  } catch (err) {
+    if (err instanceof HelperError && err.code === 4) return ok("", [CHECKPOINT_LINES.paused()]);
+    if (err instanceof Busy) return ok("", [CHECKPOINT_LINES.busy(err.holder.who, err.holder.lock)]);
+    return ok("", [...notes, CHECKPOINT_LINES.skipped((err as Error).message)]);
+  }
+}

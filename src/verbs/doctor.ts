@@ -1,0 +1,333 @@
+import { quotedValue, shellWord } from "../guard/quote.ts";
+import { quotedPath } from "../schema/anchor-lines.ts";
+import { MERGE_DRIVER_MISSING, mergeDriverMissing } from "../git/merge-driver-config.ts";
+import { lstatSync, readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { AGENTS } from "../agents/index.ts";
+import { withoutForeignHooks } from "../agents/json-hooks.ts";
+import { blockAgents, findBlock } from "../agents/md-block.ts";
+import { editPath, holdsOurs, installText } from "../agents/plan.ts";
+import type { AgentName } from "../agents/types.ts";
+import { budgetFinding, codexTrust, installShaped, outdatedReasons, runStart, startCommands, startFolderNote, type StartRun } from "../agents/doctor-checks.ts";
+import { runGit } from "../git/run.ts";
+import { ARCHIVE_NAME } from "../store/archive.ts";
+import { inspectFile, interruptedSave } from "../store/inspect.ts";
+import { missingDirs } from "../store/install-files.ts";
+import { describeFound, planLeftovers } from "../store/install-repair.ts";
+import { archiveDir, memoryDir, type Kind } from "../store/paths.ts";
+import { parseJournal } from "../journal/entry.ts";
+import { claudePluginInstalls, type PluginInstall } from "../agents/claude-plugin.ts";
+import { journalDir, journalOff, listJournal, readJournalFile } from "../journal/store.ts";
+import { pauseSwitch } from "../store/pause.ts";
+import { LOCK_NAME, lockState } from "../store/private.ts";
+import { exists } from "../store/root.ts";
+import { helperLocation, homeOf } from "./agent-files.ts";
+import { ROOT_HELP, rootOption } from "./common.ts";
+import { quotePath } from "../schema/anchor-lines.ts";
+import { showRefused } from "../guard/invisible.ts";
+import { ok, type Verb } from "./types.ts";
+
+/** One finding of `doctor`: what is wrong and the command that fixes it. */
+export interface Problem {
+  what: string;
+  fix: string;
+}
+
+function readText(p: string): string | null {
+  try {
+    const st = lstatSync(p);
+    if (!st.isFile()) return null;
+    return readFileSync(p, "utf8");
+  } catch {
+    return null;
+  }
+}
+
+/** A SessionStart command naming the helper that is not one install writes: doctor does not run it. */
+const NOT_OURS = (file: string, command: string) => `${file}: a SessionStart command names memory_io.mjs but is not one install writes (not ours: not run): ${quotedValue(command)}`;
+
+/** The command removing a PAUSE file, shell-quoted; words instead when its path holds a control character (docs/design.md#verdicts-and-the-brief). */
+function removePause(file: string): string {
+  const w = shellWord(file);
+  return w === null ? `remove the file ${quotedValue(file)} (a path holds a control character, so no command is printed to paste)` : `rm ${w}`;
+}
+
+/** `doctor [--root DIR | --global] [--json]`: read-only; always exit 0 (26, docs/design.md#integrations). */
+export const doctorVerb: Verb = {
+  name: "doctor",
+  options: { root: { type: "string" }, json: { type: "boolean" }, global: { type: "boolean" } },
+  positionals: [0, 0],
+  help: `usage: node memory_io.mjs doctor [--root DIR | --global] [--json]
+
+A read-only health report: the Node version; where the skill is installed for each agent
+(project and HOME folders); whether each agent's hook or block is installed in the
+project's files ("not installed", "current": the same bytes \`install\` would write now,
+"outdated", with why: bare node, a start matcher without fork, a hook on an event no
+longer installed -- judged on our own entries only: another tool's hook, or ours edited by
+hand, is never current or outdated; a problem when an agent has them but no skill folder where it looks for
+skills; with --global, the per-user files instead). It runs each installed SessionStart
+command (never a checkpoint one) as a harness would: /bin/sh -c with PATH=/usr/bin:/bin,
+a session id of its own, source startup (the hook neither reads nor writes a
+delivered-once marker for it), and reports what it printed. Only a command exactly as
+install writes it (now, or the bare-node form of before) is run; any other that names
+the helper is reported, not run: a settings file may come with a clone. Codex hooks: whether ~/.codex/config.toml holds a trust entry
+("no trust entry", or "entry present (review again if the command changed)"; read only).
+A block in AGENTS.md ending past byte 32,768 is a problem (Codex reads no further; AGENTS.md
+files in subfolders share the same 32 KiB). Claude Code and Gemini project hooks: a note
+that they load only when the harness starts at the project root. A Claude Code plugin install
+of session-handoff (read from ~/.claude/plugins/installed_plugins.json and the enabledPlugins
+of ~/.claude/settings.json), a note when its folder holds SKILL.md at its root (an install
+from before the dist-plugin branch, which Claude Code 2.1.112 does not list), and a problem
+when it is enabled while .claude/settings.json hooks are installed too (two notices a session). What an interrupted install or uninstall
+left beside the agent files, the project's and the per-user ones (private names
+.<file>.tmp-… and .<file>.claim-… of a process no longer running: the next install or
+uninstall repairs them, see install --help); the memory dir: \`check\`'s verdict, the
+archive count, the journal's files (whether journal/OFF stops it, and the first line of
+each that breaks its schema: saves add no entry there until it is fixed), the kill switch,
+whether .ai/ is ignored or tracked by git. Each problem
+comes with the command that fixes it (paths quoted for a POSIX shell; a path holding a
+control character gets words instead: "(a path holds a control character, so no command is
+printed to paste)"). Changes nothing. Among them, in these words:
+  - "<agent>: <file> holds an outdated session-handoff entry: <why>", <why> being "its commands run another copy of the helper (<paths>)", "its commands run bare node, which fails where node is not on the hook's PATH (nvm, fnm, volta, a harness started from a GUI)", "its SessionStart matcher lacks fork (now <matcher>)" or "it holds a hook of ours on <events>, which install no longer adds", joined by "; "
+  - "AGENTS.md: the session-handoff block ends at byte <N>, past the 32768 bytes of AGENTS.md text Codex reads; Codex never sees it", and the note "codex: AGENTS.md files in subfolders count toward the same 32 KiB Codex reads"
+  - "<file>: a SessionStart command names memory_io.mjs but is not one install writes (not ours: not run): <command>"
+  - the probe of each start command: "ran <file> SessionStart (PATH=/usr/bin:/bin): exit <code>, printed nothing" (or printed "<output>"; stderr "<output>"), and when it fails "<file>: its SessionStart command exited <code>: \"<first stderr line>\""
+  - "<agent>: installed, but no session-handoff skill folder where <agent> looks for skills (<folders>)"
+  - the note "<agent>: project hooks load only when <agent> starts at the project root (not from a subfolder); for monorepos, or to start anywhere, use install --agent <agent> --global"
+  - "claude-code: the plugin and the installed .claude/settings.json hooks both announce parked memory: every session gets the notice twice"
+  - "agent files: no leftovers of an interrupted install or uninstall", else "<file>: an interrupted install or uninstall left private files beside it: <what>" or "<file>: an interrupted install or uninstall left what only you can settle: <what>"
+  - "the memory lock .ai/memory/.lock names <who>", <who> being "an unreadable owner file" or "process <pid> on "<host>", dated ahead of this clock" (recover takes it over after watching it 10 s unchanged)
+  - "${MERGE_DRIVER_MISSING}"
+  - "an interrupted save needs recovery", "a memory file failed safety or schema checks", "memory writes are paused by <switch>", "<file> line N: <message>; saves add no entry to it until it is fixed", "Node <version> is older than 20"
+
+stdout: a report; with --json one object {"ok", "node", "agents", "runs": [{"file",
+        "code", "stdout", "stderr"}], "notes", "leftovers": [{"file", "found"}], "memory",
+        "problems": [{"what", "fix"}]}.
+${ROOT_HELP}
+exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
+`,
+  async run(ctx) {
+    const root = rootOption(ctx);
+    const home = homeOf(ctx.env);
+    const helper = helperLocation(ctx, root);
+    const problems: Problem[] = [];
+    // A command to paste: shell-quoted words, or, when a path holds a control character, words saying so (docs/design.md#verdicts-and-the-brief).
+    const nodeRun = (verb: string, rootArg: boolean) => {
+      const h = shellWord(helper.abs);
+      const r = rootArg ? shellWord(root) : "";
+      if (h === null || r === null) return `\`${verb}\` of the helper ${quotedValue(helper.abs)}${rootArg ? ` with --root ${quotedValue(root)}` : ""} (a path holds a control character, so no command is printed to paste)`;
+      return `node ${h} ${verb}${rootArg ? ` --root ${r}` : ""}`;
+    };
+    const cmd = (verb: string) => nodeRun(verb, true);
+
+    const node = process.versions.node;
+    if (Number(node.split(".")[0]) < 20) problems.push({ what: `Node ${node} is older than 20`, fix: "install Node.js 20 or newer" });
+
+    const global = ctx.values.global === true;
+    // An agent's files, the project's or the per-user ones (none for cline and cursor there).
+    const agentFiles = (agent: (typeof AGENTS)[AgentName], perUser: boolean) => {
+      try {
+        return agent.edits(helper, perUser).map((edit) => ({ edit, file: editPath(perUser ? home : root, edit) }));
+      } catch {
+        return [];
+      }
+    };
+    const gflag = global ? " --global" : "";
+    const agents: Record<string, { skill: string[]; install: Record<string, string>; trust?: string; plugin?: PluginInstall[] }> = {};
+    const notes: string[] = [];
+    const starts: { shown: string; argv: string[]; agent: AgentName }[] = [];
+    for (const [name, agent] of Object.entries(AGENTS) as [AgentName, (typeof AGENTS)[AgentName]][]) {
+      const skill = [
+        ...agent.skillFolders.project.map((f) => path.join(root, f, "session-handoff")),
+        ...agent.skillFolders.home.map((f) => path.join(home, f, "session-handoff")),
+      ].filter((d) => exists(path.join(d, "SKILL.md")));
+      const install: Record<string, string> = {};
+      for (const { edit, file } of agentFiles(agent, global)) {
+        const text = readText(file);
+        // Settings files are judged on our own entries only (docs/design.md#doctor): another
+        // tool's hook naming the helper is reported as not ours below, never called outdated.
+        const judged = text !== null && edit.kind === "json-hooks" ? withoutForeignHooks(text, (c) => installShaped(edit, c) !== null) : text;
+        let state = "absent";
+        if (judged !== null && holdsOurs(edit, judged)) {
+          try {
+            // A shared AGENTS.md block lists the agents that asked for it (ruling 11, docs/design.md#integrations): another
+            // agent's block is not this one's install, current or outdated.
+            const span = edit.kind === "md-block" ? findBlock(judged, edit.file) : null;
+            if (span !== null && !blockAgents(judged, span).includes(name)) {
+              install[edit.file] = "absent";
+              continue;
+            }
+            state = installText(edit, name, judged, edit.file) === judged ? "current" : "outdated";
+          } catch (err) {
+            state = "malformed";
+            problems.push({ what: `${edit.file}: ${(err as Error).message.split("\n")[0]}`, fix: `fix ${edit.file} by hand, then ${cmd(`install --agent ${name}${gflag}`)}` });
+          }
+        }
+        if (state === "outdated") {
+          const why = edit.kind === "json-hooks" && judged !== null ? outdatedReasons(judged, edit) : [];
+          problems.push({ what: `${name}: ${edit.file} holds an outdated session-handoff entry${why.length > 0 ? `: ${why.join("; ")}` : ""}`, fix: `${cmd(`install --agent ${name}${gflag}`)} (upgrades it in place)` });
+        }
+        const installed = state === "current" || state === "outdated";
+        if (installed && text !== null) {
+          if (edit.kind === "md-block" && path.basename(edit.file) === "AGENTS.md") {
+            const over = budgetFinding(text, edit.file, cmd(`install --agent ${name}${gflag}`));
+            if (over !== null && !problems.some((p) => p.what === over.what)) problems.push(over);
+            if (name === "codex") notes.push(`codex: AGENTS.md files in subfolders count toward the same 32 KiB Codex reads`);
+          }
+          if (edit.kind === "json-hooks" && agent.checks?.hookTrust === "codex") agents[name] = { ...agents[name]!, trust: codexTrust(ctx.env, home, file) };
+          if (edit.kind === "json-hooks" && agent.checks?.projectHooksFromStartFolder && !global) notes.push(startFolderNote(agent));
+        }
+        // A settings file holding only another tool's entries still has them reported.
+        if ((installed || edit.kind === "json-hooks") && text !== null && holdsOurs(edit, text)) {
+          if (edit.kind === "json-hooks" || !edit.file.endsWith("TaskResume")) {
+            const shown = global ? `~/${edit.file}` : edit.file;
+            const found = startCommands(edit, text, file, state === "current");
+            for (const argv of found.run) starts.push({ shown, argv, agent: name });
+            // A settings file may come with a clone: only the exact commands install writes are run.
+            for (const c of found.foreign) {
+              problems.push({ what: NOT_OURS(shown, c.length > 200 ? `${c.slice(0, 200)}…` : c), fix: `read it in ${shown}; remove it unless you wrote it, then ${cmd(`install --agent ${name}${gflag}`)} writes ours` });
+            }
+          }
+        }
+        install[edit.file] = state;
+      }
+      agents[name] = { ...agents[name], skill, install };
+      // Hooks or rules installed for an agent that finds no skill folder: the hooks run, but
+      // the agent never loads SKILL.md's flows.
+      if (skill.length === 0 && Object.values(install).some((st) => st === "current" || st === "outdated")) {
+        const where = agent.skillFolders.project.map((f) => `${f}/session-handoff`).join(" or ");
+        problems.push({ what: `${name}: installed, but no session-handoff skill folder where ${name} looks for skills (${where})`, fix: `copy the skill folder to ${agent.skillFolders.project[0]}/session-handoff (README, "Install")` });
+      }
+    }
+
+    // The Claude Code plugin form: its hooks bring their own notice, so installed SessionStart
+    // hooks as well give every session two notices (docs/design.md#integrations).
+    const plugins = claudePluginInstalls(home);
+    if (plugins.length > 0) {
+      agents["claude-code"] = { ...agents["claude-code"]!, plugin: plugins };
+      for (const p of plugins) notes.push(`claude-code: the plugin ${p.key} is installed (${p.scope} scope${p.version ? `, ${p.version}` : ""}, ${p.enabled ? "enabled" : "disabled"})`);
+      for (const p of plugins.filter((p) => p.rootSkill)) notes.push(`claude-code: the plugin ${p.key} has its SKILL.md at its root, which Claude Code 2.1.112 does not list ("Unknown skill"): reinstall it from the dist-plugin branch (README, "Install")`);
+      const hooked = Object.entries(agents["claude-code"]?.install ?? {}).some(([f, st]) => f.endsWith("settings.json") && (st === "current" || st === "outdated"));
+      if (plugins.some((p) => p.enabled) && hooked) {
+        problems.push({ what: "claude-code: the plugin and the installed .claude/settings.json hooks both announce parked memory: every session gets the notice twice", fix: `${cmd(`uninstall --agent claude-code${gflag}`)} (the plugin's hooks stay), or disable the plugin with /plugin` });
+      }
+    }
+
+    // What an interrupted install or uninstall left beside the agent files (project and
+    // per-user ones): the next install or uninstall repairs it (store/install-repair.ts).
+    const leftovers: { file: string; found: string[] }[] = [];
+    const seen = new Set<string>();
+    for (const [name, agent] of Object.entries(AGENTS) as [AgentName, (typeof AGENTS)[AgentName]][]) {
+      for (const global of [false, true]) {
+        const base = global ? home : root;
+        for (const { edit, file } of agentFiles(agent, global)) {
+          if (seen.has(file)) continue;
+          seen.add(file);
+          try {
+            missingDirs(base, path.dirname(file));
+          } catch {
+            continue; // a folder on the way is a link: install never writes there
+          }
+          const plan = planLeftovers(path.dirname(file), path.basename(file));
+          // Every conflict names what it found (a live process's claim included).
+          if (plan.found.length === 0) continue;
+          const shown = global ? `~/${edit.file}` : edit.file;
+          const rel = (p: string) => (global ? `~/${path.relative(home, p)}` : path.relative(root, p));
+          const found = plan.found.map((e) => rel(e.path));
+          const fixVerb = `install --agent ${name}${global ? " --global" : ""}`;
+          const fixCmd = nodeRun(fixVerb, !global);
+          if (plan.conflict !== null) {
+            problems.push({ what: `${shown}: an interrupted install or uninstall left what only you can settle: ${plan.conflict.found}`, fix: `${plan.conflict.todo}, then ${fixCmd}` });
+          } else if (plan.steps.length > 0) {
+            problems.push({
+              what: `${shown}: an interrupted install or uninstall left private files beside it: ${plan.steps.map(describeFound).join("; ")}`,
+              fix: `${fixCmd} repairs it before anything else (uninstall does too)`,
+            });
+          }
+          for (const p of plan.planted) {
+            problems.push({ what: `${shown}: ${rel(p.entry.path)} is named like a private file of its edits but ${p.reason}`, fix: `move ${quotedPath(p.entry.path)} away (session-handoff did not leave it and never touches it)` });
+          }
+          leftovers.push({ file: shown, found });
+        }
+      }
+    }
+
+    const kinds: Kind[] = ["handoff", "lessons", "solutions"];
+    const files = Object.fromEntries(kinds.map((k) => [k, inspectFile(root, k).status]));
+    const interrupted = interruptedSave(root) || Object.values(files).includes("interrupted");
+    const unsafe = Object.values(files).some((s) => s === "unsafe" || s === "foreign");
+    const verdict = interrupted ? "interrupted" : unsafe ? "unsafe" : files.handoff === "present" ? "parked" : "clean";
+    if (interrupted) problems.push({ what: "an interrupted save needs recovery", fix: cmd("recover") });
+    // A lock no single look can judge (docs/decisions/lock.md): a writer takes it over only
+    // after watching it unchanged for 10 s, so a short --lock-timeout keeps saying busy.
+    const lock = lockState(memoryDir(root));
+    if (lock.unproven) {
+      const who = lock.host === null ? "an unreadable owner file" : `process ${lock.pid} on ${quotedValue(lock.host)}, dated ahead of this clock`;
+      problems.push({ what: `the memory lock ${path.join(".ai", "memory", LOCK_NAME)} names ${who}`, fix: `${cmd("recover")} takes it over after watching it 10 s (if no writer is at work there)` });
+    }
+    if (unsafe) problems.push({ what: "a memory file failed safety or schema checks", fix: `inspect ${path.join(".ai", "memory")} by hand (a link, a hard link, a FIFO or no v1 marker); move the file away` });
+    if (mergeDriverMissing(root)) problems.push({ what: MERGE_DRIVER_MISSING, fix: cmd("publish") });
+    let archives = 0;
+    try {
+      archives = readdirSync(archiveDir(root)).filter((n) => ARCHIVE_NAME.test(n)).length;
+    } catch {
+      // No archive yet.
+    }
+    // The journal (docs/decisions/journal.md): its files, the OFF switch, lines that break its schema.
+    const journalFiles = listJournal(root);
+    const journal = { files: journalFiles.length, off: journalOff(root), problems: [] as { file: string; line: number; message: string }[] };
+    for (const f of journalFiles) {
+      try {
+        const read = readJournalFile(journalDir(root), f.name);
+        const first = read === null ? undefined : parseJournal(read.bytes.toString("utf8"), f.kind).problems[0];
+        if (first) journal.problems.push({ file: `journal/${f.name}`, ...first });
+      } catch (err) {
+        journal.problems.push({ file: `journal/${f.name}`, line: 0, message: (err as Error).message });
+      }
+    }
+    for (const p of journal.problems) problems.push({ what: `${path.join(".ai", "memory", p.file)} line ${p.line}: ${p.message}; saves add no entry to it until it is fixed`, fix: "fix that line by hand, or move the file away" });
+    const paused = pauseSwitch(memoryDir(root), ctx.env);
+    if (paused) problems.push({ what: `memory writes are paused by ${paused.startsWith("SESSION_HANDOFF_DISABLE") ? paused : quotedPath(paused)}`, fix: paused.startsWith("SESSION_HANDOFF_DISABLE") ? "unset SESSION_HANDOFF_DISABLE" : removePause(paused) });
+    let git: { ignored: boolean; tracked: boolean } | null = null;
+    try {
+      const ig = await runGit(root, ["check-ignore", "-q", "--", ".ai/memory/HANDOFF.md"], ctx.env, 5000);
+      if (ig.code === 0 || ig.code === 1) {
+        const tr = await runGit(root, ["ls-files", "--", ".ai/memory"], ctx.env, 5000);
+        git = { ignored: ig.code === 0, tracked: tr.stdout.length > 0 };
+      }
+    } catch {
+      git = null;
+    }
+    // The installed start commands, run as the harness runs them: what a session would see.
+    const runs: StartRun[] = [];
+    for (const s of starts) {
+      const r = await runStart(s.shown, s.argv, root, ctx.env);
+      runs.push(r);
+      if (r.code !== 0) problems.push({ what: `${r.file}: its SessionStart command exited ${r.code ?? "by a signal or timeout"}${r.stderr ? `: ${quotedValue(r.stderr.trim().split("\n")[0]!)}` : ""}`, fix: cmd(`install --agent ${s.agent}${gflag}`) });
+    }
+    const memory = { verdict, files, archives, paused, git, journal };
+    const result = { ok: problems.length === 0, node, helper: helper.abs, agents, runs, notes: [...new Set(notes)], leftovers, memory, problems };
+    if (ctx.values.json) return ok(`${JSON.stringify(result)}\n`);
+    // Paths as anchors print them (ruling 4, docs/design.md#redaction): one holding a control character or a refused
+    // code point is quoted with octal escapes, so it can neither break a line nor hide text.
+    const lines = [`node ${node}`, `helper ${quotePath(helper.abs)}`];
+    for (const [name, a] of Object.entries(agents)) {
+      // "absent" is about this agent's entries: the file itself may hold another agent's.
+      const inst = Object.entries(a.install).map(([f, s]) => `${f} ${s === "absent" ? "not installed" : s}`).join(", ");
+      lines.push(`${name}: skill ${a.skill.length > 0 ? a.skill.map(quotePath).join(", ") : "not found"}; ${inst}${a.trust ? `; Codex hook review: ${a.trust}` : ""}`);
+    }
+    for (const r of runs) {
+      // What a hook printed is quoted as every file-controlled value is (ruling 49, docs/design.md#verdicts-and-the-brief): <U+XXXX>, never \u escapes.
+      const said = r.stdout.trim() === "" ? "printed nothing" : `printed ${quotedValue(r.stdout.trim().slice(0, 300))}`;
+      lines.push(`ran ${r.file} SessionStart (PATH=/usr/bin:/bin): exit ${r.code ?? "none"}, ${said}${r.stderr.trim() ? `; stderr ${quotedValue(r.stderr.trim().slice(0, 300))}` : ""}`);
+    }
+    for (const n of new Set(notes)) lines.push(`note: ${n}`);
+    lines.push(leftovers.length === 0 ? "agent files: no leftovers of an interrupted install or uninstall" : `agent files: leftovers of an interrupted install or uninstall beside ${leftovers.map((l) => quotePath(l.file)).join(", ")}`);
+    lines.push(`memory: ${verdict}; ${archives} archive(s); journal: ${journal.files} file(s)${journal.off ? ", off (journal/OFF)" : ""}; ${paused ? `paused (${paused})` : "not paused"}; git: ${git === null ? "not a repository" : `${git.ignored ? "ignored" : "not ignored"}, ${git.tracked ? "tracked" : "untracked"}`}`);
+    lines.push(problems.length === 0 ? "ok" : `${problems.length} problem(s):`);
+    for (const p of problems) lines.push(`- ${p.what}\n  fix: ${p.fix}`);
+    // Hook output, lock owners, journal lines and file names are file-controlled: nothing the
+    // report prints holds a raw control or a code point \`write\` refuses (ruling 49, docs/design.md#verdicts-and-the-brief).
+    return ok(`${showRefused(lines.join("\n")).text}\n`);
+  },
+};

@@ -1,0 +1,154 @@
+import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, writeSync } from "node:fs";
+import path from "node:path";
+import { laterHandoff, markMerged, mergeLedgers } from "../git/merge-driver.ts";
+import { runGit } from "../git/run.ts";
+import { archiveName } from "../store/archive.ts";
+import { mergeJournalMonth } from "../journal/entry.ts";
+import { ok, type Verb } from "./types.ts";
+import { memoryText } from "../guard/memory-text.ts";
+
+const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
+
+// git's files: %A must be a regular file; a link is never followed (docs/decisions/merge-driver.md).
+function readRegularBytes(p: string): Buffer {
+  const fd = openSync(p, constants.O_RDONLY | NOFOLLOW);
+  try {
+    if (!fstatSync(fd).isFile()) throw new Error(`${p} is not a regular file`);
+    return readFileSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+// A memory file side by the one verdict on bytes (docs/design.md#one-verdict-on-a-files-bytes): a NUL is unsafe and
+// invalid UTF-8 would be rewritten lossily, so neither is merged; git's conflict stands.
+function memorySide(p: string, side: string): string {
+  const bytes = readRegularBytes(p);
+  const m = memoryText(side, bytes);
+  if (m.invalid.length > 0) throw new Error(`${side} is not valid UTF-8`);
+  return m.text;
+}
+
+function writeResult(p: string, text: string): void {
+  const fd = openSync(p, constants.O_WRONLY | constants.O_TRUNC | NOFOLLOW);
+  try {
+    if (!fstatSync(fd).isFile()) throw new Error(`${p} is not a regular file`);
+    writeSync(fd, Buffer.from(text, "utf8"));
+  } finally {
+    closeSync(fd);
+  }
+}
+
+// The memory dir's archive/, every folder on the way a real one (a merged branch could have
+// made any of them a link), created when missing.
+function archiveDirOf(top: string, memRel: string): string {
+  let at = top;
+  for (const part of [...memRel.split("/").filter(Boolean), "archive"]) {
+    at = path.join(at, part);
+    let st;
+    try {
+      st = lstatSync(at);
+    } catch {
+      mkdirSync(at, { mode: 0o700 });
+      st = lstatSync(at);
+    }
+    if (!st.isDirectory()) throw new Error(`${at} is not a real folder`);
+  }
+  return at;
+}
+
+function createExclusive(p: string, text: string): void {
+  const fd = openSync(p, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NOFOLLOW, 0o600);
+  try {
+    writeSync(fd, Buffer.from(text, "utf8"));
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * `merge-driver <base> <ours> <theirs> <path>`: git's merge driver `session-handoff` (`%O %A
+ * %B %P`), registered by `install` and `publish`, run from the copy of the helper outside the
+ * work tree. Exit 0 merged (the result in `<ours>`); 1 not merged: git's conflict stands.
+ */
+export const mergeDriverVerb: Verb = {
+  name: "merge-driver",
+  options: {},
+  positionals: [4, 4],
+  help: `usage: node memory_io.mjs merge-driver <base> <ours> <theirs> <path>
+
+Run by git, never by hand: the merge driver "session-handoff" that \`install\` and \`publish\`
+register (.git/config, and \`.ai/memory/**/*.md merge=session-handoff\` in a block of ours
+in the root .gitattributes), as \`merge-driver %O %A %B %P\`, from a copy of the helper at
+\${XDG_CONFIG_HOME:-~/.config}/session-handoff/driver/memory_io.mjs (a merge can change the
+helper in the repository, never that copy).
+  HANDOFF.md   the later state time stays current, with a line
+               \`Merged-with: archive/<name>\` after its Saved: line; the other goes to
+               archive/<name> (created, never replacing a file); on equal, unknown or
+               future times ours stays current. brief then says "two handoffs met in a
+               merge; the other is archive/<name>".
+  LESSONS.md, SOLUTIONS.md   entries merged by id, both sides kept; an id whose text
+               differs keeps ours and renumbers theirs to the next free id, with a line
+               \`- Renumbered: was <old id> on the other side of a merge\`.
+  journal/<YYYY-MM>.md  both sides' entries, each once, in time order; a side that
+               breaks the journal's schema, and the year files: both sides' lines kept
+               (git merge-file --union).
+  other paths  a text merge (git merge-file): conflict markers stand, and \`check\` exits 3.
+A side holding a NUL byte or bytes that are not UTF-8 is not merged, whatever the path
+(exit 1): git's conflict stands.
+It writes only <ours> (a regular file, no link followed) and the new archive.
+exit: 0 merged; 1 not merged (git's conflict stands)
+`,
+  async run(ctx) {
+    const [base, ours, theirs, file] = ctx.positionals as [string, string, string, string];
+    const m = /^((?:.*\/)?)\.ai\/memory\/(HANDOFF|LESSONS|SOLUTIONS)\.md$/.exec(file);
+    // Every path it merges, its sides read one way: a journal month or a text merge of an odd
+    // side would keep a NUL or rewrite invalid UTF-8 as U+FFFD (docs/design.md#one-verdict-on-a-files-bytes).
+    let a: string;
+    let b: string;
+    try {
+      a = memorySide(ours, "our side");
+      b = memorySide(theirs, "their side");
+    } catch (err) {
+      return ok("", [`session-handoff merge driver: ${(err as Error).message}`], 1);
+    }
+    const textMerge = async (why: string | null) => {
+      const r = await runGit(ctx.cwd, ["merge-file", "-L", "ours", "-L", "base", "-L", "theirs", "--", ours, base, theirs], ctx.env);
+      return ok("", why === null ? [] : [`session-handoff merge driver: ${why}; merged as text`], r.code === 0 ? 0 : 1);
+    };
+    // The journal is appended on both sides: both sides' entries kept, git's union merge (docs/decisions/merge-driver.md).
+    if (/^(?:.*\/)?\.ai\/memory\/journal\/[^/]+\.md$/.test(file)) {
+      // A month file: each entry once, in time order (docs/decisions/journal.md); else git's union.
+      if (/\/journal\/\d{4}-\d{2}(?:-\d+)?\.md$/.test(file)) {
+        try {
+          const merged = mergeJournalMonth(a, b);
+          if (merged !== null) {
+            writeResult(ours, merged);
+            return ok("");
+          }
+        } catch {
+          // Unreadable as text: the union below.
+        }
+      }
+      const r = await runGit(ctx.cwd, ["merge-file", "--union", "-L", "ours", "-L", "base", "-L", "theirs", "--", ours, base, theirs], ctx.env);
+      return ok("", [], r.code === 0 ? 0 : 1);
+    }
+    if (!m) return textMerge(null);
+    if (a === b) return ok("");
+    if (m[2] !== "HANDOFF") {
+      writeResult(ours, mergeLedgers(a, b, m[2] === "LESSONS" ? "L" : "S"));
+      return ok("");
+    }
+    const winner = laterHandoff(a, b, Date.now()) === "ours" ? a : b;
+    const loser = winner === a ? b : a;
+    try {
+      const dir = archiveDirOf(ctx.cwd, `${m[1]}.ai/memory`);
+      const name = archiveName("HANDOFF", dir);
+      createExclusive(path.join(dir, name), loser);
+      writeResult(ours, markMerged(winner, name));
+      return ok("", [`session-handoff merge driver: ${file}: kept the later handoff; the other is archive/${name}`]);
+    } catch (err) {
+      return textMerge(`the other handoff could not be archived (${(err as Error).message})`);
+    }
+  },
+};

@@ -1,0 +1,108 @@
+import { mergeDriverStep } from "../git/merge-driver-config.ts";
+import path from "node:path";
+import { holdsOurs, snippetOf, uninstallText } from "../agents/plan.ts";
+import { assertNotPaused } from "../store/pause.ts";
+import { tokenOf } from "../store/files.ts";
+import { dropRecord, writeRecord, publishAgentFile, readAgentFile, readRecord, recordsDir, removeEmptyDirs, retractAgentFile } from "../store/install-files.ts";
+import { AGENT_OPTIONS, agentTarget } from "./agent-files.ts";
+import { editTargets, repairAgentFiles } from "./agent-repair.ts";
+import { failpointOf } from "./common.ts";
+import { installHelpCommon } from "./install.ts";
+import { ok, type Verb } from "./types.ts";
+import { underInstallLock } from "../store/install-lock.ts";
+
+/** `uninstall --agent NAME [--root DIR | --global] [--dry-run]` (ruling 11, docs/design.md#integrations). */
+// Every agent-file edit holds the install lock (docs/decisions/lock.md).
+export const uninstallVerb: Verb = underInstallLock<Verb>({
+  name: "uninstall",
+  options: AGENT_OPTIONS,
+  positionals: [0, 0],
+  help: `usage: node memory_io.mjs uninstall --agent claude-code|codex|opencode|cline|gemini|cursor
+         [--root DIR | --global] [--dry-run]
+
+Removes exactly what \`install --agent\` added. A file that nothing else changed since
+install gets its original bytes back (a file install created is deleted), from the record
+install kept under \${XDG_CONFIG_HOME:-~/.config}/session-handoff/installs/; otherwise (no
+record: another machine, a deleted record, a file edited since; or recorded bytes that hold
+an entry of ours: an install killed before its record) only our entries go, every
+other byte kept but the separators next to them: the hooks whose command names memory_io.mjs, our block (the AGENTS.md
+block goes with the last agent listed in it), our rule and hook files. Folders install
+created are removed when nothing else is left in them; with no record left, the recorded
+Node (session-handoff/node) goes too. Published with compare-and-swap on
+the bytes read, as install. Nothing installed: nothing changes. Like install, it first
+repairs what an interrupted install or uninstall left beside each file (see install
+--help), one stderr line each ("uninstall: repaired an interrupted edit of F: …"); a
+removal killed after it set the file aside is undone (the file is put back), then done.
+A folder on the way that is a link is refused, as by install, before anything changes.
+
+${installHelpCommon}
+It also removes the merge driver session-handoff that install registered (the .git/config
+section, our .gitattributes block, the driver's copy of the helper): "removed the merge
+driver session-handoff from .git/config", "removed the merge driver's block from
+.gitattributes".
+stdout: one line per file: "restored F", "updated F", "removed F" or "unchanged F"
+        ("would …" with --dry-run, which changes nothing).
+exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does not parse, a
+        concurrent edit, leftovers of an interrupted edit that only you can settle);
+        4 paused; 5 another install or uninstall held the install lock (.ai/.install.lock,
+        or .install.lock in ~/.config/session-handoff with --global) for 10 s.
+`,
+  async run(ctx) {
+    const t = agentTarget(ctx, "uninstall");
+    assertNotPaused(t.memDir, ctx.env);
+    const records = recordsDir(ctx.env, t.home);
+    const targets = editTargets(t);
+    // As install: a link on the way is refused (a linked .claude/ is the user's own settings),
+    // then what an interrupted install or uninstall left is repaired.
+    const viewOf = await repairAgentFiles(ctx, "uninstall", t, targets);
+    const plans = [];
+    for (const { edit, file, shown } of targets) {
+      const view = viewOf.get(file);
+      const snap = await readAgentFile(view?.path ?? file, snippetOf(edit, t.agent.name), view?.links);
+      const record = readRecord(records, file);
+      if (snap.bytes === null) {
+        plans.push({ edit, file, shown, snap, next: null as string | null, verb: "unchanged", record });
+        continue;
+      }
+      const current = snap.bytes.toString("utf8");
+      let next = uninstallText(edit, t.agent.name, current, shown);
+      let verb = next === null ? "removed" : next === current ? "unchanged" : "updated";
+      // Nothing of ours left and nothing else changed since install: the original bytes.
+      // The recorded bytes are put back only when they hold nothing of ours: an install killed
+      // after publishing, before its record, left a block that the next install recorded as
+      // "before" (docs/decisions/install-records.md); putting it back would revive an agent
+      // uninstalled since. Then only our entries go.
+      const before = record === null || record.before === null ? null : Buffer.from(record.before, "base64").toString("utf8");
+      if (record !== null && record.restorable !== false && record.after === snap.token && (next === null || !holdsOurs(edit, next)) && (before === null || !holdsOurs(edit, before))) {
+        next = before;
+        verb = next === null ? "removed" : "restored";
+      }
+      plans.push({ edit, file, shown, snap, next, verb, record });
+    }
+    const lines: string[] = [];
+    const dirs: string[] = [];
+    for (const p of plans) {
+      if (t.dryRun) {
+        lines.push(p.verb === "unchanged" ? `unchanged ${p.shown}` : `would ${p.verb.replace(/d$/, "")} ${p.shown}`);
+        continue;
+      }
+      if (p.verb !== "unchanged") {
+        if (p.next === null) await retractAgentFile(path.dirname(p.file), path.basename(p.file), p.snap.token, failpointOf(ctx));
+        else await publishAgentFile(path.dirname(p.file), path.basename(p.file), p.snap.token, Buffer.from(p.next, "utf8"), 0o644, path.join(records, "archive"), failpointOf(ctx));
+      }
+      lines.push(`${p.verb} ${p.shown}`);
+      // A record stays while something of ours is left in the file (another agent's block).
+      if (p.record !== null && (p.next === null || p.verb === "restored" || !holdsOurs(p.edit, p.next))) {
+        dropRecord(records, p.file);
+        dirs.push(...p.record.createdDirs);
+      } else if (p.record !== null && p.next !== null && p.verb !== "unchanged") {
+        // Another agent's share stays (the AGENTS.md block): the record follows what we wrote.
+        writeRecord(records, { ...p.record, after: tokenOf(Buffer.from(p.next, "utf8")) });
+      }
+    }
+    // The driver's copy goes first: the folders it sat in may then be empty ones install made.
+    const driver = await mergeDriverStep(t.global ? null : t.base, { remove: true, dryRun: t.dryRun }, ctx.env);
+    if (!t.dryRun) removeEmptyDirs(dirs);
+    return ok(`${[...lines, ...driver.lines].join("\n")}\n`, driver.notes);
+  },
+});
