@@ -14,7 +14,7 @@ const REFUSAL_PREFIX = "memory operation refused: ";
 /** Default stdin cap, in bytes (contract §1's document limit; ruling 27; docs/design.md#tokens-and-the-publication-protocol, docs/design.md#files-on-disk). */
 export const MAX_STDIN_BYTES = 1_000_000;
 
-/** The refusal for stdin past `maxBytes` (ruling 27, docs/design.md#tokens-and-the-publication-protocol): `stdin is more than 1,000,000 bytes; …`. */
+/** The refusal for stdin past `maxBytes` (docs/design.md#tokens-and-the-publication-protocol): `stdin is more than 1,000,000 bytes; …`. */
 export function stdinTooLong(maxBytes: number): string {
   const n = String(maxBytes).replace(/\B(?=(\d{3})+$)/g, ",");
   return `stdin is more than ${n} bytes; send at most ${n} bytes`;
@@ -82,12 +82,12 @@ export async function main(verbs: VerbTable, proc: Process): Promise<ExitCode> {
 async function run(VERBS: VerbTable, outer: Process): Promise<ExitCode> {
   // Refusals and notes embed paths, branch and file names and file text: whatever a verb
   // quoted, no raw control, bidi control or line separator reaches a terminal or an agent
-  // through stderr; each is shown as <U+XXXX> (ruling 49, docs/design.md#verdicts-and-the-brief).
+  // through stderr; each is shown as <U+XXXX> (docs/design.md#verdicts-and-the-brief).
   const proc: Process = { ...outer, writeErr: (text) => outer.writeErr(showRefused(text).text) };
   const args = proc.argv;
   const first = args[0];
   if (first === undefined) {
-    // No verb is a usage error (ruling 26, docs/design.md#tokens-and-the-publication-protocol): the usage goes to stderr, stdout stays empty.
+    // No verb is a usage error (docs/design.md#tokens-and-the-publication-protocol): the usage goes to stderr, stdout stays empty.
     proc.writeErr(`${REFUSAL_PREFIX}no verb given\n\n${usageText(VERBS)}`);
     return 2;
   }
@@ -113,7 +113,7 @@ async function run(VERBS: VerbTable, outer: Process): Promise<ExitCode> {
     proc.writeErr(`${REFUSAL_PREFIX}unknown verb ${quotedValue(first)}${suggestion(first, VERBS)}\n\n${usageText(VERBS)}`);
     return 2;
   }
-  // `checkpoint` runs from compaction hooks: never a non-zero exit (ruling 25, docs/design.md#checkpoints).
+  // `checkpoint` runs from compaction hooks: never a non-zero exit (docs/design.md#checkpoints).
   const usageExit: ExitCode = first === "hook" || first === "checkpoint" ? 0 : first === "check" ? 64 : 2;
   const verb = await entry.load();
   const rest = args.slice(1);
@@ -154,7 +154,7 @@ async function run(VERBS: VerbTable, outer: Process): Promise<ExitCode> {
         warned.add(line);
         proc.writeErr(`${line}\n`);
       },
-      // <skill>/scripts/memory_io.mjs, as invoked: anchors leave the skill's own folder out (ruling 17, docs/design.md#verdicts-and-the-brief).
+      // <skill>/scripts/memory_io.mjs, as invoked: anchors leave the skill's own folder out (docs/design.md#verdicts-and-the-brief).
       skillDir: proc.helperPath ? path.dirname(path.dirname(path.resolve(proc.cwd, proc.helperPath))) : null,
     };
   } catch (err) {
@@ -200,7 +200,7 @@ export function escapeJsonText(json: string): string {
 
 /**
  * The first flag given twice that is not declared `multiple` (`--root A --root B`), or null.
- * parseArgs would silently keep the last one; a usage error says which (ruling 29, docs/design.md#tokens-and-the-publication-protocol).
+ * parseArgs would silently keep the last one; a usage error says which (docs/design.md#tokens-and-the-publication-protocol).
  */
 function repeatedFlag(tokens: ReadonlyArray<{ kind: string; name?: string }> | undefined, options: Verb["options"]): string | null {
   const seen = new Set<string>();

@@ -32,7 +32,7 @@ function pause(ms: number): void {
 
 // Read straight from descriptor 0: the verbs that read stdin want all of it before going on,
 // and process.stdin would load the stream and net modules first (BENCHMARKS.md). Reading
-// stops just past `maxBytes` (ruling 27, docs/design.md#tokens-and-the-publication-protocol): an endless producer (`yes |`) costs at most one
+// stops just past `maxBytes` (docs/design.md#tokens-and-the-publication-protocol): an endless producer (`yes |`) costs at most one
 // buffer more than the cap, and the caller refuses what is longer.
 function readStdin(maxBytes: number): Promise<Buffer> {
   const chunks: Buffer[] = [];
@@ -120,7 +120,7 @@ function readPipeWithin(stdin: Stats, ms: number, maxBytes: number): Buffer | nu
 // cost ~3 ms (a thread-pool read of fd 0 would be lighter, but a pending one holds up
 // process exit). Reading stops at the end of a whole JSON value, at the end of input, or
 // just past `maxBytes`, returning the first `maxBytes + 1` bytes then: the caller sees the
-// input is too long and ignores it (ruling 20, docs/design.md#checkpoints), without holding any more of it.
+// input is too long and ignores it (docs/design.md#checkpoints), without holding any more of it.
 function readStdinWithin(ms: number, maxBytes: number): Promise<Buffer | null> {
   let stdin: Stats;
   try {
@@ -188,7 +188,7 @@ export async function runProcess(verbs: VerbTable): Promise<void> {
     });
   } catch (err) {
     // Outside a verb's run -- loading its code from a damaged or replaced file -- never a
-    // refusal; the hook and checkpoint still never fail a session (ruling 25, docs/design.md#checkpoints, docs/design.md#integrations).
+    // refusal; the hook and checkpoint still never fail a session (docs/design.md#checkpoints, docs/design.md#integrations).
     if (gemini) writeFd(1, GEMINI_SILENT);
     else writeFd(2, `memory_io internal error: ${err instanceof Error ? err.message : String(err)}\n`);
     code = process.argv[2] === "hook" || process.argv[2] === "checkpoint" ? 0 : 2;

@@ -52,7 +52,7 @@ export function verbHelp(name: string, help: string): string {
   return wrapHelp(`${help.replace(/\n*$/, "\n")}${exampleBlock(name)}`);
 }
 
-/** The "did you mean" tail for an unknown verb, or "" when nothing is near (ruling 26, docs/design.md#tokens-and-the-publication-protocol). */
+/** The "did you mean" tail for an unknown verb, or "" when nothing is near (docs/design.md#tokens-and-the-publication-protocol). */
 export function suggestion(word: string, VERBS: VerbTable): string {
   const near = nearest(word, Object.keys(VERBS));
   return near === null ? "" : `; did you mean ${near}?`;

@@ -83,9 +83,9 @@ export function helperAsync(args: string[], opts: { input?: string | Buffer; env
 }
 
 /**
- * A minimal valid handoff (contract §8: every required section, `- none` where empty, the
+ * A minimal valid handoff (every required section, `- none` where empty, the
  * outside-git anchors) carrying `body` as its goal. `write` stamps its `Saved:` line with the
- * time of the save (ruling 1): compare what is on disk through `unstamped`.
+ * time of the save: compare what is on disk through `unstamped`.
  */
 export function handoff(body: string): string {
   const none = ["Plan", "Decisions", "Failed approaches", "Open questions", "Next steps", "Key files"].map((s) => `## ${s}\n- none\n`).join("\n");
@@ -94,21 +94,21 @@ export function handoff(body: string): string {
 
 /**
  * A handoff as of `iso`: its `Saved:` and its `- Date:` anchor set to that time. `write`
- * stamps `Saved:` with the time of the save (ruling 1) but keeps anchors the agent wrote,
- * and the state time is the `- Date:` anchor first (ruling 13): this is how a test saves a
+ * stamps `Saved:` with the time of the save but keeps anchors the agent wrote,
+ * and the state time is the `- Date:` anchor first: this is how a test saves a
  * handoff of some age through the helper.
  */
 export function aged(doc: string, iso: string): string {
   return doc.replace(/^Saved: .*$/m, `Saved: ${iso}`).replace(/^- Date: .*$/m, `- Date: ${iso}`);
 }
 
-/** The `Saved:` stamp `write` puts on a handoff (ruling 1), ISO-8601 UTC to the second. */
+/** The `Saved:` stamp `write` puts on a handoff, ISO-8601 UTC to the second. */
 export const STAMP = /^Saved: (\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)$/m;
 
 /**
  * A handoff's text without what `write` supplies itself: the `Saved:` value (the write's own
- * time, ruling 1) and the anchors section's lines (refilled when they repeat the current
- * handoff's, ruling 2), so that a document can be compared with what `write` saved of it.
+ * time) and the anchors section's lines (refilled when they repeat the current
+ * handoff's), so that a document can be compared with what `write` saved of it.
  * Stamping and filling have tests of their own (test/schema/write-stamp.test.ts). Text
  * without those parts (ledgers, AGENTS.md, null) is returned as is.
  */

@@ -83,7 +83,7 @@ export const UNICODE_TABLES_VERSION = ${JSON.stringify(version)};
 /** Right-to-left letters: Bidi_Class R or AL and General_Category L* (docs/design.md#redaction). */
 export const RTL_LETTERS = ${JSON.stringify(encode(merge(rtlLetters)))};
 
-/** StandardizedVariants.txt: for each selector of U+FE00–U+FE0F, the bases it may follow (ruling 7, docs/design.md#redaction). */
+/** StandardizedVariants.txt: for each selector of U+FE00–U+FE0F, the bases it may follow (docs/design.md#redaction). */
 export const STANDARDIZED_VARIANT_BASES: ReadonlyArray<readonly [number, string]> = [
 ${selectors.map((s) => `  [0x${s.toString(16)}, ${JSON.stringify(encode(merge(bySelector.get(s))))}],`).join("\n")}
 ];

@@ -5273,7 +5273,7 @@ var init_redact = __esm({
     REDACTION_RULES = [
       rule("private-key", "-----begin putty-user-key-file-", "-----BEGIN[ A-Z0-9_-]*PRIVATE KEY(?: BLOCK)?-----|PuTTY-User-Key-File-\\d+:[^\\r\\n\\\\]{0,80}", void 0, { refine: refinePem }),
       rule("anthropic-api-key", "sk-ant-", `${LD}sk-ant-[a-z]{2,8}\\d{2}-[A-Za-z0-9_-]{80,}${RD}`),
-      // `sk-` collides with prose and branch names: only the real shapes (ruling 32, docs/design.md#redaction); and
+      // `sk-` collides with prose and branch names: only the real shapes (docs/design.md#redaction); and
       // `sk-learn-and-other-kebab-words` is a name, not a key.
       rule("openai-api-key", "sk-", `${LD}sk-(?:(?:proj|svcacct|admin|None)-[A-Za-z0-9_-]{40,}|[A-Za-z0-9]{48}|[A-Za-z0-9_-]{20,}T3BlbkFJ[A-Za-z0-9_-]{20,})${RD}`, 3.5, {
         allow: (s) => /^sk-[a-z]+(?:-[a-z]+)+$/.test(s)
@@ -6070,7 +6070,7 @@ var init_validate = __esm({
         }
       },
       {
-        // Contract §8 (docs/design.md#files-on-disk): more than 150 lines is a finding.
+        // more than 150 lines is a finding.
         id: "line-cap",
         severity: "finding",
         part: "size",
@@ -12208,7 +12208,7 @@ async function publishAgentFile(dir, name2, expectedToken, bytes, mode, archiveD
     archivePrefix: name2.replace(/[^A-Za-z0-9._-]/g, "_"),
     archivePrior: false,
     expectedToken,
-    // Contract §9 (docs/design.md#integrations): new files 0644 (hook scripts 0755) under the user's umask, as an editor
+    // new files 0644 (hook scripts 0755) under the user's umask, as an editor
     // would make them; a replaced file keeps its own mode (publish).
     newMode: mode & ~process.umask(),
     build: () => bytes,
@@ -16540,7 +16540,7 @@ ${usageText(VERBS2)}`);
         proc.writeErr(`${line}
 `);
       },
-      // <skill>/scripts/memory_io.mjs, as invoked: anchors leave the skill's own folder out (ruling 17, docs/design.md#verdicts-and-the-brief).
+      // <skill>/scripts/memory_io.mjs, as invoked: anchors leave the skill's own folder out (docs/design.md#verdicts-and-the-brief).
       skillDir: proc.helperPath ? path.dirname(path.dirname(path.resolve(proc.cwd, proc.helperPath))) : null
     };
   } catch (err) {

@@ -5,11 +5,11 @@ import type { AgentName, HelperLocation } from "./types.ts";
 export const BLOCK_BEGIN = "<!-- session-handoff:begin -->";
 export const BLOCK_END = "<!-- session-handoff:end -->";
 
-/** Prefix of the block's line naming the agents that asked for it (ruling 11, docs/design.md#integrations). */
+/** Prefix of the block's line naming the agents that asked for it (docs/design.md#integrations). */
 export const AGENTS_LINE = "Installed by session-handoff for:";
 
 /**
- * The bootstrap instruction for harnesses that read instruction files (contract §9, docs/design.md#integrations,
+ * The bootstrap instruction for harnesses that read instruction files (docs/design.md#integrations,
  * references/session-start-hook.md): run `check` at session start and act on its code.
  * Short on purpose: Codex caps all AGENTS.md text at 32 KiB (harnesses.md).
  */

@@ -6,7 +6,7 @@ import type { Agent } from "./types.ts";
  * Cursor (harnesses.md): the rule `.cursor/rules/session-handoff.mdc`, always applied. Its
  * own hooks are *unverified* and, with third-party hooks on, Cursor also runs Claude Code's:
  * install adds no hook, so there is never a second one; `hook --format cursor` is there for
- * users who wire `.cursor/hooks.json` themselves. No global rules folder (ruling 11, docs/design.md#integrations).
+ * users who wire `.cursor/hooks.json` themselves. No global rules folder (docs/design.md#integrations).
  */
 export const cursor: Agent = {
   name: "cursor",

@@ -1,7 +1,7 @@
 import type { HookFormat } from "./types.ts";
 
 /**
- * `hook --format` envelopes (contract §7, harnesses.md; docs/design.md#integrations): the fixed sentences (joined by
+ * `hook --format` envelopes (harnesses.md; docs/design.md#integrations): the fixed sentences (joined by
  * newlines) in, stdout out. Kept apart from the harness files, which describe what `install`
  * writes: the hook runs at every session start and pays for parsing whatever it imports
  * (performance.md, test/bench/lazy-bundle.test.ts), install's descriptions stay cold.

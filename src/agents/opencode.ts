@@ -4,7 +4,7 @@ import type { Agent } from "./types.ts";
 /**
  * OpenCode (harnesses.md): no session-start hook is known (*unverified*), so the bootstrap
  * block in `AGENTS.md` (global `~/.config/opencode/AGENTS.md`). The block is shared with
- * Codex and lists both when both asked for it (ruling 11, docs/design.md#integrations).
+ * Codex and lists both when both asked for it (docs/design.md#integrations).
  */
 export const opencode: Agent = {
   name: "opencode",

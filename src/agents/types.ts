@@ -1,7 +1,7 @@
 /**
  * What a harness adapter declares (style.md: one file per harness in `src/agents/`): the
  * envelope its session-start hook output needs, and the files `install` edits for it
- * (contract §7, §9, §12 last bullet; harnesses.md; docs/design.md#integrations, docs/design.md#checkpoints).
+ * (§12 last bullet; harnesses.md; docs/design.md#integrations, docs/design.md#checkpoints).
  */
 
 /** Output formats of `hook --format` (docs/design.md#integrations). */
@@ -94,7 +94,7 @@ export interface Agent {
   /** doctor's checks of its own. */
   checks?: AgentChecks;
   /**
-   * The files install edits. `global` selects the per-user files (ruling 11, docs/design.md#integrations); an agent
+   * The files install edits. `global` selects the per-user files (docs/design.md#integrations); an agent
    * without them throws a Refused naming why.
    */
   edits(helper: HelperLocation, global: boolean): Edit[];

@@ -145,7 +145,7 @@ export function draftBrief(h: ParsedHandoff, drift: DriftReport, ledgers: Ledger
   const ageOnly = drift.verdict === "unverifiable" && notHere === null && drift.git.state === "repo" && drift.headReachable === true && drift.ageDays === null;
   const goal = flatten(h.goal) || "none recorded";
 
-  // Every checkbox at any depth (field report 25); `[-] … — dropped:` steps are closed (ruling 8, docs/design.md#files-on-disk).
+  // Every checkbox at any depth (field report 25); `[-] … — dropped:` steps are closed (docs/design.md#files-on-disk).
   const steps = h.steps ?? h.plan;
   const counts = { done: 0, "in-progress": 0, todo: 0, abandoned: 0, unmarked: 0 };
   for (const s of steps) counts[s.status]++;

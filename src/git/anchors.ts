@@ -1,4 +1,4 @@
-// The environment anchors of a save (contract §5 `anchors`, §8 line format; docs/design.md#verdicts-and-the-brief, docs/design.md#files-on-disk).
+// The environment anchors of a save (§8 line format; docs/design.md#verdicts-and-the-brief, docs/design.md#files-on-disk).
 import { realpathSync } from "node:fs";
 import { lstat } from "node:fs/promises";
 import path from "node:path";
@@ -43,7 +43,7 @@ export async function statInsideRoot(root: string, rel: string): Promise<{ mtime
 
 /**
  * The running skill's own folder, as invoked and as its real path, relative to the root when
- * it lies strictly inside it (ruling 17, docs/design.md#verdicts-and-the-brief): the exclude pathspecs for `git status`, so that a
+ * it lies strictly inside it (docs/design.md#verdicts-and-the-brief): the exclude pathspecs for `git status`, so that a
  * skill copied into the project is never listed as dirty work. Paths holding a control
  * character are left out (they could not be passed to git).
  */

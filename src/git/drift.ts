@@ -101,7 +101,7 @@ export function parseHistory(out: Buffer, memoryPrefix: string, handoffPath = `$
 }
 
 // `name\x03e-mail` as brief and drift print it: `"Alice Doe" "alice@example.com"`, each quoted by
-// the one rule for file-controlled values (ruling 47 and 49, docs/design.md#memory-from-elsewhere), so a quote, a
+// the one rule for file-controlled values (docs/design.md#memory-from-elsewhere), so a quote, a
 // control or a bidi control in either can neither end its quotation nor reorder the line.
 function authorWords(raw: string): string {
   const [name = "", email = ""] = raw.split("\x03");
@@ -151,9 +151,9 @@ export interface DriftOptions {
  * dir: ruling 14; docs/design.md#verdicts-and-the-brief), in parallel. Only when needed: a reachability check when HEAD does not
  * contain the saved commit; a `--since` count (and a shallow check when the object is
  * missing) when it is unreachable; `git diff --name-only <saved> HEAD` when the HEAD moved and
- * there are key files or cleaned dirty files to judge (ruling 15, docs/design.md#verdicts-and-the-brief); `config user.email` when
+ * there are key files or cleaned dirty files to judge (docs/design.md#verdicts-and-the-brief); `config user.email` when
  * the handoff is tracked, and `log -1` of it when no commit since the save touched it
- * (ruling 16, docs/design.md#verdicts-and-the-brief). So 2 in the usual case.
+ * (docs/design.md#verdicts-and-the-brief). So 2 in the usual case.
  * The operation in progress is read from the git dir's files. Never throws for a git
  * failure: git missing or timing out gives an unverifiable report.
  * @param nowMs the current time in ms since the epoch.

@@ -41,7 +41,7 @@ export function readSmall(p: string): string | null {
 export function gitTopOf(root: string, opts: { uid?: number } = {}): string | null {
   let dir = root;
   for (;;) {
-    // Above the root the walk's ownership rule holds (ruling 50, docs/design.md#the-root): a `.git` in a
+    // Above the root the walk's ownership rule holds (docs/design.md#the-root): a `.git` in a
     // folder another user controls (a planted /tmp/.git) is never this project's.
     if (dir !== root && distrustedAbove(dir, process.env, opts) !== null) return null;
     try {

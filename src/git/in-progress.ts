@@ -1,5 +1,5 @@
 // What git is in the middle of (a rebase, merge, cherry-pick, revert or bisect), read from the
-// files in the git dir, no process spawned (contract §5 `anchors` 1.1; field report 22; docs/design.md#verdicts-and-the-brief).
+// files in the git dir, no process spawned (field report 22; docs/design.md#verdicts-and-the-brief).
 import path from "node:path";
 import { isDir, isFile, readSmall } from "./git-dir.ts";
 

@@ -66,7 +66,7 @@ export async function publishTarget(root: string, memDir: string, env: Record<st
 }
 
 /**
- * Commits exactly the memory dir's public files (ruling 25, docs/design.md#integrations), `git commit
+ * Commits exactly the memory dir's public files (docs/design.md#integrations), `git commit
  * --only`-style: whatever else the user staged stays staged and out of the commit. Refused
  * when the memory dir is git-ignored. With `push`, pushes HEAD to the branch's upstream only.
  * @throws Refused (exit 2) with git's own error.

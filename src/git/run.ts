@@ -32,7 +32,7 @@ export class GitUnavailable extends Error {
 // Variables that would point git at another repository, index or object store than the one
 // under the root (set, for instance, when the helper runs from inside a git hook), or that
 // turn off the pathspec magic we rely on to exclude the memory dir. GIT_CEILING_DIRECTORIES
-// is kept: it can only stop git's discovery, and the root walk honours it too (ruling 12, docs/design.md#the-root), so
+// is kept: it can only stop git's discovery, and the root walk honours it too (docs/design.md#the-root), so
 // git never finds a repository above a ceiling that the root walk stopped at.
 const DROPPED_ENV = [
   "GIT_DIR",

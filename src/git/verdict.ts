@@ -53,9 +53,9 @@ export interface DriftFacts {
   keyFilesNotYetCreated?: string[];
   /** Anchor fields that failed validation (see `CheckedAnchors.unverifiable`). */
   unverifiable: string[];
-  /** Commits on either side that touch only the memory dir (ruling 14, docs/design.md#verdicts-and-the-brief), left out of ahead and behind. */
+  /** Commits on either side that touch only the memory dir (docs/design.md#verdicts-and-the-brief), left out of ahead and behind. */
   memoryOnlyCommits?: number;
-  /** Key files changed since the save (ruling 15; outside git: by the `Key file mtimes` anchor; docs/design.md#verdicts-and-the-brief). */
+  /** Key files changed since the save (outside git: by the `Key file mtimes` anchor; docs/design.md#verdicts-and-the-brief). */
   changedKeyFiles?: string[];
   /** Top-relative paths that differ between the saved commit and HEAD; null when not looked up. */
   changedSinceSave?: string[] | null;
@@ -63,7 +63,7 @@ export interface DriftFacts {
   dirtyKeyFiles?: string[];
   /** The operation in progress at the save and now (`rebase of feature/login`, `merge`, …). */
   inProgress?: { saved: string | null; current: string | null };
-  /** Who last committed the handoff, when it is tracked (ruling 16, docs/design.md#verdicts-and-the-brief). */
+  /** Who last committed the handoff, when it is tracked (docs/design.md#verdicts-and-the-brief). */
   provenance?: Provenance | null;
   /** Why the state time is unknown, when it is (`StateTime.reason`). */
   ageUnknown?: "missing" | "malformed" | "future" | null;
@@ -71,7 +71,7 @@ export interface DriftFacts {
   dirtySinceSave?: { changed: string[]; unchanged: string[] } | null;
 }
 
-/** The committer of the last commit that changed the handoff, and whether that was someone else (ruling 16, docs/design.md#verdicts-and-the-brief). */
+/** The committer of the last commit that changed the handoff, and whether that was someone else (docs/design.md#verdicts-and-the-brief). */
 export interface Provenance {
   /** The last commit's author that changed the handoff, quoted: `"Alice" <alice@example.com>`; null when untracked. */
   committer: string | null;
@@ -79,7 +79,7 @@ export interface Provenance {
   someoneElse: boolean;
 }
 
-/** The drift report, `drift --json`'s document (contract §5, plus `shallow`, `dirtyChanged`, `git`; docs/design.md#verdicts-and-the-brief). */
+/** The drift report, `drift --json`'s document (plus `shallow`, `dirtyChanged`, `git`; docs/design.md#verdicts-and-the-brief). */
 export interface DriftReport {
   verdict: Verdict;
   /** `dirtyMore`: present only when the saved dirty list was cut (`… and N more`), the paths it left off. */
@@ -109,7 +109,7 @@ export interface DriftReport {
   sinceSaved: number | null;
   git: { state: GitState; note: string | null };
   unverifiable: string[];
-  /** Commits on either side that touch only the memory dir: committing or pulling the handoff is not drift (ruling 14, docs/design.md#verdicts-and-the-brief). */
+  /** Commits on either side that touch only the memory dir: committing or pulling the handoff is not drift (docs/design.md#verdicts-and-the-brief). */
   memoryOnlyCommits: number;
   /** Key files changed by the commits since the save, or (outside git) whose modification time differs from the saved one. */
   changedKeyFiles: string[];
@@ -148,8 +148,8 @@ export function effectiveBranch(branch: string | null, progress: string | null):
 
 /**
  * A branch (or upstream) name in human output: in double quotes, not redacted but for a
- * vendor's exact token shape (ruling 6, docs/design.md#redaction), `<U+XXXX>` for what `write` refuses
- * (ruling 49, docs/design.md#verdicts-and-the-brief). `drift`'s text and the summary use it.
+ * vendor's exact token shape (docs/design.md#redaction), `<U+XXXX>` for what `write` refuses
+ * (docs/design.md#verdicts-and-the-brief). `drift`'s text and the summary use it.
  */
 export function branchWords(name: string): string {
   return quoted(withoutTokens(name), { redact: false });
@@ -173,7 +173,7 @@ export function ageUnknownWords(reason: "missing" | "malformed" | "future" | nul
 }
 
 // Files dirty at the save and clean now: committed when the commits since the save changed
-// them, else stashed or reverted (contract §5: said when it can be told apart; docs/design.md#verdicts-and-the-brief).
+// them, else stashed or reverted (said when it can be told apart; docs/design.md#verdicts-and-the-brief).
 function cleanedWords(cleaned: readonly string[], changed: readonly string[] | null): string {
   const head = `${plural(cleaned.length, "file")} dirty at the save ${cleaned.length === 1 ? "is" : "are"} clean now`;
   if (changed === null) return `${head} (committed, stashed or reverted): ${listed(cleaned)}`;
@@ -221,7 +221,7 @@ export function assessDrift(f: DriftFacts): DriftReport {
   else if ((ageRaw !== null && ageRaw > STALE_DAYS) || (ahead !== null && ahead > STALE_COMMITS)) verdict = "stale";
   else if (branchChanged === true || (ahead ?? 0) > 0 || (behind ?? 0) > 0 || f.missingKeyFiles.length > 0) verdict = "drifted";
   else if (ageRaw === null) {
-    // Never fresh on an unknown age (ruling 13, docs/design.md#verdicts-and-the-brief): the state time is what fresh rests on.
+    // Never fresh on an unknown age (docs/design.md#verdicts-and-the-brief): the state time is what fresh rests on.
     verdict = "unverifiable";
     if (!unverifiable.includes("date")) unverifiable.push("date");
   } else verdict = "fresh";

@@ -3,11 +3,11 @@
  * `check` and the hook (store/inspect.ts), `read`, `brief`, `drift`, `validate`, `archives`
  * and the merge driver. Three answers, never two for one file:
  *
- * - **unsafe**: a NUL byte anywhere (contract §1 and ruling 5, docs/design.md#files-on-disk: a NUL makes a memory
+ * - **unsafe**: a NUL byte anywhere (ruling 5, docs/design.md#files-on-disk: a NUL makes a memory
  *   file unsafe, `check` 3). No verb loads it: each refuses with {@link unsafeBytes}'s sentence
  *   (exit 2), `archives list` marks the entry unsafe, the merge driver leaves git's conflict.
  * - **shown**: invalid UTF-8, or a code point `write` refuses (docs/design.md#redaction). Loaded, never
- *   silently: `read` shows it as `<0xNN>` / `<U+XXXX>` (§4, docs/design.md#redaction), and every verb that reads it
+ *   silently: `read` shows it as `<0xNN>` / `<U+XXXX>` (docs/design.md#redaction), and every verb that reads it
  *   says so on stderr with {@link shownWarning}, the sentence `read` has always printed.
  * - **clean**: what `write` accepts at the character level.
  *
@@ -32,7 +32,7 @@ export function unsafeBytes(file: string, at: number): Refused {
   return new Refused(`${file} holds a NUL byte (at byte ${at}): it is unsafe and was not loaded; tell the user (another program wrote it: remove the byte or move the file away, then check again)`);
 }
 
-/** The stderr sentence for a file loaded with `n` bytes or characters shown as `<0xNN>` / `<U+XXXX>` (§4 `read`, docs/design.md#redaction). */
+/** The stderr sentence for a file loaded with `n` bytes or characters shown as `<0xNN>` / `<U+XXXX>` (docs/design.md#redaction). */
 export function shownWarning(file: string, n: number): string {
   return `warning: ${file} holds ${n} invisible or control character(s) or invalid UTF-8 byte(s) that write would refuse, shown as <U+XXXX> / <0xNN>; the token covers the bytes on disk`;
 }

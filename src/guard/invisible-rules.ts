@@ -1,5 +1,5 @@
 /**
- * The rules of the invisible-character guard (contract §4, rulings 5 and 7; docs/design.md#redaction), behind the fast
+ * The rules of the invisible-character guard (docs/design.md#redaction), behind the fast
  * paths of guard/invisible.ts: most texts hold no candidate code point and never load this
  * module. Built as a lazy chunk (src/cold/: build.mjs), so that read and write do not
  * parse it, nor its Unicode tables, at every start-up. Pure.
@@ -22,7 +22,7 @@ const EMOJI = /\p{Emoji}/u;
 const LETTER_OR_MARK = /[\p{L}\p{M}]/u;
 const HAN_IDEOGRAPH = /[\p{Unified_Ideograph}\uF900-\uFAFF\u{2F800}-\u{2FA1F}]/u;
 
-// The three emoji tag sequences Unicode recommends (ruling 7, docs/design.md#redaction): 🏴 + gbeng / gbsct / gbwls + cancel tag.
+// The three emoji tag sequences Unicode recommends (docs/design.md#redaction): 🏴 + gbeng / gbsct / gbwls + cancel tag.
 const FLAG_TAGS = ["gbeng", "gbsct", "gbwls"].map((t) => [...t].map((c) => 0xe0000 + c.charCodeAt(0)));
 
 /** The class of a code point on the §4 (docs/design.md#redaction) / ruling 5 list, or undefined when it is not on it. */
@@ -108,7 +108,7 @@ function lineHasRtl(cps: readonly number[], i: number): boolean {
 }
 
 /**
- * The class of the code point at `i` of `cps` when it is refused in its context (contract §4, docs/design.md#redaction,
+ * The class of the code point at `i` of `cps` when it is refused in its context (docs/design.md#redaction,
  * rulings 5 and 7; docs/design.md#redaction), else undefined. Allowed in context: U+FEFF as the very first character;
  * CR before LF; U+200C/U+200D between two letters or marks, and U+200D between two emoji (a
  * selector or skin tone may follow the first); U+200E, U+200F, U+061C on a line holding a
@@ -184,7 +184,7 @@ export function findRefused(text: string): InvisibleHit[] {
 /**
  * The code point indexes (0-based) of `text` that `findInvisible` would refuse there,
  * as if `text` sat after a space on a line of its own text (a path on an anchor line): so a
- * leading U+FEFF, joiner or selector counts as refused. For `quotePath` (ruling 4, docs/design.md#redaction). Pure.
+ * leading U+FEFF, joiner or selector counts as refused. For `quotePath` (docs/design.md#redaction). Pure.
  */
 export function refusedIndexesIn(text: string): Set<number> {
   const out = new Set<number>();

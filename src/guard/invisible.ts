@@ -1,5 +1,5 @@
 /**
- * The invisible-character guard (contract §4, rulings 5 and 7; docs/design.md#redaction): code points that can hide or
+ * The invisible-character guard (docs/design.md#redaction): code points that can hide or
  * reorder text for a human reviewer while a model still reads them (field report #11), and
  * controls; living scripts pass (field report #26: Persian ZWNJ, Indic and Sinhala ZWJ,
  * Hebrew and Arabic marks, the flags of England, Scotland and Wales). `write` and `promote`
@@ -9,7 +9,7 @@
  */
 import { findRefused, refusedIndexesIn, renderBytes, renderCodePoints } from "./invisible-rules.ts";
 
-/** A refused character found in a text (ruling 5, docs/design.md#redaction). Line and column are 1-based. */
+/** A refused character found in a text (docs/design.md#redaction). Line and column are 1-based. */
 export interface InvisibleHit {
   line: number;
   /** 1-based, counted in Unicode code points from the start of the line. */
@@ -28,7 +28,7 @@ export interface InvisibleHit {
 const CANDIDATE =
   /[\x00-\x08\x0B-\x1F\x7F-\x9F\u061C\u115F\u1160\u180E\u200B-\u200F\u202A-\u202E\u2028\u2029\u2060-\u2064\u2066-\u2069\u3164\uFE00-\uFE0F\uFEFF\uFFA0\u{E0000}-\u{E007F}\u{E0100}-\u{E01EF}]/u;
 /**
- * Lists the refused characters of `text` (contract §4, docs/design.md#redaction and rulings 5, 7: invisible characters
+ * Lists the refused characters of `text` (docs/design.md#redaction and rulings 5, 7: invisible characters
  * out of their allowed context, and controls), in order; pure. `write` and `promote` call it
  * after CRLF normalisation, so a CR found then is a lone one. Line and column are 1-based,
  * the column counted in code points. The rules themselves (cold/invisible-rules.ts) load only
@@ -51,7 +51,7 @@ export function describeInvisible(hits: readonly InvisibleHit[]): string {
 /**
  * The code point indexes (0-based) of `text` that {@link findInvisible} would refuse there,
  * as if `text` sat after a space on a line of its own text (a path on an anchor line): so a
- * leading U+FEFF, joiner or selector counts as refused. For `quotePath` (ruling 4, docs/design.md#redaction). Pure.
+ * leading U+FEFF, joiner or selector counts as refused. For `quotePath` (docs/design.md#redaction). Pure.
  */
 export function refusedIndexes(text: string): Set<number> {
   return CANDIDATE.test(text) ? refusedIndexesIn(text) : new Set();
@@ -70,7 +70,7 @@ export function showRefused(text: string): { text: string; changed: number } {
 const STRICT = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 /**
- * Renders file bytes for display (contract §4, `read`; docs/design.md#redaction): refused code points become
+ * Renders file bytes for display (`read`; docs/design.md#redaction): refused code points become
  * `<U+XXXX>`, invalid UTF-8 bytes `<0xNN>`; everything else is decoded as is (a leading BOM
  * and emoji joiners included). `changed` counts the replacements; 0 means `text` is exactly
  * the bytes' UTF-8 decoding.

@@ -1,6 +1,6 @@
 /**
  * The marking steps of the one quoting rule for file-controlled values in human output
- * (ruling 49, docs/design.md#verdicts-and-the-brief), without redaction or cutting: small, so the hot part (the
+ * (docs/design.md#verdicts-and-the-brief), without redaction or cutting: small, so the hot part (the
  * hook, `check`, refusals in cli.ts) uses it without the sanitiser's segmenter code.
  * guard/sanitize.ts runs the same {@link markText} after redaction and before its cut, so
  * `quotedValue(x)` and `quoted(x, { redact: false })` print the same. Pure.
@@ -9,7 +9,7 @@ import { showRefused } from "./invisible.ts";
 
 // Line breaks (CRLF is LF by then) and tabs: folded in one-line fields. A lone CR and the
 // rarer breaks (VT, FF, NEL, U+2028, U+2029) are shown as <U+XXXX> like every other control
-// (ruling 5, docs/design.md#redaction): a file has no honest use for them, and a lone CR can hide text on a terminal.
+// (docs/design.md#redaction): a file has no honest use for them, and a lone CR can hide text on a terminal.
 const BREAKS = /[\t\n]+/g;
 
 /**

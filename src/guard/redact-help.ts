@@ -1,5 +1,5 @@
 /**
- * One line per redaction rule for `--help redact` (contract §4, docs/design.md#redaction: "the list is documented in
+ * One line per redaction rule for `--help redact` (docs/design.md#redaction: "the list is documented in
  * `--help redact`"; ruling 32 (docs/design.md#redaction): the help names the families covered). Kept apart from the rule
  * table so that the text is compiled only by the cold `redact` verb, not by every start-up.
  */

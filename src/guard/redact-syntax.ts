@@ -1,6 +1,6 @@
 /**
  * Redaction rules whose secret is found by reading the syntax around it, not by a vendor
- * shape (ruling 32, docs/design.md#redaction): PEM key blocks, generic assignments and their unquoted runs,
+ * shape (docs/design.md#redaction): PEM key blocks, generic assignments and their unquoted runs,
  * YAML block scalars, Markdown tables under a secret-named header, Cookie headers. Every scan
  * here is linear: it reads only characters that become part of the span it returns, or a
  * bounded number past them.
@@ -14,7 +14,7 @@ const PEM_END = /-----END[ A-Z0-9_-]*PRIVATE KEY(?: BLOCK)?-----/y;
 const PEM_HEADER = /(?:Proc-Type|DEK-Info|Version|Comment|Hash|Charset|MessageID):[^\r\n\\]*/y;
 const PEM_BODY = /=?[A-Za-z0-9+/]+={0,3}/y;
 /**
- * What may sit between two lines of a pasted key (ruling 53, docs/decisions/redaction-prefixes.md):
+ * What may sit between two lines of a pasted key (docs/decisions/redaction-prefixes.md):
  * one or more line breaks -- real ones, JSON's `\n` / `\r\n` escapes, the same escaped twice
  * (`\\n`, JSON in JSON), an HTML `<br>`, the `", "` between the strings of a JSON array --
  * each after up to 16 characters of line suffix (`",`, ` |`, `\n" +` of string concatenation), then up to 16 of line
@@ -64,7 +64,7 @@ function skipPrefix(text: string, at: number, prefix: string): number {
 /**
  * private-key's refine: from the BEGIN marker, takes the lines that are key material — base64
  * lines, the `Proc-Type:`/`DEK-Info:` (and PGP armour) headers, blank lines — up to the END
- * marker, whatever constant prefix and suffix each line carries (ruling 53, docs/design.md#redaction). A line of anything
+ * marker, whatever constant prefix and suffix each line carries (docs/design.md#redaction). A line of anything
  * else ends the block there: the key is what came before it, and the prose after it is kept.
  * Without an END line (a truncated paste) the material read is still a key. Returns null when
  * the block holds fewer than 32 base64 characters (documentation). PuTTY key files go to
@@ -170,7 +170,7 @@ const isNameStart = (c: number): boolean => (c >= 0x41 && c <= 0x5a) || (c >= 0x
 const isNameChar = (c: number): boolean => isNameStart(c) || (c >= 0x30 && c <= 0x39) || c === 0x2e || c === 0x2d;
 
 /**
- * The end of an unquoted generic value that starts at `start` (contract §4, docs/design.md#redaction: in `KEY=value`
+ * The end of an unquoted generic value that starts at `start` (docs/design.md#redaction: in `KEY=value`
  * syntax the value runs to whitespace or the end of the line, so `&`, `;`, `,`, `(`, `<`, `>`
  * and backticks inside it are part of it, and its entropy is judged on the whole run). The run
  * stops earlier only where the text is plainly structure, not value:
@@ -319,7 +319,7 @@ export function keyNameValueKept(v: string, m: RegExpExecArray): boolean {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Markdown tables (ruling 32: only cells under a secret-named header that pass the entropy floor; docs/design.md#redaction)
+// Markdown tables (only cells under a secret-named header that pass the entropy floor; docs/design.md#redaction)
 
 /** A header cell or first cell that names a secret (`Password`, `API key`, `DB_PASSWORD`, `token`). */
 const SECRET_NAME =
@@ -485,7 +485,7 @@ export function notADockerAuth(secret: string): boolean {
 }
 
 // ---------------------------------------------------------------------------------------------
-// AWS secret access keys with no name beside them (ruling 53, docs/decisions/redaction-prefixes.md)
+// AWS secret access keys with no name beside them (docs/decisions/redaction-prefixes.md)
 
 /** Lines looked at on each side of an access key id, and the most characters per side. */
 const AWS_NEAR_LINES = 3;

@@ -1,5 +1,5 @@
 /**
- * The rules that apply to transcript text only (ruling 53, docs/decisions/redaction-prefixes.md):
+ * The rules that apply to transcript text only (docs/decisions/redaction-prefixes.md):
  * checkpoint text is what a session said and ran, never a document the user wrote, so two
  * looser shapes are judged there and nowhere else (`redact` and `write` never use them):
  * - a 32+ character hex or base64 run with `key`, `token`, `secret` or `password` at most 3

@@ -1,6 +1,6 @@
 /**
  * Vendor token families from gitleaks v8's default rule ids that contract §4 (docs/design.md#redaction) does not name but a
- * developer pastes into notes (ruling 32; docs/decisions/gitleaks-rules.md lists every gitleaks id as implemented or
+ * developer pastes into notes (docs/decisions/gitleaks-rules.md lists every gitleaks id as implemented or
  * left out, with the reason). Each rule is a fixed prefix or infix, a length and a character
  * set: no vendor name is needed around the value. The shapes are our own, written from the
  * vendors' documented formats with gitleaks (MIT) as the reference for which families exist.

@@ -57,7 +57,7 @@ export interface RedactOptions {
    */
   exemptLines?: ReadonlySet<number>;
   /**
-   * Transcript text (a checkpoint's items): the transcript-only rules run too (ruling 53, docs/design.md#redaction,
+   * Transcript text (a checkpoint's items): the transcript-only rules run too (docs/design.md#redaction,
    * guard/redact-transcript.ts). Never for `redact`, `write` or `promote`: use
    * {@link redactTranscript}.
    */
@@ -110,7 +110,7 @@ function notAGluedEnvName(m: RegExpExecArray): boolean {
 export const REDACTION_RULES: readonly RedactionRule[] = [
   rule("private-key", "-----begin putty-user-key-file-", "-----BEGIN[ A-Z0-9_-]*PRIVATE KEY(?: BLOCK)?-----|PuTTY-User-Key-File-\\d+:[^\\r\\n\\\\]{0,80}", undefined, { refine: refinePem }),
   rule("anthropic-api-key", "sk-ant-", `${LD}sk-ant-[a-z]{2,8}\\d{2}-[A-Za-z0-9_-]{80,}${RD}`),
-  // `sk-` collides with prose and branch names: only the real shapes (ruling 32, docs/design.md#redaction); and
+  // `sk-` collides with prose and branch names: only the real shapes (docs/design.md#redaction); and
   // `sk-learn-and-other-kebab-words` is a name, not a key.
   rule("openai-api-key", "sk-", `${LD}sk-(?:(?:proj|svcacct|admin|None)-[A-Za-z0-9_-]{40,}|[A-Za-z0-9]{48}|[A-Za-z0-9_-]{20,}T3BlbkFJ[A-Za-z0-9_-]{20,})${RD}`, 3.5, {
     allow: (s) => /^sk-[a-z]+(?:-[a-z]+)+$/.test(s),
@@ -323,7 +323,7 @@ function collectSpans(
 
 /**
  * Rules that judge the value by its name or syntax around it, not by a vendor's exact shape:
- * they never fire on an anchor line (ruling 6, docs/design.md#redaction) nor on a decoded or joined form (ruling 53).
+ * they never fire on an anchor line (docs/design.md#redaction) nor on a decoded or joined form.
  */
 const CONTEXT_RULES = new Set([
   "private-key",
@@ -383,8 +383,8 @@ export function redactText(text: string, options: RedactOptions = {}): { text: s
       spans.splice(at, 0, { start, end, kind });
     }
   };
-  // An anchor line keeps its branch and paths (ruling 6, docs/design.md#redaction) unless a vendor's exact token shape
-  // sits in them (ruling 53, docs/decisions/redaction-prefixes.md).
+  // An anchor line keeps its branch and paths (docs/design.md#redaction) unless a vendor's exact token shape
+  // sits in them (docs/decisions/redaction-prefixes.md).
   const kept = (rule: RedactionRule, start: number, end: number): boolean =>
     onExemptLine(start, end) && !(VENDOR_SHAPE.has(rule.id) && !hyphenJoinedWords(text.slice(start, end)));
   collectSpans(text, REDACTION_RULES, kept, (start, end, rule) => accept(start, end, rule.id));
@@ -396,7 +396,7 @@ export function redactText(text: string, options: RedactOptions = {}): { text: s
     if (!onExemptLine(start, end) && !globallyAllowed(v) && shannonEntropy(v) >= 3.5) accept(start, end, "aws-secret-access-key");
   }
   // Wrapped and split tokens: the decoded or joined form is judged by the shape rules, and the
-  // original text it came from is redacted (ruling 53, docs/design.md#redaction).
+  // original text it came from is redacted (docs/design.md#redaction).
   const covered = (start: number, end: number): boolean => {
     const at = insertionPoint(spans, start);
     return (spans[at - 1] !== undefined && spans[at - 1]!.end > start) || (spans[at] !== undefined && spans[at]!.start < end);
@@ -447,7 +447,7 @@ export function redactText(text: string, options: RedactOptions = {}): { text: s
  * {@link redactText} for transcript text (a checkpoint's requests, plan, commands, claims and
  * summaries): the transcript-only rules of guard/redact-transcript.ts run too, so a key pasted
  * in prose ("here is webhook key <hex>") and a shell variable later sent as a bearer token or
- * a password are redacted as well (ruling 53, docs/decisions/redaction-prefixes.md). Pure.
+ * a password are redacted as well (docs/decisions/redaction-prefixes.md). Pure.
  */
 export function redactTranscript(text: string, options: Omit<RedactOptions, "transcript"> = {}): { text: string; findings: RedactionFinding[] } {
   return redactText(text, { ...options, transcript: true });
@@ -455,7 +455,7 @@ export function redactTranscript(text: string, options: Omit<RedactOptions, "tra
 
 /**
  * Redacts only the vendors' exact token shapes (never hyphen-joined words) in a branch name,
- * a path or an anchor line, which ruling 6 otherwise keeps as they are (ruling 53, docs/design.md#redaction): `anchors`,
+ * a path or an anchor line, which ruling 6 otherwise keeps as they are (docs/design.md#redaction): `anchors`,
  * a checkpoint's anchors. The anchor then holds `<redacted: KIND>` and compares as
  * unverifiable. Pure; the text is returned unchanged (same string) when nothing is found.
  */

@@ -5,7 +5,7 @@
  * terminal or an agent's context with its secrets, ANSI/OSC escapes, bidi overrides or tag
  * characters intact, nor with a surrogate pair cut in half. Pure.
  *
- * In order: redaction (contract §4; skipped for branch names and paths, ruling 6; docs/design.md#redaction), then LF
+ * In order: redaction (skipped for branch names and paths, ruling 6; docs/design.md#redaction), then LF
  * (CRLF included) and TAB folded to spaces (one-line fields), then every control and every code point
  * `write` would refuse shown as `<U+XXXX>` (the same rule as `read`, guard/invisible.ts), then
  * a cut on grapheme-cluster boundaries (Intl.Segmenter), where a `<U+XXXX>` or
@@ -22,7 +22,7 @@ export interface SanitizeOptions {
   max?: number;
   /** Fold line breaks, tabs and runs of whitespace into one space and trim (default true). */
   oneLine?: boolean;
-  /** Redact secrets first (default true); false for branch names and paths (ruling 6, docs/design.md#redaction). */
+  /** Redact secrets first (default true); false for branch names and paths (docs/design.md#redaction). */
   redact?: boolean;
 }
 
@@ -84,7 +84,7 @@ export function sanitize(text: string, opts: SanitizeOptions = {}): string {
 
 /**
  * A file-controlled value (handoff text, a commit author, a branch name) in human output,
- * marked as data (ruling 49, docs/design.md#verdicts-and-the-brief): {@link sanitize}d with `opts` (redacted unless
+ * marked as data (docs/design.md#verdicts-and-the-brief): {@link sanitize}d with `opts` (redacted unless
  * `redact: false`, one line, `<U+XXXX>` for what `write` refuses), then in double quotes with
  * `"` and `\` written `\"` and `\\`, so it can neither close its quotation nor pose as a line or
  * a label of its own. File names use `quotedPath` (schema/anchor-lines.ts). Pure.

@@ -12,7 +12,7 @@ const ESCAPES: Record<string, string> = { "\x07": "\\a", "\b": "\\b", "\t": "\\t
  * Writes a path for an anchor list: as is, or, when it holds a comma, a quote, a backslash, a
  * control character, a code point `write` refuses (guard/invisible.ts: bidi controls, tag
  * characters, stray joiners or selectors, C1 controls, U+2028/9) or edge whitespace (or is
- * the word `none`), in double quotes with C escapes as git quotes paths (contract §8, docs/design.md#files-on-disk, ruling
+ * the word `none`), in double quotes with C escapes as git quotes paths (docs/design.md#files-on-disk, ruling
  * 4): a refused code point is written as the octal escapes of its UTF-8 bytes, so whatever
  * `anchors` prints, `write` accepts and `drift` reads back to the same path. Other non-ASCII
  * (living scripts, emoji) stays as is.
@@ -34,7 +34,7 @@ export function quotePath(p: string): string {
 }
 
 /**
- * A path in human output (ruling 49, docs/design.md#verdicts-and-the-brief): always in double quotes, with {@link quotePath}'s
+ * A path in human output (docs/design.md#verdicts-and-the-brief): always in double quotes, with {@link quotePath}'s
  * escapes when it needs them, so a file name can never pose as words of the sentence around it.
  */
 export function quotedPath(p: string): string {
@@ -207,7 +207,7 @@ export function parseDirtyHashes(value: string): DirtyHash[] | null {
   return out.length > 0 ? out : null;
 }
 
-/** The value of the `- In progress:` anchor: `<operation>[ of <branch>] (<n> conflicted files)` (contract §5 `anchors`; docs/design.md#files-on-disk). */
+/** The value of the `- In progress:` anchor: `<operation>[ of <branch>] (<n> conflicted files)` (docs/design.md#files-on-disk). */
 export function renderInProgress(p: { words: string; conflicted: number }): string {
   return `${p.words} (${p.conflicted} conflicted files)`;
 }

@@ -1,11 +1,11 @@
-// `brief` from an automatic checkpoint (ruling 24, docs/design.md#checkpoints): with no handoff, a brief drafted from the
+// `brief` from an automatic checkpoint (docs/design.md#checkpoints): with no handoff, a brief drafted from the
 // newest checkpoint, every field marked `(captured, not confirmed)`; with a handoff older
 // than the checkpoint, Plan status and the next step come from the checkpoint (marked) and
 // Drift & lessons says the source. Pure.
 import { BRIEF_LABELS, flatten, frameNextStep, MAX_FIELD_CHARS, RANK, type Brief } from "../brief/brief.ts";
 import { fitClauses } from "../brief/cut.ts";
 
-/** The mark on every field drafted from a checkpoint (ruling 24, docs/design.md#checkpoints). */
+/** The mark on every field drafted from a checkpoint (docs/design.md#checkpoints). */
 export const CAPTURED = "(captured, not confirmed)";
 
 /** What a brief uses of a checkpoint. */
@@ -76,7 +76,7 @@ export function briefFromCheckpoint(cp: ParsedCheckpoint, age: string): Brief {
 }
 
 /**
- * Folds a checkpoint newer than the handoff into the handoff's brief (ruling 24, docs/design.md#checkpoints): Goal,
+ * Folds a checkpoint newer than the handoff into the handoff's brief (docs/design.md#checkpoints): Goal,
  * Decisions and Do-not-retry stay the handoff's; Plan status and the next step come from the
  * checkpoint, marked; Drift & lessons ends with `source: checkpoint <age>`. The checkpoint's
  * step keeps the handoff brief's frame: drift's verdict before it, the open question after it

@@ -1,11 +1,11 @@
-// The names and header lines of a checkpoint (ruling 22, docs/design.md#checkpoints), apart from its rendering so that the
+// The names and header lines of a checkpoint (docs/design.md#checkpoints), apart from its rendering so that the
 // verbs every session starts with (hook, check, read) parse none of the rendering code. Pure.
 
 /** The heading of a checkpoint (docs/design.md#checkpoints). */
 export const CHECKPOINT_HEADING = "# Session Checkpoint";
-/** A checkpoint's file name: the session-id pattern plus `.md` (ruling 22, docs/design.md#checkpoints). */
+/** A checkpoint's file name: the session-id pattern plus `.md` (docs/design.md#checkpoints). */
 export const CHECKPOINT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}\.md$/;
-/** A valid session id (ruling 22, docs/design.md#checkpoints). */
+/** A valid session id (docs/design.md#checkpoints). */
 export const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 /** The value of a `Name: value` header line in a checkpoint's first lines, or null. */
 export function headerValue(text: string, name: "Saved" | "Session" | "Session-start" | "Trigger" | "Source" | "Since-handoff"): string | null {

@@ -11,13 +11,13 @@ export { CHECKPOINT_HEADING, CHECKPOINT_NAME, SESSION_ID, headerValue, isAnchors
 
 /** Largest checkpoint, in bytes (docs/design.md#checkpoints). */
 export const CHECKPOINT_MAX_BYTES = 4096;
-/** Most user requests kept (contract §12: the last three; docs/design.md#checkpoints). */
+/** Most user requests kept (the last three; docs/design.md#checkpoints). */
 export const MAX_REQUESTS = 3;
 
-/** The `Trigger:` values (ruling 22, docs/design.md#checkpoints). */
+/** The `Trigger:` values (docs/design.md#checkpoints). */
 export type Trigger = "pre-compact" | "post-compact" | "session-end" | "stop" | "unknown";
 
-/** Maps a hook's `hook_event_name` to `Trigger:` (ruling 22, docs/design.md#checkpoints). */
+/** Maps a hook's `hook_event_name` to `Trigger:` (docs/design.md#checkpoints). */
 export function triggerOf(event: unknown): Trigger {
   switch (event) {
     case "PreCompact":
@@ -110,7 +110,7 @@ const REDACT_WINDOW = 16_384;
 /**
  * Makes transcript text safe for one line of a checkpoint: secrets redacted in the raw text
  * (docs/design.md#redaction), line breaks and tabs flattened to spaces, refused code points and controls
- * written as `<U+XXXX>` (ruling 21, docs/design.md#checkpoints), then cut to `max` grapheme clusters with `…`
+ * written as `<U+XXXX>` (docs/design.md#checkpoints), then cut to `max` grapheme clusters with `…`
  * (guard/sanitize.ts).
  */
 export function safeItem(raw: string, max: number, findings: RedactionFinding[]): string {
@@ -157,7 +157,7 @@ function renderSections(head: string[], sections: Section[]): string {
  * Renders a checkpoint (docs/design.md#checkpoints): marker, heading, `Saved:`, `Session:`,
  * `Session-start:`, `Trigger:`, `Source:`, then the sections, anchors last. Over 4,096
  * bytes, the oldest item of the longest list goes first, repeatedly; the anchors never
- * (ruling 22, docs/design.md#checkpoints). User words are quoted and labelled, the last statement is labelled a claim.
+ * (docs/design.md#checkpoints). User words are quoted and labelled, the last statement is labelled a claim.
  * @returns the document and the redaction findings (kinds only are ever reported).
  */
 export function renderCheckpoint(input: CheckpointInput): { text: string; findings: RedactionFinding[] } {
@@ -246,7 +246,7 @@ function mergePrior(sections: Section[], prior: PriorCheckpoint): void {
   }
 }
 
-/** True when two checkpoints are equal apart from `Saved:` and the `- Date:` anchor (ruling 22, docs/design.md#checkpoints). */
+/** True when two checkpoints are equal apart from `Saved:` and the `- Date:` anchor (docs/design.md#checkpoints). */
 export function sameCheckpoint(a: string, b: string): boolean {
   const strip = (t: string) => t.replace(/^Saved: .*$/m, "").replace(/^- Date: .*$/m, "");
   return strip(a) === strip(b);

@@ -38,7 +38,7 @@ export interface RawAnchors {
   dirty: string | null;
   date: string | null;
   keyFileMtimes: string | null;
-  /** `- In progress:` (contract §5 `anchors` 1.1; docs/design.md#files-on-disk); absent when no operation was in progress. */
+  /** `- In progress:` (docs/design.md#files-on-disk); absent when no operation was in progress. */
   inProgress?: string | null;
   /** `- Dirty hashes:` (docs/design.md#verdicts-and-the-brief); absent when the handoff has none. */
   dirtyHashes?: string | null;
@@ -301,7 +301,7 @@ function readFields(text: string, tree: Block, lists: boolean): ParsedHandoff {
 }
 
 /**
- * THE state time of a parsed handoff (ruling 41, docs/design.md#one-reading-of-the-handoff): the
+ * THE state time of a parsed handoff (docs/design.md#one-reading-of-the-handoff): the
  * model's `- Date:` anchor (first `## Environment anchors` section, top-level item), else its
  * `Saved:` line, by `stateTime` (future only beyond 5 minutes). Every verb's age comes from
  * here: hook, check, brief, drift, archives, the merge driver. Pure; never throws.
@@ -359,7 +359,7 @@ export interface CheckedAnchors {
   head: ObjectId | null;
   /** The branch as written, when plausible (`(detached)` included). */
   branch: string | null;
-  /** The state time (ruling 13, docs/design.md#verdicts-and-the-brief): `- Date:`, else `Saved:`; null when neither parses or it is in the future. */
+  /** The state time (docs/design.md#verdicts-and-the-brief): `- Date:`, else `Saved:`; null when neither parses or it is in the future. */
   date: ValidTime | null;
   /** The state time with the reason it is unknown, when it is (`stateTime`). */
   stateTime: StateTime;
@@ -385,7 +385,7 @@ export interface CheckedAnchors {
 /**
  * Validates a parsed handoff's anchors (docs/design.md#files-on-disk): a full 40/64-hex HEAD, a plausible
  * branch, a strict ISO-8601 time with a zone not in the future (beyond `CLOCK_SKEW_MS`),
- * relative paths inside the root; the state time by `stateTime` (ruling 13, docs/design.md#verdicts-and-the-brief). Bad values become unverifiable fields; never throws.
+ * relative paths inside the root; the state time by `stateTime` (docs/design.md#verdicts-and-the-brief). Bad values become unverifiable fields; never throws.
  * @param nowMs the current time in ms since the epoch.
  * @param _text unused since the state time comes from the model (`handoffStateTime`); kept so that callers passing it still compile.
  */

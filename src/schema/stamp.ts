@@ -1,4 +1,4 @@
-// What `write handoff` changes in the document before saving it (rulings 1, 2, docs/design.md#files-on-disk):
+// What `write handoff` changes in the document before saving it (docs/design.md#files-on-disk):
 // the `Saved:` stamp, an empty anchors section filled, and the comparison that makes a save
 // of the same state `unchanged`. Pure.
 import { anchorsRange, handoffLayout } from "./validate.ts";
@@ -14,7 +14,7 @@ export interface Stamped {
 }
 
 /**
- * Stamps `Saved: <iso>` (ruling 1, docs/design.md#files-on-disk): replaces the preamble's `Saved:` line, or inserts one as
+ * Stamps `Saved: <iso>` (docs/design.md#files-on-disk): replaces the preamble's `Saved:` line, or inserts one as
  * the first non-blank line after `# Session Handoff`. The text must have that title in its
  * first four lines (the caller validated the shape).
  */
@@ -64,7 +64,7 @@ export function fillAnchors(text: string, rendered: string): { text: string; lin
 }
 
 /**
- * The text as `unchanged` compares it (ruling 1, docs/design.md#files-on-disk): without the preamble's `Saved:` line and,
+ * The text as `unchanged` compares it (docs/design.md#files-on-disk): without the preamble's `Saved:` line and,
  * when `dropDate`, without the anchors' `- Date:` line (the one `write` filled itself).
  */
 export function comparable(text: string, dropDate: boolean): string {

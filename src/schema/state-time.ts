@@ -1,4 +1,4 @@
-// The state time of a handoff (contract §5 1.1, ruling 13; docs/design.md#verdicts-and-the-brief): one age for drift, brief and the
+// The state time of a handoff (docs/design.md#verdicts-and-the-brief): one age for drift, brief and the
 // hook alike, never a file's modification time (a clone or a pull resets those; field report 23).
 // Pure: the rule that turns the two values into one age. The values come from the parsed model
 // (schema/handoff.ts `handoffStateTime`).
@@ -18,7 +18,7 @@ function unticked(value: string): string {
 }
 
 /**
- * The state time (ruling 13, docs/design.md#verdicts-and-the-brief): the first of the `- Date:` anchor and the `Saved:` line that
+ * The state time (docs/design.md#verdicts-and-the-brief): the first of the `- Date:` anchor and the `Saved:` line that
  * parses strictly (ISO-8601 with a zone, a real calendar day); when that one lies more than
  * `CLOCK_SKEW_MS` (5 minutes) ahead of `nowMs` it is the future and the age is unknown (the
  * other value is not consulted: a clock ahead of the server must not make an old handoff

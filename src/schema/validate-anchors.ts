@@ -1,4 +1,4 @@
-// The grammar of the `## Environment anchors` lines (ruling 3, docs/design.md#files-on-disk): exactly every
+// The grammar of the `## Environment anchors` lines (docs/design.md#files-on-disk): exactly every
 // line `anchors` can print, and nothing else. Pure; used by `validate` and by `write`.
 import { quotedValue } from "../guard/quote.ts";
 import { parseDirtyHashes, parsePathList } from "./anchor-lines.ts";
@@ -51,7 +51,7 @@ function keyFileMtimesError(value: string): string | null {
 }
 
 /**
- * Reads one line of the anchors section (ruling 3, docs/design.md#files-on-disk): `- Branch: <name>`,
+ * Reads one line of the anchors section (docs/design.md#files-on-disk): `- Branch: <name>`,
  * `- HEAD: <40 or 64 hex | none (no commits yet)>`, `- Dirty files: <list | none>` (a final
  * `… and N more` allowed), `- In progress: <operation>[ of <branch>] (<n> conflicted files)`,
  * `- Date: <ISO-8601 with zone>`, `- Key file mtimes: <path> @ <ISO | missing>, …`.

@@ -1,4 +1,4 @@
-// What every `validate` result is made of (contract §8 `validate --json`; docs/design.md#files-on-disk), and small helpers
+// What every `validate` result is made of (docs/design.md#files-on-disk), and small helpers
 // shared by the handoff and ledger validators: the rule and part tables' shapes and the one
 // loop that runs them. Pure.
 import { conflictIssue } from "./conflicted.ts";
@@ -66,7 +66,7 @@ export interface DocumentText {
   lines: string[];
 }
 
-/** The rules every memory document shares (contract §1, docs/design.md#files-on-disk): BOM and CR findings, the final newline, conflict markers. */
+/** The rules every memory document shares (docs/design.md#files-on-disk): BOM and CR findings, the final newline, conflict markers. */
 export const TEXT_RULES = {
   bom: {
     id: "bom",
@@ -190,7 +190,7 @@ export function editDistance(a: string, b: string): number {
   return prev[t.length]!;
 }
 
-/** Renders issues as the lines `write` and `validate` print: `line L: <rule>: <message>` (ruling 35, docs/design.md#verdicts-and-the-brief). */
+/** Renders issues as the lines `write` and `validate` print: `line L: <rule>: <message>` (docs/design.md#verdicts-and-the-brief). */
 export function issueLines(list: readonly Issue[]): string[] {
   return list.map((i) => (i.rule === "more" ? i.message : `line ${i.line}: ${i.rule}: ${i.message}`));
 }

@@ -1,4 +1,4 @@
-// `validate lessons|solutions` (ruling 9, docs/design.md#files-on-disk): a ledger's errors are exactly §1's
+// `validate lessons|solutions` (docs/design.md#files-on-disk): a ledger's errors are exactly §1's
 // (marker, heading, final newline) plus a malformed entry heading, per
 // references/lessons-schema.md and references/solutions-schema.md; everything else is a
 // finding, so ledgers the reference helper wrote keep working. As the handoff's, a table of
@@ -198,7 +198,7 @@ export function ledgerContext(input: string, kind: LedgerKind): LedgerContext {
   return { input, text, lines: text.split("\n"), kind, schema, badHeadings, entries, secrets: redactText(text).findings };
 }
 
-/** Validates a ledger (ruling 9, docs/design.md#files-on-disk): runs `LEDGER_RULES` and scores `LEDGER_PARTS` (fields 50, status 20, numbering 10, size 10, secrets 10). */
+/** Validates a ledger (docs/design.md#files-on-disk): runs `LEDGER_RULES` and scores `LEDGER_PARTS` (fields 50, status 20, numbering 10, size 10, secrets 10). */
 export function validateLedger(input: string, kind: LedgerKind): Validation {
   return runRules(LEDGER_RULES, LEDGER_PARTS, ledgerContext(input, kind));
 }

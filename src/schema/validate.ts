@@ -1,4 +1,4 @@
-// `validate handoff` (rulings 1–3, 8, 9, docs/design.md#files-on-disk): the schema's errors, the quality score
+// `validate handoff` (docs/design.md#files-on-disk): the schema's errors, the quality score
 // with its parts, the findings, and the open items dropped since the previous handoff, as two
 // tables: HANDOFF_RULES (id, severity, the part it lowers, the check and its messages) and
 // HANDOFF_PARTS (each part's weight and its score). Pure: text in, a plain result out; never
@@ -32,14 +32,14 @@ export const HANDOFF_SECTIONS: readonly { name: string; optional: boolean }[] = 
   { name: "Environment anchors", optional: false },
 ];
 
-/** Most lines a handoff should have (contract §8: more is a finding; docs/design.md#files-on-disk). */
+/** Most lines a handoff should have (more is a finding; docs/design.md#files-on-disk). */
 export const HANDOFF_LINE_CAP = 150;
 
 const MARKER = "<!-- memory-schema: v1 -->";
 const TITLE = "# Session Handoff";
 const LABELS = ["[user-directed]", "[user-approved]", "[agent-proposed]"];
 
-/** How `validate` was asked (ruling 1, docs/design.md#files-on-disk): a missing or malformed `Saved:` is a finding on stdin, an error on disk. */
+/** How `validate` was asked (docs/design.md#files-on-disk): a missing or malformed `Saved:` is a finding on stdin, an error on disk. */
 export interface HandoffValidateOptions {
   mode: "stdin" | "root";
   /** Now, in ms since the epoch (a `Saved:` or `- Date:` more than 5 minutes ahead is a finding). */
@@ -185,7 +185,7 @@ interface SectionHeading {
   key: string;
 }
 
-/** One anchors-section line checked against the grammar of `anchors` (ruling 3, docs/design.md#files-on-disk). */
+/** One anchors-section line checked against the grammar of `anchors` (docs/design.md#files-on-disk). */
 interface AnchorGrammar {
   line: number;
   got: AnchorLine;
@@ -217,7 +217,7 @@ export interface HandoffContext extends DocumentText {
   items(name: string): Entry[];
   /** The anchors section's lines as the grammar of `anchors` reads them; null when the section is absent or empty on stdin. */
   anchorLines: AnchorGrammar[] | null;
-  /** On stdin, the anchors section is empty (ruling 2, docs/design.md#files-on-disk): write fills it. */
+  /** On stdin, the anchors section is empty (docs/design.md#files-on-disk): write fills it. */
   anchorsEmpty: boolean;
   /** The anchors section's heading. */
   anchorsAt: HandoffHeading | undefined;
@@ -532,7 +532,7 @@ export const HANDOFF_RULES: readonly HandoffRule[] = [
     },
   },
   {
-    // Contract §8 (docs/design.md#files-on-disk): more than 150 lines is a finding.
+    // more than 150 lines is a finding.
     id: "line-cap",
     severity: "finding",
     part: "size",

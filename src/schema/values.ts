@@ -19,7 +19,7 @@ export function isNullObjectId(value: string): boolean {
  * Accepts exactly 40 or 64 hex digits (upper case is folded to lower), never the null id of all
  * zeros (it names no commit, and a reflog's first line carries it as the old value); anything
  * else, a short id, an option such as `--output=x`, a ref name, is null
- * (contract §3, docs/design.md#tokens-and-the-publication-protocol: only validated ids reach git).
+ * (docs/design.md#tokens-and-the-publication-protocol: only validated ids reach git).
  */
 export function asObjectId(value: string): ObjectId | null {
   const lower = value.toLowerCase();
@@ -88,7 +88,7 @@ export function isPlausibleBranch(name: string): boolean {
 
 /**
  * Normalises a user- or file-supplied relative path and checks that it stays inside the root
- * (contract §3: such paths are only checked for existence inside the root; docs/design.md#tokens-and-the-publication-protocol).
+ * (such paths are only checked for existence inside the root; docs/design.md#tokens-and-the-publication-protocol).
  * @returns the normalised POSIX relative path, or null when it is absolute, empty, escapes the
  * root, or holds a control character or a backslash.
  */

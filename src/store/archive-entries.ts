@@ -1,4 +1,4 @@
-// The archived handoffs as `archives` and `validate` see them (ruling 28, docs/design.md#files-on-disk): names
+// The archived handoffs as `archives` and `validate` see them (docs/design.md#files-on-disk): names
 // matching the reference's broad pattern, newest first, read safely one at a time.
 import { quotedPath } from "../schema/anchor-lines.ts";
 import { lstatSync, readdirSync } from "node:fs";
@@ -17,7 +17,7 @@ export interface ArchiveEntry {
 }
 
 /**
- * Lists `archive/HANDOFF-*.md` entries matching `^HANDOFF-[A-Za-z0-9._-]+\.md$` (ruling 28, docs/design.md#files-on-disk),
+ * Lists `archive/HANDOFF-*.md` entries matching `^HANDOFF-[A-Za-z0-9._-]+\.md$` (docs/design.md#files-on-disk),
  * newest first (`newestFirst`: by `<seq>`, names without one below, docs/decisions/archive-order.md). Other files in
  * `archive/` (a user's own, ledger archives) are not listed and never touched.
  * @returns [] when there is no archive folder.
@@ -49,7 +49,7 @@ export function listArchives(root: string): ArchiveEntry[] {
 /**
  * Reads one archived handoff by its bare name, safely (no link followed, one link, no torn read).
  * @throws Refused (exit 2) for a name outside the pattern or an unsafe entry; Absent (exit 3)
- *   when there is no such archive (ruling 26, docs/design.md#tokens-and-the-publication-protocol).
+ *   when there is no such archive (docs/design.md#tokens-and-the-publication-protocol).
  */
 export async function readArchive(root: string, name: string): Promise<ReadFile> {
   if (!ARCHIVE_NAME.test(name)) {

@@ -91,7 +91,7 @@ export interface PruneResult {
  * Keeps the `ARCHIVE_KEEP` newest archived handoffs (`newestFirst`) and deletes the rest; `justArchived`, the entry the current save made,
  * is always among those kept. Only names matching `PRUNABLE_NAME` are candidates; if any of
  * them is a link, has more than one link or is not a regular file, nothing is deleted and a
- * warning says why (ruling 28, docs/design.md#files-on-disk, docs/design.md#tokens-and-the-publication-protocol). Failures are warnings, never refusals: the save already succeeded.
+ * warning says why (docs/design.md#files-on-disk, docs/design.md#tokens-and-the-publication-protocol). Failures are warnings, never refusals: the save already succeeded.
  */
 export function pruneArchive(dir: string, justArchived: string | null = null): PruneResult {
   const warnings: string[] = [];

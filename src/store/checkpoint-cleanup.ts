@@ -1,4 +1,4 @@
-// Retention and leftovers of `checkpoints/` (rulings 22–23, docs/design.md#checkpoints): only names matching
+// Retention and leftovers of `checkpoints/` (docs/design.md#checkpoints): only names matching
 // the checkpoint pattern are ever deleted as checkpoints; otherwise only `.delivered-<id>`
 // markers and the helper's private temp/claim names.
 import { linkSync, lstatSync, readdirSync, unlinkSync } from "node:fs";
@@ -15,7 +15,7 @@ export const MARKERS_KEPT = 20;
 export const CHECKPOINT_KEEP = 5;
 
 /**
- * Keeps the checkpoints of the five newest sessions by `Saved:` (ruling 22, docs/design.md#checkpoints),
+ * Keeps the checkpoints of the five newest sessions by `Saved:` (docs/design.md#checkpoints),
  * never `keep` (the one just written); deletes only names matching the checkpoint pattern,
  * and their delivered-once markers. @returns the names deleted.
  */
@@ -38,7 +38,7 @@ export function pruneCheckpoints(root: string, keep: string): string[] {
 }
 
 /**
- * Removes what an interrupted checkpoint left in `checkpoints/` (ruling 23, docs/design.md#checkpoints): temp files are
+ * Removes what an interrupted checkpoint left in `checkpoints/` (docs/design.md#checkpoints): temp files are
  * dropped; a claim goes back as the checkpoint when none is there, else it is dropped (a
  * checkpoint is never archived); a delivered-once marker is kept when its session's checkpoint
  * exists or when the token it holds is the token of a checkpoint that exists (that checkpoint

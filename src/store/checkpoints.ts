@@ -1,4 +1,4 @@
-// The `checkpoints/` folder of contract §12 (rulings 22–23, docs/design.md#checkpoints) as the session-start verbs see it
+// The `checkpoints/` folder of contract §12 (docs/design.md#checkpoints) as the session-start verbs see it
 // (hook, check, read): listing and the hook's delivered-once markers. Retention and leftovers
 // are in checkpoint-cleanup.ts.
 import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readSync, unlinkSync, writeSync } from "node:fs";
@@ -81,7 +81,7 @@ function readHeadAndTime(filePath: string, bytes: number): { bytes: Buffer; mtim
     const st = fstatSync(fd, { bigint: true });
     if (!st.isFile()) return null;
     // Two links only while a checkpoint's publication is unfinished (its temp is the other):
-    // still the whole new version, so a crash there hides nothing (ruling 23, docs/design.md#checkpoints).
+    // still the whole new version, so a crash there hides nothing (docs/design.md#checkpoints).
     if (st.nlink !== 1n && !(st.nlink === 2n && hasPrivatePartner(path.dirname(filePath), path.basename(filePath), st.ino))) return null;
     const want = Math.min(bytes, Number(st.size) + 1);
     const buf = Buffer.alloc(want);
@@ -103,7 +103,7 @@ function timeOf(value: string | null, now: number): number | null {
 /**
  * The checkpoints in `checkpoints/`, newest `Saved:` first (unparseable times last). Only
  * regular single-link files whose name matches the pattern and whose first lines hold the
- * marker and `# Session Checkpoint` count (ruling 22, docs/design.md#checkpoints); anything else is ignored (ruling 23).
+ * marker and `# Session Checkpoint` count (docs/design.md#checkpoints); anything else is ignored.
  */
 export function listCheckpoints(root: string, now = Date.now()): CheckpointEntry[] {
   if (checkpointsDirState(root) !== "ok") return [];
@@ -154,7 +154,7 @@ export function rmQuietRegular(p: string): void {
   }
 }
 
-/** Path of the delivered-once marker of a session (ruling 23, docs/design.md#checkpoints). */
+/** Path of the delivered-once marker of a session (docs/design.md#checkpoints). */
 export function deliveredPath(root: string, session: string): string {
   return path.join(checkpointsDir(root), `.delivered-${session}`);
 }
@@ -166,7 +166,7 @@ export function readDelivered(root: string, session: string): string | null {
 }
 
 /**
- * Records that the checkpoint with `token` was announced to `session` (ruling 23, docs/design.md#checkpoints): the old
+ * Records that the checkpoint with `token` was announced to `session` (docs/design.md#checkpoints): the old
  * marker is removed, then a new one created exclusively, without following a link; best
  * effort and without the lock. @returns false when it could not be written.
  */

@@ -7,7 +7,7 @@ const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 /**
  * Decodes text from stdin for saving: refuses empty input, NUL bytes and invalid UTF-8,
  * drops a leading BOM and turns CRLF into LF (saying so), and refuses invisible and control
- * characters out of their allowed context (rulings 5, 7, docs/design.md#redaction, docs/design.md#files-on-disk).
+ * characters out of their allowed context (docs/design.md#redaction, docs/design.md#files-on-disk).
  * @throws Refused (exit 2) with the reason and what to do.
  */
 export function decodeInput(raw: Buffer, what: string): { text: string; notes: string[] } {
@@ -42,7 +42,7 @@ export function decodeInput(raw: Buffer, what: string): { text: string; notes: s
 
 /**
  * Redacts secrets from `text` (docs/design.md#redaction), returning the text and the stderr report.
- * `exemptLines` (1-based) are left untouched (ruling 6: anchor lines; docs/design.md#redaction).
+ * `exemptLines` (1-based) are left untouched (anchor lines; docs/design.md#redaction).
  */
 export function redactForSave(text: string, exemptLines?: ReadonlySet<number>): { text: string; notes: string[] } {
   const { text: clean, findings } = redactText(text, exemptLines ? { exemptLines } : {});

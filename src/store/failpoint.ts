@@ -7,14 +7,14 @@ import { existsSync, writeFileSync } from "node:fs";
 export type WritePhase = "read-opened" | "read-before-recheck" | "before-claim" | "after-claim" | "after-archive" | "before-publication" | "after-publication" | "before-prune";
 
 /**
- * The steps of a writer's rollback (ruling 34, docs/decisions/failpoints.md): a failure between the claim and
+ * The steps of a writer's rollback (docs/decisions/failpoints.md): a failure between the claim and
  * publication drops the temp, links the claim back as the current file, removes the archive
  * copy the save made of it, then drops the claim. Each phase fires just after its step.
  */
 export type RollbackPhase = "rollback-after-temp-drop" | "rollback-before-restore" | "rollback-after-restore" | "rollback-after-unarchive" | "rollback-after-claim-drop";
 
 /**
- * The steps of `recover`'s repair (ruling 34, docs/decisions/failpoints.md), each fired just after that step
+ * The steps of `recover`'s repair (docs/decisions/failpoints.md), each fired just after that step
  * (every time it is taken): a claim linked back as the current file, that version's archive
  * copy removed, a prior version linked into the archive, a claim dropped, a temp dropped;
  * and `recover-before-prune` before the retention a crash skipped is finished.

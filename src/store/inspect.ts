@@ -16,7 +16,7 @@ export interface FileInspection {
   mtimeMs: number | null;
   /**
    * With `{ text: true }` and status `present`: the whole file (at most §1's size limit; docs/design.md#files-on-disk), for
-   * numbers derived from it such as the state time (ruling 18, docs/design.md#integrations); null when it changed while
+   * numbers derived from it such as the state time (docs/design.md#integrations); null when it changed while
    * it was read. Never printed.
    */
   text?: string | null;
@@ -49,7 +49,7 @@ export function treeUnsafe(root: string): boolean | null {
 /**
  * True when the open file holds a NUL byte within §1's size (docs/design.md#files-on-disk) limit: the one unsafe
  * verdict every verb gives (guard/file-verdict.ts, docs/design.md#one-verdict-on-a-files-bytes); `head` holds its first `n` bytes already. Reads at most the limit
- * (ruling 18, docs/design.md#integrations), in 64 KiB steps.
+ * (docs/design.md#integrations), in 64 KiB steps.
  */
 function holdsNul(fd: number, head: Buffer, n: number): boolean {
   if (firstNul(head.subarray(0, n)) >= 0) return true;
@@ -114,7 +114,7 @@ export function inspectFile(root: string, kind: Kind, retry = true, opts: { text
     const ok = lines[0] === MARKER && lines.slice(0, 4).includes(HEADING_OF[kind]);
     if (!ok) return { kind, status: "foreign", mtimeMs };
     // Asked for the text (the hook's state time), the file is read once, NUL check included;
-    // past §1's size (docs/design.md#files-on-disk) limit it is not read whole (ruling 18, docs/design.md#integrations) and its age is unknown.
+    // past §1's size (docs/design.md#files-on-disk) limit it is not read whole (docs/design.md#integrations) and its age is unknown.
     if (opts.text && stat.size <= BigInt(MAX_DOCUMENT_BYTES)) {
       const whole = wholeBytes(fd, path.join(memDir, file), stat);
       if (whole !== null) return firstNul(whole) >= 0 ? { kind, status: "unsafe", mtimeMs } : { kind, status: "present", mtimeMs, text: whole.toString("utf8") };
@@ -126,7 +126,7 @@ export function inspectFile(root: string, kind: Kind, retry = true, opts: { text
   }
 }
 
-// The whole file through the open descriptor; null when it changed meanwhile (ruling 18, docs/design.md#integrations: a
+// The whole file through the open descriptor; null when it changed meanwhile (docs/design.md#integrations: a
 // read that races a change gives "age unknown"), judged by size, mtime and the name's inode.
 function wholeBytes(fd: number, filePath: string, before: { size: bigint; mtimeNs: bigint; ino: bigint }): Buffer | null {
   const size = Number(before.size);

@@ -11,7 +11,7 @@ import { claimIsWhatWeRead, publish, putBack } from "./publish.ts";
 /**
  * Agent files (settings, AGENTS.md, rules) live outside the memory dir, often in HOME, where
  * no memory lock exists. Compare-and-swap on the bytes read and the claim-and-link
- * publication are what keep a concurrent edit from being overwritten (ruling 11, docs/design.md#integrations); this
+ * publication are what keep a concurrent edit from being overwritten (docs/design.md#integrations); this
  * handle stands in for the lock `publish` asks for.
  */
 const NO_LOCK: LockHandle = { assertHeld() {}, async release() {} };
@@ -111,7 +111,7 @@ export async function publishAgentFile(dir: string, name: string, expectedToken:
     archivePrefix: name.replace(/[^A-Za-z0-9._-]/g, "_"),
     archivePrior: false,
     expectedToken,
-    // Contract §9 (docs/design.md#integrations): new files 0644 (hook scripts 0755) under the user's umask, as an editor
+    // new files 0644 (hook scripts 0755) under the user's umask, as an editor
     // would make them; a replaced file keeps its own mode (publish).
     newMode: mode & ~process.umask(),
     build: () => bytes,
@@ -123,7 +123,7 @@ export async function publishAgentFile(dir: string, name: string, expectedToken:
 /**
  * Deletes `dir/name` only if it is still the version whose token was read: the file is
  * claimed (renamed to a private name), checked, and only then unlinked; a file that changed
- * is put back and the removal refused (ruling 11, docs/design.md#integrations, docs/design.md#tokens-and-the-publication-protocol). `failpoint`: contract §11 (docs/decisions/failpoints.md)'s
+ * is put back and the removal refused (docs/design.md#integrations, docs/design.md#tokens-and-the-publication-protocol). `failpoint`: contract §11 (docs/decisions/failpoints.md)'s
  * seam; a removal passes `read-opened`, `before-claim` and `after-claim` (a crash after the
  * claim leaves the file at its claim name, which the next install or uninstall puts back).
  * @throws Refused (exit 2).

@@ -7,7 +7,7 @@ import { openRegular, readAll, UnsafeFile } from "./files.ts";
 import { listPrivate, lstatBig, processAlive, type PrivateEntry } from "./private.ts";
 
 // Agent files (`.claude/settings.json`, `AGENTS.md`, `~/.gemini/settings.json`, Cline's hook
-// scripts…) are published with `write`'s claim-and-link protocol (ruling 11, docs/design.md#integrations, docs/design.md#tokens-and-the-publication-protocol),
+// scripts…) are published with `write`'s claim-and-link protocol (docs/design.md#integrations, docs/design.md#tokens-and-the-publication-protocol),
 // but outside the memory dir: no lock, and `recover` never looks there. A crash
 // mid-publication can leave, beside the file, a temp (`.<file>.tmp-<pid>-<hex>`), or the
 // user's file renamed to a claim (`.<file>.claim-<pid>-<hex>`) with nothing in its place, or
@@ -208,7 +208,7 @@ export function plantedLines(plan: LeftoverPlan, verb: string, shown: string): s
  * Repairs `plan` (from `planLeftovers`): each step is idempotent and the private name that
  * marks work as pending goes last, so a repair killed at any step is finished by the next
  * run (failpoints `recover-after-restore`, `recover-after-claim-drop`,
- * `recover-after-temp-drop`, contract §11, docs/decisions/failpoints.md, ruling 34). A restore links (never renames): it
+ * `recover-after-temp-drop`, contract §11, docs/decisions/failpoints.md). A restore links (never renames): it
  * cannot replace a file that appeared meanwhile. With `dryRun`, nothing changes and each
  * line says what would be done.
  * @returns one stderr line per step and per planted entry, prefixed with `verb`:

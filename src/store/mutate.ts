@@ -12,7 +12,7 @@ export interface MutateOptions {
   env: Record<string, string | undefined>;
   lockTimeoutSeconds: number;
   /**
-   * Checks on the caller's input that come after "busy" in the refusal order (contract §2, docs/design.md#tokens-and-the-publication-protocol:
+   * Checks on the caller's input that come after "busy" in the refusal order (docs/design.md#tokens-and-the-publication-protocol:
    * usage, then paused, then busy, then the rest). Called before anything is created.
    */
   validate?: () => void;
@@ -27,7 +27,7 @@ export interface MutateOptions {
 
 /**
  * Runs `body` under the memory lock, after the kill switch, the tree checks and the repair
- * of anything an interrupted save left (contract §3: "the next write … repairs"; docs/design.md#tokens-and-the-publication-protocol). Creates the
+ * of anything an interrupted save left ("the next write … repairs"; docs/design.md#tokens-and-the-publication-protocol). Creates the
  * memory dir (0700) only once the input passed `validate`, so that a refusal
  * leaves the disk as it was.
  * @returns body's result and the repair lines for stderr.

@@ -26,7 +26,7 @@ function expandHome(p: string, env: Record<string, string | undefined>): string 
 }
 
 /**
- * True when `SESSION_HANDOFF_DISABLE` switches the helper off (contract §6 1.1; docs/design.md#tokens-and-the-publication-protocol): set to any
+ * True when `SESSION_HANDOFF_DISABLE` switches the helper off (docs/design.md#tokens-and-the-publication-protocol): set to any
  * value but empty, `0`, `false`, `no` or `off` (any case, surrounding spaces ignored).
  */
 export function disabledByEnv(env: Record<string, string | undefined>): boolean {

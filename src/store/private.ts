@@ -7,7 +7,7 @@ import path from "node:path";
  * for a new version being written, `.<FILE>.claim-<pid>-<hex>` for the prior version moved
  * aside during publication. The pid and random part keep two writers from ever sharing one.
  * Ours carry 8 hex digits; the reference helper's (`memory_io.py`) 16 on a temp and 32 on a
- * claim, and are recognised alike (contract §1, docs/design.md#files-on-disk *(1.1)*, field report 28).
+ * claim, and are recognised alike (docs/design.md#files-on-disk *(1.1)*, field report 28).
  */
 export type PrivateRole = "tmp" | "claim";
 

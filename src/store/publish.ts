@@ -263,7 +263,7 @@ export function putBack(claimPath: string, filePath: string): boolean {
   }
 }
 
-// The rollback after a failed publication (contract §2, docs/design.md#tokens-and-the-publication-protocol: a refusal before publication
+// The rollback after a failed publication (docs/design.md#tokens-and-the-publication-protocol: a refusal before publication
 // changes nothing): drop the temp, link the claimed prior version back as current, remove
 // the archive copy this save made of it, drop the claim. The claim goes last: while it
 // exists, `recover` knows a rollback is pending and finishes it from any step

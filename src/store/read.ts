@@ -52,7 +52,7 @@ export async function readManagedFile(dir: string, file: string, memDir: string,
 }
 
 /**
- * Reads a memory file of `kind` under `<root>/.ai/memory` (contract §2 `read`; docs/design.md#tokens-and-the-publication-protocol).
+ * Reads a memory file of `kind` under `<root>/.ai/memory` (docs/design.md#tokens-and-the-publication-protocol).
  * @returns null when it (or the memory dir) is absent.
  * @throws Refused (exit 2) for an unsafe tree or file, a torn read, or an interrupted save.
  */

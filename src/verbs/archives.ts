@@ -22,7 +22,7 @@ import { ok, type Outcome, type Verb, type VerbContext } from "./types.ts";
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 /**
- * Why archived bytes cannot be republished as they are (ruling 28: only §1 and §4 grounds; docs/design.md#files-on-disk, docs/design.md#redaction),
+ * Why archived bytes cannot be republished as they are (only §1 and §4 grounds; docs/design.md#files-on-disk, docs/design.md#redaction),
  * or null. Nothing is normalised or redacted: a restore publishes the archive's exact bytes.
  */
 export function restoreProblem(bytes: Buffer): string | null {
@@ -144,7 +144,7 @@ async function restore(ctx: VerbContext, name: string): Promise<Outcome> {
   return ok(`${first}\nCURRENT-SHA256: ${p.token}\n`, p.warnings);
 }
 
-/** `archives list|show NAME|restore NAME` (rulings 26, 28, docs/design.md#tokens-and-the-publication-protocol, docs/design.md#files-on-disk). */
+/** `archives list|show NAME|restore NAME` (docs/design.md#tokens-and-the-publication-protocol, docs/design.md#files-on-disk). */
 export const archivesVerb: Verb = {
   name: "archives",
   options: {

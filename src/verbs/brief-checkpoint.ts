@@ -1,4 +1,4 @@
-// `brief`'s use of automatic checkpoints (ruling 24, docs/design.md#checkpoints), kept out of the brief verb itself.
+// `brief`'s use of automatic checkpoints (docs/design.md#checkpoints), kept out of the brief verb itself.
 import { briefFromCheckpoint, CAPTURED, foldCheckpoint, parseCheckpoint } from "../schema/checkpoint-brief.ts";
 import { renderBrief, type Brief } from "../brief/brief.ts";
 import { checkpointsDir } from "../store/checkpoints.ts";
@@ -8,7 +8,7 @@ import { currentCheckpoint, handoffStateMs, minutesAgo, type HandoffOrder } from
 import { tokenOf } from "../store/files.ts";
 import { ok, type Outcome } from "./types.ts";
 
-/** What `brief --help` says about checkpoints (ruling 35, docs/design.md#verdicts-and-the-brief). */
+/** What `brief --help` says about checkpoints (docs/design.md#verdicts-and-the-brief). */
 export const CHECKPOINT_BRIEF_HELP = `Automatic checkpoints (see \`checkpoint --help\`): with no handoff but a checkpoint, the
 brief is drafted from the newest one holding a capture (exit 0; an anchors-only one is not used), every field marked
 ${CAPTURED}, and Drift & lessons ends with "source: checkpoint N minutes ago". With
@@ -43,7 +43,7 @@ export async function coldBriefFromCheckpoint(root: string, json: boolean): Prom
   return ok(json ? `${JSON.stringify({ brief: { ...brief, source: "checkpoint" }, drift: null })}\n` : renderBrief(brief), []);
 }
 
-/** The handoff's brief, with a newer checkpoint folded in (ruling 24, docs/design.md#checkpoints). */
+/** The handoff's brief, with a newer checkpoint folded in (docs/design.md#checkpoints). */
 export async function briefWithCheckpoint(root: string, handoffText: string, brief: Brief, now: number): Promise<Brief & { source?: string }> {
   const cp = await newestText(root, { token: tokenOf(Buffer.from(handoffText, "utf8")), stateMs: handoffStateMs(handoffText, now) }, now);
   if (cp === null) return brief;

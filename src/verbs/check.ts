@@ -16,7 +16,7 @@ export interface CheckResult {
   files: Record<Kind, string>;
   paused: string | null;
   message: string;
-  /** What is parked when `state` is `parked`: a handoff, or only an automatic checkpoint (ruling 24, docs/design.md#checkpoints). */
+  /** What is parked when `state` is `parked`: a handoff, or only an automatic checkpoint (docs/design.md#checkpoints). */
   parked?: "handoff" | "checkpoint" | "conflicted";
   /** Memory files holding merge conflict markers (state `conflicted`). */
   conflicted?: string[];
@@ -83,7 +83,7 @@ draft left in drafts/ changes no code (\`recover\` removes it).
     else if (inspections.some((i) => i.status === "unsafe" || i.status === "foreign") || unsafePrivate(root)) state = "unsafe";
     else if (conflicted.length > 0) state = "conflicted";
     else if (files.handoff === "present") state = "parked";
-    // Leftovers in checkpoints/ never change the code (ruling 23, docs/design.md#checkpoints); a checkpoint is parked state.
+    // Leftovers in checkpoints/ never change the code (docs/design.md#checkpoints); a checkpoint is parked state.
     else if (files.handoff === "missing" && checkpointParked(root)) state = "parked";
     else state = "clean";
     const code = ({ clean: 0, interrupted: 1, parked: 2, unsafe: 3, conflicted: 3 } as const)[state];

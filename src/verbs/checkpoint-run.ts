@@ -1,4 +1,4 @@
-// What `checkpoint` does (rulings 19–25, docs/design.md#checkpoints); checkpoint.ts is its face. A chunk of
+// What `checkpoint` does (docs/design.md#checkpoints); checkpoint.ts is its face. A chunk of
 // its own (src/cold/, build.mjs), compiled only when a hook runs the verb.
 import { quotedValue } from "../guard/quote.ts";
 import { homedir } from "node:os";
@@ -190,7 +190,7 @@ interface HookInput {
 
 async function readInput(ctx: VerbContext): Promise<HookInput | null> {
   if (ctx.stdinIsTTY) return { sessionId: undefined, transcriptPath: null, cwd: null, event: undefined, compactSummary: null, lastMessage: null, agentId: false };
-  // Reading stops just past the cap (ruling 20, docs/design.md#checkpoints): longer input is ignored, not refused.
+  // Reading stops just past the cap (docs/design.md#checkpoints): longer input is ignored, not refused.
   const data = await ctx.readStdinWithin(1000, CHECKPOINT_STDIN_BYTES);
   if (data === null || data.length === 0) return { sessionId: undefined, transcriptPath: null, cwd: null, event: undefined, compactSummary: null, lastMessage: null, agentId: false };
   if (data.length > CHECKPOINT_STDIN_BYTES) return null;
@@ -215,7 +215,7 @@ async function readInput(ctx: VerbContext): Promise<HookInput | null> {
 }
 
 
-/** The anchor lines of a checkpoint: git gets 500 ms; dirty files at most 10 paths and 1,024 bytes (ruling 21, docs/design.md#checkpoints). */
+/** The anchor lines of a checkpoint: git gets 500 ms; dirty files at most 10 paths and 1,024 bytes (docs/design.md#checkpoints). */
 export async function checkpointAnchors(root: string, env: Record<string, string | undefined>, nowMs: number, excludes: readonly string[] = []): Promise<string[]> {
   const date = `- Date: ${isoSeconds(nowMs)}`;
   let r;

@@ -1,4 +1,4 @@
-// Where checkpoints surface in the verbs every session starts with (contract §12, docs/design.md#checkpoints, rulings
+// Where checkpoints surface in the verbs every session starts with (docs/design.md#checkpoints, rulings
 // 23–24): the hook's fixed sentences and delivered-once marker, `check`'s parked state,
 // `read handoff`'s note (`read checkpoint` itself is cold: checkpoint-read.ts). The hook derives only numbers and states from a checkpoint (ruling
 // 18): its age, its token, its `Session-start:` — never its characters.
@@ -20,7 +20,7 @@ export function minutesAgo(savedMs: number | null, now: number): string {
 }
 
 /**
- * A handoff's state time in ms (ruling 13, docs/design.md#verdicts-and-the-brief), read exactly as drift, brief and the
+ * A handoff's state time in ms (docs/design.md#verdicts-and-the-brief), read exactly as drift, brief and the
  * hook read it (`stateTimeOfText`, the parsed model's); null when unknown (none parses, or it is in the
  * future). Derives a number only.
  */
@@ -142,7 +142,7 @@ export interface HookSession {
 /** The hook's checkpoint lines, and whether the handoff's resume invitation is replaced. */
 export interface CheckpointHookLines {
   lines: string[];
-  /** After `compact`, the handoff is older than this session's start (ruling 23, docs/design.md#checkpoints). */
+  /** After `compact`, the handoff is older than this session's start (docs/design.md#checkpoints). */
   handoffOlderThanSession: boolean;
 }
 
@@ -223,7 +223,7 @@ export function newestCheckpoint(root: string, now = Date.now()): CheckpointEntr
   return listCheckpoints(root, now)[0] ?? null;
 }
 
-/** The note `read handoff` prints on stderr when a newer checkpoint exists (ruling 24, docs/design.md#checkpoints). */
+/** The note `read handoff` prints on stderr when a newer checkpoint exists (docs/design.md#checkpoints). */
 export const NEWER_CHECKPOINT_NOTE = (name: string, age: string) =>
   `note: an automatic checkpoint newer than this handoff exists (checkpoints/${name}, captured ${age}); before saving, run \`read checkpoint\` and start the new handoff from it`;
 /** The note when there is no handoff but a checkpoint exists. */

@@ -1,11 +1,11 @@
-// The `checkpoint` verb's limits and the lines it prints (rulings 19–25, docs/design.md#checkpoints),
+// The `checkpoint` verb's limits and the lines it prints (docs/design.md#checkpoints),
 // shared by its face (checkpoint-verb.ts) and its work (cold/checkpoint-run.ts).
 
-/** Largest hook input read, in bytes (ruling 20, docs/design.md#checkpoints); longer input is ignored, not refused. */
+/** Largest hook input read, in bytes (docs/design.md#checkpoints); longer input is ignored, not refused. */
 export const CHECKPOINT_STDIN_BYTES = 1024 * 1024;
-/** Time git may take for the checkpoint's anchors, in ms (ruling 21, docs/design.md#checkpoints). */
+/** Time git may take for the checkpoint's anchors, in ms (docs/design.md#checkpoints). */
 export const CHECKPOINT_GIT_MS = 500;
-/** Most dirty paths and bytes on a checkpoint's `- Dirty files:` line (ruling 21, docs/design.md#checkpoints). */
+/** Most dirty paths and bytes on a checkpoint's `- Dirty files:` line (docs/design.md#checkpoints). */
 export const CHECKPOINT_DIRTY = { paths: 10, bytes: 1024 };
 
 // Every line this verb prints, all on stderr with stdout empty (docs/design.md#checkpoints);

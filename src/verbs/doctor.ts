@@ -150,7 +150,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
         let state = "absent";
         if (judged !== null && holdsOurs(edit, judged)) {
           try {
-            // A shared AGENTS.md block lists the agents that asked for it (ruling 11, docs/design.md#integrations): another
+            // A shared AGENTS.md block lists the agents that asked for it (docs/design.md#integrations): another
             // agent's block is not this one's install, current or outdated.
             const span = edit.kind === "md-block" ? findBlock(judged, edit.file) : null;
             if (span !== null && !blockAgents(judged, span).includes(name)) {
@@ -308,7 +308,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
     const memory = { verdict, files, archives, paused, git, journal };
     const result = { ok: problems.length === 0, node, helper: helper.abs, agents, runs, notes: [...new Set(notes)], leftovers, memory, problems };
     if (ctx.values.json) return ok(`${JSON.stringify(result)}\n`);
-    // Paths as anchors print them (ruling 4, docs/design.md#redaction): one holding a control character or a refused
+    // Paths as anchors print them (docs/design.md#redaction): one holding a control character or a refused
     // code point is quoted with octal escapes, so it can neither break a line nor hide text.
     const lines = [`node ${node}`, `helper ${quotePath(helper.abs)}`];
     for (const [name, a] of Object.entries(agents)) {
@@ -317,7 +317,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
       lines.push(`${name}: skill ${a.skill.length > 0 ? a.skill.map(quotePath).join(", ") : "not found"}; ${inst}${a.trust ? `; Codex hook review: ${a.trust}` : ""}`);
     }
     for (const r of runs) {
-      // What a hook printed is quoted as every file-controlled value is (ruling 49, docs/design.md#verdicts-and-the-brief): <U+XXXX>, never \u escapes.
+      // What a hook printed is quoted as every file-controlled value is (docs/design.md#verdicts-and-the-brief): <U+XXXX>, never \u escapes.
       const said = r.stdout.trim() === "" ? "printed nothing" : `printed ${quotedValue(r.stdout.trim().slice(0, 300))}`;
       lines.push(`ran ${r.file} SessionStart (PATH=/usr/bin:/bin): exit ${r.code ?? "none"}, ${said}${r.stderr.trim() ? `; stderr ${quotedValue(r.stderr.trim().slice(0, 300))}` : ""}`);
     }
@@ -327,7 +327,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
     lines.push(problems.length === 0 ? "ok" : `${problems.length} problem(s):`);
     for (const p of problems) lines.push(`- ${p.what}\n  fix: ${p.fix}`);
     // Hook output, lock owners, journal lines and file names are file-controlled: nothing the
-    // report prints holds a raw control or a code point \`write\` refuses (ruling 49, docs/design.md#verdicts-and-the-brief).
+    // report prints holds a raw control or a code point \`write\` refuses (docs/design.md#verdicts-and-the-brief).
     return ok(`${showRefused(lines.join("\n")).text}\n`);
   },
 };

@@ -18,7 +18,7 @@ function n(v: number | null): string {
 /**
  * Human rendering of a drift report: the summary first, then one fact per line. Branch names,
  * the upstream and paths are in double quotes; no control or code point `write` refuses gets
- * through raw, the committer's name included (ruling 49, docs/design.md#verdicts-and-the-brief).
+ * through raw, the committer's name included (docs/design.md#verdicts-and-the-brief).
  */
 export function renderDrift(r: DriftReport): string {
   const lines = [

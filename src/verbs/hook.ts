@@ -18,10 +18,10 @@ import type { HookFormat } from "../agents/types.ts";
 import { ok, type Verb, type VerbContext } from "./types.ts";
 import { CHECKPOINT_SENTENCES, checkpointHookLines, type CheckpointHookLines, type HookSession } from "./checkpoint-surface.ts";
 
-/** Longest hook output, in characters (contract §7; field report 8; docs/design.md#integrations). */
+/** Longest hook output, in characters (field report 8; docs/design.md#integrations). */
 export const HOOK_LIMIT = 2000;
 
-/** Most bytes of the harness's JSON the hook reads (ruling 20: 64 KiB; docs/design.md#checkpoints); longer is ignored. */
+/** Most bytes of the harness's JSON the hook reads (64 KiB; docs/design.md#checkpoints); longer is ignored. */
 export const HOOK_STDIN_BYTES = 65_536;
 
 // Fixed sentences only: nothing from a memory file is ever echoed (docs/design.md#integrations).
@@ -43,7 +43,7 @@ const SENTENCES = {
     "session-handoff: the parked handoff was not saved in this clone (it came with a pull, a merge or a copy); the resume flow's brief names who committed it.",
 };
 
-// The state time's age (contract §7 1.1, ruling 13, 18; docs/design.md#verdicts-and-the-brief, docs/design.md#integrations): from the handoff's own `- Date:` or
+// The state time's age (docs/design.md#verdicts-and-the-brief, docs/design.md#integrations): from the handoff's own `- Date:` or
 // `Saved:`, never the file's modification time (a clone or a pull resets it).
 function ageText(text: string | null | undefined, now: number): string {
   if (typeof text !== "string") return "age unknown";
@@ -55,7 +55,7 @@ async function stdinInput(ctx: VerbContext): Promise<{ cwd: unknown } & HookSess
   const none = { cwd: null, source: null, sessionId: undefined };
   if (ctx.stdinIsTTY) return none;
   // A harness may keep stdin open; never wait more than a second for it (contract, "Words").
-  // Past HOOK_STDIN_BYTES the input is ignored, not refused (ruling 20, docs/design.md#checkpoints).
+  // Past HOOK_STDIN_BYTES the input is ignored, not refused (docs/design.md#checkpoints).
   const data = await ctx.readStdinWithin(1000, HOOK_STDIN_BYTES);
   if (data === null || data.length === 0 || data.length > HOOK_STDIN_BYTES) return none;
   try {

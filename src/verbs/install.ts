@@ -32,7 +32,7 @@ and TaskResume.ps1 beside its POSIX scripts.
 ~/.gemini/settings.json (HOME from the environment). cline and cursor have none (refused).
 ${ROOT_HELP}`;
 
-/** `install --agent NAME [--root DIR | --global] [--dry-run]` (ruling 11, docs/design.md#integrations). */
+/** `install --agent NAME [--root DIR | --global] [--dry-run]` (docs/design.md#integrations). */
 // Every agent-file edit holds the install lock (docs/decisions/lock.md).
 export const installVerb: Verb = underInstallLock<Verb>({
   name: "install",
@@ -163,7 +163,7 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
       }
       const prior = readRecord(records, p.file);
       // The original bytes stay restorable only while nobody else wrote the file since our
-      // last write; after another edit, uninstall removes only our entries (ruling 11, docs/design.md#integrations).
+      // last write; after another edit, uninstall removes only our entries (docs/design.md#integrations).
       const kept = prior !== null && prior.after === p.snap.token;
       const record = {
         path: p.file,

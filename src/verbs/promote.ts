@@ -72,8 +72,8 @@ exit:   0 appended, or already there; 2 refused (stale token: read again; bad te
         },
       },
       async (lock) => {
-        // A retried promotion appends nothing (ruling 10, docs/design.md#tokens-and-the-publication-protocol): decided on the file as it is under
-        // the lock, whatever token was given, as `write`'s `unchanged` (ruling 1, docs/design.md#files-on-disk).
+        // A retried promotion appends nothing (docs/design.md#tokens-and-the-publication-protocol): decided on the file as it is under
+        // the lock, whatever token was given, as `write`'s `unchanged` (docs/design.md#files-on-disk).
         const now = await readManagedFile(root, target, memoryDir(root));
         if (now !== null && alreadyPresent(now.bytes, text)) return { unchanged: true as const, token: now.token, warnings: [] as string[] };
         return publish({

@@ -14,7 +14,7 @@ const ATTRIBUTES_COMMITTED = "committed .gitattributes with the merge driver's b
 
 export const DEFAULT_MESSAGE = "session-handoff: publish session memory";
 
-/** `publish [--root DIR] [--push] [--message M] [--json]` (ruling 25, docs/design.md#integrations). */
+/** `publish [--root DIR] [--push] [--message M] [--json]` (docs/design.md#integrations). */
 export const publishVerb: Verb = {
   name: "publish",
   options: { root: { type: "string" }, push: { type: "boolean" }, message: { type: "string" }, json: { type: "boolean" } },

@@ -39,7 +39,7 @@ exit: 0 done (or nothing to do); 2 refused (unsafe tree); 4 paused; 5 busy.
     let actions: string[] = [];
     // A promote's private files can be left at the root even with no memory dir.
     if (checkTree(root) || pendingRepairs(root).length > 0) {
-      // Leftovers of an interrupted checkpoint go too (ruling 23, docs/design.md#checkpoints).
+      // Leftovers of an interrupted checkpoint go too (docs/design.md#checkpoints).
       const { result, repairs } = await underLock({ root, env: ctx.env, lockTimeoutSeconds, failpoint: failpointOf(ctx) }, async () => [
         ...(checkpointsDirState(root) === "ok" && readdirSync(checkpointsDir(root)).some((n) => n.startsWith("."))
           ? cleanCheckpointLeftovers(root)

@@ -18,14 +18,14 @@ export interface VerbContext {
   cwd: string;
   /**
    * Reads all of stdin (bytes), waiting for its end; stops just past `maxBytes` (default
-   * 1,000,000) and refuses (ruling 27, docs/design.md#tokens-and-the-publication-protocol).
+   * 1,000,000) and refuses (docs/design.md#tokens-and-the-publication-protocol).
    * @throws Refused (exit 2) `stdin is more than <maxBytes> bytes; …`
    */
   readStdin(maxBytes?: number): Promise<Buffer>;
   /**
    * Reads all of stdin, giving up after `ms` milliseconds (null then): for the hook (and
    * `checkpoint`). Past `maxBytes` (default 1,000,000) it stops reading and returns the first
-   * `maxBytes + 1` bytes, so the caller sees the input is too long and ignores it (ruling 20, docs/design.md#checkpoints:
+   * `maxBytes + 1` bytes, so the caller sees the input is too long and ignores it (docs/design.md#checkpoints:
    * ignored, not refused).
    */
   readStdinWithin(ms: number, maxBytes?: number): Promise<Buffer | null>;

@@ -11,7 +11,7 @@ import { installHelpCommon } from "./install.ts";
 import { ok, type Verb } from "./types.ts";
 import { underInstallLock } from "../store/install-lock.ts";
 
-/** `uninstall --agent NAME [--root DIR | --global] [--dry-run]` (ruling 11, docs/design.md#integrations). */
+/** `uninstall --agent NAME [--root DIR | --global] [--dry-run]` (docs/design.md#integrations). */
 // Every agent-file edit holds the install lock (docs/decisions/lock.md).
 export const uninstallVerb: Verb = underInstallLock<Verb>({
   name: "uninstall",

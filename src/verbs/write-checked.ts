@@ -1,4 +1,4 @@
-// The checks and changes `write` makes to a document before publishing it (contract §8, docs/design.md#files-on-disk,
+// The checks and changes `write` makes to a document before publishing it (docs/design.md#files-on-disk,
 // rulings 1, 2, 6, 9, 35; docs/design.md#files-on-disk, docs/design.md#redaction, docs/design.md#verdicts-and-the-brief): schema errors refused, `Saved:` stamped, an empty anchors section
 // filled (git runs only then, inside the lock), redaction with the anchor exemption, the
 // `unchanged` comparison, and the score and findings for stderr. write.ts calls these.
@@ -62,7 +62,7 @@ interface Pass {
 /** Where the anchors of a save come from: the project's environment and the running skill's folder. */
 export interface AnchorsContext {
   env: Record<string, string | undefined>;
-  /** Left out of the dirty files (ruling 17, docs/design.md#verdicts-and-the-brief), as `anchors` leaves it out. */
+  /** Left out of the dirty files (docs/design.md#verdicts-and-the-brief), as `anchors` leaves it out. */
   skillDir: string | null;
 }
 
@@ -90,7 +90,7 @@ function peekCurrent(root: string, file: string): string | null {
 }
 
 /**
- * Decodes stdin (contract §1, §4: NUL, UTF-8, BOM, CRLF, invisible characters; docs/design.md#files-on-disk, docs/design.md#redaction) and refuses
+ * Decodes stdin (NUL, UTF-8, BOM, CRLF, invisible characters; docs/design.md#files-on-disk, docs/design.md#redaction) and refuses
  * the kind's schema errors (§8 for the handoff, ruling 9 for ledgers; docs/design.md#files-on-disk), before the memory dir
  * is created. A handoff's missing `Saved:` and empty anchors are not errors: write supplies them.
  * @throws Refused (exit 2): `<FILE> has N schema error(s)` then one line per error.
@@ -106,7 +106,7 @@ export function checkDocument(raw: Buffer, kind: Kind, root: string): Checked {
   let errors: Issue[];
   if (kind === "handoff") {
     errors = validateHandoff(decoded.text, { mode: "stdin", nowMs: Date.now(), secrets: [] }).errors;
-    // Anchors identical to the current handoff's are refilled (ruling 2, docs/design.md#files-on-disk): their lines are not the agent's.
+    // Anchors identical to the current handoff's are refilled (docs/design.md#files-on-disk): their lines are not the agent's.
     if (errors.some((e) => e.rule === "anchor-line")) {
       const current = peekCurrent(root, file);
       const mine = anchorsBody(decoded.text);
@@ -126,7 +126,7 @@ export interface Built {
   bytes: Buffer;
   /** The current file as read under the lock (null: none). */
   prior: ReadFile | null;
-  /** True when the result equals the current file (ruling 1, docs/design.md#files-on-disk): nothing is published. */
+  /** True when the result equals the current file (docs/design.md#files-on-disk): nothing is published. */
   unchanged: boolean;
   /** stderr lines: normalisation, stamping, anchors, redaction, dropped items, score, findings. */
   notes: string[];
@@ -153,8 +153,8 @@ function replaceDate(text: string, iso: string): string {
 
 /**
  * Under the lock: reads the current file, stamps `Saved:` and fills an empty anchors section
- * (handoff), redacts with the anchor exemption (ruling 6, docs/design.md#redaction), and compares with the current file
- * ignoring `Saved:` and a self-filled `- Date:` (ruling 1, docs/design.md#files-on-disk). Runs git only when it fills
+ * (handoff), redacts with the anchor exemption (docs/design.md#redaction), and compares with the current file
+ * ignoring `Saved:` and a self-filled `- Date:` (docs/design.md#files-on-disk). Runs git only when it fills
  * anchors, or when a redaction hit an anchor line the agent wrote.
  * @throws Refused (exit 2) when the result is over 1,000,000 bytes.
  */
@@ -238,7 +238,7 @@ export async function buildDocument(checked: Checked, root: string, anchors: Anc
   const range = anchorsRange(handoffLayout(text));
   const sentRange = fill ? null : anchorsRange(handoffLayout(checked.text));
   if (sentRange !== null && range !== null && checked.redacted.findings.some((f) => f.line > sentRange.start && f.line <= sentRange.end)) {
-    // An anchor line the agent wrote is exempt only when it is what `anchors` reports now (ruling 6, docs/design.md#redaction).
+    // An anchor line the agent wrote is exempt only when it is what `anchors` reports now (docs/design.md#redaction).
     const now = new Set((await anchorsNow()).split("\n"));
     const lines = text.split("\n");
     for (let i = range.start; i < range.end; i++) if (now.has(lines[i]!)) exempt.add(i + 1);

@@ -1,7 +1,7 @@
 // `write --help`: a chunk of its own (src/cold/, build.mjs), compiled only when the help is read.
 import { ROOT_HELP } from "./common.ts";
 
-/** The text of `write --help` (contract §2, §3, §4; docs/decisions/save-form.md). */
+/** The text of `write --help` (docs/decisions/save-form.md). */
 export function writeHelp(): string {
   return `usage: node memory_io.mjs write <handoff|lessons|solutions> [--root DIR]
          --expected-current-sha256 TOKEN [--lock-timeout SECONDS] < document

@@ -83,7 +83,7 @@ async function save(ctx: Parameters<Verb["run"]>[0], kind: ReturnType<typeof par
       },
       async (lock) => {
         built = await buildDocument(checked!, root, { env: ctx.env, skillDir: ctx.skillDir ?? null });
-        // The same state again (ruling 1, docs/design.md#files-on-disk): keep the file, archive nothing, whatever the token.
+        // The same state again (docs/design.md#files-on-disk): keep the file, archive nothing, whatever the token.
         if (built.unchanged) return null;
         const readToken = built.prior?.token ?? "absent";
         const published = publish({

@@ -2,7 +2,7 @@
 // next install or uninstall (store/install-repair.ts; ruling 11 publishes agent files with
 // write's claim-and-link protocol, outside the memory dir, where no lock exists and
 // `recover` never looks). Real processes, killed at each phase through the failpoint seam
-// (contract §11), then run again.
+//, then run again.
 import { copyHelper } from "../helpers.ts";
 import { spawnSync } from "node:child_process";
 import { copyFileSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, symlinkSync, writeFileSync } from "node:fs";

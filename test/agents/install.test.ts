@@ -1,4 +1,4 @@
-// install / uninstall for six harnesses (contract §9, §12 last bullet, ruling 11), through the
+// install / uninstall for six harnesses (§12 last bullet), through the
 // built helper copied into a scratch project as users install it.
 import { copyHelper } from "../helpers.ts";
 import { spawnSync } from "node:child_process";
@@ -354,7 +354,7 @@ describe("uninstall after the user changed the file", () => {
   });
 });
 
-describe("--global (ruling 11)", () => {
+describe("--global", () => {
   const PATHS: [Agent, string[]][] = [
     ["claude-code", [".claude/settings.json"]],
     ["codex", [".codex/AGENTS.md", ".codex/hooks.json"]],
@@ -404,7 +404,7 @@ describe("a concurrent edit is never overwritten", () => {
   });
 });
 
-describe("--help says every line install and uninstall print (ruling 35)", () => {
+describe("--help says every line install and uninstall print", () => {
   it.each([
     ["install", ["created", "updated", "unchanged", "would create", "would update"]],
     ["uninstall", ["restored", "updated", "removed", "unchanged", "would"]],
@@ -416,7 +416,7 @@ describe("--help says every line install and uninstall print (ruling 35)", () =>
   });
 });
 
-describe("a concurrent edit during install (the failpoint seam, contract §11)", () => {
+describe("a concurrent edit during install (the failpoint seam)", () => {
   it.each(["read-opened", "before-claim"])("an editor's write while install is paused at %s is kept; install is refused", async (phase) => {
     const e = setup();
     userFiles(e.root);

@@ -210,7 +210,7 @@ describe("exit codes from tool output text", () => {
   ])("%j", (text, want) => expect(exitFromText(text)).toBe(want));
 });
 
-describe("format sniffing from the first records (ruling 19)", () => {
+describe("format sniffing from the first records", () => {
   it.each([
     ["claude", withFakes(readFileSync(path.join(FIXTURES, "claude.jsonl"), "utf8")), "claude"],
     ["codex", readFileSync(path.join(FIXTURES, "codex.jsonl"), "utf8"), "codex"],
@@ -224,7 +224,7 @@ describe("format sniffing from the first records (ruling 19)", () => {
   });
 });
 
-describe("the bounded tail reader (ruling 19)", () => {
+describe("the bounded tail reader", () => {
   it("reads only the last 4 MiB of a 50 MB transcript and drops the partial first line", () => {
     const dir = tempDir();
     const file = path.join(dir, "big.jsonl");
@@ -314,7 +314,7 @@ describe("the bounded tail reader (ruling 19)", () => {
   });
 });
 
-describe("the checkpoint document (contract §12, rulings 21–22)", () => {
+describe("the checkpoint document", () => {
   const cap = (n: number, size: number) => ({
     format: "claude" as const,
     firstTimestamp: null,

@@ -89,7 +89,7 @@ describe(`every verb under NODE_OPTIONS=${HARDENED}, from a read-only skill copy
     expect(w.code, w.stderr).toBe(0);
     const r = run(["read", "handoff", "--root", root]);
     expect(r.code).toBe(0);
-    // What write saved: the document with its Saved: line stamped (ruling 1).
+    // What write saved: the document with its Saved: line stamped.
     const saved = tokenIn(w.stdout);
     expect(tokenIn(r.stdout)).toBe(saved);
     expect(unstamped(r.stdout)).toContain(unstamped(doc));

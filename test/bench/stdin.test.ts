@@ -27,7 +27,7 @@ it("hook ends about a second after start when stdin stays open", async () => {
   expect(Date.now() - started).toBeLessThan(5_000);
 });
 
-// Bounded stdin (rulings 20, 27): an endless producer on a real pipe (`yes | helper …`) must
+// Bounded stdin (27): an endless producer on a real pipe (`yes | helper …`) must
 // neither hang the helper nor grow its memory: reading stops just past each verb's cap.
 
 /** Runs the helper with `yes`'s endless output on stdin; returns its exit, stderr and peak RSS (KB). */
@@ -97,7 +97,7 @@ describe("stdin is bounded for every verb that reads it", () => {
     expect(r.ms).toBeLessThan(15_000);
   });
 
-  it("checkpoint ignores an endless stdin past 1 MiB (ruling 20): exit 0, an anchors-only checkpoint", async () => {
+  it("checkpoint ignores an endless stdin past 1 MiB: exit 0, an anchors-only checkpoint", async () => {
     const root = gitRepo();
     const r = await fromYes(["checkpoint", "--root", root]);
     expect(r.code).toBe(0);

@@ -1,6 +1,6 @@
 // `--help` as an agent and a user meet it (issue 14): every verb's help fits 80 columns and
 // carries an example that works, the overview names the kill switch, an unknown verb gets a
-// "did you mean", and no verb is a usage error on stderr (ruling 26).
+// "did you mean", and no verb is a usage error on stderr.
 import { spawnSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import path from "node:path";
@@ -107,7 +107,7 @@ describe("the help the bundle prints", () => {
     expect(hung, "a line indented under a prose line that starts with a number").toEqual([]);
   });
 
-  it("the overview fits 80 columns and names every kill switch file and variable (contract §6)", () => {
+  it("the overview fits 80 columns and names every kill switch file and variable", () => {
     const r = helper(["--help"]);
     expect(r.code).toBe(0);
     expect(tooWide(r.stdout)).toEqual([]);

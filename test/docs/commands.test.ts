@@ -348,7 +348,7 @@ describe("the save and resume flows as SKILL.md tells them", () => {
     expect(again.stdout).toMatch(/^Saved: \d{4}-\d\d-\d\dT/m);
     expect(again.stdout).toContain(`- HEAD: ${git(root, "rev-parse", "HEAD")}\n`);
 
-    // The same document again is `unchanged` (ruling 1); a changed one with a stale token is refused.
+    // The same document again is `unchanged`; a changed one with a stale token is refused.
     const same = save(doc, saved.slice("CURRENT-SHA256: ".length));
     expect(same.status, same.stderr).toBe(0);
     expect(same.stdout).toBe(`unchanged HANDOFF.md\n${saved}\n`);
@@ -368,7 +368,7 @@ describe("recovery as the memory contract describes it", () => {
   it("check exits 1 after a crashed save, recover repairs it, check then sees the parked handoff", () => {
     const root = scratch("warm");
     const token = tokenOf(root, ["read", "handoff"]);
-    // A changed document: the parked one sent again would be `unchanged` (ruling 1), no claim made.
+    // A changed document: the parked one sent again would be `unchanged`, no claim made.
     const changed = EXAMPLES.handoff.replace("## Open questions\n", "## Open questions\n- Is 1 GB the right spill threshold?\n");
     const crashed = helper(["write", "handoff", "--root", root, "--expected-current-sha256", token], changed, {
       MEMORY_IO_FAILPOINT: "after-claim:crash",
@@ -446,7 +446,7 @@ describe("the Claude Code hook snippet of references/session-start-hook.md", () 
   });
 });
 
-// Ruling 31: every ```sh fence in SKILL.md, README.md and references/ runs, line by line, in
+// every ```sh fence in SKILL.md, README.md and references/ runs, line by line, in
 // one scratch repository per fence with the built helper; a line exits 0 unless it ends with
 // `# exit N`. Network and slash commands belong in ```console fences, which are not run.
 const FENCE_DOCS = ["SKILL.md", "README.md", ...readdirSync(path.join(REPO, "references")).filter((n) => n.endsWith(".md")).sort().map((n) => `references/${n}`)];

@@ -90,7 +90,7 @@ describe("templates/handoff.md", () => {
     for (const { name } of SECTIONS) expect(skeleton).toContain(`\n## ${name}\n`);
   });
 
-  it("leaves Saved: and the anchors to the helper, and shows an abandoned step (contract 1.1 §8, ruling 8)", () => {
+  it("leaves Saved: and the anchors to the helper, and shows an abandoned step (contract 1.1 §8)", () => {
     expect(skeleton).not.toMatch(/^Saved:/m);
     const anchors = skeleton.slice(skeleton.indexOf("## Environment anchors\n") + "## Environment anchors\n".length).trim();
     expect(anchors).toMatch(/^<[^<>\n]+>$/);

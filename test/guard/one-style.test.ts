@@ -1,8 +1,8 @@
-// One escaping style in human output (ruling 49, docs/design.md#verdicts-and-the-brief): a control
+// One escaping style in human output (docs/design.md#verdicts-and-the-brief): a control
 // character (ESC) and a bidi control (U+202E) fed through every file-controlled value -- handoff
 // text, a commit author and e-mail, a branch name, a file name, an anchor value in a refusal --
 // come out the same way everywhere: values in double quotes with <U+XXXX>, file names in double
-// quotes with git's octal escapes (ruling 4, docs/design.md#redaction); never raw, never a C or
+// quotes with git's octal escapes (docs/design.md#redaction); never raw, never a C or
 // JSON escape such as \u001b. The built bundle over a real repository.
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -32,7 +32,7 @@ describe("one escaping style for file-controlled values in human output", () => 
     git(root, "commit", "-qm", "save");
     // ...then a handoff written by another program comes in, committed by a hostile author.
     const goal = `Goal ${ESC}[31m red ${RLO}evil`;
-    // A dirty file's name as the anchors line quotes it (ruling 4): drift decodes it.
+    // A dirty file's name as the anchors line quotes it: drift decodes it.
     const hostile = hostileDoc(head, goal, '"docs/a\\033b\\342\\200\\256c.md"');
     writeFileSync(path.join(memory, "HANDOFF.md"), hostile);
     git(root, "add", "-A");
@@ -45,7 +45,7 @@ describe("one escaping style for file-controlled values in human output", () => 
     expect(drift.code, drift.stderr).toBe(0);
     // Handoff text, enveloped and shown.
     expect(brief.stdout).toContain("Goal: Goal <U+001B>[31m red <U+202E>evil\n");
-    // The commit author and e-mail, both quoted (ruling 47, docs/design.md#memory-from-elsewhere).
+    // The commit author and e-mail, both quoted (docs/design.md#memory-from-elsewhere).
     const author = 'its last commit is by "Eve<U+001B>[2J<U+202E>x" "eve<U+001B><U+202E>@example.com"';
     expect(brief.stdout).toContain(author);
     expect(drift.stdout).toContain(author);

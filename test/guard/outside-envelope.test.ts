@@ -1,13 +1,13 @@
 // File text printed outside the untrusted envelope goes through the one sanitiser (issue 11):
 // write's note on dropped items, brief's fields, drift's branch names and summary; and what
 // `anchors` prints for odd file names is what `write` accepts and `drift` reads back
-// (ruling 4). Through the built bundle, on real repositories.
+//. Through the built bundle, on real repositories.
 import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { MARKER, briefBody, git, gitRepo, handoff, helper, sha } from "../helpers.ts";
 
-/** A full v1 handoff (contract §8: write refuses one without its sections) with these anchor lines. */
+/** A full v1 handoff (write refuses one without its sections) with these anchor lines. */
 const withAnchors = (goal: string, lines: string): string => handoff(goal).replace("## Environment anchors\n- Date: 2026-11-29T08:00:00Z\n", `## Environment anchors\n${lines}`);
 
 // Half of a surrogate pair: what a cut in the middle of an emoji leaves.
@@ -91,7 +91,7 @@ describe("file text printed outside the envelope is sanitised", () => {
   });
 });
 
-describe("anchors prints what write accepts and drift reads back (ruling 4)", () => {
+describe("anchors prints what write accepts and drift reads back", () => {
   it("for file names holding a bidi override, a tag, a BOM, a C1 control, an RLM; Persian stays as is", () => {
     const root = gitRepo();
     const names = ["evil\u202Etxt.exe", "a\u{E0041}.md", "\uFEFFbom.txt", "x\u0085y", "a\u200Fb", "کتاب\u200Cها.md", `${FAMILY}.txt`];

@@ -1,4 +1,4 @@
-// redactText's exemption (ruling 6): the anchor lines `write` filled, or that equal what
+// redactText's exemption: the anchor lines `write` filled, or that equal what
 // `anchors` reports, are left as they are; every other line is redacted as prose.
 import { describe, expect, it } from "vitest";
 import { redactText } from "../../src/guard/redact.ts";

@@ -83,7 +83,7 @@ describe("the private-key rule never spans prose (the issue's first report)", ()
   });
 });
 
-describe("anchors (ruling 6, the exemptLines option)", () => {
+describe("anchors (the exemptLines option)", () => {
   const r = prng(11);
   const token = `sk-proj-${randomString(r, ALNUM, 60)}`;
   const value = randomString(r, ALNUM, 24);
@@ -96,7 +96,7 @@ describe("anchors (ruling 6, the exemptLines option)", () => {
     expect(findings.map((f) => f.line)).toEqual([4]);
   });
 
-  it("redacts a vendor's exact token shape even on an exempt line (ruling 53)", () => {
+  it("redacts a vendor's exact token shape even on an exempt line", () => {
     const { text, findings } = redactText(doc, { exemptLines: new Set([2, 3]) });
     expect(text).toBe(`## Environment anchors\n- Branch: feature/<redacted: openai-api-key>\n- HEAD: ${"a".repeat(40)}\nOPENAI_API_KEY=<redacted: openai-api-key>\n`);
     expect(findings.map((f) => f.line)).toEqual([2, 4]);

@@ -188,7 +188,7 @@ describe("transcript text only: a key pasted in prose", () => {
     ["password, two words before", `password of the bot ${keyB64}`, keyB64],
   ])("%s", (_name, line, secret) => {
     expect(redactTranscript(line).text).not.toContain(secret);
-    // Never in `redact` or `write`: their text is the user's document (ruling 53).
+    // Never in `redact` or `write`: their text is the user's document.
     expect(redactText(line).text).toContain(secret);
   });
 

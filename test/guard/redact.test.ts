@@ -19,7 +19,7 @@ import { issue10LookAlikes, vendorLookAlikes } from "../fixtures/redaction/issue
 import { MAX_PASSES, expectLinear, workOf } from "../fixtures/redaction/work.ts";
 
 const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "fixtures", "redaction");
-// Schemes kept apart from their URLs: no literal here is a connection string a secret scanner flags (ruling 56).
+// Schemes kept apart from their URLs: no literal here is a connection string a secret scanner flags.
 const PG = "postgres";
 const MY = "mysql";
 const TPS = truePositives();
@@ -193,7 +193,7 @@ describe("what is replaced, and where", () => {
   });
 });
 
-describe("the generic assignment rule (contract §4)", () => {
+describe("the generic assignment rule", () => {
   it.each([
     ["8+ chars, 3.5+ bits", "password = Xk9#mQ2pL7vR", true],
     ["export", "export DB_PASSWORD=Xk9mQ2pL7vR4tY", true],

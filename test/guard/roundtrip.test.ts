@@ -1,6 +1,6 @@
-// Read -> write changes nothing (contract §4, issue 11): for documents that `write` accepts,
+// Read -> write changes nothing (issue 11): for documents that `write` accepts,
 // `read` prints their exact bytes, and writing them back with the new token leaves the file
-// byte-identical: the second write prints `unchanged` (ruling 1). Through the built bundle, on
+// byte-identical: the second write prints `unchanged`. Through the built bundle, on
 // real folders.
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -20,7 +20,7 @@ function roundTrip(root: string, kind: string, doc: string): void {
   const read = helper(["read", kind, "--root", root]);
   expect(read.code, read.stderr).toBe(0);
   expect(read.stderr).toBe("");
-  // What is on disk: the document, with a handoff's Saved: line stamped by write (ruling 1).
+  // What is on disk: the document, with a handoff's Saved: line stamped by write.
   const onDisk = readFileSync(file, "utf8");
   expect(body(read.stdout)).toBe(onDisk);
   expect(unstamped(onDisk)).toBe(unstamped(doc));
@@ -49,7 +49,7 @@ describe("property: read then write with the new token changes no byte", () => {
     const root = gitRepo();
     const mem = path.join(root, ".ai", "memory");
     mkdirSync(mem, { recursive: true, mode: 0o700 });
-    // An entry heading as references/lessons-schema.md writes it (ruling 9: a malformed one is refused).
+    // An entry heading as references/lessons-schema.md writes it (a malformed one is refused).
     const doc = `${MARKER}\n# Lessons\n\n## L-0001: کتاب\u200Cها\n- می\u200Cخواهم: run \`npm test\` first\n`;
     writeFileSync(path.join(mem, "LESSONS.md"), doc);
     chmodSync(path.join(mem, "LESSONS.md"), 0o600);
@@ -59,7 +59,7 @@ describe("property: read then write with the new token changes no byte", () => {
   });
 });
 
-describe("write refuses controls with line, column and code point (ruling 5); read shows them", () => {
+describe("write refuses controls with line, column and code point; read shows them", () => {
   it.each([
     ["ESC (an ANSI colour)", "\u001b[31m", "U+001B"],
     ["NUL-free C0 (BEL)", "\u0007", "U+0007"],

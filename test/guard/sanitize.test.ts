@@ -1,5 +1,5 @@
 // The one sanitiser for file text printed outside the envelope, and the path quoting that
-// must agree with the invisible-character guard (issue 11; contract §4, rulings 4, 6).
+// must agree with the invisible-character guard (issue 11; contract §4).
 import { describe, expect, it } from "vitest";
 import { findInvisible } from "../../src/guard/invisible.ts";
 import { sanitize } from "../../src/guard/sanitize.ts";
@@ -14,7 +14,7 @@ const ENGLAND = "🏴\u{E0067}\u{E0062}\u{E0065}\u{E006E}\u{E0067}\u{E007F}";
 describe("sanitize: redaction, then controls and refused code points, then the cut", () => {
   it.each([
     ["a secret", `token ${GH} here`, {}, "token <redacted: github-token> here"],
-    ["a secret, redaction off (branch names, ruling 6)", `b-${GH}`, { redact: false }, `b-${GH}`],
+    ["a secret, redaction off (branch names)", `b-${GH}`, { redact: false }, `b-${GH}`],
     ["an ANSI colour", "\u001b[31mred\u001b[0m", {}, "<U+001B>[31mred<U+001B>[0m"],
     ["an OSC 8 hyperlink", "\u001b]8;;https://evil\u0007click\u001b]8;;\u0007", {}, "<U+001B>]8;;https://evil<U+0007>click<U+001B>]8;;<U+0007>"],
     ["a bidi override", "deploy \u202Egnp.exe", {}, "deploy <U+202E>gnp.exe"],
@@ -51,7 +51,7 @@ describe("sanitize: redaction, then controls and refused code points, then the c
   });
 });
 
-// Ruling 4: what `anchors` prints for a path, `write` accepts on an anchor line and `drift`
+// what `anchors` prints for a path, `write` accepts on an anchor line and `drift`
 // reads back to the same path. Living scripts stay as they are; refused code points are
 // quoted with octal escapes of their UTF-8 bytes, as git quotes paths.
 describe("quotePath agrees with the invisible-character guard", () => {

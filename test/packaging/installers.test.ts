@@ -1,4 +1,4 @@
-// The ecosystem's own tools on this repository (ruling 31): the `skills` installer (pinned
+// The ecosystem's own tools on this repository: the `skills` installer (pinned
 // 1.4.9) adds a `git archive` export (never the working tree: it would copy node_modules/)
 // into a scratch project for Claude Code and Codex, and the installed helper runs `check`
 // there; `skills-ref validate` accepts SKILL.md in a folder named session-handoff.

@@ -6,7 +6,7 @@ import { describe, expect, it, onTestFinished } from "vitest";
 import { gitRepo, handoff, save, sha, snapshot, tempDir, unstamped } from "../helpers.ts";
 import { archiveContents, plantArchives, runBounded, seed, SUBJECTS } from "./support.ts";
 
-// Contract §3: every directory and file the helper uses must be a real directory or a
+// every directory and file the helper uses must be a real directory or a
 // regular file with one link; anything else is refused (an archive entry: pruning skipped
 // with a warning), the helper never hangs (a FIFO, a socket), and what a link points at is
 // never changed.

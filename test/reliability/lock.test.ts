@@ -6,7 +6,7 @@ import { gitRepo, handoff, tempDir, unstamped } from "../helpers.ts";
 import { intervals, overlaps } from "./lock-log.ts";
 import { archiveContents, current, currentToken, parkedAt, privateFiles, runAsync, runBounded, seed, SUBJECTS } from "./support.ts";
 
-// Contract §3: one cross-process lock, waited for at most --lock-timeout, taken over from a
+// one cross-process lock, waited for at most --lock-timeout, taken over from a
 // dead holder, never held by two at once, and never a crash from its refresh timer.
 
 const memDir = (root: string) => path.join(root, ".ai", "memory");

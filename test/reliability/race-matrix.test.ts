@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { gitRepo, sha, unstamped } from "../helpers.ts";
 import { archiveContents, current, parkedAt, privateFiles, runBounded, seed, SUBJECTS, type Subject } from "./support.ts";
 
-// Contract §3: a non-cooperating writer (an editor, another tool) acting while our save is
+// a non-cooperating writer (an editor, another tool) acting while our save is
 // held at a phase is never silently overwritten, and our prior version is never lost once
 // we claimed it. The store tests cover a present handoff; these add the absent handoff, the
 // ledgers and promote, and reads racing a rename.
@@ -80,7 +80,7 @@ describe("a read paused after opening never returns a torn or mixed file", () =>
     const root = gitRepo();
     seed(root, subject, "old version");
     const file = path.join(subject.dir(root), subject.file);
-    // The bytes on disk (a handoff carries write's Saved: stamp, ruling 1).
+    // The bytes on disk (a handoff carries write's Saved: stamp).
     const old = readFileSync(file, "utf8");
     const theirs = subject.doc("replaced by rename while the read was paused");
     const r0 = await parkedAt(subject.readArgs(root), "read-opened");

@@ -61,7 +61,7 @@ describe("stress: concurrent read-then-write rounds on one handoff", () => {
         });
         if (r.code === 0) {
           const printed = /CURRENT-SHA256: ([0-9a-f]{64})\n$/.exec(r.stdout)?.[1];
-          // The saved bytes carry write's own Saved: stamp (ruling 1): the chain below checks them.
+          // The saved bytes carry write's own Saved: stamp: the chain below checks them.
           if (printed === undefined) counts.torn++;
           const archived = /archived previous handoff as (\S+)\n/.exec(r.stdout)?.[1] ?? null;
           acks.push({ writer: w, round, content, expected: token, token: printed ?? "", archived });

@@ -4,10 +4,10 @@ import path from "node:path";
 import { expect } from "vitest";
 import { archives, cleanEnv, HELPER, MARKER, handoff, helper, sha, tempDir, unstamped, waitFor, type Run } from "../helpers.ts";
 
-/** Every failpoint phase, in protocol order (contract §11). */
+/** Every failpoint phase, in protocol order. */
 export const PHASES = ["read-opened", "before-claim", "after-claim", "after-archive", "before-publication", "after-publication", "before-prune"] as const;
 export type Phase = (typeof PHASES)[number];
-/** The repair's steps, each fired just after it (ruling 34; pinned here by name: the seam is an interface). */
+/** The repair's steps, each fired just after it (pinned here by name: the seam is an interface). */
 export const RECOVER_PHASES = [
   "recover-after-restore",
   "recover-after-unarchive",
@@ -72,7 +72,7 @@ export interface Subject {
   result(body: string, prior: string | null): string;
   writeArgs(root: string, token: string): string[];
   readArgs(root: string): string[];
-  /** Phases a save passes through (contract §11), by whether a prior file exists. */
+  /** Phases a save passes through, by whether a prior file exists. */
   phases(present: boolean): Phase[];
 }
 

@@ -1,4 +1,4 @@
-// Differential corpus for parseHandoff (contract §8). Each corpus/*.md was parsed by the
+// Differential corpus for parseHandoff. Each corpus/*.md was parsed by the
 // remark-based parser that handoff.ts used before the line scanner (blocks.ts) replaced it;
 // corpus/expected.json holds those results (`remark`), frozen when remark was removed, and
 // the scanner must keep matching them. The corpus: the template, its worked example, the

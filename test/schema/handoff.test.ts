@@ -71,7 +71,7 @@ describe("values", () => {
   });
 });
 
-describe("anchor path lists (contract §8)", () => {
+describe("anchor path lists", () => {
   it.each([
     ["plain.txt", "plain.txt"],
     ["with space.txt", "with space.txt"],

@@ -12,7 +12,7 @@ describe("openItems", () => {
     ["`none` in next steps is not an item", doc("- [x] a", "- none"), []],
     ["items inside a code fence are ignored", doc("- [ ] real\n```\n- [ ] fenced\n```", "- n"), ["real", "n"]],
     ["other sections do not count", `${doc("- [ ] p", "- n")}\n## Open questions\n- [ ] q\n`, ["p", "n"]],
-    ["a step dropped on purpose is closed (ruling 8)", doc("- [-] p — dropped: not needed\n- [ ] q", "- [-] n — dropped: done by CI\n- m"), ["q", "m"]],
+    ["a step dropped on purpose is closed", doc("- [-] p — dropped: not needed\n- [ ] q", "- [-] n — dropped: done by CI\n- m"), ["q", "m"]],
   ])("%s", (_name, text, expected) => {
     expect(openItems(text).map((i) => i.text)).toEqual(expected);
   });
@@ -25,7 +25,7 @@ describe("droppedItems (field report 2)", () => {
     ["marked done", doc("- [x] Two.\n- [x] THREE\n- [x] four", "- run npm test\n- ask about x"), []],
     ["marked done with its note trimmed", doc("- [x] two\n- [x] three\n- [x] Four", "- run `npm test`\n- ask about X"), []],
     ["only its own work", doc("- [x] five", "- six"), ["two", "three", "four", "run `npm test`", "ask about X"]],
-    ["dropped on purpose with a reason (ruling 8)", doc("- [-] two — dropped: superseded\n- [-] three — dropped: out of scope\n- [x] four", "- [-] run `npm test` — dropped: CI runs it\n- ask about X"), []],
+    ["dropped on purpose with a reason", doc("- [-] two — dropped: superseded\n- [-] three — dropped: out of scope\n- [x] four", "- [-] run `npm test` — dropped: CI runs it\n- ask about X"), []],
     ["dropped, one of them silently", doc("- [-] two — dropped: superseded\n- [x] four", "- ask about X"), ["three", "run `npm test`"]],
   ])("%s", (_name, next, expected) => {
     expect(droppedItems(prior, next).map((i) => i.text)).toEqual(expected);

@@ -1,5 +1,5 @@
-// Pure parts of issue 9: nested plan steps and abandoned ones (field report 25, ruling 8), the
-// anchor lines it added (In progress, Key file mtimes) and path quoting (ruling 4).
+// Pure parts of issue 9: nested plan steps and abandoned ones (field report 25), the
+// anchor lines it added (In progress, Key file mtimes) and path quoting.
 import { describe, expect, it } from "vitest";
 import { parseInProgress, parseKeyFileMtimes, parsePathList, quotePath, renderAnchorLines } from "../../src/schema/anchor-lines.ts";
 import { parseHandoff } from "../../src/schema/handoff.ts";
@@ -27,7 +27,7 @@ describe("plan steps at any depth", () => {
   });
 });
 
-describe("paths on anchor lines (ruling 4)", () => {
+describe("paths on anchor lines", () => {
   it.each([
     ["plain", "src/a.ts", "src/a.ts"],
     ["non-ASCII stays", "café/ü.md", "café/ü.md"],

@@ -1,4 +1,4 @@
-// The state time (contract §5 1.1, ruling 13): one age for drift, brief and hook.
+// The state time: one age for drift, brief and hook.
 import { readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { checkAnchors, handoffStateTime, parseHandoff, stateTimeOfText } from "../../src/schema/handoff.ts";

@@ -1,4 +1,4 @@
-// `validate lessons|solutions` (contract §8, ruling 9): errors are §1's plus a malformed entry
+// `validate lessons|solutions`: errors are §1's plus a malformed entry
 // heading; everything else is a finding, so ledgers the reference wrote keep working.
 import { readFileSync } from "node:fs";
 import path from "node:path";

@@ -1,4 +1,4 @@
-// `validate handoff` (contract §8, rulings 1-3, 8, 9): table-driven over real handoffs of
+// `validate handoff` (9): table-driven over real handoffs of
 // several styles, each with its expected errors, score parts and findings.
 import { readFileSync } from "node:fs";
 import path from "node:path";
@@ -168,7 +168,7 @@ describe("validateHandoff: errors are exactly those of §8, each with its line",
     );
   });
 
-  it("a missing or malformed Saved: is a finding on stdin (write stamps it), an error on disk (ruling 1)", () => {
+  it("a missing or malformed Saved: is a finding on stdin (write stamps it), an error on disk", () => {
     const text = broken((t) => t.replace("Saved: 2026-11-30T11:00:00Z\n", ""));
     expect(rules(validateHandoff(text, opts({ mode: "stdin" })).errors)).toEqual([]);
     expect(rules(validateHandoff(text, opts({ mode: "stdin" })).findings)).toContain("saved");
@@ -227,7 +227,7 @@ describe("heading typos name the section they resemble", () => {
   });
 });
 
-describe("dropped items (field report 2, ruling 8)", () => {
+describe("dropped items (field report 2)", () => {
   const prior = (plan: string, next: string) => MINIMAL.replace("- [ ] Find where the redirect is built", plan).replace("1. Read src/auth/redirect.ts — done when the bug is located", next);
   it.each([
     ["carried over", prior("- [ ] a step\n- [~] b step", "1. c step"), prior("- [ ] a step\n- [~] b step", "1. c step"), []],
@@ -307,7 +307,7 @@ describe("ruling 3: every output of `anchors` passes validate", () => {
   });
 });
 
-describe("stamping and filling (rulings 1, 2)", () => {
+describe("stamping and filling (2)", () => {
   it.each([
     ["replaces a value", "# Session Handoff\nSaved: yesterday\n", "# Session Handoff\nSaved: 2026-11-30T12:00:00Z\n", "yesterday", null],
     ["inserts the line as the first non-blank one after the title", "# Session Handoff\n\n## Current goal\n", "# Session Handoff\n\nSaved: 2026-11-30T12:00:00Z\n\n## Current goal\n", null, 4],

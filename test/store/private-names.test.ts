@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { listPrivate } from "../../src/store/private.ts";
 import { tempDir } from "../helpers.ts";
 
-// Contract §1 (1.1): our private names (8 hex) and the reference helper's (a temp's 16 hex,
+// our private names (8 hex) and the reference helper's (a temp's 16 hex,
 // a claim's 32) are interrupted saves alike; nothing else is.
 const H8 = "0a1b2c3d";
 const H16 = "0123456789abcdef";

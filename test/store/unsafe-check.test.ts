@@ -1,5 +1,5 @@
 // check and the hook call memory unsafe (3, "failed memory safety") when a planted handoff
-// holds a NUL anywhere within §1's limit (ruling 5) or archive/ is not a real folder (§3);
+// holds a NUL anywhere within §1's limit or archive/ is not a real folder;
 // other refused characters on disk are only shown by `read` (issue 11).
 import { mkdirSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -16,7 +16,7 @@ function planted(text: string | Buffer): string {
   return root;
 }
 
-describe("a NUL makes a memory file unsafe (ruling 5)", () => {
+describe("a NUL makes a memory file unsafe", () => {
   it.each([
     ["in the first bytes", handoff("a\0b")],
     ["past the first 4 KiB", handoff(`${"x".repeat(5000)}\0`)],
@@ -39,7 +39,7 @@ describe("a NUL makes a memory file unsafe (ruling 5)", () => {
   });
 });
 
-describe("archive/ must be a real folder (contract §3)", () => {
+describe("archive/ must be a real folder", () => {
   it("a symlinked archive/ makes check exit 3 (not 2) and the hook say unsafe; write refuses", () => {
     const root = gitRepo();
     save(root, handoff("one"));

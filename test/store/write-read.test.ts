@@ -23,7 +23,7 @@ describe("read", () => {
     expect(a.code).toBe(0);
     const m = /^CURRENT-SHA256: ([0-9a-f]{64})\n<<<BEGIN UNTRUSTED HANDOFF\.md ([0-9a-f]{16})>>>\n([\s\S]*)<<<END UNTRUSTED HANDOFF\.md \2>>>\n$/.exec(a.stdout);
     expect(m).not.toBeNull();
-    // The bytes on disk: the document with its Saved: line stamped by write (ruling 1).
+    // The bytes on disk: the document with its Saved: line stamped by write.
     const onDisk = readFileSync(file(root), "utf8");
     expect(m![1]).toBe(sha(onDisk));
     expect(m![3]).toBe(onDisk);

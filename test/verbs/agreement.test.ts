@@ -1,5 +1,5 @@
 // Issue 9: `check`, `read`, `brief` and the hook agree on every fixture (one table): the same
-// root, the same parked state, the same age (contract Words 1.1, §5, §7; ruling 13).
+// root, the same parked state, the same age.
 import { spawnSync } from "node:child_process";
 import { chmodSync, lstatSync, mkdirSync, readdirSync, renameSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -139,7 +139,7 @@ const fixtures: [string, () => Fixture][] = [
   ...(["a regular file", "a link to a folder"] as const).map(
     (kind) =>
       [
-        `archive/ as ${kind} beside a parked handoff (contract §3 in docs/design.md#tokens-and-the-publication-protocol: archive must be a real folder)`,
+        `archive/ as ${kind} beside a parked handoff (docs/design.md#tokens-and-the-publication-protocol: archive must be a real folder)`,
         () => {
           const root = newRepo(NOW - DAY);
           parkedAt(root, 0);

@@ -1,4 +1,4 @@
-// `archives list|show|restore` through the built helper (contract §5, rulings 26, 28), over a
+// `archives list|show|restore` through the built helper (28), over a
 // real memory dir with five archives and a user's own file in archive/ that must survive.
 import { existsSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -133,7 +133,7 @@ describe("archives restore", () => {
     expect(after).toEqual(before);
   });
 
-  it("refuses an archive that write would not accept as it is (ruling 28), naming why", () => {
+  it("refuses an archive that write would not accept as it is, naming why", () => {
     const { root } = project();
     // A new-pattern name with a high seq: the newest, so the repair prunes another one (an old-pattern
     // name would rank below every new one and be pruned itself: docs/decisions/archive-order.md).

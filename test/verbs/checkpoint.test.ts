@@ -202,7 +202,7 @@ describe("checkpoint: capture from the hook input and the transcript", () => {
   });
 });
 
-describe("checkpoint: sessions, rewrites and retention (ruling 22)", () => {
+describe("checkpoint: sessions, rewrites and retention", () => {
   it.each([
     ["a valid id", "abc-def_1.2", "abc-def_1.2"],
     ["an id with capitals is hashed (docs/design.md#checkpoints)", "abc-DEF_1.2", null],
@@ -265,7 +265,7 @@ describe("checkpoint: sessions, rewrites and retention (ruling 22)", () => {
     const t = transcript(root);
     const codex = transcript(root, "codex");
     // Both sessions start together in every round. A session whose checkpoint meets the
-    // other's lock skips (lock timeout 0, ruling 25), so on a loaded machine one round may
+    // other's lock skips (lock timeout 0), so on a loaded machine one round may
     // save only one of them: rounds go on (at most 12) until each has saved once.
     const results: { code: number; stdout: string; stderr: string }[] = [];
     const saved = (who: string) => results.some((r) => new RegExp(`saved checkpoints/${who}`).test(r.stderr));
@@ -288,7 +288,7 @@ describe("checkpoint: sessions, rewrites and retention (ruling 22)", () => {
   });
 });
 
-describe("checkpoint: never blocks the harness (ruling 25)", () => {
+describe("checkpoint: never blocks the harness", () => {
   it.each([
     ["PAUSE in the memory dir", (root: string) => (mkdirSync(path.join(root, ".ai", "memory"), { recursive: true }), writeFileSync(path.join(root, ".ai", "memory", "PAUSE"), "")), {}, CHECKPOINT_LINES.paused()],
     ["SESSION_HANDOFF_DISABLE=1", () => {}, { SESSION_HANDOFF_DISABLE: "1" }, null],
@@ -370,7 +370,7 @@ describe("checkpoint: never blocks the harness (ruling 25)", () => {
     checkpoint(root, { session_id: "a", transcript_path: transcript(root) });
     writeFileSync(path.join(CP_DIR(root), ".a.md.tmp-99999-0badf00d"), "half");
     writeFileSync(path.join(CP_DIR(root), ".b.md.claim-99999-0badf00d"), cpText(root, "a")!.replace("Session: a", "Session: b"));
-    // check's code is not changed by leftovers (ruling 23): no handoff, a checkpoint parked: 2.
+    // check's code is not changed by leftovers: no handoff, a checkpoint parked: 2.
     expect(helper(["check", "--root", root]).code).toBe(2);
     const rec = helper(["recover", "--root", root]);
     expect(rec.code).toBe(0);
@@ -390,7 +390,7 @@ describe("checkpoint: never blocks the harness (ruling 25)", () => {
   });
 });
 
-describe("surfacing: read checkpoint, check, read handoff, brief (rulings 24, 26)", () => {
+describe("surfacing: read checkpoint, check, read handoff, brief (26)", () => {
   it("read checkpoint prints the newest in the envelope; --session picks one; exit 3 when none", () => {
     const root = gitRepo();
     expect(helper(["read", "checkpoint", "--root", root])).toMatchObject({ code: 3, stdout: "CURRENT-SHA256: absent\n" });
@@ -419,7 +419,7 @@ describe("surfacing: read checkpoint, check, read handoff, brief (rulings 24, 26
     expect(JSON.parse(helper(["check", "--root", root, "--json"]).stdout)).toMatchObject({ code: 2, parked: "handoff" });
   });
 
-  it("check ignores an unsafe checkpoints folder and planted entries (ruling 23)", () => {
+  it("check ignores an unsafe checkpoints folder and planted entries", () => {
     const root = gitRepo();
     mkdirSync(path.join(root, ".ai", "memory"), { recursive: true });
     symlinkSync(tempDir(), CP_DIR(root));
@@ -504,7 +504,7 @@ describe("a newer checkpoint keeps the brief's warnings (found by a newcomer's r
   });
 });
 
-describe("--help documents every line the verb prints (ruling 35)", () => {
+describe("--help documents every line the verb prints", () => {
   it("checkpoint --help", () => {
     // --help is wrapped at 80 columns (issue 14): a line may span two.
     const help = helper(["checkpoint", "--help"]).stdout.replace(/\s+/g, " ");

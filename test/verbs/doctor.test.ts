@@ -1,4 +1,4 @@
-// `doctor` (issue 13, ruling 26): read-only, --json, always exit 0, each problem with its fix.
+// `doctor` (issue 13): read-only, --json, always exit 0, each problem with its fix.
 import { copyHelper } from "../helpers.ts";
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -129,7 +129,7 @@ describe("doctor", () => {
     expect(doctor(e).memory).toMatchObject({ verdict: "parked", archives: 1, git: { ignored: true, tracked: false } });
   });
 
-  it("text output: a skill folder whose name holds a newline is quoted as anchors quote paths (ruling 4), one line each", () => {
+  it("text output: a skill folder whose name holds a newline is quoted as anchors quote paths, one line each", () => {
     const root = gitRepo();
     const skill = path.join(root, ".claude", "skills", "odd\nname");
     mkdirSync(path.join(skill, "scripts"), { recursive: true });

@@ -100,7 +100,7 @@ describe("one verdict on a memory file's bytes, through every verb", () => {
       expect(brief.stdout).toContain(`Goal: Goal ${odd.shown} end`);
       expect(drift.code).toBe(0);
       // The brief's JSON fields are its lines; archives list's JSON goal is exact, the refused
-      // code points as \uXXXX escapes (ruling 49, docs/design.md#verdicts-and-the-brief); invalid bytes as <0xNN>.
+      // code points as \uXXXX escapes (docs/design.md#verdicts-and-the-brief); invalid bytes as <0xNN>.
       expect(briefJson.code).toBe(0);
       expect((JSON.parse(briefJson.stdout) as { brief: { goal: string } }).brief.goal).toBe(`Goal ${odd.shown} end`);
       const listed = (JSON.parse(listJson.stdout) as { archives: { goal: string }[] }).archives[0]!.goal;

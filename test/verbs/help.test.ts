@@ -1,4 +1,4 @@
-// Ruling 35: every sentence the helper prints for a state is written out in --help. Issue 9's
+// every sentence the helper prints for a state is written out in --help. Issue 9's
 // sentences, pinned against the built helper's --help of the verb that prints them.
 import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";

@@ -1,4 +1,4 @@
-// `publish` (contract §5, ruling 25) against a local bare repository as the remote.
+// `publish` against a local bare repository as the remote.
 import { existsSync, mkdirSync, readdirSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";

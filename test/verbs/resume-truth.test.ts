@@ -1,5 +1,5 @@
 // Issue 9, "Resume tells the truth": each numbered case and its neighbours, through the built
-// helper on real git repositories (contract §5, §6, §7 1.1; rulings 4, 8, 13-17; field reports
+// helper on real git repositories (field reports
 // 22-25).
 import { copyHelper } from "../helpers.ts";
 import { spawnSync } from "node:child_process";
@@ -98,7 +98,7 @@ describe("case 2: one age (the state time) for drift, brief and hook", () => {
   });
 });
 
-describe("case 3: memory-only commits are not drift (ruling 14)", () => {
+describe("case 3: memory-only commits are not drift", () => {
   it("save, then git add .ai && git commit: fresh, with the commit counted apart", () => {
     const root = newRepo(NOW - 3 * DAY);
     park(root, savedNow(root));
@@ -221,7 +221,7 @@ Parse it.
 ## Environment anchors
 `;
 
-describe("case 4: every checkbox counts, at any depth (field report 25, ruling 8)", () => {
+describe("case 4: every checkbox counts, at any depth (field report 25)", () => {
   it("open sub-steps under a done step are open; an abandoned step is counted apart", () => {
     const root = newRepo(NOW - DAY);
     park(root, `${NESTED}- Branch: main\n- HEAD: ${headOf(root)}\n- Dirty files: none\n- Date: ${iso(NOW)}\n`);
@@ -364,7 +364,7 @@ describe("case 6: outside git, key-file modification times are compared", () => 
   });
 });
 
-describe("case 7: what moved (ruling 15) and what was cleaned", () => {
+describe("case 7: what moved and what was cleaned", () => {
   it("a key file edited since the save and not committed is named (a newcomer's run: only 'dirty files: 0 then, 2 now')", () => {
     const root = newRepo(NOW - 3 * DAY, { "src/a.ts": "1\n", "README.md": "r\n", "notes.md": "n\n" });
     writeFileSync(path.join(root, "notes.md"), "dirty at the save\n");
@@ -473,7 +473,7 @@ describe("case 8: the brief shows what blocks the next step (contract §5 brief)
   });
 });
 
-describe("case 9: SESSION_HANDOFF_DISABLE (contract §6 1.1)", () => {
+describe("case 9: SESSION_HANDOFF_DISABLE", () => {
   it.each(["1", "true", "TRUE", "yes", "on", "anything"])("%j disables: the hook is silent and writes exit 4", (value) => {
     const root = newRepo(NOW - DAY);
     park(root, savedNow(root));
@@ -508,7 +508,7 @@ describe("also: history wording, the skill's own folder, odd paths", () => {
     expect(d.summary).toContain("(rebase, amend, reset, squash merge or force-push)");
   });
 
-  it("anchors leave out the running skill's folder inside the root, as invoked and through a link (ruling 17)", () => {
+  it("anchors leave out the running skill's folder inside the root, as invoked and through a link", () => {
     const root = newRepo(NOW - DAY, { ".claude/settings.json": "{}\n" });
     const skill = path.join(root, ".claude", "skills", "session-handoff");
     mkdirSync(path.join(skill, "scripts"), { recursive: true });
@@ -534,7 +534,7 @@ describe("also: history wording, the skill's own folder, odd paths", () => {
     expect(run(["anchors", "--root", root]).stdout).toContain("- Dirty files: .claude/settings.json, .claude/skills/, work.txt\n");
   });
 
-  it("write fills the anchors as anchors prints them: the running skill's folder is left out there too (rulings 3, 17)", () => {
+  it("write fills the anchors as anchors prints them: the running skill's folder is left out there too (17)", () => {
     const root = newRepo(NOW - DAY);
     const skill = path.join(root, ".claude", "skills", "session-handoff");
     mkdirSync(path.join(skill, "scripts"), { recursive: true });
@@ -563,7 +563,7 @@ describe("also: history wording, the skill's own folder, odd paths", () => {
     ["a tab", "tab\there.txt", '"tab\\there.txt"'],
     ["a zero-width space", "zero\u200bwidth.txt", '"zero\\342\\200\\213width.txt"'],
     ["a right-to-left override", "evil\u202etxt.exe", '"evil\\342\\200\\256txt.exe"'],
-    // A joiner between two letters is a living script's (contract §4 1.1): write accepts it, so it stays as is.
+    // A joiner between two letters is a living script's: write accepts it, so it stays as is.
     ["Persian with a half-space (ZWNJ)", "می\u200cخواهم.md", "می\u200cخواهم.md"],
     ["a stray joiner at a name's start", "\u200cstray.md", '"\\342\\200\\214stray.md"'],
     ["plain non-ASCII", "café.md", "café.md"],

@@ -14,7 +14,7 @@ function monorepo(): { top: string; pkg: string } {
   return { top, pkg };
 }
 
-describe("one root for every verb (contract Words 1.1)", () => {
+describe("one root for every verb", () => {
   it("brief, drift, read, check and the hook from a package folder all see the top's handoff", () => {
     const { top, pkg } = monorepo();
     const brief = helper(["brief", "--root", pkg]);
@@ -81,7 +81,7 @@ describe("one root for every verb (contract Words 1.1)", () => {
     expect(anchors.stdout).toMatch(/^- Branch: feature$/m);
   });
 
-  it("a memory created below the repository top is kept there (ruling 12)", () => {
+  it("a memory created below the repository top is kept there", () => {
     const { top, pkg } = monorepo();
     mkdirSync(path.join(pkg, ".ai", "memory"), { recursive: true });
     expect(helper(["brief", "--root", pkg]).code).toBe(3);

@@ -1,4 +1,4 @@
-// `validate <kind>` through the built helper (contract §5, §8, ruling 26).
+// `validate <kind>` through the built helper.
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -52,7 +52,7 @@ describe("validate handoff", () => {
     expect((JSON.parse(closed.stdout) as { dropped: string[] }).dropped).toEqual([]);
   });
 
-  it("a handoff on disk without Saved: is invalid; the same text on stdin is valid with a finding (ruling 1)", () => {
+  it("a handoff on disk without Saved: is invalid; the same text on stdin is valid with a finding", () => {
     const root = gitRepo();
     save(root, handoff("x"));
     const file = path.join(root, ".ai", "memory", "HANDOFF.md");

@@ -1,4 +1,4 @@
-// `write` through the built helper (contract §8, rulings 1, 2, 6, 9, 35): schema errors
+// `write` through the built helper (35): schema errors
 // refused with nothing changed, `Saved:` stamped, empty anchors filled inside the lock,
 // `unchanged`, the anchor exemption from redaction, score and findings on stderr.
 import { readFileSync, writeFileSync } from "node:fs";
@@ -46,7 +46,7 @@ Fix the login redirect.
 - none
 `;
 
-describe("write refuses schema errors and changes nothing (contract §8, ruling 35)", () => {
+describe("write refuses schema errors and changes nothing", () => {
   it.each([
     ["## Failed approaches:", "Failed approaches"],
     ["## Failed approachs", "Failed approaches"],
@@ -123,7 +123,7 @@ function save0(root: string): string {
   return /CURRENT-SHA256: (\S+)\n$/.exec(r.stdout)![1]!;
 }
 
-describe("Saved: and the anchors are write's (rulings 1, 2)", () => {
+describe("Saved: and the anchors are write's (2)", () => {
   it("stamps Saved: with the time of the write and fills empty anchors with the same instant", () => {
     const root = gitRepo();
     const before = Date.now();
@@ -177,7 +177,7 @@ describe("Saved: and the anchors are write's (rulings 1, 2)", () => {
   });
 });
 
-describe("unchanged (ruling 1)", () => {
+describe("unchanged", () => {
   it("read, then write with the new token, prints unchanged; nothing is archived", () => {
     const root = gitRepo();
     const t = save0(root);
@@ -226,7 +226,7 @@ describe("unchanged (ruling 1)", () => {
   });
 });
 
-describe("anchors and redaction (ruling 6)", () => {
+describe("anchors and redaction", () => {
   // A branch name that the generic assignment rule would redact as prose.
   const BRANCH = "fix/password=Zq8vLr2Xw9Tk4Ya7";
 

@@ -22,7 +22,7 @@ function blockText(content: unknown): string {
     .join("\n");
 }
 
-// What a command's result record says about it (ruling 21, docs/design.md#checkpoints): `exit N` from the output, else
+// What a command's result record says about it (docs/design.md#checkpoints): `exit N` from the output, else
 // `ok` for a success the harness recorded, else `unknown` -- never guessed.
 function resultStatus(rec: Record<string, unknown>, block: Record<string, unknown>): string {
   const text = typeof block.content === "string" ? block.content : blockText(block.content);

@@ -5,7 +5,7 @@ import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import type { TranscriptFormat } from "./types.ts";
 import { harnessPath } from "../harness-path.ts";
 
-/** Most bytes read from the end of a transcript (ruling 19, docs/design.md#checkpoints). */
+/** Most bytes read from the end of a transcript (docs/design.md#checkpoints). */
 export const TAIL_BYTES = 4 * 1024 * 1024;
 /**
  * Bytes read from the end first (docs/decisions/checkpoint-window.md): the whole TAIL_BYTES only when this part lacks
@@ -13,7 +13,7 @@ export const TAIL_BYTES = 4 * 1024 * 1024;
  * that Claude Code gives 1.5 s in all; 1 MiB holds a few hundred records.
  */
 export const FIRST_TAIL_BYTES = 1024 * 1024;
-/** Most bytes read from its start to choose the adapter (ruling 19, docs/design.md#checkpoints). */
+/** Most bytes read from its start to choose the adapter (docs/design.md#checkpoints). */
 export const HEAD_BYTES = 64 * 1024;
 
 function readAt(fd: number, length: number, position: number): Buffer {
@@ -186,7 +186,7 @@ export function readTranscriptTail(transcriptPath: string, maxTail = TAIL_BYTES)
 }
 
 /**
- * Chooses the adapter from the first complete records (ruling 19, docs/design.md#checkpoints): Codex rollouts are
+ * Chooses the adapter from the first complete records (docs/design.md#checkpoints): Codex rollouts are
  * `{timestamp, type, payload}`; Claude Code entries carry `sessionId`/`uuid` with a `type`;
  * Gemini chat logs carry `projectHash`/`startTime` or `type: "gemini"` messages.
  * @returns null when no record is recognised (compressed, foreign or empty files).

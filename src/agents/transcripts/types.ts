@@ -1,4 +1,4 @@
-// What a transcript adapter extracts for a checkpoint (ruling 21, docs/design.md#checkpoints). Pure data.
+// What a transcript adapter extracts for a checkpoint (docs/design.md#checkpoints). Pure data.
 
 /** One step of the latest plan or todo list, as the harness recorded it. */
 export interface PlanItem {
@@ -6,7 +6,7 @@ export interface PlanItem {
   status: "done" | "doing" | "open" | "dropped";
 }
 
-/** One shell command and its outcome as recorded: `exit N`, `ok` (success without a code) or `unknown` (ruling 21, docs/design.md#checkpoints). */
+/** One shell command and its outcome as recorded: `exit N`, `ok` (success without a code) or `unknown` (docs/design.md#checkpoints). */
 export interface CommandRun {
   command: string;
   status: string;
