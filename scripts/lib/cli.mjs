@@ -1011,9 +1011,27 @@ var init_read = __esm({
   }
 });
 
+// src/store/home.ts
+import { homedir } from "node:os";
+import path6 from "node:path";
+function homeFolder(env, platform = process.platform) {
+  const value = platform === "win32" ? env.USERPROFILE : env.HOME;
+  return value ?? homedir();
+}
+function samePath(a, b, platform = process.platform) {
+  if (platform !== "win32") return a === b;
+  const norm3 = (p) => path6.win32.resolve(p).toLowerCase();
+  return norm3(a) === norm3(b);
+}
+var init_home = __esm({
+  "src/store/home.ts"() {
+    "use strict";
+  }
+});
+
 // src/store/root.ts
 import { lstatSync as lstatSync3, readFileSync as readFileSync2, realpathSync } from "node:fs";
-import path6 from "node:path";
+import path7 from "node:path";
 function exists(p) {
   try {
     lstatSync3(p);
@@ -1030,23 +1048,23 @@ function realOrNull(p) {
   }
 }
 function within(child, parent) {
-  const rel = path6.relative(parent, child);
-  return rel === "" || !rel.startsWith("..") && !path6.isAbsolute(rel);
+  const rel = path7.relative(parent, child);
+  return rel === "" || !rel.startsWith("..") && !path7.isAbsolute(rel);
 }
 function ceilings(env) {
   const out = [];
   for (const c of (env.GIT_CEILING_DIRECTORIES ?? "").split(":")) {
-    if (c === "" || !path6.isAbsolute(c)) continue;
-    out.push(realOrNull(c) ?? path6.resolve(c));
+    if (c === "" || !path7.isAbsolute(c)) continue;
+    out.push(realOrNull(c) ?? path7.resolve(c));
   }
   return out;
 }
 function safeDirectories(env) {
-  const home2 = env.HOME ?? "";
+  const home = homeFolder(env);
   const files = [];
   if (!env.GIT_CONFIG_NOSYSTEM || /^(?:0|false|no|off)$/i.test(env.GIT_CONFIG_NOSYSTEM)) files.push(env.GIT_CONFIG_SYSTEM || "/etc/gitconfig");
   if (env.GIT_CONFIG_GLOBAL !== void 0) files.push(env.GIT_CONFIG_GLOBAL);
-  else files.push(path6.join(env.XDG_CONFIG_HOME || path6.join(home2, ".config"), "git", "config"), path6.join(home2, ".gitconfig"));
+  else files.push(path7.join(env.XDG_CONFIG_HOME || path7.join(home, ".config"), "git", "config"), path7.join(home, ".gitconfig"));
   let out = [];
   for (const file of files) {
     let text2;
@@ -1071,7 +1089,7 @@ function safeDirectories(env) {
       if (!m) continue;
       const value = m[1].replace(/^"(.*)"$/, "$1");
       if (value === "") out = [];
-      else out.push(value.startsWith("~/") ? path6.join(home2, value.slice(2)) : value);
+      else out.push(value.startsWith("~/") ? path7.join(home, value.slice(2)) : value);
     }
   }
   return out;
@@ -1080,7 +1098,7 @@ function listedSafe(dir, safe) {
   return safe.some((s) => {
     if (s === "*") return true;
     if (s.endsWith("/*")) return within(dir, realOrNull(s.slice(0, -2)) ?? s.slice(0, -2));
-    return (realOrNull(s) ?? path6.resolve(s)) === dir;
+    return (realOrNull(s) ?? path7.resolve(s)) === dir;
   });
 }
 function distrust(dir, uid, safe) {
@@ -1098,7 +1116,7 @@ function distrust(dir, uid, safe) {
 }
 function memoryOwnedWell(dir, uid) {
   if (uid === void 0) return true;
-  for (const p of [path6.join(dir, ".ai"), path6.join(dir, ".ai", "memory")]) {
+  for (const p of [path7.join(dir, ".ai"), path7.join(dir, ".ai", "memory")]) {
     try {
       const st = lstatSync3(p);
       if (st.uid !== uid && st.uid !== 0) return false;
@@ -1125,27 +1143,28 @@ function findRoot(startPath, env, opts = {}) {
     throw new Refused(`root ${startPath} does not exist; pass the project root with --root`);
   }
   if (!st.isDirectory()) throw new Refused(`root ${startPath} is not a directory; pass the project root with --root`);
-  const home2 = env.HOME ? realOrNull(env.HOME) : null;
-  if (home2 !== null && start === home2) throw new Refused(NOT_A_PROJECT);
-  if (exists(path6.join(start, ".ai", "memory"))) return { root: start, start, by: "memory" };
+  const homeVar = homeFolder(env);
+  const home = homeVar ? realOrNull(homeVar) : null;
+  if (home !== null && samePath(start, home)) throw new Refused(NOT_A_PROJECT);
+  if (exists(path7.join(start, ".ai", "memory"))) return { root: start, start, by: "memory" };
   const uid = "uid" in opts ? opts.uid : process.getuid?.();
   let safe = null;
   const safeList = () => safe ??= safeDirectories(env);
   const stops = ceilings(env);
-  const belowHome = home2 !== null && within(start, home2);
+  const belowHome = home !== null && within(start, home);
   let dir = start;
   for (; ; ) {
     if (dir !== start) {
       const why = distrust(dir, uid, safeList);
       if (why !== null) return { root: start, start, by: "start", stopped: { at: dir, why } };
     }
-    if (exists(path6.join(dir, ".ai", "memory"))) {
+    if (exists(path7.join(dir, ".ai", "memory"))) {
       if (dir === start || memoryOwnedWell(dir, uid)) return { root: dir, start, by: "memory" };
       return { root: start, start, by: "start", stopped: { at: dir, why: "its .ai/memory belongs to another user" } };
     }
-    if (exists(path6.join(dir, ".git"))) return { root: dir, start, by: "git" };
-    const parent = path6.dirname(dir);
-    if (parent === dir || stops.includes(parent) || belowHome && parent === home2) return { root: start, start, by: "start" };
+    if (exists(path7.join(dir, ".git"))) return { root: dir, start, by: "git" };
+    const parent = path7.dirname(dir);
+    if (parent === dir || stops.includes(parent) || belowHome && samePath(parent, home)) return { root: start, start, by: "start" };
     dir = parent;
   }
 }
@@ -1154,17 +1173,18 @@ var init_root = __esm({
   "src/store/root.ts"() {
     "use strict";
     init_errors();
+    init_home();
     NOT_A_PROJECT = "not a project: run it from a project folder or pass --root <project>";
   }
 });
 
 // src/verbs/common.ts
-import path7 from "node:path";
+import path8 from "node:path";
 function rootOption(ctx, fallbackStart = null) {
   const value = ctx.values.root;
   if (value === "") throw new UsageError("--root needs a folder: pass --root <project>, or leave it out to start from the current folder");
   const given = typeof value === "string";
-  const found = findRoot(path7.resolve(ctx.cwd, given ? value : fallbackStart ?? "."), ctx.env);
+  const found = findRoot(path8.resolve(ctx.cwd, given ? value : fallbackStart ?? "."), ctx.env);
   if (given && found.root !== found.start) ctx.warn(`using root ${found.root}`);
   if (!given && found.stopped) ctx.warn(`stopped looking for the project root at ${quotedPath(found.stopped.at)} (${found.stopped.why}); using ${quotedPath(found.root)}: pass --root <project> to choose another`);
   return found.root;
@@ -1750,7 +1770,7 @@ var init_blocks = __esm({
 });
 
 // src/schema/values.ts
-import path8 from "node:path";
+import path9 from "node:path";
 function isNullObjectId(value) {
   return /^(?:0{40}|0{64})$/.test(value);
 }
@@ -1794,7 +1814,7 @@ function safeRelativePath(value) {
   if (value.length === 0 || value.length > 4096) return null;
   if (/[\x00-\x1f\x7f\\]/.test(value)) return null;
   if (value.startsWith("/") || value.startsWith("~") || /^[A-Za-z]:/.test(value)) return null;
-  const normal = path8.posix.normalize(value);
+  const normal = path9.posix.normalize(value);
   if (normal === "." || normal === ".." || normal.startsWith("../")) return null;
   return normal.replace(/\/$/, "");
 }
@@ -2281,9 +2301,9 @@ var init_checkpoint_name = __esm({
 // src/store/checkpoints.ts
 import { closeSync as closeSync3, constants as constants3, fstatSync as fstatSync3, lstatSync as lstatSync4, openSync as openSync3, readdirSync as readdirSync2, readSync as readSync3, unlinkSync, writeSync as writeSync2 } from "node:fs";
 import { createHash as createHash2 } from "node:crypto";
-import path9 from "node:path";
+import path10 from "node:path";
 function checkpointsDir(root) {
-  return path9.join(memoryDir(root), "checkpoints");
+  return path10.join(memoryDir(root), "checkpoints");
 }
 function sessionFileId(id) {
   if (typeof id !== "string" || id === "") return "unknown";
@@ -2314,7 +2334,7 @@ function readHeadAndTime(filePath, bytes) {
   try {
     const st = fstatSync3(fd, { bigint: true });
     if (!st.isFile()) return null;
-    if (st.nlink !== 1n && !(st.nlink === 2n && hasPrivatePartner(path9.dirname(filePath), path9.basename(filePath), st.ino))) return null;
+    if (st.nlink !== 1n && !(st.nlink === 2n && hasPrivatePartner(path10.dirname(filePath), path10.basename(filePath), st.ino))) return null;
     const want = Math.min(bytes, Number(st.size) + 1);
     const buf = Buffer.alloc(want);
     const n2 = readSync3(fd, buf, 0, want, 0);
@@ -2342,7 +2362,7 @@ function listCheckpoints(root, now = Date.now()) {
   const mtimes = /* @__PURE__ */ new Map();
   for (const name2 of names3) {
     if (!CHECKPOINT_NAME.test(name2)) continue;
-    const read = readHeadAndTime(path9.join(checkpointsDir(root), name2), HEAD);
+    const read = readHeadAndTime(path10.join(checkpointsDir(root), name2), HEAD);
     if (read === null) continue;
     const head = read.bytes.toString("utf8");
     if (!isCheckpointText(head)) continue;
@@ -2371,7 +2391,7 @@ function rmQuietRegular(p) {
   }
 }
 function deliveredPath(root, session) {
-  return path9.join(checkpointsDir(root), `.delivered-${session}`);
+  return path10.join(checkpointsDir(root), `.delivered-${session}`);
 }
 function readDelivered(root, session) {
   const text2 = readHead(deliveredPath(root, session), 128);
@@ -2424,7 +2444,7 @@ var init_probe_session = __esm({
 
 // src/verbs/checkpoint-surface.ts
 import { readdirSync as readdirSync3 } from "node:fs";
-import path10 from "node:path";
+import path11 from "node:path";
 function minutesAgo(savedMs2, now) {
   if (savedMs2 === null) return "at an unknown time";
   const m = Math.floor(Math.max(0, now - savedMs2) / MINUTE_MS);
@@ -2445,7 +2465,7 @@ function lazyOrder(token, text2, now) {
   };
 }
 function handoffOrder(root, now) {
-  const bytes = readHeadBytes(path10.join(memoryDir(root), FILE_OF.handoff), 1e6);
+  const bytes = readHeadBytes(path11.join(memoryDir(root), FILE_OF.handoff), 1e6);
   return bytes === null ? null : lazyOrder(tokenOf(bytes), bytes.toString("utf8"), now);
 }
 function newerThanHandoff(entry, handoff) {
@@ -2503,7 +2523,7 @@ async function checkpointHookLines(root, input, handoffPresent, paused, now) {
       chosen = currentCheckpoint(root, handoff, now);
     }
     if (chosen === null) return { lines: [], handoffOlderThanSession: older };
-    const file = await readStable(path10.join(checkpointsDir(root), chosen.entry.name)).catch(() => null);
+    const file = await readStable(path11.join(checkpointsDir(root), chosen.entry.name)).catch(() => null);
     if (file === null || file.stat.nlink !== 1n) return { lines: [], handoffOlderThanSession: older };
     const probe = isProbeSession(input.sessionId);
     const known = session !== "unknown" && !probe;
@@ -2526,7 +2546,7 @@ function toldToAnySession(root, token) {
     return false;
   }
   for (const name2 of names3) {
-    if (name2.startsWith(".delivered-") && readHead(path10.join(checkpointsDir(root), name2), 128)?.trim() === token) return true;
+    if (name2.startsWith(".delivered-") && readHead(path11.join(checkpointsDir(root), name2), 128)?.trim() === token) return true;
   }
   return false;
 }
@@ -2709,7 +2729,7 @@ exit: 0 printed; 3 absent ("CURRENT-SHA256: absent"); 2 refused (unsafe file, a 
 
 // src/git/git-dir.ts
 import { lstatSync as lstatSync5, readFileSync as readFileSync3 } from "node:fs";
-import path11 from "node:path";
+import path12 from "node:path";
 function isFile(p) {
   try {
     return lstatSync5(p).isFile();
@@ -2737,28 +2757,28 @@ function gitTopOf(root, opts = {}) {
   for (; ; ) {
     if (dir !== root && distrustedAbove(dir, process.env, opts) !== null) return null;
     try {
-      lstatSync5(path11.join(dir, ".git"));
+      lstatSync5(path12.join(dir, ".git"));
       return dir;
     } catch {
     }
-    const parent = path11.dirname(dir);
+    const parent = path12.dirname(dir);
     if (parent === dir) return null;
     dir = parent;
   }
 }
 function gitDirOf(top) {
-  const dotGit = path11.join(top, ".git");
+  const dotGit = path12.join(top, ".git");
   if (isDir(dotGit)) return dotGit;
   const text2 = readSmall(dotGit);
   const m = text2 === null ? null : /^gitdir:[ \t]*(.+?)[ \t]*$/m.exec(text2);
   if (!m) return null;
-  const dir = path11.resolve(top, m[1]);
+  const dir = path12.resolve(top, m[1]);
   return isDir(dir) ? dir : null;
 }
 function commonDirOf(gitDir) {
   try {
-    const text2 = readFileSync3(path11.join(gitDir, "commondir"), "utf8").trim();
-    if (text2 !== "") return path11.resolve(gitDir, text2);
+    const text2 = readFileSync3(path12.join(gitDir, "commondir"), "utf8").trim();
+    if (text2 !== "") return path12.resolve(gitDir, text2);
   } catch {
   }
   return gitDir;
@@ -2772,11 +2792,11 @@ var init_git_dir = __esm({
 
 // src/git/saves.ts
 import { closeSync as closeSync4, constants as constants4, lstatSync as lstatSync6, mkdirSync as mkdirSync2, openSync as openSync4, readFileSync as readFileSync4, renameSync, writeSync as writeSync3 } from "node:fs";
-import path12 from "node:path";
+import path13 from "node:path";
 function savesPath(root, opts = {}) {
   const top = gitTopOf(root, opts);
   const gitDir = top === null ? null : gitDirOf(top);
-  return gitDir === null ? null : path12.join(commonDirOf(gitDir), "session-handoff", "saves");
+  return gitDir === null ? null : path13.join(commonDirOf(gitDir), "session-handoff", "saves");
 }
 function savesLines(p) {
   return readFileSync4(p, "utf8").slice(0, 16384).split("\n").filter((l) => /^[0-9a-f]{64}( \d+ \d+ \d+ \d+)?$/.test(l));
@@ -2807,7 +2827,7 @@ function recordSave(root, token, key = null) {
   const p = savesPath(root);
   if (p === null || !/^[0-9a-f]{64}$/.test(token)) return;
   try {
-    mkdirSync2(path12.dirname(p), { recursive: true, mode: 448 });
+    mkdirSync2(path13.dirname(p), { recursive: true, mode: 448 });
     let kept = [];
     try {
       kept = savesLines(p).filter((l) => !l.startsWith(token));
@@ -2841,12 +2861,12 @@ var init_saves = __esm({
 
 // src/store/drafts.ts
 import { closeSync as closeSync5, constants as constants5, fchmodSync, fstatSync as fstatSync4, lstatSync as lstatSync7, openSync as openSync5, readSync as readSync4, unlinkSync as unlinkSync2, writeSync as writeSync4, chmodSync } from "node:fs";
-import path13 from "node:path";
+import path14 from "node:path";
 function draftsDir(root) {
-  return path13.join(memoryDir(root), DRAFTS);
+  return path14.join(memoryDir(root), DRAFTS);
 }
 function draftPath(root, kind) {
-  return path13.join(draftsDir(root), `${kind}.md`);
+  return path14.join(draftsDir(root), `${kind}.md`);
 }
 function draftShown(kind) {
   return kind === void 0 ? `.ai/memory/${DRAFTS}` : `.ai/memory/${DRAFTS}/${kind}.md`;
@@ -2860,7 +2880,7 @@ function lstatOrNull2(p) {
   }
 }
 function realFolders(root, rel) {
-  for (const [dir, shown] of [[path13.join(root, ".ai"), ".ai"], [memoryDir(root), ".ai/memory"], [draftsDir(root), draftShown()]]) {
+  for (const [dir, shown] of [[path14.join(root, ".ai"), ".ai"], [memoryDir(root), ".ai/memory"], [draftsDir(root), draftShown()]]) {
     const st = lstatOrNull2(dir);
     if (st === null) return false;
     if (st.isSymbolicLink() || !st.isDirectory()) {
@@ -2918,7 +2938,7 @@ function takeDraft(root, kind) {
   }
 }
 function ensureDraftsIgnored(root) {
-  const file = path13.join(draftsDir(root), ".gitignore");
+  const file = path14.join(draftsDir(root), ".gitignore");
   let fd;
   try {
     fd = openSync5(file, constants5.O_WRONLY | constants5.O_CREAT | constants5.O_EXCL | constants5.O_NOFOLLOW, 384);
@@ -2966,9 +2986,9 @@ var init_drafts = __esm({
 // src/store/lock.ts
 import fs from "node:fs";
 import { hostname as hostname2 } from "node:os";
-import path14 from "node:path";
+import path15 from "node:path";
 async function acquireLock(memDir, timeoutSeconds, opts = {}) {
-  return acquireLockDir(path14.join(memDir, LOCK_NAME), timeoutSeconds, { ...opts, what: "memory is busy" });
+  return acquireLockDir(path15.join(memDir, LOCK_NAME), timeoutSeconds, { ...opts, what: "memory is busy" });
 }
 async function acquireLockDir(lockDir, timeoutSeconds, opts) {
   const start = performance.now();
@@ -3021,13 +3041,13 @@ function tryMake(lockDir, me, makeParent2) {
   } catch (err) {
     if (err.code === "EEXIST") return false;
     if (err.code === "ENOENT" && makeParent2) {
-      fs.mkdirSync(path14.dirname(lockDir), { recursive: true, mode: 448 });
+      fs.mkdirSync(path15.dirname(lockDir), { recursive: true, mode: 448 });
       return tryMake(lockDir, me, false);
     }
     throw new Refused(`cannot take the lock ${lockDir}: ${err.message}`);
   }
   try {
-    fs.writeFileSync(path14.join(lockDir, OWNER_NAME), JSON.stringify(me), { mode: 384, flag: "wx" });
+    fs.writeFileSync(path15.join(lockDir, OWNER_NAME), JSON.stringify(me), { mode: 384, flag: "wx" });
     return true;
   } catch (err) {
     const code = err.code;
@@ -3066,7 +3086,7 @@ function holding(lockDir, me, log) {
       logLock(log, "release");
       if (!ours()) return;
       try {
-        fs.unlinkSync(path14.join(lockDir, OWNER_NAME));
+        fs.unlinkSync(path15.join(lockDir, OWNER_NAME));
         fs.rmdirSync(lockDir);
       } catch {
       }
@@ -3114,8 +3134,7 @@ var init_lock = __esm({
 
 // src/store/pause.ts
 import { lstatSync as lstatSync8 } from "node:fs";
-import { homedir } from "node:os";
-import path15 from "node:path";
+import path16 from "node:path";
 function exists2(p) {
   try {
     lstatSync8(p);
@@ -3124,12 +3143,9 @@ function exists2(p) {
     return false;
   }
 }
-function home(env) {
-  return env.HOME || homedir();
-}
 function expandHome(p, env) {
-  if (p === "~") return home(env);
-  if (p.startsWith("~/")) return path15.join(home(env), p.slice(2));
+  if (p === "~") return homeFolder(env);
+  if (p.startsWith("~/")) return path16.join(homeFolder(env), p.slice(2));
   return p;
 }
 function disabledByEnv(env) {
@@ -3141,14 +3157,14 @@ function pauseSwitch(memDir, env) {
     const v = env.SESSION_HANDOFF_DISABLE.slice(0, 40);
     return `SESSION_HANDOFF_DISABLE=${/^[A-Za-z0-9._+-]+$/.test(v) ? v : quotedValue(v)} from the environment`;
   }
-  if (memDir !== null && exists2(path15.join(memDir, "PAUSE"))) return path15.join(memDir, "PAUSE");
+  if (memDir !== null && exists2(path16.join(memDir, "PAUSE"))) return path16.join(memDir, "PAUSE");
   const named = env.SESSION_HANDOFF_PAUSE;
   if (named) {
     const p = expandHome(named, env);
     if (exists2(p)) return p;
   }
-  const config = env.XDG_CONFIG_HOME ? env.XDG_CONFIG_HOME : path15.join(home(env), ".config");
-  const global = path15.join(config, "session-handoff", "PAUSE");
+  const config = env.XDG_CONFIG_HOME ? env.XDG_CONFIG_HOME : path16.join(homeFolder(env), ".config");
+  const global = path16.join(config, "session-handoff", "PAUSE");
   if (exists2(global)) return global;
   return null;
 }
@@ -3161,12 +3177,13 @@ var init_pause = __esm({
     "use strict";
     init_quote();
     init_errors();
+    init_home();
   }
 });
 
 // src/store/archive.ts
 import { lstatSync as lstatSync9, readdirSync as readdirSync4, unlinkSync as unlinkSync3 } from "node:fs";
-import path16 from "node:path";
+import path17 from "node:path";
 function archiveStamp(now) {
   return now.toISOString().replace(/:/g, "-").replace(/\.(\d{3})Z$/, ".$1000Z");
 }
@@ -3217,7 +3234,7 @@ function pruneArchive(dir, justArchived = null) {
     if (!PRUNABLE_NAME.test(name2)) continue;
     let st;
     try {
-      st = lstatSync9(path16.join(dir, name2));
+      st = lstatSync9(path17.join(dir, name2));
     } catch {
       continue;
     }
@@ -3236,7 +3253,7 @@ function pruneArchive(dir, justArchived = null) {
   const deleted = [];
   for (const entry of doomed) {
     try {
-      unlinkSync3(path16.join(dir, entry.name));
+      unlinkSync3(path17.join(dir, entry.name));
       deleted.push(entry.name);
     } catch (err) {
       warnings.push(`archive pruning: could not delete archive/${entry.name}: ${err.message}`);
@@ -3259,7 +3276,7 @@ var init_archive = __esm({
 
 // src/store/publish.ts
 import { closeSync as closeSync6, constants as constants6, fchmodSync as fchmodSync2, fsyncSync, linkSync, lstatSync as lstatSync10, openSync as openSync6, renameSync as renameSync2, unlinkSync as unlinkSync4, writeSync as writeSync5 } from "node:fs";
-import path17 from "node:path";
+import path18 from "node:path";
 function syncDir(dir) {
   try {
     const fd = openSync6(dir, constants6.O_RDONLY);
@@ -3282,7 +3299,7 @@ function linkIntoArchive(from, archiveDirPath, prefix) {
   for (let attempt = 0; ; attempt++) {
     const name2 = archiveName(prefix, archiveDirPath);
     try {
-      linkSync(from, path17.join(archiveDirPath, name2));
+      linkSync(from, path18.join(archiveDirPath, name2));
       return name2;
     } catch (err) {
       if (err.code !== "EEXIST" || attempt > 5) throw err;
@@ -3301,7 +3318,7 @@ function writeTemp(tempPath, bytes, mode) {
   }
 }
 async function publish(spec) {
-  const filePath = path17.join(spec.dir, spec.file);
+  const filePath = path18.join(spec.dir, spec.file);
   const prior = await readStable(filePath, { failpoint: spec.failpoint });
   if (prior !== null && prior.stat.nlink !== 1n) {
     throw new UnsafeFile("hard-linked", filePath, prior.stat);
@@ -3314,8 +3331,8 @@ async function publish(spec) {
   const mode = prior ? Number(prior.stat.mode & 0o7777n) & ~3586 : spec.newMode;
   const pid = process.pid;
   const rand = randomHex8();
-  const claimPath = path17.join(spec.dir, privateName(spec.file, "claim", pid, rand));
-  const tempPath = path17.join(spec.dir, privateName(spec.file, "tmp", pid, rand));
+  const claimPath = path18.join(spec.dir, privateName(spec.file, "claim", pid, rand));
+  const tempPath = path18.join(spec.dir, privateName(spec.file, "tmp", pid, rand));
   const warnings = [];
   let archived = null;
   if (prior !== null) {
@@ -3436,7 +3453,7 @@ async function rollBack(tempPath, claimPath, filePath, spec, archived) {
   } catch (err) {
     if (!NO_ROOM.has(err.code ?? "")) return false;
     if (archived !== null) {
-      unlinkQuiet(path17.join(spec.archiveDir, archived));
+      unlinkQuiet(path18.join(spec.archiveDir, archived));
       await failpoint(spec.failpoint, "rollback-after-unarchive");
     }
     if (lstatSync10(filePath, { throwIfNoEntry: false }) !== void 0) return false;
@@ -3451,7 +3468,7 @@ async function rollBack(tempPath, claimPath, filePath, spec, archived) {
   }
   await failpoint(spec.failpoint, "rollback-after-restore");
   if (archived !== null) {
-    unlinkQuiet(path17.join(spec.archiveDir, archived));
+    unlinkQuiet(path18.join(spec.archiveDir, archived));
     await failpoint(spec.failpoint, "rollback-after-unarchive");
   }
   unlinkQuiet(claimPath);
@@ -3477,7 +3494,7 @@ var init_publish = __esm({
 
 // src/store/recover.ts
 import { lstatSync as lstatSync11, readdirSync as readdirSync5 } from "node:fs";
-import path18 from "node:path";
+import path19 from "node:path";
 function pendingRepairs(root) {
   return [
     ...listPrivate(memoryDir(root)).filter((e) => MEMORY_FILES.has(e.file)),
@@ -3495,7 +3512,7 @@ function archiveExcess(root) {
   for (const name2 of names3) {
     if (!PRUNABLE_NAME.test(name2)) continue;
     try {
-      const st = lstatSync11(path18.join(archiveDir(root), name2));
+      const st = lstatSync11(path19.join(archiveDir(root), name2));
       if (st.isSymbolicLink() || !st.isFile() || st.nlink !== 1) return 0;
     } catch {
       continue;
@@ -3514,7 +3531,7 @@ function archiveEntriesWithIno(dir, ino) {
   } catch {
     return [];
   }
-  return names3.filter((n2) => inoOf(path18.join(dir, n2)) === ino);
+  return names3.filter((n2) => inoOf(path19.join(dir, n2)) === ino);
 }
 function notOurs(e, filePath, arch, siblings) {
   const st = lstatBig(e.path);
@@ -3531,7 +3548,7 @@ function notOurs(e, filePath, arch, siblings) {
 function groupByFile(entries) {
   const byFile = /* @__PURE__ */ new Map();
   for (const e of entries) {
-    const key = path18.join(path18.dirname(e.path), e.file);
+    const key = path19.join(path19.dirname(e.path), e.file);
     byFile.set(key, [...byFile.get(key) ?? [], e]);
   }
   return byFile;
@@ -3576,7 +3593,7 @@ var init_recover = __esm({
 
 // src/store/repair.ts
 import { linkSync as linkSync3, readdirSync as readdirSync6, readFileSync as readFileSync6, rmSync as rmSync2, unlinkSync as unlinkSync6 } from "node:fs";
-import path19 from "node:path";
+import path20 from "node:path";
 function archiveEntryWithBytes(dir, claimPath) {
   let names3;
   let bytes;
@@ -3587,7 +3604,7 @@ function archiveEntryWithBytes(dir, claimPath) {
     return void 0;
   }
   return names3.find((n2) => {
-    const p = path19.join(dir, n2);
+    const p = path20.join(dir, n2);
     const st = lstatBig(p);
     if (st === null || !st.isFile() || st.nlink !== 1n || st.size !== BigInt(bytes.length)) return false;
     try {
@@ -3609,7 +3626,7 @@ async function dropArchiveTemps(arch, fp) {
   }
   const out = [];
   for (const name2 of names3) {
-    const p = path19.join(arch, name2);
+    const p = path20.join(arch, name2);
     const st = lstatBig(p);
     if (st === null || !st.isFile()) continue;
     if (st.nlink !== 1n && !(st.nlink === 2n && archiveEntriesWithIno(arch, st.ino).length === 2)) continue;
@@ -3629,7 +3646,7 @@ async function repair(root, fp) {
   }
   const byFile = groupByFile(pendingRepairs(root));
   for (const [filePath, list2] of byFile) {
-    const file = path19.basename(filePath);
+    const file = path20.basename(filePath);
     const prefix = archivePrefixOf(file);
     const currentIno = inoOf(filePath);
     const finished = new Set(list2.filter((e) => e.role === "tmp" && currentIno !== null && inoOf(e.path) === currentIno).map(saveId));
@@ -3643,7 +3660,7 @@ async function repair(root, fp) {
       }
       if (inoOf(filePath) === claimIno) {
         for (const copy of archiveEntriesWithIno(arch, claimIno)) {
-          unlinkSync6(path19.join(arch, copy));
+          unlinkSync6(path20.join(arch, copy));
           await failpoint(fp, "recover-after-unarchive");
         }
         unlinkSync6(claim.path);
@@ -3679,7 +3696,7 @@ async function repair(root, fp) {
   actions.push(...await dropArchiveTemps(arch, fp));
   try {
     for (const name2 of readdirSync6(memDir)) {
-      if (DEAD_LOCK.test(name2)) rmSync2(path19.join(memDir, name2), { recursive: true, force: true });
+      if (DEAD_LOCK.test(name2)) rmSync2(path20.join(memDir, name2), { recursive: true, force: true });
     }
   } catch {
   }
@@ -3904,9 +3921,9 @@ var init_write_help = __esm({
 
 // src/git/git-files.ts
 import { readdirSync as readdirSync7, readFileSync as readFileSync7 } from "node:fs";
-import path20 from "node:path";
+import path21 from "node:path";
 function isShallow(gitDir) {
-  return gitDir !== null && isFile(path20.join(commonDirOf(gitDir), "shallow"));
+  return gitDir !== null && isFile(path21.join(commonDirOf(gitDir), "shallow"));
 }
 function reflogFiles(dir, out) {
   let entries;
@@ -3917,7 +3934,7 @@ function reflogFiles(dir, out) {
   }
   for (const e of entries) {
     if (out.length >= MAX_REFLOG_FILES) return;
-    const p = path20.join(dir, e.name);
+    const p = path21.join(dir, e.name);
     if (e.isDirectory()) reflogFiles(p, out);
     else if (e.isFile()) out.push(p);
   }
@@ -3925,7 +3942,7 @@ function reflogFiles(dir, out) {
 function reflogNames(gitDir, id) {
   if (gitDir === null || isNullObjectId(id.toLowerCase())) return false;
   const files = [];
-  for (const dir of /* @__PURE__ */ new Set([gitDir, commonDirOf(gitDir)])) reflogFiles(path20.join(dir, "logs"), files);
+  for (const dir of /* @__PURE__ */ new Set([gitDir, commonDirOf(gitDir)])) reflogFiles(path21.join(dir, "logs"), files);
   const needle = Buffer.from(id.toLowerCase(), "latin1");
   let budget = MAX_REFLOG_BYTES;
   for (const f of files) {
@@ -3948,18 +3965,18 @@ function reflogNames(gitDir, id) {
 function branchPresent(gitDir, branch) {
   if (gitDir === null) return null;
   const common = commonDirOf(gitDir);
-  if (isFile(path20.join(common, "reftable", "tables.list"))) return null;
+  if (isFile(path21.join(common, "reftable", "tables.list"))) return null;
   if (branch.split("/").some((part) => part === "" || part === "." || part === "..")) return false;
-  if (isFile(path20.join(common, "refs", "heads", branch))) return true;
+  if (isFile(path21.join(common, "refs", "heads", branch))) return true;
   try {
-    for (const remote of readdirSync7(path20.join(common, "refs", "remotes"))) {
-      if (isFile(path20.join(common, "refs", "remotes", remote, branch))) return true;
+    for (const remote of readdirSync7(path21.join(common, "refs", "remotes"))) {
+      if (isFile(path21.join(common, "refs", "remotes", remote, branch))) return true;
     }
   } catch {
   }
   let packed;
   try {
-    packed = readFileSync7(path20.join(common, "packed-refs"), "utf8");
+    packed = readFileSync7(path21.join(common, "packed-refs"), "utf8");
   } catch {
     return false;
   }
@@ -3987,11 +4004,11 @@ var init_git_files = __esm({
 // src/git/blob-id.ts
 import { createHash as createHash3 } from "node:crypto";
 import { lstatSync as lstatSync12, readFileSync as readFileSync8, readlinkSync as readlinkSync2 } from "node:fs";
-import path21 from "node:path";
+import path22 from "node:path";
 function objectFormat(gitDir) {
   if (gitDir === null) return "sha1";
   try {
-    const config = readFileSync8(path21.join(commonDirOf(gitDir), "config"), "utf8");
+    const config = readFileSync8(path22.join(commonDirOf(gitDir), "config"), "utf8");
     return /^\s*objectformat\s*=\s*sha256\s*$/im.test(config) ? "sha256" : "sha1";
   } catch {
     return "sha1";
@@ -4028,7 +4045,7 @@ var init_blob_id = __esm({
 });
 
 // src/git/in-progress.ts
-import path22 from "node:path";
+import path23 from "node:path";
 function branchOfHeadName(text2) {
   const m = text2 === null ? null : /^refs\/heads\/(\S+)\s*$/.exec(text2);
   return m ? m[1] : null;
@@ -4036,15 +4053,15 @@ function branchOfHeadName(text2) {
 function inProgressOf(gitDir) {
   if (gitDir === null) return null;
   for (const dir of ["rebase-merge", "rebase-apply"]) {
-    const d = path22.join(gitDir, dir);
+    const d = path23.join(gitDir, dir);
     if (!isDir(d)) continue;
-    if (dir === "rebase-apply" && isFile(path22.join(d, "applying"))) continue;
-    return { operation: "rebase", branch: branchOfHeadName(readSmall(path22.join(d, "head-name"))) };
+    if (dir === "rebase-apply" && isFile(path23.join(d, "applying"))) continue;
+    return { operation: "rebase", branch: branchOfHeadName(readSmall(path23.join(d, "head-name"))) };
   }
-  if (isFile(path22.join(gitDir, "MERGE_HEAD"))) return { operation: "merge", branch: null };
-  if (isFile(path22.join(gitDir, "CHERRY_PICK_HEAD"))) return { operation: "cherry-pick", branch: null };
-  if (isFile(path22.join(gitDir, "REVERT_HEAD"))) return { operation: "revert", branch: null };
-  if (isFile(path22.join(gitDir, "BISECT_LOG"))) return { operation: "bisect", branch: null };
+  if (isFile(path23.join(gitDir, "MERGE_HEAD"))) return { operation: "merge", branch: null };
+  if (isFile(path23.join(gitDir, "CHERRY_PICK_HEAD"))) return { operation: "cherry-pick", branch: null };
+  if (isFile(path23.join(gitDir, "REVERT_HEAD"))) return { operation: "revert", branch: null };
+  if (isFile(path23.join(gitDir, "BISECT_LOG"))) return { operation: "bisect", branch: null };
   return null;
 }
 function inProgressWords(p) {
@@ -4203,12 +4220,12 @@ var init_status = __esm({
 // src/git/anchors.ts
 import { realpathSync as realpathSync2 } from "node:fs";
 import { lstat } from "node:fs/promises";
-import path23 from "node:path";
+import path24 from "node:path";
 async function statInsideRoot(root, rel) {
   const parts = rel.split("/");
   let at3 = root;
   for (const [i, part] of parts.entries()) {
-    at3 = path23.join(at3, part);
+    at3 = path24.join(at3, part);
     try {
       const st = await lstat(at3);
       if (i < parts.length - 1 && !st.isDirectory()) return null;
@@ -4227,11 +4244,11 @@ function skillExcludes(root, skillDir) {
     real2 = realpathSync2(skillDir);
   } catch {
   }
-  for (const dir of [path23.resolve(skillDir), real2]) {
+  for (const dir of [path24.resolve(skillDir), real2]) {
     if (dir === null) continue;
-    const rel = path23.relative(root, dir);
-    if (rel === "" || rel.startsWith("..") || path23.isAbsolute(rel) || /[\x00-\x1f\x7f]/.test(rel)) continue;
-    out.add(rel.split(path23.sep).join("/"));
+    const rel = path24.relative(root, dir);
+    if (rel === "" || rel.startsWith("..") || path24.isAbsolute(rel) || /[\x00-\x1f\x7f]/.test(rel)) continue;
+    out.add(rel.split(path24.sep).join("/"));
   }
   return [...out];
 }
@@ -4241,13 +4258,13 @@ function dirtyHashesOf(top, dirty) {
   for (const p of dirty) {
     if (out.length >= MAX_DIRTY_HASHES) break;
     if (p.endsWith("/")) continue;
-    const id = blobIdOf(path23.join(top, p), format2);
+    const id = blobIdOf(path24.join(top, p), format2);
     if (id !== null) out.push({ path: p, id });
   }
   return out;
 }
 function keyFileRelative(root, value) {
-  const rel = path23.isAbsolute(value) ? path23.relative(root, value).split(path23.sep).join("/") : value;
+  const rel = path24.isAbsolute(value) ? path24.relative(root, value).split(path24.sep).join("/") : value;
   const safe = safeRelativePath(rel);
   return safe === null ? { error: "not a path inside the root" } : safe;
 }
@@ -4327,9 +4344,9 @@ function looksLikeCode(value) {
   const m = CODE_PATH.exec(value);
   if (!m) return false;
   const tail = m.groups?.["tail"];
-  const path55 = tail === void 0 ? value : value.slice(0, value.length - tail.length);
-  if (isWordy(path55)) return true;
-  const parts = path55.split(/\??\.|::|->/);
+  const path56 = tail === void 0 ? value : value.slice(0, value.length - tail.length);
+  if (isWordy(path56)) return true;
+  const parts = path56.split(/\??\.|::|->/);
   return parts.length > 1 && parts.every((p) => /^[A-Za-z_$]+!?$/.test(p)) && parts.some((p) => /^[a-z]{3,}$/.test(p));
 }
 function shannonEntropy(s) {
@@ -6405,7 +6422,7 @@ var init_document = __esm({
 
 // src/verbs/write-checked.ts
 import { closeSync as closeSync7, lstatSync as lstatSync13 } from "node:fs";
-import path24 from "node:path";
+import path25 from "node:path";
 function schemaRefusal(file, errors) {
   const count = errors.filter((e) => e.rule !== "more").length + Number(/\d+/.exec(errors.find((e) => e.rule === "more")?.message ?? "")?.[0] ?? 0);
   return new Refused([`${file} has ${count} schema error(s)`, ...issueLines(errors)].join("\n"));
@@ -6425,7 +6442,7 @@ function sizeCheck(raw) {
 function peekCurrent(root, file) {
   try {
     lstatSync13(memoryDir(root));
-    const opened = openRegular(path24.join(memoryDir(root), file));
+    const opened = openRegular(path25.join(memoryDir(root), file));
     if (opened === null) return null;
     try {
       return readAll(opened.fd).toString("utf8");
@@ -6477,8 +6494,8 @@ function replaceDate(text2, iso) {
 async function buildDocument(checked, root, anchors) {
   const { env, skillDir } = anchors;
   const file = FILE_OF[checked.kind];
-  const prior = await readStable(path24.join(memoryDir(root), file));
-  if (prior !== null && prior.stat.nlink !== 1n) throw new UnsafeFile("hard-linked", path24.join(memoryDir(root), file), prior.stat);
+  const prior = await readStable(path25.join(memoryDir(root), file));
+  if (prior !== null && prior.stat.nlink !== 1n) throw new UnsafeFile("hard-linked", path25.join(memoryDir(root), file), prior.stat);
   const priorText2 = prior ? prior.bytes.toString("utf8") : null;
   const notes = [...checked.notes];
   if (checked.kind !== "handoff") {
@@ -6676,15 +6693,15 @@ var init_write_checked = __esm({
 });
 
 // src/agents/harness-path.ts
-import path25 from "node:path";
+import path26 from "node:path";
 function windowsShaped(p) {
   return /^([A-Za-z]:|\\\\)/.test(p);
 }
 function harnessPath(what, p, platform = process.platform) {
   const windows = windowsShaped(p);
-  if (p.includes("\0") || !(windows || platform === "win32" ? path25.win32 : path25.posix).isAbsolute(p)) return { ok: false, reason: `${what} is not an absolute path`, windows };
+  if (p.includes("\0") || !(windows || platform === "win32" ? path26.win32 : path26.posix).isAbsolute(p)) return { ok: false, reason: `${what} is not an absolute path`, windows };
   if (windows && platform !== "win32") return { ok: false, reason: `${what} ${quotedPath(p.slice(0, 200))} is a Windows path and this helper runs on ${platform}`, windows };
-  return { ok: true, path: platform === "win32" ? path25.win32.normalize(p) : p };
+  return { ok: true, path: platform === "win32" ? path26.win32.normalize(p) : p };
 }
 function hookCwd(cwd, platform = process.platform) {
   if (cwd === void 0 || cwd === null) return null;
@@ -6911,9 +6928,9 @@ var init_outcome = __esm({
 
 // src/journal/store.ts
 import { closeSync as closeSync8, constants as constants7, fsyncSync as fsyncSync2, linkSync as linkSync4, lstatSync as lstatSync14, mkdirSync as mkdirSync3, openSync as openSync7, readdirSync as readdirSync8, renameSync as renameSync3, unlinkSync as unlinkSync7, writeSync as writeSync6 } from "node:fs";
-import path26 from "node:path";
+import path27 from "node:path";
 function journalDir(root) {
-  return path26.join(memoryDir(root), "journal");
+  return path27.join(memoryDir(root), "journal");
 }
 function parseJournalName(name2) {
   const m = JOURNAL_NAME.exec(name2);
@@ -6935,13 +6952,13 @@ function listJournal(root) {
   return names3.map(parseJournalName).filter((f) => f !== null).sort((a, b) => a.period === b.period ? a.part - b.part : a.period < b.period ? -1 : 1);
 }
 function journalOff(root) {
-  return exists2(path26.join(journalDir(root), "OFF"));
+  return exists2(path27.join(journalDir(root), "OFF"));
 }
 function monthOf(ms) {
   return new Date(ms).toISOString().slice(0, 7);
 }
 function readJournalFile(dir, name2) {
-  const p = path26.join(dir, name2);
+  const p = path27.join(dir, name2);
   let opened;
   try {
     opened = openRegular(p, MAX_DOCUMENT_BYTES);
@@ -6965,7 +6982,7 @@ function repairJournal(dir) {
       unlinkSync7(e.path);
       continue;
     }
-    const target = path26.join(dir, e.file);
+    const target = path27.join(dir, e.file);
     if (!exists2(target)) {
       renameSync3(e.path, target);
       actions.push(`journal/${e.file}: put back after an interrupted append`);
@@ -6977,7 +6994,7 @@ function repairJournal(dir) {
       unlinkSync7(e.path);
     } else {
       const kept = `${e.file.replace(/\.md$/, "")}.orig-${randomHex8()}.md`;
-      renameSync3(e.path, path26.join(dir, kept));
+      renameSync3(e.path, path27.join(dir, kept));
       actions.push(`journal/${e.file}: another program changed it during an interrupted append; the earlier version is journal/${kept}`);
     }
   }
@@ -6995,15 +7012,15 @@ function writeTemp2(p, bytes) {
 }
 async function publishJournalFile(dir, name2, expected, bytes, fp) {
   const rand = randomHex8();
-  const temp = path26.join(dir, privateName(name2, "tmp", process.pid, rand));
-  const claim = path26.join(dir, privateName(name2, "claim", process.pid, rand));
-  const target = path26.join(dir, name2);
+  const temp = path27.join(dir, privateName(name2, "tmp", process.pid, rand));
+  const claim = path27.join(dir, privateName(name2, "claim", process.pid, rand));
+  const target = path27.join(dir, name2);
   writeTemp2(temp, bytes);
   try {
     if (expected !== "absent") {
       renameSync3(target, claim);
       await failpoint(fp, "journal-after-claim");
-      const claimed = readJournalFile(dir, path26.basename(claim));
+      const claimed = readJournalFile(dir, path27.basename(claim));
       if (claimed === null || claimed.token !== expected) {
         if (!exists2(target)) renameSync3(claim, target);
         throw new Refused(`journal/${name2} changed while the entry was appended (another program wrote it); the entry was not added`);
@@ -7076,7 +7093,7 @@ var init_store = __esm({
 
 // src/journal/record.ts
 import { unlinkSync as unlinkSync8 } from "node:fs";
-import path27 from "node:path";
+import path28 from "node:path";
 import { createHash as createHash4 } from "node:crypto";
 import { readdirSync as readdirSync9 } from "node:fs";
 function monthIndex(period) {
@@ -7135,9 +7152,9 @@ function retriedNotes(root, priorToken) {
   return [...seen].slice(0, 5).map((c) => `note: this session ran \`${c}\`, listed as a failed approach of the handoff it resumed (measured by its checkpoint); say why it was retried in the new handoff`);
 }
 async function handoffWithToken(root, token) {
-  const files = [path27.join(memoryDir(root), "HANDOFF.md")];
+  const files = [path28.join(memoryDir(root), "HANDOFF.md")];
   try {
-    for (const n2 of readdirSync9(archiveDir(root))) if (/^HANDOFF-.*\.md$/.test(n2)) files.push(path27.join(archiveDir(root), n2));
+    for (const n2 of readdirSync9(archiveDir(root))) if (/^HANDOFF-.*\.md$/.test(n2)) files.push(path28.join(archiveDir(root), n2));
   } catch {
   }
   for (const f of files) {
@@ -7157,7 +7174,7 @@ async function recordResume(root, call, sessionId, currentToken, env, fp) {
       return h2.ok ? h2.path : null;
     };
     const base = call.cwd !== null ? absolute(call.cwd) : null;
-    const start = call.rootArg === null ? base : base === null || windowsShaped(call.rootArg) ? absolute(call.rootArg) : path27.resolve(base, call.rootArg);
+    const start = call.rootArg === null ? base : base === null || windowsShaped(call.rootArg) ? absolute(call.rootArg) : path28.resolve(base, call.rootArg);
     if (start === null || findRoot(start, env).root !== root) return [];
     const token = call.expectedToken ?? currentToken;
     if (token === null) return [];
@@ -7248,7 +7265,7 @@ async function foldOne(root, nowMonth, fp) {
     const next = boundYear(insertSection(text2 + sep, period, foldSection(period, entries)));
     await publishJournalFile(dir, yearName, current?.token ?? "absent", Buffer.from(next, "utf8"), fp);
   }
-  for (const f of files) unlinkSync8(path27.join(dir, f.name));
+  for (const f of files) unlinkSync8(path28.join(dir, f.name));
   return `journal: folded ${files.map((f) => `journal/${f.name}`).join(", ")} (${entries.length} entries) into journal/${yearName}`;
 }
 function insertSection(text2, period, section) {
@@ -7283,7 +7300,7 @@ __export(write_exports, {
   writeVerb: () => writeVerb
 });
 import { lstatSync as lstatSync15 } from "node:fs";
-import path28 from "node:path";
+import path29 from "node:path";
 async function save(ctx, kind, document) {
   {
     const expected = expectedTokenOption(ctx);
@@ -7341,7 +7358,7 @@ async function save(ctx, kind, document) {
     if (kind === "handoff") {
       let key = null;
       try {
-        key = statKey(lstatSync15(path28.join(memoryDir(root), file), { bigint: true }));
+        key = statKey(lstatSync15(path29.join(memoryDir(root), file), { bigint: true }));
       } catch {
       }
       recordSave(root, result === null ? built.prior.token : result.token, key);
@@ -7557,9 +7574,9 @@ CURRENT-SHA256: ${result.token}
 
 // src/store/inspect.ts
 import { closeSync as closeSync9, fstatSync as fstatSync5, lstatSync as lstatSync16, readSync as readSync5 } from "node:fs";
-import path29 from "node:path";
+import path30 from "node:path";
 function treeUnsafe(root) {
-  for (const dir of [path29.join(root, ".ai"), memoryDir(root)]) {
+  for (const dir of [path30.join(root, ".ai"), memoryDir(root)]) {
     let st;
     try {
       st = lstatSync16(dir);
@@ -7599,7 +7616,7 @@ function inspectFile(root, kind, retry = true, opts = {}) {
   const writerLive = () => liveWriter(memDir);
   let opened;
   try {
-    opened = openRegular(path29.join(memDir, file));
+    opened = openRegular(path30.join(memDir, file));
   } catch {
     return { kind, status: "unsafe", mtimeMs: null };
   }
@@ -7607,7 +7624,7 @@ function inspectFile(root, kind, retry = true, opts = {}) {
     if (mine.some((e) => e.role === "claim")) {
       return { kind, status: writerLive() ? "present" : "interrupted", mtimeMs: null };
     }
-    if (retry && (mine.length > 0 || lstatBig(path29.join(memDir, file)) !== null)) return inspectFile(root, kind, false, opts);
+    if (retry && (mine.length > 0 || lstatBig(path30.join(memDir, file)) !== null)) return inspectFile(root, kind, false, opts);
     return { kind, status: "missing", mtimeMs: null };
   }
   const { fd, stat } = opened;
@@ -7615,7 +7632,7 @@ function inspectFile(root, kind, retry = true, opts = {}) {
     const mtimeMs = Number(stat.mtimeMs);
     if (stat.nlink !== 1n) {
       if (!hasPrivatePartner(memDir, file, stat.ino)) {
-        const now = lstatBig(path29.join(memDir, file));
+        const now = lstatBig(path30.join(memDir, file));
         if (now !== null && now.ino === stat.ino && now.nlink === 1n) return { kind, status: "present", mtimeMs };
         return { kind, status: "unsafe", mtimeMs };
       }
@@ -7627,7 +7644,7 @@ function inspectFile(root, kind, retry = true, opts = {}) {
     const ok2 = lines3[0] === MARKER && lines3.slice(0, 4).includes(HEADING_OF[kind]);
     if (!ok2) return { kind, status: "foreign", mtimeMs };
     if (opts.text && stat.size <= BigInt(MAX_DOCUMENT_BYTES)) {
-      const whole = wholeBytes(fd, path29.join(memDir, file), stat);
+      const whole = wholeBytes(fd, path30.join(memDir, file), stat);
       if (whole !== null) return firstNul(whole) >= 0 ? { kind, status: "unsafe", mtimeMs } : { kind, status: "present", mtimeMs, text: whole.toString("utf8") };
     }
     if (holdsNul(fd, buf, n2)) return { kind, status: "unsafe", mtimeMs };
@@ -7681,7 +7698,7 @@ var init_inspect = __esm({
 
 // src/git/merge-driver-state.ts
 import { readFileSync as readFileSync9 } from "node:fs";
-import path30 from "node:path";
+import path31 from "node:path";
 function mergeDriverMissing(root) {
   const top = gitTopOf(root);
   if (top === null) return false;
@@ -7689,14 +7706,14 @@ function mergeDriverMissing(root) {
   if (gitDir === null) return false;
   let attrs;
   try {
-    attrs = readFileSync9(path30.join(top, ".gitattributes"), "utf8");
+    attrs = readFileSync9(path31.join(top, ".gitattributes"), "utf8");
   } catch {
     return false;
   }
   if (!new RegExp(`(^|\\s)merge=${DRIVER_NAME}(\\s|$)`, "m").test(attrs)) return false;
   let config = "";
   try {
-    config = readFileSync9(path30.join(commonDirOf(gitDir), "config"), "utf8");
+    config = readFileSync9(path31.join(commonDirOf(gitDir), "config"), "utf8");
   } catch {
     return true;
   }
@@ -7806,7 +7823,7 @@ draft left in drafts/ changes no code (\`recover\` removes it).
 
 // src/store/checkpoint-cleanup.ts
 import { linkSync as linkSync5, lstatSync as lstatSync17, readdirSync as readdirSync10, unlinkSync as unlinkSync9 } from "node:fs";
-import path31 from "node:path";
+import path32 from "node:path";
 function pruneCheckpoints(root, keep) {
   const list2 = listCheckpoints(root);
   const survivors = new Set(list2.slice(0, CHECKPOINT_KEEP).map((e) => e.name));
@@ -7815,11 +7832,11 @@ function pruneCheckpoints(root, keep) {
   for (const e of list2) {
     if (survivors.has(e.name) || deleted.length >= list2.length - CHECKPOINT_KEEP) continue;
     try {
-      unlinkSync9(path31.join(checkpointsDir(root), e.name));
+      unlinkSync9(path32.join(checkpointsDir(root), e.name));
       deleted.push(e.name);
     } catch {
     }
-    rmQuietRegular(path31.join(checkpointsDir(root), `.delivered-${e.session}`));
+    rmQuietRegular(path32.join(checkpointsDir(root), `.delivered-${e.session}`));
   }
   return deleted;
 }
@@ -7838,7 +7855,7 @@ function cleanCheckpointLeftovers(root) {
     if (st.isDirectory()) continue;
     if (e.role === "claim" && st.isFile()) {
       try {
-        linkSync5(e.path, path31.join(dir, e.file));
+        linkSync5(e.path, path32.join(dir, e.file));
         actions.push(`checkpoints/${e.file}: put back the version an interrupted checkpoint had claimed`);
       } catch {
       }
@@ -7854,24 +7871,24 @@ function cleanCheckpointLeftovers(root) {
     const live = /* @__PURE__ */ new Set();
     for (const name2 of names3) {
       if (name2.startsWith(".") || !CHECKPOINT_NAME.test(name2)) continue;
-      const bytes = readHeadBytes(path31.join(dir, name2));
+      const bytes = readHeadBytes(path32.join(dir, name2));
       if (bytes !== null) live.add(tokenOf(bytes));
     }
     const kept = [];
     for (const name2 of names3) {
       const m = /^\.delivered-(.+)$/.exec(name2);
       if (!m || !CHECKPOINT_NAME.test(`${m[1]}.md`)) continue;
-      const told = readHead(path31.join(dir, name2), 128)?.trim() ?? "";
-      if (readHead(path31.join(dir, `${m[1]}.md`), 1) === null && !live.has(told)) rmQuietRegular(path31.join(dir, name2));
+      const told = readHead(path32.join(dir, name2), 128)?.trim() ?? "";
+      if (readHead(path32.join(dir, `${m[1]}.md`), 1) === null && !live.has(told)) rmQuietRegular(path32.join(dir, name2));
       else {
         try {
-          kept.push({ name: name2, mtimeMs: lstatSync17(path31.join(dir, name2)).mtimeMs });
+          kept.push({ name: name2, mtimeMs: lstatSync17(path32.join(dir, name2)).mtimeMs });
         } catch {
         }
       }
     }
     kept.sort((a, b) => b.mtimeMs - a.mtimeMs || (a.name < b.name ? -1 : 1));
-    for (const k of kept.slice(MARKERS_KEPT)) rmQuietRegular(path31.join(dir, k.name));
+    for (const k of kept.slice(MARKERS_KEPT)) rmQuietRegular(path32.join(dir, k.name));
   } catch {
   }
   return actions;
@@ -8054,11 +8071,12 @@ exit: 0 printed
 
 // src/git/merge-driver-config.ts
 import { chmodSync as chmodSync2, closeSync as closeSync10, constants as constants8, fsyncSync as fsyncSync3, lstatSync as lstatSync18, mkdirSync as mkdirSync4, openSync as openSync8, readFileSync as readFileSync10, realpathSync as realpathSync3, renameSync as renameSync4, rmdirSync, unlinkSync as unlinkSync10, writeSync as writeSync7 } from "node:fs";
-import path32 from "node:path";
+import path33 from "node:path";
 import { randomBytes as randomBytes3 } from "node:crypto";
 function driverCopyPath(env) {
-  const config = env.XDG_CONFIG_HOME ? env.XDG_CONFIG_HOME : env.HOME ? path32.join(env.HOME, ".config") : null;
-  return config === null ? null : path32.join(config, "session-handoff", "driver", "memory_io.mjs");
+  const home = homeFolder(env);
+  const config = env.XDG_CONFIG_HOME ? env.XDG_CONFIG_HOME : home ? path33.join(home, ".config") : null;
+  return config === null ? null : path33.join(config, "session-handoff", "driver", "memory_io.mjs");
 }
 function shellQuote(s) {
   return `'${s.replace(/'/g, `'\\''`)}'`;
@@ -8077,7 +8095,7 @@ function readRegular(p) {
   return readFileSync10(p);
 }
 function replaceFile(p, bytes, mode) {
-  const tmp = path32.join(path32.dirname(p), `.${path32.basename(p)}.tmp-${process.pid}-${randomBytes3(4).toString("hex")}`);
+  const tmp = path33.join(path33.dirname(p), `.${path33.basename(p)}.tmp-${process.pid}-${randomBytes3(4).toString("hex")}`);
   const fd = openSync8(tmp, constants8.O_WRONLY | constants8.O_CREAT | constants8.O_EXCL | (constants8.O_NOFOLLOW ?? 0), mode);
   try {
     writeSync7(fd, bytes);
@@ -8124,7 +8142,7 @@ async function configValue(top, key, env) {
   return r.code === 0 ? r.stdout.toString("utf8").replace(/\n$/, "") : null;
 }
 function memRelOf(top, root) {
-  return path32.relative(top, root).split(path32.sep).join("/");
+  return path33.relative(top, root).split(path33.sep).join("/");
 }
 async function registerMergeDriver(root, helperPath, env) {
   const top = gitTopOf(root);
@@ -8137,7 +8155,7 @@ async function registerMergeDriver(root, helperPath, env) {
   }
   try {
     const bytes = readFileSync10(helperPath);
-    mkdirSync4(path32.dirname(copy), { recursive: true, mode: 448 });
+    mkdirSync4(path33.dirname(copy), { recursive: true, mode: 448 });
     let same = false;
     try {
       same = readRegular(copy)?.equals(bytes) ?? false;
@@ -8161,7 +8179,7 @@ async function registerMergeDriver(root, helperPath, env) {
     out.config = true;
   }
   try {
-    const file = path32.join(top, ".gitattributes");
+    const file = path33.join(top, ".gitattributes");
     const before = readRegular(file);
     const text2 = before === null ? "" : before.toString("utf8");
     const want = attributesLine(memRelOf(top, root));
@@ -8182,8 +8200,8 @@ async function unregisterMergeDriver(root, env) {
   if (copy !== null) {
     try {
       unlinkSync10(copy);
-      rmdirSync(path32.dirname(copy));
-      rmdirSync(path32.dirname(path32.dirname(copy)));
+      rmdirSync(path33.dirname(copy));
+      rmdirSync(path33.dirname(path33.dirname(copy)));
     } catch {
     }
   }
@@ -8194,7 +8212,7 @@ async function unregisterMergeDriver(root, env) {
     out.config = r.code === 0;
   }
   try {
-    const file = path32.join(top, ".gitattributes");
+    const file = path33.join(top, ".gitattributes");
     const before = readRegular(file);
     if (before !== null) {
       const { rest, had } = withoutBlock(before.toString("utf8"));
@@ -8219,7 +8237,7 @@ async function mergeDriverStep(root, opts, env) {
 }
 function attributesOnlyOurs(top) {
   try {
-    const text2 = readFileSync10(path32.join(top, ".gitattributes"), "utf8");
+    const text2 = readFileSync10(path33.join(top, ".gitattributes"), "utf8");
     const { rest, had } = withoutBlock(text2);
     return had && rest === "";
   } catch {
@@ -8230,6 +8248,7 @@ var BEGIN, BEGIN_NL, END;
 var init_merge_driver_config = __esm({
   "src/git/merge-driver-config.ts"() {
     "use strict";
+    init_home();
     init_git_files();
     init_in_progress();
     init_run();
@@ -8418,7 +8437,7 @@ var init_verdict = __esm({
 
 // src/git/drift.ts
 import { readFileSync as readFileSync11, statSync } from "node:fs";
-import path33 from "node:path";
+import path34 from "node:path";
 function reachableArgs(id) {
   return ["rev-list", "--max-count=1", id, "--not", "--exclude=refs/stash", "--all"];
 }
@@ -8454,12 +8473,12 @@ function authorWords(raw) {
 }
 function rootPrefix(root, top) {
   if (top === null) return "";
-  const rel = path33.relative(top, root).split(path33.sep).join("/");
+  const rel = path34.relative(top, root).split(path34.sep).join("/");
   return rel === "" ? "" : `${rel}/`;
 }
 function maybeTracked(gitDir, topRelative) {
   if (gitDir === null) return false;
-  const index = path33.join(gitDir, "index");
+  const index = path34.join(gitDir, "index");
   try {
     const st = statSync(index);
     if (st.size > 64 * 1024 * 1024) return true;
@@ -8544,7 +8563,7 @@ async function measureDrift(root, env, anchors, nowMs, optsOrEarly = null) {
         const since = { changed: [], unchanged: [] };
         for (const h of anchors.dirtyHashes) {
           if (h.id === "over 8 MB") continue;
-          const now = blobIdOf(path33.join(top, h.path), h.id.length === 64 ? "sha256" : format2);
+          const now = blobIdOf(path34.join(top, h.path), h.id.length === 64 ? "sha256" : format2);
           (now === h.id ? since.unchanged : since.changed).push(h.path);
         }
         facts.dirtySinceSave = since;
@@ -9364,7 +9383,7 @@ __export(brief_exports, {
   conflictedMessage: () => conflictedMessage
 });
 import { existsSync as existsSync2 } from "node:fs";
-import path34 from "node:path";
+import path35 from "node:path";
 function sideTime(text2, now) {
   const st = stateTimeOfText(text2, now);
   return st.known ? `saved ${st.time.iso}` : "of unknown age";
@@ -9526,7 +9545,7 @@ exit: 0 brief printed
         }
         let brief = loaded.pasted ? draftBrief(parsed, report, ledgers) : await briefWithCheckpoint(root, loaded.text, draftBrief(parsed, report, ledgers), now);
         const merged = loaded.pasted ? null : MERGED_LINE.exec(loaded.text);
-        if (merged && existsSync2(path34.join(archiveDir(root), merged[1]))) brief = withDriftNote(brief, mergedSentence(merged[1]));
+        if (merged && existsSync2(path35.join(archiveDir(root), merged[1]))) brief = withDriftNote(brief, mergedSentence(merged[1]));
         const { driftClauses: _clauses, ...shown } = brief;
         if (json2) return ok(`${JSON.stringify({ brief: shown, drift: report })}
 `, stderr);
@@ -9597,7 +9616,7 @@ __export(hook_exports, {
   hookVerb: () => hookVerb
 });
 import { createHash as createHash5 } from "node:crypto";
-import path35 from "node:path";
+import path36 from "node:path";
 import { lstatSync as lstatSync19 } from "node:fs";
 function ageText(text2, now) {
   if (typeof text2 !== "string") return "age unknown";
@@ -9800,7 +9819,7 @@ exit: always 0 -- a broken hook must not break a session; problems go to stderr.
           const saves = readSaves(root);
           if (saves === null) return true;
           try {
-            if (savedHereByStat(root, statKey(lstatSync19(path35.join(memoryDir(root), "HANDOFF.md"), { bigint: true })))) return true;
+            if (savedHereByStat(root, statKey(lstatSync19(path36.join(memoryDir(root), "HANDOFF.md"), { bigint: true })))) return true;
           } catch {
           }
           return saves.includes(createHash5("sha256").update(text2, "utf8").digest("hex"));
@@ -9813,7 +9832,7 @@ exit: always 0 -- a broken hook must not break a session; problems go to stderr.
 
 // src/store/archive-entries.ts
 import { lstatSync as lstatSync20, readdirSync as readdirSync12 } from "node:fs";
-import path36 from "node:path";
+import path37 from "node:path";
 function listArchives(root) {
   if (!checkTree(root)) return [];
   const dir = archiveDir(root);
@@ -9828,7 +9847,7 @@ function listArchives(root) {
   for (const name2 of readdirSync12(dir)) {
     if (!ARCHIVE_NAME.test(name2)) continue;
     try {
-      const s = lstatSync20(path36.join(dir, name2));
+      const s = lstatSync20(path37.join(dir, name2));
       out.push({ name: name2, mtimeMs: s.mtimeMs, regular: s.isFile() && !s.isSymbolicLink() && s.nlink === 1 });
     } catch {
     }
@@ -9839,9 +9858,9 @@ async function readArchive(root, name2) {
   if (!ARCHIVE_NAME.test(name2)) {
     throw new Refused(`${quotedPath(name2.slice(0, 100))} is not an archive name (HANDOFF-<letters, digits, . _ ->.md); run \`archives list\``);
   }
-  const got = checkTree(root) ? await readStable(path36.join(archiveDir(root), name2)) : null;
+  const got = checkTree(root) ? await readStable(path37.join(archiveDir(root), name2)) : null;
   if (got === null) throw new Absent(`no archived handoff named ${name2}; run \`archives list\``);
-  if (got.stat.nlink !== 1n) throw new UnsafeFile("hard-linked", path36.join(archiveDir(root), name2), got.stat);
+  if (got.stat.nlink !== 1n) throw new UnsafeFile("hard-linked", path37.join(archiveDir(root), name2), got.stat);
   return got;
 }
 var init_archive_entries = __esm({
@@ -10032,7 +10051,7 @@ __export(archives_exports, {
   restoreProblem: () => restoreProblem
 });
 import { lstatSync as lstatSync21 } from "node:fs";
-import path37 from "node:path";
+import path38 from "node:path";
 function restoreProblem(bytes) {
   if (bytes.length === 0) return "it is empty";
   if (bytes.length > MAX_DOCUMENT_BYTES) return `it is more than ${MAX_DOCUMENT_BYTES} bytes`;
@@ -10115,7 +10134,7 @@ async function restore(ctx, name2) {
           throw new Refused(`${quotedPath(name2.slice(0, 100))} is not an archive name (HANDOFF-<letters, digits, . _ ->.md); run \`archives list\``);
         }
         try {
-          lstatSync21(path37.join(archiveDir(root), name2));
+          lstatSync21(path38.join(archiveDir(root), name2));
         } catch {
           throw new Absent(`no archived handoff named ${name2}; run \`archives list\``);
         }
@@ -10125,7 +10144,7 @@ async function restore(ctx, name2) {
       const archived = await readArchive(root, name2);
       const problem = restoreProblem(archived.bytes);
       if (problem !== null) throw new Refused(`archive/${name2} cannot be restored as it is: ${problem}`);
-      const current = await readStable(path37.join(memoryDir(root), file));
+      const current = await readStable(path38.join(memoryDir(root), file));
       if (current !== null && current.bytes.equals(archived.bytes)) return { unchanged: current.token };
       const published = await publish({
         dir: memoryDir(root),
@@ -11045,12 +11064,12 @@ function parseTree(text2, errors = [], options = ParseOptions.DEFAULT) {
   }
   return result;
 }
-function findNodeAtLocation(root, path55) {
+function findNodeAtLocation(root, path56) {
   if (!root) {
     return void 0;
   }
   let node = root;
-  for (let segment of path55) {
+  for (let segment of path56) {
     if (typeof segment === "string") {
       if (node.type !== "object" || !Array.isArray(node.children)) {
         return void 0;
@@ -11416,14 +11435,14 @@ var init_parser = __esm({
 
 // node_modules/jsonc-parser/lib/esm/impl/edit.js
 function setProperty(text2, originalPath, value, options) {
-  const path55 = originalPath.slice();
+  const path56 = originalPath.slice();
   const errors = [];
   const root = parseTree(text2, errors);
   let parent = void 0;
   let lastSegment = void 0;
-  while (path55.length > 0) {
-    lastSegment = path55.pop();
-    parent = findNodeAtLocation(root, path55);
+  while (path56.length > 0) {
+    lastSegment = path56.pop();
+    parent = findNodeAtLocation(root, path56);
     if (parent === void 0 && value !== void 0) {
       if (typeof lastSegment === "string") {
         value = { [lastSegment]: value };
@@ -11603,8 +11622,8 @@ function printParseErrorCode(code) {
   }
   return "<unknown ParseErrorCode>";
 }
-function modify(text2, path55, value, options) {
-  return setProperty(text2, path55, value, options);
+function modify(text2, path56, value, options) {
+  return setProperty(text2, path56, value, options);
 }
 function applyEdits(text2, edits) {
   let sortedEdits = edits.slice(0).sort((a, b) => {
@@ -11746,8 +11765,8 @@ function formatOf(text2) {
   const indent = m ? m[1] : "  ";
   return { insertSpaces: !indent.startsWith("	"), tabSize: indent.startsWith("	") ? 1 : indent.length, eol: text2.includes("\r\n") ? "\r\n" : "\n" };
 }
-function edit(text2, path55, value, fmt, insert = false) {
-  return applyEdits(text2, modify(text2, path55, value, { formattingOptions: fmt, isArrayInsertion: insert }));
+function edit(text2, path56, value, fmt, insert = false) {
+  return applyEdits(text2, modify(text2, path56, value, { formattingOptions: fmt, isArrayInsertion: insert }));
 }
 function parsedHooks(text2) {
   const v = parse2(text2, [], { allowTrailingComma: true, disallowComments: false });
@@ -12085,7 +12104,7 @@ var init_cline = __esm({
 });
 
 // src/agents/plan.ts
-import path38 from "node:path";
+import path39 from "node:path";
 function snippetOf(edit2, agent) {
   if (edit2.kind === "json-hooks") return hooksSnippet(edit2.hooks, edit2);
   if (edit2.kind === "md-block") return block(edit2.body([agent]));
@@ -12125,7 +12144,7 @@ function uninstallText(edit2, agent, current, shown) {
   }
 }
 function editPath(base, edit2) {
-  return path38.join(base, ...edit2.file.split("/"));
+  return path39.join(base, ...edit2.file.split("/"));
 }
 var init_plan = __esm({
   "src/agents/plan.ts"() {
@@ -12140,7 +12159,7 @@ var init_plan = __esm({
 
 // src/store/install-files.ts
 import { closeSync as closeSync11, constants as constants9, lstatSync as lstatSync22, mkdirSync as mkdirSync5, openSync as openSync9, readdirSync as readdirSync13, readFileSync as readFileSync12, readlinkSync as readlinkSync3, renameSync as renameSync5, rmdirSync as rmdirSync2, unlinkSync as unlinkSync11, writeSync as writeSync8, fsyncSync as fsyncSync4 } from "node:fs";
-import path39 from "node:path";
+import path40 from "node:path";
 async function readAgentFile(file, snippet, links = 1) {
   let read;
   try {
@@ -12166,12 +12185,12 @@ ${snippet}`);
   return { bytes: read.bytes, token: read.token };
 }
 function missingDirs(base, dir) {
-  const rel = path39.relative(base, dir);
+  const rel = path40.relative(base, dir);
   if (rel === "") return [];
   const missing = [];
   let cur = base;
-  for (const part of rel.split(path39.sep)) {
-    cur = path39.join(cur, part);
+  for (const part of rel.split(path40.sep)) {
+    cur = path40.join(cur, part);
     let st;
     try {
       st = lstatSync22(cur);
@@ -12217,11 +12236,11 @@ async function publishAgentFile(dir, name2, expectedToken, bytes, mode, archiveD
   });
 }
 async function retractAgentFile(dir, name2, expectedToken, failpoint3) {
-  const filePath = path39.join(dir, name2);
+  const filePath = path40.join(dir, name2);
   const prior = await readStable(filePath, { failpoint: failpoint3 });
   if (prior === null) return;
   if (prior.token !== expectedToken) throw new Refused(`${filePath} changed since it was read; run this again`);
-  const claim = path39.join(dir, privateName(name2, "claim", process.pid, randomHex8()));
+  const claim = path40.join(dir, privateName(name2, "claim", process.pid, randomHex8()));
   await failpoint(failpoint3, "before-claim");
   renameSync5(filePath, claim);
   if (claimIsWhatWeRead(claim, prior) !== "same") {
@@ -12233,16 +12252,16 @@ async function retractAgentFile(dir, name2, expectedToken, failpoint3) {
   await failpoint(failpoint3, "after-claim");
   unlinkSync11(claim);
 }
-function userDir(env, home2) {
-  const config = env.XDG_CONFIG_HOME ? env.XDG_CONFIG_HOME : path39.join(home2, ".config");
-  return path39.join(config, "session-handoff");
+function userDir(env, home) {
+  const config = env.XDG_CONFIG_HOME ? env.XDG_CONFIG_HOME : path40.join(home, ".config");
+  return path40.join(config, "session-handoff");
 }
-function recordsDir(env, home2) {
-  return path39.join(userDir(env, home2), "installs");
+function recordsDir(env, home) {
+  return path40.join(userDir(env, home), "installs");
 }
 function prepareDir(dir) {
   const missing = [];
-  for (let d = dir; ; d = path39.dirname(d)) {
+  for (let d = dir; ; d = path40.dirname(d)) {
     try {
       const st = lstatSync22(d);
       if (!st.isDirectory()) throw new Refused(`${d} is not a folder; install keeps its records under it, so nothing was changed`);
@@ -12250,7 +12269,7 @@ function prepareDir(dir) {
     } catch (err) {
       if (err instanceof Refused) throw err;
       missing.unshift(d);
-      if (path39.dirname(d) === d) break;
+      if (path40.dirname(d) === d) break;
     }
   }
   for (const d of missing) {
@@ -12264,7 +12283,7 @@ function prepareDir(dir) {
   return missing;
 }
 function recordNode(dir, execPath) {
-  const target = path39.join(dir, "node");
+  const target = path40.join(dir, "node");
   const want = `${execPath}
 `;
   try {
@@ -12282,7 +12301,7 @@ function recordNode(dir, execPath) {
   renameSync5(temp, target);
 }
 function recordPath(dir, file) {
-  return path39.join(dir, `${tokenOf(Buffer.from(file, "utf8")).slice(0, 16)}.json`);
+  return path40.join(dir, `${tokenOf(Buffer.from(file, "utf8")).slice(0, 16)}.json`);
 }
 function readRecord(dir, file) {
   try {
@@ -12294,7 +12313,7 @@ function readRecord(dir, file) {
 }
 function writeRecord(dir, record2) {
   const made = [];
-  for (const d of [path39.dirname(path39.dirname(dir)), path39.dirname(dir), dir]) {
+  for (const d of [path40.dirname(path40.dirname(dir)), path40.dirname(dir), dir]) {
     try {
       mkdirSync5(d, { mode: 448 });
       made.push(d);
@@ -12316,10 +12335,10 @@ function writeRecord(dir, record2) {
   return made;
 }
 function dropDeadTemps(target) {
-  const prefix = `${path39.basename(target)}.tmp-`;
+  const prefix = `${path40.basename(target)}.tmp-`;
   let names3;
   try {
-    names3 = readdirSync13(path39.dirname(target));
+    names3 = readdirSync13(path40.dirname(target));
   } catch {
     return;
   }
@@ -12327,7 +12346,7 @@ function dropDeadTemps(target) {
     const m = name2.startsWith(prefix) ? /^(\d+)-[0-9a-f]{8}$/.exec(name2.slice(prefix.length)) : null;
     if (m === null || processAlive(Number(m[1]))) continue;
     try {
-      unlinkSync11(path39.join(path39.dirname(target), name2));
+      unlinkSync11(path40.join(path40.dirname(target), name2));
     } catch {
     }
   }
@@ -12339,10 +12358,10 @@ function dropRecord(dir, file) {
   }
   if (removeEmptyDirs([dir]).length === 0) return;
   try {
-    unlinkSync11(path39.join(path39.dirname(dir), "node"));
+    unlinkSync11(path40.join(path40.dirname(dir), "node"));
   } catch {
   }
-  removeEmptyDirs([path39.dirname(dir)]);
+  removeEmptyDirs([path40.dirname(dir)]);
 }
 var NO_LOCK;
 var init_install_files = __esm({
@@ -12362,7 +12381,7 @@ var init_install_files = __esm({
 
 // src/store/install-repair.ts
 import { closeSync as closeSync12, linkSync as linkSync6, unlinkSync as unlinkSync12 } from "node:fs";
-import path40 from "node:path";
+import path41 from "node:path";
 function saveId2(e) {
   return e.name.slice(e.name.lastIndexOf(".") + 1).replace(/^(tmp|claim)-/, "");
 }
@@ -12382,7 +12401,7 @@ function bytesOf(p) {
   }
 }
 function planLeftovers(dir, name2) {
-  const file = path40.join(dir, name2);
+  const file = path41.join(dir, name2);
   const plan = { file, steps: [], conflict: null, planted: [], live: [], found: [] };
   const dead = [];
   for (const entry of listPrivate(dir)) {
@@ -12537,15 +12556,15 @@ var init_install_repair = __esm({
 });
 
 // src/verbs/agent-repair.ts
-import path41 from "node:path";
+import path42 from "node:path";
 function editTargets(t) {
   return t.agent.edits(t.helper, t.global).map((edit2) => ({ edit: edit2, file: editPath(t.base, edit2), shown: t.global ? `~/${edit2.file}` : edit2.file }));
 }
 async function repairAgentFiles(ctx, verb, t, targets) {
-  for (const { file } of targets) missingDirs(t.base, path41.dirname(file));
+  for (const { file } of targets) missingDirs(t.base, path42.dirname(file));
   const plans = [];
   for (const { file, shown } of targets) {
-    const plan = planLeftovers(path41.dirname(file), path41.basename(file));
+    const plan = planLeftovers(path42.dirname(file), path42.basename(file));
     if (plan.conflict !== null) throw conflictRefusal(plan.conflict);
     plans.push({ plan, shown });
   }
@@ -12759,24 +12778,23 @@ var init_agents = __esm({
 
 // src/verbs/agent-files.ts
 import { realpathSync as realpathSync4 } from "node:fs";
-import { homedir as homedir2 } from "node:os";
-import path42 from "node:path";
+import path43 from "node:path";
 function homeOf(env) {
-  return env.HOME || homedir2();
+  return homeFolder(env);
 }
 function real(p) {
   try {
     return realpathSync4(p);
   } catch {
-    return path42.resolve(p);
+    return path43.resolve(p);
   }
 }
 function helperLocation(ctx, root) {
-  const running = ctx.helperPath ?? path42.join(ctx.cwd, "scripts", "memory_io.mjs");
-  const abs = path42.join(real(path42.dirname(path42.dirname(path42.resolve(ctx.cwd, running)))), "scripts", "memory_io.mjs");
+  const running = ctx.helperPath ?? path43.join(ctx.cwd, "scripts", "memory_io.mjs");
+  const abs = path43.join(real(path43.dirname(path43.dirname(path43.resolve(ctx.cwd, running)))), "scripts", "memory_io.mjs");
   if (root === null) return { abs, rel: null };
-  const rel = path42.relative(real(root), abs);
-  return { abs, rel: rel.startsWith("..") || path42.isAbsolute(rel) ? null : rel.split(path42.sep).join("/") };
+  const rel = path43.relative(real(root), abs);
+  return { abs, rel: rel.startsWith("..") || path43.isAbsolute(rel) ? null : rel.split(path43.sep).join("/") };
 }
 function agentTarget(ctx, verb) {
   const name2 = ctx.values.agent;
@@ -12784,14 +12802,14 @@ function agentTarget(ctx, verb) {
     throw new UsageError(`${verb} needs --agent ${Object.keys(AGENTS).join("|")}${typeof name2 === "string" ? `, got ${quotedValue(name2)}` : ""}`);
   }
   const global = ctx.values.global === true;
-  const home2 = homeOf(ctx.env);
+  const home = homeOf(ctx.env);
   if (global && typeof ctx.values.root === "string") throw new UsageError(`${verb}: --global and --root exclude each other`);
   const root = global ? null : rootOption(ctx);
   return {
     agent: AGENTS[name2],
     global,
-    base: global ? real(home2) : root,
-    home: home2,
+    base: global ? real(home) : root,
+    home,
     memDir: root === null ? null : memoryDir(root),
     helper: helperLocation(ctx, root),
     dryRun: ctx.values["dry-run"] === true
@@ -12804,6 +12822,7 @@ var init_agent_files = __esm({
     init_quote();
     init_agents();
     init_errors();
+    init_home();
     init_paths();
     init_common();
     AGENT_OPTIONS = {
@@ -12817,11 +12836,11 @@ var init_agent_files = __esm({
 
 // src/store/install-lock.ts
 import { lstatSync as lstatSync23, mkdirSync as mkdirSync6, rmdirSync as rmdirSync3 } from "node:fs";
-import path43 from "node:path";
+import path44 from "node:path";
 function installLockPath(root, env) {
-  if (root !== null) return path43.join(root, ".ai", ".install.lock");
-  const config = env.XDG_CONFIG_HOME || path43.join(env.HOME || "", ".config");
-  return path43.join(config, "session-handoff", ".install.lock");
+  if (root !== null) return path44.join(root, ".ai", ".install.lock");
+  const config = env.XDG_CONFIG_HOME || path44.join(homeFolder(env), ".config");
+  return path44.join(config, "session-handoff", ".install.lock");
 }
 function underInstallLock(verb) {
   return {
@@ -12832,12 +12851,12 @@ function underInstallLock(verb) {
       const global = ctx.values.global === true;
       let root = null;
       try {
-        root = global ? null : findRoot(path43.resolve(ctx.cwd, typeof ctx.values.root === "string" && ctx.values.root !== "" ? ctx.values.root : "."), ctx.env).root;
+        root = global ? null : findRoot(path44.resolve(ctx.cwd, typeof ctx.values.root === "string" && ctx.values.root !== "" ? ctx.values.root : "."), ctx.env).root;
         lockDir = installLockPath(root, ctx.env);
       } catch {
         return verb.run(ctx);
       }
-      const parent = path43.dirname(lockDir);
+      const parent = path44.dirname(lockDir);
       const made = makeParent(parent);
       const emptiedByVerb = verb.name === "uninstall";
       try {
@@ -12848,8 +12867,8 @@ function underInstallLock(verb) {
           await lock.release();
         }
       } finally {
-        const stop = global ? path43.resolve(ctx.env.HOME || "/") : root;
-        for (let dir = parent; (made !== null || emptiedByVerb) && dir.startsWith(`${stop}${path43.sep}`); dir = path43.dirname(dir)) {
+        const stop = global ? path44.resolve(homeFolder(ctx.env) || "/") : root;
+        for (let dir = parent; (made !== null || emptiedByVerb) && dir.startsWith(`${stop}${path44.sep}`); dir = path44.dirname(dir)) {
           try {
             rmdirSync3(dir);
           } catch {
@@ -12876,6 +12895,7 @@ var init_install_lock = __esm({
   "src/store/install-lock.ts"() {
     "use strict";
     init_errors();
+    init_home();
     init_lock();
     init_root();
     INSTALL_LOCK_SECONDS = 10;
@@ -12888,7 +12908,7 @@ __export(install_exports, {
   installHelpCommon: () => installHelpCommon,
   installVerb: () => installVerb
 });
-import path44 from "node:path";
+import path45 from "node:path";
 import { existsSync as existsSync3 } from "node:fs";
 var installHelpCommon, installVerb;
 var init_install = __esm({
@@ -12901,6 +12921,7 @@ var init_install = __esm({
     init_merge_driver_config();
     init_install_files();
     init_errors();
+    init_home();
     init_command();
     init_agent_repair();
     init_agent_files();
@@ -12953,7 +12974,8 @@ after its first line when that is a heading, else at the top (Codex reads only t
 kept. Refused, with a snippet to paste by hand, and nothing changed ("<file> <what is
 wrong>; nothing was changed. Add this to it by hand:", then the snippet): malformed markers,
 JSON that does not parse or nests over 64 levels, a file that is a link, a rule file of
-ours' name that is not ours; and, before anything is read, HOME unset or missing. In
+ours' name that is not ours; and, before anything is read, the home folder (HOME;
+USERPROFILE on Windows, named so in these sentences) unset or missing. In
 these words: "<file> exists and was not written by install; nothing was changed. Move it
 away, or merge this into it by hand:"; "<file> is a link to <target>; links are never
 followed or replaced, so nothing was changed. Add this to its target by hand:"; "<file> has more than
@@ -12998,8 +13020,10 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
         or .install.lock in ~/.config/session-handoff with --global) for 10 s.
 `,
       async run(ctx) {
-        if (!ctx.env.HOME) throw new Refused("install needs HOME set (the per-user records and the recorded Node live under it); nothing was changed");
-        if (!existsSync3(ctx.env.HOME)) throw new Refused(`HOME (${quotedValue(ctx.env.HOME)}) does not exist; install keeps its records under it, so nothing was changed`);
+        const home = homeFolder(ctx.env);
+        const homeVar = process.platform === "win32" ? "USERPROFILE" : "HOME";
+        if (!home) throw new Refused(`install needs ${homeVar} set (the per-user records and the recorded Node live under it); nothing was changed`);
+        if (!existsSync3(home)) throw new Refused(`${homeVar} (${quotedValue(home)}) does not exist; install keeps its records under it, so nothing was changed`);
         const t = agentTarget(ctx, "install");
         assertNotPaused(t.memDir, ctx.env);
         const targets = editTargets(t);
@@ -13030,12 +13054,12 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
             lines3.push(`unchanged ${p.shown}`);
             continue;
           }
-          const dirs = missingDirs(t.base, path44.dirname(p.file));
+          const dirs = missingDirs(t.base, path45.dirname(p.file));
           makeDirs(dirs);
           const mode = p.edit.kind === "owned-file" ? p.edit.mode : 420;
           const bytes = Buffer.from(p.next, "utf8");
           try {
-            await publishAgentFile(path44.dirname(p.file), path44.basename(p.file), p.snap.token, bytes, mode, path44.join(records, "archive"), failpointOf(ctx));
+            await publishAgentFile(path45.dirname(p.file), path45.basename(p.file), p.snap.token, bytes, mode, path45.join(records, "archive"), failpointOf(ctx));
           } catch (err) {
             removeEmptyDirs(dirs);
             throw err;
@@ -13067,7 +13091,7 @@ var uninstall_exports = {};
 __export(uninstall_exports, {
   uninstallVerb: () => uninstallVerb
 });
-import path45 from "node:path";
+import path46 from "node:path";
 var uninstallVerb;
 var init_uninstall = __esm({
   "src/verbs/uninstall.ts"() {
@@ -13150,8 +13174,8 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
             continue;
           }
           if (p.verb !== "unchanged") {
-            if (p.next === null) await retractAgentFile(path45.dirname(p.file), path45.basename(p.file), p.snap.token, failpointOf(ctx));
-            else await publishAgentFile(path45.dirname(p.file), path45.basename(p.file), p.snap.token, Buffer.from(p.next, "utf8"), 420, path45.join(records, "archive"), failpointOf(ctx));
+            if (p.next === null) await retractAgentFile(path46.dirname(p.file), path46.basename(p.file), p.snap.token, failpointOf(ctx));
+            else await publishAgentFile(path46.dirname(p.file), path46.basename(p.file), p.snap.token, Buffer.from(p.next, "utf8"), 420, path46.join(records, "archive"), failpointOf(ctx));
           }
           lines3.push(`${p.verb} ${p.shown}`);
           if (p.record !== null && (p.next === null || p.verb === "restored" || !holdsOurs(p.edit, p.next))) {
@@ -13173,8 +13197,8 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
 // src/agents/doctor-checks.ts
 import { spawn } from "node:child_process";
 import { randomBytes as randomBytes4 } from "node:crypto";
-import { lstatSync as lstatSync24, readFileSync as readFileSync13 } from "node:fs";
-import path46 from "node:path";
+import { existsSync as existsSync4, lstatSync as lstatSync24, readFileSync as readFileSync13 } from "node:fs";
+import path47 from "node:path";
 function outdatedReasons(text2, edit2) {
   const out = [];
   const forms = installedForms(edit2);
@@ -13193,11 +13217,11 @@ function outdatedReasons(text2, edit2) {
   if (stray.length > 0) out.push(`it holds a hook of ours on ${stray.join(", ")}, which install no longer adds`);
   return out;
 }
-function codexTrust(env, home2, hooksFile) {
-  const codexHome = env.CODEX_HOME ? env.CODEX_HOME : path46.join(home2, ".codex");
+function codexTrust(env, home, hooksFile) {
+  const codexHome = env.CODEX_HOME ? env.CODEX_HOME : path47.join(home, ".codex");
   let toml = "";
   try {
-    const p = path46.join(codexHome, "config.toml");
+    const p = path47.join(codexHome, "config.toml");
     if (lstatSync24(p).isFile()) toml = readFileSync13(p, "utf8");
   } catch {
   }
@@ -13222,12 +13246,27 @@ function budgetFinding(text2, file, fixCmd) {
 function startFolderNote(agent) {
   return `${agent.name}: project hooks load only when ${agent.name} starts at the project root (not from a subfolder); for monorepos, or to start anywhere, use install --agent ${agent.name} --global`;
 }
-function runStart(file, argv, root, env) {
-  const childEnv = { PATH: "/usr/bin:/bin", CLAUDE_PROJECT_DIR: root, GEMINI_PROJECT_DIR: root };
-  for (const k of ["HOME", "XDG_CONFIG_HOME", "SESSION_HANDOFF_NODE", "SESSION_HANDOFF_DISABLE", "TMPDIR"]) if (env[k]) childEnv[k] = env[k];
+function posixShell(env, platform = process.platform) {
+  if (platform !== "win32") return POSIX_SHELL;
+  const dirs = [env.ProgramFiles, env["ProgramFiles(x86)"]].filter((d) => !!d).map((d) => path47.win32.join(d, "Git", "bin"));
+  for (const dir of [...dirs, ...(env.PATH ?? env.Path ?? "").split(";").filter((d) => d !== "")]) {
+    const sh = path47.win32.join(dir, "sh.exe");
+    if (existsSync4(sh)) return sh;
+  }
+  return null;
+}
+function runStart(file, argv, root, env, platform = process.platform) {
+  const windows = platform === "win32";
+  const shell = argv[0] === POSIX_SHELL ? posixShell(env, platform) : argv[0];
+  if (shell === null) {
+    return Promise.resolve({ file, code: null, stdout: "", stderr: "", notRun: "no POSIX shell (Git for Windows' sh.exe) was found to run it as the harness would" });
+  }
+  const childEnv = { PATH: windows ? env.PATH ?? env.Path ?? "" : "/usr/bin:/bin", CLAUDE_PROJECT_DIR: root, GEMINI_PROJECT_DIR: root };
+  const keep = windows ? ["USERPROFILE", "SystemRoot", "SystemDrive", "TEMP", "TMP", "ProgramFiles", "APPDATA", "LOCALAPPDATA"] : [];
+  for (const k of ["HOME", "XDG_CONFIG_HOME", "SESSION_HANDOFF_NODE", "SESSION_HANDOFF_DISABLE", "TMPDIR", ...keep]) if (env[k]) childEnv[k] = env[k];
   const input = JSON.stringify({ session_id: `${PROBE_SESSION_PREFIX}${randomBytes4(4).toString("hex")}`, cwd: root, hook_event_name: "SessionStart", source: "startup" });
   return new Promise((resolve) => {
-    const child = spawn(argv[0], argv.slice(1), { cwd: root, env: childEnv, stdio: ["pipe", "pipe", "pipe"], timeout: 1e4 });
+    const child = spawn(shell, argv.slice(1), { cwd: root, env: childEnv, stdio: ["pipe", "pipe", "pipe"], timeout: 1e4 });
     const out = [];
     const err = [];
     child.stdout.on("data", (b) => out.push(b));
@@ -13261,7 +13300,7 @@ function installShaped(edit2, command) {
     const word = FILE_WORD.exec(command.slice(FILE_HEAD.length, command.length - tail.length));
     if (word === null) continue;
     const name2 = word[1].startsWith("'") ? word[1].slice(1, -1).replace(/\x27\\\x27\x27/g, "'") : word[1];
-    if (path46.posix.basename(name2) === HELPER_FILE) return `${word[0].slice(0, word[0].length - word[1].length)}${name2}`;
+    if ((windowsShaped(name2) ? path47.win32 : path47.posix).basename(name2) === HELPER_FILE) return `${word[0].slice(0, word[0].length - word[1].length)}${name2}`;
   }
   return null;
 }
@@ -13269,20 +13308,22 @@ function startCommands(edit2, text2, file, current) {
   if (edit2.kind === "json-hooks") {
     const forms = installedForms(edit2);
     const all = oursIn(text2).filter((h) => h.event === "SessionStart").map((h) => h.command);
-    return { run: all.filter((c) => forms.includes(c)).map((c) => ["/bin/sh", "-c", c]), foreign: all.filter((c) => installShaped(edit2, c) === null) };
+    return { run: all.filter((c) => forms.includes(c)).map((c) => [POSIX_SHELL, "-c", c]), foreign: all.filter((c) => installShaped(edit2, c) === null) };
   }
-  if (edit2.kind === "owned-file" && edit2.mode === 493) return current ? { run: [["/bin/sh", file]], foreign: [] } : { run: [], foreign: [`/bin/sh ${edit2.file}`] };
+  if (edit2.kind === "owned-file" && edit2.mode === 493) return current ? { run: [[POSIX_SHELL, file]], foreign: [] } : { run: [], foreign: [`/bin/sh ${edit2.file}`] };
   return { run: [], foreign: [] };
 }
-var FILE_WORD, FILE_HEAD, FILE_TAIL;
+var POSIX_SHELL, FILE_WORD, FILE_HEAD, FILE_TAIL;
 var init_doctor_checks = __esm({
   "src/agents/doctor-checks.ts"() {
     "use strict";
     init_json_hooks();
     init_command();
+    init_harness_path();
     init_probe_session();
     init_envelope2();
     init_md_block();
+    POSIX_SHELL = "/bin/sh";
     FILE_WORD = /^(?:"\$[A-Za-z_][A-Za-z0-9_]*"\/)?([A-Za-z0-9_./:@%+=-]+|\x27(?:[^\x27]|\x27\\\x27\x27)*\x27)$/;
     FILE_HEAD = "f=";
     FILE_TAIL = '; [ ! -f "$f" ] || ';
@@ -13290,8 +13331,8 @@ var init_doctor_checks = __esm({
 });
 
 // src/agents/claude-plugin.ts
-import { existsSync as existsSync4, readFileSync as readFileSync14 } from "node:fs";
-import path47 from "node:path";
+import { existsSync as existsSync5, readFileSync as readFileSync14 } from "node:fs";
+import path48 from "node:path";
 function json(file) {
   try {
     const v = JSON.parse(readFileSync14(file, "utf8").slice(0, 1e6));
@@ -13300,17 +13341,17 @@ function json(file) {
     return null;
   }
 }
-function claudePluginInstalls(home2) {
-  const installed = json(path47.join(home2, ".claude", "plugins", "installed_plugins.json"));
+function claudePluginInstalls(home) {
+  const installed = json(path48.join(home, ".claude", "plugins", "installed_plugins.json"));
   const plugins = installed?.plugins;
   if (plugins === null || typeof plugins !== "object") return [];
-  const enabledMap = json(path47.join(home2, ".claude", "settings.json"))?.enabledPlugins ?? {};
+  const enabledMap = json(path48.join(home, ".claude", "settings.json"))?.enabledPlugins ?? {};
   const out = [];
   for (const [key, list2] of Object.entries(plugins)) {
     if (!key.startsWith("session-handoff@") || !Array.isArray(list2)) continue;
     for (const raw of list2) {
       const e = raw !== null && typeof raw === "object" ? raw : {};
-      const rootSkill = typeof e.installPath === "string" && path47.isAbsolute(e.installPath) && existsSync4(path47.join(e.installPath, "SKILL.md"));
+      const rootSkill = typeof e.installPath === "string" && path48.isAbsolute(e.installPath) && existsSync5(path48.join(e.installPath, "SKILL.md"));
       out.push({ key, scope: typeof e.scope === "string" ? e.scope : "unknown", version: typeof e.version === "string" ? e.version : null, enabled: enabledMap[key] !== false, rootSkill });
     }
   }
@@ -13328,7 +13369,7 @@ __export(doctor_exports, {
   doctorVerb: () => doctorVerb
 });
 import { lstatSync as lstatSync25, readdirSync as readdirSync14, readFileSync as readFileSync15 } from "node:fs";
-import path48 from "node:path";
+import path49 from "node:path";
 function readText(p) {
   try {
     const st = lstatSync25(p);
@@ -13371,6 +13412,7 @@ var init_doctor = __esm({
     init_anchor_lines();
     init_invisible();
     init_types();
+    init_errors();
     NOT_OURS = (file, command) => `${file}: a SessionStart command names memory_io.mjs but is not one install writes (not ours: not run): ${quotedValue(command)}`;
     doctorVerb = {
       name: "doctor",
@@ -13384,9 +13426,10 @@ project's files ("not installed", "current": the same bytes \`install\` would wr
 "outdated", with why: bare node, a start matcher without fork, a hook on an event no
 longer installed -- judged on our own entries only: another tool's hook, or ours edited by
 hand, is never current or outdated; a problem when an agent has them but no skill folder where it looks for
-skills; with --global, the per-user files instead). It runs each installed SessionStart
-command (never a checkpoint one) as a harness would: /bin/sh -c with PATH=/usr/bin:/bin,
-a session id of its own, source startup (the hook neither reads nor writes a
+skills; with --global, the per-user files instead, and it runs from the home folder too). It runs each installed SessionStart
+command (never a checkpoint one) as a harness would: /bin/sh -c with PATH=/usr/bin:/bin
+(on Windows Git for Windows' sh.exe with your PATH; without it the note "<file> SessionStart:
+not run: no POSIX shell (Git for Windows' sh.exe) was found to run it as the harness would"), a session id of its own, source startup (the hook neither reads nor writes a
 delivered-once marker for it), and reports what it printed. Only a command exactly as
 install writes it (now, or the bare-node form of before) is run; any other that names
 the helper is reported, not run: a settings file may come with a clone. Codex hooks: whether ~/.codex/config.toml holds a trust entry
@@ -13426,8 +13469,15 @@ ${ROOT_HELP}
 exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
 `,
       async run(ctx) {
-        const root = rootOption(ctx);
-        const home2 = homeOf(ctx.env);
+        const home = homeOf(ctx.env);
+        const global = ctx.values.global === true;
+        let root;
+        try {
+          root = rootOption(ctx);
+        } catch (err) {
+          if (!global || typeof ctx.values.root === "string" || !(err instanceof Refused) || home === "") throw err;
+          root = path49.resolve(home);
+        }
         const helper = helperLocation(ctx, root);
         const problems = [];
         const nodeRun2 = (verb, rootArg) => {
@@ -13439,10 +13489,9 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
         const cmd = (verb) => nodeRun2(verb, true);
         const node = process.versions.node;
         if (Number(node.split(".")[0]) < 20) problems.push({ what: `Node ${node} is older than 20`, fix: "install Node.js 20 or newer" });
-        const global = ctx.values.global === true;
         const agentFiles = (agent, perUser) => {
           try {
-            return agent.edits(helper, perUser).map((edit2) => ({ edit: edit2, file: editPath(perUser ? home2 : root, edit2) }));
+            return agent.edits(helper, perUser).map((edit2) => ({ edit: edit2, file: editPath(perUser ? home : root, edit2) }));
           } catch {
             return [];
           }
@@ -13453,9 +13502,9 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
         const starts = [];
         for (const [name2, agent] of Object.entries(AGENTS)) {
           const skill = [
-            ...agent.skillFolders.project.map((f) => path48.join(root, f, "session-handoff")),
-            ...agent.skillFolders.home.map((f) => path48.join(home2, f, "session-handoff"))
-          ].filter((d) => exists(path48.join(d, "SKILL.md")));
+            ...agent.skillFolders.project.map((f) => path49.join(root, f, "session-handoff")),
+            ...agent.skillFolders.home.map((f) => path49.join(home, f, "session-handoff"))
+          ].filter((d) => exists(path49.join(d, "SKILL.md")));
           const install = {};
           for (const { edit: edit2, file } of agentFiles(agent, global)) {
             const text2 = readText(file);
@@ -13480,12 +13529,12 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
             }
             const installed = state === "current" || state === "outdated";
             if (installed && text2 !== null) {
-              if (edit2.kind === "md-block" && path48.basename(edit2.file) === "AGENTS.md") {
+              if (edit2.kind === "md-block" && path49.basename(edit2.file) === "AGENTS.md") {
                 const over = budgetFinding(text2, edit2.file, cmd(`install --agent ${name2}${gflag}`));
                 if (over !== null && !problems.some((p) => p.what === over.what)) problems.push(over);
                 if (name2 === "codex") notes.push(`codex: AGENTS.md files in subfolders count toward the same 32 KiB Codex reads`);
               }
-              if (edit2.kind === "json-hooks" && agent.checks?.hookTrust === "codex") agents[name2] = { ...agents[name2], trust: codexTrust(ctx.env, home2, file) };
+              if (edit2.kind === "json-hooks" && agent.checks?.hookTrust === "codex") agents[name2] = { ...agents[name2], trust: codexTrust(ctx.env, home, file) };
               if (edit2.kind === "json-hooks" && agent.checks?.projectHooksFromStartFolder && !global) notes.push(startFolderNote(agent));
             }
             if ((installed || edit2.kind === "json-hooks") && text2 !== null && holdsOurs(edit2, text2)) {
@@ -13506,7 +13555,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
             problems.push({ what: `${name2}: installed, but no session-handoff skill folder where ${name2} looks for skills (${where})`, fix: `copy the skill folder to ${agent.skillFolders.project[0]}/session-handoff (README, "Install")` });
           }
         }
-        const plugins = claudePluginInstalls(home2);
+        const plugins = claudePluginInstalls(home);
         if (plugins.length > 0) {
           agents["claude-code"] = { ...agents["claude-code"], plugin: plugins };
           for (const p of plugins) notes.push(`claude-code: the plugin ${p.key} is installed (${p.scope} scope${p.version ? `, ${p.version}` : ""}, ${p.enabled ? "enabled" : "disabled"})`);
@@ -13520,19 +13569,19 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
         const seen = /* @__PURE__ */ new Set();
         for (const [name2, agent] of Object.entries(AGENTS)) {
           for (const global2 of [false, true]) {
-            const base = global2 ? home2 : root;
+            const base = global2 ? home : root;
             for (const { edit: edit2, file } of agentFiles(agent, global2)) {
               if (seen.has(file)) continue;
               seen.add(file);
               try {
-                missingDirs(base, path48.dirname(file));
+                missingDirs(base, path49.dirname(file));
               } catch {
                 continue;
               }
-              const plan = planLeftovers(path48.dirname(file), path48.basename(file));
+              const plan = planLeftovers(path49.dirname(file), path49.basename(file));
               if (plan.found.length === 0) continue;
               const shown = global2 ? `~/${edit2.file}` : edit2.file;
-              const rel = (p) => global2 ? `~/${path48.relative(home2, p)}` : path48.relative(root, p);
+              const rel = (p) => global2 ? `~/${path49.relative(home, p)}` : path49.relative(root, p);
               const found = plan.found.map((e) => rel(e.path));
               const fixVerb = `install --agent ${name2}${global2 ? " --global" : ""}`;
               const fixCmd = nodeRun2(fixVerb, !global2);
@@ -13560,9 +13609,9 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
         const lock = lockState(memoryDir(root));
         if (lock.unproven) {
           const who = lock.host === null ? "an unreadable owner file" : `process ${lock.pid} on ${quotedValue(lock.host)}, dated ahead of this clock`;
-          problems.push({ what: `the memory lock ${path48.join(".ai", "memory", LOCK_NAME)} names ${who}`, fix: `${cmd("recover")} takes it over after watching it 10 s (if no writer is at work there)` });
+          problems.push({ what: `the memory lock ${path49.join(".ai", "memory", LOCK_NAME)} names ${who}`, fix: `${cmd("recover")} takes it over after watching it 10 s (if no writer is at work there)` });
         }
-        if (unsafe) problems.push({ what: "a memory file failed safety or schema checks", fix: `inspect ${path48.join(".ai", "memory")} by hand (a link, a hard link, a FIFO or no v1 marker); move the file away` });
+        if (unsafe) problems.push({ what: "a memory file failed safety or schema checks", fix: `inspect ${path49.join(".ai", "memory")} by hand (a link, a hard link, a FIFO or no v1 marker); move the file away` });
         if (mergeDriverMissing(root)) problems.push({ what: MERGE_DRIVER_MISSING, fix: cmd("publish") });
         let archives = 0;
         try {
@@ -13580,7 +13629,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
             journal.problems.push({ file: `journal/${f.name}`, line: 0, message: err.message });
           }
         }
-        for (const p of journal.problems) problems.push({ what: `${path48.join(".ai", "memory", p.file)} line ${p.line}: ${p.message}; saves add no entry to it until it is fixed`, fix: "fix that line by hand, or move the file away" });
+        for (const p of journal.problems) problems.push({ what: `${path49.join(".ai", "memory", p.file)} line ${p.line}: ${p.message}; saves add no entry to it until it is fixed`, fix: "fix that line by hand, or move the file away" });
         const paused = pauseSwitch(memoryDir(root), ctx.env);
         if (paused) problems.push({ what: `memory writes are paused by ${paused.startsWith("SESSION_HANDOFF_DISABLE") ? paused : quotedPath(paused)}`, fix: paused.startsWith("SESSION_HANDOFF_DISABLE") ? "unset SESSION_HANDOFF_DISABLE" : removePause(paused) });
         let git2 = null;
@@ -13597,7 +13646,8 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
         for (const s of starts) {
           const r = await runStart(s.shown, s.argv, root, ctx.env);
           runs.push(r);
-          if (r.code !== 0) problems.push({ what: `${r.file}: its SessionStart command exited ${r.code ?? "by a signal or timeout"}${r.stderr ? `: ${quotedValue(r.stderr.trim().split("\n")[0])}` : ""}`, fix: cmd(`install --agent ${s.agent}${gflag}`) });
+          if (r.notRun !== void 0) notes.push(`${r.file} SessionStart: not run: ${r.notRun}`);
+          else if (r.code !== 0) problems.push({ what: `${r.file}: its SessionStart command exited ${r.code ?? "by a signal or timeout"}${r.stderr ? `: ${quotedValue(r.stderr.trim().split("\n")[0])}` : ""}`, fix: cmd(`install --agent ${s.agent}${gflag}`) });
         }
         const memory = { verdict, files, archives, paused, git: git2, journal };
         const result = { ok: problems.length === 0, node, helper: helper.abs, agents, runs, notes: [...new Set(notes)], leftovers, memory, problems };
@@ -13608,7 +13658,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
           const inst = Object.entries(a.install).map(([f, s]) => `${f} ${s === "absent" ? "not installed" : s}`).join(", ");
           lines3.push(`${name2}: skill ${a.skill.length > 0 ? a.skill.map(quotePath).join(", ") : "not found"}; ${inst}${a.trust ? `; Codex hook review: ${a.trust}` : ""}`);
         }
-        for (const r of runs) {
+        for (const r of runs.filter((r2) => r2.notRun === void 0)) {
           const said = r.stdout.trim() === "" ? "printed nothing" : `printed ${quotedValue(r.stdout.trim().slice(0, 300))}`;
           lines3.push(`ran ${r.file} SessionStart (PATH=/usr/bin:/bin): exit ${r.code ?? "none"}, ${said}${r.stderr.trim() ? `; stderr ${quotedValue(r.stderr.trim().slice(0, 300))}` : ""}`);
         }
@@ -13626,8 +13676,8 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
 });
 
 // src/git/publish-memory.ts
-import { existsSync as existsSync5 } from "node:fs";
-import path49 from "node:path";
+import { existsSync as existsSync6 } from "node:fs";
+import path50 from "node:path";
 function isPublicMemoryPath(rel, journal = true) {
   return /^(HANDOFF|LESSONS|SOLUTIONS)\.md$/.test(rel) || /^archive\/[A-Z]+-[A-Za-z0-9._-]+\.md$/.test(rel) || journal && /^journal\/\d{4}(?:-\d{2}(?:-\d+)?)?\.md$/.test(rel);
 }
@@ -13644,7 +13694,7 @@ async function publishTarget(root, memDir, env) {
   const topOut = await runGit(root, ["rev-parse", "--show-toplevel"], env);
   if (topOut.code !== 0) throw new Refused(`${root} is not in a git repository; publish commits the memory dir with git (${firstLine(topOut.stderr)})`);
   const top = topOut.stdout.toString("utf8").replace(/\n$/, "");
-  const memRel = path49.relative(top, memDir).split(path49.sep).join("/");
+  const memRel = path50.relative(top, memDir).split(path50.sep).join("/");
   if (memRel.startsWith("..")) throw new Refused(`the memory dir ${memDir} is outside the repository ${top}`);
   const ignored = await Promise.all([`${memRel}/`, `${memRel}/HANDOFF.md`].map((p) => runGit(top, ["check-ignore", "-q", "--", p], env)));
   if (ignored.some((r) => r.code === 0)) {
@@ -13655,7 +13705,7 @@ async function publishTarget(root, memDir, env) {
 async function publishMemory(root, memDir, message, push, env, attributes = "no", target) {
   const { top, memRel } = target ?? await publishTarget(root, memDir, env);
   const listed2 = await git(top, ["ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", `${memRel}/`], env, "git ls-files");
-  const journal = !existsSync5(path49.join(memDir, "journal", "OFF"));
+  const journal = !existsSync6(path50.join(memDir, "journal", "OFF"));
   const paths = [...new Set(listed2.split("\0").filter(Boolean))].filter((p) => isPublicMemoryPath(p.slice(memRel.length + 1), journal)).sort();
   if (attributes === "changed" || attributes === "if-only-ours" && attributesOnlyOurs(top)) paths.push(".gitattributes");
   if (paths.length === 0) return { committed: false, paths: [], commit: null, pushed: null };
@@ -14921,8 +14971,7 @@ var init_checkpoint2 = __esm({
 });
 
 // src/verbs/checkpoint-run.ts
-import { homedir as homedir3 } from "node:os";
-import path50 from "node:path";
+import path51 from "node:path";
 function checkpointHelp() {
   return `usage: node memory_io.mjs checkpoint [--format claude|codex|gemini] [--root DIR] < hook-input.json
 
@@ -15022,7 +15071,7 @@ exit: always 0, usage errors included -- a hook must never block the harness.
 `;
 }
 function projectHandoffs(root) {
-  const bytes = readHeadBytes(path50.join(memoryDir(root), "HANDOFF.md"));
+  const bytes = readHeadBytes(path51.join(memoryDir(root), "HANDOFF.md"));
   let current = null;
   if (bytes !== null) {
     const saved = /^Saved: (.+)$/m.exec(bytes.subarray(0, 4096).toString("utf8"))?.[1]?.trim() ?? null;
@@ -15038,7 +15087,7 @@ function projectHandoffs(root) {
         archived = /* @__PURE__ */ new Set();
         try {
           for (const e of listArchives(root).slice(0, ARCHIVES_HASHED)) {
-            const b = e.regular ? readHeadBytes(path50.join(archiveDir(root), e.name)) : null;
+            const b = e.regular ? readHeadBytes(path51.join(archiveDir(root), e.name)) : null;
             if (b !== null) archived.add(tokenOf(b));
           }
         } catch {
@@ -15171,7 +15220,8 @@ async function runCheckpoint(ctx) {
   } catch (err) {
     return ok("", [...notes, CHECKPOINT_LINES.skipped(err.message)]);
   }
-  if (root === path50.parse(root).root || root === path50.resolve(ctx.env.HOME || homedir3())) {
+  const home = homeFolder(ctx.env);
+  if (root === path51.parse(root).root || home !== "" && samePath(root, path51.resolve(home))) {
     return ok("", [...notes, CHECKPOINT_LINES.skipped(`${root} is the home directory or the file system's root, not a project`)]);
   }
   if (pauseSwitch(memoryDir(root), ctx.env) !== null) return ok("", [CHECKPOINT_LINES.paused()]);
@@ -15184,7 +15234,7 @@ async function runCheckpoint(ctx) {
   if (hook.lastMessage !== null && (got.cap !== null || !got.recognised)) (got.cap ??= emptyCapture(isFormat(format2) ? format2 : "claude")).lastClaim = hook.lastMessage;
   const anchorLines = await anchorsP;
   const dir = checkpointsDir(root);
-  const file = path50.join(dir, name2);
+  const file = path51.join(dir, name2);
   const before = checkpointsDirState(root) === "ok" ? readHead(file, CHECKPOINT_MAX_BYTES * 2) : null;
   const beforeSince = before === null ? null : headerValue(before, "Since-handoff");
   const since = got.save?.token ?? (beforeSince !== null && project.accepts(beforeSince) ? beforeSince : null);
@@ -15283,6 +15333,7 @@ var init_checkpoint_run = __esm({
     init_checkpoint_cleanup();
     init_files();
     init_mutate();
+    init_home();
     init_paths();
     init_pause();
     init_publish();
@@ -15320,7 +15371,7 @@ var init_checkpoint_verb = __esm({
 
 // src/journal/search.ts
 import { readdirSync as readdirSync15 } from "node:fs";
-import path51 from "node:path";
+import path52 from "node:path";
 function queryWords(query) {
   return [...new Set((query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => w.length > 0))];
 }
@@ -15409,7 +15460,7 @@ async function searchMemory(root, words, opts = {}) {
   };
   if (kinds.has("journal")) {
     for (const f of listJournal(root)) {
-      const text2 = await readText2(path51.join(journalDir(root), f.name), `journal/${f.name}`, notes);
+      const text2 = await readText2(path52.join(journalDir(root), f.name), `journal/${f.name}`, notes);
       if (text2 === null) continue;
       const units2 = [];
       for (const e of parseJournal(text2, f.kind).entries) {
@@ -15428,25 +15479,25 @@ async function searchMemory(root, words, opts = {}) {
     }
   }
   if (kinds.has("handoff")) {
-    const text2 = await readText2(path51.join(mem, "HANDOFF.md"), "HANDOFF.md", notes);
+    const text2 = await readText2(path52.join(mem, "HANDOFF.md"), "HANDOFF.md", notes);
     if (text2 !== null) consider("handoff", "HANDOFF.md", markdownUnits(text2, stateDate(text2)));
   }
   if (kinds.has("archive")) {
     for (const name2 of names2(archiveDir(root)).filter((n2) => /^HANDOFF-.*\.md$/.test(n2))) {
-      const text2 = await readText2(path51.join(archiveDir(root), name2), `archive/${name2}`, notes);
+      const text2 = await readText2(path52.join(archiveDir(root), name2), `archive/${name2}`, notes);
       if (text2 !== null) consider("archive", `archive/${name2}`, markdownUnits(text2, stateDate(text2)));
     }
   }
   if (kinds.has("ledger")) {
     for (const name2 of ["LESSONS.md", "SOLUTIONS.md"]) {
-      const text2 = await readText2(path51.join(mem, name2), name2, notes);
+      const text2 = await readText2(path52.join(mem, name2), name2, notes);
       if (text2 !== null) consider("ledger", name2, ledgerUnits(text2));
     }
   }
   if (kinds.has("checkpoint")) {
-    const dir = path51.join(mem, "checkpoints");
+    const dir = path52.join(mem, "checkpoints");
     for (const name2 of names2(dir).filter((n2) => /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}\.md$/.test(n2))) {
-      const text2 = await readText2(path51.join(dir, name2), `checkpoints/${name2}`, notes);
+      const text2 = await readText2(path52.join(dir, name2), `checkpoints/${name2}`, notes);
       if (text2 !== null) consider("checkpoint", `checkpoints/${name2}`, markdownUnits(text2, stateDate(text2)));
     }
   }
@@ -15595,7 +15646,7 @@ ${body}<<<END UNTRUSTED SEARCH ${nonce}>>>
 });
 
 // src/journal/impact.ts
-import path52 from "node:path";
+import path53 from "node:path";
 function median(xs) {
   if (xs.length === 0) return null;
   const s = [...xs].sort((a, b) => a - b);
@@ -15632,7 +15683,7 @@ async function readResumes(root) {
   for (const f of listJournal(root)) {
     let text2;
     try {
-      const r = await readStable(path52.join(journalDir(root), f.name));
+      const r = await readStable(path53.join(journalDir(root), f.name));
       if (r === null) continue;
       text2 = r.bytes.toString("utf8");
     } catch {
@@ -15736,7 +15787,7 @@ __export(journal_exports, {
   journalVerb: () => journalVerb
 });
 import { unlinkSync as unlinkSync13 } from "node:fs";
-import path53 from "node:path";
+import path54 from "node:path";
 var journalVerb;
 var init_journal = __esm({
   "src/verbs/journal.ts"() {
@@ -15782,7 +15833,7 @@ exit:   0 purged (also none); 2 refused; 4 paused; 5 busy.
           for (const f of listJournal(root)) {
             const last = f.kind === "year" ? `${f.period}-12` : f.period;
             if (before !== void 0 && last >= before) continue;
-            unlinkSync13(path53.join(journalDir(root), f.name));
+            unlinkSync13(path54.join(journalDir(root), f.name));
             gone.push(`journal/${f.name}`);
           }
           return gone;
@@ -15801,7 +15852,7 @@ __export(merge_driver_exports, {
   mergeDriverVerb: () => mergeDriverVerb
 });
 import { closeSync as closeSync14, constants as constants11, fstatSync as fstatSync7, lstatSync as lstatSync26, mkdirSync as mkdirSync7, openSync as openSync11, readFileSync as readFileSync16, writeSync as writeSync9 } from "node:fs";
-import path54 from "node:path";
+import path55 from "node:path";
 function readRegularBytes(p) {
   const fd = openSync11(p, constants11.O_RDONLY | NOFOLLOW);
   try {
@@ -15829,7 +15880,7 @@ function writeResult(p, text2) {
 function archiveDirOf(top, memRel) {
   let at3 = top;
   for (const part of [...memRel.split("/").filter(Boolean), "archive"]) {
-    at3 = path54.join(at3, part);
+    at3 = path55.join(at3, part);
     let st;
     try {
       st = lstatSync26(at3);
@@ -15928,7 +15979,7 @@ exit: 0 merged; 1 not merged (git's conflict stands)
         try {
           const dir = archiveDirOf(ctx.cwd, `${m[1]}.ai/memory`);
           const name2 = archiveName("HANDOFF", dir);
-          createExclusive(path54.join(dir, name2), loser);
+          createExclusive(path55.join(dir, name2), loser);
           writeResult(ours, markMerged(winner, name2));
           return ok("", [`session-handoff merge driver: ${file}: kept the later handoff; the other is archive/${name2}`]);
         } catch (err) {

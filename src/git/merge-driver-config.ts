@@ -5,6 +5,7 @@
 import { chmodSync, closeSync, constants, fsyncSync, lstatSync, mkdirSync, openSync, readFileSync, realpathSync, renameSync, rmdirSync, unlinkSync, writeSync } from "node:fs";
 import path from "node:path";
 import { randomBytes } from "node:crypto";
+import { homeFolder } from "../store/home.ts";
 import { commonDirOf } from "./git-files.ts";
 import { gitDirOf, gitTopOf } from "./in-progress.ts";
 import { runGit } from "./run.ts";
@@ -35,7 +36,8 @@ export interface MergeDriverChange {
 
 /** `${XDG_CONFIG_HOME:-$HOME/.config}/session-handoff/driver/memory_io.mjs`; null without HOME or XDG_CONFIG_HOME. */
 export function driverCopyPath(env: Record<string, string | undefined>): string | null {
-  const config = env.XDG_CONFIG_HOME ? env.XDG_CONFIG_HOME : env.HOME ? path.join(env.HOME, ".config") : null;
+  const home = homeFolder(env);
+  const config = env.XDG_CONFIG_HOME ? env.XDG_CONFIG_HOME : home ? path.join(home, ".config") : null;
   return config === null ? null : path.join(config, "session-handoff", "driver", "memory_io.mjs");
 }
 

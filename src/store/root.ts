@@ -3,6 +3,7 @@
 import { lstatSync, readFileSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { Refused } from "../errors.ts";
+import { homeFolder, samePath } from "./home.ts";
 
 /** Where the root was found, and from what start. */
 export interface FoundRoot {
@@ -60,7 +61,7 @@ function ceilings(env: Record<string, string | undefined>): string[] {
  * `[safe]` sections are read (no includes); an empty value resets the list, as in git.
  */
 export function safeDirectories(env: Record<string, string | undefined>): string[] {
-  const home = env.HOME ?? "";
+  const home = homeFolder(env);
   const files: string[] = [];
   if (!env.GIT_CONFIG_NOSYSTEM || /^(?:0|false|no|off)$/i.test(env.GIT_CONFIG_NOSYSTEM)) files.push(env.GIT_CONFIG_SYSTEM || "/etc/gitconfig");
   if (env.GIT_CONFIG_GLOBAL !== undefined) files.push(env.GIT_CONFIG_GLOBAL);
@@ -153,11 +154,12 @@ export function distrustedAbove(dir: string, env: Record<string, string | undefi
  * The start is trusted; above it the walk stops, never looking inside, at a folder of another
  * uid (root excepted) or a sticky world-writable one unless git's `safe.directory` lists it,
  * and at a `.ai/memory` whose `.ai` or `memory` belongs to another uid (`stopped` says where).
- * It stops below any `GIT_CEILING_DIRECTORIES` entry, and a walk that would end at `$HOME`
- * (or above it, starting below it) ends at the start. Runs no process: a few `lstat` calls
- * per level; git's config files are read only when a folder is distrusted.
+ * It stops below any `GIT_CEILING_DIRECTORIES` entry, and a walk that would end at the home
+ * folder (`$HOME`; `%USERPROFILE%` on Windows) or above it, starting below it, ends at the
+ * start. Runs no process: a few `lstat` calls per level; git's config files are read only
+ * when a folder is distrusted.
  * @param opts.uid the user to judge ownership for (default: this process's; tests pass one).
- * @throws Refused (exit 2) when the start does not exist, is not a directory, or is `$HOME`.
+ * @throws Refused (exit 2) when the start does not exist, is not a directory, or is the home folder.
  */
 export function findRoot(startPath: string, env: Record<string, string | undefined>, opts: { uid?: number } = {}): FoundRoot {
   let start: string;
@@ -173,8 +175,10 @@ export function findRoot(startPath: string, env: Record<string, string | undefin
     throw new Refused(`root ${startPath} does not exist; pass the project root with --root`);
   }
   if (!st.isDirectory()) throw new Refused(`root ${startPath} is not a directory; pass the project root with --root`);
-  const home = env.HOME ? realOrNull(env.HOME) : null;
-  if (home !== null && start === home) throw new Refused(NOT_A_PROJECT);
+  // USERPROFILE on Windows: cmd and PowerShell start there and set no HOME.
+  const homeVar = homeFolder(env);
+  const home = homeVar ? realOrNull(homeVar) : null;
+  if (home !== null && samePath(start, home)) throw new Refused(NOT_A_PROJECT);
   if (exists(path.join(start, ".ai", "memory"))) return { root: start, start, by: "memory" };
   const uid = "uid" in opts ? opts.uid : process.getuid?.();
   let safe: string[] | null = null;
@@ -193,7 +197,7 @@ export function findRoot(startPath: string, env: Record<string, string | undefin
     }
     if (exists(path.join(dir, ".git"))) return { root: dir, start, by: "git" };
     const parent = path.dirname(dir);
-    if (parent === dir || stops.includes(parent) || (belowHome && parent === home)) return { root: start, start, by: "start" };
+    if (parent === dir || stops.includes(parent) || (belowHome && samePath(parent, home!))) return { root: start, start, by: "start" };
     dir = parent;
   }
 }

@@ -26,6 +26,7 @@ import { ROOT_HELP, rootOption } from "./common.ts";
 import { quotePath } from "../schema/anchor-lines.ts";
 import { showRefused } from "../guard/invisible.ts";
 import { ok, type Verb } from "./types.ts";
+import { Refused } from "../errors.ts";
 
 /** One finding of `doctor`: what is wrong and the command that fixes it. */
 export interface Problem {
@@ -65,9 +66,10 @@ project's files ("not installed", "current": the same bytes \`install\` would wr
 "outdated", with why: bare node, a start matcher without fork, a hook on an event no
 longer installed -- judged on our own entries only: another tool's hook, or ours edited by
 hand, is never current or outdated; a problem when an agent has them but no skill folder where it looks for
-skills; with --global, the per-user files instead). It runs each installed SessionStart
-command (never a checkpoint one) as a harness would: /bin/sh -c with PATH=/usr/bin:/bin,
-a session id of its own, source startup (the hook neither reads nor writes a
+skills; with --global, the per-user files instead, and it runs from the home folder too). It runs each installed SessionStart
+command (never a checkpoint one) as a harness would: /bin/sh -c with PATH=/usr/bin:/bin
+(on Windows Git for Windows' sh.exe with your PATH; without it the note "<file> SessionStart:
+not run: no POSIX shell (Git for Windows' sh.exe) was found to run it as the harness would"), a session id of its own, source startup (the hook neither reads nor writes a
 delivered-once marker for it), and reports what it printed. Only a command exactly as
 install writes it (now, or the bare-node form of before) is run; any other that names
 the helper is reported, not run: a settings file may come with a clone. Codex hooks: whether ~/.codex/config.toml holds a trust entry
@@ -107,8 +109,17 @@ ${ROOT_HELP}
 exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
 `,
   async run(ctx) {
-    const root = rootOption(ctx);
     const home = homeOf(ctx.env);
+    const global = ctx.values.global === true;
+    let root: string;
+    try {
+      root = rootOption(ctx);
+    } catch (err) {
+      // `--global` is about the per-user files: it works from the home folder too, where cmd and
+      // PowerShell start (the home folder is never a project, so its memory is read as is).
+      if (!global || typeof ctx.values.root === "string" || !(err instanceof Refused) || home === "") throw err;
+      root = path.resolve(home);
+    }
     const helper = helperLocation(ctx, root);
     const problems: Problem[] = [];
     // A command to paste: shell-quoted words, or, when a path holds a control character, words saying so (docs/design.md#verdicts-and-the-brief).
@@ -123,7 +134,6 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
     const node = process.versions.node;
     if (Number(node.split(".")[0]) < 20) problems.push({ what: `Node ${node} is older than 20`, fix: "install Node.js 20 or newer" });
 
-    const global = ctx.values.global === true;
     // An agent's files, the project's or the per-user ones (none for cline and cursor there).
     const agentFiles = (agent: (typeof AGENTS)[AgentName], perUser: boolean) => {
       try {
@@ -303,7 +313,9 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
     for (const s of starts) {
       const r = await runStart(s.shown, s.argv, root, ctx.env);
       runs.push(r);
-      if (r.code !== 0) problems.push({ what: `${r.file}: its SessionStart command exited ${r.code ?? "by a signal or timeout"}${r.stderr ? `: ${quotedValue(r.stderr.trim().split("\n")[0]!)}` : ""}`, fix: cmd(`install --agent ${s.agent}${gflag}`) });
+      // A command doctor has no shell for is not run, and not broken (Windows without Git Bash).
+      if (r.notRun !== undefined) notes.push(`${r.file} SessionStart: not run: ${r.notRun}`);
+      else if (r.code !== 0) problems.push({ what: `${r.file}: its SessionStart command exited ${r.code ?? "by a signal or timeout"}${r.stderr ? `: ${quotedValue(r.stderr.trim().split("\n")[0]!)}` : ""}`, fix: cmd(`install --agent ${s.agent}${gflag}`) });
     }
     const memory = { verdict, files, archives, paused, git, journal };
     const result = { ok: problems.length === 0, node, helper: helper.abs, agents, runs, notes: [...new Set(notes)], leftovers, memory, problems };
@@ -316,7 +328,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
       const inst = Object.entries(a.install).map(([f, s]) => `${f} ${s === "absent" ? "not installed" : s}`).join(", ");
       lines.push(`${name}: skill ${a.skill.length > 0 ? a.skill.map(quotePath).join(", ") : "not found"}; ${inst}${a.trust ? `; Codex hook review: ${a.trust}` : ""}`);
     }
-    for (const r of runs) {
+    for (const r of runs.filter((r) => r.notRun === undefined)) {
       // What a hook printed is quoted as every file-controlled value is (docs/design.md#verdicts-and-the-brief): <U+XXXX>, never \u escapes.
       const said = r.stdout.trim() === "" ? "printed nothing" : `printed ${quotedValue(r.stdout.trim().slice(0, 300))}`;
       lines.push(`ran ${r.file} SessionStart (PATH=/usr/bin:/bin): exit ${r.code ?? "none"}, ${said}${r.stderr.trim() ? `; stderr ${quotedValue(r.stderr.trim().slice(0, 300))}` : ""}`);

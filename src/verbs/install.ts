@@ -7,6 +7,7 @@ import { mergeDriverStep } from "../git/merge-driver-config.ts";
 import { makeDirs, missingDirs, prepareDir, publishAgentFile, readAgentFile, readRecord, recordNode, recordsDir, removeEmptyDirs, userDir, writeRecord } from "../store/install-files.ts";
 import { existsSync } from "node:fs";
 import { Refused } from "../errors.ts";
+import { homeFolder } from "../store/home.ts";
 import { NODE_LOCATIONS } from "../agents/command.ts";
 import { editTargets, repairAgentFiles } from "./agent-repair.ts";
 import { AGENT_OPTIONS, agentTarget } from "./agent-files.ts";
@@ -64,7 +65,8 @@ after its first line when that is a heading, else at the top (Codex reads only t
 kept. Refused, with a snippet to paste by hand, and nothing changed ("<file> <what is
 wrong>; nothing was changed. Add this to it by hand:", then the snippet): malformed markers,
 JSON that does not parse or nests over 64 levels, a file that is a link, a rule file of
-ours' name that is not ours; and, before anything is read, HOME unset or missing. In
+ours' name that is not ours; and, before anything is read, the home folder (HOME;
+USERPROFILE on Windows, named so in these sentences) unset or missing. In
 these words: "<file> exists and was not written by install; nothing was changed. Move it
 away, or merge this into it by hand:"; "<file> is a link to <target>; links are never
 followed or replaced, so nothing was changed. Add this to its target by hand:"; "<file> has more than
@@ -111,8 +113,11 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
   async run(ctx) {
     // Without a HOME nothing of ours can be found again (records, the recorded Node): the one
     // refusal that depends on the user's environment, before anything is read.
-    if (!ctx.env.HOME) throw new Refused("install needs HOME set (the per-user records and the recorded Node live under it); nothing was changed");
-    if (!existsSync(ctx.env.HOME)) throw new Refused(`HOME (${quotedValue(ctx.env.HOME)}) does not exist; install keeps its records under it, so nothing was changed`);
+    // The home folder as os.homedir() finds it: USERPROFILE on Windows, where cmd and PowerShell set no HOME.
+    const home = homeFolder(ctx.env);
+    const homeVar = process.platform === "win32" ? "USERPROFILE" : "HOME";
+    if (!home) throw new Refused(`install needs ${homeVar} set (the per-user records and the recorded Node live under it); nothing was changed`);
+    if (!existsSync(home)) throw new Refused(`${homeVar} (${quotedValue(home)}) does not exist; install keeps its records under it, so nothing was changed`);
     const t = agentTarget(ctx, "install");
     assertNotPaused(t.memDir, ctx.env);
     const targets = editTargets(t);

@@ -241,8 +241,8 @@ export const SENTENCES: readonly Sentence[] = [
   { id: "draft.folder-link", source: DRAFTS, help: "write", doc: "docs/decisions/save-form.md", text: "{folder} is a link or not a directory, so {draft} was neither read nor removed; move it away, then write the draft again" },
   { id: "draft.leftover", source: DRAFTS, help: "recover", doc: "docs/decisions/save-form.md", text: "removed a leftover draft {drafts}/{kind}.md (drafts are private; write it again to save it)" },
   // install's and publish's refusals (docs/design.md#install-and-uninstall).
-  { id: "install.no-home", source: "src/verbs/install.ts", help: "install", text: "install needs HOME set (the per-user records and the recorded Node live under it); nothing was changed" },
-  { id: "install.home-missing", source: "src/verbs/install.ts", help: "install", text: "HOME ({path}) does not exist; install keeps its records under it, so nothing was changed" },
+  { id: "install.no-home", source: "src/verbs/install.ts", help: "install", text: "install needs {HOME} set (the per-user records and the recorded Node live under it); nothing was changed" },
+  { id: "install.home-missing", source: "src/verbs/install.ts", help: "install", text: "{HOME} ({path}) does not exist; install keeps its records under it, so nothing was changed" },
   { id: "install.not-ours", source: "src/agents/plan.ts", help: "install", text: "{file} exists and was not written by install; nothing was changed. Move it away, or merge this into it by hand:" },
   { id: "install.link", source: "src/store/install-files.ts", help: "install", text: "{file} {is a link}; links are never followed or replaced, so nothing was changed. Add this to its target by hand:" },
   { id: "install.hard-link", source: "src/store/install-files.ts", help: "install", text: "{file} has more than one hard link; nothing was changed. Add this to it by hand:" },
