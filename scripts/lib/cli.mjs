@@ -10609,12 +10609,13 @@ function linkState(place, target) {
     const to = readlinkSync3(place);
     return path38.resolve(path38.dirname(place), to) === target ? "ours" : `a link to ${to}`;
   }
-  if (st.isDirectory()) return present(path38.join(place, "scripts", "memory_io.mjs")) ? "copy" : "a folder that is not this skill";
+  if (st.isDirectory()) return present(path38.join(place, "SKILL.md")) ? "copy" : "a folder that is not this skill";
   return "a file";
 }
 function unwritable(file) {
   let dir = path38.dirname(file);
   for (let i = 0; i < 64 && !present(dir); i++) dir = path38.dirname(dir);
+  if (!lstatSync23(dir).isDirectory()) return `${dir} is not a folder`;
   try {
     accessSync(dir, constants9.W_OK);
   } catch {
@@ -13689,7 +13690,7 @@ function removePause(file) {
   const w = shellWord(file);
   return w === null ? `remove the file ${quotedValue(file)} (a path holds a control character, so no command is printed to paste)` : `rm ${w}`;
 }
-var NOT_OURS, doctorVerb;
+var NOT_OURS, HELPER_FILES, doctorVerb;
 var init_doctor = __esm({
   "src/verbs/doctor.ts"() {
     "use strict";
@@ -13719,6 +13720,7 @@ var init_doctor = __esm({
     init_invisible();
     init_types();
     NOT_OURS = (file, command) => `${file}: a SessionStart command names memory_io.mjs but is not one install writes (not ours: not run): ${quotedValue(command)}`;
+    HELPER_FILES = ["scripts/memory_io.mjs", "scripts/lib/cli.mjs", "scripts/lib/session.mjs"];
     doctorVerb = {
       name: "doctor",
       options: { root: { type: "string" }, json: { type: "boolean" }, global: { type: "boolean" } },
@@ -13850,7 +13852,12 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
           agents[name2] = { ...agents[name2], skill, install };
           if (skill.length === 0 && Object.values(install).some((st) => st === "current" || st === "outdated")) {
             const where = agent.skillFolders.project.map((f) => `${f}/session-handoff`).join(" or ");
-            problems.push({ what: `${name2}: installed, but no session-handoff skill folder where ${name2} looks for skills (${where})`, fix: `copy the skill folder to ${agent.skillFolders.project[0]}/session-handoff (README, "Install")` });
+            problems.push({ what: `${name2}: installed, but no session-handoff skill folder where ${name2} looks for skills (${where})`, fix: nodeRun2(`init --agent ${name2}${gflag}`, !global) });
+          }
+          for (const dir of skill) {
+            const lacking2 = HELPER_FILES.filter((f) => !exists(path50.join(dir, f)));
+            if (lacking2.length === 0 || problems.some((p) => p.what.includes(dir))) continue;
+            problems.push({ what: `${name2}: the skill folder ${quotePath(dir)} lacks its helper (${lacking2.join(", ")})`, fix: nodeRun2(`init --agent ${name2}${gflag}`, !global) });
           }
         }
         const plugins = claudePluginInstalls(home2);

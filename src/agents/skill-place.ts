@@ -101,9 +101,9 @@ export function linkState(place: string, target: string): "absent" | "ours" | "c
     const to = readlinkSync(place);
     return path.resolve(path.dirname(place), to) === target ? "ours" : `a link to ${to}`;
   }
-  // A real folder holding the helper is an earlier copy of the skill (by hand, or Windows):
-  // it is kept up to date as a copy.
-  if (st.isDirectory()) return present(path.join(place, "scripts", "memory_io.mjs")) ? "copy" : "a folder that is not this skill";
+  // A real folder holding a SKILL.md is an earlier copy of the skill (by hand, an installer
+  // that copied SKILL.md alone, or Windows): it is completed and kept up to date as a copy.
+  if (st.isDirectory()) return present(path.join(place, "SKILL.md")) ? "copy" : "a folder that is not this skill";
   return "a file";
 }
 
@@ -111,6 +111,7 @@ export function linkState(place: string, target: string): "absent" | "ours" | "c
 export function unwritable(file: string): string | null {
   let dir = path.dirname(file);
   for (let i = 0; i < 64 && !present(dir); i++) dir = path.dirname(dir);
+  if (!lstatSync(dir).isDirectory()) return `${dir} is not a folder`;
   try {
     accessSync(dir, constants.W_OK);
   } catch {
