@@ -13504,11 +13504,7 @@ folder it cannot write, a skill folder that is something else, and whatever inst
 refuses (it is run with --dry-run first for every agent).
 stdout: one line per thing done ("copied \u2026", "linked \u2026", "<agent>: created F" as install
         prints), then what to say to the agent.
-
-examples:
-  npx session-handoff init                      # every agent found in this project
-  npx session-handoff init --agent claude-code --dry-run
-exit:   0 done; 2 refused or usage; 4 paused; 5 the install lock was held for 10 s.
+exit:   0 done; 2 refused or usage; 4 paused; 5 the install lock stayed busy.
 `,
       async run(ctx) {
         const plan = planOf(ctx);
@@ -16695,6 +16691,10 @@ var EXAMPLES = {
     "node memory_io.mjs archives list",
     "# then: archives show <name>, or make one current again (its token from read):",
     "# archives restore <name> --expected-current-sha256 <token>"
+  ],
+  init: [
+    "npx session-handoff init --dry-run   # what it would do, for the agents found",
+    "npx session-handoff init --agent claude-code --agent codex"
   ],
   install: [
     "node memory_io.mjs install --agent claude-code --dry-run   # what would change",

@@ -75,11 +75,7 @@ folder it cannot write, a skill folder that is something else, and whatever inst
 refuses (it is run with --dry-run first for every agent).
 stdout: one line per thing done ("copied …", "linked …", "<agent>: created F" as install
         prints), then what to say to the agent.
-
-examples:
-  npx session-handoff init                      # every agent found in this project
-  npx session-handoff init --agent claude-code --dry-run
-exit:   0 done; 2 refused or usage; 4 paused; 5 the install lock was held for 10 s.
+exit:   0 done; 2 refused or usage; 4 paused; 5 the install lock stayed busy.
 `,
   async run(ctx) {
     const plan = planOf(ctx);

@@ -231,7 +231,7 @@ describe("npx skillmds add, as docs/install.md writes it", () => {
     const canonical = path.join(project, ".agents", "skills", "session-handoff");
     expect([...delivered(canonical).keys()]).toEqual(["SKILL.md"]);
     const skillMd = readFileSync(path.join(canonical, "SKILL.md"), "utf8");
-    expect(skillMd).toContain("If `<skill-dir>` holds no `scripts/` (an installer copied only this file), first run `npx -y session-handoff init` at the project root");
+    expect(skillMd).toContain("Missing `scripts/`? Run `npx -y session-handoff init` first.");
     expect(realpathSync(path.join(project, ".claude", "skills", "session-handoff"))).toBe(realpathSync(canonical));
 
     const doctor = (helper: string) => JSON.parse(spawnSync(process.execPath, [helper, "doctor", "--json", "--root", project], { env, encoding: "utf8" }).stdout).problems as { what: string; fix: string }[];
