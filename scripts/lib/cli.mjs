@@ -1053,7 +1053,7 @@ function within(child, parent) {
 }
 function ceilings(env) {
   const out = [];
-  for (const c of (env.GIT_CEILING_DIRECTORIES ?? "").split(":")) {
+  for (const c of (env.GIT_CEILING_DIRECTORIES ?? "").split(path7.delimiter)) {
     if (c === "" || !path7.isAbsolute(c)) continue;
     out.push(realOrNull(c) ?? path7.resolve(c));
   }
@@ -1164,7 +1164,7 @@ function findRoot(startPath, env, opts = {}) {
     }
     if (exists(path7.join(dir, ".git"))) return { root: dir, start, by: "git" };
     const parent = path7.dirname(dir);
-    if (parent === dir || stops.includes(parent) || belowHome && samePath(parent, home)) return { root: start, start, by: "start" };
+    if (parent === dir || stops.some((s) => samePath(s, parent)) || belowHome && samePath(parent, home)) return { root: start, start, by: "start" };
     dir = parent;
   }
 }
@@ -8229,7 +8229,13 @@ async function unregisterMergeDriver(root, env) {
 }
 async function mergeDriverStep(root, opts, env) {
   if (root === null || opts.dryRun === true) return { lines: [], notes: [], change: null };
-  const change = opts.remove === true ? await unregisterMergeDriver(root, env) : await registerMergeDriver(root, opts.helperPath ?? null, env);
+  let change;
+  try {
+    change = opts.remove === true ? await unregisterMergeDriver(root, env) : await registerMergeDriver(root, opts.helperPath ?? null, env);
+  } catch (err) {
+    if (!(err instanceof GitUnavailable)) throw err;
+    return { lines: [], notes: [`the merge driver was not ${opts.remove === true ? "removed" : "registered"}: ${err.message}`], change: null };
+  }
   const lines3 = [];
   if (change.config) lines3.push(opts.remove === true ? "removed the merge driver session-handoff from .git/config" : "registered the merge driver session-handoff in .git/config");
   if (change.attributes) lines3.push(opts.remove === true ? "removed the merge driver's block from .gitattributes" : "added the merge driver's block to .gitattributes");

@@ -307,7 +307,7 @@ function within(child, parent) {
 }
 function ceilings(env) {
   const out = [];
-  for (const c of (env.GIT_CEILING_DIRECTORIES ?? "").split(":")) {
+  for (const c of (env.GIT_CEILING_DIRECTORIES ?? "").split(path3.delimiter)) {
     if (c === "" || !path3.isAbsolute(c)) continue;
     out.push(realOrNull(c) ?? path3.resolve(c));
   }
@@ -418,7 +418,7 @@ function findRoot(startPath, env, opts = {}) {
     }
     if (exists(path3.join(dir, ".git"))) return { root: dir, start, by: "git" };
     const parent = path3.dirname(dir);
-    if (parent === dir || stops.includes(parent) || belowHome && samePath(parent, home)) return { root: start, start, by: "start" };
+    if (parent === dir || stops.some((s) => samePath(s, parent)) || belowHome && samePath(parent, home)) return { root: start, start, by: "start" };
     dir = parent;
   }
 }

@@ -8,7 +8,7 @@ import { randomBytes } from "node:crypto";
 import { homeFolder } from "../store/home.ts";
 import { commonDirOf } from "./git-files.ts";
 import { gitDirOf, gitTopOf } from "./in-progress.ts";
-import { runGit } from "./run.ts";
+import { GitUnavailable, runGit } from "./run.ts";
 import { DRIVER_NAME } from "./merge-driver-state.ts";
 
 export { DRIVER_NAME, MERGE_DRIVER_MISSING, mergeDriverMissing } from "./merge-driver-state.ts";
@@ -231,7 +231,14 @@ export async function mergeDriverStep(
   env: Record<string, string | undefined>,
 ): Promise<{ lines: string[]; notes: string[]; change: MergeDriverChange | null }> {
   if (root === null || opts.dryRun === true) return { lines: [], notes: [], change: null };
-  const change = opts.remove === true ? await unregisterMergeDriver(root, env) : await registerMergeDriver(root, opts.helperPath ?? null, env);
+  let change: MergeDriverChange;
+  try {
+    change = opts.remove === true ? await unregisterMergeDriver(root, env) : await registerMergeDriver(root, opts.helperPath ?? null, env);
+  } catch (err) {
+    // A repository with no git on PATH (Windows' cmd without git for Windows): the agent files are done.
+    if (!(err instanceof GitUnavailable)) throw err;
+    return { lines: [], notes: [`the merge driver was not ${opts.remove === true ? "removed" : "registered"}: ${err.message}`], change: null };
+  }
   const lines: string[] = [];
   if (change.config) lines.push(opts.remove === true ? "removed the merge driver session-handoff from .git/config" : "registered the merge driver session-handoff in .git/config");
   if (change.attributes) lines.push(opts.remove === true ? "removed the merge driver's block from .gitattributes" : "added the merge driver's block to .gitattributes");

@@ -44,10 +44,11 @@ function within(child: string, parent: string): boolean {
   return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
 }
 
-/** `GIT_CEILING_DIRECTORIES` (colon-separated absolute paths, as git reads them; their real paths). */
+/** `GIT_CEILING_DIRECTORIES` (absolute paths separated as PATH is, as git reads them; their real paths). */
 function ceilings(env: Record<string, string | undefined>): string[] {
   const out: string[] = [];
-  for (const c of (env.GIT_CEILING_DIRECTORIES ?? "").split(":")) {
+  // `;` on Windows, where a path holds a `:` after its drive letter.
+  for (const c of (env.GIT_CEILING_DIRECTORIES ?? "").split(path.delimiter)) {
     if (c === "" || !path.isAbsolute(c)) continue;
     out.push(realOrNull(c) ?? path.resolve(c));
   }
@@ -197,7 +198,7 @@ export function findRoot(startPath: string, env: Record<string, string | undefin
     }
     if (exists(path.join(dir, ".git"))) return { root: dir, start, by: "git" };
     const parent = path.dirname(dir);
-    if (parent === dir || stops.includes(parent) || (belowHome && samePath(parent, home!))) return { root: start, start, by: "start" };
+    if (parent === dir || stops.some((s) => samePath(s, parent)) || (belowHome && samePath(parent, home!))) return { root: start, start, by: "start" };
     dir = parent;
   }
 }

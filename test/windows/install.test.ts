@@ -22,6 +22,15 @@ const PROJECT_SKILL: Record<string, string> = {
   cursor: ".agents/skills",
 };
 const HOME_SKILL: Record<string, string> = { "claude-code": ".claude/skills", codex: ".codex/skills", opencode: ".config/opencode/skills", gemini: ".gemini/skills" };
+// The file holding each agent's instruction (Claude Code has none: its hook is the notice).
+const INSTRUCTIONS: Record<string, string> = {
+  codex: "AGENTS.md",
+  opencode: "AGENTS.md",
+  gemini: "GEMINI.md",
+  cline: ".clinerules/00-session-handoff.md",
+  cursor: ".cursor/rules/session-handoff.mdc",
+};
+const INSTRUCTED = Object.keys(INSTRUCTIONS);
 const AGENTS_MD = "# Team notes\r\n\r\nWritten on Windows.\r\n";
 
 let dir: string;
@@ -86,17 +95,24 @@ beforeAll(() => {
     });
     second.push({ id: `${agent}:uninstall-g`, helper: h, args: ["uninstall", "--agent", agent, "--global"], cwd: winPath(home), env });
   }
+  // A repository (a .git folder) with no git on PATH, as in cmd without git for Windows.
+  const repo = path.join(dir, "work", "repo");
+  mkdirSync(path.join(repo, ".git"), { recursive: true });
+  cpSync(path.join(built, "scripts"), path.join(repo, ".claude", "skills", "session-handoff", "scripts"), { recursive: true });
+  const repoHelper = winPath(path.join(repo, ".claude", "skills", "session-handoff", "scripts", "memory_io.mjs"));
+  first.push({ id: "repo:install", helper: repoHelper, args: ["install", "--agent", "claude-code"], cwd: winPath(repo), env });
+  second.push({ id: "repo:uninstall", helper: repoHelper, args: ["uninstall", "--agent", "claude-code"], cwd: winPath(repo), env });
   installed = runBatch("", [{ id: "installs", pool: first }]);
   for (const agent of AGENTS) {
     const proj = projects.get(agent)!;
-    const names = ["AGENTS.md", ".codex/hooks.json", ".clinerules/hooks/TaskStart.ps1", ".clinerules/hooks/TaskResume.ps1", ".claude/settings.json", ".gemini/settings.json"];
+    const names = ["AGENTS.md", "GEMINI.md", ".clinerules/00-session-handoff.md", ".cursor/rules/session-handoff.mdc", ".codex/hooks.json", ".clinerules/hooks/TaskStart.ps1", ".clinerules/hooks/TaskResume.ps1", ".claude/settings.json", ".gemini/settings.json"];
     files.set(agent, Object.fromEntries(names.map((n) => [n, read(path.join(proj, n))])));
   }
   // The instruction's command as cmd.exe runs it from the project root (node on PATH).
   const nodeDir = winPath(path.dirname(WIN_NODE));
-  const cmdRuns: Step[] = AGENTS.filter((a) => a !== "cline" && a !== "cursor").map((agent) => {
-    const text = files.get(agent)!["AGENTS.md"] ?? "";
-    const command = /`(node [^`]+ check --root \.)`/.exec(text)?.[1] ?? "echo no command";
+  const cmdRuns: Step[] = INSTRUCTED.map((agent) => {
+    const text = files.get(agent)![INSTRUCTIONS[agent]!] ?? "";
+    const command = /`(node [^`]+ check --root \.)`/.exec(text)?.[1] ?? "exit 9";
     return { id: `${agent}:cmd`, kind: "cmd", command, cwd: winPath(projects.get(agent)!), env: { ...env, PATH: `${nodeDir};C:\\windows\\system32;C:\\windows` } };
   });
   after = runBatch("", [{ id: "cmd", pool: cmdRuns }, { id: "uninstalls", pool: second }]);
@@ -110,6 +126,13 @@ describe("install, doctor, uninstall under a Windows Node (Wine), HOME unset", (
     const again = get(installed, `${agent}:again`);
     expect(again.code, again.stderr).toBe(0);
     expect(again.stdout, `first: ${r.stdout}`).not.toMatch(/^(created|updated) /m);
+  });
+
+  it("install in a repository with no git on PATH: the agent files are written, the merge driver is said to be skipped", () => {
+    const r = get(installed, "repo:install");
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain("created .claude/settings.json");
+    expect(r.stderr).toContain("the merge driver was not registered: git was not found on PATH");
   });
 
   it.each(AGENTS)("%s: doctor reports no problem (no false 'not ours', no shell it lacks called broken)", (agent) => {
@@ -151,9 +174,10 @@ describe("install, doctor, uninstall under a Windows Node (Wine), HOME unset", (
     expect(text.replace(/\r\n/g, "")).not.toContain("\n");
   });
 
-  it.each(AGENTS.filter((a) => a !== "cline" && a !== "cursor"))("%s: the instruction's check command runs in cmd.exe from the project root", (agent) => {
+  it.each(INSTRUCTED)("%s: the instruction's check command runs in cmd.exe from the project root", (agent) => {
     const r = get(after, `${agent}:cmd`);
     expect(r.code, `${r.stdout}${r.stderr}`).toBe(0);
+    expect(r.stdout).toContain("nothing parked");
   });
 
   it("codex: commandWindows is a PowerShell line naming the helper's Windows path, for every hook", () => {

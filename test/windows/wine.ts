@@ -83,7 +83,8 @@ export function windowsUser(dir: string): { home: string; env: Record<string, st
     SESSION_HANDOFF_DISABLE: null,
     SESSION_HANDOFF_PAUSE: null,
     MEMORY_IO_FAILPOINT: null,
-    GIT_CEILING_DIRECTORIES: null,
+    // The walk stops at the test's folder: a stray /tmp/.git (Z:\tmp\.git) is not ours.
+    GIT_CEILING_DIRECTORIES: winPath(dir),
   };
   return { home, env };
 }
