@@ -62,9 +62,10 @@ describe("install and doctor without HOME, and doctor --global from the home fol
   it("doctor --global runs from the home folder (cmd and PowerShell start there)", () => {
     const home = tempDir("sh-home-");
     mkdirSync(path.join(home, ".config"));
-    const r = spawnSync(process.execPath, [HELPER, "doctor", "--global", "--json"], { cwd: home, env: cleanEnv({ HOME: home, XDG_CONFIG_HOME: path.join(home, ".config") }), encoding: "utf8" });
+    const r = spawnSync(process.execPath, [HELPER, "doctor", "--global", "--json"], { cwd: home, env: cleanEnv({ HOME: home, USERPROFILE: home, XDG_CONFIG_HOME: path.join(home, ".config") }), encoding: "utf8" });
     expect(r.status, r.stderr).toBe(0);
-    expect(JSON.parse(r.stdout).ok).toBe(true);
+    // Its report, not a refusal ("not a project"); what it finds depends on the folders above.
+    expect(Object.keys(JSON.parse(r.stdout).agents)).toContain("claude-code");
   });
 });
 
