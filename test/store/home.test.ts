@@ -52,7 +52,8 @@ describe("the root walk with HOME unset: the home folder still is no project", (
 describe("install and doctor without HOME, and doctor --global from the home folder", () => {
   it("install works with HOME unset (the home folder as os.homedir() finds it)", () => {
     const proj = tempDir("sh-nohome-");
-    const env = cleanEnv({ XDG_CONFIG_HOME: path.join(tempDir("sh-nohome-cfg-"), "config") });
+    // The walk stops at the project: a stray .git above the temp folder is not this test's.
+    const env = cleanEnv({ XDG_CONFIG_HOME: path.join(tempDir("sh-nohome-cfg-"), "config"), GIT_CEILING_DIRECTORIES: path.dirname(proj) });
     delete env.HOME;
     const r = spawnSync(process.execPath, [HELPER, "install", "--agent", "claude-code", "--root", proj], { env, encoding: "utf8" });
     expect(r.status, r.stderr).toBe(0);
@@ -62,7 +63,8 @@ describe("install and doctor without HOME, and doctor --global from the home fol
   it("doctor --global runs from the home folder (cmd and PowerShell start there)", () => {
     const home = tempDir("sh-home-");
     mkdirSync(path.join(home, ".config"));
-    const r = spawnSync(process.execPath, [HELPER, "doctor", "--global", "--json"], { cwd: home, env: cleanEnv({ HOME: home, USERPROFILE: home, XDG_CONFIG_HOME: path.join(home, ".config") }), encoding: "utf8" });
+    const env = cleanEnv({ HOME: home, USERPROFILE: home, XDG_CONFIG_HOME: path.join(home, ".config"), GIT_CEILING_DIRECTORIES: path.dirname(home) });
+    const r = spawnSync(process.execPath, [HELPER, "doctor", "--global", "--json"], { cwd: home, env, encoding: "utf8" });
     expect(r.status, r.stderr).toBe(0);
     // Its report, not a refusal ("not a project"); what it finds depends on the folders above.
     expect(Object.keys(JSON.parse(r.stdout).agents)).toContain("claude-code");
