@@ -1,7 +1,7 @@
 /**
  * What a harness adapter declares (style.md: one file per harness in `src/agents/`): the
  * envelope its session-start hook output needs, and the files `install` edits for it
- * (§12 last bullet; harnesses.md; docs/design.md#integrations, docs/design.md#checkpoints).
+ * (docs/design.md#integrations, docs/design.md#checkpoints).
  */
 
 /** Output formats of `hook --format` (docs/design.md#integrations). */

@@ -1,4 +1,4 @@
-// The environment anchors of a save (§8 line format; docs/design.md#verdicts-and-the-brief, docs/design.md#files-on-disk).
+// The environment anchors of a save (docs/design.md#verdicts-and-the-brief, docs/design.md#files-on-disk).
 import { realpathSync } from "node:fs";
 import { lstat } from "node:fs/promises";
 import path from "node:path";

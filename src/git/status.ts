@@ -46,7 +46,7 @@ export const STATUS_ARGS = ["status", "--porcelain=v2", "--branch", "-z", "--unt
 
 /**
  * The status command leaving out, besides the memory dir, `excludes` (the running skill's
- * folder, ruling 17; docs/design.md#verdicts-and-the-brief): root-relative paths the helper computed itself, as literal exclude
+ * folder; docs/design.md#verdicts-and-the-brief): root-relative paths the helper computed itself, as literal exclude
  * pathspecs.
  */
 export function statusArgs(excludes: readonly string[] = []): readonly string[] {

@@ -3,7 +3,7 @@
  * `check` and the hook (store/inspect.ts), `read`, `brief`, `drift`, `validate`, `archives`
  * and the merge driver. Three answers, never two for one file:
  *
- * - **unsafe**: a NUL byte anywhere (ruling 5, docs/design.md#files-on-disk: a NUL makes a memory
+ * - **unsafe**: a NUL byte anywhere (docs/design.md#files-on-disk: a NUL makes a memory
  *   file unsafe, `check` 3). No verb loads it: each refuses with {@link unsafeBytes}'s sentence
  *   (exit 2), `archives list` marks the entry unsafe, the merge driver leaves git's conflict.
  * - **shown**: invalid UTF-8, or a code point `write` refuses (docs/design.md#redaction). Loaded, never

@@ -21,7 +21,7 @@ export interface MemoryText {
   /**
    * The text the parsers read: the exact UTF-8 decoding, each invalid byte written `<0xNN>`
    * (never U+FFFD, which would hide what is there); refused code points are kept as they are
-   * for the printers to mark (`<U+XXXX>` in human text, `\uXXXX` in JSON, ruling 49; docs/design.md#verdicts-and-the-brief).
+   * for the printers to mark (`<U+XXXX>` in human text, `\uXXXX` in JSON; docs/design.md#verdicts-and-the-brief).
    */
   text: string;
   /** How many code points and bytes `read` would show as `<U+XXXX>` / `<0xNN>`; 0 for a clean file. */

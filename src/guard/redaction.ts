@@ -14,7 +14,7 @@ export { formatRedactionReport, REDACTION_RULES, redactTranscript, redactVendorS
  */
 export const redactionPasses = { calls: 0, chars: 0 };
 
-/** The redaction of guard/redact.ts (same contract), counted in {@link redactionPasses}. */
+/** The redaction of guard/redact.ts (the same rules), counted in {@link redactionPasses}. */
 export function redactText(text: string, options: RedactOptions = {}): { text: string; findings: RedactionFinding[] } {
   redactionPasses.calls++;
   redactionPasses.chars += text.length;

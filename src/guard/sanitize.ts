@@ -5,12 +5,12 @@
  * terminal or an agent's context with its secrets, ANSI/OSC escapes, bidi overrides or tag
  * characters intact, nor with a surrogate pair cut in half. Pure.
  *
- * In order: redaction (skipped for branch names and paths, ruling 6; docs/design.md#redaction), then LF
+ * In order: redaction (skipped for branch names and paths; docs/design.md#redaction), then LF
  * (CRLF included) and TAB folded to spaces (one-line fields), then every control and every code point
  * `write` would refuse shown as `<U+XXXX>` (the same rule as `read`, guard/invisible.ts), then
  * a cut on grapheme-cluster boundaries (Intl.Segmenter), where a `<U+XXXX>` or
  * `<redacted: KIND>` marker counts as one unit and is never split. Paths are not prose: they
- * are quoted with octal escapes (schema/anchor-lines.ts `quotePath`, ruling 4; docs/design.md#redaction).
+ * are quoted with octal escapes (schema/anchor-lines.ts `quotePath`; docs/design.md#redaction).
  */
 import { showRefused } from "./invisible.ts";
 import { redactText } from "./redaction.ts";

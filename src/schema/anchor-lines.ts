@@ -1,4 +1,4 @@
-// The `## Environment anchors` line format of contract §8 (docs/design.md#files-on-disk): rendering and the path-list
+// The `## Environment anchors` line format (docs/design.md#files-on-disk): rendering and the path-list
 // grammar. Pure, and free of Markdown dependencies (the `anchors` verb uses it without the Markdown scanner).
 import { refusedIndexes } from "../guard/invisible.ts";
 
@@ -12,8 +12,7 @@ const ESCAPES: Record<string, string> = { "\x07": "\\a", "\b": "\\b", "\t": "\\t
  * Writes a path for an anchor list: as is, or, when it holds a comma, a quote, a backslash, a
  * control character, a code point `write` refuses (guard/invisible.ts: bidi controls, tag
  * characters, stray joiners or selectors, C1 controls, U+2028/9) or edge whitespace (or is
- * the word `none`), in double quotes with C escapes as git quotes paths (docs/design.md#files-on-disk, ruling
- * 4): a refused code point is written as the octal escapes of its UTF-8 bytes, so whatever
+ * the word `none`), in double quotes with C escapes as git quotes paths (docs/design.md#files-on-disk): a refused code point is written as the octal escapes of its UTF-8 bytes, so whatever
  * `anchors` prints, `write` accepts and `drift` reads back to the same path. Other non-ASCII
  * (living scripts, emoji) stays as is.
  */
@@ -258,7 +257,7 @@ export function renderDirtyHashes(h: readonly DirtyHash[]): string {
 }
 
 /**
- * Renders the `## Environment anchors` lines (without the heading), contract §8 (docs/design.md#files-on-disk): exactly
+ * Renders the `## Environment anchors` lines (without the heading; docs/design.md#files-on-disk): exactly
  * `- Branch:`, `- HEAD:`, `- Dirty files:`, `- Date:`; outside git `- Date:` and, with key
  * files, `- Key file mtimes: <path> @ <ISO>, …`. Ends with a newline.
  */

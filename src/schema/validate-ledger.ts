@@ -1,4 +1,4 @@
-// `validate lessons|solutions` (docs/design.md#files-on-disk): a ledger's errors are exactly §1's
+// `validate lessons|solutions` (docs/design.md#files-on-disk): a ledger's errors are exactly the file format's
 // (marker, heading, final newline) plus a malformed entry heading, per
 // references/lessons-schema.md and references/solutions-schema.md; everything else is a
 // finding, so ledgers the reference helper wrote keep working. As the handoff's, a table of

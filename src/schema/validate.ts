@@ -18,7 +18,7 @@ import { quoted } from "../guard/sanitize.ts";
 import { quotedPath } from "./anchor-lines.ts";
 import { isNullObjectId } from "./values.ts";
 
-/** The sections of contract §8 (docs/design.md#files-on-disk) in order; `optional` ones may be left out. */
+/** The handoff's sections (docs/design.md#files-on-disk) in order; `optional` ones may be left out. */
 export const HANDOFF_SECTIONS: readonly { name: string; optional: boolean }[] = [
   { name: "Current goal", optional: false },
   { name: "Scope", optional: true },
@@ -282,7 +282,7 @@ export const HANDOFF_RULES: readonly HandoffRule[] = [
   TEXT_RULES.newline,
   TEXT_RULES.conflicted,
   {
-    // Ruling 1 (docs/design.md#files-on-disk): an error on disk, a finding on stdin (write stamps it).
+    // docs/design.md#files-on-disk: an error on disk, a finding on stdin (write stamps it).
     id: "saved",
     severity: "error or finding",
     part: "saved",
@@ -313,7 +313,7 @@ export const HANDOFF_RULES: readonly HandoffRule[] = [
     },
   },
   {
-    // Ruling 9 (docs/design.md#files-on-disk): a required section appears once; an optional one repeated is a finding.
+    // docs/design.md#files-on-disk: a required section appears once; an optional one repeated is a finding.
     id: "section-repeated",
     severity: "error or finding",
     part: "sections",
@@ -377,7 +377,7 @@ export const HANDOFF_RULES: readonly HandoffRule[] = [
     check: (c) => (c.anchorsEmpty ? [at(c.anchorsAt!.line, "the anchors section is empty; write fills it with what `anchors` prints")] : []),
   },
   {
-    // Ruling 3 (docs/design.md#files-on-disk): every line `anchors` prints, and nothing else; once each.
+    // docs/design.md#files-on-disk: every line `anchors` prints, and nothing else; once each.
     id: "anchor-line",
     severity: "error",
     part: "anchors",
@@ -434,7 +434,7 @@ export const HANDOFF_RULES: readonly HandoffRule[] = [
         : [],
   },
   {
-    // Ruling 8 (docs/design.md#files-on-disk): a dropped step says why.
+    // A dropped step says why (docs/design.md#files-on-disk).
     id: "plan-step",
     severity: "finding",
     part: null,
@@ -551,7 +551,7 @@ export const HANDOFF_RULES: readonly HandoffRule[] = [
     check: (c) => c.secrets.map((s) => at(s.line, `a secret (${s.kind})${c.opts.secrets ? ", redacted by write" : "; write redacts it"}`)),
   },
   {
-    // Field report 2, ruling 8 (docs/design.md#files-on-disk).
+    // An abandoned step is closed (docs/design.md#files-on-disk).
     id: "dropped",
     severity: "finding",
     part: "dropped",

@@ -9,8 +9,7 @@ export const ARCHIVE_KEEP = 5;
 export const ARCHIVE_NAME = /^HANDOFF-[A-Za-z0-9._-]+\.md$/;
 
 /**
- * The names pruning may delete, and the only ones its unsafe-entry check looks at (contract
- * §2, docs/decisions/archive-order.md): the names the helpers make themselves, the reference's
+ * The names pruning may delete, and the only ones its unsafe-entry check looks at (docs/decisions/archive-order.md): the names the helpers make themselves, the reference's
  * `HANDOFF-<time>-<8 hex>.md` and ours `HANDOFF-<time>-<seq>-<8 hex>.md`. A user's own file in
  * `archive/` (`HANDOFF-my notes (copy).md`, `HANDOFF-linked.md`) is never deleted nor blocks
  * pruning.
@@ -23,7 +22,7 @@ const NAME_SEQ = /^HANDOFF-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}(?:\.\d{1,9})?Z-(\
 
 /**
  * The archive time stamp: UTC `%Y-%m-%dT%H-%M-%S.%fZ` with six fraction digits (milliseconds
- * padded with zeros, as contract §1 (docs/design.md#files-on-disk) allows).
+ * padded with zeros, as docs/design.md#files-on-disk allows).
  */
 export function archiveStamp(now: Date): string {
   return now.toISOString().replace(/:/g, "-").replace(/\.(\d{3})Z$/, ".$1000Z");

@@ -37,7 +37,7 @@ const POLL_MS = 10;
 const PAUSE_LIMIT_MS = 30_000;
 
 /**
- * The test seam of contract §11 (docs/decisions/failpoints.md). `MEMORY_IO_FAILPOINT` holds one or more
+ * The test seam (docs/decisions/failpoints.md). `MEMORY_IO_FAILPOINT` holds one or more
  * `<phase>:<action>` specs separated by commas; at a named phase the process acts:
  * `crash` kills itself with SIGKILL; `pause=<path>` creates `<path>.ready` and waits
  * (without blocking the event loop, so the lock stays fresh) up to 30 s for `<path>.go`;

@@ -15,7 +15,7 @@ export interface FileInspection {
   status: FileStatus;
   mtimeMs: number | null;
   /**
-   * With `{ text: true }` and status `present`: the whole file (at most §1's size limit; docs/design.md#files-on-disk), for
+   * With `{ text: true }` and status `present`: the whole file (at most the size limit; docs/design.md#files-on-disk), for
    * numbers derived from it such as the state time (docs/design.md#integrations); null when it changed while
    * it was read. Never printed.
    */
@@ -47,7 +47,7 @@ export function treeUnsafe(root: string): boolean | null {
 }
 
 /**
- * True when the open file holds a NUL byte within §1's size (docs/design.md#files-on-disk) limit: the one unsafe
+ * True when the open file holds a NUL byte within the size limit (docs/design.md#files-on-disk): the one unsafe
  * verdict every verb gives (guard/file-verdict.ts, docs/design.md#one-verdict-on-a-files-bytes); `head` holds its first `n` bytes already. Reads at most the limit
  * (docs/design.md#integrations), in 64 KiB steps.
  */
@@ -114,7 +114,7 @@ export function inspectFile(root: string, kind: Kind, retry = true, opts: { text
     const ok = lines[0] === MARKER && lines.slice(0, 4).includes(HEADING_OF[kind]);
     if (!ok) return { kind, status: "foreign", mtimeMs };
     // Asked for the text (the hook's state time), the file is read once, NUL check included;
-    // past §1's size (docs/design.md#files-on-disk) limit it is not read whole (docs/design.md#integrations) and its age is unknown.
+    // past the size limit it is not read whole (docs/design.md#integrations) and its age is unknown.
     if (opts.text && stat.size <= BigInt(MAX_DOCUMENT_BYTES)) {
       const whole = wholeBytes(fd, path.join(memDir, file), stat);
       if (whole !== null) return firstNul(whole) >= 0 ? { kind, status: "unsafe", mtimeMs } : { kind, status: "present", mtimeMs, text: whole.toString("utf8") };

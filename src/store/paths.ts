@@ -3,7 +3,7 @@ import { lstatSync, mkdirSync, type Stats } from "node:fs";
 import path from "node:path";
 import { Refused } from "../errors.ts";
 
-/** The three memory kinds (contract, "Words"). */
+/** The three memory kinds. */
 export type Kind = "handoff" | "lessons" | "solutions";
 
 /** File name of each kind under the memory dir (docs/design.md#files-on-disk). */
@@ -56,7 +56,7 @@ function lstatOrNull(p: string): Stats | null {
   }
 }
 
-/** `<root>/.ai/memory` (contract, "Words"). */
+/** `<root>/.ai/memory`. */
 export function memoryDir(root: string): string {
   return path.join(root, ".ai", "memory");
 }

@@ -66,7 +66,7 @@ export function hasPrivatePartner(dir: string, file: string, ino: bigint): boole
   return listPrivate(dir).some((e) => e.file === file && lstatBig(e.path)?.ino === ino);
 }
 
-/** Name of the lock directory inside the memory dir (one fixed name, contract §1; docs/design.md#files-on-disk). */
+/** Name of the lock directory inside the memory dir (one fixed name; docs/design.md#files-on-disk). */
 export const LOCK_NAME = ".lock";
 /** The file inside the lock directory naming its holder. */
 export const OWNER_NAME = "owner";

@@ -65,7 +65,7 @@ async function dropArchiveTemps(arch: string, fp?: string): Promise<string[]> {
  * Repairs what interrupted saves (ours or the reference helper's) and interrupted repairs
  * left, under the memory lock (docs/design.md#tokens-and-the-publication-protocol). Every step is idempotent and the
  * private name that marks a repair as pending is removed last, so a repair killed at any step
- * is finished by the next run (failpoints `recover-*`, ruling 34; docs/decisions/failpoints.md). Per file:
+ * is finished by the next run (failpoints `recover-*`; docs/decisions/failpoints.md). Per file:
  *
  * 1. a claim that is the current file (a restore killed before its last step): its archive
  *    copies (same inode) are removed, then the claim;

@@ -22,7 +22,7 @@ import { ok, type Outcome, type Verb, type VerbContext } from "./types.ts";
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 /**
- * Why archived bytes cannot be republished as they are (only §1 and §4 grounds; docs/design.md#files-on-disk, docs/design.md#redaction),
+ * Why archived bytes cannot be republished as they are (the file format and redaction; docs/design.md#files-on-disk, docs/design.md#redaction),
  * or null. Nothing is normalised or redacted: a restore publishes the archive's exact bytes.
  */
 export function restoreProblem(bytes: Buffer): string | null {

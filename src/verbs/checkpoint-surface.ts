@@ -1,7 +1,6 @@
-// Where checkpoints surface in the verbs every session starts with (docs/design.md#checkpoints, rulings
-// 23–24): the hook's fixed sentences and delivered-once marker, `check`'s parked state,
-// `read handoff`'s note (`read checkpoint` itself is cold: checkpoint-read.ts). The hook derives only numbers and states from a checkpoint (ruling
-// 18): its age, its token, its `Session-start:` — never its characters.
+// Where checkpoints surface in the verbs every session starts with (docs/design.md#checkpoints): the hook's fixed sentences and delivered-once marker, `check`'s parked state,
+// `read handoff`'s note (`read checkpoint` itself is checkpoint-read.ts). The hook derives only numbers and states from a checkpoint:
+// its age, its token, its `Session-start:` — never its characters.
 import { readdirSync } from "node:fs";
 import path from "node:path";
 import { stateTimeOfText } from "../schema/handoff.ts";
