@@ -20,8 +20,6 @@ export const writeVerb: Verb = {
   name: "write",
   options: { ...CAS, "from-draft": { type: "boolean" } },
   positionals: [1, 1],
-  // Its help is cold code (src/cold/, build.mjs): every start-up parses the hot
-  // part, and the help is read almost never.
   get help() {
     return writeHelp();
   },
