@@ -39,7 +39,7 @@ const MARKER = "<!-- memory-schema: v1 -->";
 const TITLE = "# Session Handoff";
 const LABELS = ["[user-directed]", "[user-approved]", "[agent-proposed]"];
 
-/** How `validate` was asked (docs/design.md#files-on-disk): a missing or malformed `Saved:` is a finding on stdin, an error on disk. */
+/** How `validate` was asked: a missing or malformed `Saved:` is a finding on stdin, an error on disk. */
 export interface HandoffValidateOptions {
   mode: "stdin" | "root";
   /** Now, in ms since the epoch (a `Saved:` or `- Date:` more than 5 minutes ahead is a finding). */
@@ -177,7 +177,10 @@ interface Candidate {
   depth: number;
 }
 
-/** A level-2 heading naming a section of schema v1: its index in `HANDOFF_SECTIONS`, its name as the schema writes it, its lower-case key. */
+/**
+ * A level-2 heading naming a section of schema v1: its index in `HANDOFF_SECTIONS`, its name as the schema writes it,
+ * its lower-case key.
+ */
 interface SectionHeading {
   heading: HandoffHeading;
   index: number;
@@ -215,7 +218,10 @@ export interface HandoffContext extends DocumentText {
   strays: Candidate[];
   /** The section's items (their texts are the model's), `none` left out. */
   items(name: string): Entry[];
-  /** The anchors section's lines as the grammar of `anchors` reads them; null when the section is absent or empty on stdin. */
+  /**
+   * The anchors section's lines as the grammar of `anchors` reads them; null when the section is absent or empty on
+   * stdin.
+   */
   anchorLines: AnchorGrammar[] | null;
   /** On stdin, the anchors section is empty (docs/design.md#files-on-disk): write fills it. */
   anchorsEmpty: boolean;
@@ -560,7 +566,10 @@ export const HANDOFF_RULES: readonly HandoffRule[] = [
   },
 ];
 
-/** The score's parts with their weights (points possible), in the order the result lists them; the score is their points over their weights, 0–100. */
+/**
+ * The score's parts with their weights (points possible), in the order the result lists them; the score is their
+ * points over their weights, 0–100.
+ */
 export const HANDOFF_PARTS: readonly HandoffPartRule[] = [
   { part: "sections", weight: 15, score: (c) => (c.shaped ? Math.max(0, 15 - 5 * c.sectionErrors) : 0) },
   { part: "saved", weight: 5, score: (c) => (c.savedOk ? 5 : 0) },
@@ -773,7 +782,10 @@ export function validateHandoff(input: string, opts: HandoffValidateOptions): Va
   return runRules(HANDOFF_RULES, HANDOFF_PARTS, c, (c.dropped ?? []).map((i) => i.text));
 }
 
-/** The key file paths of a handoff that are usable (root-relative, inside the root), as the model reads them: for the caller to look up before `validateHandoff`. */
+/**
+ * The key file paths of a handoff that are usable (root-relative, inside the root), as the model reads them: for the
+ * caller to look up before `validateHandoff`.
+ */
 export function handoffKeyFiles(text: string): string[] {
   const t = normaliseText(text);
   return readHandoff(t, parseBlocks(t))
