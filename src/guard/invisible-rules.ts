@@ -1,8 +1,6 @@
 /**
  * The rules of the invisible-character guard (docs/design.md#redaction), behind the fast
- * paths of guard/invisible.ts: most texts hold no candidate code point and never load this
- * module. Built as a lazy chunk (src/cold/: build.mjs), so that read and write do not
- * parse it, nor its Unicode tables, at every start-up. Pure.
+ * paths of guard/invisible.ts: most texts hold no candidate code point and never reach it. Pure.
  */
 import type { InvisibleHit } from "./invisible.ts";
 import { RTL_LETTERS, STANDARDIZED_VARIANT_BASES } from "./unicode-tables.ts";

@@ -31,7 +31,7 @@ const CANDIDATE =
  * Lists the refused characters of `text` (docs/design.md#redaction: invisible characters
  * out of their allowed context, and controls), in order; pure. `write` and `promote` call it
  * after CRLF normalisation, so a CR found then is a lone one. Line and column are 1-based,
- * the column counted in code points. The rules themselves (cold/invisible-rules.ts) load only
+ * the column counted in code points. The rules themselves (invisible-rules.ts) run only
  * when a candidate code point is there.
  */
 export function findInvisible(text: string): InvisibleHit[] {

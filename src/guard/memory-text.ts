@@ -1,7 +1,6 @@
 /**
- * A memory file's bytes decoded by the one verdict (guard/file-verdict.ts, docs/design.md#one-verdict-on-a-files-bytes):
- * a NUL refuses, invalid UTF-8 is read as `<0xNN>`, refused code points are kept for the printers to mark.
- * Cold: only the verbs that read a file's text load it (docs/decisions/plain-bundle.md).
+ * A memory file's bytes decoded by the one verdict (docs/design.md#one-verdict-on-a-files-bytes): a NUL
+ * refuses, invalid UTF-8 is read as `<0xNN>`, refused code points are kept for the printers to mark.
  */
 import { cleanText, firstNul, shownWarning, unsafeBytes } from "./file-verdict.ts";
 import { renderVisible } from "./invisible.ts";
@@ -59,7 +58,7 @@ export function loadMemoryText(file: string, bytes: Uint8Array): { text: string;
   return { text: m.text, warning: m.shown > 0 ? shownWarning(file, m.shown) : null, invalid: m.invalid };
 }
 
-// Invalid UTF-8 is rare: the byte walk of the cold rules module only then.
+// Invalid UTF-8 is rare: walk the bytes only then.
 function withInvalidBytes(bytes: Uint8Array): { text: string; invalid: InvalidByte[] } {
   const cps = decodeUtf8(bytes);
   const parts: string[] = [];

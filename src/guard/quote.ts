@@ -25,7 +25,10 @@ export function markText(text: string, oneLine = true): string {
   return out.startsWith("\uFEFF") ? `<U+FEFF>${out.slice(1)}` : out;
 }
 
-/** `text` (already marked) in double quotes, `"` and `\` written `\"` and `\\`: it can neither close its quotation nor pose as a line or a label of its own. */
+/**
+ * `text` (already marked) in double quotes, `"` and `\` written `\"` and `\\`: it can neither close its quotation nor
+ * pose as a line or a label of its own.
+ */
 export function inQuotes(marked: string): string {
   return `"${marked.replace(/["\\]/g, "\\$&")}"`;
 }

@@ -1,9 +1,9 @@
 /**
- * Vendor token families from gitleaks v8's default rule ids that the common families (docs/design.md#redaction) leave out but a
- * developer pastes into notes (docs/decisions/gitleaks-rules.md lists every gitleaks id as implemented or
- * left out, with the reason). Each rule is a fixed prefix or infix, a length and a character
- * set: no vendor name is needed around the value. The shapes are our own, written from the
- * vendors' documented formats with gitleaks (MIT) as the reference for which families exist.
+ * Vendor token families from gitleaks v8's default rule ids that the common families (docs/design.md#redaction) leave
+ * out but a developer pastes into notes (docs/decisions/gitleaks-rules.md lists every gitleaks id as implemented or
+ * left out, with the reason). Each rule is a fixed prefix or infix, a length and a character set: no vendor name is
+ * needed around the value. The shapes are our own, written from the vendors' documented formats with gitleaks (MIT)
+ * as the reference for which families exist.
  */
 import { L, LD, R, RD, rule as v, type RedactionRule } from "./redact-kit.ts";
 import { notADiscordBotToken, notADockerAuth } from "./redact-syntax.ts";
