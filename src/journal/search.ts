@@ -23,7 +23,9 @@ export interface SearchResult {
   date: string | null;
   /** The section (or journal item label, or ledger entry heading) the text sits in. */
   section: string;
-  /** `[user-directed]`, `[user-approved]` or `[agent-proposed]` when the text carries one, else the kind's own label. */
+  /**
+   * `[user-directed]`, `[user-approved]` or `[agent-proposed]` when the text carries one, else the kind's own label.
+   */
   label: string;
   /** The matching text, as in the file (the caller sanitises it for printing). */
   text: string;
