@@ -1,6 +1,6 @@
 /**
- * What `promote` appends to AGENTS.md / CLAUDE.md (docs/design.md#tokens-and-the-publication-protocol): the prior bytes, a newline
- * when they lack one, then the text with a final newline.
+ * What `promote` appends to AGENTS.md / CLAUDE.md (docs/design.md#tokens-and-the-publication-protocol): the prior
+ * bytes, a newline when they lack one, then the text with a final newline.
  */
 export function appendedBytes(prior: Buffer | null, text: string): Buffer {
   let head = prior ?? Buffer.alloc(0);

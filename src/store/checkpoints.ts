@@ -32,7 +32,7 @@ export function sessionFileId(id: unknown): string {
   return createHash("sha256").update(id, "utf8").digest("hex").slice(0, 16);
 }
 
-/** Whether `checkpoints/` is missing, a real folder (`ok`), or a link or not a folder (`unsafe`: never used; docs/design.md#checkpoints). */
+/** Whether `checkpoints/` is missing, a real folder (`ok`), or a link or not a folder (`unsafe`: never used). */
 export function checkpointsDirState(root: string): "missing" | "ok" | "unsafe" {
   try {
     const st = lstatSync(checkpointsDir(root));
@@ -42,7 +42,10 @@ export function checkpointsDirState(root: string): "missing" | "ok" | "unsafe" {
   }
 }
 
-/** One checkpoint file as seen from outside: its session id, its `Saved:` and `Session-start:` instants (ms) when they parse. */
+/**
+ * One checkpoint file as seen from outside: its session id, its `Saved:` and `Session-start:` instants (ms) when they
+ * parse.
+ */
 export interface CheckpointEntry {
   session: string;
   name: string;

@@ -2,7 +2,8 @@ import { existsSync, writeFileSync } from "node:fs";
 
 /**
  * The named phases of the write protocol, in order (docs/decisions/failpoints.md). `read-opened` and
- * `read-before-recheck` (between a read's first pass and its second, docs/decisions/torn-reads.md) are also passed by reads.
+ * `read-before-recheck` (between a read's first pass and its second, docs/decisions/torn-reads.md) are also passed by
+ * reads.
  */
 export type WritePhase = "read-opened" | "read-before-recheck" | "before-claim" | "after-claim" | "after-archive" | "before-publication" | "after-publication" | "before-prune";
 

@@ -8,9 +8,6 @@ import { archiveDir, archivePrefixOf, memoryDir } from "./paths.ts";
 import { linkIntoArchive } from "./publish.ts";
 import { ARCHIVE_TEMP, archiveEntriesWithIno, archiveExcess, DEAD_LOCK, groupByFile, inoOf, pendingRepairs, plantedPrivate } from "./recover.ts";
 
-// The repair itself is a cold chunk of its own (build.mjs): a save that was not interrupted
-// never parses it; `needsRepair` (recover.ts) decides, from directory listings alone.
-
 // An archive entry holding exactly these bytes, as a separate file: the reference helper
 // archives by copying, so its claim's archive copy is another inode with the same bytes.
 function archiveEntryWithBytes(dir: string, claimPath: string): string | undefined {
@@ -125,7 +122,8 @@ export async function repair(root: string, fp?: string): Promise<string[]> {
       }
       const copies = archiveEntriesWithIno(arch, claimIno);
       if (finished.has(saveId(claim)) && (copies.length > 0 || prefix !== "HANDOFF")) {
-        // Ledgers and AGENTS.md are never archived (docs/design.md#tokens-and-the-publication-protocol); a handoff's copy is there.
+        // Ledgers and AGENTS.md are never archived (docs/design.md#tokens-and-the-publication-protocol); a handoff's
+        // copy is there.
         unlinkSync(claim.path);
         await failpoint(fp, "recover-after-claim-drop");
         actions.push(`${file}: finished a save; dropped the version it replaced${copies[0] ? ` (archived as archive/${copies[0]})` : ""}`);
