@@ -80,7 +80,7 @@ export interface AgentChecks {
 /**
  * One harness: everything the rest of the helper knows about it, in its own file of
  * `src/agents/` (the table in `src/agents/index.ts` lists them). The hook envelope of its
- * format lives in `envelopes.ts` (hot, see there) and its transcript adapter in
+ * format lives in `envelopes.ts` (see there) and its transcript adapter in
  * `transcripts/` (named by `transcript`).
  */
 export interface Agent {

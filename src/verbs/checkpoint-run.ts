@@ -1,5 +1,4 @@
-// What `checkpoint` does (docs/design.md#checkpoints); checkpoint.ts is its face. A chunk of
-// its own (src/cold/, build.mjs), compiled only when a hook runs the verb.
+// What `checkpoint` does (docs/design.md#checkpoints); checkpoint.ts is its face.
 import { quotedValue } from "../guard/quote.ts";
 import { homedir } from "node:os";
 import path from "node:path";

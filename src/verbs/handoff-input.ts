@@ -23,7 +23,7 @@ export async function loadHandoff(ctx: VerbContext, root: string, fromStdin: boo
   return { ...decoded("HANDOFF.md", file.bytes), pasted: false, token: file.token };
 }
 
-// Clean bytes need no chunk of the cold decoder (drift compiles only its own).
+// Clean bytes (the common case) skip the full decoder.
 function decoded(file: string, bytes: Buffer): { text: string; warnings: string[] } {
   const clean = cleanText(bytes);
   if (clean !== null) return { text: clean, warnings: [] };
