@@ -14809,7 +14809,6 @@ var init_checkpoint_verb = __esm({
       name: "checkpoint",
       options: { root: { type: "string" }, format: { type: "string" } },
       positionals: [0, 0],
-      // A getter, its text in the verb's own chunk: compiled when asked, never at a hook's start.
       get help() {
         return checkpointHelp();
       },
