@@ -6,9 +6,9 @@ import { rootOption, ROOT_HELP } from "./common.ts";
 import { ok, type Verb } from "./types.ts";
 
 /**
- * `anchors --root DIR [--key-file PATH]… [--json]` (docs/design.md#verdicts-and-the-brief): the `## Environment anchors`
- * lines for a save. Exit 0; 2 for a usage error or an unusable root. Outside git (or with git
- * missing from PATH, said on stderr) the lines are `- Date:` and `- Key file mtimes:`.
+ * `anchors --root DIR [--key-file PATH]… [--json]` (docs/design.md#verdicts-and-the-brief): the `## Environment
+ * anchors` lines for a save. Exit 0; 2 for a usage error or an unusable root. Outside git (or with git missing from
+ * PATH, said on stderr) the lines are `- Date:` and `- Key file mtimes:`.
  */
 export const anchorsVerb: Verb = {
   name: "anchors",

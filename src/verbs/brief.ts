@@ -30,7 +30,8 @@ export function conflictedMessage(ours: string, theirs: string): string {
 
 // Puts a fixed note first in Drift & lessons, re-rendering that line.
 function withDriftNote(b: Brief, note: string): Brief {
-  // The note is a clause of the field like the others, ranked first after the verdict: the field stays within its length (docs/design.md#verdicts-and-the-brief).
+  // The note is a clause of the field like the others, ranked first after the verdict: the field stays within its
+  // length (docs/design.md#verdicts-and-the-brief).
   const driftAndLessons = b.driftClauses
     ? fitClauses([{ text: note, rank: RANK.verdict + 1 }, ...b.driftClauses], MAX_FIELD_CHARS)
     : `${note}; ${b.driftAndLessons}`;

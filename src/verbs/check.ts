@@ -16,7 +16,7 @@ export interface CheckResult {
   files: Record<Kind, string>;
   paused: string | null;
   message: string;
-  /** What is parked when `state` is `parked`: a handoff, or only an automatic checkpoint (docs/design.md#checkpoints). */
+  /** What is parked when `state` is `parked`: a handoff, or only an automatic checkpoint. */
   parked?: "handoff" | "checkpoint" | "conflicted";
   /** Memory files holding merge conflict markers (state `conflicted`). */
   conflicted?: string[];

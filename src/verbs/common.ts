@@ -25,7 +25,7 @@ export function rootOption(ctx: VerbContext, fallbackStart: string | null = null
   return found.root;
 }
 
-/** `--expected-current-sha256 TOKEN`: `absent` or 64 lowercase hex (docs/design.md#tokens-and-the-publication-protocol). */
+/** `--expected-current-sha256 TOKEN`: `absent` or 64 lowercase hex. */
 export function expectedTokenOption(ctx: VerbContext): string {
   const value = ctx.values["expected-current-sha256"];
   if (typeof value !== "string") {
@@ -66,9 +66,10 @@ export const CAS = {
 } as const;
 
 /**
- * Reads stdin now (bounded; docs/design.md#tokens-and-the-publication-protocol) and returns a function that gives the bytes or throws
- * the refusal, so that a mutating verb refuses a too-long stdin in the refusal order of docs/design.md#tokens-and-the-publication-protocol
- * (usage, then paused, then busy, then the rest) by calling it from `validate`.
+ * Reads stdin now (bounded; docs/design.md#tokens-and-the-publication-protocol) and returns a function that gives the
+ * bytes or throws the refusal, so that a mutating verb refuses a too-long stdin in the refusal order of
+ * docs/design.md#tokens-and-the-publication-protocol (usage, then paused, then busy, then the rest) by calling it
+ * from `validate`.
  */
 export async function stdinForValidate(ctx: VerbContext, maxBytes?: number): Promise<() => Buffer> {
   try {

@@ -46,7 +46,7 @@ function readText(p: string): string | null {
 /** A SessionStart command naming the helper that is not one install writes: doctor does not run it. */
 const NOT_OURS = (file: string, command: string) => `${file}: a SessionStart command names memory_io.mjs but is not one install writes (not ours: not run): ${quotedValue(command)}`;
 
-/** The command removing a PAUSE file, shell-quoted; words instead when its path holds a control character (docs/design.md#verdicts-and-the-brief). */
+/** The command removing a PAUSE file, shell-quoted; words instead when its path holds a control character. */
 function removePause(file: string): string {
   const w = shellWord(file);
   return w === null ? `remove the file ${quotedValue(file)} (a path holds a control character, so no command is printed to paste)` : `rm ${w}`;
@@ -85,7 +85,8 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
     const home = homeOf(ctx.env);
     const helper = helperLocation(ctx, root);
     const problems: Problem[] = [];
-    // A command to paste: shell-quoted words, or, when a path holds a control character, words saying so (docs/design.md#verdicts-and-the-brief).
+    // A command to paste: shell-quoted words, or, when a path holds a control character, words saying so
+    // (docs/design.md#verdicts-and-the-brief).
     const nodeRun = (verb: string, rootArg: boolean) => {
       const h = shellWord(helper.abs);
       const r = rootArg ? shellWord(root) : "";
@@ -291,7 +292,8 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
       lines.push(`${name}: skill ${a.skill.length > 0 ? a.skill.map(quotePath).join(", ") : "not found"}; ${inst}${a.trust ? `; Codex hook review: ${a.trust}` : ""}`);
     }
     for (const r of runs) {
-      // What a hook printed is quoted as every file-controlled value is (docs/design.md#verdicts-and-the-brief): <U+XXXX>, never \u escapes.
+      // What a hook printed is quoted as every file-controlled value is (docs/design.md#verdicts-and-the-brief):
+      // <U+XXXX>, never \u escapes.
       const said = r.stdout.trim() === "" ? "printed nothing" : `printed ${quotedValue(r.stdout.trim().slice(0, 300))}`;
       lines.push(`ran ${r.file} SessionStart (PATH=/usr/bin:/bin): exit ${r.code ?? "none"}, ${said}${r.stderr.trim() ? `; stderr ${quotedValue(r.stderr.trim().slice(0, 300))}` : ""}`);
     }

@@ -13,7 +13,8 @@ import type { VerbContext } from "./types.ts";
  */
 export async function loadHandoff(ctx: VerbContext, root: string, fromStdin: boolean): Promise<{ text: string; pasted: boolean; token?: string; warnings: string[] } | null> {
   if (fromStdin) {
-    // Refused past the document limit, having read no more than that (docs/design.md#tokens-and-the-publication-protocol).
+    // Refused past the document limit, having read no more than that
+    // (docs/design.md#tokens-and-the-publication-protocol).
     const bytes = await ctx.readStdin(MAX_DOCUMENT_BYTES);
     if (bytes.length === 0) return null;
     return { ...decoded("the pasted handoff", bytes), pasted: true };

@@ -43,8 +43,8 @@ const SENTENCES = {
     "session-handoff: the parked handoff was not saved in this clone (it came with a pull, a merge or a copy); the resume flow's brief names who committed it.",
 };
 
-// The state time's age (docs/design.md#verdicts-and-the-brief, docs/design.md#integrations): from the handoff's own `- Date:` or
-// `Saved:`, never the file's modification time (a clone or a pull resets it).
+// The state time's age (docs/design.md#verdicts-and-the-brief, docs/design.md#integrations): from the handoff's own
+// `- Date:` or `Saved:`, never the file's modification time (a clone or a pull resets it).
 function ageText(text: string | null | undefined, now: number): string {
   if (typeof text !== "string") return "age unknown";
   const words = ageWords(stateTimeOfText(text, now), now);
@@ -160,8 +160,8 @@ exit: always 0 -- a broken hook must not break a session; problems go to stderr.
       return ok("", [`memory_io hook: ${(err as Error).message}; printing nothing`]);
     }
     const paused = pauseSwitch(memoryDir(root), ctx.env) !== null;
-    // A linked or non-directory memory tree is refused by every verb as a whole (docs/design.md#the-session-start-hook):
-    // say so once, and name no file behind it.
+    // A linked or non-directory memory tree is refused by every verb as a whole
+    // (docs/design.md#the-session-start-hook): say so once, and name no file behind it.
     if (treeUnsafe(root) === true) return ok(wrap(`${[SENTENCES.tree(), ...(paused ? [SENTENCES.paused()] : [])].join("\n")}\n`), []);
     const kinds: Kind[] = mode === "session" ? ["handoff", "lessons"] : ["lessons"];
     const files = kinds.map((k) => inspectFile(root, k, true, { text: k === "handoff" }));

@@ -14,7 +14,8 @@ import { quoted } from "../guard/sanitize.ts";
 import { loadMemoryText, memoryText, type InvalidByte } from "../guard/memory-text.ts";
 import type { ReadFile } from "../store/files.ts";
 
-// The previous handoff, for dropped items only: one holding a NUL is unsafe (docs/design.md#one-verdict-on-a-files-bytes) and not read.
+// The previous handoff, for dropped items only: one holding a NUL is unsafe
+// (docs/design.md#one-verdict-on-a-files-bytes) and not read.
 function priorText(file: string, got: ReadFile | null): string | null {
   if (got === null) return null;
   try {
@@ -59,8 +60,9 @@ async function existingKeyFiles(root: string, text: string): Promise<Set<string>
 }
 
 /**
- * `validate <kind> [--root DIR] [--stdin] [--json]` (docs/design.md#verdicts-and-the-brief, docs/design.md#files-on-disk): errors, score with its
- * parts, findings, dropped items. Exit 0 valid; 2 errors (or a refusal); 3 no such file.
+ * `validate <kind> [--root DIR] [--stdin] [--json]` (docs/design.md#verdicts-and-the-brief,
+ * docs/design.md#files-on-disk): errors, score with its parts, findings, dropped items. Exit 0 valid; 2 errors (or a
+ * refusal); 3 no such file.
  */
 export const validateVerb: Verb = {
   name: "validate",
@@ -114,7 +116,8 @@ exit: 0 valid (findings or not)
     } else {
       const got = await readMemoryFile(root!, kind);
       if (got === null) throw new Absent(`no ${file} at ${root}/.ai/memory: nothing to validate`);
-      // The one verdict on bytes (docs/design.md#one-verdict-on-a-files-bytes): a NUL refuses as unsafe; invalid UTF-8 is a schema error (docs/design.md#files-on-disk).
+      // The one verdict on bytes (docs/design.md#one-verdict-on-a-files-bytes): a NUL refuses as unsafe; invalid
+      // UTF-8 is a schema error (docs/design.md#files-on-disk).
       const m = loadMemoryText(file, got.bytes);
       text = m.text;
       invalid = m.invalid;
