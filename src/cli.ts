@@ -16,7 +16,7 @@ const USAGE_PREFIX = "usage error: ";
 /** Default stdin cap, in bytes (the document limit; docs/design.md#files-on-disk). */
 export const MAX_STDIN_BYTES = 1_000_000;
 
-/** The refusal for stdin past `maxBytes` (docs/design.md#tokens-and-the-publication-protocol): `stdin is more than 1,000,000 bytes; …`. */
+/** The refusal for stdin past `maxBytes`: `stdin is more than 1,000,000 bytes; …`. */
 export function stdinTooLong(maxBytes: number): string {
   const n = String(maxBytes).replace(/\B(?=(\d{3})+$)/g, ",");
   return `stdin is more than ${n} bytes; send at most ${n} bytes`;
@@ -89,7 +89,8 @@ async function run(VERBS: VerbTable, outer: Process): Promise<ExitCode> {
   const args = proc.argv;
   const first = args[0];
   if (first === undefined) {
-    // No verb is a usage error (docs/design.md#tokens-and-the-publication-protocol): the usage goes to stderr, stdout stays empty.
+    // No verb is a usage error (docs/design.md#tokens-and-the-publication-protocol): the usage goes to stderr, stdout
+    // stays empty.
     proc.writeErr(`${USAGE_PREFIX}no verb given\n\n${usageText(VERBS)}`);
     return 2;
   }
@@ -156,7 +157,8 @@ async function run(VERBS: VerbTable, outer: Process): Promise<ExitCode> {
         warned.add(line);
         proc.writeErr(`${line}\n`);
       },
-      // <skill>/scripts/memory_io.mjs, as invoked: anchors leave the skill's own folder out (docs/design.md#verdicts-and-the-brief).
+      // <skill>/scripts/memory_io.mjs, as invoked: anchors leave the skill's own folder out
+      // (docs/design.md#verdicts-and-the-brief).
       skillDir: proc.helperPath ? path.dirname(path.dirname(path.resolve(proc.cwd, proc.helperPath))) : null,
     };
   } catch (err) {
@@ -170,7 +172,8 @@ async function run(VERBS: VerbTable, outer: Process): Promise<ExitCode> {
   } catch (err) {
     if (err instanceof HelperError) {
       for (const line of err.before) proc.writeErr(`${line}\n`);
-      // Absent (exit 3) is a state, not a refusal: no refusal prefix (docs/design.md#tokens-and-the-publication-protocol).
+      // Absent (exit 3) is a state, not a refusal: no refusal prefix
+      // (docs/design.md#tokens-and-the-publication-protocol).
       const prefix = err instanceof Absent ? "" : err instanceof UsageError ? USAGE_PREFIX : REFUSAL_PREFIX;
       proc.writeErr(`${prefix}${err.message}\n`);
       if (err instanceof UsageError) return usageExit;
@@ -202,8 +205,8 @@ export function escapeJsonText(json: string): string {
 }
 
 /**
- * The first flag given twice that is not declared `multiple` (`--root A --root B`), or null.
- * parseArgs would silently keep the last one; a usage error says which (docs/design.md#tokens-and-the-publication-protocol).
+ * The first flag given twice that is not declared `multiple` (`--root A --root B`), or null. parseArgs would silently
+ * keep the last one; a usage error says which (docs/design.md#tokens-and-the-publication-protocol).
  */
 function repeatedFlag(tokens: ReadonlyArray<{ kind: string; name?: string }> | undefined, options: Verb["options"]): string | null {
   const seen = new Set<string>();

@@ -9,12 +9,12 @@ const NEEDS_QUOTES = /[,"\\\x00-\x1f\x7f]|^\s|\s$|^\u2026| @ /;
 const ESCAPES: Record<string, string> = { "\x07": "\\a", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\v": "\\v", "\f": "\\f", "\r": "\\r", '"': '\\"', "\\": "\\\\" };
 
 /**
- * Writes a path for an anchor list: as is, or, when it holds a comma, a quote, a backslash, a
- * control character, a code point `write` refuses (guard/invisible.ts: bidi controls, tag
- * characters, stray joiners or selectors, C1 controls, U+2028/9) or edge whitespace (or is
- * the word `none`), in double quotes with C escapes as git quotes paths (docs/design.md#files-on-disk): a refused code point is written as the octal escapes of its UTF-8 bytes, so whatever
- * `anchors` prints, `write` accepts and `drift` reads back to the same path. Other non-ASCII
- * (living scripts, emoji) stays as is.
+ * Writes a path for an anchor list: as is, or, when it holds a comma, a quote, a backslash, a control character, a
+ * code point `write` refuses (guard/invisible.ts: bidi controls, tag characters, stray joiners or selectors, C1
+ * controls, U+2028/9) or edge whitespace (or is the word `none`), in double quotes with C escapes as git quotes paths
+ * (docs/design.md#files-on-disk): a refused code point is written as the octal escapes of its UTF-8 bytes, so
+ * whatever `anchors` prints, `write` accepts and `drift` reads back to the same path. Other non-ASCII (living
+ * scripts, emoji) stays as is.
  */
 export function quotePath(p: string): string {
   const refused = refusedIndexes(p);
@@ -155,7 +155,10 @@ export interface AnchorValues {
   date: string;
   /** Outside git: each `--key-file` and its modification time (null when missing). */
   keyFileMtimes: { path: string; mtime: string | null }[];
-  /** Inside git: the operation in progress (`rebase of feature/login`, `merge`, …) and its conflicted files; absent or null when none. */
+  /**
+   * Inside git: the operation in progress (`rebase of feature/login`, `merge`, …) and its conflicted files; absent or
+   * null when none.
+   */
   inProgress?: { words: string; conflicted: number } | null;
   /** Inside git: each dirty file's blob id (or `deleted`, `over 8 MB`), at most 20; absent or empty when none. */
   dirtyHashes?: DirtyHash[];
@@ -206,7 +209,7 @@ export function parseDirtyHashes(value: string): DirtyHash[] | null {
   return out.length > 0 ? out : null;
 }
 
-/** The value of the `- In progress:` anchor: `<operation>[ of <branch>] (<n> conflicted files)` (docs/design.md#files-on-disk). */
+/** The value of the `- In progress:` anchor: `<operation>[ of <branch>] (<n> conflicted files)`. */
 export function renderInProgress(p: { words: string; conflicted: number }): string {
   return `${p.words} (${p.conflicted} conflicted files)`;
 }
