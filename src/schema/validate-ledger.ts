@@ -17,7 +17,7 @@ interface LedgerSchema {
   title: string;
   prefix: "L" | "S";
   fields: string[];
-  /** Lines past which the ledger is flagged (brief of issue 12: ~200 lessons, ~250 solutions). */
+  /** Lines past which the ledger is flagged (about 200 lessons or 250 solutions: longer is too long to consult). */
   cap: number;
 }
 
