@@ -266,11 +266,11 @@ var init_errors = __esm({
 });
 
 // src/store/root.ts
-import { lstatSync, readFileSync, realpathSync } from "node:fs";
+import { lstatSync as lstatSync2, readFileSync, realpathSync as realpathSync2 } from "node:fs";
 import path2 from "node:path";
 function exists(p) {
   try {
-    lstatSync(p);
+    lstatSync2(p);
     return true;
   } catch {
     return false;
@@ -278,7 +278,7 @@ function exists(p) {
 }
 function realOrNull(p) {
   try {
-    return realpathSync(p);
+    return realpathSync2(p);
   } catch {
     return null;
   }
@@ -341,7 +341,7 @@ function distrust(dir, uid, safe) {
   if (uid === void 0) return null;
   let st;
   try {
-    st = lstatSync(dir);
+    st = lstatSync2(dir);
   } catch {
     return null;
   }
@@ -354,7 +354,7 @@ function memoryOwnedWell(dir, uid) {
   if (uid === void 0) return true;
   for (const p of [path2.join(dir, ".ai"), path2.join(dir, ".ai", "memory")]) {
     try {
-      const st = lstatSync(p);
+      const st = lstatSync2(p);
       if (st.uid !== uid && st.uid !== 0) return false;
     } catch {
       return false;
@@ -368,13 +368,13 @@ function distrustedAbove(dir, env, opts = {}) {
 function findRoot(startPath, env, opts = {}) {
   let start;
   try {
-    start = realpathSync(startPath);
+    start = realpathSync2(startPath);
   } catch {
     throw new Refused(`root ${startPath} does not exist; pass the project root with --root`);
   }
   let st;
   try {
-    st = lstatSync(start);
+    st = lstatSync2(start);
   } catch {
     throw new Refused(`root ${startPath} does not exist; pass the project root with --root`);
   }
@@ -413,18 +413,18 @@ var init_root = __esm({
 });
 
 // src/git/git-dir.ts
-import { lstatSync as lstatSync2, readFileSync as readFileSync2 } from "node:fs";
+import { lstatSync as lstatSync3, readFileSync as readFileSync2 } from "node:fs";
 import path3 from "node:path";
 function isFile(p) {
   try {
-    return lstatSync2(p).isFile();
+    return lstatSync3(p).isFile();
   } catch {
     return false;
   }
 }
 function isDir(p) {
   try {
-    return lstatSync2(p).isDirectory();
+    return lstatSync3(p).isDirectory();
   } catch {
     return false;
   }
@@ -442,7 +442,7 @@ function gitTopOf(root, opts = {}) {
   for (; ; ) {
     if (dir !== root && distrustedAbove(dir, process.env, opts) !== null) return null;
     try {
-      lstatSync2(path3.join(dir, ".git"));
+      lstatSync3(path3.join(dir, ".git"));
       return dir;
     } catch {
     }
@@ -476,7 +476,7 @@ var init_git_dir = __esm({
 });
 
 // src/git/saves.ts
-import { closeSync as closeSync2, constants as constants2, lstatSync as lstatSync3, mkdirSync, openSync as openSync2, readFileSync as readFileSync3, renameSync, writeSync as writeSync2 } from "node:fs";
+import { closeSync as closeSync2, constants as constants2, lstatSync as lstatSync4, mkdirSync, openSync as openSync2, readFileSync as readFileSync3, renameSync, writeSync as writeSync2 } from "node:fs";
 import path4 from "node:path";
 function savesPath(root, opts = {}) {
   const top = gitTopOf(root, opts);
@@ -502,7 +502,7 @@ function readSaves(root) {
   const p = savesPath(root);
   if (p === null) return null;
   try {
-    if (!lstatSync3(p).isFile()) return null;
+    if (!lstatSync4(p).isFile()) return null;
     return savesLines(p).map((l) => l.split(" ")[0]);
   } catch {
     return null;
@@ -814,7 +814,7 @@ var init_files = __esm({
 });
 
 // src/store/private.ts
-import { lstatSync as lstatSync4, readdirSync, readFileSync as readFileSync4 } from "node:fs";
+import { lstatSync as lstatSync5, readdirSync, readFileSync as readFileSync4 } from "node:fs";
 import { hostname } from "node:os";
 import path7 from "node:path";
 function listPrivate(dir) {
@@ -835,7 +835,7 @@ function listPrivate(dir) {
 }
 function lstatBig(p) {
   try {
-    return lstatSync4(p, { bigint: true });
+    return lstatSync5(p, { bigint: true });
   } catch {
     return null;
   }
@@ -874,7 +874,7 @@ function lockState(memDir) {
   const lockDir = path7.join(memDir, LOCK_NAME);
   let st;
   try {
-    st = lstatSync4(lockDir);
+    st = lstatSync5(lockDir);
   } catch {
     return { state: "free", pid: null, host: null, unproven: false };
   }
@@ -921,7 +921,7 @@ var init_publish = __esm({
 });
 
 // src/store/recover.ts
-import { lstatSync as lstatSync5, readdirSync as readdirSync2 } from "node:fs";
+import { lstatSync as lstatSync6, readdirSync as readdirSync2 } from "node:fs";
 import path8 from "node:path";
 function pendingRepairs(root) {
   return [
@@ -940,7 +940,7 @@ function archiveExcess(root) {
   for (const name of names) {
     if (!PRUNABLE_NAME.test(name)) continue;
     try {
-      const st = lstatSync5(path8.join(archiveDir(root), name));
+      const st = lstatSync6(path8.join(archiveDir(root), name));
       if (st.isSymbolicLink() || !st.isFile() || st.nlink !== 1) return 0;
     } catch {
       continue;
@@ -1008,20 +1008,20 @@ var init_recover = __esm({
 });
 
 // src/store/inspect.ts
-import { closeSync as closeSync4, fstatSync as fstatSync3, lstatSync as lstatSync6, readSync as readSync3 } from "node:fs";
+import { closeSync as closeSync4, fstatSync as fstatSync3, lstatSync as lstatSync7, readSync as readSync3 } from "node:fs";
 import path9 from "node:path";
 function treeUnsafe(root) {
   for (const dir of [path9.join(root, ".ai"), memoryDir(root)]) {
     let st;
     try {
-      st = lstatSync6(dir);
+      st = lstatSync7(dir);
     } catch (err) {
       return err.code === "ENOENT" ? null : true;
     }
     if (st.isSymbolicLink() || !st.isDirectory()) return true;
   }
   try {
-    const st = lstatSync6(archiveDir(root));
+    const st = lstatSync7(archiveDir(root));
     if (st.isSymbolicLink() || !st.isDirectory()) return true;
   } catch (err) {
     if (err.code !== "ENOENT") return true;
@@ -1129,12 +1129,12 @@ var init_inspect = __esm({
 });
 
 // src/store/pause.ts
-import { lstatSync as lstatSync7 } from "node:fs";
+import { lstatSync as lstatSync8 } from "node:fs";
 import { homedir } from "node:os";
 import path10 from "node:path";
 function exists2(p) {
   try {
-    lstatSync7(p);
+    lstatSync8(p);
     return true;
   } catch {
     return false;
@@ -2079,7 +2079,7 @@ var init_checkpoint_name = __esm({
 });
 
 // src/store/checkpoints.ts
-import { closeSync as closeSync5, constants as constants4, fstatSync as fstatSync4, lstatSync as lstatSync8, openSync as openSync4, readdirSync as readdirSync3, readSync as readSync4, unlinkSync as unlinkSync2, writeSync as writeSync3 } from "node:fs";
+import { closeSync as closeSync5, constants as constants4, fstatSync as fstatSync4, lstatSync as lstatSync9, openSync as openSync4, readdirSync as readdirSync3, readSync as readSync4, unlinkSync as unlinkSync2, writeSync as writeSync3 } from "node:fs";
 import { createHash as createHash2 } from "node:crypto";
 import path14 from "node:path";
 function checkpointsDir(root) {
@@ -2092,7 +2092,7 @@ function sessionFileId(id) {
 }
 function checkpointsDirState(root) {
   try {
-    const st = lstatSync8(checkpointsDir(root));
+    const st = lstatSync9(checkpointsDir(root));
     return st.isDirectory() && !st.isSymbolicLink() ? "ok" : "unsafe";
   } catch {
     return "missing";
@@ -2165,7 +2165,7 @@ function listCheckpoints(root, now = Date.now()) {
 }
 function rmQuietRegular(p) {
   try {
-    const st = lstatSync8(p);
+    const st = lstatSync9(p);
     if (st.isFile() || st.isSymbolicLink()) unlinkSync2(p);
   } catch {
   }
@@ -2360,7 +2360,7 @@ __export(hook_exports, {
 });
 import { createHash as createHash3 } from "node:crypto";
 import path16 from "node:path";
-import { lstatSync as lstatSync9 } from "node:fs";
+import { lstatSync as lstatSync10 } from "node:fs";
 function ageText(text, now) {
   if (typeof text !== "string") return "age unknown";
   const words = ageWords(stateTimeOfText(text, now), now);
@@ -2503,7 +2503,7 @@ exit: always 0 -- a broken hook must not break a session; problems go to stderr.
           const saves = readSaves(root);
           if (saves === null) return true;
           try {
-            if (savedHereByStat(root, statKey(lstatSync9(path16.join(memoryDir(root), "HANDOFF.md"), { bigint: true })))) return true;
+            if (savedHereByStat(root, statKey(lstatSync10(path16.join(memoryDir(root), "HANDOFF.md"), { bigint: true })))) return true;
           } catch {
           }
           return saves.includes(createHash3("sha256").update(text, "utf8").digest("hex"));
@@ -2515,7 +2515,7 @@ exit: always 0 -- a broken hook must not break a session; problems go to stderr.
 });
 
 // src/main.ts
-import { closeSync, constants, fstatSync, openSync, readSync, writeSync } from "node:fs";
+import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, realpathSync, writeSync } from "node:fs";
 
 // src/cli.ts
 init_quote();
@@ -2703,6 +2703,10 @@ var EXAMPLES = {
     "node memory_io.mjs archives list",
     "# then: archives show <name>, or make one current again (its token from read):",
     "# archives restore <name> --expected-current-sha256 <token>"
+  ],
+  init: [
+    "npx session-handoff init --dry-run   # what it would do, for the agents found",
+    "npx session-handoff init --agent claude-code --agent codex"
   ],
   install: [
     "node memory_io.mjs install --agent claude-code --dry-run   # what would change",
@@ -3084,6 +3088,14 @@ function stdinIsTerminal() {
     return true;
   }
 }
+function runningFile(file) {
+  if (file === void 0) return void 0;
+  try {
+    return lstatSync(file).isSymbolicLink() ? realpathSync(file) : file;
+  } catch {
+    return file;
+  }
+}
 async function runProcess(verbs) {
   const gemini = geminiHookRun(process.argv.slice(2));
   if (gemini) process.removeAllListeners("warning");
@@ -3100,7 +3112,7 @@ async function runProcess(verbs) {
       readStdinWithin,
       writeOut: (data) => writeFd(1, data),
       writeErr: (text) => writeFd(2, text),
-      helperPath: process.argv[1]
+      helperPath: runningFile(process.argv[1])
     });
   } catch (err) {
     if (gemini) writeFd(1, GEMINI_SILENT);
