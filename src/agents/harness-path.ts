@@ -7,10 +7,7 @@ import { quotedValue } from "../guard/quote.ts";
 import { quotedPath } from "../schema/anchor-lines.ts";
 import path from "node:path";
 
-/**
- * True for a path written the Windows way: a drive letter (`C:\…`, `C:/…`, drive-relative `C:…`) or `\\` (UNC,
- * `\\?\`).
- */
+/** True for a Windows path: a drive letter (`C:\…`, `C:/…`, `C:…`) or `\\` (UNC, `\\?\`). */
 export function windowsShaped(p: string): boolean {
   return /^([A-Za-z]:|\\\\)/.test(p);
 }
