@@ -84,10 +84,7 @@ export function recordSave(root: string, token: string, key: string | null = nul
   }
 }
 
-/**
- * True when this clone's record exists and does not hold `token`; false outside git or before the first recorded
- * save.
- */
+/** True when this clone's record exists without `token`; false outside git or before the first recorded save. */
 export function notSavedHere(root: string, token: string): boolean {
   const saves = readSaves(root);
   return saves !== null && !saves.includes(token);

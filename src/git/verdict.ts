@@ -103,10 +103,7 @@ export interface DriftReport {
   headPresent: boolean | null;
   /** The counts cover only a shallow history: the real ones may be larger. */
   countsAtLeast: boolean;
-  /**
-   * Why the saved HEAD is not here when it is not and no reflog names it: never fetched, or cut off by a shallow
-   * clone.
-   */
+  /** Why the saved HEAD is not here when no reflog names it: never fetched, or cut off by a shallow clone. */
   notHereReason: "not-fetched" | "shallow" | null;
   /**
    * With the saved object present but unreachable: HEAD's commits not patch-equivalent to the saved side's (at most
@@ -117,10 +114,7 @@ export interface DriftReport {
   unverifiable: string[];
   /** Commits on either side that touch only the memory dir: committing or pulling the handoff is not drift. */
   memoryOnlyCommits: number;
-  /**
-   * Key files changed by the commits since the save, or (outside git) whose modification time differs from the saved
-   * one.
-   */
+  /** Key files changed by the commits since the save, or (outside git) whose modification time changed. */
   changedKeyFiles: string[];
   /** Files dirty at the save that are clean now (committed, stashed or reverted). */
   cleanedDirty: string[];
@@ -130,10 +124,7 @@ export interface DriftReport {
   inProgress: { saved: string | null; current: string | null };
   /** Set only when this clone did not save the handoff (its record of its saves lacks it); said once in the summary. */
   provenance: Provenance | null;
-  /**
-   * Files dirty at the save with a saved blob id: edited since (`changed`) or not (`unchanged`); null without the
-   * anchor.
-   */
+  /** Files dirty at the save with a saved blob id: edited since (`changed`) or not; null without the anchor. */
   dirtySinceSave: { changed: string[]; unchanged: string[] } | null;
   summary: string;
 }
