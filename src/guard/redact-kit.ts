@@ -8,10 +8,7 @@
 export interface RedactionRule {
   /** kebab-case id, used as KIND in `<redacted: KIND>` and in the findings. */
   readonly id: string;
-  /**
-   * Lowercase substrings; the pattern only runs when the lowercased text holds one of them.
-   * Absent: the pattern always runs.
-   */
+  /** Lowercase substrings: the pattern runs only when the lowercased text holds one (always when absent). */
   readonly keywords?: readonly string[];
   /**
    * Global pattern with the `d` flag. When it has named groups whose names begin with `s`,

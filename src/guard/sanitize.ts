@@ -34,10 +34,7 @@ let segmenter: Intl.Segmenter | undefined;
 // (ICU's break rules load), which `checkpoint` paid for every long item it cut.
 const SIMPLE = /^[\n\x20-\x7e]*$/;
 
-/**
- * The text's first units, `limit + 1` at most (enough to know whether it is longer): each
- * marker whole, each grapheme cluster of the rest.
- */
+/** The text's first `limit + 1` units at most (to know whether it is longer): markers and grapheme clusters whole. */
 function units(text: string, limit: number): string[] {
   const simple = SIMPLE.test(text);
   if (!simple) segmenter ??= new Intl.Segmenter(undefined, { granularity: "grapheme" });
