@@ -44,10 +44,7 @@ export function namedThings(text: string): string[] {
   return [...out].filter((t) => t.length >= 3);
 }
 
-/**
- * What a failed approach names: its code spans and paths, else its words before the first `:` when they read like a
- * command.
- */
+/** What a failed approach names: its code spans and paths, else its words before `:` when they read like a command. */
 export function failedSignatures(entry: string): string[] {
   const text = entry.replace(/^\s*(?:[-*+]|\d+[.)])\s+/, "");
   const things = namedThings(text);
