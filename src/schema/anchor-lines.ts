@@ -155,10 +155,7 @@ export interface AnchorValues {
   date: string;
   /** Outside git: each `--key-file` and its modification time (null when missing). */
   keyFileMtimes: { path: string; mtime: string | null }[];
-  /**
-   * Inside git: the operation in progress (`rebase of feature/login`, `merge`, …) and its conflicted files; absent or
-   * null when none.
-   */
+  /** Inside git: the operation in progress (`rebase of feature/login`, `merge`, …) and its conflicted files. */
   inProgress?: { words: string; conflicted: number } | null;
   /** Inside git: each dirty file's blob id (or `deleted`, `over 8 MB`), at most 20; absent or empty when none. */
   dirtyHashes?: DirtyHash[];

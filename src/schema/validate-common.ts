@@ -30,10 +30,7 @@ export interface Validation {
   dropped: string[];
 }
 
-/**
- * What a rule reports: a line (1-based; 0: the whole document), a message, and its severity when the rule's can be
- * either.
- */
+/** What a rule reports: a line (1-based; 0: the whole document), a message, and its severity when it can vary. */
 export interface Hit {
   line: number;
   message: string;

@@ -32,9 +32,7 @@ const LABEL = /\[(user-directed|user-approved|agent-proposed)\]/;
 const LESSON_STATUS = /^(active|superseded by L-\d{4}\b.*|retired: \S.*)$/;
 const SOLUTION_STATUS = /^obsolete: \S/;
 
-/**
- * An entry of a ledger: its 4-digit number, its heading's line, its `- Field: value` items (the first of each name).
- */
+/** A ledger entry: its 4-digit number, its heading's line, its `- Field: value` items (the first of each name). */
 interface LedgerEntry {
   number: string;
   line: number;

@@ -177,10 +177,7 @@ interface Candidate {
   depth: number;
 }
 
-/**
- * A level-2 heading naming a section of schema v1: its index in `HANDOFF_SECTIONS`, its name as the schema writes it,
- * its lower-case key.
- */
+/** A level-2 heading of a schema v1 section: its index in `HANDOFF_SECTIONS`, its name, its lower-case key. */
 interface SectionHeading {
   heading: HandoffHeading;
   index: number;
@@ -218,10 +215,7 @@ export interface HandoffContext extends DocumentText {
   strays: Candidate[];
   /** The section's items (their texts are the model's), `none` left out. */
   items(name: string): Entry[];
-  /**
-   * The anchors section's lines as the grammar of `anchors` reads them; null when the section is absent or empty on
-   * stdin.
-   */
+  /** The anchors section's lines as `anchors`' grammar reads them; null when absent, or empty on stdin. */
   anchorLines: AnchorGrammar[] | null;
   /** On stdin, the anchors section is empty (docs/design.md#files-on-disk): write fills it. */
   anchorsEmpty: boolean;
