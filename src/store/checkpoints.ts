@@ -42,10 +42,7 @@ export function checkpointsDirState(root: string): "missing" | "ok" | "unsafe" {
   }
 }
 
-/**
- * One checkpoint file as seen from outside: its session id, its `Saved:` and `Session-start:` instants (ms) when they
- * parse.
- */
+/** One checkpoint file seen from outside: its session id, its `Saved:` and `Session-start:` instants (ms). */
 export interface CheckpointEntry {
   session: string;
   name: string;

@@ -30,10 +30,7 @@ export const MAX_DOCUMENT_BYTES = 1_000_000;
 export const TARGETS = ["AGENTS.md", "CLAUDE.md"] as const;
 export type Target = (typeof TARGETS)[number];
 
-/**
- * Prefix of a file's archive names (docs/design.md#files-on-disk,
- * docs/design.md#tokens-and-the-publication-protocol): `HANDOFF.md` -> `HANDOFF`, `AGENTS.md` -> `AGENTS`.
- */
+/** Prefix of a file's archive names (docs/design.md#files-on-disk): `HANDOFF.md` -> `HANDOFF`. */
 export function archivePrefixOf(file: string): string {
   return file.replace(/\.md$/, "");
 }
