@@ -203,10 +203,7 @@ export async function checkpointHookLines(root: string, input: HookSession, hand
   }
 }
 
-/**
- * True when some session's delivered-once marker holds `token` (that checkpoint was named to a session already).
- * Never throws.
- */
+/** True when some session's delivered-once marker holds `token` (already named to a session). Never throws. */
 function toldToAnySession(root: string, token: string): boolean {
   let names: string[];
   try {

@@ -13,10 +13,7 @@ import { writeHelp } from "./write-help.ts";
 import { buildDocument, checkDocument, type Built, type Checked } from "./write-checked.ts";
 import { recordSave } from "../journal/record.ts";
 
-/**
- * `write <kind> --root DIR --expected-current-sha256 TOKEN` (docs/design.md#tokens-and-the-publication-protocol,
- * docs/design.md#redaction).
- */
+/** `write <kind> --root DIR --expected-current-sha256 TOKEN` (docs/design.md#tokens-and-the-publication-protocol). */
 export const writeVerb: Verb = {
   name: "write",
   options: { ...CAS, "from-draft": { type: "boolean" } },
