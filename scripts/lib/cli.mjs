@@ -4068,19 +4068,54 @@ function gitEnv(env) {
   out.GIT_OPTIONAL_LOCKS = "0";
   out.GIT_TERMINAL_PROMPT = "0";
   out.LC_ALL = "C";
+  delete out.GIT_EXTERNAL_DIFF;
+  out.GIT_PAGER = "cat";
   return out;
 }
-function runGit(cwd, args, env, timeoutMs = GIT_TIMEOUT_MS) {
+function namedOverrides(cwd, env, timeoutMs) {
+  let p = namedCache.get(cwd);
+  if (p === void 0) {
+    p = spawnGit(cwd, [...asArgs(NEUTRAL), "config", "-z", "--name-only", "--get-regexp", NAMED], env, timeoutMs).then((r) => {
+      const out = [];
+      for (const key of new Set(r.code === 0 ? r.stdout.toString("utf8").split("\0") : [])) {
+        const m = NAMED_PROGRAMS.exec(key);
+        if (m) out.push([key, m[3].toLowerCase() === "required" ? "false" : ""]);
+      }
+      return out;
+    });
+    namedCache.set(cwd, p);
+    p.catch(() => namedCache.delete(cwd));
+  }
+  return p;
+}
+function asArgs(pairs) {
+  return pairs.flatMap(([k, v]) => ["-c", `${k}=${v}`]);
+}
+function withConfig(env, pairs) {
+  const base = /^\d+$/.test(env.GIT_CONFIG_COUNT ?? "") ? Number(env.GIT_CONFIG_COUNT) : 0;
+  const out = { ...env };
+  pairs.forEach(([k, v], i) => {
+    out[`GIT_CONFIG_KEY_${base + i}`] = k;
+    out[`GIT_CONFIG_VALUE_${base + i}`] = v;
+  });
+  out.GIT_CONFIG_COUNT = String(base + pairs.length);
+  return out;
+}
+async function runGit(cwd, args, env, timeoutMs = GIT_TIMEOUT_MS, opts = {}) {
   for (const arg of args) {
     if (/[\0\n\r]/.test(arg)) throw new Error(`refusing to pass a git argument holding a control character: ${quotedValue(arg.slice(0, 200))}`);
   }
+  const base = gitEnv(env);
+  const named = await namedOverrides(cwd, base, timeoutMs);
+  const fixed = asArgs([...NEUTRAL, ...opts.hooksAndSigning ? [] : NO_HOOKS_NOR_SIGNING]);
+  return spawnGit(cwd, [...fixed, ...args], named.length > 0 ? withConfig(base, named) : base, timeoutMs);
+}
+function spawnGit(cwd, args, env, timeoutMs) {
   return new Promise((resolve, reject) => {
     execFile(
       "git",
-      // A repository's own config can name a command that `git status` runs (core.fsmonitor):
-      // the helper reads state, it never runs what a repository configures.
-      ["-c", "core.fsmonitor=false", ...args],
-      { cwd, env: gitEnv(env), encoding: "buffer", timeout: timeoutMs, killSignal: "SIGKILL", maxBuffer: 256 * 1024 * 1024, windowsHide: true },
+      ["--no-pager", ...args],
+      { cwd, env, encoding: "buffer", timeout: timeoutMs, killSignal: "SIGKILL", maxBuffer: 256 * 1024 * 1024, windowsHide: true },
       (err, stdout, stderr) => {
         if (err) {
           const e = err;
@@ -4107,7 +4142,7 @@ function runGit(cwd, args, env, timeoutMs = GIT_TIMEOUT_MS) {
 function firstLine(text2) {
   return (text2.split("\n").find((l) => l.trim() !== "") ?? "").trim();
 }
-var GIT_TIMEOUT_MS, GitUnavailable, DROPPED_ENV;
+var GIT_TIMEOUT_MS, GitUnavailable, DROPPED_ENV, NEUTRAL, NO_HOOKS_NOR_SIGNING, NAMED_PROGRAMS, NAMED, namedCache;
 var init_run = __esm({
   "src/git/run.ts"() {
     "use strict";
@@ -4139,6 +4174,22 @@ var init_run = __esm({
       "GIT_ICASE_PATHSPECS",
       "GIT_QUARANTINE_PATH"
     ];
+    NEUTRAL = [
+      ["core.fsmonitor", "false"],
+      ["core.pager", "cat"],
+      ["log.showSignature", "false"],
+      ["gc.auto", "0"],
+      ["maintenance.auto", "false"],
+      ["protocol.ext.allow", "never"]
+    ];
+    NO_HOOKS_NOR_SIGNING = [
+      ["core.hooksPath", "/dev/null"],
+      ["commit.gpgSign", "false"],
+      ["tag.gpgSign", "false"]
+    ];
+    NAMED_PROGRAMS = /^(filter|diff)\.(.+)\.(clean|smudge|process|required|textconv|command)$/i;
+    NAMED = "^(filter|diff)\\.";
+    namedCache = /* @__PURE__ */ new Map();
   }
 });
 
@@ -4196,7 +4247,16 @@ var init_status = __esm({
     "use strict";
     init_run();
     BROKEN_REPO_FIX = "repair it (a corrupt index: remove .git/index, then `git reset`; a missing object: `git fsck`, then fetch or restore it)";
-    STATUS_ARGS = ["status", "--porcelain=v2", "--branch", "-z", "--untracked-files=normal", "--", ":(exclude).ai/memory"];
+    STATUS_ARGS = [
+      "status",
+      "--porcelain=v2",
+      "--branch",
+      "-z",
+      "--untracked-files=normal",
+      "--ignore-submodules=dirty",
+      "--",
+      ":(exclude).ai/memory"
+    ];
   }
 });
 
@@ -8473,7 +8533,7 @@ function maybeTracked(gitDir, topRelative) {
 async function measureDrift(root, env, anchors, nowMs, optsOrEarly = null) {
   const opts = optsOrEarly === null || optsOrEarly instanceof Promise ? { early: optsOrEarly } : optsOrEarly;
   let processes = 1;
-  const git2 = (args) => {
+  const git = (args) => {
     processes++;
     return runGit(root, args, env);
   };
@@ -8509,7 +8569,7 @@ async function measureDrift(root, env, anchors, nowMs, optsOrEarly = null) {
   const handoffPath = `${prefix}.ai/memory/HANDOFF.md`;
   try {
     const statusP = opts.early ?? readSnapshot(root, env, opts.excludes ?? []);
-    const logP = head === null ? null : git2(historyArgs(head));
+    const logP = head === null ? null : git(historyArgs(head));
     const elsewhere = opts.handoffToken != null && notSavedHere(root, opts.handoffToken);
     logP?.catch(() => void 0);
     const status = await statusP;
@@ -8526,13 +8586,13 @@ async function measureDrift(root, env, anchors, nowMs, optsOrEarly = null) {
         facts.savedBranchPresent = branchPresent(gitDir, savedBranch);
       }
       let committer = null;
-      if (head !== null && logP !== null) committer = await measureHead(facts, status.snapshot, head, await logP, git2, `${prefix}.ai/memory/`, gitDir);
+      if (head !== null && logP !== null) committer = await measureHead(facts, status.snapshot, head, await logP, git, `${prefix}.ai/memory/`, gitDir);
       const cleaned = facts.saved.dirty === null ? [] : facts.saved.dirty.filter((p) => !status.snapshot.dirty.includes(p));
       const moved = head !== null && status.snapshot.head !== null && status.snapshot.head !== head;
       const present = facts.headReachable === true || facts.headReachable === false && !facts.objectMissing;
       if (head !== null && !moved && facts.headReachable === true) facts.changedSinceSave = [];
       else if (moved && present && (keyFiles.length > 0 || cleaned.length > 0)) {
-        const d = await git2(["diff", "--name-only", "-z", "--no-renames", head, "HEAD"]);
+        const d = await git(["diff", "--name-only", "-z", "--no-renames", head, "HEAD"]);
         if (d.code === 0) facts.changedSinceSave = d.stdout.toString("utf8").split("\0").filter((p) => p !== "");
       }
       if (facts.changedSinceSave !== null) {
@@ -8557,7 +8617,7 @@ async function measureDrift(root, env, anchors, nowMs, optsOrEarly = null) {
       facts.dirtyKeyFiles = keyFiles.filter((k) => isDirty(status.snapshot.dirty, `${prefix}${k}`) && !isDirty(facts.saved.dirty ?? [], `${prefix}${k}`));
       if (elsewhere) {
         if (committer === null && status.snapshot.head !== null && maybeTracked(gitDir, handoffPath)) {
-          const last = await git2(["log", "-1", "--format=%an%x03%ae", "--", `:(top,literal)${handoffPath}`]);
+          const last = await git(["log", "-1", "--format=%an%x03%ae", "--", `:(top,literal)${handoffPath}`]);
           committer = last.code === 0 ? last.stdout.toString("utf8").trim() || null : null;
         }
         facts.provenance = { committer: committer === null ? null : authorWords(committer), someoneElse: true };
@@ -8572,7 +8632,7 @@ async function measureDrift(root, env, anchors, nowMs, optsOrEarly = null) {
   }
   const stats = await keyFilesP;
   const missing = stats.filter((k) => k.stat === null).map((k) => k.path);
-  const notYet = await absentAtSave(missing, facts, anchors, prefix, git2);
+  const notYet = await absentAtSave(missing, facts, anchors, prefix, git);
   facts.missingKeyFiles = missing.filter((k) => !notYet.includes(k));
   facts.keyFilesNotYetCreated = notYet;
   if (facts.git.state !== "repo") {
@@ -8581,7 +8641,7 @@ async function measureDrift(root, env, anchors, nowMs, optsOrEarly = null) {
   }
   return { report: assessDrift(facts), gitProcesses: processes };
 }
-async function absentAtSave(missing, facts, anchors, prefix, git2) {
+async function absentAtSave(missing, facts, anchors, prefix, git) {
   if (missing.length === 0) return [];
   if (facts.git.state !== "repo") {
     const saved = new Map(anchors.keyFileMtimes.map((k) => [k.path, k.mtime]));
@@ -8590,7 +8650,7 @@ async function absentAtSave(missing, facts, anchors, prefix, git2) {
   const head = facts.saved.head;
   const present = facts.headReachable === true || facts.headReachable === false && !facts.objectMissing;
   if (head === null || !present || facts.saved.dirty === null || (facts.saved.dirtyMore ?? 0) > 0) return [];
-  const t = await git2(["ls-tree", "-r", "-z", "--name-only", head, "--", ...missing.map((k) => `:(top,literal)${prefix}${k}`)]);
+  const t = await git(["ls-tree", "-r", "-z", "--name-only", head, "--", ...missing.map((k) => `:(top,literal)${prefix}${k}`)]);
   if (t.code !== 0) return [];
   const inTree = t.stdout.toString("utf8").split("\0").filter((p) => p !== "");
   const dirty = facts.saved.dirty;
@@ -8602,7 +8662,7 @@ function normalTime(text2) {
   const t = parseStrictTime(text2, Number.MAX_SAFE_INTEGER);
   return "error" in t ? text2 : isoSeconds(t.ms);
 }
-async function measureHead(facts, snap, head, log, git2, memoryPrefix, gitDir) {
+async function measureHead(facts, snap, head, log, git, memoryPrefix, gitDir) {
   let committer = null;
   let reachable;
   let counted = null;
@@ -8611,21 +8671,21 @@ async function measureHead(facts, snap, head, log, git2, memoryPrefix, gitDir) {
     const h = parseHistory(log.stdout, memoryPrefix);
     counted = { ahead: h.ahead, behind: h.behind };
     memoryOnly = { ahead: h.memoryOnlyAhead, behind: h.memoryOnlyBehind };
-    if (h.attributesAhead + h.attributesBehind > 0 && await sameAttributesButOurs(head, git2)) {
+    if (h.attributesAhead + h.attributesBehind > 0 && await sameAttributesButOurs(head, git)) {
       memoryOnly = { ahead: memoryOnly.ahead + h.attributesAhead, behind: memoryOnly.behind + h.attributesBehind };
     }
     committer = h.handoffCommitter;
-    if (h.truncated) counted = await countBoth(head, git2);
+    if (h.truncated) counted = await countBoth(head, git);
   } else if (snap.head !== null && /unrecognized argument|invalid value for|unknown option/i.test(log.stderr)) {
-    counted = await countBoth(head, git2);
+    counted = await countBoth(head, git);
   }
   if (counted !== null) {
     facts.ahead = counted.ahead - memoryOnly.ahead;
     facts.behind = counted.behind - memoryOnly.behind;
     facts.memoryOnlyCommits = memoryOnly.ahead + memoryOnly.behind;
-    reachable = counted.behind === 0 ? true : await reachableFromRef(head, git2, facts);
+    reachable = counted.behind === 0 ? true : await reachableFromRef(head, git, facts);
   } else if (snap.head === null) {
-    reachable = await reachableFromRef(head, git2, facts);
+    reachable = await reachableFromRef(head, git, facts);
   } else {
     facts.objectMissing = true;
     reachable = false;
@@ -8637,27 +8697,27 @@ async function measureHead(facts, snap, head, log, git2, memoryPrefix, gitDir) {
   facts.memoryOnlyCommits = 0;
   if (facts.objectMissing) facts.reflogNamed = reflogNames(gitDir, head);
   if (facts.saved.date !== null && snap.head !== null) {
-    const r = await git2(["rev-list", "--count", `--since=@${Math.floor(facts.saved.date.ms / 1e3)}`, "HEAD"]);
+    const r = await git(["rev-list", "--count", `--since=@${Math.floor(facts.saved.date.ms / 1e3)}`, "HEAD"]);
     if (r.code === 0) facts.commitsSinceDate = Number(r.stdout.toString("utf8").trim());
   }
   if (!facts.objectMissing && snap.head !== null && facts.commitsSinceDate !== null && facts.commitsSinceDate <= MAX_SINCE_SAVED) {
-    const r = await git2(["rev-list", "--cherry-pick", "--right-only", "--count", `${head}...HEAD`]);
+    const r = await git(["rev-list", "--cherry-pick", "--right-only", "--count", `${head}...HEAD`]);
     if (r.code === 0) facts.sinceSaved = Number(r.stdout.toString("utf8").trim());
   }
   return committer;
 }
-async function sameAttributesButOurs(head, git2) {
-  const [then, now] = await Promise.all([git2(["show", `${head}:${ATTRIBUTES}`]), git2(["show", `HEAD:${ATTRIBUTES}`])]);
+async function sameAttributesButOurs(head, git) {
+  const [then, now] = await Promise.all([git(["show", `${head}:${ATTRIBUTES}`]), git(["show", `HEAD:${ATTRIBUTES}`])]);
   const text2 = (r) => r.code === 0 ? r.stdout.toString("utf8") : "";
   return attributesNotOurs(text2(then)) === attributesNotOurs(text2(now));
 }
-async function countBoth(head, git2) {
-  const r = await git2(["rev-list", "--left-right", "--count", `${head}...HEAD`]);
+async function countBoth(head, git) {
+  const r = await git(["rev-list", "--left-right", "--count", `${head}...HEAD`]);
   const m = r.code === 0 ? /^(\d+)\s+(\d+)/.exec(r.stdout.toString("utf8")) : null;
   return m ? { behind: Number(m[1]), ahead: Number(m[2]) } : null;
 }
-async function reachableFromRef(head, git2, facts) {
-  const r = await git2(reachableArgs(head));
+async function reachableFromRef(head, git, facts) {
+  const r = await git(reachableArgs(head));
   if (r.code !== 0) {
     facts.objectMissing = true;
     return false;
@@ -13583,15 +13643,15 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
         for (const p of journal.problems) problems.push({ what: `${path48.join(".ai", "memory", p.file)} line ${p.line}: ${p.message}; saves add no entry to it until it is fixed`, fix: "fix that line by hand, or move the file away" });
         const paused = pauseSwitch(memoryDir(root), ctx.env);
         if (paused) problems.push({ what: `memory writes are paused by ${paused.startsWith("SESSION_HANDOFF_DISABLE") ? paused : quotedPath(paused)}`, fix: paused.startsWith("SESSION_HANDOFF_DISABLE") ? "unset SESSION_HANDOFF_DISABLE" : removePause(paused) });
-        let git2 = null;
+        let git = null;
         try {
           const ig = await runGit(root, ["check-ignore", "-q", "--", ".ai/memory/HANDOFF.md"], ctx.env, 5e3);
           if (ig.code === 0 || ig.code === 1) {
             const tr = await runGit(root, ["ls-files", "--", ".ai/memory"], ctx.env, 5e3);
-            git2 = { ignored: ig.code === 0, tracked: tr.stdout.length > 0 };
+            git = { ignored: ig.code === 0, tracked: tr.stdout.length > 0 };
           }
         } catch {
-          git2 = null;
+          git = null;
         }
         const runs = [];
         for (const s of starts) {
@@ -13599,7 +13659,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
           runs.push(r);
           if (r.code !== 0) problems.push({ what: `${r.file}: its SessionStart command exited ${r.code ?? "by a signal or timeout"}${r.stderr ? `: ${quotedValue(r.stderr.trim().split("\n")[0])}` : ""}`, fix: cmd(`install --agent ${s.agent}${gflag}`) });
         }
-        const memory = { verdict, files, archives, paused, git: git2, journal };
+        const memory = { verdict, files, archives, paused, git, journal };
         const result = { ok: problems.length === 0, node, helper: helper.abs, agents, runs, notes: [...new Set(notes)], leftovers, memory, problems };
         if (ctx.values.json) return ok(`${JSON.stringify(result)}
 `);
@@ -13614,7 +13674,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
         }
         for (const n2 of new Set(notes)) lines3.push(`note: ${n2}`);
         lines3.push(leftovers.length === 0 ? "agent files: no leftovers of an interrupted install or uninstall" : `agent files: leftovers of an interrupted install or uninstall beside ${leftovers.map((l) => quotePath(l.file)).join(", ")}`);
-        lines3.push(`memory: ${verdict}; ${archives} archive(s); journal: ${journal.files} file(s)${journal.off ? ", off (journal/OFF)" : ""}; ${paused ? `paused (${paused})` : "not paused"}; git: ${git2 === null ? "not a repository" : `${git2.ignored ? "ignored" : "not ignored"}, ${git2.tracked ? "tracked" : "untracked"}`}`);
+        lines3.push(`memory: ${verdict}; ${archives} archive(s); journal: ${journal.files} file(s)${journal.off ? ", off (journal/OFF)" : ""}; ${paused ? `paused (${paused})` : "not paused"}; git: ${git === null ? "not a repository" : `${git.ignored ? "ignored" : "not ignored"}, ${git.tracked ? "tracked" : "untracked"}`}`);
         lines3.push(problems.length === 0 ? "ok" : `${problems.length} problem(s):`);
         for (const p of problems) lines3.push(`- ${p.what}
   fix: ${p.fix}`);
@@ -13626,13 +13686,31 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
 });
 
 // src/git/publish-memory.ts
-import { existsSync as existsSync5 } from "node:fs";
+import { accessSync, constants as constants10, existsSync as existsSync5, statSync as statSync2 } from "node:fs";
 import path49 from "node:path";
 function isPublicMemoryPath(rel, journal = true) {
   return /^(HANDOFF|LESSONS|SOLUTIONS)\.md$/.test(rel) || /^archive\/[A-Z]+-[A-Za-z0-9._-]+\.md$/.test(rel) || journal && /^journal\/\d{4}(?:-\d{2}(?:-\d+)?)?\.md$/.test(rel);
 }
-async function git(top, args, env, what) {
-  const r = await runGit(top, args, env);
+async function skippedPrograms(top, env, push) {
+  const opts = { hooksAndSigning: true };
+  const [dir, sign] = await Promise.all([
+    runGit(top, ["rev-parse", "--git-path", "hooks"], env, void 0, opts),
+    runGit(top, ["config", "--type=bool", "--get", "commit.gpgSign"], env, void 0, opts)
+  ]);
+  const hooksDir = path49.resolve(top, dir.stdout.toString("utf8").replace(/\n$/, ""));
+  const hooks = dir.code !== 0 ? [] : COMMIT_HOOKS.filter((h) => (push || h !== "pre-push") && executable(path49.join(hooksDir, h)));
+  return { hooks, signing: sign.code === 0 && sign.stdout.toString("utf8").trim() === "true" };
+}
+function executable(p) {
+  try {
+    accessSync(p, constants10.X_OK);
+    return statSync2(p).isFile();
+  } catch {
+    return false;
+  }
+}
+async function gitOut(top, args, env, what, runHooks) {
+  const r = await runGit(top, args, env, void 0, { hooksAndSigning: runHooks });
   if (r.code !== 0) {
     const text2 = r.stderr.trim() || r.stdout.toString("utf8").trim();
     throw new Refused(`${what} failed (git exit ${r.code}):
@@ -13652,22 +13730,24 @@ async function publishTarget(root, memDir, env) {
   }
   return { top, memRel };
 }
-async function publishMemory(root, memDir, message, push, env, attributes = "no", target) {
+async function publishMemory(root, memDir, message, push, env, attributes = "no", target, runHooks = false) {
   const { top, memRel } = target ?? await publishTarget(root, memDir, env);
-  const listed2 = await git(top, ["ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", `${memRel}/`], env, "git ls-files");
+  const git = (args, what) => gitOut(top, args, env, what, runHooks);
+  const listed2 = await git(["ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", `${memRel}/`], "git ls-files");
   const journal = !existsSync5(path49.join(memDir, "journal", "OFF"));
   const paths = [...new Set(listed2.split("\0").filter(Boolean))].filter((p) => isPublicMemoryPath(p.slice(memRel.length + 1), journal)).sort();
   if (attributes === "changed" || attributes === "if-only-ours" && attributesOnlyOurs(top)) paths.push(".gitattributes");
   if (paths.length === 0) return { committed: false, paths: [], commit: null, pushed: null };
-  const status = await git(top, ["status", "--porcelain=v1", "-z", "--untracked-files=all", "--", ...paths], env, "git status");
+  const status = await git(["status", "--porcelain=v1", "-z", "--untracked-files=all", "--", ...paths], "git status");
   if (status === "") return { committed: false, paths: [], commit: null, pushed: null };
   const changed = status.split("\0").filter((e) => e.length > 3).map((e) => e.slice(3)).filter((p) => paths.includes(p));
-  await git(top, ["add", "-A", "--", ...changed], env, "git add");
-  await git(top, ["commit", "--only", "--no-verify", "-q", "-m", message, "--", ...changed], env, "git commit");
-  const commit = (await git(top, ["rev-parse", "HEAD"], env, "git rev-parse")).trim();
+  await git(["add", "-A", "--", ...changed], "git add");
+  const skipped = runHooks ? void 0 : await skippedPrograms(top, env, push);
+  await git(["commit", "--only", "-q", "-m", message, "--", ...changed], "git commit");
+  const commit = (await git(["rev-parse", "HEAD"], "git rev-parse")).trim();
   let pushed = null;
   if (push) {
-    const branch = (await git(top, ["symbolic-ref", "--short", "-q", "HEAD"], env, "finding the branch")).trim();
+    const branch = (await git(["symbolic-ref", "--short", "-q", "HEAD"], "finding the branch")).trim();
     const remote = await runGit(top, ["config", "--get", `branch.${branch}.remote`], env);
     const merge = await runGit(top, ["config", "--get", `branch.${branch}.merge`], env);
     if (remote.code !== 0 || merge.code !== 0) {
@@ -13675,19 +13755,21 @@ async function publishMemory(root, memDir, message, push, env, attributes = "no"
     }
     const r = remote.stdout.toString("utf8").trim();
     const m = merge.stdout.toString("utf8").trim();
-    const out = await runGit(top, ["push", "--", r, `HEAD:${m}`], env);
+    const out = await runGit(top, ["push", "--", r, `HEAD:${m}`], env, void 0, { hooksAndSigning: runHooks });
     if (out.code !== 0) throw new Refused(`committed ${commit.slice(0, 12)}, but the push failed (git exit ${out.code}):
 ${out.stderr.trim()}`);
     pushed = `${r} ${m.replace(/^refs\/heads\//, "")}`;
   }
-  return { committed: true, paths: changed, commit, pushed, attributes: changed.includes(".gitattributes") };
+  return { committed: true, paths: changed, commit, pushed, attributes: changed.includes(".gitattributes"), ...skipped ? { skipped } : {} };
 }
+var COMMIT_HOOKS;
 var init_publish_memory = __esm({
   "src/git/publish-memory.ts"() {
     "use strict";
     init_errors();
     init_merge_driver_config();
     init_run();
+    COMMIT_HOOKS = ["pre-commit", "prepare-commit-msg", "commit-msg", "post-commit", "post-index-change", "reference-transaction", "pre-push"];
   }
 });
 
@@ -13695,9 +13777,16 @@ var init_publish_memory = __esm({
 var publish_exports = {};
 __export(publish_exports, {
   DEFAULT_MESSAGE: () => DEFAULT_MESSAGE,
-  publishVerb: () => publishVerb
+  SKIPPED_HEAD: () => SKIPPED_HEAD,
+  publishVerb: () => publishVerb,
+  skippedLine: () => skippedLine
 });
-var ATTRIBUTES_COMMITTED, DEFAULT_MESSAGE, publishVerb;
+function skippedLine(skipped) {
+  if (!skipped || skipped.hooks.length === 0 && !skipped.signing) return null;
+  const parts = [...skipped.hooks.length > 0 ? [`hooks (${skipped.hooks.join(", ")})`] : [], ...skipped.signing ? ["commit signing"] : []];
+  return `${SKIPPED_HEAD}${parts.join(" nor its ")}: pass --run-hooks to run them`;
+}
+var ATTRIBUTES_COMMITTED, SKIPPED_HEAD, DEFAULT_MESSAGE, publishVerb;
 var init_publish2 = __esm({
   "src/verbs/publish.ts"() {
     "use strict";
@@ -13709,14 +13798,23 @@ var init_publish2 = __esm({
     init_paths();
     init_pause();
     init_common();
+    init_mutate();
     init_types();
     ATTRIBUTES_COMMITTED = "committed .gitattributes with the merge driver's block (every clone then merges memory with it once it runs install or publish)";
+    SKIPPED_HEAD = "ran none of the repository's ";
     DEFAULT_MESSAGE = "session-handoff: publish session memory";
     publishVerb = {
       name: "publish",
-      options: { root: { type: "string" }, push: { type: "boolean" }, message: { type: "string" }, json: { type: "boolean" } },
+      options: {
+        root: { type: "string" },
+        push: { type: "boolean" },
+        message: { type: "string" },
+        json: { type: "boolean" },
+        "run-hooks": { type: "boolean" },
+        "lock-timeout": { type: "string" }
+      },
       positionals: [0, 0],
-      help: `usage: node memory_io.mjs publish [--root DIR] [--push] [--message M] [--json]
+      help: `usage: node memory_io.mjs publish [--root DIR] [--push] [--message M] [--run-hooks] [--lock-timeout S] [--json]
 
 Commits exactly the memory dir's public files -- HANDOFF.md, LESSONS.md, SOLUTIONS.md and
 archive/ (deletions of pruned archives included) -- and nothing else: whatever else is
@@ -13729,7 +13827,13 @@ staged stays staged and out of the commit. Never private files, PAUSE, nor check
               retry"; one with a line break or a control character: "--message must be
               one non-empty line of text"
 --push        then push HEAD to the current branch's upstream, and only there
-git runs without a terminal prompt (GIT_TERMINAL_PROMPT=0); its own error is shown.
+--run-hooks   run the repository's git hooks and sign the commit as its config says;
+              without it no hook and no signing program runs, and publish says which
+              it skipped
+--lock-timeout S  seconds to wait for the memory lock (default 10): publish commits
+              only between saves, after repairing an interrupted one
+git runs without a terminal prompt (GIT_TERMINAL_PROMPT=0) and runs no filter, hook,
+fsmonitor or signing program the repository names; its own error is shown.
 
 Each run also registers the merge driver session-handoff for this clone (see
 \`merge-driver --help\`): a [merge "session-handoff"] section in .git/config, a block of ours in
@@ -13741,8 +13845,10 @@ holds our block and nothing else.
 stdout: "registered the merge driver session-handoff in .git/config" and "added the merge
         driver's block to .gitattributes" when they changed; "published <n> file(s) in
         <commit>" [then "${ATTRIBUTES_COMMITTED}"]
+        [then "${SKIPPED_HEAD}<hooks> and commit signing; pass --run-hooks to run them"]
         [and "pushed to <remote> <branch>"], or "nothing to publish".
-stderr: when the merge driver could not be registered, the publish goes on and says why:
+stderr: "recovered: <what>" for an interrupted save repaired first;
+        when the merge driver could not be registered, the publish goes on and says why:
         "the merge driver was not registered: HOME is not set, so its copy of the helper
         has no place", "the merge driver was not registered: its copy of the helper could
         not be written (<why>)", ".gitattributes was not changed: <why>".
@@ -13751,7 +13857,7 @@ exit:   0 published, or nothing to publish; 2 refused (not a git repository, the
         dir is git-ignored, no upstream for --push, a secret in --message, git failed: its
         error follows; what the merge driver's step did or could not do is said on
         stderr first, since it stays done);
-        4 paused.
+        4 paused; 5 busy (another save held the memory lock past --lock-timeout).
 `,
       async run(ctx) {
         const root = rootOption(ctx);
@@ -13762,25 +13868,32 @@ exit:   0 published, or nothing to publish; 2 refused (not a git repository, the
           throw new Refused(`--message holds a secret (${[...new Set(secrets.map((f) => f.kind))].join(", ")}); write the message without it and retry`);
         }
         const memDir = memoryDir(root);
+        const lockTimeoutSeconds = lockTimeoutOption(ctx);
         assertNotPaused(memDir, ctx.env);
         const target = await publishTarget(root, memDir, ctx.env);
         const driver = await mergeDriverStep(root, { helperPath: helperLocation(ctx, root).abs }, ctx.env);
         let r;
+        let repairs = [];
+        const commit = () => publishMemory(root, memDir, message, ctx.values.push === true, ctx.env, driver.change?.attributes ? "changed" : "if-only-ours", target, ctx.values["run-hooks"] === true);
         try {
-          r = await publishMemory(root, memDir, message, ctx.values.push === true, ctx.env, driver.change?.attributes ? "changed" : "if-only-ours", target);
+          if (checkTree(root)) ({ result: r, repairs } = await underLock({ root, env: ctx.env, lockTimeoutSeconds, failpoint: failpointOf(ctx) }, commit));
+          else r = await commit();
         } catch (err) {
           if (err instanceof HelperError) err.before.push(...driver.lines, ...driver.notes);
           throw err;
         }
+        const notes = [...repairs, ...driver.notes];
         if (ctx.values.json) return ok(`${JSON.stringify({ ...r, mergeDriver: driver.lines })}
-`, driver.notes);
+`, notes);
         if (!r.committed) return ok(`${[...driver.lines, "nothing to publish"].join("\n")}
-`, driver.notes);
+`, notes);
         const lines3 = [...driver.lines, `published ${r.paths.length} file(s) in ${r.commit.slice(0, 12)}`];
         if (r.attributes) lines3.push(ATTRIBUTES_COMMITTED);
+        const skipped = skippedLine(r.skipped);
+        if (skipped) lines3.push(skipped);
         if (r.pushed) lines3.push(`pushed to ${r.pushed}`);
         return ok(`${lines3.join("\n")}
-`, driver.notes);
+`, notes);
       }
     };
   }
@@ -14341,7 +14454,7 @@ var init_transcripts = __esm({
 });
 
 // src/agents/transcripts/tail.ts
-import { closeSync as closeSync13, constants as constants10, fstatSync as fstatSync6, openSync as openSync10, readSync as readSync6 } from "node:fs";
+import { closeSync as closeSync13, constants as constants11, fstatSync as fstatSync6, openSync as openSync10, readSync as readSync6 } from "node:fs";
 function readAt2(fd, length, position) {
   const buf = Buffer.allocUnsafe(length);
   let got = 0;
@@ -14371,7 +14484,7 @@ function openTranscript(transcriptPath) {
   transcriptPath = where.path;
   let fd;
   try {
-    fd = openSync10(transcriptPath, constants10.O_RDONLY | constants10.O_NOFOLLOW | constants10.O_NONBLOCK);
+    fd = openSync10(transcriptPath, constants11.O_RDONLY | constants11.O_NOFOLLOW | constants11.O_NONBLOCK);
   } catch (err) {
     const code = err.code;
     return { ok: false, reason: code === "ENOENT" ? "the transcript does not exist" : code === "ELOOP" ? "the transcript is a link" : `the transcript cannot be opened (${code ?? "error"})` };
@@ -15800,10 +15913,10 @@ var merge_driver_exports = {};
 __export(merge_driver_exports, {
   mergeDriverVerb: () => mergeDriverVerb
 });
-import { closeSync as closeSync14, constants as constants11, fstatSync as fstatSync7, lstatSync as lstatSync26, mkdirSync as mkdirSync7, openSync as openSync11, readFileSync as readFileSync16, writeSync as writeSync9 } from "node:fs";
+import { closeSync as closeSync14, constants as constants12, fstatSync as fstatSync7, lstatSync as lstatSync26, mkdirSync as mkdirSync7, openSync as openSync11, readFileSync as readFileSync16, writeSync as writeSync9 } from "node:fs";
 import path54 from "node:path";
 function readRegularBytes(p) {
-  const fd = openSync11(p, constants11.O_RDONLY | NOFOLLOW);
+  const fd = openSync11(p, constants12.O_RDONLY | NOFOLLOW);
   try {
     if (!fstatSync7(fd).isFile()) throw new Error(`${p} is not a regular file`);
     return readFileSync16(fd);
@@ -15818,7 +15931,7 @@ function memorySide(p, side) {
   return m.text;
 }
 function writeResult(p, text2) {
-  const fd = openSync11(p, constants11.O_WRONLY | constants11.O_TRUNC | NOFOLLOW);
+  const fd = openSync11(p, constants12.O_WRONLY | constants12.O_TRUNC | NOFOLLOW);
   try {
     if (!fstatSync7(fd).isFile()) throw new Error(`${p} is not a regular file`);
     writeSync9(fd, Buffer.from(text2, "utf8"));
@@ -15842,7 +15955,7 @@ function archiveDirOf(top, memRel) {
   return at3;
 }
 function createExclusive(p, text2) {
-  const fd = openSync11(p, constants11.O_WRONLY | constants11.O_CREAT | constants11.O_EXCL | NOFOLLOW, 384);
+  const fd = openSync11(p, constants12.O_WRONLY | constants12.O_CREAT | constants12.O_EXCL | NOFOLLOW, 384);
   try {
     writeSync9(fd, Buffer.from(text2, "utf8"));
   } finally {
@@ -15859,7 +15972,7 @@ var init_merge_driver2 = __esm({
     init_entry();
     init_types();
     init_memory_text();
-    NOFOLLOW = constants11.O_NOFOLLOW ?? 0;
+    NOFOLLOW = constants12.O_NOFOLLOW ?? 0;
     mergeDriverVerb = {
       name: "merge-driver",
       options: {},
