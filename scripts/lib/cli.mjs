@@ -1091,10 +1091,31 @@ function distrust(dir, uid, safe) {
   } catch {
     return null;
   }
-  if (st.uid === uid) return null;
-  const why = st.uid !== 0 ? `owned by another user (uid ${st.uid})` : (st.mode & 514) === 514 ? "a sticky folder anyone can write to" : null;
+  const why = (st.mode & 514) === 514 ? "a sticky folder anyone can write to" : st.uid !== uid && st.uid !== 0 ? `owned by another user (uid ${st.uid})` : null;
   if (why === null || listedSafe(dir, safe())) return null;
   return why;
+}
+function dubious(root, uid, env, safe) {
+  if (uid === void 0) return null;
+  for (let dir = root; ; ) {
+    if (dir !== root && distrust(dir, uid, safe) !== null) return null;
+    if (exists(path6.join(dir, ".git"))) {
+      let owner;
+      try {
+        owner = lstatSync3(dir).uid;
+      } catch {
+        return null;
+      }
+      const sudo = uid === 0 && /^\d+$/.test(env.SUDO_UID ?? "") ? Number(env.SUDO_UID) : null;
+      if (owner === uid || owner === sudo || listedSafe(dir, safe())) return null;
+      return new Refused(
+        `${dir} is a git repository owned by another user (uid ${owner}), which git refuses as dubious; its memory is not used: run from a project of your own, or, if you trust it, \`git config --global --add safe.directory ${dir}\``
+      );
+    }
+    const parent = path6.dirname(dir);
+    if (parent === dir || ceilings(env).includes(parent)) return null;
+    dir = parent;
+  }
 }
 function memoryOwnedWell(dir, uid) {
   if (uid === void 0) return true;
@@ -1127,10 +1148,19 @@ function findRoot(startPath, env, opts = {}) {
   if (!st.isDirectory()) throw new Refused(`root ${startPath} is not a directory; pass the project root with --root`);
   const home2 = env.HOME ? realOrNull(env.HOME) : null;
   if (home2 !== null && start === home2) throw new Refused(NOT_A_PROJECT);
-  if (exists(path6.join(start, ".ai", "memory"))) return { root: start, start, by: "memory" };
   const uid = "uid" in opts ? opts.uid : process.getuid?.();
   let safe = null;
   const safeList = () => safe ??= safeDirectories(env);
+  if (uid !== void 0 && (st.mode & 514) === 514 && !listedSafe(start, safeList())) {
+    throw new Refused(`${start} is a sticky folder anyone can write to (like /tmp), never a project: run it from a project folder or pass --root <project>`);
+  }
+  const found = walk(start, env, uid, safeList, home2);
+  const refusal = dubious(found.root, uid, env, safeList);
+  if (refusal !== null) throw refusal;
+  return found;
+}
+function walk(start, env, uid, safeList, home2) {
+  if (exists(path6.join(start, ".ai", "memory"))) return { root: start, start, by: "memory" };
   const stops = ceilings(env);
   const belowHome = home2 !== null && within(start, home2);
   let dir = start;
@@ -1166,6 +1196,9 @@ function rootOption(ctx, fallbackStart = null) {
   const given = typeof value === "string";
   const found = findRoot(path7.resolve(ctx.cwd, given ? value : fallbackStart ?? "."), ctx.env);
   if (given && found.root !== found.start) ctx.warn(`using root ${found.root}`);
+  if (!given && found.by === "memory" && found.root !== found.start && !exists(path7.join(found.root, ".git"))) {
+    ctx.warn(`using the memory of ${quotedPath(found.root)}, found above ${quotedPath(found.start)}, which is in no git repository: pass --root <project> to choose another`);
+  }
   if (!given && found.stopped) ctx.warn(`stopped looking for the project root at ${quotedPath(found.stopped.at)} (${found.stopped.why}); using ${quotedPath(found.root)}: pass --root <project> to choose another`);
   return found.root;
 }
