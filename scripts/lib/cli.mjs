@@ -703,26 +703,36 @@ function ensureDir(dir) {
     throw new Refused(`${dir} is a link or not a directory; memory must live in real directories under the root (move it away)`);
   }
 }
-function checkTree(root, opts = {}) {
-  const parts = [path2.join(root, ".ai"), memoryDir(root)];
-  if (opts.archive) parts.push(archiveDir(root));
-  for (const dir of parts) {
-    const st = lstatOrNull(dir);
-    if (st === null) {
-      if (!opts.create) return false;
-      ensureDir(dir);
+function treeVerdict(root, uid = process.getuid?.()) {
+  const mem = memoryDir(root);
+  for (const dir of [path2.join(root, ".ai"), mem, ...MEMORY_SUBDIRS.map((d) => path2.join(mem, d))]) {
+    let st;
+    try {
+      st = lstatSync(dir);
+    } catch (err) {
+      if (err.code !== "ENOENT") return { dir, why: `cannot be inspected (${err.code ?? "error"})` };
+      if (dir === mem || dir === path2.dirname(mem)) return "missing";
       continue;
     }
-    if (st.isSymbolicLink()) {
-      throw new Refused(`${dir} is a link; memory must live in real directories under the root (move the link away)`);
-    }
-    if (!st.isDirectory()) {
-      throw new Refused(`${dir} is not a directory; move it away so the memory tree can be used`);
-    }
+    if (st.isSymbolicLink()) return { dir, why: "is a link" };
+    if (!st.isDirectory()) return { dir, why: "is not a directory" };
+    if (uid !== void 0 && st.uid !== uid && st.uid !== 0) return { dir, why: `belongs to another user (uid ${st.uid})` };
   }
-  return true;
+  return "ok";
 }
-var FILE_OF, HEADING_OF, MARKER, MAX_DOCUMENT_BYTES, TARGETS;
+function checkTree(root, opts = {}) {
+  let verdict = treeVerdict(root);
+  if (verdict === "missing") {
+    if (!opts.create) return false;
+    ensureDir(path2.join(root, ".ai"));
+    ensureDir(memoryDir(root));
+    verdict = treeVerdict(root);
+  }
+  if (verdict === "ok") return true;
+  if (verdict === "missing") return false;
+  throw new Refused(`${verdict.dir} ${verdict.why}; memory must live in real folders of yours under the root, so every verb refuses it: move it away`);
+}
+var FILE_OF, HEADING_OF, MARKER, MAX_DOCUMENT_BYTES, TARGETS, MEMORY_SUBDIRS;
 var init_paths = __esm({
   "src/store/paths.ts"() {
     "use strict";
@@ -741,6 +751,7 @@ var init_paths = __esm({
     MARKER = "<!-- memory-schema: v1 -->";
     MAX_DOCUMENT_BYTES = 1e6;
     TARGETS = ["AGENTS.md", "CLAUDE.md"];
+    MEMORY_SUBDIRS = ["archive", "journal", "checkpoints", "drafts"];
   }
 });
 
@@ -997,7 +1008,7 @@ async function readManagedFile(dir, file, memDir, opts = {}) {
 }
 async function readMemoryFile(root, kind, opts = {}) {
   if (!checkTree(root)) return null;
-  checkTree(root, { archive: true });
+  checkTree(root);
   const memDir = memoryDir(root);
   return readManagedFile(memDir, FILE_OF[kind], memDir, opts);
 }
@@ -2610,7 +2621,7 @@ var init_checkpoint_surface = __esm({
 async function readCheckpoint(root, session) {
   const absent = ok("CURRENT-SHA256: absent\n", [], 3);
   if (!checkTree(root)) return absent;
-  checkTree(root, { archive: true });
+  checkTree(root);
   const state = checkpointsDirState(root);
   if (state === "missing") return absent;
   if (state === "unsafe") throw new Refused(`${checkpointsDir(root)} is a link or not a directory; memory must live in real directories under the root (move it away)`);
@@ -3742,7 +3753,7 @@ async function underLock(opts, body) {
   const memDir = memoryDir(opts.root);
   assertNotPaused(memDir, opts.env);
   const existed = checkTree(opts.root);
-  if (existed) checkTree(opts.root, { archive: true });
+  if (existed) checkTree(opts.root);
   let lock = null;
   let repairs = [];
   try {
@@ -3750,7 +3761,7 @@ async function underLock(opts, body) {
     opts.validate?.();
     if (!existed) await opts.precheck?.();
     checkTree(opts.root, { create: true });
-    checkTree(opts.root, { archive: true });
+    checkTree(opts.root);
     if (lock === null) lock = await acquireLock(memDir, opts.lockTimeoutSeconds, { log: opts.env.MEMORY_IO_LOCK_LOG || void 0 });
     assertNotPaused(memDir, opts.env);
     repairs = needsRepair(opts.root) ? (await repair(opts.root, opts.failpoint)).map((line) => `recovered: ${line}`) : [];
@@ -7649,25 +7660,11 @@ CURRENT-SHA256: ${result.token}
 });
 
 // src/store/inspect.ts
-import { closeSync as closeSync9, fstatSync as fstatSync5, lstatSync as lstatSync16, readSync as readSync5 } from "node:fs";
+import { closeSync as closeSync9, fstatSync as fstatSync5, readSync as readSync5 } from "node:fs";
 import path29 from "node:path";
 function treeUnsafe(root) {
-  for (const dir of [path29.join(root, ".ai"), memoryDir(root)]) {
-    let st;
-    try {
-      st = lstatSync16(dir);
-    } catch (err) {
-      return err.code === "ENOENT" ? null : true;
-    }
-    if (st.isSymbolicLink() || !st.isDirectory()) return true;
-  }
-  try {
-    const st = lstatSync16(archiveDir(root));
-    if (st.isSymbolicLink() || !st.isDirectory()) return true;
-  } catch (err) {
-    if (err.code !== "ENOENT") return true;
-  }
-  return false;
+  const verdict = treeVerdict(root);
+  return verdict === "missing" ? null : verdict !== "ok";
 }
 function holdsNul(fd, head, n2) {
   if (firstNul(head.subarray(0, n2)) >= 0) return true;
@@ -15666,6 +15663,7 @@ var searchVerb;
 var init_search2 = __esm({
   "src/verbs/search.ts"() {
     "use strict";
+    init_paths();
     init_quote();
     init_errors();
     init_sanitize();
@@ -15721,6 +15719,7 @@ exit:   0 searched (also with no result); 2 refused (bad query or options).
         const since = sinceOption(ctx.values.since);
         const kinds = kindsOption(ctx.values.kind);
         const root = rootOption(ctx);
+        checkTree(root);
         const outcome = await searchMemory(root, words, { since, kinds, limit: limitRaw === void 0 ? 20 : Number(limitRaw) });
         const files = Object.values(outcome.searched).reduce((a, b) => a + b, 0);
         if (ctx.values.json === true) {
@@ -15837,6 +15836,7 @@ var impactVerb;
 var init_impact2 = __esm({
   "src/verbs/impact.ts"() {
     "use strict";
+    init_paths();
     init_impact();
     init_common();
     init_types();
@@ -15860,6 +15860,7 @@ exit:   0 (also with no resume recorded).
 `,
       async run(ctx) {
         const root = rootOption(ctx);
+        checkTree(root);
         const { resumes, files } = await readResumes(root);
         const all = group(resumes);
         const good = group(resumes.filter((r) => r.score !== null && r.score >= GOOD_SCORE));

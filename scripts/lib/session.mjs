@@ -684,6 +684,7 @@ var init_anchor_lines = __esm({
 });
 
 // src/store/paths.ts
+import { lstatSync as lstatSync4, mkdirSync as mkdirSync2 } from "node:fs";
 import path5 from "node:path";
 function memoryDir(root) {
   return path5.join(root, ".ai", "memory");
@@ -691,7 +692,24 @@ function memoryDir(root) {
 function archiveDir(root) {
   return path5.join(root, ".ai", "memory", "archive");
 }
-var FILE_OF, HEADING_OF, MARKER, MAX_DOCUMENT_BYTES, TARGETS;
+function treeVerdict(root, uid = process.getuid?.()) {
+  const mem = memoryDir(root);
+  for (const dir of [path5.join(root, ".ai"), mem, ...MEMORY_SUBDIRS.map((d) => path5.join(mem, d))]) {
+    let st;
+    try {
+      st = lstatSync4(dir);
+    } catch (err) {
+      if (err.code !== "ENOENT") return { dir, why: `cannot be inspected (${err.code ?? "error"})` };
+      if (dir === mem || dir === path5.dirname(mem)) return "missing";
+      continue;
+    }
+    if (st.isSymbolicLink()) return { dir, why: "is a link" };
+    if (!st.isDirectory()) return { dir, why: "is not a directory" };
+    if (uid !== void 0 && st.uid !== uid && st.uid !== 0) return { dir, why: `belongs to another user (uid ${st.uid})` };
+  }
+  return "ok";
+}
+var FILE_OF, HEADING_OF, MARKER, MAX_DOCUMENT_BYTES, TARGETS, MEMORY_SUBDIRS;
 var init_paths = __esm({
   "src/store/paths.ts"() {
     "use strict";
@@ -710,6 +728,7 @@ var init_paths = __esm({
     MARKER = "<!-- memory-schema: v1 -->";
     MAX_DOCUMENT_BYTES = 1e6;
     TARGETS = ["AGENTS.md", "CLAUDE.md"];
+    MEMORY_SUBDIRS = ["archive", "journal", "checkpoints", "drafts"];
   }
 });
 
@@ -844,7 +863,7 @@ var init_files = __esm({
 });
 
 // src/store/private.ts
-import { lstatSync as lstatSync4, readdirSync, readFileSync as readFileSync4 } from "node:fs";
+import { lstatSync as lstatSync5, readdirSync, readFileSync as readFileSync4 } from "node:fs";
 import { hostname } from "node:os";
 import path7 from "node:path";
 function listPrivate(dir) {
@@ -865,7 +884,7 @@ function listPrivate(dir) {
 }
 function lstatBig(p) {
   try {
-    return lstatSync4(p, { bigint: true });
+    return lstatSync5(p, { bigint: true });
   } catch {
     return null;
   }
@@ -904,7 +923,7 @@ function lockState(memDir) {
   const lockDir = path7.join(memDir, LOCK_NAME);
   let st;
   try {
-    st = lstatSync4(lockDir);
+    st = lstatSync5(lockDir);
   } catch {
     return { state: "free", pid: null, host: null, unproven: false };
   }
@@ -951,7 +970,7 @@ var init_publish = __esm({
 });
 
 // src/store/recover.ts
-import { lstatSync as lstatSync5, readdirSync as readdirSync2 } from "node:fs";
+import { lstatSync as lstatSync6, readdirSync as readdirSync2 } from "node:fs";
 import path8 from "node:path";
 function pendingRepairs(root) {
   return [
@@ -970,7 +989,7 @@ function archiveExcess(root) {
   for (const name of names) {
     if (!PRUNABLE_NAME.test(name)) continue;
     try {
-      const st = lstatSync5(path8.join(archiveDir(root), name));
+      const st = lstatSync6(path8.join(archiveDir(root), name));
       if (st.isSymbolicLink() || !st.isFile() || st.nlink !== 1) return 0;
     } catch {
       continue;
@@ -1038,25 +1057,11 @@ var init_recover = __esm({
 });
 
 // src/store/inspect.ts
-import { closeSync as closeSync4, fstatSync as fstatSync3, lstatSync as lstatSync6, readSync as readSync3 } from "node:fs";
+import { closeSync as closeSync4, fstatSync as fstatSync3, readSync as readSync3 } from "node:fs";
 import path9 from "node:path";
 function treeUnsafe(root) {
-  for (const dir of [path9.join(root, ".ai"), memoryDir(root)]) {
-    let st;
-    try {
-      st = lstatSync6(dir);
-    } catch (err) {
-      return err.code === "ENOENT" ? null : true;
-    }
-    if (st.isSymbolicLink() || !st.isDirectory()) return true;
-  }
-  try {
-    const st = lstatSync6(archiveDir(root));
-    if (st.isSymbolicLink() || !st.isDirectory()) return true;
-  } catch (err) {
-    if (err.code !== "ENOENT") return true;
-  }
-  return false;
+  const verdict = treeVerdict(root);
+  return verdict === "missing" ? null : verdict !== "ok";
 }
 function holdsNul(fd, head, n) {
   if (firstNul(head.subarray(0, n)) >= 0) return true;
@@ -1159,12 +1164,12 @@ var init_inspect = __esm({
 });
 
 // src/store/pause.ts
-import { lstatSync as lstatSync7 } from "node:fs";
+import { lstatSync as lstatSync8 } from "node:fs";
 import { homedir } from "node:os";
 import path10 from "node:path";
 function exists2(p) {
   try {
-    lstatSync7(p);
+    lstatSync8(p);
     return true;
   } catch {
     return false;
@@ -2123,7 +2128,7 @@ var init_checkpoint_name = __esm({
 });
 
 // src/store/checkpoints.ts
-import { closeSync as closeSync5, constants as constants4, fstatSync as fstatSync4, lstatSync as lstatSync8, openSync as openSync4, readdirSync as readdirSync3, readSync as readSync4, unlinkSync as unlinkSync2, writeSync as writeSync3 } from "node:fs";
+import { closeSync as closeSync5, constants as constants4, fstatSync as fstatSync4, lstatSync as lstatSync9, openSync as openSync4, readdirSync as readdirSync3, readSync as readSync4, unlinkSync as unlinkSync2, writeSync as writeSync3 } from "node:fs";
 import { createHash as createHash2 } from "node:crypto";
 import path14 from "node:path";
 function checkpointsDir(root) {
@@ -2136,7 +2141,7 @@ function sessionFileId(id) {
 }
 function checkpointsDirState(root) {
   try {
-    const st = lstatSync8(checkpointsDir(root));
+    const st = lstatSync9(checkpointsDir(root));
     return st.isDirectory() && !st.isSymbolicLink() ? "ok" : "unsafe";
   } catch {
     return "missing";
@@ -2209,7 +2214,7 @@ function listCheckpoints(root, now = Date.now()) {
 }
 function rmQuietRegular(p) {
   try {
-    const st = lstatSync8(p);
+    const st = lstatSync9(p);
     if (st.isFile() || st.isSymbolicLink()) unlinkSync2(p);
   } catch {
   }
@@ -2404,7 +2409,7 @@ __export(hook_exports, {
 });
 import { createHash as createHash3 } from "node:crypto";
 import path16 from "node:path";
-import { lstatSync as lstatSync9 } from "node:fs";
+import { lstatSync as lstatSync10 } from "node:fs";
 function ageText(text, now) {
   if (typeof text !== "string") return "age unknown";
   const words = ageWords(stateTimeOfText(text, now), now);
@@ -2606,7 +2611,7 @@ exit: always 0 -- a broken hook must not break a session; problems go to stderr.
           const saves = readSaves(root);
           if (saves === null) return true;
           try {
-            if (savedHereByStat(root, statKey(lstatSync9(path16.join(memoryDir(root), "HANDOFF.md"), { bigint: true })))) return true;
+            if (savedHereByStat(root, statKey(lstatSync10(path16.join(memoryDir(root), "HANDOFF.md"), { bigint: true })))) return true;
           } catch {
           }
           return saves.includes(createHash3("sha256").update(text, "utf8").digest("hex"));
