@@ -266,11 +266,11 @@ var init_errors = __esm({
 });
 
 // src/store/root.ts
-import { lstatSync, readFileSync, realpathSync } from "node:fs";
+import { lstatSync as lstatSync2, readFileSync, realpathSync as realpathSync2 } from "node:fs";
 import path2 from "node:path";
 function exists(p) {
   try {
-    lstatSync(p);
+    lstatSync2(p);
     return true;
   } catch {
     return false;
@@ -278,7 +278,7 @@ function exists(p) {
 }
 function realOrNull(p) {
   try {
-    return realpathSync(p);
+    return realpathSync2(p);
   } catch {
     return null;
   }
@@ -341,7 +341,7 @@ function distrust(dir, uid, safe) {
   if (uid === void 0) return null;
   let st;
   try {
-    st = lstatSync(dir);
+    st = lstatSync2(dir);
   } catch {
     return null;
   }
@@ -356,7 +356,7 @@ function dubious(root, uid, env, safe) {
     if (exists(path2.join(dir, ".git"))) {
       let owner;
       try {
-        owner = lstatSync(dir).uid;
+        owner = lstatSync2(dir).uid;
       } catch {
         return null;
       }
@@ -375,7 +375,7 @@ function memoryOwnedWell(dir, uid) {
   if (uid === void 0) return true;
   for (const p of [path2.join(dir, ".ai"), path2.join(dir, ".ai", "memory")]) {
     try {
-      const st = lstatSync(p);
+      const st = lstatSync2(p);
       if (st.uid !== uid && st.uid !== 0) return false;
     } catch {
       return false;
@@ -389,13 +389,13 @@ function distrustedAbove(dir, env, opts = {}) {
 function findRoot(startPath, env, opts = {}) {
   let start;
   try {
-    start = realpathSync(startPath);
+    start = realpathSync2(startPath);
   } catch {
     throw new Refused(`root ${startPath} does not exist; pass the project root with --root`);
   }
   let st;
   try {
-    st = lstatSync(start);
+    st = lstatSync2(start);
   } catch {
     throw new Refused(`root ${startPath} does not exist; pass the project root with --root`);
   }
@@ -443,18 +443,18 @@ var init_root = __esm({
 });
 
 // src/git/git-dir.ts
-import { lstatSync as lstatSync2, readFileSync as readFileSync2 } from "node:fs";
+import { lstatSync as lstatSync3, readFileSync as readFileSync2 } from "node:fs";
 import path3 from "node:path";
 function isFile(p) {
   try {
-    return lstatSync2(p).isFile();
+    return lstatSync3(p).isFile();
   } catch {
     return false;
   }
 }
 function isDir(p) {
   try {
-    return lstatSync2(p).isDirectory();
+    return lstatSync3(p).isDirectory();
   } catch {
     return false;
   }
@@ -472,7 +472,7 @@ function gitTopOf(root, opts = {}) {
   for (; ; ) {
     if (dir !== root && distrustedAbove(dir, process.env, opts) !== null) return null;
     try {
-      lstatSync2(path3.join(dir, ".git"));
+      lstatSync3(path3.join(dir, ".git"));
       return dir;
     } catch {
     }
@@ -506,7 +506,7 @@ var init_git_dir = __esm({
 });
 
 // src/git/saves.ts
-import { closeSync as closeSync2, constants as constants2, lstatSync as lstatSync3, mkdirSync, openSync as openSync2, readFileSync as readFileSync3, renameSync, writeSync as writeSync2 } from "node:fs";
+import { closeSync as closeSync2, constants as constants2, lstatSync as lstatSync4, mkdirSync, openSync as openSync2, readFileSync as readFileSync3, renameSync, writeSync as writeSync2 } from "node:fs";
 import path4 from "node:path";
 function savesPath(root, opts = {}) {
   const top = gitTopOf(root, opts);
@@ -532,7 +532,7 @@ function readSaves(root) {
   const p = savesPath(root);
   if (p === null) return null;
   try {
-    if (!lstatSync3(p).isFile()) return null;
+    if (!lstatSync4(p).isFile()) return null;
     return savesLines(p).map((l) => l.split(" ")[0]);
   } catch {
     return null;
@@ -684,7 +684,7 @@ var init_anchor_lines = __esm({
 });
 
 // src/store/paths.ts
-import { lstatSync as lstatSync4, mkdirSync as mkdirSync2 } from "node:fs";
+import { lstatSync as lstatSync5, mkdirSync as mkdirSync2 } from "node:fs";
 import path5 from "node:path";
 function memoryDir(root) {
   return path5.join(root, ".ai", "memory");
@@ -697,7 +697,7 @@ function treeVerdict(root, uid = process.getuid?.()) {
   for (const dir of [path5.join(root, ".ai"), mem, ...MEMORY_SUBDIRS.map((d) => path5.join(mem, d))]) {
     let st;
     try {
-      st = lstatSync4(dir);
+      st = lstatSync5(dir);
     } catch (err) {
       if (err.code !== "ENOENT") return { dir, why: `cannot be inspected (${err.code ?? "error"})` };
       if (dir === mem || dir === path5.dirname(mem)) return "missing";
@@ -863,7 +863,7 @@ var init_files = __esm({
 });
 
 // src/store/private.ts
-import { lstatSync as lstatSync5, readdirSync, readFileSync as readFileSync4 } from "node:fs";
+import { lstatSync as lstatSync6, readdirSync, readFileSync as readFileSync4 } from "node:fs";
 import { hostname } from "node:os";
 import path7 from "node:path";
 function listPrivate(dir) {
@@ -884,7 +884,7 @@ function listPrivate(dir) {
 }
 function lstatBig(p) {
   try {
-    return lstatSync5(p, { bigint: true });
+    return lstatSync6(p, { bigint: true });
   } catch {
     return null;
   }
@@ -923,7 +923,7 @@ function lockState(memDir) {
   const lockDir = path7.join(memDir, LOCK_NAME);
   let st;
   try {
-    st = lstatSync5(lockDir);
+    st = lstatSync6(lockDir);
   } catch {
     return { state: "free", pid: null, host: null, unproven: false };
   }
@@ -970,7 +970,7 @@ var init_publish = __esm({
 });
 
 // src/store/recover.ts
-import { lstatSync as lstatSync6, readdirSync as readdirSync2 } from "node:fs";
+import { lstatSync as lstatSync7, readdirSync as readdirSync2 } from "node:fs";
 import path8 from "node:path";
 function pendingRepairs(root) {
   return [
@@ -989,7 +989,7 @@ function archiveExcess(root) {
   for (const name of names) {
     if (!PRUNABLE_NAME.test(name)) continue;
     try {
-      const st = lstatSync6(path8.join(archiveDir(root), name));
+      const st = lstatSync7(path8.join(archiveDir(root), name));
       if (st.isSymbolicLink() || !st.isFile() || st.nlink !== 1) return 0;
     } catch {
       continue;
@@ -1164,12 +1164,12 @@ var init_inspect = __esm({
 });
 
 // src/store/pause.ts
-import { lstatSync as lstatSync8 } from "node:fs";
+import { lstatSync as lstatSync9 } from "node:fs";
 import { homedir } from "node:os";
 import path10 from "node:path";
 function exists2(p) {
   try {
-    lstatSync8(p);
+    lstatSync9(p);
     return true;
   } catch {
     return false;
@@ -2128,7 +2128,7 @@ var init_checkpoint_name = __esm({
 });
 
 // src/store/checkpoints.ts
-import { closeSync as closeSync5, constants as constants4, fstatSync as fstatSync4, lstatSync as lstatSync9, openSync as openSync4, readdirSync as readdirSync3, readSync as readSync4, unlinkSync as unlinkSync2, writeSync as writeSync3 } from "node:fs";
+import { closeSync as closeSync5, constants as constants4, fstatSync as fstatSync4, lstatSync as lstatSync10, openSync as openSync4, readdirSync as readdirSync3, readSync as readSync4, unlinkSync as unlinkSync2, writeSync as writeSync3 } from "node:fs";
 import { createHash as createHash2 } from "node:crypto";
 import path14 from "node:path";
 function checkpointsDir(root) {
@@ -2141,7 +2141,7 @@ function sessionFileId(id) {
 }
 function checkpointsDirState(root) {
   try {
-    const st = lstatSync9(checkpointsDir(root));
+    const st = lstatSync10(checkpointsDir(root));
     return st.isDirectory() && !st.isSymbolicLink() ? "ok" : "unsafe";
   } catch {
     return "missing";
@@ -2214,7 +2214,7 @@ function listCheckpoints(root, now = Date.now()) {
 }
 function rmQuietRegular(p) {
   try {
-    const st = lstatSync9(p);
+    const st = lstatSync10(p);
     if (st.isFile() || st.isSymbolicLink()) unlinkSync2(p);
   } catch {
   }
@@ -2409,7 +2409,7 @@ __export(hook_exports, {
 });
 import { createHash as createHash3 } from "node:crypto";
 import path16 from "node:path";
-import { lstatSync as lstatSync10 } from "node:fs";
+import { lstatSync as lstatSync11 } from "node:fs";
 function ageText(text, now) {
   if (typeof text !== "string") return "age unknown";
   const words = ageWords(stateTimeOfText(text, now), now);
@@ -2611,7 +2611,7 @@ exit: always 0 -- a broken hook must not break a session; problems go to stderr.
           const saves = readSaves(root);
           if (saves === null) return true;
           try {
-            if (savedHereByStat(root, statKey(lstatSync10(path16.join(memoryDir(root), "HANDOFF.md"), { bigint: true })))) return true;
+            if (savedHereByStat(root, statKey(lstatSync11(path16.join(memoryDir(root), "HANDOFF.md"), { bigint: true })))) return true;
           } catch {
           }
           return saves.includes(createHash3("sha256").update(text, "utf8").digest("hex"));
@@ -2623,7 +2623,7 @@ exit: always 0 -- a broken hook must not break a session; problems go to stderr.
 });
 
 // src/main.ts
-import { closeSync, constants, fstatSync, openSync, readSync, writeSync } from "node:fs";
+import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, realpathSync, writeSync } from "node:fs";
 
 // src/cli.ts
 init_quote();
@@ -2811,6 +2811,10 @@ var EXAMPLES = {
     "node memory_io.mjs archives list",
     "# then: archives show <name>, or make one current again (its token from read):",
     "# archives restore <name> --expected-current-sha256 <token>"
+  ],
+  init: [
+    "npx session-handoff init --dry-run   # what it would do, for the agents found",
+    "npx session-handoff init --agent claude-code --agent codex"
   ],
   install: [
     "node memory_io.mjs install --agent claude-code --dry-run   # what would change",
@@ -3195,6 +3199,14 @@ function stdinIsTerminal() {
     return true;
   }
 }
+function runningFile(file) {
+  if (file === void 0) return void 0;
+  try {
+    return lstatSync(file).isSymbolicLink() ? realpathSync(file) : file;
+  } catch {
+    return file;
+  }
+}
 async function runProcess(verbs) {
   const gemini = geminiHookRun(process.argv.slice(2));
   if (gemini) process.removeAllListeners("warning");
@@ -3211,7 +3223,7 @@ async function runProcess(verbs) {
       readStdinWithin,
       writeOut: (data) => writeFd(1, data),
       writeErr: (text) => writeFd(2, text),
-      helperPath: process.argv[1]
+      helperPath: runningFile(process.argv[1])
     });
   } catch (err) {
     if (gemini) writeFd(1, GEMINI_SILENT);
