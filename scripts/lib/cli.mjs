@@ -13401,10 +13401,10 @@ async function init(ctx, plan) {
       throw new Refused(`${shown(place)} is ${state}; nothing was changed. Move it away, then run init again`);
     }
     const asCopy = state === "copy" || state === "absent" && process.platform === "win32";
-    const copy = asCopy ? copySteps(source, place) : [];
-    if (asCopy) writes.push(...copy.map((s) => path47.join(place, s.rel)));
+    const copy2 = asCopy ? copySteps(source, place) : [];
+    if (asCopy) writes.push(...copy2.map((s) => path47.join(place, s.rel)));
     else if (state === "absent") writes.push(place);
-    return { place, state, asCopy, copy };
+    return { place, state, asCopy, copy: copy2 };
   });
   for (const file of writes) {
     const why = unwritable(file);
@@ -13447,6 +13447,8 @@ async function init(ctx, plan) {
     }
   }
   const who = plan.agents.map((a) => a.name).join(", ");
+  const copy = shown(path47.join(dest, "scripts", "memory_io.mjs"));
+  if (!plan.dryRun) lines3.push(`check: node ${copy} doctor${plan.global ? " --global" : ""}`);
   lines3.push(`next: start a new session (${who}) and ${SAY}`);
   return ok(`${lines3.join("\n")}
 `, notes);

@@ -226,6 +226,9 @@ async function init(ctx: VerbContext, plan: Plan) {
     }
   }
   const who = plan.agents.map((a) => a.name).join(", ");
+  // doctor from the copy: the package's own helper would call the copy's hooks another copy's.
+  const copy = shown(path.join(dest, "scripts", "memory_io.mjs"));
+  if (!plan.dryRun) lines.push(`check: node ${copy} doctor${plan.global ? " --global" : ""}`);
   lines.push(`next: start a new session (${who}) and ${SAY}`);
   return ok(`${lines.join("\n")}\n`, notes);
 }
