@@ -10291,7 +10291,21 @@ var init_agents = __esm({
 });
 
 // src/agents/skill-place.ts
-import { accessSync, constants as constants9, lstatSync as lstatSync23, mkdirSync as mkdirSync5, readdirSync as readdirSync13, readFileSync as readFileSync12, readlinkSync as readlinkSync3, renameSync as renameSync5, rmdirSync as rmdirSync2, rmSync as rmSync3, statSync as statSync2, symlinkSync, writeFileSync as writeFileSync2 } from "node:fs";
+import {
+  accessSync,
+  constants as constants9,
+  lstatSync as lstatSync23,
+  mkdirSync as mkdirSync5,
+  readdirSync as readdirSync13,
+  readFileSync as readFileSync12,
+  readlinkSync as readlinkSync3,
+  renameSync as renameSync5,
+  rmdirSync as rmdirSync2,
+  rmSync as rmSync3,
+  statSync as statSync2,
+  symlinkSync,
+  writeFileSync as writeFileSync2
+} from "node:fs";
 import path39 from "node:path";
 function present(p) {
   try {
@@ -10302,7 +10316,8 @@ function present(p) {
   }
 }
 function detectAgents(agents, base, global) {
-  return agents.filter((a) => AGENT_MARKERS[a.name][global ? "home" : "project"].some((m) => present(path39.join(base, m))));
+  const scope = global ? "home" : "project";
+  return agents.filter((a) => AGENT_MARKERS[a.name][scope].some((m) => present(path39.join(base, m))));
 }
 function linkFolderFor(agent, global) {
   const folders = agent.skillFolders[global ? "home" : "project"];
@@ -12998,37 +13013,53 @@ import { existsSync as existsSync4, lstatSync as lstatSync26, realpathSync as re
 import path48 from "node:path";
 function planOf(ctx) {
   const global = ctx.values.global === true;
-  if (global && typeof ctx.values.root === "string") throw new UsageError("init: --global and --root exclude each other");
+  if (global && typeof ctx.values.root === "string") {
+    throw new UsageError("init: --global and --root exclude each other");
+  }
   const named = ctx.values.agent ?? [];
   for (const n2 of named) {
     if (!isAgentName(n2)) throw new UsageError(`init: unknown agent ${quotedValue(n2)}; name one of ${NAMES}`);
   }
-  if (!ctx.env.HOME || !existsSync4(ctx.env.HOME)) throw new Refused("init needs HOME set to an existing folder (install keeps its records under it); nothing was changed");
+  if (!ctx.env.HOME || !existsSync4(ctx.env.HOME)) {
+    throw new Refused("init needs HOME set to an existing folder (install keeps records there); nothing was changed");
+  }
   let base;
   if (global) base = realpathSync6(homeOf(ctx.env));
   else {
     const given = typeof ctx.values.root === "string";
     const found = findRoot(path48.resolve(ctx.cwd, given ? ctx.values.root : "."), ctx.env);
     if (!given && found.by === "start") {
-      throw new Refused(`no project here: ${found.root} has no .git and no folder above it has one; nothing was changed. Run init at your project's root (after \`git init\`), or pass --root <project>`);
+      throw new Refused(
+        `no project here: ${found.root} has no .git and no folder above it has one; nothing was changed. Run init at your project's root (after \`git init\`), or pass --root <project>`
+      );
     }
     base = found.root;
   }
   let agents = named.length > 0 ? [...new Set(named)].map((n2) => AGENTS[n2]) : detectAgents(Object.values(AGENTS), base, global);
   if (agents.length === 0 && ctx.values.undo !== true) {
-    const markers = [...new Set(Object.values(AGENT_MARKERS).flatMap((m) => global ? m.home : m.project))].join(", ");
-    throw new Refused(`no agent found in ${base} (none of ${markers}); nothing was changed. Name them: init --agent claude-code --agent codex (${NAMES})`);
+    const markers = [...new Set(Object.values(AGENT_MARKERS).flatMap((m) => global ? m.home : m.project))];
+    throw new Refused(
+      `no agent found in ${base} (none of ${markers.join(", ")}); nothing was changed. Name them: init --agent claude-code --agent codex (${NAMES})`
+    );
   }
   if (global) {
     const without = agents.filter((a) => a.skillFolders.home.length === 0);
-    if (without.length > 0 && named.length > 0) throw new Refused(`${without.map((a) => a.name).join(", ")} has no per-user folders; nothing was changed. Run init without --global in the project instead`);
+    if (without.length > 0 && named.length > 0) {
+      const names3 = without.map((a) => a.name).join(", ");
+      throw new Refused(`${names3} has no per-user folders; nothing was changed. Run init in the project instead`);
+    }
     agents = agents.filter((a) => a.skillFolders.home.length > 0);
   }
-  if (!ctx.helperPath) throw new Refused("init cannot tell where its own skill folder is; run it as `npx session-handoff init` or `node <skill>/scripts/memory_io.mjs init`");
+  if (!ctx.helperPath) {
+    throw new Refused("init cannot tell where its own skill folder is; run it as `npx session-handoff init`");
+  }
   const source = realpathSync6(path48.dirname(path48.dirname(path48.resolve(ctx.cwd, ctx.helperPath))));
-  if (!existsSync4(path48.join(source, "SKILL.md"))) throw new Refused(`${source} holds no SKILL.md, so there is no skill to copy; nothing was changed. Run init from the session-handoff package`);
-  const shown = (p) => (global ? `~/${path48.relative(base, p)}` : path48.relative(base, p)).split(path48.sep).join("/");
-  return { base, global, dryRun: ctx.values["dry-run"] === true, source, dest: path48.join(base, CANONICAL), agents, shown };
+  if (!existsSync4(path48.join(source, "SKILL.md"))) {
+    throw new Refused(`${source} holds no SKILL.md to copy; nothing was changed. Run npx session-handoff init`);
+  }
+  const shown = (p) => `${global ? "~/" : ""}${path48.relative(base, p).split(path48.sep).join("/")}`;
+  const dryRun = ctx.values["dry-run"] === true;
+  return { base, global, dryRun, source, dest: path48.join(base, CANONICAL), agents, shown };
 }
 async function agentVerb(ctx, plan, verb, agent, dryRun) {
   const helperPath = path48.join(plan.dest, "scripts", "memory_io.mjs");
@@ -13043,13 +13074,14 @@ function linkPlaces(plan, agents) {
 }
 function counted(steps) {
   const n2 = (a) => steps.filter((s) => s.action === a).length;
-  return [`${n2("create")} new`, `${n2("update")} changed`, `${n2("remove")} removed`].filter((s) => !s.startsWith("0 ")).join(", ");
+  const parts = [`${n2("create")} new files`, `${n2("update")} changed`, `${n2("remove")} removed`];
+  return parts.filter((s) => !s.startsWith("0 ")).join(", ");
 }
 async function init(ctx, plan) {
   const { dest, source, shown } = plan;
   const running = dest === source || existsSync4(dest) && realpathSync6(dest) === source;
   if (!running && existsSync4(dest) && lstatSync26(dest).isSymbolicLink()) {
-    throw new Refused(`${shown(dest)} is a link to another folder; nothing was changed. Remove it, then run init again`);
+    throw new Refused(`${shown(dest)} is a link to another folder; nothing was changed. Remove it and run init again`);
   }
   const steps = running ? [] : copySteps(source, dest);
   const writes = steps.map((s) => path48.join(dest, s.rel));
@@ -13059,17 +13091,19 @@ async function init(ctx, plan) {
       throw new Refused(`${shown(place)} is ${state}; nothing was changed. Move it away, then run init again`);
     }
     const asCopy = state === "copy" || state === "absent" && process.platform === "win32";
-    const copy = asCopy ? copySteps(source, place) : [];
-    writes.push(...asCopy ? copy.map((s) => path48.join(place, s.rel)) : state === "absent" ? [place] : []);
-    return { place, state, asCopy, copy };
+    const copy2 = asCopy ? copySteps(source, place) : [];
+    if (asCopy) writes.push(...copy2.map((s) => path48.join(place, s.rel)));
+    else if (state === "absent") writes.push(place);
+    return { place, state, asCopy, copy: copy2 };
   });
   for (const file of writes) {
     const why = unwritable(file);
-    if (why !== null) throw new Refused(`cannot write ${file}: ${why}; nothing was changed. Fix its permissions, then run init again`);
+    if (why !== null) {
+      throw new Refused(`cannot write ${file}: ${why}; nothing was changed. Fix its permissions, then run init again`);
+    }
   }
   const lines3 = [];
   const notes = [];
-  const would = plan.dryRun ? "would " : "";
   for (const agent of plan.agents) {
     const dry = await agentVerb(ctx, plan, installVerb, agent, true);
     if (plan.dryRun) {
@@ -13080,13 +13114,14 @@ async function init(ctx, plan) {
   if (steps.length === 0) lines3.unshift(`unchanged ${shown(dest)}`);
   else {
     if (!plan.dryRun) applySteps(source, dest, steps);
-    lines3.unshift(`${would}copy the skill to ${shown(dest)} (${counted(steps)} files)`.replace(/^copy/, "copied"));
+    lines3.unshift(`${plan.dryRun ? "would copy" : "copied"} the skill to ${shown(dest)} (${counted(steps)})`);
   }
   const after = [];
   for (const l of links) {
     if (l.asCopy) {
       if (!plan.dryRun) applySteps(source, l.place, l.copy);
-      after.push(l.copy.length === 0 ? `unchanged ${shown(l.place)}` : `${would}copy the skill to ${shown(l.place)} (${counted(l.copy)} files)`.replace(/^copy/, "copied"));
+      const copied = `${plan.dryRun ? "would copy" : "copied"} the skill to ${shown(l.place)} (${counted(l.copy)})`;
+      after.push(l.copy.length === 0 ? `unchanged ${shown(l.place)}` : copied);
     } else if (l.state === "ours") after.push(`unchanged ${shown(l.place)}`);
     else {
       if (!plan.dryRun) makeLink(l.place, dest);
@@ -13102,6 +13137,8 @@ async function init(ctx, plan) {
     }
   }
   const who = plan.agents.map((a) => a.name).join(", ");
+  const copy = shown(path48.join(dest, "scripts", "memory_io.mjs"));
+  if (!plan.dryRun) lines3.push(`check: node ${copy} doctor${plan.global ? " --global" : ""}`);
   lines3.push(`next: start a new session (${who}) and ${SAY}`);
   return ok(`${lines3.join("\n")}
 `, notes);
@@ -13118,7 +13155,8 @@ async function undo(ctx, plan) {
   const would = plan.dryRun ? "would remove" : "removed";
   for (const place of linkPlaces(plan, Object.values(AGENTS))) {
     const state = linkState(place, dest);
-    const ours = state === "ours" || state === "copy" && copySteps(source, place).every((s) => s.action === "remove");
+    const sameCopy = state === "copy" && copySteps(source, place).every((s) => s.action === "remove");
+    const ours = state === "ours" || sameCopy;
     if (state === "absent") continue;
     if (!ours) {
       lines3.push(`left ${shown(place)}: it is not a link to or a copy of this skill`);
