@@ -8102,7 +8102,7 @@ async function registerMergeDriver(root, helperPath, env) {
     return out;
   }
   try {
-    const bytes = readFileSync10(helperPath);
+    const bytes = readFileSync10(path33.join(path33.dirname(helperPath), "lib", "cli.mjs"));
     mkdirSync4(path33.dirname(copy), { recursive: true, mode: 448 });
     let same = false;
     try {
