@@ -730,7 +730,10 @@ function checkTree(root, opts = {}) {
   }
   if (verdict === "ok") return true;
   if (verdict === "missing") return false;
-  throw new Refused(`${verdict.dir} ${verdict.why}; memory must live in real folders of yours under the root, so every verb refuses it: move it away`);
+  const { dir, why } = verdict;
+  if (why === "is a link") throw new Refused(`${dir} is a link; memory must live in real directories under the root (move the link away)`);
+  if (why === "is not a directory") throw new Refused(`${dir} is not a directory; move it away so the memory tree can be used`);
+  throw new Refused(`${dir} ${why}; memory must live in real directories of yours under the root (move it away)`);
 }
 var FILE_OF, HEADING_OF, MARKER, MAX_DOCUMENT_BYTES, TARGETS, MEMORY_SUBDIRS;
 var init_paths = __esm({
@@ -3929,7 +3932,13 @@ Other refusals, in these words (stderr "memory operation refused: <reason>"):
     .ai/memory/drafts)
   cannot remove the draft <draft>: <why>
 ${ROOT_HELP}Where the walk stops, stderr says: "stopped looking for the project root at <folder>
-(<why>); using <root>: pass --root <project> to choose another".
+(<why>); using <root>: pass --root <project> to choose another". A memory found above a
+start that is in no git repository: "using the memory of <root>, found above <start>, which
+is in no git repository: pass --root <project> to choose another". Refused as roots:
+"<dir> is a sticky folder anyone can write to (like /tmp), never a project: run it from a
+project folder or pass --root <project>"; "<dir> is a git repository owned by another user
+(uid <n>), which git refuses as dubious; its memory is not used: run from a project of your
+own, or, if you trust it, \`git config --global --add safe.directory <dir>\`".
 
 exit:   0 saved or unchanged;
         2 refused (stale token: read again and merge, never resend the stale document;

@@ -143,7 +143,13 @@ Other refusals, in these words (stderr "memory operation refused: <reason>"):
     .ai/memory/drafts)
   cannot remove the draft <draft>: <why>
 ${ROOT_HELP}Where the walk stops, stderr says: "stopped looking for the project root at <folder>
-(<why>); using <root>: pass --root <project> to choose another".
+(<why>); using <root>: pass --root <project> to choose another". A memory found above a
+start that is in no git repository: "using the memory of <root>, found above <start>, which
+is in no git repository: pass --root <project> to choose another". Refused as roots:
+"<dir> is a sticky folder anyone can write to (like /tmp), never a project: run it from a
+project folder or pass --root <project>"; "<dir> is a git repository owned by another user
+(uid <n>), which git refuses as dubious; its memory is not used: run from a project of your
+own, or, if you trust it, \`git config --global --add safe.directory <dir>\`".
 
 exit:   0 saved or unchanged;
         2 refused (stale token: read again and merge, never resend the stale document;
