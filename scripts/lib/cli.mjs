@@ -3164,9 +3164,81 @@ var init_pause = __esm({
   }
 });
 
+// src/store/settings.ts
+import { closeSync as closeSync6, constants as constants6, fstatSync as fstatSync5, openSync as openSync6, readSync as readSync5 } from "node:fs";
+import path16 from "node:path";
+function readSmall2(file) {
+  let fd;
+  try {
+    fd = openSync6(file, constants6.O_RDONLY | constants6.O_NOFOLLOW | constants6.O_NONBLOCK);
+  } catch {
+    return null;
+  }
+  try {
+    const st = fstatSync5(fd);
+    if (!st.isFile() || st.size > MAX_SETTINGS_BYTES) return "";
+    const buf = Buffer.alloc(st.size);
+    let got = 0;
+    while (got < st.size) {
+      const n2 = readSync5(fd, buf, got, st.size - got, got);
+      if (n2 === 0) break;
+      got += n2;
+    }
+    return buf.subarray(0, got).toString("utf8");
+  } catch {
+    return "";
+  } finally {
+    closeSync6(fd);
+  }
+}
+function readSettings(memDir) {
+  const settings = { ...DEFAULT_SETTINGS };
+  const text2 = readSmall2(path16.join(memDir, SETTINGS_FILE));
+  if (text2 === null) return { settings, problems: [] };
+  let parsed;
+  try {
+    parsed = JSON.parse(text2.replace(/^\uFEFF/, ""));
+  } catch {
+    parsed = void 0;
+  }
+  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
+    return { settings, problems: [`.ai/memory/${SETTINGS_FILE} is not a JSON object of at most ${MAX_SETTINGS_BYTES} bytes (nor a link); using the defaults`] };
+  }
+  const problems = [];
+  for (const [key, value] of Object.entries(parsed)) {
+    const rule2 = RULES[key];
+    if (!Object.hasOwn(RULES, key)) {
+      problems.push(`.ai/memory/${SETTINGS_FILE}: unknown key ${quotedValue(key.slice(0, 40))} ignored`);
+    } else if (!rule2.ok(value)) {
+      const def = JSON.stringify(DEFAULT_SETTINGS[key]);
+      problems.push(`.ai/memory/${SETTINGS_FILE}: "${key}" must be ${rule2.want}, got ${quotedValue(String(JSON.stringify(value)).slice(0, 40))}; using ${def}`);
+    } else {
+      settings[key] = value;
+    }
+  }
+  return { settings, problems };
+}
+var SETTINGS_FILE, MAX_SETTINGS_BYTES, DEFAULT_SETTINGS, isInt, RULES;
+var init_settings = __esm({
+  "src/store/settings.ts"() {
+    "use strict";
+    init_quote();
+    SETTINGS_FILE = "settings.json";
+    MAX_SETTINGS_BYTES = 16 * 1024;
+    DEFAULT_SETTINGS = { contextOffer: true, contextThreshold: 70, contextWindow: null, archivesKept: 5 };
+    isInt = (lo, hi) => (v) => typeof v === "number" && Number.isInteger(v) && v >= lo && v <= hi;
+    RULES = {
+      contextOffer: { ok: (v) => typeof v === "boolean", want: "true or false" },
+      contextThreshold: { ok: isInt(1, 99), want: "a whole percent from 1 to 99" },
+      contextWindow: { ok: (v) => v === null || isInt(1e3, 1e8)(v), want: "null or a whole number of tokens from 1000" },
+      archivesKept: { ok: isInt(1, 1e3), want: "a whole number from 1 to 1000" }
+    };
+  }
+});
+
 // src/store/archive.ts
 import { lstatSync as lstatSync9, readdirSync as readdirSync4, unlinkSync as unlinkSync3 } from "node:fs";
-import path16 from "node:path";
+import path17 from "node:path";
 function archiveStamp(now) {
   return now.toISOString().replace(/:/g, "-").replace(/\.(\d{3})Z$/, ".$1000Z");
 }
@@ -3204,27 +3276,33 @@ function newestFirst(a, b) {
   if (sa !== null) return a.name === b.name ? 0 : a.name < b.name ? 1 : -1;
   return b.mtimeMs - a.mtimeMs;
 }
+function archivesKept(dir) {
+  const { settings, problems } = readSettings(path17.dirname(dir));
+  return { keep: settings.archivesKept, problems };
+}
 function pruneArchive(dir, justArchived = null) {
-  const warnings = [];
+  const { keep, problems } = archivesKept(dir);
+  const warnings = [...problems];
   let names3;
   try {
     names3 = readdirSync4(dir);
   } catch (err) {
-    return { deleted: [], warnings: [`archive pruning skipped: cannot list ${dir}: ${err.message}`] };
+    return { deleted: [], keep, warnings: [...warnings, `archive pruning skipped: cannot list ${dir}: ${err.message}`] };
   }
   const entries = [];
   for (const name2 of names3) {
     if (!PRUNABLE_NAME.test(name2)) continue;
     let st;
     try {
-      st = lstatSync9(path16.join(dir, name2));
+      st = lstatSync9(path17.join(dir, name2));
     } catch {
       continue;
     }
     if (st.isSymbolicLink() || !st.isFile() || st.nlink !== 1) {
       return {
         deleted: [],
-        warnings: [`archive pruning skipped: archive/${name2} is a link, hard-linked or not a regular file; nothing was deleted (move it away to resume pruning)`]
+        keep,
+        warnings: [...warnings, `archive pruning skipped: archive/${name2} is a link, hard-linked or not a regular file; nothing was deleted (move it away to resume pruning)`]
       };
     }
     entries.push({ name: name2, mtimeMs: st.mtimeMs });
@@ -3232,24 +3310,24 @@ function pruneArchive(dir, justArchived = null) {
   entries.sort(newestFirst);
   const kept = entries.filter((e) => e.name === justArchived);
   const rest = entries.filter((e) => e.name !== justArchived);
-  const doomed = rest.slice(Math.max(0, ARCHIVE_KEEP - kept.length));
+  const doomed = rest.slice(Math.max(0, keep - kept.length));
   const deleted = [];
   for (const entry of doomed) {
     try {
-      unlinkSync3(path16.join(dir, entry.name));
+      unlinkSync3(path17.join(dir, entry.name));
       deleted.push(entry.name);
     } catch (err) {
       warnings.push(`archive pruning: could not delete archive/${entry.name}: ${err.message}`);
     }
   }
-  return { deleted, warnings };
+  return { deleted, warnings, keep };
 }
-var ARCHIVE_KEEP, ARCHIVE_NAME, PRUNABLE_NAME, NAME_TIME, NAME_SEQ;
+var ARCHIVE_NAME, PRUNABLE_NAME, NAME_TIME, NAME_SEQ;
 var init_archive = __esm({
   "src/store/archive.ts"() {
     "use strict";
     init_files();
-    ARCHIVE_KEEP = 5;
+    init_settings();
     ARCHIVE_NAME = /^HANDOFF-[A-Za-z0-9._-]+\.md$/;
     PRUNABLE_NAME = /^HANDOFF-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d\.\d{3,6}Z-(?:\d{1,30}-)?[0-9a-f]{8}\.md$/;
     NAME_TIME = /^HANDOFF-(\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2})(?:\.(\d{1,9}))?Z-/;
@@ -3258,15 +3336,15 @@ var init_archive = __esm({
 });
 
 // src/store/publish.ts
-import { closeSync as closeSync6, constants as constants6, fchmodSync as fchmodSync2, fsyncSync, linkSync, lstatSync as lstatSync10, openSync as openSync6, renameSync as renameSync2, unlinkSync as unlinkSync4, writeSync as writeSync5 } from "node:fs";
-import path17 from "node:path";
+import { closeSync as closeSync7, constants as constants7, fchmodSync as fchmodSync2, fsyncSync, linkSync, lstatSync as lstatSync10, openSync as openSync7, renameSync as renameSync2, unlinkSync as unlinkSync4, writeSync as writeSync5 } from "node:fs";
+import path18 from "node:path";
 function syncDir(dir) {
   try {
-    const fd = openSync6(dir, constants6.O_RDONLY);
+    const fd = openSync7(dir, constants7.O_RDONLY);
     try {
       fsyncSync(fd);
     } finally {
-      closeSync6(fd);
+      closeSync7(fd);
     }
   } catch {
   }
@@ -3282,7 +3360,7 @@ function linkIntoArchive(from, archiveDirPath, prefix) {
   for (let attempt = 0; ; attempt++) {
     const name2 = archiveName(prefix, archiveDirPath);
     try {
-      linkSync(from, path17.join(archiveDirPath, name2));
+      linkSync(from, path18.join(archiveDirPath, name2));
       return name2;
     } catch (err) {
       if (err.code !== "EEXIST" || attempt > 5) throw err;
@@ -3290,18 +3368,18 @@ function linkIntoArchive(from, archiveDirPath, prefix) {
   }
 }
 function writeTemp(tempPath, bytes, mode) {
-  const fd = openSync6(tempPath, constants6.O_WRONLY | constants6.O_CREAT | constants6.O_EXCL | constants6.O_NOFOLLOW, mode);
+  const fd = openSync7(tempPath, constants7.O_WRONLY | constants7.O_CREAT | constants7.O_EXCL | constants7.O_NOFOLLOW, mode);
   try {
     fchmodSync2(fd, mode);
     let off = 0;
     while (off < bytes.length) off += writeSync5(fd, bytes, off, bytes.length - off);
     fsyncSync(fd);
   } finally {
-    closeSync6(fd);
+    closeSync7(fd);
   }
 }
 async function publish(spec) {
-  const filePath = path17.join(spec.dir, spec.file);
+  const filePath = path18.join(spec.dir, spec.file);
   const prior = await readStable(filePath, { failpoint: spec.failpoint });
   if (prior !== null && prior.stat.nlink !== 1n) {
     throw new UnsafeFile("hard-linked", filePath, prior.stat);
@@ -3314,8 +3392,8 @@ async function publish(spec) {
   const mode = prior ? Number(prior.stat.mode & 0o7777n) & ~3586 : spec.newMode;
   const pid = process.pid;
   const rand = randomHex8();
-  const claimPath = path17.join(spec.dir, privateName(spec.file, "claim", pid, rand));
-  const tempPath = path17.join(spec.dir, privateName(spec.file, "tmp", pid, rand));
+  const claimPath = path18.join(spec.dir, privateName(spec.file, "claim", pid, rand));
+  const tempPath = path18.join(spec.dir, privateName(spec.file, "tmp", pid, rand));
   const warnings = [];
   let archived = null;
   if (prior !== null) {
@@ -3408,7 +3486,7 @@ function claimIsWhatWeRead(claimPath, prior) {
   try {
     return tokenOf(readAll(again.fd)) === prior.token ? "same" : "changed";
   } finally {
-    closeSync6(again.fd);
+    closeSync7(again.fd);
   }
 }
 function putBack(claimPath, filePath) {
@@ -3436,7 +3514,7 @@ async function rollBack(tempPath, claimPath, filePath, spec, archived) {
   } catch (err) {
     if (!NO_ROOM.has(err.code ?? "")) return false;
     if (archived !== null) {
-      unlinkQuiet(path17.join(spec.archiveDir, archived));
+      unlinkQuiet(path18.join(spec.archiveDir, archived));
       await failpoint(spec.failpoint, "rollback-after-unarchive");
     }
     if (lstatSync10(filePath, { throwIfNoEntry: false }) !== void 0) return false;
@@ -3451,7 +3529,7 @@ async function rollBack(tempPath, claimPath, filePath, spec, archived) {
   }
   await failpoint(spec.failpoint, "rollback-after-restore");
   if (archived !== null) {
-    unlinkQuiet(path17.join(spec.archiveDir, archived));
+    unlinkQuiet(path18.join(spec.archiveDir, archived));
     await failpoint(spec.failpoint, "rollback-after-unarchive");
   }
   unlinkQuiet(claimPath);
@@ -3477,7 +3555,7 @@ var init_publish = __esm({
 
 // src/store/recover.ts
 import { lstatSync as lstatSync11, readdirSync as readdirSync5 } from "node:fs";
-import path18 from "node:path";
+import path19 from "node:path";
 function pendingRepairs(root) {
   return [
     ...listPrivate(memoryDir(root)).filter((e) => MEMORY_FILES.has(e.file)),
@@ -3495,14 +3573,14 @@ function archiveExcess(root) {
   for (const name2 of names3) {
     if (!PRUNABLE_NAME.test(name2)) continue;
     try {
-      const st = lstatSync11(path18.join(archiveDir(root), name2));
+      const st = lstatSync11(path19.join(archiveDir(root), name2));
       if (st.isSymbolicLink() || !st.isFile() || st.nlink !== 1) return 0;
     } catch {
       continue;
     }
     count++;
   }
-  return Math.max(0, count - ARCHIVE_KEEP);
+  return Math.max(0, count - archivesKept(archiveDir(root)).keep);
 }
 function inoOf(p) {
   return lstatBig(p)?.ino ?? null;
@@ -3514,7 +3592,7 @@ function archiveEntriesWithIno(dir, ino) {
   } catch {
     return [];
   }
-  return names3.filter((n2) => inoOf(path18.join(dir, n2)) === ino);
+  return names3.filter((n2) => inoOf(path19.join(dir, n2)) === ino);
 }
 function notOurs(e, filePath, arch, siblings) {
   const st = lstatBig(e.path);
@@ -3531,7 +3609,7 @@ function notOurs(e, filePath, arch, siblings) {
 function groupByFile(entries) {
   const byFile = /* @__PURE__ */ new Map();
   for (const e of entries) {
-    const key = path18.join(path18.dirname(e.path), e.file);
+    const key = path19.join(path19.dirname(e.path), e.file);
     byFile.set(key, [...byFile.get(key) ?? [], e]);
   }
   return byFile;
@@ -3576,7 +3654,7 @@ var init_recover = __esm({
 
 // src/store/repair.ts
 import { linkSync as linkSync3, readdirSync as readdirSync6, readFileSync as readFileSync6, rmSync as rmSync2, unlinkSync as unlinkSync6 } from "node:fs";
-import path19 from "node:path";
+import path20 from "node:path";
 function archiveEntryWithBytes(dir, claimPath) {
   let names3;
   let bytes;
@@ -3587,7 +3665,7 @@ function archiveEntryWithBytes(dir, claimPath) {
     return void 0;
   }
   return names3.find((n2) => {
-    const p = path19.join(dir, n2);
+    const p = path20.join(dir, n2);
     const st = lstatBig(p);
     if (st === null || !st.isFile() || st.nlink !== 1n || st.size !== BigInt(bytes.length)) return false;
     try {
@@ -3609,7 +3687,7 @@ async function dropArchiveTemps(arch, fp) {
   }
   const out = [];
   for (const name2 of names3) {
-    const p = path19.join(arch, name2);
+    const p = path20.join(arch, name2);
     const st = lstatBig(p);
     if (st === null || !st.isFile()) continue;
     if (st.nlink !== 1n && !(st.nlink === 2n && archiveEntriesWithIno(arch, st.ino).length === 2)) continue;
@@ -3629,41 +3707,41 @@ async function repair(root, fp) {
   }
   const byFile = groupByFile(pendingRepairs(root));
   for (const [filePath, list2] of byFile) {
-    const file = path19.basename(filePath);
+    const file = path20.basename(filePath);
     const prefix = archivePrefixOf(file);
     const currentIno = inoOf(filePath);
     const finished = new Set(list2.filter((e) => e.role === "tmp" && currentIno !== null && inoOf(e.path) === currentIno).map(saveId));
     const claims = list2.filter((e) => e.role === "claim").sort((a, b) => (lstatBig(a.path)?.mtimeMs ?? 0n) < (lstatBig(b.path)?.mtimeMs ?? 0n) ? -1 : 1);
-    for (const claim of claims) {
-      const claimIno = inoOf(claim.path);
+    for (const claim2 of claims) {
+      const claimIno = inoOf(claim2.path);
       if (claimIno === null) continue;
       if (inoOf(filePath) === null) {
-        linkSync3(claim.path, filePath);
+        linkSync3(claim2.path, filePath);
         await failpoint(fp, "recover-after-restore");
       }
       if (inoOf(filePath) === claimIno) {
         for (const copy of archiveEntriesWithIno(arch, claimIno)) {
-          unlinkSync6(path19.join(arch, copy));
+          unlinkSync6(path20.join(arch, copy));
           await failpoint(fp, "recover-after-unarchive");
         }
-        unlinkSync6(claim.path);
+        unlinkSync6(claim2.path);
         await failpoint(fp, "recover-after-claim-drop");
         actions.push(`${file}: rolled back an interrupted save; the prior version is current again`);
         continue;
       }
       const copies = archiveEntriesWithIno(arch, claimIno);
-      if (finished.has(saveId(claim)) && (copies.length > 0 || prefix !== "HANDOFF")) {
-        unlinkSync6(claim.path);
+      if (finished.has(saveId(claim2)) && (copies.length > 0 || prefix !== "HANDOFF")) {
+        unlinkSync6(claim2.path);
         await failpoint(fp, "recover-after-claim-drop");
         actions.push(`${file}: finished a save; dropped the version it replaced${copies[0] ? ` (archived as archive/${copies[0]})` : ""}`);
         continue;
       }
-      let where = copies[0] ?? archiveEntryWithBytes(arch, claim.path);
+      let where = copies[0] ?? archiveEntryWithBytes(arch, claim2.path);
       if (where === void 0) {
-        where = linkIntoArchive(claim.path, arch, prefix);
+        where = linkIntoArchive(claim2.path, arch, prefix);
         await failpoint(fp, "recover-after-archive");
       }
-      unlinkSync6(claim.path);
+      unlinkSync6(claim2.path);
       await failpoint(fp, "recover-after-claim-drop");
       actions.push(`${file}: kept the prior version as archive/${where}`);
     }
@@ -3679,14 +3757,14 @@ async function repair(root, fp) {
   actions.push(...await dropArchiveTemps(arch, fp));
   try {
     for (const name2 of readdirSync6(memDir)) {
-      if (DEAD_LOCK.test(name2)) rmSync2(path19.join(memDir, name2), { recursive: true, force: true });
+      if (DEAD_LOCK.test(name2)) rmSync2(path20.join(memDir, name2), { recursive: true, force: true });
     }
   } catch {
   }
   if (archiveExcess(root) > 0) {
     await failpoint(fp, "recover-before-prune");
     const pruned = pruneArchive(arch);
-    if (pruned.deleted.length > 0) actions.push(`archive: pruned ${pruned.deleted.length} old handoff(s) to keep the newest ${ARCHIVE_KEEP}`);
+    if (pruned.deleted.length > 0) actions.push(`archive: pruned ${pruned.deleted.length} old handoff(s) to keep the newest ${pruned.keep}`);
     actions.push(...pruned.warnings);
   }
   return actions;
@@ -3904,9 +3982,9 @@ var init_write_help = __esm({
 
 // src/git/git-files.ts
 import { readdirSync as readdirSync7, readFileSync as readFileSync7 } from "node:fs";
-import path20 from "node:path";
+import path21 from "node:path";
 function isShallow(gitDir) {
-  return gitDir !== null && isFile(path20.join(commonDirOf(gitDir), "shallow"));
+  return gitDir !== null && isFile(path21.join(commonDirOf(gitDir), "shallow"));
 }
 function reflogFiles(dir, out) {
   let entries;
@@ -3917,7 +3995,7 @@ function reflogFiles(dir, out) {
   }
   for (const e of entries) {
     if (out.length >= MAX_REFLOG_FILES) return;
-    const p = path20.join(dir, e.name);
+    const p = path21.join(dir, e.name);
     if (e.isDirectory()) reflogFiles(p, out);
     else if (e.isFile()) out.push(p);
   }
@@ -3925,7 +4003,7 @@ function reflogFiles(dir, out) {
 function reflogNames(gitDir, id) {
   if (gitDir === null || isNullObjectId(id.toLowerCase())) return false;
   const files = [];
-  for (const dir of /* @__PURE__ */ new Set([gitDir, commonDirOf(gitDir)])) reflogFiles(path20.join(dir, "logs"), files);
+  for (const dir of /* @__PURE__ */ new Set([gitDir, commonDirOf(gitDir)])) reflogFiles(path21.join(dir, "logs"), files);
   const needle = Buffer.from(id.toLowerCase(), "latin1");
   let budget = MAX_REFLOG_BYTES;
   for (const f of files) {
@@ -3948,18 +4026,18 @@ function reflogNames(gitDir, id) {
 function branchPresent(gitDir, branch) {
   if (gitDir === null) return null;
   const common = commonDirOf(gitDir);
-  if (isFile(path20.join(common, "reftable", "tables.list"))) return null;
+  if (isFile(path21.join(common, "reftable", "tables.list"))) return null;
   if (branch.split("/").some((part) => part === "" || part === "." || part === "..")) return false;
-  if (isFile(path20.join(common, "refs", "heads", branch))) return true;
+  if (isFile(path21.join(common, "refs", "heads", branch))) return true;
   try {
-    for (const remote of readdirSync7(path20.join(common, "refs", "remotes"))) {
-      if (isFile(path20.join(common, "refs", "remotes", remote, branch))) return true;
+    for (const remote of readdirSync7(path21.join(common, "refs", "remotes"))) {
+      if (isFile(path21.join(common, "refs", "remotes", remote, branch))) return true;
     }
   } catch {
   }
   let packed;
   try {
-    packed = readFileSync7(path20.join(common, "packed-refs"), "utf8");
+    packed = readFileSync7(path21.join(common, "packed-refs"), "utf8");
   } catch {
     return false;
   }
@@ -3987,11 +4065,11 @@ var init_git_files = __esm({
 // src/git/blob-id.ts
 import { createHash as createHash3 } from "node:crypto";
 import { lstatSync as lstatSync12, readFileSync as readFileSync8, readlinkSync as readlinkSync2 } from "node:fs";
-import path21 from "node:path";
+import path22 from "node:path";
 function objectFormat(gitDir) {
   if (gitDir === null) return "sha1";
   try {
-    const config = readFileSync8(path21.join(commonDirOf(gitDir), "config"), "utf8");
+    const config = readFileSync8(path22.join(commonDirOf(gitDir), "config"), "utf8");
     return /^\s*objectformat\s*=\s*sha256\s*$/im.test(config) ? "sha256" : "sha1";
   } catch {
     return "sha1";
@@ -4028,7 +4106,7 @@ var init_blob_id = __esm({
 });
 
 // src/git/in-progress.ts
-import path22 from "node:path";
+import path23 from "node:path";
 function branchOfHeadName(text2) {
   const m = text2 === null ? null : /^refs\/heads\/(\S+)\s*$/.exec(text2);
   return m ? m[1] : null;
@@ -4036,15 +4114,15 @@ function branchOfHeadName(text2) {
 function inProgressOf(gitDir) {
   if (gitDir === null) return null;
   for (const dir of ["rebase-merge", "rebase-apply"]) {
-    const d = path22.join(gitDir, dir);
+    const d = path23.join(gitDir, dir);
     if (!isDir(d)) continue;
-    if (dir === "rebase-apply" && isFile(path22.join(d, "applying"))) continue;
-    return { operation: "rebase", branch: branchOfHeadName(readSmall(path22.join(d, "head-name"))) };
+    if (dir === "rebase-apply" && isFile(path23.join(d, "applying"))) continue;
+    return { operation: "rebase", branch: branchOfHeadName(readSmall(path23.join(d, "head-name"))) };
   }
-  if (isFile(path22.join(gitDir, "MERGE_HEAD"))) return { operation: "merge", branch: null };
-  if (isFile(path22.join(gitDir, "CHERRY_PICK_HEAD"))) return { operation: "cherry-pick", branch: null };
-  if (isFile(path22.join(gitDir, "REVERT_HEAD"))) return { operation: "revert", branch: null };
-  if (isFile(path22.join(gitDir, "BISECT_LOG"))) return { operation: "bisect", branch: null };
+  if (isFile(path23.join(gitDir, "MERGE_HEAD"))) return { operation: "merge", branch: null };
+  if (isFile(path23.join(gitDir, "CHERRY_PICK_HEAD"))) return { operation: "cherry-pick", branch: null };
+  if (isFile(path23.join(gitDir, "REVERT_HEAD"))) return { operation: "revert", branch: null };
+  if (isFile(path23.join(gitDir, "BISECT_LOG"))) return { operation: "bisect", branch: null };
   return null;
 }
 function inProgressWords(p) {
@@ -4203,12 +4281,12 @@ var init_status = __esm({
 // src/git/anchors.ts
 import { realpathSync as realpathSync2 } from "node:fs";
 import { lstat } from "node:fs/promises";
-import path23 from "node:path";
+import path24 from "node:path";
 async function statInsideRoot(root, rel) {
   const parts = rel.split("/");
   let at3 = root;
   for (const [i, part] of parts.entries()) {
-    at3 = path23.join(at3, part);
+    at3 = path24.join(at3, part);
     try {
       const st = await lstat(at3);
       if (i < parts.length - 1 && !st.isDirectory()) return null;
@@ -4227,11 +4305,11 @@ function skillExcludes(root, skillDir) {
     real2 = realpathSync2(skillDir);
   } catch {
   }
-  for (const dir of [path23.resolve(skillDir), real2]) {
+  for (const dir of [path24.resolve(skillDir), real2]) {
     if (dir === null) continue;
-    const rel = path23.relative(root, dir);
-    if (rel === "" || rel.startsWith("..") || path23.isAbsolute(rel) || /[\x00-\x1f\x7f]/.test(rel)) continue;
-    out.add(rel.split(path23.sep).join("/"));
+    const rel = path24.relative(root, dir);
+    if (rel === "" || rel.startsWith("..") || path24.isAbsolute(rel) || /[\x00-\x1f\x7f]/.test(rel)) continue;
+    out.add(rel.split(path24.sep).join("/"));
   }
   return [...out];
 }
@@ -4241,13 +4319,13 @@ function dirtyHashesOf(top, dirty) {
   for (const p of dirty) {
     if (out.length >= MAX_DIRTY_HASHES) break;
     if (p.endsWith("/")) continue;
-    const id = blobIdOf(path23.join(top, p), format2);
+    const id = blobIdOf(path24.join(top, p), format2);
     if (id !== null) out.push({ path: p, id });
   }
   return out;
 }
 function keyFileRelative(root, value) {
-  const rel = path23.isAbsolute(value) ? path23.relative(root, value).split(path23.sep).join("/") : value;
+  const rel = path24.isAbsolute(value) ? path24.relative(root, value).split(path24.sep).join("/") : value;
   const safe = safeRelativePath(rel);
   return safe === null ? { error: "not a path inside the root" } : safe;
 }
@@ -4327,9 +4405,9 @@ function looksLikeCode(value) {
   const m = CODE_PATH.exec(value);
   if (!m) return false;
   const tail = m.groups?.["tail"];
-  const path55 = tail === void 0 ? value : value.slice(0, value.length - tail.length);
-  if (isWordy(path55)) return true;
-  const parts = path55.split(/\??\.|::|->/);
+  const path56 = tail === void 0 ? value : value.slice(0, value.length - tail.length);
+  if (isWordy(path56)) return true;
+  const parts = path56.split(/\??\.|::|->/);
   return parts.length > 1 && parts.every((p) => /^[A-Za-z_$]+!?$/.test(p)) && parts.some((p) => /^[a-z]{3,}$/.test(p));
 }
 function shannonEntropy(s) {
@@ -6404,8 +6482,8 @@ var init_document = __esm({
 });
 
 // src/verbs/write-checked.ts
-import { closeSync as closeSync7, lstatSync as lstatSync13 } from "node:fs";
-import path24 from "node:path";
+import { closeSync as closeSync8, lstatSync as lstatSync13 } from "node:fs";
+import path25 from "node:path";
 function schemaRefusal(file, errors) {
   const count = errors.filter((e) => e.rule !== "more").length + Number(/\d+/.exec(errors.find((e) => e.rule === "more")?.message ?? "")?.[0] ?? 0);
   return new Refused([`${file} has ${count} schema error(s)`, ...issueLines(errors)].join("\n"));
@@ -6425,12 +6503,12 @@ function sizeCheck(raw) {
 function peekCurrent(root, file) {
   try {
     lstatSync13(memoryDir(root));
-    const opened = openRegular(path24.join(memoryDir(root), file));
+    const opened = openRegular(path25.join(memoryDir(root), file));
     if (opened === null) return null;
     try {
       return readAll(opened.fd).toString("utf8");
     } finally {
-      closeSync7(opened.fd);
+      closeSync8(opened.fd);
     }
   } catch {
     return null;
@@ -6477,8 +6555,8 @@ function replaceDate(text2, iso) {
 async function buildDocument(checked, root, anchors) {
   const { env, skillDir } = anchors;
   const file = FILE_OF[checked.kind];
-  const prior = await readStable(path24.join(memoryDir(root), file));
-  if (prior !== null && prior.stat.nlink !== 1n) throw new UnsafeFile("hard-linked", path24.join(memoryDir(root), file), prior.stat);
+  const prior = await readStable(path25.join(memoryDir(root), file));
+  if (prior !== null && prior.stat.nlink !== 1n) throw new UnsafeFile("hard-linked", path25.join(memoryDir(root), file), prior.stat);
   const priorText2 = prior ? prior.bytes.toString("utf8") : null;
   const notes = [...checked.notes];
   if (checked.kind !== "handoff") {
@@ -6676,15 +6754,15 @@ var init_write_checked = __esm({
 });
 
 // src/agents/harness-path.ts
-import path25 from "node:path";
+import path26 from "node:path";
 function windowsShaped(p) {
   return /^([A-Za-z]:|\\\\)/.test(p);
 }
 function harnessPath(what, p, platform = process.platform) {
   const windows = windowsShaped(p);
-  if (p.includes("\0") || !(windows || platform === "win32" ? path25.win32 : path25.posix).isAbsolute(p)) return { ok: false, reason: `${what} is not an absolute path`, windows };
+  if (p.includes("\0") || !(windows || platform === "win32" ? path26.win32 : path26.posix).isAbsolute(p)) return { ok: false, reason: `${what} is not an absolute path`, windows };
   if (windows && platform !== "win32") return { ok: false, reason: `${what} ${quotedPath(p.slice(0, 200))} is a Windows path and this helper runs on ${platform}`, windows };
-  return { ok: true, path: platform === "win32" ? path25.win32.normalize(p) : p };
+  return { ok: true, path: platform === "win32" ? path26.win32.normalize(p) : p };
 }
 function hookCwd(cwd, platform = process.platform) {
   if (cwd === void 0 || cwd === null) return null;
@@ -6910,10 +6988,10 @@ var init_outcome = __esm({
 });
 
 // src/journal/store.ts
-import { closeSync as closeSync8, constants as constants7, fsyncSync as fsyncSync2, linkSync as linkSync4, lstatSync as lstatSync14, mkdirSync as mkdirSync3, openSync as openSync7, readdirSync as readdirSync8, renameSync as renameSync3, unlinkSync as unlinkSync7, writeSync as writeSync6 } from "node:fs";
-import path26 from "node:path";
+import { closeSync as closeSync9, constants as constants8, fsyncSync as fsyncSync2, linkSync as linkSync4, lstatSync as lstatSync14, mkdirSync as mkdirSync3, openSync as openSync8, readdirSync as readdirSync8, renameSync as renameSync3, unlinkSync as unlinkSync7, writeSync as writeSync6 } from "node:fs";
+import path27 from "node:path";
 function journalDir(root) {
-  return path26.join(memoryDir(root), "journal");
+  return path27.join(memoryDir(root), "journal");
 }
 function parseJournalName(name2) {
   const m = JOURNAL_NAME.exec(name2);
@@ -6935,13 +7013,13 @@ function listJournal(root) {
   return names3.map(parseJournalName).filter((f) => f !== null).sort((a, b) => a.period === b.period ? a.part - b.part : a.period < b.period ? -1 : 1);
 }
 function journalOff(root) {
-  return exists2(path26.join(journalDir(root), "OFF"));
+  return exists2(path27.join(journalDir(root), "OFF"));
 }
 function monthOf(ms) {
   return new Date(ms).toISOString().slice(0, 7);
 }
 function readJournalFile(dir, name2) {
-  const p = path26.join(dir, name2);
+  const p = path27.join(dir, name2);
   let opened;
   try {
     opened = openRegular(p, MAX_DOCUMENT_BYTES);
@@ -6953,7 +7031,7 @@ function readJournalFile(dir, name2) {
     const bytes = readAll(opened.fd, MAX_DOCUMENT_BYTES);
     return { bytes, token: tokenOf(bytes) };
   } finally {
-    closeSync8(opened.fd);
+    closeSync9(opened.fd);
   }
 }
 function repairJournal(dir) {
@@ -6965,7 +7043,7 @@ function repairJournal(dir) {
       unlinkSync7(e.path);
       continue;
     }
-    const target = path26.join(dir, e.file);
+    const target = path27.join(dir, e.file);
     if (!exists2(target)) {
       renameSync3(e.path, target);
       actions.push(`journal/${e.file}: put back after an interrupted append`);
@@ -6977,35 +7055,35 @@ function repairJournal(dir) {
       unlinkSync7(e.path);
     } else {
       const kept = `${e.file.replace(/\.md$/, "")}.orig-${randomHex8()}.md`;
-      renameSync3(e.path, path26.join(dir, kept));
+      renameSync3(e.path, path27.join(dir, kept));
       actions.push(`journal/${e.file}: another program changed it during an interrupted append; the earlier version is journal/${kept}`);
     }
   }
   return actions;
 }
 function writeTemp2(p, bytes) {
-  const fd = openSync7(p, constants7.O_WRONLY | constants7.O_CREAT | constants7.O_EXCL | constants7.O_NOFOLLOW, 384);
+  const fd = openSync8(p, constants8.O_WRONLY | constants8.O_CREAT | constants8.O_EXCL | constants8.O_NOFOLLOW, 384);
   try {
     let off = 0;
     while (off < bytes.length) off += writeSync6(fd, bytes, off, bytes.length - off);
     fsyncSync2(fd);
   } finally {
-    closeSync8(fd);
+    closeSync9(fd);
   }
 }
 async function publishJournalFile(dir, name2, expected, bytes, fp) {
   const rand = randomHex8();
-  const temp = path26.join(dir, privateName(name2, "tmp", process.pid, rand));
-  const claim = path26.join(dir, privateName(name2, "claim", process.pid, rand));
-  const target = path26.join(dir, name2);
+  const temp = path27.join(dir, privateName(name2, "tmp", process.pid, rand));
+  const claim2 = path27.join(dir, privateName(name2, "claim", process.pid, rand));
+  const target = path27.join(dir, name2);
   writeTemp2(temp, bytes);
   try {
     if (expected !== "absent") {
-      renameSync3(target, claim);
+      renameSync3(target, claim2);
       await failpoint(fp, "journal-after-claim");
-      const claimed = readJournalFile(dir, path26.basename(claim));
+      const claimed = readJournalFile(dir, path27.basename(claim2));
       if (claimed === null || claimed.token !== expected) {
-        if (!exists2(target)) renameSync3(claim, target);
+        if (!exists2(target)) renameSync3(claim2, target);
         throw new Refused(`journal/${name2} changed while the entry was appended (another program wrote it); the entry was not added`);
       }
     }
@@ -7018,7 +7096,7 @@ async function publishJournalFile(dir, name2, expected, bytes, fp) {
     }
     syncDir(dir);
     await failpoint(fp, "journal-after-publication");
-    if (expected !== "absent") unlinkSync7(claim);
+    if (expected !== "absent") unlinkSync7(claim2);
   } finally {
     try {
       unlinkSync7(temp);
@@ -7076,7 +7154,7 @@ var init_store = __esm({
 
 // src/journal/record.ts
 import { unlinkSync as unlinkSync8 } from "node:fs";
-import path27 from "node:path";
+import path28 from "node:path";
 import { createHash as createHash4 } from "node:crypto";
 import { readdirSync as readdirSync9 } from "node:fs";
 function monthIndex(period) {
@@ -7135,9 +7213,9 @@ function retriedNotes(root, priorToken) {
   return [...seen].slice(0, 5).map((c) => `note: this session ran \`${c}\`, listed as a failed approach of the handoff it resumed (measured by its checkpoint); say why it was retried in the new handoff`);
 }
 async function handoffWithToken(root, token) {
-  const files = [path27.join(memoryDir(root), "HANDOFF.md")];
+  const files = [path28.join(memoryDir(root), "HANDOFF.md")];
   try {
-    for (const n2 of readdirSync9(archiveDir(root))) if (/^HANDOFF-.*\.md$/.test(n2)) files.push(path27.join(archiveDir(root), n2));
+    for (const n2 of readdirSync9(archiveDir(root))) if (/^HANDOFF-.*\.md$/.test(n2)) files.push(path28.join(archiveDir(root), n2));
   } catch {
   }
   for (const f of files) {
@@ -7157,7 +7235,7 @@ async function recordResume(root, call, sessionId, currentToken, env, fp) {
       return h2.ok ? h2.path : null;
     };
     const base = call.cwd !== null ? absolute(call.cwd) : null;
-    const start = call.rootArg === null ? base : base === null || windowsShaped(call.rootArg) ? absolute(call.rootArg) : path27.resolve(base, call.rootArg);
+    const start = call.rootArg === null ? base : base === null || windowsShaped(call.rootArg) ? absolute(call.rootArg) : path28.resolve(base, call.rootArg);
     if (start === null || findRoot(start, env).root !== root) return [];
     const token = call.expectedToken ?? currentToken;
     if (token === null) return [];
@@ -7248,7 +7326,7 @@ async function foldOne(root, nowMonth, fp) {
     const next = boundYear(insertSection(text2 + sep, period, foldSection(period, entries)));
     await publishJournalFile(dir, yearName, current?.token ?? "absent", Buffer.from(next, "utf8"), fp);
   }
-  for (const f of files) unlinkSync8(path27.join(dir, f.name));
+  for (const f of files) unlinkSync8(path28.join(dir, f.name));
   return `journal: folded ${files.map((f) => `journal/${f.name}`).join(", ")} (${entries.length} entries) into journal/${yearName}`;
 }
 function insertSection(text2, period, section) {
@@ -7283,7 +7361,7 @@ __export(write_exports, {
   writeVerb: () => writeVerb
 });
 import { lstatSync as lstatSync15 } from "node:fs";
-import path28 from "node:path";
+import path29 from "node:path";
 async function save(ctx, kind, document) {
   {
     const expected = expectedTokenOption(ctx);
@@ -7341,7 +7419,7 @@ async function save(ctx, kind, document) {
     if (kind === "handoff") {
       let key = null;
       try {
-        key = statKey(lstatSync15(path28.join(memoryDir(root), file), { bigint: true }));
+        key = statKey(lstatSync15(path29.join(memoryDir(root), file), { bigint: true }));
       } catch {
       }
       recordSave(root, result === null ? built.prior.token : result.token, key);
@@ -7556,10 +7634,10 @@ CURRENT-SHA256: ${result.token}
 });
 
 // src/store/inspect.ts
-import { closeSync as closeSync9, fstatSync as fstatSync5, lstatSync as lstatSync16, readSync as readSync5 } from "node:fs";
-import path29 from "node:path";
+import { closeSync as closeSync10, fstatSync as fstatSync6, lstatSync as lstatSync16, readSync as readSync6 } from "node:fs";
+import path30 from "node:path";
 function treeUnsafe(root) {
-  for (const dir of [path29.join(root, ".ai"), memoryDir(root)]) {
+  for (const dir of [path30.join(root, ".ai"), memoryDir(root)]) {
     let st;
     try {
       st = lstatSync16(dir);
@@ -7581,7 +7659,7 @@ function holdsNul(fd, head, n2) {
   if (n2 < head.length) return false;
   const buf = Buffer.allocUnsafe(65536);
   for (let pos = n2; pos <= MAX_DOCUMENT_BYTES; ) {
-    const got = readSync5(fd, buf, 0, buf.length, pos);
+    const got = readSync6(fd, buf, 0, buf.length, pos);
     if (got === 0) return false;
     if (firstNul(buf.subarray(0, got)) >= 0) return true;
     pos += got;
@@ -7599,7 +7677,7 @@ function inspectFile(root, kind, retry = true, opts = {}) {
   const writerLive = () => liveWriter(memDir);
   let opened;
   try {
-    opened = openRegular(path29.join(memDir, file));
+    opened = openRegular(path30.join(memDir, file));
   } catch {
     return { kind, status: "unsafe", mtimeMs: null };
   }
@@ -7607,7 +7685,7 @@ function inspectFile(root, kind, retry = true, opts = {}) {
     if (mine.some((e) => e.role === "claim")) {
       return { kind, status: writerLive() ? "present" : "interrupted", mtimeMs: null };
     }
-    if (retry && (mine.length > 0 || lstatBig(path29.join(memDir, file)) !== null)) return inspectFile(root, kind, false, opts);
+    if (retry && (mine.length > 0 || lstatBig(path30.join(memDir, file)) !== null)) return inspectFile(root, kind, false, opts);
     return { kind, status: "missing", mtimeMs: null };
   }
   const { fd, stat } = opened;
@@ -7615,25 +7693,25 @@ function inspectFile(root, kind, retry = true, opts = {}) {
     const mtimeMs = Number(stat.mtimeMs);
     if (stat.nlink !== 1n) {
       if (!hasPrivatePartner(memDir, file, stat.ino)) {
-        const now = lstatBig(path29.join(memDir, file));
+        const now = lstatBig(path30.join(memDir, file));
         if (now !== null && now.ino === stat.ino && now.nlink === 1n) return { kind, status: "present", mtimeMs };
         return { kind, status: "unsafe", mtimeMs };
       }
       return { kind, status: writerLive() ? "present" : "interrupted", mtimeMs };
     }
     const buf = Buffer.alloc(HEAD_BYTES);
-    const n2 = readSync5(fd, buf, 0, HEAD_BYTES, 0);
+    const n2 = readSync6(fd, buf, 0, HEAD_BYTES, 0);
     const lines3 = buf.subarray(0, n2).toString("utf8").replace(/^\uFEFF/, "").split(/\r?\n/);
     const ok2 = lines3[0] === MARKER && lines3.slice(0, 4).includes(HEADING_OF[kind]);
     if (!ok2) return { kind, status: "foreign", mtimeMs };
     if (opts.text && stat.size <= BigInt(MAX_DOCUMENT_BYTES)) {
-      const whole = wholeBytes(fd, path29.join(memDir, file), stat);
+      const whole = wholeBytes(fd, path30.join(memDir, file), stat);
       if (whole !== null) return firstNul(whole) >= 0 ? { kind, status: "unsafe", mtimeMs } : { kind, status: "present", mtimeMs, text: whole.toString("utf8") };
     }
     if (holdsNul(fd, buf, n2)) return { kind, status: "unsafe", mtimeMs };
     return opts.text ? { kind, status: "present", mtimeMs, text: null } : { kind, status: "present", mtimeMs };
   } finally {
-    closeSync9(fd);
+    closeSync10(fd);
   }
 }
 function wholeBytes(fd, filePath, before) {
@@ -7641,11 +7719,11 @@ function wholeBytes(fd, filePath, before) {
   const buf = Buffer.alloc(size);
   let off = 0;
   while (off < size) {
-    const n2 = readSync5(fd, buf, off, size - off, off);
+    const n2 = readSync6(fd, buf, off, size - off, off);
     if (n2 === 0) return null;
     off += n2;
   }
-  const after = fstatSync5(fd, { bigint: true });
+  const after = fstatSync6(fd, { bigint: true });
   const named = lstatBig(filePath);
   if (after.size !== before.size || after.mtimeNs !== before.mtimeNs || named === null || named.ino !== before.ino) return null;
   return buf;
@@ -7681,7 +7759,7 @@ var init_inspect = __esm({
 
 // src/git/merge-driver-state.ts
 import { readFileSync as readFileSync9 } from "node:fs";
-import path30 from "node:path";
+import path31 from "node:path";
 function mergeDriverMissing(root) {
   const top = gitTopOf(root);
   if (top === null) return false;
@@ -7689,14 +7767,14 @@ function mergeDriverMissing(root) {
   if (gitDir === null) return false;
   let attrs;
   try {
-    attrs = readFileSync9(path30.join(top, ".gitattributes"), "utf8");
+    attrs = readFileSync9(path31.join(top, ".gitattributes"), "utf8");
   } catch {
     return false;
   }
   if (!new RegExp(`(^|\\s)merge=${DRIVER_NAME}(\\s|$)`, "m").test(attrs)) return false;
   let config = "";
   try {
-    config = readFileSync9(path30.join(commonDirOf(gitDir), "config"), "utf8");
+    config = readFileSync9(path31.join(commonDirOf(gitDir), "config"), "utf8");
   } catch {
     return true;
   }
@@ -7806,7 +7884,7 @@ draft left in drafts/ changes no code (\`recover\` removes it).
 
 // src/store/checkpoint-cleanup.ts
 import { linkSync as linkSync5, lstatSync as lstatSync17, readdirSync as readdirSync10, unlinkSync as unlinkSync9 } from "node:fs";
-import path31 from "node:path";
+import path32 from "node:path";
 function pruneCheckpoints(root, keep) {
   const list2 = listCheckpoints(root);
   const survivors = new Set(list2.slice(0, CHECKPOINT_KEEP).map((e) => e.name));
@@ -7815,11 +7893,11 @@ function pruneCheckpoints(root, keep) {
   for (const e of list2) {
     if (survivors.has(e.name) || deleted.length >= list2.length - CHECKPOINT_KEEP) continue;
     try {
-      unlinkSync9(path31.join(checkpointsDir(root), e.name));
+      unlinkSync9(path32.join(checkpointsDir(root), e.name));
       deleted.push(e.name);
     } catch {
     }
-    rmQuietRegular(path31.join(checkpointsDir(root), `.delivered-${e.session}`));
+    rmQuietRegular(path32.join(checkpointsDir(root), `.delivered-${e.session}`));
   }
   return deleted;
 }
@@ -7838,7 +7916,7 @@ function cleanCheckpointLeftovers(root) {
     if (st.isDirectory()) continue;
     if (e.role === "claim" && st.isFile()) {
       try {
-        linkSync5(e.path, path31.join(dir, e.file));
+        linkSync5(e.path, path32.join(dir, e.file));
         actions.push(`checkpoints/${e.file}: put back the version an interrupted checkpoint had claimed`);
       } catch {
       }
@@ -7854,24 +7932,24 @@ function cleanCheckpointLeftovers(root) {
     const live = /* @__PURE__ */ new Set();
     for (const name2 of names3) {
       if (name2.startsWith(".") || !CHECKPOINT_NAME.test(name2)) continue;
-      const bytes = readHeadBytes(path31.join(dir, name2));
+      const bytes = readHeadBytes(path32.join(dir, name2));
       if (bytes !== null) live.add(tokenOf(bytes));
     }
     const kept = [];
     for (const name2 of names3) {
       const m = /^\.delivered-(.+)$/.exec(name2);
       if (!m || !CHECKPOINT_NAME.test(`${m[1]}.md`)) continue;
-      const told = readHead(path31.join(dir, name2), 128)?.trim() ?? "";
-      if (readHead(path31.join(dir, `${m[1]}.md`), 1) === null && !live.has(told)) rmQuietRegular(path31.join(dir, name2));
+      const told = readHead(path32.join(dir, name2), 128)?.trim() ?? "";
+      if (readHead(path32.join(dir, `${m[1]}.md`), 1) === null && !live.has(told)) rmQuietRegular(path32.join(dir, name2));
       else {
         try {
-          kept.push({ name: name2, mtimeMs: lstatSync17(path31.join(dir, name2)).mtimeMs });
+          kept.push({ name: name2, mtimeMs: lstatSync17(path32.join(dir, name2)).mtimeMs });
         } catch {
         }
       }
     }
     kept.sort((a, b) => b.mtimeMs - a.mtimeMs || (a.name < b.name ? -1 : 1));
-    for (const k of kept.slice(MARKERS_KEPT)) rmQuietRegular(path31.join(dir, k.name));
+    for (const k of kept.slice(MARKERS_KEPT)) rmQuietRegular(path32.join(dir, k.name));
   } catch {
   }
   return actions;
@@ -8053,12 +8131,12 @@ exit: 0 printed
 });
 
 // src/git/merge-driver-config.ts
-import { chmodSync as chmodSync2, closeSync as closeSync10, constants as constants8, fsyncSync as fsyncSync3, lstatSync as lstatSync18, mkdirSync as mkdirSync4, openSync as openSync8, readFileSync as readFileSync10, realpathSync as realpathSync3, renameSync as renameSync4, rmdirSync, unlinkSync as unlinkSync10, writeSync as writeSync7 } from "node:fs";
-import path32 from "node:path";
+import { chmodSync as chmodSync2, closeSync as closeSync11, constants as constants9, fsyncSync as fsyncSync3, lstatSync as lstatSync18, mkdirSync as mkdirSync4, openSync as openSync9, readFileSync as readFileSync10, realpathSync as realpathSync3, renameSync as renameSync4, rmdirSync, unlinkSync as unlinkSync10, writeSync as writeSync7 } from "node:fs";
+import path33 from "node:path";
 import { randomBytes as randomBytes3 } from "node:crypto";
 function driverCopyPath(env) {
-  const config = env.XDG_CONFIG_HOME ? env.XDG_CONFIG_HOME : env.HOME ? path32.join(env.HOME, ".config") : null;
-  return config === null ? null : path32.join(config, "session-handoff", "driver", "memory_io.mjs");
+  const config = env.XDG_CONFIG_HOME ? env.XDG_CONFIG_HOME : env.HOME ? path33.join(env.HOME, ".config") : null;
+  return config === null ? null : path33.join(config, "session-handoff", "driver", "memory_io.mjs");
 }
 function shellQuote(s) {
   return `'${s.replace(/'/g, `'\\''`)}'`;
@@ -8077,13 +8155,13 @@ function readRegular(p) {
   return readFileSync10(p);
 }
 function replaceFile(p, bytes, mode) {
-  const tmp = path32.join(path32.dirname(p), `.${path32.basename(p)}.tmp-${process.pid}-${randomBytes3(4).toString("hex")}`);
-  const fd = openSync8(tmp, constants8.O_WRONLY | constants8.O_CREAT | constants8.O_EXCL | (constants8.O_NOFOLLOW ?? 0), mode);
+  const tmp = path33.join(path33.dirname(p), `.${path33.basename(p)}.tmp-${process.pid}-${randomBytes3(4).toString("hex")}`);
+  const fd = openSync9(tmp, constants9.O_WRONLY | constants9.O_CREAT | constants9.O_EXCL | (constants9.O_NOFOLLOW ?? 0), mode);
   try {
     writeSync7(fd, bytes);
     fsyncSync3(fd);
   } finally {
-    closeSync10(fd);
+    closeSync11(fd);
   }
   try {
     chmodSync2(tmp, mode);
@@ -8124,7 +8202,7 @@ async function configValue(top, key, env) {
   return r.code === 0 ? r.stdout.toString("utf8").replace(/\n$/, "") : null;
 }
 function memRelOf(top, root) {
-  return path32.relative(top, root).split(path32.sep).join("/");
+  return path33.relative(top, root).split(path33.sep).join("/");
 }
 async function registerMergeDriver(root, helperPath, env) {
   const top = gitTopOf(root);
@@ -8137,7 +8215,7 @@ async function registerMergeDriver(root, helperPath, env) {
   }
   try {
     const bytes = readFileSync10(helperPath);
-    mkdirSync4(path32.dirname(copy), { recursive: true, mode: 448 });
+    mkdirSync4(path33.dirname(copy), { recursive: true, mode: 448 });
     let same = false;
     try {
       same = readRegular(copy)?.equals(bytes) ?? false;
@@ -8161,7 +8239,7 @@ async function registerMergeDriver(root, helperPath, env) {
     out.config = true;
   }
   try {
-    const file = path32.join(top, ".gitattributes");
+    const file = path33.join(top, ".gitattributes");
     const before = readRegular(file);
     const text2 = before === null ? "" : before.toString("utf8");
     const want = attributesLine(memRelOf(top, root));
@@ -8182,8 +8260,8 @@ async function unregisterMergeDriver(root, env) {
   if (copy !== null) {
     try {
       unlinkSync10(copy);
-      rmdirSync(path32.dirname(copy));
-      rmdirSync(path32.dirname(path32.dirname(copy)));
+      rmdirSync(path33.dirname(copy));
+      rmdirSync(path33.dirname(path33.dirname(copy)));
     } catch {
     }
   }
@@ -8194,7 +8272,7 @@ async function unregisterMergeDriver(root, env) {
     out.config = r.code === 0;
   }
   try {
-    const file = path32.join(top, ".gitattributes");
+    const file = path33.join(top, ".gitattributes");
     const before = readRegular(file);
     if (before !== null) {
       const { rest, had } = withoutBlock(before.toString("utf8"));
@@ -8219,7 +8297,7 @@ async function mergeDriverStep(root, opts, env) {
 }
 function attributesOnlyOurs(top) {
   try {
-    const text2 = readFileSync10(path32.join(top, ".gitattributes"), "utf8");
+    const text2 = readFileSync10(path33.join(top, ".gitattributes"), "utf8");
     const { rest, had } = withoutBlock(text2);
     return had && rest === "";
   } catch {
@@ -8418,7 +8496,7 @@ var init_verdict = __esm({
 
 // src/git/drift.ts
 import { readFileSync as readFileSync11, statSync } from "node:fs";
-import path33 from "node:path";
+import path34 from "node:path";
 function reachableArgs(id) {
   return ["rev-list", "--max-count=1", id, "--not", "--exclude=refs/stash", "--all"];
 }
@@ -8454,12 +8532,12 @@ function authorWords(raw) {
 }
 function rootPrefix(root, top) {
   if (top === null) return "";
-  const rel = path33.relative(top, root).split(path33.sep).join("/");
+  const rel = path34.relative(top, root).split(path34.sep).join("/");
   return rel === "" ? "" : `${rel}/`;
 }
 function maybeTracked(gitDir, topRelative) {
   if (gitDir === null) return false;
-  const index = path33.join(gitDir, "index");
+  const index = path34.join(gitDir, "index");
   try {
     const st = statSync(index);
     if (st.size > 64 * 1024 * 1024) return true;
@@ -8544,7 +8622,7 @@ async function measureDrift(root, env, anchors, nowMs, optsOrEarly = null) {
         const since = { changed: [], unchanged: [] };
         for (const h of anchors.dirtyHashes) {
           if (h.id === "over 8 MB") continue;
-          const now = blobIdOf(path33.join(top, h.path), h.id.length === 64 ? "sha256" : format2);
+          const now = blobIdOf(path34.join(top, h.path), h.id.length === 64 ? "sha256" : format2);
           (now === h.id ? since.unchanged : since.changed).push(h.path);
         }
         facts.dirtySinceSave = since;
@@ -9364,7 +9442,7 @@ __export(brief_exports, {
   conflictedMessage: () => conflictedMessage
 });
 import { existsSync as existsSync2 } from "node:fs";
-import path34 from "node:path";
+import path35 from "node:path";
 function sideTime(text2, now) {
   const st = stateTimeOfText(text2, now);
   return st.known ? `saved ${st.time.iso}` : "of unknown age";
@@ -9526,7 +9604,7 @@ exit: 0 brief printed
         }
         let brief = loaded.pasted ? draftBrief(parsed, report, ledgers) : await briefWithCheckpoint(root, loaded.text, draftBrief(parsed, report, ledgers), now);
         const merged = loaded.pasted ? null : MERGED_LINE.exec(loaded.text);
-        if (merged && existsSync2(path34.join(archiveDir(root), merged[1]))) brief = withDriftNote(brief, mergedSentence(merged[1]));
+        if (merged && existsSync2(path35.join(archiveDir(root), merged[1]))) brief = withDriftNote(brief, mergedSentence(merged[1]));
         const { driftClauses: _clauses, ...shown } = brief;
         if (json2) return ok(`${JSON.stringify({ brief: shown, drift: report })}
 `, stderr);
@@ -9597,7 +9675,7 @@ __export(hook_exports, {
   hookVerb: () => hookVerb
 });
 import { createHash as createHash5 } from "node:crypto";
-import path35 from "node:path";
+import path36 from "node:path";
 import { lstatSync as lstatSync19 } from "node:fs";
 function ageText(text2, now) {
   if (typeof text2 !== "string") return "age unknown";
@@ -9800,7 +9878,7 @@ exit: always 0 -- a broken hook must not break a session; problems go to stderr.
           const saves = readSaves(root);
           if (saves === null) return true;
           try {
-            if (savedHereByStat(root, statKey(lstatSync19(path35.join(memoryDir(root), "HANDOFF.md"), { bigint: true })))) return true;
+            if (savedHereByStat(root, statKey(lstatSync19(path36.join(memoryDir(root), "HANDOFF.md"), { bigint: true })))) return true;
           } catch {
           }
           return saves.includes(createHash5("sha256").update(text2, "utf8").digest("hex"));
@@ -9813,7 +9891,7 @@ exit: always 0 -- a broken hook must not break a session; problems go to stderr.
 
 // src/store/archive-entries.ts
 import { lstatSync as lstatSync20, readdirSync as readdirSync12 } from "node:fs";
-import path36 from "node:path";
+import path37 from "node:path";
 function listArchives(root) {
   if (!checkTree(root)) return [];
   const dir = archiveDir(root);
@@ -9828,7 +9906,7 @@ function listArchives(root) {
   for (const name2 of readdirSync12(dir)) {
     if (!ARCHIVE_NAME.test(name2)) continue;
     try {
-      const s = lstatSync20(path36.join(dir, name2));
+      const s = lstatSync20(path37.join(dir, name2));
       out.push({ name: name2, mtimeMs: s.mtimeMs, regular: s.isFile() && !s.isSymbolicLink() && s.nlink === 1 });
     } catch {
     }
@@ -9839,9 +9917,9 @@ async function readArchive(root, name2) {
   if (!ARCHIVE_NAME.test(name2)) {
     throw new Refused(`${quotedPath(name2.slice(0, 100))} is not an archive name (HANDOFF-<letters, digits, . _ ->.md); run \`archives list\``);
   }
-  const got = checkTree(root) ? await readStable(path36.join(archiveDir(root), name2)) : null;
+  const got = checkTree(root) ? await readStable(path37.join(archiveDir(root), name2)) : null;
   if (got === null) throw new Absent(`no archived handoff named ${name2}; run \`archives list\``);
-  if (got.stat.nlink !== 1n) throw new UnsafeFile("hard-linked", path36.join(archiveDir(root), name2), got.stat);
+  if (got.stat.nlink !== 1n) throw new UnsafeFile("hard-linked", path37.join(archiveDir(root), name2), got.stat);
   return got;
 }
 var init_archive_entries = __esm({
@@ -10032,7 +10110,7 @@ __export(archives_exports, {
   restoreProblem: () => restoreProblem
 });
 import { lstatSync as lstatSync21 } from "node:fs";
-import path37 from "node:path";
+import path38 from "node:path";
 function restoreProblem(bytes) {
   if (bytes.length === 0) return "it is empty";
   if (bytes.length > MAX_DOCUMENT_BYTES) return `it is more than ${MAX_DOCUMENT_BYTES} bytes`;
@@ -10115,7 +10193,7 @@ async function restore(ctx, name2) {
           throw new Refused(`${quotedPath(name2.slice(0, 100))} is not an archive name (HANDOFF-<letters, digits, . _ ->.md); run \`archives list\``);
         }
         try {
-          lstatSync21(path37.join(archiveDir(root), name2));
+          lstatSync21(path38.join(archiveDir(root), name2));
         } catch {
           throw new Absent(`no archived handoff named ${name2}; run \`archives list\``);
         }
@@ -10125,7 +10203,7 @@ async function restore(ctx, name2) {
       const archived = await readArchive(root, name2);
       const problem = restoreProblem(archived.bytes);
       if (problem !== null) throw new Refused(`archive/${name2} cannot be restored as it is: ${problem}`);
-      const current = await readStable(path37.join(memoryDir(root), file));
+      const current = await readStable(path38.join(memoryDir(root), file));
       if (current !== null && current.bytes.equals(archived.bytes)) return { unchanged: current.token };
       const published = await publish({
         dir: memoryDir(root),
@@ -11045,12 +11123,12 @@ function parseTree(text2, errors = [], options = ParseOptions.DEFAULT) {
   }
   return result;
 }
-function findNodeAtLocation(root, path55) {
+function findNodeAtLocation(root, path56) {
   if (!root) {
     return void 0;
   }
   let node = root;
-  for (let segment of path55) {
+  for (let segment of path56) {
     if (typeof segment === "string") {
       if (node.type !== "object" || !Array.isArray(node.children)) {
         return void 0;
@@ -11416,14 +11494,14 @@ var init_parser = __esm({
 
 // node_modules/jsonc-parser/lib/esm/impl/edit.js
 function setProperty(text2, originalPath, value, options) {
-  const path55 = originalPath.slice();
+  const path56 = originalPath.slice();
   const errors = [];
   const root = parseTree(text2, errors);
   let parent = void 0;
   let lastSegment = void 0;
-  while (path55.length > 0) {
-    lastSegment = path55.pop();
-    parent = findNodeAtLocation(root, path55);
+  while (path56.length > 0) {
+    lastSegment = path56.pop();
+    parent = findNodeAtLocation(root, path56);
     if (parent === void 0 && value !== void 0) {
       if (typeof lastSegment === "string") {
         value = { [lastSegment]: value };
@@ -11603,8 +11681,8 @@ function printParseErrorCode(code) {
   }
   return "<unknown ParseErrorCode>";
 }
-function modify(text2, path55, value, options) {
-  return setProperty(text2, path55, value, options);
+function modify(text2, path56, value, options) {
+  return setProperty(text2, path56, value, options);
 }
 function applyEdits(text2, edits) {
   let sortedEdits = edits.slice(0).sort((a, b) => {
@@ -11746,8 +11824,8 @@ function formatOf(text2) {
   const indent = m ? m[1] : "  ";
   return { insertSpaces: !indent.startsWith("	"), tabSize: indent.startsWith("	") ? 1 : indent.length, eol: text2.includes("\r\n") ? "\r\n" : "\n" };
 }
-function edit(text2, path55, value, fmt, insert = false) {
-  return applyEdits(text2, modify(text2, path55, value, { formattingOptions: fmt, isArrayInsertion: insert }));
+function edit(text2, path56, value, fmt, insert = false) {
+  return applyEdits(text2, modify(text2, path56, value, { formattingOptions: fmt, isArrayInsertion: insert }));
 }
 function parsedHooks(text2) {
   const v = parse2(text2, [], { allowTrailingComma: true, disallowComments: false });
@@ -12085,7 +12163,7 @@ var init_cline = __esm({
 });
 
 // src/agents/plan.ts
-import path38 from "node:path";
+import path39 from "node:path";
 function snippetOf(edit2, agent) {
   if (edit2.kind === "json-hooks") return hooksSnippet(edit2.hooks, edit2);
   if (edit2.kind === "md-block") return block(edit2.body([agent]));
@@ -12125,7 +12203,7 @@ function uninstallText(edit2, agent, current, shown) {
   }
 }
 function editPath(base, edit2) {
-  return path38.join(base, ...edit2.file.split("/"));
+  return path39.join(base, ...edit2.file.split("/"));
 }
 var init_plan = __esm({
   "src/agents/plan.ts"() {
@@ -12139,8 +12217,8 @@ var init_plan = __esm({
 });
 
 // src/store/install-files.ts
-import { closeSync as closeSync11, constants as constants9, lstatSync as lstatSync22, mkdirSync as mkdirSync5, openSync as openSync9, readdirSync as readdirSync13, readFileSync as readFileSync12, readlinkSync as readlinkSync3, renameSync as renameSync5, rmdirSync as rmdirSync2, unlinkSync as unlinkSync11, writeSync as writeSync8, fsyncSync as fsyncSync4 } from "node:fs";
-import path39 from "node:path";
+import { closeSync as closeSync12, constants as constants10, lstatSync as lstatSync22, mkdirSync as mkdirSync5, openSync as openSync10, readdirSync as readdirSync13, readFileSync as readFileSync12, readlinkSync as readlinkSync3, renameSync as renameSync5, rmdirSync as rmdirSync2, unlinkSync as unlinkSync11, writeSync as writeSync8, fsyncSync as fsyncSync4 } from "node:fs";
+import path40 from "node:path";
 async function readAgentFile(file, snippet, links = 1) {
   let read;
   try {
@@ -12166,12 +12244,12 @@ ${snippet}`);
   return { bytes: read.bytes, token: read.token };
 }
 function missingDirs(base, dir) {
-  const rel = path39.relative(base, dir);
+  const rel = path40.relative(base, dir);
   if (rel === "") return [];
   const missing = [];
   let cur = base;
-  for (const part of rel.split(path39.sep)) {
-    cur = path39.join(cur, part);
+  for (const part of rel.split(path40.sep)) {
+    cur = path40.join(cur, part);
     let st;
     try {
       st = lstatSync22(cur);
@@ -12217,32 +12295,32 @@ async function publishAgentFile(dir, name2, expectedToken, bytes, mode, archiveD
   });
 }
 async function retractAgentFile(dir, name2, expectedToken, failpoint3) {
-  const filePath = path39.join(dir, name2);
+  const filePath = path40.join(dir, name2);
   const prior = await readStable(filePath, { failpoint: failpoint3 });
   if (prior === null) return;
   if (prior.token !== expectedToken) throw new Refused(`${filePath} changed since it was read; run this again`);
-  const claim = path39.join(dir, privateName(name2, "claim", process.pid, randomHex8()));
+  const claim2 = path40.join(dir, privateName(name2, "claim", process.pid, randomHex8()));
   await failpoint(failpoint3, "before-claim");
-  renameSync5(filePath, claim);
-  if (claimIsWhatWeRead(claim, prior) !== "same") {
-    const restored = putBack(claim, filePath);
+  renameSync5(filePath, claim2);
+  if (claimIsWhatWeRead(claim2, prior) !== "same") {
+    const restored = putBack(claim2, filePath);
     throw new Refused(
-      `${filePath} changed while it was being removed (another program wrote it); ${restored ? "it was kept" : `its version is kept as ${quotedPath(claim)}`}; run this again`
+      `${filePath} changed while it was being removed (another program wrote it); ${restored ? "it was kept" : `its version is kept as ${quotedPath(claim2)}`}; run this again`
     );
   }
   await failpoint(failpoint3, "after-claim");
-  unlinkSync11(claim);
+  unlinkSync11(claim2);
 }
 function userDir(env, home2) {
-  const config = env.XDG_CONFIG_HOME ? env.XDG_CONFIG_HOME : path39.join(home2, ".config");
-  return path39.join(config, "session-handoff");
+  const config = env.XDG_CONFIG_HOME ? env.XDG_CONFIG_HOME : path40.join(home2, ".config");
+  return path40.join(config, "session-handoff");
 }
 function recordsDir(env, home2) {
-  return path39.join(userDir(env, home2), "installs");
+  return path40.join(userDir(env, home2), "installs");
 }
 function prepareDir(dir) {
   const missing = [];
-  for (let d = dir; ; d = path39.dirname(d)) {
+  for (let d = dir; ; d = path40.dirname(d)) {
     try {
       const st = lstatSync22(d);
       if (!st.isDirectory()) throw new Refused(`${d} is not a folder; install keeps its records under it, so nothing was changed`);
@@ -12250,7 +12328,7 @@ function prepareDir(dir) {
     } catch (err) {
       if (err instanceof Refused) throw err;
       missing.unshift(d);
-      if (path39.dirname(d) === d) break;
+      if (path40.dirname(d) === d) break;
     }
   }
   for (const d of missing) {
@@ -12264,7 +12342,7 @@ function prepareDir(dir) {
   return missing;
 }
 function recordNode(dir, execPath) {
-  const target = path39.join(dir, "node");
+  const target = path40.join(dir, "node");
   const want = `${execPath}
 `;
   try {
@@ -12272,17 +12350,17 @@ function recordNode(dir, execPath) {
   } catch {
   }
   const temp = `${target}.tmp-${process.pid}-${randomHex8()}`;
-  const fd = openSync9(temp, constants9.O_WRONLY | constants9.O_CREAT | constants9.O_EXCL | constants9.O_NOFOLLOW, 420);
+  const fd = openSync10(temp, constants10.O_WRONLY | constants10.O_CREAT | constants10.O_EXCL | constants10.O_NOFOLLOW, 420);
   try {
     writeSync8(fd, Buffer.from(want));
     fsyncSync4(fd);
   } finally {
-    closeSync11(fd);
+    closeSync12(fd);
   }
   renameSync5(temp, target);
 }
 function recordPath(dir, file) {
-  return path39.join(dir, `${tokenOf(Buffer.from(file, "utf8")).slice(0, 16)}.json`);
+  return path40.join(dir, `${tokenOf(Buffer.from(file, "utf8")).slice(0, 16)}.json`);
 }
 function readRecord(dir, file) {
   try {
@@ -12294,7 +12372,7 @@ function readRecord(dir, file) {
 }
 function writeRecord(dir, record2) {
   const made = [];
-  for (const d of [path39.dirname(path39.dirname(dir)), path39.dirname(dir), dir]) {
+  for (const d of [path40.dirname(path40.dirname(dir)), path40.dirname(dir), dir]) {
     try {
       mkdirSync5(d, { mode: 448 });
       made.push(d);
@@ -12304,22 +12382,22 @@ function writeRecord(dir, record2) {
   const target = recordPath(dir, record2.path);
   dropDeadTemps(target);
   const temp = `${target}.tmp-${process.pid}-${randomHex8()}`;
-  const fd = openSync9(temp, constants9.O_WRONLY | constants9.O_CREAT | constants9.O_EXCL | constants9.O_NOFOLLOW, 384);
+  const fd = openSync10(temp, constants10.O_WRONLY | constants10.O_CREAT | constants10.O_EXCL | constants10.O_NOFOLLOW, 384);
   try {
     const buf = Buffer.from(JSON.stringify(record2));
     writeSync8(fd, buf);
     fsyncSync4(fd);
   } finally {
-    closeSync11(fd);
+    closeSync12(fd);
   }
   renameSync5(temp, target);
   return made;
 }
 function dropDeadTemps(target) {
-  const prefix = `${path39.basename(target)}.tmp-`;
+  const prefix = `${path40.basename(target)}.tmp-`;
   let names3;
   try {
-    names3 = readdirSync13(path39.dirname(target));
+    names3 = readdirSync13(path40.dirname(target));
   } catch {
     return;
   }
@@ -12327,7 +12405,7 @@ function dropDeadTemps(target) {
     const m = name2.startsWith(prefix) ? /^(\d+)-[0-9a-f]{8}$/.exec(name2.slice(prefix.length)) : null;
     if (m === null || processAlive(Number(m[1]))) continue;
     try {
-      unlinkSync11(path39.join(path39.dirname(target), name2));
+      unlinkSync11(path40.join(path40.dirname(target), name2));
     } catch {
     }
   }
@@ -12339,10 +12417,10 @@ function dropRecord(dir, file) {
   }
   if (removeEmptyDirs([dir]).length === 0) return;
   try {
-    unlinkSync11(path39.join(path39.dirname(dir), "node"));
+    unlinkSync11(path40.join(path40.dirname(dir), "node"));
   } catch {
   }
-  removeEmptyDirs([path39.dirname(dir)]);
+  removeEmptyDirs([path40.dirname(dir)]);
 }
 var NO_LOCK;
 var init_install_files = __esm({
@@ -12361,8 +12439,8 @@ var init_install_files = __esm({
 });
 
 // src/store/install-repair.ts
-import { closeSync as closeSync12, linkSync as linkSync6, unlinkSync as unlinkSync12 } from "node:fs";
-import path40 from "node:path";
+import { closeSync as closeSync13, linkSync as linkSync6, unlinkSync as unlinkSync12 } from "node:fs";
+import path41 from "node:path";
 function saveId2(e) {
   return e.name.slice(e.name.lastIndexOf(".") + 1).replace(/^(tmp|claim)-/, "");
 }
@@ -12378,11 +12456,11 @@ function bytesOf(p) {
   try {
     return opened.stat.nlink === 1n ? readAll(opened.fd) : null;
   } finally {
-    closeSync12(opened.fd);
+    closeSync13(opened.fd);
   }
 }
 function planLeftovers(dir, name2) {
-  const file = path40.join(dir, name2);
+  const file = path41.join(dir, name2);
   const plan = { file, steps: [], conflict: null, planted: [], live: [], found: [] };
   const dead = [];
   for (const entry of listPrivate(dir)) {
@@ -12537,15 +12615,15 @@ var init_install_repair = __esm({
 });
 
 // src/verbs/agent-repair.ts
-import path41 from "node:path";
+import path42 from "node:path";
 function editTargets(t) {
   return t.agent.edits(t.helper, t.global).map((edit2) => ({ edit: edit2, file: editPath(t.base, edit2), shown: t.global ? `~/${edit2.file}` : edit2.file }));
 }
 async function repairAgentFiles(ctx, verb, t, targets) {
-  for (const { file } of targets) missingDirs(t.base, path41.dirname(file));
+  for (const { file } of targets) missingDirs(t.base, path42.dirname(file));
   const plans = [];
   for (const { file, shown } of targets) {
-    const plan = planLeftovers(path41.dirname(file), path41.basename(file));
+    const plan = planLeftovers(path42.dirname(file), path42.basename(file));
     if (plan.conflict !== null) throw conflictRefusal(plan.conflict);
     plans.push({ plan, shown });
   }
@@ -12604,7 +12682,11 @@ var init_claude_code = __esm({
               { event: "PreCompact", args: "checkpoint --format claude", timeout: 10 },
               { event: "PostCompact", args: "checkpoint --format claude", timeout: 10 },
               // SessionEnd hooks share a 1.5 s budget: checkpoint does the least work there.
-              { event: "SessionEnd", args: "checkpoint --format claude", timeout: 2 }
+              { event: "SessionEnd", args: "checkpoint --format claude", timeout: 2 },
+              // The context-threshold offer (docs/context-threshold.md): both events reach the model
+              // as additionalContext; Stop does not (2.1.112 ignores it, 2.1.332 loops on it).
+              { event: "UserPromptSubmit", args: "context --format claude", timeout: 10 },
+              { event: "PostToolUse", args: "context --format claude", timeout: 10 }
             ]
           }
         ];
@@ -12644,7 +12726,10 @@ var init_codex = __esm({
               { event: "SessionStart", matcher: SESSION_MATCHER, args: "hook --mode session --format codex", timeout: 10 },
               { event: "PreCompact", args: "checkpoint --format codex", timeout: 10 },
               // Codex clamps SessionEnd to 3 s.
-              { event: "SessionEnd", args: "checkpoint --format codex", timeout: 3 }
+              { event: "SessionEnd", args: "checkpoint --format codex", timeout: 3 },
+              // The context-threshold offer from the rollout's token_count (docs/context-threshold.md).
+              { event: "UserPromptSubmit", args: "context --format codex", timeout: 10 },
+              { event: "PostToolUse", args: "context --format codex", timeout: 10 }
             ]
           }
         ];
@@ -12760,7 +12845,7 @@ var init_agents = __esm({
 // src/verbs/agent-files.ts
 import { realpathSync as realpathSync4 } from "node:fs";
 import { homedir as homedir2 } from "node:os";
-import path42 from "node:path";
+import path43 from "node:path";
 function homeOf(env) {
   return env.HOME || homedir2();
 }
@@ -12768,15 +12853,15 @@ function real(p) {
   try {
     return realpathSync4(p);
   } catch {
-    return path42.resolve(p);
+    return path43.resolve(p);
   }
 }
 function helperLocation(ctx, root) {
-  const running = ctx.helperPath ?? path42.join(ctx.cwd, "scripts", "memory_io.mjs");
-  const abs = path42.join(real(path42.dirname(path42.dirname(path42.resolve(ctx.cwd, running)))), "scripts", "memory_io.mjs");
+  const running = ctx.helperPath ?? path43.join(ctx.cwd, "scripts", "memory_io.mjs");
+  const abs = path43.join(real(path43.dirname(path43.dirname(path43.resolve(ctx.cwd, running)))), "scripts", "memory_io.mjs");
   if (root === null) return { abs, rel: null };
-  const rel = path42.relative(real(root), abs);
-  return { abs, rel: rel.startsWith("..") || path42.isAbsolute(rel) ? null : rel.split(path42.sep).join("/") };
+  const rel = path43.relative(real(root), abs);
+  return { abs, rel: rel.startsWith("..") || path43.isAbsolute(rel) ? null : rel.split(path43.sep).join("/") };
 }
 function agentTarget(ctx, verb) {
   const name2 = ctx.values.agent;
@@ -12817,11 +12902,11 @@ var init_agent_files = __esm({
 
 // src/store/install-lock.ts
 import { lstatSync as lstatSync23, mkdirSync as mkdirSync6, rmdirSync as rmdirSync3 } from "node:fs";
-import path43 from "node:path";
+import path44 from "node:path";
 function installLockPath(root, env) {
-  if (root !== null) return path43.join(root, ".ai", ".install.lock");
-  const config = env.XDG_CONFIG_HOME || path43.join(env.HOME || "", ".config");
-  return path43.join(config, "session-handoff", ".install.lock");
+  if (root !== null) return path44.join(root, ".ai", ".install.lock");
+  const config = env.XDG_CONFIG_HOME || path44.join(env.HOME || "", ".config");
+  return path44.join(config, "session-handoff", ".install.lock");
 }
 function underInstallLock(verb) {
   return {
@@ -12832,12 +12917,12 @@ function underInstallLock(verb) {
       const global = ctx.values.global === true;
       let root = null;
       try {
-        root = global ? null : findRoot(path43.resolve(ctx.cwd, typeof ctx.values.root === "string" && ctx.values.root !== "" ? ctx.values.root : "."), ctx.env).root;
+        root = global ? null : findRoot(path44.resolve(ctx.cwd, typeof ctx.values.root === "string" && ctx.values.root !== "" ? ctx.values.root : "."), ctx.env).root;
         lockDir = installLockPath(root, ctx.env);
       } catch {
         return verb.run(ctx);
       }
-      const parent = path43.dirname(lockDir);
+      const parent = path44.dirname(lockDir);
       const made = makeParent(parent);
       const emptiedByVerb = verb.name === "uninstall";
       try {
@@ -12848,8 +12933,8 @@ function underInstallLock(verb) {
           await lock.release();
         }
       } finally {
-        const stop = global ? path43.resolve(ctx.env.HOME || "/") : root;
-        for (let dir = parent; (made !== null || emptiedByVerb) && dir.startsWith(`${stop}${path43.sep}`); dir = path43.dirname(dir)) {
+        const stop = global ? path44.resolve(ctx.env.HOME || "/") : root;
+        for (let dir = parent; (made !== null || emptiedByVerb) && dir.startsWith(`${stop}${path44.sep}`); dir = path44.dirname(dir)) {
           try {
             rmdirSync3(dir);
           } catch {
@@ -12888,7 +12973,7 @@ __export(install_exports, {
   installHelpCommon: () => installHelpCommon,
   installVerb: () => installVerb
 });
-import path44 from "node:path";
+import path45 from "node:path";
 import { existsSync as existsSync3 } from "node:fs";
 var installHelpCommon, installVerb;
 var init_install = __esm({
@@ -13030,12 +13115,12 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
             lines3.push(`unchanged ${p.shown}`);
             continue;
           }
-          const dirs = missingDirs(t.base, path44.dirname(p.file));
+          const dirs = missingDirs(t.base, path45.dirname(p.file));
           makeDirs(dirs);
           const mode = p.edit.kind === "owned-file" ? p.edit.mode : 420;
           const bytes = Buffer.from(p.next, "utf8");
           try {
-            await publishAgentFile(path44.dirname(p.file), path44.basename(p.file), p.snap.token, bytes, mode, path44.join(records, "archive"), failpointOf(ctx));
+            await publishAgentFile(path45.dirname(p.file), path45.basename(p.file), p.snap.token, bytes, mode, path45.join(records, "archive"), failpointOf(ctx));
           } catch (err) {
             removeEmptyDirs(dirs);
             throw err;
@@ -13067,7 +13152,7 @@ var uninstall_exports = {};
 __export(uninstall_exports, {
   uninstallVerb: () => uninstallVerb
 });
-import path45 from "node:path";
+import path46 from "node:path";
 var uninstallVerb;
 var init_uninstall = __esm({
   "src/verbs/uninstall.ts"() {
@@ -13150,8 +13235,8 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
             continue;
           }
           if (p.verb !== "unchanged") {
-            if (p.next === null) await retractAgentFile(path45.dirname(p.file), path45.basename(p.file), p.snap.token, failpointOf(ctx));
-            else await publishAgentFile(path45.dirname(p.file), path45.basename(p.file), p.snap.token, Buffer.from(p.next, "utf8"), 420, path45.join(records, "archive"), failpointOf(ctx));
+            if (p.next === null) await retractAgentFile(path46.dirname(p.file), path46.basename(p.file), p.snap.token, failpointOf(ctx));
+            else await publishAgentFile(path46.dirname(p.file), path46.basename(p.file), p.snap.token, Buffer.from(p.next, "utf8"), 420, path46.join(records, "archive"), failpointOf(ctx));
           }
           lines3.push(`${p.verb} ${p.shown}`);
           if (p.record !== null && (p.next === null || p.verb === "restored" || !holdsOurs(p.edit, p.next))) {
@@ -13174,7 +13259,7 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
 import { spawn } from "node:child_process";
 import { randomBytes as randomBytes4 } from "node:crypto";
 import { lstatSync as lstatSync24, readFileSync as readFileSync13 } from "node:fs";
-import path46 from "node:path";
+import path47 from "node:path";
 function outdatedReasons(text2, edit2) {
   const out = [];
   const forms = installedForms(edit2);
@@ -13194,10 +13279,10 @@ function outdatedReasons(text2, edit2) {
   return out;
 }
 function codexTrust(env, home2, hooksFile) {
-  const codexHome = env.CODEX_HOME ? env.CODEX_HOME : path46.join(home2, ".codex");
+  const codexHome = env.CODEX_HOME ? env.CODEX_HOME : path47.join(home2, ".codex");
   let toml = "";
   try {
-    const p = path46.join(codexHome, "config.toml");
+    const p = path47.join(codexHome, "config.toml");
     if (lstatSync24(p).isFile()) toml = readFileSync13(p, "utf8");
   } catch {
   }
@@ -13261,7 +13346,7 @@ function installShaped(edit2, command) {
     const word = FILE_WORD.exec(command.slice(FILE_HEAD.length, command.length - tail.length));
     if (word === null) continue;
     const name2 = word[1].startsWith("'") ? word[1].slice(1, -1).replace(/\x27\\\x27\x27/g, "'") : word[1];
-    if (path46.posix.basename(name2) === HELPER_FILE) return `${word[0].slice(0, word[0].length - word[1].length)}${name2}`;
+    if (path47.posix.basename(name2) === HELPER_FILE) return `${word[0].slice(0, word[0].length - word[1].length)}${name2}`;
   }
   return null;
 }
@@ -13291,7 +13376,7 @@ var init_doctor_checks = __esm({
 
 // src/agents/claude-plugin.ts
 import { existsSync as existsSync4, readFileSync as readFileSync14 } from "node:fs";
-import path47 from "node:path";
+import path48 from "node:path";
 function json(file) {
   try {
     const v = JSON.parse(readFileSync14(file, "utf8").slice(0, 1e6));
@@ -13301,16 +13386,16 @@ function json(file) {
   }
 }
 function claudePluginInstalls(home2) {
-  const installed = json(path47.join(home2, ".claude", "plugins", "installed_plugins.json"));
+  const installed = json(path48.join(home2, ".claude", "plugins", "installed_plugins.json"));
   const plugins = installed?.plugins;
   if (plugins === null || typeof plugins !== "object") return [];
-  const enabledMap = json(path47.join(home2, ".claude", "settings.json"))?.enabledPlugins ?? {};
+  const enabledMap = json(path48.join(home2, ".claude", "settings.json"))?.enabledPlugins ?? {};
   const out = [];
   for (const [key, list2] of Object.entries(plugins)) {
     if (!key.startsWith("session-handoff@") || !Array.isArray(list2)) continue;
     for (const raw of list2) {
       const e = raw !== null && typeof raw === "object" ? raw : {};
-      const rootSkill = typeof e.installPath === "string" && path47.isAbsolute(e.installPath) && existsSync4(path47.join(e.installPath, "SKILL.md"));
+      const rootSkill = typeof e.installPath === "string" && path48.isAbsolute(e.installPath) && existsSync4(path48.join(e.installPath, "SKILL.md"));
       out.push({ key, scope: typeof e.scope === "string" ? e.scope : "unknown", version: typeof e.version === "string" ? e.version : null, enabled: enabledMap[key] !== false, rootSkill });
     }
   }
@@ -13328,7 +13413,7 @@ __export(doctor_exports, {
   doctorVerb: () => doctorVerb
 });
 import { lstatSync as lstatSync25, readdirSync as readdirSync14, readFileSync as readFileSync15 } from "node:fs";
-import path48 from "node:path";
+import path49 from "node:path";
 function readText(p) {
   try {
     const st = lstatSync25(p);
@@ -13453,9 +13538,9 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
         const starts = [];
         for (const [name2, agent] of Object.entries(AGENTS)) {
           const skill = [
-            ...agent.skillFolders.project.map((f) => path48.join(root, f, "session-handoff")),
-            ...agent.skillFolders.home.map((f) => path48.join(home2, f, "session-handoff"))
-          ].filter((d) => exists(path48.join(d, "SKILL.md")));
+            ...agent.skillFolders.project.map((f) => path49.join(root, f, "session-handoff")),
+            ...agent.skillFolders.home.map((f) => path49.join(home2, f, "session-handoff"))
+          ].filter((d) => exists(path49.join(d, "SKILL.md")));
           const install = {};
           for (const { edit: edit2, file } of agentFiles(agent, global)) {
             const text2 = readText(file);
@@ -13480,7 +13565,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
             }
             const installed = state === "current" || state === "outdated";
             if (installed && text2 !== null) {
-              if (edit2.kind === "md-block" && path48.basename(edit2.file) === "AGENTS.md") {
+              if (edit2.kind === "md-block" && path49.basename(edit2.file) === "AGENTS.md") {
                 const over = budgetFinding(text2, edit2.file, cmd(`install --agent ${name2}${gflag}`));
                 if (over !== null && !problems.some((p) => p.what === over.what)) problems.push(over);
                 if (name2 === "codex") notes.push(`codex: AGENTS.md files in subfolders count toward the same 32 KiB Codex reads`);
@@ -13525,14 +13610,14 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
               if (seen.has(file)) continue;
               seen.add(file);
               try {
-                missingDirs(base, path48.dirname(file));
+                missingDirs(base, path49.dirname(file));
               } catch {
                 continue;
               }
-              const plan = planLeftovers(path48.dirname(file), path48.basename(file));
+              const plan = planLeftovers(path49.dirname(file), path49.basename(file));
               if (plan.found.length === 0) continue;
               const shown = global2 ? `~/${edit2.file}` : edit2.file;
-              const rel = (p) => global2 ? `~/${path48.relative(home2, p)}` : path48.relative(root, p);
+              const rel = (p) => global2 ? `~/${path49.relative(home2, p)}` : path49.relative(root, p);
               const found = plan.found.map((e) => rel(e.path));
               const fixVerb = `install --agent ${name2}${global2 ? " --global" : ""}`;
               const fixCmd = nodeRun2(fixVerb, !global2);
@@ -13560,9 +13645,9 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
         const lock = lockState(memoryDir(root));
         if (lock.unproven) {
           const who = lock.host === null ? "an unreadable owner file" : `process ${lock.pid} on ${quotedValue(lock.host)}, dated ahead of this clock`;
-          problems.push({ what: `the memory lock ${path48.join(".ai", "memory", LOCK_NAME)} names ${who}`, fix: `${cmd("recover")} takes it over after watching it 10 s (if no writer is at work there)` });
+          problems.push({ what: `the memory lock ${path49.join(".ai", "memory", LOCK_NAME)} names ${who}`, fix: `${cmd("recover")} takes it over after watching it 10 s (if no writer is at work there)` });
         }
-        if (unsafe) problems.push({ what: "a memory file failed safety or schema checks", fix: `inspect ${path48.join(".ai", "memory")} by hand (a link, a hard link, a FIFO or no v1 marker); move the file away` });
+        if (unsafe) problems.push({ what: "a memory file failed safety or schema checks", fix: `inspect ${path49.join(".ai", "memory")} by hand (a link, a hard link, a FIFO or no v1 marker); move the file away` });
         if (mergeDriverMissing(root)) problems.push({ what: MERGE_DRIVER_MISSING, fix: cmd("publish") });
         let archives = 0;
         try {
@@ -13580,7 +13665,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
             journal.problems.push({ file: `journal/${f.name}`, line: 0, message: err.message });
           }
         }
-        for (const p of journal.problems) problems.push({ what: `${path48.join(".ai", "memory", p.file)} line ${p.line}: ${p.message}; saves add no entry to it until it is fixed`, fix: "fix that line by hand, or move the file away" });
+        for (const p of journal.problems) problems.push({ what: `${path49.join(".ai", "memory", p.file)} line ${p.line}: ${p.message}; saves add no entry to it until it is fixed`, fix: "fix that line by hand, or move the file away" });
         const paused = pauseSwitch(memoryDir(root), ctx.env);
         if (paused) problems.push({ what: `memory writes are paused by ${paused.startsWith("SESSION_HANDOFF_DISABLE") ? paused : quotedPath(paused)}`, fix: paused.startsWith("SESSION_HANDOFF_DISABLE") ? "unset SESSION_HANDOFF_DISABLE" : removePause(paused) });
         let git2 = null;
@@ -13627,7 +13712,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
 
 // src/git/publish-memory.ts
 import { existsSync as existsSync5 } from "node:fs";
-import path49 from "node:path";
+import path50 from "node:path";
 function isPublicMemoryPath(rel, journal = true) {
   return /^(HANDOFF|LESSONS|SOLUTIONS)\.md$/.test(rel) || /^archive\/[A-Z]+-[A-Za-z0-9._-]+\.md$/.test(rel) || journal && /^journal\/\d{4}(?:-\d{2}(?:-\d+)?)?\.md$/.test(rel);
 }
@@ -13644,7 +13729,7 @@ async function publishTarget(root, memDir, env) {
   const topOut = await runGit(root, ["rev-parse", "--show-toplevel"], env);
   if (topOut.code !== 0) throw new Refused(`${root} is not in a git repository; publish commits the memory dir with git (${firstLine(topOut.stderr)})`);
   const top = topOut.stdout.toString("utf8").replace(/\n$/, "");
-  const memRel = path49.relative(top, memDir).split(path49.sep).join("/");
+  const memRel = path50.relative(top, memDir).split(path50.sep).join("/");
   if (memRel.startsWith("..")) throw new Refused(`the memory dir ${memDir} is outside the repository ${top}`);
   const ignored = await Promise.all([`${memRel}/`, `${memRel}/HANDOFF.md`].map((p) => runGit(top, ["check-ignore", "-q", "--", p], env)));
   if (ignored.some((r) => r.code === 0)) {
@@ -13655,7 +13740,7 @@ async function publishTarget(root, memDir, env) {
 async function publishMemory(root, memDir, message, push, env, attributes = "no", target) {
   const { top, memRel } = target ?? await publishTarget(root, memDir, env);
   const listed2 = await git(top, ["ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", `${memRel}/`], env, "git ls-files");
-  const journal = !existsSync5(path49.join(memDir, "journal", "OFF"));
+  const journal = !existsSync5(path50.join(memDir, "journal", "OFF"));
   const paths = [...new Set(listed2.split("\0").filter(Boolean))].filter((p) => isPublicMemoryPath(p.slice(memRel.length + 1), journal)).sort();
   if (attributes === "changed" || attributes === "if-only-ours" && attributesOnlyOurs(top)) paths.push(".gitattributes");
   if (paths.length === 0) return { committed: false, paths: [], commit: null, pushed: null };
@@ -14341,12 +14426,12 @@ var init_transcripts = __esm({
 });
 
 // src/agents/transcripts/tail.ts
-import { closeSync as closeSync13, constants as constants10, fstatSync as fstatSync6, openSync as openSync10, readSync as readSync6 } from "node:fs";
+import { closeSync as closeSync14, constants as constants11, fstatSync as fstatSync7, openSync as openSync11, readSync as readSync7 } from "node:fs";
 function readAt2(fd, length, position) {
   const buf = Buffer.allocUnsafe(length);
   let got = 0;
   while (got < length) {
-    const n2 = readSync6(fd, buf, got, length - got, position + got);
+    const n2 = readSync7(fd, buf, got, length - got, position + got);
     if (n2 === 0) break;
     got += n2;
   }
@@ -14371,25 +14456,25 @@ function openTranscript(transcriptPath) {
   transcriptPath = where.path;
   let fd;
   try {
-    fd = openSync10(transcriptPath, constants10.O_RDONLY | constants10.O_NOFOLLOW | constants10.O_NONBLOCK);
+    fd = openSync11(transcriptPath, constants11.O_RDONLY | constants11.O_NOFOLLOW | constants11.O_NONBLOCK);
   } catch (err) {
     const code = err.code;
     return { ok: false, reason: code === "ENOENT" ? "the transcript does not exist" : code === "ELOOP" ? "the transcript is a link" : `the transcript cannot be opened (${code ?? "error"})` };
   }
   let reason;
   try {
-    const st = fstatSync6(fd);
+    const st = fstatSync7(fd);
     if (st.isFile()) return { ok: true, file: { fd, size: st.size, head: linesFromStart(fd, st.size, HEAD_BYTES2) } };
     reason = "the transcript is not a regular file";
   } catch (err) {
     reason = readFailure(err);
   }
-  closeSync13(fd);
+  closeSync14(fd);
   return { ok: false, reason };
 }
 function closeTranscript(file) {
   try {
-    closeSync13(file.fd);
+    closeSync14(file.fd);
   } catch {
   }
 }
@@ -14741,6 +14826,9 @@ function triggerOf(event) {
       return "session-end";
     case "Stop":
       return "stop";
+    // Not a harness event: the context verb names its own checkpoint so.
+    case "ContextThreshold":
+      return "context-threshold";
     default:
       return "unknown";
   }
@@ -14818,13 +14906,13 @@ function renderCheckpoint(input) {
   const plan = planKept.map((p) => `- ${MARK[p.status]} ${safeItem(p.text, CAP.plan, findings)}`);
   const files = filesKept.map((f) => `- ${quotePath(safeItem(relativePath(f, input.root), CAP.file, findings))}`);
   const commands = commandsKept.map((c) => `- \`${safeItem(c.command, CAP.command, findings).replace(/`/g, "'")}\` \u2014 ${c.status}`);
-  const claim = cap?.lastClaim ? [`- The agent claimed (not verified): ${quoted2(safeItem(cap.lastClaim, CAP.claim, findings))}`] : [];
+  const claim2 = cap?.lastClaim ? [`- The agent claimed (not verified): ${quoted2(safeItem(cap.lastClaim, CAP.claim, findings))}`] : [];
   const sections = [
     { heading: "## User requests", items: requests, dropped: 0, empty: "- none captured", cuttable: true },
     { heading: "## Plan state", items: plan, dropped: planOlder, empty: "- none captured", cuttable: true },
     { heading: "## Files edited", items: files, dropped: filesOlder, empty: "- none captured", cuttable: true },
     { heading: "## Commands", items: commands, dropped: commandsOlder, empty: "- none captured", cuttable: true },
-    { heading: "## Last claim", items: claim, dropped: 0, empty: "- none captured", cuttable: true }
+    { heading: "## Last claim", items: claim2, dropped: 0, empty: "- none captured", cuttable: true }
   ];
   if (input.compactSummary !== null && input.compactSummary.trim() !== "") {
     sections.push({
@@ -14922,7 +15010,7 @@ var init_checkpoint2 = __esm({
 
 // src/verbs/checkpoint-run.ts
 import { homedir as homedir3 } from "node:os";
-import path50 from "node:path";
+import path51 from "node:path";
 function checkpointHelp() {
   return `usage: node memory_io.mjs checkpoint [--format claude|codex|gemini] [--root DIR] < hook-input.json
 
@@ -14959,7 +15047,8 @@ a transcript starting at a compaction boundary so never loses what was captured 
 
 At most 4,096 bytes: over that, the oldest item of the longest list goes first, repeatedly;
 the anchors are never cut. Trigger comes from hook_event_name: PreCompact/PreCompress
-pre-compact, PostCompact post-compact, SessionEnd session-end, Stop stop, else unknown.
+pre-compact, PostCompact post-compact, SessionEnd session-end, Stop stop, ContextThreshold
+(the context verb's own) context-threshold, else unknown.
 Session-start is the transcript's first timestamp, kept across rewrites. A session id
 names its file only when it matches [a-z0-9][a-z0-9._-]{0,127}, does not end in "." and
 its part before the first "." is no Windows device name (CON, PRN, AUX, NUL, COM0-9,
@@ -15022,7 +15111,7 @@ exit: always 0, usage errors included -- a hook must never block the harness.
 `;
 }
 function projectHandoffs(root) {
-  const bytes = readHeadBytes(path50.join(memoryDir(root), "HANDOFF.md"));
+  const bytes = readHeadBytes(path51.join(memoryDir(root), "HANDOFF.md"));
   let current = null;
   if (bytes !== null) {
     const saved = /^Saved: (.+)$/m.exec(bytes.subarray(0, 4096).toString("utf8"))?.[1]?.trim() ?? null;
@@ -15038,7 +15127,7 @@ function projectHandoffs(root) {
         archived = /* @__PURE__ */ new Set();
         try {
           for (const e of listArchives(root).slice(0, ARCHIVES_HASHED)) {
-            const b = e.regular ? readHeadBytes(path50.join(archiveDir(root), e.name)) : null;
+            const b = e.regular ? readHeadBytes(path51.join(archiveDir(root), e.name)) : null;
             if (b !== null) archived.add(tokenOf(b));
           }
         } catch {
@@ -15171,7 +15260,7 @@ async function runCheckpoint(ctx) {
   } catch (err) {
     return ok("", [...notes, CHECKPOINT_LINES.skipped(err.message)]);
   }
-  if (root === path50.parse(root).root || root === path50.resolve(ctx.env.HOME || homedir3())) {
+  if (root === path51.parse(root).root || root === path51.resolve(ctx.env.HOME || homedir3())) {
     return ok("", [...notes, CHECKPOINT_LINES.skipped(`${root} is the home directory or the file system's root, not a project`)]);
   }
   if (pauseSwitch(memoryDir(root), ctx.env) !== null) return ok("", [CHECKPOINT_LINES.paused()]);
@@ -15184,7 +15273,7 @@ async function runCheckpoint(ctx) {
   if (hook.lastMessage !== null && (got.cap !== null || !got.recognised)) (got.cap ??= emptyCapture(isFormat(format2) ? format2 : "claude")).lastClaim = hook.lastMessage;
   const anchorLines = await anchorsP;
   const dir = checkpointsDir(root);
-  const file = path50.join(dir, name2);
+  const file = path51.join(dir, name2);
   const before = checkpointsDirState(root) === "ok" ? readHead(file, CHECKPOINT_MAX_BYTES * 2) : null;
   const beforeSince = before === null ? null : headerValue(before, "Since-handoff");
   const since = got.save?.token ?? (beforeSince !== null && project.accepts(beforeSince) ? beforeSince : null);
@@ -15318,9 +15407,238 @@ var init_checkpoint_verb = __esm({
   }
 });
 
+// src/agents/transcripts/usage.ts
+function claudeWindow(model) {
+  if (model === null) return CLAUDE_DEFAULT_WINDOW;
+  if (/\[1m\]$/i.test(model) || ONE_MILLION.has(model.toLowerCase())) return 1e6;
+  return CLAUDE_DEFAULT_WINDOW;
+}
+function claudePoint(rec, line) {
+  if (rec.type !== "assistant" || rec.isSidechain === true) return null;
+  const message = obj(rec.message);
+  const usage = obj(message?.usage);
+  if (usage === null) return null;
+  const used = num(usage.input_tokens) + num(usage.cache_creation_input_tokens) + num(usage.cache_read_input_tokens) + num(usage.output_tokens);
+  const model = str(message?.model);
+  if (used === 0 || model === "<synthetic>") return null;
+  const asked = str(rec.requestedModel);
+  const name2 = asked !== null && /\[1m\]$/i.test(asked) ? asked : model;
+  return { used, window: claudeWindow(name2), model: name2, line };
+}
+function codexPoint(rec, line) {
+  const payload = obj(rec.payload);
+  if (rec.type !== "event_msg" || payload?.type !== "token_count") return null;
+  const info = obj(payload.info);
+  const last = obj(info?.last_token_usage);
+  if (info === null || last === null) return null;
+  const used = num(last.total_tokens) || num(last.input_tokens) + num(last.output_tokens);
+  if (used === 0) return null;
+  const window = num(info.model_context_window);
+  return { used, window: window > 0 ? window : null, model: null, line };
+}
+function usagePoints(format2, lines3) {
+  const words = WORDS2[format2];
+  if (words === void 0) return [];
+  const out = [];
+  lines3.forEach((line, i) => {
+    if (!words.test(line)) return;
+    const rec = parseLine(line);
+    if (rec === null) return;
+    const p = format2 === "claude" ? claudePoint(rec, i) : codexPoint(rec, i);
+    if (p !== null) out.push(p);
+  });
+  return out;
+}
+var CLAUDE_DEFAULT_WINDOW, ONE_MILLION, num, WORDS2;
+var init_usage = __esm({
+  "src/agents/transcripts/usage.ts"() {
+    "use strict";
+    init_types2();
+    CLAUDE_DEFAULT_WINDOW = 2e5;
+    ONE_MILLION = /* @__PURE__ */ new Set(["claude-opus-5-5"]);
+    num = (v) => typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : 0;
+    WORDS2 = { claude: /"usage"/, codex: /"token_count"/ };
+  }
+});
+
+// src/verbs/context.ts
+var context_exports = {};
+__export(context_exports, {
+  contextVerb: () => contextVerb,
+  offerText: () => offerText
+});
+import { spawnSync } from "node:child_process";
+import { closeSync as closeSync15, constants as constants12, lstatSync as lstatSync26, mkdirSync as mkdirSync7, openSync as openSync12, writeSync as writeSync9 } from "node:fs";
+function offerText(pct2, used, window, threshold) {
+  return `session-handoff: this session's context is ${pct2}% full (${used} of ${window} tokens; the threshold is ${threshold}%). Before it is compacted, offer the user once to save a handoff now with the session-handoff skill's save flow; save only if they agree. An automatic checkpoint was written to .ai/memory/checkpoints/ as a safety net.`;
+}
+async function readInput2(ctx) {
+  if (ctx.stdinIsTTY) return null;
+  const data = await ctx.readStdinWithin(1e3, STDIN_BYTES);
+  if (data === null || data.length === 0 || data.length > STDIN_BYTES) return null;
+  try {
+    const raw = JSON.parse(data.toString("utf8"));
+    if (raw === null || typeof raw !== "object" || Array.isArray(raw)) return null;
+    const r = raw;
+    const event = typeof r.hook_event_name === "string" ? r.hook_event_name : "UserPromptSubmit";
+    return { sessionId: r.session_id, transcriptPath: r.transcript_path, cwd: r.cwd, event, raw: r };
+  } catch {
+    return null;
+  }
+}
+function readUsage(transcriptPath) {
+  if (typeof transcriptPath !== "string" || transcriptPath === "") return null;
+  const opened = openTranscript(transcriptPath);
+  if (!opened.ok) return null;
+  try {
+    const format2 = sniffFormat(opened.file.head);
+    if (format2 !== "claude" && format2 !== "codex") return null;
+    for (const bytes of [SMALL_TAIL, LARGE_TAIL]) {
+      const { lines: lines3 } = tailPart(opened.file, bytes);
+      const points = usagePoints(format2, lines3);
+      if (points.length > 0 || bytes >= opened.file.size) return { points, lines: lines3, format: format2 };
+    }
+    return null;
+  } catch {
+    return null;
+  } finally {
+    closeTranscript(opened.file);
+  }
+}
+function claim(p, body) {
+  let fd;
+  try {
+    fd = openSync12(p, constants12.O_WRONLY | constants12.O_CREAT | constants12.O_EXCL | constants12.O_NOFOLLOW, 384);
+  } catch {
+    return false;
+  }
+  try {
+    writeSync9(fd, body);
+  } finally {
+    closeSync15(fd);
+  }
+  return true;
+}
+function exists3(p) {
+  try {
+    lstatSync26(p);
+    return true;
+  } catch {
+    return false;
+  }
+}
+function envelope2(event, text2) {
+  return `${JSON.stringify({ hookSpecificOutput: { hookEventName: event, additionalContext: text2 } })}
+`;
+}
+async function decide(ctx, input, format2) {
+  const say = (line) => ok("", [`memory_io context: ${line}`]);
+  let root;
+  try {
+    root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookCwd(input.cwd));
+  } catch (err) {
+    return say(`${err.message}; printing nothing`);
+  }
+  const memDir = memoryDir(root);
+  const { settings, problems } = readSettings(memDir);
+  const warn = problems.map((p) => `memory_io context: ${p}`);
+  if (!settings.contextOffer || pauseSwitch(memDir, ctx.env) !== null || treeUnsafe(root) === true) return ok("", warn);
+  const usage = readUsage(input.transcriptPath);
+  if (usage === null || usage.points.length === 0) return ok("", warn);
+  const last = usage.points[usage.points.length - 1];
+  const window = settings.contextWindow ?? last.window;
+  if (window === null) return ok("", warn);
+  const above = (p) => p.used * 100 / window >= settings.contextThreshold;
+  const marker = `${checkpointsDir(root)}/.offered-${sessionFileId(input.sessionId)}`;
+  if (!above(last)) {
+    rmQuietRegular(marker);
+    return ok("", warn);
+  }
+  if (exists3(marker)) return ok("", warn);
+  let at3 = usage.points.length - 1;
+  while (at3 > 0 && above(usage.points[at3 - 1])) at3--;
+  const since = usage.lines.slice(usage.points[at3].line);
+  const saved = findLastSave(usage.format, since, { accepts: () => true, current: null }) !== null;
+  const pct2 = Math.floor(last.used * 100 / window);
+  try {
+    checkTree(root, { create: true });
+    mkdirSync7(checkpointsDir(root), { recursive: true, mode: 448 });
+  } catch (err) {
+    return ok("", [...warn, `memory_io context: ${err.message}; printing nothing`]);
+  }
+  if (!claim(marker, `${JSON.stringify({ pct: pct2, used: last.used, window, saved })}
+`)) return ok("", warn);
+  if (saved) return ok("", warn);
+  if (typeof ctx.helperPath === "string") {
+    spawnSync(process.execPath, [ctx.helperPath, "checkpoint", "--format", format2, "--root", root], {
+      input: JSON.stringify({ ...input.raw, hook_event_name: "ContextThreshold" }),
+      env: ctx.env,
+      stdio: ["pipe", "ignore", "ignore"],
+      timeout: 8e3
+    });
+  }
+  return ok(envelope2(input.event, offerText(pct2, last.used, window, settings.contextThreshold)), warn);
+}
+var SMALL_TAIL, LARGE_TAIL, STDIN_BYTES, FORMATS, contextVerb;
+var init_context = __esm({
+  "src/verbs/context.ts"() {
+    "use strict";
+    init_tail();
+    init_tail();
+    init_usage();
+    init_last_save();
+    init_harness_path();
+    init_checkpoints();
+    init_paths();
+    init_inspect();
+    init_pause();
+    init_settings();
+    init_common();
+    init_types();
+    SMALL_TAIL = 256 * 1024;
+    LARGE_TAIL = 1024 * 1024;
+    STDIN_BYTES = 65536;
+    FORMATS = /* @__PURE__ */ new Set(["claude", "codex"]);
+    contextVerb = {
+      name: "context",
+      options: { root: { type: "string" }, format: { type: "string" } },
+      positionals: [0, 0],
+      get help() {
+        return `usage: node memory_io.mjs context --format claude|codex [--root DIR]
+
+The context-threshold offer, run by the harness's UserPromptSubmit and PostToolUse hooks.
+Reads the hook's JSON on stdin (session_id, transcript_path, cwd, hook_event_name) and the
+last 256 KiB of the transcript (1 MiB when that holds no usage). When the context in use --
+the last response's input + cache creation + cache read + output tokens (Claude Code), or
+the last token_count (Codex) -- is at or above the threshold of the window and this session
+was not told yet, it prints, once:
+  {"hookSpecificOutput":{"hookEventName":"<event>","additionalContext":"${offerText(75, 15e4, 2e5, 70)}"}}
+and writes the session's checkpoint (see \`checkpoint --help\`; Trigger: context-threshold).
+The marker checkpoints/.offered-<session> records that it was told; back under the threshold
+(after a compaction) the marker goes, so the next crossing is told again. A handoff saved
+after the crossing (a \`write handoff\` that printed its token) silences it.
+The window: Claude Code 1,000,000 for a model named with [1m] or claude-opus-5-5, else
+200,000; Codex's token_count says it. .ai/memory/settings.json (docs/context-threshold.md):
+  {"contextOffer": true, "contextThreshold": 70, "contextWindow": null, "archivesKept": 5}
+A bad value is named on stderr and its default used. Nothing is printed when the offer is
+off, memory writes are paused, SESSION_HANDOFF_DISABLE is set, or the memory tree is unsafe.
+exit: always 0.
+`;
+      },
+      async run(ctx) {
+        const format2 = ctx.values.format ?? "claude";
+        if (typeof format2 !== "string" || !FORMATS.has(format2)) return ok("", ["memory_io context: --format must be claude or codex; printing nothing"]);
+        const input = await readInput2(ctx);
+        if (input === null) return ok("", []);
+        return decide(ctx, input, format2);
+      }
+    };
+  }
+});
+
 // src/journal/search.ts
 import { readdirSync as readdirSync15 } from "node:fs";
-import path51 from "node:path";
+import path52 from "node:path";
 function queryWords(query) {
   return [...new Set((query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => w.length > 0))];
 }
@@ -15409,7 +15727,7 @@ async function searchMemory(root, words, opts = {}) {
   };
   if (kinds.has("journal")) {
     for (const f of listJournal(root)) {
-      const text2 = await readText2(path51.join(journalDir(root), f.name), `journal/${f.name}`, notes);
+      const text2 = await readText2(path52.join(journalDir(root), f.name), `journal/${f.name}`, notes);
       if (text2 === null) continue;
       const units2 = [];
       for (const e of parseJournal(text2, f.kind).entries) {
@@ -15428,25 +15746,25 @@ async function searchMemory(root, words, opts = {}) {
     }
   }
   if (kinds.has("handoff")) {
-    const text2 = await readText2(path51.join(mem, "HANDOFF.md"), "HANDOFF.md", notes);
+    const text2 = await readText2(path52.join(mem, "HANDOFF.md"), "HANDOFF.md", notes);
     if (text2 !== null) consider("handoff", "HANDOFF.md", markdownUnits(text2, stateDate(text2)));
   }
   if (kinds.has("archive")) {
     for (const name2 of names2(archiveDir(root)).filter((n2) => /^HANDOFF-.*\.md$/.test(n2))) {
-      const text2 = await readText2(path51.join(archiveDir(root), name2), `archive/${name2}`, notes);
+      const text2 = await readText2(path52.join(archiveDir(root), name2), `archive/${name2}`, notes);
       if (text2 !== null) consider("archive", `archive/${name2}`, markdownUnits(text2, stateDate(text2)));
     }
   }
   if (kinds.has("ledger")) {
     for (const name2 of ["LESSONS.md", "SOLUTIONS.md"]) {
-      const text2 = await readText2(path51.join(mem, name2), name2, notes);
+      const text2 = await readText2(path52.join(mem, name2), name2, notes);
       if (text2 !== null) consider("ledger", name2, ledgerUnits(text2));
     }
   }
   if (kinds.has("checkpoint")) {
-    const dir = path51.join(mem, "checkpoints");
+    const dir = path52.join(mem, "checkpoints");
     for (const name2 of names2(dir).filter((n2) => /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}\.md$/.test(n2))) {
-      const text2 = await readText2(path51.join(dir, name2), `checkpoints/${name2}`, notes);
+      const text2 = await readText2(path52.join(dir, name2), `checkpoints/${name2}`, notes);
       if (text2 !== null) consider("checkpoint", `checkpoints/${name2}`, markdownUnits(text2, stateDate(text2)));
     }
   }
@@ -15595,7 +15913,7 @@ ${body}<<<END UNTRUSTED SEARCH ${nonce}>>>
 });
 
 // src/journal/impact.ts
-import path52 from "node:path";
+import path53 from "node:path";
 function median(xs) {
   if (xs.length === 0) return null;
   const s = [...xs].sort((a, b) => a - b);
@@ -15632,7 +15950,7 @@ async function readResumes(root) {
   for (const f of listJournal(root)) {
     let text2;
     try {
-      const r = await readStable(path52.join(journalDir(root), f.name));
+      const r = await readStable(path53.join(journalDir(root), f.name));
       if (r === null) continue;
       text2 = r.bytes.toString("utf8");
     } catch {
@@ -15736,7 +16054,7 @@ __export(journal_exports, {
   journalVerb: () => journalVerb
 });
 import { unlinkSync as unlinkSync13 } from "node:fs";
-import path53 from "node:path";
+import path54 from "node:path";
 var journalVerb;
 var init_journal = __esm({
   "src/verbs/journal.ts"() {
@@ -15782,7 +16100,7 @@ exit:   0 purged (also none); 2 refused; 4 paused; 5 busy.
           for (const f of listJournal(root)) {
             const last = f.kind === "year" ? `${f.period}-12` : f.period;
             if (before !== void 0 && last >= before) continue;
-            unlinkSync13(path53.join(journalDir(root), f.name));
+            unlinkSync13(path54.join(journalDir(root), f.name));
             gone.push(`journal/${f.name}`);
           }
           return gone;
@@ -15800,15 +16118,15 @@ var merge_driver_exports = {};
 __export(merge_driver_exports, {
   mergeDriverVerb: () => mergeDriverVerb
 });
-import { closeSync as closeSync14, constants as constants11, fstatSync as fstatSync7, lstatSync as lstatSync26, mkdirSync as mkdirSync7, openSync as openSync11, readFileSync as readFileSync16, writeSync as writeSync9 } from "node:fs";
-import path54 from "node:path";
+import { closeSync as closeSync16, constants as constants13, fstatSync as fstatSync8, lstatSync as lstatSync27, mkdirSync as mkdirSync8, openSync as openSync13, readFileSync as readFileSync16, writeSync as writeSync10 } from "node:fs";
+import path55 from "node:path";
 function readRegularBytes(p) {
-  const fd = openSync11(p, constants11.O_RDONLY | NOFOLLOW);
+  const fd = openSync13(p, constants13.O_RDONLY | NOFOLLOW);
   try {
-    if (!fstatSync7(fd).isFile()) throw new Error(`${p} is not a regular file`);
+    if (!fstatSync8(fd).isFile()) throw new Error(`${p} is not a regular file`);
     return readFileSync16(fd);
   } finally {
-    closeSync14(fd);
+    closeSync16(fd);
   }
 }
 function memorySide(p, side) {
@@ -15818,35 +16136,35 @@ function memorySide(p, side) {
   return m.text;
 }
 function writeResult(p, text2) {
-  const fd = openSync11(p, constants11.O_WRONLY | constants11.O_TRUNC | NOFOLLOW);
+  const fd = openSync13(p, constants13.O_WRONLY | constants13.O_TRUNC | NOFOLLOW);
   try {
-    if (!fstatSync7(fd).isFile()) throw new Error(`${p} is not a regular file`);
-    writeSync9(fd, Buffer.from(text2, "utf8"));
+    if (!fstatSync8(fd).isFile()) throw new Error(`${p} is not a regular file`);
+    writeSync10(fd, Buffer.from(text2, "utf8"));
   } finally {
-    closeSync14(fd);
+    closeSync16(fd);
   }
 }
 function archiveDirOf(top, memRel) {
   let at3 = top;
   for (const part of [...memRel.split("/").filter(Boolean), "archive"]) {
-    at3 = path54.join(at3, part);
+    at3 = path55.join(at3, part);
     let st;
     try {
-      st = lstatSync26(at3);
+      st = lstatSync27(at3);
     } catch {
-      mkdirSync7(at3, { mode: 448 });
-      st = lstatSync26(at3);
+      mkdirSync8(at3, { mode: 448 });
+      st = lstatSync27(at3);
     }
     if (!st.isDirectory()) throw new Error(`${at3} is not a real folder`);
   }
   return at3;
 }
 function createExclusive(p, text2) {
-  const fd = openSync11(p, constants11.O_WRONLY | constants11.O_CREAT | constants11.O_EXCL | NOFOLLOW, 384);
+  const fd = openSync13(p, constants13.O_WRONLY | constants13.O_CREAT | constants13.O_EXCL | NOFOLLOW, 384);
   try {
-    writeSync9(fd, Buffer.from(text2, "utf8"));
+    writeSync10(fd, Buffer.from(text2, "utf8"));
   } finally {
-    closeSync14(fd);
+    closeSync16(fd);
   }
 }
 var NOFOLLOW, mergeDriverVerb;
@@ -15859,7 +16177,7 @@ var init_merge_driver2 = __esm({
     init_entry();
     init_types();
     init_memory_text();
-    NOFOLLOW = constants11.O_NOFOLLOW ?? 0;
+    NOFOLLOW = constants13.O_NOFOLLOW ?? 0;
     mergeDriverVerb = {
       name: "merge-driver",
       options: {},
@@ -15928,7 +16246,7 @@ exit: 0 merged; 1 not merged (git's conflict stands)
         try {
           const dir = archiveDirOf(ctx.cwd, `${m[1]}.ai/memory`);
           const name2 = archiveName("HANDOFF", dir);
-          createExclusive(path54.join(dir, name2), loser);
+          createExclusive(path55.join(dir, name2), loser);
           writeResult(ours, markMerged(winner, name2));
           return ok("", [`session-handoff merge driver: ${file}: kept the later handoff; the other is archive/${name2}`]);
         } catch (err) {
@@ -16772,6 +17090,7 @@ var VERBS = {
   doctor: { summary: "read-only health report: Node, installs per agent, memory dir; each problem with its fix", load: async () => (await Promise.resolve().then(() => (init_doctor(), doctor_exports))).doctorVerb },
   publish: { summary: "commit exactly the memory dir (on the user's request); --push to the upstream", load: async () => (await Promise.resolve().then(() => (init_publish2(), publish_exports))).publishVerb },
   checkpoint: { summary: "run by compaction/session-end hooks: capture the session into checkpoints/ (always exit 0)", load: async () => (await Promise.resolve().then(() => (init_checkpoint_verb(), checkpoint_verb_exports))).checkpointVerb },
+  context: { summary: "run by prompt/tool hooks: offer a handoff once when the context crosses its threshold", load: async () => (await Promise.resolve().then(() => (init_context(), context_exports))).contextVerb },
   search: { summary: "search the memory for words: journal, archives, ledgers, checkpoints", load: async () => (await Promise.resolve().then(() => (init_search2(), search_exports))).searchVerb },
   impact: { summary: "did the handoffs help? measured from the journal's resumes", load: async () => (await Promise.resolve().then(() => (init_impact2(), impact_exports))).impactVerb },
   journal: { summary: "journal purge [--before YYYY-MM]: delete journal files", load: async () => (await Promise.resolve().then(() => (init_journal(), journal_exports))).journalVerb },

@@ -70,7 +70,8 @@ a transcript starting at a compaction boundary so never loses what was captured 
 
 At most 4,096 bytes: over that, the oldest item of the longest list goes first, repeatedly;
 the anchors are never cut. Trigger comes from hook_event_name: PreCompact/PreCompress
-pre-compact, PostCompact post-compact, SessionEnd session-end, Stop stop, else unknown.
+pre-compact, PostCompact post-compact, SessionEnd session-end, Stop stop, ContextThreshold
+(the context verb's own) context-threshold, else unknown.
 Session-start is the transcript's first timestamp, kept across rewrites. A session id
 names its file only when it matches [a-z0-9][a-z0-9._-]{0,127}, does not end in "." and
 its part before the first "." is no Windows device name (CON, PRN, AUX, NUL, COM0-9,
