@@ -2830,12 +2830,58 @@ function notSavedHere(root, token) {
   const saves = readSaves(root);
   return saves !== null && !saves.includes(token);
 }
-var SAVES_KEPT;
+function agentOfEnv(env) {
+  const named = env.SESSION_HANDOFF_AGENT?.trim() ?? "";
+  if (/^[A-Za-z0-9][A-Za-z0-9 ._-]{0,39}$/.test(named)) return named;
+  if (env.CLAUDECODE === "1" || env.CLAUDE_CODE_ENTRYPOINT) return "Claude Code";
+  if (env.GEMINI_CLI === "1") return "Gemini CLI";
+  if (Object.keys(env).some((k) => k.startsWith("CODEX_") && k !== "CODEX_HOME")) return "Codex";
+  if (env.OPENCODE === "1") return "OpenCode";
+  return null;
+}
+function recordSavedBy(root, token, agent) {
+  const saves = savesPath(root);
+  if (saves === null || agent === null || !SAVED_BY_LINE.test(`${token} ${agent}`)) return;
+  const p = path12.join(path12.dirname(saves), "saved-by");
+  try {
+    mkdirSync2(path12.dirname(p), { recursive: true, mode: 448 });
+    let kept = [];
+    try {
+      kept = readFileSync4(p, "utf8").slice(0, 16384).split("\n").filter((l) => SAVED_BY_LINE.test(l) && !l.startsWith(token));
+    } catch {
+    }
+    kept.push(`${token} ${agent}`);
+    const tmp = `${p}.tmp-${process.pid}`;
+    const fd = openSync4(tmp, constants4.O_WRONLY | constants4.O_CREAT | constants4.O_TRUNC | (constants4.O_NOFOLLOW ?? 0), 384);
+    try {
+      writeSync3(fd, `${kept.slice(-SAVES_KEPT).join("\n")}
+`);
+    } finally {
+      closeSync4(fd);
+    }
+    renameSync(tmp, p);
+  } catch {
+  }
+}
+function savedByOf(root, token) {
+  const saves = savesPath(root);
+  if (saves === null) return null;
+  try {
+    for (const l of readFileSync4(path12.join(path12.dirname(saves), "saved-by"), "utf8").slice(0, 16384).split("\n")) {
+      const m = SAVED_BY_LINE.exec(l);
+      if (m && m[1] === token) return m[2];
+    }
+  } catch {
+  }
+  return null;
+}
+var SAVES_KEPT, SAVED_BY_LINE;
 var init_saves = __esm({
   "src/git/saves.ts"() {
     "use strict";
     init_git_dir();
     SAVES_KEPT = 10;
+    SAVED_BY_LINE = /^([0-9a-f]{64}) ([A-Za-z0-9][A-Za-z0-9 ._-]{0,39})$/;
   }
 });
 
@@ -7422,7 +7468,9 @@ async function save(ctx, kind, document) {
         key = statKey(lstatSync15(path29.join(memoryDir(root), file), { bigint: true }));
       } catch {
       }
-      recordSave(root, result === null ? built.prior.token : result.token, key);
+      const token = result === null ? built.prior.token : result.token;
+      recordSave(root, token, key);
+      if (result !== null) recordSavedBy(root, token, agentOfEnv(ctx.env));
     }
     if (result === null) {
       return ok(`unchanged ${file}
@@ -8445,6 +8493,7 @@ function assessDrift(f) {
   const since = f.dirtySinceSave ?? null;
   if (since !== null && since.changed.length > 0) parts.push(`dirty at the save, changed since the save: ${listed(since.changed)}`);
   if (since !== null && since.unchanged.length > 0) parts.push(`dirty at the save, unchanged since the save: ${listed(since.unchanged)}`);
+  if (f.savedBy) parts.push(`saved by ${f.savedBy}${f.saved.date === null ? "" : ` at ${f.saved.date.iso}`}`);
   if (f.provenance?.someoneElse) parts.push(`the handoff was not saved in this clone${f.provenance.committer === null ? "" : `; its last commit is by ${f.provenance.committer}`}`);
   const bad = unverifiable.filter((u) => !(verdict === "unverifiable" && u === "head"));
   if (bad.length > 0) parts.push(`unverifiable anchors: ${bad.join(", ")}`);
@@ -8589,6 +8638,7 @@ async function measureDrift(root, env, anchors, nowMs, optsOrEarly = null) {
     const statusP = opts.early ?? readSnapshot(root, env, opts.excludes ?? []);
     const logP = head === null ? null : git2(historyArgs(head));
     const elsewhere = opts.handoffToken != null && notSavedHere(root, opts.handoffToken);
+    if (opts.handoffToken != null) facts.savedBy = savedByOf(root, opts.handoffToken);
     logP?.catch(() => void 0);
     const status = await statusP;
     if (status.kind !== "repo") {
@@ -15527,6 +15577,17 @@ function exists3(p) {
     return false;
   }
 }
+function strings(v, out = [], depth = 0) {
+  if (typeof v === "string") out.push(v);
+  else if (v !== null && typeof v === "object" && depth < 8) for (const x of Object.values(v)) strings(x, out, depth + 1);
+  return out;
+}
+function noteSave(root, input, format2) {
+  if (input.event !== "PostToolUse") return;
+  if (!isSaveCommand(strings(input.raw.tool_input).join("\n"))) return;
+  const token = savedToken(strings(input.raw.tool_response).join("\n"), false);
+  if (token !== null) recordSavedBy(root, token, AGENT_OF_FORMAT[format2] ?? null);
+}
 function envelope2(event, text2) {
   return `${JSON.stringify({ hookSpecificOutput: { hookEventName: event, additionalContext: text2 } })}
 `;
@@ -15539,6 +15600,7 @@ async function decide(ctx, input, format2) {
   } catch (err) {
     return say(`${err.message}; printing nothing`);
   }
+  noteSave(root, input, format2);
   const memDir = memoryDir(root);
   const { settings, problems } = readSettings(memDir);
   const warn = problems.map((p) => `memory_io context: ${p}`);
@@ -15579,7 +15641,7 @@ async function decide(ctx, input, format2) {
   }
   return ok(envelope2(input.event, offerText(pct2, last.used, window, settings.contextThreshold)), warn);
 }
-var SMALL_TAIL, LARGE_TAIL, STDIN_BYTES, FORMATS, contextVerb;
+var SMALL_TAIL, LARGE_TAIL, STDIN_BYTES, FORMATS, AGENT_OF_FORMAT, contextVerb;
 var init_context = __esm({
   "src/verbs/context.ts"() {
     "use strict";
@@ -15587,6 +15649,7 @@ var init_context = __esm({
     init_tail();
     init_usage();
     init_last_save();
+    init_saves();
     init_harness_path();
     init_checkpoints();
     init_paths();
@@ -15599,6 +15662,7 @@ var init_context = __esm({
     LARGE_TAIL = 1024 * 1024;
     STDIN_BYTES = 65536;
     FORMATS = /* @__PURE__ */ new Set(["claude", "codex"]);
+    AGENT_OF_FORMAT = { claude: "Claude Code", codex: "Codex" };
     contextVerb = {
       name: "context",
       options: { root: { type: "string" }, format: { type: "string" } },

@@ -645,6 +645,283 @@ var init_last_save = __esm({
   }
 });
 
+// src/store/root.ts
+import { lstatSync, readFileSync, realpathSync } from "node:fs";
+import path3 from "node:path";
+function exists(p) {
+  try {
+    lstatSync(p);
+    return true;
+  } catch {
+    return false;
+  }
+}
+function realOrNull(p) {
+  try {
+    return realpathSync(p);
+  } catch {
+    return null;
+  }
+}
+function within(child, parent) {
+  const rel = path3.relative(parent, child);
+  return rel === "" || !rel.startsWith("..") && !path3.isAbsolute(rel);
+}
+function ceilings(env) {
+  const out = [];
+  for (const c of (env.GIT_CEILING_DIRECTORIES ?? "").split(":")) {
+    if (c === "" || !path3.isAbsolute(c)) continue;
+    out.push(realOrNull(c) ?? path3.resolve(c));
+  }
+  return out;
+}
+function safeDirectories(env) {
+  const home2 = env.HOME ?? "";
+  const files = [];
+  if (!env.GIT_CONFIG_NOSYSTEM || /^(?:0|false|no|off)$/i.test(env.GIT_CONFIG_NOSYSTEM)) files.push(env.GIT_CONFIG_SYSTEM || "/etc/gitconfig");
+  if (env.GIT_CONFIG_GLOBAL !== void 0) files.push(env.GIT_CONFIG_GLOBAL);
+  else files.push(path3.join(env.XDG_CONFIG_HOME || path3.join(home2, ".config"), "git", "config"), path3.join(home2, ".gitconfig"));
+  let out = [];
+  for (const file of files) {
+    let text;
+    try {
+      text = readFileSync(file, "utf8");
+    } catch {
+      continue;
+    }
+    let inSafe = false;
+    for (const raw of text.split(/\r?\n/)) {
+      const line = raw.replace(/(^|\s)[#;].*$/, "").trim();
+      const section = /^\[\s*([A-Za-z0-9.-]+)\s*\]$/.exec(line);
+      if (section) {
+        inSafe = section[1].toLowerCase() === "safe";
+        continue;
+      }
+      if (line.startsWith("[")) {
+        inSafe = false;
+        continue;
+      }
+      const m = inSafe ? /^directory\s*=\s*(.*)$/i.exec(line) : null;
+      if (!m) continue;
+      const value = m[1].replace(/^"(.*)"$/, "$1");
+      if (value === "") out = [];
+      else out.push(value.startsWith("~/") ? path3.join(home2, value.slice(2)) : value);
+    }
+  }
+  return out;
+}
+function listedSafe(dir, safe) {
+  return safe.some((s) => {
+    if (s === "*") return true;
+    if (s.endsWith("/*")) return within(dir, realOrNull(s.slice(0, -2)) ?? s.slice(0, -2));
+    return (realOrNull(s) ?? path3.resolve(s)) === dir;
+  });
+}
+function distrust(dir, uid, safe) {
+  if (uid === void 0) return null;
+  let st;
+  try {
+    st = lstatSync(dir);
+  } catch {
+    return null;
+  }
+  if (st.uid === uid) return null;
+  const why = st.uid !== 0 ? `owned by another user (uid ${st.uid})` : (st.mode & 514) === 514 ? "a sticky folder anyone can write to" : null;
+  if (why === null || listedSafe(dir, safe())) return null;
+  return why;
+}
+function memoryOwnedWell(dir, uid) {
+  if (uid === void 0) return true;
+  for (const p of [path3.join(dir, ".ai"), path3.join(dir, ".ai", "memory")]) {
+    try {
+      const st = lstatSync(p);
+      if (st.uid !== uid && st.uid !== 0) return false;
+    } catch {
+      return false;
+    }
+  }
+  return true;
+}
+function distrustedAbove(dir, env, opts = {}) {
+  return distrust(dir, "uid" in opts ? opts.uid : process.getuid?.(), () => safeDirectories(env));
+}
+function findRoot(startPath, env, opts = {}) {
+  let start;
+  try {
+    start = realpathSync(startPath);
+  } catch {
+    throw new Refused(`root ${startPath} does not exist; pass the project root with --root`);
+  }
+  let st;
+  try {
+    st = lstatSync(start);
+  } catch {
+    throw new Refused(`root ${startPath} does not exist; pass the project root with --root`);
+  }
+  if (!st.isDirectory()) throw new Refused(`root ${startPath} is not a directory; pass the project root with --root`);
+  const home2 = env.HOME ? realOrNull(env.HOME) : null;
+  if (home2 !== null && start === home2) throw new Refused(NOT_A_PROJECT);
+  if (exists(path3.join(start, ".ai", "memory"))) return { root: start, start, by: "memory" };
+  const uid = "uid" in opts ? opts.uid : process.getuid?.();
+  let safe = null;
+  const safeList = () => safe ??= safeDirectories(env);
+  const stops = ceilings(env);
+  const belowHome = home2 !== null && within(start, home2);
+  let dir = start;
+  for (; ; ) {
+    if (dir !== start) {
+      const why = distrust(dir, uid, safeList);
+      if (why !== null) return { root: start, start, by: "start", stopped: { at: dir, why } };
+    }
+    if (exists(path3.join(dir, ".ai", "memory"))) {
+      if (dir === start || memoryOwnedWell(dir, uid)) return { root: dir, start, by: "memory" };
+      return { root: start, start, by: "start", stopped: { at: dir, why: "its .ai/memory belongs to another user" } };
+    }
+    if (exists(path3.join(dir, ".git"))) return { root: dir, start, by: "git" };
+    const parent = path3.dirname(dir);
+    if (parent === dir || stops.includes(parent) || belowHome && parent === home2) return { root: start, start, by: "start" };
+    dir = parent;
+  }
+}
+var NOT_A_PROJECT;
+var init_root = __esm({
+  "src/store/root.ts"() {
+    "use strict";
+    init_errors();
+    NOT_A_PROJECT = "not a project: run it from a project folder or pass --root <project>";
+  }
+});
+
+// src/git/git-dir.ts
+import { lstatSync as lstatSync2, readFileSync as readFileSync2 } from "node:fs";
+import path4 from "node:path";
+function isFile(p) {
+  try {
+    return lstatSync2(p).isFile();
+  } catch {
+    return false;
+  }
+}
+function isDir(p) {
+  try {
+    return lstatSync2(p).isDirectory();
+  } catch {
+    return false;
+  }
+}
+function readSmall(p) {
+  try {
+    if (!isFile(p)) return null;
+    return readFileSync2(p, "utf8").slice(0, 4096);
+  } catch {
+    return null;
+  }
+}
+function gitTopOf(root, opts = {}) {
+  let dir = root;
+  for (; ; ) {
+    if (dir !== root && distrustedAbove(dir, process.env, opts) !== null) return null;
+    try {
+      lstatSync2(path4.join(dir, ".git"));
+      return dir;
+    } catch {
+    }
+    const parent = path4.dirname(dir);
+    if (parent === dir) return null;
+    dir = parent;
+  }
+}
+function gitDirOf(top) {
+  const dotGit = path4.join(top, ".git");
+  if (isDir(dotGit)) return dotGit;
+  const text = readSmall(dotGit);
+  const m = text === null ? null : /^gitdir:[ \t]*(.+?)[ \t]*$/m.exec(text);
+  if (!m) return null;
+  const dir = path4.resolve(top, m[1]);
+  return isDir(dir) ? dir : null;
+}
+function commonDirOf(gitDir) {
+  try {
+    const text = readFileSync2(path4.join(gitDir, "commondir"), "utf8").trim();
+    if (text !== "") return path4.resolve(gitDir, text);
+  } catch {
+  }
+  return gitDir;
+}
+var init_git_dir = __esm({
+  "src/git/git-dir.ts"() {
+    "use strict";
+    init_root();
+  }
+});
+
+// src/git/saves.ts
+import { closeSync as closeSync3, constants as constants3, lstatSync as lstatSync3, mkdirSync, openSync as openSync3, readFileSync as readFileSync3, renameSync, writeSync as writeSync2 } from "node:fs";
+import path5 from "node:path";
+function savesPath(root, opts = {}) {
+  const top = gitTopOf(root, opts);
+  const gitDir = top === null ? null : gitDirOf(top);
+  return gitDir === null ? null : path5.join(commonDirOf(gitDir), "session-handoff", "saves");
+}
+function savesLines(p) {
+  return readFileSync3(p, "utf8").slice(0, 16384).split("\n").filter((l) => /^[0-9a-f]{64}( \d+ \d+ \d+ \d+)?$/.test(l));
+}
+function statKey(st) {
+  return `${st.size} ${st.mtimeNs} ${st.ctimeNs} ${st.ino}`;
+}
+function savedHereByStat(root, key) {
+  const p = savesPath(root);
+  if (p === null) return false;
+  try {
+    return savesLines(p).some((l) => l.slice(65) === key);
+  } catch {
+    return false;
+  }
+}
+function readSaves(root) {
+  const p = savesPath(root);
+  if (p === null) return null;
+  try {
+    if (!lstatSync3(p).isFile()) return null;
+    return savesLines(p).map((l) => l.split(" ")[0]);
+  } catch {
+    return null;
+  }
+}
+function recordSavedBy(root, token, agent) {
+  const saves = savesPath(root);
+  if (saves === null || agent === null || !SAVED_BY_LINE.test(`${token} ${agent}`)) return;
+  const p = path5.join(path5.dirname(saves), "saved-by");
+  try {
+    mkdirSync(path5.dirname(p), { recursive: true, mode: 448 });
+    let kept = [];
+    try {
+      kept = readFileSync3(p, "utf8").slice(0, 16384).split("\n").filter((l) => SAVED_BY_LINE.test(l) && !l.startsWith(token));
+    } catch {
+    }
+    kept.push(`${token} ${agent}`);
+    const tmp = `${p}.tmp-${process.pid}`;
+    const fd = openSync3(tmp, constants3.O_WRONLY | constants3.O_CREAT | constants3.O_TRUNC | (constants3.O_NOFOLLOW ?? 0), 384);
+    try {
+      writeSync2(fd, `${kept.slice(-SAVES_KEPT).join("\n")}
+`);
+    } finally {
+      closeSync3(fd);
+    }
+    renameSync(tmp, p);
+  } catch {
+  }
+}
+var SAVES_KEPT, SAVED_BY_LINE;
+var init_saves = __esm({
+  "src/git/saves.ts"() {
+    "use strict";
+    init_git_dir();
+    SAVES_KEPT = 10;
+    SAVED_BY_LINE = /^([0-9a-f]{64}) ([A-Za-z0-9][A-Za-z0-9 ._-]{0,39})$/;
+  }
+});
+
 // src/schema/checkpoint-name.ts
 function headerValue(text, name) {
   const lines = text.split("\n", 12);
@@ -668,7 +945,7 @@ var init_checkpoint_name = __esm({
 });
 
 // src/schema/values.ts
-import path3 from "node:path";
+import path6 from "node:path";
 function parseStrictTime(value, nowMs) {
   const m = ISO.exec(value);
   if (!m) return { error: "not a strict ISO-8601 time with a zone" };
@@ -694,7 +971,7 @@ function safeRelativePath(value) {
   if (value.length === 0 || value.length > 4096) return null;
   if (/[\x00-\x1f\x7f\\]/.test(value)) return null;
   if (value.startsWith("/") || value.startsWith("~") || /^[A-Za-z]:/.test(value)) return null;
-  const normal = path3.posix.normalize(value);
+  const normal = path6.posix.normalize(value);
   if (normal === "." || normal === ".." || normal.startsWith("../")) return null;
   return normal.replace(/\/$/, "");
 }
@@ -708,9 +985,9 @@ var init_values = __esm({
 });
 
 // src/store/private.ts
-import { lstatSync, readdirSync, readFileSync } from "node:fs";
+import { lstatSync as lstatSync4, readdirSync, readFileSync as readFileSync4 } from "node:fs";
 import { hostname } from "node:os";
-import path4 from "node:path";
+import path7 from "node:path";
 function listPrivate(dir) {
   let names;
   try {
@@ -723,13 +1000,13 @@ function listPrivate(dir) {
     const m = PRIVATE_PATTERN.exec(name);
     if (!m) continue;
     const role = m[2] === "tmp" ? "tmp" : "claim";
-    out.push({ name, file: m[1], role, pid: Number(m[3] ?? m[5]), path: path4.join(dir, name) });
+    out.push({ name, file: m[1], role, pid: Number(m[3] ?? m[5]), path: path7.join(dir, name) });
   }
   return out;
 }
 function lstatBig(p) {
   try {
-    return lstatSync(p, { bigint: true });
+    return lstatSync4(p, { bigint: true });
   } catch {
     return null;
   }
@@ -739,7 +1016,7 @@ function hasPrivatePartner(dir, file, ino) {
 }
 function readOwner(lockDir) {
   try {
-    const text = readFileSync(path4.join(lockDir, OWNER_NAME), "utf8");
+    const text = readFileSync4(path7.join(lockDir, OWNER_NAME), "utf8");
     const data = JSON.parse(text);
     if (typeof data.pid !== "number" || typeof data.host !== "string" || typeof data.nonce !== "string") return null;
     return { pid: data.pid, host: data.host, nonce: data.nonce };
@@ -765,10 +1042,10 @@ function lockVerdict(owner, st, host, unchangedMs) {
   return "held";
 }
 function lockState(memDir) {
-  const lockDir = path4.join(memDir, LOCK_NAME);
+  const lockDir = path7.join(memDir, LOCK_NAME);
   let st;
   try {
-    st = lstatSync(lockDir);
+    st = lstatSync4(lockDir);
   } catch {
     return { state: "free", pid: null, host: null, unproven: false };
   }
@@ -791,25 +1068,25 @@ var init_private = __esm({
 });
 
 // src/store/paths.ts
-import { lstatSync as lstatSync2, mkdirSync } from "node:fs";
-import path5 from "node:path";
+import { lstatSync as lstatSync5, mkdirSync as mkdirSync2 } from "node:fs";
+import path8 from "node:path";
 function lstatOrNull(p) {
   try {
-    return lstatSync2(p);
+    return lstatSync5(p);
   } catch (err) {
     if (err.code === "ENOENT") return null;
     throw new Refused(`cannot inspect ${p}: ${err.message}`);
   }
 }
 function memoryDir(root) {
-  return path5.join(root, ".ai", "memory");
+  return path8.join(root, ".ai", "memory");
 }
 function archiveDir(root) {
-  return path5.join(root, ".ai", "memory", "archive");
+  return path8.join(root, ".ai", "memory", "archive");
 }
 function ensureDir(dir) {
   try {
-    mkdirSync(dir, { mode: 448 });
+    mkdirSync2(dir, { mode: 448 });
   } catch (err) {
     if (err.code !== "EEXIST") throw new Refused(`cannot create ${dir}: ${err.message}`);
   }
@@ -819,7 +1096,7 @@ function ensureDir(dir) {
   }
 }
 function checkTree(root, opts = {}) {
-  const parts = [path5.join(root, ".ai"), memoryDir(root)];
+  const parts = [path8.join(root, ".ai"), memoryDir(root)];
   if (opts.archive) parts.push(archiveDir(root));
   for (const dir of parts) {
     const st = lstatOrNull(dir);
@@ -860,11 +1137,11 @@ var init_paths = __esm({
 });
 
 // src/store/checkpoints.ts
-import { closeSync as closeSync3, constants as constants3, fstatSync as fstatSync3, lstatSync as lstatSync3, openSync as openSync3, readdirSync as readdirSync2, readSync as readSync3, unlinkSync, writeSync as writeSync2 } from "node:fs";
+import { closeSync as closeSync4, constants as constants4, fstatSync as fstatSync3, lstatSync as lstatSync6, openSync as openSync4, readdirSync as readdirSync2, readSync as readSync3, unlinkSync, writeSync as writeSync3 } from "node:fs";
 import { createHash } from "node:crypto";
-import path6 from "node:path";
+import path9 from "node:path";
 function checkpointsDir(root) {
-  return path6.join(memoryDir(root), "checkpoints");
+  return path9.join(memoryDir(root), "checkpoints");
 }
 function sessionFileId(id) {
   if (typeof id !== "string" || id === "") return "unknown";
@@ -873,7 +1150,7 @@ function sessionFileId(id) {
 }
 function checkpointsDirState(root) {
   try {
-    const st = lstatSync3(checkpointsDir(root));
+    const st = lstatSync6(checkpointsDir(root));
     return st.isDirectory() && !st.isSymbolicLink() ? "ok" : "unsafe";
   } catch {
     return "missing";
@@ -888,14 +1165,14 @@ function readHeadBytes(filePath, bytes = 1e6) {
 function readHeadAndTime(filePath, bytes) {
   let fd;
   try {
-    fd = openSync3(filePath, constants3.O_RDONLY | constants3.O_NOFOLLOW | constants3.O_NONBLOCK);
+    fd = openSync4(filePath, constants4.O_RDONLY | constants4.O_NOFOLLOW | constants4.O_NONBLOCK);
   } catch {
     return null;
   }
   try {
     const st = fstatSync3(fd, { bigint: true });
     if (!st.isFile()) return null;
-    if (st.nlink !== 1n && !(st.nlink === 2n && hasPrivatePartner(path6.dirname(filePath), path6.basename(filePath), st.ino))) return null;
+    if (st.nlink !== 1n && !(st.nlink === 2n && hasPrivatePartner(path9.dirname(filePath), path9.basename(filePath), st.ino))) return null;
     const want = Math.min(bytes, Number(st.size) + 1);
     const buf = Buffer.alloc(want);
     const n = readSync3(fd, buf, 0, want, 0);
@@ -903,7 +1180,7 @@ function readHeadAndTime(filePath, bytes) {
   } catch {
     return null;
   } finally {
-    closeSync3(fd);
+    closeSync4(fd);
   }
 }
 function timeOf(value, now) {
@@ -923,7 +1200,7 @@ function listCheckpoints(root, now = Date.now()) {
   const mtimes = /* @__PURE__ */ new Map();
   for (const name of names) {
     if (!CHECKPOINT_NAME.test(name)) continue;
-    const read = readHeadAndTime(path6.join(checkpointsDir(root), name), HEAD);
+    const read = readHeadAndTime(path9.join(checkpointsDir(root), name), HEAD);
     if (read === null) continue;
     const head = read.bytes.toString("utf8");
     if (!isCheckpointText(head)) continue;
@@ -946,13 +1223,13 @@ function listCheckpoints(root, now = Date.now()) {
 }
 function rmQuietRegular(p) {
   try {
-    const st = lstatSync3(p);
+    const st = lstatSync6(p);
     if (st.isFile() || st.isSymbolicLink()) unlinkSync(p);
   } catch {
   }
 }
 function deliveredPath(root, session) {
-  return path6.join(checkpointsDir(root), `.delivered-${session}`);
+  return path9.join(checkpointsDir(root), `.delivered-${session}`);
 }
 function readDelivered(root, session) {
   const text = readHead(deliveredPath(root, session), 128);
@@ -963,18 +1240,18 @@ function writeDelivered(root, session, token) {
   rmQuietRegular(p);
   let fd;
   try {
-    fd = openSync3(p, constants3.O_WRONLY | constants3.O_CREAT | constants3.O_EXCL | constants3.O_NOFOLLOW, 384);
+    fd = openSync4(p, constants4.O_WRONLY | constants4.O_CREAT | constants4.O_EXCL | constants4.O_NOFOLLOW, 384);
   } catch {
     return false;
   }
   try {
-    writeSync2(fd, `${token}
+    writeSync3(fd, `${token}
 `);
     return true;
   } catch {
     return false;
   } finally {
-    closeSync3(fd);
+    closeSync4(fd);
   }
 }
 var FILE_SAFE_ID, WINDOWS_RESERVED, HEAD;
@@ -1043,8 +1320,8 @@ var init_failpoint = __esm({
 });
 
 // src/store/files.ts
-import { closeSync as closeSync4, constants as constants4, fstatSync as fstatSync4, openSync as openSync4, readlinkSync, readSync as readSync4 } from "node:fs";
-import path7 from "node:path";
+import { closeSync as closeSync5, constants as constants5, fstatSync as fstatSync4, openSync as openSync5, readlinkSync, readSync as readSync4 } from "node:fs";
+import path10 from "node:path";
 import { createHash as createHash2, randomBytes } from "node:crypto";
 function tokenOf(bytes) {
   return createHash2("sha256").update(bytes).digest("hex");
@@ -1056,10 +1333,10 @@ function describeLink(filePath) {
   } catch {
     return `${filePath} is a link; the helper only uses regular files with one link (replace the link with the file it points to, or move it away, and retry)`;
   }
-  const dir = path7.dirname(filePath);
-  const name = path7.basename(filePath);
-  const pointsAt = path7.resolve(dir, to);
-  const other = TARGETS.find((t) => t !== name && pointsAt === path7.join(dir, t));
+  const dir = path10.dirname(filePath);
+  const name = path10.basename(filePath);
+  const pointsAt = path10.resolve(dir, to);
+  const other = TARGETS.find((t) => t !== name && pointsAt === path10.join(dir, t));
   if (TARGETS.includes(name) && other !== void 0) {
     return `${filePath} is a link to ${quotedPath(to)}: the lesson belongs in ${other}; use \`--target ${other}\``;
   }
@@ -1068,7 +1345,7 @@ function describeLink(filePath) {
 function openRegular(filePath, maxBytes = MAX_DOCUMENT_BYTES) {
   let fd;
   try {
-    fd = openSync4(filePath, OPEN_FLAGS);
+    fd = openSync5(filePath, OPEN_FLAGS);
   } catch (err) {
     const code = err.code;
     if (code === "ENOENT") return null;
@@ -1078,11 +1355,11 @@ function openRegular(filePath, maxBytes = MAX_DOCUMENT_BYTES) {
   }
   const stat = fstatSync4(fd, { bigint: true });
   if (!stat.isFile()) {
-    closeSync4(fd);
+    closeSync5(fd);
     throw new UnsafeFile("not-regular", filePath, stat);
   }
   if (stat.size > BigInt(maxBytes)) {
-    closeSync4(fd);
+    closeSync5(fd);
     throw new UnsafeFile("too-large", filePath, stat);
   }
   return { fd, stat };
@@ -1140,7 +1417,7 @@ async function readStable(filePath, opts = {}) {
       }
     };
   } finally {
-    closeSync4(fd);
+    closeSync5(fd);
   }
 }
 var UnsafeFile, OPEN_FLAGS, QUIET_MS;
@@ -1167,18 +1444,18 @@ var init_files = __esm({
         this.stat = stat;
       }
     };
-    OPEN_FLAGS = constants4.O_RDONLY | constants4.O_NOFOLLOW | constants4.O_NONBLOCK;
+    OPEN_FLAGS = constants5.O_RDONLY | constants5.O_NOFOLLOW | constants5.O_NONBLOCK;
     QUIET_MS = 50;
   }
 });
 
 // src/store/settings.ts
-import { closeSync as closeSync5, constants as constants5, fstatSync as fstatSync5, openSync as openSync5, readSync as readSync5 } from "node:fs";
-import path8 from "node:path";
-function readSmall(file) {
+import { closeSync as closeSync6, constants as constants6, fstatSync as fstatSync5, openSync as openSync6, readSync as readSync5 } from "node:fs";
+import path11 from "node:path";
+function readSmall2(file) {
   let fd;
   try {
-    fd = openSync5(file, constants5.O_RDONLY | constants5.O_NOFOLLOW | constants5.O_NONBLOCK);
+    fd = openSync6(file, constants6.O_RDONLY | constants6.O_NOFOLLOW | constants6.O_NONBLOCK);
   } catch {
     return null;
   }
@@ -1196,12 +1473,12 @@ function readSmall(file) {
   } catch {
     return "";
   } finally {
-    closeSync5(fd);
+    closeSync6(fd);
   }
 }
 function readSettings(memDir) {
   const settings = { ...DEFAULT_SETTINGS };
-  const text = readSmall(path8.join(memDir, SETTINGS_FILE));
+  const text = readSmall2(path11.join(memDir, SETTINGS_FILE));
   if (text === null) return { settings, problems: [] };
   let parsed;
   try {
@@ -1245,9 +1522,9 @@ var init_settings = __esm({
 });
 
 // src/store/archive.ts
-import path9 from "node:path";
+import path12 from "node:path";
 function archivesKept(dir) {
-  const { settings, problems } = readSettings(path9.dirname(dir));
+  const { settings, problems } = readSettings(path12.dirname(dir));
   return { keep: settings.archivesKept, problems };
 }
 var PRUNABLE_NAME;
@@ -1274,8 +1551,8 @@ var init_publish = __esm({
 });
 
 // src/store/recover.ts
-import { lstatSync as lstatSync4, readdirSync as readdirSync3 } from "node:fs";
-import path10 from "node:path";
+import { lstatSync as lstatSync7, readdirSync as readdirSync3 } from "node:fs";
+import path13 from "node:path";
 function pendingRepairs(root) {
   return [
     ...listPrivate(memoryDir(root)).filter((e) => MEMORY_FILES.has(e.file)),
@@ -1293,7 +1570,7 @@ function archiveExcess(root) {
   for (const name of names) {
     if (!PRUNABLE_NAME.test(name)) continue;
     try {
-      const st = lstatSync4(path10.join(archiveDir(root), name));
+      const st = lstatSync7(path13.join(archiveDir(root), name));
       if (st.isSymbolicLink() || !st.isFile() || st.nlink !== 1) return 0;
     } catch {
       continue;
@@ -1312,7 +1589,7 @@ function archiveEntriesWithIno(dir, ino) {
   } catch {
     return [];
   }
-  return names.filter((n) => inoOf(path10.join(dir, n)) === ino);
+  return names.filter((n) => inoOf(path13.join(dir, n)) === ino);
 }
 function notOurs(e, filePath, arch, siblings) {
   const st = lstatBig(e.path);
@@ -1329,7 +1606,7 @@ function notOurs(e, filePath, arch, siblings) {
 function groupByFile(entries) {
   const byFile = /* @__PURE__ */ new Map();
   for (const e of entries) {
-    const key = path10.join(path10.dirname(e.path), e.file);
+    const key = path13.join(path13.dirname(e.path), e.file);
     byFile.set(key, [...byFile.get(key) ?? [], e]);
   }
   return byFile;
@@ -1361,20 +1638,20 @@ var init_recover = __esm({
 });
 
 // src/store/inspect.ts
-import { closeSync as closeSync6, fstatSync as fstatSync6, lstatSync as lstatSync5, readSync as readSync6 } from "node:fs";
-import path11 from "node:path";
+import { closeSync as closeSync7, fstatSync as fstatSync6, lstatSync as lstatSync8, readSync as readSync6 } from "node:fs";
+import path14 from "node:path";
 function treeUnsafe(root) {
-  for (const dir of [path11.join(root, ".ai"), memoryDir(root)]) {
+  for (const dir of [path14.join(root, ".ai"), memoryDir(root)]) {
     let st;
     try {
-      st = lstatSync5(dir);
+      st = lstatSync8(dir);
     } catch (err) {
       return err.code === "ENOENT" ? null : true;
     }
     if (st.isSymbolicLink() || !st.isDirectory()) return true;
   }
   try {
-    const st = lstatSync5(archiveDir(root));
+    const st = lstatSync8(archiveDir(root));
     if (st.isSymbolicLink() || !st.isDirectory()) return true;
   } catch (err) {
     if (err.code !== "ENOENT") return true;
@@ -1404,7 +1681,7 @@ function inspectFile(root, kind, retry = true, opts = {}) {
   const writerLive = () => liveWriter(memDir);
   let opened;
   try {
-    opened = openRegular(path11.join(memDir, file));
+    opened = openRegular(path14.join(memDir, file));
   } catch {
     return { kind, status: "unsafe", mtimeMs: null };
   }
@@ -1412,7 +1689,7 @@ function inspectFile(root, kind, retry = true, opts = {}) {
     if (mine.some((e) => e.role === "claim")) {
       return { kind, status: writerLive() ? "present" : "interrupted", mtimeMs: null };
     }
-    if (retry && (mine.length > 0 || lstatBig(path11.join(memDir, file)) !== null)) return inspectFile(root, kind, false, opts);
+    if (retry && (mine.length > 0 || lstatBig(path14.join(memDir, file)) !== null)) return inspectFile(root, kind, false, opts);
     return { kind, status: "missing", mtimeMs: null };
   }
   const { fd, stat } = opened;
@@ -1420,7 +1697,7 @@ function inspectFile(root, kind, retry = true, opts = {}) {
     const mtimeMs = Number(stat.mtimeMs);
     if (stat.nlink !== 1n) {
       if (!hasPrivatePartner(memDir, file, stat.ino)) {
-        const now = lstatBig(path11.join(memDir, file));
+        const now = lstatBig(path14.join(memDir, file));
         if (now !== null && now.ino === stat.ino && now.nlink === 1n) return { kind, status: "present", mtimeMs };
         return { kind, status: "unsafe", mtimeMs };
       }
@@ -1432,13 +1709,13 @@ function inspectFile(root, kind, retry = true, opts = {}) {
     const ok2 = lines[0] === MARKER && lines.slice(0, 4).includes(HEADING_OF[kind]);
     if (!ok2) return { kind, status: "foreign", mtimeMs };
     if (opts.text && stat.size <= BigInt(MAX_DOCUMENT_BYTES)) {
-      const whole = wholeBytes(fd, path11.join(memDir, file), stat);
+      const whole = wholeBytes(fd, path14.join(memDir, file), stat);
       if (whole !== null) return firstNul(whole) >= 0 ? { kind, status: "unsafe", mtimeMs } : { kind, status: "present", mtimeMs, text: whole.toString("utf8") };
     }
     if (holdsNul(fd, buf, n)) return { kind, status: "unsafe", mtimeMs };
     return opts.text ? { kind, status: "present", mtimeMs, text: null } : { kind, status: "present", mtimeMs };
   } finally {
-    closeSync6(fd);
+    closeSync7(fd);
   }
 }
 function wholeBytes(fd, filePath, before) {
@@ -1482,12 +1759,12 @@ var init_inspect = __esm({
 });
 
 // src/store/pause.ts
-import { lstatSync as lstatSync6 } from "node:fs";
+import { lstatSync as lstatSync9 } from "node:fs";
 import { homedir } from "node:os";
-import path12 from "node:path";
-function exists(p) {
+import path15 from "node:path";
+function exists2(p) {
   try {
-    lstatSync6(p);
+    lstatSync9(p);
     return true;
   } catch {
     return false;
@@ -1498,7 +1775,7 @@ function home(env) {
 }
 function expandHome(p, env) {
   if (p === "~") return home(env);
-  if (p.startsWith("~/")) return path12.join(home(env), p.slice(2));
+  if (p.startsWith("~/")) return path15.join(home(env), p.slice(2));
   return p;
 }
 function disabledByEnv(env) {
@@ -1510,15 +1787,15 @@ function pauseSwitch(memDir, env) {
     const v = env.SESSION_HANDOFF_DISABLE.slice(0, 40);
     return `SESSION_HANDOFF_DISABLE=${/^[A-Za-z0-9._+-]+$/.test(v) ? v : quotedValue(v)} from the environment`;
   }
-  if (memDir !== null && exists(path12.join(memDir, "PAUSE"))) return path12.join(memDir, "PAUSE");
+  if (memDir !== null && exists2(path15.join(memDir, "PAUSE"))) return path15.join(memDir, "PAUSE");
   const named = env.SESSION_HANDOFF_PAUSE;
   if (named) {
     const p = expandHome(named, env);
-    if (exists(p)) return p;
+    if (exists2(p)) return p;
   }
-  const config = env.XDG_CONFIG_HOME ? env.XDG_CONFIG_HOME : path12.join(home(env), ".config");
-  const global = path12.join(config, "session-handoff", "PAUSE");
-  if (exists(global)) return global;
+  const config = env.XDG_CONFIG_HOME ? env.XDG_CONFIG_HOME : path15.join(home(env), ".config");
+  const global = path15.join(config, "session-handoff", "PAUSE");
+  if (exists2(global)) return global;
   return null;
 }
 var init_pause = __esm({
@@ -1529,160 +1806,13 @@ var init_pause = __esm({
   }
 });
 
-// src/store/root.ts
-import { lstatSync as lstatSync7, readFileSync as readFileSync3, realpathSync } from "node:fs";
-import path13 from "node:path";
-function exists2(p) {
-  try {
-    lstatSync7(p);
-    return true;
-  } catch {
-    return false;
-  }
-}
-function realOrNull(p) {
-  try {
-    return realpathSync(p);
-  } catch {
-    return null;
-  }
-}
-function within(child, parent) {
-  const rel = path13.relative(parent, child);
-  return rel === "" || !rel.startsWith("..") && !path13.isAbsolute(rel);
-}
-function ceilings(env) {
-  const out = [];
-  for (const c of (env.GIT_CEILING_DIRECTORIES ?? "").split(":")) {
-    if (c === "" || !path13.isAbsolute(c)) continue;
-    out.push(realOrNull(c) ?? path13.resolve(c));
-  }
-  return out;
-}
-function safeDirectories(env) {
-  const home2 = env.HOME ?? "";
-  const files = [];
-  if (!env.GIT_CONFIG_NOSYSTEM || /^(?:0|false|no|off)$/i.test(env.GIT_CONFIG_NOSYSTEM)) files.push(env.GIT_CONFIG_SYSTEM || "/etc/gitconfig");
-  if (env.GIT_CONFIG_GLOBAL !== void 0) files.push(env.GIT_CONFIG_GLOBAL);
-  else files.push(path13.join(env.XDG_CONFIG_HOME || path13.join(home2, ".config"), "git", "config"), path13.join(home2, ".gitconfig"));
-  let out = [];
-  for (const file of files) {
-    let text;
-    try {
-      text = readFileSync3(file, "utf8");
-    } catch {
-      continue;
-    }
-    let inSafe = false;
-    for (const raw of text.split(/\r?\n/)) {
-      const line = raw.replace(/(^|\s)[#;].*$/, "").trim();
-      const section = /^\[\s*([A-Za-z0-9.-]+)\s*\]$/.exec(line);
-      if (section) {
-        inSafe = section[1].toLowerCase() === "safe";
-        continue;
-      }
-      if (line.startsWith("[")) {
-        inSafe = false;
-        continue;
-      }
-      const m = inSafe ? /^directory\s*=\s*(.*)$/i.exec(line) : null;
-      if (!m) continue;
-      const value = m[1].replace(/^"(.*)"$/, "$1");
-      if (value === "") out = [];
-      else out.push(value.startsWith("~/") ? path13.join(home2, value.slice(2)) : value);
-    }
-  }
-  return out;
-}
-function listedSafe(dir, safe) {
-  return safe.some((s) => {
-    if (s === "*") return true;
-    if (s.endsWith("/*")) return within(dir, realOrNull(s.slice(0, -2)) ?? s.slice(0, -2));
-    return (realOrNull(s) ?? path13.resolve(s)) === dir;
-  });
-}
-function distrust(dir, uid, safe) {
-  if (uid === void 0) return null;
-  let st;
-  try {
-    st = lstatSync7(dir);
-  } catch {
-    return null;
-  }
-  if (st.uid === uid) return null;
-  const why = st.uid !== 0 ? `owned by another user (uid ${st.uid})` : (st.mode & 514) === 514 ? "a sticky folder anyone can write to" : null;
-  if (why === null || listedSafe(dir, safe())) return null;
-  return why;
-}
-function memoryOwnedWell(dir, uid) {
-  if (uid === void 0) return true;
-  for (const p of [path13.join(dir, ".ai"), path13.join(dir, ".ai", "memory")]) {
-    try {
-      const st = lstatSync7(p);
-      if (st.uid !== uid && st.uid !== 0) return false;
-    } catch {
-      return false;
-    }
-  }
-  return true;
-}
-function distrustedAbove(dir, env, opts = {}) {
-  return distrust(dir, "uid" in opts ? opts.uid : process.getuid?.(), () => safeDirectories(env));
-}
-function findRoot(startPath, env, opts = {}) {
-  let start;
-  try {
-    start = realpathSync(startPath);
-  } catch {
-    throw new Refused(`root ${startPath} does not exist; pass the project root with --root`);
-  }
-  let st;
-  try {
-    st = lstatSync7(start);
-  } catch {
-    throw new Refused(`root ${startPath} does not exist; pass the project root with --root`);
-  }
-  if (!st.isDirectory()) throw new Refused(`root ${startPath} is not a directory; pass the project root with --root`);
-  const home2 = env.HOME ? realOrNull(env.HOME) : null;
-  if (home2 !== null && start === home2) throw new Refused(NOT_A_PROJECT);
-  if (exists2(path13.join(start, ".ai", "memory"))) return { root: start, start, by: "memory" };
-  const uid = "uid" in opts ? opts.uid : process.getuid?.();
-  let safe = null;
-  const safeList = () => safe ??= safeDirectories(env);
-  const stops = ceilings(env);
-  const belowHome = home2 !== null && within(start, home2);
-  let dir = start;
-  for (; ; ) {
-    if (dir !== start) {
-      const why = distrust(dir, uid, safeList);
-      if (why !== null) return { root: start, start, by: "start", stopped: { at: dir, why } };
-    }
-    if (exists2(path13.join(dir, ".ai", "memory"))) {
-      if (dir === start || memoryOwnedWell(dir, uid)) return { root: dir, start, by: "memory" };
-      return { root: start, start, by: "start", stopped: { at: dir, why: "its .ai/memory belongs to another user" } };
-    }
-    if (exists2(path13.join(dir, ".git"))) return { root: dir, start, by: "git" };
-    const parent = path13.dirname(dir);
-    if (parent === dir || stops.includes(parent) || belowHome && parent === home2) return { root: start, start, by: "start" };
-    dir = parent;
-  }
-}
-var NOT_A_PROJECT;
-var init_root = __esm({
-  "src/store/root.ts"() {
-    "use strict";
-    init_errors();
-    NOT_A_PROJECT = "not a project: run it from a project folder or pass --root <project>";
-  }
-});
-
 // src/verbs/common.ts
-import path14 from "node:path";
+import path16 from "node:path";
 function rootOption(ctx, fallbackStart = null) {
   const value = ctx.values.root;
   if (value === "") throw new UsageError("--root needs a folder: pass --root <project>, or leave it out to start from the current folder");
   const given = typeof value === "string";
-  const found = findRoot(path14.resolve(ctx.cwd, given ? value : fallbackStart ?? "."), ctx.env);
+  const found = findRoot(path16.resolve(ctx.cwd, given ? value : fallbackStart ?? "."), ctx.env);
   if (given && found.root !== found.start) ctx.warn(`using root ${found.root}`);
   if (!given && found.stopped) ctx.warn(`stopped looking for the project root at ${quotedPath(found.stopped.at)} (${found.stopped.why}); using ${quotedPath(found.root)}: pass --root <project> to choose another`);
   return found.root;
@@ -1726,7 +1856,7 @@ __export(context_exports, {
   offerText: () => offerText
 });
 import { spawnSync } from "node:child_process";
-import { closeSync as closeSync7, constants as constants6, lstatSync as lstatSync8, mkdirSync as mkdirSync2, openSync as openSync6, writeSync as writeSync3 } from "node:fs";
+import { closeSync as closeSync8, constants as constants7, lstatSync as lstatSync10, mkdirSync as mkdirSync3, openSync as openSync7, writeSync as writeSync4 } from "node:fs";
 function offerText(pct, used, window, threshold) {
   return `session-handoff: this session's context is ${pct}% full (${used} of ${window} tokens; the threshold is ${threshold}%). Before it is compacted, offer the user once to save a handoff now with the session-handoff skill's save flow; save only if they agree. An automatic checkpoint was written to .ai/memory/checkpoints/ as a safety net.`;
 }
@@ -1766,24 +1896,35 @@ function readUsage(transcriptPath) {
 function claim(p, body) {
   let fd;
   try {
-    fd = openSync6(p, constants6.O_WRONLY | constants6.O_CREAT | constants6.O_EXCL | constants6.O_NOFOLLOW, 384);
+    fd = openSync7(p, constants7.O_WRONLY | constants7.O_CREAT | constants7.O_EXCL | constants7.O_NOFOLLOW, 384);
   } catch {
     return false;
   }
   try {
-    writeSync3(fd, body);
+    writeSync4(fd, body);
   } finally {
-    closeSync7(fd);
+    closeSync8(fd);
   }
   return true;
 }
 function exists3(p) {
   try {
-    lstatSync8(p);
+    lstatSync10(p);
     return true;
   } catch {
     return false;
   }
+}
+function strings(v, out = [], depth = 0) {
+  if (typeof v === "string") out.push(v);
+  else if (v !== null && typeof v === "object" && depth < 8) for (const x of Object.values(v)) strings(x, out, depth + 1);
+  return out;
+}
+function noteSave(root, input, format) {
+  if (input.event !== "PostToolUse") return;
+  if (!isSaveCommand(strings(input.raw.tool_input).join("\n"))) return;
+  const token = savedToken(strings(input.raw.tool_response).join("\n"), false);
+  if (token !== null) recordSavedBy(root, token, AGENT_OF_FORMAT[format] ?? null);
 }
 function envelope(event, text) {
   return `${JSON.stringify({ hookSpecificOutput: { hookEventName: event, additionalContext: text } })}
@@ -1797,6 +1938,7 @@ async function decide(ctx, input, format) {
   } catch (err) {
     return say(`${err.message}; printing nothing`);
   }
+  noteSave(root, input, format);
   const memDir = memoryDir(root);
   const { settings, problems } = readSettings(memDir);
   const warn = problems.map((p) => `memory_io context: ${p}`);
@@ -1820,7 +1962,7 @@ async function decide(ctx, input, format) {
   const pct = Math.floor(last.used * 100 / window);
   try {
     checkTree(root, { create: true });
-    mkdirSync2(checkpointsDir(root), { recursive: true, mode: 448 });
+    mkdirSync3(checkpointsDir(root), { recursive: true, mode: 448 });
   } catch (err) {
     return ok("", [...warn, `memory_io context: ${err.message}; printing nothing`]);
   }
@@ -1837,7 +1979,7 @@ async function decide(ctx, input, format) {
   }
   return ok(envelope(input.event, offerText(pct, last.used, window, settings.contextThreshold)), warn);
 }
-var SMALL_TAIL, LARGE_TAIL, STDIN_BYTES, FORMATS, contextVerb;
+var SMALL_TAIL, LARGE_TAIL, STDIN_BYTES, FORMATS, AGENT_OF_FORMAT, contextVerb;
 var init_context = __esm({
   "src/verbs/context.ts"() {
     "use strict";
@@ -1845,6 +1987,7 @@ var init_context = __esm({
     init_tail();
     init_usage();
     init_last_save();
+    init_saves();
     init_harness_path();
     init_checkpoints();
     init_paths();
@@ -1857,6 +2000,7 @@ var init_context = __esm({
     LARGE_TAIL = 1024 * 1024;
     STDIN_BYTES = 65536;
     FORMATS = /* @__PURE__ */ new Set(["claude", "codex"]);
+    AGENT_OF_FORMAT = { claude: "Claude Code", codex: "Codex" };
     contextVerb = {
       name: "context",
       options: { root: { type: "string" }, format: { type: "string" } },
@@ -1891,109 +2035,6 @@ exit: always 0.
         return decide(ctx, input, format);
       }
     };
-  }
-});
-
-// src/git/git-dir.ts
-import { lstatSync as lstatSync9, readFileSync as readFileSync4 } from "node:fs";
-import path15 from "node:path";
-function isFile(p) {
-  try {
-    return lstatSync9(p).isFile();
-  } catch {
-    return false;
-  }
-}
-function isDir(p) {
-  try {
-    return lstatSync9(p).isDirectory();
-  } catch {
-    return false;
-  }
-}
-function readSmall2(p) {
-  try {
-    if (!isFile(p)) return null;
-    return readFileSync4(p, "utf8").slice(0, 4096);
-  } catch {
-    return null;
-  }
-}
-function gitTopOf(root, opts = {}) {
-  let dir = root;
-  for (; ; ) {
-    if (dir !== root && distrustedAbove(dir, process.env, opts) !== null) return null;
-    try {
-      lstatSync9(path15.join(dir, ".git"));
-      return dir;
-    } catch {
-    }
-    const parent = path15.dirname(dir);
-    if (parent === dir) return null;
-    dir = parent;
-  }
-}
-function gitDirOf(top) {
-  const dotGit = path15.join(top, ".git");
-  if (isDir(dotGit)) return dotGit;
-  const text = readSmall2(dotGit);
-  const m = text === null ? null : /^gitdir:[ \t]*(.+?)[ \t]*$/m.exec(text);
-  if (!m) return null;
-  const dir = path15.resolve(top, m[1]);
-  return isDir(dir) ? dir : null;
-}
-function commonDirOf(gitDir) {
-  try {
-    const text = readFileSync4(path15.join(gitDir, "commondir"), "utf8").trim();
-    if (text !== "") return path15.resolve(gitDir, text);
-  } catch {
-  }
-  return gitDir;
-}
-var init_git_dir = __esm({
-  "src/git/git-dir.ts"() {
-    "use strict";
-    init_root();
-  }
-});
-
-// src/git/saves.ts
-import { closeSync as closeSync8, constants as constants7, lstatSync as lstatSync10, mkdirSync as mkdirSync3, openSync as openSync7, readFileSync as readFileSync5, renameSync, writeSync as writeSync4 } from "node:fs";
-import path16 from "node:path";
-function savesPath(root, opts = {}) {
-  const top = gitTopOf(root, opts);
-  const gitDir = top === null ? null : gitDirOf(top);
-  return gitDir === null ? null : path16.join(commonDirOf(gitDir), "session-handoff", "saves");
-}
-function savesLines(p) {
-  return readFileSync5(p, "utf8").slice(0, 16384).split("\n").filter((l) => /^[0-9a-f]{64}( \d+ \d+ \d+ \d+)?$/.test(l));
-}
-function statKey(st) {
-  return `${st.size} ${st.mtimeNs} ${st.ctimeNs} ${st.ino}`;
-}
-function savedHereByStat(root, key) {
-  const p = savesPath(root);
-  if (p === null) return false;
-  try {
-    return savesLines(p).some((l) => l.slice(65) === key);
-  } catch {
-    return false;
-  }
-}
-function readSaves(root) {
-  const p = savesPath(root);
-  if (p === null) return null;
-  try {
-    if (!lstatSync10(p).isFile()) return null;
-    return savesLines(p).map((l) => l.split(" ")[0]);
-  } catch {
-    return null;
-  }
-}
-var init_saves = __esm({
-  "src/git/saves.ts"() {
-    "use strict";
-    init_git_dir();
   }
 });
 

@@ -7,7 +7,8 @@ import { closeSync, constants, lstatSync, mkdirSync, openSync, writeSync } from 
 import { closeTranscript, openTranscript, tailPart } from "../agents/transcripts/tail.ts";
 import { sniffFormat } from "../agents/transcripts/tail.ts";
 import { usagePoints, type UsagePoint } from "../agents/transcripts/usage.ts";
-import { findLastSave } from "../agents/transcripts/last-save.ts";
+import { findLastSave, isSaveCommand, savedToken } from "../agents/transcripts/last-save.ts";
+import { recordSavedBy } from "../git/saves.ts";
 import { hookCwd } from "../agents/harness-path.ts";
 import { checkpointsDir, rmQuietRegular, sessionFileId } from "../store/checkpoints.ts";
 import { checkTree, memoryDir } from "../store/paths.ts";
@@ -102,6 +103,26 @@ function exists(p: string): boolean {
   }
 }
 
+// Every string inside a JSON value, joined by newlines (a tool's input or response, any shape).
+function strings(v: unknown, out: string[] = [], depth = 0): string[] {
+  if (typeof v === "string") out.push(v);
+  else if (v !== null && typeof v === "object" && depth < 8) for (const x of Object.values(v)) strings(x, out, depth + 1);
+  return out;
+}
+
+const AGENT_OF_FORMAT: Record<string, string> = { claude: "Claude Code", codex: "Codex" };
+
+/**
+ * After a tool call that saved the handoff, records which agent saved it (the hook's format
+ * says; Codex sets nothing in its tools' environment that `write` could read).
+ */
+function noteSave(root: string, input: HookInput, format: string): void {
+  if (input.event !== "PostToolUse") return;
+  if (!isSaveCommand(strings(input.raw.tool_input).join("\n"))) return;
+  const token = savedToken(strings(input.raw.tool_response).join("\n"), false);
+  if (token !== null) recordSavedBy(root, token, AGENT_OF_FORMAT[format] ?? null);
+}
+
 function envelope(event: string, text: string): string {
   return `${JSON.stringify({ hookSpecificOutput: { hookEventName: event, additionalContext: text } })}\n`;
 }
@@ -115,6 +136,7 @@ async function decide(ctx: VerbContext, input: HookInput, format: string): Promi
   } catch (err) {
     return say(`${(err as Error).message}; printing nothing`);
   }
+  noteSave(root, input, format);
   const memDir = memoryDir(root);
   const { settings, problems } = readSettings(memDir);
   const warn = problems.map((p) => `memory_io context: ${p}`);
