@@ -4,7 +4,7 @@ import { parseArgs } from "node:util";
 import { Absent, HelperError, Refused, UsageError, type ExitCode } from "./errors.ts";
 import { showRefused } from "./guard/invisible.ts";
 import { suggestion, usageText, verbHelp } from "./usage.ts";
-import type { Outcome, Verb, VerbContext } from "./verbs/types.ts";
+import type { Outcome, Verb, VerbContext, VerbTable } from "./verbs/types.ts";
 
 /** The helper's version, printed by `--version`. */
 export const VERSION = "0.1.0";
@@ -55,9 +55,6 @@ export const GEMINI_SILENT = "{}\n";
  * Usage errors exit 2, except `hook` (always 0, problem on stderr) and `check` (64).
  * For a Gemini hook run (`geminiHookRun`) stderr is dropped and empty stdout becomes `{}`.
  */
-/** Verb name -> summary and loader (src/verbs/index.ts holds them all). */
-export type VerbTable = Record<string, { summary: string; load: () => Promise<Verb>; hidden?: true }>;
-
 export async function main(verbs: VerbTable, proc: Process): Promise<ExitCode> {
   if (!geminiHookRun(proc.argv)) return run(verbs, proc);
   let printed = false;

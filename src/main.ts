@@ -1,7 +1,8 @@
 // The process boundary: the one place that reads argv, writes to the descriptors and sets the
 // exit code (style.md, habit 1). The entries in src/entries/ call runProcess with their verb table.
 import { closeSync, constants, fstatSync, openSync, readSync, writeSync, type Stats } from "node:fs";
-import { GEMINI_SILENT, geminiHookRun, main, type VerbTable } from "./cli.ts";
+import { GEMINI_SILENT, geminiHookRun, main } from "./cli.ts";
+import type { VerbTable } from "./verbs/types.ts";
 
 // Output goes straight to the descriptors: building process.stdout for a pipe loads the
 // net and stream modules (~3 ms measured, BENCHMARKS.md), and every verb prints once.

@@ -1,7 +1,7 @@
 // What `--help` prints, and the usage a usage error shows (docs/decisions/skill-flows.md).
 import { nearest, wrapHelp } from "./help.ts";
 import { exampleBlock } from "./verbs/examples.ts";
-import type { VerbTable } from "./cli.ts";
+import type { VerbTable } from "./verbs/types.ts";
 
 /** The overview `--help` prints (and, for a usage error, stderr), wrapped at 80 columns. */
 export function usageText(VERBS: VerbTable): string {

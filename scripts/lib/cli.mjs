@@ -9363,7 +9363,7 @@ var init_merge_driver = __esm({
   }
 });
 
-// src/schema/checkpoint-brief.ts
+// src/brief/checkpoint-brief.ts
 function parseCheckpoint(text2) {
   const out = { requests: [], plan: [], failedCommands: [], claim: null };
   let section = "";
@@ -9425,7 +9425,7 @@ function foldCheckpoint(brief, cp, age) {
 }
 var CAPTURED, STATUS;
 var init_checkpoint_brief = __esm({
-  "src/schema/checkpoint-brief.ts"() {
+  "src/brief/checkpoint-brief.ts"() {
     "use strict";
     init_brief();
     init_cut();
@@ -13921,10 +13921,19 @@ exit:   0 published, or nothing to publish; 2 refused (not a git repository, the
   }
 });
 
-// src/agents/transcripts/types.ts
+// src/schema/capture.ts
 function emptyCapture(format2) {
   return { format: format2, firstTimestamp: null, userRequests: [], plan: null, planFinal: false, filesEdited: [], commands: [], lastClaim: null, records: 0, version: null };
 }
+var LISTED_ITEMS;
+var init_capture = __esm({
+  "src/schema/capture.ts"() {
+    "use strict";
+    LISTED_ITEMS = 40;
+  }
+});
+
+// src/agents/transcripts/types.ts
 function obj(value) {
   return value !== null && typeof value === "object" && !Array.isArray(value) ? value : null;
 }
@@ -13952,11 +13961,10 @@ function exitFromText(text2) {
 function versionOf(value) {
   return typeof value === "string" && /^[0-9A-Za-z][0-9A-Za-z.+_-]{0,39}$/.test(value) ? value : null;
 }
-var LISTED_ITEMS;
 var init_types2 = __esm({
   "src/agents/transcripts/types.ts"() {
     "use strict";
-    LISTED_ITEMS = 40;
+    init_capture();
   }
 });
 
@@ -15019,7 +15027,7 @@ var init_checkpoint = __esm({
     init_sanitize();
     init_redaction();
     init_anchor_lines();
-    init_types2();
+    init_capture();
     init_checkpoint_name();
     init_checkpoint_name();
     CHECKPOINT_MAX_BYTES = 4096;

@@ -1,7 +1,7 @@
 // scripts/lib/session.mjs: the verbs a harness runs at every session start or turn, without the rest
 // of the CLI (src/entries/memory_io.ts routes them here).
 import { runProcess } from "../main.ts";
-import type { VerbTable } from "../cli.ts";
+import type { VerbTable } from "../verbs/types.ts";
 
 const SESSION_VERBS: VerbTable = {
   context: { summary: "run by prompt/tool hooks: offer a handoff once when the context crosses its threshold", load: async () => (await import("../verbs/context.ts")).contextVerb },

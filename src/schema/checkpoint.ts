@@ -4,7 +4,7 @@ import { sanitize } from "../guard/sanitize.ts";
 import { redactTranscript } from "../guard/redaction.ts";
 import type { RedactionFinding } from "../guard/redact.ts";
 import { quotePath } from "./anchor-lines.ts";
-import { LISTED_ITEMS, type Capture } from "../agents/transcripts/types.ts";
+import { LISTED_ITEMS, type Capture } from "./capture.ts";
 import { CHECKPOINT_HEADING } from "./checkpoint-name.ts";
 
 export { CHECKPOINT_HEADING, CHECKPOINT_NAME, SESSION_ID, headerValue, isAnchorsOnlySource, isCheckpointText } from "./checkpoint-name.ts";

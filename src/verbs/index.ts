@@ -1,4 +1,4 @@
-import type { VerbTable } from "../cli.ts";
+import type { VerbTable } from "./types.ts";
 
 /**
  * The verb table: name -> one-line summary and a loader. Loaders import lazily so that a
