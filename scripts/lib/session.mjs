@@ -417,6 +417,13 @@ var init_tail = __esm({
   }
 });
 
+// src/schema/capture.ts
+var init_capture = __esm({
+  "src/schema/capture.ts"() {
+    "use strict";
+  }
+});
+
 // src/agents/transcripts/types.ts
 function obj(value) {
   return value !== null && typeof value === "object" && !Array.isArray(value) ? value : null;
@@ -435,6 +442,7 @@ function parseLine(line) {
 var init_types = __esm({
   "src/agents/transcripts/types.ts"() {
     "use strict";
+    init_capture();
   }
 });
 

@@ -106,14 +106,14 @@ const codexTools = (proj: string): Tools => ({
 });
 
 /** `codex exec` (function tools: an unknown model name), as codex.test.ts runs it. */
-async function codex(w: World, fake: FakeModel, prompt: string) {
+async function codex(w: World, fake: FakeModel, prompt: string, extra: string[] = []) {
   const codexHome = path.join(w.home, ".codex");
   mkdirSync(codexHome, { recursive: true });
   writeFileSync(
     path.join(codexHome, "config.toml"),
     `model = "fake-model"\nmodel_provider = "fake"\ncheck_for_update_on_startup = false\n\n[model_providers.fake]\nname = "Fake"\nbase_url = "${fake.url}/v1"\nwire_api = "responses"\nenv_key = "FAKE_API_KEY"\n\n[analytics]\nenabled = false\n`,
   );
-  return run([...cliCommand("codex"), "exec", "-C", w.proj, "--trust", "--dangerously-bypass-hook-trust", prompt], {
+  return run([...cliCommand("codex"), "exec", "-C", w.proj, "--trust", "--dangerously-bypass-hook-trust", ...extra, prompt], {
     cwd: w.proj,
     env: { ...w.env, CODEX_HOME: codexHome, FAKE_API_KEY: "dummy" },
     timeoutMs: 90_000,
@@ -169,6 +169,42 @@ harnessSuite("codex", (suite) => {
     expect(brief).toMatch(GOAL);
     expect(brief).toMatch(NEXT);
     expect(brief).toMatch(/saved by Codex at \d{4}-/);
+  });
+});
+// Codex: the offer from the rollout's token_count, through its UserPromptSubmit/PostToolUse hooks;
+// then a forced auto-compaction (PreCompact → PostCompact → SessionStart compact, harnesses.md).
+harnessSuite("codex", (suite) => {
+  const session = async (prefix: string, tokens: number, extra: string[] = []) => {
+    const { w } = await installedProject(suite.world(prefix), ".agents/skills", "codex");
+    const from = suite.fake().requests.length;
+    let n = 0;
+    suite.fake().setScript((req) => {
+      if (req.text.includes("FAKE-CODEX-COMPACT-SUMMARY")) return { text: "FAKE-AFTER-COMPACT" };
+      n++;
+      return req.results.length === 0 && n < 3 ? { tool: "exec_command", input: { cmd: "echo ctx-work" }, inputTokens: tokens } : { text: "FAKE-DONE", inputTokens: tokens };
+    });
+    const e = await codex(w, suite.fake(), "first turn", extra);
+    expect(e.code, e.stderr.slice(-1500)).toBe(0);
+    return { w, e, reqs: main(suite.fake(), from), all: suite.fake().requests.slice(from) };
+  };
+
+  scenario("codex/context-offer", "a usage crossing 75% of Codex's window: what reaches the model", async () => {
+    const { w, e, reqs } = await session("codex-ctx-high", 200_000);
+    const offered = listFiles(path.join(w.proj, ".ai", "memory", "checkpoints")).filter((f) => f.startsWith(".offered-"));
+    // The hook ran and decided (the marker), whatever Codex does with its output.
+    expect(offered.length, e.stderr.slice(-1500)).toBe(1);
+    const seen = reqs.filter((q) => count(q.text, OFFER) > 0).length;
+    console.log(`codex 0.171.0: offer marker written; requests carrying the offer: ${seen} of ${reqs.length}`);
+    expect(seen).toBeGreaterThan(0);
+    for (const q of reqs.slice(reqs.findIndex((q) => count(q.text, OFFER) > 0))) expect(count(q.text, OFFER)).toBe(1);
+  });
+
+  scenario("codex/context-compaction", "a forced auto-compaction: the PreCompact checkpoint, and what the offer does", async () => {
+    const { w, e, all } = await session("codex-ctx-compact", 300_000, ["-c", "model_auto_compact_token_limit=1000"]);
+    const compacted = all.some((q) => q.aux);
+    const cp = listFiles(path.join(w.proj, ".ai", "memory", "checkpoints"));
+    console.log(`codex 0.171.0 compaction: compaction request ${compacted}; checkpoints/: ${cp.join(", ")}`);
+    expect(e.stderr).not.toMatch(/hook: \w+ (Failed|Blocked)/);
   });
 });
 void TRICKY_HANDOFF;
