@@ -9020,7 +9020,8 @@ escapes, as \`anchors\` writes it). The text printed shows every other control a
 character \`write\` refuses as <U+XXXX>, the summary and the committer's name included.
 Anchor values are validated before use: a full 40/64-hex id, a strict ISO-8601 time with a
 zone, paths inside the root. A bad value is listed as unverifiable and never reaches git.
-Key files are only looked up, never opened.
+Key files are only looked up, never opened. When this clone recorded which agent made the
+save (<git dir>/session-handoff/saved-by), the summary says "saved by <agent> at <Saved:>".
 
 Below the summary, one fact per line ("branch: saved \u2026, now \u2026", "HEAD: \u2026", \u2026), and as they
 apply "provenance: not saved in this clone; last committed by "<author>" <e-mail>",
@@ -15485,6 +15486,11 @@ function claudePoint(rec, line) {
 }
 function codexPoint(rec, line) {
   const payload = obj(rec.payload);
+  if (rec.type === "token_usage_record") {
+    const usage = obj(payload?.usage);
+    const used2 = num(usage?.total_tokens) || num(usage?.input_tokens) + num(usage?.output_tokens);
+    return used2 === 0 ? null : { used: used2, window: null, model: null, line };
+  }
   if (rec.type !== "event_msg" || payload?.type !== "token_count") return null;
   const info = obj(payload.info);
   const last = obj(info?.last_token_usage);
@@ -15515,7 +15521,7 @@ var init_usage = __esm({
     CLAUDE_DEFAULT_WINDOW = 2e5;
     ONE_MILLION = /* @__PURE__ */ new Set(["claude-opus-5-5"]);
     num = (v) => typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : 0;
-    WORDS2 = { claude: /"usage"/, codex: /"token_count"/ };
+    WORDS2 = { claude: /"usage"/, codex: /"token_count"|"token_usage_record"/ };
   }
 });
 
@@ -15616,7 +15622,7 @@ async function decide(ctx, input, format2) {
   const usage = readUsage(input.transcriptPath);
   if (usage === null || usage.points.length === 0) return ok("", warn);
   const last = usage.points[usage.points.length - 1];
-  const window = settings.contextWindow ?? last.window;
+  const window = settings.contextWindow ?? last.window ?? [...usage.points].reverse().find((p) => p.window !== null)?.window ?? null;
   if (window === null) return ok("", warn);
   const above = (p) => p.used * 100 / window >= settings.contextThreshold;
   const marker = `${checkpointsDir(root)}/.offered-${sessionFileId(input.sessionId)}`;

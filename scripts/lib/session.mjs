@@ -466,6 +466,11 @@ function claudePoint(rec, line) {
 }
 function codexPoint(rec, line) {
   const payload = obj(rec.payload);
+  if (rec.type === "token_usage_record") {
+    const usage = obj(payload?.usage);
+    const used2 = num(usage?.total_tokens) || num(usage?.input_tokens) + num(usage?.output_tokens);
+    return used2 === 0 ? null : { used: used2, window: null, model: null, line };
+  }
   if (rec.type !== "event_msg" || payload?.type !== "token_count") return null;
   const info = obj(payload.info);
   const last = obj(info?.last_token_usage);
@@ -496,7 +501,7 @@ var init_usage = __esm({
     CLAUDE_DEFAULT_WINDOW = 2e5;
     ONE_MILLION = /* @__PURE__ */ new Set(["claude-opus-5-5"]);
     num = (v) => typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : 0;
-    WORDS = { claude: /"usage"/, codex: /"token_count"/ };
+    WORDS = { claude: /"usage"/, codex: /"token_count"|"token_usage_record"/ };
   }
 });
 
@@ -1954,7 +1959,7 @@ async function decide(ctx, input, format) {
   const usage = readUsage(input.transcriptPath);
   if (usage === null || usage.points.length === 0) return ok("", warn);
   const last = usage.points[usage.points.length - 1];
-  const window = settings.contextWindow ?? last.window;
+  const window = settings.contextWindow ?? last.window ?? [...usage.points].reverse().find((p) => p.window !== null)?.window ?? null;
   if (window === null) return ok("", warn);
   const above = (p) => p.used * 100 / window >= settings.contextThreshold;
   const marker = `${checkpointsDir(root)}/.offered-${sessionFileId(input.sessionId)}`;

@@ -144,7 +144,8 @@ async function decide(ctx: VerbContext, input: HookInput, format: string): Promi
   const usage = readUsage(input.transcriptPath);
   if (usage === null || usage.points.length === 0) return ok("", warn);
   const last = usage.points[usage.points.length - 1]!;
-  const window = settings.contextWindow ?? last.window;
+  // Codex says its window only in token_count events: the latest one seen serves the records after it.
+  const window = settings.contextWindow ?? last.window ?? [...usage.points].reverse().find((p) => p.window !== null)?.window ?? null;
   if (window === null) return ok("", warn);
   const above = (p: UsagePoint) => (p.used * 100) / window >= settings.contextThreshold;
   const marker = `${checkpointsDir(root)}/.offered-${sessionFileId(input.sessionId)}`;

@@ -124,7 +124,8 @@ escapes, as \`anchors\` writes it). The text printed shows every other control a
 character \`write\` refuses as <U+XXXX>, the summary and the committer's name included.
 Anchor values are validated before use: a full 40/64-hex id, a strict ISO-8601 time with a
 zone, paths inside the root. A bad value is listed as unverifiable and never reaches git.
-Key files are only looked up, never opened.
+Key files are only looked up, never opened. When this clone recorded which agent made the
+save (<git dir>/session-handoff/saved-by), the summary says "saved by <agent> at <Saved:>".
 
 Below the summary, one fact per line ("branch: saved …, now …", "HEAD: …", …), and as they
 apply "provenance: not saved in this clone; last committed by "<author>" <e-mail>",

@@ -77,6 +77,7 @@ export const SENTENCES: readonly Sentence[] = [
   { id: "drift.shallow", source: VERDICT, help: "drift", doc: "docs/decisions/absent-not-rewritten.md", text: "not in this clone: deepen it (git fetch --deepen or --unshallow)" },
   { id: "drift.branch-absent", source: VERDICT, help: "drift", doc: "docs/decisions/absent-not-rewritten.md", text: "branch {then} is not in this clone; on {now}" },
   { id: "drift.elsewhere", source: VERDICT, help: "drift", doc: "docs/design.md#memory-from-elsewhere", text: "the handoff was not saved in this clone{}; its last commit is by {author}" },
+  { id: "drift.saved-by", source: VERDICT, help: "drift", doc: "docs/context-threshold.md#continue-in-another-agent", text: "saved by {agent} at {time}" },
   { id: "drift.memory-only", source: VERDICT, help: "drift", text: "{N memory-only commits} (the handoff itself) not counted" },
   { id: "drift.too-stale", source: VERDICT, help: "drift", text: "too stale for line-by-line reconciliation" },
 

@@ -181,7 +181,8 @@ harnessSuite("codex", (suite) => {
     suite.fake().setScript((req) => {
       if (req.text.includes("FAKE-CODEX-COMPACT-SUMMARY")) return { text: "FAKE-AFTER-COMPACT" };
       n++;
-      return req.results.length === 0 && n < 3 ? { tool: "exec_command", input: { cmd: "echo ctx-work" }, inputTokens: tokens } : { text: "FAKE-DONE", inputTokens: tokens };
+      // Two tool calls: Codex writes the window (token_count) only after the first tool's output.
+      return req.results.length < 2 && n < 4 ? { tool: "exec_command", input: { cmd: `echo ctx-work-${n}` }, inputTokens: tokens } : { text: "FAKE-DONE", inputTokens: tokens };
     });
     const e = await codex(w, suite.fake(), "first turn", extra);
     expect(e.code, e.stderr.slice(-1500)).toBe(0);
@@ -192,6 +193,7 @@ harnessSuite("codex", (suite) => {
     const { w, e, reqs } = await session("codex-ctx-high", 200_000);
     const offered = listFiles(path.join(w.proj, ".ai", "memory", "checkpoints")).filter((f) => f.startsWith(".offered-"));
     // The hook ran and decided (the marker), whatever Codex does with its output.
+    console.log(`codex 0.171.0 hooks: ${e.stderr.split("\n").filter((l) => /hook/i.test(l)).join(" | ").slice(0, 1500)}`);
     expect(offered.length, e.stderr.slice(-1500)).toBe(1);
     const seen = reqs.filter((q) => count(q.text, OFFER) > 0).length;
     console.log(`codex 0.171.0: offer marker written; requests carrying the offer: ${seen} of ${reqs.length}`);

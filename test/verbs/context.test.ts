@@ -169,3 +169,67 @@ describe("usage and settings, pure", () => {
     expect(r.problems).toEqual(['.ai/memory/settings.json: unknown key "colour" ignored']);
   });
 });
+
+describe("saved by: which agent made the save, in the next agent's brief", () => {
+  const doc = `<!-- memory-schema: v1 -->
+# Session Handoff
+
+## Current goal
+Add a subtract function to src/math.js
+
+## Plan
+- [ ] Add subtract
+
+## Decisions
+- none
+
+## Failed approaches
+- none
+
+## Open questions
+- none
+
+## Next steps
+1. Add subtract to src/math.js — done when it returns 2 for (5, 3)
+
+## Key files
+- none
+
+## Environment anchors
+`;
+  const saveWith = (root: string, env: Record<string, string>) => {
+    const r = helper(["write", "handoff", "--expected-current-sha256", "absent"], { input: doc, env, cwd: root });
+    expect(r.code, r.stderr).toBe(0);
+    return /CURRENT-SHA256: ([0-9a-f]{64})/.exec(r.stdout)![1]!;
+  };
+  const drift = (root: string) => /^Drift & lessons: .*$/m.exec(helper(["brief"], { cwd: root }).stdout)?.[0] ?? "";
+
+  it("write names Claude Code from CLAUDECODE; brief says saved by Claude Code at the Saved: time", () => {
+    const root = gitRepo();
+    saveWith(root, { CLAUDECODE: "1" });
+    expect(drift(root)).toMatch(/; saved by Claude Code at \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ[;.]/);
+  });
+
+  it("SESSION_HANDOFF_AGENT names it; with no sign of an agent nothing is said", () => {
+    const named = gitRepo();
+    saveWith(named, { SESSION_HANDOFF_AGENT: "Gemini CLI" });
+    expect(drift(named)).toContain("saved by Gemini CLI at ");
+    const none = gitRepo();
+    saveWith(none, {});
+    expect(drift(none)).not.toContain("saved by");
+  });
+
+  it("Codex sets nothing in its tools' environment: its PostToolUse hook records the save it saw", () => {
+    const root = gitRepo();
+    const token = saveWith(root, {});
+    const input = JSON.stringify({
+      session_id: "codex-1",
+      cwd: root,
+      hook_event_name: "PostToolUse",
+      tool_input: { command: `node "/x/.agents/skills/session-handoff/scripts/memory_io.mjs" write handoff --from-draft --expected-current-sha256 absent` },
+      tool_response: `saved HANDOFF.md\nCURRENT-SHA256: ${token}\n`,
+    });
+    expect(helper(["context", "--format", "codex"], { input })).toMatchObject({ code: 0, stdout: "" });
+    expect(drift(root)).toContain("saved by Codex at ");
+  });
+});

@@ -45,6 +45,13 @@ function claudePoint(rec: Record<string, unknown>, line: number): UsagePoint | n
 
 function codexPoint(rec: Record<string, unknown>, line: number): UsagePoint | null {
   const payload = obj(rec.payload);
+  // 0.171.0 writes `token_usage_record` as soon as a response ends, before its tool runs, and
+  // `token_count` (with the window) only after the tool's output: the PostToolUse hook sees the first.
+  if (rec.type === "token_usage_record") {
+    const usage = obj(payload?.usage);
+    const used = num(usage?.total_tokens) || num(usage?.input_tokens) + num(usage?.output_tokens);
+    return used === 0 ? null : { used, window: null, model: null, line };
+  }
   if (rec.type !== "event_msg" || payload?.type !== "token_count") return null;
   const info = obj(payload.info);
   const last = obj(info?.last_token_usage);
@@ -56,7 +63,7 @@ function codexPoint(rec: Record<string, unknown>, line: number): UsagePoint | nu
 }
 
 // Cheap prefilters: a line without these words holds no usage record.
-const WORDS: Partial<Record<TranscriptFormat, RegExp>> = { claude: /"usage"/, codex: /"token_count"/ };
+const WORDS: Partial<Record<TranscriptFormat, RegExp>> = { claude: /"usage"/, codex: /"token_count"|"token_usage_record"/ };
 
 /** Every recorded usage in `lines`, oldest first (empty for a format that records none). */
 export function usagePoints(format: TranscriptFormat, lines: readonly string[]): UsagePoint[] {
