@@ -4451,9 +4451,9 @@ function looksLikeCode(value) {
   const m = CODE_PATH.exec(value);
   if (!m) return false;
   const tail = m.groups?.["tail"];
-  const path56 = tail === void 0 ? value : value.slice(0, value.length - tail.length);
-  if (isWordy(path56)) return true;
-  const parts = path56.split(/\??\.|::|->/);
+  const path57 = tail === void 0 ? value : value.slice(0, value.length - tail.length);
+  if (isWordy(path57)) return true;
+  const parts = path57.split(/\??\.|::|->/);
   return parts.length > 1 && parts.every((p) => /^[A-Za-z_$]+!?$/.test(p)) && parts.some((p) => /^[a-z]{3,}$/.test(p));
 }
 function shannonEntropy(s) {
@@ -11174,12 +11174,12 @@ function parseTree(text2, errors = [], options = ParseOptions.DEFAULT) {
   }
   return result;
 }
-function findNodeAtLocation(root, path56) {
+function findNodeAtLocation(root, path57) {
   if (!root) {
     return void 0;
   }
   let node = root;
-  for (let segment of path56) {
+  for (let segment of path57) {
     if (typeof segment === "string") {
       if (node.type !== "object" || !Array.isArray(node.children)) {
         return void 0;
@@ -11545,14 +11545,14 @@ var init_parser = __esm({
 
 // node_modules/jsonc-parser/lib/esm/impl/edit.js
 function setProperty(text2, originalPath, value, options) {
-  const path56 = originalPath.slice();
+  const path57 = originalPath.slice();
   const errors = [];
   const root = parseTree(text2, errors);
   let parent = void 0;
   let lastSegment = void 0;
-  while (path56.length > 0) {
-    lastSegment = path56.pop();
-    parent = findNodeAtLocation(root, path56);
+  while (path57.length > 0) {
+    lastSegment = path57.pop();
+    parent = findNodeAtLocation(root, path57);
     if (parent === void 0 && value !== void 0) {
       if (typeof lastSegment === "string") {
         value = { [lastSegment]: value };
@@ -11732,8 +11732,8 @@ function printParseErrorCode(code) {
   }
   return "<unknown ParseErrorCode>";
 }
-function modify(text2, path56, value, options) {
-  return setProperty(text2, path56, value, options);
+function modify(text2, path57, value, options) {
+  return setProperty(text2, path57, value, options);
 }
 function applyEdits(text2, edits) {
   let sortedEdits = edits.slice(0).sort((a, b) => {
@@ -11875,8 +11875,8 @@ function formatOf(text2) {
   const indent = m ? m[1] : "  ";
   return { insertSpaces: !indent.startsWith("	"), tabSize: indent.startsWith("	") ? 1 : indent.length, eol: text2.includes("\r\n") ? "\r\n" : "\n" };
 }
-function edit(text2, path56, value, fmt, insert = false) {
-  return applyEdits(text2, modify(text2, path56, value, { formattingOptions: fmt, isArrayInsertion: insert }));
+function edit(text2, path57, value, fmt, insert = false) {
+  return applyEdits(text2, modify(text2, path57, value, { formattingOptions: fmt, isArrayInsertion: insert }));
 }
 function parsedHooks(text2) {
   const v = parse2(text2, [], { allowTrailingComma: true, disallowComments: false });
@@ -11982,7 +11982,35 @@ function oursIn(text2) {
   }
   return out;
 }
-var HELPER_FILE, MAX_JSON_DEPTH, isObj, OPEN_BRACE, CLOSE_BRACE, OPEN_BRACKET, CLOSE_BRACKET, EOF;
+function theirsOf(ours) {
+  const m = THEN.exec(ours);
+  return m ? m[1].replaceAll(`'\\''`, "'") : null;
+}
+function mergeStatusLine(text2, command, args) {
+  const parsed = parse2(text2.replace(/^\uFEFF/, ""), [], { allowTrailingComma: true, disallowComments: false });
+  if (!isObj(parsed)) return text2;
+  const sl = parsed.statusLine;
+  if (sl !== void 0 && !(isObj(sl) && typeof sl.command === "string")) return text2;
+  const was = isObj(sl) ? sl.command : null;
+  const theirs = was === null ? null : isOurStatus(was) ? theirsOf(was) : was;
+  const want = command(theirs === null ? args : `${args} --then '${theirs.replaceAll("'", `'\\''`)}'`);
+  if (was === want) return text2;
+  const bom = text2.startsWith("\uFEFF") ? "\uFEFF" : "";
+  const body = text2.slice(bom.length);
+  return bom + edit(body, ["statusLine"], isObj(sl) ? { ...sl, command: want } : { type: "command", command: want }, formatOf(body));
+}
+function removeStatusLine(text2) {
+  const parsed = parse2(text2.replace(/^\uFEFF/, ""), [], { allowTrailingComma: true, disallowComments: false });
+  if (!isObj(parsed) || !isObj(parsed.statusLine) || typeof parsed.statusLine.command !== "string") return text2;
+  const sl = parsed.statusLine;
+  const was = sl.command;
+  if (!isOurStatus(was)) return text2;
+  const theirs = theirsOf(was);
+  const bom = text2.startsWith("\uFEFF") ? "\uFEFF" : "";
+  const body = text2.slice(bom.length);
+  return bom + edit(body, ["statusLine"], theirs === null ? void 0 : { ...sl, command: theirs }, formatOf(body));
+}
+var HELPER_FILE, MAX_JSON_DEPTH, isObj, OPEN_BRACE, CLOSE_BRACE, OPEN_BRACKET, CLOSE_BRACKET, EOF, THEN, isOurStatus;
 var init_json_hooks = __esm({
   "src/agents/json-hooks.ts"() {
     "use strict";
@@ -11996,6 +12024,8 @@ var init_json_hooks = __esm({
     OPEN_BRACKET = 3;
     CLOSE_BRACKET = 4;
     EOF = 17;
+    THEN = / statusline --then '((?:[^']|'\\'')*)'/;
+    isOurStatus = (command) => command.includes(HELPER_FILE) && / statusline\b/.test(command);
   }
 });
 
@@ -12230,8 +12260,10 @@ function isOwned(text2) {
 }
 function installText(edit2, agent, current, shown) {
   switch (edit2.kind) {
-    case "json-hooks":
-      return mergeHooks(current, shown, edit2.hooks, edit2);
+    case "json-hooks": {
+      const merged = mergeHooks(current, shown, edit2.hooks, edit2);
+      return edit2.statusLine === void 0 ? merged : mergeStatusLine(merged, (a) => edit2.command(a), edit2.statusLine);
+    }
     case "md-block":
       return putBlock(current, shown, agent, edit2.body);
     case "owned-file":
@@ -12245,8 +12277,11 @@ ${edit2.content}`);
 }
 function uninstallText(edit2, agent, current, shown) {
   switch (edit2.kind) {
-    case "json-hooks":
-      return removeHooks(current, shown);
+    case "json-hooks": {
+      const left = edit2.statusLine === void 0 ? current : removeStatusLine(current);
+      const rest = removeHooks(left, shown);
+      return rest !== null && rest === left && left !== current && /^\s*\{\s*\}\s*$/.test(left) ? null : rest;
+    }
     case "md-block":
       return takeBlock(current, shown, agent, edit2.body);
     case "owned-file":
@@ -12728,6 +12763,8 @@ var init_claude_code = __esm({
             kind: "json-hooks",
             file: ".claude/settings.json",
             command,
+            // Interactive sessions only (never with -p): the handoff's state after the user's own line.
+            statusLine: "statusline",
             hooks: [
               { event: "SessionStart", matcher: SESSION_MATCHER, args: "hook --mode session --format claude", timeout: 10 },
               { event: "PreCompact", args: "checkpoint --format claude", timeout: 10 },
@@ -15466,6 +15503,95 @@ var init_checkpoint_verb = __esm({
   }
 });
 
+// src/verbs/statusline.ts
+var statusline_exports = {};
+__export(statusline_exports, {
+  statusText: () => statusText,
+  statuslineVerb: () => statuslineVerb
+});
+import { execFileSync, spawnSync } from "node:child_process";
+import { readFileSync as readFileSync16 } from "node:fs";
+import path52 from "node:path";
+function statusText(handoff, commitsSince2, usedPct, now) {
+  const parts = [];
+  if (handoff === null) parts.push("handoff: none");
+  else {
+    const age = ageWords(stateTimeOfText(handoff, now), now);
+    parts.push(`handoff: ${age === "age unknown" ? age : `saved ${age}`}`);
+    if (commitsSince2 !== null) parts.push(`${commitsSince2} commit${commitsSince2 === 1 ? "" : "s"} since`);
+  }
+  if (usedPct !== null) parts.push(`context ${Math.round(usedPct)}%`);
+  return parts.join(" \xB7 ");
+}
+function commitsSince(root, handoff, env) {
+  const head = /^- HEAD: `?([0-9a-f]{40}|[0-9a-f]{64})`?$/m.exec(handoff)?.[1];
+  if (head === void 0) return null;
+  try {
+    const out = execFileSync("git", ["rev-list", "--count", `${head}..HEAD`], { cwd: root, env, timeout: 500, stdio: ["ignore", "pipe", "ignore"] });
+    const n2 = Number(out.toString("utf8").trim());
+    return Number.isInteger(n2) ? n2 : null;
+  } catch {
+    return null;
+  }
+}
+var statuslineVerb;
+var init_statusline = __esm({
+  "src/verbs/statusline.ts"() {
+    "use strict";
+    init_harness_path();
+    init_state_time();
+    init_handoff();
+    init_paths();
+    init_common();
+    init_types();
+    statuslineVerb = {
+      name: "statusline",
+      options: { then: { type: "string" }, root: { type: "string" } },
+      positionals: [0, 0],
+      help: `usage: node memory_io.mjs statusline [--then COMMAND] [--root DIR]
+
+Claude Code's status line (install writes it into .claude/settings.json's "statusLine").
+Reads Claude Code's JSON on stdin (cwd, context_window.used_percentage). With --then, runs
+COMMAND (the status line command the user had before install, through sh, the same stdin,
+at most 2 s) and prints its output first, then ours after " | ":
+  handoff: saved today \xB7 3 commits since \xB7 context 45%
+"handoff: none" when there is no HANDOFF.md. Commits since count HEAD's commits after the
+handoff's HEAD anchor (git rev-list, at most 500 ms; left out when unknown). Always exit 0.
+`,
+      async run(ctx) {
+        const data = ctx.stdinIsTTY ? null : await ctx.readStdinWithin(1e3, 65536);
+        let input = {};
+        try {
+          const v = data === null ? null : JSON.parse(data.toString("utf8"));
+          if (v !== null && typeof v === "object" && !Array.isArray(v)) input = v;
+        } catch {
+        }
+        let theirs = "";
+        if (typeof ctx.values.then === "string" && ctx.values.then !== "") {
+          const r = spawnSync("sh", ["-c", ctx.values.then], { input: data ?? "", env: ctx.env, timeout: 2e3, stdio: ["pipe", "pipe", "ignore"] });
+          theirs = (r.stdout?.toString("utf8") ?? "").replace(/\n+$/, "");
+        }
+        let ours = "";
+        try {
+          const root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookCwd(input.cwd));
+          let handoff = null;
+          try {
+            handoff = readFileSync16(path52.join(memoryDir(root), "HANDOFF.md"), "utf8").slice(0, 1e6);
+          } catch {
+          }
+          const cw = input.context_window;
+          const pct2 = typeof cw?.used_percentage === "number" ? cw.used_percentage : null;
+          ours = statusText(handoff, handoff === null ? null : commitsSince(root, handoff, ctx.env), pct2, Date.now());
+        } catch {
+          ours = "";
+        }
+        return ok(`${[theirs, ours].filter((s) => s !== "").join(" | ")}
+`, []);
+      }
+    };
+  }
+});
+
 // src/agents/transcripts/usage.ts
 function claudeWindow(model) {
   if (model === null) return CLAUDE_DEFAULT_WINDOW;
@@ -15531,7 +15657,7 @@ __export(context_exports, {
   contextVerb: () => contextVerb,
   offerText: () => offerText
 });
-import { spawnSync } from "node:child_process";
+import { spawnSync as spawnSync2 } from "node:child_process";
 import { closeSync as closeSync15, constants as constants12, lstatSync as lstatSync26, mkdirSync as mkdirSync7, openSync as openSync12, writeSync as writeSync9 } from "node:fs";
 function offerText(pct2, used, window, threshold) {
   return `session-handoff: this session's context is ${pct2}% full (${used} of ${window} tokens; the threshold is ${threshold}%). Before it is compacted, offer the user once to save a handoff now with the session-handoff skill's save flow; save only if they agree. An automatic checkpoint was written to .ai/memory/checkpoints/ as a safety net.`;
@@ -15646,7 +15772,7 @@ async function decide(ctx, input, format2) {
 `)) return ok("", warn);
   if (saved) return ok("", warn);
   if (typeof ctx.helperPath === "string") {
-    spawnSync(process.execPath, [ctx.helperPath, "checkpoint", "--format", format2, "--root", root], {
+    spawnSync2(process.execPath, [ctx.helperPath, "checkpoint", "--format", format2, "--root", root], {
       input: JSON.stringify({ ...input.raw, hook_event_name: "ContextThreshold" }),
       env: ctx.env,
       stdio: ["pipe", "ignore", "ignore"],
@@ -15716,7 +15842,7 @@ exit: always 0.
 
 // src/journal/search.ts
 import { readdirSync as readdirSync15 } from "node:fs";
-import path52 from "node:path";
+import path53 from "node:path";
 function queryWords(query) {
   return [...new Set((query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => w.length > 0))];
 }
@@ -15805,7 +15931,7 @@ async function searchMemory(root, words, opts = {}) {
   };
   if (kinds.has("journal")) {
     for (const f of listJournal(root)) {
-      const text2 = await readText2(path52.join(journalDir(root), f.name), `journal/${f.name}`, notes);
+      const text2 = await readText2(path53.join(journalDir(root), f.name), `journal/${f.name}`, notes);
       if (text2 === null) continue;
       const units2 = [];
       for (const e of parseJournal(text2, f.kind).entries) {
@@ -15824,25 +15950,25 @@ async function searchMemory(root, words, opts = {}) {
     }
   }
   if (kinds.has("handoff")) {
-    const text2 = await readText2(path52.join(mem, "HANDOFF.md"), "HANDOFF.md", notes);
+    const text2 = await readText2(path53.join(mem, "HANDOFF.md"), "HANDOFF.md", notes);
     if (text2 !== null) consider("handoff", "HANDOFF.md", markdownUnits(text2, stateDate(text2)));
   }
   if (kinds.has("archive")) {
     for (const name2 of names2(archiveDir(root)).filter((n2) => /^HANDOFF-.*\.md$/.test(n2))) {
-      const text2 = await readText2(path52.join(archiveDir(root), name2), `archive/${name2}`, notes);
+      const text2 = await readText2(path53.join(archiveDir(root), name2), `archive/${name2}`, notes);
       if (text2 !== null) consider("archive", `archive/${name2}`, markdownUnits(text2, stateDate(text2)));
     }
   }
   if (kinds.has("ledger")) {
     for (const name2 of ["LESSONS.md", "SOLUTIONS.md"]) {
-      const text2 = await readText2(path52.join(mem, name2), name2, notes);
+      const text2 = await readText2(path53.join(mem, name2), name2, notes);
       if (text2 !== null) consider("ledger", name2, ledgerUnits(text2));
     }
   }
   if (kinds.has("checkpoint")) {
-    const dir = path52.join(mem, "checkpoints");
+    const dir = path53.join(mem, "checkpoints");
     for (const name2 of names2(dir).filter((n2) => /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}\.md$/.test(n2))) {
-      const text2 = await readText2(path52.join(dir, name2), `checkpoints/${name2}`, notes);
+      const text2 = await readText2(path53.join(dir, name2), `checkpoints/${name2}`, notes);
       if (text2 !== null) consider("checkpoint", `checkpoints/${name2}`, markdownUnits(text2, stateDate(text2)));
     }
   }
@@ -15991,7 +16117,7 @@ ${body}<<<END UNTRUSTED SEARCH ${nonce}>>>
 });
 
 // src/journal/impact.ts
-import path53 from "node:path";
+import path54 from "node:path";
 function median(xs) {
   if (xs.length === 0) return null;
   const s = [...xs].sort((a, b) => a - b);
@@ -16028,7 +16154,7 @@ async function readResumes(root) {
   for (const f of listJournal(root)) {
     let text2;
     try {
-      const r = await readStable(path53.join(journalDir(root), f.name));
+      const r = await readStable(path54.join(journalDir(root), f.name));
       if (r === null) continue;
       text2 = r.bytes.toString("utf8");
     } catch {
@@ -16132,7 +16258,7 @@ __export(journal_exports, {
   journalVerb: () => journalVerb
 });
 import { unlinkSync as unlinkSync13 } from "node:fs";
-import path54 from "node:path";
+import path55 from "node:path";
 var journalVerb;
 var init_journal = __esm({
   "src/verbs/journal.ts"() {
@@ -16178,7 +16304,7 @@ exit:   0 purged (also none); 2 refused; 4 paused; 5 busy.
           for (const f of listJournal(root)) {
             const last = f.kind === "year" ? `${f.period}-12` : f.period;
             if (before !== void 0 && last >= before) continue;
-            unlinkSync13(path54.join(journalDir(root), f.name));
+            unlinkSync13(path55.join(journalDir(root), f.name));
             gone.push(`journal/${f.name}`);
           }
           return gone;
@@ -16196,13 +16322,13 @@ var merge_driver_exports = {};
 __export(merge_driver_exports, {
   mergeDriverVerb: () => mergeDriverVerb
 });
-import { closeSync as closeSync16, constants as constants13, fstatSync as fstatSync8, lstatSync as lstatSync27, mkdirSync as mkdirSync8, openSync as openSync13, readFileSync as readFileSync16, writeSync as writeSync10 } from "node:fs";
-import path55 from "node:path";
+import { closeSync as closeSync16, constants as constants13, fstatSync as fstatSync8, lstatSync as lstatSync27, mkdirSync as mkdirSync8, openSync as openSync13, readFileSync as readFileSync17, writeSync as writeSync10 } from "node:fs";
+import path56 from "node:path";
 function readRegularBytes(p) {
   const fd = openSync13(p, constants13.O_RDONLY | NOFOLLOW);
   try {
     if (!fstatSync8(fd).isFile()) throw new Error(`${p} is not a regular file`);
-    return readFileSync16(fd);
+    return readFileSync17(fd);
   } finally {
     closeSync16(fd);
   }
@@ -16225,7 +16351,7 @@ function writeResult(p, text2) {
 function archiveDirOf(top, memRel) {
   let at3 = top;
   for (const part of [...memRel.split("/").filter(Boolean), "archive"]) {
-    at3 = path55.join(at3, part);
+    at3 = path56.join(at3, part);
     let st;
     try {
       st = lstatSync27(at3);
@@ -16324,7 +16450,7 @@ exit: 0 merged; 1 not merged (git's conflict stands)
         try {
           const dir = archiveDirOf(ctx.cwd, `${m[1]}.ai/memory`);
           const name2 = archiveName("HANDOFF", dir);
-          createExclusive(path55.join(dir, name2), loser);
+          createExclusive(path56.join(dir, name2), loser);
           writeResult(ours, markMerged(winner, name2));
           return ok("", [`session-handoff merge driver: ${file}: kept the later handoff; the other is archive/${name2}`]);
         } catch (err) {
@@ -17168,6 +17294,7 @@ var VERBS = {
   doctor: { summary: "read-only health report: Node, installs per agent, memory dir; each problem with its fix", load: async () => (await Promise.resolve().then(() => (init_doctor(), doctor_exports))).doctorVerb },
   publish: { summary: "commit exactly the memory dir (on the user's request); --push to the upstream", load: async () => (await Promise.resolve().then(() => (init_publish2(), publish_exports))).publishVerb },
   checkpoint: { summary: "run by compaction/session-end hooks: capture the session into checkpoints/ (always exit 0)", load: async () => (await Promise.resolve().then(() => (init_checkpoint_verb(), checkpoint_verb_exports))).checkpointVerb },
+  statusline: { summary: "Claude Code's status line: the user's own, then the handoff's state", load: async () => (await Promise.resolve().then(() => (init_statusline(), statusline_exports))).statuslineVerb },
   context: { summary: "run by prompt/tool hooks: offer a handoff once when the context crosses its threshold", load: async () => (await Promise.resolve().then(() => (init_context(), context_exports))).contextVerb },
   search: { summary: "search the memory for words: journal, archives, ledgers, checkpoints", load: async () => (await Promise.resolve().then(() => (init_search2(), search_exports))).searchVerb },
   impact: { summary: "did the handoffs help? measured from the journal's resumes", load: async () => (await Promise.resolve().then(() => (init_impact2(), impact_exports))).impactVerb },

@@ -2051,63 +2051,6 @@ exit: always 0.
   }
 });
 
-// src/schema/conflicted.ts
-function conflictSides(input) {
-  const lines = input.replace(/\r\n?/g, "\n").split("\n");
-  const ours = [];
-  const theirs = [];
-  let fence = null;
-  let state = "out";
-  let first = 0;
-  let complete = false;
-  for (const [i, line] of lines.entries()) {
-    if (state === "out") {
-      const f = FENCE.exec(line);
-      if (fence !== null) {
-        if (f && f[1][0] === fence[0] && f[1].length >= fence.length && line.trim() === f[1]) fence = null;
-      } else if (f) fence = f[1];
-      else if (line.startsWith("<<<<<<< ")) {
-        state = "ours";
-        if (first === 0) first = i + 1;
-        continue;
-      }
-      ours.push(line);
-      theirs.push(line);
-      continue;
-    }
-    if (state === "ours" || state === "base") {
-      if (line.startsWith("||||||| ") || line === "|||||||") {
-        state = "base";
-        continue;
-      }
-      if (line === "=======") {
-        state = "theirs";
-        continue;
-      }
-      if (state === "ours") ours.push(line);
-      continue;
-    }
-    if (line.startsWith(">>>>>>> ")) {
-      state = "out";
-      complete = true;
-      continue;
-    }
-    theirs.push(line);
-  }
-  if (!complete) return null;
-  return { line: first, ours: ours.join("\n"), theirs: theirs.join("\n") };
-}
-function isConflicted(text) {
-  return text.includes("\n<<<<<<< ") || text.startsWith("<<<<<<< ") ? conflictSides(text) !== null : false;
-}
-var FENCE;
-var init_conflicted = __esm({
-  "src/schema/conflicted.ts"() {
-    "use strict";
-    FENCE = /^ {0,3}(`{3,}|~{3,})/;
-  }
-});
-
 // src/schema/state-time.ts
 function unticked(value) {
   const m = /^`([^`]*)`$/.exec(value.trim());
@@ -2653,6 +2596,63 @@ var init_blocks = __esm({
   }
 });
 
+// src/schema/conflicted.ts
+function conflictSides(input) {
+  const lines = input.replace(/\r\n?/g, "\n").split("\n");
+  const ours = [];
+  const theirs = [];
+  let fence = null;
+  let state = "out";
+  let first = 0;
+  let complete = false;
+  for (const [i, line] of lines.entries()) {
+    if (state === "out") {
+      const f = FENCE.exec(line);
+      if (fence !== null) {
+        if (f && f[1][0] === fence[0] && f[1].length >= fence.length && line.trim() === f[1]) fence = null;
+      } else if (f) fence = f[1];
+      else if (line.startsWith("<<<<<<< ")) {
+        state = "ours";
+        if (first === 0) first = i + 1;
+        continue;
+      }
+      ours.push(line);
+      theirs.push(line);
+      continue;
+    }
+    if (state === "ours" || state === "base") {
+      if (line.startsWith("||||||| ") || line === "|||||||") {
+        state = "base";
+        continue;
+      }
+      if (line === "=======") {
+        state = "theirs";
+        continue;
+      }
+      if (state === "ours") ours.push(line);
+      continue;
+    }
+    if (line.startsWith(">>>>>>> ")) {
+      state = "out";
+      complete = true;
+      continue;
+    }
+    theirs.push(line);
+  }
+  if (!complete) return null;
+  return { line: first, ours: ours.join("\n"), theirs: theirs.join("\n") };
+}
+function isConflicted(text) {
+  return text.includes("\n<<<<<<< ") || text.startsWith("<<<<<<< ") ? conflictSides(text) !== null : false;
+}
+var FENCE;
+var init_conflicted = __esm({
+  "src/schema/conflicted.ts"() {
+    "use strict";
+    FENCE = /^ {0,3}(`{3,}|~{3,})/;
+  }
+});
+
 // src/schema/validate-common.ts
 function lineAt(lineStarts, offset) {
   let lo = 0;
@@ -2835,6 +2835,95 @@ var init_handoff = __esm({
   }
 });
 
+// src/verbs/statusline.ts
+var statusline_exports = {};
+__export(statusline_exports, {
+  statusText: () => statusText,
+  statuslineVerb: () => statuslineVerb
+});
+import { execFileSync, spawnSync as spawnSync2 } from "node:child_process";
+import { readFileSync as readFileSync6 } from "node:fs";
+import path17 from "node:path";
+function statusText(handoff, commitsSince2, usedPct, now) {
+  const parts = [];
+  if (handoff === null) parts.push("handoff: none");
+  else {
+    const age = ageWords(stateTimeOfText(handoff, now), now);
+    parts.push(`handoff: ${age === "age unknown" ? age : `saved ${age}`}`);
+    if (commitsSince2 !== null) parts.push(`${commitsSince2} commit${commitsSince2 === 1 ? "" : "s"} since`);
+  }
+  if (usedPct !== null) parts.push(`context ${Math.round(usedPct)}%`);
+  return parts.join(" \xB7 ");
+}
+function commitsSince(root, handoff, env) {
+  const head = /^- HEAD: `?([0-9a-f]{40}|[0-9a-f]{64})`?$/m.exec(handoff)?.[1];
+  if (head === void 0) return null;
+  try {
+    const out = execFileSync("git", ["rev-list", "--count", `${head}..HEAD`], { cwd: root, env, timeout: 500, stdio: ["ignore", "pipe", "ignore"] });
+    const n = Number(out.toString("utf8").trim());
+    return Number.isInteger(n) ? n : null;
+  } catch {
+    return null;
+  }
+}
+var statuslineVerb;
+var init_statusline = __esm({
+  "src/verbs/statusline.ts"() {
+    "use strict";
+    init_harness_path();
+    init_state_time();
+    init_handoff();
+    init_paths();
+    init_common();
+    init_types2();
+    statuslineVerb = {
+      name: "statusline",
+      options: { then: { type: "string" }, root: { type: "string" } },
+      positionals: [0, 0],
+      help: `usage: node memory_io.mjs statusline [--then COMMAND] [--root DIR]
+
+Claude Code's status line (install writes it into .claude/settings.json's "statusLine").
+Reads Claude Code's JSON on stdin (cwd, context_window.used_percentage). With --then, runs
+COMMAND (the status line command the user had before install, through sh, the same stdin,
+at most 2 s) and prints its output first, then ours after " | ":
+  handoff: saved today \xB7 3 commits since \xB7 context 45%
+"handoff: none" when there is no HANDOFF.md. Commits since count HEAD's commits after the
+handoff's HEAD anchor (git rev-list, at most 500 ms; left out when unknown). Always exit 0.
+`,
+      async run(ctx) {
+        const data = ctx.stdinIsTTY ? null : await ctx.readStdinWithin(1e3, 65536);
+        let input = {};
+        try {
+          const v = data === null ? null : JSON.parse(data.toString("utf8"));
+          if (v !== null && typeof v === "object" && !Array.isArray(v)) input = v;
+        } catch {
+        }
+        let theirs = "";
+        if (typeof ctx.values.then === "string" && ctx.values.then !== "") {
+          const r = spawnSync2("sh", ["-c", ctx.values.then], { input: data ?? "", env: ctx.env, timeout: 2e3, stdio: ["pipe", "pipe", "ignore"] });
+          theirs = (r.stdout?.toString("utf8") ?? "").replace(/\n+$/, "");
+        }
+        let ours = "";
+        try {
+          const root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookCwd(input.cwd));
+          let handoff = null;
+          try {
+            handoff = readFileSync6(path17.join(memoryDir(root), "HANDOFF.md"), "utf8").slice(0, 1e6);
+          } catch {
+          }
+          const cw = input.context_window;
+          const pct = typeof cw?.used_percentage === "number" ? cw.used_percentage : null;
+          ours = statusText(handoff, handoff === null ? null : commitsSince(root, handoff, ctx.env), pct, Date.now());
+        } catch {
+          ours = "";
+        }
+        return ok(`${[theirs, ours].filter((s) => s !== "").join(" | ")}
+`, []);
+      }
+    };
+  }
+});
+
 // src/agents/envelopes.ts
 function sessionStartJson(text) {
   return `${JSON.stringify({ hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: text } })}
@@ -2901,7 +2990,7 @@ var init_probe_session = __esm({
 
 // src/verbs/checkpoint-surface.ts
 import { readdirSync as readdirSync4 } from "node:fs";
-import path17 from "node:path";
+import path18 from "node:path";
 function minutesAgo(savedMs, now) {
   if (savedMs === null) return "at an unknown time";
   const m = Math.floor(Math.max(0, now - savedMs) / MINUTE_MS);
@@ -2922,7 +3011,7 @@ function lazyOrder(token, text, now) {
   };
 }
 function handoffOrder(root, now) {
-  const bytes = readHeadBytes(path17.join(memoryDir(root), FILE_OF.handoff), 1e6);
+  const bytes = readHeadBytes(path18.join(memoryDir(root), FILE_OF.handoff), 1e6);
   return bytes === null ? null : lazyOrder(tokenOf(bytes), bytes.toString("utf8"), now);
 }
 function newerThanHandoff(entry, handoff) {
@@ -2980,7 +3069,7 @@ async function checkpointHookLines(root, input, handoffPresent, paused, now) {
       chosen = currentCheckpoint(root, handoff, now);
     }
     if (chosen === null) return { lines: [], handoffOlderThanSession: older };
-    const file = await readStable(path17.join(checkpointsDir(root), chosen.entry.name)).catch(() => null);
+    const file = await readStable(path18.join(checkpointsDir(root), chosen.entry.name)).catch(() => null);
     if (file === null || file.stat.nlink !== 1n) return { lines: [], handoffOlderThanSession: older };
     const probe = isProbeSession(input.sessionId);
     const known = session !== "unknown" && !probe;
@@ -3003,7 +3092,7 @@ function toldToAnySession(root, token) {
     return false;
   }
   for (const name of names) {
-    if (name.startsWith(".delivered-") && readHead(path17.join(checkpointsDir(root), name), 128)?.trim() === token) return true;
+    if (name.startsWith(".delivered-") && readHead(path18.join(checkpointsDir(root), name), 128)?.trim() === token) return true;
   }
   return false;
 }
@@ -3036,7 +3125,7 @@ __export(hook_exports, {
   hookVerb: () => hookVerb
 });
 import { createHash as createHash3 } from "node:crypto";
-import path18 from "node:path";
+import path19 from "node:path";
 import { lstatSync as lstatSync11 } from "node:fs";
 function ageText(text, now) {
   if (typeof text !== "string") return "age unknown";
@@ -3239,7 +3328,7 @@ exit: always 0 -- a broken hook must not break a session; problems go to stderr.
           const saves = readSaves(root);
           if (saves === null) return true;
           try {
-            if (savedHereByStat(root, statKey(lstatSync11(path18.join(memoryDir(root), "HANDOFF.md"), { bigint: true })))) return true;
+            if (savedHereByStat(root, statKey(lstatSync11(path19.join(memoryDir(root), "HANDOFF.md"), { bigint: true })))) return true;
           } catch {
           }
           return saves.includes(createHash3("sha256").update(text, "utf8").digest("hex"));
@@ -3854,6 +3943,7 @@ async function runProcess(verbs) {
 // src/entries/session.ts
 var SESSION_VERBS = {
   context: { summary: "run by prompt/tool hooks: offer a handoff once when the context crosses its threshold", load: async () => (await Promise.resolve().then(() => (init_context(), context_exports))).contextVerb },
+  statusline: { summary: "Claude Code's status line: the user's own, then the handoff's state", load: async () => (await Promise.resolve().then(() => (init_statusline(), statusline_exports))).statuslineVerb },
   hook: { summary: "session-start hook: fixed sentences about parked memory", load: async () => (await Promise.resolve().then(() => (init_hook(), hook_exports))).hookVerb }
 };
 await runProcess(SESSION_VERBS);

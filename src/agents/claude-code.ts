@@ -21,6 +21,8 @@ export const claudeCode: Agent = {
         kind: "json-hooks",
         file: ".claude/settings.json",
         command,
+        // Interactive sessions only (never with -p): the handoff's state after the user's own line.
+        statusLine: "statusline",
         hooks: [
           { event: "SessionStart", matcher: SESSION_MATCHER, args: "hook --mode session --format claude", timeout: 10 },
           { event: "PreCompact", args: "checkpoint --format claude", timeout: 10 },

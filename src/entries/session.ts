@@ -5,6 +5,7 @@ import type { VerbTable } from "../verbs/types.ts";
 
 const SESSION_VERBS: VerbTable = {
   context: { summary: "run by prompt/tool hooks: offer a handoff once when the context crosses its threshold", load: async () => (await import("../verbs/context.ts")).contextVerb },
+  statusline: { summary: "Claude Code's status line: the user's own, then the handoff's state", load: async () => (await import("../verbs/statusline.ts")).statuslineVerb },
   hook: { summary: "session-start hook: fixed sentences about parked memory", load: async () => (await import("../verbs/hook.ts")).hookVerb },
 };
 

@@ -22,6 +22,7 @@ export const VERBS: VerbTable = {
   doctor: { summary: "read-only health report: Node, installs per agent, memory dir; each problem with its fix", load: async () => (await import("./doctor.ts")).doctorVerb },
   publish: { summary: "commit exactly the memory dir (on the user's request); --push to the upstream", load: async () => (await import("./publish.ts")).publishVerb },
   checkpoint: { summary: "run by compaction/session-end hooks: capture the session into checkpoints/ (always exit 0)", load: async () => (await import("./checkpoint-verb.ts")).checkpointVerb },
+  statusline: { summary: "Claude Code's status line: the user's own, then the handoff's state", load: async () => (await import("./statusline.ts")).statuslineVerb },
   context: { summary: "run by prompt/tool hooks: offer a handoff once when the context crosses its threshold", load: async () => (await import("./context.ts")).contextVerb },
   search: { summary: "search the memory for words: journal, archives, ledgers, checkpoints", load: async () => (await import("./search.ts")).searchVerb },
   impact: { summary: "did the handoffs help? measured from the journal's resumes", load: async () => (await import("./impact.ts")).impactVerb },
