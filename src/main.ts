@@ -1,6 +1,6 @@
 // The process boundary: the one place that reads argv, writes to the descriptors and sets the
 // exit code (style.md, habit 1). The entries in src/entries/ call runProcess with their verb table.
-import { closeSync, constants, fstatSync, openSync, readSync, writeSync, type Stats } from "node:fs";
+import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, realpathSync, writeSync, type Stats } from "node:fs";
 import { GEMINI_SILENT, geminiHookRun, main } from "./cli.ts";
 import type { VerbTable } from "./verbs/types.ts";
 
@@ -167,6 +167,18 @@ function stdinIsTerminal(): boolean {
   }
 }
 
+// Through npm's bin link (node_modules/.bin/session-handoff) argv[1] is a link to the file:
+// the skill folder is the one it leads to. A linked skill folder stays as invoked (anchors
+// exclude both forms).
+function runningFile(file: string | undefined): string | undefined {
+  if (file === undefined) return undefined;
+  try {
+    return lstatSync(file).isSymbolicLink() ? realpathSync(file) : file;
+  } catch {
+    return file;
+  }
+}
+
 /** Runs the verb named by argv with `verbs` and sets the process exit code. */
 export async function runProcess(verbs: VerbTable): Promise<void> {
   const gemini = geminiHookRun(process.argv.slice(2));
@@ -185,7 +197,7 @@ export async function runProcess(verbs: VerbTable): Promise<void> {
       readStdinWithin,
       writeOut: (data) => writeFd(1, data),
       writeErr: (text) => writeFd(2, text),
-      helperPath: process.argv[1],
+      helperPath: runningFile(process.argv[1]),
     });
   } catch (err) {
     // Outside a verb's run -- loading its code from a damaged or replaced file -- never a

@@ -665,7 +665,7 @@ var init_anchor_lines = __esm({
 });
 
 // src/store/paths.ts
-import { lstatSync, mkdirSync } from "node:fs";
+import { lstatSync as lstatSync2, mkdirSync } from "node:fs";
 import path2 from "node:path";
 function archivePrefixOf(file) {
   return file.replace(/\.md$/, "");
@@ -680,7 +680,7 @@ function parseTarget(value) {
 }
 function lstatOrNull(p) {
   try {
-    return lstatSync(p);
+    return lstatSync2(p);
   } catch (err) {
     if (err.code === "ENOENT") return null;
     throw new Refused(`cannot inspect ${p}: ${err.message}`);
@@ -879,7 +879,7 @@ var init_files = __esm({
 });
 
 // src/store/private.ts
-import { lstatSync as lstatSync2, readdirSync, readFileSync } from "node:fs";
+import { lstatSync as lstatSync3, readdirSync, readFileSync } from "node:fs";
 import { hostname } from "node:os";
 import path4 from "node:path";
 function privateName(file, role, pid, rand) {
@@ -903,7 +903,7 @@ function listPrivate(dir) {
 }
 function lstatBig(p) {
   try {
-    return lstatSync2(p, { bigint: true });
+    return lstatSync3(p, { bigint: true });
   } catch {
     return null;
   }
@@ -942,7 +942,7 @@ function lockState(memDir) {
   const lockDir = path4.join(memDir, LOCK_NAME);
   let st;
   try {
-    st = lstatSync2(lockDir);
+    st = lstatSync3(lockDir);
   } catch {
     return { state: "free", pid: null, host: null, unproven: false };
   }
@@ -1012,11 +1012,11 @@ var init_read = __esm({
 });
 
 // src/store/root.ts
-import { lstatSync as lstatSync3, readFileSync as readFileSync2, realpathSync } from "node:fs";
+import { lstatSync as lstatSync4, readFileSync as readFileSync2, realpathSync as realpathSync2 } from "node:fs";
 import path6 from "node:path";
 function exists(p) {
   try {
-    lstatSync3(p);
+    lstatSync4(p);
     return true;
   } catch {
     return false;
@@ -1024,7 +1024,7 @@ function exists(p) {
 }
 function realOrNull(p) {
   try {
-    return realpathSync(p);
+    return realpathSync2(p);
   } catch {
     return null;
   }
@@ -1087,7 +1087,7 @@ function distrust(dir, uid, safe) {
   if (uid === void 0) return null;
   let st;
   try {
-    st = lstatSync3(dir);
+    st = lstatSync4(dir);
   } catch {
     return null;
   }
@@ -1100,7 +1100,7 @@ function memoryOwnedWell(dir, uid) {
   if (uid === void 0) return true;
   for (const p of [path6.join(dir, ".ai"), path6.join(dir, ".ai", "memory")]) {
     try {
-      const st = lstatSync3(p);
+      const st = lstatSync4(p);
       if (st.uid !== uid && st.uid !== 0) return false;
     } catch {
       return false;
@@ -1114,13 +1114,13 @@ function distrustedAbove(dir, env, opts = {}) {
 function findRoot(startPath, env, opts = {}) {
   let start;
   try {
-    start = realpathSync(startPath);
+    start = realpathSync2(startPath);
   } catch {
     throw new Refused(`root ${startPath} does not exist; pass the project root with --root`);
   }
   let st;
   try {
-    st = lstatSync3(start);
+    st = lstatSync4(start);
   } catch {
     throw new Refused(`root ${startPath} does not exist; pass the project root with --root`);
   }
@@ -2279,7 +2279,7 @@ var init_checkpoint_name = __esm({
 });
 
 // src/store/checkpoints.ts
-import { closeSync as closeSync3, constants as constants3, fstatSync as fstatSync3, lstatSync as lstatSync4, openSync as openSync3, readdirSync as readdirSync2, readSync as readSync3, unlinkSync, writeSync as writeSync2 } from "node:fs";
+import { closeSync as closeSync3, constants as constants3, fstatSync as fstatSync3, lstatSync as lstatSync5, openSync as openSync3, readdirSync as readdirSync2, readSync as readSync3, unlinkSync, writeSync as writeSync2 } from "node:fs";
 import { createHash as createHash2 } from "node:crypto";
 import path9 from "node:path";
 function checkpointsDir(root) {
@@ -2292,7 +2292,7 @@ function sessionFileId(id) {
 }
 function checkpointsDirState(root) {
   try {
-    const st = lstatSync4(checkpointsDir(root));
+    const st = lstatSync5(checkpointsDir(root));
     return st.isDirectory() && !st.isSymbolicLink() ? "ok" : "unsafe";
   } catch {
     return "missing";
@@ -2365,7 +2365,7 @@ function listCheckpoints(root, now = Date.now()) {
 }
 function rmQuietRegular(p) {
   try {
-    const st = lstatSync4(p);
+    const st = lstatSync5(p);
     if (st.isFile() || st.isSymbolicLink()) unlinkSync(p);
   } catch {
   }
@@ -2708,18 +2708,18 @@ exit: 0 printed; 3 absent ("CURRENT-SHA256: absent"); 2 refused (unsafe file, a 
 });
 
 // src/git/git-dir.ts
-import { lstatSync as lstatSync5, readFileSync as readFileSync3 } from "node:fs";
+import { lstatSync as lstatSync6, readFileSync as readFileSync3 } from "node:fs";
 import path11 from "node:path";
 function isFile(p) {
   try {
-    return lstatSync5(p).isFile();
+    return lstatSync6(p).isFile();
   } catch {
     return false;
   }
 }
 function isDir(p) {
   try {
-    return lstatSync5(p).isDirectory();
+    return lstatSync6(p).isDirectory();
   } catch {
     return false;
   }
@@ -2737,7 +2737,7 @@ function gitTopOf(root, opts = {}) {
   for (; ; ) {
     if (dir !== root && distrustedAbove(dir, process.env, opts) !== null) return null;
     try {
-      lstatSync5(path11.join(dir, ".git"));
+      lstatSync6(path11.join(dir, ".git"));
       return dir;
     } catch {
     }
@@ -2771,7 +2771,7 @@ var init_git_dir = __esm({
 });
 
 // src/git/saves.ts
-import { closeSync as closeSync4, constants as constants4, lstatSync as lstatSync6, mkdirSync as mkdirSync2, openSync as openSync4, readFileSync as readFileSync4, renameSync, writeSync as writeSync3 } from "node:fs";
+import { closeSync as closeSync4, constants as constants4, lstatSync as lstatSync7, mkdirSync as mkdirSync2, openSync as openSync4, readFileSync as readFileSync4, renameSync, writeSync as writeSync3 } from "node:fs";
 import path12 from "node:path";
 function savesPath(root, opts = {}) {
   const top = gitTopOf(root, opts);
@@ -2797,7 +2797,7 @@ function readSaves(root) {
   const p = savesPath(root);
   if (p === null) return null;
   try {
-    if (!lstatSync6(p).isFile()) return null;
+    if (!lstatSync7(p).isFile()) return null;
     return savesLines(p).map((l) => l.split(" ")[0]);
   } catch {
     return null;
@@ -2886,7 +2886,7 @@ var init_saves = __esm({
 });
 
 // src/store/drafts.ts
-import { closeSync as closeSync5, constants as constants5, fchmodSync, fstatSync as fstatSync4, lstatSync as lstatSync7, openSync as openSync5, readSync as readSync4, unlinkSync as unlinkSync2, writeSync as writeSync4, chmodSync } from "node:fs";
+import { closeSync as closeSync5, constants as constants5, fchmodSync, fstatSync as fstatSync4, lstatSync as lstatSync8, openSync as openSync5, readSync as readSync4, unlinkSync as unlinkSync2, writeSync as writeSync4, chmodSync } from "node:fs";
 import path13 from "node:path";
 function draftsDir(root) {
   return path13.join(memoryDir(root), DRAFTS);
@@ -2899,7 +2899,7 @@ function draftShown(kind) {
 }
 function lstatOrNull2(p) {
   try {
-    return lstatSync7(p);
+    return lstatSync8(p);
   } catch (err) {
     if (err.code === "ENOENT" || err.code === "ENOTDIR") return null;
     throw err;
@@ -2928,7 +2928,7 @@ function takeDraft(root, kind) {
   const again = "write the whole document there with your file tool, then run this again";
   if (!realFolders(root, rel)) throw new Refused(`no draft at ${rel}: ${again}`);
   const dir = draftsDir(root);
-  const dirStat = lstatSync7(dir);
+  const dirStat = lstatSync8(dir);
   if ((dirStat.mode & 63) !== 0) chmodSync(dir, 448);
   ensureDraftsIgnored(root);
   const st = lstatOrNull2(file);
@@ -3159,12 +3159,12 @@ var init_lock = __esm({
 });
 
 // src/store/pause.ts
-import { lstatSync as lstatSync8 } from "node:fs";
+import { lstatSync as lstatSync9 } from "node:fs";
 import { homedir } from "node:os";
 import path15 from "node:path";
 function exists2(p) {
   try {
-    lstatSync8(p);
+    lstatSync9(p);
     return true;
   } catch {
     return false;
@@ -3283,7 +3283,7 @@ var init_settings = __esm({
 });
 
 // src/store/archive.ts
-import { lstatSync as lstatSync9, readdirSync as readdirSync4, unlinkSync as unlinkSync3 } from "node:fs";
+import { lstatSync as lstatSync10, readdirSync as readdirSync4, unlinkSync as unlinkSync3 } from "node:fs";
 import path17 from "node:path";
 function archiveStamp(now) {
   return now.toISOString().replace(/:/g, "-").replace(/\.(\d{3})Z$/, ".$1000Z");
@@ -3340,7 +3340,7 @@ function pruneArchive(dir, justArchived = null) {
     if (!PRUNABLE_NAME.test(name2)) continue;
     let st;
     try {
-      st = lstatSync9(path17.join(dir, name2));
+      st = lstatSync10(path17.join(dir, name2));
     } catch {
       continue;
     }
@@ -3382,7 +3382,7 @@ var init_archive = __esm({
 });
 
 // src/store/publish.ts
-import { closeSync as closeSync7, constants as constants7, fchmodSync as fchmodSync2, fsyncSync, linkSync, lstatSync as lstatSync10, openSync as openSync7, renameSync as renameSync2, unlinkSync as unlinkSync4, writeSync as writeSync5 } from "node:fs";
+import { closeSync as closeSync7, constants as constants7, fchmodSync as fchmodSync2, fsyncSync, linkSync, lstatSync as lstatSync11, openSync as openSync7, renameSync as renameSync2, unlinkSync as unlinkSync4, writeSync as writeSync5 } from "node:fs";
 import path18 from "node:path";
 function syncDir(dir) {
   try {
@@ -3519,7 +3519,7 @@ async function publish(spec) {
 function claimIsWhatWeRead(claimPath, prior) {
   let st;
   try {
-    st = lstatSync10(claimPath, { bigint: true });
+    st = lstatSync11(claimPath, { bigint: true });
   } catch {
     return "changed";
   }
@@ -3544,7 +3544,7 @@ function putBack(claimPath, filePath) {
     if (err.code === "EEXIST") return false;
   }
   try {
-    if (lstatSync10(filePath, { throwIfNoEntry: false }) !== void 0) return false;
+    if (lstatSync11(filePath, { throwIfNoEntry: false }) !== void 0) return false;
     renameSync2(claimPath, filePath);
     return true;
   } catch {
@@ -3563,7 +3563,7 @@ async function rollBack(tempPath, claimPath, filePath, spec, archived) {
       unlinkQuiet(path18.join(spec.archiveDir, archived));
       await failpoint(spec.failpoint, "rollback-after-unarchive");
     }
-    if (lstatSync10(filePath, { throwIfNoEntry: false }) !== void 0) return false;
+    if (lstatSync11(filePath, { throwIfNoEntry: false }) !== void 0) return false;
     try {
       renameSync2(claimPath, filePath);
     } catch {
@@ -3600,7 +3600,7 @@ var init_publish = __esm({
 });
 
 // src/store/recover.ts
-import { lstatSync as lstatSync11, readdirSync as readdirSync5 } from "node:fs";
+import { lstatSync as lstatSync12, readdirSync as readdirSync5 } from "node:fs";
 import path19 from "node:path";
 function pendingRepairs(root) {
   return [
@@ -3619,7 +3619,7 @@ function archiveExcess(root) {
   for (const name2 of names3) {
     if (!PRUNABLE_NAME.test(name2)) continue;
     try {
-      const st = lstatSync11(path19.join(archiveDir(root), name2));
+      const st = lstatSync12(path19.join(archiveDir(root), name2));
       if (st.isSymbolicLink() || !st.isFile() || st.nlink !== 1) return 0;
     } catch {
       continue;
@@ -4110,7 +4110,7 @@ var init_git_files = __esm({
 
 // src/git/blob-id.ts
 import { createHash as createHash3 } from "node:crypto";
-import { lstatSync as lstatSync12, readFileSync as readFileSync8, readlinkSync as readlinkSync2 } from "node:fs";
+import { lstatSync as lstatSync13, readFileSync as readFileSync8, readlinkSync as readlinkSync2 } from "node:fs";
 import path22 from "node:path";
 function objectFormat(gitDir) {
   if (gitDir === null) return "sha1";
@@ -4124,7 +4124,7 @@ function objectFormat(gitDir) {
 function blobIdOf(abs, format2) {
   let st;
   try {
-    st = lstatSync12(abs);
+    st = lstatSync13(abs);
   } catch {
     return "deleted";
   }
@@ -4325,7 +4325,7 @@ var init_status = __esm({
 });
 
 // src/git/anchors.ts
-import { realpathSync as realpathSync2 } from "node:fs";
+import { realpathSync as realpathSync3 } from "node:fs";
 import { lstat } from "node:fs/promises";
 import path24 from "node:path";
 async function statInsideRoot(root, rel) {
@@ -4348,7 +4348,7 @@ function skillExcludes(root, skillDir) {
   const out = /* @__PURE__ */ new Set();
   let real2 = null;
   try {
-    real2 = realpathSync2(skillDir);
+    real2 = realpathSync3(skillDir);
   } catch {
   }
   for (const dir of [path24.resolve(skillDir), real2]) {
@@ -4451,9 +4451,9 @@ function looksLikeCode(value) {
   const m = CODE_PATH.exec(value);
   if (!m) return false;
   const tail = m.groups?.["tail"];
-  const path57 = tail === void 0 ? value : value.slice(0, value.length - tail.length);
-  if (isWordy(path57)) return true;
-  const parts = path57.split(/\??\.|::|->/);
+  const path59 = tail === void 0 ? value : value.slice(0, value.length - tail.length);
+  if (isWordy(path59)) return true;
+  const parts = path59.split(/\??\.|::|->/);
   return parts.length > 1 && parts.every((p) => /^[A-Za-z_$]+!?$/.test(p)) && parts.some((p) => /^[a-z]{3,}$/.test(p));
 }
 function shannonEntropy(s) {
@@ -5255,10 +5255,10 @@ function keptByRule(rule2, secret, m) {
   return !rule2.weakIsSecret && filler(entropy) || rule2.entropy !== void 0 && entropy < rule2.entropy || rule2.allow?.(secret, m) === true;
 }
 function collectSpans(text2, rules, skip, found) {
-  const present = keywordsIn(text2.toLowerCase());
+  const present2 = keywordsIn(text2.toLowerCase());
   const work = REDACTION_WORK;
   for (const rule2 of rules) {
-    if (rule2.keywords && !rule2.keywords.some((k) => present.has(k))) continue;
+    if (rule2.keywords && !rule2.keywords.some((k) => present2.has(k))) continue;
     const pattern = rule2.pattern;
     pattern.lastIndex = 0;
     for (; ; ) {
@@ -6528,7 +6528,7 @@ var init_document = __esm({
 });
 
 // src/verbs/write-checked.ts
-import { closeSync as closeSync8, lstatSync as lstatSync13 } from "node:fs";
+import { closeSync as closeSync8, lstatSync as lstatSync14 } from "node:fs";
 import path25 from "node:path";
 function schemaRefusal(file, errors) {
   const count = errors.filter((e) => e.rule !== "more").length + Number(/\d+/.exec(errors.find((e) => e.rule === "more")?.message ?? "")?.[0] ?? 0);
@@ -6548,7 +6548,7 @@ function sizeCheck(raw) {
 }
 function peekCurrent(root, file) {
   try {
-    lstatSync13(memoryDir(root));
+    lstatSync14(memoryDir(root));
     const opened = openRegular(path25.join(memoryDir(root), file));
     if (opened === null) return null;
     try {
@@ -7034,7 +7034,7 @@ var init_outcome = __esm({
 });
 
 // src/journal/store.ts
-import { closeSync as closeSync9, constants as constants8, fsyncSync as fsyncSync2, linkSync as linkSync4, lstatSync as lstatSync14, mkdirSync as mkdirSync3, openSync as openSync8, readdirSync as readdirSync8, renameSync as renameSync3, unlinkSync as unlinkSync7, writeSync as writeSync6 } from "node:fs";
+import { closeSync as closeSync9, constants as constants8, fsyncSync as fsyncSync2, linkSync as linkSync4, lstatSync as lstatSync15, mkdirSync as mkdirSync3, openSync as openSync8, readdirSync as readdirSync8, renameSync as renameSync3, unlinkSync as unlinkSync7, writeSync as writeSync6 } from "node:fs";
 import path27 from "node:path";
 function journalDir(root) {
   return path27.join(memoryDir(root), "journal");
@@ -7084,7 +7084,7 @@ function repairJournal(dir) {
   const actions = [];
   for (const e of listPrivate(dir)) {
     if (e.pid !== process.pid && processAlive(e.pid)) continue;
-    if (lstatSync14(e.path).isSymbolicLink()) continue;
+    if (lstatSync15(e.path).isSymbolicLink()) continue;
     if (e.role === "tmp") {
       unlinkSync7(e.path);
       continue;
@@ -7157,7 +7157,7 @@ function ensureJournalDir(root) {
   } catch (err) {
     if (err.code !== "EEXIST") throw new Refused(`cannot create ${dir}: ${err.message}`);
   }
-  const st = lstatSync14(dir);
+  const st = lstatSync15(dir);
   if (st.isSymbolicLink() || !st.isDirectory()) throw new Refused(`${dir} is a link or not a directory; move it away so the journal can be written`);
   return dir;
 }
@@ -7406,7 +7406,7 @@ var write_exports = {};
 __export(write_exports, {
   writeVerb: () => writeVerb
 });
-import { lstatSync as lstatSync15 } from "node:fs";
+import { lstatSync as lstatSync16 } from "node:fs";
 import path29 from "node:path";
 async function save(ctx, kind, document) {
   {
@@ -7465,7 +7465,7 @@ async function save(ctx, kind, document) {
     if (kind === "handoff") {
       let key = null;
       try {
-        key = statKey(lstatSync15(path29.join(memoryDir(root), file), { bigint: true }));
+        key = statKey(lstatSync16(path29.join(memoryDir(root), file), { bigint: true }));
       } catch {
       }
       const token = result === null ? built.prior.token : result.token;
@@ -7682,20 +7682,20 @@ CURRENT-SHA256: ${result.token}
 });
 
 // src/store/inspect.ts
-import { closeSync as closeSync10, fstatSync as fstatSync6, lstatSync as lstatSync16, readSync as readSync6 } from "node:fs";
+import { closeSync as closeSync10, fstatSync as fstatSync6, lstatSync as lstatSync17, readSync as readSync6 } from "node:fs";
 import path30 from "node:path";
 function treeUnsafe(root) {
   for (const dir of [path30.join(root, ".ai"), memoryDir(root)]) {
     let st;
     try {
-      st = lstatSync16(dir);
+      st = lstatSync17(dir);
     } catch (err) {
       return err.code === "ENOENT" ? null : true;
     }
     if (st.isSymbolicLink() || !st.isDirectory()) return true;
   }
   try {
-    const st = lstatSync16(archiveDir(root));
+    const st = lstatSync17(archiveDir(root));
     if (st.isSymbolicLink() || !st.isDirectory()) return true;
   } catch (err) {
     if (err.code !== "ENOENT") return true;
@@ -7931,7 +7931,7 @@ draft left in drafts/ changes no code (\`recover\` removes it).
 });
 
 // src/store/checkpoint-cleanup.ts
-import { linkSync as linkSync5, lstatSync as lstatSync17, readdirSync as readdirSync10, unlinkSync as unlinkSync9 } from "node:fs";
+import { linkSync as linkSync5, lstatSync as lstatSync18, readdirSync as readdirSync10, unlinkSync as unlinkSync9 } from "node:fs";
 import path32 from "node:path";
 function pruneCheckpoints(root, keep) {
   const list2 = listCheckpoints(root);
@@ -7957,7 +7957,7 @@ function cleanCheckpointLeftovers(root) {
   for (const e of [...entries.filter((x) => x.role === "tmp"), ...entries.filter((x) => x.role === "claim")]) {
     let st;
     try {
-      st = lstatSync17(e.path);
+      st = lstatSync18(e.path);
     } catch {
       continue;
     }
@@ -7991,7 +7991,7 @@ function cleanCheckpointLeftovers(root) {
       if (readHead(path32.join(dir, `${m[1]}.md`), 1) === null && !live.has(told)) rmQuietRegular(path32.join(dir, name2));
       else {
         try {
-          kept.push({ name: name2, mtimeMs: lstatSync17(path32.join(dir, name2)).mtimeMs });
+          kept.push({ name: name2, mtimeMs: lstatSync18(path32.join(dir, name2)).mtimeMs });
         } catch {
         }
       }
@@ -8179,7 +8179,7 @@ exit: 0 printed
 });
 
 // src/git/merge-driver-config.ts
-import { chmodSync as chmodSync2, closeSync as closeSync11, constants as constants9, fsyncSync as fsyncSync3, lstatSync as lstatSync18, mkdirSync as mkdirSync4, openSync as openSync9, readFileSync as readFileSync10, realpathSync as realpathSync3, renameSync as renameSync4, rmdirSync, unlinkSync as unlinkSync10, writeSync as writeSync7 } from "node:fs";
+import { chmodSync as chmodSync2, closeSync as closeSync11, constants as constants9, fsyncSync as fsyncSync3, lstatSync as lstatSync19, mkdirSync as mkdirSync4, openSync as openSync9, readFileSync as readFileSync10, realpathSync as realpathSync4, renameSync as renameSync4, rmdirSync, unlinkSync as unlinkSync10, writeSync as writeSync7 } from "node:fs";
 import path33 from "node:path";
 import { randomBytes as randomBytes3 } from "node:crypto";
 function driverCopyPath(env) {
@@ -8195,7 +8195,7 @@ function attributesLine(memRel) {
 function readRegular(p) {
   let st;
   try {
-    st = lstatSync18(p);
+    st = lstatSync19(p);
   } catch {
     return null;
   }
@@ -8271,7 +8271,7 @@ async function registerMergeDriver(root, helperPath, env) {
       same = false;
     }
     if (!same) replaceFile(copy, bytes, 420);
-    out.copy = realpathSync3(copy);
+    out.copy = realpathSync4(copy);
   } catch (err) {
     out.notes.push(`the merge driver was not registered: its copy of the helper could not be written (${err.message})`);
     return out;
@@ -8293,7 +8293,7 @@ async function registerMergeDriver(root, helperPath, env) {
     const want = attributesLine(memRelOf(top, root));
     const { rest, had, line } = withoutBlock(text2);
     if (!(had && line === want)) {
-      replaceFile(file, Buffer.from(blockFor(rest, want), "utf8"), before === null ? 420 : lstatSync18(file).mode & 511);
+      replaceFile(file, Buffer.from(blockFor(rest, want), "utf8"), before === null ? 420 : lstatSync19(file).mode & 511);
       out.attributes = true;
     }
   } catch (err) {
@@ -8326,7 +8326,7 @@ async function unregisterMergeDriver(root, env) {
       const { rest, had } = withoutBlock(before.toString("utf8"));
       if (had) {
         if (rest === "") unlinkSync10(file);
-        else replaceFile(file, Buffer.from(rest, "utf8"), lstatSync18(file).mode & 511);
+        else replaceFile(file, Buffer.from(rest, "utf8"), lstatSync19(file).mode & 511);
         out.attributes = true;
       }
     }
@@ -8657,9 +8657,9 @@ async function measureDrift(root, env, anchors, nowMs, optsOrEarly = null) {
       if (head !== null && logP !== null) committer = await measureHead(facts, status.snapshot, head, await logP, git2, `${prefix}.ai/memory/`, gitDir);
       const cleaned = facts.saved.dirty === null ? [] : facts.saved.dirty.filter((p) => !status.snapshot.dirty.includes(p));
       const moved = head !== null && status.snapshot.head !== null && status.snapshot.head !== head;
-      const present = facts.headReachable === true || facts.headReachable === false && !facts.objectMissing;
+      const present2 = facts.headReachable === true || facts.headReachable === false && !facts.objectMissing;
       if (head !== null && !moved && facts.headReachable === true) facts.changedSinceSave = [];
-      else if (moved && present && (keyFiles.length > 0 || cleaned.length > 0)) {
+      else if (moved && present2 && (keyFiles.length > 0 || cleaned.length > 0)) {
         const d = await git2(["diff", "--name-only", "-z", "--no-renames", head, "HEAD"]);
         if (d.code === 0) facts.changedSinceSave = d.stdout.toString("utf8").split("\0").filter((p) => p !== "");
       }
@@ -8716,8 +8716,8 @@ async function absentAtSave(missing, facts, anchors, prefix, git2) {
     return missing.filter((k) => saved.has(k) && saved.get(k) === null);
   }
   const head = facts.saved.head;
-  const present = facts.headReachable === true || facts.headReachable === false && !facts.objectMissing;
-  if (head === null || !present || facts.saved.dirty === null || (facts.saved.dirtyMore ?? 0) > 0) return [];
+  const present2 = facts.headReachable === true || facts.headReachable === false && !facts.objectMissing;
+  if (head === null || !present2 || facts.saved.dirty === null || (facts.saved.dirtyMore ?? 0) > 0) return [];
   const t = await git2(["ls-tree", "-r", "-z", "--name-only", head, "--", ...missing.map((k) => `:(top,literal)${prefix}${k}`)]);
   if (t.code !== 0) return [];
   const inTree = t.stdout.toString("utf8").split("\0").filter((p) => p !== "");
@@ -8733,25 +8733,25 @@ function normalTime(text2) {
 async function measureHead(facts, snap, head, log, git2, memoryPrefix, gitDir) {
   let committer = null;
   let reachable;
-  let counted = null;
+  let counted2 = null;
   let memoryOnly = { ahead: 0, behind: 0 };
   if (snap.head !== null && log.code === 0) {
     const h = parseHistory(log.stdout, memoryPrefix);
-    counted = { ahead: h.ahead, behind: h.behind };
+    counted2 = { ahead: h.ahead, behind: h.behind };
     memoryOnly = { ahead: h.memoryOnlyAhead, behind: h.memoryOnlyBehind };
     if (h.attributesAhead + h.attributesBehind > 0 && await sameAttributesButOurs(head, git2)) {
       memoryOnly = { ahead: memoryOnly.ahead + h.attributesAhead, behind: memoryOnly.behind + h.attributesBehind };
     }
     committer = h.handoffCommitter;
-    if (h.truncated) counted = await countBoth(head, git2);
+    if (h.truncated) counted2 = await countBoth(head, git2);
   } else if (snap.head !== null && /unrecognized argument|invalid value for|unknown option/i.test(log.stderr)) {
-    counted = await countBoth(head, git2);
+    counted2 = await countBoth(head, git2);
   }
-  if (counted !== null) {
-    facts.ahead = counted.ahead - memoryOnly.ahead;
-    facts.behind = counted.behind - memoryOnly.behind;
+  if (counted2 !== null) {
+    facts.ahead = counted2.ahead - memoryOnly.ahead;
+    facts.behind = counted2.behind - memoryOnly.behind;
     facts.memoryOnlyCommits = memoryOnly.ahead + memoryOnly.behind;
-    reachable = counted.behind === 0 ? true : await reachableFromRef(head, git2, facts);
+    reachable = counted2.behind === 0 ? true : await reachableFromRef(head, git2, facts);
   } else if (snap.head === null) {
     reachable = await reachableFromRef(head, git2, facts);
   } else {
@@ -9727,7 +9727,7 @@ __export(hook_exports, {
 });
 import { createHash as createHash5 } from "node:crypto";
 import path36 from "node:path";
-import { lstatSync as lstatSync19 } from "node:fs";
+import { lstatSync as lstatSync20 } from "node:fs";
 function ageText(text2, now) {
   if (typeof text2 !== "string") return "age unknown";
   const words = ageWords(stateTimeOfText(text2, now), now);
@@ -9929,7 +9929,7 @@ exit: always 0 -- a broken hook must not break a session; problems go to stderr.
           const saves = readSaves(root);
           if (saves === null) return true;
           try {
-            if (savedHereByStat(root, statKey(lstatSync19(path36.join(memoryDir(root), "HANDOFF.md"), { bigint: true })))) return true;
+            if (savedHereByStat(root, statKey(lstatSync20(path36.join(memoryDir(root), "HANDOFF.md"), { bigint: true })))) return true;
           } catch {
           }
           return saves.includes(createHash5("sha256").update(text2, "utf8").digest("hex"));
@@ -9941,14 +9941,14 @@ exit: always 0 -- a broken hook must not break a session; problems go to stderr.
 });
 
 // src/store/archive-entries.ts
-import { lstatSync as lstatSync20, readdirSync as readdirSync12 } from "node:fs";
+import { lstatSync as lstatSync21, readdirSync as readdirSync12 } from "node:fs";
 import path37 from "node:path";
 function listArchives(root) {
   if (!checkTree(root)) return [];
   const dir = archiveDir(root);
   let st;
   try {
-    st = lstatSync20(dir);
+    st = lstatSync21(dir);
   } catch {
     return [];
   }
@@ -9957,7 +9957,7 @@ function listArchives(root) {
   for (const name2 of readdirSync12(dir)) {
     if (!ARCHIVE_NAME.test(name2)) continue;
     try {
-      const s = lstatSync20(path37.join(dir, name2));
+      const s = lstatSync21(path37.join(dir, name2));
       out.push({ name: name2, mtimeMs: s.mtimeMs, regular: s.isFile() && !s.isSymbolicLink() && s.nlink === 1 });
     } catch {
     }
@@ -10160,7 +10160,7 @@ __export(archives_exports, {
   archivesVerb: () => archivesVerb,
   restoreProblem: () => restoreProblem
 });
-import { lstatSync as lstatSync21 } from "node:fs";
+import { lstatSync as lstatSync22 } from "node:fs";
 import path38 from "node:path";
 function restoreProblem(bytes) {
   if (bytes.length === 0) return "it is empty";
@@ -10244,7 +10244,7 @@ async function restore(ctx, name2) {
           throw new Refused(`${quotedPath(name2.slice(0, 100))} is not an archive name (HANDOFF-<letters, digits, . _ ->.md); run \`archives list\``);
         }
         try {
-          lstatSync21(path38.join(archiveDir(root), name2));
+          lstatSync22(path38.join(archiveDir(root), name2));
         } catch {
           throw new Absent(`no archived handoff named ${name2}; run \`archives list\``);
         }
@@ -10363,6 +10363,508 @@ exit: 0 done
         }
         throw new UsageError(`unknown archives action ${quotedValue((action ?? "").slice(0, 80))}: use list, show NAME or restore NAME`);
       }
+    };
+  }
+});
+
+// src/agents/command.ts
+function shellQuote2(s) {
+  return /^[A-Za-z0-9_./:@%+=-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+}
+function psQuote(s) {
+  return `'${s.replace(/'/g, "''")}'`;
+}
+function nodeRun(args) {
+  const known = NODE_LOCATIONS.map((p) => p.startsWith("$HOME") ? `"${p}"` : p).join(" ");
+  return `for n in "$SESSION_HANDOFF_NODE" "$(cat "\${XDG_CONFIG_HOME:-$HOME/.config}/${NODE_RECORD}" 2>/dev/null)" "$(command -v node)" ${known}; do [ -f "$n" ] && [ -x "$n" ] && exec "$n" "$f" ${args}; done`;
+}
+function hookCommand(helper, args, projectVar) {
+  const file = projectVar !== null && helper.rel !== null ? `"$${projectVar}"/${shellQuote2(helper.rel)}` : shellQuote2(helper.abs);
+  return `f=${file}; [ ! -f "$f" ] || ${nodeRun(args)}; :`;
+}
+function hookCommandPowerShell(abs, args) {
+  return `$f=${psQuote(abs)}; if (Test-Path -LiteralPath $f -PathType Leaf) { $c=if ($env:XDG_CONFIG_HOME) { $env:XDG_CONFIG_HOME } else { Join-Path $HOME '.config' }; foreach ($n in @($env:SESSION_HANDOFF_NODE, (Get-Content -LiteralPath (Join-Path $c '${NODE_RECORD}') -ErrorAction SilentlyContinue | Select-Object -First 1), (Get-Command node -ErrorAction SilentlyContinue | Select-Object -First 1 -ExpandProperty Source), "$env:ProgramFiles\\nodejs\\node.exe")) { if ($n -and (Test-Path -LiteralPath $n -PathType Leaf)) { $input | & $n $f ${args}; exit $LASTEXITCODE } } }; exit 0`;
+}
+var NODE_LOCATIONS, NODE_RECORD;
+var init_command = __esm({
+  "src/agents/command.ts"() {
+    "use strict";
+    NODE_LOCATIONS = [
+      "/opt/homebrew/bin/node",
+      "/usr/local/bin/node",
+      "$HOME/.volta/bin/node",
+      "$HOME/.local/share/fnm/aliases/default/bin/node",
+      "$HOME/.asdf/shims/node",
+      "$HOME/.local/share/mise/shims/node"
+    ];
+    NODE_RECORD = "session-handoff/node";
+  }
+});
+
+// src/agents/envelope.ts
+var SESSION_MATCHER;
+var init_envelope2 = __esm({
+  "src/agents/envelope.ts"() {
+    "use strict";
+    SESSION_MATCHER = "startup|resume|clear|compact|fork";
+  }
+});
+
+// src/agents/claude-code.ts
+var claudeCode;
+var init_claude_code = __esm({
+  "src/agents/claude-code.ts"() {
+    "use strict";
+    init_command();
+    init_envelope2();
+    claudeCode = {
+      name: "claude-code",
+      format: "claude",
+      transcript: "claude",
+      checks: { projectHooksFromStartFolder: true },
+      skillFolders: { project: [".claude/skills"], home: [".claude/skills"] },
+      edits(helper, global) {
+        const command = (args) => hookCommand(helper, args, global ? null : "CLAUDE_PROJECT_DIR");
+        return [
+          {
+            kind: "json-hooks",
+            file: ".claude/settings.json",
+            command,
+            // Interactive sessions only (never with -p): the handoff's state after the user's own line.
+            statusLine: "statusline",
+            hooks: [
+              { event: "SessionStart", matcher: SESSION_MATCHER, args: "hook --mode session --format claude", timeout: 10 },
+              { event: "PreCompact", args: "checkpoint --format claude", timeout: 10 },
+              { event: "PostCompact", args: "checkpoint --format claude", timeout: 10 },
+              // SessionEnd hooks share a 1.5 s budget: checkpoint does the least work there.
+              { event: "SessionEnd", args: "checkpoint --format claude", timeout: 2 },
+              // The context-threshold offer (docs/context-threshold.md): both events reach the model
+              // as additionalContext; Stop does not (2.1.112 ignores it, 2.1.332 loops on it).
+              { event: "UserPromptSubmit", args: "context --format claude", timeout: 10 },
+              { event: "PostToolUse", args: "context --format claude", timeout: 10 }
+            ]
+          }
+        ];
+      }
+    };
+  }
+});
+
+// src/agents/bootstrap.ts
+function bootstrapBody(helper, agents) {
+  const h = helper.rel !== null ? shellQuote2(helper.rel) : shellQuote2(helper.abs);
+  const where = helper.rel !== null ? "from the project root" : "";
+  return [
+    `${AGENTS_LINE} ${agents.join(", ")}.`,
+    `At session start run \`node ${h} check --root .\`${where ? ` ${where}` : ""}.`,
+    "Exit 2: a handoff is parked; offer to resume it with the session-handoff skill. Exit 1: a save",
+    `was interrupted; run \`node ${h} recover --root .\`, then check again.`,
+    "Exit 3: memory failed safety or schema checks; don't load it, tell the user. Exit 0: nothing parked."
+  ].join("\n");
+}
+function block(body) {
+  return `${BLOCK_BEGIN}
+${body}
+${BLOCK_END}`;
+}
+var BLOCK_BEGIN, BLOCK_END, AGENTS_LINE;
+var init_bootstrap = __esm({
+  "src/agents/bootstrap.ts"() {
+    "use strict";
+    init_command();
+    BLOCK_BEGIN = "<!-- session-handoff:begin -->";
+    BLOCK_END = "<!-- session-handoff:end -->";
+    AGENTS_LINE = "Installed by session-handoff for:";
+  }
+});
+
+// src/agents/cline.ts
+function hookScript(helper) {
+  const file = helper.rel !== null ? `"$root"/${shellQuote2(helper.rel)}` : shellQuote2(helper.abs);
+  return `#!/bin/sh
+${CLINE_HOOK_MARK}
+root=$(cd "\${0%/*}/../.." && pwd) || exit 0
+f=${file}
+[ -f "$f" ] || exit 0
+${nodeRun(ARGS)}
+exit 0
+`;
+}
+function hookScriptPs1(helper) {
+  const file = helper.rel !== null ? `Join-Path $root ${psQuote(helper.rel)}` : psQuote(helper.abs);
+  return [
+    CLINE_HOOK_MARK,
+    "$root = (Resolve-Path -LiteralPath (Join-Path $PSScriptRoot '..\\..')).Path",
+    `$f = ${file}`,
+    "if (-not (Test-Path -LiteralPath $f -PathType Leaf)) { exit 0 }",
+    "$c = if ($env:XDG_CONFIG_HOME) { $env:XDG_CONFIG_HOME } else { Join-Path $HOME '.config' }",
+    `$record = Get-Content -LiteralPath (Join-Path $c '${NODE_RECORD}') -ErrorAction SilentlyContinue | Select-Object -First 1`,
+    "$onPath = Get-Command node -ErrorAction SilentlyContinue | Select-Object -First 1 -ExpandProperty Source",
+    'foreach ($n in @($env:SESSION_HANDOFF_NODE, $record, $onPath, "$env:ProgramFiles\\nodejs\\node.exe")) {',
+    "  if ($n -and (Test-Path -LiteralPath $n -PathType Leaf)) { $input | & $n $f hook --mode session --format cline --root $root; exit $LASTEXITCODE }",
+    "}",
+    "exit 0",
+    ""
+  ].join("\r\n");
+}
+var CLINE_HOOK_MARK, ARGS, cline;
+var init_cline = __esm({
+  "src/agents/cline.ts"() {
+    "use strict";
+    init_bootstrap();
+    init_command();
+    init_errors();
+    CLINE_HOOK_MARK = "# session-handoff: installed hook";
+    ARGS = `hook --mode session --format cline --root "$root"`;
+    cline = {
+      name: "cline",
+      format: "cline",
+      skillFolders: { project: [".cline/skills", ".clinerules/skills"], home: [] },
+      edits(helper, global) {
+        if (global) throw new Refused("cline has no per-user rules folder to install into; run `install --agent cline` in the project instead");
+        return [
+          { kind: "owned-file", file: ".clinerules/00-session-handoff.md", mode: 420, content: `${block(bootstrapBody(helper, ["cline"]))}
+` },
+          { kind: "owned-file", file: ".clinerules/hooks/TaskStart", mode: 493, content: hookScript(helper) },
+          { kind: "owned-file", file: ".clinerules/hooks/TaskResume", mode: 493, content: hookScript(helper) },
+          { kind: "owned-file", file: ".clinerules/hooks/TaskStart.ps1", mode: 420, content: hookScriptPs1(helper) },
+          { kind: "owned-file", file: ".clinerules/hooks/TaskResume.ps1", mode: 420, content: hookScriptPs1(helper) }
+        ];
+      }
+    };
+  }
+});
+
+// src/agents/codex.ts
+var codex;
+var init_codex = __esm({
+  "src/agents/codex.ts"() {
+    "use strict";
+    init_bootstrap();
+    init_command();
+    init_envelope2();
+    codex = {
+      name: "codex",
+      format: "codex",
+      transcript: "codex",
+      checks: { hookTrust: "codex" },
+      skillFolders: { project: [".agents/skills"], home: [".codex/skills", ".agents/skills"] },
+      edits(helper, global) {
+        const command = (args) => hookCommand(helper, args, null);
+        return [
+          {
+            kind: "md-block",
+            file: global ? ".codex/AGENTS.md" : "AGENTS.md",
+            body: (agents) => bootstrapBody(global ? { ...helper, rel: null } : helper, agents)
+          },
+          {
+            kind: "json-hooks",
+            file: ".codex/hooks.json",
+            command,
+            commandWindows: (args) => hookCommandPowerShell(helper.abs, args),
+            hooks: [
+              { event: "SessionStart", matcher: SESSION_MATCHER, args: "hook --mode session --format codex", timeout: 10 },
+              { event: "PreCompact", args: "checkpoint --format codex", timeout: 10 },
+              // Codex clamps SessionEnd to 3 s.
+              { event: "SessionEnd", args: "checkpoint --format codex", timeout: 3 },
+              // The context-threshold offer from the rollout's token_count (docs/context-threshold.md).
+              { event: "UserPromptSubmit", args: "context --format codex", timeout: 10 },
+              { event: "PostToolUse", args: "context --format codex", timeout: 10 }
+            ]
+          }
+        ];
+      }
+    };
+  }
+});
+
+// src/agents/cursor.ts
+var cursor;
+var init_cursor = __esm({
+  "src/agents/cursor.ts"() {
+    "use strict";
+    init_bootstrap();
+    init_errors();
+    cursor = {
+      name: "cursor",
+      format: "cursor",
+      skillFolders: { project: [".agents/skills", ".cursor/skills"], home: [] },
+      edits(helper, global) {
+        if (global) throw new Refused("cursor has no per-user rules file to install into; run `install --agent cursor` in the project instead");
+        const frontmatter = "---\ndescription: Session handoff bootstrap: check for parked session memory at session start\nalwaysApply: true\n---\n";
+        return [{ kind: "owned-file", file: ".cursor/rules/session-handoff.mdc", mode: 420, content: `${frontmatter}${block(bootstrapBody(helper, ["cursor"]))}
+` }];
+      }
+    };
+  }
+});
+
+// src/agents/gemini.ts
+var gemini;
+var init_gemini = __esm({
+  "src/agents/gemini.ts"() {
+    "use strict";
+    init_bootstrap();
+    init_command();
+    gemini = {
+      name: "gemini",
+      format: "gemini",
+      transcript: "gemini",
+      checks: { projectHooksFromStartFolder: true },
+      skillFolders: { project: [".gemini/skills", ".agents/skills"], home: [".gemini/skills"] },
+      edits(helper, global) {
+        const command = (args) => hookCommand(helper, args, global ? null : "GEMINI_PROJECT_DIR");
+        return [
+          {
+            kind: "md-block",
+            file: global ? ".gemini/GEMINI.md" : "GEMINI.md",
+            body: (agents) => bootstrapBody(global ? { ...helper, rel: null } : helper, agents)
+          },
+          {
+            kind: "json-hooks",
+            file: ".gemini/settings.json",
+            command,
+            hooks: [
+              { event: "SessionStart", args: "hook --mode session --format gemini", timeout: 1e4 },
+              { event: "SessionEnd", args: "checkpoint --format gemini", timeout: 3e3 }
+            ]
+          }
+        ];
+      }
+    };
+  }
+});
+
+// src/agents/opencode.ts
+var opencode;
+var init_opencode = __esm({
+  "src/agents/opencode.ts"() {
+    "use strict";
+    init_bootstrap();
+    opencode = {
+      name: "opencode",
+      skillFolders: { project: [".opencode/skills", ".claude/skills", ".agents/skills"], home: [".config/opencode/skills"] },
+      edits(helper, global) {
+        return [
+          {
+            kind: "md-block",
+            file: global ? ".config/opencode/AGENTS.md" : "AGENTS.md",
+            body: (agents) => bootstrapBody(global ? { ...helper, rel: null } : helper, agents)
+          }
+        ];
+      }
+    };
+  }
+});
+
+// src/agents/index.ts
+function isAgentName(s) {
+  return typeof s === "string" && Object.hasOwn(AGENTS, s);
+}
+var AGENTS;
+var init_agents = __esm({
+  "src/agents/index.ts"() {
+    "use strict";
+    init_claude_code();
+    init_cline();
+    init_codex();
+    init_cursor();
+    init_gemini();
+    init_opencode();
+    AGENTS = {
+      "claude-code": claudeCode,
+      codex,
+      opencode,
+      cline,
+      gemini,
+      cursor
+    };
+  }
+});
+
+// src/agents/skill-place.ts
+import { accessSync, constants as constants10, lstatSync as lstatSync23, mkdirSync as mkdirSync5, readdirSync as readdirSync13, readFileSync as readFileSync12, readlinkSync as readlinkSync3, renameSync as renameSync5, rmdirSync as rmdirSync2, rmSync as rmSync3, statSync as statSync2, symlinkSync, writeFileSync as writeFileSync2 } from "node:fs";
+import path39 from "node:path";
+function present(p) {
+  try {
+    lstatSync23(p);
+    return true;
+  } catch {
+    return false;
+  }
+}
+function detectAgents(agents, base, global) {
+  return agents.filter((a) => AGENT_MARKERS[a.name][global ? "home" : "project"].some((m) => present(path39.join(base, m))));
+}
+function linkFolderFor(agent, global) {
+  const folders = agent.skillFolders[global ? "home" : "project"];
+  if (folders.length === 0 || folders.includes(".agents/skills")) return null;
+  return folders[0];
+}
+function skillFiles(dir) {
+  const out = [];
+  const walk = (rel) => {
+    const abs = path39.join(dir, rel);
+    let st;
+    try {
+      st = lstatSync23(abs);
+    } catch {
+      return;
+    }
+    if (st.isDirectory()) {
+      for (const name2 of readdirSync13(abs).sort()) walk(rel === "" ? name2 : `${rel}/${name2}`);
+    } else if (st.isFile()) out.push(rel);
+  };
+  for (const e of SKILL_ENTRIES) walk(e);
+  return out.sort();
+}
+function copySteps(from, to) {
+  const want = skillFiles(from);
+  const steps = [];
+  for (const rel of want) {
+    const dest = path39.join(to, rel);
+    let have = null;
+    try {
+      have = lstatSync23(dest).isFile() ? readFileSync12(dest) : null;
+    } catch {
+      have = null;
+    }
+    if (have === null) steps.push({ rel, action: present(dest) ? "update" : "create" });
+    else if (!have.equals(readFileSync12(path39.join(from, rel)))) steps.push({ rel, action: "update" });
+  }
+  const wanted = new Set(want);
+  for (const rel of skillFiles(to)) if (!wanted.has(rel)) steps.push({ rel, action: "remove" });
+  return steps;
+}
+function linkState(place, target) {
+  let st;
+  try {
+    st = lstatSync23(place);
+  } catch {
+    return "absent";
+  }
+  if (st.isSymbolicLink()) {
+    const to = readlinkSync3(place);
+    return path39.resolve(path39.dirname(place), to) === target ? "ours" : `a link to ${to}`;
+  }
+  if (st.isDirectory()) return present(path39.join(place, "SKILL.md")) ? "copy" : "a folder that is not this skill";
+  return "a file";
+}
+function unwritable(file) {
+  let dir = path39.dirname(file);
+  for (let i = 0; i < 64 && !present(dir); i++) dir = path39.dirname(dir);
+  if (!lstatSync23(dir).isDirectory()) return `${dir} is not a folder`;
+  try {
+    accessSync(dir, constants10.W_OK);
+  } catch {
+    return `${dir} is not writable`;
+  }
+  try {
+    if (present(file) && lstatSync23(file).isFile()) accessSync(file, constants10.W_OK);
+  } catch {
+    return `${file} is not writable`;
+  }
+  return null;
+}
+function applySteps(from, to, steps) {
+  for (const s of steps) {
+    const dest = path39.join(to, s.rel);
+    if (s.action === "remove") {
+      rmSync3(dest, { force: true });
+      removeEmptyUpTo(path39.dirname(dest), to);
+      continue;
+    }
+    mkdirSync5(path39.dirname(dest), { recursive: true });
+    const temp = `${dest}.tmp-${process.pid}`;
+    const src = path39.join(from, s.rel);
+    writeFileSync2(temp, readFileSync12(src), { mode: statSync2(src).mode & 511 });
+    renameSync5(temp, dest);
+  }
+}
+function removeEmptyUpTo(dir, stop) {
+  for (let d = dir; d.startsWith(`${stop}${path39.sep}`); d = path39.dirname(d)) {
+    try {
+      rmdirSync2(d);
+    } catch {
+      return;
+    }
+  }
+}
+function makeLink(place, target) {
+  mkdirSync5(path39.dirname(place), { recursive: true });
+  symlinkSync(path39.relative(path39.dirname(place), target), place, "dir");
+}
+var SKILL_ENTRIES, CANONICAL, AGENT_MARKERS;
+var init_skill_place = __esm({
+  "src/agents/skill-place.ts"() {
+    "use strict";
+    SKILL_ENTRIES = ["SKILL.md", "LICENSE", "agents", "references", "templates", "scripts"];
+    CANONICAL = ".agents/skills/session-handoff";
+    AGENT_MARKERS = {
+      "claude-code": { project: [".claude", "CLAUDE.md"], home: [".claude"] },
+      codex: { project: [".codex"], home: [".codex"] },
+      opencode: { project: [".opencode", "opencode.json", "opencode.jsonc"], home: [".config/opencode"] },
+      cline: { project: [".clinerules", ".cline"], home: [] },
+      gemini: { project: [".gemini", "GEMINI.md"], home: [".gemini"] },
+      cursor: { project: [".cursor", ".cursorrules"], home: [] }
+    };
+  }
+});
+
+// src/verbs/agent-files.ts
+import { realpathSync as realpathSync5 } from "node:fs";
+import { homedir as homedir2 } from "node:os";
+import path40 from "node:path";
+function homeOf(env) {
+  return env.HOME || homedir2();
+}
+function real(p) {
+  try {
+    return realpathSync5(p);
+  } catch {
+    return path40.resolve(p);
+  }
+}
+function helperLocation(ctx, root) {
+  const running = ctx.helperPath ?? path40.join(ctx.cwd, "scripts", "memory_io.mjs");
+  const abs = path40.join(real(path40.dirname(path40.dirname(path40.resolve(ctx.cwd, running)))), "scripts", "memory_io.mjs");
+  if (root === null) return { abs, rel: null };
+  const rel = path40.relative(real(root), abs);
+  return { abs, rel: rel.startsWith("..") || path40.isAbsolute(rel) ? null : rel.split(path40.sep).join("/") };
+}
+function agentTarget(ctx, verb) {
+  const name2 = ctx.values.agent;
+  if (!isAgentName(name2)) {
+    throw new UsageError(`${verb} needs --agent ${Object.keys(AGENTS).join("|")}${typeof name2 === "string" ? `, got ${quotedValue(name2)}` : ""}`);
+  }
+  const global = ctx.values.global === true;
+  const home2 = homeOf(ctx.env);
+  if (global && typeof ctx.values.root === "string") throw new UsageError(`${verb}: --global and --root exclude each other`);
+  const root = global ? null : rootOption(ctx);
+  return {
+    agent: AGENTS[name2],
+    global,
+    base: global ? real(home2) : root,
+    home: home2,
+    memDir: root === null ? null : memoryDir(root),
+    helper: helperLocation(ctx, root),
+    dryRun: ctx.values["dry-run"] === true
+  };
+}
+var AGENT_OPTIONS;
+var init_agent_files = __esm({
+  "src/verbs/agent-files.ts"() {
+    "use strict";
+    init_quote();
+    init_agents();
+    init_errors();
+    init_paths();
+    init_common();
+    AGENT_OPTIONS = {
+      agent: { type: "string" },
+      root: { type: "string" },
+      global: { type: "boolean" },
+      "dry-run": { type: "boolean" }
     };
   }
 });
@@ -11174,12 +11676,12 @@ function parseTree(text2, errors = [], options = ParseOptions.DEFAULT) {
   }
   return result;
 }
-function findNodeAtLocation(root, path57) {
+function findNodeAtLocation(root, path59) {
   if (!root) {
     return void 0;
   }
   let node = root;
-  for (let segment of path57) {
+  for (let segment of path59) {
     if (typeof segment === "string") {
       if (node.type !== "object" || !Array.isArray(node.children)) {
         return void 0;
@@ -11545,14 +12047,14 @@ var init_parser = __esm({
 
 // node_modules/jsonc-parser/lib/esm/impl/edit.js
 function setProperty(text2, originalPath, value, options) {
-  const path57 = originalPath.slice();
+  const path59 = originalPath.slice();
   const errors = [];
   const root = parseTree(text2, errors);
   let parent = void 0;
   let lastSegment = void 0;
-  while (path57.length > 0) {
-    lastSegment = path57.pop();
-    parent = findNodeAtLocation(root, path57);
+  while (path59.length > 0) {
+    lastSegment = path59.pop();
+    parent = findNodeAtLocation(root, path59);
     if (parent === void 0 && value !== void 0) {
       if (typeof lastSegment === "string") {
         value = { [lastSegment]: value };
@@ -11732,8 +12234,8 @@ function printParseErrorCode(code) {
   }
   return "<unknown ParseErrorCode>";
 }
-function modify(text2, path57, value, options) {
-  return setProperty(text2, path57, value, options);
+function modify(text2, path59, value, options) {
+  return setProperty(text2, path59, value, options);
 }
 function applyEdits(text2, edits) {
   let sortedEdits = edits.slice(0).sort((a, b) => {
@@ -11875,8 +12377,8 @@ function formatOf(text2) {
   const indent = m ? m[1] : "  ";
   return { insertSpaces: !indent.startsWith("	"), tabSize: indent.startsWith("	") ? 1 : indent.length, eol: text2.includes("\r\n") ? "\r\n" : "\n" };
 }
-function edit(text2, path57, value, fmt, insert = false) {
-  return applyEdits(text2, modify(text2, path57, value, { formattingOptions: fmt, isArrayInsertion: insert }));
+function edit(text2, path59, value, fmt, insert = false) {
+  return applyEdits(text2, modify(text2, path59, value, { formattingOptions: fmt, isArrayInsertion: insert }));
 }
 function parsedHooks(text2) {
   const v = parse2(text2, [], { allowTrailingComma: true, disallowComments: false });
@@ -12029,68 +12531,6 @@ var init_json_hooks = __esm({
   }
 });
 
-// src/agents/command.ts
-function shellQuote2(s) {
-  return /^[A-Za-z0-9_./:@%+=-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
-}
-function psQuote(s) {
-  return `'${s.replace(/'/g, "''")}'`;
-}
-function nodeRun(args) {
-  const known = NODE_LOCATIONS.map((p) => p.startsWith("$HOME") ? `"${p}"` : p).join(" ");
-  return `for n in "$SESSION_HANDOFF_NODE" "$(cat "\${XDG_CONFIG_HOME:-$HOME/.config}/${NODE_RECORD}" 2>/dev/null)" "$(command -v node)" ${known}; do [ -f "$n" ] && [ -x "$n" ] && exec "$n" "$f" ${args}; done`;
-}
-function hookCommand(helper, args, projectVar) {
-  const file = projectVar !== null && helper.rel !== null ? `"$${projectVar}"/${shellQuote2(helper.rel)}` : shellQuote2(helper.abs);
-  return `f=${file}; [ ! -f "$f" ] || ${nodeRun(args)}; :`;
-}
-function hookCommandPowerShell(abs, args) {
-  return `$f=${psQuote(abs)}; if (Test-Path -LiteralPath $f -PathType Leaf) { $c=if ($env:XDG_CONFIG_HOME) { $env:XDG_CONFIG_HOME } else { Join-Path $HOME '.config' }; foreach ($n in @($env:SESSION_HANDOFF_NODE, (Get-Content -LiteralPath (Join-Path $c '${NODE_RECORD}') -ErrorAction SilentlyContinue | Select-Object -First 1), (Get-Command node -ErrorAction SilentlyContinue | Select-Object -First 1 -ExpandProperty Source), "$env:ProgramFiles\\nodejs\\node.exe")) { if ($n -and (Test-Path -LiteralPath $n -PathType Leaf)) { $input | & $n $f ${args}; exit $LASTEXITCODE } } }; exit 0`;
-}
-var NODE_LOCATIONS, NODE_RECORD;
-var init_command = __esm({
-  "src/agents/command.ts"() {
-    "use strict";
-    NODE_LOCATIONS = [
-      "/opt/homebrew/bin/node",
-      "/usr/local/bin/node",
-      "$HOME/.volta/bin/node",
-      "$HOME/.local/share/fnm/aliases/default/bin/node",
-      "$HOME/.asdf/shims/node",
-      "$HOME/.local/share/mise/shims/node"
-    ];
-    NODE_RECORD = "session-handoff/node";
-  }
-});
-
-// src/agents/bootstrap.ts
-function bootstrapBody(helper, agents) {
-  const h = helper.rel !== null ? shellQuote2(helper.rel) : shellQuote2(helper.abs);
-  const where = helper.rel !== null ? "from the project root" : "";
-  return [
-    `${AGENTS_LINE} ${agents.join(", ")}.`,
-    `At session start run \`node ${h} check --root .\`${where ? ` ${where}` : ""}.`,
-    "Exit 2: a handoff is parked; offer to resume it with the session-handoff skill. Exit 1: a save",
-    `was interrupted; run \`node ${h} recover --root .\`, then check again.`,
-    "Exit 3: memory failed safety or schema checks; don't load it, tell the user. Exit 0: nothing parked."
-  ].join("\n");
-}
-function block(body) {
-  return `${BLOCK_BEGIN}
-${body}
-${BLOCK_END}`;
-}
-var BLOCK_BEGIN, BLOCK_END, AGENTS_LINE;
-var init_bootstrap = __esm({
-  "src/agents/bootstrap.ts"() {
-    "use strict";
-    init_command();
-    BLOCK_BEGIN = "<!-- session-handoff:begin -->";
-    BLOCK_END = "<!-- session-handoff:end -->";
-    AGENTS_LINE = "Installed by session-handoff for:";
-  }
-});
-
 // src/agents/md-block.ts
 function findBlock(text2, file) {
   const lines3 = text2.split("\n");
@@ -12186,65 +12626,8 @@ var init_md_block = __esm({
   }
 });
 
-// src/agents/cline.ts
-function hookScript(helper) {
-  const file = helper.rel !== null ? `"$root"/${shellQuote2(helper.rel)}` : shellQuote2(helper.abs);
-  return `#!/bin/sh
-${CLINE_HOOK_MARK}
-root=$(cd "\${0%/*}/../.." && pwd) || exit 0
-f=${file}
-[ -f "$f" ] || exit 0
-${nodeRun(ARGS)}
-exit 0
-`;
-}
-function hookScriptPs1(helper) {
-  const file = helper.rel !== null ? `Join-Path $root ${psQuote(helper.rel)}` : psQuote(helper.abs);
-  return [
-    CLINE_HOOK_MARK,
-    "$root = (Resolve-Path -LiteralPath (Join-Path $PSScriptRoot '..\\..')).Path",
-    `$f = ${file}`,
-    "if (-not (Test-Path -LiteralPath $f -PathType Leaf)) { exit 0 }",
-    "$c = if ($env:XDG_CONFIG_HOME) { $env:XDG_CONFIG_HOME } else { Join-Path $HOME '.config' }",
-    `$record = Get-Content -LiteralPath (Join-Path $c '${NODE_RECORD}') -ErrorAction SilentlyContinue | Select-Object -First 1`,
-    "$onPath = Get-Command node -ErrorAction SilentlyContinue | Select-Object -First 1 -ExpandProperty Source",
-    'foreach ($n in @($env:SESSION_HANDOFF_NODE, $record, $onPath, "$env:ProgramFiles\\nodejs\\node.exe")) {',
-    "  if ($n -and (Test-Path -LiteralPath $n -PathType Leaf)) { $input | & $n $f hook --mode session --format cline --root $root; exit $LASTEXITCODE }",
-    "}",
-    "exit 0",
-    ""
-  ].join("\r\n");
-}
-var CLINE_HOOK_MARK, ARGS, cline;
-var init_cline = __esm({
-  "src/agents/cline.ts"() {
-    "use strict";
-    init_bootstrap();
-    init_command();
-    init_errors();
-    CLINE_HOOK_MARK = "# session-handoff: installed hook";
-    ARGS = `hook --mode session --format cline --root "$root"`;
-    cline = {
-      name: "cline",
-      format: "cline",
-      skillFolders: { project: [".cline/skills", ".clinerules/skills"], home: [] },
-      edits(helper, global) {
-        if (global) throw new Refused("cline has no per-user rules folder to install into; run `install --agent cline` in the project instead");
-        return [
-          { kind: "owned-file", file: ".clinerules/00-session-handoff.md", mode: 420, content: `${block(bootstrapBody(helper, ["cline"]))}
-` },
-          { kind: "owned-file", file: ".clinerules/hooks/TaskStart", mode: 493, content: hookScript(helper) },
-          { kind: "owned-file", file: ".clinerules/hooks/TaskResume", mode: 493, content: hookScript(helper) },
-          { kind: "owned-file", file: ".clinerules/hooks/TaskStart.ps1", mode: 420, content: hookScriptPs1(helper) },
-          { kind: "owned-file", file: ".clinerules/hooks/TaskResume.ps1", mode: 420, content: hookScriptPs1(helper) }
-        ];
-      }
-    };
-  }
-});
-
 // src/agents/plan.ts
-import path39 from "node:path";
+import path41 from "node:path";
 function snippetOf(edit2, agent) {
   if (edit2.kind === "json-hooks") return hooksSnippet(edit2.hooks, edit2);
   if (edit2.kind === "md-block") return block(edit2.body([agent]));
@@ -12289,7 +12672,7 @@ function uninstallText(edit2, agent, current, shown) {
   }
 }
 function editPath(base, edit2) {
-  return path39.join(base, ...edit2.file.split("/"));
+  return path41.join(base, ...edit2.file.split("/"));
 }
 var init_plan = __esm({
   "src/agents/plan.ts"() {
@@ -12303,8 +12686,8 @@ var init_plan = __esm({
 });
 
 // src/store/install-files.ts
-import { closeSync as closeSync12, constants as constants10, lstatSync as lstatSync22, mkdirSync as mkdirSync5, openSync as openSync10, readdirSync as readdirSync13, readFileSync as readFileSync12, readlinkSync as readlinkSync3, renameSync as renameSync5, rmdirSync as rmdirSync2, unlinkSync as unlinkSync11, writeSync as writeSync8, fsyncSync as fsyncSync4 } from "node:fs";
-import path40 from "node:path";
+import { closeSync as closeSync12, constants as constants11, lstatSync as lstatSync24, mkdirSync as mkdirSync6, openSync as openSync10, readdirSync as readdirSync14, readFileSync as readFileSync13, readlinkSync as readlinkSync4, renameSync as renameSync6, rmdirSync as rmdirSync3, unlinkSync as unlinkSync11, writeSync as writeSync8, fsyncSync as fsyncSync4 } from "node:fs";
+import path42 from "node:path";
 async function readAgentFile(file, snippet, links = 1) {
   let read;
   try {
@@ -12314,7 +12697,7 @@ async function readAgentFile(file, snippet, links = 1) {
       let what = "is not a regular file";
       if (err.state === "link") {
         try {
-          what = `is a link to ${readlinkSync3(file)}`;
+          what = `is a link to ${readlinkSync4(file)}`;
         } catch {
           what = "is a link";
         }
@@ -12330,15 +12713,15 @@ ${snippet}`);
   return { bytes: read.bytes, token: read.token };
 }
 function missingDirs(base, dir) {
-  const rel = path40.relative(base, dir);
+  const rel = path42.relative(base, dir);
   if (rel === "") return [];
   const missing = [];
   let cur = base;
-  for (const part of rel.split(path40.sep)) {
-    cur = path40.join(cur, part);
+  for (const part of rel.split(path42.sep)) {
+    cur = path42.join(cur, part);
     let st;
     try {
-      st = lstatSync22(cur);
+      st = lstatSync24(cur);
     } catch {
       missing.push(cur);
       continue;
@@ -12351,13 +12734,13 @@ function missingDirs(base, dir) {
   return missing;
 }
 function makeDirs(dirs) {
-  for (const d of dirs) mkdirSync5(d, { mode: 493 });
+  for (const d of dirs) mkdirSync6(d, { mode: 493 });
 }
 function removeEmptyDirs(dirs) {
   const removed = [];
   for (const d of [...dirs].sort((a, b) => b.length - a.length)) {
     try {
-      rmdirSync2(d);
+      rmdirSync3(d);
       removed.push(d);
     } catch {
     }
@@ -12381,13 +12764,13 @@ async function publishAgentFile(dir, name2, expectedToken, bytes, mode, archiveD
   });
 }
 async function retractAgentFile(dir, name2, expectedToken, failpoint3) {
-  const filePath = path40.join(dir, name2);
+  const filePath = path42.join(dir, name2);
   const prior = await readStable(filePath, { failpoint: failpoint3 });
   if (prior === null) return;
   if (prior.token !== expectedToken) throw new Refused(`${filePath} changed since it was read; run this again`);
-  const claim2 = path40.join(dir, privateName(name2, "claim", process.pid, randomHex8()));
+  const claim2 = path42.join(dir, privateName(name2, "claim", process.pid, randomHex8()));
   await failpoint(failpoint3, "before-claim");
-  renameSync5(filePath, claim2);
+  renameSync6(filePath, claim2);
   if (claimIsWhatWeRead(claim2, prior) !== "same") {
     const restored = putBack(claim2, filePath);
     throw new Refused(
@@ -12398,28 +12781,28 @@ async function retractAgentFile(dir, name2, expectedToken, failpoint3) {
   unlinkSync11(claim2);
 }
 function userDir(env, home2) {
-  const config = env.XDG_CONFIG_HOME ? env.XDG_CONFIG_HOME : path40.join(home2, ".config");
-  return path40.join(config, "session-handoff");
+  const config = env.XDG_CONFIG_HOME ? env.XDG_CONFIG_HOME : path42.join(home2, ".config");
+  return path42.join(config, "session-handoff");
 }
 function recordsDir(env, home2) {
-  return path40.join(userDir(env, home2), "installs");
+  return path42.join(userDir(env, home2), "installs");
 }
 function prepareDir(dir) {
   const missing = [];
-  for (let d = dir; ; d = path40.dirname(d)) {
+  for (let d = dir; ; d = path42.dirname(d)) {
     try {
-      const st = lstatSync22(d);
+      const st = lstatSync24(d);
       if (!st.isDirectory()) throw new Refused(`${d} is not a folder; install keeps its records under it, so nothing was changed`);
       break;
     } catch (err) {
       if (err instanceof Refused) throw err;
       missing.unshift(d);
-      if (path40.dirname(d) === d) break;
+      if (path42.dirname(d) === d) break;
     }
   }
   for (const d of missing) {
     try {
-      mkdirSync5(d, { mode: 448 });
+      mkdirSync6(d, { mode: 448 });
     } catch (err) {
       removeEmptyDirs(missing);
       throw new Refused(`${d} could not be made (${err.code ?? err.message}); nothing was changed`);
@@ -12428,29 +12811,29 @@ function prepareDir(dir) {
   return missing;
 }
 function recordNode(dir, execPath) {
-  const target = path40.join(dir, "node");
+  const target = path42.join(dir, "node");
   const want = `${execPath}
 `;
   try {
-    if (readFileSync12(target, "utf8") === want) return;
+    if (readFileSync13(target, "utf8") === want) return;
   } catch {
   }
   const temp = `${target}.tmp-${process.pid}-${randomHex8()}`;
-  const fd = openSync10(temp, constants10.O_WRONLY | constants10.O_CREAT | constants10.O_EXCL | constants10.O_NOFOLLOW, 420);
+  const fd = openSync10(temp, constants11.O_WRONLY | constants11.O_CREAT | constants11.O_EXCL | constants11.O_NOFOLLOW, 420);
   try {
     writeSync8(fd, Buffer.from(want));
     fsyncSync4(fd);
   } finally {
     closeSync12(fd);
   }
-  renameSync5(temp, target);
+  renameSync6(temp, target);
 }
 function recordPath(dir, file) {
-  return path40.join(dir, `${tokenOf(Buffer.from(file, "utf8")).slice(0, 16)}.json`);
+  return path42.join(dir, `${tokenOf(Buffer.from(file, "utf8")).slice(0, 16)}.json`);
 }
 function readRecord(dir, file) {
   try {
-    const r = JSON.parse(readFileSync12(recordPath(dir, file), "utf8"));
+    const r = JSON.parse(readFileSync13(recordPath(dir, file), "utf8"));
     return r.path === file ? r : null;
   } catch {
     return null;
@@ -12458,9 +12841,9 @@ function readRecord(dir, file) {
 }
 function writeRecord(dir, record2) {
   const made = [];
-  for (const d of [path40.dirname(path40.dirname(dir)), path40.dirname(dir), dir]) {
+  for (const d of [path42.dirname(path42.dirname(dir)), path42.dirname(dir), dir]) {
     try {
-      mkdirSync5(d, { mode: 448 });
+      mkdirSync6(d, { mode: 448 });
       made.push(d);
     } catch {
     }
@@ -12468,7 +12851,7 @@ function writeRecord(dir, record2) {
   const target = recordPath(dir, record2.path);
   dropDeadTemps(target);
   const temp = `${target}.tmp-${process.pid}-${randomHex8()}`;
-  const fd = openSync10(temp, constants10.O_WRONLY | constants10.O_CREAT | constants10.O_EXCL | constants10.O_NOFOLLOW, 384);
+  const fd = openSync10(temp, constants11.O_WRONLY | constants11.O_CREAT | constants11.O_EXCL | constants11.O_NOFOLLOW, 384);
   try {
     const buf = Buffer.from(JSON.stringify(record2));
     writeSync8(fd, buf);
@@ -12476,14 +12859,14 @@ function writeRecord(dir, record2) {
   } finally {
     closeSync12(fd);
   }
-  renameSync5(temp, target);
+  renameSync6(temp, target);
   return made;
 }
 function dropDeadTemps(target) {
-  const prefix = `${path40.basename(target)}.tmp-`;
+  const prefix = `${path42.basename(target)}.tmp-`;
   let names3;
   try {
-    names3 = readdirSync13(path40.dirname(target));
+    names3 = readdirSync14(path42.dirname(target));
   } catch {
     return;
   }
@@ -12491,7 +12874,7 @@ function dropDeadTemps(target) {
     const m = name2.startsWith(prefix) ? /^(\d+)-[0-9a-f]{8}$/.exec(name2.slice(prefix.length)) : null;
     if (m === null || processAlive(Number(m[1]))) continue;
     try {
-      unlinkSync11(path40.join(path40.dirname(target), name2));
+      unlinkSync11(path42.join(path42.dirname(target), name2));
     } catch {
     }
   }
@@ -12503,10 +12886,10 @@ function dropRecord(dir, file) {
   }
   if (removeEmptyDirs([dir]).length === 0) return;
   try {
-    unlinkSync11(path40.join(path40.dirname(dir), "node"));
+    unlinkSync11(path42.join(path42.dirname(dir), "node"));
   } catch {
   }
-  removeEmptyDirs([path40.dirname(dir)]);
+  removeEmptyDirs([path42.dirname(dir)]);
 }
 var NO_LOCK;
 var init_install_files = __esm({
@@ -12526,7 +12909,7 @@ var init_install_files = __esm({
 
 // src/store/install-repair.ts
 import { closeSync as closeSync13, linkSync as linkSync6, unlinkSync as unlinkSync12 } from "node:fs";
-import path41 from "node:path";
+import path43 from "node:path";
 function saveId2(e) {
   return e.name.slice(e.name.lastIndexOf(".") + 1).replace(/^(tmp|claim)-/, "");
 }
@@ -12546,7 +12929,7 @@ function bytesOf(p) {
   }
 }
 function planLeftovers(dir, name2) {
-  const file = path41.join(dir, name2);
+  const file = path43.join(dir, name2);
   const plan = { file, steps: [], conflict: null, planted: [], live: [], found: [] };
   const dead = [];
   for (const entry of listPrivate(dir)) {
@@ -12701,15 +13084,15 @@ var init_install_repair = __esm({
 });
 
 // src/verbs/agent-repair.ts
-import path42 from "node:path";
+import path44 from "node:path";
 function editTargets(t) {
   return t.agent.edits(t.helper, t.global).map((edit2) => ({ edit: edit2, file: editPath(t.base, edit2), shown: t.global ? `~/${edit2.file}` : edit2.file }));
 }
 async function repairAgentFiles(ctx, verb, t, targets) {
-  for (const { file } of targets) missingDirs(t.base, path42.dirname(file));
+  for (const { file } of targets) missingDirs(t.base, path44.dirname(file));
   const plans = [];
   for (const { file, shown } of targets) {
-    const plan = planLeftovers(path42.dirname(file), path42.basename(file));
+    const plan = planLeftovers(path44.dirname(file), path44.basename(file));
     if (plan.conflict !== null) throw conflictRefusal(plan.conflict);
     plans.push({ plan, shown });
   }
@@ -12734,267 +13117,13 @@ var init_agent_repair = __esm({
   }
 });
 
-// src/agents/envelope.ts
-var SESSION_MATCHER;
-var init_envelope2 = __esm({
-  "src/agents/envelope.ts"() {
-    "use strict";
-    SESSION_MATCHER = "startup|resume|clear|compact|fork";
-  }
-});
-
-// src/agents/claude-code.ts
-var claudeCode;
-var init_claude_code = __esm({
-  "src/agents/claude-code.ts"() {
-    "use strict";
-    init_command();
-    init_envelope2();
-    claudeCode = {
-      name: "claude-code",
-      format: "claude",
-      transcript: "claude",
-      checks: { projectHooksFromStartFolder: true },
-      skillFolders: { project: [".claude/skills"], home: [".claude/skills"] },
-      edits(helper, global) {
-        const command = (args) => hookCommand(helper, args, global ? null : "CLAUDE_PROJECT_DIR");
-        return [
-          {
-            kind: "json-hooks",
-            file: ".claude/settings.json",
-            command,
-            // Interactive sessions only (never with -p): the handoff's state after the user's own line.
-            statusLine: "statusline",
-            hooks: [
-              { event: "SessionStart", matcher: SESSION_MATCHER, args: "hook --mode session --format claude", timeout: 10 },
-              { event: "PreCompact", args: "checkpoint --format claude", timeout: 10 },
-              { event: "PostCompact", args: "checkpoint --format claude", timeout: 10 },
-              // SessionEnd hooks share a 1.5 s budget: checkpoint does the least work there.
-              { event: "SessionEnd", args: "checkpoint --format claude", timeout: 2 },
-              // The context-threshold offer (docs/context-threshold.md): both events reach the model
-              // as additionalContext; Stop does not (2.1.112 ignores it, 2.1.332 loops on it).
-              { event: "UserPromptSubmit", args: "context --format claude", timeout: 10 },
-              { event: "PostToolUse", args: "context --format claude", timeout: 10 }
-            ]
-          }
-        ];
-      }
-    };
-  }
-});
-
-// src/agents/codex.ts
-var codex;
-var init_codex = __esm({
-  "src/agents/codex.ts"() {
-    "use strict";
-    init_bootstrap();
-    init_command();
-    init_envelope2();
-    codex = {
-      name: "codex",
-      format: "codex",
-      transcript: "codex",
-      checks: { hookTrust: "codex" },
-      skillFolders: { project: [".agents/skills"], home: [".codex/skills", ".agents/skills"] },
-      edits(helper, global) {
-        const command = (args) => hookCommand(helper, args, null);
-        return [
-          {
-            kind: "md-block",
-            file: global ? ".codex/AGENTS.md" : "AGENTS.md",
-            body: (agents) => bootstrapBody(global ? { ...helper, rel: null } : helper, agents)
-          },
-          {
-            kind: "json-hooks",
-            file: ".codex/hooks.json",
-            command,
-            commandWindows: (args) => hookCommandPowerShell(helper.abs, args),
-            hooks: [
-              { event: "SessionStart", matcher: SESSION_MATCHER, args: "hook --mode session --format codex", timeout: 10 },
-              { event: "PreCompact", args: "checkpoint --format codex", timeout: 10 },
-              // Codex clamps SessionEnd to 3 s.
-              { event: "SessionEnd", args: "checkpoint --format codex", timeout: 3 },
-              // The context-threshold offer from the rollout's token_count (docs/context-threshold.md).
-              { event: "UserPromptSubmit", args: "context --format codex", timeout: 10 },
-              { event: "PostToolUse", args: "context --format codex", timeout: 10 }
-            ]
-          }
-        ];
-      }
-    };
-  }
-});
-
-// src/agents/cursor.ts
-var cursor;
-var init_cursor = __esm({
-  "src/agents/cursor.ts"() {
-    "use strict";
-    init_bootstrap();
-    init_errors();
-    cursor = {
-      name: "cursor",
-      format: "cursor",
-      skillFolders: { project: [".agents/skills", ".cursor/skills"], home: [] },
-      edits(helper, global) {
-        if (global) throw new Refused("cursor has no per-user rules file to install into; run `install --agent cursor` in the project instead");
-        const frontmatter = "---\ndescription: Session handoff bootstrap: check for parked session memory at session start\nalwaysApply: true\n---\n";
-        return [{ kind: "owned-file", file: ".cursor/rules/session-handoff.mdc", mode: 420, content: `${frontmatter}${block(bootstrapBody(helper, ["cursor"]))}
-` }];
-      }
-    };
-  }
-});
-
-// src/agents/gemini.ts
-var gemini;
-var init_gemini = __esm({
-  "src/agents/gemini.ts"() {
-    "use strict";
-    init_bootstrap();
-    init_command();
-    gemini = {
-      name: "gemini",
-      format: "gemini",
-      transcript: "gemini",
-      checks: { projectHooksFromStartFolder: true },
-      skillFolders: { project: [".gemini/skills", ".agents/skills"], home: [".gemini/skills"] },
-      edits(helper, global) {
-        const command = (args) => hookCommand(helper, args, global ? null : "GEMINI_PROJECT_DIR");
-        return [
-          {
-            kind: "md-block",
-            file: global ? ".gemini/GEMINI.md" : "GEMINI.md",
-            body: (agents) => bootstrapBody(global ? { ...helper, rel: null } : helper, agents)
-          },
-          {
-            kind: "json-hooks",
-            file: ".gemini/settings.json",
-            command,
-            hooks: [
-              { event: "SessionStart", args: "hook --mode session --format gemini", timeout: 1e4 },
-              { event: "SessionEnd", args: "checkpoint --format gemini", timeout: 3e3 }
-            ]
-          }
-        ];
-      }
-    };
-  }
-});
-
-// src/agents/opencode.ts
-var opencode;
-var init_opencode = __esm({
-  "src/agents/opencode.ts"() {
-    "use strict";
-    init_bootstrap();
-    opencode = {
-      name: "opencode",
-      skillFolders: { project: [".opencode/skills", ".claude/skills", ".agents/skills"], home: [".config/opencode/skills"] },
-      edits(helper, global) {
-        return [
-          {
-            kind: "md-block",
-            file: global ? ".config/opencode/AGENTS.md" : "AGENTS.md",
-            body: (agents) => bootstrapBody(global ? { ...helper, rel: null } : helper, agents)
-          }
-        ];
-      }
-    };
-  }
-});
-
-// src/agents/index.ts
-function isAgentName(s) {
-  return typeof s === "string" && Object.hasOwn(AGENTS, s);
-}
-var AGENTS;
-var init_agents = __esm({
-  "src/agents/index.ts"() {
-    "use strict";
-    init_claude_code();
-    init_cline();
-    init_codex();
-    init_cursor();
-    init_gemini();
-    init_opencode();
-    AGENTS = {
-      "claude-code": claudeCode,
-      codex,
-      opencode,
-      cline,
-      gemini,
-      cursor
-    };
-  }
-});
-
-// src/verbs/agent-files.ts
-import { realpathSync as realpathSync4 } from "node:fs";
-import { homedir as homedir2 } from "node:os";
-import path43 from "node:path";
-function homeOf(env) {
-  return env.HOME || homedir2();
-}
-function real(p) {
-  try {
-    return realpathSync4(p);
-  } catch {
-    return path43.resolve(p);
-  }
-}
-function helperLocation(ctx, root) {
-  const running = ctx.helperPath ?? path43.join(ctx.cwd, "scripts", "memory_io.mjs");
-  const abs = path43.join(real(path43.dirname(path43.dirname(path43.resolve(ctx.cwd, running)))), "scripts", "memory_io.mjs");
-  if (root === null) return { abs, rel: null };
-  const rel = path43.relative(real(root), abs);
-  return { abs, rel: rel.startsWith("..") || path43.isAbsolute(rel) ? null : rel.split(path43.sep).join("/") };
-}
-function agentTarget(ctx, verb) {
-  const name2 = ctx.values.agent;
-  if (!isAgentName(name2)) {
-    throw new UsageError(`${verb} needs --agent ${Object.keys(AGENTS).join("|")}${typeof name2 === "string" ? `, got ${quotedValue(name2)}` : ""}`);
-  }
-  const global = ctx.values.global === true;
-  const home2 = homeOf(ctx.env);
-  if (global && typeof ctx.values.root === "string") throw new UsageError(`${verb}: --global and --root exclude each other`);
-  const root = global ? null : rootOption(ctx);
-  return {
-    agent: AGENTS[name2],
-    global,
-    base: global ? real(home2) : root,
-    home: home2,
-    memDir: root === null ? null : memoryDir(root),
-    helper: helperLocation(ctx, root),
-    dryRun: ctx.values["dry-run"] === true
-  };
-}
-var AGENT_OPTIONS;
-var init_agent_files = __esm({
-  "src/verbs/agent-files.ts"() {
-    "use strict";
-    init_quote();
-    init_agents();
-    init_errors();
-    init_paths();
-    init_common();
-    AGENT_OPTIONS = {
-      agent: { type: "string" },
-      root: { type: "string" },
-      global: { type: "boolean" },
-      "dry-run": { type: "boolean" }
-    };
-  }
-});
-
 // src/store/install-lock.ts
-import { lstatSync as lstatSync23, mkdirSync as mkdirSync6, rmdirSync as rmdirSync3 } from "node:fs";
-import path44 from "node:path";
+import { lstatSync as lstatSync25, mkdirSync as mkdirSync7, rmdirSync as rmdirSync4 } from "node:fs";
+import path45 from "node:path";
 function installLockPath(root, env) {
-  if (root !== null) return path44.join(root, ".ai", ".install.lock");
-  const config = env.XDG_CONFIG_HOME || path44.join(env.HOME || "", ".config");
-  return path44.join(config, "session-handoff", ".install.lock");
+  if (root !== null) return path45.join(root, ".ai", ".install.lock");
+  const config = env.XDG_CONFIG_HOME || path45.join(env.HOME || "", ".config");
+  return path45.join(config, "session-handoff", ".install.lock");
 }
 function underInstallLock(verb) {
   return {
@@ -13005,12 +13134,12 @@ function underInstallLock(verb) {
       const global = ctx.values.global === true;
       let root = null;
       try {
-        root = global ? null : findRoot(path44.resolve(ctx.cwd, typeof ctx.values.root === "string" && ctx.values.root !== "" ? ctx.values.root : "."), ctx.env).root;
+        root = global ? null : findRoot(path45.resolve(ctx.cwd, typeof ctx.values.root === "string" && ctx.values.root !== "" ? ctx.values.root : "."), ctx.env).root;
         lockDir = installLockPath(root, ctx.env);
       } catch {
         return verb.run(ctx);
       }
-      const parent = path44.dirname(lockDir);
+      const parent = path45.dirname(lockDir);
       const made = makeParent(parent);
       const emptiedByVerb = verb.name === "uninstall";
       try {
@@ -13021,10 +13150,10 @@ function underInstallLock(verb) {
           await lock.release();
         }
       } finally {
-        const stop = global ? path44.resolve(ctx.env.HOME || "/") : root;
-        for (let dir = parent; (made !== null || emptiedByVerb) && dir.startsWith(`${stop}${path44.sep}`); dir = path44.dirname(dir)) {
+        const stop = global ? path45.resolve(ctx.env.HOME || "/") : root;
+        for (let dir = parent; (made !== null || emptiedByVerb) && dir.startsWith(`${stop}${path45.sep}`); dir = path45.dirname(dir)) {
           try {
-            rmdirSync3(dir);
+            rmdirSync4(dir);
           } catch {
             break;
           }
@@ -13036,13 +13165,13 @@ function underInstallLock(verb) {
 }
 function makeParent(dir) {
   try {
-    const st = lstatSync23(dir);
+    const st = lstatSync25(dir);
     if (st.isSymbolicLink() || !st.isDirectory()) throw new Refused(`${dir} is ${st.isSymbolicLink() ? "a link" : "not a directory"}; move it away and retry`);
     return null;
   } catch (err) {
     if (err instanceof Refused) throw err;
   }
-  return mkdirSync6(dir, { recursive: true, mode: 448 }) ?? null;
+  return mkdirSync7(dir, { recursive: true, mode: 448 }) ?? null;
 }
 var INSTALL_LOCK_SECONDS;
 var init_install_lock = __esm({
@@ -13061,7 +13190,7 @@ __export(install_exports, {
   installHelpCommon: () => installHelpCommon,
   installVerb: () => installVerb
 });
-import path45 from "node:path";
+import path46 from "node:path";
 import { existsSync as existsSync3 } from "node:fs";
 var installHelpCommon, installVerb;
 var init_install = __esm({
@@ -13203,12 +13332,12 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
             lines3.push(`unchanged ${p.shown}`);
             continue;
           }
-          const dirs = missingDirs(t.base, path45.dirname(p.file));
+          const dirs = missingDirs(t.base, path46.dirname(p.file));
           makeDirs(dirs);
           const mode = p.edit.kind === "owned-file" ? p.edit.mode : 420;
           const bytes = Buffer.from(p.next, "utf8");
           try {
-            await publishAgentFile(path45.dirname(p.file), path45.basename(p.file), p.snap.token, bytes, mode, path45.join(records, "archive"), failpointOf(ctx));
+            await publishAgentFile(path46.dirname(p.file), path46.basename(p.file), p.snap.token, bytes, mode, path46.join(records, "archive"), failpointOf(ctx));
           } catch (err) {
             removeEmptyDirs(dirs);
             throw err;
@@ -13240,7 +13369,7 @@ var uninstall_exports = {};
 __export(uninstall_exports, {
   uninstallVerb: () => uninstallVerb
 });
-import path46 from "node:path";
+import path47 from "node:path";
 var uninstallVerb;
 var init_uninstall = __esm({
   "src/verbs/uninstall.ts"() {
@@ -13323,8 +13452,8 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
             continue;
           }
           if (p.verb !== "unchanged") {
-            if (p.next === null) await retractAgentFile(path46.dirname(p.file), path46.basename(p.file), p.snap.token, failpointOf(ctx));
-            else await publishAgentFile(path46.dirname(p.file), path46.basename(p.file), p.snap.token, Buffer.from(p.next, "utf8"), 420, path46.join(records, "archive"), failpointOf(ctx));
+            if (p.next === null) await retractAgentFile(path47.dirname(p.file), path47.basename(p.file), p.snap.token, failpointOf(ctx));
+            else await publishAgentFile(path47.dirname(p.file), path47.basename(p.file), p.snap.token, Buffer.from(p.next, "utf8"), 420, path47.join(records, "archive"), failpointOf(ctx));
           }
           lines3.push(`${p.verb} ${p.shown}`);
           if (p.record !== null && (p.next === null || p.verb === "restored" || !holdsOurs(p.edit, p.next))) {
@@ -13343,11 +13472,226 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
   }
 });
 
+// src/verbs/init.ts
+var init_exports = {};
+__export(init_exports, {
+  initVerb: () => initVerb
+});
+import { existsSync as existsSync4, lstatSync as lstatSync26, realpathSync as realpathSync6, rmSync as rmSync4 } from "node:fs";
+import path48 from "node:path";
+function planOf(ctx) {
+  const global = ctx.values.global === true;
+  if (global && typeof ctx.values.root === "string") throw new UsageError("init: --global and --root exclude each other");
+  const named = ctx.values.agent ?? [];
+  for (const n2 of named) {
+    if (!isAgentName(n2)) throw new UsageError(`init: unknown agent ${quotedValue(n2)}; name one of ${NAMES}`);
+  }
+  if (!ctx.env.HOME || !existsSync4(ctx.env.HOME)) throw new Refused("init needs HOME set to an existing folder (install keeps its records under it); nothing was changed");
+  let base;
+  if (global) base = realpathSync6(homeOf(ctx.env));
+  else {
+    const given = typeof ctx.values.root === "string";
+    const found = findRoot(path48.resolve(ctx.cwd, given ? ctx.values.root : "."), ctx.env);
+    if (!given && found.by === "start") {
+      throw new Refused(`no project here: ${found.root} has no .git and no folder above it has one; nothing was changed. Run init at your project's root (after \`git init\`), or pass --root <project>`);
+    }
+    base = found.root;
+  }
+  let agents = named.length > 0 ? [...new Set(named)].map((n2) => AGENTS[n2]) : detectAgents(Object.values(AGENTS), base, global);
+  if (agents.length === 0 && ctx.values.undo !== true) {
+    const markers = [...new Set(Object.values(AGENT_MARKERS).flatMap((m) => global ? m.home : m.project))].join(", ");
+    throw new Refused(`no agent found in ${base} (none of ${markers}); nothing was changed. Name them: init --agent claude-code --agent codex (${NAMES})`);
+  }
+  if (global) {
+    const without = agents.filter((a) => a.skillFolders.home.length === 0);
+    if (without.length > 0 && named.length > 0) throw new Refused(`${without.map((a) => a.name).join(", ")} has no per-user folders; nothing was changed. Run init without --global in the project instead`);
+    agents = agents.filter((a) => a.skillFolders.home.length > 0);
+  }
+  if (!ctx.helperPath) throw new Refused("init cannot tell where its own skill folder is; run it as `npx session-handoff init` or `node <skill>/scripts/memory_io.mjs init`");
+  const source = realpathSync6(path48.dirname(path48.dirname(path48.resolve(ctx.cwd, ctx.helperPath))));
+  if (!existsSync4(path48.join(source, "SKILL.md"))) throw new Refused(`${source} holds no SKILL.md, so there is no skill to copy; nothing was changed. Run init from the session-handoff package`);
+  const shown = (p) => (global ? `~/${path48.relative(base, p)}` : path48.relative(base, p)).split(path48.sep).join("/");
+  return { base, global, dryRun: ctx.values["dry-run"] === true, source, dest: path48.join(base, CANONICAL), agents, shown };
+}
+async function agentVerb(ctx, plan, verb, agent, dryRun) {
+  const helperPath = path48.join(plan.dest, "scripts", "memory_io.mjs");
+  const values = { agent: agent.name, "dry-run": dryRun, ...plan.global ? { global: true } : { root: plan.base } };
+  const out = await verb.run({ ...ctx, values, positionals: [], helperPath, skillDir: plan.dest });
+  const lines3 = String(out.stdout).split("\n").filter((l) => l !== "").map((l) => `${agent.name}: ${l}`);
+  return { lines: lines3, notes: out.stderr };
+}
+function linkPlaces(plan, agents) {
+  const places = agents.map((a) => linkFolderFor(a, plan.global)).filter((f) => f !== null);
+  return [...new Set(places)].map((f) => path48.join(plan.base, f, "session-handoff"));
+}
+function counted(steps) {
+  const n2 = (a) => steps.filter((s) => s.action === a).length;
+  return [`${n2("create")} new`, `${n2("update")} changed`, `${n2("remove")} removed`].filter((s) => !s.startsWith("0 ")).join(", ");
+}
+async function init(ctx, plan) {
+  const { dest, source, shown } = plan;
+  const running = dest === source || existsSync4(dest) && realpathSync6(dest) === source;
+  if (!running && existsSync4(dest) && lstatSync26(dest).isSymbolicLink()) {
+    throw new Refused(`${shown(dest)} is a link to another folder; nothing was changed. Remove it, then run init again`);
+  }
+  const steps = running ? [] : copySteps(source, dest);
+  const writes = steps.map((s) => path48.join(dest, s.rel));
+  const links = linkPlaces(plan, plan.agents).map((place) => {
+    const state = linkState(place, dest);
+    if (state !== "absent" && state !== "ours" && state !== "copy") {
+      throw new Refused(`${shown(place)} is ${state}; nothing was changed. Move it away, then run init again`);
+    }
+    const asCopy = state === "copy" || state === "absent" && process.platform === "win32";
+    const copy = asCopy ? copySteps(source, place) : [];
+    writes.push(...asCopy ? copy.map((s) => path48.join(place, s.rel)) : state === "absent" ? [place] : []);
+    return { place, state, asCopy, copy };
+  });
+  for (const file of writes) {
+    const why = unwritable(file);
+    if (why !== null) throw new Refused(`cannot write ${file}: ${why}; nothing was changed. Fix its permissions, then run init again`);
+  }
+  const lines3 = [];
+  const notes = [];
+  const would = plan.dryRun ? "would " : "";
+  for (const agent of plan.agents) {
+    const dry = await agentVerb(ctx, plan, installVerb, agent, true);
+    if (plan.dryRun) {
+      lines3.push(...dry.lines);
+      notes.push(...dry.notes);
+    }
+  }
+  if (steps.length === 0) lines3.unshift(`unchanged ${shown(dest)}`);
+  else {
+    if (!plan.dryRun) applySteps(source, dest, steps);
+    lines3.unshift(`${would}copy the skill to ${shown(dest)} (${counted(steps)} files)`.replace(/^copy/, "copied"));
+  }
+  const after = [];
+  for (const l of links) {
+    if (l.asCopy) {
+      if (!plan.dryRun) applySteps(source, l.place, l.copy);
+      after.push(l.copy.length === 0 ? `unchanged ${shown(l.place)}` : `${would}copy the skill to ${shown(l.place)} (${counted(l.copy)} files)`.replace(/^copy/, "copied"));
+    } else if (l.state === "ours") after.push(`unchanged ${shown(l.place)}`);
+    else {
+      if (!plan.dryRun) makeLink(l.place, dest);
+      after.push(`${plan.dryRun ? "would link" : "linked"} ${shown(l.place)} -> ${shown(dest)}`);
+    }
+  }
+  lines3.splice(1, 0, ...after);
+  if (!plan.dryRun) {
+    for (const agent of plan.agents) {
+      const done = await agentVerb(ctx, plan, installVerb, agent, false);
+      lines3.push(...done.lines);
+      notes.push(...done.notes);
+    }
+  }
+  const who = plan.agents.map((a) => a.name).join(", ");
+  lines3.push(`next: start a new session (${who}) and ${SAY}`);
+  return ok(`${lines3.join("\n")}
+`, notes);
+}
+async function undo(ctx, plan) {
+  const { dest, source, shown } = plan;
+  const lines3 = [];
+  const notes = [];
+  for (const agent of plan.agents) {
+    const done = await agentVerb(ctx, plan, uninstallVerb, agent, plan.dryRun);
+    lines3.push(...done.lines);
+    notes.push(...done.notes);
+  }
+  const would = plan.dryRun ? "would remove" : "removed";
+  for (const place of linkPlaces(plan, Object.values(AGENTS))) {
+    const state = linkState(place, dest);
+    const ours = state === "ours" || state === "copy" && copySteps(source, place).every((s) => s.action === "remove");
+    if (state === "absent") continue;
+    if (!ours) {
+      lines3.push(`left ${shown(place)}: it is not a link to or a copy of this skill`);
+      continue;
+    }
+    if (!plan.dryRun) {
+      rmSync4(place, { recursive: state === "copy", force: true });
+      removeEmptyUpTo(path48.dirname(place), path48.join(plan.base, path48.relative(plan.base, place).split(path48.sep)[0]));
+    }
+    lines3.push(`${would} ${shown(place)}`);
+  }
+  const files = skillFiles(dest);
+  if (files.length > 0 && !(existsSync4(dest) && lstatSync26(dest).isSymbolicLink())) {
+    if (!plan.dryRun) {
+      for (const rel of files) rmSync4(path48.join(dest, rel), { force: true });
+      for (const rel of files) removeEmptyUpTo(path48.dirname(path48.join(dest, rel)), plan.base);
+    }
+    lines3.push(`${would} ${shown(dest)} (${files.length} files)`);
+  }
+  if (lines3.length === 0) lines3.push("nothing of session-handoff's init to undo here");
+  return ok(`${lines3.join("\n")}
+`, notes);
+}
+var NAMES, SAY, initVerb;
+var init_init = __esm({
+  "src/verbs/init.ts"() {
+    "use strict";
+    init_agents();
+    init_skill_place();
+    init_errors();
+    init_quote();
+    init_root();
+    init_agent_files();
+    init_install();
+    init_types();
+    init_uninstall();
+    NAMES = Object.keys(AGENTS).join("|");
+    SAY = `say "write a handoff" when you stop, and "resume where we left off" when you come back`;
+    initVerb = {
+      name: "init",
+      options: {
+        agent: { type: "string", multiple: true },
+        root: { type: "string" },
+        global: { type: "boolean" },
+        "dry-run": { type: "boolean" },
+        undo: { type: "boolean" }
+      },
+      positionals: [0, 0],
+      help: `usage: npx session-handoff init [--agent NAME]... [--root DIR | --global] [--dry-run]
+       npx session-handoff init --undo [--agent NAME]... [--root DIR | --global] [--dry-run]
+       (or: node <skill>/scripts/memory_io.mjs init \u2026)
+
+Sets the skill up in a project in one step:
+  1. copies the skill (SKILL.md, LICENSE, agents/, references/, templates/, scripts/)
+     into .agents/skills/session-handoff/ (Codex, OpenCode, Gemini CLI and Cursor read it);
+  2. links it (a relative link; a copy on Windows) into the folder of each agent that
+     does not read .agents/skills: .claude/skills/ for Claude Code, .cline/skills/ for Cline;
+  3. runs \`install --agent NAME\` for each agent from that copy, so the hook commands name
+     .agents/skills/session-handoff/scripts/memory_io.mjs, never npm's cache.
+Agents are the ones whose folder is in the project (.claude/ or CLAUDE.md, .codex/,
+.opencode/, .clinerules/, .gemini/ or GEMINI.md, .cursor/), or those named with --agent
+(repeatable: ${NAMES}).
+
+--global  the same in HOME: ~/.agents/skills/session-handoff/, links in ~/.claude/skills/,
+          ~/.gemini/skills/, ~/.config/opencode/skills/, and \`install --global\`.
+--dry-run says what it would do and changes nothing.
+--undo    the reverse: \`uninstall\` for each agent, then the links and the copy go
+          (folders left empty go too). A copy or link that is not this skill's stays.
+
+A second run changes no byte. Refused, with nothing changed: no project (no .git here
+or above; pass --root), no agent found and none named, an unknown agent, a file or
+folder it cannot write, a skill folder that is something else, and whatever install
+refuses (it is run with --dry-run first for every agent).
+stdout: one line per thing done ("copied \u2026", "linked \u2026", "<agent>: created F" as install
+        prints), then what to say to the agent.
+exit:   0 done; 2 refused or usage; 4 paused; 5 the install lock stayed busy.
+`,
+      async run(ctx) {
+        const plan = planOf(ctx);
+        return ctx.values.undo === true ? undo(ctx, plan) : init(ctx, plan);
+      }
+    };
+  }
+});
+
 // src/agents/doctor-checks.ts
 import { spawn } from "node:child_process";
 import { randomBytes as randomBytes4 } from "node:crypto";
-import { lstatSync as lstatSync24, readFileSync as readFileSync13 } from "node:fs";
-import path47 from "node:path";
+import { lstatSync as lstatSync27, readFileSync as readFileSync14 } from "node:fs";
+import path49 from "node:path";
 function outdatedReasons(text2, edit2) {
   const out = [];
   const forms = installedForms(edit2);
@@ -13367,11 +13711,11 @@ function outdatedReasons(text2, edit2) {
   return out;
 }
 function codexTrust(env, home2, hooksFile) {
-  const codexHome = env.CODEX_HOME ? env.CODEX_HOME : path47.join(home2, ".codex");
+  const codexHome = env.CODEX_HOME ? env.CODEX_HOME : path49.join(home2, ".codex");
   let toml = "";
   try {
-    const p = path47.join(codexHome, "config.toml");
-    if (lstatSync24(p).isFile()) toml = readFileSync13(p, "utf8");
+    const p = path49.join(codexHome, "config.toml");
+    if (lstatSync27(p).isFile()) toml = readFileSync14(p, "utf8");
   } catch {
   }
   const key = `[hooks.state.${JSON.stringify(`${hooksFile}:session_start:`).slice(0, -1)}`;
@@ -13434,7 +13778,7 @@ function installShaped(edit2, command) {
     const word = FILE_WORD.exec(command.slice(FILE_HEAD.length, command.length - tail.length));
     if (word === null) continue;
     const name2 = word[1].startsWith("'") ? word[1].slice(1, -1).replace(/\x27\\\x27\x27/g, "'") : word[1];
-    if (path47.posix.basename(name2) === HELPER_FILE) return `${word[0].slice(0, word[0].length - word[1].length)}${name2}`;
+    if (path49.posix.basename(name2) === HELPER_FILE) return `${word[0].slice(0, word[0].length - word[1].length)}${name2}`;
   }
   return null;
 }
@@ -13463,27 +13807,27 @@ var init_doctor_checks = __esm({
 });
 
 // src/agents/claude-plugin.ts
-import { existsSync as existsSync4, readFileSync as readFileSync14 } from "node:fs";
-import path48 from "node:path";
+import { existsSync as existsSync5, readFileSync as readFileSync15 } from "node:fs";
+import path50 from "node:path";
 function json(file) {
   try {
-    const v = JSON.parse(readFileSync14(file, "utf8").slice(0, 1e6));
+    const v = JSON.parse(readFileSync15(file, "utf8").slice(0, 1e6));
     return v !== null && typeof v === "object" && !Array.isArray(v) ? v : null;
   } catch {
     return null;
   }
 }
 function claudePluginInstalls(home2) {
-  const installed = json(path48.join(home2, ".claude", "plugins", "installed_plugins.json"));
+  const installed = json(path50.join(home2, ".claude", "plugins", "installed_plugins.json"));
   const plugins = installed?.plugins;
   if (plugins === null || typeof plugins !== "object") return [];
-  const enabledMap = json(path48.join(home2, ".claude", "settings.json"))?.enabledPlugins ?? {};
+  const enabledMap = json(path50.join(home2, ".claude", "settings.json"))?.enabledPlugins ?? {};
   const out = [];
   for (const [key, list2] of Object.entries(plugins)) {
     if (!key.startsWith("session-handoff@") || !Array.isArray(list2)) continue;
     for (const raw of list2) {
       const e = raw !== null && typeof raw === "object" ? raw : {};
-      const rootSkill = typeof e.installPath === "string" && path48.isAbsolute(e.installPath) && existsSync4(path48.join(e.installPath, "SKILL.md"));
+      const rootSkill = typeof e.installPath === "string" && path50.isAbsolute(e.installPath) && existsSync5(path50.join(e.installPath, "SKILL.md"));
       out.push({ key, scope: typeof e.scope === "string" ? e.scope : "unknown", version: typeof e.version === "string" ? e.version : null, enabled: enabledMap[key] !== false, rootSkill });
     }
   }
@@ -13500,13 +13844,13 @@ var doctor_exports = {};
 __export(doctor_exports, {
   doctorVerb: () => doctorVerb
 });
-import { lstatSync as lstatSync25, readdirSync as readdirSync14, readFileSync as readFileSync15 } from "node:fs";
-import path49 from "node:path";
+import { lstatSync as lstatSync28, readdirSync as readdirSync15, readFileSync as readFileSync16 } from "node:fs";
+import path51 from "node:path";
 function readText(p) {
   try {
-    const st = lstatSync25(p);
+    const st = lstatSync28(p);
     if (!st.isFile()) return null;
-    return readFileSync15(p, "utf8");
+    return readFileSync16(p, "utf8");
   } catch {
     return null;
   }
@@ -13515,7 +13859,7 @@ function removePause(file) {
   const w = shellWord(file);
   return w === null ? `remove the file ${quotedValue(file)} (a path holds a control character, so no command is printed to paste)` : `rm ${w}`;
 }
-var NOT_OURS, doctorVerb;
+var NOT_OURS, HELPER_FILES, doctorVerb;
 var init_doctor = __esm({
   "src/verbs/doctor.ts"() {
     "use strict";
@@ -13545,6 +13889,7 @@ var init_doctor = __esm({
     init_invisible();
     init_types();
     NOT_OURS = (file, command) => `${file}: a SessionStart command names memory_io.mjs but is not one install writes (not ours: not run): ${quotedValue(command)}`;
+    HELPER_FILES = ["scripts/memory_io.mjs", "scripts/lib/cli.mjs", "scripts/lib/session.mjs"];
     doctorVerb = {
       name: "doctor",
       options: { root: { type: "string" }, json: { type: "boolean" }, global: { type: "boolean" } },
@@ -13626,9 +13971,9 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
         const starts = [];
         for (const [name2, agent] of Object.entries(AGENTS)) {
           const skill = [
-            ...agent.skillFolders.project.map((f) => path49.join(root, f, "session-handoff")),
-            ...agent.skillFolders.home.map((f) => path49.join(home2, f, "session-handoff"))
-          ].filter((d) => exists(path49.join(d, "SKILL.md")));
+            ...agent.skillFolders.project.map((f) => path51.join(root, f, "session-handoff")),
+            ...agent.skillFolders.home.map((f) => path51.join(home2, f, "session-handoff"))
+          ].filter((d) => exists(path51.join(d, "SKILL.md")));
           const install = {};
           for (const { edit: edit2, file } of agentFiles(agent, global)) {
             const text2 = readText(file);
@@ -13653,7 +13998,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
             }
             const installed = state === "current" || state === "outdated";
             if (installed && text2 !== null) {
-              if (edit2.kind === "md-block" && path49.basename(edit2.file) === "AGENTS.md") {
+              if (edit2.kind === "md-block" && path51.basename(edit2.file) === "AGENTS.md") {
                 const over = budgetFinding(text2, edit2.file, cmd(`install --agent ${name2}${gflag}`));
                 if (over !== null && !problems.some((p) => p.what === over.what)) problems.push(over);
                 if (name2 === "codex") notes.push(`codex: AGENTS.md files in subfolders count toward the same 32 KiB Codex reads`);
@@ -13676,7 +14021,12 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
           agents[name2] = { ...agents[name2], skill, install };
           if (skill.length === 0 && Object.values(install).some((st) => st === "current" || st === "outdated")) {
             const where = agent.skillFolders.project.map((f) => `${f}/session-handoff`).join(" or ");
-            problems.push({ what: `${name2}: installed, but no session-handoff skill folder where ${name2} looks for skills (${where})`, fix: `copy the skill folder to ${agent.skillFolders.project[0]}/session-handoff (README, "Install")` });
+            problems.push({ what: `${name2}: installed, but no session-handoff skill folder where ${name2} looks for skills (${where})`, fix: nodeRun2(`init --agent ${name2}${gflag}`, !global) });
+          }
+          for (const dir of skill) {
+            const lacking2 = HELPER_FILES.filter((f) => !exists(path51.join(dir, f)));
+            if (lacking2.length === 0 || problems.some((p) => p.what.includes(dir))) continue;
+            problems.push({ what: `${name2}: the skill folder ${quotePath(dir)} lacks its helper (${lacking2.join(", ")})`, fix: nodeRun2(`init --agent ${name2}${gflag}`, !global) });
           }
         }
         const plugins = claudePluginInstalls(home2);
@@ -13698,14 +14048,14 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
               if (seen.has(file)) continue;
               seen.add(file);
               try {
-                missingDirs(base, path49.dirname(file));
+                missingDirs(base, path51.dirname(file));
               } catch {
                 continue;
               }
-              const plan = planLeftovers(path49.dirname(file), path49.basename(file));
+              const plan = planLeftovers(path51.dirname(file), path51.basename(file));
               if (plan.found.length === 0) continue;
               const shown = global2 ? `~/${edit2.file}` : edit2.file;
-              const rel = (p) => global2 ? `~/${path49.relative(home2, p)}` : path49.relative(root, p);
+              const rel = (p) => global2 ? `~/${path51.relative(home2, p)}` : path51.relative(root, p);
               const found = plan.found.map((e) => rel(e.path));
               const fixVerb = `install --agent ${name2}${global2 ? " --global" : ""}`;
               const fixCmd = nodeRun2(fixVerb, !global2);
@@ -13733,13 +14083,13 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
         const lock = lockState(memoryDir(root));
         if (lock.unproven) {
           const who = lock.host === null ? "an unreadable owner file" : `process ${lock.pid} on ${quotedValue(lock.host)}, dated ahead of this clock`;
-          problems.push({ what: `the memory lock ${path49.join(".ai", "memory", LOCK_NAME)} names ${who}`, fix: `${cmd("recover")} takes it over after watching it 10 s (if no writer is at work there)` });
+          problems.push({ what: `the memory lock ${path51.join(".ai", "memory", LOCK_NAME)} names ${who}`, fix: `${cmd("recover")} takes it over after watching it 10 s (if no writer is at work there)` });
         }
-        if (unsafe) problems.push({ what: "a memory file failed safety or schema checks", fix: `inspect ${path49.join(".ai", "memory")} by hand (a link, a hard link, a FIFO or no v1 marker); move the file away` });
+        if (unsafe) problems.push({ what: "a memory file failed safety or schema checks", fix: `inspect ${path51.join(".ai", "memory")} by hand (a link, a hard link, a FIFO or no v1 marker); move the file away` });
         if (mergeDriverMissing(root)) problems.push({ what: MERGE_DRIVER_MISSING, fix: cmd("publish") });
         let archives = 0;
         try {
-          archives = readdirSync14(archiveDir(root)).filter((n2) => ARCHIVE_NAME.test(n2)).length;
+          archives = readdirSync15(archiveDir(root)).filter((n2) => ARCHIVE_NAME.test(n2)).length;
         } catch {
         }
         const journalFiles = listJournal(root);
@@ -13753,7 +14103,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
             journal.problems.push({ file: `journal/${f.name}`, line: 0, message: err.message });
           }
         }
-        for (const p of journal.problems) problems.push({ what: `${path49.join(".ai", "memory", p.file)} line ${p.line}: ${p.message}; saves add no entry to it until it is fixed`, fix: "fix that line by hand, or move the file away" });
+        for (const p of journal.problems) problems.push({ what: `${path51.join(".ai", "memory", p.file)} line ${p.line}: ${p.message}; saves add no entry to it until it is fixed`, fix: "fix that line by hand, or move the file away" });
         const paused = pauseSwitch(memoryDir(root), ctx.env);
         if (paused) problems.push({ what: `memory writes are paused by ${paused.startsWith("SESSION_HANDOFF_DISABLE") ? paused : quotedPath(paused)}`, fix: paused.startsWith("SESSION_HANDOFF_DISABLE") ? "unset SESSION_HANDOFF_DISABLE" : removePause(paused) });
         let git2 = null;
@@ -13799,8 +14149,8 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
 });
 
 // src/git/publish-memory.ts
-import { existsSync as existsSync5 } from "node:fs";
-import path50 from "node:path";
+import { existsSync as existsSync6 } from "node:fs";
+import path52 from "node:path";
 function isPublicMemoryPath(rel, journal = true) {
   return /^(HANDOFF|LESSONS|SOLUTIONS)\.md$/.test(rel) || /^archive\/[A-Z]+-[A-Za-z0-9._-]+\.md$/.test(rel) || journal && /^journal\/\d{4}(?:-\d{2}(?:-\d+)?)?\.md$/.test(rel);
 }
@@ -13817,7 +14167,7 @@ async function publishTarget(root, memDir, env) {
   const topOut = await runGit(root, ["rev-parse", "--show-toplevel"], env);
   if (topOut.code !== 0) throw new Refused(`${root} is not in a git repository; publish commits the memory dir with git (${firstLine(topOut.stderr)})`);
   const top = topOut.stdout.toString("utf8").replace(/\n$/, "");
-  const memRel = path50.relative(top, memDir).split(path50.sep).join("/");
+  const memRel = path52.relative(top, memDir).split(path52.sep).join("/");
   if (memRel.startsWith("..")) throw new Refused(`the memory dir ${memDir} is outside the repository ${top}`);
   const ignored = await Promise.all([`${memRel}/`, `${memRel}/HANDOFF.md`].map((p) => runGit(top, ["check-ignore", "-q", "--", p], env)));
   if (ignored.some((r) => r.code === 0)) {
@@ -13828,7 +14178,7 @@ async function publishTarget(root, memDir, env) {
 async function publishMemory(root, memDir, message, push, env, attributes = "no", target) {
   const { top, memRel } = target ?? await publishTarget(root, memDir, env);
   const listed2 = await git(top, ["ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", `${memRel}/`], env, "git ls-files");
-  const journal = !existsSync5(path50.join(memDir, "journal", "OFF"));
+  const journal = !existsSync6(path52.join(memDir, "journal", "OFF"));
   const paths = [...new Set(listed2.split("\0").filter(Boolean))].filter((p) => isPublicMemoryPath(p.slice(memRel.length + 1), journal)).sort();
   if (attributes === "changed" || attributes === "if-only-ours" && attributesOnlyOurs(top)) paths.push(".gitattributes");
   if (paths.length === 0) return { committed: false, paths: [], commit: null, pushed: null };
@@ -14522,7 +14872,7 @@ var init_transcripts = __esm({
 });
 
 // src/agents/transcripts/tail.ts
-import { closeSync as closeSync14, constants as constants11, fstatSync as fstatSync7, openSync as openSync11, readSync as readSync7 } from "node:fs";
+import { closeSync as closeSync14, constants as constants12, fstatSync as fstatSync7, openSync as openSync11, readSync as readSync7 } from "node:fs";
 function readAt2(fd, length, position) {
   const buf = Buffer.allocUnsafe(length);
   let got = 0;
@@ -14552,7 +14902,7 @@ function openTranscript(transcriptPath) {
   transcriptPath = where.path;
   let fd;
   try {
-    fd = openSync11(transcriptPath, constants11.O_RDONLY | constants11.O_NOFOLLOW | constants11.O_NONBLOCK);
+    fd = openSync11(transcriptPath, constants12.O_RDONLY | constants12.O_NOFOLLOW | constants12.O_NONBLOCK);
   } catch (err) {
     const code = err.code;
     return { ok: false, reason: code === "ENOENT" ? "the transcript does not exist" : code === "ELOOP" ? "the transcript is a link" : `the transcript cannot be opened (${code ?? "error"})` };
@@ -15106,7 +15456,7 @@ var init_checkpoint2 = __esm({
 
 // src/verbs/checkpoint-run.ts
 import { homedir as homedir3 } from "node:os";
-import path51 from "node:path";
+import path53 from "node:path";
 function checkpointHelp() {
   return `usage: node memory_io.mjs checkpoint [--format claude|codex|gemini] [--root DIR] < hook-input.json
 
@@ -15207,7 +15557,7 @@ exit: always 0, usage errors included -- a hook must never block the harness.
 `;
 }
 function projectHandoffs(root) {
-  const bytes = readHeadBytes(path51.join(memoryDir(root), "HANDOFF.md"));
+  const bytes = readHeadBytes(path53.join(memoryDir(root), "HANDOFF.md"));
   let current = null;
   if (bytes !== null) {
     const saved = /^Saved: (.+)$/m.exec(bytes.subarray(0, 4096).toString("utf8"))?.[1]?.trim() ?? null;
@@ -15223,7 +15573,7 @@ function projectHandoffs(root) {
         archived = /* @__PURE__ */ new Set();
         try {
           for (const e of listArchives(root).slice(0, ARCHIVES_HASHED)) {
-            const b = e.regular ? readHeadBytes(path51.join(archiveDir(root), e.name)) : null;
+            const b = e.regular ? readHeadBytes(path53.join(archiveDir(root), e.name)) : null;
             if (b !== null) archived.add(tokenOf(b));
           }
         } catch {
@@ -15356,7 +15706,7 @@ async function runCheckpoint(ctx) {
   } catch (err) {
     return ok("", [...notes, CHECKPOINT_LINES.skipped(err.message)]);
   }
-  if (root === path51.parse(root).root || root === path51.resolve(ctx.env.HOME || homedir3())) {
+  if (root === path53.parse(root).root || root === path53.resolve(ctx.env.HOME || homedir3())) {
     return ok("", [...notes, CHECKPOINT_LINES.skipped(`${root} is the home directory or the file system's root, not a project`)]);
   }
   if (pauseSwitch(memoryDir(root), ctx.env) !== null) return ok("", [CHECKPOINT_LINES.paused()]);
@@ -15369,7 +15719,7 @@ async function runCheckpoint(ctx) {
   if (hook.lastMessage !== null && (got.cap !== null || !got.recognised)) (got.cap ??= emptyCapture(isFormat(format2) ? format2 : "claude")).lastClaim = hook.lastMessage;
   const anchorLines = await anchorsP;
   const dir = checkpointsDir(root);
-  const file = path51.join(dir, name2);
+  const file = path53.join(dir, name2);
   const before = checkpointsDirState(root) === "ok" ? readHead(file, CHECKPOINT_MAX_BYTES * 2) : null;
   const beforeSince = before === null ? null : headerValue(before, "Since-handoff");
   const since = got.save?.token ?? (beforeSince !== null && project.accepts(beforeSince) ? beforeSince : null);
@@ -15510,8 +15860,8 @@ __export(statusline_exports, {
   statuslineVerb: () => statuslineVerb
 });
 import { execFileSync, spawnSync } from "node:child_process";
-import { readFileSync as readFileSync16 } from "node:fs";
-import path52 from "node:path";
+import { readFileSync as readFileSync17 } from "node:fs";
+import path54 from "node:path";
 function statusText(handoff, commitsSince2, usedPct, now) {
   const parts = [];
   if (handoff === null) parts.push("handoff: none");
@@ -15576,7 +15926,7 @@ handoff's HEAD anchor (git rev-list, at most 500 ms; left out when unknown). Alw
           const root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookCwd(input.cwd));
           let handoff = null;
           try {
-            handoff = readFileSync16(path52.join(memoryDir(root), "HANDOFF.md"), "utf8").slice(0, 1e6);
+            handoff = readFileSync17(path54.join(memoryDir(root), "HANDOFF.md"), "utf8").slice(0, 1e6);
           } catch {
           }
           const cw = input.context_window;
@@ -15658,7 +16008,7 @@ __export(context_exports, {
   offerText: () => offerText
 });
 import { spawnSync as spawnSync2 } from "node:child_process";
-import { closeSync as closeSync15, constants as constants12, lstatSync as lstatSync26, mkdirSync as mkdirSync7, openSync as openSync12, writeSync as writeSync9 } from "node:fs";
+import { closeSync as closeSync15, constants as constants13, lstatSync as lstatSync29, mkdirSync as mkdirSync8, openSync as openSync12, writeSync as writeSync9 } from "node:fs";
 function offerText(pct2, used, window, threshold) {
   return `session-handoff: this session's context is ${pct2}% full (${used} of ${window} tokens; the threshold is ${threshold}%). Before it is compacted, offer the user once to save a handoff now with the session-handoff skill's save flow; save only if they agree. An automatic checkpoint was written to .ai/memory/checkpoints/ as a safety net.`;
 }
@@ -15698,7 +16048,7 @@ function readUsage(transcriptPath) {
 function claim(p, body) {
   let fd;
   try {
-    fd = openSync12(p, constants12.O_WRONLY | constants12.O_CREAT | constants12.O_EXCL | constants12.O_NOFOLLOW, 384);
+    fd = openSync12(p, constants13.O_WRONLY | constants13.O_CREAT | constants13.O_EXCL | constants13.O_NOFOLLOW, 384);
   } catch {
     return false;
   }
@@ -15711,7 +16061,7 @@ function claim(p, body) {
 }
 function exists3(p) {
   try {
-    lstatSync26(p);
+    lstatSync29(p);
     return true;
   } catch {
     return false;
@@ -15764,7 +16114,7 @@ async function decide(ctx, input, format2) {
   const pct2 = Math.floor(last.used * 100 / window);
   try {
     checkTree(root, { create: true });
-    mkdirSync7(checkpointsDir(root), { recursive: true, mode: 448 });
+    mkdirSync8(checkpointsDir(root), { recursive: true, mode: 448 });
   } catch (err) {
     return ok("", [...warn, `memory_io context: ${err.message}; printing nothing`]);
   }
@@ -15841,8 +16191,8 @@ exit: always 0.
 });
 
 // src/journal/search.ts
-import { readdirSync as readdirSync15 } from "node:fs";
-import path53 from "node:path";
+import { readdirSync as readdirSync16 } from "node:fs";
+import path55 from "node:path";
 function queryWords(query) {
   return [...new Set((query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => w.length > 0))];
 }
@@ -15904,7 +16254,7 @@ async function readText2(p, file, notes) {
 }
 function names2(dir) {
   try {
-    return readdirSync15(dir).sort();
+    return readdirSync16(dir).sort();
   } catch {
     return [];
   }
@@ -15931,7 +16281,7 @@ async function searchMemory(root, words, opts = {}) {
   };
   if (kinds.has("journal")) {
     for (const f of listJournal(root)) {
-      const text2 = await readText2(path53.join(journalDir(root), f.name), `journal/${f.name}`, notes);
+      const text2 = await readText2(path55.join(journalDir(root), f.name), `journal/${f.name}`, notes);
       if (text2 === null) continue;
       const units2 = [];
       for (const e of parseJournal(text2, f.kind).entries) {
@@ -15950,25 +16300,25 @@ async function searchMemory(root, words, opts = {}) {
     }
   }
   if (kinds.has("handoff")) {
-    const text2 = await readText2(path53.join(mem, "HANDOFF.md"), "HANDOFF.md", notes);
+    const text2 = await readText2(path55.join(mem, "HANDOFF.md"), "HANDOFF.md", notes);
     if (text2 !== null) consider("handoff", "HANDOFF.md", markdownUnits(text2, stateDate(text2)));
   }
   if (kinds.has("archive")) {
     for (const name2 of names2(archiveDir(root)).filter((n2) => /^HANDOFF-.*\.md$/.test(n2))) {
-      const text2 = await readText2(path53.join(archiveDir(root), name2), `archive/${name2}`, notes);
+      const text2 = await readText2(path55.join(archiveDir(root), name2), `archive/${name2}`, notes);
       if (text2 !== null) consider("archive", `archive/${name2}`, markdownUnits(text2, stateDate(text2)));
     }
   }
   if (kinds.has("ledger")) {
     for (const name2 of ["LESSONS.md", "SOLUTIONS.md"]) {
-      const text2 = await readText2(path53.join(mem, name2), name2, notes);
+      const text2 = await readText2(path55.join(mem, name2), name2, notes);
       if (text2 !== null) consider("ledger", name2, ledgerUnits(text2));
     }
   }
   if (kinds.has("checkpoint")) {
-    const dir = path53.join(mem, "checkpoints");
+    const dir = path55.join(mem, "checkpoints");
     for (const name2 of names2(dir).filter((n2) => /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}\.md$/.test(n2))) {
-      const text2 = await readText2(path53.join(dir, name2), `checkpoints/${name2}`, notes);
+      const text2 = await readText2(path55.join(dir, name2), `checkpoints/${name2}`, notes);
       if (text2 !== null) consider("checkpoint", `checkpoints/${name2}`, markdownUnits(text2, stateDate(text2)));
     }
   }
@@ -16117,7 +16467,7 @@ ${body}<<<END UNTRUSTED SEARCH ${nonce}>>>
 });
 
 // src/journal/impact.ts
-import path54 from "node:path";
+import path56 from "node:path";
 function median(xs) {
   if (xs.length === 0) return null;
   const s = [...xs].sort((a, b) => a - b);
@@ -16154,7 +16504,7 @@ async function readResumes(root) {
   for (const f of listJournal(root)) {
     let text2;
     try {
-      const r = await readStable(path54.join(journalDir(root), f.name));
+      const r = await readStable(path56.join(journalDir(root), f.name));
       if (r === null) continue;
       text2 = r.bytes.toString("utf8");
     } catch {
@@ -16258,7 +16608,7 @@ __export(journal_exports, {
   journalVerb: () => journalVerb
 });
 import { unlinkSync as unlinkSync13 } from "node:fs";
-import path55 from "node:path";
+import path57 from "node:path";
 var journalVerb;
 var init_journal = __esm({
   "src/verbs/journal.ts"() {
@@ -16304,7 +16654,7 @@ exit:   0 purged (also none); 2 refused; 4 paused; 5 busy.
           for (const f of listJournal(root)) {
             const last = f.kind === "year" ? `${f.period}-12` : f.period;
             if (before !== void 0 && last >= before) continue;
-            unlinkSync13(path55.join(journalDir(root), f.name));
+            unlinkSync13(path57.join(journalDir(root), f.name));
             gone.push(`journal/${f.name}`);
           }
           return gone;
@@ -16322,13 +16672,13 @@ var merge_driver_exports = {};
 __export(merge_driver_exports, {
   mergeDriverVerb: () => mergeDriverVerb
 });
-import { closeSync as closeSync16, constants as constants13, fstatSync as fstatSync8, lstatSync as lstatSync27, mkdirSync as mkdirSync8, openSync as openSync13, readFileSync as readFileSync17, writeSync as writeSync10 } from "node:fs";
-import path56 from "node:path";
+import { closeSync as closeSync16, constants as constants14, fstatSync as fstatSync8, lstatSync as lstatSync30, mkdirSync as mkdirSync9, openSync as openSync13, readFileSync as readFileSync18, writeSync as writeSync10 } from "node:fs";
+import path58 from "node:path";
 function readRegularBytes(p) {
-  const fd = openSync13(p, constants13.O_RDONLY | NOFOLLOW);
+  const fd = openSync13(p, constants14.O_RDONLY | NOFOLLOW);
   try {
     if (!fstatSync8(fd).isFile()) throw new Error(`${p} is not a regular file`);
-    return readFileSync17(fd);
+    return readFileSync18(fd);
   } finally {
     closeSync16(fd);
   }
@@ -16340,7 +16690,7 @@ function memorySide(p, side) {
   return m.text;
 }
 function writeResult(p, text2) {
-  const fd = openSync13(p, constants13.O_WRONLY | constants13.O_TRUNC | NOFOLLOW);
+  const fd = openSync13(p, constants14.O_WRONLY | constants14.O_TRUNC | NOFOLLOW);
   try {
     if (!fstatSync8(fd).isFile()) throw new Error(`${p} is not a regular file`);
     writeSync10(fd, Buffer.from(text2, "utf8"));
@@ -16351,20 +16701,20 @@ function writeResult(p, text2) {
 function archiveDirOf(top, memRel) {
   let at3 = top;
   for (const part of [...memRel.split("/").filter(Boolean), "archive"]) {
-    at3 = path56.join(at3, part);
+    at3 = path58.join(at3, part);
     let st;
     try {
-      st = lstatSync27(at3);
+      st = lstatSync30(at3);
     } catch {
-      mkdirSync8(at3, { mode: 448 });
-      st = lstatSync27(at3);
+      mkdirSync9(at3, { mode: 448 });
+      st = lstatSync30(at3);
     }
     if (!st.isDirectory()) throw new Error(`${at3} is not a real folder`);
   }
   return at3;
 }
 function createExclusive(p, text2) {
-  const fd = openSync13(p, constants13.O_WRONLY | constants13.O_CREAT | constants13.O_EXCL | NOFOLLOW, 384);
+  const fd = openSync13(p, constants14.O_WRONLY | constants14.O_CREAT | constants14.O_EXCL | NOFOLLOW, 384);
   try {
     writeSync10(fd, Buffer.from(text2, "utf8"));
   } finally {
@@ -16381,7 +16731,7 @@ var init_merge_driver2 = __esm({
     init_entry();
     init_types();
     init_memory_text();
-    NOFOLLOW = constants13.O_NOFOLLOW ?? 0;
+    NOFOLLOW = constants14.O_NOFOLLOW ?? 0;
     mergeDriverVerb = {
       name: "merge-driver",
       options: {},
@@ -16450,7 +16800,7 @@ exit: 0 merged; 1 not merged (git's conflict stands)
         try {
           const dir = archiveDirOf(ctx.cwd, `${m[1]}.ai/memory`);
           const name2 = archiveName("HANDOFF", dir);
-          createExclusive(path56.join(dir, name2), loser);
+          createExclusive(path58.join(dir, name2), loser);
           writeResult(ours, markMerged(winner, name2));
           return ok("", [`session-handoff merge driver: ${file}: kept the later handoff; the other is archive/${name2}`]);
         } catch (err) {
@@ -16675,7 +17025,7 @@ var init_redact2 = __esm({
 });
 
 // src/main.ts
-import { closeSync, constants, fstatSync, openSync, readSync, writeSync } from "node:fs";
+import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, realpathSync, writeSync } from "node:fs";
 
 // src/cli.ts
 init_quote();
@@ -16863,6 +17213,10 @@ var EXAMPLES = {
     "node memory_io.mjs archives list",
     "# then: archives show <name>, or make one current again (its token from read):",
     "# archives restore <name> --expected-current-sha256 <token>"
+  ],
+  init: [
+    "npx session-handoff init --dry-run   # what it would do, for the agents found",
+    "npx session-handoff init --agent claude-code --agent codex"
   ],
   install: [
     "node memory_io.mjs install --agent claude-code --dry-run   # what would change",
@@ -17247,6 +17601,14 @@ function stdinIsTerminal() {
     return true;
   }
 }
+function runningFile(file) {
+  if (file === void 0) return void 0;
+  try {
+    return lstatSync(file).isSymbolicLink() ? realpathSync(file) : file;
+  } catch {
+    return file;
+  }
+}
 async function runProcess(verbs) {
   const gemini2 = geminiHookRun(process.argv.slice(2));
   if (gemini2) process.removeAllListeners("warning");
@@ -17263,7 +17625,7 @@ async function runProcess(verbs) {
       readStdinWithin,
       writeOut: (data) => writeFd(1, data),
       writeErr: (text2) => writeFd(2, text2),
-      helperPath: process.argv[1]
+      helperPath: runningFile(process.argv[1])
     });
   } catch (err) {
     if (gemini2) writeFd(1, GEMINI_SILENT);
@@ -17289,6 +17651,7 @@ var VERBS = {
   hook: { summary: "session-start hook: fixed sentences about parked memory", load: async () => (await Promise.resolve().then(() => (init_hook(), hook_exports))).hookVerb },
   validate: { summary: "check a memory document: schema errors (exit 2), score 0-100, findings, dropped items", load: async () => (await Promise.resolve().then(() => (init_validate2(), validate_exports))).validateVerb },
   archives: { summary: "list, show or restore (compare-and-swap) the archived handoffs", load: async () => (await Promise.resolve().then(() => (init_archives(), archives_exports))).archivesVerb },
+  init: { summary: "set the skill up in a project: copy it, make every agent see it, install the hooks", load: async () => (await Promise.resolve().then(() => (init_init(), init_exports))).initVerb },
   install: { summary: "wire the session-start hook or bootstrap block into an agent's files", load: async () => (await Promise.resolve().then(() => (init_install(), install_exports))).installVerb },
   uninstall: { summary: "remove exactly what install added", load: async () => (await Promise.resolve().then(() => (init_uninstall(), uninstall_exports))).uninstallVerb },
   doctor: { summary: "read-only health report: Node, installs per agent, memory dir; each problem with its fix", load: async () => (await Promise.resolve().then(() => (init_doctor(), doctor_exports))).doctorVerb },

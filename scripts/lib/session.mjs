@@ -659,11 +659,11 @@ var init_last_save = __esm({
 });
 
 // src/store/root.ts
-import { lstatSync, readFileSync, realpathSync } from "node:fs";
+import { lstatSync as lstatSync2, readFileSync, realpathSync as realpathSync2 } from "node:fs";
 import path3 from "node:path";
 function exists(p) {
   try {
-    lstatSync(p);
+    lstatSync2(p);
     return true;
   } catch {
     return false;
@@ -671,7 +671,7 @@ function exists(p) {
 }
 function realOrNull(p) {
   try {
-    return realpathSync(p);
+    return realpathSync2(p);
   } catch {
     return null;
   }
@@ -734,7 +734,7 @@ function distrust(dir, uid, safe) {
   if (uid === void 0) return null;
   let st;
   try {
-    st = lstatSync(dir);
+    st = lstatSync2(dir);
   } catch {
     return null;
   }
@@ -747,7 +747,7 @@ function memoryOwnedWell(dir, uid) {
   if (uid === void 0) return true;
   for (const p of [path3.join(dir, ".ai"), path3.join(dir, ".ai", "memory")]) {
     try {
-      const st = lstatSync(p);
+      const st = lstatSync2(p);
       if (st.uid !== uid && st.uid !== 0) return false;
     } catch {
       return false;
@@ -761,13 +761,13 @@ function distrustedAbove(dir, env, opts = {}) {
 function findRoot(startPath, env, opts = {}) {
   let start;
   try {
-    start = realpathSync(startPath);
+    start = realpathSync2(startPath);
   } catch {
     throw new Refused(`root ${startPath} does not exist; pass the project root with --root`);
   }
   let st;
   try {
-    st = lstatSync(start);
+    st = lstatSync2(start);
   } catch {
     throw new Refused(`root ${startPath} does not exist; pass the project root with --root`);
   }
@@ -806,18 +806,18 @@ var init_root = __esm({
 });
 
 // src/git/git-dir.ts
-import { lstatSync as lstatSync2, readFileSync as readFileSync2 } from "node:fs";
+import { lstatSync as lstatSync3, readFileSync as readFileSync2 } from "node:fs";
 import path4 from "node:path";
 function isFile(p) {
   try {
-    return lstatSync2(p).isFile();
+    return lstatSync3(p).isFile();
   } catch {
     return false;
   }
 }
 function isDir(p) {
   try {
-    return lstatSync2(p).isDirectory();
+    return lstatSync3(p).isDirectory();
   } catch {
     return false;
   }
@@ -835,7 +835,7 @@ function gitTopOf(root, opts = {}) {
   for (; ; ) {
     if (dir !== root && distrustedAbove(dir, process.env, opts) !== null) return null;
     try {
-      lstatSync2(path4.join(dir, ".git"));
+      lstatSync3(path4.join(dir, ".git"));
       return dir;
     } catch {
     }
@@ -869,7 +869,7 @@ var init_git_dir = __esm({
 });
 
 // src/git/saves.ts
-import { closeSync as closeSync3, constants as constants3, lstatSync as lstatSync3, mkdirSync, openSync as openSync3, readFileSync as readFileSync3, renameSync, writeSync as writeSync2 } from "node:fs";
+import { closeSync as closeSync3, constants as constants3, lstatSync as lstatSync4, mkdirSync, openSync as openSync3, readFileSync as readFileSync3, renameSync, writeSync as writeSync2 } from "node:fs";
 import path5 from "node:path";
 function savesPath(root, opts = {}) {
   const top = gitTopOf(root, opts);
@@ -895,7 +895,7 @@ function readSaves(root) {
   const p = savesPath(root);
   if (p === null) return null;
   try {
-    if (!lstatSync3(p).isFile()) return null;
+    if (!lstatSync4(p).isFile()) return null;
     return savesLines(p).map((l) => l.split(" ")[0]);
   } catch {
     return null;
@@ -998,7 +998,7 @@ var init_values = __esm({
 });
 
 // src/store/private.ts
-import { lstatSync as lstatSync4, readdirSync, readFileSync as readFileSync4 } from "node:fs";
+import { lstatSync as lstatSync5, readdirSync, readFileSync as readFileSync4 } from "node:fs";
 import { hostname } from "node:os";
 import path7 from "node:path";
 function listPrivate(dir) {
@@ -1019,7 +1019,7 @@ function listPrivate(dir) {
 }
 function lstatBig(p) {
   try {
-    return lstatSync4(p, { bigint: true });
+    return lstatSync5(p, { bigint: true });
   } catch {
     return null;
   }
@@ -1058,7 +1058,7 @@ function lockState(memDir) {
   const lockDir = path7.join(memDir, LOCK_NAME);
   let st;
   try {
-    st = lstatSync4(lockDir);
+    st = lstatSync5(lockDir);
   } catch {
     return { state: "free", pid: null, host: null, unproven: false };
   }
@@ -1081,11 +1081,11 @@ var init_private = __esm({
 });
 
 // src/store/paths.ts
-import { lstatSync as lstatSync5, mkdirSync as mkdirSync2 } from "node:fs";
+import { lstatSync as lstatSync6, mkdirSync as mkdirSync2 } from "node:fs";
 import path8 from "node:path";
 function lstatOrNull(p) {
   try {
-    return lstatSync5(p);
+    return lstatSync6(p);
   } catch (err) {
     if (err.code === "ENOENT") return null;
     throw new Refused(`cannot inspect ${p}: ${err.message}`);
@@ -1150,7 +1150,7 @@ var init_paths = __esm({
 });
 
 // src/store/checkpoints.ts
-import { closeSync as closeSync4, constants as constants4, fstatSync as fstatSync3, lstatSync as lstatSync6, openSync as openSync4, readdirSync as readdirSync2, readSync as readSync3, unlinkSync, writeSync as writeSync3 } from "node:fs";
+import { closeSync as closeSync4, constants as constants4, fstatSync as fstatSync3, lstatSync as lstatSync7, openSync as openSync4, readdirSync as readdirSync2, readSync as readSync3, unlinkSync, writeSync as writeSync3 } from "node:fs";
 import { createHash } from "node:crypto";
 import path9 from "node:path";
 function checkpointsDir(root) {
@@ -1163,7 +1163,7 @@ function sessionFileId(id) {
 }
 function checkpointsDirState(root) {
   try {
-    const st = lstatSync6(checkpointsDir(root));
+    const st = lstatSync7(checkpointsDir(root));
     return st.isDirectory() && !st.isSymbolicLink() ? "ok" : "unsafe";
   } catch {
     return "missing";
@@ -1236,7 +1236,7 @@ function listCheckpoints(root, now = Date.now()) {
 }
 function rmQuietRegular(p) {
   try {
-    const st = lstatSync6(p);
+    const st = lstatSync7(p);
     if (st.isFile() || st.isSymbolicLink()) unlinkSync(p);
   } catch {
   }
@@ -1564,7 +1564,7 @@ var init_publish = __esm({
 });
 
 // src/store/recover.ts
-import { lstatSync as lstatSync7, readdirSync as readdirSync3 } from "node:fs";
+import { lstatSync as lstatSync8, readdirSync as readdirSync3 } from "node:fs";
 import path13 from "node:path";
 function pendingRepairs(root) {
   return [
@@ -1583,7 +1583,7 @@ function archiveExcess(root) {
   for (const name of names) {
     if (!PRUNABLE_NAME.test(name)) continue;
     try {
-      const st = lstatSync7(path13.join(archiveDir(root), name));
+      const st = lstatSync8(path13.join(archiveDir(root), name));
       if (st.isSymbolicLink() || !st.isFile() || st.nlink !== 1) return 0;
     } catch {
       continue;
@@ -1651,20 +1651,20 @@ var init_recover = __esm({
 });
 
 // src/store/inspect.ts
-import { closeSync as closeSync7, fstatSync as fstatSync6, lstatSync as lstatSync8, readSync as readSync6 } from "node:fs";
+import { closeSync as closeSync7, fstatSync as fstatSync6, lstatSync as lstatSync9, readSync as readSync6 } from "node:fs";
 import path14 from "node:path";
 function treeUnsafe(root) {
   for (const dir of [path14.join(root, ".ai"), memoryDir(root)]) {
     let st;
     try {
-      st = lstatSync8(dir);
+      st = lstatSync9(dir);
     } catch (err) {
       return err.code === "ENOENT" ? null : true;
     }
     if (st.isSymbolicLink() || !st.isDirectory()) return true;
   }
   try {
-    const st = lstatSync8(archiveDir(root));
+    const st = lstatSync9(archiveDir(root));
     if (st.isSymbolicLink() || !st.isDirectory()) return true;
   } catch (err) {
     if (err.code !== "ENOENT") return true;
@@ -1772,12 +1772,12 @@ var init_inspect = __esm({
 });
 
 // src/store/pause.ts
-import { lstatSync as lstatSync9 } from "node:fs";
+import { lstatSync as lstatSync10 } from "node:fs";
 import { homedir } from "node:os";
 import path15 from "node:path";
 function exists2(p) {
   try {
-    lstatSync9(p);
+    lstatSync10(p);
     return true;
   } catch {
     return false;
@@ -1869,7 +1869,7 @@ __export(context_exports, {
   offerText: () => offerText
 });
 import { spawnSync } from "node:child_process";
-import { closeSync as closeSync8, constants as constants7, lstatSync as lstatSync10, mkdirSync as mkdirSync3, openSync as openSync7, writeSync as writeSync4 } from "node:fs";
+import { closeSync as closeSync8, constants as constants7, lstatSync as lstatSync11, mkdirSync as mkdirSync3, openSync as openSync7, writeSync as writeSync4 } from "node:fs";
 function offerText(pct, used, window, threshold) {
   return `session-handoff: this session's context is ${pct}% full (${used} of ${window} tokens; the threshold is ${threshold}%). Before it is compacted, offer the user once to save a handoff now with the session-handoff skill's save flow; save only if they agree. An automatic checkpoint was written to .ai/memory/checkpoints/ as a safety net.`;
 }
@@ -1922,7 +1922,7 @@ function claim(p, body) {
 }
 function exists3(p) {
   try {
-    lstatSync10(p);
+    lstatSync11(p);
     return true;
   } catch {
     return false;
@@ -3126,7 +3126,7 @@ __export(hook_exports, {
 });
 import { createHash as createHash3 } from "node:crypto";
 import path19 from "node:path";
-import { lstatSync as lstatSync11 } from "node:fs";
+import { lstatSync as lstatSync12 } from "node:fs";
 function ageText(text, now) {
   if (typeof text !== "string") return "age unknown";
   const words = ageWords(stateTimeOfText(text, now), now);
@@ -3328,7 +3328,7 @@ exit: always 0 -- a broken hook must not break a session; problems go to stderr.
           const saves = readSaves(root);
           if (saves === null) return true;
           try {
-            if (savedHereByStat(root, statKey(lstatSync11(path19.join(memoryDir(root), "HANDOFF.md"), { bigint: true })))) return true;
+            if (savedHereByStat(root, statKey(lstatSync12(path19.join(memoryDir(root), "HANDOFF.md"), { bigint: true })))) return true;
           } catch {
           }
           return saves.includes(createHash3("sha256").update(text, "utf8").digest("hex"));
@@ -3340,7 +3340,7 @@ exit: always 0 -- a broken hook must not break a session; problems go to stderr.
 });
 
 // src/main.ts
-import { closeSync, constants, fstatSync, openSync, readSync, writeSync } from "node:fs";
+import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, realpathSync, writeSync } from "node:fs";
 
 // src/cli.ts
 init_quote();
@@ -3528,6 +3528,10 @@ var EXAMPLES = {
     "node memory_io.mjs archives list",
     "# then: archives show <name>, or make one current again (its token from read):",
     "# archives restore <name> --expected-current-sha256 <token>"
+  ],
+  init: [
+    "npx session-handoff init --dry-run   # what it would do, for the agents found",
+    "npx session-handoff init --agent claude-code --agent codex"
   ],
   install: [
     "node memory_io.mjs install --agent claude-code --dry-run   # what would change",
@@ -3912,6 +3916,14 @@ function stdinIsTerminal() {
     return true;
   }
 }
+function runningFile(file) {
+  if (file === void 0) return void 0;
+  try {
+    return lstatSync(file).isSymbolicLink() ? realpathSync(file) : file;
+  } catch {
+    return file;
+  }
+}
 async function runProcess(verbs) {
   const gemini = geminiHookRun(process.argv.slice(2));
   if (gemini) process.removeAllListeners("warning");
@@ -3928,7 +3940,7 @@ async function runProcess(verbs) {
       readStdinWithin,
       writeOut: (data) => writeFd(1, data),
       writeErr: (text) => writeFd(2, text),
-      helperPath: process.argv[1]
+      helperPath: runningFile(process.argv[1])
     });
   } catch (err) {
     if (gemini) writeFd(1, GEMINI_SILENT);

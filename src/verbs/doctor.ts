@@ -53,6 +53,9 @@ function removePause(file: string): string {
 }
 
 /** `doctor [--root DIR | --global] [--json]`: read-only; always exit 0 (26, docs/design.md#integrations). */
+/** What a skill folder needs beside SKILL.md for its flows to run. */
+const HELPER_FILES = ["scripts/memory_io.mjs", "scripts/lib/cli.mjs", "scripts/lib/session.mjs"];
+
 export const doctorVerb: Verb = {
   name: "doctor",
   options: { root: { type: "string" }, json: { type: "boolean" }, global: { type: "boolean" } },
@@ -196,7 +199,13 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
       // the agent never loads SKILL.md's flows.
       if (skill.length === 0 && Object.values(install).some((st) => st === "current" || st === "outdated")) {
         const where = agent.skillFolders.project.map((f) => `${f}/session-handoff`).join(" or ");
-        problems.push({ what: `${name}: installed, but no session-handoff skill folder where ${name} looks for skills (${where})`, fix: `copy the skill folder to ${agent.skillFolders.project[0]}/session-handoff (README, "Install")` });
+        problems.push({ what: `${name}: installed, but no session-handoff skill folder where ${name} looks for skills (${where})`, fix: nodeRun(`init --agent ${name}${gflag}`, !global) });
+      }
+      // A SKILL.md alone (an installer that copies only it) gives the agent flows it cannot run.
+      for (const dir of skill) {
+        const lacking = HELPER_FILES.filter((f) => !exists(path.join(dir, f)));
+        if (lacking.length === 0 || problems.some((p) => p.what.includes(dir))) continue;
+        problems.push({ what: `${name}: the skill folder ${quotePath(dir)} lacks its helper (${lacking.join(", ")})`, fix: nodeRun(`init --agent ${name}${gflag}`, !global) });
       }
     }
 

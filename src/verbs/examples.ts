@@ -87,6 +87,10 @@ export const EXAMPLES: Record<string, readonly string[]> = {
     "# then: archives show <name>, or make one current again (its token from read):",
     "# archives restore <name> --expected-current-sha256 <token>",
   ],
+  init: [
+    "npx session-handoff init --dry-run   # what it would do, for the agents found",
+    "npx session-handoff init --agent claude-code --agent codex",
+  ],
   install: [
     "node memory_io.mjs install --agent claude-code --dry-run   # what would change",
     "node memory_io.mjs install --agent claude-code",
