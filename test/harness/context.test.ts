@@ -209,5 +209,39 @@ harnessSuite("codex", (suite) => {
     expect(e.stderr).not.toMatch(/hook: \w+ (Failed|Blocked)/);
   });
 });
+// Gemini CLI: no offer is installed (docs/context-threshold.md). What its compaction event does:
+// PreCompress, seen through a capture hook added beside ours, fires before every model request.
+harnessSuite("gemini", (suite) => {
+  scenario("gemini/context-precompress", "a session reporting 95% usage: PreCompress per request, no offer, the SessionEnd checkpoint", async () => {
+    const { w } = await installedProject(suite.world("gemini-ctx"), ".gemini/skills", "gemini");
+    const settingsFile = path.join(w.proj, ".gemini", "settings.json");
+    const settings = JSON.parse(readFileSync(settingsFile, "utf8"));
+    const log = path.join(w.root, "precompress.jsonl");
+    settings.hooks.PreCompress = [{ hooks: [{ type: "command", command: `cat >> '${log}'; echo >> '${log}'; echo '{}'`, timeout: 5000 }] }];
+    writeFileSync(settingsFile, JSON.stringify(settings, null, 2));
+    const dir = path.join(w.home, ".gemini");
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(path.join(dir, "settings.json"), JSON.stringify({ security: { auth: { selectedType: "gemini-api-key" } }, privacy: { usageStatisticsEnabled: false }, general: { disableAutoUpdate: true, disableUpdateNag: true } }));
+    const from = suite.fake().requests.length;
+    let n = 0;
+    suite.fake().setScript((req) =>
+      req.results.length === 0 && n++ === 0 ? { tool: "run_shell_command", input: { command: "echo ctx-work", description: "run" }, inputTokens: 950_000 } : { text: "FAKE-DONE", inputTokens: 950_000 },
+    );
+    const r = await run([...cliCommand("gemini"), "-p", "first turn", "--yolo"], {
+      cwd: w.proj,
+      env: { ...w.env, GOOGLE_GEMINI_BASE_URL: suite.fake().url, GEMINI_API_KEY: "dummy-key", GEMINI_CLI_TRUST_WORKSPACE: "true" },
+      timeoutMs: 90_000,
+      input: "",
+    });
+    expect(r.code, r.stderr.slice(-1500)).toBe(0);
+    const reqs = main(suite.fake(), from);
+    const fired = existsSync(log) ? readFileSync(log, "utf8").split("\n").filter((l) => l.includes("PreCompress")).length : 0;
+    const cps = listFiles(path.join(w.proj, ".ai", "memory", "checkpoints"));
+    console.log(`gemini 0.61.0: ${reqs.length} agent request(s), PreCompress fired ${fired} time(s); checkpoints/: ${cps.join(", ")}`);
+    for (const q of reqs) expect(count(q.text, OFFER)).toBe(0);
+    expect(cps.some((f) => f.startsWith(".offered-"))).toBe(false);
+    expect(fired).toBeGreaterThan(0);
+  });
+});
 void TRICKY_HANDOFF;
 void readFileSync;
