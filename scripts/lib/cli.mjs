@@ -16165,8 +16165,9 @@ Reads the hook's JSON on stdin (session_id, transcript_path, cwd, hook_event_nam
 last 256 KiB of the transcript (1 MiB when that holds no usage). When the context in use --
 the last response's input + cache creation + cache read + output tokens (Claude Code), or
 the last token_count (Codex) -- is at or above the threshold of the window and this session
-was not told yet, it prints, once:
-  {"hookSpecificOutput":{"hookEventName":"<event>","additionalContext":"${offerText(75, 15e4, 2e5, 70)}"}}
+was not told yet, it prints once, as
+{"hookSpecificOutput":{"hookEventName":"<event>","additionalContext":"<sentence>"}}:
+  ${offerText(75, 15e4, 2e5, 70)}
 and writes the session's checkpoint (see \`checkpoint --help\`; Trigger: context-threshold).
 The marker checkpoints/.offered-<session> records that it was told; back under the threshold
 (after a compaction) the marker goes, so the next crossing is told again. A handoff saved
@@ -17236,6 +17237,15 @@ var EXAMPLES = {
     "# what a PreCompact hook runs (install writes it); always exit 0, stdout empty",
     `echo '{"session_id":"s1","hook_event_name":"PreCompact"}' |`,
     "  node memory_io.mjs checkpoint --format claude"
+  ],
+  context: [
+    "# what a UserPromptSubmit or PostToolUse hook runs (install writes it); exit 0",
+    `echo '{"session_id":"s1","hook_event_name":"PostToolUse"}' |`,
+    "  node memory_io.mjs context --format claude"
+  ],
+  statusline: [
+    "# what Claude Code's status line runs (install writes it); exit 0",
+    `echo '{"context_window":{"used_percentage":45}}' | node memory_io.mjs statusline`
   ],
   redact: [
     "git diff | node memory_io.mjs redact --json"

@@ -194,8 +194,9 @@ Reads the hook's JSON on stdin (session_id, transcript_path, cwd, hook_event_nam
 last 256 KiB of the transcript (1 MiB when that holds no usage). When the context in use --
 the last response's input + cache creation + cache read + output tokens (Claude Code), or
 the last token_count (Codex) -- is at or above the threshold of the window and this session
-was not told yet, it prints, once:
-  {"hookSpecificOutput":{"hookEventName":"<event>","additionalContext":"${offerText(75, 150000, 200000, 70)}"}}
+was not told yet, it prints once, as
+{"hookSpecificOutput":{"hookEventName":"<event>","additionalContext":"<sentence>"}}:
+  ${offerText(75, 150000, 200000, 70)}
 and writes the session's checkpoint (see \`checkpoint --help\`; Trigger: context-threshold).
 The marker checkpoints/.offered-<session> records that it was told; back under the threshold
 (after a compaction) the marker goes, so the next crossing is told again. A handoff saved
