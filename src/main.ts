@@ -31,10 +31,10 @@ function pause(ms: number): void {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
-// Read straight from descriptor 0: the verbs that read stdin want all of it before going on,
-// and process.stdin would load the stream and net modules first (BENCHMARKS.md). Reading
-// stops just past `maxBytes` (docs/design.md#tokens-and-the-publication-protocol): an endless producer (`yes |`) costs at most one
-// buffer more than the cap, and the caller refuses what is longer.
+// Read straight from descriptor 0: the verbs that read stdin want all of it before going on, and process.stdin would
+// load the stream and net modules first (BENCHMARKS.md). Reading stops just past `maxBytes`
+// (docs/design.md#tokens-and-the-publication-protocol): an endless producer (`yes |`) costs at most one buffer more
+// than the cap, and the caller refuses what is longer.
 function readStdin(maxBytes: number): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let total = 0;
@@ -200,8 +200,8 @@ export async function runProcess(verbs: VerbTable): Promise<void> {
       helperPath: runningFile(process.argv[1]),
     });
   } catch (err) {
-    // Outside a verb's run -- loading its code from a damaged or replaced file -- never a
-    // refusal; the hook and checkpoint still never fail a session (docs/design.md#checkpoints, docs/design.md#integrations).
+    // Outside a verb's run -- loading its code from a damaged or replaced file -- never a refusal; the hook and
+    // checkpoint still never fail a session (docs/design.md#checkpoints, docs/design.md#integrations).
     if (gemini) writeFd(1, GEMINI_SILENT);
     else writeFd(2, `memory_io internal error: ${err instanceof Error ? err.message : String(err)}\n`);
     code = process.argv[2] === "hook" || process.argv[2] === "checkpoint" ? 0 : 2;

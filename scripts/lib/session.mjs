@@ -1830,7 +1830,6 @@ function rootOption(ctx, fallbackStart = null) {
   if (!given && found.stopped) ctx.warn(`stopped looking for the project root at ${quotedPath(found.stopped.at)} (${found.stopped.why}); using ${quotedPath(found.root)}: pass --root <project> to choose another`);
   return found.root;
 }
-var ROOT_HELP;
 var init_common = __esm({
   "src/verbs/common.ts"() {
     "use strict";
@@ -1839,16 +1838,6 @@ var init_common = __esm({
     init_errors();
     init_files();
     init_root();
-    ROOT_HELP = `
-The root: the real path of --root DIR (else the current directory), unless it holds
-.ai/memory itself the nearest folder above holding .ai/memory or .git (a worktree's .git
-file counts); never $HOME or above it from below it, nor into GIT_CEILING_DIRECTORIES;
-else the start. The walk stops (stderr says where) at a folder of another user (root's
-excepted) or a sticky one anyone can write to (/tmp), unless git's safe.directory lists
-it, and adopts a .ai/memory above only when .ai and memory are yours or root's. A start
-or --root equal to $HOME is refused: "not a project: run it from a project folder or
-pass --root <project>". If the root differs from --root, stderr says \`using root <path>\`.
-`;
   }
 });
 
@@ -3209,94 +3198,35 @@ var init_hook = __esm({
       name: "hook",
       options: { mode: { type: "string" }, root: { type: "string" }, format: { type: "string" } },
       positionals: [0, 0],
-      // A getter: the text interpolates every sentence, and the hook runs at every session start
-      // while its help is read almost never (measured: ~0.8 ms of module evaluation).
-      get help() {
-        return `usage: node memory_io.mjs hook --mode session|lessons [--root DIR]
+      help: `usage: node memory_io.mjs hook --mode session|lessons [--root DIR]
          [--format text|claude|codex|gemini|cursor|cline]
 
-Session-start hook. Prints fixed sentences about parked memory -- a handoff, lessons, an
-unsafe or foreign file, an interrupted save, the kill switch -- and never any text taken
-from a memory file. --mode session looks at HANDOFF.md and LESSONS.md; --mode lessons at
-LESSONS.md only, and says nothing of the handoff (nor of its interrupted saves). Prints
-nothing when every file it looks at is missing, and nothing at all
-when SESSION_HANDOFF_DISABLE is set to anything but empty, 0, false, no or off (any case).
-Output stays under ${HOOK_LIMIT} characters.
+Session-start hook. Prints fixed sentences about parked memory -- a handoff,
+lessons, an unsafe or foreign file, an interrupted save, an automatic checkpoint,
+the kill switch -- and never any text taken from a memory file. --mode session
+looks at HANDOFF.md and LESSONS.md; --mode lessons at LESSONS.md only. Prints
+nothing when every file it looks at is missing, and nothing at all when
+SESSION_HANDOFF_DISABLE is set to anything but empty, 0, false, no or off. Output
+stays under 2000 characters. It runs no git and follows no link from .ai down.
+Each sentence starts "session-handoff: "; every one, the handoff's age words and
+the checkpoint rules: references/verbs.md#hook and references/session-start-hook.md.
 
-The sentences, one per state (most important first):
-  ${SENTENCES.tree()}
-      (alone, with the kill switch's sentence when paused: a linked memory folder is the
-      folder's state, not a file's: no file behind it is looked at or named; \`check\`
-      exits 3 for it, \`write\` refuses it, \`read\` refuses a linked .ai or .ai/memory)
-  ${SENTENCES.unsafe("<FILE>")}
-  ${SENTENCES.interrupted()}
-  ${SENTENCES.handoff("saved today")}
-  ${SENTENCES.lessons()}
-  ${SENTENCES.paused()}
-  ${SENTENCES.conflicted()}
-      (instead of the parked-handoff sentence, when HANDOFF.md holds merge conflict
-      markers: see \`check --help\`)
-  ${SENTENCES.elsewhere()}
-      (after it, when this clone records its handoff saves -- the last 10 tokens in
-      <git dir>/session-handoff/saves -- and the current handoff is not among them;
-      outside git, or before this clone's first save with this version: never)
-The handoff's age is its state time's, as drift and brief count it: its \`- Date:\`
-anchor, else its \`Saved:\` line (strict ISO-8601 with a zone), never the file's
-modification time. Under a day it follows the local calendar (this process's time zone):
-"saved today" on today's date, "saved yesterday" on the date before (a save at 23:00 read
-at 08:00 is yesterday's); from a day on, whole elapsed days as drift counts them:
-"saved 1 day ago", "saved N days ago", or "age unknown" when neither parses, the time is
-more than 5 minutes in the future, or the file changed while it was read.
+The root: --root DIR, else the "cwd" of the harness's JSON on stdin (read for at
+most one second), else the current folder. A cwd it cannot use (relative, empty,
+a Windows path off Windows) prints nothing and says why on stderr.
 
-The JSON on stdin is read even with --root: its "source" and "session_id" choose the
-checkpoint sentences below. Stdin past ${HOOK_STDIN_BYTES} bytes is ignored (the current
-directory is used), not refused.
-
-Automatic checkpoints (see \`checkpoint --help\`; --mode session only). A checkpoint is
-named only when it holds a capture (never one of the anchors only) and is newer than the
-handoff -- its Since-handoff: is the current handoff's token, or, without that line, its
-Saved: is later than the handoff's state time -- or when no handoff exists; and at most once
-per session id and checkpoint token across startup, resume, clear, compact and fork (a
-private marker checkpoints/.delivered-<session> holds the token named; it is not written
-while paused): a repeat prints no checkpoint sentence. Outside "compact" a checkpoint is
-named once in all: a token already named to any session is not named to another (Claude
-Code's --resume also fires a "startup" with a new session id), nor again to a start with no
-session id (its marker is checkpoints/.delivered-unknown); a marker holding the token of an
-existing checkpoint outlives checkpoint's and recover's cleanup. The counts say what the file holds
-("2 requests, a plan of 3 steps, 1 file, 2 commands"), leaving out what it does not. With
-"source": "compact" the session's own checkpoint is the one named, and a handoff older than
-the session's start is no longer offered for resuming:
-  ${CHECKPOINT_SENTENCES.compacted("N minutes ago", "<session>", "<counts>")}
-  ${CHECKPOINT_SENTENCES.handoffOlderThanSession()}
-With any other source, the newest such checkpoint:
-  ${CHECKPOINT_SENTENCES.only("N minutes ago", "<counts>")}
-  ${CHECKPOINT_SENTENCES.newer("N minutes ago", "<counts>")}
-  ${CHECKPOINT_SENTENCES.unordered("N minutes ago", "<counts>")}
-("1 minute ago", "at an unknown time" when its Saved: time is not valid.)
-
-The project root is found as every verb finds it (below), starting from --root, else the
-"cwd" of the harness's JSON on stdin (read only when stdin is not a terminal, until the
-JSON object ends or stdin closes, for at most one second), else the current directory. It runs no git; links from .ai down are never
-followed (a symlinked project folder is fine). A cwd it cannot use prints nothing on stdout
-and says why on stderr (the current folder is not guessed in its place): a Windows cwd (C:\\\u2026)
-off Windows, a relative one, an empty one, or one that is not a string:
-  memory_io hook: the hook input's cwd "<path>" is a Windows path and this helper runs on <os> (pass --root <project>); printing nothing
-  memory_io hook: the hook input's cwd "<path>" is not an absolute path (pass --root <project>); printing nothing
-  memory_io hook: the hook input's cwd is empty (pass --root <project>); printing nothing
-  memory_io hook: the hook input's cwd is not a string (pass --root <project>); printing nothing
-${ROOT_HELP}
-Formats (each harness's envelope around the same sentences; \`install\` picks the right one):
+formats (each harness's envelope around the same sentences; \`install\` picks it):
   text    the sentences as plain lines (the default)
-  claude  {"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"\u2026"}}
-  codex   the same object, and no other key (Codex's schema is strict)
-  gemini  the same object; nothing but JSON on stdout, and nothing at all on stderr
+  claude  {"hookSpecificOutput":{"hookEventName":"SessionStart",
+          "additionalContext":"\u2026"}}
+  codex   the same object, and no other key
+  gemini  the same object; nothing but JSON on stdout, nothing on stderr
   cursor  {"additional_context":"\u2026"}
   cline   {"cancel":false,"contextModification":"\u2026","errorMessage":""}
-When every file is missing and nothing is paused, every format prints nothing at all
-(gemini: {}, on every path). An unknown --format prints nothing (a note on stderr), exit 0.
+With nothing to say every format prints nothing (gemini: {}).
+
 exit: always 0 -- a broken hook must not break a session; problems go to stderr.
-`;
-      },
+`,
       async run(ctx) {
         const mode = ctx.values.mode;
         if (mode !== "session" && mode !== "lessons") {
@@ -3594,23 +3524,18 @@ function usageText(VERBS) {
     "",
     "`node memory_io.mjs <verb> --help` (or `--help <verb>`) describes a verb.",
     "",
-    "exit codes: 0 success; 2 refused (safety, compare-and-swap, usage); 3 absent;",
-    "            4 paused (kill switch); 5 busy (lock not had in time)",
-    "A refusal prints `memory operation refused: <reason>` (stderr), changes nothing.",
-    "A flag given twice is a usage error: `--<flag> is given more than once`.",
+    "exit codes: 0 success; 2 refused (safety, compare-and-swap) or usage error;",
+    "            3 absent; 4 paused (kill switch); 5 busy (lock not had in time)",
+    "A refusal prints `memory operation refused: <reason>` (stderr) and changes",
+    "nothing; a wrong command line prints `usage error: <what>` (exit 2, `check` 64).",
     "",
-    // Contract §6, docs/design.md#tokens-and-the-publication-protocol, in the words a user can act on.
-    "kill switch: the writing verbs (write, promote, recover, archives restore,",
-    "  install, uninstall, publish) exit 4 and change nothing while any of these",
-    "  exist: <root>/.ai/memory/PAUSE; the file named by SESSION_HANDOFF_PAUSE;",
-    "  ${XDG_CONFIG_HOME:-~/.config}/session-handoff/PAUSE; or SESSION_HANDOFF_DISABLE",
-    "  set to anything but empty, 0, false, no or off (which also silences `hook`).",
-    "  They say `memory writes are paused: remove <path> to resume` (`remove",
-    "  SESSION_HANDOFF_DISABLE=<value> from the environment`). Reads keep working.",
+    "kill switch: the writing verbs exit 4 and change nothing while one of these",
+    "  exists: <root>/.ai/memory/PAUSE, the file named by SESSION_HANDOFF_PAUSE,",
+    "  ${XDG_CONFIG_HOME:-~/.config}/session-handoff/PAUSE; or with",
+    "  SESSION_HANDOFF_DISABLE set to anything but empty, 0, false, no or off. They",
+    "  say `memory writes are paused: remove <path> to resume`. Reads work.",
     "",
-    "The root is found by every verb: from --root DIR when given, else from the current",
-    "folder, the nearest folder up that holds .ai/memory or .git (stderr says",
-    "`using root <path>` when it is not the --root given).",
+    "root: --root DIR, else found upward from here (references/verbs.md#the-root)",
     "",
     "example: resume in one call; save in two (read for the token, then write):",
     "node memory_io.mjs brief",
@@ -3633,6 +3558,7 @@ function suggestion(word, VERBS) {
 // src/cli.ts
 var VERSION = "0.1.0";
 var REFUSAL_PREFIX = "memory operation refused: ";
+var USAGE_PREFIX = "usage error: ";
 var MAX_STDIN_BYTES = 1e6;
 function stdinTooLong(maxBytes) {
   const n = String(maxBytes).replace(/\B(?=(\d{3})+$)/g, ",");
@@ -3669,7 +3595,7 @@ async function run(VERBS, outer) {
   const args = proc.argv;
   const first = args[0];
   if (first === void 0) {
-    proc.writeErr(`${REFUSAL_PREFIX}no verb given
+    proc.writeErr(`${USAGE_PREFIX}no verb given
 
 ${usageText(VERBS)}`);
     return 2;
@@ -3681,7 +3607,7 @@ ${usageText(VERBS)}`);
       return 0;
     }
     if (topic !== void 0 && !topic.startsWith("-")) {
-      proc.writeErr(`${REFUSAL_PREFIX}no help for ${quotedValue(topic)}: not a verb${suggestion(topic, VERBS)}
+      proc.writeErr(`${USAGE_PREFIX}no help for ${quotedValue(topic)}: not a verb${suggestion(topic, VERBS)}
 `);
       return 2;
     }
@@ -3695,7 +3621,7 @@ ${usageText(VERBS)}`);
   }
   const entry = VERBS[first];
   if (!entry) {
-    proc.writeErr(`${REFUSAL_PREFIX}unknown verb ${quotedValue(first)}${suggestion(first, VERBS)}
+    proc.writeErr(`${USAGE_PREFIX}unknown verb ${quotedValue(first)}${suggestion(first, VERBS)}
 
 ${usageText(VERBS)}`);
     return 2;
@@ -3741,12 +3667,13 @@ ${usageText(VERBS)}`);
         proc.writeErr(`${line}
 `);
       },
-      // <skill>/scripts/memory_io.mjs, as invoked: anchors leave the skill's own folder out (docs/design.md#verdicts-and-the-brief).
+      // <skill>/scripts/memory_io.mjs, as invoked: anchors leave the skill's own folder out
+      // (docs/design.md#verdicts-and-the-brief).
       skillDir: proc.helperPath ? path.dirname(path.dirname(path.resolve(proc.cwd, proc.helperPath))) : null
     };
   } catch (err) {
     const message = err instanceof UsageError ? err.message : parseArgsMessage(err, first);
-    proc.writeErr(`${REFUSAL_PREFIX}${message}
+    proc.writeErr(`${USAGE_PREFIX}${message}
 `);
     return usageExit;
   }
@@ -3757,8 +3684,8 @@ ${usageText(VERBS)}`);
     if (err instanceof HelperError) {
       for (const line of err.before) proc.writeErr(`${line}
 `);
-      proc.writeErr(err instanceof Absent ? `${err.message}
-` : `${REFUSAL_PREFIX}${err.message}
+      const prefix = err instanceof Absent ? "" : err instanceof UsageError ? USAGE_PREFIX : REFUSAL_PREFIX;
+      proc.writeErr(`${prefix}${err.message}
 `);
       if (err instanceof UsageError) return usageExit;
       return err.code;

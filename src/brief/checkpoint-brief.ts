@@ -61,7 +61,7 @@ function lines(b: Omit<Brief, "lines">): Brief {
   return { ...b, lines: BRIEF_LABELS.map((label, i) => `${label} ${values[i]}`) };
 }
 
-/** The brief drafted from a checkpoint alone (no handoff; ruling 24; docs/design.md#checkpoints). `age` reads like `12 minutes ago`. */
+/** The brief drafted from a checkpoint alone (no handoff). `age` reads like `12 minutes ago`. */
 export function briefFromCheckpoint(cp: ParsedCheckpoint, age: string): Brief {
   const plan = planStatusOf(cp);
   const last = cp.requests[cp.requests.length - 1];

@@ -1,4 +1,4 @@
-// The checkpoint document of contract §12 (docs/design.md#checkpoints) and rulings 21–22: rendering within 4,096 bytes,
+// The checkpoint document (docs/design.md#checkpoints): rendering within 4,096 bytes,
 // and the few header values other verbs derive from it. Pure.
 import { sanitize } from "../guard/sanitize.ts";
 import { redactTranscript } from "../guard/redaction.ts";
