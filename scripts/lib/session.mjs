@@ -3891,8 +3891,8 @@ async function runProcess(verbs) {
 
 // src/entries/session.ts
 var SESSION_VERBS = {
-  context: { summary: "run by prompt/tool hooks: offer a handoff once when the context crosses its threshold", load: async () => (await Promise.resolve().then(() => (init_context(), context_exports))).contextVerb },
-  statusline: { summary: "Claude Code's status line: the user's own, then the handoff's state", load: async () => (await Promise.resolve().then(() => (init_statusline(), statusline_exports))).statuslineVerb },
+  context: { summary: "prompt/tool hooks: offer a handoff once near a full context", load: async () => (await Promise.resolve().then(() => (init_context(), context_exports))).contextVerb },
+  statusline: { summary: "Claude Code's status line: yours, then the handoff's state", load: async () => (await Promise.resolve().then(() => (init_statusline(), statusline_exports))).statuslineVerb },
   hook: { summary: "session-start hook: fixed sentences about parked memory", load: async () => (await Promise.resolve().then(() => (init_hook(), hook_exports))).hookVerb }
 };
 await runProcess(SESSION_VERBS);

@@ -4,8 +4,8 @@ import { runProcess } from "../main.ts";
 import type { VerbTable } from "../verbs/types.ts";
 
 const SESSION_VERBS: VerbTable = {
-  context: { summary: "run by prompt/tool hooks: offer a handoff once when the context crosses its threshold", load: async () => (await import("../verbs/context.ts")).contextVerb },
-  statusline: { summary: "Claude Code's status line: the user's own, then the handoff's state", load: async () => (await import("../verbs/statusline.ts")).statuslineVerb },
+  context: { summary: "prompt/tool hooks: offer a handoff once near a full context", load: async () => (await import("../verbs/context.ts")).contextVerb },
+  statusline: { summary: "Claude Code's status line: yours, then the handoff's state", load: async () => (await import("../verbs/statusline.ts")).statuslineVerb },
   hook: { summary: "session-start hook: fixed sentences about parked memory", load: async () => (await import("../verbs/hook.ts")).hookVerb },
 };
 
