@@ -738,10 +738,31 @@ function distrust(dir, uid, safe) {
   } catch {
     return null;
   }
-  if (st.uid === uid) return null;
-  const why = st.uid !== 0 ? `owned by another user (uid ${st.uid})` : (st.mode & 514) === 514 ? "a sticky folder anyone can write to" : null;
+  const why = (st.mode & 514) === 514 ? "a sticky folder anyone can write to" : st.uid !== uid && st.uid !== 0 ? `owned by another user (uid ${st.uid})` : null;
   if (why === null || listedSafe(dir, safe())) return null;
   return why;
+}
+function dubious(root, uid, env, safe) {
+  if (uid === void 0) return null;
+  for (let dir = root; ; ) {
+    if (dir !== root && distrust(dir, uid, safe) !== null) return null;
+    if (exists(path3.join(dir, ".git"))) {
+      let owner;
+      try {
+        owner = lstatSync2(dir).uid;
+      } catch {
+        return null;
+      }
+      const sudo = uid === 0 && /^\d+$/.test(env.SUDO_UID ?? "") ? Number(env.SUDO_UID) : null;
+      if (owner === uid || owner === sudo || listedSafe(dir, safe())) return null;
+      return new Refused(
+        `${dir} is a git repository owned by another user (uid ${owner}), which git refuses as dubious; its memory is not used: run from a project of your own, or, if you trust it, \`git config --global --add safe.directory ${dir}\``
+      );
+    }
+    const parent = path3.dirname(dir);
+    if (parent === dir || ceilings(env).includes(parent)) return null;
+    dir = parent;
+  }
 }
 function memoryOwnedWell(dir, uid) {
   if (uid === void 0) return true;
@@ -774,10 +795,19 @@ function findRoot(startPath, env, opts = {}) {
   if (!st.isDirectory()) throw new Refused(`root ${startPath} is not a directory; pass the project root with --root`);
   const home2 = env.HOME ? realOrNull(env.HOME) : null;
   if (home2 !== null && start === home2) throw new Refused(NOT_A_PROJECT);
-  if (exists(path3.join(start, ".ai", "memory"))) return { root: start, start, by: "memory" };
   const uid = "uid" in opts ? opts.uid : process.getuid?.();
   let safe = null;
   const safeList = () => safe ??= safeDirectories(env);
+  if (uid !== void 0 && (st.mode & 514) === 514 && !listedSafe(start, safeList())) {
+    throw new Refused(`${start} is a sticky folder anyone can write to (like /tmp), never a project: run it from a project folder or pass --root <project>`);
+  }
+  const found = walk(start, env, uid, safeList, home2);
+  const refusal = dubious(found.root, uid, env, safeList);
+  if (refusal !== null) throw refusal;
+  return found;
+}
+function walk(start, env, uid, safeList, home2) {
+  if (exists(path3.join(start, ".ai", "memory"))) return { root: start, start, by: "memory" };
   const stops = ceilings(env);
   const belowHome = home2 !== null && within(start, home2);
   let dir = start;
@@ -1108,26 +1138,36 @@ function ensureDir(dir) {
     throw new Refused(`${dir} is a link or not a directory; memory must live in real directories under the root (move it away)`);
   }
 }
-function checkTree(root, opts = {}) {
-  const parts = [path8.join(root, ".ai"), memoryDir(root)];
-  if (opts.archive) parts.push(archiveDir(root));
-  for (const dir of parts) {
-    const st = lstatOrNull(dir);
-    if (st === null) {
-      if (!opts.create) return false;
-      ensureDir(dir);
+function treeVerdict(root, uid = process.getuid?.()) {
+  const mem = memoryDir(root);
+  for (const dir of [path8.join(root, ".ai"), mem, ...MEMORY_SUBDIRS.map((d) => path8.join(mem, d))]) {
+    let st;
+    try {
+      st = lstatSync6(dir);
+    } catch (err) {
+      if (err.code !== "ENOENT") return { dir, why: `cannot be inspected (${err.code ?? "error"})` };
+      if (dir === mem || dir === path8.dirname(mem)) return "missing";
       continue;
     }
-    if (st.isSymbolicLink()) {
-      throw new Refused(`${dir} is a link; memory must live in real directories under the root (move the link away)`);
-    }
-    if (!st.isDirectory()) {
-      throw new Refused(`${dir} is not a directory; move it away so the memory tree can be used`);
-    }
+    if (st.isSymbolicLink()) return { dir, why: "is a link" };
+    if (!st.isDirectory()) return { dir, why: "is not a directory" };
+    if (uid !== void 0 && st.uid !== uid && st.uid !== 0) return { dir, why: `belongs to another user (uid ${st.uid})` };
   }
-  return true;
+  return "ok";
 }
-var FILE_OF, HEADING_OF, MARKER, MAX_DOCUMENT_BYTES, TARGETS;
+function checkTree(root, opts = {}) {
+  let verdict = treeVerdict(root);
+  if (verdict === "missing") {
+    if (!opts.create) return false;
+    ensureDir(path8.join(root, ".ai"));
+    ensureDir(memoryDir(root));
+    verdict = treeVerdict(root);
+  }
+  if (verdict === "ok") return true;
+  if (verdict === "missing") return false;
+  throw new Refused(`${verdict.dir} ${verdict.why}; memory must live in real folders of yours under the root, so every verb refuses it: move it away`);
+}
+var FILE_OF, HEADING_OF, MARKER, MAX_DOCUMENT_BYTES, TARGETS, MEMORY_SUBDIRS;
 var init_paths = __esm({
   "src/store/paths.ts"() {
     "use strict";
@@ -1146,6 +1186,7 @@ var init_paths = __esm({
     MARKER = "<!-- memory-schema: v1 -->";
     MAX_DOCUMENT_BYTES = 1e6;
     TARGETS = ["AGENTS.md", "CLAUDE.md"];
+    MEMORY_SUBDIRS = ["archive", "journal", "checkpoints", "drafts"];
   }
 });
 
@@ -1651,25 +1692,11 @@ var init_recover = __esm({
 });
 
 // src/store/inspect.ts
-import { closeSync as closeSync7, fstatSync as fstatSync6, lstatSync as lstatSync9, readSync as readSync6 } from "node:fs";
+import { closeSync as closeSync7, fstatSync as fstatSync6, readSync as readSync6 } from "node:fs";
 import path14 from "node:path";
 function treeUnsafe(root) {
-  for (const dir of [path14.join(root, ".ai"), memoryDir(root)]) {
-    let st;
-    try {
-      st = lstatSync9(dir);
-    } catch (err) {
-      return err.code === "ENOENT" ? null : true;
-    }
-    if (st.isSymbolicLink() || !st.isDirectory()) return true;
-  }
-  try {
-    const st = lstatSync9(archiveDir(root));
-    if (st.isSymbolicLink() || !st.isDirectory()) return true;
-  } catch (err) {
-    if (err.code !== "ENOENT") return true;
-  }
-  return false;
+  const verdict = treeVerdict(root);
+  return verdict === "missing" ? null : verdict !== "ok";
 }
 function holdsNul(fd, head, n) {
   if (firstNul(head.subarray(0, n)) >= 0) return true;
@@ -1827,6 +1854,9 @@ function rootOption(ctx, fallbackStart = null) {
   const given = typeof value === "string";
   const found = findRoot(path16.resolve(ctx.cwd, given ? value : fallbackStart ?? "."), ctx.env);
   if (given && found.root !== found.start) ctx.warn(`using root ${found.root}`);
+  if (!given && found.by === "memory" && found.root !== found.start && !exists(path16.join(found.root, ".git"))) {
+    ctx.warn(`using the memory of ${quotedPath(found.root)}, found above ${quotedPath(found.start)}, which is in no git repository: pass --root <project> to choose another`);
+  }
   if (!given && found.stopped) ctx.warn(`stopped looking for the project root at ${quotedPath(found.stopped.at)} (${found.stopped.why}); using ${quotedPath(found.root)}: pass --root <project> to choose another`);
   return found.root;
 }
