@@ -15457,7 +15457,7 @@ __export(statusline_exports, {
   statusText: () => statusText,
   statuslineVerb: () => statuslineVerb
 });
-import { execFileSync, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { readFileSync as readFileSync17 } from "node:fs";
 import path54 from "node:path";
 function statusText(handoff, commitsSince2, usedPct, now) {
@@ -15471,13 +15471,13 @@ function statusText(handoff, commitsSince2, usedPct, now) {
   if (usedPct !== null) parts.push(`context ${Math.round(usedPct)}%`);
   return parts.join(" \xB7 ");
 }
-function commitsSince(root, handoff, env) {
+async function commitsSince(root, handoff, env) {
   const head = /^- HEAD: `?([0-9a-f]{40}|[0-9a-f]{64})`?$/m.exec(handoff)?.[1];
   if (head === void 0) return null;
   try {
-    const out = execFileSync("git", ["rev-list", "--count", `${head}..HEAD`], { cwd: root, env, timeout: 500, stdio: ["ignore", "pipe", "ignore"] });
-    const n2 = Number(out.toString("utf8").trim());
-    return Number.isInteger(n2) ? n2 : null;
+    const r = await runGit(root, ["rev-list", "--count", `${head}..HEAD`], env, 500);
+    const n2 = Number(r.stdout.toString("utf8").trim());
+    return r.code === 0 && Number.isInteger(n2) ? n2 : null;
   } catch {
     return null;
   }
@@ -15487,6 +15487,7 @@ var init_statusline = __esm({
   "src/verbs/statusline.ts"() {
     "use strict";
     init_harness_path();
+    init_run();
     init_state_time();
     init_handoff();
     init_paths();
@@ -15529,7 +15530,7 @@ handoff's HEAD anchor (git rev-list, at most 500 ms; left out when unknown). Alw
           }
           const cw = input.context_window;
           const pct2 = typeof cw?.used_percentage === "number" ? cw.used_percentage : null;
-          ours = statusText(handoff, handoff === null ? null : commitsSince(root, handoff, ctx.env), pct2, Date.now());
+          ours = statusText(handoff, handoff === null ? null : await commitsSince(root, handoff, ctx.env), pct2, Date.now());
         } catch {
           ours = "";
         }

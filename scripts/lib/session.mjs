@@ -2071,6 +2071,138 @@ exit: always 0.
   }
 });
 
+// src/git/run.ts
+import { execFile } from "node:child_process";
+function gitEnv(env) {
+  const out = {};
+  for (const [k, v] of Object.entries(env)) {
+    if (v !== void 0 && !DROPPED_ENV.includes(k)) out[k] = v;
+  }
+  out.GIT_OPTIONAL_LOCKS = "0";
+  out.GIT_TERMINAL_PROMPT = "0";
+  out.LC_ALL = "C";
+  delete out.GIT_EXTERNAL_DIFF;
+  out.GIT_PAGER = "cat";
+  return out;
+}
+function namedOverrides(cwd, env, timeoutMs) {
+  let p = namedCache.get(cwd);
+  if (p === void 0) {
+    p = spawnGit(cwd, [...asArgs(NEUTRAL), "config", "-z", "--name-only", "--get-regexp", NAMED], env, timeoutMs).then((r) => {
+      const out = [];
+      for (const key of new Set(r.code === 0 ? r.stdout.toString("utf8").split("\0") : [])) {
+        const m = NAMED_PROGRAMS.exec(key);
+        if (m) out.push([key, m[3].toLowerCase() === "required" ? "false" : ""]);
+      }
+      return out;
+    });
+    namedCache.set(cwd, p);
+    p.catch(() => namedCache.delete(cwd));
+  }
+  return p;
+}
+function asArgs(pairs) {
+  return pairs.flatMap(([k, v]) => ["-c", `${k}=${v}`]);
+}
+function withConfig(env, pairs) {
+  const base = /^\d+$/.test(env.GIT_CONFIG_COUNT ?? "") ? Number(env.GIT_CONFIG_COUNT) : 0;
+  const out = { ...env };
+  pairs.forEach(([k, v], i) => {
+    out[`GIT_CONFIG_KEY_${base + i}`] = k;
+    out[`GIT_CONFIG_VALUE_${base + i}`] = v;
+  });
+  out.GIT_CONFIG_COUNT = String(base + pairs.length);
+  return out;
+}
+async function runGit(cwd, args, env, timeoutMs = GIT_TIMEOUT_MS, opts = {}) {
+  for (const arg of args) {
+    if (/[\0\n\r]/.test(arg)) throw new Error(`refusing to pass a git argument holding a control character: ${quotedValue(arg.slice(0, 200))}`);
+  }
+  const base = gitEnv(env);
+  const named = await namedOverrides(cwd, base, timeoutMs);
+  const fixed = asArgs([...NEUTRAL, ...opts.hooksAndSigning ? [] : NO_HOOKS_NOR_SIGNING]);
+  return spawnGit(cwd, [...fixed, ...args], named.length > 0 ? withConfig(base, named) : base, timeoutMs);
+}
+function spawnGit(cwd, args, env, timeoutMs) {
+  return new Promise((resolve, reject) => {
+    execFile(
+      "git",
+      ["--no-pager", ...args],
+      { cwd, env, encoding: "buffer", timeout: timeoutMs, killSignal: "SIGKILL", maxBuffer: 256 * 1024 * 1024, windowsHide: true },
+      (err, stdout, stderr) => {
+        if (err) {
+          const e = err;
+          if (e.code === "ENOENT") {
+            reject(new GitUnavailable("missing", "git was not found on PATH"));
+            return;
+          }
+          if (e.killed || e.signal === "SIGKILL") {
+            reject(new GitUnavailable("timeout", `git ${args[0] ?? ""} took longer than ${timeoutMs} ms and was stopped`));
+            return;
+          }
+          if (typeof e.code !== "number") {
+            reject(new GitUnavailable("failed", `git could not be run: ${e.message}`, e.message));
+            return;
+          }
+          resolve({ code: e.code, stdout, stderr: stderr.toString("utf8") });
+          return;
+        }
+        resolve({ code: 0, stdout, stderr: stderr.toString("utf8") });
+      }
+    );
+  });
+}
+var GIT_TIMEOUT_MS, GitUnavailable, DROPPED_ENV, NEUTRAL, NO_HOOKS_NOR_SIGNING, NAMED_PROGRAMS, NAMED, namedCache;
+var init_run = __esm({
+  "src/git/run.ts"() {
+    "use strict";
+    init_quote();
+    GIT_TIMEOUT_MS = 15e3;
+    GitUnavailable = class extends Error {
+      reason;
+      /** Why, without the message's own "git could not be run: " (for a sentence that says so itself). */
+      why;
+      constructor(reason, message, why = message) {
+        super(message);
+        this.reason = reason;
+        this.why = why;
+        this.name = "GitUnavailable";
+      }
+    };
+    DROPPED_ENV = [
+      "GIT_DIR",
+      "GIT_WORK_TREE",
+      "GIT_INDEX_FILE",
+      "GIT_OBJECT_DIRECTORY",
+      "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+      "GIT_COMMON_DIR",
+      "GIT_NAMESPACE",
+      "GIT_DISCOVERY_ACROSS_FILESYSTEM",
+      "GIT_LITERAL_PATHSPECS",
+      "GIT_GLOB_PATHSPECS",
+      "GIT_NOGLOB_PATHSPECS",
+      "GIT_ICASE_PATHSPECS",
+      "GIT_QUARANTINE_PATH"
+    ];
+    NEUTRAL = [
+      ["core.fsmonitor", "false"],
+      ["core.pager", "cat"],
+      ["log.showSignature", "false"],
+      ["gc.auto", "0"],
+      ["maintenance.auto", "false"],
+      ["protocol.ext.allow", "never"]
+    ];
+    NO_HOOKS_NOR_SIGNING = [
+      ["core.hooksPath", "/dev/null"],
+      ["commit.gpgSign", "false"],
+      ["tag.gpgSign", "false"]
+    ];
+    NAMED_PROGRAMS = /^(filter|diff)\.(.+)\.(clean|smudge|process|required|textconv|command)$/i;
+    NAMED = "^(filter|diff)\\.";
+    namedCache = /* @__PURE__ */ new Map();
+  }
+});
+
 // src/schema/state-time.ts
 function unticked(value) {
   const m = /^`([^`]*)`$/.exec(value.trim());
@@ -2861,7 +2993,7 @@ __export(statusline_exports, {
   statusText: () => statusText,
   statuslineVerb: () => statuslineVerb
 });
-import { execFileSync, spawnSync as spawnSync2 } from "node:child_process";
+import { spawnSync as spawnSync2 } from "node:child_process";
 import { readFileSync as readFileSync6 } from "node:fs";
 import path17 from "node:path";
 function statusText(handoff, commitsSince2, usedPct, now) {
@@ -2875,13 +3007,13 @@ function statusText(handoff, commitsSince2, usedPct, now) {
   if (usedPct !== null) parts.push(`context ${Math.round(usedPct)}%`);
   return parts.join(" \xB7 ");
 }
-function commitsSince(root, handoff, env) {
+async function commitsSince(root, handoff, env) {
   const head = /^- HEAD: `?([0-9a-f]{40}|[0-9a-f]{64})`?$/m.exec(handoff)?.[1];
   if (head === void 0) return null;
   try {
-    const out = execFileSync("git", ["rev-list", "--count", `${head}..HEAD`], { cwd: root, env, timeout: 500, stdio: ["ignore", "pipe", "ignore"] });
-    const n = Number(out.toString("utf8").trim());
-    return Number.isInteger(n) ? n : null;
+    const r = await runGit(root, ["rev-list", "--count", `${head}..HEAD`], env, 500);
+    const n = Number(r.stdout.toString("utf8").trim());
+    return r.code === 0 && Number.isInteger(n) ? n : null;
   } catch {
     return null;
   }
@@ -2891,6 +3023,7 @@ var init_statusline = __esm({
   "src/verbs/statusline.ts"() {
     "use strict";
     init_harness_path();
+    init_run();
     init_state_time();
     init_handoff();
     init_paths();
@@ -2933,7 +3066,7 @@ handoff's HEAD anchor (git rev-list, at most 500 ms; left out when unknown). Alw
           }
           const cw = input.context_window;
           const pct = typeof cw?.used_percentage === "number" ? cw.used_percentage : null;
-          ours = statusText(handoff, handoff === null ? null : commitsSince(root, handoff, ctx.env), pct, Date.now());
+          ours = statusText(handoff, handoff === null ? null : await commitsSince(root, handoff, ctx.env), pct, Date.now());
         } catch {
           ours = "";
         }

@@ -1,10 +1,11 @@
 // Claude Code's status line (docs/context-threshold.md): the user's own status line command
 // first, when install found one (`--then`), then the handoff's state: saved how long ago,
 // commits since, context used. Interactive sessions only: Claude Code never runs it with -p.
-import { execFileSync, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { hookCwd } from "../agents/harness-path.ts";
+import { runGit } from "../git/run.ts";
 import { ageWords } from "../schema/state-time.ts";
 import { stateTimeOfText } from "../schema/handoff.ts";
 import { memoryDir } from "../store/paths.ts";
@@ -24,13 +25,14 @@ export function statusText(handoff: string | null, commitsSince: number | null, 
   return parts.join(" · ");
 }
 
-function commitsSince(root: string, handoff: string, env: Record<string, string | undefined>): number | null {
+async function commitsSince(root: string, handoff: string, env: Record<string, string | undefined>): Promise<number | null> {
   const head = /^- HEAD: `?([0-9a-f]{40}|[0-9a-f]{64})`?$/m.exec(handoff)?.[1];
   if (head === undefined) return null;
   try {
-    const out = execFileSync("git", ["rev-list", "--count", `${head}..HEAD`], { cwd: root, env: env as NodeJS.ProcessEnv, timeout: 500, stdio: ["ignore", "pipe", "ignore"] });
-    const n = Number(out.toString("utf8").trim());
-    return Number.isInteger(n) ? n : null;
+    // The helper's git runner: nothing the repository names runs.
+    const r = await runGit(root, ["rev-list", "--count", `${head}..HEAD`], env, 500);
+    const n = Number(r.stdout.toString("utf8").trim());
+    return r.code === 0 && Number.isInteger(n) ? n : null;
   } catch {
     return null;
   }
@@ -76,7 +78,7 @@ handoff's HEAD anchor (git rev-list, at most 500 ms; left out when unknown). Alw
       }
       const cw = input.context_window as Record<string, unknown> | undefined;
       const pct = typeof cw?.used_percentage === "number" ? cw.used_percentage : null;
-      ours = statusText(handoff, handoff === null ? null : commitsSince(root, handoff, ctx.env), pct, Date.now());
+      ours = statusText(handoff, handoff === null ? null : await commitsSince(root, handoff, ctx.env), pct, Date.now());
     } catch {
       ours = "";
     }
