@@ -656,6 +656,11 @@ function nodesBench(root) {
   const binaries = [{ bin: node }];
   if (!quick) for (const major of FETCHED_NODES) binaries.push({ major, ...fetchedNode(major) });
   const input = JSON.stringify({ session_id: "bench", cwd: root, hook_event_name: "SessionStart", source: "startup" });
+  // The process's own CPU time (every thread, user + system) at exit, from a preload: a figure
+  // the machine's load moves far less than wall time; reported beside the gate, not gating.
+  const CPU_PRELOAD = path.join(work, "cpu-preload.mjs");
+  const cpuFile = path.join(work, "cpu.txt");
+  writeFileSync(CPU_PRELOAD, 'import { writeFileSync } from "node:fs";\nprocess.on("exit", () => { const u = process.cpuUsage(); writeFileSync(process.env.SH_BENCH_CPU_FILE, String((u.user + u.system) / 1000)); });\n');
   const lines = [];
   const gates = [];
   for (const b of binaries) {
@@ -667,11 +672,18 @@ function nodesBench(root) {
     const version = execFileSync(b.bin, ["--version"], { encoding: "utf8" }).trim();
     const major = Number(/^v(\d+)/.exec(version)[1]);
     log(`hook on Node ${version}: ${RUNS} rounds after ${WARMUP} warm-up`);
+    const cpu = (args, opts) => {
+      run(b.bin, ["--import", pathToFileURL(CPU_PRELOAD).href, ...args], { ...opts, env: { ...process.env, SH_BENCH_CPU_FILE: cpuFile } });
+      return Number(readFileSync(cpuFile, "utf8"));
+    };
     const t = rounds([
       { name: "bare", once: () => run(b.bin, ["-e", "0"]).ms },
       { name: "hook", once: () => run(b.bin, [bundle, "hook", "--mode", "session"], { cwd: root, input }).ms },
+      { name: "bareCpu", once: () => cpu(["-e", "0"]) },
+      { name: "hookCpu", once: () => cpu([bundle, "hook", "--mode", "session"], { cwd: root, input }) },
     ]);
     const xs = t.hook.map((ms, i) => ms - t.bare[i]).sort((x, y) => x - y);
+    const cpuOver = round(median(t.hookCpu.map((ms, i) => ms - t.bareCpu[i])), 1);
     const limit = HOOK_OVER_BARE_MS[major] ?? HOOK_OVER_BARE_MS[22];
     const g = {
       row: `hook on Node ${major}`,
@@ -687,16 +699,23 @@ function nodesBench(root) {
     };
     g.pass = g.median <= limit;
     gates.push(g);
-    lines.push({ node: version, bareMs: round(median(t.bare)), hookMs: round(median(t.hook)), overBareMs: g.median, limitMs: limit, pass: g.pass });
+    lines.push({ node: version, bareMs: round(median(t.bare)), hookMs: round(median(t.hook)), overBareMs: g.median, limitMs: limit, pass: g.pass, bareCpuMs: round(median(t.bareCpu), 1), cpuOverBareMs: cpuOver });
   }
   return { lines, gates };
 }
 
+/** Per Node line: the medians, and the CPU time the hook adds; or why the line was skipped. */
+const nodeLines = (lines) =>
+  lines.map((l) =>
+    l.skipped
+      ? `Node ${l.node}: skipped (${l.skipped})`
+      : `Node ${l.node}: bare ${l.bareMs} ms, hook ${l.hookMs} ms (medians); CPU time: bare ${l.bareCpuMs} ms, hook +${l.cpuOverBareMs} ms`,
+  );
+
 async function onlyNodes() {
   const project = makeProject();
   const n = nodesBench(project.root);
-  const skipped = n.lines.filter((l) => l.skipped).map((l) => `Node ${l.node}: skipped (${l.skipped})`);
-  process.stdout.write(`${[...gateLines(n.gates), ...skipped].join("\n")}\n`);
+  process.stdout.write(`${[...gateLines(n.gates), ...nodeLines(n.lines)].join("\n")}\n`);
   if (flag("--out")) writeFileSync(outFile, `${JSON.stringify({ quick, runs: RUNS, date: new Date().toISOString(), nodes: n.lines, gates: n.gates }, null, 2)}\n`);
   enforce(n.gates);
 }
@@ -965,7 +984,7 @@ function print(r) {
     `context, resume flow: ${c.resume.bytes} B, ${c.resume.tokens ?? "?"} tokens (≤ ${r.targets.resumeFlowBytes} B); with both ledgers' schemas ${c.resumeWithLedgers.bytes} B`,
     ...agentFlowLines(r.agentFlow, c.tokenizer),
     ...gateLines(r.gates),
-    ...r.nodes.filter((l) => l.skipped).map((l) => `Node ${l.node}: skipped (${l.skipped})`),
+    ...nodeLines(r.nodes),
     `tokens by ${c.tokenizer ?? "(no tokenizer installed)"}; node ${r.machine.node}, ${r.machine.cpu}, ${r.machine.cores} cores, load ${r.machine.loadAvgStart.join(" ")} -> ${r.machine.loadAvgEnd.join(" ")}`,
   );
   process.stdout.write(`${out.join("\n")}\n`);
