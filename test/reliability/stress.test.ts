@@ -7,8 +7,8 @@ import { archiveContents, privateFiles, runAsync, runBounded, seed, SUBJECTS } f
 
 // Field reports 1, 12, 13: many sessions saving one handoff at once. Each round is a `read`
 // then a `write` with the token it printed; a refused write makes the next round read again.
-// Full size (16 x 100, the issue's figure) with STRESS_ROUNDS=100; `npm test` runs a smaller
-// default so the suite stays within a few minutes on two cores.
+// Full size (16 x 100, the issue's figure) with STRESS_ROUNDS=100; `npm run test:reliability`
+// runs a smaller default so that CI's step stays within minutes on two cores.
 const WRITERS = Number(process.env.STRESS_WRITERS ?? 16);
 const ROUNDS = Number(process.env.STRESS_ROUNDS ?? 6);
 
