@@ -2779,7 +2779,10 @@ function savesPath(root, opts = {}) {
   return gitDir === null ? null : path12.join(commonDirOf(gitDir), "session-handoff", "saves");
 }
 function savesLines(p) {
-  return readFileSync4(p, "utf8").slice(0, 16384).split("\n").filter((l) => /^[0-9a-f]{64}( \d+ \d+ \d+ \d+)?$/.test(l));
+  return readFileSync4(p, "utf8").slice(0, 16384).split("\n").map((l) => LINE.exec(l)).filter((m) => m !== null);
+}
+function savedStampOf(text2) {
+  return /^Saved: (\S+)[ \t]*\r?$/m.exec(text2)?.[1] ?? null;
 }
 function statKey(st) {
   return `${st.size} ${st.mtimeNs} ${st.ctimeNs} ${st.ino}`;
@@ -2788,7 +2791,7 @@ function savedHereByStat(root, key) {
   const p = savesPath(root);
   if (p === null) return false;
   try {
-    return savesLines(p).some((l) => l.slice(65) === key);
+    return savesLines(p).some((m) => m[2] === key);
   } catch {
     return false;
   }
@@ -2798,22 +2801,24 @@ function readSaves(root) {
   if (p === null) return null;
   try {
     if (!lstatSync6(p).isFile()) return null;
-    return savesLines(p).map((l) => l.split(" ")[0]);
+    const lines3 = savesLines(p);
+    return { tokens: lines3.map((m) => m[1]), stamps: lines3.flatMap((m) => m[3] === void 0 ? [] : [m[3]]) };
   } catch {
     return null;
   }
 }
-function recordSave(root, token, key = null) {
+function recordSave(root, token, key = null, stamp = null) {
   const p = savesPath(root);
   if (p === null || !/^[0-9a-f]{64}$/.test(token)) return;
   try {
     mkdirSync2(path12.dirname(p), { recursive: true, mode: 448 });
     let kept = [];
     try {
-      kept = savesLines(p).filter((l) => !l.startsWith(token));
+      kept = savesLines(p).filter((m) => m[1] !== token).map((m) => m[0]);
     } catch {
     }
-    kept.push(key === null ? token : `${token} ${key}`);
+    const safeStamp = stamp !== null && /^\S{1,64}$/.test(stamp) ? ` @${stamp}` : "";
+    kept.push(`${token}${key === null ? "" : ` ${key}`}${safeStamp}`);
     const tmp = `${p}.tmp-${process.pid}`;
     const fd = openSync4(tmp, constants4.O_WRONLY | constants4.O_CREAT | constants4.O_TRUNC | (constants4.O_NOFOLLOW ?? 0), 384);
     try {
@@ -2826,16 +2831,19 @@ function recordSave(root, token, key = null) {
   } catch {
   }
 }
-function notSavedHere(root, token) {
+function notSavedHere(root, token, text2 = null) {
   const saves = readSaves(root);
-  return saves !== null && !saves.includes(token);
+  if (saves === null || saves.tokens.includes(token)) return false;
+  const stamp = text2 === null ? null : savedStampOf(text2);
+  return stamp === null || !saves.stamps.includes(stamp);
 }
-var SAVES_KEPT;
+var SAVES_KEPT, LINE;
 var init_saves = __esm({
   "src/git/saves.ts"() {
     "use strict";
     init_git_dir();
     SAVES_KEPT = 10;
+    LINE = /^([0-9a-f]{64})(?: (\d+ \d+ \d+ \d+))?(?: @(\S+))?$/;
   }
 });
 
@@ -4327,9 +4335,9 @@ function looksLikeCode(value) {
   const m = CODE_PATH.exec(value);
   if (!m) return false;
   const tail = m.groups?.["tail"];
-  const path55 = tail === void 0 ? value : value.slice(0, value.length - tail.length);
-  if (isWordy(path55)) return true;
-  const parts = path55.split(/\??\.|::|->/);
+  const path56 = tail === void 0 ? value : value.slice(0, value.length - tail.length);
+  if (isWordy(path56)) return true;
+  const parts = path56.split(/\??\.|::|->/);
   return parts.length > 1 && parts.every((p) => /^[A-Za-z_$]+!?$/.test(p)) && parts.some((p) => /^[a-z]{3,}$/.test(p));
 }
 function shannonEntropy(s) {
@@ -5495,7 +5503,7 @@ function keyFileMtimesError(value) {
   return null;
 }
 function readAnchorLine(line) {
-  const m = LINE.exec(line);
+  const m = LINE2.exec(line);
   if (!m) {
     const other = OTHER_LABEL.exec(line);
     if (other) return { error: `\`- ${other[1]}:\` is not an anchor label this helper knows (a newer helper's line?); nothing reads it`, unknownLabel: other[1] };
@@ -5553,14 +5561,14 @@ function isEmptyAnchorsBody(lines3) {
     return m !== null && /^<[^<>]*>$/.test(m[1].trim());
   });
 }
-var LINE, OTHER_LABEL, ISO_SHAPE, OPERATION, MTIME_ITEM;
+var LINE2, OTHER_LABEL, ISO_SHAPE, OPERATION, MTIME_ITEM;
 var init_validate_anchors = __esm({
   "src/schema/validate-anchors.ts"() {
     "use strict";
     init_quote();
     init_anchor_lines();
     init_values();
-    LINE = /^- (Branch|HEAD|Dirty files|Dirty hashes|In progress|Date|Key file mtimes): (.*)$/;
+    LINE2 = /^- (Branch|HEAD|Dirty files|Dirty hashes|In progress|Date|Key file mtimes): (.*)$/;
     OTHER_LABEL = /^- ([A-Z][A-Za-z ]{0,40}): \S/;
     ISO_SHAPE = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/;
     OPERATION = /^(rebase|merge|cherry-pick|revert|bisect|am)(?: of (\S.*?))? \((\d+) conflicted files?\)$/;
@@ -7344,7 +7352,8 @@ async function save(ctx, kind, document) {
         key = statKey(lstatSync15(path28.join(memoryDir(root), file), { bigint: true }));
       } catch {
       }
-      recordSave(root, result === null ? built.prior.token : result.token, key);
+      const savedBytes = result === null ? built.prior.bytes : result.bytes;
+      recordSave(root, result === null ? built.prior.token : result.token, key, savedStampOf(savedBytes.toString("utf8")));
     }
     if (result === null) {
       return ok(`unchanged ${file}
@@ -8052,13 +8061,81 @@ exit: 0 printed
   }
 });
 
+// src/git/fates.ts
+import { existsSync as existsSync2 } from "node:fs";
+import path32 from "node:path";
+function parseRawLog(out) {
+  const text2 = typeof out === "string" ? out : out.toString("utf8");
+  return text2.split("").slice(1).map((rec) => {
+    const [name2 = "", ...rest] = rec.split("\0");
+    const paths = /* @__PURE__ */ new Map();
+    for (let i = 0; i + 1 < rest.length; i += 2) {
+      const meta = rest[i].replace(/^\n/, "");
+      if (!meta.startsWith(":")) break;
+      paths.set(rest[i + 1], meta.split(" ")[3] ?? "");
+    }
+    return { name: name2.trim(), paths };
+  });
+}
+function fatesOf(i) {
+  const hashOf = new Map(i.hashes.map((h) => [h.path, h.id]));
+  return i.savedDirty.map((p) => {
+    const saved = hashOf.get(p);
+    const known = saved !== void 0 && saved !== "over 8 MB";
+    if (i.nowDirty.includes(p)) {
+      if (!known) return { path: p, fate: "dirty" };
+      const now = i.blobNow(p);
+      return { path: p, fate: (saved === "deleted" ? now === null : now === saved) ? "unchanged" : "changed" };
+    }
+    const holds = (t) => {
+      for (const [q, id] of t.paths) {
+        if (p.endsWith("/") ? q.startsWith(p) : q === p && (!known || (saved === "deleted" ? ZERO.test(id) : id === saved))) return true;
+      }
+      return false;
+    };
+    const head = i.onHead?.find(holds);
+    if (head) return { path: p, fate: "committed", commit: head.name, onHead: true };
+    const stash = i.stashes?.find(holds);
+    if (stash) return { path: p, fate: "stashed", stash: stash.name };
+    const other = i.elsewhere?.find(holds);
+    if (other) return { path: p, fate: "committed", commit: other.name, onHead: false };
+    if (i.fromElsewhere) return { path: p, fate: "not-here" };
+    if (i.onHead === null || i.stashes === null) return { path: p, fate: "clean" };
+    return { path: p, fate: "reverted" };
+  });
+}
+async function gatherFateLogs(git2, opts) {
+  if (opts.cleaned.length === 0) return { onHead: [], elsewhere: [], stashes: [] };
+  const specs = ["--", ...opts.cleaned.map((p) => `:(top,literal)${p}`)];
+  const bound = opts.savedHead !== null ? [`^${opts.savedHead}`] : opts.savedDateMs !== null ? [`--since=@${Math.floor(opts.savedDateMs / 1e3)}`, "--max-count=500"] : ["--max-count=500"];
+  const run2 = async (args) => {
+    const r = await git2(args);
+    return r.code === 0 ? parseRawLog(r.stdout) : null;
+  };
+  const hasStash = opts.commonDir !== null && existsSync2(path32.join(opts.commonDir, "logs", "refs", "stash"));
+  const [onHead, elsewhere, stashes] = await Promise.all([
+    opts.headExists ? run2(["log", ...RAW, "--format=%x01%H", "HEAD", ...bound, ...specs]) : Promise.resolve([]),
+    run2(["log", ...RAW, "--format=%x01%H", "--exclude=refs/stash", "--all", ...opts.headExists ? ["^HEAD"] : [], ...bound, ...specs]),
+    hasStash ? run2(["log", "-g", "--diff-merges=first-parent", ...RAW, "--format=%x01%gd", "refs/stash", ...specs]) : Promise.resolve([])
+  ]);
+  return { onHead, elsewhere, stashes };
+}
+var ZERO, RAW;
+var init_fates = __esm({
+  "src/git/fates.ts"() {
+    "use strict";
+    ZERO = /^0+$/;
+    RAW = ["--raw", "--no-abbrev", "--no-renames", "-z"];
+  }
+});
+
 // src/git/merge-driver-config.ts
 import { chmodSync as chmodSync2, closeSync as closeSync10, constants as constants8, fsyncSync as fsyncSync3, lstatSync as lstatSync18, mkdirSync as mkdirSync4, openSync as openSync8, readFileSync as readFileSync10, realpathSync as realpathSync3, renameSync as renameSync4, rmdirSync, unlinkSync as unlinkSync10, writeSync as writeSync7 } from "node:fs";
-import path32 from "node:path";
+import path33 from "node:path";
 import { randomBytes as randomBytes3 } from "node:crypto";
 function driverCopyPath(env) {
-  const config = env.XDG_CONFIG_HOME ? env.XDG_CONFIG_HOME : env.HOME ? path32.join(env.HOME, ".config") : null;
-  return config === null ? null : path32.join(config, "session-handoff", "driver", "memory_io.mjs");
+  const config = env.XDG_CONFIG_HOME ? env.XDG_CONFIG_HOME : env.HOME ? path33.join(env.HOME, ".config") : null;
+  return config === null ? null : path33.join(config, "session-handoff", "driver", "memory_io.mjs");
 }
 function shellQuote(s) {
   return `'${s.replace(/'/g, `'\\''`)}'`;
@@ -8077,7 +8154,7 @@ function readRegular(p) {
   return readFileSync10(p);
 }
 function replaceFile(p, bytes, mode) {
-  const tmp = path32.join(path32.dirname(p), `.${path32.basename(p)}.tmp-${process.pid}-${randomBytes3(4).toString("hex")}`);
+  const tmp = path33.join(path33.dirname(p), `.${path33.basename(p)}.tmp-${process.pid}-${randomBytes3(4).toString("hex")}`);
   const fd = openSync8(tmp, constants8.O_WRONLY | constants8.O_CREAT | constants8.O_EXCL | (constants8.O_NOFOLLOW ?? 0), mode);
   try {
     writeSync7(fd, bytes);
@@ -8124,7 +8201,7 @@ async function configValue(top, key, env) {
   return r.code === 0 ? r.stdout.toString("utf8").replace(/\n$/, "") : null;
 }
 function memRelOf(top, root) {
-  return path32.relative(top, root).split(path32.sep).join("/");
+  return path33.relative(top, root).split(path33.sep).join("/");
 }
 async function registerMergeDriver(root, helperPath, env) {
   const top = gitTopOf(root);
@@ -8137,7 +8214,7 @@ async function registerMergeDriver(root, helperPath, env) {
   }
   try {
     const bytes = readFileSync10(helperPath);
-    mkdirSync4(path32.dirname(copy), { recursive: true, mode: 448 });
+    mkdirSync4(path33.dirname(copy), { recursive: true, mode: 448 });
     let same = false;
     try {
       same = readRegular(copy)?.equals(bytes) ?? false;
@@ -8161,7 +8238,7 @@ async function registerMergeDriver(root, helperPath, env) {
     out.config = true;
   }
   try {
-    const file = path32.join(top, ".gitattributes");
+    const file = path33.join(top, ".gitattributes");
     const before = readRegular(file);
     const text2 = before === null ? "" : before.toString("utf8");
     const want = attributesLine(memRelOf(top, root));
@@ -8182,8 +8259,8 @@ async function unregisterMergeDriver(root, env) {
   if (copy !== null) {
     try {
       unlinkSync10(copy);
-      rmdirSync(path32.dirname(copy));
-      rmdirSync(path32.dirname(path32.dirname(copy)));
+      rmdirSync(path33.dirname(copy));
+      rmdirSync(path33.dirname(path33.dirname(copy)));
     } catch {
     }
   }
@@ -8194,7 +8271,7 @@ async function unregisterMergeDriver(root, env) {
     out.config = r.code === 0;
   }
   try {
-    const file = path32.join(top, ".gitattributes");
+    const file = path33.join(top, ".gitattributes");
     const before = readRegular(file);
     if (before !== null) {
       const { rest, had } = withoutBlock(before.toString("utf8"));
@@ -8219,7 +8296,7 @@ async function mergeDriverStep(root, opts, env) {
 }
 function attributesOnlyOurs(top) {
   try {
-    const text2 = readFileSync10(path32.join(top, ".gitattributes"), "utf8");
+    const text2 = readFileSync10(path33.join(top, ".gitattributes"), "utf8");
     const { rest, had } = withoutBlock(text2);
     return had && rest === "";
   } catch {
@@ -8272,15 +8349,13 @@ function ageUnknownWords(reason) {
   if (reason === "malformed") return "age unknown: the saved time is not a strict ISO-8601 time with a zone";
   return "age unknown: the handoff has no `- Date:` or `Saved:` time";
 }
-function cleanedWords(cleaned, changed) {
-  const head = `${plural(cleaned.length, "file")} dirty at the save ${cleaned.length === 1 ? "is" : "are"} clean now`;
-  if (changed === null) return `${head} (committed, stashed or reverted): ${listed(cleaned)}`;
-  const set = new Set(changed);
-  const committedPath = (p) => set.has(p) || p.endsWith("/") && changed.some((c) => c.startsWith(p));
-  const committed = cleaned.filter(committedPath).length;
-  const discarded = cleaned.length - committed;
-  const how = [committed > 0 ? `${committed} committed` : "", discarded > 0 ? `${discarded} stashed or reverted` : ""].filter(Boolean).join(", ");
-  return `${head} (${how}): ${listed(cleaned)}`;
+function fateClauses(fates) {
+  const group2 = /* @__PURE__ */ new Map();
+  for (const f of fates) {
+    const key = f.fate === "committed" ? `dirty at the save, committed in ${short(f.commit)}${f.onHead ? "" : " (not on HEAD)"}` : f.fate === "stashed" ? `dirty at the save, now in ${f.stash}` : FATE_WORDS[f.fate];
+    group2.set(key, [...group2.get(key) ?? [], f.path]);
+  }
+  return [...group2].map(([words, paths]) => `${words}: ${listed(paths)}`);
 }
 function assessDrift(f) {
   const cur = f.current;
@@ -8363,10 +8438,7 @@ function assessDrift(f) {
   if (dirtyChanged === true && cur !== null && f.saved.dirty !== null) {
     parts.push(`dirty files: ${f.saved.dirty.length + savedMore} then, ${cur.dirty.length} now`);
   }
-  if (cleanedDirty.length > 0) parts.push(cleanedWords(cleanedDirty, f.changedSinceSave ?? null));
-  const since = f.dirtySinceSave ?? null;
-  if (since !== null && since.changed.length > 0) parts.push(`dirty at the save, changed since the save: ${listed(since.changed)}`);
-  if (since !== null && since.unchanged.length > 0) parts.push(`dirty at the save, unchanged since the save: ${listed(since.unchanged)}`);
+  parts.push(...fateClauses(f.dirtyFates ?? []));
   if (f.provenance?.someoneElse) parts.push(`the handoff was not saved in this clone${f.provenance.committer === null ? "" : `; its last commit is by ${f.provenance.committer}`}`);
   const bad = unverifiable.filter((u) => !(verdict === "unverifiable" && u === "head"));
   if (bad.length > 0) parts.push(`unverifiable anchors: ${bad.join(", ")}`);
@@ -8398,11 +8470,11 @@ function assessDrift(f) {
     dirtyKeyFiles,
     inProgress: progress,
     provenance: f.provenance ?? null,
-    dirtySinceSave: f.dirtySinceSave ?? null,
+    dirtyFates: f.dirtyFates ?? [],
     summary
   };
 }
-var STALE_DAYS, STALE_COMMITS, DAY_MS2;
+var STALE_DAYS, STALE_COMMITS, DAY_MS2, FATE_WORDS;
 var init_verdict = __esm({
   "src/git/verdict.ts"() {
     "use strict";
@@ -8413,14 +8485,22 @@ var init_verdict = __esm({
     STALE_DAYS = 14;
     STALE_COMMITS = 30;
     DAY_MS2 = 864e5;
+    FATE_WORDS = {
+      reverted: "dirty at the save, reverted (neither committed nor stashed)",
+      changed: "dirty at the save, still dirty and changed since",
+      unchanged: "dirty at the save, still dirty and unchanged",
+      dirty: "dirty at the save, still dirty",
+      "not-here": "dirty in the clone that saved, not in this one",
+      clean: "dirty at the save, clean now (committed, stashed or reverted)"
+    };
   }
 });
 
 // src/git/drift.ts
 import { readFileSync as readFileSync11, statSync } from "node:fs";
-import path33 from "node:path";
+import path34 from "node:path";
 function reachableArgs(id) {
-  return ["rev-list", "--max-count=1", id, "--not", "--exclude=refs/stash", "--all"];
+  return ["rev-list", "--max-count=1", id, "--not", "--all"];
 }
 function startStatus(root, env, excludes = []) {
   const p = readSnapshot(root, env, excludes);
@@ -8454,12 +8534,12 @@ function authorWords(raw) {
 }
 function rootPrefix(root, top) {
   if (top === null) return "";
-  const rel = path33.relative(top, root).split(path33.sep).join("/");
+  const rel = path34.relative(top, root).split(path34.sep).join("/");
   return rel === "" ? "" : `${rel}/`;
 }
 function maybeTracked(gitDir, topRelative) {
   if (gitDir === null) return false;
-  const index = path33.join(gitDir, "index");
+  const index = path34.join(gitDir, "index");
   try {
     const st = statSync(index);
     if (st.size > 64 * 1024 * 1024) return true;
@@ -8510,7 +8590,7 @@ async function measureDrift(root, env, anchors, nowMs, optsOrEarly = null) {
   try {
     const statusP = opts.early ?? readSnapshot(root, env, opts.excludes ?? []);
     const logP = head === null ? null : git2(historyArgs(head));
-    const elsewhere = opts.handoffToken != null && notSavedHere(root, opts.handoffToken);
+    const elsewhere = opts.handoffToken != null && notSavedHere(root, opts.handoffToken, opts.handoffText ?? null);
     logP?.catch(() => void 0);
     const status = await statusP;
     if (status.kind !== "repo") {
@@ -8531,7 +8611,7 @@ async function measureDrift(root, env, anchors, nowMs, optsOrEarly = null) {
       const moved = head !== null && status.snapshot.head !== null && status.snapshot.head !== head;
       const present = facts.headReachable === true || facts.headReachable === false && !facts.objectMissing;
       if (head !== null && !moved && facts.headReachable === true) facts.changedSinceSave = [];
-      else if (moved && present && (keyFiles.length > 0 || cleaned.length > 0)) {
+      else if (moved && present && keyFiles.length > 0) {
         const d = await git2(["diff", "--name-only", "-z", "--no-renames", head, "HEAD"]);
         if (d.code === 0) facts.changedSinceSave = d.stdout.toString("utf8").split("\0").filter((p) => p !== "");
       }
@@ -8539,19 +8619,25 @@ async function measureDrift(root, env, anchors, nowMs, optsOrEarly = null) {
         const changed = new Set(facts.changedSinceSave);
         facts.changedKeyFiles = keyFiles.filter((k) => changed.has(`${prefix}${k}`));
       }
-      if (top !== null && (anchors.dirtyHashes ?? []).length > 0) {
+      if (top !== null && facts.saved.dirty !== null) {
         const format2 = objectFormat(gitDir);
-        const since = { changed: [], unchanged: [] };
-        for (const h of anchors.dirtyHashes) {
-          if (h.id === "over 8 MB") continue;
-          const now = blobIdOf(path33.join(top, h.path), h.id.length === 64 ? "sha256" : format2);
-          (now === h.id ? since.unchanged : since.changed).push(h.path);
-        }
-        facts.dirtySinceSave = since;
-        const edited = new Set(since.changed);
-        const changedKeys = facts.changedKeyFiles ?? [];
-        for (const k of keyFiles) if (edited.has(`${prefix}${k}`) && !changedKeys.includes(k)) changedKeys.push(k);
-        facts.changedKeyFiles = changedKeys;
+        const logs = await gatherFateLogs(git2, {
+          top,
+          commonDir: gitDir === null ? null : commonDirOf(gitDir),
+          savedHead: present ? head : null,
+          savedDateMs: facts.saved.date?.ms ?? null,
+          cleaned,
+          headExists: status.snapshot.head !== null
+        });
+        facts.dirtyFates = fatesOf({
+          savedDirty: facts.saved.dirty,
+          hashes: anchors.dirtyHashes ?? [],
+          nowDirty: status.snapshot.dirty,
+          blobNow: (p) => blobIdOf(path34.join(top, p), format2),
+          ...logs,
+          // A clone with no record of any save (a fresh clone) did not save this one either.
+          fromElsewhere: elsewhere || readSaves(root) === null
+        });
       }
       const isDirty = (list2, p) => list2.some((d) => d === p || d.endsWith("/") && p.startsWith(d));
       facts.dirtyKeyFiles = keyFiles.filter((k) => isDirty(status.snapshot.dirty, `${prefix}${k}`) && !isDirty(facts.saved.dirty ?? [], `${prefix}${k}`));
@@ -8674,6 +8760,8 @@ var init_drift = __esm({
     init_blob_id();
     init_git_files();
     init_in_progress();
+    init_git_dir();
+    init_fates();
     init_run();
     init_merge_driver_config();
     init_saves();
@@ -8778,20 +8866,26 @@ __export(drift_exports, {
 function n(v) {
   return v === null ? "unknown" : String(v);
 }
+function fateWord(f) {
+  if (f.fate === "committed") return `committed in ${f.commit.slice(0, 12)}${f.onHead ? "" : " (not on HEAD)"}`;
+  if (f.fate === "stashed") return `in ${f.stash}`;
+  return f.fate === "not-here" ? "not in this clone" : f.fate;
+}
 function renderDrift(r) {
   const lines3 = [
     `verdict: ${r.verdict}`,
     `summary: ${r.summary}`,
     `branch: saved ${r.saved.branch === null ? "unverifiable" : branchWords(r.saved.branch)}, now ${r.current.branch === null ? "none" : branchWords(r.current.branch)}${r.branchChanged ? " (changed)" : ""}`,
     `HEAD: saved ${r.saved.head ?? "unverifiable"}, now ${r.current.head ?? "none"}; reachable ${r.headReachable === null ? "unknown" : r.headReachable ? "yes" : "no"}${r.shallow ? " (shallow clone)" : ""}`,
-    `ahead: ${n(r.ahead)}, behind: ${n(r.behind)}, commits since the saved date: ${n(r.commitsSinceDate)}`,
+    // The since-date count is taken only when the saved HEAD is not in HEAD: said only then.
+    `ahead: ${n(r.ahead)}, behind: ${n(r.behind)}${r.commitsSinceDate === null ? "" : `, commits since the saved date: ${r.commitsSinceDate}`}`,
     `age: ${r.ageDays === null ? "unknown" : `${r.ageDays} days`} (saved ${r.saved.date ?? "at an unverifiable time"})`,
     `key files missing: ${r.missingKeyFiles.length === 0 ? "none found" : r.missingKeyFiles.map(quotedPath).join(", ")}`,
     `key files not created yet (absent at the save too): ${r.keyFilesNotYetCreated.length === 0 ? "none" : r.keyFilesNotYetCreated.map(quotedPath).join(", ")}`,
     `dirty files: ${r.saved.dirty === null ? "unverifiable" : r.saved.dirty.length + (r.saved.dirtyMore ?? 0)} then, ${r.current.dirty === null ? "unknown" : r.current.dirty.length} now${r.dirtyChanged ? " (changed)" : ""}`,
     `memory-only commits (not counted): ${r.memoryOnlyCommits}`,
     `key files changed: ${r.changedKeyFiles.length === 0 ? "none found" : r.changedKeyFiles.map(quotedPath).join(", ")}`,
-    `dirty at the save, clean now: ${r.cleanedDirty.length === 0 ? "none" : r.cleanedDirty.map(quotedPath).join(", ")}`,
+    `dirty at the save: ${r.dirtyFates.length === 0 ? "none" : r.dirtyFates.map((f) => `${quotedPath(f.path)} ${fateWord(f)}`).join(", ")}`,
     `key files with uncommitted changes: ${r.dirtyKeyFiles.length === 0 ? "none found" : r.dirtyKeyFiles.map(quotedPath).join(", ")}`,
     `git operation in progress (rebase, merge\u2026): saved ${r.inProgress.saved ?? "none"}, now ${r.inProgress.current ?? "none"}`,
     `upstream: ${r.upstream === null ? "none" : `${branchWords(r.upstream.name)}, ${r.upstream.ahead === null ? "gone" : `${r.upstream.ahead} ahead, ${r.upstream.behind} behind`}`}`,
@@ -8943,7 +9037,7 @@ exit: 0 report printed (any verdict)
         if (loaded === null) throw new Absent(ctx.values.stdin === true ? "nothing was pasted on stdin: no handoff to compare" : "no handoff at .ai/memory/HANDOFF.md: no saved session state exists");
         const now = Date.now();
         const parsed = parseHandoff(loaded.text);
-        const { report, gitProcesses } = await measureDrift(root, ctx.env, checkAnchors(parsed, now), now, { early, excludes, handoffToken: loaded.token ?? null });
+        const { report, gitProcesses } = await measureDrift(root, ctx.env, checkAnchors(parsed, now), now, { early, excludes, handoffToken: loaded.token ?? null, handoffText: loaded.text });
         const stderr = [...loaded.warnings, ...shapeWarnings(parsed, loaded.pasted)];
         if (report.git.state === "missing") stderr.push("note: git was not found on PATH; drift is unverifiable (outside-git behaviour)");
         if (ctx.values.json === true) {
@@ -9115,14 +9209,6 @@ function draftBrief(h, drift, ledgers) {
   const ledgerBits = [ledgerText("LESSONS.md", ledgers.lessons), ledgerText("SOLUTIONS.md", ledgers.solutions)].filter((x) => x !== null);
   for (const name2 of ledgers.unreadable ?? []) ledgerBits.push(`${name2} refused by the safety checks (run \`check\`)`);
   const driftClauses = driftSummaryClauses(drift.summary);
-  const changed = (drift.changedKeyFiles ?? []).filter((p) => !drift.missingKeyFiles.includes(p));
-  if (changed.length > 0 && !drift.summary.includes("key files changed:")) {
-    driftClauses.push({ text: `key files changed: ${flatten(changed.slice(0, 3).join(", "), 160)}${changed.length > 3 ? ` and ${changed.length - 3} more` : ""}`, rank: RANK.changed });
-  }
-  const dirtyKeys = (drift.dirtyKeyFiles ?? []).filter((p) => !drift.missingKeyFiles.includes(p));
-  if (dirtyKeys.length > 0 && !drift.summary.includes("key files with uncommitted changes:")) {
-    driftClauses.push({ text: `key files with uncommitted changes: ${flatten(dirtyKeys.slice(0, 3).join(", "), 160)}${dirtyKeys.length > 3 ? ` and ${dirtyKeys.length - 3} more` : ""}`, rank: RANK.changed });
-  }
   driftClauses.push({ text: `ledgers: ${ledgerBits.length > 0 ? ledgerBits.join(", ") : "none found"}`, rank: RANK.ledgers });
   const driftAndLessons = fitClauses(driftClauses, MAX_FIELD_CHARS);
   const next = h.nextSteps[0] ?? (current ? current.text : null);
@@ -9137,7 +9223,7 @@ function draftBrief(h, drift, ledgers) {
 function driftSummaryClauses(summary) {
   return sanitize(summary).split("; ").map((text2, i) => ({
     text: text2,
-    rank: i === 0 ? RANK.verdict : /memory-only|^key files not created yet/.test(text2) ? RANK.memoryOnly : /^upstream\b|\bupstream\b/.test(text2) ? RANK.upstream : /^(key files (changed|missing|with uncommitted)|dirty files|files? dirty at the save|\d+ files? dirty)/.test(text2) ? RANK.changed : RANK.other
+    rank: i === 0 ? RANK.verdict : /memory-only|^key files not created yet/.test(text2) ? RANK.memoryOnly : /^upstream\b|\bupstream\b/.test(text2) ? RANK.upstream : /^(key files missing|dirty at the save|dirty in the clone that saved)/.test(text2) ? RANK.fates : /^(key files (changed|with uncommitted)|dirty files)/.test(text2) ? RANK.changed : RANK.other
   }));
 }
 function renderBrief(b) {
@@ -9156,7 +9242,7 @@ var init_brief = __esm({
     MAX_FIELD_CHARS = 400;
     NONE2 = /^(none|none recorded|none yet|n\/a|-)\.?$/i;
     CAUSE2 = /\s[—–-]\s|:\s|\s(?=because\b)/;
-    RANK = { ledgers: 0, memoryOnly: 10, upstream: 20, changed: 30, other: 40, source: 90, verdict: 100 };
+    RANK = { ledgers: 0, memoryOnly: 10, upstream: 20, changed: 30, other: 40, fates: 50, source: 90, verdict: 100 };
   }
 });
 
@@ -9363,8 +9449,8 @@ __export(brief_exports, {
   briefVerb: () => briefVerb,
   conflictedMessage: () => conflictedMessage
 });
-import { existsSync as existsSync2 } from "node:fs";
-import path34 from "node:path";
+import { existsSync as existsSync3 } from "node:fs";
+import path35 from "node:path";
 function sideTime(text2, now) {
   const st = stateTimeOfText(text2, now);
   return st.known ? `saved ${st.time.iso}` : "of unknown age";
@@ -9504,7 +9590,7 @@ exit: 0 brief printed
         }
         const parsed = parseHandoff(loaded.text);
         const anchors = checkAnchors(parsed, now);
-        const { report } = await measureDrift(root, ctx.env, anchors, now, { early, excludes, handoffToken: loaded.token ?? null });
+        const { report } = await measureDrift(root, ctx.env, anchors, now, { early, excludes, handoffToken: loaded.token ?? null, handoffText: loaded.text });
         const stderr = [...loaded.warnings, ...shapeWarnings(parsed, loaded.pasted)];
         const needles = [...anchors.keyFiles];
         if (anchors.branch !== null && !["main", "master", "(detached)"].includes(anchors.branch)) needles.push(anchors.branch);
@@ -9526,7 +9612,7 @@ exit: 0 brief printed
         }
         let brief = loaded.pasted ? draftBrief(parsed, report, ledgers) : await briefWithCheckpoint(root, loaded.text, draftBrief(parsed, report, ledgers), now);
         const merged = loaded.pasted ? null : MERGED_LINE.exec(loaded.text);
-        if (merged && existsSync2(path34.join(archiveDir(root), merged[1]))) brief = withDriftNote(brief, mergedSentence(merged[1]));
+        if (merged && existsSync3(path35.join(archiveDir(root), merged[1]))) brief = withDriftNote(brief, mergedSentence(merged[1]));
         const { driftClauses: _clauses, ...shown } = brief;
         if (json2) return ok(`${JSON.stringify({ brief: shown, drift: report })}
 `, stderr);
@@ -9597,7 +9683,7 @@ __export(hook_exports, {
   hookVerb: () => hookVerb
 });
 import { createHash as createHash5 } from "node:crypto";
-import path35 from "node:path";
+import path36 from "node:path";
 import { lstatSync as lstatSync19 } from "node:fs";
 function ageText(text2, now) {
   if (typeof text2 !== "string") return "age unknown";
@@ -9800,10 +9886,11 @@ exit: always 0 -- a broken hook must not break a session; problems go to stderr.
           const saves = readSaves(root);
           if (saves === null) return true;
           try {
-            if (savedHereByStat(root, statKey(lstatSync19(path35.join(memoryDir(root), "HANDOFF.md"), { bigint: true })))) return true;
+            if (savedHereByStat(root, statKey(lstatSync19(path36.join(memoryDir(root), "HANDOFF.md"), { bigint: true })))) return true;
           } catch {
           }
-          return saves.includes(createHash5("sha256").update(text2, "utf8").digest("hex"));
+          const stamp = savedStampOf(text2);
+          return stamp !== null && saves.stamps.includes(stamp) || saves.tokens.includes(createHash5("sha256").update(text2, "utf8").digest("hex"));
         };
         return ok(wrap(composeHookText(files, interrupted, paused, now, checkpoint, savedHere)), []);
       }
@@ -9813,7 +9900,7 @@ exit: always 0 -- a broken hook must not break a session; problems go to stderr.
 
 // src/store/archive-entries.ts
 import { lstatSync as lstatSync20, readdirSync as readdirSync12 } from "node:fs";
-import path36 from "node:path";
+import path37 from "node:path";
 function listArchives(root) {
   if (!checkTree(root)) return [];
   const dir = archiveDir(root);
@@ -9828,7 +9915,7 @@ function listArchives(root) {
   for (const name2 of readdirSync12(dir)) {
     if (!ARCHIVE_NAME.test(name2)) continue;
     try {
-      const s = lstatSync20(path36.join(dir, name2));
+      const s = lstatSync20(path37.join(dir, name2));
       out.push({ name: name2, mtimeMs: s.mtimeMs, regular: s.isFile() && !s.isSymbolicLink() && s.nlink === 1 });
     } catch {
     }
@@ -9839,9 +9926,9 @@ async function readArchive(root, name2) {
   if (!ARCHIVE_NAME.test(name2)) {
     throw new Refused(`${quotedPath(name2.slice(0, 100))} is not an archive name (HANDOFF-<letters, digits, . _ ->.md); run \`archives list\``);
   }
-  const got = checkTree(root) ? await readStable(path36.join(archiveDir(root), name2)) : null;
+  const got = checkTree(root) ? await readStable(path37.join(archiveDir(root), name2)) : null;
   if (got === null) throw new Absent(`no archived handoff named ${name2}; run \`archives list\``);
-  if (got.stat.nlink !== 1n) throw new UnsafeFile("hard-linked", path36.join(archiveDir(root), name2), got.stat);
+  if (got.stat.nlink !== 1n) throw new UnsafeFile("hard-linked", path37.join(archiveDir(root), name2), got.stat);
   return got;
 }
 var init_archive_entries = __esm({
@@ -10032,7 +10119,7 @@ __export(archives_exports, {
   restoreProblem: () => restoreProblem
 });
 import { lstatSync as lstatSync21 } from "node:fs";
-import path37 from "node:path";
+import path38 from "node:path";
 function restoreProblem(bytes) {
   if (bytes.length === 0) return "it is empty";
   if (bytes.length > MAX_DOCUMENT_BYTES) return `it is more than ${MAX_DOCUMENT_BYTES} bytes`;
@@ -10115,7 +10202,7 @@ async function restore(ctx, name2) {
           throw new Refused(`${quotedPath(name2.slice(0, 100))} is not an archive name (HANDOFF-<letters, digits, . _ ->.md); run \`archives list\``);
         }
         try {
-          lstatSync21(path37.join(archiveDir(root), name2));
+          lstatSync21(path38.join(archiveDir(root), name2));
         } catch {
           throw new Absent(`no archived handoff named ${name2}; run \`archives list\``);
         }
@@ -10125,7 +10212,7 @@ async function restore(ctx, name2) {
       const archived = await readArchive(root, name2);
       const problem = restoreProblem(archived.bytes);
       if (problem !== null) throw new Refused(`archive/${name2} cannot be restored as it is: ${problem}`);
-      const current = await readStable(path37.join(memoryDir(root), file));
+      const current = await readStable(path38.join(memoryDir(root), file));
       if (current !== null && current.bytes.equals(archived.bytes)) return { unchanged: current.token };
       const published = await publish({
         dir: memoryDir(root),
@@ -11045,12 +11132,12 @@ function parseTree(text2, errors = [], options = ParseOptions.DEFAULT) {
   }
   return result;
 }
-function findNodeAtLocation(root, path55) {
+function findNodeAtLocation(root, path56) {
   if (!root) {
     return void 0;
   }
   let node = root;
-  for (let segment of path55) {
+  for (let segment of path56) {
     if (typeof segment === "string") {
       if (node.type !== "object" || !Array.isArray(node.children)) {
         return void 0;
@@ -11416,14 +11503,14 @@ var init_parser = __esm({
 
 // node_modules/jsonc-parser/lib/esm/impl/edit.js
 function setProperty(text2, originalPath, value, options) {
-  const path55 = originalPath.slice();
+  const path56 = originalPath.slice();
   const errors = [];
   const root = parseTree(text2, errors);
   let parent = void 0;
   let lastSegment = void 0;
-  while (path55.length > 0) {
-    lastSegment = path55.pop();
-    parent = findNodeAtLocation(root, path55);
+  while (path56.length > 0) {
+    lastSegment = path56.pop();
+    parent = findNodeAtLocation(root, path56);
     if (parent === void 0 && value !== void 0) {
       if (typeof lastSegment === "string") {
         value = { [lastSegment]: value };
@@ -11603,8 +11690,8 @@ function printParseErrorCode(code) {
   }
   return "<unknown ParseErrorCode>";
 }
-function modify(text2, path55, value, options) {
-  return setProperty(text2, path55, value, options);
+function modify(text2, path56, value, options) {
+  return setProperty(text2, path56, value, options);
 }
 function applyEdits(text2, edits) {
   let sortedEdits = edits.slice(0).sort((a, b) => {
@@ -11746,8 +11833,8 @@ function formatOf(text2) {
   const indent = m ? m[1] : "  ";
   return { insertSpaces: !indent.startsWith("	"), tabSize: indent.startsWith("	") ? 1 : indent.length, eol: text2.includes("\r\n") ? "\r\n" : "\n" };
 }
-function edit(text2, path55, value, fmt, insert = false) {
-  return applyEdits(text2, modify(text2, path55, value, { formattingOptions: fmt, isArrayInsertion: insert }));
+function edit(text2, path56, value, fmt, insert = false) {
+  return applyEdits(text2, modify(text2, path56, value, { formattingOptions: fmt, isArrayInsertion: insert }));
 }
 function parsedHooks(text2) {
   const v = parse2(text2, [], { allowTrailingComma: true, disallowComments: false });
@@ -12085,7 +12172,7 @@ var init_cline = __esm({
 });
 
 // src/agents/plan.ts
-import path38 from "node:path";
+import path39 from "node:path";
 function snippetOf(edit2, agent) {
   if (edit2.kind === "json-hooks") return hooksSnippet(edit2.hooks, edit2);
   if (edit2.kind === "md-block") return block(edit2.body([agent]));
@@ -12125,7 +12212,7 @@ function uninstallText(edit2, agent, current, shown) {
   }
 }
 function editPath(base, edit2) {
-  return path38.join(base, ...edit2.file.split("/"));
+  return path39.join(base, ...edit2.file.split("/"));
 }
 var init_plan = __esm({
   "src/agents/plan.ts"() {
@@ -12140,7 +12227,7 @@ var init_plan = __esm({
 
 // src/store/install-files.ts
 import { closeSync as closeSync11, constants as constants9, lstatSync as lstatSync22, mkdirSync as mkdirSync5, openSync as openSync9, readdirSync as readdirSync13, readFileSync as readFileSync12, readlinkSync as readlinkSync3, renameSync as renameSync5, rmdirSync as rmdirSync2, unlinkSync as unlinkSync11, writeSync as writeSync8, fsyncSync as fsyncSync4 } from "node:fs";
-import path39 from "node:path";
+import path40 from "node:path";
 async function readAgentFile(file, snippet, links = 1) {
   let read;
   try {
@@ -12166,12 +12253,12 @@ ${snippet}`);
   return { bytes: read.bytes, token: read.token };
 }
 function missingDirs(base, dir) {
-  const rel = path39.relative(base, dir);
+  const rel = path40.relative(base, dir);
   if (rel === "") return [];
   const missing = [];
   let cur = base;
-  for (const part of rel.split(path39.sep)) {
-    cur = path39.join(cur, part);
+  for (const part of rel.split(path40.sep)) {
+    cur = path40.join(cur, part);
     let st;
     try {
       st = lstatSync22(cur);
@@ -12217,11 +12304,11 @@ async function publishAgentFile(dir, name2, expectedToken, bytes, mode, archiveD
   });
 }
 async function retractAgentFile(dir, name2, expectedToken, failpoint3) {
-  const filePath = path39.join(dir, name2);
+  const filePath = path40.join(dir, name2);
   const prior = await readStable(filePath, { failpoint: failpoint3 });
   if (prior === null) return;
   if (prior.token !== expectedToken) throw new Refused(`${filePath} changed since it was read; run this again`);
-  const claim = path39.join(dir, privateName(name2, "claim", process.pid, randomHex8()));
+  const claim = path40.join(dir, privateName(name2, "claim", process.pid, randomHex8()));
   await failpoint(failpoint3, "before-claim");
   renameSync5(filePath, claim);
   if (claimIsWhatWeRead(claim, prior) !== "same") {
@@ -12234,15 +12321,15 @@ async function retractAgentFile(dir, name2, expectedToken, failpoint3) {
   unlinkSync11(claim);
 }
 function userDir(env, home2) {
-  const config = env.XDG_CONFIG_HOME ? env.XDG_CONFIG_HOME : path39.join(home2, ".config");
-  return path39.join(config, "session-handoff");
+  const config = env.XDG_CONFIG_HOME ? env.XDG_CONFIG_HOME : path40.join(home2, ".config");
+  return path40.join(config, "session-handoff");
 }
 function recordsDir(env, home2) {
-  return path39.join(userDir(env, home2), "installs");
+  return path40.join(userDir(env, home2), "installs");
 }
 function prepareDir(dir) {
   const missing = [];
-  for (let d = dir; ; d = path39.dirname(d)) {
+  for (let d = dir; ; d = path40.dirname(d)) {
     try {
       const st = lstatSync22(d);
       if (!st.isDirectory()) throw new Refused(`${d} is not a folder; install keeps its records under it, so nothing was changed`);
@@ -12250,7 +12337,7 @@ function prepareDir(dir) {
     } catch (err) {
       if (err instanceof Refused) throw err;
       missing.unshift(d);
-      if (path39.dirname(d) === d) break;
+      if (path40.dirname(d) === d) break;
     }
   }
   for (const d of missing) {
@@ -12264,7 +12351,7 @@ function prepareDir(dir) {
   return missing;
 }
 function recordNode(dir, execPath) {
-  const target = path39.join(dir, "node");
+  const target = path40.join(dir, "node");
   const want = `${execPath}
 `;
   try {
@@ -12282,7 +12369,7 @@ function recordNode(dir, execPath) {
   renameSync5(temp, target);
 }
 function recordPath(dir, file) {
-  return path39.join(dir, `${tokenOf(Buffer.from(file, "utf8")).slice(0, 16)}.json`);
+  return path40.join(dir, `${tokenOf(Buffer.from(file, "utf8")).slice(0, 16)}.json`);
 }
 function readRecord(dir, file) {
   try {
@@ -12294,7 +12381,7 @@ function readRecord(dir, file) {
 }
 function writeRecord(dir, record2) {
   const made = [];
-  for (const d of [path39.dirname(path39.dirname(dir)), path39.dirname(dir), dir]) {
+  for (const d of [path40.dirname(path40.dirname(dir)), path40.dirname(dir), dir]) {
     try {
       mkdirSync5(d, { mode: 448 });
       made.push(d);
@@ -12316,10 +12403,10 @@ function writeRecord(dir, record2) {
   return made;
 }
 function dropDeadTemps(target) {
-  const prefix = `${path39.basename(target)}.tmp-`;
+  const prefix = `${path40.basename(target)}.tmp-`;
   let names3;
   try {
-    names3 = readdirSync13(path39.dirname(target));
+    names3 = readdirSync13(path40.dirname(target));
   } catch {
     return;
   }
@@ -12327,7 +12414,7 @@ function dropDeadTemps(target) {
     const m = name2.startsWith(prefix) ? /^(\d+)-[0-9a-f]{8}$/.exec(name2.slice(prefix.length)) : null;
     if (m === null || processAlive(Number(m[1]))) continue;
     try {
-      unlinkSync11(path39.join(path39.dirname(target), name2));
+      unlinkSync11(path40.join(path40.dirname(target), name2));
     } catch {
     }
   }
@@ -12339,10 +12426,10 @@ function dropRecord(dir, file) {
   }
   if (removeEmptyDirs([dir]).length === 0) return;
   try {
-    unlinkSync11(path39.join(path39.dirname(dir), "node"));
+    unlinkSync11(path40.join(path40.dirname(dir), "node"));
   } catch {
   }
-  removeEmptyDirs([path39.dirname(dir)]);
+  removeEmptyDirs([path40.dirname(dir)]);
 }
 var NO_LOCK;
 var init_install_files = __esm({
@@ -12362,7 +12449,7 @@ var init_install_files = __esm({
 
 // src/store/install-repair.ts
 import { closeSync as closeSync12, linkSync as linkSync6, unlinkSync as unlinkSync12 } from "node:fs";
-import path40 from "node:path";
+import path41 from "node:path";
 function saveId2(e) {
   return e.name.slice(e.name.lastIndexOf(".") + 1).replace(/^(tmp|claim)-/, "");
 }
@@ -12382,7 +12469,7 @@ function bytesOf(p) {
   }
 }
 function planLeftovers(dir, name2) {
-  const file = path40.join(dir, name2);
+  const file = path41.join(dir, name2);
   const plan = { file, steps: [], conflict: null, planted: [], live: [], found: [] };
   const dead = [];
   for (const entry of listPrivate(dir)) {
@@ -12537,15 +12624,15 @@ var init_install_repair = __esm({
 });
 
 // src/verbs/agent-repair.ts
-import path41 from "node:path";
+import path42 from "node:path";
 function editTargets(t) {
   return t.agent.edits(t.helper, t.global).map((edit2) => ({ edit: edit2, file: editPath(t.base, edit2), shown: t.global ? `~/${edit2.file}` : edit2.file }));
 }
 async function repairAgentFiles(ctx, verb, t, targets) {
-  for (const { file } of targets) missingDirs(t.base, path41.dirname(file));
+  for (const { file } of targets) missingDirs(t.base, path42.dirname(file));
   const plans = [];
   for (const { file, shown } of targets) {
-    const plan = planLeftovers(path41.dirname(file), path41.basename(file));
+    const plan = planLeftovers(path42.dirname(file), path42.basename(file));
     if (plan.conflict !== null) throw conflictRefusal(plan.conflict);
     plans.push({ plan, shown });
   }
@@ -12760,7 +12847,7 @@ var init_agents = __esm({
 // src/verbs/agent-files.ts
 import { realpathSync as realpathSync4 } from "node:fs";
 import { homedir as homedir2 } from "node:os";
-import path42 from "node:path";
+import path43 from "node:path";
 function homeOf(env) {
   return env.HOME || homedir2();
 }
@@ -12768,15 +12855,15 @@ function real(p) {
   try {
     return realpathSync4(p);
   } catch {
-    return path42.resolve(p);
+    return path43.resolve(p);
   }
 }
 function helperLocation(ctx, root) {
-  const running = ctx.helperPath ?? path42.join(ctx.cwd, "scripts", "memory_io.mjs");
-  const abs = path42.join(real(path42.dirname(path42.dirname(path42.resolve(ctx.cwd, running)))), "scripts", "memory_io.mjs");
+  const running = ctx.helperPath ?? path43.join(ctx.cwd, "scripts", "memory_io.mjs");
+  const abs = path43.join(real(path43.dirname(path43.dirname(path43.resolve(ctx.cwd, running)))), "scripts", "memory_io.mjs");
   if (root === null) return { abs, rel: null };
-  const rel = path42.relative(real(root), abs);
-  return { abs, rel: rel.startsWith("..") || path42.isAbsolute(rel) ? null : rel.split(path42.sep).join("/") };
+  const rel = path43.relative(real(root), abs);
+  return { abs, rel: rel.startsWith("..") || path43.isAbsolute(rel) ? null : rel.split(path43.sep).join("/") };
 }
 function agentTarget(ctx, verb) {
   const name2 = ctx.values.agent;
@@ -12817,11 +12904,11 @@ var init_agent_files = __esm({
 
 // src/store/install-lock.ts
 import { lstatSync as lstatSync23, mkdirSync as mkdirSync6, rmdirSync as rmdirSync3 } from "node:fs";
-import path43 from "node:path";
+import path44 from "node:path";
 function installLockPath(root, env) {
-  if (root !== null) return path43.join(root, ".ai", ".install.lock");
-  const config = env.XDG_CONFIG_HOME || path43.join(env.HOME || "", ".config");
-  return path43.join(config, "session-handoff", ".install.lock");
+  if (root !== null) return path44.join(root, ".ai", ".install.lock");
+  const config = env.XDG_CONFIG_HOME || path44.join(env.HOME || "", ".config");
+  return path44.join(config, "session-handoff", ".install.lock");
 }
 function underInstallLock(verb) {
   return {
@@ -12832,12 +12919,12 @@ function underInstallLock(verb) {
       const global = ctx.values.global === true;
       let root = null;
       try {
-        root = global ? null : findRoot(path43.resolve(ctx.cwd, typeof ctx.values.root === "string" && ctx.values.root !== "" ? ctx.values.root : "."), ctx.env).root;
+        root = global ? null : findRoot(path44.resolve(ctx.cwd, typeof ctx.values.root === "string" && ctx.values.root !== "" ? ctx.values.root : "."), ctx.env).root;
         lockDir = installLockPath(root, ctx.env);
       } catch {
         return verb.run(ctx);
       }
-      const parent = path43.dirname(lockDir);
+      const parent = path44.dirname(lockDir);
       const made = makeParent(parent);
       const emptiedByVerb = verb.name === "uninstall";
       try {
@@ -12848,8 +12935,8 @@ function underInstallLock(verb) {
           await lock.release();
         }
       } finally {
-        const stop = global ? path43.resolve(ctx.env.HOME || "/") : root;
-        for (let dir = parent; (made !== null || emptiedByVerb) && dir.startsWith(`${stop}${path43.sep}`); dir = path43.dirname(dir)) {
+        const stop = global ? path44.resolve(ctx.env.HOME || "/") : root;
+        for (let dir = parent; (made !== null || emptiedByVerb) && dir.startsWith(`${stop}${path44.sep}`); dir = path44.dirname(dir)) {
           try {
             rmdirSync3(dir);
           } catch {
@@ -12888,8 +12975,8 @@ __export(install_exports, {
   installHelpCommon: () => installHelpCommon,
   installVerb: () => installVerb
 });
-import path44 from "node:path";
-import { existsSync as existsSync3 } from "node:fs";
+import path45 from "node:path";
+import { existsSync as existsSync4 } from "node:fs";
 var installHelpCommon, installVerb;
 var init_install = __esm({
   "src/verbs/install.ts"() {
@@ -12999,7 +13086,7 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
 `,
       async run(ctx) {
         if (!ctx.env.HOME) throw new Refused("install needs HOME set (the per-user records and the recorded Node live under it); nothing was changed");
-        if (!existsSync3(ctx.env.HOME)) throw new Refused(`HOME (${quotedValue(ctx.env.HOME)}) does not exist; install keeps its records under it, so nothing was changed`);
+        if (!existsSync4(ctx.env.HOME)) throw new Refused(`HOME (${quotedValue(ctx.env.HOME)}) does not exist; install keeps its records under it, so nothing was changed`);
         const t = agentTarget(ctx, "install");
         assertNotPaused(t.memDir, ctx.env);
         const targets = editTargets(t);
@@ -13030,12 +13117,12 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
             lines3.push(`unchanged ${p.shown}`);
             continue;
           }
-          const dirs = missingDirs(t.base, path44.dirname(p.file));
+          const dirs = missingDirs(t.base, path45.dirname(p.file));
           makeDirs(dirs);
           const mode = p.edit.kind === "owned-file" ? p.edit.mode : 420;
           const bytes = Buffer.from(p.next, "utf8");
           try {
-            await publishAgentFile(path44.dirname(p.file), path44.basename(p.file), p.snap.token, bytes, mode, path44.join(records, "archive"), failpointOf(ctx));
+            await publishAgentFile(path45.dirname(p.file), path45.basename(p.file), p.snap.token, bytes, mode, path45.join(records, "archive"), failpointOf(ctx));
           } catch (err) {
             removeEmptyDirs(dirs);
             throw err;
@@ -13067,7 +13154,7 @@ var uninstall_exports = {};
 __export(uninstall_exports, {
   uninstallVerb: () => uninstallVerb
 });
-import path45 from "node:path";
+import path46 from "node:path";
 var uninstallVerb;
 var init_uninstall = __esm({
   "src/verbs/uninstall.ts"() {
@@ -13150,8 +13237,8 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
             continue;
           }
           if (p.verb !== "unchanged") {
-            if (p.next === null) await retractAgentFile(path45.dirname(p.file), path45.basename(p.file), p.snap.token, failpointOf(ctx));
-            else await publishAgentFile(path45.dirname(p.file), path45.basename(p.file), p.snap.token, Buffer.from(p.next, "utf8"), 420, path45.join(records, "archive"), failpointOf(ctx));
+            if (p.next === null) await retractAgentFile(path46.dirname(p.file), path46.basename(p.file), p.snap.token, failpointOf(ctx));
+            else await publishAgentFile(path46.dirname(p.file), path46.basename(p.file), p.snap.token, Buffer.from(p.next, "utf8"), 420, path46.join(records, "archive"), failpointOf(ctx));
           }
           lines3.push(`${p.verb} ${p.shown}`);
           if (p.record !== null && (p.next === null || p.verb === "restored" || !holdsOurs(p.edit, p.next))) {
@@ -13174,7 +13261,7 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
 import { spawn } from "node:child_process";
 import { randomBytes as randomBytes4 } from "node:crypto";
 import { lstatSync as lstatSync24, readFileSync as readFileSync13 } from "node:fs";
-import path46 from "node:path";
+import path47 from "node:path";
 function outdatedReasons(text2, edit2) {
   const out = [];
   const forms = installedForms(edit2);
@@ -13194,10 +13281,10 @@ function outdatedReasons(text2, edit2) {
   return out;
 }
 function codexTrust(env, home2, hooksFile) {
-  const codexHome = env.CODEX_HOME ? env.CODEX_HOME : path46.join(home2, ".codex");
+  const codexHome = env.CODEX_HOME ? env.CODEX_HOME : path47.join(home2, ".codex");
   let toml = "";
   try {
-    const p = path46.join(codexHome, "config.toml");
+    const p = path47.join(codexHome, "config.toml");
     if (lstatSync24(p).isFile()) toml = readFileSync13(p, "utf8");
   } catch {
   }
@@ -13261,7 +13348,7 @@ function installShaped(edit2, command) {
     const word = FILE_WORD.exec(command.slice(FILE_HEAD.length, command.length - tail.length));
     if (word === null) continue;
     const name2 = word[1].startsWith("'") ? word[1].slice(1, -1).replace(/\x27\\\x27\x27/g, "'") : word[1];
-    if (path46.posix.basename(name2) === HELPER_FILE) return `${word[0].slice(0, word[0].length - word[1].length)}${name2}`;
+    if (path47.posix.basename(name2) === HELPER_FILE) return `${word[0].slice(0, word[0].length - word[1].length)}${name2}`;
   }
   return null;
 }
@@ -13290,8 +13377,8 @@ var init_doctor_checks = __esm({
 });
 
 // src/agents/claude-plugin.ts
-import { existsSync as existsSync4, readFileSync as readFileSync14 } from "node:fs";
-import path47 from "node:path";
+import { existsSync as existsSync5, readFileSync as readFileSync14 } from "node:fs";
+import path48 from "node:path";
 function json(file) {
   try {
     const v = JSON.parse(readFileSync14(file, "utf8").slice(0, 1e6));
@@ -13301,16 +13388,16 @@ function json(file) {
   }
 }
 function claudePluginInstalls(home2) {
-  const installed = json(path47.join(home2, ".claude", "plugins", "installed_plugins.json"));
+  const installed = json(path48.join(home2, ".claude", "plugins", "installed_plugins.json"));
   const plugins = installed?.plugins;
   if (plugins === null || typeof plugins !== "object") return [];
-  const enabledMap = json(path47.join(home2, ".claude", "settings.json"))?.enabledPlugins ?? {};
+  const enabledMap = json(path48.join(home2, ".claude", "settings.json"))?.enabledPlugins ?? {};
   const out = [];
   for (const [key, list2] of Object.entries(plugins)) {
     if (!key.startsWith("session-handoff@") || !Array.isArray(list2)) continue;
     for (const raw of list2) {
       const e = raw !== null && typeof raw === "object" ? raw : {};
-      const rootSkill = typeof e.installPath === "string" && path47.isAbsolute(e.installPath) && existsSync4(path47.join(e.installPath, "SKILL.md"));
+      const rootSkill = typeof e.installPath === "string" && path48.isAbsolute(e.installPath) && existsSync5(path48.join(e.installPath, "SKILL.md"));
       out.push({ key, scope: typeof e.scope === "string" ? e.scope : "unknown", version: typeof e.version === "string" ? e.version : null, enabled: enabledMap[key] !== false, rootSkill });
     }
   }
@@ -13328,7 +13415,7 @@ __export(doctor_exports, {
   doctorVerb: () => doctorVerb
 });
 import { lstatSync as lstatSync25, readdirSync as readdirSync14, readFileSync as readFileSync15 } from "node:fs";
-import path48 from "node:path";
+import path49 from "node:path";
 function readText(p) {
   try {
     const st = lstatSync25(p);
@@ -13453,9 +13540,9 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
         const starts = [];
         for (const [name2, agent] of Object.entries(AGENTS)) {
           const skill = [
-            ...agent.skillFolders.project.map((f) => path48.join(root, f, "session-handoff")),
-            ...agent.skillFolders.home.map((f) => path48.join(home2, f, "session-handoff"))
-          ].filter((d) => exists(path48.join(d, "SKILL.md")));
+            ...agent.skillFolders.project.map((f) => path49.join(root, f, "session-handoff")),
+            ...agent.skillFolders.home.map((f) => path49.join(home2, f, "session-handoff"))
+          ].filter((d) => exists(path49.join(d, "SKILL.md")));
           const install = {};
           for (const { edit: edit2, file } of agentFiles(agent, global)) {
             const text2 = readText(file);
@@ -13480,7 +13567,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
             }
             const installed = state === "current" || state === "outdated";
             if (installed && text2 !== null) {
-              if (edit2.kind === "md-block" && path48.basename(edit2.file) === "AGENTS.md") {
+              if (edit2.kind === "md-block" && path49.basename(edit2.file) === "AGENTS.md") {
                 const over = budgetFinding(text2, edit2.file, cmd(`install --agent ${name2}${gflag}`));
                 if (over !== null && !problems.some((p) => p.what === over.what)) problems.push(over);
                 if (name2 === "codex") notes.push(`codex: AGENTS.md files in subfolders count toward the same 32 KiB Codex reads`);
@@ -13525,14 +13612,14 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
               if (seen.has(file)) continue;
               seen.add(file);
               try {
-                missingDirs(base, path48.dirname(file));
+                missingDirs(base, path49.dirname(file));
               } catch {
                 continue;
               }
-              const plan = planLeftovers(path48.dirname(file), path48.basename(file));
+              const plan = planLeftovers(path49.dirname(file), path49.basename(file));
               if (plan.found.length === 0) continue;
               const shown = global2 ? `~/${edit2.file}` : edit2.file;
-              const rel = (p) => global2 ? `~/${path48.relative(home2, p)}` : path48.relative(root, p);
+              const rel = (p) => global2 ? `~/${path49.relative(home2, p)}` : path49.relative(root, p);
               const found = plan.found.map((e) => rel(e.path));
               const fixVerb = `install --agent ${name2}${global2 ? " --global" : ""}`;
               const fixCmd = nodeRun2(fixVerb, !global2);
@@ -13560,9 +13647,9 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
         const lock = lockState(memoryDir(root));
         if (lock.unproven) {
           const who = lock.host === null ? "an unreadable owner file" : `process ${lock.pid} on ${quotedValue(lock.host)}, dated ahead of this clock`;
-          problems.push({ what: `the memory lock ${path48.join(".ai", "memory", LOCK_NAME)} names ${who}`, fix: `${cmd("recover")} takes it over after watching it 10 s (if no writer is at work there)` });
+          problems.push({ what: `the memory lock ${path49.join(".ai", "memory", LOCK_NAME)} names ${who}`, fix: `${cmd("recover")} takes it over after watching it 10 s (if no writer is at work there)` });
         }
-        if (unsafe) problems.push({ what: "a memory file failed safety or schema checks", fix: `inspect ${path48.join(".ai", "memory")} by hand (a link, a hard link, a FIFO or no v1 marker); move the file away` });
+        if (unsafe) problems.push({ what: "a memory file failed safety or schema checks", fix: `inspect ${path49.join(".ai", "memory")} by hand (a link, a hard link, a FIFO or no v1 marker); move the file away` });
         if (mergeDriverMissing(root)) problems.push({ what: MERGE_DRIVER_MISSING, fix: cmd("publish") });
         let archives = 0;
         try {
@@ -13580,7 +13667,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
             journal.problems.push({ file: `journal/${f.name}`, line: 0, message: err.message });
           }
         }
-        for (const p of journal.problems) problems.push({ what: `${path48.join(".ai", "memory", p.file)} line ${p.line}: ${p.message}; saves add no entry to it until it is fixed`, fix: "fix that line by hand, or move the file away" });
+        for (const p of journal.problems) problems.push({ what: `${path49.join(".ai", "memory", p.file)} line ${p.line}: ${p.message}; saves add no entry to it until it is fixed`, fix: "fix that line by hand, or move the file away" });
         const paused = pauseSwitch(memoryDir(root), ctx.env);
         if (paused) problems.push({ what: `memory writes are paused by ${paused.startsWith("SESSION_HANDOFF_DISABLE") ? paused : quotedPath(paused)}`, fix: paused.startsWith("SESSION_HANDOFF_DISABLE") ? "unset SESSION_HANDOFF_DISABLE" : removePause(paused) });
         let git2 = null;
@@ -13626,8 +13713,8 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
 });
 
 // src/git/publish-memory.ts
-import { existsSync as existsSync5 } from "node:fs";
-import path49 from "node:path";
+import { existsSync as existsSync6 } from "node:fs";
+import path50 from "node:path";
 function isPublicMemoryPath(rel, journal = true) {
   return /^(HANDOFF|LESSONS|SOLUTIONS)\.md$/.test(rel) || /^archive\/[A-Z]+-[A-Za-z0-9._-]+\.md$/.test(rel) || journal && /^journal\/\d{4}(?:-\d{2}(?:-\d+)?)?\.md$/.test(rel);
 }
@@ -13644,7 +13731,7 @@ async function publishTarget(root, memDir, env) {
   const topOut = await runGit(root, ["rev-parse", "--show-toplevel"], env);
   if (topOut.code !== 0) throw new Refused(`${root} is not in a git repository; publish commits the memory dir with git (${firstLine(topOut.stderr)})`);
   const top = topOut.stdout.toString("utf8").replace(/\n$/, "");
-  const memRel = path49.relative(top, memDir).split(path49.sep).join("/");
+  const memRel = path50.relative(top, memDir).split(path50.sep).join("/");
   if (memRel.startsWith("..")) throw new Refused(`the memory dir ${memDir} is outside the repository ${top}`);
   const ignored = await Promise.all([`${memRel}/`, `${memRel}/HANDOFF.md`].map((p) => runGit(top, ["check-ignore", "-q", "--", p], env)));
   if (ignored.some((r) => r.code === 0)) {
@@ -13655,7 +13742,7 @@ async function publishTarget(root, memDir, env) {
 async function publishMemory(root, memDir, message, push, env, attributes = "no", target) {
   const { top, memRel } = target ?? await publishTarget(root, memDir, env);
   const listed2 = await git(top, ["ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", `${memRel}/`], env, "git ls-files");
-  const journal = !existsSync5(path49.join(memDir, "journal", "OFF"));
+  const journal = !existsSync6(path50.join(memDir, "journal", "OFF"));
   const paths = [...new Set(listed2.split("\0").filter(Boolean))].filter((p) => isPublicMemoryPath(p.slice(memRel.length + 1), journal)).sort();
   if (attributes === "changed" || attributes === "if-only-ours" && attributesOnlyOurs(top)) paths.push(".gitattributes");
   if (paths.length === 0) return { committed: false, paths: [], commit: null, pushed: null };
@@ -14922,7 +15009,7 @@ var init_checkpoint2 = __esm({
 
 // src/verbs/checkpoint-run.ts
 import { homedir as homedir3 } from "node:os";
-import path50 from "node:path";
+import path51 from "node:path";
 function checkpointHelp() {
   return `usage: node memory_io.mjs checkpoint [--format claude|codex|gemini] [--root DIR] < hook-input.json
 
@@ -15022,7 +15109,7 @@ exit: always 0, usage errors included -- a hook must never block the harness.
 `;
 }
 function projectHandoffs(root) {
-  const bytes = readHeadBytes(path50.join(memoryDir(root), "HANDOFF.md"));
+  const bytes = readHeadBytes(path51.join(memoryDir(root), "HANDOFF.md"));
   let current = null;
   if (bytes !== null) {
     const saved = /^Saved: (.+)$/m.exec(bytes.subarray(0, 4096).toString("utf8"))?.[1]?.trim() ?? null;
@@ -15038,7 +15125,7 @@ function projectHandoffs(root) {
         archived = /* @__PURE__ */ new Set();
         try {
           for (const e of listArchives(root).slice(0, ARCHIVES_HASHED)) {
-            const b = e.regular ? readHeadBytes(path50.join(archiveDir(root), e.name)) : null;
+            const b = e.regular ? readHeadBytes(path51.join(archiveDir(root), e.name)) : null;
             if (b !== null) archived.add(tokenOf(b));
           }
         } catch {
@@ -15171,7 +15258,7 @@ async function runCheckpoint(ctx) {
   } catch (err) {
     return ok("", [...notes, CHECKPOINT_LINES.skipped(err.message)]);
   }
-  if (root === path50.parse(root).root || root === path50.resolve(ctx.env.HOME || homedir3())) {
+  if (root === path51.parse(root).root || root === path51.resolve(ctx.env.HOME || homedir3())) {
     return ok("", [...notes, CHECKPOINT_LINES.skipped(`${root} is the home directory or the file system's root, not a project`)]);
   }
   if (pauseSwitch(memoryDir(root), ctx.env) !== null) return ok("", [CHECKPOINT_LINES.paused()]);
@@ -15184,7 +15271,7 @@ async function runCheckpoint(ctx) {
   if (hook.lastMessage !== null && (got.cap !== null || !got.recognised)) (got.cap ??= emptyCapture(isFormat(format2) ? format2 : "claude")).lastClaim = hook.lastMessage;
   const anchorLines = await anchorsP;
   const dir = checkpointsDir(root);
-  const file = path50.join(dir, name2);
+  const file = path51.join(dir, name2);
   const before = checkpointsDirState(root) === "ok" ? readHead(file, CHECKPOINT_MAX_BYTES * 2) : null;
   const beforeSince = before === null ? null : headerValue(before, "Since-handoff");
   const since = got.save?.token ?? (beforeSince !== null && project.accepts(beforeSince) ? beforeSince : null);
@@ -15320,7 +15407,7 @@ var init_checkpoint_verb = __esm({
 
 // src/journal/search.ts
 import { readdirSync as readdirSync15 } from "node:fs";
-import path51 from "node:path";
+import path52 from "node:path";
 function queryWords(query) {
   return [...new Set((query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => w.length > 0))];
 }
@@ -15409,7 +15496,7 @@ async function searchMemory(root, words, opts = {}) {
   };
   if (kinds.has("journal")) {
     for (const f of listJournal(root)) {
-      const text2 = await readText2(path51.join(journalDir(root), f.name), `journal/${f.name}`, notes);
+      const text2 = await readText2(path52.join(journalDir(root), f.name), `journal/${f.name}`, notes);
       if (text2 === null) continue;
       const units2 = [];
       for (const e of parseJournal(text2, f.kind).entries) {
@@ -15428,25 +15515,25 @@ async function searchMemory(root, words, opts = {}) {
     }
   }
   if (kinds.has("handoff")) {
-    const text2 = await readText2(path51.join(mem, "HANDOFF.md"), "HANDOFF.md", notes);
+    const text2 = await readText2(path52.join(mem, "HANDOFF.md"), "HANDOFF.md", notes);
     if (text2 !== null) consider("handoff", "HANDOFF.md", markdownUnits(text2, stateDate(text2)));
   }
   if (kinds.has("archive")) {
     for (const name2 of names2(archiveDir(root)).filter((n2) => /^HANDOFF-.*\.md$/.test(n2))) {
-      const text2 = await readText2(path51.join(archiveDir(root), name2), `archive/${name2}`, notes);
+      const text2 = await readText2(path52.join(archiveDir(root), name2), `archive/${name2}`, notes);
       if (text2 !== null) consider("archive", `archive/${name2}`, markdownUnits(text2, stateDate(text2)));
     }
   }
   if (kinds.has("ledger")) {
     for (const name2 of ["LESSONS.md", "SOLUTIONS.md"]) {
-      const text2 = await readText2(path51.join(mem, name2), name2, notes);
+      const text2 = await readText2(path52.join(mem, name2), name2, notes);
       if (text2 !== null) consider("ledger", name2, ledgerUnits(text2));
     }
   }
   if (kinds.has("checkpoint")) {
-    const dir = path51.join(mem, "checkpoints");
+    const dir = path52.join(mem, "checkpoints");
     for (const name2 of names2(dir).filter((n2) => /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}\.md$/.test(n2))) {
-      const text2 = await readText2(path51.join(dir, name2), `checkpoints/${name2}`, notes);
+      const text2 = await readText2(path52.join(dir, name2), `checkpoints/${name2}`, notes);
       if (text2 !== null) consider("checkpoint", `checkpoints/${name2}`, markdownUnits(text2, stateDate(text2)));
     }
   }
@@ -15595,7 +15682,7 @@ ${body}<<<END UNTRUSTED SEARCH ${nonce}>>>
 });
 
 // src/journal/impact.ts
-import path52 from "node:path";
+import path53 from "node:path";
 function median(xs) {
   if (xs.length === 0) return null;
   const s = [...xs].sort((a, b) => a - b);
@@ -15632,7 +15719,7 @@ async function readResumes(root) {
   for (const f of listJournal(root)) {
     let text2;
     try {
-      const r = await readStable(path52.join(journalDir(root), f.name));
+      const r = await readStable(path53.join(journalDir(root), f.name));
       if (r === null) continue;
       text2 = r.bytes.toString("utf8");
     } catch {
@@ -15736,7 +15823,7 @@ __export(journal_exports, {
   journalVerb: () => journalVerb
 });
 import { unlinkSync as unlinkSync13 } from "node:fs";
-import path53 from "node:path";
+import path54 from "node:path";
 var journalVerb;
 var init_journal = __esm({
   "src/verbs/journal.ts"() {
@@ -15782,7 +15869,7 @@ exit:   0 purged (also none); 2 refused; 4 paused; 5 busy.
           for (const f of listJournal(root)) {
             const last = f.kind === "year" ? `${f.period}-12` : f.period;
             if (before !== void 0 && last >= before) continue;
-            unlinkSync13(path53.join(journalDir(root), f.name));
+            unlinkSync13(path54.join(journalDir(root), f.name));
             gone.push(`journal/${f.name}`);
           }
           return gone;
@@ -15801,7 +15888,7 @@ __export(merge_driver_exports, {
   mergeDriverVerb: () => mergeDriverVerb
 });
 import { closeSync as closeSync14, constants as constants11, fstatSync as fstatSync7, lstatSync as lstatSync26, mkdirSync as mkdirSync7, openSync as openSync11, readFileSync as readFileSync16, writeSync as writeSync9 } from "node:fs";
-import path54 from "node:path";
+import path55 from "node:path";
 function readRegularBytes(p) {
   const fd = openSync11(p, constants11.O_RDONLY | NOFOLLOW);
   try {
@@ -15829,7 +15916,7 @@ function writeResult(p, text2) {
 function archiveDirOf(top, memRel) {
   let at3 = top;
   for (const part of [...memRel.split("/").filter(Boolean), "archive"]) {
-    at3 = path54.join(at3, part);
+    at3 = path55.join(at3, part);
     let st;
     try {
       st = lstatSync26(at3);
@@ -15928,7 +16015,7 @@ exit: 0 merged; 1 not merged (git's conflict stands)
         try {
           const dir = archiveDirOf(ctx.cwd, `${m[1]}.ai/memory`);
           const name2 = archiveName("HANDOFF", dir);
-          createExclusive(path54.join(dir, name2), loser);
+          createExclusive(path55.join(dir, name2), loser);
           writeResult(ours, markMerged(winner, name2));
           return ok("", [`session-handoff merge driver: ${file}: kept the later handoff; the other is archive/${name2}`]);
         } catch (err) {

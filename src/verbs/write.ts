@@ -1,6 +1,6 @@
 import { lstatSync } from "node:fs";
 import path from "node:path";
-import { recordSave as recordCloneSave, statKey } from "../git/saves.ts";
+import { recordSave as recordCloneSave, savedStampOf, statKey } from "../git/saves.ts";
 import { HelperError, Refused } from "../errors.ts";
 import { takeDraft } from "../store/drafts.ts";
 import { underLock } from "../store/mutate.ts";
@@ -120,7 +120,8 @@ async function save(ctx: Parameters<Verb["run"]>[0], kind: ReturnType<typeof par
       } catch {
         // no stat: the hook hashes instead
       }
-      recordCloneSave(root, result === null ? (built as Built | null)!.prior!.token : result.token, key);
+      const savedBytes = result === null ? (built as Built | null)!.prior!.bytes : result.bytes;
+      recordCloneSave(root, result === null ? (built as Built | null)!.prior!.token : result.token, key, savedStampOf(savedBytes.toString("utf8")));
     }
     if (result === null) {
       return ok(`unchanged ${file}\nCURRENT-SHA256: ${(built as Built | null)!.prior!.token}\n`, [...repairs, ...notes]);
