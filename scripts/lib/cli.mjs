@@ -8062,7 +8062,7 @@ exit: 0 printed
 });
 
 // src/git/fates.ts
-import { existsSync as existsSync2 } from "node:fs";
+import { closeSync as closeSync10, existsSync as existsSync2, openSync as openSync8, readSync as readSync6 } from "node:fs";
 import path32 from "node:path";
 function parseRawLog(out) {
   const text2 = typeof out === "string" ? out : out.toString("utf8");
@@ -8100,9 +8100,22 @@ function fatesOf(i) {
     const other = i.elsewhere?.find(holds);
     if (other) return { path: p, fate: "committed", commit: other.name, onHead: false };
     if (i.fromElsewhere) return { path: p, fate: "not-here" };
-    if (i.onHead === null || i.stashes === null) return { path: p, fate: "clean" };
+    if (!i.fromSaved || i.onHead === null || i.stashes === null) return { path: p, fate: "clean" };
     return { path: p, fate: "reverted" };
   });
+}
+function clonedAfter(gitDir, savedMs2) {
+  if (gitDir === null || savedMs2 === null) return false;
+  try {
+    const fd = openSync8(path32.join(gitDir, "logs", "HEAD"), "r");
+    const buf = Buffer.alloc(4096);
+    const n2 = readSync6(fd, buf, 0, buf.length, 0);
+    closeSync10(fd);
+    const m = / (\d+) [+-]\d{4}\tclone: /.exec(buf.subarray(0, n2).toString("utf8").split("\n")[0] ?? "");
+    return m !== null && Number(m[1]) * 1e3 >= savedMs2;
+  } catch {
+    return false;
+  }
 }
 async function gatherFateLogs(git2, opts) {
   if (opts.cleaned.length === 0) return { onHead: [], elsewhere: [], stashes: [] };
@@ -8130,7 +8143,7 @@ var init_fates = __esm({
 });
 
 // src/git/merge-driver-config.ts
-import { chmodSync as chmodSync2, closeSync as closeSync10, constants as constants8, fsyncSync as fsyncSync3, lstatSync as lstatSync18, mkdirSync as mkdirSync4, openSync as openSync8, readFileSync as readFileSync10, realpathSync as realpathSync3, renameSync as renameSync4, rmdirSync, unlinkSync as unlinkSync10, writeSync as writeSync7 } from "node:fs";
+import { chmodSync as chmodSync2, closeSync as closeSync11, constants as constants8, fsyncSync as fsyncSync3, lstatSync as lstatSync18, mkdirSync as mkdirSync4, openSync as openSync9, readdirSync as readdirSync12, readFileSync as readFileSync10, realpathSync as realpathSync3, renameSync as renameSync4, rmdirSync, rmSync as rmSync3, unlinkSync as unlinkSync10, writeSync as writeSync7 } from "node:fs";
 import path33 from "node:path";
 import { randomBytes as randomBytes3 } from "node:crypto";
 function driverCopyPath(env) {
@@ -8155,12 +8168,12 @@ function readRegular(p) {
 }
 function replaceFile(p, bytes, mode) {
   const tmp = path33.join(path33.dirname(p), `.${path33.basename(p)}.tmp-${process.pid}-${randomBytes3(4).toString("hex")}`);
-  const fd = openSync8(tmp, constants8.O_WRONLY | constants8.O_CREAT | constants8.O_EXCL | (constants8.O_NOFOLLOW ?? 0), mode);
+  const fd = openSync9(tmp, constants8.O_WRONLY | constants8.O_CREAT | constants8.O_EXCL | (constants8.O_NOFOLLOW ?? 0), mode);
   try {
     writeSync7(fd, bytes);
     fsyncSync3(fd);
   } finally {
-    closeSync10(fd);
+    closeSync11(fd);
   }
   try {
     chmodSync2(tmp, mode);
@@ -8213,15 +8226,19 @@ async function registerMergeDriver(root, helperPath, env) {
     return out;
   }
   try {
-    const bytes = readFileSync10(helperPath);
-    mkdirSync4(path33.dirname(copy), { recursive: true, mode: 448 });
-    let same = false;
-    try {
-      same = readRegular(copy)?.equals(bytes) ?? false;
-    } catch {
-      same = false;
+    const libDir = path33.join(path33.dirname(helperPath), "lib");
+    const files = [[helperPath, copy], ...readdirSync12(libDir).filter((f) => f.endsWith(".mjs")).map((f) => [path33.join(libDir, f), path33.join(path33.dirname(copy), "lib", f)])];
+    mkdirSync4(path33.join(path33.dirname(copy), "lib"), { recursive: true, mode: 448 });
+    for (const [from, to] of files) {
+      const bytes = readFileSync10(from);
+      let same = false;
+      try {
+        same = readRegular(to)?.equals(bytes) ?? false;
+      } catch {
+        same = false;
+      }
+      if (!same) replaceFile(to, bytes, 420);
     }
-    if (!same) replaceFile(copy, bytes, 420);
     out.copy = realpathSync3(copy);
   } catch (err) {
     out.notes.push(`the merge driver was not registered: its copy of the helper could not be written (${err.message})`);
@@ -8259,6 +8276,7 @@ async function unregisterMergeDriver(root, env) {
   if (copy !== null) {
     try {
       unlinkSync10(copy);
+      rmSync3(path33.join(path33.dirname(copy), "lib"), { recursive: true, force: true });
       rmdirSync(path33.dirname(copy));
       rmdirSync(path33.dirname(path33.dirname(copy)));
     } catch {
@@ -8635,8 +8653,9 @@ async function measureDrift(root, env, anchors, nowMs, optsOrEarly = null) {
           nowDirty: status.snapshot.dirty,
           blobNow: (p) => blobIdOf(path34.join(top, p), format2),
           ...logs,
-          // A clone with no record of any save (a fresh clone) did not save this one either.
-          fromElsewhere: elsewhere || readSaves(root) === null
+          // A clone made after the save did not save it, record or not.
+          fromSaved: present && head !== null,
+          fromElsewhere: elsewhere || clonedAfter(gitDir, facts.saved.date?.ms ?? null)
         });
       }
       const isDirty = (list2, p) => list2.some((d) => d === p || d.endsWith("/") && p.startsWith(d));
@@ -9899,7 +9918,7 @@ exit: always 0 -- a broken hook must not break a session; problems go to stderr.
 });
 
 // src/store/archive-entries.ts
-import { lstatSync as lstatSync20, readdirSync as readdirSync12 } from "node:fs";
+import { lstatSync as lstatSync20, readdirSync as readdirSync13 } from "node:fs";
 import path37 from "node:path";
 function listArchives(root) {
   if (!checkTree(root)) return [];
@@ -9912,7 +9931,7 @@ function listArchives(root) {
   }
   if (st.isSymbolicLink() || !st.isDirectory()) throw new Refused(`${dir} is a link or not a directory; move it away`);
   const out = [];
-  for (const name2 of readdirSync12(dir)) {
+  for (const name2 of readdirSync13(dir)) {
     if (!ARCHIVE_NAME.test(name2)) continue;
     try {
       const s = lstatSync20(path37.join(dir, name2));
@@ -12226,7 +12245,7 @@ var init_plan = __esm({
 });
 
 // src/store/install-files.ts
-import { closeSync as closeSync11, constants as constants9, lstatSync as lstatSync22, mkdirSync as mkdirSync5, openSync as openSync9, readdirSync as readdirSync13, readFileSync as readFileSync12, readlinkSync as readlinkSync3, renameSync as renameSync5, rmdirSync as rmdirSync2, unlinkSync as unlinkSync11, writeSync as writeSync8, fsyncSync as fsyncSync4 } from "node:fs";
+import { closeSync as closeSync12, constants as constants9, lstatSync as lstatSync22, mkdirSync as mkdirSync5, openSync as openSync10, readdirSync as readdirSync14, readFileSync as readFileSync12, readlinkSync as readlinkSync3, renameSync as renameSync5, rmdirSync as rmdirSync2, unlinkSync as unlinkSync11, writeSync as writeSync8, fsyncSync as fsyncSync4 } from "node:fs";
 import path40 from "node:path";
 async function readAgentFile(file, snippet, links = 1) {
   let read;
@@ -12359,12 +12378,12 @@ function recordNode(dir, execPath) {
   } catch {
   }
   const temp = `${target}.tmp-${process.pid}-${randomHex8()}`;
-  const fd = openSync9(temp, constants9.O_WRONLY | constants9.O_CREAT | constants9.O_EXCL | constants9.O_NOFOLLOW, 420);
+  const fd = openSync10(temp, constants9.O_WRONLY | constants9.O_CREAT | constants9.O_EXCL | constants9.O_NOFOLLOW, 420);
   try {
     writeSync8(fd, Buffer.from(want));
     fsyncSync4(fd);
   } finally {
-    closeSync11(fd);
+    closeSync12(fd);
   }
   renameSync5(temp, target);
 }
@@ -12391,13 +12410,13 @@ function writeRecord(dir, record2) {
   const target = recordPath(dir, record2.path);
   dropDeadTemps(target);
   const temp = `${target}.tmp-${process.pid}-${randomHex8()}`;
-  const fd = openSync9(temp, constants9.O_WRONLY | constants9.O_CREAT | constants9.O_EXCL | constants9.O_NOFOLLOW, 384);
+  const fd = openSync10(temp, constants9.O_WRONLY | constants9.O_CREAT | constants9.O_EXCL | constants9.O_NOFOLLOW, 384);
   try {
     const buf = Buffer.from(JSON.stringify(record2));
     writeSync8(fd, buf);
     fsyncSync4(fd);
   } finally {
-    closeSync11(fd);
+    closeSync12(fd);
   }
   renameSync5(temp, target);
   return made;
@@ -12406,7 +12425,7 @@ function dropDeadTemps(target) {
   const prefix = `${path40.basename(target)}.tmp-`;
   let names3;
   try {
-    names3 = readdirSync13(path40.dirname(target));
+    names3 = readdirSync14(path40.dirname(target));
   } catch {
     return;
   }
@@ -12448,7 +12467,7 @@ var init_install_files = __esm({
 });
 
 // src/store/install-repair.ts
-import { closeSync as closeSync12, linkSync as linkSync6, unlinkSync as unlinkSync12 } from "node:fs";
+import { closeSync as closeSync13, linkSync as linkSync6, unlinkSync as unlinkSync12 } from "node:fs";
 import path41 from "node:path";
 function saveId2(e) {
   return e.name.slice(e.name.lastIndexOf(".") + 1).replace(/^(tmp|claim)-/, "");
@@ -12465,7 +12484,7 @@ function bytesOf(p) {
   try {
     return opened.stat.nlink === 1n ? readAll(opened.fd) : null;
   } finally {
-    closeSync12(opened.fd);
+    closeSync13(opened.fd);
   }
 }
 function planLeftovers(dir, name2) {
@@ -13414,7 +13433,7 @@ var doctor_exports = {};
 __export(doctor_exports, {
   doctorVerb: () => doctorVerb
 });
-import { lstatSync as lstatSync25, readdirSync as readdirSync14, readFileSync as readFileSync15 } from "node:fs";
+import { lstatSync as lstatSync25, readdirSync as readdirSync15, readFileSync as readFileSync15 } from "node:fs";
 import path49 from "node:path";
 function readText(p) {
   try {
@@ -13653,7 +13672,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
         if (mergeDriverMissing(root)) problems.push({ what: MERGE_DRIVER_MISSING, fix: cmd("publish") });
         let archives = 0;
         try {
-          archives = readdirSync14(archiveDir(root)).filter((n2) => ARCHIVE_NAME.test(n2)).length;
+          archives = readdirSync15(archiveDir(root)).filter((n2) => ARCHIVE_NAME.test(n2)).length;
         } catch {
         }
         const journalFiles = listJournal(root);
@@ -14428,12 +14447,12 @@ var init_transcripts = __esm({
 });
 
 // src/agents/transcripts/tail.ts
-import { closeSync as closeSync13, constants as constants10, fstatSync as fstatSync6, openSync as openSync10, readSync as readSync6 } from "node:fs";
+import { closeSync as closeSync14, constants as constants10, fstatSync as fstatSync6, openSync as openSync11, readSync as readSync7 } from "node:fs";
 function readAt2(fd, length, position) {
   const buf = Buffer.allocUnsafe(length);
   let got = 0;
   while (got < length) {
-    const n2 = readSync6(fd, buf, got, length - got, position + got);
+    const n2 = readSync7(fd, buf, got, length - got, position + got);
     if (n2 === 0) break;
     got += n2;
   }
@@ -14458,7 +14477,7 @@ function openTranscript(transcriptPath) {
   transcriptPath = where.path;
   let fd;
   try {
-    fd = openSync10(transcriptPath, constants10.O_RDONLY | constants10.O_NOFOLLOW | constants10.O_NONBLOCK);
+    fd = openSync11(transcriptPath, constants10.O_RDONLY | constants10.O_NOFOLLOW | constants10.O_NONBLOCK);
   } catch (err) {
     const code = err.code;
     return { ok: false, reason: code === "ENOENT" ? "the transcript does not exist" : code === "ELOOP" ? "the transcript is a link" : `the transcript cannot be opened (${code ?? "error"})` };
@@ -14471,12 +14490,12 @@ function openTranscript(transcriptPath) {
   } catch (err) {
     reason = readFailure(err);
   }
-  closeSync13(fd);
+  closeSync14(fd);
   return { ok: false, reason };
 }
 function closeTranscript(file) {
   try {
-    closeSync13(file.fd);
+    closeSync14(file.fd);
   } catch {
   }
 }
@@ -15406,7 +15425,7 @@ var init_checkpoint_verb = __esm({
 });
 
 // src/journal/search.ts
-import { readdirSync as readdirSync15 } from "node:fs";
+import { readdirSync as readdirSync16 } from "node:fs";
 import path52 from "node:path";
 function queryWords(query) {
   return [...new Set((query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => w.length > 0))];
@@ -15469,7 +15488,7 @@ async function readText2(p, file, notes) {
 }
 function names2(dir) {
   try {
-    return readdirSync15(dir).sort();
+    return readdirSync16(dir).sort();
   } catch {
     return [];
   }
@@ -15887,15 +15906,15 @@ var merge_driver_exports = {};
 __export(merge_driver_exports, {
   mergeDriverVerb: () => mergeDriverVerb
 });
-import { closeSync as closeSync14, constants as constants11, fstatSync as fstatSync7, lstatSync as lstatSync26, mkdirSync as mkdirSync7, openSync as openSync11, readFileSync as readFileSync16, writeSync as writeSync9 } from "node:fs";
+import { closeSync as closeSync15, constants as constants11, fstatSync as fstatSync7, lstatSync as lstatSync26, mkdirSync as mkdirSync7, openSync as openSync12, readFileSync as readFileSync16, writeSync as writeSync9 } from "node:fs";
 import path55 from "node:path";
 function readRegularBytes(p) {
-  const fd = openSync11(p, constants11.O_RDONLY | NOFOLLOW);
+  const fd = openSync12(p, constants11.O_RDONLY | NOFOLLOW);
   try {
     if (!fstatSync7(fd).isFile()) throw new Error(`${p} is not a regular file`);
     return readFileSync16(fd);
   } finally {
-    closeSync14(fd);
+    closeSync15(fd);
   }
 }
 function memorySide(p, side) {
@@ -15905,12 +15924,12 @@ function memorySide(p, side) {
   return m.text;
 }
 function writeResult(p, text2) {
-  const fd = openSync11(p, constants11.O_WRONLY | constants11.O_TRUNC | NOFOLLOW);
+  const fd = openSync12(p, constants11.O_WRONLY | constants11.O_TRUNC | NOFOLLOW);
   try {
     if (!fstatSync7(fd).isFile()) throw new Error(`${p} is not a regular file`);
     writeSync9(fd, Buffer.from(text2, "utf8"));
   } finally {
-    closeSync14(fd);
+    closeSync15(fd);
   }
 }
 function archiveDirOf(top, memRel) {
@@ -15929,11 +15948,11 @@ function archiveDirOf(top, memRel) {
   return at3;
 }
 function createExclusive(p, text2) {
-  const fd = openSync11(p, constants11.O_WRONLY | constants11.O_CREAT | constants11.O_EXCL | NOFOLLOW, 384);
+  const fd = openSync12(p, constants11.O_WRONLY | constants11.O_CREAT | constants11.O_EXCL | NOFOLLOW, 384);
   try {
     writeSync9(fd, Buffer.from(text2, "utf8"));
   } finally {
-    closeSync14(fd);
+    closeSync15(fd);
   }
 }
 var NOFOLLOW, mergeDriverVerb;

@@ -11,10 +11,10 @@ import { blobIdOf, objectFormat } from "./blob-id.ts";
 import { branchPresent, isShallow, reflogNames } from "./git-files.ts";
 import { gitDirOf, gitTopOf, inProgressOf, inProgressWords } from "./in-progress.ts";
 import { commonDirOf } from "./git-dir.ts";
-import { fatesOf, gatherFateLogs } from "./fates.ts";
+import { clonedAfter, fatesOf, gatherFateLogs } from "./fates.ts";
 import { GitUnavailable, runGit, type GitResult } from "./run.ts";
 import { attributesNotOurs } from "./merge-driver-config.ts";
-import { notSavedHere, readSaves } from "./saves.ts";
+import { notSavedHere } from "./saves.ts";
 import { readSnapshot, type Snapshot, type SnapshotResult } from "./status.ts";
 import { assessDrift, effectiveBranch, type DriftFacts, type DriftReport, type GitState } from "./verdict.ts";
 
@@ -262,8 +262,9 @@ export async function measureDrift(
           nowDirty: status.snapshot.dirty,
           blobNow: (p) => blobIdOf(path.join(top, p), format),
           ...logs,
-          // A clone with no record of any save (a fresh clone) did not save this one either.
-          fromElsewhere: elsewhere || readSaves(root) === null,
+          // A clone made after the save did not save it, record or not.
+          fromSaved: present && head !== null,
+          fromElsewhere: elsewhere || clonedAfter(gitDir, facts.saved.date?.ms ?? null),
         });
       }
       // Uncommitted edits to key files since the save: dirty now (an untracked folder counts for

@@ -1,7 +1,7 @@
 // What became of each file dirty at the save (docs/design.md#what-became-of-the-dirty-files):
 // exactly one fate per file, told from git's own records, so that drift's summary, its JSON
 // and the brief read one answer and can never disagree.
-import { existsSync } from "node:fs";
+import { closeSync, existsSync, openSync, readSync } from "node:fs";
 import path from "node:path";
 import type { DirtyHash } from "../schema/anchor-lines.ts";
 import type { GitResult } from "./run.ts";
@@ -54,6 +54,8 @@ export interface FateInputs {
   stashes: Touch[] | null;
   /** The handoff was saved in another clone: its uncommitted work is not here. */
   fromElsewhere: boolean;
+  /** The walks started at the saved commit (its object is here): finding nothing then means reverted. */
+  fromSaved: boolean;
 }
 
 /** Each saved dirty path's one fate, in the saved order. Pure. */
@@ -81,9 +83,27 @@ export function fatesOf(i: FateInputs): DirtyFate[] {
     const other = i.elsewhere?.find(holds);
     if (other) return { path: p, fate: "committed", commit: other.name, onHead: false };
     if (i.fromElsewhere) return { path: p, fate: "not-here" };
-    if (i.onHead === null || i.stashes === null) return { path: p, fate: "clean" };
+    if (!i.fromSaved || i.onHead === null || i.stashes === null) return { path: p, fate: "clean" };
     return { path: p, fate: "reverted" };
   });
+}
+
+/**
+ * True when this clone was made after `savedMs`: the first line of its HEAD reflog is git's
+ * `clone:` entry, dated later. Such a clone cannot hold the saving machine's uncommitted work.
+ */
+export function clonedAfter(gitDir: string | null, savedMs: number | null): boolean {
+  if (gitDir === null || savedMs === null) return false;
+  try {
+    const fd = openSync(path.join(gitDir, "logs", "HEAD"), "r");
+    const buf = Buffer.alloc(4096);
+    const n = readSync(fd, buf, 0, buf.length, 0);
+    closeSync(fd);
+    const m = / (\d+) [+-]\d{4}\tclone: /.exec(buf.subarray(0, n).toString("utf8").split("\n")[0] ?? "");
+    return m !== null && Number(m[1]) * 1000 >= savedMs;
+  } catch {
+    return false;
+  }
 }
 
 const RAW = ["--raw", "--no-abbrev", "--no-renames", "-z"];

@@ -2,7 +2,7 @@
 // section in this clone's git config, a block of ours in the root `.gitattributes`, and a copy
 // of the helper outside the work tree that the driver runs (a merge can change the helper in
 // the repository, never this copy). `install`, `uninstall` and `publish` each make one call.
-import { chmodSync, closeSync, constants, fsyncSync, lstatSync, mkdirSync, openSync, readFileSync, realpathSync, renameSync, rmdirSync, unlinkSync, writeSync } from "node:fs";
+import { chmodSync, closeSync, constants, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, realpathSync, renameSync, rmdirSync, rmSync, unlinkSync, writeSync } from "node:fs";
 import path from "node:path";
 import { randomBytes } from "node:crypto";
 import { commonDirOf } from "./git-files.ts";
@@ -134,15 +134,20 @@ export async function registerMergeDriver(root: string, helperPath: string | nul
     return out;
   }
   try {
-    const bytes = readFileSync(helperPath);
-    mkdirSync(path.dirname(copy), { recursive: true, mode: 0o700 });
-    let same = false;
-    try {
-      same = readRegular(copy)?.equals(bytes) ?? false;
-    } catch {
-      same = false;
+    // The entry loads its bundles from lib/ beside it: the copy takes them along.
+    const libDir = path.join(path.dirname(helperPath), "lib");
+    const files: [string, string][] = [[helperPath, copy], ...readdirSync(libDir).filter((f) => f.endsWith(".mjs")).map((f): [string, string] => [path.join(libDir, f), path.join(path.dirname(copy), "lib", f)])];
+    mkdirSync(path.join(path.dirname(copy), "lib"), { recursive: true, mode: 0o700 });
+    for (const [from, to] of files) {
+      const bytes = readFileSync(from);
+      let same = false;
+      try {
+        same = readRegular(to)?.equals(bytes) ?? false;
+      } catch {
+        same = false;
+      }
+      if (!same) replaceFile(to, bytes, 0o644);
     }
-    if (!same) replaceFile(copy, bytes, 0o644);
     out.copy = realpathSync(copy);
   } catch (err) {
     out.notes.push(`the merge driver was not registered: its copy of the helper could not be written (${(err as Error).message})`);
@@ -188,6 +193,7 @@ export async function unregisterMergeDriver(root: string, env: Record<string, st
   if (copy !== null) {
     try {
       unlinkSync(copy);
+      rmSync(path.join(path.dirname(copy), "lib"), { recursive: true, force: true });
       rmdirSync(path.dirname(copy));
       rmdirSync(path.dirname(path.dirname(copy)));
     } catch {
