@@ -2896,34 +2896,47 @@ function takeDraft(root, kind) {
   const st = lstatOrNull2(file);
   if (st === null) throw new Refused(`no draft at ${rel}: ${again}`);
   if (st.isDirectory()) throw new Refused(`${rel} is a directory, not a draft; move it away, then ${again}`);
-  try {
-    if (!st.isFile()) throw new Refused(`${rel} is ${st.isSymbolicLink() ? "a link" : "not a regular file"}; it was removed unread: ${again}`);
+  if (!st.isFile()) {
+    removeName(file, rel);
+    throw new Refused(`${rel} is ${st.isSymbolicLink() ? "a link" : "not a regular file"}; it was removed unread: ${again}`);
+  }
+  {
     let fd;
     try {
       fd = openSync5(file, constants5.O_RDONLY | constants5.O_NOFOLLOW | constants5.O_NONBLOCK);
     } catch (err) {
       const code = err.code;
+      removeName(file, rel);
       throw new Refused(`${rel} cannot be read (${code === "ELOOP" ? "it became a link" : code ?? "error"}); it was removed: ${again}`);
     }
     try {
       const now = fstatSync4(fd);
-      if (!now.isFile() || now.ino !== st.ino) throw new Refused(`${rel} was replaced while it was read; it was removed: ${again}`);
-      if (now.nlink !== 1) throw new Refused(`${rel} is hard-linked elsewhere; it was removed unread: ${again}`);
+      if (!now.isFile() || now.ino !== st.ino) throw new Refused(`${rel} was replaced while it was read; ${again}`);
+      if (now.nlink !== 1) {
+        removeName(file, rel);
+        throw new Refused(`${rel} is hard-linked elsewhere; it was removed unread: ${again}`);
+      }
       if ((now.mode & 63) !== 0) fchmodSync(fd, 384);
       if (now.size > MAX_DOCUMENT_BYTES) {
-        throw new Refused(`the draft ${rel} is ${now.size} bytes; memory documents are at most ${MAX_DOCUMENT_BYTES} bytes (shorten it); it was removed`);
+        throw new Refused(`the draft ${rel} is ${now.size} bytes; memory documents are at most ${MAX_DOCUMENT_BYTES} bytes (shorten it)`);
       }
       const buf = Buffer.alloc(MAX_DOCUMENT_BYTES + 1);
       let got = 0;
       for (let n2 = 1; n2 > 0 && got < buf.length; got += n2) n2 = readSync4(fd, buf, got, buf.length - got, got);
-      if (got > MAX_DOCUMENT_BYTES) throw new Refused(`the draft ${rel} grew past ${MAX_DOCUMENT_BYTES} bytes while it was read; it was removed`);
-      return buf.subarray(0, got);
+      if (got > MAX_DOCUMENT_BYTES) throw new Refused(`the draft ${rel} grew past ${MAX_DOCUMENT_BYTES} bytes while it was read`);
+      return { bytes: buf.subarray(0, got), id: draftId(now) };
     } finally {
       closeSync5(fd);
     }
-  } finally {
-    removeName(file, rel);
   }
+}
+function draftId(st) {
+  return `${st.ino} ${st.size} ${st.mtimeMs}`;
+}
+function removeDraft(root, kind, id) {
+  const file = draftPath(root, kind);
+  const st = lstatOrNull2(file);
+  if (st !== null && st.isFile() && draftId(st) === id) removeName(file, draftShown(kind));
 }
 function ensureDraftsIgnored(root) {
   const file = path13.join(draftsDir(root), ".gitignore");
@@ -3769,9 +3782,9 @@ the 5 newest archives (by <seq>, not by the clock) are kept.
 no shell ever sees it (a shell policy may refuse backticks, even in a quoted heredoc). The
 draft must be a regular file with one link, not reached through a link, at most 1,000,000
 bytes; one readable by others is made 0600 first. It is then redacted, checked and
-published exactly as stdin would be, and removed in every outcome, refusals included
-(a refusal then ends with "the draft .ai/memory/drafts/<kind>.md was removed: write it
-again before you retry"); a link, FIFO or hard-linked file there is removed unread, a directory is left.
+published exactly as stdin would be, and removed after a save (or "unchanged"); a refusal
+keeps it and ends with "the draft .ai/memory/drafts/<kind>.md was kept: fix it and run this
+again"; a link, FIFO or hard-linked file there is removed unread, a directory is left.
 drafts/ is never published: publish does not commit it, and the write creates
 drafts/.gitignore (ignoring everything there, itself included) when there is none;
 \`recover\` removes a draft left behind.
@@ -3883,11 +3896,11 @@ Other refusals, in these words (stderr "memory operation refused: <reason>"):
   <draft> is a link; it was removed unread: <again>
     (or "is not a regular file")
   <draft> cannot be read (<code>); it was removed: <again>
-  <draft> was replaced while it was read; it was removed: <again>
+  <draft> was replaced while it was read; <again>
   <draft> is hard-linked elsewhere; it was removed unread: <again>
   the draft <draft> is N bytes; memory documents are at most 1000000 bytes
-    (shorten it); it was removed
-  the draft <draft> grew past 1000000 bytes while it was read; it was removed
+    (shorten it)
+  the draft <draft> grew past 1000000 bytes while it was read
   <folder> is a link or not a directory, so <draft> was neither read nor
     removed; move it away, then write the draft again (<folder>: .ai, .ai/memory or
     .ai/memory/drafts)
@@ -7394,11 +7407,12 @@ var init_write = __esm({
       async run(ctx) {
         const kind = parseKind(ctx.positionals[0]);
         if (ctx.values["from-draft"] !== true) return save(ctx, kind, await stdinForValidate(ctx));
+        const root = rootOption(ctx);
         let draft;
-        let taken = false;
+        let taken = null;
         try {
-          const bytes = takeDraft(rootOption(ctx), kind);
-          taken = true;
+          taken = takeDraft(root, kind);
+          const bytes = taken.bytes;
           draft = () => bytes;
         } catch (err) {
           if (!(err instanceof HelperError)) throw err;
@@ -7407,10 +7421,12 @@ var init_write = __esm({
           };
         }
         try {
-          return await save(ctx, kind, draft);
+          const out = await save(ctx, kind, draft);
+          if (taken !== null && out.code === 0) removeDraft(root, kind, taken.id);
+          return out;
         } catch (err) {
-          if (taken && err instanceof HelperError) err.message += `
-the draft .ai/memory/drafts/${kind}.md was removed: write it again before you retry`;
+          if (taken !== null && err instanceof HelperError) err.message += `
+the draft .ai/memory/drafts/${kind}.md was kept: fix it and run this again`;
           throw err;
         }
       }
@@ -8942,16 +8958,16 @@ Compares the handoff's environment anchors (or, with --stdin, a pasted handoff o
 branch then and now (a HEAD saved as (detached) during a rebase of B counts as B, then and
 now; a saved branch that does not exist in this clone, locally or as a remote-tracking
 branch, is "not in this clone", branchChanged null, never drift by itself); whether the
-saved HEAD is still reachable from HEAD or a ref (a commit kept only by the reflog counts
-as rewritten); whether its object is here at all (a commit not fetched, or cut off by a
+saved HEAD is still reachable from HEAD or a ref, refs/stash included (a commit kept only
+by the reflog counts as rewritten); whether its object is here at all (a commit not fetched, or cut off by a
 shallow clone, is unverifiable unless this clone's reflog files name it); commits ahead / behind,
 leaving out memory-only commits (those whose diff -- a merge's against its first parent --
 touches only .ai/memory/: committing or pulling the handoff is not drift), counted apart;
 commits since the saved date when the HEAD is unreachable; age in days; key files that no
 longer exist, and key files changed since the save (git diff --name-only <saved> HEAD,
 intersected with the key files; outside git, by the \`- Key file mtimes:\` anchor); dirty
-files then and now, and those dirty at the save that are clean now (committed, or stashed
-or reverted); the operation in progress (rebase, merge, cherry-pick, revert, bisect) at
+files then and now, and what became of each file dirty at the save (committed in which
+commit, in which stash, reverted, still dirty, or not in this clone); the operation in progress (rebase, merge, cherry-pick, revert, bisect) at
 the save (its \`- In progress:\` anchor) and now (read from the git dir); the upstream's
 ahead / behind; who last committed the handoff, when it is tracked.
 
@@ -8993,8 +9009,11 @@ The summary (one line, parts joined by "; ") says, as they apply:
   - key files not created yet (absent at the save too): <paths>
   - key files with uncommitted changes: <paths> (dirty now, not dirty at the save)
   - dirty files: N then, M now
-  - N files dirty at the save are clean now (C committed, D stashed or reverted): <paths> (or "N files dirty at the save are clean now (committed, stashed or reverted): <paths>" when the commits since the save were not compared)
-  - dirty at the save, changed since the save: <paths> | dirty at the save, unchanged since the save: <paths> (by the \`- Dirty hashes:\` anchor; changed key files are in changedKeyFiles)
+  - one clause per fate of the files dirty at the save, each file in exactly one:
+    dirty at the save, committed in <id>[ (not on HEAD)]: <paths> | dirty at the save, now in stash@{N}: <paths> |
+    dirty at the save, reverted (neither committed nor stashed): <paths> | dirty at the save, still dirty and changed since: <paths> |
+    dirty at the save, still dirty and unchanged: <paths> | dirty at the save, still dirty: <paths> |
+    dirty in the clone that saved, not in this one: <paths> | dirty at the save, clean now (committed, stashed or reverted): <paths>
   - the handoff was not saved in this clone; its last commit is by "<author>" "<e-mail>" (both quoted; this clone records the tokens of its last 10 handoff saves in <git dir>/session-handoff/saves; outside git, or before its first save with this version, nothing is said)
   - upstream "<name>" is gone | upstream "<name>": A ahead, B behind
   - unverifiable anchors: <fields>
@@ -9027,12 +9046,13 @@ null), "git": {"state" ("repo", "not-repo", "broken", "missing", "timeout", "fai
 "changedKeyFiles" (with the saved object present, reachable or not: git diff --name-only
 <saved> HEAD, intersected with the key files), "cleanedDirty", "dirtyKeyFiles",
 "inProgress": {"saved","current"}, "provenance": {"committer","someoneElse"}|null (only when
-this clone did not save the handoff), "dirtySinceSave": {"changed","unchanged"}|null,
+this clone did not save the handoff), "dirtyFates": [{"path","fate" ("committed" with "commit" and
+"onHead", "stashed" with "stash", "reverted", "changed", "unchanged", "dirty", "not-here", "clean")}],
 "summary", "gitProcesses"}.
 
 Runs 2 git processes in the usual case (status, and one log of the commits between the
-saved HEAD and HEAD); one diff more when the HEAD moved and there are key files or cleaned
-dirty files; a reachability check and a since-date count only when the saved HEAD is not
+saved HEAD and HEAD); one diff more when the HEAD moved and there are key files; three logs
+(HEAD, the other refs, the stash) limited to the saved dirty files that are clean now; a reachability check and a since-date count only when the saved HEAD is not
 in HEAD, and then, with its object present, the patch-equivalence count (so at most 6);
 a log of the handoff only when this clone did not save it and no commit since the save
 touched it. The shallow state, the reflogs, branch existence and dirty files' blob ids are

@@ -70,16 +70,16 @@ Compares the handoff's environment anchors (or, with --stdin, a pasted handoff o
 branch then and now (a HEAD saved as (detached) during a rebase of B counts as B, then and
 now; a saved branch that does not exist in this clone, locally or as a remote-tracking
 branch, is "not in this clone", branchChanged null, never drift by itself); whether the
-saved HEAD is still reachable from HEAD or a ref (a commit kept only by the reflog counts
-as rewritten); whether its object is here at all (a commit not fetched, or cut off by a
+saved HEAD is still reachable from HEAD or a ref, refs/stash included (a commit kept only
+by the reflog counts as rewritten); whether its object is here at all (a commit not fetched, or cut off by a
 shallow clone, is unverifiable unless this clone's reflog files name it); commits ahead / behind,
 leaving out memory-only commits (those whose diff -- a merge's against its first parent --
 touches only .ai/memory/: committing or pulling the handoff is not drift), counted apart;
 commits since the saved date when the HEAD is unreachable; age in days; key files that no
 longer exist, and key files changed since the save (git diff --name-only <saved> HEAD,
 intersected with the key files; outside git, by the \`- Key file mtimes:\` anchor); dirty
-files then and now, and those dirty at the save that are clean now (committed, or stashed
-or reverted); the operation in progress (rebase, merge, cherry-pick, revert, bisect) at
+files then and now, and what became of each file dirty at the save (committed in which
+commit, in which stash, reverted, still dirty, or not in this clone); the operation in progress (rebase, merge, cherry-pick, revert, bisect) at
 the save (its \`- In progress:\` anchor) and now (read from the git dir); the upstream's
 ahead / behind; who last committed the handoff, when it is tracked.
 
@@ -121,8 +121,11 @@ The summary (one line, parts joined by "; ") says, as they apply:
   - key files not created yet (absent at the save too): <paths>
   - key files with uncommitted changes: <paths> (dirty now, not dirty at the save)
   - dirty files: N then, M now
-  - N files dirty at the save are clean now (C committed, D stashed or reverted): <paths> (or "N files dirty at the save are clean now (committed, stashed or reverted): <paths>" when the commits since the save were not compared)
-  - dirty at the save, changed since the save: <paths> | dirty at the save, unchanged since the save: <paths> (by the \`- Dirty hashes:\` anchor; changed key files are in changedKeyFiles)
+  - one clause per fate of the files dirty at the save, each file in exactly one:
+    dirty at the save, committed in <id>[ (not on HEAD)]: <paths> | dirty at the save, now in stash@{N}: <paths> |
+    dirty at the save, reverted (neither committed nor stashed): <paths> | dirty at the save, still dirty and changed since: <paths> |
+    dirty at the save, still dirty and unchanged: <paths> | dirty at the save, still dirty: <paths> |
+    dirty in the clone that saved, not in this one: <paths> | dirty at the save, clean now (committed, stashed or reverted): <paths>
   - the handoff was not saved in this clone; its last commit is by "<author>" "<e-mail>" (both quoted; this clone records the tokens of its last 10 handoff saves in <git dir>/session-handoff/saves; outside git, or before its first save with this version, nothing is said)
   - upstream "<name>" is gone | upstream "<name>": A ahead, B behind
   - unverifiable anchors: <fields>
@@ -155,12 +158,13 @@ null), "git": {"state" ("repo", "not-repo", "broken", "missing", "timeout", "fai
 "changedKeyFiles" (with the saved object present, reachable or not: git diff --name-only
 <saved> HEAD, intersected with the key files), "cleanedDirty", "dirtyKeyFiles",
 "inProgress": {"saved","current"}, "provenance": {"committer","someoneElse"}|null (only when
-this clone did not save the handoff), "dirtySinceSave": {"changed","unchanged"}|null,
+this clone did not save the handoff), "dirtyFates": [{"path","fate" ("committed" with "commit" and
+"onHead", "stashed" with "stash", "reverted", "changed", "unchanged", "dirty", "not-here", "clean")}],
 "summary", "gitProcesses"}.
 
 Runs 2 git processes in the usual case (status, and one log of the commits between the
-saved HEAD and HEAD); one diff more when the HEAD moved and there are key files or cleaned
-dirty files; a reachability check and a since-date count only when the saved HEAD is not
+saved HEAD and HEAD); one diff more when the HEAD moved and there are key files; three logs
+(HEAD, the other refs, the stash) limited to the saved dirty files that are clean now; a reachability check and a since-date count only when the saved HEAD is not
 in HEAD, and then, with its object present, the patch-equivalence count (so at most 6);
 a log of the handoff only when this clone did not save it and no commit since the save
 touched it. The shallow state, the reflogs, branch existence and dirty files' blob ids are

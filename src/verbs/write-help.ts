@@ -19,9 +19,9 @@ the 5 newest archives (by <seq>, not by the clock) are kept.
 no shell ever sees it (a shell policy may refuse backticks, even in a quoted heredoc). The
 draft must be a regular file with one link, not reached through a link, at most 1,000,000
 bytes; one readable by others is made 0600 first. It is then redacted, checked and
-published exactly as stdin would be, and removed in every outcome, refusals included
-(a refusal then ends with "the draft .ai/memory/drafts/<kind>.md was removed: write it
-again before you retry"); a link, FIFO or hard-linked file there is removed unread, a directory is left.
+published exactly as stdin would be, and removed after a save (or "unchanged"); a refusal
+keeps it and ends with "the draft .ai/memory/drafts/<kind>.md was kept: fix it and run this
+again"; a link, FIFO or hard-linked file there is removed unread, a directory is left.
 drafts/ is never published: publish does not commit it, and the write creates
 drafts/.gitignore (ignoring everything there, itself included) when there is none;
 \`recover\` removes a draft left behind.
@@ -133,11 +133,11 @@ Other refusals, in these words (stderr "memory operation refused: <reason>"):
   <draft> is a link; it was removed unread: <again>
     (or "is not a regular file")
   <draft> cannot be read (<code>); it was removed: <again>
-  <draft> was replaced while it was read; it was removed: <again>
+  <draft> was replaced while it was read; <again>
   <draft> is hard-linked elsewhere; it was removed unread: <again>
   the draft <draft> is N bytes; memory documents are at most 1000000 bytes
-    (shorten it); it was removed
-  the draft <draft> grew past 1000000 bytes while it was read; it was removed
+    (shorten it)
+  the draft <draft> grew past 1000000 bytes while it was read
   <folder> is a link or not a directory, so <draft> was neither read nor
     removed; move it away, then write the draft again (<folder>: .ai, .ai/memory or
     .ai/memory/drafts)
