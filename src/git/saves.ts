@@ -42,7 +42,7 @@ export function statKey(st: { size: bigint; mtimeNs: bigint; ctimeNs: bigint; in
 /**
  * True when the handoff is still the very file one of this clone's saves published (same
  * size, mtime, ctime and inode as recorded): then it was saved here, with no hashing (the
- * hook's hot path loads no crypto). False means "not known so": the caller hashes.
+ * hook then loads no crypto). False means "not known so": the caller hashes.
  */
 export function savedHereByStat(root: string, key: string): boolean {
   const p = savesPath(root);

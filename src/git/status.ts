@@ -46,7 +46,7 @@ export const STATUS_ARGS = ["status", "--porcelain=v2", "--branch", "-z", "--unt
 
 /**
  * The status command leaving out, besides the memory dir, `excludes` (the running skill's
- * folder, ruling 17; docs/design.md#verdicts-and-the-brief): root-relative paths the helper computed itself, as literal exclude
+ * folder; docs/design.md#verdicts-and-the-brief): root-relative paths the helper computed itself, as literal exclude
  * pathspecs.
  */
 export function statusArgs(excludes: readonly string[] = []): readonly string[] {
@@ -106,8 +106,8 @@ export async function readSnapshot(root: string, env: Record<string, string | un
   const r = await runGit(root, statusArgs(excludes), env);
   if (r.code !== 0) {
     const note = firstLine(r.stderr) || `git status exited ${r.code}`;
-    // A repository git cannot read is not "no repository" (issue 23, docs/design.md#verdicts-and-the-brief): one process
-    // more, only on this failure, asks git whether a work tree is there at all.
+    // A repository git cannot read is not "no repository" (issue 23, docs/design.md#verdicts-and-the-brief): one
+    // process more, only on this failure, asks git whether a work tree is there at all.
     const inside = await runGit(root, ["rev-parse", "--is-inside-work-tree"], env);
     return { kind: inside.code === 0 && inside.stdout.toString("utf8").trim() === "true" ? "broken" : "not-repo", note };
   }

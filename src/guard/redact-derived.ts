@@ -1,5 +1,5 @@
 /**
- * The derived forms ruling 53 judges (docs/decisions/redaction-prefixes.md): base64 runs
+ * The derived forms a secret hides in (docs/decisions/redaction-prefixes.md): base64 runs
  * decoded, and tokens split over consecutive lines under one constant prefix, joined. Each
  * derived text is built in one pass over the original and maps its offsets back to it; the
  * shape rules then run once over it (redact.ts). Pure; linear.

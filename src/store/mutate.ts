@@ -3,7 +3,6 @@ import { acquireLock, type LockHandle } from "./lock.ts";
 import { checkTree, memoryDir } from "./paths.ts";
 import { assertNotPaused } from "./pause.ts";
 import { needsRepair } from "./recover.ts";
-// Cold code (src/cold/, build.mjs): compiled only when `needsRepair` finds an interrupted save.
 import { repair } from "./repair.ts";
 
 /** Options common to every mutating verb. */
@@ -12,8 +11,9 @@ export interface MutateOptions {
   env: Record<string, string | undefined>;
   lockTimeoutSeconds: number;
   /**
-   * Checks on the caller's input that come after "busy" in the refusal order (docs/design.md#tokens-and-the-publication-protocol:
-   * usage, then paused, then busy, then the rest). Called before anything is created.
+   * Checks on the caller's input that come after "busy" in the refusal order
+   * (docs/design.md#tokens-and-the-publication-protocol: usage, then paused, then busy, then the rest). Called before
+   * anything is created.
    */
   validate?: () => void;
   /**
@@ -26,10 +26,9 @@ export interface MutateOptions {
 }
 
 /**
- * Runs `body` under the memory lock, after the kill switch, the tree checks and the repair
- * of anything an interrupted save left ("the next write … repairs"; docs/design.md#tokens-and-the-publication-protocol). Creates the
- * memory dir (0700) only once the input passed `validate`, so that a refusal
- * leaves the disk as it was.
+ * Runs `body` under the memory lock, after the kill switch, the tree checks and the repair of anything an interrupted
+ * save left ("the next write … repairs"; docs/design.md#tokens-and-the-publication-protocol). Creates the memory dir
+ * (0700) only once the input passed `validate`, so that a refusal leaves the disk as it was.
  * @returns body's result and the repair lines for stderr.
  * @throws Paused (4), Busy (5), Refused (2).
  */

@@ -3,7 +3,7 @@ import { lstatSync, mkdirSync, type Stats } from "node:fs";
 import path from "node:path";
 import { Refused } from "../errors.ts";
 
-/** The three memory kinds (contract, "Words"). */
+/** The three memory kinds. */
 export type Kind = "handoff" | "lessons" | "solutions";
 
 /** File name of each kind under the memory dir (docs/design.md#files-on-disk). */
@@ -30,7 +30,7 @@ export const MAX_DOCUMENT_BYTES = 1_000_000;
 export const TARGETS = ["AGENTS.md", "CLAUDE.md"] as const;
 export type Target = (typeof TARGETS)[number];
 
-/** Prefix of a file's archive names (docs/design.md#files-on-disk, docs/design.md#tokens-and-the-publication-protocol): `HANDOFF.md` -> `HANDOFF`, `AGENTS.md` -> `AGENTS`. */
+/** Prefix of a file's archive names (docs/design.md#files-on-disk): `HANDOFF.md` -> `HANDOFF`. */
 export function archivePrefixOf(file: string): string {
   return file.replace(/\.md$/, "");
 }
@@ -56,7 +56,7 @@ function lstatOrNull(p: string): Stats | null {
   }
 }
 
-/** `<root>/.ai/memory` (contract, "Words"). */
+/** `<root>/.ai/memory`. */
 export function memoryDir(root: string): string {
   return path.join(root, ".ai", "memory");
 }
@@ -83,11 +83,12 @@ export function ensureDir(dir: string): void {
 }
 
 /**
- * Checks that each existing directory of the memory tree (`.ai`, `memory`, `archive`) is a
- * real directory, and reports how far the tree exists. With `create`, makes the missing ones
- * with mode 0700 (docs/design.md#files-on-disk).
+ * Checks that each existing directory of the memory tree (`.ai`, `memory`, `archive`) is a real directory, and
+ * reports how far the tree exists. With `create`, makes the missing ones with mode 0700
+ * (docs/design.md#files-on-disk).
  * @returns true when the memory dir exists (after creation, when asked).
- * @throws Refused (exit 2) when one of them is a link or not a directory (docs/design.md#tokens-and-the-publication-protocol).
+ * @throws Refused (exit 2) when one of them is a link or not a directory
+ *   (docs/design.md#tokens-and-the-publication-protocol).
  */
 export function checkTree(root: string, opts: { create?: boolean; archive?: boolean } = {}): boolean {
   const parts = [path.join(root, ".ai"), memoryDir(root)];

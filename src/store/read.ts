@@ -19,11 +19,10 @@ function changedWhileRead(filePath: string): Refused {
 }
 
 /**
- * Reads a file the helper manages (a memory file, or AGENTS.md / CLAUDE.md at the root) whole
- * and safely: no link followed, no FIFO waited on, one hard link, no torn read (docs/design.md#tokens-and-the-publication-protocol).
- * Never reports a false absence: when an interrupted save left the file in a claim, or a
- * publication is half done, it refuses and says to run `recover` (or to read again while a
- * live writer is at work).
+ * Reads a file the helper manages (a memory file, or AGENTS.md / CLAUDE.md at the root) whole and safely: no link
+ * followed, no FIFO waited on, one hard link, no torn read (docs/design.md#tokens-and-the-publication-protocol).
+ * Never reports a false absence: when an interrupted save left the file in a claim, or a publication is half done, it
+ * refuses and says to run `recover` (or to read again while a live writer is at work).
  * @returns null when the file is absent.
  * @throws Refused / UnsafeFile (exit 2).
  */

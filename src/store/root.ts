@@ -139,7 +139,7 @@ function memoryOwnedWell(dir: string, uid: number | undefined): boolean {
 
 /**
  * Why a folder above a trusted start must not be looked inside ({@link findRoot}'s rule,
- * ruling 50, docs/design.md#the-root), or null: for code that walks up on its own (the git top, git/git-dir.ts).
+ * docs/design.md#the-root), or null: for code that walks up on its own (the git top, git/git-dir.ts).
  * @param opts.uid the user to judge for (default: this process's; tests pass one).
  */
 export function distrustedAbove(dir: string, env: Record<string, string | undefined>, opts: { uid?: number } = {}): string | null {

@@ -22,8 +22,9 @@ import { ok, type Outcome, type Verb, type VerbContext } from "./types.ts";
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 /**
- * Why archived bytes cannot be republished as they are (only §1 and §4 grounds; docs/design.md#files-on-disk, docs/design.md#redaction),
- * or null. Nothing is normalised or redacted: a restore publishes the archive's exact bytes.
+ * Why archived bytes cannot be republished as they are (the file format and redaction; docs/design.md#files-on-disk,
+ * docs/design.md#redaction), or null. Nothing is normalised or redacted: a restore publishes the archive's exact
+ * bytes.
  */
 export function restoreProblem(bytes: Buffer): string | null {
   if (bytes.length === 0) return "it is empty";
@@ -60,7 +61,8 @@ async function list(ctx: VerbContext): Promise<Outcome> {
     }
     try {
       const bytes = (await readArchive(root, e.name)).bytes;
-      // The one verdict on bytes (docs/design.md#one-verdict-on-a-files-bytes): a NUL makes it unsafe, as `check` says of HANDOFF.md.
+      // The one verdict on bytes (docs/design.md#one-verdict-on-a-files-bytes): a NUL makes it unsafe, as `check`
+      // says of HANDOFF.md.
       if (firstNul(bytes) >= 0) {
         rows.push({ name: e.name, stateTime: null, goal: null, unsafe: true, nul: true });
         continue;
@@ -144,7 +146,7 @@ async function restore(ctx: VerbContext, name: string): Promise<Outcome> {
   return ok(`${first}\nCURRENT-SHA256: ${p.token}\n`, p.warnings);
 }
 
-/** `archives list|show NAME|restore NAME` (docs/design.md#tokens-and-the-publication-protocol, docs/design.md#files-on-disk). */
+/** `archives list|show NAME|restore NAME` (docs/design.md#tokens-and-the-publication-protocol). */
 export const archivesVerb: Verb = {
   name: "archives",
   options: {

@@ -1,4 +1,5 @@
-// `read checkpoint [--session ID]` (docs/design.md#tokens-and-the-publication-protocol), loaded on demand: the read verb stays small.
+// `read checkpoint [--session ID]` (docs/design.md#tokens-and-the-publication-protocol), loaded on demand: the read
+// verb stays small.
 import { renderEnvelope } from "../guard/envelope.ts";
 import { Refused } from "../errors.ts";
 import { checkpointsDir, checkpointsDirState, sessionFileId } from "../store/checkpoints.ts";
@@ -8,8 +9,8 @@ import { newestCheckpoint } from "./checkpoint-surface.ts";
 import { ok, type Outcome } from "./types.ts";
 
 /**
- * `read checkpoint [--session ID]` (docs/design.md#tokens-and-the-publication-protocol): as `read`, FILE `checkpoints/<id>.md`, the
- * newest by `Saved:` without `--session`; exit 3 (`CURRENT-SHA256: absent`) when none.
+ * `read checkpoint [--session ID]` (docs/design.md#tokens-and-the-publication-protocol): as `read`, FILE
+ * `checkpoints/<id>.md`, the newest by `Saved:` without `--session`; exit 3 (`CURRENT-SHA256: absent`) when none.
  * @throws Refused (exit 2) when `checkpoints/` or the file is unsafe.
  */
 export async function readCheckpoint(root: string, session: string | undefined): Promise<Outcome> {

@@ -21,40 +21,26 @@ export const publishVerb: Verb = {
   positionals: [0, 0],
   help: `usage: node memory_io.mjs publish [--root DIR] [--push] [--message M] [--json]
 
-Commits exactly the memory dir's public files -- HANDOFF.md, LESSONS.md, SOLUTIONS.md and
-archive/ (deletions of pruned archives included) -- and nothing else: whatever else is
-staged stays staged and out of the commit. Never private files, PAUSE, nor checkpoints/
-(they quote the user's words). Run it only on the user's explicit request.
+Commits exactly the memory dir's public files -- HANDOFF.md, LESSONS.md,
+SOLUTIONS.md and archive/ -- and nothing else: whatever else is staged stays out
+of the commit. Never private files, PAUSE, nor checkpoints/ (they quote the
+user's words). Run it only on the user's explicit request. Each run also
+registers the merge driver for this clone (\`merge-driver --help\`) and commits
+.gitattributes when it changed our block. Every line it prints:
+references/verbs.md#publish.
 
---message M   the commit message, one line (default "${DEFAULT_MESSAGE}"); a message
-              holding a secret (the rules of \`redact\`) is refused, naming its kind:
-              "--message holds a secret (<kinds>); write the message without it and
-              retry"; one with a line break or a control character: "--message must be
-              one non-empty line of text"
---push        then push HEAD to the current branch's upstream, and only there
-git runs without a terminal prompt (GIT_TERMINAL_PROMPT=0); its own error is shown.
+options:
+  --message M  the commit message, one line without a secret (default
+               "session-handoff: publish session memory")
+  --push       then push HEAD to the current branch's upstream, and only there
+  --root DIR   the project root
 
-Each run also registers the merge driver session-handoff for this clone (see
-\`merge-driver --help\`): a [merge "session-handoff"] section in .git/config, a block of ours in
-the root .gitattributes, the driver's copy of the helper under
-\${XDG_CONFIG_HOME:-~/.config}/session-handoff/driver/; unchanged ones are left as they are.
-It commits .gitattributes too when this run created or changed our block, or when the file
-holds our block and nothing else.
-
-stdout: "registered the merge driver session-handoff in .git/config" and "added the merge
-        driver's block to .gitattributes" when they changed; "published <n> file(s) in
-        <commit>" [then "${ATTRIBUTES_COMMITTED}"]
-        [and "pushed to <remote> <branch>"], or "nothing to publish".
-stderr: when the merge driver could not be registered, the publish goes on and says why:
-        "the merge driver was not registered: HOME is not set, so its copy of the helper
-        has no place", "the merge driver was not registered: its copy of the helper could
-        not be written (<why>)", ".gitattributes was not changed: <why>".
+stdout: "published <n> file(s) in <commit>" [and "pushed to <remote> <branch>"],
+        or "nothing to publish"; lines on the merge driver when it changed.
 ${ROOT_HELP}
-exit:   0 published, or nothing to publish; 2 refused (not a git repository, the memory
-        dir is git-ignored, no upstream for --push, a secret in --message, git failed: its
-        error follows; what the merge driver's step did or could not do is said on
-        stderr first, since it stays done);
-        4 paused.
+exit:   0 published, or nothing to publish; 2 refused (not a git repository, the
+        memory dir is git-ignored, no upstream for --push, a secret in
+        --message, git failed: its error follows); 4 paused.
 `,
   async run(ctx) {
     const root = rootOption(ctx);
