@@ -7961,12 +7961,8 @@ function fatesOf(i) {
       const now = i.blobNow(p);
       return { path: p, fate: (saved === "deleted" ? now === null : now === saved) ? "unchanged" : "changed" };
     }
-    const holds = (t) => {
-      for (const [q, id] of t.paths) {
-        if (p.endsWith("/") ? q.startsWith(p) : q === p && (!known || (saved === "deleted" ? ZERO.test(id) : id === saved))) return true;
-      }
-      return false;
-    };
+    const sameContent = (id) => !known || (saved === "deleted" ? ZERO.test(id) : id === saved);
+    const holds = (t) => [...t.paths].some(([q, id]) => p.endsWith("/") ? q.startsWith(p) : q === p && sameContent(id));
     const head = i.onHead?.find(holds);
     if (head) return { path: p, fate: "committed", commit: head.name, onHead: true };
     const stash = i.stashes?.find(holds);
@@ -7994,16 +7990,18 @@ function clonedAfter(gitDir, savedMs2) {
 async function gatherFateLogs(git2, opts) {
   if (opts.cleaned.length === 0) return { onHead: [], elsewhere: [], stashes: [] };
   const specs = ["--", ...opts.cleaned.map((p) => `:(top,literal)${p}`)];
-  const bound = opts.savedHead !== null ? [`^${opts.savedHead}`] : opts.savedDateMs !== null ? [`--since=@${Math.floor(opts.savedDateMs / 1e3)}`, "--max-count=500"] : ["--max-count=500"];
+  const since = opts.savedDateMs === null ? [] : [`--since=@${Math.floor(opts.savedDateMs / 1e3)}`];
+  const bound = opts.savedHead !== null ? [`^${opts.savedHead}`] : [...since, "--max-count=500"];
   const run2 = async (args) => {
     const r = await git2(args);
     return r.code === 0 ? parseRawLog(r.stdout) : null;
   };
   const hasStash = opts.commonDir !== null && existsSync2(path32.join(opts.commonDir, "logs", "refs", "stash"));
+  const notHead = opts.headExists ? ["^HEAD"] : [];
   const [onHead, elsewhere, stashes] = await Promise.all([
-    opts.headExists ? run2(["log", ...RAW, "--format=%x01%H", "HEAD", ...bound, ...specs]) : Promise.resolve([]),
-    run2(["log", ...RAW, "--format=%x01%H", "--exclude=refs/stash", "--all", ...opts.headExists ? ["^HEAD"] : [], ...bound, ...specs]),
-    hasStash ? run2(["log", "-g", "--diff-merges=first-parent", ...RAW, "--format=%x01%gd", "refs/stash", ...specs]) : Promise.resolve([])
+    opts.headExists ? run2(["log", ...RAW, "--format=%x01%H", "HEAD", ...bound, ...specs]) : [],
+    run2(["log", ...RAW, "--format=%x01%H", "--exclude=refs/stash", "--all", ...notHead, ...bound, ...specs]),
+    hasStash ? run2(["log", "-g", "--diff-merges=first-parent", ...RAW, "--format=%x01%gd", "refs/stash", ...specs]) : []
   ]);
   return { onHead, elsewhere, stashes };
 }

@@ -70,12 +70,9 @@ export function fatesOf(i: FateInputs): DirtyFate[] {
       return { path: p, fate: (saved === "deleted" ? now === null : now === saved) ? "unchanged" : "changed" };
     }
     // A folder (untracked when saved) is taken in by any change under it; a file by its saved content.
-    const holds = (t: Touch) => {
-      for (const [q, id] of t.paths) {
-        if (p.endsWith("/") ? q.startsWith(p) : q === p && (!known || (saved === "deleted" ? ZERO.test(id) : id === saved))) return true;
-      }
-      return false;
-    };
+    const sameContent = (id: string) => !known || (saved === "deleted" ? ZERO.test(id) : id === saved);
+    const holds = (t: Touch) =>
+      [...t.paths].some(([q, id]) => (p.endsWith("/") ? q.startsWith(p) : q === p && sameContent(id)));
     const head = i.onHead?.find(holds);
     if (head) return { path: p, fate: "committed", commit: head.name, onHead: true };
     const stash = i.stashes?.find(holds);
@@ -115,20 +112,30 @@ const RAW = ["--raw", "--no-abbrev", "--no-renames", "-z"];
  */
 export async function gatherFateLogs(
   git: (args: readonly string[]) => Promise<GitResult>,
-  opts: { top: string; commonDir: string | null; savedHead: string | null; savedDateMs: number | null; cleaned: readonly string[]; headExists: boolean },
+  opts: {
+    top: string;
+    commonDir: string | null;
+    savedHead: string | null;
+    savedDateMs: number | null;
+    cleaned: readonly string[];
+    headExists: boolean;
+  },
 ): Promise<Pick<FateInputs, "onHead" | "elsewhere" | "stashes">> {
   if (opts.cleaned.length === 0) return { onHead: [], elsewhere: [], stashes: [] };
   const specs = ["--", ...opts.cleaned.map((p) => `:(top,literal)${p}`)];
-  const bound = opts.savedHead !== null ? [`^${opts.savedHead}`] : opts.savedDateMs !== null ? [`--since=@${Math.floor(opts.savedDateMs / 1000)}`, "--max-count=500"] : ["--max-count=500"];
+  const since = opts.savedDateMs === null ? [] : [`--since=@${Math.floor(opts.savedDateMs / 1000)}`];
+  const bound = opts.savedHead !== null ? [`^${opts.savedHead}`] : [...since, "--max-count=500"];
   const run = async (args: string[]) => {
     const r = await git(args);
     return r.code === 0 ? parseRawLog(r.stdout) : null;
   };
   const hasStash = opts.commonDir !== null && existsSync(path.join(opts.commonDir, "logs", "refs", "stash"));
+  const notHead = opts.headExists ? ["^HEAD"] : [];
   const [onHead, elsewhere, stashes] = await Promise.all([
-    opts.headExists ? run(["log", ...RAW, "--format=%x01%H", "HEAD", ...bound, ...specs]) : Promise.resolve([]),
-    run(["log", ...RAW, "--format=%x01%H", "--exclude=refs/stash", "--all", ...(opts.headExists ? ["^HEAD"] : []), ...bound, ...specs]),
-    hasStash ? run(["log", "-g", "--diff-merges=first-parent", ...RAW, "--format=%x01%gd", "refs/stash", ...specs]) : Promise.resolve([]),
+    opts.headExists ? run(["log", ...RAW, "--format=%x01%H", "HEAD", ...bound, ...specs]) : [],
+    run(["log", ...RAW, "--format=%x01%H", "--exclude=refs/stash", "--all", ...notHead, ...bound, ...specs]),
+    hasStash ? run(["log", "-g", "--diff-merges=first-parent", ...RAW, "--format=%x01%gd", "refs/stash", ...specs])
+      : [],
   ]);
   return { onHead, elsewhere, stashes };
 }

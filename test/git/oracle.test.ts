@@ -13,7 +13,7 @@ import { cleanEnv, HELPER } from "../helpers.ts";
 
 const run = promisify(execFile);
 const BASE = mkdtempSync(path.join(tmpdir(), "sh-oracle-"));
-afterAll(() => rmSync(BASE, { recursive: true, force: true }));
+afterAll(() => rmSync(BASE, { recursive: true, force: true }), 600_000);
 const HOME = path.join(BASE, "home");
 mkdirSync(path.join(HOME, ".config"), { recursive: true });
 writeFileSync(path.join(HOME, ".gitconfig"), "[user]\n\tname = Ora\n\temail = ora@example.com\n[init]\n\tdefaultBranch = main\n[commit]\n\tgpgsign = false\n[advice]\n\tdetachedHead = false\n");
@@ -266,6 +266,9 @@ describe("the brief against git, seeded", () => {
             await oneSeed(s);
           } catch (err) {
             failures.push((err as Error).message.split("\n").slice(0, 12).join("\n"));
+          } finally {
+            // A seed's repositories go as soon as it is judged: 1,000 of them would fill the disk.
+            for (const d of [`s${s}`, `s${s}-clone`]) rmSync(path.join(BASE, d), { recursive: true, force: true });
           }
         }
       }),
