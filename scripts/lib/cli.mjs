@@ -703,26 +703,36 @@ function ensureDir(dir) {
     throw new Refused(`${dir} is a link or not a directory; memory must live in real directories under the root (move it away)`);
   }
 }
-function checkTree(root, opts = {}) {
-  const parts = [path2.join(root, ".ai"), memoryDir(root)];
-  if (opts.archive) parts.push(archiveDir(root));
-  for (const dir of parts) {
-    const st = lstatOrNull(dir);
-    if (st === null) {
-      if (!opts.create) return false;
-      ensureDir(dir);
+function treeVerdict(root, uid = process.getuid?.()) {
+  const mem = memoryDir(root);
+  for (const dir of [path2.join(root, ".ai"), mem, ...MEMORY_SUBDIRS.map((d) => path2.join(mem, d))]) {
+    let st;
+    try {
+      st = lstatSync2(dir);
+    } catch (err) {
+      if (err.code !== "ENOENT") return { dir, why: `cannot be inspected (${err.code ?? "error"})` };
+      if (dir === mem || dir === path2.dirname(mem)) return "missing";
       continue;
     }
-    if (st.isSymbolicLink()) {
-      throw new Refused(`${dir} is a link; memory must live in real directories under the root (move the link away)`);
-    }
-    if (!st.isDirectory()) {
-      throw new Refused(`${dir} is not a directory; move it away so the memory tree can be used`);
-    }
+    if (st.isSymbolicLink()) return { dir, why: "is a link" };
+    if (!st.isDirectory()) return { dir, why: "is not a directory" };
+    if (uid !== void 0 && st.uid !== uid && st.uid !== 0) return { dir, why: `belongs to another user (uid ${st.uid})` };
   }
-  return true;
+  return "ok";
 }
-var FILE_OF, HEADING_OF, MARKER, MAX_DOCUMENT_BYTES, TARGETS;
+function checkTree(root, opts = {}) {
+  let verdict = treeVerdict(root);
+  if (verdict === "missing") {
+    if (!opts.create) return false;
+    ensureDir(path2.join(root, ".ai"));
+    ensureDir(memoryDir(root));
+    verdict = treeVerdict(root);
+  }
+  if (verdict === "ok") return true;
+  if (verdict === "missing") return false;
+  throw new Refused(`${verdict.dir} ${verdict.why}; memory must live in real folders of yours under the root, so every verb refuses it: move it away`);
+}
+var FILE_OF, HEADING_OF, MARKER, MAX_DOCUMENT_BYTES, TARGETS, MEMORY_SUBDIRS;
 var init_paths = __esm({
   "src/store/paths.ts"() {
     "use strict";
@@ -741,6 +751,7 @@ var init_paths = __esm({
     MARKER = "<!-- memory-schema: v1 -->";
     MAX_DOCUMENT_BYTES = 1e6;
     TARGETS = ["AGENTS.md", "CLAUDE.md"];
+    MEMORY_SUBDIRS = ["archive", "journal", "checkpoints", "drafts"];
   }
 });
 
@@ -997,7 +1008,7 @@ async function readManagedFile(dir, file, memDir, opts = {}) {
 }
 async function readMemoryFile(root, kind, opts = {}) {
   if (!checkTree(root)) return null;
-  checkTree(root, { archive: true });
+  checkTree(root);
   const memDir = memoryDir(root);
   return readManagedFile(memDir, FILE_OF[kind], memDir, opts);
 }
@@ -1091,10 +1102,31 @@ function distrust(dir, uid, safe) {
   } catch {
     return null;
   }
-  if (st.uid === uid) return null;
-  const why = st.uid !== 0 ? `owned by another user (uid ${st.uid})` : (st.mode & 514) === 514 ? "a sticky folder anyone can write to" : null;
+  const why = (st.mode & 514) === 514 ? "a sticky folder anyone can write to" : st.uid !== uid && st.uid !== 0 ? `owned by another user (uid ${st.uid})` : null;
   if (why === null || listedSafe(dir, safe())) return null;
   return why;
+}
+function dubious(root, uid, env, safe) {
+  if (uid === void 0) return null;
+  for (let dir = root; ; ) {
+    if (dir !== root && distrust(dir, uid, safe) !== null) return null;
+    if (exists(path6.join(dir, ".git"))) {
+      let owner;
+      try {
+        owner = lstatSync4(dir).uid;
+      } catch {
+        return null;
+      }
+      const sudo = uid === 0 && /^\d+$/.test(env.SUDO_UID ?? "") ? Number(env.SUDO_UID) : null;
+      if (owner === uid || owner === sudo || listedSafe(dir, safe())) return null;
+      return new Refused(
+        `${dir} is a git repository owned by another user (uid ${owner}), which git refuses as dubious; its memory is not used: run from a project of your own, or, if you trust it, \`git config --global --add safe.directory ${dir}\``
+      );
+    }
+    const parent = path6.dirname(dir);
+    if (parent === dir || ceilings(env).includes(parent)) return null;
+    dir = parent;
+  }
 }
 function memoryOwnedWell(dir, uid) {
   if (uid === void 0) return true;
@@ -1127,10 +1159,19 @@ function findRoot(startPath, env, opts = {}) {
   if (!st.isDirectory()) throw new Refused(`root ${startPath} is not a directory; pass the project root with --root`);
   const home2 = env.HOME ? realOrNull(env.HOME) : null;
   if (home2 !== null && start === home2) throw new Refused(NOT_A_PROJECT);
-  if (exists(path6.join(start, ".ai", "memory"))) return { root: start, start, by: "memory" };
   const uid = "uid" in opts ? opts.uid : process.getuid?.();
   let safe = null;
   const safeList = () => safe ??= safeDirectories(env);
+  if (uid !== void 0 && (st.mode & 514) === 514 && !listedSafe(start, safeList())) {
+    throw new Refused(`${start} is a sticky folder anyone can write to (like /tmp), never a project: run it from a project folder or pass --root <project>`);
+  }
+  const found = walk(start, env, uid, safeList, home2);
+  const refusal = dubious(found.root, uid, env, safeList);
+  if (refusal !== null) throw refusal;
+  return found;
+}
+function walk(start, env, uid, safeList, home2) {
+  if (exists(path6.join(start, ".ai", "memory"))) return { root: start, start, by: "memory" };
   const stops = ceilings(env);
   const belowHome = home2 !== null && within(start, home2);
   let dir = start;
@@ -1166,6 +1207,9 @@ function rootOption(ctx, fallbackStart = null) {
   const given = typeof value === "string";
   const found = findRoot(path7.resolve(ctx.cwd, given ? value : fallbackStart ?? "."), ctx.env);
   if (given && found.root !== found.start) ctx.warn(`using root ${found.root}`);
+  if (!given && found.by === "memory" && found.root !== found.start && !exists(path7.join(found.root, ".git"))) {
+    ctx.warn(`using the memory of ${quotedPath(found.root)}, found above ${quotedPath(found.start)}, which is in no git repository: pass --root <project> to choose another`);
+  }
   if (!given && found.stopped) ctx.warn(`stopped looking for the project root at ${quotedPath(found.stopped.at)} (${found.stopped.why}); using ${quotedPath(found.root)}: pass --root <project> to choose another`);
   return found.root;
 }
@@ -2570,7 +2614,7 @@ var init_checkpoint_surface = __esm({
 async function readCheckpoint(root, session) {
   const absent = ok("CURRENT-SHA256: absent\n", [], 3);
   if (!checkTree(root)) return absent;
-  checkTree(root, { archive: true });
+  checkTree(root);
   const state = checkpointsDirState(root);
   if (state === "missing") return absent;
   if (state === "unsafe") throw new Refused(`${checkpointsDir(root)} is a link or not a directory; memory must live in real directories under the root (move it away)`);
@@ -3723,7 +3767,7 @@ async function underLock(opts, body) {
   const memDir = memoryDir(opts.root);
   assertNotPaused(memDir, opts.env);
   const existed = checkTree(opts.root);
-  if (existed) checkTree(opts.root, { archive: true });
+  if (existed) checkTree(opts.root);
   let lock = null;
   let repairs = [];
   try {
@@ -3731,7 +3775,7 @@ async function underLock(opts, body) {
     opts.validate?.();
     if (!existed) await opts.precheck?.();
     checkTree(opts.root, { create: true });
-    checkTree(opts.root, { archive: true });
+    checkTree(opts.root);
     if (lock === null) lock = await acquireLock(memDir, opts.lockTimeoutSeconds, { log: opts.env.MEMORY_IO_LOCK_LOG || void 0 });
     assertNotPaused(memDir, opts.env);
     repairs = needsRepair(opts.root) ? (await repair(opts.root, opts.failpoint)).map((line) => `recovered: ${line}`) : [];
@@ -3963,19 +4007,54 @@ function gitEnv(env) {
   out.GIT_OPTIONAL_LOCKS = "0";
   out.GIT_TERMINAL_PROMPT = "0";
   out.LC_ALL = "C";
+  delete out.GIT_EXTERNAL_DIFF;
+  out.GIT_PAGER = "cat";
   return out;
 }
-function runGit(cwd, args, env, timeoutMs = GIT_TIMEOUT_MS) {
+function namedOverrides(cwd, env, timeoutMs) {
+  let p = namedCache.get(cwd);
+  if (p === void 0) {
+    p = spawnGit(cwd, [...asArgs(NEUTRAL), "config", "-z", "--name-only", "--get-regexp", NAMED], env, timeoutMs).then((r) => {
+      const out = [];
+      for (const key of new Set(r.code === 0 ? r.stdout.toString("utf8").split("\0") : [])) {
+        const m = NAMED_PROGRAMS.exec(key);
+        if (m) out.push([key, m[3].toLowerCase() === "required" ? "false" : ""]);
+      }
+      return out;
+    });
+    namedCache.set(cwd, p);
+    p.catch(() => namedCache.delete(cwd));
+  }
+  return p;
+}
+function asArgs(pairs) {
+  return pairs.flatMap(([k, v]) => ["-c", `${k}=${v}`]);
+}
+function withConfig(env, pairs) {
+  const base = /^\d+$/.test(env.GIT_CONFIG_COUNT ?? "") ? Number(env.GIT_CONFIG_COUNT) : 0;
+  const out = { ...env };
+  pairs.forEach(([k, v], i) => {
+    out[`GIT_CONFIG_KEY_${base + i}`] = k;
+    out[`GIT_CONFIG_VALUE_${base + i}`] = v;
+  });
+  out.GIT_CONFIG_COUNT = String(base + pairs.length);
+  return out;
+}
+async function runGit(cwd, args, env, timeoutMs = GIT_TIMEOUT_MS, opts = {}) {
   for (const arg of args) {
     if (/[\0\n\r]/.test(arg)) throw new Error(`refusing to pass a git argument holding a control character: ${quotedValue(arg.slice(0, 200))}`);
   }
+  const base = gitEnv(env);
+  const named = await namedOverrides(cwd, base, timeoutMs);
+  const fixed = asArgs([...NEUTRAL, ...opts.hooksAndSigning ? [] : NO_HOOKS_NOR_SIGNING]);
+  return spawnGit(cwd, [...fixed, ...args], named.length > 0 ? withConfig(base, named) : base, timeoutMs);
+}
+function spawnGit(cwd, args, env, timeoutMs) {
   return new Promise((resolve, reject) => {
     execFile(
       "git",
-      // A repository's own config can name a command that `git status` runs (core.fsmonitor):
-      // the helper reads state, it never runs what a repository configures.
-      ["-c", "core.fsmonitor=false", ...args],
-      { cwd, env: gitEnv(env), encoding: "buffer", timeout: timeoutMs, killSignal: "SIGKILL", maxBuffer: 256 * 1024 * 1024, windowsHide: true },
+      ["--no-pager", ...args],
+      { cwd, env, encoding: "buffer", timeout: timeoutMs, killSignal: "SIGKILL", maxBuffer: 256 * 1024 * 1024, windowsHide: true },
       (err, stdout, stderr) => {
         if (err) {
           const e = err;
@@ -4002,7 +4081,7 @@ function runGit(cwd, args, env, timeoutMs = GIT_TIMEOUT_MS) {
 function firstLine(text2) {
   return (text2.split("\n").find((l) => l.trim() !== "") ?? "").trim();
 }
-var GIT_TIMEOUT_MS, GitUnavailable, DROPPED_ENV;
+var GIT_TIMEOUT_MS, GitUnavailable, DROPPED_ENV, NEUTRAL, NO_HOOKS_NOR_SIGNING, NAMED_PROGRAMS, NAMED, namedCache;
 var init_run = __esm({
   "src/git/run.ts"() {
     "use strict";
@@ -4034,6 +4113,22 @@ var init_run = __esm({
       "GIT_ICASE_PATHSPECS",
       "GIT_QUARANTINE_PATH"
     ];
+    NEUTRAL = [
+      ["core.fsmonitor", "false"],
+      ["core.pager", "cat"],
+      ["log.showSignature", "false"],
+      ["gc.auto", "0"],
+      ["maintenance.auto", "false"],
+      ["protocol.ext.allow", "never"]
+    ];
+    NO_HOOKS_NOR_SIGNING = [
+      ["core.hooksPath", "/dev/null"],
+      ["commit.gpgSign", "false"],
+      ["tag.gpgSign", "false"]
+    ];
+    NAMED_PROGRAMS = /^(filter|diff)\.(.+)\.(clean|smudge|process|required|textconv|command)$/i;
+    NAMED = "^(filter|diff)\\.";
+    namedCache = /* @__PURE__ */ new Map();
   }
 });
 
@@ -4091,7 +4186,16 @@ var init_status = __esm({
     "use strict";
     init_run();
     BROKEN_REPO_FIX = "repair it (a corrupt index: remove .git/index, then `git reset`; a missing object: `git fsck`, then fetch or restore it)";
-    STATUS_ARGS = ["status", "--porcelain=v2", "--branch", "-z", "--untracked-files=normal", "--", ":(exclude).ai/memory"];
+    STATUS_ARGS = [
+      "status",
+      "--porcelain=v2",
+      "--branch",
+      "-z",
+      "--untracked-files=normal",
+      "--ignore-submodules=dirty",
+      "--",
+      ":(exclude).ai/memory"
+    ];
   }
 });
 
@@ -7453,25 +7557,11 @@ CURRENT-SHA256: ${result.token}
 });
 
 // src/store/inspect.ts
-import { closeSync as closeSync9, fstatSync as fstatSync5, lstatSync as lstatSync17, readSync as readSync5 } from "node:fs";
+import { closeSync as closeSync9, fstatSync as fstatSync5, readSync as readSync5 } from "node:fs";
 import path29 from "node:path";
 function treeUnsafe(root) {
-  for (const dir of [path29.join(root, ".ai"), memoryDir(root)]) {
-    let st;
-    try {
-      st = lstatSync17(dir);
-    } catch (err) {
-      return err.code === "ENOENT" ? null : true;
-    }
-    if (st.isSymbolicLink() || !st.isDirectory()) return true;
-  }
-  try {
-    const st = lstatSync17(archiveDir(root));
-    if (st.isSymbolicLink() || !st.isDirectory()) return true;
-  } catch (err) {
-    if (err.code !== "ENOENT") return true;
-  }
-  return false;
+  const verdict = treeVerdict(root);
+  return verdict === "missing" ? null : verdict !== "ok";
 }
 function holdsNul(fd, head, n2) {
   if (firstNul(head.subarray(0, n2)) >= 0) return true;
@@ -7987,13 +8077,13 @@ function clonedAfter(gitDir, savedMs2) {
     return false;
   }
 }
-async function gatherFateLogs(git2, opts) {
+async function gatherFateLogs(git, opts) {
   if (opts.cleaned.length === 0) return { onHead: [], elsewhere: [], stashes: [] };
   const specs = ["--", ...opts.cleaned.map((p) => `:(top,literal)${p}`)];
   const since = opts.savedDateMs === null ? [] : [`--since=@${Math.floor(opts.savedDateMs / 1e3)}`];
   const bound = opts.savedHead !== null ? [`^${opts.savedHead}`] : [...since, "--max-count=500"];
   const run2 = async (args) => {
-    const r = await git2(args);
+    const r = await git(args);
     return r.code === 0 ? parseRawLog(r.stdout) : null;
   };
   const hasStash = opts.commonDir !== null && existsSync2(path32.join(opts.commonDir, "logs", "refs", "stash"));
@@ -8443,7 +8533,7 @@ function maybeTracked(gitDir, topRelative) {
 async function measureDrift(root, env, anchors, nowMs, optsOrEarly = null) {
   const opts = optsOrEarly === null || optsOrEarly instanceof Promise ? { early: optsOrEarly } : optsOrEarly;
   let processes = 1;
-  const git2 = (args) => {
+  const git = (args) => {
     processes++;
     return runGit(root, args, env);
   };
@@ -8479,7 +8569,7 @@ async function measureDrift(root, env, anchors, nowMs, optsOrEarly = null) {
   const handoffPath = `${prefix}.ai/memory/HANDOFF.md`;
   try {
     const statusP = opts.early ?? readSnapshot(root, env, opts.excludes ?? []);
-    const logP = head === null ? null : git2(historyArgs(head));
+    const logP = head === null ? null : git(historyArgs(head));
     const elsewhere = opts.handoffToken != null && notSavedHere(root, opts.handoffToken, opts.handoffText ?? null);
     logP?.catch(() => void 0);
     const status = await statusP;
@@ -8496,13 +8586,13 @@ async function measureDrift(root, env, anchors, nowMs, optsOrEarly = null) {
         facts.savedBranchPresent = branchPresent(gitDir, savedBranch);
       }
       let committer = null;
-      if (head !== null && logP !== null) committer = await measureHead(facts, status.snapshot, head, await logP, git2, `${prefix}.ai/memory/`, gitDir);
+      if (head !== null && logP !== null) committer = await measureHead(facts, status.snapshot, head, await logP, git, `${prefix}.ai/memory/`, gitDir);
       const cleaned = facts.saved.dirty === null ? [] : facts.saved.dirty.filter((p) => !status.snapshot.dirty.includes(p));
       const moved = head !== null && status.snapshot.head !== null && status.snapshot.head !== head;
       const present2 = facts.headReachable === true || facts.headReachable === false && !facts.objectMissing;
       if (head !== null && !moved && facts.headReachable === true) facts.changedSinceSave = [];
       else if (moved && present2 && keyFiles.length > 0) {
-        const d = await git2(["diff", "--name-only", "-z", "--no-renames", head, "HEAD"]);
+        const d = await git(["diff", "--name-only", "-z", "--no-renames", head, "HEAD"]);
         if (d.code === 0) facts.changedSinceSave = d.stdout.toString("utf8").split("\0").filter((p) => p !== "");
       }
       if (facts.changedSinceSave !== null) {
@@ -8511,7 +8601,7 @@ async function measureDrift(root, env, anchors, nowMs, optsOrEarly = null) {
       }
       if (top !== null && facts.saved.dirty !== null) {
         const format2 = objectFormat(gitDir);
-        const logs = await gatherFateLogs(git2, {
+        const logs = await gatherFateLogs(git, {
           top,
           commonDir: gitDir === null ? null : commonDirOf(gitDir),
           savedHead: present2 ? head : null,
@@ -8534,7 +8624,7 @@ async function measureDrift(root, env, anchors, nowMs, optsOrEarly = null) {
       facts.dirtyKeyFiles = keyFiles.filter((k) => isDirty(status.snapshot.dirty, `${prefix}${k}`) && !isDirty(facts.saved.dirty ?? [], `${prefix}${k}`));
       if (elsewhere) {
         if (committer === null && status.snapshot.head !== null && maybeTracked(gitDir, handoffPath)) {
-          const last = await git2(["log", "-1", "--format=%an%x03%ae", "--", `:(top,literal)${handoffPath}`]);
+          const last = await git(["log", "-1", "--format=%an%x03%ae", "--", `:(top,literal)${handoffPath}`]);
           committer = last.code === 0 ? last.stdout.toString("utf8").trim() || null : null;
         }
         facts.provenance = { committer: committer === null ? null : authorWords(committer), someoneElse: true };
@@ -8549,7 +8639,7 @@ async function measureDrift(root, env, anchors, nowMs, optsOrEarly = null) {
   }
   const stats = await keyFilesP;
   const missing = stats.filter((k) => k.stat === null).map((k) => k.path);
-  const notYet = await absentAtSave(missing, facts, anchors, prefix, git2);
+  const notYet = await absentAtSave(missing, facts, anchors, prefix, git);
   facts.missingKeyFiles = missing.filter((k) => !notYet.includes(k));
   facts.keyFilesNotYetCreated = notYet;
   if (facts.git.state !== "repo") {
@@ -8558,7 +8648,7 @@ async function measureDrift(root, env, anchors, nowMs, optsOrEarly = null) {
   }
   return { report: assessDrift(facts), gitProcesses: processes };
 }
-async function absentAtSave(missing, facts, anchors, prefix, git2) {
+async function absentAtSave(missing, facts, anchors, prefix, git) {
   if (missing.length === 0) return [];
   if (facts.git.state !== "repo") {
     const saved = new Map(anchors.keyFileMtimes.map((k) => [k.path, k.mtime]));
@@ -8567,7 +8657,7 @@ async function absentAtSave(missing, facts, anchors, prefix, git2) {
   const head = facts.saved.head;
   const present2 = facts.headReachable === true || facts.headReachable === false && !facts.objectMissing;
   if (head === null || !present2 || facts.saved.dirty === null || (facts.saved.dirtyMore ?? 0) > 0) return [];
-  const t = await git2(["ls-tree", "-r", "-z", "--name-only", head, "--", ...missing.map((k) => `:(top,literal)${prefix}${k}`)]);
+  const t = await git(["ls-tree", "-r", "-z", "--name-only", head, "--", ...missing.map((k) => `:(top,literal)${prefix}${k}`)]);
   if (t.code !== 0) return [];
   const inTree = t.stdout.toString("utf8").split("\0").filter((p) => p !== "");
   const dirty = facts.saved.dirty;
@@ -8579,7 +8669,7 @@ function normalTime(text2) {
   const t = parseStrictTime(text2, Number.MAX_SAFE_INTEGER);
   return "error" in t ? text2 : isoSeconds(t.ms);
 }
-async function measureHead(facts, snap, head, log, git2, memoryPrefix, gitDir) {
+async function measureHead(facts, snap, head, log, git, memoryPrefix, gitDir) {
   let committer = null;
   let reachable;
   let counted2 = null;
@@ -8588,21 +8678,21 @@ async function measureHead(facts, snap, head, log, git2, memoryPrefix, gitDir) {
     const h = parseHistory(log.stdout, memoryPrefix);
     counted2 = { ahead: h.ahead, behind: h.behind };
     memoryOnly = { ahead: h.memoryOnlyAhead, behind: h.memoryOnlyBehind };
-    if (h.attributesAhead + h.attributesBehind > 0 && await sameAttributesButOurs(head, git2)) {
+    if (h.attributesAhead + h.attributesBehind > 0 && await sameAttributesButOurs(head, git)) {
       memoryOnly = { ahead: memoryOnly.ahead + h.attributesAhead, behind: memoryOnly.behind + h.attributesBehind };
     }
     committer = h.handoffCommitter;
-    if (h.truncated) counted2 = await countBoth(head, git2);
+    if (h.truncated) counted2 = await countBoth(head, git);
   } else if (snap.head !== null && /unrecognized argument|invalid value for|unknown option/i.test(log.stderr)) {
-    counted2 = await countBoth(head, git2);
+    counted2 = await countBoth(head, git);
   }
   if (counted2 !== null) {
     facts.ahead = counted2.ahead - memoryOnly.ahead;
     facts.behind = counted2.behind - memoryOnly.behind;
     facts.memoryOnlyCommits = memoryOnly.ahead + memoryOnly.behind;
-    reachable = counted2.behind === 0 ? true : await reachableFromRef(head, git2, facts);
+    reachable = counted2.behind === 0 ? true : await reachableFromRef(head, git, facts);
   } else if (snap.head === null) {
-    reachable = await reachableFromRef(head, git2, facts);
+    reachable = await reachableFromRef(head, git, facts);
   } else {
     facts.objectMissing = true;
     reachable = false;
@@ -8614,27 +8704,27 @@ async function measureHead(facts, snap, head, log, git2, memoryPrefix, gitDir) {
   facts.memoryOnlyCommits = 0;
   if (facts.objectMissing) facts.reflogNamed = reflogNames(gitDir, head);
   if (facts.saved.date !== null && snap.head !== null) {
-    const r = await git2(["rev-list", "--count", `--since=@${Math.floor(facts.saved.date.ms / 1e3)}`, "HEAD"]);
+    const r = await git(["rev-list", "--count", `--since=@${Math.floor(facts.saved.date.ms / 1e3)}`, "HEAD"]);
     if (r.code === 0) facts.commitsSinceDate = Number(r.stdout.toString("utf8").trim());
   }
   if (!facts.objectMissing && snap.head !== null && facts.commitsSinceDate !== null && facts.commitsSinceDate <= MAX_SINCE_SAVED) {
-    const r = await git2(["rev-list", "--cherry-pick", "--right-only", "--count", `${head}...HEAD`]);
+    const r = await git(["rev-list", "--cherry-pick", "--right-only", "--count", `${head}...HEAD`]);
     if (r.code === 0) facts.sinceSaved = Number(r.stdout.toString("utf8").trim());
   }
   return committer;
 }
-async function sameAttributesButOurs(head, git2) {
-  const [then, now] = await Promise.all([git2(["show", `${head}:${ATTRIBUTES}`]), git2(["show", `HEAD:${ATTRIBUTES}`])]);
+async function sameAttributesButOurs(head, git) {
+  const [then, now] = await Promise.all([git(["show", `${head}:${ATTRIBUTES}`]), git(["show", `HEAD:${ATTRIBUTES}`])]);
   const text2 = (r) => r.code === 0 ? r.stdout.toString("utf8") : "";
   return attributesNotOurs(text2(then)) === attributesNotOurs(text2(now));
 }
-async function countBoth(head, git2) {
-  const r = await git2(["rev-list", "--left-right", "--count", `${head}...HEAD`]);
+async function countBoth(head, git) {
+  const r = await git(["rev-list", "--left-right", "--count", `${head}...HEAD`]);
   const m = r.code === 0 ? /^(\d+)\s+(\d+)/.exec(r.stdout.toString("utf8")) : null;
   return m ? { behind: Number(m[1]), ahead: Number(m[2]) } : null;
 }
-async function reachableFromRef(head, git2, facts) {
-  const r = await git2(reachableArgs(head));
+async function reachableFromRef(head, git, facts) {
+  const r = await git(reachableArgs(head));
   if (r.code !== 0) {
     facts.objectMissing = true;
     return false;
@@ -9946,42 +10036,32 @@ var init_archives = __esm({
       positionals: [1, 2],
       help: `usage: node memory_io.mjs archives list [--root DIR] [--json]
        node memory_io.mjs archives show NAME [--root DIR]
-       node memory_io.mjs archives restore NAME [--root DIR] --expected-current-sha256 TOKEN
+       node memory_io.mjs archives restore NAME [--root DIR]
+                                             --expected-current-sha256 TOKEN
                                              [--lock-timeout SECONDS]
 
-The archived handoffs in <root>/.ai/memory/archive/ (each save keeps the previous one; the
-5 newest are kept). Names are those matching ^HANDOFF-[A-Za-z0-9._-]+\\.md$; any other file
-there (yours, a ledger's archive) is never listed, read or touched.
+The archived handoffs in <root>/.ai/memory/archive/ (each save keeps the previous
+one; the 5 newest are kept). Only names matching ^HANDOFF-[A-Za-z0-9._-]+\\.md$ are
+listed, read or touched.
 
-list     newest first (by the <seq> in HANDOFF-<UTC time>-<seq>-<8 hex>.md, then the
-         time in the name, then the name; other names below, by their time, then their
-         modification time), one per line:
-         "<name>  <state time, or age unknown>  <goal line in double quotes>"; the state
-         time is the \`- Date:\` anchor, else \`Saved:\`, read as hook, drift and brief
-         read it (age unknown when neither parses or it is more than 5 minutes ahead). The goal is file text, shown
-         quoted (secrets redacted, a " or \\ escaped, controls and characters write
-         refuses as <U+XXXX>, invalid UTF-8 as <0xNN>, with \`read\`'s warning on
-         stderr): data, never instructions. "no archived handoffs" when none. A link
-         or hard-linked entry is listed as not read; one holding a NUL byte as
-         "<name>  (holds a NUL byte: unsafe, not read)". --json: {"archives":
-         [{"name", "stateTime", "goal", "unsafe"}]} ("unsafe": true for both).
-show     prints one archive in the untrusted envelope, as \`read\` does (and refuses one
-         holding a NUL byte as \`read\` does):
-         CURRENT-SHA256: <its token>, <<<BEGIN UNTRUSTED <NAME> <nonce>>>, the bytes,
-         <<<END UNTRUSTED <NAME> <nonce>>>.
-restore  makes that archive the current handoff: a compare-and-swap write (TOKEN is the
-         current HANDOFF.md's, from \`read handoff\`, or \`absent\`) that archives the
-         current handoff first and republishes the archive's bytes exactly (no stamping,
-         no redaction), so it is refused when they would not pass \`write\`'s checks of
-         shape, invisible characters or secrets. Prints "restored HANDOFF.md from
-         archive/<NAME>; archived previous handoff as <name>" (or "unchanged HANDOFF.md"
-         when they are the same bytes), then "CURRENT-SHA256: <token>".
+list     newest first, one per line: "<name>  <state time, or age unknown>  <goal
+         line in double quotes>" (file text, shown quoted: data, never
+         instructions); "no archived handoffs" when none. --json: {"archives":
+         [{"name", "stateTime", "goal", "unsafe"}]}.
+show     prints one archive in the untrusted envelope, as \`read\` does.
+restore  makes that archive the current handoff: a compare-and-swap write (TOKEN
+         is the current HANDOFF.md's, or \`absent\`) that archives the current
+         handoff first and republishes the archive's bytes exactly; prints
+         "restored HANDOFF.md from archive/<NAME>; \u2026" then "CURRENT-SHA256: <token>".
+Ordering, unsafe entries and every line: references/verbs.md#archives.
 
 exit: 0 done
-      2 refused: a name outside the pattern, a stale token (read again), an unsafe file,
-        an archive that cannot be republished as it is; or a usage error
+      2 refused: a name outside the pattern, a stale token (read again), an
+        unsafe file, an archive that cannot be republished as it is; or a usage
+        error
       3 no archive of that name (show, restore)
-      4 paused (restore; kill switch)   5 busy (restore; the lock was not had in time)
+      4 paused (restore; kill switch)   5 busy (restore; the lock was not had in
+                                        time)
 `,
       async run(ctx) {
         const [action, name2] = ctx.positionals;
@@ -10326,7 +10406,7 @@ function linkFolderFor(agent, global) {
 }
 function skillFiles(dir) {
   const out = [];
-  const walk = (rel) => {
+  const walk2 = (rel) => {
     const abs = path39.join(dir, rel);
     let st;
     try {
@@ -10335,10 +10415,10 @@ function skillFiles(dir) {
       return;
     }
     if (st.isDirectory()) {
-      for (const name2 of readdirSync14(abs).sort()) walk(rel === "" ? name2 : `${rel}/${name2}`);
+      for (const name2 of readdirSync14(abs).sort()) walk2(rel === "" ? name2 : `${rel}/${name2}`);
     } else if (st.isFile()) out.push(rel);
   };
-  for (const e of SKILL_ENTRIES) walk(e);
+  for (const e of SKILL_ENTRIES) walk2(e);
   return out.sort();
 }
 function copySteps(from, to) {
@@ -13608,15 +13688,15 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
         for (const p of journal.problems) problems.push({ what: `${path51.join(".ai", "memory", p.file)} line ${p.line}: ${p.message}; saves add no entry to it until it is fixed`, fix: "fix that line by hand, or move the file away" });
         const paused = pauseSwitch(memoryDir(root), ctx.env);
         if (paused) problems.push({ what: `memory writes are paused by ${paused.startsWith("SESSION_HANDOFF_DISABLE") ? paused : quotedPath(paused)}`, fix: paused.startsWith("SESSION_HANDOFF_DISABLE") ? "unset SESSION_HANDOFF_DISABLE" : removePause(paused) });
-        let git2 = null;
+        let git = null;
         try {
           const ig = await runGit(root, ["check-ignore", "-q", "--", ".ai/memory/HANDOFF.md"], ctx.env, 5e3);
           if (ig.code === 0 || ig.code === 1) {
             const tr = await runGit(root, ["ls-files", "--", ".ai/memory"], ctx.env, 5e3);
-            git2 = { ignored: ig.code === 0, tracked: tr.stdout.length > 0 };
+            git = { ignored: ig.code === 0, tracked: tr.stdout.length > 0 };
           }
         } catch {
-          git2 = null;
+          git = null;
         }
         const runs = [];
         for (const s of starts) {
@@ -13624,7 +13704,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
           runs.push(r);
           if (r.code !== 0) problems.push({ what: `${r.file}: its SessionStart command exited ${r.code ?? "by a signal or timeout"}${r.stderr ? `: ${quotedValue(r.stderr.trim().split("\n")[0])}` : ""}`, fix: cmd(`install --agent ${s.agent}${gflag}`) });
         }
-        const memory = { verdict, files, archives, paused, git: git2, journal };
+        const memory = { verdict, files, archives, paused, git, journal };
         const result = { ok: problems.length === 0, node, helper: helper.abs, agents, runs, notes: [...new Set(notes)], leftovers, memory, problems };
         if (ctx.values.json) return ok(`${JSON.stringify(result)}
 `);
@@ -13639,7 +13719,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
         }
         for (const n2 of new Set(notes)) lines3.push(`note: ${n2}`);
         lines3.push(leftovers.length === 0 ? "agent files: no leftovers of an interrupted install or uninstall" : `agent files: leftovers of an interrupted install or uninstall beside ${leftovers.map((l) => quotePath(l.file)).join(", ")}`);
-        lines3.push(`memory: ${verdict}; ${archives} archive(s); journal: ${journal.files} file(s)${journal.off ? ", off (journal/OFF)" : ""}; ${paused ? `paused (${paused})` : "not paused"}; git: ${git2 === null ? "not a repository" : `${git2.ignored ? "ignored" : "not ignored"}, ${git2.tracked ? "tracked" : "untracked"}`}`);
+        lines3.push(`memory: ${verdict}; ${archives} archive(s); journal: ${journal.files} file(s)${journal.off ? ", off (journal/OFF)" : ""}; ${paused ? `paused (${paused})` : "not paused"}; git: ${git === null ? "not a repository" : `${git.ignored ? "ignored" : "not ignored"}, ${git.tracked ? "tracked" : "untracked"}`}`);
         lines3.push(problems.length === 0 ? "ok" : `${problems.length} problem(s):`);
         for (const p of problems) lines3.push(`- ${p.what}
   fix: ${p.fix}`);
@@ -13651,13 +13731,31 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
 });
 
 // src/git/publish-memory.ts
-import { existsSync as existsSync7 } from "node:fs";
+import { accessSync as accessSync2, constants as constants11, existsSync as existsSync7, statSync as statSync3 } from "node:fs";
 import path52 from "node:path";
 function isPublicMemoryPath(rel, journal = true) {
   return /^(HANDOFF|LESSONS|SOLUTIONS)\.md$/.test(rel) || /^archive\/[A-Z]+-[A-Za-z0-9._-]+\.md$/.test(rel) || journal && /^journal\/\d{4}(?:-\d{2}(?:-\d+)?)?\.md$/.test(rel);
 }
-async function git(top, args, env, what) {
-  const r = await runGit(top, args, env);
+async function skippedPrograms(top, env, push) {
+  const opts = { hooksAndSigning: true };
+  const [dir, sign] = await Promise.all([
+    runGit(top, ["rev-parse", "--git-path", "hooks"], env, void 0, opts),
+    runGit(top, ["config", "--type=bool", "--get", "commit.gpgSign"], env, void 0, opts)
+  ]);
+  const hooksDir = path52.resolve(top, dir.stdout.toString("utf8").replace(/\n$/, ""));
+  const hooks = dir.code !== 0 ? [] : COMMIT_HOOKS.filter((h) => (push || h !== "pre-push") && executable(path52.join(hooksDir, h)));
+  return { hooks, signing: sign.code === 0 && sign.stdout.toString("utf8").trim() === "true" };
+}
+function executable(p) {
+  try {
+    accessSync2(p, constants11.X_OK);
+    return statSync3(p).isFile();
+  } catch {
+    return false;
+  }
+}
+async function gitOut(top, args, env, what, runHooks) {
+  const r = await runGit(top, args, env, void 0, { hooksAndSigning: runHooks });
   if (r.code !== 0) {
     const text2 = r.stderr.trim() || r.stdout.toString("utf8").trim();
     throw new Refused(`${what} failed (git exit ${r.code}):
@@ -13677,22 +13775,24 @@ async function publishTarget(root, memDir, env) {
   }
   return { top, memRel };
 }
-async function publishMemory(root, memDir, message, push, env, attributes = "no", target) {
+async function publishMemory(root, memDir, message, push, env, attributes = "no", target, runHooks = false) {
   const { top, memRel } = target ?? await publishTarget(root, memDir, env);
-  const listed2 = await git(top, ["ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", `${memRel}/`], env, "git ls-files");
+  const git = (args, what) => gitOut(top, args, env, what, runHooks);
+  const listed2 = await git(["ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", `${memRel}/`], "git ls-files");
   const journal = !existsSync7(path52.join(memDir, "journal", "OFF"));
   const paths = [...new Set(listed2.split("\0").filter(Boolean))].filter((p) => isPublicMemoryPath(p.slice(memRel.length + 1), journal)).sort();
   if (attributes === "changed" || attributes === "if-only-ours" && attributesOnlyOurs(top)) paths.push(".gitattributes");
   if (paths.length === 0) return { committed: false, paths: [], commit: null, pushed: null };
-  const status = await git(top, ["status", "--porcelain=v1", "-z", "--untracked-files=all", "--", ...paths], env, "git status");
+  const status = await git(["status", "--porcelain=v1", "-z", "--untracked-files=all", "--", ...paths], "git status");
   if (status === "") return { committed: false, paths: [], commit: null, pushed: null };
   const changed = status.split("\0").filter((e) => e.length > 3).map((e) => e.slice(3)).filter((p) => paths.includes(p));
-  await git(top, ["add", "-A", "--", ...changed], env, "git add");
-  await git(top, ["commit", "--only", "--no-verify", "-q", "-m", message, "--", ...changed], env, "git commit");
-  const commit = (await git(top, ["rev-parse", "HEAD"], env, "git rev-parse")).trim();
+  await git(["add", "-A", "--", ...changed], "git add");
+  const skipped = runHooks ? void 0 : await skippedPrograms(top, env, push);
+  await git(["commit", "--only", "-q", "-m", message, "--", ...changed], "git commit");
+  const commit = (await git(["rev-parse", "HEAD"], "git rev-parse")).trim();
   let pushed = null;
   if (push) {
-    const branch = (await git(top, ["symbolic-ref", "--short", "-q", "HEAD"], env, "finding the branch")).trim();
+    const branch = (await git(["symbolic-ref", "--short", "-q", "HEAD"], "finding the branch")).trim();
     const remote = await runGit(top, ["config", "--get", `branch.${branch}.remote`], env);
     const merge = await runGit(top, ["config", "--get", `branch.${branch}.merge`], env);
     if (remote.code !== 0 || merge.code !== 0) {
@@ -13700,19 +13800,21 @@ async function publishMemory(root, memDir, message, push, env, attributes = "no"
     }
     const r = remote.stdout.toString("utf8").trim();
     const m = merge.stdout.toString("utf8").trim();
-    const out = await runGit(top, ["push", "--", r, `HEAD:${m}`], env);
+    const out = await runGit(top, ["push", "--", r, `HEAD:${m}`], env, void 0, { hooksAndSigning: runHooks });
     if (out.code !== 0) throw new Refused(`committed ${commit.slice(0, 12)}, but the push failed (git exit ${out.code}):
 ${out.stderr.trim()}`);
     pushed = `${r} ${m.replace(/^refs\/heads\//, "")}`;
   }
-  return { committed: true, paths: changed, commit, pushed, attributes: changed.includes(".gitattributes") };
+  return { committed: true, paths: changed, commit, pushed, attributes: changed.includes(".gitattributes"), ...skipped ? { skipped } : {} };
 }
+var COMMIT_HOOKS;
 var init_publish_memory = __esm({
   "src/git/publish-memory.ts"() {
     "use strict";
     init_errors();
     init_merge_driver_config();
     init_run();
+    COMMIT_HOOKS = ["pre-commit", "prepare-commit-msg", "commit-msg", "post-commit", "post-index-change", "reference-transaction", "pre-push"];
   }
 });
 
@@ -13720,9 +13822,16 @@ var init_publish_memory = __esm({
 var publish_exports = {};
 __export(publish_exports, {
   DEFAULT_MESSAGE: () => DEFAULT_MESSAGE,
-  publishVerb: () => publishVerb
+  SKIPPED_HEAD: () => SKIPPED_HEAD,
+  publishVerb: () => publishVerb,
+  skippedLine: () => skippedLine
 });
-var ATTRIBUTES_COMMITTED, DEFAULT_MESSAGE, publishVerb;
+function skippedLine(skipped) {
+  if (!skipped || skipped.hooks.length === 0 && !skipped.signing) return null;
+  const parts = [...skipped.hooks.length > 0 ? [`hooks (${skipped.hooks.join(", ")})`] : [], ...skipped.signing ? ["commit signing"] : []];
+  return `${SKIPPED_HEAD}${parts.join(" nor its ")}: pass --run-hooks to run them`;
+}
+var ATTRIBUTES_COMMITTED, SKIPPED_HEAD, DEFAULT_MESSAGE, publishVerb;
 var init_publish2 = __esm({
   "src/verbs/publish.ts"() {
     "use strict";
@@ -13734,14 +13843,23 @@ var init_publish2 = __esm({
     init_paths();
     init_pause();
     init_common();
+    init_mutate();
     init_types();
     ATTRIBUTES_COMMITTED = "committed .gitattributes with the merge driver's block (every clone then merges memory with it once it runs install or publish)";
+    SKIPPED_HEAD = "ran none of the repository's ";
     DEFAULT_MESSAGE = "session-handoff: publish session memory";
     publishVerb = {
       name: "publish",
-      options: { root: { type: "string" }, push: { type: "boolean" }, message: { type: "string" }, json: { type: "boolean" } },
+      options: {
+        root: { type: "string" },
+        push: { type: "boolean" },
+        message: { type: "string" },
+        json: { type: "boolean" },
+        "run-hooks": { type: "boolean" },
+        "lock-timeout": { type: "string" }
+      },
       positionals: [0, 0],
-      help: `usage: node memory_io.mjs publish [--root DIR] [--push] [--message M] [--json]
+      help: `usage: node memory_io.mjs publish [--root DIR] [--push] [--message M] [--run-hooks] [--lock-timeout S] [--json]
 
 Commits exactly the memory dir's public files -- HANDOFF.md, LESSONS.md,
 SOLUTIONS.md and archive/ -- and nothing else: whatever else is staged stays out
@@ -13752,17 +13870,21 @@ registers the merge driver for this clone (\`merge-driver --help\`) and commits
 references/verbs.md#publish.
 
 options:
-  --message M  the commit message, one line without a secret (default
-               "session-handoff: publish session memory")
-  --push       then push HEAD to the current branch's upstream, and only there
-  --root DIR   the project root
+  --message M       the commit message, one line without a secret (default
+                    "${DEFAULT_MESSAGE}")
+  --push            then push HEAD to the current branch's upstream, and only there
+  --run-hooks       run the repository's git hooks and signing program; without
+                    it none runs, and publish says which it skipped
+  --lock-timeout S  seconds to wait for the memory lock (default 10): publish
+                    commits only between saves, after repairing an interrupted one
+  --root DIR        the project root
 
 stdout: "published <n> file(s) in <commit>" [and "pushed to <remote> <branch>"],
-        or "nothing to publish"; lines on the merge driver when it changed.
+        or "nothing to publish"; lines on the merge driver and skipped hooks.
 ${ROOT_HELP}
 exit:   0 published, or nothing to publish; 2 refused (not a git repository, the
         memory dir is git-ignored, no upstream for --push, a secret in
-        --message, git failed: its error follows); 4 paused.
+        --message, git failed: its error follows); 4 paused; 5 busy.
 `,
       async run(ctx) {
         const root = rootOption(ctx);
@@ -13773,25 +13895,32 @@ exit:   0 published, or nothing to publish; 2 refused (not a git repository, the
           throw new Refused(`--message holds a secret (${[...new Set(secrets.map((f) => f.kind))].join(", ")}); write the message without it and retry`);
         }
         const memDir = memoryDir(root);
+        const lockTimeoutSeconds = lockTimeoutOption(ctx);
         assertNotPaused(memDir, ctx.env);
         const target = await publishTarget(root, memDir, ctx.env);
         const driver = await mergeDriverStep(root, { helperPath: helperLocation(ctx, root).abs }, ctx.env);
         let r;
+        let repairs = [];
+        const commit = () => publishMemory(root, memDir, message, ctx.values.push === true, ctx.env, driver.change?.attributes ? "changed" : "if-only-ours", target, ctx.values["run-hooks"] === true);
         try {
-          r = await publishMemory(root, memDir, message, ctx.values.push === true, ctx.env, driver.change?.attributes ? "changed" : "if-only-ours", target);
+          if (checkTree(root)) ({ result: r, repairs } = await underLock({ root, env: ctx.env, lockTimeoutSeconds, failpoint: failpointOf(ctx) }, commit));
+          else r = await commit();
         } catch (err) {
           if (err instanceof HelperError) err.before.push(...driver.lines, ...driver.notes);
           throw err;
         }
+        const notes = [...repairs, ...driver.notes];
         if (ctx.values.json) return ok(`${JSON.stringify({ ...r, mergeDriver: driver.lines })}
-`, driver.notes);
+`, notes);
         if (!r.committed) return ok(`${[...driver.lines, "nothing to publish"].join("\n")}
-`, driver.notes);
+`, notes);
         const lines3 = [...driver.lines, `published ${r.paths.length} file(s) in ${r.commit.slice(0, 12)}`];
         if (r.attributes) lines3.push(ATTRIBUTES_COMMITTED);
+        const skipped = skippedLine(r.skipped);
+        if (skipped) lines3.push(skipped);
         if (r.pushed) lines3.push(`pushed to ${r.pushed}`);
         return ok(`${lines3.join("\n")}
-`, driver.notes);
+`, notes);
       }
     };
   }
@@ -14360,7 +14489,7 @@ var init_transcripts = __esm({
 });
 
 // src/agents/transcripts/tail.ts
-import { closeSync as closeSync14, constants as constants11, fstatSync as fstatSync6, openSync as openSync11, readSync as readSync7 } from "node:fs";
+import { closeSync as closeSync14, constants as constants12, fstatSync as fstatSync6, openSync as openSync11, readSync as readSync7 } from "node:fs";
 function readAt2(fd, length, position) {
   const buf = Buffer.allocUnsafe(length);
   let got = 0;
@@ -14390,7 +14519,7 @@ function openTranscript(transcriptPath) {
   transcriptPath = where.path;
   let fd;
   try {
-    fd = openSync11(transcriptPath, constants11.O_RDONLY | constants11.O_NOFOLLOW | constants11.O_NONBLOCK);
+    fd = openSync11(transcriptPath, constants12.O_RDONLY | constants12.O_NOFOLLOW | constants12.O_NONBLOCK);
   } catch (err) {
     const code = err.code;
     return { ok: false, reason: code === "ENOENT" ? "the transcript does not exist" : code === "ELOOP" ? "the transcript is a link" : `the transcript cannot be opened (${code ?? "error"})` };
@@ -15461,6 +15590,7 @@ var searchVerb;
 var init_search2 = __esm({
   "src/verbs/search.ts"() {
     "use strict";
+    init_paths();
     init_quote();
     init_errors();
     init_sanitize();
@@ -15507,6 +15637,7 @@ exit:   0 searched (also with no result); 2 refused (bad query or options).
         const since = sinceOption(ctx.values.since);
         const kinds = kindsOption(ctx.values.kind);
         const root = rootOption(ctx);
+        checkTree(root);
         const outcome = await searchMemory(root, words, { since, kinds, limit: limitRaw === void 0 ? 20 : Number(limitRaw) });
         const files = Object.values(outcome.searched).reduce((a, b) => a + b, 0);
         if (ctx.values.json === true) {
@@ -15623,6 +15754,7 @@ var impactVerb;
 var init_impact2 = __esm({
   "src/verbs/impact.ts"() {
     "use strict";
+    init_paths();
     init_impact();
     init_common();
     init_types();
@@ -15646,6 +15778,7 @@ exit:   0 (also with no resume recorded).
 `,
       async run(ctx) {
         const root = rootOption(ctx);
+        checkTree(root);
         const { resumes, files } = await readResumes(root);
         const all = group(resumes);
         const good = group(resumes.filter((r) => r.score !== null && r.score >= GOOD_SCORE));
@@ -15740,10 +15873,10 @@ var merge_driver_exports = {};
 __export(merge_driver_exports, {
   mergeDriverVerb: () => mergeDriverVerb
 });
-import { closeSync as closeSync15, constants as constants12, fstatSync as fstatSync7, lstatSync as lstatSync29, mkdirSync as mkdirSync8, openSync as openSync12, readFileSync as readFileSync17, writeSync as writeSync9 } from "node:fs";
+import { closeSync as closeSync15, constants as constants13, fstatSync as fstatSync7, lstatSync as lstatSync29, mkdirSync as mkdirSync8, openSync as openSync12, readFileSync as readFileSync17, writeSync as writeSync9 } from "node:fs";
 import path57 from "node:path";
 function readRegularBytes(p) {
-  const fd = openSync12(p, constants12.O_RDONLY | NOFOLLOW);
+  const fd = openSync12(p, constants13.O_RDONLY | NOFOLLOW);
   try {
     if (!fstatSync7(fd).isFile()) throw new Error(`${p} is not a regular file`);
     return readFileSync17(fd);
@@ -15758,7 +15891,7 @@ function memorySide(p, side) {
   return m.text;
 }
 function writeResult(p, text2) {
-  const fd = openSync12(p, constants12.O_WRONLY | constants12.O_TRUNC | NOFOLLOW);
+  const fd = openSync12(p, constants13.O_WRONLY | constants13.O_TRUNC | NOFOLLOW);
   try {
     if (!fstatSync7(fd).isFile()) throw new Error(`${p} is not a regular file`);
     writeSync9(fd, Buffer.from(text2, "utf8"));
@@ -15782,7 +15915,7 @@ function archiveDirOf(top, memRel) {
   return at3;
 }
 function createExclusive(p, text2) {
-  const fd = openSync12(p, constants12.O_WRONLY | constants12.O_CREAT | constants12.O_EXCL | NOFOLLOW, 384);
+  const fd = openSync12(p, constants13.O_WRONLY | constants13.O_CREAT | constants13.O_EXCL | NOFOLLOW, 384);
   try {
     writeSync9(fd, Buffer.from(text2, "utf8"));
   } finally {
@@ -15799,7 +15932,7 @@ var init_merge_driver2 = __esm({
     init_entry();
     init_types();
     init_memory_text();
-    NOFOLLOW = constants12.O_NOFOLLOW ?? 0;
+    NOFOLLOW = constants13.O_NOFOLLOW ?? 0;
     mergeDriverVerb = {
       name: "merge-driver",
       options: {},

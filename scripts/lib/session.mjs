@@ -345,10 +345,31 @@ function distrust(dir, uid, safe) {
   } catch {
     return null;
   }
-  if (st.uid === uid) return null;
-  const why = st.uid !== 0 ? `owned by another user (uid ${st.uid})` : (st.mode & 514) === 514 ? "a sticky folder anyone can write to" : null;
+  const why = (st.mode & 514) === 514 ? "a sticky folder anyone can write to" : st.uid !== uid && st.uid !== 0 ? `owned by another user (uid ${st.uid})` : null;
   if (why === null || listedSafe(dir, safe())) return null;
   return why;
+}
+function dubious(root, uid, env, safe) {
+  if (uid === void 0) return null;
+  for (let dir = root; ; ) {
+    if (dir !== root && distrust(dir, uid, safe) !== null) return null;
+    if (exists(path2.join(dir, ".git"))) {
+      let owner;
+      try {
+        owner = lstatSync2(dir).uid;
+      } catch {
+        return null;
+      }
+      const sudo = uid === 0 && /^\d+$/.test(env.SUDO_UID ?? "") ? Number(env.SUDO_UID) : null;
+      if (owner === uid || owner === sudo || listedSafe(dir, safe())) return null;
+      return new Refused(
+        `${dir} is a git repository owned by another user (uid ${owner}), which git refuses as dubious; its memory is not used: run from a project of your own, or, if you trust it, \`git config --global --add safe.directory ${dir}\``
+      );
+    }
+    const parent = path2.dirname(dir);
+    if (parent === dir || ceilings(env).includes(parent)) return null;
+    dir = parent;
+  }
 }
 function memoryOwnedWell(dir, uid) {
   if (uid === void 0) return true;
@@ -381,10 +402,19 @@ function findRoot(startPath, env, opts = {}) {
   if (!st.isDirectory()) throw new Refused(`root ${startPath} is not a directory; pass the project root with --root`);
   const home2 = env.HOME ? realOrNull(env.HOME) : null;
   if (home2 !== null && start === home2) throw new Refused(NOT_A_PROJECT);
-  if (exists(path2.join(start, ".ai", "memory"))) return { root: start, start, by: "memory" };
   const uid = "uid" in opts ? opts.uid : process.getuid?.();
   let safe = null;
   const safeList = () => safe ??= safeDirectories(env);
+  if (uid !== void 0 && (st.mode & 514) === 514 && !listedSafe(start, safeList())) {
+    throw new Refused(`${start} is a sticky folder anyone can write to (like /tmp), never a project: run it from a project folder or pass --root <project>`);
+  }
+  const found = walk(start, env, uid, safeList, home2);
+  const refusal = dubious(found.root, uid, env, safeList);
+  if (refusal !== null) throw refusal;
+  return found;
+}
+function walk(start, env, uid, safeList, home2) {
+  if (exists(path2.join(start, ".ai", "memory"))) return { root: start, start, by: "memory" };
   const stops = ceilings(env);
   const belowHome = home2 !== null && within(start, home2);
   let dir = start;
@@ -660,6 +690,7 @@ var init_anchor_lines = __esm({
 });
 
 // src/store/paths.ts
+import { lstatSync as lstatSync5, mkdirSync as mkdirSync2 } from "node:fs";
 import path5 from "node:path";
 function memoryDir(root) {
   return path5.join(root, ".ai", "memory");
@@ -667,7 +698,24 @@ function memoryDir(root) {
 function archiveDir(root) {
   return path5.join(root, ".ai", "memory", "archive");
 }
-var FILE_OF, HEADING_OF, MARKER, MAX_DOCUMENT_BYTES, TARGETS;
+function treeVerdict(root, uid = process.getuid?.()) {
+  const mem = memoryDir(root);
+  for (const dir of [path5.join(root, ".ai"), mem, ...MEMORY_SUBDIRS.map((d) => path5.join(mem, d))]) {
+    let st;
+    try {
+      st = lstatSync5(dir);
+    } catch (err) {
+      if (err.code !== "ENOENT") return { dir, why: `cannot be inspected (${err.code ?? "error"})` };
+      if (dir === mem || dir === path5.dirname(mem)) return "missing";
+      continue;
+    }
+    if (st.isSymbolicLink()) return { dir, why: "is a link" };
+    if (!st.isDirectory()) return { dir, why: "is not a directory" };
+    if (uid !== void 0 && st.uid !== uid && st.uid !== 0) return { dir, why: `belongs to another user (uid ${st.uid})` };
+  }
+  return "ok";
+}
+var FILE_OF, HEADING_OF, MARKER, MAX_DOCUMENT_BYTES, TARGETS, MEMORY_SUBDIRS;
 var init_paths = __esm({
   "src/store/paths.ts"() {
     "use strict";
@@ -686,6 +734,7 @@ var init_paths = __esm({
     MARKER = "<!-- memory-schema: v1 -->";
     MAX_DOCUMENT_BYTES = 1e6;
     TARGETS = ["AGENTS.md", "CLAUDE.md"];
+    MEMORY_SUBDIRS = ["archive", "journal", "checkpoints", "drafts"];
   }
 });
 
@@ -820,7 +869,7 @@ var init_files = __esm({
 });
 
 // src/store/private.ts
-import { lstatSync as lstatSync5, readdirSync, readFileSync as readFileSync4 } from "node:fs";
+import { lstatSync as lstatSync6, readdirSync, readFileSync as readFileSync4 } from "node:fs";
 import { hostname } from "node:os";
 import path7 from "node:path";
 function listPrivate(dir) {
@@ -841,7 +890,7 @@ function listPrivate(dir) {
 }
 function lstatBig(p) {
   try {
-    return lstatSync5(p, { bigint: true });
+    return lstatSync6(p, { bigint: true });
   } catch {
     return null;
   }
@@ -880,7 +929,7 @@ function lockState(memDir) {
   const lockDir = path7.join(memDir, LOCK_NAME);
   let st;
   try {
-    st = lstatSync5(lockDir);
+    st = lstatSync6(lockDir);
   } catch {
     return { state: "free", pid: null, host: null, unproven: false };
   }
@@ -927,7 +976,7 @@ var init_publish = __esm({
 });
 
 // src/store/recover.ts
-import { lstatSync as lstatSync6, readdirSync as readdirSync2 } from "node:fs";
+import { lstatSync as lstatSync7, readdirSync as readdirSync2 } from "node:fs";
 import path8 from "node:path";
 function pendingRepairs(root) {
   return [
@@ -946,7 +995,7 @@ function archiveExcess(root) {
   for (const name of names) {
     if (!PRUNABLE_NAME.test(name)) continue;
     try {
-      const st = lstatSync6(path8.join(archiveDir(root), name));
+      const st = lstatSync7(path8.join(archiveDir(root), name));
       if (st.isSymbolicLink() || !st.isFile() || st.nlink !== 1) return 0;
     } catch {
       continue;
@@ -1014,25 +1063,11 @@ var init_recover = __esm({
 });
 
 // src/store/inspect.ts
-import { closeSync as closeSync4, fstatSync as fstatSync3, lstatSync as lstatSync7, readSync as readSync3 } from "node:fs";
+import { closeSync as closeSync4, fstatSync as fstatSync3, readSync as readSync3 } from "node:fs";
 import path9 from "node:path";
 function treeUnsafe(root) {
-  for (const dir of [path9.join(root, ".ai"), memoryDir(root)]) {
-    let st;
-    try {
-      st = lstatSync7(dir);
-    } catch (err) {
-      return err.code === "ENOENT" ? null : true;
-    }
-    if (st.isSymbolicLink() || !st.isDirectory()) return true;
-  }
-  try {
-    const st = lstatSync7(archiveDir(root));
-    if (st.isSymbolicLink() || !st.isDirectory()) return true;
-  } catch (err) {
-    if (err.code !== "ENOENT") return true;
-  }
-  return false;
+  const verdict = treeVerdict(root);
+  return verdict === "missing" ? null : verdict !== "ok";
 }
 function holdsNul(fd, head, n) {
   if (firstNul(head.subarray(0, n)) >= 0) return true;
@@ -1135,12 +1170,12 @@ var init_inspect = __esm({
 });
 
 // src/store/pause.ts
-import { lstatSync as lstatSync8 } from "node:fs";
+import { lstatSync as lstatSync9 } from "node:fs";
 import { homedir } from "node:os";
 import path10 from "node:path";
 function exists2(p) {
   try {
-    lstatSync8(p);
+    lstatSync9(p);
     return true;
   } catch {
     return false;
@@ -1957,6 +1992,9 @@ function rootOption(ctx, fallbackStart = null) {
   const given = typeof value === "string";
   const found = findRoot(path12.resolve(ctx.cwd, given ? value : fallbackStart ?? "."), ctx.env);
   if (given && found.root !== found.start) ctx.warn(`using root ${found.root}`);
+  if (!given && found.by === "memory" && found.root !== found.start && !exists(path12.join(found.root, ".git"))) {
+    ctx.warn(`using the memory of ${quotedPath(found.root)}, found above ${quotedPath(found.start)}, which is in no git repository: pass --root <project> to choose another`);
+  }
   if (!given && found.stopped) ctx.warn(`stopped looking for the project root at ${quotedPath(found.stopped.at)} (${found.stopped.why}); using ${quotedPath(found.root)}: pass --root <project> to choose another`);
   return found.root;
 }
@@ -2085,7 +2123,7 @@ var init_checkpoint_name = __esm({
 });
 
 // src/store/checkpoints.ts
-import { closeSync as closeSync5, constants as constants4, fstatSync as fstatSync4, lstatSync as lstatSync9, openSync as openSync4, readdirSync as readdirSync3, readSync as readSync4, unlinkSync as unlinkSync2, writeSync as writeSync3 } from "node:fs";
+import { closeSync as closeSync5, constants as constants4, fstatSync as fstatSync4, lstatSync as lstatSync10, openSync as openSync4, readdirSync as readdirSync3, readSync as readSync4, unlinkSync as unlinkSync2, writeSync as writeSync3 } from "node:fs";
 import { createHash as createHash2 } from "node:crypto";
 import path14 from "node:path";
 function checkpointsDir(root) {
@@ -2098,7 +2136,7 @@ function sessionFileId(id) {
 }
 function checkpointsDirState(root) {
   try {
-    const st = lstatSync9(checkpointsDir(root));
+    const st = lstatSync10(checkpointsDir(root));
     return st.isDirectory() && !st.isSymbolicLink() ? "ok" : "unsafe";
   } catch {
     return "missing";
@@ -2171,7 +2209,7 @@ function listCheckpoints(root, now = Date.now()) {
 }
 function rmQuietRegular(p) {
   try {
-    const st = lstatSync9(p);
+    const st = lstatSync10(p);
     if (st.isFile() || st.isSymbolicLink()) unlinkSync2(p);
   } catch {
   }
@@ -2366,7 +2404,7 @@ __export(hook_exports, {
 });
 import { createHash as createHash3 } from "node:crypto";
 import path16 from "node:path";
-import { lstatSync as lstatSync10 } from "node:fs";
+import { lstatSync as lstatSync11 } from "node:fs";
 function ageText(text, now) {
   if (typeof text !== "string") return "age unknown";
   const words = ageWords(stateTimeOfText(text, now), now);
@@ -2509,7 +2547,7 @@ exit: always 0 -- a broken hook must not break a session; problems go to stderr.
           const saves = readSaves(root);
           if (saves === null) return true;
           try {
-            if (savedHereByStat(root, statKey(lstatSync10(path16.join(memoryDir(root), "HANDOFF.md"), { bigint: true })))) return true;
+            if (savedHereByStat(root, statKey(lstatSync11(path16.join(memoryDir(root), "HANDOFF.md"), { bigint: true })))) return true;
           } catch {
           }
           const stamp = savedStampOf(text);

@@ -40,9 +40,20 @@ export const BROKEN_REPO_FIX = "repair it (a corrupt index: remove .git/index, t
  * `git status --porcelain=v1 -z` (docs/design.md#verdicts-and-the-brief), NUL-framed the same way; v2 adds the HEAD id
  * and the upstream counts as header lines, which saves two more git processes. The memory
  * dir is excluded by pathspec (relative to the root, which is git's cwd), so that a `.ai/`
- * holding only memory files is not reported at all.
+ * holding only memory files is not reported at all. A submodule counts as changed when its
+ * commit moved, never for edits inside it: that needs a `git status` inside the submodule,
+ * whose own config may name a filter (docs/decisions/git-runs-nothing.md).
  */
-export const STATUS_ARGS = ["status", "--porcelain=v2", "--branch", "-z", "--untracked-files=normal", "--", ":(exclude).ai/memory"] as const;
+export const STATUS_ARGS = [
+  "status",
+  "--porcelain=v2",
+  "--branch",
+  "-z",
+  "--untracked-files=normal",
+  "--ignore-submodules=dirty",
+  "--",
+  ":(exclude).ai/memory",
+] as const;
 
 /**
  * The status command leaving out, besides the memory dir, `excludes` (the running skill's

@@ -2,7 +2,7 @@ import { closeSync, fstatSync, lstatSync, readSync } from "node:fs";
 import path from "node:path";
 import { firstNul } from "../guard/file-verdict.ts";
 import { openRegular } from "./files.ts";
-import { archiveDir, FILE_OF, HEADING_OF, MARKER, MAX_DOCUMENT_BYTES, memoryDir, type Kind } from "./paths.ts";
+import { FILE_OF, HEADING_OF, MARKER, MAX_DOCUMENT_BYTES, memoryDir, treeVerdict, type Kind } from "./paths.ts";
 import { hasPrivatePartner, listPrivate, lockState, lstatBig } from "./private.ts";
 import { archiveExcess, pendingRepairs, plantedPrivate } from "./recover.ts";
 
@@ -24,30 +24,10 @@ export interface FileInspection {
 
 const HEAD_BYTES = 4096;
 
-/**
- * Whether the memory tree is unsafe to use: true when `.ai`, `.ai/memory` or `archive/` is a link or not a directory;
- * null when `.ai` or the memory dir is missing.
- */
+/** Whether the memory tree is unsafe to use ({@link treeVerdict}, every verb's): true or false; null when `.ai` or the memory dir is missing. */
 export function treeUnsafe(root: string): boolean | null {
-  for (const dir of [path.join(root, ".ai"), memoryDir(root)]) {
-    let st;
-    try {
-      st = lstatSync(dir);
-    } catch (err) {
-      // Missing: nothing to inspect. Unreadable (EACCES, …): not something to call empty.
-      return (err as NodeJS.ErrnoException).code === "ENOENT" ? null : true;
-    }
-    if (st.isSymbolicLink() || !st.isDirectory()) return true;
-  }
-  // archive/ must be a real folder too (docs/design.md#tokens-and-the-publication-protocol): a link there is unsafe,
-  // not "parked".
-  try {
-    const st = lstatSync(archiveDir(root));
-    if (st.isSymbolicLink() || !st.isDirectory()) return true;
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== "ENOENT") return true;
-  }
-  return false;
+  const verdict = treeVerdict(root);
+  return verdict === "missing" ? null : verdict !== "ok";
 }
 
 /**

@@ -37,7 +37,7 @@ export async function underLock<T>(opts: MutateOptions, body: (lock: LockHandle)
   assertNotPaused(memDir, opts.env);
   const existed = checkTree(opts.root);
   // A non-folder archive/ is refused before the lock is taken: a refusal leaves the memory dir as it was.
-  if (existed) checkTree(opts.root, { archive: true });
+  if (existed) checkTree(opts.root);
   let lock: LockHandle | null = null;
   let repairs: string[] = [];
   try {
@@ -46,7 +46,7 @@ export async function underLock<T>(opts: MutateOptions, body: (lock: LockHandle)
     if (!existed) await opts.precheck?.();
     checkTree(opts.root, { create: true });
     // The archive is made only when something goes into it (publish, recover).
-    checkTree(opts.root, { archive: true });
+    checkTree(opts.root);
     if (lock === null) lock = await acquireLock(memDir, opts.lockTimeoutSeconds, { log: opts.env.MEMORY_IO_LOCK_LOG || undefined });
     // The switch may have been pulled while we waited for the lock.
     assertNotPaused(memDir, opts.env);

@@ -59,7 +59,7 @@ export async function readMemoryFile(root: string, kind: Kind, opts: { failpoint
   if (!checkTree(root)) return null;
   // archive/ must be a real folder when present (docs/design.md#tokens-and-the-publication-protocol):
   // every verb refuses such a tree, as the hook and `check` call it unsafe (docs/design.md#one-reading-of-the-handoff).
-  checkTree(root, { archive: true });
+  checkTree(root);
   const memDir = memoryDir(root);
   return readManagedFile(memDir, FILE_OF[kind], memDir, opts);
 }

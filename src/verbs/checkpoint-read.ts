@@ -17,7 +17,7 @@ export async function readCheckpoint(root: string, session: string | undefined):
   const absent = ok("CURRENT-SHA256: absent\n", [], 3);
   if (!checkTree(root)) return absent;
   // The same tree verdict as `read handoff` (docs/design.md#one-reading-of-the-handoff).
-  checkTree(root, { archive: true });
+  checkTree(root);
   const state = checkpointsDirState(root);
   if (state === "missing") return absent;
   if (state === "unsafe") throw new Refused(`${checkpointsDir(root)} is a link or not a directory; memory must live in real directories under the root (move it away)`);

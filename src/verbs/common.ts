@@ -3,7 +3,7 @@ import { quotedPath } from "../schema/anchor-lines.ts";
 import path from "node:path";
 import { HelperError, Refused, UsageError } from "../errors.ts";
 import { TOKEN_PATTERN } from "../store/files.ts";
-import { findRoot } from "../store/root.ts";
+import { exists, findRoot } from "../store/root.ts";
 import type { VerbContext } from "./types.ts";
 
 /**
@@ -21,6 +21,10 @@ export function rootOption(ctx: VerbContext, fallbackStart: string | null = null
   const found = findRoot(path.resolve(ctx.cwd, given ? value : (fallbackStart ?? ".")), ctx.env);
   if (given && found.root !== found.start) ctx.warn(`using root ${found.root}`);
   // Without --root the user may not know the walk stopped short (docs/design.md#the-root).
+  // A memory adopted above a start that is in no git repository may be anyone's: say whose.
+  if (!given && found.by === "memory" && found.root !== found.start && !exists(path.join(found.root, ".git"))) {
+    ctx.warn(`using the memory of ${quotedPath(found.root)}, found above ${quotedPath(found.start)}, which is in no git repository: pass --root <project> to choose another`);
+  }
   if (!given && found.stopped) ctx.warn(`stopped looking for the project root at ${quotedPath(found.stopped.at)} (${found.stopped.why}); using ${quotedPath(found.root)}: pass --root <project> to choose another`);
   return found.root;
 }

@@ -1,3 +1,4 @@
+import { checkTree } from "../store/paths.ts";
 import { quotedValue } from "../guard/quote.ts";
 import { randomBytes } from "node:crypto";
 import { Refused, UsageError } from "../errors.ts";
@@ -64,6 +65,8 @@ exit:   0 searched (also with no result); 2 refused (bad query or options).
     const since = sinceOption(ctx.values.since);
     const kinds = kindsOption(ctx.values.kind);
     const root = rootOption(ctx);
+    // The one verdict on the memory tree: nothing reached through a link or another user's folder is read.
+    checkTree(root);
     const outcome = await searchMemory(root, words, { since, kinds, limit: limitRaw === undefined ? 20 : Number(limitRaw) });
     const files = Object.values(outcome.searched).reduce((a, b) => a + b, 0);
     if (ctx.values.json === true) {

@@ -419,11 +419,11 @@ describe("surfacing: read checkpoint, check, read handoff, brief (26)", () => {
     expect(JSON.parse(helper(["check", "--root", root, "--json"]).stdout)).toMatchObject({ code: 2, parked: "handoff" });
   });
 
-  it("check ignores an unsafe checkpoints folder and planted entries", () => {
+  it("check calls a linked checkpoints folder unsafe (one verdict on the tree) and ignores planted entries", () => {
     const root = gitRepo();
     mkdirSync(path.join(root, ".ai", "memory"), { recursive: true });
     symlinkSync(tempDir(), CP_DIR(root));
-    expect(helper(["check", "--root", root]).code).toBe(0);
+    expect(helper(["check", "--root", root]).code).toBe(3);
     unlinkSync(CP_DIR(root));
     mkdirSync(CP_DIR(root));
     symlinkSync("/etc/passwd", path.join(CP_DIR(root), "x.md"));
