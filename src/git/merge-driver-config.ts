@@ -2,12 +2,13 @@
 // section in this clone's git config, a block of ours in the root `.gitattributes`, and a copy
 // of the helper outside the work tree that the driver runs (a merge can change the helper in
 // the repository, never this copy). `install`, `uninstall` and `publish` each make one call.
-import { chmodSync, closeSync, constants, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, realpathSync, renameSync, rmdirSync, rmSync, unlinkSync, writeSync } from "node:fs";
+import { chmodSync, closeSync, constants, fsyncSync, lstatSync, mkdirSync, openSync, readFileSync, realpathSync, renameSync, rmdirSync, unlinkSync, writeSync } from "node:fs";
 import path from "node:path";
 import { randomBytes } from "node:crypto";
+import { homeFolder } from "../store/home.ts";
 import { commonDirOf } from "./git-files.ts";
 import { gitDirOf, gitTopOf } from "./in-progress.ts";
-import { runGit } from "./run.ts";
+import { GitUnavailable, runGit } from "./run.ts";
 import { DRIVER_NAME } from "./merge-driver-state.ts";
 
 export { DRIVER_NAME, MERGE_DRIVER_MISSING, mergeDriverMissing } from "./merge-driver-state.ts";
@@ -35,7 +36,8 @@ export interface MergeDriverChange {
 
 /** `${XDG_CONFIG_HOME:-$HOME/.config}/session-handoff/driver/memory_io.mjs`; null without HOME or XDG_CONFIG_HOME. */
 export function driverCopyPath(env: Record<string, string | undefined>): string | null {
-  const config = env.XDG_CONFIG_HOME ? env.XDG_CONFIG_HOME : env.HOME ? path.join(env.HOME, ".config") : null;
+  const home = homeFolder(env);
+  const config = env.XDG_CONFIG_HOME ? env.XDG_CONFIG_HOME : home ? path.join(home, ".config") : null;
   return config === null ? null : path.join(config, "session-handoff", "driver", "memory_io.mjs");
 }
 
@@ -134,20 +136,17 @@ export async function registerMergeDriver(root: string, helperPath: string | nul
     return out;
   }
   try {
-    // The entry loads its bundles from lib/ beside it: the copy takes them along.
-    const libDir = path.join(path.dirname(helperPath), "lib");
-    const files: [string, string][] = [[helperPath, copy], ...readdirSync(libDir).filter((f) => f.endsWith(".mjs")).map((f): [string, string] => [path.join(libDir, f), path.join(path.dirname(copy), "lib", f)])];
-    mkdirSync(path.join(path.dirname(copy), "lib"), { recursive: true, mode: 0o700 });
-    for (const [from, to] of files) {
-      const bytes = readFileSync(from);
-      let same = false;
-      try {
-        same = readRegular(to)?.equals(bytes) ?? false;
-      } catch {
-        same = false;
-      }
-      if (!same) replaceFile(to, bytes, 0o644);
+    // The whole CLI bundle is one self-contained file: the driver's copy needs nothing beside it,
+    // where the entry (memory_io.mjs) would need its lib/ folder.
+    const bytes = readFileSync(path.join(path.dirname(helperPath), "lib", "cli.mjs"));
+    mkdirSync(path.dirname(copy), { recursive: true, mode: 0o700 });
+    let same = false;
+    try {
+      same = readRegular(copy)?.equals(bytes) ?? false;
+    } catch {
+      same = false;
     }
+    if (!same) replaceFile(copy, bytes, 0o644);
     out.copy = realpathSync(copy);
   } catch (err) {
     out.notes.push(`the merge driver was not registered: its copy of the helper could not be written (${(err as Error).message})`);
@@ -193,7 +192,6 @@ export async function unregisterMergeDriver(root: string, env: Record<string, st
   if (copy !== null) {
     try {
       unlinkSync(copy);
-      rmSync(path.join(path.dirname(copy), "lib"), { recursive: true, force: true });
       rmdirSync(path.dirname(copy));
       rmdirSync(path.dirname(path.dirname(copy)));
     } catch {
@@ -235,7 +233,14 @@ export async function mergeDriverStep(
   env: Record<string, string | undefined>,
 ): Promise<{ lines: string[]; notes: string[]; change: MergeDriverChange | null }> {
   if (root === null || opts.dryRun === true) return { lines: [], notes: [], change: null };
-  const change = opts.remove === true ? await unregisterMergeDriver(root, env) : await registerMergeDriver(root, opts.helperPath ?? null, env);
+  let change: MergeDriverChange;
+  try {
+    change = opts.remove === true ? await unregisterMergeDriver(root, env) : await registerMergeDriver(root, opts.helperPath ?? null, env);
+  } catch (err) {
+    // A repository with no git on PATH (Windows' cmd without git for Windows): the agent files are done.
+    if (!(err instanceof GitUnavailable)) throw err;
+    return { lines: [], notes: [`the merge driver was not ${opts.remove === true ? "removed" : "registered"}: ${err.message}`], change: null };
+  }
   const lines: string[] = [];
   if (change.config) lines.push(opts.remove === true ? "removed the merge driver session-handoff from .git/config" : "registered the merge driver session-handoff in .git/config");
   if (change.attributes) lines.push(opts.remove === true ? "removed the merge driver's block from .gitattributes" : "added the merge driver's block to .gitattributes");
