@@ -14,7 +14,7 @@ import { commonDirOf } from "./git-dir.ts";
 import { clonedAfter, fatesOf, gatherFateLogs } from "./fates.ts";
 import { GitUnavailable, runGit, type GitResult } from "./run.ts";
 import { attributesNotOurs } from "./merge-driver-config.ts";
-import { notSavedHere } from "./saves.ts";
+import { notSavedHere, savedByOf } from "./saves.ts";
 import { readSnapshot, type Snapshot, type SnapshotResult } from "./status.ts";
 import { assessDrift, effectiveBranch, type DriftFacts, type DriftReport, type GitState } from "./verdict.ts";
 
@@ -213,6 +213,7 @@ export async function measureDrift(
     // Memory from elsewhere: this clone's record of its saves does not hold the token
     // (docs/design.md#verdicts-and-the-brief); the author is looked up only then.
     const elsewhere = opts.handoffToken != null && notSavedHere(root, opts.handoffToken, opts.handoffText ?? null);
+    if (opts.handoffToken != null) facts.savedBy = savedByOf(root, opts.handoffToken);
     // All are started before any is awaited; a rejection is handled below.
     logP?.catch(() => undefined);
     const status = await statusP;

@@ -66,6 +66,8 @@ export interface DriftFacts {
   inProgress?: { saved: string | null; current: string | null };
   /** Who last committed the handoff, when it is tracked (docs/design.md#verdicts-and-the-brief). */
   provenance?: Provenance | null;
+  /** The agent this clone recorded for the save (`Claude Code`, `Codex`, …); null or absent when none. */
+  savedBy?: string | null;
   /** Why the state time is unknown, when it is (`StateTime.reason`). */
   ageUnknown?: "missing" | "malformed" | "future" | null;
   /** What became of each file dirty at the save (fates.ts); absent outside git or without the dirty anchor. */
@@ -299,6 +301,8 @@ export function assessDrift(f: DriftFacts): DriftReport {
     parts.push(`dirty files: ${f.saved.dirty.length + savedMore} then, ${cur.dirty.length} now`);
   }
   parts.push(...fateClauses(f.dirtyFates ?? []));
+  // Which agent saved it (recorded by this clone's write): the next agent says where it came from.
+  if (f.savedBy) parts.push(`saved by ${f.savedBy}${f.saved.date === null ? "" : ` at ${f.saved.date.iso}`}`);
   if (f.provenance?.someoneElse) parts.push(`the handoff was not saved in this clone${f.provenance.committer === null ? "" : `; its last commit is by ${f.provenance.committer}`}`);
   const bad = unverifiable.filter((u) => !(verdict === "unverifiable" && u === "head"));
   if (bad.length > 0) parts.push(`unverifiable anchors: ${bad.join(", ")}`);

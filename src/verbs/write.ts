@@ -1,6 +1,6 @@
 import { lstatSync } from "node:fs";
 import path from "node:path";
-import { recordSave as recordCloneSave, savedStampOf, statKey } from "../git/saves.ts";
+import { agentOfEnv, recordSave as recordCloneSave, recordSavedBy, savedStampOf, statKey } from "../git/saves.ts";
 import { HelperError, Refused } from "../errors.ts";
 import { removeDraft, takeDraft } from "../store/drafts.ts";
 import { underLock } from "../store/mutate.ts";
@@ -117,8 +117,11 @@ async function save(ctx: Parameters<Verb["run"]>[0], kind: ReturnType<typeof par
       } catch {
         // no stat: the hook hashes instead
       }
+      const token = result === null ? (built as Built | null)!.prior!.token : result.token;
       const savedBytes = result === null ? (built as Built | null)!.prior!.bytes : result.bytes;
-      recordCloneSave(root, result === null ? (built as Built | null)!.prior!.token : result.token, key, savedStampOf(savedBytes.toString("utf8")));
+      recordCloneSave(root, token, key, savedStampOf(savedBytes.toString("utf8")));
+      // Which agent saved it, for the brief of the next one (docs/context-threshold.md).
+      if (result !== null) recordSavedBy(root, token, agentOfEnv(ctx.env));
     }
     if (result === null) {
       return ok(`unchanged ${file}\nCURRENT-SHA256: ${(built as Built | null)!.prior!.token}\n`, [...repairs, ...notes]);

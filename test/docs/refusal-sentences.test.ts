@@ -63,10 +63,10 @@ describe("the memory tree's refusals, word for word", () => {
     expect(helper(["write", "bogus", "--root", root, "--expected-current-sha256", "absent"], { input: handoff("x") }).stderr).toContain(`${REFUSED}unknown kind "bogus": use handoff, lessons or solutions\n`);
     const linked = gitRepo();
     symlinkSync(tempDir("sh-elsewhere-"), path.join(linked, ".ai"));
-    expect(write(linked, "absent").stderr).toContain(`${REFUSED}${path.join(linked, ".ai")} is a link; memory must live in real folders of yours under the root, so every verb refuses it: move it away\n`);
+    expect(write(linked, "absent").stderr).toContain(`${REFUSED}${path.join(linked, ".ai")} is a link; memory must live in real directories under the root (move the link away)\n`);
     const file = gitRepo();
     writeFileSync(path.join(file, ".ai"), "");
-    expect(write(file, "absent").stderr).toContain(`${REFUSED}${path.join(file, ".ai")} is not a directory; memory must live in real folders of yours under the root, so every verb refuses it: move it away\n`);
+    expect(write(file, "absent").stderr).toContain(`${REFUSED}${path.join(file, ".ai")} is not a directory; move it away so the memory tree can be used\n`);
     expect(readFileSync(path.join(file, ".ai"), "utf8")).toBe("");
   });
 
@@ -120,7 +120,8 @@ describe("write --from-draft's refusals, word for word", () => {
     const elsewhere = tempDir("sh-drafts-");
     writeFileSync(path.join(elsewhere, "handoff.md"), handoff("x"));
     symlinkSync(elsewhere, mem(other, "drafts"));
-    expect(fromDraft(other).stderr).toContain(`${REFUSED}${mem(other, "drafts")} is a link; memory must live in real folders of yours under the root, so every verb refuses it: move it away\n`);
+    // The tree's one verdict refuses a linked drafts/ before the draft is looked at.
+    expect(fromDraft(other).stderr).toContain(`${REFUSED}${mem(other, "drafts")} is a link; memory must live in real directories under the root (move the link away)\n`);
     expect(existsSync(path.join(elsewhere, "handoff.md"))).toBe(true);
   });
 });
