@@ -2839,7 +2839,10 @@ function savesPath(root, opts = {}) {
   return gitDir === null ? null : path13.join(commonDirOf(gitDir), "session-handoff", "saves");
 }
 function savesLines(p) {
-  return readFileSync4(p, "utf8").slice(0, 16384).split("\n").filter((l) => /^[0-9a-f]{64}( \d+ \d+ \d+ \d+)?$/.test(l));
+  return readFileSync4(p, "utf8").slice(0, 16384).split("\n").map((l) => LINE.exec(l)).filter((m) => m !== null);
+}
+function savedStampOf(text2) {
+  return /^Saved: (\S+)[ \t]*\r?$/m.exec(text2)?.[1] ?? null;
 }
 function statKey(st) {
   return `${st.size} ${st.mtimeNs} ${st.ctimeNs} ${st.ino}`;
@@ -2848,7 +2851,7 @@ function savedHereByStat(root, key) {
   const p = savesPath(root);
   if (p === null) return false;
   try {
-    return savesLines(p).some((l) => l.slice(65) === key);
+    return savesLines(p).some((m) => m[2] === key);
   } catch {
     return false;
   }
@@ -2858,22 +2861,24 @@ function readSaves(root) {
   if (p === null) return null;
   try {
     if (!lstatSync7(p).isFile()) return null;
-    return savesLines(p).map((l) => l.split(" ")[0]);
+    const lines3 = savesLines(p);
+    return { tokens: lines3.map((m) => m[1]), stamps: lines3.flatMap((m) => m[3] === void 0 ? [] : [m[3]]) };
   } catch {
     return null;
   }
 }
-function recordSave(root, token, key = null) {
+function recordSave(root, token, key = null, stamp = null) {
   const p = savesPath(root);
   if (p === null || !/^[0-9a-f]{64}$/.test(token)) return;
   try {
     mkdirSync2(path13.dirname(p), { recursive: true, mode: 448 });
     let kept = [];
     try {
-      kept = savesLines(p).filter((l) => !l.startsWith(token));
+      kept = savesLines(p).filter((m) => m[1] !== token).map((m) => m[0]);
     } catch {
     }
-    kept.push(key === null ? token : `${token} ${key}`);
+    const safeStamp = stamp !== null && /^\S{1,64}$/.test(stamp) ? ` @${stamp}` : "";
+    kept.push(`${token}${key === null ? "" : ` ${key}`}${safeStamp}`);
     const tmp = `${p}.tmp-${process.pid}`;
     const fd = openSync4(tmp, constants4.O_WRONLY | constants4.O_CREAT | constants4.O_TRUNC | (constants4.O_NOFOLLOW ?? 0), 384);
     try {
@@ -2886,9 +2891,11 @@ function recordSave(root, token, key = null) {
   } catch {
   }
 }
-function notSavedHere(root, token) {
+function notSavedHere(root, token, text2 = null) {
   const saves = readSaves(root);
-  return saves !== null && !saves.includes(token);
+  if (saves === null || saves.tokens.includes(token)) return false;
+  const stamp = text2 === null ? null : savedStampOf(text2);
+  return stamp === null || !saves.stamps.includes(stamp);
 }
 function agentOfEnv(env) {
   const named = env.SESSION_HANDOFF_AGENT?.trim() ?? "";
@@ -2935,12 +2942,13 @@ function savedByOf(root, token) {
   }
   return null;
 }
-var SAVES_KEPT, SAVED_BY_LINE;
+var SAVES_KEPT, LINE, SAVED_BY_LINE;
 var init_saves = __esm({
   "src/git/saves.ts"() {
     "use strict";
     init_git_dir();
     SAVES_KEPT = 10;
+    LINE = /^([0-9a-f]{64})(?: (\d+ \d+ \d+ \d+))?(?: @(\S+))?$/;
     SAVED_BY_LINE = /^([0-9a-f]{64}) ([A-Za-z0-9][A-Za-z0-9 ._-]{0,39})$/;
   }
 });
@@ -2994,34 +3002,47 @@ function takeDraft(root, kind) {
   const st = lstatOrNull2(file);
   if (st === null) throw new Refused(`no draft at ${rel}: ${again}`);
   if (st.isDirectory()) throw new Refused(`${rel} is a directory, not a draft; move it away, then ${again}`);
-  try {
-    if (!st.isFile()) throw new Refused(`${rel} is ${st.isSymbolicLink() ? "a link" : "not a regular file"}; it was removed unread: ${again}`);
+  if (!st.isFile()) {
+    removeName(file, rel);
+    throw new Refused(`${rel} is ${st.isSymbolicLink() ? "a link" : "not a regular file"}; it was removed unread: ${again}`);
+  }
+  {
     let fd;
     try {
       fd = openSync5(file, constants5.O_RDONLY | constants5.O_NOFOLLOW | constants5.O_NONBLOCK);
     } catch (err) {
       const code = err.code;
+      removeName(file, rel);
       throw new Refused(`${rel} cannot be read (${code === "ELOOP" ? "it became a link" : code ?? "error"}); it was removed: ${again}`);
     }
     try {
       const now = fstatSync4(fd);
-      if (!now.isFile() || now.ino !== st.ino) throw new Refused(`${rel} was replaced while it was read; it was removed: ${again}`);
-      if (now.nlink !== 1) throw new Refused(`${rel} is hard-linked elsewhere; it was removed unread: ${again}`);
+      if (!now.isFile() || now.ino !== st.ino) throw new Refused(`${rel} was replaced while it was read; ${again}`);
+      if (now.nlink !== 1) {
+        removeName(file, rel);
+        throw new Refused(`${rel} is hard-linked elsewhere; it was removed unread: ${again}`);
+      }
       if ((now.mode & 63) !== 0) fchmodSync(fd, 384);
       if (now.size > MAX_DOCUMENT_BYTES) {
-        throw new Refused(`the draft ${rel} is ${now.size} bytes; memory documents are at most ${MAX_DOCUMENT_BYTES} bytes (shorten it); it was removed`);
+        throw new Refused(`the draft ${rel} is ${now.size} bytes; memory documents are at most ${MAX_DOCUMENT_BYTES} bytes (shorten it)`);
       }
       const buf = Buffer.alloc(MAX_DOCUMENT_BYTES + 1);
       let got = 0;
       for (let n2 = 1; n2 > 0 && got < buf.length; got += n2) n2 = readSync4(fd, buf, got, buf.length - got, got);
-      if (got > MAX_DOCUMENT_BYTES) throw new Refused(`the draft ${rel} grew past ${MAX_DOCUMENT_BYTES} bytes while it was read; it was removed`);
-      return buf.subarray(0, got);
+      if (got > MAX_DOCUMENT_BYTES) throw new Refused(`the draft ${rel} grew past ${MAX_DOCUMENT_BYTES} bytes while it was read`);
+      return { bytes: buf.subarray(0, got), id: draftId(now) };
     } finally {
       closeSync5(fd);
     }
-  } finally {
-    removeName(file, rel);
   }
+}
+function draftId(st) {
+  return `${st.ino} ${st.size} ${st.mtimeMs}`;
+}
+function removeDraft(root, kind, id) {
+  const file = draftPath(root, kind);
+  const st = lstatOrNull2(file);
+  if (st !== null && st.isFile() && draftId(st) === id) removeName(file, draftShown(kind));
 }
 function ensureDraftsIgnored(root) {
   const file = path14.join(draftsDir(root), ".gitignore");
@@ -3941,7 +3962,7 @@ and an empty \`## Environment anchors\` section is filled with what \`anchors\` 
 options:
   --expected-current-sha256 TOKEN  the token \`read\` printed, or \`absent\`
   --from-draft      take the document from .ai/memory/drafts/<kind>.md (written
-                    with your file tool, so no shell sees it); removed in every outcome
+                    with your file tool, so no shell sees it); removed by a save, kept by a refusal
   --lock-timeout S  seconds to wait for the lock (default 10; 0 tries once)
   --root DIR        the project root
 
@@ -4449,9 +4470,9 @@ function looksLikeCode(value) {
   const m = CODE_PATH.exec(value);
   if (!m) return false;
   const tail = m.groups?.["tail"];
-  const path60 = tail === void 0 ? value : value.slice(0, value.length - tail.length);
-  if (isWordy(path60)) return true;
-  const parts = path60.split(/\??\.|::|->/);
+  const path61 = tail === void 0 ? value : value.slice(0, value.length - tail.length);
+  if (isWordy(path61)) return true;
+  const parts = path61.split(/\??\.|::|->/);
   return parts.length > 1 && parts.every((p) => /^[A-Za-z_$]+!?$/.test(p)) && parts.some((p) => /^[a-z]{3,}$/.test(p));
 }
 function shannonEntropy(s) {
@@ -5617,7 +5638,7 @@ function keyFileMtimesError(value) {
   return null;
 }
 function readAnchorLine(line) {
-  const m = LINE.exec(line);
+  const m = LINE2.exec(line);
   if (!m) {
     const other = OTHER_LABEL.exec(line);
     if (other) return { error: `\`- ${other[1]}:\` is not an anchor label this helper knows (a newer helper's line?); nothing reads it`, unknownLabel: other[1] };
@@ -5675,14 +5696,14 @@ function isEmptyAnchorsBody(lines3) {
     return m !== null && /^<[^<>]*>$/.test(m[1].trim());
   });
 }
-var LINE, OTHER_LABEL, ISO_SHAPE, OPERATION, MTIME_ITEM;
+var LINE2, OTHER_LABEL, ISO_SHAPE, OPERATION, MTIME_ITEM;
 var init_validate_anchors = __esm({
   "src/schema/validate-anchors.ts"() {
     "use strict";
     init_quote();
     init_anchor_lines();
     init_values();
-    LINE = /^- (Branch|HEAD|Dirty files|Dirty hashes|In progress|Date|Key file mtimes): (.*)$/;
+    LINE2 = /^- (Branch|HEAD|Dirty files|Dirty hashes|In progress|Date|Key file mtimes): (.*)$/;
     OTHER_LABEL = /^- ([A-Z][A-Za-z ]{0,40}): \S/;
     ISO_SHAPE = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/;
     OPERATION = /^(rebase|merge|cherry-pick|revert|bisect|am)(?: of (\S.*?))? \((\d+) conflicted files?\)$/;
@@ -7467,7 +7488,8 @@ async function save(ctx, kind, document) {
       } catch {
       }
       const token = result === null ? built.prior.token : result.token;
-      recordSave(root, token, key);
+      const savedBytes = result === null ? built.prior.bytes : result.bytes;
+      recordSave(root, token, key, savedStampOf(savedBytes.toString("utf8")));
       if (result !== null) recordSavedBy(root, token, agentOfEnv(ctx.env));
     }
     if (result === null) {
@@ -7507,11 +7529,12 @@ var init_write = __esm({
       async run(ctx) {
         const kind = parseKind(ctx.positionals[0]);
         if (ctx.values["from-draft"] !== true) return save(ctx, kind, await stdinForValidate(ctx));
+        const root = rootOption(ctx);
         let draft;
-        let taken = false;
+        let taken = null;
         try {
-          const bytes = takeDraft(rootOption(ctx), kind);
-          taken = true;
+          taken = takeDraft(root, kind);
+          const bytes = taken.bytes;
           draft = () => bytes;
         } catch (err) {
           if (!(err instanceof HelperError)) throw err;
@@ -7520,10 +7543,12 @@ var init_write = __esm({
           };
         }
         try {
-          return await save(ctx, kind, draft);
+          const out = await save(ctx, kind, draft);
+          if (taken !== null && out.code === 0) removeDraft(root, kind, taken.id);
+          return out;
         } catch (err) {
-          if (taken && err instanceof HelperError) err.message += `
-the draft .ai/memory/drafts/${kind}.md was removed: write it again before you retry`;
+          if (taken !== null && err instanceof HelperError) err.message += `
+the draft .ai/memory/drafts/${kind}.md was kept: fix it and run this again`;
           throw err;
         }
       }
@@ -8146,14 +8171,93 @@ exit: 0 printed
   }
 });
 
-// src/git/merge-driver-config.ts
-import { chmodSync as chmodSync2, closeSync as closeSync11, constants as constants9, fsyncSync as fsyncSync3, lstatSync as lstatSync19, mkdirSync as mkdirSync4, openSync as openSync9, readFileSync as readFileSync10, realpathSync as realpathSync4, renameSync as renameSync4, rmdirSync, unlinkSync as unlinkSync10, writeSync as writeSync7 } from "node:fs";
+// src/git/fates.ts
+import { closeSync as closeSync11, existsSync as existsSync2, openSync as openSync9, readSync as readSync7 } from "node:fs";
 import path34 from "node:path";
+function parseRawLog(out) {
+  const text2 = typeof out === "string" ? out : out.toString("utf8");
+  return text2.split("").slice(1).map((rec) => {
+    const [name2 = "", ...rest] = rec.split("\0");
+    const paths = /* @__PURE__ */ new Map();
+    for (let i = 0; i + 1 < rest.length; i += 2) {
+      const meta = rest[i].replace(/^\n/, "");
+      if (!meta.startsWith(":")) break;
+      paths.set(rest[i + 1], meta.split(" ")[3] ?? "");
+    }
+    return { name: name2.trim(), paths };
+  });
+}
+function fatesOf(i) {
+  const hashOf = new Map(i.hashes.map((h) => [h.path, h.id]));
+  return i.savedDirty.map((p) => {
+    const saved = hashOf.get(p);
+    const known = saved !== void 0 && saved !== "over 8 MB";
+    if (i.nowDirty.includes(p)) {
+      if (!known) return { path: p, fate: "dirty" };
+      const now = i.blobNow(p);
+      return { path: p, fate: (saved === "deleted" ? now === null : now === saved) ? "unchanged" : "changed" };
+    }
+    const sameContent = (id) => !known || (saved === "deleted" ? ZERO.test(id) : id === saved);
+    const holds = (t) => [...t.paths].some(([q, id]) => p.endsWith("/") ? q.startsWith(p) : q === p && sameContent(id));
+    const head = i.onHead?.find(holds);
+    if (head) return { path: p, fate: "committed", commit: head.name, onHead: true };
+    const stash = i.stashes?.find(holds);
+    if (stash) return { path: p, fate: "stashed", stash: stash.name };
+    const other = i.elsewhere?.find(holds);
+    if (other) return { path: p, fate: "committed", commit: other.name, onHead: false };
+    if (i.fromElsewhere) return { path: p, fate: "not-here" };
+    if (!i.fromSaved || i.onHead === null || i.stashes === null) return { path: p, fate: "clean" };
+    return { path: p, fate: "reverted" };
+  });
+}
+function clonedAfter(gitDir, savedMs2) {
+  if (gitDir === null || savedMs2 === null) return false;
+  try {
+    const fd = openSync9(path34.join(gitDir, "logs", "HEAD"), "r");
+    const buf = Buffer.alloc(4096);
+    const n2 = readSync7(fd, buf, 0, buf.length, 0);
+    closeSync11(fd);
+    const m = / (\d+) [+-]\d{4}\tclone: /.exec(buf.subarray(0, n2).toString("utf8").split("\n")[0] ?? "");
+    return m !== null && Number(m[1]) * 1e3 >= savedMs2;
+  } catch {
+    return false;
+  }
+}
+async function gatherFateLogs(git, opts) {
+  if (opts.cleaned.length === 0) return { onHead: [], elsewhere: [], stashes: [] };
+  const specs = ["--", ...opts.cleaned.map((p) => `:(top,literal)${p}`)];
+  const since = opts.savedDateMs === null ? [] : [`--since=@${Math.floor(opts.savedDateMs / 1e3)}`];
+  const bound = opts.savedHead !== null ? [`^${opts.savedHead}`] : [...since, "--max-count=500"];
+  const run2 = async (args) => {
+    const r = await git(args);
+    return r.code === 0 ? parseRawLog(r.stdout) : null;
+  };
+  const hasStash = opts.commonDir !== null && existsSync2(path34.join(opts.commonDir, "logs", "refs", "stash"));
+  const notHead = opts.headExists ? ["^HEAD"] : [];
+  const [onHead, elsewhere, stashes] = await Promise.all([
+    opts.headExists ? run2(["log", ...RAW, "--format=%x01%H", "HEAD", ...bound, ...specs]) : [],
+    run2(["log", ...RAW, "--format=%x01%H", "--exclude=refs/stash", "--all", ...notHead, ...bound, ...specs]),
+    hasStash ? run2(["log", "-g", "--diff-merges=first-parent", ...RAW, "--format=%x01%gd", "refs/stash", ...specs]) : []
+  ]);
+  return { onHead, elsewhere, stashes };
+}
+var ZERO, RAW;
+var init_fates = __esm({
+  "src/git/fates.ts"() {
+    "use strict";
+    ZERO = /^0+$/;
+    RAW = ["--raw", "--no-abbrev", "--no-renames", "-z"];
+  }
+});
+
+// src/git/merge-driver-config.ts
+import { chmodSync as chmodSync2, closeSync as closeSync12, constants as constants9, fsyncSync as fsyncSync3, lstatSync as lstatSync19, mkdirSync as mkdirSync4, openSync as openSync10, readFileSync as readFileSync10, realpathSync as realpathSync4, renameSync as renameSync4, rmdirSync, unlinkSync as unlinkSync10, writeSync as writeSync7 } from "node:fs";
+import path35 from "node:path";
 import { randomBytes as randomBytes3 } from "node:crypto";
 function driverCopyPath(env) {
   const home = homeFolder(env);
-  const config = env.XDG_CONFIG_HOME ? env.XDG_CONFIG_HOME : home ? path34.join(home, ".config") : null;
-  return config === null ? null : path34.join(config, "session-handoff", "driver", "memory_io.mjs");
+  const config = env.XDG_CONFIG_HOME ? env.XDG_CONFIG_HOME : home ? path35.join(home, ".config") : null;
+  return config === null ? null : path35.join(config, "session-handoff", "driver", "memory_io.mjs");
 }
 function shellQuote(s) {
   return `'${s.replace(/'/g, `'\\''`)}'`;
@@ -8172,13 +8276,13 @@ function readRegular(p) {
   return readFileSync10(p);
 }
 function replaceFile(p, bytes, mode) {
-  const tmp = path34.join(path34.dirname(p), `.${path34.basename(p)}.tmp-${process.pid}-${randomBytes3(4).toString("hex")}`);
-  const fd = openSync9(tmp, constants9.O_WRONLY | constants9.O_CREAT | constants9.O_EXCL | (constants9.O_NOFOLLOW ?? 0), mode);
+  const tmp = path35.join(path35.dirname(p), `.${path35.basename(p)}.tmp-${process.pid}-${randomBytes3(4).toString("hex")}`);
+  const fd = openSync10(tmp, constants9.O_WRONLY | constants9.O_CREAT | constants9.O_EXCL | (constants9.O_NOFOLLOW ?? 0), mode);
   try {
     writeSync7(fd, bytes);
     fsyncSync3(fd);
   } finally {
-    closeSync11(fd);
+    closeSync12(fd);
   }
   try {
     chmodSync2(tmp, mode);
@@ -8219,7 +8323,7 @@ async function configValue(top, key, env) {
   return r.code === 0 ? r.stdout.toString("utf8").replace(/\n$/, "") : null;
 }
 function memRelOf(top, root) {
-  return path34.relative(top, root).split(path34.sep).join("/");
+  return path35.relative(top, root).split(path35.sep).join("/");
 }
 async function registerMergeDriver(root, helperPath, env) {
   const top = gitTopOf(root);
@@ -8231,8 +8335,8 @@ async function registerMergeDriver(root, helperPath, env) {
     return out;
   }
   try {
-    const bytes = readFileSync10(path34.join(path34.dirname(helperPath), "lib", "cli.mjs"));
-    mkdirSync4(path34.dirname(copy), { recursive: true, mode: 448 });
+    const bytes = readFileSync10(path35.join(path35.dirname(helperPath), "lib", "cli.mjs"));
+    mkdirSync4(path35.dirname(copy), { recursive: true, mode: 448 });
     let same = false;
     try {
       same = readRegular(copy)?.equals(bytes) ?? false;
@@ -8256,7 +8360,7 @@ async function registerMergeDriver(root, helperPath, env) {
     out.config = true;
   }
   try {
-    const file = path34.join(top, ".gitattributes");
+    const file = path35.join(top, ".gitattributes");
     const before = readRegular(file);
     const text2 = before === null ? "" : before.toString("utf8");
     const want = attributesLine(memRelOf(top, root));
@@ -8277,8 +8381,8 @@ async function unregisterMergeDriver(root, env) {
   if (copy !== null) {
     try {
       unlinkSync10(copy);
-      rmdirSync(path34.dirname(copy));
-      rmdirSync(path34.dirname(path34.dirname(copy)));
+      rmdirSync(path35.dirname(copy));
+      rmdirSync(path35.dirname(path35.dirname(copy)));
     } catch {
     }
   }
@@ -8289,7 +8393,7 @@ async function unregisterMergeDriver(root, env) {
     out.config = r.code === 0;
   }
   try {
-    const file = path34.join(top, ".gitattributes");
+    const file = path35.join(top, ".gitattributes");
     const before = readRegular(file);
     if (before !== null) {
       const { rest, had } = withoutBlock(before.toString("utf8"));
@@ -8320,7 +8424,7 @@ async function mergeDriverStep(root, opts, env) {
 }
 function attributesOnlyOurs(top) {
   try {
-    const text2 = readFileSync10(path34.join(top, ".gitattributes"), "utf8");
+    const text2 = readFileSync10(path35.join(top, ".gitattributes"), "utf8");
     const { rest, had } = withoutBlock(text2);
     return had && rest === "";
   } catch {
@@ -8374,15 +8478,13 @@ function ageUnknownWords(reason) {
   if (reason === "malformed") return "age unknown: the saved time is not a strict ISO-8601 time with a zone";
   return "age unknown: the handoff has no `- Date:` or `Saved:` time";
 }
-function cleanedWords(cleaned, changed) {
-  const head = `${plural(cleaned.length, "file")} dirty at the save ${cleaned.length === 1 ? "is" : "are"} clean now`;
-  if (changed === null) return `${head} (committed, stashed or reverted): ${listed(cleaned)}`;
-  const set = new Set(changed);
-  const committedPath = (p) => set.has(p) || p.endsWith("/") && changed.some((c) => c.startsWith(p));
-  const committed = cleaned.filter(committedPath).length;
-  const discarded = cleaned.length - committed;
-  const how = [committed > 0 ? `${committed} committed` : "", discarded > 0 ? `${discarded} stashed or reverted` : ""].filter(Boolean).join(", ");
-  return `${head} (${how}): ${listed(cleaned)}`;
+function fateClauses(fates) {
+  const group2 = /* @__PURE__ */ new Map();
+  for (const f of fates) {
+    const key = f.fate === "committed" ? `dirty at the save, committed in ${short(f.commit)}${f.onHead ? "" : " (not on HEAD)"}` : f.fate === "stashed" ? `dirty at the save, now in ${f.stash}` : FATE_WORDS[f.fate];
+    group2.set(key, [...group2.get(key) ?? [], f.path]);
+  }
+  return [...group2].map(([words, paths]) => `${words}: ${listed(paths)}`);
 }
 function assessDrift(f) {
   const cur = f.current;
@@ -8465,10 +8567,7 @@ function assessDrift(f) {
   if (dirtyChanged === true && cur !== null && f.saved.dirty !== null) {
     parts.push(`dirty files: ${f.saved.dirty.length + savedMore} then, ${cur.dirty.length} now`);
   }
-  if (cleanedDirty.length > 0) parts.push(cleanedWords(cleanedDirty, f.changedSinceSave ?? null));
-  const since = f.dirtySinceSave ?? null;
-  if (since !== null && since.changed.length > 0) parts.push(`dirty at the save, changed since the save: ${listed(since.changed)}`);
-  if (since !== null && since.unchanged.length > 0) parts.push(`dirty at the save, unchanged since the save: ${listed(since.unchanged)}`);
+  parts.push(...fateClauses(f.dirtyFates ?? []));
   if (f.savedBy) parts.push(`saved by ${f.savedBy}${f.saved.date === null ? "" : ` at ${f.saved.date.iso}`}`);
   if (f.provenance?.someoneElse) parts.push(`the handoff was not saved in this clone${f.provenance.committer === null ? "" : `; its last commit is by ${f.provenance.committer}`}`);
   const bad = unverifiable.filter((u) => !(verdict === "unverifiable" && u === "head"));
@@ -8501,11 +8600,11 @@ function assessDrift(f) {
     dirtyKeyFiles,
     inProgress: progress,
     provenance: f.provenance ?? null,
-    dirtySinceSave: f.dirtySinceSave ?? null,
+    dirtyFates: f.dirtyFates ?? [],
     summary
   };
 }
-var STALE_DAYS, STALE_COMMITS, DAY_MS2;
+var STALE_DAYS, STALE_COMMITS, DAY_MS2, FATE_WORDS;
 var init_verdict = __esm({
   "src/git/verdict.ts"() {
     "use strict";
@@ -8516,14 +8615,22 @@ var init_verdict = __esm({
     STALE_DAYS = 14;
     STALE_COMMITS = 30;
     DAY_MS2 = 864e5;
+    FATE_WORDS = {
+      reverted: "dirty at the save, reverted (neither committed nor stashed)",
+      changed: "dirty at the save, still dirty and changed since",
+      unchanged: "dirty at the save, still dirty and unchanged",
+      dirty: "dirty at the save, still dirty",
+      "not-here": "dirty in the clone that saved, not in this one",
+      clean: "dirty at the save, clean now (committed, stashed or reverted)"
+    };
   }
 });
 
 // src/git/drift.ts
 import { readFileSync as readFileSync11, statSync } from "node:fs";
-import path35 from "node:path";
+import path36 from "node:path";
 function reachableArgs(id) {
-  return ["rev-list", "--max-count=1", id, "--not", "--exclude=refs/stash", "--all"];
+  return ["rev-list", "--max-count=1", id, "--not", "--all"];
 }
 function startStatus(root, env, excludes = []) {
   const p = readSnapshot(root, env, excludes);
@@ -8557,12 +8664,12 @@ function authorWords(raw) {
 }
 function rootPrefix(root, top) {
   if (top === null) return "";
-  const rel = path35.relative(top, root).split(path35.sep).join("/");
+  const rel = path36.relative(top, root).split(path36.sep).join("/");
   return rel === "" ? "" : `${rel}/`;
 }
 function maybeTracked(gitDir, topRelative) {
   if (gitDir === null) return false;
-  const index = path35.join(gitDir, "index");
+  const index = path36.join(gitDir, "index");
   try {
     const st = statSync(index);
     if (st.size > 64 * 1024 * 1024) return true;
@@ -8613,7 +8720,7 @@ async function measureDrift(root, env, anchors, nowMs, optsOrEarly = null) {
   try {
     const statusP = opts.early ?? readSnapshot(root, env, opts.excludes ?? []);
     const logP = head === null ? null : git(historyArgs(head));
-    const elsewhere = opts.handoffToken != null && notSavedHere(root, opts.handoffToken);
+    const elsewhere = opts.handoffToken != null && notSavedHere(root, opts.handoffToken, opts.handoffText ?? null);
     if (opts.handoffToken != null) facts.savedBy = savedByOf(root, opts.handoffToken);
     logP?.catch(() => void 0);
     const status = await statusP;
@@ -8635,7 +8742,7 @@ async function measureDrift(root, env, anchors, nowMs, optsOrEarly = null) {
       const moved = head !== null && status.snapshot.head !== null && status.snapshot.head !== head;
       const present2 = facts.headReachable === true || facts.headReachable === false && !facts.objectMissing;
       if (head !== null && !moved && facts.headReachable === true) facts.changedSinceSave = [];
-      else if (moved && present2 && (keyFiles.length > 0 || cleaned.length > 0)) {
+      else if (moved && present2 && keyFiles.length > 0) {
         const d = await git(["diff", "--name-only", "-z", "--no-renames", head, "HEAD"]);
         if (d.code === 0) facts.changedSinceSave = d.stdout.toString("utf8").split("\0").filter((p) => p !== "");
       }
@@ -8643,19 +8750,26 @@ async function measureDrift(root, env, anchors, nowMs, optsOrEarly = null) {
         const changed = new Set(facts.changedSinceSave);
         facts.changedKeyFiles = keyFiles.filter((k) => changed.has(`${prefix}${k}`));
       }
-      if (top !== null && (anchors.dirtyHashes ?? []).length > 0) {
+      if (top !== null && facts.saved.dirty !== null) {
         const format2 = objectFormat(gitDir);
-        const since = { changed: [], unchanged: [] };
-        for (const h of anchors.dirtyHashes) {
-          if (h.id === "over 8 MB") continue;
-          const now = blobIdOf(path35.join(top, h.path), h.id.length === 64 ? "sha256" : format2);
-          (now === h.id ? since.unchanged : since.changed).push(h.path);
-        }
-        facts.dirtySinceSave = since;
-        const edited = new Set(since.changed);
-        const changedKeys = facts.changedKeyFiles ?? [];
-        for (const k of keyFiles) if (edited.has(`${prefix}${k}`) && !changedKeys.includes(k)) changedKeys.push(k);
-        facts.changedKeyFiles = changedKeys;
+        const logs = await gatherFateLogs(git, {
+          top,
+          commonDir: gitDir === null ? null : commonDirOf(gitDir),
+          savedHead: present2 ? head : null,
+          savedDateMs: facts.saved.date?.ms ?? null,
+          cleaned,
+          headExists: status.snapshot.head !== null
+        });
+        facts.dirtyFates = fatesOf({
+          savedDirty: facts.saved.dirty,
+          hashes: anchors.dirtyHashes ?? [],
+          nowDirty: status.snapshot.dirty,
+          blobNow: (p) => blobIdOf(path36.join(top, p), format2),
+          ...logs,
+          // A clone made after the save did not save it, record or not.
+          fromSaved: present2 && head !== null,
+          fromElsewhere: elsewhere || clonedAfter(gitDir, facts.saved.date?.ms ?? null)
+        });
       }
       const isDirty = (list2, p) => list2.some((d) => d === p || d.endsWith("/") && p.startsWith(d));
       facts.dirtyKeyFiles = keyFiles.filter((k) => isDirty(status.snapshot.dirty, `${prefix}${k}`) && !isDirty(facts.saved.dirty ?? [], `${prefix}${k}`));
@@ -8778,6 +8892,8 @@ var init_drift = __esm({
     init_blob_id();
     init_git_files();
     init_in_progress();
+    init_git_dir();
+    init_fates();
     init_run();
     init_merge_driver_config();
     init_saves();
@@ -8882,20 +8998,26 @@ __export(drift_exports, {
 function n(v) {
   return v === null ? "unknown" : String(v);
 }
+function fateWord(f) {
+  if (f.fate === "committed") return `committed in ${f.commit.slice(0, 12)}${f.onHead ? "" : " (not on HEAD)"}`;
+  if (f.fate === "stashed") return `in ${f.stash}`;
+  return f.fate === "not-here" ? "not in this clone" : f.fate;
+}
 function renderDrift(r) {
   const lines3 = [
     `verdict: ${r.verdict}`,
     `summary: ${r.summary}`,
     `branch: saved ${r.saved.branch === null ? "unverifiable" : branchWords(r.saved.branch)}, now ${r.current.branch === null ? "none" : branchWords(r.current.branch)}${r.branchChanged ? " (changed)" : ""}`,
     `HEAD: saved ${r.saved.head ?? "unverifiable"}, now ${r.current.head ?? "none"}; reachable ${r.headReachable === null ? "unknown" : r.headReachable ? "yes" : "no"}${r.shallow ? " (shallow clone)" : ""}`,
-    `ahead: ${n(r.ahead)}, behind: ${n(r.behind)}, commits since the saved date: ${n(r.commitsSinceDate)}`,
+    // The since-date count is taken only when the saved HEAD is not in HEAD: said only then.
+    `ahead: ${n(r.ahead)}, behind: ${n(r.behind)}${r.commitsSinceDate === null ? "" : `, commits since the saved date: ${r.commitsSinceDate}`}`,
     `age: ${r.ageDays === null ? "unknown" : `${r.ageDays} days`} (saved ${r.saved.date ?? "at an unverifiable time"})`,
     `key files missing: ${r.missingKeyFiles.length === 0 ? "none found" : r.missingKeyFiles.map(quotedPath).join(", ")}`,
     `key files not created yet (absent at the save too): ${r.keyFilesNotYetCreated.length === 0 ? "none" : r.keyFilesNotYetCreated.map(quotedPath).join(", ")}`,
     `dirty files: ${r.saved.dirty === null ? "unverifiable" : r.saved.dirty.length + (r.saved.dirtyMore ?? 0)} then, ${r.current.dirty === null ? "unknown" : r.current.dirty.length} now${r.dirtyChanged ? " (changed)" : ""}`,
     `memory-only commits (not counted): ${r.memoryOnlyCommits}`,
     `key files changed: ${r.changedKeyFiles.length === 0 ? "none found" : r.changedKeyFiles.map(quotedPath).join(", ")}`,
-    `dirty at the save, clean now: ${r.cleanedDirty.length === 0 ? "none" : r.cleanedDirty.map(quotedPath).join(", ")}`,
+    `dirty at the save: ${r.dirtyFates.length === 0 ? "none" : r.dirtyFates.map((f) => `${quotedPath(f.path)} ${fateWord(f)}`).join(", ")}`,
     `key files with uncommitted changes: ${r.dirtyKeyFiles.length === 0 ? "none found" : r.dirtyKeyFiles.map(quotedPath).join(", ")}`,
     `git operation in progress (rebase, merge\u2026): saved ${r.inProgress.saved ?? "none"}, now ${r.inProgress.current ?? "none"}`,
     `upstream: ${r.upstream === null ? "none" : `${branchWords(r.upstream.name)}, ${r.upstream.ahead === null ? "gone" : `${r.upstream.ahead} ahead, ${r.upstream.behind} behind`}`}`,
@@ -8932,7 +9054,7 @@ Compares the handoff's environment anchors (or, with --stdin, a pasted handoff) 
 the repository now: branch, whether the saved HEAD is still reachable or here at all,
 commits ahead / behind (memory-only commits counted apart), age, key files missing or
 changed, dirty files then and now, an operation in progress, the upstream, and who
-last committed the handoff. Takes no lock; writes nothing; at most 6 git processes.
+last committed the handoff. Takes no lock; writes nothing; at most 9 git processes.
 
 verdicts, strongest first:
   unverifiable  git missing or unreadable, no valid HEAD anchor, the saved HEAD not
@@ -8965,7 +9087,7 @@ exit: 0 report printed (any verdict)
         if (loaded === null) throw new Absent(ctx.values.stdin === true ? "nothing was pasted on stdin: no handoff to compare" : "no handoff at .ai/memory/HANDOFF.md: no saved session state exists");
         const now = Date.now();
         const parsed = parseHandoff(loaded.text);
-        const { report, gitProcesses } = await measureDrift(root, ctx.env, checkAnchors(parsed, now), now, { early, excludes, handoffToken: loaded.token ?? null });
+        const { report, gitProcesses } = await measureDrift(root, ctx.env, checkAnchors(parsed, now), now, { early, excludes, handoffToken: loaded.token ?? null, handoffText: loaded.text });
         const stderr = [...loaded.warnings, ...shapeWarnings(parsed, loaded.pasted)];
         if (report.git.state === "missing") stderr.push("note: git was not found on PATH; drift is unverifiable (outside-git behaviour)");
         if (ctx.values.json === true) {
@@ -9137,14 +9259,6 @@ function draftBrief(h, drift, ledgers) {
   const ledgerBits = [ledgerText("LESSONS.md", ledgers.lessons), ledgerText("SOLUTIONS.md", ledgers.solutions)].filter((x) => x !== null);
   for (const name2 of ledgers.unreadable ?? []) ledgerBits.push(`${name2} refused by the safety checks (run \`check\`)`);
   const driftClauses = driftSummaryClauses(drift.summary);
-  const changed = (drift.changedKeyFiles ?? []).filter((p) => !drift.missingKeyFiles.includes(p));
-  if (changed.length > 0 && !drift.summary.includes("key files changed:")) {
-    driftClauses.push({ text: `key files changed: ${flatten(changed.slice(0, 3).join(", "), 160)}${changed.length > 3 ? ` and ${changed.length - 3} more` : ""}`, rank: RANK.changed });
-  }
-  const dirtyKeys = (drift.dirtyKeyFiles ?? []).filter((p) => !drift.missingKeyFiles.includes(p));
-  if (dirtyKeys.length > 0 && !drift.summary.includes("key files with uncommitted changes:")) {
-    driftClauses.push({ text: `key files with uncommitted changes: ${flatten(dirtyKeys.slice(0, 3).join(", "), 160)}${dirtyKeys.length > 3 ? ` and ${dirtyKeys.length - 3} more` : ""}`, rank: RANK.changed });
-  }
   driftClauses.push({ text: `ledgers: ${ledgerBits.length > 0 ? ledgerBits.join(", ") : "none found"}`, rank: RANK.ledgers });
   const driftAndLessons = fitClauses(driftClauses, MAX_FIELD_CHARS);
   const next = h.nextSteps[0] ?? (current ? current.text : null);
@@ -9159,7 +9273,7 @@ function draftBrief(h, drift, ledgers) {
 function driftSummaryClauses(summary) {
   return sanitize(summary).split("; ").map((text2, i) => ({
     text: text2,
-    rank: i === 0 ? RANK.verdict : /memory-only|^key files not created yet/.test(text2) ? RANK.memoryOnly : /^upstream\b|\bupstream\b/.test(text2) ? RANK.upstream : /^(key files (changed|missing|with uncommitted)|dirty files|files? dirty at the save|\d+ files? dirty)/.test(text2) ? RANK.changed : RANK.other
+    rank: i === 0 ? RANK.verdict : /memory-only|^key files not created yet/.test(text2) ? RANK.memoryOnly : /^upstream\b|\bupstream\b/.test(text2) ? RANK.upstream : /^(key files missing|dirty at the save|dirty in the clone that saved)/.test(text2) ? RANK.fates : /^(key files (changed|with uncommitted)|dirty files)/.test(text2) ? RANK.changed : RANK.other
   }));
 }
 function renderBrief(b) {
@@ -9178,7 +9292,7 @@ var init_brief = __esm({
     MAX_FIELD_CHARS = 400;
     NONE2 = /^(none|none recorded|none yet|n\/a|-)\.?$/i;
     CAUSE2 = /\s[—–-]\s|:\s|\s(?=because\b)/;
-    RANK = { ledgers: 0, memoryOnly: 10, upstream: 20, changed: 30, other: 40, source: 90, verdict: 100 };
+    RANK = { ledgers: 0, memoryOnly: 10, upstream: 20, changed: 30, other: 40, fates: 50, source: 90, verdict: 100 };
   }
 });
 
@@ -9385,8 +9499,8 @@ __export(brief_exports, {
   briefVerb: () => briefVerb,
   conflictedMessage: () => conflictedMessage
 });
-import { existsSync as existsSync2 } from "node:fs";
-import path36 from "node:path";
+import { existsSync as existsSync3 } from "node:fs";
+import path37 from "node:path";
 function sideTime(text2, now) {
   const st = stateTimeOfText(text2, now);
   return st.known ? `saved ${st.time.iso}` : "of unknown age";
@@ -9474,7 +9588,7 @@ exit: 0 brief printed
         }
         const parsed = parseHandoff(loaded.text);
         const anchors = checkAnchors(parsed, now);
-        const { report } = await measureDrift(root, ctx.env, anchors, now, { early, excludes, handoffToken: loaded.token ?? null });
+        const { report } = await measureDrift(root, ctx.env, anchors, now, { early, excludes, handoffToken: loaded.token ?? null, handoffText: loaded.text });
         const stderr = [...loaded.warnings, ...shapeWarnings(parsed, loaded.pasted)];
         const needles = [...anchors.keyFiles];
         if (anchors.branch !== null && !["main", "master", "(detached)"].includes(anchors.branch)) needles.push(anchors.branch);
@@ -9496,7 +9610,7 @@ exit: 0 brief printed
         }
         let brief = loaded.pasted ? draftBrief(parsed, report, ledgers) : await briefWithCheckpoint(root, loaded.text, draftBrief(parsed, report, ledgers), now);
         const merged = loaded.pasted ? null : MERGED_LINE.exec(loaded.text);
-        if (merged && existsSync2(path36.join(archiveDir(root), merged[1]))) brief = withDriftNote(brief, mergedSentence(merged[1]));
+        if (merged && existsSync3(path37.join(archiveDir(root), merged[1]))) brief = withDriftNote(brief, mergedSentence(merged[1]));
         const { driftClauses: _clauses, ...shown } = brief;
         if (json2) return ok(`${JSON.stringify({ brief: shown, drift: report })}
 `, stderr);
@@ -9567,7 +9681,7 @@ __export(hook_exports, {
   hookVerb: () => hookVerb
 });
 import { createHash as createHash5 } from "node:crypto";
-import path37 from "node:path";
+import path38 from "node:path";
 import { lstatSync as lstatSync20 } from "node:fs";
 function ageText(text2, now) {
   if (typeof text2 !== "string") return "age unknown";
@@ -9711,10 +9825,11 @@ exit: always 0 -- a broken hook must not break a session; problems go to stderr.
           const saves = readSaves(root);
           if (saves === null) return true;
           try {
-            if (savedHereByStat(root, statKey(lstatSync20(path37.join(memoryDir(root), "HANDOFF.md"), { bigint: true })))) return true;
+            if (savedHereByStat(root, statKey(lstatSync20(path38.join(memoryDir(root), "HANDOFF.md"), { bigint: true })))) return true;
           } catch {
           }
-          return saves.includes(createHash5("sha256").update(text2, "utf8").digest("hex"));
+          const stamp = savedStampOf(text2);
+          return stamp !== null && saves.stamps.includes(stamp) || saves.tokens.includes(createHash5("sha256").update(text2, "utf8").digest("hex"));
         };
         return ok(wrap(composeHookText(files, interrupted, paused, now, checkpoint, savedHere)), []);
       }
@@ -9724,7 +9839,7 @@ exit: always 0 -- a broken hook must not break a session; problems go to stderr.
 
 // src/store/archive-entries.ts
 import { lstatSync as lstatSync21, readdirSync as readdirSync12 } from "node:fs";
-import path38 from "node:path";
+import path39 from "node:path";
 function listArchives(root) {
   if (!checkTree(root)) return [];
   const dir = archiveDir(root);
@@ -9739,7 +9854,7 @@ function listArchives(root) {
   for (const name2 of readdirSync12(dir)) {
     if (!ARCHIVE_NAME.test(name2)) continue;
     try {
-      const s = lstatSync21(path38.join(dir, name2));
+      const s = lstatSync21(path39.join(dir, name2));
       out.push({ name: name2, mtimeMs: s.mtimeMs, regular: s.isFile() && !s.isSymbolicLink() && s.nlink === 1 });
     } catch {
     }
@@ -9750,9 +9865,9 @@ async function readArchive(root, name2) {
   if (!ARCHIVE_NAME.test(name2)) {
     throw new Refused(`${quotedPath(name2.slice(0, 100))} is not an archive name (HANDOFF-<letters, digits, . _ ->.md); run \`archives list\``);
   }
-  const got = checkTree(root) ? await readStable(path38.join(archiveDir(root), name2)) : null;
+  const got = checkTree(root) ? await readStable(path39.join(archiveDir(root), name2)) : null;
   if (got === null) throw new Absent(`no archived handoff named ${name2}; run \`archives list\``);
-  if (got.stat.nlink !== 1n) throw new UnsafeFile("hard-linked", path38.join(archiveDir(root), name2), got.stat);
+  if (got.stat.nlink !== 1n) throw new UnsafeFile("hard-linked", path39.join(archiveDir(root), name2), got.stat);
   return got;
 }
 var init_archive_entries = __esm({
@@ -9919,7 +10034,7 @@ __export(archives_exports, {
   restoreProblem: () => restoreProblem
 });
 import { lstatSync as lstatSync22 } from "node:fs";
-import path39 from "node:path";
+import path40 from "node:path";
 function restoreProblem(bytes) {
   if (bytes.length === 0) return "it is empty";
   if (bytes.length > MAX_DOCUMENT_BYTES) return `it is more than ${MAX_DOCUMENT_BYTES} bytes`;
@@ -10002,7 +10117,7 @@ async function restore(ctx, name2) {
           throw new Refused(`${quotedPath(name2.slice(0, 100))} is not an archive name (HANDOFF-<letters, digits, . _ ->.md); run \`archives list\``);
         }
         try {
-          lstatSync22(path39.join(archiveDir(root), name2));
+          lstatSync22(path40.join(archiveDir(root), name2));
         } catch {
           throw new Absent(`no archived handoff named ${name2}; run \`archives list\``);
         }
@@ -10012,7 +10127,7 @@ async function restore(ctx, name2) {
       const archived = await readArchive(root, name2);
       const problem = restoreProblem(archived.bytes);
       if (problem !== null) throw new Refused(`archive/${name2} cannot be restored as it is: ${problem}`);
-      const current = await readStable(path39.join(memoryDir(root), file));
+      const current = await readStable(path40.join(memoryDir(root), file));
       if (current !== null && current.bytes.equals(archived.bytes)) return { unchanged: current.token };
       const published = await publish({
         dir: memoryDir(root),
@@ -10446,7 +10561,7 @@ import {
   symlinkSync,
   writeFileSync as writeFileSync2
 } from "node:fs";
-import path40 from "node:path";
+import path41 from "node:path";
 function present(p) {
   try {
     lstatSync23(p);
@@ -10457,7 +10572,7 @@ function present(p) {
 }
 function detectAgents(agents, base, global) {
   const scope = global ? "home" : "project";
-  return agents.filter((a) => AGENT_MARKERS[a.name][scope].some((m) => present(path40.join(base, m))));
+  return agents.filter((a) => AGENT_MARKERS[a.name][scope].some((m) => present(path41.join(base, m))));
 }
 function linkFolderFor(agent, global) {
   const folders = agent.skillFolders[global ? "home" : "project"];
@@ -10467,7 +10582,7 @@ function linkFolderFor(agent, global) {
 function skillFiles(dir) {
   const out = [];
   const walk2 = (rel) => {
-    const abs = path40.join(dir, rel);
+    const abs = path41.join(dir, rel);
     let st;
     try {
       st = lstatSync23(abs);
@@ -10485,7 +10600,7 @@ function copySteps(from, to) {
   const want = skillFiles(from);
   const steps = [];
   for (const rel of want) {
-    const dest = path40.join(to, rel);
+    const dest = path41.join(to, rel);
     let have = null;
     try {
       have = lstatSync23(dest).isFile() ? readFileSync12(dest) : null;
@@ -10493,7 +10608,7 @@ function copySteps(from, to) {
       have = null;
     }
     if (have === null) steps.push({ rel, action: present(dest) ? "update" : "create" });
-    else if (!have.equals(readFileSync12(path40.join(from, rel)))) steps.push({ rel, action: "update" });
+    else if (!have.equals(readFileSync12(path41.join(from, rel)))) steps.push({ rel, action: "update" });
   }
   const wanted = new Set(want);
   for (const rel of skillFiles(to)) if (!wanted.has(rel)) steps.push({ rel, action: "remove" });
@@ -10508,14 +10623,14 @@ function linkState(place, target) {
   }
   if (st.isSymbolicLink()) {
     const to = readlinkSync3(place);
-    return path40.resolve(path40.dirname(place), to) === target ? "ours" : `a link to ${to}`;
+    return path41.resolve(path41.dirname(place), to) === target ? "ours" : `a link to ${to}`;
   }
-  if (st.isDirectory()) return present(path40.join(place, "SKILL.md")) ? "copy" : "a folder that is not this skill";
+  if (st.isDirectory()) return present(path41.join(place, "SKILL.md")) ? "copy" : "a folder that is not this skill";
   return "a file";
 }
 function unwritable(file) {
-  let dir = path40.dirname(file);
-  for (let i = 0; i < 64 && !present(dir); i++) dir = path40.dirname(dir);
+  let dir = path41.dirname(file);
+  for (let i = 0; i < 64 && !present(dir); i++) dir = path41.dirname(dir);
   if (!lstatSync23(dir).isDirectory()) return `${dir} is not a folder`;
   try {
     accessSync(dir, constants10.W_OK);
@@ -10531,21 +10646,21 @@ function unwritable(file) {
 }
 function applySteps(from, to, steps) {
   for (const s of steps) {
-    const dest = path40.join(to, s.rel);
+    const dest = path41.join(to, s.rel);
     if (s.action === "remove") {
       rmSync3(dest, { force: true });
-      removeEmptyUpTo(path40.dirname(dest), to);
+      removeEmptyUpTo(path41.dirname(dest), to);
       continue;
     }
-    mkdirSync5(path40.dirname(dest), { recursive: true });
+    mkdirSync5(path41.dirname(dest), { recursive: true });
     const temp = `${dest}.tmp-${process.pid}`;
-    const src = path40.join(from, s.rel);
+    const src = path41.join(from, s.rel);
     writeFileSync2(temp, readFileSync12(src), { mode: statSync2(src).mode & 511 });
     renameSync5(temp, dest);
   }
 }
 function removeEmptyUpTo(dir, stop) {
-  for (let d = dir; d.startsWith(`${stop}${path40.sep}`); d = path40.dirname(d)) {
+  for (let d = dir; d.startsWith(`${stop}${path41.sep}`); d = path41.dirname(d)) {
     try {
       rmdirSync2(d);
     } catch {
@@ -10554,8 +10669,8 @@ function removeEmptyUpTo(dir, stop) {
   }
 }
 function makeLink(place, target) {
-  mkdirSync5(path40.dirname(place), { recursive: true });
-  symlinkSync(path40.relative(path40.dirname(place), target), place, "dir");
+  mkdirSync5(path41.dirname(place), { recursive: true });
+  symlinkSync(path41.relative(path41.dirname(place), target), place, "dir");
 }
 var SKILL_ENTRIES, CANONICAL, AGENT_MARKERS;
 var init_skill_place = __esm({
@@ -10576,7 +10691,7 @@ var init_skill_place = __esm({
 
 // src/verbs/agent-files.ts
 import { realpathSync as realpathSync5 } from "node:fs";
-import path41 from "node:path";
+import path42 from "node:path";
 function homeOf(env) {
   return homeFolder(env);
 }
@@ -10584,15 +10699,15 @@ function real(p) {
   try {
     return realpathSync5(p);
   } catch {
-    return path41.resolve(p);
+    return path42.resolve(p);
   }
 }
 function helperLocation(ctx, root) {
-  const running = ctx.helperPath ?? path41.join(ctx.cwd, "scripts", "memory_io.mjs");
-  const abs = path41.join(real(path41.dirname(path41.dirname(path41.resolve(ctx.cwd, running)))), "scripts", "memory_io.mjs");
+  const running = ctx.helperPath ?? path42.join(ctx.cwd, "scripts", "memory_io.mjs");
+  const abs = path42.join(real(path42.dirname(path42.dirname(path42.resolve(ctx.cwd, running)))), "scripts", "memory_io.mjs");
   if (root === null) return { abs, rel: null };
-  const rel = path41.relative(real(root), abs);
-  return { abs, rel: rel.startsWith("..") || path41.isAbsolute(rel) ? null : rel.split(path41.sep).join("/") };
+  const rel = path42.relative(real(root), abs);
+  return { abs, rel: rel.startsWith("..") || path42.isAbsolute(rel) ? null : rel.split(path42.sep).join("/") };
 }
 function agentTarget(ctx, verb) {
   const name2 = ctx.values.agent;
@@ -11439,12 +11554,12 @@ function parseTree(text2, errors = [], options = ParseOptions.DEFAULT) {
   }
   return result;
 }
-function findNodeAtLocation(root, path60) {
+function findNodeAtLocation(root, path61) {
   if (!root) {
     return void 0;
   }
   let node = root;
-  for (let segment of path60) {
+  for (let segment of path61) {
     if (typeof segment === "string") {
       if (node.type !== "object" || !Array.isArray(node.children)) {
         return void 0;
@@ -11810,14 +11925,14 @@ var init_parser = __esm({
 
 // node_modules/jsonc-parser/lib/esm/impl/edit.js
 function setProperty(text2, originalPath, value, options) {
-  const path60 = originalPath.slice();
+  const path61 = originalPath.slice();
   const errors = [];
   const root = parseTree(text2, errors);
   let parent = void 0;
   let lastSegment = void 0;
-  while (path60.length > 0) {
-    lastSegment = path60.pop();
-    parent = findNodeAtLocation(root, path60);
+  while (path61.length > 0) {
+    lastSegment = path61.pop();
+    parent = findNodeAtLocation(root, path61);
     if (parent === void 0 && value !== void 0) {
       if (typeof lastSegment === "string") {
         value = { [lastSegment]: value };
@@ -11997,8 +12112,8 @@ function printParseErrorCode(code) {
   }
   return "<unknown ParseErrorCode>";
 }
-function modify(text2, path60, value, options) {
-  return setProperty(text2, path60, value, options);
+function modify(text2, path61, value, options) {
+  return setProperty(text2, path61, value, options);
 }
 function applyEdits(text2, edits) {
   let sortedEdits = edits.slice(0).sort((a, b) => {
@@ -12140,8 +12255,8 @@ function formatOf(text2) {
   const indent = m ? m[1] : "  ";
   return { insertSpaces: !indent.startsWith("	"), tabSize: indent.startsWith("	") ? 1 : indent.length, eol: text2.includes("\r\n") ? "\r\n" : "\n" };
 }
-function edit(text2, path60, value, fmt, insert = false) {
-  return applyEdits(text2, modify(text2, path60, value, { formattingOptions: fmt, isArrayInsertion: insert }));
+function edit(text2, path61, value, fmt, insert = false) {
+  return applyEdits(text2, modify(text2, path61, value, { formattingOptions: fmt, isArrayInsertion: insert }));
 }
 function parsedHooks(text2) {
   const v = parse2(text2, [], { allowTrailingComma: true, disallowComments: false });
@@ -12390,7 +12505,7 @@ var init_md_block = __esm({
 });
 
 // src/agents/plan.ts
-import path42 from "node:path";
+import path43 from "node:path";
 function snippetOf(edit2, agent) {
   if (edit2.kind === "json-hooks") return hooksSnippet(edit2.hooks, edit2);
   if (edit2.kind === "md-block") return block(edit2.body([agent]));
@@ -12435,7 +12550,7 @@ function uninstallText(edit2, agent, current, shown) {
   }
 }
 function editPath(base, edit2) {
-  return path42.join(base, ...edit2.file.split("/"));
+  return path43.join(base, ...edit2.file.split("/"));
 }
 var init_plan = __esm({
   "src/agents/plan.ts"() {
@@ -12449,8 +12564,8 @@ var init_plan = __esm({
 });
 
 // src/store/install-files.ts
-import { closeSync as closeSync12, constants as constants11, lstatSync as lstatSync24, mkdirSync as mkdirSync6, openSync as openSync10, readdirSync as readdirSync14, readFileSync as readFileSync13, readlinkSync as readlinkSync4, renameSync as renameSync6, rmdirSync as rmdirSync3, unlinkSync as unlinkSync11, writeSync as writeSync8, fsyncSync as fsyncSync4 } from "node:fs";
-import path43 from "node:path";
+import { closeSync as closeSync13, constants as constants11, lstatSync as lstatSync24, mkdirSync as mkdirSync6, openSync as openSync11, readdirSync as readdirSync14, readFileSync as readFileSync13, readlinkSync as readlinkSync4, renameSync as renameSync6, rmdirSync as rmdirSync3, unlinkSync as unlinkSync11, writeSync as writeSync8, fsyncSync as fsyncSync4 } from "node:fs";
+import path44 from "node:path";
 async function readAgentFile(file, snippet, links = 1) {
   let read;
   try {
@@ -12476,12 +12591,12 @@ ${snippet}`);
   return { bytes: read.bytes, token: read.token };
 }
 function missingDirs(base, dir) {
-  const rel = path43.relative(base, dir);
+  const rel = path44.relative(base, dir);
   if (rel === "") return [];
   const missing = [];
   let cur = base;
-  for (const part of rel.split(path43.sep)) {
-    cur = path43.join(cur, part);
+  for (const part of rel.split(path44.sep)) {
+    cur = path44.join(cur, part);
     let st;
     try {
       st = lstatSync24(cur);
@@ -12527,11 +12642,11 @@ async function publishAgentFile(dir, name2, expectedToken, bytes, mode, archiveD
   });
 }
 async function retractAgentFile(dir, name2, expectedToken, failpoint3) {
-  const filePath = path43.join(dir, name2);
+  const filePath = path44.join(dir, name2);
   const prior = await readStable(filePath, { failpoint: failpoint3 });
   if (prior === null) return;
   if (prior.token !== expectedToken) throw new Refused(`${filePath} changed since it was read; run this again`);
-  const claim2 = path43.join(dir, privateName(name2, "claim", process.pid, randomHex8()));
+  const claim2 = path44.join(dir, privateName(name2, "claim", process.pid, randomHex8()));
   await failpoint(failpoint3, "before-claim");
   renameSync6(filePath, claim2);
   if (claimIsWhatWeRead(claim2, prior) !== "same") {
@@ -12544,15 +12659,15 @@ async function retractAgentFile(dir, name2, expectedToken, failpoint3) {
   unlinkSync11(claim2);
 }
 function userDir(env, home) {
-  const config = env.XDG_CONFIG_HOME ? env.XDG_CONFIG_HOME : path43.join(home, ".config");
-  return path43.join(config, "session-handoff");
+  const config = env.XDG_CONFIG_HOME ? env.XDG_CONFIG_HOME : path44.join(home, ".config");
+  return path44.join(config, "session-handoff");
 }
 function recordsDir(env, home) {
-  return path43.join(userDir(env, home), "installs");
+  return path44.join(userDir(env, home), "installs");
 }
 function prepareDir(dir) {
   const missing = [];
-  for (let d = dir; ; d = path43.dirname(d)) {
+  for (let d = dir; ; d = path44.dirname(d)) {
     try {
       const st = lstatSync24(d);
       if (!st.isDirectory()) throw new Refused(`${d} is not a folder; install keeps its records under it, so nothing was changed`);
@@ -12560,7 +12675,7 @@ function prepareDir(dir) {
     } catch (err) {
       if (err instanceof Refused) throw err;
       missing.unshift(d);
-      if (path43.dirname(d) === d) break;
+      if (path44.dirname(d) === d) break;
     }
   }
   for (const d of missing) {
@@ -12574,7 +12689,7 @@ function prepareDir(dir) {
   return missing;
 }
 function recordNode(dir, execPath) {
-  const target = path43.join(dir, "node");
+  const target = path44.join(dir, "node");
   const want = `${execPath}
 `;
   try {
@@ -12582,17 +12697,17 @@ function recordNode(dir, execPath) {
   } catch {
   }
   const temp = `${target}.tmp-${process.pid}-${randomHex8()}`;
-  const fd = openSync10(temp, constants11.O_WRONLY | constants11.O_CREAT | constants11.O_EXCL | constants11.O_NOFOLLOW, 420);
+  const fd = openSync11(temp, constants11.O_WRONLY | constants11.O_CREAT | constants11.O_EXCL | constants11.O_NOFOLLOW, 420);
   try {
     writeSync8(fd, Buffer.from(want));
     fsyncSync4(fd);
   } finally {
-    closeSync12(fd);
+    closeSync13(fd);
   }
   renameSync6(temp, target);
 }
 function recordPath(dir, file) {
-  return path43.join(dir, `${tokenOf(Buffer.from(file, "utf8")).slice(0, 16)}.json`);
+  return path44.join(dir, `${tokenOf(Buffer.from(file, "utf8")).slice(0, 16)}.json`);
 }
 function readRecord(dir, file) {
   try {
@@ -12604,7 +12719,7 @@ function readRecord(dir, file) {
 }
 function writeRecord(dir, record2) {
   const made = [];
-  for (const d of [path43.dirname(path43.dirname(dir)), path43.dirname(dir), dir]) {
+  for (const d of [path44.dirname(path44.dirname(dir)), path44.dirname(dir), dir]) {
     try {
       mkdirSync6(d, { mode: 448 });
       made.push(d);
@@ -12614,22 +12729,22 @@ function writeRecord(dir, record2) {
   const target = recordPath(dir, record2.path);
   dropDeadTemps(target);
   const temp = `${target}.tmp-${process.pid}-${randomHex8()}`;
-  const fd = openSync10(temp, constants11.O_WRONLY | constants11.O_CREAT | constants11.O_EXCL | constants11.O_NOFOLLOW, 384);
+  const fd = openSync11(temp, constants11.O_WRONLY | constants11.O_CREAT | constants11.O_EXCL | constants11.O_NOFOLLOW, 384);
   try {
     const buf = Buffer.from(JSON.stringify(record2));
     writeSync8(fd, buf);
     fsyncSync4(fd);
   } finally {
-    closeSync12(fd);
+    closeSync13(fd);
   }
   renameSync6(temp, target);
   return made;
 }
 function dropDeadTemps(target) {
-  const prefix = `${path43.basename(target)}.tmp-`;
+  const prefix = `${path44.basename(target)}.tmp-`;
   let names3;
   try {
-    names3 = readdirSync14(path43.dirname(target));
+    names3 = readdirSync14(path44.dirname(target));
   } catch {
     return;
   }
@@ -12637,7 +12752,7 @@ function dropDeadTemps(target) {
     const m = name2.startsWith(prefix) ? /^(\d+)-[0-9a-f]{8}$/.exec(name2.slice(prefix.length)) : null;
     if (m === null || processAlive(Number(m[1]))) continue;
     try {
-      unlinkSync11(path43.join(path43.dirname(target), name2));
+      unlinkSync11(path44.join(path44.dirname(target), name2));
     } catch {
     }
   }
@@ -12649,10 +12764,10 @@ function dropRecord(dir, file) {
   }
   if (removeEmptyDirs([dir]).length === 0) return;
   try {
-    unlinkSync11(path43.join(path43.dirname(dir), "node"));
+    unlinkSync11(path44.join(path44.dirname(dir), "node"));
   } catch {
   }
-  removeEmptyDirs([path43.dirname(dir)]);
+  removeEmptyDirs([path44.dirname(dir)]);
 }
 var NO_LOCK;
 var init_install_files = __esm({
@@ -12671,8 +12786,8 @@ var init_install_files = __esm({
 });
 
 // src/store/install-repair.ts
-import { closeSync as closeSync13, linkSync as linkSync6, unlinkSync as unlinkSync12 } from "node:fs";
-import path44 from "node:path";
+import { closeSync as closeSync14, linkSync as linkSync6, unlinkSync as unlinkSync12 } from "node:fs";
+import path45 from "node:path";
 function saveId2(e) {
   return e.name.slice(e.name.lastIndexOf(".") + 1).replace(/^(tmp|claim)-/, "");
 }
@@ -12688,11 +12803,11 @@ function bytesOf(p) {
   try {
     return opened.stat.nlink === 1n ? readAll(opened.fd) : null;
   } finally {
-    closeSync13(opened.fd);
+    closeSync14(opened.fd);
   }
 }
 function planLeftovers(dir, name2) {
-  const file = path44.join(dir, name2);
+  const file = path45.join(dir, name2);
   const plan = { file, steps: [], conflict: null, planted: [], live: [], found: [] };
   const dead = [];
   for (const entry of listPrivate(dir)) {
@@ -12847,15 +12962,15 @@ var init_install_repair = __esm({
 });
 
 // src/verbs/agent-repair.ts
-import path45 from "node:path";
+import path46 from "node:path";
 function editTargets(t) {
   return t.agent.edits(t.helper, t.global).map((edit2) => ({ edit: edit2, file: editPath(t.base, edit2), shown: t.global ? `~/${edit2.file}` : edit2.file }));
 }
 async function repairAgentFiles(ctx, verb, t, targets) {
-  for (const { file } of targets) missingDirs(t.base, path45.dirname(file));
+  for (const { file } of targets) missingDirs(t.base, path46.dirname(file));
   const plans = [];
   for (const { file, shown } of targets) {
-    const plan = planLeftovers(path45.dirname(file), path45.basename(file));
+    const plan = planLeftovers(path46.dirname(file), path46.basename(file));
     if (plan.conflict !== null) throw conflictRefusal(plan.conflict);
     plans.push({ plan, shown });
   }
@@ -12882,11 +12997,11 @@ var init_agent_repair = __esm({
 
 // src/store/install-lock.ts
 import { lstatSync as lstatSync25, mkdirSync as mkdirSync7, rmdirSync as rmdirSync4 } from "node:fs";
-import path46 from "node:path";
+import path47 from "node:path";
 function installLockPath(root, env) {
-  if (root !== null) return path46.join(root, ".ai", ".install.lock");
-  const config = env.XDG_CONFIG_HOME || path46.join(homeFolder(env), ".config");
-  return path46.join(config, "session-handoff", ".install.lock");
+  if (root !== null) return path47.join(root, ".ai", ".install.lock");
+  const config = env.XDG_CONFIG_HOME || path47.join(homeFolder(env), ".config");
+  return path47.join(config, "session-handoff", ".install.lock");
 }
 function underInstallLock(verb) {
   return {
@@ -12897,12 +13012,12 @@ function underInstallLock(verb) {
       const global = ctx.values.global === true;
       let root = null;
       try {
-        root = global ? null : findRoot(path46.resolve(ctx.cwd, typeof ctx.values.root === "string" && ctx.values.root !== "" ? ctx.values.root : "."), ctx.env).root;
+        root = global ? null : findRoot(path47.resolve(ctx.cwd, typeof ctx.values.root === "string" && ctx.values.root !== "" ? ctx.values.root : "."), ctx.env).root;
         lockDir = installLockPath(root, ctx.env);
       } catch {
         return verb.run(ctx);
       }
-      const parent = path46.dirname(lockDir);
+      const parent = path47.dirname(lockDir);
       const made = makeParent(parent);
       const emptiedByVerb = verb.name === "uninstall";
       try {
@@ -12913,8 +13028,8 @@ function underInstallLock(verb) {
           await lock.release();
         }
       } finally {
-        const stop = global ? path46.resolve(homeFolder(ctx.env) || "/") : root;
-        for (let dir = parent; (made !== null || emptiedByVerb) && dir.startsWith(`${stop}${path46.sep}`); dir = path46.dirname(dir)) {
+        const stop = global ? path47.resolve(homeFolder(ctx.env) || "/") : root;
+        for (let dir = parent; (made !== null || emptiedByVerb) && dir.startsWith(`${stop}${path47.sep}`); dir = path47.dirname(dir)) {
           try {
             rmdirSync4(dir);
           } catch {
@@ -12954,8 +13069,8 @@ __export(install_exports, {
   installHelpCommon: () => installHelpCommon,
   installVerb: () => installVerb
 });
-import path47 from "node:path";
-import { existsSync as existsSync3 } from "node:fs";
+import path48 from "node:path";
+import { existsSync as existsSync4 } from "node:fs";
 var installHelpCommon, installVerb;
 var init_install = __esm({
   "src/verbs/install.ts"() {
@@ -13017,7 +13132,7 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
         const home = homeFolder(ctx.env);
         const homeVar = process.platform === "win32" ? "USERPROFILE" : "HOME";
         if (!home) throw new Refused(`install needs ${homeVar} set (the per-user records and the recorded Node live under it); nothing was changed`);
-        if (!existsSync3(home)) throw new Refused(`${homeVar} (${quotedValue(home)}) does not exist; install keeps its records under it, so nothing was changed`);
+        if (!existsSync4(home)) throw new Refused(`${homeVar} (${quotedValue(home)}) does not exist; install keeps its records under it, so nothing was changed`);
         const t = agentTarget(ctx, "install");
         assertNotPaused(t.memDir, ctx.env);
         const targets = editTargets(t);
@@ -13048,12 +13163,12 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
             lines3.push(`unchanged ${p.shown}`);
             continue;
           }
-          const dirs = missingDirs(t.base, path47.dirname(p.file));
+          const dirs = missingDirs(t.base, path48.dirname(p.file));
           makeDirs(dirs);
           const mode = p.edit.kind === "owned-file" ? p.edit.mode : 420;
           const bytes = Buffer.from(p.next, "utf8");
           try {
-            await publishAgentFile(path47.dirname(p.file), path47.basename(p.file), p.snap.token, bytes, mode, path47.join(records, "archive"), failpointOf(ctx));
+            await publishAgentFile(path48.dirname(p.file), path48.basename(p.file), p.snap.token, bytes, mode, path48.join(records, "archive"), failpointOf(ctx));
           } catch (err) {
             removeEmptyDirs(dirs);
             throw err;
@@ -13085,7 +13200,7 @@ var uninstall_exports = {};
 __export(uninstall_exports, {
   uninstallVerb: () => uninstallVerb
 });
-import path48 from "node:path";
+import path49 from "node:path";
 var uninstallVerb;
 var init_uninstall = __esm({
   "src/verbs/uninstall.ts"() {
@@ -13159,8 +13274,8 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
             continue;
           }
           if (p.verb !== "unchanged") {
-            if (p.next === null) await retractAgentFile(path48.dirname(p.file), path48.basename(p.file), p.snap.token, failpointOf(ctx));
-            else await publishAgentFile(path48.dirname(p.file), path48.basename(p.file), p.snap.token, Buffer.from(p.next, "utf8"), 420, path48.join(records, "archive"), failpointOf(ctx));
+            if (p.next === null) await retractAgentFile(path49.dirname(p.file), path49.basename(p.file), p.snap.token, failpointOf(ctx));
+            else await publishAgentFile(path49.dirname(p.file), path49.basename(p.file), p.snap.token, Buffer.from(p.next, "utf8"), 420, path49.join(records, "archive"), failpointOf(ctx));
           }
           lines3.push(`${p.verb} ${p.shown}`);
           if (p.record !== null && (p.next === null || p.verb === "restored" || !holdsOurs(p.edit, p.next))) {
@@ -13184,8 +13299,8 @@ var init_exports = {};
 __export(init_exports, {
   initVerb: () => initVerb
 });
-import { existsSync as existsSync4, lstatSync as lstatSync26, realpathSync as realpathSync6, rmSync as rmSync4 } from "node:fs";
-import path49 from "node:path";
+import { existsSync as existsSync5, lstatSync as lstatSync26, realpathSync as realpathSync6, rmSync as rmSync4 } from "node:fs";
+import path50 from "node:path";
 function planOf(ctx) {
   const global = ctx.values.global === true;
   if (global && typeof ctx.values.root === "string") {
@@ -13195,14 +13310,14 @@ function planOf(ctx) {
   for (const n2 of named) {
     if (!isAgentName(n2)) throw new UsageError(`init: unknown agent ${quotedValue(n2)}; name one of ${NAMES}`);
   }
-  if (!ctx.env.HOME || !existsSync4(ctx.env.HOME)) {
+  if (!ctx.env.HOME || !existsSync5(ctx.env.HOME)) {
     throw new Refused("init needs HOME set to an existing folder (install keeps records there); nothing was changed");
   }
   let base;
   if (global) base = realpathSync6(homeOf(ctx.env));
   else {
     const given = typeof ctx.values.root === "string";
-    const found = findRoot(path49.resolve(ctx.cwd, given ? ctx.values.root : "."), ctx.env);
+    const found = findRoot(path50.resolve(ctx.cwd, given ? ctx.values.root : "."), ctx.env);
     if (!given && found.by === "start") {
       throw new Refused(
         `no project here: ${found.root} has no .git and no folder above it has one; nothing was changed. Run init at your project's root (after \`git init\`), or pass --root <project>`
@@ -13228,16 +13343,16 @@ function planOf(ctx) {
   if (!ctx.helperPath) {
     throw new Refused("init cannot tell where its own skill folder is; run it as `npx session-handoff init`");
   }
-  const source = realpathSync6(path49.dirname(path49.dirname(path49.resolve(ctx.cwd, ctx.helperPath))));
-  if (!existsSync4(path49.join(source, "SKILL.md"))) {
+  const source = realpathSync6(path50.dirname(path50.dirname(path50.resolve(ctx.cwd, ctx.helperPath))));
+  if (!existsSync5(path50.join(source, "SKILL.md"))) {
     throw new Refused(`${source} holds no SKILL.md to copy; nothing was changed. Run npx session-handoff init`);
   }
-  const shown = (p) => `${global ? "~/" : ""}${path49.relative(base, p).split(path49.sep).join("/")}`;
+  const shown = (p) => `${global ? "~/" : ""}${path50.relative(base, p).split(path50.sep).join("/")}`;
   const dryRun = ctx.values["dry-run"] === true;
-  return { base, global, dryRun, source, dest: path49.join(base, CANONICAL), agents, shown };
+  return { base, global, dryRun, source, dest: path50.join(base, CANONICAL), agents, shown };
 }
 async function agentVerb(ctx, plan, verb, agent, dryRun) {
-  const helperPath = path49.join(plan.dest, "scripts", "memory_io.mjs");
+  const helperPath = path50.join(plan.dest, "scripts", "memory_io.mjs");
   const values = { agent: agent.name, "dry-run": dryRun, ...plan.global ? { global: true } : { root: plan.base } };
   const out = await verb.run({ ...ctx, values, positionals: [], helperPath, skillDir: plan.dest });
   const lines3 = String(out.stdout).split("\n").filter((l) => l !== "").map((l) => `${agent.name}: ${l}`);
@@ -13245,7 +13360,7 @@ async function agentVerb(ctx, plan, verb, agent, dryRun) {
 }
 function linkPlaces(plan, agents) {
   const places = agents.map((a) => linkFolderFor(a, plan.global)).filter((f) => f !== null);
-  return [...new Set(places)].map((f) => path49.join(plan.base, f, "session-handoff"));
+  return [...new Set(places)].map((f) => path50.join(plan.base, f, "session-handoff"));
 }
 function counted(steps) {
   const n2 = (a) => steps.filter((s) => s.action === a).length;
@@ -13254,12 +13369,12 @@ function counted(steps) {
 }
 async function init(ctx, plan) {
   const { dest, source, shown } = plan;
-  const running = dest === source || existsSync4(dest) && realpathSync6(dest) === source;
-  if (!running && existsSync4(dest) && lstatSync26(dest).isSymbolicLink()) {
+  const running = dest === source || existsSync5(dest) && realpathSync6(dest) === source;
+  if (!running && existsSync5(dest) && lstatSync26(dest).isSymbolicLink()) {
     throw new Refused(`${shown(dest)} is a link to another folder; nothing was changed. Remove it and run init again`);
   }
   const steps = running ? [] : copySteps(source, dest);
-  const writes = steps.map((s) => path49.join(dest, s.rel));
+  const writes = steps.map((s) => path50.join(dest, s.rel));
   const links = linkPlaces(plan, plan.agents).map((place) => {
     const state = linkState(place, dest);
     if (state !== "absent" && state !== "ours" && state !== "copy") {
@@ -13267,7 +13382,7 @@ async function init(ctx, plan) {
     }
     const asCopy = state === "copy" || state === "absent" && process.platform === "win32";
     const copy2 = asCopy ? copySteps(source, place) : [];
-    if (asCopy) writes.push(...copy2.map((s) => path49.join(place, s.rel)));
+    if (asCopy) writes.push(...copy2.map((s) => path50.join(place, s.rel)));
     else if (state === "absent") writes.push(place);
     return { place, state, asCopy, copy: copy2 };
   });
@@ -13312,7 +13427,7 @@ async function init(ctx, plan) {
     }
   }
   const who = plan.agents.map((a) => a.name).join(", ");
-  const copy = shown(path49.join(dest, "scripts", "memory_io.mjs"));
+  const copy = shown(path50.join(dest, "scripts", "memory_io.mjs"));
   if (!plan.dryRun) lines3.push(`check: node ${copy} doctor${plan.global ? " --global" : ""}`);
   lines3.push(`next: start a new session (${who}) and ${SAY}`);
   return ok(`${lines3.join("\n")}
@@ -13339,15 +13454,15 @@ async function undo(ctx, plan) {
     }
     if (!plan.dryRun) {
       rmSync4(place, { recursive: state === "copy", force: true });
-      removeEmptyUpTo(path49.dirname(place), path49.join(plan.base, path49.relative(plan.base, place).split(path49.sep)[0]));
+      removeEmptyUpTo(path50.dirname(place), path50.join(plan.base, path50.relative(plan.base, place).split(path50.sep)[0]));
     }
     lines3.push(`${would} ${shown(place)}`);
   }
   const files = skillFiles(dest);
-  if (files.length > 0 && !(existsSync4(dest) && lstatSync26(dest).isSymbolicLink())) {
+  if (files.length > 0 && !(existsSync5(dest) && lstatSync26(dest).isSymbolicLink())) {
     if (!plan.dryRun) {
-      for (const rel of files) rmSync4(path49.join(dest, rel), { force: true });
-      for (const rel of files) removeEmptyUpTo(path49.dirname(path49.join(dest, rel)), plan.base);
+      for (const rel of files) rmSync4(path50.join(dest, rel), { force: true });
+      for (const rel of files) removeEmptyUpTo(path50.dirname(path50.join(dest, rel)), plan.base);
     }
     lines3.push(`${would} ${shown(dest)} (${files.length} files)`);
   }
@@ -13420,8 +13535,8 @@ exit:   0 done; 2 refused or usage; 4 paused; 5 the install lock stayed busy.
 // src/agents/doctor-checks.ts
 import { spawn } from "node:child_process";
 import { randomBytes as randomBytes4 } from "node:crypto";
-import { existsSync as existsSync5, lstatSync as lstatSync27, readFileSync as readFileSync14 } from "node:fs";
-import path50 from "node:path";
+import { existsSync as existsSync6, lstatSync as lstatSync27, readFileSync as readFileSync14 } from "node:fs";
+import path51 from "node:path";
 function outdatedReasons(text2, edit2) {
   const out = [];
   const forms = installedForms(edit2);
@@ -13441,10 +13556,10 @@ function outdatedReasons(text2, edit2) {
   return out;
 }
 function codexTrust(env, home, hooksFile) {
-  const codexHome = env.CODEX_HOME ? env.CODEX_HOME : path50.join(home, ".codex");
+  const codexHome = env.CODEX_HOME ? env.CODEX_HOME : path51.join(home, ".codex");
   let toml = "";
   try {
-    const p = path50.join(codexHome, "config.toml");
+    const p = path51.join(codexHome, "config.toml");
     if (lstatSync27(p).isFile()) toml = readFileSync14(p, "utf8");
   } catch {
   }
@@ -13471,10 +13586,10 @@ function startFolderNote(agent) {
 }
 function posixShell(env, platform = process.platform) {
   if (platform !== "win32") return POSIX_SHELL;
-  const dirs = [env.ProgramFiles, env["ProgramFiles(x86)"]].filter((d) => !!d).map((d) => path50.win32.join(d, "Git", "bin"));
+  const dirs = [env.ProgramFiles, env["ProgramFiles(x86)"]].filter((d) => !!d).map((d) => path51.win32.join(d, "Git", "bin"));
   for (const dir of [...dirs, ...(env.PATH ?? env.Path ?? "").split(";").filter((d) => d !== "")]) {
-    const sh = path50.win32.join(dir, "sh.exe");
-    if (existsSync5(sh)) return sh;
+    const sh = path51.win32.join(dir, "sh.exe");
+    if (existsSync6(sh)) return sh;
   }
   return null;
 }
@@ -13523,7 +13638,7 @@ function installShaped(edit2, command) {
     const word = FILE_WORD.exec(command.slice(FILE_HEAD.length, command.length - tail.length));
     if (word === null) continue;
     const name2 = word[1].startsWith("'") ? word[1].slice(1, -1).replace(/\x27\\\x27\x27/g, "'") : word[1];
-    if ((windowsShaped(name2) ? path50.win32 : path50.posix).basename(name2) === HELPER_FILE) return `${word[0].slice(0, word[0].length - word[1].length)}${name2}`;
+    if ((windowsShaped(name2) ? path51.win32 : path51.posix).basename(name2) === HELPER_FILE) return `${word[0].slice(0, word[0].length - word[1].length)}${name2}`;
   }
   return null;
 }
@@ -13554,8 +13669,8 @@ var init_doctor_checks = __esm({
 });
 
 // src/agents/claude-plugin.ts
-import { existsSync as existsSync6, readFileSync as readFileSync15 } from "node:fs";
-import path51 from "node:path";
+import { existsSync as existsSync7, readFileSync as readFileSync15 } from "node:fs";
+import path52 from "node:path";
 function json(file) {
   try {
     const v = JSON.parse(readFileSync15(file, "utf8").slice(0, 1e6));
@@ -13565,16 +13680,16 @@ function json(file) {
   }
 }
 function claudePluginInstalls(home) {
-  const installed = json(path51.join(home, ".claude", "plugins", "installed_plugins.json"));
+  const installed = json(path52.join(home, ".claude", "plugins", "installed_plugins.json"));
   const plugins = installed?.plugins;
   if (plugins === null || typeof plugins !== "object") return [];
-  const enabledMap = json(path51.join(home, ".claude", "settings.json"))?.enabledPlugins ?? {};
+  const enabledMap = json(path52.join(home, ".claude", "settings.json"))?.enabledPlugins ?? {};
   const out = [];
   for (const [key, list2] of Object.entries(plugins)) {
     if (!key.startsWith("session-handoff@") || !Array.isArray(list2)) continue;
     for (const raw of list2) {
       const e = raw !== null && typeof raw === "object" ? raw : {};
-      const rootSkill = typeof e.installPath === "string" && path51.isAbsolute(e.installPath) && existsSync6(path51.join(e.installPath, "SKILL.md"));
+      const rootSkill = typeof e.installPath === "string" && path52.isAbsolute(e.installPath) && existsSync7(path52.join(e.installPath, "SKILL.md"));
       out.push({ key, scope: typeof e.scope === "string" ? e.scope : "unknown", version: typeof e.version === "string" ? e.version : null, enabled: enabledMap[key] !== false, rootSkill });
     }
   }
@@ -13592,7 +13707,7 @@ __export(doctor_exports, {
   doctorVerb: () => doctorVerb
 });
 import { lstatSync as lstatSync28, readdirSync as readdirSync15, readFileSync as readFileSync16 } from "node:fs";
-import path52 from "node:path";
+import path53 from "node:path";
 function readText(p) {
   try {
     const st = lstatSync28(p);
@@ -13675,7 +13790,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
           root = rootOption(ctx);
         } catch (err) {
           if (!global || typeof ctx.values.root === "string" || !(err instanceof Refused) || home === "") throw err;
-          root = path52.resolve(home);
+          root = path53.resolve(home);
         }
         const helper = helperLocation(ctx, root);
         const problems = [];
@@ -13701,9 +13816,9 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
         const starts = [];
         for (const [name2, agent] of Object.entries(AGENTS)) {
           const skill = [
-            ...agent.skillFolders.project.map((f) => path52.join(root, f, "session-handoff")),
-            ...agent.skillFolders.home.map((f) => path52.join(home, f, "session-handoff"))
-          ].filter((d) => exists(path52.join(d, "SKILL.md")));
+            ...agent.skillFolders.project.map((f) => path53.join(root, f, "session-handoff")),
+            ...agent.skillFolders.home.map((f) => path53.join(home, f, "session-handoff"))
+          ].filter((d) => exists(path53.join(d, "SKILL.md")));
           const install = {};
           for (const { edit: edit2, file } of agentFiles(agent, global)) {
             const text2 = readText(file);
@@ -13728,7 +13843,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
             }
             const installed = state === "current" || state === "outdated";
             if (installed && text2 !== null) {
-              if (edit2.kind === "md-block" && path52.basename(edit2.file) === "AGENTS.md") {
+              if (edit2.kind === "md-block" && path53.basename(edit2.file) === "AGENTS.md") {
                 const over = budgetFinding(text2, edit2.file, cmd(`install --agent ${name2}${gflag}`));
                 if (over !== null && !problems.some((p) => p.what === over.what)) problems.push(over);
                 if (name2 === "codex") notes.push(`codex: AGENTS.md files in subfolders count toward the same 32 KiB Codex reads`);
@@ -13754,7 +13869,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
             problems.push({ what: `${name2}: installed, but no session-handoff skill folder where ${name2} looks for skills (${where})`, fix: nodeRun2(`init --agent ${name2}${gflag}`, !global) });
           }
           for (const dir of skill) {
-            const lacking2 = HELPER_FILES.filter((f) => !exists(path52.join(dir, f)));
+            const lacking2 = HELPER_FILES.filter((f) => !exists(path53.join(dir, f)));
             if (lacking2.length === 0 || problems.some((p) => p.what.includes(dir))) continue;
             problems.push({ what: `${name2}: the skill folder ${quotePath(dir)} lacks its helper (${lacking2.join(", ")})`, fix: nodeRun2(`init --agent ${name2}${gflag}`, !global) });
           }
@@ -13778,14 +13893,14 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
               if (seen.has(file)) continue;
               seen.add(file);
               try {
-                missingDirs(base, path52.dirname(file));
+                missingDirs(base, path53.dirname(file));
               } catch {
                 continue;
               }
-              const plan = planLeftovers(path52.dirname(file), path52.basename(file));
+              const plan = planLeftovers(path53.dirname(file), path53.basename(file));
               if (plan.found.length === 0) continue;
               const shown = global2 ? `~/${edit2.file}` : edit2.file;
-              const rel = (p) => global2 ? `~/${path52.relative(home, p)}` : path52.relative(root, p);
+              const rel = (p) => global2 ? `~/${path53.relative(home, p)}` : path53.relative(root, p);
               const found = plan.found.map((e) => rel(e.path));
               const fixVerb = `install --agent ${name2}${global2 ? " --global" : ""}`;
               const fixCmd = nodeRun2(fixVerb, !global2);
@@ -13813,9 +13928,9 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
         const lock = lockState(memoryDir(root));
         if (lock.unproven) {
           const who = lock.host === null ? "an unreadable owner file" : `process ${lock.pid} on ${quotedValue(lock.host)}, dated ahead of this clock`;
-          problems.push({ what: `the memory lock ${path52.join(".ai", "memory", LOCK_NAME)} names ${who}`, fix: `${cmd("recover")} takes it over after watching it 10 s (if no writer is at work there)` });
+          problems.push({ what: `the memory lock ${path53.join(".ai", "memory", LOCK_NAME)} names ${who}`, fix: `${cmd("recover")} takes it over after watching it 10 s (if no writer is at work there)` });
         }
-        if (unsafe) problems.push({ what: "a memory file failed safety or schema checks", fix: `inspect ${path52.join(".ai", "memory")} by hand (a link, a hard link, a FIFO or no v1 marker); move the file away` });
+        if (unsafe) problems.push({ what: "a memory file failed safety or schema checks", fix: `inspect ${path53.join(".ai", "memory")} by hand (a link, a hard link, a FIFO or no v1 marker); move the file away` });
         if (mergeDriverMissing(root)) problems.push({ what: MERGE_DRIVER_MISSING, fix: cmd("publish") });
         let archives = 0;
         try {
@@ -13833,7 +13948,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
             journal.problems.push({ file: `journal/${f.name}`, line: 0, message: err.message });
           }
         }
-        for (const p of journal.problems) problems.push({ what: `${path52.join(".ai", "memory", p.file)} line ${p.line}: ${p.message}; saves add no entry to it until it is fixed`, fix: "fix that line by hand, or move the file away" });
+        for (const p of journal.problems) problems.push({ what: `${path53.join(".ai", "memory", p.file)} line ${p.line}: ${p.message}; saves add no entry to it until it is fixed`, fix: "fix that line by hand, or move the file away" });
         const paused = pauseSwitch(memoryDir(root), ctx.env);
         if (paused) problems.push({ what: `memory writes are paused by ${paused.startsWith("SESSION_HANDOFF_DISABLE") ? paused : quotedPath(paused)}`, fix: paused.startsWith("SESSION_HANDOFF_DISABLE") ? "unset SESSION_HANDOFF_DISABLE" : removePause(paused) });
         let git = null;
@@ -13880,8 +13995,8 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
 });
 
 // src/git/publish-memory.ts
-import { accessSync as accessSync2, constants as constants12, existsSync as existsSync7, statSync as statSync3 } from "node:fs";
-import path53 from "node:path";
+import { accessSync as accessSync2, constants as constants12, existsSync as existsSync8, statSync as statSync3 } from "node:fs";
+import path54 from "node:path";
 function isPublicMemoryPath(rel, journal = true) {
   return /^(HANDOFF|LESSONS|SOLUTIONS)\.md$/.test(rel) || /^archive\/[A-Z]+-[A-Za-z0-9._-]+\.md$/.test(rel) || journal && /^journal\/\d{4}(?:-\d{2}(?:-\d+)?)?\.md$/.test(rel);
 }
@@ -13891,8 +14006,8 @@ async function skippedPrograms(top, env, push) {
     runGit(top, ["rev-parse", "--git-path", "hooks"], env, void 0, opts),
     runGit(top, ["config", "--type=bool", "--get", "commit.gpgSign"], env, void 0, opts)
   ]);
-  const hooksDir = path53.resolve(top, dir.stdout.toString("utf8").replace(/\n$/, ""));
-  const hooks = dir.code !== 0 ? [] : COMMIT_HOOKS.filter((h) => (push || h !== "pre-push") && executable(path53.join(hooksDir, h)));
+  const hooksDir = path54.resolve(top, dir.stdout.toString("utf8").replace(/\n$/, ""));
+  const hooks = dir.code !== 0 ? [] : COMMIT_HOOKS.filter((h) => (push || h !== "pre-push") && executable(path54.join(hooksDir, h)));
   return { hooks, signing: sign.code === 0 && sign.stdout.toString("utf8").trim() === "true" };
 }
 function executable(p) {
@@ -13916,7 +14031,7 @@ async function publishTarget(root, memDir, env) {
   const topOut = await runGit(root, ["rev-parse", "--show-toplevel"], env);
   if (topOut.code !== 0) throw new Refused(`${root} is not in a git repository; publish commits the memory dir with git (${firstLine(topOut.stderr)})`);
   const top = topOut.stdout.toString("utf8").replace(/\n$/, "");
-  const memRel = path53.relative(top, memDir).split(path53.sep).join("/");
+  const memRel = path54.relative(top, memDir).split(path54.sep).join("/");
   if (memRel.startsWith("..")) throw new Refused(`the memory dir ${memDir} is outside the repository ${top}`);
   const ignored = await Promise.all([`${memRel}/`, `${memRel}/HANDOFF.md`].map((p) => runGit(top, ["check-ignore", "-q", "--", p], env)));
   if (ignored.some((r) => r.code === 0)) {
@@ -13928,7 +14043,7 @@ async function publishMemory(root, memDir, message, push, env, attributes = "no"
   const { top, memRel } = target ?? await publishTarget(root, memDir, env);
   const git = (args, what) => gitOut(top, args, env, what, runHooks);
   const listed2 = await git(["ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", `${memRel}/`], "git ls-files");
-  const journal = !existsSync7(path53.join(memDir, "journal", "OFF"));
+  const journal = !existsSync8(path54.join(memDir, "journal", "OFF"));
   const paths = [...new Set(listed2.split("\0").filter(Boolean))].filter((p) => isPublicMemoryPath(p.slice(memRel.length + 1), journal)).sort();
   if (attributes === "changed" || attributes === "if-only-ours" && attributesOnlyOurs(top)) paths.push(".gitattributes");
   if (paths.length === 0) return { committed: false, paths: [], commit: null, pushed: null };
@@ -14638,12 +14753,12 @@ var init_transcripts = __esm({
 });
 
 // src/agents/transcripts/tail.ts
-import { closeSync as closeSync14, constants as constants13, fstatSync as fstatSync7, openSync as openSync11, readSync as readSync7 } from "node:fs";
+import { closeSync as closeSync15, constants as constants13, fstatSync as fstatSync7, openSync as openSync12, readSync as readSync8 } from "node:fs";
 function readAt2(fd, length, position) {
   const buf = Buffer.allocUnsafe(length);
   let got = 0;
   while (got < length) {
-    const n2 = readSync7(fd, buf, got, length - got, position + got);
+    const n2 = readSync8(fd, buf, got, length - got, position + got);
     if (n2 === 0) break;
     got += n2;
   }
@@ -14668,7 +14783,7 @@ function openTranscript(transcriptPath) {
   transcriptPath = where.path;
   let fd;
   try {
-    fd = openSync11(transcriptPath, constants13.O_RDONLY | constants13.O_NOFOLLOW | constants13.O_NONBLOCK);
+    fd = openSync12(transcriptPath, constants13.O_RDONLY | constants13.O_NOFOLLOW | constants13.O_NONBLOCK);
   } catch (err) {
     const code = err.code;
     return { ok: false, reason: code === "ENOENT" ? "the transcript does not exist" : code === "ELOOP" ? "the transcript is a link" : `the transcript cannot be opened (${code ?? "error"})` };
@@ -14681,12 +14796,12 @@ function openTranscript(transcriptPath) {
   } catch (err) {
     reason = readFailure(err);
   }
-  closeSync14(fd);
+  closeSync15(fd);
   return { ok: false, reason };
 }
 function closeTranscript(file) {
   try {
-    closeSync14(file.fd);
+    closeSync15(file.fd);
   } catch {
   }
 }
@@ -15221,7 +15336,7 @@ var init_checkpoint2 = __esm({
 });
 
 // src/verbs/checkpoint-run.ts
-import path54 from "node:path";
+import path55 from "node:path";
 function checkpointHelp() {
   return `usage: node memory_io.mjs checkpoint [--format claude|codex|gemini] [--root DIR] < hook-input.json
 
@@ -15252,7 +15367,7 @@ exit: always 0, usage errors included -- a hook must never block the harness.
 `;
 }
 function projectHandoffs(root) {
-  const bytes = readHeadBytes(path54.join(memoryDir(root), "HANDOFF.md"));
+  const bytes = readHeadBytes(path55.join(memoryDir(root), "HANDOFF.md"));
   let current = null;
   if (bytes !== null) {
     const saved = /^Saved: (.+)$/m.exec(bytes.subarray(0, 4096).toString("utf8"))?.[1]?.trim() ?? null;
@@ -15268,7 +15383,7 @@ function projectHandoffs(root) {
         archived = /* @__PURE__ */ new Set();
         try {
           for (const e of listArchives(root).slice(0, ARCHIVES_HASHED)) {
-            const b = e.regular ? readHeadBytes(path54.join(archiveDir(root), e.name)) : null;
+            const b = e.regular ? readHeadBytes(path55.join(archiveDir(root), e.name)) : null;
             if (b !== null) archived.add(tokenOf(b));
           }
         } catch {
@@ -15402,7 +15517,7 @@ async function runCheckpoint(ctx) {
     return ok("", [...notes, CHECKPOINT_LINES.skipped(err.message)]);
   }
   const home = homeFolder(ctx.env);
-  if (root === path54.parse(root).root || home !== "" && samePath(root, path54.resolve(home))) {
+  if (root === path55.parse(root).root || home !== "" && samePath(root, path55.resolve(home))) {
     return ok("", [...notes, CHECKPOINT_LINES.skipped(`${root} is the home directory or the file system's root, not a project`)]);
   }
   if (pauseSwitch(memoryDir(root), ctx.env) !== null) return ok("", [CHECKPOINT_LINES.paused()]);
@@ -15415,7 +15530,7 @@ async function runCheckpoint(ctx) {
   if (hook.lastMessage !== null && (got.cap !== null || !got.recognised)) (got.cap ??= emptyCapture(isFormat(format2) ? format2 : "claude")).lastClaim = hook.lastMessage;
   const anchorLines = await anchorsP;
   const dir = checkpointsDir(root);
-  const file = path54.join(dir, name2);
+  const file = path55.join(dir, name2);
   const before = checkpointsDirState(root) === "ok" ? readHead(file, CHECKPOINT_MAX_BYTES * 2) : null;
   const beforeSince = before === null ? null : headerValue(before, "Since-handoff");
   const since = got.save?.token ?? (beforeSince !== null && project.accepts(beforeSince) ? beforeSince : null);
@@ -15557,7 +15672,7 @@ __export(statusline_exports, {
 });
 import { spawnSync } from "node:child_process";
 import { readFileSync as readFileSync17 } from "node:fs";
-import path55 from "node:path";
+import path56 from "node:path";
 function statusText(handoff, commitsSince2, usedPct, now) {
   const parts = [];
   if (handoff === null) parts.push("handoff: none");
@@ -15623,7 +15738,7 @@ handoff's HEAD anchor (git rev-list, at most 500 ms; left out when unknown). Alw
           const root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookCwd(input.cwd));
           let handoff = null;
           try {
-            handoff = readFileSync17(path55.join(memoryDir(root), "HANDOFF.md"), "utf8").slice(0, 1e6);
+            handoff = readFileSync17(path56.join(memoryDir(root), "HANDOFF.md"), "utf8").slice(0, 1e6);
           } catch {
           }
           const cw = input.context_window;
@@ -15705,7 +15820,7 @@ __export(context_exports, {
   offerText: () => offerText
 });
 import { spawnSync as spawnSync2 } from "node:child_process";
-import { closeSync as closeSync15, constants as constants14, lstatSync as lstatSync29, mkdirSync as mkdirSync8, openSync as openSync12, writeSync as writeSync9 } from "node:fs";
+import { closeSync as closeSync16, constants as constants14, lstatSync as lstatSync29, mkdirSync as mkdirSync8, openSync as openSync13, writeSync as writeSync9 } from "node:fs";
 function offerText(pct2, used, window, threshold) {
   return `session-handoff: this session's context is ${pct2}% full (${used} of ${window} tokens; the threshold is ${threshold}%). Before it is compacted, offer the user once to save a handoff now with the session-handoff skill's save flow; save only if they agree. An automatic checkpoint was written to .ai/memory/checkpoints/ as a safety net.`;
 }
@@ -15745,14 +15860,14 @@ function readUsage(transcriptPath) {
 function claim(p, body) {
   let fd;
   try {
-    fd = openSync12(p, constants14.O_WRONLY | constants14.O_CREAT | constants14.O_EXCL | constants14.O_NOFOLLOW, 384);
+    fd = openSync13(p, constants14.O_WRONLY | constants14.O_CREAT | constants14.O_EXCL | constants14.O_NOFOLLOW, 384);
   } catch {
     return false;
   }
   try {
     writeSync9(fd, body);
   } finally {
-    closeSync15(fd);
+    closeSync16(fd);
   }
   return true;
 }
@@ -15890,7 +16005,7 @@ exit: always 0.
 
 // src/journal/search.ts
 import { readdirSync as readdirSync16 } from "node:fs";
-import path56 from "node:path";
+import path57 from "node:path";
 function queryWords(query) {
   return [...new Set((query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => w.length > 0))];
 }
@@ -15979,7 +16094,7 @@ async function searchMemory(root, words, opts = {}) {
   };
   if (kinds.has("journal")) {
     for (const f of listJournal(root)) {
-      const text2 = await readText2(path56.join(journalDir(root), f.name), `journal/${f.name}`, notes);
+      const text2 = await readText2(path57.join(journalDir(root), f.name), `journal/${f.name}`, notes);
       if (text2 === null) continue;
       const units2 = [];
       for (const e of parseJournal(text2, f.kind).entries) {
@@ -15998,25 +16113,25 @@ async function searchMemory(root, words, opts = {}) {
     }
   }
   if (kinds.has("handoff")) {
-    const text2 = await readText2(path56.join(mem, "HANDOFF.md"), "HANDOFF.md", notes);
+    const text2 = await readText2(path57.join(mem, "HANDOFF.md"), "HANDOFF.md", notes);
     if (text2 !== null) consider("handoff", "HANDOFF.md", markdownUnits(text2, stateDate(text2)));
   }
   if (kinds.has("archive")) {
     for (const name2 of names2(archiveDir(root)).filter((n2) => /^HANDOFF-.*\.md$/.test(n2))) {
-      const text2 = await readText2(path56.join(archiveDir(root), name2), `archive/${name2}`, notes);
+      const text2 = await readText2(path57.join(archiveDir(root), name2), `archive/${name2}`, notes);
       if (text2 !== null) consider("archive", `archive/${name2}`, markdownUnits(text2, stateDate(text2)));
     }
   }
   if (kinds.has("ledger")) {
     for (const name2 of ["LESSONS.md", "SOLUTIONS.md"]) {
-      const text2 = await readText2(path56.join(mem, name2), name2, notes);
+      const text2 = await readText2(path57.join(mem, name2), name2, notes);
       if (text2 !== null) consider("ledger", name2, ledgerUnits(text2));
     }
   }
   if (kinds.has("checkpoint")) {
-    const dir = path56.join(mem, "checkpoints");
+    const dir = path57.join(mem, "checkpoints");
     for (const name2 of names2(dir).filter((n2) => /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}\.md$/.test(n2))) {
-      const text2 = await readText2(path56.join(dir, name2), `checkpoints/${name2}`, notes);
+      const text2 = await readText2(path57.join(dir, name2), `checkpoints/${name2}`, notes);
       if (text2 !== null) consider("checkpoint", `checkpoints/${name2}`, markdownUnits(text2, stateDate(text2)));
     }
   }
@@ -16158,7 +16273,7 @@ ${body}<<<END UNTRUSTED SEARCH ${nonce}>>>
 });
 
 // src/journal/impact.ts
-import path57 from "node:path";
+import path58 from "node:path";
 function median(xs) {
   if (xs.length === 0) return null;
   const s = [...xs].sort((a, b) => a - b);
@@ -16195,7 +16310,7 @@ async function readResumes(root) {
   for (const f of listJournal(root)) {
     let text2;
     try {
-      const r = await readStable(path57.join(journalDir(root), f.name));
+      const r = await readStable(path58.join(journalDir(root), f.name));
       if (r === null) continue;
       text2 = r.bytes.toString("utf8");
     } catch {
@@ -16301,7 +16416,7 @@ __export(journal_exports, {
   journalVerb: () => journalVerb
 });
 import { unlinkSync as unlinkSync13 } from "node:fs";
-import path58 from "node:path";
+import path59 from "node:path";
 var journalVerb;
 var init_journal = __esm({
   "src/verbs/journal.ts"() {
@@ -16347,7 +16462,7 @@ exit:   0 purged (also none); 2 refused; 4 paused; 5 busy.
           for (const f of listJournal(root)) {
             const last = f.kind === "year" ? `${f.period}-12` : f.period;
             if (before !== void 0 && last >= before) continue;
-            unlinkSync13(path58.join(journalDir(root), f.name));
+            unlinkSync13(path59.join(journalDir(root), f.name));
             gone.push(`journal/${f.name}`);
           }
           return gone;
@@ -16365,15 +16480,15 @@ var merge_driver_exports = {};
 __export(merge_driver_exports, {
   mergeDriverVerb: () => mergeDriverVerb
 });
-import { closeSync as closeSync16, constants as constants15, fstatSync as fstatSync8, lstatSync as lstatSync30, mkdirSync as mkdirSync9, openSync as openSync13, readFileSync as readFileSync18, writeSync as writeSync10 } from "node:fs";
-import path59 from "node:path";
+import { closeSync as closeSync17, constants as constants15, fstatSync as fstatSync8, lstatSync as lstatSync30, mkdirSync as mkdirSync9, openSync as openSync14, readFileSync as readFileSync18, writeSync as writeSync10 } from "node:fs";
+import path60 from "node:path";
 function readRegularBytes(p) {
-  const fd = openSync13(p, constants15.O_RDONLY | NOFOLLOW);
+  const fd = openSync14(p, constants15.O_RDONLY | NOFOLLOW);
   try {
     if (!fstatSync8(fd).isFile()) throw new Error(`${p} is not a regular file`);
     return readFileSync18(fd);
   } finally {
-    closeSync16(fd);
+    closeSync17(fd);
   }
 }
 function memorySide(p, side) {
@@ -16383,18 +16498,18 @@ function memorySide(p, side) {
   return m.text;
 }
 function writeResult(p, text2) {
-  const fd = openSync13(p, constants15.O_WRONLY | constants15.O_TRUNC | NOFOLLOW);
+  const fd = openSync14(p, constants15.O_WRONLY | constants15.O_TRUNC | NOFOLLOW);
   try {
     if (!fstatSync8(fd).isFile()) throw new Error(`${p} is not a regular file`);
     writeSync10(fd, Buffer.from(text2, "utf8"));
   } finally {
-    closeSync16(fd);
+    closeSync17(fd);
   }
 }
 function archiveDirOf(top, memRel) {
   let at3 = top;
   for (const part of [...memRel.split("/").filter(Boolean), "archive"]) {
-    at3 = path59.join(at3, part);
+    at3 = path60.join(at3, part);
     let st;
     try {
       st = lstatSync30(at3);
@@ -16407,11 +16522,11 @@ function archiveDirOf(top, memRel) {
   return at3;
 }
 function createExclusive(p, text2) {
-  const fd = openSync13(p, constants15.O_WRONLY | constants15.O_CREAT | constants15.O_EXCL | NOFOLLOW, 384);
+  const fd = openSync14(p, constants15.O_WRONLY | constants15.O_CREAT | constants15.O_EXCL | NOFOLLOW, 384);
   try {
     writeSync10(fd, Buffer.from(text2, "utf8"));
   } finally {
-    closeSync16(fd);
+    closeSync17(fd);
   }
 }
 var NOFOLLOW, mergeDriverVerb;
@@ -16493,7 +16608,7 @@ exit: 0 merged; 1 not merged (git's conflict stands)
         try {
           const dir = archiveDirOf(ctx.cwd, `${m[1]}.ai/memory`);
           const name2 = archiveName("HANDOFF", dir);
-          createExclusive(path59.join(dir, name2), loser);
+          createExclusive(path60.join(dir, name2), loser);
           writeResult(ours, markMerged(winner, name2));
           return ok("", [`session-handoff merge driver: ${file}: kept the later handoff; the other is archive/${name2}`]);
         } catch (err) {

@@ -927,7 +927,10 @@ function savesPath(root, opts = {}) {
   return gitDir === null ? null : path6.join(commonDirOf(gitDir), "session-handoff", "saves");
 }
 function savesLines(p) {
-  return readFileSync3(p, "utf8").slice(0, 16384).split("\n").filter((l) => /^[0-9a-f]{64}( \d+ \d+ \d+ \d+)?$/.test(l));
+  return readFileSync3(p, "utf8").slice(0, 16384).split("\n").map((l) => LINE.exec(l)).filter((m) => m !== null);
+}
+function savedStampOf(text) {
+  return /^Saved: (\S+)[ \t]*\r?$/m.exec(text)?.[1] ?? null;
 }
 function statKey(st) {
   return `${st.size} ${st.mtimeNs} ${st.ctimeNs} ${st.ino}`;
@@ -936,7 +939,7 @@ function savedHereByStat(root, key) {
   const p = savesPath(root);
   if (p === null) return false;
   try {
-    return savesLines(p).some((l) => l.slice(65) === key);
+    return savesLines(p).some((m) => m[2] === key);
   } catch {
     return false;
   }
@@ -946,7 +949,8 @@ function readSaves(root) {
   if (p === null) return null;
   try {
     if (!lstatSync4(p).isFile()) return null;
-    return savesLines(p).map((l) => l.split(" ")[0]);
+    const lines = savesLines(p);
+    return { tokens: lines.map((m) => m[1]), stamps: lines.flatMap((m) => m[3] === void 0 ? [] : [m[3]]) };
   } catch {
     return null;
   }
@@ -975,12 +979,13 @@ function recordSavedBy(root, token, agent) {
   } catch {
   }
 }
-var SAVES_KEPT, SAVED_BY_LINE;
+var SAVES_KEPT, LINE, SAVED_BY_LINE;
 var init_saves = __esm({
   "src/git/saves.ts"() {
     "use strict";
     init_git_dir();
     SAVES_KEPT = 10;
+    LINE = /^([0-9a-f]{64})(?: (\d+ \d+ \d+ \d+))?(?: @(\S+))?$/;
     SAVED_BY_LINE = /^([0-9a-f]{64}) ([A-Za-z0-9][A-Za-z0-9 ._-]{0,39})$/;
   }
 });
@@ -3445,7 +3450,8 @@ exit: always 0 -- a broken hook must not break a session; problems go to stderr.
             if (savedHereByStat(root, statKey(lstatSync12(path20.join(memoryDir(root), "HANDOFF.md"), { bigint: true })))) return true;
           } catch {
           }
-          return saves.includes(createHash3("sha256").update(text, "utf8").digest("hex"));
+          const stamp = savedStampOf(text);
+          return stamp !== null && saves.stamps.includes(stamp) || saves.tokens.includes(createHash3("sha256").update(text, "utf8").digest("hex"));
         };
         return ok(wrap(composeHookText(files, interrupted, paused, now, checkpoint, savedHere)), []);
       }

@@ -172,14 +172,6 @@ export function draftBrief(h: ParsedHandoff, drift: DriftReport, ledgers: Ledger
   for (const name of ledgers.unreadable ?? []) ledgerBits.push(`${name} refused by the safety checks (run \`check\`)`);
   // Whole clauses, each ranked: the least important go first when the field is too long.
   const driftClauses: Clause[] = driftSummaryClauses(drift.summary);
-  const changed = (drift.changedKeyFiles ?? []).filter((p) => !drift.missingKeyFiles.includes(p));
-  if (changed.length > 0 && !drift.summary.includes("key files changed:")) {
-    driftClauses.push({ text: `key files changed: ${flatten(changed.slice(0, 3).join(", "), 160)}${changed.length > 3 ? ` and ${changed.length - 3} more` : ""}`, rank: RANK.changed });
-  }
-  const dirtyKeys = (drift.dirtyKeyFiles ?? []).filter((p) => !drift.missingKeyFiles.includes(p));
-  if (dirtyKeys.length > 0 && !drift.summary.includes("key files with uncommitted changes:")) {
-    driftClauses.push({ text: `key files with uncommitted changes: ${flatten(dirtyKeys.slice(0, 3).join(", "), 160)}${dirtyKeys.length > 3 ? ` and ${dirtyKeys.length - 3} more` : ""}`, rank: RANK.changed });
-  }
   driftClauses.push({ text: `ledgers: ${ledgerBits.length > 0 ? ledgerBits.join(", ") : "none found"}`, rank: RANK.ledgers });
   const driftAndLessons = fitClauses(driftClauses, MAX_FIELD_CHARS);
 
@@ -197,9 +189,9 @@ export function draftBrief(h: ParsedHandoff, drift: DriftReport, ledgers: Ledger
 /**
  * How much a `Drift & lessons` clause matters (docs/decisions/brief-cuts.md): ledgers go first,
  * then memory-only commits and key files not created yet (neither is drift), upstream, changed
- * files, the rest; the verdict last.
+ * files, the rest, then where the saved dirty work went and missing key files; the verdict last.
  */
-export const RANK = { ledgers: 0, memoryOnly: 10, upstream: 20, changed: 30, other: 40, source: 90, verdict: 100 } as const;
+export const RANK = { ledgers: 0, memoryOnly: 10, upstream: 20, changed: 30, other: 40, fates: 50, source: 90, verdict: 100 } as const;
 
 /** drift's summary as ranked clauses: the first is the verdict with its reason. */
 export function driftSummaryClauses(summary: string): Clause[] {
@@ -214,9 +206,11 @@ export function driftSummaryClauses(summary: string): Clause[] {
             ? RANK.memoryOnly
             : /^upstream\b|\bupstream\b/.test(text)
               ? RANK.upstream
-              : /^(key files (changed|missing|with uncommitted)|dirty files|files? dirty at the save|\d+ files? dirty)/.test(text)
-                ? RANK.changed
-                : RANK.other,
+              : /^(key files missing|dirty at the save|dirty in the clone that saved)/.test(text)
+                ? RANK.fates
+                : /^(key files (changed|with uncommitted)|dirty files)/.test(text)
+                  ? RANK.changed
+                  : RANK.other,
     }));
 }
 

@@ -10,6 +10,8 @@ import { statInsideRoot } from "./anchors.ts";
 import { blobIdOf, objectFormat } from "./blob-id.ts";
 import { branchPresent, isShallow, reflogNames } from "./git-files.ts";
 import { gitDirOf, gitTopOf, inProgressOf, inProgressWords } from "./in-progress.ts";
+import { commonDirOf } from "./git-dir.ts";
+import { clonedAfter, fatesOf, gatherFateLogs } from "./fates.ts";
 import { GitUnavailable, runGit, type GitResult } from "./run.ts";
 import { attributesNotOurs } from "./merge-driver-config.ts";
 import { notSavedHere, savedByOf } from "./saves.ts";
@@ -23,10 +25,10 @@ export interface MeasuredDrift {
 }
 
 // Reachability from any ref: `rev-list <id> --not --all` lists nothing when a ref (or HEAD)
-// contains the id. Reflogs are not refs, so a commit kept alive only by the reflog is listed;
-// refs/stash is left out for the same reason (a stash is a reflog of work, not history).
+// contains the id, refs/stash included (a stash made on the saved commit keeps it). Reflogs
+// are not refs, so a commit kept alive only by the reflog (or an older stash entry) is listed.
 function reachableArgs(id: ObjectId): string[] {
-  return ["rev-list", "--max-count=1", id, "--not", "--exclude=refs/stash", "--all"];
+  return ["rev-list", "--max-count=1", id, "--not", "--all"];
 }
 
 /**
@@ -139,6 +141,8 @@ export interface DriftOptions {
   excludes?: readonly string[];
   /** The handoff's token, to tell whether this clone saved it; null for a pasted one. */
   handoffToken?: string | null;
+  /** The handoff's text, whose `Saved:` stamp this clone's record may hold after a hand edit or a merge. */
+  handoffText?: string | null;
 }
 
 /**
@@ -208,7 +212,7 @@ export async function measureDrift(
     const logP = head === null ? null : git(historyArgs(head));
     // Memory from elsewhere: this clone's record of its saves does not hold the token
     // (docs/design.md#verdicts-and-the-brief); the author is looked up only then.
-    const elsewhere = opts.handoffToken != null && notSavedHere(root, opts.handoffToken);
+    const elsewhere = opts.handoffToken != null && notSavedHere(root, opts.handoffToken, opts.handoffText ?? null);
     if (opts.handoffToken != null) facts.savedBy = savedByOf(root, opts.handoffToken);
     // All are started before any is awaited; a rejection is handled below.
     logP?.catch(() => undefined);
@@ -234,7 +238,7 @@ export async function measureDrift(
       // (a rebase that rewrote it still changed the files it changed).
       const present = facts.headReachable === true || (facts.headReachable === false && !facts.objectMissing);
       if (head !== null && !moved && facts.headReachable === true) facts.changedSinceSave = [];
-      else if (moved && present && (keyFiles.length > 0 || cleaned.length > 0)) {
+      else if (moved && present && keyFiles.length > 0) {
         const d = await git(["diff", "--name-only", "-z", "--no-renames", head, "HEAD"]);
         if (d.code === 0) facts.changedSinceSave = d.stdout.toString("utf8").split("\0").filter((p) => p !== "");
       }
@@ -242,20 +246,27 @@ export async function measureDrift(
         const changed = new Set(facts.changedSinceSave);
         facts.changedKeyFiles = keyFiles.filter((k) => changed.has(`${prefix}${k}`));
       }
-      // Files dirty at the save, anchored by content: their blob now against the saved one (no process).
-      if (top !== null && (anchors.dirtyHashes ?? []).length > 0) {
+      // Each file dirty at the save gets one fate (docs/design.md#what-became-of-the-dirty-files).
+      if (top !== null && facts.saved.dirty !== null) {
         const format = objectFormat(gitDir);
-        const since = { changed: [] as string[], unchanged: [] as string[] };
-        for (const h of anchors.dirtyHashes!) {
-          if (h.id === "over 8 MB") continue;
-          const now = blobIdOf(path.join(top, h.path), h.id.length === 64 ? "sha256" : format);
-          (now === h.id ? since.unchanged : since.changed).push(h.path);
-        }
-        facts.dirtySinceSave = since;
-        const edited = new Set(since.changed);
-        const changedKeys = facts.changedKeyFiles ?? [];
-        for (const k of keyFiles) if (edited.has(`${prefix}${k}`) && !changedKeys.includes(k)) changedKeys.push(k);
-        facts.changedKeyFiles = changedKeys;
+        const logs = await gatherFateLogs(git, {
+          top,
+          commonDir: gitDir === null ? null : commonDirOf(gitDir),
+          savedHead: present ? head : null,
+          savedDateMs: facts.saved.date?.ms ?? null,
+          cleaned,
+          headExists: status.snapshot.head !== null,
+        });
+        facts.dirtyFates = fatesOf({
+          savedDirty: facts.saved.dirty,
+          hashes: anchors.dirtyHashes ?? [],
+          nowDirty: status.snapshot.dirty,
+          blobNow: (p) => blobIdOf(path.join(top, p), format),
+          ...logs,
+          // A clone made after the save did not save it, record or not.
+          fromSaved: present && head !== null,
+          fromElsewhere: elsewhere || clonedAfter(gitDir, facts.saved.date?.ms ?? null),
+        });
       }
       // Uncommitted edits to key files since the save: dirty now (an untracked folder counts for
       // the files in it) and not listed dirty at the save.

@@ -18,9 +18,20 @@ export function savesPath(root: string, opts: { uid?: number } = {}): string | n
   return gitDir === null ? null : path.join(commonDirOf(gitDir), "session-handoff", "saves");
 }
 
-// Each line: `<token>` then, when known, the published file's `<size> <mtime ns> <ctime ns> <inode>`.
-function savesLines(p: string): string[] {
-  return readFileSync(p, "utf8").slice(0, 16384).split("\n").filter((l) => /^[0-9a-f]{64}( \d+ \d+ \d+ \d+)?$/.test(l));
+// Each line: `<token>` then, when known, the published file's `<size> <mtime ns> <ctime ns> <inode>`,
+// then `@<Saved: stamp>` (a hand edit or the merge driver changes the token, never the stamp).
+const LINE = /^([0-9a-f]{64})(?: (\d+ \d+ \d+ \d+))?(?: @(\S+))?$/;
+function savesLines(p: string): RegExpExecArray[] {
+  return readFileSync(p, "utf8")
+    .slice(0, 16384)
+    .split("\n")
+    .map((l) => LINE.exec(l))
+    .filter((m): m is RegExpExecArray => m !== null);
+}
+
+/** The `Saved:` stamp of a handoff's text, the save's own time to the second; null without one. */
+export function savedStampOf(text: string): string | null {
+  return /^Saved: (\S+)[ \t]*\r?$/m.exec(text)?.[1] ?? null;
 }
 
 /** A file's identity as the saves record keeps it: size, mtime and ctime in ns, inode. */
@@ -37,19 +48,20 @@ export function savedHereByStat(root: string, key: string): boolean {
   const p = savesPath(root);
   if (p === null) return false;
   try {
-    return savesLines(p).some((l) => l.slice(65) === key);
+    return savesLines(p).some((m) => m[2] === key);
   } catch {
     return false;
   }
 }
 
-/** The tokens this clone recorded, newest last; null outside git or before its first save with this version. */
-export function readSaves(root: string): string[] | null {
+/** The tokens and `Saved:` stamps this clone recorded; null outside git or before its first save with this version. */
+export function readSaves(root: string): { tokens: string[]; stamps: string[] } | null {
   const p = savesPath(root);
   if (p === null) return null;
   try {
     if (!lstatSync(p).isFile()) return null;
-    return savesLines(p).map((l) => l.split(" ")[0]!);
+    const lines = savesLines(p);
+    return { tokens: lines.map((m) => m[1]!), stamps: lines.flatMap((m) => (m[3] === undefined ? [] : [m[3]])) };
   } catch {
     return null;
   }
@@ -59,18 +71,19 @@ export function readSaves(root: string): string[] | null {
  * Records a handoff save's token (the last SAVES_KEPT kept), through a temp file and a rename.
  * Never throws: provenance is a note, never a reason to fail a save that already happened.
  */
-export function recordSave(root: string, token: string, key: string | null = null): void {
+export function recordSave(root: string, token: string, key: string | null = null, stamp: string | null = null): void {
   const p = savesPath(root);
   if (p === null || !/^[0-9a-f]{64}$/.test(token)) return;
   try {
     mkdirSync(path.dirname(p), { recursive: true, mode: 0o700 });
     let kept: string[] = [];
     try {
-      kept = savesLines(p).filter((l) => !l.startsWith(token));
+      kept = savesLines(p).filter((m) => m[1] !== token).map((m) => m[0]);
     } catch {
       // the first save recorded
     }
-    kept.push(key === null ? token : `${token} ${key}`);
+    const safeStamp = stamp !== null && /^\S{1,64}$/.test(stamp) ? ` @${stamp}` : "";
+    kept.push(`${token}${key === null ? "" : ` ${key}`}${safeStamp}`);
     const tmp = `${p}.tmp-${process.pid}`;
     const fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | (constants.O_NOFOLLOW ?? 0), 0o600);
     try {
@@ -84,10 +97,16 @@ export function recordSave(root: string, token: string, key: string | null = nul
   }
 }
 
-/** True when this clone's record exists without `token`; false outside git or before the first recorded save. */
-export function notSavedHere(root: string, token: string): boolean {
+/**
+ * True when this clone's record exists and holds neither `token` nor the text's `Saved:` stamp
+ * (a handoff saved here keeps its stamp through a hand edit or the merge driver); false
+ * outside git or before the first recorded save.
+ */
+export function notSavedHere(root: string, token: string, text: string | null = null): boolean {
   const saves = readSaves(root);
-  return saves !== null && !saves.includes(token);
+  if (saves === null || saves.tokens.includes(token)) return false;
+  const stamp = text === null ? null : savedStampOf(text);
+  return stamp === null || !saves.stamps.includes(stamp);
 }
 
 /**

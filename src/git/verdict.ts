@@ -4,6 +4,7 @@ import { quoted, sanitize } from "../guard/sanitize.ts";
 import { withoutTokens } from "../guard/token-shape.ts";
 import { quotedPath } from "../schema/anchor-lines.ts";
 import type { ValidTime } from "../schema/values.ts";
+import type { DirtyFate } from "./fates.ts";
 import { BROKEN_REPO_FIX, type Snapshot, type UpstreamGap } from "./status.ts";
 
 /** Verdicts in precedence order, strongest first (docs/design.md#verdicts-and-the-brief). */
@@ -69,8 +70,8 @@ export interface DriftFacts {
   savedBy?: string | null;
   /** Why the state time is unknown, when it is (`StateTime.reason`). */
   ageUnknown?: "missing" | "malformed" | "future" | null;
-  /** Files with a `- Dirty hashes:` item: blob changed since the save, or the same (top-relative). */
-  dirtySinceSave?: { changed: string[]; unchanged: string[] } | null;
+  /** What became of each file dirty at the save (fates.ts); absent outside git or without the dirty anchor. */
+  dirtyFates?: DirtyFate[];
 }
 
 /** The committer of the last commit that changed the handoff, and whether that was someone else. */
@@ -118,7 +119,7 @@ export interface DriftReport {
   memoryOnlyCommits: number;
   /** Key files changed by the commits since the save, or (outside git) whose modification time changed. */
   changedKeyFiles: string[];
-  /** Files dirty at the save that are clean now (committed, stashed or reverted). */
+  /** Files dirty at the save that are clean now (their fates say where the work went). */
   cleanedDirty: string[];
   /** Key files with uncommitted changes now that were not dirty at the save (a newcomer missed them). */
   dirtyKeyFiles: string[];
@@ -126,8 +127,8 @@ export interface DriftReport {
   inProgress: { saved: string | null; current: string | null };
   /** Set only when this clone did not save the handoff (its record of its saves lacks it); said once in the summary. */
   provenance: Provenance | null;
-  /** Files dirty at the save with a saved blob id: edited since (`changed`) or not; null without the anchor. */
-  dirtySinceSave: { changed: string[]; unchanged: string[] } | null;
+  /** Each file dirty at the save with its one fate: committed, stashed, reverted, still dirty (changed or not), not in this clone. */
+  dirtyFates: DirtyFate[];
   summary: string;
 }
 
@@ -177,19 +178,27 @@ export function ageUnknownWords(reason: "missing" | "malformed" | "future" | nul
   return "age unknown: the handoff has no `- Date:` or `Saved:` time";
 }
 
-// Files dirty at the save and clean now: committed when the commits since the save changed
-// them, else stashed or reverted (said when it can be told apart; docs/design.md#verdicts-and-the-brief).
-function cleanedWords(cleaned: readonly string[], changed: readonly string[] | null): string {
-  const head = `${plural(cleaned.length, "file")} dirty at the save ${cleaned.length === 1 ? "is" : "are"} clean now`;
-  if (changed === null) return `${head} (committed, stashed or reverted): ${listed(cleaned)}`;
-  const set = new Set(changed);
-  // git status lists a new folder as `dir/`; the commit that took it in names its files.
-  const committedPath = (p: string) => set.has(p) || (p.endsWith("/") && changed.some((c) => c.startsWith(p)));
-  const committed = cleaned.filter(committedPath).length;
-  const discarded = cleaned.length - committed;
-  const how = [committed > 0 ? `${committed} committed` : "", discarded > 0 ? `${discarded} stashed or reverted` : ""].filter(Boolean).join(", ");
-  return `${head} (${how}): ${listed(cleaned)}`;
+// One clause per fate, paths grouped (docs/design.md#what-became-of-the-dirty-files).
+function fateClauses(fates: readonly DirtyFate[]): string[] {
+  const group = new Map<string, string[]>();
+  for (const f of fates) {
+    const key =
+      f.fate === "committed" ? `dirty at the save, committed in ${short(f.commit)}${f.onHead ? "" : " (not on HEAD)"}`
+      : f.fate === "stashed" ? `dirty at the save, now in ${f.stash}`
+      : FATE_WORDS[f.fate];
+    group.set(key, [...(group.get(key) ?? []), f.path]);
+  }
+  return [...group].map(([words, paths]) => `${words}: ${listed(paths)}`);
 }
+
+const FATE_WORDS = {
+  reverted: "dirty at the save, reverted (neither committed nor stashed)",
+  changed: "dirty at the save, still dirty and changed since",
+  unchanged: "dirty at the save, still dirty and unchanged",
+  dirty: "dirty at the save, still dirty",
+  "not-here": "dirty in the clone that saved, not in this one",
+  clean: "dirty at the save, clean now (committed, stashed or reverted)",
+} as const;
 
 /**
  * Judges drift facts (docs/design.md#verdicts-and-the-brief). Precedence: `unverifiable` (git unusable, or no valid
@@ -291,10 +300,7 @@ export function assessDrift(f: DriftFacts): DriftReport {
   if (dirtyChanged === true && cur !== null && f.saved.dirty !== null) {
     parts.push(`dirty files: ${f.saved.dirty.length + savedMore} then, ${cur.dirty.length} now`);
   }
-  if (cleanedDirty.length > 0) parts.push(cleanedWords(cleanedDirty, f.changedSinceSave ?? null));
-  const since = f.dirtySinceSave ?? null;
-  if (since !== null && since.changed.length > 0) parts.push(`dirty at the save, changed since the save: ${listed(since.changed)}`);
-  if (since !== null && since.unchanged.length > 0) parts.push(`dirty at the save, unchanged since the save: ${listed(since.unchanged)}`);
+  parts.push(...fateClauses(f.dirtyFates ?? []));
   // Which agent saved it (recorded by this clone's write): the next agent says where it came from.
   if (f.savedBy) parts.push(`saved by ${f.savedBy}${f.saved.date === null ? "" : ` at ${f.saved.date.iso}`}`);
   if (f.provenance?.someoneElse) parts.push(`the handoff was not saved in this clone${f.provenance.committer === null ? "" : `; its last commit is by ${f.provenance.committer}`}`);
@@ -330,7 +336,7 @@ export function assessDrift(f: DriftFacts): DriftReport {
     dirtyKeyFiles,
     inProgress: progress,
     provenance: f.provenance ?? null,
-    dirtySinceSave: f.dirtySinceSave ?? null,
+    dirtyFates: f.dirtyFates ?? [],
     summary,
   };
 }

@@ -62,15 +62,15 @@ function removeName(p: string, shown: string): void {
 }
 
 /**
- * Takes the draft of `kind`: reads `drafts/<kind>.md` (a regular file with one link, never
- * through a link, at most MAX_DOCUMENT_BYTES) and removes it, whatever is then decided about
- * its content. A draft readable by others is made 0600 first. A missing draft, a link, a
- * FIFO or a hard-linked file is refused (the last three removed unread); a directory there
- * is refused and left.
- * @returns the draft's bytes.
- * @throws Refused (exit 2) saying what was wrong and that the draft must be written again.
+ * Reads the draft of `kind`: `drafts/<kind>.md`, a regular file with one link, never through a
+ * link, at most MAX_DOCUMENT_BYTES. A draft readable by others is made 0600 first. It stays on
+ * disk: `removeDraft` takes it away after a save (a refusal keeps it, to be fixed and retried).
+ * A missing draft, a link, a FIFO or a hard-linked file is refused (the last three removed
+ * unread); a directory there is refused and left.
+ * @returns the draft's bytes and its identity (inode, size, mtime) for `removeDraft`.
+ * @throws Refused (exit 2) saying what was wrong.
  */
-export function takeDraft(root: string, kind: Kind): Buffer {
+export function takeDraft(root: string, kind: Kind): { bytes: Buffer; id: string } {
   const rel = draftShown(kind);
   const file = draftPath(root, kind);
   const again = "write the whole document there with your file tool, then run this again";
@@ -82,35 +82,52 @@ export function takeDraft(root: string, kind: Kind): Buffer {
   const st = lstatOrNull(file);
   if (st === null) throw new Refused(`no draft at ${rel}: ${again}`);
   if (st.isDirectory()) throw new Refused(`${rel} is a directory, not a draft; move it away, then ${again}`);
-  try {
-    if (!st.isFile()) throw new Refused(`${rel} is ${st.isSymbolicLink() ? "a link" : "not a regular file"}; it was removed unread: ${again}`);
+  if (!st.isFile()) {
+    removeName(file, rel);
+    throw new Refused(`${rel} is ${st.isSymbolicLink() ? "a link" : "not a regular file"}; it was removed unread: ${again}`);
+  }
+  {
     let fd: number;
     try {
       fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
+      removeName(file, rel);
       throw new Refused(`${rel} cannot be read (${code === "ELOOP" ? "it became a link" : (code ?? "error")}); it was removed: ${again}`);
     }
     try {
       const now = fstatSync(fd);
-      if (!now.isFile() || now.ino !== st.ino) throw new Refused(`${rel} was replaced while it was read; it was removed: ${again}`);
+      if (!now.isFile() || now.ino !== st.ino) throw new Refused(`${rel} was replaced while it was read; ${again}`);
       // Another name of the same file would be published too (and a mode change would reach it).
-      if (now.nlink !== 1) throw new Refused(`${rel} is hard-linked elsewhere; it was removed unread: ${again}`);
+      if (now.nlink !== 1) {
+        removeName(file, rel);
+        throw new Refused(`${rel} is hard-linked elsewhere; it was removed unread: ${again}`);
+      }
       if ((now.mode & 0o077) !== 0) fchmodSync(fd, 0o600);
       if (now.size > MAX_DOCUMENT_BYTES) {
-        throw new Refused(`the draft ${rel} is ${now.size} bytes; memory documents are at most ${MAX_DOCUMENT_BYTES} bytes (shorten it); it was removed`);
+        throw new Refused(`the draft ${rel} is ${now.size} bytes; memory documents are at most ${MAX_DOCUMENT_BYTES} bytes (shorten it)`);
       }
       const buf = Buffer.alloc(MAX_DOCUMENT_BYTES + 1);
       let got = 0;
       for (let n = 1; n > 0 && got < buf.length; got += n) n = readSync(fd, buf, got, buf.length - got, got);
-      if (got > MAX_DOCUMENT_BYTES) throw new Refused(`the draft ${rel} grew past ${MAX_DOCUMENT_BYTES} bytes while it was read; it was removed`);
-      return buf.subarray(0, got);
+      if (got > MAX_DOCUMENT_BYTES) throw new Refused(`the draft ${rel} grew past ${MAX_DOCUMENT_BYTES} bytes while it was read`);
+      return { bytes: buf.subarray(0, got), id: draftId(now) };
     } finally {
       closeSync(fd);
     }
-  } finally {
-    removeName(file, rel);
   }
+}
+
+// A draft's identity: a draft written again since it was read is another one, never removed for it.
+function draftId(st: Stats): string {
+  return `${st.ino} ${st.size} ${st.mtimeMs}`;
+}
+
+/** Removes the draft `takeDraft` read, only when it is still that very file (never one written since). */
+export function removeDraft(root: string, kind: Kind, id: string): void {
+  const file = draftPath(root, kind);
+  const st = lstatOrNull(file);
+  if (st !== null && st.isFile() && draftId(st) === id) removeName(file, draftShown(kind));
 }
 
 /**

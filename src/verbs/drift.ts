@@ -1,6 +1,7 @@
 import { Absent } from "../errors.ts";
 import { skillExcludes } from "../git/anchors.ts";
 import { measureDrift, startStatus } from "../git/drift.ts";
+import type { DirtyFate } from "../git/fates.ts";
 import { branchWords, notHereWords, type DriftReport } from "../git/verdict.ts";
 import { showRefused } from "../guard/invisible.ts";
 import { withoutTokens } from "../guard/token-shape.ts";
@@ -15,6 +16,13 @@ function n(v: number | null): string {
   return v === null ? "unknown" : String(v);
 }
 
+// A fate in the words of drift's fact lines.
+function fateWord(f: DirtyFate): string {
+  if (f.fate === "committed") return `committed in ${f.commit.slice(0, 12)}${f.onHead ? "" : " (not on HEAD)"}`;
+  if (f.fate === "stashed") return `in ${f.stash}`;
+  return f.fate === "not-here" ? "not in this clone" : f.fate;
+}
+
 /**
  * Human rendering of a drift report: the summary first, then one fact per line. Branch names,
  * the upstream and paths are in double quotes; no control or code point `write` refuses gets
@@ -26,14 +34,15 @@ export function renderDrift(r: DriftReport): string {
     `summary: ${r.summary}`,
     `branch: saved ${r.saved.branch === null ? "unverifiable" : branchWords(r.saved.branch)}, now ${r.current.branch === null ? "none" : branchWords(r.current.branch)}${r.branchChanged ? " (changed)" : ""}`,
     `HEAD: saved ${r.saved.head ?? "unverifiable"}, now ${r.current.head ?? "none"}; reachable ${r.headReachable === null ? "unknown" : r.headReachable ? "yes" : "no"}${r.shallow ? " (shallow clone)" : ""}`,
-    `ahead: ${n(r.ahead)}, behind: ${n(r.behind)}, commits since the saved date: ${n(r.commitsSinceDate)}`,
+    // The since-date count is taken only when the saved HEAD is not in HEAD: said only then.
+    `ahead: ${n(r.ahead)}, behind: ${n(r.behind)}${r.commitsSinceDate === null ? "" : `, commits since the saved date: ${r.commitsSinceDate}`}`,
     `age: ${r.ageDays === null ? "unknown" : `${r.ageDays} days`} (saved ${r.saved.date ?? "at an unverifiable time"})`,
     `key files missing: ${r.missingKeyFiles.length === 0 ? "none found" : r.missingKeyFiles.map(quotedPath).join(", ")}`,
     `key files not created yet (absent at the save too): ${r.keyFilesNotYetCreated.length === 0 ? "none" : r.keyFilesNotYetCreated.map(quotedPath).join(", ")}`,
     `dirty files: ${r.saved.dirty === null ? "unverifiable" : r.saved.dirty.length + (r.saved.dirtyMore ?? 0)} then, ${r.current.dirty === null ? "unknown" : r.current.dirty.length} now${r.dirtyChanged ? " (changed)" : ""}`,
     `memory-only commits (not counted): ${r.memoryOnlyCommits}`,
     `key files changed: ${r.changedKeyFiles.length === 0 ? "none found" : r.changedKeyFiles.map(quotedPath).join(", ")}`,
-    `dirty at the save, clean now: ${r.cleanedDirty.length === 0 ? "none" : r.cleanedDirty.map(quotedPath).join(", ")}`,
+    `dirty at the save: ${r.dirtyFates.length === 0 ? "none" : r.dirtyFates.map((f) => `${quotedPath(f.path)} ${fateWord(f)}`).join(", ")}`,
     `key files with uncommitted changes: ${r.dirtyKeyFiles.length === 0 ? "none found" : r.dirtyKeyFiles.map(quotedPath).join(", ")}`,
     `git operation in progress (rebase, merge…): saved ${r.inProgress.saved ?? "none"}, now ${r.inProgress.current ?? "none"}`,
     `upstream: ${r.upstream === null ? "none" : `${branchWords(r.upstream.name)}, ${r.upstream.ahead === null ? "gone" : `${r.upstream.ahead} ahead, ${r.upstream.behind} behind`}`}`,
@@ -60,7 +69,7 @@ Compares the handoff's environment anchors (or, with --stdin, a pasted handoff) 
 the repository now: branch, whether the saved HEAD is still reachable or here at all,
 commits ahead / behind (memory-only commits counted apart), age, key files missing or
 changed, dirty files then and now, an operation in progress, the upstream, and who
-last committed the handoff. Takes no lock; writes nothing; at most 6 git processes.
+last committed the handoff. Takes no lock; writes nothing; at most 9 git processes.
 
 verdicts, strongest first:
   unverifiable  git missing or unreadable, no valid HEAD anchor, the saved HEAD not
@@ -93,7 +102,7 @@ exit: 0 report printed (any verdict)
     if (loaded === null) throw new Absent(ctx.values.stdin === true ? "nothing was pasted on stdin: no handoff to compare" : "no handoff at .ai/memory/HANDOFF.md: no saved session state exists");
     const now = Date.now();
     const parsed = parseHandoff(loaded.text);
-    const { report, gitProcesses } = await measureDrift(root, ctx.env, checkAnchors(parsed, now), now, { early, excludes, handoffToken: loaded.token ?? null });
+    const { report, gitProcesses } = await measureDrift(root, ctx.env, checkAnchors(parsed, now), now, { early, excludes, handoffToken: loaded.token ?? null, handoffText: loaded.text });
     const stderr = [...loaded.warnings, ...shapeWarnings(parsed, loaded.pasted)];
     if (report.git.state === "missing") stderr.push("note: git was not found on PATH; drift is unverifiable (outside-git behaviour)");
     if (ctx.values.json === true) {

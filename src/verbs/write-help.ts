@@ -18,7 +18,7 @@ and an empty \`## Environment anchors\` section is filled with what \`anchors\` 
 options:
   --expected-current-sha256 TOKEN  the token \`read\` printed, or \`absent\`
   --from-draft      take the document from .ai/memory/drafts/<kind>.md (written
-                    with your file tool, so no shell sees it); removed in every outcome
+                    with your file tool, so no shell sees it); removed by a save, kept by a refusal
   --lock-timeout S  seconds to wait for the lock (default 10; 0 tries once)
   --root DIR        the project root
 

@@ -1,8 +1,8 @@
 import { lstatSync } from "node:fs";
 import path from "node:path";
-import { agentOfEnv, recordSave as recordCloneSave, recordSavedBy, statKey } from "../git/saves.ts";
+import { agentOfEnv, recordSave as recordCloneSave, recordSavedBy, savedStampOf, statKey } from "../git/saves.ts";
 import { HelperError, Refused } from "../errors.ts";
-import { takeDraft } from "../store/drafts.ts";
+import { removeDraft, takeDraft } from "../store/drafts.ts";
 import { underLock } from "../store/mutate.ts";
 import { archiveDir, archivePrefixOf, FILE_OF, memoryDir, parseKind } from "../store/paths.ts";
 import { publish } from "../store/publish.ts";
@@ -24,13 +24,14 @@ export const writeVerb: Verb = {
   async run(ctx) {
     const kind = parseKind(ctx.positionals[0]);
     if (ctx.values["from-draft"] !== true) return save(ctx, kind, await stdinForValidate(ctx));
-    // The draft is taken first, so that it is removed whatever follows; what was wrong with
-    // it is refused in its turn, after usage, paused and busy (docs/decisions/save-form.md).
+    // The draft is read first and kept until a save takes it: a refusal leaves it to be fixed
+    // and retried (docs/decisions/save-form.md).
+    const root = rootOption(ctx);
     let draft: () => Buffer;
-    let taken = false;
+    let taken: { bytes: Buffer; id: string } | null = null;
     try {
-      const bytes = takeDraft(rootOption(ctx), kind);
-      taken = true;
+      taken = takeDraft(root, kind);
+      const bytes = taken.bytes;
       draft = () => bytes;
     } catch (err) {
       if (!(err instanceof HelperError)) throw err;
@@ -40,9 +41,11 @@ export const writeVerb: Verb = {
       };
     }
     try {
-      return await save(ctx, kind, draft);
+      const out = await save(ctx, kind, draft);
+      if (taken !== null && out.code === 0) removeDraft(root, kind, taken.id);
+      return out;
     } catch (err) {
-      if (taken && err instanceof HelperError) err.message += `\nthe draft .ai/memory/drafts/${kind}.md was removed: write it again before you retry`;
+      if (taken !== null && err instanceof HelperError) err.message += `\nthe draft .ai/memory/drafts/${kind}.md was kept: fix it and run this again`;
       throw err;
     }
   },
@@ -115,7 +118,8 @@ async function save(ctx: Parameters<Verb["run"]>[0], kind: ReturnType<typeof par
         // no stat: the hook hashes instead
       }
       const token = result === null ? (built as Built | null)!.prior!.token : result.token;
-      recordCloneSave(root, token, key);
+      const savedBytes = result === null ? (built as Built | null)!.prior!.bytes : result.bytes;
+      recordCloneSave(root, token, key, savedStampOf(savedBytes.toString("utf8")));
       // Which agent saved it, for the brief of the next one (docs/context-threshold.md).
       if (result !== null) recordSavedBy(root, token, agentOfEnv(ctx.env));
     }

@@ -109,12 +109,12 @@ describe("write --from-draft's refusals, word for word", () => {
     expect(readFileSync(outside, "utf8")).toBe(handoff("x"));
   });
 
-  it("a draft over the limit is removed; a drafts folder that is a link is not entered", () => {
+  it("a draft over the limit is kept to be shortened; a drafts folder that is a link is not entered", () => {
     const root = gitRepo();
     mkdirSync(path.dirname(draft(root)), { recursive: true });
     writeFileSync(draft(root), "a".repeat(1_000_001));
-    expect(fromDraft(root).stderr).toContain(`${REFUSED}the draft ${rel} is 1000001 bytes; memory documents are at most 1000000 bytes (shorten it); it was removed\n`);
-    expect(existsSync(draft(root))).toBe(false);
+    expect(fromDraft(root).stderr).toContain(`${REFUSED}the draft ${rel} is 1000001 bytes; memory documents are at most 1000000 bytes (shorten it)\n`);
+    expect(existsSync(draft(root))).toBe(true);
     const other = gitRepo();
     mkdirSync(mem(other), { recursive: true });
     const elsewhere = tempDir("sh-drafts-");

@@ -67,14 +67,15 @@ describe("dirty hashes", () => {
     expect(w.code, w.stderr).toBe(0);
     expect(readFileSync(path.join(root, ".ai/memory/HANDOFF.md"), "utf8")).toMatch(/^- Dirty hashes: a\.txt [0-9a-f]{40}, b\.txt [0-9a-f]{40}$/m);
     const before = JSON.parse(helper(["drift", "--root", root, "--json"], { env }).stdout);
-    expect(before.dirtySinceSave).toEqual({ changed: [], unchanged: ["a.txt", "b.txt"] });
+    expect(before.dirtyFates).toEqual([{ path: "a.txt", fate: "unchanged" }, { path: "b.txt", fate: "unchanged" }]);
     expect(before.changedKeyFiles).toEqual([]);
-    expect(before.summary).toContain('dirty at the save, unchanged since the save: "a.txt", "b.txt"');
+    expect(before.summary).toContain('dirty at the save, still dirty and unchanged: "a.txt", "b.txt"');
     writeFileSync(path.join(root, "a.txt"), "a dirty, then edited again\n");
     const after = JSON.parse(helper(["drift", "--root", root, "--json"], { env }).stdout);
-    expect(after.dirtySinceSave).toEqual({ changed: ["a.txt"], unchanged: ["b.txt"] });
-    expect(after.changedKeyFiles).toEqual(["a.txt"]);
-    expect(after.summary).toContain('dirty at the save, changed since the save: "a.txt"');
+    expect(after.dirtyFates).toEqual([{ path: "a.txt", fate: "changed" }, { path: "b.txt", fate: "unchanged" }]);
+    // Key files changed are the commits' diff since the save; an uncommitted edit is a fate, not a changed key file.
+    expect(after.changedKeyFiles).toEqual([]);
+    expect(after.summary).toContain('dirty at the save, still dirty and changed since: "a.txt"');
   });
 
   it("write refreshes the line in anchors it keeps whose Branch and HEAD are current, not in stale ones", () => {

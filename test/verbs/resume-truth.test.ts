@@ -143,7 +143,7 @@ describe("case 3: memory-only commits are not drift", () => {
     expect(brief(theirs)[4]).toContain('the handoff was not saved in this clone; its last commit is by "Me Myself" "test@example.com"');
     // For me it is my own save: nothing said.
     // The token, then the published file's size, mtime, ctime and inode (the hook's no-hash check).
-    expect(readFileSync(path.join(mine, ".git", "session-handoff", "saves"), "utf8")).toMatch(new RegExp(`^${token} \\d+ \\d+ \\d+ \\d+\\n$`));
+    expect(readFileSync(path.join(mine, ".git", "session-handoff", "saves"), "utf8")).toMatch(new RegExp(`^${token} \\d+ \\d+ \\d+ \\d+ @\\S+\\n$`));
     const own = drift(mine);
     expect(own.provenance).toBeNull();
     expect(own.summary).not.toContain("not saved in this clone");
@@ -399,7 +399,8 @@ describe("case 7: what moved and what was cleaned", () => {
     const d = drift(root);
     expect(d).toMatchObject({ verdict: "drifted", ahead: 4, changedKeyFiles: ["src/a.ts"], cleanedDirty: ["notes.md", "src/b.ts"] });
     expect(d.summary).toContain('key files changed: "src/a.ts"');
-    expect(d.summary).toContain("2 files dirty at the save are clean now (1 committed, 1 stashed or reverted): \"notes.md\", \"src/b.ts\"");
+    expect(d.summary).toContain('dirty at the save, now in stash@{0}: "notes.md"');
+    expect(d.summary).toContain(`dirty at the save, committed in ${git(root, ["rev-parse", "HEAD~3"]).slice(0, 12)}: "src/b.ts"`);
     expect(brief(root)[4]).toContain('key files changed: "src/a.ts"');
   });
 
@@ -415,10 +416,11 @@ describe("case 7: what moved and what was cleaned", () => {
     rmSync(path.join(root, "scratch.txt"));
     const d = drift(root);
     expect(d.cleanedDirty).toEqual(["conf/", "scratch.txt"]);
-    expect(d.summary).toContain("2 files dirty at the save are clean now (1 committed, 1 stashed or reverted): \"conf/\", \"scratch.txt\"");
+    expect(d.summary).toContain(`dirty at the save, committed in ${git(root, ["rev-parse", "HEAD"]).slice(0, 12)}: "conf/"`);
+    expect(d.summary).toContain('dirty at the save, reverted (neither committed nor stashed): "scratch.txt"');
   });
 
-  it("commits that touch no key file change none; a revert of dirty work with no commit is 'stashed or reverted'", () => {
+  it("commits that touch no key file change none; a revert of dirty work with no commit or stash is 'reverted'", () => {
     const root = newRepo(NOW - 3 * DAY, { "src/a.ts": "1\n", "notes.md": "n\n" });
     writeFileSync(path.join(root, "notes.md"), "dirty\n");
     park(root, savedNow(root, 0, { dirty: "notes.md", keyFiles: ["src/a.ts — the parser"] }));
@@ -426,7 +428,7 @@ describe("case 7: what moved and what was cleaned", () => {
     git(root, ["checkout", "--", "notes.md"]);
     const same = drift(root);
     expect(same).toMatchObject({ changedKeyFiles: [], cleanedDirty: ["notes.md"] });
-    expect(same.summary).toContain("1 file dirty at the save is clean now (1 stashed or reverted): \"notes.md\"");
+    expect(same.summary).toContain('dirty at the save, reverted (neither committed nor stashed): "notes.md"');
     commit(root, "other", NOW, { "src/other.ts": "x\n" });
     expect(drift(root).changedKeyFiles).toEqual([]);
   });

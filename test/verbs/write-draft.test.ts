@@ -94,15 +94,15 @@ describe("write --from-draft: the document from drafts/<kind>.md", () => {
   });
 });
 
-describe("write --from-draft: the draft is removed in every outcome", () => {
+describe("write --from-draft: a refusal keeps the draft, a save removes it", () => {
   const refused = (r: Run, code: number, reason: RegExp) => {
     expect(r.code, r.stderr).toBe(code);
     expect(r.stderr).toMatch(reason);
     expect(r.stdout).toBe("");
   };
-  const removedNote = /the draft \.ai\/memory\/drafts\/handoff\.md was removed: write it again before you retry\n$/;
+  const keptNote = /the draft \.ai\/memory\/drafts\/handoff\.md was kept: fix it and run this again\n$/;
 
-  it("a stale token: refused, nothing saved, the draft removed, the refusal says so", () => {
+  it("a stale token: refused, nothing saved, the draft kept, the refusal says so", () => {
     const root = gitRepo();
     draft(root, handoff("one"));
     expect(write(root, "handoff", "absent").code).toBe(0);
@@ -110,26 +110,28 @@ describe("write --from-draft: the draft is removed in every outcome", () => {
     draft(root, handoff("two"));
     const r = write(root, "handoff", "absent");
     refused(r, 2, /changed since it was read/);
-    expect(r.stderr).toMatch(removedNote);
+    expect(r.stderr).toMatch(keptNote);
     expect(readFileSync(path.join(MEM(root), "HANDOFF.md")).equals(before)).toBe(true);
-    expect(existsSync(DRAFT(root))).toBe(false);
+    expect(readFileSync(DRAFT(root), "utf8")).toBe(handoff("two"));
   });
 
-  it("a malformed token: refused, the draft removed", () => {
+  it("a malformed token: refused, the draft kept; the right token then saves it and removes it", () => {
     const root = gitRepo();
     draft(root, handoff("x"));
     refused(write(root, "handoff", "nope"), 2, /--expected-current-sha256 must be/);
+    expect(readFileSync(DRAFT(root), "utf8")).toBe(handoff("x"));
+    expect(write(root, "handoff", "absent").code).toBe(0);
     expect(existsSync(DRAFT(root))).toBe(false);
   });
 
-  it("a schema error: refused with its lines, nothing created but the draft's folders, the draft removed", () => {
+  it("a schema error: refused with its lines, nothing created but the draft's folders, the draft kept", () => {
     const root = gitRepo();
     draft(root, `${MARKER}\n# Session Handoff\n\n## Current goal\nx\n`);
     const r = write(root, "handoff", "absent");
     refused(r, 2, /HANDOFF\.md has \d+ schema error\(s\)/);
-    expect(r.stderr).toMatch(removedNote);
+    expect(r.stderr).toMatch(keptNote);
     expect(existsSync(path.join(MEM(root), "HANDOFF.md"))).toBe(false);
-    expect(existsSync(DRAFT(root))).toBe(false);
+    expect(existsSync(DRAFT(root))).toBe(true);
   });
 
   it("a secret is redacted before anything is saved, and the draft is removed", () => {
@@ -176,21 +178,21 @@ describe("write --from-draft: the draft is removed in every outcome", () => {
     expect(existsSync(DRAFT(root))).toBe(false);
   });
 
-  it("over 1,000,000 bytes: refused naming the size, removed", () => {
+  it("over 1,000,000 bytes: refused naming the size, kept to be shortened", () => {
     const root = gitRepo();
     draft(root, handoff("x".repeat(1_000_001)));
     refused(write(root, "handoff", "absent"), 2, /the draft \.ai\/memory\/drafts\/handoff\.md is \d+ bytes; memory documents are at most 1000000 bytes/);
-    expect(existsSync(DRAFT(root))).toBe(false);
+    expect(existsSync(DRAFT(root))).toBe(true);
   });
 
-  it("paused: exit 4, the draft removed, nothing saved", () => {
+  it("paused: exit 4, the draft kept, nothing saved", () => {
     const root = gitRepo();
     draft(root, handoff("x"));
     writeFileSync(path.join(MEM(root), "PAUSE"), "");
     const r = write(root, "handoff", "absent");
     refused(r, 4, /memory writes are paused/);
-    expect(r.stderr).toMatch(removedNote);
-    expect(existsSync(DRAFT(root))).toBe(false);
+    expect(r.stderr).toMatch(keptNote);
+    expect(existsSync(DRAFT(root))).toBe(true);
     expect(existsSync(path.join(MEM(root), "HANDOFF.md"))).toBe(false);
   });
 

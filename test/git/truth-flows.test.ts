@@ -1,0 +1,196 @@
+// The everyday flows after a save, each checked statement by statement against git
+// (docs/design.md#what-became-of-the-dirty-files): commit the dirty files, stash them, a
+// rebase that squashes the saved commit while a stash holds it, another branch, a fresh
+// clone, and a teammate's save pulled through the merge driver.
+import { execFileSync } from "node:child_process";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { briefBody, helper, tempDir } from "../helpers.ts";
+
+interface Repo {
+  dir: string;
+  git(...args: string[]): string;
+  run(args: string[], input?: string): { code: number | null; stdout: string; stderr: string };
+}
+
+function env(home: string): Record<string, string> {
+  return { HOME: home, XDG_CONFIG_HOME: path.join(home, ".config"), GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: path.join(home, ".gitconfig") };
+}
+
+function person(home: string, dir: string, name: string): Repo {
+  mkdirSync(path.join(home, ".config"), { recursive: true });
+  writeFileSync(path.join(home, ".gitconfig"), `[user]\n\tname = ${name}\n\temail = ${name.toLowerCase()}@example.com\n[init]\n\tdefaultBranch = main\n[commit]\n\tgpgsign = false\n[pull]\n\trebase = false\n[protocol "file"]\n\tallow = always\n`);
+  const e = { ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("GIT_"))), ...env(home) } as Record<string, string>;
+  return {
+    dir,
+    git: (...args) => execFileSync("git", args, { cwd: dir, env: e, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim(),
+    run: (args, input) => helper([...args, "--root", dir], { input, env: env(home) }),
+  };
+}
+
+const DOC = [
+  "<!-- memory-schema: v1 -->",
+  "# Session Handoff",
+  "",
+  "## Current goal",
+  "Tune the parser.",
+  "",
+  "## Plan",
+  "- [x] read",
+  "- [~] tune",
+  "",
+  "## Decisions",
+  "- [user-directed] keep the API",
+  "",
+  "## Failed approaches",
+  "- a global cache — stale reads",
+  "",
+  "## Open questions",
+  "- none",
+  "",
+  "## Next steps",
+  "- tune the lexer",
+  "",
+  "## Key files",
+  "- Ky.ts — the lexer",
+  "- a.ts — the parser",
+  "",
+  "## Environment anchors",
+  "",
+].join("\n");
+
+function newRepo(): { home: string; r: Repo } {
+  const home = tempDir("sh-truth-");
+  const dir = path.join(home, "work");
+  mkdirSync(dir);
+  const r = person(path.join(home, "me"), dir, "Alice");
+  r.git("init", "-q");
+  writeFileSync(path.join(dir, "a.ts"), "a\n");
+  writeFileSync(path.join(dir, "Ky.ts"), "k\n");
+  r.git("add", "-A");
+  r.git("commit", "-qm", "initial");
+  return { home, r };
+}
+
+function save(r: Repo): void {
+  const t = /CURRENT-SHA256: (\S+)/.exec(r.run(["read", "handoff"]).stdout)![1]!;
+  const w = r.run(["write", "handoff", "--expected-current-sha256", t], DOC);
+  expect(w.code, w.stderr).toBe(0);
+}
+
+function drift(r: Repo): { summary: string; dirtyFates: { path: string; fate: string; commit?: string; stash?: string; onHead?: boolean }[]; [k: string]: unknown } {
+  const d = r.run(["drift", "--json"]);
+  expect(d.code, d.stderr).toBe(0);
+  return JSON.parse(d.stdout);
+}
+
+function brief(r: Repo): string {
+  const b = r.run(["brief"]);
+  expect(b.code, b.stderr).toBe(0);
+  return briefBody(b.stdout);
+}
+
+describe("what the brief says after one everyday git command", () => {
+  it("1: dirty files committed are committed, in that commit, and never also unchanged", { timeout: 60_000 }, () => {
+    const { r } = newRepo();
+    writeFileSync(path.join(r.dir, "a.ts"), "a dirty\n");
+    save(r);
+    r.git("commit", "-qam", "the parser");
+    const id = r.git("rev-parse", "HEAD");
+    const d = drift(r);
+    expect(d.dirtyFates).toEqual([{ path: "a.ts", fate: "committed", commit: id, onHead: true }]);
+    const b = brief(r);
+    expect(b).toContain(`dirty at the save, committed in ${id.slice(0, 12)}: "a.ts"`);
+    expect(b).not.toMatch(/unchanged|stashed|reverted/);
+  });
+
+  it("2: dirty files stashed are said to be in the stash, in brief and drift alike", { timeout: 60_000 }, () => {
+    const { r } = newRepo();
+    writeFileSync(path.join(r.dir, "a.ts"), "a dirty\n");
+    save(r);
+    r.git("stash", "-q");
+    expect(drift(r).dirtyFates).toEqual([{ path: "a.ts", fate: "stashed", stash: "stash@{0}" }]);
+    expect(brief(r)).toContain('dirty at the save, now in stash@{0}: "a.ts"');
+    // Popped and thrown away: reverted, not stashed.
+    r.git("stash", "drop", "-q");
+    expect(drift(r).dirtyFates).toEqual([{ path: "a.ts", fate: "reverted" }]);
+  });
+
+  it("3, 4: a rebase squashing the saved commit while a stash holds it; a deleted key file is still named", { timeout: 60_000 }, () => {
+    const { r } = newRepo();
+    writeFileSync(path.join(r.dir, "b.ts"), "b\n");
+    r.git("add", "b.ts");
+    r.git("commit", "-qm", "b");
+    writeFileSync(path.join(r.dir, "a.ts"), "a dirty\n");
+    save(r);
+    r.git("stash", "-q");
+    r.git("reset", "-q", "--soft", "HEAD~1");
+    r.git("rm", "-q", "Ky.ts");
+    r.git("commit", "-qm", "squashed, lexer gone");
+    const d = drift(r);
+    // refs/stash holds the saved commit: reachable from a ref.
+    expect(d.headReachable).toBe(true);
+    expect(d.summary).not.toContain("no longer reachable");
+    expect(d.missingKeyFiles).toEqual(["Ky.ts"]);
+    const b = brief(r);
+    expect(b).toContain('key files missing: "Ky.ts"');
+    expect(b).toContain('dirty at the save, now in stash@{0}: "a.ts"');
+  });
+
+  it("5: on another branch, key files changed are the diff from the saved commit to HEAD, nothing else", { timeout: 60_000 }, () => {
+    const { r } = newRepo();
+    writeFileSync(path.join(r.dir, "Ky.ts"), "k dirty\n");
+    save(r);
+    r.git("commit", "-qam", "lexer on main");
+    r.git("switch", "-q", "-c", "side", "HEAD~1");
+    const d = drift(r);
+    const saved = readFileSync(path.join(r.dir, ".ai/memory/HANDOFF.md"), "utf8");
+    const head = /^- HEAD: ([0-9a-f]+)/m.exec(saved)![1]!;
+    expect(r.git("diff", "--name-only", head, "HEAD")).toBe("");
+    expect(d.changedKeyFiles).toEqual([]);
+    expect(d.dirtyFates).toEqual([{ path: "Ky.ts", fate: "committed", commit: r.git("rev-parse", "main"), onHead: false }]);
+    expect(brief(r)).not.toContain("key files changed");
+  });
+
+  it("6: a fresh clone says the other machine's untracked folder is not in this clone", { timeout: 60_000 }, () => {
+    const { home, r } = newRepo();
+    const remote = path.join(home, "remote.git");
+    execFileSync("git", ["init", "-q", "--bare", remote]);
+    mkdirSync(path.join(r.dir, ".codex"));
+    writeFileSync(path.join(r.dir, ".codex", "x"), "x\n");
+    save(r);
+    r.git("add", ".ai");
+    r.git("commit", "-qm", "handoff");
+    r.git("push", "-q", remote, "HEAD:main");
+    const bob = person(path.join(home, "bob"), path.join(home, "bob-work"), "Bob");
+    execFileSync("git", ["clone", "-q", "-b", "main", remote, bob.dir]);
+    expect(drift(bob).dirtyFates).toEqual([{ path: ".codex/", fate: "not-here" }]);
+    const b = brief(bob);
+    expect(b).toContain('dirty in the clone that saved, not in this one: ".codex/"');
+    expect(b).not.toMatch(/stashed|reverted|committed/);
+    // In the saving clone, the folder thrown away is reverted.
+    rmSync(path.join(r.dir, ".codex"), { recursive: true });
+    expect(drift(r).dirtyFates).toEqual([{ path: ".codex/", fate: "reverted" }]);
+  });
+
+  it("7: the saving clone keeps its provenance after a hand edit", { timeout: 60_000 }, () => {
+    const { r } = newRepo();
+    save(r);
+    const p = path.join(r.dir, ".ai/memory/HANDOFF.md");
+    writeFileSync(p, readFileSync(p, "utf8").replace("tune the lexer", "tune the lexer first"));
+    expect(drift(r).provenance).toBeNull();
+    expect(brief(r)).not.toContain("not saved in this clone");
+    expect(r.run(["hook", "--mode", "session"]).stdout).not.toContain("not saved in this clone");
+  });
+
+  it("drift's text says no 'unknown' since-date count beside a known ahead count", { timeout: 60_000 }, () => {
+    const { r } = newRepo();
+    save(r);
+    writeFileSync(path.join(r.dir, "a.ts"), "a2\n");
+    r.git("commit", "-qam", "more");
+    const t = r.run(["drift"]).stdout;
+    expect(t).toContain("ahead: 1, behind: 0\n");
+    expect(t).not.toContain("commits since the saved date: unknown");
+  });
+});
