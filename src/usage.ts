@@ -34,9 +34,8 @@ export function usageText(VERBS: VerbTable): string {
     "example: resume in one call; save in two (read for the token, then write):",
     "node memory_io.mjs brief",
     "node memory_io.mjs read handoff",
-    "node memory_io.mjs write handoff --expected-current-sha256 <token> <<'EOF'",
-    "<the whole handoff; see `write --help`>",
-    "EOF",
+    "(write the whole handoff to .ai/memory/drafts/handoff.md with your file tool)",
+    "node memory_io.mjs write handoff --from-draft --expected-current-sha256 <token>",
     "",
   ].join("\n");
   return wrapHelp(text);
@@ -47,9 +46,13 @@ export function verbHelp(name: string, help: string): string {
   return wrapHelp(`${help.replace(/\n*$/, "\n")}${exampleBlock(name)}`);
 }
 
+// Words users and the README say for what a verb does: a user who types them is pointed at it.
+const SAID_FOR: Record<string, string> = { resume: "brief", save: "write", handoff: "brief", status: "check", restore: "archives" };
+
 /** The "did you mean" tail for an unknown verb, or "" when nothing is near. */
 export function suggestion(word: string, VERBS: VerbTable): string {
-  const near = nearest(word, Object.keys(VERBS));
+  const said = SAID_FOR[word.toLowerCase()];
+  const near = said !== undefined && VERBS[said] ? said : nearest(word, Object.keys(VERBS));
   return near === null ? "" : `; did you mean ${near}?`;
 }
 

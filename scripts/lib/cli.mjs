@@ -16948,9 +16948,8 @@ function usageText(VERBS2) {
     "example: resume in one call; save in two (read for the token, then write):",
     "node memory_io.mjs brief",
     "node memory_io.mjs read handoff",
-    "node memory_io.mjs write handoff --expected-current-sha256 <token> <<'EOF'",
-    "<the whole handoff; see `write --help`>",
-    "EOF",
+    "(write the whole handoff to .ai/memory/drafts/handoff.md with your file tool)",
+    "node memory_io.mjs write handoff --from-draft --expected-current-sha256 <token>",
     ""
   ].join("\n");
   return wrapHelp(text2);
@@ -16958,8 +16957,10 @@ function usageText(VERBS2) {
 function verbHelp(name2, help) {
   return wrapHelp(`${help.replace(/\n*$/, "\n")}${exampleBlock(name2)}`);
 }
+var SAID_FOR = { resume: "brief", save: "write", handoff: "brief", status: "check", restore: "archives" };
 function suggestion(word, VERBS2) {
-  const near = nearest(word, Object.keys(VERBS2));
+  const said = SAID_FOR[word.toLowerCase()];
+  const near = said !== void 0 && VERBS2[said] ? said : nearest(word, Object.keys(VERBS2));
   return near === null ? "" : `; did you mean ${near}?`;
 }
 

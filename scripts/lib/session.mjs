@@ -3729,9 +3729,8 @@ function usageText(VERBS) {
     "example: resume in one call; save in two (read for the token, then write):",
     "node memory_io.mjs brief",
     "node memory_io.mjs read handoff",
-    "node memory_io.mjs write handoff --expected-current-sha256 <token> <<'EOF'",
-    "<the whole handoff; see `write --help`>",
-    "EOF",
+    "(write the whole handoff to .ai/memory/drafts/handoff.md with your file tool)",
+    "node memory_io.mjs write handoff --from-draft --expected-current-sha256 <token>",
     ""
   ].join("\n");
   return wrapHelp(text);
@@ -3739,8 +3738,10 @@ function usageText(VERBS) {
 function verbHelp(name, help) {
   return wrapHelp(`${help.replace(/\n*$/, "\n")}${exampleBlock(name)}`);
 }
+var SAID_FOR = { resume: "brief", save: "write", handoff: "brief", status: "check", restore: "archives" };
 function suggestion(word, VERBS) {
-  const near = nearest(word, Object.keys(VERBS));
+  const said = SAID_FOR[word.toLowerCase()];
+  const near = said !== void 0 && VERBS[said] ? said : nearest(word, Object.keys(VERBS));
   return near === null ? "" : `; did you mean ${near}?`;
 }
 
