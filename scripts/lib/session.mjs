@@ -3157,7 +3157,29 @@ function stdinIsTerminal() {
     return true;
   }
 }
-async function runProcess(verbs) {
+function heldOutput(fd, redact) {
+  const parts = [];
+  return {
+    write: (data) => parts.push(typeof data === "string" ? Buffer.from(data, "utf8") : Buffer.from(data)),
+    flush() {
+      const all = Buffer.concat(parts.splice(0));
+      if (all.length === 0) return;
+      let text;
+      try {
+        text = new TextDecoder("utf-8", { fatal: true }).decode(all);
+      } catch {
+        writeFd(fd, all);
+        return;
+      }
+      writeFd(fd, redact(text));
+    }
+  };
+}
+async function runProcess(verbs, redact) {
+  const out = redact ? heldOutput(1, redact) : { write: (d) => writeFd(1, d), flush: () => {
+  } };
+  const err = redact ? heldOutput(2, redact) : { write: (d) => writeFd(2, d), flush: () => {
+  } };
   const gemini = geminiHookRun(process.argv.slice(2));
   if (gemini) process.removeAllListeners("warning");
   let code;
@@ -3171,16 +3193,18 @@ async function runProcess(verbs) {
       },
       readStdin,
       readStdinWithin,
-      writeOut: (data) => writeFd(1, data),
-      writeErr: (text) => writeFd(2, text),
+      writeOut: (data) => out.write(data),
+      writeErr: (text) => err.write(text),
       helperPath: process.argv[1]
     });
-  } catch (err) {
-    if (gemini) writeFd(1, GEMINI_SILENT);
-    else writeFd(2, `memory_io internal error: ${err instanceof Error ? err.message : String(err)}
+  } catch (error) {
+    if (gemini) out.write(GEMINI_SILENT);
+    else err.write(`memory_io internal error: ${error instanceof Error ? error.message : String(error)}
 `);
     code = process.argv[2] === "hook" || process.argv[2] === "checkpoint" ? 0 : 2;
   }
+  out.flush();
+  err.flush();
   process.exitCode = code;
   if (stdinOpened) process.stdin.destroy();
 }

@@ -20,7 +20,8 @@ import { parseStatusV2, statusArgs } from "../git/status.ts";
 import { quotePath, renderInProgress } from "../schema/anchor-lines.ts";
 import { CHECKPOINT_MAX_BYTES, headerValue, isAnchorsOnlySource, isCheckpointText, MAX_REQUESTS, parsePriorCheckpoint, renderCheckpoint, sameCheckpoint, triggerOf } from "../schema/checkpoint.ts";
 import { isoSeconds, parseStrictTime } from "../schema/values.ts";
-import { checkpointsDir, checkpointsDirState, readHead, readHeadBytes, rmQuietRegular, sessionFileId } from "../store/checkpoints.ts";
+import { CHECKPOINTS_GITIGNORE, checkpointsDir, checkpointsDirState, readHead, readHeadBytes, rmQuietRegular, sessionFileId } from "../store/checkpoints.ts";
+import { ensureIgnored } from "../store/drafts.ts";
 import { listArchives } from "../store/archive-entries.ts";
 import { tokenOf } from "../store/files.ts";
 import { cleanCheckpointLeftovers, pruneCheckpoints } from "../store/checkpoint-cleanup.ts";
@@ -404,6 +405,8 @@ export async function runCheckpoint(ctx: VerbContext): Promise<Outcome> {
     const { result, repairs } = await underLock({ root, env: ctx.env, lockTimeoutSeconds: waitSeconds }, async (lock) => {
       const journal = await resumed();
       ensureDir(dir);
+      // Checkpoints hold what a session said and ran: never committed unless the user says so.
+      ensureIgnored(dir, CHECKPOINTS_GITIGNORE);
       const cleaned = [...journal, ...cleanCheckpointLeftovers(root)];
       const prior = await readStable(file);
       const priorText = prior?.bytes.toString("utf8") ?? null;
