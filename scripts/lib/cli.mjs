@@ -2163,9 +2163,21 @@ function processAlive(pid) {
     return err.code === "EPERM";
   }
 }
+function startedAfter(pid, ms) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const bootS = Number(/^btime (\d+)$/m.exec(readFileSync("/proc/stat", "utf8"))?.[1]);
+    const startMs = (bootS + Number(fields[19]) / 100) * 1e3;
+    return Number.isFinite(startMs) && startMs > ms + 1e3;
+  } catch {
+    return false;
+  }
+}
 function lockVerdict(owner, st, host, unchangedMs) {
   const local = owner !== null && owner.host === host;
   if (local && !processAlive(owner.pid)) return "dead";
+  if (local) return startedAfter(owner.pid, st.ctimeMs) ? "dead" : "held";
   if (Date.now() - st.mtimeMs > LOCK_STALE_MS) return "dead";
   if (owner === null && Date.now() - st.ctimeMs > OWNERLESS_GRACE_MS) return "dead";
   if (!local && unchangedMs >= LOCK_STALE_MS) return "dead";
@@ -7472,6 +7484,15 @@ async function save(ctx, kind, document) {
     let built = null;
     let journalNotes = [];
     const file = FILE_OF[kind];
+    const anchors = { env: ctx.env, skillDir: ctx.skillDir ?? null };
+    let refusal = null;
+    let prebuilt = null;
+    try {
+      checked = checkDocument(stdin(), kind, root);
+      prebuilt = await buildDocument(checked, root, anchors).catch(() => null);
+    } catch (error) {
+      refusal = { error };
+    }
     const { result, repairs } = await underLock(
       {
         root,
@@ -7479,7 +7500,7 @@ async function save(ctx, kind, document) {
         lockTimeoutSeconds,
         failpoint: failpointOf(ctx),
         validate: () => {
-          checked = checkDocument(stdin(), kind, root);
+          if (refusal !== null) throw refusal.error;
         },
         // No memory dir: the file cannot exist, so only `absent` can be the current token.
         precheck: async () => {
@@ -7489,7 +7510,9 @@ async function save(ctx, kind, document) {
         }
       },
       async (lock) => {
-        built = await buildDocument(checked, root, { env: ctx.env, skillDir: ctx.skillDir ?? null });
+        const now = await readStable(path28.join(memoryDir(root), file)).catch(() => void 0);
+        const same = prebuilt !== null && now !== void 0 && (now?.token ?? null) === (prebuilt.prior?.token ?? null);
+        built = same && prebuilt !== null ? prebuilt : await buildDocument(checked, root, anchors);
         if (built.unchanged) return null;
         const readToken = built.prior?.token ?? "absent";
         const published = publish({

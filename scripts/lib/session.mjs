@@ -862,9 +862,21 @@ function processAlive(pid) {
     return err.code === "EPERM";
   }
 }
+function startedAfter(pid, ms) {
+  try {
+    const stat = readFileSync4(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const bootS = Number(/^btime (\d+)$/m.exec(readFileSync4("/proc/stat", "utf8"))?.[1]);
+    const startMs = (bootS + Number(fields[19]) / 100) * 1e3;
+    return Number.isFinite(startMs) && startMs > ms + 1e3;
+  } catch {
+    return false;
+  }
+}
 function lockVerdict(owner, st, host, unchangedMs) {
   const local = owner !== null && owner.host === host;
   if (local && !processAlive(owner.pid)) return "dead";
+  if (local) return startedAfter(owner.pid, st.ctimeMs) ? "dead" : "held";
   if (Date.now() - st.mtimeMs > LOCK_STALE_MS) return "dead";
   if (owner === null && Date.now() - st.ctimeMs > OWNERLESS_GRACE_MS) return "dead";
   if (!local && unchangedMs >= LOCK_STALE_MS) return "dead";
