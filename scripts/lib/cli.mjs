@@ -9164,36 +9164,51 @@ function cpLength(s) {
   for (const _ of s) n2++;
   return n2;
 }
-function codeSpans(cps) {
-  const runs = [];
-  for (let i = 0; i < cps.length; ) {
-    if (cps[i] !== "`") {
-      i++;
+function codeSpans(s, limit) {
+  const runEnd = (k) => {
+    while (s.charCodeAt(k) === 96) k++;
+    return k;
+  };
+  const spans = [];
+  const exhausted = /* @__PURE__ */ new Set();
+  for (let i = s.indexOf("`"); i !== -1 && i < limit; ) {
+    const j = runEnd(i);
+    const len = j - i;
+    let close = -1;
+    if (!exhausted.has(len)) {
+      for (let k = s.indexOf("`", j); k !== -1; k = s.indexOf("`", runEnd(k))) {
+        if (runEnd(k) - k === len) {
+          close = k;
+          break;
+        }
+      }
+      if (close === -1) exhausted.add(len);
+    }
+    if (close === -1) {
+      i = s.indexOf("`", j);
       continue;
     }
-    let j = i;
-    while (cps[j] === "`") j++;
-    runs.push({ at: i, len: j - i });
-    i = j;
-  }
-  const spans = [];
-  for (let r = 0; r < runs.length; r++) {
-    const open = runs[r];
-    const close = runs.findIndex((x, k) => k > r && x.len === open.len);
-    if (close < 0) continue;
-    spans.push([open.at, runs[close].at + open.len]);
-    r = close;
+    spans.push([i, close + len]);
+    i = s.indexOf("`", close + len);
   }
   return spans;
 }
 function cutAtWord(text2, max) {
-  const cps = [...text2];
+  const cps = [];
+  const offsets = [];
+  let offset = 0;
+  for (const c of text2) {
+    if (cps.length > max) break;
+    cps.push(c);
+    offsets.push(offset);
+    offset += c.length;
+  }
   if (cps.length <= max) return text2;
   const room = Math.max(0, max - 1);
-  const spans = codeSpans(cps);
-  const inSpan = (i) => spans.some(([a, b]) => i > a && i < b);
+  const spans = codeSpans(text2, offsets[room]);
+  const inSpan = (i) => spans.some(([a, b]) => offsets[i] > a && offsets[i] < b);
   let cut = -1;
-  for (let i = Math.min(room, cps.length - 1); i > 0; i--) {
+  for (let i = room; i > 0; i--) {
     if (cps[i] === " " && !inSpan(i)) {
       cut = i;
       break;
