@@ -861,7 +861,8 @@ function print(r) {
     "",
     `bundle: ${r.bundle.bytes} bytes (${r.bundle.files.map((x) => `${x.name} ${x.bytes}`).join(", ")})`,
     `redaction of a ${r.redaction.lines}-line handoff (${r.redaction.bytes} B): module load ${r.redaction.loadMs} ms + first call ${r.redaction.firstCallMs} ms (what write pays), warm ${r.redaction.warmMedianMs} ms`,
-    `redaction of ${r.redactionHostile.bytes} B of hostile input (bench/adversarial.mjs): first call ${r.redactionHostile.firstCallMs} ms, warm ${r.redactionHostile.warmMedianMs} ms (target < 1000 ms)`,
+    `redaction of ${r.redactionHostile.bytes} B of hostile input (bench/adversarial.mjs): ` +
+      `first call ${r.redactionHostile.firstCallMs} ms, warm ${r.redactionHostile.warmMedianMs} ms (target < 1000 ms)`,
     `hook output: ${r.hookOutputChars} characters (≤ ${r.targets.hookOutputChars})`,
     `context, save flow: ${c.save.bytes} B, ${c.save.tokens ?? "?"} tokens (≤ ${r.targets.saveFlowBytes} B): ${c.save.files.map((f) => f.file).join(" + ")}`,
     `context, resume flow: ${c.resume.bytes} B, ${c.resume.tokens ?? "?"} tokens (≤ ${r.targets.resumeFlowBytes} B); with both ledgers' schemas ${c.resumeWithLedgers.bytes} B`,

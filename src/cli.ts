@@ -4,17 +4,19 @@ import { parseArgs } from "node:util";
 import { Absent, HelperError, Refused, UsageError, type ExitCode } from "./errors.ts";
 import { showRefused } from "./guard/invisible.ts";
 import { suggestion, usageText, verbHelp } from "./usage.ts";
-import type { Outcome, Verb, VerbContext } from "./verbs/types.ts";
+import type { Outcome, Verb, VerbContext, VerbTable } from "./verbs/types.ts";
 
 /** The helper's version, printed by `--version`. */
 export const VERSION = "0.1.0";
 
 const REFUSAL_PREFIX = "memory operation refused: ";
+// A wrong command line is not a refusal of the memory operation: it gets its own first words.
+const USAGE_PREFIX = "usage error: ";
 
-/** Default stdin cap, in bytes (contract §1's document limit; ruling 27; docs/design.md#tokens-and-the-publication-protocol, docs/design.md#files-on-disk). */
+/** Default stdin cap, in bytes (the document limit; docs/design.md#files-on-disk). */
 export const MAX_STDIN_BYTES = 1_000_000;
 
-/** The refusal for stdin past `maxBytes` (docs/design.md#tokens-and-the-publication-protocol): `stdin is more than 1,000,000 bytes; …`. */
+/** The refusal for stdin past `maxBytes`: `stdin is more than 1,000,000 bytes; …`. */
 export function stdinTooLong(maxBytes: number): string {
   const n = String(maxBytes).replace(/\B(?=(\d{3})+$)/g, ",");
   return `stdin is more than ${n} bytes; send at most ${n} bytes`;
@@ -55,9 +57,6 @@ export const GEMINI_SILENT = "{}\n";
  * Usage errors exit 2, except `hook` (always 0, problem on stderr) and `check` (64).
  * For a Gemini hook run (`geminiHookRun`) stderr is dropped and empty stdout becomes `{}`.
  */
-/** Verb name -> summary and loader (src/verbs/index.ts holds them all). */
-export type VerbTable = Record<string, { summary: string; load: () => Promise<Verb>; hidden?: true }>;
-
 export async function main(verbs: VerbTable, proc: Process): Promise<ExitCode> {
   if (!geminiHookRun(proc.argv)) return run(verbs, proc);
   let printed = false;
@@ -87,8 +86,9 @@ async function run(VERBS: VerbTable, outer: Process): Promise<ExitCode> {
   const args = proc.argv;
   const first = args[0];
   if (first === undefined) {
-    // No verb is a usage error (docs/design.md#tokens-and-the-publication-protocol): the usage goes to stderr, stdout stays empty.
-    proc.writeErr(`${REFUSAL_PREFIX}no verb given\n\n${usageText(VERBS)}`);
+    // No verb is a usage error (docs/design.md#tokens-and-the-publication-protocol): the usage goes to stderr, stdout
+    // stays empty.
+    proc.writeErr(`${USAGE_PREFIX}no verb given\n\n${usageText(VERBS)}`);
     return 2;
   }
   if (first === "--help" || first === "-h" || first === "help") {
@@ -98,7 +98,7 @@ async function run(VERBS: VerbTable, outer: Process): Promise<ExitCode> {
       return 0;
     }
     if (topic !== undefined && !topic.startsWith("-")) {
-      proc.writeErr(`${REFUSAL_PREFIX}no help for ${quotedValue(topic)}: not a verb${suggestion(topic, VERBS)}\n`);
+      proc.writeErr(`${USAGE_PREFIX}no help for ${quotedValue(topic)}: not a verb${suggestion(topic, VERBS)}\n`);
       return 2;
     }
     proc.writeOut(usageText(VERBS));
@@ -110,7 +110,7 @@ async function run(VERBS: VerbTable, outer: Process): Promise<ExitCode> {
   }
   const entry = VERBS[first];
   if (!entry) {
-    proc.writeErr(`${REFUSAL_PREFIX}unknown verb ${quotedValue(first)}${suggestion(first, VERBS)}\n\n${usageText(VERBS)}`);
+    proc.writeErr(`${USAGE_PREFIX}unknown verb ${quotedValue(first)}${suggestion(first, VERBS)}\n\n${usageText(VERBS)}`);
     return 2;
   }
   // `checkpoint` runs from compaction hooks: never a non-zero exit (docs/design.md#checkpoints).
@@ -154,12 +154,13 @@ async function run(VERBS: VerbTable, outer: Process): Promise<ExitCode> {
         warned.add(line);
         proc.writeErr(`${line}\n`);
       },
-      // <skill>/scripts/memory_io.mjs, as invoked: anchors leave the skill's own folder out (docs/design.md#verdicts-and-the-brief).
+      // <skill>/scripts/memory_io.mjs, as invoked: anchors leave the skill's own folder out
+      // (docs/design.md#verdicts-and-the-brief).
       skillDir: proc.helperPath ? path.dirname(path.dirname(path.resolve(proc.cwd, proc.helperPath))) : null,
     };
   } catch (err) {
     const message = err instanceof UsageError ? err.message : parseArgsMessage(err, first);
-    proc.writeErr(`${REFUSAL_PREFIX}${message}\n`);
+    proc.writeErr(`${USAGE_PREFIX}${message}\n`);
     return usageExit;
   }
   let outcome: Outcome;
@@ -168,8 +169,10 @@ async function run(VERBS: VerbTable, outer: Process): Promise<ExitCode> {
   } catch (err) {
     if (err instanceof HelperError) {
       for (const line of err.before) proc.writeErr(`${line}\n`);
-      // Absent (exit 3) is a state, not a refusal: no refusal prefix (docs/design.md#tokens-and-the-publication-protocol).
-      proc.writeErr(err instanceof Absent ? `${err.message}\n` : `${REFUSAL_PREFIX}${err.message}\n`);
+      // Absent (exit 3) is a state, not a refusal: no refusal prefix
+      // (docs/design.md#tokens-and-the-publication-protocol).
+      const prefix = err instanceof Absent ? "" : err instanceof UsageError ? USAGE_PREFIX : REFUSAL_PREFIX;
+      proc.writeErr(`${prefix}${err.message}\n`);
       if (err instanceof UsageError) return usageExit;
       return err.code;
     }
@@ -199,8 +202,8 @@ export function escapeJsonText(json: string): string {
 }
 
 /**
- * The first flag given twice that is not declared `multiple` (`--root A --root B`), or null.
- * parseArgs would silently keep the last one; a usage error says which (docs/design.md#tokens-and-the-publication-protocol).
+ * The first flag given twice that is not declared `multiple` (`--root A --root B`), or null. parseArgs would silently
+ * keep the last one; a usage error says which (docs/design.md#tokens-and-the-publication-protocol).
  */
 function repeatedFlag(tokens: ReadonlyArray<{ kind: string; name?: string }> | undefined, options: Verb["options"]): string | null {
   const seen = new Set<string>();

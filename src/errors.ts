@@ -1,8 +1,9 @@
 /**
  * The helper's error types, each carrying its exit code (docs/design.md#tokens-and-the-publication-protocol).
  *
- * Every refusal reaches the user on stderr as `memory operation refused: <message>`; messages
- * say what failed and what to do next. Only `src/cli.ts` turns these into output and exits.
+ * A refusal reaches the user on stderr as `memory operation refused: <message>`, a usage error
+ * as `usage error: <message>`; messages say what failed and what to do next. Only `src/cli.ts`
+ * turns these into output and exits.
  */
 export type ExitCode = 0 | 1 | 2 | 3 | 4 | 5 | 64;
 

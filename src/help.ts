@@ -1,7 +1,7 @@
 // Rendering of `--help` text: wrapping at 80 columns and the "did you mean" of an unknown
 // verb (docs/decisions/skill-flows.md). Pure functions over strings; cli.ts prints what they return.
 
-/** Columns every line of `--help` output fits in (issue 14; a test checks every verb; docs/decisions/skill-flows.md). */
+/** Columns every line of `--help` output fits in (a terminal's default; test/cli/help.test.ts checks every verb). */
 export const HELP_WIDTH = 80;
 
 // Labels that start a line of their own in help text; their continuation lines hang after

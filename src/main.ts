@@ -1,7 +1,8 @@
 // The process boundary: the one place that reads argv, writes to the descriptors and sets the
 // exit code (style.md, habit 1). The entries in src/entries/ call runProcess with their verb table.
-import { closeSync, constants, fstatSync, openSync, readSync, writeSync, type Stats } from "node:fs";
-import { GEMINI_SILENT, geminiHookRun, main, type VerbTable } from "./cli.ts";
+import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, realpathSync, writeSync, type Stats } from "node:fs";
+import { GEMINI_SILENT, geminiHookRun, main } from "./cli.ts";
+import type { VerbTable } from "./verbs/types.ts";
 
 // Output goes straight to the descriptors: building process.stdout for a pipe loads the
 // net and stream modules (~3 ms measured, BENCHMARKS.md), and every verb prints once.
@@ -30,10 +31,10 @@ function pause(ms: number): void {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
-// Read straight from descriptor 0: the verbs that read stdin want all of it before going on,
-// and process.stdin would load the stream and net modules first (BENCHMARKS.md). Reading
-// stops just past `maxBytes` (docs/design.md#tokens-and-the-publication-protocol): an endless producer (`yes |`) costs at most one
-// buffer more than the cap, and the caller refuses what is longer.
+// Read straight from descriptor 0: the verbs that read stdin want all of it before going on, and process.stdin would
+// load the stream and net modules first (BENCHMARKS.md). Reading stops just past `maxBytes`
+// (docs/design.md#tokens-and-the-publication-protocol): an endless producer (`yes |`) costs at most one buffer more
+// than the cap, and the caller refuses what is longer.
 function readStdin(maxBytes: number): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let total = 0;
@@ -170,7 +171,12 @@ function stdinIsTerminal(): boolean {
  * Output held until the verb ends, then passed through `redact` whole, so that a secret split
  * over two printed lines (a finding each) is seen as one; bytes that are not UTF-8 pass as they are.
  */
-function heldOutput(fd: number, redact: (text: string) => string): { write(data: string | Uint8Array): void; flush(): void } {
+interface Held {
+  write(data: string | Uint8Array): void;
+  flush(): void;
+}
+
+function heldOutput(fd: number, redact: (text: string) => string): Held {
   const parts: Buffer[] = [];
   return {
     write: (data) => parts.push(typeof data === "string" ? Buffer.from(data, "utf8") : Buffer.from(data)),
@@ -187,6 +193,18 @@ function heldOutput(fd: number, redact: (text: string) => string): { write(data:
       writeFd(fd, redact(text));
     },
   };
+}
+
+// Through npm's bin link (node_modules/.bin/session-handoff) argv[1] is a link to the file:
+// the skill folder is the one it leads to. A linked skill folder stays as invoked (anchors
+// exclude both forms).
+function runningFile(file: string | undefined): string | undefined {
+  if (file === undefined) return undefined;
+  try {
+    return lstatSync(file).isSymbolicLink() ? realpathSync(file) : file;
+  } catch {
+    return file;
+  }
 }
 
 /**
@@ -212,11 +230,11 @@ export async function runProcess(verbs: VerbTable, redact?: (text: string) => st
       readStdinWithin,
       writeOut: (data) => out.write(data),
       writeErr: (text) => err.write(text),
-      helperPath: process.argv[1],
+      helperPath: runningFile(process.argv[1]),
     });
   } catch (error) {
-    // Outside a verb's run -- loading its code from a damaged or replaced file -- never a
-    // refusal; the hook and checkpoint still never fail a session (docs/design.md#checkpoints, docs/design.md#integrations).
+    // Outside a verb's run -- loading its code from a damaged or replaced file -- never a refusal; the hook and
+    // checkpoint still never fail a session (docs/design.md#checkpoints, docs/design.md#integrations).
     if (gemini) out.write(GEMINI_SILENT);
     else err.write(`memory_io internal error: ${error instanceof Error ? error.message : String(error)}\n`);
     code = process.argv[2] === "hook" || process.argv[2] === "checkpoint" ? 0 : 2;

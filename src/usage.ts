@@ -1,7 +1,7 @@
 // What `--help` prints, and the usage a usage error shows (docs/decisions/skill-flows.md).
 import { nearest, wrapHelp } from "./help.ts";
 import { exampleBlock } from "./verbs/examples.ts";
-import type { VerbTable } from "./cli.ts";
+import type { VerbTable } from "./verbs/types.ts";
 
 /** The overview `--help` prints (and, for a usage error, stderr), wrapped at 80 columns. */
 export function usageText(VERBS: VerbTable): string {
@@ -18,23 +18,18 @@ export function usageText(VERBS: VerbTable): string {
     "",
     "`node memory_io.mjs <verb> --help` (or `--help <verb>`) describes a verb.",
     "",
-    "exit codes: 0 success; 2 refused (safety, compare-and-swap, usage); 3 absent;",
-    "            4 paused (kill switch); 5 busy (lock not had in time)",
-    "A refusal prints `memory operation refused: <reason>` (stderr), changes nothing.",
-    "A flag given twice is a usage error: `--<flag> is given more than once`.",
+    "exit codes: 0 success; 2 refused (safety, compare-and-swap) or usage error;",
+    "            3 absent; 4 paused (kill switch); 5 busy (lock not had in time)",
+    "A refusal prints `memory operation refused: <reason>` (stderr) and changes",
+    "nothing; a wrong command line prints `usage error: <what>` (exit 2, `check` 64).",
     "",
-    // Contract §6, docs/design.md#tokens-and-the-publication-protocol, in the words a user can act on.
-    "kill switch: the writing verbs (write, promote, recover, archives restore,",
-    "  install, uninstall, publish) exit 4 and change nothing while any of these",
-    "  exist: <root>/.ai/memory/PAUSE; the file named by SESSION_HANDOFF_PAUSE;",
-    "  ${XDG_CONFIG_HOME:-~/.config}/session-handoff/PAUSE; or SESSION_HANDOFF_DISABLE",
-    "  set to anything but empty, 0, false, no or off (which also silences `hook`).",
-    "  They say `memory writes are paused: remove <path> to resume` (`remove",
-    "  SESSION_HANDOFF_DISABLE=<value> from the environment`). Reads keep working.",
+    "kill switch: the writing verbs exit 4 and change nothing while one of these",
+    "  exists: <root>/.ai/memory/PAUSE, the file named by SESSION_HANDOFF_PAUSE,",
+    "  ${XDG_CONFIG_HOME:-~/.config}/session-handoff/PAUSE; or with",
+    "  SESSION_HANDOFF_DISABLE set to anything but empty, 0, false, no or off. They",
+    "  say `memory writes are paused: remove <path> to resume`. Reads work.",
     "",
-    "The root is found by every verb: from --root DIR when given, else from the current",
-    "folder, the nearest folder up that holds .ai/memory or .git (stderr says",
-    "`using root <path>` when it is not the --root given).",
+    "root: --root DIR, else found upward from here (references/verbs.md#the-root)",
     "",
     "example: resume in one call; save in two (read for the token, then write):",
     "node memory_io.mjs brief",
@@ -52,7 +47,7 @@ export function verbHelp(name: string, help: string): string {
   return wrapHelp(`${help.replace(/\n*$/, "\n")}${exampleBlock(name)}`);
 }
 
-/** The "did you mean" tail for an unknown verb, or "" when nothing is near (docs/design.md#tokens-and-the-publication-protocol). */
+/** The "did you mean" tail for an unknown verb, or "" when nothing is near. */
 export function suggestion(word: string, VERBS: VerbTable): string {
   const near = nearest(word, Object.keys(VERBS));
   return near === null ? "" : `; did you mean ${near}?`;

@@ -199,3 +199,16 @@ export function copyHelper(dest: string): void {
   copyFileSync(HELPER, dest);
   for (const f of readdirSync(path.join(path.dirname(HELPER), "lib"))) copyFileSync(path.join(path.dirname(HELPER), "lib", f), path.join(dir, "lib", f));
 }
+
+/**
+ * The section of references/verbs.md for `verb` (or "the-root"), with every run of whitespace as
+ * one space: where each verb's cases and words are written out in full, beside its one-page help.
+ */
+export function referenceOf(verb: string): string {
+  const text = readFileSync(path.join(path.dirname(HELPER), "..", "references", "verbs.md"), "utf8");
+  const heading = verb === "the-root" ? "## The root" : `## ${verb}`;
+  const start = text.indexOf(`\n${heading}\n`);
+  if (start < 0) throw new Error(`references/verbs.md has no section ${heading}`);
+  const end = text.indexOf("\n## ", start + heading.length + 2);
+  return text.slice(start, end < 0 ? undefined : end).replace(/\s+/g, " ");
+}

@@ -266,11 +266,11 @@ var init_errors = __esm({
 });
 
 // src/store/root.ts
-import { lstatSync, readFileSync, realpathSync } from "node:fs";
+import { lstatSync as lstatSync2, readFileSync, realpathSync as realpathSync2 } from "node:fs";
 import path2 from "node:path";
 function exists(p) {
   try {
-    lstatSync(p);
+    lstatSync2(p);
     return true;
   } catch {
     return false;
@@ -278,7 +278,7 @@ function exists(p) {
 }
 function realOrNull(p) {
   try {
-    return realpathSync(p);
+    return realpathSync2(p);
   } catch {
     return null;
   }
@@ -341,20 +341,41 @@ function distrust(dir, uid, safe) {
   if (uid === void 0) return null;
   let st;
   try {
-    st = lstatSync(dir);
+    st = lstatSync2(dir);
   } catch {
     return null;
   }
-  if (st.uid === uid) return null;
-  const why = st.uid !== 0 ? `owned by another user (uid ${st.uid})` : (st.mode & 514) === 514 ? "a sticky folder anyone can write to" : null;
+  const why = (st.mode & 514) === 514 ? "a sticky folder anyone can write to" : st.uid !== uid && st.uid !== 0 ? `owned by another user (uid ${st.uid})` : null;
   if (why === null || listedSafe(dir, safe())) return null;
   return why;
+}
+function dubious(root, uid, env, safe) {
+  if (uid === void 0) return null;
+  for (let dir = root; ; ) {
+    if (dir !== root && distrust(dir, uid, safe) !== null) return null;
+    if (exists(path2.join(dir, ".git"))) {
+      let owner;
+      try {
+        owner = lstatSync2(dir).uid;
+      } catch {
+        return null;
+      }
+      const sudo = uid === 0 && /^\d+$/.test(env.SUDO_UID ?? "") ? Number(env.SUDO_UID) : null;
+      if (owner === uid || owner === sudo || listedSafe(dir, safe())) return null;
+      return new Refused(
+        `${dir} is a git repository owned by another user (uid ${owner}), which git refuses as dubious; its memory is not used: run from a project of your own, or, if you trust it, \`git config --global --add safe.directory ${dir}\``
+      );
+    }
+    const parent = path2.dirname(dir);
+    if (parent === dir || ceilings(env).includes(parent)) return null;
+    dir = parent;
+  }
 }
 function memoryOwnedWell(dir, uid) {
   if (uid === void 0) return true;
   for (const p of [path2.join(dir, ".ai"), path2.join(dir, ".ai", "memory")]) {
     try {
-      const st = lstatSync(p);
+      const st = lstatSync2(p);
       if (st.uid !== uid && st.uid !== 0) return false;
     } catch {
       return false;
@@ -368,23 +389,32 @@ function distrustedAbove(dir, env, opts = {}) {
 function findRoot(startPath, env, opts = {}) {
   let start;
   try {
-    start = realpathSync(startPath);
+    start = realpathSync2(startPath);
   } catch {
     throw new Refused(`root ${startPath} does not exist; pass the project root with --root`);
   }
   let st;
   try {
-    st = lstatSync(start);
+    st = lstatSync2(start);
   } catch {
     throw new Refused(`root ${startPath} does not exist; pass the project root with --root`);
   }
   if (!st.isDirectory()) throw new Refused(`root ${startPath} is not a directory; pass the project root with --root`);
   const home2 = env.HOME ? realOrNull(env.HOME) : null;
   if (home2 !== null && start === home2) throw new Refused(NOT_A_PROJECT);
-  if (exists(path2.join(start, ".ai", "memory"))) return { root: start, start, by: "memory" };
   const uid = "uid" in opts ? opts.uid : process.getuid?.();
   let safe = null;
   const safeList = () => safe ??= safeDirectories(env);
+  if (uid !== void 0 && (st.mode & 514) === 514 && !listedSafe(start, safeList())) {
+    throw new Refused(`${start} is a sticky folder anyone can write to (like /tmp), never a project: run it from a project folder or pass --root <project>`);
+  }
+  const found = walk(start, env, uid, safeList, home2);
+  const refusal = dubious(found.root, uid, env, safeList);
+  if (refusal !== null) throw refusal;
+  return found;
+}
+function walk(start, env, uid, safeList, home2) {
+  if (exists(path2.join(start, ".ai", "memory"))) return { root: start, start, by: "memory" };
   const stops = ceilings(env);
   const belowHome = home2 !== null && within(start, home2);
   let dir = start;
@@ -413,18 +443,18 @@ var init_root = __esm({
 });
 
 // src/git/git-dir.ts
-import { lstatSync as lstatSync2, readFileSync as readFileSync2 } from "node:fs";
+import { lstatSync as lstatSync3, readFileSync as readFileSync2 } from "node:fs";
 import path3 from "node:path";
 function isFile(p) {
   try {
-    return lstatSync2(p).isFile();
+    return lstatSync3(p).isFile();
   } catch {
     return false;
   }
 }
 function isDir(p) {
   try {
-    return lstatSync2(p).isDirectory();
+    return lstatSync3(p).isDirectory();
   } catch {
     return false;
   }
@@ -442,7 +472,7 @@ function gitTopOf(root, opts = {}) {
   for (; ; ) {
     if (dir !== root && distrustedAbove(dir, process.env, opts) !== null) return null;
     try {
-      lstatSync2(path3.join(dir, ".git"));
+      lstatSync3(path3.join(dir, ".git"));
       return dir;
     } catch {
     }
@@ -476,7 +506,7 @@ var init_git_dir = __esm({
 });
 
 // src/git/saves.ts
-import { closeSync as closeSync2, constants as constants2, lstatSync as lstatSync3, mkdirSync, openSync as openSync2, readFileSync as readFileSync3, renameSync, writeSync as writeSync2 } from "node:fs";
+import { closeSync as closeSync2, constants as constants2, lstatSync as lstatSync4, mkdirSync, openSync as openSync2, readFileSync as readFileSync3, renameSync, writeSync as writeSync2 } from "node:fs";
 import path4 from "node:path";
 function savesPath(root, opts = {}) {
   const top = gitTopOf(root, opts);
@@ -502,7 +532,7 @@ function readSaves(root) {
   const p = savesPath(root);
   if (p === null) return null;
   try {
-    if (!lstatSync3(p).isFile()) return null;
+    if (!lstatSync4(p).isFile()) return null;
     return savesLines(p).map((l) => l.split(" ")[0]);
   } catch {
     return null;
@@ -654,6 +684,7 @@ var init_anchor_lines = __esm({
 });
 
 // src/store/paths.ts
+import { lstatSync as lstatSync5, mkdirSync as mkdirSync2 } from "node:fs";
 import path5 from "node:path";
 function memoryDir(root) {
   return path5.join(root, ".ai", "memory");
@@ -661,7 +692,24 @@ function memoryDir(root) {
 function archiveDir(root) {
   return path5.join(root, ".ai", "memory", "archive");
 }
-var FILE_OF, HEADING_OF, MARKER, MAX_DOCUMENT_BYTES, TARGETS;
+function treeVerdict(root, uid = process.getuid?.()) {
+  const mem = memoryDir(root);
+  for (const dir of [path5.join(root, ".ai"), mem, ...MEMORY_SUBDIRS.map((d) => path5.join(mem, d))]) {
+    let st;
+    try {
+      st = lstatSync5(dir);
+    } catch (err) {
+      if (err.code !== "ENOENT") return { dir, why: `cannot be inspected (${err.code ?? "error"})` };
+      if (dir === mem || dir === path5.dirname(mem)) return "missing";
+      continue;
+    }
+    if (st.isSymbolicLink()) return { dir, why: "is a link" };
+    if (!st.isDirectory()) return { dir, why: "is not a directory" };
+    if (uid !== void 0 && st.uid !== uid && st.uid !== 0) return { dir, why: `belongs to another user (uid ${st.uid})` };
+  }
+  return "ok";
+}
+var FILE_OF, HEADING_OF, MARKER, MAX_DOCUMENT_BYTES, TARGETS, MEMORY_SUBDIRS;
 var init_paths = __esm({
   "src/store/paths.ts"() {
     "use strict";
@@ -680,6 +728,7 @@ var init_paths = __esm({
     MARKER = "<!-- memory-schema: v1 -->";
     MAX_DOCUMENT_BYTES = 1e6;
     TARGETS = ["AGENTS.md", "CLAUDE.md"];
+    MEMORY_SUBDIRS = ["archive", "journal", "checkpoints", "drafts"];
   }
 });
 
@@ -814,7 +863,7 @@ var init_files = __esm({
 });
 
 // src/store/private.ts
-import { lstatSync as lstatSync4, readdirSync, readFileSync as readFileSync4 } from "node:fs";
+import { lstatSync as lstatSync6, readdirSync, readFileSync as readFileSync4 } from "node:fs";
 import { hostname } from "node:os";
 import path7 from "node:path";
 function listPrivate(dir) {
@@ -835,7 +884,7 @@ function listPrivate(dir) {
 }
 function lstatBig(p) {
   try {
-    return lstatSync4(p, { bigint: true });
+    return lstatSync6(p, { bigint: true });
   } catch {
     return null;
   }
@@ -886,7 +935,7 @@ function lockState(memDir) {
   const lockDir = path7.join(memDir, LOCK_NAME);
   let st;
   try {
-    st = lstatSync4(lockDir);
+    st = lstatSync6(lockDir);
   } catch {
     return { state: "free", pid: null, host: null, unproven: false };
   }
@@ -933,7 +982,7 @@ var init_publish = __esm({
 });
 
 // src/store/recover.ts
-import { lstatSync as lstatSync5, readdirSync as readdirSync2 } from "node:fs";
+import { lstatSync as lstatSync7, readdirSync as readdirSync2 } from "node:fs";
 import path8 from "node:path";
 function pendingRepairs(root) {
   return [
@@ -952,7 +1001,7 @@ function archiveExcess(root) {
   for (const name of names) {
     if (!PRUNABLE_NAME.test(name)) continue;
     try {
-      const st = lstatSync5(path8.join(archiveDir(root), name));
+      const st = lstatSync7(path8.join(archiveDir(root), name));
       if (st.isSymbolicLink() || !st.isFile() || st.nlink !== 1) return 0;
     } catch {
       continue;
@@ -1020,25 +1069,11 @@ var init_recover = __esm({
 });
 
 // src/store/inspect.ts
-import { closeSync as closeSync4, fstatSync as fstatSync3, lstatSync as lstatSync6, readSync as readSync3 } from "node:fs";
+import { closeSync as closeSync4, fstatSync as fstatSync3, readSync as readSync3 } from "node:fs";
 import path9 from "node:path";
 function treeUnsafe(root) {
-  for (const dir of [path9.join(root, ".ai"), memoryDir(root)]) {
-    let st;
-    try {
-      st = lstatSync6(dir);
-    } catch (err) {
-      return err.code === "ENOENT" ? null : true;
-    }
-    if (st.isSymbolicLink() || !st.isDirectory()) return true;
-  }
-  try {
-    const st = lstatSync6(archiveDir(root));
-    if (st.isSymbolicLink() || !st.isDirectory()) return true;
-  } catch (err) {
-    if (err.code !== "ENOENT") return true;
-  }
-  return false;
+  const verdict = treeVerdict(root);
+  return verdict === "missing" ? null : verdict !== "ok";
 }
 function holdsNul(fd, head, n) {
   if (firstNul(head.subarray(0, n)) >= 0) return true;
@@ -1141,12 +1176,12 @@ var init_inspect = __esm({
 });
 
 // src/store/pause.ts
-import { lstatSync as lstatSync7 } from "node:fs";
+import { lstatSync as lstatSync9 } from "node:fs";
 import { homedir } from "node:os";
 import path10 from "node:path";
 function exists2(p) {
   try {
-    lstatSync7(p);
+    lstatSync9(p);
     return true;
   } catch {
     return false;
@@ -1963,10 +1998,12 @@ function rootOption(ctx, fallbackStart = null) {
   const given = typeof value === "string";
   const found = findRoot(path12.resolve(ctx.cwd, given ? value : fallbackStart ?? "."), ctx.env);
   if (given && found.root !== found.start) ctx.warn(`using root ${found.root}`);
+  if (!given && found.by === "memory" && found.root !== found.start && !exists(path12.join(found.root, ".git"))) {
+    ctx.warn(`using the memory of ${quotedPath(found.root)}, found above ${quotedPath(found.start)}, which is in no git repository: pass --root <project> to choose another`);
+  }
   if (!given && found.stopped) ctx.warn(`stopped looking for the project root at ${quotedPath(found.stopped.at)} (${found.stopped.why}); using ${quotedPath(found.root)}: pass --root <project> to choose another`);
   return found.root;
 }
-var ROOT_HELP;
 var init_common = __esm({
   "src/verbs/common.ts"() {
     "use strict";
@@ -1975,16 +2012,6 @@ var init_common = __esm({
     init_errors();
     init_files();
     init_root();
-    ROOT_HELP = `
-The root: the real path of --root DIR (else the current directory), unless it holds
-.ai/memory itself the nearest folder above holding .ai/memory or .git (a worktree's .git
-file counts); never $HOME or above it from below it, nor into GIT_CEILING_DIRECTORIES;
-else the start. The walk stops (stderr says where) at a folder of another user (root's
-excepted) or a sticky one anyone can write to (/tmp), unless git's safe.directory lists
-it, and adopts a .ai/memory above only when .ai and memory are yours or root's. A start
-or --root equal to $HOME is refused: "not a project: run it from a project folder or
-pass --root <project>". If the root differs from --root, stderr says \`using root <path>\`.
-`;
   }
 });
 
@@ -2102,7 +2129,7 @@ var init_checkpoint_name = __esm({
 });
 
 // src/store/checkpoints.ts
-import { closeSync as closeSync5, constants as constants4, fstatSync as fstatSync4, lstatSync as lstatSync8, openSync as openSync4, readdirSync as readdirSync3, readSync as readSync4, unlinkSync as unlinkSync2, writeSync as writeSync3 } from "node:fs";
+import { closeSync as closeSync5, constants as constants4, fstatSync as fstatSync4, lstatSync as lstatSync10, openSync as openSync4, readdirSync as readdirSync3, readSync as readSync4, unlinkSync as unlinkSync2, writeSync as writeSync3 } from "node:fs";
 import { createHash as createHash2 } from "node:crypto";
 import path14 from "node:path";
 function checkpointsDir(root) {
@@ -2115,7 +2142,7 @@ function sessionFileId(id) {
 }
 function checkpointsDirState(root) {
   try {
-    const st = lstatSync8(checkpointsDir(root));
+    const st = lstatSync10(checkpointsDir(root));
     return st.isDirectory() && !st.isSymbolicLink() ? "ok" : "unsafe";
   } catch {
     return "missing";
@@ -2188,7 +2215,7 @@ function listCheckpoints(root, now = Date.now()) {
 }
 function rmQuietRegular(p) {
   try {
-    const st = lstatSync8(p);
+    const st = lstatSync10(p);
     if (st.isFile() || st.isSymbolicLink()) unlinkSync2(p);
   } catch {
   }
@@ -2383,7 +2410,7 @@ __export(hook_exports, {
 });
 import { createHash as createHash3 } from "node:crypto";
 import path16 from "node:path";
-import { lstatSync as lstatSync9 } from "node:fs";
+import { lstatSync as lstatSync11 } from "node:fs";
 function ageText(text, now) {
   if (typeof text !== "string") return "age unknown";
   const words = ageWords(stateTimeOfText(text, now), now);
@@ -2465,94 +2492,35 @@ var init_hook = __esm({
       name: "hook",
       options: { mode: { type: "string" }, root: { type: "string" }, format: { type: "string" } },
       positionals: [0, 0],
-      // A getter: the text interpolates every sentence, and the hook runs at every session start
-      // while its help is read almost never (measured: ~0.8 ms of module evaluation).
-      get help() {
-        return `usage: node memory_io.mjs hook --mode session|lessons [--root DIR]
+      help: `usage: node memory_io.mjs hook --mode session|lessons [--root DIR]
          [--format text|claude|codex|gemini|cursor|cline]
 
-Session-start hook. Prints fixed sentences about parked memory -- a handoff, lessons, an
-unsafe or foreign file, an interrupted save, the kill switch -- and never any text taken
-from a memory file. --mode session looks at HANDOFF.md and LESSONS.md; --mode lessons at
-LESSONS.md only, and says nothing of the handoff (nor of its interrupted saves). Prints
-nothing when every file it looks at is missing, and nothing at all
-when SESSION_HANDOFF_DISABLE is set to anything but empty, 0, false, no or off (any case).
-Output stays under ${HOOK_LIMIT} characters.
+Session-start hook. Prints fixed sentences about parked memory -- a handoff,
+lessons, an unsafe or foreign file, an interrupted save, an automatic checkpoint,
+the kill switch -- and never any text taken from a memory file. --mode session
+looks at HANDOFF.md and LESSONS.md; --mode lessons at LESSONS.md only. Prints
+nothing when every file it looks at is missing, and nothing at all when
+SESSION_HANDOFF_DISABLE is set to anything but empty, 0, false, no or off. Output
+stays under 2000 characters. It runs no git and follows no link from .ai down.
+Each sentence starts "session-handoff: "; every one, the handoff's age words and
+the checkpoint rules: references/verbs.md#hook and references/session-start-hook.md.
 
-The sentences, one per state (most important first):
-  ${SENTENCES.tree()}
-      (alone, with the kill switch's sentence when paused: a linked memory folder is the
-      folder's state, not a file's: no file behind it is looked at or named; \`check\`
-      exits 3 for it, \`write\` refuses it, \`read\` refuses a linked .ai or .ai/memory)
-  ${SENTENCES.unsafe("<FILE>")}
-  ${SENTENCES.interrupted()}
-  ${SENTENCES.handoff("saved today")}
-  ${SENTENCES.lessons()}
-  ${SENTENCES.paused()}
-  ${SENTENCES.conflicted()}
-      (instead of the parked-handoff sentence, when HANDOFF.md holds merge conflict
-      markers: see \`check --help\`)
-  ${SENTENCES.elsewhere()}
-      (after it, when this clone records its handoff saves -- the last 10 tokens in
-      <git dir>/session-handoff/saves -- and the current handoff is not among them;
-      outside git, or before this clone's first save with this version: never)
-The handoff's age is its state time's, as drift and brief count it: its \`- Date:\`
-anchor, else its \`Saved:\` line (strict ISO-8601 with a zone), never the file's
-modification time. Under a day it follows the local calendar (this process's time zone):
-"saved today" on today's date, "saved yesterday" on the date before (a save at 23:00 read
-at 08:00 is yesterday's); from a day on, whole elapsed days as drift counts them:
-"saved 1 day ago", "saved N days ago", or "age unknown" when neither parses, the time is
-more than 5 minutes in the future, or the file changed while it was read.
+The root: --root DIR, else the "cwd" of the harness's JSON on stdin (read for at
+most one second), else the current folder. A cwd it cannot use (relative, empty,
+a Windows path off Windows) prints nothing and says why on stderr.
 
-The JSON on stdin is read even with --root: its "source" and "session_id" choose the
-checkpoint sentences below. Stdin past ${HOOK_STDIN_BYTES} bytes is ignored (the current
-directory is used), not refused.
-
-Automatic checkpoints (see \`checkpoint --help\`; --mode session only). A checkpoint is
-named only when it holds a capture (never one of the anchors only) and is newer than the
-handoff -- its Since-handoff: is the current handoff's token, or, without that line, its
-Saved: is later than the handoff's state time -- or when no handoff exists; and at most once
-per session id and checkpoint token across startup, resume, clear, compact and fork (a
-private marker checkpoints/.delivered-<session> holds the token named; it is not written
-while paused): a repeat prints no checkpoint sentence. Outside "compact" a checkpoint is
-named once in all: a token already named to any session is not named to another (Claude
-Code's --resume also fires a "startup" with a new session id), nor again to a start with no
-session id (its marker is checkpoints/.delivered-unknown); a marker holding the token of an
-existing checkpoint outlives checkpoint's and recover's cleanup. The counts say what the file holds
-("2 requests, a plan of 3 steps, 1 file, 2 commands"), leaving out what it does not. With
-"source": "compact" the session's own checkpoint is the one named, and a handoff older than
-the session's start is no longer offered for resuming:
-  ${CHECKPOINT_SENTENCES.compacted("N minutes ago", "<session>", "<counts>")}
-  ${CHECKPOINT_SENTENCES.handoffOlderThanSession()}
-With any other source, the newest such checkpoint:
-  ${CHECKPOINT_SENTENCES.only("N minutes ago", "<counts>")}
-  ${CHECKPOINT_SENTENCES.newer("N minutes ago", "<counts>")}
-  ${CHECKPOINT_SENTENCES.unordered("N minutes ago", "<counts>")}
-("1 minute ago", "at an unknown time" when its Saved: time is not valid.)
-
-The project root is found as every verb finds it (below), starting from --root, else the
-"cwd" of the harness's JSON on stdin (read only when stdin is not a terminal, until the
-JSON object ends or stdin closes, for at most one second), else the current directory. It runs no git; links from .ai down are never
-followed (a symlinked project folder is fine). A cwd it cannot use prints nothing on stdout
-and says why on stderr (the current folder is not guessed in its place): a Windows cwd (C:\\\u2026)
-off Windows, a relative one, an empty one, or one that is not a string:
-  memory_io hook: the hook input's cwd "<path>" is a Windows path and this helper runs on <os> (pass --root <project>); printing nothing
-  memory_io hook: the hook input's cwd "<path>" is not an absolute path (pass --root <project>); printing nothing
-  memory_io hook: the hook input's cwd is empty (pass --root <project>); printing nothing
-  memory_io hook: the hook input's cwd is not a string (pass --root <project>); printing nothing
-${ROOT_HELP}
-Formats (each harness's envelope around the same sentences; \`install\` picks the right one):
+formats (each harness's envelope around the same sentences; \`install\` picks it):
   text    the sentences as plain lines (the default)
-  claude  {"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"\u2026"}}
-  codex   the same object, and no other key (Codex's schema is strict)
-  gemini  the same object; nothing but JSON on stdout, and nothing at all on stderr
+  claude  {"hookSpecificOutput":{"hookEventName":"SessionStart",
+          "additionalContext":"\u2026"}}
+  codex   the same object, and no other key
+  gemini  the same object; nothing but JSON on stdout, nothing on stderr
   cursor  {"additional_context":"\u2026"}
   cline   {"cancel":false,"contextModification":"\u2026","errorMessage":""}
-When every file is missing and nothing is paused, every format prints nothing at all
-(gemini: {}, on every path). An unknown --format prints nothing (a note on stderr), exit 0.
+With nothing to say every format prints nothing (gemini: {}).
+
 exit: always 0 -- a broken hook must not break a session; problems go to stderr.
-`;
-      },
+`,
       async run(ctx) {
         const mode = ctx.values.mode;
         if (mode !== "session" && mode !== "lessons") {
@@ -2585,7 +2553,7 @@ exit: always 0 -- a broken hook must not break a session; problems go to stderr.
           const saves = readSaves(root);
           if (saves === null) return true;
           try {
-            if (savedHereByStat(root, statKey(lstatSync9(path16.join(memoryDir(root), "HANDOFF.md"), { bigint: true })))) return true;
+            if (savedHereByStat(root, statKey(lstatSync11(path16.join(memoryDir(root), "HANDOFF.md"), { bigint: true })))) return true;
           } catch {
           }
           return saves.includes(createHash3("sha256").update(text, "utf8").digest("hex"));
@@ -2597,7 +2565,7 @@ exit: always 0 -- a broken hook must not break a session; problems go to stderr.
 });
 
 // src/main.ts
-import { closeSync, constants, fstatSync, openSync, readSync, writeSync } from "node:fs";
+import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, realpathSync, writeSync } from "node:fs";
 
 // src/cli.ts
 init_quote();
@@ -2786,6 +2754,10 @@ var EXAMPLES = {
     "# then: archives show <name>, or make one current again (its token from read):",
     "# archives restore <name> --expected-current-sha256 <token>"
   ],
+  init: [
+    "npx session-handoff init --dry-run   # what it would do, for the agents found",
+    "npx session-handoff init --agent claude-code --agent codex"
+  ],
   install: [
     "node memory_io.mjs install --agent claude-code --dry-run   # what would change",
     "node memory_io.mjs install --agent claude-code"
@@ -2837,23 +2809,18 @@ function usageText(VERBS) {
     "",
     "`node memory_io.mjs <verb> --help` (or `--help <verb>`) describes a verb.",
     "",
-    "exit codes: 0 success; 2 refused (safety, compare-and-swap, usage); 3 absent;",
-    "            4 paused (kill switch); 5 busy (lock not had in time)",
-    "A refusal prints `memory operation refused: <reason>` (stderr), changes nothing.",
-    "A flag given twice is a usage error: `--<flag> is given more than once`.",
+    "exit codes: 0 success; 2 refused (safety, compare-and-swap) or usage error;",
+    "            3 absent; 4 paused (kill switch); 5 busy (lock not had in time)",
+    "A refusal prints `memory operation refused: <reason>` (stderr) and changes",
+    "nothing; a wrong command line prints `usage error: <what>` (exit 2, `check` 64).",
     "",
-    // Contract §6, docs/design.md#tokens-and-the-publication-protocol, in the words a user can act on.
-    "kill switch: the writing verbs (write, promote, recover, archives restore,",
-    "  install, uninstall, publish) exit 4 and change nothing while any of these",
-    "  exist: <root>/.ai/memory/PAUSE; the file named by SESSION_HANDOFF_PAUSE;",
-    "  ${XDG_CONFIG_HOME:-~/.config}/session-handoff/PAUSE; or SESSION_HANDOFF_DISABLE",
-    "  set to anything but empty, 0, false, no or off (which also silences `hook`).",
-    "  They say `memory writes are paused: remove <path> to resume` (`remove",
-    "  SESSION_HANDOFF_DISABLE=<value> from the environment`). Reads keep working.",
+    "kill switch: the writing verbs exit 4 and change nothing while one of these",
+    "  exists: <root>/.ai/memory/PAUSE, the file named by SESSION_HANDOFF_PAUSE,",
+    "  ${XDG_CONFIG_HOME:-~/.config}/session-handoff/PAUSE; or with",
+    "  SESSION_HANDOFF_DISABLE set to anything but empty, 0, false, no or off. They",
+    "  say `memory writes are paused: remove <path> to resume`. Reads work.",
     "",
-    "The root is found by every verb: from --root DIR when given, else from the current",
-    "folder, the nearest folder up that holds .ai/memory or .git (stderr says",
-    "`using root <path>` when it is not the --root given).",
+    "root: --root DIR, else found upward from here (references/verbs.md#the-root)",
     "",
     "example: resume in one call; save in two (read for the token, then write):",
     "node memory_io.mjs brief",
@@ -2876,6 +2843,7 @@ function suggestion(word, VERBS) {
 // src/cli.ts
 var VERSION = "0.1.0";
 var REFUSAL_PREFIX = "memory operation refused: ";
+var USAGE_PREFIX = "usage error: ";
 var MAX_STDIN_BYTES = 1e6;
 function stdinTooLong(maxBytes) {
   const n = String(maxBytes).replace(/\B(?=(\d{3})+$)/g, ",");
@@ -2912,7 +2880,7 @@ async function run(VERBS, outer) {
   const args = proc.argv;
   const first = args[0];
   if (first === void 0) {
-    proc.writeErr(`${REFUSAL_PREFIX}no verb given
+    proc.writeErr(`${USAGE_PREFIX}no verb given
 
 ${usageText(VERBS)}`);
     return 2;
@@ -2924,7 +2892,7 @@ ${usageText(VERBS)}`);
       return 0;
     }
     if (topic !== void 0 && !topic.startsWith("-")) {
-      proc.writeErr(`${REFUSAL_PREFIX}no help for ${quotedValue(topic)}: not a verb${suggestion(topic, VERBS)}
+      proc.writeErr(`${USAGE_PREFIX}no help for ${quotedValue(topic)}: not a verb${suggestion(topic, VERBS)}
 `);
       return 2;
     }
@@ -2938,7 +2906,7 @@ ${usageText(VERBS)}`);
   }
   const entry = VERBS[first];
   if (!entry) {
-    proc.writeErr(`${REFUSAL_PREFIX}unknown verb ${quotedValue(first)}${suggestion(first, VERBS)}
+    proc.writeErr(`${USAGE_PREFIX}unknown verb ${quotedValue(first)}${suggestion(first, VERBS)}
 
 ${usageText(VERBS)}`);
     return 2;
@@ -2984,12 +2952,13 @@ ${usageText(VERBS)}`);
         proc.writeErr(`${line}
 `);
       },
-      // <skill>/scripts/memory_io.mjs, as invoked: anchors leave the skill's own folder out (docs/design.md#verdicts-and-the-brief).
+      // <skill>/scripts/memory_io.mjs, as invoked: anchors leave the skill's own folder out
+      // (docs/design.md#verdicts-and-the-brief).
       skillDir: proc.helperPath ? path.dirname(path.dirname(path.resolve(proc.cwd, proc.helperPath))) : null
     };
   } catch (err) {
     const message = err instanceof UsageError ? err.message : parseArgsMessage(err, first);
-    proc.writeErr(`${REFUSAL_PREFIX}${message}
+    proc.writeErr(`${USAGE_PREFIX}${message}
 `);
     return usageExit;
   }
@@ -3000,8 +2969,8 @@ ${usageText(VERBS)}`);
     if (err instanceof HelperError) {
       for (const line of err.before) proc.writeErr(`${line}
 `);
-      proc.writeErr(err instanceof Absent ? `${err.message}
-` : `${REFUSAL_PREFIX}${err.message}
+      const prefix = err instanceof Absent ? "" : err instanceof UsageError ? USAGE_PREFIX : REFUSAL_PREFIX;
+      proc.writeErr(`${prefix}${err.message}
 `);
       if (err instanceof UsageError) return usageExit;
       return err.code;
@@ -3187,6 +3156,14 @@ function heldOutput(fd, redact) {
     }
   };
 }
+function runningFile(file) {
+  if (file === void 0) return void 0;
+  try {
+    return lstatSync(file).isSymbolicLink() ? realpathSync(file) : file;
+  } catch {
+    return file;
+  }
+}
 async function runProcess(verbs, redact) {
   const out = redact ? heldOutput(1, redact) : { write: (d) => writeFd(1, d), flush: () => {
   } };
@@ -3207,7 +3184,7 @@ async function runProcess(verbs, redact) {
       readStdinWithin,
       writeOut: (data) => out.write(data),
       writeErr: (text) => err.write(text),
-      helperPath: process.argv[1]
+      helperPath: runningFile(process.argv[1])
     });
   } catch (error) {
     if (gemini) out.write(GEMINI_SILENT);

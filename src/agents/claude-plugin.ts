@@ -29,7 +29,7 @@ function json(file: string): Record<string, unknown> | null {
   }
 }
 
-/** The installs of a plugin named `session-handoff` that Claude Code records under `home`; none when it records none. */
+/** The installs of a plugin named `session-handoff` that Claude Code records under `home` (none when none). */
 export function claudePluginInstalls(home: string): PluginInstall[] {
   const installed = json(path.join(home, ".claude", "plugins", "installed_plugins.json"));
   const plugins = installed?.plugins;

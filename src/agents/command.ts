@@ -42,7 +42,7 @@ export function nodeRun(args: string): string {
 }
 
 /**
- * The shell command an installed hook runs (contract §7 last sentence, §9; docs/design.md#integrations): exits 0 with
+ * The shell command an installed hook runs (docs/design.md#integrations): exits 0 with
  * nothing printed when the helper file is missing (a branch without the skill checked out)
  * or no Node is found, else runs the helper with the first Node of `nodeRun`'s list. With
  * `projectVar` and a skill inside the project, the path is relative to that variable, so a

@@ -139,7 +139,7 @@ const FILE_TAIL = '; [ ! -f "$f" ] || ';
 /**
  * The helper path a settings command runs when it is one of `installedForms` but for the
  * helper's path (install's own entry written from another copy of the helper, which `install`
- * rewrites in place: ruling 54, docs/design.md#integrations); the form's own path for an exact
+ * rewrites in place: docs/design.md#integrations); the form's own path for an exact
  * form; null for anything else (another tool's command naming memory_io.mjs). Pure.
  */
 export function installShaped(edit: Extract<Edit, { kind: "json-hooks" }>, command: string): string | null {

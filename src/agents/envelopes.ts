@@ -1,10 +1,8 @@
 import type { HookFormat } from "./types.ts";
 
 /**
- * `hook --format` envelopes (harnesses.md; docs/design.md#integrations): the fixed sentences (joined by
- * newlines) in, stdout out. Kept apart from the harness files, which describe what `install`
- * writes: the hook runs at every session start and pays for parsing whatever it imports
- * (performance.md, test/bench/lazy-bundle.test.ts), install's descriptions stay cold.
+ * `hook --format` envelopes (docs/design.md#integrations): the fixed sentences (joined by newlines) in,
+ * stdout out. Apart from the harness files so that the session bundle does not carry install's tables.
  */
 export const ENVELOPES: Record<HookFormat, (text: string) => string> = {
   // The reference's output: the sentences as they are.

@@ -7,7 +7,7 @@ import { quotedValue } from "../guard/quote.ts";
 import { quotedPath } from "../schema/anchor-lines.ts";
 import path from "node:path";
 
-/** True for a path written the Windows way: a drive letter (`C:\…`, `C:/…`, drive-relative `C:…`) or `\\` (UNC, `\\?\`). */
+/** True for a Windows path: a drive letter (`C:\…`, `C:/…`, `C:…`) or `\\` (UNC, `\\?\`). */
 export function windowsShaped(p: string): boolean {
   return /^([A-Za-z]:|\\\\)/.test(p);
 }
@@ -32,7 +32,7 @@ export function harnessPath(what: string, p: string, platform: NodeJS.Platform =
 
 /**
  * The hook input's `cwd` as a place to start the root walk: the path, or null when the input
- * has no `cwd` (undefined or null: the current folder serves, as the contract's root rule says).
+ * has no `cwd` (undefined or null: the current folder serves, as the root rule says).
  * @throws Error naming what was given when it cannot be used -- not a string, empty, relative
  * (whose folder would it be relative to?), or Windows-shaped and unusable here (another OS, or
  * drive-relative): the hook must not guess a project (hook and checkpoint print their refusal

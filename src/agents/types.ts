@@ -1,7 +1,7 @@
 /**
  * What a harness adapter declares (style.md: one file per harness in `src/agents/`): the
  * envelope its session-start hook output needs, and the files `install` edits for it
- * (§12 last bullet; harnesses.md; docs/design.md#integrations, docs/design.md#checkpoints).
+ * (docs/design.md#integrations, docs/design.md#checkpoints).
  */
 
 /** Output formats of `hook --format` (docs/design.md#integrations). */
@@ -80,7 +80,7 @@ export interface AgentChecks {
 /**
  * One harness: everything the rest of the helper knows about it, in its own file of
  * `src/agents/` (the table in `src/agents/index.ts` lists them). The hook envelope of its
- * format lives in `envelopes.ts` (hot, see there) and its transcript adapter in
+ * format lives in `envelopes.ts` (see there) and its transcript adapter in
  * `transcripts/` (named by `transcript`).
  */
 export interface Agent {

@@ -32,7 +32,7 @@ export interface Brief {
   lines: string[];
   /**
    * What framed the next step: drift's verdict and the open question asked first. A newer
-   * checkpoint's step is framed the same way (schema/checkpoint-brief.ts).
+   * checkpoint's step is framed the same way (brief/checkpoint-brief.ts).
    */
   frame?: { verdict: string; question: string | null; notHere?: string | null; ageOnly?: boolean };
   /** The ranked clauses `Drift & lessons` was fitted from, for a field added to later (a checkpoint's source). */

@@ -1,4 +1,4 @@
-// The environment anchors of a save (§8 line format; docs/design.md#verdicts-and-the-brief, docs/design.md#files-on-disk).
+// The environment anchors of a save (docs/design.md#verdicts-and-the-brief, docs/design.md#files-on-disk).
 import { realpathSync } from "node:fs";
 import { lstat } from "node:fs/promises";
 import path from "node:path";
@@ -18,9 +18,9 @@ export interface CollectedAnchors extends AnchorValues {
 }
 
 /**
- * Checks a path supplied by a user or a file for existence inside the root, without opening it
- * or following a final link (docs/design.md#tokens-and-the-publication-protocol). A parent that is a link leaving the root counts as
- * not found.
+ * Checks a path supplied by a user or a file for existence inside the root, without opening it or following a final
+ * link (docs/design.md#tokens-and-the-publication-protocol). A parent that is a link leaving the root counts as not
+ * found.
  * @returns its lstat, or null when it does not exist (inside the root).
  */
 export async function statInsideRoot(root: string, rel: string): Promise<{ mtimeMs: number } | null> {

@@ -24,7 +24,7 @@ function branchOfHeadName(text: string | null): string | null {
  * Reads the operation in progress from the git dir's state files, as git itself leaves them:
  * `rebase-merge/` or `rebase-apply/` (with `head-name`), `MERGE_HEAD`, `CHERRY_PICK_HEAD`,
  * `REVERT_HEAD`, `BISECT_LOG`. A `rebase-apply/` holding `applying` is `git am`, which is not
- * one of the contract's operations and is left out.
+ * one of the operations the anchors name and is left out.
  * @returns null when nothing is in progress or the git dir is unknown.
  */
 export function inProgressOf(gitDir: string | null): InProgress | null {

@@ -98,7 +98,7 @@ function withoutBlock(text: string): { rest: string; had: boolean; line: string 
   return { rest, had: true, line: inner };
 }
 
-/** The text of a `.gitattributes` without our merge-driver block: what the user wrote (docs/decisions/first-resume.md). */
+/** A `.gitattributes` text without our merge-driver block: what the user wrote (docs/decisions/first-resume.md). */
 export function attributesNotOurs(text: string): string {
   return withoutBlock(text).rest;
 }

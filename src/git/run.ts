@@ -1,5 +1,6 @@
-// Runs git: an argument vector (never a shell), a timeout, no optional locks, and an
-// environment that cannot redirect it to another repository (docs/design.md#tokens-and-the-publication-protocol).
+// Runs git: an argument vector (never a shell), a timeout, no optional locks, an environment
+// that cannot redirect it to another repository (docs/design.md#tokens-and-the-publication-protocol),
+// and nothing run that the repository names (docs/decisions/git-runs-nothing.md).
 import { quotedValue } from "../guard/quote.ts";
 import { execFile } from "node:child_process";
 
@@ -60,33 +61,113 @@ export function gitEnv(env: Record<string, string | undefined>): Record<string, 
   out.GIT_OPTIONAL_LOCKS = "0";
   out.GIT_TERMINAL_PROMPT = "0";
   out.LC_ALL = "C";
+  // A program named by the environment would run as the repository's would; the helper asks
+  // git for names and counts only, never a patch, so diff.external never runs either.
+  delete out.GIT_EXTERNAL_DIFF;
+  out.GIT_PAGER = "cat";
+  return out;
+}
+
+/** What git may run that a repository names: nothing (the default), or its hooks and signing too (`publish --run-hooks`). */
+export interface GitRunOptions {
+  /** Let the repository's hooks and commit signing run (the user asked for it); filters and the rest stay off. */
+  hooksAndSigning?: boolean;
+}
+
+// Settings that name a program git would run for a reading or a commit, each set to one that
+// runs nothing (docs/decisions/git-runs-nothing.md): a repository from a tarball or a shared
+// drive carries its own .git/config, and the helper runs unasked from a session's hook.
+const NEUTRAL: readonly (readonly [string, string])[] = [
+  ["core.fsmonitor", "false"],
+  ["core.pager", "cat"],
+  ["log.showSignature", "false"],
+  ["gc.auto", "0"],
+  ["maintenance.auto", "false"],
+  ["protocol.ext.allow", "never"],
+];
+const NO_HOOKS_NOR_SIGNING: readonly (readonly [string, string])[] = [
+  ["core.hooksPath", "/dev/null"],
+  ["commit.gpgSign", "false"],
+  ["tag.gpgSign", "false"],
+];
+// Per-name settings that run a program: a filter's commands (`git status` and `git add` run a
+// clean filter), a diff driver's. Their names are only known from the config itself.
+const NAMED_PROGRAMS = /^(filter|diff)\.(.+)\.(clean|smudge|process|required|textconv|command)$/i;
+const NAMED = "^(filter|diff)\\.";
+
+const namedCache = new Map<string, Promise<(readonly [string, string])[]>>();
+
+/**
+ * The neutral values for the filters and diff drivers the config at `cwd` defines, read with
+ * `git config` (which runs nothing it names); cached for the process.
+ */
+function namedOverrides(cwd: string, env: Record<string, string>, timeoutMs: number): Promise<(readonly [string, string])[]> {
+  let p = namedCache.get(cwd);
+  if (p === undefined) {
+    p = spawnGit(cwd, [...asArgs(NEUTRAL), "config", "-z", "--name-only", "--get-regexp", NAMED], env, timeoutMs).then((r) => {
+      const out: (readonly [string, string])[] = [];
+      for (const key of new Set(r.code === 0 ? r.stdout.toString("utf8").split("\0") : [])) {
+        const m = NAMED_PROGRAMS.exec(key);
+        if (m) out.push([key, m[3]!.toLowerCase() === "required" ? "false" : ""]);
+      }
+      return out;
+    });
+    namedCache.set(cwd, p);
+    // A failed reading is not remembered: the next call tries again.
+    p.catch(() => namedCache.delete(cwd));
+  }
+  return p;
+}
+
+// Fixed settings as `-c` arguments (any git); the named ones as GIT_CONFIG_COUNT/KEY/VALUE
+// after the caller's own (git 2.31 on): no parsing, so a filter named with "=" is overridden as spelled.
+function asArgs(pairs: readonly (readonly [string, string])[]): string[] {
+  return pairs.flatMap(([k, v]) => ["-c", `${k}=${v}`]);
+}
+
+function withConfig(env: Record<string, string>, pairs: readonly (readonly [string, string])[]): Record<string, string> {
+  const base = /^\d+$/.test(env.GIT_CONFIG_COUNT ?? "") ? Number(env.GIT_CONFIG_COUNT) : 0;
+  const out = { ...env };
+  pairs.forEach(([k, v], i) => {
+    out[`GIT_CONFIG_KEY_${base + i}`] = k;
+    out[`GIT_CONFIG_VALUE_${base + i}`] = v;
+  });
+  out.GIT_CONFIG_COUNT = String(base + pairs.length);
   return out;
 }
 
 /**
  * Runs `git <args>` in `cwd` without a shell. Every argument is either a literal of this
  * helper or a value it validated itself (a full object id, a number): callers never pass text
- * read from a memory file (docs/design.md#tokens-and-the-publication-protocol).
+ * read from a memory file (docs/design.md#tokens-and-the-publication-protocol). Nothing the
+ * repository names runs: no filter, hook, fsmonitor, pager, external diff, textconv, signing
+ * (docs/decisions/git-runs-nothing.md); `opts.hooksAndSigning` lets hooks and signing run.
  * @returns the exit code and output; a non-zero exit is a result, not an error.
  * @throws GitUnavailable when git is not on PATH or ran past `timeoutMs` (default 15 s).
  */
-export function runGit(
+export async function runGit(
   cwd: string,
   args: readonly string[],
   env: Record<string, string | undefined>,
   timeoutMs = GIT_TIMEOUT_MS,
+  opts: GitRunOptions = {},
 ): Promise<GitResult> {
   for (const arg of args) {
     // A guard against a future caller passing file text: no argument of ours holds these.
     if (/[\0\n\r]/.test(arg)) throw new Error(`refusing to pass a git argument holding a control character: ${quotedValue(arg.slice(0, 200))}`);
   }
+  const base = gitEnv(env);
+  const named = await namedOverrides(cwd, base, timeoutMs);
+  const fixed = asArgs([...NEUTRAL, ...(opts.hooksAndSigning ? [] : NO_HOOKS_NOR_SIGNING)]);
+  return spawnGit(cwd, [...fixed, ...args], named.length > 0 ? withConfig(base, named) : base, timeoutMs);
+}
+
+function spawnGit(cwd: string, args: readonly string[], env: Record<string, string>, timeoutMs: number): Promise<GitResult> {
   return new Promise((resolve, reject) => {
     execFile(
       "git",
-      // A repository's own config can name a command that `git status` runs (core.fsmonitor):
-      // the helper reads state, it never runs what a repository configures.
-      ["-c", "core.fsmonitor=false", ...args],
-      { cwd, env: gitEnv(env), encoding: "buffer", timeout: timeoutMs, killSignal: "SIGKILL", maxBuffer: 256 * 1024 * 1024, windowsHide: true },
+      ["--no-pager", ...args],
+      { cwd, env, encoding: "buffer", timeout: timeoutMs, killSignal: "SIGKILL", maxBuffer: 256 * 1024 * 1024, windowsHide: true },
       (err, stdout, stderr) => {
         if (err) {
           const e = err as NodeJS.ErrnoException & { killed?: boolean; code?: number | string; signal?: string | null };

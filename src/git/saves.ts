@@ -31,7 +31,7 @@ export function statKey(st: { size: bigint; mtimeNs: bigint; ctimeNs: bigint; in
 /**
  * True when the handoff is still the very file one of this clone's saves published (same
  * size, mtime, ctime and inode as recorded): then it was saved here, with no hashing (the
- * hook's hot path loads no crypto). False means "not known so": the caller hashes.
+ * hook then loads no crypto). False means "not known so": the caller hashes.
  */
 export function savedHereByStat(root: string, key: string): boolean {
   const p = savesPath(root);
@@ -84,7 +84,7 @@ export function recordSave(root: string, token: string, key: string | null = nul
   }
 }
 
-/** True when this clone's record exists and does not hold `token`; false outside git or before the first recorded save. */
+/** True when this clone's record exists without `token`; false outside git or before the first recorded save. */
 export function notSavedHere(root: string, token: string): boolean {
   const saves = readSaves(root);
   return saves !== null && !saves.includes(token);

@@ -40,13 +40,24 @@ export const BROKEN_REPO_FIX = "repair it (a corrupt index: remove .git/index, t
  * `git status --porcelain=v1 -z` (docs/design.md#verdicts-and-the-brief), NUL-framed the same way; v2 adds the HEAD id
  * and the upstream counts as header lines, which saves two more git processes. The memory
  * dir is excluded by pathspec (relative to the root, which is git's cwd), so that a `.ai/`
- * holding only memory files is not reported at all.
+ * holding only memory files is not reported at all. A submodule counts as changed when its
+ * commit moved, never for edits inside it: that needs a `git status` inside the submodule,
+ * whose own config may name a filter (docs/decisions/git-runs-nothing.md).
  */
-export const STATUS_ARGS = ["status", "--porcelain=v2", "--branch", "-z", "--untracked-files=normal", "--", ":(exclude).ai/memory"] as const;
+export const STATUS_ARGS = [
+  "status",
+  "--porcelain=v2",
+  "--branch",
+  "-z",
+  "--untracked-files=normal",
+  "--ignore-submodules=dirty",
+  "--",
+  ":(exclude).ai/memory",
+] as const;
 
 /**
  * The status command leaving out, besides the memory dir, `excludes` (the running skill's
- * folder, ruling 17; docs/design.md#verdicts-and-the-brief): root-relative paths the helper computed itself, as literal exclude
+ * folder; docs/design.md#verdicts-and-the-brief): root-relative paths the helper computed itself, as literal exclude
  * pathspecs.
  */
 export function statusArgs(excludes: readonly string[] = []): readonly string[] {
@@ -106,8 +117,8 @@ export async function readSnapshot(root: string, env: Record<string, string | un
   const r = await runGit(root, statusArgs(excludes), env);
   if (r.code !== 0) {
     const note = firstLine(r.stderr) || `git status exited ${r.code}`;
-    // A repository git cannot read is not "no repository" (issue 23, docs/design.md#verdicts-and-the-brief): one process
-    // more, only on this failure, asks git whether a work tree is there at all.
+    // A repository git cannot read is not "no repository" (issue 23, docs/design.md#verdicts-and-the-brief): one
+    // process more, only on this failure, asks git whether a work tree is there at all.
     const inside = await runGit(root, ["rev-parse", "--is-inside-work-tree"], env);
     return { kind: inside.code === 0 && inside.stdout.toString("utf8").trim() === "true" ? "broken" : "not-repo", note };
   }

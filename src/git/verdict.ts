@@ -53,9 +53,9 @@ export interface DriftFacts {
   keyFilesNotYetCreated?: string[];
   /** Anchor fields that failed validation (see `CheckedAnchors.unverifiable`). */
   unverifiable: string[];
-  /** Commits on either side that touch only the memory dir (docs/design.md#verdicts-and-the-brief), left out of ahead and behind. */
+  /** Commits on either side that touch only the memory dir, left out of ahead and behind. */
   memoryOnlyCommits?: number;
-  /** Key files changed since the save (outside git: by the `Key file mtimes` anchor; docs/design.md#verdicts-and-the-brief). */
+  /** Key files changed since the save (outside git: by the `Key file mtimes` anchor). */
   changedKeyFiles?: string[];
   /** Top-relative paths that differ between the saved commit and HEAD; null when not looked up. */
   changedSinceSave?: string[] | null;
@@ -71,7 +71,7 @@ export interface DriftFacts {
   dirtySinceSave?: { changed: string[]; unchanged: string[] } | null;
 }
 
-/** The committer of the last commit that changed the handoff, and whether that was someone else (docs/design.md#verdicts-and-the-brief). */
+/** The committer of the last commit that changed the handoff, and whether that was someone else. */
 export interface Provenance {
   /** The last commit's author that changed the handoff, quoted: `"Alice" <alice@example.com>`; null when untracked. */
   committer: string | null;
@@ -79,7 +79,7 @@ export interface Provenance {
   someoneElse: boolean;
 }
 
-/** The drift report, `drift --json`'s document (plus `shallow`, `dirtyChanged`, `git`; docs/design.md#verdicts-and-the-brief). */
+/** The drift report, `drift --json`'s document (plus `shallow`, `dirtyChanged`, `git`). */
 export interface DriftReport {
   verdict: Verdict;
   /** `dirtyMore`: present only when the saved dirty list was cut (`… and N more`), the paths it left off. */
@@ -103,15 +103,18 @@ export interface DriftReport {
   headPresent: boolean | null;
   /** The counts cover only a shallow history: the real ones may be larger. */
   countsAtLeast: boolean;
-  /** Why the saved HEAD is not here when it is not and no reflog names it: never fetched, or cut off by a shallow clone. */
+  /** Why the saved HEAD is not here when no reflog names it: never fetched, or cut off by a shallow clone. */
   notHereReason: "not-fetched" | "shallow" | null;
-  /** With the saved object present but unreachable: HEAD's commits not patch-equivalent to the saved side's (at most 500 since the saved date, else null). */
+  /**
+   * With the saved object present but unreachable: HEAD's commits not patch-equivalent to the saved side's (at most
+   * 500 since the saved date, else null).
+   */
   sinceSaved: number | null;
   git: { state: GitState; note: string | null };
   unverifiable: string[];
-  /** Commits on either side that touch only the memory dir: committing or pulling the handoff is not drift (docs/design.md#verdicts-and-the-brief). */
+  /** Commits on either side that touch only the memory dir: committing or pulling the handoff is not drift. */
   memoryOnlyCommits: number;
-  /** Key files changed by the commits since the save, or (outside git) whose modification time differs from the saved one. */
+  /** Key files changed by the commits since the save, or (outside git) whose modification time changed. */
   changedKeyFiles: string[];
   /** Files dirty at the save that are clean now (committed, stashed or reverted). */
   cleanedDirty: string[];
@@ -121,7 +124,7 @@ export interface DriftReport {
   inProgress: { saved: string | null; current: string | null };
   /** Set only when this clone did not save the handoff (its record of its saves lacks it); said once in the summary. */
   provenance: Provenance | null;
-  /** Files dirty at the save with a saved blob id: edited since (`changed`) or not (`unchanged`); null without the anchor. */
+  /** Files dirty at the save with a saved blob id: edited since (`changed`) or not; null without the anchor. */
   dirtySinceSave: { changed: string[]; unchanged: string[] } | null;
   summary: string;
 }
@@ -187,10 +190,10 @@ function cleanedWords(cleaned: readonly string[], changed: readonly string[] | n
 }
 
 /**
- * Judges drift facts (docs/design.md#verdicts-and-the-brief). Precedence: `unverifiable` (git unusable, or no valid HEAD
- * anchor), `rewritten` (saved HEAD unreachable or missing), `stale` (> 14 days, or ahead > 30),
- * `drifted` (branch changed, ahead or behind, key files missing), else `fresh`. An upstream gap
- * or changed dirty files are reported but do not change the verdict. Pure.
+ * Judges drift facts (docs/design.md#verdicts-and-the-brief). Precedence: `unverifiable` (git unusable, or no valid
+ * HEAD anchor), `rewritten` (saved HEAD unreachable or missing), `stale` (> 14 days, or ahead > 30), `drifted`
+ * (branch changed, ahead or behind, key files missing), else `fresh`. An upstream gap or changed dirty files are
+ * reported but do not change the verdict. Pure.
  */
 export function assessDrift(f: DriftFacts): DriftReport {
   const cur = f.current;

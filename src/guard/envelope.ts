@@ -3,7 +3,7 @@ import { shownWarning } from "./file-verdict.ts";
 import { renderVisible } from "./invisible.ts";
 
 /**
- * Wraps file bytes in the untrusted envelope of contract §2 (docs/design.md#tokens-and-the-publication-protocol):
+ * Wraps file bytes in the untrusted envelope (docs/design.md#tokens-and-the-publication-protocol):
  * `CURRENT-SHA256: <token>`, `<<<BEGIN UNTRUSTED <FILE> <nonce>>>`, the bytes (a newline
  * added when a non-empty file lacks one), `<<<END UNTRUSTED <FILE> <nonce>>>`. The nonce is
  * 16 fresh hex characters that the content does not contain, so the file cannot forge the

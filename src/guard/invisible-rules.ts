@@ -1,8 +1,6 @@
 /**
  * The rules of the invisible-character guard (docs/design.md#redaction), behind the fast
- * paths of guard/invisible.ts: most texts hold no candidate code point and never load this
- * module. Built as a lazy chunk (src/cold/: build.mjs), so that read and write do not
- * parse it, nor its Unicode tables, at every start-up. Pure.
+ * paths of guard/invisible.ts: most texts hold no candidate code point and never reach it. Pure.
  */
 import type { InvisibleHit } from "./invisible.ts";
 import { RTL_LETTERS, STANDARDIZED_VARIANT_BASES } from "./unicode-tables.ts";
@@ -25,7 +23,7 @@ const HAN_IDEOGRAPH = /[\p{Unified_Ideograph}\uF900-\uFAFF\u{2F800}-\u{2FA1F}]/u
 // The three emoji tag sequences Unicode recommends (docs/design.md#redaction): 🏴 + gbeng / gbsct / gbwls + cancel tag.
 const FLAG_TAGS = ["gbeng", "gbsct", "gbwls"].map((t) => [...t].map((c) => 0xe0000 + c.charCodeAt(0)));
 
-/** The class of a code point on the §4 (docs/design.md#redaction) / ruling 5 list, or undefined when it is not on it. */
+/** The class of a code point on the refused list (docs/design.md#redaction), or undefined when it is not on it. */
 function classOf(cp: number): string | undefined {
   if (cp < 0x20 || (cp >= 0x7f && cp <= 0x9f)) return cp === 0x09 || cp === LF ? undefined : "control character";
   if (cp < 0x61c) return undefined;
@@ -108,8 +106,8 @@ function lineHasRtl(cps: readonly number[], i: number): boolean {
 }
 
 /**
- * The class of the code point at `i` of `cps` when it is refused in its context (docs/design.md#redaction,
- * rulings 5 and 7; docs/design.md#redaction), else undefined. Allowed in context: U+FEFF as the very first character;
+ * The class of the code point at `i` of `cps` when it is refused in its context (docs/design.md#redaction),
+ * else undefined. Allowed in context: U+FEFF as the very first character;
  * CR before LF; U+200C/U+200D between two letters or marks, and U+200D between two emoji (a
  * selector or skin tone may follow the first); U+200E, U+200F, U+061C on a line holding a
  * right-to-left letter; tag characters inside the England, Scotland and Wales flags;

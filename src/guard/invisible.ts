@@ -28,10 +28,10 @@ export interface InvisibleHit {
 const CANDIDATE =
   /[\x00-\x08\x0B-\x1F\x7F-\x9F\u061C\u115F\u1160\u180E\u200B-\u200F\u202A-\u202E\u2028\u2029\u2060-\u2064\u2066-\u2069\u3164\uFE00-\uFE0F\uFEFF\uFFA0\u{E0000}-\u{E007F}\u{E0100}-\u{E01EF}]/u;
 /**
- * Lists the refused characters of `text` (docs/design.md#redaction and rulings 5, 7: invisible characters
+ * Lists the refused characters of `text` (docs/design.md#redaction: invisible characters
  * out of their allowed context, and controls), in order; pure. `write` and `promote` call it
  * after CRLF normalisation, so a CR found then is a lone one. Line and column are 1-based,
- * the column counted in code points. The rules themselves (cold/invisible-rules.ts) load only
+ * the column counted in code points. The rules themselves (invisible-rules.ts) run only
  * when a candidate code point is there.
  */
 export function findInvisible(text: string): InvisibleHit[] {

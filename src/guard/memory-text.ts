@@ -1,7 +1,6 @@
 /**
- * A memory file's bytes decoded by the one verdict (guard/file-verdict.ts, docs/design.md#one-verdict-on-a-files-bytes):
- * a NUL refuses, invalid UTF-8 is read as `<0xNN>`, refused code points are kept for the printers to mark.
- * Cold: only the verbs that read a file's text load it (docs/decisions/plain-bundle.md).
+ * A memory file's bytes decoded by the one verdict (docs/design.md#one-verdict-on-a-files-bytes): a NUL
+ * refuses, invalid UTF-8 is read as `<0xNN>`, refused code points are kept for the printers to mark.
  */
 import { cleanText, firstNul, shownWarning, unsafeBytes } from "./file-verdict.ts";
 import { renderVisible } from "./invisible.ts";
@@ -21,7 +20,7 @@ export interface MemoryText {
   /**
    * The text the parsers read: the exact UTF-8 decoding, each invalid byte written `<0xNN>`
    * (never U+FFFD, which would hide what is there); refused code points are kept as they are
-   * for the printers to mark (`<U+XXXX>` in human text, `\uXXXX` in JSON, ruling 49; docs/design.md#verdicts-and-the-brief).
+   * for the printers to mark (`<U+XXXX>` in human text, `\uXXXX` in JSON; docs/design.md#verdicts-and-the-brief).
    */
   text: string;
   /** How many code points and bytes `read` would show as `<U+XXXX>` / `<0xNN>`; 0 for a clean file. */
@@ -59,7 +58,7 @@ export function loadMemoryText(file: string, bytes: Uint8Array): { text: string;
   return { text: m.text, warning: m.shown > 0 ? shownWarning(file, m.shown) : null, invalid: m.invalid };
 }
 
-// Invalid UTF-8 is rare: the byte walk of the cold rules module only then.
+// Invalid UTF-8 is rare: walk the bytes only then.
 function withInvalidBytes(bytes: Uint8Array): { text: string; invalid: InvalidByte[] } {
   const cps = decodeUtf8(bytes);
   const parts: string[] = [];

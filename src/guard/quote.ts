@@ -25,7 +25,10 @@ export function markText(text: string, oneLine = true): string {
   return out.startsWith("\uFEFF") ? `<U+FEFF>${out.slice(1)}` : out;
 }
 
-/** `text` (already marked) in double quotes, `"` and `\` written `\"` and `\\`: it can neither close its quotation nor pose as a line or a label of its own. */
+/**
+ * `text` (already marked) in double quotes, `"` and `\` written `\"` and `\\`: it can neither close its quotation nor
+ * pose as a line or a label of its own.
+ */
 export function inQuotes(marked: string): string {
   return `"${marked.replace(/["\\]/g, "\\$&")}"`;
 }
@@ -34,7 +37,7 @@ export function inQuotes(marked: string): string {
  * A file-controlled value (or an argument echoed in a refusal) in human output, unredacted:
  * one line, `<U+XXXX>` for what `write` refuses, in double quotes. The same as
  * `quoted(text, { redact: false })` of guard/sanitize.ts. File names use `quotedPath`
- * (schema/anchor-lines.ts, ruling 4; docs/design.md#redaction). Pure.
+ * (schema/anchor-lines.ts; docs/design.md#redaction). Pure.
  */
 export function quotedValue(text: string): string {
   return inQuotes(markText(text));

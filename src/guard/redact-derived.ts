@@ -1,5 +1,5 @@
 /**
- * The derived forms ruling 53 judges (docs/decisions/redaction-prefixes.md): base64 runs
+ * The derived forms a secret hides in (docs/decisions/redaction-prefixes.md): base64 runs
  * decoded, and tokens split over consecutive lines under one constant prefix, joined. Each
  * derived text is built in one pass over the original and maps its offsets back to it; the
  * shape rules then run once over it (redact.ts). Pure; linear.
@@ -174,7 +174,8 @@ export function wrappedRuns(text: string): Derived {
     const next = lines[i + 1]!;
     const prefixEnd = pieceStart(next[0], next[1]);
     const prefix = text.slice(next[0], prefixEnd);
-    if (width < MIN_WRAP || head === z || prefixEnd === next[1] || prefix.length > MAX_PREFIX || /[A-Za-z0-9]/.test(prefix) || !text.startsWith(prefix, a)) {
+    const badPrefix = prefix.length > MAX_PREFIX || /[A-Za-z0-9]/.test(prefix) || !text.startsWith(prefix, a);
+    if (width < MIN_WRAP || head === z || prefixEnd === next[1] || badPrefix) {
       i++;
       continue;
     }
@@ -182,7 +183,8 @@ export function wrappedRuns(text: string): Derived {
     let j = i + 1;
     for (; j < lines.length; j++) {
       const [la, lz] = lines[j]!;
-      if (lz - la > width || !text.startsWith(prefix, la) || lz === la + prefix.length || pieceStart(la, lz) !== la + prefix.length) break;
+      const body = la + prefix.length;
+      if (lz - la > width || !text.startsWith(prefix, la) || lz === body || pieceStart(la, lz) !== body) break;
       group.push([la + prefix.length, lz]);
       if (lz - la < width) {
         j++;
@@ -209,7 +211,8 @@ export function wrappedRuns(text: string): Derived {
       const first = pieceAt(pieces, x);
       const last = pieceAt(pieces, y - 1);
       // A wrapped token fills its last line: `PORT=8080` after a key is the next line, not its tail.
-      if (first === undefined || last === undefined || first === last || first[4] !== last[4] || y !== last[1]) return null;
+      if (first === undefined || last === undefined || first === last || first[4] !== last[4]) return null;
+      if (y !== last[1]) return null;
       return [first[2] + (x - first[0]), last[2] + (y - last[0])];
     },
   };

@@ -1,21 +1,14 @@
 /**
- * The parts every redaction rule is built from (docs/design.md#redaction): the rule shape, the boundaries,
- * the entropy measure and the allow-lists for what handoffs are full of. Pure; no I/O.
- * The rule tables live in redact.ts (families of §4; docs/design.md#redaction) and redact-vendors.ts (gitleaks v8's
- * other default families, ruling 32; docs/design.md#redaction).
+ * The parts every redaction rule is built from (docs/design.md#redaction): the rule shape, the
+ * boundaries, the entropy measure and the allow-lists for what handoffs are full of. Pure; no I/O.
+ * The rule tables are redact.ts (the common families) and redact-vendors.ts (gitleaks v8's others).
  */
 
-/**
- * One redaction rule; the table `REDACTION_RULES` is ordered by priority. Its line for
- * `--help redact` lives in redact-help.ts (RULE_DESCRIPTIONS), out of the start-up code.
- */
+/** One redaction rule; `REDACTION_RULES` is ordered by priority, each described in references/verbs.md#redact. */
 export interface RedactionRule {
   /** kebab-case id, used as KIND in `<redacted: KIND>` and in the findings. */
   readonly id: string;
-  /**
-   * Lowercase substrings; the pattern only runs when the lowercased text holds one of them.
-   * Absent: the pattern always runs.
-   */
+  /** Lowercase substrings: the pattern runs only when the lowercased text holds one (always when absent). */
   readonly keywords?: readonly string[];
   /**
    * Global pattern with the `d` flag. When it has named groups whose names begin with `s`,
@@ -62,8 +55,8 @@ export const LD = `(?<![A-Za-z0-9_-]${ESCAPE_END})`;
 export const RD = "(?![A-Za-z0-9_-])";
 
 /**
- * Work redaction did, for the tests that prove it linear by counting, never by timing (ruling
- * 53, docs/decisions/redaction-prefixes.md): `regexRuns` counts pattern executions,
+ * Work redaction did, for the tests that prove it linear by counting, never by timing
+ * (docs/decisions/redaction-prefixes.md): `regexRuns` counts pattern executions,
  * `charsScanned` the characters they ran over (from where each search began to where its
  * match ended, or to the text's end) plus those the hand-written scanners read. Two additions
  * per search: nothing a `write` would notice. Reset it to zero before measuring.

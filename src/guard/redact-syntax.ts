@@ -309,7 +309,7 @@ export function refineGenericValue(text: string, m: RegExpExecArray, start: numb
 }
 
 /**
- * Ruling 32's conditions (docs/design.md#redaction) for a name that ends in `_KEY` (`ENCRYPTION_KEY`, `sort_key`): the
+ * The conditions (docs/design.md#redaction) for a name that ends in `_KEY` (`ENCRYPTION_KEY`, `sort_key`): the
  * value needs 16 or more characters, a digit, and not the shape of a dotted identifier
  * (`user.profile.v2`). Other secret names need only the entropy floor.
  */
@@ -533,7 +533,7 @@ function firstAtOrAfter(offsets: readonly number[], at: number): number {
 const AWS_CONTEXT = /(?<id>(?<![A-Za-z0-9_])(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}(?![A-Za-z0-9_]))|(?<ini>(?<=^|\n)[ \t]*\[[^\]\r\n]{1,64}\][ \t]*(?=\r?\n))/g;
 
 /**
- * The unnamed AWS secret access keys of ruling 53 (docs/design.md#redaction): beside an access key id, every 40-character
+ * The unnamed AWS secret access keys (docs/design.md#redaction): beside an access key id, every 40-character
  * candidate within 3 lines on either side; after a `[profile]` line whose section names an
  * `aws_…` credential, every candidate in the section. Windows are capped in characters, so
  * overlapping ones stay linear. The caller judges entropy and the global allow-list.

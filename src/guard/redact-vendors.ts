@@ -1,9 +1,9 @@
 /**
- * Vendor token families from gitleaks v8's default rule ids that contract §4 (docs/design.md#redaction) does not name but a
- * developer pastes into notes (docs/decisions/gitleaks-rules.md lists every gitleaks id as implemented or
- * left out, with the reason). Each rule is a fixed prefix or infix, a length and a character
- * set: no vendor name is needed around the value. The shapes are our own, written from the
- * vendors' documented formats with gitleaks (MIT) as the reference for which families exist.
+ * Vendor token families from gitleaks v8's default rule ids that the common families (docs/design.md#redaction) leave
+ * out but a developer pastes into notes (docs/decisions/gitleaks-rules.md lists every gitleaks id as implemented or
+ * left out, with the reason). Each rule is a fixed prefix or infix, a length and a character set: no vendor name is
+ * needed around the value. The shapes are our own, written from the vendors' documented formats with gitleaks (MIT)
+ * as the reference for which families exist.
  */
 import { L, LD, R, RD, rule as v, type RedactionRule } from "./redact-kit.ts";
 import { notADiscordBotToken, notADockerAuth } from "./redact-syntax.ts";
@@ -11,7 +11,7 @@ import { notADiscordBotToken, notADockerAuth } from "./redact-syntax.ts";
 // One line per family (the start-up code parses this table on every run: kept compact).
 export const VENDOR_RULES: readonly RedactionRule[] = [
   // Alone, the first part must decode to a numeric id; named (`DISCORD_TOKEN=`, `Bot <token>`),
-  // any three-part token (gitleaks' discord rules need the word too; ruling 53; docs/design.md#redaction).
+  // any three-part token (gitleaks' discord rules need the word too; docs/design.md#redaction).
   v("discord-bot-token", "", `${LD}[MNO][A-Za-z0-9_-]{23,27}\\.[A-Za-z0-9_-]{6}\\.[A-Za-z0-9_-]{27,40}${RD}|(?:[Dd]iscord|DISCORD)[^\\n]{0,40}?${LD}(?<s>[A-Za-z0-9_-]{23,28}\\.[A-Za-z0-9_-]{6,7}\\.[A-Za-z0-9_-]{27,40})${RD}|\\bBot[ \\t]+(?<s1>[A-Za-z0-9_-]{23,28}\\.[A-Za-z0-9_-]{6,7}\\.[A-Za-z0-9_-]{27,40})${RD}`, 3.5, { allow: notADiscordBotToken }),
   v("databricks-api-token", "dapi", `${L}dapi[a-f0-9]{32}(?:-\\d)?${R}`),
   v("docker-config-auth", '"auth"', `"auth"\\s*:\\s*"(?<s>[A-Za-z0-9+/]{8,}={0,2})"`, undefined, { allow: notADockerAuth }),

@@ -8,7 +8,7 @@
  * are full of (git ids, SHA-256 tokens, UUIDs, variable references, placeholders). The parts
  * are split by family: redact-kit.ts (rule shape, boundaries, allow-lists), redact-syntax.ts
  * (PEM blocks, generic values, tables, cookies), redact-vendors.ts (gitleaks v8's other default
- * families, ruling 32; docs/design.md#redaction).
+ * families; docs/design.md#redaction).
  */
 import {
   L,
@@ -52,7 +52,7 @@ export interface RedactionFinding {
 /** Options of {@link redactText}. */
 export interface RedactOptions {
   /**
-   * 1-based line numbers left untouched (contract §13 ruling 6, docs/design.md#redaction: anchor lines `write` filled or
+   * 1-based line numbers left untouched (docs/design.md#redaction: anchor lines `write` filled or
    * that equal what `anchors` reports). A secret that starts or ends on one of them is kept.
    */
   exemptLines?: ReadonlySet<number>;
@@ -87,13 +87,13 @@ function notAUrlPassword(v: string): boolean {
 /**
  * The names the generic rule knows, ending the assignment's name: `…password`, `…passwd`,
  * `…passphrase`, `…_PASS` and `…_PWD` (not `bypass`), `…secret`, `…token`, api/access/auth/
- * private/secret keys, `…credentials`, and a bare `…_KEY` (group `k`: ruling 32's conditions; docs/design.md#redaction).
+ * private/secret keys, `…credentials`, and a bare `…_KEY` (group `k`; docs/design.md#redaction).
  */
 const GENERIC_KEY =
   "(?:pass(?:word|wd|phrase)|(?<![A-Za-z0-9])(?:pass|pwd)|(?<=[A-Za-z])(?<e>pwd|passwd|pass)|secret|token|api[_.-]?key|apikey|access[_.-]?key|auth[_.-]?key|private[_.-]?key|secret[_.-]?key|credentials?|(?<k>[_.-]key))";
 
 /**
- * An environment name glued to `PWD`/`PASS`/`PASSWD` (`PGPWD`, `SSHPASS`; ruling 53; docs/design.md#redaction): only an
+ * An environment name glued to `PWD`/`PASS`/`PASSWD` (`PGPWD`, `SSHPASS`; docs/design.md#redaction): only an
  * upper-case name counts (`bypass=…`, `compass=…` are words), and never `BYPASS`/`COMPASS`.
  */
 function notAGluedEnvName(m: RegExpExecArray): boolean {
@@ -112,23 +112,30 @@ const CLI_VALUE = "[^\\s\"'`;|&<>]{1,256}";
  */
 const CLI_PASSWORD_FLAGS = [
   `\\bsshpass\\b[^\\n]{0,64}?[ \\t]-p[ \\t]*(?<s5>${CLI_VALUE})`,
-  `\\b(?:docker|podman|nerdctl|buildah|helm[ \\t]+registry|oras)[ \\t]+login\\b[^\\n]{0,256}?[ \\t]-p[ \\t]*(?<s6>${CLI_VALUE})`,
+  `\\b(?:docker|podman|nerdctl|buildah|helm[ \\t]+registry|oras)[ \\t]+login\\b` +
+    `[^\\n]{0,256}?[ \\t]-p[ \\t]*(?<s6>${CLI_VALUE})`,
   `\\baz[ \\t]+login\\b[^\\n]{0,256}?[ \\t]-p[ \\t]*(?<s7>${CLI_VALUE})`,
   `\\bredis-cli\\b[^\\n]{0,256}?[ \\t]-a[ \\t]*(?<s8>${CLI_VALUE})`,
-  `\\bldap(?:search|modify|add|delete|whoami|passwd|compare|modrdn|exop)\\b[^\\n]{0,256}?[ \\t]-w[ \\t]*(?<s9>${CLI_VALUE})`,
+  `\\bldap(?:search|modify|add|delete|whoami|passwd|compare|modrdn|exop)\\b` +
+    `[^\\n]{0,256}?[ \\t]-w[ \\t]*(?<s9>${CLI_VALUE})`,
   `\\b(?:sqlcmd|bcp|osql|isql)\\b[^\\n]{0,256}?[ \\t]-P[ \\t]*(?<s10>${CLI_VALUE})`,
   `\\b(?:zip|unzip|zipcloak)\\b[^\\n]{0,256}?[ \\t]-P[ \\t]*(?<s11>${CLI_VALUE})`,
-  `\\bhtpasswd[ \\t]+-(?=[A-Za-z]*b)(?:(?=[A-Za-z]*n)[A-Za-z]+[ \\t]+[^\\s;|&<>]+|[A-Za-z]+[ \\t]+[^\\s;|&<>]+[ \\t]+[^\\s;|&<>]+)[ \\t]+(?<s12>${CLI_VALUE})`,
-  `\\b(?:smbclient|rpcclient|smbmap|smbcacls|net)\\b[^\\n]{0,256}?[ \\t](?:-U[ \\t]*|--user(?:=|[ \\t]+))["']?[^\\s%"']{1,128}%(?<s13>[^\\s"']{1,256})`,
-  `\\b(?:echo|printf)[ \\t]+(?:-[a-z]+[ \\t]+)?(?:"(?<sd>[^"\\n]{1,256})"|'(?<sq>[^'\\n]{1,256})'|(?<s14>${CLI_VALUE}))[ \\t]*\\|[ \\t]*sudo\\b[^\\n|]{0,64}?[ \\t]-[A-Za-z]*S`,
+  `\\bhtpasswd[ \\t]+-(?=[A-Za-z]*b)` +
+    `(?:(?=[A-Za-z]*n)[A-Za-z]+[ \\t]+[^\\s;|&<>]+|[A-Za-z]+[ \\t]+[^\\s;|&<>]+[ \\t]+[^\\s;|&<>]+)` +
+    `[ \\t]+(?<s12>${CLI_VALUE})`,
+  `\\b(?:smbclient|rpcclient|smbmap|smbcacls|net)\\b[^\\n]{0,256}?[ \\t](?:-U[ \\t]*|--user(?:=|[ \\t]+))` +
+    `["']?[^\\s%"']{1,128}%(?<s13>[^\\s"']{1,256})`,
+  `\\b(?:echo|printf)[ \\t]+(?:-[a-z]+[ \\t]+)?` +
+    `(?:"(?<sd>[^"\\n]{1,256})"|'(?<sq>[^'\\n]{1,256})'|(?<s14>${CLI_VALUE}))` +
+    `[ \\t]*\\|[ \\t]*sudo\\b[^\\n|]{0,64}?[ \\t]-[A-Za-z]*S`,
 ]
   .map((p) => `|${p}`)
   .join("");
 
 /**
  * The rule table, in priority order: where two rules find overlapping secrets, the earlier
- * rule wins (vendor shapes before `bearer-token` and `generic-secret`). Rules follow contract
- * §4's families (docs/design.md#redaction); the shapes are our own, after gitleaks' (MIT) rule ideas.
+ * rule wins (vendor shapes before `bearer-token` and `generic-secret`). Rules follow the families
+ * of docs/design.md#redaction; the shapes are our own, after gitleaks' (MIT) rule ideas.
  */
 export const REDACTION_RULES: readonly RedactionRule[] = [
   rule("private-key", "-----begin putty-user-key-file-", "-----BEGIN[ A-Z0-9_-]*PRIVATE KEY(?: BLOCK)?-----|PuTTY-User-Key-File-\\d+:[^\\r\\n\\\\]{0,80}", undefined, { refine: refinePem }),
@@ -184,7 +191,8 @@ export const REDACTION_RULES: readonly RedactionRule[] = [
   rule("connection-string-password", "password pwd", "(?:(?:server|host|data source|address|addr|uid|user id|username|user|database|initial catalog)\\s*=[^;\\n]{0,256};(?:[^;\\n]{0,256};){0,16}?\\s*(?:password|pwd)\\s*=\\s*(?<s>[^;\\s\"'<>]{1,256})|(?<![\\w-])(?:password|pwd)\\s*=\\s*(?<s1>[^;\\s\"'<>]{1,256})\\s*;[^\\n]{0,512}?(?:server|host|data source|address|uid|user id|database)\\s*=)", undefined, { weakIsSecret: true, allow: placeholderOrVariable }, "i"),
   rule(
     "cli-password",
-    "--pass mysql mariadb curl sshpass login redis-cli ldap sqlcmd bcp osql isql zip htpasswd smbclient rpcclient smbmap smbcacls net echo printf",
+    "--pass mysql mariadb curl sshpass login redis-cli ldap sqlcmd bcp osql isql zip htpasswd smbclient rpcclient " +
+      "smbmap smbcacls net echo printf",
     `(?<![\\w-])--(?:password|passwd|pass|PASSWORD)(?:=|[ \\t]+)(?:"(?<s>[^"\\n]{1,256})"|'(?<s1>[^'\\n]{1,256})'|(?<s2>[^\\s"'\`;|&<>]{1,256}))` +
         `|\\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlsh|mariadb|mariadb-dump)\\b[^\\n]{0,256}?[ \\t]-p(?<s3>[^\\s"'\`;|&<>]{1,256})` +
         `|\\bcurl\\b[^\\n]{0,512}?[ \\t](?:-[A-Za-z]*?u[ \\t]*|--user(?:=|[ \\t]+))["']?[^\\s:"']{1,128}:(?<s4>[^\\s"']{1,256})` +
@@ -194,7 +202,9 @@ export const REDACTION_RULES: readonly RedactionRule[] = [
       weakIsSecret: true,
       // An unquoted password runs like a generic value (`--password=Gq4!zR8;pL2@xV6#`).
       refine: (text, m, start, end) =>
-        ["s", "s1", "sd", "sq"].some((g) => m.groups?.[g] !== undefined) ? [start, end] : [start, Math.max(end, genericValueEnd(text, start, false))],
+        ["s", "s1", "sd", "sq"].some((g) => m.groups?.[g] !== undefined)
+          ? [start, end]
+          : [start, Math.max(end, genericValueEnd(text, start, false))],
       allow: notACliPassword,
     },
   ),
@@ -388,8 +398,8 @@ function hyphenJoinedWords(s: string): boolean {
  * Findings are positions in the ORIGINAL text, in order: 1-based line, 1-based column and
  * length in Unicode code points, and `lines` when a secret spans more than one line. Rules run
  * in {@link REDACTION_RULES} order; a secret that overlaps one found by an earlier rule is left
- * to that rule. A secret starting or ending on a line of `options.exemptLines` is kept (ruling
- * 6). Idempotent: the placeholders never match a rule. Linear in the text's length. Contract §4 (docs/design.md#redaction).
+ * to that rule. A secret starting or ending on a line of `options.exemptLines` is kept.
+ * Idempotent: the placeholders never match a rule. Linear in the text's length. docs/design.md#redaction.
  */
 export function redactText(text: string, options: RedactOptions = {}): { text: string; findings: RedactionFinding[] } {
   const exempt = options.exemptLines !== undefined && options.exemptLines.size > 0 ? options.exemptLines : undefined;
@@ -497,7 +507,7 @@ export function redactTranscript(text: string, options: Omit<RedactOptions, "tra
 
 /**
  * Redacts only the vendors' exact token shapes (never hyphen-joined words) in a branch name,
- * a path or an anchor line, which ruling 6 otherwise keeps as they are (docs/design.md#redaction): `anchors`,
+ * a path or an anchor line, which are otherwise kept as they are (docs/design.md#redaction): `anchors`,
  * a checkpoint's anchors. The anchor then holds `<redacted: KIND>` and compares as
  * unverifiable. Pure; the text is returned unchanged (same string) when nothing is found.
  */

@@ -1,8 +1,4 @@
-// The redaction rules as a chunk of their own (src/cold/, build.mjs): `write`, `promote` and the
-// sanitiser need them, `hook`, `read` and `check` never do, and the rules are the largest part
-// of the guard (about 35,000 characters V8 would otherwise pre-parse at every session start).
-// Every module that calls redaction imports it from here, so that one instance serves all
-// chunks (types may come from ./redact.ts).
+// The redaction entry every caller imports (types may come from ./redact.ts); it counts passes for the tests.
 import { redactText as scan, type RedactionFinding, type RedactOptions } from "./redact.ts";
 
 export { formatRedactionReport, REDACTION_RULES, redactTranscript, redactVendorShapes } from "./redact.ts";
@@ -14,7 +10,7 @@ export { formatRedactionReport, REDACTION_RULES, redactTranscript, redactVendorS
  */
 export const redactionPasses = { calls: 0, chars: 0 };
 
-/** The redaction of guard/redact.ts (same contract), counted in {@link redactionPasses}. */
+/** The redaction of guard/redact.ts (the same rules), counted in {@link redactionPasses}. */
 export function redactText(text: string, options: RedactOptions = {}): { text: string; findings: RedactionFinding[] } {
   redactionPasses.calls++;
   redactionPasses.chars += text.length;

@@ -1,16 +1,15 @@
 /**
  * The one sanitiser for file text that the helper prints outside the untrusted envelope
- * (docs/design.md#verdicts-and-the-brief): `write`'s note on dropped open items, `brief`'s fields, `drift`'s branch names
- * and summary, later archive listings. A planted or hand-edited file must not reach a
- * terminal or an agent's context with its secrets, ANSI/OSC escapes, bidi overrides or tag
- * characters intact, nor with a surrogate pair cut in half. Pure.
+ * (docs/design.md#verdicts-and-the-brief): `write`'s note on dropped open items, `brief`'s fields, `drift`'s branch
+ * names and summary, later archive listings. A planted or hand-edited file must not reach a terminal or an agent's
+ * context with its secrets, ANSI/OSC escapes, bidi overrides or tag characters intact, nor with a surrogate pair cut
+ * in half. Pure.
  *
- * In order: redaction (skipped for branch names and paths, ruling 6; docs/design.md#redaction), then LF
- * (CRLF included) and TAB folded to spaces (one-line fields), then every control and every code point
- * `write` would refuse shown as `<U+XXXX>` (the same rule as `read`, guard/invisible.ts), then
- * a cut on grapheme-cluster boundaries (Intl.Segmenter), where a `<U+XXXX>` or
- * `<redacted: KIND>` marker counts as one unit and is never split. Paths are not prose: they
- * are quoted with octal escapes (schema/anchor-lines.ts `quotePath`, ruling 4; docs/design.md#redaction).
+ * In order: redaction (skipped for branch names and paths; docs/design.md#redaction), then LF (CRLF included) and TAB
+ * folded to spaces (one-line fields), then every control and every code point `write` would refuse shown as
+ * `<U+XXXX>` (the same rule as `read`, guard/invisible.ts), then a cut on grapheme-cluster boundaries
+ * (Intl.Segmenter), where a `<U+XXXX>` or `<redacted: KIND>` marker counts as one unit and is never split. Paths are
+ * not prose: they are quoted with octal escapes (schema/anchor-lines.ts `quotePath`; docs/design.md#redaction).
  */
 import { showRefused } from "./invisible.ts";
 import { redactText } from "./redaction.ts";
@@ -35,10 +34,7 @@ let segmenter: Intl.Segmenter | undefined;
 // (ICU's break rules load), which `checkpoint` paid for every long item it cut.
 const SIMPLE = /^[\n\x20-\x7e]*$/;
 
-/**
- * The text's first units, `limit + 1` at most (enough to know whether it is longer): each
- * marker whole, each grapheme cluster of the rest.
- */
+/** The text's first `limit + 1` units at most (to know whether it is longer): markers and grapheme clusters whole. */
 function units(text: string, limit: number): string[] {
   const simple = SIMPLE.test(text);
   if (!simple) segmenter ??= new Intl.Segmenter(undefined, { granularity: "grapheme" });

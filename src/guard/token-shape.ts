@@ -1,8 +1,7 @@
 /**
- * Branch names and paths keep ruling 6 (docs/design.md#redaction) (never redacted) except a vendor's exact token shape
- * (docs/decisions/redaction-prefixes.md): {@link withoutTokens} redacts those, and loads the
- * redaction rules' chunk only when {@link mayHoldToken} says a name could hold one, so
- * `anchors`, `drift` and `checkpoint` compile no rule for an ordinary branch. Pure.
+ * Branch names and paths are never redacted (docs/design.md#redaction) except a vendor's exact token shape
+ * (docs/decisions/redaction-prefixes.md): {@link withoutTokens} redacts those, and runs the
+ * redaction rules only when {@link mayHoldToken} says a name could hold one. Pure.
  */
 import { redactVendorShapes } from "./redaction.ts";
 

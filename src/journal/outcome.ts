@@ -14,7 +14,10 @@ export interface ToolEvent {
 
 /** What one resume led to. */
 export interface Outcome {
-  /** `yes` when one of the first edits or commands touched what the proposed next step named; `unknown` when it names nothing concrete or nothing followed. */
+  /**
+   * `yes` when one of the first edits or commands touched what the proposed next step named; `unknown` when it names
+   * nothing concrete or nothing followed.
+   */
   followed: "yes" | "no" | "unknown";
   /** Commands or paths after the resume matching a failed approach, each once, in order. */
   retried: string[];
@@ -41,7 +44,7 @@ export function namedThings(text: string): string[] {
   return [...out].filter((t) => t.length >= 3);
 }
 
-/** What a failed approach names: its code spans and paths, else its words before the first `:` when they read like a command. */
+/** What a failed approach names: its code spans and paths, else its words before `:` when they read like a command. */
 export function failedSignatures(entry: string): string[] {
   const text = entry.replace(/^\s*(?:[-*+]|\d+[.)])\s+/, "");
   const things = namedThings(text);

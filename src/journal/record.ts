@@ -1,6 +1,5 @@
 // What a saving `write handoff` adds to the project's memory over months: one journal entry,
-// then at most one fold of an old month into its year file (docs/decisions/journal.md). A
-// chunk of its own (build.mjs): only a save that changed the handoff compiles it.
+// then at most one fold of an old month into its year file (docs/decisions/journal.md).
 import { unlinkSync } from "node:fs";
 import path from "node:path";
 import { HelperError } from "../errors.ts";

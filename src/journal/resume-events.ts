@@ -20,7 +20,8 @@ export interface ResumeCall {
   expectedToken: string | null;
 }
 
-// `memory_io.mjs … brief` in a shell command, quoted or not; `brief --stdin` (a pasted handoff) is no resume of this project.
+// `memory_io.mjs … brief` in a shell command, quoted or not; `brief --stdin` (a pasted handoff) is no resume of this
+// project.
 const BRIEF = /memory_io\.mjs\\?["']?((?:\s+--?[a-z][\w-]*(?:[= ](?:"[^"]*"|'[^']*'|\S+))?)*)\s+brief\b(?![^\n|;&]*--stdin)([^\n|;&]*)/;
 const ROOT_ARG = /--root[= ](?:"([^"]*)"|'([^']*)'|(\S+))/;
 

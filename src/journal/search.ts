@@ -23,7 +23,7 @@ export interface SearchResult {
   date: string | null;
   /** The section (or journal item label, or ledger entry heading) the text sits in. */
   section: string;
-  /** `[user-directed]`, `[user-approved]` or `[agent-proposed]` when the text carries one, else the kind's own label. */
+  /** The item's own `[user-directed]`, `[user-approved]` or `[agent-proposed]`, else the kind's label. */
   label: string;
   /** The matching text, as in the file (the caller sanitises it for printing). */
   text: string;

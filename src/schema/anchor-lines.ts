@@ -1,4 +1,4 @@
-// The `## Environment anchors` line format of contract §8 (docs/design.md#files-on-disk): rendering and the path-list
+// The `## Environment anchors` line format (docs/design.md#files-on-disk): rendering and the path-list
 // grammar. Pure, and free of Markdown dependencies (the `anchors` verb uses it without the Markdown scanner).
 import { refusedIndexes } from "../guard/invisible.ts";
 
@@ -9,13 +9,12 @@ const NEEDS_QUOTES = /[,"\\\x00-\x1f\x7f]|^\s|\s$|^\u2026| @ /;
 const ESCAPES: Record<string, string> = { "\x07": "\\a", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\v": "\\v", "\f": "\\f", "\r": "\\r", '"': '\\"', "\\": "\\\\" };
 
 /**
- * Writes a path for an anchor list: as is, or, when it holds a comma, a quote, a backslash, a
- * control character, a code point `write` refuses (guard/invisible.ts: bidi controls, tag
- * characters, stray joiners or selectors, C1 controls, U+2028/9) or edge whitespace (or is
- * the word `none`), in double quotes with C escapes as git quotes paths (docs/design.md#files-on-disk, ruling
- * 4): a refused code point is written as the octal escapes of its UTF-8 bytes, so whatever
- * `anchors` prints, `write` accepts and `drift` reads back to the same path. Other non-ASCII
- * (living scripts, emoji) stays as is.
+ * Writes a path for an anchor list: as is, or, when it holds a comma, a quote, a backslash, a control character, a
+ * code point `write` refuses (guard/invisible.ts: bidi controls, tag characters, stray joiners or selectors, C1
+ * controls, U+2028/9) or edge whitespace (or is the word `none`), in double quotes with C escapes as git quotes paths
+ * (docs/design.md#files-on-disk): a refused code point is written as the octal escapes of its UTF-8 bytes, so
+ * whatever `anchors` prints, `write` accepts and `drift` reads back to the same path. Other non-ASCII (living
+ * scripts, emoji) stays as is.
  */
 export function quotePath(p: string): string {
   const refused = refusedIndexes(p);
@@ -156,7 +155,7 @@ export interface AnchorValues {
   date: string;
   /** Outside git: each `--key-file` and its modification time (null when missing). */
   keyFileMtimes: { path: string; mtime: string | null }[];
-  /** Inside git: the operation in progress (`rebase of feature/login`, `merge`, …) and its conflicted files; absent or null when none. */
+  /** Inside git: the operation in progress (`rebase of feature/login`, `merge`, …) and its conflicted files. */
   inProgress?: { words: string; conflicted: number } | null;
   /** Inside git: each dirty file's blob id (or `deleted`, `over 8 MB`), at most 20; absent or empty when none. */
   dirtyHashes?: DirtyHash[];
@@ -207,7 +206,7 @@ export function parseDirtyHashes(value: string): DirtyHash[] | null {
   return out.length > 0 ? out : null;
 }
 
-/** The value of the `- In progress:` anchor: `<operation>[ of <branch>] (<n> conflicted files)` (docs/design.md#files-on-disk). */
+/** The value of the `- In progress:` anchor: `<operation>[ of <branch>] (<n> conflicted files)`. */
 export function renderInProgress(p: { words: string; conflicted: number }): string {
   return `${p.words} (${p.conflicted} conflicted files)`;
 }
@@ -258,7 +257,7 @@ export function renderDirtyHashes(h: readonly DirtyHash[]): string {
 }
 
 /**
- * Renders the `## Environment anchors` lines (without the heading), contract §8 (docs/design.md#files-on-disk): exactly
+ * Renders the `## Environment anchors` lines (without the heading; docs/design.md#files-on-disk): exactly
  * `- Branch:`, `- HEAD:`, `- Dirty files:`, `- Date:`; outside git `- Date:` and, with key
  * files, `- Key file mtimes: <path> @ <ISO>, …`. Ends with a newline.
  */

@@ -21,7 +21,7 @@ export function isCheckpointText(text: string): boolean {
 }
 
 
-/** True when a checkpoint's `Source:` says it holds the anchors only (docs/design.md#checkpoints): never announced as work, never parked. */
+/** True when a checkpoint's `Source:` says it holds the anchors only: never announced as work, never parked. */
 export function isAnchorsOnlySource(source: string | null): boolean {
   // The 1.1 helper's wordings for the same thing are read alike.
   return source !== null && /^(anchors only|no transcript|transcript in an unknown format)|with no complete record$/.test(source);

@@ -1,10 +1,10 @@
-// The checkpoint document of contract §12 (docs/design.md#checkpoints) and rulings 21–22: rendering within 4,096 bytes,
+// The checkpoint document (docs/design.md#checkpoints): rendering within 4,096 bytes,
 // and the few header values other verbs derive from it. Pure.
 import { sanitize } from "../guard/sanitize.ts";
 import { redactTranscript } from "../guard/redaction.ts";
 import type { RedactionFinding } from "../guard/redact.ts";
 import { quotePath } from "./anchor-lines.ts";
-import { LISTED_ITEMS, type Capture } from "../agents/transcripts/types.ts";
+import { LISTED_ITEMS, type Capture } from "./capture.ts";
 import { CHECKPOINT_HEADING } from "./checkpoint-name.ts";
 
 export { CHECKPOINT_HEADING, CHECKPOINT_NAME, SESSION_ID, headerValue, isAnchorsOnlySource, isCheckpointText } from "./checkpoint-name.ts";

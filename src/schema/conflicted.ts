@@ -1,6 +1,6 @@
 // Merge conflict markers in a memory file (docs/design.md#verdicts-and-the-brief): a text
 // merge of two handoffs leaves both sides in one file, which no verb may read as one handoff.
-// Pure and dependency-free: the hook and `check` use it on their hot paths.
+// Pure and dependency-free: the hook and `check` use it at every session start.
 
 /** A conflicted text split into the two documents it holds: ours (`<<<<<<<` side) and theirs. */
 export interface ConflictSides {

@@ -1,6 +1,5 @@
 // Open items of a handoff, from the one parsed model (docs/design.md#one-reading-of-the-handoff):
-// write's dropped-items note reads the plan and next steps as brief does. Only cold code calls
-// this (write's checks, the journal, validate), so the block scanner costs no hot path.
+// write's dropped-items note reads the plan and next steps as brief does.
 import { sanitize } from "../guard/sanitize.ts";
 import { openItemsOf, parseHandoff, type OpenItem } from "./handoff.ts";
 

@@ -41,7 +41,7 @@ export function anchorsBody(text: string): string[] | null {
   return range ? layout.lines.slice(range.start, range.end) : null;
 }
 
-/** True when the anchors section exists and is empty in ruling 2's sense (docs/design.md#files-on-disk) (blank, `- none`, placeholders). */
+/** True when the anchors section exists and is empty (docs/design.md#files-on-disk) (blank, `- none`, placeholders). */
 export function anchorsEmpty(text: string): boolean {
   const body = anchorsBody(text);
   return body !== null && isEmptyAnchorsBody(body);

@@ -111,7 +111,7 @@ export function readAnchorLine(line: string): AnchorLine {
 }
 
 /**
- * True when an anchors section body is "empty" in ruling 2's sense (docs/design.md#files-on-disk): only blank lines, `- none`
+ * True when an anchors section body is "empty" (docs/design.md#files-on-disk): only blank lines, `- none`
  * or template placeholders (`<…>`, HTML comments included). `write` fills such a section.
  */
 export function isEmptyAnchorsBody(lines: readonly string[]): boolean {

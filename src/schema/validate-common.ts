@@ -31,7 +31,7 @@ export interface Validation {
   dropped: string[];
 }
 
-/** What a rule reports: a line (1-based; 0: the whole document), a message, and its severity when the rule's can be either. */
+/** What a rule reports: a line (1-based; 0: the whole document), a message, and its severity when it can vary. */
 export interface Hit {
   line: number;
   message: string;
@@ -67,7 +67,7 @@ export interface DocumentText {
   lines: string[];
 }
 
-/** The rules every memory document shares (docs/design.md#files-on-disk): BOM and CR findings, the final newline, conflict markers. */
+/** The rules every memory document shares: BOM and CR findings, the final newline, conflict markers. */
 export const TEXT_RULES = {
   bom: {
     id: "bom",
@@ -191,7 +191,7 @@ export function editDistance(a: string, b: string): number {
   return prev[t.length]!;
 }
 
-/** Renders issues as the lines `write` and `validate` print: `line L: <rule>: <message>` (docs/design.md#verdicts-and-the-brief). */
+/** Renders issues as the lines `write` and `validate` print: `line L: <rule>: <message>`. */
 export function issueLines(list: readonly Issue[]): string[] {
   return list.map((i) => (i.rule === "more" ? i.message : `line ${i.line}: ${i.rule}: ${i.message}`));
 }

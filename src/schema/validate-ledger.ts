@@ -1,4 +1,4 @@
-// `validate lessons|solutions` (docs/design.md#files-on-disk): a ledger's errors are exactly §1's
+// `validate lessons|solutions` (docs/design.md#files-on-disk): a ledger's errors are exactly the file format's
 // (marker, heading, final newline) plus a malformed entry heading, per
 // references/lessons-schema.md and references/solutions-schema.md; everything else is a
 // finding, so ledgers the reference helper wrote keep working. As the handoff's, a table of
@@ -7,7 +7,22 @@ import { redactText } from "../guard/redaction.ts";
 import type { RedactionFinding } from "../guard/redact.ts";
 import { parseBlocks } from "./blocks.ts";
 import { normaliseText } from "./handoff.ts";
-import { lineAt, lineStartsOf, proportion, QUOTE_CUT, runRules, TEXT_RULES, lineMaps, onOriginalLines, type DocumentText, type Hit, type RedactedText, type PartRule, type Rule, type Validation } from "./validate-common.ts";
+import {
+  lineAt,
+  lineStartsOf,
+  proportion,
+  QUOTE_CUT,
+  runRules,
+  TEXT_RULES,
+  lineMaps,
+  onOriginalLines,
+  type DocumentText,
+  type Hit,
+  type RedactedText,
+  type PartRule,
+  type Rule,
+  type Validation,
+} from "./validate-common.ts";
 import { quoted } from "../guard/sanitize.ts";
 
 /** The two ledger kinds. */
@@ -17,7 +32,7 @@ interface LedgerSchema {
   title: string;
   prefix: "L" | "S";
   fields: string[];
-  /** Lines past which the ledger is flagged (brief of issue 12: ~200 lessons, ~250 solutions; docs/design.md#files-on-disk). */
+  /** Lines past which the ledger is flagged (about 200 lessons or 250 solutions: longer is too long to consult). */
   cap: number;
 }
 
@@ -32,7 +47,7 @@ const LABEL = /\[(user-directed|user-approved|agent-proposed)\]/;
 const LESSON_STATUS = /^(active|superseded by L-\d{4}\b.*|retired: \S.*)$/;
 const SOLUTION_STATUS = /^obsolete: \S/;
 
-/** An entry of a ledger: its 4-digit number, its heading's line, its `- Field: value` items (the first of each name). */
+/** A ledger entry: its 4-digit number, its heading's line, its `- Field: value` items (the first of each name). */
 interface LedgerEntry {
   number: string;
   line: number;
@@ -198,7 +213,10 @@ export function ledgerContext(input: string, kind: LedgerKind): LedgerContext {
   return { input, text, lines: text.split("\n"), kind, schema, badHeadings, entries, secrets: [] };
 }
 
-/** Validates a ledger (docs/design.md#files-on-disk): runs `LEDGER_RULES` and scores `LEDGER_PARTS` (fields 50, status 20, numbering 10, size 10, secrets 10). */
+/**
+ * Validates a ledger (docs/design.md#files-on-disk): runs `LEDGER_RULES` and scores `LEDGER_PARTS` (fields 50, status
+ * 20, numbering 10, size 10, secrets 10).
+ */
 export function validateLedger(input: string, kind: LedgerKind, redacted?: RedactedText): Validation {
   // The rules read the redacted text, so no message can quote a secret; lines are the author's.
   const pass = redacted ?? redactText(input);

@@ -13,12 +13,27 @@ import { parseBlocks, type Block } from "./blocks.ts";
 import { normaliseText, readHandoff, type HandoffHeading, type KeyFile, type ParsedHandoff } from "./handoff.ts";
 import { droppedItems, type OpenItem } from "./open-items.ts";
 import { isEmptyAnchorsBody, readAnchorLine, type AnchorLabel, type AnchorLine } from "./validate-anchors.ts";
-import { editDistance, lineAt, lineStartsOf, proportion, QUOTE_CUT, runRules, TEXT_RULES, lineMaps, onOriginalLines, type DocumentText, type Hit, type PartRule, type Rule, type Validation } from "./validate-common.ts";
+import {
+  editDistance,
+  lineAt,
+  lineStartsOf,
+  proportion,
+  QUOTE_CUT,
+  runRules,
+  TEXT_RULES,
+  lineMaps,
+  onOriginalLines,
+  type DocumentText,
+  type Hit,
+  type PartRule,
+  type Rule,
+  type Validation,
+} from "./validate-common.ts";
 import { quoted } from "../guard/sanitize.ts";
 import { quotedPath } from "./anchor-lines.ts";
 import { isNullObjectId } from "./values.ts";
 
-/** The sections of contract §8 (docs/design.md#files-on-disk) in order; `optional` ones may be left out. */
+/** The handoff's sections (docs/design.md#files-on-disk) in order; `optional` ones may be left out. */
 export const HANDOFF_SECTIONS: readonly { name: string; optional: boolean }[] = [
   { name: "Current goal", optional: false },
   { name: "Scope", optional: true },
@@ -39,7 +54,7 @@ const MARKER = "<!-- memory-schema: v1 -->";
 const TITLE = "# Session Handoff";
 const LABELS = ["[user-directed]", "[user-approved]", "[agent-proposed]"];
 
-/** How `validate` was asked (docs/design.md#files-on-disk): a missing or malformed `Saved:` is a finding on stdin, an error on disk. */
+/** How `validate` was asked: a missing or malformed `Saved:` is a finding on stdin, an error on disk. */
 export interface HandoffValidateOptions {
   mode: "stdin" | "root";
   /** Now, in ms since the epoch (a `Saved:` or `- Date:` more than 5 minutes ahead is a finding). */
@@ -179,7 +194,7 @@ interface Candidate {
   depth: number;
 }
 
-/** A level-2 heading naming a section of schema v1: its index in `HANDOFF_SECTIONS`, its name as the schema writes it, its lower-case key. */
+/** A level-2 heading of a schema v1 section: its index in `HANDOFF_SECTIONS`, its name, its lower-case key. */
 interface SectionHeading {
   heading: HandoffHeading;
   index: number;
@@ -217,7 +232,7 @@ export interface HandoffContext extends DocumentText {
   strays: Candidate[];
   /** The section's items (their texts are the model's), `none` left out. */
   items(name: string): Entry[];
-  /** The anchors section's lines as the grammar of `anchors` reads them; null when the section is absent or empty on stdin. */
+  /** The anchors section's lines as `anchors`' grammar reads them; null when absent, or empty on stdin. */
   anchorLines: AnchorGrammar[] | null;
   /** On stdin, the anchors section is empty (docs/design.md#files-on-disk): write fills it. */
   anchorsEmpty: boolean;
@@ -284,7 +299,7 @@ export const HANDOFF_RULES: readonly HandoffRule[] = [
   TEXT_RULES.newline,
   TEXT_RULES.conflicted,
   {
-    // Ruling 1 (docs/design.md#files-on-disk): an error on disk, a finding on stdin (write stamps it).
+    // docs/design.md#files-on-disk: an error on disk, a finding on stdin (write stamps it).
     id: "saved",
     severity: "error or finding",
     part: "saved",
@@ -315,7 +330,7 @@ export const HANDOFF_RULES: readonly HandoffRule[] = [
     },
   },
   {
-    // Ruling 9 (docs/design.md#files-on-disk): a required section appears once; an optional one repeated is a finding.
+    // docs/design.md#files-on-disk: a required section appears once; an optional one repeated is a finding.
     id: "section-repeated",
     severity: "error or finding",
     part: "sections",
@@ -379,7 +394,7 @@ export const HANDOFF_RULES: readonly HandoffRule[] = [
     check: (c) => (c.anchorsEmpty ? [at(c.anchorsAt!.line, "the anchors section is empty; write fills it with what `anchors` prints")] : []),
   },
   {
-    // Ruling 3 (docs/design.md#files-on-disk): every line `anchors` prints, and nothing else; once each.
+    // docs/design.md#files-on-disk: every line `anchors` prints, and nothing else; once each.
     id: "anchor-line",
     severity: "error",
     part: "anchors",
@@ -436,7 +451,7 @@ export const HANDOFF_RULES: readonly HandoffRule[] = [
         : [],
   },
   {
-    // Ruling 8 (docs/design.md#files-on-disk): a dropped step says why.
+    // A dropped step says why (docs/design.md#files-on-disk).
     id: "plan-step",
     severity: "finding",
     part: null,
@@ -553,7 +568,7 @@ export const HANDOFF_RULES: readonly HandoffRule[] = [
     check: (c) => c.secrets.map((s) => at(s.line, `a secret (${s.kind})${c.opts.secrets ? ", redacted by write" : "; write redacts it"}`)),
   },
   {
-    // Field report 2, ruling 8 (docs/design.md#files-on-disk).
+    // An abandoned step is closed (docs/design.md#files-on-disk).
     id: "dropped",
     severity: "finding",
     part: "dropped",
@@ -562,7 +577,10 @@ export const HANDOFF_RULES: readonly HandoffRule[] = [
   },
 ];
 
-/** The score's parts with their weights (points possible), in the order the result lists them; the score is their points over their weights, 0–100. */
+/**
+ * The score's parts with their weights (points possible), in the order the result lists them; the score is their
+ * points over their weights, 0–100.
+ */
 export const HANDOFF_PARTS: readonly HandoffPartRule[] = [
   { part: "sections", weight: 15, score: (c) => (c.shaped ? Math.max(0, 15 - 5 * c.sectionErrors) : 0) },
   { part: "saved", weight: 5, score: (c) => (c.savedOk ? 5 : 0) },
@@ -772,8 +790,8 @@ function anchorGrammar(body: readonly string[], start: number): AnchorGrammar[] 
  */
 export function validateHandoff(input: string, opts: HandoffValidateOptions): Validation {
   // The rules read the redacted text, so no message can quote a secret; lines are the author's.
-  const pass =
-    opts.secrets !== undefined && opts.redactedText !== undefined ? { text: opts.redactedText, findings: opts.secrets } : redactText(input);
+  const given = opts.secrets !== undefined && opts.redactedText !== undefined;
+  const pass = given ? { text: opts.redactedText!, findings: opts.secrets! } : redactText(input);
   const maps = lineMaps(pass);
   const secrets = pass.findings.map((f) => ({ ...f, line: maps.toRedacted(f.line) }));
   const c = handoffContext(pass.text, opts);
@@ -781,7 +799,10 @@ export function validateHandoff(input: string, opts: HandoffValidateOptions): Va
   return onOriginalLines(runRules(HANDOFF_RULES, HANDOFF_PARTS, c, (c.dropped ?? []).map((i) => i.text)), pass);
 }
 
-/** The key file paths of a handoff that are usable (root-relative, inside the root), as the model reads them: for the caller to look up before `validateHandoff`. */
+/**
+ * The key file paths of a handoff that are usable (root-relative, inside the root), as the model reads them: for the
+ * caller to look up before `validateHandoff`.
+ */
 export function handoffKeyFiles(text: string): string[] {
   const t = normaliseText(text);
   return readHandoff(t, parseBlocks(t))

@@ -1,6 +1,6 @@
 /**
- * What `promote` appends to AGENTS.md / CLAUDE.md (docs/design.md#tokens-and-the-publication-protocol): the prior bytes, a newline
- * when they lack one, then the text with a final newline.
+ * What `promote` appends to AGENTS.md / CLAUDE.md (docs/design.md#tokens-and-the-publication-protocol): the prior
+ * bytes, a newline when they lack one, then the text with a final newline.
  */
 export function appendedBytes(prior: Buffer | null, text: string): Buffer {
   let head = prior ?? Buffer.alloc(0);
@@ -16,7 +16,7 @@ function linesOf(text: string): string[] {
 
 /**
  * True when `text` (already redacted) occurs in `prior` as whole consecutive lines, so a
- * retried promotion appends nothing (contract §13 ruling 10, field report 21; docs/design.md#tokens-and-the-publication-protocol). Leading and
+ * retried promotion appends nothing (docs/design.md#tokens-and-the-publication-protocol). Leading and
  * trailing blank lines of the text are ignored; a text of blank lines only is never "present".
  */
 export function alreadyPresent(prior: Buffer | null, text: string): boolean {

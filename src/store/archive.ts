@@ -9,11 +9,10 @@ export const ARCHIVE_KEEP = 5;
 export const ARCHIVE_NAME = /^HANDOFF-[A-Za-z0-9._-]+\.md$/;
 
 /**
- * The names pruning may delete, and the only ones its unsafe-entry check looks at (contract
- * §2, docs/decisions/archive-order.md): the names the helpers make themselves, the reference's
- * `HANDOFF-<time>-<8 hex>.md` and ours `HANDOFF-<time>-<seq>-<8 hex>.md`. A user's own file in
- * `archive/` (`HANDOFF-my notes (copy).md`, `HANDOFF-linked.md`) is never deleted nor blocks
- * pruning.
+ * The names pruning may delete, and the only ones its unsafe-entry check looks at (docs/decisions/archive-order.md):
+ * the names the helpers make themselves, the reference's `HANDOFF-<time>-<8 hex>.md` and ours
+ * `HANDOFF-<time>-<seq>-<8 hex>.md`. A user's own file in `archive/` (`HANDOFF-my notes (copy).md`,
+ * `HANDOFF-linked.md`) is never deleted nor blocks pruning.
  */
 export const PRUNABLE_NAME = /^HANDOFF-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d\.\d{3,6}Z-(?:\d{1,30}-)?[0-9a-f]{8}\.md$/;
 
@@ -23,7 +22,7 @@ const NAME_SEQ = /^HANDOFF-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}(?:\.\d{1,9})?Z-(\
 
 /**
  * The archive time stamp: UTC `%Y-%m-%dT%H-%M-%S.%fZ` with six fraction digits (milliseconds
- * padded with zeros, as contract §1 (docs/design.md#files-on-disk) allows).
+ * padded with zeros, as docs/design.md#files-on-disk allows).
  */
 export function archiveStamp(now: Date): string {
   return now.toISOString().replace(/:/g, "-").replace(/\.(\d{3})Z$/, ".$1000Z");
@@ -88,10 +87,11 @@ export interface PruneResult {
 }
 
 /**
- * Keeps the `ARCHIVE_KEEP` newest archived handoffs (`newestFirst`) and deletes the rest; `justArchived`, the entry the current save made,
- * is always among those kept. Only names matching `PRUNABLE_NAME` are candidates; if any of
- * them is a link, has more than one link or is not a regular file, nothing is deleted and a
- * warning says why (docs/design.md#files-on-disk, docs/design.md#tokens-and-the-publication-protocol). Failures are warnings, never refusals: the save already succeeded.
+ * Keeps the `ARCHIVE_KEEP` newest archived handoffs (`newestFirst`) and deletes the rest; `justArchived`, the entry
+ * the current save made, is always among those kept. Only names matching `PRUNABLE_NAME` are candidates; if any of
+ * them is a link, has more than one link or is not a regular file, nothing is deleted and a warning says why
+ * (docs/design.md#files-on-disk, docs/design.md#tokens-and-the-publication-protocol). Failures are warnings, never
+ * refusals: the save already succeeded.
  */
 export function pruneArchive(dir: string, justArchived: string | null = null): PruneResult {
   const warnings: string[] = [];

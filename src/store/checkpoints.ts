@@ -1,4 +1,4 @@
-// The `checkpoints/` folder of contract §12 (docs/design.md#checkpoints) as the session-start verbs see it
+// The `checkpoints/` folder (docs/design.md#checkpoints) as the session-start verbs see it
 // (hook, check, read): listing and the hook's delivered-once markers. Retention and leftovers
 // are in checkpoint-cleanup.ts.
 import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readSync, unlinkSync, writeSync } from "node:fs";
@@ -35,7 +35,7 @@ export function sessionFileId(id: unknown): string {
   return createHash("sha256").update(id, "utf8").digest("hex").slice(0, 16);
 }
 
-/** Whether `checkpoints/` is missing, a real folder (`ok`), or a link or not a folder (`unsafe`: never used, ruling 23; docs/design.md#checkpoints). */
+/** Whether `checkpoints/` is missing, a real folder (`ok`), or a link or not a folder (`unsafe`: never used). */
 export function checkpointsDirState(root: string): "missing" | "ok" | "unsafe" {
   try {
     const st = lstatSync(checkpointsDir(root));
@@ -45,7 +45,7 @@ export function checkpointsDirState(root: string): "missing" | "ok" | "unsafe" {
   }
 }
 
-/** One checkpoint file as seen from outside: its session id, its `Saved:` and `Session-start:` instants (ms) when they parse. */
+/** One checkpoint file seen from outside: its session id, its `Saved:` and `Session-start:` instants (ms). */
 export interface CheckpointEntry {
   session: string;
   name: string;

@@ -2,7 +2,8 @@ import { existsSync, writeFileSync } from "node:fs";
 
 /**
  * The named phases of the write protocol, in order (docs/decisions/failpoints.md). `read-opened` and
- * `read-before-recheck` (between a read's first pass and its second, docs/decisions/torn-reads.md) are also passed by reads.
+ * `read-before-recheck` (between a read's first pass and its second, docs/decisions/torn-reads.md) are also passed by
+ * reads.
  */
 export type WritePhase = "read-opened" | "read-before-recheck" | "before-claim" | "after-claim" | "after-archive" | "before-publication" | "after-publication" | "before-prune";
 
@@ -37,7 +38,7 @@ const POLL_MS = 10;
 const PAUSE_LIMIT_MS = 30_000;
 
 /**
- * The test seam of contract §11 (docs/decisions/failpoints.md). `MEMORY_IO_FAILPOINT` holds one or more
+ * The test seam (docs/decisions/failpoints.md). `MEMORY_IO_FAILPOINT` holds one or more
  * `<phase>:<action>` specs separated by commas; at a named phase the process acts:
  * `crash` kills itself with SIGKILL; `pause=<path>` creates `<path>.ready` and waits
  * (without blocking the event loop, so the lock stays fresh) up to 30 s for `<path>.go`;

@@ -6,7 +6,7 @@ import { failpoint } from "./failpoint.ts";
 import { quotedPath } from "../schema/anchor-lines.ts";
 import { MAX_DOCUMENT_BYTES, TARGETS } from "./paths.ts";
 
-/** The token of a file: lowercase hex SHA-256 of its exact bytes (docs/design.md#tokens-and-the-publication-protocol). */
+/** The token of a file: lowercase hex SHA-256 of its exact bytes. */
 export function tokenOf(bytes: Uint8Array): string {
   return createHash("sha256").update(bytes).digest("hex");
 }
@@ -72,10 +72,10 @@ export class UnsafeFile extends Refused {
 const OPEN_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 
 /**
- * Opens an existing file for reading without following a link or blocking on a FIFO, and
- * checks it is a regular file of at most `maxBytes`. A file with `nlink > 1` is returned with
- * `hardLinked` set, because a crash mid-publication leaves two links (docs/design.md#tokens-and-the-publication-protocol): the
- * caller decides whether that is an interrupted save or an unsafe file.
+ * Opens an existing file for reading without following a link or blocking on a FIFO, and checks it is a regular file
+ * of at most `maxBytes`. A file with `nlink > 1` is returned with `hardLinked` set, because a crash mid-publication
+ * leaves two links (docs/design.md#tokens-and-the-publication-protocol): the caller decides whether that is an
+ * interrupted save or an unsafe file.
  * @returns null when the file does not exist.
  * @throws UnsafeFile (exit 2) for a link, a FIFO, a socket, a directory, a file too large.
  */
@@ -139,10 +139,10 @@ export function sameVersion(a: BigIntStats, b: BigIntStats): boolean {
 }
 
 /**
- * Reads a whole regular file and refuses a torn read: the file must be the same (inode, size,
- * mtime, ctime) after the last byte as when it was opened, and a second read from offset 0
- * through the same descriptor must give the same bytes and stat (docs/design.md#tokens-and-the-publication-protocol). Fires the
- * `read-opened` failpoint between the fstat and the first byte, `read-before-recheck` between the two reads.
+ * Reads a whole regular file and refuses a torn read: the file must be the same (inode, size, mtime, ctime) after the
+ * last byte as when it was opened, and a second read from offset 0 through the same descriptor must give the same
+ * bytes and stat (docs/design.md#tokens-and-the-publication-protocol). Fires the `read-opened` failpoint between the
+ * fstat and the first byte, `read-before-recheck` between the two reads.
  * @returns null when the file does not exist.
  * @throws UnsafeFile, or Refused "changed while it was read" (exit 2).
  */

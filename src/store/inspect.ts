@@ -2,7 +2,7 @@ import { closeSync, fstatSync, lstatSync, readSync } from "node:fs";
 import path from "node:path";
 import { firstNul } from "../guard/file-verdict.ts";
 import { openRegular } from "./files.ts";
-import { archiveDir, FILE_OF, HEADING_OF, MARKER, MAX_DOCUMENT_BYTES, memoryDir, type Kind } from "./paths.ts";
+import { FILE_OF, HEADING_OF, MARKER, MAX_DOCUMENT_BYTES, memoryDir, treeVerdict, type Kind } from "./paths.ts";
 import { hasPrivatePartner, listPrivate, lockState, lstatBig } from "./private.ts";
 import { archiveExcess, pendingRepairs, plantedPrivate } from "./recover.ts";
 
@@ -15,41 +15,25 @@ export interface FileInspection {
   status: FileStatus;
   mtimeMs: number | null;
   /**
-   * With `{ text: true }` and status `present`: the whole file (at most §1's size limit; docs/design.md#files-on-disk), for
-   * numbers derived from it such as the state time (docs/design.md#integrations); null when it changed while
-   * it was read. Never printed.
+   * With `{ text: true }` and status `present`: the whole file (at most the size limit;
+   * docs/design.md#files-on-disk), for numbers derived from it such as the state time (docs/design.md#integrations);
+   * null when it changed while it was read. Never printed.
    */
   text?: string | null;
 }
 
 const HEAD_BYTES = 4096;
 
-/** Whether the memory tree is unsafe to use: true when `.ai`, `.ai/memory` or `archive/` is a link or not a directory; null when `.ai` or the memory dir is missing. */
+/** Whether the memory tree is unsafe to use ({@link treeVerdict}, every verb's): true or false; null when `.ai` or the memory dir is missing. */
 export function treeUnsafe(root: string): boolean | null {
-  for (const dir of [path.join(root, ".ai"), memoryDir(root)]) {
-    let st;
-    try {
-      st = lstatSync(dir);
-    } catch (err) {
-      // Missing: nothing to inspect. Unreadable (EACCES, …): not something to call empty.
-      return (err as NodeJS.ErrnoException).code === "ENOENT" ? null : true;
-    }
-    if (st.isSymbolicLink() || !st.isDirectory()) return true;
-  }
-  // archive/ must be a real folder too (docs/design.md#tokens-and-the-publication-protocol): a link there is unsafe, not "parked".
-  try {
-    const st = lstatSync(archiveDir(root));
-    if (st.isSymbolicLink() || !st.isDirectory()) return true;
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== "ENOENT") return true;
-  }
-  return false;
+  const verdict = treeVerdict(root);
+  return verdict === "missing" ? null : verdict !== "ok";
 }
 
 /**
- * True when the open file holds a NUL byte within §1's size (docs/design.md#files-on-disk) limit: the one unsafe
- * verdict every verb gives (guard/file-verdict.ts, docs/design.md#one-verdict-on-a-files-bytes); `head` holds its first `n` bytes already. Reads at most the limit
- * (docs/design.md#integrations), in 64 KiB steps.
+ * True when the open file holds a NUL byte within the size limit (docs/design.md#files-on-disk): the one unsafe
+ * verdict every verb gives (guard/file-verdict.ts, docs/design.md#one-verdict-on-a-files-bytes); `head` holds its
+ * first `n` bytes already. Reads at most the limit (docs/design.md#integrations), in 64 KiB steps.
  */
 function holdsNul(fd: number, head: Buffer, n: number): boolean {
   if (firstNul(head.subarray(0, n)) >= 0) return true;
@@ -76,8 +60,8 @@ export function inspectFile(root: string, kind: Kind, retry = true, opts: { text
   const memDir = memoryDir(root);
   const file = FILE_OF[kind];
   const mine = listPrivate(memDir).filter((e) => e.file === file);
-  // A private name holding what no save leaves (a link, a directory, a foreign hard link):
-  // `recover` refuses it, so it is unsafe, not an interrupted save (docs/design.md#tokens-and-the-publication-protocol).
+  // A private name holding what no save leaves (a link, a directory, a foreign hard link): `recover` refuses it, so
+  // it is unsafe, not an interrupted save (docs/design.md#tokens-and-the-publication-protocol).
   if (mine.length > 0 && plantedPrivate(root).some((p) => p.entry.file === file)) return { kind, status: "unsafe", mtimeMs: null };
   const writerLive = () => liveWriter(memDir);
   let opened;
@@ -114,7 +98,7 @@ export function inspectFile(root: string, kind: Kind, retry = true, opts: { text
     const ok = lines[0] === MARKER && lines.slice(0, 4).includes(HEADING_OF[kind]);
     if (!ok) return { kind, status: "foreign", mtimeMs };
     // Asked for the text (the hook's state time), the file is read once, NUL check included;
-    // past §1's size (docs/design.md#files-on-disk) limit it is not read whole (docs/design.md#integrations) and its age is unknown.
+    // past the size limit it is not read whole (docs/design.md#integrations) and its age is unknown.
     if (opts.text && stat.size <= BigInt(MAX_DOCUMENT_BYTES)) {
       const whole = wholeBytes(fd, path.join(memDir, file), stat);
       if (whole !== null) return firstNul(whole) >= 0 ? { kind, status: "unsafe", mtimeMs } : { kind, status: "present", mtimeMs, text: whole.toString("utf8") };

@@ -3,7 +3,6 @@ import { acquireLock, type LockHandle } from "./lock.ts";
 import { checkTree, memoryDir } from "./paths.ts";
 import { assertNotPaused } from "./pause.ts";
 import { needsRepair } from "./recover.ts";
-// Cold code (src/cold/, build.mjs): compiled only when `needsRepair` finds an interrupted save.
 import { repair } from "./repair.ts";
 
 /** Options common to every mutating verb. */
@@ -12,8 +11,9 @@ export interface MutateOptions {
   env: Record<string, string | undefined>;
   lockTimeoutSeconds: number;
   /**
-   * Checks on the caller's input that come after "busy" in the refusal order (docs/design.md#tokens-and-the-publication-protocol:
-   * usage, then paused, then busy, then the rest). Called before anything is created.
+   * Checks on the caller's input that come after "busy" in the refusal order
+   * (docs/design.md#tokens-and-the-publication-protocol: usage, then paused, then busy, then the rest). Called before
+   * anything is created.
    */
   validate?: () => void;
   /**
@@ -26,10 +26,9 @@ export interface MutateOptions {
 }
 
 /**
- * Runs `body` under the memory lock, after the kill switch, the tree checks and the repair
- * of anything an interrupted save left ("the next write … repairs"; docs/design.md#tokens-and-the-publication-protocol). Creates the
- * memory dir (0700) only once the input passed `validate`, so that a refusal
- * leaves the disk as it was.
+ * Runs `body` under the memory lock, after the kill switch, the tree checks and the repair of anything an interrupted
+ * save left ("the next write … repairs"; docs/design.md#tokens-and-the-publication-protocol). Creates the memory dir
+ * (0700) only once the input passed `validate`, so that a refusal leaves the disk as it was.
  * @returns body's result and the repair lines for stderr.
  * @throws Paused (4), Busy (5), Refused (2).
  */
@@ -38,7 +37,7 @@ export async function underLock<T>(opts: MutateOptions, body: (lock: LockHandle)
   assertNotPaused(memDir, opts.env);
   const existed = checkTree(opts.root);
   // A non-folder archive/ is refused before the lock is taken: a refusal leaves the memory dir as it was.
-  if (existed) checkTree(opts.root, { archive: true });
+  if (existed) checkTree(opts.root);
   let lock: LockHandle | null = null;
   let repairs: string[] = [];
   try {
@@ -47,7 +46,7 @@ export async function underLock<T>(opts: MutateOptions, body: (lock: LockHandle)
     if (!existed) await opts.precheck?.();
     checkTree(opts.root, { create: true });
     // The archive is made only when something goes into it (publish, recover).
-    checkTree(opts.root, { archive: true });
+    checkTree(opts.root);
     if (lock === null) lock = await acquireLock(memDir, opts.lockTimeoutSeconds, { log: opts.env.MEMORY_IO_LOCK_LOG || undefined });
     // The switch may have been pulled while we waited for the lock.
     assertNotPaused(memDir, opts.env);

@@ -3,7 +3,7 @@ import { lstatSync, mkdirSync, type Stats } from "node:fs";
 import path from "node:path";
 import { Refused } from "../errors.ts";
 
-/** The three memory kinds (contract, "Words"). */
+/** The three memory kinds. */
 export type Kind = "handoff" | "lessons" | "solutions";
 
 /** File name of each kind under the memory dir (docs/design.md#files-on-disk). */
@@ -30,7 +30,7 @@ export const MAX_DOCUMENT_BYTES = 1_000_000;
 export const TARGETS = ["AGENTS.md", "CLAUDE.md"] as const;
 export type Target = (typeof TARGETS)[number];
 
-/** Prefix of a file's archive names (docs/design.md#files-on-disk, docs/design.md#tokens-and-the-publication-protocol): `HANDOFF.md` -> `HANDOFF`, `AGENTS.md` -> `AGENTS`. */
+/** Prefix of a file's archive names (docs/design.md#files-on-disk): `HANDOFF.md` -> `HANDOFF`. */
 export function archivePrefixOf(file: string): string {
   return file.replace(/\.md$/, "");
 }
@@ -56,7 +56,7 @@ function lstatOrNull(p: string): Stats | null {
   }
 }
 
-/** `<root>/.ai/memory` (contract, "Words"). */
+/** `<root>/.ai/memory`. */
 export function memoryDir(root: string): string {
   return path.join(root, ".ai", "memory");
 }
@@ -82,29 +82,48 @@ export function ensureDir(dir: string): void {
   }
 }
 
+/** The folders the helper keeps under the memory dir (docs/design.md#the-memory-dir). */
+export const MEMORY_SUBDIRS = ["archive", "journal", "checkpoints", "drafts"] as const;
+
 /**
- * Checks that each existing directory of the memory tree (`.ai`, `memory`, `archive`) is a
- * real directory, and reports how far the tree exists. With `create`, makes the missing ones
- * with mode 0700 (docs/design.md#files-on-disk).
- * @returns true when the memory dir exists (after creation, when asked).
- * @throws Refused (exit 2) when one of them is a link or not a directory (docs/design.md#tokens-and-the-publication-protocol).
+ * The one verdict on the memory tree's folders, every verb's (docs/design.md#the-memory-dir):
+ * `missing` when `.ai` or the memory dir is absent, `ok`, or why it is unsafe: `.ai`, the memory
+ * dir or any of {@link MEMORY_SUBDIRS} that exists is a link, not a folder, unreadable, or
+ * another user's (root's excepted: a save run with sudo). Never follows a link.
  */
-export function checkTree(root: string, opts: { create?: boolean; archive?: boolean } = {}): boolean {
-  const parts = [path.join(root, ".ai"), memoryDir(root)];
-  if (opts.archive) parts.push(archiveDir(root));
-  for (const dir of parts) {
-    const st = lstatOrNull(dir);
-    if (st === null) {
-      if (!opts.create) return false;
-      ensureDir(dir);
+export function treeVerdict(root: string, uid: number | undefined = process.getuid?.()): "missing" | "ok" | { dir: string; why: string } {
+  const mem = memoryDir(root);
+  for (const dir of [path.join(root, ".ai"), mem, ...MEMORY_SUBDIRS.map((d) => path.join(mem, d))]) {
+    let st: Stats;
+    try {
+      st = lstatSync(dir);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "ENOENT") return { dir, why: `cannot be inspected (${(err as NodeJS.ErrnoException).code ?? "error"})` };
+      if (dir === mem || dir === path.dirname(mem)) return "missing";
       continue;
     }
-    if (st.isSymbolicLink()) {
-      throw new Refused(`${dir} is a link; memory must live in real directories under the root (move the link away)`);
-    }
-    if (!st.isDirectory()) {
-      throw new Refused(`${dir} is not a directory; move it away so the memory tree can be used`);
-    }
+    if (st.isSymbolicLink()) return { dir, why: "is a link" };
+    if (!st.isDirectory()) return { dir, why: "is not a directory" };
+    if (uid !== undefined && st.uid !== uid && st.uid !== 0) return { dir, why: `belongs to another user (uid ${st.uid})` };
   }
-  return true;
+  return "ok";
+}
+
+/**
+ * Checks the memory tree by {@link treeVerdict}; with `create`, makes `.ai` and the memory
+ * dir (mode 0700) when missing (docs/design.md#files-on-disk).
+ * @returns true when the memory dir exists (after creation, when asked).
+ * @throws Refused (exit 2) when a folder of the tree is a link, not a folder or another user's.
+ */
+export function checkTree(root: string, opts: { create?: boolean } = {}): boolean {
+  let verdict = treeVerdict(root);
+  if (verdict === "missing") {
+    if (!opts.create) return false;
+    ensureDir(path.join(root, ".ai"));
+    ensureDir(memoryDir(root));
+    verdict = treeVerdict(root);
+  }
+  if (verdict === "ok") return true;
+  if (verdict === "missing") return false;
+  throw new Refused(`${verdict.dir} ${verdict.why}; memory must live in real folders of yours under the root, so every verb refuses it: move it away`);
 }

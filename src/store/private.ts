@@ -66,7 +66,7 @@ export function hasPrivatePartner(dir: string, file: string, ino: bigint): boole
   return listPrivate(dir).some((e) => e.file === file && lstatBig(e.path)?.ino === ino);
 }
 
-/** Name of the lock directory inside the memory dir (one fixed name, contract §1; docs/design.md#files-on-disk). */
+/** Name of the lock directory inside the memory dir (one fixed name; docs/design.md#files-on-disk). */
 export const LOCK_NAME = ".lock";
 /** The file inside the lock directory naming its holder. */
 export const OWNER_NAME = "owner";
@@ -145,11 +145,11 @@ export function lockVerdict(owner: LockOwner | null, st: { mtimeMs: number; ctim
 }
 
 /**
- * The lock's state as a reader sees it, without taking it: `free`, `held` by a live writer
- * (pid known or not), or `dead` (its holder is gone or it went stale). Reads, `check` and the
- * hook use this to tell a save in progress from an interrupted one (docs/design.md#tokens-and-the-publication-protocol).
- * `unproven` is true for a held lock this look cannot judge (owner unreadable, or another
- * host's with an mtime ahead of this clock): a writer takes it over after watching it 10 s.
+ * The lock's state as a reader sees it, without taking it: `free`, `held` by a live writer (pid known or not), or
+ * `dead` (its holder is gone or it went stale). Reads, `check` and the hook use this to tell a save in progress from
+ * an interrupted one (docs/design.md#tokens-and-the-publication-protocol). `unproven` is true for a held lock this
+ * look cannot judge (owner unreadable, or another host's with an mtime ahead of this clock): a writer takes it over
+ * after watching it 10 s.
  */
 export function lockState(memDir: string): { state: "free" | "held" | "dead"; pid: number | null; host: string | null; unproven: boolean } {
   const lockDir = path.join(memDir, LOCK_NAME);

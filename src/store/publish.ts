@@ -267,7 +267,7 @@ export function putBack(claimPath: string, filePath: string): boolean {
 // changes nothing): drop the temp, link the claimed prior version back as current, remove
 // the archive copy this save made of it, drop the claim. The claim goes last: while it
 // exists, `recover` knows a rollback is pending and finishes it from any step
-// (`rollback-*` failpoints, ruling 34; docs/decisions/failpoints.md).
+// (`rollback-*` failpoints; docs/decisions/failpoints.md).
 // A link back can fail for want of space, quota or link count (a disk whose inodes ran out):
 // then the claim is renamed back, only after lstat shows the name free; the window between
 // the two is in docs/decisions/rollback-rename.md. True when the prior version is current

@@ -19,11 +19,10 @@ function changedWhileRead(filePath: string): Refused {
 }
 
 /**
- * Reads a file the helper manages (a memory file, or AGENTS.md / CLAUDE.md at the root) whole
- * and safely: no link followed, no FIFO waited on, one hard link, no torn read (docs/design.md#tokens-and-the-publication-protocol).
- * Never reports a false absence: when an interrupted save left the file in a claim, or a
- * publication is half done, it refuses and says to run `recover` (or to read again while a
- * live writer is at work).
+ * Reads a file the helper manages (a memory file, or AGENTS.md / CLAUDE.md at the root) whole and safely: no link
+ * followed, no FIFO waited on, one hard link, no torn read (docs/design.md#tokens-and-the-publication-protocol).
+ * Never reports a false absence: when an interrupted save left the file in a claim, or a publication is half done, it
+ * refuses and says to run `recover` (or to read again while a live writer is at work).
  * @returns null when the file is absent.
  * @throws Refused / UnsafeFile (exit 2).
  */
@@ -60,7 +59,7 @@ export async function readMemoryFile(root: string, kind: Kind, opts: { failpoint
   if (!checkTree(root)) return null;
   // archive/ must be a real folder when present (docs/design.md#tokens-and-the-publication-protocol):
   // every verb refuses such a tree, as the hook and `check` call it unsafe (docs/design.md#one-reading-of-the-handoff).
-  checkTree(root, { archive: true });
+  checkTree(root);
   const memDir = memoryDir(root);
   return readManagedFile(memDir, FILE_OF[kind], memDir, opts);
 }

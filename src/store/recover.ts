@@ -56,13 +56,12 @@ export function archiveEntriesWithIno(dir: string, ino: bigint): string[] {
 }
 
 /**
- * Why a private name does not hold what a save (or a repair) of ours or of the reference
- * helper leaves there, or null when it does (docs/design.md#tokens-and-the-publication-protocol). What the protocol leaves is a
- * regular file whose every link is one the protocol makes: the private name itself, the
- * current file (a publication or a restore that stopped before its unlink), an archive
- * entry (the archive copy of that save), or the same save's other private name. A rollback
- * killed between linking the claim back and dropping it leaves one inode with three links
- * (file, claim, archive copy): ours, and repaired like any other (field report 15).
+ * Why a private name does not hold what a save (or a repair) of ours or of the reference helper leaves there, or null
+ * when it does (docs/design.md#tokens-and-the-publication-protocol). What the protocol leaves is a regular file whose
+ * every link is one the protocol makes: the private name itself, the current file (a publication or a restore that
+ * stopped before its unlink), an archive entry (the archive copy of that save), or the same save's other private
+ * name. A rollback killed between linking the claim back and dropping it leaves one inode with three links (file,
+ * claim, archive copy): ours, and repaired like any other (field report 15).
  */
 export function notOurs(e: PrivateEntry, filePath: string, arch: string, siblings: readonly PrivateEntry[]): string | null {
   const st = lstatBig(e.path);
@@ -120,7 +119,7 @@ function names(dir: string): string[] {
 /**
  * True when `repair` has anything to do (private files, an archive past five, a dead
  * takeover's lock, the reference's archive temps). Cheap: only directory listings, so that
- * `write` loads the repair (a cold chunk, see build.mjs) only when a save was interrupted.
+ * a save that was not interrupted runs no repair.
  */
 export function needsRepair(root: string): boolean {
   return (

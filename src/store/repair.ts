@@ -8,9 +8,6 @@ import { archiveDir, archivePrefixOf, memoryDir } from "./paths.ts";
 import { linkIntoArchive } from "./publish.ts";
 import { ARCHIVE_TEMP, archiveEntriesWithIno, archiveExcess, DEAD_LOCK, groupByFile, inoOf, pendingRepairs, plantedPrivate } from "./recover.ts";
 
-// The repair itself is a cold chunk of its own (build.mjs): a save that was not interrupted
-// never parses it; `needsRepair` (recover.ts) decides, from directory listings alone.
-
 // An archive entry holding exactly these bytes, as a separate file: the reference helper
 // archives by copying, so its claim's archive copy is another inode with the same bytes.
 function archiveEntryWithBytes(dir: string, claimPath: string): string | undefined {
@@ -65,7 +62,7 @@ async function dropArchiveTemps(arch: string, fp?: string): Promise<string[]> {
  * Repairs what interrupted saves (ours or the reference helper's) and interrupted repairs
  * left, under the memory lock (docs/design.md#tokens-and-the-publication-protocol). Every step is idempotent and the
  * private name that marks a repair as pending is removed last, so a repair killed at any step
- * is finished by the next run (failpoints `recover-*`, ruling 34; docs/decisions/failpoints.md). Per file:
+ * is finished by the next run (failpoints `recover-*`; docs/decisions/failpoints.md). Per file:
  *
  * 1. a claim that is the current file (a restore killed before its last step): its archive
  *    copies (same inode) are removed, then the claim;
@@ -125,7 +122,8 @@ export async function repair(root: string, fp?: string): Promise<string[]> {
       }
       const copies = archiveEntriesWithIno(arch, claimIno);
       if (finished.has(saveId(claim)) && (copies.length > 0 || prefix !== "HANDOFF")) {
-        // Ledgers and AGENTS.md are never archived (docs/design.md#tokens-and-the-publication-protocol); a handoff's copy is there.
+        // Ledgers and AGENTS.md are never archived (docs/design.md#tokens-and-the-publication-protocol); a handoff's
+        // copy is there.
         unlinkSync(claim.path);
         await failpoint(fp, "recover-after-claim-drop");
         actions.push(`${file}: finished a save; dropped the version it replaced${copies[0] ? ` (archived as archive/${copies[0]})` : ""}`);

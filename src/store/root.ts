@@ -104,10 +104,10 @@ function listedSafe(dir: string, safe: readonly string[]): boolean {
 }
 
 /**
- * Why the walk must not look inside `dir` (a folder above the start), or null: another uid's
- * folder (root's excepted), or a sticky world-writable one such as `/tmp`; never the user's
- * own, whatever its mode; folders listed in `safe.directory` are trusted. No rule without
- * uids (Windows).
+ * Why the walk must not look inside `dir` (a folder above the start), or null: a sticky
+ * world-writable folder such as `/tmp`, whoever owns it (anyone may have planted `.ai` there),
+ * or another uid's folder (root's excepted); never the user's own otherwise, whatever its
+ * mode; folders listed in `safe.directory` are trusted. No rule without uids (Windows).
  */
 function distrust(dir: string, uid: number | undefined, safe: () => readonly string[]): string | null {
   if (uid === undefined) return null;
@@ -117,10 +117,38 @@ function distrust(dir: string, uid: number | undefined, safe: () => readonly str
   } catch {
     return null;
   }
-  if (st.uid === uid) return null;
-  const why = st.uid !== 0 ? `owned by another user (uid ${st.uid})` : (st.mode & 0o1002) === 0o1002 ? "a sticky folder anyone can write to" : null;
+  const why = (st.mode & 0o1002) === 0o1002 ? "a sticky folder anyone can write to" : st.uid !== uid && st.uid !== 0 ? `owned by another user (uid ${st.uid})` : null;
   if (why === null || listedSafe(dir, safe())) return null;
   return why;
+}
+
+/**
+ * The refusal for a root inside a work tree git would call dubious, or null: the folder
+ * holding `.git` at or above `root` (the walk's trust rule above it) is owned by another user
+ * and not listed in `safe.directory`; as root, `SUDO_UID`'s folders are the user's, as in git.
+ */
+function dubious(root: string, uid: number | undefined, env: Record<string, string | undefined>, safe: () => readonly string[]): Refused | null {
+  if (uid === undefined) return null;
+  for (let dir = root; ; ) {
+    if (dir !== root && distrust(dir, uid, safe) !== null) return null;
+    if (exists(path.join(dir, ".git"))) {
+      let owner: number;
+      try {
+        owner = lstatSync(dir).uid;
+      } catch {
+        return null;
+      }
+      const sudo = uid === 0 && /^\d+$/.test(env.SUDO_UID ?? "") ? Number(env.SUDO_UID) : null;
+      if (owner === uid || owner === sudo || listedSafe(dir, safe())) return null;
+      return new Refused(
+        `${dir} is a git repository owned by another user (uid ${owner}), which git refuses as dubious; its memory is not used: run from a project of your own, or, if you trust it, \`git config --global --add safe.directory ${dir}\``,
+      );
+    }
+    const parent = path.dirname(dir);
+    // git looks no higher than a ceiling either.
+    if (parent === dir || ceilings(env).includes(parent)) return null;
+    dir = parent;
+  }
 }
 
 // A memory above the start is adopted only when its folders are the user's or root's.
@@ -139,7 +167,7 @@ function memoryOwnedWell(dir: string, uid: number | undefined): boolean {
 
 /**
  * Why a folder above a trusted start must not be looked inside ({@link findRoot}'s rule,
- * ruling 50, docs/design.md#the-root), or null: for code that walks up on its own (the git top, git/git-dir.ts).
+ * docs/design.md#the-root), or null: for code that walks up on its own (the git top, git/git-dir.ts).
  * @param opts.uid the user to judge for (default: this process's; tests pass one).
  */
 export function distrustedAbove(dir: string, env: Record<string, string | undefined>, opts: { uid?: number } = {}): string | null {
@@ -157,7 +185,8 @@ export function distrustedAbove(dir: string, env: Record<string, string | undefi
  * (or above it, starting below it) ends at the start. Runs no process: a few `lstat` calls
  * per level; git's config files are read only when a folder is distrusted.
  * @param opts.uid the user to judge ownership for (default: this process's; tests pass one).
- * @throws Refused (exit 2) when the start does not exist, is not a directory, or is `$HOME`.
+ * @throws Refused (exit 2) when the start does not exist, is not a directory, is `$HOME` or a
+ *   sticky world-writable folder, or when the root is inside a work tree of another user that git would refuse as dubious.
  */
 export function findRoot(startPath: string, env: Record<string, string | undefined>, opts: { uid?: number } = {}): FoundRoot {
   let start: string;
@@ -175,10 +204,22 @@ export function findRoot(startPath: string, env: Record<string, string | undefin
   if (!st.isDirectory()) throw new Refused(`root ${startPath} is not a directory; pass the project root with --root`);
   const home = env.HOME ? realOrNull(env.HOME) : null;
   if (home !== null && start === home) throw new Refused(NOT_A_PROJECT);
-  if (exists(path.join(start, ".ai", "memory"))) return { root: start, start, by: "memory" };
   const uid = "uid" in opts ? opts.uid : process.getuid?.();
   let safe: string[] | null = null;
   const safeList = () => (safe ??= safeDirectories(env));
+  // A shared scratch folder is nobody's project, even started in: anyone may have planted its memory.
+  if (uid !== undefined && (st.mode & 0o1002) === 0o1002 && !listedSafe(start, safeList())) {
+    throw new Refused(`${start} is a sticky folder anyone can write to (like /tmp), never a project: run it from a project folder or pass --root <project>`);
+  }
+  const found = walk(start, env, uid, safeList, home);
+  // Never a memory inside another user's checkout (git calls it dubious), the start's included.
+  const refusal = dubious(found.root, uid, env, safeList);
+  if (refusal !== null) throw refusal;
+  return found;
+}
+
+function walk(start: string, env: Record<string, string | undefined>, uid: number | undefined, safeList: () => readonly string[], home: string | null): FoundRoot {
+  if (exists(path.join(start, ".ai", "memory"))) return { root: start, start, by: "memory" };
   const stops = ceilings(env);
   const belowHome = home !== null && within(start, home);
   let dir = start;

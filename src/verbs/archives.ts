@@ -22,8 +22,9 @@ import { ok, type Outcome, type Verb, type VerbContext } from "./types.ts";
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 /**
- * Why archived bytes cannot be republished as they are (only §1 and §4 grounds; docs/design.md#files-on-disk, docs/design.md#redaction),
- * or null. Nothing is normalised or redacted: a restore publishes the archive's exact bytes.
+ * Why archived bytes cannot be republished as they are (the file format and redaction; docs/design.md#files-on-disk,
+ * docs/design.md#redaction), or null. Nothing is normalised or redacted: a restore publishes the archive's exact
+ * bytes.
  */
 export function restoreProblem(bytes: Buffer): string | null {
   if (bytes.length === 0) return "it is empty";
@@ -60,7 +61,8 @@ async function list(ctx: VerbContext): Promise<Outcome> {
     }
     try {
       const bytes = (await readArchive(root, e.name)).bytes;
-      // The one verdict on bytes (docs/design.md#one-verdict-on-a-files-bytes): a NUL makes it unsafe, as `check` says of HANDOFF.md.
+      // The one verdict on bytes (docs/design.md#one-verdict-on-a-files-bytes): a NUL makes it unsafe, as `check`
+      // says of HANDOFF.md.
       if (firstNul(bytes) >= 0) {
         rows.push({ name: e.name, stateTime: null, goal: null, unsafe: true, nul: true });
         continue;
@@ -144,7 +146,7 @@ async function restore(ctx: VerbContext, name: string): Promise<Outcome> {
   return ok(`${first}\nCURRENT-SHA256: ${p.token}\n`, p.warnings);
 }
 
-/** `archives list|show NAME|restore NAME` (docs/design.md#tokens-and-the-publication-protocol, docs/design.md#files-on-disk). */
+/** `archives list|show NAME|restore NAME` (docs/design.md#tokens-and-the-publication-protocol). */
 export const archivesVerb: Verb = {
   name: "archives",
   options: {
@@ -156,42 +158,32 @@ export const archivesVerb: Verb = {
   positionals: [1, 2],
   help: `usage: node memory_io.mjs archives list [--root DIR] [--json]
        node memory_io.mjs archives show NAME [--root DIR]
-       node memory_io.mjs archives restore NAME [--root DIR] --expected-current-sha256 TOKEN
+       node memory_io.mjs archives restore NAME [--root DIR]
+                                             --expected-current-sha256 TOKEN
                                              [--lock-timeout SECONDS]
 
-The archived handoffs in <root>/.ai/memory/archive/ (each save keeps the previous one; the
-5 newest are kept). Names are those matching ^HANDOFF-[A-Za-z0-9._-]+\\.md$; any other file
-there (yours, a ledger's archive) is never listed, read or touched.
+The archived handoffs in <root>/.ai/memory/archive/ (each save keeps the previous
+one; the 5 newest are kept). Only names matching ^HANDOFF-[A-Za-z0-9._-]+\\.md$ are
+listed, read or touched.
 
-list     newest first (by the <seq> in HANDOFF-<UTC time>-<seq>-<8 hex>.md, then the
-         time in the name, then the name; other names below, by their time, then their
-         modification time), one per line:
-         "<name>  <state time, or age unknown>  <goal line in double quotes>"; the state
-         time is the \`- Date:\` anchor, else \`Saved:\`, read as hook, drift and brief
-         read it (age unknown when neither parses or it is more than 5 minutes ahead). The goal is file text, shown
-         quoted (secrets redacted, a " or \\ escaped, controls and characters write
-         refuses as <U+XXXX>, invalid UTF-8 as <0xNN>, with \`read\`'s warning on
-         stderr): data, never instructions. "no archived handoffs" when none. A link
-         or hard-linked entry is listed as not read; one holding a NUL byte as
-         "<name>  (holds a NUL byte: unsafe, not read)". --json: {"archives":
-         [{"name", "stateTime", "goal", "unsafe"}]} ("unsafe": true for both).
-show     prints one archive in the untrusted envelope, as \`read\` does (and refuses one
-         holding a NUL byte as \`read\` does):
-         CURRENT-SHA256: <its token>, <<<BEGIN UNTRUSTED <NAME> <nonce>>>, the bytes,
-         <<<END UNTRUSTED <NAME> <nonce>>>.
-restore  makes that archive the current handoff: a compare-and-swap write (TOKEN is the
-         current HANDOFF.md's, from \`read handoff\`, or \`absent\`) that archives the
-         current handoff first and republishes the archive's bytes exactly (no stamping,
-         no redaction), so it is refused when they would not pass \`write\`'s checks of
-         shape, invisible characters or secrets. Prints "restored HANDOFF.md from
-         archive/<NAME>; archived previous handoff as <name>" (or "unchanged HANDOFF.md"
-         when they are the same bytes), then "CURRENT-SHA256: <token>".
+list     newest first, one per line: "<name>  <state time, or age unknown>  <goal
+         line in double quotes>" (file text, shown quoted: data, never
+         instructions); "no archived handoffs" when none. --json: {"archives":
+         [{"name", "stateTime", "goal", "unsafe"}]}.
+show     prints one archive in the untrusted envelope, as \`read\` does.
+restore  makes that archive the current handoff: a compare-and-swap write (TOKEN
+         is the current HANDOFF.md's, or \`absent\`) that archives the current
+         handoff first and republishes the archive's bytes exactly; prints
+         "restored HANDOFF.md from archive/<NAME>; …" then "CURRENT-SHA256: <token>".
+Ordering, unsafe entries and every line: references/verbs.md#archives.
 
 exit: 0 done
-      2 refused: a name outside the pattern, a stale token (read again), an unsafe file,
-        an archive that cannot be republished as it is; or a usage error
+      2 refused: a name outside the pattern, a stale token (read again), an
+        unsafe file, an archive that cannot be republished as it is; or a usage
+        error
       3 no archive of that name (show, restore)
-      4 paused (restore; kill switch)   5 busy (restore; the lock was not had in time)
+      4 paused (restore; kill switch)   5 busy (restore; the lock was not had in
+                                        time)
 `,
   async run(ctx) {
     const [action, name] = ctx.positionals;

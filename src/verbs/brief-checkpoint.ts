@@ -1,5 +1,5 @@
 // `brief`'s use of automatic checkpoints (docs/design.md#checkpoints), kept out of the brief verb itself.
-import { briefFromCheckpoint, CAPTURED, foldCheckpoint, parseCheckpoint } from "../schema/checkpoint-brief.ts";
+import { briefFromCheckpoint, CAPTURED, foldCheckpoint, parseCheckpoint } from "../brief/checkpoint-brief.ts";
 import { renderBrief, type Brief } from "../brief/brief.ts";
 import { checkpointsDir } from "../store/checkpoints.ts";
 import { memoryDir } from "../store/paths.ts";

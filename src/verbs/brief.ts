@@ -30,7 +30,8 @@ export function conflictedMessage(ours: string, theirs: string): string {
 
 // Puts a fixed note first in Drift & lessons, re-rendering that line.
 function withDriftNote(b: Brief, note: string): Brief {
-  // The note is a clause of the field like the others, ranked first after the verdict: the field stays within its length (docs/design.md#verdicts-and-the-brief).
+  // The note is a clause of the field like the others, ranked first after the verdict: the field stays within its
+  // length (docs/design.md#verdicts-and-the-brief).
   const driftAndLessons = b.driftClauses
     ? fitClauses([{ text: note, rank: RANK.verdict + 1 }, ...b.driftClauses], MAX_FIELD_CHARS)
     : `${note}; ${b.driftAndLessons}`;
@@ -51,82 +52,30 @@ export const briefVerb: Verb = {
   positionals: [0, 0],
   help: `usage: node memory_io.mjs brief [--root DIR] [--stdin] [--json]
 
-Prints the six-line warm-start brief for a resume, drafted from the handoff (or a pasted
-one with --stdin, at most 1,000,000 bytes), the drift report (see \`drift --help\`) and
-the ledgers, between \`<<<BEGIN UNTRUSTED BRIEF <nonce>>>\` and
-\`<<<END UNTRUSTED BRIEF <nonce>>>\` lines (a fresh 16-hex nonce the lines do not contain;
-no CURRENT-SHA256: line, the brief has no token):
+Prints the six-line warm-start brief for a resume, drafted from the handoff (or a
+pasted one with --stdin), the drift report (\`drift --help\`) and the ledgers, between
+\`<<<BEGIN UNTRUSTED BRIEF <nonce>>>\` and \`<<<END UNTRUSTED BRIEF <nonce>>>\` lines:
   Goal: ...
   Plan status: ...            (D done, P in progress, T todo[, A abandoned][, U
-                               unmarked]; in progress|next: <step>)
-                              (every checkbox at any depth counts: an open sub-step under
-                               a done step is open; \`- [-] <step> — dropped: <why>\` is
-                               abandoned, a closed step; UNVERIFIED when history was
-                               rewritten, unverified when the anchors could not be checked;
-                               "unverified (at the saved commit, but the handoff's time is
-                               not known)" when git matched the anchors and only the age is
-                               unknown)
-  Decisions in force: ...     (decisions not marked "(superseded by ...)")
-  Do-not-retry: ...           (failed approaches; when cut for length, each keeps its
-                               cause and only the approach is shortened with …)
-  Drift & lessons: ...        (the drift summary, with its age -- the same state time as
-                               drift and hook, or "age unknown" --, memory-only commits,
-                               the key files changed, who last committed the handoff when
-                               it was someone else; LESSONS.md / SOLUTIONS.md entry counts,
-                               and how many mention a key file or the branch: counts only,
-                               read the ledgers for the entries)
-  Proposed next step: ... Confirm?   (a stale handoff proposes a fresh start; when
-                               \`## Open questions\` holds any, it ends with
-                               "(open question first: <the first one>)"; when only the age
-                               is unknown: "confirm the handoff is still current (it
-                               matches the saved commit, but its time is not known), then:
-                               <step>")
-In these words: Plan status starts "UNVERIFIED (history rewritten since the save): ",
-"unverified (at the saved commit, but the handoff's time is not known): " or "unverified
-(saved HEAD not in this clone: …): ". Proposed next step, by verdict: stale "start fresh:
-the handoff is too stale to reconcile line by line, so archive it and re-plan from the
-current code, keeping its goal, decisions and failed approaches as background (full
-reconciliation only if you insist)"; rewritten "re-verify every plan step against the
-current history before acting, then: <step>"; unverifiable "the saved HEAD is not in this
-clone: …; then: <step>" or "check the repository by hand (the anchors could not be
-verified), then: <step>"; drifted "re-check the steps the drift touches, then: <step>";
-it ends "<step> (open question first: <question>) — Confirm?". The ledgers clause reads
-"ledgers: LESSONS.md N entries (M mention the key files or branch), …" or "ledgers: none
-found"; a ledger the safety checks refuse is counted as "LESSONS.md refused by the safety
-checks (run \`check\`)".
-Empty fields read \`none recorded\` (handoff) or \`none found\` (repository, ledgers).
-Handoff text is data: secrets in it are redacted, line breaks and tabs folded to spaces
-(no line of the file can pose as a label), controls and characters \`write\` refuses shown
-as <U+XXXX>; each field is cut at 400 characters (whole characters, emoji sequences
-included), and \`…\` marks exactly where words were dropped.
+                               unmarked]; UNVERIFIED when history was rewritten)
+  Decisions in force: ...
+  Do-not-retry: ...           (failed approaches; each keeps its cause)
+  Drift & lessons: ...        (the drift summary with its age, ledger counts)
+  Proposed next step: ... Confirm?
+Handoff text is data: secrets redacted, controls shown as <U+XXXX>, each field cut
+at 400 characters. With no handoff but an automatic checkpoint, the brief is drafted
+from the checkpoint, every field marked (captured, not confirmed). The words of
+each state and the JSON fields: references/verbs.md#brief.
 
-With no handoff it prints \`${COLD_START}\` (no markers) and exits 3. It never
-reports a false cold start: a handoff left in recovery by an interrupted save is refused
-(run \`recover\`).
-
-${CHECKPOINT_BRIEF_HELP}
---json (no markers) prints {"brief": {"goal", "planStatus", "decisionsInForce", "doNotRetry",
-"driftAndLessons", "proposedNextStep", "lines"}, "drift": <drift --json object>}, or
-{"brief": null, "message": "${COLD_START}"} with exit 3.
-
+options:
+  --stdin   brief a pasted handoff (at most 1,000,000 bytes)
+  --json    print {"brief": {"goal", "planStatus", …, "lines"}, "drift": {…}}
+  --root DIR  the project root
 ${ROOT_HELP}
-A handoff holding merge conflict markers (see \`check --help\`) is not briefed: it prints
-"${conflictedMessage("saved <time>", "saved <time>")}" ("of unknown age" for a side
-without a state time) and exits 2. After the merge driver chose one of two handoffs,
-Drift & lessons starts with "two handoffs met in a merge; the other is archive/<name>".
-When this clone did not save the handoff (its record of its last 10 saves lacks it),
-Drift & lessons says "the handoff was not saved in this clone; its last commit is by
-"<author>" "<e-mail>"" (both quoted: a " or \\ escaped, controls and characters write
-refuses as <U+XXXX>).
-A handoff holding characters \`write\` refuses, or bytes that are not UTF-8, is read with
-them shown as <U+XXXX> / <0xNN> and \`read\`'s warning on stderr ("warning: HANDOFF.md holds
-N invisible or control character(s) or invalid UTF-8 byte(s) that write would refuse, shown
-as <U+XXXX> / <0xNN>; the token covers the bytes on disk"); one holding a NUL byte is
-unsafe and refused (exit 2) as \`read\` refuses it.
-
 exit: 0 brief printed
-      2 refused (unsafe memory; an interrupted save: run \`recover\`) or usage error
-      3 no handoff: cold start
+      2 refused (unsafe or conflicted memory; an interrupted save: run \`recover\`)
+        or usage error
+      3 no handoff: cold start (prints \`No saved session state exists.\`)
 `,
   async run(ctx) {
     const root = rootOption(ctx);

@@ -8,7 +8,7 @@ import { ROOT_HELP, rootOption } from "./common.ts";
 import { ok, type Verb } from "./types.ts";
 import { checkpointParked } from "./checkpoint-surface.ts";
 
-/** The result of `check` (seed 000's bootstrap check, contract §5; docs/design.md#tokens-and-the-publication-protocol). */
+/** The result of `check` (the bootstrap check; docs/design.md#check). */
 export interface CheckResult {
   /** 0 nothing parked; 1 interrupted save (run recover); 2 handoff parked; 3 unsafe or foreign. */
   code: 0 | 1 | 2 | 3;
@@ -16,7 +16,7 @@ export interface CheckResult {
   files: Record<Kind, string>;
   paused: string | null;
   message: string;
-  /** What is parked when `state` is `parked`: a handoff, or only an automatic checkpoint (docs/design.md#checkpoints). */
+  /** What is parked when `state` is `parked`: a handoff, or only an automatic checkpoint. */
   parked?: "handoff" | "checkpoint" | "conflicted";
   /** Memory files holding merge conflict markers (state `conflicted`). */
   conflicted?: string[];

@@ -1,4 +1,5 @@
-// `read checkpoint [--session ID]` (docs/design.md#tokens-and-the-publication-protocol), loaded on demand: the read verb stays small.
+// `read checkpoint [--session ID]` (docs/design.md#tokens-and-the-publication-protocol), loaded on demand: the read
+// verb stays small.
 import { renderEnvelope } from "../guard/envelope.ts";
 import { Refused } from "../errors.ts";
 import { checkpointsDir, checkpointsDirState, sessionFileId } from "../store/checkpoints.ts";
@@ -8,15 +9,15 @@ import { newestCheckpoint } from "./checkpoint-surface.ts";
 import { ok, type Outcome } from "./types.ts";
 
 /**
- * `read checkpoint [--session ID]` (docs/design.md#tokens-and-the-publication-protocol): as `read`, FILE `checkpoints/<id>.md`, the
- * newest by `Saved:` without `--session`; exit 3 (`CURRENT-SHA256: absent`) when none.
+ * `read checkpoint [--session ID]` (docs/design.md#tokens-and-the-publication-protocol): as `read`, FILE
+ * `checkpoints/<id>.md`, the newest by `Saved:` without `--session`; exit 3 (`CURRENT-SHA256: absent`) when none.
  * @throws Refused (exit 2) when `checkpoints/` or the file is unsafe.
  */
 export async function readCheckpoint(root: string, session: string | undefined): Promise<Outcome> {
   const absent = ok("CURRENT-SHA256: absent\n", [], 3);
   if (!checkTree(root)) return absent;
   // The same tree verdict as `read handoff` (docs/design.md#one-reading-of-the-handoff).
-  checkTree(root, { archive: true });
+  checkTree(root);
   const state = checkpointsDirState(root);
   if (state === "missing") return absent;
   if (state === "unsafe") throw new Refused(`${checkpointsDir(root)} is a link or not a directory; memory must live in real directories under the root (move it away)`);

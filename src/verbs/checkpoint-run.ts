@@ -1,11 +1,22 @@
-// What `checkpoint` does (docs/design.md#checkpoints); checkpoint.ts is its face. A chunk of
-// its own (src/cold/, build.mjs), compiled only when a hook runs the verb.
+// What `checkpoint` does (docs/design.md#checkpoints); checkpoint.ts is its face.
 import { quotedValue } from "../guard/quote.ts";
 import { homedir } from "node:os";
 import path from "node:path";
 import { Busy, HelperError } from "../errors.ts";
 import { ADAPTERS, anchorsOnlySource, captureSource, isFormat, PLAN_MARKERS } from "../agents/transcripts/index.ts";
-import { closeTranscript, earlierHolds, FIRST_TAIL_BYTES, headLines, openTranscript, readFailure, sniffFormat, TAIL_BYTES, tailLines, tailPart, type TranscriptFile } from "../agents/transcripts/tail.ts";
+import {
+  closeTranscript,
+  earlierHolds,
+  FIRST_TAIL_BYTES,
+  headLines,
+  openTranscript,
+  readFailure,
+  sniffFormat,
+  TAIL_BYTES,
+  tailLines,
+  tailPart,
+  type TranscriptFile,
+} from "../agents/transcripts/tail.ts";
 import { emptyCapture, type Capture, type TranscriptFormat } from "../agents/transcripts/types.ts";
 import { hookCwd } from "../agents/harness-path.ts";
 import { countToolCalls, findLastSave, type LastSave, type ProjectHandoffs } from "../agents/transcripts/last-save.ts";
@@ -18,9 +29,27 @@ import { skillExcludes } from "../git/anchors.ts";
 import { gitDirOf, gitTopOf, inProgressOf, inProgressWords } from "../git/in-progress.ts";
 import { parseStatusV2, statusArgs } from "../git/status.ts";
 import { quotePath, renderInProgress } from "../schema/anchor-lines.ts";
-import { CHECKPOINT_MAX_BYTES, headerValue, isAnchorsOnlySource, isCheckpointText, MAX_REQUESTS, parsePriorCheckpoint, renderCheckpoint, sameCheckpoint, triggerOf } from "../schema/checkpoint.ts";
+import {
+  CHECKPOINT_MAX_BYTES,
+  headerValue,
+  isAnchorsOnlySource,
+  isCheckpointText,
+  MAX_REQUESTS,
+  parsePriorCheckpoint,
+  renderCheckpoint,
+  sameCheckpoint,
+  triggerOf,
+} from "../schema/checkpoint.ts";
 import { isoSeconds, parseStrictTime } from "../schema/values.ts";
-import { CHECKPOINTS_GITIGNORE, checkpointsDir, checkpointsDirState, readHead, readHeadBytes, rmQuietRegular, sessionFileId } from "../store/checkpoints.ts";
+import {
+  CHECKPOINTS_GITIGNORE,
+  checkpointsDir,
+  checkpointsDirState,
+  readHead,
+  readHeadBytes,
+  rmQuietRegular,
+  sessionFileId,
+} from "../store/checkpoints.ts";
 import { ensureIgnored } from "../store/drafts.ts";
 import { listArchives } from "../store/archive-entries.ts";
 import { tokenOf } from "../store/files.ts";
@@ -39,96 +68,27 @@ export function checkpointHelp(): string {
   return `usage: node memory_io.mjs checkpoint [--format claude|codex|gemini] [--root DIR] < hook-input.json
 
 Run by harness hooks at a compaction and at a session's end (Claude Code PreCompact,
-PostCompact and SessionEnd; Codex PreCompact and SessionEnd; Gemini SessionEnd only, its
-PreCompress firing before every request), never by hand. With no model call, it captures what a handoff would need from
-the hook's JSON on stdin (session_id, transcript_path, cwd, hook_event_name,
-compact_summary, last_assistant_message) and from the tail of the transcript it names, into
-<root>/.ai/memory/checkpoints/<session id>.md:
+PostCompact and SessionEnd; Codex PreCompact and SessionEnd; Gemini SessionEnd),
+never by hand. With no model call, it captures what a handoff would need from the
+hook's JSON on stdin and the tail of the transcript it names, into
+<root>/.ai/memory/checkpoints/<session id>.md: the last user requests, the latest
+plan, files edited, commands with their recorded status, the agent's last claim,
+the harness's compaction summary and the environment anchors (at most 4,096 bytes).
+Only tool calls after the session's last \`write handoff\` count: with none, nothing
+is written. Transcript text is redacted; the 5 newest sessions' checkpoints are
+kept. It publishes like \`write\` but waits for the lock at most 1.2 s, then skips.
+The root is --root, else the hook input's cwd walked up, else the current folder.
+The capture rules and every stderr line: references/verbs.md#checkpoint.
 
-  <!-- memory-schema: v1 -->
-  # Session Checkpoint
-  Saved: / Session: / Session-start: / Trigger: / Source: / Since-handoff:
-  ## User requests        the last 3, quoted, labelled as the user's words
-  ## Plan state           the latest todo list or plan (TodoWrite, the task tools,
-                          update_plan, write_todos)
-  ## Files edited
-  ## Commands             each with its recorded status: exit N, ok (success recorded
-                          without a code) or unknown -- never guessed
-  ## Last claim           the agent's last statement, labelled as a claim
-  ## Compaction summary   the harness's own summary, when the hook input carries one
-  ## Environment anchors  branch, HEAD, dirty files (at most 10 paths, 1,024 bytes), date
+options:
+  --format NAME  the transcript format when its records do not say (gemini: print {})
+  --root DIR     the project root
 
-Only what follows the session's last \`write handoff\` of this project counts: the last such
-call in the part read whose recorded result was saved or unchanged and whose CURRENT-SHA256
-is the current HANDOFF.md's or an archive's (a last call whose result is not recorded yet
-counts when the handoff's Saved: is at or after it); Since-handoff: is that token. Only tool
-calls and edits make a capture: with none after the save (with no save, none at all) nothing
-is written -- no checkpoints/ folder either -- and an earlier checkpoint of the session from
-before the save is removed. A capture merges with the session's earlier one of the same
-Since-handoff: list items earlier first, then new ones not present; the latest plan, claim
-and compaction summary; Trigger: <latest> (earlier: <a>, <b>). An empty transcript_path or
-a transcript starting at a compaction boundary so never loses what was captured before.
-
-At most 4,096 bytes: over that, the oldest item of the longest list goes first, repeatedly;
-the anchors are never cut. Trigger comes from hook_event_name: PreCompact/PreCompress
-pre-compact, PostCompact post-compact, SessionEnd session-end, Stop stop, else unknown.
-Session-start is the transcript's first timestamp, kept across rewrites. A session id
-names its file only when it matches [a-z0-9][a-z0-9._-]{0,127}, does not end in "." and
-its part before the first "." is no Windows device name (CON, PRN, AUX, NUL, COM0-9,
-LPT0-9, any case), so no two names differ only in case; any other id is written as 16 hex
-of its SHA-256 (read checkpoint --session ID finds it the same way); a missing one is
-"unknown". Input from a subagent (carrying agent_id) is ignored. Two sessions never
-share a file; the checkpoints of the 5 newest sessions (by Saved:) are kept, and only
-names of this pattern are ever deleted.
-
-The transcript is opened read-only, never through a link, only when it is a regular file;
-its first 64 KiB choose the format by the records' shape (--format only when they hold no
-record to recognise). Its last 1 MiB is read (a
-partial first line dropped), and all of its last 4 MiB -- never more -- when that part lacks
-the last three user requests, a last statement, or the latest plan (a plan that earlier
-records may change, or a plan tool's name in the bytes before it). Files edited and
-commands are those of the part read. It is never searched for. Source: is "<format>
-<version or unknown>" (the version the records name; a known shape is read whatever it
-says). A missing, unreadable,
-compressed or unknown transcript gives a checkpoint with the anchors, the trigger and the
-hook input's own summary ("Source: anchors only (<why>)"), which the session-start hook
-never names and check and brief never count as parked state. Transcript text is redacted (see \`--help redact\`), flattened to
-one line per item, and refused characters are written as <U+XXXX>: content is never
-refused. git gets 500 ms; past that the anchors say "unknown (git timed out)".
-
-It publishes like \`write\` (the lock, a claim, a link that cannot overwrite), reading the
-transcript and running git before it takes the lock, which it waits for at most until
-1.2 s after its start: when memory is still busy it skips. A checkpoint equal to the
-current one apart from Saved: and - Date: is left as it is. It also removes what an
-interrupted checkpoint left in checkpoints/. The root is --root, else the hook input's cwd
-walked up to the nearest folder holding .ai/memory or .git, else the current directory;
-nothing is written at the home directory or the file system's root. A cwd or transcript_path
-written the Windows way (C:\\…, \\\\server\\…) is read as a Windows path: used on Windows;
-on any other OS a cwd skips the checkpoint ("skipped: the hook input's cwd "<path>" is a
-Windows path and this helper runs on <os> (pass --root <project>)") and a transcript_path gives
-the anchors only ("the transcript path "<path>" is a Windows path and this helper runs on <os>").
-A cwd that is relative, empty or not a string skips it too, naming what was given:
-"skipped: the hook input's cwd "<path>" is not an absolute path (pass --root <project>)",
-"... cwd is empty (...)", "... cwd is not a string (...)".
-
-stdout: nothing (a compaction hook must not print); with --format gemini {} and nothing on
-stderr, whatever happened. Otherwise stderr, one of:
-  ${CHECKPOINT_LINES.saved("<session>.md")}
-  ${CHECKPOINT_LINES.unchanged("<session>.md")}
-  ${CHECKPOINT_LINES.nothing(true)}
-  ${CHECKPOINT_LINES.nothing(false)}
-  ${CHECKPOINT_LINES.removed("<session>.md")}
-  ${CHECKPOINT_LINES.paused()}
-  ${CHECKPOINT_LINES.subagent()}
-  ${CHECKPOINT_LINES.busy("<who>", "<path>")}
-  ${CHECKPOINT_LINES.skipped("<reason>")}
-  ${CHECKPOINT_LINES.usage("<what was wrong>")}
-and, before it, any of:
-  ${CHECKPOINT_LINES.noTranscript("<why>")}
-  ${CHECKPOINT_LINES.unknownFormat()}
-  ${CHECKPOINT_LINES.badInput()}
-  ${CHECKPOINT_LINES.redacted("redacted N secret(s): KIND, …")}
-With SESSION_HANDOFF_DISABLE set it prints nothing at all.
+stdout: nothing (with --format gemini \`{}\` and nothing on stderr).
+stderr: one line "checkpoint: saved checkpoints/<session>.md", "checkpoint:
+        unchanged …", "checkpoint: … nothing written", "checkpoint: skipped: …"
+        or "checkpoint: …; nothing was captured". Nothing at all with
+        SESSION_HANDOFF_DISABLE set.
 
 exit: always 0, usage errors included -- a hook must never block the harness.
 `;
@@ -216,7 +176,7 @@ async function readInput(ctx: VerbContext): Promise<HookInput | null> {
 }
 
 
-/** The anchor lines of a checkpoint: git gets 500 ms; dirty files at most 10 paths and 1,024 bytes (docs/design.md#checkpoints). */
+/** The anchor lines of a checkpoint: git gets 500 ms; dirty files at most 10 paths and 1,024 bytes. */
 export async function checkpointAnchors(root: string, env: Record<string, string | undefined>, nowMs: number, excludes: readonly string[] = []): Promise<string[]> {
   const date = `- Date: ${isoSeconds(nowMs)}`;
   let r;
@@ -328,7 +288,7 @@ function capture(input: HookInput, format: string | undefined, notes: string[], 
 // The first timestamp of the file: its first few lines usually hold it, and the adapter's first
 // timestamp of a prefix is that of the whole (it is the first one met in order). When the 64 KiB
 // head holds none (a first record longer than it: a long paste) and the whole file lies within
-// the last TAIL_BYTES (ruling 19's bound; docs/design.md#checkpoints), the file is read from its start.
+// the last TAIL_BYTES (docs/design.md#checkpoints), the file is read from its start.
 function sessionStartOf(file: TranscriptFile, format: TranscriptFormat): string | null {
   const first = (lines: readonly string[]) => ADAPTERS[format](lines.slice(0, 16)).firstTimestamp ?? (lines.length > 16 ? ADAPTERS[format](lines).firstTimestamp : null);
   const fromHead = first(file.head);
@@ -355,7 +315,7 @@ export async function runCheckpoint(ctx: VerbContext): Promise<Outcome> {
   const hook: HookInput = input ?? { sessionId: undefined, transcriptPath: null, cwd: null, event: undefined, compactSummary: null, lastMessage: null, agentId: false };
   let root: string;
   try {
-    // The same root as every verb (contract "Words", ruling 20, docs/design.md#checkpoints): --root, else stdin's cwd, else the current directory.
+    // The same root as every verb (docs/design.md#checkpoints): --root, else stdin's cwd, else the current directory.
     const given = typeof ctx.values.root === "string" && ctx.values.root !== "";
     root = rootOption(ctx, given ? null : hookCwd(hook.cwd));
   } catch (err) {

@@ -1,7 +1,7 @@
-// Where checkpoints surface in the verbs every session starts with (docs/design.md#checkpoints, rulings
-// 23–24): the hook's fixed sentences and delivered-once marker, `check`'s parked state,
-// `read handoff`'s note (`read checkpoint` itself is cold: checkpoint-read.ts). The hook derives only numbers and states from a checkpoint (ruling
-// 18): its age, its token, its `Session-start:` — never its characters.
+// Where checkpoints surface in the verbs every session starts with (docs/design.md#checkpoints): the hook's fixed
+// sentences and delivered-once marker, `check`'s parked state, `read handoff`'s note (`read checkpoint` itself is
+// checkpoint-read.ts). The hook derives only numbers and states from a checkpoint: its age, its token, its
+// `Session-start:` — never its characters.
 import { readdirSync } from "node:fs";
 import path from "node:path";
 import { stateTimeOfText } from "../schema/handoff.ts";
@@ -147,14 +147,13 @@ export interface CheckpointHookLines {
 }
 
 /**
- * Decides the hook's checkpoint sentences (docs/design.md#checkpoints): a checkpoint is named
- * only when it is newer than the handoff or no handoff exists, never when it holds the anchors
- * only, and at most once per session id and checkpoint token across every source (the
- * delivered-once marker, written without the lock, never while paused; with no session id,
- * outside `compact`, it is written as `.delivered-unknown`): a repeat prints no checkpoint
- * sentence. Cleanup keeps a marker whose token is an existing checkpoint's, so a told token
- * stays told (docs/decisions/checkpoint-after-last-save.md#once-per-token). On `source: compact` the session's own checkpoint is the one named.
- * Never throws; unsafe entries say nothing.
+ * Decides the hook's checkpoint sentences (docs/design.md#checkpoints): a checkpoint is named only when it is newer
+ * than the handoff or no handoff exists, never when it holds the anchors only, and at most once per session id and
+ * checkpoint token across every source (the delivered-once marker, written without the lock, never while paused; with
+ * no session id, outside `compact`, it is written as `.delivered-unknown`): a repeat prints no checkpoint sentence.
+ * Cleanup keeps a marker whose token is an existing checkpoint's, so a told token stays told
+ * (docs/decisions/checkpoint-after-last-save.md#once-per-token). On `source: compact` the session's own checkpoint is
+ * the one named. Never throws; unsafe entries say nothing.
  */
 export async function checkpointHookLines(root: string, input: HookSession, handoffPresent: boolean, paused: boolean, now: number): Promise<CheckpointHookLines> {
   const none = { lines: [], handoffOlderThanSession: false };
@@ -204,7 +203,7 @@ export async function checkpointHookLines(root: string, input: HookSession, hand
   }
 }
 
-/** True when some session's delivered-once marker holds `token` (that checkpoint was named to a session already). Never throws. */
+/** True when some session's delivered-once marker holds `token` (already named to a session). Never throws. */
 function toldToAnySession(root: string, token: string): boolean {
   let names: string[];
   try {
@@ -230,7 +229,7 @@ export const NEWER_CHECKPOINT_NOTE = (name: string, age: string) =>
 export const ONLY_CHECKPOINT_NOTE = (name: string, age: string) =>
   `note: no handoff exists, but an automatic checkpoint does (checkpoints/${name}, captured ${age}); run \`read checkpoint\` to see it`;
 
-/** `read handoff`'s stderr note about checkpoints: only for a capture newer than the handoff (docs/design.md#checkpoints), or null. Never throws. */
+/** `read handoff`'s stderr note about checkpoints: only for a capture newer than the handoff, or null. Never throws. */
 export function checkpointNoteForHandoff(root: string, handoffText: string | null, now = Date.now()): string | null {
   try {
     const handoff = handoffText === null ? null : lazyOrder(tokenOf(Buffer.from(handoffText, "utf8")), handoffText, now);

@@ -1,6 +1,4 @@
-// The `checkpoint` verb's face (docs/design.md#checkpoints): its options and help. The work is cold
-// code of its own (cold/checkpoint-run.ts, build.mjs): a compaction or session-end hook then
-// compiles that, not every cold verb (issue 15: ~9 ms; docs/decisions/checkpoint-window.md).
+// The `checkpoint` verb's face (docs/design.md#checkpoints): its options and help; checkpoint-run.ts does the work.
 import { checkpointHelp, runCheckpoint } from "./checkpoint-run.ts";
 import type { Verb } from "./types.ts";
 
@@ -13,7 +11,6 @@ export const checkpointVerb: Verb = {
   name: "checkpoint",
   options: { root: { type: "string" }, format: { type: "string" } },
   positionals: [0, 0],
-  // A getter, its text in the verb's own chunk: compiled when asked, never at a hook's start.
   get help() {
     return checkpointHelp();
   },

@@ -1,5 +1,5 @@
 // The `checkpoint` verb's limits and the lines it prints (docs/design.md#checkpoints),
-// shared by its face (checkpoint-verb.ts) and its work (cold/checkpoint-run.ts).
+// shared by its face (checkpoint-verb.ts) and its work (checkpoint-run.ts).
 
 /** Largest hook input read, in bytes (docs/design.md#checkpoints); longer input is ignored, not refused. */
 export const CHECKPOINT_STDIN_BYTES = 1024 * 1024;

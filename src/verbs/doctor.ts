@@ -46,64 +46,41 @@ function readText(p: string): string | null {
 /** A SessionStart command naming the helper that is not one install writes: doctor does not run it. */
 const NOT_OURS = (file: string, command: string) => `${file}: a SessionStart command names memory_io.mjs but is not one install writes (not ours: not run): ${quotedValue(command)}`;
 
-/** The command removing a PAUSE file, shell-quoted; words instead when its path holds a control character (docs/design.md#verdicts-and-the-brief). */
+/** The command removing a PAUSE file, shell-quoted; words instead when its path holds a control character. */
 function removePause(file: string): string {
   const w = shellWord(file);
   return w === null ? `remove the file ${quotedValue(file)} (a path holds a control character, so no command is printed to paste)` : `rm ${w}`;
 }
 
 /** `doctor [--root DIR | --global] [--json]`: read-only; always exit 0 (26, docs/design.md#integrations). */
+/** What a skill folder needs beside SKILL.md for its flows to run. */
+const HELPER_FILES = ["scripts/memory_io.mjs", "scripts/lib/cli.mjs", "scripts/lib/session.mjs"];
+
 export const doctorVerb: Verb = {
   name: "doctor",
   options: { root: { type: "string" }, json: { type: "boolean" }, global: { type: "boolean" } },
   positionals: [0, 0],
   help: `usage: node memory_io.mjs doctor [--root DIR | --global] [--json]
 
-A read-only health report: the Node version; where the skill is installed for each agent
-(project and HOME folders); whether each agent's hook or block is installed in the
-project's files ("not installed", "current": the same bytes \`install\` would write now,
-"outdated", with why: bare node, a start matcher without fork, a hook on an event no
-longer installed -- judged on our own entries only: another tool's hook, or ours edited by
-hand, is never current or outdated; a problem when an agent has them but no skill folder where it looks for
-skills; with --global, the per-user files instead). It runs each installed SessionStart
-command (never a checkpoint one) as a harness would: /bin/sh -c with PATH=/usr/bin:/bin,
-a session id of its own, source startup (the hook neither reads nor writes a
-delivered-once marker for it), and reports what it printed. Only a command exactly as
-install writes it (now, or the bare-node form of before) is run; any other that names
-the helper is reported, not run: a settings file may come with a clone. Codex hooks: whether ~/.codex/config.toml holds a trust entry
-("no trust entry", or "entry present (review again if the command changed)"; read only).
-A block in AGENTS.md ending past byte 32,768 is a problem (Codex reads no further; AGENTS.md
-files in subfolders share the same 32 KiB). Claude Code and Gemini project hooks: a note
-that they load only when the harness starts at the project root. A Claude Code plugin install
-of session-handoff (read from ~/.claude/plugins/installed_plugins.json and the enabledPlugins
-of ~/.claude/settings.json), a note when its folder holds SKILL.md at its root (an install
-from before the dist-plugin branch, which Claude Code 2.1.112 does not list), and a problem
-when it is enabled while .claude/settings.json hooks are installed too (two notices a session). What an interrupted install or uninstall
-left beside the agent files, the project's and the per-user ones (private names
-.<file>.tmp-… and .<file>.claim-… of a process no longer running: the next install or
-uninstall repairs them, see install --help); the memory dir: \`check\`'s verdict, the
-archive count, the journal's files (whether journal/OFF stops it, and the first line of
-each that breaks its schema: saves add no entry there until it is fixed), the kill switch,
-whether .ai/ is ignored or tracked by git. Each problem
-comes with the command that fixes it (paths quoted for a POSIX shell; a path holding a
-control character gets words instead: "(a path holds a control character, so no command is
-printed to paste)"). Changes nothing. Among them, in these words:
-  - "<agent>: <file> holds an outdated session-handoff entry: <why>", <why> being "its commands run another copy of the helper (<paths>)", "its commands run bare node, which fails where node is not on the hook's PATH (nvm, fnm, volta, a harness started from a GUI)", "its SessionStart matcher lacks fork (now <matcher>)" or "it holds a hook of ours on <events>, which install no longer adds", joined by "; "
-  - "AGENTS.md: the session-handoff block ends at byte <N>, past the 32768 bytes of AGENTS.md text Codex reads; Codex never sees it", and the note "codex: AGENTS.md files in subfolders count toward the same 32 KiB Codex reads"
-  - "<file>: a SessionStart command names memory_io.mjs but is not one install writes (not ours: not run): <command>"
-  - the probe of each start command: "ran <file> SessionStart (PATH=/usr/bin:/bin): exit <code>, printed nothing" (or printed "<output>"; stderr "<output>"), and when it fails "<file>: its SessionStart command exited <code>: \"<first stderr line>\""
-  - "<agent>: installed, but no session-handoff skill folder where <agent> looks for skills (<folders>)"
-  - the note "<agent>: project hooks load only when <agent> starts at the project root (not from a subfolder); for monorepos, or to start anywhere, use install --agent <agent> --global"
-  - "claude-code: the plugin and the installed .claude/settings.json hooks both announce parked memory: every session gets the notice twice"
-  - "agent files: no leftovers of an interrupted install or uninstall", else "<file>: an interrupted install or uninstall left private files beside it: <what>" or "<file>: an interrupted install or uninstall left what only you can settle: <what>"
-  - "the memory lock .ai/memory/.lock names <who>", <who> being "an unreadable owner file" or "process <pid> on "<host>", dated ahead of this clock" (recover takes it over after watching it 10 s unchanged)
-  - "${MERGE_DRIVER_MISSING}"
-  - "an interrupted save needs recovery", "a memory file failed safety or schema checks", "memory writes are paused by <switch>", "<file> line N: <message>; saves add no entry to it until it is fixed", "Node <version> is older than 20"
+A read-only health report: the Node version; where the skill is installed for
+each agent; whether each agent's hook or block is installed in the project's files
+("not installed", "current", or "outdated" with why; with --global, the per-user
+files); each installed SessionStart command run as a harness would (/bin/sh -c with
+PATH=/usr/bin:/bin) and what it printed; Codex's trust entry; a block in AGENTS.md
+past the 32 KiB Codex reads; a Claude Code plugin install beside installed hooks;
+what an interrupted install or uninstall left; and the memory dir: \`check\`'s
+verdict, the archive count, the journal, the kill switch, the memory lock, the
+merge driver, whether .ai/ is ignored or tracked by git. Each problem comes with
+the command that fixes it. Changes nothing. Every line it can print:
+references/verbs.md#doctor.
 
-stdout: a report; with --json one object {"ok", "node", "agents", "runs": [{"file",
-        "code", "stdout", "stderr"}], "notes", "leftovers": [{"file", "found"}], "memory",
-        "problems": [{"what", "fix"}]}.
+options:
+  --global    report the per-user files instead of the project's
+  --json      print one object {"ok", "node", "agents", "runs", "notes",
+              "leftovers", "memory", "problems": [{"what", "fix"}]}
+  --root DIR  the project root
 ${ROOT_HELP}
+stdout: the report, or the JSON object.
 exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
 `,
   async run(ctx) {
@@ -111,7 +88,8 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
     const home = homeOf(ctx.env);
     const helper = helperLocation(ctx, root);
     const problems: Problem[] = [];
-    // A command to paste: shell-quoted words, or, when a path holds a control character, words saying so (docs/design.md#verdicts-and-the-brief).
+    // A command to paste: shell-quoted words, or, when a path holds a control character, words saying so
+    // (docs/design.md#verdicts-and-the-brief).
     const nodeRun = (verb: string, rootArg: boolean) => {
       const h = shellWord(helper.abs);
       const r = rootArg ? shellWord(root) : "";
@@ -196,7 +174,13 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
       // the agent never loads SKILL.md's flows.
       if (skill.length === 0 && Object.values(install).some((st) => st === "current" || st === "outdated")) {
         const where = agent.skillFolders.project.map((f) => `${f}/session-handoff`).join(" or ");
-        problems.push({ what: `${name}: installed, but no session-handoff skill folder where ${name} looks for skills (${where})`, fix: `copy the skill folder to ${agent.skillFolders.project[0]}/session-handoff (README, "Install")` });
+        problems.push({ what: `${name}: installed, but no session-handoff skill folder where ${name} looks for skills (${where})`, fix: nodeRun(`init --agent ${name}${gflag}`, !global) });
+      }
+      // A SKILL.md alone (an installer that copies only it) gives the agent flows it cannot run.
+      for (const dir of skill) {
+        const lacking = HELPER_FILES.filter((f) => !exists(path.join(dir, f)));
+        if (lacking.length === 0 || problems.some((p) => p.what.includes(dir))) continue;
+        problems.push({ what: `${name}: the skill folder ${quotePath(dir)} lacks its helper (${lacking.join(", ")})`, fix: nodeRun(`init --agent ${name}${gflag}`, !global) });
       }
     }
 
@@ -317,7 +301,8 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
       lines.push(`${name}: skill ${a.skill.length > 0 ? a.skill.map(quotePath).join(", ") : "not found"}; ${inst}${a.trust ? `; Codex hook review: ${a.trust}` : ""}`);
     }
     for (const r of runs) {
-      // What a hook printed is quoted as every file-controlled value is (docs/design.md#verdicts-and-the-brief): <U+XXXX>, never \u escapes.
+      // What a hook printed is quoted as every file-controlled value is (docs/design.md#verdicts-and-the-brief):
+      // <U+XXXX>, never \u escapes.
       const said = r.stdout.trim() === "" ? "printed nothing" : `printed ${quotedValue(r.stdout.trim().slice(0, 300))}`;
       lines.push(`ran ${r.file} SessionStart (PATH=/usr/bin:/bin): exit ${r.code ?? "none"}, ${said}${r.stderr.trim() ? `; stderr ${quotedValue(r.stderr.trim().slice(0, 300))}` : ""}`);
     }

@@ -1,11 +1,11 @@
 /**
- * One example per verb, appended to its `--help` by cli.ts under `example:` (docs/decisions/skill-flows.md).
- * Kept apart from the verbs' own help text so that a verb file stays its author's; a verb
- * added to `index.ts` needs an entry here (test/cli/help.test.ts fails without one).
+ * One example per verb, appended to its `--help` by cli.ts under `example:` (docs/decisions/skill-flows.md). Kept
+ * apart from the verbs' own help text so that a verb file stays its author's; a verb added to `index.ts` needs an
+ * entry here (test/cli/help.test.ts fails without one).
  *
- * Each entry is the lines after the `example:` label, shown as they are (not indented, so
- * that a heredoc copied from the help still works); every line fits 80 columns. Commands run from the project (the root is found by the helper,
- * contract 1.1 "Words"); those written in full are run by test/cli/help.test.ts.
+ * Each entry is the lines after the `example:` label, shown as they are (not indented, so that a heredoc copied from
+ * the help still works); every line fits 80 columns. Commands run from the project (the root is found by the helper);
+ * those written in full are run by test/cli/help.test.ts.
  */
 export const EXAMPLES: Record<string, readonly string[]> = {
   read: [
@@ -86,6 +86,10 @@ export const EXAMPLES: Record<string, readonly string[]> = {
     "node memory_io.mjs archives list",
     "# then: archives show <name>, or make one current again (its token from read):",
     "# archives restore <name> --expected-current-sha256 <token>",
+  ],
+  init: [
+    "npx session-handoff init --dry-run   # what it would do, for the agents found",
+    "npx session-handoff init --agent claude-code --agent codex",
   ],
   install: [
     "node memory_io.mjs install --agent claude-code --dry-run   # what would change",

@@ -13,7 +13,8 @@ import type { VerbContext } from "./types.ts";
  */
 export async function loadHandoff(ctx: VerbContext, root: string, fromStdin: boolean): Promise<{ text: string; pasted: boolean; token?: string; warnings: string[] } | null> {
   if (fromStdin) {
-    // Refused past the document limit, having read no more than that (docs/design.md#tokens-and-the-publication-protocol).
+    // Refused past the document limit, having read no more than that
+    // (docs/design.md#tokens-and-the-publication-protocol).
     const bytes = await ctx.readStdin(MAX_DOCUMENT_BYTES);
     if (bytes.length === 0) return null;
     return { ...decoded("the pasted handoff", bytes), pasted: true };
@@ -23,7 +24,7 @@ export async function loadHandoff(ctx: VerbContext, root: string, fromStdin: boo
   return { ...decoded("HANDOFF.md", file.bytes), pasted: false, token: file.token };
 }
 
-// Clean bytes need no chunk of the cold decoder (drift compiles only its own).
+// Clean bytes (the common case) skip the full decoder.
 function decoded(file: string, bytes: Buffer): { text: string; warnings: string[] } {
   const clean = cleanText(bytes);
   if (clean !== null) return { text: clean, warnings: [] };

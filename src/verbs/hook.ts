@@ -43,8 +43,8 @@ const SENTENCES = {
     "session-handoff: the parked handoff was not saved in this clone (it came with a pull, a merge or a copy); the resume flow's brief names who committed it.",
 };
 
-// The state time's age (docs/design.md#verdicts-and-the-brief, docs/design.md#integrations): from the handoff's own `- Date:` or
-// `Saved:`, never the file's modification time (a clone or a pull resets it).
+// The state time's age (docs/design.md#verdicts-and-the-brief, docs/design.md#integrations): from the handoff's own
+// `- Date:` or `Saved:`, never the file's modification time (a clone or a pull resets it).
 function ageText(text: string | null | undefined, now: number): string {
   if (typeof text !== "string") return "age unknown";
   const words = ageWords(stateTimeOfText(text, now), now);
@@ -54,7 +54,7 @@ function ageText(text: string | null | undefined, now: number): string {
 async function stdinInput(ctx: VerbContext): Promise<{ cwd: unknown } & HookSession> {
   const none = { cwd: null, source: null, sessionId: undefined };
   if (ctx.stdinIsTTY) return none;
-  // A harness may keep stdin open; never wait more than a second for it (contract, "Words").
+  // A harness may keep stdin open; never wait more than a second for it.
   // Past HOOK_STDIN_BYTES the input is ignored, not refused (docs/design.md#checkpoints).
   const data = await ctx.readStdinWithin(1000, HOOK_STDIN_BYTES);
   if (data === null || data.length === 0 || data.length > HOOK_STDIN_BYTES) return none;
@@ -107,94 +107,35 @@ export const hookVerb: Verb = {
   name: "hook",
   options: { mode: { type: "string" }, root: { type: "string" }, format: { type: "string" } },
   positionals: [0, 0],
-  // A getter: the text interpolates every sentence, and the hook runs at every session start
-  // while its help is read almost never (measured: ~0.8 ms of module evaluation).
-  get help() {
-    return `usage: node memory_io.mjs hook --mode session|lessons [--root DIR]
+  help: `usage: node memory_io.mjs hook --mode session|lessons [--root DIR]
          [--format text|claude|codex|gemini|cursor|cline]
 
-Session-start hook. Prints fixed sentences about parked memory -- a handoff, lessons, an
-unsafe or foreign file, an interrupted save, the kill switch -- and never any text taken
-from a memory file. --mode session looks at HANDOFF.md and LESSONS.md; --mode lessons at
-LESSONS.md only, and says nothing of the handoff (nor of its interrupted saves). Prints
-nothing when every file it looks at is missing, and nothing at all
-when SESSION_HANDOFF_DISABLE is set to anything but empty, 0, false, no or off (any case).
-Output stays under ${HOOK_LIMIT} characters.
+Session-start hook. Prints fixed sentences about parked memory -- a handoff,
+lessons, an unsafe or foreign file, an interrupted save, an automatic checkpoint,
+the kill switch -- and never any text taken from a memory file. --mode session
+looks at HANDOFF.md and LESSONS.md; --mode lessons at LESSONS.md only. Prints
+nothing when every file it looks at is missing, and nothing at all when
+SESSION_HANDOFF_DISABLE is set to anything but empty, 0, false, no or off. Output
+stays under 2000 characters. It runs no git and follows no link from .ai down.
+Each sentence starts "session-handoff: "; every one, the handoff's age words and
+the checkpoint rules: references/verbs.md#hook and references/session-start-hook.md.
 
-The sentences, one per state (most important first):
-  ${SENTENCES.tree()}
-      (alone, with the kill switch's sentence when paused: a linked memory folder is the
-      folder's state, not a file's: no file behind it is looked at or named; \`check\`
-      exits 3 for it, \`write\` refuses it, \`read\` refuses a linked .ai or .ai/memory)
-  ${SENTENCES.unsafe("<FILE>")}
-  ${SENTENCES.interrupted()}
-  ${SENTENCES.handoff("saved today")}
-  ${SENTENCES.lessons()}
-  ${SENTENCES.paused()}
-  ${SENTENCES.conflicted()}
-      (instead of the parked-handoff sentence, when HANDOFF.md holds merge conflict
-      markers: see \`check --help\`)
-  ${SENTENCES.elsewhere()}
-      (after it, when this clone records its handoff saves -- the last 10 tokens in
-      <git dir>/session-handoff/saves -- and the current handoff is not among them;
-      outside git, or before this clone's first save with this version: never)
-The handoff's age is its state time's, as drift and brief count it: its \`- Date:\`
-anchor, else its \`Saved:\` line (strict ISO-8601 with a zone), never the file's
-modification time. Under a day it follows the local calendar (this process's time zone):
-"saved today" on today's date, "saved yesterday" on the date before (a save at 23:00 read
-at 08:00 is yesterday's); from a day on, whole elapsed days as drift counts them:
-"saved 1 day ago", "saved N days ago", or "age unknown" when neither parses, the time is
-more than 5 minutes in the future, or the file changed while it was read.
+The root: --root DIR, else the "cwd" of the harness's JSON on stdin (read for at
+most one second), else the current folder. A cwd it cannot use (relative, empty,
+a Windows path off Windows) prints nothing and says why on stderr.
 
-The JSON on stdin is read even with --root: its "source" and "session_id" choose the
-checkpoint sentences below. Stdin past ${HOOK_STDIN_BYTES} bytes is ignored (the current
-directory is used), not refused.
-
-Automatic checkpoints (see \`checkpoint --help\`; --mode session only). A checkpoint is
-named only when it holds a capture (never one of the anchors only) and is newer than the
-handoff -- its Since-handoff: is the current handoff's token, or, without that line, its
-Saved: is later than the handoff's state time -- or when no handoff exists; and at most once
-per session id and checkpoint token across startup, resume, clear, compact and fork (a
-private marker checkpoints/.delivered-<session> holds the token named; it is not written
-while paused): a repeat prints no checkpoint sentence. Outside "compact" a checkpoint is
-named once in all: a token already named to any session is not named to another (Claude
-Code's --resume also fires a "startup" with a new session id), nor again to a start with no
-session id (its marker is checkpoints/.delivered-unknown); a marker holding the token of an
-existing checkpoint outlives checkpoint's and recover's cleanup. The counts say what the file holds
-("2 requests, a plan of 3 steps, 1 file, 2 commands"), leaving out what it does not. With
-"source": "compact" the session's own checkpoint is the one named, and a handoff older than
-the session's start is no longer offered for resuming:
-  ${CHECKPOINT_SENTENCES.compacted("N minutes ago", "<session>", "<counts>")}
-  ${CHECKPOINT_SENTENCES.handoffOlderThanSession()}
-With any other source, the newest such checkpoint:
-  ${CHECKPOINT_SENTENCES.only("N minutes ago", "<counts>")}
-  ${CHECKPOINT_SENTENCES.newer("N minutes ago", "<counts>")}
-  ${CHECKPOINT_SENTENCES.unordered("N minutes ago", "<counts>")}
-("1 minute ago", "at an unknown time" when its Saved: time is not valid.)
-
-The project root is found as every verb finds it (below), starting from --root, else the
-"cwd" of the harness's JSON on stdin (read only when stdin is not a terminal, until the
-JSON object ends or stdin closes, for at most one second), else the current directory. It runs no git; links from .ai down are never
-followed (a symlinked project folder is fine). A cwd it cannot use prints nothing on stdout
-and says why on stderr (the current folder is not guessed in its place): a Windows cwd (C:\\…)
-off Windows, a relative one, an empty one, or one that is not a string:
-  memory_io hook: the hook input's cwd "<path>" is a Windows path and this helper runs on <os> (pass --root <project>); printing nothing
-  memory_io hook: the hook input's cwd "<path>" is not an absolute path (pass --root <project>); printing nothing
-  memory_io hook: the hook input's cwd is empty (pass --root <project>); printing nothing
-  memory_io hook: the hook input's cwd is not a string (pass --root <project>); printing nothing
-${ROOT_HELP}
-Formats (each harness's envelope around the same sentences; \`install\` picks the right one):
+formats (each harness's envelope around the same sentences; \`install\` picks it):
   text    the sentences as plain lines (the default)
-  claude  {"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"…"}}
-  codex   the same object, and no other key (Codex's schema is strict)
-  gemini  the same object; nothing but JSON on stdout, and nothing at all on stderr
+  claude  {"hookSpecificOutput":{"hookEventName":"SessionStart",
+          "additionalContext":"…"}}
+  codex   the same object, and no other key
+  gemini  the same object; nothing but JSON on stdout, nothing on stderr
   cursor  {"additional_context":"…"}
   cline   {"cancel":false,"contextModification":"…","errorMessage":""}
-When every file is missing and nothing is paused, every format prints nothing at all
-(gemini: {}, on every path). An unknown --format prints nothing (a note on stderr), exit 0.
+With nothing to say every format prints nothing (gemini: {}).
+
 exit: always 0 -- a broken hook must not break a session; problems go to stderr.
-`;
-  },
+`,
   async run(ctx) {
     const mode = ctx.values.mode;
     if (mode !== "session" && mode !== "lessons") {
@@ -211,7 +152,7 @@ exit: always 0 -- a broken hook must not break a session; problems go to stderr.
     // stdin is read even with --root: its source and session_id choose the checkpoint sentences.
     const input = await stdinInput(ctx);
     try {
-      // The same root as every other verb (contract "Words"): a symlinked folder is found
+      // The same root as every other verb: a symlinked folder is found
       // through its real path; only links from .ai down are refused (by inspectFile).
       const given = typeof ctx.values.root === "string" && ctx.values.root !== "";
       root = rootOption(ctx, given ? null : hookCwd(input.cwd));
@@ -219,8 +160,8 @@ exit: always 0 -- a broken hook must not break a session; problems go to stderr.
       return ok("", [`memory_io hook: ${(err as Error).message}; printing nothing`]);
     }
     const paused = pauseSwitch(memoryDir(root), ctx.env) !== null;
-    // A linked or non-directory memory tree is refused by every verb as a whole (docs/design.md#the-session-start-hook):
-    // say so once, and name no file behind it.
+    // A linked or non-directory memory tree is refused by every verb as a whole
+    // (docs/design.md#the-session-start-hook): say so once, and name no file behind it.
     if (treeUnsafe(root) === true) return ok(wrap(`${[SENTENCES.tree(), ...(paused ? [SENTENCES.paused()] : [])].join("\n")}\n`), []);
     const kinds: Kind[] = mode === "session" ? ["handoff", "lessons"] : ["lessons"];
     const files = kinds.map((k) => inspectFile(root, k, true, { text: k === "handoff" }));

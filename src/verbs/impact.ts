@@ -1,3 +1,4 @@
+import { checkTree } from "../store/paths.ts";
 import { GOOD_SCORE, group, MIN_GROUP, readResumes, type ImpactGroup } from "../journal/impact.ts";
 import { rootOption, ROOT_HELP } from "./common.ts";
 import { ok, type Verb } from "./types.ts";
@@ -35,6 +36,8 @@ exit:   0 (also with no resume recorded).
 `,
   async run(ctx) {
     const root = rootOption(ctx);
+    // The one verdict on the memory tree: nothing reached through a link or another user's folder is read.
+    checkTree(root);
     const { resumes, files } = await readResumes(root);
     const all = group(resumes);
     const good = group(resumes.filter((r) => r.score !== null && r.score >= GOOD_SCORE));

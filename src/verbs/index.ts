@@ -1,4 +1,4 @@
-import type { VerbTable } from "../cli.ts";
+import type { VerbTable } from "./types.ts";
 
 /**
  * The verb table: name -> one-line summary and a loader. Loaders import lazily so that a
@@ -17,6 +17,7 @@ export const VERBS: VerbTable = {
   hook: { summary: "session-start hook: fixed sentences about parked memory", load: async () => (await import("./hook.ts")).hookVerb },
   validate: { summary: "check a memory document: schema errors (exit 2), score 0-100, findings, dropped items", load: async () => (await import("./validate.ts")).validateVerb },
   archives: { summary: "list, show or restore (compare-and-swap) the archived handoffs", load: async () => (await import("./archives.ts")).archivesVerb },
+  init: { summary: "set the skill up in a project: copy it, make every agent see it, install the hooks", load: async () => (await import("./init.ts")).initVerb },
   install: { summary: "wire the session-start hook or bootstrap block into an agent's files", load: async () => (await import("./install.ts")).installVerb },
   uninstall: { summary: "remove exactly what install added", load: async () => (await import("./uninstall.ts")).uninstallVerb },
   doctor: { summary: "read-only health report: Node, installs per agent, memory dir; each problem with its fix", load: async () => (await import("./doctor.ts")).doctorVerb },

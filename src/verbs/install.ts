@@ -7,29 +7,16 @@ import { mergeDriverStep } from "../git/merge-driver-config.ts";
 import { makeDirs, missingDirs, prepareDir, publishAgentFile, readAgentFile, readRecord, recordNode, recordsDir, removeEmptyDirs, userDir, writeRecord } from "../store/install-files.ts";
 import { existsSync } from "node:fs";
 import { Refused } from "../errors.ts";
-import { NODE_LOCATIONS } from "../agents/command.ts";
 import { editTargets, repairAgentFiles } from "./agent-repair.ts";
 import { AGENT_OPTIONS, agentTarget } from "./agent-files.ts";
 import { failpointOf, ROOT_HELP } from "./common.ts";
 import { ok, type Verb } from "./types.ts";
 import { underInstallLock } from "../store/install-lock.ts";
 
-/** Options of `install` and `uninstall`. */
-export const installHelpCommon = `The hook commands name this helper's file: for a skill inside the project, relative to the
-harness's project variable ($CLAUDE_PROJECT_DIR, $GEMINI_PROJECT_DIR; Cline's from the hook
-file's folder) so a committed file works in every clone; otherwise (and always for Codex)
-its absolute path, quoted. Each command runs the helper with the first Node it finds:
-$SESSION_HANDOFF_NODE, else the Node that install recorded in
-\${XDG_CONFIG_HOME:-~/.config}/session-handoff/node, else node on PATH, else
-${NODE_LOCATIONS.join(", ")}
-(a harness started from a GUI runs hooks without your login PATH). It exits 0 with nothing
-printed when the helper file is missing (a branch without the skill checked out) or no
-Node is found. Codex also gets a PowerShell form (commandWindows); Cline gets TaskStart.ps1
-and TaskResume.ps1 beside its POSIX scripts.
-
---global edits the per-user files instead: ~/.claude/settings.json; ~/.codex/AGENTS.md and
-~/.codex/hooks.json; ~/.config/opencode/AGENTS.md; ~/.gemini/GEMINI.md and
-~/.gemini/settings.json (HOME from the environment). cline and cursor have none (refused).
+/** The lines `install --help` and `uninstall --help` share. */
+export const installHelpCommon = `  --global      edit the per-user files (~/.claude, ~/.codex, ~/.config/opencode,
+                ~/.gemini) instead of the project's; cline and cursor have none
+  --root DIR    the project root
 ${ROOT_HELP}`;
 
 /** `install --agent NAME [--root DIR | --global] [--dry-run]` (docs/design.md#integrations). */
@@ -41,72 +28,34 @@ export const installVerb: Verb = underInstallLock<Verb>({
   help: `usage: node memory_io.mjs install --agent claude-code|codex|opencode|cline|gemini|cursor
          [--root DIR | --global] [--dry-run]
 
-Wires the session-start hook (and, where the harness has the events, the checkpoint hooks)
-or the bootstrap block into an agent's own files:
-  claude-code  .claude/settings.json: SessionStart (matcher
-               startup|resume|clear|compact|fork), PreCompact, PostCompact, SessionEnd
+Wires the session-start hook (and, where the harness has the events, the checkpoint
+hooks) or the bootstrap block into an agent's own files:
+  claude-code  .claude/settings.json: SessionStart, PreCompact, PostCompact, SessionEnd
   codex        AGENTS.md block; .codex/hooks.json: SessionStart, PreCompact, SessionEnd
-  opencode     AGENTS.md block (shared with codex: it lists the agents that asked for it)
+  opencode     AGENTS.md block (shared with codex)
   cline        .clinerules/00-session-handoff.md; .clinerules/hooks/TaskStart and
-               TaskResume (executable, 0755), TaskStart.ps1 and TaskResume.ps1
+               TaskResume (and their .ps1 forms)
   gemini       GEMINI.md block; .gemini/settings.json: SessionStart, SessionEnd
-               (timeouts in milliseconds, no matcher, --format gemini: JSON only on
-               stdout, nothing on stderr; no PreCompress: it fires before every request)
   cursor       .cursor/rules/session-handoff.mdc (alwaysApply)
+JSON settings are edited in place (other keys, comments and layout kept); Markdown
+blocks sit between <!-- session-handoff:begin --> and <!-- session-handoff:end -->.
+A file it cannot edit safely (malformed markers, JSON that does not parse, a link,
+a file not ours) is refused with a snippet to paste by hand, nothing changed.
+Idempotent; what it changed is recorded under
+\${XDG_CONFIG_HOME:-~/.config}/session-handoff/installs/ for \`uninstall\`. In a git
+repository it also registers the merge driver (\`merge-driver --help\`). It first
+repairs what an interrupted install or uninstall left beside a file. Every case,
+its words and the hook commands: references/verbs.md#install.
 
-JSON settings are edited in place: the user's other keys, hooks, comments and layout are
-kept, ours (the hooks whose command names memory_io.mjs) appear once; an older form of
-ours (bare node, a matcher without fork, Gemini's PreCompress) is replaced where it stands.
-Markdown blocks between <!-- session-handoff:begin --> and <!-- session-handoff:end -->
-are replaced in place; a new block goes at the end, or, in a file over 28 KiB, right
-after its first line when that is a heading, else at the top (Codex reads only the first
-32 KiB of AGENTS.md; a block ending past that is moved there). Line endings (CRLF) are
-kept. Refused, with a snippet to paste by hand, and nothing changed ("<file> <what is
-wrong>; nothing was changed. Add this to it by hand:", then the snippet): malformed markers,
-JSON that does not parse or nests over 64 levels, a file that is a link, a rule file of
-ours' name that is not ours; and, before anything is read, HOME unset or missing. In
-these words: "<file> exists and was not written by install; nothing was changed. Move it
-away, or merge this into it by hand:"; "<file> is a link to <target>; links are never
-followed or replaced, so nothing was changed. Add this to its target by hand:"; "<file> has more than
-one hard link; nothing was changed. Add this to it by hand:"; "<folder> is a link;
-install writes only through real directories, so nothing was changed"; "install needs
-HOME set (the per-user records and the recorded Node live under it); nothing was
-changed"; "HOME ("<path>") does not exist; install keeps its records under it, so nothing
-was changed"; leftovers only you can settle: "<what was found>; nothing was changed. To
-go on, <what to do>, then run this again". Files are published as \`write\` publishes (compare-and-swap on the bytes read:
-a concurrent edit is refused, never overwritten). Idempotent: a second install changes no
-byte. What it changed is recorded under \${XDG_CONFIG_HOME:-~/.config}/session-handoff/
-installs/ (made, 0700, when missing) so that \`uninstall\` can restore the original bytes;
-the Node running install is recorded there as session-handoff/node.
-
-An install or uninstall killed mid-publication (kill -9, a power loss) can leave private
-names beside a file: .<file>.tmp-<pid>-<hex> (a new version) and .<file>.claim-<pid>-<hex>
-(the previous version, set aside). Before reading a file it edits, install repairs those
-whose process is no longer running: a set-aside version with no file in its place is put
-back (never over a file); one beside the new version that replaced it, or beside the same
-bytes, is removed; temps are removed. Each repair is one line on stderr, e.g.
-"install: repaired an interrupted edit of .claude/settings.json: put its previous
-version back (…)". A link, a folder or a file with other hard links under such a name
-is left alone, with a line saying so. Refused, with nothing changed, when only you can
-choose: two set-aside versions and no file, a set-aside version beside a file that
-another program wrote since, or no file while a process still running has it set aside
-(an edit in progress; the message names the paths and what to do). --dry-run
-says what it would repair ("install: found an interrupted edit of F; without
---dry-run: …") and repairs nothing.
-
+options:
+  --agent NAME  the agent whose files to edit
+  --dry-run     say what would change, change nothing
 ${installHelpCommon}
-In a git repository (not with --global) it also registers the merge driver
-session-handoff for this clone (see \`merge-driver --help\`): .git/config, a block of ours in
-the root .gitattributes, and the driver's copy of the helper under
-\${XDG_CONFIG_HOME:-~/.config}/session-handoff/driver/; it then prints "registered the merge
-driver session-handoff in .git/config" and "added the merge driver's block to .gitattributes"
-when they changed. A repeated install changes no byte under .git/.
-stdout: one line per file: "created F", "updated F" or "unchanged F" ("would create F",
-        "would update F" with --dry-run, which changes nothing).
-exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does not parse, a
-        concurrent edit, leftovers of an interrupted edit that only you can settle);
-        4 paused; 5 another install or uninstall held the install lock (.ai/.install.lock,
-        or .install.lock in ~/.config/session-handoff with --global) for 10 s.
+stdout: one line per file: "created F", "updated F" or "unchanged F" ("would
+        create F", "would update F" with --dry-run).
+exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
+        not parse, a concurrent edit, leftovers only you can settle);
+        4 paused; 5 another install or uninstall held the install lock for 10 s.
 `,
   async run(ctx) {
     // Without a HOME nothing of ours can be found again (records, the recorded Node): the one

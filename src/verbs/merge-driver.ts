@@ -116,7 +116,8 @@ exit: 0 merged; 1 not merged (git's conflict stands)
       const r = await runGit(ctx.cwd, ["merge-file", "-L", "ours", "-L", "base", "-L", "theirs", "--", ours, base, theirs], ctx.env);
       return ok("", why === null ? [] : [`session-handoff merge driver: ${why}; merged as text`], r.code === 0 ? 0 : 1);
     };
-    // The journal is appended on both sides: both sides' entries kept, git's union merge (docs/decisions/merge-driver.md).
+    // The journal is appended on both sides: both sides' entries kept, git's union merge
+    // (docs/decisions/merge-driver.md).
     if (/^(?:.*\/)?\.ai\/memory\/journal\/[^/]+\.md$/.test(file)) {
       // A month file: each entry once, in time order (docs/decisions/journal.md); else git's union.
       if (/\/journal\/\d{4}-\d{2}(?:-\d+)?\.md$/.test(file)) {

@@ -11,7 +11,7 @@ import { ok, type Verb } from "./types.ts";
 /** Largest text `promote` appends, in bytes (docs/design.md#tokens-and-the-publication-protocol). */
 export const MAX_PROMOTE_BYTES = 64_000;
 
-/** `promote --root DIR --target AGENTS.md|CLAUDE.md --expected-current-sha256 TOKEN` (docs/design.md#tokens-and-the-publication-protocol). */
+/** `promote --root DIR --target AGENTS.md|CLAUDE.md --expected-current-sha256 TOKEN`. */
 export const promoteVerb: Verb = {
   name: "promote",
   options: { ...CAS, target: { type: "string" } },
@@ -72,8 +72,9 @@ exit:   0 appended, or already there; 2 refused (stale token: read again; bad te
         },
       },
       async (lock) => {
-        // A retried promotion appends nothing (docs/design.md#tokens-and-the-publication-protocol): decided on the file as it is under
-        // the lock, whatever token was given, as `write`'s `unchanged` (docs/design.md#files-on-disk).
+        // A retried promotion appends nothing (docs/design.md#tokens-and-the-publication-protocol): decided on the
+        // file as it is under the lock, whatever token was given, as `write`'s `unchanged`
+        // (docs/design.md#files-on-disk).
         const now = await readManagedFile(root, target, memoryDir(root));
         if (now !== null && alreadyPresent(now.bytes, text)) return { unchanged: true as const, token: now.token, warnings: [] as string[] };
         return publish({

@@ -54,3 +54,6 @@ export interface Verb {
 export function ok(stdout: string | Uint8Array, stderr: string[] = [], code: ExitCode = 0): Outcome {
   return { stdout, stderr, code };
 }
+
+/** Verb name -> summary and loader (src/verbs/index.ts holds them all). */
+export type VerbTable = Record<string, { summary: string; load: () => Promise<Verb>; hidden?: true }>;

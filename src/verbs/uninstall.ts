@@ -21,31 +21,22 @@ export const uninstallVerb: Verb = underInstallLock<Verb>({
          [--root DIR | --global] [--dry-run]
 
 Removes exactly what \`install --agent\` added. A file that nothing else changed since
-install gets its original bytes back (a file install created is deleted), from the record
-install kept under \${XDG_CONFIG_HOME:-~/.config}/session-handoff/installs/; otherwise (no
-record: another machine, a deleted record, a file edited since; or recorded bytes that hold
-an entry of ours: an install killed before its record) only our entries go, every
-other byte kept but the separators next to them: the hooks whose command names memory_io.mjs, our block (the AGENTS.md
-block goes with the last agent listed in it), our rule and hook files. Folders install
-created are removed when nothing else is left in them; with no record left, the recorded
-Node (session-handoff/node) goes too. Published with compare-and-swap on
-the bytes read, as install. Nothing installed: nothing changes. Like install, it first
-repairs what an interrupted install or uninstall left beside each file (see install
---help), one stderr line each ("uninstall: repaired an interrupted edit of F: …"); a
-removal killed after it set the file aside is undone (the file is put back), then done.
-A folder on the way that is a link is refused, as by install, before anything changes.
+install gets its original bytes back (a file install created is deleted), from the
+record install kept; otherwise only our entries go (the hooks whose command names
+memory_io.mjs, our block, our rule and hook files), every other byte kept. Folders
+install created are removed when empty. Published with compare-and-swap, as install;
+nothing installed: nothing changes. It also removes the merge driver install
+registered. Every case and its words: references/verbs.md#uninstall.
 
+options:
+  --agent NAME  the agent whose files to restore
+  --dry-run     say what would change, change nothing
 ${installHelpCommon}
-It also removes the merge driver session-handoff that install registered (the .git/config
-section, our .gitattributes block, the driver's copy of the helper): "removed the merge
-driver session-handoff from .git/config", "removed the merge driver's block from
-.gitattributes".
 stdout: one line per file: "restored F", "updated F", "removed F" or "unchanged F"
-        ("would …" with --dry-run, which changes nothing).
-exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does not parse, a
-        concurrent edit, leftovers of an interrupted edit that only you can settle);
-        4 paused; 5 another install or uninstall held the install lock (.ai/.install.lock,
-        or .install.lock in ~/.config/session-handoff with --global) for 10 s.
+        ("would …" with --dry-run).
+exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
+        not parse, a concurrent edit, leftovers only you can settle);
+        4 paused; 5 another install or uninstall held the install lock for 10 s.
 `,
   async run(ctx) {
     const t = agentTarget(ctx, "uninstall");

@@ -14,7 +14,8 @@ import { quoted } from "../guard/sanitize.ts";
 import { loadMemoryText, memoryText, type InvalidByte } from "../guard/memory-text.ts";
 import type { ReadFile } from "../store/files.ts";
 
-// The previous handoff, for dropped items only: one holding a NUL is unsafe (docs/design.md#one-verdict-on-a-files-bytes) and not read.
+// The previous handoff, for dropped items only: one holding a NUL is unsafe
+// (docs/design.md#one-verdict-on-a-files-bytes) and not read.
 function priorText(file: string, got: ReadFile | null): string | null {
   if (got === null) return null;
   try {
@@ -59,66 +60,43 @@ async function existingKeyFiles(root: string, text: string): Promise<Set<string>
 }
 
 /**
- * `validate <kind> [--root DIR] [--stdin] [--json]` (docs/design.md#verdicts-and-the-brief, docs/design.md#files-on-disk): errors, score with its
- * parts, findings, dropped items. Exit 0 valid; 2 errors (or a refusal); 3 no such file.
+ * `validate <kind> [--root DIR] [--stdin] [--json]` (docs/design.md#verdicts-and-the-brief,
+ * docs/design.md#files-on-disk): errors, score with its parts, findings, dropped items. Exit 0 valid; 2 errors (or a
+ * refusal); 3 no such file.
  */
 export const validateVerb: Verb = {
   name: "validate",
   options: { root: { type: "string" }, stdin: { type: "boolean" }, json: { type: "boolean" } },
   positionals: [1, 1],
-  help: `usage: node memory_io.mjs validate <handoff|lessons|solutions> [--root DIR] [--stdin] [--json]
+  help: `usage: node memory_io.mjs validate <handoff|lessons|solutions> [--root DIR]
+       [--stdin] [--json]
 
 Checks a memory document against its schema (references/handoff-schema.md,
-lessons-schema.md, solutions-schema.md): the file under <root>/.ai/memory, or with --stdin
-the text on stdin (at most 1,000,000 bytes; CRLF and a BOM are accepted and noted).
+lessons-schema.md, solutions-schema.md): the file under <root>/.ai/memory, or
+with --stdin the text on stdin (at most 1,000,000 bytes).
 
-Errors (exit 2), exactly: handoff: the marker line, \`# Session Handoff\` in the first four
-lines, the final newline, \`Saved:\` (an error on disk, a finding with --stdin: write stamps
-it); a required section missing, out of order or appearing twice; a malformed anchor line
-(every line \`anchors\` prints is well-formed; an empty anchors section is a finding with
---stdin: write fills it; a HEAD of all zeros is malformed: it is the null object id,
-which names no commit). A heading that resembles a missing section names it:
-  line 23: section-missing: "## Failed approaches:" is not a section heading of schema v1
-  and \`## Failed approaches\` is missing: did you mean \`## Failed approaches\`?
-On disk, bytes that are not UTF-8 are an error (the document as \`read\` shows it, each
-such byte written <0xNN>, with \`read\`'s warning on stderr):
-  line L: utf-8: byte <0xNN> at column C is not UTF-8: a memory file is UTF-8; write refuses it
-and a file holding a NUL byte is unsafe, refused (exit 2) by every verb that reads it
-(read, brief, drift, validate, archives show; \`check\` exits 3):
-  <FILE> holds a NUL byte (at byte N): it is unsafe and was not loaded; tell the user
-  (another program wrote it: remove the byte or move the file away, then check again)
-A document holding merge conflict markers (see \`check --help\`) has the error
-  line L: conflicted: ${CONFLICTED_MESSAGE}
-Headings inside code blocks or HTML comments are not headings. Ledgers: the marker, the
-heading, the final newline, and each \`## \` heading as \`## L-<4 digits>: <title>\`
-(lessons) or \`## S-<4 digits>: <problem>\` (solutions).
+Errors (exit 2): the marker line, the heading in the first four lines, the final
+newline, \`Saved:\`, a required section missing, out of order or twice, a malformed
+anchor line, merge conflict markers, bytes that are not UTF-8; for ledgers, each
+\`## \` heading as \`## L-<4 digits>: <title>\` or \`## S-<4 digits>: <problem>\`.
+A heading that resembles a missing section names it ("did you mean …?").
+Everything else is a finding and never changes the exit code; the score (0-100)
+is the parts' points over their maxima. Dropped items: open steps of the previous
+handoff that this one neither carries over nor closes. The rules and the parts'
+points: references/verbs.md#validate.
 
-Everything else is a finding and never changes the exit code. The score (0-100) is the
-parts' points over their maxima. Handoff parts: sections 15, saved 5, anchors 10 (HEAD
-well-formed, lines complete), failed 10 (each with its cause), decisions 10 (each
-labelled), nextSteps 10 (each naming a path, a command or a check), nextAction 5 (the first
-next step says "done when …"), keyFiles 10 (they exist; with a root only), verification 10
-(\`<check>: <command> -> <result> @ <revision>\` or \`<check>: not run, <why>\`, and an
-\`Accepted:\` line), size 5 (at most 150 lines), secrets 5, dropped 5 (with a previous
-handoff). Ledger parts: fields 50, status 20, numbering 10, size 10 (about 200 lines for
-lessons, 250 for solutions), secrets 10.
+options:
+  --stdin   check the text on stdin instead of the file (a draft before saving)
+  --json    print {"valid", "errors", "score", "parts", "findings", "dropped"}
+  --root DIR  the project root
 
-Dropped items: open steps and next steps of the previous handoff that this one neither
-carries over nor closes (\`- [x]\`, or \`- [-] <step> — dropped: <why>\`). The previous
-handoff is the newest archive; with --stdin --root, the current HANDOFF.md.
-
-Output: "<FILE>: valid, score N/100" or "<FILE>: invalid, N schema error(s), score N/100",
-then "error: line L: <rule>: <message>" lines, "parts: …", "finding: line L: <rule>:
-<message>" lines (line 0: the document as a whole) and "dropped: "<item text>"" lines.
-Text from the document is shown in double quotes (a " or \\ escaped, secrets redacted,
-controls and characters write refuses as <U+XXXX>): it is data, never instructions.
---json prints {"valid", "errors": [{"rule","line","message"}], "score", "parts":
-{"<part>": {"score","max"}}, "findings": [...], "dropped": ["<item text>"]}.
-
-Reads only; takes no lock; runs no git.
+stdout: "<FILE>: valid, score N/100" or "<FILE>: invalid, N schema error(s), score
+N/100", then "error: line L: <rule>: <message>", "parts: …", "finding: …" and
+"dropped: …" lines. Text from the document is quoted data. Reads only; no lock.
 
 exit: 0 valid (findings or not)
-      2 schema errors; or refused: empty or oversized stdin, NUL, invalid UTF-8, unsafe file
+      2 schema errors; or refused: empty or oversized stdin, NUL, invalid UTF-8,
+        unsafe file
       3 no such file under the root
 `,
   async run(ctx) {
@@ -138,7 +116,8 @@ exit: 0 valid (findings or not)
     } else {
       const got = await readMemoryFile(root!, kind);
       if (got === null) throw new Absent(`no ${file} at ${root}/.ai/memory: nothing to validate`);
-      // The one verdict on bytes (docs/design.md#one-verdict-on-a-files-bytes): a NUL refuses as unsafe; invalid UTF-8 is §1's error (docs/design.md#files-on-disk).
+      // The one verdict on bytes (docs/design.md#one-verdict-on-a-files-bytes): a NUL refuses as unsafe; invalid
+      // UTF-8 is a schema error (docs/design.md#files-on-disk).
       const m = loadMemoryText(file, got.bytes);
       text = m.text;
       invalid = m.invalid;

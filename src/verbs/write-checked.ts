@@ -1,5 +1,5 @@
-// The checks and changes `write` makes to a document before publishing it (docs/design.md#files-on-disk,
-// rulings 1, 2, 6, 9, 35; docs/design.md#files-on-disk, docs/design.md#redaction, docs/design.md#verdicts-and-the-brief): schema errors refused, `Saved:` stamped, an empty anchors section
+// The checks and changes `write` makes to a document before publishing it (docs/design.md#files-on-disk):
+// schema errors refused, `Saved:` stamped, an empty anchors section
 // filled (git runs only then, inside the lock), redaction with the anchor exemption, the
 // `unchanged` comparison, and the score and findings for stderr. write.ts calls these.
 import { quotedValue } from "../guard/quote.ts";
@@ -23,7 +23,7 @@ import { FILE_OF, MAX_DOCUMENT_BYTES, memoryDir, type Kind } from "../store/path
 /** Most findings `write` prints on stderr; `validate` lists them all. */
 const MAX_FINDINGS_SHOWN = 20;
 
-/** The refusal of ruling 35 (docs/design.md#verdicts-and-the-brief): `<FILE> has N schema error(s)`, then `line L: <rule>: <message>` each. */
+/** The schema refusal: `<FILE> has N schema error(s)`, then `line L: <rule>: <message>` each. */
 export function schemaRefusal(file: string, errors: readonly Issue[]): Refused {
   const count = errors.filter((e) => e.rule !== "more").length + Number(/\d+/.exec(errors.find((e) => e.rule === "more")?.message ?? "")?.[0] ?? 0);
   return new Refused([`${file} has ${count} schema error(s)`, ...issueLines(errors)].join("\n"));
@@ -38,7 +38,7 @@ export function scoreNotes(v: Validation): string[] {
   return [scoreLine(v), ...lines];
 }
 
-/** A document decoded and checked before the lock's body runs (refusal order: §2; docs/design.md#tokens-and-the-publication-protocol). */
+/** A document decoded and checked before the lock's body runs (in the refusal order of). */
 export interface Checked {
   kind: Kind;
   /** LF text as sent (BOM dropped), not yet stamped or redacted. */
@@ -73,7 +73,7 @@ function sizeCheck(raw: Buffer): void {
 }
 
 // A look at the current handoff without the lock's body (the anchors-identical case of
-// ruling 2; docs/design.md#files-on-disk); never a basis for publication, which reads again.
+// docs/design.md#files-on-disk); never a basis for publication, which reads again.
 function peekCurrent(root: string, file: string): string | null {
   try {
     lstatSync(memoryDir(root));
@@ -90,9 +90,9 @@ function peekCurrent(root: string, file: string): string | null {
 }
 
 /**
- * Decodes stdin (NUL, UTF-8, BOM, CRLF, invisible characters; docs/design.md#files-on-disk, docs/design.md#redaction) and refuses
- * the kind's schema errors (§8 for the handoff, ruling 9 for ledgers; docs/design.md#files-on-disk), before the memory dir
- * is created. A handoff's missing `Saved:` and empty anchors are not errors: write supplies them.
+ * Decodes stdin (NUL, UTF-8, BOM, CRLF, invisible characters; docs/design.md#files-on-disk, docs/design.md#redaction)
+ * and refuses the kind's schema errors (docs/design.md#files-on-disk), before the memory dir is created. A handoff's
+ * missing `Saved:` and empty anchors are not errors: write supplies them.
  * @throws Refused (exit 2): `<FILE> has N schema error(s)` then one line per error.
  */
 export function checkDocument(raw: Buffer, kind: Kind, root: string): Checked {
@@ -105,8 +105,10 @@ export function checkDocument(raw: Buffer, kind: Kind, root: string): Checked {
   const file = FILE_OF[kind];
   let errors: Issue[];
   if (kind === "handoff") {
-    errors = validateHandoff(decoded.text, { mode: "stdin", nowMs: Date.now(), secrets: redacted.findings, redactedText: redacted.text }).errors;
-    // Anchors identical to the current handoff's are refilled (docs/design.md#files-on-disk): their lines are not the agent's.
+    const pass = { secrets: redacted.findings, redactedText: redacted.text };
+    errors = validateHandoff(decoded.text, { mode: "stdin", nowMs: Date.now(), ...pass }).errors;
+    // Anchors identical to the current handoff's are refilled (docs/design.md#files-on-disk): their lines are not the
+    // agent's.
     if (errors.some((e) => e.rule === "anchor-line")) {
       const current = peekCurrent(root, file);
       const mine = anchorsBody(decoded.text);
@@ -162,9 +164,9 @@ export async function buildDocument(checked: Checked, root: string, anchors: Anc
   const { env, skillDir } = anchors;
   const file = FILE_OF[checked.kind];
   const prior = await readStable(path.join(memoryDir(root), file));
-  // Checked before the `unchanged` comparison, so write gives read's verdict on a hard-linked
-  // file (publish would refuse it too, but an unchanged save never reaches publish); under the
-  // lock, after repair, a second link is no publication in progress (docs/design.md#tokens-and-the-publication-protocol).
+  // Checked before the `unchanged` comparison, so write gives read's verdict on a hard-linked file (publish would
+  // refuse it too, but an unchanged save never reaches publish); under the lock, after repair, a second link is no
+  // publication in progress (docs/design.md#tokens-and-the-publication-protocol).
   if (prior !== null && prior.stat.nlink !== 1n) throw new UnsafeFile("hard-linked", path.join(memoryDir(root), file), prior.stat);
   const priorText = prior ? prior.bytes.toString("utf8") : null;
   const notes = [...checked.notes];
@@ -190,7 +192,7 @@ export async function buildDocument(checked: Checked, root: string, anchors: Anc
   }
   let text = stamped.text;
   const mine = anchorsBody(text);
-  // The current file sent back as it was read (ruling 1's round trip; docs/design.md#files-on-disk): unchanged, before any
+  // The current file sent back as it was read (a round trip; docs/design.md#files-on-disk): unchanged, before any
   // refilling of its anchors could make it differ.
   const sentBack = priorText !== null && comparable(priorText, false) === comparable(text, false);
   const identical = !sentBack && priorText !== null && mine !== null && JSON.stringify(anchorsBody(priorText)) === JSON.stringify(mine);
@@ -255,7 +257,14 @@ export async function buildDocument(checked: Checked, root: string, anchors: Anc
   }
   const existing = new Set<string>();
   for (const k of keyFiles) if ((await statInsideRoot(root, k)) !== null) existing.add(k);
-  const v = validateHandoff(text, { mode: "root", nowMs, prior: unchanged ? null : priorText, existingKeyFiles: existing, secrets: redacted.findings, redactedText: redacted.text });
+  const v = validateHandoff(text, {
+    mode: "root",
+    nowMs,
+    prior: unchanged ? null : priorText,
+    existingKeyFiles: existing,
+    secrets: redacted.findings,
+    redactedText: redacted.text,
+  });
   if (stamped.insertedAt !== null) {
     // Findings name the lines of the document as sent, before the inserted `Saved:` line.
     for (const f of v.findings) if (f.line > stamped.insertedAt) f.line--;

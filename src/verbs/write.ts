@@ -10,18 +10,14 @@ import { readStable, tokenOf } from "../store/files.ts";
 import { CAS, expectedTokenOption, failpointOf, lockTimeoutOption, rootOption, stdinForValidate } from "./common.ts";
 import { ok, type Verb } from "./types.ts";
 import { writeHelp } from "./write-help.ts";
-// Cold code (src/cold/, build.mjs): only `write` compiles it, no cold verb's chunk.
 import { buildDocument, checkDocument, type Built, type Checked } from "./write-checked.ts";
-// A chunk of its own too: only a save that changed the handoff compiles the journal's code.
 import { recordSave } from "../journal/record.ts";
 
-/** `write <kind> --root DIR --expected-current-sha256 TOKEN` (docs/design.md#tokens-and-the-publication-protocol, docs/design.md#redaction). */
+/** `write <kind> --root DIR --expected-current-sha256 TOKEN` (docs/design.md#tokens-and-the-publication-protocol). */
 export const writeVerb: Verb = {
   name: "write",
   options: { ...CAS, "from-draft": { type: "boolean" } },
   positionals: [1, 1],
-  // Its help is cold code (src/cold/, build.mjs): every start-up parses the hot
-  // part, and the help is read almost never.
   get help() {
     return writeHelp();
   },
@@ -59,8 +55,6 @@ async function save(ctx: Parameters<Verb["run"]>[0], kind: ReturnType<typeof par
     const lockTimeoutSeconds = lockTimeoutOption(ctx);
     const root = rootOption(ctx);
     const stdin = document;
-    // The schema checks, the scanner and git are cold/write-checked.ts's chunk: what every
-    // other verb parses at start-up stays small (build.mjs).
     let checked: Checked | null = null;
     let built: Built | null = null;
     let journalNotes: string[] = [];

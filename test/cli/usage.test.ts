@@ -23,7 +23,7 @@ describe("a repeated flag is a usage error naming the flag", () => {
     const before = snapshot(root);
     const r = helper(args.map((a) => a.replace(/^A$/, root).replace(/^B$/, `${root}/sub`).replace("--root=B", `--root=${root}/sub`)), { cwd: root, input: "" });
     expect(r.code).toBe(code);
-    expect(r.stderr).toBe(`memory operation refused: --${flag} is given more than once; pass it once (see \`${args[0]} --help\`)\n`);
+    expect(r.stderr).toBe(`usage error: --${flag} is given more than once; pass it once (see \`${args[0]} --help\`)\n`);
     expect(r.stdout).toBe("");
     expect(snapshot(root)).toEqual(before);
   });

@@ -1,13 +1,20 @@
-// Every line of src/, build.mjs, bench/ and tools/ that leans on a ruling, a contract section or
-// an issue names the docs/ file that states it, on the same line, and every docs/ file and heading
-// they name exists (docs/README.md, "Citing"). The contract and the issues are not in this repository; docs/ is.
+// The design lives in this repository (docs/design.md), so the code never cites a document outside
+// it: no "ruling N", "§N" or "contract" in src/, build.mjs, bench/ or tools/; a line that names an
+// issue also names the docs/ file that states it; and every docs/ file and heading cited exists.
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { REPO } from "./support.ts";
 
-/** The pattern of issue 26's done-when, exactly: what counts as a bare citation. */
-const BARE = /ruling [0-9]|issue [0-9]|§[0-9]/;
+/** A citation of the outside document: never allowed. */
+const OUTSIDE = /rulings? [0-9]|§ ?[0-9]|\bcontract\b/i;
+/** An issue number: allowed beside the docs/ file that states it. */
+const BARE = /issue [0-9]/;
+/**
+ * Files other engineers are rewriting in this round: their citations go with the rewrite. Remove a
+ * file from here once its rewrite has landed (the test then holds it to the rule).
+ */
+const REWRITING = new Set(["src/schema/handoff.ts", "src/git/drift.ts", "src/brief/brief.ts", "src/store/install-repair.ts", "src/store/install-files.ts", "src/agents/transcripts/tail.ts"]);
 /** A docs/ citation: a Markdown file under docs/, with an optional `#anchor`. */
 const CITE = /docs\/[A-Za-z0-9._/-]+?\.md(?:#[A-Za-z0-9_-]+)?/g;
 
@@ -77,7 +84,12 @@ describe("citations in src/, build.mjs, bench/ and tools/", () => {
     for (const part of ["src/", "build.mjs", "bench/", "tools/"]) expect(LINES.some((l) => l.where.startsWith(part)), part).toBe(true);
   });
 
-  it("cites docs/ on every line that names a ruling, a contract section or an issue", () => {
+  it("never cites a ruling, a section or the contract", () => {
+    const cited = LINES.filter((l) => OUTSIDE.test(l.text) && !REWRITING.has(l.where.replace(/:\d+$/, "")));
+    expect(cited.map((l) => `${l.where}: ${l.text.trim().slice(0, 160)}`)).toEqual([]);
+  });
+
+  it("cites docs/ on every line that names an issue", () => {
     const bare = LINES.filter((l) => BARE.test(l.text) && !(l.text.match(CITE) ?? []).some((c) => citationProblem(c) === null));
     expect(bare.map((l) => `${l.where}: ${l.text.trim().slice(0, 160)}`)).toEqual([]);
   });
@@ -98,8 +110,10 @@ describe("citations in src/, build.mjs, bench/ and tools/", () => {
     expect(citationProblem("docs/design.md")).toBeNull();
     expect(citationProblem("docs/design.md#no-such-heading")).toMatch(/no heading/);
     expect(citationProblem("docs/decisions/no-such-decision.md")).toMatch(/does not exist/);
-    expect(BARE.test("// the lock is tried once (ruling 40)")).toBe(true);
-    expect(BARE.test("// see contract §12")).toBe(true);
+    expect(OUTSIDE.test("// the lock is tried once (ruling 40)")).toBe(true);
+    expect(OUTSIDE.test("// see §12")).toBe(true);
+    expect(OUTSIDE.test("// as the Contract says")).toBe(true);
+    expect(BARE.test("// issue 14's width")).toBe(true);
     expect("// (docs/design.md#the-root), ruling 50".match(CITE)).toEqual(["docs/design.md#the-root"]);
   });
 });

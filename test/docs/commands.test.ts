@@ -446,10 +446,16 @@ describe("the Claude Code hook snippet of references/session-start-hook.md", () 
   });
 });
 
-// every ```sh fence in SKILL.md, README.md and references/ runs, line by line, in
+// every ```sh fence in SKILL.md, README.md, references/ and the user docs README links to
+// (docs/agents.md, docs/journal.md, docs/teammates.md) runs, line by line, in
 // one scratch repository per fence with the built helper; a line exits 0 unless it ends with
 // `# exit N`. Network and slash commands belong in ```console fences, which are not run.
-const FENCE_DOCS = ["SKILL.md", "README.md", ...readdirSync(path.join(REPO, "references")).filter((n) => n.endsWith(".md")).sort().map((n) => `references/${n}`)];
+const FENCE_DOCS = [
+  "SKILL.md",
+  "README.md",
+  ...readdirSync(path.join(REPO, "references")).filter((n) => n.endsWith(".md")).sort().map((n) => `references/${n}`),
+  ...["agents", "install", "journal", "teammates"].map((n) => `docs/${n}.md`),
+];
 const FENCES = FENCE_DOCS.flatMap((file) => fencedBlocks(readDoc(file), "sh").map((body, i) => ({ file, index: i + 1, body })));
 
 describe("sh fences run", () => {

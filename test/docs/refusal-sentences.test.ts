@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import { git, gitRepo, handoff, helper, helperAsync, save, snapshot, tempDir, waitFor } from "../helpers.ts";
 
 const REFUSED = "memory operation refused: ";
+const USAGE = "usage error: ";
 const mem = (root: string, ...p: string[]) => path.join(root, ".ai", "memory", ...p);
 const write = (root: string, token: string, input = handoff("x")) => helper(["write", "handoff", "--root", root, "--expected-current-sha256", token], { input });
 
@@ -16,7 +17,7 @@ describe("write's refusals, word for word", () => {
     const root = gitRepo();
     const missing = helper(["write", "handoff", "--root", root], { input: handoff("x") });
     expect(missing.code).toBe(2);
-    expect(missing.stderr).toContain(`${REFUSED}--expected-current-sha256 TOKEN is required: pass the CURRENT-SHA256 token from \`read\` (or \`absent\`)\n`);
+    expect(missing.stderr).toContain(`${USAGE}--expected-current-sha256 TOKEN is required: pass the CURRENT-SHA256 token from \`read\` (or \`absent\`)\n`);
     const bad = write(root, "XYZ");
     expect(bad.stderr).toContain(`${REFUSED}--expected-current-sha256 must be \`absent\` or 64 lowercase hex characters, got "XYZ"\n`);
     const stale = write(root, "a".repeat(64));
@@ -31,9 +32,9 @@ describe("write's refusals, word for word", () => {
     expect(write(path.join(dir, "nope"), "absent").stderr).toContain(`${REFUSED}root ${path.join(dir, "nope")} does not exist; pass the project root with --root\n`);
     expect(write(path.join(dir, "file.md"), "absent").stderr).toContain(`${REFUSED}root ${path.join(dir, "file.md")} is not a directory; pass the project root with --root\n`);
     const timeout = helper(["write", "handoff", "--root", dir, "--expected-current-sha256", "absent", "--lock-timeout", "soon"], { input: handoff("x") });
-    expect(timeout.stderr).toContain(`${REFUSED}--lock-timeout takes seconds as a decimal number ≥ 0, got "soon"\n`);
+    expect(timeout.stderr).toContain(`${USAGE}--lock-timeout takes seconds as a decimal number ≥ 0, got "soon"\n`);
     const empty = helper(["write", "handoff", "--root", "", "--expected-current-sha256", "absent"], { input: handoff("x") });
-    expect(empty.stderr).toContain(`${REFUSED}--root needs a folder: pass --root <project>, or leave it out to start from the current folder\n`);
+    expect(empty.stderr).toContain(`${USAGE}--root needs a folder: pass --root <project>, or leave it out to start from the current folder\n`);
   });
 });
 

@@ -9,7 +9,7 @@ export const DAY = 86_400_000;
 
 /** Environment for git in tests: no user or system config, so results do not depend on the machine. */
 export const ENV: Record<string, string> = {
-  ...(Object.fromEntries(Object.entries(process.env).filter(([k, v]) => v !== undefined && !k.startsWith("GIT_"))) as Record<string, string>),
+  ...(Object.fromEntries(Object.entries(process.env).filter(([k, v]) => v !== undefined && (!k.startsWith("GIT_") || k === "GIT_CEILING_DIRECTORIES"))) as Record<string, string>),
   GIT_CONFIG_NOSYSTEM: "1",
   GIT_CONFIG_GLOBAL: "/dev/null",
 };

@@ -2,7 +2,6 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
-import { RULE_DESCRIPTIONS } from "../../src/guard/redact-help.ts";
 import { REDACTION_RULES, formatRedactionReport, redactText, redactTranscript, shannonEntropy, type RedactionFinding } from "../../src/guard/redact.ts";
 import {
   ALNUM,
@@ -44,23 +43,22 @@ afterAll(() => {
 });
 
 describe("the rule table", () => {
-  it("has at least 25 rules with unique kebab-case ids and one-line descriptions", () => {
+  it("has at least 25 rules with unique kebab-case ids, each a row of references/verbs.md#redact in order", () => {
     expect(REDACTION_RULES.length).toBeGreaterThanOrEqual(25);
     const ids = REDACTION_RULES.map((r) => r.id);
     expect(new Set(ids).size).toBe(ids.length);
-    expect(Object.keys(RULE_DESCRIPTIONS).sort()).toEqual([...ids].sort());
+    const reference = readFileSync(new URL("../../references/verbs.md", import.meta.url), "utf8");
+    const rows = [...reference.matchAll(/^\| `([a-z0-9-]+)` \| .{10,} \|$/gm)].map((m) => m[1]);
+    expect(rows).toEqual(ids);
     for (const r of REDACTION_RULES) {
       expect(r.id).toMatch(/^[a-z0-9]+(?:-[a-z0-9]+)*$/);
-      const description = RULE_DESCRIPTIONS[r.id] ?? "";
-      expect(description.length, r.id).toBeGreaterThan(10);
-      expect(description).not.toContain("\n");
       expect(r.pattern.flags).toContain("g");
       expect(r.pattern.flags).toContain("d");
       for (const k of r.keywords ?? []) expect(k).toBe(k.toLowerCase());
     }
   });
 
-  it("covers contract §4's families", () => {
+  it("covers the common families", () => {
     const ids = new Set(REDACTION_RULES.map((r) => r.id));
     for (const id of [
       "aws-access-key-id",

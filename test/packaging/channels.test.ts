@@ -21,7 +21,8 @@ import { gitRepo, handoff, tempDir } from "../helpers.ts";
 const REPO = path.resolve(import.meta.dirname, "..", "..");
 const ENTRIES = ["SKILL.md", "LICENSE", "agents", "references", "templates", "scripts"];
 const CACHE = process.env.SESSION_HANDOFF_TOOL_CACHE || path.join(tmpdir(), "session-handoff-tools");
-const README = readFileSync(path.join(REPO, "README.md"), "utf8");
+// The channels are written in docs/install.md (README links it; its own command is npx's).
+const README = readFileSync(path.join(REPO, "docs", "install.md"), "utf8");
 
 /** Every file under `dir` (links not followed) with its size: what a channel delivered. */
 function delivered(dir: string): Map<string, number> {
@@ -169,27 +170,37 @@ function netns(): string | null {
   return r.status === 0 ? null : `no loopback-only network namespace (unshare -n: ${(r.stderr || r.error?.message || "").trim()})`;
 }
 
-describe("npx skillmds add, as the README writes it", () => {
-  // The README's first install command, with its source resolved inside this checkout.
+describe("npx skillmds add, as docs/install.md writes it", () => {
+  // The first command of the GitHub channels, with its source resolved inside this checkout.
   const line = /^\$ (npx skillmds add (\S+) .*?)\s+#/m.exec(README);
-  it("is the README's first install command", () => {
+  it("is the first GitHub channel, on the dist-plugin ref (SKILL.md in a folder named session-handoff)", () => {
     expect(line).not.toBeNull();
-    const first = /```console\n\$ (.+)/.exec(README.slice(README.indexOf("## Install")))![1]!;
+    const first = /```console\n\$ (.+)/.exec(README.slice(README.indexOf("## From GitHub")))![1]!;
     expect(first.startsWith("npx skillmds add ")).toBe(true);
+    expect(line![2]).toBe("<owner>/session-handoff#dist-plugin");
     expect(line![1]).toContain("--project -a claude-code -a codex");
   });
 
-  it("installs only the skill's entries for claude-code and codex; the installed skill resumes and saves", (ctx) => {
+  function skillmds(ctx: { skip: () => void }): string | null {
     const skip = netns();
     const prefix = skip === null ? tool("skillmds-1.3.3", ["skillmds@1.3.3"]) : null;
     if (skip !== null || prefix === null) {
       console.log(`SKIP skillmds: ${skip ?? "skillmds@1.3.3 could not be installed from npm"}`);
       ctx.skip();
-      return;
+      return null;
     }
+    return prefix;
+  }
+
+  it("from a local folder (the dist ref exported) installs every entry; the installed skill resumes and saves", (ctx) => {
+    const prefix = skillmds(ctx);
+    if (prefix === null) return;
     const project = gitRepo();
     const home = tempDir("sh-home-");
-    const args = line![1]!.replace(line![2]!, dist.source).split(" ").slice(1);
+    const local = path.join(scratch, "local", "session-handoff");
+    mkdirSync(local, { recursive: true });
+    execFileSync("cp", ["-r", ...ENTRIES.map((e) => path.join(dist.source, e)), local]);
+    const args = line![1]!.replace(line![2]!, local).split(" ").slice(1);
     const env = { ...process.env, HOME: home, XDG_CONFIG_HOME: path.join(home, ".config"), SKILLMD_NO_TELEMETRY: "1" };
     const r = spawnSync("unshare", ["-n", "sh", "-c", 'ip link set lo up && exec "$@"', "sh", "npx", "--offline", "--prefix", prefix, ...args], { cwd: project, env, encoding: "utf8", timeout: 120_000 });
     expect(r.status, r.stdout + r.stderr).toBe(0);
@@ -197,6 +208,44 @@ describe("npx skillmds add, as the README writes it", () => {
     expect(delivered(canonical)).toEqual(dist.files);
     expect(lstatSync(path.join(project, ".claude", "skills", "session-handoff")).isSymbolicLink()).toBe(true);
     flows(path.join(project, ".claude", "skills", "session-handoff", "scripts", "memory_io.mjs"), project, env);
+  });
+
+  // The command as written, its GitHub source served on loopback (GIGET_GITHUB_URL: GitHub's
+  // tarball endpoint): skillmds copies SKILL.md alone; doctor names the folder that lacks its
+  // helper; SKILL.md's step, `npx -y session-handoff init` (here from the packed tarball: the
+  // registry is not reachable), completes it; the skill then resumes and saves, and doctor from
+  // the completed copy reports no problem.
+  it("from GitHub (emulated): SKILL.md alone, named session-handoff; SKILL.md's init step completes it", (ctx) => {
+    const prefix = skillmds(ctx);
+    if (prefix === null) return;
+    const project = gitRepo();
+    mkdirSync(path.join(project, ".claude"));
+    mkdirSync(path.join(project, ".codex"));
+    const home = tempDir("sh-home-");
+    const env = { ...process.env, HOME: home, XDG_CONFIG_HOME: path.join(home, ".config"), SKILLMD_NO_TELEMETRY: "1", npm_config_cache: path.join(home, ".npm") };
+    const args = line![1]!.replace("<owner>", "example-owner").split(" ").slice(1);
+    const emulator = path.join(REPO, "test", "packaging", "support", "github-emulator.mjs");
+    const r = spawnSync("unshare", ["-n", "sh", "-c", 'ip link set lo up && exec "$@"', "sh", process.execPath, emulator, dist.clone, "--", "npx", "--offline", "--prefix", prefix, ...args], { cwd: project, env, encoding: "utf8", timeout: 150_000 });
+    expect(r.status, r.stdout + r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/^github-emulator: GET \/repos\/example-owner\/session-handoff\/tarball\/dist-plugin 200$/m);
+    const canonical = path.join(project, ".agents", "skills", "session-handoff");
+    expect([...delivered(canonical).keys()]).toEqual(["SKILL.md"]);
+    const skillMd = readFileSync(path.join(canonical, "SKILL.md"), "utf8");
+    expect(skillMd).toContain("Missing `scripts/`? Run `npx -y session-handoff init` first.");
+    expect(realpathSync(path.join(project, ".claude", "skills", "session-handoff"))).toBe(realpathSync(canonical));
+
+    const doctor = (helper: string) => JSON.parse(spawnSync(process.execPath, [helper, "doctor", "--json", "--root", project], { env, encoding: "utf8" }).stdout).problems as { what: string; fix: string }[];
+    expect(doctor(path.join(REPO, "scripts", "memory_io.mjs")).map((p) => p.what)).toContain(
+      `claude-code: the skill folder ${path.join(realpathSync(project), ".claude", "skills", "session-handoff")} lacks its helper (scripts/memory_io.mjs, scripts/lib/cli.mjs, scripts/lib/session.mjs)`,
+    );
+
+    const tarball = path.join(scratch, JSON.parse(execFileSync("npm", ["pack", "--json", "--pack-destination", scratch], { cwd: REPO, encoding: "utf8" }))[0].filename);
+    const init = spawnSync("npm", ["exec", "--offline", "--yes", "--package", tarball, "--", "session-handoff", "init"], { cwd: project, env, encoding: "utf8", timeout: 180_000 });
+    expect(init.status, init.stderr).toBe(0);
+    expect(init.stdout).toMatch(/^copied the skill to \.agents\/skills\/session-handoff \(\d+ new files\)\nunchanged \.claude\/skills\/session-handoff\n/);
+    expect(delivered(canonical)).toEqual(dist.files);
+    flows(path.join(project, ".claude", "skills", "session-handoff", "scripts", "memory_io.mjs"), project, env);
+    expect(doctor(path.join(canonical, "scripts", "memory_io.mjs"))).toEqual([]);
   });
 });
 

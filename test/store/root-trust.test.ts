@@ -81,13 +81,14 @@ describe("ownership rules judged for a given uid (real folders, real modes)", ()
     const found = findRoot(path.join(sticky, "proj"), {}, { uid: user });
     expect(found).toMatchObject({ root: path.join(sticky, "proj"), by: "start" });
     expect(found.stopped).toMatchObject({ at: sticky, why: "a sticky folder anyone can write to" });
-    // The user's own folder, 0777 and sticky even: walked through, its memory adopted.
+    // The user's own folder, sticky and world-writable: a shared scratch folder whoever owns
+    // it (a /tmp of root's, run as root), so the walk stops there too; 0777 alone is walked through.
     const mine = path.join(base, "mine");
     mkdirSync(path.join(mine, "proj"), { recursive: true });
     mkdirSync(path.join(mine, ".ai", "memory"), { recursive: true });
     chmodSync(mine, 0o1777);
     if (me === 0) for (const p of ["", "proj", ".ai", ".ai/memory"]) chownSync(path.join(mine, p), user, user);
-    expect(findRoot(path.join(mine, "proj"), {}, { uid: user })).toMatchObject({ root: mine, by: "memory" });
+    expect(findRoot(path.join(mine, "proj"), {}, { uid: user })).toMatchObject({ root: path.join(mine, "proj"), by: "start", stopped: { at: mine } });
     chmodSync(mine, 0o777);
     expect(findRoot(path.join(mine, "proj"), {}, { uid: user })).toMatchObject({ root: mine, by: "memory" });
   });

@@ -108,7 +108,7 @@ describe("write: compare-and-swap", () => {
     const root = gitRepo();
     const r = helper(["write", "handoff", "--root", root], { input: handoff("x") });
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/^memory operation refused: --expected-current-sha256/);
+    expect(r.stderr).toMatch(/^usage error: --expected-current-sha256/);
     expect(existsSync(path.join(root, ".ai"))).toBe(false);
   });
 

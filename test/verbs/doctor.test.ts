@@ -75,6 +75,14 @@ describe("doctor", () => {
     const skill = path.join(e.root, ".agents", "skills", "session-handoff");
     mkdirSync(skill, { recursive: true });
     writeFileSync(path.join(skill, "SKILL.md"), "---\nname: session-handoff\n---\n");
+    // SKILL.md alone (an installer that copies only it) is named, with init as the fix.
+    const alone = doctor(e).problems.find((p) => p.what.includes("lacks its helper"));
+    expect(alone?.what).toMatch(/^codex: the skill folder .*\.agents\/skills\/session-handoff lacks its helper \(scripts\/memory_io\.mjs, scripts\/lib\/cli\.mjs, scripts\/lib\/session\.mjs\)$/);
+    expect(alone?.fix).toMatch(/ init --agent codex --root /);
+    for (const f of ["scripts/memory_io.mjs", "scripts/lib/cli.mjs", "scripts/lib/session.mjs"]) {
+      mkdirSync(path.dirname(path.join(skill, f)), { recursive: true });
+      writeFileSync(path.join(skill, f), "// helper\n");
+    }
     expect(doctor(e).ok).toBe(true);
   });
 

@@ -20,7 +20,7 @@ function project(): { root: string; remote: string } {
   writeFileSync(path.join(mem, "LESSONS.md"), `${MARKER}\n# Lessons\n`);
   writeFileSync(path.join(mem, "archive", "HANDOFF-2026-11-29T10-00-00.000Z-0123abcd.md"), HANDOFF);
   writeFileSync(path.join(mem, "checkpoints", "abc.md"), "user words\n");
-  writeFileSync(path.join(mem, ".HANDOFF.md.tmp-1-0123abcd"), "private\n");
+  writeFileSync(path.join(mem, ".scratch"), "private\n");
   return { root, remote };
 }
 

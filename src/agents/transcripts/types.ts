@@ -1,63 +1,6 @@
-// What a transcript adapter extracts for a checkpoint (docs/design.md#checkpoints). Pure data.
+// Helpers the transcript adapters share; the capture they fill is schema/capture.ts.
 
-/** One step of the latest plan or todo list, as the harness recorded it. */
-export interface PlanItem {
-  text: string;
-  status: "done" | "doing" | "open" | "dropped";
-}
-
-/** One shell command and its outcome as recorded: `exit N`, `ok` (success without a code) or `unknown` (docs/design.md#checkpoints). */
-export interface CommandRun {
-  command: string;
-  status: string;
-}
-
-/**
- * What one adapter found in the tail of a transcript, oldest first in every list. Every string
- * is raw transcript text: the checkpoint document redacts, flattens and quotes it.
- */
-export interface Capture {
-  /** The adapter that read it: `claude`, `codex`, `gemini`. */
-  format: TranscriptFormat;
-  /** The first record timestamp seen (ISO-8601 as written), for `Session-start:`. */
-  firstTimestamp: string | null;
-  /** Text typed by the user (scaffolding, tool results and meta records left out). */
-  userRequests: string[];
-  /** The latest plan/todo state, or null when the tail holds none. */
-  plan: PlanItem[] | null;
-  /**
-   * True when that plan is a whole list written at once (TodoWrite, update_plan, write_todos)
-   * with no later plan record: nothing earlier in the transcript can change it.
-   */
-  planFinal: boolean;
-  /** Paths the agent edited or wrote, in the order of their last edit, without repeats. */
-  filesEdited: string[];
-  commands: CommandRun[];
-  /** The last text the assistant wrote: a claim, not a fact. */
-  lastClaim: string | null;
-  /** Complete records the adapter understood (0 means an anchors-only checkpoint). */
-  records: number;
-  /**
-   * The harness version the records name (Claude Code's `version`, Codex's `cli_version`),
-   * the latest seen; null when they name none. Never used to choose or refuse a format:
-   * formats are recognised by shape (docs/design.md#checkpoints).
-   */
-  version?: string | null;
-}
-
-/**
- * Most items of one list a checkpoint can show (schema/checkpoint.ts): older ones are only
- * counted, so an adapter may leave their details (a command's status) unread.
- */
-export const LISTED_ITEMS = 40;
-
-/** The transcript formats with an adapter. */
-export type TranscriptFormat = "claude" | "codex" | "gemini";
-
-/** An empty capture for `format`. */
-export function emptyCapture(format: TranscriptFormat): Capture {
-  return { format, firstTimestamp: null, userRequests: [], plan: null, planFinal: false, filesEdited: [], commands: [], lastClaim: null, records: 0, version: null };
-}
+export { emptyCapture, LISTED_ITEMS, type Capture, type CommandRun, type PlanItem, type TranscriptFormat } from "../../schema/capture.ts";
 
 /** A record's field as an object, or null: every field of a foreign record is optional. */
 export function obj(value: unknown): Record<string, unknown> | null {

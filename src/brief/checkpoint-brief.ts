@@ -2,8 +2,8 @@
 // newest checkpoint, every field marked `(captured, not confirmed)`; with a handoff older
 // than the checkpoint, Plan status and the next step come from the checkpoint (marked) and
 // Drift & lessons says the source. Pure.
-import { BRIEF_LABELS, flatten, frameNextStep, MAX_FIELD_CHARS, RANK, type Brief } from "../brief/brief.ts";
-import { fitClauses } from "../brief/cut.ts";
+import { BRIEF_LABELS, flatten, frameNextStep, MAX_FIELD_CHARS, RANK, type Brief } from "./brief.ts";
+import { fitClauses } from "./cut.ts";
 
 /** The mark on every field drafted from a checkpoint (docs/design.md#checkpoints). */
 export const CAPTURED = "(captured, not confirmed)";
@@ -61,7 +61,7 @@ function lines(b: Omit<Brief, "lines">): Brief {
   return { ...b, lines: BRIEF_LABELS.map((label, i) => `${label} ${values[i]}`) };
 }
 
-/** The brief drafted from a checkpoint alone (no handoff; ruling 24; docs/design.md#checkpoints). `age` reads like `12 minutes ago`. */
+/** The brief drafted from a checkpoint alone (no handoff). `age` reads like `12 minutes ago`. */
 export function briefFromCheckpoint(cp: ParsedCheckpoint, age: string): Brief {
   const plan = planStatusOf(cp);
   const last = cp.requests[cp.requests.length - 1];

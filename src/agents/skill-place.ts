@@ -1,0 +1,160 @@
+import { accessSync, constants, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, renameSync, rmdirSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import type { Agent, AgentName } from "./types.ts";
+
+/** The skill's entries: what `init` copies and every install channel delivers. */
+export const SKILL_ENTRIES = ["SKILL.md", "LICENSE", "agents", "references", "templates", "scripts"];
+/** The folder holding the one copy, in the project or in HOME (the skills installers' place too). */
+export const CANONICAL = ".agents/skills/session-handoff";
+
+/**
+ * What in a project (or in HOME with --global) shows that an agent is used there. AGENTS.md is
+ * read by several agents, so it names none of them.
+ */
+export const AGENT_MARKERS: Record<AgentName, { project: string[]; home: string[] }> = {
+  "claude-code": { project: [".claude", "CLAUDE.md"], home: [".claude"] },
+  codex: { project: [".codex"], home: [".codex"] },
+  opencode: { project: [".opencode", "opencode.json", "opencode.jsonc"], home: [".config/opencode"] },
+  cline: { project: [".clinerules", ".cline"], home: [] },
+  gemini: { project: [".gemini", "GEMINI.md"], home: [".gemini"] },
+  cursor: { project: [".cursor", ".cursorrules"], home: [] },
+};
+
+function present(p: string): boolean {
+  try {
+    lstatSync(p);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The agents whose marker is in `base`, in the table's order. */
+export function detectAgents(agents: Agent[], base: string, global: boolean): Agent[] {
+  return agents.filter((a) => AGENT_MARKERS[a.name][global ? "home" : "project"].some((m) => present(path.join(base, m))));
+}
+
+/**
+ * The folder (relative to the base) where `agent` must find the skill when it does not read
+ * the canonical copy's folder, else null.
+ */
+export function linkFolderFor(agent: Agent, global: boolean): string | null {
+  const folders = agent.skillFolders[global ? "home" : "project"];
+  if (folders.length === 0 || folders.includes(".agents/skills")) return null;
+  return folders[0]!;
+}
+
+/** Every file under the skill's entries of `dir`, relative to it, `/`-separated, sorted. */
+export function skillFiles(dir: string): string[] {
+  const out: string[] = [];
+  const walk = (rel: string) => {
+    const abs = path.join(dir, rel);
+    let st;
+    try {
+      st = lstatSync(abs);
+    } catch {
+      return;
+    }
+    if (st.isDirectory()) {
+      for (const name of readdirSync(abs).sort()) walk(rel === "" ? name : `${rel}/${name}`);
+    } else if (st.isFile()) out.push(rel);
+  };
+  for (const e of SKILL_ENTRIES) walk(e);
+  return out.sort();
+}
+
+/** One step of putting the skill's files in a folder. */
+export interface FileStep {
+  rel: string;
+  action: "create" | "update" | "remove";
+}
+
+/** What copying `from`'s skill files into `to` changes: files to create or update, stale ones to remove. */
+export function copySteps(from: string, to: string): FileStep[] {
+  const want = skillFiles(from);
+  const steps: FileStep[] = [];
+  for (const rel of want) {
+    const dest = path.join(to, rel);
+    let have: Buffer | null = null;
+    try {
+      have = lstatSync(dest).isFile() ? readFileSync(dest) : null;
+    } catch {
+      have = null;
+    }
+    if (have === null) steps.push({ rel, action: present(dest) ? "update" : "create" });
+    else if (!have.equals(readFileSync(path.join(from, rel)))) steps.push({ rel, action: "update" });
+  }
+  const wanted = new Set(want);
+  for (const rel of skillFiles(to)) if (!wanted.has(rel)) steps.push({ rel, action: "remove" });
+  return steps;
+}
+
+/** The state of a link place: absent, our link, or something else (what it is, in words). */
+export function linkState(place: string, target: string): "absent" | "ours" | "copy" | string {
+  let st;
+  try {
+    st = lstatSync(place);
+  } catch {
+    return "absent";
+  }
+  if (st.isSymbolicLink()) {
+    const to = readlinkSync(place);
+    return path.resolve(path.dirname(place), to) === target ? "ours" : `a link to ${to}`;
+  }
+  // A real folder holding a SKILL.md is an earlier copy of the skill (by hand, an installer
+  // that copied SKILL.md alone, or Windows): it is completed and kept up to date as a copy.
+  if (st.isDirectory()) return present(path.join(place, "SKILL.md")) ? "copy" : "a folder that is not this skill";
+  return "a file";
+}
+
+/** Why `file` (to be created or replaced) cannot be written, or null. */
+export function unwritable(file: string): string | null {
+  let dir = path.dirname(file);
+  for (let i = 0; i < 64 && !present(dir); i++) dir = path.dirname(dir);
+  if (!lstatSync(dir).isDirectory()) return `${dir} is not a folder`;
+  try {
+    accessSync(dir, constants.W_OK);
+  } catch {
+    return `${dir} is not writable`;
+  }
+  try {
+    if (present(file) && lstatSync(file).isFile()) accessSync(file, constants.W_OK);
+  } catch {
+    return `${file} is not writable`;
+  }
+  return null;
+}
+
+/** Applies `steps` (from {@link copySteps}): each file through a temp name and a rename. */
+export function applySteps(from: string, to: string, steps: FileStep[]): void {
+  for (const s of steps) {
+    const dest = path.join(to, s.rel);
+    if (s.action === "remove") {
+      rmSync(dest, { force: true });
+      removeEmptyUpTo(path.dirname(dest), to);
+      continue;
+    }
+    mkdirSync(path.dirname(dest), { recursive: true });
+    const temp = `${dest}.tmp-${process.pid}`;
+    const src = path.join(from, s.rel);
+    writeFileSync(temp, readFileSync(src), { mode: statSync(src).mode & 0o777 });
+    renameSync(temp, dest);
+  }
+}
+
+/** Removes `dir` and its parents while empty, never `stop` or above it. */
+export function removeEmptyUpTo(dir: string, stop: string): void {
+  for (let d = dir; d.startsWith(`${stop}${path.sep}`); d = path.dirname(d)) {
+    try {
+      rmdirSync(d);
+    } catch {
+      return;
+    }
+  }
+}
+
+/** Links `place` to `target` (relative, so a committed link works in every clone). */
+export function makeLink(place: string, target: string): void {
+  mkdirSync(path.dirname(place), { recursive: true });
+  symlinkSync(path.relative(path.dirname(place), target), place, "dir");
+}

@@ -1,0 +1,238 @@
+import { existsSync, lstatSync, realpathSync, rmSync } from "node:fs";
+import path from "node:path";
+import { AGENTS, isAgentName } from "../agents/index.ts";
+import {
+  AGENT_MARKERS,
+  applySteps,
+  CANONICAL,
+  copySteps,
+  detectAgents,
+  linkFolderFor,
+  linkState,
+  makeLink,
+  removeEmptyUpTo,
+  skillFiles,
+  unwritable,
+} from "../agents/skill-place.ts";
+import type { Agent } from "../agents/types.ts";
+import { Refused, UsageError } from "../errors.ts";
+import { quotedValue } from "../guard/quote.ts";
+import { findRoot } from "../store/root.ts";
+import { homeOf } from "./agent-files.ts";
+import { installVerb } from "./install.ts";
+import { ok, type Verb, type VerbContext } from "./types.ts";
+import { uninstallVerb } from "./uninstall.ts";
+
+const NAMES = Object.keys(AGENTS).join("|");
+const SAY = `say "write a handoff" when you stop, and "resume where we left off" when you come back`;
+
+/** Where init acts: the base folder, the skill it copies, the agents, and how to show paths. */
+interface Plan {
+  base: string;
+  global: boolean;
+  dryRun: boolean;
+  source: string;
+  dest: string;
+  agents: Agent[];
+  shown(p: string): string;
+}
+
+/** `init [--agent NAME]... [--root DIR | --global] [--dry-run] [--undo]`. */
+export const initVerb: Verb = {
+  name: "init",
+  options: {
+    agent: { type: "string", multiple: true },
+    root: { type: "string" },
+    global: { type: "boolean" },
+    "dry-run": { type: "boolean" },
+    undo: { type: "boolean" },
+  },
+  positionals: [0, 0],
+  help: `usage: npx session-handoff init [--agent NAME]... [--root DIR | --global] [--dry-run]
+       npx session-handoff init --undo [--agent NAME]... [--root DIR | --global] [--dry-run]
+       (or: node <skill>/scripts/memory_io.mjs init …)
+
+Sets the skill up in a project in one step:
+  1. copies the skill (SKILL.md, LICENSE, agents/, references/, templates/, scripts/)
+     into .agents/skills/session-handoff/ (Codex, OpenCode, Gemini CLI and Cursor read it);
+  2. links it (a relative link; a copy on Windows) into the folder of each agent that
+     does not read .agents/skills: .claude/skills/ for Claude Code, .cline/skills/ for Cline;
+  3. runs \`install --agent NAME\` for each agent from that copy, so the hook commands name
+     .agents/skills/session-handoff/scripts/memory_io.mjs, never npm's cache.
+Agents are the ones whose folder is in the project (.claude/ or CLAUDE.md, .codex/,
+.opencode/, .clinerules/, .gemini/ or GEMINI.md, .cursor/), or those named with --agent
+(repeatable: ${NAMES}).
+
+--global  the same in HOME: ~/.agents/skills/session-handoff/, links in ~/.claude/skills/,
+          ~/.gemini/skills/, ~/.config/opencode/skills/, and \`install --global\`.
+--dry-run says what it would do and changes nothing.
+--undo    the reverse: \`uninstall\` for each agent, then the links and the copy go
+          (folders left empty go too). A copy or link that is not this skill's stays.
+
+A second run changes no byte. Refused, with nothing changed: no project (no .git here
+or above; pass --root), no agent found and none named, an unknown agent, a file or
+folder it cannot write, a skill folder that is something else, and whatever install
+refuses (it is run with --dry-run first for every agent).
+stdout: one line per thing done ("copied …", "linked …", "<agent>: created F" as install
+        prints), then what to say to the agent.
+exit:   0 done; 2 refused or usage; 4 paused; 5 the install lock stayed busy.
+`,
+  async run(ctx) {
+    const plan = planOf(ctx);
+    return ctx.values.undo === true ? undo(ctx, plan) : init(ctx, plan);
+  },
+};
+
+function planOf(ctx: VerbContext): Plan {
+  const global = ctx.values.global === true;
+  if (global && typeof ctx.values.root === "string") throw new UsageError("init: --global and --root exclude each other");
+  const named = (ctx.values.agent as string[] | undefined) ?? [];
+  for (const n of named) {
+    if (!isAgentName(n)) throw new UsageError(`init: unknown agent ${quotedValue(n)}; name one of ${NAMES}`);
+  }
+  if (!ctx.env.HOME || !existsSync(ctx.env.HOME)) throw new Refused("init needs HOME set to an existing folder (install keeps its records under it); nothing was changed");
+  let base: string;
+  if (global) base = realpathSync(homeOf(ctx.env));
+  else {
+    const given = typeof ctx.values.root === "string";
+    const found = findRoot(path.resolve(ctx.cwd, given ? (ctx.values.root as string) : "."), ctx.env);
+    if (!given && found.by === "start") {
+      throw new Refused(`no project here: ${found.root} has no .git and no folder above it has one; nothing was changed. Run init at your project's root (after \`git init\`), or pass --root <project>`);
+    }
+    base = found.root;
+  }
+  let agents = named.length > 0 ? [...new Set(named)].map((n) => AGENTS[n as keyof typeof AGENTS]) : detectAgents(Object.values(AGENTS), base, global);
+  if (agents.length === 0 && ctx.values.undo !== true) {
+    const markers = [...new Set(Object.values(AGENT_MARKERS).flatMap((m) => (global ? m.home : m.project)))].join(", ");
+    throw new Refused(`no agent found in ${base} (none of ${markers}); nothing was changed. Name them: init --agent claude-code --agent codex (${NAMES})`);
+  }
+  if (global) {
+    const without = agents.filter((a) => a.skillFolders.home.length === 0);
+    if (without.length > 0 && named.length > 0) throw new Refused(`${without.map((a) => a.name).join(", ")} has no per-user folders; nothing was changed. Run init without --global in the project instead`);
+    agents = agents.filter((a) => a.skillFolders.home.length > 0);
+  }
+  if (!ctx.helperPath) throw new Refused("init cannot tell where its own skill folder is; run it as `npx session-handoff init` or `node <skill>/scripts/memory_io.mjs init`");
+  const source = realpathSync(path.dirname(path.dirname(path.resolve(ctx.cwd, ctx.helperPath))));
+  if (!existsSync(path.join(source, "SKILL.md"))) throw new Refused(`${source} holds no SKILL.md, so there is no skill to copy; nothing was changed. Run init from the session-handoff package`);
+  const shown = (p: string) => (global ? `~/${path.relative(base, p)}` : path.relative(base, p)).split(path.sep).join("/");
+  return { base, global, dryRun: ctx.values["dry-run"] === true, source, dest: path.join(base, CANONICAL), agents, shown };
+}
+
+/** `install` or `uninstall` for one agent, in this process, as if run from the copied skill. */
+async function agentVerb(ctx: VerbContext, plan: Plan, verb: Verb, agent: Agent, dryRun: boolean): Promise<{ lines: string[]; notes: string[] }> {
+  const helperPath = path.join(plan.dest, "scripts", "memory_io.mjs");
+  const values = { agent: agent.name, "dry-run": dryRun, ...(plan.global ? { global: true } : { root: plan.base }) };
+  const out = await verb.run({ ...ctx, values, positionals: [], helperPath, skillDir: plan.dest });
+  const lines = String(out.stdout).split("\n").filter((l) => l !== "").map((l) => `${agent.name}: ${l}`);
+  return { lines, notes: out.stderr };
+}
+
+/** Each agent's link place (deduplicated), for the agents that do not read the copy's folder. */
+function linkPlaces(plan: Plan, agents: Agent[]): string[] {
+  const places = agents.map((a) => linkFolderFor(a, plan.global)).filter((f): f is string => f !== null);
+  return [...new Set(places)].map((f) => path.join(plan.base, f, "session-handoff"));
+}
+
+function counted(steps: { action: string }[]): string {
+  const n = (a: string) => steps.filter((s) => s.action === a).length;
+  return [`${n("create")} new`, `${n("update")} changed`, `${n("remove")} removed`].filter((s) => !s.startsWith("0 ")).join(", ");
+}
+
+async function init(ctx: VerbContext, plan: Plan) {
+  const { dest, source, shown } = plan;
+  const running = dest === source || (existsSync(dest) && realpathSync(dest) === source);
+  if (!running && existsSync(dest) && lstatSync(dest).isSymbolicLink()) {
+    throw new Refused(`${shown(dest)} is a link to another folder; nothing was changed. Remove it, then run init again`);
+  }
+  const steps = running ? [] : copySteps(source, dest);
+  const writes = steps.map((s) => path.join(dest, s.rel));
+  const links = linkPlaces(plan, plan.agents).map((place) => {
+    const state = linkState(place, dest);
+    if (state !== "absent" && state !== "ours" && state !== "copy") {
+      throw new Refused(`${shown(place)} is ${state}; nothing was changed. Move it away, then run init again`);
+    }
+    const asCopy = state === "copy" || (state === "absent" && process.platform === "win32");
+    const copy = asCopy ? copySteps(source, place) : [];
+    writes.push(...(asCopy ? copy.map((s) => path.join(place, s.rel)) : state === "absent" ? [place] : []));
+    return { place, state, asCopy, copy };
+  });
+  for (const file of writes) {
+    const why = unwritable(file);
+    if (why !== null) throw new Refused(`cannot write ${file}: ${why}; nothing was changed. Fix its permissions, then run init again`);
+  }
+  // Every agent's install is tried first with --dry-run: a file it would refuse stops init
+  // before anything is copied.
+  const lines: string[] = [];
+  const notes: string[] = [];
+  const would = plan.dryRun ? "would " : "";
+  for (const agent of plan.agents) {
+    const dry = await agentVerb(ctx, plan, installVerb, agent, true);
+    if (plan.dryRun) {
+      lines.push(...dry.lines);
+      notes.push(...dry.notes);
+    }
+  }
+  if (steps.length === 0) lines.unshift(`unchanged ${shown(dest)}`);
+  else {
+    if (!plan.dryRun) applySteps(source, dest, steps);
+    lines.unshift(`${would}copy the skill to ${shown(dest)} (${counted(steps)} files)`.replace(/^copy/, "copied"));
+  }
+  const after: string[] = [];
+  for (const l of links) {
+    if (l.asCopy) {
+      if (!plan.dryRun) applySteps(source, l.place, l.copy);
+      after.push(l.copy.length === 0 ? `unchanged ${shown(l.place)}` : `${would}copy the skill to ${shown(l.place)} (${counted(l.copy)} files)`.replace(/^copy/, "copied"));
+    } else if (l.state === "ours") after.push(`unchanged ${shown(l.place)}`);
+    else {
+      if (!plan.dryRun) makeLink(l.place, dest);
+      after.push(`${plan.dryRun ? "would link" : "linked"} ${shown(l.place)} -> ${shown(dest)}`);
+    }
+  }
+  lines.splice(1, 0, ...after);
+  if (!plan.dryRun) {
+    for (const agent of plan.agents) {
+      const done = await agentVerb(ctx, plan, installVerb, agent, false);
+      lines.push(...done.lines);
+      notes.push(...done.notes);
+    }
+  }
+  const who = plan.agents.map((a) => a.name).join(", ");
+  lines.push(`next: start a new session (${who}) and ${SAY}`);
+  return ok(`${lines.join("\n")}\n`, notes);
+}
+
+async function undo(ctx: VerbContext, plan: Plan) {
+  const { dest, source, shown } = plan;
+  const lines: string[] = [];
+  const notes: string[] = [];
+  for (const agent of plan.agents) {
+    const done = await agentVerb(ctx, plan, uninstallVerb, agent, plan.dryRun);
+    lines.push(...done.lines);
+    notes.push(...done.notes);
+  }
+  const would = plan.dryRun ? "would remove" : "removed";
+  for (const place of linkPlaces(plan, Object.values(AGENTS))) {
+    const state = linkState(place, dest);
+    const ours = state === "ours" || (state === "copy" && copySteps(source, place).every((s) => s.action === "remove"));
+    if (state === "absent") continue;
+    if (!ours) {
+      lines.push(`left ${shown(place)}: it is not a link to or a copy of this skill`);
+      continue;
+    }
+    if (!plan.dryRun) {
+      rmSync(place, { recursive: state === "copy", force: true });
+      removeEmptyUpTo(path.dirname(place), path.join(plan.base, path.relative(plan.base, place).split(path.sep)[0]!));
+    }
+    lines.push(`${would} ${shown(place)}`);
+  }
+  const files = skillFiles(dest);
+  if (files.length > 0 && !(existsSync(dest) && lstatSync(dest).isSymbolicLink())) {
+    if (!plan.dryRun) {
+      for (const rel of files) rmSync(path.join(dest, rel), { force: true });
+      for (const rel of files) removeEmptyUpTo(path.dirname(path.join(dest, rel)), plan.base);
+    }
+    lines.push(`${would} ${shown(dest)} (${files.length} files)`);
+  }
+  if (lines.length === 0) lines.push("nothing of session-handoff's init to undo here");
+  return ok(`${lines.join("\n")}\n`, notes);
+}

@@ -1,0 +1,41 @@
+// The source's floors (CONTRIBUTING.md, "Layout"): imports run down only, so a reader can take
+// each folder as built on the ones below it. A back arrow fails here with the file that draws it.
+import { readFileSync, readdirSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+
+const SRC = path.resolve(__dirname, "..", "..", "src");
+/** Highest first. `top` is src/*.ts (cli, main, usage, help) except errors.ts. */
+const FLOORS = ["entries", "top", "verbs", "brief", "journal", "agents", "git", "store", "schema", "guard", "errors"];
+
+function floorOf(rel: string): string {
+  const parts = rel.split("/");
+  if (parts.length === 1) return parts[0] === "errors.ts" ? "errors" : "top";
+  return parts[0]!;
+}
+
+function sources(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? sources(path.join(dir, e.name)) : e.name.endsWith(".ts") ? [path.join(dir, e.name)] : []));
+}
+
+export function backArrows(): string[] {
+  const found: string[] = [];
+  for (const file of sources(SRC)) {
+    const rel = path.relative(SRC, file).split(path.sep).join("/");
+    for (const m of readFileSync(file, "utf8").matchAll(/^(?:import|export)\s[^"';]*?from\s+["'](\.[^"']+)["']/gm)) {
+      const target = path.relative(SRC, path.resolve(path.dirname(file), m[1]!)).split(path.sep).join("/");
+      if (FLOORS.indexOf(floorOf(target)) < FLOORS.indexOf(floorOf(rel))) found.push(`${rel} -> ${target}`);
+    }
+  }
+  return found;
+}
+
+describe("floors", () => {
+  it("every folder of src/ is one of the floors", () => {
+    const folders = readdirSync(SRC, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name);
+    expect(folders.filter((f) => !FLOORS.includes(f))).toEqual([]);
+  });
+  it("no import runs back up a floor", () => {
+    expect(backArrows()).toEqual([]);
+  });
+});

@@ -1,0 +1,95 @@
+// `publish` is a memory writer (docs/design.md#publish): it takes the memory lock, repairs an
+// interrupted save first, and never commits a deletion that no one meant. Real git, the built
+// helper, the failpoint seam for the crash and the pause, real concurrent processes.
+import { writeFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { git, gitRepo, handoff, helper, helperAsync, memFiles, save, tempDir, waitFor } from "../helpers.ts";
+
+const WHO = { GIT_AUTHOR_NAME: "T", GIT_AUTHOR_EMAIL: "t@example.com", GIT_COMMITTER_NAME: "T", GIT_COMMITTER_EMAIL: "t@example.com" };
+
+/** A repository with a saved handoff, published once. */
+function project(): string {
+  const root = gitRepo();
+  save(root, handoff("first"), "absent");
+  expect(helper(["publish", "--root", root], { env: WHO }).code).toBe(0);
+  return root;
+}
+
+/** Every memory path any commit deleted. */
+const deleted = (root: string) => git(root, "log", "--diff-filter=D", "--name-only", "--format=", "--", ".ai/memory").trim();
+const inHead = (root: string, rel: string) => git(root, "ls-tree", "--name-only", "HEAD", "--", rel).trim();
+
+describe("publish is a memory writer", () => {
+  it("an interrupted save (killed after its claim) is repaired first: HANDOFF.md is committed, never its deletion", () => {
+    const root = project();
+    const crash = helper(["write", "handoff", "--root", root, "--expected-current-sha256", tokenOfDisk(root)], {
+      input: handoff("second"),
+      env: { MEMORY_IO_FAILPOINT: "after-claim:crash" },
+    });
+    expect(crash.signal).toBe("SIGKILL");
+    expect(memFiles(root)).not.toContain("HANDOFF.md");
+    const r = helper(["publish", "--root", root], { env: WHO });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/^recovered: HANDOFF\.md/m);
+    expect(deleted(root)).toBe("");
+    expect(inHead(root, ".ai/memory/HANDOFF.md")).toBe(".ai/memory/HANDOFF.md");
+  });
+
+  it("a save paused after its claim holds publish off until it finishes; the new handoff is what is committed", async () => {
+    const root = project();
+    const gate = path.join(tempDir("sh-gate-"), "gate");
+    const writer = helperAsync(["write", "handoff", "--root", root, "--expected-current-sha256", tokenOfDisk(root)], {
+      input: handoff("second"),
+      env: { MEMORY_IO_FAILPOINT: `after-claim:pause=${gate}` },
+    });
+    await waitFor(`${gate}.ready`);
+    const publisher = helperAsync(["publish", "--root", root, "--lock-timeout", "20"], { env: WHO });
+    // Publish is waiting for the lock now (or about to): the claim has no HANDOFF.md beside it.
+    await new Promise((r) => setTimeout(r, 800));
+    writeFileSync(`${gate}.go`, "");
+    const [w, p] = await Promise.all([writer, publisher]);
+    expect(w.code, w.stderr).toBe(0);
+    expect(p.code, p.stderr).toBe(0);
+    expect(deleted(root)).toBe("");
+    expect(git(root, "show", "HEAD:.ai/memory/HANDOFF.md")).toContain("second");
+  });
+
+  it("a publish that cannot have the lock in time is busy (exit 5) and commits nothing", async () => {
+    const root = project();
+    const head = git(root, "rev-parse", "HEAD");
+    const gate = path.join(tempDir("sh-gate-"), "gate");
+    const writer = helperAsync(["write", "handoff", "--root", root, "--expected-current-sha256", tokenOfDisk(root)], {
+      input: handoff("second"),
+      env: { MEMORY_IO_FAILPOINT: `after-claim:pause=${gate}` },
+    });
+    await waitFor(`${gate}.ready`);
+    const p = helper(["publish", "--root", root, "--lock-timeout", "0.2"], { env: WHO });
+    writeFileSync(`${gate}.go`, "");
+    expect((await writer).code).toBe(0);
+    expect(p.code).toBe(5);
+    expect(git(root, "rev-parse", "HEAD")).toBe(head);
+  });
+
+  it("saves and publishes at once: no commit ever deletes a memory file", async () => {
+    const root = project();
+    // Bounded: 5 rounds of a save (which also appends the journal) beside a publish.
+    for (let i = 0; i < 5; i++) {
+      const [w, p] = await Promise.all([
+        helperAsync(["write", "handoff", "--root", root, "--expected-current-sha256", tokenOfDisk(root)], { input: handoff(`round ${i}`) }),
+        helperAsync(["publish", "--root", root, "--message", `round ${i}`], { env: WHO }),
+      ]);
+      expect(w.code, w.stderr).toBe(0);
+      expect(p.code, p.stderr).toBe(0);
+    }
+    expect(helper(["publish", "--root", root], { env: WHO }).code).toBe(0);
+    expect(deleted(root)).toBe("");
+    expect(inHead(root, ".ai/memory/HANDOFF.md")).toBe(".ai/memory/HANDOFF.md");
+  });
+});
+
+/** The token of the handoff on disk, read through the helper. */
+function tokenOfDisk(root: string): string {
+  const m = /^CURRENT-SHA256: (\S+)$/m.exec(helper(["read", "handoff", "--root", root]).stdout);
+  return m ? m[1]! : "absent";
+}
