@@ -12069,7 +12069,7 @@ function applyEdits(text2, edits) {
   }
   return text2;
 }
-var createScanner2, ScanError, SyntaxKind, parse2, ParseErrorCode;
+var createScanner2, ScanError, SyntaxKind, parse2, visit2, ParseErrorCode;
 var init_main = __esm({
   "node_modules/jsonc-parser/lib/esm/main.js"() {
     "use strict";
@@ -12107,6 +12107,7 @@ var init_main = __esm({
       SyntaxKind2[SyntaxKind2["EOF"] = 17] = "EOF";
     })(SyntaxKind || (SyntaxKind = {}));
     parse2 = parse;
+    visit2 = visit;
     (function(ParseErrorCode2) {
       ParseErrorCode2[ParseErrorCode2["InvalidSymbol"] = 1] = "InvalidSymbol";
       ParseErrorCode2[ParseErrorCode2["InvalidNumberFormat"] = 2] = "InvalidNumberFormat";
@@ -12174,6 +12175,12 @@ ${snippet}`);
   }
   if (!isObj(parsed)) throw new Refused(`${file} does not hold a JSON object; nothing was changed. Add this to it by hand:
 ${snippet}`);
+  const twice = duplicateKey(body);
+  if (twice !== null) {
+    throw new Refused(
+      `${file} has the key "${twice.key}" twice in one object (lines ${twice.lines.join(" and ")}); nothing was changed. Merge the two into one "${twice.key}" (keep the entries of both), then run this again.`
+    );
+  }
   if (parsed.hooks !== void 0 && !isObj(parsed.hooks)) {
     throw new Refused(`${file}: "hooks" is not an object; nothing was changed. Add this to it by hand:
 ${snippet}`);
@@ -12183,6 +12190,26 @@ ${snippet}`);
 ${snippet}`);
   }
   return parsed;
+}
+function duplicateKey(text2) {
+  const stack = [];
+  let found = null;
+  visit2(
+    text2,
+    {
+      onObjectBegin: () => void stack.push(/* @__PURE__ */ new Map()),
+      onObjectEnd: () => void stack.pop(),
+      onObjectProperty: (key, _offset, _length, startLine) => {
+        const keys = stack[stack.length - 1];
+        if (keys === void 0 || found !== null) return;
+        const first = keys.get(key);
+        if (first !== void 0) found = { key, lines: [first + 1, startLine + 1] };
+        else keys.set(key, startLine);
+      }
+    },
+    { allowTrailingComma: true, disallowComments: false }
+  );
+  return found;
 }
 function formatOf(text2) {
   const m = /\n([ \t]+)["\]}]/.exec(text2);
