@@ -3,8 +3,9 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
-    // The real-harness suite has its own config (vitest.harness.config.ts).
-    exclude: ["test/harness/**", "**/node_modules/**"],
+    // The real-harness and Windows suites have their own configs (vitest.harness.config.ts,
+    // vitest.windows.config.ts).
+    exclude: ["test/harness/**", "test/windows/**", "**/node_modules/**"],
     globalSetup: ["test/global-setup.ts"],
     testTimeout: 60_000,
     hookTimeout: 60_000,

@@ -52,9 +52,9 @@ function looksLikeCode(value) {
   const m = CODE_PATH.exec(value);
   if (!m) return false;
   const tail = m.groups?.["tail"];
-  const path57 = tail === void 0 ? value : value.slice(0, value.length - tail.length);
-  if (isWordy(path57)) return true;
-  const parts = path57.split(/\??\.|::|->/);
+  const path58 = tail === void 0 ? value : value.slice(0, value.length - tail.length);
+  if (isWordy(path58)) return true;
+  const parts = path58.split(/\??\.|::|->/);
   return parts.length > 1 && parts.every((p) => /^[A-Za-z_$]+!?$/.test(p)) && parts.some((p) => /^[a-z]{3,}$/.test(p));
 }
 function shannonEntropy(s) {
@@ -2271,9 +2271,27 @@ var init_read = __esm({
   }
 });
 
+// src/store/home.ts
+import { homedir } from "node:os";
+import path6 from "node:path";
+function homeFolder(env, platform = process.platform) {
+  const value = platform === "win32" ? env.USERPROFILE : env.HOME;
+  return value ?? homedir();
+}
+function samePath(a, b, platform = process.platform) {
+  if (platform !== "win32") return a === b;
+  const norm3 = (p) => path6.win32.resolve(p).toLowerCase();
+  return norm3(a) === norm3(b);
+}
+var init_home = __esm({
+  "src/store/home.ts"() {
+    "use strict";
+  }
+});
+
 // src/store/root.ts
 import { lstatSync as lstatSync4, readFileSync as readFileSync2, realpathSync as realpathSync2 } from "node:fs";
-import path6 from "node:path";
+import path7 from "node:path";
 function exists(p) {
   try {
     lstatSync4(p);
@@ -2290,23 +2308,23 @@ function realOrNull(p) {
   }
 }
 function within(child, parent) {
-  const rel = path6.relative(parent, child);
-  return rel === "" || !rel.startsWith("..") && !path6.isAbsolute(rel);
+  const rel = path7.relative(parent, child);
+  return rel === "" || !rel.startsWith("..") && !path7.isAbsolute(rel);
 }
 function ceilings(env) {
   const out = [];
-  for (const c of (env.GIT_CEILING_DIRECTORIES ?? "").split(":")) {
-    if (c === "" || !path6.isAbsolute(c)) continue;
-    out.push(realOrNull(c) ?? path6.resolve(c));
+  for (const c of (env.GIT_CEILING_DIRECTORIES ?? "").split(path7.delimiter)) {
+    if (c === "" || !path7.isAbsolute(c)) continue;
+    out.push(realOrNull(c) ?? path7.resolve(c));
   }
   return out;
 }
 function safeDirectories(env) {
-  const home2 = env.HOME ?? "";
+  const home = homeFolder(env);
   const files = [];
   if (!env.GIT_CONFIG_NOSYSTEM || /^(?:0|false|no|off)$/i.test(env.GIT_CONFIG_NOSYSTEM)) files.push(env.GIT_CONFIG_SYSTEM || "/etc/gitconfig");
   if (env.GIT_CONFIG_GLOBAL !== void 0) files.push(env.GIT_CONFIG_GLOBAL);
-  else files.push(path6.join(env.XDG_CONFIG_HOME || path6.join(home2, ".config"), "git", "config"), path6.join(home2, ".gitconfig"));
+  else files.push(path7.join(env.XDG_CONFIG_HOME || path7.join(home, ".config"), "git", "config"), path7.join(home, ".gitconfig"));
   let out = [];
   for (const file of files) {
     let text2;
@@ -2331,7 +2349,7 @@ function safeDirectories(env) {
       if (!m) continue;
       const value = m[1].replace(/^"(.*)"$/, "$1");
       if (value === "") out = [];
-      else out.push(value.startsWith("~/") ? path6.join(home2, value.slice(2)) : value);
+      else out.push(value.startsWith("~/") ? path7.join(home, value.slice(2)) : value);
     }
   }
   return out;
@@ -2340,7 +2358,7 @@ function listedSafe(dir, safe) {
   return safe.some((s) => {
     if (s === "*") return true;
     if (s.endsWith("/*")) return within(dir, realOrNull(s.slice(0, -2)) ?? s.slice(0, -2));
-    return (realOrNull(s) ?? path6.resolve(s)) === dir;
+    return (realOrNull(s) ?? path7.resolve(s)) === dir;
   });
 }
 function distrust(dir, uid, safe) {
@@ -2359,7 +2377,7 @@ function dubious(root, uid, env, safe) {
   if (uid === void 0) return null;
   for (let dir = root; ; ) {
     if (dir !== root && distrust(dir, uid, safe) !== null) return null;
-    if (exists(path6.join(dir, ".git"))) {
+    if (exists(path7.join(dir, ".git"))) {
       let owner;
       try {
         owner = lstatSync4(dir).uid;
@@ -2372,14 +2390,14 @@ function dubious(root, uid, env, safe) {
         `${dir} is a git repository owned by another user (uid ${owner}), which git refuses as dubious; its memory is not used: run from a project of your own, or, if you trust it, \`git config --global --add safe.directory ${dir}\``
       );
     }
-    const parent = path6.dirname(dir);
+    const parent = path7.dirname(dir);
     if (parent === dir || ceilings(env).includes(parent)) return null;
     dir = parent;
   }
 }
 function memoryOwnedWell(dir, uid) {
   if (uid === void 0) return true;
-  for (const p of [path6.join(dir, ".ai"), path6.join(dir, ".ai", "memory")]) {
+  for (const p of [path7.join(dir, ".ai"), path7.join(dir, ".ai", "memory")]) {
     try {
       const st = lstatSync4(p);
       if (st.uid !== uid && st.uid !== 0) return false;
@@ -2406,36 +2424,37 @@ function findRoot(startPath, env, opts = {}) {
     throw new Refused(`root ${startPath} does not exist; pass the project root with --root`);
   }
   if (!st.isDirectory()) throw new Refused(`root ${startPath} is not a directory; pass the project root with --root`);
-  const home2 = env.HOME ? realOrNull(env.HOME) : null;
-  if (home2 !== null && start === home2) throw new Refused(NOT_A_PROJECT);
+  const homeVar = homeFolder(env);
+  const home = homeVar ? realOrNull(homeVar) : null;
+  if (home !== null && samePath(start, home)) throw new Refused(NOT_A_PROJECT);
   const uid = "uid" in opts ? opts.uid : process.getuid?.();
   let safe = null;
   const safeList = () => safe ??= safeDirectories(env);
   if (uid !== void 0 && (st.mode & 514) === 514 && !listedSafe(start, safeList())) {
     throw new Refused(`${start} is a sticky folder anyone can write to (like /tmp), never a project: run it from a project folder or pass --root <project>`);
   }
-  const found = walk(start, env, uid, safeList, home2);
+  const found = walk(start, env, uid, safeList, home);
   const refusal = dubious(found.root, uid, env, safeList);
   if (refusal !== null) throw refusal;
   return found;
 }
-function walk(start, env, uid, safeList, home2) {
-  if (exists(path6.join(start, ".ai", "memory"))) return { root: start, start, by: "memory" };
+function walk(start, env, uid, safeList, home) {
+  if (exists(path7.join(start, ".ai", "memory"))) return { root: start, start, by: "memory" };
   const stops = ceilings(env);
-  const belowHome = home2 !== null && within(start, home2);
+  const belowHome = home !== null && within(start, home);
   let dir = start;
   for (; ; ) {
     if (dir !== start) {
       const why = distrust(dir, uid, safeList);
       if (why !== null) return { root: start, start, by: "start", stopped: { at: dir, why } };
     }
-    if (exists(path6.join(dir, ".ai", "memory"))) {
+    if (exists(path7.join(dir, ".ai", "memory"))) {
       if (dir === start || memoryOwnedWell(dir, uid)) return { root: dir, start, by: "memory" };
       return { root: start, start, by: "start", stopped: { at: dir, why: "its .ai/memory belongs to another user" } };
     }
-    if (exists(path6.join(dir, ".git"))) return { root: dir, start, by: "git" };
-    const parent = path6.dirname(dir);
-    if (parent === dir || stops.includes(parent) || belowHome && parent === home2) return { root: start, start, by: "start" };
+    if (exists(path7.join(dir, ".git"))) return { root: dir, start, by: "git" };
+    const parent = path7.dirname(dir);
+    if (parent === dir || stops.some((s) => samePath(s, parent)) || belowHome && samePath(parent, home)) return { root: start, start, by: "start" };
     dir = parent;
   }
 }
@@ -2444,19 +2463,20 @@ var init_root = __esm({
   "src/store/root.ts"() {
     "use strict";
     init_errors();
+    init_home();
     NOT_A_PROJECT = "not a project: run it from a project folder or pass --root <project>";
   }
 });
 
 // src/verbs/common.ts
-import path7 from "node:path";
+import path8 from "node:path";
 function rootOption(ctx, fallbackStart = null) {
   const value = ctx.values.root;
   if (value === "") throw new UsageError("--root needs a folder: pass --root <project>, or leave it out to start from the current folder");
   const given = typeof value === "string";
-  const found = findRoot(path7.resolve(ctx.cwd, given ? value : fallbackStart ?? "."), ctx.env);
+  const found = findRoot(path8.resolve(ctx.cwd, given ? value : fallbackStart ?? "."), ctx.env);
   if (given && found.root !== found.start) ctx.warn(`using root ${found.root}`);
-  if (!given && found.by === "memory" && found.root !== found.start && !exists(path7.join(found.root, ".git"))) {
+  if (!given && found.by === "memory" && found.root !== found.start && !exists(path8.join(found.root, ".git"))) {
     ctx.warn(`using the memory of ${quotedPath(found.root)}, found above ${quotedPath(found.start)}, which is in no git repository: pass --root <project> to choose another`);
   }
   if (!given && found.stopped) ctx.warn(`stopped looking for the project root at ${quotedPath(found.stopped.at)} (${found.stopped.why}); using ${quotedPath(found.root)}: pass --root <project> to choose another`);
@@ -3036,7 +3056,7 @@ var init_blocks = __esm({
 });
 
 // src/schema/values.ts
-import path8 from "node:path";
+import path9 from "node:path";
 function isNullObjectId(value) {
   return /^(?:0{40}|0{64})$/.test(value);
 }
@@ -3080,7 +3100,7 @@ function safeRelativePath(value) {
   if (value.length === 0 || value.length > 4096) return null;
   if (/[\x00-\x1f\x7f\\]/.test(value)) return null;
   if (value.startsWith("/") || value.startsWith("~") || /^[A-Za-z]:/.test(value)) return null;
-  const normal = path8.posix.normalize(value);
+  const normal = path9.posix.normalize(value);
   if (normal === "." || normal === ".." || normal.startsWith("../")) return null;
   return normal.replace(/\/$/, "");
 }
@@ -3594,9 +3614,9 @@ var init_checkpoint_name = __esm({
 // src/store/checkpoints.ts
 import { closeSync as closeSync3, constants as constants3, fstatSync as fstatSync3, lstatSync as lstatSync5, openSync as openSync3, readdirSync as readdirSync2, readSync as readSync3, unlinkSync, writeSync as writeSync2 } from "node:fs";
 import { createHash as createHash2 } from "node:crypto";
-import path9 from "node:path";
+import path10 from "node:path";
 function checkpointsDir(root) {
-  return path9.join(memoryDir(root), "checkpoints");
+  return path10.join(memoryDir(root), "checkpoints");
 }
 function sessionFileId(id) {
   if (typeof id !== "string" || id === "") return "unknown";
@@ -3627,7 +3647,7 @@ function readHeadAndTime(filePath, bytes) {
   try {
     const st = fstatSync3(fd, { bigint: true });
     if (!st.isFile()) return null;
-    if (st.nlink !== 1n && !(st.nlink === 2n && hasPrivatePartner(path9.dirname(filePath), path9.basename(filePath), st.ino))) return null;
+    if (st.nlink !== 1n && !(st.nlink === 2n && hasPrivatePartner(path10.dirname(filePath), path10.basename(filePath), st.ino))) return null;
     const want = Math.min(bytes, Number(st.size) + 1);
     const buf = Buffer.alloc(want);
     const n2 = readSync3(fd, buf, 0, want, 0);
@@ -3655,7 +3675,7 @@ function listCheckpoints(root, now = Date.now()) {
   const mtimes = /* @__PURE__ */ new Map();
   for (const name2 of names3) {
     if (!CHECKPOINT_NAME.test(name2)) continue;
-    const read = readHeadAndTime(path9.join(checkpointsDir(root), name2), HEAD);
+    const read = readHeadAndTime(path10.join(checkpointsDir(root), name2), HEAD);
     if (read === null) continue;
     const head = read.bytes.toString("utf8");
     if (!isCheckpointText(head)) continue;
@@ -3684,7 +3704,7 @@ function rmQuietRegular(p) {
   }
 }
 function deliveredPath(root, session) {
-  return path9.join(checkpointsDir(root), `.delivered-${session}`);
+  return path10.join(checkpointsDir(root), `.delivered-${session}`);
 }
 function readDelivered(root, session) {
   const text2 = readHead(deliveredPath(root, session), 128);
@@ -3738,7 +3758,7 @@ var init_probe_session = __esm({
 
 // src/verbs/checkpoint-surface.ts
 import { readdirSync as readdirSync3 } from "node:fs";
-import path10 from "node:path";
+import path11 from "node:path";
 function minutesAgo(savedMs2, now) {
   if (savedMs2 === null) return "at an unknown time";
   const m = Math.floor(Math.max(0, now - savedMs2) / MINUTE_MS);
@@ -3759,7 +3779,7 @@ function lazyOrder(token, text2, now) {
   };
 }
 function handoffOrder(root, now) {
-  const bytes = readHeadBytes(path10.join(memoryDir(root), FILE_OF.handoff), 1e6);
+  const bytes = readHeadBytes(path11.join(memoryDir(root), FILE_OF.handoff), 1e6);
   return bytes === null ? null : lazyOrder(tokenOf(bytes), bytes.toString("utf8"), now);
 }
 function newerThanHandoff(entry, handoff) {
@@ -3817,7 +3837,7 @@ async function checkpointHookLines(root, input, handoffPresent, paused, now) {
       chosen = currentCheckpoint(root, handoff, now);
     }
     if (chosen === null) return { lines: [], handoffOlderThanSession: older };
-    const file = await readStable(path10.join(checkpointsDir(root), chosen.entry.name)).catch(() => null);
+    const file = await readStable(path11.join(checkpointsDir(root), chosen.entry.name)).catch(() => null);
     if (file === null || file.stat.nlink !== 1n) return { lines: [], handoffOlderThanSession: older };
     const probe = isProbeSession(input.sessionId);
     const known = session !== "unknown" && !probe;
@@ -3840,7 +3860,7 @@ function toldToAnySession(root, token) {
     return false;
   }
   for (const name2 of names3) {
-    if (name2.startsWith(".delivered-") && readHead(path10.join(checkpointsDir(root), name2), 128)?.trim() === token) return true;
+    if (name2.startsWith(".delivered-") && readHead(path11.join(checkpointsDir(root), name2), 128)?.trim() === token) return true;
   }
   return false;
 }
@@ -4023,7 +4043,7 @@ exit: 0 printed; 3 absent ("CURRENT-SHA256: absent"); 2 refused (unsafe file, a 
 
 // src/git/git-dir.ts
 import { lstatSync as lstatSync6, readFileSync as readFileSync3 } from "node:fs";
-import path11 from "node:path";
+import path12 from "node:path";
 function isFile(p) {
   try {
     return lstatSync6(p).isFile();
@@ -4051,28 +4071,28 @@ function gitTopOf(root, opts = {}) {
   for (; ; ) {
     if (dir !== root && distrustedAbove(dir, process.env, opts) !== null) return null;
     try {
-      lstatSync6(path11.join(dir, ".git"));
+      lstatSync6(path12.join(dir, ".git"));
       return dir;
     } catch {
     }
-    const parent = path11.dirname(dir);
+    const parent = path12.dirname(dir);
     if (parent === dir) return null;
     dir = parent;
   }
 }
 function gitDirOf(top) {
-  const dotGit = path11.join(top, ".git");
+  const dotGit = path12.join(top, ".git");
   if (isDir(dotGit)) return dotGit;
   const text2 = readSmall(dotGit);
   const m = text2 === null ? null : /^gitdir:[ \t]*(.+?)[ \t]*$/m.exec(text2);
   if (!m) return null;
-  const dir = path11.resolve(top, m[1]);
+  const dir = path12.resolve(top, m[1]);
   return isDir(dir) ? dir : null;
 }
 function commonDirOf(gitDir) {
   try {
-    const text2 = readFileSync3(path11.join(gitDir, "commondir"), "utf8").trim();
-    if (text2 !== "") return path11.resolve(gitDir, text2);
+    const text2 = readFileSync3(path12.join(gitDir, "commondir"), "utf8").trim();
+    if (text2 !== "") return path12.resolve(gitDir, text2);
   } catch {
   }
   return gitDir;
@@ -4086,11 +4106,11 @@ var init_git_dir = __esm({
 
 // src/git/saves.ts
 import { closeSync as closeSync4, constants as constants4, lstatSync as lstatSync7, mkdirSync as mkdirSync2, openSync as openSync4, readFileSync as readFileSync4, renameSync, writeSync as writeSync3 } from "node:fs";
-import path12 from "node:path";
+import path13 from "node:path";
 function savesPath(root, opts = {}) {
   const top = gitTopOf(root, opts);
   const gitDir = top === null ? null : gitDirOf(top);
-  return gitDir === null ? null : path12.join(commonDirOf(gitDir), "session-handoff", "saves");
+  return gitDir === null ? null : path13.join(commonDirOf(gitDir), "session-handoff", "saves");
 }
 function savesLines(p) {
   return readFileSync4(p, "utf8").slice(0, 16384).split("\n").filter((l) => /^[0-9a-f]{64}( \d+ \d+ \d+ \d+)?$/.test(l));
@@ -4121,7 +4141,7 @@ function recordSave(root, token, key = null) {
   const p = savesPath(root);
   if (p === null || !/^[0-9a-f]{64}$/.test(token)) return;
   try {
-    mkdirSync2(path12.dirname(p), { recursive: true, mode: 448 });
+    mkdirSync2(path13.dirname(p), { recursive: true, mode: 448 });
     let kept = [];
     try {
       kept = savesLines(p).filter((l) => !l.startsWith(token));
@@ -4155,12 +4175,12 @@ var init_saves = __esm({
 
 // src/store/drafts.ts
 import { closeSync as closeSync5, constants as constants5, fchmodSync, fstatSync as fstatSync4, lstatSync as lstatSync8, openSync as openSync5, readSync as readSync4, unlinkSync as unlinkSync2, writeSync as writeSync4, chmodSync } from "node:fs";
-import path13 from "node:path";
+import path14 from "node:path";
 function draftsDir(root) {
-  return path13.join(memoryDir(root), DRAFTS);
+  return path14.join(memoryDir(root), DRAFTS);
 }
 function draftPath(root, kind) {
-  return path13.join(draftsDir(root), `${kind}.md`);
+  return path14.join(draftsDir(root), `${kind}.md`);
 }
 function draftShown(kind) {
   return kind === void 0 ? `.ai/memory/${DRAFTS}` : `.ai/memory/${DRAFTS}/${kind}.md`;
@@ -4174,7 +4194,7 @@ function lstatOrNull2(p) {
   }
 }
 function realFolders(root, rel) {
-  for (const [dir, shown] of [[path13.join(root, ".ai"), ".ai"], [memoryDir(root), ".ai/memory"], [draftsDir(root), draftShown()]]) {
+  for (const [dir, shown] of [[path14.join(root, ".ai"), ".ai"], [memoryDir(root), ".ai/memory"], [draftsDir(root), draftShown()]]) {
     const st = lstatOrNull2(dir);
     if (st === null) return false;
     if (st.isSymbolicLink() || !st.isDirectory()) {
@@ -4235,7 +4255,7 @@ function ensureDraftsIgnored(root) {
   ensureIgnored(draftsDir(root), GITIGNORE_TEXT);
 }
 function ensureIgnored(dir, text2) {
-  const file = path13.join(dir, ".gitignore");
+  const file = path14.join(dir, ".gitignore");
   let fd;
   try {
     fd = openSync5(file, constants5.O_WRONLY | constants5.O_CREAT | constants5.O_EXCL | constants5.O_NOFOLLOW, 384);
@@ -4283,9 +4303,9 @@ var init_drafts = __esm({
 // src/store/lock.ts
 import fs from "node:fs";
 import { hostname as hostname2 } from "node:os";
-import path14 from "node:path";
+import path15 from "node:path";
 async function acquireLock(memDir, timeoutSeconds, opts = {}) {
-  return acquireLockDir(path14.join(memDir, LOCK_NAME), timeoutSeconds, { ...opts, what: "memory is busy" });
+  return acquireLockDir(path15.join(memDir, LOCK_NAME), timeoutSeconds, { ...opts, what: "memory is busy" });
 }
 async function acquireLockDir(lockDir, timeoutSeconds, opts) {
   const start = performance.now();
@@ -4338,13 +4358,13 @@ function tryMake(lockDir, me, makeParent2) {
   } catch (err) {
     if (err.code === "EEXIST") return false;
     if (err.code === "ENOENT" && makeParent2) {
-      fs.mkdirSync(path14.dirname(lockDir), { recursive: true, mode: 448 });
+      fs.mkdirSync(path15.dirname(lockDir), { recursive: true, mode: 448 });
       return tryMake(lockDir, me, false);
     }
     throw new Refused(`cannot take the lock ${lockDir}: ${err.message}`);
   }
   try {
-    fs.writeFileSync(path14.join(lockDir, OWNER_NAME), JSON.stringify(me), { mode: 384, flag: "wx" });
+    fs.writeFileSync(path15.join(lockDir, OWNER_NAME), JSON.stringify(me), { mode: 384, flag: "wx" });
     return true;
   } catch (err) {
     const code = err.code;
@@ -4383,7 +4403,7 @@ function holding(lockDir, me, log) {
       logLock(log, "release");
       if (!ours()) return;
       try {
-        fs.unlinkSync(path14.join(lockDir, OWNER_NAME));
+        fs.unlinkSync(path15.join(lockDir, OWNER_NAME));
         fs.rmdirSync(lockDir);
       } catch {
       }
@@ -4431,8 +4451,7 @@ var init_lock = __esm({
 
 // src/store/pause.ts
 import { lstatSync as lstatSync9 } from "node:fs";
-import { homedir } from "node:os";
-import path15 from "node:path";
+import path16 from "node:path";
 function exists2(p) {
   try {
     lstatSync9(p);
@@ -4441,12 +4460,9 @@ function exists2(p) {
     return false;
   }
 }
-function home(env) {
-  return env.HOME || homedir();
-}
 function expandHome(p, env) {
-  if (p === "~") return home(env);
-  if (p.startsWith("~/")) return path15.join(home(env), p.slice(2));
+  if (p === "~") return homeFolder(env);
+  if (p.startsWith("~/")) return path16.join(homeFolder(env), p.slice(2));
   return p;
 }
 function disabledByEnv(env) {
@@ -4458,14 +4474,14 @@ function pauseSwitch(memDir, env) {
     const v = env.SESSION_HANDOFF_DISABLE.slice(0, 40);
     return `SESSION_HANDOFF_DISABLE=${/^[A-Za-z0-9._+-]+$/.test(v) ? v : quotedValue(v)} from the environment`;
   }
-  if (memDir !== null && exists2(path15.join(memDir, "PAUSE"))) return path15.join(memDir, "PAUSE");
+  if (memDir !== null && exists2(path16.join(memDir, "PAUSE"))) return path16.join(memDir, "PAUSE");
   const named = env.SESSION_HANDOFF_PAUSE;
   if (named) {
     const p = expandHome(named, env);
     if (exists2(p)) return p;
   }
-  const config = env.XDG_CONFIG_HOME ? env.XDG_CONFIG_HOME : path15.join(home(env), ".config");
-  const global = path15.join(config, "session-handoff", "PAUSE");
+  const config = env.XDG_CONFIG_HOME ? env.XDG_CONFIG_HOME : path16.join(homeFolder(env), ".config");
+  const global = path16.join(config, "session-handoff", "PAUSE");
   if (exists2(global)) return global;
   return null;
 }
@@ -4478,12 +4494,13 @@ var init_pause = __esm({
     "use strict";
     init_quote();
     init_errors();
+    init_home();
   }
 });
 
 // src/store/archive.ts
 import { lstatSync as lstatSync10, readdirSync as readdirSync4, unlinkSync as unlinkSync3 } from "node:fs";
-import path16 from "node:path";
+import path17 from "node:path";
 function archiveStamp(now) {
   return now.toISOString().replace(/:/g, "-").replace(/\.(\d{3})Z$/, ".$1000Z");
 }
@@ -4534,7 +4551,7 @@ function pruneArchive(dir, justArchived = null) {
     if (!PRUNABLE_NAME.test(name2)) continue;
     let st;
     try {
-      st = lstatSync10(path16.join(dir, name2));
+      st = lstatSync10(path17.join(dir, name2));
     } catch {
       continue;
     }
@@ -4553,7 +4570,7 @@ function pruneArchive(dir, justArchived = null) {
   const deleted = [];
   for (const entry of doomed) {
     try {
-      unlinkSync3(path16.join(dir, entry.name));
+      unlinkSync3(path17.join(dir, entry.name));
       deleted.push(entry.name);
     } catch (err) {
       warnings.push(`archive pruning: could not delete archive/${entry.name}: ${err.message}`);
@@ -4576,7 +4593,7 @@ var init_archive = __esm({
 
 // src/store/publish.ts
 import { closeSync as closeSync6, constants as constants6, fchmodSync as fchmodSync2, fsyncSync, linkSync, lstatSync as lstatSync11, openSync as openSync6, renameSync as renameSync2, unlinkSync as unlinkSync4, writeSync as writeSync5 } from "node:fs";
-import path17 from "node:path";
+import path18 from "node:path";
 function syncDir(dir) {
   try {
     const fd = openSync6(dir, constants6.O_RDONLY);
@@ -4599,7 +4616,7 @@ function linkIntoArchive(from, archiveDirPath, prefix) {
   for (let attempt = 0; ; attempt++) {
     const name2 = archiveName(prefix, archiveDirPath);
     try {
-      linkSync(from, path17.join(archiveDirPath, name2));
+      linkSync(from, path18.join(archiveDirPath, name2));
       return name2;
     } catch (err) {
       if (err.code !== "EEXIST" || attempt > 5) throw err;
@@ -4618,7 +4635,7 @@ function writeTemp(tempPath, bytes, mode) {
   }
 }
 async function publish(spec) {
-  const filePath = path17.join(spec.dir, spec.file);
+  const filePath = path18.join(spec.dir, spec.file);
   const prior = await readStable(filePath, { failpoint: spec.failpoint });
   if (prior !== null && prior.stat.nlink !== 1n) {
     throw new UnsafeFile("hard-linked", filePath, prior.stat);
@@ -4631,8 +4648,8 @@ async function publish(spec) {
   const mode = prior ? Number(prior.stat.mode & 0o7777n) & ~3586 : spec.newMode;
   const pid = process.pid;
   const rand = randomHex8();
-  const claimPath = path17.join(spec.dir, privateName(spec.file, "claim", pid, rand));
-  const tempPath = path17.join(spec.dir, privateName(spec.file, "tmp", pid, rand));
+  const claimPath = path18.join(spec.dir, privateName(spec.file, "claim", pid, rand));
+  const tempPath = path18.join(spec.dir, privateName(spec.file, "tmp", pid, rand));
   const warnings = [];
   let archived = null;
   if (prior !== null) {
@@ -4753,7 +4770,7 @@ async function rollBack(tempPath, claimPath, filePath, spec, archived) {
   } catch (err) {
     if (!NO_ROOM.has(err.code ?? "")) return false;
     if (archived !== null) {
-      unlinkQuiet(path17.join(spec.archiveDir, archived));
+      unlinkQuiet(path18.join(spec.archiveDir, archived));
       await failpoint(spec.failpoint, "rollback-after-unarchive");
     }
     if (lstatSync11(filePath, { throwIfNoEntry: false }) !== void 0) return false;
@@ -4768,7 +4785,7 @@ async function rollBack(tempPath, claimPath, filePath, spec, archived) {
   }
   await failpoint(spec.failpoint, "rollback-after-restore");
   if (archived !== null) {
-    unlinkQuiet(path17.join(spec.archiveDir, archived));
+    unlinkQuiet(path18.join(spec.archiveDir, archived));
     await failpoint(spec.failpoint, "rollback-after-unarchive");
   }
   unlinkQuiet(claimPath);
@@ -4794,7 +4811,7 @@ var init_publish = __esm({
 
 // src/store/recover.ts
 import { lstatSync as lstatSync12, readdirSync as readdirSync5 } from "node:fs";
-import path18 from "node:path";
+import path19 from "node:path";
 function pendingRepairs(root) {
   return [
     ...listPrivate(memoryDir(root)).filter((e) => MEMORY_FILES.has(e.file)),
@@ -4812,7 +4829,7 @@ function archiveExcess(root) {
   for (const name2 of names3) {
     if (!PRUNABLE_NAME.test(name2)) continue;
     try {
-      const st = lstatSync12(path18.join(archiveDir(root), name2));
+      const st = lstatSync12(path19.join(archiveDir(root), name2));
       if (st.isSymbolicLink() || !st.isFile() || st.nlink !== 1) return 0;
     } catch {
       continue;
@@ -4831,7 +4848,7 @@ function archiveEntriesWithIno(dir, ino) {
   } catch {
     return [];
   }
-  return names3.filter((n2) => inoOf(path18.join(dir, n2)) === ino);
+  return names3.filter((n2) => inoOf(path19.join(dir, n2)) === ino);
 }
 function notOurs(e, filePath, arch, siblings) {
   const st = lstatBig(e.path);
@@ -4848,7 +4865,7 @@ function notOurs(e, filePath, arch, siblings) {
 function groupByFile(entries) {
   const byFile = /* @__PURE__ */ new Map();
   for (const e of entries) {
-    const key = path18.join(path18.dirname(e.path), e.file);
+    const key = path19.join(path19.dirname(e.path), e.file);
     byFile.set(key, [...byFile.get(key) ?? [], e]);
   }
   return byFile;
@@ -4893,7 +4910,7 @@ var init_recover = __esm({
 
 // src/store/repair.ts
 import { linkSync as linkSync3, readdirSync as readdirSync6, readFileSync as readFileSync6, rmSync as rmSync2, unlinkSync as unlinkSync6 } from "node:fs";
-import path19 from "node:path";
+import path20 from "node:path";
 function archiveEntryWithBytes(dir, claimPath) {
   let names3;
   let bytes;
@@ -4904,7 +4921,7 @@ function archiveEntryWithBytes(dir, claimPath) {
     return void 0;
   }
   return names3.find((n2) => {
-    const p = path19.join(dir, n2);
+    const p = path20.join(dir, n2);
     const st = lstatBig(p);
     if (st === null || !st.isFile() || st.nlink !== 1n || st.size !== BigInt(bytes.length)) return false;
     try {
@@ -4926,7 +4943,7 @@ async function dropArchiveTemps(arch, fp) {
   }
   const out = [];
   for (const name2 of names3) {
-    const p = path19.join(arch, name2);
+    const p = path20.join(arch, name2);
     const st = lstatBig(p);
     if (st === null || !st.isFile()) continue;
     if (st.nlink !== 1n && !(st.nlink === 2n && archiveEntriesWithIno(arch, st.ino).length === 2)) continue;
@@ -4946,7 +4963,7 @@ async function repair(root, fp) {
   }
   const byFile = groupByFile(pendingRepairs(root));
   for (const [filePath, list2] of byFile) {
-    const file = path19.basename(filePath);
+    const file = path20.basename(filePath);
     const prefix = archivePrefixOf(file);
     const currentIno = inoOf(filePath);
     const finished = new Set(list2.filter((e) => e.role === "tmp" && currentIno !== null && inoOf(e.path) === currentIno).map(saveId));
@@ -4960,7 +4977,7 @@ async function repair(root, fp) {
       }
       if (inoOf(filePath) === claimIno) {
         for (const copy of archiveEntriesWithIno(arch, claimIno)) {
-          unlinkSync6(path19.join(arch, copy));
+          unlinkSync6(path20.join(arch, copy));
           await failpoint(fp, "recover-after-unarchive");
         }
         unlinkSync6(claim.path);
@@ -4996,7 +5013,7 @@ async function repair(root, fp) {
   actions.push(...await dropArchiveTemps(arch, fp));
   try {
     for (const name2 of readdirSync6(memDir)) {
-      if (DEAD_LOCK.test(name2)) rmSync2(path19.join(memDir, name2), { recursive: true, force: true });
+      if (DEAD_LOCK.test(name2)) rmSync2(path20.join(memDir, name2), { recursive: true, force: true });
     }
   } catch {
   }
@@ -5102,9 +5119,9 @@ var init_write_help = __esm({
 
 // src/git/git-files.ts
 import { readdirSync as readdirSync7, readFileSync as readFileSync7 } from "node:fs";
-import path20 from "node:path";
+import path21 from "node:path";
 function isShallow(gitDir) {
-  return gitDir !== null && isFile(path20.join(commonDirOf(gitDir), "shallow"));
+  return gitDir !== null && isFile(path21.join(commonDirOf(gitDir), "shallow"));
 }
 function reflogFiles(dir, out) {
   let entries;
@@ -5115,7 +5132,7 @@ function reflogFiles(dir, out) {
   }
   for (const e of entries) {
     if (out.length >= MAX_REFLOG_FILES) return;
-    const p = path20.join(dir, e.name);
+    const p = path21.join(dir, e.name);
     if (e.isDirectory()) reflogFiles(p, out);
     else if (e.isFile()) out.push(p);
   }
@@ -5123,7 +5140,7 @@ function reflogFiles(dir, out) {
 function reflogNames(gitDir, id) {
   if (gitDir === null || isNullObjectId(id.toLowerCase())) return false;
   const files = [];
-  for (const dir of /* @__PURE__ */ new Set([gitDir, commonDirOf(gitDir)])) reflogFiles(path20.join(dir, "logs"), files);
+  for (const dir of /* @__PURE__ */ new Set([gitDir, commonDirOf(gitDir)])) reflogFiles(path21.join(dir, "logs"), files);
   const needle = Buffer.from(id.toLowerCase(), "latin1");
   let budget = MAX_REFLOG_BYTES;
   for (const f of files) {
@@ -5146,18 +5163,18 @@ function reflogNames(gitDir, id) {
 function branchPresent(gitDir, branch) {
   if (gitDir === null) return null;
   const common = commonDirOf(gitDir);
-  if (isFile(path20.join(common, "reftable", "tables.list"))) return null;
+  if (isFile(path21.join(common, "reftable", "tables.list"))) return null;
   if (branch.split("/").some((part) => part === "" || part === "." || part === "..")) return false;
-  if (isFile(path20.join(common, "refs", "heads", branch))) return true;
+  if (isFile(path21.join(common, "refs", "heads", branch))) return true;
   try {
-    for (const remote of readdirSync7(path20.join(common, "refs", "remotes"))) {
-      if (isFile(path20.join(common, "refs", "remotes", remote, branch))) return true;
+    for (const remote of readdirSync7(path21.join(common, "refs", "remotes"))) {
+      if (isFile(path21.join(common, "refs", "remotes", remote, branch))) return true;
     }
   } catch {
   }
   let packed;
   try {
-    packed = readFileSync7(path20.join(common, "packed-refs"), "utf8");
+    packed = readFileSync7(path21.join(common, "packed-refs"), "utf8");
   } catch {
     return false;
   }
@@ -5185,11 +5202,11 @@ var init_git_files = __esm({
 // src/git/blob-id.ts
 import { createHash as createHash3 } from "node:crypto";
 import { lstatSync as lstatSync13, readFileSync as readFileSync8, readlinkSync as readlinkSync2 } from "node:fs";
-import path21 from "node:path";
+import path22 from "node:path";
 function objectFormat(gitDir) {
   if (gitDir === null) return "sha1";
   try {
-    const config = readFileSync8(path21.join(commonDirOf(gitDir), "config"), "utf8");
+    const config = readFileSync8(path22.join(commonDirOf(gitDir), "config"), "utf8");
     return /^\s*objectformat\s*=\s*sha256\s*$/im.test(config) ? "sha256" : "sha1";
   } catch {
     return "sha1";
@@ -5226,7 +5243,7 @@ var init_blob_id = __esm({
 });
 
 // src/git/in-progress.ts
-import path22 from "node:path";
+import path23 from "node:path";
 function branchOfHeadName(text2) {
   const m = text2 === null ? null : /^refs\/heads\/(\S+)\s*$/.exec(text2);
   return m ? m[1] : null;
@@ -5234,15 +5251,15 @@ function branchOfHeadName(text2) {
 function inProgressOf(gitDir) {
   if (gitDir === null) return null;
   for (const dir of ["rebase-merge", "rebase-apply"]) {
-    const d = path22.join(gitDir, dir);
+    const d = path23.join(gitDir, dir);
     if (!isDir(d)) continue;
-    if (dir === "rebase-apply" && isFile(path22.join(d, "applying"))) continue;
-    return { operation: "rebase", branch: branchOfHeadName(readSmall(path22.join(d, "head-name"))) };
+    if (dir === "rebase-apply" && isFile(path23.join(d, "applying"))) continue;
+    return { operation: "rebase", branch: branchOfHeadName(readSmall(path23.join(d, "head-name"))) };
   }
-  if (isFile(path22.join(gitDir, "MERGE_HEAD"))) return { operation: "merge", branch: null };
-  if (isFile(path22.join(gitDir, "CHERRY_PICK_HEAD"))) return { operation: "cherry-pick", branch: null };
-  if (isFile(path22.join(gitDir, "REVERT_HEAD"))) return { operation: "revert", branch: null };
-  if (isFile(path22.join(gitDir, "BISECT_LOG"))) return { operation: "bisect", branch: null };
+  if (isFile(path23.join(gitDir, "MERGE_HEAD"))) return { operation: "merge", branch: null };
+  if (isFile(path23.join(gitDir, "CHERRY_PICK_HEAD"))) return { operation: "cherry-pick", branch: null };
+  if (isFile(path23.join(gitDir, "REVERT_HEAD"))) return { operation: "revert", branch: null };
+  if (isFile(path23.join(gitDir, "BISECT_LOG"))) return { operation: "bisect", branch: null };
   return null;
 }
 function inProgressWords(p) {
@@ -5461,12 +5478,12 @@ var init_status = __esm({
 // src/git/anchors.ts
 import { realpathSync as realpathSync3 } from "node:fs";
 import { lstat } from "node:fs/promises";
-import path23 from "node:path";
+import path24 from "node:path";
 async function statInsideRoot(root, rel) {
   const parts = rel.split("/");
   let at3 = root;
   for (const [i, part] of parts.entries()) {
-    at3 = path23.join(at3, part);
+    at3 = path24.join(at3, part);
     try {
       const st = await lstat(at3);
       if (i < parts.length - 1 && !st.isDirectory()) return null;
@@ -5485,11 +5502,11 @@ function skillExcludes(root, skillDir) {
     real2 = realpathSync3(skillDir);
   } catch {
   }
-  for (const dir of [path23.resolve(skillDir), real2]) {
+  for (const dir of [path24.resolve(skillDir), real2]) {
     if (dir === null) continue;
-    const rel = path23.relative(root, dir);
-    if (rel === "" || rel.startsWith("..") || path23.isAbsolute(rel) || /[\x00-\x1f\x7f]/.test(rel)) continue;
-    out.add(rel.split(path23.sep).join("/"));
+    const rel = path24.relative(root, dir);
+    if (rel === "" || rel.startsWith("..") || path24.isAbsolute(rel) || /[\x00-\x1f\x7f]/.test(rel)) continue;
+    out.add(rel.split(path24.sep).join("/"));
   }
   return [...out];
 }
@@ -5499,13 +5516,13 @@ function dirtyHashesOf(top, dirty) {
   for (const p of dirty) {
     if (out.length >= MAX_DIRTY_HASHES) break;
     if (p.endsWith("/")) continue;
-    const id = blobIdOf(path23.join(top, p), format2);
+    const id = blobIdOf(path24.join(top, p), format2);
     if (id !== null) out.push({ path: p, id });
   }
   return out;
 }
 function keyFileRelative(root, value) {
-  const rel = path23.isAbsolute(value) ? path23.relative(root, value).split(path23.sep).join("/") : value;
+  const rel = path24.isAbsolute(value) ? path24.relative(root, value).split(path24.sep).join("/") : value;
   const safe = safeRelativePath(rel);
   return safe === null ? { error: "not a path inside the root" } : safe;
 }
@@ -6578,7 +6595,7 @@ var init_document = __esm({
 
 // src/verbs/write-checked.ts
 import { closeSync as closeSync7, lstatSync as lstatSync14 } from "node:fs";
-import path24 from "node:path";
+import path25 from "node:path";
 function schemaRefusal(file, errors) {
   const count = errors.filter((e) => e.rule !== "more").length + Number(/\d+/.exec(errors.find((e) => e.rule === "more")?.message ?? "")?.[0] ?? 0);
   return new Refused([`${file} has ${count} schema error(s)`, ...issueLines(errors)].join("\n"));
@@ -6598,7 +6615,7 @@ function sizeCheck(raw) {
 function peekCurrent(root, file) {
   try {
     lstatSync14(memoryDir(root));
-    const opened = openRegular(path24.join(memoryDir(root), file));
+    const opened = openRegular(path25.join(memoryDir(root), file));
     if (opened === null) return null;
     try {
       return readAll(opened.fd).toString("utf8");
@@ -6651,8 +6668,8 @@ function replaceDate(text2, iso) {
 async function buildDocument(checked, root, anchors) {
   const { env, skillDir } = anchors;
   const file = FILE_OF[checked.kind];
-  const prior = await readStable(path24.join(memoryDir(root), file));
-  if (prior !== null && prior.stat.nlink !== 1n) throw new UnsafeFile("hard-linked", path24.join(memoryDir(root), file), prior.stat);
+  const prior = await readStable(path25.join(memoryDir(root), file));
+  if (prior !== null && prior.stat.nlink !== 1n) throw new UnsafeFile("hard-linked", path25.join(memoryDir(root), file), prior.stat);
   const priorText2 = prior ? prior.bytes.toString("utf8") : null;
   const notes = [...checked.notes];
   if (checked.kind !== "handoff") {
@@ -6857,15 +6874,15 @@ var init_write_checked = __esm({
 });
 
 // src/agents/harness-path.ts
-import path25 from "node:path";
+import path26 from "node:path";
 function windowsShaped(p) {
   return /^([A-Za-z]:|\\\\)/.test(p);
 }
 function harnessPath(what, p, platform = process.platform) {
   const windows = windowsShaped(p);
-  if (p.includes("\0") || !(windows || platform === "win32" ? path25.win32 : path25.posix).isAbsolute(p)) return { ok: false, reason: `${what} is not an absolute path`, windows };
+  if (p.includes("\0") || !(windows || platform === "win32" ? path26.win32 : path26.posix).isAbsolute(p)) return { ok: false, reason: `${what} is not an absolute path`, windows };
   if (windows && platform !== "win32") return { ok: false, reason: `${what} ${quotedPath(p.slice(0, 200))} is a Windows path and this helper runs on ${platform}`, windows };
-  return { ok: true, path: platform === "win32" ? path25.win32.normalize(p) : p };
+  return { ok: true, path: platform === "win32" ? path26.win32.normalize(p) : p };
 }
 function hookCwd(cwd, platform = process.platform) {
   if (cwd === void 0 || cwd === null) return null;
@@ -7092,9 +7109,9 @@ var init_outcome = __esm({
 
 // src/journal/store.ts
 import { closeSync as closeSync8, constants as constants7, fsyncSync as fsyncSync2, linkSync as linkSync4, lstatSync as lstatSync15, mkdirSync as mkdirSync3, openSync as openSync7, readdirSync as readdirSync8, renameSync as renameSync3, unlinkSync as unlinkSync7, writeSync as writeSync6 } from "node:fs";
-import path26 from "node:path";
+import path27 from "node:path";
 function journalDir(root) {
-  return path26.join(memoryDir(root), "journal");
+  return path27.join(memoryDir(root), "journal");
 }
 function parseJournalName(name2) {
   const m = JOURNAL_NAME.exec(name2);
@@ -7116,13 +7133,13 @@ function listJournal(root) {
   return names3.map(parseJournalName).filter((f) => f !== null).sort((a, b) => a.period === b.period ? a.part - b.part : a.period < b.period ? -1 : 1);
 }
 function journalOff(root) {
-  return exists2(path26.join(journalDir(root), "OFF"));
+  return exists2(path27.join(journalDir(root), "OFF"));
 }
 function monthOf(ms) {
   return new Date(ms).toISOString().slice(0, 7);
 }
 function readJournalFile(dir, name2) {
-  const p = path26.join(dir, name2);
+  const p = path27.join(dir, name2);
   let opened;
   try {
     opened = openRegular(p, MAX_DOCUMENT_BYTES);
@@ -7146,7 +7163,7 @@ function repairJournal(dir) {
       unlinkSync7(e.path);
       continue;
     }
-    const target = path26.join(dir, e.file);
+    const target = path27.join(dir, e.file);
     if (!exists2(target)) {
       renameSync3(e.path, target);
       actions.push(`journal/${e.file}: put back after an interrupted append`);
@@ -7158,7 +7175,7 @@ function repairJournal(dir) {
       unlinkSync7(e.path);
     } else {
       const kept = `${e.file.replace(/\.md$/, "")}.orig-${randomHex8()}.md`;
-      renameSync3(e.path, path26.join(dir, kept));
+      renameSync3(e.path, path27.join(dir, kept));
       actions.push(`journal/${e.file}: another program changed it during an interrupted append; the earlier version is journal/${kept}`);
     }
   }
@@ -7176,15 +7193,15 @@ function writeTemp2(p, bytes) {
 }
 async function publishJournalFile(dir, name2, expected, bytes, fp) {
   const rand = randomHex8();
-  const temp = path26.join(dir, privateName(name2, "tmp", process.pid, rand));
-  const claim = path26.join(dir, privateName(name2, "claim", process.pid, rand));
-  const target = path26.join(dir, name2);
+  const temp = path27.join(dir, privateName(name2, "tmp", process.pid, rand));
+  const claim = path27.join(dir, privateName(name2, "claim", process.pid, rand));
+  const target = path27.join(dir, name2);
   writeTemp2(temp, bytes);
   try {
     if (expected !== "absent") {
       renameSync3(target, claim);
       await failpoint(fp, "journal-after-claim");
-      const claimed = readJournalFile(dir, path26.basename(claim));
+      const claimed = readJournalFile(dir, path27.basename(claim));
       if (claimed === null || claimed.token !== expected) {
         if (!exists2(target)) renameSync3(claim, target);
         throw new Refused(`journal/${name2} changed while the entry was appended (another program wrote it); the entry was not added`);
@@ -7257,7 +7274,7 @@ var init_store = __esm({
 
 // src/journal/record.ts
 import { unlinkSync as unlinkSync8 } from "node:fs";
-import path27 from "node:path";
+import path28 from "node:path";
 import { createHash as createHash4 } from "node:crypto";
 import { readdirSync as readdirSync9 } from "node:fs";
 function monthIndex(period) {
@@ -7316,9 +7333,9 @@ function retriedNotes(root, priorToken) {
   return [...seen].slice(0, 5).map((c) => `note: this session ran \`${c}\`, listed as a failed approach of the handoff it resumed (measured by its checkpoint); say why it was retried in the new handoff`);
 }
 async function handoffWithToken(root, token) {
-  const files = [path27.join(memoryDir(root), "HANDOFF.md")];
+  const files = [path28.join(memoryDir(root), "HANDOFF.md")];
   try {
-    for (const n2 of readdirSync9(archiveDir(root))) if (/^HANDOFF-.*\.md$/.test(n2)) files.push(path27.join(archiveDir(root), n2));
+    for (const n2 of readdirSync9(archiveDir(root))) if (/^HANDOFF-.*\.md$/.test(n2)) files.push(path28.join(archiveDir(root), n2));
   } catch {
   }
   for (const f of files) {
@@ -7338,7 +7355,7 @@ async function recordResume(root, call, sessionId, currentToken, env, fp) {
       return h2.ok ? h2.path : null;
     };
     const base = call.cwd !== null ? absolute(call.cwd) : null;
-    const start = call.rootArg === null ? base : base === null || windowsShaped(call.rootArg) ? absolute(call.rootArg) : path27.resolve(base, call.rootArg);
+    const start = call.rootArg === null ? base : base === null || windowsShaped(call.rootArg) ? absolute(call.rootArg) : path28.resolve(base, call.rootArg);
     if (start === null || findRoot(start, env).root !== root) return [];
     const token = call.expectedToken ?? currentToken;
     if (token === null) return [];
@@ -7429,7 +7446,7 @@ async function foldOne(root, nowMonth, fp) {
     const next = boundYear(insertSection(text2 + sep, period, foldSection(period, entries)));
     await publishJournalFile(dir, yearName, current?.token ?? "absent", Buffer.from(next, "utf8"), fp);
   }
-  for (const f of files) unlinkSync8(path27.join(dir, f.name));
+  for (const f of files) unlinkSync8(path28.join(dir, f.name));
   return `journal: folded ${files.map((f) => `journal/${f.name}`).join(", ")} (${entries.length} entries) into journal/${yearName}`;
 }
 function insertSection(text2, period, section) {
@@ -7464,7 +7481,7 @@ __export(write_exports, {
   writeVerb: () => writeVerb
 });
 import { lstatSync as lstatSync16 } from "node:fs";
-import path28 from "node:path";
+import path29 from "node:path";
 async function save(ctx, kind, document) {
   {
     const expected = expectedTokenOption(ctx);
@@ -7501,7 +7518,7 @@ async function save(ctx, kind, document) {
         }
       },
       async (lock) => {
-        const now = await readStable(path28.join(memoryDir(root), file)).catch(() => void 0);
+        const now = await readStable(path29.join(memoryDir(root), file)).catch(() => void 0);
         const same = prebuilt !== null && now !== void 0 && (now?.token ?? null) === (prebuilt.prior?.token ?? null);
         built = same && prebuilt !== null ? prebuilt : await buildDocument(checked, root, anchors);
         if (built.unchanged) return null;
@@ -7533,7 +7550,7 @@ async function save(ctx, kind, document) {
     if (kind === "handoff") {
       let key = null;
       try {
-        key = statKey(lstatSync16(path28.join(memoryDir(root), file), { bigint: true }));
+        key = statKey(lstatSync16(path29.join(memoryDir(root), file), { bigint: true }));
       } catch {
       }
       recordSave(root, result === null ? built.prior.token : result.token, key);
@@ -7747,7 +7764,7 @@ CURRENT-SHA256: ${result.token}
 
 // src/store/inspect.ts
 import { closeSync as closeSync9, fstatSync as fstatSync5, readSync as readSync5 } from "node:fs";
-import path29 from "node:path";
+import path30 from "node:path";
 function treeUnsafe(root) {
   const verdict = treeVerdict(root);
   return verdict === "missing" ? null : verdict !== "ok";
@@ -7775,7 +7792,7 @@ function inspectFile(root, kind, retry = true, opts = {}) {
   const writerLive = () => liveWriter(memDir);
   let opened;
   try {
-    opened = openRegular(path29.join(memDir, file));
+    opened = openRegular(path30.join(memDir, file));
   } catch {
     return { kind, status: "unsafe", mtimeMs: null };
   }
@@ -7783,7 +7800,7 @@ function inspectFile(root, kind, retry = true, opts = {}) {
     if (mine.some((e) => e.role === "claim")) {
       return { kind, status: writerLive() ? "present" : "interrupted", mtimeMs: null };
     }
-    if (retry && (mine.length > 0 || lstatBig(path29.join(memDir, file)) !== null)) return inspectFile(root, kind, false, opts);
+    if (retry && (mine.length > 0 || lstatBig(path30.join(memDir, file)) !== null)) return inspectFile(root, kind, false, opts);
     return { kind, status: "missing", mtimeMs: null };
   }
   const { fd, stat } = opened;
@@ -7791,7 +7808,7 @@ function inspectFile(root, kind, retry = true, opts = {}) {
     const mtimeMs = Number(stat.mtimeMs);
     if (stat.nlink !== 1n) {
       if (!hasPrivatePartner(memDir, file, stat.ino)) {
-        const now = lstatBig(path29.join(memDir, file));
+        const now = lstatBig(path30.join(memDir, file));
         if (now !== null && now.ino === stat.ino && now.nlink === 1n) return { kind, status: "present", mtimeMs };
         return { kind, status: "unsafe", mtimeMs };
       }
@@ -7803,7 +7820,7 @@ function inspectFile(root, kind, retry = true, opts = {}) {
     const ok2 = lines3[0] === MARKER && lines3.slice(0, 4).includes(HEADING_OF[kind]);
     if (!ok2) return { kind, status: "foreign", mtimeMs };
     if (opts.text && stat.size <= BigInt(MAX_DOCUMENT_BYTES)) {
-      const whole = wholeBytes(fd, path29.join(memDir, file), stat);
+      const whole = wholeBytes(fd, path30.join(memDir, file), stat);
       if (whole !== null) return firstNul(whole) >= 0 ? { kind, status: "unsafe", mtimeMs } : { kind, status: "present", mtimeMs, text: whole.toString("utf8") };
     }
     if (holdsNul(fd, buf, n2)) return { kind, status: "unsafe", mtimeMs };
@@ -7857,7 +7874,7 @@ var init_inspect = __esm({
 
 // src/git/merge-driver-state.ts
 import { readFileSync as readFileSync9 } from "node:fs";
-import path30 from "node:path";
+import path31 from "node:path";
 function mergeDriverMissing(root) {
   const top = gitTopOf(root);
   if (top === null) return false;
@@ -7865,14 +7882,14 @@ function mergeDriverMissing(root) {
   if (gitDir === null) return false;
   let attrs;
   try {
-    attrs = readFileSync9(path30.join(top, ".gitattributes"), "utf8");
+    attrs = readFileSync9(path31.join(top, ".gitattributes"), "utf8");
   } catch {
     return false;
   }
   if (!new RegExp(`(^|\\s)merge=${DRIVER_NAME}(\\s|$)`, "m").test(attrs)) return false;
   let config = "";
   try {
-    config = readFileSync9(path30.join(commonDirOf(gitDir), "config"), "utf8");
+    config = readFileSync9(path31.join(commonDirOf(gitDir), "config"), "utf8");
   } catch {
     return true;
   }
@@ -7982,7 +7999,7 @@ draft left in drafts/ changes no code (\`recover\` removes it).
 
 // src/store/checkpoint-cleanup.ts
 import { linkSync as linkSync5, lstatSync as lstatSync18, readdirSync as readdirSync10, unlinkSync as unlinkSync9 } from "node:fs";
-import path31 from "node:path";
+import path32 from "node:path";
 function pruneCheckpoints(root, keep) {
   const list2 = listCheckpoints(root);
   const survivors = new Set(list2.slice(0, CHECKPOINT_KEEP).map((e) => e.name));
@@ -7991,11 +8008,11 @@ function pruneCheckpoints(root, keep) {
   for (const e of list2) {
     if (survivors.has(e.name) || deleted.length >= list2.length - CHECKPOINT_KEEP) continue;
     try {
-      unlinkSync9(path31.join(checkpointsDir(root), e.name));
+      unlinkSync9(path32.join(checkpointsDir(root), e.name));
       deleted.push(e.name);
     } catch {
     }
-    rmQuietRegular(path31.join(checkpointsDir(root), `.delivered-${e.session}`));
+    rmQuietRegular(path32.join(checkpointsDir(root), `.delivered-${e.session}`));
   }
   return deleted;
 }
@@ -8014,7 +8031,7 @@ function cleanCheckpointLeftovers(root) {
     if (st.isDirectory()) continue;
     if (e.role === "claim" && st.isFile()) {
       try {
-        linkSync5(e.path, path31.join(dir, e.file));
+        linkSync5(e.path, path32.join(dir, e.file));
         actions.push(`checkpoints/${e.file}: put back the version an interrupted checkpoint had claimed`);
       } catch {
       }
@@ -8030,24 +8047,24 @@ function cleanCheckpointLeftovers(root) {
     const live = /* @__PURE__ */ new Set();
     for (const name2 of names3) {
       if (name2.startsWith(".") || !CHECKPOINT_NAME.test(name2)) continue;
-      const bytes = readHeadBytes(path31.join(dir, name2));
+      const bytes = readHeadBytes(path32.join(dir, name2));
       if (bytes !== null) live.add(tokenOf(bytes));
     }
     const kept = [];
     for (const name2 of names3) {
       const m = /^\.delivered-(.+)$/.exec(name2);
       if (!m || !CHECKPOINT_NAME.test(`${m[1]}.md`)) continue;
-      const told = readHead(path31.join(dir, name2), 128)?.trim() ?? "";
-      if (readHead(path31.join(dir, `${m[1]}.md`), 1) === null && !live.has(told)) rmQuietRegular(path31.join(dir, name2));
+      const told = readHead(path32.join(dir, name2), 128)?.trim() ?? "";
+      if (readHead(path32.join(dir, `${m[1]}.md`), 1) === null && !live.has(told)) rmQuietRegular(path32.join(dir, name2));
       else {
         try {
-          kept.push({ name: name2, mtimeMs: lstatSync18(path31.join(dir, name2)).mtimeMs });
+          kept.push({ name: name2, mtimeMs: lstatSync18(path32.join(dir, name2)).mtimeMs });
         } catch {
         }
       }
     }
     kept.sort((a, b) => b.mtimeMs - a.mtimeMs || (a.name < b.name ? -1 : 1));
-    for (const k of kept.slice(MARKERS_KEPT)) rmQuietRegular(path31.join(dir, k.name));
+    for (const k of kept.slice(MARKERS_KEPT)) rmQuietRegular(path32.join(dir, k.name));
   } catch {
   }
   return actions;
@@ -8216,11 +8233,12 @@ exit: 0 printed
 
 // src/git/merge-driver-config.ts
 import { chmodSync as chmodSync2, closeSync as closeSync10, constants as constants8, fsyncSync as fsyncSync3, lstatSync as lstatSync19, mkdirSync as mkdirSync4, openSync as openSync8, readFileSync as readFileSync10, realpathSync as realpathSync4, renameSync as renameSync4, rmdirSync, unlinkSync as unlinkSync10, writeSync as writeSync7 } from "node:fs";
-import path32 from "node:path";
+import path33 from "node:path";
 import { randomBytes as randomBytes3 } from "node:crypto";
 function driverCopyPath(env) {
-  const config = env.XDG_CONFIG_HOME ? env.XDG_CONFIG_HOME : env.HOME ? path32.join(env.HOME, ".config") : null;
-  return config === null ? null : path32.join(config, "session-handoff", "driver", "memory_io.mjs");
+  const home = homeFolder(env);
+  const config = env.XDG_CONFIG_HOME ? env.XDG_CONFIG_HOME : home ? path33.join(home, ".config") : null;
+  return config === null ? null : path33.join(config, "session-handoff", "driver", "memory_io.mjs");
 }
 function shellQuote(s) {
   return `'${s.replace(/'/g, `'\\''`)}'`;
@@ -8239,7 +8257,7 @@ function readRegular(p) {
   return readFileSync10(p);
 }
 function replaceFile(p, bytes, mode) {
-  const tmp = path32.join(path32.dirname(p), `.${path32.basename(p)}.tmp-${process.pid}-${randomBytes3(4).toString("hex")}`);
+  const tmp = path33.join(path33.dirname(p), `.${path33.basename(p)}.tmp-${process.pid}-${randomBytes3(4).toString("hex")}`);
   const fd = openSync8(tmp, constants8.O_WRONLY | constants8.O_CREAT | constants8.O_EXCL | (constants8.O_NOFOLLOW ?? 0), mode);
   try {
     writeSync7(fd, bytes);
@@ -8286,7 +8304,7 @@ async function configValue(top, key, env) {
   return r.code === 0 ? r.stdout.toString("utf8").replace(/\n$/, "") : null;
 }
 function memRelOf(top, root) {
-  return path32.relative(top, root).split(path32.sep).join("/");
+  return path33.relative(top, root).split(path33.sep).join("/");
 }
 async function registerMergeDriver(root, helperPath, env) {
   const top = gitTopOf(root);
@@ -8299,7 +8317,7 @@ async function registerMergeDriver(root, helperPath, env) {
   }
   try {
     const bytes = readFileSync10(helperPath);
-    mkdirSync4(path32.dirname(copy), { recursive: true, mode: 448 });
+    mkdirSync4(path33.dirname(copy), { recursive: true, mode: 448 });
     let same = false;
     try {
       same = readRegular(copy)?.equals(bytes) ?? false;
@@ -8323,7 +8341,7 @@ async function registerMergeDriver(root, helperPath, env) {
     out.config = true;
   }
   try {
-    const file = path32.join(top, ".gitattributes");
+    const file = path33.join(top, ".gitattributes");
     const before = readRegular(file);
     const text2 = before === null ? "" : before.toString("utf8");
     const want = attributesLine(memRelOf(top, root));
@@ -8344,8 +8362,8 @@ async function unregisterMergeDriver(root, env) {
   if (copy !== null) {
     try {
       unlinkSync10(copy);
-      rmdirSync(path32.dirname(copy));
-      rmdirSync(path32.dirname(path32.dirname(copy)));
+      rmdirSync(path33.dirname(copy));
+      rmdirSync(path33.dirname(path33.dirname(copy)));
     } catch {
     }
   }
@@ -8356,7 +8374,7 @@ async function unregisterMergeDriver(root, env) {
     out.config = r.code === 0;
   }
   try {
-    const file = path32.join(top, ".gitattributes");
+    const file = path33.join(top, ".gitattributes");
     const before = readRegular(file);
     if (before !== null) {
       const { rest, had } = withoutBlock(before.toString("utf8"));
@@ -8373,7 +8391,13 @@ async function unregisterMergeDriver(root, env) {
 }
 async function mergeDriverStep(root, opts, env) {
   if (root === null || opts.dryRun === true) return { lines: [], notes: [], change: null };
-  const change = opts.remove === true ? await unregisterMergeDriver(root, env) : await registerMergeDriver(root, opts.helperPath ?? null, env);
+  let change;
+  try {
+    change = opts.remove === true ? await unregisterMergeDriver(root, env) : await registerMergeDriver(root, opts.helperPath ?? null, env);
+  } catch (err) {
+    if (!(err instanceof GitUnavailable)) throw err;
+    return { lines: [], notes: [`the merge driver was not ${opts.remove === true ? "removed" : "registered"}: ${err.message}`], change: null };
+  }
   const lines3 = [];
   if (change.config) lines3.push(opts.remove === true ? "removed the merge driver session-handoff from .git/config" : "registered the merge driver session-handoff in .git/config");
   if (change.attributes) lines3.push(opts.remove === true ? "removed the merge driver's block from .gitattributes" : "added the merge driver's block to .gitattributes");
@@ -8381,7 +8405,7 @@ async function mergeDriverStep(root, opts, env) {
 }
 function attributesOnlyOurs(top) {
   try {
-    const text2 = readFileSync10(path32.join(top, ".gitattributes"), "utf8");
+    const text2 = readFileSync10(path33.join(top, ".gitattributes"), "utf8");
     const { rest, had } = withoutBlock(text2);
     return had && rest === "";
   } catch {
@@ -8392,6 +8416,7 @@ var BEGIN, BEGIN_NL, END;
 var init_merge_driver_config = __esm({
   "src/git/merge-driver-config.ts"() {
     "use strict";
+    init_home();
     init_git_files();
     init_in_progress();
     init_run();
@@ -8580,7 +8605,7 @@ var init_verdict = __esm({
 
 // src/git/drift.ts
 import { readFileSync as readFileSync11, statSync } from "node:fs";
-import path33 from "node:path";
+import path34 from "node:path";
 function reachableArgs(id) {
   return ["rev-list", "--max-count=1", id, "--not", "--exclude=refs/stash", "--all"];
 }
@@ -8616,12 +8641,12 @@ function authorWords(raw) {
 }
 function rootPrefix(root, top) {
   if (top === null) return "";
-  const rel = path33.relative(top, root).split(path33.sep).join("/");
+  const rel = path34.relative(top, root).split(path34.sep).join("/");
   return rel === "" ? "" : `${rel}/`;
 }
 function maybeTracked(gitDir, topRelative) {
   if (gitDir === null) return false;
-  const index = path33.join(gitDir, "index");
+  const index = path34.join(gitDir, "index");
   try {
     const st = statSync(index);
     if (st.size > 64 * 1024 * 1024) return true;
@@ -8706,7 +8731,7 @@ async function measureDrift(root, env, anchors, nowMs, optsOrEarly = null) {
         const since = { changed: [], unchanged: [] };
         for (const h of anchors.dirtyHashes) {
           if (h.id === "over 8 MB") continue;
-          const now = blobIdOf(path33.join(top, h.path), h.id.length === 64 ? "sha256" : format2);
+          const now = blobIdOf(path34.join(top, h.path), h.id.length === 64 ? "sha256" : format2);
           (now === h.id ? since.unchanged : since.changed).push(h.path);
         }
         facts.dirtySinceSave = since;
@@ -9459,7 +9484,7 @@ __export(brief_exports, {
   conflictedMessage: () => conflictedMessage
 });
 import { existsSync as existsSync2 } from "node:fs";
-import path34 from "node:path";
+import path35 from "node:path";
 function sideTime(text2, now) {
   const st = stateTimeOfText(text2, now);
   return st.known ? `saved ${st.time.iso}` : "of unknown age";
@@ -9569,7 +9594,7 @@ exit: 0 brief printed
         }
         let brief = loaded.pasted ? draftBrief(parsed, report, ledgers) : await briefWithCheckpoint(root, loaded.text, draftBrief(parsed, report, ledgers), now);
         const merged = loaded.pasted ? null : MERGED_LINE.exec(loaded.text);
-        if (merged && existsSync2(path34.join(archiveDir(root), merged[1]))) brief = withDriftNote(brief, mergedSentence(merged[1]));
+        if (merged && existsSync2(path35.join(archiveDir(root), merged[1]))) brief = withDriftNote(brief, mergedSentence(merged[1]));
         const { driftClauses: _clauses, ...shown } = brief;
         if (json2) return ok(`${JSON.stringify({ brief: shown, drift: report })}
 `, stderr);
@@ -9640,7 +9665,7 @@ __export(hook_exports, {
   hookVerb: () => hookVerb
 });
 import { createHash as createHash5 } from "node:crypto";
-import path35 from "node:path";
+import path36 from "node:path";
 import { lstatSync as lstatSync20 } from "node:fs";
 function ageText(text2, now) {
   if (typeof text2 !== "string") return "age unknown";
@@ -9784,7 +9809,7 @@ exit: always 0 -- a broken hook must not break a session; problems go to stderr.
           const saves = readSaves(root);
           if (saves === null) return true;
           try {
-            if (savedHereByStat(root, statKey(lstatSync20(path35.join(memoryDir(root), "HANDOFF.md"), { bigint: true })))) return true;
+            if (savedHereByStat(root, statKey(lstatSync20(path36.join(memoryDir(root), "HANDOFF.md"), { bigint: true })))) return true;
           } catch {
           }
           return saves.includes(createHash5("sha256").update(text2, "utf8").digest("hex"));
@@ -9797,7 +9822,7 @@ exit: always 0 -- a broken hook must not break a session; problems go to stderr.
 
 // src/store/archive-entries.ts
 import { lstatSync as lstatSync21, readdirSync as readdirSync12 } from "node:fs";
-import path36 from "node:path";
+import path37 from "node:path";
 function listArchives(root) {
   if (!checkTree(root)) return [];
   const dir = archiveDir(root);
@@ -9812,7 +9837,7 @@ function listArchives(root) {
   for (const name2 of readdirSync12(dir)) {
     if (!ARCHIVE_NAME.test(name2)) continue;
     try {
-      const s = lstatSync21(path36.join(dir, name2));
+      const s = lstatSync21(path37.join(dir, name2));
       out.push({ name: name2, mtimeMs: s.mtimeMs, regular: s.isFile() && !s.isSymbolicLink() && s.nlink === 1 });
     } catch {
     }
@@ -9823,9 +9848,9 @@ async function readArchive(root, name2) {
   if (!ARCHIVE_NAME.test(name2)) {
     throw new Refused(`${quotedPath(name2.slice(0, 100))} is not an archive name (HANDOFF-<letters, digits, . _ ->.md); run \`archives list\``);
   }
-  const got = checkTree(root) ? await readStable(path36.join(archiveDir(root), name2)) : null;
+  const got = checkTree(root) ? await readStable(path37.join(archiveDir(root), name2)) : null;
   if (got === null) throw new Absent(`no archived handoff named ${name2}; run \`archives list\``);
-  if (got.stat.nlink !== 1n) throw new UnsafeFile("hard-linked", path36.join(archiveDir(root), name2), got.stat);
+  if (got.stat.nlink !== 1n) throw new UnsafeFile("hard-linked", path37.join(archiveDir(root), name2), got.stat);
   return got;
 }
 var init_archive_entries = __esm({
@@ -9992,7 +10017,7 @@ __export(archives_exports, {
   restoreProblem: () => restoreProblem
 });
 import { lstatSync as lstatSync22 } from "node:fs";
-import path37 from "node:path";
+import path38 from "node:path";
 function restoreProblem(bytes) {
   if (bytes.length === 0) return "it is empty";
   if (bytes.length > MAX_DOCUMENT_BYTES) return `it is more than ${MAX_DOCUMENT_BYTES} bytes`;
@@ -10075,7 +10100,7 @@ async function restore(ctx, name2) {
           throw new Refused(`${quotedPath(name2.slice(0, 100))} is not an archive name (HANDOFF-<letters, digits, . _ ->.md); run \`archives list\``);
         }
         try {
-          lstatSync22(path37.join(archiveDir(root), name2));
+          lstatSync22(path38.join(archiveDir(root), name2));
         } catch {
           throw new Absent(`no archived handoff named ${name2}; run \`archives list\``);
         }
@@ -10085,7 +10110,7 @@ async function restore(ctx, name2) {
       const archived = await readArchive(root, name2);
       const problem = restoreProblem(archived.bytes);
       if (problem !== null) throw new Refused(`archive/${name2} cannot be restored as it is: ${problem}`);
-      const current = await readStable(path37.join(memoryDir(root), file));
+      const current = await readStable(path38.join(memoryDir(root), file));
       if (current !== null && current.bytes.equals(archived.bytes)) return { unchanged: current.token };
       const published = await publish({
         dir: memoryDir(root),
@@ -10496,7 +10521,7 @@ var init_agents = __esm({
 
 // src/agents/skill-place.ts
 import { accessSync, constants as constants9, lstatSync as lstatSync23, mkdirSync as mkdirSync5, readdirSync as readdirSync13, readFileSync as readFileSync12, readlinkSync as readlinkSync3, renameSync as renameSync5, rmdirSync as rmdirSync2, rmSync as rmSync3, statSync as statSync2, symlinkSync, writeFileSync as writeFileSync2 } from "node:fs";
-import path38 from "node:path";
+import path39 from "node:path";
 function present(p) {
   try {
     lstatSync23(p);
@@ -10506,7 +10531,7 @@ function present(p) {
   }
 }
 function detectAgents(agents, base, global) {
-  return agents.filter((a) => AGENT_MARKERS[a.name][global ? "home" : "project"].some((m) => present(path38.join(base, m))));
+  return agents.filter((a) => AGENT_MARKERS[a.name][global ? "home" : "project"].some((m) => present(path39.join(base, m))));
 }
 function linkFolderFor(agent, global) {
   const folders = agent.skillFolders[global ? "home" : "project"];
@@ -10516,7 +10541,7 @@ function linkFolderFor(agent, global) {
 function skillFiles(dir) {
   const out = [];
   const walk2 = (rel) => {
-    const abs = path38.join(dir, rel);
+    const abs = path39.join(dir, rel);
     let st;
     try {
       st = lstatSync23(abs);
@@ -10534,7 +10559,7 @@ function copySteps(from, to) {
   const want = skillFiles(from);
   const steps = [];
   for (const rel of want) {
-    const dest = path38.join(to, rel);
+    const dest = path39.join(to, rel);
     let have = null;
     try {
       have = lstatSync23(dest).isFile() ? readFileSync12(dest) : null;
@@ -10542,7 +10567,7 @@ function copySteps(from, to) {
       have = null;
     }
     if (have === null) steps.push({ rel, action: present(dest) ? "update" : "create" });
-    else if (!have.equals(readFileSync12(path38.join(from, rel)))) steps.push({ rel, action: "update" });
+    else if (!have.equals(readFileSync12(path39.join(from, rel)))) steps.push({ rel, action: "update" });
   }
   const wanted = new Set(want);
   for (const rel of skillFiles(to)) if (!wanted.has(rel)) steps.push({ rel, action: "remove" });
@@ -10557,14 +10582,14 @@ function linkState(place, target) {
   }
   if (st.isSymbolicLink()) {
     const to = readlinkSync3(place);
-    return path38.resolve(path38.dirname(place), to) === target ? "ours" : `a link to ${to}`;
+    return path39.resolve(path39.dirname(place), to) === target ? "ours" : `a link to ${to}`;
   }
-  if (st.isDirectory()) return present(path38.join(place, "SKILL.md")) ? "copy" : "a folder that is not this skill";
+  if (st.isDirectory()) return present(path39.join(place, "SKILL.md")) ? "copy" : "a folder that is not this skill";
   return "a file";
 }
 function unwritable(file) {
-  let dir = path38.dirname(file);
-  for (let i = 0; i < 64 && !present(dir); i++) dir = path38.dirname(dir);
+  let dir = path39.dirname(file);
+  for (let i = 0; i < 64 && !present(dir); i++) dir = path39.dirname(dir);
   if (!lstatSync23(dir).isDirectory()) return `${dir} is not a folder`;
   try {
     accessSync(dir, constants9.W_OK);
@@ -10580,21 +10605,21 @@ function unwritable(file) {
 }
 function applySteps(from, to, steps) {
   for (const s of steps) {
-    const dest = path38.join(to, s.rel);
+    const dest = path39.join(to, s.rel);
     if (s.action === "remove") {
       rmSync3(dest, { force: true });
-      removeEmptyUpTo(path38.dirname(dest), to);
+      removeEmptyUpTo(path39.dirname(dest), to);
       continue;
     }
-    mkdirSync5(path38.dirname(dest), { recursive: true });
+    mkdirSync5(path39.dirname(dest), { recursive: true });
     const temp = `${dest}.tmp-${process.pid}`;
-    const src = path38.join(from, s.rel);
+    const src = path39.join(from, s.rel);
     writeFileSync2(temp, readFileSync12(src), { mode: statSync2(src).mode & 511 });
     renameSync5(temp, dest);
   }
 }
 function removeEmptyUpTo(dir, stop) {
-  for (let d = dir; d.startsWith(`${stop}${path38.sep}`); d = path38.dirname(d)) {
+  for (let d = dir; d.startsWith(`${stop}${path39.sep}`); d = path39.dirname(d)) {
     try {
       rmdirSync2(d);
     } catch {
@@ -10603,8 +10628,8 @@ function removeEmptyUpTo(dir, stop) {
   }
 }
 function makeLink(place, target) {
-  mkdirSync5(path38.dirname(place), { recursive: true });
-  symlinkSync(path38.relative(path38.dirname(place), target), place, "dir");
+  mkdirSync5(path39.dirname(place), { recursive: true });
+  symlinkSync(path39.relative(path39.dirname(place), target), place, "dir");
 }
 var SKILL_ENTRIES, CANONICAL, AGENT_MARKERS;
 var init_skill_place = __esm({
@@ -10625,24 +10650,23 @@ var init_skill_place = __esm({
 
 // src/verbs/agent-files.ts
 import { realpathSync as realpathSync5 } from "node:fs";
-import { homedir as homedir2 } from "node:os";
-import path39 from "node:path";
+import path40 from "node:path";
 function homeOf(env) {
-  return env.HOME || homedir2();
+  return homeFolder(env);
 }
 function real(p) {
   try {
     return realpathSync5(p);
   } catch {
-    return path39.resolve(p);
+    return path40.resolve(p);
   }
 }
 function helperLocation(ctx, root) {
-  const running = ctx.helperPath ?? path39.join(ctx.cwd, "scripts", "memory_io.mjs");
-  const abs = path39.join(real(path39.dirname(path39.dirname(path39.resolve(ctx.cwd, running)))), "scripts", "memory_io.mjs");
+  const running = ctx.helperPath ?? path40.join(ctx.cwd, "scripts", "memory_io.mjs");
+  const abs = path40.join(real(path40.dirname(path40.dirname(path40.resolve(ctx.cwd, running)))), "scripts", "memory_io.mjs");
   if (root === null) return { abs, rel: null };
-  const rel = path39.relative(real(root), abs);
-  return { abs, rel: rel.startsWith("..") || path39.isAbsolute(rel) ? null : rel.split(path39.sep).join("/") };
+  const rel = path40.relative(real(root), abs);
+  return { abs, rel: rel.startsWith("..") || path40.isAbsolute(rel) ? null : rel.split(path40.sep).join("/") };
 }
 function agentTarget(ctx, verb) {
   const name2 = ctx.values.agent;
@@ -10650,14 +10674,14 @@ function agentTarget(ctx, verb) {
     throw new UsageError(`${verb} needs --agent ${Object.keys(AGENTS).join("|")}${typeof name2 === "string" ? `, got ${quotedValue(name2)}` : ""}`);
   }
   const global = ctx.values.global === true;
-  const home2 = homeOf(ctx.env);
+  const home = homeOf(ctx.env);
   if (global && typeof ctx.values.root === "string") throw new UsageError(`${verb}: --global and --root exclude each other`);
   const root = global ? null : rootOption(ctx);
   return {
     agent: AGENTS[name2],
     global,
-    base: global ? real(home2) : root,
-    home: home2,
+    base: global ? real(home) : root,
+    home,
     memDir: root === null ? null : memoryDir(root),
     helper: helperLocation(ctx, root),
     dryRun: ctx.values["dry-run"] === true
@@ -10670,6 +10694,7 @@ var init_agent_files = __esm({
     init_quote();
     init_agents();
     init_errors();
+    init_home();
     init_paths();
     init_common();
     AGENT_OPTIONS = {
@@ -11488,12 +11513,12 @@ function parseTree(text2, errors = [], options = ParseOptions.DEFAULT) {
   }
   return result;
 }
-function findNodeAtLocation(root, path57) {
+function findNodeAtLocation(root, path58) {
   if (!root) {
     return void 0;
   }
   let node = root;
-  for (let segment of path57) {
+  for (let segment of path58) {
     if (typeof segment === "string") {
       if (node.type !== "object" || !Array.isArray(node.children)) {
         return void 0;
@@ -11859,14 +11884,14 @@ var init_parser = __esm({
 
 // node_modules/jsonc-parser/lib/esm/impl/edit.js
 function setProperty(text2, originalPath, value, options) {
-  const path57 = originalPath.slice();
+  const path58 = originalPath.slice();
   const errors = [];
   const root = parseTree(text2, errors);
   let parent = void 0;
   let lastSegment = void 0;
-  while (path57.length > 0) {
-    lastSegment = path57.pop();
-    parent = findNodeAtLocation(root, path57);
+  while (path58.length > 0) {
+    lastSegment = path58.pop();
+    parent = findNodeAtLocation(root, path58);
     if (parent === void 0 && value !== void 0) {
       if (typeof lastSegment === "string") {
         value = { [lastSegment]: value };
@@ -12046,8 +12071,8 @@ function printParseErrorCode(code) {
   }
   return "<unknown ParseErrorCode>";
 }
-function modify(text2, path57, value, options) {
-  return setProperty(text2, path57, value, options);
+function modify(text2, path58, value, options) {
+  return setProperty(text2, path58, value, options);
 }
 function applyEdits(text2, edits) {
   let sortedEdits = edits.slice(0).sort((a, b) => {
@@ -12216,8 +12241,8 @@ function formatOf(text2) {
   const indent = m ? m[1] : "  ";
   return { insertSpaces: !indent.startsWith("	"), tabSize: indent.startsWith("	") ? 1 : indent.length, eol: text2.includes("\r\n") ? "\r\n" : "\n" };
 }
-function edit(text2, path57, value, fmt, insert = false) {
-  return applyEdits(text2, modify(text2, path57, value, { formattingOptions: fmt, isArrayInsertion: insert }));
+function edit(text2, path58, value, fmt, insert = false) {
+  return applyEdits(text2, modify(text2, path58, value, { formattingOptions: fmt, isArrayInsertion: insert }));
 }
 function parsedHooks(text2) {
   const v = parse2(text2, [], { allowTrailingComma: true, disallowComments: false });
@@ -12436,7 +12461,7 @@ var init_md_block = __esm({
 });
 
 // src/agents/plan.ts
-import path40 from "node:path";
+import path41 from "node:path";
 function snippetOf(edit2, agent) {
   if (edit2.kind === "json-hooks") return hooksSnippet(edit2.hooks, edit2);
   if (edit2.kind === "md-block") return block(edit2.body([agent]));
@@ -12476,7 +12501,7 @@ function uninstallText(edit2, agent, current, shown) {
   }
 }
 function editPath(base, edit2) {
-  return path40.join(base, ...edit2.file.split("/"));
+  return path41.join(base, ...edit2.file.split("/"));
 }
 var init_plan = __esm({
   "src/agents/plan.ts"() {
@@ -12491,7 +12516,7 @@ var init_plan = __esm({
 
 // src/store/install-files.ts
 import { closeSync as closeSync11, constants as constants10, lstatSync as lstatSync24, mkdirSync as mkdirSync6, openSync as openSync9, readdirSync as readdirSync14, readFileSync as readFileSync13, readlinkSync as readlinkSync4, renameSync as renameSync6, rmdirSync as rmdirSync3, unlinkSync as unlinkSync11, writeSync as writeSync8, fsyncSync as fsyncSync4 } from "node:fs";
-import path41 from "node:path";
+import path42 from "node:path";
 async function readAgentFile(file, snippet, links = 1) {
   let read;
   try {
@@ -12517,12 +12542,12 @@ ${snippet}`);
   return { bytes: read.bytes, token: read.token };
 }
 function missingDirs(base, dir) {
-  const rel = path41.relative(base, dir);
+  const rel = path42.relative(base, dir);
   if (rel === "") return [];
   const missing = [];
   let cur = base;
-  for (const part of rel.split(path41.sep)) {
-    cur = path41.join(cur, part);
+  for (const part of rel.split(path42.sep)) {
+    cur = path42.join(cur, part);
     let st;
     try {
       st = lstatSync24(cur);
@@ -12568,11 +12593,11 @@ async function publishAgentFile(dir, name2, expectedToken, bytes, mode, archiveD
   });
 }
 async function retractAgentFile(dir, name2, expectedToken, failpoint3) {
-  const filePath = path41.join(dir, name2);
+  const filePath = path42.join(dir, name2);
   const prior = await readStable(filePath, { failpoint: failpoint3 });
   if (prior === null) return;
   if (prior.token !== expectedToken) throw new Refused(`${filePath} changed since it was read; run this again`);
-  const claim = path41.join(dir, privateName(name2, "claim", process.pid, randomHex8()));
+  const claim = path42.join(dir, privateName(name2, "claim", process.pid, randomHex8()));
   await failpoint(failpoint3, "before-claim");
   renameSync6(filePath, claim);
   if (claimIsWhatWeRead(claim, prior) !== "same") {
@@ -12584,16 +12609,16 @@ async function retractAgentFile(dir, name2, expectedToken, failpoint3) {
   await failpoint(failpoint3, "after-claim");
   unlinkSync11(claim);
 }
-function userDir(env, home2) {
-  const config = env.XDG_CONFIG_HOME ? env.XDG_CONFIG_HOME : path41.join(home2, ".config");
-  return path41.join(config, "session-handoff");
+function userDir(env, home) {
+  const config = env.XDG_CONFIG_HOME ? env.XDG_CONFIG_HOME : path42.join(home, ".config");
+  return path42.join(config, "session-handoff");
 }
-function recordsDir(env, home2) {
-  return path41.join(userDir(env, home2), "installs");
+function recordsDir(env, home) {
+  return path42.join(userDir(env, home), "installs");
 }
 function prepareDir(dir) {
   const missing = [];
-  for (let d = dir; ; d = path41.dirname(d)) {
+  for (let d = dir; ; d = path42.dirname(d)) {
     try {
       const st = lstatSync24(d);
       if (!st.isDirectory()) throw new Refused(`${d} is not a folder; install keeps its records under it, so nothing was changed`);
@@ -12601,7 +12626,7 @@ function prepareDir(dir) {
     } catch (err) {
       if (err instanceof Refused) throw err;
       missing.unshift(d);
-      if (path41.dirname(d) === d) break;
+      if (path42.dirname(d) === d) break;
     }
   }
   for (const d of missing) {
@@ -12615,7 +12640,7 @@ function prepareDir(dir) {
   return missing;
 }
 function recordNode(dir, execPath) {
-  const target = path41.join(dir, "node");
+  const target = path42.join(dir, "node");
   const want = `${execPath}
 `;
   try {
@@ -12633,7 +12658,7 @@ function recordNode(dir, execPath) {
   renameSync6(temp, target);
 }
 function recordPath(dir, file) {
-  return path41.join(dir, `${tokenOf(Buffer.from(file, "utf8")).slice(0, 16)}.json`);
+  return path42.join(dir, `${tokenOf(Buffer.from(file, "utf8")).slice(0, 16)}.json`);
 }
 function readRecord(dir, file) {
   try {
@@ -12645,7 +12670,7 @@ function readRecord(dir, file) {
 }
 function writeRecord(dir, record2) {
   const made = [];
-  for (const d of [path41.dirname(path41.dirname(dir)), path41.dirname(dir), dir]) {
+  for (const d of [path42.dirname(path42.dirname(dir)), path42.dirname(dir), dir]) {
     try {
       mkdirSync6(d, { mode: 448 });
       made.push(d);
@@ -12667,10 +12692,10 @@ function writeRecord(dir, record2) {
   return made;
 }
 function dropDeadTemps(target) {
-  const prefix = `${path41.basename(target)}.tmp-`;
+  const prefix = `${path42.basename(target)}.tmp-`;
   let names3;
   try {
-    names3 = readdirSync14(path41.dirname(target));
+    names3 = readdirSync14(path42.dirname(target));
   } catch {
     return;
   }
@@ -12678,7 +12703,7 @@ function dropDeadTemps(target) {
     const m = name2.startsWith(prefix) ? /^(\d+)-[0-9a-f]{8}$/.exec(name2.slice(prefix.length)) : null;
     if (m === null || processAlive(Number(m[1]))) continue;
     try {
-      unlinkSync11(path41.join(path41.dirname(target), name2));
+      unlinkSync11(path42.join(path42.dirname(target), name2));
     } catch {
     }
   }
@@ -12690,10 +12715,10 @@ function dropRecord(dir, file) {
   }
   if (removeEmptyDirs([dir]).length === 0) return;
   try {
-    unlinkSync11(path41.join(path41.dirname(dir), "node"));
+    unlinkSync11(path42.join(path42.dirname(dir), "node"));
   } catch {
   }
-  removeEmptyDirs([path41.dirname(dir)]);
+  removeEmptyDirs([path42.dirname(dir)]);
 }
 var NO_LOCK;
 var init_install_files = __esm({
@@ -12713,7 +12738,7 @@ var init_install_files = __esm({
 
 // src/store/install-repair.ts
 import { closeSync as closeSync12, linkSync as linkSync6, unlinkSync as unlinkSync12 } from "node:fs";
-import path42 from "node:path";
+import path43 from "node:path";
 function saveId2(e) {
   return e.name.slice(e.name.lastIndexOf(".") + 1).replace(/^(tmp|claim)-/, "");
 }
@@ -12733,7 +12758,7 @@ function bytesOf(p) {
   }
 }
 function planLeftovers(dir, name2) {
-  const file = path42.join(dir, name2);
+  const file = path43.join(dir, name2);
   const plan = { file, steps: [], conflict: null, planted: [], live: [], found: [] };
   const dead = [];
   for (const entry of listPrivate(dir)) {
@@ -12888,15 +12913,15 @@ var init_install_repair = __esm({
 });
 
 // src/verbs/agent-repair.ts
-import path43 from "node:path";
+import path44 from "node:path";
 function editTargets(t) {
   return t.agent.edits(t.helper, t.global).map((edit2) => ({ edit: edit2, file: editPath(t.base, edit2), shown: t.global ? `~/${edit2.file}` : edit2.file }));
 }
 async function repairAgentFiles(ctx, verb, t, targets) {
-  for (const { file } of targets) missingDirs(t.base, path43.dirname(file));
+  for (const { file } of targets) missingDirs(t.base, path44.dirname(file));
   const plans = [];
   for (const { file, shown } of targets) {
-    const plan = planLeftovers(path43.dirname(file), path43.basename(file));
+    const plan = planLeftovers(path44.dirname(file), path44.basename(file));
     if (plan.conflict !== null) throw conflictRefusal(plan.conflict);
     plans.push({ plan, shown });
   }
@@ -12923,11 +12948,11 @@ var init_agent_repair = __esm({
 
 // src/store/install-lock.ts
 import { lstatSync as lstatSync25, mkdirSync as mkdirSync7, rmdirSync as rmdirSync4 } from "node:fs";
-import path44 from "node:path";
+import path45 from "node:path";
 function installLockPath(root, env) {
-  if (root !== null) return path44.join(root, ".ai", ".install.lock");
-  const config = env.XDG_CONFIG_HOME || path44.join(env.HOME || "", ".config");
-  return path44.join(config, "session-handoff", ".install.lock");
+  if (root !== null) return path45.join(root, ".ai", ".install.lock");
+  const config = env.XDG_CONFIG_HOME || path45.join(homeFolder(env), ".config");
+  return path45.join(config, "session-handoff", ".install.lock");
 }
 function underInstallLock(verb) {
   return {
@@ -12938,12 +12963,12 @@ function underInstallLock(verb) {
       const global = ctx.values.global === true;
       let root = null;
       try {
-        root = global ? null : findRoot(path44.resolve(ctx.cwd, typeof ctx.values.root === "string" && ctx.values.root !== "" ? ctx.values.root : "."), ctx.env).root;
+        root = global ? null : findRoot(path45.resolve(ctx.cwd, typeof ctx.values.root === "string" && ctx.values.root !== "" ? ctx.values.root : "."), ctx.env).root;
         lockDir = installLockPath(root, ctx.env);
       } catch {
         return verb.run(ctx);
       }
-      const parent = path44.dirname(lockDir);
+      const parent = path45.dirname(lockDir);
       const made = makeParent(parent);
       const emptiedByVerb = verb.name === "uninstall";
       try {
@@ -12954,8 +12979,8 @@ function underInstallLock(verb) {
           await lock.release();
         }
       } finally {
-        const stop = global ? path44.resolve(ctx.env.HOME || "/") : root;
-        for (let dir = parent; (made !== null || emptiedByVerb) && dir.startsWith(`${stop}${path44.sep}`); dir = path44.dirname(dir)) {
+        const stop = global ? path45.resolve(homeFolder(ctx.env) || "/") : root;
+        for (let dir = parent; (made !== null || emptiedByVerb) && dir.startsWith(`${stop}${path45.sep}`); dir = path45.dirname(dir)) {
           try {
             rmdirSync4(dir);
           } catch {
@@ -12982,6 +13007,7 @@ var init_install_lock = __esm({
   "src/store/install-lock.ts"() {
     "use strict";
     init_errors();
+    init_home();
     init_lock();
     init_root();
     INSTALL_LOCK_SECONDS = 10;
@@ -12994,7 +13020,7 @@ __export(install_exports, {
   installHelpCommon: () => installHelpCommon,
   installVerb: () => installVerb
 });
-import path45 from "node:path";
+import path46 from "node:path";
 import { existsSync as existsSync3 } from "node:fs";
 var installHelpCommon, installVerb;
 var init_install = __esm({
@@ -13007,6 +13033,7 @@ var init_install = __esm({
     init_merge_driver_config();
     init_install_files();
     init_errors();
+    init_home();
     init_agent_repair();
     init_agent_files();
     init_common();
@@ -13053,8 +13080,10 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
         4 paused; 5 another install or uninstall held the install lock for 10 s.
 `,
       async run(ctx) {
-        if (!ctx.env.HOME) throw new Refused("install needs HOME set (the per-user records and the recorded Node live under it); nothing was changed");
-        if (!existsSync3(ctx.env.HOME)) throw new Refused(`HOME (${quotedValue(ctx.env.HOME)}) does not exist; install keeps its records under it, so nothing was changed`);
+        const home = homeFolder(ctx.env);
+        const homeVar = process.platform === "win32" ? "USERPROFILE" : "HOME";
+        if (!home) throw new Refused(`install needs ${homeVar} set (the per-user records and the recorded Node live under it); nothing was changed`);
+        if (!existsSync3(home)) throw new Refused(`${homeVar} (${quotedValue(home)}) does not exist; install keeps its records under it, so nothing was changed`);
         const t = agentTarget(ctx, "install");
         assertNotPaused(t.memDir, ctx.env);
         const targets = editTargets(t);
@@ -13085,12 +13114,12 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
             lines3.push(`unchanged ${p.shown}`);
             continue;
           }
-          const dirs = missingDirs(t.base, path45.dirname(p.file));
+          const dirs = missingDirs(t.base, path46.dirname(p.file));
           makeDirs(dirs);
           const mode = p.edit.kind === "owned-file" ? p.edit.mode : 420;
           const bytes = Buffer.from(p.next, "utf8");
           try {
-            await publishAgentFile(path45.dirname(p.file), path45.basename(p.file), p.snap.token, bytes, mode, path45.join(records, "archive"), failpointOf(ctx));
+            await publishAgentFile(path46.dirname(p.file), path46.basename(p.file), p.snap.token, bytes, mode, path46.join(records, "archive"), failpointOf(ctx));
           } catch (err) {
             removeEmptyDirs(dirs);
             throw err;
@@ -13122,7 +13151,7 @@ var uninstall_exports = {};
 __export(uninstall_exports, {
   uninstallVerb: () => uninstallVerb
 });
-import path46 from "node:path";
+import path47 from "node:path";
 var uninstallVerb;
 var init_uninstall = __esm({
   "src/verbs/uninstall.ts"() {
@@ -13196,8 +13225,8 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
             continue;
           }
           if (p.verb !== "unchanged") {
-            if (p.next === null) await retractAgentFile(path46.dirname(p.file), path46.basename(p.file), p.snap.token, failpointOf(ctx));
-            else await publishAgentFile(path46.dirname(p.file), path46.basename(p.file), p.snap.token, Buffer.from(p.next, "utf8"), 420, path46.join(records, "archive"), failpointOf(ctx));
+            if (p.next === null) await retractAgentFile(path47.dirname(p.file), path47.basename(p.file), p.snap.token, failpointOf(ctx));
+            else await publishAgentFile(path47.dirname(p.file), path47.basename(p.file), p.snap.token, Buffer.from(p.next, "utf8"), 420, path47.join(records, "archive"), failpointOf(ctx));
           }
           lines3.push(`${p.verb} ${p.shown}`);
           if (p.record !== null && (p.next === null || p.verb === "restored" || !holdsOurs(p.edit, p.next))) {
@@ -13222,7 +13251,7 @@ __export(init_exports, {
   initVerb: () => initVerb
 });
 import { existsSync as existsSync4, lstatSync as lstatSync26, realpathSync as realpathSync6, rmSync as rmSync4 } from "node:fs";
-import path47 from "node:path";
+import path48 from "node:path";
 function planOf(ctx) {
   const global = ctx.values.global === true;
   if (global && typeof ctx.values.root === "string") throw new UsageError("init: --global and --root exclude each other");
@@ -13235,7 +13264,7 @@ function planOf(ctx) {
   if (global) base = realpathSync6(homeOf(ctx.env));
   else {
     const given = typeof ctx.values.root === "string";
-    const found = findRoot(path47.resolve(ctx.cwd, given ? ctx.values.root : "."), ctx.env);
+    const found = findRoot(path48.resolve(ctx.cwd, given ? ctx.values.root : "."), ctx.env);
     if (!given && found.by === "start") {
       throw new Refused(`no project here: ${found.root} has no .git and no folder above it has one; nothing was changed. Run init at your project's root (after \`git init\`), or pass --root <project>`);
     }
@@ -13252,13 +13281,13 @@ function planOf(ctx) {
     agents = agents.filter((a) => a.skillFolders.home.length > 0);
   }
   if (!ctx.helperPath) throw new Refused("init cannot tell where its own skill folder is; run it as `npx session-handoff init` or `node <skill>/scripts/memory_io.mjs init`");
-  const source = realpathSync6(path47.dirname(path47.dirname(path47.resolve(ctx.cwd, ctx.helperPath))));
-  if (!existsSync4(path47.join(source, "SKILL.md"))) throw new Refused(`${source} holds no SKILL.md, so there is no skill to copy; nothing was changed. Run init from the session-handoff package`);
-  const shown = (p) => (global ? `~/${path47.relative(base, p)}` : path47.relative(base, p)).split(path47.sep).join("/");
-  return { base, global, dryRun: ctx.values["dry-run"] === true, source, dest: path47.join(base, CANONICAL), agents, shown };
+  const source = realpathSync6(path48.dirname(path48.dirname(path48.resolve(ctx.cwd, ctx.helperPath))));
+  if (!existsSync4(path48.join(source, "SKILL.md"))) throw new Refused(`${source} holds no SKILL.md, so there is no skill to copy; nothing was changed. Run init from the session-handoff package`);
+  const shown = (p) => (global ? `~/${path48.relative(base, p)}` : path48.relative(base, p)).split(path48.sep).join("/");
+  return { base, global, dryRun: ctx.values["dry-run"] === true, source, dest: path48.join(base, CANONICAL), agents, shown };
 }
 async function agentVerb(ctx, plan, verb, agent, dryRun) {
-  const helperPath = path47.join(plan.dest, "scripts", "memory_io.mjs");
+  const helperPath = path48.join(plan.dest, "scripts", "memory_io.mjs");
   const values = { agent: agent.name, "dry-run": dryRun, ...plan.global ? { global: true } : { root: plan.base } };
   const out = await verb.run({ ...ctx, values, positionals: [], helperPath, skillDir: plan.dest });
   const lines3 = String(out.stdout).split("\n").filter((l) => l !== "").map((l) => `${agent.name}: ${l}`);
@@ -13266,7 +13295,7 @@ async function agentVerb(ctx, plan, verb, agent, dryRun) {
 }
 function linkPlaces(plan, agents) {
   const places = agents.map((a) => linkFolderFor(a, plan.global)).filter((f) => f !== null);
-  return [...new Set(places)].map((f) => path47.join(plan.base, f, "session-handoff"));
+  return [...new Set(places)].map((f) => path48.join(plan.base, f, "session-handoff"));
 }
 function counted(steps) {
   const n2 = (a) => steps.filter((s) => s.action === a).length;
@@ -13279,7 +13308,7 @@ async function init(ctx, plan) {
     throw new Refused(`${shown(dest)} is a link to another folder; nothing was changed. Remove it, then run init again`);
   }
   const steps = running ? [] : copySteps(source, dest);
-  const writes = steps.map((s) => path47.join(dest, s.rel));
+  const writes = steps.map((s) => path48.join(dest, s.rel));
   const links = linkPlaces(plan, plan.agents).map((place) => {
     const state = linkState(place, dest);
     if (state !== "absent" && state !== "ours" && state !== "copy") {
@@ -13287,7 +13316,7 @@ async function init(ctx, plan) {
     }
     const asCopy = state === "copy" || state === "absent" && process.platform === "win32";
     const copy = asCopy ? copySteps(source, place) : [];
-    writes.push(...asCopy ? copy.map((s) => path47.join(place, s.rel)) : state === "absent" ? [place] : []);
+    writes.push(...asCopy ? copy.map((s) => path48.join(place, s.rel)) : state === "absent" ? [place] : []);
     return { place, state, asCopy, copy };
   });
   for (const file of writes) {
@@ -13353,15 +13382,15 @@ async function undo(ctx, plan) {
     }
     if (!plan.dryRun) {
       rmSync4(place, { recursive: state === "copy", force: true });
-      removeEmptyUpTo(path47.dirname(place), path47.join(plan.base, path47.relative(plan.base, place).split(path47.sep)[0]));
+      removeEmptyUpTo(path48.dirname(place), path48.join(plan.base, path48.relative(plan.base, place).split(path48.sep)[0]));
     }
     lines3.push(`${would} ${shown(place)}`);
   }
   const files = skillFiles(dest);
   if (files.length > 0 && !(existsSync4(dest) && lstatSync26(dest).isSymbolicLink())) {
     if (!plan.dryRun) {
-      for (const rel of files) rmSync4(path47.join(dest, rel), { force: true });
-      for (const rel of files) removeEmptyUpTo(path47.dirname(path47.join(dest, rel)), plan.base);
+      for (const rel of files) rmSync4(path48.join(dest, rel), { force: true });
+      for (const rel of files) removeEmptyUpTo(path48.dirname(path48.join(dest, rel)), plan.base);
     }
     lines3.push(`${would} ${shown(dest)} (${files.length} files)`);
   }
@@ -13434,8 +13463,8 @@ exit:   0 done; 2 refused or usage; 4 paused; 5 the install lock stayed busy.
 // src/agents/doctor-checks.ts
 import { spawn } from "node:child_process";
 import { randomBytes as randomBytes4 } from "node:crypto";
-import { lstatSync as lstatSync27, readFileSync as readFileSync14 } from "node:fs";
-import path48 from "node:path";
+import { existsSync as existsSync5, lstatSync as lstatSync27, readFileSync as readFileSync14 } from "node:fs";
+import path49 from "node:path";
 function outdatedReasons(text2, edit2) {
   const out = [];
   const forms = installedForms(edit2);
@@ -13454,11 +13483,11 @@ function outdatedReasons(text2, edit2) {
   if (stray.length > 0) out.push(`it holds a hook of ours on ${stray.join(", ")}, which install no longer adds`);
   return out;
 }
-function codexTrust(env, home2, hooksFile) {
-  const codexHome = env.CODEX_HOME ? env.CODEX_HOME : path48.join(home2, ".codex");
+function codexTrust(env, home, hooksFile) {
+  const codexHome = env.CODEX_HOME ? env.CODEX_HOME : path49.join(home, ".codex");
   let toml = "";
   try {
-    const p = path48.join(codexHome, "config.toml");
+    const p = path49.join(codexHome, "config.toml");
     if (lstatSync27(p).isFile()) toml = readFileSync14(p, "utf8");
   } catch {
   }
@@ -13483,12 +13512,27 @@ function budgetFinding(text2, file, fixCmd) {
 function startFolderNote(agent) {
   return `${agent.name}: project hooks load only when ${agent.name} starts at the project root (not from a subfolder); for monorepos, or to start anywhere, use install --agent ${agent.name} --global`;
 }
-function runStart(file, argv, root, env) {
-  const childEnv = { PATH: "/usr/bin:/bin", CLAUDE_PROJECT_DIR: root, GEMINI_PROJECT_DIR: root };
-  for (const k of ["HOME", "XDG_CONFIG_HOME", "SESSION_HANDOFF_NODE", "SESSION_HANDOFF_DISABLE", "TMPDIR"]) if (env[k]) childEnv[k] = env[k];
+function posixShell(env, platform = process.platform) {
+  if (platform !== "win32") return POSIX_SHELL;
+  const dirs = [env.ProgramFiles, env["ProgramFiles(x86)"]].filter((d) => !!d).map((d) => path49.win32.join(d, "Git", "bin"));
+  for (const dir of [...dirs, ...(env.PATH ?? env.Path ?? "").split(";").filter((d) => d !== "")]) {
+    const sh = path49.win32.join(dir, "sh.exe");
+    if (existsSync5(sh)) return sh;
+  }
+  return null;
+}
+function runStart(file, argv, root, env, platform = process.platform) {
+  const windows = platform === "win32";
+  const shell = argv[0] === POSIX_SHELL ? posixShell(env, platform) : argv[0];
+  if (shell === null) {
+    return Promise.resolve({ file, code: null, stdout: "", stderr: "", notRun: "no POSIX shell (Git for Windows' sh.exe) was found to run it as the harness would" });
+  }
+  const childEnv = { PATH: windows ? env.PATH ?? env.Path ?? "" : "/usr/bin:/bin", CLAUDE_PROJECT_DIR: root, GEMINI_PROJECT_DIR: root };
+  const keep = windows ? ["USERPROFILE", "SystemRoot", "SystemDrive", "TEMP", "TMP", "ProgramFiles", "APPDATA", "LOCALAPPDATA"] : [];
+  for (const k of ["HOME", "XDG_CONFIG_HOME", "SESSION_HANDOFF_NODE", "SESSION_HANDOFF_DISABLE", "TMPDIR", ...keep]) if (env[k]) childEnv[k] = env[k];
   const input = JSON.stringify({ session_id: `${PROBE_SESSION_PREFIX}${randomBytes4(4).toString("hex")}`, cwd: root, hook_event_name: "SessionStart", source: "startup" });
   return new Promise((resolve) => {
-    const child = spawn(argv[0], argv.slice(1), { cwd: root, env: childEnv, stdio: ["pipe", "pipe", "pipe"], timeout: 1e4 });
+    const child = spawn(shell, argv.slice(1), { cwd: root, env: childEnv, stdio: ["pipe", "pipe", "pipe"], timeout: 1e4 });
     const out = [];
     const err = [];
     child.stdout.on("data", (b) => out.push(b));
@@ -13522,7 +13566,7 @@ function installShaped(edit2, command) {
     const word = FILE_WORD.exec(command.slice(FILE_HEAD.length, command.length - tail.length));
     if (word === null) continue;
     const name2 = word[1].startsWith("'") ? word[1].slice(1, -1).replace(/\x27\\\x27\x27/g, "'") : word[1];
-    if (path48.posix.basename(name2) === HELPER_FILE) return `${word[0].slice(0, word[0].length - word[1].length)}${name2}`;
+    if ((windowsShaped(name2) ? path49.win32 : path49.posix).basename(name2) === HELPER_FILE) return `${word[0].slice(0, word[0].length - word[1].length)}${name2}`;
   }
   return null;
 }
@@ -13530,20 +13574,22 @@ function startCommands(edit2, text2, file, current) {
   if (edit2.kind === "json-hooks") {
     const forms = installedForms(edit2);
     const all = oursIn(text2).filter((h) => h.event === "SessionStart").map((h) => h.command);
-    return { run: all.filter((c) => forms.includes(c)).map((c) => ["/bin/sh", "-c", c]), foreign: all.filter((c) => installShaped(edit2, c) === null) };
+    return { run: all.filter((c) => forms.includes(c)).map((c) => [POSIX_SHELL, "-c", c]), foreign: all.filter((c) => installShaped(edit2, c) === null) };
   }
-  if (edit2.kind === "owned-file" && edit2.mode === 493) return current ? { run: [["/bin/sh", file]], foreign: [] } : { run: [], foreign: [`/bin/sh ${edit2.file}`] };
+  if (edit2.kind === "owned-file" && edit2.mode === 493) return current ? { run: [[POSIX_SHELL, file]], foreign: [] } : { run: [], foreign: [`/bin/sh ${edit2.file}`] };
   return { run: [], foreign: [] };
 }
-var FILE_WORD, FILE_HEAD, FILE_TAIL;
+var POSIX_SHELL, FILE_WORD, FILE_HEAD, FILE_TAIL;
 var init_doctor_checks = __esm({
   "src/agents/doctor-checks.ts"() {
     "use strict";
     init_json_hooks();
     init_command();
+    init_harness_path();
     init_probe_session();
     init_envelope2();
     init_md_block();
+    POSIX_SHELL = "/bin/sh";
     FILE_WORD = /^(?:"\$[A-Za-z_][A-Za-z0-9_]*"\/)?([A-Za-z0-9_./:@%+=-]+|\x27(?:[^\x27]|\x27\\\x27\x27)*\x27)$/;
     FILE_HEAD = "f=";
     FILE_TAIL = '; [ ! -f "$f" ] || ';
@@ -13551,8 +13597,8 @@ var init_doctor_checks = __esm({
 });
 
 // src/agents/claude-plugin.ts
-import { existsSync as existsSync5, readFileSync as readFileSync15 } from "node:fs";
-import path49 from "node:path";
+import { existsSync as existsSync6, readFileSync as readFileSync15 } from "node:fs";
+import path50 from "node:path";
 function json(file) {
   try {
     const v = JSON.parse(readFileSync15(file, "utf8").slice(0, 1e6));
@@ -13561,17 +13607,17 @@ function json(file) {
     return null;
   }
 }
-function claudePluginInstalls(home2) {
-  const installed = json(path49.join(home2, ".claude", "plugins", "installed_plugins.json"));
+function claudePluginInstalls(home) {
+  const installed = json(path50.join(home, ".claude", "plugins", "installed_plugins.json"));
   const plugins = installed?.plugins;
   if (plugins === null || typeof plugins !== "object") return [];
-  const enabledMap = json(path49.join(home2, ".claude", "settings.json"))?.enabledPlugins ?? {};
+  const enabledMap = json(path50.join(home, ".claude", "settings.json"))?.enabledPlugins ?? {};
   const out = [];
   for (const [key, list2] of Object.entries(plugins)) {
     if (!key.startsWith("session-handoff@") || !Array.isArray(list2)) continue;
     for (const raw of list2) {
       const e = raw !== null && typeof raw === "object" ? raw : {};
-      const rootSkill = typeof e.installPath === "string" && path49.isAbsolute(e.installPath) && existsSync5(path49.join(e.installPath, "SKILL.md"));
+      const rootSkill = typeof e.installPath === "string" && path50.isAbsolute(e.installPath) && existsSync6(path50.join(e.installPath, "SKILL.md"));
       out.push({ key, scope: typeof e.scope === "string" ? e.scope : "unknown", version: typeof e.version === "string" ? e.version : null, enabled: enabledMap[key] !== false, rootSkill });
     }
   }
@@ -13589,7 +13635,7 @@ __export(doctor_exports, {
   doctorVerb: () => doctorVerb
 });
 import { lstatSync as lstatSync28, readdirSync as readdirSync15, readFileSync as readFileSync16 } from "node:fs";
-import path50 from "node:path";
+import path51 from "node:path";
 function readText(p) {
   try {
     const st = lstatSync28(p);
@@ -13632,6 +13678,7 @@ var init_doctor = __esm({
     init_anchor_lines();
     init_invisible();
     init_types();
+    init_errors();
     NOT_OURS = (file, command) => `${file}: a SessionStart command names memory_io.mjs but is not one install writes (not ours: not run): ${quotedValue(command)}`;
     HELPER_FILES = ["scripts/memory_io.mjs", "scripts/lib/cli.mjs", "scripts/lib/session.mjs"];
     doctorVerb = {
@@ -13644,7 +13691,8 @@ A read-only health report: the Node version; where the skill is installed for
 each agent; whether each agent's hook or block is installed in the project's files
 ("not installed", "current", or "outdated" with why; with --global, the per-user
 files); each installed SessionStart command run as a harness would (/bin/sh -c with
-PATH=/usr/bin:/bin) and what it printed; Codex's trust entry; a block in AGENTS.md
+PATH=/usr/bin:/bin; on Windows Git for Windows' sh.exe, or not run, with a note) and
+what it printed; Codex's trust entry; a block in AGENTS.md
 past the 32 KiB Codex reads; a Claude Code plugin install beside installed hooks;
 what an interrupted install or uninstall left; and the memory dir: \`check\`'s
 verdict, the archive count, the journal, the kill switch, the memory lock, the
@@ -13653,7 +13701,8 @@ the command that fixes it. Changes nothing. Every line it can print:
 references/verbs.md#doctor.
 
 options:
-  --global    report the per-user files instead of the project's
+  --global    report the per-user files instead of the project's (runs from the
+              home folder too)
   --json      print one object {"ok", "node", "agents", "runs", "notes",
               "leftovers", "memory", "problems": [{"what", "fix"}]}
   --root DIR  the project root
@@ -13662,8 +13711,15 @@ stdout: the report, or the JSON object.
 exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
 `,
       async run(ctx) {
-        const root = rootOption(ctx);
-        const home2 = homeOf(ctx.env);
+        const home = homeOf(ctx.env);
+        const global = ctx.values.global === true;
+        let root;
+        try {
+          root = rootOption(ctx);
+        } catch (err) {
+          if (!global || typeof ctx.values.root === "string" || !(err instanceof Refused) || home === "") throw err;
+          root = path51.resolve(home);
+        }
         const helper = helperLocation(ctx, root);
         const problems = [];
         const nodeRun2 = (verb, rootArg) => {
@@ -13675,10 +13731,9 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
         const cmd = (verb) => nodeRun2(verb, true);
         const node = process.versions.node;
         if (Number(node.split(".")[0]) < 20) problems.push({ what: `Node ${node} is older than 20`, fix: "install Node.js 20 or newer" });
-        const global = ctx.values.global === true;
         const agentFiles = (agent, perUser) => {
           try {
-            return agent.edits(helper, perUser).map((edit2) => ({ edit: edit2, file: editPath(perUser ? home2 : root, edit2) }));
+            return agent.edits(helper, perUser).map((edit2) => ({ edit: edit2, file: editPath(perUser ? home : root, edit2) }));
           } catch {
             return [];
           }
@@ -13689,9 +13744,9 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
         const starts = [];
         for (const [name2, agent] of Object.entries(AGENTS)) {
           const skill = [
-            ...agent.skillFolders.project.map((f) => path50.join(root, f, "session-handoff")),
-            ...agent.skillFolders.home.map((f) => path50.join(home2, f, "session-handoff"))
-          ].filter((d) => exists(path50.join(d, "SKILL.md")));
+            ...agent.skillFolders.project.map((f) => path51.join(root, f, "session-handoff")),
+            ...agent.skillFolders.home.map((f) => path51.join(home, f, "session-handoff"))
+          ].filter((d) => exists(path51.join(d, "SKILL.md")));
           const install = {};
           for (const { edit: edit2, file } of agentFiles(agent, global)) {
             const text2 = readText(file);
@@ -13716,12 +13771,12 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
             }
             const installed = state === "current" || state === "outdated";
             if (installed && text2 !== null) {
-              if (edit2.kind === "md-block" && path50.basename(edit2.file) === "AGENTS.md") {
+              if (edit2.kind === "md-block" && path51.basename(edit2.file) === "AGENTS.md") {
                 const over = budgetFinding(text2, edit2.file, cmd(`install --agent ${name2}${gflag}`));
                 if (over !== null && !problems.some((p) => p.what === over.what)) problems.push(over);
                 if (name2 === "codex") notes.push(`codex: AGENTS.md files in subfolders count toward the same 32 KiB Codex reads`);
               }
-              if (edit2.kind === "json-hooks" && agent.checks?.hookTrust === "codex") agents[name2] = { ...agents[name2], trust: codexTrust(ctx.env, home2, file) };
+              if (edit2.kind === "json-hooks" && agent.checks?.hookTrust === "codex") agents[name2] = { ...agents[name2], trust: codexTrust(ctx.env, home, file) };
               if (edit2.kind === "json-hooks" && agent.checks?.projectHooksFromStartFolder && !global) notes.push(startFolderNote(agent));
             }
             if ((installed || edit2.kind === "json-hooks") && text2 !== null && holdsOurs(edit2, text2)) {
@@ -13742,12 +13797,12 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
             problems.push({ what: `${name2}: installed, but no session-handoff skill folder where ${name2} looks for skills (${where})`, fix: nodeRun2(`init --agent ${name2}${gflag}`, !global) });
           }
           for (const dir of skill) {
-            const lacking2 = HELPER_FILES.filter((f) => !exists(path50.join(dir, f)));
+            const lacking2 = HELPER_FILES.filter((f) => !exists(path51.join(dir, f)));
             if (lacking2.length === 0 || problems.some((p) => p.what.includes(dir))) continue;
             problems.push({ what: `${name2}: the skill folder ${quotePath(dir)} lacks its helper (${lacking2.join(", ")})`, fix: nodeRun2(`init --agent ${name2}${gflag}`, !global) });
           }
         }
-        const plugins = claudePluginInstalls(home2);
+        const plugins = claudePluginInstalls(home);
         if (plugins.length > 0) {
           agents["claude-code"] = { ...agents["claude-code"], plugin: plugins };
           for (const p of plugins) notes.push(`claude-code: the plugin ${p.key} is installed (${p.scope} scope${p.version ? `, ${p.version}` : ""}, ${p.enabled ? "enabled" : "disabled"})`);
@@ -13761,19 +13816,19 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
         const seen = /* @__PURE__ */ new Set();
         for (const [name2, agent] of Object.entries(AGENTS)) {
           for (const global2 of [false, true]) {
-            const base = global2 ? home2 : root;
+            const base = global2 ? home : root;
             for (const { edit: edit2, file } of agentFiles(agent, global2)) {
               if (seen.has(file)) continue;
               seen.add(file);
               try {
-                missingDirs(base, path50.dirname(file));
+                missingDirs(base, path51.dirname(file));
               } catch {
                 continue;
               }
-              const plan = planLeftovers(path50.dirname(file), path50.basename(file));
+              const plan = planLeftovers(path51.dirname(file), path51.basename(file));
               if (plan.found.length === 0) continue;
               const shown = global2 ? `~/${edit2.file}` : edit2.file;
-              const rel = (p) => global2 ? `~/${path50.relative(home2, p)}` : path50.relative(root, p);
+              const rel = (p) => global2 ? `~/${path51.relative(home, p)}` : path51.relative(root, p);
               const found = plan.found.map((e) => rel(e.path));
               const fixVerb = `install --agent ${name2}${global2 ? " --global" : ""}`;
               const fixCmd = nodeRun2(fixVerb, !global2);
@@ -13801,9 +13856,9 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
         const lock = lockState(memoryDir(root));
         if (lock.unproven) {
           const who = lock.host === null ? "an unreadable owner file" : `process ${lock.pid} on ${quotedValue(lock.host)}, dated ahead of this clock`;
-          problems.push({ what: `the memory lock ${path50.join(".ai", "memory", LOCK_NAME)} names ${who}`, fix: `${cmd("recover")} takes it over after watching it 10 s (if no writer is at work there)` });
+          problems.push({ what: `the memory lock ${path51.join(".ai", "memory", LOCK_NAME)} names ${who}`, fix: `${cmd("recover")} takes it over after watching it 10 s (if no writer is at work there)` });
         }
-        if (unsafe) problems.push({ what: "a memory file failed safety or schema checks", fix: `inspect ${path50.join(".ai", "memory")} by hand (a link, a hard link, a FIFO or no v1 marker); move the file away` });
+        if (unsafe) problems.push({ what: "a memory file failed safety or schema checks", fix: `inspect ${path51.join(".ai", "memory")} by hand (a link, a hard link, a FIFO or no v1 marker); move the file away` });
         if (mergeDriverMissing(root)) problems.push({ what: MERGE_DRIVER_MISSING, fix: cmd("publish") });
         let archives = 0;
         try {
@@ -13821,7 +13876,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
             journal.problems.push({ file: `journal/${f.name}`, line: 0, message: err.message });
           }
         }
-        for (const p of journal.problems) problems.push({ what: `${path50.join(".ai", "memory", p.file)} line ${p.line}: ${p.message}; saves add no entry to it until it is fixed`, fix: "fix that line by hand, or move the file away" });
+        for (const p of journal.problems) problems.push({ what: `${path51.join(".ai", "memory", p.file)} line ${p.line}: ${p.message}; saves add no entry to it until it is fixed`, fix: "fix that line by hand, or move the file away" });
         const paused = pauseSwitch(memoryDir(root), ctx.env);
         if (paused) problems.push({ what: `memory writes are paused by ${paused.startsWith("SESSION_HANDOFF_DISABLE") ? paused : quotedPath(paused)}`, fix: paused.startsWith("SESSION_HANDOFF_DISABLE") ? "unset SESSION_HANDOFF_DISABLE" : removePause(paused) });
         let git = null;
@@ -13838,7 +13893,8 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
         for (const s of starts) {
           const r = await runStart(s.shown, s.argv, root, ctx.env);
           runs.push(r);
-          if (r.code !== 0) problems.push({ what: `${r.file}: its SessionStart command exited ${r.code ?? "by a signal or timeout"}${r.stderr ? `: ${quotedValue(r.stderr.trim().split("\n")[0])}` : ""}`, fix: cmd(`install --agent ${s.agent}${gflag}`) });
+          if (r.notRun !== void 0) notes.push(`${r.file} SessionStart: not run: ${r.notRun}`);
+          else if (r.code !== 0) problems.push({ what: `${r.file}: its SessionStart command exited ${r.code ?? "by a signal or timeout"}${r.stderr ? `: ${quotedValue(r.stderr.trim().split("\n")[0])}` : ""}`, fix: cmd(`install --agent ${s.agent}${gflag}`) });
         }
         const memory = { verdict, files, archives, paused, git, journal };
         const result = { ok: problems.length === 0, node, helper: helper.abs, agents, runs, notes: [...new Set(notes)], leftovers, memory, problems };
@@ -13867,8 +13923,8 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
 });
 
 // src/git/publish-memory.ts
-import { accessSync as accessSync2, constants as constants11, existsSync as existsSync6, statSync as statSync3 } from "node:fs";
-import path51 from "node:path";
+import { accessSync as accessSync2, constants as constants11, existsSync as existsSync7, statSync as statSync3 } from "node:fs";
+import path52 from "node:path";
 function isPublicMemoryPath(rel, journal = true) {
   return /^(HANDOFF|LESSONS|SOLUTIONS)\.md$/.test(rel) || /^archive\/[A-Z]+-[A-Za-z0-9._-]+\.md$/.test(rel) || journal && /^journal\/\d{4}(?:-\d{2}(?:-\d+)?)?\.md$/.test(rel);
 }
@@ -13878,8 +13934,8 @@ async function skippedPrograms(top, env, push) {
     runGit(top, ["rev-parse", "--git-path", "hooks"], env, void 0, opts),
     runGit(top, ["config", "--type=bool", "--get", "commit.gpgSign"], env, void 0, opts)
   ]);
-  const hooksDir = path51.resolve(top, dir.stdout.toString("utf8").replace(/\n$/, ""));
-  const hooks = dir.code !== 0 ? [] : COMMIT_HOOKS.filter((h) => (push || h !== "pre-push") && executable(path51.join(hooksDir, h)));
+  const hooksDir = path52.resolve(top, dir.stdout.toString("utf8").replace(/\n$/, ""));
+  const hooks = dir.code !== 0 ? [] : COMMIT_HOOKS.filter((h) => (push || h !== "pre-push") && executable(path52.join(hooksDir, h)));
   return { hooks, signing: sign.code === 0 && sign.stdout.toString("utf8").trim() === "true" };
 }
 function executable(p) {
@@ -13903,7 +13959,7 @@ async function publishTarget(root, memDir, env) {
   const topOut = await runGit(root, ["rev-parse", "--show-toplevel"], env);
   if (topOut.code !== 0) throw new Refused(`${root} is not in a git repository; publish commits the memory dir with git (${firstLine(topOut.stderr)})`);
   const top = topOut.stdout.toString("utf8").replace(/\n$/, "");
-  const memRel = path51.relative(top, memDir).split(path51.sep).join("/");
+  const memRel = path52.relative(top, memDir).split(path52.sep).join("/");
   if (memRel.startsWith("..")) throw new Refused(`the memory dir ${memDir} is outside the repository ${top}`);
   const ignored = await Promise.all([`${memRel}/`, `${memRel}/HANDOFF.md`].map((p) => runGit(top, ["check-ignore", "-q", "--", p], env)));
   if (ignored.some((r) => r.code === 0)) {
@@ -13915,7 +13971,7 @@ async function publishMemory(root, memDir, message, push, env, attributes = "no"
   const { top, memRel } = target ?? await publishTarget(root, memDir, env);
   const git = (args, what) => gitOut(top, args, env, what, runHooks);
   const listed2 = await git(["ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", `${memRel}/`], "git ls-files");
-  const journal = !existsSync6(path51.join(memDir, "journal", "OFF"));
+  const journal = !existsSync7(path52.join(memDir, "journal", "OFF"));
   const paths = [...new Set(listed2.split("\0").filter(Boolean))].filter((p) => isPublicMemoryPath(p.slice(memRel.length + 1), journal)).sort();
   if (attributes === "changed" || attributes === "if-only-ours" && attributesOnlyOurs(top)) paths.push(".gitattributes");
   if (paths.length === 0) return { committed: false, paths: [], commit: null, pushed: null };
@@ -15205,8 +15261,7 @@ var init_checkpoint2 = __esm({
 });
 
 // src/verbs/checkpoint-run.ts
-import { homedir as homedir3 } from "node:os";
-import path52 from "node:path";
+import path53 from "node:path";
 function checkpointHelp() {
   return `usage: node memory_io.mjs checkpoint [--format claude|codex|gemini] [--root DIR] < hook-input.json
 
@@ -15237,7 +15292,7 @@ exit: always 0, usage errors included -- a hook must never block the harness.
 `;
 }
 function projectHandoffs(root) {
-  const bytes = readHeadBytes(path52.join(memoryDir(root), "HANDOFF.md"));
+  const bytes = readHeadBytes(path53.join(memoryDir(root), "HANDOFF.md"));
   let current = null;
   if (bytes !== null) {
     const saved = /^Saved: (.+)$/m.exec(bytes.subarray(0, 4096).toString("utf8"))?.[1]?.trim() ?? null;
@@ -15253,7 +15308,7 @@ function projectHandoffs(root) {
         archived = /* @__PURE__ */ new Set();
         try {
           for (const e of listArchives(root).slice(0, ARCHIVES_HASHED)) {
-            const b = e.regular ? readHeadBytes(path52.join(archiveDir(root), e.name)) : null;
+            const b = e.regular ? readHeadBytes(path53.join(archiveDir(root), e.name)) : null;
             if (b !== null) archived.add(tokenOf(b));
           }
         } catch {
@@ -15386,7 +15441,8 @@ async function runCheckpoint(ctx) {
   } catch (err) {
     return ok("", [...notes, CHECKPOINT_LINES.skipped(err.message)]);
   }
-  if (root === path52.parse(root).root || root === path52.resolve(ctx.env.HOME || homedir3())) {
+  const home = homeFolder(ctx.env);
+  if (root === path53.parse(root).root || home !== "" && samePath(root, path53.resolve(home))) {
     return ok("", [...notes, CHECKPOINT_LINES.skipped(`${root} is the home directory or the file system's root, not a project`)]);
   }
   if (pauseSwitch(memoryDir(root), ctx.env) !== null) return ok("", [CHECKPOINT_LINES.paused()]);
@@ -15399,7 +15455,7 @@ async function runCheckpoint(ctx) {
   if (hook.lastMessage !== null && (got.cap !== null || !got.recognised)) (got.cap ??= emptyCapture(isFormat(format2) ? format2 : "claude")).lastClaim = hook.lastMessage;
   const anchorLines = await anchorsP;
   const dir = checkpointsDir(root);
-  const file = path52.join(dir, name2);
+  const file = path53.join(dir, name2);
   const before = checkpointsDirState(root) === "ok" ? readHead(file, CHECKPOINT_MAX_BYTES * 2) : null;
   const beforeSince = before === null ? null : headerValue(before, "Since-handoff");
   const since = got.save?.token ?? (beforeSince !== null && project.accepts(beforeSince) ? beforeSince : null);
@@ -15500,6 +15556,7 @@ var init_checkpoint_run = __esm({
     init_checkpoint_cleanup();
     init_files();
     init_mutate();
+    init_home();
     init_paths();
     init_pause();
     init_publish();
@@ -15536,7 +15593,7 @@ var init_checkpoint_verb = __esm({
 
 // src/journal/search.ts
 import { readdirSync as readdirSync16 } from "node:fs";
-import path53 from "node:path";
+import path54 from "node:path";
 function queryWords(query) {
   return [...new Set((query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => w.length > 0))];
 }
@@ -15625,7 +15682,7 @@ async function searchMemory(root, words, opts = {}) {
   };
   if (kinds.has("journal")) {
     for (const f of listJournal(root)) {
-      const text2 = await readText2(path53.join(journalDir(root), f.name), `journal/${f.name}`, notes);
+      const text2 = await readText2(path54.join(journalDir(root), f.name), `journal/${f.name}`, notes);
       if (text2 === null) continue;
       const units2 = [];
       for (const e of parseJournal(text2, f.kind).entries) {
@@ -15644,25 +15701,25 @@ async function searchMemory(root, words, opts = {}) {
     }
   }
   if (kinds.has("handoff")) {
-    const text2 = await readText2(path53.join(mem, "HANDOFF.md"), "HANDOFF.md", notes);
+    const text2 = await readText2(path54.join(mem, "HANDOFF.md"), "HANDOFF.md", notes);
     if (text2 !== null) consider("handoff", "HANDOFF.md", markdownUnits(text2, stateDate(text2)));
   }
   if (kinds.has("archive")) {
     for (const name2 of names2(archiveDir(root)).filter((n2) => /^HANDOFF-.*\.md$/.test(n2))) {
-      const text2 = await readText2(path53.join(archiveDir(root), name2), `archive/${name2}`, notes);
+      const text2 = await readText2(path54.join(archiveDir(root), name2), `archive/${name2}`, notes);
       if (text2 !== null) consider("archive", `archive/${name2}`, markdownUnits(text2, stateDate(text2)));
     }
   }
   if (kinds.has("ledger")) {
     for (const name2 of ["LESSONS.md", "SOLUTIONS.md"]) {
-      const text2 = await readText2(path53.join(mem, name2), name2, notes);
+      const text2 = await readText2(path54.join(mem, name2), name2, notes);
       if (text2 !== null) consider("ledger", name2, ledgerUnits(text2));
     }
   }
   if (kinds.has("checkpoint")) {
-    const dir = path53.join(mem, "checkpoints");
+    const dir = path54.join(mem, "checkpoints");
     for (const name2 of names2(dir).filter((n2) => /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}\.md$/.test(n2))) {
-      const text2 = await readText2(path53.join(dir, name2), `checkpoints/${name2}`, notes);
+      const text2 = await readText2(path54.join(dir, name2), `checkpoints/${name2}`, notes);
       if (text2 !== null) consider("checkpoint", `checkpoints/${name2}`, markdownUnits(text2, stateDate(text2)));
     }
   }
@@ -15804,7 +15861,7 @@ ${body}<<<END UNTRUSTED SEARCH ${nonce}>>>
 });
 
 // src/journal/impact.ts
-import path54 from "node:path";
+import path55 from "node:path";
 function median(xs) {
   if (xs.length === 0) return null;
   const s = [...xs].sort((a, b) => a - b);
@@ -15841,7 +15898,7 @@ async function readResumes(root) {
   for (const f of listJournal(root)) {
     let text2;
     try {
-      const r = await readStable(path54.join(journalDir(root), f.name));
+      const r = await readStable(path55.join(journalDir(root), f.name));
       if (r === null) continue;
       text2 = r.bytes.toString("utf8");
     } catch {
@@ -15947,7 +16004,7 @@ __export(journal_exports, {
   journalVerb: () => journalVerb
 });
 import { unlinkSync as unlinkSync13 } from "node:fs";
-import path55 from "node:path";
+import path56 from "node:path";
 var journalVerb;
 var init_journal = __esm({
   "src/verbs/journal.ts"() {
@@ -15993,7 +16050,7 @@ exit:   0 purged (also none); 2 refused; 4 paused; 5 busy.
           for (const f of listJournal(root)) {
             const last = f.kind === "year" ? `${f.period}-12` : f.period;
             if (before !== void 0 && last >= before) continue;
-            unlinkSync13(path55.join(journalDir(root), f.name));
+            unlinkSync13(path56.join(journalDir(root), f.name));
             gone.push(`journal/${f.name}`);
           }
           return gone;
@@ -16012,7 +16069,7 @@ __export(merge_driver_exports, {
   mergeDriverVerb: () => mergeDriverVerb
 });
 import { closeSync as closeSync14, constants as constants13, fstatSync as fstatSync7, lstatSync as lstatSync29, mkdirSync as mkdirSync8, openSync as openSync11, readFileSync as readFileSync17, writeSync as writeSync9 } from "node:fs";
-import path56 from "node:path";
+import path57 from "node:path";
 function readRegularBytes(p) {
   const fd = openSync11(p, constants13.O_RDONLY | NOFOLLOW);
   try {
@@ -16040,7 +16097,7 @@ function writeResult(p, text2) {
 function archiveDirOf(top, memRel) {
   let at3 = top;
   for (const part of [...memRel.split("/").filter(Boolean), "archive"]) {
-    at3 = path56.join(at3, part);
+    at3 = path57.join(at3, part);
     let st;
     try {
       st = lstatSync29(at3);
@@ -16139,7 +16196,7 @@ exit: 0 merged; 1 not merged (git's conflict stands)
         try {
           const dir = archiveDirOf(ctx.cwd, `${m[1]}.ai/memory`);
           const name2 = archiveName("HANDOFF", dir);
-          createExclusive(path56.join(dir, name2), loser);
+          createExclusive(path57.join(dir, name2), loser);
           writeResult(ours, markMerged(winner, name2));
           return ok("", [`session-handoff merge driver: ${file}: kept the later handoff; the other is archive/${name2}`]);
         } catch (err) {

@@ -265,9 +265,27 @@ var init_errors = __esm({
   }
 });
 
+// src/store/home.ts
+import { homedir } from "node:os";
+import path2 from "node:path";
+function homeFolder(env, platform = process.platform) {
+  const value = platform === "win32" ? env.USERPROFILE : env.HOME;
+  return value ?? homedir();
+}
+function samePath(a, b, platform = process.platform) {
+  if (platform !== "win32") return a === b;
+  const norm = (p) => path2.win32.resolve(p).toLowerCase();
+  return norm(a) === norm(b);
+}
+var init_home = __esm({
+  "src/store/home.ts"() {
+    "use strict";
+  }
+});
+
 // src/store/root.ts
 import { lstatSync as lstatSync2, readFileSync, realpathSync as realpathSync2 } from "node:fs";
-import path2 from "node:path";
+import path3 from "node:path";
 function exists(p) {
   try {
     lstatSync2(p);
@@ -284,23 +302,23 @@ function realOrNull(p) {
   }
 }
 function within(child, parent) {
-  const rel = path2.relative(parent, child);
-  return rel === "" || !rel.startsWith("..") && !path2.isAbsolute(rel);
+  const rel = path3.relative(parent, child);
+  return rel === "" || !rel.startsWith("..") && !path3.isAbsolute(rel);
 }
 function ceilings(env) {
   const out = [];
-  for (const c of (env.GIT_CEILING_DIRECTORIES ?? "").split(":")) {
-    if (c === "" || !path2.isAbsolute(c)) continue;
-    out.push(realOrNull(c) ?? path2.resolve(c));
+  for (const c of (env.GIT_CEILING_DIRECTORIES ?? "").split(path3.delimiter)) {
+    if (c === "" || !path3.isAbsolute(c)) continue;
+    out.push(realOrNull(c) ?? path3.resolve(c));
   }
   return out;
 }
 function safeDirectories(env) {
-  const home2 = env.HOME ?? "";
+  const home = homeFolder(env);
   const files = [];
   if (!env.GIT_CONFIG_NOSYSTEM || /^(?:0|false|no|off)$/i.test(env.GIT_CONFIG_NOSYSTEM)) files.push(env.GIT_CONFIG_SYSTEM || "/etc/gitconfig");
   if (env.GIT_CONFIG_GLOBAL !== void 0) files.push(env.GIT_CONFIG_GLOBAL);
-  else files.push(path2.join(env.XDG_CONFIG_HOME || path2.join(home2, ".config"), "git", "config"), path2.join(home2, ".gitconfig"));
+  else files.push(path3.join(env.XDG_CONFIG_HOME || path3.join(home, ".config"), "git", "config"), path3.join(home, ".gitconfig"));
   let out = [];
   for (const file of files) {
     let text;
@@ -325,7 +343,7 @@ function safeDirectories(env) {
       if (!m) continue;
       const value = m[1].replace(/^"(.*)"$/, "$1");
       if (value === "") out = [];
-      else out.push(value.startsWith("~/") ? path2.join(home2, value.slice(2)) : value);
+      else out.push(value.startsWith("~/") ? path3.join(home, value.slice(2)) : value);
     }
   }
   return out;
@@ -334,7 +352,7 @@ function listedSafe(dir, safe) {
   return safe.some((s) => {
     if (s === "*") return true;
     if (s.endsWith("/*")) return within(dir, realOrNull(s.slice(0, -2)) ?? s.slice(0, -2));
-    return (realOrNull(s) ?? path2.resolve(s)) === dir;
+    return (realOrNull(s) ?? path3.resolve(s)) === dir;
   });
 }
 function distrust(dir, uid, safe) {
@@ -353,7 +371,7 @@ function dubious(root, uid, env, safe) {
   if (uid === void 0) return null;
   for (let dir = root; ; ) {
     if (dir !== root && distrust(dir, uid, safe) !== null) return null;
-    if (exists(path2.join(dir, ".git"))) {
+    if (exists(path3.join(dir, ".git"))) {
       let owner;
       try {
         owner = lstatSync2(dir).uid;
@@ -366,14 +384,14 @@ function dubious(root, uid, env, safe) {
         `${dir} is a git repository owned by another user (uid ${owner}), which git refuses as dubious; its memory is not used: run from a project of your own, or, if you trust it, \`git config --global --add safe.directory ${dir}\``
       );
     }
-    const parent = path2.dirname(dir);
+    const parent = path3.dirname(dir);
     if (parent === dir || ceilings(env).includes(parent)) return null;
     dir = parent;
   }
 }
 function memoryOwnedWell(dir, uid) {
   if (uid === void 0) return true;
-  for (const p of [path2.join(dir, ".ai"), path2.join(dir, ".ai", "memory")]) {
+  for (const p of [path3.join(dir, ".ai"), path3.join(dir, ".ai", "memory")]) {
     try {
       const st = lstatSync2(p);
       if (st.uid !== uid && st.uid !== 0) return false;
@@ -400,36 +418,37 @@ function findRoot(startPath, env, opts = {}) {
     throw new Refused(`root ${startPath} does not exist; pass the project root with --root`);
   }
   if (!st.isDirectory()) throw new Refused(`root ${startPath} is not a directory; pass the project root with --root`);
-  const home2 = env.HOME ? realOrNull(env.HOME) : null;
-  if (home2 !== null && start === home2) throw new Refused(NOT_A_PROJECT);
+  const homeVar = homeFolder(env);
+  const home = homeVar ? realOrNull(homeVar) : null;
+  if (home !== null && samePath(start, home)) throw new Refused(NOT_A_PROJECT);
   const uid = "uid" in opts ? opts.uid : process.getuid?.();
   let safe = null;
   const safeList = () => safe ??= safeDirectories(env);
   if (uid !== void 0 && (st.mode & 514) === 514 && !listedSafe(start, safeList())) {
     throw new Refused(`${start} is a sticky folder anyone can write to (like /tmp), never a project: run it from a project folder or pass --root <project>`);
   }
-  const found = walk(start, env, uid, safeList, home2);
+  const found = walk(start, env, uid, safeList, home);
   const refusal = dubious(found.root, uid, env, safeList);
   if (refusal !== null) throw refusal;
   return found;
 }
-function walk(start, env, uid, safeList, home2) {
-  if (exists(path2.join(start, ".ai", "memory"))) return { root: start, start, by: "memory" };
+function walk(start, env, uid, safeList, home) {
+  if (exists(path3.join(start, ".ai", "memory"))) return { root: start, start, by: "memory" };
   const stops = ceilings(env);
-  const belowHome = home2 !== null && within(start, home2);
+  const belowHome = home !== null && within(start, home);
   let dir = start;
   for (; ; ) {
     if (dir !== start) {
       const why = distrust(dir, uid, safeList);
       if (why !== null) return { root: start, start, by: "start", stopped: { at: dir, why } };
     }
-    if (exists(path2.join(dir, ".ai", "memory"))) {
+    if (exists(path3.join(dir, ".ai", "memory"))) {
       if (dir === start || memoryOwnedWell(dir, uid)) return { root: dir, start, by: "memory" };
       return { root: start, start, by: "start", stopped: { at: dir, why: "its .ai/memory belongs to another user" } };
     }
-    if (exists(path2.join(dir, ".git"))) return { root: dir, start, by: "git" };
-    const parent = path2.dirname(dir);
-    if (parent === dir || stops.includes(parent) || belowHome && parent === home2) return { root: start, start, by: "start" };
+    if (exists(path3.join(dir, ".git"))) return { root: dir, start, by: "git" };
+    const parent = path3.dirname(dir);
+    if (parent === dir || stops.some((s) => samePath(s, parent)) || belowHome && samePath(parent, home)) return { root: start, start, by: "start" };
     dir = parent;
   }
 }
@@ -438,13 +457,14 @@ var init_root = __esm({
   "src/store/root.ts"() {
     "use strict";
     init_errors();
+    init_home();
     NOT_A_PROJECT = "not a project: run it from a project folder or pass --root <project>";
   }
 });
 
 // src/git/git-dir.ts
 import { lstatSync as lstatSync3, readFileSync as readFileSync2 } from "node:fs";
-import path3 from "node:path";
+import path4 from "node:path";
 function isFile(p) {
   try {
     return lstatSync3(p).isFile();
@@ -472,28 +492,28 @@ function gitTopOf(root, opts = {}) {
   for (; ; ) {
     if (dir !== root && distrustedAbove(dir, process.env, opts) !== null) return null;
     try {
-      lstatSync3(path3.join(dir, ".git"));
+      lstatSync3(path4.join(dir, ".git"));
       return dir;
     } catch {
     }
-    const parent = path3.dirname(dir);
+    const parent = path4.dirname(dir);
     if (parent === dir) return null;
     dir = parent;
   }
 }
 function gitDirOf(top) {
-  const dotGit = path3.join(top, ".git");
+  const dotGit = path4.join(top, ".git");
   if (isDir(dotGit)) return dotGit;
   const text = readSmall(dotGit);
   const m = text === null ? null : /^gitdir:[ \t]*(.+?)[ \t]*$/m.exec(text);
   if (!m) return null;
-  const dir = path3.resolve(top, m[1]);
+  const dir = path4.resolve(top, m[1]);
   return isDir(dir) ? dir : null;
 }
 function commonDirOf(gitDir) {
   try {
-    const text = readFileSync2(path3.join(gitDir, "commondir"), "utf8").trim();
-    if (text !== "") return path3.resolve(gitDir, text);
+    const text = readFileSync2(path4.join(gitDir, "commondir"), "utf8").trim();
+    if (text !== "") return path4.resolve(gitDir, text);
   } catch {
   }
   return gitDir;
@@ -507,11 +527,11 @@ var init_git_dir = __esm({
 
 // src/git/saves.ts
 import { closeSync as closeSync2, constants as constants2, lstatSync as lstatSync4, mkdirSync, openSync as openSync2, readFileSync as readFileSync3, renameSync, writeSync as writeSync2 } from "node:fs";
-import path4 from "node:path";
+import path5 from "node:path";
 function savesPath(root, opts = {}) {
   const top = gitTopOf(root, opts);
   const gitDir = top === null ? null : gitDirOf(top);
-  return gitDir === null ? null : path4.join(commonDirOf(gitDir), "session-handoff", "saves");
+  return gitDir === null ? null : path5.join(commonDirOf(gitDir), "session-handoff", "saves");
 }
 function savesLines(p) {
   return readFileSync3(p, "utf8").slice(0, 16384).split("\n").filter((l) => /^[0-9a-f]{64}( \d+ \d+ \d+ \d+)?$/.test(l));
@@ -685,22 +705,22 @@ var init_anchor_lines = __esm({
 
 // src/store/paths.ts
 import { lstatSync as lstatSync5, mkdirSync as mkdirSync2 } from "node:fs";
-import path5 from "node:path";
+import path6 from "node:path";
 function memoryDir(root) {
-  return path5.join(root, ".ai", "memory");
+  return path6.join(root, ".ai", "memory");
 }
 function archiveDir(root) {
-  return path5.join(root, ".ai", "memory", "archive");
+  return path6.join(root, ".ai", "memory", "archive");
 }
 function treeVerdict(root, uid = process.getuid?.()) {
   const mem = memoryDir(root);
-  for (const dir of [path5.join(root, ".ai"), mem, ...MEMORY_SUBDIRS.map((d) => path5.join(mem, d))]) {
+  for (const dir of [path6.join(root, ".ai"), mem, ...MEMORY_SUBDIRS.map((d) => path6.join(mem, d))]) {
     let st;
     try {
       st = lstatSync5(dir);
     } catch (err) {
       if (err.code !== "ENOENT") return { dir, why: `cannot be inspected (${err.code ?? "error"})` };
-      if (dir === mem || dir === path5.dirname(mem)) return "missing";
+      if (dir === mem || dir === path6.dirname(mem)) return "missing";
       continue;
     }
     if (st.isSymbolicLink()) return { dir, why: "is a link" };
@@ -734,7 +754,7 @@ var init_paths = __esm({
 
 // src/store/files.ts
 import { closeSync as closeSync3, constants as constants3, fstatSync as fstatSync2, openSync as openSync3, readlinkSync, readSync as readSync2 } from "node:fs";
-import path6 from "node:path";
+import path7 from "node:path";
 import { createHash, randomBytes } from "node:crypto";
 function tokenOf(bytes) {
   return createHash("sha256").update(bytes).digest("hex");
@@ -746,10 +766,10 @@ function describeLink(filePath) {
   } catch {
     return `${filePath} is a link; the helper only uses regular files with one link (replace the link with the file it points to, or move it away, and retry)`;
   }
-  const dir = path6.dirname(filePath);
-  const name = path6.basename(filePath);
-  const pointsAt = path6.resolve(dir, to);
-  const other = TARGETS.find((t) => t !== name && pointsAt === path6.join(dir, t));
+  const dir = path7.dirname(filePath);
+  const name = path7.basename(filePath);
+  const pointsAt = path7.resolve(dir, to);
+  const other = TARGETS.find((t) => t !== name && pointsAt === path7.join(dir, t));
   if (TARGETS.includes(name) && other !== void 0) {
     return `${filePath} is a link to ${quotedPath(to)}: the lesson belongs in ${other}; use \`--target ${other}\``;
   }
@@ -865,7 +885,7 @@ var init_files = __esm({
 // src/store/private.ts
 import { lstatSync as lstatSync6, readdirSync, readFileSync as readFileSync4 } from "node:fs";
 import { hostname } from "node:os";
-import path7 from "node:path";
+import path8 from "node:path";
 function listPrivate(dir) {
   let names;
   try {
@@ -878,7 +898,7 @@ function listPrivate(dir) {
     const m = PRIVATE_PATTERN.exec(name);
     if (!m) continue;
     const role = m[2] === "tmp" ? "tmp" : "claim";
-    out.push({ name, file: m[1], role, pid: Number(m[3] ?? m[5]), path: path7.join(dir, name) });
+    out.push({ name, file: m[1], role, pid: Number(m[3] ?? m[5]), path: path8.join(dir, name) });
   }
   return out;
 }
@@ -894,7 +914,7 @@ function hasPrivatePartner(dir, file, ino) {
 }
 function readOwner(lockDir) {
   try {
-    const text = readFileSync4(path7.join(lockDir, OWNER_NAME), "utf8");
+    const text = readFileSync4(path8.join(lockDir, OWNER_NAME), "utf8");
     const data = JSON.parse(text);
     if (typeof data.pid !== "number" || typeof data.host !== "string" || typeof data.nonce !== "string") return null;
     return { pid: data.pid, host: data.host, nonce: data.nonce };
@@ -932,7 +952,7 @@ function lockVerdict(owner, st, host, unchangedMs) {
   return "held";
 }
 function lockState(memDir) {
-  const lockDir = path7.join(memDir, LOCK_NAME);
+  const lockDir = path8.join(memDir, LOCK_NAME);
   let st;
   try {
     st = lstatSync6(lockDir);
@@ -983,7 +1003,7 @@ var init_publish = __esm({
 
 // src/store/recover.ts
 import { lstatSync as lstatSync7, readdirSync as readdirSync2 } from "node:fs";
-import path8 from "node:path";
+import path9 from "node:path";
 function pendingRepairs(root) {
   return [
     ...listPrivate(memoryDir(root)).filter((e) => MEMORY_FILES.has(e.file)),
@@ -1001,7 +1021,7 @@ function archiveExcess(root) {
   for (const name of names) {
     if (!PRUNABLE_NAME.test(name)) continue;
     try {
-      const st = lstatSync7(path8.join(archiveDir(root), name));
+      const st = lstatSync7(path9.join(archiveDir(root), name));
       if (st.isSymbolicLink() || !st.isFile() || st.nlink !== 1) return 0;
     } catch {
       continue;
@@ -1020,7 +1040,7 @@ function archiveEntriesWithIno(dir, ino) {
   } catch {
     return [];
   }
-  return names.filter((n) => inoOf(path8.join(dir, n)) === ino);
+  return names.filter((n) => inoOf(path9.join(dir, n)) === ino);
 }
 function notOurs(e, filePath, arch, siblings) {
   const st = lstatBig(e.path);
@@ -1037,7 +1057,7 @@ function notOurs(e, filePath, arch, siblings) {
 function groupByFile(entries) {
   const byFile = /* @__PURE__ */ new Map();
   for (const e of entries) {
-    const key = path8.join(path8.dirname(e.path), e.file);
+    const key = path9.join(path9.dirname(e.path), e.file);
     byFile.set(key, [...byFile.get(key) ?? [], e]);
   }
   return byFile;
@@ -1070,7 +1090,7 @@ var init_recover = __esm({
 
 // src/store/inspect.ts
 import { closeSync as closeSync4, fstatSync as fstatSync3, readSync as readSync3 } from "node:fs";
-import path9 from "node:path";
+import path10 from "node:path";
 function treeUnsafe(root) {
   const verdict = treeVerdict(root);
   return verdict === "missing" ? null : verdict !== "ok";
@@ -1098,7 +1118,7 @@ function inspectFile(root, kind, retry = true, opts = {}) {
   const writerLive = () => liveWriter(memDir);
   let opened;
   try {
-    opened = openRegular(path9.join(memDir, file));
+    opened = openRegular(path10.join(memDir, file));
   } catch {
     return { kind, status: "unsafe", mtimeMs: null };
   }
@@ -1106,7 +1126,7 @@ function inspectFile(root, kind, retry = true, opts = {}) {
     if (mine.some((e) => e.role === "claim")) {
       return { kind, status: writerLive() ? "present" : "interrupted", mtimeMs: null };
     }
-    if (retry && (mine.length > 0 || lstatBig(path9.join(memDir, file)) !== null)) return inspectFile(root, kind, false, opts);
+    if (retry && (mine.length > 0 || lstatBig(path10.join(memDir, file)) !== null)) return inspectFile(root, kind, false, opts);
     return { kind, status: "missing", mtimeMs: null };
   }
   const { fd, stat } = opened;
@@ -1114,7 +1134,7 @@ function inspectFile(root, kind, retry = true, opts = {}) {
     const mtimeMs = Number(stat.mtimeMs);
     if (stat.nlink !== 1n) {
       if (!hasPrivatePartner(memDir, file, stat.ino)) {
-        const now = lstatBig(path9.join(memDir, file));
+        const now = lstatBig(path10.join(memDir, file));
         if (now !== null && now.ino === stat.ino && now.nlink === 1n) return { kind, status: "present", mtimeMs };
         return { kind, status: "unsafe", mtimeMs };
       }
@@ -1126,7 +1146,7 @@ function inspectFile(root, kind, retry = true, opts = {}) {
     const ok2 = lines[0] === MARKER && lines.slice(0, 4).includes(HEADING_OF[kind]);
     if (!ok2) return { kind, status: "foreign", mtimeMs };
     if (opts.text && stat.size <= BigInt(MAX_DOCUMENT_BYTES)) {
-      const whole = wholeBytes(fd, path9.join(memDir, file), stat);
+      const whole = wholeBytes(fd, path10.join(memDir, file), stat);
       if (whole !== null) return firstNul(whole) >= 0 ? { kind, status: "unsafe", mtimeMs } : { kind, status: "present", mtimeMs, text: whole.toString("utf8") };
     }
     if (holdsNul(fd, buf, n)) return { kind, status: "unsafe", mtimeMs };
@@ -1177,8 +1197,7 @@ var init_inspect = __esm({
 
 // src/store/pause.ts
 import { lstatSync as lstatSync9 } from "node:fs";
-import { homedir } from "node:os";
-import path10 from "node:path";
+import path11 from "node:path";
 function exists2(p) {
   try {
     lstatSync9(p);
@@ -1187,12 +1206,9 @@ function exists2(p) {
     return false;
   }
 }
-function home(env) {
-  return env.HOME || homedir();
-}
 function expandHome(p, env) {
-  if (p === "~") return home(env);
-  if (p.startsWith("~/")) return path10.join(home(env), p.slice(2));
+  if (p === "~") return homeFolder(env);
+  if (p.startsWith("~/")) return path11.join(homeFolder(env), p.slice(2));
   return p;
 }
 function disabledByEnv(env) {
@@ -1204,14 +1220,14 @@ function pauseSwitch(memDir, env) {
     const v = env.SESSION_HANDOFF_DISABLE.slice(0, 40);
     return `SESSION_HANDOFF_DISABLE=${/^[A-Za-z0-9._+-]+$/.test(v) ? v : quotedValue(v)} from the environment`;
   }
-  if (memDir !== null && exists2(path10.join(memDir, "PAUSE"))) return path10.join(memDir, "PAUSE");
+  if (memDir !== null && exists2(path11.join(memDir, "PAUSE"))) return path11.join(memDir, "PAUSE");
   const named = env.SESSION_HANDOFF_PAUSE;
   if (named) {
     const p = expandHome(named, env);
     if (exists2(p)) return p;
   }
-  const config = env.XDG_CONFIG_HOME ? env.XDG_CONFIG_HOME : path10.join(home(env), ".config");
-  const global = path10.join(config, "session-handoff", "PAUSE");
+  const config = env.XDG_CONFIG_HOME ? env.XDG_CONFIG_HOME : path11.join(homeFolder(env), ".config");
+  const global = path11.join(config, "session-handoff", "PAUSE");
   if (exists2(global)) return global;
   return null;
 }
@@ -1220,11 +1236,12 @@ var init_pause = __esm({
     "use strict";
     init_quote();
     init_errors();
+    init_home();
   }
 });
 
 // src/schema/values.ts
-import path11 from "node:path";
+import path12 from "node:path";
 function parseStrictTime(value, nowMs) {
   const m = ISO.exec(value);
   if (!m) return { error: "not a strict ISO-8601 time with a zone" };
@@ -1250,7 +1267,7 @@ function safeRelativePath(value) {
   if (value.length === 0 || value.length > 4096) return null;
   if (/[\x00-\x1f\x7f\\]/.test(value)) return null;
   if (value.startsWith("/") || value.startsWith("~") || /^[A-Za-z]:/.test(value)) return null;
-  const normal = path11.posix.normalize(value);
+  const normal = path12.posix.normalize(value);
   if (normal === "." || normal === ".." || normal.startsWith("../")) return null;
   return normal.replace(/\/$/, "");
 }
@@ -1991,14 +2008,14 @@ var init_handoff = __esm({
 });
 
 // src/verbs/common.ts
-import path12 from "node:path";
+import path13 from "node:path";
 function rootOption(ctx, fallbackStart = null) {
   const value = ctx.values.root;
   if (value === "") throw new UsageError("--root needs a folder: pass --root <project>, or leave it out to start from the current folder");
   const given = typeof value === "string";
-  const found = findRoot(path12.resolve(ctx.cwd, given ? value : fallbackStart ?? "."), ctx.env);
+  const found = findRoot(path13.resolve(ctx.cwd, given ? value : fallbackStart ?? "."), ctx.env);
   if (given && found.root !== found.start) ctx.warn(`using root ${found.root}`);
-  if (!given && found.by === "memory" && found.root !== found.start && !exists(path12.join(found.root, ".git"))) {
+  if (!given && found.by === "memory" && found.root !== found.start && !exists(path13.join(found.root, ".git"))) {
     ctx.warn(`using the memory of ${quotedPath(found.root)}, found above ${quotedPath(found.start)}, which is in no git repository: pass --root <project> to choose another`);
   }
   if (!given && found.stopped) ctx.warn(`stopped looking for the project root at ${quotedPath(found.stopped.at)} (${found.stopped.why}); using ${quotedPath(found.root)}: pass --root <project> to choose another`);
@@ -2047,15 +2064,15 @@ var init_envelopes = __esm({
 });
 
 // src/agents/harness-path.ts
-import path13 from "node:path";
+import path14 from "node:path";
 function windowsShaped(p) {
   return /^([A-Za-z]:|\\\\)/.test(p);
 }
 function harnessPath(what, p, platform = process.platform) {
   const windows = windowsShaped(p);
-  if (p.includes("\0") || !(windows || platform === "win32" ? path13.win32 : path13.posix).isAbsolute(p)) return { ok: false, reason: `${what} is not an absolute path`, windows };
+  if (p.includes("\0") || !(windows || platform === "win32" ? path14.win32 : path14.posix).isAbsolute(p)) return { ok: false, reason: `${what} is not an absolute path`, windows };
   if (windows && platform !== "win32") return { ok: false, reason: `${what} ${quotedPath(p.slice(0, 200))} is a Windows path and this helper runs on ${platform}`, windows };
-  return { ok: true, path: platform === "win32" ? path13.win32.normalize(p) : p };
+  return { ok: true, path: platform === "win32" ? path14.win32.normalize(p) : p };
 }
 function hookCwd(cwd, platform = process.platform) {
   if (cwd === void 0 || cwd === null) return null;
@@ -2131,9 +2148,9 @@ var init_checkpoint_name = __esm({
 // src/store/checkpoints.ts
 import { closeSync as closeSync5, constants as constants4, fstatSync as fstatSync4, lstatSync as lstatSync10, openSync as openSync4, readdirSync as readdirSync3, readSync as readSync4, unlinkSync as unlinkSync2, writeSync as writeSync3 } from "node:fs";
 import { createHash as createHash2 } from "node:crypto";
-import path14 from "node:path";
+import path15 from "node:path";
 function checkpointsDir(root) {
-  return path14.join(memoryDir(root), "checkpoints");
+  return path15.join(memoryDir(root), "checkpoints");
 }
 function sessionFileId(id) {
   if (typeof id !== "string" || id === "") return "unknown";
@@ -2164,7 +2181,7 @@ function readHeadAndTime(filePath, bytes) {
   try {
     const st = fstatSync4(fd, { bigint: true });
     if (!st.isFile()) return null;
-    if (st.nlink !== 1n && !(st.nlink === 2n && hasPrivatePartner(path14.dirname(filePath), path14.basename(filePath), st.ino))) return null;
+    if (st.nlink !== 1n && !(st.nlink === 2n && hasPrivatePartner(path15.dirname(filePath), path15.basename(filePath), st.ino))) return null;
     const want = Math.min(bytes, Number(st.size) + 1);
     const buf = Buffer.alloc(want);
     const n = readSync4(fd, buf, 0, want, 0);
@@ -2192,7 +2209,7 @@ function listCheckpoints(root, now = Date.now()) {
   const mtimes = /* @__PURE__ */ new Map();
   for (const name of names) {
     if (!CHECKPOINT_NAME.test(name)) continue;
-    const read = readHeadAndTime(path14.join(checkpointsDir(root), name), HEAD);
+    const read = readHeadAndTime(path15.join(checkpointsDir(root), name), HEAD);
     if (read === null) continue;
     const head = read.bytes.toString("utf8");
     if (!isCheckpointText(head)) continue;
@@ -2221,7 +2238,7 @@ function rmQuietRegular(p) {
   }
 }
 function deliveredPath(root, session) {
-  return path14.join(checkpointsDir(root), `.delivered-${session}`);
+  return path15.join(checkpointsDir(root), `.delivered-${session}`);
 }
 function readDelivered(root, session) {
   const text = readHead(deliveredPath(root, session), 128);
@@ -2274,7 +2291,7 @@ var init_probe_session = __esm({
 
 // src/verbs/checkpoint-surface.ts
 import { readdirSync as readdirSync4 } from "node:fs";
-import path15 from "node:path";
+import path16 from "node:path";
 function minutesAgo(savedMs, now) {
   if (savedMs === null) return "at an unknown time";
   const m = Math.floor(Math.max(0, now - savedMs) / MINUTE_MS);
@@ -2295,7 +2312,7 @@ function lazyOrder(token, text, now) {
   };
 }
 function handoffOrder(root, now) {
-  const bytes = readHeadBytes(path15.join(memoryDir(root), FILE_OF.handoff), 1e6);
+  const bytes = readHeadBytes(path16.join(memoryDir(root), FILE_OF.handoff), 1e6);
   return bytes === null ? null : lazyOrder(tokenOf(bytes), bytes.toString("utf8"), now);
 }
 function newerThanHandoff(entry, handoff) {
@@ -2353,7 +2370,7 @@ async function checkpointHookLines(root, input, handoffPresent, paused, now) {
       chosen = currentCheckpoint(root, handoff, now);
     }
     if (chosen === null) return { lines: [], handoffOlderThanSession: older };
-    const file = await readStable(path15.join(checkpointsDir(root), chosen.entry.name)).catch(() => null);
+    const file = await readStable(path16.join(checkpointsDir(root), chosen.entry.name)).catch(() => null);
     if (file === null || file.stat.nlink !== 1n) return { lines: [], handoffOlderThanSession: older };
     const probe = isProbeSession(input.sessionId);
     const known = session !== "unknown" && !probe;
@@ -2376,7 +2393,7 @@ function toldToAnySession(root, token) {
     return false;
   }
   for (const name of names) {
-    if (name.startsWith(".delivered-") && readHead(path15.join(checkpointsDir(root), name), 128)?.trim() === token) return true;
+    if (name.startsWith(".delivered-") && readHead(path16.join(checkpointsDir(root), name), 128)?.trim() === token) return true;
   }
   return false;
 }
@@ -2409,7 +2426,7 @@ __export(hook_exports, {
   hookVerb: () => hookVerb
 });
 import { createHash as createHash3 } from "node:crypto";
-import path16 from "node:path";
+import path17 from "node:path";
 import { lstatSync as lstatSync11 } from "node:fs";
 function ageText(text, now) {
   if (typeof text !== "string") return "age unknown";
@@ -2553,7 +2570,7 @@ exit: always 0 -- a broken hook must not break a session; problems go to stderr.
           const saves = readSaves(root);
           if (saves === null) return true;
           try {
-            if (savedHereByStat(root, statKey(lstatSync11(path16.join(memoryDir(root), "HANDOFF.md"), { bigint: true })))) return true;
+            if (savedHereByStat(root, statKey(lstatSync11(path17.join(memoryDir(root), "HANDOFF.md"), { bigint: true })))) return true;
           } catch {
           }
           return saves.includes(createHash3("sha256").update(text, "utf8").digest("hex"));

@@ -1,9 +1,10 @@
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { lstatSync, readFileSync } from "node:fs";
+import { existsSync, lstatSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { HELPER_FILE, oursIn } from "./json-hooks.ts";
 import { nodeRun } from "./command.ts";
+import { windowsShaped } from "./harness-path.ts";
 import { PROBE_SESSION_PREFIX } from "../store/probe-session.ts";
 import { SESSION_MATCHER } from "./envelope.ts";
 import { blockEndByte, CODEX_BUDGET, findBlock } from "./md-block.ts";
@@ -80,12 +81,30 @@ export function startFolderNote(agent: Agent): string {
   return `${agent.name}: project hooks load only when ${agent.name} starts at the project root (not from a subfolder); for monorepos, or to start anywhere, use install --agent ${agent.name} --global`;
 }
 
-/** What running one installed SessionStart command printed. */
+/** What running one installed SessionStart command printed; `notRun` says why it was not run. */
 export interface StartRun {
   file: string;
   code: number | null;
   stdout: string;
   stderr: string;
+  notRun?: string;
+}
+
+/** Where argv's first word is this, `runStart` puts the POSIX shell a harness would use. */
+export const POSIX_SHELL = "/bin/sh";
+
+/**
+ * The POSIX shell a harness runs hook commands with: `/bin/sh`; on Windows, Git for Windows'
+ * `sh.exe` (Claude Code's choice there), found under Program Files or on PATH, else null.
+ */
+export function posixShell(env: Record<string, string | undefined>, platform = process.platform): string | null {
+  if (platform !== "win32") return POSIX_SHELL;
+  const dirs = [env.ProgramFiles, env["ProgramFiles(x86)"]].filter((d): d is string => !!d).map((d) => path.win32.join(d, "Git", "bin"));
+  for (const dir of [...dirs, ...(env.PATH ?? env.Path ?? "").split(";").filter((d) => d !== "")]) {
+    const sh = path.win32.join(dir, "sh.exe");
+    if (existsSync(sh)) return sh;
+  }
+  return null;
 }
 
 /**
@@ -94,14 +113,22 @@ export interface StartRun {
  * project variables set to `root`, stdin a SessionStart input of source `startup` and a
  * session id of its own (PROBE_SESSION_PREFIX): the hook neither reads nor writes a
  * delivered-once marker for it. Checkpoint commands are never run. 10 s at most; output cut
- * at 2,000 bytes.
+ * at 2,000 bytes. On Windows the shell is Git for Windows' `sh.exe` with the user's PATH; without
+ * one nothing is run and `notRun` says so: a command doctor cannot run is not a broken one.
  */
-export function runStart(file: string, argv: string[], root: string, env: Record<string, string | undefined>): Promise<StartRun> {
-  const childEnv: Record<string, string> = { PATH: "/usr/bin:/bin", CLAUDE_PROJECT_DIR: root, GEMINI_PROJECT_DIR: root };
-  for (const k of ["HOME", "XDG_CONFIG_HOME", "SESSION_HANDOFF_NODE", "SESSION_HANDOFF_DISABLE", "TMPDIR"]) if (env[k]) childEnv[k] = env[k]!;
+export function runStart(file: string, argv: string[], root: string, env: Record<string, string | undefined>, platform = process.platform): Promise<StartRun> {
+  const windows = platform === "win32";
+  const shell = argv[0] === POSIX_SHELL ? posixShell(env, platform) : argv[0]!;
+  if (shell === null) {
+    return Promise.resolve({ file, code: null, stdout: "", stderr: "", notRun: "no POSIX shell (Git for Windows' sh.exe) was found to run it as the harness would" });
+  }
+  const childEnv: Record<string, string> = { PATH: windows ? (env.PATH ?? env.Path ?? "") : "/usr/bin:/bin", CLAUDE_PROJECT_DIR: root, GEMINI_PROJECT_DIR: root };
+  // Windows programs need these to start at all; cmd and PowerShell set them.
+  const keep = windows ? ["USERPROFILE", "SystemRoot", "SystemDrive", "TEMP", "TMP", "ProgramFiles", "APPDATA", "LOCALAPPDATA"] : [];
+  for (const k of ["HOME", "XDG_CONFIG_HOME", "SESSION_HANDOFF_NODE", "SESSION_HANDOFF_DISABLE", "TMPDIR", ...keep]) if (env[k]) childEnv[k] = env[k]!;
   const input = JSON.stringify({ session_id: `${PROBE_SESSION_PREFIX}${randomBytes(4).toString("hex")}`, cwd: root, hook_event_name: "SessionStart", source: "startup" });
   return new Promise((resolve) => {
-    const child = spawn(argv[0]!, argv.slice(1), { cwd: root, env: childEnv, stdio: ["pipe", "pipe", "pipe"], timeout: 10_000 });
+    const child = spawn(shell, argv.slice(1), { cwd: root, env: childEnv, stdio: ["pipe", "pipe", "pipe"], timeout: 10_000 });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     child.stdout.on("data", (b: Buffer) => out.push(b));
@@ -154,7 +181,8 @@ export function installShaped(edit: Extract<Edit, { kind: "json-hooks" }>, comma
     const word = FILE_WORD.exec(command.slice(FILE_HEAD.length, command.length - tail.length));
     if (word === null) continue;
     const name = word[1]!.startsWith("'") ? word[1]!.slice(1, -1).replace(/\x27\\\x27\x27/g, "'") : word[1]!;
-    if (path.posix.basename(name) === HELPER_FILE) return `${word[0].slice(0, word[0].length - word[1]!.length)}${name}`;
+    // A Windows helper path (`C:\…\memory_io.mjs`) is read as Windows reads it.
+    if ((windowsShaped(name) ? path.win32 : path.posix).basename(name) === HELPER_FILE) return `${word[0].slice(0, word[0].length - word[1]!.length)}${name}`;
   }
   return null;
 }
@@ -171,8 +199,8 @@ export function startCommands(edit: Edit, text: string, file: string, current: b
     const forms = installedForms(edit);
     const all = oursIn(text).filter((h) => h.event === "SessionStart").map((h) => h.command);
     // Install's entry for another copy of the helper is ours (outdated), but not run.
-    return { run: all.filter((c) => forms.includes(c)).map((c) => ["/bin/sh", "-c", c]), foreign: all.filter((c) => installShaped(edit, c) === null) };
+    return { run: all.filter((c) => forms.includes(c)).map((c) => [POSIX_SHELL, "-c", c]), foreign: all.filter((c) => installShaped(edit, c) === null) };
   }
-  if (edit.kind === "owned-file" && edit.mode === 0o755) return current ? { run: [["/bin/sh", file]], foreign: [] } : { run: [], foreign: [`/bin/sh ${edit.file}`] };
+  if (edit.kind === "owned-file" && edit.mode === 0o755) return current ? { run: [[POSIX_SHELL, file]], foreign: [] } : { run: [], foreign: [`/bin/sh ${edit.file}`] };
   return { run: [], foreign: [] };
 }

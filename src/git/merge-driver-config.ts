@@ -5,9 +5,10 @@
 import { chmodSync, closeSync, constants, fsyncSync, lstatSync, mkdirSync, openSync, readFileSync, realpathSync, renameSync, rmdirSync, unlinkSync, writeSync } from "node:fs";
 import path from "node:path";
 import { randomBytes } from "node:crypto";
+import { homeFolder } from "../store/home.ts";
 import { commonDirOf } from "./git-files.ts";
 import { gitDirOf, gitTopOf } from "./in-progress.ts";
-import { runGit } from "./run.ts";
+import { GitUnavailable, runGit } from "./run.ts";
 import { DRIVER_NAME } from "./merge-driver-state.ts";
 
 export { DRIVER_NAME, MERGE_DRIVER_MISSING, mergeDriverMissing } from "./merge-driver-state.ts";
@@ -35,7 +36,8 @@ export interface MergeDriverChange {
 
 /** `${XDG_CONFIG_HOME:-$HOME/.config}/session-handoff/driver/memory_io.mjs`; null without HOME or XDG_CONFIG_HOME. */
 export function driverCopyPath(env: Record<string, string | undefined>): string | null {
-  const config = env.XDG_CONFIG_HOME ? env.XDG_CONFIG_HOME : env.HOME ? path.join(env.HOME, ".config") : null;
+  const home = homeFolder(env);
+  const config = env.XDG_CONFIG_HOME ? env.XDG_CONFIG_HOME : home ? path.join(home, ".config") : null;
   return config === null ? null : path.join(config, "session-handoff", "driver", "memory_io.mjs");
 }
 
@@ -229,7 +231,14 @@ export async function mergeDriverStep(
   env: Record<string, string | undefined>,
 ): Promise<{ lines: string[]; notes: string[]; change: MergeDriverChange | null }> {
   if (root === null || opts.dryRun === true) return { lines: [], notes: [], change: null };
-  const change = opts.remove === true ? await unregisterMergeDriver(root, env) : await registerMergeDriver(root, opts.helperPath ?? null, env);
+  let change: MergeDriverChange;
+  try {
+    change = opts.remove === true ? await unregisterMergeDriver(root, env) : await registerMergeDriver(root, opts.helperPath ?? null, env);
+  } catch (err) {
+    // A repository with no git on PATH (Windows' cmd without git for Windows): the agent files are done.
+    if (!(err instanceof GitUnavailable)) throw err;
+    return { lines: [], notes: [`the merge driver was not ${opts.remove === true ? "removed" : "registered"}: ${err.message}`], change: null };
+  }
   const lines: string[] = [];
   if (change.config) lines.push(opts.remove === true ? "removed the merge driver session-handoff from .git/config" : "registered the merge driver session-handoff in .git/config");
   if (change.attributes) lines.push(opts.remove === true ? "removed the merge driver's block from .gitattributes" : "added the merge driver's block to .gitattributes");

@@ -3,6 +3,7 @@
 import { lstatSync, mkdirSync, rmdirSync } from "node:fs";
 import path from "node:path";
 import { Refused } from "../errors.ts";
+import { homeFolder } from "./home.ts";
 import { acquireLockDir } from "./lock.ts";
 import { findRoot } from "./root.ts";
 
@@ -15,7 +16,7 @@ const INSTALL_LOCK_SECONDS = 10;
  */
 export function installLockPath(root: string | null, env: Record<string, string | undefined>): string {
   if (root !== null) return path.join(root, ".ai", ".install.lock");
-  const config = env.XDG_CONFIG_HOME || path.join(env.HOME || "", ".config");
+  const config = env.XDG_CONFIG_HOME || path.join(homeFolder(env), ".config");
   return path.join(config, "session-handoff", ".install.lock");
 }
 
@@ -62,7 +63,7 @@ export function underInstallLock<V extends { run(ctx: any): Promise<unknown> }>(
         // The lock's folder, and the folders above it this call made or the verb emptied
         // (uninstall removes its records), go while empty, never the root or HOME itself:
         // an install/uninstall round trip leaves HOME as it was.
-        const stop = global ? path.resolve(ctx.env.HOME || "/") : root!;
+        const stop = global ? path.resolve(homeFolder(ctx.env) || "/") : root!;
         for (let dir = parent; (made !== null || emptiedByVerb) && dir.startsWith(`${stop}${path.sep}`); dir = path.dirname(dir)) {
           try {
             rmdirSync(dir);

@@ -1,8 +1,8 @@
 import { quotedValue } from "../guard/quote.ts";
 import { lstatSync } from "node:fs";
-import { homedir } from "node:os";
 import path from "node:path";
 import { Paused } from "../errors.ts";
+import { homeFolder } from "./home.ts";
 
 /** True when anything (a link too) is at `p`. */
 export function exists(p: string): boolean {
@@ -14,14 +14,9 @@ export function exists(p: string): boolean {
   }
 }
 
-// HOME first, as the shell does (and os.homedir() itself); loading node:os costs every hook.
-function home(env: Record<string, string | undefined>): string {
-  return env.HOME || homedir();
-}
-
 function expandHome(p: string, env: Record<string, string | undefined>): string {
-  if (p === "~") return home(env);
-  if (p.startsWith("~/")) return path.join(home(env), p.slice(2));
+  if (p === "~") return homeFolder(env);
+  if (p.startsWith("~/")) return path.join(homeFolder(env), p.slice(2));
   return p;
 }
 
@@ -53,7 +48,7 @@ export function pauseSwitch(memDir: string | null, env: Record<string, string | 
     const p = expandHome(named, env);
     if (exists(p)) return p;
   }
-  const config = env.XDG_CONFIG_HOME ? env.XDG_CONFIG_HOME : path.join(home(env), ".config");
+  const config = env.XDG_CONFIG_HOME ? env.XDG_CONFIG_HOME : path.join(homeFolder(env), ".config");
   const global = path.join(config, "session-handoff", "PAUSE");
   if (exists(global)) return global;
   return null;

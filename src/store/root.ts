@@ -3,6 +3,7 @@
 import { lstatSync, readFileSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { Refused } from "../errors.ts";
+import { homeFolder, samePath } from "./home.ts";
 
 /** Where the root was found, and from what start. */
 export interface FoundRoot {
@@ -43,10 +44,11 @@ function within(child: string, parent: string): boolean {
   return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
 }
 
-/** `GIT_CEILING_DIRECTORIES` (colon-separated absolute paths, as git reads them; their real paths). */
+/** `GIT_CEILING_DIRECTORIES` (absolute paths separated as PATH is, as git reads them; their real paths). */
 function ceilings(env: Record<string, string | undefined>): string[] {
   const out: string[] = [];
-  for (const c of (env.GIT_CEILING_DIRECTORIES ?? "").split(":")) {
+  // `;` on Windows, where a path holds a `:` after its drive letter.
+  for (const c of (env.GIT_CEILING_DIRECTORIES ?? "").split(path.delimiter)) {
     if (c === "" || !path.isAbsolute(c)) continue;
     out.push(realOrNull(c) ?? path.resolve(c));
   }
@@ -60,7 +62,7 @@ function ceilings(env: Record<string, string | undefined>): string[] {
  * `[safe]` sections are read (no includes); an empty value resets the list, as in git.
  */
 export function safeDirectories(env: Record<string, string | undefined>): string[] {
-  const home = env.HOME ?? "";
+  const home = homeFolder(env);
   const files: string[] = [];
   if (!env.GIT_CONFIG_NOSYSTEM || /^(?:0|false|no|off)$/i.test(env.GIT_CONFIG_NOSYSTEM)) files.push(env.GIT_CONFIG_SYSTEM || "/etc/gitconfig");
   if (env.GIT_CONFIG_GLOBAL !== undefined) files.push(env.GIT_CONFIG_GLOBAL);
@@ -181,11 +183,12 @@ export function distrustedAbove(dir: string, env: Record<string, string | undefi
  * The start is trusted; above it the walk stops, never looking inside, at a folder of another
  * uid (root excepted) or a sticky world-writable one unless git's `safe.directory` lists it,
  * and at a `.ai/memory` whose `.ai` or `memory` belongs to another uid (`stopped` says where).
- * It stops below any `GIT_CEILING_DIRECTORIES` entry, and a walk that would end at `$HOME`
- * (or above it, starting below it) ends at the start. Runs no process: a few `lstat` calls
- * per level; git's config files are read only when a folder is distrusted.
+ * It stops below any `GIT_CEILING_DIRECTORIES` entry, and a walk that would end at the home
+ * folder (`$HOME`; `%USERPROFILE%` on Windows) or above it, starting below it, ends at the
+ * start. Runs no process: a few `lstat` calls per level; git's config files are read only
+ * when a folder is distrusted.
  * @param opts.uid the user to judge ownership for (default: this process's; tests pass one).
- * @throws Refused (exit 2) when the start does not exist, is not a directory, is `$HOME` or a
+ * @throws Refused (exit 2) when the start does not exist, is not a directory, is the home folder or a
  *   sticky world-writable folder, or when the root is inside a work tree of another user that git would refuse as dubious.
  */
 export function findRoot(startPath: string, env: Record<string, string | undefined>, opts: { uid?: number } = {}): FoundRoot {
@@ -202,8 +205,10 @@ export function findRoot(startPath: string, env: Record<string, string | undefin
     throw new Refused(`root ${startPath} does not exist; pass the project root with --root`);
   }
   if (!st.isDirectory()) throw new Refused(`root ${startPath} is not a directory; pass the project root with --root`);
-  const home = env.HOME ? realOrNull(env.HOME) : null;
-  if (home !== null && start === home) throw new Refused(NOT_A_PROJECT);
+  // USERPROFILE on Windows: cmd and PowerShell start there and set no HOME.
+  const homeVar = homeFolder(env);
+  const home = homeVar ? realOrNull(homeVar) : null;
+  if (home !== null && samePath(start, home)) throw new Refused(NOT_A_PROJECT);
   const uid = "uid" in opts ? opts.uid : process.getuid?.();
   let safe: string[] | null = null;
   const safeList = () => (safe ??= safeDirectories(env));
@@ -234,7 +239,7 @@ function walk(start: string, env: Record<string, string | undefined>, uid: numbe
     }
     if (exists(path.join(dir, ".git"))) return { root: dir, start, by: "git" };
     const parent = path.dirname(dir);
-    if (parent === dir || stops.includes(parent) || (belowHome && parent === home)) return { root: start, start, by: "start" };
+    if (parent === dir || stops.some((s) => samePath(s, parent)) || (belowHome && samePath(parent, home!))) return { root: start, start, by: "start" };
     dir = parent;
   }
 }

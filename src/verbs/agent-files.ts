@@ -1,10 +1,10 @@
 import { quotedValue } from "../guard/quote.ts";
 import { realpathSync } from "node:fs";
-import { homedir } from "node:os";
 import path from "node:path";
 import { AGENTS, isAgentName } from "../agents/index.ts";
 import type { Agent, HelperLocation } from "../agents/types.ts";
 import { UsageError } from "../errors.ts";
+import { homeFolder } from "../store/home.ts";
 import { memoryDir } from "../store/paths.ts";
 import { rootOption } from "./common.ts";
 import type { VerbContext } from "./types.ts";
@@ -30,9 +30,9 @@ export interface AgentTarget {
   dryRun: boolean;
 }
 
-/** HOME from the environment first (tests and users may point it elsewhere). */
+/** The home folder from the environment (HOME; USERPROFILE on Windows), as `os.homedir()` reads it. */
 export function homeOf(env: Record<string, string | undefined>): string {
-  return env.HOME || homedir();
+  return homeFolder(env);
 }
 
 function real(p: string): string {

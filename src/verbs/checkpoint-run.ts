@@ -1,6 +1,5 @@
 // What `checkpoint` does (docs/design.md#checkpoints); checkpoint.ts is its face.
 import { quotedValue } from "../guard/quote.ts";
-import { homedir } from "node:os";
 import path from "node:path";
 import { Busy, HelperError } from "../errors.ts";
 import { ADAPTERS, anchorsOnlySource, captureSource, isFormat, PLAN_MARKERS } from "../agents/transcripts/index.ts";
@@ -56,6 +55,7 @@ import { tokenOf } from "../store/files.ts";
 import { cleanCheckpointLeftovers, pruneCheckpoints } from "../store/checkpoint-cleanup.ts";
 import { readStable } from "../store/files.ts";
 import { underLock } from "../store/mutate.ts";
+import { homeFolder, samePath } from "../store/home.ts";
 import { archiveDir, ensureDir, memoryDir } from "../store/paths.ts";
 import { disabledByEnv, pauseSwitch } from "../store/pause.ts";
 import { publish } from "../store/publish.ts";
@@ -321,7 +321,8 @@ export async function runCheckpoint(ctx: VerbContext): Promise<Outcome> {
   } catch (err) {
     return ok("", [...notes, CHECKPOINT_LINES.skipped((err as Error).message)]);
   }
-  if (root === path.parse(root).root || root === path.resolve(ctx.env.HOME || homedir())) {
+  const home = homeFolder(ctx.env);
+  if (root === path.parse(root).root || (home !== "" && samePath(root, path.resolve(home)))) {
     return ok("", [...notes, CHECKPOINT_LINES.skipped(`${root} is the home directory or the file system's root, not a project`)]);
   }
   if (pauseSwitch(memoryDir(root), ctx.env) !== null) return ok("", [CHECKPOINT_LINES.paused()]);

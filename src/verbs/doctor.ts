@@ -26,6 +26,7 @@ import { ROOT_HELP, rootOption } from "./common.ts";
 import { quotePath } from "../schema/anchor-lines.ts";
 import { showRefused } from "../guard/invisible.ts";
 import { ok, type Verb } from "./types.ts";
+import { Refused } from "../errors.ts";
 
 /** One finding of `doctor`: what is wrong and the command that fixes it. */
 export interface Problem {
@@ -66,7 +67,8 @@ A read-only health report: the Node version; where the skill is installed for
 each agent; whether each agent's hook or block is installed in the project's files
 ("not installed", "current", or "outdated" with why; with --global, the per-user
 files); each installed SessionStart command run as a harness would (/bin/sh -c with
-PATH=/usr/bin:/bin) and what it printed; Codex's trust entry; a block in AGENTS.md
+PATH=/usr/bin:/bin; on Windows Git for Windows' sh.exe, or not run, with a note) and
+what it printed; Codex's trust entry; a block in AGENTS.md
 past the 32 KiB Codex reads; a Claude Code plugin install beside installed hooks;
 what an interrupted install or uninstall left; and the memory dir: \`check\`'s
 verdict, the archive count, the journal, the kill switch, the memory lock, the
@@ -75,7 +77,8 @@ the command that fixes it. Changes nothing. Every line it can print:
 references/verbs.md#doctor.
 
 options:
-  --global    report the per-user files instead of the project's
+  --global    report the per-user files instead of the project's (runs from the
+              home folder too)
   --json      print one object {"ok", "node", "agents", "runs", "notes",
               "leftovers", "memory", "problems": [{"what", "fix"}]}
   --root DIR  the project root
@@ -84,8 +87,17 @@ stdout: the report, or the JSON object.
 exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
 `,
   async run(ctx) {
-    const root = rootOption(ctx);
     const home = homeOf(ctx.env);
+    const global = ctx.values.global === true;
+    let root: string;
+    try {
+      root = rootOption(ctx);
+    } catch (err) {
+      // `--global` is about the per-user files: it works from the home folder too, where cmd and
+      // PowerShell start (the home folder is never a project, so its memory is read as is).
+      if (!global || typeof ctx.values.root === "string" || !(err instanceof Refused) || home === "") throw err;
+      root = path.resolve(home);
+    }
     const helper = helperLocation(ctx, root);
     const problems: Problem[] = [];
     // A command to paste: shell-quoted words, or, when a path holds a control character, words saying so
@@ -101,7 +113,6 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
     const node = process.versions.node;
     if (Number(node.split(".")[0]) < 20) problems.push({ what: `Node ${node} is older than 20`, fix: "install Node.js 20 or newer" });
 
-    const global = ctx.values.global === true;
     // An agent's files, the project's or the per-user ones (none for cline and cursor there).
     const agentFiles = (agent: (typeof AGENTS)[AgentName], perUser: boolean) => {
       try {
@@ -287,7 +298,9 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
     for (const s of starts) {
       const r = await runStart(s.shown, s.argv, root, ctx.env);
       runs.push(r);
-      if (r.code !== 0) problems.push({ what: `${r.file}: its SessionStart command exited ${r.code ?? "by a signal or timeout"}${r.stderr ? `: ${quotedValue(r.stderr.trim().split("\n")[0]!)}` : ""}`, fix: cmd(`install --agent ${s.agent}${gflag}`) });
+      // A command doctor has no shell for is not run, and not broken (Windows without Git Bash).
+      if (r.notRun !== undefined) notes.push(`${r.file} SessionStart: not run: ${r.notRun}`);
+      else if (r.code !== 0) problems.push({ what: `${r.file}: its SessionStart command exited ${r.code ?? "by a signal or timeout"}${r.stderr ? `: ${quotedValue(r.stderr.trim().split("\n")[0]!)}` : ""}`, fix: cmd(`install --agent ${s.agent}${gflag}`) });
     }
     const memory = { verdict, files, archives, paused, git, journal };
     const result = { ok: problems.length === 0, node, helper: helper.abs, agents, runs, notes: [...new Set(notes)], leftovers, memory, problems };

@@ -7,6 +7,7 @@ import { mergeDriverStep } from "../git/merge-driver-config.ts";
 import { makeDirs, missingDirs, prepareDir, publishAgentFile, readAgentFile, readRecord, recordNode, recordsDir, removeEmptyDirs, userDir, writeRecord } from "../store/install-files.ts";
 import { existsSync } from "node:fs";
 import { Refused } from "../errors.ts";
+import { homeFolder } from "../store/home.ts";
 import { editTargets, repairAgentFiles } from "./agent-repair.ts";
 import { AGENT_OPTIONS, agentTarget } from "./agent-files.ts";
 import { failpointOf, ROOT_HELP } from "./common.ts";
@@ -60,8 +61,11 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
   async run(ctx) {
     // Without a HOME nothing of ours can be found again (records, the recorded Node): the one
     // refusal that depends on the user's environment, before anything is read.
-    if (!ctx.env.HOME) throw new Refused("install needs HOME set (the per-user records and the recorded Node live under it); nothing was changed");
-    if (!existsSync(ctx.env.HOME)) throw new Refused(`HOME (${quotedValue(ctx.env.HOME)}) does not exist; install keeps its records under it, so nothing was changed`);
+    // The home folder as os.homedir() finds it: USERPROFILE on Windows, where cmd and PowerShell set no HOME.
+    const home = homeFolder(ctx.env);
+    const homeVar = process.platform === "win32" ? "USERPROFILE" : "HOME";
+    if (!home) throw new Refused(`install needs ${homeVar} set (the per-user records and the recorded Node live under it); nothing was changed`);
+    if (!existsSync(home)) throw new Refused(`${homeVar} (${quotedValue(home)}) does not exist; install keeps its records under it, so nothing was changed`);
     const t = agentTarget(ctx, "install");
     assertNotPaused(t.memDir, ctx.env);
     const targets = editTargets(t);
