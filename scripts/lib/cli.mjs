@@ -5935,7 +5935,13 @@ function anchorGrammar(body, start) {
 }
 function validateHandoff(input, opts) {
   const given = opts.secrets !== void 0 && opts.redactedText !== void 0;
-  const pass = given ? { text: opts.redactedText, findings: opts.secrets } : redactText2(input);
+  let pass = given ? { text: opts.redactedText, findings: opts.secrets } : redactText2(input);
+  const range = pass.findings.length > 0 ? anchorsRange(handoffLayout(input)) : null;
+  if (range !== null && pass.findings.some((f) => f.line > range.start && f.line <= range.end)) {
+    const exemptLines = /* @__PURE__ */ new Set();
+    for (let l = range.start + 1; l <= range.end; l++) exemptLines.add(l);
+    pass = redactText2(input, { exemptLines });
+  }
   const maps = lineMaps(pass);
   const secrets = pass.findings.map((f) => ({ ...f, line: maps.toRedacted(f.line) }));
   const c = handoffContext(pass.text, opts);

@@ -791,7 +791,15 @@ function anchorGrammar(body: readonly string[], start: number): AnchorGrammar[] 
 export function validateHandoff(input: string, opts: HandoffValidateOptions): Validation {
   // The rules read the redacted text, so no message can quote a secret; lines are the author's.
   const given = opts.secrets !== undefined && opts.redactedText !== undefined;
-  const pass = given ? { text: opts.redactedText!, findings: opts.secrets! } : redactText(input);
+  let pass = given ? { text: opts.redactedText!, findings: opts.secrets! } : redactText(input);
+  // Anchor lines are judged as written (a branch may look like an assignment); only a vendor's
+  // token shape is redacted there, as `anchors` does, and output redaction covers the rest.
+  const range = pass.findings.length > 0 ? anchorsRange(handoffLayout(input)) : null;
+  if (range !== null && pass.findings.some((f) => f.line > range.start && f.line <= range.end)) {
+    const exemptLines = new Set<number>();
+    for (let l = range.start + 1; l <= range.end; l++) exemptLines.add(l);
+    pass = redactText(input, { exemptLines });
+  }
   const maps = lineMaps(pass);
   const secrets = pass.findings.map((f) => ({ ...f, line: maps.toRedacted(f.line) }));
   const c = handoffContext(pass.text, opts);
