@@ -10,5 +10,5 @@ try {
   module.enableCompileCache?.();
 } catch {
 }
-var SESSION_VERBS = /* @__PURE__ */ new Set(["hook"]);
+var SESSION_VERBS = /* @__PURE__ */ new Set(["hook", "context", "statusline"]);
 await (SESSION_VERBS.has(process.argv[2] ?? "") ? import("./lib/session.mjs") : import("./lib/cli.mjs"));

@@ -1,6 +1,7 @@
 // The process boundary: the one place that reads argv, writes to the descriptors and sets the
 // exit code (style.md, habit 1). The entries in src/entries/ call runProcess with their verb table.
-import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, realpathSync, writeSync, type Stats } from "node:fs";
+import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, realpathSync, writeSync } from "node:fs";
+import type { Stats } from "node:fs";
 import { GEMINI_SILENT, geminiHookRun, main } from "./cli.ts";
 import type { VerbTable } from "./verbs/types.ts";
 

@@ -16,6 +16,8 @@ const want = `${JSON.stringify(
       PreCompact: [group("checkpoint --format claude", 10)],
       PostCompact: [group("checkpoint --format claude", 10)],
       SessionEnd: [group("checkpoint --format claude", 2)],
+      UserPromptSubmit: [group("context --format claude", 10)],
+      PostToolUse: [group("context --format claude", 10)],
     },
   },
   null,

@@ -6,7 +6,8 @@ import type { Agent } from "./types.ts";
 /**
  * Codex CLI (harnesses.md): the bootstrap block in `AGENTS.md` (global `~/.codex/AGENTS.md`)
  * and hooks in `.codex/hooks.json` (global `~/.codex/hooks.json`): SessionStart, and the
- * checkpoint hooks PreCompact and SessionEnd (docs/design.md#checkpoints). Codex runs hooks in the
+ * checkpoint hooks PreCompact and SessionEnd (docs/design.md#checkpoints), and the context offer's
+ * UserPromptSubmit and PostToolUse (docs/context-threshold.md). Codex runs hooks in the
  * session's cwd with no project variable known, so the command is absolute. On Windows Codex
  * runs hooks in PowerShell and reads `commandWindows` instead: a PowerShell form of the same.
  */
@@ -34,6 +35,9 @@ export const codex: Agent = {
           { event: "PreCompact", args: "checkpoint --format codex", timeout: 10 },
           // Codex clamps SessionEnd to 3 s.
           { event: "SessionEnd", args: "checkpoint --format codex", timeout: 3 },
+          // The context-threshold offer from the rollout's token_count (docs/context-threshold.md).
+          { event: "UserPromptSubmit", args: "context --format codex", timeout: 10 },
+          { event: "PostToolUse", args: "context --format codex", timeout: 10 },
         ],
       },
     ];

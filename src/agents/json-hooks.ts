@@ -285,3 +285,45 @@ export function oursIn(text: string): { event: string; command: string; matcher:
   }
   return out;
 }
+
+// Our status line runs the user's own command first: it is kept, single-quoted, after `--then`.
+const THEN = / statusline --then '((?:[^']|'\\'')*)'/;
+const isOurStatus = (command: string): boolean => command.includes(HELPER_FILE) && / statusline\b/.test(command);
+
+function theirsOf(ours: string): string | null {
+  const m = THEN.exec(ours);
+  return m ? m[1]!.replaceAll(`'\\''`, "'") : null;
+}
+
+/**
+ * The settings text with Claude Code's `statusLine` running ours (`command`), composed with the
+ * user's: a command status line of theirs is kept whole after `--then` (the other keys of
+ * the object too), so ours prints after theirs; an existing one of ours is brought up to date.
+ * A status line that is not a command one is left alone. Unparseable text is returned as is.
+ */
+export function mergeStatusLine(text: string, command: (args: string) => string, args: string): string {
+  const parsed = parse(text.replace(/^\uFEFF/, ""), [], { allowTrailingComma: true, disallowComments: false }) as Json;
+  if (!isObj(parsed)) return text;
+  const sl = parsed.statusLine;
+  if (sl !== undefined && !(isObj(sl) && typeof sl.command === "string")) return text;
+  const was = isObj(sl) ? (sl.command as string) : null;
+  const theirs = was === null ? null : isOurStatus(was) ? theirsOf(was) : was;
+  const want = command(theirs === null ? args : `${args} --then '${theirs.replaceAll("'", `'\\''`)}'`);
+  if (was === want) return text;
+  const bom = text.startsWith("\uFEFF") ? "\uFEFF" : "";
+  const body = text.slice(bom.length);
+  return bom + edit(body, ["statusLine"], isObj(sl) ? { ...sl, command: want } : { type: "command", command: want }, formatOf(body));
+}
+
+/** The settings text with our status line taken out: the user's command put back as it was, or the key removed. */
+export function removeStatusLine(text: string): string {
+  const parsed = parse(text.replace(/^\uFEFF/, ""), [], { allowTrailingComma: true, disallowComments: false }) as Json;
+  if (!isObj(parsed) || !isObj(parsed.statusLine) || typeof parsed.statusLine.command !== "string") return text;
+  const sl = parsed.statusLine;
+  const was = sl.command as string;
+  if (!isOurStatus(was)) return text;
+  const theirs = theirsOf(was);
+  const bom = text.startsWith("\uFEFF") ? "\uFEFF" : "";
+  const body = text.slice(bom.length);
+  return bom + edit(body, ["statusLine"], theirs === null ? undefined : { ...sl, command: theirs }, formatOf(body));
+}

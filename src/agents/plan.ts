@@ -1,6 +1,6 @@
 import path from "node:path";
 import { Refused } from "../errors.ts";
-import { mergeHooks, removeHooks, hooksSnippet, HELPER_FILE } from "./json-hooks.ts";
+import { mergeHooks, mergeStatusLine, removeHooks, removeStatusLine, hooksSnippet, HELPER_FILE } from "./json-hooks.ts";
 import { block, BLOCK_BEGIN } from "./bootstrap.ts";
 import { findBlock, putBlock, takeBlock } from "./md-block.ts";
 import { CLINE_HOOK_MARK } from "./cline.ts";
@@ -30,8 +30,10 @@ function isOwned(text: string): boolean {
  */
 export function installText(edit: Edit, agent: AgentName, current: string | null, shown: string): string {
   switch (edit.kind) {
-    case "json-hooks":
-      return mergeHooks(current, shown, edit.hooks, edit);
+    case "json-hooks": {
+      const merged = mergeHooks(current, shown, edit.hooks, edit);
+      return edit.statusLine === undefined ? merged : mergeStatusLine(merged, (a) => edit.command(a), edit.statusLine);
+    }
     case "md-block":
       return putBlock(current, shown, agent, edit.body);
     case "owned-file":
@@ -46,8 +48,12 @@ export function installText(edit: Edit, agent: AgentName, current: string | null
 /** The text uninstall leaves for one file (null: delete it). Pure. */
 export function uninstallText(edit: Edit, agent: AgentName, current: string, shown: string): string | null {
   switch (edit.kind) {
-    case "json-hooks":
-      return removeHooks(current, shown);
+    case "json-hooks": {
+      const left = edit.statusLine === undefined ? current : removeStatusLine(current);
+      const rest = removeHooks(left, shown);
+      // Nothing but an empty object left once the status line went too: the file goes.
+      return rest !== null && rest === left && left !== current && /^\s*\{\s*\}\s*$/.test(left) ? null : rest;
+    }
     case "md-block":
       return takeBlock(current, shown, agent, edit.body);
     case "owned-file":

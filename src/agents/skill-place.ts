@@ -1,4 +1,18 @@
-import { accessSync, constants, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, renameSync, rmdirSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  accessSync,
+  constants,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  renameSync,
+  rmdirSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import path from "node:path";
 import type { Agent, AgentName } from "./types.ts";
 
@@ -31,7 +45,8 @@ function present(p: string): boolean {
 
 /** The agents whose marker is in `base`, in the table's order. */
 export function detectAgents(agents: Agent[], base: string, global: boolean): Agent[] {
-  return agents.filter((a) => AGENT_MARKERS[a.name][global ? "home" : "project"].some((m) => present(path.join(base, m))));
+  const scope = global ? "home" : "project";
+  return agents.filter((a) => AGENT_MARKERS[a.name][scope].some((m) => present(path.join(base, m))));
 }
 
 /**

@@ -39,6 +39,8 @@ export interface JsonHooksEdit {
   command(args: string): string;
   /** The harness's per-OS command field for Windows, when it has one (Codex `commandWindows`). */
   commandWindows?(args: string): string;
+  /** Args of our status line command, composed with the user's (Claude Code `statusLine`). */
+  statusLine?: string;
 }
 
 /** A Markdown file holding our block between the begin/end markers. */

@@ -13,6 +13,6 @@ try {
 }
 
 /** Verbs served by the small bundle (src/entries/session.ts): keep this list and that table equal. */
-const SESSION_VERBS = new Set(["hook"]);
+const SESSION_VERBS = new Set(["hook", "context", "statusline"]);
 
 await import(SESSION_VERBS.has(process.argv[2] ?? "") ? "./lib/session.mjs" : "./lib/cli.mjs");

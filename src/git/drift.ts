@@ -12,7 +12,7 @@ import { branchPresent, isShallow, reflogNames } from "./git-files.ts";
 import { gitDirOf, gitTopOf, inProgressOf, inProgressWords } from "./in-progress.ts";
 import { GitUnavailable, runGit, type GitResult } from "./run.ts";
 import { attributesNotOurs } from "./merge-driver-config.ts";
-import { notSavedHere } from "./saves.ts";
+import { notSavedHere, savedByOf } from "./saves.ts";
 import { readSnapshot, type Snapshot, type SnapshotResult } from "./status.ts";
 import { assessDrift, effectiveBranch, type DriftFacts, type DriftReport, type GitState } from "./verdict.ts";
 
@@ -209,6 +209,7 @@ export async function measureDrift(
     // Memory from elsewhere: this clone's record of its saves does not hold the token
     // (docs/design.md#verdicts-and-the-brief); the author is looked up only then.
     const elsewhere = opts.handoffToken != null && notSavedHere(root, opts.handoffToken);
+    if (opts.handoffToken != null) facts.savedBy = savedByOf(root, opts.handoffToken);
     // All are started before any is awaited; a rejection is handled below.
     logP?.catch(() => undefined);
     const status = await statusP;

@@ -136,7 +136,9 @@ export async function registerMergeDriver(root: string, helperPath: string | nul
     return out;
   }
   try {
-    const bytes = readFileSync(helperPath);
+    // The whole CLI bundle is one self-contained file: the driver's copy needs nothing beside it,
+    // where the entry (memory_io.mjs) would need its lib/ folder.
+    const bytes = readFileSync(path.join(path.dirname(helperPath), "lib", "cli.mjs"));
     mkdirSync(path.dirname(copy), { recursive: true, mode: 0o700 });
     let same = false;
     try {

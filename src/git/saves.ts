@@ -89,3 +89,64 @@ export function notSavedHere(root: string, token: string): boolean {
   const saves = readSaves(root);
   return saves !== null && !saves.includes(token);
 }
+
+/**
+ * The harness a save ran in, from what each sets in its tools' environment: Claude Code
+ * `CLAUDECODE`, Gemini CLI `GEMINI_CLI`, Codex `CODEX_*` but CODEX_HOME (its sandbox's or npm launcher's),
+ * OpenCode `OPENCODE`; `SESSION_HANDOFF_AGENT` names it when none of these is set. Null: unknown.
+ */
+export function agentOfEnv(env: Record<string, string | undefined>): string | null {
+  const named = env.SESSION_HANDOFF_AGENT?.trim() ?? "";
+  if (/^[A-Za-z0-9][A-Za-z0-9 ._-]{0,39}$/.test(named)) return named;
+  if (env.CLAUDECODE === "1" || env.CLAUDE_CODE_ENTRYPOINT) return "Claude Code";
+  if (env.GEMINI_CLI === "1") return "Gemini CLI";
+  // CODEX_HOME is the user's own setting, not a sign of a Codex session.
+  if (Object.keys(env).some((k) => k.startsWith("CODEX_") && k !== "CODEX_HOME")) return "Codex";
+  if (env.OPENCODE === "1") return "OpenCode";
+  return null;
+}
+
+// `<token> <agent>` per line, in `<git dir>/session-handoff/saved-by` beside `saves`.
+const SAVED_BY_LINE = /^([0-9a-f]{64}) ([A-Za-z0-9][A-Za-z0-9 ._-]{0,39})$/;
+
+/** Records which agent made the save of `token` (the last SAVES_KEPT kept). Never throws. */
+export function recordSavedBy(root: string, token: string, agent: string | null): void {
+  const saves = savesPath(root);
+  if (saves === null || agent === null || !SAVED_BY_LINE.test(`${token} ${agent}`)) return;
+  const p = path.join(path.dirname(saves), "saved-by");
+  try {
+    mkdirSync(path.dirname(p), { recursive: true, mode: 0o700 });
+    let kept: string[] = [];
+    try {
+      kept = readFileSync(p, "utf8").slice(0, 16384).split("\n").filter((l) => SAVED_BY_LINE.test(l) && !l.startsWith(token));
+    } catch {
+      // the first one recorded
+    }
+    kept.push(`${token} ${agent}`);
+    const tmp = `${p}.tmp-${process.pid}`;
+    const fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | (constants.O_NOFOLLOW ?? 0), 0o600);
+    try {
+      writeSync(fd, `${kept.slice(-SAVES_KEPT).join("\n")}\n`);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(tmp, p);
+  } catch {
+    // a read-only git dir: the save stands, the agent is unknown
+  }
+}
+
+/** The agent this clone recorded for the save of `token`, or null. */
+export function savedByOf(root: string, token: string): string | null {
+  const saves = savesPath(root);
+  if (saves === null) return null;
+  try {
+    for (const l of readFileSync(path.join(path.dirname(saves), "saved-by"), "utf8").slice(0, 16384).split("\n")) {
+      const m = SAVED_BY_LINE.exec(l);
+      if (m && m[1] === token) return m[2]!;
+    }
+  } catch {
+    // none recorded
+  }
+  return null;
+}

@@ -65,6 +65,8 @@ export interface DriftFacts {
   inProgress?: { saved: string | null; current: string | null };
   /** Who last committed the handoff, when it is tracked (docs/design.md#verdicts-and-the-brief). */
   provenance?: Provenance | null;
+  /** The agent this clone recorded for the save (`Claude Code`, `Codex`, …); null or absent when none. */
+  savedBy?: string | null;
   /** Why the state time is unknown, when it is (`StateTime.reason`). */
   ageUnknown?: "missing" | "malformed" | "future" | null;
   /** Files with a `- Dirty hashes:` item: blob changed since the save, or the same (top-relative). */
@@ -293,6 +295,8 @@ export function assessDrift(f: DriftFacts): DriftReport {
   const since = f.dirtySinceSave ?? null;
   if (since !== null && since.changed.length > 0) parts.push(`dirty at the save, changed since the save: ${listed(since.changed)}`);
   if (since !== null && since.unchanged.length > 0) parts.push(`dirty at the save, unchanged since the save: ${listed(since.unchanged)}`);
+  // Which agent saved it (recorded by this clone's write): the next agent says where it came from.
+  if (f.savedBy) parts.push(`saved by ${f.savedBy}${f.saved.date === null ? "" : ` at ${f.saved.date.iso}`}`);
   if (f.provenance?.someoneElse) parts.push(`the handoff was not saved in this clone${f.provenance.committer === null ? "" : `; its last commit is by ${f.provenance.committer}`}`);
   const bad = unverifiable.filter((u) => !(verdict === "unverifiable" && u === "head"));
   if (bad.length > 0) parts.push(`unverifiable anchors: ${bad.join(", ")}`);

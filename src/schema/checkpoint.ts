@@ -15,7 +15,7 @@ export const CHECKPOINT_MAX_BYTES = 4096;
 export const MAX_REQUESTS = 3;
 
 /** The `Trigger:` values (docs/design.md#checkpoints). */
-export type Trigger = "pre-compact" | "post-compact" | "session-end" | "stop" | "unknown";
+export type Trigger = "pre-compact" | "post-compact" | "session-end" | "stop" | "context-threshold" | "unknown";
 
 /** Maps a hook's `hook_event_name` to `Trigger:` (docs/design.md#checkpoints). */
 export function triggerOf(event: unknown): Trigger {
@@ -29,6 +29,9 @@ export function triggerOf(event: unknown): Trigger {
       return "session-end";
     case "Stop":
       return "stop";
+    // Not a harness event: the context verb names its own checkpoint so.
+    case "ContextThreshold":
+      return "context-threshold";
     default:
       return "unknown";
   }

@@ -1,8 +1,9 @@
 import { lstatSync, readdirSync, unlinkSync } from "node:fs";
 import path from "node:path";
 import { randomHex8 } from "./files.ts";
+import { readSettings } from "./settings.ts";
 
-/** How many archived handoffs are kept (docs/design.md#files-on-disk). */
+/** How many archived handoffs are kept unless settings.json says otherwise (docs/design.md#files-on-disk). */
 export const ARCHIVE_KEEP = 5;
 
 /** Archive names `show`/`restore` accept, as the reference's (docs/design.md#files-on-disk). */
@@ -84,6 +85,14 @@ export function newestFirst(a: { name: string; mtimeMs: number }, b: { name: str
 export interface PruneResult {
   deleted: string[];
   warnings: string[];
+  /** How many were to be kept (`archivesKept` of settings.json, else ARCHIVE_KEEP). */
+  keep: number;
+}
+
+/** How many archived handoffs the memory folder above `dir` keeps, and its settings' problems. */
+export function archivesKept(dir: string): { keep: number; problems: string[] } {
+  const { settings, problems } = readSettings(path.dirname(dir));
+  return { keep: settings.archivesKept, problems };
 }
 
 /**
@@ -94,12 +103,13 @@ export interface PruneResult {
  * refusals: the save already succeeded.
  */
 export function pruneArchive(dir: string, justArchived: string | null = null): PruneResult {
-  const warnings: string[] = [];
+  const { keep, problems } = archivesKept(dir);
+  const warnings: string[] = [...problems];
   let names: string[];
   try {
     names = readdirSync(dir);
   } catch (err) {
-    return { deleted: [], warnings: [`archive pruning skipped: cannot list ${dir}: ${(err as Error).message}`] };
+    return { deleted: [], keep, warnings: [...warnings, `archive pruning skipped: cannot list ${dir}: ${(err as Error).message}`] };
   }
   const entries: { name: string; mtimeMs: number }[] = [];
   for (const name of names) {
@@ -113,7 +123,8 @@ export function pruneArchive(dir: string, justArchived: string | null = null): P
     if (st.isSymbolicLink() || !st.isFile() || st.nlink !== 1) {
       return {
         deleted: [],
-        warnings: [`archive pruning skipped: archive/${name} is a link, hard-linked or not a regular file; nothing was deleted (move it away to resume pruning)`],
+        keep,
+        warnings: [...warnings, `archive pruning skipped: archive/${name} is a link, hard-linked or not a regular file; nothing was deleted (move it away to resume pruning)`],
       };
     }
     entries.push({ name, mtimeMs: st.mtimeMs });
@@ -124,7 +135,7 @@ export function pruneArchive(dir: string, justArchived: string | null = null): P
   // lost in the same save that reported keeping it (docs/design.md#tokens-and-the-publication-protocol).
   const kept = entries.filter((e) => e.name === justArchived);
   const rest = entries.filter((e) => e.name !== justArchived);
-  const doomed = rest.slice(Math.max(0, ARCHIVE_KEEP - kept.length));
+  const doomed = rest.slice(Math.max(0, keep - kept.length));
   const deleted: string[] = [];
   for (const entry of doomed) {
     try {
@@ -134,5 +145,5 @@ export function pruneArchive(dir: string, justArchived: string | null = null): P
       warnings.push(`archive pruning: could not delete archive/${entry.name}: ${(err as Error).message}`);
     }
   }
-  return { deleted, warnings };
+  return { deleted, warnings, keep };
 }

@@ -125,5 +125,8 @@ export function checkTree(root: string, opts: { create?: boolean } = {}): boolea
   }
   if (verdict === "ok") return true;
   if (verdict === "missing") return false;
-  throw new Refused(`${verdict.dir} ${verdict.why}; memory must live in real folders of yours under the root, so every verb refuses it: move it away`);
+  const { dir, why } = verdict;
+  if (why === "is a link") throw new Refused(`${dir} is a link; memory must live in real directories under the root (move the link away)`);
+  if (why === "is not a directory") throw new Refused(`${dir} is not a directory; move it away so the memory tree can be used`);
+  throw new Refused(`${dir} ${why}; memory must live in real directories of yours under the root (move it away)`);
 }

@@ -1,7 +1,7 @@
 import { linkSync, lstatSync, readdirSync, readFileSync, rmSync, unlinkSync } from "node:fs";
 import path from "node:path";
 import { Refused } from "../errors.ts";
-import { ARCHIVE_KEEP, ARCHIVE_NAME, PRUNABLE_NAME, pruneArchive } from "./archive.ts";
+import { ARCHIVE_NAME, PRUNABLE_NAME, archivesKept, pruneArchive } from "./archive.ts";
 import { failpoint } from "./failpoint.ts";
 import { listPrivate, lstatBig, type PrivateEntry } from "./private.ts";
 import { FILE_OF, TARGETS, archiveDir, archivePrefixOf, memoryDir } from "./paths.ts";
@@ -18,7 +18,7 @@ export function pendingRepairs(root: string): PrivateEntry[] {
   ];
 }
 
-/** Prunable archived handoffs beyond the five kept (a crash before pruning), or 0. */
+/** Prunable archived handoffs beyond those kept (a crash before pruning), or 0. */
 export function archiveExcess(root: string): number {
   let names: string[];
   try {
@@ -38,7 +38,7 @@ export function archiveExcess(root: string): number {
     }
     count++;
   }
-  return Math.max(0, count - ARCHIVE_KEEP);
+  return Math.max(0, count - archivesKept(archiveDir(root)).keep);
 }
 
 export function inoOf(p: string): bigint | null {

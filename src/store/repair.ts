@@ -1,7 +1,7 @@
 import { linkSync, readdirSync, readFileSync, rmSync, unlinkSync } from "node:fs";
 import path from "node:path";
 import { Refused } from "../errors.ts";
-import { ARCHIVE_KEEP, ARCHIVE_NAME, pruneArchive } from "./archive.ts";
+import { ARCHIVE_NAME, pruneArchive } from "./archive.ts";
 import { failpoint } from "./failpoint.ts";
 import { lstatBig, type PrivateEntry } from "./private.ts";
 import { archiveDir, archivePrefixOf, memoryDir } from "./paths.ts";
@@ -159,7 +159,7 @@ export async function repair(root: string, fp?: string): Promise<string[]> {
   if (archiveExcess(root) > 0) {
     await failpoint(fp, "recover-before-prune");
     const pruned = pruneArchive(arch);
-    if (pruned.deleted.length > 0) actions.push(`archive: pruned ${pruned.deleted.length} old handoff(s) to keep the newest ${ARCHIVE_KEEP}`);
+    if (pruned.deleted.length > 0) actions.push(`archive: pruned ${pruned.deleted.length} old handoff(s) to keep the newest ${pruned.keep}`);
     actions.push(...pruned.warnings);
   }
   return actions;

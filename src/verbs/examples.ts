@@ -110,6 +110,15 @@ export const EXAMPLES: Record<string, readonly string[]> = {
     'echo \'{"session_id":"s1","hook_event_name":"PreCompact"}\' |',
     "  node memory_io.mjs checkpoint --format claude",
   ],
+  context: [
+    "# what a UserPromptSubmit or PostToolUse hook runs (install writes it); exit 0",
+    'echo \'{"session_id":"s1","hook_event_name":"PostToolUse"}\' |',
+    "  node memory_io.mjs context --format claude",
+  ],
+  statusline: [
+    "# what Claude Code's status line runs (install writes it); exit 0",
+    "echo '{\"context_window\":{\"used_percentage\":45}}' | node memory_io.mjs statusline",
+  ],
   redact: [
     "git diff | node memory_io.mjs redact --json",
   ],

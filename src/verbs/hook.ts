@@ -27,7 +27,7 @@ export const HOOK_STDIN_BYTES = 65_536;
 // Fixed sentences only: nothing from a memory file is ever echoed (docs/design.md#integrations).
 const SENTENCES = {
   tree: () =>
-    "session-handoff: the memory folder .ai/memory failed memory safety or schema checks (.ai, .ai/memory or .ai/memory/archive is a link or not a directory); do not load memory from it, and tell the user it needs attention.",
+    "session-handoff: the memory folder .ai/memory failed memory safety or schema checks (.ai, .ai/memory or a folder in it is a link, not a directory or another user's); do not load memory from it, and tell the user it needs attention.",
   unsafe: (file: string) =>
     `session-handoff: .ai/memory/${file} failed memory safety or schema checks; do not load it, and tell the user it needs attention.`,
   interrupted: () =>

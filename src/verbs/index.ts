@@ -22,8 +22,10 @@ export const VERBS: VerbTable = {
   uninstall: { summary: "remove exactly what install added", load: async () => (await import("./uninstall.ts")).uninstallVerb },
   doctor: { summary: "read-only health report: Node, installs per agent, memory dir; each problem with its fix", load: async () => (await import("./doctor.ts")).doctorVerb },
   publish: { summary: "commit exactly the memory dir (on the user's request); --push to the upstream", load: async () => (await import("./publish.ts")).publishVerb },
-  checkpoint: { summary: "run by compaction/session-end hooks: capture the session into checkpoints/ (always exit 0)", load: async () => (await import("./checkpoint-verb.ts")).checkpointVerb },
-  search: { summary: "search the memory for words: journal, archives, ledgers, checkpoints", load: async () => (await import("./search.ts")).searchVerb },
+  checkpoint: { summary: "compaction/session-end hooks: capture the session (exit 0)", load: async () => (await import("./checkpoint-verb.ts")).checkpointVerb },
+  statusline: { summary: "Claude Code's status line: yours, then the handoff's state", load: async () => (await import("./statusline.ts")).statuslineVerb },
+  context: { summary: "prompt/tool hooks: offer a handoff once near a full context", load: async () => (await import("./context.ts")).contextVerb },
+  search: { summary: "search memory: journal, archives, ledgers, checkpoints", load: async () => (await import("./search.ts")).searchVerb },
   impact: { summary: "did the handoffs help? measured from the journal's resumes", load: async () => (await import("./impact.ts")).impactVerb },
   journal: { summary: "journal purge [--before YYYY-MM]: delete journal files", load: async () => (await import("./journal.ts")).journalVerb },
   // Run by git only (docs/decisions/merge-driver.md): not in the usage list.

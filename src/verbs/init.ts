@@ -85,45 +85,70 @@ exit:   0 done; 2 refused or usage; 4 paused; 5 the install lock stayed busy.
 
 function planOf(ctx: VerbContext): Plan {
   const global = ctx.values.global === true;
-  if (global && typeof ctx.values.root === "string") throw new UsageError("init: --global and --root exclude each other");
+  if (global && typeof ctx.values.root === "string") {
+    throw new UsageError("init: --global and --root exclude each other");
+  }
   const named = (ctx.values.agent as string[] | undefined) ?? [];
   for (const n of named) {
     if (!isAgentName(n)) throw new UsageError(`init: unknown agent ${quotedValue(n)}; name one of ${NAMES}`);
   }
-  if (!ctx.env.HOME || !existsSync(ctx.env.HOME)) throw new Refused("init needs HOME set to an existing folder (install keeps its records under it); nothing was changed");
+  if (!ctx.env.HOME || !existsSync(ctx.env.HOME)) {
+    throw new Refused("init needs HOME set to an existing folder (install keeps records there); nothing was changed");
+  }
   let base: string;
   if (global) base = realpathSync(homeOf(ctx.env));
   else {
     const given = typeof ctx.values.root === "string";
     const found = findRoot(path.resolve(ctx.cwd, given ? (ctx.values.root as string) : "."), ctx.env);
     if (!given && found.by === "start") {
-      throw new Refused(`no project here: ${found.root} has no .git and no folder above it has one; nothing was changed. Run init at your project's root (after \`git init\`), or pass --root <project>`);
+      throw new Refused(
+        `no project here: ${found.root} has no .git and no folder above it has one; nothing was changed. ` +
+          "Run init at your project's root (after `git init`), or pass --root <project>",
+      );
     }
     base = found.root;
   }
-  let agents = named.length > 0 ? [...new Set(named)].map((n) => AGENTS[n as keyof typeof AGENTS]) : detectAgents(Object.values(AGENTS), base, global);
+  let agents = named.length > 0
+    ? [...new Set(named)].map((n) => AGENTS[n as keyof typeof AGENTS])
+    : detectAgents(Object.values(AGENTS), base, global);
   if (agents.length === 0 && ctx.values.undo !== true) {
-    const markers = [...new Set(Object.values(AGENT_MARKERS).flatMap((m) => (global ? m.home : m.project)))].join(", ");
-    throw new Refused(`no agent found in ${base} (none of ${markers}); nothing was changed. Name them: init --agent claude-code --agent codex (${NAMES})`);
+    const markers = [...new Set(Object.values(AGENT_MARKERS).flatMap((m) => (global ? m.home : m.project)))];
+    throw new Refused(
+      `no agent found in ${base} (none of ${markers.join(", ")}); nothing was changed. ` +
+        `Name them: init --agent claude-code --agent codex (${NAMES})`,
+    );
   }
   if (global) {
     const without = agents.filter((a) => a.skillFolders.home.length === 0);
-    if (without.length > 0 && named.length > 0) throw new Refused(`${without.map((a) => a.name).join(", ")} has no per-user folders; nothing was changed. Run init without --global in the project instead`);
+    if (without.length > 0 && named.length > 0) {
+      const names = without.map((a) => a.name).join(", ");
+      throw new Refused(`${names} has no per-user folders; nothing was changed. Run init in the project instead`);
+    }
     agents = agents.filter((a) => a.skillFolders.home.length > 0);
   }
-  if (!ctx.helperPath) throw new Refused("init cannot tell where its own skill folder is; run it as `npx session-handoff init` or `node <skill>/scripts/memory_io.mjs init`");
+  if (!ctx.helperPath) {
+    throw new Refused("init cannot tell where its own skill folder is; run it as `npx session-handoff init`");
+  }
   const source = realpathSync(path.dirname(path.dirname(path.resolve(ctx.cwd, ctx.helperPath))));
-  if (!existsSync(path.join(source, "SKILL.md"))) throw new Refused(`${source} holds no SKILL.md, so there is no skill to copy; nothing was changed. Run init from the session-handoff package`);
-  const shown = (p: string) => (global ? `~/${path.relative(base, p)}` : path.relative(base, p)).split(path.sep).join("/");
-  return { base, global, dryRun: ctx.values["dry-run"] === true, source, dest: path.join(base, CANONICAL), agents, shown };
+  if (!existsSync(path.join(source, "SKILL.md"))) {
+    throw new Refused(`${source} holds no SKILL.md to copy; nothing was changed. Run npx session-handoff init`);
+  }
+  const shown = (p: string) => `${global ? "~/" : ""}${path.relative(base, p).split(path.sep).join("/")}`;
+  const dryRun = ctx.values["dry-run"] === true;
+  return { base, global, dryRun, source, dest: path.join(base, CANONICAL), agents, shown };
 }
 
 /** `install` or `uninstall` for one agent, in this process, as if run from the copied skill. */
-async function agentVerb(ctx: VerbContext, plan: Plan, verb: Verb, agent: Agent, dryRun: boolean): Promise<{ lines: string[]; notes: string[] }> {
+type AgentRun = Promise<{ lines: string[]; notes: string[] }>;
+
+async function agentVerb(ctx: VerbContext, plan: Plan, verb: Verb, agent: Agent, dryRun: boolean): AgentRun {
   const helperPath = path.join(plan.dest, "scripts", "memory_io.mjs");
   const values = { agent: agent.name, "dry-run": dryRun, ...(plan.global ? { global: true } : { root: plan.base }) };
   const out = await verb.run({ ...ctx, values, positionals: [], helperPath, skillDir: plan.dest });
-  const lines = String(out.stdout).split("\n").filter((l) => l !== "").map((l) => `${agent.name}: ${l}`);
+  const lines = String(out.stdout)
+    .split("\n")
+    .filter((l) => l !== "")
+    .map((l) => `${agent.name}: ${l}`);
   return { lines, notes: out.stderr };
 }
 
@@ -135,14 +160,15 @@ function linkPlaces(plan: Plan, agents: Agent[]): string[] {
 
 function counted(steps: { action: string }[]): string {
   const n = (a: string) => steps.filter((s) => s.action === a).length;
-  return [`${n("create")} new`, `${n("update")} changed`, `${n("remove")} removed`].filter((s) => !s.startsWith("0 ")).join(", ");
+  const parts = [`${n("create")} new files`, `${n("update")} changed`, `${n("remove")} removed`];
+  return parts.filter((s) => !s.startsWith("0 ")).join(", ");
 }
 
 async function init(ctx: VerbContext, plan: Plan) {
   const { dest, source, shown } = plan;
   const running = dest === source || (existsSync(dest) && realpathSync(dest) === source);
   if (!running && existsSync(dest) && lstatSync(dest).isSymbolicLink()) {
-    throw new Refused(`${shown(dest)} is a link to another folder; nothing was changed. Remove it, then run init again`);
+    throw new Refused(`${shown(dest)} is a link to another folder; nothing was changed. Remove it and run init again`);
   }
   const steps = running ? [] : copySteps(source, dest);
   const writes = steps.map((s) => path.join(dest, s.rel));
@@ -153,18 +179,20 @@ async function init(ctx: VerbContext, plan: Plan) {
     }
     const asCopy = state === "copy" || (state === "absent" && process.platform === "win32");
     const copy = asCopy ? copySteps(source, place) : [];
-    writes.push(...(asCopy ? copy.map((s) => path.join(place, s.rel)) : state === "absent" ? [place] : []));
+    if (asCopy) writes.push(...copy.map((s) => path.join(place, s.rel)));
+    else if (state === "absent") writes.push(place);
     return { place, state, asCopy, copy };
   });
   for (const file of writes) {
     const why = unwritable(file);
-    if (why !== null) throw new Refused(`cannot write ${file}: ${why}; nothing was changed. Fix its permissions, then run init again`);
+    if (why !== null) {
+      throw new Refused(`cannot write ${file}: ${why}; nothing was changed. Fix its permissions, then run init again`);
+    }
   }
   // Every agent's install is tried first with --dry-run: a file it would refuse stops init
   // before anything is copied.
   const lines: string[] = [];
   const notes: string[] = [];
-  const would = plan.dryRun ? "would " : "";
   for (const agent of plan.agents) {
     const dry = await agentVerb(ctx, plan, installVerb, agent, true);
     if (plan.dryRun) {
@@ -175,13 +203,14 @@ async function init(ctx: VerbContext, plan: Plan) {
   if (steps.length === 0) lines.unshift(`unchanged ${shown(dest)}`);
   else {
     if (!plan.dryRun) applySteps(source, dest, steps);
-    lines.unshift(`${would}copy the skill to ${shown(dest)} (${counted(steps)} files)`.replace(/^copy/, "copied"));
+    lines.unshift(`${plan.dryRun ? "would copy" : "copied"} the skill to ${shown(dest)} (${counted(steps)})`);
   }
   const after: string[] = [];
   for (const l of links) {
     if (l.asCopy) {
       if (!plan.dryRun) applySteps(source, l.place, l.copy);
-      after.push(l.copy.length === 0 ? `unchanged ${shown(l.place)}` : `${would}copy the skill to ${shown(l.place)} (${counted(l.copy)} files)`.replace(/^copy/, "copied"));
+      const copied = `${plan.dryRun ? "would copy" : "copied"} the skill to ${shown(l.place)} (${counted(l.copy)})`;
+      after.push(l.copy.length === 0 ? `unchanged ${shown(l.place)}` : copied);
     } else if (l.state === "ours") after.push(`unchanged ${shown(l.place)}`);
     else {
       if (!plan.dryRun) makeLink(l.place, dest);
@@ -197,6 +226,9 @@ async function init(ctx: VerbContext, plan: Plan) {
     }
   }
   const who = plan.agents.map((a) => a.name).join(", ");
+  // doctor from the copy: the package's own helper would call the copy's hooks another copy's.
+  const copy = shown(path.join(dest, "scripts", "memory_io.mjs"));
+  if (!plan.dryRun) lines.push(`check: node ${copy} doctor${plan.global ? " --global" : ""}`);
   lines.push(`next: start a new session (${who}) and ${SAY}`);
   return ok(`${lines.join("\n")}\n`, notes);
 }
@@ -213,7 +245,8 @@ async function undo(ctx: VerbContext, plan: Plan) {
   const would = plan.dryRun ? "would remove" : "removed";
   for (const place of linkPlaces(plan, Object.values(AGENTS))) {
     const state = linkState(place, dest);
-    const ours = state === "ours" || (state === "copy" && copySteps(source, place).every((s) => s.action === "remove"));
+    const sameCopy = state === "copy" && copySteps(source, place).every((s) => s.action === "remove");
+    const ours = state === "ours" || sameCopy;
     if (state === "absent") continue;
     if (!ours) {
       lines.push(`left ${shown(place)}: it is not a link to or a copy of this skill`);
@@ -221,6 +254,7 @@ async function undo(ctx: VerbContext, plan: Plan) {
     }
     if (!plan.dryRun) {
       rmSync(place, { recursive: state === "copy", force: true });
+      // Up to the agent's own folder (.claude), which stays.
       removeEmptyUpTo(path.dirname(place), path.join(plan.base, path.relative(plan.base, place).split(path.sep)[0]!));
     }
     lines.push(`${would} ${shown(place)}`);

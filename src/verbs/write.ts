@@ -1,6 +1,6 @@
 import { lstatSync } from "node:fs";
 import path from "node:path";
-import { recordSave as recordCloneSave, statKey } from "../git/saves.ts";
+import { agentOfEnv, recordSave as recordCloneSave, recordSavedBy, statKey } from "../git/saves.ts";
 import { HelperError, Refused } from "../errors.ts";
 import { takeDraft } from "../store/drafts.ts";
 import { underLock } from "../store/mutate.ts";
@@ -129,7 +129,10 @@ async function save(ctx: Parameters<Verb["run"]>[0], kind: ReturnType<typeof par
       } catch {
         // no stat: the hook hashes instead
       }
-      recordCloneSave(root, result === null ? (built as Built | null)!.prior!.token : result.token, key);
+      const token = result === null ? (built as Built | null)!.prior!.token : result.token;
+      recordCloneSave(root, token, key);
+      // Which agent saved it, for the brief of the next one (docs/context-threshold.md).
+      if (result !== null) recordSavedBy(root, token, agentOfEnv(ctx.env));
     }
     if (result === null) {
       return ok(`unchanged ${file}\nCURRENT-SHA256: ${(built as Built | null)!.prior!.token}\n`, [...repairs, ...notes]);

@@ -109,16 +109,20 @@ describe("what install writes", () => {
     expect(ours.hooks[0].command).toContain('"$CLAUDE_PROJECT_DIR"/.claude/skills/session-handoff/scripts/memory_io.mjs');
     expect(ours.hooks[0].command).toContain("hook --mode session --format claude");
     for (const ev of ["PreCompact", "PostCompact", "SessionEnd"]) expect(s.hooks[ev][0].hooks[0].command).toContain("checkpoint --format claude");
+    // The context-threshold offer: prompt and tool hooks, never Stop (the user's Stop stays alone).
+    for (const ev of ["UserPromptSubmit", "PostToolUse"]) expect(s.hooks[ev][0].hooks[0].command).toContain("context --format claude");
+    expect(s.hooks.Stop).toHaveLength(1);
   });
 
-  it("codex: absolute quoted path (no project variable known), PreCompact and SessionEnd checkpoints", () => {
+  it("codex: absolute quoted path (no project variable known), PreCompact and SessionEnd checkpoints, the context offer", () => {
     const e = setup("outside");
     e.run(["install", "--agent", "codex", "--root", e.root]);
     const s = JSON.parse(readFileSync(path.join(e.root, ".codex", "hooks.json"), "utf8"));
     const cmd = s.hooks.SessionStart[0].hooks[0].command as string;
     expect(cmd).toContain(`'${e.helper}'`);
     expect(cmd).toContain("--format codex");
-    expect(Object.keys(s.hooks).sort()).toEqual(["PreCompact", "SessionEnd", "SessionStart"]);
+    expect(Object.keys(s.hooks).sort()).toEqual(["PostToolUse", "PreCompact", "SessionEnd", "SessionStart", "UserPromptSubmit"]);
+    for (const ev of ["UserPromptSubmit", "PostToolUse"]) expect(s.hooks[ev][0].hooks[0].command).toContain("context --format codex");
     expect(readFileSync(path.join(e.root, "AGENTS.md"), "utf8")).toContain("Installed by session-handoff for: codex.");
   });
 

@@ -120,7 +120,8 @@ describe("write --from-draft's refusals, word for word", () => {
     const elsewhere = tempDir("sh-drafts-");
     writeFileSync(path.join(elsewhere, "handoff.md"), handoff("x"));
     symlinkSync(elsewhere, mem(other, "drafts"));
-    expect(fromDraft(other).stderr).toContain(`${REFUSED}.ai/memory/drafts is a link or not a directory, so ${rel} was neither read nor removed; move it away, then write the draft again\n`);
+    // The tree's one verdict refuses a linked drafts/ before the draft is looked at.
+    expect(fromDraft(other).stderr).toContain(`${REFUSED}${mem(other, "drafts")} is a link; memory must live in real directories under the root (move the link away)\n`);
     expect(existsSync(path.join(elsewhere, "handoff.md"))).toBe(true);
   });
 });

@@ -89,6 +89,7 @@ describe("npx session-handoff init, from the packed tarball", () => {
     expect(r.stdout).toContain("linked .claude/skills/session-handoff -> .agents/skills/session-handoff\n");
     expect(r.stdout).toContain("claude-code: created .claude/settings.json\n");
     expect(r.stdout).toContain("codex: created .codex/hooks.json\n");
+    expect(r.stdout).toContain("check: node .agents/skills/session-handoff/scripts/memory_io.mjs doctor\n");
     expect(r.stdout).toMatch(/^next: start a new session \(claude-code, codex\) and say "write a handoff" .*"resume where we left off"/m);
     expect(realpathSync(path.join(root, ".claude", "skills", "session-handoff"))).toBe(skill(root));
     for (const f of ["SKILL.md", "scripts/memory_io.mjs", "scripts/lib/cli.mjs", "scripts/lib/session.mjs", "references/handoff-schema.md"]) expect(existsSync(path.join(skill(root), f)), f).toBe(true);
@@ -153,6 +154,26 @@ describe("npx session-handoff init, from the packed tarball", () => {
     expect(doctor.stdout).not.toContain(path.join("node_modules", "scripts"));
     expect(doctor.stdout).toContain(path.join("node_modules", "session-handoff", "scripts", "memory_io.mjs"));
   }, 300_000);
+});
+
+describe("init --global", () => {
+  it("copies into ~/.agents/skills, links ~/.claude/skills, installs the per-user hooks; --undo leaves HOME as it was", () => {
+    const { root, env } = project([]);
+    const home = env.HOME!;
+    for (const d of [".claude", ".codex"]) mkdirSync(path.join(home, d));
+    const before = snapshot([home]);
+    const helper = path.join(REPO, "scripts", "memory_io.mjs");
+    const r = spawnSync(process.execPath, [helper, "init", "--global"], { cwd: root, env, encoding: "utf8" });
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^copied the skill to ~\/\.agents\/skills\/session-handoff \(\d+ new files\)\nlinked ~\/\.claude\/skills\/session-handoff -> ~\/\.agents\/skills\/session-handoff\nclaude-code: created ~\/\.claude\/settings\.json\ncodex: created ~\/\.codex\/AGENTS\.md\ncodex: created ~\/\.codex\/hooks\.json\n/);
+    const copy = path.join(home, ".agents", "skills", "session-handoff", "scripts", "memory_io.mjs");
+    expect(readFileSync(path.join(home, ".codex", "hooks.json"), "utf8")).toContain(realpathSync(copy));
+    const doctor = spawnSync(process.execPath, [copy, "doctor", "--global", "--json"], { cwd: root, env, encoding: "utf8" });
+    expect(JSON.parse(doctor.stdout).problems).toEqual([]);
+    const undo = spawnSync(process.execPath, [helper, "init", "--global", "--undo"], { cwd: root, env, encoding: "utf8" });
+    expect(undo.status, undo.stderr).toBe(0);
+    expect(snapshot([home])).toBe(before);
+  });
 });
 
 describe("init's refusals change nothing", () => {

@@ -38,14 +38,15 @@ describe("hooks/hooks.json (the plugin's hooks)", () => {
   const commands = Object.entries(hooks.hooks as Record<string, { matcher?: string; hooks: { type: string; command: string; timeout: number }[] }[]>);
   it("has the settings shape: SessionStart with our matcher, and the checkpoint hooks", () => {
     expect(Object.keys(hooks)).toEqual(["hooks"]);
-    expect(commands.map(([e]) => e).sort()).toEqual(["PostCompact", "PreCompact", "SessionEnd", "SessionStart"]);
+    expect(commands.map(([e]) => e).sort()).toEqual(["PostCompact", "PostToolUse", "PreCompact", "SessionEnd", "SessionStart", "UserPromptSubmit"]);
     expect(hooks.hooks.SessionStart[0].matcher).toBe("startup|resume|clear|compact|fork");
     for (const [event, groups] of commands) {
       for (const g of groups) {
         for (const h of g.hooks) {
           expect(h.type).toBe("command");
           expect(h.command).toContain("${CLAUDE_PLUGIN_ROOT}/scripts/memory_io.mjs");
-          expect(h.command).toContain(event === "SessionStart" ? "hook --mode session --format claude" : "checkpoint --format claude");
+          const args = { SessionStart: "hook --mode session --format claude", UserPromptSubmit: "context --format claude", PostToolUse: "context --format claude" }[event as string];
+          expect(h.command).toContain(args ?? "checkpoint --format claude");
           expect(h.timeout).toBeGreaterThan(0);
         }
       }

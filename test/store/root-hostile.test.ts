@@ -56,7 +56,7 @@ describe("a sticky world-writable folder is nobody's project, whoever owns it", 
     for (const args of [["read", "handoff"], ["brief"], ["search", "keys"], ["journal", "purge"]]) {
       const r = helper(args, { cwd: shared });
       expect(r.code, args.join(" ")).toBe(2);
-      expect(r.stderr).toContain("is a sticky folder anyone can write to (like /tmp), never a project");
+      expect(r.stderr).toBe(`memory operation refused: ${shared} is a sticky folder anyone can write to (like /tmp), never a project: run it from a project folder or pass --root <project>\n`);
       expect(r.stdout).not.toContain(PLANTED);
     }
     const hook = helper(["hook", "--mode", "session"], { cwd: shared, input: JSON.stringify({ cwd: shared, source: "startup", session_id: "s" }) });
@@ -93,7 +93,9 @@ describe.skipIf(!asRoot)("another user's checkout, which git calls dubious (as r
     for (const args of [["read", "handoff"], ["brief"], ["anchors"], ["drift"]]) {
       const r = helper([...args, "--root", repo]);
       expect(r.code, args.join(" ")).toBe(2);
-      expect(r.stderr).toContain(`${repo} is a git repository owned by another user (uid ${NOBODY}), which git refuses as dubious`);
+      expect(r.stderr).toContain(
+        `${repo} is a git repository owned by another user (uid ${NOBODY}), which git refuses as dubious; its memory is not used: run from a project of your own, or, if you trust it, \`git config --global --add safe.directory ${repo}\`\n`,
+      );
       expect(r.stdout).not.toContain(PLANTED);
     }
     const w = helper(["write", "handoff", "--expected-current-sha256", "absent"], { cwd: repo, input: handoff("mine") });

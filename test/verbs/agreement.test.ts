@@ -202,7 +202,7 @@ describe("check, read, brief and hook agree", () => {
     else expect(hook.stdout).toContain(want.hook);
     if (f.state === "tree") {
       expect(hook.stdout).toBe(
-        "session-handoff: the memory folder .ai/memory failed memory safety or schema checks (.ai, .ai/memory or .ai/memory/archive is a link or not a directory); do not load memory from it, and tell the user it needs attention.\n",
+        "session-handoff: the memory folder .ai/memory failed memory safety or schema checks (.ai, .ai/memory or a folder in it is a link, not a directory or another user's); do not load memory from it, and tell the user it needs attention.\n",
       );
       expect(run(["hook", "--mode", "lessons"], { cwd: f.start }).stdout).toBe(hook.stdout);
       expect(run(["read", "lessons", "--root", f.start]).code).toBe(2);

@@ -150,7 +150,11 @@ describe("hook: a checkpoint is named once per session and token, with what it h
     const root2 = gitRepo();
     mkdirSync(path.join(root2, ".ai", "memory"), { recursive: true });
     symlinkSync(CP_DIR(root), CP_DIR(root2));
-    expect(hook(root2, "startup").stdout).toBe("");
+    // A linked checkpoints/ makes the whole tree unsafe (one verdict): said once, nothing behind it read.
+    const linked = hook(root2, "startup").stdout;
+    expect(linked).toMatch(/^session-handoff: the memory folder /);
+    expect(linked).not.toContain("IGNORE");
+    expect(linked).not.toMatch(AGE);
   });
 
   it("markers are kept only for sessions whose checkpoint exists, at most 20; checkpoint and recover remove the rest", () => {

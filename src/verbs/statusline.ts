@@ -1,0 +1,87 @@
+// Claude Code's status line (docs/context-threshold.md): the user's own status line command
+// first, when install found one (`--then`), then the handoff's state: saved how long ago,
+// commits since, context used. Interactive sessions only: Claude Code never runs it with -p.
+import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { hookCwd } from "../agents/harness-path.ts";
+import { runGit } from "../git/run.ts";
+import { ageWords } from "../schema/state-time.ts";
+import { stateTimeOfText } from "../schema/handoff.ts";
+import { memoryDir } from "../store/paths.ts";
+import { rootOption } from "./common.ts";
+import { ok, type Verb } from "./types.ts";
+
+/** The state part of the line, from the handoff's text, the commits since its HEAD anchor and the percent used. */
+export function statusText(handoff: string | null, commitsSince: number | null, usedPct: number | null, now: number): string {
+  const parts: string[] = [];
+  if (handoff === null) parts.push("handoff: none");
+  else {
+    const age = ageWords(stateTimeOfText(handoff, now), now);
+    parts.push(`handoff: ${age === "age unknown" ? age : `saved ${age}`}`);
+    if (commitsSince !== null) parts.push(`${commitsSince} commit${commitsSince === 1 ? "" : "s"} since`);
+  }
+  if (usedPct !== null) parts.push(`context ${Math.round(usedPct)}%`);
+  return parts.join(" · ");
+}
+
+async function commitsSince(root: string, handoff: string, env: Record<string, string | undefined>): Promise<number | null> {
+  const head = /^- HEAD: `?([0-9a-f]{40}|[0-9a-f]{64})`?$/m.exec(handoff)?.[1];
+  if (head === undefined) return null;
+  try {
+    // The helper's git runner: nothing the repository names runs.
+    const r = await runGit(root, ["rev-list", "--count", `${head}..HEAD`], env, 500);
+    const n = Number(r.stdout.toString("utf8").trim());
+    return r.code === 0 && Number.isInteger(n) ? n : null;
+  } catch {
+    return null;
+  }
+}
+
+/** `statusline [--then COMMAND]`: prints one line; always exit 0. */
+export const statuslineVerb: Verb = {
+  name: "statusline",
+  options: { then: { type: "string" }, root: { type: "string" } },
+  positionals: [0, 0],
+  help: `usage: node memory_io.mjs statusline [--then COMMAND] [--root DIR]
+
+Claude Code's status line (install writes it into .claude/settings.json's "statusLine").
+Reads Claude Code's JSON on stdin (cwd, context_window.used_percentage). With --then, runs
+COMMAND (the status line command the user had before install, through sh, the same stdin,
+at most 2 s) and prints its output first, then ours after " | ":
+  handoff: saved today · 3 commits since · context 45%
+"handoff: none" when there is no HANDOFF.md. Commits since count HEAD's commits after the
+handoff's HEAD anchor (git rev-list, at most 500 ms; left out when unknown). Always exit 0.
+`,
+  async run(ctx) {
+    const data = ctx.stdinIsTTY ? null : await ctx.readStdinWithin(1000, 65_536);
+    let input: Record<string, unknown> = {};
+    try {
+      const v = data === null ? null : (JSON.parse(data.toString("utf8")) as unknown);
+      if (v !== null && typeof v === "object" && !Array.isArray(v)) input = v as Record<string, unknown>;
+    } catch {
+      // no input: our part alone
+    }
+    let theirs = "";
+    if (typeof ctx.values.then === "string" && ctx.values.then !== "") {
+      const r = spawnSync("sh", ["-c", ctx.values.then], { input: data ?? "", env: ctx.env as NodeJS.ProcessEnv, timeout: 2000, stdio: ["pipe", "pipe", "ignore"] });
+      theirs = (r.stdout?.toString("utf8") ?? "").replace(/\n+$/, "");
+    }
+    let ours = "";
+    try {
+      const root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookCwd(input.cwd));
+      let handoff: string | null = null;
+      try {
+        handoff = readFileSync(path.join(memoryDir(root), "HANDOFF.md"), "utf8").slice(0, 1_000_000);
+      } catch {
+        // none
+      }
+      const cw = input.context_window as Record<string, unknown> | undefined;
+      const pct = typeof cw?.used_percentage === "number" ? cw.used_percentage : null;
+      ours = statusText(handoff, handoff === null ? null : await commitsSince(root, handoff, ctx.env), pct, Date.now());
+    } catch {
+      ours = "";
+    }
+    return ok(`${[theirs, ours].filter((s) => s !== "").join(" | ")}\n`, []);
+  },
+};

@@ -1,0 +1,235 @@
+// The context-threshold offer through the built helper, over the real transcripts of
+// test/fixtures/transcripts/real with only the recorded usage numbers changed.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { claudeWindow, usagePoints } from "../../src/agents/transcripts/usage.ts";
+import { readSettings } from "../../src/store/settings.ts";
+import { gitRepo, helper, tempDir } from "../helpers.ts";
+
+const REAL = path.join(import.meta.dirname, "..", "fixtures", "transcripts", "real");
+const CLAUDE_112 = path.join(REAL, "claude-code-2.1.112");
+const CLAUDE_332 = path.join(REAL, "claude-code-2.1.332");
+const CODEX = path.join(REAL, "codex-cli-0.171.0");
+
+type Rec = Record<string, any>;
+
+// Main-thread assistant records with usage, by line index.
+function assistantLines(lines: string[]): number[] {
+  return lines.flatMap((l, i) => (/"type":"assistant"/.test(l) && /"usage"/.test(l) && !/"isSidechain":true/.test(l) ? [i] : []));
+}
+
+/** The fixture with the usage of the assistant records from `from` on set to `input` tokens (output 20 kept). */
+function withUsage(file: string, input: number, from = 0): string {
+  const lines = readFileSync(file, "utf8").split("\n").filter((l) => l !== "");
+  for (const i of assistantLines(lines).filter((i) => i >= from)) {
+    const rec = JSON.parse(lines[i]!) as Rec;
+    rec.message.usage = { ...rec.message.usage, input_tokens: input, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
+    lines[i] = JSON.stringify(rec);
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+function world(text: string, name = "t.jsonl"): { root: string; transcript: string } {
+  const root = gitRepo();
+  const dir = tempDir("sh-cc-");
+  const transcript = path.join(dir, name);
+  writeFileSync(transcript, text);
+  return { root, transcript };
+}
+
+function run(root: string, transcript: string, opts: { event?: string; session?: string; format?: string; env?: Record<string, string> } = {}) {
+  const input = JSON.stringify({ session_id: opts.session ?? "sess-ctx", transcript_path: transcript, cwd: root, hook_event_name: opts.event ?? "UserPromptSubmit" });
+  return helper(["context", "--format", opts.format ?? "claude"], { input, env: opts.env });
+}
+
+function offer(stdout: string): string | null {
+  if (stdout === "") return null;
+  const out = JSON.parse(stdout) as Rec;
+  return out.hookSpecificOutput.additionalContext as string;
+}
+
+const cp = (root: string, s = "sess-ctx") => path.join(root, ".ai", "memory", "checkpoints", `${s}.md`);
+
+describe("context: the threshold offer (Claude Code transcripts)", () => {
+  it("a usage crossing 75% of 200,000 gives the offer once, in the event's envelope, and writes the checkpoint", () => {
+    const { root, transcript } = world(withUsage(path.join(CLAUDE_112, "work-compact.transcript.jsonl"), 150_000));
+    const first = run(root, transcript, { event: "PostToolUse" });
+    expect(first.code).toBe(0);
+    expect(JSON.parse(first.stdout).hookSpecificOutput.hookEventName).toBe("PostToolUse");
+    expect(offer(first.stdout)).toMatch(/^session-handoff: this session's context is 75% full \(150020 of 200000 tokens; the threshold is 70%\)\. .*save flow/);
+    const text = readFileSync(cp(root), "utf8");
+    expect(text).toContain("Trigger: context-threshold");
+    expect(text).toContain("## User requests");
+    for (const event of ["UserPromptSubmit", "PostToolUse", "UserPromptSubmit"]) {
+      const again = run(root, transcript, { event });
+      expect(again).toMatchObject({ code: 0, stdout: "" });
+    }
+  });
+
+  it("a usage under 40% never gives it, on any event, and writes nothing", () => {
+    const { root, transcript } = world(withUsage(path.join(CLAUDE_112, "work-compact.transcript.jsonl"), 79_000));
+    for (const event of ["UserPromptSubmit", "PostToolUse", "UserPromptSubmit"]) expect(run(root, transcript, { event })).toMatchObject({ code: 0, stdout: "" });
+    expect(existsSync(path.join(root, ".ai"))).toBe(false);
+  });
+
+  it("2.1.332's default model has a 1,000,000 window: 150,000 is no crossing there, 760,000 is", () => {
+    const low = world(withUsage(path.join(CLAUDE_332, "compact.transcript.jsonl"), 150_000));
+    expect(run(low.root, low.transcript).stdout).toBe("");
+    const high = world(withUsage(path.join(CLAUDE_332, "compact.transcript.jsonl"), 760_000));
+    expect(offer(run(high.root, high.transcript).stdout)).toContain("76% full (760020 of 1000000 tokens");
+  });
+
+  it("a handoff saved after the crossing silences it; one crossing after the save is offered", () => {
+    const file = path.join(CLAUDE_112, "save-then-late-turn.transcript.jsonl");
+    const lines = readFileSync(file, "utf8").split("\n").filter((l) => l !== "");
+    const assistants = assistantLines(lines);
+    const saveAt = lines.findIndex((l) => /write handoff/.test(l) && /"tool_use"/.test(l));
+    expect(saveAt).toBeGreaterThan(0);
+    // Crossing before the save (the smoke check's record) and staying above it.
+    const before = world(withUsage(file, 150_000, assistants.find((i) => i < saveAt)!));
+    expect(run(before.root, before.transcript)).toMatchObject({ code: 0, stdout: "" });
+    expect(existsSync(cp(before.root))).toBe(false);
+    // Crossing on the last record only, after the save.
+    const after = world(withUsage(file, 150_000, assistants[assistants.length - 1]!));
+    expect(offer(run(after.root, after.transcript).stdout)).toContain("75% full");
+  });
+
+  it("back under the threshold (a compaction) re-arms it: the next crossing is offered again", () => {
+    const src = path.join(CLAUDE_112, "work-compact.transcript.jsonl");
+    const { root, transcript } = world(withUsage(src, 150_000));
+    expect(offer(run(root, transcript).stdout)).not.toBeNull();
+    writeFileSync(transcript, withUsage(src, 20_000));
+    expect(run(root, transcript).stdout).toBe("");
+    writeFileSync(transcript, withUsage(src, 160_000));
+    expect(offer(run(root, transcript).stdout)).toContain("80% full");
+  });
+
+  it("settings.json: off, another threshold, another window; a bad value is named on stderr and its default used", () => {
+    const { root, transcript } = world(withUsage(path.join(CLAUDE_112, "work-compact.transcript.jsonl"), 130_000));
+    const settings = path.join(root, ".ai", "memory", "settings.json");
+    mkdirSync(path.dirname(settings), { recursive: true });
+    writeFileSync(settings, JSON.stringify({ contextOffer: false, contextThreshold: 60 }));
+    expect(run(root, transcript, { session: "a" })).toMatchObject({ code: 0, stdout: "", stderr: "" });
+    writeFileSync(settings, JSON.stringify({ contextThreshold: 60 }));
+    expect(offer(run(root, transcript, { session: "b" }).stdout)).toContain("65% full (130020 of 200000 tokens; the threshold is 60%)");
+    writeFileSync(settings, JSON.stringify({ contextWindow: 1_000_000 }));
+    expect(run(root, transcript, { session: "c" }).stdout).toBe("");
+    writeFileSync(settings, JSON.stringify({ contextThreshold: "high" }));
+    const bad = run(root, transcript, { session: "d" });
+    expect(bad.stderr).toBe('memory_io context: .ai/memory/settings.json: "contextThreshold" must be a whole percent from 1 to 99, got "\\"high\\""; using 70\n');
+    expect(bad.stdout).toBe("");
+    writeFileSync(settings, "{not json");
+    expect(run(root, transcript, { session: "e" }).stderr).toContain("settings.json is not a JSON object");
+  });
+
+  it("the kill switch and SESSION_HANDOFF_DISABLE silence it", () => {
+    const { root, transcript } = world(withUsage(path.join(CLAUDE_112, "work-compact.transcript.jsonl"), 150_000));
+    expect(run(root, transcript, { env: { SESSION_HANDOFF_DISABLE: "1" } }).stdout).toBe("");
+    mkdirSync(path.join(root, ".ai", "memory"), { recursive: true });
+    writeFileSync(path.join(root, ".ai", "memory", "PAUSE"), "");
+    expect(run(root, transcript).stdout).toBe("");
+    expect(existsSync(cp(root))).toBe(false);
+  });
+});
+
+describe("context: Codex's token_count", () => {
+  it("reads the window from the rollout: over 70% of model_context_window gives the offer once", () => {
+    const file = path.join(CODEX, "fallback-tools.rollout.jsonl");
+    const lines = readFileSync(file, "utf8").split("\n").filter((l) => l !== "");
+    const points = usagePoints("codex", lines);
+    expect(points.length).toBeGreaterThan(0);
+    const last = points[points.length - 1]!;
+    const rec = JSON.parse(lines[last.line]!) as Rec;
+    expect(last.window).toBe(rec.payload.info.model_context_window);
+    expect(last.window).toBe(258_400);
+    rec.payload.info.last_token_usage.total_tokens = 220_000;
+    lines[last.line] = JSON.stringify(rec);
+    const { root, transcript } = world(`${lines.join("\n")}\n`, "rollout.jsonl");
+    expect(offer(run(root, transcript, { format: "codex" }).stdout)).toContain("85% full (220000 of 258400 tokens");
+    expect(run(root, transcript, { format: "codex" }).stdout).toBe("");
+    const low = world(readFileSync(file, "utf8"), "rollout.jsonl");
+    expect(run(low.root, low.transcript, { format: "codex" }).stdout).toBe("");
+  });
+});
+
+describe("usage and settings, pure", () => {
+  it("the window of a Claude model", () => {
+    expect(claudeWindow("claude-sonnet-4-6")).toBe(200_000);
+    expect(claudeWindow("claude-sonnet-4-6[1m]")).toBe(1_000_000);
+    expect(claudeWindow("claude-opus-5-5")).toBe(1_000_000);
+    expect(claudeWindow(null)).toBe(200_000);
+  });
+  it("settings: defaults when absent; an unknown key named", () => {
+    const dir = tempDir();
+    expect(readSettings(dir)).toEqual({ settings: { contextOffer: true, contextThreshold: 70, contextWindow: null, archivesKept: 5 }, problems: [] });
+    writeFileSync(path.join(dir, "settings.json"), JSON.stringify({ archivesKept: 2, colour: "red" }));
+    const r = readSettings(dir);
+    expect(r.settings.archivesKept).toBe(2);
+    expect(r.problems).toEqual(['.ai/memory/settings.json: unknown key "colour" ignored']);
+  });
+});
+
+describe("saved by: which agent made the save, in the next agent's brief", () => {
+  const doc = `<!-- memory-schema: v1 -->
+# Session Handoff
+
+## Current goal
+Add a subtract function to src/math.js
+
+## Plan
+- [ ] Add subtract
+
+## Decisions
+- none
+
+## Failed approaches
+- none
+
+## Open questions
+- none
+
+## Next steps
+1. Add subtract to src/math.js — done when it returns 2 for (5, 3)
+
+## Key files
+- none
+
+## Environment anchors
+`;
+  const saveWith = (root: string, env: Record<string, string>) => {
+    const r = helper(["write", "handoff", "--expected-current-sha256", "absent"], { input: doc, env, cwd: root });
+    expect(r.code, r.stderr).toBe(0);
+    return /CURRENT-SHA256: ([0-9a-f]{64})/.exec(r.stdout)![1]!;
+  };
+  const drift = (root: string) => /^Drift & lessons: .*$/m.exec(helper(["brief"], { cwd: root }).stdout)?.[0] ?? "";
+
+  it("write names Claude Code from CLAUDECODE; brief says saved by Claude Code at the Saved: time", () => {
+    const root = gitRepo();
+    saveWith(root, { CLAUDECODE: "1" });
+    expect(drift(root)).toMatch(/; saved by Claude Code at \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ[;.]/);
+  });
+
+  it("SESSION_HANDOFF_AGENT names it; with no sign of an agent nothing is said", () => {
+    const named = gitRepo();
+    saveWith(named, { SESSION_HANDOFF_AGENT: "Gemini CLI" });
+    expect(drift(named)).toContain("saved by Gemini CLI at ");
+    const none = gitRepo();
+    saveWith(none, {});
+    expect(drift(none)).not.toContain("saved by");
+  });
+
+  it("Codex sets nothing in its tools' environment: its PostToolUse hook records the save it saw", () => {
+    const root = gitRepo();
+    const token = saveWith(root, {});
+    const input = JSON.stringify({
+      session_id: "codex-1",
+      cwd: root,
+      hook_event_name: "PostToolUse",
+      tool_input: { command: `node "/x/.agents/skills/session-handoff/scripts/memory_io.mjs" write handoff --from-draft --expected-current-sha256 absent` },
+      tool_response: `saved HANDOFF.md\nCURRENT-SHA256: ${token}\n`,
+    });
+    expect(helper(["context", "--format", "codex"], { input })).toMatchObject({ code: 0, stdout: "" });
+    expect(drift(root)).toContain("saved by Codex at ");
+  });
+});

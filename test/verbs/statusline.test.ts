@@ -1,0 +1,51 @@
+// Claude Code's status line of ours: composed with the user's own command, installed and
+// uninstalled exactly, through the built helper.
+import { mkdirSync, readFileSync, writeFileSync, existsSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { git, gitRepo, helper } from "../helpers.ts";
+
+const USER_SETTINGS = `{\n  "model": "opus",\n  "statusLine": {\n    "type": "command",\n    "command": "echo 'my line'",\n    "padding": 0\n  }\n}\n`;
+
+function statusOf(root: string, pct = 45.2): string {
+  const s = JSON.parse(readFileSync(path.join(root, ".claude", "settings.json"), "utf8"));
+  const r = spawnSync("sh", ["-c", s.statusLine.command], { input: JSON.stringify({ cwd: root, context_window: { used_percentage: pct } }), encoding: "utf8" });
+  return r.stdout;
+}
+
+describe("statusline", () => {
+  it("install composes with the user's status line (theirs first), re-install changes no byte, uninstall gives it back exactly", () => {
+    const root = gitRepo();
+    mkdirSync(path.join(root, ".claude"));
+    const file = path.join(root, ".claude", "settings.json");
+    writeFileSync(file, USER_SETTINGS);
+    expect(helper(["install", "--agent", "claude-code", "--root", root]).code).toBe(0);
+    const installed = readFileSync(file, "utf8");
+    expect(JSON.parse(installed).statusLine.padding).toBe(0);
+    expect(statusOf(root)).toBe("my line | handoff: none · context 45%\n");
+    expect(helper(["install", "--agent", "claude-code", "--root", root]).code).toBe(0);
+    expect(readFileSync(file, "utf8")).toBe(installed);
+    expect(helper(["uninstall", "--agent", "claude-code", "--root", root]).code).toBe(0);
+    expect(readFileSync(file, "utf8")).toBe(USER_SETTINGS);
+  });
+
+  it("without a status line of the user's: ours alone, and uninstall removes the file it created", () => {
+    const root = gitRepo();
+    expect(helper(["install", "--agent", "claude-code", "--root", root]).code).toBe(0);
+    expect(statusOf(root, 12)).toBe("handoff: none · context 12%\n");
+    expect(helper(["uninstall", "--agent", "claude-code", "--root", root]).code).toBe(0);
+    expect(existsSync(path.join(root, ".claude", "settings.json"))).toBe(false);
+  });
+
+  it("shows the handoff's age and the commits since its HEAD anchor", () => {
+    const root = gitRepo();
+    const doc = `<!-- memory-schema: v1 -->\n# Session Handoff\n\n## Current goal\nA goal\n\n## Plan\n- [ ] step\n\n## Decisions\n- none\n\n## Failed approaches\n- none\n\n## Open questions\n- none\n\n## Next steps\n1. step — done when it passes\n\n## Key files\n- none\n\n## Environment anchors\n`;
+    expect(helper(["write", "handoff", "--expected-current-sha256", "absent"], { input: doc, cwd: root }).code).toBe(0);
+    writeFileSync(path.join(root, "a.txt"), "a\n");
+    git(root, "add", "a.txt");
+    git(root, "commit", "-qm", "a");
+    const r = helper(["statusline"], { input: JSON.stringify({ cwd: root }) });
+    expect(r.stdout).toBe("handoff: saved today · 1 commit since\n");
+  });
+});
