@@ -31,6 +31,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, s
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { adversarialDocument } from "./adversarial.mjs";
 import { AGENT_FLOW_TARGETS, loadedFiles, parseFlows } from "./agent-flow.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -461,7 +462,7 @@ async function tokenizer() {
 }
 
 /** Times src/guard/redact.ts on `doc`: built with esbuild into the work dir, run in a fresh node. */
-async function redactionCost(doc) {
+async function redactionCost(doc, warmRuns = quick ? 5 : 200) {
   const { build } = await import("esbuild");
   const lib = path.join(work, "redact-lib.mjs");
   await build({ entryPoints: [path.join(repoRoot, "src", "guard", "redact.ts")], bundle: true, platform: "node", format: "esm", outfile: lib, logLevel: "warning" });
@@ -479,7 +480,7 @@ t = performance.now();
 const first = redactText(doc);
 const firstMs = performance.now() - t;
 const warm = [];
-for (let i = 0; i < ${quick ? 5 : 200}; i++) { t = performance.now(); redactText(doc); warm.push(performance.now() - t); }
+for (let i = 0; i < ${warmRuns}; i++) { t = performance.now(); redactText(doc); warm.push(performance.now() - t); }
 warm.sort((a, b) => a - b);
 process.stdout.write(JSON.stringify({ loadMs, firstMs, warmMedianMs: warm[warm.length >> 1], findings: first.findings.length }));
 `,
@@ -922,6 +923,9 @@ async function main() {
   // load + first call, as `write` pays it) and warm (median of repeated calls)
   log("redaction");
   results.redaction = await redactionCost(writeDoc());
+  // --- redaction of 1 MB of hostile input (bench/adversarial.mjs): must stay under 1 s
+  log("redaction of 1 MB of hostile input");
+  results.redactionHostile = await redactionCost(adversarialDocument(1_000_000), 3);
 
   // --- context cost of the save and resume flows
   const tok = await tokenizer();
@@ -979,6 +983,8 @@ function print(r) {
     "",
     `bundle: ${r.bundle.bytes} bytes (${r.bundle.files.map((x) => `${x.name} ${x.bytes}`).join(", ")})`,
     `redaction of a ${r.redaction.lines}-line handoff (${r.redaction.bytes} B): module load ${r.redaction.loadMs} ms + first call ${r.redaction.firstCallMs} ms (what write pays), warm ${r.redaction.warmMedianMs} ms`,
+    `redaction of ${r.redactionHostile.bytes} B of hostile input (bench/adversarial.mjs): ` +
+      `first call ${r.redactionHostile.firstCallMs} ms, warm ${r.redactionHostile.warmMedianMs} ms (target < 1000 ms)`,
     `hook output: ${r.hookOutputChars} characters (≤ ${r.targets.hookOutputChars})`,
     `context, save flow: ${c.save.bytes} B, ${c.save.tokens ?? "?"} tokens (≤ ${r.targets.saveFlowBytes} B): ${c.save.files.map((f) => f.file).join(" + ")}`,
     `context, resume flow: ${c.resume.bytes} B, ${c.resume.tokens ?? "?"} tokens (≤ ${r.targets.resumeFlowBytes} B); with both ledgers' schemas ${c.resumeWithLedgers.bytes} B`,

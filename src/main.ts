@@ -168,6 +168,34 @@ function stdinIsTerminal(): boolean {
   }
 }
 
+/**
+ * Output held until the verb ends, then passed through `redact` whole, so that a secret split
+ * over two printed lines (a finding each) is seen as one; bytes that are not UTF-8 pass as they are.
+ */
+interface Held {
+  write(data: string | Uint8Array): void;
+  flush(): void;
+}
+
+function heldOutput(fd: number, redact: (text: string) => string): Held {
+  const parts: Buffer[] = [];
+  return {
+    write: (data) => parts.push(typeof data === "string" ? Buffer.from(data, "utf8") : Buffer.from(data)),
+    flush() {
+      const all = Buffer.concat(parts.splice(0));
+      if (all.length === 0) return;
+      let text: string;
+      try {
+        text = new TextDecoder("utf-8", { fatal: true }).decode(all);
+      } catch {
+        writeFd(fd, all);
+        return;
+      }
+      writeFd(fd, redact(text));
+    },
+  };
+}
+
 // Through npm's bin link (node_modules/.bin/session-handoff) argv[1] is a link to the file:
 // the skill folder is the one it leads to. A linked skill folder stays as invoked (anchors
 // exclude both forms).
@@ -180,8 +208,13 @@ function runningFile(file: string | undefined): string | undefined {
   }
 }
 
-/** Runs the verb named by argv with `verbs` and sets the process exit code. */
-export async function runProcess(verbs: VerbTable): Promise<void> {
+/**
+ * Runs the verb named by argv with `verbs` and sets the process exit code. `redact`, when
+ * given, sees every byte the verb prints before it leaves the process.
+ */
+export async function runProcess(verbs: VerbTable, redact?: (text: string) => string): Promise<void> {
+  const out = redact ? heldOutput(1, redact) : { write: (d: string | Uint8Array) => writeFd(1, d), flush: () => {} };
+  const err = redact ? heldOutput(2, redact) : { write: (d: string | Uint8Array) => writeFd(2, d), flush: () => {} };
   const gemini = geminiHookRun(process.argv.slice(2));
   // Node's own warnings go to stderr too, which Gemini would show as a chat line.
   if (gemini) process.removeAllListeners("warning");
@@ -196,17 +229,19 @@ export async function runProcess(verbs: VerbTable): Promise<void> {
       },
       readStdin,
       readStdinWithin,
-      writeOut: (data) => writeFd(1, data),
-      writeErr: (text) => writeFd(2, text),
+      writeOut: (data) => out.write(data),
+      writeErr: (text) => err.write(text),
       helperPath: runningFile(process.argv[1]),
     });
-  } catch (err) {
+  } catch (error) {
     // Outside a verb's run -- loading its code from a damaged or replaced file -- never a refusal; the hook and
     // checkpoint still never fail a session (docs/design.md#checkpoints, docs/design.md#integrations).
-    if (gemini) writeFd(1, GEMINI_SILENT);
-    else writeFd(2, `memory_io internal error: ${err instanceof Error ? err.message : String(err)}\n`);
+    if (gemini) out.write(GEMINI_SILENT);
+    else err.write(`memory_io internal error: ${error instanceof Error ? error.message : String(error)}\n`);
     code = process.argv[2] === "hook" || process.argv[2] === "checkpoint" ? 0 : 2;
   }
+  out.flush();
+  err.flush();
   process.exitCode = code;
   // A harness may keep stdin open after the hook stopped waiting for it: let the process end.
   if (stdinOpened) process.stdin.destroy();

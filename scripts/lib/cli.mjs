@@ -18,6 +18,1243 @@ var __export = (target, all) => {
     __defProp(target, name2, { get: all[name2], enumerable: true });
 };
 
+// src/guard/redact-kit.ts
+function tally(n2) {
+  REDACTION_WORK.charsScanned += n2;
+}
+function re(source, flags = "") {
+  return new RegExp(source, `gd${flags}`);
+}
+function rule(id, keywords, source, entropy, extra = {}, flags = "") {
+  let compiled;
+  const made = {
+    id,
+    get pattern() {
+      return compiled ??= re(source, flags);
+    },
+    ...extra
+  };
+  if (keywords !== "") made.keywords = keywords.split(" ");
+  if (entropy !== void 0) made.entropy = entropy;
+  return made;
+}
+function isWordy(s) {
+  const runs = s.match(WORD_RUNS);
+  if (!runs || runs.length === 0) return false;
+  let total = 0;
+  for (const r of runs) total += r.length;
+  return total / runs.length >= 3;
+}
+function looksLikeCode(value) {
+  if (/^[\w$-]+$/.test(value)) {
+    return value.split(/[-_$]+/).every((part) => /^(?:[A-Za-z]*|\d*)$/.test(part)) && isWordy(value);
+  }
+  const m = CODE_PATH.exec(value);
+  if (!m) return false;
+  const tail = m.groups?.["tail"];
+  const path61 = tail === void 0 ? value : value.slice(0, value.length - tail.length);
+  if (isWordy(path61)) return true;
+  const parts = path61.split(/\??\.|::|->/);
+  return parts.length > 1 && parts.every((p) => /^[A-Za-z_$]+!?$/.test(p)) && parts.some((p) => /^[a-z]{3,}$/.test(p));
+}
+function shannonEntropy(s) {
+  if (s.length === 0) return 0;
+  let ascii = true;
+  for (let i = 0; i < s.length; i++) {
+    if (s.charCodeAt(i) >= 128) {
+      ascii = false;
+      break;
+    }
+  }
+  if (ascii) {
+    const counts2 = ASCII_COUNTS;
+    counts2.fill(0);
+    for (let i = 0; i < s.length; i++) counts2[s.charCodeAt(i)]++;
+    let h2 = 0;
+    for (let c = 0; c < 128; c++) {
+      const n3 = counts2[c];
+      if (n3 === 0) continue;
+      const p = n3 / s.length;
+      h2 -= p * Math.log2(p);
+    }
+    return h2;
+  }
+  const counts = /* @__PURE__ */ new Map();
+  for (const ch of s) counts.set(ch, (counts.get(ch) ?? 0) + 1);
+  let n2 = 0;
+  for (const c of counts.values()) n2 += c;
+  let h = 0;
+  for (const c of counts.values()) {
+    const p = c / n2;
+    h -= p * Math.log2(p);
+  }
+  return h;
+}
+function globallyAllowed(secret) {
+  return DECORATED_HEX.test(secret) || UUID.test(secret) || /EXAMPLE(?:KEY)?$/.test(secret);
+}
+function filler(entropy) {
+  return entropy < 2.5;
+}
+function placeholderOrVariable(v) {
+  return PLACEHOLDER.test(v) || VARIABLE_REFERENCE.test(v);
+}
+function pathOfNames(v) {
+  if (!v.includes("/") || !/^[\w.-]+(?:\/[\w.-]*)+$/.test(v)) return false;
+  const segments = v.split("/").filter((s) => s !== "");
+  return segments.every((s) => s.split(/[-_.]+/).every((p) => /^(?:[A-Za-z]*|\d*)$/.test(p))) && segments.some((s) => isWordy(s));
+}
+function namesSomething(v) {
+  return v.startsWith("arn:") && ARN.test(v) || v.includes("@") && EMAIL.test(v) || v.includes(".") && FILE_NAME.test(v) || v.includes("/") && pathOfNames(v);
+}
+function proseLike(v) {
+  if (!/\s/.test(v)) return false;
+  const words = v.split(/\s+/).filter((w) => w !== "");
+  let plain = 0;
+  for (const w of words) if (PLAIN_WORD.test(w)) plain++;
+  return plain * 2 >= words.length;
+}
+function wordList(v) {
+  const parts = v.split(/[,;&|]+/).filter((p) => p !== "");
+  return parts.length > 1 && parts.every((p) => looksLikeCode(p));
+}
+function notAnAssignedSecret(v) {
+  return placeholderOrVariable(v) || // A command-line flag (`--expected-current-sha256` in a table of options).
+  v.startsWith("--") && /^--[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/.test(v) || looksLikeCode(v.replace(/=+$/, "")) || wordList(v) || PATH_OR_URL.test(v) || DIGEST.test(v) || VERSION.test(v) || namesSomething(v) || proseLike(v);
+}
+var ESCAPE_END, L, R, LD, RD, REDACTION_WORK, PLACEHOLDER, VARIABLE_REFERENCE, WORD_RUNS, CODE_PATH, PATH_OR_URL, DIGEST, VERSION, ASCII_COUNTS, UUID, DECORATED_HEX, ARN, EMAIL, FILE_NAME, PLAIN_WORD;
+var init_redact_kit = __esm({
+  "src/guard/redact-kit.ts"() {
+    "use strict";
+    ESCAPE_END = '(?<!\\\\[ntr"]|%[0-9A-Fa-f]{2})';
+    L = `(?<![A-Za-z0-9_]${ESCAPE_END})`;
+    R = "(?![A-Za-z0-9_])";
+    LD = `(?<![A-Za-z0-9_-]${ESCAPE_END})`;
+    RD = "(?![A-Za-z0-9_-])";
+    REDACTION_WORK = { regexRuns: 0, charsScanned: 0 };
+    PLACEHOLDER = /^(?:\$.*|%[A-Za-z_(].*|\{.*\}|<.*>|\[.*\]|\*+|x+|X+|\.\.\.|…|password|passwd|pass|pwd|secret|changeme|redacted|hidden|none|null|undefined|true|false)$/i;
+    VARIABLE_REFERENCE = /^(?:\$|%[A-Za-z_]|\{\{|\{%|os\.environ|os\.getenv|process\.env|import\.meta\.env|env\.|ENV\[|ENV\.fetch|System\.getenv|getenv\(|secrets\.|vars\.)/;
+    WORD_RUNS = /[A-Z]?[a-z]+|[A-Z]+(?![a-z])/g;
+    CODE_PATH = /^[A-Za-z_$][\w$-]*!?(?:(?:\.|\?\.|::|->)[A-Za-z_$][\w$-]*!?)*(?<tail>[([<].*)?$/;
+    PATH_OR_URL = /^(?:\.{0,2}\/|~\/|[A-Za-z]:\\|[a-z][a-z0-9+.-]*:\/\/)|^[\w.-]+(?:\/[\w.-]+)+\.[A-Za-z]{1,5}$/;
+    DIGEST = /^(?:sha1|sha256|sha384|sha512|md5|blake2b?):[0-9a-fA-F]+$/i;
+    VERSION = /^v?\d+(?:\.\d+)+(?:[-+][0-9A-Za-z.+-]*)?$/;
+    ASCII_COUNTS = new Uint32Array(128);
+    UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+    DECORATED_HEX = /^[^A-Za-z0-9]*(?<![0-9a-fA-F])(?:[0-9a-fA-F]{40}|[0-9a-fA-F]{64})(?![0-9a-fA-F])(?::[\w./-]*)?[^A-Za-z0-9]*$/;
+    ARN = /^arn:aws[\w-]*:[\w-]+:/;
+    EMAIL = /^[\w.+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+$/;
+    FILE_NAME = /^[\w.@+-]*\.(?:pem|key|pub|crt|cer|csr|p12|pfx|jks|gpg|asc|age|enc|json|ya?ml|toml|ini|conf|env|txt|md|xml|properties|sh|[jt]sx?|py|rb|go|sql|db|log|csv|lock|t?gz|zip)$/i;
+    PLAIN_WORD = /^[("'`]*(?:[A-Za-z][a-z]*(?:['’-][a-z]+)*|\d+(?:[.,]\d+)*)[)"'`.,!?:;]*$/;
+  }
+});
+
+// src/guard/redact-derived.ts
+function pieceAt(pieces, at3) {
+  let lo = 0;
+  let hi = pieces.length - 1;
+  while (lo < hi) {
+    const mid = lo + hi + 1 >>> 1;
+    if (pieces[mid][0] <= at3) lo = mid;
+    else hi = mid - 1;
+  }
+  const p = pieces[lo];
+  return p !== void 0 && p[0] <= at3 && at3 < p[1] ? p : void 0;
+}
+function printable(bytes) {
+  let bad = 0;
+  for (const b of bytes) if (b < 32 && b !== 9 && b !== 10 && b !== 13 || b > 126) bad++;
+  return bad * 20 <= bytes.length;
+}
+function decodedRuns(text2, covered) {
+  const parts = [];
+  const pieces = [];
+  let length = 0;
+  BASE64_RUN.lastIndex = 0;
+  tally(text2.length);
+  for (const m of text2.matchAll(BASE64_RUN)) {
+    const start = m.index;
+    const end = start + m[0].length;
+    if (m[0].length < MIN_BASE64 || covered(start, end)) continue;
+    const bytes = Buffer.from(m[0], "base64");
+    tally(m[0].length);
+    if (bytes.length === 0 || !printable(bytes)) continue;
+    const decoded2 = bytes.toString("latin1");
+    pieces.push([length, length + decoded2.length, start, end, pieces.length]);
+    parts.push(decoded2, "\n");
+    length += decoded2.length + 1;
+  }
+  if (parts.length === 0) return EMPTY;
+  return {
+    text: parts.join(""),
+    original(a, b) {
+      const p = pieceAt(pieces, a);
+      return p !== void 0 && b <= p[1] ? [p[2], p[3]] : null;
+    }
+  };
+}
+function splitRuns(text2, covered) {
+  const parts = [];
+  const pieces = [];
+  let length = 0;
+  let group2 = [];
+  let groupPrefix = null;
+  let groups = 0;
+  const flush = () => {
+    if (group2.length >= 2) {
+      for (const [a, b] of group2) {
+        pieces.push([length, length + (b - a), a, b, groups]);
+        parts.push(text2.slice(a, b));
+        length += b - a;
+      }
+      parts.push("\n");
+      length++;
+      groups++;
+    }
+    group2 = [];
+    groupPrefix = null;
+  };
+  tally(text2.length);
+  for (let lineStart = 0; lineStart <= text2.length; ) {
+    let lineEnd = text2.indexOf("\n", lineStart);
+    if (lineEnd === -1) lineEnd = text2.length;
+    let e = lineEnd;
+    while (e > lineStart && (text2[e - 1] === " " || text2[e - 1] === "	" || text2[e - 1] === "\r")) e--;
+    let b = e;
+    while (b > lineStart && PIECE_CHAR.test(text2[b - 1])) b--;
+    const prefix = b - lineStart <= MAX_PREFIX ? text2.slice(lineStart, b) : null;
+    if (b === e || prefix === null || /[A-Za-z0-9]/.test(prefix) || covered(b, e)) flush();
+    else {
+      if (groupPrefix !== prefix) flush();
+      groupPrefix = prefix;
+      group2.push([b, e]);
+    }
+    lineStart = lineEnd + 1;
+  }
+  flush();
+  if (pieces.length === 0) return EMPTY;
+  return {
+    text: parts.join(""),
+    original(a, z) {
+      const first = pieceAt(pieces, a);
+      const last = pieceAt(pieces, z - 1);
+      if (first === void 0 || last === void 0 || first === last || first[4] !== last[4]) return null;
+      return [first[2] + (a - first[0]), last[2] + (z - last[0])];
+    }
+  };
+}
+function wrappedRuns(text2) {
+  const parts = [];
+  const pieces = [];
+  let length = 0;
+  let groups = 0;
+  const lines3 = [];
+  for (let s = 0; s <= text2.length; ) {
+    let e = text2.indexOf("\n", s);
+    if (e === -1) e = text2.length;
+    let t = e;
+    while (t > s && (text2[t - 1] === " " || text2[t - 1] === "	" || text2[t - 1] === "\r")) t--;
+    lines3.push([s, t]);
+    s = e + 1;
+  }
+  tally(text2.length);
+  const pieceStart = (a, z) => {
+    let b = z;
+    while (b > a && PIECE_CHAR.test(text2[b - 1])) b--;
+    return b;
+  };
+  for (let i = 0; i < lines3.length - 1; ) {
+    const [a, z] = lines3[i];
+    const width = z - a;
+    const head = pieceStart(a, z);
+    const next = lines3[i + 1];
+    const prefixEnd = pieceStart(next[0], next[1]);
+    const prefix = text2.slice(next[0], prefixEnd);
+    const badPrefix = prefix.length > MAX_PREFIX || /[A-Za-z0-9]/.test(prefix) || !text2.startsWith(prefix, a);
+    if (width < MIN_WRAP || head === z || prefixEnd === next[1] || badPrefix) {
+      i++;
+      continue;
+    }
+    const group2 = [[head, z]];
+    let j = i + 1;
+    for (; j < lines3.length; j++) {
+      const [la, lz] = lines3[j];
+      const body = la + prefix.length;
+      if (lz - la > width || !text2.startsWith(prefix, la) || lz === body || pieceStart(la, lz) !== body) break;
+      group2.push([la + prefix.length, lz]);
+      if (lz - la < width) {
+        j++;
+        break;
+      }
+    }
+    if (group2.length >= 3 || group2.length === 2 && WRAP_WIDTHS.has(width)) {
+      for (const [b, e] of group2) {
+        pieces.push([length, length + (e - b), b, e, groups]);
+        parts.push(text2.slice(b, e));
+        length += e - b;
+      }
+      parts.push("\n");
+      length++;
+      groups++;
+    }
+    i = Math.max(i + 1, j);
+  }
+  if (pieces.length === 0) return EMPTY;
+  return {
+    text: parts.join(""),
+    original(x, y) {
+      const first = pieceAt(pieces, x);
+      const last = pieceAt(pieces, y - 1);
+      if (first === void 0 || last === void 0 || first === last || first[4] !== last[4]) return null;
+      if (y !== last[1]) return null;
+      return [first[2] + (x - first[0]), last[2] + (y - last[0])];
+    }
+  };
+}
+var EMPTY, MIN_BASE64, BASE64_RUN, PIECE_CHAR, MAX_PREFIX, MIN_WRAP, WRAP_WIDTHS;
+var init_redact_derived = __esm({
+  "src/guard/redact-derived.ts"() {
+    "use strict";
+    init_redact_kit();
+    EMPTY = { text: "", original: () => null };
+    MIN_BASE64 = 24;
+    BASE64_RUN = /(?<![A-Za-z0-9+/_=-])[A-Za-z0-9+/_-]{24,}={0,2}(?![A-Za-z0-9+/_=-])/g;
+    PIECE_CHAR = /[A-Za-z0-9_+/=.-]/;
+    MAX_PREFIX = 24;
+    MIN_WRAP = 40;
+    WRAP_WIDTHS = /* @__PURE__ */ new Set([64, 76, 80]);
+  }
+});
+
+// src/guard/redact-syntax.ts
+function sticky(pattern, text2, at3) {
+  pattern.lastIndex = at3;
+  const hit = pattern.test(text2);
+  tally(hit ? pattern.lastIndex - at3 : 1);
+  return hit ? pattern.lastIndex : -1;
+}
+function linePrefix(text2, start) {
+  let k = start;
+  while (k > 0 && start - k < 40 && text2[k - 1] !== "\n") k--;
+  if (k > 0 && text2[k - 1] !== "\n") return "";
+  tally(start - k);
+  return text2.slice(k, start).trim();
+}
+function skipPrefix(text2, at3, prefix) {
+  if (prefix === "" || !text2.startsWith(prefix, at3)) return at3;
+  let k = at3 + prefix.length;
+  while (text2[k] === " " || text2[k] === "	") k++;
+  return k;
+}
+function refinePem(text2, m, start, end) {
+  if (m[0].startsWith("PuTTY")) return refinePutty(text2, start, end);
+  const prefix = linePrefix(text2, start);
+  let i = end;
+  let last = end;
+  let material = 0;
+  let headers = true;
+  for (; ; ) {
+    const sep = sticky(PEM_SEPARATOR, text2, i);
+    if (sep === -1) break;
+    const j = skipPrefix(text2, sep, prefix);
+    const endMarker = sticky(PEM_END, text2, j);
+    if (endMarker !== -1) {
+      last = endMarker;
+      break;
+    }
+    if (headers) {
+      const h = sticky(PEM_HEADER, text2, j);
+      if (h !== -1) {
+        i = last = h;
+        continue;
+      }
+    }
+    const b = sticky(PEM_BODY, text2, j);
+    if (b === -1) {
+      if (sticky(PEM_NEWLINE, text2, j) !== -1) {
+        i = j;
+        continue;
+      }
+      break;
+    }
+    const line = text2.slice(j, b);
+    const after = b < text2.length ? text2[b] : "\n";
+    if (!PEM_LINE_END.test(after)) break;
+    const next = sticky(PEM_SEPARATOR, text2, b);
+    const beforeEnd = next !== -1 && sticky(PEM_END, text2, skipPrefix(text2, next, prefix)) !== -1;
+    const keyLike = line.length >= 16 && /[0-9+/=]/.test(line) || line.length >= 40 || /^=|=$/.test(line) || beforeEnd;
+    if (!keyLike) break;
+    material += line.replace(/=/g, "").length;
+    headers = false;
+    i = last = b;
+  }
+  return material >= PEM_MIN_MATERIAL ? [start, last] : null;
+}
+function refinePutty(text2, start, end) {
+  const prefix = linePrefix(text2, start);
+  let i = end;
+  let last = end;
+  let privateMaterial = 0;
+  let inPrivate = false;
+  for (; ; ) {
+    const sep = sticky(PUTTY_BREAK, text2, i);
+    if (sep === -1) break;
+    const j = skipPrefix(text2, sep, prefix);
+    const h = sticky(PUTTY_HEADER, text2, j);
+    if (h !== -1) {
+      const name2 = text2.slice(j, text2.indexOf(":", j));
+      inPrivate = name2 === "Private-Lines";
+      if (name2 === "Private-MAC") privateMaterial += h - j;
+      i = last = h;
+      continue;
+    }
+    const b = sticky(PEM_BODY, text2, j);
+    if (b === -1 || b - j < 16 || !PEM_LINE_END.test(b < text2.length ? text2[b] : "\n")) break;
+    if (inPrivate) privateMaterial += b - j;
+    i = last = b;
+  }
+  return privateMaterial >= PEM_MIN_MATERIAL ? [start, last] : null;
+}
+function genericValueEnd(text2, start, inQuery) {
+  const limit = Math.min(text2.length, start + GENERIC_VALUE_MAX);
+  let parens = 0;
+  let brackets = 0;
+  let braces = 0;
+  let angles = 0;
+  let backticks = 0;
+  let end = start;
+  scan: for (; end < limit; end++) {
+    if (isSpace(text2, end)) break;
+    const c = text2[end];
+    const next = end + 1 < text2.length ? text2.charCodeAt(end + 1) : -1;
+    switch (c) {
+      case "(":
+        parens++;
+        break;
+      case "[":
+        brackets++;
+        break;
+      case "{":
+        braces++;
+        break;
+      case ")":
+        if (parens-- === 0) break scan;
+        break;
+      case "]":
+        if (brackets-- === 0) break scan;
+        break;
+      case "}":
+        if (braces-- === 0) break scan;
+        break;
+      case "<":
+        angles++;
+        break;
+      case ">":
+        angles--;
+        break;
+      // A quote ends the value: `r'…'`, `f"…"` and `x="a"+y` are code. A backtick does not.
+      case '"':
+      case "'":
+        break scan;
+      case "\\":
+        if (next === 110 || next === 116 || next === 114 || next === 34) break scan;
+        break;
+      case "`":
+        backticks++;
+        break;
+      case "#":
+        if (inQuery) break scan;
+        break;
+      case "|":
+        if (next === 124) break scan;
+        break;
+      case "&":
+      case ";":
+      case ",": {
+        if (c === "&" && (inQuery || next === 38)) break scan;
+        if (!isNameStart(next)) break;
+        const cap = Math.min(text2.length, end + 2 + GENERIC_VALUE_MAX);
+        let k = end + 2;
+        while (k < cap && isNameChar(text2.charCodeAt(k))) k++;
+        tally(k - end);
+        if (text2[k] === "=") break scan;
+        break;
+      }
+    }
+  }
+  const droppable = (at3) => {
+    const c = text2[at3];
+    return c === "," || c === ";" || c === "&" || c === ">" && angles < 0 || c === "`" && backticks % 2 === 1;
+  };
+  const drop = () => {
+    end--;
+    const c = text2[end];
+    if (c === ">") angles++;
+    else if (c === "`") backticks--;
+  };
+  tally(end - start);
+  while (end > start) {
+    if (droppable(end - 1)) {
+      drop();
+      continue;
+    }
+    const c = text2[end - 1];
+    if ((c === "." || c === ":" || c === "!" || c === "?") && end - 2 >= start && droppable(end - 2)) {
+      drop();
+      continue;
+    }
+    break;
+  }
+  return end;
+}
+function refineGenericValue(text2, m, start, end) {
+  if (m.groups?.["s4"] !== void 0) {
+    let e = end;
+    while (e > start && (text2[e - 1] === " " || text2[e - 1] === "	" || text2[e - 1] === "\r")) e--;
+    return e - start >= 8 ? [start, e] : null;
+  }
+  if (m.groups?.["s3"] === void 0) return [start, end];
+  const before = text2[m.index - 1];
+  const stop = genericValueEnd(text2, start, before === "?" || before === "&");
+  let from = start;
+  let eq = start;
+  while (eq < stop && isNameChar(text2.charCodeAt(eq))) eq++;
+  if (eq < stop && text2[eq] === "=" && isNameStart(text2.charCodeAt(start)) && looksLikeCode(text2.slice(start, eq))) from = eq + 1;
+  if (stop - from < 8) return null;
+  return [from, stop];
+}
+function keyNameValueKept(v, m) {
+  if (m.groups?.["k"] === void 0) return false;
+  return v.length < 16 || !/\d/.test(v) || /^[A-Za-z_$][\w$-]*(?:\.[A-Za-z_$][\w$-]*)+$/.test(v);
+}
+function cells(text2, from, to) {
+  const out = [];
+  let i = from;
+  if (text2[i] === "|") i++;
+  let cellStart = i;
+  for (; i <= to; i++) {
+    if (i === to || text2[i] === "|" && text2[i - 1] !== "\\") {
+      let a = cellStart;
+      let b = i;
+      while (a < b && (text2[a] === " " || text2[a] === "	")) a++;
+      while (b > a && (text2[b - 1] === " " || text2[b - 1] === "	" || text2[b - 1] === "\r")) b--;
+      if (i < to || a < b) out.push([a, b]);
+      cellStart = i + 1;
+    }
+  }
+  return out;
+}
+function unticked(text2, [a, b]) {
+  if (b - a >= 2 && text2[a] === "`" && text2[b - 1] === "`") return [a + 1, b - 1];
+  return [a, b];
+}
+function tableSpans(text2, m) {
+  const block2 = m[0];
+  const base = m.index;
+  tally(block2.length);
+  const lines3 = [];
+  let s = 0;
+  for (let i = 0; i <= block2.length; i++) {
+    if (i === block2.length || block2[i] === "\n") {
+      if (i > s) lines3.push([base + s, base + i]);
+      s = i + 1;
+    }
+  }
+  const end = base + block2.length;
+  if (lines3.length < 3) return { spans: [], end };
+  const header = cells(text2, lines3[0][0], lines3[0][1]).map((c) => text2.slice(...unticked(text2, c)));
+  const secretColumns = /* @__PURE__ */ new Set();
+  header.forEach((h, k) => {
+    if (SECRET_NAME.test(h)) secretColumns.add(k);
+  });
+  const out = [];
+  for (const [from, to] of lines3.slice(2)) {
+    const row = cells(text2, from, to);
+    const firstNames = row.length > 1 && SECRET_NAME.test(text2.slice(...unticked(text2, row[0])));
+    row.forEach((c, k) => {
+      if (!(secretColumns.has(k) || firstNames && k > 0)) return;
+      const [a, b] = unticked(text2, c);
+      const v = text2.slice(a, b);
+      if (v.length < 8 || /\s/.test(v) || shannonEntropy(v) < TABLE_ENTROPY || notAnAssignedSecret(v)) return;
+      out.push([a, b]);
+    });
+  }
+  return { spans: out, end };
+}
+function cookieSpans(text2, m) {
+  const set = /^set-/i.test(m[0]);
+  const out = [];
+  let i = m.index + m[0].length;
+  const stopAt = (k) => {
+    const c = text2[k];
+    return c === void 0 || c === "\n" || c === "\r" || c === '"' || c === "'" || c === "\\" && /[ntr"]/.test(text2[k + 1] ?? "");
+  };
+  let first = true;
+  while (i < text2.length && !stopAt(i)) {
+    while (text2[i] === " " || text2[i] === "	") i++;
+    const nameStart = i;
+    while (i < text2.length && !stopAt(i) && text2[i] !== "=" && text2[i] !== ";") i++;
+    const name2 = text2.slice(nameStart, i).trim();
+    if (text2[i] !== "=") {
+      if (text2[i] === ";") i++;
+      first = false;
+      continue;
+    }
+    i++;
+    const valueStart = i;
+    while (i < text2.length && !stopAt(i) && text2[i] !== ";" && text2[i] !== " " && text2[i] !== "	") i++;
+    let a = valueStart;
+    let b = i;
+    if (b - a >= 2 && text2[a] === '"' && text2[b - 1] === '"') {
+      a++;
+      b--;
+    }
+    const v = text2.slice(a, b);
+    const judged = set ? first && !COOKIE_ATTRIBUTES.test(name2) : true;
+    const numeric = /^(?:[A-Za-z]{1,4}\d?\.)?[\d.]+$/.test(v);
+    if (judged && (v.length >= 16 || v.length >= 8 && SESSION_NAME.test(name2)) && !numeric && !notAnAssignedSecret(v)) {
+      out.push([a, b]);
+    }
+    first = false;
+    while (i < text2.length && !stopAt(i) && text2[i] !== ";") i++;
+    if (text2[i] === ";") i++;
+  }
+  tally(i - m.index);
+  return { spans: out, end: i };
+}
+function notACliPassword(v, m) {
+  return placeholderOrVariable(v) || PATH_OR_URL.test(v) || // `--password --host db`: the next word is a flag, the password is prompted for.
+  v.startsWith("-") && /^--\w+[ \t]+-/.test(m[0]) || /^[A-Za-z][a-z]*$/.test(v) || /^[\d.:/-]+$/.test(v);
+}
+function notADiscordBotToken(secret, m) {
+  if (m.groups?.["s"] !== void 0 || m.groups?.["s1"] !== void 0) return looksLikeCode(secret) || !/\d/.test(secret);
+  const id = secret.slice(0, secret.indexOf("."));
+  const decoded2 = Buffer.from(id.replace(/-/g, "+").replace(/_/g, "/"), "base64").toString("latin1");
+  return !/^\d{17,20}$/.test(decoded2);
+}
+function notADockerAuth(secret) {
+  const decoded2 = Buffer.from(secret, "base64").toString("latin1");
+  return !/^[\x21-\x7e]+:[\x20-\x7e]+$/.test(decoded2);
+}
+function awsCandidates(text2, from, to) {
+  const out = [];
+  const window = text2.slice(from, to);
+  tally(window.length);
+  for (const m of window.matchAll(AWS_SECRET)) {
+    const v = m[0];
+    if (/[a-z]/.test(v) && /[A-Z]/.test(v) && /[0-9/+]/.test(v)) out.push([from + m.index, from + m.index + 40]);
+  }
+  return out;
+}
+function newlineOffsets(text2) {
+  const out = [];
+  for (let i = text2.indexOf("\n"); i !== -1; i = text2.indexOf("\n", i + 1)) out.push(i);
+  tally(text2.length);
+  return out;
+}
+function firstAtOrAfter(offsets, at3) {
+  let lo = 0;
+  let hi = offsets.length;
+  while (lo < hi) {
+    const mid = lo + hi >>> 1;
+    if (offsets[mid] < at3) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+function awsUnnamedSpans(text2) {
+  if (!/AKIA|ASIA|ABIA|ACCA|A3T|\[/.test(text2)) return [];
+  const out = [];
+  tally(text2.length);
+  let open = null;
+  let newlines;
+  const flush = () => {
+    if (open !== null) out.push(...awsCandidates(text2, open[0], open[1]));
+    open = null;
+  };
+  for (const m of text2.matchAll(AWS_CONTEXT)) {
+    if (m.groups?.["id"] !== void 0) {
+      if (m[0].endsWith("EXAMPLE")) continue;
+      newlines ??= newlineOffsets(text2);
+      const after = firstAtOrAfter(newlines, m.index + m[0].length);
+      const before = after - 1 - AWS_NEAR_LINES;
+      let from2 = before >= 0 ? newlines[before] + 1 : 0;
+      from2 = Math.max(from2, m.index - AWS_NEAR_CHARS);
+      let to2 = newlines[after + AWS_NEAR_LINES] ?? text2.length;
+      to2 = Math.min(to2, m.index + AWS_NEAR_CHARS);
+      if (open !== null && from2 <= open[1]) open[1] = Math.max(open[1], to2);
+      else {
+        flush();
+        open = [from2, to2];
+      }
+      continue;
+    }
+    const from = m.index + m[0].length;
+    let to = from;
+    for (let n2 = 0; to < text2.length && to - from < AWS_SECTION_CHARS; to++) {
+      if (text2[to] !== "\n") continue;
+      if (++n2 > AWS_SECTION_LINES || /^[ \t]*\[/.test(text2.slice(to + 1, to + 80))) break;
+    }
+    const section = text2.slice(from, to);
+    tally(section.length);
+    if (AWS_CREDENTIAL_NAME.test(section)) out.push(...awsCandidates(text2, from, to));
+  }
+  flush();
+  return out;
+}
+var PEM_END, PEM_HEADER, PEM_BODY, PEM_JUNK, PEM_SEPARATOR, PEM_NEWLINE, PEM_LINE_END, PEM_MIN_MATERIAL, PUTTY_HEADER, PUTTY_BREAK, GENERIC_VALUE_MAX, SPACE, isSpace, isNameStart, isNameChar, SECRET_NAME, TABLE_ENTROPY, SESSION_NAME, COOKIE_ATTRIBUTES, AWS_NEAR_LINES, AWS_NEAR_CHARS, AWS_SECTION_LINES, AWS_SECTION_CHARS, AWS_SECRET, AWS_CREDENTIAL_NAME, AWS_CONTEXT;
+var init_redact_syntax = __esm({
+  "src/guard/redact-syntax.ts"() {
+    "use strict";
+    init_redact_kit();
+    PEM_END = /-----END[ A-Z0-9_-]*PRIVATE KEY(?: BLOCK)?-----/y;
+    PEM_HEADER = /(?:Proc-Type|DEK-Info|Version|Comment|Hash|Charset|MessageID):[^\r\n\\]*/y;
+    PEM_BODY = /=?[A-Za-z0-9+/]+={0,3}/y;
+    PEM_JUNK = '(?:[^A-Za-z0-9+/=\\r\\n\\\\<"-]|"(?![ \\t]*,[ \\t]*")|-(?!----)|\\+(?=[ \\t]*\\r?\\n)){0,16}';
+    PEM_SEPARATOR = new RegExp(
+      `(?:${PEM_JUNK}(?:\\r?\\n|\\\\r\\\\n|\\\\n|\\\\\\\\r\\\\\\\\n|\\\\\\\\n|<br[ \\t]*/?>|"[ \\t]*,[ \\t]*"))+${PEM_JUNK}|[ \\t]+`,
+      "y"
+    );
+    PEM_NEWLINE = /\r?\n|\\r\\n|\\n/y;
+    PEM_LINE_END = /[\s\\"'`|,<\]]/;
+    PEM_MIN_MATERIAL = 32;
+    PUTTY_HEADER = /(?:Encryption|Comment|Public-Lines|Private-Lines|Private-MAC|Private-Hash|Key-Derivation|Argon2-[A-Za-z]+): ?[^\r\n\\]{0,200}/y;
+    PUTTY_BREAK = PEM_SEPARATOR;
+    GENERIC_VALUE_MAX = 256;
+    SPACE = /\s/;
+    isSpace = (text2, i) => {
+      const c = text2.charCodeAt(i);
+      return c <= 32 || c > 126 && SPACE.test(text2[i]);
+    };
+    isNameStart = (c) => c >= 65 && c <= 90 || c >= 97 && c <= 122 || c === 95;
+    isNameChar = (c) => isNameStart(c) || c >= 48 && c <= 57 || c === 46 || c === 45;
+    SECRET_NAME = /^(?:[\w .-]*?[ _.-])?(?:pass(?:word|wd|phrase)?|pwd|secret|token|api[ _.-]?key|apikey|access[ _.-]?key|private[ _.-]?key|secret[ _.-]?key|credentials?|client[ _.-]?secret)$/i;
+    TABLE_ENTROPY = 3.5;
+    SESSION_NAME = /sess|sid|token|auth|jwt|csrf|xsrf|remember|login|secret|key/i;
+    COOKIE_ATTRIBUTES = /^(?:path|domain|expires|max-age|samesite|secure|httponly|priority|partitioned|version|comment)$/i;
+    AWS_NEAR_LINES = 3;
+    AWS_NEAR_CHARS = 2048;
+    AWS_SECTION_LINES = 40;
+    AWS_SECTION_CHARS = 4096;
+    AWS_SECRET = /(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])/g;
+    AWS_CREDENTIAL_NAME = /aws_(?:secret_access_key|access_key_id|session_token)/i;
+    AWS_CONTEXT = /(?<id>(?<![A-Za-z0-9_])(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}(?![A-Za-z0-9_]))|(?<ini>(?<=^|\n)[ \t]*\[[^\]\r\n]{1,64}\][ \t]*(?=\r?\n))/g;
+  }
+});
+
+// src/guard/redact-transcript.ts
+function secretRun(v) {
+  if (UUID.test(v)) return false;
+  if (/^[0-9a-fA-F]+$/.test(v)) return /\d/.test(v) && /[a-fA-F]/.test(v);
+  return /\d/.test(v) && /[a-z]/.test(v) && /[A-Z]/.test(v) && shannonEntropy(v) >= 3.5 && !looksLikeCode(v) && !namesSomething(v);
+}
+function proseSpans(text2, out) {
+  let words = 0;
+  let lastKeyword = -Infinity;
+  let pending = [];
+  tally(text2.length);
+  for (const m of text2.matchAll(WORDS_AND_RUNS)) {
+    const run2 = m.groups?.["run"];
+    if (run2 === void 0) {
+      words++;
+      if (!KEYWORDS.has(m[0].toLowerCase())) {
+        if (pending.length > 0 && words - pending[0][2] > WORD_WINDOW + 1) pending = pending.filter((p) => words - p[2] <= WORD_WINDOW + 1);
+        continue;
+      }
+      lastKeyword = words;
+      for (const [a, b, seen] of pending) if (words - seen - 1 <= WORD_WINDOW) out.push([a, b, "secret-in-prose"]);
+      pending = [];
+      continue;
+    }
+    const start = m.index;
+    const value = run2.replace(/=+$/, "");
+    const end = start + value.length;
+    if (!secretRun(value)) continue;
+    if ((value.length === 40 || value.length === 64) && /^[0-9a-fA-F]+$/.test(value) && ID_LABEL.test(text2.slice(Math.max(0, start - 40), start))) continue;
+    if (words - lastKeyword <= WORD_WINDOW) out.push([start, end, "secret-in-prose"]);
+    else pending.push([start, end, words]);
+  }
+}
+function variableSpans(text2, out) {
+  if (!text2.includes("$")) return;
+  const used = /* @__PURE__ */ new Map();
+  tally(text2.length);
+  for (const m of text2.matchAll(USES)) {
+    const name2 = m.groups?.["b"] ?? m.groups?.["u"];
+    if (name2 !== void 0) used.set(name2, { at: m.index, kind: m.groups?.["b"] !== void 0 ? "bearer-token" : "cli-password" });
+  }
+  if (used.size === 0) return;
+  tally(text2.length);
+  for (const m of text2.matchAll(ASSIGNMENTS)) {
+    const use = used.get(m.groups["name"]);
+    if (use === void 0 || m.index >= use.at) continue;
+    const g = m.indices?.groups;
+    const span = g?.["dq"] ?? g?.["sq"] ?? g?.["bare"];
+    if (!span) continue;
+    const value = text2.slice(span[0], span[1]);
+    if (placeholderOrVariable(value) || value.startsWith("$(") || value.length < 4) continue;
+    out.push([span[0], span[1], use.kind]);
+  }
+}
+function saidSpans(text2, out) {
+  tally(text2.length);
+  for (const m of text2.matchAll(new RegExp(SAID_PASSWORD, "dgi"))) {
+    const [a, z0] = m.indices.groups["v"];
+    let z = z0;
+    while (z > a + 1 && /[.,;!?)]/.test(text2[z - 1])) z--;
+    const value = text2.slice(a, z);
+    const prose = /^[A-Za-z][a-z]*$/.test(value) || value.startsWith("<") || placeholderOrVariable(value);
+    if (prose || value.length < 4) continue;
+    out.push([a, z, "secret-in-prose"]);
+  }
+}
+function transcriptSpans(text2) {
+  const out = [];
+  proseSpans(text2, out);
+  variableSpans(text2, out);
+  saidSpans(text2, out);
+  return out;
+}
+var WORD_WINDOW, KEYWORDS, WORDS_AND_RUNS, ID_LABEL, USES, ASSIGNMENTS, SAID_PASSWORD;
+var init_redact_transcript = __esm({
+  "src/guard/redact-transcript.ts"() {
+    "use strict";
+    init_redact_kit();
+    WORD_WINDOW = 3;
+    KEYWORDS = /* @__PURE__ */ new Set(["key", "keys", "token", "tokens", "secret", "secrets", "password", "passwords", "passwd", "passphrase", "pwd", "apikey"]);
+    WORDS_AND_RUNS = /(?<run>(?<![A-Za-z0-9+/_=-])[A-Za-z0-9+/_-]{32,}={0,2}(?![A-Za-z0-9+/_=-]))|[A-Z]?[a-z]+|[A-Z]+(?![a-z])/g;
+    ID_LABEL = /(?:--expected-current-sha256|CURRENT-SHA256|Since-handoff|\bcommit|\bHEAD|\bsha(?:1|256)?)[\s:="'`(]*$/i;
+    USES = /\bBearer[ \t]+\$\{?(?<b>[A-Za-z_][A-Za-z0-9_]*)\}?|(?<![\w-])(?:-[A-Za-z]*?u|--user)(?:=|[ \t]*)["']?(?:[^\s"':$]*:)?\$\{?(?<u>[A-Za-z_][A-Za-z0-9_]*)\}?/g;
+    ASSIGNMENTS = /(?<![A-Za-z0-9_$])(?<name>[A-Za-z_][A-Za-z0-9_]*)=(?:"(?<dq>[^"\n]+)"|'(?<sq>[^'\n]+)'|(?<bare>[^\s;&|"'`]+))/dg;
+    SAID_PASSWORD = /\b(?:pass(?:word|phrase|wd)?|pw|pin)\b(?:[ \t]+(?:for|of|on|to)[ \t]+(?:the[ \t]+)?[\w.@-]{1,40})?[ \t]*/.source + /(?:\bis\b|\bwas\b|:|=)[ \t]*(?:now[ \t]+)?["'`]?(?<v>[^\s"'`]{1,128})/.source;
+  }
+});
+
+// src/guard/redact-vendors.ts
+var VENDOR_RULES;
+var init_redact_vendors = __esm({
+  "src/guard/redact-vendors.ts"() {
+    "use strict";
+    init_redact_kit();
+    init_redact_syntax();
+    VENDOR_RULES = [
+      // Alone, the first part must decode to a numeric id; named (`DISCORD_TOKEN=`, `Bot <token>`),
+      // any three-part token (gitleaks' discord rules need the word too; docs/design.md#redaction).
+      rule("discord-bot-token", "", `${LD}[MNO][A-Za-z0-9_-]{23,27}\\.[A-Za-z0-9_-]{6}\\.[A-Za-z0-9_-]{27,40}${RD}|(?:[Dd]iscord|DISCORD)[^\\n]{0,40}?${LD}(?<s>[A-Za-z0-9_-]{23,28}\\.[A-Za-z0-9_-]{6,7}\\.[A-Za-z0-9_-]{27,40})${RD}|\\bBot[ \\t]+(?<s1>[A-Za-z0-9_-]{23,28}\\.[A-Za-z0-9_-]{6,7}\\.[A-Za-z0-9_-]{27,40})${RD}`, 3.5, { allow: notADiscordBotToken }),
+      rule("databricks-api-token", "dapi", `${L}dapi[a-f0-9]{32}(?:-\\d)?${R}`),
+      rule("docker-config-auth", '"auth"', `"auth"\\s*:\\s*"(?<s>[A-Za-z0-9+/]{8,}={0,2})"`, void 0, { allow: notADockerAuth }),
+      rule("1password-token", "ops_eyj a3-", `${L}ops_eyJ[A-Za-z0-9+/]{100,}={0,3}|${LD}A3-[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}${RD}`, 3.5),
+      rule("artifactory-token", "akcp cmvmd", `${L}(?:AKCp[A-Za-z0-9]{69}|cmVmd[A-Za-z0-9]{59})${R}`, 4),
+      rule("atlassian-api-token", "atatt3", `${LD}ATATT3[A-Za-z0-9_=-]{186}${RD}`, 3.5),
+      rule("azure-ad-client-secret", "q~", `(?<![A-Za-z0-9_~.-])[A-Za-z0-9_~.]{3}\\dQ~[A-Za-z0-9_~.-]{31,34}(?![A-Za-z0-9_~.-])`, 3),
+      rule("clojars-api-token", "clojars_", `${L}CLOJARS_[A-Za-z0-9]{60}${R}`, void 0, {}, "i"),
+      rule("clickhouse-cloud-key", "4b1d", `${L}4b1d[A-Za-z0-9]{38}${R}`, 3),
+      rule("cloudflare-origin-ca-key", "v1.0-", `${LD}v1\\.0-[a-f0-9]{24}-[a-f0-9]{146}${RD}`),
+      rule("adobe-client-secret", "p8e-", `${LD}p8e-[A-Za-z0-9]{32}${RD}`, 3),
+      rule("alibaba-access-key-id", "ltai", `${L}LTAI[A-Za-z0-9]{20}${R}`, 3),
+      rule("authress-access-key", "sc_ ext_ authress_", `${L}(?:sc|ext|scauth|authress)_[A-Za-z0-9]{5,30}\\.[A-Za-z0-9]{4,6}\\.acc[_-][A-Za-z0-9-]{10,32}\\.[A-Za-z0-9+/_=-]{30,120}`),
+      rule("doppler-token", "dp.", `${LD}dp\\.(?:pt|st|ct|scim|audit|sa)\\.[A-Za-z0-9]{40,44}${R}`, 3),
+      rule("dynatrace-api-token", "dt0c01.", `${L}dt0c01\\.[A-Za-z0-9]{24}\\.[A-Za-z0-9]{64}${R}`),
+      rule("easypost-api-token", "ezak eztk", `${L}EZ[AT]K[A-Za-z0-9]{54}${R}`, 3),
+      rule("facebook-token", "eaam eaac |", `${L}(?:EAA[MC][A-Za-z0-9]{100,}|\\d{15,16}\\|[0-9A-Za-z_-]{27,40})${RD}`, 3.5),
+      rule("flyio-access-token", "fo1_ fm1 fm2_", `${L}(?:fo1_[A-Za-z0-9_-]{43}|fm1[ar]_[A-Za-z0-9+/]{100,}={0,3}|fm2_[A-Za-z0-9+/]{100,}={0,3})`, 3.5),
+      rule("frameio-api-token", "fio-u-", `${LD}fio-u-[A-Za-z0-9_=-]{64}${RD}`),
+      rule("flutterwave-secret-key", "flwseck", `${L}FLWSECK(?:_TEST)?-(?:[a-h0-9]{32}-X|[a-h0-9]{12}${R})`),
+      rule("duffel-api-token", "duffel_", `${L}duffel_(?:test|live)_[A-Za-z0-9_=-]{43}${RD}`),
+      rule("grafana-token", "glc_ glsa_ eyjrijoi", `${L}(?:glc_[A-Za-z0-9+/]{32,400}={0,3}|glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}|eyJrIjoi[A-Za-z0-9]{70,400}={0,3})`, 3),
+      rule("harness-api-key", "pat. sat.", `${L}(?:pat|sat)\\.[A-Za-z0-9_-]{22}\\.[A-Za-z0-9]{24}\\.[A-Za-z0-9]{20}${R}`),
+      rule("heroku-api-key", "hrku-aa", `${LD}HRKU-AA[A-Za-z0-9_-]{58}${RD}`, 3.5),
+      rule("huggingface-org-token", "api_org_", `${L}api_org_[A-Za-z]{34}${R}`, 3),
+      rule("infracost-api-token", "ico-", `${LD}ico-[A-Za-z0-9]{32}${RD}`, 3),
+      rule("intra42-client-secret", "s-s4t2", `${LD}s-s4t2(?:ud|af)-[a-f0-9]{64}${RD}`),
+      rule("jwt-base64", "zxlk", `${L}ZXlK[A-Za-z0-9+/]{60,}={0,2}`, 3.5),
+      rule("maxmind-license-key", "_mmk", `${L}[A-Za-z0-9]{6}_[A-Za-z0-9]{29}_mmk${R}`, 3.5),
+      rule("mapbox-secret-token", "sk.eyj", `${L}sk\\.eyJ[A-Za-z0-9_-]{20,}\\.[A-Za-z0-9_-]{20,}${RD}`),
+      rule("microsoft-teams-webhook", "webhookb2", `\\.webhook\\.office\\.com/webhookb2/(?<s>[A-Za-z0-9@-]{40,}/IncomingWebhook/[A-Za-z0-9]{32}/[A-Za-z0-9-]{36}(?:/[A-Za-z0-9_-]+)?)`, void 0, {}, "i"),
+      rule("new-relic-key", "nrak- nrii-", `${LD}(?:NRAK-[A-Z0-9]{27}|NRII-[A-Za-z0-9_-]{32})${RD}`),
+      rule("notion-api-token", "ntn_", `${L}ntn_\\d{11}[A-Za-z0-9]{35}${R}`, 3.5),
+      rule("octopus-deploy-api-key", "api-", `${LD}API-[A-Z0-9]{26}${RD}`, 3),
+      rule("openshift-user-token", "sha256~", `${L}sha256~[A-Za-z0-9_-]{43}${RD}`, 3.5),
+      rule("perplexity-api-key", "pplx-", `${LD}pplx-[A-Za-z0-9]{48}${RD}`, 3.5),
+      rule("plaid-access-token", "access-sandbox- access-development- access-production-", `${LD}access-(?:sandbox|development|production)-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}${RD}`),
+      rule("planetscale-token", "pscale_", `${L}pscale_(?:tkn|oauth|pw)_[A-Za-z0-9_=.-]{32,64}${RD}`, 3),
+      rule("prefect-api-token", "pnu_", `${L}pnu_[A-Za-z0-9]{36}${R}`),
+      rule("pulumi-api-token", "pul-", `${LD}pul-[a-f0-9]{40}${RD}`),
+      rule("readme-api-token", "rdme_", `${L}rdme_[a-z0-9]{70}${R}`),
+      rule("rubygems-api-token", "rubygems_", `${L}rubygems_[a-f0-9]{48}${R}`),
+      rule("scalingo-api-token", "tk-us-", `${LD}tk-us-[A-Za-z0-9_-]{48}${RD}`),
+      rule("sendinblue-api-token", "xkeysib-", `${LD}xkeysib-[a-f0-9]{64}-[A-Za-z0-9]{16}${RD}`),
+      rule("sentry-token", "sntryu_ sntrys_", `${L}(?:sntryu_[a-f0-9]{64}|sntrys_eyJ[A-Za-z0-9+/]{40,400}={0,2}_[A-Za-z0-9+/]{43})${R}`),
+      rule("settlemint-token", "sm_aat_ sm_pat_ sm_sat_", `${L}sm_(?:aat|pat|sat)_[A-Za-z0-9]{16}${R}`, 3),
+      rule("shippo-api-token", "shippo_", `${L}shippo_(?:live|test)_[a-fA-F0-9]{40}${R}`),
+      rule("square-access-token", "sq0atp- sq0csp- eaaa", `${LD}(?:sq0(?:atp|csp)-[A-Za-z0-9_-]{22,60}|EAAA[A-Za-z0-9_-]{60})${RD}`, 3.5),
+      rule("twitter-bearer-token", "aaaaaaaaaaaaaaaaaaaaaa", `${L}A{22}[A-Za-z0-9%]{80,100}${R}`),
+      rule("typeform-api-token", "tfp_", `${L}tfp_[A-Za-z0-9_.=-]{59}${RD}`, 3),
+      rule("yandex-api-key", "aqvn", `${L}AQVN[A-Za-z0-9_-]{35,38}${RD}`, 3.5),
+      rule("sourcegraph-access-token", "sgp_", `${L}sgp_(?:(?:[a-fA-F0-9]{16}|local)_)?[a-fA-F0-9]{40}${R}`),
+      rule("dropbox-token", "sl.", `${L}sl\\.[A-Za-z0-9_=-]{130,160}${RD}`, 3.5),
+      rule("gitlab-session-cookie", "_gitlab_session=", `_gitlab_session=(?<s>[0-9a-z]{32})${R}`),
+      rule("sidekiq-secret", "__contribsys__com", `BUNDLE_(?:ENTERPRISE|GEMS)__CONTRIBSYS__COM["']?\\s*[=:]\\s*["']?(?<s>[a-f0-9]{8}:[a-f0-9]{8})`, void 0, {}, "i")
+    ];
+  }
+});
+
+// src/guard/redact.ts
+function notABearerToken(v) {
+  return placeholderOrVariable(v) || looksLikeCode(v) || PATH_OR_URL.test(v);
+}
+function notAUrlPassword(v) {
+  if (placeholderOrVariable(v)) return true;
+  const cut = v.search(/[/?#]/);
+  if (cut === -1) return false;
+  const head = v.slice(0, cut);
+  return /^\d+$/.test(head) || head !== "" && placeholderOrVariable(head);
+}
+function notAGluedEnvName(m) {
+  if (m.groups?.["e"] === void 0) return false;
+  const name2 = /^[A-Za-z0-9_.-]*/.exec(m[0])[0];
+  return !/^[A-Z0-9_]*[A-Z](?:PWD|PASSWD|PASS)$/.test(name2) || /(?:BY|COM|SUR|TRES|ENCOM)PASS$/.test(name2);
+}
+function secretSpan(m) {
+  const groups = m.indices?.groups;
+  if (groups) {
+    for (const name2 in groups) {
+      const g = groups[name2];
+      if (name2.startsWith("s") && g) return g;
+    }
+  }
+  return [m.index, m.index + m[0].length];
+}
+function insertionPoint(spans, start) {
+  let lo = 0;
+  let hi = spans.length;
+  while (lo < hi) {
+    const mid = lo + hi >>> 1;
+    if (spans[mid].start < start) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+function lineOf(lineStarts, at3) {
+  let lo = 0;
+  let hi = lineStarts.length - 1;
+  while (lo < hi) {
+    const mid = lo + hi + 1 >>> 1;
+    if (lineStarts[mid] <= at3) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+function codePoints(text2, from, to) {
+  let n2 = 0;
+  for (let i = from; i < to; i++) {
+    const c = text2.charCodeAt(i);
+    if (c < 56320 || c > 57343 || i === from) n2++;
+  }
+  return n2;
+}
+function lineStartsOf(text2) {
+  const starts = [0];
+  for (let i = text2.indexOf("\n"); i !== -1; i = text2.indexOf("\n", i + 1)) starts.push(i + 1);
+  return starts;
+}
+function keywordsIn(lower) {
+  allKeywords ??= [...new Set(REDACTION_RULES.flatMap((r) => r.keywords ?? []))];
+  const found = /* @__PURE__ */ new Set();
+  for (const k of allKeywords) if (lower.includes(k)) found.add(k);
+  return found;
+}
+function keptByRule(rule2, secret, m) {
+  if (secret === "" || globallyAllowed(secret) || secret.includes("<redacted")) return true;
+  const entropy = shannonEntropy(secret);
+  return !rule2.weakIsSecret && filler(entropy) || rule2.entropy !== void 0 && entropy < rule2.entropy || rule2.allow?.(secret, m) === true;
+}
+function collectSpans(text2, rules, skip, found) {
+  const present2 = keywordsIn(text2.toLowerCase());
+  const work = REDACTION_WORK;
+  for (const rule2 of rules) {
+    if (rule2.keywords && !rule2.keywords.some((k) => present2.has(k))) continue;
+    const pattern = rule2.pattern;
+    pattern.lastIndex = 0;
+    for (; ; ) {
+      const from = pattern.lastIndex;
+      const m = pattern.exec(text2);
+      work.regexRuns++;
+      work.charsScanned += (m === null ? text2.length : m.index + m[0].length) - from;
+      if (m === null) break;
+      if (m[0].length === 0) {
+        pattern.lastIndex++;
+        continue;
+      }
+      if (rule2.spans) {
+        const scan2 = rule2.spans(text2, m);
+        for (const [start2, end2] of scan2.spans) {
+          if (end2 > start2 && !skip(rule2, start2, end2) && !keptByRule(rule2, text2.slice(start2, end2), m)) found(start2, end2, rule2);
+        }
+        if (scan2.end > pattern.lastIndex) pattern.lastIndex = scan2.end;
+        continue;
+      }
+      const [matchStart, matchEnd] = secretSpan(m);
+      const refined = rule2.refine ? rule2.refine(text2, m, matchStart, matchEnd) : [matchStart, matchEnd];
+      if (refined === null || refined[1] <= refined[0] || skip(rule2, refined[0], refined[1]) || keptByRule(rule2, text2.slice(refined[0], refined[1]), m)) {
+        pattern.lastIndex = Math.max(m.index + 1, matchStart);
+        continue;
+      }
+      const [start, end] = refined;
+      found(start, end, rule2);
+      if (end > pattern.lastIndex) pattern.lastIndex = end;
+    }
+  }
+}
+function hyphenJoinedWords(s) {
+  const parts = s.split("-");
+  return parts.length > 2 && parts.every((p) => /^(?:[A-Za-z]+|\d+)$/.test(p));
+}
+function redactText(text2, options = {}) {
+  const exempt = options.exemptLines !== void 0 && options.exemptLines.size > 0 ? options.exemptLines : void 0;
+  let lineStarts;
+  const onExemptLine = (start, end) => {
+    if (exempt === void 0) return false;
+    lineStarts ??= lineStartsOf(text2);
+    return exempt.has(lineOf(lineStarts, start) + 1) || exempt.has(lineOf(lineStarts, Math.max(start, end - 1)) + 1);
+  };
+  const spans = [];
+  const accept = (start, end, kind) => {
+    const at3 = insertionPoint(spans, start);
+    const before = spans[at3 - 1];
+    const after = spans[at3];
+    if ((before === void 0 || before.end <= start) && (after === void 0 || end <= after.start)) {
+      spans.splice(at3, 0, { start, end, kind });
+    }
+  };
+  const kept = (rule2, start, end) => onExemptLine(start, end) && !(VENDOR_SHAPE.has(rule2.id) && !hyphenJoinedWords(text2.slice(start, end)));
+  collectSpans(text2, REDACTION_RULES, kept, (start, end, rule2) => accept(start, end, rule2.id));
+  for (const [start, end] of awsUnnamedSpans(text2)) {
+    const v = text2.slice(start, end);
+    if (!onExemptLine(start, end) && !globallyAllowed(v) && shannonEntropy(v) >= 3.5) accept(start, end, "aws-secret-access-key");
+  }
+  const covered = (start, end) => {
+    const at3 = insertionPoint(spans, start);
+    return spans[at3 - 1] !== void 0 && spans[at3 - 1].end > start || spans[at3] !== void 0 && spans[at3].start < end;
+  };
+  for (const derived of [decodedRuns(text2, covered), splitRuns(text2, covered)]) {
+    if (derived.text === "") continue;
+    collectSpans(derived.text, DERIVED_RULES, () => false, (start, end, rule2) => {
+      const original = derived.original(start, end);
+      if (original !== null && !onExemptLine(original[0], original[1])) accept(original[0], original[1], rule2.id);
+    });
+  }
+  const wrapped = wrappedRuns(text2);
+  if (wrapped.text !== "") {
+    collectSpans(wrapped.text, DERIVED_RULES, () => false, (start, end, rule2) => {
+      const original = wrapped.original(start, end);
+      if (original === null || onExemptLine(original[0], original[1])) return;
+      let at3 = insertionPoint(spans, original[0]);
+      if (spans[at3 - 1] !== void 0 && spans[at3 - 1].end > original[0]) at3--;
+      let to = at3;
+      while (spans[to] !== void 0 && spans[to].start < original[1]) to++;
+      const from = Math.min(original[0], spans[at3]?.start ?? original[0]);
+      const end2 = Math.max(original[1], to > at3 ? spans[to - 1].end : original[1]);
+      spans.splice(at3, to - at3, { start: from, end: end2, kind: rule2.id });
+    });
+  }
+  if (options.transcript === true) {
+    for (const [start, end, kind] of transcriptSpans(text2)) accept(start, end, kind);
+  }
+  if (spans.length === 0) return { text: text2, findings: [] };
+  lineStarts ??= lineStartsOf(text2);
+  const findings = [];
+  const out = [];
+  let cursor2 = 0;
+  let line = 0;
+  let colFrom = 0;
+  let col = 0;
+  for (const s of spans) {
+    while (line + 1 < lineStarts.length && lineStarts[line + 1] <= s.start) {
+      line++;
+      colFrom = lineStarts[line];
+      col = 0;
+    }
+    col += codePoints(text2, colFrom, s.start);
+    colFrom = s.start;
+    const kind = s.kind;
+    const finding = { kind, line: line + 1, column: col + 1, length: codePoints(text2, s.start, s.end) };
+    let last = line;
+    while (last + 1 < lineStarts.length && lineStarts[last + 1] < s.end) last++;
+    if (last > line) finding.lines = last - line + 1;
+    findings.push(finding);
+    out.push(text2.slice(cursor2, s.start), `<redacted: ${kind}>`);
+    cursor2 = s.end;
+  }
+  out.push(text2.slice(cursor2));
+  return { text: out.join(""), findings };
+}
+function redactTranscript(text2, options = {}) {
+  return redactText(text2, { ...options, transcript: true });
+}
+function redactVendorShapes(text2) {
+  const spans = [];
+  const shapes = REDACTION_RULES.filter((r) => VENDOR_SHAPE.has(r.id));
+  collectSpans(text2, shapes, (_rule, start, end) => hyphenJoinedWords(text2.slice(start, end)), (start, end, rule2) => {
+    if (!spans.some(([a, b]) => start < b && a < end)) spans.push([start, end, rule2.id]);
+  });
+  if (spans.length === 0) return text2;
+  spans.sort((x, y) => x[0] - y[0]);
+  let out = "";
+  let at3 = 0;
+  for (const [a, b, kind] of spans) {
+    out += `${text2.slice(at3, a)}<redacted: ${kind}>`;
+    at3 = b;
+  }
+  return out + text2.slice(at3);
+}
+function formatRedactionReport(findings) {
+  const head = `redacted ${findings.length} secret(s)`;
+  if (findings.length === 0) return head;
+  const named = findings.slice(0, REPORT_LIMIT).map((f) => f.lines !== void 0 && f.lines >= REPORT_LINES_FROM ? `${f.kind} (line ${f.line}, ${f.lines} lines)` : `${f.kind} (line ${f.line})`);
+  const more = findings.length > REPORT_LIMIT ? `, \u2026 and ${findings.length - REPORT_LIMIT} more` : "";
+  return `${head}: ${named.join(", ")}${more}`;
+}
+var GENERIC_KEY, CLI_VALUE, CLI_PASSWORD_FLAGS, REDACTION_RULES, allKeywords, CONTEXT_RULES, VENDOR_SHAPE, DERIVED_RULES, REPORT_LIMIT, REPORT_LINES_FROM;
+var init_redact = __esm({
+  "src/guard/redact.ts"() {
+    "use strict";
+    init_redact_kit();
+    init_redact_derived();
+    init_redact_syntax();
+    init_redact_transcript();
+    init_redact_vendors();
+    GENERIC_KEY = "(?:pass(?:word|wd|phrase)|(?<![A-Za-z0-9])(?:pass|pwd)|(?<=[A-Za-z])(?<e>pwd|passwd|pass)|secret|token|api[_.-]?key|apikey|access[_.-]?key|auth[_.-]?key|private[_.-]?key|secret[_.-]?key|credentials?|(?<k>[_.-]key))";
+    CLI_VALUE = "[^\\s\"'`;|&<>]{1,256}";
+    CLI_PASSWORD_FLAGS = [
+      `\\bsshpass\\b[^\\n]{0,64}?[ \\t]-p[ \\t]*(?<s5>${CLI_VALUE})`,
+      `\\b(?:docker|podman|nerdctl|buildah|helm[ \\t]+registry|oras)[ \\t]+login\\b[^\\n]{0,256}?[ \\t]-p[ \\t]*(?<s6>${CLI_VALUE})`,
+      `\\baz[ \\t]+login\\b[^\\n]{0,256}?[ \\t]-p[ \\t]*(?<s7>${CLI_VALUE})`,
+      `\\bredis-cli\\b[^\\n]{0,256}?[ \\t]-a[ \\t]*(?<s8>${CLI_VALUE})`,
+      `\\bldap(?:search|modify|add|delete|whoami|passwd|compare|modrdn|exop)\\b[^\\n]{0,256}?[ \\t]-w[ \\t]*(?<s9>${CLI_VALUE})`,
+      `\\b(?:sqlcmd|bcp|osql|isql)\\b[^\\n]{0,256}?[ \\t]-P[ \\t]*(?<s10>${CLI_VALUE})`,
+      `\\b(?:zip|unzip|zipcloak)\\b[^\\n]{0,256}?[ \\t]-P[ \\t]*(?<s11>${CLI_VALUE})`,
+      `\\bhtpasswd[ \\t]+-(?=[A-Za-z]*b)(?:(?=[A-Za-z]*n)[A-Za-z]+[ \\t]+[^\\s;|&<>]+|[A-Za-z]+[ \\t]+[^\\s;|&<>]+[ \\t]+[^\\s;|&<>]+)[ \\t]+(?<s12>${CLI_VALUE})`,
+      `\\b(?:smbclient|rpcclient|smbmap|smbcacls|net)\\b[^\\n]{0,256}?[ \\t](?:-U[ \\t]*|--user(?:=|[ \\t]+))["']?[^\\s%"']{1,128}%(?<s13>[^\\s"']{1,256})`,
+      `\\b(?:echo|printf)[ \\t]+(?:-[a-z]+[ \\t]+)?(?:"(?<sd>[^"\\n]{1,256})"|'(?<sq>[^'\\n]{1,256})'|(?<s14>${CLI_VALUE}))[ \\t]*\\|[ \\t]*sudo\\b[^\\n|]{0,64}?[ \\t]-[A-Za-z]*S`
+    ].map((p) => `|${p}`).join("");
+    REDACTION_RULES = [
+      rule("private-key", "-----begin putty-user-key-file-", "-----BEGIN[ A-Z0-9_-]*PRIVATE KEY(?: BLOCK)?-----|PuTTY-User-Key-File-\\d+:[^\\r\\n\\\\]{0,80}", void 0, { refine: refinePem }),
+      rule("anthropic-api-key", "sk-ant-", `${LD}sk-ant-[a-z]{2,8}\\d{2}-[A-Za-z0-9_-]{80,}${RD}`),
+      // `sk-` collides with prose and branch names: only the real shapes (docs/design.md#redaction); and
+      // `sk-learn-and-other-kebab-words` is a name, not a key.
+      rule("openai-api-key", "sk-", `${LD}sk-(?:(?:proj|svcacct|admin|None)-[A-Za-z0-9_-]{40,}|[A-Za-z0-9]{48}|[A-Za-z0-9_-]{20,}T3BlbkFJ[A-Za-z0-9_-]{20,})${RD}`, 3.5, {
+        allow: (s) => /^sk-[a-z]+(?:-[a-z]+)+$/.test(s)
+      }),
+      rule("github-token", "ghp_", `${L}ghp_[A-Za-z0-9]{36}${R}`),
+      rule("github-oauth-token", "gho_", `${L}gho_[A-Za-z0-9]{36}${R}`),
+      rule("github-app-token", "ghu_ ghs_", `${L}gh[us]_[A-Za-z0-9]{36}${R}`),
+      rule("github-refresh-token", "ghr_", `${L}ghr_[A-Za-z0-9]{36,80}${R}`),
+      rule("github-fine-grained-token", "github_pat_", `${L}github_pat_[A-Za-z0-9_]{50,120}${R}`),
+      rule("gitlab-token", "glpat- gloas- glsoat- glft- glcbt- glimt- glagent- glwt- glffct-", `${LD}gl(?:pat|oas|soat|ft|cbt|imt|agent|wt|ffct)-[A-Za-z0-9_.-]{20,}${RD}`),
+      rule("gitlab-deploy-token", "gldt-", `${LD}gldt-[A-Za-z0-9_-]{20,}${RD}`),
+      rule("gitlab-runner-token", "glrt- gr1348941", `${LD}(?:glrt-[A-Za-z0-9_.-]{20,}|GR1348941[A-Za-z0-9_-]{20,})${RD}`),
+      rule("gitlab-pipeline-token", "glptt-", `${LD}glptt-[0-9a-f]{40}${RD}`),
+      rule("slack-token", "xox", `${LD}(?:xoxe\\.)?xox[abposre]-\\d+-[A-Za-z0-9-]{10,}${RD}`),
+      rule("slack-app-token", "xapp-", `${LD}xapp-\\d+-[A-Za-z0-9-]{20,}${RD}`),
+      rule("slack-webhook", "hooks.slack.com", "hooks\\.slack\\.com/(?:services|workflows|triggers)/(?<s>[A-Za-z0-9+/_-]{20,})"),
+      rule("discord-webhook", "/api/webhooks/", "discord(?:app)?\\.com/api/webhooks/(?<s>\\d{5,}/[A-Za-z0-9_-]{40,})"),
+      rule("stripe-key", "k_live_ k_test_ k_prod_", `${L}[sr]k_(?:live|test|prod)_[A-Za-z0-9]{16,}${R}`),
+      rule("stripe-webhook-secret", "whsec_", `${L}whsec_[A-Za-z0-9+/=]{24,}`),
+      rule("google-api-key", "aiza", `${LD}AIza[0-9A-Za-z_-]{35}${RD}`),
+      rule("google-oauth-client-secret", "gocspx-", `${LD}GOCSPX-[A-Za-z0-9_-]{28}${RD}`),
+      rule("google-oauth-token", "ya29.", `${LD}ya29\\.[0-9A-Za-z_-]{30,}${RD}`),
+      rule("aws-access-key-id", "akia asia abia acca a3t", `${L}(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}${R}`),
+      rule("aws-secret-access-key", "aws", `aws[\\w.-]{0,20}?secret[\\w.-]{0,20}?["'\`]?\\s*(?:=|:|=>)\\s*["'\`]?(?<s>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])|aws[ \\t]+configure[ \\t]+set[ \\t]+(?:[\\w.-]+\\.)?aws_secret_access_key[ \\t]+["']?(?<s1>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])`, 3.5, {}, "i"),
+      rule("azure-storage-key", "accountkey sharedaccesskey", "(?:AccountKey|SharedAccessKey)\\s*=\\s*(?<s>[A-Za-z0-9+/]{40,}={0,2})", void 0, {}, "i"),
+      rule("npm-token", "npm_", `${L}npm_[A-Za-z0-9]{36}${R}`),
+      rule("pypi-token", "pypi-ageichlwas5vcmc", `${LD}pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}${RD}`),
+      rule("huggingface-token", "hf_", `${L}hf_[A-Za-z0-9]{34}${R}`, 3.5),
+      rule("sendgrid-api-key", "sg.", `${LD}SG\\.[A-Za-z0-9_-]{22}\\.[A-Za-z0-9_-]{43}${RD}`),
+      rule("twilio-api-key", "sk", `${L}SK[0-9a-fA-F]{32}${R}`),
+      rule("digitalocean-token", "_v1_", `${L}do[opr]_v1_[a-f0-9]{64}${R}`),
+      rule("docker-hub-token", "dckr_pat_", `${L}dckr_pat_[A-Za-z0-9_-]{27,}${RD}`),
+      rule("vault-token", "hvs. hvb. hvr.", `${LD}hv[sbr]\\.[A-Za-z0-9_-]{24,}${RD}`),
+      rule("terraform-cloud-token", "atlasv1", `${LD}[A-Za-z0-9]{14}\\.atlasv1\\.[A-Za-z0-9_-]{60,}${RD}`),
+      rule("shopify-token", "shpat_ shpca_ shppa_ shpss_", `${L}shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}${R}`),
+      rule("linear-api-key", "lin_api_", `${L}lin_api_[A-Za-z0-9]{40}${R}`),
+      rule("postman-api-key", "pmak-", `${LD}PMAK-[a-fA-F0-9]{24}-[a-fA-F0-9]{34}${RD}`),
+      rule("telegram-bot-token", ":aa", `(?<![0-9])\\d{8,10}:AA[A-Za-z0-9_-]{33}${RD}`),
+      rule("age-secret-key", "age-secret-key-1", `AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}`),
+      rule("jwt", "eyj", `${LD}eyJ[A-Za-z0-9_-]{10,}\\.eyJ[A-Za-z0-9_-]{10,}\\.[A-Za-z0-9_-]*${RD}`),
+      ...VENDOR_RULES,
+      rule("basic-auth", "basic", `authorization["']?\\s*[:=]\\s*["']?basic\\s+(?<s>[A-Za-z0-9+/]{8,}={0,2})`, void 0, { allow: (s) => looksLikeCode(s) }, "i"),
+      rule("bearer-token", "bearer", "(?<![A-Za-z0-9_])bearer\\s+(?<s>[A-Za-z0-9._~+/-]{16,}=*)", 3, { allow: notABearerToken }, "i"),
+      rule("url-password", "://", "(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{1,30}://[^\\s:/?#@\"'<>\\[\\]`]*:(?<s>[^\\s@\"'<>`]{1,256})@(?=[^\\s@/?#\"'<>`])", void 0, {
+        weakIsSecret: true,
+        allow: notAUrlPassword
+      }),
+      rule("connection-string-password", "password pwd", `(?:(?:server|host|data source|address|addr|uid|user id|username|user|database|initial catalog)\\s*=[^;\\n]{0,256};(?:[^;\\n]{0,256};){0,16}?\\s*(?:password|pwd)\\s*=\\s*(?<s>[^;\\s"'<>]{1,256})|(?<![\\w-])(?:password|pwd)\\s*=\\s*(?<s1>[^;\\s"'<>]{1,256})\\s*;[^\\n]{0,512}?(?:server|host|data source|address|uid|user id|database)\\s*=)`, void 0, { weakIsSecret: true, allow: placeholderOrVariable }, "i"),
+      rule(
+        "cli-password",
+        "--pass mysql mariadb curl sshpass login redis-cli ldap sqlcmd bcp osql isql zip htpasswd smbclient rpcclient smbmap smbcacls net echo printf",
+        `(?<![\\w-])--(?:password|passwd|pass|PASSWORD)(?:=|[ \\t]+)(?:"(?<s>[^"\\n]{1,256})"|'(?<s1>[^'\\n]{1,256})'|(?<s2>[^\\s"'\`;|&<>]{1,256}))|\\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlsh|mariadb|mariadb-dump)\\b[^\\n]{0,256}?[ \\t]-p(?<s3>[^\\s"'\`;|&<>]{1,256})|\\bcurl\\b[^\\n]{0,512}?[ \\t](?:-[A-Za-z]*?u[ \\t]*|--user(?:=|[ \\t]+))["']?[^\\s:"']{1,128}:(?<s4>[^\\s"']{1,256})` + CLI_PASSWORD_FLAGS,
+        void 0,
+        {
+          weakIsSecret: true,
+          // An unquoted password runs like a generic value (`--password=Gq4!zR8;pL2@xV6#`).
+          refine: (text2, m, start, end) => ["s", "s1", "sd", "sq"].some((g) => m.groups?.[g] !== void 0) ? [start, end] : [start, Math.max(end, genericValueEnd(text2, start, false))],
+          allow: notACliPassword
+        }
+      ),
+      rule("xml-password", "</ <add", `<(?<tag>(?:[A-Za-z][\\w.:-]{0,40}?)?(?:[Pp]assword|PASSWORD|[Pp]asswd|[Ss]ecret|SECRET|[Tt]oken|TOKEN|[Aa]pi[Kk]ey|API_?KEY|api_key))>(?<s>[^<>\\n]{1,256})</\\k<tag>>|<add\\s+key="(?:ClearText)?Password"\\s+value="(?<s1>[^"\\n]{1,256})"`, void 0, {
+        weakIsSecret: true,
+        // A password element holds a human password (`Summer2024!` reads as code): only variables,
+        // placeholders, paths and prose are kept. Other secret elements are judged as assignments.
+        allow: (v, m) => m.groups?.["tag"] === void 0 || /pass/i.test(m.groups["tag"]) ? placeholderOrVariable(v) || PATH_OR_URL.test(v) || proseLike(v) : notAnAssignedSecret(v) || v.length < 8 || shannonEntropy(v) < 3.5
+      }),
+      rule("cookie-value", "cookie", `(?<![\\w-])(?:set-)?cookie["']?[ \\t]*:[ \\t]*["']?`, 3, { spans: cookieSpans }, "i"),
+      rule("table-secret", "pass pwd secret token key credential", "^\\|[^\\n]*\\|[ \\t]*\\r?\\n\\|[ \\t]*:?-{3,}[^\\n]*(?:\\r?\\n\\|[^\\n]*)*", 3.5, { spans: tableSpans }, "m"),
+      rule("generic-secret", "pass pwd secret token key credential", `(?<![A-Za-z0-9_.:-])[A-Za-z0-9_.-]*?${GENERIC_KEY}["'\`]?(?:\\s*:\\s*string)?\\s*(?::=|=>|=|:)(?![=:>])\\s*(?:"(?<s>[^"\\n]{8,256})"|'(?<s1>[^'\\n]{8,256})'|\`(?<s2>[^\`\\n]{8,256})\`|[|>][+-]?\\d?[ \\t]*\\r?\\n[ \\t]+(?<s4>[^\\s][^\\n]{0,255})|(?<s3>[^\\s"'\`,;&<>(){}\\[\\]=:|]))`, 3.5, {
+        refine: refineGenericValue,
+        allow: (v, m) => notAnAssignedSecret(v) || keyNameValueKept(v, m) || notAGluedEnvName(m) || m.groups?.["k"] !== void 0 && /(?:^|[^a-z])pub(?:lic)?[_.-]?key/i.test(m[0])
+      }, "i")
+    ];
+    CONTEXT_RULES = /* @__PURE__ */ new Set([
+      "private-key",
+      "aws-secret-access-key",
+      "azure-storage-key",
+      "docker-config-auth",
+      "basic-auth",
+      "bearer-token",
+      "url-password",
+      "connection-string-password",
+      "cli-password",
+      "xml-password",
+      "cookie-value",
+      "table-secret",
+      "generic-secret",
+      "gitlab-session-cookie",
+      "sidekiq-secret"
+    ]);
+    VENDOR_SHAPE = new Set(REDACTION_RULES.map((r) => r.id).filter((id) => !CONTEXT_RULES.has(id)));
+    DERIVED_RULES = REDACTION_RULES.filter((r) => VENDOR_SHAPE.has(r.id) || r.id === "private-key");
+    REPORT_LIMIT = 20;
+    REPORT_LINES_FROM = 4;
+  }
+});
+
+// src/guard/redaction.ts
+function redactText2(text2, options = {}) {
+  redactionPasses.calls++;
+  redactionPasses.chars += text2.length;
+  return redactText(text2, options);
+}
+var redactionPasses;
+var init_redaction = __esm({
+  "src/guard/redaction.ts"() {
+    "use strict";
+    init_redact();
+    init_redact();
+    redactionPasses = { calls: 0, chars: 0 };
+  }
+});
+
 // src/guard/unicode-tables.ts
 var RTL_LETTERS, STANDARDIZED_VARIANT_BASES;
 var init_unicode_tables = __esm({
@@ -944,9 +2181,21 @@ function processAlive(pid) {
     return err.code === "EPERM";
   }
 }
+function startedAfter(pid, ms) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const bootS = Number(/^btime (\d+)$/m.exec(readFileSync("/proc/stat", "utf8"))?.[1]);
+    const startMs = (bootS + Number(fields[19]) / 100) * 1e3;
+    return Number.isFinite(startMs) && startMs > ms + 1e3;
+  } catch {
+    return false;
+  }
+}
 function lockVerdict(owner, st, host, unchangedMs) {
   const local = owner !== null && owner.host === host;
   if (local && !processAlive(owner.pid)) return "dead";
+  if (local) return startedAfter(owner.pid, st.ctimeMs) ? "dead" : "held";
   if (Date.now() - st.mtimeMs > LOCK_STALE_MS) return "dead";
   if (owner === null && Date.now() - st.ctimeMs > OWNERLESS_GRACE_MS) return "dead";
   if (!local && unchangedMs >= LOCK_STALE_MS) return "dead";
@@ -1870,7 +3119,7 @@ var init_values = __esm({
 });
 
 // src/schema/state-time.ts
-function unticked(value) {
+function unticked2(value) {
   const m = /^`([^`]*)`$/.exec(value.trim());
   return m ? m[1].trim() : value.trim();
 }
@@ -1881,7 +3130,7 @@ function stateTime(date, saved, nowMs) {
     [saved, "saved"]
   ]) {
     if (value === null) continue;
-    const parsed = parseStrictTime(unticked(value), Number.MAX_SAFE_INTEGER);
+    const parsed = parseStrictTime(unticked2(value), Number.MAX_SAFE_INTEGER);
     if ("error" in parsed) {
       malformed = true;
       continue;
@@ -2025,7 +3274,7 @@ function lineAt(lineStarts, offset) {
   }
   return lo + 1;
 }
-function lineStartsOf(text2) {
+function lineStartsOf2(text2) {
   const starts = [0];
   for (let i = text2.indexOf("\n"); i !== -1; i = text2.indexOf("\n", i + 1)) starts.push(i + 1);
   return starts;
@@ -2049,6 +3298,33 @@ function issueLines(list2) {
 function scoreLine(v) {
   const parts = Object.entries(v.parts).map(([name2, p]) => `${name2} ${p.score}/${p.max}`);
   return `score: ${v.score}/100 (${parts.join(", ")})`;
+}
+function lineMaps(pass) {
+  const spans = pass.findings.filter((f) => (f.lines ?? 1) > 1).map((f) => ({ line: f.line, extra: f.lines - 1 }));
+  spans.sort((a, b) => a.line - b.line);
+  return {
+    toOriginal(line) {
+      let acc = 0;
+      for (const s of spans) {
+        if (line <= s.line - acc) break;
+        acc += s.extra;
+      }
+      return line === 0 ? 0 : line + acc;
+    },
+    toRedacted(line) {
+      let acc = 0;
+      for (const s of spans) {
+        if (line <= s.line) break;
+        acc += Math.min(s.extra, line - s.line);
+      }
+      return line === 0 ? 0 : line - acc;
+    }
+  };
+}
+function onOriginalLines(v, pass) {
+  const maps = lineMaps(pass);
+  for (const i of [...v.errors, ...v.findings]) i.line = maps.toOriginal(i.line);
+  return v;
 }
 var TEXT_RULES, MAX_LISTED_ISSUES, QUOTE_CUT;
 var init_validate_common = __esm({
@@ -2140,7 +3416,7 @@ function keyFile(raw) {
   }
   return { raw: pathText, path: safeRelativePath(pathText), why: why.trim() };
 }
-function unticked2(value) {
+function unticked3(value) {
   const m = /^`([^`]*)`$/.exec(value.trim());
   return m ? m[1].trim() : value.trim();
 }
@@ -2152,7 +3428,7 @@ function readHandoff(text2, tree) {
   return readFields(text2, tree, true);
 }
 function readFields(text2, tree, lists) {
-  const starts = lineStartsOf(text2);
+  const starts = lineStartsOf2(text2);
   const out = {
     marker: text2.startsWith("<!-- memory-schema: v1 -->\n") || text2 === "<!-- memory-schema: v1 -->",
     heading: false,
@@ -2268,15 +3544,15 @@ function openItemsOf(h) {
 function checkAnchors(h, nowMs, _text = null) {
   const unverifiable = [];
   if (!h.anchors.present) unverifiable.push("anchors");
-  const head = h.anchors.head === null ? null : asObjectId(unticked2(h.anchors.head));
+  const head = h.anchors.head === null ? null : asObjectId(unticked3(h.anchors.head));
   if (head === null) unverifiable.push("head");
   const branchText = h.anchors.branch === null ? null : unquoteBranch(h.anchors.branch.trim());
   const branch = branchText !== null && isPlausibleBranch(branchText) ? branchText : null;
   if (branch === null) unverifiable.push("branch");
   const dirtyList = h.anchors.dirty === null ? null : parsePathList(h.anchors.dirty);
   if (dirtyList === null) unverifiable.push("dirty");
-  const anchorDate = h.anchors.date === null ? null : parseStrictTime(unticked2(h.anchors.date), nowMs);
-  const savedDate = h.saved === null ? null : parseStrictTime(unticked2(h.saved), nowMs);
+  const anchorDate = h.anchors.date === null ? null : parseStrictTime(unticked3(h.anchors.date), nowMs);
+  const savedDate = h.saved === null ? null : parseStrictTime(unticked3(h.saved), nowMs);
   if (anchorDate === null || "error" in anchorDate) unverifiable.push("date");
   if (savedDate === null || "error" in savedDate) unverifiable.push("saved");
   const st = handoffStateTime(h, nowMs);
@@ -2456,7 +3732,7 @@ function writeDelivered(root, session, token) {
     closeSync3(fd);
   }
 }
-var FILE_SAFE_ID, WINDOWS_RESERVED, HEAD;
+var CHECKPOINTS_GITIGNORE, FILE_SAFE_ID, WINDOWS_RESERVED, HEAD;
 var init_checkpoints = __esm({
   "src/store/checkpoints.ts"() {
     "use strict";
@@ -2464,6 +3740,7 @@ var init_checkpoints = __esm({
     init_values();
     init_private();
     init_paths();
+    CHECKPOINTS_GITIGNORE = "# Written by session-handoff: session checkpoints, never committed.\n*\n";
     FILE_SAFE_ID = /^[a-z0-9][a-z0-9._-]{0,127}$/;
     WINDOWS_RESERVED = /^(?:con|prn|aux|nul|com[0-9]|lpt[0-9])$/i;
     HEAD = 1024;
@@ -3045,7 +4322,10 @@ function removeDraft(root, kind, id) {
   if (st !== null && st.isFile() && draftId(st) === id) removeName(file, draftShown(kind));
 }
 function ensureDraftsIgnored(root) {
-  const file = path14.join(draftsDir(root), ".gitignore");
+  ensureIgnored(draftsDir(root), GITIGNORE_TEXT);
+}
+function ensureIgnored(dir, text2) {
+  const file = path14.join(dir, ".gitignore");
   let fd;
   try {
     fd = openSync5(file, constants5.O_WRONLY | constants5.O_CREAT | constants5.O_EXCL | constants5.O_NOFOLLOW, 384);
@@ -3053,7 +4333,7 @@ function ensureDraftsIgnored(root) {
     return;
   }
   try {
-    writeSync4(fd, GITIGNORE_TEXT);
+    writeSync4(fd, text2);
   } catch {
   } finally {
     closeSync5(fd);
@@ -4436,1100 +5716,6 @@ var init_anchors = __esm({
   }
 });
 
-// src/guard/redact-kit.ts
-function tally(n2) {
-  REDACTION_WORK.charsScanned += n2;
-}
-function re(source, flags = "") {
-  return new RegExp(source, `gd${flags}`);
-}
-function rule(id, keywords, source, entropy, extra = {}, flags = "") {
-  let compiled;
-  const made = {
-    id,
-    get pattern() {
-      return compiled ??= re(source, flags);
-    },
-    ...extra
-  };
-  if (keywords !== "") made.keywords = keywords.split(" ");
-  if (entropy !== void 0) made.entropy = entropy;
-  return made;
-}
-function isWordy(s) {
-  const runs = s.match(WORD_RUNS);
-  if (!runs || runs.length === 0) return false;
-  let total = 0;
-  for (const r of runs) total += r.length;
-  return total / runs.length >= 3;
-}
-function looksLikeCode(value) {
-  if (/^[\w$-]+$/.test(value)) {
-    return value.split(/[-_$]+/).every((part) => /^(?:[A-Za-z]*|\d*)$/.test(part)) && isWordy(value);
-  }
-  const m = CODE_PATH.exec(value);
-  if (!m) return false;
-  const tail = m.groups?.["tail"];
-  const path61 = tail === void 0 ? value : value.slice(0, value.length - tail.length);
-  if (isWordy(path61)) return true;
-  const parts = path61.split(/\??\.|::|->/);
-  return parts.length > 1 && parts.every((p) => /^[A-Za-z_$]+!?$/.test(p)) && parts.some((p) => /^[a-z]{3,}$/.test(p));
-}
-function shannonEntropy(s) {
-  if (s.length === 0) return 0;
-  let ascii = true;
-  for (let i = 0; i < s.length; i++) {
-    if (s.charCodeAt(i) >= 128) {
-      ascii = false;
-      break;
-    }
-  }
-  if (ascii) {
-    const counts2 = ASCII_COUNTS;
-    counts2.fill(0);
-    for (let i = 0; i < s.length; i++) counts2[s.charCodeAt(i)]++;
-    let h2 = 0;
-    for (let c = 0; c < 128; c++) {
-      const n3 = counts2[c];
-      if (n3 === 0) continue;
-      const p = n3 / s.length;
-      h2 -= p * Math.log2(p);
-    }
-    return h2;
-  }
-  const counts = /* @__PURE__ */ new Map();
-  for (const ch of s) counts.set(ch, (counts.get(ch) ?? 0) + 1);
-  let n2 = 0;
-  for (const c of counts.values()) n2 += c;
-  let h = 0;
-  for (const c of counts.values()) {
-    const p = c / n2;
-    h -= p * Math.log2(p);
-  }
-  return h;
-}
-function globallyAllowed(secret) {
-  return DECORATED_HEX.test(secret) || UUID.test(secret) || /EXAMPLE(?:KEY)?$/.test(secret);
-}
-function filler(entropy) {
-  return entropy < 2.5;
-}
-function placeholderOrVariable(v) {
-  return PLACEHOLDER.test(v) || VARIABLE_REFERENCE.test(v);
-}
-function pathOfNames(v) {
-  if (!v.includes("/") || !/^[\w.-]+(?:\/[\w.-]*)+$/.test(v)) return false;
-  const segments = v.split("/").filter((s) => s !== "");
-  return segments.every((s) => s.split(/[-_.]+/).every((p) => /^(?:[A-Za-z]*|\d*)$/.test(p))) && segments.some((s) => isWordy(s));
-}
-function namesSomething(v) {
-  return v.startsWith("arn:") && ARN.test(v) || v.includes("@") && EMAIL.test(v) || v.includes(".") && FILE_NAME.test(v) || v.includes("/") && pathOfNames(v);
-}
-function proseLike(v) {
-  if (!/\s/.test(v)) return false;
-  const words = v.split(/\s+/).filter((w) => w !== "");
-  let plain = 0;
-  for (const w of words) if (PLAIN_WORD.test(w)) plain++;
-  return plain * 2 >= words.length;
-}
-function wordList(v) {
-  const parts = v.split(/[,;&|]+/).filter((p) => p !== "");
-  return parts.length > 1 && parts.every((p) => looksLikeCode(p));
-}
-function notAnAssignedSecret(v) {
-  return placeholderOrVariable(v) || // A command-line flag (`--expected-current-sha256` in a table of options).
-  v.startsWith("--") && /^--[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/.test(v) || looksLikeCode(v.replace(/=+$/, "")) || wordList(v) || PATH_OR_URL.test(v) || DIGEST.test(v) || VERSION2.test(v) || namesSomething(v) || proseLike(v);
-}
-var ESCAPE_END, L, R, LD, RD, REDACTION_WORK, PLACEHOLDER, VARIABLE_REFERENCE, WORD_RUNS, CODE_PATH, PATH_OR_URL, DIGEST, VERSION2, ASCII_COUNTS, UUID, DECORATED_HEX, ARN, EMAIL, FILE_NAME, PLAIN_WORD;
-var init_redact_kit = __esm({
-  "src/guard/redact-kit.ts"() {
-    "use strict";
-    ESCAPE_END = '(?<!\\\\[ntr"]|%[0-9A-Fa-f]{2})';
-    L = `(?<![A-Za-z0-9_]${ESCAPE_END})`;
-    R = "(?![A-Za-z0-9_])";
-    LD = `(?<![A-Za-z0-9_-]${ESCAPE_END})`;
-    RD = "(?![A-Za-z0-9_-])";
-    REDACTION_WORK = { regexRuns: 0, charsScanned: 0 };
-    PLACEHOLDER = /^(?:\$.*|%[A-Za-z_(].*|\{.*\}|<.*>|\[.*\]|\*+|x+|X+|\.\.\.|…|password|passwd|pass|pwd|secret|changeme|redacted|hidden|none|null|undefined|true|false)$/i;
-    VARIABLE_REFERENCE = /^(?:\$|%[A-Za-z_]|\{\{|\{%|os\.environ|os\.getenv|process\.env|import\.meta\.env|env\.|ENV\[|ENV\.fetch|System\.getenv|getenv\(|secrets\.|vars\.)/;
-    WORD_RUNS = /[A-Z]?[a-z]+|[A-Z]+(?![a-z])/g;
-    CODE_PATH = /^[A-Za-z_$][\w$-]*!?(?:(?:\.|\?\.|::|->)[A-Za-z_$][\w$-]*!?)*(?<tail>[([<].*)?$/;
-    PATH_OR_URL = /^(?:\.{0,2}\/|~\/|[A-Za-z]:\\|[a-z][a-z0-9+.-]*:\/\/)|^[\w.-]+(?:\/[\w.-]+)+\.[A-Za-z]{1,5}$/;
-    DIGEST = /^(?:sha1|sha256|sha384|sha512|md5|blake2b?):[0-9a-fA-F]+$/i;
-    VERSION2 = /^v?\d+(?:\.\d+)+(?:[-+][0-9A-Za-z.+-]*)?$/;
-    ASCII_COUNTS = new Uint32Array(128);
-    UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
-    DECORATED_HEX = /^[^A-Za-z0-9]*(?<![0-9a-fA-F])(?:[0-9a-fA-F]{40}|[0-9a-fA-F]{64})(?![0-9a-fA-F])(?::[\w./-]*)?[^A-Za-z0-9]*$/;
-    ARN = /^arn:aws[\w-]*:[\w-]+:/;
-    EMAIL = /^[\w.+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+$/;
-    FILE_NAME = /^[\w.@+-]*\.(?:pem|key|pub|crt|cer|csr|p12|pfx|jks|gpg|asc|age|enc|json|ya?ml|toml|ini|conf|env|txt|md|xml|properties|sh|[jt]sx?|py|rb|go|sql|db|log|csv|lock|t?gz|zip)$/i;
-    PLAIN_WORD = /^[("'`]*(?:[A-Za-z][a-z]*(?:['’-][a-z]+)*|\d+(?:[.,]\d+)*)[)"'`.,!?:;]*$/;
-  }
-});
-
-// src/guard/redact-derived.ts
-function pieceAt(pieces, at3) {
-  let lo = 0;
-  let hi = pieces.length - 1;
-  while (lo < hi) {
-    const mid = lo + hi + 1 >>> 1;
-    if (pieces[mid][0] <= at3) lo = mid;
-    else hi = mid - 1;
-  }
-  const p = pieces[lo];
-  return p !== void 0 && p[0] <= at3 && at3 < p[1] ? p : void 0;
-}
-function printable(bytes) {
-  let bad = 0;
-  for (const b of bytes) if (b < 32 && b !== 9 && b !== 10 && b !== 13 || b > 126) bad++;
-  return bad * 20 <= bytes.length;
-}
-function decodedRuns(text2, covered) {
-  const parts = [];
-  const pieces = [];
-  let length = 0;
-  BASE64_RUN.lastIndex = 0;
-  tally(text2.length);
-  for (const m of text2.matchAll(BASE64_RUN)) {
-    const start = m.index;
-    const end = start + m[0].length;
-    if (m[0].length < MIN_BASE64 || covered(start, end)) continue;
-    const bytes = Buffer.from(m[0], "base64");
-    tally(m[0].length);
-    if (bytes.length === 0 || !printable(bytes)) continue;
-    const decoded2 = bytes.toString("latin1");
-    pieces.push([length, length + decoded2.length, start, end, pieces.length]);
-    parts.push(decoded2, "\n");
-    length += decoded2.length + 1;
-  }
-  if (parts.length === 0) return EMPTY;
-  return {
-    text: parts.join(""),
-    original(a, b) {
-      const p = pieceAt(pieces, a);
-      return p !== void 0 && b <= p[1] ? [p[2], p[3]] : null;
-    }
-  };
-}
-function splitRuns(text2, covered) {
-  const parts = [];
-  const pieces = [];
-  let length = 0;
-  let group2 = [];
-  let groupPrefix = null;
-  let groups = 0;
-  const flush = () => {
-    if (group2.length >= 2) {
-      for (const [a, b] of group2) {
-        pieces.push([length, length + (b - a), a, b, groups]);
-        parts.push(text2.slice(a, b));
-        length += b - a;
-      }
-      parts.push("\n");
-      length++;
-      groups++;
-    }
-    group2 = [];
-    groupPrefix = null;
-  };
-  tally(text2.length);
-  for (let lineStart = 0; lineStart <= text2.length; ) {
-    let lineEnd = text2.indexOf("\n", lineStart);
-    if (lineEnd === -1) lineEnd = text2.length;
-    let e = lineEnd;
-    while (e > lineStart && (text2[e - 1] === " " || text2[e - 1] === "	" || text2[e - 1] === "\r")) e--;
-    let b = e;
-    while (b > lineStart && PIECE_CHAR.test(text2[b - 1])) b--;
-    const prefix = b - lineStart <= MAX_PREFIX ? text2.slice(lineStart, b) : null;
-    if (b === e || prefix === null || /[A-Za-z0-9]/.test(prefix) || covered(b, e)) flush();
-    else {
-      if (groupPrefix !== prefix) flush();
-      groupPrefix = prefix;
-      group2.push([b, e]);
-    }
-    lineStart = lineEnd + 1;
-  }
-  flush();
-  if (pieces.length === 0) return EMPTY;
-  return {
-    text: parts.join(""),
-    original(a, z) {
-      const first = pieceAt(pieces, a);
-      const last = pieceAt(pieces, z - 1);
-      if (first === void 0 || last === void 0 || first === last || first[4] !== last[4]) return null;
-      return [first[2] + (a - first[0]), last[2] + (z - last[0])];
-    }
-  };
-}
-var EMPTY, MIN_BASE64, BASE64_RUN, PIECE_CHAR, MAX_PREFIX;
-var init_redact_derived = __esm({
-  "src/guard/redact-derived.ts"() {
-    "use strict";
-    init_redact_kit();
-    EMPTY = { text: "", original: () => null };
-    MIN_BASE64 = 24;
-    BASE64_RUN = /(?<![A-Za-z0-9+/_=-])[A-Za-z0-9+/_-]{24,}={0,2}(?![A-Za-z0-9+/_=-])/g;
-    PIECE_CHAR = /[A-Za-z0-9_+/=.-]/;
-    MAX_PREFIX = 24;
-  }
-});
-
-// src/guard/redact-syntax.ts
-function sticky(pattern, text2, at3) {
-  pattern.lastIndex = at3;
-  const hit = pattern.test(text2);
-  tally(hit ? pattern.lastIndex - at3 : 1);
-  return hit ? pattern.lastIndex : -1;
-}
-function linePrefix(text2, start) {
-  let k = start;
-  while (k > 0 && start - k < 40 && text2[k - 1] !== "\n") k--;
-  if (k > 0 && text2[k - 1] !== "\n") return "";
-  tally(start - k);
-  return text2.slice(k, start).trim();
-}
-function skipPrefix(text2, at3, prefix) {
-  if (prefix === "" || !text2.startsWith(prefix, at3)) return at3;
-  let k = at3 + prefix.length;
-  while (text2[k] === " " || text2[k] === "	") k++;
-  return k;
-}
-function refinePem(text2, m, start, end) {
-  if (m[0].startsWith("PuTTY")) return refinePutty(text2, start, end);
-  const prefix = linePrefix(text2, start);
-  let i = end;
-  let last = end;
-  let material = 0;
-  let headers = true;
-  for (; ; ) {
-    const sep = sticky(PEM_SEPARATOR, text2, i);
-    if (sep === -1) break;
-    const j = skipPrefix(text2, sep, prefix);
-    const endMarker = sticky(PEM_END, text2, j);
-    if (endMarker !== -1) {
-      last = endMarker;
-      break;
-    }
-    if (headers) {
-      const h = sticky(PEM_HEADER, text2, j);
-      if (h !== -1) {
-        i = last = h;
-        continue;
-      }
-    }
-    const b = sticky(PEM_BODY, text2, j);
-    if (b === -1) {
-      if (sticky(PEM_NEWLINE, text2, j) !== -1) {
-        i = j;
-        continue;
-      }
-      break;
-    }
-    const line = text2.slice(j, b);
-    const after = b < text2.length ? text2[b] : "\n";
-    if (!PEM_LINE_END.test(after)) break;
-    const next = sticky(PEM_SEPARATOR, text2, b);
-    const beforeEnd = next !== -1 && sticky(PEM_END, text2, skipPrefix(text2, next, prefix)) !== -1;
-    const keyLike = line.length >= 16 && /[0-9+/=]/.test(line) || line.length >= 40 || /^=|=$/.test(line) || beforeEnd;
-    if (!keyLike) break;
-    material += line.replace(/=/g, "").length;
-    headers = false;
-    i = last = b;
-  }
-  return material >= PEM_MIN_MATERIAL ? [start, last] : null;
-}
-function refinePutty(text2, start, end) {
-  const prefix = linePrefix(text2, start);
-  let i = end;
-  let last = end;
-  let privateMaterial = 0;
-  let inPrivate = false;
-  for (; ; ) {
-    const sep = sticky(PUTTY_BREAK, text2, i);
-    if (sep === -1) break;
-    const j = skipPrefix(text2, sep, prefix);
-    const h = sticky(PUTTY_HEADER, text2, j);
-    if (h !== -1) {
-      const name2 = text2.slice(j, text2.indexOf(":", j));
-      inPrivate = name2 === "Private-Lines";
-      if (name2 === "Private-MAC") privateMaterial += h - j;
-      i = last = h;
-      continue;
-    }
-    const b = sticky(PEM_BODY, text2, j);
-    if (b === -1 || b - j < 16 || !PEM_LINE_END.test(b < text2.length ? text2[b] : "\n")) break;
-    if (inPrivate) privateMaterial += b - j;
-    i = last = b;
-  }
-  return privateMaterial >= PEM_MIN_MATERIAL ? [start, last] : null;
-}
-function genericValueEnd(text2, start, inQuery) {
-  const limit = Math.min(text2.length, start + GENERIC_VALUE_MAX);
-  let parens = 0;
-  let brackets = 0;
-  let braces = 0;
-  let angles = 0;
-  let backticks = 0;
-  let end = start;
-  scan: for (; end < limit; end++) {
-    if (isSpace(text2, end)) break;
-    const c = text2[end];
-    const next = end + 1 < text2.length ? text2.charCodeAt(end + 1) : -1;
-    switch (c) {
-      case "(":
-        parens++;
-        break;
-      case "[":
-        brackets++;
-        break;
-      case "{":
-        braces++;
-        break;
-      case ")":
-        if (parens-- === 0) break scan;
-        break;
-      case "]":
-        if (brackets-- === 0) break scan;
-        break;
-      case "}":
-        if (braces-- === 0) break scan;
-        break;
-      case "<":
-        angles++;
-        break;
-      case ">":
-        angles--;
-        break;
-      // A quote ends the value: `r'…'`, `f"…"` and `x="a"+y` are code. A backtick does not.
-      case '"':
-      case "'":
-        break scan;
-      case "\\":
-        if (next === 110 || next === 116 || next === 114 || next === 34) break scan;
-        break;
-      case "`":
-        backticks++;
-        break;
-      case "#":
-        if (inQuery) break scan;
-        break;
-      case "|":
-        if (next === 124) break scan;
-        break;
-      case "&":
-      case ";":
-      case ",": {
-        if (c === "&" && (inQuery || next === 38)) break scan;
-        if (!isNameStart(next)) break;
-        const cap = Math.min(text2.length, end + 2 + GENERIC_VALUE_MAX);
-        let k = end + 2;
-        while (k < cap && isNameChar(text2.charCodeAt(k))) k++;
-        tally(k - end);
-        if (text2[k] === "=") break scan;
-        break;
-      }
-    }
-  }
-  const droppable = (at3) => {
-    const c = text2[at3];
-    return c === "," || c === ";" || c === "&" || c === ">" && angles < 0 || c === "`" && backticks % 2 === 1;
-  };
-  const drop = () => {
-    end--;
-    const c = text2[end];
-    if (c === ">") angles++;
-    else if (c === "`") backticks--;
-  };
-  tally(end - start);
-  while (end > start) {
-    if (droppable(end - 1)) {
-      drop();
-      continue;
-    }
-    const c = text2[end - 1];
-    if ((c === "." || c === ":" || c === "!" || c === "?") && end - 2 >= start && droppable(end - 2)) {
-      drop();
-      continue;
-    }
-    break;
-  }
-  return end;
-}
-function refineGenericValue(text2, m, start, end) {
-  if (m.groups?.["s4"] !== void 0) {
-    let e = end;
-    while (e > start && (text2[e - 1] === " " || text2[e - 1] === "	" || text2[e - 1] === "\r")) e--;
-    return e - start >= 8 ? [start, e] : null;
-  }
-  if (m.groups?.["s3"] === void 0) return [start, end];
-  const before = text2[m.index - 1];
-  const stop = genericValueEnd(text2, start, before === "?" || before === "&");
-  let from = start;
-  let eq = start;
-  while (eq < stop && isNameChar(text2.charCodeAt(eq))) eq++;
-  if (eq < stop && text2[eq] === "=" && isNameStart(text2.charCodeAt(start)) && looksLikeCode(text2.slice(start, eq))) from = eq + 1;
-  if (stop - from < 8) return null;
-  return [from, stop];
-}
-function keyNameValueKept(v, m) {
-  if (m.groups?.["k"] === void 0) return false;
-  return v.length < 16 || !/\d/.test(v) || /^[A-Za-z_$][\w$-]*(?:\.[A-Za-z_$][\w$-]*)+$/.test(v);
-}
-function cells(text2, from, to) {
-  const out = [];
-  let i = from;
-  if (text2[i] === "|") i++;
-  let cellStart = i;
-  for (; i <= to; i++) {
-    if (i === to || text2[i] === "|" && text2[i - 1] !== "\\") {
-      let a = cellStart;
-      let b = i;
-      while (a < b && (text2[a] === " " || text2[a] === "	")) a++;
-      while (b > a && (text2[b - 1] === " " || text2[b - 1] === "	" || text2[b - 1] === "\r")) b--;
-      if (i < to || a < b) out.push([a, b]);
-      cellStart = i + 1;
-    }
-  }
-  return out;
-}
-function unticked3(text2, [a, b]) {
-  if (b - a >= 2 && text2[a] === "`" && text2[b - 1] === "`") return [a + 1, b - 1];
-  return [a, b];
-}
-function tableSpans(text2, m) {
-  const block2 = m[0];
-  const base = m.index;
-  tally(block2.length);
-  const lines3 = [];
-  let s = 0;
-  for (let i = 0; i <= block2.length; i++) {
-    if (i === block2.length || block2[i] === "\n") {
-      if (i > s) lines3.push([base + s, base + i]);
-      s = i + 1;
-    }
-  }
-  if (lines3.length < 3) return [];
-  const header = cells(text2, lines3[0][0], lines3[0][1]).map((c) => text2.slice(...unticked3(text2, c)));
-  const secretColumns = /* @__PURE__ */ new Set();
-  header.forEach((h, k) => {
-    if (SECRET_NAME.test(h)) secretColumns.add(k);
-  });
-  const out = [];
-  for (const [from, to] of lines3.slice(2)) {
-    const row = cells(text2, from, to);
-    const firstNames = row.length > 1 && SECRET_NAME.test(text2.slice(...unticked3(text2, row[0])));
-    row.forEach((c, k) => {
-      if (!(secretColumns.has(k) || firstNames && k > 0)) return;
-      const [a, b] = unticked3(text2, c);
-      const v = text2.slice(a, b);
-      if (v.length < 8 || /\s/.test(v) || shannonEntropy(v) < TABLE_ENTROPY || notAnAssignedSecret(v)) return;
-      out.push([a, b]);
-    });
-  }
-  return out;
-}
-function cookieSpans(text2, m) {
-  const set = /^set-/i.test(m[0]);
-  const out = [];
-  let i = m.index + m[0].length;
-  const stopAt = (k) => {
-    const c = text2[k];
-    return c === void 0 || c === "\n" || c === "\r" || c === '"' || c === "'" || c === "\\" && /[ntr"]/.test(text2[k + 1] ?? "");
-  };
-  let first = true;
-  while (i < text2.length && !stopAt(i)) {
-    while (text2[i] === " " || text2[i] === "	") i++;
-    const nameStart = i;
-    while (i < text2.length && !stopAt(i) && text2[i] !== "=" && text2[i] !== ";") i++;
-    const name2 = text2.slice(nameStart, i).trim();
-    if (text2[i] !== "=") {
-      if (text2[i] === ";") i++;
-      first = false;
-      continue;
-    }
-    i++;
-    const valueStart = i;
-    while (i < text2.length && !stopAt(i) && text2[i] !== ";" && text2[i] !== " " && text2[i] !== "	") i++;
-    let a = valueStart;
-    let b = i;
-    if (b - a >= 2 && text2[a] === '"' && text2[b - 1] === '"') {
-      a++;
-      b--;
-    }
-    const v = text2.slice(a, b);
-    const judged = set ? first && !COOKIE_ATTRIBUTES.test(name2) : true;
-    const numeric = /^(?:[A-Za-z]{1,4}\d?\.)?[\d.]+$/.test(v);
-    if (judged && (v.length >= 16 || v.length >= 8 && SESSION_NAME.test(name2)) && !numeric && !notAnAssignedSecret(v)) {
-      out.push([a, b]);
-    }
-    first = false;
-    while (i < text2.length && !stopAt(i) && text2[i] !== ";") i++;
-    if (text2[i] === ";") i++;
-  }
-  tally(i - m.index);
-  return out;
-}
-function notACliPassword(v, m) {
-  return placeholderOrVariable(v) || PATH_OR_URL.test(v) || // `--password --host db`: the next word is a flag, the password is prompted for.
-  v.startsWith("-") && /^--\w+[ \t]+-/.test(m[0]) || /^[A-Za-z][a-z]*$/.test(v) || /^[\d.:/-]+$/.test(v);
-}
-function notADiscordBotToken(secret, m) {
-  if (m.groups?.["s"] !== void 0 || m.groups?.["s1"] !== void 0) return looksLikeCode(secret) || !/\d/.test(secret);
-  const id = secret.slice(0, secret.indexOf("."));
-  const decoded2 = Buffer.from(id.replace(/-/g, "+").replace(/_/g, "/"), "base64").toString("latin1");
-  return !/^\d{17,20}$/.test(decoded2);
-}
-function notADockerAuth(secret) {
-  const decoded2 = Buffer.from(secret, "base64").toString("latin1");
-  return !/^[\x21-\x7e]+:[\x20-\x7e]+$/.test(decoded2);
-}
-function awsCandidates(text2, from, to) {
-  const out = [];
-  const window = text2.slice(from, to);
-  tally(window.length);
-  for (const m of window.matchAll(AWS_SECRET)) {
-    const v = m[0];
-    if (/[a-z]/.test(v) && /[A-Z]/.test(v) && /[0-9/+]/.test(v)) out.push([from + m.index, from + m.index + 40]);
-  }
-  return out;
-}
-function awsUnnamedSpans(text2) {
-  if (!/AKIA|ASIA|ABIA|ACCA|A3T|\[/.test(text2)) return [];
-  const out = [];
-  tally(text2.length);
-  for (const m of text2.matchAll(AWS_CONTEXT)) {
-    if (m.groups?.["id"] !== void 0) {
-      if (m[0].endsWith("EXAMPLE")) continue;
-      let from2 = m.index;
-      for (let n2 = 0; from2 > 0 && m.index - from2 < AWS_NEAR_CHARS; from2--) if (text2[from2 - 1] === "\n" && ++n2 > AWS_NEAR_LINES) break;
-      let to2 = m.index + m[0].length;
-      for (let n2 = 0; to2 < text2.length && to2 - m.index < AWS_NEAR_CHARS; to2++) if (text2[to2] === "\n" && ++n2 > AWS_NEAR_LINES) break;
-      tally(to2 - from2);
-      out.push(...awsCandidates(text2, from2, to2));
-      continue;
-    }
-    const from = m.index + m[0].length;
-    let to = from;
-    for (let n2 = 0; to < text2.length && to - from < AWS_SECTION_CHARS; to++) {
-      if (text2[to] !== "\n") continue;
-      if (++n2 > AWS_SECTION_LINES || /^[ \t]*\[/.test(text2.slice(to + 1, to + 80))) break;
-    }
-    const section = text2.slice(from, to);
-    tally(section.length);
-    if (AWS_CREDENTIAL_NAME.test(section)) out.push(...awsCandidates(text2, from, to));
-  }
-  return out;
-}
-var PEM_END, PEM_HEADER, PEM_BODY, PEM_JUNK, PEM_SEPARATOR, PEM_NEWLINE, PEM_LINE_END, PEM_MIN_MATERIAL, PUTTY_HEADER, PUTTY_BREAK, GENERIC_VALUE_MAX, SPACE, isSpace, isNameStart, isNameChar, SECRET_NAME, TABLE_ENTROPY, SESSION_NAME, COOKIE_ATTRIBUTES, AWS_NEAR_LINES, AWS_NEAR_CHARS, AWS_SECTION_LINES, AWS_SECTION_CHARS, AWS_SECRET, AWS_CREDENTIAL_NAME, AWS_CONTEXT;
-var init_redact_syntax = __esm({
-  "src/guard/redact-syntax.ts"() {
-    "use strict";
-    init_redact_kit();
-    PEM_END = /-----END[ A-Z0-9_-]*PRIVATE KEY(?: BLOCK)?-----/y;
-    PEM_HEADER = /(?:Proc-Type|DEK-Info|Version|Comment|Hash|Charset|MessageID):[^\r\n\\]*/y;
-    PEM_BODY = /=?[A-Za-z0-9+/]+={0,3}/y;
-    PEM_JUNK = '(?:[^A-Za-z0-9+/=\\r\\n\\\\<"-]|"(?![ \\t]*,[ \\t]*")|-(?!----)|\\+(?=[ \\t]*\\r?\\n)){0,16}';
-    PEM_SEPARATOR = new RegExp(
-      `(?:${PEM_JUNK}(?:\\r?\\n|\\\\r\\\\n|\\\\n|\\\\\\\\r\\\\\\\\n|\\\\\\\\n|<br[ \\t]*/?>|"[ \\t]*,[ \\t]*"))+${PEM_JUNK}|[ \\t]+`,
-      "y"
-    );
-    PEM_NEWLINE = /\r?\n|\\r\\n|\\n/y;
-    PEM_LINE_END = /[\s\\"'`|,<\]]/;
-    PEM_MIN_MATERIAL = 32;
-    PUTTY_HEADER = /(?:Encryption|Comment|Public-Lines|Private-Lines|Private-MAC|Private-Hash|Key-Derivation|Argon2-[A-Za-z]+): ?[^\r\n\\]{0,200}/y;
-    PUTTY_BREAK = PEM_SEPARATOR;
-    GENERIC_VALUE_MAX = 256;
-    SPACE = /\s/;
-    isSpace = (text2, i) => {
-      const c = text2.charCodeAt(i);
-      return c <= 32 || c > 126 && SPACE.test(text2[i]);
-    };
-    isNameStart = (c) => c >= 65 && c <= 90 || c >= 97 && c <= 122 || c === 95;
-    isNameChar = (c) => isNameStart(c) || c >= 48 && c <= 57 || c === 46 || c === 45;
-    SECRET_NAME = /^(?:[\w .-]*?[ _.-])?(?:pass(?:word|wd|phrase)?|pwd|secret|token|api[ _.-]?key|apikey|access[ _.-]?key|private[ _.-]?key|secret[ _.-]?key|credentials?|client[ _.-]?secret)$/i;
-    TABLE_ENTROPY = 3.5;
-    SESSION_NAME = /sess|sid|token|auth|jwt|csrf|xsrf|remember|login|secret|key/i;
-    COOKIE_ATTRIBUTES = /^(?:path|domain|expires|max-age|samesite|secure|httponly|priority|partitioned|version|comment)$/i;
-    AWS_NEAR_LINES = 3;
-    AWS_NEAR_CHARS = 2048;
-    AWS_SECTION_LINES = 40;
-    AWS_SECTION_CHARS = 4096;
-    AWS_SECRET = /(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])/g;
-    AWS_CREDENTIAL_NAME = /aws_(?:secret_access_key|access_key_id|session_token)/i;
-    AWS_CONTEXT = /(?<id>(?<![A-Za-z0-9_])(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}(?![A-Za-z0-9_]))|(?<ini>(?<=^|\n)[ \t]*\[[^\]\r\n]{1,64}\][ \t]*(?=\r?\n))/g;
-  }
-});
-
-// src/guard/redact-transcript.ts
-function secretRun(v) {
-  if (UUID.test(v)) return false;
-  if (/^[0-9a-fA-F]+$/.test(v)) return /\d/.test(v) && /[a-fA-F]/.test(v);
-  return /\d/.test(v) && /[a-z]/.test(v) && /[A-Z]/.test(v) && shannonEntropy(v) >= 3.5 && !looksLikeCode(v) && !namesSomething(v);
-}
-function proseSpans(text2, out) {
-  let words = 0;
-  let lastKeyword = -Infinity;
-  let pending = [];
-  tally(text2.length);
-  for (const m of text2.matchAll(WORDS_AND_RUNS)) {
-    const run2 = m.groups?.["run"];
-    if (run2 === void 0) {
-      words++;
-      if (!KEYWORDS.has(m[0].toLowerCase())) {
-        if (pending.length > 0 && words - pending[0][2] > WORD_WINDOW + 1) pending = pending.filter((p) => words - p[2] <= WORD_WINDOW + 1);
-        continue;
-      }
-      lastKeyword = words;
-      for (const [a, b, seen] of pending) if (words - seen - 1 <= WORD_WINDOW) out.push([a, b, "secret-in-prose"]);
-      pending = [];
-      continue;
-    }
-    const start = m.index;
-    const value = run2.replace(/=+$/, "");
-    const end = start + value.length;
-    if (!secretRun(value)) continue;
-    if ((value.length === 40 || value.length === 64) && /^[0-9a-fA-F]+$/.test(value) && ID_LABEL.test(text2.slice(Math.max(0, start - 40), start))) continue;
-    if (words - lastKeyword <= WORD_WINDOW) out.push([start, end, "secret-in-prose"]);
-    else pending.push([start, end, words]);
-  }
-}
-function variableSpans(text2, out) {
-  if (!text2.includes("$")) return;
-  const used = /* @__PURE__ */ new Map();
-  tally(text2.length);
-  for (const m of text2.matchAll(USES)) {
-    const name2 = m.groups?.["b"] ?? m.groups?.["u"];
-    if (name2 !== void 0) used.set(name2, { at: m.index, kind: m.groups?.["b"] !== void 0 ? "bearer-token" : "cli-password" });
-  }
-  if (used.size === 0) return;
-  tally(text2.length);
-  for (const m of text2.matchAll(ASSIGNMENTS)) {
-    const use = used.get(m.groups["name"]);
-    if (use === void 0 || m.index >= use.at) continue;
-    const g = m.indices?.groups;
-    const span = g?.["dq"] ?? g?.["sq"] ?? g?.["bare"];
-    if (!span) continue;
-    const value = text2.slice(span[0], span[1]);
-    if (placeholderOrVariable(value) || value.startsWith("$(") || value.length < 4) continue;
-    out.push([span[0], span[1], use.kind]);
-  }
-}
-function transcriptSpans(text2) {
-  const out = [];
-  proseSpans(text2, out);
-  variableSpans(text2, out);
-  return out;
-}
-var WORD_WINDOW, KEYWORDS, WORDS_AND_RUNS, ID_LABEL, USES, ASSIGNMENTS;
-var init_redact_transcript = __esm({
-  "src/guard/redact-transcript.ts"() {
-    "use strict";
-    init_redact_kit();
-    WORD_WINDOW = 3;
-    KEYWORDS = /* @__PURE__ */ new Set(["key", "keys", "token", "tokens", "secret", "secrets", "password", "passwords", "passwd", "passphrase", "pwd", "apikey"]);
-    WORDS_AND_RUNS = /(?<run>(?<![A-Za-z0-9+/_=-])[A-Za-z0-9+/_-]{32,}={0,2}(?![A-Za-z0-9+/_=-]))|[A-Z]?[a-z]+|[A-Z]+(?![a-z])/g;
-    ID_LABEL = /(?:--expected-current-sha256|CURRENT-SHA256|Since-handoff|\bcommit|\bHEAD|\bsha(?:1|256)?)[\s:="'`(]*$/i;
-    USES = /\bBearer[ \t]+\$\{?(?<b>[A-Za-z_][A-Za-z0-9_]*)\}?|(?<![\w-])(?:-[A-Za-z]*?u|--user)(?:=|[ \t]*)["']?(?:[^\s"':$]*:)?\$\{?(?<u>[A-Za-z_][A-Za-z0-9_]*)\}?/g;
-    ASSIGNMENTS = /(?<![A-Za-z0-9_$])(?<name>[A-Za-z_][A-Za-z0-9_]*)=(?:"(?<dq>[^"\n]+)"|'(?<sq>[^'\n]+)'|(?<bare>[^\s;&|"'`]+))/dg;
-  }
-});
-
-// src/guard/redact-vendors.ts
-var VENDOR_RULES;
-var init_redact_vendors = __esm({
-  "src/guard/redact-vendors.ts"() {
-    "use strict";
-    init_redact_kit();
-    init_redact_syntax();
-    VENDOR_RULES = [
-      // Alone, the first part must decode to a numeric id; named (`DISCORD_TOKEN=`, `Bot <token>`),
-      // any three-part token (gitleaks' discord rules need the word too; docs/design.md#redaction).
-      rule("discord-bot-token", "", `${LD}[MNO][A-Za-z0-9_-]{23,27}\\.[A-Za-z0-9_-]{6}\\.[A-Za-z0-9_-]{27,40}${RD}|(?:[Dd]iscord|DISCORD)[^\\n]{0,40}?${LD}(?<s>[A-Za-z0-9_-]{23,28}\\.[A-Za-z0-9_-]{6,7}\\.[A-Za-z0-9_-]{27,40})${RD}|\\bBot[ \\t]+(?<s1>[A-Za-z0-9_-]{23,28}\\.[A-Za-z0-9_-]{6,7}\\.[A-Za-z0-9_-]{27,40})${RD}`, 3.5, { allow: notADiscordBotToken }),
-      rule("databricks-api-token", "dapi", `${L}dapi[a-f0-9]{32}(?:-\\d)?${R}`),
-      rule("docker-config-auth", '"auth"', `"auth"\\s*:\\s*"(?<s>[A-Za-z0-9+/]{8,}={0,2})"`, void 0, { allow: notADockerAuth }),
-      rule("1password-token", "ops_eyj a3-", `${L}ops_eyJ[A-Za-z0-9+/]{100,}={0,3}|${LD}A3-[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}${RD}`, 3.5),
-      rule("artifactory-token", "akcp cmvmd", `${L}(?:AKCp[A-Za-z0-9]{69}|cmVmd[A-Za-z0-9]{59})${R}`, 4),
-      rule("atlassian-api-token", "atatt3", `${LD}ATATT3[A-Za-z0-9_=-]{186}${RD}`, 3.5),
-      rule("azure-ad-client-secret", "q~", `(?<![A-Za-z0-9_~.-])[A-Za-z0-9_~.]{3}\\dQ~[A-Za-z0-9_~.-]{31,34}(?![A-Za-z0-9_~.-])`, 3),
-      rule("clojars-api-token", "clojars_", `${L}CLOJARS_[A-Za-z0-9]{60}${R}`, void 0, {}, "i"),
-      rule("clickhouse-cloud-key", "4b1d", `${L}4b1d[A-Za-z0-9]{38}${R}`, 3),
-      rule("cloudflare-origin-ca-key", "v1.0-", `${LD}v1\\.0-[a-f0-9]{24}-[a-f0-9]{146}${RD}`),
-      rule("adobe-client-secret", "p8e-", `${LD}p8e-[A-Za-z0-9]{32}${RD}`, 3),
-      rule("alibaba-access-key-id", "ltai", `${L}LTAI[A-Za-z0-9]{20}${R}`, 3),
-      rule("authress-access-key", "sc_ ext_ authress_", `${L}(?:sc|ext|scauth|authress)_[A-Za-z0-9]{5,30}\\.[A-Za-z0-9]{4,6}\\.acc[_-][A-Za-z0-9-]{10,32}\\.[A-Za-z0-9+/_=-]{30,120}`),
-      rule("doppler-token", "dp.", `${LD}dp\\.(?:pt|st|ct|scim|audit|sa)\\.[A-Za-z0-9]{40,44}${R}`, 3),
-      rule("dynatrace-api-token", "dt0c01.", `${L}dt0c01\\.[A-Za-z0-9]{24}\\.[A-Za-z0-9]{64}${R}`),
-      rule("easypost-api-token", "ezak eztk", `${L}EZ[AT]K[A-Za-z0-9]{54}${R}`, 3),
-      rule("facebook-token", "eaam eaac |", `${L}(?:EAA[MC][A-Za-z0-9]{100,}|\\d{15,16}\\|[0-9A-Za-z_-]{27,40})${RD}`, 3.5),
-      rule("flyio-access-token", "fo1_ fm1 fm2_", `${L}(?:fo1_[A-Za-z0-9_-]{43}|fm1[ar]_[A-Za-z0-9+/]{100,}={0,3}|fm2_[A-Za-z0-9+/]{100,}={0,3})`, 3.5),
-      rule("frameio-api-token", "fio-u-", `${LD}fio-u-[A-Za-z0-9_=-]{64}${RD}`),
-      rule("flutterwave-secret-key", "flwseck", `${L}FLWSECK(?:_TEST)?-(?:[a-h0-9]{32}-X|[a-h0-9]{12}${R})`),
-      rule("duffel-api-token", "duffel_", `${L}duffel_(?:test|live)_[A-Za-z0-9_=-]{43}${RD}`),
-      rule("grafana-token", "glc_ glsa_ eyjrijoi", `${L}(?:glc_[A-Za-z0-9+/]{32,400}={0,3}|glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}|eyJrIjoi[A-Za-z0-9]{70,400}={0,3})`, 3),
-      rule("harness-api-key", "pat. sat.", `${L}(?:pat|sat)\\.[A-Za-z0-9_-]{22}\\.[A-Za-z0-9]{24}\\.[A-Za-z0-9]{20}${R}`),
-      rule("heroku-api-key", "hrku-aa", `${LD}HRKU-AA[A-Za-z0-9_-]{58}${RD}`, 3.5),
-      rule("huggingface-org-token", "api_org_", `${L}api_org_[A-Za-z]{34}${R}`, 3),
-      rule("infracost-api-token", "ico-", `${LD}ico-[A-Za-z0-9]{32}${RD}`, 3),
-      rule("intra42-client-secret", "s-s4t2", `${LD}s-s4t2(?:ud|af)-[a-f0-9]{64}${RD}`),
-      rule("jwt-base64", "zxlk", `${L}ZXlK[A-Za-z0-9+/]{60,}={0,2}`, 3.5),
-      rule("maxmind-license-key", "_mmk", `${L}[A-Za-z0-9]{6}_[A-Za-z0-9]{29}_mmk${R}`, 3.5),
-      rule("mapbox-secret-token", "sk.eyj", `${L}sk\\.eyJ[A-Za-z0-9_-]{20,}\\.[A-Za-z0-9_-]{20,}${RD}`),
-      rule("microsoft-teams-webhook", "webhookb2", `\\.webhook\\.office\\.com/webhookb2/(?<s>[A-Za-z0-9@-]{40,}/IncomingWebhook/[A-Za-z0-9]{32}/[A-Za-z0-9-]{36}(?:/[A-Za-z0-9_-]+)?)`, void 0, {}, "i"),
-      rule("new-relic-key", "nrak- nrii-", `${LD}(?:NRAK-[A-Z0-9]{27}|NRII-[A-Za-z0-9_-]{32})${RD}`),
-      rule("notion-api-token", "ntn_", `${L}ntn_\\d{11}[A-Za-z0-9]{35}${R}`, 3.5),
-      rule("octopus-deploy-api-key", "api-", `${LD}API-[A-Z0-9]{26}${RD}`, 3),
-      rule("openshift-user-token", "sha256~", `${L}sha256~[A-Za-z0-9_-]{43}${RD}`, 3.5),
-      rule("perplexity-api-key", "pplx-", `${LD}pplx-[A-Za-z0-9]{48}${RD}`, 3.5),
-      rule("plaid-access-token", "access-sandbox- access-development- access-production-", `${LD}access-(?:sandbox|development|production)-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}${RD}`),
-      rule("planetscale-token", "pscale_", `${L}pscale_(?:tkn|oauth|pw)_[A-Za-z0-9_=.-]{32,64}${RD}`, 3),
-      rule("prefect-api-token", "pnu_", `${L}pnu_[A-Za-z0-9]{36}${R}`),
-      rule("pulumi-api-token", "pul-", `${LD}pul-[a-f0-9]{40}${RD}`),
-      rule("readme-api-token", "rdme_", `${L}rdme_[a-z0-9]{70}${R}`),
-      rule("rubygems-api-token", "rubygems_", `${L}rubygems_[a-f0-9]{48}${R}`),
-      rule("scalingo-api-token", "tk-us-", `${LD}tk-us-[A-Za-z0-9_-]{48}${RD}`),
-      rule("sendinblue-api-token", "xkeysib-", `${LD}xkeysib-[a-f0-9]{64}-[A-Za-z0-9]{16}${RD}`),
-      rule("sentry-token", "sntryu_ sntrys_", `${L}(?:sntryu_[a-f0-9]{64}|sntrys_eyJ[A-Za-z0-9+/]{40,400}={0,2}_[A-Za-z0-9+/]{43})${R}`),
-      rule("settlemint-token", "sm_aat_ sm_pat_ sm_sat_", `${L}sm_(?:aat|pat|sat)_[A-Za-z0-9]{16}${R}`, 3),
-      rule("shippo-api-token", "shippo_", `${L}shippo_(?:live|test)_[a-fA-F0-9]{40}${R}`),
-      rule("square-access-token", "sq0atp- sq0csp- eaaa", `${LD}(?:sq0(?:atp|csp)-[A-Za-z0-9_-]{22,60}|EAAA[A-Za-z0-9_-]{60})${RD}`, 3.5),
-      rule("twitter-bearer-token", "aaaaaaaaaaaaaaaaaaaaaa", `${L}A{22}[A-Za-z0-9%]{80,100}${R}`),
-      rule("typeform-api-token", "tfp_", `${L}tfp_[A-Za-z0-9_.=-]{59}${RD}`, 3),
-      rule("yandex-api-key", "aqvn", `${L}AQVN[A-Za-z0-9_-]{35,38}${RD}`, 3.5),
-      rule("sourcegraph-access-token", "sgp_", `${L}sgp_(?:(?:[a-fA-F0-9]{16}|local)_)?[a-fA-F0-9]{40}${R}`),
-      rule("dropbox-token", "sl.", `${L}sl\\.[A-Za-z0-9_=-]{130,160}${RD}`, 3.5),
-      rule("gitlab-session-cookie", "_gitlab_session=", `_gitlab_session=(?<s>[0-9a-z]{32})${R}`),
-      rule("sidekiq-secret", "__contribsys__com", `BUNDLE_(?:ENTERPRISE|GEMS)__CONTRIBSYS__COM["']?\\s*[=:]\\s*["']?(?<s>[a-f0-9]{8}:[a-f0-9]{8})`, void 0, {}, "i")
-    ];
-  }
-});
-
-// src/guard/redact.ts
-function notABearerToken(v) {
-  return placeholderOrVariable(v) || looksLikeCode(v) || PATH_OR_URL.test(v);
-}
-function notAUrlPassword(v) {
-  if (placeholderOrVariable(v)) return true;
-  const cut = v.search(/[/?#]/);
-  if (cut === -1) return false;
-  const head = v.slice(0, cut);
-  return /^\d+$/.test(head) || head !== "" && placeholderOrVariable(head);
-}
-function notAGluedEnvName(m) {
-  if (m.groups?.["e"] === void 0) return false;
-  const name2 = /^[A-Za-z0-9_.-]*/.exec(m[0])[0];
-  return !/^[A-Z0-9_]*[A-Z](?:PWD|PASSWD|PASS)$/.test(name2) || /(?:BY|COM|SUR|TRES|ENCOM)PASS$/.test(name2);
-}
-function secretSpan(m) {
-  const groups = m.indices?.groups;
-  if (groups) {
-    for (const name2 in groups) {
-      const g = groups[name2];
-      if (name2.startsWith("s") && g) return g;
-    }
-  }
-  return [m.index, m.index + m[0].length];
-}
-function insertionPoint(spans, start) {
-  let lo = 0;
-  let hi = spans.length;
-  while (lo < hi) {
-    const mid = lo + hi >>> 1;
-    if (spans[mid].start < start) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-function lineOf(lineStarts, at3) {
-  let lo = 0;
-  let hi = lineStarts.length - 1;
-  while (lo < hi) {
-    const mid = lo + hi + 1 >>> 1;
-    if (lineStarts[mid] <= at3) lo = mid;
-    else hi = mid - 1;
-  }
-  return lo;
-}
-function codePoints(text2, from, to) {
-  let n2 = 0;
-  for (let i = from; i < to; i++) {
-    const c = text2.charCodeAt(i);
-    if (c < 56320 || c > 57343 || i === from) n2++;
-  }
-  return n2;
-}
-function lineStartsOf2(text2) {
-  const starts = [0];
-  for (let i = text2.indexOf("\n"); i !== -1; i = text2.indexOf("\n", i + 1)) starts.push(i + 1);
-  return starts;
-}
-function keywordsIn(lower) {
-  allKeywords ??= [...new Set(REDACTION_RULES.flatMap((r) => r.keywords ?? []))];
-  const found = /* @__PURE__ */ new Set();
-  for (const k of allKeywords) if (lower.includes(k)) found.add(k);
-  return found;
-}
-function keptByRule(rule2, secret, m) {
-  if (secret === "" || globallyAllowed(secret) || secret.includes("<redacted")) return true;
-  const entropy = shannonEntropy(secret);
-  return !rule2.weakIsSecret && filler(entropy) || rule2.entropy !== void 0 && entropy < rule2.entropy || rule2.allow?.(secret, m) === true;
-}
-function collectSpans(text2, rules, skip, found) {
-  const present2 = keywordsIn(text2.toLowerCase());
-  const work = REDACTION_WORK;
-  for (const rule2 of rules) {
-    if (rule2.keywords && !rule2.keywords.some((k) => present2.has(k))) continue;
-    const pattern = rule2.pattern;
-    pattern.lastIndex = 0;
-    for (; ; ) {
-      const from = pattern.lastIndex;
-      const m = pattern.exec(text2);
-      work.regexRuns++;
-      work.charsScanned += (m === null ? text2.length : m.index + m[0].length) - from;
-      if (m === null) break;
-      if (m[0].length === 0) {
-        pattern.lastIndex++;
-        continue;
-      }
-      if (rule2.spans) {
-        for (const [start2, end2] of rule2.spans(text2, m)) {
-          if (end2 > start2 && !skip(rule2, start2, end2) && !keptByRule(rule2, text2.slice(start2, end2), m)) found(start2, end2, rule2);
-        }
-        continue;
-      }
-      const [matchStart, matchEnd] = secretSpan(m);
-      const refined = rule2.refine ? rule2.refine(text2, m, matchStart, matchEnd) : [matchStart, matchEnd];
-      if (refined === null || refined[1] <= refined[0] || skip(rule2, refined[0], refined[1]) || keptByRule(rule2, text2.slice(refined[0], refined[1]), m)) {
-        pattern.lastIndex = Math.max(m.index + 1, matchStart);
-        continue;
-      }
-      const [start, end] = refined;
-      found(start, end, rule2);
-      if (end > pattern.lastIndex) pattern.lastIndex = end;
-    }
-  }
-}
-function hyphenJoinedWords(s) {
-  const parts = s.split("-");
-  return parts.length > 2 && parts.every((p) => /^(?:[A-Za-z]+|\d+)$/.test(p));
-}
-function redactText(text2, options = {}) {
-  const exempt = options.exemptLines !== void 0 && options.exemptLines.size > 0 ? options.exemptLines : void 0;
-  let lineStarts;
-  const onExemptLine = (start, end) => {
-    if (exempt === void 0) return false;
-    lineStarts ??= lineStartsOf2(text2);
-    return exempt.has(lineOf(lineStarts, start) + 1) || exempt.has(lineOf(lineStarts, Math.max(start, end - 1)) + 1);
-  };
-  const spans = [];
-  const accept = (start, end, kind) => {
-    const at3 = insertionPoint(spans, start);
-    const before = spans[at3 - 1];
-    const after = spans[at3];
-    if ((before === void 0 || before.end <= start) && (after === void 0 || end <= after.start)) {
-      spans.splice(at3, 0, { start, end, kind });
-    }
-  };
-  const kept = (rule2, start, end) => onExemptLine(start, end) && !(VENDOR_SHAPE.has(rule2.id) && !hyphenJoinedWords(text2.slice(start, end)));
-  collectSpans(text2, REDACTION_RULES, kept, (start, end, rule2) => accept(start, end, rule2.id));
-  for (const [start, end] of awsUnnamedSpans(text2)) {
-    const v = text2.slice(start, end);
-    if (!onExemptLine(start, end) && !globallyAllowed(v) && shannonEntropy(v) >= 3.5) accept(start, end, "aws-secret-access-key");
-  }
-  const covered = (start, end) => {
-    const at3 = insertionPoint(spans, start);
-    return spans[at3 - 1] !== void 0 && spans[at3 - 1].end > start || spans[at3] !== void 0 && spans[at3].start < end;
-  };
-  for (const derived of [decodedRuns(text2, covered), splitRuns(text2, covered)]) {
-    if (derived.text === "") continue;
-    collectSpans(derived.text, DERIVED_RULES, () => false, (start, end, rule2) => {
-      const original = derived.original(start, end);
-      if (original !== null && !onExemptLine(original[0], original[1])) accept(original[0], original[1], rule2.id);
-    });
-  }
-  if (options.transcript === true) {
-    for (const [start, end, kind] of transcriptSpans(text2)) accept(start, end, kind);
-  }
-  if (spans.length === 0) return { text: text2, findings: [] };
-  lineStarts ??= lineStartsOf2(text2);
-  const findings = [];
-  const out = [];
-  let cursor2 = 0;
-  let line = 0;
-  let colFrom = 0;
-  let col = 0;
-  for (const s of spans) {
-    while (line + 1 < lineStarts.length && lineStarts[line + 1] <= s.start) {
-      line++;
-      colFrom = lineStarts[line];
-      col = 0;
-    }
-    col += codePoints(text2, colFrom, s.start);
-    colFrom = s.start;
-    const kind = s.kind;
-    const finding = { kind, line: line + 1, column: col + 1, length: codePoints(text2, s.start, s.end) };
-    let last = line;
-    while (last + 1 < lineStarts.length && lineStarts[last + 1] < s.end) last++;
-    if (last > line) finding.lines = last - line + 1;
-    findings.push(finding);
-    out.push(text2.slice(cursor2, s.start), `<redacted: ${kind}>`);
-    cursor2 = s.end;
-  }
-  out.push(text2.slice(cursor2));
-  return { text: out.join(""), findings };
-}
-function redactTranscript(text2, options = {}) {
-  return redactText(text2, { ...options, transcript: true });
-}
-function redactVendorShapes(text2) {
-  const spans = [];
-  const shapes = REDACTION_RULES.filter((r) => VENDOR_SHAPE.has(r.id));
-  collectSpans(text2, shapes, (_rule, start, end) => hyphenJoinedWords(text2.slice(start, end)), (start, end, rule2) => {
-    if (!spans.some(([a, b]) => start < b && a < end)) spans.push([start, end, rule2.id]);
-  });
-  if (spans.length === 0) return text2;
-  spans.sort((x, y) => x[0] - y[0]);
-  let out = "";
-  let at3 = 0;
-  for (const [a, b, kind] of spans) {
-    out += `${text2.slice(at3, a)}<redacted: ${kind}>`;
-    at3 = b;
-  }
-  return out + text2.slice(at3);
-}
-function formatRedactionReport(findings) {
-  const head = `redacted ${findings.length} secret(s)`;
-  if (findings.length === 0) return head;
-  const named = findings.slice(0, REPORT_LIMIT).map((f) => f.lines !== void 0 && f.lines >= REPORT_LINES_FROM ? `${f.kind} (line ${f.line}, ${f.lines} lines)` : `${f.kind} (line ${f.line})`);
-  const more = findings.length > REPORT_LIMIT ? `, \u2026 and ${findings.length - REPORT_LIMIT} more` : "";
-  return `${head}: ${named.join(", ")}${more}`;
-}
-var GENERIC_KEY, REDACTION_RULES, allKeywords, CONTEXT_RULES, VENDOR_SHAPE, DERIVED_RULES, REPORT_LIMIT, REPORT_LINES_FROM;
-var init_redact = __esm({
-  "src/guard/redact.ts"() {
-    "use strict";
-    init_redact_kit();
-    init_redact_derived();
-    init_redact_syntax();
-    init_redact_transcript();
-    init_redact_vendors();
-    GENERIC_KEY = "(?:pass(?:word|wd|phrase)|(?<![A-Za-z0-9])(?:pass|pwd)|(?<=[A-Za-z])(?<e>pwd|passwd|pass)|secret|token|api[_.-]?key|apikey|access[_.-]?key|auth[_.-]?key|private[_.-]?key|secret[_.-]?key|credentials?|(?<k>[_.-]key))";
-    REDACTION_RULES = [
-      rule("private-key", "-----begin putty-user-key-file-", "-----BEGIN[ A-Z0-9_-]*PRIVATE KEY(?: BLOCK)?-----|PuTTY-User-Key-File-\\d+:[^\\r\\n\\\\]{0,80}", void 0, { refine: refinePem }),
-      rule("anthropic-api-key", "sk-ant-", `${LD}sk-ant-[a-z]{2,8}\\d{2}-[A-Za-z0-9_-]{80,}${RD}`),
-      // `sk-` collides with prose and branch names: only the real shapes (docs/design.md#redaction); and
-      // `sk-learn-and-other-kebab-words` is a name, not a key.
-      rule("openai-api-key", "sk-", `${LD}sk-(?:(?:proj|svcacct|admin|None)-[A-Za-z0-9_-]{40,}|[A-Za-z0-9]{48}|[A-Za-z0-9_-]{20,}T3BlbkFJ[A-Za-z0-9_-]{20,})${RD}`, 3.5, {
-        allow: (s) => /^sk-[a-z]+(?:-[a-z]+)+$/.test(s)
-      }),
-      rule("github-token", "ghp_", `${L}ghp_[A-Za-z0-9]{36}${R}`),
-      rule("github-oauth-token", "gho_", `${L}gho_[A-Za-z0-9]{36}${R}`),
-      rule("github-app-token", "ghu_ ghs_", `${L}gh[us]_[A-Za-z0-9]{36}${R}`),
-      rule("github-refresh-token", "ghr_", `${L}ghr_[A-Za-z0-9]{36,80}${R}`),
-      rule("github-fine-grained-token", "github_pat_", `${L}github_pat_[A-Za-z0-9_]{50,120}${R}`),
-      rule("gitlab-token", "glpat- gloas- glsoat- glft- glcbt- glimt- glagent- glwt- glffct-", `${LD}gl(?:pat|oas|soat|ft|cbt|imt|agent|wt|ffct)-[A-Za-z0-9_.-]{20,}${RD}`),
-      rule("gitlab-deploy-token", "gldt-", `${LD}gldt-[A-Za-z0-9_-]{20,}${RD}`),
-      rule("gitlab-runner-token", "glrt- gr1348941", `${LD}(?:glrt-[A-Za-z0-9_.-]{20,}|GR1348941[A-Za-z0-9_-]{20,})${RD}`),
-      rule("gitlab-pipeline-token", "glptt-", `${LD}glptt-[0-9a-f]{40}${RD}`),
-      rule("slack-token", "xox", `${LD}(?:xoxe\\.)?xox[abposre]-\\d+-[A-Za-z0-9-]{10,}${RD}`),
-      rule("slack-app-token", "xapp-", `${LD}xapp-\\d+-[A-Za-z0-9-]{20,}${RD}`),
-      rule("slack-webhook", "hooks.slack.com", "hooks\\.slack\\.com/(?:services|workflows|triggers)/(?<s>[A-Za-z0-9+/_-]{20,})"),
-      rule("discord-webhook", "/api/webhooks/", "discord(?:app)?\\.com/api/webhooks/(?<s>\\d{5,}/[A-Za-z0-9_-]{40,})"),
-      rule("stripe-key", "k_live_ k_test_ k_prod_", `${L}[sr]k_(?:live|test|prod)_[A-Za-z0-9]{16,}${R}`),
-      rule("stripe-webhook-secret", "whsec_", `${L}whsec_[A-Za-z0-9+/=]{24,}`),
-      rule("google-api-key", "aiza", `${LD}AIza[0-9A-Za-z_-]{35}${RD}`),
-      rule("google-oauth-client-secret", "gocspx-", `${LD}GOCSPX-[A-Za-z0-9_-]{28}${RD}`),
-      rule("google-oauth-token", "ya29.", `${LD}ya29\\.[0-9A-Za-z_-]{30,}${RD}`),
-      rule("aws-access-key-id", "akia asia abia acca a3t", `${L}(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}${R}`),
-      rule("aws-secret-access-key", "aws", `aws[\\w.-]{0,20}?secret[\\w.-]{0,20}?["'\`]?\\s*(?:=|:|=>)\\s*["'\`]?(?<s>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])|aws[ \\t]+configure[ \\t]+set[ \\t]+(?:[\\w.-]+\\.)?aws_secret_access_key[ \\t]+["']?(?<s1>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])`, 3.5, {}, "i"),
-      rule("azure-storage-key", "accountkey sharedaccesskey", "(?:AccountKey|SharedAccessKey)\\s*=\\s*(?<s>[A-Za-z0-9+/]{40,}={0,2})", void 0, {}, "i"),
-      rule("npm-token", "npm_", `${L}npm_[A-Za-z0-9]{36}${R}`),
-      rule("pypi-token", "pypi-ageichlwas5vcmc", `${LD}pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}${RD}`),
-      rule("huggingface-token", "hf_", `${L}hf_[A-Za-z0-9]{34}${R}`, 3.5),
-      rule("sendgrid-api-key", "sg.", `${LD}SG\\.[A-Za-z0-9_-]{22}\\.[A-Za-z0-9_-]{43}${RD}`),
-      rule("twilio-api-key", "sk", `${L}SK[0-9a-fA-F]{32}${R}`),
-      rule("digitalocean-token", "_v1_", `${L}do[opr]_v1_[a-f0-9]{64}${R}`),
-      rule("docker-hub-token", "dckr_pat_", `${L}dckr_pat_[A-Za-z0-9_-]{27,}${RD}`),
-      rule("vault-token", "hvs. hvb. hvr.", `${LD}hv[sbr]\\.[A-Za-z0-9_-]{24,}${RD}`),
-      rule("terraform-cloud-token", "atlasv1", `${LD}[A-Za-z0-9]{14}\\.atlasv1\\.[A-Za-z0-9_-]{60,}${RD}`),
-      rule("shopify-token", "shpat_ shpca_ shppa_ shpss_", `${L}shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}${R}`),
-      rule("linear-api-key", "lin_api_", `${L}lin_api_[A-Za-z0-9]{40}${R}`),
-      rule("postman-api-key", "pmak-", `${LD}PMAK-[a-fA-F0-9]{24}-[a-fA-F0-9]{34}${RD}`),
-      rule("telegram-bot-token", ":aa", `(?<![0-9])\\d{8,10}:AA[A-Za-z0-9_-]{33}${RD}`),
-      rule("age-secret-key", "age-secret-key-1", `AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}`),
-      rule("jwt", "eyj", `${LD}eyJ[A-Za-z0-9_-]{10,}\\.eyJ[A-Za-z0-9_-]{10,}\\.[A-Za-z0-9_-]*${RD}`),
-      ...VENDOR_RULES,
-      rule("basic-auth", "basic", `authorization["']?\\s*[:=]\\s*["']?basic\\s+(?<s>[A-Za-z0-9+/]{8,}={0,2})`, void 0, { allow: (s) => looksLikeCode(s) }, "i"),
-      rule("bearer-token", "bearer", "(?<![A-Za-z0-9_])bearer\\s+(?<s>[A-Za-z0-9._~+/-]{16,}=*)", 3, { allow: notABearerToken }, "i"),
-      rule("url-password", "://", "(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{1,30}://[^\\s:/?#@\"'<>\\[\\]`]*:(?<s>[^\\s@\"'<>`]{1,256})@(?=[^\\s@/?#\"'<>`])", void 0, {
-        weakIsSecret: true,
-        allow: notAUrlPassword
-      }),
-      rule("connection-string-password", "password pwd", `(?:(?:server|host|data source|address|addr|uid|user id|username|user|database|initial catalog)\\s*=[^;\\n]{0,256};(?:[^;\\n]{0,256};){0,16}?\\s*(?:password|pwd)\\s*=\\s*(?<s>[^;\\s"'<>]{1,256})|(?<![\\w-])(?:password|pwd)\\s*=\\s*(?<s1>[^;\\s"'<>]{1,256})\\s*;[^\\n]{0,512}?(?:server|host|data source|address|uid|user id|database)\\s*=)`, void 0, { weakIsSecret: true, allow: placeholderOrVariable }, "i"),
-      rule(
-        "cli-password",
-        "--pass mysql mariadb curl",
-        `(?<![\\w-])--(?:password|passwd|pass|PASSWORD)(?:=|[ \\t]+)(?:"(?<s>[^"\\n]{1,256})"|'(?<s1>[^'\\n]{1,256})'|(?<s2>[^\\s"'\`;|&<>]{1,256}))|\\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlsh|mariadb|mariadb-dump)\\b[^\\n]{0,256}?[ \\t]-p(?<s3>[^\\s"'\`;|&<>]{1,256})|\\bcurl\\b[^\\n]{0,512}?[ \\t](?:-[A-Za-z]*?u[ \\t]*|--user(?:=|[ \\t]+))["']?[^\\s:"']{1,128}:(?<s4>[^\\s"']{1,256})`,
-        void 0,
-        {
-          weakIsSecret: true,
-          // An unquoted password runs like a generic value (`--password=Gq4!zR8;pL2@xV6#`).
-          refine: (text2, m, start, end) => m.groups?.["s"] !== void 0 || m.groups?.["s1"] !== void 0 ? [start, end] : [start, Math.max(end, genericValueEnd(text2, start, false))],
-          allow: notACliPassword
-        }
-      ),
-      rule("xml-password", "</ <add", `<(?<tag>(?:[A-Za-z][\\w.:-]{0,40}?)?(?:[Pp]assword|PASSWORD|[Pp]asswd|[Ss]ecret|SECRET|[Tt]oken|TOKEN|[Aa]pi[Kk]ey|API_?KEY|api_key))>(?<s>[^<>\\n]{1,256})</\\k<tag>>|<add\\s+key="(?:ClearText)?Password"\\s+value="(?<s1>[^"\\n]{1,256})"`, void 0, {
-        weakIsSecret: true,
-        // A password element holds a human password (`Summer2024!` reads as code): only variables,
-        // placeholders, paths and prose are kept. Other secret elements are judged as assignments.
-        allow: (v, m) => m.groups?.["tag"] === void 0 || /pass/i.test(m.groups["tag"]) ? placeholderOrVariable(v) || PATH_OR_URL.test(v) || proseLike(v) : notAnAssignedSecret(v) || v.length < 8 || shannonEntropy(v) < 3.5
-      }),
-      rule("cookie-value", "cookie", `(?<![\\w-])(?:set-)?cookie["']?[ \\t]*:[ \\t]*["']?`, 3, { spans: cookieSpans }, "i"),
-      rule("table-secret", "pass pwd secret token key credential", "^\\|[^\\n]*\\|[ \\t]*\\r?\\n\\|[ \\t]*:?-{3,}[^\\n]*(?:\\r?\\n\\|[^\\n]*)*", 3.5, { spans: tableSpans }, "m"),
-      rule("generic-secret", "pass pwd secret token key credential", `(?<![A-Za-z0-9_.:-])[A-Za-z0-9_.-]*?${GENERIC_KEY}["'\`]?(?:\\s*:\\s*string)?\\s*(?::=|=>|=|:)(?![=:>])\\s*(?:"(?<s>[^"\\n]{8,256})"|'(?<s1>[^'\\n]{8,256})'|\`(?<s2>[^\`\\n]{8,256})\`|[|>][+-]?\\d?[ \\t]*\\r?\\n[ \\t]+(?<s4>[^\\s][^\\n]{0,255})|(?<s3>[^\\s"'\`,;&<>(){}\\[\\]=:|]))`, 3.5, {
-        refine: refineGenericValue,
-        allow: (v, m) => notAnAssignedSecret(v) || keyNameValueKept(v, m) || notAGluedEnvName(m) || m.groups?.["k"] !== void 0 && /(?:^|[^a-z])pub(?:lic)?[_.-]?key/i.test(m[0])
-      }, "i")
-    ];
-    CONTEXT_RULES = /* @__PURE__ */ new Set([
-      "private-key",
-      "aws-secret-access-key",
-      "azure-storage-key",
-      "docker-config-auth",
-      "basic-auth",
-      "bearer-token",
-      "url-password",
-      "connection-string-password",
-      "cli-password",
-      "xml-password",
-      "cookie-value",
-      "table-secret",
-      "generic-secret",
-      "gitlab-session-cookie",
-      "sidekiq-secret"
-    ]);
-    VENDOR_SHAPE = new Set(REDACTION_RULES.map((r) => r.id).filter((id) => !CONTEXT_RULES.has(id)));
-    DERIVED_RULES = REDACTION_RULES.filter((r) => VENDOR_SHAPE.has(r.id) || r.id === "private-key");
-    REPORT_LIMIT = 20;
-    REPORT_LINES_FROM = 4;
-  }
-});
-
-// src/guard/redaction.ts
-function redactText2(text2, options = {}) {
-  redactionPasses.calls++;
-  redactionPasses.chars += text2.length;
-  return redactText(text2, options);
-}
-var redactionPasses;
-var init_redaction = __esm({
-  "src/guard/redaction.ts"() {
-    "use strict";
-    init_redact();
-    init_redact();
-    redactionPasses = { calls: 0, chars: 0 };
-  }
-});
-
 // src/guard/sanitize.ts
 function units(text2, limit) {
   const simple = SIMPLE.test(text2);
@@ -5717,7 +5903,7 @@ function headingTitle2(raw) {
 }
 function handoffLayout(text2, tree = parseBlocks(text2)) {
   const lines3 = text2.split("\n");
-  const starts = lineStartsOf(text2);
+  const starts = lineStartsOf2(text2);
   const titleIndex = lines3.slice(0, 4).indexOf(TITLE);
   const sections = [];
   const headings = [];
@@ -5873,7 +6059,7 @@ function handoffContext(input, opts) {
     lackingAnchors,
     savedOk: model.saved !== null && stateTime(null, model.saved, opts.nowMs).known,
     keyFiles,
-    secrets: opts.secrets ?? redactText2(text2).findings,
+    secrets: [],
     dropped: prior === null || prior === void 0 ? null : droppedItems(prior, text2)
   };
 }
@@ -5896,8 +6082,19 @@ function anchorGrammar(body, start) {
   return out;
 }
 function validateHandoff(input, opts) {
-  const c = handoffContext(input, opts);
-  return runRules(HANDOFF_RULES, HANDOFF_PARTS, c, (c.dropped ?? []).map((i) => i.text));
+  const given = opts.secrets !== void 0 && opts.redactedText !== void 0;
+  let pass = given ? { text: opts.redactedText, findings: opts.secrets } : redactText2(input);
+  const range = pass.findings.length > 0 ? anchorsRange(handoffLayout(input)) : null;
+  if (range !== null && pass.findings.some((f) => f.line > range.start && f.line <= range.end)) {
+    const exemptLines = /* @__PURE__ */ new Set();
+    for (let l = range.start + 1; l <= range.end; l++) exemptLines.add(l);
+    pass = redactText2(input, { exemptLines });
+  }
+  const maps = lineMaps(pass);
+  const secrets = pass.findings.map((f) => ({ ...f, line: maps.toRedacted(f.line) }));
+  const c = handoffContext(pass.text, opts);
+  c.secrets = secrets;
+  return onOriginalLines(runRules(HANDOFF_RULES, HANDOFF_PARTS, c, (c.dropped ?? []).map((i) => i.text)), pass);
 }
 function handoffKeyFiles(text2) {
   const t = normaliseText(text2);
@@ -6355,7 +6552,7 @@ var init_stamp = __esm({
 function ledgerContext(input, kind) {
   const schema = LEDGER_SCHEMAS[kind];
   const text2 = normaliseText(input);
-  const starts = lineStartsOf(text2);
+  const starts = lineStartsOf2(text2);
   const entry = new RegExp(`^${schema.prefix}-(\\d{4}): \\S`);
   const entries = [];
   const badHeadings = [];
@@ -6383,10 +6580,14 @@ function ledgerContext(input, kind) {
       if (f && !current.fields.has(f[1])) current.fields.set(f[1], f[2].trim());
     }
   }
-  return { input, text: text2, lines: text2.split("\n"), kind, schema, badHeadings, entries, secrets: redactText2(text2).findings };
+  return { input, text: text2, lines: text2.split("\n"), kind, schema, badHeadings, entries, secrets: [] };
 }
-function validateLedger(input, kind) {
-  return runRules(LEDGER_RULES, LEDGER_PARTS, ledgerContext(input, kind));
+function validateLedger(input, kind, redacted) {
+  const pass = redacted ?? redactText2(input);
+  const maps = lineMaps(pass);
+  const c = ledgerContext(pass.text, kind);
+  c.secrets = pass.findings.map((f) => ({ ...f, line: maps.toRedacted(f.line) }));
+  return onOriginalLines(runRules(LEDGER_RULES, LEDGER_PARTS, c), pass);
 }
 var LEDGER_SCHEMAS, MARKER4, LABEL2, LESSON_STATUS, SOLUTION_STATUS, at2, name, lacking, lineCount2, badSource, badStatus, badDate, LEDGER_RULES, LEDGER_PARTS;
 var init_validate_ledger = __esm({
@@ -6587,7 +6788,8 @@ function checkDocument(raw, kind, root) {
   const file = FILE_OF[kind];
   let errors;
   if (kind === "handoff") {
-    errors = validateHandoff(decoded2.text, { mode: "stdin", nowMs: Date.now(), secrets: [] }).errors;
+    const pass = { secrets: redacted.findings, redactedText: redacted.text };
+    errors = validateHandoff(decoded2.text, { mode: "stdin", nowMs: Date.now(), ...pass }).errors;
     if (errors.some((e) => e.rule === "anchor-line")) {
       const current = peekCurrent(root, file);
       const mine = anchorsBody(decoded2.text);
@@ -6596,7 +6798,7 @@ function checkDocument(raw, kind, root) {
       }
     }
   } else {
-    errors = validateLedger(decoded2.text, kind).errors;
+    errors = validateLedger(decoded2.text, kind, redacted).errors;
   }
   if (errors.length > 0) throw schemaRefusal(file, errors);
   return { kind, text: decoded2.text, notes: decoded2.notes, rawBytes: raw.length, redacted };
@@ -6628,7 +6830,7 @@ async function buildDocument(checked, root, anchors) {
     const redacted2 = checked.redacted;
     if (redacted2.findings.length > 0) notes.push(formatRedactionReport(redacted2.findings));
     const bytes2 = finalBytes(redacted2.text, checked.rawBytes);
-    const v2 = validateLedger(checked.text, checked.kind);
+    const v2 = validateLedger(checked.text, checked.kind, redacted2);
     return { bytes: bytes2, prior, unchanged: prior !== null && prior.bytes.equals(bytes2), notes: [...notes, ...scoreNotes(v2)] };
   }
   const nowMs = Date.now();
@@ -6701,7 +6903,14 @@ async function buildDocument(checked, root, anchors) {
   }
   const existing = /* @__PURE__ */ new Set();
   for (const k of keyFiles) if (await statInsideRoot(root, k) !== null) existing.add(k);
-  const v = validateHandoff(text2, { mode: "root", nowMs, prior: unchanged ? null : priorText2, existingKeyFiles: existing, secrets: redacted.findings });
+  const v = validateHandoff(text2, {
+    mode: "root",
+    nowMs,
+    prior: unchanged ? null : priorText2,
+    existingKeyFiles: existing,
+    secrets: redacted.findings,
+    redactedText: redacted.text
+  });
   if (stamped.insertedAt !== null) {
     for (const f of v.findings) if (f.line > stamped.insertedAt) f.line--;
   }
@@ -7437,6 +7646,15 @@ async function save(ctx, kind, document) {
     let built = null;
     let journalNotes = [];
     const file = FILE_OF[kind];
+    const anchors = { env: ctx.env, skillDir: ctx.skillDir ?? null };
+    let refusal = null;
+    let prebuilt = null;
+    try {
+      checked = checkDocument(stdin(), kind, root);
+      prebuilt = await buildDocument(checked, root, anchors).catch(() => null);
+    } catch (error) {
+      refusal = { error };
+    }
     const { result, repairs } = await underLock(
       {
         root,
@@ -7444,7 +7662,7 @@ async function save(ctx, kind, document) {
         lockTimeoutSeconds,
         failpoint: failpointOf(ctx),
         validate: () => {
-          checked = checkDocument(stdin(), kind, root);
+          if (refusal !== null) throw refusal.error;
         },
         // No memory dir: the file cannot exist, so only `absent` can be the current token.
         precheck: async () => {
@@ -7454,7 +7672,9 @@ async function save(ctx, kind, document) {
         }
       },
       async (lock) => {
-        built = await buildDocument(checked, root, { env: ctx.env, skillDir: ctx.skillDir ?? null });
+        const now = await readStable(path30.join(memoryDir(root), file)).catch(() => void 0);
+        const same = prebuilt !== null && now !== void 0 && (now?.token ?? null) === (prebuilt.prior?.token ?? null);
+        built = same && prebuilt !== null ? prebuilt : await buildDocument(checked, root, anchors);
         if (built.unchanged) return null;
         const readToken = built.prior?.token ?? "absent";
         const published = publish({
@@ -9107,36 +9327,51 @@ function cpLength(s) {
   for (const _ of s) n2++;
   return n2;
 }
-function codeSpans(cps) {
-  const runs = [];
-  for (let i = 0; i < cps.length; ) {
-    if (cps[i] !== "`") {
-      i++;
+function codeSpans(s, limit) {
+  const runEnd = (k) => {
+    while (s.charCodeAt(k) === 96) k++;
+    return k;
+  };
+  const spans = [];
+  const exhausted = /* @__PURE__ */ new Set();
+  for (let i = s.indexOf("`"); i !== -1 && i < limit; ) {
+    const j = runEnd(i);
+    const len = j - i;
+    let close = -1;
+    if (!exhausted.has(len)) {
+      for (let k = s.indexOf("`", j); k !== -1; k = s.indexOf("`", runEnd(k))) {
+        if (runEnd(k) - k === len) {
+          close = k;
+          break;
+        }
+      }
+      if (close === -1) exhausted.add(len);
+    }
+    if (close === -1) {
+      i = s.indexOf("`", j);
       continue;
     }
-    let j = i;
-    while (cps[j] === "`") j++;
-    runs.push({ at: i, len: j - i });
-    i = j;
-  }
-  const spans = [];
-  for (let r = 0; r < runs.length; r++) {
-    const open = runs[r];
-    const close = runs.findIndex((x, k) => k > r && x.len === open.len);
-    if (close < 0) continue;
-    spans.push([open.at, runs[close].at + open.len]);
-    r = close;
+    spans.push([i, close + len]);
+    i = s.indexOf("`", close + len);
   }
   return spans;
 }
 function cutAtWord(text2, max) {
-  const cps = [...text2];
+  const cps = [];
+  const offsets = [];
+  let offset = 0;
+  for (const c of text2) {
+    if (cps.length > max) break;
+    cps.push(c);
+    offsets.push(offset);
+    offset += c.length;
+  }
   if (cps.length <= max) return text2;
   const room = Math.max(0, max - 1);
-  const spans = codeSpans(cps);
-  const inSpan = (i) => spans.some(([a, b]) => i > a && i < b);
+  const spans = codeSpans(text2, offsets[room]);
+  const inSpan = (i) => spans.some(([a, b]) => offsets[i] > a && offsets[i] < b);
   let cut = -1;
-  for (let i = Math.min(room, cps.length - 1); i > 0; i--) {
+  for (let i = room; i > 0; i--) {
     if (cps[i] === " " && !inSpan(i)) {
       cut = i;
       break;
@@ -12135,7 +12370,7 @@ function applyEdits(text2, edits) {
   }
   return text2;
 }
-var createScanner2, ScanError, SyntaxKind, parse2, ParseErrorCode;
+var createScanner2, ScanError, SyntaxKind, parse2, visit2, ParseErrorCode;
 var init_main = __esm({
   "node_modules/jsonc-parser/lib/esm/main.js"() {
     "use strict";
@@ -12173,6 +12408,7 @@ var init_main = __esm({
       SyntaxKind2[SyntaxKind2["EOF"] = 17] = "EOF";
     })(SyntaxKind || (SyntaxKind = {}));
     parse2 = parse;
+    visit2 = visit;
     (function(ParseErrorCode2) {
       ParseErrorCode2[ParseErrorCode2["InvalidSymbol"] = 1] = "InvalidSymbol";
       ParseErrorCode2[ParseErrorCode2["InvalidNumberFormat"] = 2] = "InvalidNumberFormat";
@@ -12240,6 +12476,12 @@ ${snippet}`);
   }
   if (!isObj(parsed)) throw new Refused(`${file} does not hold a JSON object; nothing was changed. Add this to it by hand:
 ${snippet}`);
+  const twice = duplicateKey(body);
+  if (twice !== null) {
+    throw new Refused(
+      `${file} has the key "${twice.key}" twice in one object (lines ${twice.lines.join(" and ")}); nothing was changed. Merge the two into one "${twice.key}" (keep the entries of both), then run this again.`
+    );
+  }
   if (parsed.hooks !== void 0 && !isObj(parsed.hooks)) {
     throw new Refused(`${file}: "hooks" is not an object; nothing was changed. Add this to it by hand:
 ${snippet}`);
@@ -12249,6 +12491,26 @@ ${snippet}`);
 ${snippet}`);
   }
   return parsed;
+}
+function duplicateKey(text2) {
+  const stack = [];
+  let found = null;
+  visit2(
+    text2,
+    {
+      onObjectBegin: () => void stack.push(/* @__PURE__ */ new Map()),
+      onObjectEnd: () => void stack.pop(),
+      onObjectProperty: (key, _offset, _length, startLine) => {
+        const keys = stack[stack.length - 1];
+        if (keys === void 0 || found !== null) return;
+        const first = keys.get(key);
+        if (first !== void 0) found = { key, lines: [first + 1, startLine + 1] };
+        else keys.set(key, startLine);
+      }
+    },
+    { allowTrailingComma: true, disallowComments: false }
+  );
+  return found;
 }
 function formatOf(text2) {
   const m = /\n([ \t]+)["\]}]/.exec(text2);
@@ -15552,6 +15814,7 @@ async function runCheckpoint(ctx) {
     const { result, repairs } = await underLock({ root, env: ctx.env, lockTimeoutSeconds: waitSeconds }, async (lock) => {
       const journal = await resumed();
       ensureDir(dir);
+      ensureIgnored(dir, CHECKPOINTS_GITIGNORE);
       const cleaned = [...journal, ...cleanCheckpointLeftovers(root)];
       const prior = await readStable(file);
       const priorText2 = prior?.bytes.toString("utf8") ?? null;
@@ -15624,6 +15887,7 @@ var init_checkpoint_run = __esm({
     init_checkpoint();
     init_values();
     init_checkpoints();
+    init_drafts();
     init_archive_entries();
     init_files();
     init_checkpoint_cleanup();
@@ -16678,6 +16942,9 @@ exit codes: 0 success (whether or not anything was redacted);
   }
 });
 
+// src/entries/cli.ts
+init_redaction();
+
 // src/main.ts
 import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, realpathSync, writeSync } from "node:fs";
 
@@ -16965,7 +17232,7 @@ function suggestion(word, VERBS2) {
 }
 
 // src/cli.ts
-var VERSION = "0.1.0";
+var VERSION2 = "0.1.0";
 var REFUSAL_PREFIX = "memory operation refused: ";
 var USAGE_PREFIX = "usage error: ";
 var MAX_STDIN_BYTES = 1e6;
@@ -17024,7 +17291,7 @@ ${usageText(VERBS2)}`);
     return 0;
   }
   if (first === "--version" || first === "-V") {
-    proc.writeOut(`memory_io ${VERSION}
+    proc.writeOut(`memory_io ${VERSION2}
 `);
     return 0;
   }
@@ -17262,6 +17529,24 @@ function stdinIsTerminal() {
     return true;
   }
 }
+function heldOutput(fd, redact) {
+  const parts = [];
+  return {
+    write: (data) => parts.push(typeof data === "string" ? Buffer.from(data, "utf8") : Buffer.from(data)),
+    flush() {
+      const all = Buffer.concat(parts.splice(0));
+      if (all.length === 0) return;
+      let text2;
+      try {
+        text2 = new TextDecoder("utf-8", { fatal: true }).decode(all);
+      } catch {
+        writeFd(fd, all);
+        return;
+      }
+      writeFd(fd, redact(text2));
+    }
+  };
+}
 function runningFile(file) {
   if (file === void 0) return void 0;
   try {
@@ -17270,7 +17555,11 @@ function runningFile(file) {
     return file;
   }
 }
-async function runProcess(verbs) {
+async function runProcess(verbs, redact) {
+  const out = redact ? heldOutput(1, redact) : { write: (d) => writeFd(1, d), flush: () => {
+  } };
+  const err = redact ? heldOutput(2, redact) : { write: (d) => writeFd(2, d), flush: () => {
+  } };
   const gemini2 = geminiHookRun(process.argv.slice(2));
   if (gemini2) process.removeAllListeners("warning");
   let code;
@@ -17284,16 +17573,18 @@ async function runProcess(verbs) {
       },
       readStdin,
       readStdinWithin,
-      writeOut: (data) => writeFd(1, data),
-      writeErr: (text2) => writeFd(2, text2),
+      writeOut: (data) => out.write(data),
+      writeErr: (text2) => err.write(text2),
       helperPath: runningFile(process.argv[1])
     });
-  } catch (err) {
-    if (gemini2) writeFd(1, GEMINI_SILENT);
-    else writeFd(2, `memory_io internal error: ${err instanceof Error ? err.message : String(err)}
+  } catch (error) {
+    if (gemini2) out.write(GEMINI_SILENT);
+    else err.write(`memory_io internal error: ${error instanceof Error ? error.message : String(error)}
 `);
     code = process.argv[2] === "hook" || process.argv[2] === "checkpoint" ? 0 : 2;
   }
+  out.flush();
+  err.flush();
   process.exitCode = code;
   if (stdinOpened) process.stdin.destroy();
 }
@@ -17329,4 +17620,4 @@ var VERBS = {
 };
 
 // src/entries/cli.ts
-await runProcess(VERBS);
+await runProcess(VERBS, (text2) => redactText2(text2).text);

@@ -1101,9 +1101,21 @@ function processAlive(pid) {
     return err.code === "EPERM";
   }
 }
+function startedAfter(pid, ms) {
+  try {
+    const stat = readFileSync4(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const bootS = Number(/^btime (\d+)$/m.exec(readFileSync4("/proc/stat", "utf8"))?.[1]);
+    const startMs = (bootS + Number(fields[19]) / 100) * 1e3;
+    return Number.isFinite(startMs) && startMs > ms + 1e3;
+  } catch {
+    return false;
+  }
+}
 function lockVerdict(owner, st, host, unchangedMs) {
   const local = owner !== null && owner.host === host;
   if (local && !processAlive(owner.pid)) return "dead";
+  if (local) return startedAfter(owner.pid, st.ctimeMs) ? "dead" : "held";
   if (Date.now() - st.mtimeMs > LOCK_STALE_MS) return "dead";
   if (owner === null && Date.now() - st.ctimeMs > OWNERLESS_GRACE_MS) return "dead";
   if (!local && unchangedMs >= LOCK_STALE_MS) return "dead";
@@ -4043,6 +4055,24 @@ function stdinIsTerminal() {
     return true;
   }
 }
+function heldOutput(fd, redact) {
+  const parts = [];
+  return {
+    write: (data) => parts.push(typeof data === "string" ? Buffer.from(data, "utf8") : Buffer.from(data)),
+    flush() {
+      const all = Buffer.concat(parts.splice(0));
+      if (all.length === 0) return;
+      let text;
+      try {
+        text = new TextDecoder("utf-8", { fatal: true }).decode(all);
+      } catch {
+        writeFd(fd, all);
+        return;
+      }
+      writeFd(fd, redact(text));
+    }
+  };
+}
 function runningFile(file) {
   if (file === void 0) return void 0;
   try {
@@ -4051,7 +4081,11 @@ function runningFile(file) {
     return file;
   }
 }
-async function runProcess(verbs) {
+async function runProcess(verbs, redact) {
+  const out = redact ? heldOutput(1, redact) : { write: (d) => writeFd(1, d), flush: () => {
+  } };
+  const err = redact ? heldOutput(2, redact) : { write: (d) => writeFd(2, d), flush: () => {
+  } };
   const gemini = geminiHookRun(process.argv.slice(2));
   if (gemini) process.removeAllListeners("warning");
   let code;
@@ -4065,16 +4099,18 @@ async function runProcess(verbs) {
       },
       readStdin,
       readStdinWithin,
-      writeOut: (data) => writeFd(1, data),
-      writeErr: (text) => writeFd(2, text),
+      writeOut: (data) => out.write(data),
+      writeErr: (text) => err.write(text),
       helperPath: runningFile(process.argv[1])
     });
-  } catch (err) {
-    if (gemini) writeFd(1, GEMINI_SILENT);
-    else writeFd(2, `memory_io internal error: ${err instanceof Error ? err.message : String(err)}
+  } catch (error) {
+    if (gemini) out.write(GEMINI_SILENT);
+    else err.write(`memory_io internal error: ${error instanceof Error ? error.message : String(error)}
 `);
     code = process.argv[2] === "hook" || process.argv[2] === "checkpoint" ? 0 : 2;
   }
+  out.flush();
+  err.flush();
   process.exitCode = code;
   if (stdinOpened) process.stdin.destroy();
 }

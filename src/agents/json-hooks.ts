@@ -1,4 +1,14 @@
-import { applyEdits, createScanner, modify, parse, printParseErrorCode, type FormattingOptions, type JSONPath, type ParseError } from "jsonc-parser/lib/esm/main.js";
+import {
+  applyEdits,
+  createScanner,
+  modify,
+  parse,
+  printParseErrorCode,
+  visit,
+  type FormattingOptions,
+  type JSONPath,
+  type ParseError,
+} from "jsonc-parser/lib/esm/main.js";
 import { Refused } from "../errors.ts";
 import type { HookSpec } from "./types.ts";
 
@@ -83,6 +93,14 @@ export function parseSettings(text: string, file: string, snippet: string): Obj 
     throw new Refused(`${file} is not valid JSON (${printParseErrorCode(e.error)} at offset ${e.offset}); nothing was changed. Add this to it by hand:\n${snippet}`);
   }
   if (!isObj(parsed)) throw new Refused(`${file} does not hold a JSON object; nothing was changed. Add this to it by hand:\n${snippet}`);
+  const twice = duplicateKey(body);
+  if (twice !== null) {
+    // A parser keeps the last of two keys and drops the first: an edit would delete the user's.
+    throw new Refused(
+      `${file} has the key "${twice.key}" twice in one object (lines ${twice.lines.join(" and ")}); nothing was changed. ` +
+        `Merge the two into one "${twice.key}" (keep the entries of both), then run this again.`,
+    );
+  }
   if (parsed.hooks !== undefined && !isObj(parsed.hooks)) {
     throw new Refused(`${file}: "hooks" is not an object; nothing was changed. Add this to it by hand:\n${snippet}`);
   }
@@ -90,6 +108,28 @@ export function parseSettings(text: string, file: string, snippet: string): Obj 
     if (!Array.isArray(groups)) throw new Refused(`${file}: hooks.${event} is not a list; nothing was changed. Add this to it by hand:\n${snippet}`);
   }
   return parsed;
+}
+
+// The first key that appears twice in one object, with the 1-based lines of both; null when none.
+function duplicateKey(text: string): { key: string; lines: [number, number] } | null {
+  const stack: Map<string, number>[] = [];
+  let found: { key: string; lines: [number, number] } | null = null;
+  visit(
+    text,
+    {
+      onObjectBegin: () => void stack.push(new Map()),
+      onObjectEnd: () => void stack.pop(),
+      onObjectProperty: (key, _offset, _length, startLine) => {
+        const keys = stack[stack.length - 1];
+        if (keys === undefined || found !== null) return;
+        const first = keys.get(key);
+        if (first !== undefined) found = { key, lines: [first + 1, startLine + 1] };
+        else keys.set(key, startLine);
+      },
+    },
+    { allowTrailingComma: true, disallowComments: false },
+  );
+  return found;
 }
 
 // How the file is laid out, so that what we insert looks like what is there.

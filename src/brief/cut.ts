@@ -14,28 +14,37 @@ export function cpLength(s: string): number {
 }
 
 /**
- * The code-point ranges of `s` inside code spans (CommonMark: a backtick run up to the next run
- * of the same length; a run with no closer is a literal backtick). Half-open [start, end).
+ * The UTF-16 ranges inside code spans that open before `limit` (CommonMark: a backtick run up
+ * to the next run of the same length; a run with no closer is a literal backtick). Half-open.
+ * Searches for one run length never overlap (pairs are read in order) and a length with no
+ * closer left is not searched again, so the cost is a few passes, however many backticks.
  */
-function codeSpans(cps: readonly string[]): [number, number][] {
-  const runs: { at: number; len: number }[] = [];
-  for (let i = 0; i < cps.length; ) {
-    if (cps[i] !== "`") {
-      i++;
+function codeSpans(s: string, limit: number): [number, number][] {
+  const runEnd = (k: number): number => {
+    while (s.charCodeAt(k) === 96) k++;
+    return k;
+  };
+  const spans: [number, number][] = [];
+  const exhausted = new Set<number>();
+  for (let i = s.indexOf("`"); i !== -1 && i < limit; ) {
+    const j = runEnd(i);
+    const len = j - i;
+    let close = -1;
+    if (!exhausted.has(len)) {
+      for (let k = s.indexOf("`", j); k !== -1; k = s.indexOf("`", runEnd(k))) {
+        if (runEnd(k) - k === len) {
+          close = k;
+          break;
+        }
+      }
+      if (close === -1) exhausted.add(len);
+    }
+    if (close === -1) {
+      i = s.indexOf("`", j);
       continue;
     }
-    let j = i;
-    while (cps[j] === "`") j++;
-    runs.push({ at: i, len: j - i });
-    i = j;
-  }
-  const spans: [number, number][] = [];
-  for (let r = 0; r < runs.length; r++) {
-    const open = runs[r]!;
-    const close = runs.findIndex((x, k) => k > r && x.len === open.len);
-    if (close < 0) continue;
-    spans.push([open.at, runs[close]!.at + open.len]);
-    r = close;
+    spans.push([i, close + len]);
+    i = s.indexOf("`", close + len);
   }
   return spans;
 }
@@ -47,13 +56,23 @@ function codeSpans(cps: readonly string[]): [number, number][] {
  * @returns the text unchanged when it fits.
  */
 export function cutAtWord(text: string, max: number): string {
-  const cps = [...text];
+  // Only the first max + 1 code points are split out: a long text costs one native scan.
+  const cps: string[] = [];
+  const offsets: number[] = [];
+  let offset = 0;
+  for (const c of text) {
+    if (cps.length > max) break;
+    cps.push(c);
+    offsets.push(offset);
+    offset += c.length;
+  }
   if (cps.length <= max) return text;
   const room = Math.max(0, max - 1);
-  const spans = codeSpans(cps);
-  const inSpan = (i: number) => spans.some(([a, b]) => i > a && i < b);
+  // Only spans opening before the cut can hold it: at most `room` of them are looked at.
+  const spans = codeSpans(text, offsets[room]!);
+  const inSpan = (i: number) => spans.some(([a, b]) => offsets[i]! > a && offsets[i]! < b);
   let cut = -1;
-  for (let i = Math.min(room, cps.length - 1); i > 0; i--) {
+  for (let i = room; i > 0; i--) {
     if (cps[i] === " " && !inSpan(i)) {
       cut = i;
       break;

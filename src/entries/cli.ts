@@ -1,5 +1,6 @@
-// scripts/lib/cli.mjs: every verb.
+// scripts/lib/cli.mjs: every verb. Everything a verb prints is redacted on its way out.
+import { redactText } from "../guard/redaction.ts";
 import { runProcess } from "../main.ts";
 import { VERBS } from "../verbs/index.ts";
 
-await runProcess(VERBS);
+await runProcess(VERBS, (text) => redactText(text).text);

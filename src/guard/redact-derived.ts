@@ -135,3 +135,85 @@ export function splitRuns(text: string, covered: (start: number, end: number) =>
     },
   };
 }
+
+/** Narrowest line a wrapped token's lines are cut at. */
+const MIN_WRAP = 40;
+/** The widths tools wrap at (base64, PEM, MIME, terminals): a two-line group needs one of them. */
+const WRAP_WIDTHS = new Set([64, 76, 80]);
+
+/**
+ * Tokens wrapped at a fixed width: a line ending in token characters, then lines of one
+ * constant prefix (none, `# `, `> `…) and token characters, every line but the last as wide as
+ * the first. Unlike {@link splitRuns} the first line may start with anything (`KEY=sk-proj-…`),
+ * and its piece may already be redacted on its own: the joined span then takes over the rest.
+ */
+export function wrappedRuns(text: string): Derived {
+  const parts: string[] = [];
+  const pieces: Piece[] = [];
+  let length = 0;
+  let groups = 0;
+  const lines: Array<[number, number]> = [];
+  for (let s = 0; s <= text.length; ) {
+    let e = text.indexOf("\n", s);
+    if (e === -1) e = text.length;
+    let t = e;
+    while (t > s && (text[t - 1] === " " || text[t - 1] === "\t" || text[t - 1] === "\r")) t--;
+    lines.push([s, t]);
+    s = e + 1;
+  }
+  tally(text.length);
+  const pieceStart = (a: number, z: number): number => {
+    let b = z;
+    while (b > a && PIECE_CHAR.test(text[b - 1]!)) b--;
+    return b;
+  };
+  for (let i = 0; i < lines.length - 1; ) {
+    const [a, z] = lines[i]!;
+    const width = z - a;
+    const head = pieceStart(a, z);
+    const next = lines[i + 1]!;
+    const prefixEnd = pieceStart(next[0], next[1]);
+    const prefix = text.slice(next[0], prefixEnd);
+    const badPrefix = prefix.length > MAX_PREFIX || /[A-Za-z0-9]/.test(prefix) || !text.startsWith(prefix, a);
+    if (width < MIN_WRAP || head === z || prefixEnd === next[1] || badPrefix) {
+      i++;
+      continue;
+    }
+    const group: Array<[number, number]> = [[head, z]];
+    let j = i + 1;
+    for (; j < lines.length; j++) {
+      const [la, lz] = lines[j]!;
+      const body = la + prefix.length;
+      if (lz - la > width || !text.startsWith(prefix, la) || lz === body || pieceStart(la, lz) !== body) break;
+      group.push([la + prefix.length, lz]);
+      if (lz - la < width) {
+        j++;
+        break;
+      }
+    }
+    // Two lines of any width are too common to call a wrap; three, or a tool's width, are not.
+    if (group.length >= 3 || (group.length === 2 && WRAP_WIDTHS.has(width))) {
+      for (const [b, e] of group) {
+        pieces.push([length, length + (e - b), b, e, groups]);
+        parts.push(text.slice(b, e));
+        length += e - b;
+      }
+      parts.push("\n");
+      length++;
+      groups++;
+    }
+    i = Math.max(i + 1, j);
+  }
+  if (pieces.length === 0) return EMPTY;
+  return {
+    text: parts.join(""),
+    original(x, y) {
+      const first = pieceAt(pieces, x);
+      const last = pieceAt(pieces, y - 1);
+      // A wrapped token fills its last line: `PORT=8080` after a key is the next line, not its tail.
+      if (first === undefined || last === undefined || first === last || first[4] !== last[4]) return null;
+      if (y !== last[1]) return null;
+      return [first[2] + (x - first[0]), last[2] + (y - last[0])];
+    },
+  };
+}

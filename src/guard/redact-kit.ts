@@ -34,9 +34,10 @@ export interface RedactionRule {
   readonly refine?: (text: string, m: RegExpExecArray, start: number, end: number) => [number, number] | null;
   /**
    * For rules whose one match holds several secrets (a Markdown table, a Cookie header): the
-   * candidate spans inside the match, each judged on its own. Replaces the `s` groups.
+   * candidate spans inside the match, each judged on its own, and where the scan stopped (the
+   * search goes on from there, so no part of the text is scanned twice). Replaces the `s` groups.
    */
-  readonly spans?: (text: string, m: RegExpExecArray) => Array<[number, number]>;
+  readonly spans?: (text: string, m: RegExpExecArray) => { spans: Array<[number, number]>; end: number };
 }
 
 /**

@@ -358,7 +358,7 @@ const TABLE_ENTROPY = 3.5;
  * (`| DB_PASSWORD | … |`). Each must be 8+ characters without spaces and pass the generic
  * rule's entropy floor and allow-list; the engine then applies the global checks.
  */
-export function tableSpans(text: string, m: RegExpExecArray): Array<[number, number]> {
+export function tableSpans(text: string, m: RegExpExecArray): { spans: Array<[number, number]>; end: number } {
   const block = m[0];
   const base = m.index;
   tally(block.length);
@@ -370,7 +370,8 @@ export function tableSpans(text: string, m: RegExpExecArray): Array<[number, num
       s = i + 1;
     }
   }
-  if (lines.length < 3) return [];
+  const end = base + block.length;
+  if (lines.length < 3) return { spans: [], end };
   const header = cells(text, lines[0]![0], lines[0]![1]).map((c) => text.slice(...unticked(text, c)));
   const secretColumns = new Set<number>();
   header.forEach((h, k) => {
@@ -388,7 +389,7 @@ export function tableSpans(text: string, m: RegExpExecArray): Array<[number, num
       out.push([a, b]);
     });
   }
-  return out;
+  return { spans: out, end };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -403,7 +404,7 @@ const COOKIE_ATTRIBUTES = /^(?:path|domain|expires|max-age|samesite|secure|httpo
  * characters, or 8+ under a session-like name (`session`, `sid`, `token`, `auth`, `csrf`…);
  * values that read as words or are numbers with dots (`GA1.2.1234567890.1700000000`) are kept.
  */
-export function cookieSpans(text: string, m: RegExpExecArray): Array<[number, number]> {
+export function cookieSpans(text: string, m: RegExpExecArray): { spans: Array<[number, number]>; end: number } {
   const set = /^set-/i.test(m[0]);
   const out: Array<[number, number]> = [];
   let i = m.index + m[0].length;
@@ -443,7 +444,7 @@ export function cookieSpans(text: string, m: RegExpExecArray): Array<[number, nu
     if (text[i] === ";") i++;
   }
   tally(i - m.index);
-  return out;
+  return { spans: out, end: i };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -508,6 +509,26 @@ function awsCandidates(text: string, from: number, to: number): Array<[number, n
   return out;
 }
 
+/** Offsets of every `\n` in `text`, in order. */
+function newlineOffsets(text: string): number[] {
+  const out: number[] = [];
+  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) out.push(i);
+  tally(text.length);
+  return out;
+}
+
+/** Index of the first offset >= `at` in sorted `offsets` (its length when none). */
+function firstAtOrAfter(offsets: readonly number[], at: number): number {
+  let lo = 0;
+  let hi = offsets.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (offsets[mid]! < at) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 /** An access key id (not AWS's documentation ids ending in EXAMPLE), or a `[profile]` line. */
 const AWS_CONTEXT = /(?<id>(?<![A-Za-z0-9_])(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}(?![A-Za-z0-9_]))|(?<ini>(?<=^|\n)[ \t]*\[[^\]\r\n]{1,64}\][ \t]*(?=\r?\n))/g;
 
@@ -521,15 +542,29 @@ export function awsUnnamedSpans(text: string): Array<[number, number]> {
   if (!/AKIA|ASIA|ABIA|ACCA|A3T|\[/.test(text)) return [];
   const out: Array<[number, number]> = [];
   tally(text.length);
+  // Windows of neighbouring ids overlap: they are merged and each merged one searched once.
+  let open: [number, number] | null = null;
+  let newlines: number[] | undefined;
+  const flush = (): void => {
+    if (open !== null) out.push(...awsCandidates(text, open[0], open[1]));
+    open = null;
+  };
   for (const m of text.matchAll(AWS_CONTEXT)) {
     if (m.groups?.["id"] !== undefined) {
       if (m[0].endsWith("EXAMPLE")) continue;
-      let from = m.index;
-      for (let n = 0; from > 0 && m.index - from < AWS_NEAR_CHARS; from--) if (text[from - 1] === "\n" && ++n > AWS_NEAR_LINES) break;
-      let to = m.index + m[0].length;
-      for (let n = 0; to < text.length && to - m.index < AWS_NEAR_CHARS; to++) if (text[to] === "\n" && ++n > AWS_NEAR_LINES) break;
-      tally(to - from);
-      out.push(...awsCandidates(text, from, to));
+      // Newline offsets found once and searched by halves: a window costs no walk of its own.
+      newlines ??= newlineOffsets(text);
+      const after = firstAtOrAfter(newlines, m.index + m[0].length);
+      const before = after - 1 - AWS_NEAR_LINES;
+      let from = before >= 0 ? newlines[before]! + 1 : 0;
+      from = Math.max(from, m.index - AWS_NEAR_CHARS);
+      let to = newlines[after + AWS_NEAR_LINES] ?? text.length;
+      to = Math.min(to, m.index + AWS_NEAR_CHARS);
+      if (open !== null && from <= open[1]) open[1] = Math.max(open[1], to);
+      else {
+        flush();
+        open = [from, to];
+      }
       continue;
     }
     const from = m.index + m[0].length;
@@ -542,5 +577,6 @@ export function awsUnnamedSpans(text: string): Array<[number, number]> {
     tally(section.length);
     if (AWS_CREDENTIAL_NAME.test(section)) out.push(...awsCandidates(text, from, to));
   }
+  flush();
   return out;
 }

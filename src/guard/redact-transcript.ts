@@ -86,10 +86,31 @@ function variableSpans(text: string, out: TranscriptSpan[]): void {
   }
 }
 
+/** "my password is X", "the root pw: X", "password for the db is X": a user typing a password. */
+const SAID_PASSWORD =
+  /\b(?:pass(?:word|phrase|wd)?|pw|pin)\b(?:[ \t]+(?:for|of|on|to)[ \t]+(?:the[ \t]+)?[\w.@-]{1,40})?[ \t]*/.source +
+  /(?:\bis\b|\bwas\b|:|=)[ \t]*(?:now[ \t]+)?["'`]?(?<v>[^\s"'`]{1,128})/.source;
+
+function saidSpans(text: string, out: TranscriptSpan[]): void {
+  tally(text.length);
+  for (const m of text.matchAll(new RegExp(SAID_PASSWORD, "dgi"))) {
+    const [a, z0] = m.indices!.groups!["v"]!;
+    let z = z0;
+    // Sentence punctuation after the value is not part of it.
+    while (z > a + 1 && /[.,;!?)]/.test(text[z - 1]!)) z--;
+    const value = text.slice(a, z);
+    // A plain word ("the password is wrong") or a reference is prose, not a password.
+    const prose = /^[A-Za-z][a-z]*$/.test(value) || value.startsWith("<") || placeholderOrVariable(value);
+    if (prose || value.length < 4) continue;
+    out.push([a, z, "secret-in-prose"]);
+  }
+}
+
 /** The transcript-only spans of `text`, in no particular order (the caller drops overlaps). */
 export function transcriptSpans(text: string): TranscriptSpan[] {
   const out: TranscriptSpan[] = [];
   proseSpans(text, out);
   variableSpans(text, out);
+  saidSpans(text, out);
   return out;
 }

@@ -28,7 +28,7 @@ import {
   shannonEntropy,
   type RedactionRule,
 } from "./redact-kit.ts";
-import { decodedRuns, splitRuns } from "./redact-derived.ts";
+import { decodedRuns, splitRuns, wrappedRuns } from "./redact-derived.ts";
 import { awsUnnamedSpans, cookieSpans, genericValueEnd, keyNameValueKept, notACliPassword, refineGenericValue, refinePem, tableSpans } from "./redact-syntax.ts";
 import { transcriptSpans } from "./redact-transcript.ts";
 import { VENDOR_RULES } from "./redact-vendors.ts";
@@ -102,6 +102,36 @@ function notAGluedEnvName(m: RegExpExecArray): boolean {
   return !/^[A-Z0-9_]*[A-Z](?:PWD|PASSWD|PASS)$/.test(name) || /(?:BY|COM|SUR|TRES|ENCOM)PASS$/.test(name);
 }
 
+/** A command-line value: quoted values are matched by their own groups. */
+const CLI_VALUE = "[^\\s\"'`;|&<>]{1,256}";
+
+/**
+ * Password flags of common clients (`sshpass -p`, `docker login -p`, `az login -p`, `redis-cli
+ * -a`, `ldapsearch -w`, `sqlcmd -P`, `zip -P`, `htpasswd -b`, `smbclient -U user%pass`) and a
+ * password piped to `sudo -S`: each needs its command name on the line, so `-p 8080` elsewhere stays.
+ */
+const CLI_PASSWORD_FLAGS = [
+  `\\bsshpass\\b[^\\n]{0,64}?[ \\t]-p[ \\t]*(?<s5>${CLI_VALUE})`,
+  `\\b(?:docker|podman|nerdctl|buildah|helm[ \\t]+registry|oras)[ \\t]+login\\b` +
+    `[^\\n]{0,256}?[ \\t]-p[ \\t]*(?<s6>${CLI_VALUE})`,
+  `\\baz[ \\t]+login\\b[^\\n]{0,256}?[ \\t]-p[ \\t]*(?<s7>${CLI_VALUE})`,
+  `\\bredis-cli\\b[^\\n]{0,256}?[ \\t]-a[ \\t]*(?<s8>${CLI_VALUE})`,
+  `\\bldap(?:search|modify|add|delete|whoami|passwd|compare|modrdn|exop)\\b` +
+    `[^\\n]{0,256}?[ \\t]-w[ \\t]*(?<s9>${CLI_VALUE})`,
+  `\\b(?:sqlcmd|bcp|osql|isql)\\b[^\\n]{0,256}?[ \\t]-P[ \\t]*(?<s10>${CLI_VALUE})`,
+  `\\b(?:zip|unzip|zipcloak)\\b[^\\n]{0,256}?[ \\t]-P[ \\t]*(?<s11>${CLI_VALUE})`,
+  `\\bhtpasswd[ \\t]+-(?=[A-Za-z]*b)` +
+    `(?:(?=[A-Za-z]*n)[A-Za-z]+[ \\t]+[^\\s;|&<>]+|[A-Za-z]+[ \\t]+[^\\s;|&<>]+[ \\t]+[^\\s;|&<>]+)` +
+    `[ \\t]+(?<s12>${CLI_VALUE})`,
+  `\\b(?:smbclient|rpcclient|smbmap|smbcacls|net)\\b[^\\n]{0,256}?[ \\t](?:-U[ \\t]*|--user(?:=|[ \\t]+))` +
+    `["']?[^\\s%"']{1,128}%(?<s13>[^\\s"']{1,256})`,
+  `\\b(?:echo|printf)[ \\t]+(?:-[a-z]+[ \\t]+)?` +
+    `(?:"(?<sd>[^"\\n]{1,256})"|'(?<sq>[^'\\n]{1,256})'|(?<s14>${CLI_VALUE}))` +
+    `[ \\t]*\\|[ \\t]*sudo\\b[^\\n|]{0,64}?[ \\t]-[A-Za-z]*S`,
+]
+  .map((p) => `|${p}`)
+  .join("");
+
 /**
  * The rule table, in priority order: where two rules find overlapping secrets, the earlier
  * rule wins (vendor shapes before `bearer-token` and `generic-secret`). Rules follow the families
@@ -161,16 +191,20 @@ export const REDACTION_RULES: readonly RedactionRule[] = [
   rule("connection-string-password", "password pwd", "(?:(?:server|host|data source|address|addr|uid|user id|username|user|database|initial catalog)\\s*=[^;\\n]{0,256};(?:[^;\\n]{0,256};){0,16}?\\s*(?:password|pwd)\\s*=\\s*(?<s>[^;\\s\"'<>]{1,256})|(?<![\\w-])(?:password|pwd)\\s*=\\s*(?<s1>[^;\\s\"'<>]{1,256})\\s*;[^\\n]{0,512}?(?:server|host|data source|address|uid|user id|database)\\s*=)", undefined, { weakIsSecret: true, allow: placeholderOrVariable }, "i"),
   rule(
     "cli-password",
-    "--pass mysql mariadb curl",
+    "--pass mysql mariadb curl sshpass login redis-cli ldap sqlcmd bcp osql isql zip htpasswd smbclient rpcclient " +
+      "smbmap smbcacls net echo printf",
     `(?<![\\w-])--(?:password|passwd|pass|PASSWORD)(?:=|[ \\t]+)(?:"(?<s>[^"\\n]{1,256})"|'(?<s1>[^'\\n]{1,256})'|(?<s2>[^\\s"'\`;|&<>]{1,256}))` +
         `|\\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlsh|mariadb|mariadb-dump)\\b[^\\n]{0,256}?[ \\t]-p(?<s3>[^\\s"'\`;|&<>]{1,256})` +
-        `|\\bcurl\\b[^\\n]{0,512}?[ \\t](?:-[A-Za-z]*?u[ \\t]*|--user(?:=|[ \\t]+))["']?[^\\s:"']{1,128}:(?<s4>[^\\s"']{1,256})`,
+        `|\\bcurl\\b[^\\n]{0,512}?[ \\t](?:-[A-Za-z]*?u[ \\t]*|--user(?:=|[ \\t]+))["']?[^\\s:"']{1,128}:(?<s4>[^\\s"']{1,256})` +
+        CLI_PASSWORD_FLAGS,
     undefined,
     {
       weakIsSecret: true,
       // An unquoted password runs like a generic value (`--password=Gq4!zR8;pL2@xV6#`).
       refine: (text, m, start, end) =>
-        m.groups?.["s"] !== undefined || m.groups?.["s1"] !== undefined ? [start, end] : [start, Math.max(end, genericValueEnd(text, start, false))],
+        ["s", "s1", "sd", "sq"].some((g) => m.groups?.[g] !== undefined)
+          ? [start, end]
+          : [start, Math.max(end, genericValueEnd(text, start, false))],
       allow: notACliPassword,
     },
   ),
@@ -300,9 +334,12 @@ function collectSpans(
         continue;
       }
       if (rule.spans) {
-        for (const [start, end] of rule.spans(text, m)) {
+        const scan = rule.spans(text, m);
+        for (const [start, end] of scan.spans) {
           if (end > start && !skip(rule, start, end) && !keptByRule(rule, text.slice(start, end), m)) found(start, end, rule);
         }
+        // What the scanner read is done: a header repeated on one line is not read again.
+        if (scan.end > pattern.lastIndex) pattern.lastIndex = scan.end;
         continue;
       }
       const [matchStart, matchEnd] = secretSpan(m);
@@ -406,6 +443,21 @@ export function redactText(text: string, options: RedactOptions = {}): { text: s
     collectSpans(derived.text, DERIVED_RULES, () => false, (start, end, rule) => {
       const original = derived.original(start, end);
       if (original !== null && !onExemptLine(original[0], original[1])) accept(original[0], original[1], rule.id);
+    });
+  }
+  // A wrapped token whose first line was already redacted alone: the joined span replaces it.
+  const wrapped = wrappedRuns(text);
+  if (wrapped.text !== "") {
+    collectSpans(wrapped.text, DERIVED_RULES, () => false, (start, end, rule) => {
+      const original = wrapped.original(start, end);
+      if (original === null || onExemptLine(original[0], original[1])) return;
+      let at = insertionPoint(spans, original[0]);
+      if (spans[at - 1] !== undefined && spans[at - 1]!.end > original[0]) at--;
+      let to = at;
+      while (spans[to] !== undefined && spans[to]!.start < original[1]) to++;
+      const from = Math.min(original[0], spans[at]?.start ?? original[0]);
+      const end2 = Math.max(original[1], to > at ? spans[to - 1]!.end : original[1]);
+      spans.splice(at, to - at, { start: from, end: end2, kind: rule.id });
     });
   }
   if (options.transcript === true) {

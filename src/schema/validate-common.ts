@@ -1,6 +1,7 @@
 // What every `validate` result is made of (docs/design.md#files-on-disk), and small helpers
 // shared by the handoff and ledger validators: the rule and part tables' shapes and the one
 // loop that runs them. Pure.
+import type { RedactionFinding } from "../guard/redact.ts";
 import { conflictIssue } from "./conflicted.ts";
 
 /** One error or finding: a kebab-case rule id, a 1-based line (0: the document as a whole), a message. */
@@ -199,4 +200,44 @@ export function issueLines(list: readonly Issue[]): string[] {
 export function scoreLine(v: Validation): string {
   const parts = Object.entries(v.parts).map(([name, p]) => `${name} ${p.score}/${p.max}`);
   return `score: ${v.score}/100 (${parts.join(", ")})`;
+}
+
+/** A redaction pass over a text: the redacted text and its secrets, at lines of the text as given. */
+export interface RedactedText {
+  text: string;
+  findings: readonly RedactionFinding[];
+}
+
+/**
+ * Lines of a redacted text mapped to lines of the text as given and back: a secret over N lines
+ * is one line once redacted, and findings must name the lines the author sees.
+ */
+export function lineMaps(pass: RedactedText): { toOriginal(line: number): number; toRedacted(line: number): number } {
+  const spans = pass.findings.filter((f) => (f.lines ?? 1) > 1).map((f) => ({ line: f.line, extra: f.lines! - 1 }));
+  spans.sort((a, b) => a.line - b.line);
+  return {
+    toOriginal(line) {
+      let acc = 0;
+      for (const s of spans) {
+        if (line <= s.line - acc) break;
+        acc += s.extra;
+      }
+      return line === 0 ? 0 : line + acc;
+    },
+    toRedacted(line) {
+      let acc = 0;
+      for (const s of spans) {
+        if (line <= s.line) break;
+        acc += Math.min(s.extra, line - s.line);
+      }
+      return line === 0 ? 0 : line - acc;
+    },
+  };
+}
+
+/** `v` with every issue's line moved from the redacted text to the text as given. */
+export function onOriginalLines(v: Validation, pass: RedactedText): Validation {
+  const maps = lineMaps(pass);
+  for (const i of [...v.errors, ...v.findings]) i.line = maps.toOriginal(i.line);
+  return v;
 }

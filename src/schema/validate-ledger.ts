@@ -7,7 +7,22 @@ import { redactText } from "../guard/redaction.ts";
 import type { RedactionFinding } from "../guard/redact.ts";
 import { parseBlocks } from "./blocks.ts";
 import { normaliseText } from "./handoff.ts";
-import { lineAt, lineStartsOf, proportion, QUOTE_CUT, runRules, TEXT_RULES, type DocumentText, type Hit, type PartRule, type Rule, type Validation } from "./validate-common.ts";
+import {
+  lineAt,
+  lineStartsOf,
+  proportion,
+  QUOTE_CUT,
+  runRules,
+  TEXT_RULES,
+  lineMaps,
+  onOriginalLines,
+  type DocumentText,
+  type Hit,
+  type RedactedText,
+  type PartRule,
+  type Rule,
+  type Validation,
+} from "./validate-common.ts";
 import { quoted } from "../guard/sanitize.ts";
 
 /** The two ledger kinds. */
@@ -195,13 +210,18 @@ export function ledgerContext(input: string, kind: LedgerKind): LedgerContext {
       if (f && !current.fields.has(f[1]!)) current.fields.set(f[1]!, f[2]!.trim());
     }
   }
-  return { input, text, lines: text.split("\n"), kind, schema, badHeadings, entries, secrets: redactText(text).findings };
+  return { input, text, lines: text.split("\n"), kind, schema, badHeadings, entries, secrets: [] };
 }
 
 /**
  * Validates a ledger (docs/design.md#files-on-disk): runs `LEDGER_RULES` and scores `LEDGER_PARTS` (fields 50, status
  * 20, numbering 10, size 10, secrets 10).
  */
-export function validateLedger(input: string, kind: LedgerKind): Validation {
-  return runRules(LEDGER_RULES, LEDGER_PARTS, ledgerContext(input, kind));
+export function validateLedger(input: string, kind: LedgerKind, redacted?: RedactedText): Validation {
+  // The rules read the redacted text, so no message can quote a secret; lines are the author's.
+  const pass = redacted ?? redactText(input);
+  const maps = lineMaps(pass);
+  const c = ledgerContext(pass.text, kind);
+  c.secrets = pass.findings.map((f) => ({ ...f, line: maps.toRedacted(f.line) }));
+  return onOriginalLines(runRules(LEDGER_RULES, LEDGER_PARTS, c), pass);
 }

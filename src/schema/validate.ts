@@ -13,7 +13,22 @@ import { parseBlocks, type Block } from "./blocks.ts";
 import { normaliseText, readHandoff, type HandoffHeading, type KeyFile, type ParsedHandoff } from "./handoff.ts";
 import { droppedItems, type OpenItem } from "./open-items.ts";
 import { isEmptyAnchorsBody, readAnchorLine, type AnchorLabel, type AnchorLine } from "./validate-anchors.ts";
-import { editDistance, lineAt, lineStartsOf, proportion, QUOTE_CUT, runRules, TEXT_RULES, type DocumentText, type Hit, type PartRule, type Rule, type Validation } from "./validate-common.ts";
+import {
+  editDistance,
+  lineAt,
+  lineStartsOf,
+  proportion,
+  QUOTE_CUT,
+  runRules,
+  TEXT_RULES,
+  lineMaps,
+  onOriginalLines,
+  type DocumentText,
+  type Hit,
+  type PartRule,
+  type Rule,
+  type Validation,
+} from "./validate-common.ts";
 import { quoted } from "../guard/sanitize.ts";
 import { quotedPath } from "./anchor-lines.ts";
 import { isNullObjectId } from "./values.ts";
@@ -50,6 +65,8 @@ export interface HandoffValidateOptions {
   existingKeyFiles?: ReadonlySet<string> | null;
   /** Secrets already found (by `write`'s redaction); absent: found here with `redactText`. */
   secrets?: readonly RedactionFinding[];
+  /** The text `secrets` redact to; with it no second pass is made. */
+  redactedText?: string;
 }
 
 /** A level-1/2 section of the handoff's layout: its heading and the lines of its body (1-based, end exclusive). */
@@ -741,7 +758,7 @@ export function handoffContext(input: string, opts: HandoffValidateOptions): Han
     lackingAnchors,
     savedOk: model.saved !== null && stateTime(null, model.saved, opts.nowMs).known,
     keyFiles,
-    secrets: opts.secrets ?? redactText(text).findings,
+    secrets: [],
     dropped: prior === null || prior === undefined ? null : droppedItems(prior, text),
   };
 }
@@ -772,8 +789,22 @@ function anchorGrammar(body: readonly string[], start: number): AnchorGrammar[] 
  * 0) last; two on one line keep the table's order. Never throws on content.
  */
 export function validateHandoff(input: string, opts: HandoffValidateOptions): Validation {
-  const c = handoffContext(input, opts);
-  return runRules(HANDOFF_RULES, HANDOFF_PARTS, c, (c.dropped ?? []).map((i) => i.text));
+  // The rules read the redacted text, so no message can quote a secret; lines are the author's.
+  const given = opts.secrets !== undefined && opts.redactedText !== undefined;
+  let pass = given ? { text: opts.redactedText!, findings: opts.secrets! } : redactText(input);
+  // Anchor lines are judged as written (a branch may look like an assignment); only a vendor's
+  // token shape is redacted there, as `anchors` does, and output redaction covers the rest.
+  const range = pass.findings.length > 0 ? anchorsRange(handoffLayout(input)) : null;
+  if (range !== null && pass.findings.some((f) => f.line > range.start && f.line <= range.end)) {
+    const exemptLines = new Set<number>();
+    for (let l = range.start + 1; l <= range.end; l++) exemptLines.add(l);
+    pass = redactText(input, { exemptLines });
+  }
+  const maps = lineMaps(pass);
+  const secrets = pass.findings.map((f) => ({ ...f, line: maps.toRedacted(f.line) }));
+  const c = handoffContext(pass.text, opts);
+  c.secrets = secrets;
+  return onOriginalLines(runRules(HANDOFF_RULES, HANDOFF_PARTS, c, (c.dropped ?? []).map((i) => i.text)), pass);
 }
 
 /**

@@ -9,6 +9,9 @@ import { parseStrictTime } from "../schema/values.ts";
 import { hasPrivatePartner } from "./private.ts";
 import { memoryDir } from "./paths.ts";
 
+/** The `.gitignore` of ours in checkpoints/: transcript captures are never committed. */
+export const CHECKPOINTS_GITIGNORE = "# Written by session-handoff: session checkpoints, never committed.\n*\n";
+
 /** `<root>/.ai/memory/checkpoints`. */
 export function checkpointsDir(root: string): string {
   return path.join(memoryDir(root), "checkpoints");

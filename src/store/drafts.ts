@@ -136,7 +136,15 @@ export function removeDraft(root: string, kind: Kind, id: string): void {
  * (the caller checked). Best effort: a failure changes nothing.
  */
 export function ensureDraftsIgnored(root: string): void {
-  const file = path.join(draftsDir(root), ".gitignore");
+  ensureIgnored(draftsDir(root), GITIGNORE_TEXT);
+}
+
+/**
+ * Writes `<dir>/.gitignore` holding `text` when there is none (a user's own file of that name
+ * is kept), so that git never sees what the helper keeps private there. Best effort.
+ */
+export function ensureIgnored(dir: string, text: string): void {
+  const file = path.join(dir, ".gitignore");
   let fd: number;
   try {
     fd = openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
@@ -144,9 +152,9 @@ export function ensureDraftsIgnored(root: string): void {
     return;
   }
   try {
-    writeSync(fd, GITIGNORE_TEXT);
+    writeSync(fd, text);
   } catch {
-    // A full disk: git may then see a draft; the save itself is unaffected.
+    // A full disk: git may then see a private file; the save itself is unaffected.
   } finally {
     closeSync(fd);
   }

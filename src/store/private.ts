@@ -101,6 +101,24 @@ export function processAlive(pid: number): boolean {
   }
 }
 
+/**
+ * True when process `pid` started after `ms` (epoch ms), by Linux's /proc: its start time in
+ * clock ticks after boot (USER_HZ, 100 on every Linux port Node runs on). False elsewhere or
+ * when unreadable: a pid alive is then trusted to be the holder.
+ */
+function startedAfter(pid: number, ms: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const bootS = Number(/^btime (\d+)$/m.exec(readFileSync("/proc/stat", "utf8"))?.[1]);
+    const startMs = (bootS + Number(fields[19]) / 100) * 1000;
+    // A second of slack: btime is rounded to the second.
+    return Number.isFinite(startMs) && startMs > ms + 1000;
+  } catch {
+    return false;
+  }
+}
+
 /** How old a lock may look (its mtime, refreshed by the holder) before it counts as abandoned, in ms. */
 export const LOCK_STALE_MS = 10_000;
 /** How long a lock directory may exist without an owner file before it counts as abandoned, in ms. */
@@ -117,6 +135,9 @@ export const OWNERLESS_GRACE_MS = 3_000;
 export function lockVerdict(owner: LockOwner | null, st: { mtimeMs: number; ctimeMs: number }, host: string, unchangedMs: number): "held" | "dead" {
   const local = owner !== null && owner.host === host;
   if (local && !processAlive(owner.pid)) return "dead";
+  // A live holder on this host keeps its lock however long its heartbeat waits (a busy event
+  // loop); only a process started after the lock was made reuses a dead holder's pid.
+  if (local) return startedAfter(owner.pid, st.ctimeMs) ? "dead" : "held";
   if (Date.now() - st.mtimeMs > LOCK_STALE_MS) return "dead";
   if (owner === null && Date.now() - st.ctimeMs > OWNERLESS_GRACE_MS) return "dead";
   if (!local && unchangedMs >= LOCK_STALE_MS) return "dead";

@@ -3,7 +3,19 @@ import { quotedValue } from "../guard/quote.ts";
 import path from "node:path";
 import { Busy, HelperError } from "../errors.ts";
 import { ADAPTERS, anchorsOnlySource, captureSource, isFormat, PLAN_MARKERS } from "../agents/transcripts/index.ts";
-import { closeTranscript, earlierHolds, FIRST_TAIL_BYTES, headLines, openTranscript, readFailure, sniffFormat, TAIL_BYTES, tailLines, tailPart, type TranscriptFile } from "../agents/transcripts/tail.ts";
+import {
+  closeTranscript,
+  earlierHolds,
+  FIRST_TAIL_BYTES,
+  headLines,
+  openTranscript,
+  readFailure,
+  sniffFormat,
+  TAIL_BYTES,
+  tailLines,
+  tailPart,
+  type TranscriptFile,
+} from "../agents/transcripts/tail.ts";
 import { emptyCapture, type Capture, type TranscriptFormat } from "../agents/transcripts/types.ts";
 import { hookCwd } from "../agents/harness-path.ts";
 import { countToolCalls, findLastSave, type LastSave, type ProjectHandoffs } from "../agents/transcripts/last-save.ts";
@@ -16,9 +28,28 @@ import { skillExcludes } from "../git/anchors.ts";
 import { gitDirOf, gitTopOf, inProgressOf, inProgressWords } from "../git/in-progress.ts";
 import { parseStatusV2, statusArgs } from "../git/status.ts";
 import { quotePath, renderInProgress } from "../schema/anchor-lines.ts";
-import { CHECKPOINT_MAX_BYTES, headerValue, isAnchorsOnlySource, isCheckpointText, MAX_REQUESTS, parsePriorCheckpoint, renderCheckpoint, sameCheckpoint, triggerOf } from "../schema/checkpoint.ts";
+import {
+  CHECKPOINT_MAX_BYTES,
+  headerValue,
+  isAnchorsOnlySource,
+  isCheckpointText,
+  MAX_REQUESTS,
+  parsePriorCheckpoint,
+  renderCheckpoint,
+  sameCheckpoint,
+  triggerOf,
+} from "../schema/checkpoint.ts";
 import { isoSeconds, parseStrictTime } from "../schema/values.ts";
-import { checkpointsDir, checkpointsDirState, readHead, readHeadBytes, rmQuietRegular, sessionFileId } from "../store/checkpoints.ts";
+import {
+  CHECKPOINTS_GITIGNORE,
+  checkpointsDir,
+  checkpointsDirState,
+  readHead,
+  readHeadBytes,
+  rmQuietRegular,
+  sessionFileId,
+} from "../store/checkpoints.ts";
+import { ensureIgnored } from "../store/drafts.ts";
 import { listArchives } from "../store/archive-entries.ts";
 import { tokenOf } from "../store/files.ts";
 import { cleanCheckpointLeftovers, pruneCheckpoints } from "../store/checkpoint-cleanup.ts";
@@ -335,6 +366,8 @@ export async function runCheckpoint(ctx: VerbContext): Promise<Outcome> {
     const { result, repairs } = await underLock({ root, env: ctx.env, lockTimeoutSeconds: waitSeconds }, async (lock) => {
       const journal = await resumed();
       ensureDir(dir);
+      // Checkpoints hold what a session said and ran: never committed unless the user says so.
+      ensureIgnored(dir, CHECKPOINTS_GITIGNORE);
       const cleaned = [...journal, ...cleanCheckpointLeftovers(root)];
       const prior = await readStable(file);
       const priorText = prior?.bytes.toString("utf8") ?? null;

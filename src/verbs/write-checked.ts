@@ -105,7 +105,8 @@ export function checkDocument(raw: Buffer, kind: Kind, root: string): Checked {
   const file = FILE_OF[kind];
   let errors: Issue[];
   if (kind === "handoff") {
-    errors = validateHandoff(decoded.text, { mode: "stdin", nowMs: Date.now(), secrets: [] }).errors;
+    const pass = { secrets: redacted.findings, redactedText: redacted.text };
+    errors = validateHandoff(decoded.text, { mode: "stdin", nowMs: Date.now(), ...pass }).errors;
     // Anchors identical to the current handoff's are refilled (docs/design.md#files-on-disk): their lines are not the
     // agent's.
     if (errors.some((e) => e.rule === "anchor-line")) {
@@ -116,7 +117,7 @@ export function checkDocument(raw: Buffer, kind: Kind, root: string): Checked {
       }
     }
   } else {
-    errors = validateLedger(decoded.text, kind).errors;
+    errors = validateLedger(decoded.text, kind, redacted).errors;
   }
   if (errors.length > 0) throw schemaRefusal(file, errors);
   return { kind, text: decoded.text, notes: decoded.notes, rawBytes: raw.length, redacted };
@@ -174,7 +175,7 @@ export async function buildDocument(checked: Checked, root: string, anchors: Anc
     const redacted = checked.redacted;
     if (redacted.findings.length > 0) notes.push(formatRedactionReport(redacted.findings));
     const bytes = finalBytes(redacted.text, checked.rawBytes);
-    const v = validateLedger(checked.text, checked.kind);
+    const v = validateLedger(checked.text, checked.kind, redacted);
     return { bytes, prior, unchanged: prior !== null && prior.bytes.equals(bytes), notes: [...notes, ...scoreNotes(v)] };
   }
 
@@ -256,7 +257,14 @@ export async function buildDocument(checked: Checked, root: string, anchors: Anc
   }
   const existing = new Set<string>();
   for (const k of keyFiles) if ((await statInsideRoot(root, k)) !== null) existing.add(k);
-  const v = validateHandoff(text, { mode: "root", nowMs, prior: unchanged ? null : priorText, existingKeyFiles: existing, secrets: redacted.findings });
+  const v = validateHandoff(text, {
+    mode: "root",
+    nowMs,
+    prior: unchanged ? null : priorText,
+    existingKeyFiles: existing,
+    secrets: redacted.findings,
+    redactedText: redacted.text,
+  });
   if (stamped.insertedAt !== null) {
     // Findings name the lines of the document as sent, before the inserted `Saved:` line.
     for (const f of v.findings) if (f.line > stamped.insertedAt) f.line--;

@@ -6,7 +6,7 @@ import { removeDraft, takeDraft } from "../store/drafts.ts";
 import { underLock } from "../store/mutate.ts";
 import { archiveDir, archivePrefixOf, FILE_OF, memoryDir, parseKind } from "../store/paths.ts";
 import { publish } from "../store/publish.ts";
-import { tokenOf } from "../store/files.ts";
+import { readStable, tokenOf } from "../store/files.ts";
 import { CAS, expectedTokenOption, failpointOf, lockTimeoutOption, rootOption, stdinForValidate } from "./common.ts";
 import { ok, type Verb } from "./types.ts";
 import { writeHelp } from "./write-help.ts";
@@ -62,6 +62,17 @@ async function save(ctx: Parameters<Verb["run"]>[0], kind: ReturnType<typeof par
     let built: Built | null = null;
     let journalNotes: string[] = [];
     const file = FILE_OF[kind];
+    const anchors = { env: ctx.env, skillDir: ctx.skillDir ?? null };
+    // Decoding, redaction, validation and the build run before the lock, so that a large
+    // document never keeps other writers waiting; a refusal is raised in its turn, under it.
+    let refusal: { error: unknown } | null = null;
+    let prebuilt: Built | null = null;
+    try {
+      checked = checkDocument(stdin(), kind, root);
+      prebuilt = await buildDocument(checked, root, anchors).catch(() => null);
+    } catch (error) {
+      refusal = { error };
+    }
     const { result, repairs } = await underLock(
       {
         root,
@@ -69,7 +80,7 @@ async function save(ctx: Parameters<Verb["run"]>[0], kind: ReturnType<typeof par
         lockTimeoutSeconds,
         failpoint: failpointOf(ctx),
         validate: () => {
-          checked = checkDocument(stdin(), kind, root);
+          if (refusal !== null) throw refusal.error;
         },
         // No memory dir: the file cannot exist, so only `absent` can be the current token.
         precheck: async () => {
@@ -79,7 +90,11 @@ async function save(ctx: Parameters<Verb["run"]>[0], kind: ReturnType<typeof par
         },
       },
       async (lock) => {
-        built = await buildDocument(checked!, root, { env: ctx.env, skillDir: ctx.skillDir ?? null });
+        // Built from the version still current (a repair under the lock may have changed it);
+        // otherwise built again here.
+        const now = await readStable(path.join(memoryDir(root), file)).catch(() => undefined);
+        const same = prebuilt !== null && now !== undefined && (now?.token ?? null) === (prebuilt.prior?.token ?? null);
+        built = same && prebuilt !== null ? prebuilt : await buildDocument(checked!, root, anchors);
         // The same state again (docs/design.md#files-on-disk): keep the file, archive nothing, whatever the token.
         if (built.unchanged) return null;
         const readToken = built.prior?.token ?? "absent";

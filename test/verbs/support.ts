@@ -29,9 +29,9 @@ export function checkpointAsync(root: string, fields: Record<string, unknown> = 
   return helperAsync(["checkpoint", ...args], { input: hookInput(root, fields), env });
 }
 
-/** Names in checkpoints/ (private ones included). */
+/** Names in checkpoints/ (private ones included; our .gitignore has its own test). */
 export function cpFiles(root: string): string[] {
-  return existsSync(CP_DIR(root)) ? readdirSync(CP_DIR(root)).sort() : [];
+  return existsSync(CP_DIR(root)) ? readdirSync(CP_DIR(root)).filter((n) => n !== ".gitignore").sort() : [];
 }
 
 /** A checkpoint's text, or null. */
