@@ -1,106 +1,20 @@
 // Claude Code 2.1.112 (pure JS) and 2.1.332 (native), driven in print mode with stream-json
 // against the fake model: discovery, install, the notice, resume, save, checkpoints, the plugin.
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import matter from "gray-matter";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startFakeModel, type FakeModel, type ModelRequest } from "./fake-model.ts";
-import { chat, resumeFlow, resumeWorkFlow, saveFlow, TRICKY_HANDOFF, workFlow, type Tools } from "./flows.ts";
-import { checkpointOf, cliCommand, distClone, githubFrom, harnessSuite, HELPER_SRC, listFiles, refFiles, helperRun, installedProject, gitInit, makeWorld, PARKED_HANDOFF, REPO, run, scenario, seedHandoff, skipReason, stripFilled, type HarnessId, type RunResult, type World } from "./lib.ts";
+import { expect, it } from "vitest";
+import type { FakeModel, ModelRequest } from "./fake-model.ts";
+import { chat, resumeFlow, resumeWorkFlow, saveFlow, TRICKY_HANDOFF, workFlow } from "./flows.ts";
+import { checkpointOf, cliCommand, distClone, githubFrom, harnessSuite, HELPER_SRC, listFiles, refFiles, helperRun, installedProject, gitInit, PARKED_HANDOFF, REPO, run, scenario, seedHandoff, stripFilled, type HarnessId, type World } from "./lib.ts";
 import { briefBody } from "../helpers.ts";
+import { claude, claudeTools, type Session } from "./sessions.ts";
 
 const DESCRIPTION: string = matter(readFileSync(path.join(REPO, "SKILL.md"), "utf8")).data.description;
 
-const claudeTools: Tools = {
-  hasSkillTool: true,
-  skill: (req) => {
-    // The Skill tool's input key differs by version (`skill`, formerly `command`).
-    const tool = (req.body.tools ?? []).find((t: any) => t.name === "Skill");
-    const key = tool?.input_schema?.required?.[0] ?? "skill";
-    return { tool: "Skill", input: { [key]: "session-handoff" } };
-  },
-  shell: (command) => ({ tool: "Bash", input: { command, description: "run a command" } }),
-  writeFile: (file_path, content) => ({ tool: "Write", input: { file_path, content } }),
-  // 2.1.112 offers TodoWrite in print mode; 2.1.332 offers no plan tool (harnesses.md).
-  plan: (req) =>
-    (req.body.tools ?? []).some((t: any) => t.name === "TodoWrite")
-      ? {
-          tool: "TodoWrite",
-          input: {
-            todos: [
-              { content: "Add sub to src/sub.js", status: "in_progress", activeForm: "Adding sub" },
-              { content: "Write tests for sub", status: "pending", activeForm: "Writing tests" },
-            ],
-          },
-        }
-      : null,
-};
-
-interface Session {
-  run: RunResult;
-  events: any[];
-  sessionId: string;
-  transcript: string;
-}
-
-/** One print-mode session: each prompt sent after the previous result (all at once with `queued`). */
-async function claude(id: HarnessId, w: World, fake: FakeModel, prompts: string[], opts: { queued?: boolean; resume?: string; timeoutMs?: number; gapMs?: number } = {}): Promise<Session> {
-  const env = {
-    ...w.env,
-    ANTHROPIC_BASE_URL: fake.url,
-    ANTHROPIC_API_KEY: "sk-ant-fake-key",
-    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
-    DISABLE_AUTOUPDATER: "1",
-    DISABLE_TELEMETRY: "1",
-    DISABLE_ERROR_REPORTING: "1",
-    DISABLE_BUG_COMMAND: "1",
-    CLAUDE_CODE_ENABLE_TELEMETRY: "0",
-    CLAUDE_CODE_MAX_RETRIES: "1",
-  };
-  const line = (p: string) => JSON.stringify({ type: "user", message: { role: "user", content: p } }) + "\n";
-  let sent = 0;
-  const args = ["-p", "--input-format", "stream-json", "--output-format", "stream-json", "--verbose", "--allowedTools", "Bash,Skill,Read,Edit,Write,TodoWrite"];
-  if (opts.resume) args.push("--resume", opts.resume);
-  const r = await run([...cliCommand(id), ...args], {
-    cwd: w.proj,
-    env,
-    timeoutMs: opts.timeoutMs ?? 90_000,
-    feed: (out, write, end) => {
-      const results = out.split("\n").filter((l) => l.includes('"result"') && parse(l).type === "result").length;
-      if (opts.queued) {
-        if (sent === 0) {
-          for (const p of prompts) write(line(p));
-          sent = prompts.length;
-        }
-        if (results >= 1) end();
-        return;
-      }
-      if (results === sent && sent < prompts.length) {
-        const p = prompts[sent++]!;
-        if (opts.gapMs && sent > 1) setTimeout(() => write(line(p)), opts.gapMs);
-        else write(line(p));
-      } else if (results >= prompts.length) end();
-    },
-  });
-  const events = r.stdout.split("\n").filter((l) => l.startsWith("{")).map(parse);
-  const sessionId = events.find((e) => e.session_id)?.session_id ?? "";
-  const dir = path.join(w.home, ".claude", "projects", w.proj.replace(/[^a-zA-Z0-9]/g, "-"));
-  return { run: r, events, sessionId, transcript: path.join(dir, `${sessionId}.jsonl`) };
-}
-
-function parse(line: string): any {
-  try {
-    return JSON.parse(line);
-  } catch {
-    return {};
-  }
-}
-
 /** The first user prompt's request to the agent (not a side request). */
 const mainRequests = (fake: FakeModel, from = 0): ModelRequest[] => fake.requests.slice(from).filter((r) => !r.aux);
-
-
 
 /** Saves what the CLI wrote beside the test's failure message, for the adapters' goldens. */
 function explain(s: Session, extra = ""): string {

@@ -1,70 +1,20 @@
 // Codex CLI 0.171.0, `codex exec` against the fake model (Responses wire): discovery, install,
 // the notice, resume, save, checkpoints at session end and at a forced auto-compaction, in
 // function-tool mode (an unknown model name) and in code mode (`gpt-6.1-sol`).
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import matter from "gray-matter";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startFakeModel, type FakeModel, type ModelRequest, type Reply } from "./fake-model.ts";
-import { chat, resumeFlow, saveFlow, TRICKY_HANDOFF, workFlow, type Tools } from "./flows.ts";
-import { checkpointOf, cliCommand, harnessSuite, installedProject, copySkill, gitInit, listFiles, makeWorld, PARKED_HANDOFF, REPO, run, scenario, seedHandoff, skipReason, stripFilled, type RunResult, type World } from "./lib.ts";
+import { expect } from "vitest";
+import type { ModelRequest } from "./fake-model.ts";
+import { chat, resumeFlow, saveFlow, TRICKY_HANDOFF, workFlow } from "./flows.ts";
+import { checkpointOf, harnessSuite, installedProject, REPO, scenario, stripFilled } from "./lib.ts";
 import { briefBody } from "../helpers.ts";
+import { codeModeTools, codex, codexTools, type Exec } from "./sessions.ts";
 
 const ID = "codex";
 const DESCRIPTION: string = matter(readFileSync(path.join(REPO, "SKILL.md"), "utf8")).data.description;
 
-/** apply_patch's Add File body for `content`. */
-const addPatch = (rel: string, content: string) => `*** Begin Patch\n*** Add File: ${rel}\n${content.replace(/\n$/, "").split("\n").map((l) => `+${l}`).join("\n")}\n*** End Patch`;
-
-function tools(proj: string): Tools {
-  const rel = (p: string) => (p.startsWith(proj + "/") ? p.slice(proj.length + 1) : p);
-  return {
-    hasSkillTool: false,
-    skill: () => null,
-    shell: (cmd) => ({ tool: "exec_command", input: { cmd } }),
-    // Function-tool mode: apply_patch runs as a shell heredoc, which Codex intercepts.
-    writeFile: (p, content) => ({ tool: "exec_command", input: { cmd: `apply_patch <<'PATCH'\n${addPatch(rel(p), content)}\nPATCH` } }),
-  };
-}
-
-/** Code mode: one freeform `exec` tool taking JavaScript that calls `tools.*`. */
-function codeModeTools(proj: string): Tools {
-  const rel = (p: string) => (p.startsWith(proj + "/") ? p.slice(proj.length + 1) : p);
-  const exec = (js: string): Reply => ({ tool: "exec", input: {}, freeform: js });
-  return {
-    hasSkillTool: false,
-    skill: () => null,
-    shell: (cmd) => exec(`const r = await tools.exec_command({ cmd: ${JSON.stringify(cmd)} });\ntext(JSON.stringify(r));`),
-    writeFile: (p, content) => exec(`const r = await tools.apply_patch(${JSON.stringify(addPatch(rel(p), content))});\ntext(JSON.stringify(r));`),
-  };
-}
-
-interface Exec {
-  run: RunResult;
-  sessionId: string;
-  rollout: string | null;
-}
-
-async function codex(w: World, fake: FakeModel, prompt: string, opts: { model?: string; extra?: string[] } = {}): Promise<Exec> {
-  const codexHome = path.join(w.home, ".codex");
-  mkdirSync(codexHome, { recursive: true });
-  writeFileSync(
-    path.join(codexHome, "config.toml"),
-    `model = "${opts.model ?? "fake-model"}"\nmodel_provider = "fake"\ncheck_for_update_on_startup = false\n\n[model_providers.fake]\nname = "Fake"\nbase_url = "${fake.url}/v1"\nwire_api = "responses"\nenv_key = "FAKE_API_KEY"\n\n[analytics]\nenabled = false\n`,
-  );
-  const r = await run([...cliCommand(ID), "exec", "-C", w.proj, "--trust", "--dangerously-bypass-hook-trust", ...(opts.extra ?? []), prompt], {
-    cwd: w.proj,
-    env: { ...w.env, CODEX_HOME: codexHome, FAKE_API_KEY: "dummy" },
-    timeoutMs: 90_000,
-    input: "",
-  });
-  const sessionId = /session id: (\S+)/.exec(r.stderr)?.[1] ?? "";
-  const rollout = listFiles(path.join(codexHome, "sessions")).find((f) => f.includes(sessionId)) ?? null;
-  return { run: r, sessionId, rollout: rollout ? path.join(codexHome, "sessions", rollout) : null };
-}
-
 const explain = (e: Exec, extra = "") => `exit ${e.run.code}${e.run.timedOut ? " (timed out)" : ""} in ${e.run.ms} ms\nstderr: ${e.run.stderr.slice(-2500)}\n${extra}`;
-
 
 harnessSuite(ID, (suite) => {
     const setup = (prefix: string, parked = false) => installedProject(suite.world(prefix), ".agents/skills", "codex", parked);
@@ -87,7 +37,7 @@ harnessSuite(ID, (suite) => {
     scenario(`${ID}/resume`, "a resume is one shell call of brief", async () => {
       const { w } = await setup("resume", true);
       const from = suite.fake().requests.length;
-      suite.fake().setScript(resumeFlow(tools(w.proj)));
+      suite.fake().setScript(resumeFlow(codexTools(w.proj)));
       const e = await codex(w, suite.fake(), "resume where we left off");
       expect(e.run.code, explain(e)).toBe(0);
       const last = main(from).at(-1)!;
@@ -100,7 +50,7 @@ harnessSuite(ID, (suite) => {
 
     scenario(`${ID}/save`, "a save lands byte-exact (backticks, $HOME, $(…), a line EOF) in the form SKILL.md shows", async () => {
       const { w } = await setup("save");
-      suite.fake().setScript(saveFlow(tools(w.proj), w.proj));
+      suite.fake().setScript(saveFlow(codexTools(w.proj), w.proj));
       const e = await codex(w, suite.fake(), "let's stop here, write a handoff");
       expect(e.run.code, explain(e)).toBe(0);
       const saved = path.join(w.proj, ".ai", "memory", "HANDOFF.md");
@@ -110,7 +60,7 @@ harnessSuite(ID, (suite) => {
 
     scenario(`${ID}/session-end`, "a session end writes the checkpoint: the request and the commands with their exit status", async () => {
       const { w } = await setup("end");
-      suite.fake().setScript(workFlow(tools(w.proj), w.proj));
+      suite.fake().setScript(workFlow(codexTools(w.proj), w.proj));
       const e = await codex(w, suite.fake(), "Add a sub function in src/sub.js please");
       expect(e.run.code, explain(e)).toBe(0);
       const cp = checkpointOf(w, e.sessionId);
@@ -124,7 +74,7 @@ harnessSuite(ID, (suite) => {
 
     scenario(`${ID}/session-end-files`, "a session end records the file apply_patch added, and not the patch as a command", async (known) => {
       const { w } = await setup("end-files");
-      suite.fake().setScript(workFlow(tools(w.proj), w.proj));
+      suite.fake().setScript(workFlow(codexTools(w.proj), w.proj));
       const e = await codex(w, suite.fake(), "Add a sub function in src/sub.js please");
       expect(e.run.code, explain(e)).toBe(0);
       expect(existsSync(path.join(w.proj, "src/sub.js")), explain(e)).toBe(true);
