@@ -311,6 +311,30 @@ function wrappedRuns(text2) {
     }
   };
 }
+function continuedRuns(text2) {
+  if (!text2.includes("\\\n") && !text2.includes("\\\r\n")) return EMPTY;
+  const parts = [];
+  const pieces = [];
+  let length = 0;
+  tally(text2.length);
+  for (const m of text2.matchAll(/[^]*?(?:\\\r?\n|$)/g)) {
+    if (m[0] === "") break;
+    const cut = m[0].endsWith("\\\r\n") ? 3 : m[0].endsWith("\\\n") ? 2 : 0;
+    const piece = m[0].slice(0, m[0].length - cut);
+    pieces.push([length, length + piece.length, m.index, m.index + piece.length, 0]);
+    parts.push(piece);
+    length += piece.length;
+  }
+  return {
+    text: parts.join(""),
+    original(a, z) {
+      const first = pieceAt(pieces, a);
+      const last = pieceAt(pieces, z - 1);
+      if (first === void 0 || last === void 0 || first === last) return null;
+      return [first[2] + (a - first[0]), last[2] + (z - last[0])];
+    }
+  };
+}
 var EMPTY, MIN_BASE64, BASE64_RUN, PIECE_CHAR, MAX_PREFIX, MIN_WRAP, WRAP_WIDTHS;
 var init_redact_derived = __esm({
   "src/guard/redact-derived.ts"() {
@@ -1037,7 +1061,7 @@ function redactText(text2, options = {}) {
     const at3 = insertionPoint(spans, start);
     return spans[at3 - 1] !== void 0 && spans[at3 - 1].end > start || spans[at3] !== void 0 && spans[at3].start < end;
   };
-  for (const derived of [decodedRuns(text2, covered), splitRuns(text2, covered)]) {
+  for (const derived of [decodedRuns(text2, covered), splitRuns(text2, covered), continuedRuns(text2)]) {
     if (derived.text === "") continue;
     collectSpans(derived.text, DERIVED_RULES, () => false, (start, end, rule2) => {
       const original = derived.original(start, end);
@@ -3621,9 +3645,13 @@ import path10 from "node:path";
 function checkpointsDir(root) {
   return path10.join(memoryDir(root), "checkpoints");
 }
+function mayBeToken(id) {
+  for (const m of id.matchAll(/[A-Za-z0-9_]{16,}/g)) if (/\d/.test(m[0]) && /[A-Za-z]/.test(m[0])) return true;
+  return false;
+}
 function sessionFileId(id) {
   if (typeof id !== "string" || id === "") return "unknown";
-  if (FILE_SAFE_ID.test(id) && !id.endsWith(".") && !WINDOWS_RESERVED.test(id.split(".", 1)[0])) return id;
+  if (FILE_SAFE_ID.test(id) && !id.endsWith(".") && !WINDOWS_RESERVED.test(id.split(".", 1)[0]) && !mayBeToken(id)) return id;
   return createHash2("sha256").update(id, "utf8").digest("hex").slice(0, 16);
 }
 function checkpointsDirState(root) {
