@@ -12878,7 +12878,32 @@ ${snippet}`);
   if (read === null) return { bytes: null, token: "absent" };
   if (read.stat.nlink !== BigInt(links)) throw new Refused(`${file} has more than one hard link; nothing was changed. Add this to it by hand:
 ${snippet}`);
+  const bad = firstInvalidUtf8(read.bytes);
+  if (bad >= 0) throw new Refused(`${file} is not valid UTF-8 (byte ${bad}): fix or re-save it as UTF-8, then run this again`);
   return { bytes: read.bytes, token: read.token };
+}
+function firstInvalidUtf8(bytes) {
+  try {
+    STRICT_UTF8.decode(bytes);
+    return -1;
+  } catch {
+  }
+  for (let i = 0; i < bytes.length; ) {
+    const b = bytes[i];
+    const n2 = b < 128 ? 1 : b >= 194 && b <= 223 ? 2 : b >= 224 && b <= 239 ? 3 : b >= 240 && b <= 244 ? 4 : 0;
+    if (n2 === 0 || !wholeSequence(bytes.subarray(i, i + n2), n2)) return i;
+    i += n2;
+  }
+  return -1;
+}
+function wholeSequence(seq, n2) {
+  if (seq.length < n2) return false;
+  try {
+    STRICT_UTF8.decode(seq);
+    return true;
+  } catch {
+    return false;
+  }
 }
 function missingDirs(base, dir) {
   const rel = path44.relative(base, dir);
@@ -13059,7 +13084,7 @@ function dropRecord(dir, file) {
   }
   removeEmptyDirs([path44.dirname(dir)]);
 }
-var NO_LOCK;
+var NO_LOCK, STRICT_UTF8;
 var init_install_files = __esm({
   "src/store/install-files.ts"() {
     "use strict";
@@ -13072,6 +13097,7 @@ var init_install_files = __esm({
     NO_LOCK = { assertHeld() {
     }, async release() {
     } };
+    STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
   }
 });
 
