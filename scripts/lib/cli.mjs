@@ -12854,7 +12854,7 @@ var init_plan = __esm({
 });
 
 // src/store/install-files.ts
-import { closeSync as closeSync13, constants as constants11, lstatSync as lstatSync24, mkdirSync as mkdirSync6, openSync as openSync11, readdirSync as readdirSync14, readFileSync as readFileSync13, readlinkSync as readlinkSync4, renameSync as renameSync6, rmdirSync as rmdirSync3, unlinkSync as unlinkSync11, writeSync as writeSync8, fsyncSync as fsyncSync4 } from "node:fs";
+import { accessSync as accessSync2, closeSync as closeSync13, constants as constants11, lstatSync as lstatSync24, mkdirSync as mkdirSync6, openSync as openSync11, readdirSync as readdirSync14, readFileSync as readFileSync13, readlinkSync as readlinkSync4, renameSync as renameSync6, rmdirSync as rmdirSync3, unlinkSync as unlinkSync11, writeSync as writeSync8, fsyncSync as fsyncSync4 } from "node:fs";
 import path44 from "node:path";
 async function readAgentFile(file, snippet, links = 1) {
   let read;
@@ -12878,6 +12878,12 @@ ${snippet}`);
   if (read === null) return { bytes: null, token: "absent" };
   if (read.stat.nlink !== BigInt(links)) throw new Refused(`${file} has more than one hard link; nothing was changed. Add this to it by hand:
 ${snippet}`);
+  try {
+    accessSync2(file, constants11.W_OK);
+  } catch (err) {
+    if (err.code === "EPERM") throw new Refused(`${file} cannot be replaced (it is immutable: EPERM); nothing was changed. Clear the flag (chattr -i) or add this by hand:
+${snippet}`);
+  }
   const bad = firstInvalidUtf8(read.bytes);
   if (bad >= 0) throw new Refused(`${file} is not valid UTF-8 (byte ${bad}): fix or re-save it as UTF-8, then run this again`);
   return { bytes: read.bytes, token: read.token };
@@ -14311,7 +14317,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
 });
 
 // src/git/publish-memory.ts
-import { accessSync as accessSync2, constants as constants12, existsSync as existsSync8, statSync as statSync3 } from "node:fs";
+import { accessSync as accessSync3, constants as constants12, existsSync as existsSync8, statSync as statSync3 } from "node:fs";
 import path54 from "node:path";
 function isPublicMemoryPath(rel, journal = true) {
   return /^(HANDOFF|LESSONS|SOLUTIONS)\.md$/.test(rel) || /^archive\/[A-Z]+-[A-Za-z0-9._-]+\.md$/.test(rel) || journal && /^journal\/\d{4}(?:-\d{2}(?:-\d+)?)?\.md$/.test(rel);
@@ -14328,7 +14334,7 @@ async function skippedPrograms(top, env, push) {
 }
 function executable(p) {
   try {
-    accessSync2(p, constants12.X_OK);
+    accessSync3(p, constants12.X_OK);
     return statSync3(p).isFile();
   } catch {
     return false;
