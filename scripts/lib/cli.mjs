@@ -311,6 +311,30 @@ function wrappedRuns(text2) {
     }
   };
 }
+function continuedRuns(text2) {
+  if (!text2.includes("\\\n") && !text2.includes("\\\r\n")) return EMPTY;
+  const parts = [];
+  const pieces = [];
+  let length = 0;
+  tally(text2.length);
+  for (const m of text2.matchAll(/[^]*?(?:\\\r?\n|$)/g)) {
+    if (m[0] === "") break;
+    const cut = m[0].endsWith("\\\r\n") ? 3 : m[0].endsWith("\\\n") ? 2 : 0;
+    const piece = m[0].slice(0, m[0].length - cut);
+    pieces.push([length, length + piece.length, m.index, m.index + piece.length, 0]);
+    parts.push(piece);
+    length += piece.length;
+  }
+  return {
+    text: parts.join(""),
+    original(a, z) {
+      const first = pieceAt(pieces, a);
+      const last = pieceAt(pieces, z - 1);
+      if (first === void 0 || last === void 0 || first === last) return null;
+      return [first[2] + (a - first[0]), last[2] + (z - last[0])];
+    }
+  };
+}
 var EMPTY, MIN_BASE64, BASE64_RUN, PIECE_CHAR, MAX_PREFIX, MIN_WRAP, WRAP_WIDTHS;
 var init_redact_derived = __esm({
   "src/guard/redact-derived.ts"() {
@@ -1037,7 +1061,7 @@ function redactText(text2, options = {}) {
     const at3 = insertionPoint(spans, start);
     return spans[at3 - 1] !== void 0 && spans[at3 - 1].end > start || spans[at3] !== void 0 && spans[at3].start < end;
   };
-  for (const derived of [decodedRuns(text2, covered), splitRuns(text2, covered)]) {
+  for (const derived of [decodedRuns(text2, covered), splitRuns(text2, covered), continuedRuns(text2)]) {
     if (derived.text === "") continue;
     collectSpans(derived.text, DERIVED_RULES, () => false, (start, end, rule2) => {
       const original = derived.original(start, end);
@@ -3621,9 +3645,13 @@ import path10 from "node:path";
 function checkpointsDir(root) {
   return path10.join(memoryDir(root), "checkpoints");
 }
+function mayBeToken(id) {
+  for (const m of id.matchAll(/[A-Za-z0-9_]{16,}/g)) if (/\d/.test(m[0]) && /[A-Za-z]/.test(m[0])) return true;
+  return false;
+}
 function sessionFileId(id) {
   if (typeof id !== "string" || id === "") return "unknown";
-  if (FILE_SAFE_ID.test(id) && !id.endsWith(".") && !WINDOWS_RESERVED.test(id.split(".", 1)[0])) return id;
+  if (FILE_SAFE_ID.test(id) && !id.endsWith(".") && !WINDOWS_RESERVED.test(id.split(".", 1)[0]) && !mayBeToken(id)) return id;
   return createHash2("sha256").update(id, "utf8").digest("hex").slice(0, 16);
 }
 function checkpointsDirState(root) {
@@ -12826,7 +12854,7 @@ var init_plan = __esm({
 });
 
 // src/store/install-files.ts
-import { closeSync as closeSync13, constants as constants11, lstatSync as lstatSync24, mkdirSync as mkdirSync6, openSync as openSync11, readdirSync as readdirSync14, readFileSync as readFileSync13, readlinkSync as readlinkSync4, renameSync as renameSync6, rmdirSync as rmdirSync3, unlinkSync as unlinkSync11, writeSync as writeSync8, fsyncSync as fsyncSync4 } from "node:fs";
+import { accessSync as accessSync2, closeSync as closeSync13, constants as constants11, lstatSync as lstatSync24, mkdirSync as mkdirSync6, openSync as openSync11, readdirSync as readdirSync14, readFileSync as readFileSync13, readlinkSync as readlinkSync4, renameSync as renameSync6, rmdirSync as rmdirSync3, unlinkSync as unlinkSync11, writeSync as writeSync8, fsyncSync as fsyncSync4 } from "node:fs";
 import path44 from "node:path";
 async function readAgentFile(file, snippet, links = 1) {
   let read;
@@ -12850,7 +12878,38 @@ ${snippet}`);
   if (read === null) return { bytes: null, token: "absent" };
   if (read.stat.nlink !== BigInt(links)) throw new Refused(`${file} has more than one hard link; nothing was changed. Add this to it by hand:
 ${snippet}`);
+  try {
+    accessSync2(file, constants11.W_OK);
+  } catch (err) {
+    if (err.code === "EPERM") throw new Refused(`${file} cannot be replaced (it is immutable: EPERM); nothing was changed. Clear the flag (chattr -i) or add this by hand:
+${snippet}`);
+  }
+  const bad = firstInvalidUtf8(read.bytes);
+  if (bad >= 0) throw new Refused(`${file} is not valid UTF-8 (byte ${bad}): fix or re-save it as UTF-8, then run this again`);
   return { bytes: read.bytes, token: read.token };
+}
+function firstInvalidUtf8(bytes) {
+  try {
+    STRICT_UTF8.decode(bytes);
+    return -1;
+  } catch {
+  }
+  for (let i = 0; i < bytes.length; ) {
+    const b = bytes[i];
+    const n2 = b < 128 ? 1 : b >= 194 && b <= 223 ? 2 : b >= 224 && b <= 239 ? 3 : b >= 240 && b <= 244 ? 4 : 0;
+    if (n2 === 0 || !wholeSequence(bytes.subarray(i, i + n2), n2)) return i;
+    i += n2;
+  }
+  return -1;
+}
+function wholeSequence(seq, n2) {
+  if (seq.length < n2) return false;
+  try {
+    STRICT_UTF8.decode(seq);
+    return true;
+  } catch {
+    return false;
+  }
 }
 function missingDirs(base, dir) {
   const rel = path44.relative(base, dir);
@@ -13031,7 +13090,7 @@ function dropRecord(dir, file) {
   }
   removeEmptyDirs([path44.dirname(dir)]);
 }
-var NO_LOCK;
+var NO_LOCK, STRICT_UTF8;
 var init_install_files = __esm({
   "src/store/install-files.ts"() {
     "use strict";
@@ -13044,6 +13103,7 @@ var init_install_files = __esm({
     NO_LOCK = { assertHeld() {
     }, async release() {
     } };
+    STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
   }
 });
 
@@ -14257,7 +14317,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
 });
 
 // src/git/publish-memory.ts
-import { accessSync as accessSync2, constants as constants12, existsSync as existsSync8, statSync as statSync3 } from "node:fs";
+import { accessSync as accessSync3, constants as constants12, existsSync as existsSync8, statSync as statSync3 } from "node:fs";
 import path54 from "node:path";
 function isPublicMemoryPath(rel, journal = true) {
   return /^(HANDOFF|LESSONS|SOLUTIONS)\.md$/.test(rel) || /^archive\/[A-Z]+-[A-Za-z0-9._-]+\.md$/.test(rel) || journal && /^journal\/\d{4}(?:-\d{2}(?:-\d+)?)?\.md$/.test(rel);
@@ -14274,7 +14334,7 @@ async function skippedPrograms(top, env, push) {
 }
 function executable(p) {
   try {
-    accessSync2(p, constants12.X_OK);
+    accessSync3(p, constants12.X_OK);
     return statSync3(p).isFile();
   } catch {
     return false;
