@@ -1255,6 +1255,63 @@ var init_redaction = __esm({
   }
 });
 
+// src/errors.ts
+var HelperError, Refused, UsageError, Absent, Paused, Busy;
+var init_errors = __esm({
+  "src/errors.ts"() {
+    "use strict";
+    HelperError = class extends Error {
+      /** Process exit code for this error (docs/design.md#tokens-and-the-publication-protocol). */
+      code;
+      /**
+       * stderr lines printed before the refusal: what was done first and stays done (the repair
+       * of an interrupted save, `recovered: ...`, before a write that is then refused).
+       */
+      before = [];
+      constructor(message, code) {
+        super(message);
+        this.code = code;
+        this.name = new.target.name;
+      }
+    };
+    Refused = class extends HelperError {
+      constructor(message) {
+        super(message, 2);
+      }
+    };
+    UsageError = class extends HelperError {
+      constructor(message) {
+        super(message, 2);
+      }
+    };
+    Absent = class extends HelperError {
+      constructor(message) {
+        super(message, 3);
+      }
+    };
+    Paused = class extends HelperError {
+      /** The file (or variable) whose removal resumes writes. */
+      switchPath;
+      constructor(switchPath) {
+        super(`memory writes are paused: remove ${switchPath} to resume`, 4);
+        this.switchPath = switchPath;
+      }
+    };
+    Busy = class extends HelperError {
+      /**
+       * Who holds the lock ("process 12", "another process") and the lock's path, as the busy
+       * sentence names them, for a verb that reports busy in its own words (`checkpoint`,
+       * docs/design.md#checkpoints).
+       */
+      holder;
+      constructor(message, holder) {
+        super(message, 5);
+        this.holder = holder;
+      }
+    };
+  }
+});
+
 // src/guard/unicode-tables.ts
 var RTL_LETTERS, STANDARDIZED_VARIANT_BASES;
 var init_unicode_tables = __esm({
@@ -1549,63 +1606,6 @@ var init_quote = __esm({
     "use strict";
     init_invisible();
     BREAKS = /[\t\n]+/g;
-  }
-});
-
-// src/errors.ts
-var HelperError, Refused, UsageError, Absent, Paused, Busy;
-var init_errors = __esm({
-  "src/errors.ts"() {
-    "use strict";
-    HelperError = class extends Error {
-      /** Process exit code for this error (docs/design.md#tokens-and-the-publication-protocol). */
-      code;
-      /**
-       * stderr lines printed before the refusal: what was done first and stays done (the repair
-       * of an interrupted save, `recovered: ...`, before a write that is then refused).
-       */
-      before = [];
-      constructor(message, code) {
-        super(message);
-        this.code = code;
-        this.name = new.target.name;
-      }
-    };
-    Refused = class extends HelperError {
-      constructor(message) {
-        super(message, 2);
-      }
-    };
-    UsageError = class extends HelperError {
-      constructor(message) {
-        super(message, 2);
-      }
-    };
-    Absent = class extends HelperError {
-      constructor(message) {
-        super(message, 3);
-      }
-    };
-    Paused = class extends HelperError {
-      /** The file (or variable) whose removal resumes writes. */
-      switchPath;
-      constructor(switchPath) {
-        super(`memory writes are paused: remove ${switchPath} to resume`, 4);
-        this.switchPath = switchPath;
-      }
-    };
-    Busy = class extends HelperError {
-      /**
-       * Who holds the lock ("process 12", "another process") and the lock's path, as the busy
-       * sentence names them, for a verb that reports busy in its own words (`checkpoint`,
-       * docs/design.md#checkpoints).
-       */
-      holder;
-      constructor(message, holder) {
-        super(message, 5);
-        this.holder = holder;
-      }
-    };
   }
 });
 
@@ -16946,6 +16946,7 @@ exit codes: 0 success (whether or not anything was redacted);
 init_redaction();
 
 // src/main.ts
+init_errors();
 import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, realpathSync, writeSync } from "node:fs";
 
 // src/cli.ts
@@ -17435,6 +17436,7 @@ function readStdin(maxBytes) {
       }
       if (code === "EOF") break;
       if (code === "EBADF") break;
+      if (code === "EISDIR") return Promise.reject(new Refused("stdin is a directory, not a document: pass the document's file (`< FILE`) or pipe it in"));
       return Promise.reject(err);
     }
     if (n2 === 0) break;
