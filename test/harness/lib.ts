@@ -293,6 +293,8 @@ export function run(
       p.stdin.write(opts.input);
       end();
     } else if (!opts.feed) end();
+    // A CLI that prints nothing until its first input (Claude Code with no hook installed) gets it now.
+    else opts.feed("", write, end);
   });
 }
 
