@@ -52,7 +52,8 @@ function briefCall(cmds: string[]): { cmd: string; dir: string } {
 
 for (const id of ["claude-2.1.112", "claude-2.1.332", "codex"] as HarnessId[]) {
   harnessSuite(id, (suite) => {
-    const title = "after `npx session-handoff init` from the tarball, a session gets the notice and resumes from its skill";
+    const title = "after `npx session-handoff init` from the tarball, a session gets the notice and resumes " +
+      "from its skill";
     scenario(`${id}/init-resume`, title, async () => {
       const w = suite.world("init");
       for (const d of [".claude", ".codex"]) mkdirSync(path.join(w.proj, d));
