@@ -5645,12 +5645,12 @@ async function statInsideRoot(root, rel) {
 function skillExcludes(root, skillDir) {
   if (skillDir === null) return [];
   const out = /* @__PURE__ */ new Set();
-  let real2 = null;
+  let real3 = null;
   try {
-    real2 = realpathSync3(skillDir);
+    real3 = realpathSync3(skillDir);
   } catch {
   }
-  for (const dir of [path25.resolve(skillDir), real2]) {
+  for (const dir of [path25.resolve(skillDir), real3]) {
     if (dir === null) continue;
     const rel = path25.relative(root, dir);
     if (rel === "" || rel.startsWith("..") || path25.isAbsolute(rel) || /[\x00-\x1f\x7f]/.test(rel)) continue;
@@ -9532,8 +9532,8 @@ var init_brief = __esm({
 });
 
 // src/git/merge-driver.ts
-function mergedSentence(name2) {
-  return `two handoffs met in a merge; the other is archive/${name2}`;
+function mergedSentence(name2, note = null) {
+  return `two handoffs met in a merge; the other is archive/${name2}${note === null ? "" : `; ${note}`}`;
 }
 function laterHandoff(ours, theirs, nowMs) {
   const ta = stateTimeOfText(ours, nowMs);
@@ -9541,8 +9541,8 @@ function laterHandoff(ours, theirs, nowMs) {
   if (!ta.known || !tb.known) return "ours";
   return tb.time.ms > ta.time.ms ? "theirs" : "ours";
 }
-function markMerged(text2, archiveName2) {
-  const line = `Merged-with: archive/${archiveName2}`;
+function markMerged(text2, archiveName2, note = null) {
+  const line = `Merged-with: archive/${archiveName2}${note === null ? "" : `; ${note}`}`;
   const lines3 = text2.split("\n").filter((l) => !MERGED_LINE.test(l));
   const saved = lines3.findIndex((l) => /^Saved:/.test(l));
   const title = lines3.findIndex((l) => l === "# Session Handoff");
@@ -9597,12 +9597,90 @@ function mergeLedgers(ours, theirs, prefix) {
   return `${[head.join("\n"), ...blocks].join("\n\n")}
 `;
 }
-var MERGED_LINE;
+function sectionBody(lines3, h, title) {
+  const at3 = h.headings.findIndex((x) => x.depth === 2 && x.title.toLowerCase() === title);
+  if (at3 === -1) return null;
+  const next = h.headings.slice(at3 + 1).find((x) => x.depth <= 2);
+  return { from: h.headings[at3].line, to: next === void 0 ? lines3.length : next.line - 1 };
+}
+function addItems(lines3, h, title, heading, add) {
+  if (add.length === 0) return;
+  const body = sectionBody(lines3, h, title);
+  const bullets = add.map((t) => `- ${t}`);
+  if (body === null) {
+    const before = h.headings.find((x) => x.depth === 2 && ["next steps", "key files", "environment anchors"].includes(x.title.toLowerCase()));
+    lines3.splice(before === void 0 ? lines3.length : before.line - 1, 0, `## ${heading}`, ...bullets, "");
+    return;
+  }
+  let end = body.to;
+  while (end > body.from && lines3[end - 1].trim() === "") end--;
+  const none = lines3.slice(body.from, end).findIndex((l) => /^[-*+]\s+(none|none recorded|n\/a)\.?\s*$/i.test(l));
+  if (none !== -1 && lines3.slice(body.from, end).filter((l) => /^[-*+]\s/.test(l)).length === 1) {
+    lines3.splice(body.from + none, 1, ...bullets);
+    return;
+  }
+  lines3.splice(end, 0, ...bullets);
+}
+function mergeHandoffs(later, other) {
+  const text2 = later.replace(/\r\n?/g, "\n");
+  const a = parseHandoff(text2);
+  const b = parseHandoff(other);
+  const lines3 = text2.split("\n");
+  const missing = (mine, theirs) => {
+    const have = new Set(mine.map((t) => t.trim()));
+    return real(theirs).filter((t) => !have.has(t.trim()) && (have.add(t.trim()), true));
+  };
+  const decisions = missing(a.decisions, b.decisions);
+  const failed = missing(a.failedApproaches, b.failedApproaches);
+  const questions = missing(a.openQuestions, b.openQuestions);
+  const theirStatus = /* @__PURE__ */ new Map();
+  for (const s of b.steps) if (RANK2[s.status] > (RANK2[theirStatus.get(firstLine2(s.text)) ?? "unmarked"] ?? 0)) theirStatus.set(firstLine2(s.text), s.status);
+  const plan = sectionBody(lines3, a, "plan");
+  if (plan !== null) {
+    for (let i = plan.from; i < plan.to; i++) {
+      const m = PLAN_LINE.exec(lines3[i]);
+      if (!m) continue;
+      const mine = m[2] === "~" ? "in-progress" : m[2] === " " ? "todo" : m[2] === "-" ? "abandoned" : "done";
+      const theirs = theirStatus.get(m[4].trim());
+      if (theirs !== void 0 && RANK2[theirs] > RANK2[mine]) lines3[i] = `${m[1]}${BOX[theirs]}${m[3]}${m[4]}`;
+    }
+  }
+  const known = new Set(a.steps.map((s) => firstLine2(s.text)));
+  const newSteps = b.plan.filter((s) => s.status !== "unmarked" && !known.has(firstLine2(s.text))).map((s) => `[${BOX[s.status]}] ${s.text}`);
+  const done = new Set([...a.steps, ...b.steps].filter((s) => RANK2[s.status] === 3).map((s) => firstLine2(s.text)));
+  const open = b.nextSteps.filter((t) => !/^\[-\]/.test(t) && !done.has(firstLine2(t.replace(/^\[[ xX~-]\]\s*/, ""))));
+  const next = missing(a.nextSteps, open);
+  let out = lines3.join("\n");
+  const edits = [
+    ["plan", "Plan", newSteps],
+    ["decisions", "Decisions", decisions],
+    ["failed approaches", "Failed approaches", failed],
+    ["open questions", "Open questions", questions],
+    ["next steps", "Next steps", next]
+  ];
+  for (const [title, heading, add] of edits) {
+    const now = out.split("\n");
+    addItems(now, parseHandoff(out), title, heading, add);
+    out = now.join("\n");
+  }
+  return { text: out, added: { decisions: decisions.length, failed: failed.length } };
+}
+function mergeCountsText(c) {
+  const n2 = (k, one2, many) => `+${k} ${k === 1 ? one2 : many}`;
+  return `${n2(c.decisions, "decision", "decisions")}, ${n2(c.failed, "failed approach", "failed approaches")}`;
+}
+var MERGED_LINE, RANK2, BOX, NONE_ITEM2, PLAN_LINE, firstLine2, real;
 var init_merge_driver = __esm({
   "src/git/merge-driver.ts"() {
     "use strict";
     init_handoff();
-    MERGED_LINE = /^Merged-with: archive\/(HANDOFF-[A-Za-z0-9._-]+\.md)\s*$/m;
+    MERGED_LINE = /^Merged-with: archive\/(HANDOFF-[A-Za-z0-9._-]+\.md)(?:; (merged with [^\n]{1,200}?))?[ \t]*$/m;
+    RANK2 = { unmarked: 0, todo: 1, "in-progress": 2, done: 3, abandoned: 3 };
+    BOX = { todo: " ", "in-progress": "~", done: "x", abandoned: "-" };
+    NONE_ITEM2 = /^(none|none recorded|n\/a|-)\.?$/i;
+    PLAN_LINE = /^(\s*[-*+] \[)([ xX~-])(\]\s+)(.*)$/;
+    firstLine2 = (t) => t.split("\n")[0].trim();
+    real = (items) => items.filter((t) => !NONE_ITEM2.test(t.trim()));
   }
 });
 
@@ -9845,7 +9923,7 @@ exit: 0 brief printed
         }
         let brief = loaded.pasted ? draftBrief(parsed, report, ledgers) : await briefWithCheckpoint(root, loaded.text, draftBrief(parsed, report, ledgers), now);
         const merged = loaded.pasted ? null : MERGED_LINE.exec(loaded.text);
-        if (merged && existsSync3(path37.join(archiveDir(root), merged[1]))) brief = withDriftNote(brief, mergedSentence(merged[1]));
+        if (merged && existsSync3(path37.join(archiveDir(root), merged[1]))) brief = withDriftNote(brief, mergedSentence(merged[1], merged[2] ?? null));
         const { driftClauses: _clauses, ...shown } = brief;
         if (json2) return ok(`${JSON.stringify({ brief: shown, drift: report })}
 `, stderr);
@@ -10930,7 +11008,7 @@ import path42 from "node:path";
 function homeOf(env) {
   return homeFolder(env);
 }
-function real(p) {
+function real2(p) {
   try {
     return realpathSync5(p);
   } catch {
@@ -10939,9 +11017,9 @@ function real(p) {
 }
 function helperLocation(ctx, root) {
   const running = ctx.helperPath ?? path42.join(ctx.cwd, "scripts", "memory_io.mjs");
-  const abs = path42.join(real(path42.dirname(path42.dirname(path42.resolve(ctx.cwd, running)))), "scripts", "memory_io.mjs");
+  const abs = path42.join(real2(path42.dirname(path42.dirname(path42.resolve(ctx.cwd, running)))), "scripts", "memory_io.mjs");
   if (root === null) return { abs, rel: null };
-  const rel = path42.relative(real(root), abs);
+  const rel = path42.relative(real2(root), abs);
   return { abs, rel: rel.startsWith("..") || path42.isAbsolute(rel) ? null : rel.split(path42.sep).join("/") };
 }
 function agentTarget(ctx, verb) {
@@ -10956,7 +11034,7 @@ function agentTarget(ctx, verb) {
   return {
     agent: AGENTS[name2],
     global,
-    base: global ? real(home) : root,
+    base: global ? real2(home) : root,
     home,
     memDir: root === null ? null : memoryDir(root),
     helper: helperLocation(ctx, root),
@@ -16793,11 +16871,20 @@ function createExclusive(p, text2) {
     closeSync17(fd);
   }
 }
+async function otherAuthor(cwd, env, sidePath, file) {
+  const blob = await runGit(cwd, ["hash-object", "--", sidePath], env);
+  if (blob.code !== 0) return null;
+  const id = blob.stdout.toString("utf8").trim();
+  const r = await runGit(cwd, ["log", "--all", "-1", "--format=%an", `--find-object=${id}`, "--", file], env);
+  const name2 = r.code === 0 ? r.stdout.toString("utf8").trim().replace(/[^\p{L}\p{N} .'_-]/gu, "").slice(0, 60) : "";
+  return name2 === "" ? null : name2;
+}
 var NOFOLLOW, mergeDriverVerb;
 var init_merge_driver2 = __esm({
   "src/verbs/merge-driver.ts"() {
     "use strict";
     init_merge_driver();
+    init_handoff();
     init_run();
     init_archive();
     init_entry();
@@ -16815,11 +16902,15 @@ register (.git/config, and \`.ai/memory/**/*.md merge=session-handoff\` in a blo
 in the root .gitattributes), as \`merge-driver %O %A %B %P\`, from a copy of the helper at
 \${XDG_CONFIG_HOME:-~/.config}/session-handoff/driver/memory_io.mjs (a merge can change the
 helper in the repository, never that copy).
-  HANDOFF.md   the later state time stays current, with a line
-               \`Merged-with: archive/<name>\` after its Saved: line; the other goes to
-               archive/<name> (created, never replacing a file); on equal, unknown or
-               future times ours stays current. brief then says "two handoffs met in a
-               merge; the other is archive/<name>".
+  HANDOFF.md   the later state time stays current (ours on equal, unknown or future
+               times) and keeps the other's work: both sides' decisions, failed
+               approaches and open questions (each once), plan steps at the furthest
+               status either side reached, the other's open next steps below its own.
+               A line \`Merged-with: archive/<name>; merged with <author>'s handoff of
+               <time>: +N decisions, +M failed approaches\` follows its Saved: line; the
+               whole other handoff goes to archive/<name> (created, never replacing a
+               file). brief then says "two handoffs met in a merge; the other is
+               archive/<name>; merged with \u2026".
   LESSONS.md, SOLUTIONS.md   entries merged by id, both sides kept; an id whose text
                differs keeps ours and renumbers theirs to the next free id, with a line
                \`- Renumbered: was <old id> on the other side of a merge\`.
@@ -16867,13 +16958,18 @@ exit: 0 merged; 1 not merged (git's conflict stands)
           writeResult(ours, mergeLedgers(a, b, m[2] === "LESSONS" ? "L" : "S"));
           return ok("");
         }
-        const winner = laterHandoff(a, b, Date.now()) === "ours" ? a : b;
+        const later = laterHandoff(a, b, Date.now());
+        const winner = later === "ours" ? a : b;
         const loser = winner === a ? b : a;
         try {
           const dir = archiveDirOf(ctx.cwd, `${m[1]}.ai/memory`);
           const name2 = archiveName("HANDOFF", dir);
           createExclusive(path60.join(dir, name2), loser);
-          writeResult(ours, markMerged(winner, name2));
+          const merged = mergeHandoffs(winner, loser);
+          const who = await otherAuthor(ctx.cwd, ctx.env, later === "ours" ? theirs : ours, file);
+          const at3 = stateTimeOfText(loser, Date.now());
+          const note = `merged with ${who === null ? "the other" : `${who}'s`} handoff${at3.known ? ` of ${at3.time.iso}` : ""}: ${mergeCountsText(merged.added)}`;
+          writeResult(ours, markMerged(merged.text, name2, note));
           return ok("", [`session-handoff merge driver: ${file}: kept the later handoff; the other is archive/${name2}`]);
         } catch (err) {
           return textMerge(`the other handoff could not be archived (${err.message})`);
