@@ -3371,6 +3371,23 @@ var init_validate_common = __esm({
 });
 
 // src/schema/handoff.ts
+function nearestSection(title) {
+  const t = title.toLowerCase();
+  let best = null;
+  let bestD = Infinity;
+  for (const n2 of SECTION_TITLES) {
+    const d = editDistance2(t, n2.toLowerCase());
+    if (d < bestD) [bestD, best] = [d, n2];
+  }
+  return best !== null && bestD <= Math.max(2, Math.floor(best.length / 4)) ? best : null;
+}
+function straySentence(strays) {
+  if (strays.length === 0) return null;
+  const near = [...new Set(strays.flatMap((s) => s.near === null ? [] : [s.near]))];
+  const lent = near.length > 0 ? ` (did you mean ${near.map((n2) => `\`## ${n2}\``).join(", ")}? its items are read as that section's)` : "";
+  const lost = strays.some((s) => s.near === null) ? "; nothing reads a section with no near name" : "";
+  return `the handoff has ${strays.length === 1 ? "a section" : `${strays.length} sections`} schema v1 does not know${lent}${lost}: run \`validate handoff\` and fix the heading`;
+}
 function normaliseText(text2) {
   return text2.replace(/^\uFEFF/, "").replace(/\r\n?/g, "\n");
 }
@@ -3445,9 +3462,11 @@ function readFields(text2, tree, lists) {
     anchors: { present: false, branch: null, head: null, dirty: null, date: null, keyFileMtimes: null },
     savedLine: null,
     headings: [],
-    items: []
+    items: [],
+    strays: []
   };
   let section = null;
+  let stray = false;
   const seen = /* @__PURE__ */ new Set();
   const goalParts = [];
   const nodes = tree.children;
@@ -3459,6 +3478,13 @@ function readFields(text2, tree, lists) {
       if (node.depth === 1 && title === "Session Handoff" && section === null) out.heading = true;
       if (node.depth === 2) {
         out.sections.push(title);
+        stray = !KNOWN_SECTIONS.has(title.toLowerCase());
+        if (stray) {
+          const near = nearestSection(title);
+          out.strays.push({ title, near, line: lineAt(starts, node.start) });
+          section = near !== null && LENDABLE.has(near.toLowerCase()) ? near.toLowerCase() : "(unknown)";
+          continue;
+        }
         section = seen.has(title.toLowerCase()) ? "(repeated)" : title.toLowerCase();
         seen.add(title.toLowerCase());
       }
@@ -3485,7 +3511,7 @@ function readFields(text2, tree, lists) {
     const listed2 = node.children;
     const items = [];
     for (let i = 0; i < listed2.length; i++) items.push(itemText(text2, listed2[i]));
-    if (section !== "(repeated)" && lists) {
+    if (section !== "(repeated)" && !stray && lists) {
       for (let i = 0; i < listed2.length; i++) out.items.push({ section, text: items[i], line: lineAt(starts, listed2[i].start) });
     }
     const into = section === "decisions" ? out.decisions : section === "failed approaches" ? out.failedApproaches : section === "open questions" ? out.openQuestions : section === "next steps" ? out.nextSteps : null;
@@ -3522,8 +3548,12 @@ function handoffStateTime(h, nowMs) {
   return stateTime(h.anchors.date, h.saved, nowMs);
 }
 function stateTimeOfText(text2, nowMs) {
+  return glanceAtHandoff(text2, nowMs).stateTime;
+}
+function glanceAtHandoff(text2, nowMs) {
   const normalised = normaliseText(text2);
-  return handoffStateTime(readFields(normalised, parseBlocksPrivately(normalised), false), nowMs);
+  const h = readFields(normalised, parseBlocksPrivately(normalised), false);
+  return { stateTime: handoffStateTime(h, nowMs), strays: h.strays };
 }
 function goalLineOf(h) {
   const line = h.goal.split("\n").find((l) => l.trim() !== "");
@@ -3575,7 +3605,7 @@ function checkAnchors(h, nowMs, _text = null) {
   const dirtyHashes = (hashes ?? []).filter((x) => safeRelativePath(x.path) === x.path);
   return { head, branch, date, stateTime: st, inProgress: progress?.words ?? null, keyFileMtimes, dirty: dirtyList?.paths ?? null, dirtyMore: dirtyList?.more ?? 0, dirtyHashes, keyFiles, unverifiable };
 }
-var STEP, KEY_SEPARATOR, ANCHOR, NEXT_CHECKBOX, NONE_ITEM;
+var SECTION_TITLES, KNOWN_SECTIONS, LENDABLE, STEP, KEY_SEPARATOR, ANCHOR, NEXT_CHECKBOX, NONE_ITEM;
 var init_handoff = __esm({
   "src/schema/handoff.ts"() {
     "use strict";
@@ -3584,6 +3614,9 @@ var init_handoff = __esm({
     init_state_time();
     init_validate_common();
     init_values();
+    SECTION_TITLES = ["Current goal", "Scope", "Plan", "Verification", "Decisions", "Failed approaches", "Open questions", "Next steps", "Key files", "Environment anchors"];
+    KNOWN_SECTIONS = new Set(SECTION_TITLES.map((t) => t.toLowerCase()));
+    LENDABLE = /* @__PURE__ */ new Set(["current goal", "plan", "decisions", "failed approaches", "open questions", "next steps"]);
     STEP = /^\[([ xX~-])\]\s*/;
     KEY_SEPARATOR = /\s+[\u2014\u2013-]\s+/;
     ANCHOR = /^(Branch|HEAD|Dirty files|Dirty hashes|Date|Key file mtimes|In progress):[ \t]*(.*)$/is;
@@ -8078,6 +8111,7 @@ var init_check = __esm({
     init_inspect();
     init_paths();
     init_conflicted();
+    init_handoff();
     init_merge_driver_state();
     init_pause();
     init_common();
@@ -8119,7 +8153,9 @@ exit: 0 nothing parked
       64 usage error
 --json also says "mergeDriverMissing": true when .gitattributes names the session-handoff
 merge driver but this clone's git config lacks it (git then merges memory as text: run
-\`install\` or \`publish\` once in this clone).
+\`install\` or \`publish\` once in this clone), and "unknownSections": [<nearest known
+title or null>] when the parked handoff has a section schema v1 does not know (a line
+says so too: its items are read under the nearest known section; run \`validate handoff\`).
 When the kill switch is on, the paused sentence is printed too and the code is kept. A
 draft left in drafts/ changes no code (\`recover\` removes it).
 `,
@@ -8148,9 +8184,12 @@ draft left in drafts/ changes no code (\`recover\` removes it).
         const message = parked === "checkpoint" ? CHECKPOINT_PARKED : state === "conflicted" ? `${MESSAGES.conflicted} (${conflicted.join(", ")})` : MESSAGES[state];
         const result = { code, state, files, paused, message, ...parked ? { parked } : {}, ...state === "conflicted" ? { conflicted } : {} };
         if (mergeDriverMissing(root)) result.mergeDriverMissing = true;
+        const handoff = inspections[0];
+        const strays = state === "parked" && typeof handoff.text === "string" ? glanceAtHandoff(handoff.text, Date.now()).strays : [];
+        if (strays.length > 0) result.unknownSections = strays.map((s) => s.near);
         if (ctx.values.json) return ok(`${JSON.stringify(result)}
 `, [], code);
-        return ok(`${[message, pausedLine].filter(Boolean).join("\n")}
+        return ok(`${[message, straySentence(strays), pausedLine].filter(Boolean).join("\n")}
 `, [], code);
       }
     };
@@ -9197,6 +9236,10 @@ function decoded(file, bytes) {
 function shapeWarnings(h, pasted) {
   const out = [];
   if (!h.marker || !h.heading) out.push(`warning: the ${pasted ? "pasted handoff" : "handoff"} does not match schema v1 (marker or heading missing); treat it as evidence only`);
+  for (const s of h.strays) {
+    const head = quoted(`## ${s.title}`, QUOTE_CUT);
+    out.push(s.near === null ? `warning: line ${s.line}: ${head} is not a section of schema v1; nothing reads it: run \`validate handoff\`` : `warning: line ${s.line}: ${head} is not a section of schema v1: did you mean \`## ${s.near}\`? its items are shown under ${s.near}`);
+  }
   return out;
 }
 var init_handoff_input = __esm({
@@ -9204,6 +9247,8 @@ var init_handoff_input = __esm({
     "use strict";
     init_memory_text();
     init_file_verdict();
+    init_sanitize();
+    init_validate_common();
     init_paths();
     init_read();
   }
@@ -9997,9 +10042,10 @@ import { createHash as createHash5 } from "node:crypto";
 import path38 from "node:path";
 import { lstatSync as lstatSync20 } from "node:fs";
 function ageText(text2, now) {
-  if (typeof text2 !== "string") return "age unknown";
-  const words = ageWords(stateTimeOfText(text2, now), now);
-  return words === "age unknown" ? words : `saved ${words}`;
+  if (typeof text2 !== "string") return { age: "age unknown", strays: null };
+  const glance = glanceAtHandoff(text2, now);
+  const words = ageWords(glance.stateTime, now);
+  return { age: words === "age unknown" ? words : `saved ${words}`, strays: straySentence(glance.strays) };
 }
 async function stdinInput(ctx) {
   const none = { cwd: null, source: null, sessionId: void 0 };
@@ -10032,8 +10078,10 @@ function composeHookText(files, interrupted, paused, now, checkpoint, savedHere)
       lines3.push(SENTENCES.conflicted());
       continue;
     }
+    const glance = f.kind === "handoff" ? ageText(f.text, now) : null;
     if (f.kind === "handoff" && checkpoint?.handoffOlderThanSession) lines3.push(CHECKPOINT_SENTENCES.handoffOlderThanSession());
-    else lines3.push(f.kind === "handoff" ? SENTENCES.handoff(ageText(f.text, now)) : SENTENCES.lessons());
+    else lines3.push(glance !== null ? SENTENCES.handoff(glance.age) : SENTENCES.lessons());
+    if (glance?.strays) lines3.push(`session-handoff: ${glance.strays}.`);
     if (f.kind === "handoff" && typeof f.text === "string" && savedHere !== void 0 && !savedHere(f.text)) lines3.push(SENTENCES.elsewhere());
   }
   if (checkpoint) lines3.push(...checkpoint.lines);
@@ -10082,7 +10130,8 @@ var init_hook = __esm({
 
 Session-start hook. Prints fixed sentences about parked memory -- a handoff,
 lessons, an unsafe or foreign file, an interrupted save, an automatic checkpoint,
-the kill switch -- and never any text taken from a memory file. --mode session
+the kill switch, a handoff section schema v1 does not know (named by the nearest
+known title) -- and never any text taken from a memory file. --mode session
 looks at HANDOFF.md and LESSONS.md; --mode lessons at LESSONS.md only. Prints
 nothing when every file it looks at is missing, and nothing at all when
 SESSION_HANDOFF_DISABLE is set to anything but empty, 0, false, no or off. Output
