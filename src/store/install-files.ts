@@ -1,5 +1,5 @@
 import { quotedPath } from "../schema/anchor-lines.ts";
-import { closeSync, constants, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync, renameSync, rmdirSync, unlinkSync, writeSync, fsyncSync } from "node:fs";
+import { accessSync, closeSync, constants, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync, renameSync, rmdirSync, unlinkSync, writeSync, fsyncSync } from "node:fs";
 import path from "node:path";
 import { Refused } from "../errors.ts";
 import { failpoint as runFailpoint } from "./failpoint.ts";
@@ -48,7 +48,46 @@ export async function readAgentFile(file: string, snippet: string, links = 1): P
   }
   if (read === null) return { bytes: null, token: "absent" };
   if (read.stat.nlink !== BigInt(links)) throw new Refused(`${file} has more than one hard link; nothing was changed. Add this to it by hand:\n${snippet}`);
+  // An immutable file (chattr +i) can be read but never replaced: said here, so that init's dry
+  // run stops before the skill is copied. EACCES is not refused: the edit replaces, never writes, it.
+  try {
+    accessSync(file, constants.W_OK);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "EPERM") throw new Refused(`${file} cannot be replaced (it is immutable: EPERM); nothing was changed. Clear the flag (chattr -i) or add this by hand:\n${snippet}`);
+  }
+  const bad = firstInvalidUtf8(read.bytes);
+  // Decoding would turn the bytes into U+FFFD and the edit would write them back changed.
+  if (bad >= 0) throw new Refused(`${file} is not valid UTF-8 (byte ${bad}): fix or re-save it as UTF-8, then run this again`);
   return { bytes: read.bytes, token: read.token };
+}
+
+const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+/** The offset of the first byte that is not part of a valid UTF-8 sequence, or -1. */
+export function firstInvalidUtf8(bytes: Uint8Array): number {
+  try {
+    STRICT_UTF8.decode(bytes);
+    return -1;
+  } catch {
+    // Slow path, only for a bad file: walk the sequences to name the offset.
+  }
+  for (let i = 0; i < bytes.length; ) {
+    const b = bytes[i]!;
+    const n = b < 0x80 ? 1 : b >= 0xc2 && b <= 0xdf ? 2 : b >= 0xe0 && b <= 0xef ? 3 : b >= 0xf0 && b <= 0xf4 ? 4 : 0;
+    if (n === 0 || !wholeSequence(bytes.subarray(i, i + n), n)) return i;
+    i += n;
+  }
+  return -1;
+}
+
+function wholeSequence(seq: Uint8Array, n: number): boolean {
+  if (seq.length < n) return false;
+  try {
+    STRICT_UTF8.decode(seq);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -99,7 +138,7 @@ export function removeEmptyDirs(dirs: string[]): string[] {
 
 /**
  * Publishes `bytes` as `dir/name` through `write`'s claim-and-link protocol (docs/design.md#tokens-and-the-publication-protocol),
- * only if the file is still the version whose token was read. `failpoint`: contract §11 (docs/decisions/failpoints.md)'s
+ * only if the file is still the version whose token was read. `failpoint`: the crash seam's (docs/decisions/failpoints.md)
  * seam, so that race tests can drive a concurrent edit into the real binary.
  * @throws Refused (exit 2): the file changed since it was read, or appeared meanwhile.
  */
@@ -123,7 +162,7 @@ export async function publishAgentFile(dir: string, name: string, expectedToken:
 /**
  * Deletes `dir/name` only if it is still the version whose token was read: the file is
  * claimed (renamed to a private name), checked, and only then unlinked; a file that changed
- * is put back and the removal refused (docs/design.md#integrations, docs/design.md#tokens-and-the-publication-protocol). `failpoint`: contract §11 (docs/decisions/failpoints.md)'s
+ * is put back and the removal refused (docs/design.md#integrations, docs/design.md#tokens-and-the-publication-protocol). `failpoint`: the crash seam's (docs/decisions/failpoints.md)
  * seam; a removal passes `read-opened`, `before-claim` and `after-claim` (a crash after the
  * claim leaves the file at its claim name, which the next install or uninstall puts back).
  * @throws Refused (exit 2).
