@@ -3638,7 +3638,18 @@ var init_handoff = __esm({
     init_state_time();
     init_validate_common();
     init_values();
-    SECTION_TITLES = ["Current goal", "Scope", "Plan", "Verification", "Decisions", "Failed approaches", "Open questions", "Next steps", "Key files", "Environment anchors"];
+    SECTION_TITLES = [
+      "Current goal",
+      "Scope",
+      "Plan",
+      "Verification",
+      "Decisions",
+      "Failed approaches",
+      "Open questions",
+      "Next steps",
+      "Key files",
+      "Environment anchors"
+    ];
     KNOWN_SECTIONS = new Set(SECTION_TITLES.map((t) => t.toLowerCase()));
     LENDABLE = /* @__PURE__ */ new Set(["current goal", "plan", "decisions", "failed approaches", "open questions", "next steps"]);
     STEP = /^\[([ xX~-])\]\s*/;
@@ -8213,7 +8224,8 @@ draft left in drafts/ changes no code (\`recover\` removes it).
         const result = { code, state, files, paused, message, ...parked ? { parked } : {}, ...state === "conflicted" ? { conflicted } : {} };
         if (mergeDriverMissing(root)) result.mergeDriverMissing = true;
         const handoff = inspections[0];
-        const strays = state === "parked" && typeof handoff.text === "string" ? glanceAtHandoff(handoff.text, Date.now()).strays : [];
+        const readable = state === "parked" && typeof handoff.text === "string";
+        const strays = readable ? glanceAtHandoff(handoff.text, Date.now()).strays : [];
         if (strays.length > 0) result.unknownSections = strays.map((s) => s.near);
         if (ctx.values.json) return ok(`${JSON.stringify(result)}
 `, [], code);
@@ -9681,7 +9693,8 @@ function addItems(lines3, h, title, heading, add) {
   const body = sectionBody(lines3, h, title);
   const bullets = add.map((t) => `- ${t}`);
   if (body === null) {
-    const before = h.headings.find((x) => x.depth === 2 && ["next steps", "key files", "environment anchors"].includes(x.title.toLowerCase()));
+    const later = ["next steps", "key files", "environment anchors"];
+    const before = h.headings.find((x) => x.depth === 2 && later.includes(x.title.toLowerCase()));
     lines3.splice(before === void 0 ? lines3.length : before.line - 1, 0, `## ${heading}`, ...bullets, "");
     return;
   }
@@ -9707,7 +9720,10 @@ function mergeHandoffs(later, other) {
   const failed = missing(a.failedApproaches, b.failedApproaches);
   const questions = missing(a.openQuestions, b.openQuestions);
   const theirStatus = /* @__PURE__ */ new Map();
-  for (const s of b.steps) if (RANK2[s.status] > (RANK2[theirStatus.get(firstLine2(s.text)) ?? "unmarked"] ?? 0)) theirStatus.set(firstLine2(s.text), s.status);
+  for (const s of b.steps) {
+    const key = firstLine2(s.text);
+    if (RANK2[s.status] > RANK2[theirStatus.get(key) ?? "unmarked"]) theirStatus.set(key, s.status);
+  }
   const plan = sectionBody(lines3, a, "plan");
   if (plan !== null) {
     for (let i = plan.from; i < plan.to; i++) {
@@ -17113,7 +17129,8 @@ exit: 0 merged; 1 not merged (git's conflict stands)
           const merged = mergeHandoffs(winner, loser);
           const who = await otherAuthor(ctx.cwd, ctx.env, later === "ours" ? theirs : ours, file);
           const at3 = stateTimeOfText(loser, Date.now());
-          const note = `merged with ${who === null ? "the other" : `${who}'s`} handoff${at3.known ? ` of ${at3.time.iso}` : ""}: ${mergeCountsText(merged.added)}`;
+          const whose = who === null ? "the other" : `${who}'s`;
+          const note = `merged with ${whose} handoff${at3.known ? ` of ${at3.time.iso}` : ""}: ${mergeCountsText(merged.added)}`;
           writeResult(ours, markMerged(merged.text, name2, note));
           return ok("", [`session-handoff merge driver: ${file}: kept the later handoff; the other is archive/${name2}`]);
         } catch (err) {

@@ -3065,7 +3065,18 @@ var init_handoff = __esm({
     init_state_time();
     init_validate_common();
     init_values();
-    SECTION_TITLES = ["Current goal", "Scope", "Plan", "Verification", "Decisions", "Failed approaches", "Open questions", "Next steps", "Key files", "Environment anchors"];
+    SECTION_TITLES = [
+      "Current goal",
+      "Scope",
+      "Plan",
+      "Verification",
+      "Decisions",
+      "Failed approaches",
+      "Open questions",
+      "Next steps",
+      "Key files",
+      "Environment anchors"
+    ];
     KNOWN_SECTIONS = new Set(SECTION_TITLES.map((t) => t.toLowerCase()));
     LENDABLE = /* @__PURE__ */ new Set(["current goal", "plan", "decisions", "failed approaches", "open questions", "next steps"]);
     STEP = /^\[([ xX~-])\]\s*/;

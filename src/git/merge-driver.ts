@@ -122,7 +122,8 @@ function addItems(lines: string[], h: ParsedHandoff, title: string, heading: str
   const body = sectionBody(lines, h, title);
   const bullets = add.map((t) => `- ${t}`);
   if (body === null) {
-    const before = h.headings.find((x) => x.depth === 2 && ["next steps", "key files", "environment anchors"].includes(x.title.toLowerCase()));
+    const later = ["next steps", "key files", "environment anchors"];
+    const before = h.headings.find((x) => x.depth === 2 && later.includes(x.title.toLowerCase()));
     lines.splice(before === undefined ? lines.length : before.line - 1, 0, `## ${heading}`, ...bullets, "");
     return;
   }
@@ -163,7 +164,10 @@ export function mergeHandoffs(later: string, other: string): { text: string; add
   const questions = missing(a.openQuestions, b.openQuestions);
   // Plan: each step of the later side at the furthest status either side reached.
   const theirStatus = new Map<string, string>();
-  for (const s of b.steps) if (RANK[s.status]! > (RANK[theirStatus.get(firstLine(s.text)) ?? "unmarked"] ?? 0)) theirStatus.set(firstLine(s.text), s.status);
+  for (const s of b.steps) {
+    const key = firstLine(s.text);
+    if (RANK[s.status]! > RANK[theirStatus.get(key) ?? "unmarked"]!) theirStatus.set(key, s.status);
+  }
   const plan = sectionBody(lines, a, "plan");
   if (plan !== null) {
     for (let i = plan.from; i < plan.to; i++) {
@@ -175,7 +179,9 @@ export function mergeHandoffs(later: string, other: string): { text: string; add
     }
   }
   const known = new Set(a.steps.map((s) => firstLine(s.text)));
-  const newSteps = b.plan.filter((s) => s.status !== "unmarked" && !known.has(firstLine(s.text))).map((s) => `[${BOX[s.status]}] ${s.text}`);
+  const newSteps = b.plan
+    .filter((s) => s.status !== "unmarked" && !known.has(firstLine(s.text)))
+    .map((s) => `[${BOX[s.status]}] ${s.text}`);
   // Next steps: the other side's open ones, unless done in the merged plan or already listed.
   const done = new Set([...a.steps, ...b.steps].filter((s) => RANK[s.status] === 3).map((s) => firstLine(s.text)));
   const open = b.nextSteps.filter((t) => !/^\[-\]/.test(t) && !done.has(firstLine(t.replace(/^\[[ xX~-]\]\s*/, ""))));

@@ -106,7 +106,10 @@ export interface ParsedHandoff {
 }
 
 /** The level-2 section titles of schema v1, in order (docs/design.md#files-on-disk). */
-export const SECTION_TITLES = ["Current goal", "Scope", "Plan", "Verification", "Decisions", "Failed approaches", "Open questions", "Next steps", "Key files", "Environment anchors"] as const;
+export const SECTION_TITLES = [
+  "Current goal", "Scope", "Plan", "Verification", "Decisions",
+  "Failed approaches", "Open questions", "Next steps", "Key files", "Environment anchors",
+] as const;
 const KNOWN_SECTIONS = new Set(SECTION_TITLES.map((t) => t.toLowerCase()));
 // Sections whose items a misspelled heading may lend its items to (anchors never: they are checked against git).
 const LENDABLE = new Set(["current goal", "plan", "decisions", "failed approaches", "open questions", "next steps"]);
@@ -363,7 +366,9 @@ export function stateTimeOfText(text: string, nowMs: number): StateTime {
 }
 
 /** The state time and the unknown sections of handoff text, from one scan (what the session-start hook needs). */
-export function glanceAtHandoff(text: string, nowMs: number): { stateTime: StateTime; strays: ParsedHandoff["strays"] } {
+export function glanceAtHandoff(text: string, nowMs: number): {
+  stateTime: StateTime; strays: ParsedHandoff["strays"];
+} {
   const normalised = normaliseText(text);
   const h = readFields(normalised, parseBlocksPrivately(normalised), false);
   return { stateTime: handoffStateTime(h, nowMs), strays: h.strays };

@@ -100,7 +100,8 @@ draft left in drafts/ changes no code (\`recover\` removes it).
     if (mergeDriverMissing(root)) result.mergeDriverMissing = true;
     // Only known titles reach the output: check reads nothing of the file into it.
     const handoff = inspections[0]!;
-    const strays = state === "parked" && typeof handoff.text === "string" ? glanceAtHandoff(handoff.text, Date.now()).strays : [];
+    const readable = state === "parked" && typeof handoff.text === "string";
+    const strays = readable ? glanceAtHandoff(handoff.text as string, Date.now()).strays : [];
     if (strays.length > 0) result.unknownSections = strays.map((s) => s.near);
     if (ctx.values.json) return ok(`${JSON.stringify(result)}\n`, [], code);
     return ok(`${[message, straySentence(strays), pausedLine].filter(Boolean).join("\n")}\n`, [], code);

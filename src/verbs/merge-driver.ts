@@ -70,7 +70,12 @@ function createExclusive(p: string, text: string): void {
 // Who committed the other side's handoff: the commit that brought its bytes, on any ref (git
 // has not written MERGE_HEAD yet when a driver runs). Null when git cannot say (the sentence
 // then leaves the name out).
-async function otherAuthor(cwd: string, env: Record<string, string | undefined>, sidePath: string, file: string): Promise<string | null> {
+async function otherAuthor(
+  cwd: string,
+  env: Record<string, string | undefined>,
+  sidePath: string,
+  file: string,
+): Promise<string | null> {
   const blob = await runGit(cwd, ["hash-object", "--", sidePath], env);
   if (blob.code !== 0) return null;
   const id = blob.stdout.toString("utf8").trim();
@@ -167,7 +172,8 @@ exit: 0 merged; 1 not merged (git's conflict stands)
       const merged = mergeHandoffs(winner, loser);
       const who = await otherAuthor(ctx.cwd, ctx.env, later === "ours" ? theirs : ours, file);
       const at = stateTimeOfText(loser, Date.now());
-      const note = `merged with ${who === null ? "the other" : `${who}'s`} handoff${at.known ? ` of ${at.time.iso}` : ""}: ${mergeCountsText(merged.added)}`;
+      const whose = who === null ? "the other" : `${who}'s`;
+      const note = `merged with ${whose} handoff${at.known ? ` of ${at.time.iso}` : ""}: ${mergeCountsText(merged.added)}`;
       writeResult(ours, markMerged(merged.text, name, note));
       return ok("", [`session-handoff merge driver: ${file}: kept the later handoff; the other is archive/${name}`]);
     } catch (err) {
