@@ -3395,6 +3395,23 @@ var init_validate_common = __esm({
 });
 
 // src/schema/handoff.ts
+function nearestSection(title) {
+  const t = title.toLowerCase();
+  let best = null;
+  let bestD = Infinity;
+  for (const n2 of SECTION_TITLES) {
+    const d = editDistance2(t, n2.toLowerCase());
+    if (d < bestD) [bestD, best] = [d, n2];
+  }
+  return best !== null && bestD <= Math.max(2, Math.floor(best.length / 4)) ? best : null;
+}
+function straySentence(strays) {
+  if (strays.length === 0) return null;
+  const near = [...new Set(strays.flatMap((s) => s.near === null ? [] : [s.near]))];
+  const lent = near.length > 0 ? ` (did you mean ${near.map((n2) => `\`## ${n2}\``).join(", ")}? its items are read as that section's)` : "";
+  const lost = strays.some((s) => s.near === null) ? "; nothing reads a section with no near name" : "";
+  return `the handoff has ${strays.length === 1 ? "a section" : `${strays.length} sections`} schema v1 does not know${lent}${lost}: run \`validate handoff\` and fix the heading`;
+}
 function normaliseText(text2) {
   return text2.replace(/^\uFEFF/, "").replace(/\r\n?/g, "\n");
 }
@@ -3469,9 +3486,11 @@ function readFields(text2, tree, lists) {
     anchors: { present: false, branch: null, head: null, dirty: null, date: null, keyFileMtimes: null },
     savedLine: null,
     headings: [],
-    items: []
+    items: [],
+    strays: []
   };
   let section = null;
+  let stray = false;
   const seen = /* @__PURE__ */ new Set();
   const goalParts = [];
   const nodes = tree.children;
@@ -3483,6 +3502,13 @@ function readFields(text2, tree, lists) {
       if (node.depth === 1 && title === "Session Handoff" && section === null) out.heading = true;
       if (node.depth === 2) {
         out.sections.push(title);
+        stray = !KNOWN_SECTIONS.has(title.toLowerCase());
+        if (stray) {
+          const near = nearestSection(title);
+          out.strays.push({ title, near, line: lineAt(starts, node.start) });
+          section = near !== null && LENDABLE.has(near.toLowerCase()) ? near.toLowerCase() : "(unknown)";
+          continue;
+        }
         section = seen.has(title.toLowerCase()) ? "(repeated)" : title.toLowerCase();
         seen.add(title.toLowerCase());
       }
@@ -3509,7 +3535,7 @@ function readFields(text2, tree, lists) {
     const listed2 = node.children;
     const items = [];
     for (let i = 0; i < listed2.length; i++) items.push(itemText(text2, listed2[i]));
-    if (section !== "(repeated)" && lists) {
+    if (section !== "(repeated)" && !stray && lists) {
       for (let i = 0; i < listed2.length; i++) out.items.push({ section, text: items[i], line: lineAt(starts, listed2[i].start) });
     }
     const into = section === "decisions" ? out.decisions : section === "failed approaches" ? out.failedApproaches : section === "open questions" ? out.openQuestions : section === "next steps" ? out.nextSteps : null;
@@ -3546,8 +3572,12 @@ function handoffStateTime(h, nowMs) {
   return stateTime(h.anchors.date, h.saved, nowMs);
 }
 function stateTimeOfText(text2, nowMs) {
+  return glanceAtHandoff(text2, nowMs).stateTime;
+}
+function glanceAtHandoff(text2, nowMs) {
   const normalised = normaliseText(text2);
-  return handoffStateTime(readFields(normalised, parseBlocksPrivately(normalised), false), nowMs);
+  const h = readFields(normalised, parseBlocksPrivately(normalised), false);
+  return { stateTime: handoffStateTime(h, nowMs), strays: h.strays };
 }
 function goalLineOf(h) {
   const line = h.goal.split("\n").find((l) => l.trim() !== "");
@@ -3599,7 +3629,7 @@ function checkAnchors(h, nowMs, _text = null) {
   const dirtyHashes = (hashes ?? []).filter((x) => safeRelativePath(x.path) === x.path);
   return { head, branch, date, stateTime: st, inProgress: progress?.words ?? null, keyFileMtimes, dirty: dirtyList?.paths ?? null, dirtyMore: dirtyList?.more ?? 0, dirtyHashes, keyFiles, unverifiable };
 }
-var STEP, KEY_SEPARATOR, ANCHOR, NEXT_CHECKBOX, NONE_ITEM;
+var SECTION_TITLES, KNOWN_SECTIONS, LENDABLE, STEP, KEY_SEPARATOR, ANCHOR, NEXT_CHECKBOX, NONE_ITEM;
 var init_handoff = __esm({
   "src/schema/handoff.ts"() {
     "use strict";
@@ -3608,6 +3638,20 @@ var init_handoff = __esm({
     init_state_time();
     init_validate_common();
     init_values();
+    SECTION_TITLES = [
+      "Current goal",
+      "Scope",
+      "Plan",
+      "Verification",
+      "Decisions",
+      "Failed approaches",
+      "Open questions",
+      "Next steps",
+      "Key files",
+      "Environment anchors"
+    ];
+    KNOWN_SECTIONS = new Set(SECTION_TITLES.map((t) => t.toLowerCase()));
+    LENDABLE = /* @__PURE__ */ new Set(["current goal", "plan", "decisions", "failed approaches", "open questions", "next steps"]);
     STEP = /^\[([ xX~-])\]\s*/;
     KEY_SEPARATOR = /\s+[\u2014\u2013-]\s+/;
     ANCHOR = /^(Branch|HEAD|Dirty files|Dirty hashes|Date|Key file mtimes|In progress):[ \t]*(.*)$/is;
@@ -5673,12 +5717,12 @@ async function statInsideRoot(root, rel) {
 function skillExcludes(root, skillDir) {
   if (skillDir === null) return [];
   const out = /* @__PURE__ */ new Set();
-  let real2 = null;
+  let real3 = null;
   try {
-    real2 = realpathSync3(skillDir);
+    real3 = realpathSync3(skillDir);
   } catch {
   }
-  for (const dir of [path25.resolve(skillDir), real2]) {
+  for (const dir of [path25.resolve(skillDir), real3]) {
     if (dir === null) continue;
     const rel = path25.relative(root, dir);
     if (rel === "" || rel.startsWith("..") || path25.isAbsolute(rel) || /[\x00-\x1f\x7f]/.test(rel)) continue;
@@ -8106,6 +8150,7 @@ var init_check = __esm({
     init_inspect();
     init_paths();
     init_conflicted();
+    init_handoff();
     init_merge_driver_state();
     init_pause();
     init_common();
@@ -8147,7 +8192,9 @@ exit: 0 nothing parked
       64 usage error
 --json also says "mergeDriverMissing": true when .gitattributes names the session-handoff
 merge driver but this clone's git config lacks it (git then merges memory as text: run
-\`install\` or \`publish\` once in this clone).
+\`install\` or \`publish\` once in this clone), and "unknownSections": [<nearest known
+title or null>] when the parked handoff has a section schema v1 does not know (a line
+says so too: its items are read under the nearest known section; run \`validate handoff\`).
 When the kill switch is on, the paused sentence is printed too and the code is kept. A
 draft left in drafts/ changes no code (\`recover\` removes it).
 `,
@@ -8176,9 +8223,13 @@ draft left in drafts/ changes no code (\`recover\` removes it).
         const message = parked === "checkpoint" ? CHECKPOINT_PARKED : state === "conflicted" ? `${MESSAGES.conflicted} (${conflicted.join(", ")})` : MESSAGES[state];
         const result = { code, state, files, paused, message, ...parked ? { parked } : {}, ...state === "conflicted" ? { conflicted } : {} };
         if (mergeDriverMissing(root)) result.mergeDriverMissing = true;
+        const handoff = inspections[0];
+        const readable = state === "parked" && typeof handoff.text === "string";
+        const strays = readable ? glanceAtHandoff(handoff.text, Date.now()).strays : [];
+        if (strays.length > 0) result.unknownSections = strays.map((s) => s.near);
         if (ctx.values.json) return ok(`${JSON.stringify(result)}
 `, [], code);
-        return ok(`${[message, pausedLine].filter(Boolean).join("\n")}
+        return ok(`${[message, straySentence(strays), pausedLine].filter(Boolean).join("\n")}
 `, [], code);
       }
     };
@@ -9225,6 +9276,10 @@ function decoded(file, bytes) {
 function shapeWarnings(h, pasted) {
   const out = [];
   if (!h.marker || !h.heading) out.push(`warning: the ${pasted ? "pasted handoff" : "handoff"} does not match schema v1 (marker or heading missing); treat it as evidence only`);
+  for (const s of h.strays) {
+    const head = quoted(`## ${s.title}`, QUOTE_CUT);
+    out.push(s.near === null ? `warning: line ${s.line}: ${head} is not a section of schema v1; nothing reads it: run \`validate handoff\`` : `warning: line ${s.line}: ${head} is not a section of schema v1: did you mean \`## ${s.near}\`? its items are shown under ${s.near}`);
+  }
   return out;
 }
 var init_handoff_input = __esm({
@@ -9232,6 +9287,8 @@ var init_handoff_input = __esm({
     "use strict";
     init_memory_text();
     init_file_verdict();
+    init_sanitize();
+    init_validate_common();
     init_paths();
     init_read();
   }
@@ -9560,8 +9617,8 @@ var init_brief = __esm({
 });
 
 // src/git/merge-driver.ts
-function mergedSentence(name2) {
-  return `two handoffs met in a merge; the other is archive/${name2}`;
+function mergedSentence(name2, note = null) {
+  return `two handoffs met in a merge; the other is archive/${name2}${note === null ? "" : `; ${note}`}`;
 }
 function laterHandoff(ours, theirs, nowMs) {
   const ta = stateTimeOfText(ours, nowMs);
@@ -9569,8 +9626,8 @@ function laterHandoff(ours, theirs, nowMs) {
   if (!ta.known || !tb.known) return "ours";
   return tb.time.ms > ta.time.ms ? "theirs" : "ours";
 }
-function markMerged(text2, archiveName2) {
-  const line = `Merged-with: archive/${archiveName2}`;
+function markMerged(text2, archiveName2, note = null) {
+  const line = `Merged-with: archive/${archiveName2}${note === null ? "" : `; ${note}`}`;
   const lines3 = text2.split("\n").filter((l) => !MERGED_LINE.test(l));
   const saved = lines3.findIndex((l) => /^Saved:/.test(l));
   const title = lines3.findIndex((l) => l === "# Session Handoff");
@@ -9625,12 +9682,94 @@ function mergeLedgers(ours, theirs, prefix) {
   return `${[head.join("\n"), ...blocks].join("\n\n")}
 `;
 }
-var MERGED_LINE;
+function sectionBody(lines3, h, title) {
+  const at3 = h.headings.findIndex((x) => x.depth === 2 && x.title.toLowerCase() === title);
+  if (at3 === -1) return null;
+  const next = h.headings.slice(at3 + 1).find((x) => x.depth <= 2);
+  return { from: h.headings[at3].line, to: next === void 0 ? lines3.length : next.line - 1 };
+}
+function addItems(lines3, h, title, heading, add) {
+  if (add.length === 0) return;
+  const body = sectionBody(lines3, h, title);
+  const bullets = add.map((t) => `- ${t}`);
+  if (body === null) {
+    const later = ["next steps", "key files", "environment anchors"];
+    const before = h.headings.find((x) => x.depth === 2 && later.includes(x.title.toLowerCase()));
+    lines3.splice(before === void 0 ? lines3.length : before.line - 1, 0, `## ${heading}`, ...bullets, "");
+    return;
+  }
+  let end = body.to;
+  while (end > body.from && lines3[end - 1].trim() === "") end--;
+  const none = lines3.slice(body.from, end).findIndex((l) => /^[-*+]\s+(none|none recorded|n\/a)\.?\s*$/i.test(l));
+  if (none !== -1 && lines3.slice(body.from, end).filter((l) => /^[-*+]\s/.test(l)).length === 1) {
+    lines3.splice(body.from + none, 1, ...bullets);
+    return;
+  }
+  lines3.splice(end, 0, ...bullets);
+}
+function mergeHandoffs(later, other) {
+  const text2 = later.replace(/\r\n?/g, "\n");
+  const a = parseHandoff(text2);
+  const b = parseHandoff(other);
+  const lines3 = text2.split("\n");
+  const missing = (mine, theirs) => {
+    const have = new Set(mine.map((t) => t.trim()));
+    return real(theirs).filter((t) => !have.has(t.trim()) && (have.add(t.trim()), true));
+  };
+  const decisions = missing(a.decisions, b.decisions);
+  const failed = missing(a.failedApproaches, b.failedApproaches);
+  const questions = missing(a.openQuestions, b.openQuestions);
+  const theirStatus = /* @__PURE__ */ new Map();
+  for (const s of b.steps) {
+    const key = firstLine2(s.text);
+    if (RANK2[s.status] > RANK2[theirStatus.get(key) ?? "unmarked"]) theirStatus.set(key, s.status);
+  }
+  const plan = sectionBody(lines3, a, "plan");
+  if (plan !== null) {
+    for (let i = plan.from; i < plan.to; i++) {
+      const m = PLAN_LINE.exec(lines3[i]);
+      if (!m) continue;
+      const mine = m[2] === "~" ? "in-progress" : m[2] === " " ? "todo" : m[2] === "-" ? "abandoned" : "done";
+      const theirs = theirStatus.get(m[4].trim());
+      if (theirs !== void 0 && RANK2[theirs] > RANK2[mine]) lines3[i] = `${m[1]}${BOX[theirs]}${m[3]}${m[4]}`;
+    }
+  }
+  const known = new Set(a.steps.map((s) => firstLine2(s.text)));
+  const newSteps = b.plan.filter((s) => s.status !== "unmarked" && !known.has(firstLine2(s.text))).map((s) => `[${BOX[s.status]}] ${s.text}`);
+  const done = new Set([...a.steps, ...b.steps].filter((s) => RANK2[s.status] === 3).map((s) => firstLine2(s.text)));
+  const open = b.nextSteps.filter((t) => !/^\[-\]/.test(t) && !done.has(firstLine2(t.replace(/^\[[ xX~-]\]\s*/, ""))));
+  const next = missing(a.nextSteps, open);
+  let out = lines3.join("\n");
+  const edits = [
+    ["plan", "Plan", newSteps],
+    ["decisions", "Decisions", decisions],
+    ["failed approaches", "Failed approaches", failed],
+    ["open questions", "Open questions", questions],
+    ["next steps", "Next steps", next]
+  ];
+  for (const [title, heading, add] of edits) {
+    const now = out.split("\n");
+    addItems(now, parseHandoff(out), title, heading, add);
+    out = now.join("\n");
+  }
+  return { text: out, added: { decisions: decisions.length, failed: failed.length } };
+}
+function mergeCountsText(c) {
+  const n2 = (k, one2, many) => `+${k} ${k === 1 ? one2 : many}`;
+  return `${n2(c.decisions, "decision", "decisions")}, ${n2(c.failed, "failed approach", "failed approaches")}`;
+}
+var MERGED_LINE, RANK2, BOX, NONE_ITEM2, PLAN_LINE, firstLine2, real;
 var init_merge_driver = __esm({
   "src/git/merge-driver.ts"() {
     "use strict";
     init_handoff();
-    MERGED_LINE = /^Merged-with: archive\/(HANDOFF-[A-Za-z0-9._-]+\.md)\s*$/m;
+    MERGED_LINE = /^Merged-with: archive\/(HANDOFF-[A-Za-z0-9._-]+\.md)(?:; (merged with [^\n]{1,200}?))?[ \t]*$/m;
+    RANK2 = { unmarked: 0, todo: 1, "in-progress": 2, done: 3, abandoned: 3 };
+    BOX = { todo: " ", "in-progress": "~", done: "x", abandoned: "-" };
+    NONE_ITEM2 = /^(none|none recorded|n\/a|-)\.?$/i;
+    PLAN_LINE = /^(\s*[-*+] \[)([ xX~-])(\]\s+)(.*)$/;
+    firstLine2 = (t) => t.split("\n")[0].trim();
+    real = (items) => items.filter((t) => !NONE_ITEM2.test(t.trim()));
   }
 });
 
@@ -9873,7 +10012,7 @@ exit: 0 brief printed
         }
         let brief = loaded.pasted ? draftBrief(parsed, report, ledgers) : await briefWithCheckpoint(root, loaded.text, draftBrief(parsed, report, ledgers), now);
         const merged = loaded.pasted ? null : MERGED_LINE.exec(loaded.text);
-        if (merged && existsSync3(path37.join(archiveDir(root), merged[1]))) brief = withDriftNote(brief, mergedSentence(merged[1]));
+        if (merged && existsSync3(path37.join(archiveDir(root), merged[1]))) brief = withDriftNote(brief, mergedSentence(merged[1], merged[2] ?? null));
         const { driftClauses: _clauses, ...shown } = brief;
         if (json2) return ok(`${JSON.stringify({ brief: shown, drift: report })}
 `, stderr);
@@ -9947,9 +10086,10 @@ import { createHash as createHash5 } from "node:crypto";
 import path38 from "node:path";
 import { lstatSync as lstatSync20 } from "node:fs";
 function ageText(text2, now) {
-  if (typeof text2 !== "string") return "age unknown";
-  const words = ageWords(stateTimeOfText(text2, now), now);
-  return words === "age unknown" ? words : `saved ${words}`;
+  if (typeof text2 !== "string") return { age: "age unknown", strays: null };
+  const glance = glanceAtHandoff(text2, now);
+  const words = ageWords(glance.stateTime, now);
+  return { age: words === "age unknown" ? words : `saved ${words}`, strays: straySentence(glance.strays) };
 }
 async function stdinInput(ctx) {
   const none = { cwd: null, source: null, sessionId: void 0 };
@@ -9982,8 +10122,10 @@ function composeHookText(files, interrupted, paused, now, checkpoint, savedHere)
       lines3.push(SENTENCES.conflicted());
       continue;
     }
+    const glance = f.kind === "handoff" ? ageText(f.text, now) : null;
     if (f.kind === "handoff" && checkpoint?.handoffOlderThanSession) lines3.push(CHECKPOINT_SENTENCES.handoffOlderThanSession());
-    else lines3.push(f.kind === "handoff" ? SENTENCES.handoff(ageText(f.text, now)) : SENTENCES.lessons());
+    else lines3.push(glance !== null ? SENTENCES.handoff(glance.age) : SENTENCES.lessons());
+    if (glance?.strays) lines3.push(`session-handoff: ${glance.strays}.`);
     if (f.kind === "handoff" && typeof f.text === "string" && savedHere !== void 0 && !savedHere(f.text)) lines3.push(SENTENCES.elsewhere());
   }
   if (checkpoint) lines3.push(...checkpoint.lines);
@@ -10032,7 +10174,8 @@ var init_hook = __esm({
 
 Session-start hook. Prints fixed sentences about parked memory -- a handoff,
 lessons, an unsafe or foreign file, an interrupted save, an automatic checkpoint,
-the kill switch -- and never any text taken from a memory file. --mode session
+the kill switch, a handoff section schema v1 does not know (named by the nearest
+known title) -- and never any text taken from a memory file. --mode session
 looks at HANDOFF.md and LESSONS.md; --mode lessons at LESSONS.md only. Prints
 nothing when every file it looks at is missing, and nothing at all when
 SESSION_HANDOFF_DISABLE is set to anything but empty, 0, false, no or off. Output
@@ -10958,7 +11101,7 @@ import path42 from "node:path";
 function homeOf(env) {
   return homeFolder(env);
 }
-function real(p) {
+function real2(p) {
   try {
     return realpathSync5(p);
   } catch {
@@ -10967,9 +11110,9 @@ function real(p) {
 }
 function helperLocation(ctx, root) {
   const running = ctx.helperPath ?? path42.join(ctx.cwd, "scripts", "memory_io.mjs");
-  const abs = path42.join(real(path42.dirname(path42.dirname(path42.resolve(ctx.cwd, running)))), "scripts", "memory_io.mjs");
+  const abs = path42.join(real2(path42.dirname(path42.dirname(path42.resolve(ctx.cwd, running)))), "scripts", "memory_io.mjs");
   if (root === null) return { abs, rel: null };
-  const rel = path42.relative(real(root), abs);
+  const rel = path42.relative(real2(root), abs);
   return { abs, rel: rel.startsWith("..") || path42.isAbsolute(rel) ? null : rel.split(path42.sep).join("/") };
 }
 function agentTarget(ctx, verb) {
@@ -10984,7 +11127,7 @@ function agentTarget(ctx, verb) {
   return {
     agent: AGENTS[name2],
     global,
-    base: global ? real(home) : root,
+    base: global ? real2(home) : root,
     home,
     memDir: root === null ? null : memoryDir(root),
     helper: helperLocation(ctx, root),
@@ -16889,11 +17032,20 @@ function createExclusive(p, text2) {
     closeSync17(fd);
   }
 }
+async function otherAuthor(cwd, env, sidePath, file) {
+  const blob = await runGit(cwd, ["hash-object", "--", sidePath], env);
+  if (blob.code !== 0) return null;
+  const id = blob.stdout.toString("utf8").trim();
+  const r = await runGit(cwd, ["log", "--all", "-1", "--format=%an", `--find-object=${id}`, "--", file], env);
+  const name2 = r.code === 0 ? r.stdout.toString("utf8").trim().replace(/[^\p{L}\p{N} .'_-]/gu, "").slice(0, 60) : "";
+  return name2 === "" ? null : name2;
+}
 var NOFOLLOW, mergeDriverVerb;
 var init_merge_driver2 = __esm({
   "src/verbs/merge-driver.ts"() {
     "use strict";
     init_merge_driver();
+    init_handoff();
     init_run();
     init_archive();
     init_entry();
@@ -16911,11 +17063,15 @@ register (.git/config, and \`.ai/memory/**/*.md merge=session-handoff\` in a blo
 in the root .gitattributes), as \`merge-driver %O %A %B %P\`, from a copy of the helper at
 \${XDG_CONFIG_HOME:-~/.config}/session-handoff/driver/memory_io.mjs (a merge can change the
 helper in the repository, never that copy).
-  HANDOFF.md   the later state time stays current, with a line
-               \`Merged-with: archive/<name>\` after its Saved: line; the other goes to
-               archive/<name> (created, never replacing a file); on equal, unknown or
-               future times ours stays current. brief then says "two handoffs met in a
-               merge; the other is archive/<name>".
+  HANDOFF.md   the later state time stays current (ours on equal, unknown or future
+               times) and keeps the other's work: both sides' decisions, failed
+               approaches and open questions (each once), plan steps at the furthest
+               status either side reached, the other's open next steps below its own.
+               A line \`Merged-with: archive/<name>; merged with <author>'s handoff of
+               <time>: +N decisions, +M failed approaches\` follows its Saved: line; the
+               whole other handoff goes to archive/<name> (created, never replacing a
+               file). brief then says "two handoffs met in a merge; the other is
+               archive/<name>; merged with \u2026".
   LESSONS.md, SOLUTIONS.md   entries merged by id, both sides kept; an id whose text
                differs keeps ours and renumbers theirs to the next free id, with a line
                \`- Renumbered: was <old id> on the other side of a merge\`.
@@ -16963,13 +17119,19 @@ exit: 0 merged; 1 not merged (git's conflict stands)
           writeResult(ours, mergeLedgers(a, b, m[2] === "LESSONS" ? "L" : "S"));
           return ok("");
         }
-        const winner = laterHandoff(a, b, Date.now()) === "ours" ? a : b;
+        const later = laterHandoff(a, b, Date.now());
+        const winner = later === "ours" ? a : b;
         const loser = winner === a ? b : a;
         try {
           const dir = archiveDirOf(ctx.cwd, `${m[1]}.ai/memory`);
           const name2 = archiveName("HANDOFF", dir);
           createExclusive(path60.join(dir, name2), loser);
-          writeResult(ours, markMerged(winner, name2));
+          const merged = mergeHandoffs(winner, loser);
+          const who = await otherAuthor(ctx.cwd, ctx.env, later === "ours" ? theirs : ours, file);
+          const at3 = stateTimeOfText(loser, Date.now());
+          const whose = who === null ? "the other" : `${who}'s`;
+          const note = `merged with ${whose} handoff${at3.known ? ` of ${at3.time.iso}` : ""}: ${mergeCountsText(merged.added)}`;
+          writeResult(ours, markMerged(merged.text, name2, note));
           return ok("", [`session-handoff merge driver: ${file}: kept the later handoff; the other is archive/${name2}`]);
         } catch (err) {
           return textMerge(`the other handoff could not be archived (${err.message})`);

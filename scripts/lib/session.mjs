@@ -2862,6 +2862,19 @@ function lineStartsOf(text) {
   for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) starts.push(i + 1);
   return starts;
 }
+function editDistance2(a, b) {
+  const s = a.slice(0, 100);
+  const t = b.slice(0, 100);
+  let prev = Array.from({ length: t.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= s.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= t.length; j++) {
+      cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (s[i - 1] === t[j - 1] ? 0 : 1));
+    }
+    prev = cur;
+  }
+  return prev[t.length];
+}
 var init_validate_common = __esm({
   "src/schema/validate-common.ts"() {
     "use strict";
@@ -2870,6 +2883,23 @@ var init_validate_common = __esm({
 });
 
 // src/schema/handoff.ts
+function nearestSection(title) {
+  const t = title.toLowerCase();
+  let best = null;
+  let bestD = Infinity;
+  for (const n of SECTION_TITLES) {
+    const d = editDistance2(t, n.toLowerCase());
+    if (d < bestD) [bestD, best] = [d, n];
+  }
+  return best !== null && bestD <= Math.max(2, Math.floor(best.length / 4)) ? best : null;
+}
+function straySentence(strays) {
+  if (strays.length === 0) return null;
+  const near = [...new Set(strays.flatMap((s) => s.near === null ? [] : [s.near]))];
+  const lent = near.length > 0 ? ` (did you mean ${near.map((n) => `\`## ${n}\``).join(", ")}? its items are read as that section's)` : "";
+  const lost = strays.some((s) => s.near === null) ? "; nothing reads a section with no near name" : "";
+  return `the handoff has ${strays.length === 1 ? "a section" : `${strays.length} sections`} schema v1 does not know${lent}${lost}: run \`validate handoff\` and fix the heading`;
+}
 function normaliseText(text) {
   return text.replace(/^\uFEFF/, "").replace(/\r\n?/g, "\n");
 }
@@ -2933,9 +2963,11 @@ function readFields(text, tree, lists) {
     anchors: { present: false, branch: null, head: null, dirty: null, date: null, keyFileMtimes: null },
     savedLine: null,
     headings: [],
-    items: []
+    items: [],
+    strays: []
   };
   let section = null;
+  let stray = false;
   const seen = /* @__PURE__ */ new Set();
   const goalParts = [];
   const nodes = tree.children;
@@ -2947,6 +2979,13 @@ function readFields(text, tree, lists) {
       if (node.depth === 1 && title === "Session Handoff" && section === null) out.heading = true;
       if (node.depth === 2) {
         out.sections.push(title);
+        stray = !KNOWN_SECTIONS.has(title.toLowerCase());
+        if (stray) {
+          const near = nearestSection(title);
+          out.strays.push({ title, near, line: lineAt(starts, node.start) });
+          section = near !== null && LENDABLE.has(near.toLowerCase()) ? near.toLowerCase() : "(unknown)";
+          continue;
+        }
         section = seen.has(title.toLowerCase()) ? "(repeated)" : title.toLowerCase();
         seen.add(title.toLowerCase());
       }
@@ -2973,7 +3012,7 @@ function readFields(text, tree, lists) {
     const listed = node.children;
     const items = [];
     for (let i = 0; i < listed.length; i++) items.push(itemText(text, listed[i]));
-    if (section !== "(repeated)" && lists) {
+    if (section !== "(repeated)" && !stray && lists) {
       for (let i = 0; i < listed.length; i++) out.items.push({ section, text: items[i], line: lineAt(starts, listed[i].start) });
     }
     const into = section === "decisions" ? out.decisions : section === "failed approaches" ? out.failedApproaches : section === "open questions" ? out.openQuestions : section === "next steps" ? out.nextSteps : null;
@@ -3010,10 +3049,14 @@ function handoffStateTime(h, nowMs) {
   return stateTime(h.anchors.date, h.saved, nowMs);
 }
 function stateTimeOfText(text, nowMs) {
-  const normalised = normaliseText(text);
-  return handoffStateTime(readFields(normalised, parseBlocksPrivately(normalised), false), nowMs);
+  return glanceAtHandoff(text, nowMs).stateTime;
 }
-var STEP, KEY_SEPARATOR, ANCHOR;
+function glanceAtHandoff(text, nowMs) {
+  const normalised = normaliseText(text);
+  const h = readFields(normalised, parseBlocksPrivately(normalised), false);
+  return { stateTime: handoffStateTime(h, nowMs), strays: h.strays };
+}
+var SECTION_TITLES, KNOWN_SECTIONS, LENDABLE, STEP, KEY_SEPARATOR, ANCHOR;
 var init_handoff = __esm({
   "src/schema/handoff.ts"() {
     "use strict";
@@ -3022,6 +3065,20 @@ var init_handoff = __esm({
     init_state_time();
     init_validate_common();
     init_values();
+    SECTION_TITLES = [
+      "Current goal",
+      "Scope",
+      "Plan",
+      "Verification",
+      "Decisions",
+      "Failed approaches",
+      "Open questions",
+      "Next steps",
+      "Key files",
+      "Environment anchors"
+    ];
+    KNOWN_SECTIONS = new Set(SECTION_TITLES.map((t) => t.toLowerCase()));
+    LENDABLE = /* @__PURE__ */ new Set(["current goal", "plan", "decisions", "failed approaches", "open questions", "next steps"]);
     STEP = /^\[([ xX~-])\]\s*/;
     KEY_SEPARATOR = /\s+[\u2014\u2013-]\s+/;
     ANCHOR = /^(Branch|HEAD|Dirty files|Dirty hashes|Date|Key file mtimes|In progress):[ \t]*(.*)$/is;
@@ -3322,9 +3379,10 @@ import { createHash as createHash3 } from "node:crypto";
 import path20 from "node:path";
 import { lstatSync as lstatSync12 } from "node:fs";
 function ageText(text, now) {
-  if (typeof text !== "string") return "age unknown";
-  const words = ageWords(stateTimeOfText(text, now), now);
-  return words === "age unknown" ? words : `saved ${words}`;
+  if (typeof text !== "string") return { age: "age unknown", strays: null };
+  const glance = glanceAtHandoff(text, now);
+  const words = ageWords(glance.stateTime, now);
+  return { age: words === "age unknown" ? words : `saved ${words}`, strays: straySentence(glance.strays) };
 }
 async function stdinInput(ctx) {
   const none = { cwd: null, source: null, sessionId: void 0 };
@@ -3357,8 +3415,10 @@ function composeHookText(files, interrupted, paused, now, checkpoint, savedHere)
       lines.push(SENTENCES.conflicted());
       continue;
     }
+    const glance = f.kind === "handoff" ? ageText(f.text, now) : null;
     if (f.kind === "handoff" && checkpoint?.handoffOlderThanSession) lines.push(CHECKPOINT_SENTENCES.handoffOlderThanSession());
-    else lines.push(f.kind === "handoff" ? SENTENCES.handoff(ageText(f.text, now)) : SENTENCES.lessons());
+    else lines.push(glance !== null ? SENTENCES.handoff(glance.age) : SENTENCES.lessons());
+    if (glance?.strays) lines.push(`session-handoff: ${glance.strays}.`);
     if (f.kind === "handoff" && typeof f.text === "string" && savedHere !== void 0 && !savedHere(f.text)) lines.push(SENTENCES.elsewhere());
   }
   if (checkpoint) lines.push(...checkpoint.lines);
@@ -3407,7 +3467,8 @@ var init_hook = __esm({
 
 Session-start hook. Prints fixed sentences about parked memory -- a handoff,
 lessons, an unsafe or foreign file, an interrupted save, an automatic checkpoint,
-the kill switch -- and never any text taken from a memory file. --mode session
+the kill switch, a handoff section schema v1 does not know (named by the nearest
+known title) -- and never any text taken from a memory file. --mode session
 looks at HANDOFF.md and LESSONS.md; --mode lessons at LESSONS.md only. Prints
 nothing when every file it looks at is missing, and nothing at all when
 SESSION_HANDOFF_DISABLE is set to anything but empty, 0, false, no or off. Output

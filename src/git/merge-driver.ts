@@ -1,14 +1,14 @@
 // What the merge driver does with two versions of a memory file (docs/decisions/merge-driver.md):
 // two handoffs -> the later one current, the other archived; two ledgers -> entries by id, both
 // sides kept. Pure functions here; the verb (src/verbs/merge-driver.ts) does the I/O.
-import { stateTimeOfText } from "../schema/handoff.ts";
+import { parseHandoff, stateTimeOfText, type ParsedHandoff } from "../schema/handoff.ts";
 
 /** The line the driver adds after `Saved:` naming the other handoff's archive. */
-export const MERGED_LINE = /^Merged-with: archive\/(HANDOFF-[A-Za-z0-9._-]+\.md)\s*$/m;
+export const MERGED_LINE = /^Merged-with: archive\/(HANDOFF-[A-Za-z0-9._-]+\.md)(?:; (merged with [^\n]{1,200}?))?[ \t]*$/m;
 
 /** The brief's sentence for a handoff the driver chose (`brief` prints it). */
-export function mergedSentence(name: string): string {
-  return `two handoffs met in a merge; the other is archive/${name}`;
+export function mergedSentence(name: string, note: string | null = null): string {
+  return `two handoffs met in a merge; the other is archive/${name}${note === null ? "" : `; ${note}`}`;
 }
 
 /**
@@ -24,10 +24,11 @@ export function laterHandoff(ours: string, theirs: string, nowMs: number): "ours
 
 /**
  * The chosen handoff with a `Merged-with: archive/<name>` line after its `Saved:` line (or
- * after its title when it has none), an earlier such line replaced. Pure.
+ * after its title when it has none), an earlier such line replaced; `note` (what the merge kept,
+ * "merged with …") follows the name. Pure.
  */
-export function markMerged(text: string, archiveName: string): string {
-  const line = `Merged-with: archive/${archiveName}`;
+export function markMerged(text: string, archiveName: string, note: string | null = null): string {
+  const line = `Merged-with: archive/${archiveName}${note === null ? "" : `; ${note}`}`;
   const lines = text.split("\n").filter((l) => !MERGED_LINE.test(l));
   const saved = lines.findIndex((l) => /^Saved:/.test(l));
   const title = lines.findIndex((l) => l === "# Session Handoff");
@@ -96,4 +97,114 @@ export function mergeLedgers(ours: string, theirs: string, prefix: string): stri
   const head = [...a.head];
   while (head.length > 0 && head[head.length - 1] === "") head.pop();
   return `${[head.join("\n"), ...blocks].join("\n\n")}\n`;
+}
+
+const RANK: Record<string, number> = { unmarked: 0, todo: 1, "in-progress": 2, done: 3, abandoned: 3 };
+const BOX: Record<string, string> = { todo: " ", "in-progress": "~", done: "x", abandoned: "-" };
+const NONE_ITEM = /^(none|none recorded|n\/a|-)\.?$/i;
+const PLAN_LINE = /^(\s*[-*+] \[)([ xX~-])(\]\s+)(.*)$/;
+
+const firstLine = (t: string) => t.split("\n")[0]!.trim();
+const real = (items: string[]) => items.filter((t) => !NONE_ITEM.test(t.trim()));
+
+// The line range [from, to) of a level-2 section's body, by its title (case-insensitive), or null.
+function sectionBody(lines: string[], h: ParsedHandoff, title: string): { from: number; to: number } | null {
+  const at = h.headings.findIndex((x) => x.depth === 2 && x.title.toLowerCase() === title);
+  if (at === -1) return null;
+  const next = h.headings.slice(at + 1).find((x) => x.depth <= 2);
+  return { from: h.headings[at]!.line, to: next === undefined ? lines.length : next.line - 1 };
+}
+
+// Adds items at the end of a section's list (a lone `- none` replaced), or a new section before
+// the next known one when the winner has none.
+function addItems(lines: string[], h: ParsedHandoff, title: string, heading: string, add: string[]): void {
+  if (add.length === 0) return;
+  const body = sectionBody(lines, h, title);
+  const bullets = add.map((t) => `- ${t}`);
+  if (body === null) {
+    const later = ["next steps", "key files", "environment anchors"];
+    const before = h.headings.find((x) => x.depth === 2 && later.includes(x.title.toLowerCase()));
+    lines.splice(before === undefined ? lines.length : before.line - 1, 0, `## ${heading}`, ...bullets, "");
+    return;
+  }
+  let end = body.to;
+  while (end > body.from && lines[end - 1]!.trim() === "") end--;
+  const none = lines.slice(body.from, end).findIndex((l) => /^[-*+]\s+(none|none recorded|n\/a)\.?\s*$/i.test(l));
+  if (none !== -1 && lines.slice(body.from, end).filter((l) => /^[-*+]\s/.test(l)).length === 1) {
+    lines.splice(body.from + none, 1, ...bullets);
+    return;
+  }
+  lines.splice(end, 0, ...bullets);
+}
+
+/** What `mergeHandoffs` added from the other side, for the brief's sentence. */
+export interface MergeCounts {
+  decisions: number;
+  failed: number;
+}
+
+/**
+ * The later handoff with the other's work kept (docs/decisions/merge-driver.md): the union of
+ * both sides' decisions, failed approaches and open questions (by item text, once each), plan
+ * steps at the most advanced status either side reached (the other's own steps added), and the
+ * other side's open next steps below the later side's. Goal, anchors and the rest are the
+ * later side's. Pure.
+ */
+export function mergeHandoffs(later: string, other: string): { text: string; added: MergeCounts } {
+  const text = later.replace(/\r\n?/g, "\n");
+  const a = parseHandoff(text);
+  const b = parseHandoff(other);
+  const lines = text.split("\n");
+  const missing = (mine: string[], theirs: string[]) => {
+    const have = new Set(mine.map((t) => t.trim()));
+    return real(theirs).filter((t) => !have.has(t.trim()) && (have.add(t.trim()), true));
+  };
+  const decisions = missing(a.decisions, b.decisions);
+  const failed = missing(a.failedApproaches, b.failedApproaches);
+  const questions = missing(a.openQuestions, b.openQuestions);
+  // Plan: each step of the later side at the furthest status either side reached.
+  const theirStatus = new Map<string, string>();
+  for (const s of b.steps) {
+    const key = firstLine(s.text);
+    if (RANK[s.status]! > RANK[theirStatus.get(key) ?? "unmarked"]!) theirStatus.set(key, s.status);
+  }
+  const plan = sectionBody(lines, a, "plan");
+  if (plan !== null) {
+    for (let i = plan.from; i < plan.to; i++) {
+      const m = PLAN_LINE.exec(lines[i]!);
+      if (!m) continue;
+      const mine = m[2] === "~" ? "in-progress" : m[2] === " " ? "todo" : m[2] === "-" ? "abandoned" : "done";
+      const theirs = theirStatus.get(m[4]!.trim());
+      if (theirs !== undefined && RANK[theirs]! > RANK[mine]!) lines[i] = `${m[1]}${BOX[theirs]}${m[3]}${m[4]}`;
+    }
+  }
+  const known = new Set(a.steps.map((s) => firstLine(s.text)));
+  const newSteps = b.plan
+    .filter((s) => s.status !== "unmarked" && !known.has(firstLine(s.text)))
+    .map((s) => `[${BOX[s.status]}] ${s.text}`);
+  // Next steps: the other side's open ones, unless done in the merged plan or already listed.
+  const done = new Set([...a.steps, ...b.steps].filter((s) => RANK[s.status] === 3).map((s) => firstLine(s.text)));
+  const open = b.nextSteps.filter((t) => !/^\[-\]/.test(t) && !done.has(firstLine(t.replace(/^\[[ xX~-]\]\s*/, ""))));
+  const next = missing(a.nextSteps, open);
+  // Each edit re-reads the document, so that line numbers always hold.
+  let out = lines.join("\n");
+  const edits: [string, string, string[]][] = [
+    ["plan", "Plan", newSteps],
+    ["decisions", "Decisions", decisions],
+    ["failed approaches", "Failed approaches", failed],
+    ["open questions", "Open questions", questions],
+    ["next steps", "Next steps", next],
+  ];
+  for (const [title, heading, add] of edits) {
+    const now = out.split("\n");
+    addItems(now, parseHandoff(out), title, heading, add);
+    out = now.join("\n");
+  }
+  return { text: out, added: { decisions: decisions.length, failed: failed.length } };
+}
+
+/** `+2 decisions, +1 failed approach`: what a merge added, in the brief's words. */
+export function mergeCountsText(c: MergeCounts): string {
+  const n = (k: number, one: string, many: string) => `+${k} ${k === 1 ? one : many}`;
+  return `${n(c.decisions, "decision", "decisions")}, ${n(c.failed, "failed approach", "failed approaches")}`;
 }

@@ -6,7 +6,7 @@
 import { parseBlocks, parseBlocksPrivately, type Block } from "./blocks.ts";
 import { parseDirtyHashes, parseInProgress, parseKeyFileMtimes, parsePathList, unquoteBranch, type DirtyHash } from "./anchor-lines.ts";
 import { stateTime, type StateTime } from "./state-time.ts";
-import { lineAt, lineStartsOf } from "./validate-common.ts";
+import { editDistance, lineAt, lineStartsOf } from "./validate-common.ts";
 import { asObjectId, isPlausibleBranch, parseStrictTime, safeRelativePath, type ObjectId, type ValidTime } from "./values.ts";
 
 /**
@@ -98,6 +98,41 @@ export interface ParsedHandoff {
    * document order, with their lines (docs/design.md#files-on-disk: validate's findings name them).
    */
   items: HandoffItem[];
+  /**
+   * Level-2 sections schema v1 does not know, with the nearest known title (null when none is
+   * near): a `## Failed aproaches` is read as `## Failed approaches`, never silently dropped.
+   */
+  strays: { title: string; near: string | null; line: number }[];
+}
+
+/** The level-2 section titles of schema v1, in order (docs/design.md#files-on-disk). */
+export const SECTION_TITLES = [
+  "Current goal", "Scope", "Plan", "Verification", "Decisions",
+  "Failed approaches", "Open questions", "Next steps", "Key files", "Environment anchors",
+] as const;
+const KNOWN_SECTIONS = new Set(SECTION_TITLES.map((t) => t.toLowerCase()));
+// Sections whose items a misspelled heading may lend its items to (anchors never: they are checked against git).
+const LENDABLE = new Set(["current goal", "plan", "decisions", "failed approaches", "open questions", "next steps"]);
+
+/** The known section title nearest to `title` (the validator's "did you mean" distance), or null. */
+export function nearestSection(title: string): string | null {
+  const t = title.toLowerCase();
+  let best: string | null = null;
+  let bestD = Infinity;
+  for (const n of SECTION_TITLES) {
+    const d = editDistance(t, n.toLowerCase());
+    if (d < bestD) [bestD, best] = [d, n];
+  }
+  return best !== null && bestD <= Math.max(2, Math.floor(best.length / 4)) ? best : null;
+}
+
+/** The sentence brief, check and the hook share for unknown sections, naming only known titles. */
+export function straySentence(strays: ParsedHandoff["strays"]): string | null {
+  if (strays.length === 0) return null;
+  const near = [...new Set(strays.flatMap((s) => (s.near === null ? [] : [s.near])))];
+  const lent = near.length > 0 ? ` (did you mean ${near.map((n) => `\`## ${n}\``).join(", ")}? its items are read as that section's)` : "";
+  const lost = strays.some((s) => s.near === null) ? "; nothing reads a section with no near name" : "";
+  return `the handoff has ${strays.length === 1 ? "a section" : `${strays.length} sections`} schema v1 does not know${lent}${lost}: run \`validate handoff\` and fix the heading`;
 }
 
 /** Strips a leading BOM and turns CRLF / CR line ends into LF (pasted handoffs, field report #16). */
@@ -223,8 +258,10 @@ function readFields(text: string, tree: Block, lists: boolean): ParsedHandoff {
     savedLine: null,
     headings: [],
     items: [],
+    strays: [],
   };
   let section: string | null = null;
+  let stray = false;
   const seen = new Set<string>();
   const goalParts: string[] = [];
   const nodes = tree.children;
@@ -236,6 +273,14 @@ function readFields(text: string, tree: Block, lists: boolean): ParsedHandoff {
       if (node.depth === 1 && title === "Session Handoff" && section === null) out.heading = true;
       if (node.depth === 2) {
         out.sections.push(title);
+        stray = !KNOWN_SECTIONS.has(title.toLowerCase());
+        if (stray) {
+          // An unknown section lends its items to the nearest known one; validate names it.
+          const near = nearestSection(title);
+          out.strays.push({ title, near, line: lineAt(starts, node.start) });
+          section = near !== null && LENDABLE.has(near.toLowerCase()) ? near.toLowerCase() : "(unknown)";
+          continue;
+        }
         // A repeated section is not read twice: the first one is the document's.
         section = seen.has(title.toLowerCase()) ? "(repeated)" : title.toLowerCase();
         seen.add(title.toLowerCase());
@@ -263,7 +308,7 @@ function readFields(text: string, tree: Block, lists: boolean): ParsedHandoff {
     const listed = node.children;
     const items: string[] = [];
     for (let i = 0; i < listed.length; i++) items.push(itemText(text, listed[i]!));
-    if (section !== "(repeated)" && lists) {
+    if (section !== "(repeated)" && !stray && lists) {
       for (let i = 0; i < listed.length; i++) out.items.push({ section, text: items[i]!, line: lineAt(starts, listed[i]!.start) });
     }
     const into = section === "decisions" ? out.decisions : section === "failed approaches" ? out.failedApproaches : section === "open questions" ? out.openQuestions : section === "next steps" ? out.nextSteps : null;
@@ -317,8 +362,16 @@ export function handoffStateTime(h: ParsedHandoff, nowMs: number): StateTime {
  * them equal on the corpus and on generated documents).
  */
 export function stateTimeOfText(text: string, nowMs: number): StateTime {
+  return glanceAtHandoff(text, nowMs).stateTime;
+}
+
+/** The state time and the unknown sections of handoff text, from one scan (what the session-start hook needs). */
+export function glanceAtHandoff(text: string, nowMs: number): {
+  stateTime: StateTime; strays: ParsedHandoff["strays"];
+} {
   const normalised = normaliseText(text);
-  return handoffStateTime(readFields(normalised, parseBlocksPrivately(normalised), false), nowMs);
+  const h = readFields(normalised, parseBlocksPrivately(normalised), false);
+  return { stateTime: handoffStateTime(h, nowMs), strays: h.strays };
 }
 
 /** The first non-blank line of the model's `## Current goal` (for `archives list`), or null. */

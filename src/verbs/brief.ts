@@ -121,7 +121,7 @@ exit: 0 brief printed
     let brief = loaded.pasted ? draftBrief(parsed, report, ledgers) : await briefWithCheckpoint(root, loaded.text, draftBrief(parsed, report, ledgers), now);
     const merged = loaded.pasted ? null : MERGED_LINE.exec(loaded.text);
     // Only an archive that exists is named (a hand-written line names nothing).
-    if (merged && existsSync(path.join(archiveDir(root), merged[1]!))) brief = withDriftNote(brief, mergedSentence(merged[1]!));
+    if (merged && existsSync(path.join(archiveDir(root), merged[1]!))) brief = withDriftNote(brief, mergedSentence(merged[1]!, merged[2] ?? null));
     // The clauses a field was fitted from are the brief's own working, not its output.
     const { driftClauses: _clauses, ...shown } = brief;
     if (json) return ok(`${JSON.stringify({ brief: shown, drift: report })}\n`, stderr);

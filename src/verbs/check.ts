@@ -2,6 +2,7 @@ import { UsageError } from "../errors.ts";
 import { inspectFile, interruptedSave, unsafePrivate } from "../store/inspect.ts";
 import { FILE_OF, memoryDir, type Kind } from "../store/paths.ts";
 import { isConflicted } from "../schema/conflicted.ts";
+import { glanceAtHandoff, straySentence } from "../schema/handoff.ts";
 import { mergeDriverMissing } from "../git/merge-driver-state.ts";
 import { pauseSwitch } from "../store/pause.ts";
 import { ROOT_HELP, rootOption } from "./common.ts";
@@ -22,6 +23,8 @@ export interface CheckResult {
   conflicted?: string[];
   /** The attributes name our merge driver but this clone's config lacks it: git merges memory as text. */
   mergeDriverMissing?: boolean;
+  /** Each level-2 section of the parked handoff schema v1 does not know: the nearest known title, or null. */
+  unknownSections?: (string | null)[];
 }
 
 const MESSAGES: Record<CheckResult["state"], string> = {
@@ -63,7 +66,9 @@ exit: 0 nothing parked
       64 usage error
 --json also says "mergeDriverMissing": true when .gitattributes names the session-handoff
 merge driver but this clone's git config lacks it (git then merges memory as text: run
-\`install\` or \`publish\` once in this clone).
+\`install\` or \`publish\` once in this clone), and "unknownSections": [<nearest known
+title or null>] when the parked handoff has a section schema v1 does not know (a line
+says so too: its items are read under the nearest known section; run \`validate handoff\`).
 When the kill switch is on, the paused sentence is printed too and the code is kept. A
 draft left in drafts/ changes no code (\`recover\` removes it).
 `,
@@ -93,7 +98,12 @@ draft left in drafts/ changes no code (\`recover\` removes it).
     const message = parked === "checkpoint" ? CHECKPOINT_PARKED : state === "conflicted" ? `${MESSAGES.conflicted} (${conflicted.join(", ")})` : MESSAGES[state];
     const result: CheckResult = { code, state, files, paused, message, ...(parked ? { parked } : {}), ...(state === "conflicted" ? { conflicted } : {}) };
     if (mergeDriverMissing(root)) result.mergeDriverMissing = true;
+    // Only known titles reach the output: check reads nothing of the file into it.
+    const handoff = inspections[0]!;
+    const readable = state === "parked" && typeof handoff.text === "string";
+    const strays = readable ? glanceAtHandoff(handoff.text as string, Date.now()).strays : [];
+    if (strays.length > 0) result.unknownSections = strays.map((s) => s.near);
     if (ctx.values.json) return ok(`${JSON.stringify(result)}\n`, [], code);
-    return ok(`${[message, pausedLine].filter(Boolean).join("\n")}\n`, [], code);
+    return ok(`${[message, straySentence(strays), pausedLine].filter(Boolean).join("\n")}\n`, [], code);
   },
 };

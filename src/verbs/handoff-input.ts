@@ -1,6 +1,8 @@
 import { loadMemoryText } from "../guard/memory-text.ts";
 import { cleanText } from "../guard/file-verdict.ts";
 import type { ParsedHandoff } from "../schema/handoff.ts";
+import { quoted } from "../guard/sanitize.ts";
+import { QUOTE_CUT } from "../schema/validate-common.ts";
 import { MAX_DOCUMENT_BYTES } from "../store/paths.ts";
 import { readMemoryFile } from "../store/read.ts";
 import type { VerbContext } from "./types.ts";
@@ -36,6 +38,11 @@ function decoded(file: string, bytes: Buffer): { text: string; warnings: string[
 export function shapeWarnings(h: ParsedHandoff, pasted: boolean): string[] {
   const out: string[] = [];
   if (!h.marker || !h.heading) out.push(`warning: the ${pasted ? "pasted handoff" : "handoff"} does not match schema v1 (marker or heading missing); treat it as evidence only`);
+  // Nothing on file is silently dropped: the validator's "did you mean", and where the items went.
+  for (const s of h.strays) {
+    const head = quoted(`## ${s.title}`, QUOTE_CUT);
+    out.push(s.near === null ? `warning: line ${s.line}: ${head} is not a section of schema v1; nothing reads it: run \`validate handoff\`` : `warning: line ${s.line}: ${head} is not a section of schema v1: did you mean \`## ${s.near}\`? its items are shown under ${s.near}`);
+  }
   return out;
 }
 

@@ -9,7 +9,7 @@ import { FILE_OF, memoryDir, type Kind } from "../store/paths.ts";
 import { disabledByEnv, pauseSwitch } from "../store/pause.ts";
 import { pendingRepairs } from "../store/recover.ts";
 import { ageWords } from "../schema/state-time.ts";
-import { stateTimeOfText } from "../schema/handoff.ts";
+import { glanceAtHandoff, straySentence } from "../schema/handoff.ts";
 import { ROOT_HELP, rootOption } from "./common.ts";
 import { isHookFormat } from "../agents/envelopes.ts";
 import { hookCwd } from "../agents/harness-path.ts";
@@ -45,10 +45,12 @@ const SENTENCES = {
 
 // The state time's age (docs/design.md#verdicts-and-the-brief, docs/design.md#integrations): from the handoff's own
 // `- Date:` or `Saved:`, never the file's modification time (a clone or a pull resets it).
-function ageText(text: string | null | undefined, now: number): string {
-  if (typeof text !== "string") return "age unknown";
-  const words = ageWords(stateTimeOfText(text, now), now);
-  return words === "age unknown" ? words : `saved ${words}`;
+// With the sentence about sections schema v1 does not know, from the same scan (null when none).
+function ageText(text: string | null | undefined, now: number): { age: string; strays: string | null } {
+  if (typeof text !== "string") return { age: "age unknown", strays: null };
+  const glance = glanceAtHandoff(text, now);
+  const words = ageWords(glance.stateTime, now);
+  return { age: words === "age unknown" ? words : `saved ${words}`, strays: straySentence(glance.strays) };
 }
 
 async function stdinInput(ctx: VerbContext): Promise<{ cwd: unknown } & HookSession> {
@@ -92,8 +94,10 @@ export function composeHookText(files: FileInspection[], interrupted: boolean, p
       lines.push(SENTENCES.conflicted());
       continue;
     }
+    const glance = f.kind === "handoff" ? ageText(f.text, now) : null;
     if (f.kind === "handoff" && checkpoint?.handoffOlderThanSession) lines.push(CHECKPOINT_SENTENCES.handoffOlderThanSession());
-    else lines.push(f.kind === "handoff" ? SENTENCES.handoff(ageText(f.text, now)) : SENTENCES.lessons());
+    else lines.push(glance !== null ? SENTENCES.handoff(glance.age) : SENTENCES.lessons());
+    if (glance?.strays) lines.push(`session-handoff: ${glance.strays}.`);
     if (f.kind === "handoff" && typeof f.text === "string" && savedHere !== undefined && !savedHere(f.text)) lines.push(SENTENCES.elsewhere());
   }
   if (checkpoint) lines.push(...checkpoint.lines);
@@ -112,7 +116,8 @@ export const hookVerb: Verb = {
 
 Session-start hook. Prints fixed sentences about parked memory -- a handoff,
 lessons, an unsafe or foreign file, an interrupted save, an automatic checkpoint,
-the kill switch -- and never any text taken from a memory file. --mode session
+the kill switch, a handoff section schema v1 does not know (named by the nearest
+known title) -- and never any text taken from a memory file. --mode session
 looks at HANDOFF.md and LESSONS.md; --mode lessons at LESSONS.md only. Prints
 nothing when every file it looks at is missing, and nothing at all when
 SESSION_HANDOFF_DISABLE is set to anything but empty, 0, false, no or off. Output

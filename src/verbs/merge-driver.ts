@@ -1,6 +1,7 @@
 import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, writeSync } from "node:fs";
 import path from "node:path";
-import { laterHandoff, markMerged, mergeLedgers } from "../git/merge-driver.ts";
+import { laterHandoff, markMerged, mergeCountsText, mergeHandoffs, mergeLedgers } from "../git/merge-driver.ts";
+import { stateTimeOfText } from "../schema/handoff.ts";
 import { runGit } from "../git/run.ts";
 import { archiveName } from "../store/archive.ts";
 import { mergeJournalMonth } from "../journal/entry.ts";
@@ -66,6 +67,23 @@ function createExclusive(p: string, text: string): void {
   }
 }
 
+// Who committed the other side's handoff: the commit that brought its bytes, on any ref (git
+// has not written MERGE_HEAD yet when a driver runs). Null when git cannot say (the sentence
+// then leaves the name out).
+async function otherAuthor(
+  cwd: string,
+  env: Record<string, string | undefined>,
+  sidePath: string,
+  file: string,
+): Promise<string | null> {
+  const blob = await runGit(cwd, ["hash-object", "--", sidePath], env);
+  if (blob.code !== 0) return null;
+  const id = blob.stdout.toString("utf8").trim();
+  const r = await runGit(cwd, ["log", "--all", "-1", "--format=%an", `--find-object=${id}`, "--", file], env);
+  const name = r.code === 0 ? r.stdout.toString("utf8").trim().replace(/[^\p{L}\p{N} .'_-]/gu, "").slice(0, 60) : "";
+  return name === "" ? null : name;
+}
+
 /**
  * `merge-driver <base> <ours> <theirs> <path>`: git's merge driver `session-handoff` (`%O %A
  * %B %P`), registered by `install` and `publish`, run from the copy of the helper outside the
@@ -82,11 +100,15 @@ register (.git/config, and \`.ai/memory/**/*.md merge=session-handoff\` in a blo
 in the root .gitattributes), as \`merge-driver %O %A %B %P\`, from a copy of the helper at
 \${XDG_CONFIG_HOME:-~/.config}/session-handoff/driver/memory_io.mjs (a merge can change the
 helper in the repository, never that copy).
-  HANDOFF.md   the later state time stays current, with a line
-               \`Merged-with: archive/<name>\` after its Saved: line; the other goes to
-               archive/<name> (created, never replacing a file); on equal, unknown or
-               future times ours stays current. brief then says "two handoffs met in a
-               merge; the other is archive/<name>".
+  HANDOFF.md   the later state time stays current (ours on equal, unknown or future
+               times) and keeps the other's work: both sides' decisions, failed
+               approaches and open questions (each once), plan steps at the furthest
+               status either side reached, the other's open next steps below its own.
+               A line \`Merged-with: archive/<name>; merged with <author>'s handoff of
+               <time>: +N decisions, +M failed approaches\` follows its Saved: line; the
+               whole other handoff goes to archive/<name> (created, never replacing a
+               file). brief then says "two handoffs met in a merge; the other is
+               archive/<name>; merged with …".
   LESSONS.md, SOLUTIONS.md   entries merged by id, both sides kept; an id whose text
                differs keeps ours and renumbers theirs to the next free id, with a line
                \`- Renumbered: was <old id> on the other side of a merge\`.
@@ -140,13 +162,19 @@ exit: 0 merged; 1 not merged (git's conflict stands)
       writeResult(ours, mergeLedgers(a, b, m[2] === "LESSONS" ? "L" : "S"));
       return ok("");
     }
-    const winner = laterHandoff(a, b, Date.now()) === "ours" ? a : b;
+    const later = laterHandoff(a, b, Date.now());
+    const winner = later === "ours" ? a : b;
     const loser = winner === a ? b : a;
     try {
       const dir = archiveDirOf(ctx.cwd, `${m[1]}.ai/memory`);
       const name = archiveName("HANDOFF", dir);
       createExclusive(path.join(dir, name), loser);
-      writeResult(ours, markMerged(winner, name));
+      const merged = mergeHandoffs(winner, loser);
+      const who = await otherAuthor(ctx.cwd, ctx.env, later === "ours" ? theirs : ours, file);
+      const at = stateTimeOfText(loser, Date.now());
+      const whose = who === null ? "the other" : `${who}'s`;
+      const note = `merged with ${whose} handoff${at.known ? ` of ${at.time.iso}` : ""}: ${mergeCountsText(merged.added)}`;
+      writeResult(ours, markMerged(merged.text, name, note));
       return ok("", [`session-handoff merge driver: ${file}: kept the later handoff; the other is archive/${name}`]);
     } catch (err) {
       return textMerge(`the other handoff could not be archived (${(err as Error).message})`);

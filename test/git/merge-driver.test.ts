@@ -1,7 +1,8 @@
 // The merge driver's choices, pure (docs/decisions/merge-driver.md): which handoff stays
 // current, where the archive line goes, what counts as a conflicted memory file.
 import { describe, expect, it } from "vitest";
-import { laterHandoff, markMerged, MERGED_LINE } from "../../src/git/merge-driver.ts";
+import { laterHandoff, markMerged, mergeHandoffs, MERGED_LINE } from "../../src/git/merge-driver.ts";
+import { parseHandoff } from "../../src/schema/handoff.ts";
 import { conflictSides, isConflicted } from "../../src/schema/conflicted.ts";
 
 const NOW = Date.parse("2026-12-01T12:00:00Z");
@@ -28,6 +29,46 @@ describe("markMerged", () => {
     const twice = markMerged(once, "HANDOFF-b.md");
     expect(twice.split("\n").slice(1, 4)).toEqual(["# Session Handoff", "Saved: 2026-12-01T10:00:00Z", "Merged-with: archive/HANDOFF-b.md"]);
     expect(MERGED_LINE.exec(twice)?.[1]).toBe("HANDOFF-b.md");
+  });
+});
+
+describe("mergeHandoffs", () => {
+  const handoff = (goal: string, plan: string[], decisions: string[], failed: string[], questions: string[], next: string[]) =>
+    [
+      "<!-- memory-schema: v1 -->",
+      "# Session Handoff",
+      "Saved: 2026-12-01T10:00:00Z",
+      "",
+      "## Current goal",
+      goal,
+      "",
+      ...[["Plan", plan], ["Decisions", decisions], ["Failed approaches", failed], ["Open questions", questions], ["Next steps", next]].flatMap(([t, items]) => [`## ${t as string}`, ...(items as string[]).map((i) => `- ${i}`), ""]),
+      "## Key files",
+      "- a.ts — entry",
+      "",
+      "## Environment anchors",
+      "- Date: 2026-12-01T10:00:00Z",
+      "",
+    ].join("\n");
+
+  it("keeps both sides' items once, the furthest plan status, and the other's open next steps below", () => {
+    const later = handoff("Alice's goal", ["[x] read", "[ ] wire it", "[~] test it"], ["[user-directed] keep the API"], ["none"], ["none"], ["wire it"]);
+    const other = handoff("Bob's goal", ["[x] read", "[x] wire it", "[ ] docs"], ["[user-directed] keep the API", "[inferred] UTC dates"], ["mocking git - hid a bug"], ["which node?"], ["[x] wire it", "docs", "[-] port it — dropped: no need"]);
+    const { text, added } = mergeHandoffs(later, other);
+    expect(added).toEqual({ decisions: 1, failed: 1 });
+    const h = parseHandoff(text);
+    expect(h.goal).toBe("Alice's goal");
+    expect(h.plan.map((s) => `${s.status} ${s.text}`)).toEqual(["done read", "done wire it", "in-progress test it", "todo docs"]);
+    expect(h.decisions).toEqual(["[user-directed] keep the API", "[inferred] UTC dates"]);
+    expect(h.failedApproaches).toEqual(["mocking git - hid a bug"]);
+    expect(h.openQuestions).toEqual(["which node?"]);
+    expect(h.nextSteps).toEqual(["wire it", "docs"]);
+    expect(h.sections).toEqual(["Current goal", "Plan", "Decisions", "Failed approaches", "Open questions", "Next steps", "Key files", "Environment anchors"]);
+  });
+
+  it("two equal sides give the later side back unchanged, with nothing added", () => {
+    const one = handoff("g", ["[ ] a"], ["d"], ["f - why"], ["q"], ["a"]);
+    expect(mergeHandoffs(one, one)).toEqual({ text: one, added: { decisions: 0, failed: 0 } });
   });
 });
 

@@ -47,7 +47,7 @@ function clone(home: string, remote: string, who: Who, extra: string[] = []): Cl
   };
 }
 
-function handoffText(goal: string, step: string): string {
+function handoffText(goal: string, step: string, own?: { decision: string; failed: string }): string {
   return [
     "<!-- memory-schema: v1 -->",
     "# Session Handoff",
@@ -61,9 +61,10 @@ function handoffText(goal: string, step: string): string {
     "",
     "## Decisions",
     "- [user-directed] keep the API",
+    ...(own ? [`- ${own.decision}`] : []),
     "",
     "## Failed approaches",
-    "- none",
+    own ? `- ${own.failed}` : "- none",
     "",
     "## Open questions",
     "- none",
@@ -85,8 +86,8 @@ function token(c: Clone): string {
   return /CURRENT-SHA256: ([0-9a-f]{64}|absent)/.exec(r.stdout)?.[1] ?? "absent";
 }
 
-function save(c: Clone, goal: string, step: string): string {
-  const r = c.run(["write", "handoff", "--expected-current-sha256", token(c)], handoffText(goal, step));
+function save(c: Clone, goal: string, step: string, own?: { decision: string; failed: string }): string {
+  const r = c.run(["write", "handoff", "--expected-current-sha256", token(c)], handoffText(goal, step, own));
   expect(r.code, r.stderr).toBe(0);
   return readFileSync(path.join(c.dir, ".ai/memory/HANDOFF.md"), "utf8");
 }
@@ -190,9 +191,11 @@ describe("two clones, a bare remote, two teammates", () => {
     bob.git("pull", "-q", "--no-edit");
     const merged = readFileSync(path.join(bob.dir, ".ai/memory/HANDOFF.md"), "utf8");
     expect(merged).toContain("ship it");
-    const name = /^Merged-with: archive\/(\S+)$/m.exec(merged)?.[1];
+    const name = /^Merged-with: archive\/(\S+?\.md)(?:;.*)?$/m.exec(merged)?.[1];
     expect(name).toBeDefined();
     expect(readFileSync(path.join(bob.dir, ".ai/memory/archive", name!), "utf8")).toContain("split util again");
+    // Bob's open next step is kept below Alice's.
+    expect(merged).toMatch(/## Next steps\n- ship it\n- split util again\n/);
     const mergedBrief = brief(bob);
     expect(mergedBrief.code).toBe(0);
     expect(mergedBrief.out).toContain(`two handoffs met in a merge; the other is archive/${name}`);
@@ -237,7 +240,7 @@ describe("two clones, a bare remote, two teammates", () => {
     bob.git("cherry-pick", publishCommit);
     noMarkers(bob, brief(bob).out);
     const picked = readFileSync(path.join(bob.dir, ".ai/memory/HANDOFF.md"), "utf8");
-    const pickedName = /^Merged-with: archive\/(\S+)$/m.exec(picked)?.[1];
+    const pickedName = /^Merged-with: archive\/(\S+?\.md)(?:;.*)?$/m.exec(picked)?.[1];
     expect(pickedName && existsSync(path.join(bob.dir, ".ai/memory/archive", pickedName))).toBeTruthy();
     bob.git("checkout", "-q", "main");
 
@@ -344,5 +347,41 @@ describe("two clones, a bare remote, two teammates", () => {
     expect(un.code, un.stderr).toBe(0);
     expect(readFileSync(path.join(c.dir, ".git/config")).equals(config)).toBe(true);
     expect(readFileSync(path.join(c.dir, ".gitattributes")).equals(attrs)).toBe(true);
+  });
+
+  it("a merge keeps both sides: each clone's brief shows both teammates' decisions and failed approaches", { timeout: 180_000 }, () => {
+    const home = tempDir("sh-teams-");
+    const remote = path.join(home, "remote.git");
+    execFileSync("git", ["init", "-q", "--bare", "-b", "main", remote], { env: gitEnv(path.join(home, "x")) });
+    const alice = clone(home, remote, "alice");
+    writeFileSync(path.join(alice.dir, "README.md"), "app\n");
+    alice.git("add", "-A");
+    alice.git("commit", "-qm", "initial");
+    save(alice, "Alice's goal", "first");
+    expect(alice.run(["publish", "--push"]).code).toBe(0);
+    const bob = clone(home, remote, "bob");
+    expect(bob.run(["publish"]).code).toBe(0);
+    const mine = { decision: "[user-directed] Alice: keep the cache in memory", failed: "Alice: a worker pool - `npm test` timed out" };
+    const his = { decision: "[inferred] Bob: store dates as UTC", failed: "Bob: mocking git - it hid the rename bug" };
+    save(bob, "Bob's goal", "bob's step", his);
+    expect(bob.run(["publish", "--push"]).code).toBe(0);
+    sleep(1100);
+    save(alice, "Alice's goal", "alice's step", mine);
+    expect(alice.run(["publish"]).code).toBe(0);
+    alice.git("pull", "-q", "--no-edit");
+    expect(alice.run(["publish", "--push"]).code).toBe(0);
+    bob.git("pull", "-q", "--no-edit");
+    for (const c of [alice, bob]) {
+      const text = readFileSync(path.join(c.dir, ".ai/memory/HANDOFF.md"), "utf8");
+      expect(c.run(["validate", "handoff"]).code, text).toBe(0);
+      // The later side's goal and next step lead; the other side's open next step is kept below.
+      expect(text).toContain("## Current goal\nAlice's goal");
+      expect(text).toMatch(/## Next steps\n- alice's step\n- bob's step\n/);
+      const out = brief(c).out;
+      for (const item of [mine.decision, his.decision, "keep the API"]) expect(out.split("\n").find((l) => l.startsWith("Decisions in force"))).toContain(item.replace(/^\[[a-z-]+\] /, ""));
+      for (const item of [mine.failed, his.failed]) expect(out.split("\n").find((l) => l.startsWith("Do-not-retry"))).toContain(item.split(" - ")[0]);
+      expect(out).toMatch(/two handoffs met in a merge; the other is archive\/HANDOFF-\S+\.md; merged with Bob Roe's handoff of \S+Z: \+1 decision, \+1 failed approach/);
+      expect((text.match(/keep the API/g) ?? []).length).toBe(1);
+    }
   });
 });

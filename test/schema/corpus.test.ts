@@ -33,9 +33,10 @@ describe("parseHandoff matches remark's reading of the corpus", () => {
     // `steps` (every plan checkbox at any depth, issue 9) came after remark was removed: the
     // scanner alone reads it, so it is left out of the comparison with remark's fixtures and
     // checked in handoff.test.ts. So did the positions validate reads (`savedLine`, `headings`,
-    // `items`: docs/design.md#files-on-disk), checked in validate-rules.test.ts.
+    // `items`: docs/design.md#files-on-disk), checked in validate-rules.test.ts, and `strays`
+    // (sections schema v1 does not know), checked in test/brief/stray-sections.test.ts.
     const parse = (t: string) => {
-      const { steps: _steps, savedLine: _savedLine, headings: _headings, items: _items, ...rest } = parseHandoff(t);
+      const { steps: _steps, savedLine: _savedLine, headings: _headings, items: _items, strays: _strays, ...rest } = parseHandoff(t);
       return rest;
     };
     const got = parse(text);
