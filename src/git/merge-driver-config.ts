@@ -2,10 +2,9 @@
 // section in this clone's git config, a block of ours in the root `.gitattributes`, and a copy
 // of the helper outside the work tree that the driver runs (a merge can change the helper in
 // the repository, never this copy). `install`, `uninstall` and `publish` each make one call.
-import { chmodSync, closeSync, constants, fsyncSync, lstatSync, mkdirSync, openSync, readFileSync, realpathSync, renameSync, rmdirSync, unlinkSync, writeSync } from "node:fs";
+import { chmodSync, closeSync, constants, existsSync, fsyncSync, lstatSync, mkdirSync, openSync, readFileSync, realpathSync, renameSync, rmdirSync, unlinkSync, writeSync } from "node:fs";
 import path from "node:path";
 import { randomBytes } from "node:crypto";
-import { homeFolder } from "../store/home.ts";
 import { commonDirOf } from "./git-files.ts";
 import { gitDirOf, gitTopOf } from "./in-progress.ts";
 import { GitUnavailable, runGit } from "./run.ts";
@@ -34,11 +33,37 @@ export interface MergeDriverChange {
   notes: string[];
 }
 
-/** `${XDG_CONFIG_HOME:-$HOME/.config}/session-handoff/driver/memory_io.mjs`; null without HOME or XDG_CONFIG_HOME. */
-export function driverCopyPath(env: Record<string, string | undefined>): string | null {
-  const home = homeFolder(env);
-  const config = env.XDG_CONFIG_HOME ? env.XDG_CONFIG_HOME : home ? path.join(home, ".config") : null;
-  return config === null ? null : path.join(config, "session-handoff", "driver", "memory_io.mjs");
+/**
+ * `<common git dir>/session-handoff/merge-driver.mjs`: one copy per clone (docs/decisions/driver-copy.md),
+ * so uninstalling one project never removes what another's config runs; null outside git.
+ */
+export function driverCopyPath(top: string): string | null {
+  const gitDir = gitDirOf(top);
+  return gitDir === null ? null : path.join(commonDirOf(gitDir), "session-handoff", "merge-driver.mjs");
+}
+
+const DRIVER_ARGS = " merge-driver %O %A %B %P";
+const COPY_GONE = "session-handoff merge driver: its helper copy or node is missing, git keeps the conflict; run install or publish in this clone";
+
+/**
+ * The command git runs: the copy when it and node are there, else git's own text merge with
+ * conflict markers and a line on stderr (never a crash).
+ */
+function driverCommand(node: string, copy: string): string {
+  const run = `${shellQuote(node)} ${shellQuote(copy)}${DRIVER_ARGS}`;
+  const fallback = `echo "${COPY_GONE}" >&2; git merge-file -L ours -L base -L theirs %A %O %B`;
+  return `if test -f ${shellQuote(copy)} && test -x ${shellQuote(node)}; then ${run}; else ${fallback}; fi`;
+}
+
+function shellUnquote(s: string): string {
+  return s.replace(/'\\''/g, "'");
+}
+
+/** The node and copy a driver command of ours (this form or the older bare one) runs; null for another's. */
+export function driverParts(command: string): { node: string; copy: string } | null {
+  const q = "'((?:[^']|'\\\\'')*)'";
+  const m = new RegExp(`${q} ${q}${DRIVER_ARGS}`).exec(command);
+  return m === null ? null : { node: shellUnquote(m[1]!), copy: shellUnquote(m[2]!) };
 }
 
 function shellQuote(s: string): string {
@@ -130,11 +155,8 @@ export async function registerMergeDriver(root: string, helperPath: string | nul
   const top = gitTopOf(root);
   const out: MergeDriverChange = { top, config: false, attributes: false, copy: null, notes: [] };
   if (top === null || gitDirOf(top) === null) return out;
-  const copy = driverCopyPath(env);
-  if (copy === null || helperPath === null) {
-    out.notes.push("the merge driver was not registered: HOME is not set, so its copy of the helper has no place");
-    return out;
-  }
+  const copy = driverCopyPath(top);
+  if (copy === null || helperPath === null) return out;
   try {
     // The whole CLI bundle is one self-contained file: the driver's copy needs nothing beside it,
     // where the entry (memory_io.mjs) would need its lib/ folder.
@@ -152,7 +174,7 @@ export async function registerMergeDriver(root: string, helperPath: string | nul
     out.notes.push(`the merge driver was not registered: its copy of the helper could not be written (${(err as Error).message})`);
     return out;
   }
-  const driver = `${shellQuote(process.execPath)} ${shellQuote(out.copy)} merge-driver %O %A %B %P`;
+  const driver = driverCommand(process.execPath, out.copy);
   const name = "session-handoff: keeps the later handoff, archives the other, merges ledgers by entry id";
   if ((await configValue(top, `merge.${DRIVER_NAME}.name`, env)) !== name) {
     await runGit(top, ["config", "--local", `merge.${DRIVER_NAME}.name`, name], env);
@@ -181,26 +203,24 @@ export async function registerMergeDriver(root: string, helperPath: string | nul
 /**
  * Removes what `registerMergeDriver` added to this clone: the config section (only when it is
  * ours), our `.gitattributes` block (the file removed when nothing else is left in it) and the
- * helper copy with its folders when empty (uninstall leaves nothing of ours in HOME; another
- * clone whose config still names the copy gets it back from its next `install` or `publish`,
- * and until then git keeps its side and reports the conflict). Never throws.
+ * clone's own helper copy with its folder when empty. A copy another clone runs is never touched.
+ * Never throws.
  */
 export async function unregisterMergeDriver(root: string, env: Record<string, string | undefined>): Promise<MergeDriverChange> {
   const top = gitTopOf(root);
   const out: MergeDriverChange = { top, config: false, attributes: false, copy: null, notes: [] };
-  const copy = driverCopyPath(env);
+  const copy = top === null ? null : driverCopyPath(top);
   if (copy !== null) {
     try {
       unlinkSync(copy);
       rmdirSync(path.dirname(copy));
-      rmdirSync(path.dirname(path.dirname(copy)));
     } catch {
       // missing, or a folder still holding other files of ours
     }
   }
   if (top === null || gitDirOf(top) === null) return out;
   const driver = await configValue(top, `merge.${DRIVER_NAME}.driver`, env);
-  if (driver !== null && driver.endsWith(" merge-driver %O %A %B %P")) {
+  if (driver !== null && driverParts(driver) !== null) {
     const r = await runGit(top, ["config", "--local", "--remove-section", `merge.${DRIVER_NAME}`], env);
     out.config = r.code === 0;
   }
@@ -256,4 +276,24 @@ export function attributesOnlyOurs(top: string): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * What this clone's registered driver runs that is gone (its helper copy, or node), for
+ * `doctor`; null when nothing is registered, the command is not ours, or both are there.
+ */
+export async function driverPartMissing(root: string, env: Record<string, string | undefined>): Promise<string | null> {
+  const top = gitTopOf(root);
+  if (top === null || gitDirOf(top) === null) return null;
+  let command: string | null;
+  try {
+    command = await configValue(top, `merge.${DRIVER_NAME}.driver`, env);
+  } catch {
+    return null; // no git on PATH: no merge runs the driver either
+  }
+  const parts = command === null ? null : driverParts(command);
+  if (parts === null) return null;
+  if (!existsSync(parts.copy)) return `the merge driver's copy of the helper ${parts.copy} is missing`;
+  if (!existsSync(parts.node)) return `the node the merge driver runs, ${parts.node}, is missing`;
+  return null;
 }
