@@ -8478,7 +8478,7 @@ var init_fates = __esm({
 });
 
 // src/git/merge-driver-config.ts
-import { chmodSync as chmodSync2, closeSync as closeSync12, constants as constants9, existsSync as existsSync3, fsyncSync as fsyncSync3, lstatSync as lstatSync19, mkdirSync as mkdirSync4, openSync as openSync10, readFileSync as readFileSync10, realpathSync as realpathSync4, renameSync as renameSync4, rmdirSync, unlinkSync as unlinkSync10, writeSync as writeSync7 } from "node:fs";
+import { chmodSync as chmodSync2, closeSync as closeSync12, constants as constants9, existsSync as existsSync3, fsyncSync as fsyncSync3, lchownSync, lstatSync as lstatSync19, mkdirSync as mkdirSync4, openSync as openSync10, readFileSync as readFileSync10, realpathSync as realpathSync4, renameSync as renameSync4, rmdirSync, unlinkSync as unlinkSync10, writeSync as writeSync7 } from "node:fs";
 import path35 from "node:path";
 import { randomBytes as randomBytes3 } from "node:crypto";
 function driverCopyPath(top) {
@@ -8534,6 +8534,23 @@ function replaceFile(p, bytes, mode) {
     throw err;
   }
 }
+function ownerOf(p) {
+  try {
+    const st = lstatSync19(p);
+    return { uid: st.uid, gid: st.gid };
+  } catch {
+    return null;
+  }
+}
+function giveTo(p, owner) {
+  if (owner === null || process.geteuid?.() !== 0) return;
+  const now = ownerOf(p);
+  if (now === null || now.uid === owner.uid && now.gid === owner.gid) return;
+  try {
+    lchownSync(p, owner.uid, owner.gid);
+  } catch {
+  }
+}
 function withoutBlock(text2) {
   const lines3 = text2.split("\n");
   const start = lines3.findIndex((l) => l === BEGIN || l === BEGIN_NL);
@@ -8572,7 +8589,9 @@ async function registerMergeDriver(root, helperPath, env) {
   if (copy === null || helperPath === null) return out;
   try {
     const bytes = readFileSync10(path35.join(path35.dirname(helperPath), "lib", "cli.mjs"));
+    const gitCommon = path35.dirname(path35.dirname(copy));
     mkdirSync4(path35.dirname(copy), { recursive: true, mode: 448 });
+    giveTo(path35.dirname(copy), ownerOf(gitCommon));
     let same = false;
     try {
       same = readRegular(copy)?.equals(bytes) ?? false;
@@ -8580,6 +8599,7 @@ async function registerMergeDriver(root, helperPath, env) {
       same = false;
     }
     if (!same) replaceFile(copy, bytes, 420);
+    giveTo(copy, ownerOf(gitCommon));
     out.copy = realpathSync4(copy);
   } catch (err) {
     out.notes.push(`the merge driver was not registered: its copy of the helper could not be written (${err.message})`);
@@ -8587,6 +8607,8 @@ async function registerMergeDriver(root, helperPath, env) {
   }
   const driver = driverCommand(process.execPath, out.copy);
   const name2 = "session-handoff: keeps the later handoff, archives the other, merges ledgers by entry id";
+  const configFile = path35.join(path35.dirname(path35.dirname(out.copy)), "config");
+  const configOwner = ownerOf(configFile);
   if (await configValue(top, `merge.${DRIVER_NAME}.name`, env) !== name2) {
     await runGit(top, ["config", "--local", `merge.${DRIVER_NAME}.name`, name2], env);
     out.config = true;
@@ -8595,6 +8617,7 @@ async function registerMergeDriver(root, helperPath, env) {
     await runGit(top, ["config", "--local", `merge.${DRIVER_NAME}.driver`, driver], env);
     out.config = true;
   }
+  giveTo(configFile, configOwner);
   try {
     const file = path35.join(top, ".gitattributes");
     const before = readRegular(file);
@@ -8602,7 +8625,9 @@ async function registerMergeDriver(root, helperPath, env) {
     const want = attributesLine(memRelOf(top, root));
     const { rest, had, line } = withoutBlock(text2);
     if (!(had && line === want)) {
+      const owner = ownerOf(before === null ? top : file);
       replaceFile(file, Buffer.from(blockFor(rest, want), "utf8"), before === null ? 420 : lstatSync19(file).mode & 511);
+      giveTo(file, owner);
       out.attributes = true;
     }
   } catch (err) {
@@ -8624,7 +8649,10 @@ async function unregisterMergeDriver(root, env) {
   if (top === null || gitDirOf(top) === null) return out;
   const driver = await configValue(top, `merge.${DRIVER_NAME}.driver`, env);
   if (driver !== null && driverParts(driver) !== null) {
+    const configFile = path35.join(commonDirOf(gitDirOf(top)), "config");
+    const configOwner = ownerOf(configFile);
     const r = await runGit(top, ["config", "--local", "--remove-section", `merge.${DRIVER_NAME}`], env);
+    giveTo(configFile, configOwner);
     out.config = r.code === 0;
   }
   try {
@@ -8634,7 +8662,11 @@ async function unregisterMergeDriver(root, env) {
       const { rest, had } = withoutBlock(before.toString("utf8"));
       if (had) {
         if (rest === "") unlinkSync10(file);
-        else replaceFile(file, Buffer.from(rest, "utf8"), lstatSync19(file).mode & 511);
+        else {
+          const owner = ownerOf(file);
+          replaceFile(file, Buffer.from(rest, "utf8"), lstatSync19(file).mode & 511);
+          giveTo(file, owner);
+        }
         out.attributes = true;
       }
     }

@@ -2,7 +2,7 @@
 // section in this clone's git config, a block of ours in the root `.gitattributes`, and a copy
 // of the helper outside the work tree that the driver runs (a merge can change the helper in
 // the repository, never this copy). `install`, `uninstall` and `publish` each make one call.
-import { chmodSync, closeSync, constants, existsSync, fsyncSync, lstatSync, mkdirSync, openSync, readFileSync, realpathSync, renameSync, rmdirSync, unlinkSync, writeSync } from "node:fs";
+import { chmodSync, closeSync, constants, existsSync, fsyncSync, lchownSync, lstatSync, mkdirSync, openSync, readFileSync, realpathSync, renameSync, rmdirSync, unlinkSync, writeSync } from "node:fs";
 import path from "node:path";
 import { randomBytes } from "node:crypto";
 import { commonDirOf } from "./git-files.ts";
@@ -110,6 +110,30 @@ function replaceFile(p: string, bytes: Buffer, mode: number): void {
   }
 }
 
+type Owner = { uid: number; gid: number } | null;
+
+function ownerOf(p: string): Owner {
+  try {
+    const st = lstatSync(p);
+    return { uid: st.uid, gid: st.gid };
+  } catch {
+    return null;
+  }
+}
+
+// Root registering in another user's clone gives what it wrote back to that user (the config git
+// rewrote, our copy and its folder, .gitattributes), so they can still change their own clone.
+function giveTo(p: string, owner: Owner): void {
+  if (owner === null || process.geteuid?.() !== 0) return;
+  const now = ownerOf(p);
+  if (now === null || (now.uid === owner.uid && now.gid === owner.gid)) return;
+  try {
+    lchownSync(p, owner.uid, owner.gid);
+  } catch {
+    // Kept as written: the verb's own lines still say what changed.
+  }
+}
+
 /** Splits `.gitattributes` bytes into what is not ours and whether our block was there. */
 function withoutBlock(text: string): { rest: string; had: boolean; line: string | null } {
   const lines = text.split("\n");
@@ -161,7 +185,9 @@ export async function registerMergeDriver(root: string, helperPath: string | nul
     // The whole CLI bundle is one self-contained file: the driver's copy needs nothing beside it,
     // where the entry (memory_io.mjs) would need its lib/ folder.
     const bytes = readFileSync(path.join(path.dirname(helperPath), "lib", "cli.mjs"));
+    const gitCommon = path.dirname(path.dirname(copy));
     mkdirSync(path.dirname(copy), { recursive: true, mode: 0o700 });
+    giveTo(path.dirname(copy), ownerOf(gitCommon));
     let same = false;
     try {
       same = readRegular(copy)?.equals(bytes) ?? false;
@@ -169,6 +195,7 @@ export async function registerMergeDriver(root: string, helperPath: string | nul
       same = false;
     }
     if (!same) replaceFile(copy, bytes, 0o644);
+    giveTo(copy, ownerOf(gitCommon));
     out.copy = realpathSync(copy);
   } catch (err) {
     out.notes.push(`the merge driver was not registered: its copy of the helper could not be written (${(err as Error).message})`);
@@ -176,6 +203,8 @@ export async function registerMergeDriver(root: string, helperPath: string | nul
   }
   const driver = driverCommand(process.execPath, out.copy);
   const name = "session-handoff: keeps the later handoff, archives the other, merges ledgers by entry id";
+  const configFile = path.join(path.dirname(path.dirname(out.copy)), "config");
+  const configOwner = ownerOf(configFile);
   if ((await configValue(top, `merge.${DRIVER_NAME}.name`, env)) !== name) {
     await runGit(top, ["config", "--local", `merge.${DRIVER_NAME}.name`, name], env);
     out.config = true;
@@ -184,6 +213,7 @@ export async function registerMergeDriver(root: string, helperPath: string | nul
     await runGit(top, ["config", "--local", `merge.${DRIVER_NAME}.driver`, driver], env);
     out.config = true;
   }
+  giveTo(configFile, configOwner);
   try {
     const file = path.join(top, ".gitattributes");
     const before = readRegular(file);
@@ -191,7 +221,9 @@ export async function registerMergeDriver(root: string, helperPath: string | nul
     const want = attributesLine(memRelOf(top, root));
     const { rest, had, line } = withoutBlock(text);
     if (!(had && line === want)) {
+      const owner = ownerOf(before === null ? top : file);
       replaceFile(file, Buffer.from(blockFor(rest, want), "utf8"), before === null ? 0o644 : lstatSync(file).mode & 0o777);
+      giveTo(file, owner);
       out.attributes = true;
     }
   } catch (err) {
@@ -221,7 +253,10 @@ export async function unregisterMergeDriver(root: string, env: Record<string, st
   if (top === null || gitDirOf(top) === null) return out;
   const driver = await configValue(top, `merge.${DRIVER_NAME}.driver`, env);
   if (driver !== null && driverParts(driver) !== null) {
+    const configFile = path.join(commonDirOf(gitDirOf(top)!), "config");
+    const configOwner = ownerOf(configFile);
     const r = await runGit(top, ["config", "--local", "--remove-section", `merge.${DRIVER_NAME}`], env);
+    giveTo(configFile, configOwner);
     out.config = r.code === 0;
   }
   try {
@@ -231,7 +266,11 @@ export async function unregisterMergeDriver(root: string, env: Record<string, st
       const { rest, had } = withoutBlock(before.toString("utf8"));
       if (had) {
         if (rest === "") unlinkSync(file);
-        else replaceFile(file, Buffer.from(rest, "utf8"), lstatSync(file).mode & 0o777);
+        else {
+          const owner = ownerOf(file);
+          replaceFile(file, Buffer.from(rest, "utf8"), lstatSync(file).mode & 0o777);
+          giveTo(file, owner);
+        }
         out.attributes = true;
       }
     }
