@@ -1,4 +1,4 @@
-// The six-line warm-start brief (seed 002, resume flow step 6; contract §5 `brief`; docs/design.md#verdicts-and-the-brief). Pure but for the envelope nonce.
+// The six-line warm-start brief the agent answers with on a resume (docs/design.md#the-brief). Pure but for the envelope nonce.
 import { notHereWords, type DriftReport } from "../git/verdict.ts";
 import { sanitize } from "../guard/sanitize.ts";
 import { envelopeText } from "../guard/envelope.ts";
@@ -88,8 +88,8 @@ const NONE = /^(none|none recorded|none yet|n\/a|-)\.?$/i;
 const CAUSE = /\s[—–-]\s|:\s|\s(?=because\b)/;
 
 /**
- * Lists failed approaches within `budget` characters, each keeping its cause whole (contract
- * §5 (docs/design.md#verdicts-and-the-brief) `brief`: a field cut for length keeps each item's cause): when an item is too long, its
+ * Lists failed approaches within `budget` characters, each keeping its cause whole (a
+ * field cut for length keeps each item's cause: the cause is what stops a retry): when an item is too long, its
  * approach is shortened with `…`, then, only if still needed, the cause. `…` marks exactly
  * where words were dropped.
  */

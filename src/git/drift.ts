@@ -1,4 +1,4 @@
-// Gathers the drift facts of contract §5 (docs/design.md#verdicts-and-the-brief) with as few git processes as the answer needs, then
+// Gathers the drift facts (docs/design.md#verdicts-and-the-brief) with as few git processes as the answer needs, then
 // hands them to the pure `assessDrift`.
 import { quotedValue } from "../guard/quote.ts";
 import type { CheckedAnchors } from "../schema/handoff.ts";
@@ -47,7 +47,7 @@ export const MAX_LOGGED_COMMITS = 2000;
 
 /**
  * The commits between the saved HEAD and HEAD, each with the paths it touches (a merge: its
- * diff against its first parent, ruling 14; docs/design.md#verdicts-and-the-brief), from one `git log` that also gives ahead and
+ * diff against its first parent; docs/design.md#verdicts-and-the-brief), from one `git log` that also gives ahead and
  * behind. `-z` keeps paths unquoted; `--no-renames` lists both sides of a move.
  */
 function historyArgs(id: ObjectId): string[] {
@@ -117,8 +117,8 @@ function rootPrefix(root: string, top: string | null): string {
   return rel === "" ? "" : `${rel}/`;
 }
 
-// Ruling 16 (docs/design.md#verdicts-and-the-brief): is the handoff tracked? Its path in the index, found in JS (no process) by its
-// bytes; an index that cannot be searched that way (v4 compresses paths) counts as tracked.
+// Is the handoff tracked (docs/design.md#verdicts-and-the-brief)? Its path is looked up in the index's bytes
+// without a git process; an index that cannot be searched that way (v4 compresses paths) counts as tracked.
 function maybeTracked(gitDir: string | null, topRelative: string): boolean {
   if (gitDir === null) return false;
   const index = path.join(gitDir, "index");
@@ -137,7 +137,7 @@ function maybeTracked(gitDir: string | null, topRelative: string): boolean {
 export interface DriftOptions {
   /** A `startStatus` already running, or null to start one here. */
   early?: Promise<SnapshotResult> | null;
-  /** Root-relative folders `git status` leaves out (the running skill's, ruling 17; docs/design.md#verdicts-and-the-brief). */
+  /** Root-relative folders `git status` leaves out (the running skill's; docs/design.md#verdicts-and-the-brief). */
   excludes?: readonly string[];
   /** The handoff's token, to tell whether this clone saved it; null for a pasted one. */
   handoffToken?: string | null;
@@ -152,7 +152,7 @@ export interface DriftOptions {
  *
  * Processes: one `status` (branch, HEAD, upstream counts, dirty files) and one `log` of the
  * commits between the saved HEAD and HEAD (ahead, behind, and which touch only the memory
- * dir: ruling 14; docs/design.md#verdicts-and-the-brief), in parallel. Only when needed: a reachability check when HEAD does not
+ * dir; docs/design.md#verdicts-and-the-brief), in parallel. Only when needed: a reachability check when HEAD does not
  * contain the saved commit; a `--since` count (and a shallow check when the object is
  * missing) when it is unreachable; `git diff --name-only <saved> HEAD` when the HEAD moved and
  * there are key files or cleaned dirty files to judge (docs/design.md#verdicts-and-the-brief); `config user.email` when

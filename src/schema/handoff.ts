@@ -11,7 +11,7 @@ import { asObjectId, isPlausibleBranch, parseStrictTime, safeRelativePath, type 
 
 /**
  * A plan step and its status (`- [x]` done, `- [~]` in progress, `- [ ]` todo, and
- * `- [-] <step> — dropped: <why>` abandoned, a closed step: ruling 8; docs/design.md#files-on-disk).
+ * `- [-] <step> — dropped: <why>` abandoned, a closed step; docs/design.md#files-on-disk).
  */
 export interface PlanStep {
   status: "done" | "in-progress" | "todo" | "abandoned" | "unmarked";
@@ -162,7 +162,7 @@ function keyFile(raw: string): KeyFile {
   return { raw: pathText, path: safeRelativePath(pathText), why: why.trim() };
 }
 
-// Anchor labels as contract §8 (docs/design.md#files-on-disk) writes them; matching is exact apart from the label's case.
+// Anchor labels as the handoff format writes them (docs/design.md#files-on-disk); matching is exact apart from the label's case.
 const ANCHOR = /^(Branch|HEAD|Dirty files|Dirty hashes|Date|Key file mtimes|In progress):[ \t]*(.*)$/is;
 
 function unticked(value: string): string {
@@ -395,7 +395,7 @@ export function checkAnchors(h: ParsedHandoff, nowMs: number, _text: string | nu
   const head = h.anchors.head === null ? null : asObjectId(unticked(h.anchors.head));
   if (head === null) unverifiable.push("head");
   // No backtick stripping for the branch: backticks in a branch line are treated as hostile
-  // (docs/design.md#files-on-disk); contract §8 writes the name bare.
+  // (docs/design.md#files-on-disk); the format writes the name bare.
   const branchText = h.anchors.branch === null ? null : unquoteBranch(h.anchors.branch.trim());
   const branch = branchText !== null && isPlausibleBranch(branchText) ? branchText : null;
   if (branch === null) unverifiable.push("branch");

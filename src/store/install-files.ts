@@ -99,7 +99,7 @@ export function removeEmptyDirs(dirs: string[]): string[] {
 
 /**
  * Publishes `bytes` as `dir/name` through `write`'s claim-and-link protocol (docs/design.md#tokens-and-the-publication-protocol),
- * only if the file is still the version whose token was read. `failpoint`: contract §11 (docs/decisions/failpoints.md)'s
+ * only if the file is still the version whose token was read. `failpoint`: the crash seam's (docs/decisions/failpoints.md)
  * seam, so that race tests can drive a concurrent edit into the real binary.
  * @throws Refused (exit 2): the file changed since it was read, or appeared meanwhile.
  */
@@ -123,7 +123,7 @@ export async function publishAgentFile(dir: string, name: string, expectedToken:
 /**
  * Deletes `dir/name` only if it is still the version whose token was read: the file is
  * claimed (renamed to a private name), checked, and only then unlinked; a file that changed
- * is put back and the removal refused (docs/design.md#integrations, docs/design.md#tokens-and-the-publication-protocol). `failpoint`: contract §11 (docs/decisions/failpoints.md)'s
+ * is put back and the removal refused (docs/design.md#integrations, docs/design.md#tokens-and-the-publication-protocol). `failpoint`: the crash seam's (docs/decisions/failpoints.md)
  * seam; a removal passes `read-opened`, `before-claim` and `after-claim` (a crash after the
  * claim leaves the file at its claim name, which the next install or uninstall puts back).
  * @throws Refused (exit 2).

@@ -12,7 +12,7 @@ import { listPrivate, lstatBig, processAlive, type PrivateEntry } from "./privat
 // mid-publication can leave, beside the file, a temp (`.<file>.tmp-<pid>-<hex>`), or the
 // user's file renamed to a claim (`.<file>.claim-<pid>-<hex>`) with nothing in its place, or
 // the new version published with the claim still beside it. `install` and `uninstall` repair
-// what such a crash left before they read a file; `doctor` reports it. The contract is silent
+// what such a crash left before they read a file; `doctor` reports it. The design is silent
 // on this; the rule is ours (docs/decisions/agent-file-repair.md).
 
 /** One step of the repair of an agent file's leftovers. */
@@ -208,7 +208,7 @@ export function plantedLines(plan: LeftoverPlan, verb: string, shown: string): s
  * Repairs `plan` (from `planLeftovers`): each step is idempotent and the private name that
  * marks work as pending goes last, so a repair killed at any step is finished by the next
  * run (failpoints `recover-after-restore`, `recover-after-claim-drop`,
- * `recover-after-temp-drop`, contract §11, docs/decisions/failpoints.md). A restore links (never renames): it
+ * `recover-after-temp-drop`, docs/decisions/failpoints.md). A restore links (never renames): it
  * cannot replace a file that appeared meanwhile. With `dryRun`, nothing changes and each
  * line says what would be done.
  * @returns one stderr line per step and per planted entry, prefixed with `verb`:

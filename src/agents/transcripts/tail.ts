@@ -1,4 +1,4 @@
-// The bounded transcript reader of ruling 19 (docs/design.md#checkpoints): read-only, no link followed, never blocking,
+// The bounded transcript reader (docs/design.md#checkpoints): read-only, no link followed, never blocking,
 // a regular file only, at most its last 4 MiB (a partial first line dropped) and its first
 // 64 KiB for choosing the adapter. It never searches for a transcript.
 import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
@@ -56,7 +56,7 @@ export interface TranscriptFile {
 }
 
 /**
- * Opens the transcript at `transcriptPath` within the bounds of ruling 19 (docs/design.md#checkpoints) and reads its head.
+ * Opens the transcript at `transcriptPath` within the reader's bounds (docs/design.md#checkpoints) and reads its head.
  * Never throws: a missing, linked, non-regular or unreadable file gives `{ok: false, reason}`.
  * The caller closes an opened file with `closeTranscript`.
  */
@@ -103,7 +103,7 @@ export interface TailPart {
  * The complete lines of the last `bytes` of an open transcript (at most TAIL_BYTES; the whole
  * file when it is shorter), as it was when opened: bytes appended since are not read. Below
  * TAIL_BYTES, the byte before the part is read too, so that a line starting exactly where the
- * part does is kept whole (at TAIL_BYTES the first line is always dropped: ruling 19's bound; docs/design.md#checkpoints).
+ * part does is kept whole (at TAIL_BYTES the first line is always dropped: the reader's bound; docs/design.md#checkpoints).
  * @throws the read's error (an I/O error on the file).
  */
 export function tailPart(file: TranscriptFile, bytes: number): TailPart {
@@ -170,7 +170,7 @@ export type TailResult =
 
 /**
  * Reads the last `maxTail` bytes (at most TAIL_BYTES) of the transcript at `transcriptPath`
- * within the bounds of ruling 19, docs/design.md#checkpoints, in one go. Never throws: a missing, linked, non-regular or
+ * within the reader's bounds (docs/design.md#checkpoints), in one go. Never throws: a missing, linked, non-regular or
  * unreadable file gives `{ok: false, reason}`.
  */
 export function readTranscriptTail(transcriptPath: string, maxTail = TAIL_BYTES): TailResult {
