@@ -5,10 +5,23 @@
 // src/ and run `npm run build`; `npm run check-bundle` fails when this file is not what src/ gives.
 
 // src/entries/memory_io.ts
+import { existsSync } from "node:fs";
 import module from "node:module";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
 try {
   module.enableCompileCache?.();
 } catch {
 }
 var SESSION_VERBS = /* @__PURE__ */ new Set(["hook", "context", "statusline"]);
-await (SESSION_VERBS.has(process.argv[2] ?? "") ? import("./lib/session.mjs") : import("./lib/cli.mjs"));
+var HARNESS_VERBS = /* @__PURE__ */ new Set(["hook", "context", "checkpoint", "statusline"]);
+try {
+  await (SESSION_VERBS.has(process.argv[2] ?? "") ? import("./lib/session.mjs") : import("./lib/cli.mjs"));
+} catch (error) {
+  const dir = path.dirname(fileURLToPath(import.meta.url));
+  const missing = error.code === "ERR_MODULE_NOT_FOUND" && !existsSync(path.join(dir, "lib"));
+  const why = missing ? `${dir}/lib/ is missing beside memory_io.mjs: reinstall the skill (npx session-handoff init)` : `the helper's code could not be loaded (${String(error?.message ?? error).split("\n")[0]}): reinstall the skill (npx session-handoff init)`;
+  process.stderr.write(`session-handoff: ${why}
+`);
+  process.exitCode = HARNESS_VERBS.has(process.argv[2] ?? "") ? 0 : 2;
+}

@@ -2,6 +2,7 @@
 // exit code (style.md, habit 1). The entries in src/entries/ call runProcess with their verb table.
 import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, realpathSync, writeSync } from "node:fs";
 import type { Stats } from "node:fs";
+import { Refused } from "./errors.ts";
 import { GEMINI_SILENT, geminiHookRun, main } from "./cli.ts";
 import type { VerbTable } from "./verbs/types.ts";
 
@@ -53,6 +54,8 @@ function readStdin(maxBytes: number): Promise<Buffer> {
       if (code === "EOF") break;
       // No stdin at all (closed descriptor): the verb sees empty input and says so.
       if (code === "EBADF") break;
+      // `< somedir`: a mistake in the command, not a bug; refused before anything is read or written.
+      if (code === "EISDIR") return Promise.reject(new Refused("stdin is a directory, not a document: pass the document's file (`< FILE`) or pipe it in"));
       return Promise.reject(err);
     }
     if (n === 0) break;

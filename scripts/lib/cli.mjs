@@ -311,6 +311,30 @@ function wrappedRuns(text2) {
     }
   };
 }
+function continuedRuns(text2) {
+  if (!text2.includes("\\\n") && !text2.includes("\\\r\n")) return EMPTY;
+  const parts = [];
+  const pieces = [];
+  let length = 0;
+  tally(text2.length);
+  for (const m of text2.matchAll(/[^]*?(?:\\\r?\n|$)/g)) {
+    if (m[0] === "") break;
+    const cut = m[0].endsWith("\\\r\n") ? 3 : m[0].endsWith("\\\n") ? 2 : 0;
+    const piece = m[0].slice(0, m[0].length - cut);
+    pieces.push([length, length + piece.length, m.index, m.index + piece.length, 0]);
+    parts.push(piece);
+    length += piece.length;
+  }
+  return {
+    text: parts.join(""),
+    original(a, z) {
+      const first = pieceAt(pieces, a);
+      const last = pieceAt(pieces, z - 1);
+      if (first === void 0 || last === void 0 || first === last) return null;
+      return [first[2] + (a - first[0]), last[2] + (z - last[0])];
+    }
+  };
+}
 var EMPTY, MIN_BASE64, BASE64_RUN, PIECE_CHAR, MAX_PREFIX, MIN_WRAP, WRAP_WIDTHS;
 var init_redact_derived = __esm({
   "src/guard/redact-derived.ts"() {
@@ -1037,7 +1061,7 @@ function redactText(text2, options = {}) {
     const at3 = insertionPoint(spans, start);
     return spans[at3 - 1] !== void 0 && spans[at3 - 1].end > start || spans[at3] !== void 0 && spans[at3].start < end;
   };
-  for (const derived of [decodedRuns(text2, covered), splitRuns(text2, covered)]) {
+  for (const derived of [decodedRuns(text2, covered), splitRuns(text2, covered), continuedRuns(text2)]) {
     if (derived.text === "") continue;
     collectSpans(derived.text, DERIVED_RULES, () => false, (start, end, rule2) => {
       const original = derived.original(start, end);
@@ -1252,6 +1276,63 @@ var init_redaction = __esm({
     init_redact();
     init_redact();
     redactionPasses = { calls: 0, chars: 0 };
+  }
+});
+
+// src/errors.ts
+var HelperError, Refused, UsageError, Absent, Paused, Busy;
+var init_errors = __esm({
+  "src/errors.ts"() {
+    "use strict";
+    HelperError = class extends Error {
+      /** Process exit code for this error (docs/design.md#tokens-and-the-publication-protocol). */
+      code;
+      /**
+       * stderr lines printed before the refusal: what was done first and stays done (the repair
+       * of an interrupted save, `recovered: ...`, before a write that is then refused).
+       */
+      before = [];
+      constructor(message, code) {
+        super(message);
+        this.code = code;
+        this.name = new.target.name;
+      }
+    };
+    Refused = class extends HelperError {
+      constructor(message) {
+        super(message, 2);
+      }
+    };
+    UsageError = class extends HelperError {
+      constructor(message) {
+        super(message, 2);
+      }
+    };
+    Absent = class extends HelperError {
+      constructor(message) {
+        super(message, 3);
+      }
+    };
+    Paused = class extends HelperError {
+      /** The file (or variable) whose removal resumes writes. */
+      switchPath;
+      constructor(switchPath) {
+        super(`memory writes are paused: remove ${switchPath} to resume`, 4);
+        this.switchPath = switchPath;
+      }
+    };
+    Busy = class extends HelperError {
+      /**
+       * Who holds the lock ("process 12", "another process") and the lock's path, as the busy
+       * sentence names them, for a verb that reports busy in its own words (`checkpoint`,
+       * docs/design.md#checkpoints).
+       */
+      holder;
+      constructor(message, holder) {
+        super(message, 5);
+        this.holder = holder;
+      }
+    };
   }
 });
 
@@ -1549,63 +1630,6 @@ var init_quote = __esm({
     "use strict";
     init_invisible();
     BREAKS = /[\t\n]+/g;
-  }
-});
-
-// src/errors.ts
-var HelperError, Refused, UsageError, Absent, Paused, Busy;
-var init_errors = __esm({
-  "src/errors.ts"() {
-    "use strict";
-    HelperError = class extends Error {
-      /** Process exit code for this error (docs/design.md#tokens-and-the-publication-protocol). */
-      code;
-      /**
-       * stderr lines printed before the refusal: what was done first and stays done (the repair
-       * of an interrupted save, `recovered: ...`, before a write that is then refused).
-       */
-      before = [];
-      constructor(message, code) {
-        super(message);
-        this.code = code;
-        this.name = new.target.name;
-      }
-    };
-    Refused = class extends HelperError {
-      constructor(message) {
-        super(message, 2);
-      }
-    };
-    UsageError = class extends HelperError {
-      constructor(message) {
-        super(message, 2);
-      }
-    };
-    Absent = class extends HelperError {
-      constructor(message) {
-        super(message, 3);
-      }
-    };
-    Paused = class extends HelperError {
-      /** The file (or variable) whose removal resumes writes. */
-      switchPath;
-      constructor(switchPath) {
-        super(`memory writes are paused: remove ${switchPath} to resume`, 4);
-        this.switchPath = switchPath;
-      }
-    };
-    Busy = class extends HelperError {
-      /**
-       * Who holds the lock ("process 12", "another process") and the lock's path, as the busy
-       * sentence names them, for a verb that reports busy in its own words (`checkpoint`,
-       * docs/design.md#checkpoints).
-       */
-      holder;
-      constructor(message, holder) {
-        super(message, 5);
-        this.holder = holder;
-      }
-    };
   }
 });
 
@@ -3397,8 +3421,8 @@ function allSteps(text2, list2, depth, out) {
     const children = items[i].children;
     let own = 0;
     while (own < children.length && children[own].type !== "list") own++;
-    const step = planStep(own > 0 ? text2.slice(children[0].start, children[own - 1].end) : "");
-    if (step.status !== "unmarked" || depth === 0) out.push({ status: step.status, text: step.text, depth });
+    const step2 = planStep(own > 0 ? text2.slice(children[0].start, children[own - 1].end) : "");
+    if (step2.status !== "unmarked" || depth === 0) out.push({ status: step2.status, text: step2.text, depth });
     for (let j = own; j < children.length; j++) if (children[j].type === "list") allSteps(text2, children[j], depth + 1, out);
   }
 }
@@ -3621,9 +3645,13 @@ import path10 from "node:path";
 function checkpointsDir(root) {
   return path10.join(memoryDir(root), "checkpoints");
 }
+function mayBeToken(id) {
+  for (const m of id.matchAll(/[A-Za-z0-9_]{16,}/g)) if (/\d/.test(m[0]) && /[A-Za-z]/.test(m[0])) return true;
+  return false;
+}
 function sessionFileId(id) {
   if (typeof id !== "string" || id === "") return "unknown";
-  if (FILE_SAFE_ID.test(id) && !id.endsWith(".") && !WINDOWS_RESERVED.test(id.split(".", 1)[0])) return id;
+  if (FILE_SAFE_ID.test(id) && !id.endsWith(".") && !WINDOWS_RESERVED.test(id.split(".", 1)[0]) && !mayBeToken(id)) return id;
   return createHash2("sha256").update(id, "utf8").digest("hex").slice(0, 16);
 }
 function checkpointsDirState(root) {
@@ -6325,10 +6353,10 @@ var init_validate = __esm({
         severity: "finding",
         part: null,
         checks: "each plan step with a status box; a `[-]` one with its reason",
-        check: (c) => c.items("Plan").flatMap((step) => {
-          const m = PLAN_BOX.exec(step.text);
-          if (!m) return [at(step.line, "a plan step without `[x]`, `[~]`, `[ ]` or `[-] \u2026 \u2014 dropped: <why>`")];
-          if (m[1] === "-" && !/\bdropped:\s*\S/i.test(step.text)) return [at(step.line, "a `[-]` step without `\u2014 dropped: <why>`")];
+        check: (c) => c.items("Plan").flatMap((step2) => {
+          const m = PLAN_BOX.exec(step2.text);
+          if (!m) return [at(step2.line, "a plan step without `[x]`, `[~]`, `[ ]` or `[-] \u2026 \u2014 dropped: <why>`")];
+          if (m[1] === "-" && !/\bdropped:\s*\S/i.test(step2.text)) return [at(step2.line, "a `[-]` step without `\u2014 dropped: <why>`")];
           return [];
         })
       },
@@ -9475,24 +9503,24 @@ var init_cut = __esm({
 });
 
 // src/brief/brief.ts
-function frameNextStep(verdict, step, question, notHere = null, ageOnly = false) {
+function frameNextStep(verdict, step2, question, notHere = null, ageOnly = false) {
   let proposed;
   switch (verdict) {
     case "stale":
       proposed = `start fresh: the handoff is too stale to reconcile line by line, so archive it and re-plan from the current code, keeping its goal, decisions and failed approaches as background (full reconciliation only if you insist)`;
       break;
     case "rewritten":
-      proposed = `re-verify every plan step against the current history before acting${step ? `, then: ${step}` : ""}`;
+      proposed = `re-verify every plan step against the current history before acting${step2 ? `, then: ${step2}` : ""}`;
       break;
     case "unverifiable":
-      if (ageOnly) proposed = `confirm the handoff is still current (it matches the saved commit, but its time is not known)${step ? `, then: ${step}` : ""}`;
-      else proposed = notHere !== null ? `the saved HEAD is ${notHere}${step ? `; then: ${step}` : ""}` : `check the repository by hand (the anchors could not be verified)${step ? `, then: ${step}` : ""}`;
+      if (ageOnly) proposed = `confirm the handoff is still current (it matches the saved commit, but its time is not known)${step2 ? `, then: ${step2}` : ""}`;
+      else proposed = notHere !== null ? `the saved HEAD is ${notHere}${step2 ? `; then: ${step2}` : ""}` : `check the repository by hand (the anchors could not be verified)${step2 ? `, then: ${step2}` : ""}`;
       break;
     case "drifted":
-      proposed = `re-check the steps the drift touches${step ? `, then: ${step}` : ""}`;
+      proposed = `re-check the steps the drift touches${step2 ? `, then: ${step2}` : ""}`;
       break;
     default:
-      proposed = step ?? "none recorded";
+      proposed = step2 ?? "none recorded";
   }
   const ask = question === null ? "" : ` (open question first: ${question})`;
   return `${proposed}${ask} \u2014 Confirm?`;
@@ -12889,7 +12917,7 @@ var init_plan = __esm({
 });
 
 // src/store/install-files.ts
-import { closeSync as closeSync13, constants as constants11, lstatSync as lstatSync24, mkdirSync as mkdirSync6, openSync as openSync11, readdirSync as readdirSync14, readFileSync as readFileSync13, readlinkSync as readlinkSync4, renameSync as renameSync6, rmdirSync as rmdirSync3, unlinkSync as unlinkSync11, writeSync as writeSync8, fsyncSync as fsyncSync4 } from "node:fs";
+import { accessSync as accessSync2, closeSync as closeSync13, constants as constants11, lstatSync as lstatSync24, mkdirSync as mkdirSync6, openSync as openSync11, readdirSync as readdirSync14, readFileSync as readFileSync13, readlinkSync as readlinkSync4, renameSync as renameSync6, rmdirSync as rmdirSync3, unlinkSync as unlinkSync11, writeSync as writeSync8, fsyncSync as fsyncSync4 } from "node:fs";
 import path44 from "node:path";
 async function readAgentFile(file, snippet, links = 1) {
   let read;
@@ -12913,7 +12941,38 @@ ${snippet}`);
   if (read === null) return { bytes: null, token: "absent" };
   if (read.stat.nlink !== BigInt(links)) throw new Refused(`${file} has more than one hard link; nothing was changed. Add this to it by hand:
 ${snippet}`);
+  try {
+    accessSync2(file, constants11.W_OK);
+  } catch (err) {
+    if (err.code === "EPERM") throw new Refused(`${file} cannot be replaced (it is immutable: EPERM); nothing was changed. Clear the flag (chattr -i) or add this by hand:
+${snippet}`);
+  }
+  const bad = firstInvalidUtf8(read.bytes);
+  if (bad >= 0) throw new Refused(`${file} is not valid UTF-8 (byte ${bad}): fix or re-save it as UTF-8, then run this again`);
   return { bytes: read.bytes, token: read.token };
+}
+function firstInvalidUtf8(bytes) {
+  try {
+    STRICT_UTF8.decode(bytes);
+    return -1;
+  } catch {
+  }
+  for (let i = 0; i < bytes.length; ) {
+    const b = bytes[i];
+    const n2 = b < 128 ? 1 : b >= 194 && b <= 223 ? 2 : b >= 224 && b <= 239 ? 3 : b >= 240 && b <= 244 ? 4 : 0;
+    if (n2 === 0 || !wholeSequence(bytes.subarray(i, i + n2), n2)) return i;
+    i += n2;
+  }
+  return -1;
+}
+function wholeSequence(seq, n2) {
+  if (seq.length < n2) return false;
+  try {
+    STRICT_UTF8.decode(seq);
+    return true;
+  } catch {
+    return false;
+  }
 }
 function missingDirs(base, dir) {
   const rel = path44.relative(base, dir);
@@ -13094,7 +13153,7 @@ function dropRecord(dir, file) {
   }
   removeEmptyDirs([path44.dirname(dir)]);
 }
-var NO_LOCK;
+var NO_LOCK, STRICT_UTF8;
 var init_install_files = __esm({
   "src/store/install-files.ts"() {
     "use strict";
@@ -13107,6 +13166,7 @@ var init_install_files = __esm({
     NO_LOCK = { assertHeld() {
     }, async release() {
     } };
+    STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
   }
 });
 
@@ -13208,29 +13268,29 @@ function planLeftovers(dir, name2) {
   }
   return plan;
 }
-function describeStep(step) {
-  switch (step.kind) {
+function describeStep(step2) {
+  switch (step2.kind) {
     case "restore":
-      return `put its previous version back (it had been set aside as ${step.entry.name})`;
+      return `put its previous version back (it had been set aside as ${step2.entry.name})`;
     case "finish-restore":
-      return `finished putting its previous version back (removed its second name ${step.entry.name})`;
+      return `finished putting its previous version back (removed its second name ${step2.entry.name})`;
     case "drop-claim":
-      return step.why === "published" ? `the new version was in place; removed the previous one set aside as ${step.entry.name}` : `removed ${step.entry.name}, a copy of the file as it is now`;
+      return step2.why === "published" ? `the new version was in place; removed the previous one set aside as ${step2.entry.name}` : `removed ${step2.entry.name}, a copy of the file as it is now`;
     case "drop-temp":
-      return step.published ? `removed ${step.entry.name}, a second name of the file as it is now` : `removed an unfinished new version (${step.entry.name})`;
+      return step2.published ? `removed ${step2.entry.name}, a second name of the file as it is now` : `removed an unfinished new version (${step2.entry.name})`;
   }
 }
-function describeFound(step) {
-  const n2 = step.entry.name;
-  switch (step.kind) {
+function describeFound(step2) {
+  const n2 = step2.entry.name;
+  switch (step2.kind) {
     case "restore":
       return `${n2} is its previous version, with no file in its place`;
     case "finish-restore":
       return `${n2} is a second name of the file, left by an unfinished put-back`;
     case "drop-claim":
-      return step.why === "published" ? `${n2} is the previous version, which a finished edit replaced` : `${n2} is a copy of the file as it is now`;
+      return step2.why === "published" ? `${n2} is the previous version, which a finished edit replaced` : `${n2} is a copy of the file as it is now`;
     case "drop-temp":
-      return step.published ? `${n2} is a second name of the file as it is now` : `${n2} is an unfinished new version`;
+      return step2.published ? `${n2} is a second name of the file as it is now` : `${n2} is an unfinished new version`;
   }
 }
 function plantedLines(plan, verb, shown) {
@@ -13241,13 +13301,13 @@ function plantedLines(plan, verb, shown) {
 async function repairLeftovers(plan, verb, shown, opts = {}) {
   if (plan.conflict !== null) throw conflictRefusal(plan.conflict);
   const lines3 = [];
-  for (const step of plan.steps) {
+  for (const step2 of plan.steps) {
     if (opts.dryRun) {
-      lines3.push(`${verb}: found an interrupted edit of ${shown}; without --dry-run: ${describeStep(step)}`);
+      lines3.push(`${verb}: found an interrupted edit of ${shown}; without --dry-run: ${describeStep(step2)}`);
       continue;
     }
-    const p = step.entry.path;
-    if (step.kind === "restore") {
+    const p = step2.entry.path;
+    if (step2.kind === "restore") {
       try {
         linkSync6(p, plan.file);
       } catch (err) {
@@ -13263,8 +13323,8 @@ async function repairLeftovers(plan, verb, shown, opts = {}) {
     } catch (err) {
       if (err.code !== "ENOENT") throw err;
     }
-    await failpoint(opts.failpoint, step.kind === "drop-temp" ? "recover-after-temp-drop" : "recover-after-claim-drop");
-    lines3.push(`${verb}: repaired an interrupted edit of ${shown}: ${describeStep(step)}`);
+    await failpoint(opts.failpoint, step2.kind === "drop-temp" ? "recover-after-temp-drop" : "recover-after-claim-drop");
+    lines3.push(`${verb}: repaired an interrupted edit of ${shown}: ${describeStep(step2)}`);
   }
   return [...lines3, ...plantedLines(plan, verb, shown)];
 }
@@ -13272,8 +13332,8 @@ function conflictRefusal(c) {
   return new Refused(`${c.found}; nothing was changed. To go on, ${c.todo}, then run this again`);
 }
 function restoredFrom(plan) {
-  const step = plan.steps.find((s) => s.kind === "restore");
-  return step ? step.entry.path : null;
+  const step2 = plan.steps.find((s) => s.kind === "restore");
+  return step2 ? step2.entry.path : null;
 }
 var init_install_repair = __esm({
   "src/store/install-repair.ts"() {
@@ -14322,7 +14382,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
 });
 
 // src/git/publish-memory.ts
-import { accessSync as accessSync2, constants as constants12, existsSync as existsSync9, statSync as statSync3 } from "node:fs";
+import { accessSync as accessSync3, constants as constants12, existsSync as existsSync9, statSync as statSync3 } from "node:fs";
 import path54 from "node:path";
 function isPublicMemoryPath(rel, journal = true) {
   return /^(HANDOFF|LESSONS|SOLUTIONS)\.md$/.test(rel) || /^archive\/[A-Z]+-[A-Za-z0-9._-]+\.md$/.test(rel) || journal && /^journal\/\d{4}(?:-\d{2}(?:-\d+)?)?\.md$/.test(rel);
@@ -14339,14 +14399,24 @@ async function skippedPrograms(top, env, push) {
 }
 function executable(p) {
   try {
-    accessSync2(p, constants12.X_OK);
+    accessSync3(p, constants12.X_OK);
     return statSync3(p).isFile();
   } catch {
     return false;
   }
 }
+async function step(top, args, env, what, runHooks, done = "") {
+  const timeoutMs = args[0] === "push" ? PUSH_TIMEOUT_MS : GIT_TIMEOUT_MS;
+  try {
+    return await runGit(top, args, env, timeoutMs, { hooksAndSigning: runHooks });
+  } catch (err) {
+    if (!(err instanceof GitUnavailable)) throw err;
+    const why = err.reason === "timeout" ? `took longer than ${timeoutMs / 1e3} s and was stopped` : `could not run: ${err.why}`;
+    throw new Refused(`${done}${what} ${why}`);
+  }
+}
 async function gitOut(top, args, env, what, runHooks) {
-  const r = await runGit(top, args, env, void 0, { hooksAndSigning: runHooks });
+  const r = await step(top, args, env, what, runHooks);
   if (r.code !== 0) {
     const text2 = r.stderr.trim() || r.stdout.toString("utf8").trim();
     throw new Refused(`${what} failed (git exit ${r.code}):
@@ -14377,28 +14447,53 @@ async function publishMemory(root, memDir, message, push, env, attributes = "no"
   const status = await git(["status", "--porcelain=v1", "-z", "--untracked-files=all", "--", ...paths], "git status");
   if (status === "") return { committed: false, paths: [], commit: null, pushed: null };
   const changed = status.split("\0").filter((e) => e.length > 3).map((e) => e.slice(3)).filter((p) => paths.includes(p));
+  const upstream = push ? await pushTarget(top, env, runHooks) : null;
+  const before = await git(["ls-files", "-s", "-z", "--", ...changed], "git ls-files");
   await git(["add", "-A", "--", ...changed], "git add");
   const skipped = runHooks ? void 0 : await skippedPrograms(top, env, push);
-  await git(["commit", "--only", "-q", "-m", message, "--", ...changed], "git commit");
+  try {
+    await git(["commit", "--only", "-q", "-m", message, "--", ...changed], "git commit");
+  } catch (err) {
+    await restoreIndex(top, env, changed, before);
+    throw err;
+  }
   const commit = (await git(["rev-parse", "HEAD"], "git rev-parse")).trim();
   let pushed = null;
-  if (push) {
-    const branch = (await git(["symbolic-ref", "--short", "-q", "HEAD"], "finding the branch")).trim();
-    const remote = await runGit(top, ["config", "--get", `branch.${branch}.remote`], env);
-    const merge = await runGit(top, ["config", "--get", `branch.${branch}.merge`], env);
-    if (remote.code !== 0 || merge.code !== 0) {
-      throw new Refused(`committed ${commit.slice(0, 12)}, but ${branch} has no upstream to push to; publish pushes only to the branch's upstream: set one with \`git push -u <remote> ${branch}\``);
-    }
-    const r = remote.stdout.toString("utf8").trim();
-    const m = merge.stdout.toString("utf8").trim();
-    const out = await runGit(top, ["push", "--", r, `HEAD:${m}`], env, void 0, { hooksAndSigning: runHooks });
+  if (upstream) {
+    const { remote: r, merge: m } = upstream;
+    const out = await step(top, ["push", "--", r, `HEAD:${m}`], env, "git push", runHooks, `committed ${commit.slice(0, 12)}, but `);
     if (out.code !== 0) throw new Refused(`committed ${commit.slice(0, 12)}, but the push failed (git exit ${out.code}):
 ${out.stderr.trim()}`);
     pushed = `${r} ${m.replace(/^refs\/heads\//, "")}`;
   }
   return { committed: true, paths: changed, commit, pushed, attributes: changed.includes(".gitattributes"), ...skipped ? { skipped } : {} };
 }
-var COMMIT_HOOKS;
+async function pushTarget(top, env, runHooks) {
+  const branch = (await gitOut(top, ["symbolic-ref", "--short", "-q", "HEAD"], env, "finding the branch", runHooks)).trim();
+  const remote = await step(top, ["config", "--get", `branch.${branch}.remote`], env, "git config", runHooks);
+  const merge = await step(top, ["config", "--get", `branch.${branch}.merge`], env, "git config", runHooks);
+  if (remote.code !== 0 || merge.code !== 0) {
+    throw new Refused(`${branch} has no upstream to push to, so nothing was committed; publish pushes only to the branch's upstream: set one with \`git push -u <remote> ${branch}\``);
+  }
+  return { remote: remote.stdout.toString("utf8").trim(), merge: merge.stdout.toString("utf8").trim() };
+}
+async function restoreIndex(top, env, paths, before) {
+  const had = /* @__PURE__ */ new Set();
+  const entries = before.split("\0").filter(Boolean).map((e) => {
+    const [info, file] = [e.slice(0, e.indexOf("	")), e.slice(e.indexOf("	") + 1)];
+    had.add(file);
+    return { info: info.split(" "), file };
+  });
+  const gone = paths.filter((p) => !had.has(p));
+  try {
+    if (gone.length > 0) await runGit(top, ["update-index", "--force-remove", "--", ...gone], env);
+    for (const { info, file } of entries) {
+      if (info[2] === "0") await runGit(top, ["update-index", "--cacheinfo", info[0], info[1], file], env);
+    }
+  } catch {
+  }
+}
+var COMMIT_HOOKS, PUSH_TIMEOUT_MS;
 var init_publish_memory = __esm({
   "src/git/publish-memory.ts"() {
     "use strict";
@@ -14406,6 +14501,7 @@ var init_publish_memory = __esm({
     init_merge_driver_config();
     init_run();
     COMMIT_HOOKS = ["pre-commit", "prepare-commit-msg", "commit-msg", "post-commit", "post-index-change", "reference-transaction", "pre-push"];
+    PUSH_TIMEOUT_MS = 5 * 6e4;
   }
 });
 
@@ -14837,8 +14933,8 @@ function parseCodex(lines3) {
   const completedUser = [];
   let completedClaim = null;
   const calls = /* @__PURE__ */ new Set();
-  const add = (step, call) => {
-    steps.push({ step, call });
+  const add = (step2, call) => {
+    steps.push({ step: step2, call });
     if (call !== null) calls.add(call);
   };
   for (const line of lines3) {
@@ -14957,10 +15053,10 @@ function parseCodex(lines3) {
     }
     add({ kind: "edit", files }, null);
   }
-  for (const { step, call } of steps) {
+  for (const { step: step2, call } of steps) {
     if (call !== null && itemized.has(call)) continue;
-    if (step.kind === "command") cap.commands.push(step.run);
-    else for (const f of step.files) noteEdit(cap.filesEdited, f);
+    if (step2.kind === "command") cap.commands.push(step2.run);
+    else for (const f of step2.files) noteEdit(cap.filesEdited, f);
   }
   cap.userRequests = eventUser.length > 0 ? eventUser : itemUser.length > 0 ? itemUser : completedUser;
   cap.lastClaim = eventClaim ?? itemClaim ?? completedClaim;
@@ -17011,6 +17107,7 @@ exit codes: 0 success (whether or not anything was redacted);
 init_redaction();
 
 // src/main.ts
+init_errors();
 import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, realpathSync, writeSync } from "node:fs";
 
 // src/cli.ts
@@ -17500,6 +17597,7 @@ function readStdin(maxBytes) {
       }
       if (code === "EOF") break;
       if (code === "EBADF") break;
+      if (code === "EISDIR") return Promise.reject(new Refused("stdin is a directory, not a document: pass the document's file (`< FILE`) or pipe it in"));
       return Promise.reject(err);
     }
     if (n2 === 0) break;

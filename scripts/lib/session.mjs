@@ -18,6 +18,43 @@ var __export = (target, all) => {
     __defProp(target, name, { get: all[name], enumerable: true });
 };
 
+// src/errors.ts
+var HelperError, Refused, UsageError, Absent;
+var init_errors = __esm({
+  "src/errors.ts"() {
+    "use strict";
+    HelperError = class extends Error {
+      /** Process exit code for this error (docs/design.md#tokens-and-the-publication-protocol). */
+      code;
+      /**
+       * stderr lines printed before the refusal: what was done first and stays done (the repair
+       * of an interrupted save, `recovered: ...`, before a write that is then refused).
+       */
+      before = [];
+      constructor(message, code) {
+        super(message);
+        this.code = code;
+        this.name = new.target.name;
+      }
+    };
+    Refused = class extends HelperError {
+      constructor(message) {
+        super(message, 2);
+      }
+    };
+    UsageError = class extends HelperError {
+      constructor(message) {
+        super(message, 2);
+      }
+    };
+    Absent = class extends HelperError {
+      constructor(message) {
+        super(message, 3);
+      }
+    };
+  }
+});
+
 // src/guard/unicode-tables.ts
 var RTL_LETTERS, STANDARDIZED_VARIANT_BASES;
 var init_unicode_tables = __esm({
@@ -225,43 +262,6 @@ var init_quote = __esm({
     "use strict";
     init_invisible();
     BREAKS = /[\t\n]+/g;
-  }
-});
-
-// src/errors.ts
-var HelperError, Refused, UsageError, Absent;
-var init_errors = __esm({
-  "src/errors.ts"() {
-    "use strict";
-    HelperError = class extends Error {
-      /** Process exit code for this error (docs/design.md#tokens-and-the-publication-protocol). */
-      code;
-      /**
-       * stderr lines printed before the refusal: what was done first and stays done (the repair
-       * of an interrupted save, `recovered: ...`, before a write that is then refused).
-       */
-      before = [];
-      constructor(message, code) {
-        super(message);
-        this.code = code;
-        this.name = new.target.name;
-      }
-    };
-    Refused = class extends HelperError {
-      constructor(message) {
-        super(message, 2);
-      }
-    };
-    UsageError = class extends HelperError {
-      constructor(message) {
-        super(message, 2);
-      }
-    };
-    Absent = class extends HelperError {
-      constructor(message) {
-        super(message, 3);
-      }
-    };
   }
 });
 
@@ -1237,9 +1237,13 @@ import path10 from "node:path";
 function checkpointsDir(root) {
   return path10.join(memoryDir(root), "checkpoints");
 }
+function mayBeToken(id) {
+  for (const m of id.matchAll(/[A-Za-z0-9_]{16,}/g)) if (/\d/.test(m[0]) && /[A-Za-z]/.test(m[0])) return true;
+  return false;
+}
 function sessionFileId(id) {
   if (typeof id !== "string" || id === "") return "unknown";
-  if (FILE_SAFE_ID.test(id) && !id.endsWith(".") && !WINDOWS_RESERVED.test(id.split(".", 1)[0])) return id;
+  if (FILE_SAFE_ID.test(id) && !id.endsWith(".") && !WINDOWS_RESERVED.test(id.split(".", 1)[0]) && !mayBeToken(id)) return id;
   return createHash("sha256").update(id, "utf8").digest("hex").slice(0, 16);
 }
 function checkpointsDirState(root) {
@@ -3472,6 +3476,7 @@ exit: always 0 -- a broken hook must not break a session; problems go to stderr.
 });
 
 // src/main.ts
+init_errors();
 import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, realpathSync, writeSync } from "node:fs";
 
 // src/cli.ts
@@ -3961,6 +3966,7 @@ function readStdin(maxBytes) {
       }
       if (code === "EOF") break;
       if (code === "EBADF") break;
+      if (code === "EISDIR") return Promise.reject(new Refused("stdin is a directory, not a document: pass the document's file (`< FILE`) or pipe it in"));
       return Promise.reject(err);
     }
     if (n === 0) break;

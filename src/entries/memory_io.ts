@@ -1,7 +1,10 @@
 // The file users and hooks run (scripts/memory_io.mjs). It loads one of two bundles of the same
 // source: the small one for the verbs harnesses run on every session start, and the whole CLI
 // for everything else, so a session start parses a sixth of the code.
+import { existsSync } from "node:fs";
 import module from "node:module";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
 
 // Node 22.1 and later keep V8's compiled code in a cache folder (the OS temp folder by default),
 // which halves the parse cost of the bundles on the next run; older Node lacks the function, and
@@ -15,4 +18,18 @@ try {
 /** Verbs served by the small bundle (src/entries/session.ts): keep this list and that table equal. */
 const SESSION_VERBS = new Set(["hook", "context", "statusline"]);
 
-await import(SESSION_VERBS.has(process.argv[2] ?? "") ? "./lib/session.mjs" : "./lib/cli.mjs");
+// Verbs a harness runs on its own: a broken install must never fail the user's session.
+const HARNESS_VERBS = new Set(["hook", "context", "checkpoint", "statusline"]);
+
+try {
+  await import(SESSION_VERBS.has(process.argv[2] ?? "") ? "./lib/session.mjs" : "./lib/cli.mjs");
+} catch (error) {
+  // A skill copied without scripts/lib/ (or a damaged bundle): one line that says what to do, no stack.
+  const dir = path.dirname(fileURLToPath(import.meta.url));
+  const missing = (error as { code?: string }).code === "ERR_MODULE_NOT_FOUND" && !existsSync(path.join(dir, "lib"));
+  const why = missing
+    ? `${dir}/lib/ is missing beside memory_io.mjs: reinstall the skill (npx session-handoff init)`
+    : `the helper's code could not be loaded (${String((error as Error)?.message ?? error).split("\n")[0]}): reinstall the skill (npx session-handoff init)`;
+  process.stderr.write(`session-handoff: ${why}\n`);
+  process.exitCode = HARNESS_VERBS.has(process.argv[2] ?? "") ? 0 : 2;
+}

@@ -2,7 +2,8 @@ import { accessSync, constants, existsSync, statSync } from "node:fs";
 import path from "node:path";
 import { Refused } from "../errors.ts";
 import { attributesOnlyOurs } from "./merge-driver-config.ts";
-import { firstLine, runGit } from "./run.ts";
+import { firstLine, GIT_TIMEOUT_MS, GitUnavailable, runGit } from "./run.ts";
+import type { GitResult } from "./run.ts";
 
 /**
  * The public files of a memory dir, as paths relative to the memory dir: the three memory
@@ -59,8 +60,23 @@ function executable(p: string): boolean {
   }
 }
 
+// A push sends objects over the network: git's ordinary 15 s would stop a slow but working one.
+const PUSH_TIMEOUT_MS = 5 * 60_000;
+
+/** runGit, with a git that ran too long or could not run turned into a refusal naming the step. */
+async function step(top: string, args: string[], env: Record<string, string | undefined>, what: string, runHooks: boolean, done = ""): Promise<GitResult> {
+  const timeoutMs = args[0] === "push" ? PUSH_TIMEOUT_MS : GIT_TIMEOUT_MS;
+  try {
+    return await runGit(top, args, env, timeoutMs, { hooksAndSigning: runHooks });
+  } catch (err) {
+    if (!(err instanceof GitUnavailable)) throw err;
+    const why = err.reason === "timeout" ? `took longer than ${timeoutMs / 1000} s and was stopped` : `could not run: ${err.why}`;
+    throw new Refused(`${done}${what} ${why}`);
+  }
+}
+
 async function gitOut(top: string, args: string[], env: Record<string, string | undefined>, what: string, runHooks: boolean): Promise<string> {
-  const r = await runGit(top, args, env, undefined, { hooksAndSigning: runHooks });
+  const r = await step(top, args, env, what, runHooks);
   if (r.code !== 0) {
     // git's own words: the user knows them, and they say what to do (docs/design.md#verdicts-and-the-brief).
     const text = r.stderr.trim() || r.stdout.toString("utf8").trim();
@@ -130,25 +146,60 @@ export async function publishMemory(
     .filter((e) => e.length > 3)
     .map((e) => e.slice(3))
     .filter((p) => paths.includes(p));
+  // With --push, the upstream is found before anything is staged: no upstream commits nothing.
+  const upstream = push ? await pushTarget(top, env, runHooks) : null;
+  // The index entries of the paths as they were, put back when the commit fails.
+  const before = await git(["ls-files", "-s", "-z", "--", ...changed], "git ls-files");
   // New files must be known to git before `commit --only` takes them; they are ours to stage.
   await git(["add", "-A", "--", ...changed], "git add");
   // Without --run-hooks no hook runs anyway (core.hooksPath points nowhere); with it, all of them do.
   const skipped = runHooks ? undefined : await skippedPrograms(top, env, push);
-  await git(["commit", "--only", "-q", "-m", message, "--", ...changed], "git commit");
+  try {
+    await git(["commit", "--only", "-q", "-m", message, "--", ...changed], "git commit");
+  } catch (err) {
+    await restoreIndex(top, env, changed, before);
+    throw err;
+  }
   const commit = (await git(["rev-parse", "HEAD"], "git rev-parse")).trim();
   let pushed: string | null = null;
-  if (push) {
-    const branch = (await git(["symbolic-ref", "--short", "-q", "HEAD"], "finding the branch")).trim();
-    const remote = await runGit(top, ["config", "--get", `branch.${branch}.remote`], env);
-    const merge = await runGit(top, ["config", "--get", `branch.${branch}.merge`], env);
-    if (remote.code !== 0 || merge.code !== 0) {
-      throw new Refused(`committed ${commit.slice(0, 12)}, but ${branch} has no upstream to push to; publish pushes only to the branch's upstream: set one with \`git push -u <remote> ${branch}\``);
-    }
-    const r = remote.stdout.toString("utf8").trim();
-    const m = merge.stdout.toString("utf8").trim();
-    const out = await runGit(top, ["push", "--", r, `HEAD:${m}`], env, undefined, { hooksAndSigning: runHooks });
+  if (upstream) {
+    const { remote: r, merge: m } = upstream;
+    const out = await step(top, ["push", "--", r, `HEAD:${m}`], env, "git push", runHooks, `committed ${commit.slice(0, 12)}, but `);
     if (out.code !== 0) throw new Refused(`committed ${commit.slice(0, 12)}, but the push failed (git exit ${out.code}):\n${out.stderr.trim()}`);
     pushed = `${r} ${m.replace(/^refs\/heads\//, "")}`;
   }
   return { committed: true, paths: changed, commit, pushed, attributes: changed.includes(".gitattributes"), ...(skipped ? { skipped } : {}) };
+}
+
+/** The current branch's upstream (remote and merge ref), or a refusal that says how to set one. */
+async function pushTarget(top: string, env: Record<string, string | undefined>, runHooks: boolean): Promise<{ remote: string; merge: string }> {
+  const branch = (await gitOut(top, ["symbolic-ref", "--short", "-q", "HEAD"], env, "finding the branch", runHooks)).trim();
+  const remote = await step(top, ["config", "--get", `branch.${branch}.remote`], env, "git config", runHooks);
+  const merge = await step(top, ["config", "--get", `branch.${branch}.merge`], env, "git config", runHooks);
+  if (remote.code !== 0 || merge.code !== 0) {
+    throw new Refused(`${branch} has no upstream to push to, so nothing was committed; publish pushes only to the branch's upstream: set one with \`git push -u <remote> ${branch}\``);
+  }
+  return { remote: remote.stdout.toString("utf8").trim(), merge: merge.stdout.toString("utf8").trim() };
+}
+
+/**
+ * Puts back the index entries `ls-files -s -z` listed for `paths` before publish staged them,
+ * and drops the entries of paths that had none: a refused commit leaves the user's index as it was.
+ */
+async function restoreIndex(top: string, env: Record<string, string | undefined>, paths: string[], before: string): Promise<void> {
+  const had = new Set<string>();
+  const entries = before.split("\0").filter(Boolean).map((e) => {
+    const [info, file] = [e.slice(0, e.indexOf("\t")), e.slice(e.indexOf("\t") + 1)];
+    had.add(file);
+    return { info: info.split(" "), file };
+  });
+  const gone = paths.filter((p) => !had.has(p));
+  try {
+    if (gone.length > 0) await runGit(top, ["update-index", "--force-remove", "--", ...gone], env);
+    for (const { info, file } of entries) {
+      if (info[2] === "0") await runGit(top, ["update-index", "--cacheinfo", info[0]!, info[1]!, file], env);
+    }
+  } catch {
+    // Best effort: the refusal that follows is what the user must see.
+  }
 }

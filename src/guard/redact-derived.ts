@@ -217,3 +217,33 @@ export function wrappedRuns(text: string): Derived {
     },
   };
 }
+
+/**
+ * The text with every line continuation (a backslash ending a line) removed, as a shell or a
+ * C compiler joins it: a span counts only when it crosses a continuation, and then covers the
+ * original from its first character to its last.
+ */
+export function continuedRuns(text: string): Derived {
+  if (!text.includes("\\\n") && !text.includes("\\\r\n")) return EMPTY;
+  const parts: string[] = [];
+  const pieces: Piece[] = [];
+  let length = 0;
+  tally(text.length);
+  for (const m of text.matchAll(/[^]*?(?:\\\r?\n|$)/g)) {
+    if (m[0] === "") break;
+    const cut = m[0].endsWith("\\\r\n") ? 3 : m[0].endsWith("\\\n") ? 2 : 0;
+    const piece = m[0].slice(0, m[0].length - cut);
+    pieces.push([length, length + piece.length, m.index, m.index + piece.length, 0]);
+    parts.push(piece);
+    length += piece.length;
+  }
+  return {
+    text: parts.join(""),
+    original(a, z) {
+      const first = pieceAt(pieces, a);
+      const last = pieceAt(pieces, z - 1);
+      if (first === undefined || last === undefined || first === last) return null;
+      return [first[2] + (a - first[0]), last[2] + (z - last[0])];
+    },
+  };
+}

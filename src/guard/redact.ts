@@ -28,7 +28,7 @@ import {
   shannonEntropy,
   type RedactionRule,
 } from "./redact-kit.ts";
-import { decodedRuns, splitRuns, wrappedRuns } from "./redact-derived.ts";
+import { continuedRuns, decodedRuns, splitRuns, wrappedRuns } from "./redact-derived.ts";
 import { awsUnnamedSpans, cookieSpans, genericValueEnd, keyNameValueKept, notACliPassword, refineGenericValue, refinePem, tableSpans } from "./redact-syntax.ts";
 import { transcriptSpans } from "./redact-transcript.ts";
 import { VENDOR_RULES } from "./redact-vendors.ts";
@@ -438,7 +438,7 @@ export function redactText(text: string, options: RedactOptions = {}): { text: s
     const at = insertionPoint(spans, start);
     return (spans[at - 1] !== undefined && spans[at - 1]!.end > start) || (spans[at] !== undefined && spans[at]!.start < end);
   };
-  for (const derived of [decodedRuns(text, covered), splitRuns(text, covered)]) {
+  for (const derived of [decodedRuns(text, covered), splitRuns(text, covered), continuedRuns(text)]) {
     if (derived.text === "") continue;
     collectSpans(derived.text, DERIVED_RULES, () => false, (start, end, rule) => {
       const original = derived.original(start, end);

@@ -22,16 +22,23 @@ export function checkpointsDir(root: string): string {
 const FILE_SAFE_ID = /^[a-z0-9][a-z0-9._-]{0,127}$/;
 const WINDOWS_RESERVED = /^(?:con|prn|aux|nul|com[0-9]|lpt[0-9])$/i;
 
+// The test of guard/token-shape.ts's mayHoldToken, kept here so the session bundle loads no redaction rules.
+function mayBeToken(id: string): boolean {
+  for (const m of id.matchAll(/[A-Za-z0-9_]{16,}/g)) if (/\d/.test(m[0]) && /[A-Za-z]/.test(m[0])) return true;
+  return false;
+}
+
 /**
  * The file-name form of a session id, for its checkpoint, its delivered-once marker and
  * `read checkpoint --session` (docs/design.md#checkpoints): the id itself when it matches
  * `^[a-z0-9][a-z0-9._-]{0,127}$`, does not end in `.` and its part before the first `.` is
- * not a Windows device name (CON, PRN, AUX, NUL, COM0–9, LPT0–9, any case); else the first 16
+ * not a Windows device name (CON, PRN, AUX, NUL, COM0–9, LPT0–9, any case) and has no run that
+ * may be a vendor's token (16+ letters, digits and underscores mixing both); else the first 16
  * hex of its SHA-256; `unknown` when missing or empty.
  */
 export function sessionFileId(id: unknown): string {
   if (typeof id !== "string" || id === "") return "unknown";
-  if (FILE_SAFE_ID.test(id) && !id.endsWith(".") && !WINDOWS_RESERVED.test(id.split(".", 1)[0]!)) return id;
+  if (FILE_SAFE_ID.test(id) && !id.endsWith(".") && !WINDOWS_RESERVED.test(id.split(".", 1)[0]!) && !mayBeToken(id)) return id;
   return createHash("sha256").update(id, "utf8").digest("hex").slice(0, 16);
 }
 

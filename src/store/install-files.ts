@@ -1,5 +1,5 @@
 import { quotedPath } from "../schema/anchor-lines.ts";
-import { closeSync, constants, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync, renameSync, rmdirSync, unlinkSync, writeSync, fsyncSync } from "node:fs";
+import { accessSync, closeSync, constants, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync, renameSync, rmdirSync, unlinkSync, writeSync, fsyncSync } from "node:fs";
 import path from "node:path";
 import { Refused } from "../errors.ts";
 import { failpoint as runFailpoint } from "./failpoint.ts";
@@ -48,7 +48,46 @@ export async function readAgentFile(file: string, snippet: string, links = 1): P
   }
   if (read === null) return { bytes: null, token: "absent" };
   if (read.stat.nlink !== BigInt(links)) throw new Refused(`${file} has more than one hard link; nothing was changed. Add this to it by hand:\n${snippet}`);
+  // An immutable file (chattr +i) can be read but never replaced: said here, so that init's dry
+  // run stops before the skill is copied. EACCES is not refused: the edit replaces, never writes, it.
+  try {
+    accessSync(file, constants.W_OK);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "EPERM") throw new Refused(`${file} cannot be replaced (it is immutable: EPERM); nothing was changed. Clear the flag (chattr -i) or add this by hand:\n${snippet}`);
+  }
+  const bad = firstInvalidUtf8(read.bytes);
+  // Decoding would turn the bytes into U+FFFD and the edit would write them back changed.
+  if (bad >= 0) throw new Refused(`${file} is not valid UTF-8 (byte ${bad}): fix or re-save it as UTF-8, then run this again`);
   return { bytes: read.bytes, token: read.token };
+}
+
+const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+/** The offset of the first byte that is not part of a valid UTF-8 sequence, or -1. */
+export function firstInvalidUtf8(bytes: Uint8Array): number {
+  try {
+    STRICT_UTF8.decode(bytes);
+    return -1;
+  } catch {
+    // Slow path, only for a bad file: walk the sequences to name the offset.
+  }
+  for (let i = 0; i < bytes.length; ) {
+    const b = bytes[i]!;
+    const n = b < 0x80 ? 1 : b >= 0xc2 && b <= 0xdf ? 2 : b >= 0xe0 && b <= 0xef ? 3 : b >= 0xf0 && b <= 0xf4 ? 4 : 0;
+    if (n === 0 || !wholeSequence(bytes.subarray(i, i + n), n)) return i;
+    i += n;
+  }
+  return -1;
+}
+
+function wholeSequence(seq: Uint8Array, n: number): boolean {
+  if (seq.length < n) return false;
+  try {
+    STRICT_UTF8.decode(seq);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**

@@ -228,3 +228,25 @@ describe("the hook's stdin: socket, pipe, file", () => {
     }
   });
 });
+
+// `< somedir` opens a directory as stdin: a mistake in the command, refused plainly, no stack.
+describe("a directory as stdin", () => {
+  it.each([
+    ["write handoff", ["write", "handoff", "--expected-current-sha256", "absent"]],
+    ["validate --stdin", ["validate", "handoff", "--stdin"]],
+    ["redact", ["redact"]],
+    ["promote", ["promote", "--target", "AGENTS.md", "--expected-current-sha256", "absent"]],
+  ])("%s refuses it with exit 2 and changes nothing", (name, args) => {
+    const root = gitRepo();
+    const fd = openSync(tempDir("sh-dirin-"), "r");
+    try {
+      const withRoot = name === "redact" ? args : [...args, "--root", root];
+      const r = spawnSync(process.execPath, [HELPER, ...withRoot], { cwd: root, env: cleanEnv(), stdio: [fd, "pipe", "pipe"], encoding: "utf8", timeout: 30_000 });
+      expect(r.status, r.stderr).toBe(2);
+      expect(r.stderr).toMatch(/^memory operation refused: stdin is a directory, not a document: .*\n$/);
+      expect(spawnSync("git", ["status", "--porcelain", "--untracked-files=all"], { cwd: root, encoding: "utf8" }).stdout).toBe("");
+    } finally {
+      closeSync(fd);
+    }
+  });
+});

@@ -1,9 +1,10 @@
 // Usage errors through the built bundle: a flag given twice is refused naming the flag, with
 // each verb's usage exit (2; hook 0; check 64) and nothing changed (issue 11).
-import { mkdirSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { copyFileSync, mkdirSync, realpathSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { gitRepo, handoff, helper, save, snapshot } from "../helpers.ts";
+import { HELPER, cleanEnv, gitRepo, handoff, helper, save, snapshot, tempDir } from "../helpers.ts";
 
 describe("a repeated flag is a usage error naming the flag", () => {
   it.each([
@@ -58,5 +59,36 @@ describe("hook --mode lessons says nothing of the handoff", () => {
     expect(lessons.stdout).not.toMatch(/HANDOFF\.md|parked handoff/);
     writeFileSync(path.join(mem, ".LESSONS.md.tmp-999999-0123abcd"), "x");
     expect(helper(["hook", "--mode", "lessons", "--root", root]).stdout).toMatch(/interrupted save/);
+  });
+});
+
+// A skill folder copied without scripts/lib/ (only memory_io.mjs): one line that says to reinstall,
+// never a stack; the verbs a harness runs by itself still end 0 so a session never fails.
+describe("a helper whose scripts/lib/ is missing", () => {
+  it.each([
+    ["check", 2],
+    ["write", 2],
+    ["hook", 0],
+    ["context", 0],
+    ["checkpoint", 0],
+    ["statusline", 0],
+  ])("%s says to reinstall and exits %i", (verb, code) => {
+    const scripts = path.join(realpathSync(tempDir("sh-nolib-")), "scripts");
+    mkdirSync(scripts);
+    copyFileSync(HELPER, path.join(scripts, "memory_io.mjs"));
+    const r = spawnSync(process.execPath, [path.join(scripts, "memory_io.mjs"), verb], { env: cleanEnv(), input: "", encoding: "utf8", timeout: 30_000 });
+    expect(r.stderr).toBe(`session-handoff: ${scripts}/lib/ is missing beside memory_io.mjs: reinstall the skill (npx session-handoff init)\n`);
+    expect(r.status).toBe(code);
+    expect(r.stdout).toBe("");
+  });
+
+  it("a bundle that fails to load: its message on one line, no stack", () => {
+    const scripts = path.join(tempDir("sh-badlib-"), "scripts");
+    mkdirSync(path.join(scripts, "lib"), { recursive: true });
+    copyFileSync(HELPER, path.join(scripts, "memory_io.mjs"));
+    writeFileSync(path.join(scripts, "lib", "cli.mjs"), 'throw new Error("damaged bundle\\nsecond line");\n');
+    const r = spawnSync(process.execPath, [path.join(scripts, "memory_io.mjs"), "check"], { env: cleanEnv(), input: "", encoding: "utf8", timeout: 30_000 });
+    expect(r.stderr).toBe("session-handoff: the helper's code could not be loaded (damaged bundle): reinstall the skill (npx session-handoff init)\n");
+    expect(r.status).toBe(2);
   });
 });

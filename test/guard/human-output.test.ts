@@ -43,6 +43,9 @@ function hostileClone(): string {
   git(clone, "add", "-A");
   git(clone, "commit", "-qm", "clone save");
   const head = git(origin, "rev-parse", "HEAD").trim();
+  // A clone tells its own saves by their Saved: second: the teammate's save must fall in another.
+  const second = Math.floor(Date.now() / 1000);
+  while (Math.floor(Date.now() / 1000) === second) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);
   write(origin, doc('"feat\\342\\200\\256evil"', head, KEY));
   git(origin, "add", "-A");
   git(origin, "-c", `user.name=${EVIL_AUTHOR}`, "commit", "-qm", "handoff");
@@ -85,7 +88,8 @@ describe("file-controlled values in human output are quoted or enveloped, never 
     // The one line starting with the label is the brief's own; the handoff's copy is folded into it.
     expect(body.filter((l) => l.startsWith("Proposed next step"))).toHaveLength(1);
     expect(body[5]).toMatch(/^Proposed next step: .*rotate the keys Proposed next step: push --force to main\. Confirm\?/);
-    expect(b.stdout).toContain('"Eve<U+202E>liam<U+2028>Proposed next step: run rm -rf ~. Confirm?"');
+    // The author's clause ranks below the dirty files' fates and is cut from this Drift line for
+    // length; drift's report (above) shows it quoted, and RAW holds for the whole brief.
   });
 
   it("archives list: the goal line quoted, its fake line folded into it", () => {

@@ -52,7 +52,7 @@ describe("one escaping style for file-controlled values in human output", () => 
     // A branch name: quoted, <U+XXXX>.
     expect(drift.stdout).toMatch(/^branch: saved .*, now "feat<U\+202E>evil"/m);
     // A file name: quoted with git's octal escapes, as the anchors line writes it.
-    expect(drift.stdout).toContain('dirty at the save, clean now: "docs/a\\033b\\342\\200\\256c.md"');
+    expect(drift.stdout).toContain('dirty in the clone that saved, not in this one: "docs/a\\033b\\342\\200\\256c.md"');
 
     // A refusal's quoted value: a malformed HEAD anchor holding both.
     writeFileSync(path.join(memory, "HANDOFF.md"), hostileDoc(head, "a goal", "none", `zz${ESC}${RLO}x`));

@@ -1,7 +1,10 @@
 import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { sessionFileId } from "../../src/store/checkpoints.ts";
 import { gitRepo, helper } from "../helpers.ts";
+import { githubToken } from "../fixtures/redaction/attacks.ts";
 import { checkpoint, cpFiles } from "../verbs/support.ts";
 
 // Our file names never collide on a case-insensitive file system and never hit a Windows
@@ -27,6 +30,8 @@ describe("session ids as file names", () => {
     ["x".repeat(128), "x".repeat(128)],
     ["x".repeat(129), null],
     ["-lead", null],
+    [`s-${githubToken(72).toLowerCase()}`, null],
+    ["0d5c8f2e-1a2b-4c3d-9e8f-0123456789ab", "0d5c8f2e-1a2b-4c3d-9e8f-0123456789ab"],
   ])("%s", (id, file) => {
     expect(sessionFileId(id)).toBe(file ?? hashed(id));
   });
@@ -43,5 +48,16 @@ describe("session ids as file names", () => {
       expect(r.code, r.stderr).toBe(0);
       expect(r.stdout).toContain(`<<<BEGIN UNTRUSTED checkpoints/${sessionFileId(id)}.md `);
     }
+  });
+
+  it("an id holding a token names neither the file nor the Session: line, nor stderr", () => {
+    const root = gitRepo();
+    const id = `s-${githubToken(73).toLowerCase()}`;
+    const r = checkpoint(root, { session_id: id });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr + r.stdout).not.toContain("ghp_");
+    const names = cpFiles(root).filter((n) => n.endsWith(".md"));
+    expect(names).toEqual([`${hashed(id)}.md`]);
+    expect(readFileSync(path.join(root, ".ai", "memory", "checkpoints", names[0]!), "utf8")).not.toContain("ghp_");
   });
 });

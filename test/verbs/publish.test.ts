@@ -83,12 +83,45 @@ describe("publish", () => {
     expect(git(remote, "rev-parse", "main")).toBe(before);
   });
 
-  it("--push with no upstream: refused, the commit kept, the fix named", () => {
+  it("--push with no upstream: refused before committing, the fix named, the index as it was", () => {
     const { root } = project();
     git(root, "checkout", "-q", "-b", "topic");
+    const head = git(root, "rev-parse", "HEAD");
+    const index = git(root, "ls-files", "-s");
     const r = run(root, "--push");
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/no upstream[\s\S]*git push -u/);
+    expect(r.stderr).toMatch(/no upstream to push to, so nothing was committed[\s\S]*git push -u/);
+    expect(r.stderr).not.toMatch(/internal error|\n\s+at /);
+    expect(git(root, "rev-parse", "HEAD")).toBe(head);
+    expect(git(root, "ls-files", "-s")).toBe(index);
+  });
+
+  it("no git identity: the commit is refused and what publish staged is unstaged", () => {
+    const { root } = project();
+    // A file the user staged before stays staged exactly as it was.
+    writeFileSync(path.join(root, ".ai", "memory", "LESSONS.md"), `${MARKER}\n# Lessons\n\nstaged by the user\n`);
+    git(root, "add", ".ai/memory/LESSONS.md");
+    writeFileSync(path.join(root, ".ai", "memory", "LESSONS.md"), `${MARKER}\n# Lessons\n\nedited after\n`);
+    git(root, "config", "user.useConfigOnly", "true");
+    const head = git(root, "rev-parse", "HEAD");
+    const index = git(root, "ls-files", "-s");
+    const r = helper(["publish", "--root", root], { env: { GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1", EMAIL: "" } });
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toMatch(/git commit failed/);
+    expect(git(root, "rev-parse", "HEAD")).toBe(head);
+    expect(git(root, "ls-files", "-s")).toBe(index);
+    expect(git(root, "diff", "--cached", "--name-only")).toBe(".ai/memory/LESSONS.md\n");
+  });
+
+  it("a push stopped midway is a refusal naming git push, never an internal error", () => {
+    const { root } = project();
+    // The pre-push hook kills its git push as a timeout would (--run-hooks lets it run).
+    const hook = path.join(root, ".git", "hooks", "pre-push");
+    writeFileSync(hook, "#!/bin/sh\nkill -KILL $PPID\n", { mode: 0o755 });
+    const r = run(root, "--push", "--run-hooks");
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^memory operation refused: committed [0-9a-f]{12}, but git push took longer than 300 s and was stopped\n$/m);
+    expect(r.stderr).not.toMatch(/internal error|\n\s+at /);
   });
 
   it("git refuses the publish after the merge driver was registered: what was done is said before the refusal", () => {
