@@ -4812,7 +4812,7 @@ var init_archive = __esm({
 });
 
 // src/store/publish.ts
-import { closeSync as closeSync7, constants as constants7, fchmodSync as fchmodSync2, fsyncSync, linkSync, lstatSync as lstatSync11, openSync as openSync7, renameSync as renameSync2, unlinkSync as unlinkSync4, writeSync as writeSync5 } from "node:fs";
+import { closeSync as closeSync7, constants as constants7, fchmodSync as fchmodSync2, fchownSync, fsyncSync, linkSync, lstatSync as lstatSync11, openSync as openSync7, renameSync as renameSync2, unlinkSync as unlinkSync4, writeSync as writeSync5 } from "node:fs";
 import path19 from "node:path";
 function syncDir(dir) {
   try {
@@ -4843,9 +4843,16 @@ function linkIntoArchive(from, archiveDirPath, prefix) {
     }
   }
 }
-function writeTemp(tempPath, bytes, mode) {
+function writeTemp(tempPath, bytes, mode, owner) {
   const fd = openSync7(tempPath, constants7.O_WRONLY | constants7.O_CREAT | constants7.O_EXCL | constants7.O_NOFOLLOW, mode);
   try {
+    if (owner !== null && process.geteuid !== void 0 && (owner.uid !== process.geteuid() || owner.gid !== process.getegid())) {
+      try {
+        fchownSync(fd, owner.uid, owner.gid);
+      } catch (err) {
+        if (err.code !== "EPERM") throw err;
+      }
+    }
     fchmodSync2(fd, mode);
     let off = 0;
     while (off < bytes.length) off += writeSync5(fd, bytes, off, bytes.length - off);
@@ -4903,7 +4910,7 @@ async function publish(spec) {
         await failpoint(spec.failpoint, "after-archive");
       }
     }
-    writeTemp(tempPath, bytes, mode);
+    writeTemp(tempPath, bytes, mode, prior ? { uid: Number(prior.stat.uid), gid: Number(prior.stat.gid) } : null);
     await failpoint(spec.failpoint, "before-publication");
     spec.lock.assertHeld();
   } catch (err) {
@@ -8550,13 +8557,25 @@ var init_fates = __esm({
 });
 
 // src/git/merge-driver-config.ts
-import { chmodSync as chmodSync2, closeSync as closeSync12, constants as constants9, fsyncSync as fsyncSync3, lstatSync as lstatSync19, mkdirSync as mkdirSync4, openSync as openSync10, readFileSync as readFileSync10, realpathSync as realpathSync4, renameSync as renameSync4, rmdirSync, unlinkSync as unlinkSync10, writeSync as writeSync7 } from "node:fs";
+import { chmodSync as chmodSync2, closeSync as closeSync12, constants as constants9, existsSync as existsSync3, fsyncSync as fsyncSync3, lchownSync, lstatSync as lstatSync19, mkdirSync as mkdirSync4, openSync as openSync10, readFileSync as readFileSync10, realpathSync as realpathSync4, renameSync as renameSync4, rmdirSync, unlinkSync as unlinkSync10, writeSync as writeSync7 } from "node:fs";
 import path35 from "node:path";
 import { randomBytes as randomBytes3 } from "node:crypto";
-function driverCopyPath(env) {
-  const home = homeFolder(env);
-  const config = env.XDG_CONFIG_HOME ? env.XDG_CONFIG_HOME : home ? path35.join(home, ".config") : null;
-  return config === null ? null : path35.join(config, "session-handoff", "driver", "memory_io.mjs");
+function driverCopyPath(top) {
+  const gitDir = gitDirOf(top);
+  return gitDir === null ? null : path35.join(commonDirOf(gitDir), "session-handoff", "merge-driver.mjs");
+}
+function driverCommand(node, copy) {
+  const run2 = `${shellQuote(node)} ${shellQuote(copy)}${DRIVER_ARGS}`;
+  const fallback = `echo "${COPY_GONE}" >&2; git merge-file -L ours -L base -L theirs %A %O %B`;
+  return `if test -f ${shellQuote(copy)} && test -x ${shellQuote(node)}; then ${run2}; else ${fallback}; fi`;
+}
+function shellUnquote(s) {
+  return s.replace(/'\\''/g, "'");
+}
+function driverParts(command) {
+  const q = "'((?:[^']|'\\\\'')*)'";
+  const m = new RegExp(`${q} ${q}${DRIVER_ARGS}`).exec(command);
+  return m === null ? null : { node: shellUnquote(m[1]), copy: shellUnquote(m[2]) };
 }
 function shellQuote(s) {
   return `'${s.replace(/'/g, `'\\''`)}'`;
@@ -8594,6 +8613,23 @@ function replaceFile(p, bytes, mode) {
     throw err;
   }
 }
+function ownerOf(p) {
+  try {
+    const st = lstatSync19(p);
+    return { uid: st.uid, gid: st.gid };
+  } catch {
+    return null;
+  }
+}
+function giveTo(p, owner) {
+  if (owner === null || process.geteuid?.() !== 0) return;
+  const now = ownerOf(p);
+  if (now === null || now.uid === owner.uid && now.gid === owner.gid) return;
+  try {
+    lchownSync(p, owner.uid, owner.gid);
+  } catch {
+  }
+}
 function withoutBlock(text2) {
   const lines3 = text2.split("\n");
   const start = lines3.findIndex((l) => l === BEGIN || l === BEGIN_NL);
@@ -8628,14 +8664,13 @@ async function registerMergeDriver(root, helperPath, env) {
   const top = gitTopOf(root);
   const out = { top, config: false, attributes: false, copy: null, notes: [] };
   if (top === null || gitDirOf(top) === null) return out;
-  const copy = driverCopyPath(env);
-  if (copy === null || helperPath === null) {
-    out.notes.push("the merge driver was not registered: HOME is not set, so its copy of the helper has no place");
-    return out;
-  }
+  const copy = driverCopyPath(top);
+  if (copy === null || helperPath === null) return out;
   try {
     const bytes = readFileSync10(path35.join(path35.dirname(helperPath), "lib", "cli.mjs"));
+    const gitCommon = path35.dirname(path35.dirname(copy));
     mkdirSync4(path35.dirname(copy), { recursive: true, mode: 448 });
+    giveTo(path35.dirname(copy), ownerOf(gitCommon));
     let same = false;
     try {
       same = readRegular(copy)?.equals(bytes) ?? false;
@@ -8643,13 +8678,16 @@ async function registerMergeDriver(root, helperPath, env) {
       same = false;
     }
     if (!same) replaceFile(copy, bytes, 420);
+    giveTo(copy, ownerOf(gitCommon));
     out.copy = realpathSync4(copy);
   } catch (err) {
     out.notes.push(`the merge driver was not registered: its copy of the helper could not be written (${err.message})`);
     return out;
   }
-  const driver = `${shellQuote(process.execPath)} ${shellQuote(out.copy)} merge-driver %O %A %B %P`;
+  const driver = driverCommand(process.execPath, out.copy);
   const name2 = "session-handoff: keeps the later handoff, archives the other, merges ledgers by entry id";
+  const configFile = path35.join(path35.dirname(path35.dirname(out.copy)), "config");
+  const configOwner = ownerOf(configFile);
   if (await configValue(top, `merge.${DRIVER_NAME}.name`, env) !== name2) {
     await runGit(top, ["config", "--local", `merge.${DRIVER_NAME}.name`, name2], env);
     out.config = true;
@@ -8658,6 +8696,7 @@ async function registerMergeDriver(root, helperPath, env) {
     await runGit(top, ["config", "--local", `merge.${DRIVER_NAME}.driver`, driver], env);
     out.config = true;
   }
+  giveTo(configFile, configOwner);
   try {
     const file = path35.join(top, ".gitattributes");
     const before = readRegular(file);
@@ -8665,7 +8704,9 @@ async function registerMergeDriver(root, helperPath, env) {
     const want = attributesLine(memRelOf(top, root));
     const { rest, had, line } = withoutBlock(text2);
     if (!(had && line === want)) {
+      const owner = ownerOf(before === null ? top : file);
       replaceFile(file, Buffer.from(blockFor(rest, want), "utf8"), before === null ? 420 : lstatSync19(file).mode & 511);
+      giveTo(file, owner);
       out.attributes = true;
     }
   } catch (err) {
@@ -8676,19 +8717,21 @@ async function registerMergeDriver(root, helperPath, env) {
 async function unregisterMergeDriver(root, env) {
   const top = gitTopOf(root);
   const out = { top, config: false, attributes: false, copy: null, notes: [] };
-  const copy = driverCopyPath(env);
+  const copy = top === null ? null : driverCopyPath(top);
   if (copy !== null) {
     try {
       unlinkSync10(copy);
       rmdirSync(path35.dirname(copy));
-      rmdirSync(path35.dirname(path35.dirname(copy)));
     } catch {
     }
   }
   if (top === null || gitDirOf(top) === null) return out;
   const driver = await configValue(top, `merge.${DRIVER_NAME}.driver`, env);
-  if (driver !== null && driver.endsWith(" merge-driver %O %A %B %P")) {
+  if (driver !== null && driverParts(driver) !== null) {
+    const configFile = path35.join(commonDirOf(gitDirOf(top)), "config");
+    const configOwner = ownerOf(configFile);
     const r = await runGit(top, ["config", "--local", "--remove-section", `merge.${DRIVER_NAME}`], env);
+    giveTo(configFile, configOwner);
     out.config = r.code === 0;
   }
   try {
@@ -8698,7 +8741,11 @@ async function unregisterMergeDriver(root, env) {
       const { rest, had } = withoutBlock(before.toString("utf8"));
       if (had) {
         if (rest === "") unlinkSync10(file);
-        else replaceFile(file, Buffer.from(rest, "utf8"), lstatSync19(file).mode & 511);
+        else {
+          const owner = ownerOf(file);
+          replaceFile(file, Buffer.from(rest, "utf8"), lstatSync19(file).mode & 511);
+          giveTo(file, owner);
+        }
         out.attributes = true;
       }
     }
@@ -8730,11 +8777,25 @@ function attributesOnlyOurs(top) {
     return false;
   }
 }
-var BEGIN, BEGIN_NL, END;
+async function driverPartMissing(root, env) {
+  const top = gitTopOf(root);
+  if (top === null || gitDirOf(top) === null) return null;
+  let command;
+  try {
+    command = await configValue(top, `merge.${DRIVER_NAME}.driver`, env);
+  } catch {
+    return null;
+  }
+  const parts = command === null ? null : driverParts(command);
+  if (parts === null) return null;
+  if (!existsSync3(parts.copy)) return `the merge driver's copy of the helper ${parts.copy} is missing`;
+  if (!existsSync3(parts.node)) return `the node the merge driver runs, ${parts.node}, is missing`;
+  return null;
+}
+var BEGIN, BEGIN_NL, END, DRIVER_ARGS, COPY_GONE;
 var init_merge_driver_config = __esm({
   "src/git/merge-driver-config.ts"() {
     "use strict";
-    init_home();
     init_git_files();
     init_in_progress();
     init_run();
@@ -8743,6 +8804,8 @@ var init_merge_driver_config = __esm({
     BEGIN = "# >>> session-handoff merge driver (managed by session-handoff; `uninstall` removes it)";
     BEGIN_NL = "# >>> session-handoff merge driver (managed by session-handoff; `uninstall` removes it; newline added)";
     END = "# <<< session-handoff merge driver";
+    DRIVER_ARGS = " merge-driver %O %A %B %P";
+    COPY_GONE = "session-handoff merge driver: its helper copy or node is missing, git keeps the conflict; run install or publish in this clone";
   }
 });
 
@@ -9901,7 +9964,7 @@ __export(brief_exports, {
   briefVerb: () => briefVerb,
   conflictedMessage: () => conflictedMessage
 });
-import { existsSync as existsSync3 } from "node:fs";
+import { existsSync as existsSync4 } from "node:fs";
 import path37 from "node:path";
 function sideTime(text2, now) {
   const st = stateTimeOfText(text2, now);
@@ -10012,7 +10075,7 @@ exit: 0 brief printed
         }
         let brief = loaded.pasted ? draftBrief(parsed, report, ledgers) : await briefWithCheckpoint(root, loaded.text, draftBrief(parsed, report, ledgers), now);
         const merged = loaded.pasted ? null : MERGED_LINE.exec(loaded.text);
-        if (merged && existsSync3(path37.join(archiveDir(root), merged[1]))) brief = withDriftNote(brief, mergedSentence(merged[1], merged[2] ?? null));
+        if (merged && existsSync4(path37.join(archiveDir(root), merged[1]))) brief = withDriftNote(brief, mergedSentence(merged[1], merged[2] ?? null));
         const { driftClauses: _clauses, ...shown } = brief;
         if (json2) return ok(`${JSON.stringify({ brief: shown, drift: report })}
 `, stderr);
@@ -13535,7 +13598,7 @@ __export(install_exports, {
   installVerb: () => installVerb
 });
 import path48 from "node:path";
-import { existsSync as existsSync4 } from "node:fs";
+import { existsSync as existsSync5 } from "node:fs";
 var installHelpCommon, installVerb;
 var init_install = __esm({
   "src/verbs/install.ts"() {
@@ -13597,7 +13660,7 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
         const home = homeFolder(ctx.env);
         const homeVar = process.platform === "win32" ? "USERPROFILE" : "HOME";
         if (!home) throw new Refused(`install needs ${homeVar} set (the per-user records and the recorded Node live under it); nothing was changed`);
-        if (!existsSync4(home)) throw new Refused(`${homeVar} (${quotedValue(home)}) does not exist; install keeps its records under it, so nothing was changed`);
+        if (!existsSync5(home)) throw new Refused(`${homeVar} (${quotedValue(home)}) does not exist; install keeps its records under it, so nothing was changed`);
         const t = agentTarget(ctx, "install");
         assertNotPaused(t.memDir, ctx.env);
         const targets = editTargets(t);
@@ -13764,7 +13827,7 @@ var init_exports = {};
 __export(init_exports, {
   initVerb: () => initVerb
 });
-import { existsSync as existsSync5, lstatSync as lstatSync26, realpathSync as realpathSync6, rmSync as rmSync4 } from "node:fs";
+import { existsSync as existsSync6, lstatSync as lstatSync26, realpathSync as realpathSync6, rmSync as rmSync4 } from "node:fs";
 import path50 from "node:path";
 function planOf(ctx) {
   const global = ctx.values.global === true;
@@ -13775,7 +13838,7 @@ function planOf(ctx) {
   for (const n2 of named) {
     if (!isAgentName(n2)) throw new UsageError(`init: unknown agent ${quotedValue(n2)}; name one of ${NAMES}`);
   }
-  if (!ctx.env.HOME || !existsSync5(ctx.env.HOME)) {
+  if (!ctx.env.HOME || !existsSync6(ctx.env.HOME)) {
     throw new Refused("init needs HOME set to an existing folder (install keeps records there); nothing was changed");
   }
   let base;
@@ -13809,7 +13872,7 @@ function planOf(ctx) {
     throw new Refused("init cannot tell where its own skill folder is; run it as `npx session-handoff init`");
   }
   const source = realpathSync6(path50.dirname(path50.dirname(path50.resolve(ctx.cwd, ctx.helperPath))));
-  if (!existsSync5(path50.join(source, "SKILL.md"))) {
+  if (!existsSync6(path50.join(source, "SKILL.md"))) {
     throw new Refused(`${source} holds no SKILL.md to copy; nothing was changed. Run npx session-handoff init`);
   }
   const shown = (p) => `${global ? "~/" : ""}${path50.relative(base, p).split(path50.sep).join("/")}`;
@@ -13834,8 +13897,8 @@ function counted(steps) {
 }
 async function init(ctx, plan) {
   const { dest, source, shown } = plan;
-  const running = dest === source || existsSync5(dest) && realpathSync6(dest) === source;
-  if (!running && existsSync5(dest) && lstatSync26(dest).isSymbolicLink()) {
+  const running = dest === source || existsSync6(dest) && realpathSync6(dest) === source;
+  if (!running && existsSync6(dest) && lstatSync26(dest).isSymbolicLink()) {
     throw new Refused(`${shown(dest)} is a link to another folder; nothing was changed. Remove it and run init again`);
   }
   const steps = running ? [] : copySteps(source, dest);
@@ -13924,7 +13987,7 @@ async function undo(ctx, plan) {
     lines3.push(`${would} ${shown(place)}`);
   }
   const files = skillFiles(dest);
-  if (files.length > 0 && !(existsSync5(dest) && lstatSync26(dest).isSymbolicLink())) {
+  if (files.length > 0 && !(existsSync6(dest) && lstatSync26(dest).isSymbolicLink())) {
     if (!plan.dryRun) {
       for (const rel of files) rmSync4(path50.join(dest, rel), { force: true });
       for (const rel of files) removeEmptyUpTo(path50.dirname(path50.join(dest, rel)), plan.base);
@@ -14000,7 +14063,7 @@ exit:   0 done; 2 refused or usage; 4 paused; 5 the install lock stayed busy.
 // src/agents/doctor-checks.ts
 import { spawn } from "node:child_process";
 import { randomBytes as randomBytes4 } from "node:crypto";
-import { existsSync as existsSync6, lstatSync as lstatSync27, readFileSync as readFileSync14 } from "node:fs";
+import { existsSync as existsSync7, lstatSync as lstatSync27, readFileSync as readFileSync14 } from "node:fs";
 import path51 from "node:path";
 function outdatedReasons(text2, edit2) {
   const out = [];
@@ -14054,7 +14117,7 @@ function posixShell(env, platform = process.platform) {
   const dirs = [env.ProgramFiles, env["ProgramFiles(x86)"]].filter((d) => !!d).map((d) => path51.win32.join(d, "Git", "bin"));
   for (const dir of [...dirs, ...(env.PATH ?? env.Path ?? "").split(";").filter((d) => d !== "")]) {
     const sh = path51.win32.join(dir, "sh.exe");
-    if (existsSync6(sh)) return sh;
+    if (existsSync7(sh)) return sh;
   }
   return null;
 }
@@ -14134,7 +14197,7 @@ var init_doctor_checks = __esm({
 });
 
 // src/agents/claude-plugin.ts
-import { existsSync as existsSync7, readFileSync as readFileSync15 } from "node:fs";
+import { existsSync as existsSync8, readFileSync as readFileSync15 } from "node:fs";
 import path52 from "node:path";
 function json(file) {
   try {
@@ -14154,7 +14217,7 @@ function claudePluginInstalls(home) {
     if (!key.startsWith("session-handoff@") || !Array.isArray(list2)) continue;
     for (const raw of list2) {
       const e = raw !== null && typeof raw === "object" ? raw : {};
-      const rootSkill = typeof e.installPath === "string" && path52.isAbsolute(e.installPath) && existsSync7(path52.join(e.installPath, "SKILL.md"));
+      const rootSkill = typeof e.installPath === "string" && path52.isAbsolute(e.installPath) && existsSync8(path52.join(e.installPath, "SKILL.md"));
       out.push({ key, scope: typeof e.scope === "string" ? e.scope : "unknown", version: typeof e.version === "string" ? e.version : null, enabled: enabledMap[key] !== false, rootSkill });
     }
   }
@@ -14397,6 +14460,8 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
         }
         if (unsafe) problems.push({ what: "a memory file failed safety or schema checks", fix: `inspect ${path53.join(".ai", "memory")} by hand (a link, a hard link, a FIFO or no v1 marker); move the file away` });
         if (mergeDriverMissing(root)) problems.push({ what: MERGE_DRIVER_MISSING, fix: cmd("publish") });
+        const driverGone = await driverPartMissing(root, ctx.env);
+        if (driverGone !== null) problems.push({ what: `${driverGone}: memory files merge as text (conflict markers)`, fix: cmd("publish") });
         let archives = 0;
         try {
           archives = readdirSync15(archiveDir(root)).filter((n2) => ARCHIVE_NAME.test(n2)).length;
@@ -14460,7 +14525,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
 });
 
 // src/git/publish-memory.ts
-import { accessSync as accessSync3, constants as constants12, existsSync as existsSync8, statSync as statSync3 } from "node:fs";
+import { accessSync as accessSync3, constants as constants12, existsSync as existsSync9, statSync as statSync3 } from "node:fs";
 import path54 from "node:path";
 function isPublicMemoryPath(rel, journal = true) {
   return /^(HANDOFF|LESSONS|SOLUTIONS)\.md$/.test(rel) || /^archive\/[A-Z]+-[A-Za-z0-9._-]+\.md$/.test(rel) || journal && /^journal\/\d{4}(?:-\d{2}(?:-\d+)?)?\.md$/.test(rel);
@@ -14518,7 +14583,7 @@ async function publishMemory(root, memDir, message, push, env, attributes = "no"
   const { top, memRel } = target ?? await publishTarget(root, memDir, env);
   const git = (args, what) => gitOut(top, args, env, what, runHooks);
   const listed2 = await git(["ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", `${memRel}/`], "git ls-files");
-  const journal = !existsSync8(path54.join(memDir, "journal", "OFF"));
+  const journal = !existsSync9(path54.join(memDir, "journal", "OFF"));
   const paths = [...new Set(listed2.split("\0").filter(Boolean))].filter((p) => isPublicMemoryPath(p.slice(memRel.length + 1), journal)).sort();
   if (attributes === "changed" || attributes === "if-only-ours" && attributesOnlyOurs(top)) paths.push(".gitattributes");
   if (paths.length === 0) return { committed: false, paths: [], commit: null, pushed: null };
@@ -17060,9 +17125,9 @@ var init_merge_driver2 = __esm({
 
 Run by git, never by hand: the merge driver "session-handoff" that \`install\` and \`publish\`
 register (.git/config, and \`.ai/memory/**/*.md merge=session-handoff\` in a block of ours
-in the root .gitattributes), as \`merge-driver %O %A %B %P\`, from a copy of the helper at
-\${XDG_CONFIG_HOME:-~/.config}/session-handoff/driver/memory_io.mjs (a merge can change the
-helper in the repository, never that copy).
+in the root .gitattributes), as \`merge-driver %O %A %B %P\`, from this clone's own copy of
+the helper at .git/session-handoff/merge-driver.mjs (a merge can change the helper in the
+repository, never that copy; without it git merges as text and keeps the conflict).
   HANDOFF.md   the later state time stays current (ours on equal, unknown or future
                times) and keeps the other's work: both sides' decisions, failed
                approaches and open questions (each once), plan steps at the furthest

@@ -2,10 +2,9 @@
 // section in this clone's git config, a block of ours in the root `.gitattributes`, and a copy
 // of the helper outside the work tree that the driver runs (a merge can change the helper in
 // the repository, never this copy). `install`, `uninstall` and `publish` each make one call.
-import { chmodSync, closeSync, constants, fsyncSync, lstatSync, mkdirSync, openSync, readFileSync, realpathSync, renameSync, rmdirSync, unlinkSync, writeSync } from "node:fs";
+import { chmodSync, closeSync, constants, existsSync, fsyncSync, lchownSync, lstatSync, mkdirSync, openSync, readFileSync, realpathSync, renameSync, rmdirSync, unlinkSync, writeSync } from "node:fs";
 import path from "node:path";
 import { randomBytes } from "node:crypto";
-import { homeFolder } from "../store/home.ts";
 import { commonDirOf } from "./git-files.ts";
 import { gitDirOf, gitTopOf } from "./in-progress.ts";
 import { GitUnavailable, runGit } from "./run.ts";
@@ -34,11 +33,37 @@ export interface MergeDriverChange {
   notes: string[];
 }
 
-/** `${XDG_CONFIG_HOME:-$HOME/.config}/session-handoff/driver/memory_io.mjs`; null without HOME or XDG_CONFIG_HOME. */
-export function driverCopyPath(env: Record<string, string | undefined>): string | null {
-  const home = homeFolder(env);
-  const config = env.XDG_CONFIG_HOME ? env.XDG_CONFIG_HOME : home ? path.join(home, ".config") : null;
-  return config === null ? null : path.join(config, "session-handoff", "driver", "memory_io.mjs");
+/**
+ * `<common git dir>/session-handoff/merge-driver.mjs`: one copy per clone (docs/decisions/driver-copy.md),
+ * so uninstalling one project never removes what another's config runs; null outside git.
+ */
+export function driverCopyPath(top: string): string | null {
+  const gitDir = gitDirOf(top);
+  return gitDir === null ? null : path.join(commonDirOf(gitDir), "session-handoff", "merge-driver.mjs");
+}
+
+const DRIVER_ARGS = " merge-driver %O %A %B %P";
+const COPY_GONE = "session-handoff merge driver: its helper copy or node is missing, git keeps the conflict; run install or publish in this clone";
+
+/**
+ * The command git runs: the copy when it and node are there, else git's own text merge with
+ * conflict markers and a line on stderr (never a crash).
+ */
+function driverCommand(node: string, copy: string): string {
+  const run = `${shellQuote(node)} ${shellQuote(copy)}${DRIVER_ARGS}`;
+  const fallback = `echo "${COPY_GONE}" >&2; git merge-file -L ours -L base -L theirs %A %O %B`;
+  return `if test -f ${shellQuote(copy)} && test -x ${shellQuote(node)}; then ${run}; else ${fallback}; fi`;
+}
+
+function shellUnquote(s: string): string {
+  return s.replace(/'\\''/g, "'");
+}
+
+/** The node and copy a driver command of ours (this form or the older bare one) runs; null for another's. */
+export function driverParts(command: string): { node: string; copy: string } | null {
+  const q = "'((?:[^']|'\\\\'')*)'";
+  const m = new RegExp(`${q} ${q}${DRIVER_ARGS}`).exec(command);
+  return m === null ? null : { node: shellUnquote(m[1]!), copy: shellUnquote(m[2]!) };
 }
 
 function shellQuote(s: string): string {
@@ -82,6 +107,30 @@ function replaceFile(p: string, bytes: Buffer, mode: number): void {
       // already gone
     }
     throw err;
+  }
+}
+
+type Owner = { uid: number; gid: number } | null;
+
+function ownerOf(p: string): Owner {
+  try {
+    const st = lstatSync(p);
+    return { uid: st.uid, gid: st.gid };
+  } catch {
+    return null;
+  }
+}
+
+// Root registering in another user's clone gives what it wrote back to that user (the config git
+// rewrote, our copy and its folder, .gitattributes), so they can still change their own clone.
+function giveTo(p: string, owner: Owner): void {
+  if (owner === null || process.geteuid?.() !== 0) return;
+  const now = ownerOf(p);
+  if (now === null || (now.uid === owner.uid && now.gid === owner.gid)) return;
+  try {
+    lchownSync(p, owner.uid, owner.gid);
+  } catch {
+    // Kept as written: the verb's own lines still say what changed.
   }
 }
 
@@ -130,16 +179,15 @@ export async function registerMergeDriver(root: string, helperPath: string | nul
   const top = gitTopOf(root);
   const out: MergeDriverChange = { top, config: false, attributes: false, copy: null, notes: [] };
   if (top === null || gitDirOf(top) === null) return out;
-  const copy = driverCopyPath(env);
-  if (copy === null || helperPath === null) {
-    out.notes.push("the merge driver was not registered: HOME is not set, so its copy of the helper has no place");
-    return out;
-  }
+  const copy = driverCopyPath(top);
+  if (copy === null || helperPath === null) return out;
   try {
     // The whole CLI bundle is one self-contained file: the driver's copy needs nothing beside it,
     // where the entry (memory_io.mjs) would need its lib/ folder.
     const bytes = readFileSync(path.join(path.dirname(helperPath), "lib", "cli.mjs"));
+    const gitCommon = path.dirname(path.dirname(copy));
     mkdirSync(path.dirname(copy), { recursive: true, mode: 0o700 });
+    giveTo(path.dirname(copy), ownerOf(gitCommon));
     let same = false;
     try {
       same = readRegular(copy)?.equals(bytes) ?? false;
@@ -147,13 +195,16 @@ export async function registerMergeDriver(root: string, helperPath: string | nul
       same = false;
     }
     if (!same) replaceFile(copy, bytes, 0o644);
+    giveTo(copy, ownerOf(gitCommon));
     out.copy = realpathSync(copy);
   } catch (err) {
     out.notes.push(`the merge driver was not registered: its copy of the helper could not be written (${(err as Error).message})`);
     return out;
   }
-  const driver = `${shellQuote(process.execPath)} ${shellQuote(out.copy)} merge-driver %O %A %B %P`;
+  const driver = driverCommand(process.execPath, out.copy);
   const name = "session-handoff: keeps the later handoff, archives the other, merges ledgers by entry id";
+  const configFile = path.join(path.dirname(path.dirname(out.copy)), "config");
+  const configOwner = ownerOf(configFile);
   if ((await configValue(top, `merge.${DRIVER_NAME}.name`, env)) !== name) {
     await runGit(top, ["config", "--local", `merge.${DRIVER_NAME}.name`, name], env);
     out.config = true;
@@ -162,6 +213,7 @@ export async function registerMergeDriver(root: string, helperPath: string | nul
     await runGit(top, ["config", "--local", `merge.${DRIVER_NAME}.driver`, driver], env);
     out.config = true;
   }
+  giveTo(configFile, configOwner);
   try {
     const file = path.join(top, ".gitattributes");
     const before = readRegular(file);
@@ -169,7 +221,9 @@ export async function registerMergeDriver(root: string, helperPath: string | nul
     const want = attributesLine(memRelOf(top, root));
     const { rest, had, line } = withoutBlock(text);
     if (!(had && line === want)) {
+      const owner = ownerOf(before === null ? top : file);
       replaceFile(file, Buffer.from(blockFor(rest, want), "utf8"), before === null ? 0o644 : lstatSync(file).mode & 0o777);
+      giveTo(file, owner);
       out.attributes = true;
     }
   } catch (err) {
@@ -181,27 +235,28 @@ export async function registerMergeDriver(root: string, helperPath: string | nul
 /**
  * Removes what `registerMergeDriver` added to this clone: the config section (only when it is
  * ours), our `.gitattributes` block (the file removed when nothing else is left in it) and the
- * helper copy with its folders when empty (uninstall leaves nothing of ours in HOME; another
- * clone whose config still names the copy gets it back from its next `install` or `publish`,
- * and until then git keeps its side and reports the conflict). Never throws.
+ * clone's own helper copy with its folder when empty. A copy another clone runs is never touched.
+ * Never throws.
  */
 export async function unregisterMergeDriver(root: string, env: Record<string, string | undefined>): Promise<MergeDriverChange> {
   const top = gitTopOf(root);
   const out: MergeDriverChange = { top, config: false, attributes: false, copy: null, notes: [] };
-  const copy = driverCopyPath(env);
+  const copy = top === null ? null : driverCopyPath(top);
   if (copy !== null) {
     try {
       unlinkSync(copy);
       rmdirSync(path.dirname(copy));
-      rmdirSync(path.dirname(path.dirname(copy)));
     } catch {
       // missing, or a folder still holding other files of ours
     }
   }
   if (top === null || gitDirOf(top) === null) return out;
   const driver = await configValue(top, `merge.${DRIVER_NAME}.driver`, env);
-  if (driver !== null && driver.endsWith(" merge-driver %O %A %B %P")) {
+  if (driver !== null && driverParts(driver) !== null) {
+    const configFile = path.join(commonDirOf(gitDirOf(top)!), "config");
+    const configOwner = ownerOf(configFile);
     const r = await runGit(top, ["config", "--local", "--remove-section", `merge.${DRIVER_NAME}`], env);
+    giveTo(configFile, configOwner);
     out.config = r.code === 0;
   }
   try {
@@ -211,7 +266,11 @@ export async function unregisterMergeDriver(root: string, env: Record<string, st
       const { rest, had } = withoutBlock(before.toString("utf8"));
       if (had) {
         if (rest === "") unlinkSync(file);
-        else replaceFile(file, Buffer.from(rest, "utf8"), lstatSync(file).mode & 0o777);
+        else {
+          const owner = ownerOf(file);
+          replaceFile(file, Buffer.from(rest, "utf8"), lstatSync(file).mode & 0o777);
+          giveTo(file, owner);
+        }
         out.attributes = true;
       }
     }
@@ -256,4 +315,24 @@ export function attributesOnlyOurs(top: string): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * What this clone's registered driver runs that is gone (its helper copy, or node), for
+ * `doctor`; null when nothing is registered, the command is not ours, or both are there.
+ */
+export async function driverPartMissing(root: string, env: Record<string, string | undefined>): Promise<string | null> {
+  const top = gitTopOf(root);
+  if (top === null || gitDirOf(top) === null) return null;
+  let command: string | null;
+  try {
+    command = await configValue(top, `merge.${DRIVER_NAME}.driver`, env);
+  } catch {
+    return null; // no git on PATH: no merge runs the driver either
+  }
+  const parts = command === null ? null : driverParts(command);
+  if (parts === null) return null;
+  if (!existsSync(parts.copy)) return `the merge driver's copy of the helper ${parts.copy} is missing`;
+  if (!existsSync(parts.node)) return `the node the merge driver runs, ${parts.node}, is missing`;
+  return null;
 }

@@ -1,4 +1,4 @@
-import { closeSync, constants, fchmodSync, fsyncSync, linkSync, lstatSync, openSync, renameSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, constants, fchmodSync, fchownSync, fsyncSync, linkSync, lstatSync, openSync, renameSync, unlinkSync, writeSync } from "node:fs";
 import path from "node:path";
 import { HelperError, Refused } from "../errors.ts";
 import { archiveName, pruneArchive } from "./archive.ts";
@@ -75,9 +75,18 @@ export function linkIntoArchive(from: string, archiveDirPath: string, prefix: st
   }
 }
 
-function writeTemp(tempPath: string, bytes: Buffer, mode: number): void {
+function writeTemp(tempPath: string, bytes: Buffer, mode: number, owner: { uid: number; gid: number } | null): void {
   const fd = openSync(tempPath, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, mode);
   try {
+    // A replaced file keeps its owner (root editing another user's project must not take it
+    // over); only root can give a file away, so others keep what they were always given.
+    if (owner !== null && process.geteuid !== undefined && (owner.uid !== process.geteuid() || owner.gid !== process.getegid!())) {
+      try {
+        fchownSync(fd, owner.uid, owner.gid);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== "EPERM") throw err;
+      }
+    }
     // The umask may have narrowed the mode; a replaced file keeps its (masked) prior mode exactly.
     fchmodSync(fd, mode);
     let off = 0;
@@ -166,7 +175,7 @@ export async function publish(spec: PublishSpec): Promise<PublishResult> {
         await failpoint(spec.failpoint, "after-archive");
       }
     }
-    writeTemp(tempPath, bytes, mode);
+    writeTemp(tempPath, bytes, mode, prior ? { uid: Number(prior.stat.uid), gid: Number(prior.stat.gid) } : null);
     await failpoint(spec.failpoint, "before-publication");
     spec.lock.assertHeld();
   } catch (err) {

@@ -1,6 +1,6 @@
 import { quotedValue, shellWord } from "../guard/quote.ts";
 import { quotedPath } from "../schema/anchor-lines.ts";
-import { MERGE_DRIVER_MISSING, mergeDriverMissing } from "../git/merge-driver-config.ts";
+import { driverPartMissing, MERGE_DRIVER_MISSING, mergeDriverMissing } from "../git/merge-driver-config.ts";
 import { lstatSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { AGENTS } from "../agents/index.ts";
@@ -262,6 +262,9 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
     }
     if (unsafe) problems.push({ what: "a memory file failed safety or schema checks", fix: `inspect ${path.join(".ai", "memory")} by hand (a link, a hard link, a FIFO or no v1 marker); move the file away` });
     if (mergeDriverMissing(root)) problems.push({ what: MERGE_DRIVER_MISSING, fix: cmd("publish") });
+    const driverGone = await driverPartMissing(root, ctx.env);
+    // Git then merges memory files as text: the driver's guard falls back to conflict markers.
+    if (driverGone !== null) problems.push({ what: `${driverGone}: memory files merge as text (conflict markers)`, fix: cmd("publish") });
     let archives = 0;
     try {
       archives = readdirSync(archiveDir(root)).filter((n) => ARCHIVE_NAME.test(n)).length;

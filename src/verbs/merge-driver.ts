@@ -97,9 +97,9 @@ export const mergeDriverVerb: Verb = {
 
 Run by git, never by hand: the merge driver "session-handoff" that \`install\` and \`publish\`
 register (.git/config, and \`.ai/memory/**/*.md merge=session-handoff\` in a block of ours
-in the root .gitattributes), as \`merge-driver %O %A %B %P\`, from a copy of the helper at
-\${XDG_CONFIG_HOME:-~/.config}/session-handoff/driver/memory_io.mjs (a merge can change the
-helper in the repository, never that copy).
+in the root .gitattributes), as \`merge-driver %O %A %B %P\`, from this clone's own copy of
+the helper at .git/session-handoff/merge-driver.mjs (a merge can change the helper in the
+repository, never that copy; without it git merges as text and keeps the conflict).
   HANDOFF.md   the later state time stays current (ours on equal, unknown or future
                times) and keeps the other's work: both sides' decisions, failed
                approaches and open questions (each once), plan steps at the furthest

@@ -227,17 +227,19 @@ describe("the merge driver's lines, word for word", () => {
     return root;
   }
 
-  it("publish without HOME, with a config folder that is a file, with a .gitattributes folder: published, and why the driver is not", () => {
+  it("publish without HOME, with a folder where the driver's copy goes, with a .gitattributes folder: published, and why the driver is not", () => {
+    // The driver's copy lives in the clone's git dir: no HOME is needed.
     const noHome = withHandoff();
     const a = helper(["publish", "--root", noHome], { env: { HOME: "", XDG_CONFIG_HOME: "" } });
     expect(a.code).toBe(0);
-    expect(a.stderr).toBe("the merge driver was not registered: HOME is not set, so its copy of the helper has no place\n");
+    expect(a.stdout).toMatch(/^registered the merge driver session-handoff in \.git\/config$/m);
+    expect(a.stderr).toBe("");
     const fileConfig = withHandoff();
     const home = tempDir("sh-home-");
-    writeFileSync(path.join(home, "config-file"), "");
-    const b = helper(["publish", "--root", fileConfig], { env: { HOME: home, XDG_CONFIG_HOME: path.join(home, "config-file") } });
+    mkdirSync(path.join(fileConfig, ".git", "session-handoff", "merge-driver.mjs"), { recursive: true });
+    const b = helper(["publish", "--root", fileConfig], { env: { HOME: home, XDG_CONFIG_HOME: path.join(home, ".config") } });
     expect(b.code).toBe(0);
-    expect(b.stderr).toMatch(/^the merge driver was not registered: its copy of the helper could not be written \(ENOTDIR: .+\)$/m);
+    expect(b.stderr).toMatch(/^the merge driver was not registered: its copy of the helper could not be written \(EISDIR: .+\)$/m);
     const folder = withHandoff();
     mkdirSync(path.join(folder, ".gitattributes"));
     const c = helper(["publish", "--root", folder], { env: { HOME: home, XDG_CONFIG_HOME: path.join(home, ".config") } });

@@ -326,7 +326,7 @@ describe("two clones, a bare remote, two teammates", () => {
     const inst = c.run(["install", "--agent", "claude-code"]);
     expect(inst.code, inst.stderr).toBe(0);
     expect(inst.stdout).toContain("registered the merge driver session-handoff");
-    expect(c.git("config", "--get", "merge.session-handoff.driver")).toMatch(/session-handoff\/driver\/memory_io\.mjs' merge-driver %O %A %B %P$/);
+    expect(c.git("config", "--get", "merge.session-handoff.driver")).toMatch(/\.git\/session-handoff\/merge-driver\.mjs' merge-driver %O %A %B %P; else /);
     expect(c.git("check-attr", "merge", ".ai/memory/HANDOFF.md")).toBe(".ai/memory/HANDOFF.md: merge: session-handoff");
     const snapshot = () => {
       const out: Record<string, string> = {};

@@ -134,7 +134,7 @@ describe("publish", () => {
     expect(r.stderr).toMatch(
       /^registered the merge driver session-handoff in \.git\/config\nadded the merge driver's block to \.gitattributes\nmemory operation refused: git (add|commit) failed \(git exit \d+\):\n/,
     );
-    expect(git(root, "config", "--local", "merge.session-handoff.driver")).toMatch(/ merge-driver %O %A %B %P\n$/);
+    expect(git(root, "config", "--local", "merge.session-handoff.driver")).toMatch(/ merge-driver %O %A %B %P; else .* fi\n$/);
   });
 
   it("a failed push shows git's own error", () => {
