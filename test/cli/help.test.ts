@@ -122,7 +122,7 @@ describe("the help the bundle prints", () => {
       expect(r.stdout).toContain(name);
     }
     expect(r.stdout).toContain("read handoff");
-    expect(r.stdout).toContain("<<'EOF'");
+    expect(r.stdout).toContain("write handoff --from-draft --expected-current-sha256 <token>");
   });
 
   it("no verb: the usage on stderr, nothing on stdout, exit 2", () => {

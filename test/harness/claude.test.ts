@@ -204,12 +204,13 @@ for (const id of ["claude-2.1.112", "claude-2.1.332"] as HarnessId[]) {
     // README's GitHub source (resolved to a clone of this checkout's HEAD with the refs built by
     // tools/dist.mjs), and what lands in Claude Code's install folder is exactly that ref: the
     // skill's entries, .claude-plugin/ and hooks/ (docs/decisions/distribution-ref.md).
-    it("the plugin: marketplace add and install as the README writes them deliver only the skill, its manifests and hooks; a session lists the skill and gets the notice", async () => {
+    it("the plugin: marketplace add and install as docs/install.md writes them deliver only the skill, its manifests and hooks; a session lists the skill and gets the notice", async () => {
       const w = suite.world("plugin");
-      const readme = readFileSync(path.join(REPO, "README.md"), "utf8");
+      // The README links the install channels' page, which gives the plugin's commands.
+      const readme = readFileSync(path.join(REPO, "docs", "install.md"), "utf8");
       const addLine = /^\/plugin marketplace add (\S+)$/m.exec(readme);
       const installLine = /^\/plugin install (\S+)$/m.exec(readme);
-      expect(addLine && installLine, "README's plugin commands").toBeTruthy();
+      expect(addLine && installLine, "docs/install.md's plugin commands").toBeTruthy();
       const source = addLine![1]!.replace("<owner>", "example-owner");
       const [ownerRepo, ref] = source.split("#");
       expect(ref).toBe("dist-plugin");
