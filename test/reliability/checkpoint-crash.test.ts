@@ -13,7 +13,10 @@ import { PHASES, runBounded } from "./support.ts";
 const FIRES_WITH_PRIOR = ["read-opened", "before-claim", "after-claim", "before-publication", "after-publication"];
 const FIRES_WITHOUT = ["before-publication", "after-publication"];
 
-const privateIn = (root: string) => (existsSync(CP_DIR(root)) ? readdirSync(CP_DIR(root)).filter((n) => n.startsWith(".") && !n.startsWith(".delivered")) : []);
+// Leftovers of a killed checkpoint: private names, but not the delivery markers nor the
+// .gitignore the helper keeps there on purpose.
+const privateIn = (root: string) =>
+  existsSync(CP_DIR(root)) ? readdirSync(CP_DIR(root)).filter((n) => n.startsWith(".") && !n.startsWith(".delivered") && n !== ".gitignore") : [];
 const text = (root: string) => {
   const p = path.join(CP_DIR(root), "sess-1.md");
   return existsSync(p) ? readFileSync(p, "utf8") : null;
