@@ -184,12 +184,13 @@ describe("install, doctor, uninstall under a Windows Node (Wine), HOME unset", (
     const hooks = JSON.parse(files.get("codex")![".codex/hooks.json"]!) as { hooks: Record<string, { hooks: { command: string; commandWindows: string }[] }[]> };
     const helper = winPath(path.join(projects.get("codex")!, ".agents", "skills", "session-handoff", "scripts", "memory_io.mjs"));
     const events = Object.keys(hooks.hooks);
-    expect(events.sort()).toEqual(["PreCompact", "SessionEnd", "SessionStart"]);
+    // The session start, compaction and session end, and the context offer on prompts and tool calls.
+    expect(events.sort()).toEqual(["PostToolUse", "PreCompact", "SessionEnd", "SessionStart", "UserPromptSubmit"]);
     for (const event of events) {
       const ps = hooks.hooks[event]![0]!.hooks[0]!.commandWindows;
       expect(ps.startsWith(`$f=${psQuote(helper)}; `)).toBe(true);
       expect(balanced(ps), ps).toBe(true);
-      expect(ps).toMatch(/\$input \| & \$n \$f (hook --mode session|checkpoint) --format codex; exit \$LASTEXITCODE/);
+      expect(ps).toMatch(/\$input \| & \$n \$f (hook --mode session|checkpoint|context) --format codex; exit \$LASTEXITCODE/);
     }
   });
 
