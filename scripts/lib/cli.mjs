@@ -4205,6 +4205,17 @@ function savedHereByStat(root, key) {
     return false;
   }
 }
+function replaceLines(p, lines3) {
+  const tmp = `${p}.tmp-${process.pid}`;
+  const fd = openSync4(tmp, constants4.O_WRONLY | constants4.O_CREAT | constants4.O_TRUNC | (constants4.O_NOFOLLOW ?? 0), 384);
+  try {
+    writeSync3(fd, `${lines3.join("\n")}
+`);
+  } finally {
+    closeSync4(fd);
+  }
+  renameSync(tmp, p);
+}
 function readSaves(root) {
   const p = savesPath(root);
   if (p === null) return null;
@@ -4228,15 +4239,7 @@ function recordSave(root, token, key = null, stamp = null) {
     }
     const safeStamp = stamp !== null && /^\S{1,64}$/.test(stamp) ? ` @${stamp}` : "";
     kept.push(`${token}${key === null ? "" : ` ${key}`}${safeStamp}`);
-    const tmp = `${p}.tmp-${process.pid}`;
-    const fd = openSync4(tmp, constants4.O_WRONLY | constants4.O_CREAT | constants4.O_TRUNC | (constants4.O_NOFOLLOW ?? 0), 384);
-    try {
-      writeSync3(fd, `${kept.slice(-SAVES_KEPT).join("\n")}
-`);
-    } finally {
-      closeSync4(fd);
-    }
-    renameSync(tmp, p);
+    replaceLines(p, kept.slice(-SAVES_KEPT));
   } catch {
   }
 }
@@ -4267,15 +4270,7 @@ function recordSavedBy(root, token, agent) {
     } catch {
     }
     kept.push(`${token} ${agent}`);
-    const tmp = `${p}.tmp-${process.pid}`;
-    const fd = openSync4(tmp, constants4.O_WRONLY | constants4.O_CREAT | constants4.O_TRUNC | (constants4.O_NOFOLLOW ?? 0), 384);
-    try {
-      writeSync3(fd, `${kept.slice(-SAVES_KEPT).join("\n")}
-`);
-    } finally {
-      closeSync4(fd);
-    }
-    renameSync(tmp, p);
+    replaceLines(p, kept.slice(-SAVES_KEPT));
   } catch {
   }
 }

@@ -944,6 +944,17 @@ function savedHereByStat(root, key) {
     return false;
   }
 }
+function replaceLines(p, lines) {
+  const tmp = `${p}.tmp-${process.pid}`;
+  const fd = openSync3(tmp, constants3.O_WRONLY | constants3.O_CREAT | constants3.O_TRUNC | (constants3.O_NOFOLLOW ?? 0), 384);
+  try {
+    writeSync2(fd, `${lines.join("\n")}
+`);
+  } finally {
+    closeSync3(fd);
+  }
+  renameSync(tmp, p);
+}
 function readSaves(root) {
   const p = savesPath(root);
   if (p === null) return null;
@@ -967,15 +978,7 @@ function recordSavedBy(root, token, agent) {
     } catch {
     }
     kept.push(`${token} ${agent}`);
-    const tmp = `${p}.tmp-${process.pid}`;
-    const fd = openSync3(tmp, constants3.O_WRONLY | constants3.O_CREAT | constants3.O_TRUNC | (constants3.O_NOFOLLOW ?? 0), 384);
-    try {
-      writeSync2(fd, `${kept.slice(-SAVES_KEPT).join("\n")}
-`);
-    } finally {
-      closeSync3(fd);
-    }
-    renameSync(tmp, p);
+    replaceLines(p, kept.slice(-SAVES_KEPT));
   } catch {
   }
 }

@@ -54,6 +54,18 @@ export function savedHereByStat(root: string, key: string): boolean {
   }
 }
 
+// Replaces the record at `p` with `lines` by a rename, so a reader never sees half of it.
+function replaceLines(p: string, lines: string[]): void {
+  const tmp = `${p}.tmp-${process.pid}`;
+  const fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | (constants.O_NOFOLLOW ?? 0), 0o600);
+  try {
+    writeSync(fd, `${lines.join("\n")}\n`);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(tmp, p);
+}
+
 /** The tokens and `Saved:` stamps this clone recorded; null outside git or before its first save with this version. */
 export function readSaves(root: string): { tokens: string[]; stamps: string[] } | null {
   const p = savesPath(root);
@@ -84,14 +96,7 @@ export function recordSave(root: string, token: string, key: string | null = nul
     }
     const safeStamp = stamp !== null && /^\S{1,64}$/.test(stamp) ? ` @${stamp}` : "";
     kept.push(`${token}${key === null ? "" : ` ${key}`}${safeStamp}`);
-    const tmp = `${p}.tmp-${process.pid}`;
-    const fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | (constants.O_NOFOLLOW ?? 0), 0o600);
-    try {
-      writeSync(fd, `${kept.slice(-SAVES_KEPT).join("\n")}\n`);
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(tmp, p);
+    replaceLines(p, kept.slice(-SAVES_KEPT));
   } catch {
     // a read-only git dir: the save stands, provenance is unknown
   }
@@ -142,14 +147,7 @@ export function recordSavedBy(root: string, token: string, agent: string | null)
       // the first one recorded
     }
     kept.push(`${token} ${agent}`);
-    const tmp = `${p}.tmp-${process.pid}`;
-    const fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | (constants.O_NOFOLLOW ?? 0), 0o600);
-    try {
-      writeSync(fd, `${kept.slice(-SAVES_KEPT).join("\n")}\n`);
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(tmp, p);
+    replaceLines(p, kept.slice(-SAVES_KEPT));
   } catch {
     // a read-only git dir: the save stands, the agent is unknown
   }

@@ -15,15 +15,18 @@ describe("the git top above the root is found only through folders the user owns
     git(top, "init", "-q");
     const root = path.join(top, "shared", "project");
     mkdirSync(root, { recursive: true });
-    // Sticky and world-writable like /tmp: distrusted when root owns it too (this suite may run as root).
-    chmodSync(path.join(top, "shared"), 0o1777);
     const me = process.getuid!();
+    // The user's own folders are walked through.
     expect(gitTopOf(root, { uid: me })).toBe(top);
     expect(savesPath(root, { uid: me })).toBe(path.join(top, ".git", "session-handoff", "saves"));
-    // Judged for another uid, `shared` is another user's folder (or root's sticky one): the walk stops there.
+    // Sticky and world-writable like /tmp: it stops the walk whoever owns it, for the user and
+    // for another uid (root's folders are trusted otherwise, and this suite may run as root).
+    chmodSync(path.join(top, "shared"), 0o1777);
     const other = me + 4242;
-    expect(gitTopOf(root, { uid: other })).toBeNull();
-    expect(savesPath(root, { uid: other })).toBeNull();
+    for (const uid of [me, other]) {
+      expect(gitTopOf(root, { uid })).toBeNull();
+      expect(savesPath(root, { uid })).toBeNull();
+    }
     // The root itself is trusted: a repository at the root is found whoever owns it.
     expect(gitTopOf(top, { uid: other })).toBe(top);
   });
