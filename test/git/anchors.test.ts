@@ -55,6 +55,10 @@ describe("anchors", () => {
     git(main, ["submodule", "add", "-q", lib, "vendor/lib"]);
     git(main, ["commit", "-q", "-m", "sub"], NOW - DAY);
     writeTree(main, { "vendor/lib/lib.txt": "2" });
+    // An edit inside a submodule is not looked at (git runs nothing inside it: its config may
+    // name a filter); a submodule whose commit moved is dirty.
+    expect((await collectAnchors(main, ENV, NOW, [])).dirty).toEqual([]);
+    git(path.join(main, "vendor", "lib"), ["commit", "-qam", "moved"], NOW - DAY);
     expect((await collectAnchors(main, ENV, NOW, [])).dirty).toEqual(["vendor/lib"]);
     const wt = path.join(tempDir(), "wt");
     git(main, ["worktree", "add", "-q", "-b", "side", wt]);
