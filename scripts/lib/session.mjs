@@ -930,7 +930,10 @@ function savesLines(p) {
   return readFileSync3(p, "utf8").slice(0, 16384).split("\n").map((l) => LINE.exec(l)).filter((m) => m !== null);
 }
 function savedStampOf(text) {
-  return /^Saved: (\S+)[ \t]*\r?$/m.exec(text)?.[1] ?? null;
+  const saved = /^Saved: (\S+)[ \t]*\r?$/m.exec(text)?.[1];
+  if (saved === void 0) return null;
+  const head = /^- HEAD: ([0-9a-f]{12})/m.exec(text)?.[1];
+  return head === void 0 ? saved : `${saved}+${head}`;
 }
 function statKey(st) {
   return `${st.size} ${st.mtimeNs} ${st.ctimeNs} ${st.ino}`;

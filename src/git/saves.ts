@@ -29,9 +29,16 @@ function savesLines(p: string): RegExpExecArray[] {
     .filter((m): m is RegExpExecArray => m !== null);
 }
 
-/** The `Saved:` stamp of a handoff's text, the save's own time to the second; null without one. */
+/**
+ * What tells a save of this clone apart in a handoff's text: its `Saved:` stamp (to the second)
+ * and the first 12 digits of its HEAD anchor, which a hand edit or the merge driver keeps; two
+ * clones saving in one second on different commits then differ. Null without a `Saved:` line.
+ */
 export function savedStampOf(text: string): string | null {
-  return /^Saved: (\S+)[ \t]*\r?$/m.exec(text)?.[1] ?? null;
+  const saved = /^Saved: (\S+)[ \t]*\r?$/m.exec(text)?.[1];
+  if (saved === undefined) return null;
+  const head = /^- HEAD: ([0-9a-f]{12})/m.exec(text)?.[1];
+  return head === undefined ? saved : `${saved}+${head}`;
 }
 
 /** A file's identity as the saves record keeps it: size, mtime and ctime in ns, inode. */
