@@ -58,36 +58,29 @@ function looksLikeCode(value) {
   return parts.length > 1 && parts.every((p) => /^[A-Za-z_$]+!?$/.test(p)) && parts.some((p) => /^[a-z]{3,}$/.test(p));
 }
 function shannonEntropy(s) {
-  if (s.length === 0) return 0;
-  let ascii = true;
-  for (let i = 0; i < s.length; i++) {
-    if (s.charCodeAt(i) >= 128) {
-      ascii = false;
-      break;
-    }
+  const counts = ASCII_COUNTS;
+  let distinct = 0;
+  let i = 0;
+  for (; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 128) break;
+    if (counts[c]++ === 0) ASCII_SEEN[distinct++] = c;
   }
-  if (ascii) {
-    const counts2 = ASCII_COUNTS;
-    counts2.fill(0);
-    for (let i = 0; i < s.length; i++) counts2[s.charCodeAt(i)]++;
-    let h2 = 0;
-    for (let c = 0; c < 128; c++) {
-      const n3 = counts2[c];
-      if (n3 === 0) continue;
-      const p = n3 / s.length;
-      h2 -= p * Math.log2(p);
-    }
-    return h2;
-  }
-  const counts = /* @__PURE__ */ new Map();
-  for (const ch of s) counts.set(ch, (counts.get(ch) ?? 0) + 1);
-  let n2 = 0;
-  for (const c of counts.values()) n2 += c;
   let h = 0;
-  for (const c of counts.values()) {
-    const p = c / n2;
-    h -= p * Math.log2(p);
+  for (let k = 0; k < distinct; k++) {
+    const c = ASCII_SEEN[k];
+    h -= counts[c] / i * Math.log2(counts[c] / i);
+    counts[c] = 0;
   }
+  if (i === s.length) return h;
+  h = 0;
+  const all = /* @__PURE__ */ new Map();
+  let n2 = 0;
+  for (const ch of s) {
+    all.set(ch, (all.get(ch) ?? 0) + 1);
+    n2++;
+  }
+  for (const c of all.values()) h -= c / n2 * Math.log2(c / n2);
   return h;
 }
 function globallyAllowed(secret) {
@@ -110,9 +103,9 @@ function namesSomething(v) {
 function proseLike(v) {
   if (!/\s/.test(v)) return false;
   const words = v.split(/\s+/).filter((w) => w !== "");
-  let plain = 0;
-  for (const w of words) if (PLAIN_WORD.test(w)) plain++;
-  return plain * 2 >= words.length;
+  let plain2 = 0;
+  for (const w of words) if (PLAIN_WORD.test(w)) plain2++;
+  return plain2 * 2 >= words.length;
 }
 function wordList(v) {
   const parts = v.split(/[,;&|]+/).filter((p) => p !== "");
@@ -122,7 +115,7 @@ function notAnAssignedSecret(v) {
   return placeholderOrVariable(v) || // A command-line flag (`--expected-current-sha256` in a table of options).
   v.startsWith("--") && /^--[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/.test(v) || looksLikeCode(v.replace(/=+$/, "")) || wordList(v) || PATH_OR_URL.test(v) || DIGEST.test(v) || VERSION.test(v) || namesSomething(v) || proseLike(v);
 }
-var ESCAPE_END, L, R, LD, RD, REDACTION_WORK, PLACEHOLDER, VARIABLE_REFERENCE, WORD_RUNS, CODE_PATH, PATH_OR_URL, DIGEST, VERSION, ASCII_COUNTS, UUID, DECORATED_HEX, ARN, EMAIL, FILE_NAME, PLAIN_WORD;
+var ESCAPE_END, L, R, LD, RD, REDACTION_WORK, PLACEHOLDER, VARIABLE_REFERENCE, WORD_RUNS, CODE_PATH, PATH_OR_URL, DIGEST, VERSION, ASCII_COUNTS, ASCII_SEEN, UUID, DECORATED_HEX, ARN, EMAIL, FILE_NAME, PLAIN_WORD;
 var init_redact_kit = __esm({
   "src/guard/redact-kit.ts"() {
     "use strict";
@@ -140,6 +133,7 @@ var init_redact_kit = __esm({
     DIGEST = /^(?:sha1|sha256|sha384|sha512|md5|blake2b?):[0-9a-fA-F]+$/i;
     VERSION = /^v?\d+(?:\.\d+)+(?:[-+][0-9A-Za-z.+-]*)?$/;
     ASCII_COUNTS = new Uint32Array(128);
+    ASCII_SEEN = new Uint8Array(128);
     UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
     DECORATED_HEX = /^[^A-Za-z0-9]*(?<![0-9a-fA-F])(?:[0-9a-fA-F]{40}|[0-9a-fA-F]{64})(?![0-9a-fA-F])(?::[\w./-]*)?[^A-Za-z0-9]*$/;
     ARN = /^arn:aws[\w-]*:[\w-]+:/;
@@ -439,8 +433,22 @@ function refinePutty(text2, start, end) {
   }
   return privateMaterial >= PEM_MIN_MATERIAL ? [start, last] : null;
 }
+function plainRunEnd(text2, start) {
+  const capped = plain.to - plain.from === 1024 && plain.to < text2.length;
+  if (plain.text !== text2 || start < plain.from || start >= plain.to || capped && start + GENERIC_VALUE_MAX > plain.to) {
+    PLAIN_RUN.lastIndex = start;
+    PLAIN_RUN.test(text2);
+    plain = { text: text2, from: start, to: PLAIN_RUN.lastIndex };
+    tally(plain.to - start);
+  }
+  return plain.to;
+}
 function genericValueEnd(text2, start, inQuery) {
   const limit = Math.min(text2.length, start + GENERIC_VALUE_MAX);
+  const run2 = plainRunEnd(text2, start);
+  if (run2 >= limit) return limit;
+  const stop = text2.charCodeAt(run2);
+  if (stop <= 32 || stop === 34 || stop === 39 || SPACE.test(text2[run2])) return run2;
   let parens = 0;
   let brackets = 0;
   let braces = 0;
@@ -448,60 +456,63 @@ function genericValueEnd(text2, start, inQuery) {
   let backticks = 0;
   let end = start;
   scan: for (; end < limit; end++) {
-    if (isSpace(text2, end)) break;
-    const c = text2[end];
+    const c = text2.charCodeAt(end);
+    if (c <= 32 || c > 126 && SPACE.test(text2[end])) break;
     const next = end + 1 < text2.length ? text2.charCodeAt(end + 1) : -1;
     switch (c) {
-      case "(":
+      case 40:
         parens++;
         break;
-      case "[":
+      case 91:
         brackets++;
         break;
-      case "{":
+      case 123:
         braces++;
         break;
-      case ")":
+      case 41:
         if (parens-- === 0) break scan;
         break;
-      case "]":
+      case 93:
         if (brackets-- === 0) break scan;
         break;
-      case "}":
+      case 125:
         if (braces-- === 0) break scan;
         break;
-      case "<":
+      case 60:
         angles++;
         break;
-      case ">":
+      case 62:
         angles--;
         break;
       // A quote ends the value: `r'…'`, `f"…"` and `x="a"+y` are code. A backtick does not.
-      case '"':
-      case "'":
+      case 34:
+      case 39:
         break scan;
-      case "\\":
+      // A backslash: `\n`, `\t`, `\r`, `\"` end the value; the line of a JSON log goes on after the escape.
+      case 92:
         if (next === 110 || next === 116 || next === 114 || next === 34) break scan;
         break;
-      case "`":
+      case 96:
         backticks++;
         break;
-      case "#":
+      case 35:
         if (inQuery) break scan;
         break;
-      case "|":
+      case 124:
         if (next === 124) break scan;
         break;
-      case "&":
-      case ";":
-      case ",": {
-        if (c === "&" && (inQuery || next === 38)) break scan;
+      case 38:
+      // &
+      case 59:
+      // ;
+      case 44: {
+        if (c === 38 && (inQuery || next === 38)) break scan;
         if (!isNameStart(next)) break;
         const cap = Math.min(text2.length, end + 2 + GENERIC_VALUE_MAX);
         let k = end + 2;
         while (k < cap && isNameChar(text2.charCodeAt(k))) k++;
         tally(k - end);
-        if (text2[k] === "=") break scan;
+        if (text2.charCodeAt(k) === 61) break scan;
         break;
       }
     }
@@ -726,7 +737,7 @@ function awsUnnamedSpans(text2) {
   flush();
   return out;
 }
-var PEM_END, PEM_HEADER, PEM_BODY, PEM_JUNK, PEM_SEPARATOR, PEM_NEWLINE, PEM_LINE_END, PEM_MIN_MATERIAL, PUTTY_HEADER, PUTTY_BREAK, GENERIC_VALUE_MAX, SPACE, isSpace, isNameStart, isNameChar, SECRET_NAME, TABLE_ENTROPY, SESSION_NAME, COOKIE_ATTRIBUTES, AWS_NEAR_LINES, AWS_NEAR_CHARS, AWS_SECTION_LINES, AWS_SECTION_CHARS, AWS_SECRET, AWS_CREDENTIAL_NAME, AWS_CONTEXT;
+var PEM_END, PEM_HEADER, PEM_BODY, PEM_JUNK, PEM_SEPARATOR, PEM_NEWLINE, PEM_LINE_END, PEM_MIN_MATERIAL, PUTTY_HEADER, PUTTY_BREAK, GENERIC_VALUE_MAX, SPACE, isNameStart, isNameChar, PLAIN_RUN, plain, SECRET_NAME, TABLE_ENTROPY, SESSION_NAME, COOKIE_ATTRIBUTES, AWS_NEAR_LINES, AWS_NEAR_CHARS, AWS_SECTION_LINES, AWS_SECTION_CHARS, AWS_SECRET, AWS_CREDENTIAL_NAME, AWS_CONTEXT;
 var init_redact_syntax = __esm({
   "src/guard/redact-syntax.ts"() {
     "use strict";
@@ -746,12 +757,10 @@ var init_redact_syntax = __esm({
     PUTTY_BREAK = PEM_SEPARATOR;
     GENERIC_VALUE_MAX = 256;
     SPACE = /\s/;
-    isSpace = (text2, i) => {
-      const c = text2.charCodeAt(i);
-      return c <= 32 || c > 126 && SPACE.test(text2[i]);
-    };
     isNameStart = (c) => c >= 65 && c <= 90 || c >= 97 && c <= 122 || c === 95;
     isNameChar = (c) => isNameStart(c) || c >= 48 && c <= 57 || c === 46 || c === 45;
+    PLAIN_RUN = /[^\x00-\x20\s"'\\#|&;,)\]}>`]{0,1024}/y;
+    plain = { text: "", from: 0, to: 0 };
     SECRET_NAME = /^(?:[\w .-]*?[ _.-])?(?:pass(?:word|wd|phrase)?|pwd|secret|token|api[ _.-]?key|apikey|access[ _.-]?key|private[ _.-]?key|secret[ _.-]?key|credentials?|client[ _.-]?secret)$/i;
     TABLE_ENTROPY = 3.5;
     SESSION_NAME = /sess|sid|token|auth|jwt|csrf|xsrf|remember|login|secret|key/i;
@@ -984,8 +993,23 @@ function lineStartsOf(text2) {
 }
 function keywordsIn(lower) {
   allKeywords ??= [...new Set(REDACTION_RULES.flatMap((r) => r.keywords ?? []))];
+  const indexed = lower.length >= 65536;
+  if (indexed) {
+    WINDOWS.fill(0);
+    for (let i = 0, h = 0; i < lower.length; i++) {
+      h = (h << 7 ^ lower.charCodeAt(i)) & 2097151;
+      WINDOWS[h >>> 5] |= 1 << (h & 31);
+    }
+  }
+  const windowsThere = (k) => {
+    for (let i = 0, h = 0; i < k.length; i++) {
+      h = (h << 7 ^ k.charCodeAt(i)) & 2097151;
+      if (i >= 2 && (WINDOWS[h >>> 5] & 1 << (h & 31)) === 0) return false;
+    }
+    return true;
+  };
   const found = /* @__PURE__ */ new Set();
-  for (const k of allKeywords) if (lower.includes(k)) found.add(k);
+  for (const k of allKeywords) if ((!indexed || windowsThere(k)) && lower.includes(k)) found.add(k);
   return found;
 }
 function keptByRule(rule2, secret, m) {
@@ -1139,7 +1163,7 @@ function formatRedactionReport(findings) {
   const more = findings.length > REPORT_LIMIT ? `, \u2026 and ${findings.length - REPORT_LIMIT} more` : "";
   return `${head}: ${named.join(", ")}${more}`;
 }
-var GENERIC_KEY, CLI_VALUE, CLI_PASSWORD_FLAGS, REDACTION_RULES, allKeywords, CONTEXT_RULES, VENDOR_SHAPE, DERIVED_RULES, REPORT_LIMIT, REPORT_LINES_FROM;
+var GENERIC_KEY, CLI_VALUE, CLI_PASSWORD_FLAGS, REDACTION_RULES, allKeywords, WINDOWS, CONTEXT_RULES, VENDOR_SHAPE, DERIVED_RULES, REPORT_LIMIT, REPORT_LINES_FROM;
 var init_redact = __esm({
   "src/guard/redact.ts"() {
     "use strict";
@@ -1213,7 +1237,7 @@ var init_redact = __esm({
         weakIsSecret: true,
         allow: notAUrlPassword
       }),
-      rule("connection-string-password", "password pwd", `(?:(?:server|host|data source|address|addr|uid|user id|username|user|database|initial catalog)\\s*=[^;\\n]{0,256};(?:[^;\\n]{0,256};){0,16}?\\s*(?:password|pwd)\\s*=\\s*(?<s>[^;\\s"'<>]{1,256})|(?<![\\w-])(?:password|pwd)\\s*=\\s*(?<s1>[^;\\s"'<>]{1,256})\\s*;[^\\n]{0,512}?(?:server|host|data source|address|uid|user id|database)\\s*=)`, void 0, { weakIsSecret: true, allow: placeholderOrVariable }, "i"),
+      rule("connection-string-password", "password pwd", `(?:(?:server|host|data source|address|addr|uid|user id|username|user|database|initial catalog)\\s*=[^;\\n]{0,256};(?:[^;\\n]{0,256};){0,16}?\\s*(?:password|pwd)\\s*=\\s*(?<s>[^;\\s"'<>]{1,256})|(?<![\\w-])(?:password|pwd)\\s*=\\s*(?=(?<s1>[^;\\s"'<>]{1,256}))\\k<s1>\\s*;[^\\n]{0,512}?(?:server|host|data source|address|uid|user id|database)\\s*=)`, void 0, { weakIsSecret: true, allow: placeholderOrVariable }, "i"),
       rule(
         "cli-password",
         "--pass mysql mariadb curl sshpass login redis-cli ldap sqlcmd bcp osql isql zip htpasswd smbclient rpcclient smbmap smbcacls net echo printf",
@@ -1239,6 +1263,7 @@ var init_redact = __esm({
         allow: (v, m) => notAnAssignedSecret(v) || keyNameValueKept(v, m) || notAGluedEnvName(m) || m.groups?.["k"] !== void 0 && /(?:^|[^a-z])pub(?:lic)?[_.-]?key/i.test(m[0])
       }, "i")
     ];
+    WINDOWS = new Uint32Array(1 << 16);
     CONTEXT_RULES = /* @__PURE__ */ new Set([
       "private-key",
       "aws-secret-access-key",

@@ -138,41 +138,35 @@ export const PATH_OR_URL = /^(?:\.{0,2}\/|~\/|[A-Za-z]:\\|[a-z][a-z0-9+.-]*:\/\/
 export const DIGEST = /^(?:sha1|sha256|sha384|sha512|md5|blake2b?):[0-9a-fA-F]+$/i;
 export const VERSION = /^v?\d+(?:\.\d+)+(?:[-+][0-9A-Za-z.+-]*)?$/;
 
-/** Per-call counts for ASCII characters (the common case), reused: redaction is synchronous. */
+/** Per-call counts for ASCII characters (the common case) and which are set: reused, redaction is synchronous. */
 const ASCII_COUNTS = new Uint32Array(128);
+const ASCII_SEEN = new Uint8Array(128);
 
 /** Shannon entropy of `s` in bits per character (counted in code points). */
 export function shannonEntropy(s: string): number {
-  if (s.length === 0) return 0;
-  let ascii = true;
-  for (let i = 0; i < s.length; i++) {
-    if (s.charCodeAt(i) >= 128) {
-      ascii = false;
-      break;
-    }
+  const counts = ASCII_COUNTS;
+  let distinct = 0;
+  let i = 0;
+  for (; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 128) break;
+    if (counts[c]!++ === 0) ASCII_SEEN[distinct++] = c;
   }
-  if (ascii) {
-    const counts = ASCII_COUNTS;
-    counts.fill(0);
-    for (let i = 0; i < s.length; i++) counts[s.charCodeAt(i)]!++;
-    let h = 0;
-    for (let c = 0; c < 128; c++) {
-      const n = counts[c]!;
-      if (n === 0) continue;
-      const p = n / s.length;
-      h -= p * Math.log2(p);
-    }
-    return h;
-  }
-  const counts = new Map<string, number>();
-  for (const ch of s) counts.set(ch, (counts.get(ch) ?? 0) + 1);
-  let n = 0;
-  for (const c of counts.values()) n += c;
   let h = 0;
-  for (const c of counts.values()) {
-    const p = c / n;
-    h -= p * Math.log2(p);
+  for (let k = 0; k < distinct; k++) {
+    const c = ASCII_SEEN[k]!;
+    h -= (counts[c]! / i) * Math.log2(counts[c]! / i);
+    counts[c] = 0;
   }
+  if (i === s.length) return h;
+  h = 0;
+  const all = new Map<string, number>();
+  let n = 0;
+  for (const ch of s) {
+    all.set(ch, (all.get(ch) ?? 0) + 1);
+    n++;
+  }
+  for (const c of all.values()) h -= (c / n) * Math.log2(c / n);
   return h;
 }
 

@@ -160,10 +160,6 @@ function refinePutty(text: string, start: number, end: number): [number, number]
 export const GENERIC_VALUE_MAX = 256;
 
 const SPACE = /\s/;
-const isSpace = (text: string, i: number): boolean => {
-  const c = text.charCodeAt(i);
-  return c <= 0x20 || (c > 0x7e && SPACE.test(text[i]!));
-};
 /** `[A-Za-z_]` */
 const isNameStart = (c: number): boolean => (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c === 0x5f;
 /** `[A-Za-z0-9_.-]` */
@@ -185,64 +181,88 @@ const isNameChar = (c: number): boolean => isNameStart(c) || (c >= 0x30 && c <= 
  * one of those are dropped: they belong to the code or prose around the value.
  * At most {@link GENERIC_VALUE_MAX} characters are looked at (plus one capped name look-ahead).
  */
+/** Characters that never end or shorten a value: a run of them needs no character-by-character reading. */
+const PLAIN_RUN = /[^\x00-\x20\s"'\\#|&;,)\]}>`]{0,1024}/y;
+
+/** The last plain run read, reused while the search moves forward through it (`password=` repeated). */
+let plain = { text: "", from: 0, to: 0 };
+
+/** Where the plain run holding `start` ends, read at most 1,024 characters at a time. */
+function plainRunEnd(text: string, start: number): number {
+  const capped = plain.to - plain.from === 1024 && plain.to < text.length;
+  if (plain.text !== text || start < plain.from || start >= plain.to || (capped && start + GENERIC_VALUE_MAX > plain.to)) {
+    PLAIN_RUN.lastIndex = start;
+    PLAIN_RUN.test(text);
+    plain = { text, from: start, to: PLAIN_RUN.lastIndex };
+    tally(plain.to - start);
+  }
+  return plain.to;
+}
+
 export function genericValueEnd(text: string, start: number, inQuery: boolean): number {
   const limit = Math.min(text.length, start + GENERIC_VALUE_MAX);
+  // A value inside a plain run ends at the cap, or at the whitespace or quote that ends the run.
+  const run = plainRunEnd(text, start);
+  if (run >= limit) return limit;
+  const stop = text.charCodeAt(run);
+  if (stop <= 0x20 || stop === 0x22 || stop === 0x27 || SPACE.test(text[run]!)) return run;
   let parens = 0;
   let brackets = 0;
   let braces = 0;
   let angles = 0;
   let backticks = 0;
   let end = start;
+  // Char codes, not one-character strings: this loop reads every value a rule judges.
   scan: for (; end < limit; end++) {
-    if (isSpace(text, end)) break;
-    const c = text[end]!;
+    const c = text.charCodeAt(end);
+    if (c <= 0x20 || (c > 0x7e && SPACE.test(text[end]!))) break;
     const next = end + 1 < text.length ? text.charCodeAt(end + 1) : -1;
     switch (c) {
-      case "(":
+      case 0x28: // (
         parens++;
         break;
-      case "[":
+      case 0x5b: // [
         brackets++;
         break;
-      case "{":
+      case 0x7b: // {
         braces++;
         break;
-      case ")":
+      case 0x29: // )
         if (parens-- === 0) break scan;
         break;
-      case "]":
+      case 0x5d: // ]
         if (brackets-- === 0) break scan;
         break;
-      case "}":
+      case 0x7d: // }
         if (braces-- === 0) break scan;
         break;
-      case "<":
+      case 0x3c: // <
         angles++;
         break;
-      case ">":
+      case 0x3e: // >
         angles--;
         break;
       // A quote ends the value: `r'…'`, `f"…"` and `x="a"+y` are code. A backtick does not.
-      case '"':
-      case "'":
+      case 0x22:
+      case 0x27:
         break scan;
-      case "\\":
-        // `\n`, `\t`, `\r`, `\"`: the line of a JSON log goes on after the escape.
+      // A backslash: `\n`, `\t`, `\r`, `\"` end the value; the line of a JSON log goes on after the escape.
+      case 0x5c:
         if (next === 0x6e || next === 0x74 || next === 0x72 || next === 0x22) break scan;
         break;
-      case "`":
+      case 0x60: // `
         backticks++;
         break;
-      case "#":
+      case 0x23: // #
         if (inQuery) break scan;
         break;
-      case "|":
+      case 0x7c: // |
         if (next === 0x7c) break scan;
         break;
-      case "&":
-      case ";":
-      case ",": {
-        if (c === "&" && (inQuery || next === 0x26)) break scan;
+      case 0x26: // &
+      case 0x3b: // ;
+      case 0x2c: {
+        if (c === 0x26 && (inQuery || next === 0x26)) break scan;
         if (!isNameStart(next)) break;
         // The next `name=` assignment. Names between separators never overlap, and each
         // look-ahead is capped: linear.
@@ -250,7 +270,7 @@ export function genericValueEnd(text: string, start: number, inQuery: boolean): 
         let k = end + 2;
         while (k < cap && isNameChar(text.charCodeAt(k))) k++;
         tally(k - end);
-        if (text[k] === "=") break scan;
+        if (text.charCodeAt(k) === 0x3d) break scan;
         break;
       }
     }
