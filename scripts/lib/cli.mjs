@@ -22,6 +22,16 @@ var __export = (target, all) => {
 function tally(n2) {
   REDACTION_WORK.charsScanned += n2;
 }
+function partitionPoint(n2, before) {
+  let lo = 0;
+  let hi = n2;
+  while (lo < hi) {
+    const mid = lo + hi >>> 1;
+    if (before(mid)) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
 function re(source, flags = "") {
   return new RegExp(source, `gd${flags}`);
 }
@@ -345,6 +355,12 @@ var init_redact_derived = __esm({
 });
 
 // src/guard/redact-syntax.ts
+function newlineOffsets(text2) {
+  const out = [];
+  for (let i = text2.indexOf("\n"); i !== -1; i = text2.indexOf("\n", i + 1)) out.push(i);
+  tally(text2.length);
+  return out;
+}
 function sticky(pattern, text2, at3) {
   pattern.lastIndex = at3;
   const hit = pattern.test(text2);
@@ -400,7 +416,8 @@ function refinePem(text2, m, start, end) {
     if (!PEM_LINE_END.test(after)) break;
     const next = sticky(PEM_SEPARATOR, text2, b);
     const beforeEnd = next !== -1 && sticky(PEM_END, text2, skipPrefix(text2, next, prefix)) !== -1;
-    const keyLike = line.length >= 16 && /[0-9+/=]/.test(line) || line.length >= 40 || /^=|=$/.test(line) || beforeEnd;
+    const long = line.length >= 16 && /[0-9+/=]/.test(line) || line.length >= 40;
+    const keyLike = long || /^=|=$/.test(line) || beforeEnd;
     if (!keyLike) break;
     material += line.replace(/=/g, "").length;
     headers = false;
@@ -415,7 +432,7 @@ function refinePutty(text2, start, end) {
   let privateMaterial = 0;
   let inPrivate = false;
   for (; ; ) {
-    const sep = sticky(PUTTY_BREAK, text2, i);
+    const sep = sticky(PEM_SEPARATOR, text2, i);
     if (sep === -1) break;
     const j = skipPrefix(text2, sep, prefix);
     const h = sticky(PUTTY_HEADER, text2, j);
@@ -435,7 +452,8 @@ function refinePutty(text2, start, end) {
 }
 function plainRunEnd(text2, start) {
   const capped = plain.to - plain.from === 1024 && plain.to < text2.length;
-  if (plain.text !== text2 || start < plain.from || start >= plain.to || capped && start + GENERIC_VALUE_MAX > plain.to) {
+  const outside = start < plain.from || start >= plain.to || capped && start + GENERIC_VALUE_MAX > plain.to;
+  if (plain.text !== text2 || outside) {
     PLAIN_RUN.lastIndex = start;
     PLAIN_RUN.test(text2);
     plain = { text: text2, from: start, to: PLAIN_RUN.lastIndex };
@@ -554,7 +572,8 @@ function refineGenericValue(text2, m, start, end) {
   let from = start;
   let eq = start;
   while (eq < stop && isNameChar(text2.charCodeAt(eq))) eq++;
-  if (eq < stop && text2[eq] === "=" && isNameStart(text2.charCodeAt(start)) && looksLikeCode(text2.slice(start, eq))) from = eq + 1;
+  const nested = text2[eq] === "=" && isNameStart(text2.charCodeAt(start)) && looksLikeCode(text2.slice(start, eq));
+  if (eq < stop && nested) from = eq + 1;
   if (stop - from < 8) return null;
   return [from, stop];
 }
@@ -610,7 +629,7 @@ function tableSpans(text2, m) {
       if (!(secretColumns.has(k) || firstNames && k > 0)) return;
       const [a, b] = unticked(text2, c);
       const v = text2.slice(a, b);
-      if (v.length < 8 || /\s/.test(v) || shannonEntropy(v) < TABLE_ENTROPY || notAnAssignedSecret(v)) return;
+      if (v.length < 8 || /\s/.test(v) || shannonEntropy(v) < 3.5 || notAnAssignedSecret(v)) return;
       out.push([a, b]);
     });
   }
@@ -622,7 +641,8 @@ function cookieSpans(text2, m) {
   let i = m.index + m[0].length;
   const stopAt = (k) => {
     const c = text2[k];
-    return c === void 0 || c === "\n" || c === "\r" || c === '"' || c === "'" || c === "\\" && /[ntr"]/.test(text2[k + 1] ?? "");
+    if (c === "\\") return /[ntr"]/.test(text2[k + 1] ?? "");
+    return c === void 0 || c === "\n" || c === "\r" || c === '"' || c === "'";
   };
   let first = true;
   while (i < text2.length && !stopAt(i)) {
@@ -647,7 +667,8 @@ function cookieSpans(text2, m) {
     const v = text2.slice(a, b);
     const judged = set ? first && !COOKIE_ATTRIBUTES.test(name2) : true;
     const numeric = /^(?:[A-Za-z]{1,4}\d?\.)?[\d.]+$/.test(v);
-    if (judged && (v.length >= 16 || v.length >= 8 && SESSION_NAME.test(name2)) && !numeric && !notAnAssignedSecret(v)) {
+    const long = v.length >= 16 || v.length >= 8 && SESSION_NAME.test(name2);
+    if (judged && long && !numeric && !notAnAssignedSecret(v)) {
       out.push([a, b]);
     }
     first = false;
@@ -662,7 +683,8 @@ function notACliPassword(v, m) {
   v.startsWith("-") && /^--\w+[ \t]+-/.test(m[0]) || /^[A-Za-z][a-z]*$/.test(v) || /^[\d.:/-]+$/.test(v);
 }
 function notADiscordBotToken(secret, m) {
-  if (m.groups?.["s"] !== void 0 || m.groups?.["s1"] !== void 0) return looksLikeCode(secret) || !/\d/.test(secret);
+  const named = m.groups?.["s"] !== void 0 || m.groups?.["s1"] !== void 0;
+  if (named) return looksLikeCode(secret) || !/\d/.test(secret);
   const id = secret.slice(0, secret.indexOf("."));
   const decoded2 = Buffer.from(id.replace(/-/g, "+").replace(/_/g, "/"), "base64").toString("latin1");
   return !/^\d{17,20}$/.test(decoded2);
@@ -681,22 +703,6 @@ function awsCandidates(text2, from, to) {
   }
   return out;
 }
-function newlineOffsets(text2) {
-  const out = [];
-  for (let i = text2.indexOf("\n"); i !== -1; i = text2.indexOf("\n", i + 1)) out.push(i);
-  tally(text2.length);
-  return out;
-}
-function firstAtOrAfter(offsets, at3) {
-  let lo = 0;
-  let hi = offsets.length;
-  while (lo < hi) {
-    const mid = lo + hi >>> 1;
-    if (offsets[mid] < at3) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
 function awsUnnamedSpans(text2) {
   if (!/AKIA|ASIA|ABIA|ACCA|A3T|\[/.test(text2)) return [];
   const out = [];
@@ -711,7 +717,8 @@ function awsUnnamedSpans(text2) {
     if (m.groups?.["id"] !== void 0) {
       if (m[0].endsWith("EXAMPLE")) continue;
       newlines ??= newlineOffsets(text2);
-      const after = firstAtOrAfter(newlines, m.index + m[0].length);
+      const nl = newlines;
+      const after = partitionPoint(nl.length, (i) => nl[i] < m.index + m[0].length);
       const before = after - 1 - AWS_NEAR_LINES;
       let from2 = before >= 0 ? newlines[before] + 1 : 0;
       from2 = Math.max(from2, m.index - AWS_NEAR_CHARS);
@@ -737,7 +744,7 @@ function awsUnnamedSpans(text2) {
   flush();
   return out;
 }
-var PEM_END, PEM_HEADER, PEM_BODY, PEM_JUNK, PEM_SEPARATOR, PEM_NEWLINE, PEM_LINE_END, PEM_MIN_MATERIAL, PUTTY_HEADER, PUTTY_BREAK, GENERIC_VALUE_MAX, SPACE, isNameStart, isNameChar, PLAIN_RUN, plain, SECRET_NAME, TABLE_ENTROPY, SESSION_NAME, COOKIE_ATTRIBUTES, AWS_NEAR_LINES, AWS_NEAR_CHARS, AWS_SECTION_LINES, AWS_SECTION_CHARS, AWS_SECRET, AWS_CREDENTIAL_NAME, AWS_CONTEXT;
+var PEM_END, PEM_HEADER, PEM_BODY, PEM_JUNK, PEM_SEPARATOR, PEM_NEWLINE, PEM_LINE_END, PEM_MIN_MATERIAL, PUTTY_NAMES, PUTTY_HEADER, GENERIC_VALUE_MAX, SPACE, isNameStart, isNameChar, PLAIN_RUN, plain, SECRET_NAME, SESSION_NAME, COOKIE_ATTRIBUTES, AWS_NEAR_LINES, AWS_NEAR_CHARS, AWS_SECTION_LINES, AWS_SECTION_CHARS, AWS_SECRET, AWS_CREDENTIAL_NAME, AWS_CONTEXT;
 var init_redact_syntax = __esm({
   "src/guard/redact-syntax.ts"() {
     "use strict";
@@ -753,16 +760,18 @@ var init_redact_syntax = __esm({
     PEM_NEWLINE = /\r?\n|\\r\\n|\\n/y;
     PEM_LINE_END = /[\s\\"'`|,<\]]/;
     PEM_MIN_MATERIAL = 32;
-    PUTTY_HEADER = /(?:Encryption|Comment|Public-Lines|Private-Lines|Private-MAC|Private-Hash|Key-Derivation|Argon2-[A-Za-z]+): ?[^\r\n\\]{0,200}/y;
-    PUTTY_BREAK = PEM_SEPARATOR;
+    PUTTY_NAMES = "Encryption|Comment|Public-Lines|Private-Lines|Private-MAC|Private-Hash|Key-Derivation|Argon2-[A-Za-z]+";
+    PUTTY_HEADER = new RegExp(`(?:${PUTTY_NAMES}): ?[^\\r\\n\\\\]{0,200}`, "y");
     GENERIC_VALUE_MAX = 256;
     SPACE = /\s/;
     isNameStart = (c) => c >= 65 && c <= 90 || c >= 97 && c <= 122 || c === 95;
     isNameChar = (c) => isNameStart(c) || c >= 48 && c <= 57 || c === 46 || c === 45;
     PLAIN_RUN = /[^\x00-\x20\s"'\\#|&;,)\]}>`]{0,1024}/y;
     plain = { text: "", from: 0, to: 0 };
-    SECRET_NAME = /^(?:[\w .-]*?[ _.-])?(?:pass(?:word|wd|phrase)?|pwd|secret|token|api[ _.-]?key|apikey|access[ _.-]?key|private[ _.-]?key|secret[ _.-]?key|credentials?|client[ _.-]?secret)$/i;
-    TABLE_ENTROPY = 3.5;
+    SECRET_NAME = new RegExp(
+      "^(?:[\\w .-]*?[ _.-])?(?:pass(?:word|wd|phrase)?|pwd|secret|token|api[ _.-]?key|apikey|access[ _.-]?key|private[ _.-]?key|secret[ _.-]?key|credentials?|client[ _.-]?secret)$",
+      "i"
+    );
     SESSION_NAME = /sess|sid|token|auth|jwt|csrf|xsrf|remember|login|secret|key/i;
     COOKIE_ATTRIBUTES = /^(?:path|domain|expires|max-age|samesite|secure|httponly|priority|partitioned|version|comment)$/i;
     AWS_NEAR_LINES = 3;
@@ -771,7 +780,10 @@ var init_redact_syntax = __esm({
     AWS_SECTION_CHARS = 4096;
     AWS_SECRET = /(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])/g;
     AWS_CREDENTIAL_NAME = /aws_(?:secret_access_key|access_key_id|session_token)/i;
-    AWS_CONTEXT = /(?<id>(?<![A-Za-z0-9_])(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}(?![A-Za-z0-9_]))|(?<ini>(?<=^|\n)[ \t]*\[[^\]\r\n]{1,64}\][ \t]*(?=\r?\n))/g;
+    AWS_CONTEXT = new RegExp(
+      "(?<id>(?<![A-Za-z0-9_])(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}(?![A-Za-z0-9_]))|(?<ini>(?<=^|\\n)[ \\t]*\\[[^\\]\\r\\n]{1,64}\\][ \\t]*(?=\\r?\\n))",
+      "g"
+    );
   }
 });
 
@@ -958,26 +970,6 @@ function secretSpan(m) {
   }
   return [m.index, m.index + m[0].length];
 }
-function insertionPoint(spans, start) {
-  let lo = 0;
-  let hi = spans.length;
-  while (lo < hi) {
-    const mid = lo + hi >>> 1;
-    if (spans[mid].start < start) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-function lineOf(lineStarts, at3) {
-  let lo = 0;
-  let hi = lineStarts.length - 1;
-  while (lo < hi) {
-    const mid = lo + hi + 1 >>> 1;
-    if (lineStarts[mid] <= at3) lo = mid;
-    else hi = mid - 1;
-  }
-  return lo;
-}
 function codePoints(text2, from, to) {
   let n2 = 0;
   for (let i = from; i < to; i++) {
@@ -1015,7 +1007,8 @@ function keywordsIn(lower) {
 function keptByRule(rule2, secret, m) {
   if (secret === "" || globallyAllowed(secret) || secret.includes("<redacted")) return true;
   const entropy = shannonEntropy(secret);
-  return !rule2.weakIsSecret && filler(entropy) || rule2.entropy !== void 0 && entropy < rule2.entropy || rule2.allow?.(secret, m) === true;
+  if (!rule2.weakIsSecret && filler(entropy)) return true;
+  return rule2.entropy !== void 0 && entropy < rule2.entropy || rule2.allow?.(secret, m) === true;
 }
 function collectSpans(text2, rules, skip, found) {
   const present2 = keywordsIn(text2.toLowerCase());
@@ -1036,21 +1029,22 @@ function collectSpans(text2, rules, skip, found) {
       }
       if (rule2.spans) {
         const scan2 = rule2.spans(text2, m);
-        for (const [start2, end2] of scan2.spans) {
-          if (end2 > start2 && !skip(rule2, start2, end2) && !keptByRule(rule2, text2.slice(start2, end2), m)) found(start2, end2, rule2);
+        for (const [start, end] of scan2.spans) {
+          const kept = end <= start || skip(rule2, start, end) || keptByRule(rule2, text2.slice(start, end), m);
+          if (!kept) found(start, end, rule2);
         }
         if (scan2.end > pattern.lastIndex) pattern.lastIndex = scan2.end;
         continue;
       }
       const [matchStart, matchEnd] = secretSpan(m);
-      const refined = rule2.refine ? rule2.refine(text2, m, matchStart, matchEnd) : [matchStart, matchEnd];
-      if (refined === null || refined[1] <= refined[0] || skip(rule2, refined[0], refined[1]) || keptByRule(rule2, text2.slice(refined[0], refined[1]), m)) {
+      const matched = [matchStart, matchEnd];
+      const span = rule2.refine ? rule2.refine(text2, m, matchStart, matchEnd) : matched;
+      if (span === null || span[1] <= span[0] || skip(rule2, ...span) || keptByRule(rule2, text2.slice(...span), m)) {
         pattern.lastIndex = Math.max(m.index + 1, matchStart);
         continue;
       }
-      const [start, end] = refined;
-      found(start, end, rule2);
-      if (end > pattern.lastIndex) pattern.lastIndex = end;
+      found(span[0], span[1], rule2);
+      if (span[1] > pattern.lastIndex) pattern.lastIndex = span[1];
     }
   }
 }
@@ -1059,51 +1053,55 @@ function hyphenJoinedWords(s) {
   return parts.length > 2 && parts.every((p) => /^(?:[A-Za-z]+|\d+)$/.test(p));
 }
 function redactText(text2, options = {}) {
-  const exempt = options.exemptLines !== void 0 && options.exemptLines.size > 0 ? options.exemptLines : void 0;
+  redactionPasses.calls++;
+  redactionPasses.chars += text2.length;
+  return redact(text2, options);
+}
+function redact(text2, options) {
+  const exempt = options.exemptLines?.size ? options.exemptLines : void 0;
   let lineStarts;
+  const lineOf = (at3) => partitionPoint(lineStarts.length, (i) => lineStarts[i] <= at3);
   const onExemptLine = (start, end) => {
     if (exempt === void 0) return false;
     lineStarts ??= lineStartsOf(text2);
-    return exempt.has(lineOf(lineStarts, start) + 1) || exempt.has(lineOf(lineStarts, Math.max(start, end - 1)) + 1);
+    return exempt.has(lineOf(start)) || exempt.has(lineOf(Math.max(start, end - 1)));
   };
   const spans = [];
+  const firstFrom = (start) => partitionPoint(spans.length, (i) => spans[i].start < start);
+  const covered = (start, end) => {
+    const at3 = firstFrom(start);
+    return spans[at3 - 1] !== void 0 && spans[at3 - 1].end > start || (spans[at3]?.start ?? end) < end;
+  };
   const accept = (start, end, kind) => {
-    const at3 = insertionPoint(spans, start);
-    const before = spans[at3 - 1];
-    const after = spans[at3];
-    if ((before === void 0 || before.end <= start) && (after === void 0 || end <= after.start)) {
-      spans.splice(at3, 0, { start, end, kind });
-    }
+    if (!covered(start, end)) spans.splice(firstFrom(start), 0, { start, end, kind });
   };
   const kept = (rule2, start, end) => onExemptLine(start, end) && !(VENDOR_SHAPE.has(rule2.id) && !hyphenJoinedWords(text2.slice(start, end)));
   collectSpans(text2, REDACTION_RULES, kept, (start, end, rule2) => accept(start, end, rule2.id));
   for (const [start, end] of awsUnnamedSpans(text2)) {
     const v = text2.slice(start, end);
-    if (!onExemptLine(start, end) && !globallyAllowed(v) && shannonEntropy(v) >= 3.5) accept(start, end, "aws-secret-access-key");
+    if (!onExemptLine(start, end) && !globallyAllowed(v) && shannonEntropy(v) >= 3.5) {
+      accept(start, end, "aws-secret-access-key");
+    }
   }
-  const covered = (start, end) => {
-    const at3 = insertionPoint(spans, start);
-    return spans[at3 - 1] !== void 0 && spans[at3 - 1].end > start || spans[at3] !== void 0 && spans[at3].start < end;
-  };
   for (const derived of [decodedRuns(text2, covered), splitRuns(text2, covered), continuedRuns(text2)]) {
     if (derived.text === "") continue;
     collectSpans(derived.text, DERIVED_RULES, () => false, (start, end, rule2) => {
       const original = derived.original(start, end);
-      if (original !== null && !onExemptLine(original[0], original[1])) accept(original[0], original[1], rule2.id);
+      if (original !== null && !onExemptLine(...original)) accept(original[0], original[1], rule2.id);
     });
   }
   const wrapped = wrappedRuns(text2);
   if (wrapped.text !== "") {
     collectSpans(wrapped.text, DERIVED_RULES, () => false, (start, end, rule2) => {
       const original = wrapped.original(start, end);
-      if (original === null || onExemptLine(original[0], original[1])) return;
-      let at3 = insertionPoint(spans, original[0]);
+      if (original === null || onExemptLine(...original)) return;
+      let at3 = firstFrom(original[0]);
       if (spans[at3 - 1] !== void 0 && spans[at3 - 1].end > original[0]) at3--;
       let to = at3;
       while (spans[to] !== void 0 && spans[to].start < original[1]) to++;
       const from = Math.min(original[0], spans[at3]?.start ?? original[0]);
-      const end2 = Math.max(original[1], to > at3 ? spans[to - 1].end : original[1]);
-      spans.splice(at3, to - at3, { start: from, end: end2, kind: rule2.id });
+      const until = Math.max(original[1], to > at3 ? spans[to - 1].end : original[1]);
+      spans.splice(at3, to - at3, { start: from, end: until, kind: rule2.id });
     });
   }
   if (options.transcript === true) {
@@ -1125,25 +1123,29 @@ function redactText(text2, options = {}) {
     }
     col += codePoints(text2, colFrom, s.start);
     colFrom = s.start;
-    const kind = s.kind;
-    const finding = { kind, line: line + 1, column: col + 1, length: codePoints(text2, s.start, s.end) };
+    const finding = {
+      kind: s.kind,
+      line: line + 1,
+      column: col + 1,
+      length: codePoints(text2, s.start, s.end)
+    };
     let last = line;
     while (last + 1 < lineStarts.length && lineStarts[last + 1] < s.end) last++;
     if (last > line) finding.lines = last - line + 1;
     findings.push(finding);
-    out.push(text2.slice(cursor2, s.start), `<redacted: ${kind}>`);
+    out.push(text2.slice(cursor2, s.start), `<redacted: ${s.kind}>`);
     cursor2 = s.end;
   }
   out.push(text2.slice(cursor2));
   return { text: out.join(""), findings };
 }
 function redactTranscript(text2, options = {}) {
-  return redactText(text2, { ...options, transcript: true });
+  return redact(text2, { ...options, transcript: true });
 }
 function redactVendorShapes(text2) {
   const spans = [];
-  const shapes = REDACTION_RULES.filter((r) => VENDOR_SHAPE.has(r.id));
-  collectSpans(text2, shapes, (_rule, start, end) => hyphenJoinedWords(text2.slice(start, end)), (start, end, rule2) => {
+  const wordy = (_rule, a, b) => hyphenJoinedWords(text2.slice(a, b));
+  collectSpans(text2, SHAPE_RULES, wordy, (start, end, rule2) => {
     if (!spans.some(([a, b]) => start < b && a < end)) spans.push([start, end, rule2.id]);
   });
   if (spans.length === 0) return text2;
@@ -1159,11 +1161,11 @@ function redactVendorShapes(text2) {
 function formatRedactionReport(findings) {
   const head = `redacted ${findings.length} secret(s)`;
   if (findings.length === 0) return head;
-  const named = findings.slice(0, REPORT_LIMIT).map((f) => f.lines !== void 0 && f.lines >= REPORT_LINES_FROM ? `${f.kind} (line ${f.line}, ${f.lines} lines)` : `${f.kind} (line ${f.line})`);
-  const more = findings.length > REPORT_LIMIT ? `, \u2026 and ${findings.length - REPORT_LIMIT} more` : "";
+  const named = findings.slice(0, 20).map((f) => `${f.kind} (line ${f.line}${f.lines !== void 0 && f.lines >= 4 ? `, ${f.lines} lines` : ""})`);
+  const more = findings.length > 20 ? `, \u2026 and ${findings.length - 20} more` : "";
   return `${head}: ${named.join(", ")}${more}`;
 }
-var GENERIC_KEY, CLI_VALUE, CLI_PASSWORD_FLAGS, REDACTION_RULES, allKeywords, WINDOWS, CONTEXT_RULES, VENDOR_SHAPE, DERIVED_RULES, REPORT_LIMIT, REPORT_LINES_FROM;
+var GENERIC_KEY, CLI_VALUE, CLI_QUOTED, CLI_PASSWORD_FLAGS, CONNECTION_KEYS, XML_NAMES, GENERIC_VALUE, SECRET_WORDS, REDACTION_RULES, allKeywords, WINDOWS, CONTEXT_RULES, SHAPE_RULES, VENDOR_SHAPE, DERIVED_RULES, redactionPasses;
 var init_redact = __esm({
   "src/guard/redact.ts"() {
     "use strict";
@@ -1174,7 +1176,11 @@ var init_redact = __esm({
     init_redact_vendors();
     GENERIC_KEY = "(?:pass(?:word|wd|phrase)|(?<![A-Za-z0-9])(?:pass|pwd)|(?<=[A-Za-z])(?<e>pwd|passwd|pass)|secret|token|api[_.-]?key|apikey|access[_.-]?key|auth[_.-]?key|private[_.-]?key|secret[_.-]?key|credentials?|(?<k>[_.-]key))";
     CLI_VALUE = "[^\\s\"'`;|&<>]{1,256}";
+    CLI_QUOTED = (d, q) => `"(?<${d}>[^"\\n]{1,256})"|'(?<${q}>[^'\\n]{1,256})'`;
     CLI_PASSWORD_FLAGS = [
+      `(?<![\\w-])--(?:password|passwd|pass|PASSWORD)(?:=|[ \\t]+)(?:${CLI_QUOTED("s", "s1")}|(?<s2>${CLI_VALUE}))`,
+      `\\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlsh|mariadb|mariadb-dump)\\b[^\\n]{0,256}?[ \\t]-p(?<s3>${CLI_VALUE})`,
+      `\\bcurl\\b[^\\n]{0,512}?[ \\t](?:-[A-Za-z]*?u[ \\t]*|--user(?:=|[ \\t]+))["']?[^\\s:"']{1,128}:(?<s4>[^\\s"']{1,256})`,
       `\\bsshpass\\b[^\\n]{0,64}?[ \\t]-p[ \\t]*(?<s5>${CLI_VALUE})`,
       `\\b(?:docker|podman|nerdctl|buildah|helm[ \\t]+registry|oras)[ \\t]+login\\b[^\\n]{0,256}?[ \\t]-p[ \\t]*(?<s6>${CLI_VALUE})`,
       `\\baz[ \\t]+login\\b[^\\n]{0,256}?[ \\t]-p[ \\t]*(?<s7>${CLI_VALUE})`,
@@ -1184,37 +1190,80 @@ var init_redact = __esm({
       `\\b(?:zip|unzip|zipcloak)\\b[^\\n]{0,256}?[ \\t]-P[ \\t]*(?<s11>${CLI_VALUE})`,
       `\\bhtpasswd[ \\t]+-(?=[A-Za-z]*b)(?:(?=[A-Za-z]*n)[A-Za-z]+[ \\t]+[^\\s;|&<>]+|[A-Za-z]+[ \\t]+[^\\s;|&<>]+[ \\t]+[^\\s;|&<>]+)[ \\t]+(?<s12>${CLI_VALUE})`,
       `\\b(?:smbclient|rpcclient|smbmap|smbcacls|net)\\b[^\\n]{0,256}?[ \\t](?:-U[ \\t]*|--user(?:=|[ \\t]+))["']?[^\\s%"']{1,128}%(?<s13>[^\\s"']{1,256})`,
-      `\\b(?:echo|printf)[ \\t]+(?:-[a-z]+[ \\t]+)?(?:"(?<sd>[^"\\n]{1,256})"|'(?<sq>[^'\\n]{1,256})'|(?<s14>${CLI_VALUE}))[ \\t]*\\|[ \\t]*sudo\\b[^\\n|]{0,64}?[ \\t]-[A-Za-z]*S`
-    ].map((p) => `|${p}`).join("");
+      `\\b(?:echo|printf)[ \\t]+(?:-[a-z]+[ \\t]+)?(?:${CLI_QUOTED("sd", "sq")}|(?<s14>${CLI_VALUE}))[ \\t]*\\|[ \\t]*sudo\\b[^\\n|]{0,64}?[ \\t]-[A-Za-z]*S`
+    ].join("|");
+    CONNECTION_KEYS = "server|host|data source|address|addr|uid|user id|username|user|database|initial catalog";
+    XML_NAMES = "[Pp]assword|PASSWORD|[Pp]asswd|[Ss]ecret|SECRET|[Tt]oken|TOKEN|[Aa]pi[Kk]ey|API_?KEY|api_key";
+    GENERIC_VALUE = `(?:"(?<s>[^"\\n]{8,256})"|'(?<s1>[^'\\n]{8,256})'|\`(?<s2>[^\`\\n]{8,256})\`|[|>][+-]?\\d?[ \\t]*\\r?\\n[ \\t]+(?<s4>[^\\s][^\\n]{0,255})|(?<s3>[^\\s"'\`,;&<>(){}\\[\\]=:|]))`;
+    SECRET_WORDS = "pass pwd secret token key credential";
     REDACTION_RULES = [
-      rule("private-key", "-----begin putty-user-key-file-", "-----BEGIN[ A-Z0-9_-]*PRIVATE KEY(?: BLOCK)?-----|PuTTY-User-Key-File-\\d+:[^\\r\\n\\\\]{0,80}", void 0, { refine: refinePem }),
+      rule(
+        "private-key",
+        "-----begin putty-user-key-file-",
+        "-----BEGIN[ A-Z0-9_-]*PRIVATE KEY(?: BLOCK)?-----|PuTTY-User-Key-File-\\d+:[^\\r\\n\\\\]{0,80}",
+        void 0,
+        { refine: refinePem }
+      ),
       rule("anthropic-api-key", "sk-ant-", `${LD}sk-ant-[a-z]{2,8}\\d{2}-[A-Za-z0-9_-]{80,}${RD}`),
-      // `sk-` collides with prose and branch names: only the real shapes (docs/design.md#redaction); and
-      // `sk-learn-and-other-kebab-words` is a name, not a key.
-      rule("openai-api-key", "sk-", `${LD}sk-(?:(?:proj|svcacct|admin|None)-[A-Za-z0-9_-]{40,}|[A-Za-z0-9]{48}|[A-Za-z0-9_-]{20,}T3BlbkFJ[A-Za-z0-9_-]{20,})${RD}`, 3.5, {
-        allow: (s) => /^sk-[a-z]+(?:-[a-z]+)+$/.test(s)
-      }),
+      // `sk-` collides with prose and branch names: only the real shapes, and kebab-case words are a name.
+      rule(
+        "openai-api-key",
+        "sk-",
+        `${LD}sk-(?:(?:proj|svcacct|admin|None)-[A-Za-z0-9_-]{40,}|[A-Za-z0-9]{48}|[A-Za-z0-9_-]{20,}T3BlbkFJ[A-Za-z0-9_-]{20,})${RD}`,
+        3.5,
+        { allow: (s) => /^sk-[a-z]+(?:-[a-z]+)+$/.test(s) }
+      ),
       rule("github-token", "ghp_", `${L}ghp_[A-Za-z0-9]{36}${R}`),
       rule("github-oauth-token", "gho_", `${L}gho_[A-Za-z0-9]{36}${R}`),
       rule("github-app-token", "ghu_ ghs_", `${L}gh[us]_[A-Za-z0-9]{36}${R}`),
       rule("github-refresh-token", "ghr_", `${L}ghr_[A-Za-z0-9]{36,80}${R}`),
       rule("github-fine-grained-token", "github_pat_", `${L}github_pat_[A-Za-z0-9_]{50,120}${R}`),
-      rule("gitlab-token", "glpat- gloas- glsoat- glft- glcbt- glimt- glagent- glwt- glffct-", `${LD}gl(?:pat|oas|soat|ft|cbt|imt|agent|wt|ffct)-[A-Za-z0-9_.-]{20,}${RD}`),
+      rule(
+        "gitlab-token",
+        "glpat- gloas- glsoat- glft- glcbt- glimt- glagent- glwt- glffct-",
+        `${LD}gl(?:pat|oas|soat|ft|cbt|imt|agent|wt|ffct)-[A-Za-z0-9_.-]{20,}${RD}`
+      ),
       rule("gitlab-deploy-token", "gldt-", `${LD}gldt-[A-Za-z0-9_-]{20,}${RD}`),
-      rule("gitlab-runner-token", "glrt- gr1348941", `${LD}(?:glrt-[A-Za-z0-9_.-]{20,}|GR1348941[A-Za-z0-9_-]{20,})${RD}`),
+      rule(
+        "gitlab-runner-token",
+        "glrt- gr1348941",
+        `${LD}(?:glrt-[A-Za-z0-9_.-]{20,}|GR1348941[A-Za-z0-9_-]{20,})${RD}`
+      ),
       rule("gitlab-pipeline-token", "glptt-", `${LD}glptt-[0-9a-f]{40}${RD}`),
       rule("slack-token", "xox", `${LD}(?:xoxe\\.)?xox[abposre]-\\d+-[A-Za-z0-9-]{10,}${RD}`),
       rule("slack-app-token", "xapp-", `${LD}xapp-\\d+-[A-Za-z0-9-]{20,}${RD}`),
-      rule("slack-webhook", "hooks.slack.com", "hooks\\.slack\\.com/(?:services|workflows|triggers)/(?<s>[A-Za-z0-9+/_-]{20,})"),
-      rule("discord-webhook", "/api/webhooks/", "discord(?:app)?\\.com/api/webhooks/(?<s>\\d{5,}/[A-Za-z0-9_-]{40,})"),
+      rule(
+        "slack-webhook",
+        "hooks.slack.com",
+        "hooks\\.slack\\.com/(?:services|workflows|triggers)/(?<s>[A-Za-z0-9+/_-]{20,})"
+      ),
+      rule(
+        "discord-webhook",
+        "/api/webhooks/",
+        "discord(?:app)?\\.com/api/webhooks/(?<s>\\d{5,}/[A-Za-z0-9_-]{40,})"
+      ),
       rule("stripe-key", "k_live_ k_test_ k_prod_", `${L}[sr]k_(?:live|test|prod)_[A-Za-z0-9]{16,}${R}`),
       rule("stripe-webhook-secret", "whsec_", `${L}whsec_[A-Za-z0-9+/=]{24,}`),
       rule("google-api-key", "aiza", `${LD}AIza[0-9A-Za-z_-]{35}${RD}`),
       rule("google-oauth-client-secret", "gocspx-", `${LD}GOCSPX-[A-Za-z0-9_-]{28}${RD}`),
       rule("google-oauth-token", "ya29.", `${LD}ya29\\.[0-9A-Za-z_-]{30,}${RD}`),
       rule("aws-access-key-id", "akia asia abia acca a3t", `${L}(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}${R}`),
-      rule("aws-secret-access-key", "aws", `aws[\\w.-]{0,20}?secret[\\w.-]{0,20}?["'\`]?\\s*(?:=|:|=>)\\s*["'\`]?(?<s>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])|aws[ \\t]+configure[ \\t]+set[ \\t]+(?:[\\w.-]+\\.)?aws_secret_access_key[ \\t]+["']?(?<s1>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])`, 3.5, {}, "i"),
-      rule("azure-storage-key", "accountkey sharedaccesskey", "(?:AccountKey|SharedAccessKey)\\s*=\\s*(?<s>[A-Za-z0-9+/]{40,}={0,2})", void 0, {}, "i"),
+      rule(
+        "aws-secret-access-key",
+        "aws",
+        `aws[\\w.-]{0,20}?secret[\\w.-]{0,20}?["'\`]?\\s*(?:=|:|=>)\\s*["'\`]?(?<s>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])|aws[ \\t]+configure[ \\t]+set[ \\t]+(?:[\\w.-]+\\.)?aws_secret_access_key[ \\t]+["']?(?<s1>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])`,
+        3.5,
+        {},
+        "i"
+      ),
+      rule(
+        "azure-storage-key",
+        "accountkey sharedaccesskey",
+        "(?:AccountKey|SharedAccessKey)\\s*=\\s*(?<s>[A-Za-z0-9+/]{40,}={0,2})",
+        void 0,
+        {},
+        "i"
+      ),
       rule("npm-token", "npm_", `${L}npm_[A-Za-z0-9]{36}${R}`),
       rule("pypi-token", "pypi-ageichlwas5vcmc", `${LD}pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}${RD}`),
       rule("huggingface-token", "hf_", `${L}hf_[A-Za-z0-9]{34}${R}`, 3.5),
@@ -1231,17 +1280,37 @@ var init_redact = __esm({
       rule("age-secret-key", "age-secret-key-1", `AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}`),
       rule("jwt", "eyj", `${LD}eyJ[A-Za-z0-9_-]{10,}\\.eyJ[A-Za-z0-9_-]{10,}\\.[A-Za-z0-9_-]*${RD}`),
       ...VENDOR_RULES,
-      rule("basic-auth", "basic", `authorization["']?\\s*[:=]\\s*["']?basic\\s+(?<s>[A-Za-z0-9+/]{8,}={0,2})`, void 0, { allow: (s) => looksLikeCode(s) }, "i"),
-      rule("bearer-token", "bearer", "(?<![A-Za-z0-9_])bearer\\s+(?<s>[A-Za-z0-9._~+/-]{16,}=*)", 3, { allow: notABearerToken }, "i"),
-      rule("url-password", "://", "(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{1,30}://[^\\s:/?#@\"'<>\\[\\]`]*:(?<s>[^\\s@\"'<>`]{1,256})@(?=[^\\s@/?#\"'<>`])", void 0, {
-        weakIsSecret: true,
-        allow: notAUrlPassword
-      }),
-      rule("connection-string-password", "password pwd", `(?:(?:server|host|data source|address|addr|uid|user id|username|user|database|initial catalog)\\s*=[^;\\n]{0,256};(?:[^;\\n]{0,256};){0,16}?\\s*(?:password|pwd)\\s*=\\s*(?<s>[^;\\s"'<>]{1,256})|(?<![\\w-])(?:password|pwd)\\s*=\\s*(?=(?<s1>[^;\\s"'<>]{1,256}))\\k<s1>\\s*;[^\\n]{0,512}?(?:server|host|data source|address|uid|user id|database)\\s*=)`, void 0, { weakIsSecret: true, allow: placeholderOrVariable }, "i"),
+      rule(
+        "basic-auth",
+        "basic",
+        `authorization["']?\\s*[:=]\\s*["']?basic\\s+(?<s>[A-Za-z0-9+/]{8,}={0,2})`,
+        void 0,
+        { allow: (s) => looksLikeCode(s) },
+        "i"
+      ),
+      rule("bearer-token", "bearer", "(?<![A-Za-z0-9_])bearer\\s+(?<s>[A-Za-z0-9._~+/-]{16,}=*)", 3, {
+        allow: notABearerToken
+      }, "i"),
+      rule(
+        "url-password",
+        "://",
+        "(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{1,30}://[^\\s:/?#@\"'<>\\[\\]`]*:(?<s>[^\\s@\"'<>`]{1,256})@(?=[^\\s@/?#\"'<>`])",
+        void 0,
+        { weakIsSecret: true, allow: notAUrlPassword }
+      ),
+      // The second form's value is taken whole before `;` (a lookahead and a back-reference): no backtracking.
+      rule(
+        "connection-string-password",
+        "password pwd",
+        `(?:(?:${CONNECTION_KEYS})\\s*=[^;\\n]{0,256};(?:[^;\\n]{0,256};){0,16}?\\s*(?:password|pwd)\\s*=\\s*(?<s>[^;\\s"'<>]{1,256})|(?<![\\w-])(?:password|pwd)\\s*=\\s*(?=(?<s1>[^;\\s"'<>]{1,256}))\\k<s1>\\s*;[^\\n]{0,512}?(?:server|host|data source|address|uid|user id|database)\\s*=)`,
+        void 0,
+        { weakIsSecret: true, allow: placeholderOrVariable },
+        "i"
+      ),
       rule(
         "cli-password",
         "--pass mysql mariadb curl sshpass login redis-cli ldap sqlcmd bcp osql isql zip htpasswd smbclient rpcclient smbmap smbcacls net echo printf",
-        `(?<![\\w-])--(?:password|passwd|pass|PASSWORD)(?:=|[ \\t]+)(?:"(?<s>[^"\\n]{1,256})"|'(?<s1>[^'\\n]{1,256})'|(?<s2>[^\\s"'\`;|&<>]{1,256}))|\\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlsh|mariadb|mariadb-dump)\\b[^\\n]{0,256}?[ \\t]-p(?<s3>[^\\s"'\`;|&<>]{1,256})|\\bcurl\\b[^\\n]{0,512}?[ \\t](?:-[A-Za-z]*?u[ \\t]*|--user(?:=|[ \\t]+))["']?[^\\s:"']{1,128}:(?<s4>[^\\s"']{1,256})` + CLI_PASSWORD_FLAGS,
+        CLI_PASSWORD_FLAGS,
         void 0,
         {
           weakIsSecret: true,
@@ -1250,18 +1319,37 @@ var init_redact = __esm({
           allow: notACliPassword
         }
       ),
-      rule("xml-password", "</ <add", `<(?<tag>(?:[A-Za-z][\\w.:-]{0,40}?)?(?:[Pp]assword|PASSWORD|[Pp]asswd|[Ss]ecret|SECRET|[Tt]oken|TOKEN|[Aa]pi[Kk]ey|API_?KEY|api_key))>(?<s>[^<>\\n]{1,256})</\\k<tag>>|<add\\s+key="(?:ClearText)?Password"\\s+value="(?<s1>[^"\\n]{1,256})"`, void 0, {
-        weakIsSecret: true,
-        // A password element holds a human password (`Summer2024!` reads as code): only variables,
-        // placeholders, paths and prose are kept. Other secret elements are judged as assignments.
-        allow: (v, m) => m.groups?.["tag"] === void 0 || /pass/i.test(m.groups["tag"]) ? placeholderOrVariable(v) || PATH_OR_URL.test(v) || proseLike(v) : notAnAssignedSecret(v) || v.length < 8 || shannonEntropy(v) < 3.5
-      }),
+      rule(
+        "xml-password",
+        "</ <add",
+        `<(?<tag>(?:[A-Za-z][\\w.:-]{0,40}?)?(?:${XML_NAMES}))>(?<s>[^<>\\n]{1,256})</\\k<tag>>|<add\\s+key="(?:ClearText)?Password"\\s+value="(?<s1>[^"\\n]{1,256})"`,
+        void 0,
+        {
+          weakIsSecret: true,
+          // A password element holds a human password (`Summer2024!` reads as code); other elements are assignments.
+          allow: (v, m) => m.groups?.["tag"] === void 0 || /pass/i.test(m.groups["tag"]) ? placeholderOrVariable(v) || PATH_OR_URL.test(v) || proseLike(v) : notAnAssignedSecret(v) || v.length < 8 || shannonEntropy(v) < 3.5
+        }
+      ),
       rule("cookie-value", "cookie", `(?<![\\w-])(?:set-)?cookie["']?[ \\t]*:[ \\t]*["']?`, 3, { spans: cookieSpans }, "i"),
-      rule("table-secret", "pass pwd secret token key credential", "^\\|[^\\n]*\\|[ \\t]*\\r?\\n\\|[ \\t]*:?-{3,}[^\\n]*(?:\\r?\\n\\|[^\\n]*)*", 3.5, { spans: tableSpans }, "m"),
-      rule("generic-secret", "pass pwd secret token key credential", `(?<![A-Za-z0-9_.:-])[A-Za-z0-9_.-]*?${GENERIC_KEY}["'\`]?(?:\\s*:\\s*string)?\\s*(?::=|=>|=|:)(?![=:>])\\s*(?:"(?<s>[^"\\n]{8,256})"|'(?<s1>[^'\\n]{8,256})'|\`(?<s2>[^\`\\n]{8,256})\`|[|>][+-]?\\d?[ \\t]*\\r?\\n[ \\t]+(?<s4>[^\\s][^\\n]{0,255})|(?<s3>[^\\s"'\`,;&<>(){}\\[\\]=:|]))`, 3.5, {
-        refine: refineGenericValue,
-        allow: (v, m) => notAnAssignedSecret(v) || keyNameValueKept(v, m) || notAGluedEnvName(m) || m.groups?.["k"] !== void 0 && /(?:^|[^a-z])pub(?:lic)?[_.-]?key/i.test(m[0])
-      }, "i")
+      rule(
+        "table-secret",
+        SECRET_WORDS,
+        "^\\|[^\\n]*\\|[ \\t]*\\r?\\n\\|[ \\t]*:?-{3,}[^\\n]*(?:\\r?\\n\\|[^\\n]*)*",
+        3.5,
+        { spans: tableSpans },
+        "m"
+      ),
+      rule(
+        "generic-secret",
+        SECRET_WORDS,
+        `(?<![A-Za-z0-9_.:-])[A-Za-z0-9_.-]*?${GENERIC_KEY}["'\`]?(?:\\s*:\\s*string)?\\s*(?::=|=>|=|:)(?![=:>])\\s*` + GENERIC_VALUE,
+        3.5,
+        {
+          refine: refineGenericValue,
+          allow: (v, m) => notAnAssignedSecret(v) || keyNameValueKept(v, m) || notAGluedEnvName(m) || m.groups?.["k"] !== void 0 && /(?:^|[^a-z])pub(?:lic)?[_.-]?key/i.test(m[0])
+        },
+        "i"
+      )
     ];
     WINDOWS = new Uint32Array(1 << 16);
     CONTEXT_RULES = /* @__PURE__ */ new Set([
@@ -1281,25 +1369,9 @@ var init_redact = __esm({
       "gitlab-session-cookie",
       "sidekiq-secret"
     ]);
-    VENDOR_SHAPE = new Set(REDACTION_RULES.map((r) => r.id).filter((id) => !CONTEXT_RULES.has(id)));
+    SHAPE_RULES = REDACTION_RULES.filter((r) => !CONTEXT_RULES.has(r.id));
+    VENDOR_SHAPE = new Set(SHAPE_RULES.map((r) => r.id));
     DERIVED_RULES = REDACTION_RULES.filter((r) => VENDOR_SHAPE.has(r.id) || r.id === "private-key");
-    REPORT_LIMIT = 20;
-    REPORT_LINES_FROM = 4;
-  }
-});
-
-// src/guard/redaction.ts
-function redactText2(text2, options = {}) {
-  redactionPasses.calls++;
-  redactionPasses.chars += text2.length;
-  return redactText(text2, options);
-}
-var redactionPasses;
-var init_redaction = __esm({
-  "src/guard/redaction.ts"() {
-    "use strict";
-    init_redact();
-    init_redact();
     redactionPasses = { calls: 0, chars: 0 };
   }
 });
@@ -1595,7 +1667,7 @@ var init_invisible_rules = __esm({
     LETTER_OR_MARK = /[\p{L}\p{M}]/u;
     HAN_IDEOGRAPH = /[\p{Unified_Ideograph}\uF900-\uFAFF\u{2F800}-\u{2FA1F}]/u;
     FLAG_TAGS = ["gbeng", "gbsct", "gbwls"].map((t) => [...t].map((c) => 917504 + c.charCodeAt(0)));
-    matches = (re3, cp) => cp !== void 0 && cp >= 0 && re3.test(String.fromCodePoint(cp));
+    matches = (re2, cp) => cp !== void 0 && cp >= 0 && re2.test(String.fromCodePoint(cp));
     isEmoji = (cp) => cp !== void 0 && cp >= 169 && matches(PICTOGRAPHIC, cp);
   }
 });
@@ -5845,7 +5917,7 @@ function units(text2, limit) {
   return out;
 }
 function sanitize(text2, opts = {}) {
-  const out = markText(opts.redact === false ? text2 : redactText2(text2).text, opts.oneLine !== false);
+  const out = markText(opts.redact === false ? text2 : redactText(text2).text, opts.oneLine !== false);
   const max = opts.max;
   if (max === void 0 || out.length <= max || [...out].length <= max) return out;
   const all = units(out, max);
@@ -5860,7 +5932,7 @@ var init_sanitize = __esm({
   "src/guard/sanitize.ts"() {
     "use strict";
     init_invisible();
-    init_redaction();
+    init_redact();
     init_quote();
     MARKER2 = /<U\+[0-9A-F]{4,6}>|<redacted: [a-z0-9-]+>|<0x[0-9A-F]{2}>/g;
     SIMPLE = /^[\n\x20-\x7e]*$/;
@@ -6185,12 +6257,12 @@ function anchorGrammar(body, start) {
 }
 function validateHandoff(input, opts) {
   const given = opts.secrets !== void 0 && opts.redactedText !== void 0;
-  let pass = given ? { text: opts.redactedText, findings: opts.secrets } : redactText2(input);
+  let pass = given ? { text: opts.redactedText, findings: opts.secrets } : redactText(input);
   const range = pass.findings.length > 0 ? anchorsRange(handoffLayout(input)) : null;
   if (range !== null && pass.findings.some((f) => f.line > range.start && f.line <= range.end)) {
     const exemptLines = /* @__PURE__ */ new Set();
     for (let l = range.start + 1; l <= range.end; l++) exemptLines.add(l);
-    pass = redactText2(input, { exemptLines });
+    pass = redactText(input, { exemptLines });
   }
   const maps = lineMaps(pass);
   const secrets = pass.findings.map((f) => ({ ...f, line: maps.toRedacted(f.line) }));
@@ -6207,7 +6279,7 @@ var init_validate = __esm({
   "src/schema/validate.ts"() {
     "use strict";
     init_state_time();
-    init_redaction();
+    init_redact();
     init_blocks();
     init_handoff();
     init_open_items();
@@ -6685,7 +6757,7 @@ function ledgerContext(input, kind) {
   return { input, text: text2, lines: text2.split("\n"), kind, schema, badHeadings, entries, secrets: [] };
 }
 function validateLedger(input, kind, redacted) {
-  const pass = redacted ?? redactText2(input);
+  const pass = redacted ?? redactText(input);
   const maps = lineMaps(pass);
   const c = ledgerContext(pass.text, kind);
   c.secrets = pass.findings.map((f) => ({ ...f, line: maps.toRedacted(f.line) }));
@@ -6695,7 +6767,7 @@ var LEDGER_SCHEMAS, MARKER4, LABEL2, LESSON_STATUS, SOLUTION_STATUS, at2, name, 
 var init_validate_ledger = __esm({
   "src/schema/validate-ledger.ts"() {
     "use strict";
-    init_redaction();
+    init_redact();
     init_blocks();
     init_handoff();
     init_validate_common();
@@ -6835,7 +6907,7 @@ function decodeInput(raw, what) {
   return { text: text2, notes };
 }
 function redactForSave(text2, exemptLines) {
-  const { text: clean, findings } = redactText2(text2, exemptLines ? { exemptLines } : {});
+  const { text: clean, findings } = redactText(text2, exemptLines ? { exemptLines } : {});
   return { text: clean, notes: findings.length > 0 ? [formatRedactionReport(findings)] : [] };
 }
 var utf8;
@@ -6844,7 +6916,7 @@ var init_document = __esm({
     "use strict";
     init_errors();
     init_invisible();
-    init_redaction();
+    init_redact();
     utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
   }
 });
@@ -6885,7 +6957,7 @@ function peekCurrent(root, file) {
 function checkDocument(raw, kind, root) {
   sizeCheck(raw);
   const decoded2 = decodeInput(raw, "document");
-  const redacted = redactText2(decoded2.text);
+  const redacted = redactText(decoded2.text);
   finalBytes(redacted.text, raw.length);
   const file = FILE_OF[kind];
   let errors;
@@ -6995,7 +7067,7 @@ async function buildDocument(checked, root, anchors) {
     for (let i = range.start; i < range.end; i++) if (now.has(lines3[i])) exempt.add(i + 1);
   }
   const helperMade = /* @__PURE__ */ new Set([`Saved: ${iso}`, `- Date: ${iso}`, ...reported === null ? [] : reported.split("\n")]);
-  const redacted = reuseRedaction(checked.text, checked.redacted, text2, exempt, helperMade) ?? redactText2(text2, { exemptLines: exempt });
+  const redacted = reuseRedaction(checked.text, checked.redacted, text2, exempt, helperMade) ?? redactText(text2, { exemptLines: exempt });
   if (redacted.findings.length > 0) notes.push(formatRedactionReport(redacted.findings));
   const bytes = finalBytes(redacted.text, checked.rawBytes);
   const unchanged = sentBack || priorText2 !== null && comparable(priorText2, fill) === comparable(redacted.text, fill);
@@ -7096,7 +7168,7 @@ function reuseRedaction(sent, pass, final, exempt, helperMade) {
     f += g.span - 1;
   }
   if (scanned.length > 0) {
-    const own = redactText2(scanned.map((f) => to[f]).join("\n"), { exemptLines: new Set(scanned.map((_, i) => i + 1)) });
+    const own = redactText(scanned.map((f) => to[f]).join("\n"), { exemptLines: new Set(scanned.map((_, i) => i + 1)) });
     if (own.findings.some((x) => (x.lines ?? 1) > 1)) return null;
     const lines3 = own.text.split("\n");
     scanned.forEach((f, i) => {
@@ -7114,7 +7186,7 @@ var init_write_checked = __esm({
     init_quote();
     init_errors();
     init_anchors();
-    init_redaction();
+    init_redact();
     init_anchor_lines();
     init_open_items();
     init_stamp();
@@ -7284,7 +7356,7 @@ var ENTRY_MAX_BYTES, ENTRY_LABELS, HEADING, ITEM, LABELS2, ITEM_MAX, FROM_NEXT;
 var init_entry = __esm({
   "src/journal/entry.ts"() {
     "use strict";
-    init_redaction();
+    init_redact();
     init_sanitize();
     init_handoff();
     init_paths();
@@ -8431,7 +8503,7 @@ function anchorsWithoutTokens(lines3) {
 var init_token_shape = __esm({
   "src/guard/token-shape.ts"() {
     "use strict";
-    init_redaction();
+    init_redact();
   }
 });
 
@@ -9722,12 +9794,12 @@ function markMerged(text2, archiveName2, note = null) {
   return lines3.join("\n");
 }
 function splitLedger(text2, prefix) {
-  const re3 = new RegExp(`^## ${prefix}-(\\d{4}): `);
+  const re2 = new RegExp(`^## ${prefix}-(\\d{4}): `);
   const out = { head: [], entries: [] };
   let fence = false;
   for (const line of text2.replace(/\r\n?/g, "\n").split("\n")) {
     if (/^ {0,3}(```|~~~)/.test(line)) fence = !fence;
-    const m = fence ? null : re3.exec(line);
+    const m = fence ? null : re2.exec(line);
     if (m) out.entries.push({ id: Number(m[1]), heading: line, body: [] });
     else if (out.entries.length === 0) out.head.push(line);
     else out.entries[out.entries.length - 1].body.push(line);
@@ -10545,7 +10617,7 @@ function restoreProblem(bytes) {
   if (!text2.endsWith("\n")) return "it does not end with a newline";
   const hidden = findInvisible(text2);
   if (hidden.length > 0) return `it contains invisible characters (line ${hidden[0].line}, column ${hidden[0].column}: ${hidden[0].codePoint})`;
-  const secrets = redactText2(text2).findings;
+  const secrets = redactText(text2).findings;
   if (secrets.length > 0) return `it holds ${secrets.length} secret(s) (${secrets.map((s) => `${s.kind} on line ${s.line}`).slice(0, 3).join(", ")})`;
   return null;
 }
@@ -10656,7 +10728,7 @@ var init_archives = __esm({
     init_file_verdict();
     init_memory_text();
     init_invisible();
-    init_redaction();
+    init_redact();
     init_sanitize();
     init_handoff();
     init_archive();
@@ -14689,7 +14761,7 @@ var init_publish2 = __esm({
   "src/verbs/publish.ts"() {
     "use strict";
     init_errors();
-    init_redaction();
+    init_redact();
     init_merge_driver_config();
     init_publish_memory();
     init_agent_files();
@@ -14743,7 +14815,7 @@ exit:   0 published, or nothing to publish; 2 refused (not a git repository, the
         const root = rootOption(ctx);
         const message = typeof ctx.values.message === "string" ? ctx.values.message : DEFAULT_MESSAGE;
         if (message.trim() === "" || /[\0-\x1f\x7f]/.test(message)) throw new Refused("--message must be one non-empty line of text");
-        const secrets = redactText2(message).findings;
+        const secrets = redactText(message).findings;
         if (secrets.length > 0) {
           throw new Refused(`--message holds a secret (${[...new Set(secrets.map((f) => f.kind))].join(", ")}); write the message without it and retry`);
         }
@@ -15069,8 +15141,8 @@ function shellPatch(command) {
 function scriptCalls(script) {
   const out = [];
   const literal = String.raw`"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|\x60[^\x60$]*\x60`;
-  const re3 = new RegExp(String.raw`tools\.(exec_command|apply_patch)\(\s*(?:\{[^}]*?\bcmd\s*:\s*)?(${literal})`, "g");
-  for (const m of script.slice(0, 65536).matchAll(re3)) {
+  const re2 = new RegExp(String.raw`tools\.(exec_command|apply_patch)\(\s*(?:\{[^}]*?\bcmd\s*:\s*)?(${literal})`, "g");
+  for (const m of script.slice(0, 65536).matchAll(re2)) {
     const raw = m[2];
     let text2 = null;
     if (raw.startsWith("`")) text2 = raw.slice(1, -1);
@@ -15883,7 +15955,7 @@ var init_checkpoint = __esm({
   "src/schema/checkpoint.ts"() {
     "use strict";
     init_sanitize();
-    init_redaction();
+    init_redact();
     init_anchor_lines();
     init_capture();
     init_checkpoint_name();
@@ -16204,7 +16276,7 @@ var init_checkpoint_run = __esm({
     init_last_save();
     init_record();
     init_resume_events();
-    init_redaction();
+    init_redact();
     init_token_shape();
     init_run();
     init_anchors();
@@ -17239,7 +17311,7 @@ var init_redact2 = __esm({
   "src/verbs/redact.ts"() {
     "use strict";
     init_errors();
-    init_redaction();
+    init_redact();
     init_types();
     STRICT3 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
     HELP = `usage: node memory_io.mjs redact [--json] < text
@@ -17276,7 +17348,7 @@ exit codes: 0 success (whether or not anything was redacted);
         } catch {
           throw new Refused("stdin is not valid UTF-8; redact reads text only");
         }
-        const result = redactText2(input);
+        const result = redactText(input);
         const stderr = result.findings.length > 0 ? [formatRedactionReport(result.findings)] : [];
         if (ctx.values["json"] === true) {
           return ok(`${JSON.stringify({ text: result.text, findings: result.findings })}
@@ -17289,7 +17361,7 @@ exit codes: 0 success (whether or not anything was redacted);
 });
 
 // src/entries/cli.ts
-init_redaction();
+init_redact();
 
 // src/main.ts
 init_errors();
@@ -17877,7 +17949,7 @@ function stdinIsTerminal() {
     return true;
   }
 }
-function heldOutput(fd, redact) {
+function heldOutput(fd, redact2) {
   const parts = [];
   return {
     write: (data) => parts.push(typeof data === "string" ? Buffer.from(data, "utf8") : Buffer.from(data)),
@@ -17891,7 +17963,7 @@ function heldOutput(fd, redact) {
         writeFd(fd, all);
         return;
       }
-      writeFd(fd, redact(text2));
+      writeFd(fd, redact2(text2));
     }
   };
 }
@@ -17903,10 +17975,10 @@ function runningFile(file) {
     return file;
   }
 }
-async function runProcess(verbs, redact) {
-  const out = redact ? heldOutput(1, redact) : { write: (d) => writeFd(1, d), flush: () => {
+async function runProcess(verbs, redact2) {
+  const out = redact2 ? heldOutput(1, redact2) : { write: (d) => writeFd(1, d), flush: () => {
   } };
-  const err = redact ? heldOutput(2, redact) : { write: (d) => writeFd(2, d), flush: () => {
+  const err = redact2 ? heldOutput(2, redact2) : { write: (d) => writeFd(2, d), flush: () => {
   } };
   const gemini2 = geminiHookRun(process.argv.slice(2));
   if (gemini2) process.removeAllListeners("warning");
@@ -17968,4 +18040,4 @@ var VERBS = {
 };
 
 // src/entries/cli.ts
-await runProcess(VERBS, (text2) => redactText2(text2).text);
+await runProcess(VERBS, (text2) => redactText(text2).text);

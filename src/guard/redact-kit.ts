@@ -68,6 +68,18 @@ export function tally(n: number): void {
   REDACTION_WORK.charsScanned += n;
 }
 
+/** The first index in [0, n) where `before` is false (`before` is true for a prefix of the indexes). */
+export function partitionPoint(n: number, before: (i: number) => boolean): number {
+  let lo = 0;
+  let hi = n;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (before(mid)) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 /** A rule's pattern: global (the engine scans with `lastIndex`) and with indices (`d`, for the `s` groups). */
 export function re(source: string, flags = ""): RegExp {
   return new RegExp(source, `gd${flags}`);

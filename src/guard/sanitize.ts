@@ -12,7 +12,7 @@
  * not prose: they are quoted with octal escapes (schema/anchor-lines.ts `quotePath`; docs/design.md#redaction).
  */
 import { showRefused } from "./invisible.ts";
-import { redactText } from "./redaction.ts";
+import { redactText } from "./redact.ts";
 import { inQuotes, markText } from "./quote.ts";
 
 /** How {@link sanitize} shapes a text. */

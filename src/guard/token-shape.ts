@@ -3,7 +3,7 @@
  * (docs/decisions/redaction-prefixes.md): {@link withoutTokens} redacts those, and runs the
  * redaction rules only when {@link mayHoldToken} says a name could hold one. Pure.
  */
-import { redactVendorShapes } from "./redaction.ts";
+import { redactVendorShapes } from "./redact.ts";
 
 /**
  * Whether a branch name, path or anchor line may hold a vendor's token at all: every shape of

@@ -3,7 +3,7 @@
 // references/lessons-schema.md and references/solutions-schema.md; everything else is a
 // finding, so ledgers the reference helper wrote keep working. As the handoff's, a table of
 // rules and a table of parts with their weights (docs/decisions/validation-table.md). Pure.
-import { redactText } from "../guard/redaction.ts";
+import { redactText } from "../guard/redact.ts";
 import type { RedactionFinding } from "../guard/redact.ts";
 import { parseBlocks } from "./blocks.ts";
 import { normaliseText } from "./handoff.ts";

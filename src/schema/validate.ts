@@ -7,7 +7,7 @@
 // never reads a value differently from hook, drift or brief; the layout (the title's line, the
 // anchors section's lines, headings as written) only places and words the messages.
 import { stateTime } from "./state-time.ts";
-import { redactText } from "../guard/redaction.ts";
+import { redactText } from "../guard/redact.ts";
 import type { RedactionFinding } from "../guard/redact.ts";
 import { parseBlocks, type Block } from "./blocks.ts";
 import { normaliseText, readHandoff, type HandoffHeading, type KeyFile, type ParsedHandoff } from "./handoff.ts";

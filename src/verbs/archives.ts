@@ -7,7 +7,7 @@ import { renderEnvelope } from "../guard/envelope.ts";
 import { firstNul, unsafeBytes } from "../guard/file-verdict.ts";
 import { loadMemoryText } from "../guard/memory-text.ts";
 import { findInvisible } from "../guard/invisible.ts";
-import { redactText } from "../guard/redaction.ts";
+import { redactText } from "../guard/redact.ts";
 import { quoted } from "../guard/sanitize.ts";
 import { goalLineOf, handoffStateTime, parseHandoff } from "../schema/handoff.ts";
 import { ARCHIVE_NAME } from "../store/archive.ts";
