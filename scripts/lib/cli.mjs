@@ -105,7 +105,8 @@ function placeholderOrVariable(v) {
 function pathOfNames(v) {
   if (!v.includes("/") || !/^[\w.-]+(?:\/[\w.-]*)+$/.test(v)) return false;
   const segments = v.split("/").filter((s) => s !== "");
-  return segments.every((s) => s.split(/[-_.]+/).every((p) => /^(?:[A-Za-z]*|\d*)$/.test(p))) && segments.some((s) => isWordy(s));
+  const named = segments.every((s) => s.split(/[-_.]+/).every((p) => /^(?:[A-Za-z]*|\d*)$/.test(p)));
+  return named && segments.some((s) => isWordy(s));
 }
 function namesSomething(v) {
   return v.startsWith("arn:") && ARN.test(v) || v.includes("@") && EMAIL.test(v) || v.includes(".") && FILE_NAME.test(v) || v.includes("/") && pathOfNames(v);
@@ -125,7 +126,7 @@ function notAnAssignedSecret(v) {
   return placeholderOrVariable(v) || // A command-line flag (`--expected-current-sha256` in a table of options).
   v.startsWith("--") && /^--[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/.test(v) || looksLikeCode(v.replace(/=+$/, "")) || wordList(v) || PATH_OR_URL.test(v) || DIGEST.test(v) || VERSION.test(v) || namesSomething(v) || proseLike(v);
 }
-var ESCAPE_END, L, R, LD, RD, REDACTION_WORK, PLACEHOLDER, VARIABLE_REFERENCE, WORD_RUNS, CODE_PATH, PATH_OR_URL, DIGEST, VERSION, ASCII_COUNTS, ASCII_SEEN, UUID, DECORATED_HEX, ARN, EMAIL, FILE_NAME, PLAIN_WORD;
+var ESCAPE_END, L, R, LD, RD, REDACTION_WORK, PLACEHOLDER_WORDS, PLACEHOLDER, VARIABLE_REFERENCE, WORD_RUNS, CODE_PATH, PATH_OR_URL, DIGEST, VERSION, ASCII_COUNTS, ASCII_SEEN, UUID, DECORATED_HEX, ARN, EMAIL, FILE_NAME, PLAIN_WORD;
 var init_redact_kit = __esm({
   "src/guard/redact-kit.ts"() {
     "use strict";
@@ -135,8 +136,14 @@ var init_redact_kit = __esm({
     LD = `(?<![A-Za-z0-9_-]${ESCAPE_END})`;
     RD = "(?![A-Za-z0-9_-])";
     REDACTION_WORK = { regexRuns: 0, charsScanned: 0 };
-    PLACEHOLDER = /^(?:\$.*|%[A-Za-z_(].*|\{.*\}|<.*>|\[.*\]|\*+|x+|X+|\.\.\.|…|password|passwd|pass|pwd|secret|changeme|redacted|hidden|none|null|undefined|true|false)$/i;
-    VARIABLE_REFERENCE = /^(?:\$|%[A-Za-z_]|\{\{|\{%|os\.environ|os\.getenv|process\.env|import\.meta\.env|env\.|ENV\[|ENV\.fetch|System\.getenv|getenv\(|secrets\.|vars\.)/;
+    PLACEHOLDER_WORDS = "password|passwd|pass|pwd|secret|changeme|redacted|hidden|none|null|undefined|true|false";
+    PLACEHOLDER = new RegExp(
+      `^(?:\\$.*|%[A-Za-z_(].*|\\{.*\\}|<.*>|\\[.*\\]|\\*+|x+|X+|\\.\\.\\.|\u2026|${PLACEHOLDER_WORDS})$`,
+      "i"
+    );
+    VARIABLE_REFERENCE = new RegExp(
+      "^(?:\\$|%[A-Za-z_]|\\{\\{|\\{%|os\\.environ|os\\.getenv|process\\.env|import\\.meta\\.env|env\\.|ENV\\[|ENV\\.fetch|System\\.getenv|getenv\\(|secrets\\.|vars\\.)"
+    );
     WORD_RUNS = /[A-Z]?[a-z]+|[A-Z]+(?![a-z])/g;
     CODE_PATH = /^[A-Za-z_$][\w$-]*!?(?:(?:\.|\?\.|::|->)[A-Za-z_$][\w$-]*!?)*(?<tail>[([<].*)?$/;
     PATH_OR_URL = /^(?:\.{0,2}\/|~\/|[A-Za-z]:\\|[a-z][a-z0-9+.-]*:\/\/)|^[\w.-]+(?:\/[\w.-]+)+\.[A-Za-z]{1,5}$/;
@@ -148,32 +155,22 @@ var init_redact_kit = __esm({
     DECORATED_HEX = /^[^A-Za-z0-9]*(?<![0-9a-fA-F])(?:[0-9a-fA-F]{40}|[0-9a-fA-F]{64})(?![0-9a-fA-F])(?::[\w./-]*)?[^A-Za-z0-9]*$/;
     ARN = /^arn:aws[\w-]*:[\w-]+:/;
     EMAIL = /^[\w.+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+$/;
-    FILE_NAME = /^[\w.@+-]*\.(?:pem|key|pub|crt|cer|csr|p12|pfx|jks|gpg|asc|age|enc|json|ya?ml|toml|ini|conf|env|txt|md|xml|properties|sh|[jt]sx?|py|rb|go|sql|db|log|csv|lock|t?gz|zip)$/i;
+    FILE_NAME = new RegExp(
+      "^[\\w.@+-]*\\.(?:pem|key|pub|crt|cer|csr|p12|pfx|jks|gpg|asc|age|enc|json|ya?ml|toml|ini|conf|env|txt|md|xml|properties|sh|[jt]sx?|py|rb|go|sql|db|log|csv|lock|t?gz|zip)$",
+      "i"
+    );
     PLAIN_WORD = /^[("'`]*(?:[A-Za-z][a-z]*(?:['’-][a-z]+)*|\d+(?:[.,]\d+)*)[)"'`.,!?:;]*$/;
   }
 });
 
 // src/guard/redact-derived.ts
-function pieceAt(pieces, at3) {
-  let lo = 0;
-  let hi = pieces.length - 1;
-  while (lo < hi) {
-    const mid = lo + hi + 1 >>> 1;
-    if (pieces[mid][0] <= at3) lo = mid;
-    else hi = mid - 1;
-  }
-  const p = pieces[lo];
-  return p !== void 0 && p[0] <= at3 && at3 < p[1] ? p : void 0;
-}
 function printable(bytes) {
   let bad = 0;
   for (const b of bytes) if (b < 32 && b !== 9 && b !== 10 && b !== 13 || b > 126) bad++;
   return bad * 20 <= bytes.length;
 }
 function decodedRuns(text2, covered) {
-  const parts = [];
-  const pieces = [];
-  let length = 0;
+  const out = new Pieces();
   BASE64_RUN.lastIndex = 0;
   tally(text2.length);
   for (const m of text2.matchAll(BASE64_RUN)) {
@@ -183,75 +180,20 @@ function decodedRuns(text2, covered) {
     const bytes = Buffer.from(m[0], "base64");
     tally(m[0].length);
     if (bytes.length === 0 || !printable(bytes)) continue;
-    const decoded2 = bytes.toString("latin1");
-    pieces.push([length, length + decoded2.length, start, end, pieces.length]);
-    parts.push(decoded2, "\n");
-    length += decoded2.length + 1;
+    out.add(bytes.toString("latin1"), start, end);
+    out.endGroup();
   }
-  if (parts.length === 0) return EMPTY;
-  return {
-    text: parts.join(""),
-    original(a, b) {
-      const p = pieceAt(pieces, a);
-      return p !== void 0 && b <= p[1] ? [p[2], p[3]] : null;
-    }
-  };
+  return out.derived((a, b) => {
+    const p = out.at(a);
+    return p !== void 0 && b <= p[1] ? [p[2], p[3]] : null;
+  });
 }
-function splitRuns(text2, covered) {
-  const parts = [];
-  const pieces = [];
-  let length = 0;
-  let group2 = [];
-  let groupPrefix = null;
-  let groups = 0;
-  const flush = () => {
-    if (group2.length >= 2) {
-      for (const [a, b] of group2) {
-        pieces.push([length, length + (b - a), a, b, groups]);
-        parts.push(text2.slice(a, b));
-        length += b - a;
-      }
-      parts.push("\n");
-      length++;
-      groups++;
-    }
-    group2 = [];
-    groupPrefix = null;
-  };
-  tally(text2.length);
-  for (let lineStart = 0; lineStart <= text2.length; ) {
-    let lineEnd = text2.indexOf("\n", lineStart);
-    if (lineEnd === -1) lineEnd = text2.length;
-    let e = lineEnd;
-    while (e > lineStart && (text2[e - 1] === " " || text2[e - 1] === "	" || text2[e - 1] === "\r")) e--;
-    let b = e;
-    while (b > lineStart && PIECE_CHAR.test(text2[b - 1])) b--;
-    const prefix = b - lineStart <= MAX_PREFIX ? text2.slice(lineStart, b) : null;
-    if (b === e || prefix === null || /[A-Za-z0-9]/.test(prefix) || covered(b, e)) flush();
-    else {
-      if (groupPrefix !== prefix) flush();
-      groupPrefix = prefix;
-      group2.push([b, e]);
-    }
-    lineStart = lineEnd + 1;
-  }
-  flush();
-  if (pieces.length === 0) return EMPTY;
-  return {
-    text: parts.join(""),
-    original(a, z) {
-      const first = pieceAt(pieces, a);
-      const last = pieceAt(pieces, z - 1);
-      if (first === void 0 || last === void 0 || first === last || first[4] !== last[4]) return null;
-      return [first[2] + (a - first[0]), last[2] + (z - last[0])];
-    }
-  };
+function pieceStart(text2, a, z) {
+  let b = z;
+  while (b > a && PIECE_CHAR.test(text2[b - 1])) b--;
+  return b;
 }
-function wrappedRuns(text2) {
-  const parts = [];
-  const pieces = [];
-  let length = 0;
-  let groups = 0;
+function linesOf(text2) {
   const lines3 = [];
   for (let s = 0; s <= text2.length; ) {
     let e = text2.indexOf("\n", s);
@@ -262,17 +204,42 @@ function wrappedRuns(text2) {
     s = e + 1;
   }
   tally(text2.length);
-  const pieceStart = (a, z) => {
-    let b = z;
-    while (b > a && PIECE_CHAR.test(text2[b - 1])) b--;
-    return b;
+  return lines3;
+}
+function splitRuns(text2, covered) {
+  const out = new Pieces();
+  let group2 = [];
+  let groupPrefix = null;
+  const flush = () => {
+    if (group2.length >= 2) {
+      for (const [a, b] of group2) out.add(text2.slice(a, b), a, b);
+      out.endGroup();
+    }
+    group2 = [];
+    groupPrefix = null;
   };
+  for (const [lineStart, e] of linesOf(text2)) {
+    const b = pieceStart(text2, lineStart, e);
+    const prefix = b - lineStart <= MAX_PREFIX ? text2.slice(lineStart, b) : null;
+    if (b === e || prefix === null || /[A-Za-z0-9]/.test(prefix) || covered(b, e)) flush();
+    else {
+      if (groupPrefix !== prefix) flush();
+      groupPrefix = prefix;
+      group2.push([b, e]);
+    }
+  }
+  flush();
+  return out.derived((a, z) => out.across(a, z));
+}
+function wrappedRuns(text2) {
+  const out = new Pieces();
+  const lines3 = linesOf(text2);
   for (let i = 0; i < lines3.length - 1; ) {
     const [a, z] = lines3[i];
     const width = z - a;
-    const head = pieceStart(a, z);
+    const head = pieceStart(text2, a, z);
     const next = lines3[i + 1];
-    const prefixEnd = pieceStart(next[0], next[1]);
+    const prefixEnd = pieceStart(text2, next[0], next[1]);
     const prefix = text2.slice(next[0], prefixEnd);
     const badPrefix = prefix.length > MAX_PREFIX || /[A-Za-z0-9]/.test(prefix) || !text2.startsWith(prefix, a);
     if (width < MIN_WRAP || head === z || prefixEnd === next[1] || badPrefix) {
@@ -284,67 +251,70 @@ function wrappedRuns(text2) {
     for (; j < lines3.length; j++) {
       const [la, lz] = lines3[j];
       const body = la + prefix.length;
-      if (lz - la > width || !text2.startsWith(prefix, la) || lz === body || pieceStart(la, lz) !== body) break;
-      group2.push([la + prefix.length, lz]);
+      if (lz - la > width || !text2.startsWith(prefix, la) || lz === body || pieceStart(text2, la, lz) !== body) break;
+      group2.push([body, lz]);
       if (lz - la < width) {
         j++;
         break;
       }
     }
     if (group2.length >= 3 || group2.length === 2 && WRAP_WIDTHS.has(width)) {
-      for (const [b, e] of group2) {
-        pieces.push([length, length + (e - b), b, e, groups]);
-        parts.push(text2.slice(b, e));
-        length += e - b;
-      }
-      parts.push("\n");
-      length++;
-      groups++;
+      for (const [b, e] of group2) out.add(text2.slice(b, e), b, e);
+      out.endGroup();
     }
     i = Math.max(i + 1, j);
   }
-  if (pieces.length === 0) return EMPTY;
-  return {
-    text: parts.join(""),
-    original(x, y) {
-      const first = pieceAt(pieces, x);
-      const last = pieceAt(pieces, y - 1);
-      if (first === void 0 || last === void 0 || first === last || first[4] !== last[4]) return null;
-      if (y !== last[1]) return null;
-      return [first[2] + (x - first[0]), last[2] + (y - last[0])];
-    }
-  };
+  return out.derived((x, y) => y === out.at(y - 1)?.[1] ? out.across(x, y) : null);
 }
 function continuedRuns(text2) {
   if (!text2.includes("\\\n") && !text2.includes("\\\r\n")) return EMPTY;
-  const parts = [];
-  const pieces = [];
-  let length = 0;
+  const out = new Pieces();
   tally(text2.length);
   for (const m of text2.matchAll(/[^]*?(?:\\\r?\n|$)/g)) {
     if (m[0] === "") break;
     const cut = m[0].endsWith("\\\r\n") ? 3 : m[0].endsWith("\\\n") ? 2 : 0;
     const piece = m[0].slice(0, m[0].length - cut);
-    pieces.push([length, length + piece.length, m.index, m.index + piece.length, 0]);
-    parts.push(piece);
-    length += piece.length;
+    out.add(piece, m.index, m.index + piece.length);
   }
-  return {
-    text: parts.join(""),
-    original(a, z) {
-      const first = pieceAt(pieces, a);
-      const last = pieceAt(pieces, z - 1);
-      if (first === void 0 || last === void 0 || first === last) return null;
-      return [first[2] + (a - first[0]), last[2] + (z - last[0])];
-    }
-  };
+  return { text: out.parts.join(""), original: (a, z) => out.across(a, z) };
 }
-var EMPTY, MIN_BASE64, BASE64_RUN, PIECE_CHAR, MAX_PREFIX, MIN_WRAP, WRAP_WIDTHS;
+var EMPTY, Pieces, MIN_BASE64, BASE64_RUN, PIECE_CHAR, MAX_PREFIX, MIN_WRAP, WRAP_WIDTHS;
 var init_redact_derived = __esm({
   "src/guard/redact-derived.ts"() {
     "use strict";
     init_redact_kit();
     EMPTY = { text: "", original: () => null };
+    Pieces = class {
+      parts = [];
+      list = [];
+      length = 0;
+      groups = 0;
+      add(piece, start, end) {
+        this.list.push([this.length, this.length + piece.length, start, end, this.groups]);
+        this.parts.push(piece);
+        this.length += piece.length;
+      }
+      endGroup() {
+        this.parts.push("\n");
+        this.length++;
+        this.groups++;
+      }
+      /** The piece holding derived offset `at`. */
+      at(at3) {
+        const p = this.list[partitionPoint(this.list.length, (i) => this.list[i][0] <= at3) - 1];
+        return p !== void 0 && at3 < p[1] ? p : void 0;
+      }
+      /** The original of a span crossing from one piece into a later one of its group. */
+      across(a, z) {
+        const first = this.at(a);
+        const last = this.at(z - 1);
+        if (first === void 0 || last === void 0 || first === last || first[4] !== last[4]) return null;
+        return [first[2] + (a - first[0]), last[2] + (z - last[0])];
+      }
+      derived(original) {
+        return this.list.length === 0 ? EMPTY : { text: this.parts.join(""), original };
+      }
+    };
     MIN_BASE64 = 24;
     BASE64_RUN = /(?<![A-Za-z0-9+/_=-])[A-Za-z0-9+/_-]{24,}={0,2}(?![A-Za-z0-9+/_=-])/g;
     PIECE_CHAR = /[A-Za-z0-9_+/=.-]/;
@@ -682,17 +652,6 @@ function notACliPassword(v, m) {
   return placeholderOrVariable(v) || PATH_OR_URL.test(v) || // `--password --host db`: the next word is a flag, the password is prompted for.
   v.startsWith("-") && /^--\w+[ \t]+-/.test(m[0]) || /^[A-Za-z][a-z]*$/.test(v) || /^[\d.:/-]+$/.test(v);
 }
-function notADiscordBotToken(secret, m) {
-  const named = m.groups?.["s"] !== void 0 || m.groups?.["s1"] !== void 0;
-  if (named) return looksLikeCode(secret) || !/\d/.test(secret);
-  const id = secret.slice(0, secret.indexOf("."));
-  const decoded2 = Buffer.from(id.replace(/-/g, "+").replace(/_/g, "/"), "base64").toString("latin1");
-  return !/^\d{17,20}$/.test(decoded2);
-}
-function notADockerAuth(secret) {
-  const decoded2 = Buffer.from(secret, "base64").toString("latin1");
-  return !/^[\x21-\x7e]+:[\x20-\x7e]+$/.test(decoded2);
-}
 function awsCandidates(text2, from, to) {
   const out = [];
   const window = text2.slice(from, to);
@@ -791,7 +750,8 @@ var init_redact_syntax = __esm({
 function secretRun(v) {
   if (UUID.test(v)) return false;
   if (/^[0-9a-fA-F]+$/.test(v)) return /\d/.test(v) && /[a-fA-F]/.test(v);
-  return /\d/.test(v) && /[a-z]/.test(v) && /[A-Z]/.test(v) && shannonEntropy(v) >= 3.5 && !looksLikeCode(v) && !namesSomething(v);
+  if (!/\d/.test(v) || !/[a-z]/.test(v) || !/[A-Z]/.test(v)) return false;
+  return shannonEntropy(v) >= 3.5 && !looksLikeCode(v) && !namesSomething(v);
 }
 function proseSpans(text2, out) {
   let words = 0;
@@ -803,7 +763,9 @@ function proseSpans(text2, out) {
     if (run2 === void 0) {
       words++;
       if (!KEYWORDS.has(m[0].toLowerCase())) {
-        if (pending.length > 0 && words - pending[0][2] > WORD_WINDOW + 1) pending = pending.filter((p) => words - p[2] <= WORD_WINDOW + 1);
+        if (pending.length > 0 && words - pending[0][2] > WORD_WINDOW + 1) {
+          pending = pending.filter((p) => words - p[2] <= WORD_WINDOW + 1);
+        }
         continue;
       }
       lastKeyword = words;
@@ -815,7 +777,8 @@ function proseSpans(text2, out) {
     const value = run2.replace(/=+$/, "");
     const end = start + value.length;
     if (!secretRun(value)) continue;
-    if ((value.length === 40 || value.length === 64) && /^[0-9a-fA-F]+$/.test(value) && ID_LABEL.test(text2.slice(Math.max(0, start - 40), start))) continue;
+    const objectId = (value.length === 40 || value.length === 64) && /^[0-9a-fA-F]+$/.test(value);
+    if (objectId && ID_LABEL.test(text2.slice(Math.max(0, start - 40), start))) continue;
     if (words - lastKeyword <= WORD_WINDOW) out.push([start, end, "secret-in-prose"]);
     else pending.push([start, end, words]);
   }
@@ -826,7 +789,8 @@ function variableSpans(text2, out) {
   tally(text2.length);
   for (const m of text2.matchAll(USES)) {
     const name2 = m.groups?.["b"] ?? m.groups?.["u"];
-    if (name2 !== void 0) used.set(name2, { at: m.index, kind: m.groups?.["b"] !== void 0 ? "bearer-token" : "cli-password" });
+    const kind = m.groups?.["b"] !== void 0 ? "bearer-token" : "cli-password";
+    if (name2 !== void 0) used.set(name2, { at: m.index, kind });
   }
   if (used.size === 0) return;
   tally(text2.length);
@@ -866,47 +830,99 @@ var init_redact_transcript = __esm({
     "use strict";
     init_redact_kit();
     WORD_WINDOW = 3;
-    KEYWORDS = /* @__PURE__ */ new Set(["key", "keys", "token", "tokens", "secret", "secrets", "password", "passwords", "passwd", "passphrase", "pwd", "apikey"]);
+    KEYWORDS = new Set(
+      "key keys token tokens secret secrets password passwords passwd passphrase pwd apikey".split(" ")
+    );
     WORDS_AND_RUNS = /(?<run>(?<![A-Za-z0-9+/_=-])[A-Za-z0-9+/_-]{32,}={0,2}(?![A-Za-z0-9+/_=-]))|[A-Z]?[a-z]+|[A-Z]+(?![a-z])/g;
     ID_LABEL = /(?:--expected-current-sha256|CURRENT-SHA256|Since-handoff|\bcommit|\bHEAD|\bsha(?:1|256)?)[\s:="'`(]*$/i;
-    USES = /\bBearer[ \t]+\$\{?(?<b>[A-Za-z_][A-Za-z0-9_]*)\}?|(?<![\w-])(?:-[A-Za-z]*?u|--user)(?:=|[ \t]*)["']?(?:[^\s"':$]*:)?\$\{?(?<u>[A-Za-z_][A-Za-z0-9_]*)\}?/g;
+    USES = new RegExp(
+      `\\bBearer[ \\t]+\\$\\{?(?<b>[A-Za-z_][A-Za-z0-9_]*)\\}?|(?<![\\w-])(?:-[A-Za-z]*?u|--user)(?:=|[ \\t]*)["']?(?:[^\\s"':$]*:)?\\$\\{?(?<u>[A-Za-z_][A-Za-z0-9_]*)\\}?`,
+      "g"
+    );
     ASSIGNMENTS = /(?<![A-Za-z0-9_$])(?<name>[A-Za-z_][A-Za-z0-9_]*)=(?:"(?<dq>[^"\n]+)"|'(?<sq>[^'\n]+)'|(?<bare>[^\s;&|"'`]+))/dg;
     SAID_PASSWORD = /\b(?:pass(?:word|phrase|wd)?|pw|pin)\b(?:[ \t]+(?:for|of|on|to)[ \t]+(?:the[ \t]+)?[\w.@-]{1,40})?[ \t]*/.source + /(?:\bis\b|\bwas\b|:|=)[ \t]*(?:now[ \t]+)?["'`]?(?<v>[^\s"'`]{1,128})/.source;
   }
 });
 
 // src/guard/redact-vendors.ts
-var VENDOR_RULES;
+function notADiscordBotToken(secret, m) {
+  const named = m.groups?.["s"] !== void 0 || m.groups?.["s1"] !== void 0;
+  if (named) return looksLikeCode(secret) || !/\d/.test(secret);
+  const id = secret.slice(0, secret.indexOf("."));
+  const decoded2 = Buffer.from(id.replace(/-/g, "+").replace(/_/g, "/"), "base64").toString("latin1");
+  return !/^\d{17,20}$/.test(decoded2);
+}
+function notADockerAuth(secret) {
+  const decoded2 = Buffer.from(secret, "base64").toString("latin1");
+  return !/^[\x21-\x7e]+:[\x20-\x7e]+$/.test(decoded2);
+}
+var DISCORD_TOKEN, VENDOR_RULES;
 var init_redact_vendors = __esm({
   "src/guard/redact-vendors.ts"() {
     "use strict";
     init_redact_kit();
-    init_redact_syntax();
+    DISCORD_TOKEN = "[A-Za-z0-9_-]{23,28}\\.[A-Za-z0-9_-]{6,7}\\.[A-Za-z0-9_-]{27,40}";
     VENDOR_RULES = [
       // Alone, the first part must decode to a numeric id; named (`DISCORD_TOKEN=`, `Bot <token>`),
       // any three-part token (gitleaks' discord rules need the word too; docs/design.md#redaction).
-      rule("discord-bot-token", "", `${LD}[MNO][A-Za-z0-9_-]{23,27}\\.[A-Za-z0-9_-]{6}\\.[A-Za-z0-9_-]{27,40}${RD}|(?:[Dd]iscord|DISCORD)[^\\n]{0,40}?${LD}(?<s>[A-Za-z0-9_-]{23,28}\\.[A-Za-z0-9_-]{6,7}\\.[A-Za-z0-9_-]{27,40})${RD}|\\bBot[ \\t]+(?<s1>[A-Za-z0-9_-]{23,28}\\.[A-Za-z0-9_-]{6,7}\\.[A-Za-z0-9_-]{27,40})${RD}`, 3.5, { allow: notADiscordBotToken }),
+      rule(
+        "discord-bot-token",
+        "",
+        `${LD}[MNO][A-Za-z0-9_-]{23,27}\\.[A-Za-z0-9_-]{6}\\.[A-Za-z0-9_-]{27,40}${RD}|(?:[Dd]iscord|DISCORD)[^\\n]{0,40}?${LD}(?<s>${DISCORD_TOKEN})${RD}|\\bBot[ \\t]+(?<s1>${DISCORD_TOKEN})${RD}`,
+        3.5,
+        { allow: notADiscordBotToken }
+      ),
       rule("databricks-api-token", "dapi", `${L}dapi[a-f0-9]{32}(?:-\\d)?${R}`),
-      rule("docker-config-auth", '"auth"', `"auth"\\s*:\\s*"(?<s>[A-Za-z0-9+/]{8,}={0,2})"`, void 0, { allow: notADockerAuth }),
-      rule("1password-token", "ops_eyj a3-", `${L}ops_eyJ[A-Za-z0-9+/]{100,}={0,3}|${LD}A3-[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}${RD}`, 3.5),
+      rule(
+        "docker-config-auth",
+        '"auth"',
+        `"auth"\\s*:\\s*"(?<s>[A-Za-z0-9+/]{8,}={0,2})"`,
+        void 0,
+        { allow: notADockerAuth }
+      ),
+      rule(
+        "1password-token",
+        "ops_eyj a3-",
+        `${L}ops_eyJ[A-Za-z0-9+/]{100,}={0,3}|${LD}A3-[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}${RD}`,
+        3.5
+      ),
       rule("artifactory-token", "akcp cmvmd", `${L}(?:AKCp[A-Za-z0-9]{69}|cmVmd[A-Za-z0-9]{59})${R}`, 4),
       rule("atlassian-api-token", "atatt3", `${LD}ATATT3[A-Za-z0-9_=-]{186}${RD}`, 3.5),
-      rule("azure-ad-client-secret", "q~", `(?<![A-Za-z0-9_~.-])[A-Za-z0-9_~.]{3}\\dQ~[A-Za-z0-9_~.-]{31,34}(?![A-Za-z0-9_~.-])`, 3),
+      rule(
+        "azure-ad-client-secret",
+        "q~",
+        `(?<![A-Za-z0-9_~.-])[A-Za-z0-9_~.]{3}\\dQ~[A-Za-z0-9_~.-]{31,34}(?![A-Za-z0-9_~.-])`,
+        3
+      ),
       rule("clojars-api-token", "clojars_", `${L}CLOJARS_[A-Za-z0-9]{60}${R}`, void 0, {}, "i"),
       rule("clickhouse-cloud-key", "4b1d", `${L}4b1d[A-Za-z0-9]{38}${R}`, 3),
       rule("cloudflare-origin-ca-key", "v1.0-", `${LD}v1\\.0-[a-f0-9]{24}-[a-f0-9]{146}${RD}`),
       rule("adobe-client-secret", "p8e-", `${LD}p8e-[A-Za-z0-9]{32}${RD}`, 3),
       rule("alibaba-access-key-id", "ltai", `${L}LTAI[A-Za-z0-9]{20}${R}`, 3),
-      rule("authress-access-key", "sc_ ext_ authress_", `${L}(?:sc|ext|scauth|authress)_[A-Za-z0-9]{5,30}\\.[A-Za-z0-9]{4,6}\\.acc[_-][A-Za-z0-9-]{10,32}\\.[A-Za-z0-9+/_=-]{30,120}`),
+      rule(
+        "authress-access-key",
+        "sc_ ext_ authress_",
+        `${L}(?:sc|ext|scauth|authress)_[A-Za-z0-9]{5,30}\\.[A-Za-z0-9]{4,6}\\.acc[_-][A-Za-z0-9-]{10,32}\\.[A-Za-z0-9+/_=-]{30,120}`
+      ),
       rule("doppler-token", "dp.", `${LD}dp\\.(?:pt|st|ct|scim|audit|sa)\\.[A-Za-z0-9]{40,44}${R}`, 3),
       rule("dynatrace-api-token", "dt0c01.", `${L}dt0c01\\.[A-Za-z0-9]{24}\\.[A-Za-z0-9]{64}${R}`),
       rule("easypost-api-token", "ezak eztk", `${L}EZ[AT]K[A-Za-z0-9]{54}${R}`, 3),
       rule("facebook-token", "eaam eaac |", `${L}(?:EAA[MC][A-Za-z0-9]{100,}|\\d{15,16}\\|[0-9A-Za-z_-]{27,40})${RD}`, 3.5),
-      rule("flyio-access-token", "fo1_ fm1 fm2_", `${L}(?:fo1_[A-Za-z0-9_-]{43}|fm1[ar]_[A-Za-z0-9+/]{100,}={0,3}|fm2_[A-Za-z0-9+/]{100,}={0,3})`, 3.5),
+      rule(
+        "flyio-access-token",
+        "fo1_ fm1 fm2_",
+        `${L}(?:fo1_[A-Za-z0-9_-]{43}|fm1[ar]_[A-Za-z0-9+/]{100,}={0,3}|fm2_[A-Za-z0-9+/]{100,}={0,3})`,
+        3.5
+      ),
       rule("frameio-api-token", "fio-u-", `${LD}fio-u-[A-Za-z0-9_=-]{64}${RD}`),
       rule("flutterwave-secret-key", "flwseck", `${L}FLWSECK(?:_TEST)?-(?:[a-h0-9]{32}-X|[a-h0-9]{12}${R})`),
       rule("duffel-api-token", "duffel_", `${L}duffel_(?:test|live)_[A-Za-z0-9_=-]{43}${RD}`),
-      rule("grafana-token", "glc_ glsa_ eyjrijoi", `${L}(?:glc_[A-Za-z0-9+/]{32,400}={0,3}|glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}|eyJrIjoi[A-Za-z0-9]{70,400}={0,3})`, 3),
+      rule(
+        "grafana-token",
+        "glc_ glsa_ eyjrijoi",
+        `${L}(?:glc_[A-Za-z0-9+/]{32,400}={0,3}|glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}|eyJrIjoi[A-Za-z0-9]{70,400}={0,3})`,
+        3
+      ),
       rule("harness-api-key", "pat. sat.", `${L}(?:pat|sat)\\.[A-Za-z0-9_-]{22}\\.[A-Za-z0-9]{24}\\.[A-Za-z0-9]{20}${R}`),
       rule("heroku-api-key", "hrku-aa", `${LD}HRKU-AA[A-Za-z0-9_-]{58}${RD}`, 3.5),
       rule("huggingface-org-token", "api_org_", `${L}api_org_[A-Za-z]{34}${R}`, 3),
@@ -915,13 +931,24 @@ var init_redact_vendors = __esm({
       rule("jwt-base64", "zxlk", `${L}ZXlK[A-Za-z0-9+/]{60,}={0,2}`, 3.5),
       rule("maxmind-license-key", "_mmk", `${L}[A-Za-z0-9]{6}_[A-Za-z0-9]{29}_mmk${R}`, 3.5),
       rule("mapbox-secret-token", "sk.eyj", `${L}sk\\.eyJ[A-Za-z0-9_-]{20,}\\.[A-Za-z0-9_-]{20,}${RD}`),
-      rule("microsoft-teams-webhook", "webhookb2", `\\.webhook\\.office\\.com/webhookb2/(?<s>[A-Za-z0-9@-]{40,}/IncomingWebhook/[A-Za-z0-9]{32}/[A-Za-z0-9-]{36}(?:/[A-Za-z0-9_-]+)?)`, void 0, {}, "i"),
+      rule(
+        "microsoft-teams-webhook",
+        "webhookb2",
+        `\\.webhook\\.office\\.com/webhookb2/(?<s>[A-Za-z0-9@-]{40,}/IncomingWebhook/[A-Za-z0-9]{32}/[A-Za-z0-9-]{36}(?:/[A-Za-z0-9_-]+)?)`,
+        void 0,
+        {},
+        "i"
+      ),
       rule("new-relic-key", "nrak- nrii-", `${LD}(?:NRAK-[A-Z0-9]{27}|NRII-[A-Za-z0-9_-]{32})${RD}`),
       rule("notion-api-token", "ntn_", `${L}ntn_\\d{11}[A-Za-z0-9]{35}${R}`, 3.5),
       rule("octopus-deploy-api-key", "api-", `${LD}API-[A-Z0-9]{26}${RD}`, 3),
       rule("openshift-user-token", "sha256~", `${L}sha256~[A-Za-z0-9_-]{43}${RD}`, 3.5),
       rule("perplexity-api-key", "pplx-", `${LD}pplx-[A-Za-z0-9]{48}${RD}`, 3.5),
-      rule("plaid-access-token", "access-sandbox- access-development- access-production-", `${LD}access-(?:sandbox|development|production)-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}${RD}`),
+      rule(
+        "plaid-access-token",
+        "access-sandbox- access-development- access-production-",
+        `${LD}access-(?:sandbox|development|production)-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}${RD}`
+      ),
       rule("planetscale-token", "pscale_", `${L}pscale_(?:tkn|oauth|pw)_[A-Za-z0-9_=.-]{32,64}${RD}`, 3),
       rule("prefect-api-token", "pnu_", `${L}pnu_[A-Za-z0-9]{36}${R}`),
       rule("pulumi-api-token", "pul-", `${LD}pul-[a-f0-9]{40}${RD}`),
@@ -929,17 +956,33 @@ var init_redact_vendors = __esm({
       rule("rubygems-api-token", "rubygems_", `${L}rubygems_[a-f0-9]{48}${R}`),
       rule("scalingo-api-token", "tk-us-", `${LD}tk-us-[A-Za-z0-9_-]{48}${RD}`),
       rule("sendinblue-api-token", "xkeysib-", `${LD}xkeysib-[a-f0-9]{64}-[A-Za-z0-9]{16}${RD}`),
-      rule("sentry-token", "sntryu_ sntrys_", `${L}(?:sntryu_[a-f0-9]{64}|sntrys_eyJ[A-Za-z0-9+/]{40,400}={0,2}_[A-Za-z0-9+/]{43})${R}`),
+      rule(
+        "sentry-token",
+        "sntryu_ sntrys_",
+        `${L}(?:sntryu_[a-f0-9]{64}|sntrys_eyJ[A-Za-z0-9+/]{40,400}={0,2}_[A-Za-z0-9+/]{43})${R}`
+      ),
       rule("settlemint-token", "sm_aat_ sm_pat_ sm_sat_", `${L}sm_(?:aat|pat|sat)_[A-Za-z0-9]{16}${R}`, 3),
       rule("shippo-api-token", "shippo_", `${L}shippo_(?:live|test)_[a-fA-F0-9]{40}${R}`),
-      rule("square-access-token", "sq0atp- sq0csp- eaaa", `${LD}(?:sq0(?:atp|csp)-[A-Za-z0-9_-]{22,60}|EAAA[A-Za-z0-9_-]{60})${RD}`, 3.5),
+      rule(
+        "square-access-token",
+        "sq0atp- sq0csp- eaaa",
+        `${LD}(?:sq0(?:atp|csp)-[A-Za-z0-9_-]{22,60}|EAAA[A-Za-z0-9_-]{60})${RD}`,
+        3.5
+      ),
       rule("twitter-bearer-token", "aaaaaaaaaaaaaaaaaaaaaa", `${L}A{22}[A-Za-z0-9%]{80,100}${R}`),
       rule("typeform-api-token", "tfp_", `${L}tfp_[A-Za-z0-9_.=-]{59}${RD}`, 3),
       rule("yandex-api-key", "aqvn", `${L}AQVN[A-Za-z0-9_-]{35,38}${RD}`, 3.5),
       rule("sourcegraph-access-token", "sgp_", `${L}sgp_(?:(?:[a-fA-F0-9]{16}|local)_)?[a-fA-F0-9]{40}${R}`),
       rule("dropbox-token", "sl.", `${L}sl\\.[A-Za-z0-9_=-]{130,160}${RD}`, 3.5),
       rule("gitlab-session-cookie", "_gitlab_session=", `_gitlab_session=(?<s>[0-9a-z]{32})${R}`),
-      rule("sidekiq-secret", "__contribsys__com", `BUNDLE_(?:ENTERPRISE|GEMS)__CONTRIBSYS__COM["']?\\s*[=:]\\s*["']?(?<s>[a-f0-9]{8}:[a-f0-9]{8})`, void 0, {}, "i")
+      rule(
+        "sidekiq-secret",
+        "__contribsys__com",
+        `BUNDLE_(?:ENTERPRISE|GEMS)__CONTRIBSYS__COM["']?\\s*[=:]\\s*["']?(?<s>[a-f0-9]{8}:[a-f0-9]{8})`,
+        void 0,
+        {},
+        "i"
+      )
     ];
   }
 });
@@ -7958,16 +8001,16 @@ function appendedBytes(prior, text2) {
 `;
   return Buffer.concat([head, Buffer.from(tail, "utf8")]);
 }
-function linesOf(text2) {
+function linesOf2(text2) {
   return text2.split("\n").map((l) => l.endsWith("\r") ? l.slice(0, -1) : l);
 }
 function alreadyPresent(prior, text2) {
   if (prior === null) return false;
-  const want = linesOf(text2);
+  const want = linesOf2(text2);
   while (want.length > 0 && want[0].trim() === "") want.shift();
   while (want.length > 0 && want[want.length - 1].trim() === "") want.pop();
   if (want.length === 0) return false;
-  const have = linesOf(prior.toString("utf8"));
+  const have = linesOf2(prior.toString("utf8"));
   for (let i = 0; i + want.length <= have.length; i++) {
     let j = 0;
     while (j < want.length && have[i + j] === want[j]) j++;

@@ -458,22 +458,6 @@ export function notACliPassword(v: string, m: RegExpExecArray): boolean {
   );
 }
 
-/** A bare Discord bot token's first part must decode to a numeric user id (`M…` collides with identifiers). */
-export function notADiscordBotToken(secret: string, m: RegExpExecArray): boolean {
-  // Named by `discord` or `Bot `: any three-part token that is not an identifier path.
-  const named = m.groups?.["s"] !== undefined || m.groups?.["s1"] !== undefined;
-  if (named) return looksLikeCode(secret) || !/\d/.test(secret);
-  const id = secret.slice(0, secret.indexOf("."));
-  const decoded = Buffer.from(id.replace(/-/g, "+").replace(/_/g, "/"), "base64").toString("latin1");
-  return !/^\d{17,20}$/.test(decoded);
-}
-
-/** Docker's `auth` is base64 of `user:password`; anything else under that name is kept. */
-export function notADockerAuth(secret: string): boolean {
-  const decoded = Buffer.from(secret, "base64").toString("latin1");
-  return !/^[\x21-\x7e]+:[\x20-\x7e]+$/.test(decoded);
-}
-
 // AWS secret access keys with no name beside them
 
 /** Lines and characters looked at on each side of an access key id; a credentials section's size. */
