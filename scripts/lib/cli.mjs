@@ -18,10 +18,7 @@ var __export = (target, all) => {
     __defProp(target, name2, { get: all[name2], enumerable: true });
 };
 
-// src/guard/redact-kit.ts
-function tally(n2) {
-  REDACTION_WORK.charsScanned += n2;
-}
+// src/guard/partition.ts
 function partitionPoint(n2, before) {
   let lo = 0;
   let hi = n2;
@@ -31,6 +28,16 @@ function partitionPoint(n2, before) {
     else hi = mid;
   }
   return lo;
+}
+var init_partition = __esm({
+  "src/guard/partition.ts"() {
+    "use strict";
+  }
+});
+
+// src/guard/redact-kit.ts
+function tally(n2) {
+  REDACTION_WORK.charsScanned += n2;
 }
 function re(source, flags = "") {
   return new RegExp(source, `gd${flags}`);
@@ -282,6 +289,7 @@ var EMPTY, Pieces, MIN_BASE64, BASE64_RUN, PIECE_CHAR, MAX_PREFIX, MIN_WRAP, WRA
 var init_redact_derived = __esm({
   "src/guard/redact-derived.ts"() {
     "use strict";
+    init_partition();
     init_redact_kit();
     EMPTY = { text: "", original: () => null };
     Pieces = class {
@@ -707,6 +715,7 @@ var PEM_END, PEM_HEADER, PEM_BODY, PEM_JUNK, PEM_SEPARATOR, PEM_NEWLINE, PEM_LIN
 var init_redact_syntax = __esm({
   "src/guard/redact-syntax.ts"() {
     "use strict";
+    init_partition();
     init_redact_kit();
     PEM_END = /-----END[ A-Z0-9_-]*PRIVATE KEY(?: BLOCK)?-----/y;
     PEM_HEADER = /(?:Proc-Type|DEK-Info|Version|Comment|Hash|Charset|MessageID):[^\r\n\\]*/y;
@@ -1212,6 +1221,7 @@ var GENERIC_KEY, CLI_VALUE, CLI_QUOTED, CLI_PASSWORD_FLAGS, CONNECTION_KEYS, XML
 var init_redact = __esm({
   "src/guard/redact.ts"() {
     "use strict";
+    init_partition();
     init_redact_kit();
     init_redact_derived();
     init_redact_syntax();
@@ -1490,16 +1500,36 @@ var init_unicode_tables = __esm({
   }
 });
 
-// src/guard/invisible-rules.ts
+// src/guard/invisible.ts
+function findInvisible(text2) {
+  return CANDIDATE.test(text2) ? findRefused(text2) : [];
+}
+function refusedIndexes(text2) {
+  return CANDIDATE.test(text2) ? refusedIndexesIn(text2) : /* @__PURE__ */ new Set();
+}
+function showRefused(text2) {
+  if (!CANDIDATE.test(text2)) return { text: text2, changed: 0 };
+  return renderCodePoints(Array.from(text2, (ch) => ch.codePointAt(0)));
+}
+function renderVisible(bytes) {
+  let fast;
+  try {
+    fast = STRICT.decode(bytes);
+  } catch {
+    fast = void 0;
+  }
+  if (fast !== void 0 && !CANDIDATE.test(fast)) return { text: fast, changed: 0 };
+  return renderCodePoints(decodeUtf8(bytes));
+}
 function classOf(cp) {
   if (cp < 32 || cp >= 127 && cp <= 159) return cp === 9 || cp === LF ? void 0 : "control character";
   if (cp < 1564) return void 0;
-  if (cp === 1564 || cp === 8206 || cp === 8207 || cp >= 8234 && cp <= 8238 || cp >= 8294 && cp <= 8297) {
-    return "bidi control";
-  }
+  const mark = cp === 1564 || cp === 8206 || cp === 8207;
+  if (mark || cp >= 8234 && cp <= 8238 || cp >= 8294 && cp <= 8297) return "bidi control";
   if (cp === 8232 || cp === 8233) return "line or paragraph separator";
   if (cp >= 917504 && cp <= 917631) return "tag character";
-  if (cp === 8203 || cp === ZWNJ || cp === ZWJ || cp >= 8288 && cp <= 8292 || cp === 6158 || cp === BOM) return "zero-width character";
+  const zeroWidth = cp === 8203 || cp === ZWNJ || cp === ZWJ || cp >= 8288 && cp <= 8292 || cp === 6158;
+  if (zeroWidth || cp === BOM) return "zero-width character";
   if (cp >= 65024 && cp <= 65039 || cp >= 917760 && cp <= 917999) return "variation selector";
   if (cp === 4447 || cp === 4448 || cp === 12644 || cp === 65440) return "Hangul filler";
   return void 0;
@@ -1521,15 +1551,8 @@ function decodeRanges(encoded) {
   return out;
 }
 function inRanges(ranges, cp) {
-  let lo = 0;
-  let hi = ranges.length / 2 - 1;
-  while (lo <= hi) {
-    const mid = lo + hi >> 1;
-    if (cp < ranges[2 * mid]) hi = mid - 1;
-    else if (cp > ranges[2 * mid + 1]) lo = mid + 1;
-    else return true;
-  }
-  return false;
+  const k = partitionPoint(ranges.length / 2, (i) => ranges[2 * i] <= cp) - 1;
+  return k >= 0 && cp <= ranges[2 * k + 1];
 }
 function isRtlLetter(cp) {
   rtlLetters ??= decodeRanges(RTL_LETTERS);
@@ -1661,9 +1684,6 @@ function decodeUtf8(bytes) {
   }
   return out;
 }
-function renderBytes(bytes) {
-  return renderCodePoints(decodeUtf8(bytes));
-}
 function renderCodePoints(cps) {
   const parts = [];
   let changed = 0;
@@ -1691,11 +1711,17 @@ function renderCodePoints(cps) {
   flush(cps.length);
   return { text: parts.join(""), changed };
 }
-var LF, CR, ZWNJ, ZWJ, BOM, VS15, VS16, BLACK_FLAG, CANCEL_TAG, PICTOGRAPHIC, EMOJI, LETTER_OR_MARK, HAN_IDEOGRAPH, FLAG_TAGS, matches, isEmoji, rtlLetters, variantBases;
-var init_invisible_rules = __esm({
-  "src/guard/invisible-rules.ts"() {
+var CANDIDATE, STRICT, LF, CR, ZWNJ, ZWJ, BOM, VS15, VS16, BLACK_FLAG, CANCEL_TAG, PICTOGRAPHIC, EMOJI, LETTER_OR_MARK, HAN_IDEOGRAPH, FLAG_TAGS, matches, isEmoji, rtlLetters, variantBases;
+var init_invisible = __esm({
+  "src/guard/invisible.ts"() {
     "use strict";
+    init_partition();
     init_unicode_tables();
+    CANDIDATE = new RegExp(
+      "[\\x00-\\x08\\x0B-\\x1F\\x7F-\\x9F\\u061C\\u115F\\u1160\\u180E\\u200B-\\u200F\\u202A-\\u202E\\u2028\\u2029\\u2060-\\u2064\\u2066-\\u2069\\u3164\\uFE00-\\uFE0F\\uFEFF\\uFFA0\\u{E0000}-\\u{E007F}\\u{E0100}-\\u{E01EF}]",
+      "u"
+    );
+    STRICT = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
     LF = 10;
     CR = 13;
     ZWNJ = 8204;
@@ -1712,37 +1738,6 @@ var init_invisible_rules = __esm({
     FLAG_TAGS = ["gbeng", "gbsct", "gbwls"].map((t) => [...t].map((c) => 917504 + c.charCodeAt(0)));
     matches = (re2, cp) => cp !== void 0 && cp >= 0 && re2.test(String.fromCodePoint(cp));
     isEmoji = (cp) => cp !== void 0 && cp >= 169 && matches(PICTOGRAPHIC, cp);
-  }
-});
-
-// src/guard/invisible.ts
-function findInvisible(text2) {
-  return CANDIDATE.test(text2) ? findRefused(text2) : [];
-}
-function refusedIndexes(text2) {
-  return CANDIDATE.test(text2) ? refusedIndexesIn(text2) : /* @__PURE__ */ new Set();
-}
-function showRefused(text2) {
-  if (!CANDIDATE.test(text2)) return { text: text2, changed: 0 };
-  return renderCodePoints(Array.from(text2, (ch) => ch.codePointAt(0)));
-}
-function renderVisible(bytes) {
-  let fast;
-  try {
-    fast = STRICT.decode(bytes);
-  } catch {
-    fast = void 0;
-  }
-  if (fast !== void 0 && !CANDIDATE.test(fast)) return { text: fast, changed: 0 };
-  return renderBytes(bytes);
-}
-var CANDIDATE, STRICT;
-var init_invisible = __esm({
-  "src/guard/invisible.ts"() {
-    "use strict";
-    init_invisible_rules();
-    CANDIDATE = /[\x00-\x08\x0B-\x1F\x7F-\x9F\u061C\u115F\u1160\u180E\u200B-\u200F\u202A-\u202E\u2028\u2029\u2060-\u2064\u2066-\u2069\u3164\uFE00-\uFE0F\uFEFF\uFFA0\u{E0000}-\u{E007F}\u{E0100}-\u{E01EF}]/u;
-    STRICT = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
   }
 });
 
@@ -1778,7 +1773,9 @@ function firstNul(bytes) {
   return bytes.indexOf(0);
 }
 function unsafeBytes(file, at3) {
-  return new Refused(`${file} holds a NUL byte (at byte ${at3}): it is unsafe and was not loaded; tell the user (another program wrote it: remove the byte or move the file away, then check again)`);
+  return new Refused(
+    `${file} holds a NUL byte (at byte ${at3}): it is unsafe and was not loaded; tell the user (another program wrote it: remove the byte or move the file away, then check again)`
+  );
 }
 function shownWarning(file, n2) {
   return `warning: ${file} holds ${n2} invisible or control character(s) or invalid UTF-8 byte(s) that write would refuse, shown as <U+XXXX> / <0xNN>; the token covers the bytes on disk`;
@@ -1796,37 +1793,37 @@ var init_file_verdict = __esm({
   }
 });
 
-// src/guard/envelope.ts
+// src/guard/untrusted.ts
 import { randomBytes } from "node:crypto";
-function renderEnvelope(file, token, bytes) {
-  const shown = renderVisible(bytes);
-  const body = shown.changed > 0 ? Buffer.from(shown.text, "utf8") : Buffer.from(bytes);
+function nonceFor(holds) {
   let nonce;
   do {
     nonce = randomBytes(8).toString("hex");
-  } while (body.includes(nonce));
+  } while (holds(nonce));
+  return nonce;
+}
+function renderEnvelope(file, token, bytes) {
+  const shown = renderVisible(bytes);
+  const body = shown.changed > 0 ? Buffer.from(shown.text, "utf8") : Buffer.from(bytes);
+  const nonce = nonceFor((n2) => body.includes(n2));
   const parts = [Buffer.from(`CURRENT-SHA256: ${token}
 <<<BEGIN UNTRUSTED ${file} ${nonce}>>>
 `), body];
   if (body.length > 0 && body[body.length - 1] !== 10) parts.push(Buffer.from("\n"));
   parts.push(Buffer.from(`<<<END UNTRUSTED ${file} ${nonce}>>>
 `));
-  const warning = shown.changed > 0 ? shownWarning(file, shown.changed) : null;
-  return { out: Buffer.concat(parts), warning };
+  return { out: Buffer.concat(parts), warning: shown.changed > 0 ? shownWarning(file, shown.changed) : null };
 }
 function envelopeText(file, text2) {
-  let nonce;
-  do {
-    nonce = randomBytes(8).toString("hex");
-  } while (text2.includes(nonce));
+  const nonce = nonceFor((n2) => text2.includes(n2));
   const body = text2.length > 0 && !text2.endsWith("\n") ? `${text2}
 ` : text2;
   return `<<<BEGIN UNTRUSTED ${file} ${nonce}>>>
 ${body}<<<END UNTRUSTED ${file} ${nonce}>>>
 `;
 }
-var init_envelope = __esm({
-  "src/guard/envelope.ts"() {
+var init_untrusted = __esm({
+  "src/guard/untrusted.ts"() {
     "use strict";
     init_file_verdict();
     init_invisible();
@@ -4141,7 +4138,7 @@ async function readCheckpoint(root, session) {
 var init_checkpoint_read = __esm({
   "src/verbs/checkpoint-read.ts"() {
     "use strict";
-    init_envelope();
+    init_untrusted();
     init_errors();
     init_checkpoints();
     init_paths();
@@ -4166,7 +4163,7 @@ var ABSENT, readVerb, readTargetVerb;
 var init_read2 = __esm({
   "src/verbs/read.ts"() {
     "use strict";
-    init_envelope();
+    init_untrusted();
     init_file_verdict();
     init_read();
     init_paths();
@@ -9452,7 +9449,6 @@ var init_memory_text = __esm({
     "use strict";
     init_file_verdict();
     init_invisible();
-    init_invisible_rules();
     STRICT2 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
   }
 });
@@ -9807,7 +9803,7 @@ var init_brief = __esm({
     "use strict";
     init_verdict();
     init_sanitize();
-    init_envelope();
+    init_untrusted();
     init_cut();
     BRIEF_LABELS = ["Goal:", "Plan status:", "Decisions in force:", "Do-not-retry:", "Drift & lessons:", "Proposed next step:"];
     MAX_FIELD_CHARS = 400;
@@ -10767,7 +10763,7 @@ var init_archives = __esm({
     init_quote();
     init_anchor_lines();
     init_errors();
-    init_envelope();
+    init_untrusted();
     init_file_verdict();
     init_memory_text();
     init_invisible();
@@ -10873,7 +10869,7 @@ var init_command = __esm({
 
 // src/agents/envelope.ts
 var SESSION_MATCHER;
-var init_envelope2 = __esm({
+var init_envelope = __esm({
   "src/agents/envelope.ts"() {
     "use strict";
     SESSION_MATCHER = "startup|resume|clear|compact|fork";
@@ -10886,7 +10882,7 @@ var init_claude_code = __esm({
   "src/agents/claude-code.ts"() {
     "use strict";
     init_command();
-    init_envelope2();
+    init_envelope();
     claudeCode = {
       name: "claude-code",
       format: "claude",
@@ -11012,7 +11008,7 @@ var init_codex = __esm({
     "use strict";
     init_bootstrap();
     init_command();
-    init_envelope2();
+    init_envelope();
     codex = {
       name: "codex",
       format: "codex",
@@ -14325,7 +14321,7 @@ var init_doctor_checks = __esm({
     init_command();
     init_harness_path();
     init_probe_session();
-    init_envelope2();
+    init_envelope();
     init_md_block();
     POSIX_SHELL = "/bin/sh";
     FILE_WORD = /^(?:"\$[A-Za-z_][A-Za-z0-9_]*"\/)?([A-Za-z0-9_./:@%+=-]+|\x27(?:[^\x27]|\x27\\\x27\x27)*\x27)$/;

@@ -55,6 +55,23 @@ var init_errors = __esm({
   }
 });
 
+// src/guard/partition.ts
+function partitionPoint(n, before) {
+  let lo = 0;
+  let hi = n;
+  while (lo < hi) {
+    const mid = lo + hi >>> 1;
+    if (before(mid)) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+var init_partition = __esm({
+  "src/guard/partition.ts"() {
+    "use strict";
+  }
+});
+
 // src/guard/unicode-tables.ts
 var RTL_LETTERS, STANDARDIZED_VARIANT_BASES;
 var init_unicode_tables = __esm({
@@ -69,16 +86,23 @@ var init_unicode_tables = __esm({
   }
 });
 
-// src/guard/invisible-rules.ts
+// src/guard/invisible.ts
+function refusedIndexes(text) {
+  return CANDIDATE.test(text) ? refusedIndexesIn(text) : /* @__PURE__ */ new Set();
+}
+function showRefused(text) {
+  if (!CANDIDATE.test(text)) return { text, changed: 0 };
+  return renderCodePoints(Array.from(text, (ch) => ch.codePointAt(0)));
+}
 function classOf(cp) {
   if (cp < 32 || cp >= 127 && cp <= 159) return cp === 9 || cp === LF ? void 0 : "control character";
   if (cp < 1564) return void 0;
-  if (cp === 1564 || cp === 8206 || cp === 8207 || cp >= 8234 && cp <= 8238 || cp >= 8294 && cp <= 8297) {
-    return "bidi control";
-  }
+  const mark = cp === 1564 || cp === 8206 || cp === 8207;
+  if (mark || cp >= 8234 && cp <= 8238 || cp >= 8294 && cp <= 8297) return "bidi control";
   if (cp === 8232 || cp === 8233) return "line or paragraph separator";
   if (cp >= 917504 && cp <= 917631) return "tag character";
-  if (cp === 8203 || cp === ZWNJ || cp === ZWJ || cp >= 8288 && cp <= 8292 || cp === 6158 || cp === BOM) return "zero-width character";
+  const zeroWidth = cp === 8203 || cp === ZWNJ || cp === ZWJ || cp >= 8288 && cp <= 8292 || cp === 6158;
+  if (zeroWidth || cp === BOM) return "zero-width character";
   if (cp >= 65024 && cp <= 65039 || cp >= 917760 && cp <= 917999) return "variation selector";
   if (cp === 4447 || cp === 4448 || cp === 12644 || cp === 65440) return "Hangul filler";
   return void 0;
@@ -100,15 +124,8 @@ function decodeRanges(encoded) {
   return out;
 }
 function inRanges(ranges, cp) {
-  let lo = 0;
-  let hi = ranges.length / 2 - 1;
-  while (lo <= hi) {
-    const mid = lo + hi >> 1;
-    if (cp < ranges[2 * mid]) hi = mid - 1;
-    else if (cp > ranges[2 * mid + 1]) lo = mid + 1;
-    else return true;
-  }
-  return false;
+  const k = partitionPoint(ranges.length / 2, (i) => ranges[2 * i] <= cp) - 1;
+  return k >= 0 && cp <= ranges[2 * k + 1];
 }
 function isRtlLetter(cp) {
   rtlLetters ??= decodeRanges(RTL_LETTERS);
@@ -201,11 +218,17 @@ function renderCodePoints(cps) {
   flush(cps.length);
   return { text: parts.join(""), changed };
 }
-var LF, CR, ZWNJ, ZWJ, BOM, VS15, VS16, BLACK_FLAG, CANCEL_TAG, PICTOGRAPHIC, EMOJI, LETTER_OR_MARK, HAN_IDEOGRAPH, FLAG_TAGS, matches, isEmoji, rtlLetters, variantBases;
-var init_invisible_rules = __esm({
-  "src/guard/invisible-rules.ts"() {
+var CANDIDATE, STRICT, LF, CR, ZWNJ, ZWJ, BOM, VS15, VS16, BLACK_FLAG, CANCEL_TAG, PICTOGRAPHIC, EMOJI, LETTER_OR_MARK, HAN_IDEOGRAPH, FLAG_TAGS, matches, isEmoji, rtlLetters, variantBases;
+var init_invisible = __esm({
+  "src/guard/invisible.ts"() {
     "use strict";
+    init_partition();
     init_unicode_tables();
+    CANDIDATE = new RegExp(
+      "[\\x00-\\x08\\x0B-\\x1F\\x7F-\\x9F\\u061C\\u115F\\u1160\\u180E\\u200B-\\u200F\\u202A-\\u202E\\u2028\\u2029\\u2060-\\u2064\\u2066-\\u2069\\u3164\\uFE00-\\uFE0F\\uFEFF\\uFFA0\\u{E0000}-\\u{E007F}\\u{E0100}-\\u{E01EF}]",
+      "u"
+    );
+    STRICT = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
     LF = 10;
     CR = 13;
     ZWNJ = 8204;
@@ -222,24 +245,6 @@ var init_invisible_rules = __esm({
     FLAG_TAGS = ["gbeng", "gbsct", "gbwls"].map((t) => [...t].map((c) => 917504 + c.charCodeAt(0)));
     matches = (re, cp) => cp !== void 0 && cp >= 0 && re.test(String.fromCodePoint(cp));
     isEmoji = (cp) => cp !== void 0 && cp >= 169 && matches(PICTOGRAPHIC, cp);
-  }
-});
-
-// src/guard/invisible.ts
-function refusedIndexes(text) {
-  return CANDIDATE.test(text) ? refusedIndexesIn(text) : /* @__PURE__ */ new Set();
-}
-function showRefused(text) {
-  if (!CANDIDATE.test(text)) return { text, changed: 0 };
-  return renderCodePoints(Array.from(text, (ch) => ch.codePointAt(0)));
-}
-var CANDIDATE, STRICT;
-var init_invisible = __esm({
-  "src/guard/invisible.ts"() {
-    "use strict";
-    init_invisible_rules();
-    CANDIDATE = /[\x00-\x08\x0B-\x1F\x7F-\x9F\u061C\u115F\u1160\u180E\u200B-\u200F\u202A-\u202E\u2028\u2029\u2060-\u2064\u2066-\u2069\u3164\uFE00-\uFE0F\uFEFF\uFFA0\u{E0000}-\u{E007F}\u{E0100}-\u{E01EF}]/u;
-    STRICT = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
   }
 });
 

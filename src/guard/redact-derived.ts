@@ -3,7 +3,8 @@
  * lines joined at a continuation. Each is built in one pass and maps its offsets back to the
  * original; the shape rules then run once over it (redact.ts). Pure; linear.
  */
-import { partitionPoint, tally } from "./redact-kit.ts";
+import { partitionPoint } from "./partition.ts";
+import { tally } from "./redact-kit.ts";
 
 /** A derived text and the original range a span of it came from (null: not one whole piece). */
 export interface Derived {

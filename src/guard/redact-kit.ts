@@ -41,18 +41,6 @@ export function tally(n: number): void {
   REDACTION_WORK.charsScanned += n;
 }
 
-/** The first index in [0, n) where `before` is false (`before` is true for a prefix of the indexes). */
-export function partitionPoint(n: number, before: (i: number) => boolean): number {
-  let lo = 0;
-  let hi = n;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (before(mid)) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
 export function re(source: string, flags = ""): RegExp {
   return new RegExp(source, `gd${flags}`);
 }

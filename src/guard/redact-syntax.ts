@@ -3,11 +3,11 @@
  * Markdown tables, Cookie headers, unnamed AWS keys. Each scan is linear: it reads only what
  * becomes part of its span, or a bounded number of characters past it.
  */
+import { partitionPoint } from "./partition.ts";
 import {
   PATH_OR_URL,
   looksLikeCode,
   notAnAssignedSecret,
-  partitionPoint,
   placeholderOrVariable,
   shannonEntropy,
   tally,

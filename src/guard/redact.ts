@@ -4,6 +4,7 @@
  * gitleaks' rule file (MIT): a shape per vendor, a keyword prefilter, an entropy floor where the
  * shape is weak, and allow-lists for what handoffs are full of.
  */
+import { partitionPoint } from "./partition.ts";
 import {
   L,
   LD,
@@ -15,7 +16,6 @@ import {
   globallyAllowed,
   looksLikeCode,
   notAnAssignedSecret,
-  partitionPoint,
   placeholderOrVariable,
   proseLike,
   rule,

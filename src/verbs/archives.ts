@@ -3,7 +3,7 @@ import { quotedPath } from "../schema/anchor-lines.ts";
 import { lstatSync } from "node:fs";
 import path from "node:path";
 import { Absent, Refused, UsageError } from "../errors.ts";
-import { renderEnvelope } from "../guard/envelope.ts";
+import { renderEnvelope } from "../guard/untrusted.ts";
 import { firstNul, unsafeBytes } from "../guard/file-verdict.ts";
 import { loadMemoryText } from "../guard/memory-text.ts";
 import { findInvisible } from "../guard/invisible.ts";
