@@ -1341,9 +1341,14 @@ var init_redact = __esm({
         { allow: (s) => looksLikeCode(s) },
         "i"
       ),
-      rule("bearer-token", "bearer", "(?<![A-Za-z0-9_])bearer\\s+(?<s>[A-Za-z0-9._~+/-]{16,}=*)", 3, {
-        allow: notABearerToken
-      }, "i"),
+      rule(
+        "bearer-token",
+        "bearer",
+        "(?<![A-Za-z0-9_])bearer\\s+(?<s>[A-Za-z0-9._~+/-]{16,}=*)",
+        3,
+        { allow: notABearerToken },
+        "i"
+      ),
       rule(
         "url-password",
         "://",

@@ -121,76 +121,44 @@ const SECRET_WORDS = "pass pwd secret token key credential";
 
 /** The rule table in priority order: of two overlapping secrets, the earlier rule's wins. */
 export const REDACTION_RULES: readonly RedactionRule[] = [
-  rule(
-    "private-key",
-    "-----begin putty-user-key-file-",
+  rule("private-key", "-----begin putty-user-key-file-",
     "-----BEGIN[ A-Z0-9_-]*PRIVATE KEY(?: BLOCK)?-----|PuTTY-User-Key-File-\\d+:[^\\r\\n\\\\]{0,80}",
-    undefined,
-    { refine: refinePem },
-  ),
+    undefined, { refine: refinePem }),
   rule("anthropic-api-key", "sk-ant-", `${LD}sk-ant-[a-z]{2,8}\\d{2}-[A-Za-z0-9_-]{80,}${RD}`),
   // `sk-` collides with prose and branch names: only the real shapes, and kebab-case words are a name.
-  rule(
-    "openai-api-key",
-    "sk-",
+  rule("openai-api-key", "sk-",
     `${LD}sk-(?:(?:proj|svcacct|admin|None)-[A-Za-z0-9_-]{40,}|[A-Za-z0-9]{48}` +
       `|[A-Za-z0-9_-]{20,}T3BlbkFJ[A-Za-z0-9_-]{20,})${RD}`,
-    3.5,
-    { allow: (s) => /^sk-[a-z]+(?:-[a-z]+)+$/.test(s) },
-  ),
+    3.5, { allow: (s) => /^sk-[a-z]+(?:-[a-z]+)+$/.test(s) }),
   rule("github-token", "ghp_", `${L}ghp_[A-Za-z0-9]{36}${R}`),
   rule("github-oauth-token", "gho_", `${L}gho_[A-Za-z0-9]{36}${R}`),
   rule("github-app-token", "ghu_ ghs_", `${L}gh[us]_[A-Za-z0-9]{36}${R}`),
   rule("github-refresh-token", "ghr_", `${L}ghr_[A-Za-z0-9]{36,80}${R}`),
   rule("github-fine-grained-token", "github_pat_", `${L}github_pat_[A-Za-z0-9_]{50,120}${R}`),
-  rule(
-    "gitlab-token",
-    "glpat- gloas- glsoat- glft- glcbt- glimt- glagent- glwt- glffct-",
-    `${LD}gl(?:pat|oas|soat|ft|cbt|imt|agent|wt|ffct)-[A-Za-z0-9_.-]{20,}${RD}`,
-  ),
+  rule("gitlab-token", "glpat- gloas- glsoat- glft- glcbt- glimt- glagent- glwt- glffct-",
+    `${LD}gl(?:pat|oas|soat|ft|cbt|imt|agent|wt|ffct)-[A-Za-z0-9_.-]{20,}${RD}`),
   rule("gitlab-deploy-token", "gldt-", `${LD}gldt-[A-Za-z0-9_-]{20,}${RD}`),
-  rule(
-    "gitlab-runner-token",
-    "glrt- gr1348941",
-    `${LD}(?:glrt-[A-Za-z0-9_.-]{20,}|GR1348941[A-Za-z0-9_-]{20,})${RD}`,
-  ),
+  rule("gitlab-runner-token", "glrt- gr1348941",
+    `${LD}(?:glrt-[A-Za-z0-9_.-]{20,}|GR1348941[A-Za-z0-9_-]{20,})${RD}`),
   rule("gitlab-pipeline-token", "glptt-", `${LD}glptt-[0-9a-f]{40}${RD}`),
   rule("slack-token", "xox", `${LD}(?:xoxe\\.)?xox[abposre]-\\d+-[A-Za-z0-9-]{10,}${RD}`),
   rule("slack-app-token", "xapp-", `${LD}xapp-\\d+-[A-Za-z0-9-]{20,}${RD}`),
-  rule(
-    "slack-webhook",
-    "hooks.slack.com",
-    "hooks\\.slack\\.com/(?:services|workflows|triggers)/(?<s>[A-Za-z0-9+/_-]{20,})",
-  ),
-  rule(
-    "discord-webhook",
-    "/api/webhooks/",
-    "discord(?:app)?\\.com/api/webhooks/(?<s>\\d{5,}/[A-Za-z0-9_-]{40,})",
-  ),
+  rule("slack-webhook", "hooks.slack.com",
+    "hooks\\.slack\\.com/(?:services|workflows|triggers)/(?<s>[A-Za-z0-9+/_-]{20,})"),
+  rule("discord-webhook", "/api/webhooks/",
+    "discord(?:app)?\\.com/api/webhooks/(?<s>\\d{5,}/[A-Za-z0-9_-]{40,})"),
   rule("stripe-key", "k_live_ k_test_ k_prod_", `${L}[sr]k_(?:live|test|prod)_[A-Za-z0-9]{16,}${R}`),
   rule("stripe-webhook-secret", "whsec_", `${L}whsec_[A-Za-z0-9+/=]{24,}`),
   rule("google-api-key", "aiza", `${LD}AIza[0-9A-Za-z_-]{35}${RD}`),
   rule("google-oauth-client-secret", "gocspx-", `${LD}GOCSPX-[A-Za-z0-9_-]{28}${RD}`),
   rule("google-oauth-token", "ya29.", `${LD}ya29\\.[0-9A-Za-z_-]{30,}${RD}`),
   rule("aws-access-key-id", "akia asia abia acca a3t", `${L}(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}${R}`),
-  rule(
-    "aws-secret-access-key",
-    "aws",
+  rule("aws-secret-access-key", "aws",
     `aws[\\w.-]{0,20}?secret[\\w.-]{0,20}?["'\`]?\\s*(?:=|:|=>)\\s*["'\`]?(?<s>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])` +
       `|aws[ \\t]+configure[ \\t]+set[ \\t]+(?:[\\w.-]+\\.)?aws_secret_access_key[ \\t]+["']?` +
-      `(?<s1>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])`,
-    3.5,
-    {},
-    "i",
-  ),
-  rule(
-    "azure-storage-key",
-    "accountkey sharedaccesskey",
-    "(?:AccountKey|SharedAccessKey)\\s*=\\s*(?<s>[A-Za-z0-9+/]{40,}={0,2})",
-    undefined,
-    {},
-    "i",
-  ),
+      `(?<s1>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])`, 3.5, {}, "i"),
+  rule("azure-storage-key", "accountkey sharedaccesskey",
+    "(?:AccountKey|SharedAccessKey)\\s*=\\s*(?<s>[A-Za-z0-9+/]{40,}={0,2})", undefined, {}, "i"),
   rule("npm-token", "npm_", `${L}npm_[A-Za-z0-9]{36}${R}`),
   rule("pypi-token", "pypi-ageichlwas5vcmc", `${LD}pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}${RD}`),
   rule("huggingface-token", "hf_", `${L}hf_[A-Za-z0-9]{34}${R}`, 3.5),
@@ -207,37 +175,22 @@ export const REDACTION_RULES: readonly RedactionRule[] = [
   rule("age-secret-key", "age-secret-key-1", `AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}`),
   rule("jwt", "eyj", `${LD}eyJ[A-Za-z0-9_-]{10,}\\.eyJ[A-Za-z0-9_-]{10,}\\.[A-Za-z0-9_-]*${RD}`),
   ...VENDOR_RULES,
-  rule(
-    "basic-auth",
-    "basic",
+  rule("basic-auth", "basic",
     "authorization[\"']?\\s*[:=]\\s*[\"']?basic\\s+(?<s>[A-Za-z0-9+/]{8,}={0,2})",
-    undefined,
-    { allow: (s) => looksLikeCode(s) },
-    "i",
-  ),
-  rule("bearer-token", "bearer", "(?<![A-Za-z0-9_])bearer\\s+(?<s>[A-Za-z0-9._~+/-]{16,}=*)", 3, {
-    allow: notABearerToken,
-  }, "i"),
-  rule(
-    "url-password",
-    "://",
+    undefined, { allow: (s) => looksLikeCode(s) }, "i"),
+  rule("bearer-token", "bearer",
+    "(?<![A-Za-z0-9_])bearer\\s+(?<s>[A-Za-z0-9._~+/-]{16,}=*)", 3, { allow: notABearerToken }, "i"),
+  rule("url-password", "://",
     "(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{1,30}://[^\\s:/?#@\"'<>\\[\\]`]*:" +
       "(?<s>[^\\s@\"'<>`]{1,256})@(?=[^\\s@/?#\"'<>`])",
-    undefined,
-    { weakIsSecret: true, allow: notAUrlPassword },
-  ),
+    undefined, { weakIsSecret: true, allow: notAUrlPassword }),
   // The second form's value is taken whole before `;` (a lookahead and a back-reference): no backtracking.
-  rule(
-    "connection-string-password",
-    "password pwd",
+  rule("connection-string-password", "password pwd",
     `(?:(?:${CONNECTION_KEYS})\\s*=[^;\\n]{0,256};(?:[^;\\n]{0,256};){0,16}?` +
       `\\s*(?:password|pwd)\\s*=\\s*(?<s>[^;\\s"'<>]{1,256})` +
       `|(?<![\\w-])(?:password|pwd)\\s*=\\s*(?=(?<s1>[^;\\s"'<>]{1,256}))\\k<s1>\\s*;[^\\n]{0,512}?` +
       `(?:server|host|data source|address|uid|user id|database)\\s*=)`,
-    undefined,
-    { weakIsSecret: true, allow: placeholderOrVariable },
-    "i",
-  ),
+    undefined, { weakIsSecret: true, allow: placeholderOrVariable }, "i"),
   rule(
     "cli-password",
     "--pass mysql mariadb curl sshpass login redis-cli ldap sqlcmd bcp osql isql zip htpasswd smbclient rpcclient " +
@@ -270,14 +223,8 @@ export const REDACTION_RULES: readonly RedactionRule[] = [
     },
   ),
   rule("cookie-value", "cookie", `(?<![\\w-])(?:set-)?cookie["']?[ \\t]*:[ \\t]*["']?`, 3, { spans: cookieSpans }, "i"),
-  rule(
-    "table-secret",
-    SECRET_WORDS,
-    "^\\|[^\\n]*\\|[ \\t]*\\r?\\n\\|[ \\t]*:?-{3,}[^\\n]*(?:\\r?\\n\\|[^\\n]*)*",
-    3.5,
-    { spans: tableSpans },
-    "m",
-  ),
+  rule("table-secret", SECRET_WORDS,
+    "^\\|[^\\n]*\\|[ \\t]*\\r?\\n\\|[ \\t]*:?-{3,}[^\\n]*(?:\\r?\\n\\|[^\\n]*)*", 3.5, { spans: tableSpans }, "m"),
   rule(
     "generic-secret",
     SECRET_WORDS,
