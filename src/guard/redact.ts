@@ -316,7 +316,7 @@ function keywordsIn(lower: string): Set<string> {
 
 /** True when the rule keeps `secret`: global allow-list, filler, entropy floor, the rule's allow-list. */
 function keptByRule(rule: RedactionRule, secret: string, m: RegExpExecArray): boolean {
-  // A value holding `<redacted: KIND>` was judged by an earlier pass: redaction is idempotent.
+  // A value holding `<redacted: KIND>` was judged by an earlier pass.
   if (secret === "" || globallyAllowed(secret) || secret.includes("<redacted")) return true;
   const entropy = shannonEntropy(secret);
   if (!rule.weakIsSecret && filler(entropy)) return true;
@@ -412,7 +412,7 @@ export const redactionPasses = { calls: 0, chars: 0 };
 /**
  * Replaces each secret in `text` with `<redacted: KIND>`. Findings are in order and in the
  * original text; a secret overlapping one an earlier rule found is left to that rule.
- * Idempotent and linear in the text's length.
+ * Linear in the text's length.
  */
 export function redactText(text: string, options: RedactOptions = {}): Redacted {
   redactionPasses.calls++;
