@@ -42,6 +42,12 @@ function tally(n2) {
 function re(source, flags = "") {
   return new RegExp(source, `gd${flags}`);
 }
+function newlineOffsets(text2) {
+  const out = [];
+  for (let i = text2.indexOf("\n"); i !== -1; i = text2.indexOf("\n", i + 1)) out.push(i);
+  tally(text2.length);
+  return out;
+}
 function rule(id, keywords, source, entropy, extra = {}, flags = "") {
   let compiled;
   const made = {
@@ -333,12 +339,6 @@ var init_redact_derived = __esm({
 });
 
 // src/guard/redact-syntax.ts
-function newlineOffsets(text2) {
-  const out = [];
-  for (let i = text2.indexOf("\n"); i !== -1; i = text2.indexOf("\n", i + 1)) out.push(i);
-  tally(text2.length);
-  return out;
-}
 function sticky(pattern, text2, at3) {
   pattern.lastIndex = at3;
   const hit = pattern.test(text2);
@@ -1030,11 +1030,6 @@ function codePoints(text2, from, to) {
   }
   return n2;
 }
-function lineStartsOf(text2) {
-  const starts = [0];
-  for (let i = text2.indexOf("\n"); i !== -1; i = text2.indexOf("\n", i + 1)) starts.push(i + 1);
-  return starts;
-}
 function keywordsIn(lower) {
   allKeywords ??= [...new Set(REDACTION_RULES.flatMap((r) => r.keywords ?? []))];
   const indexed = lower.length >= 65536;
@@ -1115,7 +1110,7 @@ function redact(text2, options) {
   const lineOf = (at3) => partitionPoint(lineStarts.length, (i) => lineStarts[i] <= at3);
   const onExemptLine = (start, end) => {
     if (exempt === void 0) return false;
-    lineStarts ??= lineStartsOf(text2);
+    lineStarts ??= [0, ...newlineOffsets(text2).map((i) => i + 1)];
     return exempt.has(lineOf(start)) || exempt.has(lineOf(Math.max(start, end - 1)));
   };
   const spans = [];
@@ -1160,7 +1155,7 @@ function redact(text2, options) {
     for (const [start, end, kind] of transcriptSpans(text2)) accept(start, end, kind);
   }
   if (spans.length === 0) return { text: text2, findings: [] };
-  lineStarts ??= lineStartsOf(text2);
+  lineStarts ??= [0, ...newlineOffsets(text2).map((i) => i + 1)];
   const findings = [];
   const out = [];
   let cursor2 = 0;
@@ -1410,23 +1405,9 @@ var init_redact = __esm({
       )
     ];
     WINDOWS = new Uint32Array(1 << 16);
-    CONTEXT_RULES = /* @__PURE__ */ new Set([
-      "private-key",
-      "aws-secret-access-key",
-      "azure-storage-key",
-      "docker-config-auth",
-      "basic-auth",
-      "bearer-token",
-      "url-password",
-      "connection-string-password",
-      "cli-password",
-      "xml-password",
-      "cookie-value",
-      "table-secret",
-      "generic-secret",
-      "gitlab-session-cookie",
-      "sidekiq-secret"
-    ]);
+    CONTEXT_RULES = new Set(
+      "private-key aws-secret-access-key azure-storage-key docker-config-auth basic-auth bearer-token url-password connection-string-password cli-password xml-password cookie-value table-secret generic-secret gitlab-session-cookie sidekiq-secret".split(" ")
+    );
     SHAPE_RULES = REDACTION_RULES.filter((r) => !CONTEXT_RULES.has(r.id));
     VENDOR_SHAPE = new Set(SHAPE_RULES.map((r) => r.id));
     DERIVED_RULES = REDACTION_RULES.filter((r) => VENDOR_SHAPE.has(r.id) || r.id === "private-key");
@@ -3440,7 +3421,7 @@ function lineAt(lineStarts, offset) {
   }
   return lo + 1;
 }
-function lineStartsOf2(text2) {
+function lineStartsOf(text2) {
   const starts = [0];
   for (let i = text2.indexOf("\n"); i !== -1; i = text2.indexOf("\n", i + 1)) starts.push(i + 1);
   return starts;
@@ -3611,7 +3592,7 @@ function readHandoff(text2, tree) {
   return readFields(text2, tree, true);
 }
 function readFields(text2, tree, lists) {
-  const starts = lineStartsOf2(text2);
+  const starts = lineStartsOf(text2);
   const out = {
     marker: text2.startsWith("<!-- memory-schema: v1 -->\n") || text2 === "<!-- memory-schema: v1 -->",
     heading: false,
@@ -6122,7 +6103,7 @@ function headingTitle2(raw) {
 }
 function handoffLayout(text2, tree = parseBlocks(text2)) {
   const lines3 = text2.split("\n");
-  const starts = lineStartsOf2(text2);
+  const starts = lineStartsOf(text2);
   const titleIndex = lines3.slice(0, 4).indexOf(TITLE);
   const sections = [];
   const headings = [];
@@ -6771,7 +6752,7 @@ var init_stamp = __esm({
 function ledgerContext(input, kind) {
   const schema = LEDGER_SCHEMAS[kind];
   const text2 = normaliseText(input);
-  const starts = lineStartsOf2(text2);
+  const starts = lineStartsOf(text2);
   const entry = new RegExp(`^${schema.prefix}-(\\d{4}): \\S`);
   const entries = [];
   const badHeadings = [];

@@ -45,6 +45,14 @@ export function re(source: string, flags = ""): RegExp {
   return new RegExp(source, `gd${flags}`);
 }
 
+/** Offsets of every `\n` in `text`, in order. */
+export function newlineOffsets(text: string): number[] {
+  const out: number[] = [];
+  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) out.push(i);
+  tally(text.length);
+  return out;
+}
+
 /** A rule from its parts: id, space-separated keywords, pattern source, entropy floor, extras, flags. */
 export function rule(
   id: string,

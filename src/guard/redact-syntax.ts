@@ -7,6 +7,7 @@ import { partitionPoint } from "./partition.ts";
 import {
   PATH_OR_URL,
   looksLikeCode,
+  newlineOffsets,
   notAnAssignedSecret,
   placeholderOrVariable,
   shannonEntropy,
@@ -14,14 +15,6 @@ import {
 } from "./redact-kit.ts";
 
 type Range = [number, number];
-
-/** Offsets of every `\n` in `text`, in order. */
-function newlineOffsets(text: string): number[] {
-  const out: number[] = [];
-  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) out.push(i);
-  tally(text.length);
-  return out;
-}
 
 // PEM blocks
 

@@ -14,6 +14,7 @@ import {
   RD,
   filler,
   globallyAllowed,
+  newlineOffsets,
   looksLikeCode,
   notAnAssignedSecret,
   placeholderOrVariable,
@@ -274,12 +275,6 @@ function codePoints(text: string, from: number, to: number): number {
   return n;
 }
 
-function lineStartsOf(text: string): number[] {
-  const starts = [0];
-  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) starts.push(i + 1);
-  return starts;
-}
-
 /** Every distinct rule keyword, listed once (several rules share `pass`, `token`, `key`…). */
 let allKeywords: string[] | undefined;
 
@@ -375,23 +370,11 @@ function collectSpans(
 }
 
 /** Rules that judge a value by its name or the syntax around it, not by a vendor's exact shape. */
-const CONTEXT_RULES = new Set([
-  "private-key",
-  "aws-secret-access-key",
-  "azure-storage-key",
-  "docker-config-auth",
-  "basic-auth",
-  "bearer-token",
-  "url-password",
-  "connection-string-password",
-  "cli-password",
-  "xml-password",
-  "cookie-value",
-  "table-secret",
-  "generic-secret",
-  "gitlab-session-cookie",
-  "sidekiq-secret",
-]);
+const CONTEXT_RULES = new Set(
+  ("private-key aws-secret-access-key azure-storage-key docker-config-auth basic-auth bearer-token url-password " +
+    "connection-string-password cli-password xml-password cookie-value table-secret generic-secret " +
+    "gitlab-session-cookie sidekiq-secret").split(" "),
+);
 
 /** The vendors' exact token shapes: the only rules that fire on an anchor line. */
 const SHAPE_RULES = REDACTION_RULES.filter((r) => !CONTEXT_RULES.has(r.id));
@@ -426,7 +409,7 @@ function redact(text: string, options: RedactOptions): Redacted {
   const lineOf = (at: number): number => partitionPoint(lineStarts!.length, (i) => lineStarts![i]! <= at);
   const onExemptLine = (start: number, end: number): boolean => {
     if (exempt === undefined) return false;
-    lineStarts ??= lineStartsOf(text);
+    lineStarts ??= [0, ...newlineOffsets(text).map((i) => i + 1)];
     return exempt.has(lineOf(start)) || exempt.has(lineOf(Math.max(start, end - 1)));
   };
   const spans: Span[] = [];
@@ -479,7 +462,7 @@ function redact(text: string, options: RedactOptions): Redacted {
   }
   if (spans.length === 0) return { text, findings: [] };
 
-  lineStarts ??= lineStartsOf(text);
+  lineStarts ??= [0, ...newlineOffsets(text).map((i) => i + 1)];
   const findings: RedactionFinding[] = [];
   const out: string[] = [];
   let cursor = 0;
