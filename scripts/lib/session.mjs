@@ -2298,500 +2298,192 @@ var init_state_time = __esm({
   }
 });
 
-// src/schema/blocks.ts
-function parseBlocksPrivately(text) {
-  for (const r of recent) if (r.text === text) return r.tree;
-  return scan(text);
-}
-function scan(text) {
-  const doc = { type: "document", start: 0, end: text.length, children: NO_CHILDREN, parent: null, open: true };
-  let tip = doc;
-  let oldtip = doc;
-  let lastMatched = doc;
-  let allClosed = true;
+// src/schema/grammar.ts
+function parseBlocks(text) {
+  const doc = { type: "document", start: 0, end: text.length, children: [], flags: [] };
+  const stack = [{ block: doc, col: 0 }];
+  let para = null;
+  let paraDepth = 0;
+  let leaf = null;
   let line = "";
   let lineStart = 0;
-  let offset = 0;
-  let column = 0;
-  let nextNonspace = 0;
-  let nextNonspaceColumn = 0;
-  let indent = 0;
-  let indented = false;
-  let blank = false;
-  let partialTab = false;
-  let blankRun = 0;
-  let lastBlankStart = 0;
-  let atEnd = false;
-  let emptyItemBlank = false;
-  let afterEmptyItem = false;
-  const findNextNonspace = () => {
-    let i = offset;
-    let cols = column;
-    let c;
-    while ((c = line[i]) !== void 0) {
-      if (c === " ") {
-        i++;
-        cols++;
-      } else if (c === "	") {
-        i++;
-        cols += 4 - cols % 4;
-      } else break;
-    }
-    blank = c === void 0;
-    nextNonspace = i;
-    nextNonspaceColumn = cols;
-    indent = nextNonspaceColumn - column;
-    indented = indent >= 4;
-  };
-  const advanceNextNonspace = () => {
-    offset = nextNonspace;
-    column = nextNonspaceColumn;
-    partialTab = false;
-  };
-  const advanceOffset = (count, columns) => {
-    let c;
-    while (count > 0 && (c = line[offset]) !== void 0) {
-      if (c === "	") {
-        const toTab = 4 - column % 4;
-        if (columns) {
-          partialTab = toTab > count;
-          const n = toTab > count ? count : toTab;
-          column += n;
-          offset += partialTab ? 0 : 1;
-          count -= n;
-        } else {
-          partialTab = false;
-          column += toTab;
-          offset += 1;
-          count -= 1;
-        }
-      } else {
-        partialTab = false;
-        offset += 1;
-        column += 1;
-        count -= 1;
-      }
-    }
+  let lineNo = 0;
+  const flag = (message, at = lineNo) => {
+    doc.flags.push({ line: at, message });
   };
   const lineEnd = () => lineStart + line.length;
-  const finalize = (block) => {
-    block.open = false;
-    const last = block.children[block.children.length - 1];
-    switch (block.type) {
-      case "blockquote":
-        block.end = Math.max(block.lastContentEnd, last ? last.end : 0);
-        break;
-      case "listItem":
-      case "list":
-        block.end = last ? last.end : block.markerEnd ?? block.start + 1;
-        break;
-      case "code":
-        if (!block.fenced) block.end = block.lastContentEnd ?? block.end;
-        else if (!block.closedByFence) block.end = implicitFenceEnd(block);
-        break;
-      case "html":
-        if (!block.closedByFence && block.htmlType <= 5) block.end = implicitFenceEnd(block);
-        break;
-      case "paragraph": {
-        const lines2 = block.lines ?? [];
-        const n = insertDefinitions(block);
-        if (n === 0) break;
-        if (n === lines2.length) block.parent.children.splice(block.parent.children.indexOf(block), 1);
-        else {
-          block.start = lines2[n] + leadOf(lines2[n], lines2[n + 1]);
-          block.lines = lines2.slice(n);
-        }
-        break;
-      }
+  const unclosed = (open) => {
+    const fence = open.fence;
+    flag(fence ? `a ${fence} fence never closed: close it with ${fence}` : "an HTML comment never closed: end it with -->", open.line);
+  };
+  const add = (depth, type, start, end = lineEnd(), key = "") => {
+    let parent = stack[depth].block;
+    if (type === "listItem") {
+      const last = parent.children[parent.children.length - 1];
+      const list = last?.type === "list" && last.key === key ? last : { type: "list", start, end, children: [], key };
+      if (list !== last) parent.children.push(list);
+      parent = list;
     }
-    tip = block.parent ?? doc;
+    const block = { type, start, end, children: [] };
+    parent.children.push(block);
+    para = null;
+    return block;
   };
-  const insertDefinitions = (block) => {
-    const lines2 = block.lines ?? [];
-    let n = 0;
-    while (n < lines2.length && isDefinition(lines2[n], lines2[n + 1])) n += 2;
-    if (n === 0) return 0;
-    const siblings = block.parent.children;
-    let at = siblings.indexOf(block);
-    for (let i = 0; i < n; i += 2) {
-      siblings.splice(at++, 0, { type: "definition", start: lines2[i] + leadOf(lines2[i], lines2[i + 1]), end: lines2[i + 1], children: NO_CHILDREN, parent: block.parent, open: false });
-    }
-    return n;
-  };
-  const leadOf = (start, end) => {
-    let i = start;
-    while (i < end && isSpaceOrTab(text[i])) i++;
-    return i - start;
-  };
-  const isDefinition = (start, end) => {
-    let i = start;
-    while (i < end && i - start < 3 && text[i] === " ") i++;
-    return text[i] === "[" && DEFINITION.test(text.slice(start, end));
-  };
-  const implicitFenceEnd = (block) => {
-    if (!atEnd && opensContainer()) return lineStart;
-    if (block.parent?.type === "blockquote") return block.end;
-    if (atEnd) return text.length;
-    return blankRun > 0 ? lastBlankStart : lineStart - 1;
-  };
-  const opensContainer = () => {
-    if (indented) return false;
-    const rest = line.slice(nextNonspace);
-    return rest[0] === ">" || /^(?:[*+-]|\d{1,9}[.)])(?:[ \t]|$)/.test(rest) && !THEMATIC.test(rest);
-  };
-  let interrupt = false;
-  const closeUnmatched = () => {
-    if (!allClosed) {
-      while (oldtip !== lastMatched) {
-        const parent = oldtip.parent;
-        finalize(oldtip);
-        oldtip = parent;
-      }
-      allClosed = true;
+  const paragraphLine = (depth, from) => {
+    if (para !== null && paraDepth === depth) para.end = lineEnd();
+    else {
+      add(depth, "paragraph", lineStart + from);
+      para = stack[depth].block.children[stack[depth].block.children.length - 1];
+      paraDepth = depth;
     }
   };
-  const canContain = (parent, child) => parent === "document" || parent === "blockquote" || parent === "listItem" ? child !== "listItem" : parent === "list" ? child === "listItem" : false;
-  const addChild = (type, start) => {
-    while (!canContain(tip.type, type)) finalize(tip);
-    const node = { type, start, end: start, children: NO_CHILDREN, parent: tip, open: true };
-    if (tip.children === NO_CHILDREN) tip.children = [node];
-    else tip.children.push(node);
-    tip = node;
-    return node;
-  };
-  const addParagraphLine = (p) => {
-    if (p.lines === NO_LINES) p.lines = [lineStart + offset, lineEnd()];
-    else p.lines.push(lineStart + offset, lineEnd());
-    p.end = lineEnd();
-  };
-  const continues2 = (c) => {
-    switch (c.type) {
-      case "document":
-      case "list":
-        return 0;
-      case "blockquote":
-        if (!indented && line[nextNonspace] === ">") {
-          advanceNextNonspace();
-          advanceOffset(1, false);
-          if (isSpaceOrTab(line[offset])) advanceOffset(1, true);
-          c.lastContentEnd = lineEnd();
-          return 0;
-        }
-        return 1;
-      case "listItem":
-        if (blank) {
-          if (c.children.length === 0) {
-            emptyItemBlank = true;
-            return 1;
-          }
-          advanceNextNonspace();
-        } else if (indent >= c.markerOffset + c.padding) {
-          advanceOffset(c.markerOffset + c.padding, true);
-        } else return 1;
-        return 0;
-      case "code":
-        if (c.fenced) {
-          const m = indent <= 3 && line[nextNonspace] === c.fenceChar ? FENCE_CLOSE.exec(line.slice(nextNonspace)) : null;
-          if (m && m[0].length >= c.fenceLength) {
-            c.end = lineEnd();
-            c.closedByFence = true;
-            finalize(c);
-            return 2;
-          }
-          let i = c.fenceOffset;
-          while (i > 0 && isSpaceOrTab(line[offset])) {
-            advanceOffset(1, true);
-            i--;
-          }
-          return 0;
-        }
-        if (indent >= 4) advanceOffset(4, true);
-        else if (blank) advanceNextNonspace();
-        else return 1;
-        return 0;
-      case "html":
-        return blank && (c.htmlType === 6 || c.htmlType === 7) ? 1 : 0;
-      case "paragraph":
-        return blank ? 1 : 0;
-      default:
-        return 1;
+  const content = (depth, from, base, lazyCol) => {
+    const s = line.slice(from);
+    const open = para !== null && paraDepth === depth;
+    if (from - base >= 4) {
+      if (!open) flag(SAY.code);
+      return paragraphLine(depth, from);
     }
-  };
-  let markerType = "bullet";
-  let markerChar;
-  let markerDelimiter;
-  let markerOffset = 0;
-  let markerPadding = 0;
-  let markerStart = 0;
-  let markerEnd = 0;
-  const parseListMarker = () => {
-    if (indent >= 4) return false;
-    const c = line[nextNonspace];
-    let len;
-    if (c === "*" || c === "+" || c === "-") {
-      markerType = "bullet";
-      markerChar = c;
-      markerDelimiter = void 0;
-      len = 1;
-    } else {
-      let d = nextNonspace;
-      while (d - nextNonspace < 10 && line.charCodeAt(d) >= 48 && line.charCodeAt(d) <= 57) d++;
-      const digits = d - nextNonspace;
-      const delimiter = line[d];
-      if (digits < 1 || digits > 9 || delimiter !== "." && delimiter !== ")") return false;
-      if (interrupt && (digits !== 1 || line[nextNonspace] !== "1")) return false;
-      markerType = "ordered";
-      markerChar = void 0;
-      markerDelimiter = delimiter;
-      len = digits + 1;
-    }
-    const after = line[nextNonspace + len];
-    if (!(after === void 0 || isSpaceOrTab(after))) return false;
-    if (interrupt && !NONBLANK.test(line.slice(nextNonspace + len))) return false;
-    const first = nextNonspace;
-    advanceNextNonspace();
-    advanceOffset(len, true);
-    const spacesStartCol = column;
-    const spacesStartOffset = offset;
-    let ch;
-    do {
-      advanceOffset(1, true);
-      ch = line[offset];
-    } while (column - spacesStartCol < 5 && isSpaceOrTab(ch));
-    const blankItem = line[offset] === void 0;
-    const spaces = column - spacesStartCol;
-    if (spaces >= 5 || spaces < 1 || blankItem) {
-      markerPadding = len + 1;
-      column = spacesStartCol;
-      offset = spacesStartOffset;
-      partialTab = false;
-      if (isSpaceOrTab(line[offset])) advanceOffset(1, true);
-    } else markerPadding = len + spaces;
-    markerOffset = indent;
-    markerStart = lineStart + first;
-    markerEnd = blankItem ? lineEnd() : lineStart + first + len;
-    return true;
-  };
-  const depthOf = (n) => {
-    let d = 0;
-    for (let p = n.parent; p !== null; p = p.parent) d++;
-    return d;
-  };
-  const blockStart = (container) => {
-    const c = line[nextNonspace];
-    const deep = depthOf(container) >= MAX_DEPTH;
-    if (!indented) {
-      if (c === ">" && !deep) {
-        advanceNextNonspace();
-        advanceOffset(1, false);
-        if (isSpaceOrTab(line[offset])) advanceOffset(1, true);
-        closeUnmatched();
-        addChild("blockquote", lineStart + nextNonspace).lastContentEnd = lineEnd();
-        return 1;
-      }
-      const rest = c === "#" || c === "`" || c === "~" || c === "<" || c === "=" || c === "-" || c === "*" || c === "_" ? line.slice(nextNonspace) : "";
-      const atx = c === "#" ? ATX.exec(rest) : null;
-      if (atx) {
-        advanceNextNonspace();
-        closeUnmatched();
-        const h = addChild("heading", lineStart + nextNonspace);
-        h.depth = atx[0].trim().length;
-        h.end = lineEnd();
-        offset = line.length;
-        finalize(h);
-        return 2;
-      }
-      const fence = c === "`" || c === "~" ? FENCE_OPEN.exec(rest) : null;
-      if (fence) {
-        closeUnmatched();
-        const f = addChild("code", lineStart + nextNonspace);
-        f.fenced = true;
-        f.fenceChar = fence[0][0];
-        f.fenceLength = fence[0].length;
-        f.fenceOffset = indent;
-        f.end = lineEnd();
-        advanceNextNonspace();
-        offset = line.length;
-        return 2;
-      }
-      if (c === "<") {
-        for (let type = 1; type <= 7; type++) {
-          if (HTML_OPEN[type].test(rest) && (type < 7 || container.type !== "paragraph" && !(!allClosed && !blank && tip.type === "paragraph"))) {
-            closeUnmatched();
-            const h = addChild("html", lineStart + offset + (partialTab ? 1 : 0));
-            h.htmlType = type;
-            return 2;
-          }
-        }
-      }
-      if (container.type === "paragraph" && (c === "=" || c === "-") && SETEXT.test(rest)) {
-        const p = container;
-        closeUnmatched();
-        let definitions = true;
-        for (let i = 0; i < p.lines.length && definitions; i += 2) definitions = isDefinition(p.lines[i], p.lines[i + 1]);
-        if (definitions) {
-          finalize(p);
-          if (!THEMATIC.test(rest)) {
-            addChild("paragraph", lineStart + nextNonspace).lines = NO_LINES;
-            advanceNextNonspace();
-            return 2;
-          }
-        } else {
-          insertDefinitions(p);
-          p.type = "heading";
-          finalize(p);
-          p.depth = rest[0] === "=" ? 1 : 2;
-          p.end = lineEnd();
-          offset = line.length;
-          return 2;
-        }
-      }
-      if ((c === "*" || c === "_" || c === "-") && THEMATIC.test(rest)) {
-        closeUnmatched();
-        const t = addChild("thematicBreak", lineStart + nextNonspace);
-        t.end = lineEnd();
-        offset = line.length;
-        finalize(t);
-        return 2;
-      }
-    }
-    if ((!indented || container.type === "list") && !deep) {
-      if (parseListMarker()) {
-        closeUnmatched();
-        if (tip.type !== "list" || tip.listType !== markerType || tip.bulletChar !== markerChar || tip.delimiter !== markerDelimiter) {
-          const list = addChild("list", markerStart);
-          list.listType = markerType;
-          list.bulletChar = markerChar;
-          list.delimiter = markerDelimiter;
-        }
-        const item = addChild("listItem", markerStart);
-        item.markerOffset = markerOffset;
-        item.padding = markerPadding;
-        item.markerEnd = markerEnd;
-        return 1;
-      }
-    }
-    if (indented && tip.type !== "paragraph" && !blank) {
-      const start = lineStart + offset + (partialTab ? 1 : 0);
-      const lazy = !allClosed && oldtip !== lastMatched || afterEmptyItem;
-      advanceOffset(4, true);
-      closeUnmatched();
-      addChild("code", start).lazy = lazy;
-      return 2;
-    }
-    return 0;
-  };
-  const incorporate = () => {
-    afterEmptyItem = emptyItemBlank && NONBLANK.test(line);
-    if (afterEmptyItem) emptyItemBlank = false;
-    let container = doc;
-    oldtip = tip;
-    offset = 0;
-    column = 0;
-    partialTab = false;
-    blank = false;
-    let last;
-    while ((last = container.children[container.children.length - 1]) && last.open) {
-      container = last;
-      findNextNonspace();
-      const r = continues2(container);
-      if (r === 2) return;
-      if (r === 1) {
-        container = container.parent;
-        break;
-      }
-    }
-    allClosed = container === oldtip;
-    lastMatched = container;
-    interrupt = (oldtip.type === "paragraph" || oldtip.type === "code" && !oldtip.fenced) && (allClosed || container === oldtip.parent);
-    let matchedLeaf = container.type !== "paragraph" && (container.type === "code" || container.type === "html");
-    while (!matchedLeaf) {
-      findNextNonspace();
-      if (!indented && !MAYBE_SPECIAL.test(line[nextNonspace] ?? "")) {
-        advanceNextNonspace();
-        break;
-      }
-      const r = blockStart(container);
-      if (r === 0) {
-        advanceNextNonspace();
-        break;
-      }
-      container = tip;
-      if (r === 2) matchedLeaf = true;
-    }
-    if (!allClosed && !blank && tip.type === "paragraph") {
-      addParagraphLine(tip);
+    const atx = s[0] === "#" ? ATX.exec(s) : null;
+    if (atx) {
+      add(depth, "heading", lineStart + from).depth = atx[0].trim().length;
       return;
     }
-    closeUnmatched();
-    const t = container.type;
-    if (t === "code" || t === "html") {
-      if (t === "code" && !container.fenced) {
-        if (!blank || indent >= 4) container.lastContentEnd = lineEnd();
-        if (container.lazy) finalize(container);
-      } else container.end = lineEnd();
-      if (t === "html" && container.htmlType <= 5 && HTML_CLOSE[container.htmlType].test(line.slice(offset))) {
-        container.closedByFence = true;
-        finalize(container);
-      }
-    } else if (t === "paragraph") {
-      addParagraphLine(container);
-    } else if (t === "heading" || t === "thematicBreak") {
-    } else if (offset < line.length && !blank) {
-      const p = addChild("paragraph", lineStart + nextNonspace);
-      p.lines = NO_LINES;
-      advanceNextNonspace();
-      addParagraphLine(p);
+    if (FENCE_OPEN.test(s)) {
+      const fence = /^(`{3,}|~{3,})/.exec(s)[1];
+      leaf = { block: add(depth, "code", lineStart + from), depth, line: lineNo, fence };
+      return;
     }
+    if (s.startsWith("<!--")) {
+      const block = add(depth, "html", lineStart + base);
+      if (!s.includes("-->")) leaf = { block, depth, line: lineNo, fence: null };
+      return;
+    }
+    if (open && SETEXT.test(s)) {
+      flag(SAY.setext);
+      return paragraphLine(depth, from);
+    }
+    if (THEMATIC.test(s)) {
+      add(depth, "thematicBreak", lineStart + from);
+      return;
+    }
+    const marker = MARKER2.exec(s);
+    if (marker) return item(depth, from, marker, open);
+    if (s[0] === ">") flag(SAY.quote);
+    else if (s[0] === "<" && HTML_BLOCK.test(s)) flag(SAY.html);
+    else if (s[0] === "[" && DEFINITION.test(s)) flag(SAY.definition);
+    else if (lazyCol > 0) {
+      flag(`text under a list item without its indentation, which Markdown reads as part of the item: indent it by ${lazyCol} spaces, or put a blank line before it`);
+    }
+    paragraphLine(depth, from);
+  };
+  const item = (depth, from, marker, open) => {
+    const width = marker[0].length;
+    let spaces = 0;
+    while (line[from + width + spaces] === " ") spaces++;
+    const rest = from + width + spaces;
+    if (line[rest] === "	") flag(SAY.tab);
+    if (rest === line.length) flag(SAY.empty);
+    if (open && marker[1] !== void 0 && marker[1] !== "1") {
+      flag(SAY.numbered);
+      return paragraphLine(depth, from);
+    }
+    if (stack.length > MAX_DEPTH) {
+      flag(SAY.deep);
+      return paragraphLine(depth, from);
+    }
+    const key = marker[1] === void 0 ? marker[0] : marker[0].slice(-1);
+    const block = add(depth, "listItem", lineStart + from, lineStart + rest, key);
+    const col = from + width + (spaces >= 1 && spaces <= 4 ? spaces : 1);
+    stack.push({ block, col });
+    if (rest === line.length) return;
+    if (spaces >= 5) flag(SAY.wide);
+    if (MARKER2.test(line.slice(rest))) {
+      flag(SAY.twoMarkers);
+      return paragraphLine(stack.length - 1, rest);
+    }
+    content(stack.length - 1, rest, rest, 0);
+  };
+  const inLeaf = (open, indent, blank) => {
+    if (!blank && indent < stack[open.depth].col) {
+      unclosed(open);
+      return false;
+    }
+    open.block.end = lineEnd();
+    if (open.fence === null ? line.includes("-->") : closesFence(line.slice(indent), open.fence, indent - stack[open.depth].col)) {
+      leaf = null;
+    }
+    return true;
   };
   const lines = text.split("\n");
   if (lines.length > 1 && lines[lines.length - 1] === "") lines.pop();
   for (const l of lines) {
     line = l;
-    incorporate();
-    if (l === "") {
-      blankRun++;
-      lastBlankStart = lineStart;
-    } else blankRun = 0;
+    lineNo++;
+    let indent = 0;
+    while (line[indent] === " " || line[indent] === "	") indent++;
+    const blank = indent === line.length;
+    const tab = !blank && line.lastIndexOf("	", indent - 1) >= 0;
+    if (leaf === null || !inLeaf(leaf, indent, blank)) {
+      leaf = null;
+      if (tab) flag(SAY.tab);
+      if (blank) para = null;
+      else {
+        let depth = stack.length - 1;
+        while (depth > 0 && stack[depth].col > indent) depth--;
+        const lazyCol = para !== null && paraDepth > depth ? stack[paraDepth].col : 0;
+        if (lazyCol > 0) para = null;
+        stack.length = depth + 1;
+        content(depth, indent, stack[depth].col, lazyCol);
+      }
+    } else if (tab && stack.length > 1) flag(SAY.tab);
     lineStart += l.length + 1;
   }
-  atEnd = true;
-  while (tip !== doc) finalize(tip);
+  if (leaf !== null) unclosed(leaf);
+  close(doc);
   return doc;
 }
-var TAGNAME, ATTRIBUTE, OPENTAG, CLOSETAG, BLOCK_NAMES, HTML_OPEN, HTML_CLOSE, ATX, FENCE_OPEN, FENCE_CLOSE, SETEXT, THEMATIC, NONBLANK, MAYBE_SPECIAL, DEFINITION, MAX_DEPTH, isSpaceOrTab, recent, NO_CHILDREN, NO_LINES;
-var init_blocks = __esm({
-  "src/schema/blocks.ts"() {
+function closesFence(s, fence, indent) {
+  const m = indent <= 3 ? FENCE_CLOSE.exec(s) : null;
+  return m !== null && m[1][0] === fence[0] && m[1].length >= fence.length;
+}
+function close(block) {
+  for (const child of block.children) close(child);
+  const last = block.children[block.children.length - 1];
+  if (last && (block.type === "list" || block.type === "listItem")) block.end = last.end;
+}
+var ATX, FENCE_OPEN, FENCE_CLOSE, SETEXT, THEMATIC, MARKER2, DEFINITION, TAG, ATTRIBUTE, BLOCK_NAMES, HTML_BLOCK, MAX_DEPTH, SAY;
+var init_grammar = __esm({
+  "src/schema/grammar.ts"() {
     "use strict";
-    TAGNAME = "[A-Za-z][A-Za-z0-9-]*";
-    ATTRIBUTE = `(?:\\s+[a-zA-Z_:][a-zA-Z0-9:._-]*(?:\\s*=\\s*(?:[^"'=<>\`\\x00-\\x20]+|'[^']*'|"[^"]*"))?)`;
-    OPENTAG = `<${TAGNAME}${ATTRIBUTE}*\\s*/?>`;
-    CLOSETAG = `</${TAGNAME}\\s*[>]`;
-    BLOCK_NAMES = "address|article|aside|base|basefont|blockquote|body|caption|center|col|colgroup|dd|details|dialog|dir|div|dl|dt|fieldset|figcaption|figure|footer|form|frame|frameset|h[123456]|head|header|hr|html|iframe|legend|li|link|main|menu|menuitem|nav|noframes|ol|optgroup|option|p|param|search|section|summary|table|tbody|td|tfoot|th|thead|title|tr|track|ul";
-    HTML_OPEN = [
-      /^$/,
-      /^<(?:script|pre|textarea|style)(?:\s|>|$)/i,
-      /^<!--/,
-      /^<[?]/,
-      /^<![A-Za-z]/,
-      /^<!\[CDATA\[/,
-      new RegExp(`^<[/]?(?:${BLOCK_NAMES})(?:\\s|[/]?[>]|$)`, "i"),
-      new RegExp(`^(?:${OPENTAG}|${CLOSETAG})\\s*$`, "i")
-    ];
-    HTML_CLOSE = [/^$/, /<\/(?:script|pre|textarea|style)>/i, /-->/, /\?>/, />/, /\]\]>/];
     ATX = /^#{1,6}(?:[ \t]+|$)/;
     FENCE_OPEN = /^`{3,}(?!.*`)|^~{3,}/;
-    FENCE_CLOSE = /^(?:`{3,}|~{3,})(?=[ \t]*$)/;
+    FENCE_CLOSE = /^(`{3,}|~{3,})[ \t]*$/;
     SETEXT = /^(?:=+|-+)[ \t]*$/;
-    THEMATIC = /^(?:\*[ \t]*){3,}$|^(?:_[ \t]*){3,}$|^(?:-[ \t]*){3,}$/;
-    NONBLANK = /[^ \t]/;
-    MAYBE_SPECIAL = /[#`~*+_=<>0-9-]/;
-    DEFINITION = /^ {0,3}\[(?:[^\\\[\]]|\\.){0,999}\]:[ \t]*(?:<[^<>\n]*>|[^\s\x00-\x1f]+)(?:[ \t]+(?:"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|\((?:[^()\\]|\\.)*\)))?[ \t]*$/;
-    MAX_DEPTH = 48;
-    isSpaceOrTab = (c) => c === " " || c === "	";
-    recent = [];
-    NO_CHILDREN = Object.freeze([]);
-    NO_LINES = Object.freeze([]);
+    THEMATIC = /^(?:(?:\*[ \t]*){3,}|(?:_[ \t]*){3,}|(?:-[ \t]*){3,})$/;
+    MARKER2 = /^(?:[-*+]|(\d{1,9})[.)])(?=[ \t]|$)/;
+    DEFINITION = /^\[(?:[^\\[\]]|\\.){1,999}\]:(?:[ \t]*$|[ \t]*(?:<[^<>\n]*>|[^\s\x00-\x1f]+)[ \t]*(?:(?:"[^"]*"|'[^']*'|\([^()]*\))[ \t]*)?$)/;
+    TAG = "[A-Za-z][A-Za-z0-9-]*";
+    ATTRIBUTE = `(?:\\s+[a-zA-Z_:][a-zA-Z0-9:._-]*(?:\\s*=\\s*(?:[^"'=<>\`\\x00-\\x20]+|'[^']*'|"[^"]*"))?)`;
+    BLOCK_NAMES = "address|article|aside|base|basefont|blockquote|body|caption|center|col|colgroup|dd|details|dialog|dir|div|dl|dt|fieldset|figcaption|figure|footer|form|frame|frameset|h[1-6]|head|header|hr|html|iframe|legend|li|link|main|menu|menuitem|nav|noframes|ol|optgroup|option|p|param|search|section|summary|table|tbody|td|tfoot|th|thead|title|tr|track|ul";
+    HTML_BLOCK = new RegExp(
+      `^(?:<(?:script|pre|textarea|style)(?:\\s|>|$)|<[?]|<![A-Za-z]|<!\\[CDATA\\[|</?(?:${BLOCK_NAMES})(?:\\s|/?>|$)|(?:<${TAG}${ATTRIBUTE}*\\s*/?>|</${TAG}\\s*>)\\s*$)`,
+      "i"
+    );
+    MAX_DEPTH = 32;
+    SAY = {
+      tab: "a tab in the indentation, which Markdown counts as up to 4 columns: indent with spaces",
+      code: "indented 4 or more spaces past its container, which Markdown reads as code: use a ``` fence for code and indent a nested item by its parent's text column",
+      quote: "a block quote (`>`), which this helper does not read: write the text without `>`",
+      html: "an HTML tag opens the line, which Markdown reads as raw HTML: put the tag in backticks",
+      definition: "a link reference definition, which Markdown hides: write the link inline",
+      setext: "a line of `=` or `-` under text makes it a heading Markdown reads (setext): write `## <title>` instead",
+      empty: "an empty list item: write `- none`, or remove the marker",
+      wide: "5 or more spaces after the list marker, which Markdown reads as code: write one space",
+      twoMarkers: "two list markers on one line: put the nested item on its own line, indented",
+      numbered: "a numbered item right after text, which Markdown reads as text unless it is `1.`: put a blank line before the list",
+      deep: `lists nested more than ${MAX_DEPTH} deep: flatten them`
+    };
   }
 });
 
@@ -3059,14 +2751,14 @@ function stateTimeOfText(text, nowMs) {
 }
 function glanceAtHandoff(text, nowMs) {
   const normalised = normaliseText(text);
-  const h = readFields(normalised, parseBlocksPrivately(normalised), false);
+  const h = readFields(normalised, parseBlocks(normalised), false);
   return { stateTime: handoffStateTime(h, nowMs), strays: h.strays };
 }
 var SECTION_TITLES, KNOWN_SECTIONS, LENDABLE, STEP, KEY_SEPARATOR, ANCHOR;
 var init_handoff = __esm({
   "src/schema/handoff.ts"() {
     "use strict";
-    init_blocks();
+    init_grammar();
     init_anchor_lines();
     init_state_time();
     init_validate_common();

@@ -3,7 +3,7 @@
 // so that a `## Environment anchors` inside a code block, an HTML comment or a list item
 // spanning lines is read as what it is; small regexes only split the text of one line or
 // list item.
-import { parseBlocks, parseBlocksPrivately, type Block } from "./blocks.ts";
+import { parseBlocks, type Block } from "./grammar.ts";
 import { parseDirtyHashes, parseInProgress, parseKeyFileMtimes, parsePathList, unquoteBranch, type DirtyHash } from "./anchor-lines.ts";
 import { stateTime, type StateTime } from "./state-time.ts";
 import { editDistance, lineAt, lineStartsOf } from "./validate-common.ts";
@@ -370,7 +370,7 @@ export function glanceAtHandoff(text: string, nowMs: number): {
   stateTime: StateTime; strays: ParsedHandoff["strays"];
 } {
   const normalised = normaliseText(text);
-  const h = readFields(normalised, parseBlocksPrivately(normalised), false);
+  const h = readFields(normalised, parseBlocks(normalised), false);
   return { stateTime: handoffStateTime(h, nowMs), strays: h.strays };
 }
 

@@ -3,6 +3,7 @@
 // loop that runs them. Pure.
 import type { RedactionFinding } from "../guard/redact.ts";
 import { conflictIssue } from "./conflicted.ts";
+import type { Flag } from "./grammar.ts";
 
 /** One error or finding: a kebab-case rule id, a 1-based line (0: the document as a whole), a message. */
 export interface Issue {
@@ -60,11 +61,12 @@ export interface PartRule<C, P extends string = string> {
   score(c: C): number | null;
 }
 
-/** What every document's context holds: the text as given, LF-normalised without a BOM, and its lines. */
+/** What every document's context holds: the text as given, LF-normalised without a BOM, its lines and its grammar's flags. */
 export interface DocumentText {
   input: string;
   text: string;
   lines: string[];
+  flags: readonly Flag[];
 }
 
 /** The rules every memory document shares: BOM and CR findings, the final newline, conflict markers. */
@@ -90,6 +92,14 @@ export const TEXT_RULES = {
     part: null,
     checks: "the text ends with a newline",
     check: (c: DocumentText): Hit[] => (c.text.endsWith("\n") ? [] : [{ line: c.lines.length, message: "the document must end with a newline" }]),
+  },
+  markdown: {
+    // The line grammar reads such a line as plain text: the finding says what to write instead.
+    id: "markdown",
+    severity: "finding",
+    part: null,
+    checks: "every line in the helper's Markdown grammar (no setext heading, indented code, quote, HTML block…)",
+    check: (c: DocumentText): Hit[] => c.flags.map((f) => ({ line: f.line, message: f.message })),
   },
   conflicted: {
     id: "conflicted",

@@ -5,7 +5,7 @@
 // rules and a table of parts with their weights (docs/decisions/validation-table.md). Pure.
 import { redactText } from "../guard/redaction.ts";
 import type { RedactionFinding } from "../guard/redact.ts";
-import { parseBlocks } from "./blocks.ts";
+import { parseBlocks } from "./grammar.ts";
 import { normaliseText } from "./handoff.ts";
 import {
   lineAt,
@@ -100,6 +100,7 @@ export const LEDGER_RULES: readonly Rule<LedgerContext, LedgerPart>[] = [
   },
   TEXT_RULES.newline,
   TEXT_RULES.conflicted,
+  TEXT_RULES.markdown,
   {
     id: "entry-heading",
     severity: "error",
@@ -188,7 +189,8 @@ export function ledgerContext(input: string, kind: LedgerKind): LedgerContext {
   const badHeadings: LedgerContext["badHeadings"] = [];
   const first = new Map<string, number>();
   let current: LedgerEntry | null = null;
-  for (const block of parseBlocks(text).children) {
+  const tree = parseBlocks(text);
+  for (const block of tree.children) {
     const line = lineAt(starts, block.start);
     if (block.type === "heading" && block.depth === 2) {
       const title = text.slice(block.start, block.end).split("\n")[0]!.replace(/^##\s*/, "").replace(/\s+#+\s*$/, "").trim();
@@ -210,7 +212,7 @@ export function ledgerContext(input: string, kind: LedgerKind): LedgerContext {
       if (f && !current.fields.has(f[1]!)) current.fields.set(f[1]!, f[2]!.trim());
     }
   }
-  return { input, text, lines: text.split("\n"), kind, schema, badHeadings, entries, secrets: [] };
+  return { input, text, lines: text.split("\n"), flags: tree.flags, kind, schema, badHeadings, entries, secrets: [] };
 }
 
 /**
