@@ -1041,6 +1041,10 @@ function parseStrictTime(value, nowMs) {
   if (utc > nowMs + CLOCK_SKEW_MS) return { error: "in the future" };
   return { iso: value, ms: utc };
 }
+function unticked(value) {
+  const m = /^`([^`]*)`$/.exec(value.trim());
+  return m ? m[1].trim() : value.trim();
+}
 function safeRelativePath(value) {
   if (value.length === 0 || value.length > 4096) return null;
   if (/[\x00-\x1f\x7f\\]/.test(value)) return null;
@@ -2251,10 +2255,6 @@ var init_run = __esm({
 });
 
 // src/schema/state-time.ts
-function unticked(value) {
-  const m = /^`([^`]*)`$/.exec(value.trim());
-  return m ? m[1].trim() : value.trim();
-}
 function stateTime(date, saved, nowMs) {
   let malformed = false;
   for (const [value, source] of [
@@ -2573,6 +2573,15 @@ function editDistance2(a, b) {
   }
   return prev[t.length];
 }
+function nearest2(title, names) {
+  let best = null;
+  let bestD = Infinity;
+  for (const n of names) {
+    const d = editDistance2(title.toLowerCase(), n.toLowerCase());
+    if (d < bestD) [bestD, best] = [d, n];
+  }
+  return best !== null && bestD <= Math.max(2, Math.floor(best.length / 4)) ? best : null;
+}
 var init_validate_common = __esm({
   "src/schema/validate-common.ts"() {
     "use strict";
@@ -2582,35 +2591,24 @@ var init_validate_common = __esm({
 
 // src/schema/handoff.ts
 function nearestSection(title) {
-  const t = title.toLowerCase();
-  let best = null;
-  let bestD = Infinity;
-  for (const n of SECTION_TITLES) {
-    const d = editDistance2(t, n.toLowerCase());
-    if (d < bestD) [bestD, best] = [d, n];
-  }
-  return best !== null && bestD <= Math.max(2, Math.floor(best.length / 4)) ? best : null;
+  return nearest2(title, SECTION_TITLES);
 }
 function straySentence(strays) {
   if (strays.length === 0) return null;
   const near = [...new Set(strays.flatMap((s) => s.near === null ? [] : [s.near]))];
-  const lent = near.length > 0 ? ` (did you mean ${near.map((n) => `\`## ${n}\``).join(", ")}? its items are read as that section's)` : "";
+  const names = near.map((n) => `\`## ${n}\``).join(", ");
+  const lent = near.length > 0 ? ` (did you mean ${names}? its items are read as that section's)` : "";
   const lost = strays.some((s) => s.near === null) ? "; nothing reads a section with no near name" : "";
-  return `the handoff has ${strays.length === 1 ? "a section" : `${strays.length} sections`} schema v1 does not know${lent}${lost}: run \`validate handoff\` and fix the heading`;
+  const what = strays.length === 1 ? "a section" : `${strays.length} sections`;
+  return `the handoff has ${what} schema v1 does not know${lent}${lost}: run \`validate handoff\` and fix the heading`;
 }
 function normaliseText(text) {
   return text.replace(/^\uFEFF/, "").replace(/\r\n?/g, "\n");
-}
-function slice(text, node) {
-  return text.slice(node.start, node.end);
 }
 function itemText(text, item) {
   const first = item.children[0];
   const last = item.children[item.children.length - 1];
   return first && last ? text.slice(first.start, last.end) : "";
-}
-function headingTitle(text, h) {
-  return slice(text, h).replace(/^#+\s*/, "").replace(/\s*#*\s*$/, "").trim();
 }
 function planStep(raw) {
   const m = STEP.exec(raw);
@@ -2649,6 +2647,7 @@ function readFields(text, tree, lists) {
     marker: text.startsWith("<!-- memory-schema: v1 -->\n") || text === "<!-- memory-schema: v1 -->",
     heading: false,
     saved: null,
+    savedLine: null,
     sections: [],
     goal: "",
     plan: [],
@@ -2659,10 +2658,15 @@ function readFields(text, tree, lists) {
     nextSteps: [],
     keyFiles: [],
     anchors: { present: false, branch: null, head: null, dirty: null, date: null, keyFileMtimes: null },
-    savedLine: null,
     headings: [],
     items: [],
     strays: []
+  };
+  const listOf = {
+    decisions: out.decisions,
+    "failed approaches": out.failedApproaches,
+    "open questions": out.openQuestions,
+    "next steps": out.nextSteps
   };
   let section = null;
   let stray = false;
@@ -2672,38 +2676,35 @@ function readFields(text, tree, lists) {
   for (let n = 0; n < nodes.length; n++) {
     const node = nodes[n];
     if (node.type === "heading") {
-      const title = headingTitle(text, node);
+      const title = text.slice(node.start, node.end).replace(/^#+\s*/, "").replace(/\s*#*\s*$/, "").trim();
       out.headings.push({ depth: node.depth ?? 1, title, line: lineAt(starts, node.start) });
       if (node.depth === 1 && title === "Session Handoff" && section === null) out.heading = true;
-      if (node.depth === 2) {
-        out.sections.push(title);
-        stray = !KNOWN_SECTIONS.has(title.toLowerCase());
-        if (stray) {
-          const near = nearestSection(title);
-          out.strays.push({ title, near, line: lineAt(starts, node.start) });
-          section = near !== null && LENDABLE.has(near.toLowerCase()) ? near.toLowerCase() : "(unknown)";
-          continue;
-        }
-        section = seen.has(title.toLowerCase()) ? "(repeated)" : title.toLowerCase();
-        seen.add(title.toLowerCase());
+      if (node.depth !== 2) continue;
+      out.sections.push(title);
+      const key = title.toLowerCase();
+      stray = !KNOWN_SECTIONS.has(key);
+      if (stray) {
+        const near = nearestSection(title);
+        out.strays.push({ title, near, line: lineAt(starts, node.start) });
+        section = near !== null && LENDABLE.has(near.toLowerCase()) ? near.toLowerCase() : "(unknown)";
+        continue;
       }
+      section = seen.has(key) ? "(repeated)" : key;
+      seen.add(key);
       continue;
     }
     if (section === null) {
-      if (node.type === "paragraph") {
-        const lines = slice(text, node).split("\n");
-        for (let i = 0; i < lines.length && out.saved === null; i++) {
-          const m = /^Saved:[ \t]*(.*)$/.exec(lines[i].trim());
-          if (m) {
-            out.saved = m[1].trim();
-            out.savedLine = lineAt(starts, node.start) + i;
-          }
-        }
+      if (node.type !== "paragraph" || out.saved !== null) continue;
+      const lines = text.slice(node.start, node.end).split("\n");
+      const i = lines.findIndex((l) => /^Saved:/.test(l.trim()));
+      if (i >= 0) {
+        out.saved = lines[i].trim().slice("Saved:".length).trim();
+        out.savedLine = lineAt(starts, node.start) + i;
       }
       continue;
     }
     if (section === "current goal") {
-      goalParts.push(slice(text, node));
+      goalParts.push(text.slice(node.start, node.end));
       continue;
     }
     if (node.type !== "list" || !lists && section !== "environment anchors") continue;
@@ -2713,30 +2714,20 @@ function readFields(text, tree, lists) {
     if (section !== "(repeated)" && !stray && lists) {
       for (let i = 0; i < listed.length; i++) out.items.push({ section, text: items[i], line: lineAt(starts, listed[i].start) });
     }
-    const into = section === "decisions" ? out.decisions : section === "failed approaches" ? out.failedApproaches : section === "open questions" ? out.openQuestions : section === "next steps" ? out.nextSteps : null;
-    if (into !== null) for (let i = 0; i < items.length; i++) into.push(items[i]);
-    switch (section) {
-      case "plan":
-        for (let i = 0; i < items.length; i++) out.plan.push(planStep(items[i]));
-        allSteps(text, node, 0, out.steps);
-        break;
-      case "key files":
-        for (let i = 0; i < items.length; i++) if (!/^none\.?$/i.test(items[i].trim())) out.keyFiles.push(keyFile(items[i]));
-        break;
-      case "environment anchors":
-        if (out.anchors.present) break;
-        out.anchors.present = true;
-        for (const item of items) {
-          const m = ANCHOR.exec(item);
-          if (!m) continue;
-          const label = m[1].toLowerCase();
-          const value = m[2];
-          const key = label === "branch" ? "branch" : label === "head" ? "head" : label === "dirty files" ? "dirty" : label === "date" ? "date" : label === "in progress" ? "inProgress" : label === "dirty hashes" ? "dirtyHashes" : "keyFileMtimes";
-          if (key === "inProgress" || key === "dirtyHashes") {
-            if (out.anchors[key] === void 0) out.anchors[key] = value;
-          } else if (out.anchors[key] === null) out.anchors[key] = value;
-        }
-        break;
+    const into = listOf[section];
+    if (into !== void 0) for (let i = 0; i < items.length; i++) into.push(items[i]);
+    if (section === "plan") {
+      for (let i = 0; i < items.length; i++) out.plan.push(planStep(items[i]));
+      allSteps(text, node, 0, out.steps);
+    } else if (section === "key files") {
+      for (let i = 0; i < items.length; i++) if (!/^none\.?$/i.test(items[i].trim())) out.keyFiles.push(keyFile(items[i]));
+    } else if (section === "environment anchors" && !out.anchors.present) {
+      out.anchors.present = true;
+      for (const item of items) {
+        const m = ANCHOR.exec(item);
+        const key = m ? ANCHOR_KEY[m[1].toLowerCase()] : null;
+        if (key !== null && (out.anchors[key] ?? null) === null) out.anchors[key] = m[2];
+      }
     }
   }
   if (seen.has("environment anchors")) out.anchors.present = true;
@@ -2754,12 +2745,12 @@ function glanceAtHandoff(text, nowMs) {
   const h = readFields(normalised, parseBlocks(normalised), false);
   return { stateTime: handoffStateTime(h, nowMs), strays: h.strays };
 }
-var SECTION_TITLES, KNOWN_SECTIONS, LENDABLE, STEP, KEY_SEPARATOR, ANCHOR;
+var SECTION_TITLES, KNOWN_SECTIONS, LENDABLE, STEP, KEY_SEPARATOR, ANCHOR, ANCHOR_KEY;
 var init_handoff = __esm({
   "src/schema/handoff.ts"() {
     "use strict";
-    init_grammar();
     init_anchor_lines();
+    init_grammar();
     init_state_time();
     init_validate_common();
     init_values();
@@ -2780,6 +2771,15 @@ var init_handoff = __esm({
     STEP = /^\[([ xX~-])\]\s*/;
     KEY_SEPARATOR = /\s+[\u2014\u2013-]\s+/;
     ANCHOR = /^(Branch|HEAD|Dirty files|Dirty hashes|Date|Key file mtimes|In progress):[ \t]*(.*)$/is;
+    ANCHOR_KEY = {
+      branch: "branch",
+      head: "head",
+      "dirty files": "dirty",
+      date: "date",
+      "key file mtimes": "keyFileMtimes",
+      "in progress": "inProgress",
+      "dirty hashes": "dirtyHashes"
+    };
   }
 });
 

@@ -1,7 +1,7 @@
 // What `write handoff` changes in the document before saving it (docs/design.md#files-on-disk):
 // the `Saved:` stamp, an empty anchors section filled, and the comparison that makes a save
 // of the same state `unchanged`. Pure.
-import { anchorsRange, handoffLayout } from "./validate.ts";
+import { handoffLayout } from "./validate.ts";
 import { isEmptyAnchorsBody } from "./validate-anchors.ts";
 
 /** A document with `Saved:` stamped, and what the stamp replaced. */
@@ -36,9 +36,8 @@ export function stampSaved(text: string, iso: string): Stamped {
 
 /** The body lines of the anchors section as written, or null when there is no such section. */
 export function anchorsBody(text: string): string[] | null {
-  const layout = handoffLayout(text);
-  const range = anchorsRange(layout);
-  return range ? layout.lines.slice(range.start, range.end) : null;
+  const { lines, anchors } = handoffLayout(text);
+  return anchors ? lines.slice(anchors.start, anchors.end) : null;
 }
 
 /** True when the anchors section exists and is empty (docs/design.md#files-on-disk) (blank, `- none`, placeholders). */
@@ -53,7 +52,7 @@ export function anchorsEmpty(text: string): boolean {
  */
 export function fillAnchors(text: string, rendered: string): { text: string; lines: Set<number> } {
   const layout = handoffLayout(text);
-  const range = anchorsRange(layout);
+  const range = layout.anchors;
   if (!range) return { text, lines: new Set() };
   const fresh = rendered.replace(/\n$/, "").split("\n");
   const lines = [...layout.lines.slice(0, range.start), ...fresh, ...layout.lines.slice(range.end)];
@@ -69,7 +68,7 @@ export function fillAnchors(text: string, rendered: string): { text: string; lin
  */
 export function comparable(text: string, dropDate: boolean): string {
   const layout = handoffLayout(text);
-  const range = anchorsRange(layout);
+  const range = layout.anchors;
   return layout.lines
     .filter((line, i) => {
       if (i === layout.savedIndex) return false;

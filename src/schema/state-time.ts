@@ -2,7 +2,7 @@
 // hook alike, never a file's modification time (a clone or a pull resets those; field report 23).
 // Pure: the rule that turns the two values into one age. The values come from the parsed model
 // (schema/handoff.ts `handoffStateTime`).
-import { CLOCK_SKEW_MS, parseStrictTime, type ValidTime } from "./values.ts";
+import { CLOCK_SKEW_MS, parseStrictTime, unticked, type ValidTime } from "./values.ts";
 
 /** One day in ms. */
 export const DAY_MS = 86_400_000;
@@ -11,11 +11,6 @@ export const DAY_MS = 86_400_000;
 export type StateTime =
   | { known: true; time: ValidTime; source: "date" | "saved" }
   | { known: false; reason: "missing" | "malformed" | "future" };
-
-function unticked(value: string): string {
-  const m = /^`([^`]*)`$/.exec(value.trim());
-  return m ? m[1]!.trim() : value.trim();
-}
 
 /**
  * The state time (docs/design.md#verdicts-and-the-brief): the first of the `- Date:` anchor and the `Saved:` line that

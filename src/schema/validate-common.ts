@@ -201,6 +201,17 @@ export function editDistance(a: string, b: string): number {
   return prev[t.length]!;
 }
 
+/** The name nearest to `title` (case ignored) when near enough to be a misspelling of it, or null. */
+export function nearest(title: string, names: readonly string[]): string | null {
+  let best: string | null = null;
+  let bestD = Infinity;
+  for (const n of names) {
+    const d = editDistance(title.toLowerCase(), n.toLowerCase());
+    if (d < bestD) [bestD, best] = [d, n];
+  }
+  return best !== null && bestD <= Math.max(2, Math.floor(best.length / 4)) ? best : null;
+}
+
 /** Renders issues as the lines `write` and `validate` print: `line L: <rule>: <message>`. */
 export function issueLines(list: readonly Issue[]): string[] {
   return list.map((i) => (i.rule === "more" ? i.message : `line ${i.line}: ${i.rule}: ${i.message}`));

@@ -63,6 +63,12 @@ export function parseStrictTime(value: string, nowMs: number): ValidTime | { err
   return { iso: value, ms: utc };
 }
 
+/** A value without the backticks around it (older handoffs wrote HEAD and times as code), trimmed. */
+export function unticked(value: string): string {
+  const m = /^`([^`]*)`$/.exec(value.trim());
+  return m ? m[1]!.trim() : value.trim();
+}
+
 /** An instant as ISO-8601 UTC with `Z`, whole seconds (the anchors' `- Date:` form). */
 export function isoSeconds(ms: number): string {
   return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(".000Z", "Z");
