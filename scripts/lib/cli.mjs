@@ -162,9 +162,9 @@ function pieceAt(pieces, at4) {
   return p !== void 0 && p[0] <= at4 && at4 < p[1] ? p : void 0;
 }
 function printable(bytes) {
-  let bad = 0;
-  for (const b of bytes) if (b < 32 && b !== 9 && b !== 10 && b !== 13 || b > 126) bad++;
-  return bad * 20 <= bytes.length;
+  let bad2 = 0;
+  for (const b of bytes) if (b < 32 && b !== 9 && b !== 10 && b !== 13 || b > 126) bad2++;
+  return bad2 * 20 <= bytes.length;
 }
 function decodedRuns(text2, covered) {
   const parts = [];
@@ -1896,9 +1896,8 @@ function renderDirtyHashes(h) {
 function renderAnchorLines(a) {
   if (!a.insideGit) {
     const lines3 = [`- Date: ${a.date}`];
-    if (a.keyFileMtimes.length > 0) {
-      lines3.push(`- Key file mtimes: ${a.keyFileMtimes.map((k) => `${quotePath(k.path)} @ ${k.mtime ?? "missing"}`).join(", ")}`);
-    }
+    const mtimes = a.keyFileMtimes.map((k) => `${quotePath(k.path)} @ ${k.mtime ?? "missing"}`);
+    if (mtimes.length > 0) lines3.push(`- Key file mtimes: ${mtimes.join(", ")}`);
     return `${lines3.join("\n")}
 `;
   }
@@ -1919,7 +1918,17 @@ var init_anchor_lines = __esm({
     init_invisible();
     MAX_LISTED_DIRTY = 50;
     NEEDS_QUOTES = /[,"\\\x00-\x1f\x7f]|^\s|\s$|^\u2026| @ /;
-    ESCAPES = { "\x07": "\\a", "\b": "\\b", "	": "\\t", "\n": "\\n", "\v": "\\v", "\f": "\\f", "\r": "\\r", '"': '\\"', "\\": "\\\\" };
+    ESCAPES = {
+      "\x07": "\\a",
+      "\b": "\\b",
+      "	": "\\t",
+      "\n": "\\n",
+      "\v": "\\v",
+      "\f": "\\f",
+      "\r": "\\r",
+      '"': '\\"',
+      "\\": "\\\\"
+    };
     UNESCAPE = { a: 7, b: 8, t: 9, n: 10, v: 11, f: 12, r: 13, '"': 34, "\\": 92 };
     HASH_VALUE = /^([0-9a-f]{64}|[0-9a-f]{40}|deleted|over 8 MB)(?:, |$)/;
   }
@@ -2588,13 +2597,14 @@ function parseBlocks(text2) {
   const lineEnd = () => lineStart + line.length;
   const unclosed = (open) => {
     const fence = open.fence;
-    flag(fence ? `a ${fence} fence never closed: close it with ${fence}` : "an HTML comment never closed: end it with -->", open.line);
+    flag(fence ? `a ${fence} fence never closed: close it with ${fence}` : SAY.comment, open.line);
   };
   const add = (depth, type, start, end = lineEnd(), key = "") => {
     let parent = stack[depth].block;
     if (type === "listItem") {
       const last = parent.children[parent.children.length - 1];
-      const list2 = last?.type === "list" && last.key === key ? last : { type: "list", start, end, children: [], key };
+      const same = last?.type === "list" && last.key === key;
+      const list2 = same ? last : { type: "list", start, end, children: [], key };
       if (list2 !== last) parent.children.push(list2);
       parent = list2;
     }
@@ -2684,9 +2694,9 @@ function parseBlocks(text2) {
       return false;
     }
     open.block.end = lineEnd();
-    if (open.fence === null ? line.includes("-->") : closesFence(line.slice(indent), open.fence, indent - stack[open.depth].col)) {
-      leaf = null;
-    }
+    const fence = open.fence;
+    const col = stack[open.depth].col;
+    if (fence === null ? line.includes("-->") : closesFence(line.slice(indent), fence, indent - col)) leaf = null;
     return true;
   };
   const lines3 = text2.split("\n");
@@ -2726,7 +2736,7 @@ function close(block2) {
   const last = block2.children[block2.children.length - 1];
   if (last && (block2.type === "list" || block2.type === "listItem")) block2.end = last.end;
 }
-var ATX, FENCE_OPEN, FENCE_CLOSE, SETEXT, THEMATIC, MARKER2, DEFINITION, TAG, ATTRIBUTE, BLOCK_NAMES, HTML_BLOCK, MAX_DEPTH, SAY;
+var ATX, FENCE_OPEN, FENCE_CLOSE, SETEXT, THEMATIC, MARKER2, DESTINATION, DEFINITION, TAG, ATTRIBUTE, BLOCK_NAMES, HTML_BLOCK, MAX_DEPTH, SAY;
 var init_grammar = __esm({
   "src/schema/grammar.ts"() {
     "use strict";
@@ -2736,7 +2746,8 @@ var init_grammar = __esm({
     SETEXT = /^(?:=+|-+)[ \t]*$/;
     THEMATIC = /^(?:(?:\*[ \t]*){3,}|(?:_[ \t]*){3,}|(?:-[ \t]*){3,})$/;
     MARKER2 = /^(?:[-*+]|(\d{1,9})[.)])(?=[ \t]|$)/;
-    DEFINITION = /^\[(?:[^\\[\]]|\\.){1,999}\]:(?:[ \t]*$|[ \t]*(?:<[^<>\n]*>|[^\s\x00-\x1f]+)[ \t]*(?:(?:"[^"]*"|'[^']*'|\([^()]*\))[ \t]*)?$)/;
+    DESTINATION = String.raw`[ \t]*(?:<[^<>\n]*>|[^\s\x00-\x1f]+)[ \t]*(?:(?:"[^"]*"|'[^']*'|\([^()]*\))[ \t]*)?`;
+    DEFINITION = new RegExp(String.raw`^\[(?:[^\\[\]]|\\.){1,999}\]:(?:[ \t]*$|${DESTINATION}$)`);
     TAG = "[A-Za-z][A-Za-z0-9-]*";
     ATTRIBUTE = `(?:\\s+[a-zA-Z_:][a-zA-Z0-9:._-]*(?:\\s*=\\s*(?:[^"'=<>\`\\x00-\\x20]+|'[^']*'|"[^"]*"))?)`;
     BLOCK_NAMES = "address|article|aside|base|basefont|blockquote|body|caption|center|col|colgroup|dd|details|dialog|dir|div|dl|dt|fieldset|figcaption|figure|footer|form|frame|frameset|h[1-6]|head|header|hr|html|iframe|legend|li|link|main|menu|menuitem|nav|noframes|ol|optgroup|option|p|param|search|section|summary|table|tbody|td|tfoot|th|thead|title|tr|track|ul";
@@ -2756,7 +2767,8 @@ var init_grammar = __esm({
       wide: "5 or more spaces after the list marker, which Markdown reads as code: write one space",
       twoMarkers: "two list markers on one line: put the nested item on its own line, indented",
       numbered: "a numbered item right after text, which Markdown reads as text unless it is `1.`: put a blank line before the list",
-      deep: `lists nested more than ${MAX_DEPTH} deep: flatten them`
+      deep: `lists nested more than ${MAX_DEPTH} deep: flatten them`,
+      comment: "an HTML comment never closed: end it with -->"
     };
   }
 });
@@ -2773,7 +2785,7 @@ function asObjectId(value) {
 function parseStrictTime(value, nowMs) {
   const m = ISO.exec(value);
   if (!m) return { error: "not a strict ISO-8601 time with a zone" };
-  const [year, month, day, hour, minute] = [m[1], m[2], m[3], m[4], m[5]].map(Number);
+  const [year, month, day, hour, minute] = m.slice(1, 6).map(Number);
   const second = m[6] === void 0 ? 0 : Number(m[6]);
   const fraction = m[7] === void 0 ? 0 : Number(`0.${m[7]}`);
   if (month < 1 || month > 12 || hour > 23 || minute > 59 || second > 59) return { error: "a field is out of range" };
@@ -2802,7 +2814,7 @@ function isPlausibleBranch(name2) {
   if (name2 === "(detached)") return true;
   if (name2.length === 0 || name2.length > 255) return false;
   if (BRANCH_FORBIDDEN.test(name2)) return false;
-  if (name2.startsWith("-") || name2.startsWith("/") || name2.endsWith("/") || name2.endsWith(".") || name2.endsWith(".lock")) return false;
+  if (/^[-/]|[/.]$|\.lock$/.test(name2)) return false;
   if (name2.includes("..") || name2.includes("//") || name2.includes("@{") || name2 === "@") return false;
   return !name2.split("/").some((part) => part.startsWith("."));
 }
@@ -2948,7 +2960,10 @@ function runRules(rules, parts, c, dropped = []) {
   }
   errors.sort((a, b) => a.line - b.line);
   findings.sort((a, b) => (a.line === 0 ? 1 : 0) - (b.line === 0 ? 1 : 0) || a.line - b.line);
-  return { valid: errors.length === 0, errors: bounded(errors, "error(s)"), score: totalScore(scored), parts: scored, findings: bounded(findings, "finding(s)"), dropped };
+  const valid = errors.length === 0;
+  const listed2 = { errors: bounded(errors, "error(s)"), findings: bounded(findings, "finding(s)") };
+  const result = { valid, ...listed2, score: totalScore(scored), parts: scored, dropped };
+  return result;
 }
 function bounded(list2, what) {
   if (list2.length <= MAX_LISTED_ISSUES) return list2;
@@ -3049,14 +3064,19 @@ var init_validate_common = __esm({
         severity: "finding",
         part: null,
         checks: "the text starts with a UTF-8 byte order mark",
-        check: (c) => c.input.startsWith("\uFEFF") ? [{ line: 1, message: "a UTF-8 byte order mark starts the text; write drops it" }] : []
+        check: (c) => {
+          const message = "a UTF-8 byte order mark starts the text; write drops it";
+          return c.input.startsWith("\uFEFF") ? [{ line: 1, message }] : [];
+        }
       },
       crlf: {
         id: "crlf",
         severity: "finding",
         part: null,
         checks: "CR or CRLF line ends",
-        check: (c) => c.input.includes("\r") ? [{ line: 1, message: "CR or CRLF line ends; write turns them into LF" }] : []
+        check: (c) => {
+          return c.input.includes("\r") ? [{ line: 1, message: "CR or CRLF line ends; write turns them into LF" }] : [];
+        }
       },
       newline: {
         // Write refuses a text without its final newline.
@@ -3064,7 +3084,9 @@ var init_validate_common = __esm({
         severity: "error",
         part: null,
         checks: "the text ends with a newline",
-        check: (c) => c.text.endsWith("\n") ? [] : [{ line: c.lines.length, message: "the document must end with a newline" }]
+        check: (c) => {
+          return c.text.endsWith("\n") ? [] : [{ line: c.lines.length, message: "the document must end with a newline" }];
+        }
       },
       markdown: {
         // The line grammar reads such a line as plain text: the finding says what to write instead.
@@ -3125,7 +3147,9 @@ function allSteps(text2, list2, depth, out) {
     while (own < children.length && children[own].type !== "list") own++;
     const step2 = planStep(own > 0 ? text2.slice(children[0].start, children[own - 1].end) : "");
     if (step2.status !== "unmarked" || depth === 0) out.push({ status: step2.status, text: step2.text, depth });
-    for (let j = own; j < children.length; j++) if (children[j].type === "list") allSteps(text2, children[j], depth + 1, out);
+    for (let j = own; j < children.length; j++) {
+      if (children[j].type === "list") allSteps(text2, children[j], depth + 1, out);
+    }
   }
 }
 function keyFile(raw) {
@@ -3220,7 +3244,9 @@ function readFields(text2, tree, lists) {
     const items = [];
     for (let i = 0; i < listed2.length; i++) items.push(itemText(text2, listed2[i]));
     if (section !== "(repeated)" && !stray && lists) {
-      for (let i = 0; i < listed2.length; i++) out.items.push({ section, text: items[i], line: lineAt(starts, listed2[i].start) });
+      for (let i = 0; i < listed2.length; i++) {
+        out.items.push({ section, text: items[i], line: lineAt(starts, listed2[i].start) });
+      }
     }
     const into = listOf[section];
     if (into !== void 0) for (let i = 0; i < items.length; i++) into.push(items[i]);
@@ -3228,7 +3254,7 @@ function readFields(text2, tree, lists) {
       for (let i = 0; i < items.length; i++) out.plan.push(planStep(items[i]));
       allSteps(text2, node, 0, out.steps);
     } else if (section === "key files") {
-      for (let i = 0; i < items.length; i++) if (!/^none\.?$/i.test(items[i].trim())) out.keyFiles.push(keyFile(items[i]));
+      for (const item of items) if (!/^none\.?$/i.test(item.trim())) out.keyFiles.push(keyFile(item));
     } else if (section === "environment anchors" && !out.anchors.present) {
       out.anchors.present = true;
       for (const item of items) {
@@ -3260,7 +3286,9 @@ function goalLineOf(h) {
 function openItemsOf(h) {
   const first = (t) => t.split("\n")[0].trim();
   const items = [];
-  for (const s of h.steps) if (s.status === "todo" || s.status === "in-progress") items.push({ section: "Plan", text: first(s.text) });
+  for (const s of h.steps) {
+    if (s.status === "todo" || s.status === "in-progress") items.push({ section: "Plan", text: first(s.text) });
+  }
   for (const raw of h.nextSteps) {
     const m = NEXT_CHECKBOX.exec(raw);
     if (m?.[1] === "-") continue;
@@ -3271,7 +3299,7 @@ function openItemsOf(h) {
 }
 function checkAnchors(h, nowMs) {
   const unverifiable = [];
-  const fail = (field, bad2) => bad2 && unverifiable.push(field);
+  const fail = (field, bad3) => bad3 && unverifiable.push(field);
   const a = h.anchors;
   fail("anchors", !a.present);
   const head = a.head === null ? null : asObjectId(unticked2(a.head));
@@ -3281,9 +3309,9 @@ function checkAnchors(h, nowMs) {
   fail("branch", branch === null);
   const dirtyList = a.dirty === null ? null : parsePathList(a.dirty);
   fail("dirty", dirtyList === null);
-  const bad = (value) => value === null || "error" in parseStrictTime(unticked2(value), nowMs);
-  fail("date", bad(a.date));
-  fail("saved", bad(h.saved));
+  const bad2 = (value) => value === null || "error" in parseStrictTime(unticked2(value), nowMs);
+  fail("date", bad2(a.date));
+  fail("saved", bad2(h.saved));
   const st = handoffStateTime(h, nowMs);
   const progress = a.inProgress == null ? null : parseInProgress(a.inProgress);
   fail("inProgress", a.inProgress != null && progress === null);
@@ -3362,7 +3390,8 @@ function isCheckpointText(text2) {
   return lines3[0] === "<!-- memory-schema: v1 -->" && lines3.includes(CHECKPOINT_HEADING);
 }
 function isAnchorsOnlySource(source) {
-  return source !== null && /^(anchors only|no transcript|transcript in an unknown format)|with no complete record$/.test(source);
+  const words = /^(anchors only|no transcript|transcript in an unknown format)|with no complete record$/;
+  return source !== null && words.test(source);
 }
 var CHECKPOINT_HEADING, CHECKPOINT_NAME;
 var init_checkpoint_name = __esm({
@@ -4741,7 +4770,7 @@ function archiveExcess(root) {
   } catch {
     return 0;
   }
-  let count = 0;
+  let count2 = 0;
   for (const name2 of names3) {
     if (!PRUNABLE_NAME.test(name2)) continue;
     try {
@@ -4750,9 +4779,9 @@ function archiveExcess(root) {
     } catch {
       continue;
     }
-    count++;
+    count2++;
   }
-  return Math.max(0, count - archivesKept(archiveDir(root)).keep);
+  return Math.max(0, count2 - archivesKept(archiveDir(root)).keep);
 }
 function inoOf(p) {
   return lstatBig(p)?.ino ?? null;
@@ -5574,7 +5603,9 @@ function keyFileMtimesError(value) {
   while (rest !== "") {
     const m = MTIME_ITEM.exec(rest);
     if (!m) return `${quotedValue(rest.slice(0, 60))} is not \`<path> @ <ISO-8601 time, or missing>\``;
-    if (m[1] !== "missing" && !isIsoWithZone(m[1])) return `${quotedValue(m[1])} is not an ISO-8601 time with a zone (or \`missing\`)`;
+    const time = m[1];
+    const zone = "is not an ISO-8601 time with a zone (or `missing`)";
+    if (time !== "missing" && !isIsoWithZone(time)) return `${quotedValue(time)} ${zone}`;
     rest = rest.slice(m[0].length);
   }
   return null;
@@ -5593,11 +5624,14 @@ function valueError(label, value) {
       return `HEAD ${head}${hex2} is not a full 40- or 64-hex commit id`;
     }
     case "Dirty files":
-      return parsePathList(value) === null ? `dirty files ${shown} are not a comma-separated path list (or none)` : null;
+      if (parsePathList(value) !== null) return null;
+      return `dirty files ${shown} are not a comma-separated path list (or none)`;
     case "Dirty hashes":
-      return parseDirtyHashes(value) === null ? `dirty hashes ${shown} are not \`<path> <blob id | deleted | over 8 MB>, \u2026\`` : null;
+      if (parseDirtyHashes(value) !== null) return null;
+      return `dirty hashes ${shown} are not \`<path> <blob id | deleted | over 8 MB>, \u2026\``;
     case "In progress":
-      return OPERATION.test(value) ? null : `in progress ${shown} is not \`<operation>[ of <branch>] (<n> conflicted files)\``;
+      if (OPERATION.test(value)) return null;
+      return `in progress ${shown} is not \`<operation>[ of <branch>] (<n> conflicted files)\``;
     case "Date": {
       if (isIsoWithZone(v)) return null;
       const zoneless = /^\d{4}-\d{2}-\d{2}T[\d:.]+$/.test(v) ? " (it has no zone: add Z or an offset)" : "";
@@ -5614,8 +5648,8 @@ function readAnchorLine(line) {
   if (!m) {
     const other = OTHER_LABEL.exec(line);
     if (other) {
-      const error2 = `\`- ${other[1]}:\` is not an anchor label this helper knows (a newer helper's line?); nothing reads it`;
-      return { error: error2, unknownLabel: other[1] };
+      const label = `\`- ${other[1]}:\` is not an anchor label this helper knows`;
+      return { error: `${label} (a newer helper's line?); nothing reads it`, unknownLabel: other[1] };
     }
     const shown = quotedValue(line.slice(0, 60));
     return {
@@ -5692,7 +5726,10 @@ var init_validate_anchors = __esm({
         severity: "finding",
         part: null,
         checks: "on stdin, an empty anchors section (write fills it)",
-        check: (c) => c.anchorsEmpty ? [at(c.anchorsAt.line, "the anchors section is empty; write fills it with what `anchors` prints")] : []
+        check: (c) => {
+          const message = "the anchors section is empty; write fills it with what `anchors` prints";
+          return c.anchorsEmpty ? [at(c.anchorsAt.line, message)] : [];
+        }
       },
       {
         // Every line `anchors` prints, and nothing else; once each.
@@ -5710,14 +5747,20 @@ var init_validate_anchors = __esm({
         severity: "finding",
         part: null,
         checks: "an anchors line with a label this helper does not know",
-        check: (c) => (c.anchorLines ?? []).flatMap((a) => "error" in a.got && a.got.unknownLabel !== void 0 ? [at(a.line, a.got.error)] : [])
+        check: (c) => {
+          const unknown = (c.anchorLines ?? []).filter((a) => "error" in a.got && a.got.unknownLabel !== void 0);
+          return unknown.map((a) => at(a.line, a.got.error));
+        }
       },
       {
         id: "anchor-missing",
         severity: "finding",
         part: "anchors",
         checks: "Branch, HEAD, Dirty files and Date (in git), or Date (outside git)",
-        check: (c) => c.anchorLines === null ? [] : c.lackingAnchors.map((l) => at(c.anchorsAt.line, `no \`- ${l}:\` anchor line`))
+        check: (c) => {
+          if (c.anchorLines === null) return [];
+          return c.lackingAnchors.map((l) => at(c.anchorsAt.line, `no \`- ${l}:\` anchor line`));
+        }
       },
       {
         id: "anchor-mixed",
@@ -5741,7 +5784,8 @@ var init_validate_anchors = __esm({
           const st = stateTime(date, null, c.opts.nowMs);
           if (st.known || st.reason !== "future") return [];
           const shown = quoted(unticked2(date), QUOTE_CUT);
-          return [at(c.anchorsAt.line, `the - Date: anchor ${shown} is in the future (more than 5 minutes ahead): age unknown`)];
+          const message = `the - Date: anchor ${shown} is in the future (more than 5 minutes ahead): age unknown`;
+          return [at(c.anchorsAt.line, message)];
         }
       },
       {
@@ -5751,8 +5795,9 @@ var init_validate_anchors = __esm({
         checks: "a HEAD drift can check against history",
         check: (c) => {
           const head = c.model.anchors.head;
-          if (c.anchorLines === null || !c.gitForm || head === null || unticked2(head) !== "none (no commits yet)") return [];
-          return [at(c.anchorsAt.line, "HEAD is `none (no commits yet)`: drift cannot check this handoff against history")];
+          const none = c.anchorLines !== null && c.gitForm && head !== null && unticked2(head) === "none (no commits yet)";
+          const message = "HEAD is `none (no commits yet)`: drift cannot check this handoff against history";
+          return none ? [at(c.anchorsAt.line, message)] : [];
         }
       }
     ];
@@ -5777,8 +5822,8 @@ function handoffLayout(text2, model = readHandoff(text2, parseBlocks(text2))) {
 function anchorsRange(layout) {
   return layout.anchors;
 }
-function share(total, bad, max) {
-  return proportion(total - bad, total, max).score;
+function share(total, bad2, max) {
+  return proportion(total - bad2, total, max).score;
 }
 function handoffContext(input, opts) {
   const text2 = normaliseText(input);
@@ -5818,7 +5863,8 @@ function handoffContext(input, opts) {
     missing.push({ name: s.name, look });
     sectionErrors++;
   }
-  const strays = candidates.filter((s) => !used.has(s.line) && (s.depth <= 2 || nearest2(s.title, SECTION_NAMES) !== null));
+  const resembles = (s) => s.depth <= 2 || nearest2(s.title, SECTION_NAMES) !== null;
+  const strays = candidates.filter((s) => !used.has(s.line) && resembles(s));
   const byKey = /* @__PURE__ */ new Map();
   for (const item of model.items) {
     const text3 = item.text.trim();
@@ -5871,7 +5917,7 @@ function handoffKeyFiles(text2) {
   const t = normaliseText(text2);
   return readHandoff(t, parseBlocks(t)).keyFiles.map((k) => k.path).filter((p) => p !== null);
 }
-var HANDOFF_SECTIONS, LINE_CAP, MARKER4, TITLE, LABELS, NONE, CAUSE, CONCRETE, ACCEPTANCE, VERIFIED, NOT_RUN, ACCEPTED, PLAN_BOX, at2, SECTION_NAMES, SECTION_INDEX, SECTION_ORDER, sectionIndex, HANDOFF_RULES, HANDOFF_PARTS, unlabelled, causeless, vague, accepted, checksOf, looseChecks, lineCount;
+var HANDOFF_SECTIONS, LINE_CAP, MARKER4, TITLE, LABELS, NONE, CAUSE, TOOLS, PATH, CONCRETE, ACCEPTANCE, VERIFIED, NOT_RUN, ACCEPTED, PLAN_BOX, at2, SECTION_NAMES, SECTION_INDEX, SECTION_ORDER, sectionIndex, HANDOFF_RULES, HANDOFF_PARTS, unlabelled, causeless, vague, accepted, checksOf, looseChecks, lineCount;
 var init_validate = __esm({
   "src/schema/validate.ts"() {
     "use strict";
@@ -5903,7 +5949,9 @@ var init_validate = __esm({
     LABELS = ["[user-directed]", "[user-approved]", "[agent-proposed]"];
     NONE = /^(none|none recorded|n\/a)\.?$/i;
     CAUSE = /:\s+\S|\s[—–-]\s+\S|\bbecause\b|\bso\b.+\bfailed\b/i;
-    CONCRETE = /`[^`]+`|[\w.-]*\/[\w./-]+|\b[\w-]+\.[A-Za-z]{1,6}\b|\b(tests?|check|lint|build|typecheck|benchmark|bench|CI|npm|git|make|run)\b/i;
+    TOOLS = "tests?|check|lint|build|typecheck|benchmark|bench|CI|npm|git|make|run";
+    PATH = String.raw`\x60[^\x60]+\x60|[\w.-]*\/[\w./-]+|\b[\w-]+\.[A-Za-z]{1,6}\b`;
+    CONCRETE = new RegExp(String.raw`${PATH}|\b(${TOOLS})\b`, "i");
     ACCEPTANCE = /\b(done when|accepted? when|acceptance( criteria)?:|passes when)\b/i;
     VERIFIED = /^[^:]+:\s*\S.*\s(?:->|→)\s*\S.*\s@\s*\S+/;
     NOT_RUN = /^[^:]+:\s*not run\b\s*[,:;—–-]?\s*\S/i;
@@ -5965,7 +6013,10 @@ var init_validate = __esm({
         severity: "finding",
         part: null,
         checks: "a section heading written as the schema writes it",
-        check: (c) => c.sections.filter((s) => s.heading.title !== s.name).map((s) => at2(s.heading.line, `write the heading as \`## ${s.name}\``))
+        check: (c) => {
+          const misspelt = c.sections.filter((s) => s.heading.title !== s.name);
+          return misspelt.map((s) => at2(s.heading.line, `write the heading as \`## ${s.name}\``));
+        }
       },
       {
         // A required section appears once; an optional one repeated is a finding.
@@ -5988,8 +6039,8 @@ var init_validate = __esm({
           let highest = -1;
           for (const { heading, index, name: name2, key } of c.sections) {
             if (c.first.get(key) !== heading) continue;
-            const after = SECTION_NAMES[highest];
-            if (index < highest) out.push(at2(heading.line, `\`## ${name2}\` comes after \`## ${after}\`; the order is ${SECTION_ORDER}`));
+            const message = `\`## ${name2}\` comes after \`## ${SECTION_NAMES[highest]}\`; the order is ${SECTION_ORDER}`;
+            if (index < highest) out.push(at2(heading.line, message));
             else highest = index;
           }
           return out;
@@ -6002,13 +6053,13 @@ var init_validate = __esm({
         checks: "every required section is there (a heading like a missing one names it)",
         check: (c) => c.missing.map(({ name: name2, look }) => {
           if (look) {
-            const raw = quoted(look.raw.trim(), QUOTE_CUT);
-            return at2(look.line, `${raw} is not a section heading of schema v1 and \`## ${name2}\` is missing: did you mean \`## ${name2}\`?`);
+            const raw = `${quoted(look.raw.trim(), QUOTE_CUT)} is not a section heading of schema v1`;
+            return at2(look.line, `${raw} and \`## ${name2}\` is missing: did you mean \`## ${name2}\`?`);
           }
           const index = sectionIndex(name2);
           const next = c.model.headings.find((h) => h.depth === 2 && (sectionIndex(h.title) ?? -1) > index);
-          const message = `required section \`## ${name2}\` is missing; keep its heading, with \`- none\` when there is nothing to say`;
-          return at2(next ? next.line : c.lines.length, message);
+          const keep = "keep its heading, with `- none` when there is nothing to say";
+          return at2(next ? next.line : c.lines.length, `required section \`## ${name2}\` is missing; ${keep}`);
         })
       },
       {
@@ -6032,8 +6083,8 @@ var init_validate = __esm({
         check: (c) => c.items("Plan").flatMap((step2) => {
           const m = PLAN_BOX.exec(step2.text);
           if (!m) return [at2(step2.line, "a plan step without `[x]`, `[~]`, `[ ]` or `[-] \u2026 \u2014 dropped: <why>`")];
-          if (m[1] === "-" && !/\bdropped:\s*\S/i.test(step2.text)) return [at2(step2.line, "a `[-]` step without `\u2014 dropped: <why>`")];
-          return [];
+          const reasonless = m[1] === "-" && !/\bdropped:\s*\S/i.test(step2.text);
+          return reasonless ? [at2(step2.line, "a `[-]` step without `\u2014 dropped: <why>`")] : [];
         })
       },
       {
@@ -6041,14 +6092,20 @@ var init_validate = __esm({
         severity: "finding",
         part: "decisions",
         checks: "each decision labelled [user-directed], [user-approved] or [agent-proposed]",
-        check: (c) => unlabelled(c).map((d) => at2(d.line, "a decision without [user-directed], [user-approved] or [agent-proposed]"))
+        check: (c) => {
+          const message = "a decision without [user-directed], [user-approved] or [agent-proposed]";
+          return unlabelled(c).map((d) => at2(d.line, message));
+        }
       },
       {
         id: "failed-cause",
         severity: "finding",
         part: "failed",
         checks: "each failed approach with its cause",
-        check: (c) => causeless(c).map((f) => at2(f.line, "a failed approach without its cause (`<what was tried>: <why it failed>`): it invites a retry"))
+        check: (c) => {
+          const message = "a failed approach without its cause (`<what was tried>: <why it failed>`): it invites a retry";
+          return causeless(c).map((f) => at2(f.line, message));
+        }
       },
       {
         id: "next-step",
@@ -6056,7 +6113,8 @@ var init_validate = __esm({
         part: "nextSteps",
         checks: "a next step at all; each naming a path, a command or a check",
         check: (c) => {
-          const out = vague(c).map((n2) => at2(n2.line, "a next step naming no path, command or check: too vague to start cold"));
+          const message = "a next step naming no path, command or check: too vague to start cold";
+          const out = vague(c).map((n2) => at2(n2.line, message));
           const heading = c.first.get("next steps");
           if (c.items("Next steps").length === 0 && heading) out.push(at2(heading.line, "no next step"));
           return out;
@@ -6091,7 +6149,7 @@ var init_validate = __esm({
         id: "verification",
         severity: "finding",
         part: "verification",
-        checks: "`## Verification`, when there, with checks as `<check>: <command> -> <result> @ <revision>` or `<check>: not run, <why>`",
+        checks: "`## Verification`, when there, with checks as `<check>: <command> -> <result> @ <revision>` or not run",
         check: (c) => {
           const heading = c.first.get("verification");
           if (!heading) return [];
@@ -6106,7 +6164,10 @@ var init_validate = __esm({
         severity: "finding",
         part: "keyFiles",
         checks: "each key file `- <relative path> \u2014 <why>` inside the root",
-        check: (c) => c.keyFiles.filter((k) => k.path === null).map((k) => at2(k.line, "a key file that is not `- <relative path> \u2014 <why>` inside the root"))
+        check: (c) => {
+          const message = "a key file that is not `- <relative path> \u2014 <why>` inside the root";
+          return c.keyFiles.filter((k) => k.path === null).map((k) => at2(k.line, message));
+        }
       },
       {
         id: "key-file-missing",
@@ -6126,9 +6187,10 @@ var init_validate = __esm({
         part: "size",
         checks: `at most ${LINE_CAP} lines`,
         check: (c) => {
-          const count = lineCount(c);
-          const message = `${count} lines, over the ${LINE_CAP}-line cap: compress decision prose first; never drop failed approaches or anchors`;
-          return count > LINE_CAP ? [at2(LINE_CAP + 1, message)] : [];
+          const count2 = lineCount(c);
+          const over = `${count2} lines, over the ${LINE_CAP}-line cap`;
+          const message = `${over}: compress decision prose first; never drop failed approaches or anchors`;
+          return count2 > LINE_CAP ? [at2(LINE_CAP + 1, message)] : [];
         }
       },
       {
@@ -6137,7 +6199,10 @@ var init_validate = __esm({
         severity: "finding",
         part: "secrets",
         checks: "no secret (redaction's rules)",
-        check: (c) => c.secrets.map((s) => at2(s.line, `a secret (${s.kind})${c.opts.secrets ? ", redacted by write" : "; write redacts it"}`))
+        check: (c) => {
+          const done = c.opts.secrets ? ", redacted by write" : "; write redacts it";
+          return c.secrets.map((s) => at2(s.line, `a secret (${s.kind})${done}`));
+        }
       },
       {
         // An abandoned step is closed.
@@ -6146,7 +6211,8 @@ var init_validate = __esm({
         part: "dropped",
         checks: "open items of the previous handoff carried over or closed",
         check: (c) => (c.dropped ?? []).map((i) => {
-          return at2(0, `[${i.section}] ${quoted(i.text, QUOTE_CUT)} of the previous handoff is neither carried over nor closed`);
+          const item = `[${i.section}] ${quoted(i.text, QUOTE_CUT)}`;
+          return at2(0, `${item} of the previous handoff is neither carried over nor closed`);
         })
       }
     ];
@@ -6168,7 +6234,8 @@ var init_validate = __esm({
         score: (c) => {
           const existing = c.opts.existingKeyFiles;
           if (!existing) return null;
-          return proportion(c.keyFiles.filter((k) => k.path !== null && existing.has(k.path)).length, c.keyFiles.length, 10).score;
+          const found = c.keyFiles.filter((k) => k.path !== null && existing.has(k.path)).length;
+          return proportion(found, c.keyFiles.length, 10).score;
         }
       },
       {
@@ -6247,7 +6314,7 @@ var init_stamp = __esm({
 
 // src/schema/validate-ledger.ts
 function ledgerContext(input, kind) {
-  const schema = LEDGER_SCHEMAS[kind];
+  const schema = SCHEMAS[kind];
   const text2 = normaliseText(input);
   const starts = lineStartsOf2(text2);
   const entry = new RegExp(`^${schema.prefix}-(\\d{4}): \\S`);
@@ -6259,7 +6326,7 @@ function ledgerContext(input, kind) {
   for (const block2 of tree.children) {
     const line = lineAt(starts, block2.start);
     if (block2.type === "heading" && block2.depth === 2) {
-      const title = text2.slice(block2.start, block2.end).split("\n")[0].replace(/^##\s*/, "").replace(/\s+#+\s*$/, "").trim();
+      const title = text2.slice(block2.start, block2.end).replace(/^##\s*/, "").replace(/\s+#+\s*$/, "").trim();
       const m = entry.exec(title);
       if (!m) {
         badHeadings.push({ line, title });
@@ -6273,7 +6340,8 @@ function ledgerContext(input, kind) {
     }
     if (current === null || block2.type !== "list") continue;
     for (const item of block2.children) {
-      const body = text2.slice(item.children[0]?.start ?? item.start, item.children[item.children.length - 1]?.end ?? item.end).trim();
+      const end = item.children[item.children.length - 1]?.end ?? item.end;
+      const body = text2.slice(item.children[0]?.start ?? item.start, end).trim();
       const f = /^([A-Za-z][A-Za-z ]*?):\s*(.*)$/s.exec(body);
       if (f && !current.fields.has(f[1])) current.fields.set(f[1], f[2].trim());
     }
@@ -6287,18 +6355,23 @@ function validateLedger(input, kind, redacted) {
   c.secrets = pass.findings.map((f) => ({ ...f, line: maps.toRedacted(f.line) }));
   return onOriginalLines(runRules(LEDGER_RULES, LEDGER_PARTS, c), pass);
 }
-var LEDGER_SCHEMAS, MARKER5, LABEL2, LESSON_STATUS, SOLUTION_STATUS, at3, name, lacking, lineCount2, badSource, badStatus, badDate, LEDGER_RULES, LEDGER_PARTS;
+var SCHEMAS, MARKER5, LABEL2, LESSON_STATUS, SOLUTION_STATUS, at3, name, lacking, lineCount2, bad, badSource, badLessonStatus, badSolutionStatus, badStatus, badDate, count, LEDGER_RULES, LEDGER_PARTS;
 var init_validate_ledger = __esm({
   "src/schema/validate-ledger.ts"() {
     "use strict";
     init_redaction();
+    init_sanitize();
     init_grammar();
     init_handoff();
     init_validate_common();
-    init_sanitize();
-    LEDGER_SCHEMAS = {
+    SCHEMAS = {
       lessons: { title: "# Lessons", prefix: "L", fields: ["When", "Lesson", "Why", "Source", "Status"], cap: 200 },
-      solutions: { title: "# Solutions", prefix: "S", fields: ["Symptoms", "Context", "Fix", "Evidence", "Recorded"], cap: 250 }
+      solutions: {
+        title: "# Solutions",
+        prefix: "S",
+        fields: ["Symptoms", "Context", "Fix", "Evidence", "Recorded"],
+        cap: 250
+      }
     };
     MARKER5 = "<!-- memory-schema: v1 -->";
     LABEL2 = /\[(user-directed|user-approved|agent-proposed)\]/;
@@ -6308,9 +6381,13 @@ var init_validate_ledger = __esm({
     name = (c, e) => `${c.schema.prefix}-${e.number}`;
     lacking = (c, e) => c.schema.fields.filter((f) => !(e.fields.get(f) ?? ""));
     lineCount2 = (c) => c.text.endsWith("\n") ? c.lines.length - 1 : c.lines.length;
-    badSource = (c, e) => c.kind === "lessons" && e.fields.has("Source") && !LABEL2.test(e.fields.get("Source"));
-    badStatus = (c, e) => e.fields.has("Status") && !(c.kind === "lessons" ? LESSON_STATUS : SOLUTION_STATUS).test(e.fields.get("Status"));
-    badDate = (c, e) => c.kind === "solutions" && e.fields.has("Recorded") && !/^\d{4}-\d{2}-\d{2}\b/.test(e.fields.get("Recorded"));
+    bad = (kind, field, form) => (c, e) => c.kind === kind && e.fields.has(field) && !form.test(e.fields.get(field));
+    badSource = bad("lessons", "Source", LABEL2);
+    badLessonStatus = bad("lessons", "Status", LESSON_STATUS);
+    badSolutionStatus = bad("solutions", "Status", SOLUTION_STATUS);
+    badStatus = (c, e) => badLessonStatus(c, e) || badSolutionStatus(c, e);
+    badDate = bad("solutions", "Recorded", /^\d{4}-\d{2}-\d{2}\b/);
+    count = (c, good, max) => proportion(c.entries.filter(good).length, c.entries.length, max).score;
     LEDGER_RULES = [
       TEXT_RULES.bom,
       TEXT_RULES.crlf,
@@ -6326,7 +6403,10 @@ var init_validate_ledger = __esm({
         severity: "error",
         part: null,
         checks: "the ledger's title (`# Lessons`, `# Solutions`) is one of the first four lines",
-        check: (c) => c.lines.slice(0, 4).includes(c.schema.title) ? [] : [at3(1, `the document must have the heading "${c.schema.title}" in its first four lines`)]
+        check: (c) => {
+          if (c.lines.slice(0, 4).includes(c.schema.title)) return [];
+          return [at3(1, `the document must have the heading "${c.schema.title}" in its first four lines`)];
+        }
       },
       TEXT_RULES.newline,
       TEXT_RULES.conflicted,
@@ -6336,7 +6416,12 @@ var init_validate_ledger = __esm({
         severity: "error",
         part: null,
         checks: "each `## ` heading is `## L-<4 digits>: <title>` (lessons) or `## S-<4 digits>: <problem>` (solutions)",
-        check: (c) => c.badHeadings.map((h) => at3(h.line, `${quoted(`## ${h.title}`, QUOTE_CUT)} is not an entry heading: write \`## ${c.schema.prefix}-<4 digits>: <${c.kind === "lessons" ? "title" : "problem"}>\``))
+        check: (c) => {
+          const form = `## ${c.schema.prefix}-<4 digits>: <${c.kind === "lessons" ? "title" : "problem"}>`;
+          return c.badHeadings.map((h) => {
+            return at3(h.line, `${quoted(`## ${h.title}`, QUOTE_CUT)} is not an entry heading: write \`${form}\``);
+          });
+        }
       },
       {
         id: "entry-field",
@@ -6344,8 +6429,8 @@ var init_validate_ledger = __esm({
         part: "fields",
         checks: "each entry has every field of its schema, not empty",
         check: (c) => c.entries.flatMap((e) => {
-          const missing = lacking(c, e);
-          return missing.length === 0 ? [] : [at3(e.line, `${name(c, e)} lacks ${missing.map((f) => `\`- ${f}:\``).join(", ")}`)];
+          const missing = lacking(c, e).map((f) => `\`- ${f}:\``);
+          return missing.length === 0 ? [] : [at3(e.line, `${name(c, e)} lacks ${missing.join(", ")}`)];
         })
       },
       {
@@ -6353,28 +6438,42 @@ var init_validate_ledger = __esm({
         severity: "finding",
         part: "numbering",
         checks: "entry numbers are never reused",
-        check: (c) => c.entries.flatMap((e) => e.reuses === null ? [] : [at3(e.line, `${name(c, e)} is used again (first at line ${e.reuses}); numbers are never reused`)])
+        check: (c) => c.entries.flatMap((e) => {
+          if (e.reuses === null) return [];
+          return [at3(e.line, `${name(c, e)} is used again (first at line ${e.reuses}); numbers are never reused`)];
+        })
       },
       {
         id: "entry-source",
         severity: "finding",
         part: "status",
         checks: "a lesson's Source has its label",
-        check: (c) => c.entries.filter((e) => badSource(c, e)).map((e) => at3(e.line, `${name(c, e)}: Source has no [user-directed], [user-approved] or [agent-proposed] label`))
+        check: (c) => {
+          const labels = "[user-directed], [user-approved] or [agent-proposed]";
+          const unlabelled2 = c.entries.filter((e) => badSource(c, e));
+          return unlabelled2.map((e) => at3(e.line, `${name(c, e)}: Source has no ${labels} label`));
+        }
       },
       {
         id: "entry-status",
         severity: "finding",
         part: "status",
         checks: "a lesson's Status is active, superseded or retired; a solution's only ever obsolete",
-        check: (c) => c.entries.filter((e) => badStatus(c, e)).map((e) => at3(e.line, c.kind === "lessons" ? `${name(c, e)}: Status is not active, superseded by L-<n>, or retired: <why>` : `${name(c, e)}: Status is only ever \`obsolete: <why>\``))
+        check: (c) => {
+          const lesson = "is not active, superseded by L-<n>, or retired: <why>";
+          const form = c.kind === "lessons" ? lesson : "is only ever `obsolete: <why>`";
+          return c.entries.filter((e) => badStatus(c, e)).map((e) => at3(e.line, `${name(c, e)}: Status ${form}`));
+        }
       },
       {
         id: "entry-date",
         severity: "finding",
         part: "status",
         checks: "a solution's Recorded is a date",
-        check: (c) => c.entries.filter((e) => badDate(c, e)).map((e) => at3(e.line, `${name(c, e)}: Recorded is not a date (YYYY-MM-DD)`))
+        check: (c) => {
+          const undated = c.entries.filter((e) => badDate(c, e));
+          return undated.map((e) => at3(e.line, `${name(c, e)}: Recorded is not a date (YYYY-MM-DD)`));
+        }
       },
       {
         id: "line-cap",
@@ -6382,8 +6481,9 @@ var init_validate_ledger = __esm({
         part: "size",
         checks: "about 200 lines (lessons) or 250 (solutions) at most",
         check: (c) => {
-          const count = lineCount2(c);
-          return count > c.schema.cap ? [at3(c.schema.cap + 1, `${count} lines, over the ~${c.schema.cap}-line cap: retire or merge old entries`)] : [];
+          const n2 = lineCount2(c);
+          const message = `${n2} lines, over the ~${c.schema.cap}-line cap: retire or merge old entries`;
+          return n2 > c.schema.cap ? [at3(c.schema.cap + 1, message)] : [];
         }
       },
       {
@@ -6395,8 +6495,12 @@ var init_validate_ledger = __esm({
       }
     ];
     LEDGER_PARTS = [
-      { part: "fields", weight: 50, score: (c) => proportion(c.entries.filter((e) => lacking(c, e).length === 0).length, c.entries.length, 50).score },
-      { part: "status", weight: 20, score: (c) => proportion(c.entries.filter((e) => !badSource(c, e) && !badStatus(c, e) && !badDate(c, e)).length, c.entries.length, 20).score },
+      { part: "fields", weight: 50, score: (c) => count(c, (e) => lacking(c, e).length === 0, 50) },
+      {
+        part: "status",
+        weight: 20,
+        score: (c) => count(c, (e) => !badSource(c, e) && !badStatus(c, e) && !badDate(c, e), 20)
+      },
       { part: "numbering", weight: 10, score: (c) => c.entries.some((e) => e.reuses !== null) ? 0 : 10 },
       { part: "size", weight: 10, score: (c) => lineCount2(c) > c.schema.cap ? 0 : 10 },
       { part: "secrets", weight: 10, score: (c) => c.secrets.length === 0 ? 10 : 0 }
@@ -6450,8 +6554,8 @@ var init_document = __esm({
 import { closeSync as closeSync8, lstatSync as lstatSync14 } from "node:fs";
 import path26 from "node:path";
 function schemaRefusal(file, errors) {
-  const count = errors.filter((e) => e.rule !== "more").length + Number(/\d+/.exec(errors.find((e) => e.rule === "more")?.message ?? "")?.[0] ?? 0);
-  return new Refused([`${file} has ${count} schema error(s)`, ...issueLines(errors)].join("\n"));
+  const count2 = errors.filter((e) => e.rule !== "more").length + Number(/\d+/.exec(errors.find((e) => e.rule === "more")?.message ?? "")?.[0] ?? 0);
+  return new Refused([`${file} has ${count2} schema error(s)`, ...issueLines(errors)].join("\n"));
 }
 function scoreNotes(v) {
   const shown = v.findings.filter((f) => f.rule !== "dropped" && f.rule !== "more");
@@ -7238,8 +7342,8 @@ async function recordResume(root, call, sessionId, currentToken, env, fp) {
 function summaryLine(entries) {
   const saves = entries.filter((e) => e.kind === "save").length;
   const resumes = entries.length - saves;
-  const count = (label) => entries.reduce((n2, e) => n2 + e.items.filter((i) => i.label === label && !i.text.startsWith("(")).length, 0);
-  const parts = [`${saves} save(s)`, `${resumes} resume(s)`, `${count("Finished")} step(s) finished`, `${count("Dropped")} item(s) dropped`, `${count("Superseded")} decision(s) superseded`];
+  const count2 = (label) => entries.reduce((n2, e) => n2 + e.items.filter((i) => i.label === label && !i.text.startsWith("(")).length, 0);
+  const parts = [`${saves} save(s)`, `${resumes} resume(s)`, `${count2("Finished")} step(s) finished`, `${count2("Dropped")} item(s) dropped`, `${count2("Superseded")} decision(s) superseded`];
   return `- (${parts.join(", ")})`;
 }
 function foldSection(period, entries) {
@@ -8552,8 +8656,8 @@ function assessDrift(f) {
   parts.push(...fateClauses(f.dirtyFates ?? []));
   if (f.savedBy) parts.push(`saved by ${f.savedBy}${f.saved.date === null ? "" : ` at ${f.saved.date.iso}`}`);
   if (f.provenance?.someoneElse) parts.push(`the handoff was not saved in this clone${f.provenance.committer === null ? "" : `; its last commit is by ${f.provenance.committer}`}`);
-  const bad = unverifiable.filter((u) => !(verdict === "unverifiable" && u === "head"));
-  if (bad.length > 0) parts.push(`unverifiable anchors: ${bad.join(", ")}`);
+  const bad2 = unverifiable.filter((u) => !(verdict === "unverifiable" && u === "head"));
+  if (bad2.length > 0) parts.push(`unverifiable anchors: ${bad2.join(", ")}`);
   const summary = sanitize(`${verdict}: ${parts.join("; ")}`, { redact: false });
   return {
     verdict,
@@ -10840,10 +10944,10 @@ var init_agent_files = __esm({
 function createScanner(text2, ignoreTrivia = false) {
   const len = text2.length;
   let pos = 0, value = "", tokenOffset = 0, token = 16, lineNumber = 0, lineStartOffset = 0, tokenLineStartOffset = 0, prevTokenLineStartOffset = 0, scanError = 0;
-  function scanHexDigits(count, exact) {
+  function scanHexDigits(count2, exact) {
     let digits = 0;
     let value2 = 0;
-    while (digits < count || !exact) {
+    while (digits < count2 || !exact) {
       let ch = text2.charCodeAt(pos);
       if (ch >= 48 && ch <= 57) {
         value2 = value2 * 16 + ch - 48;
@@ -10857,7 +10961,7 @@ function createScanner(text2, ignoreTrivia = false) {
       pos++;
       digits++;
     }
-    if (digits < count) {
+    if (digits < count2) {
       value2 = -1;
     }
     return value2;
@@ -11492,9 +11596,9 @@ function format(documentText, range, options) {
   }
   return editOperations;
 }
-function repeat(s, count) {
+function repeat(s, count2) {
   let result = "";
-  for (let i = 0; i < count; i++) {
+  for (let i = 0; i < count2; i++) {
     result += s;
   }
   return result;
@@ -12710,8 +12814,8 @@ ${snippet}`);
     if (err.code === "EPERM") throw new Refused(`${file} cannot be replaced (it is immutable: EPERM); nothing was changed. Clear the flag (chattr -i) or add this by hand:
 ${snippet}`);
   }
-  const bad = firstInvalidUtf8(read.bytes);
-  if (bad >= 0) throw new Refused(`${file} is not valid UTF-8 (byte ${bad}): fix or re-save it as UTF-8, then run this again`);
+  const bad2 = firstInvalidUtf8(read.bytes);
+  if (bad2 >= 0) throw new Refused(`${file} is not valid UTF-8 (byte ${bad2}): fix or re-save it as UTF-8, then run this again`);
   return { bytes: read.bytes, token: read.token };
 }
 function firstInvalidUtf8(bytes) {
@@ -14378,7 +14482,18 @@ exit:   0 published, or nothing to publish; 2 refused (not a git repository, the
 
 // src/schema/capture.ts
 function emptyCapture(format2) {
-  return { format: format2, firstTimestamp: null, userRequests: [], plan: null, planFinal: false, filesEdited: [], commands: [], lastClaim: null, records: 0, version: null };
+  return {
+    format: format2,
+    firstTimestamp: null,
+    userRequests: [],
+    plan: null,
+    planFinal: false,
+    filesEdited: [],
+    commands: [],
+    lastClaim: null,
+    records: 0,
+    version: null
+  };
 }
 var LISTED_ITEMS;
 var init_capture = __esm({
@@ -15412,14 +15527,16 @@ function renderCheckpoint(input) {
     const all = list2 ?? [];
     return [all.slice(-MAX_ITEMS), Math.max(0, all.length - MAX_ITEMS)];
   };
-  const requests = (cap?.userRequests ?? []).slice(-MAX_REQUESTS).map((r) => `- The user wrote: ${quoted2(safeItem(r, CAP.request, findings))}`);
+  const said = (what, raw, max) => `- ${what}: ${quoted2(safeItem(raw, max, findings))}`;
+  const requests = (cap?.userRequests ?? []).slice(-MAX_REQUESTS).map((r) => said("The user wrote", r, CAP.request));
   const [planKept, planOlder] = newest(cap?.plan);
   const [filesKept, filesOlder] = newest(cap?.filesEdited);
   const [commandsKept, commandsOlder] = newest(cap?.commands);
   const plan = planKept.map((p) => `- ${MARK[p.status]} ${safeItem(p.text, CAP.plan, findings)}`);
   const files = filesKept.map((f) => `- ${quotePath(safeItem(relativePath(f, input.root), CAP.file, findings))}`);
-  const commands = commandsKept.map((c) => `- \`${safeItem(c.command, CAP.command, findings).replace(/`/g, "'")}\` \u2014 ${c.status}`);
-  const claim2 = cap?.lastClaim ? [`- The agent claimed (not verified): ${quoted2(safeItem(cap.lastClaim, CAP.claim, findings))}`] : [];
+  const command = (c) => safeItem(c, CAP.command, findings).replace(/`/g, "'");
+  const commands = commandsKept.map((c) => `- \`${command(c.command)}\` \u2014 ${c.status}`);
+  const claim2 = cap?.lastClaim ? [said("The agent claimed (not verified)", cap.lastClaim, CAP.claim)] : [];
   const sections = [
     { heading: "## User requests", items: requests, dropped: 0, empty: "- none captured", cuttable: true },
     { heading: "## Plan state", items: plan, dropped: planOlder, empty: "- none captured", cuttable: true },
@@ -15430,18 +15547,21 @@ function renderCheckpoint(input) {
   if (input.compactSummary !== null && input.compactSummary.trim() !== "") {
     sections.push({
       heading: "## Compaction summary",
-      items: [`- The harness summarised (not verified): ${quoted2(safeItem(input.compactSummary, CAP.summary, findings))}`],
+      items: [said("The harness summarised (not verified)", input.compactSummary, CAP.summary)],
       dropped: 0,
       empty: "- none captured",
       cuttable: true
     });
   }
   if (input.prior) mergePrior(sections, input.prior);
-  sections.push({ heading: "## Environment anchors", items: input.anchorLines, dropped: 0, empty: "- none", cuttable: false });
+  const anchors = input.anchorLines;
+  sections.push({ heading: "## Environment anchors", items: anchors, dropped: 0, empty: "- none", cuttable: false });
   let text2 = renderSections(head, sections);
   while (Buffer.byteLength(text2, "utf8") > CHECKPOINT_MAX_BYTES) {
     let longest = null;
-    for (const s of sections) if (s.cuttable && s.items.length > 0 && (longest === null || s.items.length > longest.items.length)) longest = s;
+    for (const s of sections) {
+      if (s.cuttable && s.items.length > 0 && (longest === null || s.items.length > longest.items.length)) longest = s;
+    }
     if (longest === null) break;
     longest.items.shift();
     longest.dropped++;

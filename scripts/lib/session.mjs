@@ -291,7 +291,17 @@ var init_anchor_lines = __esm({
     "use strict";
     init_invisible();
     NEEDS_QUOTES = /[,"\\\x00-\x1f\x7f]|^\s|\s$|^\u2026| @ /;
-    ESCAPES = { "\x07": "\\a", "\b": "\\b", "	": "\\t", "\n": "\\n", "\v": "\\v", "\f": "\\f", "\r": "\\r", '"': '\\"', "\\": "\\\\" };
+    ESCAPES = {
+      "\x07": "\\a",
+      "\b": "\\b",
+      "	": "\\t",
+      "\n": "\\n",
+      "\v": "\\v",
+      "\f": "\\f",
+      "\r": "\\r",
+      '"': '\\"',
+      "\\": "\\\\"
+    };
   }
 });
 
@@ -1007,7 +1017,8 @@ function isCheckpointText(text) {
   return lines[0] === "<!-- memory-schema: v1 -->" && lines.includes(CHECKPOINT_HEADING);
 }
 function isAnchorsOnlySource(source) {
-  return source !== null && /^(anchors only|no transcript|transcript in an unknown format)|with no complete record$/.test(source);
+  const words = /^(anchors only|no transcript|transcript in an unknown format)|with no complete record$/;
+  return source !== null && words.test(source);
 }
 var CHECKPOINT_HEADING, CHECKPOINT_NAME;
 var init_checkpoint_name = __esm({
@@ -1023,7 +1034,7 @@ import path7 from "node:path";
 function parseStrictTime(value, nowMs) {
   const m = ISO.exec(value);
   if (!m) return { error: "not a strict ISO-8601 time with a zone" };
-  const [year, month, day, hour, minute] = [m[1], m[2], m[3], m[4], m[5]].map(Number);
+  const [year, month, day, hour, minute] = m.slice(1, 6).map(Number);
   const second = m[6] === void 0 ? 0 : Number(m[6]);
   const fraction = m[7] === void 0 ? 0 : Number(`0.${m[7]}`);
   if (month < 1 || month > 12 || hour > 23 || minute > 59 || second > 59) return { error: "a field is out of range" };
@@ -2314,13 +2325,14 @@ function parseBlocks(text) {
   const lineEnd = () => lineStart + line.length;
   const unclosed = (open) => {
     const fence = open.fence;
-    flag(fence ? `a ${fence} fence never closed: close it with ${fence}` : "an HTML comment never closed: end it with -->", open.line);
+    flag(fence ? `a ${fence} fence never closed: close it with ${fence}` : SAY.comment, open.line);
   };
   const add = (depth, type, start, end = lineEnd(), key = "") => {
     let parent = stack[depth].block;
     if (type === "listItem") {
       const last = parent.children[parent.children.length - 1];
-      const list = last?.type === "list" && last.key === key ? last : { type: "list", start, end, children: [], key };
+      const same = last?.type === "list" && last.key === key;
+      const list = same ? last : { type: "list", start, end, children: [], key };
       if (list !== last) parent.children.push(list);
       parent = list;
     }
@@ -2410,9 +2422,9 @@ function parseBlocks(text) {
       return false;
     }
     open.block.end = lineEnd();
-    if (open.fence === null ? line.includes("-->") : closesFence(line.slice(indent), open.fence, indent - stack[open.depth].col)) {
-      leaf = null;
-    }
+    const fence = open.fence;
+    const col = stack[open.depth].col;
+    if (fence === null ? line.includes("-->") : closesFence(line.slice(indent), fence, indent - col)) leaf = null;
     return true;
   };
   const lines = text.split("\n");
@@ -2452,7 +2464,7 @@ function close(block) {
   const last = block.children[block.children.length - 1];
   if (last && (block.type === "list" || block.type === "listItem")) block.end = last.end;
 }
-var ATX, FENCE_OPEN, FENCE_CLOSE, SETEXT, THEMATIC, MARKER2, DEFINITION, TAG, ATTRIBUTE, BLOCK_NAMES, HTML_BLOCK, MAX_DEPTH, SAY;
+var ATX, FENCE_OPEN, FENCE_CLOSE, SETEXT, THEMATIC, MARKER2, DESTINATION, DEFINITION, TAG, ATTRIBUTE, BLOCK_NAMES, HTML_BLOCK, MAX_DEPTH, SAY;
 var init_grammar = __esm({
   "src/schema/grammar.ts"() {
     "use strict";
@@ -2462,7 +2474,8 @@ var init_grammar = __esm({
     SETEXT = /^(?:=+|-+)[ \t]*$/;
     THEMATIC = /^(?:(?:\*[ \t]*){3,}|(?:_[ \t]*){3,}|(?:-[ \t]*){3,})$/;
     MARKER2 = /^(?:[-*+]|(\d{1,9})[.)])(?=[ \t]|$)/;
-    DEFINITION = /^\[(?:[^\\[\]]|\\.){1,999}\]:(?:[ \t]*$|[ \t]*(?:<[^<>\n]*>|[^\s\x00-\x1f]+)[ \t]*(?:(?:"[^"]*"|'[^']*'|\([^()]*\))[ \t]*)?$)/;
+    DESTINATION = String.raw`[ \t]*(?:<[^<>\n]*>|[^\s\x00-\x1f]+)[ \t]*(?:(?:"[^"]*"|'[^']*'|\([^()]*\))[ \t]*)?`;
+    DEFINITION = new RegExp(String.raw`^\[(?:[^\\[\]]|\\.){1,999}\]:(?:[ \t]*$|${DESTINATION}$)`);
     TAG = "[A-Za-z][A-Za-z0-9-]*";
     ATTRIBUTE = `(?:\\s+[a-zA-Z_:][a-zA-Z0-9:._-]*(?:\\s*=\\s*(?:[^"'=<>\`\\x00-\\x20]+|'[^']*'|"[^"]*"))?)`;
     BLOCK_NAMES = "address|article|aside|base|basefont|blockquote|body|caption|center|col|colgroup|dd|details|dialog|dir|div|dl|dt|fieldset|figcaption|figure|footer|form|frame|frameset|h[1-6]|head|header|hr|html|iframe|legend|li|link|main|menu|menuitem|nav|noframes|ol|optgroup|option|p|param|search|section|summary|table|tbody|td|tfoot|th|thead|title|tr|track|ul";
@@ -2482,7 +2495,8 @@ var init_grammar = __esm({
       wide: "5 or more spaces after the list marker, which Markdown reads as code: write one space",
       twoMarkers: "two list markers on one line: put the nested item on its own line, indented",
       numbered: "a numbered item right after text, which Markdown reads as text unless it is `1.`: put a blank line before the list",
-      deep: `lists nested more than ${MAX_DEPTH} deep: flatten them`
+      deep: `lists nested more than ${MAX_DEPTH} deep: flatten them`,
+      comment: "an HTML comment never closed: end it with -->"
     };
   }
 });
@@ -2624,7 +2638,9 @@ function allSteps(text, list, depth, out) {
     while (own < children.length && children[own].type !== "list") own++;
     const step = planStep(own > 0 ? text.slice(children[0].start, children[own - 1].end) : "");
     if (step.status !== "unmarked" || depth === 0) out.push({ status: step.status, text: step.text, depth });
-    for (let j = own; j < children.length; j++) if (children[j].type === "list") allSteps(text, children[j], depth + 1, out);
+    for (let j = own; j < children.length; j++) {
+      if (children[j].type === "list") allSteps(text, children[j], depth + 1, out);
+    }
   }
 }
 function keyFile(raw) {
@@ -2712,7 +2728,9 @@ function readFields(text, tree, lists) {
     const items = [];
     for (let i = 0; i < listed.length; i++) items.push(itemText(text, listed[i]));
     if (section !== "(repeated)" && !stray && lists) {
-      for (let i = 0; i < listed.length; i++) out.items.push({ section, text: items[i], line: lineAt(starts, listed[i].start) });
+      for (let i = 0; i < listed.length; i++) {
+        out.items.push({ section, text: items[i], line: lineAt(starts, listed[i].start) });
+      }
     }
     const into = listOf[section];
     if (into !== void 0) for (let i = 0; i < items.length; i++) into.push(items[i]);
@@ -2720,7 +2738,7 @@ function readFields(text, tree, lists) {
       for (let i = 0; i < items.length; i++) out.plan.push(planStep(items[i]));
       allSteps(text, node, 0, out.steps);
     } else if (section === "key files") {
-      for (let i = 0; i < items.length; i++) if (!/^none\.?$/i.test(items[i].trim())) out.keyFiles.push(keyFile(items[i]));
+      for (const item of items) if (!/^none\.?$/i.test(item.trim())) out.keyFiles.push(keyFile(item));
     } else if (section === "environment anchors" && !out.anchors.present) {
       out.anchors.present = true;
       for (const item of items) {

@@ -7,7 +7,7 @@ export interface PlanItem {
   status: "done" | "doing" | "open" | "dropped";
 }
 
-/** One shell command and its outcome as recorded: `exit N`, `ok` (success without a code) or `unknown` (docs/design.md#checkpoints). */
+/** One shell command and its outcome as recorded: `exit N`, `ok` (success without a code) or `unknown`. */
 export interface CommandRun {
   command: string;
   status: string;
@@ -57,5 +57,16 @@ export type TranscriptFormat = "claude" | "codex" | "gemini";
 
 /** An empty capture for `format`. */
 export function emptyCapture(format: TranscriptFormat): Capture {
-  return { format, firstTimestamp: null, userRequests: [], plan: null, planFinal: false, filesEdited: [], commands: [], lastClaim: null, records: 0, version: null };
+  return {
+    format,
+    firstTimestamp: null,
+    userRequests: [],
+    plan: null,
+    planFinal: false,
+    filesEdited: [],
+    commands: [],
+    lastClaim: null,
+    records: 0,
+    version: null,
+  };
 }

@@ -7,7 +7,7 @@ import { quotePath } from "./anchor-lines.ts";
 import { LISTED_ITEMS, type Capture } from "./capture.ts";
 import { CHECKPOINT_HEADING } from "./checkpoint-name.ts";
 
-export { CHECKPOINT_HEADING, CHECKPOINT_NAME, SESSION_ID, headerValue, isAnchorsOnlySource, isCheckpointText } from "./checkpoint-name.ts";
+export * from "./checkpoint-name.ts";
 
 /** Largest checkpoint, in bytes (docs/design.md#checkpoints). */
 export const CHECKPOINT_MAX_BYTES = 4096;
@@ -176,20 +176,24 @@ export function renderCheckpoint(input: CheckpointInput): { text: string; findin
     `Source: ${input.source}`,
     ...(input.sinceHandoff ? [`Since-handoff: ${input.sinceHandoff}`] : []),
     "",
-    "Captured automatically from the harness's transcript, without a model: quoted lines are the user's words, the last claim is the agent's statement, not a verified fact. Not confirmed by anyone; a handoff written later supersedes it.",
+    "Captured automatically from the harness's transcript, without a model: quoted lines are the user's words, " +
+      "the last claim is the agent's statement, not a verified fact. Not confirmed by anyone; " +
+      "a handoff written later supersedes it.",
   ];
   const newest = <T>(list: readonly T[] | undefined | null): [T[], number] => {
     const all = list ?? [];
     return [all.slice(-MAX_ITEMS), Math.max(0, all.length - MAX_ITEMS)];
   };
-  const requests = (cap?.userRequests ?? []).slice(-MAX_REQUESTS).map((r) => `- The user wrote: ${quoted(safeItem(r, CAP.request, findings))}`);
+  const said = (what: string, raw: string, max: number) => `- ${what}: ${quoted(safeItem(raw, max, findings))}`;
+  const requests = (cap?.userRequests ?? []).slice(-MAX_REQUESTS).map((r) => said("The user wrote", r, CAP.request));
   const [planKept, planOlder] = newest(cap?.plan);
   const [filesKept, filesOlder] = newest(cap?.filesEdited);
   const [commandsKept, commandsOlder] = newest(cap?.commands);
   const plan = planKept.map((p) => `- ${MARK[p.status]} ${safeItem(p.text, CAP.plan, findings)}`);
   const files = filesKept.map((f) => `- ${quotePath(safeItem(relativePath(f, input.root), CAP.file, findings))}`);
-  const commands = commandsKept.map((c) => `- \`${safeItem(c.command, CAP.command, findings).replace(/`/g, "'")}\` — ${c.status}`);
-  const claim = cap?.lastClaim ? [`- The agent claimed (not verified): ${quoted(safeItem(cap.lastClaim, CAP.claim, findings))}`] : [];
+  const command = (c: string) => safeItem(c, CAP.command, findings).replace(/`/g, "'");
+  const commands = commandsKept.map((c) => `- \`${command(c.command)}\` — ${c.status}`);
+  const claim = cap?.lastClaim ? [said("The agent claimed (not verified)", cap.lastClaim, CAP.claim)] : [];
   const sections: Section[] = [
     { heading: "## User requests", items: requests, dropped: 0, empty: "- none captured", cuttable: true },
     { heading: "## Plan state", items: plan, dropped: planOlder, empty: "- none captured", cuttable: true },
@@ -200,18 +204,21 @@ export function renderCheckpoint(input: CheckpointInput): { text: string; findin
   if (input.compactSummary !== null && input.compactSummary.trim() !== "") {
     sections.push({
       heading: "## Compaction summary",
-      items: [`- The harness summarised (not verified): ${quoted(safeItem(input.compactSummary, CAP.summary, findings))}`],
+      items: [said("The harness summarised (not verified)", input.compactSummary, CAP.summary)],
       dropped: 0,
       empty: "- none captured",
       cuttable: true,
     });
   }
   if (input.prior) mergePrior(sections, input.prior);
-  sections.push({ heading: "## Environment anchors", items: input.anchorLines, dropped: 0, empty: "- none", cuttable: false });
+  const anchors = input.anchorLines;
+  sections.push({ heading: "## Environment anchors", items: anchors, dropped: 0, empty: "- none", cuttable: false });
   let text = renderSections(head, sections);
   while (Buffer.byteLength(text, "utf8") > CHECKPOINT_MAX_BYTES) {
     let longest: Section | null = null;
-    for (const s of sections) if (s.cuttable && s.items.length > 0 && (longest === null || s.items.length > longest.items.length)) longest = s;
+    for (const s of sections) {
+      if (s.cuttable && s.items.length > 0 && (longest === null || s.items.length > longest.items.length)) longest = s;
+    }
     if (longest === null) break;
     longest.items.shift();
     longest.dropped++;

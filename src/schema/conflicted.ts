@@ -70,7 +70,9 @@ export function isConflicted(text: string): boolean {
 }
 
 /** The message of the `conflicted` schema error (`validate`, `write`; docs/design.md#conflicted-memory). */
-export const CONFLICTED_MESSAGE = "unresolved merge conflict markers (<<<<<<<, =======, >>>>>>>) from a merge: keep one side (archive the other), then save it whole";
+export const CONFLICTED_MESSAGE =
+  "unresolved merge conflict markers (<<<<<<<, =======, >>>>>>>) from a merge: " +
+  "keep one side (archive the other), then save it whole";
 
 /** The schema error for a text holding merge conflict markers (docs/design.md#verdicts-and-the-brief). */
 export function conflictIssue(text: string): { rule: "conflicted"; line: number; message: string } | null {

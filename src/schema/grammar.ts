@@ -47,13 +47,16 @@ const FENCE_CLOSE = /^(`{3,}|~{3,})[ \t]*$/;
 const SETEXT = /^(?:=+|-+)[ \t]*$/;
 const THEMATIC = /^(?:(?:\*[ \t]*){3,}|(?:_[ \t]*){3,}|(?:-[ \t]*){3,})$/;
 const MARKER = /^(?:[-*+]|(\d{1,9})[.)])(?=[ \t]|$)/;
-const DEFINITION = /^\[(?:[^\\[\]]|\\.){1,999}\]:(?:[ \t]*$|[ \t]*(?:<[^<>\n]*>|[^\s\x00-\x1f]+)[ \t]*(?:(?:"[^"]*"|'[^']*'|\([^()]*\))[ \t]*)?$)/;
+// A link reference definition: `[label]:`, then a destination and an optional title, or nothing (one split over lines).
+const DESTINATION = String.raw`[ \t]*(?:<[^<>\n]*>|[^\s\x00-\x1f]+)[ \t]*(?:(?:"[^"]*"|'[^']*'|\([^()]*\))[ \t]*)?`;
+const DEFINITION = new RegExp(String.raw`^\[(?:[^\\[\]]|\\.){1,999}\]:(?:[ \t]*$|${DESTINATION}$)`);
 const TAG = "[A-Za-z][A-Za-z0-9-]*";
 const ATTRIBUTE = `(?:\\s+[a-zA-Z_:][a-zA-Z0-9:._-]*(?:\\s*=\\s*(?:[^"'=<>\`\\x00-\\x20]+|'[^']*'|"[^"]*"))?)`;
 const BLOCK_NAMES =
   "address|article|aside|base|basefont|blockquote|body|caption|center|col|colgroup|dd|details|dialog|dir|div|dl|dt|" +
-  "fieldset|figcaption|figure|footer|form|frame|frameset|h[1-6]|head|header|hr|html|iframe|legend|li|link|main|menu|" +
-  "menuitem|nav|noframes|ol|optgroup|option|p|param|search|section|summary|table|tbody|td|tfoot|th|thead|title|tr|track|ul";
+  "fieldset|figcaption|figure|footer|form|frame|frameset|h[1-6]|head|header|hr|html|iframe|legend|li|link|main|" +
+  "menu|menuitem|nav|noframes|ol|optgroup|option|p|param|search|section|summary|table|tbody|td|tfoot|th|thead|" +
+  "title|tr|track|ul";
 // The HTML blocks CommonMark starts other than a comment: raw text tags, `<?`, `<!X`, CDATA, block
 // tags, and any complete tag alone on its line.
 const HTML_BLOCK = new RegExp(
@@ -79,6 +82,7 @@ const SAY = {
   numbered: "a numbered item right after text, which Markdown reads as text unless it is `1.`: "
     + "put a blank line before the list",
   deep: `lists nested more than ${MAX_DEPTH} deep: flatten them`,
+  comment: "an HTML comment never closed: end it with -->",
 };
 
 /** Parses LF-normalised text into blocks and flags. Pure; never throws on content; linear in the text. */
@@ -98,7 +102,7 @@ export function parseBlocks(text: string): Tree {
   const lineEnd = (): number => lineStart + line.length;
   const unclosed = (open: OpenLeaf): void => {
     const fence = open.fence;
-    flag(fence ? `a ${fence} fence never closed: close it with ${fence}` : "an HTML comment never closed: end it with -->", open.line);
+    flag(fence ? `a ${fence} fence never closed: close it with ${fence}` : SAY.comment, open.line);
   };
 
   // A block added to the container at `depth`; items open a list, or join the last one of their kind.
@@ -106,7 +110,8 @@ export function parseBlocks(text: string): Tree {
     let parent = stack[depth]!.block;
     if (type === "listItem") {
       const last = parent.children[parent.children.length - 1] as (Block & { key?: string }) | undefined;
-      const list = last?.type === "list" && last.key === key ? last : { type: "list" as const, start, end, children: [], key };
+      const same = last?.type === "list" && last.key === key;
+      const list = same ? last : { type: "list" as const, start, end, children: [], key };
       if (list !== last) parent.children.push(list);
       parent = list;
     }
@@ -206,9 +211,9 @@ export function parseBlocks(text: string): Tree {
       return false;
     }
     open.block.end = lineEnd();
-    if (open.fence === null ? line.includes("-->") : closesFence(line.slice(indent), open.fence, indent - stack[open.depth]!.col)) {
-      leaf = null;
-    }
+    const fence = open.fence;
+    const col = stack[open.depth]!.col;
+    if (fence === null ? line.includes("-->") : closesFence(line.slice(indent), fence, indent - col)) leaf = null;
     return true;
   };
 

@@ -2,11 +2,12 @@
 // Pure: text in, object out, never throws on content. The blocks come from the line grammar
 // (grammar.ts), so a `## Environment anchors` inside a fence or a comment, or an item over several
 // lines, is read as what it is; small regexes only split the text of one line or item.
-import { parseDirtyHashes, parseInProgress, parseKeyFileMtimes, parsePathList, unquoteBranch, type DirtyHash } from "./anchor-lines.ts";
+import * as anchor from "./anchor-lines.ts";
 import { parseBlocks, type Block } from "./grammar.ts";
 import { stateTime, type StateTime } from "./state-time.ts";
 import { lineAt, lineStartsOf, nearest } from "./validate-common.ts";
-import { asObjectId, isPlausibleBranch, parseStrictTime, safeRelativePath, unticked, type ObjectId, type ValidTime } from "./values.ts";
+import { asObjectId, isPlausibleBranch, parseStrictTime, safeRelativePath, unticked } from "./values.ts";
+import type { ObjectId, ValidTime } from "./values.ts";
 
 /** A plan step: `- [x]` done, `- [~]` in progress, `- [ ]` todo, `- [-] <step> — dropped: <why>` abandoned. */
 export interface PlanStep {
@@ -114,7 +115,7 @@ const STEP = /^\[([ xX~-])\]\s*/;
 const KEY_SEPARATOR = /\s+[\u2014\u2013-]\s+/;
 // Anchor labels as the format writes them; only the label's case may differ.
 const ANCHOR = /^(Branch|HEAD|Dirty files|Dirty hashes|Date|Key file mtimes|In progress):[ \t]*(.*)$/is;
-const ANCHOR_KEY: Record<string, keyof RawAnchors> = {
+const ANCHOR_KEY: Record<string, Exclude<keyof RawAnchors, "present">> = {
   branch: "branch",
   head: "head",
   "dirty files": "dirty",
@@ -148,7 +149,9 @@ function allSteps(text: string, list: Block, depth: number, out: PlanStep[]): vo
     while (own < children.length && children[own]!.type !== "list") own++;
     const step = planStep(own > 0 ? text.slice(children[0]!.start, children[own - 1]!.end) : "");
     if (step.status !== "unmarked" || depth === 0) out.push({ status: step.status, text: step.text, depth });
-    for (let j = own; j < children.length; j++) if (children[j]!.type === "list") allSteps(text, children[j]!, depth + 1, out);
+    for (let j = own; j < children.length; j++) {
+      if (children[j]!.type === "list") allSteps(text, children[j]!, depth + 1, out);
+    }
   }
 }
 
@@ -253,7 +256,9 @@ function readFields(text: string, tree: Block, lists: boolean): ParsedHandoff {
     const items: string[] = [];
     for (let i = 0; i < listed.length; i++) items.push(itemText(text, listed[i]!));
     if (section !== "(repeated)" && !stray && lists) {
-      for (let i = 0; i < listed.length; i++) out.items.push({ section, text: items[i]!, line: lineAt(starts, listed[i]!.start) });
+      for (let i = 0; i < listed.length; i++) {
+        out.items.push({ section, text: items[i]!, line: lineAt(starts, listed[i]!.start) });
+      }
     }
     const into = listOf[section];
     if (into !== undefined) for (let i = 0; i < items.length; i++) into.push(items[i]!);
@@ -262,14 +267,14 @@ function readFields(text: string, tree: Block, lists: boolean): ParsedHandoff {
       allSteps(text, node, 0, out.steps);
     } else if (section === "key files") {
       // `- none` keeps an empty section's heading: no file.
-      for (let i = 0; i < items.length; i++) if (!/^none\.?$/i.test(items[i]!.trim())) out.keyFiles.push(keyFile(items[i]!));
+      for (const item of items) if (!/^none\.?$/i.test(item.trim())) out.keyFiles.push(keyFile(item));
     } else if (section === "environment anchors" && !out.anchors.present) {
       out.anchors.present = true;
       for (const item of items) {
         const m = ANCHOR.exec(item);
         const key = m ? ANCHOR_KEY[m[1]!.toLowerCase()]! : null;
         // The first line of each label counts; the two newer labels are set only when written.
-        if (key !== null && (out.anchors[key] ?? null) === null) (out.anchors as unknown as Record<string, string>)[key] = m![2]!;
+        if (key !== null && (out.anchors[key] ?? null) === null) out.anchors[key] = m![2]!;
       }
     }
   }
@@ -293,7 +298,7 @@ export function stateTimeOfText(text: string, nowMs: number): StateTime {
 }
 
 /** The state time and the unknown sections of handoff text, from one scan (what the session-start hook needs). */
-export function glanceAtHandoff(text: string, nowMs: number): { stateTime: StateTime; strays: ParsedHandoff["strays"] } {
+export function glanceAtHandoff(text: string, nowMs: number): Pick<ParsedHandoff, "strays"> & { stateTime: StateTime } {
   const normalised = normaliseText(text);
   const h = readFields(normalised, parseBlocks(normalised), false);
   return { stateTime: handoffStateTime(h, nowMs), strays: h.strays };
@@ -314,11 +319,13 @@ export interface OpenItem {
 const NEXT_CHECKBOX = /^\[([ xX~-])\]\s+/;
 const NONE_ITEM = /^(none|none recorded|n\/a|-)\.?$/i;
 
-/** The open items of a parsed handoff, each item's first line trimmed: plan steps todo or in progress, then next steps. */
+/** The open items of a handoff, each item's first line: plan steps todo or in progress, then next steps. */
 export function openItemsOf(h: ParsedHandoff): OpenItem[] {
   const first = (t: string) => t.split("\n")[0]!.trim();
   const items: OpenItem[] = [];
-  for (const s of h.steps) if (s.status === "todo" || s.status === "in-progress") items.push({ section: "Plan", text: first(s.text) });
+  for (const s of h.steps) {
+    if (s.status === "todo" || s.status === "in-progress") items.push({ section: "Plan", text: first(s.text) });
+  }
   for (const raw of h.nextSteps) {
     const m = NEXT_CHECKBOX.exec(raw);
     if (m?.[1] === "-") continue;
@@ -343,7 +350,7 @@ export interface CheckedAnchors {
   /** Dirty paths recorded at the save (null when missing or malformed), and how many the list left off. */
   dirty: string[] | null;
   dirtyMore: number;
-  dirtyHashes?: DirtyHash[];
+  dirtyHashes?: anchor.DirtyHash[];
   /** Key files whose paths are usable (root-relative, inside the root). */
   keyFiles: string[];
   /** Fields that failed validation or are missing: `anchors` (no section), `head`, `branch`, `dirty`, `date`, … */
@@ -362,18 +369,18 @@ export function checkAnchors(h: ParsedHandoff, nowMs: number): CheckedAnchors {
   const head = a.head === null ? null : asObjectId(unticked(a.head));
   fail("head", head === null);
   // No backtick stripping for the branch: backticks in a branch line are treated as hostile.
-  const branchText = a.branch === null ? null : unquoteBranch(a.branch.trim());
+  const branchText = a.branch === null ? null : anchor.unquoteBranch(a.branch.trim());
   const branch = branchText !== null && isPlausibleBranch(branchText) ? branchText : null;
   fail("branch", branch === null);
-  const dirtyList = a.dirty === null ? null : parsePathList(a.dirty);
+  const dirtyList = a.dirty === null ? null : anchor.parsePathList(a.dirty);
   fail("dirty", dirtyList === null);
   const bad = (value: string | null) => value === null || "error" in parseStrictTime(unticked(value), nowMs);
   fail("date", bad(a.date));
   fail("saved", bad(h.saved));
   const st = handoffStateTime(h, nowMs);
-  const progress = a.inProgress == null ? null : parseInProgress(a.inProgress);
+  const progress = a.inProgress == null ? null : anchor.parseInProgress(a.inProgress);
   fail("inProgress", a.inProgress != null && progress === null);
-  const mtimes = a.keyFileMtimes === null ? [] : parseKeyFileMtimes(a.keyFileMtimes);
+  const mtimes = a.keyFileMtimes === null ? [] : anchor.parseKeyFileMtimes(a.keyFileMtimes);
   fail("keyFileMtimes", mtimes === null);
   const keyFileMtimes = (mtimes ?? []).flatMap((m) => {
     const p = safeRelativePath(m.path);
@@ -381,7 +388,7 @@ export function checkAnchors(h: ParsedHandoff, nowMs: number): CheckedAnchors {
   });
   const keyFiles = h.keyFiles.flatMap((k) => (k.path === null ? [] : [k.path]));
   fail("keyFiles", keyFiles.length < h.keyFiles.length);
-  const hashes = a.dirtyHashes == null ? [] : parseDirtyHashes(a.dirtyHashes);
+  const hashes = a.dirtyHashes == null ? [] : anchor.parseDirtyHashes(a.dirtyHashes);
   fail("dirtyHashes", hashes === null);
   return {
     head,

@@ -44,7 +44,9 @@ export function droppedReport(items: OpenItem[]): string | null {
   const shown = items.slice(0, 10).map((i) => `  - [${i.section}] ${sanitize(i.text, { max: 100 })}`);
   const more = items.length > 10 ? [`  … and ${items.length - 10} more`] : [];
   return [
-    `note: ${items.length} open item(s) of the previous handoff are neither carried over nor marked done; carry them over, or name each in the plan as done (\`- [x] <item>\`) or dropped (\`- [-] <item> — dropped: <why>\`):`,
+    `note: ${items.length} open item(s) of the previous handoff are neither carried over nor marked done; ` +
+      "carry them over, or name each in the plan as done (`- [x] <item>`) " +
+      "or dropped (`- [-] <item> — dropped: <why>`):",
     ...shown,
     ...more,
   ].join("\n");

@@ -11,7 +11,8 @@ import { QUOTE_CUT, type Hit, type Rule } from "./validate-common.ts";
 import { asObjectId, isNullObjectId, parseStrictTime, unticked } from "./values.ts";
 
 /** Anchor labels, as `anchors` prints them. */
-export type AnchorLabel = "Branch" | "HEAD" | "Dirty files" | "Dirty hashes" | "In progress" | "Date" | "Key file mtimes";
+export type AnchorLabel =
+  | "Branch" | "HEAD" | "Dirty files" | "Dirty hashes" | "In progress" | "Date" | "Key file mtimes";
 
 /** One anchor line read: its label and value, or why it is malformed. */
 export type AnchorLine = { label: AnchorLabel; value: string } | { error: string; unknownLabel?: string };
@@ -34,7 +35,9 @@ function keyFileMtimesError(value: string): string | null {
   while (rest !== "") {
     const m = MTIME_ITEM.exec(rest);
     if (!m) return `${quotedValue(rest.slice(0, 60))} is not \`<path> @ <ISO-8601 time, or missing>\``;
-    if (m[1] !== "missing" && !isIsoWithZone(m[1]!)) return `${quotedValue(m[1]!)} is not an ISO-8601 time with a zone (or \`missing\`)`;
+    const time = m[1]!;
+    const zone = "is not an ISO-8601 time with a zone (or `missing`)";
+    if (time !== "missing" && !isIsoWithZone(time)) return `${quotedValue(time)} ${zone}`;
     rest = rest.slice(m[0].length);
   }
   return null;
@@ -55,11 +58,14 @@ function valueError(label: AnchorLabel, value: string): string | null {
       return `HEAD ${head}${hex} is not a full 40- or 64-hex commit id`;
     }
     case "Dirty files":
-      return parsePathList(value) === null ? `dirty files ${shown} are not a comma-separated path list (or none)` : null;
+      if (parsePathList(value) !== null) return null;
+      return `dirty files ${shown} are not a comma-separated path list (or none)`;
     case "Dirty hashes":
-      return parseDirtyHashes(value) === null ? `dirty hashes ${shown} are not \`<path> <blob id | deleted | over 8 MB>, …\`` : null;
+      if (parseDirtyHashes(value) !== null) return null;
+      return `dirty hashes ${shown} are not \`<path> <blob id | deleted | over 8 MB>, …\``;
     case "In progress":
-      return OPERATION.test(value) ? null : `in progress ${shown} is not \`<operation>[ of <branch>] (<n> conflicted files)\``;
+      if (OPERATION.test(value)) return null;
+      return `in progress ${shown} is not \`<operation>[ of <branch>] (<n> conflicted files)\``;
     case "Date": {
       if (isIsoWithZone(v)) return null;
       const zoneless = /^\d{4}-\d{2}-\d{2}T[\d:.]+$/.test(v) ? " (it has no zone: add Z or an offset)" : "";
@@ -78,8 +84,8 @@ export function readAnchorLine(line: string): AnchorLine {
   if (!m) {
     const other = OTHER_LABEL.exec(line);
     if (other) {
-      const error = `\`- ${other[1]}:\` is not an anchor label this helper knows (a newer helper's line?); nothing reads it`;
-      return { error, unknownLabel: other[1]! };
+      const label = `\`- ${other[1]}:\` is not an anchor label this helper knows`;
+      return { error: `${label} (a newer helper's line?); nothing reads it`, unknownLabel: other[1]! };
     }
     const shown = quotedValue(line.slice(0, 60));
     return {
@@ -125,7 +131,12 @@ export interface AnchorsRead {
 }
 
 /** Reads the anchors section: each line's grammar (comments skipped) and what the model lacks. */
-export function readAnchors(model: ParsedHandoff, layout: HandoffLayout, at: HandoffHeading | undefined, mode: string): AnchorsRead {
+export function readAnchors(
+  model: ParsedHandoff,
+  layout: HandoffLayout,
+  at: HandoffHeading | undefined,
+  mode: string,
+): AnchorsRead {
   let anchorLines: AnchorGrammar[] | null = null;
   const body = at && layout.anchors ? layout.lines.slice(layout.anchors.start, layout.anchors.end) : null;
   const anchorsEmpty = body !== null && mode === "stdin" && isEmptyAnchorsBody(body);
@@ -162,7 +173,10 @@ export const ANCHOR_RULES: readonly Rule<HandoffContext, "anchors">[] = [
     severity: "finding",
     part: null,
     checks: "on stdin, an empty anchors section (write fills it)",
-    check: (c) => (c.anchorsEmpty ? [at(c.anchorsAt!.line, "the anchors section is empty; write fills it with what `anchors` prints")] : []),
+    check: (c) => {
+      const message = "the anchors section is empty; write fills it with what `anchors` prints";
+      return c.anchorsEmpty ? [at(c.anchorsAt!.line, message)] : [];
+    },
   },
   {
     // Every line `anchors` prints, and nothing else; once each.
@@ -181,14 +195,20 @@ export const ANCHOR_RULES: readonly Rule<HandoffContext, "anchors">[] = [
     severity: "finding",
     part: null,
     checks: "an anchors line with a label this helper does not know",
-    check: (c) => (c.anchorLines ?? []).flatMap((a) => ("error" in a.got && a.got.unknownLabel !== undefined ? [at(a.line, a.got.error)] : [])),
+    check: (c) => {
+      const unknown = (c.anchorLines ?? []).filter((a) => "error" in a.got && a.got.unknownLabel !== undefined);
+      return unknown.map((a) => at(a.line, (a.got as { error: string }).error));
+    },
   },
   {
     id: "anchor-missing",
     severity: "finding",
     part: "anchors",
     checks: "Branch, HEAD, Dirty files and Date (in git), or Date (outside git)",
-    check: (c) => (c.anchorLines === null ? [] : c.lackingAnchors.map((l) => at(c.anchorsAt!.line, `no \`- ${l}:\` anchor line`))),
+    check: (c) => {
+      if (c.anchorLines === null) return [];
+      return c.lackingAnchors.map((l) => at(c.anchorsAt!.line, `no \`- ${l}:\` anchor line`));
+    },
   },
   {
     id: "anchor-mixed",
@@ -212,7 +232,8 @@ export const ANCHOR_RULES: readonly Rule<HandoffContext, "anchors">[] = [
       const st = stateTime(date, null, c.opts.nowMs);
       if (st.known || st.reason !== "future") return [];
       const shown = quoted(unticked(date), QUOTE_CUT);
-      return [at(c.anchorsAt!.line, `the - Date: anchor ${shown} is in the future (more than 5 minutes ahead): age unknown`)];
+      const message = `the - Date: anchor ${shown} is in the future (more than 5 minutes ahead): age unknown`;
+      return [at(c.anchorsAt!.line, message)];
     },
   },
   {
@@ -222,8 +243,9 @@ export const ANCHOR_RULES: readonly Rule<HandoffContext, "anchors">[] = [
     checks: "a HEAD drift can check against history",
     check: (c) => {
       const head = c.model.anchors.head;
-      if (c.anchorLines === null || !c.gitForm || head === null || unticked(head) !== "none (no commits yet)") return [];
-      return [at(c.anchorsAt!.line, "HEAD is `none (no commits yet)`: drift cannot check this handoff against history")];
+      const none = c.anchorLines !== null && c.gitForm && head !== null && unticked(head) === "none (no commits yet)";
+      const message = "HEAD is `none (no commits yet)`: drift cannot check this handoff against history";
+      return none ? [at(c.anchorsAt!.line, message)] : [];
     },
   },
 ];

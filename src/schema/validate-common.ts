@@ -61,7 +61,7 @@ export interface PartRule<C, P extends string = string> {
   score(c: C): number | null;
 }
 
-/** What every document's context holds: the text as given, LF-normalised without a BOM, its lines and its grammar's flags. */
+/** Every document's context: the text as given, LF-normalised without a BOM, its lines and the grammar's flags. */
 export interface DocumentText {
   input: string;
   text: string;
@@ -76,14 +76,19 @@ export const TEXT_RULES = {
     severity: "finding",
     part: null,
     checks: "the text starts with a UTF-8 byte order mark",
-    check: (c: DocumentText): Hit[] => (c.input.startsWith("\uFEFF") ? [{ line: 1, message: "a UTF-8 byte order mark starts the text; write drops it" }] : []),
+    check: (c: DocumentText): Hit[] => {
+      const message = "a UTF-8 byte order mark starts the text; write drops it";
+      return c.input.startsWith("\uFEFF") ? [{ line: 1, message }] : [];
+    },
   },
   crlf: {
     id: "crlf",
     severity: "finding",
     part: null,
     checks: "CR or CRLF line ends",
-    check: (c: DocumentText): Hit[] => (c.input.includes("\r") ? [{ line: 1, message: "CR or CRLF line ends; write turns them into LF" }] : []),
+    check: (c: DocumentText): Hit[] => {
+      return c.input.includes("\r") ? [{ line: 1, message: "CR or CRLF line ends; write turns them into LF" }] : [];
+    },
   },
   newline: {
     // Write refuses a text without its final newline.
@@ -91,7 +96,9 @@ export const TEXT_RULES = {
     severity: "error",
     part: null,
     checks: "the text ends with a newline",
-    check: (c: DocumentText): Hit[] => (c.text.endsWith("\n") ? [] : [{ line: c.lines.length, message: "the document must end with a newline" }]),
+    check: (c: DocumentText): Hit[] => {
+      return c.text.endsWith("\n") ? [] : [{ line: c.lines.length, message: "the document must end with a newline" }];
+    },
   },
   markdown: {
     // The line grammar reads such a line as plain text: the finding says what to write instead.
@@ -119,7 +126,7 @@ export const TEXT_RULES = {
  * by line, findings by line with whole-document ones (line 0) last; two on one line keep the
  * table's order. `valid` is false exactly when an error was found; both lists are bounded.
  */
-export function runRules<C>(rules: readonly Rule<C>[], parts: readonly PartRule<C>[], c: C, dropped: string[] = []): Validation {
+export function runRules<C>(rules: readonly Rule<C>[], parts: readonly PartRule<C>[], c: C, dropped: string[] = []) {
   const errors: Issue[] = [];
   const findings: Issue[] = [];
   for (const rule of rules) {
@@ -135,7 +142,10 @@ export function runRules<C>(rules: readonly Rule<C>[], parts: readonly PartRule<
   }
   errors.sort((a, b) => a.line - b.line);
   findings.sort((a, b) => (a.line === 0 ? 1 : 0) - (b.line === 0 ? 1 : 0) || a.line - b.line);
-  return { valid: errors.length === 0, errors: bounded(errors, "error(s)"), score: totalScore(scored), parts: scored, findings: bounded(findings, "finding(s)"), dropped };
+  const valid = errors.length === 0;
+  const listed = { errors: bounded(errors, "error(s)"), findings: bounded(findings, "finding(s)") };
+  const result: Validation = { valid, ...listed, score: totalScore(scored), parts: scored, dropped };
+  return result;
 }
 
 /** Most errors and findings a result lists; the rest are counted in one last entry (1 MB of headings). */

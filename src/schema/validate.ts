@@ -96,8 +96,9 @@ export function anchorsRange(layout: HandoffLayout): { start: number; end: numbe
 
 const NONE = /^(none|none recorded|n\/a)\.?$/i;
 const CAUSE = /:\s+\S|\s[—–-]\s+\S|\bbecause\b|\bso\b.+\bfailed\b/i;
-const CONCRETE =
-  /`[^`]+`|[\w.-]*\/[\w./-]+|\b[\w-]+\.[A-Za-z]{1,6}\b|\b(tests?|check|lint|build|typecheck|benchmark|bench|CI|npm|git|make|run)\b/i;
+const TOOLS = "tests?|check|lint|build|typecheck|benchmark|bench|CI|npm|git|make|run";
+const PATH = String.raw`\x60[^\x60]+\x60|[\w.-]*\/[\w./-]+|\b[\w-]+\.[A-Za-z]{1,6}\b`;
+const CONCRETE = new RegExp(String.raw`${PATH}|\b(${TOOLS})\b`, "i");
 const ACCEPTANCE = /\b(done when|accepted? when|acceptance( criteria)?:|passes when)\b/i;
 const VERIFIED = /^[^:]+:\s*\S.*\s(?:->|→)\s*\S.*\s@\s*\S+/;
 const NOT_RUN = /^[^:]+:\s*not run\b\s*[,:;—–-]?\s*\S/i;
@@ -219,8 +220,10 @@ export const HANDOFF_RULES: readonly Rule<HandoffContext, HandoffPart>[] = [
     severity: "finding",
     part: null,
     checks: "a section heading written as the schema writes it",
-    check: (c) =>
-      c.sections.filter((s) => s.heading.title !== s.name).map((s) => at(s.heading.line, `write the heading as \`## ${s.name}\``)),
+    check: (c) => {
+      const misspelt = c.sections.filter((s) => s.heading.title !== s.name);
+      return misspelt.map((s) => at(s.heading.line, `write the heading as \`## ${s.name}\``));
+    },
   },
   {
     // A required section appears once; an optional one repeated is a finding.
@@ -246,8 +249,8 @@ export const HANDOFF_RULES: readonly Rule<HandoffContext, HandoffPart>[] = [
       let highest = -1;
       for (const { heading, index, name, key } of c.sections) {
         if (c.first.get(key) !== heading) continue;
-        const after = SECTION_NAMES[highest];
-        if (index < highest) out.push(at(heading.line, `\`## ${name}\` comes after \`## ${after}\`; the order is ${SECTION_ORDER}`));
+        const message = `\`## ${name}\` comes after \`## ${SECTION_NAMES[highest]}\`; the order is ${SECTION_ORDER}`;
+        if (index < highest) out.push(at(heading.line, message));
         else highest = index;
       }
       return out;
@@ -261,13 +264,13 @@ export const HANDOFF_RULES: readonly Rule<HandoffContext, HandoffPart>[] = [
     check: (c) =>
       c.missing.map(({ name, look }) => {
         if (look) {
-          const raw = quoted(look.raw.trim(), QUOTE_CUT);
-          return at(look.line, `${raw} is not a section heading of schema v1 and \`## ${name}\` is missing: did you mean \`## ${name}\`?`);
+          const raw = `${quoted(look.raw.trim(), QUOTE_CUT)} is not a section heading of schema v1`;
+          return at(look.line, `${raw} and \`## ${name}\` is missing: did you mean \`## ${name}\`?`);
         }
         const index = sectionIndex(name)!;
         const next = c.model.headings.find((h) => h.depth === 2 && (sectionIndex(h.title) ?? -1) > index);
-        const message = `required section \`## ${name}\` is missing; keep its heading, with \`- none\` when there is nothing to say`;
-        return at(next ? next.line : c.lines.length, message);
+        const keep = "keep its heading, with `- none` when there is nothing to say";
+        return at(next ? next.line : c.lines.length, `required section \`## ${name}\` is missing; ${keep}`);
       }),
   },
   {
@@ -293,8 +296,8 @@ export const HANDOFF_RULES: readonly Rule<HandoffContext, HandoffPart>[] = [
       c.items("Plan").flatMap((step) => {
         const m = PLAN_BOX.exec(step.text);
         if (!m) return [at(step.line, "a plan step without `[x]`, `[~]`, `[ ]` or `[-] … — dropped: <why>`")];
-        if (m[1] === "-" && !/\bdropped:\s*\S/i.test(step.text)) return [at(step.line, "a `[-]` step without `— dropped: <why>`")];
-        return [];
+        const reasonless = m[1] === "-" && !/\bdropped:\s*\S/i.test(step.text);
+        return reasonless ? [at(step.line, "a `[-]` step without `— dropped: <why>`")] : [];
       }),
   },
   {
@@ -302,15 +305,20 @@ export const HANDOFF_RULES: readonly Rule<HandoffContext, HandoffPart>[] = [
     severity: "finding",
     part: "decisions",
     checks: "each decision labelled [user-directed], [user-approved] or [agent-proposed]",
-    check: (c) => unlabelled(c).map((d) => at(d.line, "a decision without [user-directed], [user-approved] or [agent-proposed]")),
+    check: (c) => {
+      const message = "a decision without [user-directed], [user-approved] or [agent-proposed]";
+      return unlabelled(c).map((d) => at(d.line, message));
+    },
   },
   {
     id: "failed-cause",
     severity: "finding",
     part: "failed",
     checks: "each failed approach with its cause",
-    check: (c) =>
-      causeless(c).map((f) => at(f.line, "a failed approach without its cause (`<what was tried>: <why it failed>`): it invites a retry")),
+    check: (c) => {
+      const message = "a failed approach without its cause (`<what was tried>: <why it failed>`): it invites a retry";
+      return causeless(c).map((f) => at(f.line, message));
+    },
   },
   {
     id: "next-step",
@@ -318,7 +326,8 @@ export const HANDOFF_RULES: readonly Rule<HandoffContext, HandoffPart>[] = [
     part: "nextSteps",
     checks: "a next step at all; each naming a path, a command or a check",
     check: (c) => {
-      const out = vague(c).map((n) => at(n.line, "a next step naming no path, command or check: too vague to start cold"));
+      const message = "a next step naming no path, command or check: too vague to start cold";
+      const out = vague(c).map((n) => at(n.line, message));
       const heading = c.first.get("next steps");
       if (c.items("Next steps").length === 0 && heading) out.push(at(heading.line, "no next step"));
       return out;
@@ -353,7 +362,7 @@ export const HANDOFF_RULES: readonly Rule<HandoffContext, HandoffPart>[] = [
     id: "verification",
     severity: "finding",
     part: "verification",
-    checks: "`## Verification`, when there, with checks as `<check>: <command> -> <result> @ <revision>` or `<check>: not run, <why>`",
+    checks: "`## Verification`, when there, with checks as `<check>: <command> -> <result> @ <revision>` or not run",
     check: (c) => {
       // Optional, as the template says: a handoff without the section is not judged on it.
       const heading = c.first.get("verification");
@@ -369,8 +378,10 @@ export const HANDOFF_RULES: readonly Rule<HandoffContext, HandoffPart>[] = [
     severity: "finding",
     part: "keyFiles",
     checks: "each key file `- <relative path> — <why>` inside the root",
-    check: (c) =>
-      c.keyFiles.filter((k) => k.path === null).map((k) => at(k.line, "a key file that is not `- <relative path> — <why>` inside the root")),
+    check: (c) => {
+      const message = "a key file that is not `- <relative path> — <why>` inside the root";
+      return c.keyFiles.filter((k) => k.path === null).map((k) => at(k.line, message));
+    },
   },
   {
     id: "key-file-missing",
@@ -391,7 +402,8 @@ export const HANDOFF_RULES: readonly Rule<HandoffContext, HandoffPart>[] = [
     checks: `at most ${LINE_CAP} lines`,
     check: (c) => {
       const count = lineCount(c);
-      const message = `${count} lines, over the ${LINE_CAP}-line cap: compress decision prose first; never drop failed approaches or anchors`;
+      const over = `${count} lines, over the ${LINE_CAP}-line cap`;
+      const message = `${over}: compress decision prose first; never drop failed approaches or anchors`;
       return count > LINE_CAP ? [at(LINE_CAP + 1, message)] : [];
     },
   },
@@ -401,7 +413,10 @@ export const HANDOFF_RULES: readonly Rule<HandoffContext, HandoffPart>[] = [
     severity: "finding",
     part: "secrets",
     checks: "no secret (redaction's rules)",
-    check: (c) => c.secrets.map((s) => at(s.line, `a secret (${s.kind})${c.opts.secrets ? ", redacted by write" : "; write redacts it"}`)),
+    check: (c) => {
+      const done = c.opts.secrets ? ", redacted by write" : "; write redacts it";
+      return c.secrets.map((s) => at(s.line, `a secret (${s.kind})${done}`));
+    },
   },
   {
     // An abandoned step is closed.
@@ -411,7 +426,8 @@ export const HANDOFF_RULES: readonly Rule<HandoffContext, HandoffPart>[] = [
     checks: "open items of the previous handoff carried over or closed",
     check: (c) =>
       (c.dropped ?? []).map((i) => {
-        return at(0, `[${i.section}] ${quoted(i.text, QUOTE_CUT)} of the previous handoff is neither carried over nor closed`);
+        const item = `[${i.section}] ${quoted(i.text, QUOTE_CUT)}`;
+        return at(0, `${item} of the previous handoff is neither carried over nor closed`);
       }),
   },
 ];
@@ -435,7 +451,8 @@ export const HANDOFF_PARTS: readonly PartRule<HandoffContext, HandoffPart>[] = [
     score: (c) => {
       const existing = c.opts.existingKeyFiles;
       if (!existing) return null;
-      return proportion(c.keyFiles.filter((k) => k.path !== null && existing.has(k.path)).length, c.keyFiles.length, 10).score;
+      const found = c.keyFiles.filter((k) => k.path !== null && existing.has(k.path)).length;
+      return proportion(found, c.keyFiles.length, 10).score;
     },
   },
   {
@@ -507,7 +524,8 @@ export function handoffContext(input: string, opts: HandoffValidateOptions): Han
     sectionErrors++;
   }
   // A level-3+ heading that resembles no section is an ordinary sub-heading.
-  const strays = candidates.filter((s) => !used.has(s.line) && (s.depth <= 2 || nearest(s.title, SECTION_NAMES) !== null));
+  const resembles = (s: Candidate) => s.depth <= 2 || nearest(s.title, SECTION_NAMES) !== null;
+  const strays = candidates.filter((s) => !used.has(s.line) && resembles(s));
 
   const byKey = new Map<string, Entry[]>();
   for (const item of model.items) {

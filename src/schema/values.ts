@@ -43,7 +43,7 @@ export interface ValidTime {
 export function parseStrictTime(value: string, nowMs: number): ValidTime | { error: string } {
   const m = ISO.exec(value);
   if (!m) return { error: "not a strict ISO-8601 time with a zone" };
-  const [year, month, day, hour, minute] = [m[1], m[2], m[3], m[4], m[5]].map(Number) as [number, number, number, number, number];
+  const [year, month, day, hour, minute] = m.slice(1, 6).map(Number) as [number, number, number, number, number];
   const second = m[6] === undefined ? 0 : Number(m[6]);
   const fraction = m[7] === undefined ? 0 : Number(`0.${m[7]}`);
   if (month < 1 || month > 12 || hour > 23 || minute > 59 || second > 59) return { error: "a field is out of range" };
@@ -87,7 +87,7 @@ export function isPlausibleBranch(name: string): boolean {
   if (name === "(detached)") return true;
   if (name.length === 0 || name.length > 255) return false;
   if (BRANCH_FORBIDDEN.test(name)) return false;
-  if (name.startsWith("-") || name.startsWith("/") || name.endsWith("/") || name.endsWith(".") || name.endsWith(".lock")) return false;
+  if (/^[-/]|[/.]$|\.lock$/.test(name)) return false;
   if (name.includes("..") || name.includes("//") || name.includes("@{") || name === "@") return false;
   return !name.split("/").some((part) => part.startsWith("."));
 }
