@@ -69,10 +69,7 @@ export interface PriorCheckpoint {
   dropped: Map<string, number>;
 }
 
-/**
- * Reads a checkpoint as written for a merge (docs/design.md#checkpoints). Pure; unknown lines
- * are ignored.
- */
+/** Reads a checkpoint as written, for a merge; unknown lines are ignored. */
 export function parsePriorCheckpoint(text: string): PriorCheckpoint {
   const trigger = /^Trigger: ([a-z-]+)(?: \(earlier: ([a-z, -]+)\))?$/m.exec(text);
   const triggers = trigger === null ? [] : [...(trigger[2]?.split(", ") ?? []), trigger[1]!];
@@ -110,12 +107,7 @@ const MAX_ITEMS = LISTED_ITEMS;
 // first could leave half a token that no rule recognises.
 const REDACT_WINDOW = 16_384;
 
-/**
- * Makes transcript text safe for one line of a checkpoint: secrets redacted in the raw text
- * (docs/design.md#redaction), line breaks and tabs flattened to spaces, refused code points and controls
- * written as `<U+XXXX>` (docs/design.md#checkpoints), then cut to `max` grapheme clusters with `…`
- * (guard/sanitize.ts).
- */
+/** Makes transcript text one safe line: secrets redacted in the raw text, then sanitised and cut to `max` clusters. */
 export function safeItem(raw: string, max: number, findings: RedactionFinding[]): string {
   const { text, findings: found } = redactTranscript(raw.length > REDACT_WINDOW ? raw.slice(0, REDACT_WINDOW) : raw);
   findings.push(...found);
@@ -157,11 +149,8 @@ function renderSections(head: string[], sections: Section[]): string {
 }
 
 /**
- * Renders a checkpoint (docs/design.md#checkpoints): marker, heading, `Saved:`, `Session:`,
- * `Session-start:`, `Trigger:`, `Source:`, then the sections, anchors last. Over 4,096
- * bytes, the oldest item of the longest list goes first, repeatedly; the anchors never
- * (docs/design.md#checkpoints). User words are quoted and labelled, the last statement is labelled a claim.
- * @returns the document and the redaction findings (kinds only are ever reported).
+ * Renders a checkpoint (docs/design.md#checkpoints): the header lines, then the sections, anchors
+ * last; over 4,096 bytes the oldest item of the longest list goes, repeatedly, the anchors never.
  */
 export function renderCheckpoint(input: CheckpointInput): { text: string; findings: RedactionFinding[] } {
   const findings: RedactionFinding[] = [];

@@ -13,11 +13,7 @@ export interface Stamped {
   insertedAt: number | null;
 }
 
-/**
- * Stamps `Saved: <iso>` (docs/design.md#files-on-disk): replaces the preamble's `Saved:` line, or inserts one as
- * the first non-blank line after `# Session Handoff`. The text must have that title in its
- * first four lines (the caller validated the shape).
- */
+/** Stamps `Saved: <iso>`: replaces the preamble's `Saved:` line, or inserts one after `# Session Handoff`. */
 export function stampSaved(text: string, iso: string): Stamped {
   const layout = handoffLayout(text);
   const lines = [...layout.lines];
@@ -46,10 +42,7 @@ export function anchorsEmpty(text: string): boolean {
   return body !== null && isEmptyAnchorsBody(body);
 }
 
-/**
- * Replaces the anchors section's body with `rendered` (the lines `anchors` prints, ending
- * with a newline). Returns the new text and the 1-based line numbers of the lines put in.
- */
+/** Replaces the anchors section's body with `rendered`: the new text and the 1-based lines put in. */
 export function fillAnchors(text: string, rendered: string): { text: string; lines: Set<number> } {
   const layout = handoffLayout(text);
   const range = layout.anchors;
@@ -62,10 +55,7 @@ export function fillAnchors(text: string, rendered: string): { text: string; lin
   return { text: out.endsWith("\n") ? out : `${out}\n`, lines: filled };
 }
 
-/**
- * The text as `unchanged` compares it (docs/design.md#files-on-disk): without the preamble's `Saved:` line and,
- * when `dropDate`, without the anchors' `- Date:` line (the one `write` filled itself).
- */
+/** The text as `unchanged` compares it: without `Saved:` and, when `dropDate`, the anchors' `- Date:` line. */
 export function comparable(text: string, dropDate: boolean): string {
   const layout = handoffLayout(text);
   const range = layout.anchors;

@@ -18,11 +18,7 @@ export interface ScorePart {
   max: number;
 }
 
-/**
- * The result of validating one memory document (docs/design.md#files-on-disk): `valid` is false exactly when
- * `errors` is non-empty; `score` is 0–100, the parts' points over their maxima; `dropped`
- * lists open items of the previous handoff that this one neither carries over nor closes.
- */
+/** A validation: `valid` exactly when no error; `score` 0–100; `dropped`: open items of the previous handoff lost. */
 export interface Validation {
   valid: boolean;
   errors: Issue[];
@@ -40,11 +36,8 @@ export interface Hit {
 }
 
 /**
- * A rule of a memory document's schema or quality (docs/decisions/validation-table.md): its
- * stable kebab-case id (the `rule` of every issue it reports), its severity (`error or
- * finding` when it depends on the document or the mode: each hit then says which), the score
- * part it lowers (null: none), what it checks in words, and the check with its messages,
- * a function of the document's context `C`, built once.
+ * A rule (docs/decisions/validation-table.md): its stable id (every issue's `rule`), its severity
+ * (`error or finding` when each hit says which), the part it lowers, what it checks, and the check.
  */
 export interface Rule<C, P extends string = string> {
   id: string;
@@ -121,10 +114,8 @@ export const TEXT_RULES = {
 } as const satisfies Record<string, Rule<DocumentText, never>>;
 
 /**
- * Runs a rule table and a part table on one context: every rule's hits become errors or
- * findings (by the hit's severity, else the rule's), the parts their points. Errors are listed
- * by line, findings by line with whole-document ones (line 0) last; two on one line keep the
- * table's order. `valid` is false exactly when an error was found; both lists are bounded.
+ * Runs a rule table and a part table on one context. Errors are listed by line, findings by line
+ * with whole-document ones (line 0) last; two on one line keep the table's order; both are bounded.
  */
 export function runRules<C>(rules: readonly Rule<C>[], parts: readonly PartRule<C>[], c: C, dropped: string[] = []) {
   const errors: Issue[] = [];
