@@ -2583,149 +2583,13 @@ var init_types = __esm({
 
 // src/schema/grammar.ts
 function parseBlocks(text2) {
-  const doc = { type: "document", start: 0, end: text2.length, children: [], flags: [] };
-  const stack = [{ block: doc, col: 0 }];
-  let para = null;
-  let paraDepth = 0;
-  let leaf = null;
-  let line = "";
-  let lineStart = 0;
-  let lineNo = 0;
-  const flag = (message, at4 = lineNo) => {
-    doc.flags.push({ line: at4, message });
-  };
-  const lineEnd = () => lineStart + line.length;
-  const unclosed = (open) => {
-    const fence = open.fence;
-    flag(fence ? `a ${fence} fence never closed: close it with ${fence}` : SAY.comment, open.line);
-  };
-  const add = (depth, type, start, end = lineEnd(), key = "") => {
-    let parent = stack[depth].block;
-    if (type === "listItem") {
-      const last = parent.children[parent.children.length - 1];
-      const same = last?.type === "list" && last.key === key;
-      const list2 = same ? last : { type: "list", start, end, children: [], key };
-      if (list2 !== last) parent.children.push(list2);
-      parent = list2;
-    }
-    const block2 = { type, start, end, children: [] };
-    parent.children.push(block2);
-    para = null;
-    return block2;
-  };
-  const paragraphLine = (depth, from) => {
-    if (para !== null && paraDepth === depth) para.end = lineEnd();
-    else {
-      add(depth, "paragraph", lineStart + from);
-      para = stack[depth].block.children[stack[depth].block.children.length - 1];
-      paraDepth = depth;
-    }
-  };
-  const content = (depth, from, base, lazyCol) => {
-    const s = line.slice(from);
-    const open = para !== null && paraDepth === depth;
-    if (from - base >= 4) {
-      if (!open) flag(SAY.code);
-      return paragraphLine(depth, from);
-    }
-    const atx = s[0] === "#" ? ATX.exec(s) : null;
-    if (atx) {
-      add(depth, "heading", lineStart + from).depth = atx[0].trim().length;
-      return;
-    }
-    if (FENCE_OPEN.test(s)) {
-      const fence = /^(`{3,}|~{3,})/.exec(s)[1];
-      leaf = { block: add(depth, "code", lineStart + from), depth, line: lineNo, fence };
-      return;
-    }
-    if (s.startsWith("<!--")) {
-      const block2 = add(depth, "html", lineStart + base);
-      if (!s.includes("-->")) leaf = { block: block2, depth, line: lineNo, fence: null };
-      return;
-    }
-    if (open && SETEXT.test(s)) {
-      flag(SAY.setext);
-      return paragraphLine(depth, from);
-    }
-    if (THEMATIC.test(s)) {
-      add(depth, "thematicBreak", lineStart + from);
-      return;
-    }
-    const marker = MARKER2.exec(s);
-    if (marker) return item(depth, from, marker, open);
-    if (s[0] === ">") flag(SAY.quote);
-    else if (s[0] === "<" && HTML_BLOCK.test(s)) flag(SAY.html);
-    else if (s[0] === "[" && DEFINITION.test(s)) flag(SAY.definition);
-    else if (lazyCol > 0) {
-      flag(`text under a list item without its indentation, which Markdown reads as part of the item: indent it by ${lazyCol} spaces, or put a blank line before it`);
-    }
-    paragraphLine(depth, from);
-  };
-  const item = (depth, from, marker, open) => {
-    const width = marker[0].length;
-    let spaces = 0;
-    while (line[from + width + spaces] === " ") spaces++;
-    const rest = from + width + spaces;
-    if (line[rest] === "	") flag(SAY.tab);
-    if (rest === line.length) flag(SAY.empty);
-    if (open && marker[1] !== void 0 && marker[1] !== "1") {
-      flag(SAY.numbered);
-      return paragraphLine(depth, from);
-    }
-    if (stack.length > MAX_DEPTH) {
-      flag(SAY.deep);
-      return paragraphLine(depth, from);
-    }
-    const key = marker[1] === void 0 ? marker[0] : marker[0].slice(-1);
-    const block2 = add(depth, "listItem", lineStart + from, lineStart + rest, key);
-    const col = from + width + (spaces >= 1 && spaces <= 4 ? spaces : 1);
-    stack.push({ block: block2, col });
-    if (rest === line.length) return;
-    if (spaces >= 5) flag(SAY.wide);
-    if (MARKER2.test(line.slice(rest))) {
-      flag(SAY.twoMarkers);
-      return paragraphLine(stack.length - 1, rest);
-    }
-    content(stack.length - 1, rest, rest, 0);
-  };
-  const inLeaf = (open, indent, blank) => {
-    if (!blank && indent < stack[open.depth].col) {
-      unclosed(open);
-      return false;
-    }
-    open.block.end = lineEnd();
-    const fence = open.fence;
-    const col = stack[open.depth].col;
-    if (fence === null ? line.includes("-->") : closesFence(line.slice(indent), fence, indent - col)) leaf = null;
-    return true;
-  };
+  const reader = new LineReader(text2.length);
   const lines3 = text2.split("\n");
   if (lines3.length > 1 && lines3[lines3.length - 1] === "") lines3.pop();
-  for (const l of lines3) {
-    line = l;
-    lineNo++;
-    let indent = 0;
-    while (line[indent] === " " || line[indent] === "	") indent++;
-    const blank = indent === line.length;
-    const tab = !blank && line.lastIndexOf("	", indent - 1) >= 0;
-    if (leaf === null || !inLeaf(leaf, indent, blank)) {
-      leaf = null;
-      if (tab) flag(SAY.tab);
-      if (blank) para = null;
-      else {
-        let depth = stack.length - 1;
-        while (depth > 0 && stack[depth].col > indent) depth--;
-        const lazyCol = para !== null && paraDepth > depth ? stack[paraDepth].col : 0;
-        if (lazyCol > 0) para = null;
-        stack.length = depth + 1;
-        content(depth, indent, stack[depth].col, lazyCol);
-      }
-    } else if (tab && stack.length > 1) flag(SAY.tab);
-    lineStart += l.length + 1;
-  }
-  if (leaf !== null) unclosed(leaf);
-  close(doc);
-  return doc;
+  for (const line of lines3) reader.read(line);
+  if (reader.leaf !== null) reader.unclosed(reader.leaf);
+  close(reader.doc);
+  return reader.doc;
 }
 function closesFence(s, fence, indent) {
   const m = indent <= 3 ? FENCE_CLOSE.exec(s) : null;
@@ -2736,7 +2600,7 @@ function close(block2) {
   const last = block2.children[block2.children.length - 1];
   if (last && (block2.type === "list" || block2.type === "listItem")) block2.end = last.end;
 }
-var ATX, FENCE_OPEN, FENCE_CLOSE, SETEXT, THEMATIC, MARKER2, DESTINATION, DEFINITION, TAG, ATTRIBUTE, BLOCK_NAMES, HTML_BLOCK, MAX_DEPTH, SAY;
+var ATX, FENCE_OPEN, FENCE_CLOSE, SETEXT, THEMATIC, MARKER2, DESTINATION, DEFINITION, TAG, ATTRIBUTE, BLOCK_NAMES, HTML_BLOCK, MAX_DEPTH, SAY, LineReader;
 var init_grammar = __esm({
   "src/schema/grammar.ts"() {
     "use strict";
@@ -2769,6 +2633,162 @@ var init_grammar = __esm({
       numbered: "a numbered item right after text, which Markdown reads as text unless it is `1.`: put a blank line before the list",
       deep: `lists nested more than ${MAX_DEPTH} deep: flatten them`,
       comment: "an HTML comment never closed: end it with -->"
+    };
+    LineReader = class {
+      doc;
+      stack;
+      para = null;
+      paraDepth = 0;
+      leaf = null;
+      line = "";
+      lineStart = 0;
+      lineNo = 0;
+      constructor(length) {
+        this.doc = { type: "document", start: 0, end: length, children: [], flags: [] };
+        this.stack = [{ block: this.doc, col: 0 }];
+      }
+      read(line) {
+        this.line = line;
+        this.lineNo++;
+        let indent = 0;
+        while (line[indent] === " " || line[indent] === "	") indent++;
+        const blank = indent === line.length;
+        const tab = !blank && line.lastIndexOf("	", indent - 1) >= 0;
+        if (this.leaf === null || !this.inLeaf(this.leaf, indent, blank)) {
+          this.leaf = null;
+          if (tab) this.flag(SAY.tab);
+          if (blank) this.para = null;
+          else {
+            const stack = this.stack;
+            let depth = stack.length - 1;
+            while (depth > 0 && stack[depth].col > indent) depth--;
+            const lazyCol = this.para !== null && this.paraDepth > depth ? stack[this.paraDepth].col : 0;
+            if (lazyCol > 0) this.para = null;
+            stack.length = depth + 1;
+            this.content(depth, indent, stack[depth].col, lazyCol);
+          }
+        } else if (tab && this.stack.length > 1) this.flag(SAY.tab);
+        this.lineStart += line.length + 1;
+      }
+      flag(message, at4 = this.lineNo) {
+        this.doc.flags.push({ line: at4, message });
+      }
+      lineEnd() {
+        return this.lineStart + this.line.length;
+      }
+      unclosed(open) {
+        const fence = open.fence;
+        this.flag(fence ? `a ${fence} fence never closed: close it with ${fence}` : SAY.comment, open.line);
+      }
+      // A block added to the container at `depth`; items open a list, or join the last one of their kind.
+      add(depth, type, start, end = this.lineEnd(), key = "") {
+        let parent = this.stack[depth].block;
+        if (type === "listItem") {
+          const last = parent.children[parent.children.length - 1];
+          const same = last?.type === "list" && last.key === key;
+          const list2 = same ? last : { type: "list", start, end, children: [], key };
+          if (list2 !== last) parent.children.push(list2);
+          parent = list2;
+        }
+        const block2 = { type, start, end, children: [] };
+        parent.children.push(block2);
+        this.para = null;
+        return block2;
+      }
+      // Text after a paragraph line of the same container continues it; otherwise it starts one.
+      paragraphLine(depth, from) {
+        if (this.para !== null && this.paraDepth === depth) this.para.end = this.lineEnd();
+        else {
+          const para = this.add(depth, "paragraph", this.lineStart + from);
+          this.para = para;
+          this.paraDepth = depth;
+        }
+      }
+      // The content of a line from `from`, in the container at `depth` whose text starts at `base`.
+      // `lazyCol`: the column of the item whose paragraph the previous line continued, when this line is left of it.
+      content(depth, from, base, lazyCol) {
+        const s = this.line.slice(from);
+        const at4 = this.lineStart + from;
+        const open = this.para !== null && this.paraDepth === depth;
+        if (from - base >= 4) {
+          if (!open) this.flag(SAY.code);
+          return this.paragraphLine(depth, from);
+        }
+        const atx = s[0] === "#" ? ATX.exec(s) : null;
+        if (atx) {
+          this.add(depth, "heading", at4).depth = atx[0].trim().length;
+          return;
+        }
+        if (FENCE_OPEN.test(s)) {
+          const fence = /^(`{3,}|~{3,})/.exec(s)[1];
+          this.leaf = { block: this.add(depth, "code", at4), depth, line: this.lineNo, fence };
+          return;
+        }
+        if (s.startsWith("<!--")) {
+          const block2 = this.add(depth, "html", this.lineStart + base);
+          if (!s.includes("-->")) this.leaf = { block: block2, depth, line: this.lineNo, fence: null };
+          return;
+        }
+        if (open && SETEXT.test(s)) {
+          this.flag(SAY.setext);
+          return this.paragraphLine(depth, from);
+        }
+        if (THEMATIC.test(s)) {
+          this.add(depth, "thematicBreak", at4);
+          return;
+        }
+        const marker = MARKER2.exec(s);
+        if (marker) return this.item(depth, from, marker, open);
+        if (s[0] === ">") this.flag(SAY.quote);
+        else if (s[0] === "<" && HTML_BLOCK.test(s)) this.flag(SAY.html);
+        else if (s[0] === "[" && DEFINITION.test(s)) this.flag(SAY.definition);
+        else if (lazyCol > 0) {
+          this.flag(`text under a list item without its indentation, which Markdown reads as part of the item: indent it by ${lazyCol} spaces, or put a blank line before it`);
+        }
+        this.paragraphLine(depth, from);
+      }
+      // A list item: its content column is after the marker and 1-4 spaces (one when more).
+      item(depth, from, marker, open) {
+        const line = this.line;
+        const width = marker[0].length;
+        let spaces = 0;
+        while (line[from + width + spaces] === " ") spaces++;
+        const rest = from + width + spaces;
+        if (line[rest] === "	") this.flag(SAY.tab);
+        if (rest === line.length) this.flag(SAY.empty);
+        if (open && marker[1] !== void 0 && marker[1] !== "1") {
+          this.flag(SAY.numbered);
+          return this.paragraphLine(depth, from);
+        }
+        if (this.stack.length > MAX_DEPTH) {
+          this.flag(SAY.deep);
+          return this.paragraphLine(depth, from);
+        }
+        const key = marker[1] === void 0 ? marker[0] : marker[0].slice(-1);
+        const block2 = this.add(depth, "listItem", this.lineStart + from, this.lineStart + rest, key);
+        this.stack.push({ block: block2, col: from + width + (spaces >= 1 && spaces <= 4 ? spaces : 1) });
+        const inner = this.stack.length - 1;
+        if (rest === line.length) return;
+        if (spaces >= 5) this.flag(SAY.wide);
+        if (MARKER2.test(line.slice(rest))) {
+          this.flag(SAY.twoMarkers);
+          return this.paragraphLine(inner, rest);
+        }
+        this.content(inner, rest, rest, 0);
+      }
+      // Whether a line belongs to the open fence or comment: blank, or indented to its container's column.
+      inLeaf(open, indent, blank) {
+        const col = this.stack[open.depth].col;
+        if (!blank && indent < col) {
+          this.unclosed(open);
+          return false;
+        }
+        open.block.end = this.lineEnd();
+        const { fence } = open;
+        const line = this.line;
+        if (fence === null ? line.includes("-->") : closesFence(line.slice(indent), fence, indent - col)) this.leaf = null;
+        return true;
+      }
     };
   }
 });

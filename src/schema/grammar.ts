@@ -87,27 +87,71 @@ const SAY = {
 
 /** Parses LF-normalised text into blocks and flags. Pure; never throws on content; linear in the text. */
 export function parseBlocks(text: string): Tree {
-  const doc: Tree = { type: "document", start: 0, end: text.length, children: [], flags: [] };
-  const stack: Container[] = [{ block: doc, col: 0 }];
-  let para: Block | null = null;
-  let paraDepth = 0;
-  let leaf: OpenLeaf | null = null;
-  let line = "";
-  let lineStart = 0;
-  let lineNo = 0;
+  const reader = new LineReader(text.length);
+  const lines = text.split("\n");
+  if (lines.length > 1 && lines[lines.length - 1] === "") lines.pop();
+  for (const line of lines) reader.read(line);
+  if (reader.leaf !== null) reader.unclosed(reader.leaf);
+  close(reader.doc);
+  return reader.doc;
+}
 
-  const flag = (message: string, at = lineNo): void => {
-    doc.flags.push({ line: at, message });
-  };
-  const lineEnd = (): number => lineStart + line.length;
-  const unclosed = (open: OpenLeaf): void => {
+// The reader's state between lines: the open items, the open paragraph, an open fence or comment.
+class LineReader {
+  doc: Tree;
+  stack: Container[];
+  para: Block | null = null;
+  paraDepth = 0;
+  leaf: OpenLeaf | null = null;
+  line = "";
+  lineStart = 0;
+  lineNo = 0;
+
+  constructor(length: number) {
+    this.doc = { type: "document", start: 0, end: length, children: [], flags: [] };
+    this.stack = [{ block: this.doc, col: 0 }];
+  }
+
+  read(line: string): void {
+    this.line = line;
+    this.lineNo++;
+    let indent = 0;
+    while (line[indent] === " " || line[indent] === "\t") indent++;
+    const blank = indent === line.length;
+    const tab = !blank && line.lastIndexOf("\t", indent - 1) >= 0;
+    if (this.leaf === null || !this.inLeaf(this.leaf, indent, blank)) {
+      this.leaf = null;
+      if (tab) this.flag(SAY.tab);
+      if (blank) this.para = null;
+      else {
+        const stack = this.stack;
+        let depth = stack.length - 1;
+        while (depth > 0 && stack[depth]!.col > indent) depth--;
+        const lazyCol = this.para !== null && this.paraDepth > depth ? stack[this.paraDepth]!.col : 0;
+        if (lazyCol > 0) this.para = null;
+        stack.length = depth + 1;
+        this.content(depth, indent, stack[depth]!.col, lazyCol);
+      }
+    } else if (tab && this.stack.length > 1) this.flag(SAY.tab);
+    this.lineStart += line.length + 1;
+  }
+
+  flag(message: string, at = this.lineNo): void {
+    this.doc.flags.push({ line: at, message });
+  }
+
+  lineEnd(): number {
+    return this.lineStart + this.line.length;
+  }
+
+  unclosed(open: OpenLeaf): void {
     const fence = open.fence;
-    flag(fence ? `a ${fence} fence never closed: close it with ${fence}` : SAY.comment, open.line);
-  };
+    this.flag(fence ? `a ${fence} fence never closed: close it with ${fence}` : SAY.comment, open.line);
+  }
 
   // A block added to the container at `depth`; items open a list, or join the last one of their kind.
-  const add = (depth: number, type: Block["type"], start: number, end = lineEnd(), key = ""): Block => {
-    let parent = stack[depth]!.block;
+  add(depth: number, type: Block["type"], start: number, end = this.lineEnd(), key = ""): Block {
+    let parent = this.stack[depth]!.block;
     if (type === "listItem") {
       const last = parent.children[parent.children.length - 1] as (Block & { key?: string }) | undefined;
       const same = last?.type === "list" && last.key === key;
@@ -117,133 +161,108 @@ export function parseBlocks(text: string): Tree {
     }
     const block: Block = { type, start, end, children: [] };
     parent.children.push(block);
-    para = null;
+    this.para = null;
     return block;
-  };
+  }
 
   // Text after a paragraph line of the same container continues it; otherwise it starts one.
-  const paragraphLine = (depth: number, from: number): void => {
-    if (para !== null && paraDepth === depth) para.end = lineEnd();
+  paragraphLine(depth: number, from: number): void {
+    if (this.para !== null && this.paraDepth === depth) this.para.end = this.lineEnd();
     else {
-      add(depth, "paragraph", lineStart + from);
-      para = stack[depth]!.block.children[stack[depth]!.block.children.length - 1]!;
-      paraDepth = depth;
+      const para = this.add(depth, "paragraph", this.lineStart + from);
+      this.para = para;
+      this.paraDepth = depth;
     }
-  };
+  }
 
   // The content of a line from `from`, in the container at `depth` whose text starts at `base`.
   // `lazyCol`: the column of the item whose paragraph the previous line continued, when this line is left of it.
-  const content = (depth: number, from: number, base: number, lazyCol: number): void => {
-    const s = line.slice(from);
-    const open = para !== null && paraDepth === depth;
+  content(depth: number, from: number, base: number, lazyCol: number): void {
+    const s = this.line.slice(from);
+    const at = this.lineStart + from;
+    const open = this.para !== null && this.paraDepth === depth;
     if (from - base >= 4) {
-      if (!open) flag(SAY.code);
-      return paragraphLine(depth, from);
+      if (!open) this.flag(SAY.code);
+      return this.paragraphLine(depth, from);
     }
     const atx = s[0] === "#" ? ATX.exec(s) : null;
     if (atx) {
-      add(depth, "heading", lineStart + from).depth = atx[0].trim().length;
+      this.add(depth, "heading", at).depth = atx[0].trim().length;
       return;
     }
     if (FENCE_OPEN.test(s)) {
       const fence = /^(`{3,}|~{3,})/.exec(s)![1]!;
-      leaf = { block: add(depth, "code", lineStart + from), depth, line: lineNo, fence };
+      this.leaf = { block: this.add(depth, "code", at), depth, line: this.lineNo, fence };
       return;
     }
     if (s.startsWith("<!--")) {
-      const block = add(depth, "html", lineStart + base);
-      if (!s.includes("-->")) leaf = { block, depth, line: lineNo, fence: null };
+      const block = this.add(depth, "html", this.lineStart + base);
+      if (!s.includes("-->")) this.leaf = { block, depth, line: this.lineNo, fence: null };
       return;
     }
     if (open && SETEXT.test(s)) {
-      flag(SAY.setext);
-      return paragraphLine(depth, from);
+      this.flag(SAY.setext);
+      return this.paragraphLine(depth, from);
     }
     if (THEMATIC.test(s)) {
-      add(depth, "thematicBreak", lineStart + from);
+      this.add(depth, "thematicBreak", at);
       return;
     }
     const marker = MARKER.exec(s);
-    if (marker) return item(depth, from, marker, open);
-    if (s[0] === ">") flag(SAY.quote);
-    else if (s[0] === "<" && HTML_BLOCK.test(s)) flag(SAY.html);
-    else if (s[0] === "[" && DEFINITION.test(s)) flag(SAY.definition);
+    if (marker) return this.item(depth, from, marker, open);
+    if (s[0] === ">") this.flag(SAY.quote);
+    else if (s[0] === "<" && HTML_BLOCK.test(s)) this.flag(SAY.html);
+    else if (s[0] === "[" && DEFINITION.test(s)) this.flag(SAY.definition);
     else if (lazyCol > 0) {
-      flag(`text under a list item without its indentation, which Markdown reads as part of the item: `
+      this.flag(`text under a list item without its indentation, which Markdown reads as part of the item: `
         + `indent it by ${lazyCol} spaces, or put a blank line before it`);
     }
-    paragraphLine(depth, from);
-  };
+    this.paragraphLine(depth, from);
+  }
 
   // A list item: its content column is after the marker and 1-4 spaces (one when more).
-  const item = (depth: number, from: number, marker: RegExpExecArray, open: boolean): void => {
+  item(depth: number, from: number, marker: RegExpExecArray, open: boolean): void {
+    const line = this.line;
     const width = marker[0].length;
     let spaces = 0;
     while (line[from + width + spaces] === " ") spaces++;
     const rest = from + width + spaces;
-    if (line[rest] === "\t") flag(SAY.tab);
-    if (rest === line.length) flag(SAY.empty);
+    if (line[rest] === "\t") this.flag(SAY.tab);
+    if (rest === line.length) this.flag(SAY.empty);
     if (open && marker[1] !== undefined && marker[1] !== "1") {
-      flag(SAY.numbered);
-      return paragraphLine(depth, from);
+      this.flag(SAY.numbered);
+      return this.paragraphLine(depth, from);
     }
-    if (stack.length > MAX_DEPTH) {
-      flag(SAY.deep);
-      return paragraphLine(depth, from);
+    if (this.stack.length > MAX_DEPTH) {
+      this.flag(SAY.deep);
+      return this.paragraphLine(depth, from);
     }
     const key = marker[1] === undefined ? marker[0] : marker[0].slice(-1);
-    const block = add(depth, "listItem", lineStart + from, lineStart + rest, key);
-    const col = from + width + (spaces >= 1 && spaces <= 4 ? spaces : 1);
-    stack.push({ block, col });
+    const block = this.add(depth, "listItem", this.lineStart + from, this.lineStart + rest, key);
+    this.stack.push({ block, col: from + width + (spaces >= 1 && spaces <= 4 ? spaces : 1) });
+    const inner = this.stack.length - 1;
     if (rest === line.length) return;
-    if (spaces >= 5) flag(SAY.wide);
+    if (spaces >= 5) this.flag(SAY.wide);
     if (MARKER.test(line.slice(rest))) {
-      flag(SAY.twoMarkers);
-      return paragraphLine(stack.length - 1, rest);
+      this.flag(SAY.twoMarkers);
+      return this.paragraphLine(inner, rest);
     }
-    content(stack.length - 1, rest, rest, 0);
-  };
+    this.content(inner, rest, rest, 0);
+  }
 
   // Whether a line belongs to the open fence or comment: blank, or indented to its container's column.
-  const inLeaf = (open: OpenLeaf, indent: number, blank: boolean): boolean => {
-    if (!blank && indent < stack[open.depth]!.col) {
-      unclosed(open);
+  inLeaf(open: OpenLeaf, indent: number, blank: boolean): boolean {
+    const col = this.stack[open.depth]!.col;
+    if (!blank && indent < col) {
+      this.unclosed(open);
       return false;
     }
-    open.block.end = lineEnd();
-    const fence = open.fence;
-    const col = stack[open.depth]!.col;
-    if (fence === null ? line.includes("-->") : closesFence(line.slice(indent), fence, indent - col)) leaf = null;
+    open.block.end = this.lineEnd();
+    const { fence } = open;
+    const line = this.line;
+    if (fence === null ? line.includes("-->") : closesFence(line.slice(indent), fence, indent - col)) this.leaf = null;
     return true;
-  };
-
-  const lines = text.split("\n");
-  if (lines.length > 1 && lines[lines.length - 1] === "") lines.pop();
-  for (const l of lines) {
-    line = l;
-    lineNo++;
-    let indent = 0;
-    while (line[indent] === " " || line[indent] === "\t") indent++;
-    const blank = indent === line.length;
-    const tab = !blank && line.lastIndexOf("\t", indent - 1) >= 0;
-    if (leaf === null || !inLeaf(leaf, indent, blank)) {
-      leaf = null;
-      if (tab) flag(SAY.tab);
-      if (blank) para = null;
-      else {
-        let depth = stack.length - 1;
-        while (depth > 0 && stack[depth]!.col > indent) depth--;
-        const lazyCol = para !== null && paraDepth > depth ? stack[paraDepth]!.col : 0;
-        if (lazyCol > 0) para = null;
-        stack.length = depth + 1;
-        content(depth, indent, stack[depth]!.col, lazyCol);
-      }
-    } else if (tab && stack.length > 1) flag(SAY.tab);
-    lineStart += l.length + 1;
   }
-  if (leaf !== null) unclosed(leaf);
-  close(doc);
-  return doc;
 }
 
 function closesFence(s: string, fence: string, indent: number): boolean {
