@@ -5548,11 +5548,12 @@ async function runGit(cwd, args, env, timeoutMs = GIT_TIMEOUT_MS, opts = {}) {
   const base = gitEnv(env);
   const named = await namedOverrides(cwd, base, timeoutMs);
   const fixed = asArgs([...NEUTRAL, ...opts.hooksAndSigning ? [] : NO_HOOKS_NOR_SIGNING]);
-  return spawnGit(cwd, [...fixed, ...args], named.length > 0 ? withConfig(base, named) : base, timeoutMs);
+  const runEnv = named.length > 0 ? withConfig(base, named) : base;
+  return spawnGit(cwd, [...fixed, ...args], runEnv, timeoutMs, opts.input);
 }
-function spawnGit(cwd, args, env, timeoutMs) {
+function spawnGit(cwd, args, env, timeoutMs, input) {
   return new Promise((resolve, reject) => {
-    execFile(
+    const child = execFile(
       "git",
       ["--no-pager", ...args],
       { cwd, env, encoding: "buffer", timeout: timeoutMs, killSignal: "SIGKILL", maxBuffer: 256 * 1024 * 1024, windowsHide: true },
@@ -5577,6 +5578,8 @@ function spawnGit(cwd, args, env, timeoutMs) {
         resolve({ code: 0, stdout, stderr: stderr.toString("utf8") });
       }
     );
+    child.stdin?.on("error", () => void 0);
+    if (input !== void 0) child.stdin?.end(input);
   });
 }
 function firstLine(text2) {
@@ -8476,7 +8479,7 @@ exit: 0 printed
 });
 
 // src/git/fates.ts
-import { closeSync as closeSync11, existsSync as existsSync2, openSync as openSync9, readSync as readSync7 } from "node:fs";
+import { closeSync as closeSync11, openSync as openSync9, readFileSync as readFileSync10, readSync as readSync7 } from "node:fs";
 import path34 from "node:path";
 function parseRawLog(out) {
   const text2 = typeof out === "string" ? out : out.toString("utf8");
@@ -8527,6 +8530,27 @@ function clonedAfter(gitDir, savedMs2) {
     return false;
   }
 }
+function stashCount(commonDir) {
+  if (commonDir === null) return 0;
+  try {
+    return readFileSync10(path34.join(commonDir, "logs", "refs", "stash"), "utf8").split("\n").filter((l) => l !== "").length;
+  } catch {
+    return 0;
+  }
+}
+async function objectIds(git, revs) {
+  if (revs.length === 0) return [];
+  const r = await git(["cat-file", "--batch-check"], revs.map((x) => `${x}
+`).join(""));
+  const lines3 = r.code === 0 ? r.stdout.toString("utf8").split("\n") : [];
+  return revs.map((_, i) => /^([0-9a-f]{40,64}) /.exec(lines3[i] ?? "")?.[1] ?? null);
+}
+async function untrackedInStashes(git, count, paths) {
+  const asks = Array.from({ length: Math.min(count, 100) }, (_, n2) => paths.map((p) => ({ n: n2, p }))).flat();
+  const safe = asks.filter((a) => !/[\r\n]/.test(a.p));
+  const ids = await objectIds(git, safe.map((a) => `stash@{${a.n}}^3:${a.p.replace(/\/+$/, "")}`));
+  return safe.flatMap((a, i) => ids[i] ? [{ stash: `stash@{${a.n}}`, p: a.p, id: ids[i] }] : []);
+}
 async function gatherFateLogs(git, opts) {
   if (opts.cleaned.length === 0) return { onHead: [], elsewhere: [], stashes: [] };
   const specs = ["--", ...opts.cleaned.map((p) => `:(top,literal)${p}`)];
@@ -8536,26 +8560,63 @@ async function gatherFateLogs(git, opts) {
     const r = await git(args);
     return r.code === 0 ? parseRawLog(r.stdout) : null;
   };
-  const hasStash = opts.commonDir !== null && existsSync2(path34.join(opts.commonDir, "logs", "refs", "stash"));
+  const stashes = stashCount(opts.commonDir);
   const notHead = opts.headExists ? ["^HEAD"] : [];
-  const [onHead, elsewhere, stashes] = await Promise.all([
+  const stashLog = ["log", "-g", "--diff-merges=first-parent", ...RAW, "--format=%x01%gd", "refs/stash", ...specs];
+  const [onHead, elsewhere, tracked, untracked] = await Promise.all([
     opts.headExists ? run2(["log", ...RAW, "--format=%x01%H", "HEAD", ...bound, ...specs]) : [],
     run2(["log", ...RAW, "--format=%x01%H", "--exclude=refs/stash", "--all", ...notHead, ...bound, ...specs]),
-    hasStash ? run2(["log", "-g", "--diff-merges=first-parent", ...RAW, "--format=%x01%gd", "refs/stash", ...specs]) : []
+    stashes > 0 ? run2(stashLog) : [],
+    stashes > 0 ? untrackedInStashes(git, stashes, opts.cleaned) : []
   ]);
-  return { onHead, elsewhere, stashes };
+  const byName = /* @__PURE__ */ new Map();
+  for (const t of tracked ?? []) byName.set(t.name, t);
+  for (const u of untracked) {
+    const t = byName.get(u.stash) ?? { name: u.stash, paths: /* @__PURE__ */ new Map() };
+    t.paths.set(u.p, u.id);
+    byName.set(u.stash, t);
+  }
+  const n2 = (name2) => Number(/\d+/.exec(name2)?.[0] ?? 0);
+  const all = tracked === null ? null : [...byName.values()].sort((a, b) => n2(a.name) - n2(b.name));
+  return { onHead, elsewhere, stashes: all };
+}
+async function handoffInStash(root, env) {
+  const top = gitTopOf(root);
+  const gitDir = top === null ? null : gitDirOf(top);
+  const count = stashCount(gitDir === null ? null : commonDirOf(gitDir));
+  if (top === null || count === 0) return null;
+  const handoff = `${path34.relative(top, root).split(path34.sep).join("/")}/.ai/memory/HANDOFF.md`.replace(/^\//, "");
+  if (/[\r\n]/.test(handoff)) return null;
+  const git = (args, input) => runGit(root, args, env, void 0, { input });
+  const n2 = Math.min(count, 100);
+  const revs = Array.from({ length: n2 }, (_, i) => [`stash@{${i}}^3:`, `stash@{${i}}:`, `stash@{${i}}^1:`]);
+  try {
+    const ids = await objectIds(git, revs.flat().map((r) => `${r}${handoff}`));
+    for (let i = 0; i < n2; i++) {
+      const [untracked, tracked, before] = ids.slice(i * 3, i * 3 + 3);
+      if (untracked) return { stash: `stash@{${i}}`, restore: `git restore --overlay --source=stash@{${i}}^3 -- .ai/memory` };
+      if (tracked && !before) {
+        return { stash: `stash@{${i}}`, restore: `git restore --source=stash@{${i}} -- .ai/memory/HANDOFF.md` };
+      }
+    }
+  } catch (err) {
+    if (!(err instanceof GitUnavailable)) throw err;
+  }
+  return null;
 }
 var ZERO, RAW;
 var init_fates = __esm({
   "src/git/fates.ts"() {
     "use strict";
+    init_git_dir();
+    init_run();
     ZERO = /^0+$/;
     RAW = ["--raw", "--no-abbrev", "--no-renames", "-z"];
   }
 });
 
 // src/git/merge-driver-config.ts
-import { chmodSync as chmodSync2, closeSync as closeSync12, constants as constants9, existsSync as existsSync3, fsyncSync as fsyncSync3, lchownSync, lstatSync as lstatSync19, mkdirSync as mkdirSync4, openSync as openSync10, readFileSync as readFileSync10, realpathSync as realpathSync4, renameSync as renameSync4, rmdirSync, unlinkSync as unlinkSync10, writeSync as writeSync7 } from "node:fs";
+import { chmodSync as chmodSync2, closeSync as closeSync12, constants as constants9, existsSync as existsSync2, fsyncSync as fsyncSync3, lchownSync, lstatSync as lstatSync19, mkdirSync as mkdirSync4, openSync as openSync10, readFileSync as readFileSync11, realpathSync as realpathSync4, renameSync as renameSync4, rmdirSync, unlinkSync as unlinkSync10, writeSync as writeSync7 } from "node:fs";
 import path35 from "node:path";
 import { randomBytes as randomBytes3 } from "node:crypto";
 function driverCopyPath(top) {
@@ -8589,7 +8650,7 @@ function readRegular(p) {
     return null;
   }
   if (!st.isFile()) throw new Error(`${p} is not a regular file (a link or a folder)`);
-  return readFileSync10(p);
+  return readFileSync11(p);
 }
 function replaceFile(p, bytes, mode) {
   const tmp = path35.join(path35.dirname(p), `.${path35.basename(p)}.tmp-${process.pid}-${randomBytes3(4).toString("hex")}`);
@@ -8665,7 +8726,7 @@ async function registerMergeDriver(root, helperPath, env) {
   const copy = driverCopyPath(top);
   if (copy === null || helperPath === null) return out;
   try {
-    const bytes = readFileSync10(path35.join(path35.dirname(helperPath), "lib", "cli.mjs"));
+    const bytes = readFileSync11(path35.join(path35.dirname(helperPath), "lib", "cli.mjs"));
     const gitCommon = path35.dirname(path35.dirname(copy));
     mkdirSync4(path35.dirname(copy), { recursive: true, mode: 448 });
     giveTo(path35.dirname(copy), ownerOf(gitCommon));
@@ -8768,7 +8829,7 @@ async function mergeDriverStep(root, opts, env) {
 }
 function attributesOnlyOurs(top) {
   try {
-    const text2 = readFileSync10(path35.join(top, ".gitattributes"), "utf8");
+    const text2 = readFileSync11(path35.join(top, ".gitattributes"), "utf8");
     const { rest, had } = withoutBlock(text2);
     return had && rest === "";
   } catch {
@@ -8786,8 +8847,8 @@ async function driverPartMissing(root, env) {
   }
   const parts = command === null ? null : driverParts(command);
   if (parts === null) return null;
-  if (!existsSync3(parts.copy)) return `the merge driver's copy of the helper ${parts.copy} is missing`;
-  if (!existsSync3(parts.node)) return `the node the merge driver runs, ${parts.node}, is missing`;
+  if (!existsSync2(parts.copy)) return `the merge driver's copy of the helper ${parts.copy} is missing`;
+  if (!existsSync2(parts.node)) return `the node the merge driver runs, ${parts.node}, is missing`;
   return null;
 }
 var BEGIN, BEGIN_NL, END, DRIVER_ARGS, COPY_GONE;
@@ -8987,7 +9048,7 @@ var init_verdict = __esm({
 });
 
 // src/git/drift.ts
-import { readFileSync as readFileSync11, statSync } from "node:fs";
+import { readFileSync as readFileSync12, statSync } from "node:fs";
 import path36 from "node:path";
 function reachableArgs(id) {
   return ["rev-list", "--max-count=1", id, "--not", "--all"];
@@ -9033,7 +9094,7 @@ function maybeTracked(gitDir, topRelative) {
   try {
     const st = statSync(index);
     if (st.size > 64 * 1024 * 1024) return true;
-    const buf = readFileSync11(index);
+    const buf = readFileSync12(index);
     if (buf.length >= 8 && buf.readUInt32BE(4) >= 4) return true;
     return buf.includes(Buffer.from(`${topRelative}\0`, "utf8"));
   } catch {
@@ -9043,9 +9104,9 @@ function maybeTracked(gitDir, topRelative) {
 async function measureDrift(root, env, anchors, nowMs, optsOrEarly = null) {
   const opts = optsOrEarly === null || optsOrEarly instanceof Promise ? { early: optsOrEarly } : optsOrEarly;
   let processes = 1;
-  const git = (args) => {
+  const git = (args, input) => {
     processes++;
-    return runGit(root, args, env);
+    return runGit(root, args, env, void 0, { input });
   };
   const head = anchors.head;
   const facts = {
@@ -9113,7 +9174,6 @@ async function measureDrift(root, env, anchors, nowMs, optsOrEarly = null) {
       if (top !== null && facts.saved.dirty !== null) {
         const format2 = objectFormat(gitDir);
         const logs = await gatherFateLogs(git, {
-          top,
           commonDir: gitDir === null ? null : commonDirOf(gitDir),
           savedHead: present2 ? head : null,
           savedDateMs: facts.saved.date?.ms ?? null,
@@ -9677,6 +9737,88 @@ var init_brief = __esm({
   }
 });
 
+// src/brief/checkpoint-brief.ts
+function parseCheckpoint(text2) {
+  const out = { requests: [], plan: [], failedCommands: [], claim: null };
+  let section = "";
+  for (const line of text2.split("\n")) {
+    if (line.startsWith("## ")) {
+      section = line.slice(3).trim();
+      continue;
+    }
+    if (!line.startsWith("- ") || line === "- none captured" || /^- \(\d+ older left out\)$/.test(line)) continue;
+    const item = line.slice(2);
+    if (section === "User requests") out.requests.push(item.replace(/^The user wrote: /, ""));
+    else if (section === "Plan state") {
+      const m = /^\[([x~ -])\] (.*)$/.exec(item);
+      if (m) out.plan.push({ status: STATUS[m[1]], text: m[2] });
+    } else if (section === "Commands" && / — exit [1-9]\d*$/.test(item)) out.failedCommands.push(item);
+    else if (section === "Last claim") out.claim = item.replace(/^The agent claimed \(not verified\): /, "");
+  }
+  return out;
+}
+function planStatusOf(cp) {
+  if (cp.plan.length === 0) return { text: `none captured ${CAPTURED}`, current: null };
+  const n2 = (s) => cp.plan.filter((p) => p.status === s).length;
+  const current = cp.plan.find((p) => p.status === "doing") ?? cp.plan.find((p) => p.status === "open");
+  const bits = [`${n2("done")} done`, `${n2("doing")} in progress`, `${n2("open")} todo`];
+  if (n2("dropped") > 0) bits.push(`${n2("dropped")} abandoned`);
+  const where = current ? `; ${current.status === "doing" ? "in progress" : "next"}: ${flatten(current.text, 160)}` : "";
+  return { text: `${bits.join(", ")}${where} ${CAPTURED}`, current: current?.text ?? null };
+}
+function nextStepOf(current) {
+  return current !== null ? `${flatten(current, 200)} ${CAPTURED} \u2014 Confirm?` : `review the checkpoint (\`read checkpoint\`) with the user and write a handoff ${CAPTURED} \u2014 Confirm?`;
+}
+function lines(b) {
+  const values = [b.goal, b.planStatus, b.decisionsInForce, b.doNotRetry, b.driftAndLessons, b.proposedNextStep];
+  return { ...b, lines: BRIEF_LABELS.map((label, i) => `${label} ${values[i]}`) };
+}
+function briefFromCheckpoint(cp, age) {
+  const plan = planStatusOf(cp);
+  const last = cp.requests[cp.requests.length - 1];
+  return lines({
+    goal: last ? `the user's last request: ${flatten(last, 300)} ${CAPTURED}` : `none captured ${CAPTURED}`,
+    planStatus: plan.text,
+    decisionsInForce: `none recorded (no handoff was written) ${CAPTURED}`,
+    doNotRetry: cp.failedCommands.length > 0 ? `commands that failed: ${cp.failedCommands.slice(-3).map((c) => flatten(c, 120)).join("; ")} ${CAPTURED}` : `none recorded ${CAPTURED}`,
+    driftAndLessons: `no handoff; drift not measured ${CAPTURED}; source: checkpoint ${age}`,
+    proposedNextStep: nextStepOf(plan.current)
+  });
+}
+function foldCheckpoint(brief, cp, age) {
+  const plan = planStatusOf(cp);
+  return lines({
+    goal: brief.goal,
+    planStatus: cp.plan.length > 0 ? plan.text : brief.planStatus,
+    decisionsInForce: brief.decisionsInForce,
+    doNotRetry: brief.doNotRetry,
+    // The source is a clause like the others: whole clauses drop before it, nothing follows a cut.
+    driftAndLessons: brief.driftClauses ? fitClauses([...brief.driftClauses, { text: `source: checkpoint ${age}`, rank: RANK.source }], MAX_FIELD_CHARS) : `${brief.driftAndLessons}; source: checkpoint ${age}`,
+    proposedNextStep: plan.current === null ? brief.proposedNextStep : brief.frame === void 0 ? nextStepOf(plan.current) : frameNextStep(brief.frame.verdict, `${flatten(plan.current, 200)} ${CAPTURED}`, brief.frame.question, brief.frame.notHere ?? null, brief.frame.ageOnly === true)
+  });
+}
+function briefFromStash(stash, restore2) {
+  const notRead = `not read: the handoff is in ${stash}`;
+  return lines({
+    goal: `${notRead}, not in the working tree`,
+    planStatus: notRead,
+    decisionsInForce: notRead,
+    doNotRetry: notRead,
+    driftAndLessons: `no handoff in the working tree: .ai/memory/HANDOFF.md is in ${stash}; drift not measured`,
+    proposedNextStep: `bring the handoff back with \`${restore2}\`, then run brief again \u2014 Confirm?`
+  });
+}
+var CAPTURED, STATUS;
+var init_checkpoint_brief = __esm({
+  "src/brief/checkpoint-brief.ts"() {
+    "use strict";
+    init_brief();
+    init_cut();
+    CAPTURED = "(captured, not confirmed)";
+    STATUS = { x: "done", "~": "doing", " ": "open", "-": "dropped" };
+  }
+});
+
 // src/git/merge-driver.ts
 function mergedSentence(name2, note = null) {
   return `two handoffs met in a merge; the other is archive/${name2}${note === null ? "" : `; ${note}`}`;
@@ -9834,77 +9976,6 @@ var init_merge_driver = __esm({
   }
 });
 
-// src/brief/checkpoint-brief.ts
-function parseCheckpoint(text2) {
-  const out = { requests: [], plan: [], failedCommands: [], claim: null };
-  let section = "";
-  for (const line of text2.split("\n")) {
-    if (line.startsWith("## ")) {
-      section = line.slice(3).trim();
-      continue;
-    }
-    if (!line.startsWith("- ") || line === "- none captured" || /^- \(\d+ older left out\)$/.test(line)) continue;
-    const item = line.slice(2);
-    if (section === "User requests") out.requests.push(item.replace(/^The user wrote: /, ""));
-    else if (section === "Plan state") {
-      const m = /^\[([x~ -])\] (.*)$/.exec(item);
-      if (m) out.plan.push({ status: STATUS[m[1]], text: m[2] });
-    } else if (section === "Commands" && / — exit [1-9]\d*$/.test(item)) out.failedCommands.push(item);
-    else if (section === "Last claim") out.claim = item.replace(/^The agent claimed \(not verified\): /, "");
-  }
-  return out;
-}
-function planStatusOf(cp) {
-  if (cp.plan.length === 0) return { text: `none captured ${CAPTURED}`, current: null };
-  const n2 = (s) => cp.plan.filter((p) => p.status === s).length;
-  const current = cp.plan.find((p) => p.status === "doing") ?? cp.plan.find((p) => p.status === "open");
-  const bits = [`${n2("done")} done`, `${n2("doing")} in progress`, `${n2("open")} todo`];
-  if (n2("dropped") > 0) bits.push(`${n2("dropped")} abandoned`);
-  const where = current ? `; ${current.status === "doing" ? "in progress" : "next"}: ${flatten(current.text, 160)}` : "";
-  return { text: `${bits.join(", ")}${where} ${CAPTURED}`, current: current?.text ?? null };
-}
-function nextStepOf(current) {
-  return current !== null ? `${flatten(current, 200)} ${CAPTURED} \u2014 Confirm?` : `review the checkpoint (\`read checkpoint\`) with the user and write a handoff ${CAPTURED} \u2014 Confirm?`;
-}
-function lines(b) {
-  const values = [b.goal, b.planStatus, b.decisionsInForce, b.doNotRetry, b.driftAndLessons, b.proposedNextStep];
-  return { ...b, lines: BRIEF_LABELS.map((label, i) => `${label} ${values[i]}`) };
-}
-function briefFromCheckpoint(cp, age) {
-  const plan = planStatusOf(cp);
-  const last = cp.requests[cp.requests.length - 1];
-  return lines({
-    goal: last ? `the user's last request: ${flatten(last, 300)} ${CAPTURED}` : `none captured ${CAPTURED}`,
-    planStatus: plan.text,
-    decisionsInForce: `none recorded (no handoff was written) ${CAPTURED}`,
-    doNotRetry: cp.failedCommands.length > 0 ? `commands that failed: ${cp.failedCommands.slice(-3).map((c) => flatten(c, 120)).join("; ")} ${CAPTURED}` : `none recorded ${CAPTURED}`,
-    driftAndLessons: `no handoff; drift not measured ${CAPTURED}; source: checkpoint ${age}`,
-    proposedNextStep: nextStepOf(plan.current)
-  });
-}
-function foldCheckpoint(brief, cp, age) {
-  const plan = planStatusOf(cp);
-  return lines({
-    goal: brief.goal,
-    planStatus: cp.plan.length > 0 ? plan.text : brief.planStatus,
-    decisionsInForce: brief.decisionsInForce,
-    doNotRetry: brief.doNotRetry,
-    // The source is a clause like the others: whole clauses drop before it, nothing follows a cut.
-    driftAndLessons: brief.driftClauses ? fitClauses([...brief.driftClauses, { text: `source: checkpoint ${age}`, rank: RANK.source }], MAX_FIELD_CHARS) : `${brief.driftAndLessons}; source: checkpoint ${age}`,
-    proposedNextStep: plan.current === null ? brief.proposedNextStep : brief.frame === void 0 ? nextStepOf(plan.current) : frameNextStep(brief.frame.verdict, `${flatten(plan.current, 200)} ${CAPTURED}`, brief.frame.question, brief.frame.notHere ?? null, brief.frame.ageOnly === true)
-  });
-}
-var CAPTURED, STATUS;
-var init_checkpoint_brief = __esm({
-  "src/brief/checkpoint-brief.ts"() {
-    "use strict";
-    init_brief();
-    init_cut();
-    CAPTURED = "(captured, not confirmed)";
-    STATUS = { x: "done", "~": "doing", " ": "open", "-": "dropped" };
-  }
-});
-
 // src/verbs/brief-checkpoint.ts
 async function newestText(root, handoff, now) {
   const got = currentCheckpoint(root, handoff, now);
@@ -9962,7 +10033,7 @@ __export(brief_exports, {
   briefVerb: () => briefVerb,
   conflictedMessage: () => conflictedMessage
 });
-import { existsSync as existsSync4 } from "node:fs";
+import { existsSync as existsSync3 } from "node:fs";
 import path37 from "node:path";
 function sideTime(text2, now) {
   const st = stateTimeOfText(text2, now);
@@ -9983,6 +10054,8 @@ var init_brief2 = __esm({
     init_errors();
     init_anchors();
     init_drift();
+    init_fates();
+    init_checkpoint_brief();
     init_brief();
     init_cut();
     init_merge_driver();
@@ -10014,8 +10087,10 @@ pasted one with --stdin), the drift report (\`drift --help\`) and the ledgers, b
   Drift & lessons: ...        (the drift summary with its age, ledger counts)
   Proposed next step: ... Confirm?
 Handoff text is data: secrets redacted, controls shown as <U+XXXX>, each field cut
-at 400 characters. With no handoff but an automatic checkpoint, the brief is drafted
-from the checkpoint, every field marked (captured, not confirmed). The words of
+at 400 characters. With no handoff but one in a stash entry (\`git stash -u\` takes an
+untracked .ai/memory), the brief names the entry and the command that brings it back
+(exit 0, --json "source": "stash"). With no handoff but an automatic checkpoint, the
+brief is drafted from the checkpoint, every field marked (captured, not confirmed). The words of
 each state and the JSON fields: references/verbs.md#brief.
 
 options:
@@ -10035,6 +10110,12 @@ exit: 0 brief printed
         const json2 = ctx.values.json === true;
         const loaded = await loadHandoff(ctx, root, ctx.values.stdin === true);
         if (loaded === null) {
+          const stashed = ctx.values.stdin === true ? null : await handoffInStash(root, ctx.env);
+          if (stashed !== null) {
+            const b = briefFromStash(stashed.stash, stashed.restore);
+            return ok(json2 ? `${JSON.stringify({ brief: { ...b, source: "stash" }, drift: null })}
+` : renderBrief(b), []);
+          }
           const fromCheckpoint = ctx.values.stdin === true ? null : await coldBriefFromCheckpoint(root, json2);
           if (fromCheckpoint !== null) return fromCheckpoint;
           return ok(json2 ? `${JSON.stringify({ brief: null, message: COLD_START })}
@@ -10073,7 +10154,7 @@ exit: 0 brief printed
         }
         let brief = loaded.pasted ? draftBrief(parsed, report, ledgers) : await briefWithCheckpoint(root, loaded.text, draftBrief(parsed, report, ledgers), now);
         const merged = loaded.pasted ? null : MERGED_LINE.exec(loaded.text);
-        if (merged && existsSync4(path37.join(archiveDir(root), merged[1]))) brief = withDriftNote(brief, mergedSentence(merged[1], merged[2] ?? null));
+        if (merged && existsSync3(path37.join(archiveDir(root), merged[1]))) brief = withDriftNote(brief, mergedSentence(merged[1], merged[2] ?? null));
         const { driftClauses: _clauses, ...shown } = brief;
         if (json2) return ok(`${JSON.stringify({ brief: shown, drift: report })}
 `, stderr);
@@ -11019,7 +11100,7 @@ import {
   lstatSync as lstatSync23,
   mkdirSync as mkdirSync5,
   readdirSync as readdirSync13,
-  readFileSync as readFileSync12,
+  readFileSync as readFileSync13,
   readlinkSync as readlinkSync3,
   renameSync as renameSync5,
   rmdirSync as rmdirSync2,
@@ -11070,12 +11151,12 @@ function copySteps(from, to) {
     const dest = path41.join(to, rel);
     let have = null;
     try {
-      have = lstatSync23(dest).isFile() ? readFileSync12(dest) : null;
+      have = lstatSync23(dest).isFile() ? readFileSync13(dest) : null;
     } catch {
       have = null;
     }
     if (have === null) steps.push({ rel, action: present(dest) ? "update" : "create" });
-    else if (!have.equals(readFileSync12(path41.join(from, rel)))) steps.push({ rel, action: "update" });
+    else if (!have.equals(readFileSync13(path41.join(from, rel)))) steps.push({ rel, action: "update" });
   }
   const wanted = new Set(want);
   for (const rel of skillFiles(to)) if (!wanted.has(rel)) steps.push({ rel, action: "remove" });
@@ -11122,7 +11203,7 @@ function applySteps(from, to, steps) {
     mkdirSync5(path41.dirname(dest), { recursive: true });
     const temp = `${dest}.tmp-${process.pid}`;
     const src = path41.join(from, s.rel);
-    writeFileSync2(temp, readFileSync12(src), { mode: statSync2(src).mode & 511 });
+    writeFileSync2(temp, readFileSync13(src), { mode: statSync2(src).mode & 511 });
     renameSync5(temp, dest);
   }
 }
@@ -13058,7 +13139,7 @@ var init_plan = __esm({
 });
 
 // src/store/install-files.ts
-import { accessSync as accessSync2, closeSync as closeSync13, constants as constants11, lstatSync as lstatSync24, mkdirSync as mkdirSync6, openSync as openSync11, readdirSync as readdirSync14, readFileSync as readFileSync13, readlinkSync as readlinkSync4, renameSync as renameSync6, rmdirSync as rmdirSync3, unlinkSync as unlinkSync11, writeSync as writeSync8, fsyncSync as fsyncSync4 } from "node:fs";
+import { accessSync as accessSync2, closeSync as closeSync13, constants as constants11, lstatSync as lstatSync24, mkdirSync as mkdirSync6, openSync as openSync11, readdirSync as readdirSync14, readFileSync as readFileSync14, readlinkSync as readlinkSync4, renameSync as renameSync6, rmdirSync as rmdirSync3, unlinkSync as unlinkSync11, writeSync as writeSync8, fsyncSync as fsyncSync4 } from "node:fs";
 import path44 from "node:path";
 async function readAgentFile(file, snippet, links = 1) {
   let read;
@@ -13218,7 +13299,7 @@ function recordNode(dir, execPath) {
   const want = `${execPath}
 `;
   try {
-    if (readFileSync13(target, "utf8") === want) return;
+    if (readFileSync14(target, "utf8") === want) return;
   } catch {
   }
   const temp = `${target}.tmp-${process.pid}-${randomHex8()}`;
@@ -13236,7 +13317,7 @@ function recordPath(dir, file) {
 }
 function readRecord(dir, file) {
   try {
-    const r = JSON.parse(readFileSync13(recordPath(dir, file), "utf8"));
+    const r = JSON.parse(readFileSync14(recordPath(dir, file), "utf8"));
     return r.path === file ? r : null;
   } catch {
     return null;
@@ -13596,7 +13677,7 @@ __export(install_exports, {
   installVerb: () => installVerb
 });
 import path48 from "node:path";
-import { existsSync as existsSync5 } from "node:fs";
+import { existsSync as existsSync4 } from "node:fs";
 var installHelpCommon, installVerb;
 var init_install = __esm({
   "src/verbs/install.ts"() {
@@ -13658,7 +13739,7 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
         const home = homeFolder(ctx.env);
         const homeVar = process.platform === "win32" ? "USERPROFILE" : "HOME";
         if (!home) throw new Refused(`install needs ${homeVar} set (the per-user records and the recorded Node live under it); nothing was changed`);
-        if (!existsSync5(home)) throw new Refused(`${homeVar} (${quotedValue(home)}) does not exist; install keeps its records under it, so nothing was changed`);
+        if (!existsSync4(home)) throw new Refused(`${homeVar} (${quotedValue(home)}) does not exist; install keeps its records under it, so nothing was changed`);
         const t = agentTarget(ctx, "install");
         assertNotPaused(t.memDir, ctx.env);
         const targets = editTargets(t);
@@ -13825,7 +13906,7 @@ var init_exports = {};
 __export(init_exports, {
   initVerb: () => initVerb
 });
-import { existsSync as existsSync6, lstatSync as lstatSync26, realpathSync as realpathSync6, rmSync as rmSync4 } from "node:fs";
+import { existsSync as existsSync5, lstatSync as lstatSync26, realpathSync as realpathSync6, rmSync as rmSync4 } from "node:fs";
 import path50 from "node:path";
 function planOf(ctx) {
   const global = ctx.values.global === true;
@@ -13836,7 +13917,7 @@ function planOf(ctx) {
   for (const n2 of named) {
     if (!isAgentName(n2)) throw new UsageError(`init: unknown agent ${quotedValue(n2)}; name one of ${NAMES}`);
   }
-  if (!ctx.env.HOME || !existsSync6(ctx.env.HOME)) {
+  if (!ctx.env.HOME || !existsSync5(ctx.env.HOME)) {
     throw new Refused("init needs HOME set to an existing folder (install keeps records there); nothing was changed");
   }
   let base;
@@ -13870,7 +13951,7 @@ function planOf(ctx) {
     throw new Refused("init cannot tell where its own skill folder is; run it as `npx session-handoff init`");
   }
   const source = realpathSync6(path50.dirname(path50.dirname(path50.resolve(ctx.cwd, ctx.helperPath))));
-  if (!existsSync6(path50.join(source, "SKILL.md"))) {
+  if (!existsSync5(path50.join(source, "SKILL.md"))) {
     throw new Refused(`${source} holds no SKILL.md to copy; nothing was changed. Run npx session-handoff init`);
   }
   const shown = (p) => `${global ? "~/" : ""}${path50.relative(base, p).split(path50.sep).join("/")}`;
@@ -13895,8 +13976,8 @@ function counted(steps) {
 }
 async function init(ctx, plan) {
   const { dest, source, shown } = plan;
-  const running = dest === source || existsSync6(dest) && realpathSync6(dest) === source;
-  if (!running && existsSync6(dest) && lstatSync26(dest).isSymbolicLink()) {
+  const running = dest === source || existsSync5(dest) && realpathSync6(dest) === source;
+  if (!running && existsSync5(dest) && lstatSync26(dest).isSymbolicLink()) {
     throw new Refused(`${shown(dest)} is a link to another folder; nothing was changed. Remove it and run init again`);
   }
   const steps = running ? [] : copySteps(source, dest);
@@ -13985,7 +14066,7 @@ async function undo(ctx, plan) {
     lines3.push(`${would} ${shown(place)}`);
   }
   const files = skillFiles(dest);
-  if (files.length > 0 && !(existsSync6(dest) && lstatSync26(dest).isSymbolicLink())) {
+  if (files.length > 0 && !(existsSync5(dest) && lstatSync26(dest).isSymbolicLink())) {
     if (!plan.dryRun) {
       for (const rel of files) rmSync4(path50.join(dest, rel), { force: true });
       for (const rel of files) removeEmptyUpTo(path50.dirname(path50.join(dest, rel)), plan.base);
@@ -14061,7 +14142,7 @@ exit:   0 done; 2 refused or usage; 4 paused; 5 the install lock stayed busy.
 // src/agents/doctor-checks.ts
 import { spawn } from "node:child_process";
 import { randomBytes as randomBytes4 } from "node:crypto";
-import { existsSync as existsSync7, lstatSync as lstatSync27, readFileSync as readFileSync14 } from "node:fs";
+import { existsSync as existsSync6, lstatSync as lstatSync27, readFileSync as readFileSync15 } from "node:fs";
 import path51 from "node:path";
 function outdatedReasons(text2, edit2) {
   const out = [];
@@ -14086,7 +14167,7 @@ function codexTrust(env, home, hooksFile) {
   let toml = "";
   try {
     const p = path51.join(codexHome, "config.toml");
-    if (lstatSync27(p).isFile()) toml = readFileSync14(p, "utf8");
+    if (lstatSync27(p).isFile()) toml = readFileSync15(p, "utf8");
   } catch {
   }
   const key = `[hooks.state.${JSON.stringify(`${hooksFile}:session_start:`).slice(0, -1)}`;
@@ -14115,7 +14196,7 @@ function posixShell(env, platform = process.platform) {
   const dirs = [env.ProgramFiles, env["ProgramFiles(x86)"]].filter((d) => !!d).map((d) => path51.win32.join(d, "Git", "bin"));
   for (const dir of [...dirs, ...(env.PATH ?? env.Path ?? "").split(";").filter((d) => d !== "")]) {
     const sh = path51.win32.join(dir, "sh.exe");
-    if (existsSync7(sh)) return sh;
+    if (existsSync6(sh)) return sh;
   }
   return null;
 }
@@ -14195,11 +14276,11 @@ var init_doctor_checks = __esm({
 });
 
 // src/agents/claude-plugin.ts
-import { existsSync as existsSync8, readFileSync as readFileSync15 } from "node:fs";
+import { existsSync as existsSync7, readFileSync as readFileSync16 } from "node:fs";
 import path52 from "node:path";
 function json(file) {
   try {
-    const v = JSON.parse(readFileSync15(file, "utf8").slice(0, 1e6));
+    const v = JSON.parse(readFileSync16(file, "utf8").slice(0, 1e6));
     return v !== null && typeof v === "object" && !Array.isArray(v) ? v : null;
   } catch {
     return null;
@@ -14215,7 +14296,7 @@ function claudePluginInstalls(home) {
     if (!key.startsWith("session-handoff@") || !Array.isArray(list2)) continue;
     for (const raw of list2) {
       const e = raw !== null && typeof raw === "object" ? raw : {};
-      const rootSkill = typeof e.installPath === "string" && path52.isAbsolute(e.installPath) && existsSync8(path52.join(e.installPath, "SKILL.md"));
+      const rootSkill = typeof e.installPath === "string" && path52.isAbsolute(e.installPath) && existsSync7(path52.join(e.installPath, "SKILL.md"));
       out.push({ key, scope: typeof e.scope === "string" ? e.scope : "unknown", version: typeof e.version === "string" ? e.version : null, enabled: enabledMap[key] !== false, rootSkill });
     }
   }
@@ -14232,13 +14313,13 @@ var doctor_exports = {};
 __export(doctor_exports, {
   doctorVerb: () => doctorVerb
 });
-import { lstatSync as lstatSync28, readdirSync as readdirSync15, readFileSync as readFileSync16 } from "node:fs";
+import { lstatSync as lstatSync28, readdirSync as readdirSync15, readFileSync as readFileSync17 } from "node:fs";
 import path53 from "node:path";
 function readText(p) {
   try {
     const st = lstatSync28(p);
     if (!st.isFile()) return null;
-    return readFileSync16(p, "utf8");
+    return readFileSync17(p, "utf8");
   } catch {
     return null;
   }
@@ -14523,7 +14604,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
 });
 
 // src/git/publish-memory.ts
-import { accessSync as accessSync3, constants as constants12, existsSync as existsSync9, statSync as statSync3 } from "node:fs";
+import { accessSync as accessSync3, constants as constants12, existsSync as existsSync8, statSync as statSync3 } from "node:fs";
 import path54 from "node:path";
 function isPublicMemoryPath(rel, journal = true) {
   return /^(HANDOFF|LESSONS|SOLUTIONS)\.md$/.test(rel) || /^archive\/[A-Z]+-[A-Za-z0-9._-]+\.md$/.test(rel) || journal && /^journal\/\d{4}(?:-\d{2}(?:-\d+)?)?\.md$/.test(rel);
@@ -14581,7 +14662,7 @@ async function publishMemory(root, memDir, message, push, env, attributes = "no"
   const { top, memRel } = target ?? await publishTarget(root, memDir, env);
   const git = (args, what) => gitOut(top, args, env, what, runHooks);
   const listed2 = await git(["ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", `${memRel}/`], "git ls-files");
-  const journal = !existsSync9(path54.join(memDir, "journal", "OFF"));
+  const journal = !existsSync8(path54.join(memDir, "journal", "OFF"));
   const paths = [...new Set(listed2.split("\0").filter(Boolean))].filter((p) => isPublicMemoryPath(p.slice(memRel.length + 1), journal)).sort();
   if (attributes === "changed" || attributes === "if-only-ours" && attributesOnlyOurs(top)) paths.push(".gitattributes");
   if (paths.length === 0) return { committed: false, paths: [], commit: null, pushed: null };
@@ -16237,7 +16318,7 @@ __export(statusline_exports, {
   statuslineVerb: () => statuslineVerb
 });
 import { spawnSync } from "node:child_process";
-import { readFileSync as readFileSync17 } from "node:fs";
+import { readFileSync as readFileSync18 } from "node:fs";
 import path56 from "node:path";
 function statusText(handoff, commitsSince2, usedPct, now) {
   const parts = [];
@@ -16304,7 +16385,7 @@ handoff's HEAD anchor (git rev-list, at most 500 ms; left out when unknown). Alw
           const root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookCwd(input.cwd));
           let handoff = null;
           try {
-            handoff = readFileSync17(path56.join(memoryDir(root), "HANDOFF.md"), "utf8").slice(0, 1e6);
+            handoff = readFileSync18(path56.join(memoryDir(root), "HANDOFF.md"), "utf8").slice(0, 1e6);
           } catch {
           }
           const cw = input.context_window;
@@ -17046,13 +17127,13 @@ var merge_driver_exports = {};
 __export(merge_driver_exports, {
   mergeDriverVerb: () => mergeDriverVerb
 });
-import { closeSync as closeSync17, constants as constants15, fstatSync as fstatSync8, lstatSync as lstatSync30, mkdirSync as mkdirSync9, openSync as openSync14, readFileSync as readFileSync18, writeSync as writeSync10 } from "node:fs";
+import { closeSync as closeSync17, constants as constants15, fstatSync as fstatSync8, lstatSync as lstatSync30, mkdirSync as mkdirSync9, openSync as openSync14, readFileSync as readFileSync19, writeSync as writeSync10 } from "node:fs";
 import path60 from "node:path";
 function readRegularBytes(p) {
   const fd = openSync14(p, constants15.O_RDONLY | NOFOLLOW);
   try {
     if (!fstatSync8(fd).isFile()) throw new Error(`${p} is not a regular file`);
-    return readFileSync18(fd);
+    return readFileSync19(fd);
   } finally {
     closeSync17(fd);
   }

@@ -2168,11 +2168,12 @@ async function runGit(cwd, args, env, timeoutMs = GIT_TIMEOUT_MS, opts = {}) {
   const base = gitEnv(env);
   const named = await namedOverrides(cwd, base, timeoutMs);
   const fixed = asArgs([...NEUTRAL, ...opts.hooksAndSigning ? [] : NO_HOOKS_NOR_SIGNING]);
-  return spawnGit(cwd, [...fixed, ...args], named.length > 0 ? withConfig(base, named) : base, timeoutMs);
+  const runEnv = named.length > 0 ? withConfig(base, named) : base;
+  return spawnGit(cwd, [...fixed, ...args], runEnv, timeoutMs, opts.input);
 }
-function spawnGit(cwd, args, env, timeoutMs) {
+function spawnGit(cwd, args, env, timeoutMs, input) {
   return new Promise((resolve, reject) => {
-    execFile(
+    const child = execFile(
       "git",
       ["--no-pager", ...args],
       { cwd, env, encoding: "buffer", timeout: timeoutMs, killSignal: "SIGKILL", maxBuffer: 256 * 1024 * 1024, windowsHide: true },
@@ -2197,6 +2198,8 @@ function spawnGit(cwd, args, env, timeoutMs) {
         resolve({ code: 0, stdout, stderr: stderr.toString("utf8") });
       }
     );
+    child.stdin?.on("error", () => void 0);
+    if (input !== void 0) child.stdin?.end(input);
   });
 }
 var GIT_TIMEOUT_MS, GitUnavailable, DROPPED_ENV, NEUTRAL, NO_HOOKS_NOR_SIGNING, NAMED_PROGRAMS, NAMED, namedCache;

@@ -95,3 +95,16 @@ export function foldCheckpoint(brief: Brief, cp: ParsedCheckpoint, age: string):
       plan.current === null ? brief.proposedNextStep : brief.frame === undefined ? nextStepOf(plan.current) : frameNextStep(brief.frame.verdict, `${flatten(plan.current, 200)} ${CAPTURED}`, brief.frame.question, brief.frame.notHere ?? null, brief.frame.ageOnly === true),
   });
 }
+
+/** The brief when the handoff is not in the working tree but a stash entry holds it: where, and how to bring it back. */
+export function briefFromStash(stash: string, restore: string): Brief {
+  const notRead = `not read: the handoff is in ${stash}`;
+  return lines({
+    goal: `${notRead}, not in the working tree`,
+    planStatus: notRead,
+    decisionsInForce: notRead,
+    doNotRetry: notRead,
+    driftAndLessons: `no handoff in the working tree: .ai/memory/HANDOFF.md is in ${stash}; drift not measured`,
+    proposedNextStep: `bring the handoff back with \`${restore}\`, then run brief again — Confirm?`,
+  });
+}

@@ -172,9 +172,9 @@ export async function measureDrift(
   const opts: DriftOptions = optsOrEarly === null || optsOrEarly instanceof Promise ? { early: optsOrEarly } : optsOrEarly;
   // The status process counts whether it was started here or by `startStatus`.
   let processes = 1;
-  const git = (args: readonly string[]): Promise<GitResult> => {
+  const git = (args: readonly string[], input?: string): Promise<GitResult> => {
     processes++;
-    return runGit(root, args, env);
+    return runGit(root, args, env, undefined, { input });
   };
   const head = anchors.head;
   const facts: DriftFacts = {
@@ -250,7 +250,6 @@ export async function measureDrift(
       if (top !== null && facts.saved.dirty !== null) {
         const format = objectFormat(gitDir);
         const logs = await gatherFateLogs(git, {
-          top,
           commonDir: gitDir === null ? null : commonDirOf(gitDir),
           savedHead: present ? head : null,
           savedDateMs: facts.saved.date?.ms ?? null,

@@ -72,6 +72,8 @@ export function gitEnv(env: Record<string, string | undefined>): Record<string, 
 export interface GitRunOptions {
   /** Let the repository's hooks and commit signing run (the user asked for it); filters and the rest stay off. */
   hooksAndSigning?: boolean;
+  /** Text given to git on its standard input (`cat-file --batch-check`). */
+  input?: string;
 }
 
 // Settings that name a program git would run for a reading or a commit, each set to one that
@@ -159,12 +161,13 @@ export async function runGit(
   const base = gitEnv(env);
   const named = await namedOverrides(cwd, base, timeoutMs);
   const fixed = asArgs([...NEUTRAL, ...(opts.hooksAndSigning ? [] : NO_HOOKS_NOR_SIGNING)]);
-  return spawnGit(cwd, [...fixed, ...args], named.length > 0 ? withConfig(base, named) : base, timeoutMs);
+  const runEnv = named.length > 0 ? withConfig(base, named) : base;
+  return spawnGit(cwd, [...fixed, ...args], runEnv, timeoutMs, opts.input);
 }
 
-function spawnGit(cwd: string, args: readonly string[], env: Record<string, string>, timeoutMs: number): Promise<GitResult> {
-  return new Promise((resolve, reject) => {
-    execFile(
+function spawnGit(cwd: string, args: readonly string[], env: Record<string, string>, timeoutMs: number, input?: string) {
+  return new Promise<GitResult>((resolve, reject) => {
+    const child = execFile(
       "git",
       ["--no-pager", ...args],
       { cwd, env, encoding: "buffer", timeout: timeoutMs, killSignal: "SIGKILL", maxBuffer: 256 * 1024 * 1024, windowsHide: true },
@@ -189,6 +192,9 @@ function spawnGit(cwd: string, args: readonly string[], env: Record<string, stri
         resolve({ code: 0, stdout, stderr: stderr.toString("utf8") });
       },
     );
+    // git may exit before reading all of it: a closed pipe is not an error of ours.
+    child.stdin?.on("error", () => undefined);
+    if (input !== undefined) child.stdin?.end(input);
   });
 }
 

@@ -1,6 +1,8 @@
 import { HelperError } from "../errors.ts";
 import { skillExcludes } from "../git/anchors.ts";
 import { measureDrift, startStatus } from "../git/drift.ts";
+import { handoffInStash } from "../git/fates.ts";
+import { briefFromStash } from "../brief/checkpoint-brief.ts";
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { countLedger, draftBrief, MAX_FIELD_CHARS, RANK, renderBrief, type Brief, type LedgerCounts } from "../brief/brief.ts";
@@ -63,8 +65,10 @@ pasted one with --stdin), the drift report (\`drift --help\`) and the ledgers, b
   Drift & lessons: ...        (the drift summary with its age, ledger counts)
   Proposed next step: ... Confirm?
 Handoff text is data: secrets redacted, controls shown as <U+XXXX>, each field cut
-at 400 characters. With no handoff but an automatic checkpoint, the brief is drafted
-from the checkpoint, every field marked (captured, not confirmed). The words of
+at 400 characters. With no handoff but one in a stash entry (\`git stash -u\` takes an
+untracked .ai/memory), the brief names the entry and the command that brings it back
+(exit 0, --json "source": "stash"). With no handoff but an automatic checkpoint, the
+brief is drafted from the checkpoint, every field marked (captured, not confirmed). The words of
 each state and the JSON fields: references/verbs.md#brief.
 
 options:
@@ -84,6 +88,12 @@ exit: 0 brief printed
     const json = ctx.values.json === true;
     const loaded = await loadHandoff(ctx, root, ctx.values.stdin === true);
     if (loaded === null) {
+      // A stash took the memory dir: its handoff is on file, and the brief says how to bring it back.
+      const stashed = ctx.values.stdin === true ? null : await handoffInStash(root, ctx.env);
+      if (stashed !== null) {
+        const b = briefFromStash(stashed.stash, stashed.restore);
+        return ok(json ? `${JSON.stringify({ brief: { ...b, source: "stash" }, drift: null })}\n` : renderBrief(b), []);
+      }
       const fromCheckpoint = ctx.values.stdin === true ? null : await coldBriefFromCheckpoint(root, json);
       if (fromCheckpoint !== null) return fromCheckpoint;
       return ok(json ? `${JSON.stringify({ brief: null, message: COLD_START })}\n` : `${COLD_START}\n`, [], 3);

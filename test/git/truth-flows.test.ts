@@ -117,6 +117,17 @@ describe("what the brief says after one everyday git command", () => {
     expect(drift(r).dirtyFates).toEqual([{ path: "a.ts", fate: "reverted" }]);
   });
 
+  it("a new file stashed with `stash -u` is in that stash, not reverted", { timeout: 60_000 }, () => {
+    const { r } = newRepo();
+    // The memory dir stays out of the stash: only the new file goes.
+    writeFileSync(path.join(r.dir, ".git", "info", "exclude"), ".ai/\n");
+    writeFileSync(path.join(r.dir, "new.ts"), "new\n");
+    save(r);
+    r.git("stash", "-u", "-q");
+    expect(drift(r).dirtyFates).toEqual([{ path: "new.ts", fate: "stashed", stash: "stash@{0}" }]);
+    expect(brief(r)).toContain('dirty at the save, now in stash@{0}: "new.ts"');
+  });
+
   it("3, 4: a rebase squashing the saved commit while a stash holds it; a deleted key file is still named", { timeout: 60_000 }, () => {
     const { r } = newRepo();
     writeFileSync(path.join(r.dir, "b.ts"), "b\n");
@@ -192,5 +203,44 @@ describe("what the brief says after one everyday git command", () => {
     const t = r.run(["drift"]).stdout;
     expect(t).toContain("ahead: 1, behind: 0\n");
     expect(t).not.toContain("commits since the saved date: unknown");
+  });
+
+  it("`stash -u` takes the untracked memory dir: the brief names the entry and brings it back", { timeout: 60_000 }, () => {
+    const { r } = newRepo();
+    save(r);
+    writeFileSync(path.join(r.dir, "a.ts"), "a dirty\n");
+    r.git("stash", "-u", "-q");
+    const b = r.run(["brief"]);
+    expect(b.code, b.stderr).toBe(0);
+    const body = briefBody(b.stdout);
+    expect(body).not.toContain("No saved session state exists");
+    expect(body).toContain("Drift & lessons: no handoff in the working tree: .ai/memory/HANDOFF.md is in stash@{0}");
+    const cmd = /with `([^`]+)`/.exec(body)![1]!;
+    expect(cmd).toBe("git restore --overlay --source=stash@{0}^3 -- .ai/memory");
+    for (const label of ["Goal:", "Plan status:", "Decisions in force:", "Do-not-retry:", "Proposed next step:"]) {
+      expect(body).toContain(`\n${label} `.slice(1));
+    }
+    // The command given brings the handoff back, and leaves the stashed code where it was.
+    r.git(...cmd.split(" ").slice(1));
+    expect(readFileSync(path.join(r.dir, "a.ts"), "utf8")).toBe("a\n");
+    expect(brief(r)).toContain("Goal: Tune the parser.");
+    // After `git clean -fd` nothing holds it: a cold start, and nothing said of a stash.
+    r.git("stash", "drop", "-q");
+    rmSync(path.join(r.dir, ".ai"), { recursive: true });
+    const cold = r.run(["brief"]);
+    expect(cold.code).toBe(3);
+    expect(cold.stdout).toBe("No saved session state exists.\n");
+  });
+
+  it("a staged handoff taken by a plain `git stash` is found in the entry's tree", { timeout: 60_000 }, () => {
+    const { r } = newRepo();
+    save(r);
+    r.git("add", ".ai");
+    r.git("stash", "-q");
+    const b = r.run(["brief", "--json"]);
+    expect(b.code, b.stderr).toBe(0);
+    const j = JSON.parse(b.stdout);
+    expect(j.brief.source).toBe("stash");
+    expect(j.brief.proposedNextStep).toContain("`git restore --source=stash@{0} -- .ai/memory/HANDOFF.md`");
   });
 });
