@@ -14656,6 +14656,11 @@ async function publishTarget(root, memDir, env) {
   if (ignored.some((r) => r.code === 0)) {
     throw new Refused(`${memRel}/ is ignored by git (.gitignore); publish only commits a memory dir that git tracks: remove the ignore rule first, or keep memory private and do not publish`);
   }
+  const listed2 = await runGit(top, ["ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", `${memRel}/`], env);
+  const files = listed2.stdout.toString("utf8").split("\0").filter((p) => p.startsWith(`${memRel}/`));
+  if (listed2.code === 0 && !files.some((p) => isPublicMemoryPath(p.slice(memRel.length + 1)))) {
+    throw new Refused(`nothing to publish: ${memRel}/ holds no memory file; save a handoff first (nothing was changed)`);
+  }
   return { top, memRel };
 }
 async function publishMemory(root, memDir, message, push, env, attributes = "no", target, runHooks = false) {
@@ -14792,8 +14797,9 @@ stdout: "published <n> file(s) in <commit>" [and "pushed to <remote> <branch>"],
         or "nothing to publish"; lines on the merge driver and skipped hooks.
 ${ROOT_HELP}
 exit:   0 published, or nothing to publish; 2 refused (not a git repository, the
-        memory dir is git-ignored, no upstream for --push, a secret in
-        --message, git failed: its error follows); 4 paused; 5 busy.
+        memory dir is git-ignored or holds no memory file: "nothing to publish:
+        ...", no upstream for --push, a secret in --message, git failed: its
+        error follows); 4 paused; 5 busy.
 `,
       async run(ctx) {
         const root = rootOption(ctx);

@@ -108,6 +108,12 @@ export async function publishTarget(root: string, memDir: string, env: Record<st
   if (ignored.some((r) => r.code === 0)) {
     throw new Refused(`${memRel}/ is ignored by git (.gitignore); publish only commits a memory dir that git tracks: remove the ignore rule first, or keep memory private and do not publish`);
   }
+  // With no memory file at all, the commit would hold only our attributes block: not a publish.
+  const listed = await runGit(top, ["ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", `${memRel}/`], env);
+  const files = listed.stdout.toString("utf8").split("\0").filter((p) => p.startsWith(`${memRel}/`));
+  if (listed.code === 0 && !files.some((p) => isPublicMemoryPath(p.slice(memRel.length + 1)))) {
+    throw new Refused(`nothing to publish: ${memRel}/ holds no memory file; save a handoff first (nothing was changed)`);
+  }
   return { top, memRel };
 }
 
