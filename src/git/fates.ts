@@ -112,7 +112,9 @@ type Git = (args: readonly string[], input?: string) => Promise<GitResult>;
 export function stashCount(commonDir: string | null): number {
   if (commonDir === null) return 0;
   try {
-    return readFileSync(path.join(commonDir, "logs", "refs", "stash"), "utf8").split("\n").filter((l) => l !== "").length;
+    return readFileSync(path.join(commonDir, "logs", "refs", "stash"), "utf8")
+      .split("\n")
+      .filter((l) => l !== "").length;
   } catch {
     return 0;
   }
@@ -131,7 +133,10 @@ async function untrackedInStashes(git: Git, count: number, paths: readonly strin
   const asks = Array.from({ length: Math.min(count, 100) }, (_, n) => paths.map((p) => ({ n, p }))).flat();
   // A batch line ends at a line break: such a path is not asked about.
   const safe = asks.filter((a) => !/[\r\n]/.test(a.p));
-  const ids = await objectIds(git, safe.map((a) => `stash@{${a.n}}^3:${a.p.replace(/\/+$/, "")}`));
+  const ids = await objectIds(
+    git,
+    safe.map((a) => `stash@{${a.n}}^3:${a.p.replace(/\/+$/, "")}`),
+  );
   return safe.flatMap((a, i) => (ids[i] ? [{ stash: `stash@{${a.n}}`, p: a.p, id: ids[i] }] : []));
 }
 
@@ -200,11 +205,15 @@ export async function handoffInStash(
   const n = Math.min(count, 100);
   const revs = Array.from({ length: n }, (_, i) => [`stash@{${i}}^3:`, `stash@{${i}}:`, `stash@{${i}}^1:`]);
   try {
-    const ids = await objectIds(git, revs.flat().map((r) => `${r}${handoff}`));
+    const ids = await objectIds(
+      git,
+      revs.flat().map((r) => `${r}${handoff}`),
+    );
     for (let i = 0; i < n; i++) {
       const [untracked, tracked, before] = ids.slice(i * 3, i * 3 + 3);
       // `--overlay` removes nothing: the untracked tree holds only what the stash took.
-      if (untracked) return { stash: `stash@{${i}}`, restore: `git restore --overlay --source=stash@{${i}}^3 -- .ai/memory` };
+      if (untracked)
+        return { stash: `stash@{${i}}`, restore: `git restore --overlay --source=stash@{${i}}^3 -- .ai/memory` };
       // A staged handoff the stash took: in its tree, not in the commit it was made on.
       if (tracked && !before) {
         return { stash: `stash@{${i}}`, restore: `git restore --source=stash@{${i}} -- .ai/memory/HANDOFF.md` };

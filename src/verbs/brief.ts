@@ -5,7 +5,15 @@ import { handoffInStash } from "../git/fates.ts";
 import { briefFromStash } from "../brief/checkpoint-brief.ts";
 import { existsSync } from "node:fs";
 import path from "node:path";
-import { countLedger, draftBrief, MAX_FIELD_CHARS, RANK, renderBrief, type Brief, type LedgerCounts } from "../brief/brief.ts";
+import {
+  countLedger,
+  draftBrief,
+  MAX_FIELD_CHARS,
+  RANK,
+  renderBrief,
+  type Brief,
+  type LedgerCounts,
+} from "../brief/brief.ts";
 import { fitClauses } from "../brief/cut.ts";
 import { MERGED_LINE, mergedSentence } from "../git/merge-driver.ts";
 import { conflictSides } from "../schema/conflicted.ts";
@@ -27,7 +35,8 @@ function sideTime(text: string, now: number): string {
 
 /** What `brief` prints (exit 2) for a handoff holding merge conflict markers. */
 export function conflictedMessage(ours: string, theirs: string): string {
-  return `HANDOFF.md has unresolved merge conflicts: one side ${ours}, the other ${theirs}; keep one side of each conflict (archive the other), then resume`;
+  return `HANDOFF.md has unresolved merge conflicts: one side ${ours}, the other ${theirs}; keep one side of ` +
+    `each conflict (archive the other), then resume`;
 }
 
 // Puts a fixed note first in Drift & lessons, re-rendering that line.
@@ -38,16 +47,18 @@ function withDriftNote(b: Brief, note: string): Brief {
     ? fitClauses([{ text: note, rank: RANK.verdict + 1 }, ...b.driftClauses], MAX_FIELD_CHARS)
     : `${note}; ${b.driftAndLessons}`;
   const lines = b.lines.map((l) => (l.startsWith("Drift & lessons: ") ? `Drift & lessons: ${driftAndLessons}` : l));
-  return { ...b, driftAndLessons, lines, driftClauses: b.driftClauses ? [{ text: note, rank: RANK.verdict + 1 }, ...b.driftClauses] : undefined };
+  return {
+    ...b,
+    driftAndLessons,
+    lines,
+    driftClauses: b.driftClauses ? [{ text: note, rank: RANK.verdict + 1 }, ...b.driftClauses] : undefined,
+  };
 }
 
 /** The cold-start sentence (seed 002: "No file or empty file → cold start"). */
 export const COLD_START = "No saved session state exists.";
 
-/**
- * `brief --root DIR [--json]` (docs/design.md#verdicts-and-the-brief): the six-line warm-start brief. Exit 0; 3 with
- * `No saved session state exists.` when there is no handoff; 2 when memory is refused.
- */
+/** `brief --root DIR [--json]` (docs/design.md#verdicts-and-the-brief): the six-line warm-start brief. */
 export const briefVerb: Verb = {
   name: "brief",
   options: { root: { type: "string" }, json: { type: "boolean" }, stdin: { type: "boolean" } },
@@ -107,10 +118,16 @@ exit: 0 brief printed
     }
     const parsed = parseHandoff(loaded.text);
     const anchors = checkAnchors(parsed, now);
-    const { report } = await measureDrift(root, ctx.env, anchors, now, { early, excludes, handoffToken: loaded.token ?? null, handoffText: loaded.text });
+    const { report } = await measureDrift(root, ctx.env, anchors, now, {
+      early,
+      excludes,
+      handoffToken: loaded.token ?? null,
+      handoffText: loaded.text,
+    });
     const stderr = [...loaded.warnings, ...shapeWarnings(parsed, loaded.pasted)];
     const needles = [...anchors.keyFiles];
-    if (anchors.branch !== null && !["main", "master", "(detached)"].includes(anchors.branch)) needles.push(anchors.branch);
+    if (anchors.branch !== null && !["main", "master", "(detached)"].includes(anchors.branch))
+      needles.push(anchors.branch);
     const ledgers: LedgerCounts = { lessons: null, solutions: null, unreadable: [] };
     for (const kind of ["lessons", "solutions"] as const) {
       try {
@@ -128,10 +145,13 @@ exit: 0 brief printed
         stderr.push(`warning: ${name} was not read: ${err.message}`);
       }
     }
-    let brief = loaded.pasted ? draftBrief(parsed, report, ledgers) : await briefWithCheckpoint(root, loaded.text, draftBrief(parsed, report, ledgers), now);
+    let brief = loaded.pasted
+      ? draftBrief(parsed, report, ledgers)
+      : await briefWithCheckpoint(root, loaded.text, draftBrief(parsed, report, ledgers), now);
     const merged = loaded.pasted ? null : MERGED_LINE.exec(loaded.text);
     // Only an archive that exists is named (a hand-written line names nothing).
-    if (merged && existsSync(path.join(archiveDir(root), merged[1]!))) brief = withDriftNote(brief, mergedSentence(merged[1]!, merged[2] ?? null));
+    if (merged && existsSync(path.join(archiveDir(root), merged[1]!)))
+      brief = withDriftNote(brief, mergedSentence(merged[1]!, merged[2] ?? null));
     // The clauses a field was fitted from are the brief's own working, not its output.
     const { driftClauses: _clauses, ...shown } = brief;
     if (json) return ok(`${JSON.stringify({ brief: shown, drift: report })}\n`, stderr);

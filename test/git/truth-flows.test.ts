@@ -195,6 +195,27 @@ describe("what the brief says after one everyday git command", () => {
     expect(r.run(["hook", "--mode", "session"]).stdout).not.toContain("not saved in this clone");
   });
 
+  it("7: two clones saving in one second on one commit are told apart by the clone mark", { timeout: 60_000 }, () => {
+    const { home, r } = newRepo();
+    save(r);
+    const mine = readFileSync(path.join(r.dir, ".ai/memory/HANDOFF.md"), "utf8");
+    expect(mine).toMatch(/^Saved: \S+\n<!-- saved in clone [0-9a-f]{16} -->$/m);
+    // Saving the same document again is still `unchanged`.
+    const t = /CURRENT-SHA256: (\S+)/.exec(r.run(["read", "handoff"]).stdout)![1]!;
+    expect(r.run(["write", "handoff", "--expected-current-sha256", t], DOC).stdout).toMatch(/^unchanged /);
+    const bob = person(path.join(home, "bob"), path.join(home, "bob-work"), "Bob");
+    execFileSync("git", ["clone", "-q", r.dir, bob.dir]);
+    save(bob);
+    const bobs = path.join(bob.dir, ".ai/memory/HANDOFF.md");
+    // Bob's save, as if made in the same second as Alice's, reaches Alice's clone.
+    const saved = /^Saved: .*$/m.exec(mine)![0];
+    const theirs = readFileSync(bobs, "utf8").replace(/^Saved: .*$/m, saved);
+    expect(theirs).not.toBe(mine);
+    writeFileSync(path.join(r.dir, ".ai/memory/HANDOFF.md"), theirs);
+    expect(drift(r).provenance).toMatchObject({ someoneElse: true });
+    expect(r.run(["hook", "--mode", "session"]).stdout).toContain("not saved in this clone");
+  });
+
   it("drift's text says no 'unknown' since-date count beside a known ahead count", { timeout: 60_000 }, () => {
     const { r } = newRepo();
     save(r);
