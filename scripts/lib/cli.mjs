@@ -8090,12 +8090,156 @@ var init_merge_driver_state = __esm({
   }
 });
 
+// src/git/fates.ts
+import { closeSync as closeSync11, openSync as openSync9, readFileSync as readFileSync10, readSync as readSync7 } from "node:fs";
+import path33 from "node:path";
+function parseRawLog(out) {
+  const text2 = typeof out === "string" ? out : out.toString("utf8");
+  return text2.split("").slice(1).map((rec) => {
+    const [name2 = "", ...rest] = rec.split("\0");
+    const paths = /* @__PURE__ */ new Map();
+    for (let i = 0; i + 1 < rest.length; i += 2) {
+      const meta = rest[i].replace(/^\n/, "");
+      if (!meta.startsWith(":")) break;
+      paths.set(rest[i + 1], meta.split(" ")[3] ?? "");
+    }
+    return { name: name2.trim(), paths };
+  });
+}
+function fatesOf(i) {
+  const hashOf = new Map(i.hashes.map((h) => [h.path, h.id]));
+  return i.savedDirty.map((p) => {
+    const saved = hashOf.get(p);
+    const known = saved !== void 0 && saved !== "over 8 MB";
+    if (i.nowDirty.includes(p)) {
+      if (!known) return { path: p, fate: "dirty" };
+      const now = i.blobNow(p);
+      return { path: p, fate: (saved === "deleted" ? now === null : now === saved) ? "unchanged" : "changed" };
+    }
+    const sameContent = (id) => !known || (saved === "deleted" ? ZERO.test(id) : id === saved);
+    const holds = (t) => [...t.paths].some(([q, id]) => p.endsWith("/") ? q.startsWith(p) : q === p && sameContent(id));
+    const head = i.onHead?.find(holds);
+    if (head) return { path: p, fate: "committed", commit: head.name, onHead: true };
+    const stash = i.stashes?.find(holds);
+    if (stash) return { path: p, fate: "stashed", stash: stash.name };
+    const other = i.elsewhere?.find(holds);
+    if (other) return { path: p, fate: "committed", commit: other.name, onHead: false };
+    if (i.fromElsewhere) return { path: p, fate: "not-here" };
+    if (!i.fromSaved || i.onHead === null || i.stashes === null) return { path: p, fate: "clean" };
+    return { path: p, fate: "reverted" };
+  });
+}
+function clonedAfter(gitDir, savedMs2) {
+  if (gitDir === null || savedMs2 === null) return false;
+  try {
+    const fd = openSync9(path33.join(gitDir, "logs", "HEAD"), "r");
+    const buf = Buffer.alloc(4096);
+    const n2 = readSync7(fd, buf, 0, buf.length, 0);
+    closeSync11(fd);
+    const m = / (\d+) [+-]\d{4}\tclone: /.exec(buf.subarray(0, n2).toString("utf8").split("\n")[0] ?? "");
+    return m !== null && Number(m[1]) * 1e3 >= savedMs2;
+  } catch {
+    return false;
+  }
+}
+function stashCount(commonDir) {
+  if (commonDir === null) return 0;
+  try {
+    return readFileSync10(path33.join(commonDir, "logs", "refs", "stash"), "utf8").split("\n").filter((l) => l !== "").length;
+  } catch {
+    return 0;
+  }
+}
+async function objectIds(git, revs) {
+  if (revs.length === 0) return [];
+  const r = await git(["cat-file", "--batch-check"], revs.map((x) => `${x}
+`).join(""));
+  const lines3 = r.code === 0 ? r.stdout.toString("utf8").split("\n") : [];
+  return revs.map((_, i) => /^([0-9a-f]{40,64}) /.exec(lines3[i] ?? "")?.[1] ?? null);
+}
+async function untrackedInStashes(git, count2, paths) {
+  const asks = Array.from({ length: Math.min(count2, 100) }, (_, n2) => paths.map((p) => ({ n: n2, p }))).flat();
+  const safe = asks.filter((a) => !/[\r\n]/.test(a.p));
+  const ids = await objectIds(
+    git,
+    safe.map((a) => `stash@{${a.n}}^3:${a.p.replace(/\/+$/, "")}`)
+  );
+  return safe.flatMap((a, i) => ids[i] ? [{ stash: `stash@{${a.n}}`, p: a.p, id: ids[i] }] : []);
+}
+async function gatherFateLogs(git, opts) {
+  if (opts.cleaned.length === 0) return { onHead: [], elsewhere: [], stashes: [] };
+  const specs = ["--", ...opts.cleaned.map((p) => `:(top,literal)${p}`)];
+  const since = opts.savedDateMs === null ? [] : [`--since=@${Math.floor(opts.savedDateMs / 1e3)}`];
+  const bound = opts.savedHead !== null ? [`^${opts.savedHead}`] : [...since, "--max-count=500"];
+  const run2 = async (args) => {
+    const r = await git(args);
+    return r.code === 0 ? parseRawLog(r.stdout) : null;
+  };
+  const stashes = stashCount(opts.commonDir);
+  const notHead = opts.headExists ? ["^HEAD"] : [];
+  const stashLog = ["log", "-g", "--diff-merges=first-parent", ...RAW, "--format=%x01%gd", "refs/stash", ...specs];
+  const [onHead, elsewhere, tracked, untracked] = await Promise.all([
+    opts.headExists ? run2(["log", ...RAW, "--format=%x01%H", "HEAD", ...bound, ...specs]) : [],
+    run2(["log", ...RAW, "--format=%x01%H", "--exclude=refs/stash", "--all", ...notHead, ...bound, ...specs]),
+    stashes > 0 ? run2(stashLog) : [],
+    stashes > 0 ? untrackedInStashes(git, stashes, opts.cleaned) : []
+  ]);
+  const byName = /* @__PURE__ */ new Map();
+  for (const t of tracked ?? []) byName.set(t.name, t);
+  for (const u of untracked) {
+    const t = byName.get(u.stash) ?? { name: u.stash, paths: /* @__PURE__ */ new Map() };
+    t.paths.set(u.p, u.id);
+    byName.set(u.stash, t);
+  }
+  const n2 = (name2) => Number(/\d+/.exec(name2)?.[0] ?? 0);
+  const all = tracked === null ? null : [...byName.values()].sort((a, b) => n2(a.name) - n2(b.name));
+  return { onHead, elsewhere, stashes: all };
+}
+async function handoffInStash(root, env) {
+  const top = gitTopOf(root);
+  const gitDir = top === null ? null : gitDirOf(top);
+  const count2 = stashCount(gitDir === null ? null : commonDirOf(gitDir));
+  if (top === null || count2 === 0) return null;
+  const handoff = `${path33.relative(top, root).split(path33.sep).join("/")}/.ai/memory/HANDOFF.md`.replace(/^\//, "");
+  if (/[\r\n]/.test(handoff)) return null;
+  const git = (args, input) => runGit(root, args, env, void 0, { input });
+  const n2 = Math.min(count2, 100);
+  const revs = Array.from({ length: n2 }, (_, i) => [`stash@{${i}}^3:`, `stash@{${i}}:`, `stash@{${i}}^1:`]);
+  try {
+    const ids = await objectIds(
+      git,
+      revs.flat().map((r) => `${r}${handoff}`)
+    );
+    for (let i = 0; i < n2; i++) {
+      const [untracked, tracked, before] = ids.slice(i * 3, i * 3 + 3);
+      if (untracked)
+        return { stash: `stash@{${i}}`, restore: `git restore --overlay --source=stash@{${i}}^3 -- .ai/memory` };
+      if (tracked && !before) {
+        return { stash: `stash@{${i}}`, restore: `git restore --source=stash@{${i}} -- .ai/memory/HANDOFF.md` };
+      }
+    }
+  } catch (err) {
+    if (!(err instanceof GitUnavailable)) throw err;
+  }
+  return null;
+}
+var ZERO, RAW;
+var init_fates = __esm({
+  "src/git/fates.ts"() {
+    "use strict";
+    init_git_dir();
+    init_run();
+    ZERO = /^0+$/;
+    RAW = ["--raw", "--no-abbrev", "--no-renames", "-z"];
+  }
+});
+
 // src/verbs/check.ts
 var check_exports = {};
 __export(check_exports, {
   checkVerb: () => checkVerb
 });
-var MESSAGES, CHECKPOINT_PARKED, checkVerb;
+var MESSAGES, CHECKPOINT_PARKED, stashedMessage, checkVerb;
 var init_check = __esm({
   "src/verbs/check.ts"() {
     "use strict";
@@ -8105,6 +8249,7 @@ var init_check = __esm({
     init_conflicted();
     init_handoff();
     init_merge_driver_state();
+    init_fates();
     init_pause();
     init_common();
     init_types();
@@ -8117,6 +8262,7 @@ var init_check = __esm({
       conflicted: "memory is conflicted: unresolved merge conflict markers; do not load it: keep one side of each conflict, archive the other, then check again"
     };
     CHECKPOINT_PARKED = "an automatic checkpoint is parked: no handoff was written; the resume flow can draft from it";
+    stashedMessage = (stash, restore2) => `a handoff is parked in ${stash}, not in the working tree: bring it back with \`${restore2}\``;
     checkVerb = {
       name: "check",
       options: { root: { type: "string" }, json: { type: "boolean" } },
@@ -8135,7 +8281,10 @@ exit: 0 nothing parked
         holds the lock; takes precedence over 3)
       2 a handoff is parked and can be resumed, or, with no handoff, an automatic
         checkpoint holding a capture is (--json then says "parked": "checkpoint"; the
-        text says "${CHECKPOINT_PARKED}"); one of the anchors only is not
+        text says "${CHECKPOINT_PARKED}"); one of the anchors only is not;
+        or the working tree has no handoff but a stash entry holds it (\`git stash -u\`
+        took the memory dir): "${stashedMessage("stash@{N}", "<command>")}"
+        (--json: "parked": "stash", "stash", "restore"); \`brief\` says the same
       3 memory is unsafe or foreign (a link, a hard link, a FIFO, a NUL byte, no v1
         marker, an archive/ that is not a real folder, a private name holding what no
         save leaves): do not load it; or conflicted: a memory file holds unresolved merge
@@ -8162,19 +8311,26 @@ draft left in drafts/ changes no code (\`recover\` removes it).
         const inspections = kinds.map((k) => inspectFile(root, k, true, { text: true }));
         const conflicted = inspections.filter((i) => i.status === "present" && typeof i.text === "string" && isConflicted(i.text)).map((i) => FILE_OF[i.kind]);
         const files = Object.fromEntries(inspections.map((i) => [i.kind, i.status]));
-        let state;
+        let state = null;
         if (interruptedSave(root) || inspections.some((i) => i.status === "interrupted")) state = "interrupted";
         else if (inspections.some((i) => i.status === "unsafe" || i.status === "foreign") || unsafePrivate(root)) state = "unsafe";
         else if (conflicted.length > 0) state = "conflicted";
         else if (files.handoff === "present") state = "parked";
-        else if (files.handoff === "missing" && checkpointParked(root)) state = "parked";
-        else state = "clean";
+        const stashed = state === null && files.handoff === "missing" ? await handoffInStash(root, ctx.env) : null;
+        if (stashed !== null || state === null && files.handoff === "missing" && checkpointParked(root)) state = "parked";
+        state ??= "clean";
         const code = { clean: 0, interrupted: 1, parked: 2, unsafe: 3, conflicted: 3 }[state];
         const paused = pauseSwitch(memoryDir(root), ctx.env);
         const pausedLine = paused ? `memory writes are paused: remove ${paused} to resume` : null;
-        const parked = state === "conflicted" ? "conflicted" : state !== "parked" ? void 0 : files.handoff === "present" ? "handoff" : "checkpoint";
-        const message = parked === "checkpoint" ? CHECKPOINT_PARKED : state === "conflicted" ? `${MESSAGES.conflicted} (${conflicted.join(", ")})` : MESSAGES[state];
-        const result = { code, state, files, paused, message, ...parked ? { parked } : {}, ...state === "conflicted" ? { conflicted } : {} };
+        let parked;
+        if (state === "conflicted") parked = "conflicted";
+        else if (state === "parked") parked = files.handoff === "present" ? "handoff" : stashed ? "stash" : "checkpoint";
+        let message = MESSAGES[state];
+        if (parked === "checkpoint") message = CHECKPOINT_PARKED;
+        else if (stashed) message = stashedMessage(stashed.stash, stashed.restore);
+        else if (state === "conflicted") message = `${MESSAGES.conflicted} (${conflicted.join(", ")})`;
+        const result = { code, state, files, paused, message, ...parked ? { parked } : {}, ...stashed };
+        if (state === "conflicted") result.conflicted = conflicted;
         if (mergeDriverMissing(root)) result.mergeDriverMissing = true;
         const handoff = inspections[0];
         const readable = state === "parked" && typeof handoff.text === "string";
@@ -8191,7 +8347,7 @@ draft left in drafts/ changes no code (\`recover\` removes it).
 
 // src/store/checkpoint-cleanup.ts
 import { linkSync as linkSync6, lstatSync as lstatSync18, readdirSync as readdirSync10, unlinkSync as unlinkSync9 } from "node:fs";
-import path33 from "node:path";
+import path34 from "node:path";
 function pruneCheckpoints(root, keep) {
   const list2 = listCheckpoints(root);
   const survivors = new Set(list2.slice(0, CHECKPOINT_KEEP).map((e) => e.name));
@@ -8200,11 +8356,11 @@ function pruneCheckpoints(root, keep) {
   for (const e of list2) {
     if (survivors.has(e.name) || deleted.length >= list2.length - CHECKPOINT_KEEP) continue;
     try {
-      unlinkSync9(path33.join(checkpointsDir(root), e.name));
+      unlinkSync9(path34.join(checkpointsDir(root), e.name));
       deleted.push(e.name);
     } catch {
     }
-    rmQuietRegular(path33.join(checkpointsDir(root), `.delivered-${e.session}`));
+    rmQuietRegular(path34.join(checkpointsDir(root), `.delivered-${e.session}`));
   }
   return deleted;
 }
@@ -8223,7 +8379,7 @@ function cleanCheckpointLeftovers(root) {
     if (st.isDirectory()) continue;
     if (e.role === "claim" && st.isFile()) {
       try {
-        linkSync6(e.path, path33.join(dir, e.file));
+        linkSync6(e.path, path34.join(dir, e.file));
         actions.push(`checkpoints/${e.file}: put back the version an interrupted checkpoint had claimed`);
       } catch {
       }
@@ -8239,24 +8395,24 @@ function cleanCheckpointLeftovers(root) {
     const live = /* @__PURE__ */ new Set();
     for (const name2 of names3) {
       if (name2.startsWith(".") || !CHECKPOINT_NAME.test(name2)) continue;
-      const bytes = readHeadBytes(path33.join(dir, name2));
+      const bytes = readHeadBytes(path34.join(dir, name2));
       if (bytes !== null) live.add(tokenOf(bytes));
     }
     const kept = [];
     for (const name2 of names3) {
       const m = /^\.delivered-(.+)$/.exec(name2);
       if (!m || !CHECKPOINT_NAME.test(`${m[1]}.md`)) continue;
-      const told = readHead(path33.join(dir, name2), 128)?.trim() ?? "";
-      if (readHead(path33.join(dir, `${m[1]}.md`), 1) === null && !live.has(told)) rmQuietRegular(path33.join(dir, name2));
+      const told = readHead(path34.join(dir, name2), 128)?.trim() ?? "";
+      if (readHead(path34.join(dir, `${m[1]}.md`), 1) === null && !live.has(told)) rmQuietRegular(path34.join(dir, name2));
       else {
         try {
-          kept.push({ name: name2, mtimeMs: lstatSync18(path33.join(dir, name2)).mtimeMs });
+          kept.push({ name: name2, mtimeMs: lstatSync18(path34.join(dir, name2)).mtimeMs });
         } catch {
         }
       }
     }
     kept.sort((a, b) => b.mtimeMs - a.mtimeMs || (a.name < b.name ? -1 : 1));
-    for (const k of kept.slice(MARKERS_KEPT)) rmQuietRegular(path33.join(dir, k.name));
+    for (const k of kept.slice(MARKERS_KEPT)) rmQuietRegular(path34.join(dir, k.name));
   } catch {
   }
   return actions;
@@ -8424,150 +8580,6 @@ exit: 0 printed
         return ok(markdown, stderr);
       }
     };
-  }
-});
-
-// src/git/fates.ts
-import { closeSync as closeSync11, openSync as openSync9, readFileSync as readFileSync10, readSync as readSync7 } from "node:fs";
-import path34 from "node:path";
-function parseRawLog(out) {
-  const text2 = typeof out === "string" ? out : out.toString("utf8");
-  return text2.split("").slice(1).map((rec) => {
-    const [name2 = "", ...rest] = rec.split("\0");
-    const paths = /* @__PURE__ */ new Map();
-    for (let i = 0; i + 1 < rest.length; i += 2) {
-      const meta = rest[i].replace(/^\n/, "");
-      if (!meta.startsWith(":")) break;
-      paths.set(rest[i + 1], meta.split(" ")[3] ?? "");
-    }
-    return { name: name2.trim(), paths };
-  });
-}
-function fatesOf(i) {
-  const hashOf = new Map(i.hashes.map((h) => [h.path, h.id]));
-  return i.savedDirty.map((p) => {
-    const saved = hashOf.get(p);
-    const known = saved !== void 0 && saved !== "over 8 MB";
-    if (i.nowDirty.includes(p)) {
-      if (!known) return { path: p, fate: "dirty" };
-      const now = i.blobNow(p);
-      return { path: p, fate: (saved === "deleted" ? now === null : now === saved) ? "unchanged" : "changed" };
-    }
-    const sameContent = (id) => !known || (saved === "deleted" ? ZERO.test(id) : id === saved);
-    const holds = (t) => [...t.paths].some(([q, id]) => p.endsWith("/") ? q.startsWith(p) : q === p && sameContent(id));
-    const head = i.onHead?.find(holds);
-    if (head) return { path: p, fate: "committed", commit: head.name, onHead: true };
-    const stash = i.stashes?.find(holds);
-    if (stash) return { path: p, fate: "stashed", stash: stash.name };
-    const other = i.elsewhere?.find(holds);
-    if (other) return { path: p, fate: "committed", commit: other.name, onHead: false };
-    if (i.fromElsewhere) return { path: p, fate: "not-here" };
-    if (!i.fromSaved || i.onHead === null || i.stashes === null) return { path: p, fate: "clean" };
-    return { path: p, fate: "reverted" };
-  });
-}
-function clonedAfter(gitDir, savedMs2) {
-  if (gitDir === null || savedMs2 === null) return false;
-  try {
-    const fd = openSync9(path34.join(gitDir, "logs", "HEAD"), "r");
-    const buf = Buffer.alloc(4096);
-    const n2 = readSync7(fd, buf, 0, buf.length, 0);
-    closeSync11(fd);
-    const m = / (\d+) [+-]\d{4}\tclone: /.exec(buf.subarray(0, n2).toString("utf8").split("\n")[0] ?? "");
-    return m !== null && Number(m[1]) * 1e3 >= savedMs2;
-  } catch {
-    return false;
-  }
-}
-function stashCount(commonDir) {
-  if (commonDir === null) return 0;
-  try {
-    return readFileSync10(path34.join(commonDir, "logs", "refs", "stash"), "utf8").split("\n").filter((l) => l !== "").length;
-  } catch {
-    return 0;
-  }
-}
-async function objectIds(git, revs) {
-  if (revs.length === 0) return [];
-  const r = await git(["cat-file", "--batch-check"], revs.map((x) => `${x}
-`).join(""));
-  const lines3 = r.code === 0 ? r.stdout.toString("utf8").split("\n") : [];
-  return revs.map((_, i) => /^([0-9a-f]{40,64}) /.exec(lines3[i] ?? "")?.[1] ?? null);
-}
-async function untrackedInStashes(git, count2, paths) {
-  const asks = Array.from({ length: Math.min(count2, 100) }, (_, n2) => paths.map((p) => ({ n: n2, p }))).flat();
-  const safe = asks.filter((a) => !/[\r\n]/.test(a.p));
-  const ids = await objectIds(
-    git,
-    safe.map((a) => `stash@{${a.n}}^3:${a.p.replace(/\/+$/, "")}`)
-  );
-  return safe.flatMap((a, i) => ids[i] ? [{ stash: `stash@{${a.n}}`, p: a.p, id: ids[i] }] : []);
-}
-async function gatherFateLogs(git, opts) {
-  if (opts.cleaned.length === 0) return { onHead: [], elsewhere: [], stashes: [] };
-  const specs = ["--", ...opts.cleaned.map((p) => `:(top,literal)${p}`)];
-  const since = opts.savedDateMs === null ? [] : [`--since=@${Math.floor(opts.savedDateMs / 1e3)}`];
-  const bound = opts.savedHead !== null ? [`^${opts.savedHead}`] : [...since, "--max-count=500"];
-  const run2 = async (args) => {
-    const r = await git(args);
-    return r.code === 0 ? parseRawLog(r.stdout) : null;
-  };
-  const stashes = stashCount(opts.commonDir);
-  const notHead = opts.headExists ? ["^HEAD"] : [];
-  const stashLog = ["log", "-g", "--diff-merges=first-parent", ...RAW, "--format=%x01%gd", "refs/stash", ...specs];
-  const [onHead, elsewhere, tracked, untracked] = await Promise.all([
-    opts.headExists ? run2(["log", ...RAW, "--format=%x01%H", "HEAD", ...bound, ...specs]) : [],
-    run2(["log", ...RAW, "--format=%x01%H", "--exclude=refs/stash", "--all", ...notHead, ...bound, ...specs]),
-    stashes > 0 ? run2(stashLog) : [],
-    stashes > 0 ? untrackedInStashes(git, stashes, opts.cleaned) : []
-  ]);
-  const byName = /* @__PURE__ */ new Map();
-  for (const t of tracked ?? []) byName.set(t.name, t);
-  for (const u of untracked) {
-    const t = byName.get(u.stash) ?? { name: u.stash, paths: /* @__PURE__ */ new Map() };
-    t.paths.set(u.p, u.id);
-    byName.set(u.stash, t);
-  }
-  const n2 = (name2) => Number(/\d+/.exec(name2)?.[0] ?? 0);
-  const all = tracked === null ? null : [...byName.values()].sort((a, b) => n2(a.name) - n2(b.name));
-  return { onHead, elsewhere, stashes: all };
-}
-async function handoffInStash(root, env) {
-  const top = gitTopOf(root);
-  const gitDir = top === null ? null : gitDirOf(top);
-  const count2 = stashCount(gitDir === null ? null : commonDirOf(gitDir));
-  if (top === null || count2 === 0) return null;
-  const handoff = `${path34.relative(top, root).split(path34.sep).join("/")}/.ai/memory/HANDOFF.md`.replace(/^\//, "");
-  if (/[\r\n]/.test(handoff)) return null;
-  const git = (args, input) => runGit(root, args, env, void 0, { input });
-  const n2 = Math.min(count2, 100);
-  const revs = Array.from({ length: n2 }, (_, i) => [`stash@{${i}}^3:`, `stash@{${i}}:`, `stash@{${i}}^1:`]);
-  try {
-    const ids = await objectIds(
-      git,
-      revs.flat().map((r) => `${r}${handoff}`)
-    );
-    for (let i = 0; i < n2; i++) {
-      const [untracked, tracked, before] = ids.slice(i * 3, i * 3 + 3);
-      if (untracked)
-        return { stash: `stash@{${i}}`, restore: `git restore --overlay --source=stash@{${i}}^3 -- .ai/memory` };
-      if (tracked && !before) {
-        return { stash: `stash@{${i}}`, restore: `git restore --source=stash@{${i}} -- .ai/memory/HANDOFF.md` };
-      }
-    }
-  } catch (err) {
-    if (!(err instanceof GitUnavailable)) throw err;
-  }
-  return null;
-}
-var ZERO, RAW;
-var init_fates = __esm({
-  "src/git/fates.ts"() {
-    "use strict";
-    init_git_dir();
-    init_run();
-    ZERO = /^0+$/;
-    RAW = ["--raw", "--no-abbrev", "--no-renames", "-z"];
   }
 });
 

@@ -4,6 +4,7 @@ import { FILE_OF, memoryDir, type Kind } from "../store/paths.ts";
 import { isConflicted } from "../schema/conflicted.ts";
 import { glanceAtHandoff, straySentence } from "../schema/handoff.ts";
 import { mergeDriverMissing } from "../git/merge-driver-state.ts";
+import { handoffInStash } from "../git/fates.ts";
 import { pauseSwitch } from "../store/pause.ts";
 import { ROOT_HELP, rootOption } from "./common.ts";
 import { ok, type Verb } from "./types.ts";
@@ -17,8 +18,11 @@ export interface CheckResult {
   files: Record<Kind, string>;
   paused: string | null;
   message: string;
-  /** What is parked when `state` is `parked`: a handoff, or only an automatic checkpoint. */
-  parked?: "handoff" | "checkpoint" | "conflicted";
+  /** What is parked when `state` is `parked`: a handoff, one in a stash entry, or only an automatic checkpoint. */
+  parked?: "handoff" | "stash" | "checkpoint" | "conflicted";
+  /** The stash entry holding the handoff the working tree lacks, and the command that brings it back. */
+  stash?: string;
+  restore?: string;
   /** Memory files holding merge conflict markers (state `conflicted`). */
   conflicted?: string[];
   /** The attributes name our merge driver but this clone's config lacks it: git merges memory as text. */
@@ -36,6 +40,8 @@ const MESSAGES: Record<CheckResult["state"], string> = {
 };
 
 const CHECKPOINT_PARKED = "an automatic checkpoint is parked: no handoff was written; the resume flow can draft from it";
+const stashedMessage = (stash: string, restore: string) =>
+  `a handoff is parked in ${stash}, not in the working tree: bring it back with \`${restore}\``;
 
 /** `check --root DIR [--json]`. Usage errors exit 64, because 2 means "parked". */
 export const checkVerb: Verb = {
@@ -56,7 +62,10 @@ exit: 0 nothing parked
         holds the lock; takes precedence over 3)
       2 a handoff is parked and can be resumed, or, with no handoff, an automatic
         checkpoint holding a capture is (--json then says "parked": "checkpoint"; the
-        text says "${CHECKPOINT_PARKED}"); one of the anchors only is not
+        text says "${CHECKPOINT_PARKED}"); one of the anchors only is not;
+        or the working tree has no handoff but a stash entry holds it (\`git stash -u\`
+        took the memory dir): "${stashedMessage("stash@{N}", "<command>")}"
+        (--json: "parked": "stash", "stash", "restore"); \`brief\` says the same
       3 memory is unsafe or foreign (a link, a hard link, a FIFO, a NUL byte, no v1
         marker, an archive/ that is not a real folder, a private name holding what no
         save leaves): do not load it; or conflicted: a memory file holds unresolved merge
@@ -83,20 +92,28 @@ draft left in drafts/ changes no code (\`recover\` removes it).
     const inspections = kinds.map((k) => inspectFile(root, k, true, { text: true }));
     const conflicted = inspections.filter((i) => i.status === "present" && typeof i.text === "string" && isConflicted(i.text)).map((i) => FILE_OF[i.kind]);
     const files = Object.fromEntries(inspections.map((i) => [i.kind, i.status])) as Record<Kind, string>;
-    let state: CheckResult["state"];
+    let state: CheckResult["state"] | null = null;
     if (interruptedSave(root) || inspections.some((i) => i.status === "interrupted")) state = "interrupted";
     else if (inspections.some((i) => i.status === "unsafe" || i.status === "foreign") || unsafePrivate(root)) state = "unsafe";
     else if (conflicted.length > 0) state = "conflicted";
     else if (files.handoff === "present") state = "parked";
+    // `git stash -u` takes the memory dir: only a missing handoff costs this git process, as in `brief`.
+    const stashed = state === null && files.handoff === "missing" ? await handoffInStash(root, ctx.env) : null;
     // Leftovers in checkpoints/ never change the code (docs/design.md#checkpoints); a checkpoint is parked state.
-    else if (files.handoff === "missing" && checkpointParked(root)) state = "parked";
-    else state = "clean";
+    if (stashed !== null || (state === null && files.handoff === "missing" && checkpointParked(root))) state = "parked";
+    state ??= "clean";
     const code = ({ clean: 0, interrupted: 1, parked: 2, unsafe: 3, conflicted: 3 } as const)[state];
     const paused = pauseSwitch(memoryDir(root), ctx.env);
     const pausedLine = paused ? `memory writes are paused: remove ${paused} to resume` : null;
-    const parked = state === "conflicted" ? "conflicted" : state !== "parked" ? undefined : files.handoff === "present" ? "handoff" : "checkpoint";
-    const message = parked === "checkpoint" ? CHECKPOINT_PARKED : state === "conflicted" ? `${MESSAGES.conflicted} (${conflicted.join(", ")})` : MESSAGES[state];
-    const result: CheckResult = { code, state, files, paused, message, ...(parked ? { parked } : {}), ...(state === "conflicted" ? { conflicted } : {}) };
+    let parked: CheckResult["parked"];
+    if (state === "conflicted") parked = "conflicted";
+    else if (state === "parked") parked = files.handoff === "present" ? "handoff" : stashed ? "stash" : "checkpoint";
+    let message = MESSAGES[state];
+    if (parked === "checkpoint") message = CHECKPOINT_PARKED;
+    else if (stashed) message = stashedMessage(stashed.stash, stashed.restore);
+    else if (state === "conflicted") message = `${MESSAGES.conflicted} (${conflicted.join(", ")})`;
+    const result: CheckResult = { code, state, files, paused, message, ...(parked ? { parked } : {}), ...stashed };
+    if (state === "conflicted") result.conflicted = conflicted;
     if (mergeDriverMissing(root)) result.mergeDriverMissing = true;
     // Only known titles reach the output: check reads nothing of the file into it.
     const handoff = inspections[0]!;

@@ -253,6 +253,29 @@ describe("what the brief says after one everyday git command", () => {
     expect(cold.stdout).toBe("No saved session state exists.\n");
   });
 
+  it("check says a stashed handoff is parked (2) and gives brief's command; 0 once nothing holds it", { timeout: 60_000 }, () => {
+    const { r } = newRepo();
+    save(r);
+    r.git("stash", "-u", "-q");
+    const c = r.run(["check"]);
+    expect(c.code, c.stderr).toBe(2);
+    const cmd = "git restore --overlay --source=stash@{0}^3 -- .ai/memory";
+    expect(c.stdout).toBe(`a handoff is parked in stash@{0}, not in the working tree: bring it back with \`${cmd}\`\n`);
+    expect(briefBody(r.run(["brief"]).stdout)).toContain(`\`${cmd}\``);
+    const j = JSON.parse(r.run(["check", "--json"]).stdout);
+    expect(j).toMatchObject({ code: 2, state: "parked", parked: "stash", stash: "stash@{0}", restore: cmd });
+    expect(j.files.handoff).toBe("missing");
+    // A newer stash of other work: the handoff is now in stash@{1}.
+    writeFileSync(path.join(r.dir, "a.ts"), "a dirty\n");
+    r.git("stash", "-q");
+    expect(JSON.parse(r.run(["check", "--json"]).stdout)).toMatchObject({ code: 2, stash: "stash@{1}" });
+    r.git("stash", "clear");
+    const cold = r.run(["check", "--json"]);
+    expect(cold.code).toBe(0);
+    expect(JSON.parse(cold.stdout)).not.toHaveProperty("stash");
+    expect(r.run(["check"]).stdout).toBe("nothing parked: no saved session state exists\n");
+  });
+
   it("a staged handoff taken by a plain `git stash` is found in the entry's tree", { timeout: 60_000 }, () => {
     const { r } = newRepo();
     save(r);
@@ -263,5 +286,7 @@ describe("what the brief says after one everyday git command", () => {
     const j = JSON.parse(b.stdout);
     expect(j.brief.source).toBe("stash");
     expect(j.brief.proposedNextStep).toContain("`git restore --source=stash@{0} -- .ai/memory/HANDOFF.md`");
+    const c = JSON.parse(r.run(["check", "--json"]).stdout);
+    expect(c).toMatchObject({ code: 2, parked: "stash", restore: "git restore --source=stash@{0} -- .ai/memory/HANDOFF.md" });
   });
 });
