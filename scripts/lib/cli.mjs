@@ -8160,10 +8160,7 @@ async function objectIds(git, revs) {
 async function untrackedInStashes(git, count2, paths) {
   const asks = Array.from({ length: Math.min(count2, 100) }, (_, n2) => paths.map((p) => ({ n: n2, p }))).flat();
   const safe = asks.filter((a) => !/[\r\n]/.test(a.p));
-  const ids = await objectIds(
-    git,
-    safe.map((a) => `stash@{${a.n}}^3:${a.p.replace(/\/+$/, "")}`)
-  );
+  const ids = await objectIds(git, safe.map((a) => `stash@{${a.n}}^3:${a.p.replace(/\/+$/, "")}`));
   return safe.flatMap((a, i) => ids[i] ? [{ stash: `stash@{${a.n}}`, p: a.p, id: ids[i] }] : []);
 }
 async function gatherFateLogs(git, opts) {
@@ -8206,10 +8203,7 @@ async function handoffInStash(root, env) {
   const n2 = Math.min(count2, 100);
   const revs = Array.from({ length: n2 }, (_, i) => [`stash@{${i}}^3:`, `stash@{${i}}:`, `stash@{${i}}^1:`]);
   try {
-    const ids = await objectIds(
-      git,
-      revs.flat().map((r) => `${r}${handoff}`)
-    );
+    const ids = await objectIds(git, revs.flat().map((r) => `${r}${handoff}`));
     for (let i = 0; i < n2; i++) {
       const [untracked, tracked, before] = ids.slice(i * 3, i * 3 + 3);
       if (untracked)
@@ -8313,7 +8307,8 @@ draft left in drafts/ changes no code (\`recover\` removes it).
         const files = Object.fromEntries(inspections.map((i) => [i.kind, i.status]));
         let state = null;
         if (interruptedSave(root) || inspections.some((i) => i.status === "interrupted")) state = "interrupted";
-        else if (inspections.some((i) => i.status === "unsafe" || i.status === "foreign") || unsafePrivate(root)) state = "unsafe";
+        else if (inspections.some((i) => i.status === "unsafe" || i.status === "foreign")) state = "unsafe";
+        else if (unsafePrivate(root)) state = "unsafe";
         else if (conflicted.length > 0) state = "conflicted";
         else if (files.handoff === "present") state = "parked";
         const stashed = state === null && files.handoff === "missing" ? await handoffInStash(root, ctx.env) : null;

@@ -7,12 +7,7 @@ import type { ParsedHandoff } from "../schema/handoff.ts";
 
 /** The six labels, in order (seed 002: match exactly). */
 export const BRIEF_LABELS = [
-  "Goal:",
-  "Plan status:",
-  "Decisions in force:",
-  "Do-not-retry:",
-  "Drift & lessons:",
-  "Proposed next step:",
+  "Goal:", "Plan status:", "Decisions in force:", "Do-not-retry:", "Drift & lessons:", "Proposed next step:",
 ] as const;
 
 const AGE_ONLY = "it matches the saved commit, but its time is not known";
@@ -52,11 +47,7 @@ export interface Brief {
  * stale), with the first open question asked before anything is done. `step` is safe text.
  */
 export function frameNextStep(
-  verdict: string,
-  step: string | null,
-  question: string | null,
-  notHere: string | null = null,
-  ageOnly = false,
+  verdict: string, step: string | null, question: string | null, notHere: string | null = null, ageOnly = false,
 ): string {
   let proposed: string;
   const then = step ? `, then: ${step}` : "";
@@ -214,8 +205,7 @@ export function draftBrief(h: ParsedHandoff, drift: DriftReport, ledgers: Ledger
   // Whole clauses, each ranked: the least important go first when the field is too long.
   const driftClauses: Clause[] = driftSummaryClauses(drift.summary);
   driftClauses.push({
-    text: `ledgers: ${ledgerBits.length > 0 ? ledgerBits.join(", ") : "none found"}`,
-    rank: RANK.ledgers,
+    text: `ledgers: ${ledgerBits.length > 0 ? ledgerBits.join(", ") : "none found"}`, rank: RANK.ledgers,
   });
   const driftAndLessons = fitClauses(driftClauses, MAX_FIELD_CHARS);
 
@@ -228,15 +218,7 @@ export function draftBrief(h: ParsedHandoff, drift: DriftReport, ledgers: Ledger
   const values = [goal, planStatus, decisionsInForce, doNotRetry, driftAndLessons, proposedNextStep];
   const lines = BRIEF_LABELS.map((label, i) => `${label} ${values[i]}`);
   return {
-    goal,
-    planStatus,
-    decisionsInForce,
-    doNotRetry,
-    driftAndLessons,
-    proposedNextStep,
-    lines,
-    frame,
-    driftClauses,
+    goal, planStatus, decisionsInForce, doNotRetry, driftAndLessons, proposedNextStep, lines, frame, driftClauses,
   };
 }
 
@@ -246,14 +228,7 @@ export function draftBrief(h: ParsedHandoff, drift: DriftReport, ledgers: Ledger
  * files, the rest, then where the saved dirty work went and missing key files; the verdict last.
  */
 export const RANK = {
-  ledgers: 0,
-  memoryOnly: 10,
-  upstream: 20,
-  changed: 30,
-  other: 40,
-  fates: 50,
-  source: 90,
-  verdict: 100,
+  ledgers: 0, memoryOnly: 10, upstream: 20, changed: 30, other: 40, fates: 50, source: 90, verdict: 100,
 } as const;
 
 /** drift's summary as ranked clauses: the first is the verdict with its reason. */

@@ -120,10 +120,7 @@ export function foldCheckpoint(brief: Brief, cp: ParsedCheckpoint, age: string):
 export function briefFromStash(stash: string, restore: string): Brief {
   const notRead = `not read: the handoff is in ${stash}`;
   return lines({
-    goal: `${notRead}, not in the working tree`,
-    planStatus: notRead,
-    decisionsInForce: notRead,
-    doNotRetry: notRead,
+    goal: `${notRead}, not in the working tree`, planStatus: notRead, decisionsInForce: notRead, doNotRetry: notRead,
     driftAndLessons: `no handoff in the working tree: .ai/memory/HANDOFF.md is in ${stash}; drift not measured`,
     proposedNextStep: `bring the handoff back with \`${restore}\`, then run brief again — Confirm?`,
   });

@@ -111,11 +111,7 @@ export function fitClauses(clauses: readonly Clause[], max: number, sep = "; "):
  * `(+N more)`); a lone item still too long is cut by `cutOne` (which keeps its cause).
  */
 export function fitList(
-  items: readonly string[],
-  shownMax: number,
-  max: number,
-  cutOne: (item: string, room: number) => string,
-  sep = "; ",
+  items: readonly string[], shownMax: number, max: number, cutOne: (item: string, room: number) => string, sep = "; ",
 ): string {
   let n = Math.min(items.length, shownMax);
   const render = (k: number) => {

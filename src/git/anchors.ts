@@ -97,10 +97,7 @@ export function keyFileRelative(root: string, value: string): string | { error: 
  * One git process inside a repository, none outside.
  */
 export async function collectAnchors(
-  root: string,
-  env: Record<string, string | undefined>,
-  nowMs: number,
-  keyFiles: readonly string[],
+  root: string, env: Record<string, string | undefined>, nowMs: number, keyFiles: readonly string[],
   opts: { skillDir?: string | null; hashes?: boolean } = {},
 ): Promise<CollectedAnchors> {
   const date = isoSeconds(nowMs);
@@ -114,16 +111,8 @@ export async function collectAnchors(
       const inProgress = op === null ? null : { words: inProgressWords(op), conflicted: s.conflicted ?? 0 };
       const dirtyHashes = opts.hashes === true && top !== null ? dirtyHashesOf(top, s.dirty) : [];
       return {
-        insideGit: true,
-        branch: s.branch,
-        head: s.head,
-        dirty: s.dirty,
-        date,
-        keyFileMtimes: [],
-        inProgress,
-        dirtyHashes,
-        gitNote: null,
-        skippedKeyFiles: [],
+        insideGit: true, branch: s.branch, head: s.head, dirty: s.dirty, date, keyFileMtimes: [], inProgress,
+        dirtyHashes, gitNote: null, skippedKeyFiles: [],
       };
     }
     gitNote =

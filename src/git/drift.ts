@@ -39,9 +39,7 @@ function reachableArgs(id: ObjectId): string[] {
  * Pass the promise to `measureDrift`; a rejection is left for it to handle.
  */
 export function startStatus(
-  root: string,
-  env: Record<string, string | undefined>,
-  excludes: readonly string[] = [],
+  root: string, env: Record<string, string | undefined>, excludes: readonly string[] = [],
 ): Promise<SnapshotResult> {
   const p = readSnapshot(root, env, excludes);
   p.catch(() => undefined);
@@ -58,15 +56,8 @@ export const MAX_LOGGED_COMMITS = 2000;
  */
 function historyArgs(id: ObjectId): string[] {
   return [
-    "log",
-    "--left-right",
-    "--format=%x01%m%x02%an%x03%ae",
-    "--name-only",
-    "-z",
-    "--no-renames",
-    "--diff-merges=first-parent",
-    `--max-count=${MAX_LOGGED_COMMITS + 1}`,
-    `${id}...HEAD`,
+    "log", "--left-right", "--format=%x01%m%x02%an%x03%ae", "--name-only", "-z", "--no-renames",
+    "--diff-merges=first-parent", `--max-count=${MAX_LOGGED_COMMITS + 1}`, `${id}...HEAD`,
   ];
 }
 
@@ -99,19 +90,11 @@ export interface HistoryCounts {
  * commit is not. Pure.
  */
 export function parseHistory(
-  out: Buffer,
-  memoryPrefix: string,
-  handoffPath = `${memoryPrefix}HANDOFF.md`,
+  out: Buffer, memoryPrefix: string, handoffPath = `${memoryPrefix}HANDOFF.md`,
 ): HistoryCounts {
   const counts: HistoryCounts = {
-    ahead: 0,
-    behind: 0,
-    memoryOnlyAhead: 0,
-    memoryOnlyBehind: 0,
-    attributesAhead: 0,
-    attributesBehind: 0,
-    truncated: false,
-    handoffCommitter: null,
+    ahead: 0, behind: 0, memoryOnlyAhead: 0, memoryOnlyBehind: 0, attributesAhead: 0, attributesBehind: 0,
+    truncated: false, handoffCommitter: null,
   };
   // A record starts at the output's start or right after a NUL (paths hold no NUL, but may hold \x01).
   const records = `\0${out.toString("utf8")}`.split("\0\x01").slice(1);
@@ -179,10 +162,7 @@ export interface DriftOptions {
 
 /** Measures drift at `root` against validated anchors (docs/design.md#verdicts-and-the-brief). */
 export async function measureDrift(
-  root: string,
-  env: Record<string, string | undefined>,
-  anchors: CheckedAnchors,
-  nowMs: number,
+  root: string, env: Record<string, string | undefined>, anchors: CheckedAnchors, nowMs: number,
   optsOrEarly: DriftOptions | Promise<SnapshotResult> | null = null,
 ): Promise<MeasuredDrift> {
   const opts: DriftOptions =
@@ -308,11 +288,7 @@ export async function measureDrift(
  * be told, a dirty list cut by `… and N more` included.
  */
 async function absentAtSave(
-  missing: string[],
-  facts: DriftFacts,
-  anchors: CheckedAnchors,
-  prefix: string,
-  git: Git,
+  missing: string[], facts: DriftFacts, anchors: CheckedAnchors, prefix: string, git: Git,
 ): Promise<string[]> {
   if (missing.length === 0) return [];
   if (facts.git.state !== "repo") {
@@ -324,13 +300,7 @@ async function absentAtSave(
   // A cut dirty list (`… and N more`) leaves a file untracked then unlisted: not known absent.
   if (head === null || !present || facts.saved.dirty === null || (facts.saved.dirtyMore ?? 0) > 0) return [];
   const t = await git([
-    "ls-tree",
-    "-r",
-    "-z",
-    "--name-only",
-    head,
-    "--",
-    ...missing.map((k) => `:(top,literal)${prefix}${k}`),
+    "ls-tree", "-r", "-z", "--name-only", head, "--", ...missing.map((k) => `:(top,literal)${prefix}${k}`),
   ]);
   if (t.code !== 0) return [];
   const inTree = t.stdout
@@ -352,12 +322,7 @@ function normalTime(text: string): string {
 }
 
 async function measureHead(
-  facts: DriftFacts,
-  snap: Snapshot,
-  head: ObjectId,
-  log: GitResult,
-  git: Git,
-  memoryPrefix: string,
+  facts: DriftFacts, snap: Snapshot, head: ObjectId, log: GitResult, git: Git, memoryPrefix: string,
   gitDir: string | null,
 ): Promise<string | null> {
   let committer: string | null = null;
@@ -450,43 +415,24 @@ function blankFacts(anchors: CheckedAnchors, nowMs: number): DriftFacts {
   return {
     nowMs,
     saved: { branch: anchors.branch, head, date: anchors.date, dirty: anchors.dirty, dirtyMore: anchors.dirtyMore },
-    git: { state: "repo", note: null },
-    current: null,
-    headReachable: null,
-    objectMissing: false,
-    shallow: false,
-    reflogNamed: false,
-    sinceSaved: null,
-    savedBranchPresent: null,
-    ahead: null,
-    behind: null,
-    commitsSinceDate: null,
-    missingKeyFiles: [],
-    unverifiable: anchors.unverifiable,
-    memoryOnlyCommits: 0,
-    changedKeyFiles: [],
-    changedSinceSave: null,
-    inProgress: { saved: anchors.inProgress, current: null },
-    provenance: null,
+    git: { state: "repo", note: null }, current: null, headReachable: null, objectMissing: false, shallow: false,
+    reflogNamed: false, sinceSaved: null, savedBranchPresent: null, ahead: null, behind: null, commitsSinceDate: null,
+    missingKeyFiles: [], unverifiable: anchors.unverifiable, memoryOnlyCommits: 0, changedKeyFiles: [],
+    changedSinceSave: null, inProgress: { saved: anchors.inProgress, current: null }, provenance: null,
     ageUnknown: anchors.stateTime.known ? null : anchors.stateTime.reason,
   };
 }
 
 async function measureFates(
-  git: Git,
-  facts: DriftFacts,
-  anchors: CheckedAnchors,
+  git: Git, facts: DriftFacts, anchors: CheckedAnchors,
   at: { top: string; gitDir: string | null; present: boolean; cleaned: string[]; fromElsewhere: boolean },
 ) {
   const now = facts.current!;
   const head = facts.saved.head;
   const format = objectFormat(at.gitDir);
   const logs = await gatherFateLogs(git, {
-    commonDir: at.gitDir === null ? null : commonDirOf(at.gitDir),
-    savedHead: at.present ? head : null,
-    savedDateMs: facts.saved.date?.ms ?? null,
-    cleaned: at.cleaned,
-    headExists: now.head !== null,
+    commonDir: at.gitDir === null ? null : commonDirOf(at.gitDir), savedHead: at.present ? head : null,
+    savedDateMs: facts.saved.date?.ms ?? null, cleaned: at.cleaned, headExists: now.head !== null,
   });
   return fatesOf({
     savedDirty: facts.saved.dirty ?? [],

@@ -133,10 +133,7 @@ async function untrackedInStashes(git: Git, count: number, paths: readonly strin
   const asks = Array.from({ length: Math.min(count, 100) }, (_, n) => paths.map((p) => ({ n, p }))).flat();
   // A batch line ends at a line break: such a path is not asked about.
   const safe = asks.filter((a) => !/[\r\n]/.test(a.p));
-  const ids = await objectIds(
-    git,
-    safe.map((a) => `stash@{${a.n}}^3:${a.p.replace(/\/+$/, "")}`),
-  );
+  const ids = await objectIds(git, safe.map((a) => `stash@{${a.n}}^3:${a.p.replace(/\/+$/, "")}`));
   return safe.flatMap((a, i) => (ids[i] ? [{ stash: `stash@{${a.n}}`, p: a.p, id: ids[i] }] : []));
 }
 
@@ -170,8 +167,7 @@ export async function gatherFateLogs(
   const [onHead, elsewhere, tracked, untracked] = await Promise.all([
     opts.headExists ? run(["log", ...RAW, "--format=%x01%H", "HEAD", ...bound, ...specs]) : [],
     run(["log", ...RAW, "--format=%x01%H", "--exclude=refs/stash", "--all", ...notHead, ...bound, ...specs]),
-    stashes > 0 ? run(stashLog) : [],
-    stashes > 0 ? untrackedInStashes(git, stashes, opts.cleaned) : [],
+    stashes > 0 ? run(stashLog) : [], stashes > 0 ? untrackedInStashes(git, stashes, opts.cleaned) : [],
   ]);
   // An entry's untracked files count as what it changed, beside its tracked changes.
   const byName = new Map<string, Touch>();
@@ -192,8 +188,7 @@ export async function gatherFateLogs(
  * touching the user's other stashed work; null when no entry holds it.
  */
 export async function handoffInStash(
-  root: string,
-  env: Record<string, string | undefined>,
+  root: string, env: Record<string, string | undefined>,
 ): Promise<{ stash: string; restore: string } | null> {
   const top = gitTopOf(root);
   const gitDir = top === null ? null : gitDirOf(top);
@@ -205,10 +200,7 @@ export async function handoffInStash(
   const n = Math.min(count, 100);
   const revs = Array.from({ length: n }, (_, i) => [`stash@{${i}}^3:`, `stash@{${i}}:`, `stash@{${i}}^1:`]);
   try {
-    const ids = await objectIds(
-      git,
-      revs.flat().map((r) => `${r}${handoff}`),
-    );
+    const ids = await objectIds(git, revs.flat().map((r) => `${r}${handoff}`));
     for (let i = 0; i < n; i++) {
       const [untracked, tracked, before] = ids.slice(i * 3, i * 3 + 3);
       // `--overlay` removes nothing: the untracked tree holds only what the stash took.

@@ -3,21 +3,8 @@
 // of the helper outside the work tree that the driver runs (a merge can change the helper in
 // the repository, never this copy). `install`, `uninstall` and `publish` each make one call.
 import {
-  chmodSync,
-  closeSync,
-  constants,
-  existsSync,
-  fsyncSync,
-  lchownSync,
-  lstatSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  realpathSync,
-  renameSync,
-  rmdirSync,
-  unlinkSync,
-  writeSync,
+  chmodSync, closeSync, constants, existsSync, fsyncSync, lchownSync, lstatSync, mkdirSync, openSync, readFileSync,
+  realpathSync, renameSync, rmdirSync, unlinkSync, writeSync,
 } from "node:fs";
 import path from "node:path";
 import { randomBytes } from "node:crypto";
@@ -109,9 +96,7 @@ function readRegular(p: string): Buffer | null {
 function replaceFile(p: string, bytes: Buffer, mode: number): void {
   const tmp = path.join(path.dirname(p), `.${path.basename(p)}.tmp-${process.pid}-${randomBytes(4).toString("hex")}`);
   const fd = openSync(
-    tmp,
-    constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0),
-    mode,
+    tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0), mode,
   );
   try {
     writeSync(fd, bytes);
@@ -198,9 +183,7 @@ function memRelOf(top: string, root: string): string {
  * Never throws: what could not be done is in `notes`.
  */
 export async function registerMergeDriver(
-  root: string,
-  helperPath: string | null,
-  env: Record<string, string | undefined>,
+  root: string, helperPath: string | null, env: Record<string, string | undefined>,
 ): Promise<MergeDriverChange> {
   const top = gitTopOf(root);
   const out: MergeDriverChange = { top, config: false, attributes: false, copy: null, notes: [] };
@@ -251,9 +234,7 @@ export async function registerMergeDriver(
     if (!(had && line === want)) {
       const owner = ownerOf(before === null ? top : file);
       replaceFile(
-        file,
-        Buffer.from(blockFor(rest, want), "utf8"),
-        before === null ? 0o644 : lstatSync(file).mode & 0o777,
+        file, Buffer.from(blockFor(rest, want), "utf8"), before === null ? 0o644 : lstatSync(file).mode & 0o777,
       );
       giveTo(file, owner);
       out.attributes = true;
@@ -271,8 +252,7 @@ export async function registerMergeDriver(
  * Never throws.
  */
 export async function unregisterMergeDriver(
-  root: string,
-  env: Record<string, string | undefined>,
+  root: string, env: Record<string, string | undefined>,
 ): Promise<MergeDriverChange> {
   const top = gitTopOf(root);
   const out: MergeDriverChange = { top, config: false, attributes: false, copy: null, notes: [] };
@@ -322,8 +302,7 @@ export async function unregisterMergeDriver(
  * dry run: nothing done, nothing said.
  */
 export async function mergeDriverStep(
-  root: string | null,
-  opts: { remove?: boolean; dryRun?: boolean; helperPath?: string | null },
+  root: string | null, opts: { remove?: boolean; dryRun?: boolean; helperPath?: string | null },
   env: Record<string, string | undefined>,
 ): Promise<{ lines: string[]; notes: string[]; change: MergeDriverChange | null }> {
   if (root === null || opts.dryRun === true) return { lines: [], notes: [], change: null };
@@ -337,8 +316,7 @@ export async function mergeDriverStep(
     // A repository with no git on PATH (Windows' cmd without git for Windows): the agent files are done.
     if (!(err instanceof GitUnavailable)) throw err;
     return {
-      lines: [],
-      notes: [`the merge driver was not ${opts.remove === true ? "removed" : "registered"}: ${err.message}`],
+      lines: [], notes: [`the merge driver was not ${opts.remove === true ? "removed" : "registered"}: ${err.message}`],
       change: null,
     };
   }

@@ -190,10 +190,8 @@ export function mergeHandoffs(later: string, other: string): { text: string; add
   // Each edit re-reads the document, so that line numbers always hold.
   let out = lines.join("\n");
   const edits: [string, string, string[]][] = [
-    ["plan", "Plan", newSteps],
-    ["decisions", "Decisions", decisions],
-    ["failed approaches", "Failed approaches", failed],
-    ["open questions", "Open questions", questions],
+    ["plan", "Plan", newSteps], ["decisions", "Decisions", decisions],
+    ["failed approaches", "Failed approaches", failed], ["open questions", "Open questions", questions],
     ["next steps", "Next steps", next],
   ];
   for (const [title, heading, add] of edits) {

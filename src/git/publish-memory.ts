@@ -34,12 +34,7 @@ export interface PublishMemoryResult {
 
 // The hooks a commit and a push can run (githooks(5)); `pre-auto-gc` never runs: gc.auto is off.
 const COMMIT_HOOKS = [
-  "pre-commit",
-  "prepare-commit-msg",
-  "commit-msg",
-  "post-commit",
-  "post-index-change",
-  "reference-transaction",
+  "pre-commit", "prepare-commit-msg", "commit-msg", "post-commit", "post-index-change", "reference-transaction",
   "pre-push",
 ];
 
@@ -49,9 +44,7 @@ const COMMIT_HOOKS = [
  * running anything: `rev-parse --git-path hooks` and `config` run no hook.
  */
 async function skippedPrograms(
-  top: string,
-  env: Record<string, string | undefined>,
-  push: boolean,
+  top: string, env: Record<string, string | undefined>, push: boolean,
 ): Promise<{ hooks: string[]; signing: boolean }> {
   const opts = { hooksAndSigning: true };
   const [dir, sign] = await Promise.all([
@@ -78,12 +71,7 @@ const PUSH_TIMEOUT_MS = 5 * 60_000;
 
 /** runGit, with a git that ran too long or could not run turned into a refusal naming the step. */
 async function step(
-  top: string,
-  args: string[],
-  env: Record<string, string | undefined>,
-  what: string,
-  runHooks: boolean,
-  done = "",
+  top: string, args: string[], env: Record<string, string | undefined>, what: string, runHooks: boolean, done = "",
 ): Promise<GitResult> {
   const timeoutMs = args[0] === "push" ? PUSH_TIMEOUT_MS : GIT_TIMEOUT_MS;
   try {
@@ -97,11 +85,7 @@ async function step(
 }
 
 async function gitOut(
-  top: string,
-  args: string[],
-  env: Record<string, string | undefined>,
-  what: string,
-  runHooks: boolean,
+  top: string, args: string[], env: Record<string, string | undefined>, what: string, runHooks: boolean,
 ): Promise<string> {
   const r = await step(top, args, env, what, runHooks);
   if (r.code !== 0) {
@@ -125,9 +109,7 @@ export interface PublishTarget {
  * @throws Refused (exit 2).
  */
 export async function publishTarget(
-  root: string,
-  memDir: string,
-  env: Record<string, string | undefined>,
+  root: string, memDir: string, env: Record<string, string | undefined>,
 ): Promise<PublishTarget> {
   const topOut = await runGit(root, ["rev-parse", "--show-toplevel"], env);
   if (topOut.code !== 0)
@@ -149,9 +131,7 @@ export async function publishTarget(
   }
   // With no memory file at all, the commit would hold only our attributes block: not a publish.
   const listed = await runGit(
-    top,
-    ["ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", `${memRel}/`],
-    env,
+    top, ["ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", `${memRel}/`], env,
   );
   const files = listed.stdout
     .toString("utf8")
@@ -174,21 +154,14 @@ export async function publishTarget(
  * @throws Refused (exit 2) with git's own error.
  */
 export async function publishMemory(
-  root: string,
-  memDir: string,
-  message: string,
-  push: boolean,
-  env: Record<string, string | undefined>,
-  attributes: "changed" | "if-only-ours" | "no" = "no",
-  target?: PublishTarget,
-  runHooks = false,
+  root: string, memDir: string, message: string, push: boolean, env: Record<string, string | undefined>,
+  attributes: "changed" | "if-only-ours" | "no" = "no", target?: PublishTarget, runHooks = false,
 ): Promise<PublishMemoryResult> {
   const { top, memRel } = target ?? (await publishTarget(root, memDir, env));
   const git = (args: string[], what: string) => gitOut(top, args, env, what, runHooks);
   // Tracked files (deleted ones too: a pruned archive) and untracked ones, never ignored.
   const listed = await git(
-    ["ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", `${memRel}/`],
-    "git ls-files",
+    ["ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", `${memRel}/`], "git ls-files",
   );
   const journal = !existsSync(path.join(memDir, "journal", "OFF"));
   const paths = [...new Set(listed.split("\0").filter(Boolean))]
@@ -225,12 +198,7 @@ export async function publishMemory(
   if (upstream) {
     const { remote: r, merge: m } = upstream;
     const out = await step(
-      top,
-      ["push", "--", r, `HEAD:${m}`],
-      env,
-      "git push",
-      runHooks,
-      `committed ${commit.slice(0, 12)}, but `,
+      top, ["push", "--", r, `HEAD:${m}`], env, "git push", runHooks, `committed ${commit.slice(0, 12)}, but `,
     );
     if (out.code !== 0)
       throw new Refused(
@@ -239,20 +207,14 @@ export async function publishMemory(
     pushed = `${r} ${m.replace(/^refs\/heads\//, "")}`;
   }
   return {
-    committed: true,
-    paths: changed,
-    commit,
-    pushed,
-    attributes: changed.includes(".gitattributes"),
+    committed: true, paths: changed, commit, pushed, attributes: changed.includes(".gitattributes"),
     ...(skipped ? { skipped } : {}),
   };
 }
 
 /** The current branch's upstream (remote and merge ref), or a refusal that says how to set one. */
 async function pushTarget(
-  top: string,
-  env: Record<string, string | undefined>,
-  runHooks: boolean,
+  top: string, env: Record<string, string | undefined>, runHooks: boolean,
 ): Promise<{ remote: string; merge: string }> {
   const branch = (
     await gitOut(top, ["symbolic-ref", "--short", "-q", "HEAD"], env, "finding the branch", runHooks)
@@ -273,10 +235,7 @@ async function pushTarget(
  * and drops the entries of paths that had none: a refused commit leaves the user's index as it was.
  */
 async function restoreIndex(
-  top: string,
-  env: Record<string, string | undefined>,
-  paths: string[],
-  before: string,
+  top: string, env: Record<string, string | undefined>, paths: string[], before: string,
 ): Promise<void> {
   const had = new Set<string>();
   const entries = before

@@ -36,19 +36,9 @@ export class GitUnavailable extends Error {
 // is kept: it can only stop git's discovery, and the root walk honours it too (docs/design.md#the-root), so
 // git never finds a repository above a ceiling that the root walk stopped at.
 const DROPPED_ENV = [
-  "GIT_DIR",
-  "GIT_WORK_TREE",
-  "GIT_INDEX_FILE",
-  "GIT_OBJECT_DIRECTORY",
-  "GIT_ALTERNATE_OBJECT_DIRECTORIES",
-  "GIT_COMMON_DIR",
-  "GIT_NAMESPACE",
-  "GIT_DISCOVERY_ACROSS_FILESYSTEM",
-  "GIT_LITERAL_PATHSPECS",
-  "GIT_GLOB_PATHSPECS",
-  "GIT_NOGLOB_PATHSPECS",
-  "GIT_ICASE_PATHSPECS",
-  "GIT_QUARANTINE_PATH",
+  "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+  "GIT_COMMON_DIR", "GIT_NAMESPACE", "GIT_DISCOVERY_ACROSS_FILESYSTEM", "GIT_LITERAL_PATHSPECS", "GIT_GLOB_PATHSPECS",
+  "GIT_NOGLOB_PATHSPECS", "GIT_ICASE_PATHSPECS", "GIT_QUARANTINE_PATH",
 ];
 
 /** The environment git runs with: the caller's, minus redirections, plus no locks and C locale. */
@@ -80,17 +70,11 @@ export interface GitRunOptions {
 // runs nothing (docs/decisions/git-runs-nothing.md): a repository from a tarball or a shared
 // drive carries its own .git/config, and the helper runs unasked from a session's hook.
 const NEUTRAL: readonly (readonly [string, string])[] = [
-  ["core.fsmonitor", "false"],
-  ["core.pager", "cat"],
-  ["log.showSignature", "false"],
-  ["gc.auto", "0"],
-  ["maintenance.auto", "false"],
-  ["protocol.ext.allow", "never"],
+  ["core.fsmonitor", "false"], ["core.pager", "cat"], ["log.showSignature", "false"], ["gc.auto", "0"],
+  ["maintenance.auto", "false"], ["protocol.ext.allow", "never"],
 ];
 const NO_HOOKS_NOR_SIGNING: readonly (readonly [string, string])[] = [
-  ["core.hooksPath", "/dev/null"],
-  ["commit.gpgSign", "false"],
-  ["tag.gpgSign", "false"],
+  ["core.hooksPath", "/dev/null"], ["commit.gpgSign", "false"], ["tag.gpgSign", "false"],
 ];
 // Per-name settings that run a program: a filter's commands (`git status` and `git add` run a
 // clean filter), a diff driver's. Their names are only known from the config itself.
@@ -104,9 +88,7 @@ const namedCache = new Map<string, Promise<(readonly [string, string])[]>>();
  * `git config` (which runs nothing it names); cached for the process.
  */
 function namedOverrides(
-  cwd: string,
-  env: Record<string, string>,
-  timeoutMs: number,
+  cwd: string, env: Record<string, string>, timeoutMs: number,
 ): Promise<(readonly [string, string])[]> {
   let p = namedCache.get(cwd);
   if (p === undefined) {
@@ -134,8 +116,7 @@ function asArgs(pairs: readonly (readonly [string, string])[]): string[] {
 }
 
 function withConfig(
-  env: Record<string, string>,
-  pairs: readonly (readonly [string, string])[],
+  env: Record<string, string>, pairs: readonly (readonly [string, string])[],
 ): Record<string, string> {
   const base = /^\d+$/.test(env.GIT_CONFIG_COUNT ?? "") ? Number(env.GIT_CONFIG_COUNT) : 0;
   const out = { ...env };
@@ -153,10 +134,7 @@ function withConfig(
  * repository names runs (docs/decisions/git-runs-nothing.md) unless `opts.hooksAndSigning`.
  */
 export async function runGit(
-  cwd: string,
-  args: readonly string[],
-  env: Record<string, string | undefined>,
-  timeoutMs = GIT_TIMEOUT_MS,
+  cwd: string, args: readonly string[], env: Record<string, string | undefined>, timeoutMs = GIT_TIMEOUT_MS,
   opts: GitRunOptions = {},
 ): Promise<GitResult> {
   for (const arg of args) {
@@ -172,23 +150,14 @@ export async function runGit(
 }
 
 function spawnGit(
-  cwd: string,
-  args: readonly string[],
-  env: Record<string, string>,
-  timeoutMs: number,
-  input?: string,
+  cwd: string, args: readonly string[], env: Record<string, string>, timeoutMs: number, input?: string,
 ) {
   return new Promise<GitResult>((resolve, reject) => {
     const child = execFile(
       "git",
       ["--no-pager", ...args],
       {
-        cwd,
-        env,
-        encoding: "buffer",
-        timeout: timeoutMs,
-        killSignal: "SIGKILL",
-        maxBuffer: 256 * 1024 * 1024,
+        cwd, env, encoding: "buffer", timeout: timeoutMs, killSignal: "SIGKILL", maxBuffer: 256 * 1024 * 1024,
         windowsHide: true,
       },
       (err, stdout, stderr) => {

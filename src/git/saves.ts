@@ -117,9 +117,7 @@ export function savedHereByStat(root: string, key: string): boolean {
 function replaceLines(p: string, lines: string[]): void {
   const tmp = `${p}.tmp-${process.pid}`;
   const fd = openSync(
-    tmp,
-    constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | (constants.O_NOFOLLOW ?? 0),
-    0o600,
+    tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | (constants.O_NOFOLLOW ?? 0), 0o600,
   );
   try {
     writeSync(fd, `${lines.join("\n")}\n`);

@@ -47,13 +47,7 @@ export const BROKEN_REPO_FIX =
  * whose own config may name a filter (docs/decisions/git-runs-nothing.md).
  */
 export const STATUS_ARGS = [
-  "status",
-  "--porcelain=v2",
-  "--branch",
-  "-z",
-  "--untracked-files=normal",
-  "--ignore-submodules=dirty",
-  "--",
+  "status", "--porcelain=v2", "--branch", "-z", "--untracked-files=normal", "--ignore-submodules=dirty", "--",
   ":(exclude).ai/memory",
 ] as const;
 
@@ -114,9 +108,7 @@ export function parseStatusV2(out: Buffer): Snapshot {
  * @throws GitUnavailable when git is missing or timed out.
  */
 export async function readSnapshot(
-  root: string,
-  env: Record<string, string | undefined>,
-  excludes: readonly string[] = [],
+  root: string, env: Record<string, string | undefined>, excludes: readonly string[] = [],
 ): Promise<SnapshotResult> {
   const r = await runGit(root, statusArgs(excludes), env);
   if (r.code !== 0) {
@@ -125,8 +117,7 @@ export async function readSnapshot(
     // process more, only on this failure, asks git whether a work tree is there at all.
     const inside = await runGit(root, ["rev-parse", "--is-inside-work-tree"], env);
     return {
-      kind: inside.code === 0 && inside.stdout.toString("utf8").trim() === "true" ? "broken" : "not-repo",
-      note,
+      kind: inside.code === 0 && inside.stdout.toString("utf8").trim() === "true" ? "broken" : "not-repo", note,
     };
   }
   return { kind: "repo", snapshot: parseStatusV2(r.stdout) };

@@ -210,18 +210,14 @@ function fateClauses(fates: readonly DirtyFate[]): string[] {
 const FATE_WORDS = {
   reverted: "dirty at the save, reverted (neither committed nor stashed)",
   changed: "dirty at the save, still dirty and changed since",
-  unchanged: "dirty at the save, still dirty and unchanged",
-  dirty: "dirty at the save, still dirty",
+  unchanged: "dirty at the save, still dirty and unchanged", dirty: "dirty at the save, still dirty",
   "not-here": "dirty in the clone that saved, not in this one",
   clean: "dirty at the save, clean now (committed, stashed or reverted)",
 } as const;
 
 // The verdict's reason: why it could not be checked, how history was rewritten, or where HEAD is.
 function headClauses(
-  f: DriftFacts,
-  verdict: Verdict,
-  notHere: DriftReport["notHereReason"],
-  memoryOnly: number,
+  f: DriftFacts, verdict: Verdict, notHere: DriftReport["notHereReason"], memoryOnly: number,
 ): string[] {
   const parts: string[] = [];
   const head = short(f.saved.head);
@@ -378,10 +374,7 @@ export function assessDrift(f: DriftFacts): DriftReport {
   return {
     verdict,
     saved: {
-      branch: f.saved.branch,
-      head: f.saved.head,
-      date: f.saved.date?.iso ?? null,
-      dirty: f.saved.dirty,
+      branch: f.saved.branch, head: f.saved.head, date: f.saved.date?.iso ?? null, dirty: f.saved.dirty,
       ...(savedMore > 0 ? { dirtyMore: savedMore } : {}),
     },
     current: { branch: cur?.branch ?? null, head: cur?.head ?? null, dirty: cur?.dirty ?? null },

@@ -45,8 +45,7 @@ exit: 0 printed
     const root = rootOption(ctx);
     const keyFiles = (ctx.values["key-file"] as string[] | undefined) ?? [];
     const a = await collectAnchors(root, ctx.env, Date.now(), keyFiles, {
-      skillDir: ctx.skillDir ?? null,
-      hashes: true,
+      skillDir: ctx.skillDir ?? null, hashes: true,
     });
     // A vendor token as a branch or file name is redacted even here (docs/decisions/redaction-prefixes.md).
     const markdown = anchorsWithoutTokens(renderAnchorLines(a));

@@ -22,9 +22,7 @@ same source. --json then adds "source": "checkpoint" or
 `;
 
 async function newestText(
-  root: string,
-  handoff: HandoffOrder | null,
-  now: number,
+  root: string, handoff: HandoffOrder | null, now: number,
 ): Promise<{ text: string; age: string; savedMs: number } | null> {
   const got = currentCheckpoint(root, handoff, now);
   // Only a checkpoint newer than the handoff (by its Since-handoff token) is folded in.
@@ -48,22 +46,16 @@ export async function coldBriefFromCheckpoint(root: string, json: boolean): Prom
   if (cp === null) return null;
   const brief = briefFromCheckpoint(parseCheckpoint(cp.text), cp.age);
   return ok(
-    json ? `${JSON.stringify({ brief: { ...brief, source: "checkpoint" }, drift: null })}\n` : renderBrief(brief),
-    [],
+    json ? `${JSON.stringify({ brief: { ...brief, source: "checkpoint" }, drift: null })}\n` : renderBrief(brief), [],
   );
 }
 
 /** The handoff's brief, with a newer checkpoint folded in (docs/design.md#checkpoints). */
 export async function briefWithCheckpoint(
-  root: string,
-  handoffText: string,
-  brief: Brief,
-  now: number,
+  root: string, handoffText: string, brief: Brief, now: number,
 ): Promise<Brief & { source?: string }> {
   const cp = await newestText(
-    root,
-    { token: tokenOf(Buffer.from(handoffText, "utf8")), stateMs: handoffStateMs(handoffText, now) },
-    now,
+    root, { token: tokenOf(Buffer.from(handoffText, "utf8")), stateMs: handoffStateMs(handoffText, now) }, now,
   );
   if (cp === null) return brief;
   return { ...foldCheckpoint(brief, parseCheckpoint(cp.text), cp.age), source: "handoff+checkpoint" };

@@ -6,13 +6,7 @@ import { briefFromStash } from "../brief/checkpoint-brief.ts";
 import { existsSync } from "node:fs";
 import path from "node:path";
 import {
-  countLedger,
-  draftBrief,
-  MAX_FIELD_CHARS,
-  RANK,
-  renderBrief,
-  type Brief,
-  type LedgerCounts,
+  countLedger, draftBrief, MAX_FIELD_CHARS, RANK, renderBrief, type Brief, type LedgerCounts,
 } from "../brief/brief.ts";
 import { fitClauses } from "../brief/cut.ts";
 import { MERGED_LINE, mergedSentence } from "../git/merge-driver.ts";
@@ -48,9 +42,7 @@ function withDriftNote(b: Brief, note: string): Brief {
     : `${note}; ${b.driftAndLessons}`;
   const lines = b.lines.map((l) => (l.startsWith("Drift & lessons: ") ? `Drift & lessons: ${driftAndLessons}` : l));
   return {
-    ...b,
-    driftAndLessons,
-    lines,
+    ...b, driftAndLessons, lines,
     driftClauses: b.driftClauses ? [{ text: note, rank: RANK.verdict + 1 }, ...b.driftClauses] : undefined,
   };
 }
@@ -119,10 +111,7 @@ exit: 0 brief printed
     const parsed = parseHandoff(loaded.text);
     const anchors = checkAnchors(parsed, now);
     const { report } = await measureDrift(root, ctx.env, anchors, now, {
-      early,
-      excludes,
-      handoffToken: loaded.token ?? null,
-      handoffText: loaded.text,
+      early, excludes, handoffToken: loaded.token ?? null, handoffText: loaded.text,
     });
     const stderr = [...loaded.warnings, ...shapeWarnings(parsed, loaded.pasted)];
     const needles = [...anchors.keyFiles];

@@ -36,10 +36,13 @@ const MESSAGES: Record<CheckResult["state"], string> = {
   interrupted: "an interrupted save needs recovery: run `recover`, then check again",
   parked: "a handoff is parked and can be resumed",
   unsafe: "memory is unsafe or foreign: do not load it; tell the user",
-  conflicted: "memory is conflicted: unresolved merge conflict markers; do not load it: keep one side of each conflict, archive the other, then check again",
+  conflicted:
+    "memory is conflicted: unresolved merge conflict markers; do not load it: keep one side of each conflict, " +
+    "archive the other, then check again",
 };
 
-const CHECKPOINT_PARKED = "an automatic checkpoint is parked: no handoff was written; the resume flow can draft from it";
+const CHECKPOINT_PARKED =
+  "an automatic checkpoint is parked: no handoff was written; the resume flow can draft from it";
 const stashedMessage = (stash: string, restore: string) =>
   `a handoff is parked in ${stash}, not in the working tree: bring it back with \`${restore}\``;
 
@@ -90,11 +93,14 @@ draft left in drafts/ changes no code (\`recover\` removes it).
     }
     const kinds: Kind[] = ["handoff", "lessons", "solutions"];
     const inspections = kinds.map((k) => inspectFile(root, k, true, { text: true }));
-    const conflicted = inspections.filter((i) => i.status === "present" && typeof i.text === "string" && isConflicted(i.text)).map((i) => FILE_OF[i.kind]);
+    const conflicted = inspections
+      .filter((i) => i.status === "present" && typeof i.text === "string" && isConflicted(i.text))
+      .map((i) => FILE_OF[i.kind]);
     const files = Object.fromEntries(inspections.map((i) => [i.kind, i.status])) as Record<Kind, string>;
     let state: CheckResult["state"] | null = null;
     if (interruptedSave(root) || inspections.some((i) => i.status === "interrupted")) state = "interrupted";
-    else if (inspections.some((i) => i.status === "unsafe" || i.status === "foreign") || unsafePrivate(root)) state = "unsafe";
+    else if (inspections.some((i) => i.status === "unsafe" || i.status === "foreign")) state = "unsafe";
+    else if (unsafePrivate(root)) state = "unsafe";
     else if (conflicted.length > 0) state = "conflicted";
     else if (files.handoff === "present") state = "parked";
     // `git stash -u` takes the memory dir: only a missing handoff costs this git process, as in `brief`.

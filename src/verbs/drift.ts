@@ -118,18 +118,14 @@ exit: 0 report printed (any verdict)
     const now = Date.now();
     const parsed = parseHandoff(loaded.text);
     const { report, gitProcesses } = await measureDrift(root, ctx.env, checkAnchors(parsed, now), now, {
-      early,
-      excludes,
-      handoffToken: loaded.token ?? null,
-      handoffText: loaded.text,
+      early, excludes, handoffToken: loaded.token ?? null, handoffText: loaded.text,
     });
     const stderr = [...loaded.warnings, ...shapeWarnings(parsed, loaded.pasted)];
     if (report.git.state === "missing")
       stderr.push("note: git was not found on PATH; drift is unverifiable (outside-git behaviour)");
     if (ctx.values.json === true) {
       const current = {
-        ...report.current,
-        branch: report.current.branch === null ? null : withoutTokens(report.current.branch),
+        ...report.current, branch: report.current.branch === null ? null : withoutTokens(report.current.branch),
       };
       return ok(`${JSON.stringify({ ...report, current, gitProcesses })}\n`, stderr);
     }

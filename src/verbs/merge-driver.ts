@@ -71,10 +71,7 @@ function createExclusive(p: string, text: string): void {
 // has not written MERGE_HEAD yet when a driver runs). Null when git cannot say (the sentence
 // then leaves the name out).
 async function otherAuthor(
-  cwd: string,
-  env: Record<string, string | undefined>,
-  sidePath: string,
-  file: string,
+  cwd: string, env: Record<string, string | undefined>, sidePath: string, file: string,
 ): Promise<string | null> {
   const blob = await runGit(cwd, ["hash-object", "--", sidePath], env);
   if (blob.code !== 0) return null;
@@ -143,9 +140,7 @@ exit: 0 merged; 1 not merged (git's conflict stands)
     }
     const textMerge = async (why: string | null) => {
       const r = await runGit(
-        ctx.cwd,
-        ["merge-file", "-L", "ours", "-L", "base", "-L", "theirs", "--", ours, base, theirs],
-        ctx.env,
+        ctx.cwd, ["merge-file", "-L", "ours", "-L", "base", "-L", "theirs", "--", ours, base, theirs], ctx.env,
       );
       return ok("", why === null ? [] : [`session-handoff merge driver: ${why}; merged as text`], r.code === 0 ? 0 : 1);
     };
@@ -165,8 +160,7 @@ exit: 0 merged; 1 not merged (git's conflict stands)
         }
       }
       const r = await runGit(
-        ctx.cwd,
-        ["merge-file", "--union", "-L", "ours", "-L", "base", "-L", "theirs", "--", ours, base, theirs],
+        ctx.cwd, ["merge-file", "--union", "-L", "ours", "-L", "base", "-L", "theirs", "--", ours, base, theirs],
         ctx.env,
       );
       return ok("", [], r.code === 0 ? 0 : 1);

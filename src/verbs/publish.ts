@@ -34,12 +34,8 @@ export const DEFAULT_MESSAGE = "session-handoff: publish session memory";
 export const publishVerb: Verb = {
   name: "publish",
   options: {
-    root: { type: "string" },
-    push: { type: "boolean" },
-    message: { type: "string" },
-    json: { type: "boolean" },
-    "run-hooks": { type: "boolean" },
-    "lock-timeout": { type: "string" },
+    root: { type: "string" }, push: { type: "boolean" }, message: { type: "string" }, json: { type: "boolean" },
+    "run-hooks": { type: "boolean" }, "lock-timeout": { type: "string" },
   },
   positionals: [0, 0],
   help: `usage: node memory_io.mjs publish [--root DIR] [--push] [--message M] [--run-hooks] [--lock-timeout S] [--json]
@@ -94,22 +90,15 @@ exit:   0 published, or nothing to publish; 2 refused (not a git repository, the
     let repairs: string[] = [];
     const commit = () =>
       publishMemory(
-        root,
-        memDir,
-        message,
-        ctx.values.push === true,
-        ctx.env,
-        driver.change?.attributes ? "changed" : "if-only-ours",
-        target,
-        ctx.values["run-hooks"] === true,
+        root, memDir, message, ctx.values.push === true, ctx.env,
+        driver.change?.attributes ? "changed" : "if-only-ours", target, ctx.values["run-hooks"] === true,
       );
     try {
       // A memory writer: between saves only, after repairing an interrupted one, so that a
       // claimed (renamed) file is never committed as deleted (docs/design.md#publish).
       if (checkTree(root))
         ({ result: r, repairs } = await underLock(
-          { root, env: ctx.env, lockTimeoutSeconds, failpoint: failpointOf(ctx) },
-          commit,
+          { root, env: ctx.env, lockTimeoutSeconds, failpoint: failpointOf(ctx) }, commit,
         ));
       else r = await commit();
     } catch (err) {
