@@ -148,7 +148,6 @@ function maybeTracked(gitDir: string | null, topRelative: string): boolean {
   }
 }
 
-/** Options of `measureDrift`. */
 export interface DriftOptions {
   /** A `startStatus` already running, or null to start one here. */
   early?: Promise<SnapshotResult> | null;
@@ -409,7 +408,6 @@ async function reachableFromRef(head: ObjectId, git: Git, facts: DriftFacts): Pr
   return r.stdout.toString("utf8").trim() === "";
 }
 
-// What is known before git answers: the saved anchors, nothing measured yet.
 function blankFacts(anchors: CheckedAnchors, nowMs: number): DriftFacts {
   const head = anchors.head;
   return {

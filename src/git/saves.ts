@@ -7,7 +7,6 @@ import { renameSync, rmSync, writeFileSync, writeSync } from "node:fs";
 import path from "node:path";
 import { commonDirOf, gitDirOf, gitTopOf } from "./git-dir.ts";
 
-/** How many tokens a clone keeps. */
 export const SAVES_KEPT = 10;
 
 /**

@@ -5,13 +5,10 @@ import { firstLine, runGit } from "./run.ts";
 /** The upstream of the current branch and how far HEAD is from it (null counts: upstream gone). */
 export interface UpstreamGap {
   name: string;
-  /** Commits in HEAD not in the upstream. */
   ahead: number | null;
-  /** Commits in the upstream not in HEAD. */
   behind: number | null;
 }
 
-/** The state of the work tree now. */
 export interface Snapshot {
   /** Branch name, or `(detached)`. */
   branch: string;

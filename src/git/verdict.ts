@@ -21,9 +21,7 @@ const DAY_MS = 86_400_000;
 /** How git could be used at the root. */
 export type GitState = "repo" | "not-repo" | "broken" | "missing" | "timeout" | "failed";
 
-/** Everything drift measured, before judgement. */
 export interface DriftFacts {
-  /** Now, in ms since the epoch. */
   nowMs: number;
   /** `dirtyMore`: the dirty paths the saved list left off (`… and N more`); absent or 0 when none. */
   saved: {
@@ -50,7 +48,6 @@ export interface DriftFacts {
   savedBranchPresent?: boolean | null;
   /** Commits in HEAD not in the saved commit; null when unreachable or not checked. */
   ahead: number | null;
-  /** Commits in the saved commit not in HEAD. */
   behind: number | null;
   /** Commits on HEAD committed at or after the saved date; only counted when the saved HEAD is unreachable. */
   commitsSinceDate: number | null;
@@ -105,7 +102,6 @@ export interface DriftReport {
   ahead: number | null;
   behind: number | null;
   commitsSinceDate: number | null;
-  /** Days since the save (one decimal); null without a valid date. */
   ageDays: number | null;
   missingKeyFiles: string[];
   /** Key files absent at the save and still absent: not drift (docs/decisions/first-resume.md). */
@@ -295,7 +291,6 @@ function fileClauses(f: DriftFacts, parts: string[], dirtyChanged: boolean | nul
   return { changedKeyFiles, dirtyKeyFiles, up };
 }
 
-/** Judges drift facts (docs/design.md#verdicts-and-the-brief). */
 export function assessDrift(f: DriftFacts): DriftReport {
   const cur = f.current;
   const ageRaw = f.saved.date === null ? null : Math.max(0, (f.nowMs - f.saved.date.ms) / DAY_MS);
