@@ -1,5 +1,4 @@
-// The names and header lines of a checkpoint (docs/design.md#checkpoints), apart from its rendering so that the
-// verbs every session starts with (hook, check, read) parse none of the rendering code. Pure.
+// A checkpoint's names and header lines, apart from its rendering so the session-start verbs never load that.
 
 /** The heading of a checkpoint (docs/design.md#checkpoints). */
 export const CHECKPOINT_HEADING = "# Session Checkpoint";
