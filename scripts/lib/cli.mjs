@@ -3068,9 +3068,7 @@ var init_validate_common = __esm({
         severity: "finding",
         part: null,
         checks: "CR or CRLF line ends",
-        check: (c) => {
-          return c.input.includes("\r") ? [{ line: 1, message: "CR or CRLF line ends; write turns them into LF" }] : [];
-        }
+        check: (c) => c.input.includes("\r") ? [{ line: 1, message: "CR or CRLF line ends; write turns them into LF" }] : []
       },
       newline: {
         // Write refuses a text without its final newline.
@@ -3078,9 +3076,7 @@ var init_validate_common = __esm({
         severity: "error",
         part: null,
         checks: "the text ends with a newline",
-        check: (c) => {
-          return c.text.endsWith("\n") ? [] : [{ line: c.lines.length, message: "the document must end with a newline" }];
-        }
+        check: (c) => c.text.endsWith("\n") ? [] : [{ line: c.lines.length, message: "the document must end with a newline" }]
       },
       markdown: {
         // The line grammar reads such a line as plain text: the finding says what to write instead.

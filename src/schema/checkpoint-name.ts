@@ -21,7 +21,6 @@ export function isCheckpointText(text: string): boolean {
   return lines[0] === "<!-- memory-schema: v1 -->" && lines.includes(CHECKPOINT_HEADING);
 }
 
-
 /** True when a checkpoint's `Source:` says it holds the anchors only: never announced as work, never parked. */
 export function isAnchorsOnlySource(source: string | null): boolean {
   // The 1.1 helper's wordings for the same thing are read alike.

@@ -74,9 +74,8 @@ export const TEXT_RULES = {
     severity: "finding",
     part: null,
     checks: "CR or CRLF line ends",
-    check: (c: DocumentText): Hit[] => {
-      return c.input.includes("\r") ? [{ line: 1, message: "CR or CRLF line ends; write turns them into LF" }] : [];
-    },
+    check: (c: DocumentText): Hit[] =>
+      c.input.includes("\r") ? [{ line: 1, message: "CR or CRLF line ends; write turns them into LF" }] : [],
   },
   newline: {
     // Write refuses a text without its final newline.
@@ -84,9 +83,8 @@ export const TEXT_RULES = {
     severity: "error",
     part: null,
     checks: "the text ends with a newline",
-    check: (c: DocumentText): Hit[] => {
-      return c.text.endsWith("\n") ? [] : [{ line: c.lines.length, message: "the document must end with a newline" }];
-    },
+    check: (c: DocumentText): Hit[] =>
+      c.text.endsWith("\n") ? [] : [{ line: c.lines.length, message: "the document must end with a newline" }],
   },
   markdown: {
     // The line grammar reads such a line as plain text: the finding says what to write instead.
