@@ -1,5 +1,5 @@
 // `validate lessons|solutions`: errors are only the file format's, so ledgers the reference helper wrote keep working.
-import { redactText } from "../guard/redaction.ts";
+import { redactText } from "../guard/redact.ts";
 import type { RedactionFinding } from "../guard/redact.ts";
 import { quoted } from "../guard/sanitize.ts";
 import { parseBlocks } from "./grammar.ts";

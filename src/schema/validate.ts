@@ -1,6 +1,6 @@
 // `validate handoff`: reads the one parsed model so it never reads a value differently from hook, drift or brief.
 import { stateTime } from "./state-time.ts";
-import { redactText } from "../guard/redaction.ts";
+import { redactText } from "../guard/redact.ts";
 import type { RedactionFinding } from "../guard/redact.ts";
 import { parseBlocks } from "./grammar.ts";
 import { normaliseText, readHandoff, SECTION_TITLES } from "./handoff.ts";
