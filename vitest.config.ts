@@ -3,7 +3,7 @@ import { defineConfig } from "vitest/config";
 /**
  * Suites too slow for the default run (`npm test`, the README's command): the crash and race
  * matrices, the lock's contention cases, the stress and kill loops, the seeded checkpoint window,
- * redaction's linearity on 1 MB inputs.
+ * redaction's linearity on 1 MB inputs, many sessions saving at once until each has saved.
  * `npm run test:reliability` runs them (vitest.reliability.config.ts), and CI runs that as its
  * own step. The reliability files not listed (the kill switch, the breaker, the checkpoint
  * boundary) stay in `npm test` as its sample of the suite.
@@ -19,6 +19,7 @@ export const HEAVY = [
   "test/reliability/stress.test.ts",
   "test/reliability/kill-loop.test.ts",
   "test/store/races.test.ts",
+  "test/store/drafts-concurrent.test.ts",
   "test/agents/install-races.test.ts",
   "test/guard/redact-scale.test.ts",
 ];
