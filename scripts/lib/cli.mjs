@@ -2298,22 +2298,89 @@ var init_read = __esm({
   }
 });
 
+// src/store/home.ts
+import { homedir } from "node:os";
+import path6 from "node:path";
+function homeFolder(env, platform = process.platform) {
+  const value = platform === "win32" ? env.USERPROFILE : env.HOME;
+  return value ?? homedir();
+}
+function samePath(a, b, platform = process.platform) {
+  if (platform !== "win32") return a === b;
+  const norm3 = (p) => path6.win32.resolve(p).toLowerCase();
+  return norm3(a) === norm3(b);
+}
+var init_home = __esm({
+  "src/store/home.ts"() {
+    "use strict";
+  }
+});
+
+// src/store/pause.ts
+import { lstatSync as lstatSync4 } from "node:fs";
+import path7 from "node:path";
+function exists(p) {
+  try {
+    lstatSync4(p);
+    return true;
+  } catch {
+    return false;
+  }
+}
+function expandHome(p, env) {
+  if (p === "~") return homeFolder(env);
+  if (p.startsWith("~/")) return path7.join(homeFolder(env), p.slice(2));
+  return p;
+}
+function disabledByEnv(env) {
+  const v = env.SESSION_HANDOFF_DISABLE;
+  return v !== void 0 && !["", "0", "false", "no", "off"].includes(v.trim().toLowerCase());
+}
+function pauseSwitch(memDir, env) {
+  if (disabledByEnv(env)) {
+    const v = env.SESSION_HANDOFF_DISABLE.slice(0, 40);
+    return `SESSION_HANDOFF_DISABLE=${/^[A-Za-z0-9._+-]+$/.test(v) ? v : quotedValue(v)} from the environment`;
+  }
+  if (memDir !== null && exists(path7.join(memDir, "PAUSE"))) return path7.join(memDir, "PAUSE");
+  const named = env.SESSION_HANDOFF_PAUSE;
+  if (named) {
+    const p = expandHome(named, env);
+    if (exists(p)) return p;
+  }
+  const config = env.XDG_CONFIG_HOME ? env.XDG_CONFIG_HOME : path7.join(homeFolder(env), ".config");
+  const global = path7.join(config, "session-handoff", "PAUSE");
+  if (exists(global)) return global;
+  return null;
+}
+function assertNotPaused(memDir, env) {
+  const sw = pauseSwitch(memDir, env);
+  if (sw !== null) throw new Paused(sw);
+}
+var init_pause = __esm({
+  "src/store/pause.ts"() {
+    "use strict";
+    init_quote();
+    init_errors();
+    init_home();
+  }
+});
+
 // src/store/drafts.ts
 import { randomBytes as randomBytes3 } from "node:crypto";
-import { closeSync as closeSync3, constants as constants3, fchmodSync, fstatSync as fstatSync3, lstatSync as lstatSync4, openSync as openSync3, readdirSync as readdirSync2, readSync as readSync3, unlinkSync, writeSync as writeSync2, chmodSync } from "node:fs";
-import path6 from "node:path";
+import { closeSync as closeSync3, constants as constants3, fchmodSync, fstatSync as fstatSync3, lstatSync as lstatSync5, openSync as openSync3, readdirSync as readdirSync2, readSync as readSync3, unlinkSync, writeSync as writeSync2, chmodSync } from "node:fs";
+import path8 from "node:path";
 function draftsDir(root) {
-  return path6.join(memoryDir(root), DRAFTS);
+  return path8.join(memoryDir(root), DRAFTS);
 }
 function draftPath(root, d) {
-  return path6.join(draftsDir(root), fileName(d));
+  return path8.join(draftsDir(root), fileName(d));
 }
 function draftShown(d) {
   return d === void 0 ? `.ai/memory/${DRAFTS}` : `.ai/memory/${DRAFTS}/${fileName(d)}`;
 }
 function parseDraftName(kind, arg) {
-  const m = PER_READ.exec(path6.basename(arg));
-  const dir = path6.dirname(arg).split(path6.sep).join("/");
+  const m = PER_READ.exec(path8.basename(arg));
+  const dir = path8.dirname(arg).split(path8.sep).join("/");
   if (m === null || !(dir === "." || dir === `.ai/memory/${DRAFTS}` || dir.endsWith(`/.ai/memory/${DRAFTS}`))) {
     const shown = JSON.stringify(arg.slice(0, 80));
     const want = `.ai/memory/drafts/${kind}-<8 hex>.md`;
@@ -2325,22 +2392,22 @@ function parseDraftName(kind, arg) {
   }
   return { kind, id: m[2] };
 }
-function newDraft(root, kind) {
+function newDraft(root, kind, env) {
   const d = { kind, id: randomBytes3(4).toString("hex") };
   try {
-    if (!realFolders(root, draftShown(d), false)) return d;
+    if (!realFolders(root, draftShown(d), false) || pauseSwitch(memoryDir(root), env) !== null) return d;
     ensureDir(draftsDir(root));
     ensureDraftsIgnored(root);
     removeLeftBehind(root, false);
     const flags = constants3.O_WRONLY | constants3.O_CREAT | constants3.O_EXCL | constants3.O_NOFOLLOW;
-    closeSync3(openSync3(path6.join(draftsDir(root), `.read-${kind}-${d.id}`), flags, 384));
+    closeSync3(openSync3(path8.join(draftsDir(root), `.read-${kind}-${d.id}`), flags, 384));
   } catch {
   }
   return d;
 }
 function lstatOrNull2(p) {
   try {
-    return lstatSync4(p);
+    return lstatSync5(p);
   } catch (err) {
     if (err.code === "ENOENT" || err.code === "ENOTDIR") return null;
     throw err;
@@ -2348,7 +2415,7 @@ function lstatOrNull2(p) {
 }
 function realFolders(root, rel, drafts = true) {
   const dirs = [
-    [path6.join(root, ".ai"), ".ai"],
+    [path8.join(root, ".ai"), ".ai"],
     [memoryDir(root), ".ai/memory"],
     [draftsDir(root), draftShown()]
   ];
@@ -2374,7 +2441,7 @@ function takeDraft(root, d) {
   const again = "write the whole document there with your file tool, then run this again";
   if (!realFolders(root, rel)) throw new Refused(`no draft at ${rel}: ${again}`);
   const dir = draftsDir(root);
-  const dirStat = lstatSync4(dir);
+  const dirStat = lstatSync5(dir);
   if ((dirStat.mode & 63) !== 0) chmodSync(dir, 448);
   ensureDraftsIgnored(root);
   const st = lstatOrNull2(file);
@@ -2422,18 +2489,18 @@ function removeDraft(root, d, taken) {
   const file = draftPath(root, d);
   const st = lstatOrNull2(file);
   if (st !== null && st.isFile() && draftId(st) === taken.id) removeName(file, draftShown(d));
-  for (const m of taken.marks) removeName(path6.join(draftsDir(root), m), m);
+  for (const m of taken.marks) removeName(path8.join(draftsDir(root), m), m);
 }
 function sharedReads(root, kind, writtenMs) {
   const marks = [];
   for (const name2 of readdirSync2(draftsDir(root))) {
     const m = READ_MARK.exec(name2);
-    const st = m !== null && m[1] === kind ? lstatOrNull2(path6.join(draftsDir(root), name2)) : null;
+    const st = m !== null && m[1] === kind ? lstatOrNull2(path8.join(draftsDir(root), name2)) : null;
     const before = st !== null && st.mtimeMs <= writtenMs && st.mtimeMs > writtenMs - LEFT_BEHIND_MS;
     if (before) marks.push({ name: name2, ms: st.mtimeMs });
   }
   if (marks.length < 2) return marks.map((m) => m.name);
-  const own = newDraft(root, kind);
+  const own = { kind, id: randomBytes3(4).toString("hex") };
   throw new Refused(
     `${draftShown({ kind, id: null })} may be another session's draft: ${marks.length} reads of ${kind} came before it was written, and a save must publish only its own document. It was kept. Write your whole document to ${draftShown(own)} with your file tool, then run \`write ${kind} --from-draft ${draftShown(own)} --expected-current-sha256 <token>\``
   );
@@ -2442,7 +2509,7 @@ function ensureDraftsIgnored(root) {
   ensureIgnored(draftsDir(root), GITIGNORE_TEXT);
 }
 function ensureIgnored(dir, text2) {
-  const file = path6.join(dir, ".gitignore");
+  const file = path8.join(dir, ".gitignore");
   let fd;
   try {
     fd = openSync3(file, constants3.O_WRONLY | constants3.O_CREAT | constants3.O_EXCL | constants3.O_NOFOLLOW, 384);
@@ -2470,19 +2537,19 @@ function removeLeftBehind(root, shared) {
     const isShared = KINDS.some((k) => name2 === `${k}.md`);
     const perRead = PER_READ.test(name2);
     if (!isShared && !perRead && !READ_MARK.test(name2)) continue;
-    const st = lstatOrNull2(path6.join(dir, name2));
+    const st = lstatOrNull2(path8.join(dir, name2));
     if (st === null || st.isDirectory()) continue;
     if (READ_MARK.test(name2)) {
       if (st.mtimeMs > old) marks.push({ name: name2, ms: st.mtimeMs });
-      else removeName(path6.join(dir, name2), name2);
+      else removeName(path8.join(dir, name2), name2);
       continue;
     }
     if (!(shared && isShared) && st.mtimeMs > old) continue;
-    removeName(path6.join(dir, name2), `${draftShown()}/${name2}`);
+    removeName(path8.join(dir, name2), `${draftShown()}/${name2}`);
     out.push(`removed a leftover draft ${draftShown()}/${name2} (drafts are private; write it again to save it)`);
   }
   marks.sort((a, b) => b.ms - a.ms);
-  for (const m of marks.slice(MARKS_KEPT)) removeName(path6.join(dir, m.name), m.name);
+  for (const m of marks.slice(MARKS_KEPT)) removeName(path8.join(dir, m.name), m.name);
   return out;
 }
 function realFoldersQuiet(root) {
@@ -2498,6 +2565,7 @@ var init_drafts = __esm({
     "use strict";
     init_errors();
     init_paths();
+    init_pause();
     DRAFTS = "drafts";
     GITIGNORE_TEXT = "# Written by session-handoff: drafts of `write --from-draft`, never committed.\n*\n";
     KINDS = ["handoff", "lessons", "solutions"];
@@ -2509,30 +2577,12 @@ var init_drafts = __esm({
   }
 });
 
-// src/store/home.ts
-import { homedir } from "node:os";
-import path7 from "node:path";
-function homeFolder(env, platform = process.platform) {
-  const value = platform === "win32" ? env.USERPROFILE : env.HOME;
-  return value ?? homedir();
-}
-function samePath(a, b, platform = process.platform) {
-  if (platform !== "win32") return a === b;
-  const norm3 = (p) => path7.win32.resolve(p).toLowerCase();
-  return norm3(a) === norm3(b);
-}
-var init_home = __esm({
-  "src/store/home.ts"() {
-    "use strict";
-  }
-});
-
 // src/store/root.ts
-import { lstatSync as lstatSync5, readFileSync as readFileSync2, realpathSync as realpathSync2 } from "node:fs";
-import path8 from "node:path";
-function exists(p) {
+import { lstatSync as lstatSync6, readFileSync as readFileSync2, realpathSync as realpathSync2 } from "node:fs";
+import path9 from "node:path";
+function exists2(p) {
   try {
-    lstatSync5(p);
+    lstatSync6(p);
     return true;
   } catch {
     return false;
@@ -2546,14 +2596,14 @@ function realOrNull(p) {
   }
 }
 function within(child, parent) {
-  const rel = path8.relative(parent, child);
-  return rel === "" || !rel.startsWith("..") && !path8.isAbsolute(rel);
+  const rel = path9.relative(parent, child);
+  return rel === "" || !rel.startsWith("..") && !path9.isAbsolute(rel);
 }
 function ceilings(env) {
   const out = [];
-  for (const c of (env.GIT_CEILING_DIRECTORIES ?? "").split(path8.delimiter)) {
-    if (c === "" || !path8.isAbsolute(c)) continue;
-    out.push(realOrNull(c) ?? path8.resolve(c));
+  for (const c of (env.GIT_CEILING_DIRECTORIES ?? "").split(path9.delimiter)) {
+    if (c === "" || !path9.isAbsolute(c)) continue;
+    out.push(realOrNull(c) ?? path9.resolve(c));
   }
   return out;
 }
@@ -2562,7 +2612,7 @@ function safeDirectories(env) {
   const files = [];
   if (!env.GIT_CONFIG_NOSYSTEM || /^(?:0|false|no|off)$/i.test(env.GIT_CONFIG_NOSYSTEM)) files.push(env.GIT_CONFIG_SYSTEM || "/etc/gitconfig");
   if (env.GIT_CONFIG_GLOBAL !== void 0) files.push(env.GIT_CONFIG_GLOBAL);
-  else files.push(path8.join(env.XDG_CONFIG_HOME || path8.join(home, ".config"), "git", "config"), path8.join(home, ".gitconfig"));
+  else files.push(path9.join(env.XDG_CONFIG_HOME || path9.join(home, ".config"), "git", "config"), path9.join(home, ".gitconfig"));
   let out = [];
   for (const file of files) {
     let text2;
@@ -2587,7 +2637,7 @@ function safeDirectories(env) {
       if (!m) continue;
       const value = m[1].replace(/^"(.*)"$/, "$1");
       if (value === "") out = [];
-      else out.push(value.startsWith("~/") ? path8.join(home, value.slice(2)) : value);
+      else out.push(value.startsWith("~/") ? path9.join(home, value.slice(2)) : value);
     }
   }
   return out;
@@ -2596,14 +2646,14 @@ function listedSafe(dir, safe) {
   return safe.some((s) => {
     if (s === "*") return true;
     if (s.endsWith("/*")) return within(dir, realOrNull(s.slice(0, -2)) ?? s.slice(0, -2));
-    return (realOrNull(s) ?? path8.resolve(s)) === dir;
+    return (realOrNull(s) ?? path9.resolve(s)) === dir;
   });
 }
 function distrust(dir, uid, safe) {
   if (uid === void 0) return null;
   let st;
   try {
-    st = lstatSync5(dir);
+    st = lstatSync6(dir);
   } catch {
     return null;
   }
@@ -2615,10 +2665,10 @@ function dubious(root, uid, env, safe) {
   if (uid === void 0) return null;
   for (let dir = root; ; ) {
     if (dir !== root && distrust(dir, uid, safe) !== null) return null;
-    if (exists(path8.join(dir, ".git"))) {
+    if (exists2(path9.join(dir, ".git"))) {
       let owner;
       try {
-        owner = lstatSync5(dir).uid;
+        owner = lstatSync6(dir).uid;
       } catch {
         return null;
       }
@@ -2628,16 +2678,16 @@ function dubious(root, uid, env, safe) {
         `${dir} is a git repository owned by another user (uid ${owner}), which git refuses as dubious; its memory is not used: run from a project of your own, or, if you trust it, \`git config --global --add safe.directory ${dir}\``
       );
     }
-    const parent = path8.dirname(dir);
+    const parent = path9.dirname(dir);
     if (parent === dir || ceilings(env).includes(parent)) return null;
     dir = parent;
   }
 }
 function memoryOwnedWell(dir, uid) {
   if (uid === void 0) return true;
-  for (const p of [path8.join(dir, ".ai"), path8.join(dir, ".ai", "memory")]) {
+  for (const p of [path9.join(dir, ".ai"), path9.join(dir, ".ai", "memory")]) {
     try {
-      const st = lstatSync5(p);
+      const st = lstatSync6(p);
       if (st.uid !== uid && st.uid !== 0) return false;
     } catch {
       return false;
@@ -2657,7 +2707,7 @@ function findRoot(startPath, env, opts = {}) {
   }
   let st;
   try {
-    st = lstatSync5(start);
+    st = lstatSync6(start);
   } catch {
     throw new Refused(`root ${startPath} does not exist; pass the project root with --root`);
   }
@@ -2677,7 +2727,7 @@ function findRoot(startPath, env, opts = {}) {
   return found;
 }
 function walk(start, env, uid, safeList, home) {
-  if (exists(path8.join(start, ".ai", "memory"))) return { root: start, start, by: "memory" };
+  if (exists2(path9.join(start, ".ai", "memory"))) return { root: start, start, by: "memory" };
   const stops = ceilings(env);
   const belowHome = home !== null && within(start, home);
   let dir = start;
@@ -2686,12 +2736,12 @@ function walk(start, env, uid, safeList, home) {
       const why = distrust(dir, uid, safeList);
       if (why !== null) return { root: start, start, by: "start", stopped: { at: dir, why } };
     }
-    if (exists(path8.join(dir, ".ai", "memory"))) {
+    if (exists2(path9.join(dir, ".ai", "memory"))) {
       if (dir === start || memoryOwnedWell(dir, uid)) return { root: dir, start, by: "memory" };
       return { root: start, start, by: "start", stopped: { at: dir, why: "its .ai/memory belongs to another user" } };
     }
-    if (exists(path8.join(dir, ".git"))) return { root: dir, start, by: "git" };
-    const parent = path8.dirname(dir);
+    if (exists2(path9.join(dir, ".git"))) return { root: dir, start, by: "git" };
+    const parent = path9.dirname(dir);
     if (parent === dir || stops.some((s) => samePath(s, parent)) || belowHome && samePath(parent, home)) return { root: start, start, by: "start" };
     dir = parent;
   }
@@ -2707,14 +2757,14 @@ var init_root = __esm({
 });
 
 // src/verbs/common.ts
-import path9 from "node:path";
+import path10 from "node:path";
 function rootOption(ctx, fallbackStart = null) {
   const value = ctx.values.root;
   if (value === "") throw new UsageError("--root needs a folder: pass --root <project>, or leave it out to start from the current folder");
   const given = typeof value === "string";
-  const found = findRoot(path9.resolve(ctx.cwd, given ? value : fallbackStart ?? "."), ctx.env);
+  const found = findRoot(path10.resolve(ctx.cwd, given ? value : fallbackStart ?? "."), ctx.env);
   if (given && found.root !== found.start) ctx.warn(`using root ${found.root}`);
-  if (!given && found.by === "memory" && found.root !== found.start && !exists(path9.join(found.root, ".git"))) {
+  if (!given && found.by === "memory" && found.root !== found.start && !exists2(path10.join(found.root, ".git"))) {
     ctx.warn(`using the memory of ${quotedPath(found.root)}, found above ${quotedPath(found.start)}, which is in no git repository: pass --root <project> to choose another`);
   }
   if (!given && found.stopped) ctx.warn(`stopped looking for the project root at ${quotedPath(found.stopped.at)} (${found.stopped.why}); using ${quotedPath(found.root)}: pass --root <project> to choose another`);
@@ -3294,7 +3344,7 @@ var init_blocks = __esm({
 });
 
 // src/schema/values.ts
-import path10 from "node:path";
+import path11 from "node:path";
 function isNullObjectId(value) {
   return /^(?:0{40}|0{64})$/.test(value);
 }
@@ -3338,7 +3388,7 @@ function safeRelativePath(value) {
   if (value.length === 0 || value.length > 4096) return null;
   if (/[\x00-\x1f\x7f\\]/.test(value)) return null;
   if (value.startsWith("/") || value.startsWith("~") || /^[A-Za-z]:/.test(value)) return null;
-  const normal = path10.posix.normalize(value);
+  const normal = path11.posix.normalize(value);
   if (normal === "." || normal === ".." || normal.startsWith("../")) return null;
   return normal.replace(/\/$/, "");
 }
@@ -3894,11 +3944,11 @@ var init_checkpoint_name = __esm({
 });
 
 // src/store/checkpoints.ts
-import { closeSync as closeSync4, constants as constants4, fstatSync as fstatSync4, lstatSync as lstatSync6, openSync as openSync4, readdirSync as readdirSync3, readSync as readSync4, unlinkSync as unlinkSync2, writeSync as writeSync3 } from "node:fs";
+import { closeSync as closeSync4, constants as constants4, fstatSync as fstatSync4, lstatSync as lstatSync7, openSync as openSync4, readdirSync as readdirSync3, readSync as readSync4, unlinkSync as unlinkSync2, writeSync as writeSync3 } from "node:fs";
 import { createHash as createHash2 } from "node:crypto";
-import path11 from "node:path";
+import path12 from "node:path";
 function checkpointsDir(root) {
-  return path11.join(memoryDir(root), "checkpoints");
+  return path12.join(memoryDir(root), "checkpoints");
 }
 function mayBeToken(id) {
   for (const m of id.matchAll(/[A-Za-z0-9_]{16,}/g)) if (/\d/.test(m[0]) && /[A-Za-z]/.test(m[0])) return true;
@@ -3911,7 +3961,7 @@ function sessionFileId(id) {
 }
 function checkpointsDirState(root) {
   try {
-    const st = lstatSync6(checkpointsDir(root));
+    const st = lstatSync7(checkpointsDir(root));
     return st.isDirectory() && !st.isSymbolicLink() ? "ok" : "unsafe";
   } catch {
     return "missing";
@@ -3933,7 +3983,7 @@ function readHeadAndTime(filePath, bytes) {
   try {
     const st = fstatSync4(fd, { bigint: true });
     if (!st.isFile()) return null;
-    if (st.nlink !== 1n && !(st.nlink === 2n && hasPrivatePartner(path11.dirname(filePath), path11.basename(filePath), st.ino))) return null;
+    if (st.nlink !== 1n && !(st.nlink === 2n && hasPrivatePartner(path12.dirname(filePath), path12.basename(filePath), st.ino))) return null;
     const want = Math.min(bytes, Number(st.size) + 1);
     const buf = Buffer.alloc(want);
     const n2 = readSync4(fd, buf, 0, want, 0);
@@ -3961,7 +4011,7 @@ function listCheckpoints(root, now = Date.now()) {
   const mtimes = /* @__PURE__ */ new Map();
   for (const name2 of names3) {
     if (!CHECKPOINT_NAME.test(name2)) continue;
-    const read = readHeadAndTime(path11.join(checkpointsDir(root), name2), HEAD);
+    const read = readHeadAndTime(path12.join(checkpointsDir(root), name2), HEAD);
     if (read === null) continue;
     const head = read.bytes.toString("utf8");
     if (!isCheckpointText(head)) continue;
@@ -3984,13 +4034,13 @@ function listCheckpoints(root, now = Date.now()) {
 }
 function rmQuietRegular(p) {
   try {
-    const st = lstatSync6(p);
+    const st = lstatSync7(p);
     if (st.isFile() || st.isSymbolicLink()) unlinkSync2(p);
   } catch {
   }
 }
 function deliveredPath(root, session) {
-  return path11.join(checkpointsDir(root), `.delivered-${session}`);
+  return path12.join(checkpointsDir(root), `.delivered-${session}`);
 }
 function readDelivered(root, session) {
   const text2 = readHead(deliveredPath(root, session), 128);
@@ -4044,7 +4094,7 @@ var init_probe_session = __esm({
 
 // src/verbs/checkpoint-surface.ts
 import { readdirSync as readdirSync4 } from "node:fs";
-import path12 from "node:path";
+import path13 from "node:path";
 function minutesAgo(savedMs2, now) {
   if (savedMs2 === null) return "at an unknown time";
   const m = Math.floor(Math.max(0, now - savedMs2) / MINUTE_MS);
@@ -4065,7 +4115,7 @@ function lazyOrder(token, text2, now) {
   };
 }
 function handoffOrder(root, now) {
-  const bytes = readHeadBytes(path12.join(memoryDir(root), FILE_OF.handoff), 1e6);
+  const bytes = readHeadBytes(path13.join(memoryDir(root), FILE_OF.handoff), 1e6);
   return bytes === null ? null : lazyOrder(tokenOf(bytes), bytes.toString("utf8"), now);
 }
 function newerThanHandoff(entry, handoff) {
@@ -4123,7 +4173,7 @@ async function checkpointHookLines(root, input, handoffPresent, paused, now) {
       chosen = currentCheckpoint(root, handoff, now);
     }
     if (chosen === null) return { lines: [], handoffOlderThanSession: older };
-    const file = await readStable(path12.join(checkpointsDir(root), chosen.entry.name)).catch(() => null);
+    const file = await readStable(path13.join(checkpointsDir(root), chosen.entry.name)).catch(() => null);
     if (file === null || file.stat.nlink !== 1n) return { lines: [], handoffOlderThanSession: older };
     const probe = isProbeSession(input.sessionId);
     const known = session !== "unknown" && !probe;
@@ -4146,7 +4196,7 @@ function toldToAnySession(root, token) {
     return false;
   }
   for (const name2 of names3) {
-    if (name2.startsWith(".delivered-") && readHead(path12.join(checkpointsDir(root), name2), 128)?.trim() === token) return true;
+    if (name2.startsWith(".delivered-") && readHead(path13.join(checkpointsDir(root), name2), 128)?.trim() === token) return true;
   }
   return false;
 }
@@ -4301,7 +4351,7 @@ exit: 0 printed; 3 absent (stdout is exactly "CURRENT-SHA256: absent");
         const nul = got === null ? -1 : firstNul(got.bytes);
         if (nul >= 0) throw unsafeBytes(FILE_OF[kind], nul);
         const out = envelope(FILE_OF[kind], got);
-        out.stderr.push(`DRAFT: ${draftShown(newDraft(root, kind))}`);
+        out.stderr.push(`DRAFT: ${draftShown(newDraft(root, kind, ctx.env))}`);
         if (kind === "handoff") {
           const note = checkpointNoteForHandoff(root, got === null ? null : got.bytes.toString("utf8"));
           if (note !== null) out.stderr.push(note);
@@ -4333,18 +4383,18 @@ exit: 0 printed; 3 absent ("CURRENT-SHA256: absent"); 2 refused (unsafe file, a 
 });
 
 // src/git/git-dir.ts
-import { lstatSync as lstatSync7, readFileSync as readFileSync3 } from "node:fs";
-import path13 from "node:path";
+import { lstatSync as lstatSync8, readFileSync as readFileSync3 } from "node:fs";
+import path14 from "node:path";
 function isFile(p) {
   try {
-    return lstatSync7(p).isFile();
+    return lstatSync8(p).isFile();
   } catch {
     return false;
   }
 }
 function isDir(p) {
   try {
-    return lstatSync7(p).isDirectory();
+    return lstatSync8(p).isDirectory();
   } catch {
     return false;
   }
@@ -4362,28 +4412,28 @@ function gitTopOf(root, opts = {}) {
   for (; ; ) {
     if (dir !== root && distrustedAbove(dir, process.env, opts) !== null) return null;
     try {
-      lstatSync7(path13.join(dir, ".git"));
+      lstatSync8(path14.join(dir, ".git"));
       return dir;
     } catch {
     }
-    const parent = path13.dirname(dir);
+    const parent = path14.dirname(dir);
     if (parent === dir) return null;
     dir = parent;
   }
 }
 function gitDirOf(top) {
-  const dotGit = path13.join(top, ".git");
+  const dotGit = path14.join(top, ".git");
   if (isDir(dotGit)) return dotGit;
   const text2 = readSmall(dotGit);
   const m = text2 === null ? null : /^gitdir:[ \t]*(.+?)[ \t]*$/m.exec(text2);
   if (!m) return null;
-  const dir = path13.resolve(top, m[1]);
+  const dir = path14.resolve(top, m[1]);
   return isDir(dir) ? dir : null;
 }
 function commonDirOf(gitDir) {
   try {
-    const text2 = readFileSync3(path13.join(gitDir, "commondir"), "utf8").trim();
-    if (text2 !== "") return path13.resolve(gitDir, text2);
+    const text2 = readFileSync3(path14.join(gitDir, "commondir"), "utf8").trim();
+    if (text2 !== "") return path14.resolve(gitDir, text2);
   } catch {
   }
   return gitDir;
@@ -4396,12 +4446,12 @@ var init_git_dir = __esm({
 });
 
 // src/git/saves.ts
-import { closeSync as closeSync5, constants as constants5, lstatSync as lstatSync8, mkdirSync as mkdirSync2, openSync as openSync5, readFileSync as readFileSync4, renameSync, writeSync as writeSync4 } from "node:fs";
-import path14 from "node:path";
+import { closeSync as closeSync5, constants as constants5, lstatSync as lstatSync9, mkdirSync as mkdirSync2, openSync as openSync5, readFileSync as readFileSync4, renameSync, writeSync as writeSync4 } from "node:fs";
+import path15 from "node:path";
 function savesPath(root, opts = {}) {
   const top = gitTopOf(root, opts);
   const gitDir = top === null ? null : gitDirOf(top);
-  return gitDir === null ? null : path14.join(commonDirOf(gitDir), "session-handoff", "saves");
+  return gitDir === null ? null : path15.join(commonDirOf(gitDir), "session-handoff", "saves");
 }
 function savesLines(p) {
   return readFileSync4(p, "utf8").slice(0, 16384).split("\n").map((l) => LINE.exec(l)).filter((m) => m !== null);
@@ -4439,7 +4489,7 @@ function readSaves(root) {
   const p = savesPath(root);
   if (p === null) return null;
   try {
-    if (!lstatSync8(p).isFile()) return null;
+    if (!lstatSync9(p).isFile()) return null;
     const lines3 = savesLines(p);
     return { tokens: lines3.map((m) => m[1]), stamps: lines3.flatMap((m) => m[3] === void 0 ? [] : [m[3]]) };
   } catch {
@@ -4450,7 +4500,7 @@ function recordSave(root, token, key = null, stamp = null) {
   const p = savesPath(root);
   if (p === null || !/^[0-9a-f]{64}$/.test(token)) return;
   try {
-    mkdirSync2(path14.dirname(p), { recursive: true, mode: 448 });
+    mkdirSync2(path15.dirname(p), { recursive: true, mode: 448 });
     let kept = [];
     try {
       kept = savesLines(p).filter((m) => m[1] !== token).map((m) => m[0]);
@@ -4480,9 +4530,9 @@ function agentOfEnv(env) {
 function recordSavedBy(root, token, agent) {
   const saves = savesPath(root);
   if (saves === null || agent === null || !SAVED_BY_LINE.test(`${token} ${agent}`)) return;
-  const p = path14.join(path14.dirname(saves), "saved-by");
+  const p = path15.join(path15.dirname(saves), "saved-by");
   try {
-    mkdirSync2(path14.dirname(p), { recursive: true, mode: 448 });
+    mkdirSync2(path15.dirname(p), { recursive: true, mode: 448 });
     let kept = [];
     try {
       kept = readFileSync4(p, "utf8").slice(0, 16384).split("\n").filter((l) => SAVED_BY_LINE.test(l) && !l.startsWith(token));
@@ -4497,7 +4547,7 @@ function savedByOf(root, token) {
   const saves = savesPath(root);
   if (saves === null) return null;
   try {
-    for (const l of readFileSync4(path14.join(path14.dirname(saves), "saved-by"), "utf8").slice(0, 16384).split("\n")) {
+    for (const l of readFileSync4(path15.join(path15.dirname(saves), "saved-by"), "utf8").slice(0, 16384).split("\n")) {
       const m = SAVED_BY_LINE.exec(l);
       if (m && m[1] === token) return m[2];
     }
@@ -4519,9 +4569,9 @@ var init_saves = __esm({
 // src/store/lock.ts
 import fs from "node:fs";
 import { hostname as hostname2 } from "node:os";
-import path15 from "node:path";
+import path16 from "node:path";
 async function acquireLock(memDir, timeoutSeconds, opts = {}) {
-  return acquireLockDir(path15.join(memDir, LOCK_NAME), timeoutSeconds, { ...opts, what: "memory is busy" });
+  return acquireLockDir(path16.join(memDir, LOCK_NAME), timeoutSeconds, { ...opts, what: "memory is busy" });
 }
 async function acquireLockDir(lockDir, timeoutSeconds, opts) {
   const start = performance.now();
@@ -4574,13 +4624,13 @@ function tryMake(lockDir, me, makeParent2) {
   } catch (err) {
     if (err.code === "EEXIST") return false;
     if (err.code === "ENOENT" && makeParent2) {
-      fs.mkdirSync(path15.dirname(lockDir), { recursive: true, mode: 448 });
+      fs.mkdirSync(path16.dirname(lockDir), { recursive: true, mode: 448 });
       return tryMake(lockDir, me, false);
     }
     throw new Refused(`cannot take the lock ${lockDir}: ${err.message}`);
   }
   try {
-    fs.writeFileSync(path15.join(lockDir, OWNER_NAME), JSON.stringify(me), { mode: 384, flag: "wx" });
+    fs.writeFileSync(path16.join(lockDir, OWNER_NAME), JSON.stringify(me), { mode: 384, flag: "wx" });
     return true;
   } catch (err) {
     const code = err.code;
@@ -4619,7 +4669,7 @@ function holding(lockDir, me, log) {
       logLock(log, "release");
       if (!ours()) return;
       try {
-        fs.unlinkSync(path15.join(lockDir, OWNER_NAME));
+        fs.unlinkSync(path16.join(lockDir, OWNER_NAME));
         fs.rmdirSync(lockDir);
       } catch {
       }
@@ -4662,55 +4712,6 @@ var init_lock = __esm({
     init_private();
     RETRY_MS = 25;
     REFRESH_MS = 2e3;
-  }
-});
-
-// src/store/pause.ts
-import { lstatSync as lstatSync9 } from "node:fs";
-import path16 from "node:path";
-function exists2(p) {
-  try {
-    lstatSync9(p);
-    return true;
-  } catch {
-    return false;
-  }
-}
-function expandHome(p, env) {
-  if (p === "~") return homeFolder(env);
-  if (p.startsWith("~/")) return path16.join(homeFolder(env), p.slice(2));
-  return p;
-}
-function disabledByEnv(env) {
-  const v = env.SESSION_HANDOFF_DISABLE;
-  return v !== void 0 && !["", "0", "false", "no", "off"].includes(v.trim().toLowerCase());
-}
-function pauseSwitch(memDir, env) {
-  if (disabledByEnv(env)) {
-    const v = env.SESSION_HANDOFF_DISABLE.slice(0, 40);
-    return `SESSION_HANDOFF_DISABLE=${/^[A-Za-z0-9._+-]+$/.test(v) ? v : quotedValue(v)} from the environment`;
-  }
-  if (memDir !== null && exists2(path16.join(memDir, "PAUSE"))) return path16.join(memDir, "PAUSE");
-  const named = env.SESSION_HANDOFF_PAUSE;
-  if (named) {
-    const p = expandHome(named, env);
-    if (exists2(p)) return p;
-  }
-  const config = env.XDG_CONFIG_HOME ? env.XDG_CONFIG_HOME : path16.join(homeFolder(env), ".config");
-  const global = path16.join(config, "session-handoff", "PAUSE");
-  if (exists2(global)) return global;
-  return null;
-}
-function assertNotPaused(memDir, env) {
-  const sw = pauseSwitch(memDir, env);
-  if (sw !== null) throw new Paused(sw);
-}
-var init_pause = __esm({
-  "src/store/pause.ts"() {
-    "use strict";
-    init_quote();
-    init_errors();
-    init_home();
   }
 });
 
@@ -7442,7 +7443,7 @@ function listJournal(root) {
   return names3.map(parseJournalName).filter((f) => f !== null).sort((a, b) => a.period === b.period ? a.part - b.part : a.period < b.period ? -1 : 1);
 }
 function journalOff(root) {
-  return exists2(path28.join(journalDir(root), "OFF"));
+  return exists(path28.join(journalDir(root), "OFF"));
 }
 function monthOf(ms) {
   return new Date(ms).toISOString().slice(0, 7);
@@ -7473,7 +7474,7 @@ function repairJournal(dir) {
       continue;
     }
     const target = path28.join(dir, e.file);
-    if (!exists2(target)) {
+    if (!exists(target)) {
       renameSync3(e.path, target);
       actions.push(`journal/${e.file}: put back after an interrupted append`);
       continue;
@@ -7512,7 +7513,7 @@ async function publishJournalFile(dir, name2, expected, bytes, fp) {
       await failpoint(fp, "journal-after-claim");
       const claimed = readJournalFile(dir, path28.basename(claim2));
       if (claimed === null || claimed.token !== expected) {
-        if (!exists2(target)) renameSync3(claim2, target);
+        if (!exists(target)) renameSync3(claim2, target);
         throw new Refused(`journal/${name2} changed while the entry was appended (another program wrote it); the entry was not added`);
       }
     }
@@ -14435,7 +14436,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
           const skill = [
             ...agent.skillFolders.project.map((f) => path53.join(root, f, "session-handoff")),
             ...agent.skillFolders.home.map((f) => path53.join(home, f, "session-handoff"))
-          ].filter((d) => exists(path53.join(d, "SKILL.md")));
+          ].filter((d) => exists2(path53.join(d, "SKILL.md")));
           const install = {};
           for (const { edit: edit2, file } of agentFiles(agent, global)) {
             const text2 = readText(file);
@@ -14486,7 +14487,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
             problems.push({ what: `${name2}: installed, but no session-handoff skill folder where ${name2} looks for skills (${where})`, fix: nodeRun2(`init --agent ${name2}${gflag}`, !global) });
           }
           for (const dir of skill) {
-            const lacking2 = HELPER_FILES.filter((f) => !exists(path53.join(dir, f)));
+            const lacking2 = HELPER_FILES.filter((f) => !exists2(path53.join(dir, f)));
             if (lacking2.length === 0 || problems.some((p) => p.what.includes(dir))) continue;
             problems.push({ what: `${name2}: the skill folder ${quotePath(dir)} lacks its helper (${lacking2.join(", ")})`, fix: nodeRun2(`init --agent ${name2}${gflag}`, !global) });
           }

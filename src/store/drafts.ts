@@ -9,6 +9,7 @@ import { closeSync, constants, fchmodSync, fstatSync, lstatSync, openSync, readd
 import path from "node:path";
 import { Refused, UsageError } from "../errors.ts";
 import { ensureDir, MAX_DOCUMENT_BYTES, memoryDir, type Kind } from "./paths.ts";
+import { pauseSwitch } from "./pause.ts";
 
 /** The drafts folder's name inside the memory dir. */
 export const DRAFTS = "drafts";
@@ -74,13 +75,14 @@ export function parseDraftName(kind: Kind, arg: string): Draft {
 /**
  * A draft of its own for one `read <kind>`: a new random name, and the read's mark
  * `drafts/.read-<kind>-<id>` that the shared draft's check counts, when the memory dir exists
- * (a read never creates it). Left-behind drafts and marks are removed first. Best effort: the
- * name is printed even where nothing can be recorded.
+ * (a read never creates it) and writes are not paused (a paused memory is never written).
+ * Left-behind drafts and marks are removed first. Best effort: the name is printed even where
+ * nothing can be recorded.
  */
-export function newDraft(root: string, kind: Kind): Draft {
+export function newDraft(root: string, kind: Kind, env: Record<string, string | undefined>): Draft {
   const d: Draft = { kind, id: randomBytes(4).toString("hex") };
   try {
-    if (!realFolders(root, draftShown(d), false)) return d;
+    if (!realFolders(root, draftShown(d), false) || pauseSwitch(memoryDir(root), env) !== null) return d;
     ensureDir(draftsDir(root));
     ensureDraftsIgnored(root);
     removeLeftBehind(root, false);
@@ -220,7 +222,8 @@ function sharedReads(root: string, kind: Kind, writtenMs: number): string[] {
     if (before) marks.push({ name, ms: st.mtimeMs });
   }
   if (marks.length < 2) return marks.map((m) => m.name);
-  const own = newDraft(root, kind);
+  // No mark for this name: the check runs under no pause switch, and its write needs none.
+  const own: Draft = { kind, id: randomBytes(4).toString("hex") };
   throw new Refused(
     `${draftShown({ kind, id: null })} may be another session's draft: ${marks.length} reads of ${kind} ` +
       `came before it was written, and a save must publish only its own document. It was kept. ` +

@@ -73,7 +73,7 @@ exit: 0 printed; 3 absent (stdout is exactly "CURRENT-SHA256: absent");
     if (nul >= 0) throw unsafeBytes(FILE_OF[kind], nul);
     const out = envelope(FILE_OF[kind], got);
     // A draft of this read's own, so that two sessions saving at once never share one (docs/decisions/drafts.md).
-    out.stderr.push(`DRAFT: ${draftShown(newDraft(root, kind))}`);
+    out.stderr.push(`DRAFT: ${draftShown(newDraft(root, kind, ctx.env))}`);
     if (kind === "handoff") {
       const note = checkpointNoteForHandoff(root, got === null ? null : got.bytes.toString("utf8"));
       if (note !== null) out.stderr.push(note);
