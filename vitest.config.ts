@@ -6,7 +6,7 @@ import { defineConfig } from "vitest/config";
  * matrices, the lock's contention cases, the stress and kill loops, the seeded checkpoint window,
  * redaction's linearity on 1 MB inputs, the torn-read race, every memory folder against every
  * verb, odd handoffs through every verb, the random read-write round trips, the bench's quick
- * run and the secret scanners over every file.
+ * run, the secret scanners over every file, many sessions saving at once until each has saved.
  * `npm run test:reliability` runs them (vitest.reliability.config.ts), and CI runs that as its
  * own step. The reliability files not listed (the kill switch, the breaker, the checkpoint
  * boundary) stay in `npm test` as its sample of the suite; the one-verdict files on bytes and
@@ -24,6 +24,7 @@ export const HEAVY = [
   "test/reliability/stress.test.ts",
   "test/reliability/kill-loop.test.ts",
   "test/store/races.test.ts",
+  "test/store/drafts-concurrent.test.ts",
   "test/agents/install-races.test.ts",
   "test/guard/redact-scale.test.ts",
   "test/store/torn-read.test.ts",

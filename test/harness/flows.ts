@@ -124,13 +124,15 @@ export function saveForm(skillBody: string): "draft" | "heredoc" {
 }
 
 /**
- * Save: `read handoff` (its token), then `write handoff` in the form SKILL.md shows (the
- * skill's text comes from the skill tool's answer, or a shell `cat` of SKILL.md). `proj` is
- * the project root (the draft form's file is under it).
+ * Save: `read handoff` (its token, and the draft path on its `DRAFT:` line), then `write
+ * handoff` in the form SKILL.md shows (the skill's text comes from the skill tool's answer, or
+ * a shell `cat` of SKILL.md). `proj` is the project root (the draft is under it). A read whose
+ * result shows no `DRAFT:` line (a CLI hiding stderr) stops the flow: the save then fails.
  */
 export function saveFlow(tools: Tools, proj: string, doc = TRICKY_HANDOFF): Script {
   let form: "draft" | "heredoc" = "heredoc";
   let token = "absent";
+  let draft: string | null = null;
   const steps: Array<(req: ModelRequest, dir: string) => Reply | null> = [];
   if (!tools.hasSkillTool) steps.push((req, dir) => tools.shell(`cat "${dir}/SKILL.md"`, req));
   steps.push((req, dir) => {
@@ -139,7 +141,9 @@ export function saveFlow(tools: Tools, proj: string, doc = TRICKY_HANDOFF): Scri
   });
   steps.push((req, dir) => {
     token = /CURRENT-SHA256: (\S+)/.exec(req.results.at(-1) ?? "")?.[1] ?? "absent";
-    if (form === "draft") return tools.writeFile(`${proj}/.ai/memory/drafts/handoff.md`, doc, req);
+    draft = /DRAFT: (\.ai\/memory\/drafts\/handoff-[0-9a-f]{8}\.md)/.exec(req.results.at(-1) ?? "")?.[1] ?? null;
+    if (form === "draft" && draft === null) return { text: "FAKE-MODEL: the read showed no DRAFT: line" };
+    if (form === "draft") return tools.writeFile(`${proj}/${draft}`, doc, req);
     return tools.shell(
       `${helperCmd(dir, `write handoff --expected-current-sha256 ${token}`)} <<'HANDOFF_END'\n${doc}HANDOFF_END`,
       req,
@@ -147,7 +151,7 @@ export function saveFlow(tools: Tools, proj: string, doc = TRICKY_HANDOFF): Scri
   });
   steps.push((req, dir) =>
     form === "draft"
-      ? tools.shell(helperCmd(dir, `write handoff --from-draft --expected-current-sha256 ${token}`), req)
+      ? tools.shell(helperCmd(dir, `write handoff --from-draft ${draft} --expected-current-sha256 ${token}`), req)
       : null,
   );
   return stepper(tools, "FAKE-SAVED", steps);
