@@ -34,8 +34,8 @@ export function usageText(VERBS: VerbTable): string {
     "example: resume in one call; save in two (read for the token, then write):",
     "node memory_io.mjs brief",
     "node memory_io.mjs read handoff",
-    "(write the whole handoff to .ai/memory/drafts/handoff.md with your file tool)",
-    "node memory_io.mjs write handoff --from-draft --expected-current-sha256 <token>",
+    "(write the whole handoff with your file tool to the path read printed as DRAFT:)",
+    "node memory_io.mjs write handoff --from-draft <draft> --expected-current-sha256 <token>",
     "",
   ].join("\n");
   return wrapHelp(text);

@@ -2680,9 +2680,6 @@ var init_validate_common = __esm({
 });
 
 // src/schema/handoff.ts
-function nearestSection(title) {
-  return nearest2(title, SECTION_TITLES);
-}
 function straySentence(strays) {
   if (strays.length === 0) return null;
   const near = [...new Set(strays.flatMap((s) => s.near === null ? [] : [s.near]))];
@@ -2733,7 +2730,7 @@ function keyFile(raw) {
   }
   return { raw: pathText, path: safeRelativePath(pathText), why: why.trim() };
 }
-function readFields(text, tree, lists) {
+function readHandoff(text, tree, lists = true) {
   const starts = lineStartsOf(text);
   const out = {
     marker: text.startsWith("<!-- memory-schema: v1 -->\n") || text === "<!-- memory-schema: v1 -->",
@@ -2776,7 +2773,7 @@ function readFields(text, tree, lists) {
       const key = title.toLowerCase();
       stray = !KNOWN_SECTIONS.has(key);
       if (stray) {
-        const near = nearestSection(title);
+        const near = nearest2(title, SECTION_TITLES);
         out.strays.push({ title, near, line: lineAt(starts, node.start) });
         section = near !== null && LENDABLE.has(near.toLowerCase()) ? near.toLowerCase() : "(unknown)";
         continue;
@@ -2836,7 +2833,7 @@ function stateTimeOfText(text, nowMs) {
 }
 function glanceAtHandoff(text, nowMs) {
   const normalised = normaliseText(text);
-  const h = readFields(normalised, parseBlocks(normalised), false);
+  const h = readHandoff(normalised, parseBlocks(normalised), false);
   return { stateTime: handoffStateTime(h, nowMs), strays: h.strays };
 }
 var SECTION_TITLES, KNOWN_SECTIONS, LENDABLE, STEP, KEY_SEPARATOR, ANCHOR, ANCHOR_KEY;
@@ -3601,8 +3598,8 @@ function usageText(VERBS) {
     "example: resume in one call; save in two (read for the token, then write):",
     "node memory_io.mjs brief",
     "node memory_io.mjs read handoff",
-    "(write the whole handoff to .ai/memory/drafts/handoff.md with your file tool)",
-    "node memory_io.mjs write handoff --from-draft --expected-current-sha256 <token>",
+    "(write the whole handoff with your file tool to the path read printed as DRAFT:)",
+    "node memory_io.mjs write handoff --from-draft <draft> --expected-current-sha256 <token>",
     ""
   ].join("\n");
   return wrapHelp(text);

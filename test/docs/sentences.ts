@@ -49,6 +49,9 @@ export const SENTENCES: readonly Sentence[] = [
   { id: "paused.prefix", source: "src/errors.ts", text: "memory writes are paused: remove {switch} to resume" },
   { id: "brief.cold-start", source: "src/verbs/brief.ts", text: "No saved session state exists." },
   { id: "drift.verdict", source: "src/verbs/drift.ts", text: "verdict: {verdict}" },
+  // The agent writes its draft where this line says (docs/decisions/drafts.md).
+  { id: "read.draft", source: "src/verbs/read.ts", doc: "docs/decisions/drafts.md", text: "DRAFT: {path}" },
+  { id: "write.shared-draft", source: "src/store/drafts.ts", doc: "docs/decisions/drafts.md", text: "{draft} may be another session's draft: {n} reads of {kind} came before it was written" },
 ];
 
 /** The fixed parts of a sentence: the words between its `{…}` parts, trimmed, at least 4 characters. */
