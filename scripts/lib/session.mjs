@@ -2231,41 +2231,36 @@ async function runGit(cwd, args, env, timeoutMs = GIT_TIMEOUT_MS, opts = {}) {
 }
 function spawnGit(cwd, args, env, timeoutMs, input) {
   return new Promise((resolve, reject) => {
-    const child = execFile(
-      "git",
-      ["--no-pager", ...args],
-      {
-        cwd,
-        env,
-        encoding: "buffer",
-        timeout: timeoutMs,
-        killSignal: "SIGKILL",
-        maxBuffer: 256 * 1024 * 1024,
-        windowsHide: true
-      },
-      (err, stdout, stderr) => {
-        if (err) {
-          const e = err;
-          if (e.code === "ENOENT") {
-            reject(new GitUnavailable("missing", "git was not found on PATH"));
-            return;
-          }
-          if (e.killed || e.signal === "SIGKILL") {
-            reject(
-              new GitUnavailable("timeout", `git ${args[0] ?? ""} took longer than ${timeoutMs} ms and was stopped`)
-            );
-            return;
-          }
-          if (typeof e.code !== "number") {
-            reject(new GitUnavailable("failed", `git could not be run: ${e.message}`, e.message));
-            return;
-          }
-          resolve({ code: e.code, stdout, stderr: stderr.toString("utf8") });
+    const options = {
+      cwd,
+      env,
+      encoding: "buffer",
+      timeout: timeoutMs,
+      killSignal: "SIGKILL",
+      maxBuffer: 256 * 1024 * 1024,
+      windowsHide: true
+    };
+    const child = execFile("git", ["--no-pager", ...args], options, (err, stdout, stderr) => {
+      if (err) {
+        const e = err;
+        if (e.code === "ENOENT") {
+          reject(new GitUnavailable("missing", "git was not found on PATH"));
           return;
         }
-        resolve({ code: 0, stdout, stderr: stderr.toString("utf8") });
+        if (e.killed || e.signal === "SIGKILL") {
+          const why = `git ${args[0] ?? ""} took longer than ${timeoutMs} ms and was stopped`;
+          reject(new GitUnavailable("timeout", why));
+          return;
+        }
+        if (typeof e.code !== "number") {
+          reject(new GitUnavailable("failed", `git could not be run: ${e.message}`, e.message));
+          return;
+        }
+        resolve({ code: e.code, stdout, stderr: stderr.toString("utf8") });
+        return;
       }
-    );
+      resolve({ code: 0, stdout, stderr: stderr.toString("utf8") });
+    });
     child.stdin?.on("error", () => void 0);
     if (input !== void 0) child.stdin?.end(input);
   });

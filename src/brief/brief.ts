@@ -179,24 +179,10 @@ export function draftBrief(h: ParsedHandoff, drift: DriftReport, ledgers: Ledger
   const inForce = h.decisions.filter((d) => !/\(superseded\b/i.test(d));
   // List fields drop their last items first; a lone item too long keeps its cause.
   const keepCause = (item: string, room: number) => causeList([item], 1, room);
-  const decisionsInForce =
-    inForce.length === 0
-      ? "none recorded"
-      : fitList(
-          inForce.map((d) => flatten(d, 10_000)),
-          4,
-          MAX_FIELD_CHARS,
-          keepCause,
-        );
-  const doNotRetry =
-    h.failedApproaches.length === 0
-      ? "none recorded"
-      : fitList(
-          h.failedApproaches.map((d) => flatten(d, 10_000)),
-          4,
-          MAX_FIELD_CHARS,
-          keepCause,
-        );
+  const fitItems = (items: string[]) =>
+    items.length === 0 ? "none recorded" : fitList(items.map((d) => flatten(d, 10_000)), 4, MAX_FIELD_CHARS, keepCause);
+  const decisionsInForce = fitItems(inForce);
+  const doNotRetry = fitItems(h.failedApproaches);
 
   const ledgerBits = [ledgerText("LESSONS.md", ledgers.lessons), ledgerText("SOLUTIONS.md", ledgers.solutions)].filter(
     (x): x is string => x !== null,

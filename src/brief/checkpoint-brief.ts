@@ -107,11 +107,8 @@ export function foldCheckpoint(brief: Brief, cp: ParsedCheckpoint, age: string):
         : brief.frame === undefined
           ? nextStepOf(plan.current)
           : frameNextStep(
-              brief.frame.verdict,
-              `${flatten(plan.current, 200)} ${CAPTURED}`,
-              brief.frame.question,
-              brief.frame.notHere ?? null,
-              brief.frame.ageOnly === true,
+              brief.frame.verdict, `${flatten(plan.current, 200)} ${CAPTURED}`, brief.frame.question,
+              brief.frame.notHere ?? null, brief.frame.ageOnly === true,
             ),
   });
 }

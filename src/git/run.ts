@@ -153,36 +153,31 @@ function spawnGit(
   cwd: string, args: readonly string[], env: Record<string, string>, timeoutMs: number, input?: string,
 ) {
   return new Promise<GitResult>((resolve, reject) => {
-    const child = execFile(
-      "git",
-      ["--no-pager", ...args],
-      {
-        cwd, env, encoding: "buffer", timeout: timeoutMs, killSignal: "SIGKILL", maxBuffer: 256 * 1024 * 1024,
-        windowsHide: true,
-      },
-      (err, stdout, stderr) => {
-        if (err) {
-          const e = err as NodeJS.ErrnoException & { killed?: boolean; code?: number | string; signal?: string | null };
-          if (e.code === "ENOENT") {
-            reject(new GitUnavailable("missing", "git was not found on PATH"));
-            return;
-          }
-          if (e.killed || e.signal === "SIGKILL") {
-            reject(
-              new GitUnavailable("timeout", `git ${args[0] ?? ""} took longer than ${timeoutMs} ms and was stopped`),
-            );
-            return;
-          }
-          if (typeof e.code !== "number") {
-            reject(new GitUnavailable("failed", `git could not be run: ${e.message}`, e.message));
-            return;
-          }
-          resolve({ code: e.code, stdout, stderr: stderr.toString("utf8") });
+    const options = {
+      cwd, env, encoding: "buffer", timeout: timeoutMs, killSignal: "SIGKILL", maxBuffer: 256 * 1024 * 1024,
+      windowsHide: true,
+    } as const;
+    const child = execFile("git", ["--no-pager", ...args], options, (err, stdout, stderr) => {
+      if (err) {
+        const e = err as NodeJS.ErrnoException & { killed?: boolean; code?: number | string; signal?: string | null };
+        if (e.code === "ENOENT") {
+          reject(new GitUnavailable("missing", "git was not found on PATH"));
           return;
         }
-        resolve({ code: 0, stdout, stderr: stderr.toString("utf8") });
-      },
-    );
+        if (e.killed || e.signal === "SIGKILL") {
+          const why = `git ${args[0] ?? ""} took longer than ${timeoutMs} ms and was stopped`;
+          reject(new GitUnavailable("timeout", why));
+          return;
+        }
+        if (typeof e.code !== "number") {
+          reject(new GitUnavailable("failed", `git could not be run: ${e.message}`, e.message));
+          return;
+        }
+        resolve({ code: e.code, stdout, stderr: stderr.toString("utf8") });
+        return;
+      }
+      resolve({ code: 0, stdout, stderr: stderr.toString("utf8") });
+    });
     // git may exit before reading all of it: a closed pipe is not an error of ours.
     child.stdin?.on("error", () => undefined);
     if (input !== undefined) child.stdin?.end(input);
