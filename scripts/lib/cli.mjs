@@ -4283,7 +4283,8 @@ function savesPath(root, opts = {}) {
   return gitDir === null ? null : path15.join(commonDirOf(gitDir), "session-handoff", "saves");
 }
 function savesLines(p) {
-  return readFileSync4(p, "utf8").slice(0, 16384).split("\n").map((l) => LINE.exec(l)).filter((m) => m !== null);
+  const lines3 = readFileSync4(p, "utf8").slice(0, 16384).split("\n");
+  return lines3.map((l) => LINE.exec(l)).filter((m) => m !== null);
 }
 function savedStampOf(text2) {
   const saved = /^Saved: (\S+)[ \t]*\r?$/m.exec(text2)?.[1];
@@ -4406,7 +4407,8 @@ function recordSavedBy(root, token, agent) {
     mkdirSync2(path15.dirname(p), { recursive: true, mode: 448 });
     let kept = [];
     try {
-      kept = readFileSync4(p, "utf8").slice(0, 16384).split("\n").filter((l) => SAVED_BY_LINE.test(l) && !l.startsWith(token));
+      const lines3 = readFileSync4(p, "utf8").slice(0, 16384).split("\n");
+      kept = lines3.filter((l) => SAVED_BY_LINE.test(l) && !l.startsWith(token));
     } catch {
     }
     kept.push(`${token} ${agent}`);
@@ -4418,7 +4420,8 @@ function savedByOf(root, token) {
   const saves = savesPath(root);
   if (saves === null) return null;
   try {
-    for (const l of readFileSync4(path15.join(path15.dirname(saves), "saved-by"), "utf8").slice(0, 16384).split("\n")) {
+    const text2 = readFileSync4(path15.join(path15.dirname(saves), "saved-by"), "utf8").slice(0, 16384);
+    for (const l of text2.split("\n")) {
       const m = SAVED_BY_LINE.exec(l);
       if (m && m[1] === token) return m[2];
     }
@@ -8180,7 +8183,8 @@ function clonedAfter(gitDir, savedMs2) {
 function stashCount(commonDir) {
   if (commonDir === null) return 0;
   try {
-    return readFileSync10(path33.join(commonDir, "logs", "refs", "stash"), "utf8").split("\n").filter((l) => l !== "").length;
+    const log = readFileSync10(path33.join(commonDir, "logs", "refs", "stash"), "utf8");
+    return log.split("\n").filter((l) => l !== "").length;
   } catch {
     return 0;
   }
@@ -9247,8 +9251,7 @@ async function measureDrift(root, env, anchors, nowMs, optsOrEarly = null) {
       if (head !== null && !moved && facts.headReachable === true) facts.changedSinceSave = [];
       else if (moved && present2 && keyFiles.length > 0) {
         const d = await git(["diff", "--name-only", "-z", "--no-renames", head, "HEAD"]);
-        if (d.code === 0)
-          facts.changedSinceSave = d.stdout.toString("utf8").split("\0").filter((p) => p !== "");
+        if (d.code === 0) facts.changedSinceSave = d.stdout.toString("utf8").split("\0").filter((p) => p !== "");
       }
       if (facts.changedSinceSave !== null) {
         const changed = new Set(facts.changedSinceSave);
@@ -14903,13 +14906,15 @@ async function publishMemory(root, memDir, message, push, env, attributes = "no"
     "git ls-files"
   );
   const journal = !existsSync9(path54.join(memDir, "journal", "OFF"));
-  const paths = [...new Set(listed2.split("\0").filter(Boolean))].filter((p) => isPublicMemoryPath(p.slice(memRel.length + 1), journal)).sort();
+  const listedPaths = [...new Set(listed2.split("\0").filter(Boolean))];
+  const paths = listedPaths.filter((p) => isPublicMemoryPath(p.slice(memRel.length + 1), journal)).sort();
   if (attributes === "changed" || attributes === "if-only-ours" && attributesOnlyOurs(top))
     paths.push(".gitattributes");
   if (paths.length === 0) return { committed: false, paths: [], commit: null, pushed: null };
   const status = await git(["status", "--porcelain=v1", "-z", "--untracked-files=all", "--", ...paths], "git status");
   if (status === "") return { committed: false, paths: [], commit: null, pushed: null };
-  const changed = status.split("\0").filter((e) => e.length > 3).map((e) => e.slice(3)).filter((p) => paths.includes(p));
+  const entries = status.split("\0").filter((e) => e.length > 3);
+  const changed = entries.map((e) => e.slice(3)).filter((p) => paths.includes(p));
   const upstream = push ? await pushTarget(top, env, runHooks) : null;
   const before = await git(["ls-files", "-s", "-z", "--", ...changed], "git ls-files");
   await git(["add", "-A", "--", ...changed], "git add");

@@ -944,7 +944,8 @@ function savesPath(root, opts = {}) {
   return gitDir === null ? null : path6.join(commonDirOf(gitDir), "session-handoff", "saves");
 }
 function savesLines(p) {
-  return readFileSync3(p, "utf8").slice(0, 16384).split("\n").map((l) => LINE.exec(l)).filter((m) => m !== null);
+  const lines = readFileSync3(p, "utf8").slice(0, 16384).split("\n");
+  return lines.map((l) => LINE.exec(l)).filter((m) => m !== null);
 }
 function savedStampOf(text) {
   const saved = /^Saved: (\S+)[ \t]*\r?$/m.exec(text)?.[1];
@@ -1026,7 +1027,8 @@ function recordSavedBy(root, token, agent) {
     mkdirSync(path6.dirname(p), { recursive: true, mode: 448 });
     let kept = [];
     try {
-      kept = readFileSync3(p, "utf8").slice(0, 16384).split("\n").filter((l) => SAVED_BY_LINE.test(l) && !l.startsWith(token));
+      const lines = readFileSync3(p, "utf8").slice(0, 16384).split("\n");
+      kept = lines.filter((l) => SAVED_BY_LINE.test(l) && !l.startsWith(token));
     } catch {
     }
     kept.push(`${token} ${agent}`);

@@ -221,11 +221,7 @@ export async function measureDrift(
       if (head !== null && !moved && facts.headReachable === true) facts.changedSinceSave = [];
       else if (moved && present && keyFiles.length > 0) {
         const d = await git(["diff", "--name-only", "-z", "--no-renames", head, "HEAD"]);
-        if (d.code === 0)
-          facts.changedSinceSave = d.stdout
-            .toString("utf8")
-            .split("\0")
-            .filter((p) => p !== "");
+        if (d.code === 0) facts.changedSinceSave = d.stdout.toString("utf8").split("\0").filter((p) => p !== "");
       }
       if (facts.changedSinceSave !== null) {
         const changed = new Set(facts.changedSinceSave);
@@ -302,10 +298,7 @@ async function absentAtSave(
     "ls-tree", "-r", "-z", "--name-only", head, "--", ...missing.map((k) => `:(top,literal)${prefix}${k}`),
   ]);
   if (t.code !== 0) return [];
-  const inTree = t.stdout
-    .toString("utf8")
-    .split("\0")
-    .filter((p) => p !== "");
+  const inTree = t.stdout.toString("utf8").split("\0").filter((p) => p !== "");
   const dirty = facts.saved.dirty;
   // `ls-tree -r` names the files in a folder, never the folder: a folder key file was there when
   // a file under it was (in the tree or dirty).

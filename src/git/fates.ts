@@ -112,9 +112,8 @@ type Git = (args: readonly string[], input?: string) => Promise<GitResult>;
 export function stashCount(commonDir: string | null): number {
   if (commonDir === null) return 0;
   try {
-    return readFileSync(path.join(commonDir, "logs", "refs", "stash"), "utf8")
-      .split("\n")
-      .filter((l) => l !== "").length;
+    const log = readFileSync(path.join(commonDir, "logs", "refs", "stash"), "utf8");
+    return log.split("\n").filter((l) => l !== "").length;
   } catch {
     return 0;
   }

@@ -133,10 +133,7 @@ export async function publishTarget(
   const listed = await runGit(
     top, ["ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", `${memRel}/`], env,
   );
-  const files = listed.stdout
-    .toString("utf8")
-    .split("\0")
-    .filter((p) => p.startsWith(`${memRel}/`));
+  const files = listed.stdout.toString("utf8").split("\0").filter((p) => p.startsWith(`${memRel}/`));
   if (listed.code === 0 && !files.some((p) => isPublicMemoryPath(p.slice(memRel.length + 1)))) {
     throw new Refused(
       `nothing to publish: ${memRel}/ holds no memory file; save a handoff first (nothing was changed)`,
@@ -164,9 +161,8 @@ export async function publishMemory(
     ["ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", `${memRel}/`], "git ls-files",
   );
   const journal = !existsSync(path.join(memDir, "journal", "OFF"));
-  const paths = [...new Set(listed.split("\0").filter(Boolean))]
-    .filter((p) => isPublicMemoryPath(p.slice(memRel.length + 1), journal))
-    .sort();
+  const listedPaths = [...new Set(listed.split("\0").filter(Boolean))];
+  const paths = listedPaths.filter((p) => isPublicMemoryPath(p.slice(memRel.length + 1), journal)).sort();
   // The merge driver's block: committed when this run changed it, or when install made the
   // file and nothing else is in it (never a user's other uncommitted attribute edits).
   if (attributes === "changed" || (attributes === "if-only-ours" && attributesOnlyOurs(top)))
@@ -174,11 +170,8 @@ export async function publishMemory(
   if (paths.length === 0) return { committed: false, paths: [], commit: null, pushed: null };
   const status = await git(["status", "--porcelain=v1", "-z", "--untracked-files=all", "--", ...paths], "git status");
   if (status === "") return { committed: false, paths: [], commit: null, pushed: null };
-  const changed = status
-    .split("\0")
-    .filter((e) => e.length > 3)
-    .map((e) => e.slice(3))
-    .filter((p) => paths.includes(p));
+  const entries = status.split("\0").filter((e) => e.length > 3);
+  const changed = entries.map((e) => e.slice(3)).filter((p) => paths.includes(p));
   // With --push, the upstream is found before anything is staged: no upstream commits nothing.
   const upstream = push ? await pushTarget(top, env, runHooks) : null;
   // The index entries of the paths as they were, put back when the commit fails.

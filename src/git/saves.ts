@@ -23,11 +23,8 @@ export function savesPath(root: string, opts: { uid?: number } = {}): string | n
 // then `@<Saved: stamp>` (a hand edit or the merge driver changes the token, never the stamp).
 const LINE = /^([0-9a-f]{64})(?: (\d+ \d+ \d+ \d+))?(?: @(\S+))?$/;
 function savesLines(p: string): RegExpExecArray[] {
-  return readFileSync(p, "utf8")
-    .slice(0, 16384)
-    .split("\n")
-    .map((l) => LINE.exec(l))
-    .filter((m): m is RegExpExecArray => m !== null);
+  const lines = readFileSync(p, "utf8").slice(0, 16384).split("\n");
+  return lines.map((l) => LINE.exec(l)).filter((m): m is RegExpExecArray => m !== null);
 }
 
 /**
@@ -203,10 +200,8 @@ export function recordSavedBy(root: string, token: string, agent: string | null)
     mkdirSync(path.dirname(p), { recursive: true, mode: 0o700 });
     let kept: string[] = [];
     try {
-      kept = readFileSync(p, "utf8")
-        .slice(0, 16384)
-        .split("\n")
-        .filter((l) => SAVED_BY_LINE.test(l) && !l.startsWith(token));
+      const lines = readFileSync(p, "utf8").slice(0, 16384).split("\n");
+      kept = lines.filter((l) => SAVED_BY_LINE.test(l) && !l.startsWith(token));
     } catch {
       // the first one recorded
     }
@@ -222,9 +217,8 @@ export function savedByOf(root: string, token: string): string | null {
   const saves = savesPath(root);
   if (saves === null) return null;
   try {
-    for (const l of readFileSync(path.join(path.dirname(saves), "saved-by"), "utf8")
-      .slice(0, 16384)
-      .split("\n")) {
+    const text = readFileSync(path.join(path.dirname(saves), "saved-by"), "utf8").slice(0, 16384);
+    for (const l of text.split("\n")) {
       const m = SAVED_BY_LINE.exec(l);
       if (m && m[1] === token) return m[2]!;
     }
