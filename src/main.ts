@@ -2,9 +2,8 @@
 // exit code (style.md, habit 1). The entries in src/entries/ call runProcess with their verb table.
 import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, realpathSync, writeSync } from "node:fs";
 import type { Stats } from "node:fs";
-import { Refused } from "./errors.ts";
-import { GEMINI_SILENT, geminiHookRun, main } from "./cli.ts";
-import type { VerbTable } from "./verbs/types.ts";
+import { Refused, type ExitCode } from "./errors.ts";
+import { GEMINI_SILENT, geminiHookRun, neverFails, type Process } from "./run-verb.ts";
 
 // Output goes straight to the descriptors: building process.stdout for a pipe loads the
 // net and stream modules (~3 ms measured, BENCHMARKS.md), and every verb prints once.
@@ -212,10 +211,10 @@ function runningFile(file: string | undefined): string | undefined {
 }
 
 /**
- * Runs the verb named by argv with `verbs` and sets the process exit code. `redact`, when
+ * Runs `dispatch` on this process's argv and descriptors and sets the exit code. `redact`, when
  * given, sees every byte the verb prints before it leaves the process.
  */
-export async function runProcess(verbs: VerbTable, redact?: (text: string) => string): Promise<void> {
+export async function runProcess(dispatch: (proc: Process) => Promise<ExitCode>, redact?: (text: string) => string): Promise<void> {
   const out = redact ? heldOutput(1, redact) : { write: (d: string | Uint8Array) => writeFd(1, d), flush: () => {} };
   const err = redact ? heldOutput(2, redact) : { write: (d: string | Uint8Array) => writeFd(2, d), flush: () => {} };
   const gemini = geminiHookRun(process.argv.slice(2));
@@ -223,7 +222,7 @@ export async function runProcess(verbs: VerbTable, redact?: (text: string) => st
   if (gemini) process.removeAllListeners("warning");
   let code: number;
   try {
-    code = await main(verbs, {
+    code = await dispatch({
       argv: process.argv.slice(2),
       env: process.env,
       cwd: process.cwd(),
@@ -241,7 +240,7 @@ export async function runProcess(verbs: VerbTable, redact?: (text: string) => st
     // checkpoint still never fail a session (docs/design.md#checkpoints, docs/design.md#integrations).
     if (gemini) out.write(GEMINI_SILENT);
     else err.write(`memory_io internal error: ${error instanceof Error ? error.message : String(error)}\n`);
-    code = process.argv[2] === "hook" || process.argv[2] === "checkpoint" ? 0 : 2;
+    code = neverFails(process.argv[2]) ? 0 : 2;
   }
   out.flush();
   err.flush();

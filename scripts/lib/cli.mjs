@@ -18,6 +18,373 @@ var __export = (target, all) => {
     __defProp(target, name2, { get: all[name2], enumerable: true });
 };
 
+// src/guard/unicode-tables.ts
+var RTL_LETTERS, STANDARDIZED_VARIANT_BASES;
+var init_unicode_tables = __esm({
+  "src/guard/unicode-tables.ts"() {
+    "use strict";
+    RTL_LETTERS = "15c.q,4.3,19.16,z.1,1.2q,1,f.1,7.1,a.2,2,g,1.t,t.2g,b,o.w,9.1,4,5.l,4,9,3,n.o,7.a,5.n,1.5,h.15,1bv7,1.9,1.c,1.4,1,1.1,1.1,1.2z,x.a2,i.1r,2.1h,14.b,38.4,1.3q,1s3.5,2,1.17,1.1,3,2.m,a.m,9.u,1t.i,1.1,a.l,a.p,1y.1j,6.1,1s,f.3,1.2,1.s,16.s,3.s,z.7,1.r,r.1h,a.l,a.i,d.h,32.20,1j.1e,d.1e,d.z,9o.15,6.1,26.s,a,8.l,16.h,1a.k,r.m,16o9.5g,1n.1v,7,xg.3,1.q,1.1,1,2,1.9,1.3,1,1,6,4,1,1,1.2,1.1,1,2,1,1,1,1,1.1,1,2.3,1.6,1.3,1.3,1,1.9,1.g,5.2,1.4,1.g";
+    STANDARDIZED_VARIANT_BASES = [
+      [65024, "1c,34f,1,1,b.1,3,3.1,1.1,4,e,1v,2,1,5,39m,4,1,8,g,3.1,1,5t,z.1,1p.1,8.1,m.1,7.2,1,4,1p.1,1gg.1,2n.1,d.1,t.1,110.1,wr,q,1,z,1h,d4,d,3o,4t,1e,p,22,r,1k,t,6r,1p,3b,z,g,1b,2b,3e,1h,6c,2q,7p,b,2q,68,b,f,w,c,27,24,23,5u,10,3c,2o,1e,10,3f,3,1d,2n,5b,1d,3,9,2z,x,1n,3s,8,jx,28,3r,7,1n,3k,4a,73,u,a,2l,52,o,b,5.1,3,3,1s,3,13,h,b,n,3f,v,5,4,y,c,3,1u,14,26,u,1h,a,c,2g,4,7,6,f,2.2,3,9,8,c,4,2,1,c,7,8,1,h,2,f,1,m,d,3,f,h,g.1,a,17,4,h,h,7,f,j,1,8,b,5,g,4,a.1,g,13,9,7,8,o,1,7,1,1v,6,k,5,5,5,k,8,d,q,9,5,v,1h,3,q,1k,p,1u,1,d,w,2,h,3,d,7,c,1,v,z,22,m,b,3o,s.1,37,1u,11,o,z.1,d,p,3,21,3,6,10,6,e,3,4,e,j,7,x,3,8,2,d,g,2s,j,1a,b,1m,3,26,2a,v,l,1y,1p,k,e,6,4,b,6,r,s,w,1,1.1,8,u,1e,2g,15,c,q,2,d,1h,7,12.1,q,16,k,17,a,1d,9,2,2,i.1,7.1,5,i,h,5,t,1c,e,6,1,v,e,e,3,v,9,t,3,o,9,2g,b,i,1e,g,8,12,1n,3,3,1,h,7,h,j,1,j,a,2,17,j,3,9,f,a,i,5,14,2b,n,5,3.1,13,1,1q,i,n,i,7,s,8,q.1,u,1j,5,1b,m,d,6,r,2,12,3u,6,l,b,w,17,s.1,1b,1h,16,j,8,a,n,h,19,3,7,m,3,5,18,4,2,7,s,9,h,2j,6,s,7,1e,1a,3,8,p,2z,19,2o,1y,n,g,44,16,7,14,s,1e,t,4,1,11,e,b.1,42,o,w,1i,c.1,n,1c,4,2,l,9,2,13.1,c.1,c,1x,e,f,e,w,k,1q,19,t,c,3,5,9,1f,i.1,22,2f,10,i,s,2,q,g,11,6,5,r,j,q,g,2z,3,10,19,1d,1,1r,a,c,2,9,q,h,t,k,p,g,1n,19,22,4,c,3,p,c,17,13,2,o,10,k,c,7,j,3,e,1d,1n,t,m,2,q,b,a,35,19,c,1,y,12,2o,g,b,c,c,s.1,w,9,1s,r,4m,s,w,4,1k,1,1a,1a,h,1,9.1,6,5,6.1,6,p,d.2,u,r,w,1c,z,9,4,1d,1b,p,y,1d,4f,5,2,38,x,q,m,17,j,3,c,3.1,n,f,h,c,17,7,1o,t,8,18,d,6,19,9,3,6w,1f,6.1,a,f,4,y,1o,6,3,1s,p,e.1,d,c,x,4,28,1m,49,f,4,j,2,j,2e,9,h,5,b,j,1,9,13.1,1i,5,i,r.1,f,21,f,b.1,1,f,a,7,1,23,b,d,46,2,1,8,p,25,2w,18,b,b,q,h,g,b,a,1,u,w,1k,17,p,1u,d,c,1f,12,v,t,18,j,2,2m,c,7,6,2,m,1,l,1c,y,x,4,a,7d,9,k,b,6,3,m,a,5,2,1j,u,13,9,59,c,2d,l.1,5,a,1g,i,2j,1w,e,z.1,61,9,29,3,d,2,12,1n,h,5,30,k,1l,9,i,4,1l,f,i,b,j,9,26,1a,q,n,2,1,2q,3,1p,5,2i.1,17,1x,4u,r,ad,x,9,3a,s,1,13,2,3,9,s,j.1,a,u.1,i.1,17,e,l,d,3o,4,u,b,c,g,h,y,3n,c,c,17.1,3h,q,1a,c,2z,4n,2k,5s,m,4l,2x,24,1x,z,2o,n,7,r,i,16,4,6,9,6,10,7,21.1,d,1q1,5,1.2,7,dz.6,4.1,2,a,gp2,a,1,1,9.1,3,2at.1,f.1,9,7fz.1,3g,c,4,5,h,2u,g,6.1,h,19.1,3o,5,6,t,w,g,a,v,j,6,o.1,1m.1,w.1,1k,u,2.1,c,i,2.1,8,v.3,vo5,1.1,2,2.1,2.3,1.7,8rw,s9,8,11,6m,cp,61,99,8m,1vk,cj,1t,kd,9b,du,60,1,po,r,b5,pu,a7,5,jl,6c,t4,j1,4m,1f,8,12,h,47,fp,eb,dh,30,ch,2p,c2,3w,1b,k4,3u,58,gs,8c,66,td,2j,lq,m,3v,4t.1,11,p,7p,cz,eg,37,16,ja,8a,77,5w,27,j9,gj,25,u,41,2s,bf,20,3o,e6,d,p2,6x,4e,45,cg,3o,80,l3,ik,g6,53,n5,fe,2j,1b6,q,8w,y3,ak,r1,49,1m,dr,3v,7z,12x,13x,1i,7c,3m,74,h9"],
+      [65025, "6iz,4,1,8,g,3.1,1,2x9.1,2ai,m2,ao,31w,8o,2t,2v,29,5b,1,q,l,s,1l,19,ec,k,3,2w,gj,kj,4o,3q,gr,2f,a9,53,1,1r,2r,3,ns,84,s,3p,3,a1,ak,c7,au,1h,9f,2e,6z,9b,5i,6s,2k,6h,72,9l,15,16,16,8x,1r,3t,1k,4w,an,fn,eo,e3,3b,2z,a9,ec,7w,f0,7n,1u,a,5,2,1j,28,al,fj,73,1be,36,4o,b,1b,k6,w9,iuc,a,1,b.1,3,9rn,l,65,15,1o,9.2,2k,13,10,2r,9.2,6,5.1,e,6f,vpe,1.1,2,2.1,2.3,1.7,fi3,ayd"],
+      [65026, "ghr,1nr,146,2r,10k,kq,c7,au,3aq,eo,4qt,1hs,sqi,x,21,s,p,1f,13,2s,14,1u,1,e,4,4.1,c.4,7,4,f,o,m,h,9,7,15.1,e,t,1n,i,1"]
+    ];
+  }
+});
+
+// src/guard/invisible-rules.ts
+function classOf(cp) {
+  if (cp < 32 || cp >= 127 && cp <= 159) return cp === 9 || cp === LF ? void 0 : "control character";
+  if (cp < 1564) return void 0;
+  if (cp === 1564 || cp === 8206 || cp === 8207 || cp >= 8234 && cp <= 8238 || cp >= 8294 && cp <= 8297) {
+    return "bidi control";
+  }
+  if (cp === 8232 || cp === 8233) return "line or paragraph separator";
+  if (cp >= 917504 && cp <= 917631) return "tag character";
+  if (cp === 8203 || cp === ZWNJ || cp === ZWJ || cp >= 8288 && cp <= 8292 || cp === 6158 || cp === BOM) return "zero-width character";
+  if (cp >= 65024 && cp <= 65039 || cp >= 917760 && cp <= 917999) return "variation selector";
+  if (cp === 4447 || cp === 4448 || cp === 12644 || cp === 65440) return "Hangul filler";
+  return void 0;
+}
+function isEmojiModifier(cp) {
+  return cp >= 127995 && cp <= 127999;
+}
+function decodeRanges(encoded) {
+  const parts = encoded === "" ? [] : encoded.split(",");
+  const out = new Int32Array(parts.length * 2);
+  let prev = -1;
+  parts.forEach((part, k) => {
+    const [gap, len = "0"] = part.split(".");
+    const start = prev + 1 + parseInt(gap, 36);
+    prev = start + parseInt(len, 36);
+    out[2 * k] = start;
+    out[2 * k + 1] = prev;
+  });
+  return out;
+}
+function inRanges(ranges, cp) {
+  let lo = 0;
+  let hi = ranges.length / 2 - 1;
+  while (lo <= hi) {
+    const mid = lo + hi >> 1;
+    if (cp < ranges[2 * mid]) hi = mid - 1;
+    else if (cp > ranges[2 * mid + 1]) lo = mid + 1;
+    else return true;
+  }
+  return false;
+}
+function isRtlLetter(cp) {
+  rtlLetters ??= decodeRanges(RTL_LETTERS);
+  return cp >= 1424 && inRanges(rtlLetters, cp);
+}
+function isStandardizedVariant(base, selector) {
+  variantBases ??= new Map(STANDARDIZED_VARIANT_BASES.map(([sel, enc]) => [sel, decodeRanges(enc)]));
+  const bases = variantBases.get(selector);
+  return bases !== void 0 && inRanges(bases, base);
+}
+function inFlagSequence(cps, i) {
+  for (let k = Math.max(0, i - 6); k < i; k++) {
+    if (cps[k] !== BLACK_FLAG || cps[k + 6] !== CANCEL_TAG) continue;
+    if (FLAG_TAGS.some((tags) => tags.every((t, n2) => cps[k + 1 + n2] === t))) return true;
+  }
+  return false;
+}
+function lineHasRtl(cps, i) {
+  for (let j = i - 1; j >= 0 && cps[j] !== LF; j--) if (isRtlLetter(cps[j])) return true;
+  for (let j = i + 1; j < cps.length && cps[j] !== LF; j++) if (isRtlLetter(cps[j])) return true;
+  return false;
+}
+function forbiddenAt(cps, i) {
+  const cp = cps[i];
+  const name2 = classOf(cp);
+  if (name2 === void 0) return void 0;
+  const prev = cps[i - 1];
+  const next = cps[i + 1];
+  switch (true) {
+    case cp === CR:
+      return next === LF ? void 0 : name2;
+    case cp === BOM:
+      return i === 0 ? void 0 : name2;
+    case (cp === ZWNJ || cp === ZWJ):
+      if (matches(LETTER_OR_MARK, prev) && matches(LETTER_OR_MARK, next)) return void 0;
+      if (cp === ZWJ) {
+        let j = i - 1;
+        while (j >= 0 && (cps[j] === VS16 || isEmojiModifier(cps[j]))) j--;
+        if (j >= 0 && isEmoji(cps[j]) && isEmoji(next)) return void 0;
+      }
+      return name2;
+    case (cp === 8206 || cp === 8207 || cp === 1564):
+      return lineHasRtl(cps, i) ? void 0 : name2;
+    case (cp >= 917504 && cp <= 917631):
+      return inFlagSequence(cps, i) ? void 0 : name2;
+    case (cp >= 65024 && cp <= 65039):
+      if (prev === void 0 || prev < 0) return name2;
+      if ((cp === VS15 || cp === VS16) && matches(EMOJI, prev)) return void 0;
+      return isStandardizedVariant(prev, cp) ? void 0 : name2;
+    case (cp >= 917760 && cp <= 917999):
+      return matches(HAN_IDEOGRAPH, prev) ? void 0 : name2;
+    default:
+      return name2;
+  }
+}
+function hex(cp) {
+  return `U+${cp.toString(16).toUpperCase().padStart(4, "0")}`;
+}
+function findRefused(text2) {
+  const cps = [];
+  for (const ch of text2) cps.push(ch.codePointAt(0));
+  const hits = [];
+  let line = 1;
+  let column = 1;
+  for (let i = 0; i < cps.length; i++) {
+    const cp = cps[i];
+    const name2 = forbiddenAt(cps, i);
+    if (name2 !== void 0) hits.push({ line, column, codePoint: hex(cp), name: name2 });
+    if (cp === LF) {
+      line++;
+      column = 1;
+    } else {
+      column++;
+    }
+  }
+  return hits;
+}
+function refusedIndexesIn(text2) {
+  const out = /* @__PURE__ */ new Set();
+  const cps = [32];
+  for (const ch of text2) cps.push(ch.codePointAt(0));
+  for (let i = 1; i < cps.length; i++) if (forbiddenAt(cps, i) !== void 0) out.add(i - 1);
+  return out;
+}
+function decodeUtf8(bytes) {
+  const out = [];
+  const n2 = bytes.length;
+  let i = 0;
+  while (i < n2) {
+    const b = bytes[i];
+    if (b < 128) {
+      out.push(b);
+      i++;
+      continue;
+    }
+    let need = 0;
+    let lo = 128;
+    let hi = 191;
+    let cp = 0;
+    if (b >= 194 && b <= 223) {
+      need = 1;
+      cp = b & 31;
+    } else if (b >= 224 && b <= 239) {
+      need = 2;
+      cp = b & 15;
+      if (b === 224) lo = 160;
+      if (b === 237) hi = 159;
+    } else if (b >= 240 && b <= 244) {
+      need = 3;
+      cp = b & 7;
+      if (b === 240) lo = 144;
+      if (b === 244) hi = 143;
+    }
+    let ok2 = need > 0;
+    for (let k = 1; ok2 && k <= need; k++) {
+      const c = bytes[i + k];
+      const min = k === 1 ? lo : 128;
+      const max = k === 1 ? hi : 191;
+      if (c === void 0 || c < min || c > max) ok2 = false;
+      else cp = cp << 6 | c & 63;
+    }
+    if (ok2) {
+      out.push(cp);
+      i += need + 1;
+    } else {
+      out.push(-(b + 1));
+      i++;
+    }
+  }
+  return out;
+}
+function renderBytes(bytes) {
+  return renderCodePoints(decodeUtf8(bytes));
+}
+function renderCodePoints(cps) {
+  const parts = [];
+  let changed = 0;
+  let runStart2 = 0;
+  const flush = (end) => {
+    if (end > runStart2) parts.push(String.fromCodePoint(...cps.slice(runStart2, end)));
+  };
+  for (let i = 0; i < cps.length; i++) {
+    const cp = cps[i];
+    let shown;
+    if (cp < 0) shown = `<0x${(-cp - 1).toString(16).toUpperCase().padStart(2, "0")}>`;
+    else if (forbiddenAt(cps, i) !== void 0) shown = `<${hex(cp)}>`;
+    if (shown === void 0) {
+      if (i - runStart2 >= 8192) {
+        flush(i);
+        runStart2 = i;
+      }
+      continue;
+    }
+    flush(i);
+    parts.push(shown);
+    changed++;
+    runStart2 = i + 1;
+  }
+  flush(cps.length);
+  return { text: parts.join(""), changed };
+}
+var LF, CR, ZWNJ, ZWJ, BOM, VS15, VS16, BLACK_FLAG, CANCEL_TAG, PICTOGRAPHIC, EMOJI, LETTER_OR_MARK, HAN_IDEOGRAPH, FLAG_TAGS, matches, isEmoji, rtlLetters, variantBases;
+var init_invisible_rules = __esm({
+  "src/guard/invisible-rules.ts"() {
+    "use strict";
+    init_unicode_tables();
+    LF = 10;
+    CR = 13;
+    ZWNJ = 8204;
+    ZWJ = 8205;
+    BOM = 65279;
+    VS15 = 65038;
+    VS16 = 65039;
+    BLACK_FLAG = 127988;
+    CANCEL_TAG = 917631;
+    PICTOGRAPHIC = new RegExp("\\p{Extended_Pictographic}", "u");
+    EMOJI = new RegExp("\\p{Emoji}", "u");
+    LETTER_OR_MARK = /[\p{L}\p{M}]/u;
+    HAN_IDEOGRAPH = /[\p{Unified_Ideograph}\uF900-\uFAFF\u{2F800}-\u{2FA1F}]/u;
+    FLAG_TAGS = ["gbeng", "gbsct", "gbwls"].map((t) => [...t].map((c) => 917504 + c.charCodeAt(0)));
+    matches = (re3, cp) => cp !== void 0 && cp >= 0 && re3.test(String.fromCodePoint(cp));
+    isEmoji = (cp) => cp !== void 0 && cp >= 169 && matches(PICTOGRAPHIC, cp);
+  }
+});
+
+// src/guard/invisible.ts
+function findInvisible(text2) {
+  return CANDIDATE.test(text2) ? findRefused(text2) : [];
+}
+function refusedIndexes(text2) {
+  return CANDIDATE.test(text2) ? refusedIndexesIn(text2) : /* @__PURE__ */ new Set();
+}
+function showRefused(text2) {
+  if (!CANDIDATE.test(text2)) return { text: text2, changed: 0 };
+  return renderCodePoints(Array.from(text2, (ch) => ch.codePointAt(0)));
+}
+function renderVisible(bytes) {
+  let fast;
+  try {
+    fast = STRICT.decode(bytes);
+  } catch {
+    fast = void 0;
+  }
+  if (fast !== void 0 && !CANDIDATE.test(fast)) return { text: fast, changed: 0 };
+  return renderBytes(bytes);
+}
+var CANDIDATE, STRICT;
+var init_invisible = __esm({
+  "src/guard/invisible.ts"() {
+    "use strict";
+    init_invisible_rules();
+    CANDIDATE = /[\x00-\x08\x0B-\x1F\x7F-\x9F\u061C\u115F\u1160\u180E\u200B-\u200F\u202A-\u202E\u2028\u2029\u2060-\u2064\u2066-\u2069\u3164\uFE00-\uFE0F\uFEFF\uFFA0\u{E0000}-\u{E007F}\u{E0100}-\u{E01EF}]/u;
+    STRICT = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+  }
+});
+
+// src/guard/quote.ts
+function markText(text2, oneLine = true) {
+  let out = text2.replace(/\r\n/g, "\n");
+  if (oneLine) out = out.replace(BREAKS, " ").replace(/ {2,}/g, " ").replace(/^ | $/g, "");
+  out = showRefused(out).text;
+  return out.startsWith("\uFEFF") ? `<U+FEFF>${out.slice(1)}` : out;
+}
+function inQuotes(marked) {
+  return `"${marked.replace(/["\\]/g, "\\$&")}"`;
+}
+function quotedValue(text2) {
+  return inQuotes(markText(text2));
+}
+function shellWord(text2) {
+  if (markText(text2, false) !== text2 || /[\n\t]/.test(text2)) return null;
+  if (/^[A-Za-z0-9_./:@%+=,-]+$/.test(text2)) return text2;
+  return `'${text2.replace(/'/g, "'\\''")}'`;
+}
+var BREAKS;
+var init_quote = __esm({
+  "src/guard/quote.ts"() {
+    "use strict";
+    init_invisible();
+    BREAKS = /[\t\n]+/g;
+  }
+});
+
+// src/builtins.ts
+import { createRequire } from "node:module";
+var load, nodeCrypto, nodeUtil, childProcess;
+var init_builtins = __esm({
+  "src/builtins.ts"() {
+    "use strict";
+    load = createRequire(import.meta.url);
+    nodeCrypto = () => load("node:crypto");
+    nodeUtil = () => load("node:util");
+    childProcess = () => load("node:child_process");
+  }
+});
+
+// src/errors.ts
+var HelperError, Refused, UsageError, Absent, Paused, Busy;
+var init_errors = __esm({
+  "src/errors.ts"() {
+    "use strict";
+    HelperError = class extends Error {
+      /** Process exit code for this error (docs/design.md#tokens-and-the-publication-protocol). */
+      code;
+      /**
+       * stderr lines printed before the refusal: what was done first and stays done (the repair
+       * of an interrupted save, `recovered: ...`, before a write that is then refused).
+       */
+      before = [];
+      constructor(message, code) {
+        super(message);
+        this.code = code;
+        this.name = new.target.name;
+      }
+    };
+    Refused = class extends HelperError {
+      constructor(message) {
+        super(message, 2);
+      }
+    };
+    UsageError = class extends HelperError {
+      constructor(message) {
+        super(message, 2);
+      }
+    };
+    Absent = class extends HelperError {
+      constructor(message) {
+        super(message, 3);
+      }
+    };
+    Paused = class extends HelperError {
+      /** The file (or variable) whose removal resumes writes. */
+      switchPath;
+      constructor(switchPath) {
+        super(`memory writes are paused: remove ${switchPath} to resume`, 4);
+        this.switchPath = switchPath;
+      }
+    };
+    Busy = class extends HelperError {
+      /**
+       * Who holds the lock ("process 12", "another process") and the lock's path, as the busy
+       * sentence names them, for a verb that reports busy in its own words (`checkpoint`,
+       * docs/design.md#checkpoints).
+       */
+      holder;
+      constructor(message, holder) {
+        super(message, 5);
+        this.holder = holder;
+      }
+    };
+  }
+});
+
 // src/guard/redact-kit.ts
 function tally(n2) {
   REDACTION_WORK.charsScanned += n2;
@@ -120,9 +487,9 @@ function wordList(v) {
 }
 function notAnAssignedSecret(v) {
   return placeholderOrVariable(v) || // A command-line flag (`--expected-current-sha256` in a table of options).
-  v.startsWith("--") && /^--[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/.test(v) || looksLikeCode(v.replace(/=+$/, "")) || wordList(v) || PATH_OR_URL.test(v) || DIGEST.test(v) || VERSION.test(v) || namesSomething(v) || proseLike(v);
+  v.startsWith("--") && /^--[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/.test(v) || looksLikeCode(v.replace(/=+$/, "")) || wordList(v) || PATH_OR_URL.test(v) || DIGEST.test(v) || VERSION2.test(v) || namesSomething(v) || proseLike(v);
 }
-var ESCAPE_END, L, R, LD, RD, REDACTION_WORK, PLACEHOLDER, VARIABLE_REFERENCE, WORD_RUNS, CODE_PATH, PATH_OR_URL, DIGEST, VERSION, ASCII_COUNTS, UUID, DECORATED_HEX, ARN, EMAIL, FILE_NAME, PLAIN_WORD;
+var ESCAPE_END, L, R, LD, RD, REDACTION_WORK, PLACEHOLDER, VARIABLE_REFERENCE, WORD_RUNS, CODE_PATH, PATH_OR_URL, DIGEST, VERSION2, ASCII_COUNTS, UUID, DECORATED_HEX, ARN, EMAIL, FILE_NAME, PLAIN_WORD;
 var init_redact_kit = __esm({
   "src/guard/redact-kit.ts"() {
     "use strict";
@@ -138,7 +505,7 @@ var init_redact_kit = __esm({
     CODE_PATH = /^[A-Za-z_$][\w$-]*!?(?:(?:\.|\?\.|::|->)[A-Za-z_$][\w$-]*!?)*(?<tail>[([<].*)?$/;
     PATH_OR_URL = /^(?:\.{0,2}\/|~\/|[A-Za-z]:\\|[a-z][a-z0-9+.-]*:\/\/)|^[\w.-]+(?:\/[\w.-]+)+\.[A-Za-z]{1,5}$/;
     DIGEST = /^(?:sha1|sha256|sha384|sha512|md5|blake2b?):[0-9a-fA-F]+$/i;
-    VERSION = /^v?\d+(?:\.\d+)+(?:[-+][0-9A-Za-z.+-]*)?$/;
+    VERSION2 = /^v?\d+(?:\.\d+)+(?:[-+][0-9A-Za-z.+-]*)?$/;
     ASCII_COUNTS = new Uint32Array(128);
     UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
     DECORATED_HEX = /^[^A-Za-z0-9]*(?<![0-9a-fA-F])(?:[0-9a-fA-F]{40}|[0-9a-fA-F]{64})(?![0-9a-fA-F])(?::[\w./-]*)?[^A-Za-z0-9]*$/;
@@ -778,8 +1145,8 @@ function proseSpans(text2, out) {
   let pending = [];
   tally(text2.length);
   for (const m of text2.matchAll(WORDS_AND_RUNS)) {
-    const run2 = m.groups?.["run"];
-    if (run2 === void 0) {
+    const run = m.groups?.["run"];
+    if (run === void 0) {
       words++;
       if (!KEYWORDS.has(m[0].toLowerCase())) {
         if (pending.length > 0 && words - pending[0][2] > WORD_WINDOW + 1) pending = pending.filter((p) => words - p[2] <= WORD_WINDOW + 1);
@@ -791,7 +1158,7 @@ function proseSpans(text2, out) {
       continue;
     }
     const start = m.index;
-    const value = run2.replace(/=+$/, "");
+    const value = run.replace(/=+$/, "");
     const end = start + value.length;
     if (!secretRun(value)) continue;
     if ((value.length === 40 || value.length === 64) && /^[0-9a-fA-F]+$/.test(value) && ID_LABEL.test(text2.slice(Math.max(0, start - 40), start))) continue;
@@ -1279,360 +1646,6 @@ var init_redaction = __esm({
   }
 });
 
-// src/errors.ts
-var HelperError, Refused, UsageError, Absent, Paused, Busy;
-var init_errors = __esm({
-  "src/errors.ts"() {
-    "use strict";
-    HelperError = class extends Error {
-      /** Process exit code for this error (docs/design.md#tokens-and-the-publication-protocol). */
-      code;
-      /**
-       * stderr lines printed before the refusal: what was done first and stays done (the repair
-       * of an interrupted save, `recovered: ...`, before a write that is then refused).
-       */
-      before = [];
-      constructor(message, code) {
-        super(message);
-        this.code = code;
-        this.name = new.target.name;
-      }
-    };
-    Refused = class extends HelperError {
-      constructor(message) {
-        super(message, 2);
-      }
-    };
-    UsageError = class extends HelperError {
-      constructor(message) {
-        super(message, 2);
-      }
-    };
-    Absent = class extends HelperError {
-      constructor(message) {
-        super(message, 3);
-      }
-    };
-    Paused = class extends HelperError {
-      /** The file (or variable) whose removal resumes writes. */
-      switchPath;
-      constructor(switchPath) {
-        super(`memory writes are paused: remove ${switchPath} to resume`, 4);
-        this.switchPath = switchPath;
-      }
-    };
-    Busy = class extends HelperError {
-      /**
-       * Who holds the lock ("process 12", "another process") and the lock's path, as the busy
-       * sentence names them, for a verb that reports busy in its own words (`checkpoint`,
-       * docs/design.md#checkpoints).
-       */
-      holder;
-      constructor(message, holder) {
-        super(message, 5);
-        this.holder = holder;
-      }
-    };
-  }
-});
-
-// src/guard/unicode-tables.ts
-var RTL_LETTERS, STANDARDIZED_VARIANT_BASES;
-var init_unicode_tables = __esm({
-  "src/guard/unicode-tables.ts"() {
-    "use strict";
-    RTL_LETTERS = "15c.q,4.3,19.16,z.1,1.2q,1,f.1,7.1,a.2,2,g,1.t,t.2g,b,o.w,9.1,4,5.l,4,9,3,n.o,7.a,5.n,1.5,h.15,1bv7,1.9,1.c,1.4,1,1.1,1.1,1.2z,x.a2,i.1r,2.1h,14.b,38.4,1.3q,1s3.5,2,1.17,1.1,3,2.m,a.m,9.u,1t.i,1.1,a.l,a.p,1y.1j,6.1,1s,f.3,1.2,1.s,16.s,3.s,z.7,1.r,r.1h,a.l,a.i,d.h,32.20,1j.1e,d.1e,d.z,9o.15,6.1,26.s,a,8.l,16.h,1a.k,r.m,16o9.5g,1n.1v,7,xg.3,1.q,1.1,1,2,1.9,1.3,1,1,6,4,1,1,1.2,1.1,1,2,1,1,1,1,1.1,1,2.3,1.6,1.3,1.3,1,1.9,1.g,5.2,1.4,1.g";
-    STANDARDIZED_VARIANT_BASES = [
-      [65024, "1c,34f,1,1,b.1,3,3.1,1.1,4,e,1v,2,1,5,39m,4,1,8,g,3.1,1,5t,z.1,1p.1,8.1,m.1,7.2,1,4,1p.1,1gg.1,2n.1,d.1,t.1,110.1,wr,q,1,z,1h,d4,d,3o,4t,1e,p,22,r,1k,t,6r,1p,3b,z,g,1b,2b,3e,1h,6c,2q,7p,b,2q,68,b,f,w,c,27,24,23,5u,10,3c,2o,1e,10,3f,3,1d,2n,5b,1d,3,9,2z,x,1n,3s,8,jx,28,3r,7,1n,3k,4a,73,u,a,2l,52,o,b,5.1,3,3,1s,3,13,h,b,n,3f,v,5,4,y,c,3,1u,14,26,u,1h,a,c,2g,4,7,6,f,2.2,3,9,8,c,4,2,1,c,7,8,1,h,2,f,1,m,d,3,f,h,g.1,a,17,4,h,h,7,f,j,1,8,b,5,g,4,a.1,g,13,9,7,8,o,1,7,1,1v,6,k,5,5,5,k,8,d,q,9,5,v,1h,3,q,1k,p,1u,1,d,w,2,h,3,d,7,c,1,v,z,22,m,b,3o,s.1,37,1u,11,o,z.1,d,p,3,21,3,6,10,6,e,3,4,e,j,7,x,3,8,2,d,g,2s,j,1a,b,1m,3,26,2a,v,l,1y,1p,k,e,6,4,b,6,r,s,w,1,1.1,8,u,1e,2g,15,c,q,2,d,1h,7,12.1,q,16,k,17,a,1d,9,2,2,i.1,7.1,5,i,h,5,t,1c,e,6,1,v,e,e,3,v,9,t,3,o,9,2g,b,i,1e,g,8,12,1n,3,3,1,h,7,h,j,1,j,a,2,17,j,3,9,f,a,i,5,14,2b,n,5,3.1,13,1,1q,i,n,i,7,s,8,q.1,u,1j,5,1b,m,d,6,r,2,12,3u,6,l,b,w,17,s.1,1b,1h,16,j,8,a,n,h,19,3,7,m,3,5,18,4,2,7,s,9,h,2j,6,s,7,1e,1a,3,8,p,2z,19,2o,1y,n,g,44,16,7,14,s,1e,t,4,1,11,e,b.1,42,o,w,1i,c.1,n,1c,4,2,l,9,2,13.1,c.1,c,1x,e,f,e,w,k,1q,19,t,c,3,5,9,1f,i.1,22,2f,10,i,s,2,q,g,11,6,5,r,j,q,g,2z,3,10,19,1d,1,1r,a,c,2,9,q,h,t,k,p,g,1n,19,22,4,c,3,p,c,17,13,2,o,10,k,c,7,j,3,e,1d,1n,t,m,2,q,b,a,35,19,c,1,y,12,2o,g,b,c,c,s.1,w,9,1s,r,4m,s,w,4,1k,1,1a,1a,h,1,9.1,6,5,6.1,6,p,d.2,u,r,w,1c,z,9,4,1d,1b,p,y,1d,4f,5,2,38,x,q,m,17,j,3,c,3.1,n,f,h,c,17,7,1o,t,8,18,d,6,19,9,3,6w,1f,6.1,a,f,4,y,1o,6,3,1s,p,e.1,d,c,x,4,28,1m,49,f,4,j,2,j,2e,9,h,5,b,j,1,9,13.1,1i,5,i,r.1,f,21,f,b.1,1,f,a,7,1,23,b,d,46,2,1,8,p,25,2w,18,b,b,q,h,g,b,a,1,u,w,1k,17,p,1u,d,c,1f,12,v,t,18,j,2,2m,c,7,6,2,m,1,l,1c,y,x,4,a,7d,9,k,b,6,3,m,a,5,2,1j,u,13,9,59,c,2d,l.1,5,a,1g,i,2j,1w,e,z.1,61,9,29,3,d,2,12,1n,h,5,30,k,1l,9,i,4,1l,f,i,b,j,9,26,1a,q,n,2,1,2q,3,1p,5,2i.1,17,1x,4u,r,ad,x,9,3a,s,1,13,2,3,9,s,j.1,a,u.1,i.1,17,e,l,d,3o,4,u,b,c,g,h,y,3n,c,c,17.1,3h,q,1a,c,2z,4n,2k,5s,m,4l,2x,24,1x,z,2o,n,7,r,i,16,4,6,9,6,10,7,21.1,d,1q1,5,1.2,7,dz.6,4.1,2,a,gp2,a,1,1,9.1,3,2at.1,f.1,9,7fz.1,3g,c,4,5,h,2u,g,6.1,h,19.1,3o,5,6,t,w,g,a,v,j,6,o.1,1m.1,w.1,1k,u,2.1,c,i,2.1,8,v.3,vo5,1.1,2,2.1,2.3,1.7,8rw,s9,8,11,6m,cp,61,99,8m,1vk,cj,1t,kd,9b,du,60,1,po,r,b5,pu,a7,5,jl,6c,t4,j1,4m,1f,8,12,h,47,fp,eb,dh,30,ch,2p,c2,3w,1b,k4,3u,58,gs,8c,66,td,2j,lq,m,3v,4t.1,11,p,7p,cz,eg,37,16,ja,8a,77,5w,27,j9,gj,25,u,41,2s,bf,20,3o,e6,d,p2,6x,4e,45,cg,3o,80,l3,ik,g6,53,n5,fe,2j,1b6,q,8w,y3,ak,r1,49,1m,dr,3v,7z,12x,13x,1i,7c,3m,74,h9"],
-      [65025, "6iz,4,1,8,g,3.1,1,2x9.1,2ai,m2,ao,31w,8o,2t,2v,29,5b,1,q,l,s,1l,19,ec,k,3,2w,gj,kj,4o,3q,gr,2f,a9,53,1,1r,2r,3,ns,84,s,3p,3,a1,ak,c7,au,1h,9f,2e,6z,9b,5i,6s,2k,6h,72,9l,15,16,16,8x,1r,3t,1k,4w,an,fn,eo,e3,3b,2z,a9,ec,7w,f0,7n,1u,a,5,2,1j,28,al,fj,73,1be,36,4o,b,1b,k6,w9,iuc,a,1,b.1,3,9rn,l,65,15,1o,9.2,2k,13,10,2r,9.2,6,5.1,e,6f,vpe,1.1,2,2.1,2.3,1.7,fi3,ayd"],
-      [65026, "ghr,1nr,146,2r,10k,kq,c7,au,3aq,eo,4qt,1hs,sqi,x,21,s,p,1f,13,2s,14,1u,1,e,4,4.1,c.4,7,4,f,o,m,h,9,7,15.1,e,t,1n,i,1"]
-    ];
-  }
-});
-
-// src/guard/invisible-rules.ts
-function classOf(cp) {
-  if (cp < 32 || cp >= 127 && cp <= 159) return cp === 9 || cp === LF ? void 0 : "control character";
-  if (cp < 1564) return void 0;
-  if (cp === 1564 || cp === 8206 || cp === 8207 || cp >= 8234 && cp <= 8238 || cp >= 8294 && cp <= 8297) {
-    return "bidi control";
-  }
-  if (cp === 8232 || cp === 8233) return "line or paragraph separator";
-  if (cp >= 917504 && cp <= 917631) return "tag character";
-  if (cp === 8203 || cp === ZWNJ || cp === ZWJ || cp >= 8288 && cp <= 8292 || cp === 6158 || cp === BOM) return "zero-width character";
-  if (cp >= 65024 && cp <= 65039 || cp >= 917760 && cp <= 917999) return "variation selector";
-  if (cp === 4447 || cp === 4448 || cp === 12644 || cp === 65440) return "Hangul filler";
-  return void 0;
-}
-function isEmojiModifier(cp) {
-  return cp >= 127995 && cp <= 127999;
-}
-function decodeRanges(encoded) {
-  const parts = encoded === "" ? [] : encoded.split(",");
-  const out = new Int32Array(parts.length * 2);
-  let prev = -1;
-  parts.forEach((part, k) => {
-    const [gap, len = "0"] = part.split(".");
-    const start = prev + 1 + parseInt(gap, 36);
-    prev = start + parseInt(len, 36);
-    out[2 * k] = start;
-    out[2 * k + 1] = prev;
-  });
-  return out;
-}
-function inRanges(ranges, cp) {
-  let lo = 0;
-  let hi = ranges.length / 2 - 1;
-  while (lo <= hi) {
-    const mid = lo + hi >> 1;
-    if (cp < ranges[2 * mid]) hi = mid - 1;
-    else if (cp > ranges[2 * mid + 1]) lo = mid + 1;
-    else return true;
-  }
-  return false;
-}
-function isRtlLetter(cp) {
-  rtlLetters ??= decodeRanges(RTL_LETTERS);
-  return cp >= 1424 && inRanges(rtlLetters, cp);
-}
-function isStandardizedVariant(base, selector) {
-  variantBases ??= new Map(STANDARDIZED_VARIANT_BASES.map(([sel, enc]) => [sel, decodeRanges(enc)]));
-  const bases = variantBases.get(selector);
-  return bases !== void 0 && inRanges(bases, base);
-}
-function inFlagSequence(cps, i) {
-  for (let k = Math.max(0, i - 6); k < i; k++) {
-    if (cps[k] !== BLACK_FLAG || cps[k + 6] !== CANCEL_TAG) continue;
-    if (FLAG_TAGS.some((tags) => tags.every((t, n2) => cps[k + 1 + n2] === t))) return true;
-  }
-  return false;
-}
-function lineHasRtl(cps, i) {
-  for (let j = i - 1; j >= 0 && cps[j] !== LF; j--) if (isRtlLetter(cps[j])) return true;
-  for (let j = i + 1; j < cps.length && cps[j] !== LF; j++) if (isRtlLetter(cps[j])) return true;
-  return false;
-}
-function forbiddenAt(cps, i) {
-  const cp = cps[i];
-  const name2 = classOf(cp);
-  if (name2 === void 0) return void 0;
-  const prev = cps[i - 1];
-  const next = cps[i + 1];
-  switch (true) {
-    case cp === CR:
-      return next === LF ? void 0 : name2;
-    case cp === BOM:
-      return i === 0 ? void 0 : name2;
-    case (cp === ZWNJ || cp === ZWJ):
-      if (matches(LETTER_OR_MARK, prev) && matches(LETTER_OR_MARK, next)) return void 0;
-      if (cp === ZWJ) {
-        let j = i - 1;
-        while (j >= 0 && (cps[j] === VS16 || isEmojiModifier(cps[j]))) j--;
-        if (j >= 0 && isEmoji(cps[j]) && isEmoji(next)) return void 0;
-      }
-      return name2;
-    case (cp === 8206 || cp === 8207 || cp === 1564):
-      return lineHasRtl(cps, i) ? void 0 : name2;
-    case (cp >= 917504 && cp <= 917631):
-      return inFlagSequence(cps, i) ? void 0 : name2;
-    case (cp >= 65024 && cp <= 65039):
-      if (prev === void 0 || prev < 0) return name2;
-      if ((cp === VS15 || cp === VS16) && matches(EMOJI, prev)) return void 0;
-      return isStandardizedVariant(prev, cp) ? void 0 : name2;
-    case (cp >= 917760 && cp <= 917999):
-      return matches(HAN_IDEOGRAPH, prev) ? void 0 : name2;
-    default:
-      return name2;
-  }
-}
-function hex(cp) {
-  return `U+${cp.toString(16).toUpperCase().padStart(4, "0")}`;
-}
-function findRefused(text2) {
-  const cps = [];
-  for (const ch of text2) cps.push(ch.codePointAt(0));
-  const hits = [];
-  let line = 1;
-  let column = 1;
-  for (let i = 0; i < cps.length; i++) {
-    const cp = cps[i];
-    const name2 = forbiddenAt(cps, i);
-    if (name2 !== void 0) hits.push({ line, column, codePoint: hex(cp), name: name2 });
-    if (cp === LF) {
-      line++;
-      column = 1;
-    } else {
-      column++;
-    }
-  }
-  return hits;
-}
-function refusedIndexesIn(text2) {
-  const out = /* @__PURE__ */ new Set();
-  const cps = [32];
-  for (const ch of text2) cps.push(ch.codePointAt(0));
-  for (let i = 1; i < cps.length; i++) if (forbiddenAt(cps, i) !== void 0) out.add(i - 1);
-  return out;
-}
-function decodeUtf8(bytes) {
-  const out = [];
-  const n2 = bytes.length;
-  let i = 0;
-  while (i < n2) {
-    const b = bytes[i];
-    if (b < 128) {
-      out.push(b);
-      i++;
-      continue;
-    }
-    let need = 0;
-    let lo = 128;
-    let hi = 191;
-    let cp = 0;
-    if (b >= 194 && b <= 223) {
-      need = 1;
-      cp = b & 31;
-    } else if (b >= 224 && b <= 239) {
-      need = 2;
-      cp = b & 15;
-      if (b === 224) lo = 160;
-      if (b === 237) hi = 159;
-    } else if (b >= 240 && b <= 244) {
-      need = 3;
-      cp = b & 7;
-      if (b === 240) lo = 144;
-      if (b === 244) hi = 143;
-    }
-    let ok2 = need > 0;
-    for (let k = 1; ok2 && k <= need; k++) {
-      const c = bytes[i + k];
-      const min = k === 1 ? lo : 128;
-      const max = k === 1 ? hi : 191;
-      if (c === void 0 || c < min || c > max) ok2 = false;
-      else cp = cp << 6 | c & 63;
-    }
-    if (ok2) {
-      out.push(cp);
-      i += need + 1;
-    } else {
-      out.push(-(b + 1));
-      i++;
-    }
-  }
-  return out;
-}
-function renderBytes(bytes) {
-  return renderCodePoints(decodeUtf8(bytes));
-}
-function renderCodePoints(cps) {
-  const parts = [];
-  let changed = 0;
-  let runStart2 = 0;
-  const flush = (end) => {
-    if (end > runStart2) parts.push(String.fromCodePoint(...cps.slice(runStart2, end)));
-  };
-  for (let i = 0; i < cps.length; i++) {
-    const cp = cps[i];
-    let shown;
-    if (cp < 0) shown = `<0x${(-cp - 1).toString(16).toUpperCase().padStart(2, "0")}>`;
-    else if (forbiddenAt(cps, i) !== void 0) shown = `<${hex(cp)}>`;
-    if (shown === void 0) {
-      if (i - runStart2 >= 8192) {
-        flush(i);
-        runStart2 = i;
-      }
-      continue;
-    }
-    flush(i);
-    parts.push(shown);
-    changed++;
-    runStart2 = i + 1;
-  }
-  flush(cps.length);
-  return { text: parts.join(""), changed };
-}
-var LF, CR, ZWNJ, ZWJ, BOM, VS15, VS16, BLACK_FLAG, CANCEL_TAG, PICTOGRAPHIC, EMOJI, LETTER_OR_MARK, HAN_IDEOGRAPH, FLAG_TAGS, matches, isEmoji, rtlLetters, variantBases;
-var init_invisible_rules = __esm({
-  "src/guard/invisible-rules.ts"() {
-    "use strict";
-    init_unicode_tables();
-    LF = 10;
-    CR = 13;
-    ZWNJ = 8204;
-    ZWJ = 8205;
-    BOM = 65279;
-    VS15 = 65038;
-    VS16 = 65039;
-    BLACK_FLAG = 127988;
-    CANCEL_TAG = 917631;
-    PICTOGRAPHIC = new RegExp("\\p{Extended_Pictographic}", "u");
-    EMOJI = new RegExp("\\p{Emoji}", "u");
-    LETTER_OR_MARK = /[\p{L}\p{M}]/u;
-    HAN_IDEOGRAPH = /[\p{Unified_Ideograph}\uF900-\uFAFF\u{2F800}-\u{2FA1F}]/u;
-    FLAG_TAGS = ["gbeng", "gbsct", "gbwls"].map((t) => [...t].map((c) => 917504 + c.charCodeAt(0)));
-    matches = (re3, cp) => cp !== void 0 && cp >= 0 && re3.test(String.fromCodePoint(cp));
-    isEmoji = (cp) => cp !== void 0 && cp >= 169 && matches(PICTOGRAPHIC, cp);
-  }
-});
-
-// src/guard/invisible.ts
-function findInvisible(text2) {
-  return CANDIDATE.test(text2) ? findRefused(text2) : [];
-}
-function refusedIndexes(text2) {
-  return CANDIDATE.test(text2) ? refusedIndexesIn(text2) : /* @__PURE__ */ new Set();
-}
-function showRefused(text2) {
-  if (!CANDIDATE.test(text2)) return { text: text2, changed: 0 };
-  return renderCodePoints(Array.from(text2, (ch) => ch.codePointAt(0)));
-}
-function renderVisible(bytes) {
-  let fast;
-  try {
-    fast = STRICT.decode(bytes);
-  } catch {
-    fast = void 0;
-  }
-  if (fast !== void 0 && !CANDIDATE.test(fast)) return { text: fast, changed: 0 };
-  return renderBytes(bytes);
-}
-var CANDIDATE, STRICT;
-var init_invisible = __esm({
-  "src/guard/invisible.ts"() {
-    "use strict";
-    init_invisible_rules();
-    CANDIDATE = /[\x00-\x08\x0B-\x1F\x7F-\x9F\u061C\u115F\u1160\u180E\u200B-\u200F\u202A-\u202E\u2028\u2029\u2060-\u2064\u2066-\u2069\u3164\uFE00-\uFE0F\uFEFF\uFFA0\u{E0000}-\u{E007F}\u{E0100}-\u{E01EF}]/u;
-    STRICT = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
-  }
-});
-
-// src/guard/quote.ts
-function markText(text2, oneLine = true) {
-  let out = text2.replace(/\r\n/g, "\n");
-  if (oneLine) out = out.replace(BREAKS, " ").replace(/ {2,}/g, " ").replace(/^ | $/g, "");
-  out = showRefused(out).text;
-  return out.startsWith("\uFEFF") ? `<U+FEFF>${out.slice(1)}` : out;
-}
-function inQuotes(marked) {
-  return `"${marked.replace(/["\\]/g, "\\$&")}"`;
-}
-function quotedValue(text2) {
-  return inQuotes(markText(text2));
-}
-function shellWord(text2) {
-  if (markText(text2, false) !== text2 || /[\n\t]/.test(text2)) return null;
-  if (/^[A-Za-z0-9_./:@%+=,-]+$/.test(text2)) return text2;
-  return `'${text2.replace(/'/g, "'\\''")}'`;
-}
-var BREAKS;
-var init_quote = __esm({
-  "src/guard/quote.ts"() {
-    "use strict";
-    init_invisible();
-    BREAKS = /[\t\n]+/g;
-  }
-});
-
 // src/guard/file-verdict.ts
 function firstNul(bytes) {
   return bytes.indexOf(0);
@@ -2022,12 +2035,11 @@ var init_paths = __esm({
 // src/store/files.ts
 import { closeSync as closeSync2, constants as constants2, fstatSync as fstatSync2, openSync as openSync2, readlinkSync, readSync as readSync2 } from "node:fs";
 import path3 from "node:path";
-import { createHash, randomBytes as randomBytes2 } from "node:crypto";
 function tokenOf(bytes) {
-  return createHash("sha256").update(bytes).digest("hex");
+  return nodeCrypto().createHash("sha256").update(bytes).digest("hex");
 }
 function randomHex8() {
-  return randomBytes2(4).toString("hex");
+  return nodeCrypto().randomBytes(4).toString("hex");
 }
 function describeLink(filePath) {
   let to;
@@ -2127,6 +2139,7 @@ var TOKEN_PATTERN, UnsafeFile, OPEN_FLAGS, QUIET_MS;
 var init_files = __esm({
   "src/store/files.ts"() {
     "use strict";
+    init_builtins();
     init_errors();
     init_failpoint();
     init_anchor_lines();
@@ -3684,7 +3697,6 @@ var init_checkpoint_name = __esm({
 
 // src/store/checkpoints.ts
 import { closeSync as closeSync3, constants as constants3, fstatSync as fstatSync3, lstatSync as lstatSync5, openSync as openSync3, readdirSync as readdirSync2, readSync as readSync3, unlinkSync, writeSync as writeSync2 } from "node:fs";
-import { createHash as createHash2 } from "node:crypto";
 import path10 from "node:path";
 function checkpointsDir(root) {
   return path10.join(memoryDir(root), "checkpoints");
@@ -3696,7 +3708,7 @@ function mayBeToken(id) {
 function sessionFileId(id) {
   if (typeof id !== "string" || id === "") return "unknown";
   if (FILE_SAFE_ID.test(id) && !id.endsWith(".") && !WINDOWS_RESERVED.test(id.split(".", 1)[0]) && !mayBeToken(id)) return id;
-  return createHash2("sha256").update(id, "utf8").digest("hex").slice(0, 16);
+  return nodeCrypto().createHash("sha256").update(id, "utf8").digest("hex").slice(0, 16);
 }
 function checkpointsDirState(root) {
   try {
@@ -3808,6 +3820,7 @@ var CHECKPOINTS_GITIGNORE, FILE_SAFE_ID, WINDOWS_RESERVED, HEAD;
 var init_checkpoints = __esm({
   "src/store/checkpoints.ts"() {
     "use strict";
+    init_builtins();
     init_checkpoint_name();
     init_values();
     init_private();
@@ -5425,7 +5438,7 @@ var init_git_files = __esm({
 });
 
 // src/git/blob-id.ts
-import { createHash as createHash3 } from "node:crypto";
+import { createHash } from "node:crypto";
 import { lstatSync as lstatSync13, readFileSync as readFileSync8, readlinkSync as readlinkSync2 } from "node:fs";
 import path23 from "node:path";
 function objectFormat(gitDir) {
@@ -5455,7 +5468,7 @@ function blobIdOf(abs, format2) {
       return null;
     }
   }
-  return createHash3(format2).update(`blob ${bytes.length}\0`).update(bytes).digest("hex");
+  return createHash(format2).update(`blob ${bytes.length}\0`).update(bytes).digest("hex");
 }
 var MAX_HASHED_BYTES, MAX_DIRTY_HASHES;
 var init_blob_id = __esm({
@@ -5499,7 +5512,6 @@ var init_in_progress = __esm({
 });
 
 // src/git/run.ts
-import { execFile } from "node:child_process";
 function gitEnv(env) {
   const out = {};
   for (const [k, v] of Object.entries(env)) {
@@ -5552,7 +5564,7 @@ async function runGit(cwd, args, env, timeoutMs = GIT_TIMEOUT_MS, opts = {}) {
 }
 function spawnGit(cwd, args, env, timeoutMs) {
   return new Promise((resolve, reject) => {
-    execFile(
+    childProcess().execFile(
       "git",
       ["--no-pager", ...args],
       { cwd, env, encoding: "buffer", timeout: timeoutMs, killSignal: "SIGKILL", maxBuffer: 256 * 1024 * 1024, windowsHide: true },
@@ -5586,6 +5598,7 @@ var GIT_TIMEOUT_MS, GitUnavailable, DROPPED_ENV, NEUTRAL, NO_HOOKS_NOR_SIGNING, 
 var init_run = __esm({
   "src/git/run.ts"() {
     "use strict";
+    init_builtins();
     init_quote();
     GIT_TIMEOUT_MS = 15e3;
     GitUnavailable = class extends Error {
@@ -7506,7 +7519,7 @@ var init_store = __esm({
 // src/journal/record.ts
 import { unlinkSync as unlinkSync8 } from "node:fs";
 import path29 from "node:path";
-import { createHash as createHash4 } from "node:crypto";
+import { createHash as createHash2 } from "node:crypto";
 import { readdirSync as readdirSync9 } from "node:fs";
 function monthIndex(period) {
   return Number(period.slice(0, 4)) * 12 + Number(period.slice(5, 7)) - 1;
@@ -7537,7 +7550,7 @@ async function recordSave2(root, save2, fp) {
     notes.push(`journal: not appended: ${err instanceof Error ? err.message : String(err)}`);
     return notes;
   }
-  if (save2.prior !== null) notes.push(...retriedNotes(root, createHash4("sha256").update(save2.prior).digest("hex")));
+  if (save2.prior !== null) notes.push(...retriedNotes(root, createHash2("sha256").update(save2.prior).digest("hex")));
   try {
     const folded = await foldOne(root, monthOf(ms), fp);
     if (folded) notes.push(folded);
@@ -7596,7 +7609,7 @@ async function recordResume(root, call, sessionId, currentToken, env, fp) {
     const nextStep = h.nextSteps[0] ?? null;
     const outcome = measureOutcome(call.events, nextStep, h.failedApproaches);
     const score = validateHandoff(text2, { mode: "root", nowMs: Date.now() }).score;
-    const sessionKey = createHash4("sha256").update(sessionId).digest("hex").slice(0, 16);
+    const sessionKey = createHash2("sha256").update(sessionId).digest("hex").slice(0, 16);
     const ms = Date.now();
     const seen = `resume ${sessionKey}
 - Resumed: ${token.slice(0, 16)}
@@ -8532,16 +8545,16 @@ async function gatherFateLogs(git, opts) {
   const specs = ["--", ...opts.cleaned.map((p) => `:(top,literal)${p}`)];
   const since = opts.savedDateMs === null ? [] : [`--since=@${Math.floor(opts.savedDateMs / 1e3)}`];
   const bound = opts.savedHead !== null ? [`^${opts.savedHead}`] : [...since, "--max-count=500"];
-  const run2 = async (args) => {
+  const run = async (args) => {
     const r = await git(args);
     return r.code === 0 ? parseRawLog(r.stdout) : null;
   };
   const hasStash = opts.commonDir !== null && existsSync2(path34.join(opts.commonDir, "logs", "refs", "stash"));
   const notHead = opts.headExists ? ["^HEAD"] : [];
   const [onHead, elsewhere, stashes] = await Promise.all([
-    opts.headExists ? run2(["log", ...RAW, "--format=%x01%H", "HEAD", ...bound, ...specs]) : [],
-    run2(["log", ...RAW, "--format=%x01%H", "--exclude=refs/stash", "--all", ...notHead, ...bound, ...specs]),
-    hasStash ? run2(["log", "-g", "--diff-merges=first-parent", ...RAW, "--format=%x01%gd", "refs/stash", ...specs]) : []
+    opts.headExists ? run(["log", ...RAW, "--format=%x01%H", "HEAD", ...bound, ...specs]) : [],
+    run(["log", ...RAW, "--format=%x01%H", "--exclude=refs/stash", "--all", ...notHead, ...bound, ...specs]),
+    hasStash ? run(["log", "-g", "--diff-merges=first-parent", ...RAW, "--format=%x01%gd", "refs/stash", ...specs]) : []
   ]);
   return { onHead, elsewhere, stashes };
 }
@@ -8557,15 +8570,15 @@ var init_fates = __esm({
 // src/git/merge-driver-config.ts
 import { chmodSync as chmodSync2, closeSync as closeSync12, constants as constants9, existsSync as existsSync3, fsyncSync as fsyncSync3, lchownSync, lstatSync as lstatSync19, mkdirSync as mkdirSync4, openSync as openSync10, readFileSync as readFileSync10, realpathSync as realpathSync4, renameSync as renameSync4, rmdirSync, unlinkSync as unlinkSync10, writeSync as writeSync7 } from "node:fs";
 import path35 from "node:path";
-import { randomBytes as randomBytes3 } from "node:crypto";
+import { randomBytes as randomBytes2 } from "node:crypto";
 function driverCopyPath(top) {
   const gitDir = gitDirOf(top);
   return gitDir === null ? null : path35.join(commonDirOf(gitDir), "session-handoff", "merge-driver.mjs");
 }
 function driverCommand(node, copy) {
-  const run2 = `${shellQuote(node)} ${shellQuote(copy)}${DRIVER_ARGS}`;
+  const run = `${shellQuote(node)} ${shellQuote(copy)}${DRIVER_ARGS}`;
   const fallback = `echo "${COPY_GONE}" >&2; git merge-file -L ours -L base -L theirs %A %O %B`;
-  return `if test -f ${shellQuote(copy)} && test -x ${shellQuote(node)}; then ${run2}; else ${fallback}; fi`;
+  return `if test -f ${shellQuote(copy)} && test -x ${shellQuote(node)}; then ${run}; else ${fallback}; fi`;
 }
 function shellUnquote(s) {
   return s.replace(/'\\''/g, "'");
@@ -8592,7 +8605,7 @@ function readRegular(p) {
   return readFileSync10(p);
 }
 function replaceFile(p, bytes, mode) {
-  const tmp = path35.join(path35.dirname(p), `.${path35.basename(p)}.tmp-${process.pid}-${randomBytes3(4).toString("hex")}`);
+  const tmp = path35.join(path35.dirname(p), `.${path35.basename(p)}.tmp-${process.pid}-${randomBytes2(4).toString("hex")}`);
   const fd = openSync10(tmp, constants9.O_WRONLY | constants9.O_CREAT | constants9.O_EXCL | (constants9.O_NOFOLLOW ?? 0), mode);
   try {
     writeSync7(fd, bytes);
@@ -10143,7 +10156,6 @@ __export(hook_exports, {
   composeHookText: () => composeHookText,
   hookVerb: () => hookVerb
 });
-import { createHash as createHash5 } from "node:crypto";
 import path38 from "node:path";
 import { lstatSync as lstatSync20 } from "node:fs";
 function ageText(text2, now) {
@@ -10206,6 +10218,7 @@ var init_hook = __esm({
     init_paths();
     init_pause();
     init_recover();
+    init_files();
     init_state_time();
     init_handoff();
     init_common();
@@ -10296,7 +10309,7 @@ exit: always 0 -- a broken hook must not break a session; problems go to stderr.
           } catch {
           }
           const stamp = savedStampOf(text2);
-          return stamp !== null && saves.stamps.includes(stamp) || saves.tokens.includes(createHash5("sha256").update(text2, "utf8").digest("hex"));
+          return stamp !== null && saves.stamps.includes(stamp) || saves.tokens.includes(tokenOf(Buffer.from(text2, "utf8")));
         };
         return ok(wrap(composeHookText(files, interrupted, paused, now, checkpoint, savedHere)), []);
       }
@@ -14060,7 +14073,7 @@ exit:   0 done; 2 refused or usage; 4 paused; 5 the install lock stayed busy.
 
 // src/agents/doctor-checks.ts
 import { spawn } from "node:child_process";
-import { randomBytes as randomBytes4 } from "node:crypto";
+import { randomBytes as randomBytes3 } from "node:crypto";
 import { existsSync as existsSync7, lstatSync as lstatSync27, readFileSync as readFileSync14 } from "node:fs";
 import path51 from "node:path";
 function outdatedReasons(text2, edit2) {
@@ -14128,7 +14141,7 @@ function runStart(file, argv, root, env, platform = process.platform) {
   const childEnv = { PATH: windows ? env.PATH ?? env.Path ?? "" : "/usr/bin:/bin", CLAUDE_PROJECT_DIR: root, GEMINI_PROJECT_DIR: root };
   const keep = windows ? ["USERPROFILE", "SystemRoot", "SystemDrive", "TEMP", "TMP", "ProgramFiles", "APPDATA", "LOCALAPPDATA"] : [];
   for (const k of ["HOME", "XDG_CONFIG_HOME", "SESSION_HANDOFF_NODE", "SESSION_HANDOFF_DISABLE", "TMPDIR", ...keep]) if (env[k]) childEnv[k] = env[k];
-  const input = JSON.stringify({ session_id: `${PROBE_SESSION_PREFIX}${randomBytes4(4).toString("hex")}`, cwd: root, hook_event_name: "SessionStart", source: "startup" });
+  const input = JSON.stringify({ session_id: `${PROBE_SESSION_PREFIX}${randomBytes3(4).toString("hex")}`, cwd: root, hook_event_name: "SessionStart", source: "startup" });
   return new Promise((resolve) => {
     const child = spawn(shell, argv.slice(1), { cwd: root, env: childEnv, stdio: ["pipe", "pipe", "pipe"], timeout: 1e4 });
     const out = [];
@@ -14837,12 +14850,12 @@ function parseClaude(lines3) {
     if (list2 === void 0) candidates.set(id, [at3]);
     else if (list2[list2.length - 1] !== at3) list2.push(at3);
   };
-  const defer = (run2, id, at3) => {
-    const d = { run: run2, id, at: at3, until: Number.POSITIVE_INFINITY, seen: candidates.get(id)?.length ?? 0, answered: false };
+  const defer = (run, id, at3) => {
+    const d = { run, id, at: at3, until: Number.POSITIVE_INFINITY, seen: candidates.get(id)?.length ?? 0, answered: false };
     const before = latest.get(id);
     if (before !== void 0) before.until = at3;
     latest.set(id, d);
-    deferred.set(run2, d);
+    deferred.set(run, d);
   };
   const answer = (at3, id) => {
     if (!records.has(at3)) records.set(at3, parseLine(lines3[at3]));
@@ -14890,7 +14903,7 @@ function parseClaude(lines3) {
     if (ts !== null && cap.firstTimestamp === null) {
       cap.firstTimestamp = ts;
       deferring = true;
-      for (const [id, run2] of pending) defer(run2, id, -1);
+      for (const [id, run] of pending) defer(run, id, -1);
     }
     cap.version = versionOf(rec.version) ?? cap.version ?? null;
     if (type === "attachment") {
@@ -14948,11 +14961,11 @@ function parseClaude(lines3) {
       const input = obj(b.input) ?? {};
       const id = str(b.id);
       if (name2 === "Bash") {
-        const run2 = { command: str(input.command) ?? "", status: "unknown" };
-        cap.commands.push(run2);
+        const run = { command: str(input.command) ?? "", status: "unknown" };
+        cap.commands.push(run);
         if (id !== null) {
-          pending.set(id, run2);
-          if (deferring) defer(run2, id, i);
+          pending.set(id, run);
+          if (deferring) defer(run, id, i);
         }
       } else if (name2 !== null && EDIT_TOOLS.has(name2)) {
         noteEdit(cap.filesEdited, str(input.file_path) ?? str(input.notebook_path) ?? "");
@@ -14971,15 +14984,15 @@ function parseClaude(lines3) {
       }
     }
   }
-  for (const run2 of cap.commands.slice(-LISTED_ITEMS)) {
-    const d = deferred.get(run2);
+  for (const run of cap.commands.slice(-LISTED_ITEMS)) {
+    const d = deferred.get(run);
     if (d === void 0) continue;
     for (const at3 of candidates.get(d.id) ?? []) {
       if (at3 <= d.at) continue;
       if (at3 >= d.until) break;
       const found = answer(at3, d.id);
       if (found === null) continue;
-      run2.status = resultStatus(found.rec, found.block);
+      run.status = resultStatus(found.rec, found.block);
       break;
     }
   }
@@ -15132,9 +15145,9 @@ function parseCodex(lines3) {
         add({ kind: "edit", files: patchFiles(command) }, id);
         continue;
       }
-      const run2 = { command, status: "unknown" };
-      add({ kind: "command", run: run2 }, id);
-      if (id !== null) pending.set(id, run2);
+      const run = { command, status: "unknown" };
+      add({ kind: "command", run }, id);
+      if (id !== null) pending.set(id, run);
     } else if (kind === "custom_tool_call") {
       const input = str(payload.input);
       if (input === null) continue;
@@ -15151,9 +15164,9 @@ function parseCodex(lines3) {
       const callId = str(payload.call_id);
       if (callId === null) continue;
       openScripts.delete(callId);
-      const run2 = pending.get(callId);
-      if (run2 !== void 0) {
-        run2.status = outputStatus(payload.output);
+      const run = pending.get(callId);
+      if (run !== void 0) {
+        run.status = outputStatus(payload.output);
         pending.delete(callId);
       }
     }
@@ -16236,7 +16249,6 @@ __export(statusline_exports, {
   statusText: () => statusText,
   statuslineVerb: () => statuslineVerb
 });
-import { spawnSync } from "node:child_process";
 import { readFileSync as readFileSync17 } from "node:fs";
 import path56 from "node:path";
 function statusText(handoff, commitsSince2, usedPct, now) {
@@ -16265,6 +16277,7 @@ var statuslineVerb;
 var init_statusline = __esm({
   "src/verbs/statusline.ts"() {
     "use strict";
+    init_builtins();
     init_harness_path();
     init_run();
     init_state_time();
@@ -16296,7 +16309,7 @@ handoff's HEAD anchor (git rev-list, at most 500 ms; left out when unknown). Alw
         }
         let theirs = "";
         if (typeof ctx.values.then === "string" && ctx.values.then !== "") {
-          const r = spawnSync("sh", ["-c", ctx.values.then], { input: data ?? "", env: ctx.env, timeout: 2e3, stdio: ["pipe", "pipe", "ignore"] });
+          const r = childProcess().spawnSync("sh", ["-c", ctx.values.then], { input: data ?? "", env: ctx.env, timeout: 2e3, stdio: ["pipe", "pipe", "ignore"] });
           theirs = (r.stdout?.toString("utf8") ?? "").replace(/\n+$/, "");
         }
         let ours = "";
@@ -16385,7 +16398,6 @@ __export(context_exports, {
   contextVerb: () => contextVerb,
   offerText: () => offerText
 });
-import { spawnSync as spawnSync2 } from "node:child_process";
 import { closeSync as closeSync16, constants as constants14, lstatSync as lstatSync29, mkdirSync as mkdirSync8, openSync as openSync13, writeSync as writeSync9 } from "node:fs";
 function offerText(pct2, used, window, threshold) {
   return `session-handoff: this session's context is ${pct2}% full (${used} of ${window} tokens; the threshold is ${threshold}%). Before it is compacted, offer the user once to save a handoff now with the session-handoff skill's save flow; save only if they agree. An automatic checkpoint was written to .ai/memory/checkpoints/ as a safety net.`;
@@ -16500,7 +16512,7 @@ async function decide(ctx, input, format2) {
 `)) return ok("", warn);
   if (saved) return ok("", warn);
   if (typeof ctx.helperPath === "string") {
-    spawnSync2(process.execPath, [ctx.helperPath, "checkpoint", "--format", format2, "--root", root], {
+    childProcess().spawnSync(process.execPath, [ctx.helperPath, "checkpoint", "--format", format2, "--root", root], {
       input: JSON.stringify({ ...input.raw, hook_event_name: "ContextThreshold" }),
       env: ctx.env,
       stdio: ["pipe", "ignore", "ignore"],
@@ -16513,6 +16525,7 @@ var SMALL_TAIL, LARGE_TAIL, STDIN_BYTES, FORMATS, AGENT_OF_FORMAT, contextVerb;
 var init_context = __esm({
   "src/verbs/context.ts"() {
     "use strict";
+    init_builtins();
     init_tail();
     init_tail();
     init_usage();
@@ -16743,7 +16756,7 @@ var search_exports = {};
 __export(search_exports, {
   searchVerb: () => searchVerb
 });
-import { randomBytes as randomBytes5 } from "node:crypto";
+import { randomBytes as randomBytes4 } from "node:crypto";
 function kindsOption(value) {
   if (value === void 0) return void 0;
   const list2 = (Array.isArray(value) ? value : [value]).flatMap((v) => String(v).split(",")).map((v) => v.trim()).filter(Boolean);
@@ -16828,7 +16841,7 @@ exit:   0 searched (also with no result); 2 refused (bad query or options).
         }).join("");
         let nonce;
         do
-          nonce = randomBytes5(8).toString("hex");
+          nonce = randomBytes4(8).toString("hex");
         while (body.includes(nonce));
         return ok(`${head}<<<BEGIN UNTRUSTED SEARCH ${nonce}>>>
 ${body}<<<END UNTRUSTED SEARCH ${nonce}>>>
@@ -17263,19 +17276,141 @@ exit codes: 0 success (whether or not anything was redacted);
   }
 });
 
-// src/entries/cli.ts
-init_redaction();
-
-// src/main.ts
-init_errors();
-import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, realpathSync, writeSync } from "node:fs";
-
 // src/cli.ts
 init_quote();
+
+// src/run-verb.ts
+init_builtins();
 init_errors();
 init_invisible();
+init_quote();
 import path from "node:path";
-import { parseArgs } from "node:util";
+var REFUSAL_PREFIX = "memory operation refused: ";
+var USAGE_PREFIX = "usage error: ";
+var MAX_STDIN_BYTES = 1e6;
+function stdinTooLong(maxBytes) {
+  const n2 = String(maxBytes).replace(/\B(?=(\d{3})+$)/g, ",");
+  return `stdin is more than ${n2} bytes; send at most ${n2} bytes`;
+}
+function geminiHookRun(argv) {
+  if (argv[0] !== "hook" && argv[0] !== "checkpoint") return false;
+  return argv.some((a, i) => a === "--format=gemini" || a === "--format" && argv[i + 1] === "gemini");
+}
+var GEMINI_SILENT = "{}\n";
+var neverFails = (verb) => verb === "hook" || verb === "checkpoint";
+async function guarded(outer, dispatch2) {
+  const proc = { ...outer, writeErr: (text2) => outer.writeErr(showRefused(text2).text) };
+  if (!geminiHookRun(proc.argv)) return dispatch2(proc);
+  let printed = false;
+  const quiet = {
+    ...proc,
+    writeOut: (data) => {
+      if (data.length > 0) printed = true;
+      proc.writeOut(data);
+    },
+    writeErr: () => {
+    }
+  };
+  let code;
+  try {
+    code = await dispatch2(quiet);
+  } catch {
+    code = 0;
+  }
+  if (!printed) proc.writeOut(GEMINI_SILENT);
+  return code;
+}
+async function runVerb(name2, verb, proc) {
+  const usageExit = neverFails(name2) ? 0 : name2 === "check" ? 64 : 2;
+  let ctx;
+  const warned = /* @__PURE__ */ new Set();
+  try {
+    const parsed = nodeUtil().parseArgs({ args: proc.argv.slice(1), options: verb.options, allowPositionals: true, strict: true, tokens: true });
+    const repeated = repeatedFlag(parsed.tokens, verb.options);
+    if (repeated !== null) throw new UsageError(`--${repeated} is given more than once; pass it once (see \`${name2} --help\`)`);
+    const [min, max] = verb.positionals;
+    if (parsed.positionals.length < min) {
+      throw new UsageError(`${name2} needs ${min === 1 ? "an argument" : `${min} arguments`}; see \`${name2} --help\``);
+    }
+    if (parsed.positionals.length > max) {
+      const extra = parsed.positionals.slice(max).map((p) => quotedValue(p));
+      throw new UsageError(`${name2} takes at most ${max} argument(s), got ${extra.join(" ")}`);
+    }
+    ctx = {
+      values: parsed.values,
+      positionals: parsed.positionals,
+      env: proc.env,
+      cwd: proc.cwd,
+      readStdin: async (maxBytes = MAX_STDIN_BYTES) => {
+        const bytes = await proc.readStdin(maxBytes);
+        if (bytes.length > maxBytes) throw new Refused(stdinTooLong(maxBytes));
+        return bytes;
+      },
+      readStdinWithin: (ms, maxBytes = MAX_STDIN_BYTES) => proc.readStdinWithin(ms, maxBytes),
+      helperPath: proc.helperPath,
+      get stdinIsTTY() {
+        return proc.stdinIsTTY;
+      },
+      warn: (line) => {
+        if (warned.has(line)) return;
+        warned.add(line);
+        proc.writeErr(`${line}
+`);
+      },
+      // <skill>/scripts/memory_io.mjs, as invoked: anchors leave the skill's own folder out.
+      skillDir: proc.helperPath ? path.dirname(path.dirname(path.resolve(proc.cwd, proc.helperPath))) : null
+    };
+  } catch (err) {
+    const message = err instanceof UsageError ? err.message : parseArgsMessage(err, name2);
+    proc.writeErr(`${USAGE_PREFIX}${message}
+`);
+    return usageExit;
+  }
+  let outcome;
+  try {
+    outcome = await verb.run(ctx);
+  } catch (err) {
+    if (err instanceof HelperError) {
+      for (const line of err.before) proc.writeErr(`${line}
+`);
+      const prefix = err instanceof Absent ? "" : err instanceof UsageError ? USAGE_PREFIX : REFUSAL_PREFIX;
+      proc.writeErr(`${prefix}${err.message}
+`);
+      if (err instanceof UsageError) return usageExit;
+      return err.code;
+    }
+    const text2 = err instanceof Error ? err.stack ?? err.message : String(err);
+    proc.writeErr(`memory_io internal error: ${text2}
+`);
+    return neverFails(name2) ? 0 : 2;
+  }
+  for (const line of outcome.stderr) proc.writeErr(`${line}
+`);
+  const json2 = ctx.values.json === true && typeof outcome.stdout === "string";
+  if (outcome.stdout.length > 0) proc.writeOut(json2 ? escapeJsonText(outcome.stdout) : outcome.stdout);
+  return outcome.code;
+}
+var JSON_INVISIBLE = /[\x7F-\x9F\u00AD\u061C\u115F\u1160\u180E\u200B-\u200F\u2028-\u202E\u2060-\u206F\u3164\uFE00-\uFE0F\uFEFF\uFFA0\uFFF9-\uFFFB\u{E0000}-\u{E007F}\u{E0100}-\u{E01EF}]/gu;
+function escapeJsonText(json2) {
+  return json2.replace(JSON_INVISIBLE, (ch) => {
+    let out = "";
+    for (let i = 0; i < ch.length; i++) out += `\\u${ch.charCodeAt(i).toString(16).toUpperCase().padStart(4, "0")}`;
+    return out;
+  });
+}
+function repeatedFlag(tokens, options) {
+  const seen = /* @__PURE__ */ new Set();
+  for (const t of tokens ?? []) {
+    if (t.kind !== "option" || t.name === void 0 || options[t.name]?.multiple === true) continue;
+    if (seen.has(t.name)) return t.name;
+    seen.add(t.name);
+  }
+  return null;
+}
+function parseArgsMessage(err, verb) {
+  const message = err instanceof Error ? err.message : String(err);
+  return `${message.replace(/\. To specify a positional argument.*$/s, "")} (see \`${verb} --help\`)`;
+}
 
 // src/help.ts
 var HELP_WIDTH = 80;
@@ -17554,42 +17689,11 @@ function suggestion(word, VERBS2) {
 }
 
 // src/cli.ts
-var VERSION2 = "0.1.0";
-var REFUSAL_PREFIX = "memory operation refused: ";
-var USAGE_PREFIX = "usage error: ";
-var MAX_STDIN_BYTES = 1e6;
-function stdinTooLong(maxBytes) {
-  const n2 = String(maxBytes).replace(/\B(?=(\d{3})+$)/g, ",");
-  return `stdin is more than ${n2} bytes; send at most ${n2} bytes`;
+var VERSION = "0.1.0";
+function main(verbs, proc) {
+  return guarded(proc, (p) => dispatch(verbs, p));
 }
-function geminiHookRun(argv) {
-  if (argv[0] !== "hook" && argv[0] !== "checkpoint") return false;
-  return argv.some((a, i) => a === "--format=gemini" || a === "--format" && argv[i + 1] === "gemini");
-}
-var GEMINI_SILENT = "{}\n";
-async function main(verbs, proc) {
-  if (!geminiHookRun(proc.argv)) return run(verbs, proc);
-  let printed = false;
-  const quiet = {
-    ...proc,
-    writeOut: (data) => {
-      if (data.length > 0) printed = true;
-      proc.writeOut(data);
-    },
-    writeErr: () => {
-    }
-  };
-  let code;
-  try {
-    code = await run(verbs, quiet);
-  } catch {
-    code = 0;
-  }
-  if (!printed) proc.writeOut(GEMINI_SILENT);
-  return code;
-}
-async function run(VERBS2, outer) {
-  const proc = { ...outer, writeErr: (text2) => outer.writeErr(showRefused(text2).text) };
+async function dispatch(VERBS2, proc) {
   const args = proc.argv;
   const first = args[0];
   if (first === void 0) {
@@ -17613,7 +17717,7 @@ ${usageText(VERBS2)}`);
     return 0;
   }
   if (first === "--version" || first === "-V") {
-    proc.writeOut(`memory_io ${VERSION2}
+    proc.writeOut(`memory_io ${VERSION}
 `);
     return 0;
   }
@@ -17624,103 +17728,20 @@ ${usageText(VERBS2)}`);
 ${usageText(VERBS2)}`);
     return 2;
   }
-  const usageExit = first === "hook" || first === "checkpoint" ? 0 : first === "check" ? 64 : 2;
   const verb = await entry.load();
-  const rest = args.slice(1);
-  if (rest.includes("--help") || rest.includes("-h")) {
+  if (args.includes("--help") || args.includes("-h")) {
     proc.writeOut(verbHelp(first, verb.help));
     return 0;
   }
-  let ctx;
-  const warned = /* @__PURE__ */ new Set();
-  try {
-    const parsed = parseArgs({ args: rest, options: verb.options, allowPositionals: true, strict: true, tokens: true });
-    const repeated = repeatedFlag(parsed.tokens, verb.options);
-    if (repeated !== null) throw new UsageError(`--${repeated} is given more than once; pass it once (see \`${first} --help\`)`);
-    const [min, max] = verb.positionals;
-    if (parsed.positionals.length < min) {
-      throw new UsageError(`${first} needs ${min === 1 ? "an argument" : `${min} arguments`}; see \`${first} --help\``);
-    }
-    if (parsed.positionals.length > max) {
-      throw new UsageError(`${first} takes at most ${max} argument(s), got ${parsed.positionals.slice(max).map((p) => quotedValue(p)).join(" ")}`);
-    }
-    ctx = {
-      values: parsed.values,
-      positionals: parsed.positionals,
-      env: proc.env,
-      cwd: proc.cwd,
-      readStdin: async (maxBytes = MAX_STDIN_BYTES) => {
-        const bytes = await proc.readStdin(maxBytes);
-        if (bytes.length > maxBytes) throw new Refused(stdinTooLong(maxBytes));
-        return bytes;
-      },
-      readStdinWithin: (ms, maxBytes = MAX_STDIN_BYTES) => proc.readStdinWithin(ms, maxBytes),
-      helperPath: proc.helperPath,
-      get stdinIsTTY() {
-        return proc.stdinIsTTY;
-      },
-      warn: (line) => {
-        if (warned.has(line)) return;
-        warned.add(line);
-        proc.writeErr(`${line}
-`);
-      },
-      // <skill>/scripts/memory_io.mjs, as invoked: anchors leave the skill's own folder out
-      // (docs/design.md#verdicts-and-the-brief).
-      skillDir: proc.helperPath ? path.dirname(path.dirname(path.resolve(proc.cwd, proc.helperPath))) : null
-    };
-  } catch (err) {
-    const message = err instanceof UsageError ? err.message : parseArgsMessage(err, first);
-    proc.writeErr(`${USAGE_PREFIX}${message}
-`);
-    return usageExit;
-  }
-  let outcome;
-  try {
-    outcome = await verb.run(ctx);
-  } catch (err) {
-    if (err instanceof HelperError) {
-      for (const line of err.before) proc.writeErr(`${line}
-`);
-      const prefix = err instanceof Absent ? "" : err instanceof UsageError ? USAGE_PREFIX : REFUSAL_PREFIX;
-      proc.writeErr(`${prefix}${err.message}
-`);
-      if (err instanceof UsageError) return usageExit;
-      return err.code;
-    }
-    const text2 = err instanceof Error ? err.stack ?? err.message : String(err);
-    proc.writeErr(`memory_io internal error: ${text2}
-`);
-    return first === "hook" || first === "checkpoint" ? 0 : 2;
-  }
-  for (const line of outcome.stderr) proc.writeErr(`${line}
-`);
-  if (outcome.stdout.length > 0) proc.writeOut(ctx.values.json === true && typeof outcome.stdout === "string" ? escapeJsonText(outcome.stdout) : outcome.stdout);
-  return outcome.code;
-}
-var JSON_INVISIBLE = /[\x7F-\x9F\u00AD\u061C\u115F\u1160\u180E\u200B-\u200F\u2028-\u202E\u2060-\u206F\u3164\uFE00-\uFE0F\uFEFF\uFFA0\uFFF9-\uFFFB\u{E0000}-\u{E007F}\u{E0100}-\u{E01EF}]/gu;
-function escapeJsonText(json2) {
-  return json2.replace(JSON_INVISIBLE, (ch) => {
-    let out = "";
-    for (let i = 0; i < ch.length; i++) out += `\\u${ch.charCodeAt(i).toString(16).toUpperCase().padStart(4, "0")}`;
-    return out;
-  });
-}
-function repeatedFlag(tokens, options) {
-  const seen = /* @__PURE__ */ new Set();
-  for (const t of tokens ?? []) {
-    if (t.kind !== "option" || t.name === void 0 || options[t.name]?.multiple === true) continue;
-    if (seen.has(t.name)) return t.name;
-    seen.add(t.name);
-  }
-  return null;
-}
-function parseArgsMessage(err, verb) {
-  const message = err instanceof Error ? err.message : String(err);
-  return `${message.replace(/\. To specify a positional argument.*$/s, "")} (see \`${verb} --help\`)`;
+  return runVerb(first, verb, proc);
 }
 
+// src/entries/cli.ts
+init_redaction();
+
 // src/main.ts
+init_errors();
+import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, realpathSync, writeSync } from "node:fs";
 function writeFd(fd, data) {
   const buf = typeof data === "string" ? Buffer.from(data, "utf8") : data;
   let off = 0;
@@ -17878,7 +17899,7 @@ function runningFile(file) {
     return file;
   }
 }
-async function runProcess(verbs, redact) {
+async function runProcess(dispatch2, redact) {
   const out = redact ? heldOutput(1, redact) : { write: (d) => writeFd(1, d), flush: () => {
   } };
   const err = redact ? heldOutput(2, redact) : { write: (d) => writeFd(2, d), flush: () => {
@@ -17887,7 +17908,7 @@ async function runProcess(verbs, redact) {
   if (gemini2) process.removeAllListeners("warning");
   let code;
   try {
-    code = await main(verbs, {
+    code = await dispatch2({
       argv: process.argv.slice(2),
       env: process.env,
       cwd: process.cwd(),
@@ -17904,7 +17925,7 @@ async function runProcess(verbs, redact) {
     if (gemini2) out.write(GEMINI_SILENT);
     else err.write(`memory_io internal error: ${error instanceof Error ? error.message : String(error)}
 `);
-    code = process.argv[2] === "hook" || process.argv[2] === "checkpoint" ? 0 : 2;
+    code = neverFails(process.argv[2]) ? 0 : 2;
   }
   out.flush();
   err.flush();
@@ -17943,4 +17964,4 @@ var VERBS = {
 };
 
 // src/entries/cli.ts
-await runProcess(VERBS, (text2) => redactText2(text2).text);
+await runProcess((proc) => main(VERBS, proc), (text2) => redactText2(text2).text);

@@ -1,5 +1,4 @@
 import { quotedValue } from "../guard/quote.ts";
-import { createHash } from "node:crypto";
 import path from "node:path";
 import { lstatSync } from "node:fs";
 import { readSaves, savedHereByStat, savedStampOf, statKey } from "../git/saves.ts";
@@ -8,6 +7,7 @@ import { inspectFile, interruptedSave, treeUnsafe, type FileInspection } from ".
 import { FILE_OF, memoryDir, type Kind } from "../store/paths.ts";
 import { disabledByEnv, pauseSwitch } from "../store/pause.ts";
 import { pendingRepairs } from "../store/recover.ts";
+import { tokenOf } from "../store/files.ts";
 import { ageWords } from "../schema/state-time.ts";
 import { glanceAtHandoff, straySentence } from "../schema/handoff.ts";
 import { ROOT_HELP, rootOption } from "./common.ts";
@@ -186,7 +186,7 @@ exit: always 0 -- a broken hook must not break a session; problems go to stderr.
         // hashed below
       }
       const stamp = savedStampOf(text);
-      return (stamp !== null && saves.stamps.includes(stamp)) || saves.tokens.includes(createHash("sha256").update(text, "utf8").digest("hex"));
+      return (stamp !== null && saves.stamps.includes(stamp)) || saves.tokens.includes(tokenOf(Buffer.from(text, "utf8")));
     };
     return ok(wrap(composeHookText(files, interrupted, paused, now, checkpoint, savedHere)), []);
   },
