@@ -16994,7 +16994,7 @@ var journal_exports = {};
 __export(journal_exports, {
   journalVerb: () => journalVerb
 });
-import { unlinkSync as unlinkSync13 } from "node:fs";
+import { lstatSync as lstatSync30, unlinkSync as unlinkSync13 } from "node:fs";
 import path59 from "node:path";
 var journalVerb;
 var init_journal = __esm({
@@ -17003,6 +17003,7 @@ var init_journal = __esm({
     init_quote();
     init_errors();
     init_store();
+    init_pause();
     init_mutate();
     init_common();
     init_types();
@@ -17024,7 +17025,9 @@ folder), all of them, or with --before only those of months before YYYY-MM (a ye
 when its whole year is). It runs under the memory lock and is refused while writes are
 paused. Files already committed by publish stay in git's history: purge changes only the
 working tree (commit the deletion, and rewrite history if it must go).
-stdout: "purged N journal file(s)" and one line per file.
+stdout: "purged N journal file(s)" and one line per file; "nothing to purge: \u2026" when there
+        is no journal folder (none is made). A link or a folder named like a journal file is
+        refused before anything is deleted.
 ${ROOT_HELP}
 exit:   0 purged (also none); 2 refused; 4 paused; 5 busy.
 `,
@@ -17036,15 +17039,17 @@ exit:   0 purged (also none); 2 refused; 4 paused; 5 busy.
         }
         const root = rootOption(ctx);
         const lockTimeoutSeconds = lockTimeoutOption(ctx);
+        if (!exists2(journalDir(root))) return ok("nothing to purge: there is no journal (.ai/memory/journal/)\n");
         const { result, repairs } = await underLock({ root, env: ctx.env, lockTimeoutSeconds, failpoint: failpointOf(ctx) }, async () => {
-          const gone = [];
-          for (const f of listJournal(root)) {
-            const last = f.kind === "year" ? `${f.period}-12` : f.period;
-            if (before !== void 0 && last >= before) continue;
-            unlinkSync13(path59.join(journalDir(root), f.name));
-            gone.push(`journal/${f.name}`);
+          const chosen = listJournal(root).filter((f) => before === void 0 || (f.kind === "year" ? `${f.period}-12` : f.period) < before);
+          for (const f of chosen) {
+            const st = lstatSync30(path59.join(journalDir(root), f.name));
+            if (st.isFile()) continue;
+            const what = st.isSymbolicLink() ? "a link" : st.isDirectory() ? "a folder" : "not a regular file";
+            throw new Refused(`journal/${f.name} is ${what}, not a journal file; move it out of .ai/memory/journal/, then purge again (nothing was deleted)`);
           }
-          return gone;
+          for (const f of chosen) unlinkSync13(path59.join(journalDir(root), f.name));
+          return chosen.map((f) => `journal/${f.name}`);
         });
         return ok(`purged ${result.length} journal file(s)
 ${result.map((f) => `${f}
@@ -17059,7 +17064,7 @@ var merge_driver_exports = {};
 __export(merge_driver_exports, {
   mergeDriverVerb: () => mergeDriverVerb
 });
-import { closeSync as closeSync17, constants as constants15, fstatSync as fstatSync8, lstatSync as lstatSync30, mkdirSync as mkdirSync9, openSync as openSync14, readFileSync as readFileSync18, writeSync as writeSync10 } from "node:fs";
+import { closeSync as closeSync17, constants as constants15, fstatSync as fstatSync8, lstatSync as lstatSync31, mkdirSync as mkdirSync9, openSync as openSync14, readFileSync as readFileSync18, writeSync as writeSync10 } from "node:fs";
 import path60 from "node:path";
 function readRegularBytes(p) {
   const fd = openSync14(p, constants15.O_RDONLY | NOFOLLOW);
@@ -17091,10 +17096,10 @@ function archiveDirOf(top, memRel) {
     at3 = path60.join(at3, part);
     let st;
     try {
-      st = lstatSync30(at3);
+      st = lstatSync31(at3);
     } catch {
       mkdirSync9(at3, { mode: 448 });
-      st = lstatSync30(at3);
+      st = lstatSync31(at3);
     }
     if (!st.isDirectory()) throw new Error(`${at3} is not a real folder`);
   }

@@ -1,8 +1,9 @@
 import { quotedValue } from "../guard/quote.ts";
-import { unlinkSync } from "node:fs";
+import { lstatSync, unlinkSync } from "node:fs";
 import path from "node:path";
-import { UsageError } from "../errors.ts";
+import { Refused, UsageError } from "../errors.ts";
 import { journalDir, listJournal } from "../journal/store.ts";
+import { exists } from "../store/pause.ts";
 import { underLock } from "../store/mutate.ts";
 import { failpointOf, lockTimeoutOption, rootOption, ROOT_HELP } from "./common.ts";
 import { ok, type Verb } from "./types.ts";
@@ -26,7 +27,9 @@ folder), all of them, or with --before only those of months before YYYY-MM (a ye
 when its whole year is). It runs under the memory lock and is refused while writes are
 paused. Files already committed by publish stay in git's history: purge changes only the
 working tree (commit the deletion, and rewrite history if it must go).
-stdout: "purged N journal file(s)" and one line per file.
+stdout: "purged N journal file(s)" and one line per file; "nothing to purge: …" when there
+        is no journal folder (none is made). A link or a folder named like a journal file is
+        refused before anything is deleted.
 ${ROOT_HELP}
 exit:   0 purged (also none); 2 refused; 4 paused; 5 busy.
 `,
@@ -38,15 +41,20 @@ exit:   0 purged (also none); 2 refused; 4 paused; 5 busy.
     }
     const root = rootOption(ctx);
     const lockTimeoutSeconds = lockTimeoutOption(ctx);
+    // A project without a journal has nothing to purge, and gets no memory folder for asking.
+    if (!exists(journalDir(root))) return ok("nothing to purge: there is no journal (.ai/memory/journal/)\n");
     const { result, repairs } = await underLock({ root, env: ctx.env, lockTimeoutSeconds, failpoint: failpointOf(ctx) }, async () => {
-      const gone: string[] = [];
-      for (const f of listJournal(root)) {
-        const last = f.kind === "year" ? `${f.period}-12` : f.period;
-        if (before !== undefined && last >= before) continue;
-        unlinkSync(path.join(journalDir(root), f.name));
-        gone.push(`journal/${f.name}`);
+      const chosen = listJournal(root).filter((f) => before === undefined || (f.kind === "year" ? `${f.period}-12` : f.period) < before);
+      // Every file is looked at before any goes: a link or a folder named like a journal file is
+      // not one the helper wrote, and purge deletes nothing it cannot vouch for.
+      for (const f of chosen) {
+        const st = lstatSync(path.join(journalDir(root), f.name));
+        if (st.isFile()) continue;
+        const what = st.isSymbolicLink() ? "a link" : st.isDirectory() ? "a folder" : "not a regular file";
+        throw new Refused(`journal/${f.name} is ${what}, not a journal file; move it out of .ai/memory/journal/, then purge again (nothing was deleted)`);
       }
-      return gone;
+      for (const f of chosen) unlinkSync(path.join(journalDir(root), f.name));
+      return chosen.map((f) => `journal/${f.name}`);
     });
     return ok(`purged ${result.length} journal file(s)\n${result.map((f) => `${f}\n`).join("")}`, repairs);
   },
