@@ -44,7 +44,8 @@ async function dispatch(VERBS: VerbTable, proc: Process): Promise<ExitCode> {
   }
   const entry = VERBS[first];
   if (!entry) {
-    proc.writeErr(`${USAGE_PREFIX}unknown verb ${quotedValue(first)}${suggestion(first, VERBS)}\n\n${usageText(VERBS)}`);
+    const near = suggestion(first, VERBS);
+    proc.writeErr(`${USAGE_PREFIX}unknown verb ${quotedValue(first)}${near}\n\n${usageText(VERBS)}`);
     return 2;
   }
   const verb = await entry.load();

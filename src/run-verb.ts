@@ -87,9 +87,13 @@ export async function runVerb(name: string, verb: Verb, proc: Process): Promise<
   let ctx: VerbContext;
   const warned = new Set<string>();
   try {
-    const parsed = nodeUtil().parseArgs({ args: proc.argv.slice(1), options: verb.options, allowPositionals: true, strict: true, tokens: true });
+    const args = proc.argv.slice(1);
+    const { options } = verb;
+    const parsed = nodeUtil().parseArgs({ args, options, allowPositionals: true, strict: true, tokens: true });
     const repeated = repeatedFlag(parsed.tokens, verb.options);
-    if (repeated !== null) throw new UsageError(`--${repeated} is given more than once; pass it once (see \`${name} --help\`)`);
+    if (repeated !== null) {
+      throw new UsageError(`--${repeated} is given more than once; pass it once (see \`${name} --help\`)`);
+    }
     const [min, max] = verb.positionals;
     if (parsed.positionals.length < min) {
       throw new UsageError(`${name} needs ${min === 1 ? "an argument" : `${min} arguments`}; see \`${name} --help\``);
@@ -151,9 +155,10 @@ export async function runVerb(name: string, verb: Verb, proc: Process): Promise<
 
 // JSON.stringify leaves U+2028, U+2029, bidi controls and other invisible code points raw; in
 // JSON text they can only sit inside strings, so `\uXXXX` keeps every string exact while no
-// reader sees them act. Astral ones (tags) become surrogate pairs.
-const JSON_INVISIBLE =
-  /[\x7F-\x9F\u00AD\u061C\u115F\u1160\u180E\u200B-\u200F\u2028-\u202E\u2060-\u206F\u3164\uFE00-\uFE0F\uFEFF\uFFA0\uFFF9-\uFFFB\u{E0000}-\u{E007F}\u{E0100}-\u{E01EF}]/gu;
+// reader sees them act. Astral ones (tags, variation selectors) become surrogate pairs.
+const CONTROLS = "\\x7F-\\x9F\\u00AD\\u061C\\u115F\\u1160\\u180E\\u200B-\\u200F\\u2028-\\u202E\\u2060-\\u206F\\u3164";
+const FILLERS = "\\uFE00-\\uFE0F\\uFEFF\\uFFA0\\uFFF9-\\uFFFB\\u{E0000}-\\u{E007F}\\u{E0100}-\\u{E01EF}";
+const JSON_INVISIBLE = new RegExp(`[${CONTROLS}${FILLERS}]`, "gu");
 
 /** JSON text with the code points above as `\uXXXX` escapes (a string without them is returned as is). */
 export function escapeJsonText(json: string): string {
@@ -165,9 +170,9 @@ export function escapeJsonText(json: string): string {
 }
 
 /** The first flag given twice that is not declared `multiple` (parseArgs would silently keep the last), or null. */
-function repeatedFlag(tokens: ReadonlyArray<{ kind: string; name?: string }> | undefined, options: Verb["options"]): string | null {
+function repeatedFlag(tokens: readonly { kind: string; name?: string }[] = [], options: Verb["options"]) {
   const seen = new Set<string>();
-  for (const t of tokens ?? []) {
+  for (const t of tokens) {
     if (t.kind !== "option" || t.name === undefined || options[t.name]?.multiple === true) continue;
     if (seen.has(t.name)) return t.name;
     seen.add(t.name);

@@ -334,12 +334,8 @@ var init_errors = __esm({
   "src/errors.ts"() {
     "use strict";
     HelperError = class extends Error {
-      /** Process exit code for this error (docs/design.md#tokens-and-the-publication-protocol). */
       code;
-      /**
-       * stderr lines printed before the refusal: what was done first and stays done (the repair
-       * of an interrupted save, `recovered: ...`, before a write that is then refused).
-       */
+      /** stderr lines printed before the refusal: what was done first and stays done (a repair). */
       before = [];
       constructor(message, code) {
         super(message);
@@ -371,11 +367,7 @@ var init_errors = __esm({
       }
     };
     Busy = class extends HelperError {
-      /**
-       * Who holds the lock ("process 12", "another process") and the lock's path, as the busy
-       * sentence names them, for a verb that reports busy in its own words (`checkpoint`,
-       * docs/design.md#checkpoints).
-       */
+      /** Who holds the lock and its path, for a verb that reports busy in its own words (`checkpoint`). */
       holder;
       constructor(message, holder) {
         super(message, 5);
@@ -7534,7 +7526,8 @@ function schemaCheck(text2, name2) {
   const { problems } = parseJournal(text2, "month");
   if (problems.length > 0) {
     const p = problems[0];
-    throw new HelperError(`journal/${name2} line ${p.line}: ${p.message}; the entry was not added (fix that line, or move the file away)`, 2);
+    const todo = "the entry was not added (fix that line, or move the file away)";
+    throw new HelperError(`journal/${name2} line ${p.line}: ${p.message}; ${todo}`, 2);
   }
 }
 async function recordSave2(root, save2, fp) {
@@ -7543,11 +7536,11 @@ async function recordSave2(root, save2, fp) {
   const ms = savedMs(save2.next) ?? Date.now();
   try {
     const dropped = save2.prior === null ? [] : droppedItems(save2.prior, save2.next).map((i) => i.text);
-    const entry = renderSaveEntry({ time: new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z"), token: save2.token, prior: save2.prior, next: save2.next }, dropped);
+    const entry = renderSaveEntry({ ...save2, time: isoSecond(ms) }, dropped);
     const done = await appendEntry(root, entry, ms, fp, schemaCheck);
     notes.push(...done.repairs.map((l) => `recovered: ${l}`));
   } catch (err) {
-    notes.push(`journal: not appended: ${err instanceof Error ? err.message : String(err)}`);
+    notes.push(`journal: not appended: ${messageOf(err)}`);
     return notes;
   }
   if (save2.prior !== null) notes.push(...retriedNotes(root, createHash2("sha256").update(save2.prior).digest("hex")));
@@ -7555,7 +7548,7 @@ async function recordSave2(root, save2, fp) {
     const folded = await foldOne(root, monthOf(ms), fp);
     if (folded) notes.push(folded);
   } catch (err) {
-    notes.push(`journal: the fold of an old month did not finish: ${err instanceof Error ? err.message : String(err)}; the next save tries again`);
+    notes.push(`journal: the fold of an old month did not finish: ${messageOf(err)}; the next save tries again`);
   }
   return notes;
 }
@@ -7574,12 +7567,16 @@ function retriedNotes(root, priorToken) {
       for (const i of e.items) if (i.label === "Failed approach retried") seen.add(i.text);
     }
   }
-  return [...seen].slice(0, 5).map((c) => `note: this session ran \`${c}\`, listed as a failed approach of the handoff it resumed (measured by its checkpoint); say why it was retried in the new handoff`);
+  const why = "listed as a failed approach of the handoff it resumed (measured by its checkpoint)";
+  const todo = "say why it was retried in the new handoff";
+  return [...seen].slice(0, 5).map((c) => `note: this session ran \`${c}\`, ${why}; ${todo}`);
 }
 async function handoffWithToken(root, token) {
   const files = [path29.join(memoryDir(root), "HANDOFF.md")];
   try {
-    for (const n2 of readdirSync9(archiveDir(root))) if (/^HANDOFF-.*\.md$/.test(n2)) files.push(path29.join(archiveDir(root), n2));
+    for (const n2 of readdirSync9(archiveDir(root))) {
+      if (/^HANDOFF-.*\.md$/.test(n2)) files.push(path29.join(archiveDir(root), n2));
+    }
   } catch {
   }
   for (const f of files) {
@@ -7599,7 +7596,8 @@ async function recordResume(root, call, sessionId, currentToken, env, fp) {
       return h2.ok ? h2.path : null;
     };
     const base = call.cwd !== null ? absolute(call.cwd) : null;
-    const start = call.rootArg === null ? base : base === null || windowsShaped(call.rootArg) ? absolute(call.rootArg) : path29.resolve(base, call.rootArg);
+    const arg = call.rootArg;
+    const start = arg === null ? base : base === null || windowsShaped(arg) ? absolute(arg) : path29.resolve(base, arg);
     if (start === null || findRoot(start, env).root !== root) return [];
     const token = call.expectedToken ?? currentToken;
     if (token === null) return [];
@@ -7619,25 +7617,35 @@ async function recordResume(root, call, sessionId, currentToken, env, fp) {
       const r = readJournalFile(dir, f.name);
       if (r !== null && r.bytes.includes(seen)) return [];
     }
-    const entry = renderResumeEntry(new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z"), sessionKey, token, score, outcome);
+    const entry = renderResumeEntry(isoSecond(ms), sessionKey, token, score, outcome);
     const done = await appendEntry(root, entry, ms, fp, schemaCheck);
     return done.repairs.map((l) => `recovered: ${l}`);
   } catch (err) {
-    return [`journal: resume not recorded: ${err instanceof Error ? err.message : String(err)}`];
+    return [`journal: resume not recorded: ${messageOf(err)}`];
   }
 }
 function summaryLine(entries) {
   const saves = entries.filter((e) => e.kind === "save").length;
   const resumes = entries.length - saves;
-  const count = (label) => entries.reduce((n2, e) => n2 + e.items.filter((i) => i.label === label && !i.text.startsWith("(")).length, 0);
-  const parts = [`${saves} save(s)`, `${resumes} resume(s)`, `${count("Finished")} step(s) finished`, `${count("Dropped")} item(s) dropped`, `${count("Superseded")} decision(s) superseded`];
+  const listed2 = (e, label) => e.items.filter((i) => i.label === label && i.text[0] !== "(");
+  const count = (label) => entries.reduce((n2, e) => n2 + listed2(e, label).length, 0);
+  const parts = [
+    `${saves} save(s)`,
+    `${resumes} resume(s)`,
+    `${count("Finished")} step(s) finished`,
+    `${count("Dropped")} item(s) dropped`,
+    `${count("Superseded")} decision(s) superseded`
+  ];
   return `- (${parts.join(", ")})`;
 }
 function foldSection(period, entries) {
   const lines3 = [`## ${period}`];
-  const kept = /* @__PURE__ */ new Set(["Decision", "Failed approach", "Handoff score", "Next step followed", "Failed approach retried", "Calls to first edit"]);
-  for (const e of [...entries].sort((a, b) => a.time === b.time ? a.id < b.id ? -1 : 1 : a.time < b.time ? -1 : 1)) {
-    const items = e.items.filter((i) => kept.has(i.label));
+  const order = (a, b) => {
+    if (a.time !== b.time) return a.time < b.time ? -1 : 1;
+    return a.id < b.id ? -1 : 1;
+  };
+  for (const e of [...entries].sort(order)) {
+    const items = e.items.filter((i) => FOLD_KEPT.has(i.label));
     if (items.length === 0) continue;
     lines3.push(`- ${e.time.slice(0, 10)} ${e.kind} ${e.id}: ${items.map((i) => `${i.label}: ${i.text}`).join("; ")}`);
   }
@@ -7650,21 +7658,23 @@ function boundYear(text2) {
   let out = text2;
   while (Buffer.byteLength(out) > MAX_DOCUMENT_BYTES) {
     const sections = [...out.matchAll(/^## \d{4}-\d{2}\n((?:- .*\n)*)/gm)];
-    const target = sections.find((s) => s[1].split("\n").filter((l) => l.startsWith("- ") && !l.startsWith("- (")).length > 0);
+    const target = sections.find((s) => s[1].split("\n").some((l) => l.startsWith("- ") && !l.startsWith("- (")));
     if (!target) break;
     const body = target[1];
     const all = body.split("\n").filter(Boolean);
     const sessions = all.filter((l) => !l.startsWith("- (")).length;
     const counts = all.filter((l) => l.startsWith("- ("));
-    const replacement = `${counts.join("\n")}
-- (${sessions} session line(s) summarised to keep this file within ${MAX_DOCUMENT_BYTES} bytes)
-`;
-    out = out.slice(0, target.index + target[0].length - body.length) + replacement + out.slice(target.index + target[0].length);
+    const note = `- (${sessions} session line(s) summarised to keep this file within ${MAX_DOCUMENT_BYTES} bytes)`;
+    const end = target.index + target[0].length;
+    out = `${out.slice(0, end - body.length)}${counts.join("\n")}
+${note}
+${out.slice(end)}`;
   }
   return out;
 }
 async function foldOne(root, nowMonth, fp) {
-  const due = listJournal(root).filter((f) => f.kind === "month" && monthIndex(nowMonth) - monthIndex(f.period) >= FOLD_AFTER_MONTHS);
+  const old = (period2) => monthIndex(nowMonth) - monthIndex(period2) >= FOLD_AFTER_MONTHS;
+  const due = listJournal(root).filter((f) => f.kind === "month" && old(f.period));
   if (due.length === 0) return null;
   const period = due[0].period;
   const files = due.filter((f) => f.period === period);
@@ -7691,7 +7701,8 @@ async function foldOne(root, nowMonth, fp) {
     await publishJournalFile(dir, yearName, current?.token ?? "absent", Buffer.from(next, "utf8"), fp);
   }
   for (const f of files) unlinkSync8(path29.join(dir, f.name));
-  return `journal: folded ${files.map((f) => `journal/${f.name}`).join(", ")} (${entries.length} entries) into journal/${yearName}`;
+  const names3 = files.map((f) => `journal/${f.name}`).join(", ");
+  return `journal: folded ${names3} (${entries.length} entries) into journal/${yearName}`;
 }
 function insertSection(text2, period, section) {
   const heads = [...text2.matchAll(/^## (\d{4}-\d{2})$/gm)];
@@ -7699,7 +7710,7 @@ function insertSection(text2, period, section) {
   if (!after) return text2 + section;
   return text2.slice(0, after.index) + section + text2.slice(after.index);
 }
-var FOLD_AFTER_MONTHS;
+var FOLD_AFTER_MONTHS, FOLD_KEPT, isoSecond, messageOf;
 var init_record = __esm({
   "src/journal/record.ts"() {
     "use strict";
@@ -7715,7 +7726,18 @@ var init_record = __esm({
     init_entry();
     init_outcome();
     init_store();
+    init_store();
     FOLD_AFTER_MONTHS = 7;
+    FOLD_KEPT = /* @__PURE__ */ new Set([
+      "Decision",
+      "Failed approach",
+      "Handoff score",
+      "Next step followed",
+      "Failed approach retried",
+      "Calls to first edit"
+    ]);
+    isoSecond = (ms) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
+    messageOf = (err) => err instanceof Error ? err.message : String(err);
   }
 });
 
@@ -10187,7 +10209,9 @@ function lessonsInterrupted(root) {
 }
 function composeHookText(files, interrupted, paused, now, checkpoint, savedHere) {
   const lines3 = [];
-  for (const f of files) if (f.status === "unsafe" || f.status === "foreign") lines3.push(SENTENCES.unsafe(FILE_OF[f.kind]));
+  for (const f of files) {
+    if (f.status === "unsafe" || f.status === "foreign") lines3.push(SENTENCES.unsafe(FILE_OF[f.kind]));
+  }
   if (interrupted || files.some((f) => f.status === "interrupted")) lines3.push(SENTENCES.interrupted());
   for (const f of files) {
     if (f.status !== "present") continue;
@@ -10196,10 +10220,12 @@ function composeHookText(files, interrupted, paused, now, checkpoint, savedHere)
       continue;
     }
     const glance = f.kind === "handoff" ? ageText(f.text, now) : null;
-    if (f.kind === "handoff" && checkpoint?.handoffOlderThanSession) lines3.push(CHECKPOINT_SENTENCES.handoffOlderThanSession());
+    const olderThanSession = f.kind === "handoff" && checkpoint?.handoffOlderThanSession === true;
+    if (olderThanSession) lines3.push(CHECKPOINT_SENTENCES.handoffOlderThanSession());
     else lines3.push(glance !== null ? SENTENCES.handoff(glance.age) : SENTENCES.lessons());
     if (glance?.strays) lines3.push(`session-handoff: ${glance.strays}.`);
-    if (f.kind === "handoff" && typeof f.text === "string" && savedHere !== void 0 && !savedHere(f.text)) lines3.push(SENTENCES.elsewhere());
+    const handoffText = f.kind === "handoff" && typeof f.text === "string" ? f.text : null;
+    if (handoffText !== null && savedHere !== void 0 && !savedHere(handoffText)) lines3.push(SENTENCES.elsewhere());
   }
   if (checkpoint) lines3.push(...checkpoint.lines);
   if (paused) lines3.push(SENTENCES.paused());
@@ -10280,7 +10306,9 @@ exit: always 0 -- a broken hook must not break a session; problems go to stderr.
         }
         const format2 = ctx.values.format ?? "text";
         if (!isHookFormat(format2)) {
-          return ok("", [`memory_io hook: --format must be text, claude, codex, gemini, cursor or cline, got ${quotedValue(String(format2))}; printing nothing`]);
+          const formats = "text, claude, codex, gemini, cursor or cline";
+          const got = quotedValue(String(format2));
+          return ok("", [`memory_io hook: --format must be ${formats}, got ${got}; printing nothing`]);
         }
         const wrap = (text2) => renderHook(format2, text2, HOOK_LIMIT);
         if (disabledByEnv(ctx.env)) return ok("", []);
@@ -10293,23 +10321,28 @@ exit: always 0 -- a broken hook must not break a session; problems go to stderr.
           return ok("", [`memory_io hook: ${err.message}; printing nothing`]);
         }
         const paused = pauseSwitch(memoryDir(root), ctx.env) !== null;
-        if (treeUnsafe(root) === true) return ok(wrap(`${[SENTENCES.tree(), ...paused ? [SENTENCES.paused()] : []].join("\n")}
+        if (treeUnsafe(root) === true) {
+          return ok(wrap(`${[SENTENCES.tree(), ...paused ? [SENTENCES.paused()] : []].join("\n")}
 `), []);
+        }
         const kinds = mode === "session" ? ["handoff", "lessons"] : ["lessons"];
         const files = kinds.map((k) => inspectFile(root, k, true, { text: k === "handoff" }));
         const now = Date.now();
         const handoffPresent = files.some((f) => f.kind === "handoff" && f.status === "present");
-        const checkpoint = mode === "session" ? await checkpointHookLines(root, input, handoffPresent, paused, now) : void 0;
+        const session = mode === "session";
+        const checkpoint = session ? await checkpointHookLines(root, input, handoffPresent, paused, now) : void 0;
         const interrupted = mode === "session" ? interruptedSave(root) : lessonsInterrupted(root);
         const savedHere = (text2) => {
           const saves = readSaves(root);
           if (saves === null) return true;
           try {
-            if (savedHereByStat(root, statKey(lstatSync20(path38.join(memoryDir(root), "HANDOFF.md"), { bigint: true })))) return true;
+            const stat = lstatSync20(path38.join(memoryDir(root), "HANDOFF.md"), { bigint: true });
+            if (savedHereByStat(root, statKey(stat))) return true;
           } catch {
           }
           const stamp = savedStampOf(text2);
-          return stamp !== null && saves.stamps.includes(stamp) || saves.tokens.includes(tokenOf(Buffer.from(text2, "utf8")));
+          if (stamp !== null && saves.stamps.includes(stamp)) return true;
+          return saves.tokens.includes(tokenOf(Buffer.from(text2, "utf8")));
         };
         return ok(wrap(composeHookText(files, interrupted, paused, now, checkpoint, savedHere)), []);
       }
@@ -14258,9 +14291,269 @@ function readText(p) {
 }
 function removePause(file) {
   const w = shellWord(file);
-  return w === null ? `remove the file ${quotedValue(file)} (a path holds a control character, so no command is printed to paste)` : `rm ${w}`;
+  if (w !== null) return `rm ${w}`;
+  return `remove the file ${quotedValue(file)} (a path holds a control character, so no command is printed to paste)`;
 }
-var NOT_OURS, HELPER_FILES, doctorVerb;
+function agentFiles(r, agent, perUser) {
+  try {
+    return agent.edits(r.helper, perUser).map((edit2) => ({ edit: edit2, file: editPath(perUser ? r.home : r.root, edit2) }));
+  } catch {
+    return [];
+  }
+}
+function agentInstalls(r) {
+  const agents = {};
+  const starts = [];
+  for (const [name2, agent] of Object.entries(AGENTS)) {
+    const skill = [
+      ...agent.skillFolders.project.map((f) => path53.join(r.root, f, "session-handoff")),
+      ...agent.skillFolders.home.map((f) => path53.join(r.home, f, "session-handoff"))
+    ].filter((d) => exists(path53.join(d, "SKILL.md")));
+    const install = {};
+    for (const { edit: edit2, file } of agentFiles(r, agent, r.global)) {
+      install[edit2.file] = installState(r, name2, edit2, file, agents, starts);
+    }
+    agents[name2] = { ...agents[name2], skill, install };
+    if (skill.length === 0 && Object.values(install).some((st) => st === "current" || st === "outdated")) {
+      const where = agent.skillFolders.project.map((f) => `${f}/session-handoff`).join(" or ");
+      const what = `${name2}: installed, but no session-handoff skill folder where ${name2} looks for skills (${where})`;
+      r.problems.push({ what, fix: r.nodeRun(`init --agent ${name2}${gflag(r)}`, !r.global) });
+    }
+    for (const dir of skill) {
+      const lacking2 = HELPER_FILES.filter((f) => !exists(path53.join(dir, f)));
+      if (lacking2.length === 0 || r.problems.some((p) => p.what.includes(dir))) continue;
+      const what = `${name2}: the skill folder ${quotePath(dir)} lacks its helper (${lacking2.join(", ")})`;
+      r.problems.push({ what, fix: r.nodeRun(`init --agent ${name2}${gflag(r)}`, !r.global) });
+    }
+  }
+  return { agents, starts };
+}
+function installState(r, name2, edit2, file, agents, starts) {
+  const agent = AGENTS[name2];
+  const reinstall = cmd(r, `install --agent ${name2}${gflag(r)}`);
+  const text2 = readText(file);
+  let judged = text2;
+  if (text2 !== null && edit2.kind === "json-hooks") {
+    judged = withoutForeignHooks(text2, (c) => installShaped(edit2, c) !== null);
+  }
+  let state = "absent";
+  if (judged !== null && holdsOurs(edit2, judged)) {
+    try {
+      const span = edit2.kind === "md-block" ? findBlock(judged, edit2.file) : null;
+      if (span !== null && !blockAgents(judged, span).includes(name2)) return "absent";
+      state = installText(edit2, name2, judged, edit2.file) === judged ? "current" : "outdated";
+    } catch (err) {
+      state = "malformed";
+      const fix = `fix ${edit2.file} by hand, then ${reinstall}`;
+      r.problems.push({ what: `${edit2.file}: ${err.message.split("\n")[0]}`, fix });
+    }
+  }
+  if (state === "outdated") {
+    const why = edit2.kind === "json-hooks" && judged !== null ? outdatedReasons(judged, edit2) : [];
+    const what = `${name2}: ${edit2.file} holds an outdated session-handoff entry`;
+    const fix = `${reinstall} (upgrades it in place)`;
+    r.problems.push({ what: why.length > 0 ? `${what}: ${why.join("; ")}` : what, fix });
+  }
+  const installed = state === "current" || state === "outdated";
+  if (installed && text2 !== null) {
+    if (edit2.kind === "md-block" && path53.basename(edit2.file) === "AGENTS.md") {
+      const over = budgetFinding(text2, edit2.file, reinstall);
+      if (over !== null && !r.problems.some((p) => p.what === over.what)) r.problems.push(over);
+      const subfolders = "codex: AGENTS.md files in subfolders count toward the same 32 KiB Codex reads";
+      if (name2 === "codex") r.notes.push(subfolders);
+    }
+    if (edit2.kind === "json-hooks" && agent.checks?.hookTrust === "codex") {
+      agents[name2] = { ...agents[name2], trust: codexTrust(r.env, r.home, file) };
+    }
+    const fromStart = agent.checks?.projectHooksFromStartFolder === true;
+    if (edit2.kind === "json-hooks" && fromStart && !r.global) r.notes.push(startFolderNote(agent));
+  }
+  const withStarts = edit2.kind === "json-hooks" || installed && !edit2.file.endsWith("TaskResume");
+  if (withStarts && text2 !== null && holdsOurs(edit2, text2)) {
+    const shown = r.global ? `~/${edit2.file}` : edit2.file;
+    const found = startCommands(edit2, text2, file, state === "current");
+    for (const argv of found.run) starts.push({ shown, argv, agent: name2 });
+    for (const c of found.foreign) {
+      const fix = `read it in ${shown}; remove it unless you wrote it, then ${reinstall} writes ours`;
+      r.problems.push({ what: NOT_OURS(shown, c.length > 200 ? `${c.slice(0, 200)}\u2026` : c), fix });
+    }
+  }
+  return state;
+}
+function pluginInstalls(r, agents) {
+  const plugins = claudePluginInstalls(r.home);
+  if (plugins.length === 0) return;
+  agents["claude-code"] = { ...agents["claude-code"], plugin: plugins };
+  for (const p of plugins) {
+    const state = `${p.scope} scope${p.version ? `, ${p.version}` : ""}, ${p.enabled ? "enabled" : "disabled"}`;
+    r.notes.push(`claude-code: the plugin ${p.key} is installed (${state})`);
+  }
+  for (const p of plugins.filter((p2) => p2.rootSkill)) {
+    r.notes.push(
+      `claude-code: the plugin ${p.key} has its SKILL.md at its root, which Claude Code 2.1.112 does not list ("Unknown skill"): reinstall it from the dist-plugin branch (README, "Install")`
+    );
+  }
+  const installed = Object.entries(agents["claude-code"]?.install ?? {});
+  const hooked = installed.some(([f, st]) => f.endsWith("settings.json") && (st === "current" || st === "outdated"));
+  if (plugins.some((p) => p.enabled) && hooked) {
+    const what = "claude-code: the plugin and the installed .claude/settings.json hooks both announce parked memory";
+    const uninstall = cmd(r, `uninstall --agent claude-code${gflag(r)}`);
+    r.problems.push({
+      what: `${what}: every session gets the notice twice`,
+      fix: `${uninstall} (the plugin's hooks stay), or disable the plugin with /plugin`
+    });
+  }
+}
+function agentLeftovers(r) {
+  const leftovers = [];
+  const seen = /* @__PURE__ */ new Set();
+  for (const [name2, agent] of Object.entries(AGENTS)) {
+    for (const global of [false, true]) {
+      const base = global ? r.home : r.root;
+      for (const { edit: edit2, file } of agentFiles(r, agent, global)) {
+        if (seen.has(file)) continue;
+        seen.add(file);
+        try {
+          missingDirs(base, path53.dirname(file));
+        } catch {
+          continue;
+        }
+        const plan = planLeftovers(path53.dirname(file), path53.basename(file));
+        if (plan.found.length === 0) continue;
+        const shown = global ? `~/${edit2.file}` : edit2.file;
+        const rel = (p) => global ? `~/${path53.relative(r.home, p)}` : path53.relative(r.root, p);
+        const fixCmd = r.nodeRun(`install --agent ${name2}${global ? " --global" : ""}`, !global);
+        const left = `${shown}: an interrupted install or uninstall left`;
+        if (plan.conflict !== null) {
+          const what = `${left} what only you can settle: ${plan.conflict.found}`;
+          r.problems.push({ what, fix: `${plan.conflict.todo}, then ${fixCmd}` });
+        } else if (plan.steps.length > 0) {
+          const what = `${left} private files beside it: ${plan.steps.map(describeFound).join("; ")}`;
+          r.problems.push({ what, fix: `${fixCmd} repairs it before anything else (uninstall does too)` });
+        }
+        for (const p of plan.planted) {
+          const what = `${shown}: ${rel(p.entry.path)} is named like a private file of its edits but ${p.reason}`;
+          const fix = `move ${quotedPath(p.entry.path)} away (session-handoff did not leave it and never touches it)`;
+          r.problems.push({ what, fix });
+        }
+        leftovers.push({ file: shown, found: plan.found.map((e) => rel(e.path)) });
+      }
+    }
+  }
+  return leftovers;
+}
+async function memoryState(r) {
+  const { root, problems } = r;
+  const kinds = ["handoff", "lessons", "solutions"];
+  const files = Object.fromEntries(kinds.map((k) => [k, inspectFile(root, k).status]));
+  const interrupted = interruptedSave(root) || Object.values(files).includes("interrupted");
+  const unsafe = Object.values(files).some((s) => s === "unsafe" || s === "foreign");
+  const verdict = interrupted ? "interrupted" : unsafe ? "unsafe" : files.handoff === "present" ? "parked" : "clean";
+  if (interrupted) problems.push({ what: "an interrupted save needs recovery", fix: cmd(r, "recover") });
+  const lock = lockState(memoryDir(root));
+  if (lock.unproven) {
+    const owner = `process ${lock.pid} on ${quotedValue(lock.host ?? "")}, dated ahead of this clock`;
+    const who = lock.host === null ? "an unreadable owner file" : owner;
+    const fix = `${cmd(r, "recover")} takes it over after watching it 10 s (if no writer is at work there)`;
+    problems.push({ what: `the memory lock ${path53.join(".ai", "memory", LOCK_NAME)} names ${who}`, fix });
+  }
+  if (unsafe) {
+    const fix = "inspect .ai/memory by hand (a link, a hard link, a FIFO or no v1 marker); move the file away";
+    problems.push({ what: "a memory file failed safety or schema checks", fix });
+  }
+  if (mergeDriverMissing(root)) problems.push({ what: MERGE_DRIVER_MISSING, fix: cmd(r, "publish") });
+  const driverGone = await driverPartMissing(root, r.env);
+  if (driverGone !== null) {
+    problems.push({ what: `${driverGone}: memory files merge as text (conflict markers)`, fix: cmd(r, "publish") });
+  }
+  let archives = 0;
+  try {
+    archives = readdirSync15(archiveDir(root)).filter((n2) => ARCHIVE_NAME.test(n2)).length;
+  } catch {
+  }
+  const journal = journalState(r);
+  const paused = pauseSwitch(memoryDir(root), r.env);
+  if (paused) {
+    const byEnv = paused.startsWith("SESSION_HANDOFF_DISABLE");
+    const what = `memory writes are paused by ${byEnv ? paused : quotedPath(paused)}`;
+    problems.push({ what, fix: byEnv ? "unset SESSION_HANDOFF_DISABLE" : removePause(paused) });
+  }
+  return { verdict, files, archives, paused, git: await gitState(r), journal };
+}
+function journalState(r) {
+  const journalFiles = listJournal(r.root);
+  const problems = [];
+  const journal = { files: journalFiles.length, off: journalOff(r.root), problems };
+  for (const f of journalFiles) {
+    try {
+      const read = readJournalFile(journalDir(r.root), f.name);
+      const first = read === null ? void 0 : parseJournal(read.bytes.toString("utf8"), f.kind).problems[0];
+      if (first) journal.problems.push({ file: `journal/${f.name}`, ...first });
+    } catch (err) {
+      journal.problems.push({ file: `journal/${f.name}`, line: 0, message: err.message });
+    }
+  }
+  for (const p of journal.problems) {
+    const where = `${path53.join(".ai", "memory", p.file)} line ${p.line}`;
+    const what = `${where}: ${p.message}; saves add no entry to it until it is fixed`;
+    r.problems.push({ what, fix: "fix that line by hand, or move the file away" });
+  }
+  return journal;
+}
+async function gitState(r) {
+  try {
+    const ig = await runGit(r.root, ["check-ignore", "-q", "--", ".ai/memory/HANDOFF.md"], r.env, 5e3);
+    if (ig.code !== 0 && ig.code !== 1) return null;
+    const tr = await runGit(r.root, ["ls-files", "--", ".ai/memory"], r.env, 5e3);
+    return { ignored: ig.code === 0, tracked: tr.stdout.length > 0 };
+  } catch {
+    return null;
+  }
+}
+async function startRuns(r, starts) {
+  const runs = [];
+  for (const s of starts) {
+    const run = await runStart(s.shown, s.argv, r.root, r.env);
+    runs.push(run);
+    if (run.notRun !== void 0) r.notes.push(`${run.file} SessionStart: not run: ${run.notRun}`);
+    else if (run.code !== 0) {
+      const stderr = run.stderr ? `: ${quotedValue(run.stderr.trim().split("\n")[0])}` : "";
+      const what = `${run.file}: its SessionStart command exited ${run.code ?? "by a signal or timeout"}${stderr}`;
+      r.problems.push({ what, fix: cmd(r, `install --agent ${s.agent}${gflag(r)}`) });
+    }
+  }
+  return runs;
+}
+function reportText(result) {
+  const { agents, runs, notes, leftovers, memory, problems } = result;
+  const lines3 = [`node ${result.node}`, `helper ${quotePath(result.helper)}`];
+  for (const [name2, a] of Object.entries(agents)) {
+    const inst = Object.entries(a.install).map(([f, s]) => `${f} ${s === "absent" ? "not installed" : s}`).join(", ");
+    const skill = a.skill.length > 0 ? a.skill.map(quotePath).join(", ") : "not found";
+    lines3.push(`${name2}: skill ${skill}; ${inst}${a.trust ? `; Codex hook review: ${a.trust}` : ""}`);
+  }
+  for (const run of runs) {
+    const out = run.stdout.trim();
+    const said = out === "" ? "printed nothing" : `printed ${quotedValue(out.slice(0, 300))}`;
+    const stderr = run.stderr.trim() ? `; stderr ${quotedValue(run.stderr.trim().slice(0, 300))}` : "";
+    lines3.push(`ran ${run.file} SessionStart (PATH=/usr/bin:/bin): exit ${run.code ?? "none"}, ${said}${stderr}`);
+  }
+  for (const n2 of notes) lines3.push(`note: ${n2}`);
+  const beside = leftovers.map((l) => quotePath(l.file)).join(", ");
+  const left = "leftovers of an interrupted install or uninstall";
+  lines3.push(leftovers.length === 0 ? `agent files: no ${left}` : `agent files: ${left} beside ${beside}`);
+  const { verdict, archives, journal, paused, git } = memory;
+  const tracked = git?.tracked ? "tracked" : "untracked";
+  const gitWords = git === null ? "not a repository" : `${git.ignored ? "ignored" : "not ignored"}, ${tracked}`;
+  const journalWords = `journal: ${journal.files} file(s)${journal.off ? ", off (journal/OFF)" : ""}`;
+  const pausedWords = paused ? `paused (${paused})` : "not paused";
+  lines3.push(`memory: ${verdict}; ${archives} archive(s); ${journalWords}; ${pausedWords}; git: ${gitWords}`);
+  lines3.push(problems.length === 0 ? "ok" : `${problems.length} problem(s):`);
+  for (const p of problems) lines3.push(`- ${p.what}
+  fix: ${p.fix}`);
+  return showRefused(lines3.join("\n")).text;
+}
+var NOT_OURS, HELPER_FILES, doctorVerb, cmd, gflag;
 var init_doctor = __esm({
   "src/verbs/doctor.ts"() {
     "use strict";
@@ -14290,7 +14583,7 @@ var init_doctor = __esm({
     init_invisible();
     init_types();
     init_errors();
-    NOT_OURS = (file, command) => `${file}: a SessionStart command names memory_io.mjs but is not one install writes (not ours: not run): ${quotedValue(command)}`;
+    NOT_OURS = (file, command) => `${file}: a SessionStart command names memory_io.mjs but is not one install writes (not ours: not run): ` + quotedValue(command);
     HELPER_FILES = ["scripts/memory_io.mjs", "scripts/lib/cli.mjs", "scripts/lib/session.mjs"];
     doctorVerb = {
       name: "doctor",
@@ -14332,206 +14625,34 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
           root = path53.resolve(home);
         }
         const helper = helperLocation(ctx, root);
-        const problems = [];
         const nodeRun2 = (verb, rootArg) => {
           const h = shellWord(helper.abs);
-          const r = rootArg ? shellWord(root) : "";
-          if (h === null || r === null) return `\`${verb}\` of the helper ${quotedValue(helper.abs)}${rootArg ? ` with --root ${quotedValue(root)}` : ""} (a path holds a control character, so no command is printed to paste)`;
-          return `node ${h} ${verb}${rootArg ? ` --root ${r}` : ""}`;
+          const r2 = rootArg ? shellWord(root) : "";
+          if (h !== null && r2 !== null) return `node ${h} ${verb}${rootArg ? ` --root ${r2}` : ""}`;
+          const where = `${quotedValue(helper.abs)}${rootArg ? ` with --root ${quotedValue(root)}` : ""}`;
+          return `\`${verb}\` of the helper ${where} (a path holds a control character, so no command is printed to paste)`;
         };
-        const cmd = (verb) => nodeRun2(verb, true);
+        const r = { root, home, global, helper, env: ctx.env, nodeRun: nodeRun2, problems: [], notes: [] };
         const node = process.versions.node;
-        if (Number(node.split(".")[0]) < 20) problems.push({ what: `Node ${node} is older than 20`, fix: "install Node.js 20 or newer" });
-        const agentFiles = (agent, perUser) => {
-          try {
-            return agent.edits(helper, perUser).map((edit2) => ({ edit: edit2, file: editPath(perUser ? home : root, edit2) }));
-          } catch {
-            return [];
-          }
-        };
-        const gflag = global ? " --global" : "";
-        const agents = {};
-        const notes = [];
-        const starts = [];
-        for (const [name2, agent] of Object.entries(AGENTS)) {
-          const skill = [
-            ...agent.skillFolders.project.map((f) => path53.join(root, f, "session-handoff")),
-            ...agent.skillFolders.home.map((f) => path53.join(home, f, "session-handoff"))
-          ].filter((d) => exists(path53.join(d, "SKILL.md")));
-          const install = {};
-          for (const { edit: edit2, file } of agentFiles(agent, global)) {
-            const text2 = readText(file);
-            const judged = text2 !== null && edit2.kind === "json-hooks" ? withoutForeignHooks(text2, (c) => installShaped(edit2, c) !== null) : text2;
-            let state = "absent";
-            if (judged !== null && holdsOurs(edit2, judged)) {
-              try {
-                const span = edit2.kind === "md-block" ? findBlock(judged, edit2.file) : null;
-                if (span !== null && !blockAgents(judged, span).includes(name2)) {
-                  install[edit2.file] = "absent";
-                  continue;
-                }
-                state = installText(edit2, name2, judged, edit2.file) === judged ? "current" : "outdated";
-              } catch (err) {
-                state = "malformed";
-                problems.push({ what: `${edit2.file}: ${err.message.split("\n")[0]}`, fix: `fix ${edit2.file} by hand, then ${cmd(`install --agent ${name2}${gflag}`)}` });
-              }
-            }
-            if (state === "outdated") {
-              const why = edit2.kind === "json-hooks" && judged !== null ? outdatedReasons(judged, edit2) : [];
-              problems.push({ what: `${name2}: ${edit2.file} holds an outdated session-handoff entry${why.length > 0 ? `: ${why.join("; ")}` : ""}`, fix: `${cmd(`install --agent ${name2}${gflag}`)} (upgrades it in place)` });
-            }
-            const installed = state === "current" || state === "outdated";
-            if (installed && text2 !== null) {
-              if (edit2.kind === "md-block" && path53.basename(edit2.file) === "AGENTS.md") {
-                const over = budgetFinding(text2, edit2.file, cmd(`install --agent ${name2}${gflag}`));
-                if (over !== null && !problems.some((p) => p.what === over.what)) problems.push(over);
-                if (name2 === "codex") notes.push(`codex: AGENTS.md files in subfolders count toward the same 32 KiB Codex reads`);
-              }
-              if (edit2.kind === "json-hooks" && agent.checks?.hookTrust === "codex") agents[name2] = { ...agents[name2], trust: codexTrust(ctx.env, home, file) };
-              if (edit2.kind === "json-hooks" && agent.checks?.projectHooksFromStartFolder && !global) notes.push(startFolderNote(agent));
-            }
-            if ((installed || edit2.kind === "json-hooks") && text2 !== null && holdsOurs(edit2, text2)) {
-              if (edit2.kind === "json-hooks" || !edit2.file.endsWith("TaskResume")) {
-                const shown = global ? `~/${edit2.file}` : edit2.file;
-                const found = startCommands(edit2, text2, file, state === "current");
-                for (const argv of found.run) starts.push({ shown, argv, agent: name2 });
-                for (const c of found.foreign) {
-                  problems.push({ what: NOT_OURS(shown, c.length > 200 ? `${c.slice(0, 200)}\u2026` : c), fix: `read it in ${shown}; remove it unless you wrote it, then ${cmd(`install --agent ${name2}${gflag}`)} writes ours` });
-                }
-              }
-            }
-            install[edit2.file] = state;
-          }
-          agents[name2] = { ...agents[name2], skill, install };
-          if (skill.length === 0 && Object.values(install).some((st) => st === "current" || st === "outdated")) {
-            const where = agent.skillFolders.project.map((f) => `${f}/session-handoff`).join(" or ");
-            problems.push({ what: `${name2}: installed, but no session-handoff skill folder where ${name2} looks for skills (${where})`, fix: nodeRun2(`init --agent ${name2}${gflag}`, !global) });
-          }
-          for (const dir of skill) {
-            const lacking2 = HELPER_FILES.filter((f) => !exists(path53.join(dir, f)));
-            if (lacking2.length === 0 || problems.some((p) => p.what.includes(dir))) continue;
-            problems.push({ what: `${name2}: the skill folder ${quotePath(dir)} lacks its helper (${lacking2.join(", ")})`, fix: nodeRun2(`init --agent ${name2}${gflag}`, !global) });
-          }
+        if (Number(node.split(".")[0]) < 20) {
+          r.problems.push({ what: `Node ${node} is older than 20`, fix: "install Node.js 20 or newer" });
         }
-        const plugins = claudePluginInstalls(home);
-        if (plugins.length > 0) {
-          agents["claude-code"] = { ...agents["claude-code"], plugin: plugins };
-          for (const p of plugins) notes.push(`claude-code: the plugin ${p.key} is installed (${p.scope} scope${p.version ? `, ${p.version}` : ""}, ${p.enabled ? "enabled" : "disabled"})`);
-          for (const p of plugins.filter((p2) => p2.rootSkill)) notes.push(`claude-code: the plugin ${p.key} has its SKILL.md at its root, which Claude Code 2.1.112 does not list ("Unknown skill"): reinstall it from the dist-plugin branch (README, "Install")`);
-          const hooked = Object.entries(agents["claude-code"]?.install ?? {}).some(([f, st]) => f.endsWith("settings.json") && (st === "current" || st === "outdated"));
-          if (plugins.some((p) => p.enabled) && hooked) {
-            problems.push({ what: "claude-code: the plugin and the installed .claude/settings.json hooks both announce parked memory: every session gets the notice twice", fix: `${cmd(`uninstall --agent claude-code${gflag}`)} (the plugin's hooks stay), or disable the plugin with /plugin` });
-          }
-        }
-        const leftovers = [];
-        const seen = /* @__PURE__ */ new Set();
-        for (const [name2, agent] of Object.entries(AGENTS)) {
-          for (const global2 of [false, true]) {
-            const base = global2 ? home : root;
-            for (const { edit: edit2, file } of agentFiles(agent, global2)) {
-              if (seen.has(file)) continue;
-              seen.add(file);
-              try {
-                missingDirs(base, path53.dirname(file));
-              } catch {
-                continue;
-              }
-              const plan = planLeftovers(path53.dirname(file), path53.basename(file));
-              if (plan.found.length === 0) continue;
-              const shown = global2 ? `~/${edit2.file}` : edit2.file;
-              const rel = (p) => global2 ? `~/${path53.relative(home, p)}` : path53.relative(root, p);
-              const found = plan.found.map((e) => rel(e.path));
-              const fixVerb = `install --agent ${name2}${global2 ? " --global" : ""}`;
-              const fixCmd = nodeRun2(fixVerb, !global2);
-              if (plan.conflict !== null) {
-                problems.push({ what: `${shown}: an interrupted install or uninstall left what only you can settle: ${plan.conflict.found}`, fix: `${plan.conflict.todo}, then ${fixCmd}` });
-              } else if (plan.steps.length > 0) {
-                problems.push({
-                  what: `${shown}: an interrupted install or uninstall left private files beside it: ${plan.steps.map(describeFound).join("; ")}`,
-                  fix: `${fixCmd} repairs it before anything else (uninstall does too)`
-                });
-              }
-              for (const p of plan.planted) {
-                problems.push({ what: `${shown}: ${rel(p.entry.path)} is named like a private file of its edits but ${p.reason}`, fix: `move ${quotedPath(p.entry.path)} away (session-handoff did not leave it and never touches it)` });
-              }
-              leftovers.push({ file: shown, found });
-            }
-          }
-        }
-        const kinds = ["handoff", "lessons", "solutions"];
-        const files = Object.fromEntries(kinds.map((k) => [k, inspectFile(root, k).status]));
-        const interrupted = interruptedSave(root) || Object.values(files).includes("interrupted");
-        const unsafe = Object.values(files).some((s) => s === "unsafe" || s === "foreign");
-        const verdict = interrupted ? "interrupted" : unsafe ? "unsafe" : files.handoff === "present" ? "parked" : "clean";
-        if (interrupted) problems.push({ what: "an interrupted save needs recovery", fix: cmd("recover") });
-        const lock = lockState(memoryDir(root));
-        if (lock.unproven) {
-          const who = lock.host === null ? "an unreadable owner file" : `process ${lock.pid} on ${quotedValue(lock.host)}, dated ahead of this clock`;
-          problems.push({ what: `the memory lock ${path53.join(".ai", "memory", LOCK_NAME)} names ${who}`, fix: `${cmd("recover")} takes it over after watching it 10 s (if no writer is at work there)` });
-        }
-        if (unsafe) problems.push({ what: "a memory file failed safety or schema checks", fix: `inspect ${path53.join(".ai", "memory")} by hand (a link, a hard link, a FIFO or no v1 marker); move the file away` });
-        if (mergeDriverMissing(root)) problems.push({ what: MERGE_DRIVER_MISSING, fix: cmd("publish") });
-        const driverGone = await driverPartMissing(root, ctx.env);
-        if (driverGone !== null) problems.push({ what: `${driverGone}: memory files merge as text (conflict markers)`, fix: cmd("publish") });
-        let archives = 0;
-        try {
-          archives = readdirSync15(archiveDir(root)).filter((n2) => ARCHIVE_NAME.test(n2)).length;
-        } catch {
-        }
-        const journalFiles = listJournal(root);
-        const journal = { files: journalFiles.length, off: journalOff(root), problems: [] };
-        for (const f of journalFiles) {
-          try {
-            const read = readJournalFile(journalDir(root), f.name);
-            const first = read === null ? void 0 : parseJournal(read.bytes.toString("utf8"), f.kind).problems[0];
-            if (first) journal.problems.push({ file: `journal/${f.name}`, ...first });
-          } catch (err) {
-            journal.problems.push({ file: `journal/${f.name}`, line: 0, message: err.message });
-          }
-        }
-        for (const p of journal.problems) problems.push({ what: `${path53.join(".ai", "memory", p.file)} line ${p.line}: ${p.message}; saves add no entry to it until it is fixed`, fix: "fix that line by hand, or move the file away" });
-        const paused = pauseSwitch(memoryDir(root), ctx.env);
-        if (paused) problems.push({ what: `memory writes are paused by ${paused.startsWith("SESSION_HANDOFF_DISABLE") ? paused : quotedPath(paused)}`, fix: paused.startsWith("SESSION_HANDOFF_DISABLE") ? "unset SESSION_HANDOFF_DISABLE" : removePause(paused) });
-        let git = null;
-        try {
-          const ig = await runGit(root, ["check-ignore", "-q", "--", ".ai/memory/HANDOFF.md"], ctx.env, 5e3);
-          if (ig.code === 0 || ig.code === 1) {
-            const tr = await runGit(root, ["ls-files", "--", ".ai/memory"], ctx.env, 5e3);
-            git = { ignored: ig.code === 0, tracked: tr.stdout.length > 0 };
-          }
-        } catch {
-          git = null;
-        }
-        const runs = [];
-        for (const s of starts) {
-          const r = await runStart(s.shown, s.argv, root, ctx.env);
-          runs.push(r);
-          if (r.notRun !== void 0) notes.push(`${r.file} SessionStart: not run: ${r.notRun}`);
-          else if (r.code !== 0) problems.push({ what: `${r.file}: its SessionStart command exited ${r.code ?? "by a signal or timeout"}${r.stderr ? `: ${quotedValue(r.stderr.trim().split("\n")[0])}` : ""}`, fix: cmd(`install --agent ${s.agent}${gflag}`) });
-        }
-        const memory = { verdict, files, archives, paused, git, journal };
-        const result = { ok: problems.length === 0, node, helper: helper.abs, agents, runs, notes: [...new Set(notes)], leftovers, memory, problems };
-        if (ctx.values.json) return ok(`${JSON.stringify(result)}
+        const { agents, starts } = agentInstalls(r);
+        pluginInstalls(r, agents);
+        const leftovers = agentLeftovers(r);
+        const memory = await memoryState(r);
+        const runs = await startRuns(r, starts);
+        const notes = [...new Set(r.notes)];
+        const { problems } = r;
+        const result = { ok: problems.length === 0, node, helper: helper.abs, agents, runs, notes, leftovers, memory };
+        if (ctx.values.json) return ok(`${JSON.stringify({ ...result, problems })}
 `);
-        const lines3 = [`node ${node}`, `helper ${quotePath(helper.abs)}`];
-        for (const [name2, a] of Object.entries(agents)) {
-          const inst = Object.entries(a.install).map(([f, s]) => `${f} ${s === "absent" ? "not installed" : s}`).join(", ");
-          lines3.push(`${name2}: skill ${a.skill.length > 0 ? a.skill.map(quotePath).join(", ") : "not found"}; ${inst}${a.trust ? `; Codex hook review: ${a.trust}` : ""}`);
-        }
-        for (const r of runs) {
-          const said = r.stdout.trim() === "" ? "printed nothing" : `printed ${quotedValue(r.stdout.trim().slice(0, 300))}`;
-          lines3.push(`ran ${r.file} SessionStart (PATH=/usr/bin:/bin): exit ${r.code ?? "none"}, ${said}${r.stderr.trim() ? `; stderr ${quotedValue(r.stderr.trim().slice(0, 300))}` : ""}`);
-        }
-        for (const n2 of new Set(notes)) lines3.push(`note: ${n2}`);
-        lines3.push(leftovers.length === 0 ? "agent files: no leftovers of an interrupted install or uninstall" : `agent files: leftovers of an interrupted install or uninstall beside ${leftovers.map((l) => quotePath(l.file)).join(", ")}`);
-        lines3.push(`memory: ${verdict}; ${archives} archive(s); journal: ${journal.files} file(s)${journal.off ? ", off (journal/OFF)" : ""}; ${paused ? `paused (${paused})` : "not paused"}; git: ${git === null ? "not a repository" : `${git.ignored ? "ignored" : "not ignored"}, ${git.tracked ? "tracked" : "untracked"}`}`);
-        lines3.push(problems.length === 0 ? "ok" : `${problems.length} problem(s):`);
-        for (const p of problems) lines3.push(`- ${p.what}
-  fix: ${p.fix}`);
-        return ok(`${showRefused(lines3.join("\n")).text}
+        return ok(`${reportText({ ...result, problems })}
 `);
       }
     };
+    cmd = (r, verb) => r.nodeRun(verb, true);
+    gflag = (r) => r.global ? " --global" : "";
   }
 });
 
@@ -15023,10 +15144,10 @@ function contentText(content) {
   }).filter((t) => t !== "").join("\n");
 }
 function commandOf(name2, args) {
-  const cmd = args.cmd ?? args.command;
-  if (typeof cmd === "string") return cmd;
-  if (Array.isArray(cmd) && cmd.every((c) => typeof c === "string")) {
-    const parts = cmd;
+  const cmd2 = args.cmd ?? args.command;
+  if (typeof cmd2 === "string") return cmd2;
+  if (Array.isArray(cmd2) && cmd2.every((c) => typeof c === "string")) {
+    const parts = cmd2;
     if (parts.length === 3 && /(^|\/)(ba|z)?sh$/.test(parts[0]) && /^-l?c$/.test(parts[1])) return parts[2];
     return parts.join(" ");
   }
@@ -15488,8 +15609,8 @@ function codexCommand(payload) {
     }
   }
   const o = obj(args);
-  const cmd = o === null ? args : o.cmd ?? o.command;
-  return typeof cmd === "string" ? cmd : Array.isArray(cmd) ? cmd.filter((c) => typeof c === "string").join(" ") : "";
+  const cmd2 = o === null ? args : o.cmd ?? o.command;
+  return typeof cmd2 === "string" ? cmd2 : Array.isArray(cmd2) ? cmd2.filter((c) => typeof c === "string").join(" ") : "";
 }
 function codexEvents(rec) {
   const ev = { calls: 0, saves: [], results: [] };
@@ -15652,8 +15773,8 @@ function codexCalls(rec, state) {
     const item = obj(p.item) ?? p;
     if (item.type === "CommandExecution") {
       state.items = true;
-      const cmd = Array.isArray(item.command) ? item.command.filter((c) => typeof c === "string") : [];
-      const command = cmd.length >= 3 && /(^|\/)(ba|z)?sh$/.test(cmd[0]) && cmd[1] === "-lc" ? cmd[2] : cmd.join(" ") || (str(item.command) ?? "");
+      const cmd2 = Array.isArray(item.command) ? item.command.filter((c) => typeof c === "string") : [];
+      const command = cmd2.length >= 3 && /(^|\/)(ba|z)?sh$/.test(cmd2[0]) && cmd2[1] === "-lc" ? cmd2[2] : cmd2.join(" ") || (str(item.command) ?? "");
       return [{ ...at3({ kind: "command", command }), item: true }];
     }
     if (item.type === "FileChange") {
@@ -15669,8 +15790,8 @@ function codexCalls(rec, state) {
   if (name2 === "apply_patch") return patchPaths(typeof args === "string" ? args : str(args?.input) ?? "").map((file) => at3({ kind: "edit", path: file }));
   if (name2 === "exec_command" || name2 === "shell" || p.type === "local_shell_call") {
     const o = typeof args === "string" ? null : args;
-    const cmd = o?.cmd ?? o?.command;
-    const command = typeof cmd === "string" ? cmd : Array.isArray(cmd) ? cmd.filter((c) => typeof c === "string").join(" ") : "";
+    const cmd2 = o?.cmd ?? o?.command;
+    const command = typeof cmd2 === "string" ? cmd2 : Array.isArray(cmd2) ? cmd2.filter((c) => typeof c === "string").join(" ") : "";
     return [at3({ kind: "command", command })];
   }
   return [at3({ kind: "other" })];
@@ -17032,7 +17153,10 @@ ${ROOT_HELP}
 exit:   0 purged (also none); 2 refused; 4 paused; 5 busy.
 `,
       async run(ctx) {
-        if (ctx.positionals[0] !== "purge") throw new UsageError(`journal takes one action, purge; got ${quotedValue(String(ctx.positionals[0]).slice(0, 40))}`);
+        if (ctx.positionals[0] !== "purge") {
+          const got = quotedValue(String(ctx.positionals[0]).slice(0, 40));
+          throw new UsageError(`journal takes one action, purge; got ${got}`);
+        }
         const before = ctx.values.before;
         if (before !== void 0 && (typeof before !== "string" || !/^\d{4}-(0[1-9]|1[0-2])$/.test(before))) {
           throw new UsageError(`--before takes a month as YYYY-MM, got ${quotedValue(String(before).slice(0, 40))}`);
@@ -17040,13 +17164,16 @@ exit:   0 purged (also none); 2 refused; 4 paused; 5 busy.
         const root = rootOption(ctx);
         const lockTimeoutSeconds = lockTimeoutOption(ctx);
         if (!exists2(journalDir(root))) return ok("nothing to purge: there is no journal (.ai/memory/journal/)\n");
-        const { result, repairs } = await underLock({ root, env: ctx.env, lockTimeoutSeconds, failpoint: failpointOf(ctx) }, async () => {
-          const chosen = listJournal(root).filter((f) => before === void 0 || (f.kind === "year" ? `${f.period}-12` : f.period) < before);
+        const opts = { root, env: ctx.env, lockTimeoutSeconds, failpoint: failpointOf(ctx) };
+        const lastMonth = (f) => f.kind === "year" ? `${f.period}-12` : f.period;
+        const { result, repairs } = await underLock(opts, async () => {
+          const chosen = listJournal(root).filter((f) => before === void 0 || lastMonth(f) < before);
           for (const f of chosen) {
             const st = lstatSync30(path59.join(journalDir(root), f.name));
             if (st.isFile()) continue;
             const what = st.isSymbolicLink() ? "a link" : st.isDirectory() ? "a folder" : "not a regular file";
-            throw new Refused(`journal/${f.name} is ${what}, not a journal file; move it out of .ai/memory/journal/, then purge again (nothing was deleted)`);
+            const todo = "move it out of .ai/memory/journal/, then purge again (nothing was deleted)";
+            throw new Refused(`journal/${f.name} is ${what}, not a journal file; ${todo}`);
           }
           for (const f of chosen) unlinkSync13(path59.join(journalDir(root), f.name));
           return chosen.map((f) => `journal/${f.name}`);
@@ -17330,9 +17457,13 @@ async function runVerb(name2, verb, proc) {
   let ctx;
   const warned = /* @__PURE__ */ new Set();
   try {
-    const parsed = nodeUtil().parseArgs({ args: proc.argv.slice(1), options: verb.options, allowPositionals: true, strict: true, tokens: true });
+    const args = proc.argv.slice(1);
+    const { options } = verb;
+    const parsed = nodeUtil().parseArgs({ args, options, allowPositionals: true, strict: true, tokens: true });
     const repeated = repeatedFlag(parsed.tokens, verb.options);
-    if (repeated !== null) throw new UsageError(`--${repeated} is given more than once; pass it once (see \`${name2} --help\`)`);
+    if (repeated !== null) {
+      throw new UsageError(`--${repeated} is given more than once; pass it once (see \`${name2} --help\`)`);
+    }
     const [min, max] = verb.positionals;
     if (parsed.positionals.length < min) {
       throw new UsageError(`${name2} needs ${min === 1 ? "an argument" : `${min} arguments`}; see \`${name2} --help\``);
@@ -17395,7 +17526,9 @@ async function runVerb(name2, verb, proc) {
   if (outcome.stdout.length > 0) proc.writeOut(json2 ? escapeJsonText(outcome.stdout) : outcome.stdout);
   return outcome.code;
 }
-var JSON_INVISIBLE = /[\x7F-\x9F\u00AD\u061C\u115F\u1160\u180E\u200B-\u200F\u2028-\u202E\u2060-\u206F\u3164\uFE00-\uFE0F\uFEFF\uFFA0\uFFF9-\uFFFB\u{E0000}-\u{E007F}\u{E0100}-\u{E01EF}]/gu;
+var CONTROLS = "\\x7F-\\x9F\\u00AD\\u061C\\u115F\\u1160\\u180E\\u200B-\\u200F\\u2028-\\u202E\\u2060-\\u206F\\u3164";
+var FILLERS = "\\uFE00-\\uFE0F\\uFEFF\\uFFA0\\uFFF9-\\uFFFB\\u{E0000}-\\u{E007F}\\u{E0100}-\\u{E01EF}";
+var JSON_INVISIBLE = new RegExp(`[${CONTROLS}${FILLERS}]`, "gu");
 function escapeJsonText(json2) {
   return json2.replace(JSON_INVISIBLE, (ch) => {
     let out = "";
@@ -17403,9 +17536,9 @@ function escapeJsonText(json2) {
     return out;
   });
 }
-function repeatedFlag(tokens, options) {
+function repeatedFlag(tokens = [], options) {
   const seen = /* @__PURE__ */ new Set();
-  for (const t of tokens ?? []) {
+  for (const t of tokens) {
     if (t.kind !== "option" || t.name === void 0 || options[t.name]?.multiple === true) continue;
     if (seen.has(t.name)) return t.name;
     seen.add(t.name);
@@ -17484,15 +17617,16 @@ function wrapHelp(text2, width = HELP_WIDTH) {
   return out.join("\n");
 }
 function editDistance(a, b) {
-  const d = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_2, j) => i === 0 ? j : j === 0 ? i : 0));
+  const row = (i) => Array.from({ length: b.length + 1 }, (_, j) => i === 0 ? j : j === 0 ? i : 0);
+  const d = Array.from({ length: a.length + 1 }, (_, i) => row(i));
   for (let i = 1; i <= a.length; i++) {
     for (let j = 1; j <= b.length; j++) {
-      const row = d[i];
+      const row2 = d[i];
       const prev = d[i - 1];
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      row[j] = Math.min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + cost);
+      row2[j] = Math.min(prev[j] + 1, row2[j - 1] + 1, prev[j - 1] + cost);
       if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
-        row[j] = Math.min(row[j], d[i - 2][j - 2] + 1);
+        row2[j] = Math.min(row2[j], d[i - 2][j - 2] + 1);
       }
     }
   }
@@ -17686,7 +17820,13 @@ function usageText(VERBS2) {
 function verbHelp(name2, help) {
   return wrapHelp(`${help.replace(/\n*$/, "\n")}${exampleBlock(name2)}`);
 }
-var SAID_FOR = { resume: "brief", save: "write", handoff: "brief", status: "check", restore: "archives" };
+var SAID_FOR = {
+  resume: "brief",
+  save: "write",
+  handoff: "brief",
+  status: "check",
+  restore: "archives"
+};
 function suggestion(word, VERBS2) {
   const said = SAID_FOR[word.toLowerCase()];
   const near = said !== void 0 && VERBS2[said] ? said : nearest(word, Object.keys(VERBS2));
@@ -17728,7 +17868,8 @@ ${usageText(VERBS2)}`);
   }
   const entry = VERBS2[first];
   if (!entry) {
-    proc.writeErr(`${USAGE_PREFIX}unknown verb ${quotedValue(first)}${suggestion(first, VERBS2)}
+    const near = suggestion(first, VERBS2);
+    proc.writeErr(`${USAGE_PREFIX}unknown verb ${quotedValue(first)}${near}
 
 ${usageText(VERBS2)}`);
     return 2;
@@ -17783,7 +17924,10 @@ function readStdin(maxBytes) {
       }
       if (code === "EOF") break;
       if (code === "EBADF") break;
-      if (code === "EISDIR") return Promise.reject(new Refused("stdin is a directory, not a document: pass the document's file (`< FILE`) or pipe it in"));
+      if (code === "EISDIR") {
+        const todo = "pass the document's file (`< FILE`) or pipe it in";
+        return Promise.reject(new Refused(`stdin is a directory, not a document: ${todo}`));
+      }
       return Promise.reject(err);
     }
     if (n2 === 0) break;

@@ -24,12 +24,8 @@ var init_errors = __esm({
   "src/errors.ts"() {
     "use strict";
     HelperError = class extends Error {
-      /** Process exit code for this error (docs/design.md#tokens-and-the-publication-protocol). */
       code;
-      /**
-       * stderr lines printed before the refusal: what was done first and stays done (the repair
-       * of an interrupted save, `recovered: ...`, before a write that is then refused).
-       */
+      /** stderr lines printed before the refusal: what was done first and stays done (a repair). */
       before = [];
       constructor(message, code) {
         super(message);
@@ -2679,7 +2675,9 @@ function lessonsInterrupted(root) {
 }
 function composeHookText(files, interrupted, paused, now, checkpoint, savedHere) {
   const lines = [];
-  for (const f of files) if (f.status === "unsafe" || f.status === "foreign") lines.push(SENTENCES.unsafe(FILE_OF[f.kind]));
+  for (const f of files) {
+    if (f.status === "unsafe" || f.status === "foreign") lines.push(SENTENCES.unsafe(FILE_OF[f.kind]));
+  }
   if (interrupted || files.some((f) => f.status === "interrupted")) lines.push(SENTENCES.interrupted());
   for (const f of files) {
     if (f.status !== "present") continue;
@@ -2688,10 +2686,12 @@ function composeHookText(files, interrupted, paused, now, checkpoint, savedHere)
       continue;
     }
     const glance = f.kind === "handoff" ? ageText(f.text, now) : null;
-    if (f.kind === "handoff" && checkpoint?.handoffOlderThanSession) lines.push(CHECKPOINT_SENTENCES.handoffOlderThanSession());
+    const olderThanSession = f.kind === "handoff" && checkpoint?.handoffOlderThanSession === true;
+    if (olderThanSession) lines.push(CHECKPOINT_SENTENCES.handoffOlderThanSession());
     else lines.push(glance !== null ? SENTENCES.handoff(glance.age) : SENTENCES.lessons());
     if (glance?.strays) lines.push(`session-handoff: ${glance.strays}.`);
-    if (f.kind === "handoff" && typeof f.text === "string" && savedHere !== void 0 && !savedHere(f.text)) lines.push(SENTENCES.elsewhere());
+    const handoffText = f.kind === "handoff" && typeof f.text === "string" ? f.text : null;
+    if (handoffText !== null && savedHere !== void 0 && !savedHere(handoffText)) lines.push(SENTENCES.elsewhere());
   }
   if (checkpoint) lines.push(...checkpoint.lines);
   if (paused) lines.push(SENTENCES.paused());
@@ -2772,7 +2772,9 @@ exit: always 0 -- a broken hook must not break a session; problems go to stderr.
         }
         const format = ctx.values.format ?? "text";
         if (!isHookFormat(format)) {
-          return ok("", [`memory_io hook: --format must be text, claude, codex, gemini, cursor or cline, got ${quotedValue(String(format))}; printing nothing`]);
+          const formats = "text, claude, codex, gemini, cursor or cline";
+          const got = quotedValue(String(format));
+          return ok("", [`memory_io hook: --format must be ${formats}, got ${got}; printing nothing`]);
         }
         const wrap = (text) => renderHook(format, text, HOOK_LIMIT);
         if (disabledByEnv(ctx.env)) return ok("", []);
@@ -2785,23 +2787,28 @@ exit: always 0 -- a broken hook must not break a session; problems go to stderr.
           return ok("", [`memory_io hook: ${err.message}; printing nothing`]);
         }
         const paused = pauseSwitch(memoryDir(root), ctx.env) !== null;
-        if (treeUnsafe(root) === true) return ok(wrap(`${[SENTENCES.tree(), ...paused ? [SENTENCES.paused()] : []].join("\n")}
+        if (treeUnsafe(root) === true) {
+          return ok(wrap(`${[SENTENCES.tree(), ...paused ? [SENTENCES.paused()] : []].join("\n")}
 `), []);
+        }
         const kinds = mode === "session" ? ["handoff", "lessons"] : ["lessons"];
         const files = kinds.map((k) => inspectFile(root, k, true, { text: k === "handoff" }));
         const now = Date.now();
         const handoffPresent = files.some((f) => f.kind === "handoff" && f.status === "present");
-        const checkpoint = mode === "session" ? await checkpointHookLines(root, input, handoffPresent, paused, now) : void 0;
+        const session = mode === "session";
+        const checkpoint = session ? await checkpointHookLines(root, input, handoffPresent, paused, now) : void 0;
         const interrupted = mode === "session" ? interruptedSave(root) : lessonsInterrupted(root);
         const savedHere = (text) => {
           const saves = readSaves(root);
           if (saves === null) return true;
           try {
-            if (savedHereByStat(root, statKey(lstatSync11(path19.join(memoryDir(root), "HANDOFF.md"), { bigint: true })))) return true;
+            const stat = lstatSync11(path19.join(memoryDir(root), "HANDOFF.md"), { bigint: true });
+            if (savedHereByStat(root, statKey(stat))) return true;
           } catch {
           }
           const stamp = savedStampOf(text);
-          return stamp !== null && saves.stamps.includes(stamp) || saves.tokens.includes(tokenOf(Buffer.from(text, "utf8")));
+          if (stamp !== null && saves.stamps.includes(stamp)) return true;
+          return saves.tokens.includes(tokenOf(Buffer.from(text, "utf8")));
         };
         return ok(wrap(composeHookText(files, interrupted, paused, now, checkpoint, savedHere)), []);
       }
@@ -3605,9 +3612,13 @@ async function runVerb(name, verb, proc) {
   let ctx;
   const warned = /* @__PURE__ */ new Set();
   try {
-    const parsed = nodeUtil().parseArgs({ args: proc.argv.slice(1), options: verb.options, allowPositionals: true, strict: true, tokens: true });
+    const args = proc.argv.slice(1);
+    const { options } = verb;
+    const parsed = nodeUtil().parseArgs({ args, options, allowPositionals: true, strict: true, tokens: true });
     const repeated = repeatedFlag(parsed.tokens, verb.options);
-    if (repeated !== null) throw new UsageError(`--${repeated} is given more than once; pass it once (see \`${name} --help\`)`);
+    if (repeated !== null) {
+      throw new UsageError(`--${repeated} is given more than once; pass it once (see \`${name} --help\`)`);
+    }
     const [min, max] = verb.positionals;
     if (parsed.positionals.length < min) {
       throw new UsageError(`${name} needs ${min === 1 ? "an argument" : `${min} arguments`}; see \`${name} --help\``);
@@ -3670,7 +3681,9 @@ async function runVerb(name, verb, proc) {
   if (outcome.stdout.length > 0) proc.writeOut(json ? escapeJsonText(outcome.stdout) : outcome.stdout);
   return outcome.code;
 }
-var JSON_INVISIBLE = /[\x7F-\x9F\u00AD\u061C\u115F\u1160\u180E\u200B-\u200F\u2028-\u202E\u2060-\u206F\u3164\uFE00-\uFE0F\uFEFF\uFFA0\uFFF9-\uFFFB\u{E0000}-\u{E007F}\u{E0100}-\u{E01EF}]/gu;
+var CONTROLS = "\\x7F-\\x9F\\u00AD\\u061C\\u115F\\u1160\\u180E\\u200B-\\u200F\\u2028-\\u202E\\u2060-\\u206F\\u3164";
+var FILLERS = "\\uFE00-\\uFE0F\\uFEFF\\uFFA0\\uFFF9-\\uFFFB\\u{E0000}-\\u{E007F}\\u{E0100}-\\u{E01EF}";
+var JSON_INVISIBLE = new RegExp(`[${CONTROLS}${FILLERS}]`, "gu");
 function escapeJsonText(json) {
   return json.replace(JSON_INVISIBLE, (ch) => {
     let out = "";
@@ -3678,9 +3691,9 @@ function escapeJsonText(json) {
     return out;
   });
 }
-function repeatedFlag(tokens, options) {
+function repeatedFlag(tokens = [], options) {
   const seen = /* @__PURE__ */ new Set();
-  for (const t of tokens ?? []) {
+  for (const t of tokens) {
     if (t.kind !== "option" || t.name === void 0 || options[t.name]?.multiple === true) continue;
     if (seen.has(t.name)) return t.name;
     seen.add(t.name);
@@ -3729,7 +3742,10 @@ function readStdin(maxBytes) {
       }
       if (code === "EOF") break;
       if (code === "EBADF") break;
-      if (code === "EISDIR") return Promise.reject(new Refused("stdin is a directory, not a document: pass the document's file (`< FILE`) or pipe it in"));
+      if (code === "EISDIR") {
+        const todo = "pass the document's file (`< FILE`) or pipe it in";
+        return Promise.reject(new Refused(`stdin is a directory, not a document: ${todo}`));
+      }
       return Promise.reject(err);
     }
     if (n === 0) break;

@@ -2,7 +2,7 @@ import { quotedValue } from "../guard/quote.ts";
 import { lstatSync, unlinkSync } from "node:fs";
 import path from "node:path";
 import { Refused, UsageError } from "../errors.ts";
-import { journalDir, listJournal } from "../journal/store.ts";
+import { journalDir, listJournal, type JournalFile } from "../journal/store.ts";
 import { exists } from "../store/pause.ts";
 import { underLock } from "../store/mutate.ts";
 import { failpointOf, lockTimeoutOption, rootOption, ROOT_HELP } from "./common.ts";
@@ -34,7 +34,10 @@ ${ROOT_HELP}
 exit:   0 purged (also none); 2 refused; 4 paused; 5 busy.
 `,
   async run(ctx) {
-    if (ctx.positionals[0] !== "purge") throw new UsageError(`journal takes one action, purge; got ${quotedValue(String(ctx.positionals[0]).slice(0, 40))}`);
+    if (ctx.positionals[0] !== "purge") {
+      const got = quotedValue(String(ctx.positionals[0]).slice(0, 40));
+      throw new UsageError(`journal takes one action, purge; got ${got}`);
+    }
     const before = ctx.values.before;
     if (before !== undefined && (typeof before !== "string" || !/^\d{4}-(0[1-9]|1[0-2])$/.test(before))) {
       throw new UsageError(`--before takes a month as YYYY-MM, got ${quotedValue(String(before).slice(0, 40))}`);
@@ -43,15 +46,19 @@ exit:   0 purged (also none); 2 refused; 4 paused; 5 busy.
     const lockTimeoutSeconds = lockTimeoutOption(ctx);
     // A project without a journal has nothing to purge, and gets no memory folder for asking.
     if (!exists(journalDir(root))) return ok("nothing to purge: there is no journal (.ai/memory/journal/)\n");
-    const { result, repairs } = await underLock({ root, env: ctx.env, lockTimeoutSeconds, failpoint: failpointOf(ctx) }, async () => {
-      const chosen = listJournal(root).filter((f) => before === undefined || (f.kind === "year" ? `${f.period}-12` : f.period) < before);
+    const opts = { root, env: ctx.env, lockTimeoutSeconds, failpoint: failpointOf(ctx) };
+    // A year file goes with its whole year.
+    const lastMonth = (f: JournalFile) => (f.kind === "year" ? `${f.period}-12` : f.period);
+    const { result, repairs } = await underLock(opts, async () => {
+      const chosen = listJournal(root).filter((f) => before === undefined || lastMonth(f) < before);
       // Every file is looked at before any goes: a link or a folder named like a journal file is
       // not one the helper wrote, and purge deletes nothing it cannot vouch for.
       for (const f of chosen) {
         const st = lstatSync(path.join(journalDir(root), f.name));
         if (st.isFile()) continue;
         const what = st.isSymbolicLink() ? "a link" : st.isDirectory() ? "a folder" : "not a regular file";
-        throw new Refused(`journal/${f.name} is ${what}, not a journal file; move it out of .ai/memory/journal/, then purge again (nothing was deleted)`);
+        const todo = "move it out of .ai/memory/journal/, then purge again (nothing was deleted)";
+        throw new Refused(`journal/${f.name} is ${what}, not a journal file; ${todo}`);
       }
       for (const f of chosen) unlinkSync(path.join(journalDir(root), f.name));
       return chosen.map((f) => `journal/${f.name}`);
