@@ -1,7 +1,7 @@
 import { quotedValue } from "../guard/quote.ts";
 import path from "node:path";
 import { lstatSync } from "node:fs";
-import { readSaves, savedHereByStat, savedStampOf, statKey } from "../git/saves.ts";
+import { markedHere, readSaves, savedHereByStat, savedStampOf, statKey } from "../git/saves.ts";
 import { isConflicted } from "../schema/conflicted.ts";
 import { inspectFile, interruptedSave, treeUnsafe, type FileInspection } from "../store/inspect.ts";
 import { FILE_OF, memoryDir, type Kind } from "../store/paths.ts";
@@ -203,6 +203,8 @@ exit: always 0 -- a broken hook must not break a session; problems go to stderr.
       } catch {
         // hashed below
       }
+      const marked = markedHere(root, text);
+      if (marked !== null) return marked;
       const stamp = savedStampOf(text);
       if (stamp !== null && saves.stamps.includes(stamp)) return true;
       return saves.tokens.includes(tokenOf(Buffer.from(text, "utf8")));
