@@ -1907,37 +1907,26 @@ function readQuoted(s, start) {
   }
   return null;
 }
+function readPath(v, i, sep, last) {
+  if (v[i] === '"') return readQuoted(v, i);
+  const at4 = v.indexOf(sep, i);
+  if (at4 === -1 && !last) return null;
+  const end = at4 === -1 ? v.length : at4;
+  return { value: v.slice(i, end), end };
+}
 function parsePathList(value) {
   const v = value.trim();
-  if (v === "none" || v === "") return v === "none" ? { paths: [], more: 0 } : null;
+  if (v === "none") return { paths: [], more: 0 };
   const paths = [];
-  let more = 0;
-  let i = 0;
-  while (i < v.length) {
-    let item;
-    if (v[i] === '"') {
-      const q = readQuoted(v, i);
-      if (!q) return null;
-      item = q.value;
-      i = q.end;
-      if (i < v.length && !v.startsWith(", ", i)) return null;
-    } else {
-      const comma = v.indexOf(", ", i);
-      const end = comma === -1 ? v.length : comma;
-      item = v.slice(i, end);
-      i = end;
-      const tail = /^\u2026 and (\d+) more$/.exec(item);
-      if (tail) {
-        more = Number(tail[1]);
-        if (i !== v.length) return null;
-        break;
-      }
-    }
-    if (item.length === 0) return null;
-    paths.push(item);
-    if (i < v.length) i += 2;
+  for (let i = 0; i < v.length; i += 2) {
+    const p = readPath(v, i, ", ", true);
+    if (!p || p.value === "" || p.end < v.length && !v.startsWith(", ", p.end)) return null;
+    const tail = v[i] === '"' ? null : /^\u2026 and (\d+) more$/.exec(p.value);
+    if (tail) return p.end === v.length ? { paths, more: Number(tail[1]) } : null;
+    paths.push(p.value);
+    i = p.end;
   }
-  return { paths, more };
+  return paths.length > 0 ? { paths, more: 0 } : null;
 }
 function renderPathList(paths, limit = MAX_LISTED_DIRTY) {
   if (paths.length === 0) return "none";
@@ -1993,33 +1982,17 @@ function parseInProgress(value) {
 function parseKeyFileMtimes(value) {
   const v = value.trim();
   const out = [];
-  let i = 0;
-  while (i < v.length) {
-    let p;
-    if (v[i] === '"') {
-      const q = readQuoted(v, i);
-      if (!q) return null;
-      p = q.value;
-      i = q.end;
-      if (!v.startsWith(" @ ", i)) return null;
-    } else {
-      const at4 = v.indexOf(" @ ", i);
-      if (at4 === -1) return null;
-      p = v.slice(i, at4);
-      i = at4;
-    }
-    i += 3;
-    const comma = v.indexOf(", ", i);
+  for (let i = 0; i < v.length; ) {
+    const p = readPath(v, i, " @ ", false);
+    if (!p || !v.startsWith(" @ ", p.end)) return null;
+    const comma = v.indexOf(", ", p.end + 3);
     const end = comma === -1 ? v.length : comma;
-    const time = v.slice(i, end).trim();
-    if (p.length === 0 || time.length === 0) return null;
-    out.push({ path: p, mtime: time === "missing" ? null : time });
-    i = comma === -1 ? v.length : comma + 2;
+    const time = v.slice(p.end + 3, end).trim();
+    if (p.value.length === 0 || time.length === 0) return null;
+    out.push({ path: p.value, mtime: time === "missing" ? null : time });
+    i = end + 2;
   }
   return out;
-}
-function renderDirtyHashes(h) {
-  return `- Dirty hashes: ${h.map((x) => `${quotePath(x.path)} ${x.id}`).join(", ")}`;
 }
 function renderAnchorLines(a) {
   if (!a.insideGit) {
@@ -2029,11 +2002,12 @@ function renderAnchorLines(a) {
     return `${lines3.join("\n")}
 `;
   }
+  const hashes = a.dirtyHashes?.map((x) => `${quotePath(x.path)} ${x.id}`).join(", ");
   return [
     `- Branch: ${quoteBranch(a.branch ?? "(detached)")}`,
     `- HEAD: ${a.head ?? "none (no commits yet)"}`,
     `- Dirty files: ${renderPathList(a.dirty)}`,
-    ...a.dirtyHashes && a.dirtyHashes.length > 0 ? [renderDirtyHashes(a.dirtyHashes)] : [],
+    ...hashes ? [`- Dirty hashes: ${hashes}`] : [],
     `- Date: ${a.date}`,
     ...a.inProgress ? [`- In progress: ${renderInProgress(a.inProgress)}`] : [],
     ""
@@ -3222,9 +3196,7 @@ var init_validate_common = __esm({
         severity: "finding",
         part: null,
         checks: "CR or CRLF line ends",
-        check: (c) => {
-          return c.input.includes("\r") ? [{ line: 1, message: "CR or CRLF line ends; write turns them into LF" }] : [];
-        }
+        check: (c) => c.input.includes("\r") ? [{ line: 1, message: "CR or CRLF line ends; write turns them into LF" }] : []
       },
       newline: {
         // Write refuses a text without its final newline.
@@ -3232,9 +3204,7 @@ var init_validate_common = __esm({
         severity: "error",
         part: null,
         checks: "the text ends with a newline",
-        check: (c) => {
-          return c.text.endsWith("\n") ? [] : [{ line: c.lines.length, message: "the document must end with a newline" }];
-        }
+        check: (c) => c.text.endsWith("\n") ? [] : [{ line: c.lines.length, message: "the document must end with a newline" }]
       },
       markdown: {
         // The line grammar reads such a line as plain text: the finding says what to write instead.
@@ -3261,9 +3231,6 @@ var init_validate_common = __esm({
 });
 
 // src/schema/handoff.ts
-function nearestSection(title) {
-  return nearest2(title, SECTION_TITLES);
-}
 function straySentence(strays) {
   if (strays.length === 0) return null;
   const near = [...new Set(strays.flatMap((s) => s.near === null ? [] : [s.near]))];
@@ -3318,10 +3285,7 @@ function parseHandoff(input) {
   const text2 = normaliseText(input);
   return readHandoff(text2, parseBlocks(text2));
 }
-function readHandoff(text2, tree) {
-  return readFields(text2, tree, true);
-}
-function readFields(text2, tree, lists) {
+function readHandoff(text2, tree, lists = true) {
   const starts = lineStartsOf(text2);
   const out = {
     marker: text2.startsWith("<!-- memory-schema: v1 -->\n") || text2 === "<!-- memory-schema: v1 -->",
@@ -3364,7 +3328,7 @@ function readFields(text2, tree, lists) {
       const key = title.toLowerCase();
       stray = !KNOWN_SECTIONS.has(key);
       if (stray) {
-        const near = nearestSection(title);
+        const near = nearest2(title, SECTION_TITLES);
         out.strays.push({ title, near, line: lineAt(starts, node.start) });
         section = near !== null && LENDABLE.has(near.toLowerCase()) ? near.toLowerCase() : "(unknown)";
         continue;
@@ -3424,7 +3388,7 @@ function stateTimeOfText(text2, nowMs) {
 }
 function glanceAtHandoff(text2, nowMs) {
   const normalised = normaliseText(text2);
-  const h = readFields(normalised, parseBlocks(normalised), false);
+  const h = readHandoff(normalised, parseBlocks(normalised), false);
   return { stateTime: handoffStateTime(h, nowMs), strays: h.strays };
 }
 function goalLineOf(h) {
@@ -6043,9 +6007,6 @@ function handoffLayout(text2, model = readHandoff(text2, parseBlocks(text2))) {
   }
   return { lines: lines3, titleIndex, savedIndex: (model.savedLine ?? 0) - 1, anchors };
 }
-function anchorsRange(layout) {
-  return layout.anchors;
-}
 function share(total, bad2, max) {
   return proportion(total - bad2, total, max).score;
 }
@@ -6141,7 +6102,7 @@ function handoffKeyFiles(text2) {
   const t = normaliseText(text2);
   return readHandoff(t, parseBlocks(t)).keyFiles.map((k) => k.path).filter((p) => p !== null);
 }
-var HANDOFF_SECTIONS, LINE_CAP, MARKER4, TITLE, LABELS, NONE, CAUSE, TOOLS, PATH, CONCRETE, ACCEPTANCE, VERIFIED, NOT_RUN, ACCEPTED, PLAN_BOX, at2, SECTION_NAMES, SECTION_INDEX, SECTION_ORDER, sectionIndex, HANDOFF_RULES, HANDOFF_PARTS, unlabelled, causeless, vague, accepted, checksOf, looseChecks, lineCount;
+var OPTIONAL, HANDOFF_SECTIONS, LINE_CAP, MARKER4, TITLE, LABELS, NONE, CAUSE, TOOLS, PATH, CONCRETE, ACCEPTANCE, VERIFIED, NOT_RUN, ACCEPTED, PLAN_BOX, at2, SECTION_NAMES, SECTION_INDEX, SECTION_ORDER, sectionIndex, HANDOFF_RULES, HANDOFF_PARTS, unlabelled, causeless, vague, accepted, checksOf, looseChecks, lineCount;
 var init_validate = __esm({
   "src/schema/validate.ts"() {
     "use strict";
@@ -6155,18 +6116,8 @@ var init_validate = __esm({
     init_sanitize();
     init_anchor_lines();
     init_values();
-    HANDOFF_SECTIONS = [
-      { name: "Current goal", optional: false },
-      { name: "Scope", optional: true },
-      { name: "Plan", optional: false },
-      { name: "Verification", optional: true },
-      { name: "Decisions", optional: false },
-      { name: "Failed approaches", optional: false },
-      { name: "Open questions", optional: false },
-      { name: "Next steps", optional: false },
-      { name: "Key files", optional: false },
-      { name: "Environment anchors", optional: false }
-    ];
+    OPTIONAL = /* @__PURE__ */ new Set(["Scope", "Verification"]);
+    HANDOFF_SECTIONS = SECTION_TITLES.map((name2) => ({ name: name2, optional: OPTIONAL.has(name2) }));
     LINE_CAP = 150;
     MARKER4 = "<!-- memory-schema: v1 -->";
     TITLE = "# Session Handoff";
@@ -6835,7 +6786,7 @@ function minutes(ms) {
 }
 function replaceDate(text2, iso) {
   const layout = handoffLayout(text2);
-  const range = anchorsRange(layout);
+  const range = layout.anchors;
   if (range === null) return text2;
   const lines3 = [...layout.lines];
   for (let i = range.start; i < range.end; i++) {
@@ -6913,8 +6864,8 @@ async function buildDocument(checked, root, anchors) {
       }
     }
   }
-  const range = anchorsRange(handoffLayout(text2));
-  const sentRange = fill ? null : anchorsRange(handoffLayout(checked.text));
+  const range = handoffLayout(text2).anchors;
+  const sentRange = fill ? null : handoffLayout(checked.text).anchors;
   if (sentRange !== null && range !== null && checked.redacted.findings.some((f) => f.line > sentRange.start && f.line <= sentRange.end)) {
     const now = new Set((await anchorsNow()).split("\n"));
     const lines3 = text2.split("\n");
@@ -6954,7 +6905,7 @@ function finalBytes(text2, rawBytes) {
   return bytes;
 }
 function withDirtyHashes(text2, hashes) {
-  const range = anchorsRange(handoffLayout(text2));
+  const range = handoffLayout(text2).anchors;
   if (range === null) return text2;
   const lines3 = text2.split("\n");
   const body = lines3.slice(range.start, range.end).filter((l) => !l.startsWith("- Dirty hashes: "));
@@ -16243,7 +16194,7 @@ function renderSections(head, sections) {
   for (const s of sections) {
     out.push("", s.heading);
     if (s.dropped > 0) out.push(`- (${s.dropped} older left out)`);
-    if (s.items.length === 0 && s.dropped === 0) out.push(s.empty);
+    if (s.items.length === 0 && s.dropped === 0) out.push(s.heading === ANCHORS ? "- none" : "- none captured");
     out.push(...s.items);
   }
   return `${out.join("\n")}
@@ -16279,29 +16230,25 @@ function renderCheckpoint(input) {
   const commands = commandsKept.map((c) => `- \`${command(c.command)}\` \u2014 ${c.status}`);
   const claim2 = cap?.lastClaim ? [said("The agent claimed (not verified)", cap.lastClaim, CAP.claim)] : [];
   const sections = [
-    { heading: "## User requests", items: requests, dropped: 0, empty: "- none captured", cuttable: true },
-    { heading: "## Plan state", items: plan, dropped: planOlder, empty: "- none captured", cuttable: true },
-    { heading: "## Files edited", items: files, dropped: filesOlder, empty: "- none captured", cuttable: true },
-    { heading: "## Commands", items: commands, dropped: commandsOlder, empty: "- none captured", cuttable: true },
-    { heading: "## Last claim", items: claim2, dropped: 0, empty: "- none captured", cuttable: true }
+    { heading: "## User requests", items: requests, dropped: 0 },
+    { heading: "## Plan state", items: plan, dropped: planOlder },
+    { heading: "## Files edited", items: files, dropped: filesOlder },
+    { heading: "## Commands", items: commands, dropped: commandsOlder },
+    { heading: "## Last claim", items: claim2, dropped: 0 }
   ];
-  if (input.compactSummary !== null && input.compactSummary.trim() !== "") {
-    sections.push({
-      heading: "## Compaction summary",
-      items: [said("The harness summarised (not verified)", input.compactSummary, CAP.summary)],
-      dropped: 0,
-      empty: "- none captured",
-      cuttable: true
-    });
+  const summary = input.compactSummary;
+  if (summary !== null && summary.trim() !== "") {
+    const items = [said("The harness summarised (not verified)", summary, CAP.summary)];
+    sections.push({ heading: "## Compaction summary", items, dropped: 0 });
   }
   if (input.prior) mergePrior(sections, input.prior);
-  const anchors = input.anchorLines;
-  sections.push({ heading: "## Environment anchors", items: anchors, dropped: 0, empty: "- none", cuttable: false });
+  sections.push({ heading: ANCHORS, items: input.anchorLines, dropped: 0 });
   let text2 = renderSections(head, sections);
   while (Buffer.byteLength(text2, "utf8") > CHECKPOINT_MAX_BYTES) {
     let longest = null;
     for (const s of sections) {
-      if (s.cuttable && s.items.length > 0 && (longest === null || s.items.length > longest.items.length)) longest = s;
+      if (s.heading === ANCHORS || s.items.length === 0) continue;
+      if (longest === null || s.items.length > longest.items.length) longest = s;
     }
     if (longest === null) break;
     longest.items.shift();
@@ -16312,10 +16259,10 @@ function renderCheckpoint(input) {
 }
 function mergePrior(sections, prior) {
   for (const [heading, old] of prior.items) {
-    if (heading === "## Environment anchors" || old.length === 0 && !prior.dropped.has(heading)) continue;
+    if (heading === ANCHORS || old.length === 0 && !prior.dropped.has(heading)) continue;
     let s = sections.find((x) => x.heading === heading);
     if (s === void 0) {
-      s = { heading, items: [], dropped: 0, empty: "- none captured", cuttable: true };
+      s = { heading, items: [], dropped: 0 };
       sections.push(s);
     }
     if (LATEST_WINS.has(heading)) {
@@ -16336,7 +16283,7 @@ function sameCheckpoint(a, b) {
   const strip = (t) => t.replace(/^Saved: .*$/m, "").replace(/^- Date: .*$/m, "");
   return strip(a) === strip(b);
 }
-var CHECKPOINT_MAX_BYTES, MAX_REQUESTS, CAP, MAX_ITEMS, REDACT_WINDOW, MARK, LATEST_WINS;
+var CHECKPOINT_MAX_BYTES, MAX_REQUESTS, CAP, MAX_ITEMS, REDACT_WINDOW, MARK, ANCHORS, LATEST_WINS;
 var init_checkpoint = __esm({
   "src/schema/checkpoint.ts"() {
     "use strict";
@@ -16352,6 +16299,7 @@ var init_checkpoint = __esm({
     MAX_ITEMS = LISTED_ITEMS;
     REDACT_WINDOW = 16384;
     MARK = { done: "[x]", doing: "[~]", open: "[ ]", dropped: "[-]" };
+    ANCHORS = "## Environment anchors";
     LATEST_WINS = /* @__PURE__ */ new Set(["## Plan state", "## Last claim", "## Compaction summary"]);
   }
 });

@@ -1794,9 +1794,6 @@ var init_validate_common = __esm({
 });
 
 // src/schema/handoff.ts
-function nearestSection(title) {
-  return nearest(title, SECTION_TITLES);
-}
 function straySentence(strays) {
   if (strays.length === 0) return null;
   const near = [...new Set(strays.flatMap((s) => s.near === null ? [] : [s.near]))];
@@ -1847,7 +1844,7 @@ function keyFile(raw) {
   }
   return { raw: pathText, path: safeRelativePath(pathText), why: why.trim() };
 }
-function readFields(text, tree, lists) {
+function readHandoff(text, tree, lists = true) {
   const starts = lineStartsOf(text);
   const out = {
     marker: text.startsWith("<!-- memory-schema: v1 -->\n") || text === "<!-- memory-schema: v1 -->",
@@ -1890,7 +1887,7 @@ function readFields(text, tree, lists) {
       const key = title.toLowerCase();
       stray = !KNOWN_SECTIONS.has(key);
       if (stray) {
-        const near = nearestSection(title);
+        const near = nearest(title, SECTION_TITLES);
         out.strays.push({ title, near, line: lineAt(starts, node.start) });
         section = near !== null && LENDABLE.has(near.toLowerCase()) ? near.toLowerCase() : "(unknown)";
         continue;
@@ -1950,7 +1947,7 @@ function stateTimeOfText(text, nowMs) {
 }
 function glanceAtHandoff(text, nowMs) {
   const normalised = normaliseText(text);
-  const h = readFields(normalised, parseBlocks(normalised), false);
+  const h = readHandoff(normalised, parseBlocks(normalised), false);
   return { stateTime: handoffStateTime(h, nowMs), strays: h.strays };
 }
 var SECTION_TITLES, KNOWN_SECTIONS, LENDABLE, STEP, KEY_SEPARATOR, ANCHOR, ANCHOR_KEY;

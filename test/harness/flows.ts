@@ -34,7 +34,9 @@ export function skillDir(req: ModelRequest): string | null {
 export const helperCmd = (dir: string, args: string) => `node "${dir}/scripts/memory_io.mjs" ${args}`;
 
 /** A reply after the flow's last step: plain text quoting the last result (what a model says). */
-const done = (req: ModelRequest, tag: string): Reply => ({ text: `${tag}\n${(req.results.at(-1) ?? "").slice(0, 1500)}` });
+const done = (req: ModelRequest, tag: string): Reply => ({
+  text: `${tag}\n${(req.results.at(-1) ?? "").slice(0, 1500)}`,
+});
 
 /**
  * Step through `steps` by tool-result count; `skill` first when the harness has a skill tool.
@@ -138,13 +140,23 @@ export function saveFlow(tools: Tools, proj: string, doc = TRICKY_HANDOFF): Scri
   steps.push((req, dir) => {
     token = /CURRENT-SHA256: (\S+)/.exec(req.results.at(-1) ?? "")?.[1] ?? "absent";
     if (form === "draft") return tools.writeFile(`${proj}/.ai/memory/drafts/handoff.md`, doc, req);
-    return tools.shell(`${helperCmd(dir, `write handoff --expected-current-sha256 ${token}`)} <<'HANDOFF_END'\n${doc}HANDOFF_END`, req);
+    return tools.shell(
+      `${helperCmd(dir, `write handoff --expected-current-sha256 ${token}`)} <<'HANDOFF_END'\n${doc}HANDOFF_END`,
+      req,
+    );
   });
-  steps.push((req, dir) => (form === "draft" ? tools.shell(helperCmd(dir, `write handoff --from-draft --expected-current-sha256 ${token}`), req) : null));
+  steps.push((req, dir) =>
+    form === "draft"
+      ? tools.shell(helperCmd(dir, `write handoff --from-draft --expected-current-sha256 ${token}`), req)
+      : null,
+  );
   return stepper(tools, "FAKE-SAVED", steps);
 }
 
-/** Work: a plan (where the harness offers a plan tool), a failing command, a file written, a passing command, then a claim. */
+/**
+ * Work: a plan (where the harness offers a plan tool), a failing command, a file written, a passing
+ * command, then a claim.
+ */
 export function workFlow(tools: Tools, proj: string): Script {
   return (req) => {
     const plan = tools.plan?.(req) ?? null;
