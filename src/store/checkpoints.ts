@@ -2,8 +2,8 @@
 // (hook, check, read): listing and the hook's delivered-once markers. Retention and leftovers
 // are in checkpoint-cleanup.ts.
 import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readSync, unlinkSync, writeSync } from "node:fs";
-import { createHash } from "node:crypto";
 import path from "node:path";
+import { nodeCrypto } from "../builtins.ts";
 import { CHECKPOINT_NAME, headerValue, isAnchorsOnlySource, isCheckpointText } from "../schema/checkpoint-name.ts";
 import { parseStrictTime } from "../schema/values.ts";
 import { hasPrivatePartner } from "./private.ts";
@@ -39,7 +39,7 @@ function mayBeToken(id: string): boolean {
 export function sessionFileId(id: unknown): string {
   if (typeof id !== "string" || id === "") return "unknown";
   if (FILE_SAFE_ID.test(id) && !id.endsWith(".") && !WINDOWS_RESERVED.test(id.split(".", 1)[0]!) && !mayBeToken(id)) return id;
-  return createHash("sha256").update(id, "utf8").digest("hex").slice(0, 16);
+  return nodeCrypto().createHash("sha256").update(id, "utf8").digest("hex").slice(0, 16);
 }
 
 /** Whether `checkpoints/` is missing, a real folder (`ok`), or a link or not a folder (`unsafe`: never used). */
