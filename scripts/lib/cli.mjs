@@ -16099,7 +16099,7 @@ async function runCheckpoint(ctx) {
   const beforeSince = before === null ? null : headerValue(before, "Since-handoff");
   const since = got.save?.token ?? (beforeSince !== null && project.accepts(beforeSince) ? beforeSince : null);
   const nothing = got.recognised && got.toolCalls === 0;
-  const resumed = () => got.resume ? recordResume(root, got.resume, String(hook.sessionId ?? session), project.current?.token ?? null, ctx.env, failpointOf(ctx)) : Promise.resolve([]);
+  const resumed = () => got.resume ? recordResume(root, got.resume, session, project.current?.token ?? null, ctx.env, failpointOf(ctx)) : Promise.resolve([]);
   if (nothing && (before === null || headerValue(before, "Since-handoff") === since && !hook.compactSummary)) {
     let journal = [];
     if (got.resume) {

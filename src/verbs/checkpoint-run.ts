@@ -347,7 +347,7 @@ export async function runCheckpoint(ctx: VerbContext): Promise<Outcome> {
   const nothing = got.recognised && got.toolCalls === 0;
   // Nothing to capture and nothing of this session to replace: nothing is written at all.
   // A resume this session made is measured for the journal (docs/decisions/journal.md).
-  const resumed = (): Promise<string[]> => (got.resume ? recordResume(root, got.resume, String(hook.sessionId ?? session), project.current?.token ?? null, ctx.env, failpointOf(ctx)) : Promise.resolve([]));
+  const resumed = (): Promise<string[]> => (got.resume ? recordResume(root, got.resume, session, project.current?.token ?? null, ctx.env, failpointOf(ctx)) : Promise.resolve([]));
   if (nothing && (before === null || (headerValue(before, "Since-handoff") === since && !hook.compactSummary))) {
     let journal: string[] = [];
     if (got.resume) {
