@@ -15842,12 +15842,19 @@ function mergePrior(sections, prior) {
       }
       continue;
     }
-    const merged = [...old, ...s.items.filter((x) => !old.includes(x))];
+    const fresh = s.items;
+    const kept = heading === "## Commands" ? old.filter((x) => !supersededRun(x, fresh)) : old;
+    const merged = [...kept, ...fresh.filter((x) => !kept.includes(x))];
     const cap = heading === "## User requests" ? MAX_REQUESTS : MAX_ITEMS;
     s.dropped = Math.max(s.dropped, prior.dropped.get(heading) ?? 0) + Math.max(0, merged.length - cap);
     s.items = merged.slice(-cap);
     if (heading === "## User requests") s.dropped = 0;
   }
+}
+function supersededRun(item, fresh) {
+  const cut = item.lastIndexOf(" \u2014 ");
+  if (cut < 0 || item.slice(cut) !== " \u2014 unknown" || fresh.includes(item)) return false;
+  return fresh.some((x) => x.lastIndexOf(" \u2014 ") === cut && x.startsWith(item.slice(0, cut + 3)));
 }
 function sameCheckpoint(a, b) {
   const strip = (t) => t.replace(/^Saved: .*$/m, "").replace(/^- Date: .*$/m, "");

@@ -562,3 +562,36 @@ describe("checkpoint: anchors within ruling 21's limits", () => {
     expect(text).toContain('- The agent claimed (not verified): "All 12 tests pass now."');
   });
 });
+
+describe("checkpoint: a command whose result came after an earlier capture", () => {
+  it("a PostToolUse capture's unknown line gives way to the SessionEnd capture's final status: one line", () => {
+    const root = gitRepo();
+    const rec = (o: Record<string, unknown>) => `${JSON.stringify({ sessionId: "s", uuid: "u", timestamp: "2026-11-30T01:00:00Z", ...o })}\n`;
+    const call = rec({ type: "assistant", message: { content: [{ type: "tool_use", id: "t1", name: "Bash", input: { command: "npm test" } }] } });
+    const answer = rec({ type: "user", message: { content: [{ type: "tool_result", tool_use_id: "t1", content: "passed" }] }, toolUseResult: { stdout: "passed" } });
+    const p = path.join(root, "t.jsonl");
+    writeFileSync(p, rec({ type: "user", message: { content: "run the tests" } }) + call);
+    checkpoint(root, { transcript_path: p, hook_event_name: "PostToolUse" });
+    expect(cpText(root, "sess-1")).toContain("- `npm test` — unknown\n");
+    writeFileSync(p, rec({ type: "user", message: { content: "run the tests" } }) + call + answer);
+    checkpoint(root, { transcript_path: p, hook_event_name: "SessionEnd" });
+    const text = cpText(root, "sess-1")!;
+    expect(text.match(/`npm test`/g)).toHaveLength(1);
+    expect(text).toContain("- `npm test` — ok\n");
+  });
+
+  it("a command run twice keeps both runs", () => {
+    const root = gitRepo();
+    const rec = (o: Record<string, unknown>) => `${JSON.stringify({ sessionId: "s", uuid: "u", timestamp: "2026-11-30T01:00:00Z", ...o })}\n`;
+    const call = (id: string) => rec({ type: "assistant", message: { content: [{ type: "tool_use", id, name: "Bash", input: { command: "npm test" } }] } });
+    const answer = (id: string, text: string) => rec({ type: "user", message: { content: [{ type: "tool_result", tool_use_id: id, content: text, is_error: true }] }, toolUseResult: "Error" });
+    const p = path.join(root, "t.jsonl");
+    writeFileSync(p, call("t1") + answer("t1", "Exit code 1") + call("t2"));
+    checkpoint(root, { transcript_path: p, hook_event_name: "PostToolUse" });
+    writeFileSync(p, call("t1") + answer("t1", "Exit code 1") + call("t2") + answer("t2", "Exit code 2"));
+    checkpoint(root, { transcript_path: p, hook_event_name: "SessionEnd" });
+    const text = cpText(root, "sess-1")!;
+    expect(text).toContain("- `npm test` — exit 1\n- `npm test` — exit 2\n");
+    expect(text).not.toContain("— unknown");
+  });
+});
