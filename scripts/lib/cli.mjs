@@ -14794,10 +14794,32 @@ function exitFromText(text2) {
 function versionOf(value) {
   return typeof value === "string" && /^[0-9A-Za-z][0-9A-Za-z.+_-]{0,39}$/.test(value) ? value : null;
 }
+function noEvents(line) {
+  return { line, calls: [], results: [], usage: null, window: null, items: false };
+}
+function textOf(content) {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return content.map((b) => str(obj(b)?.text) ?? "").join("\n");
+}
+var EDIT_TOOLS, num;
 var init_types2 = __esm({
   "src/agents/transcripts/types.ts"() {
     "use strict";
     init_capture();
+    EDIT_TOOLS = /* @__PURE__ */ new Set([
+      "Edit",
+      "Write",
+      "MultiEdit",
+      "NotebookEdit",
+      "write_file",
+      "replace",
+      "edit",
+      "write",
+      "patch",
+      "smart_edit"
+    ]);
+    num = (v) => typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : 0;
   }
 });
 
@@ -14987,13 +15009,55 @@ function parseClaude(lines3) {
   cap.planFinal = planFrom === "todo";
   return cap;
 }
-var EDIT_TOOLS, SCAFFOLDING;
+function claudeWindow(model) {
+  if (model === null) return CLAUDE_DEFAULT_WINDOW;
+  if (/\[1m\]$/i.test(model) || ONE_MILLION.has(model.toLowerCase())) return 1e6;
+  return CLAUDE_DEFAULT_WINDOW;
+}
+function claudeUsage(rec) {
+  if (rec.type !== "assistant" || rec.isSidechain === true) return null;
+  const message = obj(rec.message);
+  const usage = obj(message?.usage);
+  if (usage === null) return null;
+  const tokens = [usage.input_tokens, usage.cache_creation_input_tokens, usage.cache_read_input_tokens, usage.output_tokens];
+  const used = tokens.reduce((n2, v) => n2 + num(v), 0);
+  const model = str(message?.model);
+  if (used === 0 || model === "<synthetic>") return null;
+  const asked = str(rec.requestedModel);
+  const name2 = asked !== null && /\[1m\]$/i.test(asked) ? asked : model;
+  return { used, window: claudeWindow(name2), model: name2 };
+}
+function claudeEvents(rec, line) {
+  const ev = noEvents(line);
+  ev.usage = claudeUsage(rec);
+  if (rec.isSidechain === true || typeof rec.agentId === "string") return ev;
+  const content = obj(rec.message)?.content;
+  if (!Array.isArray(content)) return ev;
+  for (const b of content.map(obj)) {
+    if (rec.type === "assistant" && b?.type === "tool_use") {
+      const input = obj(b.input);
+      const name2 = str(b.name) ?? "";
+      const command = name2 === "Bash" ? str(input?.command) ?? "" : null;
+      const file = str(input?.file_path) ?? str(input?.notebook_path) ?? "";
+      const event = command !== null ? { kind: "command", command } : EDIT_TOOLS.has(name2) ? { kind: "edit", path: file } : { kind: "other" };
+      const at3 = { id: str(b.id), ts: str(rec.timestamp), cwd: str(rec.cwd) };
+      ev.calls.push({ ...at3, events: [event], text: command ?? "", result: null });
+    } else if (rec.type === "user" && b?.type === "tool_result") {
+      const id = str(b.tool_use_id);
+      if (id !== null) ev.results.push({ id, text: textOf(b.content), failed: b.is_error === true });
+    }
+  }
+  return ev;
+}
+var SCAFFOLDING, CLAUDE_DEFAULT_WINDOW, ONE_MILLION;
 var init_claude = __esm({
   "src/agents/transcripts/claude.ts"() {
     "use strict";
     init_types2();
-    EDIT_TOOLS = /* @__PURE__ */ new Set(["Edit", "Write", "MultiEdit", "NotebookEdit"]);
+    init_types2();
     SCAFFOLDING = /^\s*(<command-name>|<command-message>|<local-command-stdout>|<local-command-stderr>|<system-reminder>|<bash-input>|<bash-stdout>|Caveat: The messages below)/;
+    CLAUDE_DEFAULT_WINDOW = 2e5;
+    ONE_MILLION = /* @__PURE__ */ new Set(["claude-opus-5-5"]);
   }
 });
 
@@ -15203,6 +15267,87 @@ function parseCodex(lines3) {
   cap.lastClaim = eventClaim ?? itemClaim ?? completedClaim;
   return cap;
 }
+function argvText(cmd) {
+  if (typeof cmd === "string") return cmd;
+  return Array.isArray(cmd) ? cmd.filter((c) => typeof c === "string").join(" ") : "";
+}
+function callArgs(p) {
+  const raw = p.arguments ?? p.input ?? p.action;
+  if (typeof raw !== "string") return obj(raw);
+  if (!raw.startsWith("{")) return raw;
+  try {
+    return obj(JSON.parse(raw));
+  } catch {
+    return raw;
+  }
+}
+function itemCall(item, at3) {
+  const failed = typeof item.exit_code === "number" ? item.exit_code !== 0 : item.status === "failed";
+  const result = { text: str(item.aggregated_output) ?? "", failed };
+  if (item.type === "FileChange") {
+    const events = Object.keys(obj(item.changes) ?? {}).map((file) => ({ kind: "edit", path: file }));
+    return { ...at3, events, text: "", result, item: true };
+  }
+  const argv = Array.isArray(item.command) ? item.command.filter((c) => typeof c === "string") : [];
+  const script = argv.length >= 3 && /(^|\/)(ba|z)?sh$/.test(argv[0]) && argv[1] === "-lc" ? argv[2] : null;
+  const command = script ?? (argv.join(" ") || (str(item.command) ?? ""));
+  return { ...at3, events: [{ kind: "command", command }], text: argvText(item.command), result, item: true };
+}
+function codexUsage(rec, payload) {
+  if (rec.type === "token_usage_record") {
+    const usage = obj(payload.usage);
+    const used2 = num(usage?.total_tokens) || num(usage?.input_tokens) + num(usage?.output_tokens);
+    return used2 === 0 ? null : { used: used2, window: null, model: null };
+  }
+  if (rec.type !== "event_msg" || payload.type !== "token_count") return null;
+  const info = obj(payload.info);
+  const last = obj(info?.last_token_usage);
+  if (info === null || last === null) return null;
+  const used = num(last.total_tokens) || num(last.input_tokens) + num(last.output_tokens);
+  const window = num(info.model_context_window);
+  return used === 0 ? null : { used, window: window > 0 ? window : null, model: null };
+}
+function codexEvents(rec, line, state) {
+  const ev = noEvents(line);
+  const p = obj(rec.payload);
+  if (p === null) return ev;
+  if (rec.type === "session_meta" || rec.type === "turn_context") state.cwd = str(p.cwd) ?? state.cwd;
+  ev.usage = codexUsage(rec, p);
+  if (rec.type === "event_msg" && p.type === "task_started" && num(p.model_context_window) > 0) {
+    ev.window = num(p.model_context_window);
+  }
+  const at3 = { id: null, ts: str(rec.timestamp), cwd: state.cwd };
+  if (rec.type === "event_msg") {
+    const item = obj(p.item) ?? p;
+    if (item.type === "CommandExecution" || item.type === "FileChange") {
+      ev.items = true;
+      ev.calls.push(itemCall(item, at3));
+    }
+    return ev;
+  }
+  if (rec.type !== "response_item") return ev;
+  if (p.type === "function_call_output" || p.type === "custom_tool_call_output") {
+    const id = str(p.call_id);
+    const out = p.output;
+    const text3 = typeof out === "string" ? out : str(obj(out)?.content) ?? str(obj(out)?.output) ?? textOf(out);
+    if (id !== null) ev.results.push({ id, text: text3, failed: /Process exited with code [1-9]/.test(text3) });
+    return ev;
+  }
+  if (p.type !== "function_call" && p.type !== "custom_tool_call" && p.type !== "local_shell_call") return ev;
+  const name2 = str(p.name) ?? "";
+  const args = callArgs(p);
+  const command = typeof args === "string" ? "" : argvText(args?.cmd ?? args?.command);
+  let events = [{ kind: "other" }];
+  if (name2 === "apply_patch") {
+    const patch = typeof args === "string" ? args : str(args?.input) ?? "";
+    events = [...patch.matchAll(/^\*\*\* (?:Update|Add|Delete) File: (.+)$/gm)].map((m) => ({ kind: "edit", path: m[1].trim() }));
+  } else if (name2 === "exec_command" || name2 === "shell" || p.type === "local_shell_call") {
+    events = [{ kind: "command", command }];
+  }
+  const text2 = typeof args === "string" ? args : command;
+  ev.calls.push({ ...at3, id: str(p.call_id) ?? str(p.id), events, text: text2, result: null });
+  return ev;
+}
 var SCAFFOLDING2;
 var init_codex2 = __esm({
   "src/agents/transcripts/codex.ts"() {
@@ -15266,7 +15411,7 @@ function parseGemini(lines3) {
         const out = resultText(call.result);
         const status = exitFromText(out) ?? (call.status === "success" && !/Exit Code:/i.test(out) ? "ok" : "unknown");
         cap.commands.push({ command: str(args.command) ?? "", status });
-      } else if (EDIT_TOOLS2.has(name2)) {
+      } else if (EDIT_TOOLS.has(name2)) {
         noteEdit(cap.filesEdited, str(args.file_path) ?? str(args.absolute_path) ?? "");
       } else if (name2 === "write_todos" && Array.isArray(args.todos)) {
         cap.plan = args.todos.map(obj).filter((t) => t !== null).map((t) => ({ text: str(t.description) ?? "", status: todoStatus2(t.status) }));
@@ -15276,12 +15421,36 @@ function parseGemini(lines3) {
   }
   return cap;
 }
-var EDIT_TOOLS2, HOOK_CONTEXT;
+function recordedResult(result) {
+  if (result === void 0 || result === null) return null;
+  if (typeof result === "string") return result;
+  const outputs = (Array.isArray(result) ? result : [result]).map((r) => {
+    const response = obj(obj(obj(r)?.functionResponse)?.response);
+    return str(response?.output) ?? str(response?.error) ?? "";
+  });
+  return outputs.join("\n");
+}
+function geminiEvents(rec, line) {
+  const ev = noEvents(line);
+  if (rec.type !== "gemini" || !Array.isArray(rec.toolCalls)) return ev;
+  for (const call of rec.toolCalls.map(obj)) {
+    if (call === null) continue;
+    const name2 = str(call.name) ?? "";
+    const args = obj(call.args);
+    const command = name2 === "run_shell_command" ? str(args?.command) ?? "" : null;
+    const event = command !== null ? { kind: "command", command } : EDIT_TOOLS.has(name2) ? { kind: "edit", path: str(args?.file_path) ?? "" } : { kind: "other" };
+    const out = recordedResult(call.result);
+    const failed = call.status === "error" || /Exit Code: [1-9]/.test(out ?? "");
+    const ts = str(call.timestamp) ?? str(rec.timestamp);
+    ev.calls.push({ id: null, ts, cwd: null, events: [event], text: command ?? "", result: out === null ? null : { text: out, failed } });
+  }
+  return ev;
+}
+var HOOK_CONTEXT;
 var init_gemini2 = __esm({
   "src/agents/transcripts/gemini.ts"() {
     "use strict";
     init_types2();
-    EDIT_TOOLS2 = /* @__PURE__ */ new Set(["write_file", "replace", "edit", "smart_edit"]);
     HOOK_CONTEXT = /^\s*<hook_context>[\s\S]*?<\/hook_context>\s*/;
   }
 });
@@ -15434,6 +15603,56 @@ var init_tail = __esm({
   }
 });
 
+// src/agents/transcripts/events.ts
+function readEvents(format2, lines3, usageOnly = false) {
+  const words = usageOnly ? USAGE_WORDS[format2] : WORDS[format2];
+  if (words === null) return [];
+  const state = { cwd: null };
+  const out = [];
+  for (let i = 0; i < lines3.length; i++) {
+    if (!words.test(lines3[i])) continue;
+    const rec = parseLine(lines3[i]);
+    if (rec === null) continue;
+    const ev = format2 === "claude" ? claudeEvents(rec, i) : format2 === "codex" ? codexEvents(rec, i, state) : geminiEvents(rec, i);
+    if (ev.calls.length > 0 || ev.results.length > 0 || ev.usage !== null || ev.window !== null || ev.items) out.push(ev);
+  }
+  return out;
+}
+function usagePoints(events) {
+  const out = [];
+  let window = null;
+  for (const ev of events) {
+    window = ev.usage?.window ?? ev.window ?? window;
+    if (ev.usage !== null) out.push({ ...ev.usage, window: ev.usage.window ?? window, line: ev.line });
+  }
+  return out;
+}
+function countToolCalls(events, after = -1) {
+  let n2 = 0;
+  for (const ev of events) if (ev.line > after) n2 += ev.calls.filter((c) => c.item !== true).length;
+  return n2;
+}
+var WORDS, USAGE_WORDS;
+var init_events = __esm({
+  "src/agents/transcripts/events.ts"() {
+    "use strict";
+    init_claude();
+    init_codex2();
+    init_gemini2();
+    init_types2();
+    WORDS = {
+      claude: /"tool_use"|"tool_result"|"usage"/,
+      codex: /_call|CommandExecution|FileChange|"session_meta"|"turn_context"|"token_count"|token_usage_record|task_started/,
+      gemini: /"toolCalls"/
+    };
+    USAGE_WORDS = {
+      claude: /"usage"/,
+      codex: /"token_count"|"token_usage_record"|"task_started"/,
+      gemini: null
+    };
+  }
+});
+
 // src/agents/transcripts/last-save.ts
 function isSaveCommand(command) {
   return SAVE_COMMAND.test(command);
@@ -15442,153 +15661,50 @@ function savedToken(output, failed) {
   if (failed || !SAVED_LINE.test(output)) return null;
   return TOKEN_LINE.exec(output)?.[1] ?? null;
 }
-function textOf(content) {
-  if (typeof content === "string") return content;
-  if (!Array.isArray(content)) return "";
-  return content.map((b) => str(obj(b)?.text) ?? "").join("\n");
-}
-function claudeEvents(rec) {
-  const ev = { calls: 0, saves: [], results: [] };
-  if (rec.isSidechain === true || typeof rec.agentId === "string") return ev;
-  const content = obj(rec.message)?.content;
-  if (!Array.isArray(content)) return ev;
-  for (const raw of content) {
-    const b = obj(raw);
-    if (b === null) continue;
-    if (rec.type === "assistant" && b.type === "tool_use") {
-      ev.calls++;
-      const command = b.name === "Bash" ? str(obj(b.input)?.command) : null;
-      if (command !== null && isSaveCommand(command)) ev.saves.push({ id: str(b.id), ts: str(rec.timestamp), result: null, failed: false });
-    } else if (rec.type === "user" && b.type === "tool_result") {
-      const id = str(b.tool_use_id);
-      if (id !== null) ev.results.push({ id, text: textOf(b.content), failed: b.is_error === true });
-    }
-  }
-  return ev;
-}
-function codexCommand(payload) {
-  let args = payload.arguments ?? payload.action ?? payload.input;
-  if (typeof args === "string" && args.startsWith("{")) {
-    try {
-      args = JSON.parse(args);
-    } catch {
-    }
-  }
-  const o = obj(args);
-  const cmd = o === null ? args : o.cmd ?? o.command;
-  return typeof cmd === "string" ? cmd : Array.isArray(cmd) ? cmd.filter((c) => typeof c === "string").join(" ") : "";
-}
-function codexEvents(rec) {
-  const ev = { calls: 0, saves: [], results: [] };
-  const p = obj(rec.payload);
-  if (p === null) return ev;
-  const ts = str(rec.timestamp);
-  if (rec.type === "response_item") {
-    if (p.type === "function_call" || p.type === "custom_tool_call" || p.type === "local_shell_call") {
-      ev.calls++;
-      if (isSaveCommand(codexCommand(p))) ev.saves.push({ id: str(p.call_id) ?? str(p.id), ts, result: null, failed: false });
-    } else if (p.type === "function_call_output" || p.type === "custom_tool_call_output") {
-      const id = str(p.call_id);
-      const out = p.output;
-      const text2 = typeof out === "string" ? out : str(obj(out)?.content) ?? str(obj(out)?.output) ?? textOf(out);
-      if (id !== null) ev.results.push({ id, text: text2, failed: /Process exited with code [1-9]/.test(text2) });
-    }
-  } else if (rec.type === "event_msg") {
-    const item = obj(p.item) ?? p;
-    if (item.type === "CommandExecution") {
-      const command = Array.isArray(item.command) ? item.command.filter((c) => typeof c === "string").join(" ") : str(item.command) ?? "";
-      if (command !== "" && isSaveCommand(command)) {
-        const failed = typeof item.exit_code === "number" ? item.exit_code !== 0 : item.status === "failed";
-        ev.saves.push({ id: null, ts, result: str(item.aggregated_output) ?? "", failed });
-      }
-    }
-  }
-  return ev;
-}
-function geminiResult(result) {
-  if (result === void 0 || result === null) return null;
-  if (typeof result === "string") return result;
-  const outputs = (Array.isArray(result) ? result : [result]).map((r) => {
-    const response = obj(obj(obj(r)?.functionResponse)?.response);
-    return str(response?.output) ?? str(response?.error) ?? "";
-  });
-  return outputs.join("\n");
-}
-function geminiEvents(rec) {
-  const ev = { calls: 0, saves: [], results: [] };
-  if (rec.type !== "gemini" || !Array.isArray(rec.toolCalls)) return ev;
-  for (const raw of rec.toolCalls) {
-    const call = obj(raw);
-    if (call === null) continue;
-    ev.calls++;
-    const command = call.name === "run_shell_command" ? str(obj(call.args)?.command) : null;
-    if (command === null || !isSaveCommand(command)) continue;
-    const result = geminiResult(call.result);
-    ev.saves.push({ id: null, ts: str(call.timestamp) ?? str(rec.timestamp), result, failed: call.status === "error" || /Exit Code: [1-9]/.test(result ?? "") });
-  }
-  return ev;
-}
-function eventsOf(format2, line) {
-  if (!WORDS[format2].test(line)) return null;
-  const rec = parseLine(line);
-  return rec === null ? null : EVENTS[format2](rec);
-}
 function secondOf(ts) {
-  if (ts === null) return null;
-  const ms = Date.parse(ts);
+  const ms = ts === null ? Number.NaN : Date.parse(ts);
   return Number.isFinite(ms) ? Math.floor(ms / 1e3) * 1e3 : null;
 }
-function findLastSave(format2, lines3, project) {
+function findLastSave(events, project) {
   const open = /* @__PURE__ */ new Map();
   let found = null;
   let unanswered = null;
-  for (let i = 0; i < lines3.length; i++) {
-    const ev = eventsOf(format2, lines3[i]);
-    if (ev === null) continue;
+  const answered = (text2, failed, line) => {
+    const token = savedToken(text2, failed);
+    if (token !== null && project.accepts(token)) found = { token, line };
+  };
+  for (const ev of events) {
     for (const r of ev.results) {
-      const at3 = open.get(r.id);
-      if (at3 === void 0) continue;
+      const at4 = open.get(r.id);
+      if (at4 === void 0) continue;
       open.delete(r.id);
-      if (unanswered?.line === at3) unanswered = null;
-      const token = savedToken(r.text, r.failed);
-      if (token !== null && project.accepts(token)) found = { token, line: i };
+      if (unanswered?.line === at4) unanswered = null;
+      answered(r.text, r.failed, ev.line);
     }
-    if (ev.calls > 0) unanswered = null;
-    for (const s of ev.saves) {
-      if (s.result !== null) {
-        const token = savedToken(s.result, s.failed);
-        if (token !== null && project.accepts(token)) found = { token, line: i };
-      } else {
-        if (s.id !== null) open.set(s.id, i);
-        unanswered = { line: i, ts: s.ts };
+    if (ev.calls.some((c) => c.item !== true)) unanswered = null;
+    for (const call of ev.calls) {
+      if (!isSaveCommand(call.text)) continue;
+      if (call.result !== null) answered(call.result.text, call.result.failed, ev.line);
+      else {
+        if (call.id !== null) open.set(call.id, ev.line);
+        unanswered = { line: ev.line, ts: call.ts };
       }
     }
   }
-  if (unanswered !== null && project.current !== null && project.current.savedMs !== null) {
-    const at3 = secondOf(unanswered.ts);
-    if (at3 !== null && project.current.savedMs >= at3) return { token: project.current.token, line: unanswered.line };
+  const savedMs2 = project.current?.savedMs ?? null;
+  const at3 = unanswered === null ? null : secondOf(unanswered.ts);
+  if (unanswered !== null && savedMs2 !== null && at3 !== null && savedMs2 >= at3) {
+    return { token: project.current.token, line: unanswered.line };
   }
   return found;
 }
-function countToolCalls(format2, lines3) {
-  let n2 = 0;
-  for (const line of lines3) n2 += eventsOf(format2, line)?.calls ?? 0;
-  return n2;
-}
-var SAVE_COMMAND, TOKEN_LINE, SAVED_LINE, WORDS, EVENTS;
+var SAVE_COMMAND, TOKEN_LINE, SAVED_LINE;
 var init_last_save = __esm({
   "src/agents/transcripts/last-save.ts"() {
     "use strict";
-    init_types2();
     SAVE_COMMAND = /memory_io\.mjs\\?["']?(?:\s+--?[a-z][\w-]*(?:[= ](?:"[^"]*"|'[^']*'|\S+))?)*\s+write\s+handoff\b/;
     TOKEN_LINE = /^CURRENT-SHA256: ([0-9a-f]{64})\s*$/m;
     SAVED_LINE = /^(?:Output: )?(?:saved|unchanged) HANDOFF\.md\b/m;
-    WORDS = {
-      claude: /"tool_use"|"tool_result"/,
-      codex: /_call|CommandExecution|FileChange/,
-      gemini: /"toolCalls"/
-    };
-    EVENTS = { claude: claudeEvents, codex: codexEvents, gemini: geminiEvents };
   }
 });
 
@@ -15599,109 +15715,35 @@ function briefCall(command) {
   const r = ROOT_ARG.exec(`${m[1]} ${m[2]}`);
   return { rootArg: r ? r[1] ?? r[2] ?? r[3] ?? null : null };
 }
-function claudeCalls(rec) {
-  if (rec.type !== "assistant" || rec.isSidechain === true || typeof rec.agentId === "string") return [];
-  const content = obj(rec.message)?.content;
-  if (!Array.isArray(content)) return [];
-  const out = [];
-  for (const raw of content) {
-    const b = obj(raw);
-    if (b?.type !== "tool_use") continue;
-    const input = obj(b.input);
-    const name2 = str(b.name) ?? "";
-    const event = name2 === "Bash" ? { kind: "command", command: str(input?.command) ?? "" } : EDIT_TOOLS3.has(name2) ? { kind: "edit", path: str(input?.file_path) ?? str(input?.notebook_path) ?? "" } : { kind: "other" };
-    out.push({ event, cwd: str(rec.cwd), ts: str(rec.timestamp) });
-  }
-  return out;
-}
-function codexArgs(p) {
-  const raw = p.arguments ?? p.input ?? p.action;
-  if (typeof raw === "string" && raw.startsWith("{")) {
-    try {
-      return obj(JSON.parse(raw));
-    } catch {
-      return raw;
-    }
-  }
-  return typeof raw === "string" ? raw : obj(raw);
-}
-function patchPaths(text2) {
-  return [...text2.matchAll(/^\*\*\* (?:Update|Add|Delete) File: (.+)$/gm)].map((m) => m[1].trim());
-}
-function codexCalls(rec, state) {
-  const p = obj(rec.payload);
-  if (p === null) return [];
-  const ts = str(rec.timestamp);
-  if (rec.type === "session_meta") state.cwd = str(p.cwd) ?? state.cwd;
-  if (rec.type === "turn_context") state.cwd = str(p.cwd) ?? state.cwd;
-  const at3 = (event) => ({ event, cwd: state.cwd, ts });
-  if (rec.type === "event_msg") {
-    const item = obj(p.item) ?? p;
-    if (item.type === "CommandExecution") {
-      state.items = true;
-      const cmd = Array.isArray(item.command) ? item.command.filter((c) => typeof c === "string") : [];
-      const command = cmd.length >= 3 && /(^|\/)(ba|z)?sh$/.test(cmd[0]) && cmd[1] === "-lc" ? cmd[2] : cmd.join(" ") || (str(item.command) ?? "");
-      return [{ ...at3({ kind: "command", command }), item: true }];
-    }
-    if (item.type === "FileChange") {
-      state.items = true;
-      return Object.keys(obj(item.changes) ?? {}).map((file) => ({ ...at3({ kind: "edit", path: file }), item: true }));
-    }
-    return [];
-  }
-  if (rec.type !== "response_item") return [];
-  if (p.type !== "function_call" && p.type !== "custom_tool_call" && p.type !== "local_shell_call") return [];
-  const name2 = str(p.name) ?? "";
-  const args = codexArgs(p);
-  if (name2 === "apply_patch") return patchPaths(typeof args === "string" ? args : str(args?.input) ?? "").map((file) => at3({ kind: "edit", path: file }));
-  if (name2 === "exec_command" || name2 === "shell" || p.type === "local_shell_call") {
-    const o = typeof args === "string" ? null : args;
-    const cmd = o?.cmd ?? o?.command;
-    const command = typeof cmd === "string" ? cmd : Array.isArray(cmd) ? cmd.filter((c) => typeof c === "string").join(" ") : "";
-    return [at3({ kind: "command", command })];
-  }
-  return [at3({ kind: "other" })];
-}
-function geminiCalls(rec) {
-  if (rec.type !== "gemini" || !Array.isArray(rec.toolCalls)) return [];
-  return rec.toolCalls.map((raw) => {
-    const call = obj(raw);
-    const name2 = str(call?.name) ?? "";
-    const args = obj(call?.args);
-    const event = name2 === "run_shell_command" ? { kind: "command", command: str(args?.command) ?? "" } : EDIT_TOOLS3.has(name2) ? { kind: "edit", path: str(args?.file_path) ?? "" } : { kind: "other" };
-    return { event, cwd: null, ts: str(call?.timestamp) ?? str(rec.timestamp) };
-  });
-}
-function findLastResume(format2, lines3) {
-  if (!lines3.some((l) => l.includes("memory_io"))) return null;
-  const calls = [];
-  const state = { cwd: null, items: false };
-  for (let i = 0; i < lines3.length; i++) {
-    const rec = parseLine(lines3[i]);
-    if (rec === null) continue;
-    const found = format2 === "claude" ? claudeCalls(rec) : format2 === "codex" ? codexCalls(rec, state) : geminiCalls(rec);
-    for (const call of found) calls.push({ call, line: i });
-  }
+function findLastResume(lineEvents) {
+  const items = lineEvents.some((ev) => ev.items);
+  const all = lineEvents.flatMap(
+    (ev) => ev.calls.flatMap(
+      (call2) => call2.events.map((raw) => {
+        const counted2 = !items || call2.item === true || raw.kind === "other";
+        return { raw, event: counted2 ? raw : { kind: "other" }, call: call2, line: ev.line };
+      })
+    )
+  );
   let last = -1;
-  for (let i = 0; i < calls.length; i++) {
-    const e = calls[i].call.event;
-    if (e.kind === "command" && e.command && briefCall(e.command)) last = i;
-  }
+  let rootArg = null;
+  all.forEach(({ raw }, i) => {
+    const brief = raw.kind === "command" ? briefCall(raw.command ?? "") : null;
+    if (brief !== null) [last, rootArg] = [i, brief.rootArg];
+  });
   if (last < 0) return null;
-  const brief = calls[last];
-  const events = calls.slice(last + 1).map(({ call }) => format2 === "codex" && state.items && call.event.kind !== "other" && call.item !== true ? { kind: "other" } : call.event);
-  const save2 = events.find((e) => e.kind === "command" && e.command !== void 0 && /\bwrite\s+handoff\b/.test(e.command) && /memory_io\.mjs/.test(e.command));
-  const expectedToken = save2?.command ? /--expected-current-sha256[= ]["']?([0-9a-f]{64})\b/.exec(save2.command)?.[1] ?? null : null;
-  return { line: brief.line, rootArg: briefCall(brief.call.event.command).rootArg, cwd: brief.call.cwd, ts: brief.call.ts, events, expectedToken };
+  const { call, line } = all[last];
+  const events = all.slice(last + 1).map((e) => e.event);
+  const save2 = events.find((e) => e.kind === "command" && /\bwrite\s+handoff\b/.test(e.command) && /memory_io\.mjs/.test(e.command));
+  const expectedToken = /--expected-current-sha256[= ]["']?([0-9a-f]{64})\b/.exec(save2?.command ?? "")?.[1] ?? null;
+  return { line, rootArg, cwd: call.cwd, ts: call.ts, events, expectedToken };
 }
-var BRIEF, ROOT_ARG, EDIT_TOOLS3;
+var BRIEF, ROOT_ARG;
 var init_resume_events = __esm({
   "src/journal/resume-events.ts"() {
     "use strict";
-    init_types2();
     BRIEF = /memory_io\.mjs\\?["']?((?:\s+--?[a-z][\w-]*(?:[= ](?:"[^"]*"|'[^']*'|\S+))?)*)\s+brief\b(?![^\n|;&]*--stdin)([^\n|;&]*)/;
     ROOT_ARG = /--root[= ](?:"([^"]*)"|'([^']*)'|(\S+))/;
-    EDIT_TOOLS3 = /* @__PURE__ */ new Set(["Edit", "Write", "MultiEdit", "NotebookEdit", "write_file", "replace", "edit", "write", "patch"]);
   }
 });
 
@@ -15907,6 +15949,7 @@ var init_checkpoint2 = __esm({
 });
 
 // src/verbs/checkpoint-run.ts
+import { lstatSync as lstatSync29, readdirSync as readdirSync16 } from "node:fs";
 import path55 from "node:path";
 function checkpointHelp() {
   return `usage: node memory_io.mjs checkpoint [--format claude|codex|gemini] [--root DIR] < hook-input.json
@@ -15963,6 +16006,21 @@ function projectHandoffs(root) {
       return archived.has(token);
     }
   };
+}
+function pruneOfferMarkers(dir, nowMs) {
+  let names3;
+  try {
+    names3 = readdirSync16(dir).filter((n2) => n2.startsWith(".offered-")).slice(0, 200);
+  } catch {
+    return;
+  }
+  for (const name2 of names3) {
+    const p = path55.join(dir, name2);
+    try {
+      if (nowMs - lstatSync29(p).mtimeMs > OFFER_MARKER_DAYS * 864e5) rmQuietRegular(p);
+    } catch {
+    }
+  }
 }
 async function readInput(ctx) {
   if (ctx.stdinIsTTY) return { sessionId: void 0, transcriptPath: null, cwd: null, event: void 0, compactSummary: null, lastMessage: null, agentId: false };
@@ -16040,11 +16098,11 @@ function capture(input, format2, notes, project) {
   try {
     if (chosen === null) return anchorsOnly("transcript in an unrecognised format", CHECKPOINT_LINES.unknownFormat());
     const after = (lines3) => {
-      save2 = findLastSave(chosen, lines3, project);
-      resume = findLastResume(chosen, lines3);
-      const rest = save2 === null ? lines3 : lines3.slice(save2.line + 1);
-      toolCalls = countToolCalls(chosen, rest);
-      return ADAPTERS[chosen](rest);
+      const events = readEvents(chosen, lines3);
+      save2 = findLastSave(events, project);
+      resume = findLastResume(events);
+      toolCalls = countToolCalls(events, save2?.line);
+      return ADAPTERS[chosen](save2 === null ? lines3 : lines3.slice(save2.line + 1));
     };
     read = Math.min(file.size, FIRST_TAIL_BYTES);
     const part = tailPart(file, read);
@@ -16125,6 +16183,7 @@ async function runCheckpoint(ctx) {
       ensureDir(dir);
       ensureIgnored(dir, CHECKPOINTS_GITIGNORE);
       const cleaned = [...journal, ...cleanCheckpointLeftovers(root)];
+      pruneOfferMarkers(dir, nowMs);
       const prior = await readStable(file);
       const priorText2 = prior?.bytes.toString("utf8") ?? null;
       const priorSince = priorText2 === null ? null : headerValue(priorText2, "Since-handoff");
@@ -16173,7 +16232,7 @@ async function runCheckpoint(ctx) {
     return ok("", [...notes, CHECKPOINT_LINES.skipped(err.message)]);
   }
 }
-var LOCK_BUDGET_MS, SAVE_MARKERS, ARCHIVES_HASHED;
+var LOCK_BUDGET_MS, SAVE_MARKERS, ARCHIVES_HASHED, OFFER_MARKER_DAYS;
 var init_checkpoint_run = __esm({
   "src/verbs/checkpoint-run.ts"() {
     "use strict";
@@ -16183,6 +16242,7 @@ var init_checkpoint_run = __esm({
     init_tail();
     init_types2();
     init_harness_path();
+    init_events();
     init_last_save();
     init_record();
     init_resume_events();
@@ -16212,6 +16272,7 @@ var init_checkpoint_run = __esm({
     LOCK_BUDGET_MS = 1200;
     SAVE_MARKERS = ["write handoff"];
     ARCHIVES_HASHED = 50;
+    OFFER_MARKER_DAYS = 7;
   }
 });
 
@@ -16327,65 +16388,6 @@ handoff's HEAD anchor (git rev-list, at most 500 ms; left out when unknown). Alw
   }
 });
 
-// src/agents/transcripts/usage.ts
-function claudeWindow(model) {
-  if (model === null) return CLAUDE_DEFAULT_WINDOW;
-  if (/\[1m\]$/i.test(model) || ONE_MILLION.has(model.toLowerCase())) return 1e6;
-  return CLAUDE_DEFAULT_WINDOW;
-}
-function claudePoint(rec, line) {
-  if (rec.type !== "assistant" || rec.isSidechain === true) return null;
-  const message = obj(rec.message);
-  const usage = obj(message?.usage);
-  if (usage === null) return null;
-  const used = num(usage.input_tokens) + num(usage.cache_creation_input_tokens) + num(usage.cache_read_input_tokens) + num(usage.output_tokens);
-  const model = str(message?.model);
-  if (used === 0 || model === "<synthetic>") return null;
-  const asked = str(rec.requestedModel);
-  const name2 = asked !== null && /\[1m\]$/i.test(asked) ? asked : model;
-  return { used, window: claudeWindow(name2), model: name2, line };
-}
-function codexPoint(rec, line) {
-  const payload = obj(rec.payload);
-  if (rec.type === "token_usage_record") {
-    const usage = obj(payload?.usage);
-    const used2 = num(usage?.total_tokens) || num(usage?.input_tokens) + num(usage?.output_tokens);
-    return used2 === 0 ? null : { used: used2, window: null, model: null, line };
-  }
-  if (rec.type !== "event_msg" || payload?.type !== "token_count") return null;
-  const info = obj(payload.info);
-  const last = obj(info?.last_token_usage);
-  if (info === null || last === null) return null;
-  const used = num(last.total_tokens) || num(last.input_tokens) + num(last.output_tokens);
-  if (used === 0) return null;
-  const window = num(info.model_context_window);
-  return { used, window: window > 0 ? window : null, model: null, line };
-}
-function usagePoints(format2, lines3) {
-  const words = WORDS2[format2];
-  if (words === void 0) return [];
-  const out = [];
-  lines3.forEach((line, i) => {
-    if (!words.test(line)) return;
-    const rec = parseLine(line);
-    if (rec === null) return;
-    const p = format2 === "claude" ? claudePoint(rec, i) : codexPoint(rec, i);
-    if (p !== null) out.push(p);
-  });
-  return out;
-}
-var CLAUDE_DEFAULT_WINDOW, ONE_MILLION, num, WORDS2;
-var init_usage = __esm({
-  "src/agents/transcripts/usage.ts"() {
-    "use strict";
-    init_types2();
-    CLAUDE_DEFAULT_WINDOW = 2e5;
-    ONE_MILLION = /* @__PURE__ */ new Set(["claude-opus-5-5"]);
-    num = (v) => typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : 0;
-    WORDS2 = { claude: /"usage"/, codex: /"token_count"|"token_usage_record"/ };
-  }
-});
-
 // src/verbs/context.ts
 var context_exports = {};
 __export(context_exports, {
@@ -16393,7 +16395,7 @@ __export(context_exports, {
   offerText: () => offerText
 });
 import { spawnSync as spawnSync2 } from "node:child_process";
-import { closeSync as closeSync16, constants as constants14, lstatSync as lstatSync29, mkdirSync as mkdirSync8, openSync as openSync13, writeSync as writeSync9 } from "node:fs";
+import { closeSync as closeSync16, constants as constants14, lstatSync as lstatSync30, mkdirSync as mkdirSync8, openSync as openSync13, writeSync as writeSync9 } from "node:fs";
 function offerText(pct2, used, window, threshold) {
   return `session-handoff: this session's context is ${pct2}% full (${used} of ${window} tokens; the threshold is ${threshold}%). Before it is compacted, offer the user once to save a handoff now with the session-handoff skill's save flow; save only if they agree. An automatic checkpoint was written to .ai/memory/checkpoints/ as a safety net.`;
 }
@@ -16420,7 +16422,7 @@ function readUsage(transcriptPath) {
     if (format2 !== "claude" && format2 !== "codex") return null;
     for (const bytes of [SMALL_TAIL, LARGE_TAIL]) {
       const { lines: lines3 } = tailPart(opened.file, bytes);
-      const points = usagePoints(format2, lines3);
+      const points = usagePoints(readEvents(format2, lines3, true));
       if (points.length > 0 || bytes >= opened.file.size) return { points, lines: lines3, format: format2 };
     }
     return null;
@@ -16446,7 +16448,7 @@ function claim(p, body) {
 }
 function exists3(p) {
   try {
-    lstatSync29(p);
+    lstatSync30(p);
     return true;
   } catch {
     return false;
@@ -16483,7 +16485,7 @@ async function decide(ctx, input, format2) {
   const usage = readUsage(input.transcriptPath);
   if (usage === null || usage.points.length === 0) return ok("", warn);
   const last = usage.points[usage.points.length - 1];
-  const window = settings.contextWindow ?? last.window ?? [...usage.points].reverse().find((p) => p.window !== null)?.window ?? null;
+  const window = settings.contextWindow ?? last.window;
   if (window === null) return ok("", warn);
   const above = (p) => p.used * 100 / window >= settings.contextThreshold;
   const marker = `${checkpointsDir(root)}/.offered-${sessionFileId(input.sessionId)}`;
@@ -16495,7 +16497,7 @@ async function decide(ctx, input, format2) {
   let at3 = usage.points.length - 1;
   while (at3 > 0 && above(usage.points[at3 - 1])) at3--;
   const since = usage.lines.slice(usage.points[at3].line);
-  const saved = findLastSave(usage.format, since, { accepts: () => true, current: null }) !== null;
+  const saved = findLastSave(readEvents(usage.format, since), { accepts: () => true, current: null }) !== null;
   const pct2 = Math.floor(last.used * 100 / window);
   try {
     checkTree(root, { create: true });
@@ -16522,7 +16524,7 @@ var init_context = __esm({
     "use strict";
     init_tail();
     init_tail();
-    init_usage();
+    init_events();
     init_last_save();
     init_saves();
     init_harness_path();
@@ -16577,7 +16579,7 @@ exit: always 0.
 });
 
 // src/journal/search.ts
-import { readdirSync as readdirSync16 } from "node:fs";
+import { readdirSync as readdirSync17 } from "node:fs";
 import path57 from "node:path";
 function queryWords(query) {
   return [...new Set((query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => w.length > 0))];
@@ -16640,7 +16642,7 @@ async function readText2(p, file, notes) {
 }
 function names2(dir) {
   try {
-    return readdirSync16(dir).sort();
+    return readdirSync17(dir).sort();
   } catch {
     return [];
   }
@@ -17053,7 +17055,7 @@ var merge_driver_exports = {};
 __export(merge_driver_exports, {
   mergeDriverVerb: () => mergeDriverVerb
 });
-import { closeSync as closeSync17, constants as constants15, fstatSync as fstatSync8, lstatSync as lstatSync30, mkdirSync as mkdirSync9, openSync as openSync14, readFileSync as readFileSync18, writeSync as writeSync10 } from "node:fs";
+import { closeSync as closeSync17, constants as constants15, fstatSync as fstatSync8, lstatSync as lstatSync31, mkdirSync as mkdirSync9, openSync as openSync14, readFileSync as readFileSync18, writeSync as writeSync10 } from "node:fs";
 import path60 from "node:path";
 function readRegularBytes(p) {
   const fd = openSync14(p, constants15.O_RDONLY | NOFOLLOW);
@@ -17085,10 +17087,10 @@ function archiveDirOf(top, memRel) {
     at3 = path60.join(at3, part);
     let st;
     try {
-      st = lstatSync30(at3);
+      st = lstatSync31(at3);
     } catch {
       mkdirSync9(at3, { mode: 448 });
-      st = lstatSync30(at3);
+      st = lstatSync31(at3);
     }
     if (!st.isDirectory()) throw new Error(`${at3} is not a real folder`);
   }

@@ -439,69 +439,251 @@ function parseLine(line) {
     return null;
   }
 }
+function noEvents(line) {
+  return { line, calls: [], results: [], usage: null, window: null, items: false };
+}
+function textOf(content) {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return content.map((b) => str(obj(b)?.text) ?? "").join("\n");
+}
+var EDIT_TOOLS, num;
 var init_types = __esm({
   "src/agents/transcripts/types.ts"() {
     "use strict";
     init_capture();
+    EDIT_TOOLS = /* @__PURE__ */ new Set([
+      "Edit",
+      "Write",
+      "MultiEdit",
+      "NotebookEdit",
+      "write_file",
+      "replace",
+      "edit",
+      "write",
+      "patch",
+      "smart_edit"
+    ]);
+    num = (v) => typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : 0;
   }
 });
 
-// src/agents/transcripts/usage.ts
+// src/agents/transcripts/claude.ts
 function claudeWindow(model) {
   if (model === null) return CLAUDE_DEFAULT_WINDOW;
   if (/\[1m\]$/i.test(model) || ONE_MILLION.has(model.toLowerCase())) return 1e6;
   return CLAUDE_DEFAULT_WINDOW;
 }
-function claudePoint(rec, line) {
+function claudeUsage(rec) {
   if (rec.type !== "assistant" || rec.isSidechain === true) return null;
   const message = obj(rec.message);
   const usage = obj(message?.usage);
   if (usage === null) return null;
-  const used = num(usage.input_tokens) + num(usage.cache_creation_input_tokens) + num(usage.cache_read_input_tokens) + num(usage.output_tokens);
+  const tokens = [usage.input_tokens, usage.cache_creation_input_tokens, usage.cache_read_input_tokens, usage.output_tokens];
+  const used = tokens.reduce((n, v) => n + num(v), 0);
   const model = str(message?.model);
   if (used === 0 || model === "<synthetic>") return null;
   const asked = str(rec.requestedModel);
   const name = asked !== null && /\[1m\]$/i.test(asked) ? asked : model;
-  return { used, window: claudeWindow(name), model: name, line };
+  return { used, window: claudeWindow(name), model: name };
 }
-function codexPoint(rec, line) {
-  const payload = obj(rec.payload);
-  if (rec.type === "token_usage_record") {
-    const usage = obj(payload?.usage);
-    const used2 = num(usage?.total_tokens) || num(usage?.input_tokens) + num(usage?.output_tokens);
-    return used2 === 0 ? null : { used: used2, window: null, model: null, line };
+function claudeEvents(rec, line) {
+  const ev = noEvents(line);
+  ev.usage = claudeUsage(rec);
+  if (rec.isSidechain === true || typeof rec.agentId === "string") return ev;
+  const content = obj(rec.message)?.content;
+  if (!Array.isArray(content)) return ev;
+  for (const b of content.map(obj)) {
+    if (rec.type === "assistant" && b?.type === "tool_use") {
+      const input = obj(b.input);
+      const name = str(b.name) ?? "";
+      const command = name === "Bash" ? str(input?.command) ?? "" : null;
+      const file = str(input?.file_path) ?? str(input?.notebook_path) ?? "";
+      const event = command !== null ? { kind: "command", command } : EDIT_TOOLS.has(name) ? { kind: "edit", path: file } : { kind: "other" };
+      const at = { id: str(b.id), ts: str(rec.timestamp), cwd: str(rec.cwd) };
+      ev.calls.push({ ...at, events: [event], text: command ?? "", result: null });
+    } else if (rec.type === "user" && b?.type === "tool_result") {
+      const id = str(b.tool_use_id);
+      if (id !== null) ev.results.push({ id, text: textOf(b.content), failed: b.is_error === true });
+    }
   }
-  if (rec.type !== "event_msg" || payload?.type !== "token_count") return null;
+  return ev;
+}
+var CLAUDE_DEFAULT_WINDOW, ONE_MILLION;
+var init_claude = __esm({
+  "src/agents/transcripts/claude.ts"() {
+    "use strict";
+    init_types();
+    init_types();
+    CLAUDE_DEFAULT_WINDOW = 2e5;
+    ONE_MILLION = /* @__PURE__ */ new Set(["claude-opus-5-5"]);
+  }
+});
+
+// src/agents/transcripts/codex.ts
+function argvText(cmd) {
+  if (typeof cmd === "string") return cmd;
+  return Array.isArray(cmd) ? cmd.filter((c) => typeof c === "string").join(" ") : "";
+}
+function callArgs(p) {
+  const raw = p.arguments ?? p.input ?? p.action;
+  if (typeof raw !== "string") return obj(raw);
+  if (!raw.startsWith("{")) return raw;
+  try {
+    return obj(JSON.parse(raw));
+  } catch {
+    return raw;
+  }
+}
+function itemCall(item, at) {
+  const failed = typeof item.exit_code === "number" ? item.exit_code !== 0 : item.status === "failed";
+  const result = { text: str(item.aggregated_output) ?? "", failed };
+  if (item.type === "FileChange") {
+    const events = Object.keys(obj(item.changes) ?? {}).map((file) => ({ kind: "edit", path: file }));
+    return { ...at, events, text: "", result, item: true };
+  }
+  const argv = Array.isArray(item.command) ? item.command.filter((c) => typeof c === "string") : [];
+  const script = argv.length >= 3 && /(^|\/)(ba|z)?sh$/.test(argv[0]) && argv[1] === "-lc" ? argv[2] : null;
+  const command = script ?? (argv.join(" ") || (str(item.command) ?? ""));
+  return { ...at, events: [{ kind: "command", command }], text: argvText(item.command), result, item: true };
+}
+function codexUsage(rec, payload) {
+  if (rec.type === "token_usage_record") {
+    const usage = obj(payload.usage);
+    const used2 = num(usage?.total_tokens) || num(usage?.input_tokens) + num(usage?.output_tokens);
+    return used2 === 0 ? null : { used: used2, window: null, model: null };
+  }
+  if (rec.type !== "event_msg" || payload.type !== "token_count") return null;
   const info = obj(payload.info);
   const last = obj(info?.last_token_usage);
   if (info === null || last === null) return null;
   const used = num(last.total_tokens) || num(last.input_tokens) + num(last.output_tokens);
-  if (used === 0) return null;
   const window = num(info.model_context_window);
-  return { used, window: window > 0 ? window : null, model: null, line };
+  return used === 0 ? null : { used, window: window > 0 ? window : null, model: null };
 }
-function usagePoints(format, lines) {
-  const words = WORDS[format];
-  if (words === void 0) return [];
-  const out = [];
-  lines.forEach((line, i) => {
-    if (!words.test(line)) return;
-    const rec = parseLine(line);
-    if (rec === null) return;
-    const p = format === "claude" ? claudePoint(rec, i) : codexPoint(rec, i);
-    if (p !== null) out.push(p);
-  });
-  return out;
+function codexEvents(rec, line, state) {
+  const ev = noEvents(line);
+  const p = obj(rec.payload);
+  if (p === null) return ev;
+  if (rec.type === "session_meta" || rec.type === "turn_context") state.cwd = str(p.cwd) ?? state.cwd;
+  ev.usage = codexUsage(rec, p);
+  if (rec.type === "event_msg" && p.type === "task_started" && num(p.model_context_window) > 0) {
+    ev.window = num(p.model_context_window);
+  }
+  const at = { id: null, ts: str(rec.timestamp), cwd: state.cwd };
+  if (rec.type === "event_msg") {
+    const item = obj(p.item) ?? p;
+    if (item.type === "CommandExecution" || item.type === "FileChange") {
+      ev.items = true;
+      ev.calls.push(itemCall(item, at));
+    }
+    return ev;
+  }
+  if (rec.type !== "response_item") return ev;
+  if (p.type === "function_call_output" || p.type === "custom_tool_call_output") {
+    const id = str(p.call_id);
+    const out = p.output;
+    const text2 = typeof out === "string" ? out : str(obj(out)?.content) ?? str(obj(out)?.output) ?? textOf(out);
+    if (id !== null) ev.results.push({ id, text: text2, failed: /Process exited with code [1-9]/.test(text2) });
+    return ev;
+  }
+  if (p.type !== "function_call" && p.type !== "custom_tool_call" && p.type !== "local_shell_call") return ev;
+  const name = str(p.name) ?? "";
+  const args = callArgs(p);
+  const command = typeof args === "string" ? "" : argvText(args?.cmd ?? args?.command);
+  let events = [{ kind: "other" }];
+  if (name === "apply_patch") {
+    const patch = typeof args === "string" ? args : str(args?.input) ?? "";
+    events = [...patch.matchAll(/^\*\*\* (?:Update|Add|Delete) File: (.+)$/gm)].map((m) => ({ kind: "edit", path: m[1].trim() }));
+  } else if (name === "exec_command" || name === "shell" || p.type === "local_shell_call") {
+    events = [{ kind: "command", command }];
+  }
+  const text = typeof args === "string" ? args : command;
+  ev.calls.push({ ...at, id: str(p.call_id) ?? str(p.id), events, text, result: null });
+  return ev;
 }
-var CLAUDE_DEFAULT_WINDOW, ONE_MILLION, num, WORDS;
-var init_usage = __esm({
-  "src/agents/transcripts/usage.ts"() {
+var init_codex = __esm({
+  "src/agents/transcripts/codex.ts"() {
     "use strict";
     init_types();
-    CLAUDE_DEFAULT_WINDOW = 2e5;
-    ONE_MILLION = /* @__PURE__ */ new Set(["claude-opus-5-5"]);
-    num = (v) => typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : 0;
-    WORDS = { claude: /"usage"/, codex: /"token_count"|"token_usage_record"/ };
+  }
+});
+
+// src/agents/transcripts/gemini.ts
+function recordedResult(result) {
+  if (result === void 0 || result === null) return null;
+  if (typeof result === "string") return result;
+  const outputs = (Array.isArray(result) ? result : [result]).map((r) => {
+    const response = obj(obj(obj(r)?.functionResponse)?.response);
+    return str(response?.output) ?? str(response?.error) ?? "";
+  });
+  return outputs.join("\n");
+}
+function geminiEvents(rec, line) {
+  const ev = noEvents(line);
+  if (rec.type !== "gemini" || !Array.isArray(rec.toolCalls)) return ev;
+  for (const call of rec.toolCalls.map(obj)) {
+    if (call === null) continue;
+    const name = str(call.name) ?? "";
+    const args = obj(call.args);
+    const command = name === "run_shell_command" ? str(args?.command) ?? "" : null;
+    const event = command !== null ? { kind: "command", command } : EDIT_TOOLS.has(name) ? { kind: "edit", path: str(args?.file_path) ?? "" } : { kind: "other" };
+    const out = recordedResult(call.result);
+    const failed = call.status === "error" || /Exit Code: [1-9]/.test(out ?? "");
+    const ts = str(call.timestamp) ?? str(rec.timestamp);
+    ev.calls.push({ id: null, ts, cwd: null, events: [event], text: command ?? "", result: out === null ? null : { text: out, failed } });
+  }
+  return ev;
+}
+var init_gemini = __esm({
+  "src/agents/transcripts/gemini.ts"() {
+    "use strict";
+    init_types();
+  }
+});
+
+// src/agents/transcripts/events.ts
+function readEvents(format, lines, usageOnly = false) {
+  const words = usageOnly ? USAGE_WORDS[format] : WORDS[format];
+  if (words === null) return [];
+  const state = { cwd: null };
+  const out = [];
+  for (let i = 0; i < lines.length; i++) {
+    if (!words.test(lines[i])) continue;
+    const rec = parseLine(lines[i]);
+    if (rec === null) continue;
+    const ev = format === "claude" ? claudeEvents(rec, i) : format === "codex" ? codexEvents(rec, i, state) : geminiEvents(rec, i);
+    if (ev.calls.length > 0 || ev.results.length > 0 || ev.usage !== null || ev.window !== null || ev.items) out.push(ev);
+  }
+  return out;
+}
+function usagePoints(events) {
+  const out = [];
+  let window = null;
+  for (const ev of events) {
+    window = ev.usage?.window ?? ev.window ?? window;
+    if (ev.usage !== null) out.push({ ...ev.usage, window: ev.usage.window ?? window, line: ev.line });
+  }
+  return out;
+}
+var WORDS, USAGE_WORDS;
+var init_events = __esm({
+  "src/agents/transcripts/events.ts"() {
+    "use strict";
+    init_claude();
+    init_codex();
+    init_gemini();
+    init_types();
+    WORDS = {
+      claude: /"tool_use"|"tool_result"|"usage"/,
+      codex: /_call|CommandExecution|FileChange|"session_meta"|"turn_context"|"token_count"|token_usage_record|task_started/,
+      gemini: /"toolCalls"/
+    };
+    USAGE_WORDS = {
+      claude: /"usage"/,
+      codex: /"token_count"|"token_usage_record"|"task_started"/,
+      gemini: null
+    };
   }
 });
 
@@ -513,148 +695,50 @@ function savedToken(output, failed) {
   if (failed || !SAVED_LINE.test(output)) return null;
   return TOKEN_LINE.exec(output)?.[1] ?? null;
 }
-function textOf(content) {
-  if (typeof content === "string") return content;
-  if (!Array.isArray(content)) return "";
-  return content.map((b) => str(obj(b)?.text) ?? "").join("\n");
-}
-function claudeEvents(rec) {
-  const ev = { calls: 0, saves: [], results: [] };
-  if (rec.isSidechain === true || typeof rec.agentId === "string") return ev;
-  const content = obj(rec.message)?.content;
-  if (!Array.isArray(content)) return ev;
-  for (const raw of content) {
-    const b = obj(raw);
-    if (b === null) continue;
-    if (rec.type === "assistant" && b.type === "tool_use") {
-      ev.calls++;
-      const command = b.name === "Bash" ? str(obj(b.input)?.command) : null;
-      if (command !== null && isSaveCommand(command)) ev.saves.push({ id: str(b.id), ts: str(rec.timestamp), result: null, failed: false });
-    } else if (rec.type === "user" && b.type === "tool_result") {
-      const id = str(b.tool_use_id);
-      if (id !== null) ev.results.push({ id, text: textOf(b.content), failed: b.is_error === true });
-    }
-  }
-  return ev;
-}
-function codexCommand(payload) {
-  let args = payload.arguments ?? payload.action ?? payload.input;
-  if (typeof args === "string" && args.startsWith("{")) {
-    try {
-      args = JSON.parse(args);
-    } catch {
-    }
-  }
-  const o = obj(args);
-  const cmd = o === null ? args : o.cmd ?? o.command;
-  return typeof cmd === "string" ? cmd : Array.isArray(cmd) ? cmd.filter((c) => typeof c === "string").join(" ") : "";
-}
-function codexEvents(rec) {
-  const ev = { calls: 0, saves: [], results: [] };
-  const p = obj(rec.payload);
-  if (p === null) return ev;
-  const ts = str(rec.timestamp);
-  if (rec.type === "response_item") {
-    if (p.type === "function_call" || p.type === "custom_tool_call" || p.type === "local_shell_call") {
-      ev.calls++;
-      if (isSaveCommand(codexCommand(p))) ev.saves.push({ id: str(p.call_id) ?? str(p.id), ts, result: null, failed: false });
-    } else if (p.type === "function_call_output" || p.type === "custom_tool_call_output") {
-      const id = str(p.call_id);
-      const out = p.output;
-      const text = typeof out === "string" ? out : str(obj(out)?.content) ?? str(obj(out)?.output) ?? textOf(out);
-      if (id !== null) ev.results.push({ id, text, failed: /Process exited with code [1-9]/.test(text) });
-    }
-  } else if (rec.type === "event_msg") {
-    const item = obj(p.item) ?? p;
-    if (item.type === "CommandExecution") {
-      const command = Array.isArray(item.command) ? item.command.filter((c) => typeof c === "string").join(" ") : str(item.command) ?? "";
-      if (command !== "" && isSaveCommand(command)) {
-        const failed = typeof item.exit_code === "number" ? item.exit_code !== 0 : item.status === "failed";
-        ev.saves.push({ id: null, ts, result: str(item.aggregated_output) ?? "", failed });
-      }
-    }
-  }
-  return ev;
-}
-function geminiResult(result) {
-  if (result === void 0 || result === null) return null;
-  if (typeof result === "string") return result;
-  const outputs = (Array.isArray(result) ? result : [result]).map((r) => {
-    const response = obj(obj(obj(r)?.functionResponse)?.response);
-    return str(response?.output) ?? str(response?.error) ?? "";
-  });
-  return outputs.join("\n");
-}
-function geminiEvents(rec) {
-  const ev = { calls: 0, saves: [], results: [] };
-  if (rec.type !== "gemini" || !Array.isArray(rec.toolCalls)) return ev;
-  for (const raw of rec.toolCalls) {
-    const call = obj(raw);
-    if (call === null) continue;
-    ev.calls++;
-    const command = call.name === "run_shell_command" ? str(obj(call.args)?.command) : null;
-    if (command === null || !isSaveCommand(command)) continue;
-    const result = geminiResult(call.result);
-    ev.saves.push({ id: null, ts: str(call.timestamp) ?? str(rec.timestamp), result, failed: call.status === "error" || /Exit Code: [1-9]/.test(result ?? "") });
-  }
-  return ev;
-}
-function eventsOf(format, line) {
-  if (!WORDS2[format].test(line)) return null;
-  const rec = parseLine(line);
-  return rec === null ? null : EVENTS[format](rec);
-}
 function secondOf(ts) {
-  if (ts === null) return null;
-  const ms = Date.parse(ts);
+  const ms = ts === null ? Number.NaN : Date.parse(ts);
   return Number.isFinite(ms) ? Math.floor(ms / 1e3) * 1e3 : null;
 }
-function findLastSave(format, lines, project) {
+function findLastSave(events, project) {
   const open = /* @__PURE__ */ new Map();
   let found = null;
   let unanswered = null;
-  for (let i = 0; i < lines.length; i++) {
-    const ev = eventsOf(format, lines[i]);
-    if (ev === null) continue;
+  const answered = (text, failed, line) => {
+    const token = savedToken(text, failed);
+    if (token !== null && project.accepts(token)) found = { token, line };
+  };
+  for (const ev of events) {
     for (const r of ev.results) {
-      const at = open.get(r.id);
-      if (at === void 0) continue;
+      const at2 = open.get(r.id);
+      if (at2 === void 0) continue;
       open.delete(r.id);
-      if (unanswered?.line === at) unanswered = null;
-      const token = savedToken(r.text, r.failed);
-      if (token !== null && project.accepts(token)) found = { token, line: i };
+      if (unanswered?.line === at2) unanswered = null;
+      answered(r.text, r.failed, ev.line);
     }
-    if (ev.calls > 0) unanswered = null;
-    for (const s of ev.saves) {
-      if (s.result !== null) {
-        const token = savedToken(s.result, s.failed);
-        if (token !== null && project.accepts(token)) found = { token, line: i };
-      } else {
-        if (s.id !== null) open.set(s.id, i);
-        unanswered = { line: i, ts: s.ts };
+    if (ev.calls.some((c) => c.item !== true)) unanswered = null;
+    for (const call of ev.calls) {
+      if (!isSaveCommand(call.text)) continue;
+      if (call.result !== null) answered(call.result.text, call.result.failed, ev.line);
+      else {
+        if (call.id !== null) open.set(call.id, ev.line);
+        unanswered = { line: ev.line, ts: call.ts };
       }
     }
   }
-  if (unanswered !== null && project.current !== null && project.current.savedMs !== null) {
-    const at = secondOf(unanswered.ts);
-    if (at !== null && project.current.savedMs >= at) return { token: project.current.token, line: unanswered.line };
+  const savedMs = project.current?.savedMs ?? null;
+  const at = unanswered === null ? null : secondOf(unanswered.ts);
+  if (unanswered !== null && savedMs !== null && at !== null && savedMs >= at) {
+    return { token: project.current.token, line: unanswered.line };
   }
   return found;
 }
-var SAVE_COMMAND, TOKEN_LINE, SAVED_LINE, WORDS2, EVENTS;
+var SAVE_COMMAND, TOKEN_LINE, SAVED_LINE;
 var init_last_save = __esm({
   "src/agents/transcripts/last-save.ts"() {
     "use strict";
-    init_types();
     SAVE_COMMAND = /memory_io\.mjs\\?["']?(?:\s+--?[a-z][\w-]*(?:[= ](?:"[^"]*"|'[^']*'|\S+))?)*\s+write\s+handoff\b/;
     TOKEN_LINE = /^CURRENT-SHA256: ([0-9a-f]{64})\s*$/m;
     SAVED_LINE = /^(?:Output: )?(?:saved|unchanged) HANDOFF\.md\b/m;
-    WORDS2 = {
-      claude: /"tool_use"|"tool_result"/,
-      codex: /_call|CommandExecution|FileChange/,
-      gemini: /"toolCalls"/
-    };
-    EVENTS = { claude: claudeEvents, codex: codexEvents, gemini: geminiEvents };
   }
 });
 
@@ -1962,7 +2046,7 @@ function readUsage(transcriptPath) {
     if (format !== "claude" && format !== "codex") return null;
     for (const bytes of [SMALL_TAIL, LARGE_TAIL]) {
       const { lines } = tailPart(opened.file, bytes);
-      const points = usagePoints(format, lines);
+      const points = usagePoints(readEvents(format, lines, true));
       if (points.length > 0 || bytes >= opened.file.size) return { points, lines, format };
     }
     return null;
@@ -2025,7 +2109,7 @@ async function decide(ctx, input, format) {
   const usage = readUsage(input.transcriptPath);
   if (usage === null || usage.points.length === 0) return ok("", warn);
   const last = usage.points[usage.points.length - 1];
-  const window = settings.contextWindow ?? last.window ?? [...usage.points].reverse().find((p) => p.window !== null)?.window ?? null;
+  const window = settings.contextWindow ?? last.window;
   if (window === null) return ok("", warn);
   const above = (p) => p.used * 100 / window >= settings.contextThreshold;
   const marker = `${checkpointsDir(root)}/.offered-${sessionFileId(input.sessionId)}`;
@@ -2037,7 +2121,7 @@ async function decide(ctx, input, format) {
   let at = usage.points.length - 1;
   while (at > 0 && above(usage.points[at - 1])) at--;
   const since = usage.lines.slice(usage.points[at].line);
-  const saved = findLastSave(usage.format, since, { accepts: () => true, current: null }) !== null;
+  const saved = findLastSave(readEvents(usage.format, since), { accepts: () => true, current: null }) !== null;
   const pct = Math.floor(last.used * 100 / window);
   try {
     checkTree(root, { create: true });
@@ -2064,7 +2148,7 @@ var init_context = __esm({
     "use strict";
     init_tail();
     init_tail();
-    init_usage();
+    init_events();
     init_last_save();
     init_saves();
     init_harness_path();

@@ -1,5 +1,6 @@
 // What `checkpoint` does (docs/design.md#checkpoints); checkpoint.ts is its face.
 import { quotedValue } from "../guard/quote.ts";
+import { lstatSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { Busy, HelperError } from "../errors.ts";
 import { ADAPTERS, anchorsOnlySource, captureSource, isFormat, PLAN_MARKERS } from "../agents/transcripts/index.ts";
@@ -18,7 +19,8 @@ import {
 } from "../agents/transcripts/tail.ts";
 import { emptyCapture, type Capture, type TranscriptFormat } from "../agents/transcripts/types.ts";
 import { hookCwd } from "../agents/harness-path.ts";
-import { countToolCalls, findLastSave, type LastSave, type ProjectHandoffs } from "../agents/transcripts/last-save.ts";
+import { countToolCalls, readEvents } from "../agents/transcripts/events.ts";
+import { findLastSave, type LastSave, type ProjectHandoffs } from "../agents/transcripts/last-save.ts";
 import { recordResume } from "../journal/record.ts";
 import { findLastResume, type ResumeCall } from "../journal/resume-events.ts";
 import { formatRedactionReport } from "../guard/redaction.ts";
@@ -135,6 +137,27 @@ function projectHandoffs(root: string): ProjectHandoffs {
 
 /** Most archives hashed to recognise a save's token (newest first). */
 const ARCHIVES_HASHED = 50;
+
+/** Days after which a context-offer marker goes: its session is long over (a live one is told again at worst). */
+const OFFER_MARKER_DAYS = 7;
+
+// Run where a checkpoint is written, never on the context hook's path; at most 200 names looked at.
+function pruneOfferMarkers(dir: string, nowMs: number): void {
+  let names: string[];
+  try {
+    names = readdirSync(dir).filter((n) => n.startsWith(".offered-")).slice(0, 200);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const p = path.join(dir, name);
+    try {
+      if (nowMs - lstatSync(p).mtimeMs > OFFER_MARKER_DAYS * 86_400_000) rmQuietRegular(p);
+    } catch {
+      // Gone already.
+    }
+  }
+}
 
 /** What the hook input says (harnesses.md): every field optional. */
 interface HookInput {
@@ -258,11 +281,11 @@ function capture(input: HookInput, format: string | undefined, notes: string[], 
     if (chosen === null) return anchorsOnly("transcript in an unrecognised format", CHECKPOINT_LINES.unknownFormat());
     // Only the records after the session's last save count (docs/design.md#checkpoints).
     const after = (lines: readonly string[]) => {
-      save = findLastSave(chosen, lines, project);
-      resume = findLastResume(chosen, lines);
-      const rest = save === null ? lines : lines.slice(save.line + 1);
-      toolCalls = countToolCalls(chosen, rest);
-      return ADAPTERS[chosen](rest);
+      const events = readEvents(chosen, lines);
+      save = findLastSave(events, project);
+      resume = findLastResume(events);
+      toolCalls = countToolCalls(events, save?.line);
+      return ADAPTERS[chosen](save === null ? lines : lines.slice(save.line + 1));
     };
     // The last 1 MiB first; all of the last 4 MiB when that part lacks what is needed, or
     // when the save may lie before it.
@@ -369,6 +392,7 @@ export async function runCheckpoint(ctx: VerbContext): Promise<Outcome> {
       // Checkpoints hold what a session said and ran: never committed unless the user says so.
       ensureIgnored(dir, CHECKPOINTS_GITIGNORE);
       const cleaned = [...journal, ...cleanCheckpointLeftovers(root)];
+      pruneOfferMarkers(dir, nowMs);
       const prior = await readStable(file);
       const priorText = prior?.bytes.toString("utf8") ?? null;
       const priorSince = priorText === null ? null : headerValue(priorText, "Since-handoff");

@@ -6,7 +6,7 @@ import { spawnSync } from "node:child_process";
 import { closeSync, constants, lstatSync, mkdirSync, openSync, writeSync } from "node:fs";
 import { closeTranscript, openTranscript, tailPart } from "../agents/transcripts/tail.ts";
 import { sniffFormat } from "../agents/transcripts/tail.ts";
-import { usagePoints, type UsagePoint } from "../agents/transcripts/usage.ts";
+import { readEvents, usagePoints, type UsagePoint } from "../agents/transcripts/events.ts";
 import { findLastSave, isSaveCommand, savedToken } from "../agents/transcripts/last-save.ts";
 import { recordSavedBy } from "../git/saves.ts";
 import { hookCwd } from "../agents/harness-path.ts";
@@ -67,7 +67,7 @@ function readUsage(transcriptPath: unknown): { points: UsagePoint[]; lines: stri
     if (format !== "claude" && format !== "codex") return null;
     for (const bytes of [SMALL_TAIL, LARGE_TAIL]) {
       const { lines } = tailPart(opened.file, bytes);
-      const points = usagePoints(format, lines);
+      const points = usagePoints(readEvents(format, lines, true));
       if (points.length > 0 || bytes >= opened.file.size) return { points, lines, format };
     }
     return null;
@@ -144,8 +144,7 @@ async function decide(ctx: VerbContext, input: HookInput, format: string): Promi
   const usage = readUsage(input.transcriptPath);
   if (usage === null || usage.points.length === 0) return ok("", warn);
   const last = usage.points[usage.points.length - 1]!;
-  // Codex says its window only in token_count events: the latest one seen serves the records after it.
-  const window = settings.contextWindow ?? last.window ?? [...usage.points].reverse().find((p) => p.window !== null)?.window ?? null;
+  const window = settings.contextWindow ?? last.window;
   if (window === null) return ok("", warn);
   const above = (p: UsagePoint) => (p.used * 100) / window >= settings.contextThreshold;
   const marker = `${checkpointsDir(root)}/.offered-${sessionFileId(input.sessionId)}`;
@@ -159,7 +158,7 @@ async function decide(ctx: VerbContext, input: HookInput, format: string): Promi
   let at = usage.points.length - 1;
   while (at > 0 && above(usage.points[at - 1]!)) at--;
   const since = usage.lines.slice(usage.points[at]!.line);
-  const saved = findLastSave(usage.format, since, { accepts: () => true, current: null }) !== null;
+  const saved = findLastSave(readEvents(usage.format, since), { accepts: () => true, current: null }) !== null;
   const pct = Math.floor((last.used * 100) / window);
   try {
     checkTree(root, { create: true });

@@ -1,4 +1,4 @@
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, realpathSync, statSync, symlinkSync, unlinkSync, writeFileSync, writeSync } from "node:fs";
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, realpathSync, statSync, symlinkSync, unlinkSync, utimesSync, writeFileSync, writeSync } from "node:fs";
 import { execFileSync } from "node:child_process";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -593,5 +593,21 @@ describe("checkpoint: a command whose result came after an earlier capture", () 
     const text = cpText(root, "sess-1")!;
     expect(text).toContain("- `npm test` — exit 1\n- `npm test` — exit 2\n");
     expect(text).not.toContain("— unknown");
+  });
+});
+
+describe("checkpoint: the context offer's markers", () => {
+  it("a written checkpoint removes .offered-<session> markers untouched for over 7 days, and only those", () => {
+    const root = gitRepo();
+    mkdirSync(CP_DIR(root), { recursive: true });
+    const old = path.join(CP_DIR(root), ".offered-ended-long-ago");
+    const fresh = path.join(CP_DIR(root), ".offered-sess-2");
+    for (const p of [old, fresh]) writeFileSync(p, '{"pct":75}\n');
+    const eightDays = Date.now() / 1000 - 8 * 86_400;
+    utimesSync(old, eightDays, eightDays);
+    const r = checkpoint(root, { transcript_path: transcript(root) });
+    expect(r.stderr).toContain("checkpoint: saved checkpoints/sess-1.md");
+    expect(existsSync(old)).toBe(false);
+    expect(existsSync(fresh)).toBe(true);
   });
 });

@@ -1,8 +1,7 @@
 // Claude Code's session JSONL (harnesses.md, "Transcripts"): one entry a line. Tolerant of
 // unknown records and fields; subagent (sidechain) entries are skipped.
-import { emptyCapture, exitFromText, LISTED_ITEMS, noteEdit, obj, parseLine, str, versionOf, type Capture, type CommandRun, type PlanItem } from "./types.ts";
-
-const EDIT_TOOLS = new Set(["Edit", "Write", "MultiEdit", "NotebookEdit"]);
+import { EDIT_TOOLS, emptyCapture, exitFromText, LISTED_ITEMS, noEvents, noteEdit, num, obj, parseLine, str, textOf } from "./types.ts";
+import { versionOf, type Capture, type CommandRun, type LineEvents, type PlanItem, type ToolEvent, type Usage } from "./types.ts";
 // User-entry text that the harness wrote, not the user: slash-command scaffolding, reminders.
 const SCAFFOLDING = /^\s*(<command-name>|<command-message>|<local-command-stdout>|<local-command-stderr>|<system-reminder>|<bash-input>|<bash-stdout>|Caveat: The messages below)/;
 
@@ -240,4 +239,58 @@ export function parseClaude(lines: readonly string[]): Capture {
   // A task list is built from records that may lie further back (TaskCreate before TaskUpdate).
   cap.planFinal = planFrom === "todo";
   return cap;
+}
+
+/** Claude Code's window when nothing says otherwise (harnesses.md, "Context in use"). */
+export const CLAUDE_DEFAULT_WINDOW = 200_000;
+// Models whose default window is 1M tokens (2.1.332's default); a `[1m]` suffix says so for any.
+const ONE_MILLION = new Set(["claude-opus-5-5"]);
+
+/** The window of a Claude model by name: 1,000,000 for `[1m]` models and those that default to it, else 200,000. */
+export function claudeWindow(model: string | null): number {
+  if (model === null) return CLAUDE_DEFAULT_WINDOW;
+  if (/\[1m\]$/i.test(model) || ONE_MILLION.has(model.toLowerCase())) return 1_000_000;
+  return CLAUDE_DEFAULT_WINDOW;
+}
+
+function claudeUsage(rec: Record<string, unknown>): Usage | null {
+  if (rec.type !== "assistant" || rec.isSidechain === true) return null;
+  const message = obj(rec.message);
+  const usage = obj(message?.usage);
+  if (usage === null) return null;
+  // Claude Code's own count: input + cache creation + cache read + output of the last response.
+  const tokens = [usage.input_tokens, usage.cache_creation_input_tokens, usage.cache_read_input_tokens, usage.output_tokens];
+  const used = tokens.reduce((n: number, v) => n + num(v), 0);
+  const model = str(message?.model);
+  // Synthetic records (an interrupted or refused turn) carry zero usage: they say nothing.
+  if (used === 0 || model === "<synthetic>") return null;
+  // The model asked for keeps a `[1m]` suffix the API's answer drops.
+  const asked = str(rec.requestedModel);
+  const name = asked !== null && /\[1m\]$/i.test(asked) ? asked : model;
+  return { used, window: claudeWindow(name), model: name };
+}
+
+/** The tool calls, results and usage of one Claude Code record; subagent records hold none. */
+export function claudeEvents(rec: Record<string, unknown>, line: number): LineEvents {
+  const ev = noEvents(line);
+  ev.usage = claudeUsage(rec);
+  if (rec.isSidechain === true || typeof rec.agentId === "string") return ev;
+  const content = obj(rec.message)?.content;
+  if (!Array.isArray(content)) return ev;
+  for (const b of content.map(obj)) {
+    if (rec.type === "assistant" && b?.type === "tool_use") {
+      const input = obj(b.input);
+      const name = str(b.name) ?? "";
+      const command = name === "Bash" ? (str(input?.command) ?? "") : null;
+      const file = str(input?.file_path) ?? str(input?.notebook_path) ?? "";
+      const event: ToolEvent =
+        command !== null ? { kind: "command", command } : EDIT_TOOLS.has(name) ? { kind: "edit", path: file } : { kind: "other" };
+      const at = { id: str(b.id), ts: str(rec.timestamp), cwd: str(rec.cwd) };
+      ev.calls.push({ ...at, events: [event], text: command ?? "", result: null });
+    } else if (rec.type === "user" && b?.type === "tool_result") {
+      const id = str(b.tool_use_id);
+      if (id !== null) ev.results.push({ id, text: textOf(b.content), failed: b.is_error === true });
+    }
+  }
+  return ev;
 }

@@ -1,6 +1,7 @@
 // Codex CLI's rollout JSONL (harnesses.md, "Transcripts"): `{timestamp, type, payload}` lines.
 // Tolerant of unknown records and fields.
-import { emptyCapture, exitFromText, noteEdit, obj, parseLine, str, versionOf, type Capture, type CommandRun, type PlanItem } from "./types.ts";
+import { emptyCapture, exitFromText, noEvents, noteEdit, num, obj, parseLine, str, textOf, versionOf } from "./types.ts";
+import type { Call, Capture, CommandRun, LineEvents, PlanItem, ToolEvent, Usage } from "./types.ts";
 
 // Messages the harness wraps around the user's words: environment and instructions blocks.
 const SCAFFOLDING = /^\s*(<environment_context>|<user_instructions>|<user_shell_command>|<turn_aborted>|# AGENTS\.md instructions|<INSTRUCTIONS>)/;
@@ -248,4 +249,100 @@ export function parseCodex(lines: readonly string[]): Capture {
   cap.userRequests = eventUser.length > 0 ? eventUser : itemUser.length > 0 ? itemUser : completedUser;
   cap.lastClaim = eventClaim ?? itemClaim ?? completedClaim;
   return cap;
+}
+
+// A command as a call's arguments or an item give it: a string, or an argv joined by spaces.
+function argvText(cmd: unknown): string {
+  if (typeof cmd === "string") return cmd;
+  return Array.isArray(cmd) ? cmd.filter((c) => typeof c === "string").join(" ") : "";
+}
+
+/** A call's arguments: the JSON object its string holds, the object given, or the raw string. */
+function callArgs(p: Record<string, unknown>): Record<string, unknown> | string | null {
+  const raw = p.arguments ?? p.input ?? p.action;
+  if (typeof raw !== "string") return obj(raw);
+  if (!raw.startsWith("{")) return raw;
+  try {
+    return obj(JSON.parse(raw));
+  } catch {
+    return raw;
+  }
+}
+
+// A completed item: what ran or changed, with its result. Code mode records nothing else.
+function itemCall(item: Record<string, unknown>, at: Pick<Call, "id" | "ts" | "cwd">): Call {
+  const failed = typeof item.exit_code === "number" ? item.exit_code !== 0 : item.status === "failed";
+  const result = { text: str(item.aggregated_output) ?? "", failed };
+  if (item.type === "FileChange") {
+    const events = Object.keys(obj(item.changes) ?? {}).map((file): ToolEvent => ({ kind: "edit", path: file }));
+    return { ...at, events, text: "", result, item: true };
+  }
+  const argv = Array.isArray(item.command) ? item.command.filter((c) => typeof c === "string") : [];
+  const script = argv.length >= 3 && /(^|\/)(ba|z)?sh$/.test(argv[0]!) && argv[1] === "-lc" ? argv[2]! : null;
+  const command = script ?? (argv.join(" ") || (str(item.command) ?? ""));
+  return { ...at, events: [{ kind: "command", command }], text: argvText(item.command), result, item: true };
+}
+
+function codexUsage(rec: Record<string, unknown>, payload: Record<string, unknown>): Usage | null {
+  // 0.171.0 writes `token_usage_record` as soon as a response ends, before its tool runs, and
+  // `token_count` (with the window) only after the tool's output: the PostToolUse hook sees the first.
+  if (rec.type === "token_usage_record") {
+    const usage = obj(payload.usage);
+    const used = num(usage?.total_tokens) || num(usage?.input_tokens) + num(usage?.output_tokens);
+    return used === 0 ? null : { used, window: null, model: null };
+  }
+  if (rec.type !== "event_msg" || payload.type !== "token_count") return null;
+  const info = obj(payload.info);
+  const last = obj(info?.last_token_usage);
+  if (info === null || last === null) return null;
+  const used = num(last.total_tokens) || num(last.input_tokens) + num(last.output_tokens);
+  const window = num(info.model_context_window);
+  return used === 0 ? null : { used, window: window > 0 ? window : null, model: null };
+}
+
+/**
+ * The tool calls, results and usage of one Codex rollout record. `state.cwd` follows the
+ * session's and each turn's working folder.
+ */
+export function codexEvents(rec: Record<string, unknown>, line: number, state: { cwd: string | null }): LineEvents {
+  const ev = noEvents(line);
+  const p = obj(rec.payload);
+  if (p === null) return ev;
+  if (rec.type === "session_meta" || rec.type === "turn_context") state.cwd = str(p.cwd) ?? state.cwd;
+  ev.usage = codexUsage(rec, p);
+  // Each turn starts with the window: the first tool call of a session can be judged by it.
+  if (rec.type === "event_msg" && p.type === "task_started" && num(p.model_context_window) > 0) {
+    ev.window = num(p.model_context_window);
+  }
+  const at = { id: null, ts: str(rec.timestamp), cwd: state.cwd };
+  if (rec.type === "event_msg") {
+    const item = obj(p.item) ?? p;
+    if (item.type === "CommandExecution" || item.type === "FileChange") {
+      ev.items = true;
+      ev.calls.push(itemCall(item, at));
+    }
+    return ev;
+  }
+  if (rec.type !== "response_item") return ev;
+  if (p.type === "function_call_output" || p.type === "custom_tool_call_output") {
+    const id = str(p.call_id);
+    const out = p.output;
+    const text = typeof out === "string" ? out : (str(obj(out)?.content) ?? str(obj(out)?.output) ?? textOf(out));
+    if (id !== null) ev.results.push({ id, text, failed: /Process exited with code [1-9]/.test(text) });
+    return ev;
+  }
+  if (p.type !== "function_call" && p.type !== "custom_tool_call" && p.type !== "local_shell_call") return ev;
+  const name = str(p.name) ?? "";
+  const args = callArgs(p);
+  const command = typeof args === "string" ? "" : argvText(args?.cmd ?? args?.command);
+  let events: ToolEvent[] = [{ kind: "other" }];
+  if (name === "apply_patch") {
+    const patch = typeof args === "string" ? args : (str(args?.input) ?? "");
+    events = [...patch.matchAll(/^\*\*\* (?:Update|Add|Delete) File: (.+)$/gm)].map((m) => ({ kind: "edit", path: m[1]!.trim() }));
+  } else if (name === "exec_command" || name === "shell" || p.type === "local_shell_call") {
+    events = [{ kind: "command", command }];
+  }
+  const text = typeof args === "string" ? args : command;
+  ev.calls.push({ ...at, id: str(p.call_id) ?? str(p.id), events, text, result: null });
+  return ev;
 }
