@@ -15457,7 +15457,47 @@ var init_gemini2 = __esm({
 
 // src/agents/transcripts/index.ts
 function isFormat(value) {
-  return value === "claude" || value === "codex" || value === "gemini";
+  return typeof value === "string" && Object.hasOwn(FORMATS, value);
+}
+function sniffFormat(lines3) {
+  let seen = 0;
+  for (const line of lines3) {
+    if (!line.startsWith("{")) continue;
+    if (++seen > 50) break;
+    const rec = parseLine(line);
+    if (rec === null) continue;
+    for (const [name2, f] of Object.entries(FORMATS)) if (f.is(rec)) return name2;
+  }
+  return null;
+}
+function readEvents(format2, lines3, usageOnly = false) {
+  const f = FORMATS[format2];
+  const words = usageOnly ? f.usage : f.words;
+  if (words === null) return [];
+  const state = { cwd: null };
+  const out = [];
+  for (let i = 0; i < lines3.length; i++) {
+    if (!words.test(lines3[i])) continue;
+    const rec = parseLine(lines3[i]);
+    if (rec === null) continue;
+    const ev = f.events(rec, i, state);
+    if (ev.calls.length > 0 || ev.results.length > 0 || ev.usage !== null || ev.window !== null || ev.items) out.push(ev);
+  }
+  return out;
+}
+function usagePoints(events) {
+  const out = [];
+  let window = null;
+  for (const ev of events) {
+    window = ev.usage?.window ?? ev.window ?? window;
+    if (ev.usage !== null) out.push({ ...ev.usage, window: ev.usage.window ?? window, line: ev.line });
+  }
+  return out;
+}
+function countToolCalls(events, after = -1) {
+  let n2 = 0;
+  for (const ev of events) if (ev.line > after) n2 += ev.calls.filter((c) => c.item !== true).length;
+  return n2;
 }
 function captureSource(cap) {
   return `${cap.format} ${cap.version ?? "unknown"}`;
@@ -15465,22 +15505,40 @@ function captureSource(cap) {
 function anchorsOnlySource(why) {
   return `anchors only (${why})`;
 }
-var ADAPTERS, PLAN_MARKERS;
+var CODEX_TYPES, FORMATS;
 var init_transcripts = __esm({
   "src/agents/transcripts/index.ts"() {
     "use strict";
     init_claude();
     init_codex2();
     init_gemini2();
-    ADAPTERS = {
-      claude: parseClaude,
-      codex: parseCodex,
-      gemini: parseGemini
-    };
-    PLAN_MARKERS = {
-      claude: ["TodoWrite", "TaskCreate", "TaskUpdate"],
-      codex: ["update_plan"],
-      gemini: ["write_todos"]
+    init_types2();
+    CODEX_TYPES = /* @__PURE__ */ new Set(["session_meta", "response_item", "event_msg", "turn_context", "compacted"]);
+    FORMATS = {
+      codex: {
+        is: (r) => "payload" in r && typeof r.type === "string" && CODEX_TYPES.has(r.type),
+        parse: parseCodex,
+        events: codexEvents,
+        words: /_call|CommandExecution|FileChange|"session_meta"|"turn_context"|"token_count"|token_usage_record|task_started/,
+        usage: /"token_count"|"token_usage_record"|"task_started"/,
+        planMarkers: ["update_plan"]
+      },
+      gemini: {
+        is: (r) => "projectHash" in r || r.type === "gemini" || "startTime" in r && "sessionId" in r && !("uuid" in r),
+        parse: parseGemini,
+        events: (rec, line) => geminiEvents(rec, line),
+        words: /"toolCalls"/,
+        usage: null,
+        planMarkers: ["write_todos"]
+      },
+      claude: {
+        is: (r) => ("sessionId" in r || "uuid" in r) && typeof r.type === "string",
+        parse: parseClaude,
+        events: (rec, line) => claudeEvents(rec, line),
+        words: /"tool_use"|"tool_result"|"usage"/,
+        usage: /"usage"/,
+        planMarkers: ["TodoWrite", "TaskCreate", "TaskUpdate"]
+      }
     };
   }
 });
@@ -15573,25 +15631,6 @@ function holdsAny(buf, markers) {
     return false;
   });
 }
-function sniffFormat(lines3) {
-  let seen = 0;
-  for (const line of lines3) {
-    if (line.length === 0 || line[0] !== "{") continue;
-    if (++seen > 50) break;
-    let rec;
-    try {
-      rec = JSON.parse(line);
-    } catch {
-      continue;
-    }
-    if (rec === null || typeof rec !== "object" || Array.isArray(rec)) continue;
-    const r = rec;
-    if ("payload" in r && typeof r.type === "string" && ["session_meta", "response_item", "event_msg", "turn_context", "compacted"].includes(r.type)) return "codex";
-    if ("projectHash" in r || r.type === "gemini" || "startTime" in r && "sessionId" in r && !("uuid" in r)) return "gemini";
-    if (("sessionId" in r || "uuid" in r) && typeof r.type === "string") return "claude";
-  }
-  return null;
-}
 var TAIL_BYTES, FIRST_TAIL_BYTES, HEAD_BYTES2;
 var init_tail = __esm({
   "src/agents/transcripts/tail.ts"() {
@@ -15600,56 +15639,6 @@ var init_tail = __esm({
     TAIL_BYTES = 4 * 1024 * 1024;
     FIRST_TAIL_BYTES = 1024 * 1024;
     HEAD_BYTES2 = 64 * 1024;
-  }
-});
-
-// src/agents/transcripts/events.ts
-function readEvents(format2, lines3, usageOnly = false) {
-  const words = usageOnly ? USAGE_WORDS[format2] : WORDS[format2];
-  if (words === null) return [];
-  const state = { cwd: null };
-  const out = [];
-  for (let i = 0; i < lines3.length; i++) {
-    if (!words.test(lines3[i])) continue;
-    const rec = parseLine(lines3[i]);
-    if (rec === null) continue;
-    const ev = format2 === "claude" ? claudeEvents(rec, i) : format2 === "codex" ? codexEvents(rec, i, state) : geminiEvents(rec, i);
-    if (ev.calls.length > 0 || ev.results.length > 0 || ev.usage !== null || ev.window !== null || ev.items) out.push(ev);
-  }
-  return out;
-}
-function usagePoints(events) {
-  const out = [];
-  let window = null;
-  for (const ev of events) {
-    window = ev.usage?.window ?? ev.window ?? window;
-    if (ev.usage !== null) out.push({ ...ev.usage, window: ev.usage.window ?? window, line: ev.line });
-  }
-  return out;
-}
-function countToolCalls(events, after = -1) {
-  let n2 = 0;
-  for (const ev of events) if (ev.line > after) n2 += ev.calls.filter((c) => c.item !== true).length;
-  return n2;
-}
-var WORDS, USAGE_WORDS;
-var init_events = __esm({
-  "src/agents/transcripts/events.ts"() {
-    "use strict";
-    init_claude();
-    init_codex2();
-    init_gemini2();
-    init_types2();
-    WORDS = {
-      claude: /"tool_use"|"tool_result"|"usage"/,
-      codex: /_call|CommandExecution|FileChange|"session_meta"|"turn_context"|"token_count"|token_usage_record|task_started/,
-      gemini: /"toolCalls"/
-    };
-    USAGE_WORDS = {
-      claude: /"usage"/,
-      codex: /"token_count"|"token_usage_record"|"task_started"/,
-      gemini: null
-    };
   }
 });
 
@@ -16076,7 +16065,7 @@ async function checkpointAnchors(root, env, nowMs, excludes = []) {
 function enough(cap, file, from, hook) {
   if (cap.userRequests.length < MAX_REQUESTS) return false;
   if (cap.lastClaim === null && hook.lastMessage === null) return false;
-  return cap.planFinal || !earlierHolds(file, from, PLAN_MARKERS[cap.format]);
+  return cap.planFinal || !earlierHolds(file, from, FORMATS[cap.format].planMarkers);
 }
 function capture(input, format2, notes, project) {
   const anchorsOnly = (why, note) => {
@@ -16102,7 +16091,7 @@ function capture(input, format2, notes, project) {
       save2 = findLastSave(events, project);
       resume = findLastResume(events);
       toolCalls = countToolCalls(events, save2?.line);
-      return ADAPTERS[chosen](save2 === null ? lines3 : lines3.slice(save2.line + 1));
+      return FORMATS[chosen].parse(save2 === null ? lines3 : lines3.slice(save2.line + 1));
     };
     read = Math.min(file.size, FIRST_TAIL_BYTES);
     const part = tailPart(file, read);
@@ -16112,7 +16101,7 @@ function capture(input, format2, notes, project) {
       cap = after(tailLines(file, read));
     }
     headStart = read < file.size ? sessionStartOf(file, chosen) : null;
-    if (cap.version == null && read < file.size) cap.version = ADAPTERS[chosen](file.head.slice(0, 16)).version ?? null;
+    if (cap.version == null && read < file.size) cap.version = FORMATS[chosen].parse(file.head.slice(0, 16)).version ?? null;
   } catch (err) {
     return unread(readFailure(err));
   } finally {
@@ -16121,7 +16110,7 @@ function capture(input, format2, notes, project) {
   return { cap, source: captureSource(cap), headStart, recognised: true, save: save2, toolCalls, resume };
 }
 function sessionStartOf(file, format2) {
-  const first = (lines3) => ADAPTERS[format2](lines3.slice(0, 16)).firstTimestamp ?? (lines3.length > 16 ? ADAPTERS[format2](lines3).firstTimestamp : null);
+  const first = (lines3) => FORMATS[format2].parse(lines3.slice(0, 16)).firstTimestamp ?? (lines3.length > 16 ? FORMATS[format2].parse(lines3).firstTimestamp : null);
   const fromHead = first(file.head);
   if (fromHead !== null || file.size > TAIL_BYTES) return fromHead;
   return first(headLines(file, TAIL_BYTES));
@@ -16242,7 +16231,6 @@ var init_checkpoint_run = __esm({
     init_tail();
     init_types2();
     init_harness_path();
-    init_events();
     init_last_save();
     init_record();
     init_resume_events();
@@ -16518,13 +16506,12 @@ async function decide(ctx, input, format2) {
   }
   return ok(envelope2(input.event, offerText(pct2, last.used, window, settings.contextThreshold)), warn);
 }
-var SMALL_TAIL, LARGE_TAIL, STDIN_BYTES, FORMATS, AGENT_OF_FORMAT, contextVerb;
+var SMALL_TAIL, LARGE_TAIL, STDIN_BYTES, FORMATS2, AGENT_OF_FORMAT, contextVerb;
 var init_context = __esm({
   "src/verbs/context.ts"() {
     "use strict";
     init_tail();
-    init_tail();
-    init_events();
+    init_transcripts();
     init_last_save();
     init_saves();
     init_harness_path();
@@ -16538,7 +16525,7 @@ var init_context = __esm({
     SMALL_TAIL = 256 * 1024;
     LARGE_TAIL = 1024 * 1024;
     STDIN_BYTES = 65536;
-    FORMATS = /* @__PURE__ */ new Set(["claude", "codex"]);
+    FORMATS2 = /* @__PURE__ */ new Set(["claude", "codex"]);
     AGENT_OF_FORMAT = { claude: "Claude Code", codex: "Codex" };
     contextVerb = {
       name: "context",
@@ -16569,7 +16556,7 @@ exit: always 0.
       },
       async run(ctx) {
         const format2 = ctx.values.format ?? "claude";
-        if (typeof format2 !== "string" || !FORMATS.has(format2)) return ok("", ["memory_io context: --format must be claude or codex; printing nothing"]);
+        if (typeof format2 !== "string" || !FORMATS2.has(format2)) return ok("", ["memory_io context: --format must be claude or codex; printing nothing"]);
         const input = await readInput2(ctx);
         if (input === null) return ok("", []);
         return decide(ctx, input, format2);

@@ -167,10 +167,10 @@ function forbiddenAt(cps, i) {
 function hex(cp) {
   return `U+${cp.toString(16).toUpperCase().padStart(4, "0")}`;
 }
-function refusedIndexesIn(text) {
+function refusedIndexesIn(text2) {
   const out = /* @__PURE__ */ new Set();
   const cps = [32];
-  for (const ch of text) cps.push(ch.codePointAt(0));
+  for (const ch of text2) cps.push(ch.codePointAt(0));
   for (let i = 1; i < cps.length; i++) if (forbiddenAt(cps, i) !== void 0) out.add(i - 1);
   return out;
 }
@@ -226,12 +226,12 @@ var init_invisible_rules = __esm({
 });
 
 // src/guard/invisible.ts
-function refusedIndexes(text) {
-  return CANDIDATE.test(text) ? refusedIndexesIn(text) : /* @__PURE__ */ new Set();
+function refusedIndexes(text2) {
+  return CANDIDATE.test(text2) ? refusedIndexesIn(text2) : /* @__PURE__ */ new Set();
 }
-function showRefused(text) {
-  if (!CANDIDATE.test(text)) return { text, changed: 0 };
-  return renderCodePoints(Array.from(text, (ch) => ch.codePointAt(0)));
+function showRefused(text2) {
+  if (!CANDIDATE.test(text2)) return { text: text2, changed: 0 };
+  return renderCodePoints(Array.from(text2, (ch) => ch.codePointAt(0)));
 }
 var CANDIDATE, STRICT;
 var init_invisible = __esm({
@@ -244,8 +244,8 @@ var init_invisible = __esm({
 });
 
 // src/guard/quote.ts
-function markText(text, oneLine = true) {
-  let out = text.replace(/\r\n/g, "\n");
+function markText(text2, oneLine = true) {
+  let out = text2.replace(/\r\n/g, "\n");
   if (oneLine) out = out.replace(BREAKS, " ").replace(/ {2,}/g, " ").replace(/^ | $/g, "");
   out = showRefused(out).text;
   return out.startsWith("\uFEFF") ? `<U+FEFF>${out.slice(1)}` : out;
@@ -253,8 +253,8 @@ function markText(text, oneLine = true) {
 function inQuotes(marked) {
   return `"${marked.replace(/["\\]/g, "\\$&")}"`;
 }
-function quotedValue(text) {
-  return inQuotes(markText(text));
+function quotedValue(text2) {
+  return inQuotes(markText(text2));
 }
 var BREAKS;
 var init_quote = __esm({
@@ -387,25 +387,6 @@ function tailPart(file, bytes) {
   const lines = completeLines(buf, false);
   return { lines, from: lines.length > 0 ? start - peek + first : file.size };
 }
-function sniffFormat(lines) {
-  let seen = 0;
-  for (const line of lines) {
-    if (line.length === 0 || line[0] !== "{") continue;
-    if (++seen > 50) break;
-    let rec;
-    try {
-      rec = JSON.parse(line);
-    } catch {
-      continue;
-    }
-    if (rec === null || typeof rec !== "object" || Array.isArray(rec)) continue;
-    const r = rec;
-    if ("payload" in r && typeof r.type === "string" && ["session_meta", "response_item", "event_msg", "turn_context", "compacted"].includes(r.type)) return "codex";
-    if ("projectHash" in r || r.type === "gemini" || "startTime" in r && "sessionId" in r && !("uuid" in r)) return "gemini";
-    if (("sessionId" in r || "uuid" in r) && typeof r.type === "string") return "claude";
-  }
-  return null;
-}
 var TAIL_BYTES, FIRST_TAIL_BYTES, HEAD_BYTES;
 var init_tail = __esm({
   "src/agents/transcripts/tail.ts"() {
@@ -418,9 +399,14 @@ var init_tail = __esm({
 });
 
 // src/schema/capture.ts
+function emptyCapture(format) {
+  return { format, firstTimestamp: null, userRequests: [], plan: null, planFinal: false, filesEdited: [], commands: [], lastClaim: null, records: 0, version: null };
+}
+var LISTED_ITEMS;
 var init_capture = __esm({
   "src/schema/capture.ts"() {
     "use strict";
+    LISTED_ITEMS = 40;
   }
 });
 
@@ -438,6 +424,19 @@ function parseLine(line) {
   } catch {
     return null;
   }
+}
+function noteEdit(list, file) {
+  if (file === "") return;
+  const at = list.indexOf(file);
+  if (at >= 0) list.splice(at, 1);
+  list.push(file);
+}
+function exitFromText(text2) {
+  const m = /(?:Process exited with code|Exit [Cc]ode:?)\s*(-?\d{1,4})\b/.exec(text2.slice(0, 4096));
+  return m ? `exit ${Number(m[1])}` : null;
+}
+function versionOf(value) {
+  return typeof value === "string" && /^[0-9A-Za-z][0-9A-Za-z.+_-]{0,39}$/.test(value) ? value : null;
 }
 function noEvents(line) {
   return { line, calls: [], results: [], usage: null, window: null, items: false };
@@ -469,6 +468,191 @@ var init_types = __esm({
 });
 
 // src/agents/transcripts/claude.ts
+function todoStatus(s) {
+  return s === "completed" ? "done" : s === "in_progress" ? "doing" : s === "deleted" ? "dropped" : "open";
+}
+function blockText(content) {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return content.map((b) => {
+    const o = obj(b);
+    return o && o.type === "text" ? str(o.text) ?? "" : "";
+  }).filter((t) => t !== "").join("\n");
+}
+function resultStatus(rec, block) {
+  const text2 = typeof block.content === "string" ? block.content : blockText(block.content);
+  const tur = rec.toolUseResult;
+  if (block.is_error === true) return exitFromText(text2) ?? (typeof tur === "string" ? exitFromText(tur) : null) ?? "unknown";
+  if (obj(tur) !== null && obj(tur).interrupted !== true) return exitFromText(text2) ?? "ok";
+  return exitFromText(text2) ?? "unknown";
+}
+function parseClaude(lines) {
+  const cap = emptyCapture("claude");
+  const pending = /* @__PURE__ */ new Map();
+  const taskCreates = /* @__PURE__ */ new Map();
+  const tasks = /* @__PURE__ */ new Map();
+  let todo = null;
+  let planFrom = null;
+  let deferring = false;
+  const deferred = /* @__PURE__ */ new Map();
+  const latest = /* @__PURE__ */ new Map();
+  const candidates = /* @__PURE__ */ new Map();
+  const records = /* @__PURE__ */ new Map();
+  const candidate = (id, at) => {
+    const list = candidates.get(id);
+    if (list === void 0) candidates.set(id, [at]);
+    else if (list[list.length - 1] !== at) list.push(at);
+  };
+  const defer = (run2, id, at) => {
+    const d = { run: run2, id, at, until: Number.POSITIVE_INFINITY, seen: candidates.get(id)?.length ?? 0, answered: false };
+    const before = latest.get(id);
+    if (before !== void 0) before.until = at;
+    latest.set(id, d);
+    deferred.set(run2, d);
+  };
+  const answer = (at, id) => {
+    if (!records.has(at)) records.set(at, parseLine(lines[at]));
+    const rec = records.get(at);
+    if (rec === null || rec.isSidechain === true || typeof rec.agentId === "string" || rec.type !== "user") return null;
+    const content = obj(rec.message)?.content;
+    if (!Array.isArray(content)) return null;
+    const block = content.map(obj).find((b) => b?.type === "tool_result" && b.tool_use_id === id);
+    return block === void 0 || block === null ? null : { rec, block };
+  };
+  const answeredBefore = (id, i) => {
+    const d = latest.get(id);
+    if (d === void 0) return true;
+    const list = candidates.get(id) ?? [];
+    while (!d.answered && d.seen < list.length && list[d.seen] < i) {
+      const at = list[d.seen++];
+      if (at > d.at && answer(at, id) !== null) d.answered = true;
+    }
+    return d.answered;
+  };
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i];
+    if (cap.records > 0 && line.includes('"tool_use_id":"') && !line.includes('"type":"assistant"')) {
+      const ids = [...line.matchAll(/"tool_use_id":"([^"\\]+)"/g)].map((m) => m[1]);
+      const untracked = !ids.some((id) => pending.has(id) || taskCreates.has(id));
+      const noted = () => {
+        if (!deferring || ids.some((id) => taskCreates.has(id))) return false;
+        let keys = 0;
+        for (let k = line.indexOf('"tool_use_id":'); k >= 0; k = line.indexOf('"tool_use_id":', k + 14)) keys++;
+        return keys === ids.length && line.includes('"toolUseResult":') || !ids.some((id) => pending.has(id) && !answeredBefore(id, i));
+      };
+      if (ids.length > 0 && (untracked || noted())) {
+        for (const id of ids) if (pending.has(id)) candidate(id, i);
+        if (!line.includes('"isSidechain":true')) cap.records++;
+        continue;
+      }
+    }
+    const rec = parseLine(line);
+    if (rec === null) continue;
+    if (rec.isSidechain === true || typeof rec.agentId === "string") continue;
+    const type = rec.type;
+    if (type !== "user" && type !== "assistant" && type !== "system" && type !== "attachment" && type !== "progress" && type !== "summary") continue;
+    cap.records++;
+    const ts = str(rec.timestamp);
+    if (ts !== null && cap.firstTimestamp === null) {
+      cap.firstTimestamp = ts;
+      deferring = true;
+      for (const [id, run2] of pending) defer(run2, id, -1);
+    }
+    cap.version = versionOf(rec.version) ?? cap.version ?? null;
+    if (type === "attachment") {
+      const queued = obj(rec.attachment);
+      if (queued?.type === "queued_command" && (queued.commandMode === void 0 || queued.commandMode === "prompt")) {
+        const text2 = blockText(queued.prompt);
+        if (text2.trim() !== "" && !SCAFFOLDING.test(text2)) cap.userRequests.push(text2);
+      }
+      continue;
+    }
+    const message = obj(rec.message);
+    if (message === null) continue;
+    const content = message.content;
+    if (type === "user") {
+      const blocks = Array.isArray(content) ? content.map(obj) : [];
+      const results = blocks.filter((b) => b?.type === "tool_result");
+      for (const b of results) {
+        const id = str(b.tool_use_id);
+        if (id === null) continue;
+        if (pending.has(id)) {
+          if (deferring) {
+            candidate(id, i);
+            records.set(i, rec);
+          } else {
+            pending.get(id).status = resultStatus(rec, b);
+            pending.delete(id);
+          }
+        }
+        const created = taskCreates.get(id);
+        if (created !== void 0) {
+          const text3 = typeof b.content === "string" ? b.content : blockText(b.content);
+          const fromText = /\bTask #(\w+)/.exec(text3)?.[1] ?? null;
+          const taskId = fromText ?? (results.length === 1 ? str(obj(obj(rec.toolUseResult)?.task)?.id) : null);
+          if (taskId !== null) tasks.set(taskId, created);
+          taskCreates.delete(id);
+        }
+      }
+      if (results.length > 0 || rec.toolUseResult !== void 0 || rec.isMeta === true || rec.isCompactSummary === true) continue;
+      const text2 = blockText(content);
+      if (text2.trim() === "" || text2.startsWith("[Request interrupted by user") || SCAFFOLDING.test(text2)) continue;
+      cap.userRequests.push(text2);
+      continue;
+    }
+    if (type !== "assistant" || !Array.isArray(content)) continue;
+    for (const raw of content) {
+      const b = obj(raw);
+      if (b === null) continue;
+      if (b.type === "text") {
+        const text2 = str(b.text);
+        if (text2 !== null && text2.trim() !== "") cap.lastClaim = text2;
+        continue;
+      }
+      if (b.type !== "tool_use") continue;
+      const name = str(b.name);
+      const input = obj(b.input) ?? {};
+      const id = str(b.id);
+      if (name === "Bash") {
+        const run2 = { command: str(input.command) ?? "", status: "unknown" };
+        cap.commands.push(run2);
+        if (id !== null) {
+          pending.set(id, run2);
+          if (deferring) defer(run2, id, i);
+        }
+      } else if (name !== null && EDIT_TOOLS.has(name)) {
+        noteEdit(cap.filesEdited, str(input.file_path) ?? str(input.notebook_path) ?? "");
+      } else if (name === "TodoWrite" && Array.isArray(input.todos)) {
+        todo = input.todos.map(obj).filter((t) => t !== null).map((t) => ({ text: str(t.content) ?? str(t.activeForm) ?? "", status: todoStatus(t.status) }));
+        planFrom = "todo";
+      } else if (name === "TaskCreate") {
+        const item = { text: str(input.subject) ?? str(input.description) ?? "", status: "open" };
+        if (id !== null) taskCreates.set(id, item);
+        planFrom = "tasks";
+      } else if (name === "TaskUpdate") {
+        const task = tasks.get(String(input.taskId ?? ""));
+        if (task !== void 0 && input.status !== void 0) task.status = todoStatus(input.status);
+        if (task !== void 0 && typeof input.subject === "string") task.text = input.subject;
+        planFrom = "tasks";
+      }
+    }
+  }
+  for (const run2 of cap.commands.slice(-LISTED_ITEMS)) {
+    const d = deferred.get(run2);
+    if (d === void 0) continue;
+    for (const at of candidates.get(d.id) ?? []) {
+      if (at <= d.at) continue;
+      if (at >= d.until) break;
+      const found = answer(at, d.id);
+      if (found === null) continue;
+      run2.status = resultStatus(found.rec, found.block);
+      break;
+    }
+  }
+  cap.plan = planFrom === "todo" ? todo : planFrom === "tasks" && tasks.size > 0 ? [...tasks.values()] : todo;
+  cap.planFinal = planFrom === "todo";
+  return cap;
+}
 function claudeWindow(model) {
   if (model === null) return CLAUDE_DEFAULT_WINDOW;
   if (/\[1m\]$/i.test(model) || ONE_MILLION.has(model.toLowerCase())) return 1e6;
@@ -509,18 +693,224 @@ function claudeEvents(rec, line) {
   }
   return ev;
 }
-var CLAUDE_DEFAULT_WINDOW, ONE_MILLION;
+var SCAFFOLDING, CLAUDE_DEFAULT_WINDOW, ONE_MILLION;
 var init_claude = __esm({
   "src/agents/transcripts/claude.ts"() {
     "use strict";
     init_types();
     init_types();
+    SCAFFOLDING = /^\s*(<command-name>|<command-message>|<local-command-stdout>|<local-command-stderr>|<system-reminder>|<bash-input>|<bash-stdout>|Caveat: The messages below)/;
     CLAUDE_DEFAULT_WINDOW = 2e5;
     ONE_MILLION = /* @__PURE__ */ new Set(["claude-opus-5-5"]);
   }
 });
 
 // src/agents/transcripts/codex.ts
+function planStatus(s) {
+  return s === "completed" ? "done" : s === "in_progress" ? "doing" : "open";
+}
+function contentText(content) {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return content.map((c) => {
+    const o = obj(c);
+    return o !== null && (o.type === "input_text" || o.type === "output_text" || o.type === "text" || o.type === "Text") ? str(o.text) ?? "" : "";
+  }).filter((t) => t !== "").join("\n");
+}
+function commandOf(name, args) {
+  const cmd = args.cmd ?? args.command;
+  if (typeof cmd === "string") return cmd;
+  if (Array.isArray(cmd) && cmd.every((c) => typeof c === "string")) {
+    const parts = cmd;
+    if (parts.length === 3 && /(^|\/)(ba|z)?sh$/.test(parts[0]) && /^-l?c$/.test(parts[1])) return parts[2];
+    return parts.join(" ");
+  }
+  return name === "exec_command" || name === "shell" || name === "local_shell" ? "" : null;
+}
+function outputStatus(output) {
+  const o = obj(output);
+  const text2 = typeof output === "string" ? output : o !== null ? str(o.content) ?? str(o.output) ?? "" : "";
+  const fromText = exitFromText(text2);
+  if (fromText !== null) return fromText;
+  if (text2.startsWith("{")) {
+    try {
+      const code = obj(obj(JSON.parse(text2))?.metadata)?.exit_code;
+      if (typeof code === "number" && Number.isInteger(code)) return `exit ${code}`;
+    } catch {
+    }
+  }
+  return "unknown";
+}
+function patchFiles(input) {
+  const files = [];
+  for (const m of input.matchAll(/^\*\*\* (?:Update|Add|Delete) File: (.+)$|^\*\*\* Move to: (.+)$/gm)) noteEdit(files, (m[1] ?? m[2] ?? "").trim());
+  return files;
+}
+function shellPatch(command) {
+  return /^\s*(?:apply_patch|applypatch)\b/.test(command) && command.includes("*** Begin Patch") ? command : null;
+}
+function scriptCalls(script) {
+  const out = [];
+  const literal = String.raw`"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|\x60[^\x60$]*\x60`;
+  const re = new RegExp(String.raw`tools\.(exec_command|apply_patch)\(\s*(?:\{[^}]*?\bcmd\s*:\s*)?(${literal})`, "g");
+  for (const m of script.slice(0, 65536).matchAll(re)) {
+    const raw = m[2];
+    let text2 = null;
+    if (raw.startsWith("`")) text2 = raw.slice(1, -1);
+    else {
+      try {
+        const quoted = raw.startsWith("'") ? `"${raw.slice(1, -1).replace(/\\'/g, "'").replace(/"/g, '\\"')}"` : raw;
+        text2 = JSON.parse(quoted);
+      } catch {
+        text2 = null;
+      }
+    }
+    if (text2 !== null) out.push({ tool: m[1], text: text2 });
+  }
+  return out;
+}
+function parseCodex(lines) {
+  const cap = emptyCapture("codex");
+  const steps = [];
+  const pending = /* @__PURE__ */ new Map();
+  const itemized = /* @__PURE__ */ new Set();
+  const openScripts = /* @__PURE__ */ new Set();
+  const eventUser = [];
+  const itemUser = [];
+  let eventClaim = null;
+  let itemClaim = null;
+  const completedUser = [];
+  let completedClaim = null;
+  const calls = /* @__PURE__ */ new Set();
+  const add = (step, call) => {
+    steps.push({ step, call });
+    if (call !== null) calls.add(call);
+  };
+  for (const line of lines) {
+    const rec = parseLine(line);
+    if (rec === null) continue;
+    const payload = obj(rec.payload);
+    if (payload === null || typeof rec.type !== "string") continue;
+    cap.records++;
+    const ts = str(rec.timestamp);
+    if (ts !== null && cap.firstTimestamp === null) cap.firstTimestamp = ts;
+    if (rec.type === "session_meta") {
+      cap.version = versionOf(payload.cli_version) ?? cap.version ?? null;
+      continue;
+    }
+    if (rec.type === "event_msg") {
+      const text2 = str(payload.message);
+      if (payload.type === "user_message" && text2 !== null && text2.trim() !== "" && !SCAFFOLDING2.test(text2)) eventUser.push(text2);
+      if (payload.type === "agent_message" && text2 !== null && text2.trim() !== "") eventClaim = text2;
+      if (payload.type === "item_completed") itemStep(obj(payload.item));
+      continue;
+    }
+    if (rec.type !== "response_item") continue;
+    const kind = payload.type;
+    const id = str(payload.call_id) ?? str(payload.id);
+    if (kind === "message") {
+      const text2 = contentText(payload.content);
+      if (text2.trim() === "") continue;
+      if (payload.role === "user" && !SCAFFOLDING2.test(text2)) itemUser.push(text2);
+      if (payload.role === "assistant") itemClaim = text2;
+    } else if (kind === "function_call" || kind === "local_shell_call") {
+      const name = str(payload.name) ?? (kind === "local_shell_call" ? "local_shell" : "");
+      let args = {};
+      if (typeof payload.arguments === "string") {
+        try {
+          args = obj(JSON.parse(payload.arguments)) ?? {};
+        } catch {
+          args = {};
+        }
+      } else {
+        args = obj(payload.arguments) ?? obj(payload.action) ?? {};
+      }
+      if (name === "update_plan" && Array.isArray(args.plan)) {
+        cap.plan = args.plan.map(obj).filter((p) => p !== null).map((p) => ({ text: str(p.step) ?? "", status: planStatus(p.status) }));
+        cap.planFinal = true;
+        continue;
+      }
+      if (name === "apply_patch" && typeof args.input === "string") {
+        add({ kind: "edit", files: patchFiles(args.input) }, id);
+        continue;
+      }
+      const command = commandOf(name, args);
+      if (command === null) continue;
+      if (shellPatch(command) !== null) {
+        add({ kind: "edit", files: patchFiles(command) }, id);
+        continue;
+      }
+      const run2 = { command, status: "unknown" };
+      add({ kind: "command", run: run2 }, id);
+      if (id !== null) pending.set(id, run2);
+    } else if (kind === "custom_tool_call") {
+      const input = str(payload.input);
+      if (input === null) continue;
+      if (payload.name === "apply_patch") add({ kind: "edit", files: patchFiles(input) }, id);
+      else if (payload.name === "exec") {
+        if (id !== null) openScripts.add(id);
+        for (const c of scriptCalls(input)) {
+          if (c.tool === "apply_patch") add({ kind: "edit", files: patchFiles(c.text) }, id);
+          else if (shellPatch(c.text) !== null) add({ kind: "edit", files: patchFiles(c.text) }, id);
+          else add({ kind: "command", run: { command: c.text, status: "unknown" } }, id);
+        }
+      }
+    } else if (kind === "function_call_output" || kind === "custom_tool_call_output") {
+      const callId = str(payload.call_id);
+      if (callId === null) continue;
+      openScripts.delete(callId);
+      const run2 = pending.get(callId);
+      if (run2 !== void 0) {
+        run2.status = outputStatus(payload.output);
+        pending.delete(callId);
+      }
+    }
+  }
+  function itemStep(item) {
+    if (item === null) return;
+    const type = item.type;
+    if (type === "UserMessage" || type === "AgentMessage") {
+      const text2 = contentText(item.content);
+      if (text2.trim() === "") return;
+      if (type === "UserMessage" && !SCAFFOLDING2.test(text2)) completedUser.push(text2);
+      if (type === "AgentMessage") completedClaim = text2;
+      return;
+    }
+    if (type !== "CommandExecution" && type !== "FileChange") return;
+    const id = str(item.id);
+    if (id !== null && calls.has(id)) itemized.add(id);
+    else for (const open of openScripts) itemized.add(open);
+    if (type === "CommandExecution") {
+      const command = commandOf("exec_command", item);
+      if (command === null) return;
+      const code = item.exit_code;
+      const status = typeof code === "number" && Number.isInteger(code) ? `exit ${code}` : item.status === "completed" ? "ok" : "unknown";
+      add({ kind: "command", run: { command, status } }, null);
+      return;
+    }
+    if (item.status === "failed" || item.status === "declined") return;
+    const files = [];
+    const changes = item.changes;
+    if (Array.isArray(changes)) {
+      for (const c of changes.map(obj)) noteEdit(files, str(c?.path) ?? "");
+    } else if (obj(changes) !== null) {
+      for (const [file, change] of Object.entries(obj(changes))) {
+        noteEdit(files, file);
+        const moved = str(obj(change)?.move_path);
+        if (moved !== null) noteEdit(files, moved);
+      }
+    }
+    add({ kind: "edit", files }, null);
+  }
+  for (const { step, call } of steps) {
+    if (call !== null && itemized.has(call)) continue;
+    if (step.kind === "command") cap.commands.push(step.run);
+    else for (const f of step.files) noteEdit(cap.filesEdited, f);
+  }
+  cap.userRequests = eventUser.length > 0 ? eventUser : itemUser.length > 0 ? itemUser : completedUser;
+  cap.lastClaim = eventClaim ?? itemClaim ?? completedClaim;
+  return cap;
+}
 function argvText(cmd) {
   if (typeof cmd === "string") return cmd;
   return Array.isArray(cmd) ? cmd.filter((c) => typeof c === "string").join(" ") : "";
@@ -583,8 +973,8 @@ function codexEvents(rec, line, state) {
   if (p.type === "function_call_output" || p.type === "custom_tool_call_output") {
     const id = str(p.call_id);
     const out = p.output;
-    const text2 = typeof out === "string" ? out : str(obj(out)?.content) ?? str(obj(out)?.output) ?? textOf(out);
-    if (id !== null) ev.results.push({ id, text: text2, failed: /Process exited with code [1-9]/.test(text2) });
+    const text3 = typeof out === "string" ? out : str(obj(out)?.content) ?? str(obj(out)?.output) ?? textOf(out);
+    if (id !== null) ev.results.push({ id, text: text3, failed: /Process exited with code [1-9]/.test(text3) });
     return ev;
   }
   if (p.type !== "function_call" && p.type !== "custom_tool_call" && p.type !== "local_shell_call") return ev;
@@ -598,18 +988,83 @@ function codexEvents(rec, line, state) {
   } else if (name === "exec_command" || name === "shell" || p.type === "local_shell_call") {
     events = [{ kind: "command", command }];
   }
-  const text = typeof args === "string" ? args : command;
-  ev.calls.push({ ...at, id: str(p.call_id) ?? str(p.id), events, text, result: null });
+  const text2 = typeof args === "string" ? args : command;
+  ev.calls.push({ ...at, id: str(p.call_id) ?? str(p.id), events, text: text2, result: null });
   return ev;
 }
+var SCAFFOLDING2;
 var init_codex = __esm({
   "src/agents/transcripts/codex.ts"() {
     "use strict";
     init_types();
+    SCAFFOLDING2 = /^\s*(<environment_context>|<user_instructions>|<user_shell_command>|<turn_aborted>|# AGENTS\.md instructions|<INSTRUCTIONS>)/;
   }
 });
 
 // src/agents/transcripts/gemini.ts
+function text(content) {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return content.map((p) => str(obj(p)?.text) ?? "").filter((t) => t !== "").join("\n");
+}
+function resultText(result) {
+  if (typeof result === "string") return result;
+  try {
+    return JSON.stringify(result ?? "").slice(0, 4096);
+  } catch {
+    return "";
+  }
+}
+function todoStatus2(s) {
+  return s === "completed" ? "done" : s === "in_progress" ? "doing" : s === "cancelled" ? "dropped" : "open";
+}
+function parseGemini(lines) {
+  const cap = emptyCapture("gemini");
+  const recs = lines.map(parseLine);
+  const lastOf = /* @__PURE__ */ new Map();
+  recs.forEach((r, i) => {
+    const id = r !== null && (r.type === "user" || r.type === "gemini") ? str(r.id) : null;
+    if (id !== null) lastOf.set(id, i);
+  });
+  for (let i = 0; i < recs.length; i++) {
+    const rec = recs[i];
+    if (rec === null) continue;
+    const id = rec.type === "user" || rec.type === "gemini" ? str(rec.id) : null;
+    if (id !== null && lastOf.get(id) !== i) continue;
+    const ts = str(rec.timestamp) ?? str(rec.startTime);
+    if (rec.type !== "user" && rec.type !== "gemini") {
+      if (ts !== null && cap.firstTimestamp === null && "sessionId" in rec) cap.firstTimestamp = ts;
+      continue;
+    }
+    cap.records++;
+    if (ts !== null && cap.firstTimestamp === null) cap.firstTimestamp = ts;
+    const body = text(rec.content);
+    if (rec.type === "user") {
+      const words = body.replace(HOOK_CONTEXT, "");
+      if (words.trim() !== "") cap.userRequests.push(words);
+      continue;
+    }
+    if (body.trim() !== "") cap.lastClaim = body;
+    if (!Array.isArray(rec.toolCalls)) continue;
+    for (const raw of rec.toolCalls) {
+      const call = obj(raw);
+      if (call === null) continue;
+      const name = str(call.name) ?? "";
+      const args = obj(call.args) ?? {};
+      if (name === "run_shell_command") {
+        const out = resultText(call.result);
+        const status = exitFromText(out) ?? (call.status === "success" && !/Exit Code:/i.test(out) ? "ok" : "unknown");
+        cap.commands.push({ command: str(args.command) ?? "", status });
+      } else if (EDIT_TOOLS.has(name)) {
+        noteEdit(cap.filesEdited, str(args.file_path) ?? str(args.absolute_path) ?? "");
+      } else if (name === "write_todos" && Array.isArray(args.todos)) {
+        cap.plan = args.todos.map(obj).filter((t) => t !== null).map((t) => ({ text: str(t.description) ?? "", status: todoStatus2(t.status) }));
+        cap.planFinal = true;
+      }
+    }
+  }
+  return cap;
+}
 function recordedResult(result) {
   if (result === void 0 || result === null) return null;
   if (typeof result === "string") return result;
@@ -635,16 +1090,30 @@ function geminiEvents(rec, line) {
   }
   return ev;
 }
+var HOOK_CONTEXT;
 var init_gemini = __esm({
   "src/agents/transcripts/gemini.ts"() {
     "use strict";
     init_types();
+    HOOK_CONTEXT = /^\s*<hook_context>[\s\S]*?<\/hook_context>\s*/;
   }
 });
 
-// src/agents/transcripts/events.ts
+// src/agents/transcripts/index.ts
+function sniffFormat(lines) {
+  let seen = 0;
+  for (const line of lines) {
+    if (!line.startsWith("{")) continue;
+    if (++seen > 50) break;
+    const rec = parseLine(line);
+    if (rec === null) continue;
+    for (const [name, f] of Object.entries(FORMATS)) if (f.is(rec)) return name;
+  }
+  return null;
+}
 function readEvents(format, lines, usageOnly = false) {
-  const words = usageOnly ? USAGE_WORDS[format] : WORDS[format];
+  const f = FORMATS[format];
+  const words = usageOnly ? f.usage : f.words;
   if (words === null) return [];
   const state = { cwd: null };
   const out = [];
@@ -652,7 +1121,7 @@ function readEvents(format, lines, usageOnly = false) {
     if (!words.test(lines[i])) continue;
     const rec = parseLine(lines[i]);
     if (rec === null) continue;
-    const ev = format === "claude" ? claudeEvents(rec, i) : format === "codex" ? codexEvents(rec, i, state) : geminiEvents(rec, i);
+    const ev = f.events(rec, i, state);
     if (ev.calls.length > 0 || ev.results.length > 0 || ev.usage !== null || ev.window !== null || ev.items) out.push(ev);
   }
   return out;
@@ -666,23 +1135,40 @@ function usagePoints(events) {
   }
   return out;
 }
-var WORDS, USAGE_WORDS;
-var init_events = __esm({
-  "src/agents/transcripts/events.ts"() {
+var CODEX_TYPES, FORMATS;
+var init_transcripts = __esm({
+  "src/agents/transcripts/index.ts"() {
     "use strict";
     init_claude();
     init_codex();
     init_gemini();
     init_types();
-    WORDS = {
-      claude: /"tool_use"|"tool_result"|"usage"/,
-      codex: /_call|CommandExecution|FileChange|"session_meta"|"turn_context"|"token_count"|token_usage_record|task_started/,
-      gemini: /"toolCalls"/
-    };
-    USAGE_WORDS = {
-      claude: /"usage"/,
-      codex: /"token_count"|"token_usage_record"|"task_started"/,
-      gemini: null
+    CODEX_TYPES = /* @__PURE__ */ new Set(["session_meta", "response_item", "event_msg", "turn_context", "compacted"]);
+    FORMATS = {
+      codex: {
+        is: (r) => "payload" in r && typeof r.type === "string" && CODEX_TYPES.has(r.type),
+        parse: parseCodex,
+        events: codexEvents,
+        words: /_call|CommandExecution|FileChange|"session_meta"|"turn_context"|"token_count"|token_usage_record|task_started/,
+        usage: /"token_count"|"token_usage_record"|"task_started"/,
+        planMarkers: ["update_plan"]
+      },
+      gemini: {
+        is: (r) => "projectHash" in r || r.type === "gemini" || "startTime" in r && "sessionId" in r && !("uuid" in r),
+        parse: parseGemini,
+        events: (rec, line) => geminiEvents(rec, line),
+        words: /"toolCalls"/,
+        usage: null,
+        planMarkers: ["write_todos"]
+      },
+      claude: {
+        is: (r) => ("sessionId" in r || "uuid" in r) && typeof r.type === "string",
+        parse: parseClaude,
+        events: (rec, line) => claudeEvents(rec, line),
+        words: /"tool_use"|"tool_result"|"usage"/,
+        usage: /"usage"/,
+        planMarkers: ["TodoWrite", "TaskCreate", "TaskUpdate"]
+      }
     };
   }
 });
@@ -703,8 +1189,8 @@ function findLastSave(events, project) {
   const open = /* @__PURE__ */ new Map();
   let found = null;
   let unanswered = null;
-  const answered = (text, failed, line) => {
-    const token = savedToken(text, failed);
+  const answered = (text2, failed, line) => {
+    const token = savedToken(text2, failed);
     if (token !== null && project.accepts(token)) found = { token, line };
   };
   for (const ev of events) {
@@ -798,14 +1284,14 @@ function safeDirectories(env) {
   else files.push(path4.join(env.XDG_CONFIG_HOME || path4.join(home, ".config"), "git", "config"), path4.join(home, ".gitconfig"));
   let out = [];
   for (const file of files) {
-    let text;
+    let text2;
     try {
-      text = readFileSync(file, "utf8");
+      text2 = readFileSync(file, "utf8");
     } catch {
       continue;
     }
     let inSafe = false;
-    for (const raw of text.split(/\r?\n/)) {
+    for (const raw of text2.split(/\r?\n/)) {
       const line = raw.replace(/(^|\s)[#;].*$/, "").trim();
       const section = /^\[\s*([A-Za-z0-9.-]+)\s*\]$/.exec(line);
       if (section) {
@@ -981,16 +1467,16 @@ function gitTopOf(root, opts = {}) {
 function gitDirOf(top) {
   const dotGit = path5.join(top, ".git");
   if (isDir(dotGit)) return dotGit;
-  const text = readSmall(dotGit);
-  const m = text === null ? null : /^gitdir:[ \t]*(.+?)[ \t]*$/m.exec(text);
+  const text2 = readSmall(dotGit);
+  const m = text2 === null ? null : /^gitdir:[ \t]*(.+?)[ \t]*$/m.exec(text2);
   if (!m) return null;
   const dir = path5.resolve(top, m[1]);
   return isDir(dir) ? dir : null;
 }
 function commonDirOf(gitDir) {
   try {
-    const text = readFileSync2(path5.join(gitDir, "commondir"), "utf8").trim();
-    if (text !== "") return path5.resolve(gitDir, text);
+    const text2 = readFileSync2(path5.join(gitDir, "commondir"), "utf8").trim();
+    if (text2 !== "") return path5.resolve(gitDir, text2);
   } catch {
   }
   return gitDir;
@@ -1013,10 +1499,10 @@ function savesPath(root, opts = {}) {
 function savesLines(p) {
   return readFileSync3(p, "utf8").slice(0, 16384).split("\n").map((l) => LINE.exec(l)).filter((m) => m !== null);
 }
-function savedStampOf(text) {
-  const saved = /^Saved: (\S+)[ \t]*\r?$/m.exec(text)?.[1];
+function savedStampOf(text2) {
+  const saved = /^Saved: (\S+)[ \t]*\r?$/m.exec(text2)?.[1];
   if (saved === void 0) return null;
-  const head = /^- HEAD: ([0-9a-f]{12})/m.exec(text)?.[1];
+  const head = /^- HEAD: ([0-9a-f]{12})/m.exec(text2)?.[1];
   return head === void 0 ? saved : `${saved}+${head}`;
 }
 function statKey(st) {
@@ -1081,13 +1567,13 @@ var init_saves = __esm({
 });
 
 // src/schema/checkpoint-name.ts
-function headerValue(text, name) {
-  const lines = text.split("\n", 12);
+function headerValue(text2, name) {
+  const lines = text2.split("\n", 12);
   for (const line of lines) if (line.startsWith(`${name}: `)) return line.slice(name.length + 2).trim();
   return null;
 }
-function isCheckpointText(text) {
-  const lines = text.split("\n", 4);
+function isCheckpointText(text2) {
+  const lines = text2.split("\n", 4);
   return lines[0] === "<!-- memory-schema: v1 -->" && lines.includes(CHECKPOINT_HEADING);
 }
 function isAnchorsOnlySource(source) {
@@ -1174,8 +1660,8 @@ function hasPrivatePartner(dir, file, ino) {
 }
 function readOwner(lockDir) {
   try {
-    const text = readFileSync4(path8.join(lockDir, OWNER_NAME), "utf8");
-    const data = JSON.parse(text);
+    const text2 = readFileSync4(path8.join(lockDir, OWNER_NAME), "utf8");
+    const data = JSON.parse(text2);
     if (typeof data.pid !== "number" || typeof data.host !== "string" || typeof data.nonce !== "string") return null;
     return { pid: data.pid, host: data.host, nonce: data.nonce };
   } catch {
@@ -1420,8 +1906,8 @@ function deliveredPath(root, session) {
   return path10.join(checkpointsDir(root), `.delivered-${session}`);
 }
 function readDelivered(root, session) {
-  const text = readHead(deliveredPath(root, session), 128);
-  return text === null ? null : text.trim();
+  const text2 = readHead(deliveredPath(root, session), 128);
+  return text2 === null ? null : text2.trim();
 }
 function writeDelivered(root, session, token) {
   const p = deliveredPath(root, session);
@@ -1666,11 +2152,11 @@ function readSmall2(file) {
 }
 function readSettings(memDir) {
   const settings = { ...DEFAULT_SETTINGS };
-  const text = readSmall2(path12.join(memDir, SETTINGS_FILE));
-  if (text === null) return { settings, problems: [] };
+  const text2 = readSmall2(path12.join(memDir, SETTINGS_FILE));
+  if (text2 === null) return { settings, problems: [] };
   let parsed;
   try {
-    parsed = JSON.parse(text.replace(/^\uFEFF/, ""));
+    parsed = JSON.parse(text2.replace(/^\uFEFF/, ""));
   } catch {
     parsed = void 0;
   }
@@ -2089,8 +2575,8 @@ function noteSave(root, input, format) {
   const token = savedToken(strings(input.raw.tool_response).join("\n"), false);
   if (token !== null) recordSavedBy(root, token, AGENT_OF_FORMAT[format] ?? null);
 }
-function envelope(event, text) {
-  return `${JSON.stringify({ hookSpecificOutput: { hookEventName: event, additionalContext: text } })}
+function envelope(event, text2) {
+  return `${JSON.stringify({ hookSpecificOutput: { hookEventName: event, additionalContext: text2 } })}
 `;
 }
 async function decide(ctx, input, format) {
@@ -2142,13 +2628,12 @@ async function decide(ctx, input, format) {
   }
   return ok(envelope(input.event, offerText(pct, last.used, window, settings.contextThreshold)), warn);
 }
-var SMALL_TAIL, LARGE_TAIL, STDIN_BYTES, FORMATS, AGENT_OF_FORMAT, contextVerb;
+var SMALL_TAIL, LARGE_TAIL, STDIN_BYTES, FORMATS2, AGENT_OF_FORMAT, contextVerb;
 var init_context = __esm({
   "src/verbs/context.ts"() {
     "use strict";
     init_tail();
-    init_tail();
-    init_events();
+    init_transcripts();
     init_last_save();
     init_saves();
     init_harness_path();
@@ -2162,7 +2647,7 @@ var init_context = __esm({
     SMALL_TAIL = 256 * 1024;
     LARGE_TAIL = 1024 * 1024;
     STDIN_BYTES = 65536;
-    FORMATS = /* @__PURE__ */ new Set(["claude", "codex"]);
+    FORMATS2 = /* @__PURE__ */ new Set(["claude", "codex"]);
     AGENT_OF_FORMAT = { claude: "Claude Code", codex: "Codex" };
     contextVerb = {
       name: "context",
@@ -2193,7 +2678,7 @@ exit: always 0.
       },
       async run(ctx) {
         const format = ctx.values.format ?? "claude";
-        if (typeof format !== "string" || !FORMATS.has(format)) return ok("", ["memory_io context: --format must be claude or codex; printing nothing"]);
+        if (typeof format !== "string" || !FORMATS2.has(format)) return ok("", ["memory_io context: --format must be claude or codex; printing nothing"]);
         const input = await readInput(ctx);
         if (input === null) return ok("", []);
         return decide(ctx, input, format);
@@ -2383,12 +2868,12 @@ var init_state_time = __esm({
 });
 
 // src/schema/blocks.ts
-function parseBlocksPrivately(text) {
-  for (const r of recent) if (r.text === text) return r.tree;
-  return scan(text);
+function parseBlocksPrivately(text2) {
+  for (const r of recent) if (r.text === text2) return r.tree;
+  return scan(text2);
 }
-function scan(text) {
-  const doc = { type: "document", start: 0, end: text.length, children: NO_CHILDREN, parent: null, open: true };
+function scan(text2) {
+  const doc = { type: "document", start: 0, end: text2.length, children: NO_CHILDREN, parent: null, open: true };
   let tip = doc;
   let oldtip = doc;
   let lastMatched = doc;
@@ -2504,18 +2989,18 @@ function scan(text) {
   };
   const leadOf = (start, end) => {
     let i = start;
-    while (i < end && isSpaceOrTab(text[i])) i++;
+    while (i < end && isSpaceOrTab(text2[i])) i++;
     return i - start;
   };
   const isDefinition = (start, end) => {
     let i = start;
-    while (i < end && i - start < 3 && text[i] === " ") i++;
-    return text[i] === "[" && DEFINITION.test(text.slice(start, end));
+    while (i < end && i - start < 3 && text2[i] === " ") i++;
+    return text2[i] === "[" && DEFINITION.test(text2.slice(start, end));
   };
   const implicitFenceEnd = (block) => {
     if (!atEnd && opensContainer()) return lineStart;
     if (block.parent?.type === "blockquote") return block.end;
-    if (atEnd) return text.length;
+    if (atEnd) return text2.length;
     return blankRun > 0 ? lastBlankStart : lineStart - 1;
   };
   const opensContainer = () => {
@@ -2828,7 +3313,7 @@ function scan(text) {
       addParagraphLine(p);
     }
   };
-  const lines = text.split("\n");
+  const lines = text2.split("\n");
   if (lines.length > 1 && lines[lines.length - 1] === "") lines.pop();
   for (const l of lines) {
     line = l;
@@ -2925,8 +3410,8 @@ function conflictSides(input) {
   if (!complete) return null;
   return { line: first, ours: ours.join("\n"), theirs: theirs.join("\n") };
 }
-function isConflicted(text) {
-  return text.includes("\n<<<<<<< ") || text.startsWith("<<<<<<< ") ? conflictSides(text) !== null : false;
+function isConflicted(text2) {
+  return text2.includes("\n<<<<<<< ") || text2.startsWith("<<<<<<< ") ? conflictSides(text2) !== null : false;
 }
 var FENCE;
 var init_conflicted = __esm({
@@ -2947,9 +3432,9 @@ function lineAt(lineStarts, offset) {
   }
   return lo + 1;
 }
-function lineStartsOf(text) {
+function lineStartsOf(text2) {
   const starts = [0];
-  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) starts.push(i + 1);
+  for (let i = text2.indexOf("\n"); i !== -1; i = text2.indexOf("\n", i + 1)) starts.push(i + 1);
   return starts;
 }
 function editDistance2(a, b) {
@@ -2990,19 +3475,19 @@ function straySentence(strays) {
   const lost = strays.some((s) => s.near === null) ? "; nothing reads a section with no near name" : "";
   return `the handoff has ${strays.length === 1 ? "a section" : `${strays.length} sections`} schema v1 does not know${lent}${lost}: run \`validate handoff\` and fix the heading`;
 }
-function normaliseText(text) {
-  return text.replace(/^\uFEFF/, "").replace(/\r\n?/g, "\n");
+function normaliseText(text2) {
+  return text2.replace(/^\uFEFF/, "").replace(/\r\n?/g, "\n");
 }
-function slice(text, node) {
-  return text.slice(node.start, node.end);
+function slice(text2, node) {
+  return text2.slice(node.start, node.end);
 }
-function itemText(text, item) {
+function itemText(text2, item) {
   const first = item.children[0];
   const last = item.children[item.children.length - 1];
-  return first && last ? text.slice(first.start, last.end) : "";
+  return first && last ? text2.slice(first.start, last.end) : "";
 }
-function headingTitle(text, h) {
-  return slice(text, h).replace(/^#+\s*/, "").replace(/\s*#*\s*$/, "").trim();
+function headingTitle(text2, h) {
+  return slice(text2, h).replace(/^#+\s*/, "").replace(/\s*#*\s*$/, "").trim();
 }
 function planStep(raw) {
   const m = STEP.exec(raw);
@@ -3010,15 +3495,15 @@ function planStep(raw) {
   const status = m[1] === "~" ? "in-progress" : m[1] === " " ? "todo" : m[1] === "-" ? "abandoned" : "done";
   return { status, text: raw.slice(m[0].length) };
 }
-function allSteps(text, list, depth, out) {
+function allSteps(text2, list, depth, out) {
   const items = list.children;
   for (let i = 0; i < items.length; i++) {
     const children = items[i].children;
     let own = 0;
     while (own < children.length && children[own].type !== "list") own++;
-    const step = planStep(own > 0 ? text.slice(children[0].start, children[own - 1].end) : "");
+    const step = planStep(own > 0 ? text2.slice(children[0].start, children[own - 1].end) : "");
     if (step.status !== "unmarked" || depth === 0) out.push({ status: step.status, text: step.text, depth });
-    for (let j = own; j < children.length; j++) if (children[j].type === "list") allSteps(text, children[j], depth + 1, out);
+    for (let j = own; j < children.length; j++) if (children[j].type === "list") allSteps(text2, children[j], depth + 1, out);
   }
 }
 function keyFile(raw) {
@@ -3035,10 +3520,10 @@ function keyFile(raw) {
   }
   return { raw: pathText, path: safeRelativePath(pathText), why: why.trim() };
 }
-function readFields(text, tree, lists) {
-  const starts = lineStartsOf(text);
+function readFields(text2, tree, lists) {
+  const starts = lineStartsOf(text2);
   const out = {
-    marker: text.startsWith("<!-- memory-schema: v1 -->\n") || text === "<!-- memory-schema: v1 -->",
+    marker: text2.startsWith("<!-- memory-schema: v1 -->\n") || text2 === "<!-- memory-schema: v1 -->",
     heading: false,
     saved: null,
     sections: [],
@@ -3064,7 +3549,7 @@ function readFields(text, tree, lists) {
   for (let n = 0; n < nodes.length; n++) {
     const node = nodes[n];
     if (node.type === "heading") {
-      const title = headingTitle(text, node);
+      const title = headingTitle(text2, node);
       out.headings.push({ depth: node.depth ?? 1, title, line: lineAt(starts, node.start) });
       if (node.depth === 1 && title === "Session Handoff" && section === null) out.heading = true;
       if (node.depth === 2) {
@@ -3083,7 +3568,7 @@ function readFields(text, tree, lists) {
     }
     if (section === null) {
       if (node.type === "paragraph") {
-        const lines = slice(text, node).split("\n");
+        const lines = slice(text2, node).split("\n");
         for (let i = 0; i < lines.length && out.saved === null; i++) {
           const m = /^Saved:[ \t]*(.*)$/.exec(lines[i].trim());
           if (m) {
@@ -3095,13 +3580,13 @@ function readFields(text, tree, lists) {
       continue;
     }
     if (section === "current goal") {
-      goalParts.push(slice(text, node));
+      goalParts.push(slice(text2, node));
       continue;
     }
     if (node.type !== "list" || !lists && section !== "environment anchors") continue;
     const listed = node.children;
     const items = [];
-    for (let i = 0; i < listed.length; i++) items.push(itemText(text, listed[i]));
+    for (let i = 0; i < listed.length; i++) items.push(itemText(text2, listed[i]));
     if (section !== "(repeated)" && !stray && lists) {
       for (let i = 0; i < listed.length; i++) out.items.push({ section, text: items[i], line: lineAt(starts, listed[i].start) });
     }
@@ -3110,7 +3595,7 @@ function readFields(text, tree, lists) {
     switch (section) {
       case "plan":
         for (let i = 0; i < items.length; i++) out.plan.push(planStep(items[i]));
-        allSteps(text, node, 0, out.steps);
+        allSteps(text2, node, 0, out.steps);
         break;
       case "key files":
         for (let i = 0; i < items.length; i++) if (!/^none\.?$/i.test(items[i].trim())) out.keyFiles.push(keyFile(items[i]));
@@ -3138,11 +3623,11 @@ function readFields(text, tree, lists) {
 function handoffStateTime(h, nowMs) {
   return stateTime(h.anchors.date, h.saved, nowMs);
 }
-function stateTimeOfText(text, nowMs) {
-  return glanceAtHandoff(text, nowMs).stateTime;
+function stateTimeOfText(text2, nowMs) {
+  return glanceAtHandoff(text2, nowMs).stateTime;
 }
-function glanceAtHandoff(text, nowMs) {
-  const normalised = normaliseText(text);
+function glanceAtHandoff(text2, nowMs) {
+  const normalised = normaliseText(text2);
   const h = readFields(normalised, parseBlocksPrivately(normalised), false);
   return { stateTime: handoffStateTime(h, nowMs), strays: h.strays };
 }
@@ -3266,8 +3751,8 @@ handoff's HEAD anchor (git rev-list, at most 500 ms; left out when unknown). Alw
 });
 
 // src/agents/envelopes.ts
-function sessionStartJson(text) {
-  return `${JSON.stringify({ hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: text } })}
+function sessionStartJson(text2) {
+  return `${JSON.stringify({ hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: text2 } })}
 `;
 }
 function isHookFormat(s) {
@@ -3279,26 +3764,26 @@ var init_envelopes = __esm({
     "use strict";
     ENVELOPES = {
       // The reference's output: the sentences as they are.
-      text: (text) => `${text}
+      text: (text2) => `${text2}
 `,
       // Claude Code drops JSON without hookEventName.
-      claude: (text) => sessionStartJson(text),
+      claude: (text2) => sessionStartJson(text2),
       // Codex's schema is strict: exactly these keys, nothing else (no sessionTitle).
-      codex: (text) => sessionStartJson(text),
+      codex: (text2) => sessionStartJson(text2),
       // Gemini CLI: nothing but JSON on stdout; the context in hookSpecificOutput.additionalContext.
-      gemini: (text) => sessionStartJson(text),
+      gemini: (text2) => sessionStartJson(text2),
       // Cursor: its own key only, never Claude's as well (*unverified* key).
-      cursor: (text) => `${JSON.stringify({ additional_context: text })}
+      cursor: (text2) => `${JSON.stringify({ additional_context: text2 })}
 `,
-      cline: (text) => `${JSON.stringify({ cancel: false, contextModification: text, errorMessage: "" })}
+      cline: (text2) => `${JSON.stringify({ cancel: false, contextModification: text2, errorMessage: "" })}
 `
     };
   }
 });
 
 // src/agents/render.ts
-function renderHook(format, text, limit) {
-  const lines = text.split("\n").filter((l) => l !== "");
+function renderHook(format, text2, limit) {
+  const lines = text2.split("\n").filter((l) => l !== "");
   if (lines.length === 0) return "";
   for (; ; ) {
     const out = ENVELOPES[format](lines.join("\n"));
@@ -3337,16 +3822,16 @@ function minutesAgo(savedMs, now) {
   const m = Math.floor(Math.max(0, now - savedMs) / MINUTE_MS);
   return m === 1 ? "1 minute ago" : `${m} minutes ago`;
 }
-function handoffStateMs(text, now) {
-  const st = stateTimeOfText(text, now);
+function handoffStateMs(text2, now) {
+  const st = stateTimeOfText(text2, now);
   return st.known ? st.time.ms : null;
 }
-function lazyOrder(token, text, now) {
+function lazyOrder(token, text2, now) {
   let ms;
   return {
     token,
     get stateMs() {
-      if (ms === void 0) ms = handoffStateMs(text, now);
+      if (ms === void 0) ms = handoffStateMs(text2, now);
       return ms;
     }
   };
@@ -3369,11 +3854,11 @@ function currentCheckpoint(root, handoff, now) {
   }
   return null;
 }
-function countCheckpoint(text) {
+function countCheckpoint(text2) {
   const out = { requests: 0, plan: 0, files: 0, commands: 0 };
   const key = { "## User requests": "requests", "## Plan state": "plan", "## Files edited": "files", "## Commands": "commands" };
   let at = null;
-  for (const line of text.split("\n")) {
+  for (const line of text2.split("\n")) {
     if (line.startsWith("## ")) at = key[line] ?? null;
     else if (at !== null && line.startsWith("- ") && line !== "- none captured") {
       const older = /^- \((\d+) older left out\)$/.exec(line);
@@ -3468,9 +3953,9 @@ __export(hook_exports, {
 import { createHash as createHash3 } from "node:crypto";
 import path20 from "node:path";
 import { lstatSync as lstatSync12 } from "node:fs";
-function ageText(text, now) {
-  if (typeof text !== "string") return { age: "age unknown", strays: null };
-  const glance = glanceAtHandoff(text, now);
+function ageText(text2, now) {
+  if (typeof text2 !== "string") return { age: "age unknown", strays: null };
+  const glance = glanceAtHandoff(text2, now);
   const words = ageWords(glance.stateTime, now);
   return { age: words === "age unknown" ? words : `saved ${words}`, strays: straySentence(glance.strays) };
 }
@@ -3513,8 +3998,8 @@ function composeHookText(files, interrupted, paused, now, checkpoint, savedHere)
   }
   if (checkpoint) lines.push(...checkpoint.lines);
   if (paused) lines.push(SENTENCES.paused());
-  const text = lines.join("\n");
-  return text.length > 0 ? `${text.slice(0, HOOK_LIMIT - 1)}
+  const text2 = lines.join("\n");
+  return text2.length > 0 ? `${text2.slice(0, HOOK_LIMIT - 1)}
 ` : "";
 }
 var HOOK_LIMIT, HOOK_STDIN_BYTES, SENTENCES, hookVerb;
@@ -3591,7 +4076,7 @@ exit: always 0 -- a broken hook must not break a session; problems go to stderr.
         if (!isHookFormat(format)) {
           return ok("", [`memory_io hook: --format must be text, claude, codex, gemini, cursor or cline, got ${quotedValue(String(format))}; printing nothing`]);
         }
-        const wrap = (text) => renderHook(format, text, HOOK_LIMIT);
+        const wrap = (text2) => renderHook(format, text2, HOOK_LIMIT);
         if (disabledByEnv(ctx.env)) return ok("", []);
         let root;
         const input = await stdinInput(ctx);
@@ -3610,15 +4095,15 @@ exit: always 0 -- a broken hook must not break a session; problems go to stderr.
         const handoffPresent = files.some((f) => f.kind === "handoff" && f.status === "present");
         const checkpoint = mode === "session" ? await checkpointHookLines(root, input, handoffPresent, paused, now) : void 0;
         const interrupted = mode === "session" ? interruptedSave(root) : lessonsInterrupted(root);
-        const savedHere = (text) => {
+        const savedHere = (text2) => {
           const saves = readSaves(root);
           if (saves === null) return true;
           try {
             if (savedHereByStat(root, statKey(lstatSync12(path20.join(memoryDir(root), "HANDOFF.md"), { bigint: true })))) return true;
           } catch {
           }
-          const stamp = savedStampOf(text);
-          return stamp !== null && saves.stamps.includes(stamp) || saves.tokens.includes(createHash3("sha256").update(text, "utf8").digest("hex"));
+          const stamp = savedStampOf(text2);
+          return stamp !== null && saves.stamps.includes(stamp) || saves.tokens.includes(createHash3("sha256").update(text2, "utf8").digest("hex"));
         };
         return ok(wrap(composeHookText(files, interrupted, paused, now, checkpoint, savedHere)), []);
       }
@@ -3661,8 +4146,8 @@ function continues(line, next, item) {
   if (at > base) return !line.trimEnd().endsWith(":");
   return at === base && hangOf(line) === base && hangOf(next) === at && !BULLET.test(next);
 }
-function wrapHelp(text, width = HELP_WIDTH) {
-  const lines = text.split("\n");
+function wrapHelp(text2, width = HELP_WIDTH) {
+  const lines = text2.split("\n");
   const out = [];
   let item;
   for (let i = 0; i < lines.length; i++) {
@@ -3871,7 +4356,7 @@ function usageText(VERBS) {
   const shown = Object.entries(VERBS).filter(([, v]) => v.hidden !== true);
   const width = Math.max(...shown.map(([v]) => v.length));
   const lines = shown.map(([name, v]) => `  ${name.padEnd(width)}  ${v.summary}`);
-  const text = [
+  const text2 = [
     "usage: node memory_io.mjs <verb> [options]",
     "",
     "Safe reads and writes of an agent's session memory under <root>/.ai/memory/.",
@@ -3901,7 +4386,7 @@ function usageText(VERBS) {
     "node memory_io.mjs write handoff --from-draft --expected-current-sha256 <token>",
     ""
   ].join("\n");
-  return wrapHelp(text);
+  return wrapHelp(text2);
 }
 function verbHelp(name, help) {
   return wrapHelp(`${help.replace(/\n*$/, "\n")}${exampleBlock(name)}`);
@@ -3949,7 +4434,7 @@ async function main(verbs, proc) {
   return code;
 }
 async function run(VERBS, outer) {
-  const proc = { ...outer, writeErr: (text) => outer.writeErr(showRefused(text).text) };
+  const proc = { ...outer, writeErr: (text2) => outer.writeErr(showRefused(text2).text) };
   const args = proc.argv;
   const first = args[0];
   if (first === void 0) {
@@ -4048,8 +4533,8 @@ ${usageText(VERBS)}`);
       if (err instanceof UsageError) return usageExit;
       return err.code;
     }
-    const text = err instanceof Error ? err.stack ?? err.message : String(err);
-    proc.writeErr(`memory_io internal error: ${text}
+    const text2 = err instanceof Error ? err.stack ?? err.message : String(err);
+    proc.writeErr(`memory_io internal error: ${text2}
 `);
     return first === "hook" || first === "checkpoint" ? 0 : 2;
   }
@@ -4219,14 +4704,14 @@ function heldOutput(fd, redact) {
     flush() {
       const all = Buffer.concat(parts.splice(0));
       if (all.length === 0) return;
-      let text;
+      let text2;
       try {
-        text = new TextDecoder("utf-8", { fatal: true }).decode(all);
+        text2 = new TextDecoder("utf-8", { fatal: true }).decode(all);
       } catch {
         writeFd(fd, all);
         return;
       }
-      writeFd(fd, redact(text));
+      writeFd(fd, redact(text2));
     }
   };
 }
@@ -4257,7 +4742,7 @@ async function runProcess(verbs, redact) {
       readStdin,
       readStdinWithin,
       writeOut: (data) => out.write(data),
-      writeErr: (text) => err.write(text),
+      writeErr: (text2) => err.write(text2),
       helperPath: runningFile(process.argv[1])
     });
   } catch (error) {

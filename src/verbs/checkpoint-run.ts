@@ -3,7 +3,7 @@ import { quotedValue } from "../guard/quote.ts";
 import { lstatSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { Busy, HelperError } from "../errors.ts";
-import { ADAPTERS, anchorsOnlySource, captureSource, isFormat, PLAN_MARKERS } from "../agents/transcripts/index.ts";
+import { anchorsOnlySource, captureSource, countToolCalls, FORMATS, isFormat, readEvents, sniffFormat } from "../agents/transcripts/index.ts";
 import {
   closeTranscript,
   earlierHolds,
@@ -11,7 +11,6 @@ import {
   headLines,
   openTranscript,
   readFailure,
-  sniffFormat,
   TAIL_BYTES,
   tailLines,
   tailPart,
@@ -19,7 +18,6 @@ import {
 } from "../agents/transcripts/tail.ts";
 import { emptyCapture, type Capture, type TranscriptFormat } from "../agents/transcripts/types.ts";
 import { hookCwd } from "../agents/harness-path.ts";
-import { countToolCalls, readEvents } from "../agents/transcripts/events.ts";
 import { findLastSave, type LastSave, type ProjectHandoffs } from "../agents/transcripts/last-save.ts";
 import { recordResume } from "../journal/record.ts";
 import { findLastResume, type ResumeCall } from "../journal/resume-events.ts";
@@ -239,7 +237,7 @@ export async function checkpointAnchors(root: string, env: Record<string, string
 function enough(cap: Capture, file: TranscriptFile, from: number, hook: HookInput): boolean {
   if (cap.userRequests.length < MAX_REQUESTS) return false;
   if (cap.lastClaim === null && hook.lastMessage === null) return false;
-  return cap.planFinal || !earlierHolds(file, from, PLAN_MARKERS[cap.format]);
+  return cap.planFinal || !earlierHolds(file, from, FORMATS[cap.format].planMarkers);
 }
 
 /** What the transcript gave: a capture after the session's last save, or why there is none. */
@@ -285,7 +283,7 @@ function capture(input: HookInput, format: string | undefined, notes: string[], 
       save = findLastSave(events, project);
       resume = findLastResume(events);
       toolCalls = countToolCalls(events, save?.line);
-      return ADAPTERS[chosen](save === null ? lines : lines.slice(save.line + 1));
+      return FORMATS[chosen].parse(save === null ? lines : lines.slice(save.line + 1));
     };
     // The last 1 MiB first; all of the last 4 MiB when that part lacks what is needed, or
     // when the save may lie before it.
@@ -299,7 +297,7 @@ function capture(input: HookInput, format: string | undefined, notes: string[], 
     // The file's first records date the session's start when the part read does not reach them.
     headStart = read < file.size ? sessionStartOf(file, chosen) : null;
     // Codex names its version in the file's first record, which a tail may not reach.
-    if (cap.version == null && read < file.size) cap.version = ADAPTERS[chosen](file.head.slice(0, 16)).version ?? null;
+    if (cap.version == null && read < file.size) cap.version = FORMATS[chosen].parse(file.head.slice(0, 16)).version ?? null;
   } catch (err) {
     return unread(readFailure(err));
   } finally {
@@ -313,7 +311,7 @@ function capture(input: HookInput, format: string | undefined, notes: string[], 
 // head holds none (a first record longer than it: a long paste) and the whole file lies within
 // the last TAIL_BYTES (docs/design.md#checkpoints), the file is read from its start.
 function sessionStartOf(file: TranscriptFile, format: TranscriptFormat): string | null {
-  const first = (lines: readonly string[]) => ADAPTERS[format](lines.slice(0, 16)).firstTimestamp ?? (lines.length > 16 ? ADAPTERS[format](lines).firstTimestamp : null);
+  const first = (lines: readonly string[]) => FORMATS[format].parse(lines.slice(0, 16)).firstTimestamp ?? (lines.length > 16 ? FORMATS[format].parse(lines).firstTimestamp : null);
   const fromHead = first(file.head);
   if (fromHead !== null || file.size > TAIL_BYTES) return fromHead;
   return first(headLines(file, TAIL_BYTES));

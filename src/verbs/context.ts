@@ -5,8 +5,7 @@
 import { spawnSync } from "node:child_process";
 import { closeSync, constants, lstatSync, mkdirSync, openSync, writeSync } from "node:fs";
 import { closeTranscript, openTranscript, tailPart } from "../agents/transcripts/tail.ts";
-import { sniffFormat } from "../agents/transcripts/tail.ts";
-import { readEvents, usagePoints, type UsagePoint } from "../agents/transcripts/events.ts";
+import { readEvents, sniffFormat, usagePoints, type UsagePoint } from "../agents/transcripts/index.ts";
 import { findLastSave, isSaveCommand, savedToken } from "../agents/transcripts/last-save.ts";
 import { recordSavedBy } from "../git/saves.ts";
 import { hookCwd } from "../agents/harness-path.ts";

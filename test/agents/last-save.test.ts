@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { countToolCalls, readEvents } from "../../src/agents/transcripts/events.ts";
+import { countToolCalls, readEvents } from "../../src/agents/transcripts/index.ts";
 import { findLastSave, isSaveCommand, type ProjectHandoffs } from "../../src/agents/transcripts/last-save.ts";
 import type { TranscriptFormat } from "../../src/agents/transcripts/types.ts";
 

@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { claudeWindow } from "../../src/agents/transcripts/claude.ts";
-import { readEvents, usagePoints } from "../../src/agents/transcripts/events.ts";
+import { readEvents, usagePoints } from "../../src/agents/transcripts/index.ts";
 import { readSettings } from "../../src/store/settings.ts";
 import { gitRepo, helper, tempDir } from "../helpers.ts";
 

@@ -2,7 +2,6 @@
 // a regular file only, at most its last 4 MiB (a partial first line dropped) and its first
 // 64 KiB for choosing the adapter. It never searches for a transcript.
 import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
-import type { TranscriptFormat } from "./types.ts";
 import { harnessPath } from "../harness-path.ts";
 
 /** Most bytes read from the end of a transcript (docs/design.md#checkpoints). */
@@ -183,30 +182,4 @@ export function readTranscriptTail(transcriptPath: string, maxTail = TAIL_BYTES)
   } finally {
     closeTranscript(opened.file);
   }
-}
-
-/**
- * Chooses the adapter from the first complete records (docs/design.md#checkpoints): Codex rollouts are
- * `{timestamp, type, payload}`; Claude Code entries carry `sessionId`/`uuid` with a `type`;
- * Gemini chat logs carry `projectHash`/`startTime` or `type: "gemini"` messages.
- * @returns null when no record is recognised (compressed, foreign or empty files).
- */
-export function sniffFormat(lines: readonly string[]): TranscriptFormat | null {
-  let seen = 0;
-  for (const line of lines) {
-    if (line.length === 0 || line[0] !== "{") continue;
-    if (++seen > 50) break;
-    let rec: unknown;
-    try {
-      rec = JSON.parse(line);
-    } catch {
-      continue;
-    }
-    if (rec === null || typeof rec !== "object" || Array.isArray(rec)) continue;
-    const r = rec as Record<string, unknown>;
-    if ("payload" in r && typeof r.type === "string" && ["session_meta", "response_item", "event_msg", "turn_context", "compacted"].includes(r.type)) return "codex";
-    if ("projectHash" in r || r.type === "gemini" || ("startTime" in r && "sessionId" in r && !("uuid" in r))) return "gemini";
-    if (("sessionId" in r || "uuid" in r) && typeof r.type === "string") return "claude";
-  }
-  return null;
 }
