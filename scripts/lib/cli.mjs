@@ -52,9 +52,9 @@ function looksLikeCode(value) {
   const m = CODE_PATH.exec(value);
   if (!m) return false;
   const tail = m.groups?.["tail"];
-  const path61 = tail === void 0 ? value : value.slice(0, value.length - tail.length);
-  if (isWordy(path61)) return true;
-  const parts = path61.split(/\??\.|::|->/);
+  const path62 = tail === void 0 ? value : value.slice(0, value.length - tail.length);
+  if (isWordy(path62)) return true;
+  const parts = path62.split(/\??\.|::|->/);
   return parts.length > 1 && parts.every((p) => /^[A-Za-z_$]+!?$/.test(p)) && parts.some((p) => /^[a-z]{3,}$/.test(p));
 }
 function shannonEntropy(s) {
@@ -12021,12 +12021,12 @@ function parseTree(text2, errors = [], options = ParseOptions.DEFAULT) {
   }
   return result;
 }
-function findNodeAtLocation(root, path61) {
+function findNodeAtLocation(root, path62) {
   if (!root) {
     return void 0;
   }
   let node = root;
-  for (let segment of path61) {
+  for (let segment of path62) {
     if (typeof segment === "string") {
       if (node.type !== "object" || !Array.isArray(node.children)) {
         return void 0;
@@ -12392,14 +12392,14 @@ var init_parser = __esm({
 
 // node_modules/jsonc-parser/lib/esm/impl/edit.js
 function setProperty(text2, originalPath, value, options) {
-  const path61 = originalPath.slice();
+  const path62 = originalPath.slice();
   const errors = [];
   const root = parseTree(text2, errors);
   let parent = void 0;
   let lastSegment = void 0;
-  while (path61.length > 0) {
-    lastSegment = path61.pop();
-    parent = findNodeAtLocation(root, path61);
+  while (path62.length > 0) {
+    lastSegment = path62.pop();
+    parent = findNodeAtLocation(root, path62);
     if (parent === void 0 && value !== void 0) {
       if (typeof lastSegment === "string") {
         value = { [lastSegment]: value };
@@ -12579,8 +12579,8 @@ function printParseErrorCode(code) {
   }
   return "<unknown ParseErrorCode>";
 }
-function modify(text2, path61, value, options) {
-  return setProperty(text2, path61, value, options);
+function modify(text2, path62, value, options) {
+  return setProperty(text2, path62, value, options);
 }
 function applyEdits(text2, edits) {
   let sortedEdits = edits.slice(0).sort((a, b) => {
@@ -12749,8 +12749,8 @@ function formatOf(text2) {
   const indent = m ? m[1] : "  ";
   return { insertSpaces: !indent.startsWith("	"), tabSize: indent.startsWith("	") ? 1 : indent.length, eol: text2.includes("\r\n") ? "\r\n" : "\n" };
 }
-function edit(text2, path61, value, fmt, insert = false) {
-  return applyEdits(text2, modify(text2, path61, value, { formattingOptions: fmt, isArrayInsertion: insert }));
+function edit(text2, path62, value, fmt, insert = false) {
+  return applyEdits(text2, modify(text2, path62, value, { formattingOptions: fmt, isArrayInsertion: insert }));
 }
 function parsedHooks(text2) {
   const v = parse2(text2, [], { allowTrailingComma: true, disallowComments: false });
@@ -14845,46 +14845,10 @@ function resultStatus(rec, block2) {
 function parseClaude(lines3) {
   const cap = emptyCapture("claude");
   const pending = /* @__PURE__ */ new Map();
-  const taskCreates = /* @__PURE__ */ new Map();
-  const tasks = /* @__PURE__ */ new Map();
-  let todo = null;
-  let planFrom = null;
+  const plans = { todo: null, from: null, taskCreates: /* @__PURE__ */ new Map(), tasks: /* @__PURE__ */ new Map() };
+  const { taskCreates } = plans;
   let deferring = false;
-  const deferred = /* @__PURE__ */ new Map();
-  const latest = /* @__PURE__ */ new Map();
-  const candidates = /* @__PURE__ */ new Map();
-  const records = /* @__PURE__ */ new Map();
-  const candidate = (id, at3) => {
-    const list2 = candidates.get(id);
-    if (list2 === void 0) candidates.set(id, [at3]);
-    else if (list2[list2.length - 1] !== at3) list2.push(at3);
-  };
-  const defer = (run2, id, at3) => {
-    const d = { run: run2, id, at: at3, until: Number.POSITIVE_INFINITY, seen: candidates.get(id)?.length ?? 0, answered: false };
-    const before = latest.get(id);
-    if (before !== void 0) before.until = at3;
-    latest.set(id, d);
-    deferred.set(run2, d);
-  };
-  const answer = (at3, id) => {
-    if (!records.has(at3)) records.set(at3, parseLine(lines3[at3]));
-    const rec = records.get(at3);
-    if (rec === null || rec.isSidechain === true || typeof rec.agentId === "string" || rec.type !== "user") return null;
-    const content = obj(rec.message)?.content;
-    if (!Array.isArray(content)) return null;
-    const block2 = content.map(obj).find((b) => b?.type === "tool_result" && b.tool_use_id === id);
-    return block2 === void 0 || block2 === null ? null : { rec, block: block2 };
-  };
-  const answeredBefore = (id, i) => {
-    const d = latest.get(id);
-    if (d === void 0) return true;
-    const list2 = candidates.get(id) ?? [];
-    while (!d.answered && d.seen < list2.length && list2[d.seen] < i) {
-      const at3 = list2[d.seen++];
-      if (at3 > d.at && answer(at3, id) !== null) d.answered = true;
-    }
-    return d.answered;
-  };
+  const later = new Results(lines3);
   for (let i = 0; i < lines3.length; i++) {
     const line = lines3[i];
     if (cap.records > 0 && line.includes('"tool_use_id":"') && !line.includes('"type":"assistant"')) {
@@ -14894,10 +14858,10 @@ function parseClaude(lines3) {
         if (!deferring || ids.some((id) => taskCreates.has(id))) return false;
         let keys = 0;
         for (let k = line.indexOf('"tool_use_id":'); k >= 0; k = line.indexOf('"tool_use_id":', k + 14)) keys++;
-        return keys === ids.length && line.includes('"toolUseResult":') || !ids.some((id) => pending.has(id) && !answeredBefore(id, i));
+        return keys === ids.length && line.includes('"toolUseResult":') || !ids.some((id) => pending.has(id) && !later.answeredBefore(id, i));
       };
       if (ids.length > 0 && (untracked || noted())) {
-        for (const id of ids) if (pending.has(id)) candidate(id, i);
+        for (const id of ids) if (pending.has(id)) later.candidate(id, i);
         if (!line.includes('"isSidechain":true')) cap.records++;
         continue;
       }
@@ -14912,15 +14876,14 @@ function parseClaude(lines3) {
     if (ts !== null && cap.firstTimestamp === null) {
       cap.firstTimestamp = ts;
       deferring = true;
-      for (const [id, run2] of pending) defer(run2, id, -1);
+      for (const [id, run2] of pending) later.defer(run2, id, -1);
     }
     cap.version = versionOf(rec.version) ?? cap.version ?? null;
     if (type === "attachment") {
       const queued = obj(rec.attachment);
-      if (queued?.type === "queued_command" && (queued.commandMode === void 0 || queued.commandMode === "prompt")) {
-        const text2 = blockText(queued.prompt);
-        if (text2.trim() !== "" && !SCAFFOLDING.test(text2)) cap.userRequests.push(text2);
-      }
+      const prompt = queued?.commandMode === void 0 || queued.commandMode === "prompt";
+      const text2 = queued?.type === "queued_command" && prompt ? blockText(queued.prompt) : "";
+      if (text2.trim() !== "" && !SCAFFOLDING.test(text2)) cap.userRequests.push(text2);
       continue;
     }
     const message = obj(rec.message);
@@ -14933,27 +14896,19 @@ function parseClaude(lines3) {
         const id = str(b.tool_use_id);
         if (id === null) continue;
         if (pending.has(id)) {
-          if (deferring) {
-            candidate(id, i);
-            records.set(i, rec);
-          } else {
+          if (deferring) later.candidate(id, i, rec);
+          else {
             pending.get(id).status = resultStatus(rec, b);
             pending.delete(id);
           }
         }
-        const created = taskCreates.get(id);
-        if (created !== void 0) {
-          const text3 = typeof b.content === "string" ? b.content : blockText(b.content);
-          const fromText = /\bTask #(\w+)/.exec(text3)?.[1] ?? null;
-          const taskId = fromText ?? (results.length === 1 ? str(obj(obj(rec.toolUseResult)?.task)?.id) : null);
-          if (taskId !== null) tasks.set(taskId, created);
-          taskCreates.delete(id);
-        }
+        taskCreated(plans, id, b, results.length === 1 ? rec : null);
       }
-      if (results.length > 0 || rec.toolUseResult !== void 0 || rec.isMeta === true || rec.isCompactSummary === true) continue;
-      const text2 = blockText(content);
-      if (text2.trim() === "" || text2.startsWith("[Request interrupted by user") || SCAFFOLDING.test(text2)) continue;
-      cap.userRequests.push(text2);
+      if (results.length > 0 || rec.toolUseResult !== void 0 || rec.isMeta === true) continue;
+      const text2 = rec.isCompactSummary === true ? "" : blockText(content);
+      if (text2.trim() !== "" && !text2.startsWith("[Request interrupted by user") && !SCAFFOLDING.test(text2)) {
+        cap.userRequests.push(text2);
+      }
       continue;
     }
     if (type !== "assistant" || !Array.isArray(content)) continue;
@@ -14966,48 +14921,52 @@ function parseClaude(lines3) {
         continue;
       }
       if (b.type !== "tool_use") continue;
-      const name2 = str(b.name);
-      const input = obj(b.input) ?? {};
+      const run2 = toolUse(cap, plans, b);
       const id = str(b.id);
-      if (name2 === "Bash") {
-        const run2 = { command: str(input.command) ?? "", status: "unknown" };
-        cap.commands.push(run2);
-        if (id !== null) {
-          pending.set(id, run2);
-          if (deferring) defer(run2, id, i);
-        }
-      } else if (name2 !== null && EDIT_TOOLS.has(name2)) {
-        noteEdit(cap.filesEdited, str(input.file_path) ?? str(input.notebook_path) ?? "");
-      } else if (name2 === "TodoWrite" && Array.isArray(input.todos)) {
-        todo = input.todos.map(obj).filter((t) => t !== null).map((t) => ({ text: str(t.content) ?? str(t.activeForm) ?? "", status: todoStatus(t.status) }));
-        planFrom = "todo";
-      } else if (name2 === "TaskCreate") {
-        const item = { text: str(input.subject) ?? str(input.description) ?? "", status: "open" };
-        if (id !== null) taskCreates.set(id, item);
-        planFrom = "tasks";
-      } else if (name2 === "TaskUpdate") {
-        const task = tasks.get(String(input.taskId ?? ""));
-        if (task !== void 0 && input.status !== void 0) task.status = todoStatus(input.status);
-        if (task !== void 0 && typeof input.subject === "string") task.text = input.subject;
-        planFrom = "tasks";
+      if (run2 !== null && id !== null) {
+        pending.set(id, run2);
+        if (deferring) later.defer(run2, id, i);
       }
     }
   }
-  for (const run2 of cap.commands.slice(-LISTED_ITEMS)) {
-    const d = deferred.get(run2);
-    if (d === void 0) continue;
-    for (const at3 of candidates.get(d.id) ?? []) {
-      if (at3 <= d.at) continue;
-      if (at3 >= d.until) break;
-      const found = answer(at3, d.id);
-      if (found === null) continue;
-      run2.status = resultStatus(found.rec, found.block);
-      break;
-    }
-  }
-  cap.plan = planFrom === "todo" ? todo : planFrom === "tasks" && tasks.size > 0 ? [...tasks.values()] : todo;
-  cap.planFinal = planFrom === "todo";
+  later.settle(cap.commands.slice(-LISTED_ITEMS));
+  cap.plan = plans.from === "todo" || plans.tasks.size === 0 ? plans.todo : [...plans.tasks.values()];
+  cap.planFinal = plans.from === "todo";
   return cap;
+}
+function toolUse(cap, plans, b) {
+  const name2 = str(b.name) ?? "";
+  const input = obj(b.input) ?? {};
+  if (name2 === "Bash") {
+    const run2 = { command: str(input.command) ?? "", status: "unknown" };
+    cap.commands.push(run2);
+    return run2;
+  }
+  if (EDIT_TOOLS.has(name2)) noteEdit(cap.filesEdited, str(input.file_path) ?? str(input.notebook_path) ?? "");
+  else if (name2 === "TodoWrite" && Array.isArray(input.todos)) {
+    const todos = input.todos.map(obj).filter((t) => t !== null);
+    plans.todo = todos.map((t) => ({ text: str(t.content) ?? str(t.activeForm) ?? "", status: todoStatus(t.status) }));
+    plans.from = "todo";
+  } else if (name2 === "TaskCreate") {
+    const item = { text: str(input.subject) ?? str(input.description) ?? "", status: "open" };
+    const id = str(b.id);
+    if (id !== null) plans.taskCreates.set(id, item);
+    plans.from = "tasks";
+  } else if (name2 === "TaskUpdate") {
+    const task = plans.tasks.get(String(input.taskId ?? ""));
+    if (task !== void 0 && input.status !== void 0) task.status = todoStatus(input.status);
+    if (task !== void 0 && typeof input.subject === "string") task.text = input.subject;
+    plans.from = "tasks";
+  }
+  return null;
+}
+function taskCreated(plans, id, block2, only) {
+  const created = plans.taskCreates.get(id);
+  if (created === void 0) return;
+  const text2 = typeof block2.content === "string" ? block2.content : blockText(block2.content);
+  const taskId = /\bTask #(\w+)/.exec(text2)?.[1] ?? (only === null ? null : str(obj(obj(only.toolUseResult)?.task)?.id));
+  if (taskId !== null) plans.tasks.set(taskId, created);
+  plans.taskCreates.delete(id);
 }
 function claudeWindow(model) {
   if (model === null) return CLAUDE_DEFAULT_WINDOW;
@@ -15049,13 +15008,76 @@ function claudeEvents(rec, line) {
   }
   return ev;
 }
-var SCAFFOLDING, CLAUDE_DEFAULT_WINDOW, ONE_MILLION;
+var SCAFFOLDING, Results, CLAUDE_DEFAULT_WINDOW, ONE_MILLION;
 var init_claude = __esm({
   "src/agents/transcripts/claude.ts"() {
     "use strict";
     init_types2();
     init_types2();
     SCAFFOLDING = /^\s*(<command-name>|<command-message>|<local-command-stdout>|<local-command-stderr>|<system-reminder>|<bash-input>|<bash-stdout>|Caveat: The messages below)/;
+    Results = class {
+      deferred = /* @__PURE__ */ new Map();
+      latest = /* @__PURE__ */ new Map();
+      /** Per command id, the lines that may answer it, in order. */
+      candidates = /* @__PURE__ */ new Map();
+      /** Parsed records of lines already read. */
+      records = /* @__PURE__ */ new Map();
+      lines;
+      constructor(lines3) {
+        this.lines = lines3;
+      }
+      candidate(id, at3, rec) {
+        const list2 = this.candidates.get(id);
+        if (list2 === void 0) this.candidates.set(id, [at3]);
+        else if (list2[list2.length - 1] !== at3) list2.push(at3);
+        if (rec !== void 0) this.records.set(at3, rec);
+      }
+      defer(run2, id, at3) {
+        const seen = this.candidates.get(id)?.length ?? 0;
+        const d = { run: run2, id, at: at3, until: Number.POSITIVE_INFINITY, seen, answered: false };
+        const before = this.latest.get(id);
+        if (before !== void 0) before.until = at3;
+        this.latest.set(id, d);
+        this.deferred.set(run2, d);
+      }
+      // The tool_result block of line `at` that answers `id`, as the in-order reader would take it, or null.
+      answer(at3, id) {
+        if (!this.records.has(at3)) this.records.set(at3, parseLine(this.lines[at3]));
+        const rec = this.records.get(at3);
+        if (rec === null || rec.isSidechain === true || typeof rec.agentId === "string" || rec.type !== "user") return null;
+        const content = obj(rec.message)?.content;
+        if (!Array.isArray(content)) return null;
+        const block2 = content.map(obj).find((b) => b?.type === "tool_result" && b.tool_use_id === id);
+        return block2 === void 0 || block2 === null ? null : { rec, block: block2 };
+      }
+      // True when the latest call of `id` before line `i` was answered before it (or there is none).
+      // Called in line order: each candidate is looked at once per call, so the pass stays linear.
+      answeredBefore(id, i) {
+        const d = this.latest.get(id);
+        if (d === void 0) return true;
+        const list2 = this.candidates.get(id) ?? [];
+        while (!d.answered && d.seen < list2.length && list2[d.seen] < i) {
+          const at3 = list2[d.seen++];
+          if (at3 > d.at && this.answer(at3, id) !== null) d.answered = true;
+        }
+        return d.answered;
+      }
+      /** Gives each of `runs` the status of the first line that answers it in its window. */
+      settle(runs) {
+        for (const run2 of runs) {
+          const d = this.deferred.get(run2);
+          if (d === void 0) continue;
+          for (const at3 of this.candidates.get(d.id) ?? []) {
+            if (at3 <= d.at) continue;
+            if (at3 >= d.until) break;
+            const found = this.answer(at3, d.id);
+            if (found === null) continue;
+            run2.status = resultStatus(found.rec, found.block);
+            break;
+          }
+        }
+      }
+    };
     CLAUDE_DEFAULT_WINDOW = 2e5;
     ONE_MILLION = /* @__PURE__ */ new Set(["claude-opus-5-5"]);
   }
@@ -15127,21 +15149,9 @@ function scriptCalls(script) {
 }
 function parseCodex(lines3) {
   const cap = emptyCapture("codex");
-  const steps = [];
+  const r = { steps: [], calls: /* @__PURE__ */ new Set(), itemized: /* @__PURE__ */ new Set(), openScripts: /* @__PURE__ */ new Set(), users: [[], [], []], claims: [null, null, null] };
   const pending = /* @__PURE__ */ new Map();
-  const itemized = /* @__PURE__ */ new Set();
-  const openScripts = /* @__PURE__ */ new Set();
-  const eventUser = [];
-  const itemUser = [];
-  let eventClaim = null;
-  let itemClaim = null;
-  const completedUser = [];
-  let completedClaim = null;
-  const calls = /* @__PURE__ */ new Set();
-  const add = (step2, call) => {
-    steps.push({ step: step2, call });
-    if (call !== null) calls.add(call);
-  };
+  const add = (step2, call) => addStep(r, step2, call);
   for (const line of lines3) {
     const rec = parseLine(line);
     if (rec === null) continue;
@@ -15156,9 +15166,10 @@ function parseCodex(lines3) {
     }
     if (rec.type === "event_msg") {
       const text2 = str(payload.message);
-      if (payload.type === "user_message" && text2 !== null && text2.trim() !== "" && !SCAFFOLDING2.test(text2)) eventUser.push(text2);
-      if (payload.type === "agent_message" && text2 !== null && text2.trim() !== "") eventClaim = text2;
-      if (payload.type === "item_completed") itemStep(obj(payload.item));
+      const words = text2 !== null && text2.trim() !== "";
+      if (payload.type === "user_message" && words && !SCAFFOLDING2.test(text2)) r.users[0].push(text2);
+      if (payload.type === "agent_message" && words) r.claims[0] = text2;
+      if (payload.type === "item_completed") itemStep(r, obj(payload.item));
       continue;
     }
     if (rec.type !== "response_item") continue;
@@ -15167,8 +15178,8 @@ function parseCodex(lines3) {
     if (kind === "message") {
       const text2 = contentText(payload.content);
       if (text2.trim() === "") continue;
-      if (payload.role === "user" && !SCAFFOLDING2.test(text2)) itemUser.push(text2);
-      if (payload.role === "assistant") itemClaim = text2;
+      if (payload.role === "user" && !SCAFFOLDING2.test(text2)) r.users[1].push(text2);
+      if (payload.role === "assistant") r.claims[1] = text2;
     } else if (kind === "function_call" || kind === "local_shell_call") {
       const name2 = str(payload.name) ?? (kind === "local_shell_call" ? "local_shell" : "");
       let args = {};
@@ -15204,7 +15215,7 @@ function parseCodex(lines3) {
       if (input === null) continue;
       if (payload.name === "apply_patch") add({ kind: "edit", files: patchFiles(input) }, id);
       else if (payload.name === "exec") {
-        if (id !== null) openScripts.add(id);
+        if (id !== null) r.openScripts.add(id);
         for (const c of scriptCalls(input)) {
           if (c.tool === "apply_patch") add({ kind: "edit", files: patchFiles(c.text) }, id);
           else if (shellPatch(c.text) !== null) add({ kind: "edit", files: patchFiles(c.text) }, id);
@@ -15214,7 +15225,7 @@ function parseCodex(lines3) {
     } else if (kind === "function_call_output" || kind === "custom_tool_call_output") {
       const callId = str(payload.call_id);
       if (callId === null) continue;
-      openScripts.delete(callId);
+      r.openScripts.delete(callId);
       const run2 = pending.get(callId);
       if (run2 !== void 0) {
         run2.status = outputStatus(payload.output);
@@ -15222,50 +15233,55 @@ function parseCodex(lines3) {
       }
     }
   }
-  function itemStep(item) {
-    if (item === null) return;
-    const type = item.type;
-    if (type === "UserMessage" || type === "AgentMessage") {
-      const text2 = contentText(item.content);
-      if (text2.trim() === "") return;
-      if (type === "UserMessage" && !SCAFFOLDING2.test(text2)) completedUser.push(text2);
-      if (type === "AgentMessage") completedClaim = text2;
-      return;
-    }
-    if (type !== "CommandExecution" && type !== "FileChange") return;
-    const id = str(item.id);
-    if (id !== null && calls.has(id)) itemized.add(id);
-    else for (const open of openScripts) itemized.add(open);
-    if (type === "CommandExecution") {
-      const command = commandOf("exec_command", item);
-      if (command === null) return;
-      const code = item.exit_code;
-      const status = typeof code === "number" && Number.isInteger(code) ? `exit ${code}` : item.status === "completed" ? "ok" : "unknown";
-      add({ kind: "command", run: { command, status } }, null);
-      return;
-    }
-    if (item.status === "failed" || item.status === "declined") return;
-    const files = [];
-    const changes = item.changes;
-    if (Array.isArray(changes)) {
-      for (const c of changes.map(obj)) noteEdit(files, str(c?.path) ?? "");
-    } else if (obj(changes) !== null) {
-      for (const [file, change] of Object.entries(obj(changes))) {
-        noteEdit(files, file);
-        const moved = str(obj(change)?.move_path);
-        if (moved !== null) noteEdit(files, moved);
-      }
-    }
-    add({ kind: "edit", files }, null);
-  }
-  for (const { step: step2, call } of steps) {
-    if (call !== null && itemized.has(call)) continue;
+  for (const { step: step2, call } of r.steps) {
+    if (call !== null && r.itemized.has(call)) continue;
     if (step2.kind === "command") cap.commands.push(step2.run);
     else for (const f of step2.files) noteEdit(cap.filesEdited, f);
   }
-  cap.userRequests = eventUser.length > 0 ? eventUser : itemUser.length > 0 ? itemUser : completedUser;
-  cap.lastClaim = eventClaim ?? itemClaim ?? completedClaim;
+  cap.userRequests = r.users.find((u) => u.length > 0) ?? [];
+  cap.lastClaim = r.claims[0] ?? r.claims[1] ?? r.claims[2];
   return cap;
+}
+function addStep(r, step2, call) {
+  r.steps.push({ step: step2, call });
+  if (call !== null) r.calls.add(call);
+}
+function itemStep(r, item) {
+  if (item === null) return;
+  const type = item.type;
+  if (type === "UserMessage" || type === "AgentMessage") {
+    const text2 = contentText(item.content);
+    if (text2.trim() === "") return;
+    if (type === "UserMessage" && !SCAFFOLDING2.test(text2)) r.users[2].push(text2);
+    if (type === "AgentMessage") r.claims[2] = text2;
+    return;
+  }
+  if (type !== "CommandExecution" && type !== "FileChange") return;
+  const id = str(item.id);
+  if (id !== null && r.calls.has(id)) r.itemized.add(id);
+  else for (const open of r.openScripts) r.itemized.add(open);
+  if (type === "CommandExecution") {
+    const command = commandOf("exec_command", item);
+    if (command === null) return;
+    const code = item.exit_code;
+    const done = item.status === "completed" ? "ok" : "unknown";
+    const status = typeof code === "number" && Number.isInteger(code) ? `exit ${code}` : done;
+    addStep(r, { kind: "command", run: { command, status } }, null);
+    return;
+  }
+  if (item.status === "failed" || item.status === "declined") return;
+  const files = [];
+  const changes = item.changes;
+  if (Array.isArray(changes)) {
+    for (const c of changes.map(obj)) noteEdit(files, str(c?.path) ?? "");
+  } else if (obj(changes) !== null) {
+    for (const [file, change] of Object.entries(obj(changes))) {
+      noteEdit(files, file);
+      const moved = str(obj(change)?.move_path);
+      if (moved !== null) noteEdit(files, moved);
+    }
+  }
+  addStep(r, { kind: "edit", files }, null);
 }
 function argvText(cmd) {
   if (typeof cmd === "string") return cmd;
@@ -15912,6 +15928,13 @@ var init_checkpoint = __esm({
 });
 
 // src/verbs/checkpoint.ts
+import { existsSync as existsSync10 } from "node:fs";
+import path55 from "node:path";
+function userHelperWithoutMemory(skillDir, home, root) {
+  if (!skillDir || home === "" || existsSync10(path55.join(root, ".ai", "memory"))) return false;
+  const under = (dir, base) => !path55.relative(base, dir).startsWith("..") && !path55.isAbsolute(path55.relative(base, dir));
+  return under(skillDir, home) && !under(skillDir, root);
+}
 var CHECKPOINT_STDIN_BYTES, CHECKPOINT_GIT_MS, CHECKPOINT_DIRTY, CHECKPOINT_LINES;
 var init_checkpoint2 = __esm({
   "src/verbs/checkpoint.ts"() {
@@ -15931,6 +15954,7 @@ var init_checkpoint2 = __esm({
       badInput: () => "checkpoint: the hook input is not a JSON object (or is over 1 MiB); captured the anchors only",
       nothing: (afterSave) => afterSave ? "checkpoint: no tool call since the session's last handoff save; nothing written" : "checkpoint: no tool call in the session; nothing written",
       removed: (name2) => `checkpoint: no tool call since the session's last handoff save; removed checkpoints/${name2}, which it supersedes`,
+      noMemory: (root) => `checkpoint: ${root} has no .ai/memory and this helper is installed for the user, not the project; nothing was captured`,
       usage: (what) => `checkpoint: ${what}; nothing was captured`,
       redacted: (report) => `checkpoint: ${report.replace(/ \(line \d+\)/g, "")} from the transcript`
     };
@@ -15939,7 +15963,7 @@ var init_checkpoint2 = __esm({
 
 // src/verbs/checkpoint-run.ts
 import { lstatSync as lstatSync29, readdirSync as readdirSync16 } from "node:fs";
-import path55 from "node:path";
+import path56 from "node:path";
 function checkpointHelp() {
   return `usage: node memory_io.mjs checkpoint [--format claude|codex|gemini] [--root DIR] < hook-input.json
 
@@ -15970,7 +15994,7 @@ exit: always 0, usage errors included -- a hook must never block the harness.
 `;
 }
 function projectHandoffs(root) {
-  const bytes = readHeadBytes(path55.join(memoryDir(root), "HANDOFF.md"));
+  const bytes = readHeadBytes(path56.join(memoryDir(root), "HANDOFF.md"));
   let current = null;
   if (bytes !== null) {
     const saved = /^Saved: (.+)$/m.exec(bytes.subarray(0, 4096).toString("utf8"))?.[1]?.trim() ?? null;
@@ -15986,7 +16010,7 @@ function projectHandoffs(root) {
         archived = /* @__PURE__ */ new Set();
         try {
           for (const e of listArchives(root).slice(0, ARCHIVES_HASHED)) {
-            const b = e.regular ? readHeadBytes(path55.join(archiveDir(root), e.name)) : null;
+            const b = e.regular ? readHeadBytes(path56.join(archiveDir(root), e.name)) : null;
             if (b !== null) archived.add(tokenOf(b));
           }
         } catch {
@@ -16004,7 +16028,7 @@ function pruneOfferMarkers(dir, nowMs) {
     return;
   }
   for (const name2 of names3) {
-    const p = path55.join(dir, name2);
+    const p = path56.join(dir, name2);
     try {
       if (nowMs - lstatSync29(p).mtimeMs > OFFER_MARKER_DAYS * 864e5) rmQuietRegular(p);
     } catch {
@@ -16135,10 +16159,11 @@ async function runCheckpoint(ctx) {
     return ok("", [...notes, CHECKPOINT_LINES.skipped(err.message)]);
   }
   const home = homeFolder(ctx.env);
-  if (root === path55.parse(root).root || home !== "" && samePath(root, path55.resolve(home))) {
+  if (root === path56.parse(root).root || home !== "" && samePath(root, path56.resolve(home))) {
     return ok("", [...notes, CHECKPOINT_LINES.skipped(`${root} is the home directory or the file system's root, not a project`)]);
   }
   if (pauseSwitch(memoryDir(root), ctx.env) !== null) return ok("", [CHECKPOINT_LINES.paused()]);
+  if (userHelperWithoutMemory(ctx.skillDir, home, root)) return ok("", [...notes, CHECKPOINT_LINES.noMemory(root)]);
   const session = sessionFileId(hook.sessionId);
   const name2 = `${session}.md`;
   const nowMs = Date.now();
@@ -16148,7 +16173,7 @@ async function runCheckpoint(ctx) {
   if (hook.lastMessage !== null && (got.cap !== null || !got.recognised)) (got.cap ??= emptyCapture(isFormat(format2) ? format2 : "claude")).lastClaim = hook.lastMessage;
   const anchorLines = await anchorsP;
   const dir = checkpointsDir(root);
-  const file = path55.join(dir, name2);
+  const file = path56.join(dir, name2);
   const before = checkpointsDirState(root) === "ok" ? readHead(file, CHECKPOINT_MAX_BYTES * 2) : null;
   const beforeSince = before === null ? null : headerValue(before, "Since-handoff");
   const since = got.save?.token ?? (beforeSince !== null && project.accepts(beforeSince) ? beforeSince : null);
@@ -16294,7 +16319,7 @@ __export(statusline_exports, {
 });
 import { spawnSync } from "node:child_process";
 import { readFileSync as readFileSync17 } from "node:fs";
-import path56 from "node:path";
+import path57 from "node:path";
 function statusText(handoff, commitsSince2, usedPct, now) {
   const parts = [];
   if (handoff === null) parts.push("handoff: none");
@@ -16360,7 +16385,7 @@ handoff's HEAD anchor (git rev-list, at most 500 ms; left out when unknown). Alw
           const root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookCwd(input.cwd));
           let handoff = null;
           try {
-            handoff = readFileSync17(path56.join(memoryDir(root), "HANDOFF.md"), "utf8").slice(0, 1e6);
+            handoff = readFileSync17(path57.join(memoryDir(root), "HANDOFF.md"), "utf8").slice(0, 1e6);
           } catch {
           }
           const cw = input.context_window;
@@ -16470,6 +16495,7 @@ async function decide(ctx, input, format2) {
   const { settings, problems } = readSettings(memDir);
   const warn = problems.map((p) => `memory_io context: ${p}`);
   if (!settings.contextOffer || pauseSwitch(memDir, ctx.env) !== null || treeUnsafe(root) === true) return ok("", warn);
+  if (userHelperWithoutMemory(ctx.skillDir, homeFolder(ctx.env), root)) return ok("", warn);
   const usage = readUsage(input.transcriptPath);
   if (usage === null || usage.points.length === 0) return ok("", warn);
   const last = usage.points[usage.points.length - 1];
@@ -16521,6 +16547,8 @@ var init_context = __esm({
     init_pause();
     init_settings();
     init_common();
+    init_checkpoint2();
+    init_home();
     init_types();
     SMALL_TAIL = 256 * 1024;
     LARGE_TAIL = 1024 * 1024;
@@ -16567,7 +16595,7 @@ exit: always 0.
 
 // src/journal/search.ts
 import { readdirSync as readdirSync17 } from "node:fs";
-import path57 from "node:path";
+import path58 from "node:path";
 function queryWords(query) {
   return [...new Set((query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => w.length > 0))];
 }
@@ -16656,7 +16684,7 @@ async function searchMemory(root, words, opts = {}) {
   };
   if (kinds.has("journal")) {
     for (const f of listJournal(root)) {
-      const text2 = await readText2(path57.join(journalDir(root), f.name), `journal/${f.name}`, notes);
+      const text2 = await readText2(path58.join(journalDir(root), f.name), `journal/${f.name}`, notes);
       if (text2 === null) continue;
       const units2 = [];
       for (const e of parseJournal(text2, f.kind).entries) {
@@ -16675,25 +16703,25 @@ async function searchMemory(root, words, opts = {}) {
     }
   }
   if (kinds.has("handoff")) {
-    const text2 = await readText2(path57.join(mem, "HANDOFF.md"), "HANDOFF.md", notes);
+    const text2 = await readText2(path58.join(mem, "HANDOFF.md"), "HANDOFF.md", notes);
     if (text2 !== null) consider("handoff", "HANDOFF.md", markdownUnits(text2, stateDate(text2)));
   }
   if (kinds.has("archive")) {
     for (const name2 of names2(archiveDir(root)).filter((n2) => /^HANDOFF-.*\.md$/.test(n2))) {
-      const text2 = await readText2(path57.join(archiveDir(root), name2), `archive/${name2}`, notes);
+      const text2 = await readText2(path58.join(archiveDir(root), name2), `archive/${name2}`, notes);
       if (text2 !== null) consider("archive", `archive/${name2}`, markdownUnits(text2, stateDate(text2)));
     }
   }
   if (kinds.has("ledger")) {
     for (const name2 of ["LESSONS.md", "SOLUTIONS.md"]) {
-      const text2 = await readText2(path57.join(mem, name2), name2, notes);
+      const text2 = await readText2(path58.join(mem, name2), name2, notes);
       if (text2 !== null) consider("ledger", name2, ledgerUnits(text2));
     }
   }
   if (kinds.has("checkpoint")) {
-    const dir = path57.join(mem, "checkpoints");
+    const dir = path58.join(mem, "checkpoints");
     for (const name2 of names2(dir).filter((n2) => /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}\.md$/.test(n2))) {
-      const text2 = await readText2(path57.join(dir, name2), `checkpoints/${name2}`, notes);
+      const text2 = await readText2(path58.join(dir, name2), `checkpoints/${name2}`, notes);
       if (text2 !== null) consider("checkpoint", `checkpoints/${name2}`, markdownUnits(text2, stateDate(text2)));
     }
   }
@@ -16835,7 +16863,7 @@ ${body}<<<END UNTRUSTED SEARCH ${nonce}>>>
 });
 
 // src/journal/impact.ts
-import path58 from "node:path";
+import path59 from "node:path";
 function median(xs) {
   if (xs.length === 0) return null;
   const s = [...xs].sort((a, b) => a - b);
@@ -16872,7 +16900,7 @@ async function readResumes(root) {
   for (const f of listJournal(root)) {
     let text2;
     try {
-      const r = await readStable(path58.join(journalDir(root), f.name));
+      const r = await readStable(path59.join(journalDir(root), f.name));
       if (r === null) continue;
       text2 = r.bytes.toString("utf8");
     } catch {
@@ -16978,7 +17006,7 @@ __export(journal_exports, {
   journalVerb: () => journalVerb
 });
 import { unlinkSync as unlinkSync13 } from "node:fs";
-import path59 from "node:path";
+import path60 from "node:path";
 var journalVerb;
 var init_journal = __esm({
   "src/verbs/journal.ts"() {
@@ -17024,7 +17052,7 @@ exit:   0 purged (also none); 2 refused; 4 paused; 5 busy.
           for (const f of listJournal(root)) {
             const last = f.kind === "year" ? `${f.period}-12` : f.period;
             if (before !== void 0 && last >= before) continue;
-            unlinkSync13(path59.join(journalDir(root), f.name));
+            unlinkSync13(path60.join(journalDir(root), f.name));
             gone.push(`journal/${f.name}`);
           }
           return gone;
@@ -17043,7 +17071,7 @@ __export(merge_driver_exports, {
   mergeDriverVerb: () => mergeDriverVerb
 });
 import { closeSync as closeSync17, constants as constants15, fstatSync as fstatSync8, lstatSync as lstatSync31, mkdirSync as mkdirSync9, openSync as openSync14, readFileSync as readFileSync18, writeSync as writeSync10 } from "node:fs";
-import path60 from "node:path";
+import path61 from "node:path";
 function readRegularBytes(p) {
   const fd = openSync14(p, constants15.O_RDONLY | NOFOLLOW);
   try {
@@ -17071,7 +17099,7 @@ function writeResult(p, text2) {
 function archiveDirOf(top, memRel) {
   let at3 = top;
   for (const part of [...memRel.split("/").filter(Boolean), "archive"]) {
-    at3 = path60.join(at3, part);
+    at3 = path61.join(at3, part);
     let st;
     try {
       st = lstatSync31(at3);
@@ -17184,7 +17212,7 @@ exit: 0 merged; 1 not merged (git's conflict stands)
         try {
           const dir = archiveDirOf(ctx.cwd, `${m[1]}.ai/memory`);
           const name2 = archiveName("HANDOFF", dir);
-          createExclusive(path60.join(dir, name2), loser);
+          createExclusive(path61.join(dir, name2), loser);
           const merged = mergeHandoffs(winner, loser);
           const who = await otherAuthor(ctx.cwd, ctx.env, later === "ours" ? theirs : ours, file);
           const at3 = stateTimeOfText(loser, Date.now());

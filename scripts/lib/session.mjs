@@ -489,46 +489,10 @@ function resultStatus(rec, block) {
 function parseClaude(lines) {
   const cap = emptyCapture("claude");
   const pending = /* @__PURE__ */ new Map();
-  const taskCreates = /* @__PURE__ */ new Map();
-  const tasks = /* @__PURE__ */ new Map();
-  let todo = null;
-  let planFrom = null;
+  const plans = { todo: null, from: null, taskCreates: /* @__PURE__ */ new Map(), tasks: /* @__PURE__ */ new Map() };
+  const { taskCreates } = plans;
   let deferring = false;
-  const deferred = /* @__PURE__ */ new Map();
-  const latest = /* @__PURE__ */ new Map();
-  const candidates = /* @__PURE__ */ new Map();
-  const records = /* @__PURE__ */ new Map();
-  const candidate = (id, at) => {
-    const list = candidates.get(id);
-    if (list === void 0) candidates.set(id, [at]);
-    else if (list[list.length - 1] !== at) list.push(at);
-  };
-  const defer = (run2, id, at) => {
-    const d = { run: run2, id, at, until: Number.POSITIVE_INFINITY, seen: candidates.get(id)?.length ?? 0, answered: false };
-    const before = latest.get(id);
-    if (before !== void 0) before.until = at;
-    latest.set(id, d);
-    deferred.set(run2, d);
-  };
-  const answer = (at, id) => {
-    if (!records.has(at)) records.set(at, parseLine(lines[at]));
-    const rec = records.get(at);
-    if (rec === null || rec.isSidechain === true || typeof rec.agentId === "string" || rec.type !== "user") return null;
-    const content = obj(rec.message)?.content;
-    if (!Array.isArray(content)) return null;
-    const block = content.map(obj).find((b) => b?.type === "tool_result" && b.tool_use_id === id);
-    return block === void 0 || block === null ? null : { rec, block };
-  };
-  const answeredBefore = (id, i) => {
-    const d = latest.get(id);
-    if (d === void 0) return true;
-    const list = candidates.get(id) ?? [];
-    while (!d.answered && d.seen < list.length && list[d.seen] < i) {
-      const at = list[d.seen++];
-      if (at > d.at && answer(at, id) !== null) d.answered = true;
-    }
-    return d.answered;
-  };
+  const later = new Results(lines);
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i];
     if (cap.records > 0 && line.includes('"tool_use_id":"') && !line.includes('"type":"assistant"')) {
@@ -538,10 +502,10 @@ function parseClaude(lines) {
         if (!deferring || ids.some((id) => taskCreates.has(id))) return false;
         let keys = 0;
         for (let k = line.indexOf('"tool_use_id":'); k >= 0; k = line.indexOf('"tool_use_id":', k + 14)) keys++;
-        return keys === ids.length && line.includes('"toolUseResult":') || !ids.some((id) => pending.has(id) && !answeredBefore(id, i));
+        return keys === ids.length && line.includes('"toolUseResult":') || !ids.some((id) => pending.has(id) && !later.answeredBefore(id, i));
       };
       if (ids.length > 0 && (untracked || noted())) {
-        for (const id of ids) if (pending.has(id)) candidate(id, i);
+        for (const id of ids) if (pending.has(id)) later.candidate(id, i);
         if (!line.includes('"isSidechain":true')) cap.records++;
         continue;
       }
@@ -556,15 +520,14 @@ function parseClaude(lines) {
     if (ts !== null && cap.firstTimestamp === null) {
       cap.firstTimestamp = ts;
       deferring = true;
-      for (const [id, run2] of pending) defer(run2, id, -1);
+      for (const [id, run2] of pending) later.defer(run2, id, -1);
     }
     cap.version = versionOf(rec.version) ?? cap.version ?? null;
     if (type === "attachment") {
       const queued = obj(rec.attachment);
-      if (queued?.type === "queued_command" && (queued.commandMode === void 0 || queued.commandMode === "prompt")) {
-        const text2 = blockText(queued.prompt);
-        if (text2.trim() !== "" && !SCAFFOLDING.test(text2)) cap.userRequests.push(text2);
-      }
+      const prompt = queued?.commandMode === void 0 || queued.commandMode === "prompt";
+      const text2 = queued?.type === "queued_command" && prompt ? blockText(queued.prompt) : "";
+      if (text2.trim() !== "" && !SCAFFOLDING.test(text2)) cap.userRequests.push(text2);
       continue;
     }
     const message = obj(rec.message);
@@ -577,27 +540,19 @@ function parseClaude(lines) {
         const id = str(b.tool_use_id);
         if (id === null) continue;
         if (pending.has(id)) {
-          if (deferring) {
-            candidate(id, i);
-            records.set(i, rec);
-          } else {
+          if (deferring) later.candidate(id, i, rec);
+          else {
             pending.get(id).status = resultStatus(rec, b);
             pending.delete(id);
           }
         }
-        const created = taskCreates.get(id);
-        if (created !== void 0) {
-          const text3 = typeof b.content === "string" ? b.content : blockText(b.content);
-          const fromText = /\bTask #(\w+)/.exec(text3)?.[1] ?? null;
-          const taskId = fromText ?? (results.length === 1 ? str(obj(obj(rec.toolUseResult)?.task)?.id) : null);
-          if (taskId !== null) tasks.set(taskId, created);
-          taskCreates.delete(id);
-        }
+        taskCreated(plans, id, b, results.length === 1 ? rec : null);
       }
-      if (results.length > 0 || rec.toolUseResult !== void 0 || rec.isMeta === true || rec.isCompactSummary === true) continue;
-      const text2 = blockText(content);
-      if (text2.trim() === "" || text2.startsWith("[Request interrupted by user") || SCAFFOLDING.test(text2)) continue;
-      cap.userRequests.push(text2);
+      if (results.length > 0 || rec.toolUseResult !== void 0 || rec.isMeta === true) continue;
+      const text2 = rec.isCompactSummary === true ? "" : blockText(content);
+      if (text2.trim() !== "" && !text2.startsWith("[Request interrupted by user") && !SCAFFOLDING.test(text2)) {
+        cap.userRequests.push(text2);
+      }
       continue;
     }
     if (type !== "assistant" || !Array.isArray(content)) continue;
@@ -610,48 +565,52 @@ function parseClaude(lines) {
         continue;
       }
       if (b.type !== "tool_use") continue;
-      const name = str(b.name);
-      const input = obj(b.input) ?? {};
+      const run2 = toolUse(cap, plans, b);
       const id = str(b.id);
-      if (name === "Bash") {
-        const run2 = { command: str(input.command) ?? "", status: "unknown" };
-        cap.commands.push(run2);
-        if (id !== null) {
-          pending.set(id, run2);
-          if (deferring) defer(run2, id, i);
-        }
-      } else if (name !== null && EDIT_TOOLS.has(name)) {
-        noteEdit(cap.filesEdited, str(input.file_path) ?? str(input.notebook_path) ?? "");
-      } else if (name === "TodoWrite" && Array.isArray(input.todos)) {
-        todo = input.todos.map(obj).filter((t) => t !== null).map((t) => ({ text: str(t.content) ?? str(t.activeForm) ?? "", status: todoStatus(t.status) }));
-        planFrom = "todo";
-      } else if (name === "TaskCreate") {
-        const item = { text: str(input.subject) ?? str(input.description) ?? "", status: "open" };
-        if (id !== null) taskCreates.set(id, item);
-        planFrom = "tasks";
-      } else if (name === "TaskUpdate") {
-        const task = tasks.get(String(input.taskId ?? ""));
-        if (task !== void 0 && input.status !== void 0) task.status = todoStatus(input.status);
-        if (task !== void 0 && typeof input.subject === "string") task.text = input.subject;
-        planFrom = "tasks";
+      if (run2 !== null && id !== null) {
+        pending.set(id, run2);
+        if (deferring) later.defer(run2, id, i);
       }
     }
   }
-  for (const run2 of cap.commands.slice(-LISTED_ITEMS)) {
-    const d = deferred.get(run2);
-    if (d === void 0) continue;
-    for (const at of candidates.get(d.id) ?? []) {
-      if (at <= d.at) continue;
-      if (at >= d.until) break;
-      const found = answer(at, d.id);
-      if (found === null) continue;
-      run2.status = resultStatus(found.rec, found.block);
-      break;
-    }
-  }
-  cap.plan = planFrom === "todo" ? todo : planFrom === "tasks" && tasks.size > 0 ? [...tasks.values()] : todo;
-  cap.planFinal = planFrom === "todo";
+  later.settle(cap.commands.slice(-LISTED_ITEMS));
+  cap.plan = plans.from === "todo" || plans.tasks.size === 0 ? plans.todo : [...plans.tasks.values()];
+  cap.planFinal = plans.from === "todo";
   return cap;
+}
+function toolUse(cap, plans, b) {
+  const name = str(b.name) ?? "";
+  const input = obj(b.input) ?? {};
+  if (name === "Bash") {
+    const run2 = { command: str(input.command) ?? "", status: "unknown" };
+    cap.commands.push(run2);
+    return run2;
+  }
+  if (EDIT_TOOLS.has(name)) noteEdit(cap.filesEdited, str(input.file_path) ?? str(input.notebook_path) ?? "");
+  else if (name === "TodoWrite" && Array.isArray(input.todos)) {
+    const todos = input.todos.map(obj).filter((t) => t !== null);
+    plans.todo = todos.map((t) => ({ text: str(t.content) ?? str(t.activeForm) ?? "", status: todoStatus(t.status) }));
+    plans.from = "todo";
+  } else if (name === "TaskCreate") {
+    const item = { text: str(input.subject) ?? str(input.description) ?? "", status: "open" };
+    const id = str(b.id);
+    if (id !== null) plans.taskCreates.set(id, item);
+    plans.from = "tasks";
+  } else if (name === "TaskUpdate") {
+    const task = plans.tasks.get(String(input.taskId ?? ""));
+    if (task !== void 0 && input.status !== void 0) task.status = todoStatus(input.status);
+    if (task !== void 0 && typeof input.subject === "string") task.text = input.subject;
+    plans.from = "tasks";
+  }
+  return null;
+}
+function taskCreated(plans, id, block, only) {
+  const created = plans.taskCreates.get(id);
+  if (created === void 0) return;
+  const text2 = typeof block.content === "string" ? block.content : blockText(block.content);
+  const taskId = /\bTask #(\w+)/.exec(text2)?.[1] ?? (only === null ? null : str(obj(obj(only.toolUseResult)?.task)?.id));
+  if (taskId !== null) plans.tasks.set(taskId, created);
+  plans.taskCreates.delete(id);
 }
 function claudeWindow(model) {
   if (model === null) return CLAUDE_DEFAULT_WINDOW;
@@ -693,13 +652,76 @@ function claudeEvents(rec, line) {
   }
   return ev;
 }
-var SCAFFOLDING, CLAUDE_DEFAULT_WINDOW, ONE_MILLION;
+var SCAFFOLDING, Results, CLAUDE_DEFAULT_WINDOW, ONE_MILLION;
 var init_claude = __esm({
   "src/agents/transcripts/claude.ts"() {
     "use strict";
     init_types();
     init_types();
     SCAFFOLDING = /^\s*(<command-name>|<command-message>|<local-command-stdout>|<local-command-stderr>|<system-reminder>|<bash-input>|<bash-stdout>|Caveat: The messages below)/;
+    Results = class {
+      deferred = /* @__PURE__ */ new Map();
+      latest = /* @__PURE__ */ new Map();
+      /** Per command id, the lines that may answer it, in order. */
+      candidates = /* @__PURE__ */ new Map();
+      /** Parsed records of lines already read. */
+      records = /* @__PURE__ */ new Map();
+      lines;
+      constructor(lines) {
+        this.lines = lines;
+      }
+      candidate(id, at, rec) {
+        const list = this.candidates.get(id);
+        if (list === void 0) this.candidates.set(id, [at]);
+        else if (list[list.length - 1] !== at) list.push(at);
+        if (rec !== void 0) this.records.set(at, rec);
+      }
+      defer(run2, id, at) {
+        const seen = this.candidates.get(id)?.length ?? 0;
+        const d = { run: run2, id, at, until: Number.POSITIVE_INFINITY, seen, answered: false };
+        const before = this.latest.get(id);
+        if (before !== void 0) before.until = at;
+        this.latest.set(id, d);
+        this.deferred.set(run2, d);
+      }
+      // The tool_result block of line `at` that answers `id`, as the in-order reader would take it, or null.
+      answer(at, id) {
+        if (!this.records.has(at)) this.records.set(at, parseLine(this.lines[at]));
+        const rec = this.records.get(at);
+        if (rec === null || rec.isSidechain === true || typeof rec.agentId === "string" || rec.type !== "user") return null;
+        const content = obj(rec.message)?.content;
+        if (!Array.isArray(content)) return null;
+        const block = content.map(obj).find((b) => b?.type === "tool_result" && b.tool_use_id === id);
+        return block === void 0 || block === null ? null : { rec, block };
+      }
+      // True when the latest call of `id` before line `i` was answered before it (or there is none).
+      // Called in line order: each candidate is looked at once per call, so the pass stays linear.
+      answeredBefore(id, i) {
+        const d = this.latest.get(id);
+        if (d === void 0) return true;
+        const list = this.candidates.get(id) ?? [];
+        while (!d.answered && d.seen < list.length && list[d.seen] < i) {
+          const at = list[d.seen++];
+          if (at > d.at && this.answer(at, id) !== null) d.answered = true;
+        }
+        return d.answered;
+      }
+      /** Gives each of `runs` the status of the first line that answers it in its window. */
+      settle(runs) {
+        for (const run2 of runs) {
+          const d = this.deferred.get(run2);
+          if (d === void 0) continue;
+          for (const at of this.candidates.get(d.id) ?? []) {
+            if (at <= d.at) continue;
+            if (at >= d.until) break;
+            const found = this.answer(at, d.id);
+            if (found === null) continue;
+            run2.status = resultStatus(found.rec, found.block);
+            break;
+          }
+        }
+      }
+    };
     CLAUDE_DEFAULT_WINDOW = 2e5;
     ONE_MILLION = /* @__PURE__ */ new Set(["claude-opus-5-5"]);
   }
@@ -771,21 +793,9 @@ function scriptCalls(script) {
 }
 function parseCodex(lines) {
   const cap = emptyCapture("codex");
-  const steps = [];
+  const r = { steps: [], calls: /* @__PURE__ */ new Set(), itemized: /* @__PURE__ */ new Set(), openScripts: /* @__PURE__ */ new Set(), users: [[], [], []], claims: [null, null, null] };
   const pending = /* @__PURE__ */ new Map();
-  const itemized = /* @__PURE__ */ new Set();
-  const openScripts = /* @__PURE__ */ new Set();
-  const eventUser = [];
-  const itemUser = [];
-  let eventClaim = null;
-  let itemClaim = null;
-  const completedUser = [];
-  let completedClaim = null;
-  const calls = /* @__PURE__ */ new Set();
-  const add = (step, call) => {
-    steps.push({ step, call });
-    if (call !== null) calls.add(call);
-  };
+  const add = (step, call) => addStep(r, step, call);
   for (const line of lines) {
     const rec = parseLine(line);
     if (rec === null) continue;
@@ -800,9 +810,10 @@ function parseCodex(lines) {
     }
     if (rec.type === "event_msg") {
       const text2 = str(payload.message);
-      if (payload.type === "user_message" && text2 !== null && text2.trim() !== "" && !SCAFFOLDING2.test(text2)) eventUser.push(text2);
-      if (payload.type === "agent_message" && text2 !== null && text2.trim() !== "") eventClaim = text2;
-      if (payload.type === "item_completed") itemStep(obj(payload.item));
+      const words = text2 !== null && text2.trim() !== "";
+      if (payload.type === "user_message" && words && !SCAFFOLDING2.test(text2)) r.users[0].push(text2);
+      if (payload.type === "agent_message" && words) r.claims[0] = text2;
+      if (payload.type === "item_completed") itemStep(r, obj(payload.item));
       continue;
     }
     if (rec.type !== "response_item") continue;
@@ -811,8 +822,8 @@ function parseCodex(lines) {
     if (kind === "message") {
       const text2 = contentText(payload.content);
       if (text2.trim() === "") continue;
-      if (payload.role === "user" && !SCAFFOLDING2.test(text2)) itemUser.push(text2);
-      if (payload.role === "assistant") itemClaim = text2;
+      if (payload.role === "user" && !SCAFFOLDING2.test(text2)) r.users[1].push(text2);
+      if (payload.role === "assistant") r.claims[1] = text2;
     } else if (kind === "function_call" || kind === "local_shell_call") {
       const name = str(payload.name) ?? (kind === "local_shell_call" ? "local_shell" : "");
       let args = {};
@@ -848,7 +859,7 @@ function parseCodex(lines) {
       if (input === null) continue;
       if (payload.name === "apply_patch") add({ kind: "edit", files: patchFiles(input) }, id);
       else if (payload.name === "exec") {
-        if (id !== null) openScripts.add(id);
+        if (id !== null) r.openScripts.add(id);
         for (const c of scriptCalls(input)) {
           if (c.tool === "apply_patch") add({ kind: "edit", files: patchFiles(c.text) }, id);
           else if (shellPatch(c.text) !== null) add({ kind: "edit", files: patchFiles(c.text) }, id);
@@ -858,7 +869,7 @@ function parseCodex(lines) {
     } else if (kind === "function_call_output" || kind === "custom_tool_call_output") {
       const callId = str(payload.call_id);
       if (callId === null) continue;
-      openScripts.delete(callId);
+      r.openScripts.delete(callId);
       const run2 = pending.get(callId);
       if (run2 !== void 0) {
         run2.status = outputStatus(payload.output);
@@ -866,50 +877,55 @@ function parseCodex(lines) {
       }
     }
   }
-  function itemStep(item) {
-    if (item === null) return;
-    const type = item.type;
-    if (type === "UserMessage" || type === "AgentMessage") {
-      const text2 = contentText(item.content);
-      if (text2.trim() === "") return;
-      if (type === "UserMessage" && !SCAFFOLDING2.test(text2)) completedUser.push(text2);
-      if (type === "AgentMessage") completedClaim = text2;
-      return;
-    }
-    if (type !== "CommandExecution" && type !== "FileChange") return;
-    const id = str(item.id);
-    if (id !== null && calls.has(id)) itemized.add(id);
-    else for (const open of openScripts) itemized.add(open);
-    if (type === "CommandExecution") {
-      const command = commandOf("exec_command", item);
-      if (command === null) return;
-      const code = item.exit_code;
-      const status = typeof code === "number" && Number.isInteger(code) ? `exit ${code}` : item.status === "completed" ? "ok" : "unknown";
-      add({ kind: "command", run: { command, status } }, null);
-      return;
-    }
-    if (item.status === "failed" || item.status === "declined") return;
-    const files = [];
-    const changes = item.changes;
-    if (Array.isArray(changes)) {
-      for (const c of changes.map(obj)) noteEdit(files, str(c?.path) ?? "");
-    } else if (obj(changes) !== null) {
-      for (const [file, change] of Object.entries(obj(changes))) {
-        noteEdit(files, file);
-        const moved = str(obj(change)?.move_path);
-        if (moved !== null) noteEdit(files, moved);
-      }
-    }
-    add({ kind: "edit", files }, null);
-  }
-  for (const { step, call } of steps) {
-    if (call !== null && itemized.has(call)) continue;
+  for (const { step, call } of r.steps) {
+    if (call !== null && r.itemized.has(call)) continue;
     if (step.kind === "command") cap.commands.push(step.run);
     else for (const f of step.files) noteEdit(cap.filesEdited, f);
   }
-  cap.userRequests = eventUser.length > 0 ? eventUser : itemUser.length > 0 ? itemUser : completedUser;
-  cap.lastClaim = eventClaim ?? itemClaim ?? completedClaim;
+  cap.userRequests = r.users.find((u) => u.length > 0) ?? [];
+  cap.lastClaim = r.claims[0] ?? r.claims[1] ?? r.claims[2];
   return cap;
+}
+function addStep(r, step, call) {
+  r.steps.push({ step, call });
+  if (call !== null) r.calls.add(call);
+}
+function itemStep(r, item) {
+  if (item === null) return;
+  const type = item.type;
+  if (type === "UserMessage" || type === "AgentMessage") {
+    const text2 = contentText(item.content);
+    if (text2.trim() === "") return;
+    if (type === "UserMessage" && !SCAFFOLDING2.test(text2)) r.users[2].push(text2);
+    if (type === "AgentMessage") r.claims[2] = text2;
+    return;
+  }
+  if (type !== "CommandExecution" && type !== "FileChange") return;
+  const id = str(item.id);
+  if (id !== null && r.calls.has(id)) r.itemized.add(id);
+  else for (const open of r.openScripts) r.itemized.add(open);
+  if (type === "CommandExecution") {
+    const command = commandOf("exec_command", item);
+    if (command === null) return;
+    const code = item.exit_code;
+    const done = item.status === "completed" ? "ok" : "unknown";
+    const status = typeof code === "number" && Number.isInteger(code) ? `exit ${code}` : done;
+    addStep(r, { kind: "command", run: { command, status } }, null);
+    return;
+  }
+  if (item.status === "failed" || item.status === "declined") return;
+  const files = [];
+  const changes = item.changes;
+  if (Array.isArray(changes)) {
+    for (const c of changes.map(obj)) noteEdit(files, str(c?.path) ?? "");
+  } else if (obj(changes) !== null) {
+    for (const [file, change] of Object.entries(obj(changes))) {
+      noteEdit(files, file);
+      const moved = str(obj(change)?.move_path);
+      if (moved !== null) noteEdit(files, moved);
+    }
+  }
+  addStep(r, { kind: "edit", files }, null);
 }
 function argvText(cmd) {
   if (typeof cmd === "string") return cmd;
@@ -2488,6 +2504,22 @@ var init_common = __esm({
   }
 });
 
+// src/verbs/checkpoint.ts
+import { existsSync as existsSync2 } from "node:fs";
+import path18 from "node:path";
+function userHelperWithoutMemory(skillDir, home, root) {
+  if (!skillDir || home === "" || existsSync2(path18.join(root, ".ai", "memory"))) return false;
+  const under = (dir, base) => !path18.relative(base, dir).startsWith("..") && !path18.isAbsolute(path18.relative(base, dir));
+  return under(skillDir, home) && !under(skillDir, root);
+}
+var CHECKPOINT_STDIN_BYTES;
+var init_checkpoint = __esm({
+  "src/verbs/checkpoint.ts"() {
+    "use strict";
+    CHECKPOINT_STDIN_BYTES = 1024 * 1024;
+  }
+});
+
 // src/verbs/types.ts
 function ok(stdout, stderr = [], code = 0) {
   return { stdout, stderr, code };
@@ -2592,6 +2624,7 @@ async function decide(ctx, input, format) {
   const { settings, problems } = readSettings(memDir);
   const warn = problems.map((p) => `memory_io context: ${p}`);
   if (!settings.contextOffer || pauseSwitch(memDir, ctx.env) !== null || treeUnsafe(root) === true) return ok("", warn);
+  if (userHelperWithoutMemory(ctx.skillDir, homeFolder(ctx.env), root)) return ok("", warn);
   const usage = readUsage(input.transcriptPath);
   if (usage === null || usage.points.length === 0) return ok("", warn);
   const last = usage.points[usage.points.length - 1];
@@ -2643,6 +2676,8 @@ var init_context = __esm({
     init_pause();
     init_settings();
     init_common();
+    init_checkpoint();
+    init_home();
     init_types2();
     SMALL_TAIL = 256 * 1024;
     LARGE_TAIL = 1024 * 1024;
@@ -3668,7 +3703,7 @@ __export(statusline_exports, {
 });
 import { spawnSync as spawnSync2 } from "node:child_process";
 import { readFileSync as readFileSync6 } from "node:fs";
-import path18 from "node:path";
+import path19 from "node:path";
 function statusText(handoff, commitsSince2, usedPct, now) {
   const parts = [];
   if (handoff === null) parts.push("handoff: none");
@@ -3734,7 +3769,7 @@ handoff's HEAD anchor (git rev-list, at most 500 ms; left out when unknown). Alw
           const root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookCwd(input.cwd));
           let handoff = null;
           try {
-            handoff = readFileSync6(path18.join(memoryDir(root), "HANDOFF.md"), "utf8").slice(0, 1e6);
+            handoff = readFileSync6(path19.join(memoryDir(root), "HANDOFF.md"), "utf8").slice(0, 1e6);
           } catch {
           }
           const cw = input.context_window;
@@ -3816,7 +3851,7 @@ var init_probe_session = __esm({
 
 // src/verbs/checkpoint-surface.ts
 import { readdirSync as readdirSync4 } from "node:fs";
-import path19 from "node:path";
+import path20 from "node:path";
 function minutesAgo(savedMs, now) {
   if (savedMs === null) return "at an unknown time";
   const m = Math.floor(Math.max(0, now - savedMs) / MINUTE_MS);
@@ -3837,7 +3872,7 @@ function lazyOrder(token, text2, now) {
   };
 }
 function handoffOrder(root, now) {
-  const bytes = readHeadBytes(path19.join(memoryDir(root), FILE_OF.handoff), 1e6);
+  const bytes = readHeadBytes(path20.join(memoryDir(root), FILE_OF.handoff), 1e6);
   return bytes === null ? null : lazyOrder(tokenOf(bytes), bytes.toString("utf8"), now);
 }
 function newerThanHandoff(entry, handoff) {
@@ -3895,7 +3930,7 @@ async function checkpointHookLines(root, input, handoffPresent, paused, now) {
       chosen = currentCheckpoint(root, handoff, now);
     }
     if (chosen === null) return { lines: [], handoffOlderThanSession: older };
-    const file = await readStable(path19.join(checkpointsDir(root), chosen.entry.name)).catch(() => null);
+    const file = await readStable(path20.join(checkpointsDir(root), chosen.entry.name)).catch(() => null);
     if (file === null || file.stat.nlink !== 1n) return { lines: [], handoffOlderThanSession: older };
     const probe = isProbeSession(input.sessionId);
     const known = session !== "unknown" && !probe;
@@ -3918,7 +3953,7 @@ function toldToAnySession(root, token) {
     return false;
   }
   for (const name of names) {
-    if (name.startsWith(".delivered-") && readHead(path19.join(checkpointsDir(root), name), 128)?.trim() === token) return true;
+    if (name.startsWith(".delivered-") && readHead(path20.join(checkpointsDir(root), name), 128)?.trim() === token) return true;
   }
   return false;
 }
@@ -3951,7 +3986,7 @@ __export(hook_exports, {
   hookVerb: () => hookVerb
 });
 import { createHash as createHash3 } from "node:crypto";
-import path20 from "node:path";
+import path21 from "node:path";
 import { lstatSync as lstatSync12 } from "node:fs";
 function ageText(text2, now) {
   if (typeof text2 !== "string") return { age: "age unknown", strays: null };
@@ -4099,7 +4134,7 @@ exit: always 0 -- a broken hook must not break a session; problems go to stderr.
           const saves = readSaves(root);
           if (saves === null) return true;
           try {
-            if (savedHereByStat(root, statKey(lstatSync12(path20.join(memoryDir(root), "HANDOFF.md"), { bigint: true })))) return true;
+            if (savedHereByStat(root, statKey(lstatSync12(path21.join(memoryDir(root), "HANDOFF.md"), { bigint: true })))) return true;
           } catch {
           }
           const stamp = savedStampOf(text2);

@@ -61,7 +61,7 @@ import { disabledByEnv, pauseSwitch } from "../store/pause.ts";
 import { publish } from "../store/publish.ts";
 import { failpointOf, rootOption } from "./common.ts";
 import { ok, type Outcome, type VerbContext } from "./types.ts";
-import { CHECKPOINT_DIRTY, CHECKPOINT_GIT_MS, CHECKPOINT_LINES, CHECKPOINT_STDIN_BYTES } from "./checkpoint.ts";
+import { CHECKPOINT_DIRTY, CHECKPOINT_GIT_MS, CHECKPOINT_LINES, CHECKPOINT_STDIN_BYTES, userHelperWithoutMemory } from "./checkpoint.ts";
 
 /** `checkpoint --help` (the verb's face, checkpoint.ts, asks for it only when help is read). */
 export function checkpointHelp(): string {
@@ -347,6 +347,7 @@ export async function runCheckpoint(ctx: VerbContext): Promise<Outcome> {
     return ok("", [...notes, CHECKPOINT_LINES.skipped(`${root} is the home directory or the file system's root, not a project`)]);
   }
   if (pauseSwitch(memoryDir(root), ctx.env) !== null) return ok("", [CHECKPOINT_LINES.paused()]);
+  if (userHelperWithoutMemory(ctx.skillDir, home, root)) return ok("", [...notes, CHECKPOINT_LINES.noMemory(root)]);
 
   const session = sessionFileId(hook.sessionId);
   const name = `${session}.md`;

@@ -15,6 +15,8 @@ import { treeUnsafe } from "../store/inspect.ts";
 import { pauseSwitch } from "../store/pause.ts";
 import { readSettings } from "../store/settings.ts";
 import { rootOption } from "./common.ts";
+import { userHelperWithoutMemory } from "./checkpoint.ts";
+import { homeFolder } from "../store/home.ts";
 import { ok, type Outcome, type Verb, type VerbContext } from "./types.ts";
 
 /** Bytes of the transcript's end read first; the usage of the last response is almost always there. */
@@ -140,6 +142,7 @@ async function decide(ctx: VerbContext, input: HookInput, format: string): Promi
   const { settings, problems } = readSettings(memDir);
   const warn = problems.map((p) => `memory_io context: ${p}`);
   if (!settings.contextOffer || pauseSwitch(memDir, ctx.env) !== null || treeUnsafe(root) === true) return ok("", warn);
+  if (userHelperWithoutMemory(ctx.skillDir, homeFolder(ctx.env), root)) return ok("", warn);
   const usage = readUsage(input.transcriptPath);
   if (usage === null || usage.points.length === 0) return ok("", warn);
   const last = usage.points[usage.points.length - 1]!;

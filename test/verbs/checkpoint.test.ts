@@ -1,9 +1,9 @@
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, realpathSync, statSync, symlinkSync, unlinkSync, utimesSync, writeFileSync, writeSync } from "node:fs";
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { CHECKPOINT_LINES } from "../../src/verbs/checkpoint.ts";
-import { aged, briefBody, gitRepo, helper, memFiles, save, tempDir, handoff, referenceOf } from "../helpers.ts";
+import { aged, briefBody, cleanEnv, copyHelper, gitRepo, helper, memFiles, save, tempDir, handoff, referenceOf } from "../helpers.ts";
 import { CP_DIR, checkpoint, checkpointAsync, cpFiles, cpText, hookInput, minutesAgoIso, plantCheckpoint, transcript } from "./support.ts";
 import { FAKE_GITHUB_TOKEN } from "../fixtures/transcripts/fakes.ts";
 
@@ -609,5 +609,34 @@ describe("checkpoint: the context offer's markers", () => {
     expect(r.stderr).toContain("checkpoint: saved checkpoints/sess-1.md");
     expect(existsSync(old)).toBe(false);
     expect(existsSync(fresh)).toBe(true);
+  });
+});
+
+describe("checkpoint: a project that never used the skill", () => {
+  const runCopy = (helperFile: string, root: string, home: string) =>
+    spawnSync(process.execPath, [helperFile, "checkpoint"], { input: hookInput(root, { transcript_path: transcript(root) }), env: cleanEnv({ HOME: home }), encoding: "utf8" });
+
+  it("a helper installed for the user writes nothing there, and nothing outside .ai/memory", () => {
+    const home = tempDir("sh-home-");
+    const helperFile = path.join(home, ".claude", "skills", "session-handoff", "scripts", "memory_io.mjs");
+    copyHelper(helperFile);
+    const root = gitRepo();
+    const r = runCopy(helperFile, root, home);
+    expect(r.status).toBe(0);
+    expect(r.stderr).toContain("has no .ai/memory and this helper is installed for the user, not the project; nothing was captured");
+    expect(existsSync(path.join(root, ".ai"))).toBe(false);
+    // Once the project uses the skill, the same helper writes its checkpoint there.
+    mkdirSync(path.join(root, ".ai", "memory"), { recursive: true });
+    expect(runCopy(helperFile, root, home).stderr).toContain("checkpoint: saved checkpoints/sess-1.md");
+  });
+
+  it("a helper installed in the project writes its first checkpoint before any save; git sees nothing", () => {
+    const home = tempDir("sh-home-");
+    const root = gitRepo();
+    const helperFile = path.join(root, ".claude", "skills", "session-handoff", "scripts", "memory_io.mjs");
+    copyHelper(helperFile);
+    writeFileSync(path.join(root, ".git", "info", "exclude"), ".claude/\n*.jsonl\n");
+    expect(runCopy(helperFile, root, home).stderr).toContain("checkpoint: saved checkpoints/sess-1.md");
+    expect(execFileSync("git", ["status", "--porcelain"], { cwd: root, encoding: "utf8" })).toBe("");
   });
 });

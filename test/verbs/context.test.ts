@@ -6,7 +6,8 @@ import { describe, expect, it } from "vitest";
 import { claudeWindow } from "../../src/agents/transcripts/claude.ts";
 import { readEvents, usagePoints } from "../../src/agents/transcripts/index.ts";
 import { readSettings } from "../../src/store/settings.ts";
-import { gitRepo, helper, tempDir } from "../helpers.ts";
+import { cleanEnv, copyHelper, gitRepo, helper, tempDir } from "../helpers.ts";
+import { spawnSync } from "node:child_process";
 
 const REAL = path.join(import.meta.dirname, "..", "fixtures", "transcripts", "real");
 const CLAUDE_112 = path.join(REAL, "claude-code-2.1.112");
@@ -246,5 +247,19 @@ Add a subtract function to src/math.js
     });
     expect(helper(["context", "--format", "codex"], { input })).toMatchObject({ code: 0, stdout: "" });
     expect(drift(root)).toContain("saved by Codex at ");
+  });
+});
+
+describe("context: a project that never used the skill", () => {
+  it("a helper installed for the user offers nothing there and creates no .ai", () => {
+    const home = tempDir("sh-home-");
+    const helperFile = path.join(home, ".claude", "skills", "session-handoff", "scripts", "memory_io.mjs");
+    copyHelper(helperFile);
+    const { root, transcript } = world(withUsage(path.join(CLAUDE_112, "work-compact.transcript.jsonl"), 150_000));
+    const input = JSON.stringify({ session_id: "s", transcript_path: transcript, cwd: root, hook_event_name: "PostToolUse" });
+    const r = spawnSync(process.execPath, [helperFile, "context", "--format", "claude"], { input, env: cleanEnv({ HOME: home }), encoding: "utf8" });
+    expect(r.status).toBe(0);
+    expect(r.stdout).toBe("");
+    expect(existsSync(path.join(root, ".ai"))).toBe(false);
   });
 });

@@ -103,22 +103,9 @@ type Step = { kind: "command"; run: CommandRun } | { kind: "edit"; files: string
  */
 export function parseCodex(lines: readonly string[]): Capture {
   const cap = emptyCapture("codex");
-  // Each step in order, with the call it came from (null: an item's own).
-  const steps: { step: Step; call: string | null }[] = [];
+  const r: Reading = { steps: [], calls: new Set(), itemized: new Set(), openScripts: new Set(), users: [[], [], []], claims: [null, null, null] };
   const pending = new Map<string, CommandRun>();
-  const itemized = new Set<string>();
-  const openScripts = new Set<string>();
-  const eventUser: string[] = [];
-  const itemUser: string[] = [];
-  let eventClaim: string | null = null;
-  let itemClaim: string | null = null;
-  const completedUser: string[] = [];
-  let completedClaim: string | null = null;
-  const calls = new Set<string>();
-  const add = (step: Step, call: string | null) => {
-    steps.push({ step, call });
-    if (call !== null) calls.add(call);
-  };
+  const add = (step: Step, call: string | null) => addStep(r, step, call);
   for (const line of lines) {
     const rec = parseLine(line);
     if (rec === null) continue;
@@ -133,9 +120,10 @@ export function parseCodex(lines: readonly string[]): Capture {
     }
     if (rec.type === "event_msg") {
       const text = str(payload.message);
-      if (payload.type === "user_message" && text !== null && text.trim() !== "" && !SCAFFOLDING.test(text)) eventUser.push(text);
-      if (payload.type === "agent_message" && text !== null && text.trim() !== "") eventClaim = text;
-      if (payload.type === "item_completed") itemStep(obj(payload.item));
+      const words = text !== null && text.trim() !== "";
+      if (payload.type === "user_message" && words && !SCAFFOLDING.test(text)) r.users[0].push(text);
+      if (payload.type === "agent_message" && words) r.claims[0] = text;
+      if (payload.type === "item_completed") itemStep(r, obj(payload.item));
       continue;
     }
     if (rec.type !== "response_item") continue;
@@ -144,8 +132,8 @@ export function parseCodex(lines: readonly string[]): Capture {
     if (kind === "message") {
       const text = contentText(payload.content);
       if (text.trim() === "") continue;
-      if (payload.role === "user" && !SCAFFOLDING.test(text)) itemUser.push(text);
-      if (payload.role === "assistant") itemClaim = text;
+      if (payload.role === "user" && !SCAFFOLDING.test(text)) r.users[1].push(text);
+      if (payload.role === "assistant") r.claims[1] = text;
     } else if (kind === "function_call" || kind === "local_shell_call") {
       const name = str(payload.name) ?? (kind === "local_shell_call" ? "local_shell" : "");
       let args: Record<string, unknown> = {};
@@ -182,7 +170,7 @@ export function parseCodex(lines: readonly string[]): Capture {
       if (payload.name === "apply_patch") add({ kind: "edit", files: patchFiles(input) }, id);
       else if (payload.name === "exec") {
         // Code mode: a script calling the tools; its items (if any) come before its output.
-        if (id !== null) openScripts.add(id);
+        if (id !== null) r.openScripts.add(id);
         for (const c of scriptCalls(input)) {
           if (c.tool === "apply_patch") add({ kind: "edit", files: patchFiles(c.text) }, id);
           else if (shellPatch(c.text) !== null) add({ kind: "edit", files: patchFiles(c.text) }, id);
@@ -192,7 +180,7 @@ export function parseCodex(lines: readonly string[]): Capture {
     } else if (kind === "function_call_output" || kind === "custom_tool_call_output") {
       const callId = str(payload.call_id);
       if (callId === null) continue;
-      openScripts.delete(callId);
+      r.openScripts.delete(callId);
       const run = pending.get(callId);
       if (run !== undefined) {
         run.status = outputStatus(payload.output);
@@ -201,55 +189,77 @@ export function parseCodex(lines: readonly string[]): Capture {
     }
   }
 
-  // An item's step; it marks the call it belongs to as told by items.
-  function itemStep(item: Record<string, unknown> | null): void {
-    if (item === null) return;
-    const type = item.type;
-    // The turn's words as items: a third source, for a build that writes no other.
-    if (type === "UserMessage" || type === "AgentMessage") {
-      const text = contentText(item.content);
-      if (text.trim() === "") return;
-      if (type === "UserMessage" && !SCAFFOLDING.test(text)) completedUser.push(text);
-      if (type === "AgentMessage") completedClaim = text;
-      return;
-    }
-    if (type !== "CommandExecution" && type !== "FileChange") return;
-    const id = str(item.id);
-    if (id !== null && calls.has(id)) itemized.add(id);
-    else for (const open of openScripts) itemized.add(open);
-    if (type === "CommandExecution") {
-      const command = commandOf("exec_command", item);
-      if (command === null) return;
-      const code = item.exit_code;
-      const status = typeof code === "number" && Number.isInteger(code) ? `exit ${code}` : item.status === "completed" ? "ok" : "unknown";
-      add({ kind: "command", run: { command, status } }, null);
-      return;
-    }
-    if (item.status === "failed" || item.status === "declined") return;
-    const files: string[] = [];
-    const changes = item.changes;
-    if (Array.isArray(changes)) {
-      for (const c of changes.map(obj)) noteEdit(files, str(c?.path) ?? "");
-    } else if (obj(changes) !== null) {
-      for (const [file, change] of Object.entries(obj(changes)!)) {
-        noteEdit(files, file);
-        const moved = str(obj(change)?.move_path);
-        if (moved !== null) noteEdit(files, moved);
-      }
-    }
-    add({ kind: "edit", files }, null);
-  }
-
-  for (const { step, call } of steps) {
-    if (call !== null && itemized.has(call)) continue;
+  for (const { step, call } of r.steps) {
+    if (call !== null && r.itemized.has(call)) continue;
     if (step.kind === "command") cap.commands.push(step.run);
     else for (const f of step.files) noteEdit(cap.filesEdited, f);
   }
   // Newer rollouts record each turn twice (an event and a response item): one source, not both.
-  cap.userRequests = eventUser.length > 0 ? eventUser : itemUser.length > 0 ? itemUser : completedUser;
-  cap.lastClaim = eventClaim ?? itemClaim ?? completedClaim;
+  cap.userRequests = r.users.find((u) => u.length > 0) ?? [];
+  cap.lastClaim = r.claims[0] ?? r.claims[1] ?? r.claims[2];
   return cap;
 }
+
+/** What the capture has read so far: the steps, and the turn's words from each of three sources. */
+interface Reading {
+  /** Each step in order, with the call it came from (null: an item's own). */
+  steps: { step: Step; call: string | null }[];
+  calls: Set<string>;
+  /** Calls whose steps items told instead. */
+  itemized: Set<string>;
+  /** Code-mode `exec` calls still awaiting their output. */
+  openScripts: Set<string>;
+  /** From events, response items and completed items, in that order of preference. */
+  users: [string[], string[], string[]];
+  claims: [string | null, string | null, string | null];
+}
+
+function addStep(r: Reading, step: Step, call: string | null): void {
+  r.steps.push({ step, call });
+  if (call !== null) r.calls.add(call);
+}
+
+// An item's step; it marks the call it belongs to as told by items.
+function itemStep(r: Reading, item: Record<string, unknown> | null): void {
+  if (item === null) return;
+  const type = item.type;
+  // The turn's words as items: a third source, for a build that writes no other.
+  if (type === "UserMessage" || type === "AgentMessage") {
+    const text = contentText(item.content);
+    if (text.trim() === "") return;
+    if (type === "UserMessage" && !SCAFFOLDING.test(text)) r.users[2].push(text);
+    if (type === "AgentMessage") r.claims[2] = text;
+    return;
+  }
+  if (type !== "CommandExecution" && type !== "FileChange") return;
+  const id = str(item.id);
+  if (id !== null && r.calls.has(id)) r.itemized.add(id);
+  else for (const open of r.openScripts) r.itemized.add(open);
+  if (type === "CommandExecution") {
+    const command = commandOf("exec_command", item);
+    if (command === null) return;
+    const code = item.exit_code;
+    const done = item.status === "completed" ? "ok" : "unknown";
+    const status = typeof code === "number" && Number.isInteger(code) ? `exit ${code}` : done;
+    addStep(r, { kind: "command", run: { command, status } }, null);
+    return;
+  }
+  if (item.status === "failed" || item.status === "declined") return;
+  const files: string[] = [];
+  const changes = item.changes;
+  if (Array.isArray(changes)) {
+    for (const c of changes.map(obj)) noteEdit(files, str(c?.path) ?? "");
+  } else if (obj(changes) !== null) {
+    for (const [file, change] of Object.entries(obj(changes)!)) {
+      noteEdit(files, file);
+      const moved = str(obj(change)?.move_path);
+      if (moved !== null) noteEdit(files, moved);
+    }
+  }
+  addStep(r, { kind: "edit", files }, null);
+}
+
+
 
 // A command as a call's arguments or an item give it: a string, or an argv joined by spaces.
 function argvText(cmd: unknown): string {
