@@ -14768,7 +14768,8 @@ var init_capture = __esm({
 
 // src/agents/transcripts/types.ts
 function obj(value) {
-  return value !== null && typeof value === "object" && !Array.isArray(value) ? value : null;
+  const isObject = value !== null && typeof value === "object" && !Array.isArray(value);
+  return isObject ? value : null;
 }
 function str(value) {
   return typeof value === "string" ? value : null;
@@ -14838,7 +14839,8 @@ function blockText(content) {
 function resultStatus(rec, block2) {
   const text2 = typeof block2.content === "string" ? block2.content : blockText(block2.content);
   const tur = rec.toolUseResult;
-  if (block2.is_error === true) return exitFromText(text2) ?? (typeof tur === "string" ? exitFromText(tur) : null) ?? "unknown";
+  const failed = block2.is_error === true;
+  if (failed) return exitFromText(text2) ?? exitFromText(typeof tur === "string" ? tur : "") ?? "unknown";
   if (obj(tur) !== null && obj(tur).interrupted !== true) return exitFromText(text2) ?? "ok";
   return exitFromText(text2) ?? "unknown";
 }
@@ -14858,7 +14860,8 @@ function parseClaude(lines3) {
         if (!deferring || ids.some((id) => taskCreates.has(id))) return false;
         let keys = 0;
         for (let k = line.indexOf('"tool_use_id":'); k >= 0; k = line.indexOf('"tool_use_id":', k + 14)) keys++;
-        return keys === ids.length && line.includes('"toolUseResult":') || !ids.some((id) => pending.has(id) && !later.answeredBefore(id, i));
+        const answered = !ids.some((id) => pending.has(id) && !later.answeredBefore(id, i));
+        return keys === ids.length && line.includes('"toolUseResult":') || answered;
       };
       if (ids.length > 0 && (untracked || noted())) {
         for (const id of ids) if (pending.has(id)) later.candidate(id, i);
@@ -14870,7 +14873,7 @@ function parseClaude(lines3) {
     if (rec === null) continue;
     if (rec.isSidechain === true || typeof rec.agentId === "string") continue;
     const type = rec.type;
-    if (type !== "user" && type !== "assistant" && type !== "system" && type !== "attachment" && type !== "progress" && type !== "summary") continue;
+    if (typeof type !== "string" || !RECORD_TYPES.has(type)) continue;
     cap.records++;
     const ts = str(rec.timestamp);
     if (ts !== null && cap.firstTimestamp === null) {
@@ -14964,7 +14967,8 @@ function taskCreated(plans, id, block2, only) {
   const created = plans.taskCreates.get(id);
   if (created === void 0) return;
   const text2 = typeof block2.content === "string" ? block2.content : blockText(block2.content);
-  const taskId = /\bTask #(\w+)/.exec(text2)?.[1] ?? (only === null ? null : str(obj(obj(only.toolUseResult)?.task)?.id));
+  const fromResult = only === null ? null : str(obj(obj(only.toolUseResult)?.task)?.id);
+  const taskId = /\bTask #(\w+)/.exec(text2)?.[1] ?? fromResult;
   if (taskId !== null) plans.tasks.set(taskId, created);
   plans.taskCreates.delete(id);
 }
@@ -14978,8 +14982,8 @@ function claudeUsage(rec) {
   const message = obj(rec.message);
   const usage = obj(message?.usage);
   if (usage === null) return null;
-  const tokens = [usage.input_tokens, usage.cache_creation_input_tokens, usage.cache_read_input_tokens, usage.output_tokens];
-  const used = tokens.reduce((n2, v) => n2 + num(v), 0);
+  const kinds = ["input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "output_tokens"];
+  const used = kinds.reduce((n2, k) => n2 + num(usage[k]), 0);
   const model = str(message?.model);
   if (used === 0 || model === "<synthetic>") return null;
   const asked = str(rec.requestedModel);
@@ -14998,7 +15002,8 @@ function claudeEvents(rec, line) {
       const name2 = str(b.name) ?? "";
       const command = name2 === "Bash" ? str(input?.command) ?? "" : null;
       const file = str(input?.file_path) ?? str(input?.notebook_path) ?? "";
-      const event = command !== null ? { kind: "command", command } : EDIT_TOOLS.has(name2) ? { kind: "edit", path: file } : { kind: "other" };
+      const edit2 = EDIT_TOOLS.has(name2) ? { kind: "edit", path: file } : { kind: "other" };
+      const event = command !== null ? { kind: "command", command } : edit2;
       const at3 = { id: str(b.id), ts: str(rec.timestamp), cwd: str(rec.cwd) };
       ev.calls.push({ ...at3, events: [event], text: command ?? "", result: null });
     } else if (rec.type === "user" && b?.type === "tool_result") {
@@ -15008,13 +15013,16 @@ function claudeEvents(rec, line) {
   }
   return ev;
 }
-var SCAFFOLDING, Results, CLAUDE_DEFAULT_WINDOW, ONE_MILLION;
+var SCAFFOLDING, RECORD_TYPES, Results, CLAUDE_DEFAULT_WINDOW, ONE_MILLION;
 var init_claude = __esm({
   "src/agents/transcripts/claude.ts"() {
     "use strict";
     init_types2();
     init_types2();
-    SCAFFOLDING = /^\s*(<command-name>|<command-message>|<local-command-stdout>|<local-command-stderr>|<system-reminder>|<bash-input>|<bash-stdout>|Caveat: The messages below)/;
+    SCAFFOLDING = new RegExp(
+      String.raw`^\s*(<command-name>|<command-message>|<local-command-std(out|err)>|<system-reminder>` + "|<bash-input>|<bash-stdout>|Caveat: The messages below)"
+    );
+    RECORD_TYPES = /* @__PURE__ */ new Set(["user", "assistant", "system", "attachment", "progress", "summary"]);
     Results = class {
       deferred = /* @__PURE__ */ new Map();
       latest = /* @__PURE__ */ new Map();
@@ -15092,7 +15100,7 @@ function contentText(content) {
   if (!Array.isArray(content)) return "";
   return content.map((c) => {
     const o = obj(c);
-    return o !== null && (o.type === "input_text" || o.type === "output_text" || o.type === "text" || o.type === "Text") ? str(o.text) ?? "" : "";
+    return typeof o?.type === "string" && TEXT_PARTS.has(o.type) ? str(o.text) ?? "" : "";
   }).filter((t) => t !== "").join("\n");
 }
 function commandOf(name2, args) {
@@ -15121,7 +15129,8 @@ function outputStatus(output) {
 }
 function patchFiles(input) {
   const files = [];
-  for (const m of input.matchAll(/^\*\*\* (?:Update|Add|Delete) File: (.+)$|^\*\*\* Move to: (.+)$/gm)) noteEdit(files, (m[1] ?? m[2] ?? "").trim());
+  const names3 = /^\*\*\* (?:Update|Add|Delete) File: (.+)$|^\*\*\* Move to: (.+)$/gm;
+  for (const m of input.matchAll(names3)) noteEdit(files, (m[1] ?? m[2] ?? "").trim());
   return files;
 }
 function shellPatch(command) {
@@ -15149,7 +15158,14 @@ function scriptCalls(script) {
 }
 function parseCodex(lines3) {
   const cap = emptyCapture("codex");
-  const r = { steps: [], calls: /* @__PURE__ */ new Set(), itemized: /* @__PURE__ */ new Set(), openScripts: /* @__PURE__ */ new Set(), users: [[], [], []], claims: [null, null, null] };
+  const r = {
+    steps: [],
+    calls: /* @__PURE__ */ new Set(),
+    itemized: /* @__PURE__ */ new Set(),
+    openScripts: /* @__PURE__ */ new Set(),
+    users: [[], [], []],
+    claims: [null, null, null]
+  };
   const pending = /* @__PURE__ */ new Map();
   const add = (step2, call) => addStep(r, step2, call);
   for (const line of lines3) {
@@ -15193,7 +15209,8 @@ function parseCodex(lines3) {
         args = obj(payload.arguments) ?? obj(payload.action) ?? {};
       }
       if (name2 === "update_plan" && Array.isArray(args.plan)) {
-        cap.plan = args.plan.map(obj).filter((p) => p !== null).map((p) => ({ text: str(p.step) ?? "", status: planStatus(p.status) }));
+        const steps = args.plan.map(obj).filter((p) => p !== null);
+        cap.plan = steps.map((p) => ({ text: str(p.step) ?? "", status: planStatus(p.status) }));
         cap.planFinal = true;
         continue;
       }
@@ -15356,7 +15373,8 @@ function codexEvents(rec, line, state) {
   let events = [{ kind: "other" }];
   if (name2 === "apply_patch") {
     const patch = typeof args === "string" ? args : str(args?.input) ?? "";
-    events = [...patch.matchAll(/^\*\*\* (?:Update|Add|Delete) File: (.+)$/gm)].map((m) => ({ kind: "edit", path: m[1].trim() }));
+    const files = patch.matchAll(/^\*\*\* (?:Update|Add|Delete) File: (.+)$/gm);
+    events = [...files].map((m) => ({ kind: "edit", path: m[1].trim() }));
   } else if (name2 === "exec_command" || name2 === "shell" || p.type === "local_shell_call") {
     events = [{ kind: "command", command }];
   }
@@ -15364,12 +15382,16 @@ function codexEvents(rec, line, state) {
   ev.calls.push({ ...at3, id: str(p.call_id) ?? str(p.id), events, text: text2, result: null });
   return ev;
 }
-var SCAFFOLDING2;
+var SCAFFOLDING2, TEXT_PARTS;
 var init_codex2 = __esm({
   "src/agents/transcripts/codex.ts"() {
     "use strict";
     init_types2();
-    SCAFFOLDING2 = /^\s*(<environment_context>|<user_instructions>|<user_shell_command>|<turn_aborted>|# AGENTS\.md instructions|<INSTRUCTIONS>)/;
+    init_types2();
+    SCAFFOLDING2 = new RegExp(
+      String.raw`^\s*(<environment_context>|<user_instructions>|<user_shell_command>|<turn_aborted>` + String.raw`|# AGENTS\.md instructions|<INSTRUCTIONS>)`
+    );
+    TEXT_PARTS = /* @__PURE__ */ new Set(["input_text", "output_text", "text", "Text"]);
   }
 });
 
@@ -15430,7 +15452,8 @@ function parseGemini(lines3) {
       } else if (EDIT_TOOLS.has(name2)) {
         noteEdit(cap.filesEdited, str(args.file_path) ?? str(args.absolute_path) ?? "");
       } else if (name2 === "write_todos" && Array.isArray(args.todos)) {
-        cap.plan = args.todos.map(obj).filter((t) => t !== null).map((t) => ({ text: str(t.description) ?? "", status: todoStatus2(t.status) }));
+        const todos = args.todos.map(obj).filter((t) => t !== null);
+        cap.plan = todos.map((t) => ({ text: str(t.description) ?? "", status: todoStatus2(t.status) }));
         cap.planFinal = true;
       }
     }
@@ -15454,11 +15477,14 @@ function geminiEvents(rec, line) {
     const name2 = str(call.name) ?? "";
     const args = obj(call.args);
     const command = name2 === "run_shell_command" ? str(args?.command) ?? "" : null;
-    const event = command !== null ? { kind: "command", command } : EDIT_TOOLS.has(name2) ? { kind: "edit", path: str(args?.file_path) ?? "" } : { kind: "other" };
+    const path62 = str(args?.file_path) ?? "";
+    const edit2 = EDIT_TOOLS.has(name2) ? { kind: "edit", path: path62 } : { kind: "other" };
+    const event = command !== null ? { kind: "command", command } : edit2;
     const out = recordedResult(call.result);
     const failed = call.status === "error" || /Exit Code: [1-9]/.test(out ?? "");
     const ts = str(call.timestamp) ?? str(rec.timestamp);
-    ev.calls.push({ id: null, ts, cwd: null, events: [event], text: command ?? "", result: out === null ? null : { text: out, failed } });
+    const result = out === null ? null : { text: out, failed };
+    ev.calls.push({ id: null, ts, cwd: null, events: [event], text: command ?? "", result });
   }
   return ev;
 }
@@ -15497,7 +15523,8 @@ function readEvents(format2, lines3, usageOnly = false) {
     const rec = parseLine(lines3[i]);
     if (rec === null) continue;
     const ev = f.events(rec, i, state);
-    if (ev.calls.length > 0 || ev.results.length > 0 || ev.usage !== null || ev.window !== null || ev.items) out.push(ev);
+    const any = ev.calls.length > 0 || ev.results.length > 0 || ev.usage !== null || ev.window !== null;
+    if (any || ev.items) out.push(ev);
   }
   return out;
 }
@@ -15535,7 +15562,7 @@ var init_transcripts = __esm({
         is: (r) => "payload" in r && typeof r.type === "string" && CODEX_TYPES.has(r.type),
         parse: parseCodex,
         events: codexEvents,
-        words: /_call|CommandExecution|FileChange|"session_meta"|"turn_context"|"token_count"|token_usage_record|task_started/,
+        words: /_call|CommandExecution|FileChange|"session_meta"|"turn_context"|"token_count"|token_usage_record|task_st/,
         usage: /"token_count"|"token_usage_record"|"task_started"/,
         planMarkers: ["update_plan"]
       },
@@ -15593,7 +15620,8 @@ function openTranscript(transcriptPath) {
     fd = openSync12(transcriptPath, constants13.O_RDONLY | constants13.O_NOFOLLOW | constants13.O_NONBLOCK);
   } catch (err) {
     const code = err.code;
-    return { ok: false, reason: code === "ENOENT" ? "the transcript does not exist" : code === "ELOOP" ? "the transcript is a link" : `the transcript cannot be opened (${code ?? "error"})` };
+    const known = { ENOENT: "does not exist", ELOOP: "is a link" };
+    return { ok: false, reason: `the transcript ${known[code ?? ""] ?? `cannot be opened (${code ?? "error"})`}` };
   }
   let reason;
   try {
@@ -15739,15 +15767,18 @@ function findLastResume(lineEvents) {
   if (last < 0) return null;
   const { call, line } = all[last];
   const events = all.slice(last + 1).map((e) => e.event);
-  const save2 = events.find((e) => e.kind === "command" && /\bwrite\s+handoff\b/.test(e.command) && /memory_io\.mjs/.test(e.command));
+  const isSave = (c) => /\bwrite\s+handoff\b/.test(c) && /memory_io\.mjs/.test(c);
+  const save2 = events.find((e) => e.kind === "command" && isSave(e.command));
   const expectedToken = /--expected-current-sha256[= ]["']?([0-9a-f]{64})\b/.exec(save2?.command ?? "")?.[1] ?? null;
   return { line, rootArg, cwd: call.cwd, ts: call.ts, events, expectedToken };
 }
-var BRIEF, ROOT_ARG;
+var OPTIONS, BRIEF_REST, BRIEF, ROOT_ARG;
 var init_resume_events = __esm({
   "src/journal/resume-events.ts"() {
     "use strict";
-    BRIEF = /memory_io\.mjs\\?["']?((?:\s+--?[a-z][\w-]*(?:[= ](?:"[^"]*"|'[^']*'|\S+))?)*)\s+brief\b(?![^\n|;&]*--stdin)([^\n|;&]*)/;
+    OPTIONS = String.raw`((?:\s+--?[a-z][\w-]*(?:[= ](?:"[^"]*"|'[^']*'|\S+))?)*)`;
+    BRIEF_REST = String.raw`\s+brief\b(?![^\n|;&]*--stdin)([^\n|;&]*)`;
+    BRIEF = new RegExp(String.raw`memory_io\.mjs\\?["']?` + OPTIONS + BRIEF_REST);
     ROOT_ARG = /--root[= ](?:"([^"]*)"|'([^']*)'|(\S+))/;
   }
 });

@@ -358,7 +358,8 @@ function openTranscript(transcriptPath) {
     fd = openSync2(transcriptPath, constants2.O_RDONLY | constants2.O_NOFOLLOW | constants2.O_NONBLOCK);
   } catch (err) {
     const code = err.code;
-    return { ok: false, reason: code === "ENOENT" ? "the transcript does not exist" : code === "ELOOP" ? "the transcript is a link" : `the transcript cannot be opened (${code ?? "error"})` };
+    const known = { ENOENT: "does not exist", ELOOP: "is a link" };
+    return { ok: false, reason: `the transcript ${known[code ?? ""] ?? `cannot be opened (${code ?? "error"})`}` };
   }
   let reason;
   try {
@@ -412,7 +413,8 @@ var init_capture = __esm({
 
 // src/agents/transcripts/types.ts
 function obj(value) {
-  return value !== null && typeof value === "object" && !Array.isArray(value) ? value : null;
+  const isObject = value !== null && typeof value === "object" && !Array.isArray(value);
+  return isObject ? value : null;
 }
 function str(value) {
   return typeof value === "string" ? value : null;
@@ -482,7 +484,8 @@ function blockText(content) {
 function resultStatus(rec, block) {
   const text2 = typeof block.content === "string" ? block.content : blockText(block.content);
   const tur = rec.toolUseResult;
-  if (block.is_error === true) return exitFromText(text2) ?? (typeof tur === "string" ? exitFromText(tur) : null) ?? "unknown";
+  const failed = block.is_error === true;
+  if (failed) return exitFromText(text2) ?? exitFromText(typeof tur === "string" ? tur : "") ?? "unknown";
   if (obj(tur) !== null && obj(tur).interrupted !== true) return exitFromText(text2) ?? "ok";
   return exitFromText(text2) ?? "unknown";
 }
@@ -502,7 +505,8 @@ function parseClaude(lines) {
         if (!deferring || ids.some((id) => taskCreates.has(id))) return false;
         let keys = 0;
         for (let k = line.indexOf('"tool_use_id":'); k >= 0; k = line.indexOf('"tool_use_id":', k + 14)) keys++;
-        return keys === ids.length && line.includes('"toolUseResult":') || !ids.some((id) => pending.has(id) && !later.answeredBefore(id, i));
+        const answered = !ids.some((id) => pending.has(id) && !later.answeredBefore(id, i));
+        return keys === ids.length && line.includes('"toolUseResult":') || answered;
       };
       if (ids.length > 0 && (untracked || noted())) {
         for (const id of ids) if (pending.has(id)) later.candidate(id, i);
@@ -514,7 +518,7 @@ function parseClaude(lines) {
     if (rec === null) continue;
     if (rec.isSidechain === true || typeof rec.agentId === "string") continue;
     const type = rec.type;
-    if (type !== "user" && type !== "assistant" && type !== "system" && type !== "attachment" && type !== "progress" && type !== "summary") continue;
+    if (typeof type !== "string" || !RECORD_TYPES.has(type)) continue;
     cap.records++;
     const ts = str(rec.timestamp);
     if (ts !== null && cap.firstTimestamp === null) {
@@ -608,7 +612,8 @@ function taskCreated(plans, id, block, only) {
   const created = plans.taskCreates.get(id);
   if (created === void 0) return;
   const text2 = typeof block.content === "string" ? block.content : blockText(block.content);
-  const taskId = /\bTask #(\w+)/.exec(text2)?.[1] ?? (only === null ? null : str(obj(obj(only.toolUseResult)?.task)?.id));
+  const fromResult = only === null ? null : str(obj(obj(only.toolUseResult)?.task)?.id);
+  const taskId = /\bTask #(\w+)/.exec(text2)?.[1] ?? fromResult;
   if (taskId !== null) plans.tasks.set(taskId, created);
   plans.taskCreates.delete(id);
 }
@@ -622,8 +627,8 @@ function claudeUsage(rec) {
   const message = obj(rec.message);
   const usage = obj(message?.usage);
   if (usage === null) return null;
-  const tokens = [usage.input_tokens, usage.cache_creation_input_tokens, usage.cache_read_input_tokens, usage.output_tokens];
-  const used = tokens.reduce((n, v) => n + num(v), 0);
+  const kinds = ["input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "output_tokens"];
+  const used = kinds.reduce((n, k) => n + num(usage[k]), 0);
   const model = str(message?.model);
   if (used === 0 || model === "<synthetic>") return null;
   const asked = str(rec.requestedModel);
@@ -642,7 +647,8 @@ function claudeEvents(rec, line) {
       const name = str(b.name) ?? "";
       const command = name === "Bash" ? str(input?.command) ?? "" : null;
       const file = str(input?.file_path) ?? str(input?.notebook_path) ?? "";
-      const event = command !== null ? { kind: "command", command } : EDIT_TOOLS.has(name) ? { kind: "edit", path: file } : { kind: "other" };
+      const edit = EDIT_TOOLS.has(name) ? { kind: "edit", path: file } : { kind: "other" };
+      const event = command !== null ? { kind: "command", command } : edit;
       const at = { id: str(b.id), ts: str(rec.timestamp), cwd: str(rec.cwd) };
       ev.calls.push({ ...at, events: [event], text: command ?? "", result: null });
     } else if (rec.type === "user" && b?.type === "tool_result") {
@@ -652,13 +658,16 @@ function claudeEvents(rec, line) {
   }
   return ev;
 }
-var SCAFFOLDING, Results, CLAUDE_DEFAULT_WINDOW, ONE_MILLION;
+var SCAFFOLDING, RECORD_TYPES, Results, CLAUDE_DEFAULT_WINDOW, ONE_MILLION;
 var init_claude = __esm({
   "src/agents/transcripts/claude.ts"() {
     "use strict";
     init_types();
     init_types();
-    SCAFFOLDING = /^\s*(<command-name>|<command-message>|<local-command-stdout>|<local-command-stderr>|<system-reminder>|<bash-input>|<bash-stdout>|Caveat: The messages below)/;
+    SCAFFOLDING = new RegExp(
+      String.raw`^\s*(<command-name>|<command-message>|<local-command-std(out|err)>|<system-reminder>` + "|<bash-input>|<bash-stdout>|Caveat: The messages below)"
+    );
+    RECORD_TYPES = /* @__PURE__ */ new Set(["user", "assistant", "system", "attachment", "progress", "summary"]);
     Results = class {
       deferred = /* @__PURE__ */ new Map();
       latest = /* @__PURE__ */ new Map();
@@ -736,7 +745,7 @@ function contentText(content) {
   if (!Array.isArray(content)) return "";
   return content.map((c) => {
     const o = obj(c);
-    return o !== null && (o.type === "input_text" || o.type === "output_text" || o.type === "text" || o.type === "Text") ? str(o.text) ?? "" : "";
+    return typeof o?.type === "string" && TEXT_PARTS.has(o.type) ? str(o.text) ?? "" : "";
   }).filter((t) => t !== "").join("\n");
 }
 function commandOf(name, args) {
@@ -765,7 +774,8 @@ function outputStatus(output) {
 }
 function patchFiles(input) {
   const files = [];
-  for (const m of input.matchAll(/^\*\*\* (?:Update|Add|Delete) File: (.+)$|^\*\*\* Move to: (.+)$/gm)) noteEdit(files, (m[1] ?? m[2] ?? "").trim());
+  const names = /^\*\*\* (?:Update|Add|Delete) File: (.+)$|^\*\*\* Move to: (.+)$/gm;
+  for (const m of input.matchAll(names)) noteEdit(files, (m[1] ?? m[2] ?? "").trim());
   return files;
 }
 function shellPatch(command) {
@@ -793,7 +803,14 @@ function scriptCalls(script) {
 }
 function parseCodex(lines) {
   const cap = emptyCapture("codex");
-  const r = { steps: [], calls: /* @__PURE__ */ new Set(), itemized: /* @__PURE__ */ new Set(), openScripts: /* @__PURE__ */ new Set(), users: [[], [], []], claims: [null, null, null] };
+  const r = {
+    steps: [],
+    calls: /* @__PURE__ */ new Set(),
+    itemized: /* @__PURE__ */ new Set(),
+    openScripts: /* @__PURE__ */ new Set(),
+    users: [[], [], []],
+    claims: [null, null, null]
+  };
   const pending = /* @__PURE__ */ new Map();
   const add = (step, call) => addStep(r, step, call);
   for (const line of lines) {
@@ -837,7 +854,8 @@ function parseCodex(lines) {
         args = obj(payload.arguments) ?? obj(payload.action) ?? {};
       }
       if (name === "update_plan" && Array.isArray(args.plan)) {
-        cap.plan = args.plan.map(obj).filter((p) => p !== null).map((p) => ({ text: str(p.step) ?? "", status: planStatus(p.status) }));
+        const steps = args.plan.map(obj).filter((p) => p !== null);
+        cap.plan = steps.map((p) => ({ text: str(p.step) ?? "", status: planStatus(p.status) }));
         cap.planFinal = true;
         continue;
       }
@@ -1000,7 +1018,8 @@ function codexEvents(rec, line, state) {
   let events = [{ kind: "other" }];
   if (name === "apply_patch") {
     const patch = typeof args === "string" ? args : str(args?.input) ?? "";
-    events = [...patch.matchAll(/^\*\*\* (?:Update|Add|Delete) File: (.+)$/gm)].map((m) => ({ kind: "edit", path: m[1].trim() }));
+    const files = patch.matchAll(/^\*\*\* (?:Update|Add|Delete) File: (.+)$/gm);
+    events = [...files].map((m) => ({ kind: "edit", path: m[1].trim() }));
   } else if (name === "exec_command" || name === "shell" || p.type === "local_shell_call") {
     events = [{ kind: "command", command }];
   }
@@ -1008,12 +1027,16 @@ function codexEvents(rec, line, state) {
   ev.calls.push({ ...at, id: str(p.call_id) ?? str(p.id), events, text: text2, result: null });
   return ev;
 }
-var SCAFFOLDING2;
+var SCAFFOLDING2, TEXT_PARTS;
 var init_codex = __esm({
   "src/agents/transcripts/codex.ts"() {
     "use strict";
     init_types();
-    SCAFFOLDING2 = /^\s*(<environment_context>|<user_instructions>|<user_shell_command>|<turn_aborted>|# AGENTS\.md instructions|<INSTRUCTIONS>)/;
+    init_types();
+    SCAFFOLDING2 = new RegExp(
+      String.raw`^\s*(<environment_context>|<user_instructions>|<user_shell_command>|<turn_aborted>` + String.raw`|# AGENTS\.md instructions|<INSTRUCTIONS>)`
+    );
+    TEXT_PARTS = /* @__PURE__ */ new Set(["input_text", "output_text", "text", "Text"]);
   }
 });
 
@@ -1074,7 +1097,8 @@ function parseGemini(lines) {
       } else if (EDIT_TOOLS.has(name)) {
         noteEdit(cap.filesEdited, str(args.file_path) ?? str(args.absolute_path) ?? "");
       } else if (name === "write_todos" && Array.isArray(args.todos)) {
-        cap.plan = args.todos.map(obj).filter((t) => t !== null).map((t) => ({ text: str(t.description) ?? "", status: todoStatus2(t.status) }));
+        const todos = args.todos.map(obj).filter((t) => t !== null);
+        cap.plan = todos.map((t) => ({ text: str(t.description) ?? "", status: todoStatus2(t.status) }));
         cap.planFinal = true;
       }
     }
@@ -1098,11 +1122,14 @@ function geminiEvents(rec, line) {
     const name = str(call.name) ?? "";
     const args = obj(call.args);
     const command = name === "run_shell_command" ? str(args?.command) ?? "" : null;
-    const event = command !== null ? { kind: "command", command } : EDIT_TOOLS.has(name) ? { kind: "edit", path: str(args?.file_path) ?? "" } : { kind: "other" };
+    const path22 = str(args?.file_path) ?? "";
+    const edit = EDIT_TOOLS.has(name) ? { kind: "edit", path: path22 } : { kind: "other" };
+    const event = command !== null ? { kind: "command", command } : edit;
     const out = recordedResult(call.result);
     const failed = call.status === "error" || /Exit Code: [1-9]/.test(out ?? "");
     const ts = str(call.timestamp) ?? str(rec.timestamp);
-    ev.calls.push({ id: null, ts, cwd: null, events: [event], text: command ?? "", result: out === null ? null : { text: out, failed } });
+    const result = out === null ? null : { text: out, failed };
+    ev.calls.push({ id: null, ts, cwd: null, events: [event], text: command ?? "", result });
   }
   return ev;
 }
@@ -1138,7 +1165,8 @@ function readEvents(format, lines, usageOnly = false) {
     const rec = parseLine(lines[i]);
     if (rec === null) continue;
     const ev = f.events(rec, i, state);
-    if (ev.calls.length > 0 || ev.results.length > 0 || ev.usage !== null || ev.window !== null || ev.items) out.push(ev);
+    const any = ev.calls.length > 0 || ev.results.length > 0 || ev.usage !== null || ev.window !== null;
+    if (any || ev.items) out.push(ev);
   }
   return out;
 }
@@ -1165,7 +1193,7 @@ var init_transcripts = __esm({
         is: (r) => "payload" in r && typeof r.type === "string" && CODEX_TYPES.has(r.type),
         parse: parseCodex,
         events: codexEvents,
-        words: /_call|CommandExecution|FileChange|"session_meta"|"turn_context"|"token_count"|token_usage_record|task_started/,
+        words: /_call|CommandExecution|FileChange|"session_meta"|"turn_context"|"token_count"|token_usage_record|task_st/,
         usage: /"token_count"|"token_usage_record"|"task_started"/,
         planMarkers: ["update_plan"]
       },

@@ -17,7 +17,9 @@ export interface ResumeCall {
 }
 
 // `memory_io.mjs … brief` in a shell command, quoted or not; `brief --stdin` (a pasted handoff) resumes no project.
-const BRIEF = /memory_io\.mjs\\?["']?((?:\s+--?[a-z][\w-]*(?:[= ](?:"[^"]*"|'[^']*'|\S+))?)*)\s+brief\b(?![^\n|;&]*--stdin)([^\n|;&]*)/;
+const OPTIONS = String.raw`((?:\s+--?[a-z][\w-]*(?:[= ](?:"[^"]*"|'[^']*'|\S+))?)*)`;
+const BRIEF_REST = String.raw`\s+brief\b(?![^\n|;&]*--stdin)([^\n|;&]*)`;
+const BRIEF = new RegExp(String.raw`memory_io\.mjs\\?["']?` + OPTIONS + BRIEF_REST);
 const ROOT_ARG = /--root[= ](?:"([^"]*)"|'([^']*)'|(\S+))/;
 
 /** The `--root` of a brief command of this helper; null when the command is no such brief. */
@@ -52,7 +54,8 @@ export function findLastResume(lineEvents: readonly LineEvents[]): ResumeCall | 
   if (last < 0) return null;
   const { call, line } = all[last]!;
   const events = all.slice(last + 1).map((e) => e.event);
-  const save = events.find((e) => e.kind === "command" && /\bwrite\s+handoff\b/.test(e.command!) && /memory_io\.mjs/.test(e.command!));
+  const isSave = (c: string) => /\bwrite\s+handoff\b/.test(c) && /memory_io\.mjs/.test(c);
+  const save = events.find((e) => e.kind === "command" && isSave(e.command!));
   const expectedToken = /--expected-current-sha256[= ]["']?([0-9a-f]{64})\b/.exec(save?.command ?? "")?.[1] ?? null;
   return { line, rootArg, cwd: call.cwd, ts: call.ts, events, expectedToken };
 }

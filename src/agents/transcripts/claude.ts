@@ -1,9 +1,13 @@
 // Claude Code's session JSONL (harnesses.md, "Transcripts"): one entry a line. Tolerant of
 // unknown records and fields; subagent (sidechain) entries are skipped.
-import { EDIT_TOOLS, emptyCapture, exitFromText, LISTED_ITEMS, noEvents, noteEdit, num, obj, parseLine, str, textOf } from "./types.ts";
-import { versionOf, type Capture, type CommandRun, type LineEvents, type PlanItem, type ToolEvent, type Usage } from "./types.ts";
+import { EDIT_TOOLS, emptyCapture, exitFromText, LISTED_ITEMS, noEvents, noteEdit, num, obj } from "./types.ts";
+import { parseLine, str, textOf, versionOf } from "./types.ts";
+import type { Capture, CommandRun, LineEvents, PlanItem, ToolEvent, Usage } from "./types.ts";
 // User-entry text that the harness wrote, not the user: slash-command scaffolding, reminders.
-const SCAFFOLDING = /^\s*(<command-name>|<command-message>|<local-command-stdout>|<local-command-stderr>|<system-reminder>|<bash-input>|<bash-stdout>|Caveat: The messages below)/;
+const SCAFFOLDING = new RegExp(
+  String.raw`^\s*(<command-name>|<command-message>|<local-command-std(out|err)>|<system-reminder>` +
+    "|<bash-input>|<bash-stdout>|Caveat: The messages below)",
+);
 
 function todoStatus(s: unknown): PlanItem["status"] {
   return s === "completed" ? "done" : s === "in_progress" ? "doing" : s === "deleted" ? "dropped" : "open";
@@ -26,10 +30,13 @@ function blockText(content: unknown): string {
 function resultStatus(rec: Record<string, unknown>, block: Record<string, unknown>): string {
   const text = typeof block.content === "string" ? block.content : blockText(block.content);
   const tur = rec.toolUseResult;
-  if (block.is_error === true) return exitFromText(text) ?? (typeof tur === "string" ? exitFromText(tur) : null) ?? "unknown";
+  const failed = block.is_error === true;
+  if (failed) return exitFromText(text) ?? exitFromText(typeof tur === "string" ? tur : "") ?? "unknown";
   if (obj(tur) !== null && obj(tur)!.interrupted !== true) return exitFromText(text) ?? "ok";
   return exitFromText(text) ?? "unknown";
 }
+
+const RECORD_TYPES = new Set(["user", "assistant", "system", "attachment", "progress", "summary"]);
 
 /** A shell command whose result is looked up after the pass (see parseClaude). */
 interface Deferred {
@@ -152,7 +159,8 @@ export function parseClaude(lines: readonly string[]): Capture {
         if (!deferring || ids.some((id) => taskCreates.has(id))) return false;
         let keys = 0;
         for (let k = line.indexOf('"tool_use_id":'); k >= 0; k = line.indexOf('"tool_use_id":', k + 14)) keys++;
-        return (keys === ids.length && line.includes('"toolUseResult":')) || !ids.some((id) => pending.has(id) && !later.answeredBefore(id, i));
+        const answered = !ids.some((id) => pending.has(id) && !later.answeredBefore(id, i));
+        return (keys === ids.length && line.includes('"toolUseResult":')) || answered;
       };
       if (ids.length > 0 && (untracked || noted())) {
         for (const id of ids) if (pending.has(id)) later.candidate(id, i);
@@ -164,7 +172,7 @@ export function parseClaude(lines: readonly string[]): Capture {
     if (rec === null) continue;
     if (rec.isSidechain === true || typeof rec.agentId === "string") continue;
     const type = rec.type;
-    if (type !== "user" && type !== "assistant" && type !== "system" && type !== "attachment" && type !== "progress" && type !== "summary") continue;
+    if (typeof type !== "string" || !RECORD_TYPES.has(type)) continue;
     cap.records++;
     const ts = str(rec.timestamp);
     if (ts !== null && cap.firstTimestamp === null) {
@@ -270,11 +278,14 @@ function toolUse(cap: Capture, plans: Plans, b: Record<string, unknown>): Comman
 
 // A TaskCreate's answer names its task: one entry may answer several calls, so the block's own
 // text first, then the entry's `toolUseResult` when it answers this call alone (`only`).
-function taskCreated(plans: Plans, id: string, block: Record<string, unknown>, only: Record<string, unknown> | null): void {
+type Rec = Record<string, unknown>;
+
+function taskCreated(plans: Plans, id: string, block: Rec, only: Rec | null): void {
   const created = plans.taskCreates.get(id);
   if (created === undefined) return;
   const text = typeof block.content === "string" ? block.content : blockText(block.content);
-  const taskId = /\bTask #(\w+)/.exec(text)?.[1] ?? (only === null ? null : str(obj(obj(only.toolUseResult)?.task)?.id));
+  const fromResult = only === null ? null : str(obj(obj(only.toolUseResult)?.task)?.id);
+  const taskId = /\bTask #(\w+)/.exec(text)?.[1] ?? fromResult;
   if (taskId !== null) plans.tasks.set(taskId, created);
   plans.taskCreates.delete(id);
 }
@@ -297,8 +308,8 @@ function claudeUsage(rec: Record<string, unknown>): Usage | null {
   const usage = obj(message?.usage);
   if (usage === null) return null;
   // Claude Code's own count: input + cache creation + cache read + output of the last response.
-  const tokens = [usage.input_tokens, usage.cache_creation_input_tokens, usage.cache_read_input_tokens, usage.output_tokens];
-  const used = tokens.reduce((n: number, v) => n + num(v), 0);
+  const kinds = ["input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "output_tokens"];
+  const used = kinds.reduce((n, k) => n + num(usage[k]), 0);
   const model = str(message?.model);
   // Synthetic records (an interrupted or refused turn) carry zero usage: they say nothing.
   if (used === 0 || model === "<synthetic>") return null;
@@ -321,8 +332,8 @@ export function claudeEvents(rec: Record<string, unknown>, line: number): LineEv
       const name = str(b.name) ?? "";
       const command = name === "Bash" ? (str(input?.command) ?? "") : null;
       const file = str(input?.file_path) ?? str(input?.notebook_path) ?? "";
-      const event: ToolEvent =
-        command !== null ? { kind: "command", command } : EDIT_TOOLS.has(name) ? { kind: "edit", path: file } : { kind: "other" };
+      const edit: ToolEvent = EDIT_TOOLS.has(name) ? { kind: "edit", path: file } : { kind: "other" };
+      const event: ToolEvent = command !== null ? { kind: "command", command } : edit;
       const at = { id: str(b.id), ts: str(rec.timestamp), cwd: str(rec.cwd) };
       ev.calls.push({ ...at, events: [event], text: command ?? "", result: null });
     } else if (rec.type === "user" && b?.type === "tool_result") {

@@ -1,14 +1,20 @@
 // Codex CLI's rollout JSONL (harnesses.md, "Transcripts"): `{timestamp, type, payload}` lines.
 // Tolerant of unknown records and fields.
-import { emptyCapture, exitFromText, noEvents, noteEdit, num, obj, parseLine, str, textOf, versionOf } from "./types.ts";
+import { emptyCapture, exitFromText, noEvents, noteEdit, num, obj, parseLine, str, textOf } from "./types.ts";
+import { versionOf } from "./types.ts";
 import type { Call, Capture, CommandRun, LineEvents, PlanItem, ToolEvent, Usage } from "./types.ts";
 
 // Messages the harness wraps around the user's words: environment and instructions blocks.
-const SCAFFOLDING = /^\s*(<environment_context>|<user_instructions>|<user_shell_command>|<turn_aborted>|# AGENTS\.md instructions|<INSTRUCTIONS>)/;
+const SCAFFOLDING = new RegExp(
+  String.raw`^\s*(<environment_context>|<user_instructions>|<user_shell_command>|<turn_aborted>` +
+    String.raw`|# AGENTS\.md instructions|<INSTRUCTIONS>)`,
+);
 
 function planStatus(s: unknown): PlanItem["status"] {
   return s === "completed" ? "done" : s === "in_progress" ? "doing" : "open";
 }
+
+const TEXT_PARTS = new Set(["input_text", "output_text", "text", "Text"]);
 
 function contentText(content: unknown): string {
   if (typeof content === "string") return content;
@@ -16,7 +22,7 @@ function contentText(content: unknown): string {
   return content
     .map((c) => {
       const o = obj(c);
-      return o !== null && (o.type === "input_text" || o.type === "output_text" || o.type === "text" || o.type === "Text") ? (str(o.text) ?? "") : "";
+      return typeof o?.type === "string" && TEXT_PARTS.has(o.type) ? (str(o.text) ?? "") : "";
     })
     .filter((t) => t !== "")
     .join("\n");
@@ -53,7 +59,8 @@ function outputStatus(output: unknown): string {
 
 function patchFiles(input: string): string[] {
   const files: string[] = [];
-  for (const m of input.matchAll(/^\*\*\* (?:Update|Add|Delete) File: (.+)$|^\*\*\* Move to: (.+)$/gm)) noteEdit(files, (m[1] ?? m[2] ?? "").trim());
+  const names = /^\*\*\* (?:Update|Add|Delete) File: (.+)$|^\*\*\* Move to: (.+)$/gm;
+  for (const m of input.matchAll(names)) noteEdit(files, (m[1] ?? m[2] ?? "").trim());
   return files;
 }
 
@@ -103,7 +110,14 @@ type Step = { kind: "command"; run: CommandRun } | { kind: "edit"; files: string
  */
 export function parseCodex(lines: readonly string[]): Capture {
   const cap = emptyCapture("codex");
-  const r: Reading = { steps: [], calls: new Set(), itemized: new Set(), openScripts: new Set(), users: [[], [], []], claims: [null, null, null] };
+  const r: Reading = {
+    steps: [],
+    calls: new Set(),
+    itemized: new Set(),
+    openScripts: new Set(),
+    users: [[], [], []],
+    claims: [null, null, null],
+  };
   const pending = new Map<string, CommandRun>();
   const add = (step: Step, call: string | null) => addStep(r, step, call);
   for (const line of lines) {
@@ -147,7 +161,8 @@ export function parseCodex(lines: readonly string[]): Capture {
         args = obj(payload.arguments) ?? obj(payload.action) ?? {};
       }
       if (name === "update_plan" && Array.isArray(args.plan)) {
-        cap.plan = args.plan.map(obj).filter((p) => p !== null).map((p) => ({ text: str(p!.step) ?? "", status: planStatus(p!.status) }));
+        const steps = args.plan.map(obj).filter((p) => p !== null);
+        cap.plan = steps.map((p) => ({ text: str(p.step) ?? "", status: planStatus(p.status) }));
         cap.planFinal = true;
         continue;
       }
@@ -348,7 +363,8 @@ export function codexEvents(rec: Record<string, unknown>, line: number, state: {
   let events: ToolEvent[] = [{ kind: "other" }];
   if (name === "apply_patch") {
     const patch = typeof args === "string" ? args : (str(args?.input) ?? "");
-    events = [...patch.matchAll(/^\*\*\* (?:Update|Add|Delete) File: (.+)$/gm)].map((m) => ({ kind: "edit", path: m[1]!.trim() }));
+    const files = patch.matchAll(/^\*\*\* (?:Update|Add|Delete) File: (.+)$/gm);
+    events = [...files].map((m) => ({ kind: "edit", path: m[1]!.trim() }));
   } else if (name === "exec_command" || name === "shell" || p.type === "local_shell_call") {
     events = [{ kind: "command", command }];
   }

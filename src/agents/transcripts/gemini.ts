@@ -75,7 +75,8 @@ export function parseGemini(lines: readonly string[]): Capture {
       } else if (EDIT_TOOLS.has(name)) {
         noteEdit(cap.filesEdited, str(args.file_path) ?? str(args.absolute_path) ?? "");
       } else if (name === "write_todos" && Array.isArray(args.todos)) {
-        cap.plan = args.todos.map(obj).filter((t) => t !== null).map((t) => ({ text: str(t!.description) ?? "", status: todoStatus(t!.status) }));
+        const todos = args.todos.map(obj).filter((t) => t !== null);
+        cap.plan = todos.map((t) => ({ text: str(t.description) ?? "", status: todoStatus(t.status) }));
         cap.planFinal = true;
       }
     }
@@ -103,12 +104,14 @@ export function geminiEvents(rec: Record<string, unknown>, line: number): LineEv
     const name = str(call.name) ?? "";
     const args = obj(call.args);
     const command = name === "run_shell_command" ? (str(args?.command) ?? "") : null;
-    const event: ToolEvent =
-      command !== null ? { kind: "command", command } : EDIT_TOOLS.has(name) ? { kind: "edit", path: str(args?.file_path) ?? "" } : { kind: "other" };
+    const path = str(args?.file_path) ?? "";
+    const edit: ToolEvent = EDIT_TOOLS.has(name) ? { kind: "edit", path } : { kind: "other" };
+    const event: ToolEvent = command !== null ? { kind: "command", command } : edit;
     const out = recordedResult(call.result);
     const failed = call.status === "error" || /Exit Code: [1-9]/.test(out ?? "");
     const ts = str(call.timestamp) ?? str(rec.timestamp);
-    ev.calls.push({ id: null, ts, cwd: null, events: [event], text: command ?? "", result: out === null ? null : { text: out, failed } });
+    const result = out === null ? null : { text: out, failed };
+    ev.calls.push({ id: null, ts, cwd: null, events: [event], text: command ?? "", result });
   }
   return ev;
 }

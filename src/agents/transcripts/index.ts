@@ -25,7 +25,7 @@ export const FORMATS: Record<TranscriptFormat, Format> = {
     is: (r) => "payload" in r && typeof r.type === "string" && CODEX_TYPES.has(r.type),
     parse: parseCodex,
     events: codexEvents,
-    words: /_call|CommandExecution|FileChange|"session_meta"|"turn_context"|"token_count"|token_usage_record|task_started/,
+    words: /_call|CommandExecution|FileChange|"session_meta"|"turn_context"|"token_count"|token_usage_record|task_st/,
     usage: /"token_count"|"token_usage_record"|"task_started"/,
     planMarkers: ["update_plan"],
   },
@@ -80,7 +80,8 @@ export function readEvents(format: TranscriptFormat, lines: readonly string[], u
     const rec = parseLine(lines[i]!);
     if (rec === null) continue;
     const ev = f.events(rec, i, state);
-    if (ev.calls.length > 0 || ev.results.length > 0 || ev.usage !== null || ev.window !== null || ev.items) out.push(ev);
+    const any = ev.calls.length > 0 || ev.results.length > 0 || ev.usage !== null || ev.window !== null;
+    if (any || ev.items) out.push(ev);
   }
   return out;
 }
@@ -106,7 +107,7 @@ export function countToolCalls(events: readonly LineEvents[], after = -1): numbe
   return n;
 }
 
-/** The checkpoint's `Source:` value: the format and the version its records name (`claude 2.1.332`, `gemini unknown`). */
+/** The checkpoint's `Source:` value: the format and its records' version (`claude 2.1.332`, `gemini unknown`). */
 export function captureSource(cap: Capture): string {
   return `${cap.format} ${cap.version ?? "unknown"}`;
 }

@@ -54,12 +54,14 @@ export interface TranscriptFile {
   head: string[];
 }
 
+type Opened = { ok: true; file: TranscriptFile } | { ok: false; reason: string };
+
 /**
  * Opens the transcript at `transcriptPath` within the reader's bounds (docs/design.md#checkpoints) and reads its head.
  * Never throws: a missing, linked, non-regular or unreadable file gives `{ok: false, reason}`.
  * The caller closes an opened file with `closeTranscript`.
  */
-export function openTranscript(transcriptPath: string): { ok: true; file: TranscriptFile } | { ok: false; reason: string } {
+export function openTranscript(transcriptPath: string): Opened {
   const where = harnessPath("the transcript path", transcriptPath);
   if (!where.ok) return { ok: false, reason: where.reason };
   transcriptPath = where.path;
@@ -68,7 +70,8 @@ export function openTranscript(transcriptPath: string): { ok: true; file: Transc
     fd = openSync(transcriptPath, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    return { ok: false, reason: code === "ENOENT" ? "the transcript does not exist" : code === "ELOOP" ? "the transcript is a link" : `the transcript cannot be opened (${code ?? "error"})` };
+    const known: Record<string, string> = { ENOENT: "does not exist", ELOOP: "is a link" };
+    return { ok: false, reason: `the transcript ${known[code ?? ""] ?? `cannot be opened (${code ?? "error"})`}` };
   }
   let reason: string;
   try {
@@ -102,7 +105,7 @@ export interface TailPart {
  * The complete lines of the last `bytes` of an open transcript (at most TAIL_BYTES; the whole
  * file when it is shorter), as it was when opened: bytes appended since are not read. Below
  * TAIL_BYTES, the byte before the part is read too, so that a line starting exactly where the
- * part does is kept whole (at TAIL_BYTES the first line is always dropped: the reader's bound; docs/design.md#checkpoints).
+ * part does is kept whole (at TAIL_BYTES the first line is always dropped: the reader's bound).
  * @throws the read's error (an I/O error on the file).
  */
 export function tailPart(file: TranscriptFile, bytes: number): TailPart {

@@ -1,10 +1,12 @@
 // Helpers the transcript adapters share; the capture they fill is schema/capture.ts.
 
-export { emptyCapture, LISTED_ITEMS, type Capture, type CommandRun, type PlanItem, type TranscriptFormat } from "../../schema/capture.ts";
+export { emptyCapture, LISTED_ITEMS } from "../../schema/capture.ts";
+export type { Capture, CommandRun, PlanItem, TranscriptFormat } from "../../schema/capture.ts";
 
 /** A record's field as an object, or null: every field of a foreign record is optional. */
 export function obj(value: unknown): Record<string, unknown> | null {
-  return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+  const isObject = value !== null && typeof value === "object" && !Array.isArray(value);
+  return isObject ? (value as Record<string, unknown>) : null;
 }
 
 /** A field as a string, or null. */
@@ -30,7 +32,7 @@ export function noteEdit(list: string[], file: string): void {
   list.push(file);
 }
 
-/** `exit N` from the first "Exit code N" / "exit code: N" / "Process exited with code N" in a tool's output, or null. */
+/** `exit N` from the first "Exit code N", "exit code: N" or "Process exited with code N" in an output, or null. */
 export function exitFromText(text: string): string | null {
   const m = /(?:Process exited with code|Exit [Cc]ode:?)\s*(-?\d{1,4})\b/.exec(text.slice(0, 4096));
   return m ? `exit ${Number(m[1])}` : null;
