@@ -3989,7 +3989,10 @@ async function readCheckpoint(root, session) {
   checkTree(root);
   const state = checkpointsDirState(root);
   if (state === "missing") return absent;
-  if (state === "unsafe") throw new Refused(`${checkpointsDir(root)} is a link or not a directory; memory must live in real directories under the root (move it away)`);
+  if (state === "unsafe") {
+    const why = "is a link or not a directory; memory must live in real directories under the root (move it away)";
+    throw new Refused(`${checkpointsDir(root)} ${why}`);
+  }
   const id = session !== void 0 ? sessionFileId(session) : newestCheckpoint(root)?.session;
   if (id === void 0) return absent;
   const name2 = `${id}.md`;
@@ -15963,7 +15966,10 @@ import { existsSync as existsSync10 } from "node:fs";
 import path55 from "node:path";
 function userHelperWithoutMemory(skillDir, home, root) {
   if (!skillDir || home === "" || existsSync10(path55.join(root, ".ai", "memory"))) return false;
-  const under = (dir, base) => !path55.relative(base, dir).startsWith("..") && !path55.isAbsolute(path55.relative(base, dir));
+  const under = (dir, base) => {
+    const rel = path55.relative(base, dir);
+    return !rel.startsWith("..") && !path55.isAbsolute(rel);
+  };
   return under(skillDir, home) && !under(skillDir, root);
 }
 var CHECKPOINT_STDIN_BYTES, CHECKPOINT_GIT_MS, CHECKPOINT_DIRTY, CHECKPOINT_LINES;
@@ -15983,7 +15989,10 @@ var init_checkpoint2 = __esm({
       noTranscript: (reason) => `checkpoint: ${reason}; captured the anchors only`,
       unknownFormat: () => "checkpoint: the transcript's format is not recognised; captured the anchors only",
       badInput: () => "checkpoint: the hook input is not a JSON object (or is over 1 MiB); captured the anchors only",
-      nothing: (afterSave) => afterSave ? "checkpoint: no tool call since the session's last handoff save; nothing written" : "checkpoint: no tool call in the session; nothing written",
+      nothing: (afterSave) => {
+        const since = afterSave ? "since the session's last handoff save" : "in the session";
+        return `checkpoint: no tool call ${since}; nothing written`;
+      },
       removed: (name2) => `checkpoint: no tool call since the session's last handoff save; removed checkpoints/${name2}, which it supersedes`,
       noMemory: (root) => `checkpoint: ${root} has no .ai/memory and this helper is installed for the user, not the project; nothing was captured`,
       usage: (what) => `checkpoint: ${what}; nothing was captured`,
@@ -16351,15 +16360,15 @@ __export(statusline_exports, {
 import { spawnSync } from "node:child_process";
 import { readFileSync as readFileSync17 } from "node:fs";
 import path57 from "node:path";
-function statusText(handoff, commitsSince2, usedPct, now) {
+function statusText(handoff, commits, pct2, now) {
   const parts = [];
   if (handoff === null) parts.push("handoff: none");
   else {
     const age = ageWords(stateTimeOfText(handoff, now), now);
     parts.push(`handoff: ${age === "age unknown" ? age : `saved ${age}`}`);
-    if (commitsSince2 !== null) parts.push(`${commitsSince2} commit${commitsSince2 === 1 ? "" : "s"} since`);
+    if (commits !== null) parts.push(`${commits} commit${commits === 1 ? "" : "s"} since`);
   }
-  if (usedPct !== null) parts.push(`context ${Math.round(usedPct)}%`);
+  if (pct2 !== null) parts.push(`context ${Math.round(pct2)}%`);
   return parts.join(" \xB7 ");
 }
 async function commitsSince(root, handoff, env) {
@@ -16408,7 +16417,9 @@ handoff's HEAD anchor (git rev-list, at most 500 ms; left out when unknown). Alw
         }
         let theirs = "";
         if (typeof ctx.values.then === "string" && ctx.values.then !== "") {
-          const r = spawnSync("sh", ["-c", ctx.values.then], { input: data ?? "", env: ctx.env, timeout: 2e3, stdio: ["pipe", "pipe", "ignore"] });
+          const env = ctx.env;
+          const stdio = ["pipe", "pipe", "ignore"];
+          const r = spawnSync("sh", ["-c", ctx.values.then], { input: data ?? "", env, timeout: 2e3, stdio });
           theirs = (r.stdout?.toString("utf8") ?? "").replace(/\n+$/, "");
         }
         let ours = "";
@@ -16500,7 +16511,9 @@ function exists3(p) {
 }
 function strings(v, out = [], depth = 0) {
   if (typeof v === "string") out.push(v);
-  else if (v !== null && typeof v === "object" && depth < 8) for (const x of Object.values(v)) strings(x, out, depth + 1);
+  else if (v !== null && typeof v === "object" && depth < 8) {
+    for (const x of Object.values(v)) strings(x, out, depth + 1);
+  }
   return out;
 }
 function noteSave(root, input, format2) {
@@ -16615,7 +16628,9 @@ exit: always 0.
       },
       async run(ctx) {
         const format2 = ctx.values.format ?? "claude";
-        if (typeof format2 !== "string" || !FORMATS2.has(format2)) return ok("", ["memory_io context: --format must be claude or codex; printing nothing"]);
+        if (typeof format2 !== "string" || !FORMATS2.has(format2)) {
+          return ok("", ["memory_io context: --format must be claude or codex; printing nothing"]);
+        }
         const input = await readInput2(ctx);
         if (input === null) return ok("", []);
         return decide(ctx, input, format2);

@@ -2537,7 +2537,10 @@ import { existsSync as existsSync2 } from "node:fs";
 import path18 from "node:path";
 function userHelperWithoutMemory(skillDir, home, root) {
   if (!skillDir || home === "" || existsSync2(path18.join(root, ".ai", "memory"))) return false;
-  const under = (dir, base) => !path18.relative(base, dir).startsWith("..") && !path18.isAbsolute(path18.relative(base, dir));
+  const under = (dir, base) => {
+    const rel = path18.relative(base, dir);
+    return !rel.startsWith("..") && !path18.isAbsolute(rel);
+  };
   return under(skillDir, home) && !under(skillDir, root);
 }
 var CHECKPOINT_STDIN_BYTES;
@@ -2626,7 +2629,9 @@ function exists3(p) {
 }
 function strings(v, out = [], depth = 0) {
   if (typeof v === "string") out.push(v);
-  else if (v !== null && typeof v === "object" && depth < 8) for (const x of Object.values(v)) strings(x, out, depth + 1);
+  else if (v !== null && typeof v === "object" && depth < 8) {
+    for (const x of Object.values(v)) strings(x, out, depth + 1);
+  }
   return out;
 }
 function noteSave(root, input, format) {
@@ -2741,7 +2746,9 @@ exit: always 0.
       },
       async run(ctx) {
         const format = ctx.values.format ?? "claude";
-        if (typeof format !== "string" || !FORMATS2.has(format)) return ok("", ["memory_io context: --format must be claude or codex; printing nothing"]);
+        if (typeof format !== "string" || !FORMATS2.has(format)) {
+          return ok("", ["memory_io context: --format must be claude or codex; printing nothing"]);
+        }
         const input = await readInput(ctx);
         if (input === null) return ok("", []);
         return decide(ctx, input, format);
@@ -3732,15 +3739,15 @@ __export(statusline_exports, {
 import { spawnSync as spawnSync2 } from "node:child_process";
 import { readFileSync as readFileSync6 } from "node:fs";
 import path19 from "node:path";
-function statusText(handoff, commitsSince2, usedPct, now) {
+function statusText(handoff, commits, pct, now) {
   const parts = [];
   if (handoff === null) parts.push("handoff: none");
   else {
     const age = ageWords(stateTimeOfText(handoff, now), now);
     parts.push(`handoff: ${age === "age unknown" ? age : `saved ${age}`}`);
-    if (commitsSince2 !== null) parts.push(`${commitsSince2} commit${commitsSince2 === 1 ? "" : "s"} since`);
+    if (commits !== null) parts.push(`${commits} commit${commits === 1 ? "" : "s"} since`);
   }
-  if (usedPct !== null) parts.push(`context ${Math.round(usedPct)}%`);
+  if (pct !== null) parts.push(`context ${Math.round(pct)}%`);
   return parts.join(" \xB7 ");
 }
 async function commitsSince(root, handoff, env) {
@@ -3789,7 +3796,9 @@ handoff's HEAD anchor (git rev-list, at most 500 ms; left out when unknown). Alw
         }
         let theirs = "";
         if (typeof ctx.values.then === "string" && ctx.values.then !== "") {
-          const r = spawnSync2("sh", ["-c", ctx.values.then], { input: data ?? "", env: ctx.env, timeout: 2e3, stdio: ["pipe", "pipe", "ignore"] });
+          const env = ctx.env;
+          const stdio = ["pipe", "pipe", "ignore"];
+          const r = spawnSync2("sh", ["-c", ctx.values.then], { input: data ?? "", env, timeout: 2e3, stdio });
           theirs = (r.stdout?.toString("utf8") ?? "").replace(/\n+$/, "");
         }
         let ours = "";

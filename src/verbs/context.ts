@@ -29,7 +29,8 @@ const FORMATS = new Set(["claude", "codex"]);
 /** The sentence the agent gets once per crossing. */
 export function offerText(pct: number, used: number, window: number, threshold: number): string {
   return (
-    `session-handoff: this session's context is ${pct}% full (${used} of ${window} tokens; the threshold is ${threshold}%). ` +
+    `session-handoff: this session's context is ${pct}% full ` +
+    `(${used} of ${window} tokens; the threshold is ${threshold}%). ` +
     "Before it is compacted, offer the user once to save a handoff now with the session-handoff skill's save flow; " +
     "save only if they agree. An automatic checkpoint was written to .ai/memory/checkpoints/ as a safety net."
   );
@@ -58,8 +59,10 @@ async function readInput(ctx: VerbContext): Promise<HookInput | null> {
   }
 }
 
+type Format = "claude" | "codex";
+
 /** The usage points of the transcript's tail, and its lines; null when it cannot be read. */
-function readUsage(transcriptPath: unknown): { points: UsagePoint[]; lines: string[]; format: "claude" | "codex" } | null {
+function readUsage(transcriptPath: unknown): { points: UsagePoint[]; lines: string[]; format: Format } | null {
   if (typeof transcriptPath !== "string" || transcriptPath === "") return null;
   const opened = openTranscript(transcriptPath);
   if (!opened.ok) return null;
@@ -107,7 +110,9 @@ function exists(p: string): boolean {
 // Every string inside a JSON value, joined by newlines (a tool's input or response, any shape).
 function strings(v: unknown, out: string[] = [], depth = 0): string[] {
   if (typeof v === "string") out.push(v);
-  else if (v !== null && typeof v === "object" && depth < 8) for (const x of Object.values(v)) strings(x, out, depth + 1);
+  else if (v !== null && typeof v === "object" && depth < 8) {
+    for (const x of Object.values(v)) strings(x, out, depth + 1);
+  }
   return out;
 }
 
@@ -212,7 +217,9 @@ exit: always 0.
   },
   async run(ctx) {
     const format = ctx.values.format ?? "claude";
-    if (typeof format !== "string" || !FORMATS.has(format)) return ok("", ["memory_io context: --format must be claude or codex; printing nothing"]);
+    if (typeof format !== "string" || !FORMATS.has(format)) {
+      return ok("", ["memory_io context: --format must be claude or codex; printing nothing"]);
+    }
     const input = await readInput(ctx);
     if (input === null) return ok("", []);
     return decide(ctx, input, format);
