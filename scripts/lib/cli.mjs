@@ -18,12 +18,35 @@ var __export = (target, all) => {
     __defProp(target, name2, { get: all[name2], enumerable: true });
 };
 
+// src/guard/partition.ts
+function partitionPoint(n2, before) {
+  let lo = 0;
+  let hi = n2;
+  while (lo < hi) {
+    const mid = lo + hi >>> 1;
+    if (before(mid)) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+var init_partition = __esm({
+  "src/guard/partition.ts"() {
+    "use strict";
+  }
+});
+
 // src/guard/redact-kit.ts
 function tally(n2) {
   REDACTION_WORK.charsScanned += n2;
 }
 function re(source, flags = "") {
   return new RegExp(source, `gd${flags}`);
+}
+function newlineOffsets(text2) {
+  const out = [];
+  for (let i = text2.indexOf("\n"); i !== -1; i = text2.indexOf("\n", i + 1)) out.push(i);
+  tally(text2.length);
+  return out;
 }
 function rule(id, keywords, source, entropy, extra = {}, flags = "") {
   let compiled;
@@ -58,36 +81,29 @@ function looksLikeCode(value) {
   return parts.length > 1 && parts.every((p) => /^[A-Za-z_$]+!?$/.test(p)) && parts.some((p) => /^[a-z]{3,}$/.test(p));
 }
 function shannonEntropy(s) {
-  if (s.length === 0) return 0;
-  let ascii = true;
-  for (let i = 0; i < s.length; i++) {
-    if (s.charCodeAt(i) >= 128) {
-      ascii = false;
-      break;
-    }
+  const counts = ASCII_COUNTS;
+  let distinct = 0;
+  let i = 0;
+  for (; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 128) break;
+    if (counts[c]++ === 0) ASCII_SEEN[distinct++] = c;
   }
-  if (ascii) {
-    const counts2 = ASCII_COUNTS;
-    counts2.fill(0);
-    for (let i = 0; i < s.length; i++) counts2[s.charCodeAt(i)]++;
-    let h2 = 0;
-    for (let c = 0; c < 128; c++) {
-      const n3 = counts2[c];
-      if (n3 === 0) continue;
-      const p = n3 / s.length;
-      h2 -= p * Math.log2(p);
-    }
-    return h2;
-  }
-  const counts = /* @__PURE__ */ new Map();
-  for (const ch of s) counts.set(ch, (counts.get(ch) ?? 0) + 1);
-  let n2 = 0;
-  for (const c of counts.values()) n2 += c;
   let h = 0;
-  for (const c of counts.values()) {
-    const p = c / n2;
-    h -= p * Math.log2(p);
+  for (let k = 0; k < distinct; k++) {
+    const c = ASCII_SEEN[k];
+    h -= counts[c] / i * Math.log2(counts[c] / i);
+    counts[c] = 0;
   }
+  if (i === s.length) return h;
+  h = 0;
+  const all = /* @__PURE__ */ new Map();
+  let n2 = 0;
+  for (const ch of s) {
+    all.set(ch, (all.get(ch) ?? 0) + 1);
+    n2++;
+  }
+  for (const c of all.values()) h -= c / n2 * Math.log2(c / n2);
   return h;
 }
 function globallyAllowed(secret) {
@@ -102,7 +118,8 @@ function placeholderOrVariable(v) {
 function pathOfNames(v) {
   if (!v.includes("/") || !/^[\w.-]+(?:\/[\w.-]*)+$/.test(v)) return false;
   const segments = v.split("/").filter((s) => s !== "");
-  return segments.every((s) => s.split(/[-_.]+/).every((p) => /^(?:[A-Za-z]*|\d*)$/.test(p))) && segments.some((s) => isWordy(s));
+  const named = segments.every((s) => s.split(/[-_.]+/).every((p) => /^(?:[A-Za-z]*|\d*)$/.test(p)));
+  return named && segments.some((s) => isWordy(s));
 }
 function namesSomething(v) {
   return v.startsWith("arn:") && ARN.test(v) || v.includes("@") && EMAIL.test(v) || v.includes(".") && FILE_NAME.test(v) || v.includes("/") && pathOfNames(v);
@@ -110,9 +127,9 @@ function namesSomething(v) {
 function proseLike(v) {
   if (!/\s/.test(v)) return false;
   const words = v.split(/\s+/).filter((w) => w !== "");
-  let plain = 0;
-  for (const w of words) if (PLAIN_WORD.test(w)) plain++;
-  return plain * 2 >= words.length;
+  let plain2 = 0;
+  for (const w of words) if (PLAIN_WORD.test(w)) plain2++;
+  return plain2 * 2 >= words.length;
 }
 function wordList(v) {
   const parts = v.split(/[,;&|]+/).filter((p) => p !== "");
@@ -122,7 +139,7 @@ function notAnAssignedSecret(v) {
   return placeholderOrVariable(v) || // A command-line flag (`--expected-current-sha256` in a table of options).
   v.startsWith("--") && /^--[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/.test(v) || looksLikeCode(v.replace(/=+$/, "")) || wordList(v) || PATH_OR_URL.test(v) || DIGEST.test(v) || VERSION.test(v) || namesSomething(v) || proseLike(v);
 }
-var ESCAPE_END, L, R, LD, RD, REDACTION_WORK, PLACEHOLDER, VARIABLE_REFERENCE, WORD_RUNS, CODE_PATH, PATH_OR_URL, DIGEST, VERSION, ASCII_COUNTS, UUID, DECORATED_HEX, ARN, EMAIL, FILE_NAME, PLAIN_WORD;
+var ESCAPE_END, L, R, LD, RD, REDACTION_WORK, PLACEHOLDER_WORDS, PLACEHOLDER, VARIABLE_REFERENCE, WORD_RUNS, CODE_PATH, PATH_OR_URL, DIGEST, VERSION, ASCII_COUNTS, ASCII_SEEN, UUID, DECORATED_HEX, ARN, EMAIL, FILE_NAME, PLAIN_WORD;
 var init_redact_kit = __esm({
   "src/guard/redact-kit.ts"() {
     "use strict";
@@ -132,44 +149,41 @@ var init_redact_kit = __esm({
     LD = `(?<![A-Za-z0-9_-]${ESCAPE_END})`;
     RD = "(?![A-Za-z0-9_-])";
     REDACTION_WORK = { regexRuns: 0, charsScanned: 0 };
-    PLACEHOLDER = /^(?:\$.*|%[A-Za-z_(].*|\{.*\}|<.*>|\[.*\]|\*+|x+|X+|\.\.\.|…|password|passwd|pass|pwd|secret|changeme|redacted|hidden|none|null|undefined|true|false)$/i;
-    VARIABLE_REFERENCE = /^(?:\$|%[A-Za-z_]|\{\{|\{%|os\.environ|os\.getenv|process\.env|import\.meta\.env|env\.|ENV\[|ENV\.fetch|System\.getenv|getenv\(|secrets\.|vars\.)/;
+    PLACEHOLDER_WORDS = "password|passwd|pass|pwd|secret|changeme|redacted|hidden|none|null|undefined|true|false";
+    PLACEHOLDER = new RegExp(
+      `^(?:\\$.*|%[A-Za-z_(].*|\\{.*\\}|<.*>|\\[.*\\]|\\*+|x+|X+|\\.\\.\\.|\u2026|${PLACEHOLDER_WORDS})$`,
+      "i"
+    );
+    VARIABLE_REFERENCE = new RegExp(
+      "^(?:\\$|%[A-Za-z_]|\\{\\{|\\{%|os\\.environ|os\\.getenv|process\\.env|import\\.meta\\.env|env\\.|ENV\\[|ENV\\.fetch|System\\.getenv|getenv\\(|secrets\\.|vars\\.)"
+    );
     WORD_RUNS = /[A-Z]?[a-z]+|[A-Z]+(?![a-z])/g;
     CODE_PATH = /^[A-Za-z_$][\w$-]*!?(?:(?:\.|\?\.|::|->)[A-Za-z_$][\w$-]*!?)*(?<tail>[([<].*)?$/;
     PATH_OR_URL = /^(?:\.{0,2}\/|~\/|[A-Za-z]:\\|[a-z][a-z0-9+.-]*:\/\/)|^[\w.-]+(?:\/[\w.-]+)+\.[A-Za-z]{1,5}$/;
     DIGEST = /^(?:sha1|sha256|sha384|sha512|md5|blake2b?):[0-9a-fA-F]+$/i;
     VERSION = /^v?\d+(?:\.\d+)+(?:[-+][0-9A-Za-z.+-]*)?$/;
     ASCII_COUNTS = new Uint32Array(128);
+    ASCII_SEEN = new Uint8Array(128);
     UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
     DECORATED_HEX = /^[^A-Za-z0-9]*(?<![0-9a-fA-F])(?:[0-9a-fA-F]{40}|[0-9a-fA-F]{64})(?![0-9a-fA-F])(?::[\w./-]*)?[^A-Za-z0-9]*$/;
     ARN = /^arn:aws[\w-]*:[\w-]+:/;
     EMAIL = /^[\w.+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+$/;
-    FILE_NAME = /^[\w.@+-]*\.(?:pem|key|pub|crt|cer|csr|p12|pfx|jks|gpg|asc|age|enc|json|ya?ml|toml|ini|conf|env|txt|md|xml|properties|sh|[jt]sx?|py|rb|go|sql|db|log|csv|lock|t?gz|zip)$/i;
+    FILE_NAME = new RegExp(
+      "^[\\w.@+-]*\\.(?:pem|key|pub|crt|cer|csr|p12|pfx|jks|gpg|asc|age|enc|json|ya?ml|toml|ini|conf|env|txt|md|xml|properties|sh|[jt]sx?|py|rb|go|sql|db|log|csv|lock|t?gz|zip)$",
+      "i"
+    );
     PLAIN_WORD = /^[("'`]*(?:[A-Za-z][a-z]*(?:['’-][a-z]+)*|\d+(?:[.,]\d+)*)[)"'`.,!?:;]*$/;
   }
 });
 
 // src/guard/redact-derived.ts
-function pieceAt(pieces, at3) {
-  let lo = 0;
-  let hi = pieces.length - 1;
-  while (lo < hi) {
-    const mid = lo + hi + 1 >>> 1;
-    if (pieces[mid][0] <= at3) lo = mid;
-    else hi = mid - 1;
-  }
-  const p = pieces[lo];
-  return p !== void 0 && p[0] <= at3 && at3 < p[1] ? p : void 0;
-}
 function printable(bytes) {
-  let bad = 0;
-  for (const b of bytes) if (b < 32 && b !== 9 && b !== 10 && b !== 13 || b > 126) bad++;
-  return bad * 20 <= bytes.length;
+  let bad2 = 0;
+  for (const b of bytes) if (b < 32 && b !== 9 && b !== 10 && b !== 13 || b > 126) bad2++;
+  return bad2 * 20 <= bytes.length;
 }
 function decodedRuns(text2, covered) {
-  const parts = [];
-  const pieces = [];
-  let length = 0;
+  const out = new Pieces();
   BASE64_RUN.lastIndex = 0;
   tally(text2.length);
   for (const m of text2.matchAll(BASE64_RUN)) {
@@ -179,75 +193,20 @@ function decodedRuns(text2, covered) {
     const bytes = Buffer.from(m[0], "base64");
     tally(m[0].length);
     if (bytes.length === 0 || !printable(bytes)) continue;
-    const decoded2 = bytes.toString("latin1");
-    pieces.push([length, length + decoded2.length, start, end, pieces.length]);
-    parts.push(decoded2, "\n");
-    length += decoded2.length + 1;
+    out.add(bytes.toString("latin1"), start, end);
+    out.endGroup();
   }
-  if (parts.length === 0) return EMPTY;
-  return {
-    text: parts.join(""),
-    original(a, b) {
-      const p = pieceAt(pieces, a);
-      return p !== void 0 && b <= p[1] ? [p[2], p[3]] : null;
-    }
-  };
+  return out.derived((a, b) => {
+    const p = out.at(a);
+    return p !== void 0 && b <= p[1] ? [p[2], p[3]] : null;
+  });
 }
-function splitRuns(text2, covered) {
-  const parts = [];
-  const pieces = [];
-  let length = 0;
-  let group2 = [];
-  let groupPrefix = null;
-  let groups = 0;
-  const flush = () => {
-    if (group2.length >= 2) {
-      for (const [a, b] of group2) {
-        pieces.push([length, length + (b - a), a, b, groups]);
-        parts.push(text2.slice(a, b));
-        length += b - a;
-      }
-      parts.push("\n");
-      length++;
-      groups++;
-    }
-    group2 = [];
-    groupPrefix = null;
-  };
-  tally(text2.length);
-  for (let lineStart = 0; lineStart <= text2.length; ) {
-    let lineEnd = text2.indexOf("\n", lineStart);
-    if (lineEnd === -1) lineEnd = text2.length;
-    let e = lineEnd;
-    while (e > lineStart && (text2[e - 1] === " " || text2[e - 1] === "	" || text2[e - 1] === "\r")) e--;
-    let b = e;
-    while (b > lineStart && PIECE_CHAR.test(text2[b - 1])) b--;
-    const prefix = b - lineStart <= MAX_PREFIX ? text2.slice(lineStart, b) : null;
-    if (b === e || prefix === null || /[A-Za-z0-9]/.test(prefix) || covered(b, e)) flush();
-    else {
-      if (groupPrefix !== prefix) flush();
-      groupPrefix = prefix;
-      group2.push([b, e]);
-    }
-    lineStart = lineEnd + 1;
-  }
-  flush();
-  if (pieces.length === 0) return EMPTY;
-  return {
-    text: parts.join(""),
-    original(a, z) {
-      const first = pieceAt(pieces, a);
-      const last = pieceAt(pieces, z - 1);
-      if (first === void 0 || last === void 0 || first === last || first[4] !== last[4]) return null;
-      return [first[2] + (a - first[0]), last[2] + (z - last[0])];
-    }
-  };
+function pieceStart(text2, a, z) {
+  let b = z;
+  while (b > a && PIECE_CHAR.test(text2[b - 1])) b--;
+  return b;
 }
-function wrappedRuns(text2) {
-  const parts = [];
-  const pieces = [];
-  let length = 0;
-  let groups = 0;
+function linesOf(text2) {
   const lines3 = [];
   for (let s = 0; s <= text2.length; ) {
     let e = text2.indexOf("\n", s);
@@ -258,17 +217,42 @@ function wrappedRuns(text2) {
     s = e + 1;
   }
   tally(text2.length);
-  const pieceStart = (a, z) => {
-    let b = z;
-    while (b > a && PIECE_CHAR.test(text2[b - 1])) b--;
-    return b;
+  return lines3;
+}
+function splitRuns(text2, covered) {
+  const out = new Pieces();
+  let group2 = [];
+  let groupPrefix = null;
+  const flush = () => {
+    if (group2.length >= 2) {
+      for (const [a, b] of group2) out.add(text2.slice(a, b), a, b);
+      out.endGroup();
+    }
+    group2 = [];
+    groupPrefix = null;
   };
+  for (const [lineStart, e] of linesOf(text2)) {
+    const b = pieceStart(text2, lineStart, e);
+    const prefix = b - lineStart <= MAX_PREFIX ? text2.slice(lineStart, b) : null;
+    if (b === e || prefix === null || /[A-Za-z0-9]/.test(prefix) || covered(b, e)) flush();
+    else {
+      if (groupPrefix !== prefix) flush();
+      groupPrefix = prefix;
+      group2.push([b, e]);
+    }
+  }
+  flush();
+  return out.derived((a, z) => out.across(a, z));
+}
+function wrappedRuns(text2) {
+  const out = new Pieces();
+  const lines3 = linesOf(text2);
   for (let i = 0; i < lines3.length - 1; ) {
     const [a, z] = lines3[i];
     const width = z - a;
-    const head = pieceStart(a, z);
+    const head = pieceStart(text2, a, z);
     const next = lines3[i + 1];
-    const prefixEnd = pieceStart(next[0], next[1]);
+    const prefixEnd = pieceStart(text2, next[0], next[1]);
     const prefix = text2.slice(next[0], prefixEnd);
     const badPrefix = prefix.length > MAX_PREFIX || /[A-Za-z0-9]/.test(prefix) || !text2.startsWith(prefix, a);
     if (width < MIN_WRAP || head === z || prefixEnd === next[1] || badPrefix) {
@@ -280,67 +264,71 @@ function wrappedRuns(text2) {
     for (; j < lines3.length; j++) {
       const [la, lz] = lines3[j];
       const body = la + prefix.length;
-      if (lz - la > width || !text2.startsWith(prefix, la) || lz === body || pieceStart(la, lz) !== body) break;
-      group2.push([la + prefix.length, lz]);
+      if (lz - la > width || !text2.startsWith(prefix, la) || lz === body || pieceStart(text2, la, lz) !== body) break;
+      group2.push([body, lz]);
       if (lz - la < width) {
         j++;
         break;
       }
     }
     if (group2.length >= 3 || group2.length === 2 && WRAP_WIDTHS.has(width)) {
-      for (const [b, e] of group2) {
-        pieces.push([length, length + (e - b), b, e, groups]);
-        parts.push(text2.slice(b, e));
-        length += e - b;
-      }
-      parts.push("\n");
-      length++;
-      groups++;
+      for (const [b, e] of group2) out.add(text2.slice(b, e), b, e);
+      out.endGroup();
     }
     i = Math.max(i + 1, j);
   }
-  if (pieces.length === 0) return EMPTY;
-  return {
-    text: parts.join(""),
-    original(x, y) {
-      const first = pieceAt(pieces, x);
-      const last = pieceAt(pieces, y - 1);
-      if (first === void 0 || last === void 0 || first === last || first[4] !== last[4]) return null;
-      if (y !== last[1]) return null;
-      return [first[2] + (x - first[0]), last[2] + (y - last[0])];
-    }
-  };
+  return out.derived((x, y) => y === out.at(y - 1)?.[1] ? out.across(x, y) : null);
 }
 function continuedRuns(text2) {
   if (!text2.includes("\\\n") && !text2.includes("\\\r\n")) return EMPTY;
-  const parts = [];
-  const pieces = [];
-  let length = 0;
+  const out = new Pieces();
   tally(text2.length);
   for (const m of text2.matchAll(/[^]*?(?:\\\r?\n|$)/g)) {
     if (m[0] === "") break;
     const cut = m[0].endsWith("\\\r\n") ? 3 : m[0].endsWith("\\\n") ? 2 : 0;
     const piece = m[0].slice(0, m[0].length - cut);
-    pieces.push([length, length + piece.length, m.index, m.index + piece.length, 0]);
-    parts.push(piece);
-    length += piece.length;
+    out.add(piece, m.index, m.index + piece.length);
   }
-  return {
-    text: parts.join(""),
-    original(a, z) {
-      const first = pieceAt(pieces, a);
-      const last = pieceAt(pieces, z - 1);
-      if (first === void 0 || last === void 0 || first === last) return null;
-      return [first[2] + (a - first[0]), last[2] + (z - last[0])];
-    }
-  };
+  return { text: out.parts.join(""), original: (a, z) => out.across(a, z) };
 }
-var EMPTY, MIN_BASE64, BASE64_RUN, PIECE_CHAR, MAX_PREFIX, MIN_WRAP, WRAP_WIDTHS;
+var EMPTY, Pieces, MIN_BASE64, BASE64_RUN, PIECE_CHAR, MAX_PREFIX, MIN_WRAP, WRAP_WIDTHS;
 var init_redact_derived = __esm({
   "src/guard/redact-derived.ts"() {
     "use strict";
+    init_partition();
     init_redact_kit();
     EMPTY = { text: "", original: () => null };
+    Pieces = class {
+      parts = [];
+      list = [];
+      length = 0;
+      groups = 0;
+      add(piece, start, end) {
+        this.list.push([this.length, this.length + piece.length, start, end, this.groups]);
+        this.parts.push(piece);
+        this.length += piece.length;
+      }
+      endGroup() {
+        this.parts.push("\n");
+        this.length++;
+        this.groups++;
+      }
+      /** The piece holding derived offset `at`. */
+      at(at4) {
+        const p = this.list[partitionPoint(this.list.length, (i) => this.list[i][0] <= at4) - 1];
+        return p !== void 0 && at4 < p[1] ? p : void 0;
+      }
+      /** The original of a span crossing from one piece into a later one of its group. */
+      across(a, z) {
+        const first = this.at(a);
+        const last = this.at(z - 1);
+        if (first === void 0 || last === void 0 || first === last || first[4] !== last[4]) return null;
+        return [first[2] + (a - first[0]), last[2] + (z - last[0])];
+      }
+      derived(original) {
+        return this.list.length === 0 ? EMPTY : { text: this.parts.join(""), original };
+      }
+    };
     MIN_BASE64 = 24;
     BASE64_RUN = /(?<![A-Za-z0-9+/_=-])[A-Za-z0-9+/_-]{24,}={0,2}(?![A-Za-z0-9+/_=-])/g;
     PIECE_CHAR = /[A-Za-z0-9_+/=.-]/;
@@ -351,10 +339,10 @@ var init_redact_derived = __esm({
 });
 
 // src/guard/redact-syntax.ts
-function sticky(pattern, text2, at3) {
-  pattern.lastIndex = at3;
+function sticky(pattern, text2, at4) {
+  pattern.lastIndex = at4;
   const hit = pattern.test(text2);
-  tally(hit ? pattern.lastIndex - at3 : 1);
+  tally(hit ? pattern.lastIndex - at4 : 1);
   return hit ? pattern.lastIndex : -1;
 }
 function linePrefix(text2, start) {
@@ -364,9 +352,9 @@ function linePrefix(text2, start) {
   tally(start - k);
   return text2.slice(k, start).trim();
 }
-function skipPrefix(text2, at3, prefix) {
-  if (prefix === "" || !text2.startsWith(prefix, at3)) return at3;
-  let k = at3 + prefix.length;
+function skipPrefix(text2, at4, prefix) {
+  if (prefix === "" || !text2.startsWith(prefix, at4)) return at4;
+  let k = at4 + prefix.length;
   while (text2[k] === " " || text2[k] === "	") k++;
   return k;
 }
@@ -406,7 +394,8 @@ function refinePem(text2, m, start, end) {
     if (!PEM_LINE_END.test(after)) break;
     const next = sticky(PEM_SEPARATOR, text2, b);
     const beforeEnd = next !== -1 && sticky(PEM_END, text2, skipPrefix(text2, next, prefix)) !== -1;
-    const keyLike = line.length >= 16 && /[0-9+/=]/.test(line) || line.length >= 40 || /^=|=$/.test(line) || beforeEnd;
+    const long = line.length >= 16 && /[0-9+/=]/.test(line) || line.length >= 40;
+    const keyLike = long || /^=|=$/.test(line) || beforeEnd;
     if (!keyLike) break;
     material += line.replace(/=/g, "").length;
     headers = false;
@@ -421,7 +410,7 @@ function refinePutty(text2, start, end) {
   let privateMaterial = 0;
   let inPrivate = false;
   for (; ; ) {
-    const sep = sticky(PUTTY_BREAK, text2, i);
+    const sep = sticky(PEM_SEPARATOR, text2, i);
     if (sep === -1) break;
     const j = skipPrefix(text2, sep, prefix);
     const h = sticky(PUTTY_HEADER, text2, j);
@@ -439,8 +428,23 @@ function refinePutty(text2, start, end) {
   }
   return privateMaterial >= PEM_MIN_MATERIAL ? [start, last] : null;
 }
+function plainRunEnd(text2, start) {
+  const capped = plain.to - plain.from === 1024 && plain.to < text2.length;
+  const outside = start < plain.from || start >= plain.to || capped && start + GENERIC_VALUE_MAX > plain.to;
+  if (plain.text !== text2 || outside) {
+    PLAIN_RUN.lastIndex = start;
+    PLAIN_RUN.test(text2);
+    plain = { text: text2, from: start, to: PLAIN_RUN.lastIndex };
+    tally(plain.to - start);
+  }
+  return plain.to;
+}
 function genericValueEnd(text2, start, inQuery) {
   const limit = Math.min(text2.length, start + GENERIC_VALUE_MAX);
+  const run2 = plainRunEnd(text2, start);
+  if (run2 >= limit) return limit;
+  const stop = text2.charCodeAt(run2);
+  if (stop <= 32 || stop === 34 || stop === 39 || SPACE.test(text2[run2])) return run2;
   let parens = 0;
   let brackets = 0;
   let braces = 0;
@@ -448,66 +452,69 @@ function genericValueEnd(text2, start, inQuery) {
   let backticks = 0;
   let end = start;
   scan: for (; end < limit; end++) {
-    if (isSpace(text2, end)) break;
-    const c = text2[end];
+    const c = text2.charCodeAt(end);
+    if (c <= 32 || c > 126 && SPACE.test(text2[end])) break;
     const next = end + 1 < text2.length ? text2.charCodeAt(end + 1) : -1;
     switch (c) {
-      case "(":
+      case 40:
         parens++;
         break;
-      case "[":
+      case 91:
         brackets++;
         break;
-      case "{":
+      case 123:
         braces++;
         break;
-      case ")":
+      case 41:
         if (parens-- === 0) break scan;
         break;
-      case "]":
+      case 93:
         if (brackets-- === 0) break scan;
         break;
-      case "}":
+      case 125:
         if (braces-- === 0) break scan;
         break;
-      case "<":
+      case 60:
         angles++;
         break;
-      case ">":
+      case 62:
         angles--;
         break;
       // A quote ends the value: `r'…'`, `f"…"` and `x="a"+y` are code. A backtick does not.
-      case '"':
-      case "'":
+      case 34:
+      case 39:
         break scan;
-      case "\\":
+      // A backslash: `\n`, `\t`, `\r`, `\"` end the value; the line of a JSON log goes on after the escape.
+      case 92:
         if (next === 110 || next === 116 || next === 114 || next === 34) break scan;
         break;
-      case "`":
+      case 96:
         backticks++;
         break;
-      case "#":
+      case 35:
         if (inQuery) break scan;
         break;
-      case "|":
+      case 124:
         if (next === 124) break scan;
         break;
-      case "&":
-      case ";":
-      case ",": {
-        if (c === "&" && (inQuery || next === 38)) break scan;
+      case 38:
+      // &
+      case 59:
+      // ;
+      case 44: {
+        if (c === 38 && (inQuery || next === 38)) break scan;
         if (!isNameStart(next)) break;
         const cap = Math.min(text2.length, end + 2 + GENERIC_VALUE_MAX);
         let k = end + 2;
         while (k < cap && isNameChar(text2.charCodeAt(k))) k++;
         tally(k - end);
-        if (text2[k] === "=") break scan;
+        if (text2.charCodeAt(k) === 61) break scan;
         break;
       }
     }
   }
-  const droppable = (at3) => {
-    const c = text2[at3];
+  const droppable = (at4) => {
+    const c = text2[at4];
     return c === "," || c === ";" || c === "&" || c === ">" && angles < 0 || c === "`" && backticks % 2 === 1;
   };
   const drop = () => {
@@ -543,7 +550,8 @@ function refineGenericValue(text2, m, start, end) {
   let from = start;
   let eq = start;
   while (eq < stop && isNameChar(text2.charCodeAt(eq))) eq++;
-  if (eq < stop && text2[eq] === "=" && isNameStart(text2.charCodeAt(start)) && looksLikeCode(text2.slice(start, eq))) from = eq + 1;
+  const nested = text2[eq] === "=" && isNameStart(text2.charCodeAt(start)) && looksLikeCode(text2.slice(start, eq));
+  if (eq < stop && nested) from = eq + 1;
   if (stop - from < 8) return null;
   return [from, stop];
 }
@@ -599,7 +607,7 @@ function tableSpans(text2, m) {
       if (!(secretColumns.has(k) || firstNames && k > 0)) return;
       const [a, b] = unticked(text2, c);
       const v = text2.slice(a, b);
-      if (v.length < 8 || /\s/.test(v) || shannonEntropy(v) < TABLE_ENTROPY || notAnAssignedSecret(v)) return;
+      if (v.length < 8 || /\s/.test(v) || shannonEntropy(v) < 3.5 || notAnAssignedSecret(v)) return;
       out.push([a, b]);
     });
   }
@@ -611,7 +619,8 @@ function cookieSpans(text2, m) {
   let i = m.index + m[0].length;
   const stopAt = (k) => {
     const c = text2[k];
-    return c === void 0 || c === "\n" || c === "\r" || c === '"' || c === "'" || c === "\\" && /[ntr"]/.test(text2[k + 1] ?? "");
+    if (c === "\\") return /[ntr"]/.test(text2[k + 1] ?? "");
+    return c === void 0 || c === "\n" || c === "\r" || c === '"' || c === "'";
   };
   let first = true;
   while (i < text2.length && !stopAt(i)) {
@@ -636,7 +645,8 @@ function cookieSpans(text2, m) {
     const v = text2.slice(a, b);
     const judged = set ? first && !COOKIE_ATTRIBUTES.test(name2) : true;
     const numeric = /^(?:[A-Za-z]{1,4}\d?\.)?[\d.]+$/.test(v);
-    if (judged && (v.length >= 16 || v.length >= 8 && SESSION_NAME.test(name2)) && !numeric && !notAnAssignedSecret(v)) {
+    const long = v.length >= 16 || v.length >= 8 && SESSION_NAME.test(name2);
+    if (judged && long && !numeric && !notAnAssignedSecret(v)) {
       out.push([a, b]);
     }
     first = false;
@@ -650,16 +660,6 @@ function notACliPassword(v, m) {
   return placeholderOrVariable(v) || PATH_OR_URL.test(v) || // `--password --host db`: the next word is a flag, the password is prompted for.
   v.startsWith("-") && /^--\w+[ \t]+-/.test(m[0]) || /^[A-Za-z][a-z]*$/.test(v) || /^[\d.:/-]+$/.test(v);
 }
-function notADiscordBotToken(secret, m) {
-  if (m.groups?.["s"] !== void 0 || m.groups?.["s1"] !== void 0) return looksLikeCode(secret) || !/\d/.test(secret);
-  const id = secret.slice(0, secret.indexOf("."));
-  const decoded2 = Buffer.from(id.replace(/-/g, "+").replace(/_/g, "/"), "base64").toString("latin1");
-  return !/^\d{17,20}$/.test(decoded2);
-}
-function notADockerAuth(secret) {
-  const decoded2 = Buffer.from(secret, "base64").toString("latin1");
-  return !/^[\x21-\x7e]+:[\x20-\x7e]+$/.test(decoded2);
-}
 function awsCandidates(text2, from, to) {
   const out = [];
   const window = text2.slice(from, to);
@@ -669,22 +669,6 @@ function awsCandidates(text2, from, to) {
     if (/[a-z]/.test(v) && /[A-Z]/.test(v) && /[0-9/+]/.test(v)) out.push([from + m.index, from + m.index + 40]);
   }
   return out;
-}
-function newlineOffsets(text2) {
-  const out = [];
-  for (let i = text2.indexOf("\n"); i !== -1; i = text2.indexOf("\n", i + 1)) out.push(i);
-  tally(text2.length);
-  return out;
-}
-function firstAtOrAfter(offsets, at3) {
-  let lo = 0;
-  let hi = offsets.length;
-  while (lo < hi) {
-    const mid = lo + hi >>> 1;
-    if (offsets[mid] < at3) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 function awsUnnamedSpans(text2) {
   if (!/AKIA|ASIA|ABIA|ACCA|A3T|\[/.test(text2)) return [];
@@ -700,7 +684,8 @@ function awsUnnamedSpans(text2) {
     if (m.groups?.["id"] !== void 0) {
       if (m[0].endsWith("EXAMPLE")) continue;
       newlines ??= newlineOffsets(text2);
-      const after = firstAtOrAfter(newlines, m.index + m[0].length);
+      const nl = newlines;
+      const after = partitionPoint(nl.length, (i) => nl[i] < m.index + m[0].length);
       const before = after - 1 - AWS_NEAR_LINES;
       let from2 = before >= 0 ? newlines[before] + 1 : 0;
       from2 = Math.max(from2, m.index - AWS_NEAR_CHARS);
@@ -726,10 +711,11 @@ function awsUnnamedSpans(text2) {
   flush();
   return out;
 }
-var PEM_END, PEM_HEADER, PEM_BODY, PEM_JUNK, PEM_SEPARATOR, PEM_NEWLINE, PEM_LINE_END, PEM_MIN_MATERIAL, PUTTY_HEADER, PUTTY_BREAK, GENERIC_VALUE_MAX, SPACE, isSpace, isNameStart, isNameChar, SECRET_NAME, TABLE_ENTROPY, SESSION_NAME, COOKIE_ATTRIBUTES, AWS_NEAR_LINES, AWS_NEAR_CHARS, AWS_SECTION_LINES, AWS_SECTION_CHARS, AWS_SECRET, AWS_CREDENTIAL_NAME, AWS_CONTEXT;
+var PEM_END, PEM_HEADER, PEM_BODY, PEM_JUNK, PEM_SEPARATOR, PEM_NEWLINE, PEM_LINE_END, PEM_MIN_MATERIAL, PUTTY_NAMES, PUTTY_HEADER, GENERIC_VALUE_MAX, SPACE, isNameStart, isNameChar, PLAIN_RUN, plain, SECRET_NAME, SESSION_NAME, COOKIE_ATTRIBUTES, AWS_NEAR_LINES, AWS_NEAR_CHARS, AWS_SECTION_LINES, AWS_SECTION_CHARS, AWS_SECRET, AWS_CREDENTIAL_NAME, AWS_CONTEXT;
 var init_redact_syntax = __esm({
   "src/guard/redact-syntax.ts"() {
     "use strict";
+    init_partition();
     init_redact_kit();
     PEM_END = /-----END[ A-Z0-9_-]*PRIVATE KEY(?: BLOCK)?-----/y;
     PEM_HEADER = /(?:Proc-Type|DEK-Info|Version|Comment|Hash|Charset|MessageID):[^\r\n\\]*/y;
@@ -742,18 +728,18 @@ var init_redact_syntax = __esm({
     PEM_NEWLINE = /\r?\n|\\r\\n|\\n/y;
     PEM_LINE_END = /[\s\\"'`|,<\]]/;
     PEM_MIN_MATERIAL = 32;
-    PUTTY_HEADER = /(?:Encryption|Comment|Public-Lines|Private-Lines|Private-MAC|Private-Hash|Key-Derivation|Argon2-[A-Za-z]+): ?[^\r\n\\]{0,200}/y;
-    PUTTY_BREAK = PEM_SEPARATOR;
+    PUTTY_NAMES = "Encryption|Comment|Public-Lines|Private-Lines|Private-MAC|Private-Hash|Key-Derivation|Argon2-[A-Za-z]+";
+    PUTTY_HEADER = new RegExp(`(?:${PUTTY_NAMES}): ?[^\\r\\n\\\\]{0,200}`, "y");
     GENERIC_VALUE_MAX = 256;
     SPACE = /\s/;
-    isSpace = (text2, i) => {
-      const c = text2.charCodeAt(i);
-      return c <= 32 || c > 126 && SPACE.test(text2[i]);
-    };
     isNameStart = (c) => c >= 65 && c <= 90 || c >= 97 && c <= 122 || c === 95;
     isNameChar = (c) => isNameStart(c) || c >= 48 && c <= 57 || c === 46 || c === 45;
-    SECRET_NAME = /^(?:[\w .-]*?[ _.-])?(?:pass(?:word|wd|phrase)?|pwd|secret|token|api[ _.-]?key|apikey|access[ _.-]?key|private[ _.-]?key|secret[ _.-]?key|credentials?|client[ _.-]?secret)$/i;
-    TABLE_ENTROPY = 3.5;
+    PLAIN_RUN = /[^\x00-\x20\s"'\\#|&;,)\]}>`]{0,1024}/y;
+    plain = { text: "", from: 0, to: 0 };
+    SECRET_NAME = new RegExp(
+      "^(?:[\\w .-]*?[ _.-])?(?:pass(?:word|wd|phrase)?|pwd|secret|token|api[ _.-]?key|apikey|access[ _.-]?key|private[ _.-]?key|secret[ _.-]?key|credentials?|client[ _.-]?secret)$",
+      "i"
+    );
     SESSION_NAME = /sess|sid|token|auth|jwt|csrf|xsrf|remember|login|secret|key/i;
     COOKIE_ATTRIBUTES = /^(?:path|domain|expires|max-age|samesite|secure|httponly|priority|partitioned|version|comment)$/i;
     AWS_NEAR_LINES = 3;
@@ -762,7 +748,10 @@ var init_redact_syntax = __esm({
     AWS_SECTION_CHARS = 4096;
     AWS_SECRET = /(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])/g;
     AWS_CREDENTIAL_NAME = /aws_(?:secret_access_key|access_key_id|session_token)/i;
-    AWS_CONTEXT = /(?<id>(?<![A-Za-z0-9_])(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}(?![A-Za-z0-9_]))|(?<ini>(?<=^|\n)[ \t]*\[[^\]\r\n]{1,64}\][ \t]*(?=\r?\n))/g;
+    AWS_CONTEXT = new RegExp(
+      "(?<id>(?<![A-Za-z0-9_])(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}(?![A-Za-z0-9_]))|(?<ini>(?<=^|\\n)[ \\t]*\\[[^\\]\\r\\n]{1,64}\\][ \\t]*(?=\\r?\\n))",
+      "g"
+    );
   }
 });
 
@@ -770,7 +759,8 @@ var init_redact_syntax = __esm({
 function secretRun(v) {
   if (UUID.test(v)) return false;
   if (/^[0-9a-fA-F]+$/.test(v)) return /\d/.test(v) && /[a-fA-F]/.test(v);
-  return /\d/.test(v) && /[a-z]/.test(v) && /[A-Z]/.test(v) && shannonEntropy(v) >= 3.5 && !looksLikeCode(v) && !namesSomething(v);
+  if (!/\d/.test(v) || !/[a-z]/.test(v) || !/[A-Z]/.test(v)) return false;
+  return shannonEntropy(v) >= 3.5 && !looksLikeCode(v) && !namesSomething(v);
 }
 function proseSpans(text2, out) {
   let words = 0;
@@ -782,7 +772,9 @@ function proseSpans(text2, out) {
     if (run2 === void 0) {
       words++;
       if (!KEYWORDS.has(m[0].toLowerCase())) {
-        if (pending.length > 0 && words - pending[0][2] > WORD_WINDOW + 1) pending = pending.filter((p) => words - p[2] <= WORD_WINDOW + 1);
+        if (pending.length > 0 && words - pending[0][2] > WORD_WINDOW + 1) {
+          pending = pending.filter((p) => words - p[2] <= WORD_WINDOW + 1);
+        }
         continue;
       }
       lastKeyword = words;
@@ -794,7 +786,8 @@ function proseSpans(text2, out) {
     const value = run2.replace(/=+$/, "");
     const end = start + value.length;
     if (!secretRun(value)) continue;
-    if ((value.length === 40 || value.length === 64) && /^[0-9a-fA-F]+$/.test(value) && ID_LABEL.test(text2.slice(Math.max(0, start - 40), start))) continue;
+    const objectId = (value.length === 40 || value.length === 64) && /^[0-9a-fA-F]+$/.test(value);
+    if (objectId && ID_LABEL.test(text2.slice(Math.max(0, start - 40), start))) continue;
     if (words - lastKeyword <= WORD_WINDOW) out.push([start, end, "secret-in-prose"]);
     else pending.push([start, end, words]);
   }
@@ -805,7 +798,8 @@ function variableSpans(text2, out) {
   tally(text2.length);
   for (const m of text2.matchAll(USES)) {
     const name2 = m.groups?.["b"] ?? m.groups?.["u"];
-    if (name2 !== void 0) used.set(name2, { at: m.index, kind: m.groups?.["b"] !== void 0 ? "bearer-token" : "cli-password" });
+    const kind = m.groups?.["b"] !== void 0 ? "bearer-token" : "cli-password";
+    if (name2 !== void 0) used.set(name2, { at: m.index, kind });
   }
   if (used.size === 0) return;
   tally(text2.length);
@@ -845,47 +839,99 @@ var init_redact_transcript = __esm({
     "use strict";
     init_redact_kit();
     WORD_WINDOW = 3;
-    KEYWORDS = /* @__PURE__ */ new Set(["key", "keys", "token", "tokens", "secret", "secrets", "password", "passwords", "passwd", "passphrase", "pwd", "apikey"]);
+    KEYWORDS = new Set(
+      "key keys token tokens secret secrets password passwords passwd passphrase pwd apikey".split(" ")
+    );
     WORDS_AND_RUNS = /(?<run>(?<![A-Za-z0-9+/_=-])[A-Za-z0-9+/_-]{32,}={0,2}(?![A-Za-z0-9+/_=-]))|[A-Z]?[a-z]+|[A-Z]+(?![a-z])/g;
     ID_LABEL = /(?:--expected-current-sha256|CURRENT-SHA256|Since-handoff|\bcommit|\bHEAD|\bsha(?:1|256)?)[\s:="'`(]*$/i;
-    USES = /\bBearer[ \t]+\$\{?(?<b>[A-Za-z_][A-Za-z0-9_]*)\}?|(?<![\w-])(?:-[A-Za-z]*?u|--user)(?:=|[ \t]*)["']?(?:[^\s"':$]*:)?\$\{?(?<u>[A-Za-z_][A-Za-z0-9_]*)\}?/g;
+    USES = new RegExp(
+      `\\bBearer[ \\t]+\\$\\{?(?<b>[A-Za-z_][A-Za-z0-9_]*)\\}?|(?<![\\w-])(?:-[A-Za-z]*?u|--user)(?:=|[ \\t]*)["']?(?:[^\\s"':$]*:)?\\$\\{?(?<u>[A-Za-z_][A-Za-z0-9_]*)\\}?`,
+      "g"
+    );
     ASSIGNMENTS = /(?<![A-Za-z0-9_$])(?<name>[A-Za-z_][A-Za-z0-9_]*)=(?:"(?<dq>[^"\n]+)"|'(?<sq>[^'\n]+)'|(?<bare>[^\s;&|"'`]+))/dg;
     SAID_PASSWORD = /\b(?:pass(?:word|phrase|wd)?|pw|pin)\b(?:[ \t]+(?:for|of|on|to)[ \t]+(?:the[ \t]+)?[\w.@-]{1,40})?[ \t]*/.source + /(?:\bis\b|\bwas\b|:|=)[ \t]*(?:now[ \t]+)?["'`]?(?<v>[^\s"'`]{1,128})/.source;
   }
 });
 
 // src/guard/redact-vendors.ts
-var VENDOR_RULES;
+function notADiscordBotToken(secret, m) {
+  const named = m.groups?.["s"] !== void 0 || m.groups?.["s1"] !== void 0;
+  if (named) return looksLikeCode(secret) || !/\d/.test(secret);
+  const id = secret.slice(0, secret.indexOf("."));
+  const decoded2 = Buffer.from(id.replace(/-/g, "+").replace(/_/g, "/"), "base64").toString("latin1");
+  return !/^\d{17,20}$/.test(decoded2);
+}
+function notADockerAuth(secret) {
+  const decoded2 = Buffer.from(secret, "base64").toString("latin1");
+  return !/^[\x21-\x7e]+:[\x20-\x7e]+$/.test(decoded2);
+}
+var DISCORD_TOKEN, VENDOR_RULES;
 var init_redact_vendors = __esm({
   "src/guard/redact-vendors.ts"() {
     "use strict";
     init_redact_kit();
-    init_redact_syntax();
+    DISCORD_TOKEN = "[A-Za-z0-9_-]{23,28}\\.[A-Za-z0-9_-]{6,7}\\.[A-Za-z0-9_-]{27,40}";
     VENDOR_RULES = [
       // Alone, the first part must decode to a numeric id; named (`DISCORD_TOKEN=`, `Bot <token>`),
       // any three-part token (gitleaks' discord rules need the word too; docs/design.md#redaction).
-      rule("discord-bot-token", "", `${LD}[MNO][A-Za-z0-9_-]{23,27}\\.[A-Za-z0-9_-]{6}\\.[A-Za-z0-9_-]{27,40}${RD}|(?:[Dd]iscord|DISCORD)[^\\n]{0,40}?${LD}(?<s>[A-Za-z0-9_-]{23,28}\\.[A-Za-z0-9_-]{6,7}\\.[A-Za-z0-9_-]{27,40})${RD}|\\bBot[ \\t]+(?<s1>[A-Za-z0-9_-]{23,28}\\.[A-Za-z0-9_-]{6,7}\\.[A-Za-z0-9_-]{27,40})${RD}`, 3.5, { allow: notADiscordBotToken }),
+      rule(
+        "discord-bot-token",
+        "",
+        `${LD}[MNO][A-Za-z0-9_-]{23,27}\\.[A-Za-z0-9_-]{6}\\.[A-Za-z0-9_-]{27,40}${RD}|(?:[Dd]iscord|DISCORD)[^\\n]{0,40}?${LD}(?<s>${DISCORD_TOKEN})${RD}|\\bBot[ \\t]+(?<s1>${DISCORD_TOKEN})${RD}`,
+        3.5,
+        { allow: notADiscordBotToken }
+      ),
       rule("databricks-api-token", "dapi", `${L}dapi[a-f0-9]{32}(?:-\\d)?${R}`),
-      rule("docker-config-auth", '"auth"', `"auth"\\s*:\\s*"(?<s>[A-Za-z0-9+/]{8,}={0,2})"`, void 0, { allow: notADockerAuth }),
-      rule("1password-token", "ops_eyj a3-", `${L}ops_eyJ[A-Za-z0-9+/]{100,}={0,3}|${LD}A3-[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}${RD}`, 3.5),
+      rule(
+        "docker-config-auth",
+        '"auth"',
+        `"auth"\\s*:\\s*"(?<s>[A-Za-z0-9+/]{8,}={0,2})"`,
+        void 0,
+        { allow: notADockerAuth }
+      ),
+      rule(
+        "1password-token",
+        "ops_eyj a3-",
+        `${L}ops_eyJ[A-Za-z0-9+/]{100,}={0,3}|${LD}A3-[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}${RD}`,
+        3.5
+      ),
       rule("artifactory-token", "akcp cmvmd", `${L}(?:AKCp[A-Za-z0-9]{69}|cmVmd[A-Za-z0-9]{59})${R}`, 4),
       rule("atlassian-api-token", "atatt3", `${LD}ATATT3[A-Za-z0-9_=-]{186}${RD}`, 3.5),
-      rule("azure-ad-client-secret", "q~", `(?<![A-Za-z0-9_~.-])[A-Za-z0-9_~.]{3}\\dQ~[A-Za-z0-9_~.-]{31,34}(?![A-Za-z0-9_~.-])`, 3),
+      rule(
+        "azure-ad-client-secret",
+        "q~",
+        `(?<![A-Za-z0-9_~.-])[A-Za-z0-9_~.]{3}\\dQ~[A-Za-z0-9_~.-]{31,34}(?![A-Za-z0-9_~.-])`,
+        3
+      ),
       rule("clojars-api-token", "clojars_", `${L}CLOJARS_[A-Za-z0-9]{60}${R}`, void 0, {}, "i"),
       rule("clickhouse-cloud-key", "4b1d", `${L}4b1d[A-Za-z0-9]{38}${R}`, 3),
       rule("cloudflare-origin-ca-key", "v1.0-", `${LD}v1\\.0-[a-f0-9]{24}-[a-f0-9]{146}${RD}`),
       rule("adobe-client-secret", "p8e-", `${LD}p8e-[A-Za-z0-9]{32}${RD}`, 3),
       rule("alibaba-access-key-id", "ltai", `${L}LTAI[A-Za-z0-9]{20}${R}`, 3),
-      rule("authress-access-key", "sc_ ext_ authress_", `${L}(?:sc|ext|scauth|authress)_[A-Za-z0-9]{5,30}\\.[A-Za-z0-9]{4,6}\\.acc[_-][A-Za-z0-9-]{10,32}\\.[A-Za-z0-9+/_=-]{30,120}`),
+      rule(
+        "authress-access-key",
+        "sc_ ext_ authress_",
+        `${L}(?:sc|ext|scauth|authress)_[A-Za-z0-9]{5,30}\\.[A-Za-z0-9]{4,6}\\.acc[_-][A-Za-z0-9-]{10,32}\\.[A-Za-z0-9+/_=-]{30,120}`
+      ),
       rule("doppler-token", "dp.", `${LD}dp\\.(?:pt|st|ct|scim|audit|sa)\\.[A-Za-z0-9]{40,44}${R}`, 3),
       rule("dynatrace-api-token", "dt0c01.", `${L}dt0c01\\.[A-Za-z0-9]{24}\\.[A-Za-z0-9]{64}${R}`),
       rule("easypost-api-token", "ezak eztk", `${L}EZ[AT]K[A-Za-z0-9]{54}${R}`, 3),
       rule("facebook-token", "eaam eaac |", `${L}(?:EAA[MC][A-Za-z0-9]{100,}|\\d{15,16}\\|[0-9A-Za-z_-]{27,40})${RD}`, 3.5),
-      rule("flyio-access-token", "fo1_ fm1 fm2_", `${L}(?:fo1_[A-Za-z0-9_-]{43}|fm1[ar]_[A-Za-z0-9+/]{100,}={0,3}|fm2_[A-Za-z0-9+/]{100,}={0,3})`, 3.5),
+      rule(
+        "flyio-access-token",
+        "fo1_ fm1 fm2_",
+        `${L}(?:fo1_[A-Za-z0-9_-]{43}|fm1[ar]_[A-Za-z0-9+/]{100,}={0,3}|fm2_[A-Za-z0-9+/]{100,}={0,3})`,
+        3.5
+      ),
       rule("frameio-api-token", "fio-u-", `${LD}fio-u-[A-Za-z0-9_=-]{64}${RD}`),
       rule("flutterwave-secret-key", "flwseck", `${L}FLWSECK(?:_TEST)?-(?:[a-h0-9]{32}-X|[a-h0-9]{12}${R})`),
       rule("duffel-api-token", "duffel_", `${L}duffel_(?:test|live)_[A-Za-z0-9_=-]{43}${RD}`),
-      rule("grafana-token", "glc_ glsa_ eyjrijoi", `${L}(?:glc_[A-Za-z0-9+/]{32,400}={0,3}|glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}|eyJrIjoi[A-Za-z0-9]{70,400}={0,3})`, 3),
+      rule(
+        "grafana-token",
+        "glc_ glsa_ eyjrijoi",
+        `${L}(?:glc_[A-Za-z0-9+/]{32,400}={0,3}|glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}|eyJrIjoi[A-Za-z0-9]{70,400}={0,3})`,
+        3
+      ),
       rule("harness-api-key", "pat. sat.", `${L}(?:pat|sat)\\.[A-Za-z0-9_-]{22}\\.[A-Za-z0-9]{24}\\.[A-Za-z0-9]{20}${R}`),
       rule("heroku-api-key", "hrku-aa", `${LD}HRKU-AA[A-Za-z0-9_-]{58}${RD}`, 3.5),
       rule("huggingface-org-token", "api_org_", `${L}api_org_[A-Za-z]{34}${R}`, 3),
@@ -894,13 +940,24 @@ var init_redact_vendors = __esm({
       rule("jwt-base64", "zxlk", `${L}ZXlK[A-Za-z0-9+/]{60,}={0,2}`, 3.5),
       rule("maxmind-license-key", "_mmk", `${L}[A-Za-z0-9]{6}_[A-Za-z0-9]{29}_mmk${R}`, 3.5),
       rule("mapbox-secret-token", "sk.eyj", `${L}sk\\.eyJ[A-Za-z0-9_-]{20,}\\.[A-Za-z0-9_-]{20,}${RD}`),
-      rule("microsoft-teams-webhook", "webhookb2", `\\.webhook\\.office\\.com/webhookb2/(?<s>[A-Za-z0-9@-]{40,}/IncomingWebhook/[A-Za-z0-9]{32}/[A-Za-z0-9-]{36}(?:/[A-Za-z0-9_-]+)?)`, void 0, {}, "i"),
+      rule(
+        "microsoft-teams-webhook",
+        "webhookb2",
+        `\\.webhook\\.office\\.com/webhookb2/(?<s>[A-Za-z0-9@-]{40,}/IncomingWebhook/[A-Za-z0-9]{32}/[A-Za-z0-9-]{36}(?:/[A-Za-z0-9_-]+)?)`,
+        void 0,
+        {},
+        "i"
+      ),
       rule("new-relic-key", "nrak- nrii-", `${LD}(?:NRAK-[A-Z0-9]{27}|NRII-[A-Za-z0-9_-]{32})${RD}`),
       rule("notion-api-token", "ntn_", `${L}ntn_\\d{11}[A-Za-z0-9]{35}${R}`, 3.5),
       rule("octopus-deploy-api-key", "api-", `${LD}API-[A-Z0-9]{26}${RD}`, 3),
       rule("openshift-user-token", "sha256~", `${L}sha256~[A-Za-z0-9_-]{43}${RD}`, 3.5),
       rule("perplexity-api-key", "pplx-", `${LD}pplx-[A-Za-z0-9]{48}${RD}`, 3.5),
-      rule("plaid-access-token", "access-sandbox- access-development- access-production-", `${LD}access-(?:sandbox|development|production)-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}${RD}`),
+      rule(
+        "plaid-access-token",
+        "access-sandbox- access-development- access-production-",
+        `${LD}access-(?:sandbox|development|production)-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}${RD}`
+      ),
       rule("planetscale-token", "pscale_", `${L}pscale_(?:tkn|oauth|pw)_[A-Za-z0-9_=.-]{32,64}${RD}`, 3),
       rule("prefect-api-token", "pnu_", `${L}pnu_[A-Za-z0-9]{36}${R}`),
       rule("pulumi-api-token", "pul-", `${LD}pul-[a-f0-9]{40}${RD}`),
@@ -908,17 +965,33 @@ var init_redact_vendors = __esm({
       rule("rubygems-api-token", "rubygems_", `${L}rubygems_[a-f0-9]{48}${R}`),
       rule("scalingo-api-token", "tk-us-", `${LD}tk-us-[A-Za-z0-9_-]{48}${RD}`),
       rule("sendinblue-api-token", "xkeysib-", `${LD}xkeysib-[a-f0-9]{64}-[A-Za-z0-9]{16}${RD}`),
-      rule("sentry-token", "sntryu_ sntrys_", `${L}(?:sntryu_[a-f0-9]{64}|sntrys_eyJ[A-Za-z0-9+/]{40,400}={0,2}_[A-Za-z0-9+/]{43})${R}`),
+      rule(
+        "sentry-token",
+        "sntryu_ sntrys_",
+        `${L}(?:sntryu_[a-f0-9]{64}|sntrys_eyJ[A-Za-z0-9+/]{40,400}={0,2}_[A-Za-z0-9+/]{43})${R}`
+      ),
       rule("settlemint-token", "sm_aat_ sm_pat_ sm_sat_", `${L}sm_(?:aat|pat|sat)_[A-Za-z0-9]{16}${R}`, 3),
       rule("shippo-api-token", "shippo_", `${L}shippo_(?:live|test)_[a-fA-F0-9]{40}${R}`),
-      rule("square-access-token", "sq0atp- sq0csp- eaaa", `${LD}(?:sq0(?:atp|csp)-[A-Za-z0-9_-]{22,60}|EAAA[A-Za-z0-9_-]{60})${RD}`, 3.5),
+      rule(
+        "square-access-token",
+        "sq0atp- sq0csp- eaaa",
+        `${LD}(?:sq0(?:atp|csp)-[A-Za-z0-9_-]{22,60}|EAAA[A-Za-z0-9_-]{60})${RD}`,
+        3.5
+      ),
       rule("twitter-bearer-token", "aaaaaaaaaaaaaaaaaaaaaa", `${L}A{22}[A-Za-z0-9%]{80,100}${R}`),
       rule("typeform-api-token", "tfp_", `${L}tfp_[A-Za-z0-9_.=-]{59}${RD}`, 3),
       rule("yandex-api-key", "aqvn", `${L}AQVN[A-Za-z0-9_-]{35,38}${RD}`, 3.5),
       rule("sourcegraph-access-token", "sgp_", `${L}sgp_(?:(?:[a-fA-F0-9]{16}|local)_)?[a-fA-F0-9]{40}${R}`),
       rule("dropbox-token", "sl.", `${L}sl\\.[A-Za-z0-9_=-]{130,160}${RD}`, 3.5),
       rule("gitlab-session-cookie", "_gitlab_session=", `_gitlab_session=(?<s>[0-9a-z]{32})${R}`),
-      rule("sidekiq-secret", "__contribsys__com", `BUNDLE_(?:ENTERPRISE|GEMS)__CONTRIBSYS__COM["']?\\s*[=:]\\s*["']?(?<s>[a-f0-9]{8}:[a-f0-9]{8})`, void 0, {}, "i")
+      rule(
+        "sidekiq-secret",
+        "__contribsys__com",
+        `BUNDLE_(?:ENTERPRISE|GEMS)__CONTRIBSYS__COM["']?\\s*[=:]\\s*["']?(?<s>[a-f0-9]{8}:[a-f0-9]{8})`,
+        void 0,
+        {},
+        "i"
+      )
     ];
   }
 });
@@ -949,26 +1022,6 @@ function secretSpan(m) {
   }
   return [m.index, m.index + m[0].length];
 }
-function insertionPoint(spans, start) {
-  let lo = 0;
-  let hi = spans.length;
-  while (lo < hi) {
-    const mid = lo + hi >>> 1;
-    if (spans[mid].start < start) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-function lineOf(lineStarts, at3) {
-  let lo = 0;
-  let hi = lineStarts.length - 1;
-  while (lo < hi) {
-    const mid = lo + hi + 1 >>> 1;
-    if (lineStarts[mid] <= at3) lo = mid;
-    else hi = mid - 1;
-  }
-  return lo;
-}
 function codePoints(text2, from, to) {
   let n2 = 0;
   for (let i = from; i < to; i++) {
@@ -977,21 +1030,32 @@ function codePoints(text2, from, to) {
   }
   return n2;
 }
-function lineStartsOf(text2) {
-  const starts = [0];
-  for (let i = text2.indexOf("\n"); i !== -1; i = text2.indexOf("\n", i + 1)) starts.push(i + 1);
-  return starts;
-}
 function keywordsIn(lower) {
   allKeywords ??= [...new Set(REDACTION_RULES.flatMap((r) => r.keywords ?? []))];
+  const indexed = lower.length >= 65536;
+  if (indexed) {
+    WINDOWS.fill(0);
+    for (let i = 0, h = 0; i < lower.length; i++) {
+      h = (h << 7 ^ lower.charCodeAt(i)) & 2097151;
+      WINDOWS[h >>> 5] |= 1 << (h & 31);
+    }
+  }
+  const windowsThere = (k) => {
+    for (let i = 0, h = 0; i < k.length; i++) {
+      h = (h << 7 ^ k.charCodeAt(i)) & 2097151;
+      if (i >= 2 && (WINDOWS[h >>> 5] & 1 << (h & 31)) === 0) return false;
+    }
+    return true;
+  };
   const found = /* @__PURE__ */ new Set();
-  for (const k of allKeywords) if (lower.includes(k)) found.add(k);
+  for (const k of allKeywords) if ((!indexed || windowsThere(k)) && lower.includes(k)) found.add(k);
   return found;
 }
 function keptByRule(rule2, secret, m) {
   if (secret === "" || globallyAllowed(secret) || secret.includes("<redacted")) return true;
   const entropy = shannonEntropy(secret);
-  return !rule2.weakIsSecret && filler(entropy) || rule2.entropy !== void 0 && entropy < rule2.entropy || rule2.allow?.(secret, m) === true;
+  if (!rule2.weakIsSecret && filler(entropy)) return true;
+  return rule2.entropy !== void 0 && entropy < rule2.entropy || rule2.allow?.(secret, m) === true;
 }
 function collectSpans(text2, rules, skip, found) {
   const present2 = keywordsIn(text2.toLowerCase());
@@ -1011,22 +1075,23 @@ function collectSpans(text2, rules, skip, found) {
         continue;
       }
       if (rule2.spans) {
-        const scan2 = rule2.spans(text2, m);
-        for (const [start2, end2] of scan2.spans) {
-          if (end2 > start2 && !skip(rule2, start2, end2) && !keptByRule(rule2, text2.slice(start2, end2), m)) found(start2, end2, rule2);
+        const scan = rule2.spans(text2, m);
+        for (const [start, end] of scan.spans) {
+          const kept = end <= start || skip(rule2, start, end) || keptByRule(rule2, text2.slice(start, end), m);
+          if (!kept) found(start, end, rule2);
         }
-        if (scan2.end > pattern.lastIndex) pattern.lastIndex = scan2.end;
+        if (scan.end > pattern.lastIndex) pattern.lastIndex = scan.end;
         continue;
       }
       const [matchStart, matchEnd] = secretSpan(m);
-      const refined = rule2.refine ? rule2.refine(text2, m, matchStart, matchEnd) : [matchStart, matchEnd];
-      if (refined === null || refined[1] <= refined[0] || skip(rule2, refined[0], refined[1]) || keptByRule(rule2, text2.slice(refined[0], refined[1]), m)) {
+      const matched = [matchStart, matchEnd];
+      const span = rule2.refine ? rule2.refine(text2, m, matchStart, matchEnd) : matched;
+      if (span === null || span[1] <= span[0] || skip(rule2, ...span) || keptByRule(rule2, text2.slice(...span), m)) {
         pattern.lastIndex = Math.max(m.index + 1, matchStart);
         continue;
       }
-      const [start, end] = refined;
-      found(start, end, rule2);
-      if (end > pattern.lastIndex) pattern.lastIndex = end;
+      found(span[0], span[1], rule2);
+      if (span[1] > pattern.lastIndex) pattern.lastIndex = span[1];
     }
   }
 }
@@ -1035,58 +1100,62 @@ function hyphenJoinedWords(s) {
   return parts.length > 2 && parts.every((p) => /^(?:[A-Za-z]+|\d+)$/.test(p));
 }
 function redactText(text2, options = {}) {
-  const exempt = options.exemptLines !== void 0 && options.exemptLines.size > 0 ? options.exemptLines : void 0;
+  redactionPasses.calls++;
+  redactionPasses.chars += text2.length;
+  return redact(text2, options);
+}
+function redact(text2, options) {
+  const exempt = options.exemptLines?.size ? options.exemptLines : void 0;
   let lineStarts;
+  const lineOf = (at4) => partitionPoint(lineStarts.length, (i) => lineStarts[i] <= at4);
   const onExemptLine = (start, end) => {
     if (exempt === void 0) return false;
-    lineStarts ??= lineStartsOf(text2);
-    return exempt.has(lineOf(lineStarts, start) + 1) || exempt.has(lineOf(lineStarts, Math.max(start, end - 1)) + 1);
+    lineStarts ??= [0, ...newlineOffsets(text2).map((i) => i + 1)];
+    return exempt.has(lineOf(start)) || exempt.has(lineOf(Math.max(start, end - 1)));
   };
   const spans = [];
+  const firstFrom = (start) => partitionPoint(spans.length, (i) => spans[i].start < start);
+  const covered = (start, end) => {
+    const at4 = firstFrom(start);
+    return spans[at4 - 1] !== void 0 && spans[at4 - 1].end > start || (spans[at4]?.start ?? end) < end;
+  };
   const accept = (start, end, kind) => {
-    const at3 = insertionPoint(spans, start);
-    const before = spans[at3 - 1];
-    const after = spans[at3];
-    if ((before === void 0 || before.end <= start) && (after === void 0 || end <= after.start)) {
-      spans.splice(at3, 0, { start, end, kind });
-    }
+    if (!covered(start, end)) spans.splice(firstFrom(start), 0, { start, end, kind });
   };
   const kept = (rule2, start, end) => onExemptLine(start, end) && !(VENDOR_SHAPE.has(rule2.id) && !hyphenJoinedWords(text2.slice(start, end)));
   collectSpans(text2, REDACTION_RULES, kept, (start, end, rule2) => accept(start, end, rule2.id));
   for (const [start, end] of awsUnnamedSpans(text2)) {
     const v = text2.slice(start, end);
-    if (!onExemptLine(start, end) && !globallyAllowed(v) && shannonEntropy(v) >= 3.5) accept(start, end, "aws-secret-access-key");
+    if (!onExemptLine(start, end) && !globallyAllowed(v) && shannonEntropy(v) >= 3.5) {
+      accept(start, end, "aws-secret-access-key");
+    }
   }
-  const covered = (start, end) => {
-    const at3 = insertionPoint(spans, start);
-    return spans[at3 - 1] !== void 0 && spans[at3 - 1].end > start || spans[at3] !== void 0 && spans[at3].start < end;
-  };
   for (const derived of [decodedRuns(text2, covered), splitRuns(text2, covered), continuedRuns(text2)]) {
     if (derived.text === "") continue;
     collectSpans(derived.text, DERIVED_RULES, () => false, (start, end, rule2) => {
       const original = derived.original(start, end);
-      if (original !== null && !onExemptLine(original[0], original[1])) accept(original[0], original[1], rule2.id);
+      if (original !== null && !onExemptLine(...original)) accept(original[0], original[1], rule2.id);
     });
   }
   const wrapped = wrappedRuns(text2);
   if (wrapped.text !== "") {
     collectSpans(wrapped.text, DERIVED_RULES, () => false, (start, end, rule2) => {
       const original = wrapped.original(start, end);
-      if (original === null || onExemptLine(original[0], original[1])) return;
-      let at3 = insertionPoint(spans, original[0]);
-      if (spans[at3 - 1] !== void 0 && spans[at3 - 1].end > original[0]) at3--;
-      let to = at3;
+      if (original === null || onExemptLine(...original)) return;
+      let at4 = firstFrom(original[0]);
+      if (spans[at4 - 1] !== void 0 && spans[at4 - 1].end > original[0]) at4--;
+      let to = at4;
       while (spans[to] !== void 0 && spans[to].start < original[1]) to++;
-      const from = Math.min(original[0], spans[at3]?.start ?? original[0]);
-      const end2 = Math.max(original[1], to > at3 ? spans[to - 1].end : original[1]);
-      spans.splice(at3, to - at3, { start: from, end: end2, kind: rule2.id });
+      const from = Math.min(original[0], spans[at4]?.start ?? original[0]);
+      const until = Math.max(original[1], to > at4 ? spans[to - 1].end : original[1]);
+      spans.splice(at4, to - at4, { start: from, end: until, kind: rule2.id });
     });
   }
   if (options.transcript === true) {
     for (const [start, end, kind] of transcriptSpans(text2)) accept(start, end, kind);
   }
   if (spans.length === 0) return { text: text2, findings: [] };
-  lineStarts ??= lineStartsOf(text2);
+  lineStarts ??= [0, ...newlineOffsets(text2).map((i) => i + 1)];
   const findings = [];
   const out = [];
   let cursor2 = 0;
@@ -1101,48 +1170,53 @@ function redactText(text2, options = {}) {
     }
     col += codePoints(text2, colFrom, s.start);
     colFrom = s.start;
-    const kind = s.kind;
-    const finding = { kind, line: line + 1, column: col + 1, length: codePoints(text2, s.start, s.end) };
+    const finding = {
+      kind: s.kind,
+      line: line + 1,
+      column: col + 1,
+      length: codePoints(text2, s.start, s.end)
+    };
     let last = line;
     while (last + 1 < lineStarts.length && lineStarts[last + 1] < s.end) last++;
     if (last > line) finding.lines = last - line + 1;
     findings.push(finding);
-    out.push(text2.slice(cursor2, s.start), `<redacted: ${kind}>`);
+    out.push(text2.slice(cursor2, s.start), `<redacted: ${s.kind}>`);
     cursor2 = s.end;
   }
   out.push(text2.slice(cursor2));
   return { text: out.join(""), findings };
 }
 function redactTranscript(text2, options = {}) {
-  return redactText(text2, { ...options, transcript: true });
+  return redact(text2, { ...options, transcript: true });
 }
 function redactVendorShapes(text2) {
   const spans = [];
-  const shapes = REDACTION_RULES.filter((r) => VENDOR_SHAPE.has(r.id));
-  collectSpans(text2, shapes, (_rule, start, end) => hyphenJoinedWords(text2.slice(start, end)), (start, end, rule2) => {
+  const wordy = (_rule, a, b) => hyphenJoinedWords(text2.slice(a, b));
+  collectSpans(text2, SHAPE_RULES, wordy, (start, end, rule2) => {
     if (!spans.some(([a, b]) => start < b && a < end)) spans.push([start, end, rule2.id]);
   });
   if (spans.length === 0) return text2;
   spans.sort((x, y) => x[0] - y[0]);
   let out = "";
-  let at3 = 0;
+  let at4 = 0;
   for (const [a, b, kind] of spans) {
-    out += `${text2.slice(at3, a)}<redacted: ${kind}>`;
-    at3 = b;
+    out += `${text2.slice(at4, a)}<redacted: ${kind}>`;
+    at4 = b;
   }
-  return out + text2.slice(at3);
+  return out + text2.slice(at4);
 }
 function formatRedactionReport(findings) {
   const head = `redacted ${findings.length} secret(s)`;
   if (findings.length === 0) return head;
-  const named = findings.slice(0, REPORT_LIMIT).map((f) => f.lines !== void 0 && f.lines >= REPORT_LINES_FROM ? `${f.kind} (line ${f.line}, ${f.lines} lines)` : `${f.kind} (line ${f.line})`);
-  const more = findings.length > REPORT_LIMIT ? `, \u2026 and ${findings.length - REPORT_LIMIT} more` : "";
+  const named = findings.slice(0, 20).map((f) => `${f.kind} (line ${f.line}${f.lines !== void 0 && f.lines >= 4 ? `, ${f.lines} lines` : ""})`);
+  const more = findings.length > 20 ? `, \u2026 and ${findings.length - 20} more` : "";
   return `${head}: ${named.join(", ")}${more}`;
 }
-var GENERIC_KEY, CLI_VALUE, CLI_PASSWORD_FLAGS, REDACTION_RULES, allKeywords, CONTEXT_RULES, VENDOR_SHAPE, DERIVED_RULES, REPORT_LIMIT, REPORT_LINES_FROM;
+var GENERIC_KEY, CLI_VALUE, CLI_QUOTED, CLI_PASSWORD_FLAGS, CONNECTION_KEYS, XML_NAMES, GENERIC_VALUE, SECRET_WORDS, REDACTION_RULES, allKeywords, WINDOWS, CONTEXT_RULES, SHAPE_RULES, VENDOR_SHAPE, DERIVED_RULES, redactionPasses;
 var init_redact = __esm({
   "src/guard/redact.ts"() {
     "use strict";
+    init_partition();
     init_redact_kit();
     init_redact_derived();
     init_redact_syntax();
@@ -1150,7 +1224,11 @@ var init_redact = __esm({
     init_redact_vendors();
     GENERIC_KEY = "(?:pass(?:word|wd|phrase)|(?<![A-Za-z0-9])(?:pass|pwd)|(?<=[A-Za-z])(?<e>pwd|passwd|pass)|secret|token|api[_.-]?key|apikey|access[_.-]?key|auth[_.-]?key|private[_.-]?key|secret[_.-]?key|credentials?|(?<k>[_.-]key))";
     CLI_VALUE = "[^\\s\"'`;|&<>]{1,256}";
+    CLI_QUOTED = (d, q) => `"(?<${d}>[^"\\n]{1,256})"|'(?<${q}>[^'\\n]{1,256})'`;
     CLI_PASSWORD_FLAGS = [
+      `(?<![\\w-])--(?:password|passwd|pass|PASSWORD)(?:=|[ \\t]+)(?:${CLI_QUOTED("s", "s1")}|(?<s2>${CLI_VALUE}))`,
+      `\\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlsh|mariadb|mariadb-dump)\\b[^\\n]{0,256}?[ \\t]-p(?<s3>${CLI_VALUE})`,
+      `\\bcurl\\b[^\\n]{0,512}?[ \\t](?:-[A-Za-z]*?u[ \\t]*|--user(?:=|[ \\t]+))["']?[^\\s:"']{1,128}:(?<s4>[^\\s"']{1,256})`,
       `\\bsshpass\\b[^\\n]{0,64}?[ \\t]-p[ \\t]*(?<s5>${CLI_VALUE})`,
       `\\b(?:docker|podman|nerdctl|buildah|helm[ \\t]+registry|oras)[ \\t]+login\\b[^\\n]{0,256}?[ \\t]-p[ \\t]*(?<s6>${CLI_VALUE})`,
       `\\baz[ \\t]+login\\b[^\\n]{0,256}?[ \\t]-p[ \\t]*(?<s7>${CLI_VALUE})`,
@@ -1160,37 +1238,80 @@ var init_redact = __esm({
       `\\b(?:zip|unzip|zipcloak)\\b[^\\n]{0,256}?[ \\t]-P[ \\t]*(?<s11>${CLI_VALUE})`,
       `\\bhtpasswd[ \\t]+-(?=[A-Za-z]*b)(?:(?=[A-Za-z]*n)[A-Za-z]+[ \\t]+[^\\s;|&<>]+|[A-Za-z]+[ \\t]+[^\\s;|&<>]+[ \\t]+[^\\s;|&<>]+)[ \\t]+(?<s12>${CLI_VALUE})`,
       `\\b(?:smbclient|rpcclient|smbmap|smbcacls|net)\\b[^\\n]{0,256}?[ \\t](?:-U[ \\t]*|--user(?:=|[ \\t]+))["']?[^\\s%"']{1,128}%(?<s13>[^\\s"']{1,256})`,
-      `\\b(?:echo|printf)[ \\t]+(?:-[a-z]+[ \\t]+)?(?:"(?<sd>[^"\\n]{1,256})"|'(?<sq>[^'\\n]{1,256})'|(?<s14>${CLI_VALUE}))[ \\t]*\\|[ \\t]*sudo\\b[^\\n|]{0,64}?[ \\t]-[A-Za-z]*S`
-    ].map((p) => `|${p}`).join("");
+      `\\b(?:echo|printf)[ \\t]+(?:-[a-z]+[ \\t]+)?(?:${CLI_QUOTED("sd", "sq")}|(?<s14>${CLI_VALUE}))[ \\t]*\\|[ \\t]*sudo\\b[^\\n|]{0,64}?[ \\t]-[A-Za-z]*S`
+    ].join("|");
+    CONNECTION_KEYS = "server|host|data source|address|addr|uid|user id|username|user|database|initial catalog";
+    XML_NAMES = "[Pp]assword|PASSWORD|[Pp]asswd|[Ss]ecret|SECRET|[Tt]oken|TOKEN|[Aa]pi[Kk]ey|API_?KEY|api_key";
+    GENERIC_VALUE = `(?:"(?<s>[^"\\n]{8,256})"|'(?<s1>[^'\\n]{8,256})'|\`(?<s2>[^\`\\n]{8,256})\`|[|>][+-]?\\d?[ \\t]*\\r?\\n[ \\t]+(?<s4>[^\\s][^\\n]{0,255})|(?<s3>[^\\s"'\`,;&<>(){}\\[\\]=:|]))`;
+    SECRET_WORDS = "pass pwd secret token key credential";
     REDACTION_RULES = [
-      rule("private-key", "-----begin putty-user-key-file-", "-----BEGIN[ A-Z0-9_-]*PRIVATE KEY(?: BLOCK)?-----|PuTTY-User-Key-File-\\d+:[^\\r\\n\\\\]{0,80}", void 0, { refine: refinePem }),
+      rule(
+        "private-key",
+        "-----begin putty-user-key-file-",
+        "-----BEGIN[ A-Z0-9_-]*PRIVATE KEY(?: BLOCK)?-----|PuTTY-User-Key-File-\\d+:[^\\r\\n\\\\]{0,80}",
+        void 0,
+        { refine: refinePem }
+      ),
       rule("anthropic-api-key", "sk-ant-", `${LD}sk-ant-[a-z]{2,8}\\d{2}-[A-Za-z0-9_-]{80,}${RD}`),
-      // `sk-` collides with prose and branch names: only the real shapes (docs/design.md#redaction); and
-      // `sk-learn-and-other-kebab-words` is a name, not a key.
-      rule("openai-api-key", "sk-", `${LD}sk-(?:(?:proj|svcacct|admin|None)-[A-Za-z0-9_-]{40,}|[A-Za-z0-9]{48}|[A-Za-z0-9_-]{20,}T3BlbkFJ[A-Za-z0-9_-]{20,})${RD}`, 3.5, {
-        allow: (s) => /^sk-[a-z]+(?:-[a-z]+)+$/.test(s)
-      }),
+      // `sk-` collides with prose and branch names: only the real shapes, and kebab-case words are a name.
+      rule(
+        "openai-api-key",
+        "sk-",
+        `${LD}sk-(?:(?:proj|svcacct|admin|None)-[A-Za-z0-9_-]{40,}|[A-Za-z0-9]{48}|[A-Za-z0-9_-]{20,}T3BlbkFJ[A-Za-z0-9_-]{20,})${RD}`,
+        3.5,
+        { allow: (s) => /^sk-[a-z]+(?:-[a-z]+)+$/.test(s) }
+      ),
       rule("github-token", "ghp_", `${L}ghp_[A-Za-z0-9]{36}${R}`),
       rule("github-oauth-token", "gho_", `${L}gho_[A-Za-z0-9]{36}${R}`),
       rule("github-app-token", "ghu_ ghs_", `${L}gh[us]_[A-Za-z0-9]{36}${R}`),
       rule("github-refresh-token", "ghr_", `${L}ghr_[A-Za-z0-9]{36,80}${R}`),
       rule("github-fine-grained-token", "github_pat_", `${L}github_pat_[A-Za-z0-9_]{50,120}${R}`),
-      rule("gitlab-token", "glpat- gloas- glsoat- glft- glcbt- glimt- glagent- glwt- glffct-", `${LD}gl(?:pat|oas|soat|ft|cbt|imt|agent|wt|ffct)-[A-Za-z0-9_.-]{20,}${RD}`),
+      rule(
+        "gitlab-token",
+        "glpat- gloas- glsoat- glft- glcbt- glimt- glagent- glwt- glffct-",
+        `${LD}gl(?:pat|oas|soat|ft|cbt|imt|agent|wt|ffct)-[A-Za-z0-9_.-]{20,}${RD}`
+      ),
       rule("gitlab-deploy-token", "gldt-", `${LD}gldt-[A-Za-z0-9_-]{20,}${RD}`),
-      rule("gitlab-runner-token", "glrt- gr1348941", `${LD}(?:glrt-[A-Za-z0-9_.-]{20,}|GR1348941[A-Za-z0-9_-]{20,})${RD}`),
+      rule(
+        "gitlab-runner-token",
+        "glrt- gr1348941",
+        `${LD}(?:glrt-[A-Za-z0-9_.-]{20,}|GR1348941[A-Za-z0-9_-]{20,})${RD}`
+      ),
       rule("gitlab-pipeline-token", "glptt-", `${LD}glptt-[0-9a-f]{40}${RD}`),
       rule("slack-token", "xox", `${LD}(?:xoxe\\.)?xox[abposre]-\\d+-[A-Za-z0-9-]{10,}${RD}`),
       rule("slack-app-token", "xapp-", `${LD}xapp-\\d+-[A-Za-z0-9-]{20,}${RD}`),
-      rule("slack-webhook", "hooks.slack.com", "hooks\\.slack\\.com/(?:services|workflows|triggers)/(?<s>[A-Za-z0-9+/_-]{20,})"),
-      rule("discord-webhook", "/api/webhooks/", "discord(?:app)?\\.com/api/webhooks/(?<s>\\d{5,}/[A-Za-z0-9_-]{40,})"),
+      rule(
+        "slack-webhook",
+        "hooks.slack.com",
+        "hooks\\.slack\\.com/(?:services|workflows|triggers)/(?<s>[A-Za-z0-9+/_-]{20,})"
+      ),
+      rule(
+        "discord-webhook",
+        "/api/webhooks/",
+        "discord(?:app)?\\.com/api/webhooks/(?<s>\\d{5,}/[A-Za-z0-9_-]{40,})"
+      ),
       rule("stripe-key", "k_live_ k_test_ k_prod_", `${L}[sr]k_(?:live|test|prod)_[A-Za-z0-9]{16,}${R}`),
       rule("stripe-webhook-secret", "whsec_", `${L}whsec_[A-Za-z0-9+/=]{24,}`),
       rule("google-api-key", "aiza", `${LD}AIza[0-9A-Za-z_-]{35}${RD}`),
       rule("google-oauth-client-secret", "gocspx-", `${LD}GOCSPX-[A-Za-z0-9_-]{28}${RD}`),
       rule("google-oauth-token", "ya29.", `${LD}ya29\\.[0-9A-Za-z_-]{30,}${RD}`),
       rule("aws-access-key-id", "akia asia abia acca a3t", `${L}(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}${R}`),
-      rule("aws-secret-access-key", "aws", `aws[\\w.-]{0,20}?secret[\\w.-]{0,20}?["'\`]?\\s*(?:=|:|=>)\\s*["'\`]?(?<s>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])|aws[ \\t]+configure[ \\t]+set[ \\t]+(?:[\\w.-]+\\.)?aws_secret_access_key[ \\t]+["']?(?<s1>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])`, 3.5, {}, "i"),
-      rule("azure-storage-key", "accountkey sharedaccesskey", "(?:AccountKey|SharedAccessKey)\\s*=\\s*(?<s>[A-Za-z0-9+/]{40,}={0,2})", void 0, {}, "i"),
+      rule(
+        "aws-secret-access-key",
+        "aws",
+        `aws[\\w.-]{0,20}?secret[\\w.-]{0,20}?["'\`]?\\s*(?:=|:|=>)\\s*["'\`]?(?<s>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])|aws[ \\t]+configure[ \\t]+set[ \\t]+(?:[\\w.-]+\\.)?aws_secret_access_key[ \\t]+["']?(?<s1>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])`,
+        3.5,
+        {},
+        "i"
+      ),
+      rule(
+        "azure-storage-key",
+        "accountkey sharedaccesskey",
+        "(?:AccountKey|SharedAccessKey)\\s*=\\s*(?<s>[A-Za-z0-9+/]{40,}={0,2})",
+        void 0,
+        {},
+        "i"
+      ),
       rule("npm-token", "npm_", `${L}npm_[A-Za-z0-9]{36}${R}`),
       rule("pypi-token", "pypi-ageichlwas5vcmc", `${LD}pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}${RD}`),
       rule("huggingface-token", "hf_", `${L}hf_[A-Za-z0-9]{34}${R}`, 3.5),
@@ -1207,17 +1328,42 @@ var init_redact = __esm({
       rule("age-secret-key", "age-secret-key-1", `AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}`),
       rule("jwt", "eyj", `${LD}eyJ[A-Za-z0-9_-]{10,}\\.eyJ[A-Za-z0-9_-]{10,}\\.[A-Za-z0-9_-]*${RD}`),
       ...VENDOR_RULES,
-      rule("basic-auth", "basic", `authorization["']?\\s*[:=]\\s*["']?basic\\s+(?<s>[A-Za-z0-9+/]{8,}={0,2})`, void 0, { allow: (s) => looksLikeCode(s) }, "i"),
-      rule("bearer-token", "bearer", "(?<![A-Za-z0-9_])bearer\\s+(?<s>[A-Za-z0-9._~+/-]{16,}=*)", 3, { allow: notABearerToken }, "i"),
-      rule("url-password", "://", "(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{1,30}://[^\\s:/?#@\"'<>\\[\\]`]*:(?<s>[^\\s@\"'<>`]{1,256})@(?=[^\\s@/?#\"'<>`])", void 0, {
-        weakIsSecret: true,
-        allow: notAUrlPassword
-      }),
-      rule("connection-string-password", "password pwd", `(?:(?:server|host|data source|address|addr|uid|user id|username|user|database|initial catalog)\\s*=[^;\\n]{0,256};(?:[^;\\n]{0,256};){0,16}?\\s*(?:password|pwd)\\s*=\\s*(?<s>[^;\\s"'<>]{1,256})|(?<![\\w-])(?:password|pwd)\\s*=\\s*(?<s1>[^;\\s"'<>]{1,256})\\s*;[^\\n]{0,512}?(?:server|host|data source|address|uid|user id|database)\\s*=)`, void 0, { weakIsSecret: true, allow: placeholderOrVariable }, "i"),
+      rule(
+        "basic-auth",
+        "basic",
+        `authorization["']?\\s*[:=]\\s*["']?basic\\s+(?<s>[A-Za-z0-9+/]{8,}={0,2})`,
+        void 0,
+        { allow: (s) => looksLikeCode(s) },
+        "i"
+      ),
+      rule(
+        "bearer-token",
+        "bearer",
+        "(?<![A-Za-z0-9_])bearer\\s+(?<s>[A-Za-z0-9._~+/-]{16,}=*)",
+        3,
+        { allow: notABearerToken },
+        "i"
+      ),
+      rule(
+        "url-password",
+        "://",
+        "(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{1,30}://[^\\s:/?#@\"'<>\\[\\]`]*:(?<s>[^\\s@\"'<>`]{1,256})@(?=[^\\s@/?#\"'<>`])",
+        void 0,
+        { weakIsSecret: true, allow: notAUrlPassword }
+      ),
+      // The second form's value is taken whole before `;` (a lookahead and a back-reference): no backtracking.
+      rule(
+        "connection-string-password",
+        "password pwd",
+        `(?:(?:${CONNECTION_KEYS})\\s*=[^;\\n]{0,256};(?:[^;\\n]{0,256};){0,16}?\\s*(?:password|pwd)\\s*=\\s*(?<s>[^;\\s"'<>]{1,256})|(?<![\\w-])(?:password|pwd)\\s*=\\s*(?=(?<s1>[^;\\s"'<>]{1,256}))\\k<s1>\\s*;[^\\n]{0,512}?(?:server|host|data source|address|uid|user id|database)\\s*=)`,
+        void 0,
+        { weakIsSecret: true, allow: placeholderOrVariable },
+        "i"
+      ),
       rule(
         "cli-password",
         "--pass mysql mariadb curl sshpass login redis-cli ldap sqlcmd bcp osql isql zip htpasswd smbclient rpcclient smbmap smbcacls net echo printf",
-        `(?<![\\w-])--(?:password|passwd|pass|PASSWORD)(?:=|[ \\t]+)(?:"(?<s>[^"\\n]{1,256})"|'(?<s1>[^'\\n]{1,256})'|(?<s2>[^\\s"'\`;|&<>]{1,256}))|\\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlsh|mariadb|mariadb-dump)\\b[^\\n]{0,256}?[ \\t]-p(?<s3>[^\\s"'\`;|&<>]{1,256})|\\bcurl\\b[^\\n]{0,512}?[ \\t](?:-[A-Za-z]*?u[ \\t]*|--user(?:=|[ \\t]+))["']?[^\\s:"']{1,128}:(?<s4>[^\\s"']{1,256})` + CLI_PASSWORD_FLAGS,
+        CLI_PASSWORD_FLAGS,
         void 0,
         {
           weakIsSecret: true,
@@ -1226,55 +1372,45 @@ var init_redact = __esm({
           allow: notACliPassword
         }
       ),
-      rule("xml-password", "</ <add", `<(?<tag>(?:[A-Za-z][\\w.:-]{0,40}?)?(?:[Pp]assword|PASSWORD|[Pp]asswd|[Ss]ecret|SECRET|[Tt]oken|TOKEN|[Aa]pi[Kk]ey|API_?KEY|api_key))>(?<s>[^<>\\n]{1,256})</\\k<tag>>|<add\\s+key="(?:ClearText)?Password"\\s+value="(?<s1>[^"\\n]{1,256})"`, void 0, {
-        weakIsSecret: true,
-        // A password element holds a human password (`Summer2024!` reads as code): only variables,
-        // placeholders, paths and prose are kept. Other secret elements are judged as assignments.
-        allow: (v, m) => m.groups?.["tag"] === void 0 || /pass/i.test(m.groups["tag"]) ? placeholderOrVariable(v) || PATH_OR_URL.test(v) || proseLike(v) : notAnAssignedSecret(v) || v.length < 8 || shannonEntropy(v) < 3.5
-      }),
+      rule(
+        "xml-password",
+        "</ <add",
+        `<(?<tag>(?:[A-Za-z][\\w.:-]{0,40}?)?(?:${XML_NAMES}))>(?<s>[^<>\\n]{1,256})</\\k<tag>>|<add\\s+key="(?:ClearText)?Password"\\s+value="(?<s1>[^"\\n]{1,256})"`,
+        void 0,
+        {
+          weakIsSecret: true,
+          // A password element holds a human password (`Summer2024!` reads as code); other elements are assignments.
+          allow: (v, m) => m.groups?.["tag"] === void 0 || /pass/i.test(m.groups["tag"]) ? placeholderOrVariable(v) || PATH_OR_URL.test(v) || proseLike(v) : notAnAssignedSecret(v) || v.length < 8 || shannonEntropy(v) < 3.5
+        }
+      ),
       rule("cookie-value", "cookie", `(?<![\\w-])(?:set-)?cookie["']?[ \\t]*:[ \\t]*["']?`, 3, { spans: cookieSpans }, "i"),
-      rule("table-secret", "pass pwd secret token key credential", "^\\|[^\\n]*\\|[ \\t]*\\r?\\n\\|[ \\t]*:?-{3,}[^\\n]*(?:\\r?\\n\\|[^\\n]*)*", 3.5, { spans: tableSpans }, "m"),
-      rule("generic-secret", "pass pwd secret token key credential", `(?<![A-Za-z0-9_.:-])[A-Za-z0-9_.-]*?${GENERIC_KEY}["'\`]?(?:\\s*:\\s*string)?\\s*(?::=|=>|=|:)(?![=:>])\\s*(?:"(?<s>[^"\\n]{8,256})"|'(?<s1>[^'\\n]{8,256})'|\`(?<s2>[^\`\\n]{8,256})\`|[|>][+-]?\\d?[ \\t]*\\r?\\n[ \\t]+(?<s4>[^\\s][^\\n]{0,255})|(?<s3>[^\\s"'\`,;&<>(){}\\[\\]=:|]))`, 3.5, {
-        refine: refineGenericValue,
-        allow: (v, m) => notAnAssignedSecret(v) || keyNameValueKept(v, m) || notAGluedEnvName(m) || m.groups?.["k"] !== void 0 && /(?:^|[^a-z])pub(?:lic)?[_.-]?key/i.test(m[0])
-      }, "i")
+      rule(
+        "table-secret",
+        SECRET_WORDS,
+        "^\\|[^\\n]*\\|[ \\t]*\\r?\\n\\|[ \\t]*:?-{3,}[^\\n]*(?:\\r?\\n\\|[^\\n]*)*",
+        3.5,
+        { spans: tableSpans },
+        "m"
+      ),
+      rule(
+        "generic-secret",
+        SECRET_WORDS,
+        `(?<![A-Za-z0-9_.:-])[A-Za-z0-9_.-]*?${GENERIC_KEY}["'\`]?(?:\\s*:\\s*string)?\\s*(?::=|=>|=|:)(?![=:>])\\s*` + GENERIC_VALUE,
+        3.5,
+        {
+          refine: refineGenericValue,
+          allow: (v, m) => notAnAssignedSecret(v) || keyNameValueKept(v, m) || notAGluedEnvName(m) || m.groups?.["k"] !== void 0 && /(?:^|[^a-z])pub(?:lic)?[_.-]?key/i.test(m[0])
+        },
+        "i"
+      )
     ];
-    CONTEXT_RULES = /* @__PURE__ */ new Set([
-      "private-key",
-      "aws-secret-access-key",
-      "azure-storage-key",
-      "docker-config-auth",
-      "basic-auth",
-      "bearer-token",
-      "url-password",
-      "connection-string-password",
-      "cli-password",
-      "xml-password",
-      "cookie-value",
-      "table-secret",
-      "generic-secret",
-      "gitlab-session-cookie",
-      "sidekiq-secret"
-    ]);
-    VENDOR_SHAPE = new Set(REDACTION_RULES.map((r) => r.id).filter((id) => !CONTEXT_RULES.has(id)));
+    WINDOWS = new Uint32Array(1 << 16);
+    CONTEXT_RULES = new Set(
+      "private-key aws-secret-access-key azure-storage-key docker-config-auth basic-auth bearer-token url-password connection-string-password cli-password xml-password cookie-value table-secret generic-secret gitlab-session-cookie sidekiq-secret".split(" ")
+    );
+    SHAPE_RULES = REDACTION_RULES.filter((r) => !CONTEXT_RULES.has(r.id));
+    VENDOR_SHAPE = new Set(SHAPE_RULES.map((r) => r.id));
     DERIVED_RULES = REDACTION_RULES.filter((r) => VENDOR_SHAPE.has(r.id) || r.id === "private-key");
-    REPORT_LIMIT = 20;
-    REPORT_LINES_FROM = 4;
-  }
-});
-
-// src/guard/redaction.ts
-function redactText2(text2, options = {}) {
-  redactionPasses.calls++;
-  redactionPasses.chars += text2.length;
-  return redactText(text2, options);
-}
-var redactionPasses;
-var init_redaction = __esm({
-  "src/guard/redaction.ts"() {
-    "use strict";
-    init_redact();
-    init_redact();
     redactionPasses = { calls: 0, chars: 0 };
   }
 });
@@ -1350,16 +1486,36 @@ var init_unicode_tables = __esm({
   }
 });
 
-// src/guard/invisible-rules.ts
+// src/guard/invisible.ts
+function findInvisible(text2) {
+  return CANDIDATE.test(text2) ? findRefused(text2) : [];
+}
+function refusedIndexes(text2) {
+  return CANDIDATE.test(text2) ? refusedIndexesIn(text2) : /* @__PURE__ */ new Set();
+}
+function showRefused(text2) {
+  if (!CANDIDATE.test(text2)) return { text: text2, changed: 0 };
+  return renderCodePoints(Array.from(text2, (ch) => ch.codePointAt(0)));
+}
+function renderVisible(bytes) {
+  let fast;
+  try {
+    fast = STRICT.decode(bytes);
+  } catch {
+    fast = void 0;
+  }
+  if (fast !== void 0 && !CANDIDATE.test(fast)) return { text: fast, changed: 0 };
+  return renderCodePoints(decodeUtf8(bytes));
+}
 function classOf(cp) {
   if (cp < 32 || cp >= 127 && cp <= 159) return cp === 9 || cp === LF ? void 0 : "control character";
   if (cp < 1564) return void 0;
-  if (cp === 1564 || cp === 8206 || cp === 8207 || cp >= 8234 && cp <= 8238 || cp >= 8294 && cp <= 8297) {
-    return "bidi control";
-  }
+  const mark = cp === 1564 || cp === 8206 || cp === 8207;
+  if (mark || cp >= 8234 && cp <= 8238 || cp >= 8294 && cp <= 8297) return "bidi control";
   if (cp === 8232 || cp === 8233) return "line or paragraph separator";
   if (cp >= 917504 && cp <= 917631) return "tag character";
-  if (cp === 8203 || cp === ZWNJ || cp === ZWJ || cp >= 8288 && cp <= 8292 || cp === 6158 || cp === BOM) return "zero-width character";
+  const zeroWidth = cp === 8203 || cp === ZWNJ || cp === ZWJ || cp >= 8288 && cp <= 8292 || cp === 6158;
+  if (zeroWidth || cp === BOM) return "zero-width character";
   if (cp >= 65024 && cp <= 65039 || cp >= 917760 && cp <= 917999) return "variation selector";
   if (cp === 4447 || cp === 4448 || cp === 12644 || cp === 65440) return "Hangul filler";
   return void 0;
@@ -1381,15 +1537,8 @@ function decodeRanges(encoded) {
   return out;
 }
 function inRanges(ranges, cp) {
-  let lo = 0;
-  let hi = ranges.length / 2 - 1;
-  while (lo <= hi) {
-    const mid = lo + hi >> 1;
-    if (cp < ranges[2 * mid]) hi = mid - 1;
-    else if (cp > ranges[2 * mid + 1]) lo = mid + 1;
-    else return true;
-  }
-  return false;
+  const k = partitionPoint(ranges.length / 2, (i) => ranges[2 * i] <= cp) - 1;
+  return k >= 0 && cp <= ranges[2 * k + 1];
 }
 function isRtlLetter(cp) {
   rtlLetters ??= decodeRanges(RTL_LETTERS);
@@ -1521,9 +1670,6 @@ function decodeUtf8(bytes) {
   }
   return out;
 }
-function renderBytes(bytes) {
-  return renderCodePoints(decodeUtf8(bytes));
-}
 function renderCodePoints(cps) {
   const parts = [];
   let changed = 0;
@@ -1551,11 +1697,17 @@ function renderCodePoints(cps) {
   flush(cps.length);
   return { text: parts.join(""), changed };
 }
-var LF, CR, ZWNJ, ZWJ, BOM, VS15, VS16, BLACK_FLAG, CANCEL_TAG, PICTOGRAPHIC, EMOJI, LETTER_OR_MARK, HAN_IDEOGRAPH, FLAG_TAGS, matches, isEmoji, rtlLetters, variantBases;
-var init_invisible_rules = __esm({
-  "src/guard/invisible-rules.ts"() {
+var CANDIDATE, STRICT, LF, CR, ZWNJ, ZWJ, BOM, VS15, VS16, BLACK_FLAG, CANCEL_TAG, PICTOGRAPHIC, EMOJI, LETTER_OR_MARK, HAN_IDEOGRAPH, FLAG_TAGS, matches, isEmoji, rtlLetters, variantBases;
+var init_invisible = __esm({
+  "src/guard/invisible.ts"() {
     "use strict";
+    init_partition();
     init_unicode_tables();
+    CANDIDATE = new RegExp(
+      "[\\x00-\\x08\\x0B-\\x1F\\x7F-\\x9F\\u061C\\u115F\\u1160\\u180E\\u200B-\\u200F\\u202A-\\u202E\\u2028\\u2029\\u2060-\\u2064\\u2066-\\u2069\\u3164\\uFE00-\\uFE0F\\uFEFF\\uFFA0\\u{E0000}-\\u{E007F}\\u{E0100}-\\u{E01EF}]",
+      "u"
+    );
+    STRICT = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
     LF = 10;
     CR = 13;
     ZWNJ = 8204;
@@ -1570,39 +1722,8 @@ var init_invisible_rules = __esm({
     LETTER_OR_MARK = /[\p{L}\p{M}]/u;
     HAN_IDEOGRAPH = /[\p{Unified_Ideograph}\uF900-\uFAFF\u{2F800}-\u{2FA1F}]/u;
     FLAG_TAGS = ["gbeng", "gbsct", "gbwls"].map((t) => [...t].map((c) => 917504 + c.charCodeAt(0)));
-    matches = (re3, cp) => cp !== void 0 && cp >= 0 && re3.test(String.fromCodePoint(cp));
+    matches = (re2, cp) => cp !== void 0 && cp >= 0 && re2.test(String.fromCodePoint(cp));
     isEmoji = (cp) => cp !== void 0 && cp >= 169 && matches(PICTOGRAPHIC, cp);
-  }
-});
-
-// src/guard/invisible.ts
-function findInvisible(text2) {
-  return CANDIDATE.test(text2) ? findRefused(text2) : [];
-}
-function refusedIndexes(text2) {
-  return CANDIDATE.test(text2) ? refusedIndexesIn(text2) : /* @__PURE__ */ new Set();
-}
-function showRefused(text2) {
-  if (!CANDIDATE.test(text2)) return { text: text2, changed: 0 };
-  return renderCodePoints(Array.from(text2, (ch) => ch.codePointAt(0)));
-}
-function renderVisible(bytes) {
-  let fast;
-  try {
-    fast = STRICT.decode(bytes);
-  } catch {
-    fast = void 0;
-  }
-  if (fast !== void 0 && !CANDIDATE.test(fast)) return { text: fast, changed: 0 };
-  return renderBytes(bytes);
-}
-var CANDIDATE, STRICT;
-var init_invisible = __esm({
-  "src/guard/invisible.ts"() {
-    "use strict";
-    init_invisible_rules();
-    CANDIDATE = /[\x00-\x08\x0B-\x1F\x7F-\x9F\u061C\u115F\u1160\u180E\u200B-\u200F\u202A-\u202E\u2028\u2029\u2060-\u2064\u2066-\u2069\u3164\uFE00-\uFE0F\uFEFF\uFFA0\u{E0000}-\u{E007F}\u{E0100}-\u{E01EF}]/u;
-    STRICT = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
   }
 });
 
@@ -1637,8 +1758,10 @@ var init_quote = __esm({
 function firstNul(bytes) {
   return bytes.indexOf(0);
 }
-function unsafeBytes(file, at3) {
-  return new Refused(`${file} holds a NUL byte (at byte ${at3}): it is unsafe and was not loaded; tell the user (another program wrote it: remove the byte or move the file away, then check again)`);
+function unsafeBytes(file, at4) {
+  return new Refused(
+    `${file} holds a NUL byte (at byte ${at4}): it is unsafe and was not loaded; tell the user (another program wrote it: remove the byte or move the file away, then check again)`
+  );
 }
 function shownWarning(file, n2) {
   return `warning: ${file} holds ${n2} invisible or control character(s) or invalid UTF-8 byte(s) that write would refuse, shown as <U+XXXX> / <0xNN>; the token covers the bytes on disk`;
@@ -1656,37 +1779,37 @@ var init_file_verdict = __esm({
   }
 });
 
-// src/guard/envelope.ts
+// src/guard/untrusted.ts
 import { randomBytes } from "node:crypto";
-function renderEnvelope(file, token, bytes) {
-  const shown = renderVisible(bytes);
-  const body = shown.changed > 0 ? Buffer.from(shown.text, "utf8") : Buffer.from(bytes);
+function nonceFor(holds) {
   let nonce;
   do {
     nonce = randomBytes(8).toString("hex");
-  } while (body.includes(nonce));
+  } while (holds(nonce));
+  return nonce;
+}
+function renderEnvelope(file, token, bytes) {
+  const shown = renderVisible(bytes);
+  const body = shown.changed > 0 ? Buffer.from(shown.text, "utf8") : Buffer.from(bytes);
+  const nonce = nonceFor((n2) => body.includes(n2));
   const parts = [Buffer.from(`CURRENT-SHA256: ${token}
 <<<BEGIN UNTRUSTED ${file} ${nonce}>>>
 `), body];
   if (body.length > 0 && body[body.length - 1] !== 10) parts.push(Buffer.from("\n"));
   parts.push(Buffer.from(`<<<END UNTRUSTED ${file} ${nonce}>>>
 `));
-  const warning = shown.changed > 0 ? shownWarning(file, shown.changed) : null;
-  return { out: Buffer.concat(parts), warning };
+  return { out: Buffer.concat(parts), warning: shown.changed > 0 ? shownWarning(file, shown.changed) : null };
 }
 function envelopeText(file, text2) {
-  let nonce;
-  do {
-    nonce = randomBytes(8).toString("hex");
-  } while (text2.includes(nonce));
+  const nonce = nonceFor((n2) => text2.includes(n2));
   const body = text2.length > 0 && !text2.endsWith("\n") ? `${text2}
 ` : text2;
   return `<<<BEGIN UNTRUSTED ${file} ${nonce}>>>
 ${body}<<<END UNTRUSTED ${file} ${nonce}>>>
 `;
 }
-var init_envelope = __esm({
-  "src/guard/envelope.ts"() {
+var init_untrusted = __esm({
+  "src/guard/untrusted.ts"() {
     "use strict";
     init_file_verdict();
     init_invisible();
@@ -1837,16 +1960,16 @@ function parseDirtyHashes(value) {
       p = q.value;
       i = q.end + 1;
     } else {
-      let at3 = -1;
+      let at4 = -1;
       for (let j = v.indexOf(" ", i); j !== -1; j = v.indexOf(" ", j + 1)) {
         if (HASH_VALUE.test(v.slice(j + 1))) {
-          at3 = j;
+          at4 = j;
           break;
         }
       }
-      if (at3 <= i) return null;
-      p = v.slice(i, at3);
-      i = at3 + 1;
+      if (at4 <= i) return null;
+      p = v.slice(i, at4);
+      i = at4 + 1;
     }
     const m = HASH_VALUE.exec(v.slice(i));
     if (!m || p === "") return null;
@@ -1875,10 +1998,10 @@ function parseKeyFileMtimes(value) {
       i = q.end;
       if (!v.startsWith(" @ ", i)) return null;
     } else {
-      const at3 = v.indexOf(" @ ", i);
-      if (at3 === -1) return null;
-      p = v.slice(i, at3);
-      i = at3;
+      const at4 = v.indexOf(" @ ", i);
+      if (at4 === -1) return null;
+      p = v.slice(i, at4);
+      i = at4;
     }
     i += 3;
     const comma = v.indexOf(", ", i);
@@ -1896,9 +2019,8 @@ function renderDirtyHashes(h) {
 function renderAnchorLines(a) {
   if (!a.insideGit) {
     const lines3 = [`- Date: ${a.date}`];
-    if (a.keyFileMtimes.length > 0) {
-      lines3.push(`- Key file mtimes: ${a.keyFileMtimes.map((k) => `${quotePath(k.path)} @ ${k.mtime ?? "missing"}`).join(", ")}`);
-    }
+    const mtimes = a.keyFileMtimes.map((k) => `${quotePath(k.path)} @ ${k.mtime ?? "missing"}`);
+    if (mtimes.length > 0) lines3.push(`- Key file mtimes: ${mtimes.join(", ")}`);
     return `${lines3.join("\n")}
 `;
   }
@@ -1919,7 +2041,17 @@ var init_anchor_lines = __esm({
     init_invisible();
     MAX_LISTED_DIRTY = 50;
     NEEDS_QUOTES = /[,"\\\x00-\x1f\x7f]|^\s|\s$|^\u2026| @ /;
-    ESCAPES = { "\x07": "\\a", "\b": "\\b", "	": "\\t", "\n": "\\n", "\v": "\\v", "\f": "\\f", "\r": "\\r", '"': '\\"', "\\": "\\\\" };
+    ESCAPES = {
+      "\x07": "\\a",
+      "\b": "\\b",
+      "	": "\\t",
+      "\n": "\\n",
+      "\v": "\\v",
+      "\f": "\\f",
+      "\r": "\\r",
+      '"': '\\"',
+      "\\": "\\\\"
+    };
     UNESCAPE = { a: 7, b: 8, t: 9, n: 10, v: 11, f: 12, r: 13, '"': 34, "\\": 92 };
     HASH_VALUE = /^([0-9a-f]{64}|[0-9a-f]{40}|deleted|over 8 MB)(?:, |$)/;
   }
@@ -2572,513 +2704,215 @@ var init_types = __esm({
   }
 });
 
-// src/schema/blocks.ts
-function freeze(b) {
-  for (const c of b.children) freeze(c);
-  Object.freeze(b.children);
-  return Object.freeze(b);
-}
+// src/schema/grammar.ts
 function parseBlocks(text2) {
-  for (const r of recent) if (r.text === text2) return r.tree;
-  const tree = freeze(scan(text2));
-  recent.unshift({ text: text2, tree });
-  if (recent.length > RECENT) recent.pop();
-  return tree;
-}
-function parseBlocksPrivately(text2) {
-  for (const r of recent) if (r.text === text2) return r.tree;
-  return scan(text2);
-}
-function scan(text2) {
-  const doc = { type: "document", start: 0, end: text2.length, children: NO_CHILDREN, parent: null, open: true };
-  let tip = doc;
-  let oldtip = doc;
-  let lastMatched = doc;
-  let allClosed = true;
-  let line = "";
-  let lineStart = 0;
-  let offset = 0;
-  let column = 0;
-  let nextNonspace = 0;
-  let nextNonspaceColumn = 0;
-  let indent = 0;
-  let indented = false;
-  let blank = false;
-  let partialTab = false;
-  let blankRun = 0;
-  let lastBlankStart = 0;
-  let atEnd = false;
-  let emptyItemBlank = false;
-  let afterEmptyItem = false;
-  const findNextNonspace = () => {
-    let i = offset;
-    let cols = column;
-    let c;
-    while ((c = line[i]) !== void 0) {
-      if (c === " ") {
-        i++;
-        cols++;
-      } else if (c === "	") {
-        i++;
-        cols += 4 - cols % 4;
-      } else break;
-    }
-    blank = c === void 0;
-    nextNonspace = i;
-    nextNonspaceColumn = cols;
-    indent = nextNonspaceColumn - column;
-    indented = indent >= 4;
-  };
-  const advanceNextNonspace = () => {
-    offset = nextNonspace;
-    column = nextNonspaceColumn;
-    partialTab = false;
-  };
-  const advanceOffset = (count, columns) => {
-    let c;
-    while (count > 0 && (c = line[offset]) !== void 0) {
-      if (c === "	") {
-        const toTab = 4 - column % 4;
-        if (columns) {
-          partialTab = toTab > count;
-          const n2 = toTab > count ? count : toTab;
-          column += n2;
-          offset += partialTab ? 0 : 1;
-          count -= n2;
-        } else {
-          partialTab = false;
-          column += toTab;
-          offset += 1;
-          count -= 1;
-        }
-      } else {
-        partialTab = false;
-        offset += 1;
-        column += 1;
-        count -= 1;
-      }
-    }
-  };
-  const lineEnd = () => lineStart + line.length;
-  const finalize = (block2) => {
-    block2.open = false;
-    const last = block2.children[block2.children.length - 1];
-    switch (block2.type) {
-      case "blockquote":
-        block2.end = Math.max(block2.lastContentEnd, last ? last.end : 0);
-        break;
-      case "listItem":
-      case "list":
-        block2.end = last ? last.end : block2.markerEnd ?? block2.start + 1;
-        break;
-      case "code":
-        if (!block2.fenced) block2.end = block2.lastContentEnd ?? block2.end;
-        else if (!block2.closedByFence) block2.end = implicitFenceEnd(block2);
-        break;
-      case "html":
-        if (!block2.closedByFence && block2.htmlType <= 5) block2.end = implicitFenceEnd(block2);
-        break;
-      case "paragraph": {
-        const lines4 = block2.lines ?? [];
-        const n2 = insertDefinitions(block2);
-        if (n2 === 0) break;
-        if (n2 === lines4.length) block2.parent.children.splice(block2.parent.children.indexOf(block2), 1);
-        else {
-          block2.start = lines4[n2] + leadOf(lines4[n2], lines4[n2 + 1]);
-          block2.lines = lines4.slice(n2);
-        }
-        break;
-      }
-    }
-    tip = block2.parent ?? doc;
-  };
-  const insertDefinitions = (block2) => {
-    const lines4 = block2.lines ?? [];
-    let n2 = 0;
-    while (n2 < lines4.length && isDefinition(lines4[n2], lines4[n2 + 1])) n2 += 2;
-    if (n2 === 0) return 0;
-    const siblings = block2.parent.children;
-    let at3 = siblings.indexOf(block2);
-    for (let i = 0; i < n2; i += 2) {
-      siblings.splice(at3++, 0, { type: "definition", start: lines4[i] + leadOf(lines4[i], lines4[i + 1]), end: lines4[i + 1], children: NO_CHILDREN, parent: block2.parent, open: false });
-    }
-    return n2;
-  };
-  const leadOf = (start, end) => {
-    let i = start;
-    while (i < end && isSpaceOrTab(text2[i])) i++;
-    return i - start;
-  };
-  const isDefinition = (start, end) => {
-    let i = start;
-    while (i < end && i - start < 3 && text2[i] === " ") i++;
-    return text2[i] === "[" && DEFINITION.test(text2.slice(start, end));
-  };
-  const implicitFenceEnd = (block2) => {
-    if (!atEnd && opensContainer()) return lineStart;
-    if (block2.parent?.type === "blockquote") return block2.end;
-    if (atEnd) return text2.length;
-    return blankRun > 0 ? lastBlankStart : lineStart - 1;
-  };
-  const opensContainer = () => {
-    if (indented) return false;
-    const rest = line.slice(nextNonspace);
-    return rest[0] === ">" || /^(?:[*+-]|\d{1,9}[.)])(?:[ \t]|$)/.test(rest) && !THEMATIC.test(rest);
-  };
-  let interrupt = false;
-  const closeUnmatched = () => {
-    if (!allClosed) {
-      while (oldtip !== lastMatched) {
-        const parent = oldtip.parent;
-        finalize(oldtip);
-        oldtip = parent;
-      }
-      allClosed = true;
-    }
-  };
-  const canContain = (parent, child) => parent === "document" || parent === "blockquote" || parent === "listItem" ? child !== "listItem" : parent === "list" ? child === "listItem" : false;
-  const addChild = (type, start) => {
-    while (!canContain(tip.type, type)) finalize(tip);
-    const node = { type, start, end: start, children: NO_CHILDREN, parent: tip, open: true };
-    if (tip.children === NO_CHILDREN) tip.children = [node];
-    else tip.children.push(node);
-    tip = node;
-    return node;
-  };
-  const addParagraphLine = (p) => {
-    if (p.lines === NO_LINES) p.lines = [lineStart + offset, lineEnd()];
-    else p.lines.push(lineStart + offset, lineEnd());
-    p.end = lineEnd();
-  };
-  const continues2 = (c) => {
-    switch (c.type) {
-      case "document":
-      case "list":
-        return 0;
-      case "blockquote":
-        if (!indented && line[nextNonspace] === ">") {
-          advanceNextNonspace();
-          advanceOffset(1, false);
-          if (isSpaceOrTab(line[offset])) advanceOffset(1, true);
-          c.lastContentEnd = lineEnd();
-          return 0;
-        }
-        return 1;
-      case "listItem":
-        if (blank) {
-          if (c.children.length === 0) {
-            emptyItemBlank = true;
-            return 1;
-          }
-          advanceNextNonspace();
-        } else if (indent >= c.markerOffset + c.padding) {
-          advanceOffset(c.markerOffset + c.padding, true);
-        } else return 1;
-        return 0;
-      case "code":
-        if (c.fenced) {
-          const m = indent <= 3 && line[nextNonspace] === c.fenceChar ? FENCE_CLOSE.exec(line.slice(nextNonspace)) : null;
-          if (m && m[0].length >= c.fenceLength) {
-            c.end = lineEnd();
-            c.closedByFence = true;
-            finalize(c);
-            return 2;
-          }
-          let i = c.fenceOffset;
-          while (i > 0 && isSpaceOrTab(line[offset])) {
-            advanceOffset(1, true);
-            i--;
-          }
-          return 0;
-        }
-        if (indent >= 4) advanceOffset(4, true);
-        else if (blank) advanceNextNonspace();
-        else return 1;
-        return 0;
-      case "html":
-        return blank && (c.htmlType === 6 || c.htmlType === 7) ? 1 : 0;
-      case "paragraph":
-        return blank ? 1 : 0;
-      default:
-        return 1;
-    }
-  };
-  let markerType = "bullet";
-  let markerChar;
-  let markerDelimiter;
-  let markerOffset = 0;
-  let markerPadding = 0;
-  let markerStart = 0;
-  let markerEnd = 0;
-  const parseListMarker = () => {
-    if (indent >= 4) return false;
-    const c = line[nextNonspace];
-    let len;
-    if (c === "*" || c === "+" || c === "-") {
-      markerType = "bullet";
-      markerChar = c;
-      markerDelimiter = void 0;
-      len = 1;
-    } else {
-      let d = nextNonspace;
-      while (d - nextNonspace < 10 && line.charCodeAt(d) >= 48 && line.charCodeAt(d) <= 57) d++;
-      const digits = d - nextNonspace;
-      const delimiter = line[d];
-      if (digits < 1 || digits > 9 || delimiter !== "." && delimiter !== ")") return false;
-      if (interrupt && (digits !== 1 || line[nextNonspace] !== "1")) return false;
-      markerType = "ordered";
-      markerChar = void 0;
-      markerDelimiter = delimiter;
-      len = digits + 1;
-    }
-    const after = line[nextNonspace + len];
-    if (!(after === void 0 || isSpaceOrTab(after))) return false;
-    if (interrupt && !NONBLANK.test(line.slice(nextNonspace + len))) return false;
-    const first = nextNonspace;
-    advanceNextNonspace();
-    advanceOffset(len, true);
-    const spacesStartCol = column;
-    const spacesStartOffset = offset;
-    let ch;
-    do {
-      advanceOffset(1, true);
-      ch = line[offset];
-    } while (column - spacesStartCol < 5 && isSpaceOrTab(ch));
-    const blankItem = line[offset] === void 0;
-    const spaces = column - spacesStartCol;
-    if (spaces >= 5 || spaces < 1 || blankItem) {
-      markerPadding = len + 1;
-      column = spacesStartCol;
-      offset = spacesStartOffset;
-      partialTab = false;
-      if (isSpaceOrTab(line[offset])) advanceOffset(1, true);
-    } else markerPadding = len + spaces;
-    markerOffset = indent;
-    markerStart = lineStart + first;
-    markerEnd = blankItem ? lineEnd() : lineStart + first + len;
-    return true;
-  };
-  const depthOf2 = (n2) => {
-    let d = 0;
-    for (let p = n2.parent; p !== null; p = p.parent) d++;
-    return d;
-  };
-  const blockStart = (container) => {
-    const c = line[nextNonspace];
-    const deep = depthOf2(container) >= MAX_DEPTH;
-    if (!indented) {
-      if (c === ">" && !deep) {
-        advanceNextNonspace();
-        advanceOffset(1, false);
-        if (isSpaceOrTab(line[offset])) advanceOffset(1, true);
-        closeUnmatched();
-        addChild("blockquote", lineStart + nextNonspace).lastContentEnd = lineEnd();
-        return 1;
-      }
-      const rest = c === "#" || c === "`" || c === "~" || c === "<" || c === "=" || c === "-" || c === "*" || c === "_" ? line.slice(nextNonspace) : "";
-      const atx = c === "#" ? ATX.exec(rest) : null;
-      if (atx) {
-        advanceNextNonspace();
-        closeUnmatched();
-        const h = addChild("heading", lineStart + nextNonspace);
-        h.depth = atx[0].trim().length;
-        h.end = lineEnd();
-        offset = line.length;
-        finalize(h);
-        return 2;
-      }
-      const fence = c === "`" || c === "~" ? FENCE_OPEN.exec(rest) : null;
-      if (fence) {
-        closeUnmatched();
-        const f = addChild("code", lineStart + nextNonspace);
-        f.fenced = true;
-        f.fenceChar = fence[0][0];
-        f.fenceLength = fence[0].length;
-        f.fenceOffset = indent;
-        f.end = lineEnd();
-        advanceNextNonspace();
-        offset = line.length;
-        return 2;
-      }
-      if (c === "<") {
-        for (let type = 1; type <= 7; type++) {
-          if (HTML_OPEN[type].test(rest) && (type < 7 || container.type !== "paragraph" && !(!allClosed && !blank && tip.type === "paragraph"))) {
-            closeUnmatched();
-            const h = addChild("html", lineStart + offset + (partialTab ? 1 : 0));
-            h.htmlType = type;
-            return 2;
-          }
-        }
-      }
-      if (container.type === "paragraph" && (c === "=" || c === "-") && SETEXT.test(rest)) {
-        const p = container;
-        closeUnmatched();
-        let definitions = true;
-        for (let i = 0; i < p.lines.length && definitions; i += 2) definitions = isDefinition(p.lines[i], p.lines[i + 1]);
-        if (definitions) {
-          finalize(p);
-          if (!THEMATIC.test(rest)) {
-            addChild("paragraph", lineStart + nextNonspace).lines = NO_LINES;
-            advanceNextNonspace();
-            return 2;
-          }
-        } else {
-          insertDefinitions(p);
-          p.type = "heading";
-          finalize(p);
-          p.depth = rest[0] === "=" ? 1 : 2;
-          p.end = lineEnd();
-          offset = line.length;
-          return 2;
-        }
-      }
-      if ((c === "*" || c === "_" || c === "-") && THEMATIC.test(rest)) {
-        closeUnmatched();
-        const t = addChild("thematicBreak", lineStart + nextNonspace);
-        t.end = lineEnd();
-        offset = line.length;
-        finalize(t);
-        return 2;
-      }
-    }
-    if ((!indented || container.type === "list") && !deep) {
-      if (parseListMarker()) {
-        closeUnmatched();
-        if (tip.type !== "list" || tip.listType !== markerType || tip.bulletChar !== markerChar || tip.delimiter !== markerDelimiter) {
-          const list2 = addChild("list", markerStart);
-          list2.listType = markerType;
-          list2.bulletChar = markerChar;
-          list2.delimiter = markerDelimiter;
-        }
-        const item = addChild("listItem", markerStart);
-        item.markerOffset = markerOffset;
-        item.padding = markerPadding;
-        item.markerEnd = markerEnd;
-        return 1;
-      }
-    }
-    if (indented && tip.type !== "paragraph" && !blank) {
-      const start = lineStart + offset + (partialTab ? 1 : 0);
-      const lazy = !allClosed && oldtip !== lastMatched || afterEmptyItem;
-      advanceOffset(4, true);
-      closeUnmatched();
-      addChild("code", start).lazy = lazy;
-      return 2;
-    }
-    return 0;
-  };
-  const incorporate = () => {
-    afterEmptyItem = emptyItemBlank && NONBLANK.test(line);
-    if (afterEmptyItem) emptyItemBlank = false;
-    let container = doc;
-    oldtip = tip;
-    offset = 0;
-    column = 0;
-    partialTab = false;
-    blank = false;
-    let last;
-    while ((last = container.children[container.children.length - 1]) && last.open) {
-      container = last;
-      findNextNonspace();
-      const r = continues2(container);
-      if (r === 2) return;
-      if (r === 1) {
-        container = container.parent;
-        break;
-      }
-    }
-    allClosed = container === oldtip;
-    lastMatched = container;
-    interrupt = (oldtip.type === "paragraph" || oldtip.type === "code" && !oldtip.fenced) && (allClosed || container === oldtip.parent);
-    let matchedLeaf = container.type !== "paragraph" && (container.type === "code" || container.type === "html");
-    while (!matchedLeaf) {
-      findNextNonspace();
-      if (!indented && !MAYBE_SPECIAL.test(line[nextNonspace] ?? "")) {
-        advanceNextNonspace();
-        break;
-      }
-      const r = blockStart(container);
-      if (r === 0) {
-        advanceNextNonspace();
-        break;
-      }
-      container = tip;
-      if (r === 2) matchedLeaf = true;
-    }
-    if (!allClosed && !blank && tip.type === "paragraph") {
-      addParagraphLine(tip);
-      return;
-    }
-    closeUnmatched();
-    const t = container.type;
-    if (t === "code" || t === "html") {
-      if (t === "code" && !container.fenced) {
-        if (!blank || indent >= 4) container.lastContentEnd = lineEnd();
-        if (container.lazy) finalize(container);
-      } else container.end = lineEnd();
-      if (t === "html" && container.htmlType <= 5 && HTML_CLOSE[container.htmlType].test(line.slice(offset))) {
-        container.closedByFence = true;
-        finalize(container);
-      }
-    } else if (t === "paragraph") {
-      addParagraphLine(container);
-    } else if (t === "heading" || t === "thematicBreak") {
-    } else if (offset < line.length && !blank) {
-      const p = addChild("paragraph", lineStart + nextNonspace);
-      p.lines = NO_LINES;
-      advanceNextNonspace();
-      addParagraphLine(p);
-    }
-  };
+  const reader = new LineReader(text2.length);
   const lines3 = text2.split("\n");
   if (lines3.length > 1 && lines3[lines3.length - 1] === "") lines3.pop();
-  for (const l of lines3) {
-    line = l;
-    incorporate();
-    if (l === "") {
-      blankRun++;
-      lastBlankStart = lineStart;
-    } else blankRun = 0;
-    lineStart += l.length + 1;
-  }
-  atEnd = true;
-  while (tip !== doc) finalize(tip);
-  return doc;
+  for (const line of lines3) reader.read(line);
+  if (reader.leaf !== null) reader.unclosed(reader.leaf);
+  close(reader.doc);
+  return reader.doc;
 }
-var TAGNAME, ATTRIBUTE, OPENTAG, CLOSETAG, BLOCK_NAMES, HTML_OPEN, HTML_CLOSE, ATX, FENCE_OPEN, FENCE_CLOSE, SETEXT, THEMATIC, NONBLANK, MAYBE_SPECIAL, DEFINITION, MAX_DEPTH, isSpaceOrTab, RECENT, recent, NO_CHILDREN, NO_LINES;
-var init_blocks = __esm({
-  "src/schema/blocks.ts"() {
+function closesFence(s, fence, indent) {
+  const m = indent <= 3 ? FENCE_CLOSE.exec(s) : null;
+  return m !== null && m[1][0] === fence[0] && m[1].length >= fence.length;
+}
+function close(block2) {
+  for (const child of block2.children) close(child);
+  const last = block2.children[block2.children.length - 1];
+  if (last && (block2.type === "list" || block2.type === "listItem")) block2.end = last.end;
+}
+var ATX, FENCE_OPEN, FENCE_CLOSE, SETEXT, THEMATIC, MARKER2, DESTINATION, DEFINITION, TAG, ATTRIBUTE, BLOCK_NAMES, HTML_BLOCK, MAX_DEPTH, SAY, LineReader;
+var init_grammar = __esm({
+  "src/schema/grammar.ts"() {
     "use strict";
-    TAGNAME = "[A-Za-z][A-Za-z0-9-]*";
-    ATTRIBUTE = `(?:\\s+[a-zA-Z_:][a-zA-Z0-9:._-]*(?:\\s*=\\s*(?:[^"'=<>\`\\x00-\\x20]+|'[^']*'|"[^"]*"))?)`;
-    OPENTAG = `<${TAGNAME}${ATTRIBUTE}*\\s*/?>`;
-    CLOSETAG = `</${TAGNAME}\\s*[>]`;
-    BLOCK_NAMES = "address|article|aside|base|basefont|blockquote|body|caption|center|col|colgroup|dd|details|dialog|dir|div|dl|dt|fieldset|figcaption|figure|footer|form|frame|frameset|h[123456]|head|header|hr|html|iframe|legend|li|link|main|menu|menuitem|nav|noframes|ol|optgroup|option|p|param|search|section|summary|table|tbody|td|tfoot|th|thead|title|tr|track|ul";
-    HTML_OPEN = [
-      /^$/,
-      /^<(?:script|pre|textarea|style)(?:\s|>|$)/i,
-      /^<!--/,
-      /^<[?]/,
-      /^<![A-Za-z]/,
-      /^<!\[CDATA\[/,
-      new RegExp(`^<[/]?(?:${BLOCK_NAMES})(?:\\s|[/]?[>]|$)`, "i"),
-      new RegExp(`^(?:${OPENTAG}|${CLOSETAG})\\s*$`, "i")
-    ];
-    HTML_CLOSE = [/^$/, /<\/(?:script|pre|textarea|style)>/i, /-->/, /\?>/, />/, /\]\]>/];
     ATX = /^#{1,6}(?:[ \t]+|$)/;
     FENCE_OPEN = /^`{3,}(?!.*`)|^~{3,}/;
-    FENCE_CLOSE = /^(?:`{3,}|~{3,})(?=[ \t]*$)/;
+    FENCE_CLOSE = /^(`{3,}|~{3,})[ \t]*$/;
     SETEXT = /^(?:=+|-+)[ \t]*$/;
-    THEMATIC = /^(?:\*[ \t]*){3,}$|^(?:_[ \t]*){3,}$|^(?:-[ \t]*){3,}$/;
-    NONBLANK = /[^ \t]/;
-    MAYBE_SPECIAL = /[#`~*+_=<>0-9-]/;
-    DEFINITION = /^ {0,3}\[(?:[^\\\[\]]|\\.){0,999}\]:[ \t]*(?:<[^<>\n]*>|[^\s\x00-\x1f]+)(?:[ \t]+(?:"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|\((?:[^()\\]|\\.)*\)))?[ \t]*$/;
-    MAX_DEPTH = 48;
-    isSpaceOrTab = (c) => c === " " || c === "	";
-    RECENT = 4;
-    recent = [];
-    NO_CHILDREN = Object.freeze([]);
-    NO_LINES = Object.freeze([]);
+    THEMATIC = /^(?:(?:\*[ \t]*){3,}|(?:_[ \t]*){3,}|(?:-[ \t]*){3,})$/;
+    MARKER2 = /^(?:[-*+]|(\d{1,9})[.)])(?=[ \t]|$)/;
+    DESTINATION = String.raw`[ \t]*(?:<[^<>\n]*>|[^\s\x00-\x1f]+)[ \t]*(?:(?:"[^"]*"|'[^']*'|\([^()]*\))[ \t]*)?`;
+    DEFINITION = new RegExp(String.raw`^\[(?:[^\\[\]]|\\.){1,999}\]:(?:[ \t]*$|${DESTINATION}$)`);
+    TAG = "[A-Za-z][A-Za-z0-9-]*";
+    ATTRIBUTE = `(?:\\s+[a-zA-Z_:][a-zA-Z0-9:._-]*(?:\\s*=\\s*(?:[^"'=<>\`\\x00-\\x20]+|'[^']*'|"[^"]*"))?)`;
+    BLOCK_NAMES = "address|article|aside|base|basefont|blockquote|body|caption|center|col|colgroup|dd|details|dialog|dir|div|dl|dt|fieldset|figcaption|figure|footer|form|frame|frameset|h[1-6]|head|header|hr|html|iframe|legend|li|link|main|menu|menuitem|nav|noframes|ol|optgroup|option|p|param|search|section|summary|table|tbody|td|tfoot|th|thead|title|tr|track|ul";
+    HTML_BLOCK = new RegExp(
+      `^(?:<(?:script|pre|textarea|style)(?:\\s|>|$)|<[?]|<![A-Za-z]|<!\\[CDATA\\[|</?(?:${BLOCK_NAMES})(?:\\s|/?>|$)|(?:<${TAG}${ATTRIBUTE}*\\s*/?>|</${TAG}\\s*>)\\s*$)`,
+      "i"
+    );
+    MAX_DEPTH = 32;
+    SAY = {
+      tab: "a tab in the indentation, which Markdown counts as up to 4 columns: indent with spaces",
+      code: "indented 4 or more spaces past its container, which Markdown reads as code: use a ``` fence for code and indent a nested item by its parent's text column",
+      quote: "a block quote (`>`), which this helper does not read: write the text without `>`",
+      html: "an HTML tag opens the line, which Markdown reads as raw HTML: put the tag in backticks",
+      definition: "a link reference definition, which Markdown hides: write the link inline",
+      setext: "a line of `=` or `-` under text makes it a heading Markdown reads (setext): write `## <title>` instead",
+      empty: "an empty list item: write `- none`, or remove the marker",
+      wide: "5 or more spaces after the list marker, which Markdown reads as code: write one space",
+      twoMarkers: "two list markers on one line: put the nested item on its own line, indented",
+      numbered: "a numbered item right after text, which Markdown reads as text unless it is `1.`: put a blank line before the list",
+      deep: `lists nested more than ${MAX_DEPTH} deep: flatten them`,
+      comment: "an HTML comment never closed: end it with -->"
+    };
+    LineReader = class {
+      doc;
+      stack;
+      para = null;
+      paraDepth = 0;
+      leaf = null;
+      line = "";
+      lineStart = 0;
+      lineNo = 0;
+      constructor(length) {
+        this.doc = { type: "document", start: 0, end: length, children: [], flags: [] };
+        this.stack = [{ block: this.doc, col: 0 }];
+      }
+      read(line) {
+        this.line = line;
+        this.lineNo++;
+        let indent = 0;
+        while (line[indent] === " " || line[indent] === "	") indent++;
+        const blank = indent === line.length;
+        const tab = !blank && line.lastIndexOf("	", indent - 1) >= 0;
+        if (this.leaf === null || !this.inLeaf(this.leaf, indent, blank)) {
+          this.leaf = null;
+          if (tab) this.flag(SAY.tab);
+          if (blank) this.para = null;
+          else {
+            const stack = this.stack;
+            let depth = stack.length - 1;
+            while (depth > 0 && stack[depth].col > indent) depth--;
+            const lazyCol = this.para !== null && this.paraDepth > depth ? stack[this.paraDepth].col : 0;
+            if (lazyCol > 0) this.para = null;
+            stack.length = depth + 1;
+            this.content(depth, indent, stack[depth].col, lazyCol);
+          }
+        } else if (tab && this.stack.length > 1) this.flag(SAY.tab);
+        this.lineStart += line.length + 1;
+      }
+      flag(message, at4 = this.lineNo) {
+        this.doc.flags.push({ line: at4, message });
+      }
+      lineEnd() {
+        return this.lineStart + this.line.length;
+      }
+      unclosed(open) {
+        const fence = open.fence;
+        this.flag(fence ? `a ${fence} fence never closed: close it with ${fence}` : SAY.comment, open.line);
+      }
+      // A block added to the container at `depth`; items open a list, or join the last one of their kind.
+      add(depth, type, start, end = this.lineEnd(), key = "") {
+        let parent = this.stack[depth].block;
+        if (type === "listItem") {
+          const last = parent.children[parent.children.length - 1];
+          const same = last?.type === "list" && last.key === key;
+          const list2 = same ? last : { type: "list", start, end, children: [], key };
+          if (list2 !== last) parent.children.push(list2);
+          parent = list2;
+        }
+        const block2 = { type, start, end, children: [] };
+        parent.children.push(block2);
+        this.para = null;
+        return block2;
+      }
+      // Text after a paragraph line of the same container continues it; otherwise it starts one.
+      paragraphLine(depth, from) {
+        if (this.para !== null && this.paraDepth === depth) this.para.end = this.lineEnd();
+        else {
+          const para = this.add(depth, "paragraph", this.lineStart + from);
+          this.para = para;
+          this.paraDepth = depth;
+        }
+      }
+      // The content of a line from `from`, in the container at `depth` whose text starts at `base`.
+      // `lazyCol`: the column of the item whose paragraph the previous line continued, when this line is left of it.
+      content(depth, from, base, lazyCol) {
+        const s = this.line.slice(from);
+        const at4 = this.lineStart + from;
+        const open = this.para !== null && this.paraDepth === depth;
+        if (from - base >= 4) {
+          if (!open) this.flag(SAY.code);
+          return this.paragraphLine(depth, from);
+        }
+        const atx = s[0] === "#" ? ATX.exec(s) : null;
+        if (atx) {
+          this.add(depth, "heading", at4).depth = atx[0].trim().length;
+          return;
+        }
+        if (FENCE_OPEN.test(s)) {
+          const fence = /^(`{3,}|~{3,})/.exec(s)[1];
+          this.leaf = { block: this.add(depth, "code", at4), depth, line: this.lineNo, fence };
+          return;
+        }
+        if (s.startsWith("<!--")) {
+          const block2 = this.add(depth, "html", this.lineStart + base);
+          if (!s.includes("-->")) this.leaf = { block: block2, depth, line: this.lineNo, fence: null };
+          return;
+        }
+        if (open && SETEXT.test(s)) {
+          this.flag(SAY.setext);
+          return this.paragraphLine(depth, from);
+        }
+        if (THEMATIC.test(s)) {
+          this.add(depth, "thematicBreak", at4);
+          return;
+        }
+        const marker = MARKER2.exec(s);
+        if (marker) return this.item(depth, from, marker, open);
+        if (s[0] === ">") this.flag(SAY.quote);
+        else if (s[0] === "<" && HTML_BLOCK.test(s)) this.flag(SAY.html);
+        else if (s[0] === "[" && DEFINITION.test(s)) this.flag(SAY.definition);
+        else if (lazyCol > 0) {
+          this.flag(`text under a list item without its indentation, which Markdown reads as part of the item: indent it by ${lazyCol} spaces, or put a blank line before it`);
+        }
+        this.paragraphLine(depth, from);
+      }
+      // A list item: its content column is after the marker and 1-4 spaces (one when more).
+      item(depth, from, marker, open) {
+        const line = this.line;
+        const width = marker[0].length;
+        let spaces = 0;
+        while (line[from + width + spaces] === " ") spaces++;
+        const rest = from + width + spaces;
+        if (line[rest] === "	") this.flag(SAY.tab);
+        if (rest === line.length) this.flag(SAY.empty);
+        if (open && marker[1] !== void 0 && marker[1] !== "1") {
+          this.flag(SAY.numbered);
+          return this.paragraphLine(depth, from);
+        }
+        if (this.stack.length > MAX_DEPTH) {
+          this.flag(SAY.deep);
+          return this.paragraphLine(depth, from);
+        }
+        const key = marker[1] === void 0 ? marker[0] : marker[0].slice(-1);
+        const block2 = this.add(depth, "listItem", this.lineStart + from, this.lineStart + rest, key);
+        this.stack.push({ block: block2, col: from + width + (spaces >= 1 && spaces <= 4 ? spaces : 1) });
+        const inner = this.stack.length - 1;
+        if (rest === line.length) return;
+        if (spaces >= 5) this.flag(SAY.wide);
+        if (MARKER2.test(line.slice(rest))) {
+          this.flag(SAY.twoMarkers);
+          return this.paragraphLine(inner, rest);
+        }
+        this.content(inner, rest, rest, 0);
+      }
+      // Whether a line belongs to the open fence or comment: blank, or indented to its container's column.
+      inLeaf(open, indent, blank) {
+        const col = this.stack[open.depth].col;
+        if (!blank && indent < col) {
+          this.unclosed(open);
+          return false;
+        }
+        open.block.end = this.lineEnd();
+        const { fence } = open;
+        const line = this.line;
+        if (fence === null ? line.includes("-->") : closesFence(line.slice(indent), fence, indent - col)) this.leaf = null;
+        return true;
+      }
+    };
   }
 });
 
@@ -3094,7 +2928,7 @@ function asObjectId(value) {
 function parseStrictTime(value, nowMs) {
   const m = ISO.exec(value);
   if (!m) return { error: "not a strict ISO-8601 time with a zone" };
-  const [year, month, day, hour, minute] = [m[1], m[2], m[3], m[4], m[5]].map(Number);
+  const [year, month, day, hour, minute] = m.slice(1, 6).map(Number);
   const second = m[6] === void 0 ? 0 : Number(m[6]);
   const fraction = m[7] === void 0 ? 0 : Number(`0.${m[7]}`);
   if (month < 1 || month > 12 || hour > 23 || minute > 59 || second > 59) return { error: "a field is out of range" };
@@ -3112,6 +2946,10 @@ function parseStrictTime(value, nowMs) {
   if (utc > nowMs + CLOCK_SKEW_MS) return { error: "in the future" };
   return { iso: value, ms: utc };
 }
+function unticked2(value) {
+  const m = /^`([^`]*)`$/.exec(value.trim());
+  return m ? m[1].trim() : value.trim();
+}
 function isoSeconds(ms) {
   return new Date(Math.floor(ms / 1e3) * 1e3).toISOString().replace(".000Z", "Z");
 }
@@ -3119,7 +2957,7 @@ function isPlausibleBranch(name2) {
   if (name2 === "(detached)") return true;
   if (name2.length === 0 || name2.length > 255) return false;
   if (BRANCH_FORBIDDEN.test(name2)) return false;
-  if (name2.startsWith("-") || name2.startsWith("/") || name2.endsWith("/") || name2.endsWith(".") || name2.endsWith(".lock")) return false;
+  if (/^[-/]|[/.]$|\.lock$/.test(name2)) return false;
   if (name2.includes("..") || name2.includes("//") || name2.includes("@{") || name2 === "@") return false;
   return !name2.split("/").some((part) => part.startsWith("."));
 }
@@ -3143,10 +2981,6 @@ var init_values = __esm({
 });
 
 // src/schema/state-time.ts
-function unticked2(value) {
-  const m = /^`([^`]*)`$/.exec(value.trim());
-  return m ? m[1].trim() : value.trim();
-}
 function stateTime(date, saved, nowMs) {
   let malformed = false;
   for (const [value, source] of [
@@ -3269,7 +3103,10 @@ function runRules(rules, parts, c, dropped = []) {
   }
   errors.sort((a, b) => a.line - b.line);
   findings.sort((a, b) => (a.line === 0 ? 1 : 0) - (b.line === 0 ? 1 : 0) || a.line - b.line);
-  return { valid: errors.length === 0, errors: bounded(errors, "error(s)"), score: totalScore(scored), parts: scored, findings: bounded(findings, "finding(s)"), dropped };
+  const valid = errors.length === 0;
+  const listed2 = { errors: bounded(errors, "error(s)"), findings: bounded(findings, "finding(s)") };
+  const result = { valid, ...listed2, score: totalScore(scored), parts: scored, dropped };
+  return result;
 }
 function bounded(list2, what) {
   if (list2.length <= MAX_LISTED_ISSUES) return list2;
@@ -3298,7 +3135,7 @@ function lineAt(lineStarts, offset) {
   }
   return lo + 1;
 }
-function lineStartsOf2(text2) {
+function lineStartsOf(text2) {
   const starts = [0];
   for (let i = text2.indexOf("\n"); i !== -1; i = text2.indexOf("\n", i + 1)) starts.push(i + 1);
   return starts;
@@ -3315,6 +3152,15 @@ function editDistance2(a, b) {
     prev = cur;
   }
   return prev[t.length];
+}
+function nearest2(title, names3) {
+  let best = null;
+  let bestD = Infinity;
+  for (const n2 of names3) {
+    const d = editDistance2(title.toLowerCase(), n2.toLowerCase());
+    if (d < bestD) [bestD, best] = [d, n2];
+  }
+  return best !== null && bestD <= Math.max(2, Math.floor(best.length / 4)) ? best : null;
 }
 function issueLines(list2) {
   return list2.map((i) => i.rule === "more" ? i.message : `line ${i.line}: ${i.rule}: ${i.message}`);
@@ -3361,14 +3207,19 @@ var init_validate_common = __esm({
         severity: "finding",
         part: null,
         checks: "the text starts with a UTF-8 byte order mark",
-        check: (c) => c.input.startsWith("\uFEFF") ? [{ line: 1, message: "a UTF-8 byte order mark starts the text; write drops it" }] : []
+        check: (c) => {
+          const message = "a UTF-8 byte order mark starts the text; write drops it";
+          return c.input.startsWith("\uFEFF") ? [{ line: 1, message }] : [];
+        }
       },
       crlf: {
         id: "crlf",
         severity: "finding",
         part: null,
         checks: "CR or CRLF line ends",
-        check: (c) => c.input.includes("\r") ? [{ line: 1, message: "CR or CRLF line ends; write turns them into LF" }] : []
+        check: (c) => {
+          return c.input.includes("\r") ? [{ line: 1, message: "CR or CRLF line ends; write turns them into LF" }] : [];
+        }
       },
       newline: {
         // Write refuses a text without its final newline.
@@ -3376,7 +3227,17 @@ var init_validate_common = __esm({
         severity: "error",
         part: null,
         checks: "the text ends with a newline",
-        check: (c) => c.text.endsWith("\n") ? [] : [{ line: c.lines.length, message: "the document must end with a newline" }]
+        check: (c) => {
+          return c.text.endsWith("\n") ? [] : [{ line: c.lines.length, message: "the document must end with a newline" }];
+        }
+      },
+      markdown: {
+        // The line grammar reads such a line as plain text: the finding says what to write instead.
+        id: "markdown",
+        severity: "finding",
+        part: null,
+        checks: "every line in the helper's Markdown grammar (no setext heading, indented code, quote, HTML block\u2026)",
+        check: (c) => c.flags.map((f) => ({ line: f.line, message: f.message }))
       },
       conflicted: {
         id: "conflicted",
@@ -3396,35 +3257,24 @@ var init_validate_common = __esm({
 
 // src/schema/handoff.ts
 function nearestSection(title) {
-  const t = title.toLowerCase();
-  let best = null;
-  let bestD = Infinity;
-  for (const n2 of SECTION_TITLES) {
-    const d = editDistance2(t, n2.toLowerCase());
-    if (d < bestD) [bestD, best] = [d, n2];
-  }
-  return best !== null && bestD <= Math.max(2, Math.floor(best.length / 4)) ? best : null;
+  return nearest2(title, SECTION_TITLES);
 }
 function straySentence(strays) {
   if (strays.length === 0) return null;
   const near = [...new Set(strays.flatMap((s) => s.near === null ? [] : [s.near]))];
-  const lent = near.length > 0 ? ` (did you mean ${near.map((n2) => `\`## ${n2}\``).join(", ")}? its items are read as that section's)` : "";
+  const names3 = near.map((n2) => `\`## ${n2}\``).join(", ");
+  const lent = near.length > 0 ? ` (did you mean ${names3}? its items are read as that section's)` : "";
   const lost = strays.some((s) => s.near === null) ? "; nothing reads a section with no near name" : "";
-  return `the handoff has ${strays.length === 1 ? "a section" : `${strays.length} sections`} schema v1 does not know${lent}${lost}: run \`validate handoff\` and fix the heading`;
+  const what = strays.length === 1 ? "a section" : `${strays.length} sections`;
+  return `the handoff has ${what} schema v1 does not know${lent}${lost}: run \`validate handoff\` and fix the heading`;
 }
 function normaliseText(text2) {
   return text2.replace(/^\uFEFF/, "").replace(/\r\n?/g, "\n");
-}
-function slice(text2, node) {
-  return text2.slice(node.start, node.end);
 }
 function itemText(text2, item) {
   const first = item.children[0];
   const last = item.children[item.children.length - 1];
   return first && last ? text2.slice(first.start, last.end) : "";
-}
-function headingTitle(text2, h) {
-  return slice(text2, h).replace(/^#+\s*/, "").replace(/\s*#*\s*$/, "").trim();
 }
 function planStep(raw) {
   const m = STEP.exec(raw);
@@ -3440,7 +3290,9 @@ function allSteps(text2, list2, depth, out) {
     while (own < children.length && children[own].type !== "list") own++;
     const step2 = planStep(own > 0 ? text2.slice(children[0].start, children[own - 1].end) : "");
     if (step2.status !== "unmarked" || depth === 0) out.push({ status: step2.status, text: step2.text, depth });
-    for (let j = own; j < children.length; j++) if (children[j].type === "list") allSteps(text2, children[j], depth + 1, out);
+    for (let j = own; j < children.length; j++) {
+      if (children[j].type === "list") allSteps(text2, children[j], depth + 1, out);
+    }
   }
 }
 function keyFile(raw) {
@@ -3457,10 +3309,6 @@ function keyFile(raw) {
   }
   return { raw: pathText, path: safeRelativePath(pathText), why: why.trim() };
 }
-function unticked3(value) {
-  const m = /^`([^`]*)`$/.exec(value.trim());
-  return m ? m[1].trim() : value.trim();
-}
 function parseHandoff(input) {
   const text2 = normaliseText(input);
   return readHandoff(text2, parseBlocks(text2));
@@ -3469,11 +3317,12 @@ function readHandoff(text2, tree) {
   return readFields(text2, tree, true);
 }
 function readFields(text2, tree, lists) {
-  const starts = lineStartsOf2(text2);
+  const starts = lineStartsOf(text2);
   const out = {
     marker: text2.startsWith("<!-- memory-schema: v1 -->\n") || text2 === "<!-- memory-schema: v1 -->",
     heading: false,
     saved: null,
+    savedLine: null,
     sections: [],
     goal: "",
     plan: [],
@@ -3484,10 +3333,15 @@ function readFields(text2, tree, lists) {
     nextSteps: [],
     keyFiles: [],
     anchors: { present: false, branch: null, head: null, dirty: null, date: null, keyFileMtimes: null },
-    savedLine: null,
     headings: [],
     items: [],
     strays: []
+  };
+  const listOf = {
+    decisions: out.decisions,
+    "failed approaches": out.failedApproaches,
+    "open questions": out.openQuestions,
+    "next steps": out.nextSteps
   };
   let section = null;
   let stray = false;
@@ -3497,38 +3351,35 @@ function readFields(text2, tree, lists) {
   for (let n2 = 0; n2 < nodes.length; n2++) {
     const node = nodes[n2];
     if (node.type === "heading") {
-      const title = headingTitle(text2, node);
+      const title = text2.slice(node.start, node.end).replace(/^#+\s*/, "").replace(/\s*#*\s*$/, "").trim();
       out.headings.push({ depth: node.depth ?? 1, title, line: lineAt(starts, node.start) });
       if (node.depth === 1 && title === "Session Handoff" && section === null) out.heading = true;
-      if (node.depth === 2) {
-        out.sections.push(title);
-        stray = !KNOWN_SECTIONS.has(title.toLowerCase());
-        if (stray) {
-          const near = nearestSection(title);
-          out.strays.push({ title, near, line: lineAt(starts, node.start) });
-          section = near !== null && LENDABLE.has(near.toLowerCase()) ? near.toLowerCase() : "(unknown)";
-          continue;
-        }
-        section = seen.has(title.toLowerCase()) ? "(repeated)" : title.toLowerCase();
-        seen.add(title.toLowerCase());
+      if (node.depth !== 2) continue;
+      out.sections.push(title);
+      const key = title.toLowerCase();
+      stray = !KNOWN_SECTIONS.has(key);
+      if (stray) {
+        const near = nearestSection(title);
+        out.strays.push({ title, near, line: lineAt(starts, node.start) });
+        section = near !== null && LENDABLE.has(near.toLowerCase()) ? near.toLowerCase() : "(unknown)";
+        continue;
       }
+      section = seen.has(key) ? "(repeated)" : key;
+      seen.add(key);
       continue;
     }
     if (section === null) {
-      if (node.type === "paragraph") {
-        const lines3 = slice(text2, node).split("\n");
-        for (let i = 0; i < lines3.length && out.saved === null; i++) {
-          const m = /^Saved:[ \t]*(.*)$/.exec(lines3[i].trim());
-          if (m) {
-            out.saved = m[1].trim();
-            out.savedLine = lineAt(starts, node.start) + i;
-          }
-        }
+      if (node.type !== "paragraph" || out.saved !== null) continue;
+      const lines3 = text2.slice(node.start, node.end).split("\n");
+      const i = lines3.findIndex((l) => /^Saved:/.test(l.trim()));
+      if (i >= 0) {
+        out.saved = lines3[i].trim().slice("Saved:".length).trim();
+        out.savedLine = lineAt(starts, node.start) + i;
       }
       continue;
     }
     if (section === "current goal") {
-      goalParts.push(slice(text2, node));
+      goalParts.push(text2.slice(node.start, node.end));
       continue;
     }
     if (node.type !== "list" || !lists && section !== "environment anchors") continue;
@@ -3536,32 +3387,24 @@ function readFields(text2, tree, lists) {
     const items = [];
     for (let i = 0; i < listed2.length; i++) items.push(itemText(text2, listed2[i]));
     if (section !== "(repeated)" && !stray && lists) {
-      for (let i = 0; i < listed2.length; i++) out.items.push({ section, text: items[i], line: lineAt(starts, listed2[i].start) });
+      for (let i = 0; i < listed2.length; i++) {
+        out.items.push({ section, text: items[i], line: lineAt(starts, listed2[i].start) });
+      }
     }
-    const into = section === "decisions" ? out.decisions : section === "failed approaches" ? out.failedApproaches : section === "open questions" ? out.openQuestions : section === "next steps" ? out.nextSteps : null;
-    if (into !== null) for (let i = 0; i < items.length; i++) into.push(items[i]);
-    switch (section) {
-      case "plan":
-        for (let i = 0; i < items.length; i++) out.plan.push(planStep(items[i]));
-        allSteps(text2, node, 0, out.steps);
-        break;
-      case "key files":
-        for (let i = 0; i < items.length; i++) if (!/^none\.?$/i.test(items[i].trim())) out.keyFiles.push(keyFile(items[i]));
-        break;
-      case "environment anchors":
-        if (out.anchors.present) break;
-        out.anchors.present = true;
-        for (const item of items) {
-          const m = ANCHOR.exec(item);
-          if (!m) continue;
-          const label = m[1].toLowerCase();
-          const value = m[2];
-          const key = label === "branch" ? "branch" : label === "head" ? "head" : label === "dirty files" ? "dirty" : label === "date" ? "date" : label === "in progress" ? "inProgress" : label === "dirty hashes" ? "dirtyHashes" : "keyFileMtimes";
-          if (key === "inProgress" || key === "dirtyHashes") {
-            if (out.anchors[key] === void 0) out.anchors[key] = value;
-          } else if (out.anchors[key] === null) out.anchors[key] = value;
-        }
-        break;
+    const into = listOf[section];
+    if (into !== void 0) for (let i = 0; i < items.length; i++) into.push(items[i]);
+    if (section === "plan") {
+      for (let i = 0; i < items.length; i++) out.plan.push(planStep(items[i]));
+      allSteps(text2, node, 0, out.steps);
+    } else if (section === "key files") {
+      for (const item of items) if (!/^none\.?$/i.test(item.trim())) out.keyFiles.push(keyFile(item));
+    } else if (section === "environment anchors" && !out.anchors.present) {
+      out.anchors.present = true;
+      for (const item of items) {
+        const m = ANCHOR.exec(item);
+        const key = m ? ANCHOR_KEY[m[1].toLowerCase()] : null;
+        if (key !== null && (out.anchors[key] ?? null) === null) out.anchors[key] = m[2];
+      }
     }
   }
   if (seen.has("environment anchors")) out.anchors.present = true;
@@ -3576,7 +3419,7 @@ function stateTimeOfText(text2, nowMs) {
 }
 function glanceAtHandoff(text2, nowMs) {
   const normalised = normaliseText(text2);
-  const h = readFields(normalised, parseBlocksPrivately(normalised), false);
+  const h = readFields(normalised, parseBlocks(normalised), false);
   return { stateTime: handoffStateTime(h, nowMs), strays: h.strays };
 }
 function goalLineOf(h) {
@@ -3586,7 +3429,9 @@ function goalLineOf(h) {
 function openItemsOf(h) {
   const first = (t) => t.split("\n")[0].trim();
   const items = [];
-  for (const s of h.steps) if (s.status === "todo" || s.status === "in-progress") items.push({ section: "Plan", text: first(s.text) });
+  for (const s of h.steps) {
+    if (s.status === "todo" || s.status === "in-progress") items.push({ section: "Plan", text: first(s.text) });
+  }
   for (const raw of h.nextSteps) {
     const m = NEXT_CHECKBOX.exec(raw);
     if (m?.[1] === "-") continue;
@@ -3595,46 +3440,54 @@ function openItemsOf(h) {
   }
   return items;
 }
-function checkAnchors(h, nowMs, _text = null) {
+function checkAnchors(h, nowMs) {
   const unverifiable = [];
-  if (!h.anchors.present) unverifiable.push("anchors");
-  const head = h.anchors.head === null ? null : asObjectId(unticked3(h.anchors.head));
-  if (head === null) unverifiable.push("head");
-  const branchText = h.anchors.branch === null ? null : unquoteBranch(h.anchors.branch.trim());
+  const fail = (field, bad3) => bad3 && unverifiable.push(field);
+  const a = h.anchors;
+  fail("anchors", !a.present);
+  const head = a.head === null ? null : asObjectId(unticked2(a.head));
+  fail("head", head === null);
+  const branchText = a.branch === null ? null : unquoteBranch(a.branch.trim());
   const branch = branchText !== null && isPlausibleBranch(branchText) ? branchText : null;
-  if (branch === null) unverifiable.push("branch");
-  const dirtyList = h.anchors.dirty === null ? null : parsePathList(h.anchors.dirty);
-  if (dirtyList === null) unverifiable.push("dirty");
-  const anchorDate = h.anchors.date === null ? null : parseStrictTime(unticked3(h.anchors.date), nowMs);
-  const savedDate = h.saved === null ? null : parseStrictTime(unticked3(h.saved), nowMs);
-  if (anchorDate === null || "error" in anchorDate) unverifiable.push("date");
-  if (savedDate === null || "error" in savedDate) unverifiable.push("saved");
+  fail("branch", branch === null);
+  const dirtyList = a.dirty === null ? null : parsePathList(a.dirty);
+  fail("dirty", dirtyList === null);
+  const bad2 = (value) => value === null || "error" in parseStrictTime(unticked2(value), nowMs);
+  fail("date", bad2(a.date));
+  fail("saved", bad2(h.saved));
   const st = handoffStateTime(h, nowMs);
-  const date = st.known ? st.time : null;
-  const progress = h.anchors.inProgress == null ? null : parseInProgress(h.anchors.inProgress);
-  if (h.anchors.inProgress != null && progress === null) unverifiable.push("inProgress");
-  const mtimes = h.anchors.keyFileMtimes === null ? [] : parseKeyFileMtimes(h.anchors.keyFileMtimes);
-  if (mtimes === null) unverifiable.push("keyFileMtimes");
+  const progress = a.inProgress == null ? null : parseInProgress(a.inProgress);
+  fail("inProgress", a.inProgress != null && progress === null);
+  const mtimes = a.keyFileMtimes === null ? [] : parseKeyFileMtimes(a.keyFileMtimes);
+  fail("keyFileMtimes", mtimes === null);
   const keyFileMtimes = (mtimes ?? []).flatMap((m) => {
     const p = safeRelativePath(m.path);
     return p === null ? [] : [{ path: p, mtime: m.mtime }];
   });
-  const keyFiles = [];
-  for (const k of h.keyFiles) {
-    if (k.path !== null) keyFiles.push(k.path);
-  }
-  if (keyFiles.length < h.keyFiles.length) unverifiable.push("keyFiles");
-  const hashes = h.anchors.dirtyHashes == null ? [] : parseDirtyHashes(h.anchors.dirtyHashes);
-  if (hashes === null) unverifiable.push("dirtyHashes");
-  const dirtyHashes = (hashes ?? []).filter((x) => safeRelativePath(x.path) === x.path);
-  return { head, branch, date, stateTime: st, inProgress: progress?.words ?? null, keyFileMtimes, dirty: dirtyList?.paths ?? null, dirtyMore: dirtyList?.more ?? 0, dirtyHashes, keyFiles, unverifiable };
+  const keyFiles = h.keyFiles.flatMap((k) => k.path === null ? [] : [k.path]);
+  fail("keyFiles", keyFiles.length < h.keyFiles.length);
+  const hashes = a.dirtyHashes == null ? [] : parseDirtyHashes(a.dirtyHashes);
+  fail("dirtyHashes", hashes === null);
+  return {
+    head,
+    branch,
+    date: st.known ? st.time : null,
+    stateTime: st,
+    inProgress: progress?.words ?? null,
+    keyFileMtimes,
+    dirty: dirtyList?.paths ?? null,
+    dirtyMore: dirtyList?.more ?? 0,
+    dirtyHashes: (hashes ?? []).filter((x) => safeRelativePath(x.path) === x.path),
+    keyFiles,
+    unverifiable
+  };
 }
-var SECTION_TITLES, KNOWN_SECTIONS, LENDABLE, STEP, KEY_SEPARATOR, ANCHOR, NEXT_CHECKBOX, NONE_ITEM;
+var SECTION_TITLES, KNOWN_SECTIONS, LENDABLE, STEP, KEY_SEPARATOR, ANCHOR, ANCHOR_KEY, NEXT_CHECKBOX, NONE_ITEM;
 var init_handoff = __esm({
   "src/schema/handoff.ts"() {
     "use strict";
-    init_blocks();
     init_anchor_lines();
+    init_grammar();
     init_state_time();
     init_validate_common();
     init_values();
@@ -3655,6 +3508,15 @@ var init_handoff = __esm({
     STEP = /^\[([ xX~-])\]\s*/;
     KEY_SEPARATOR = /\s+[\u2014\u2013-]\s+/;
     ANCHOR = /^(Branch|HEAD|Dirty files|Dirty hashes|Date|Key file mtimes|In progress):[ \t]*(.*)$/is;
+    ANCHOR_KEY = {
+      branch: "branch",
+      head: "head",
+      "dirty files": "dirty",
+      date: "date",
+      "key file mtimes": "keyFileMtimes",
+      "in progress": "inProgress",
+      "dirty hashes": "dirtyHashes"
+    };
     NEXT_CHECKBOX = /^\[([ xX~-])\]\s+/;
     NONE_ITEM = /^(none|none recorded|n\/a|-)\.?$/i;
   }
@@ -3671,7 +3533,8 @@ function isCheckpointText(text2) {
   return lines3[0] === "<!-- memory-schema: v1 -->" && lines3.includes(CHECKPOINT_HEADING);
 }
 function isAnchorsOnlySource(source) {
-  return source !== null && /^(anchors only|no transcript|transcript in an unknown format)|with no complete record$/.test(source);
+  const words = /^(anchors only|no transcript|transcript in an unknown format)|with no complete record$/;
+  return source !== null && words.test(source);
 }
 var CHECKPOINT_HEADING, CHECKPOINT_NAME;
 var init_checkpoint_name = __esm({
@@ -3874,12 +3737,12 @@ function currentCheckpoint(root, handoff, now) {
 function countCheckpoint(text2) {
   const out = { requests: 0, plan: 0, files: 0, commands: 0 };
   const key = { "## User requests": "requests", "## Plan state": "plan", "## Files edited": "files", "## Commands": "commands" };
-  let at3 = null;
+  let at4 = null;
   for (const line of text2.split("\n")) {
-    if (line.startsWith("## ")) at3 = key[line] ?? null;
-    else if (at3 !== null && line.startsWith("- ") && line !== "- none captured") {
+    if (line.startsWith("## ")) at4 = key[line] ?? null;
+    else if (at4 !== null && line.startsWith("- ") && line !== "- none captured") {
       const older = /^- \((\d+) older left out\)$/.exec(line);
-      out[at3] += older ? Number(older[1]) : 1;
+      out[at4] += older ? Number(older[1]) : 1;
     }
   }
   return out;
@@ -4004,7 +3867,7 @@ async function readCheckpoint(root, session) {
 var init_checkpoint_read = __esm({
   "src/verbs/checkpoint-read.ts"() {
     "use strict";
-    init_envelope();
+    init_untrusted();
     init_errors();
     init_checkpoints();
     init_paths();
@@ -4029,7 +3892,7 @@ var ABSENT, readVerb, readTargetVerb;
 var init_read2 = __esm({
   "src/verbs/read.ts"() {
     "use strict";
-    init_envelope();
+    init_untrusted();
     init_file_verdict();
     init_read();
     init_paths();
@@ -5053,7 +4916,7 @@ function archiveExcess(root) {
   } catch {
     return 0;
   }
-  let count = 0;
+  let count2 = 0;
   for (const name2 of names3) {
     if (!PRUNABLE_NAME.test(name2)) continue;
     try {
@@ -5062,9 +4925,9 @@ function archiveExcess(root) {
     } catch {
       continue;
     }
-    count++;
+    count2++;
   }
-  return Math.max(0, count - archivesKept(archiveDir(root)).keep);
+  return Math.max(0, count2 - archivesKept(archiveDir(root)).keep);
 }
 function inoOf(p) {
   return lstatBig(p)?.ino ?? null;
@@ -5376,12 +5239,12 @@ function reflogNames(gitDir, id) {
       const buf = readFileSync7(f);
       budget -= buf.length;
       if (budget < 0) return false;
-      let at3 = buf.indexOf(needle);
-      while (at3 !== -1) {
-        const before = at3 === 0 ? 10 : buf[at3 - 1];
-        const after = buf[at3 + needle.length];
+      let at4 = buf.indexOf(needle);
+      while (at4 !== -1) {
+        const before = at4 === 0 ? 10 : buf[at4 - 1];
+        const after = buf[at4 + needle.length];
         if ((before === 10 || before === 32) && (after === 32 || after === 10 || after === void 0)) return true;
-        at3 = buf.indexOf(needle, at3 + 1);
+        at4 = buf.indexOf(needle, at4 + 1);
       }
     } catch {
     }
@@ -5666,9 +5529,9 @@ function parseStatusV2(out) {
     const kind = f[0];
     const skip = kind === "1" ? 8 : kind === "2" ? 9 : kind === "u" ? 10 : kind === "?" || kind === "!" ? 1 : -1;
     if (skip < 0 || kind === "!") continue;
-    let at3 = 0;
-    for (let n2 = 0; n2 < skip; n2++) at3 = f.indexOf(" ", at3) + 1;
-    dirty.push(f.slice(at3));
+    let at4 = 0;
+    for (let n2 = 0; n2 < skip; n2++) at4 = f.indexOf(" ", at4) + 1;
+    dirty.push(f.slice(at4));
     if (kind === "u") conflicted++;
     if (kind === "2") i++;
   }
@@ -5709,11 +5572,11 @@ import { lstat } from "node:fs/promises";
 import path25 from "node:path";
 async function statInsideRoot(root, rel) {
   const parts = rel.split("/");
-  let at3 = root;
+  let at4 = root;
   for (const [i, part] of parts.entries()) {
-    at3 = path25.join(at3, part);
+    at4 = path25.join(at4, part);
     try {
-      const st = await lstat(at3);
+      const st = await lstat(at4);
       if (i < parts.length - 1 && !st.isDirectory()) return null;
       if (i === parts.length - 1) return { mtimeMs: st.mtimeMs };
     } catch {
@@ -5801,9 +5664,9 @@ function units(text2, limit) {
   const simple = SIMPLE.test(text2);
   if (!simple) segmenter ??= new Intl.Segmenter(void 0, { granularity: "grapheme" });
   const out = [];
-  let at3 = 0;
+  let at4 = 0;
   const rest = (end) => {
-    const piece = text2.slice(at3, end);
+    const piece = text2.slice(at4, end);
     if (simple) {
       for (let i = 0; i < piece.length && out.length <= limit; i++) out.push(piece[i]);
       return;
@@ -5813,17 +5676,17 @@ function units(text2, limit) {
       out.push(s.segment);
     }
   };
-  for (const m of text2.matchAll(MARKER2)) {
+  for (const m of text2.matchAll(MARKER3)) {
     rest(m.index);
     if (out.length > limit) return out;
     out.push(m[0]);
-    at3 = m.index + m[0].length;
+    at4 = m.index + m[0].length;
   }
   rest(text2.length);
   return out;
 }
 function sanitize(text2, opts = {}) {
-  const out = markText(opts.redact === false ? text2 : redactText2(text2).text, opts.oneLine !== false);
+  const out = markText(opts.redact === false ? text2 : redactText(text2).text, opts.oneLine !== false);
   const max = opts.max;
   if (max === void 0 || out.length <= max || [...out].length <= max) return out;
   const all = units(out, max);
@@ -5833,14 +5696,14 @@ function sanitize(text2, opts = {}) {
 function quoted(text2, opts = {}) {
   return inQuotes(sanitize(text2, opts));
 }
-var MARKER2, segmenter, SIMPLE;
+var MARKER3, segmenter, SIMPLE;
 var init_sanitize = __esm({
   "src/guard/sanitize.ts"() {
     "use strict";
     init_invisible();
-    init_redaction();
+    init_redact();
     init_quote();
-    MARKER2 = /<U\+[0-9A-F]{4,6}>|<redacted: [a-z0-9-]+>|<0x[0-9A-F]{2}>/g;
+    MARKER3 = /<U\+[0-9A-F]{4,6}>|<redacted: [a-z0-9-]+>|<0x[0-9A-F]{2}>/g;
     SIMPLE = /^[\n\x20-\x7e]*$/;
   }
 });
@@ -5880,78 +5743,67 @@ var init_open_items = __esm({
 });
 
 // src/schema/validate-anchors.ts
-function isIsoWithZone(value) {
-  const m = ISO_SHAPE.exec(value);
-  if (!m) return false;
-  const [y, mo, d, h, mi] = [m[1], m[2], m[3], m[4], m[5]].map(Number);
-  const s = m[6] === void 0 ? 0 : Number(m[6]);
-  if (mo < 1 || mo > 12 || h > 23 || mi > 59 || s > 59 || y < 1970) return false;
-  return d >= 1 && d <= new Date(Date.UTC(y, mo, 0)).getUTCDate();
-}
-function unticked4(value) {
-  const m = /^`([^`]*)`$/.exec(value);
-  return m ? m[1] : value;
-}
 function keyFileMtimesError(value) {
   let rest = value;
   if (rest === "") return "no `<path> @ <time>` item";
   while (rest !== "") {
     const m = MTIME_ITEM.exec(rest);
     if (!m) return `${quotedValue(rest.slice(0, 60))} is not \`<path> @ <ISO-8601 time, or missing>\``;
-    if (m[1] !== "missing" && !isIsoWithZone(m[1])) return `${quotedValue(m[1])} is not an ISO-8601 time with a zone (or \`missing\`)`;
+    const time = m[1];
+    const zone = "is not an ISO-8601 time with a zone (or `missing`)";
+    if (time !== "missing" && !isIsoWithZone(time)) return `${quotedValue(time)} ${zone}`;
     rest = rest.slice(m[0].length);
   }
   return null;
+}
+function valueError(label, value) {
+  const v = /^`([^`]*)`$/.exec(value)?.[1] ?? value;
+  const shown = quotedValue(value.slice(0, 60));
+  switch (label) {
+    case "Branch":
+      return /^\S+$/.test(value) && value.length <= 255 ? null : `branch ${shown} is not a branch name or (detached)`;
+    case "HEAD": {
+      const head = quotedValue(v.slice(0, 70));
+      if (isNullObjectId(v)) return `HEAD ${head} is the null object id (all zeros), which names no commit`;
+      if (v === "none (no commits yet)" || asObjectId(v) !== null) return null;
+      const hex2 = /^[0-9a-fA-F]+$/.test(v) ? ` (${v.length} hex digits)` : "";
+      return `HEAD ${head}${hex2} is not a full 40- or 64-hex commit id`;
+    }
+    case "Dirty files":
+      if (parsePathList(value) !== null) return null;
+      return `dirty files ${shown} are not a comma-separated path list (or none)`;
+    case "Dirty hashes":
+      if (parseDirtyHashes(value) !== null) return null;
+      return `dirty hashes ${shown} are not \`<path> <blob id | deleted | over 8 MB>, \u2026\``;
+    case "In progress":
+      if (OPERATION.test(value)) return null;
+      return `in progress ${shown} is not \`<operation>[ of <branch>] (<n> conflicted files)\``;
+    case "Date": {
+      if (isIsoWithZone(v)) return null;
+      const zoneless = /^\d{4}-\d{2}-\d{2}T[\d:.]+$/.test(v) ? " (it has no zone: add Z or an offset)" : "";
+      return `date ${quotedValue(v.slice(0, 60))} is not an ISO-8601 time with a zone${zoneless}`;
+    }
+    case "Key file mtimes": {
+      const err = keyFileMtimesError(value);
+      return err === null ? null : `key file mtimes: ${err}`;
+    }
+  }
 }
 function readAnchorLine(line) {
   const m = LINE2.exec(line);
   if (!m) {
     const other = OTHER_LABEL.exec(line);
-    if (other) return { error: `\`- ${other[1]}:\` is not an anchor label this helper knows (a newer helper's line?); nothing reads it`, unknownLabel: other[1] };
-    const label2 = /^[-*+]\s*([A-Za-z ]+):/.exec(line)?.[1];
+    if (other) {
+      const label = `\`- ${other[1]}:\` is not an anchor label this helper knows`;
+      return { error: `${label} (a newer helper's line?); nothing reads it`, unknownLabel: other[1] };
+    }
+    const shown = quotedValue(line.slice(0, 60));
     return {
-      error: label2 ? `${quotedValue(line.slice(0, 60))} is not an anchor line (labels are exactly Branch, HEAD, Dirty files, Dirty hashes, In progress, Date, Key file mtimes, after "- ")` : `${quotedValue(line.slice(0, 60))} is not an anchor line; paste what \`anchors\` prints, or leave the section empty for write to fill`
+      error: /^[-*+]\s*([A-Za-z ]+):/.test(line) ? `${shown} is not an anchor line (labels are exactly Branch, HEAD, Dirty files, Dirty hashes, In progress, Date, Key file mtimes, after "- ")` : `${shown} is not an anchor line; paste what \`anchors\` prints, or leave the section empty for write to fill`
     };
   }
-  const label = m[1];
-  const value = m[2];
-  switch (label) {
-    case "Branch":
-      if (!/^\S+$/.test(value) || value.length > 255) return { error: `branch ${quotedValue(value.slice(0, 60))} is not a branch name or (detached)` };
-      break;
-    case "HEAD": {
-      const v = unticked4(value);
-      if (isNullObjectId(v)) return { error: `HEAD ${quotedValue(v.slice(0, 70))} is the null object id (all zeros), which names no commit` };
-      if (v !== "none (no commits yet)" && asObjectId(v) === null) {
-        const hex2 = /^[0-9a-fA-F]+$/.test(v) ? ` (${v.length} hex digits)` : "";
-        return { error: `HEAD ${quotedValue(v.slice(0, 70))}${hex2} is not a full 40- or 64-hex commit id` };
-      }
-      break;
-    }
-    case "Dirty files":
-      if (parsePathList(value) === null) return { error: `dirty files ${quotedValue(value.slice(0, 60))} are not a comma-separated path list (or none)` };
-      break;
-    case "Dirty hashes":
-      if (parseDirtyHashes(value) === null) return { error: `dirty hashes ${quotedValue(value.slice(0, 60))} are not \`<path> <blob id | deleted | over 8 MB>, \u2026\`` };
-      break;
-    case "In progress":
-      if (!OPERATION.test(value)) return { error: `in progress ${quotedValue(value.slice(0, 60))} is not \`<operation>[ of <branch>] (<n> conflicted files)\`` };
-      break;
-    case "Date": {
-      const v = unticked4(value);
-      if (!isIsoWithZone(v)) {
-        const zoneless = /^\d{4}-\d{2}-\d{2}T[\d:.]+$/.test(v) ? " (it has no zone: add Z or an offset)" : "";
-        return { error: `date ${quotedValue(v.slice(0, 60))} is not an ISO-8601 time with a zone${zoneless}` };
-      }
-      break;
-    }
-    case "Key file mtimes": {
-      const err = keyFileMtimesError(value);
-      if (err !== null) return { error: `key file mtimes: ${err}` };
-      break;
-    }
-  }
-  return { label, value };
+  const error = valueError(m[1], m[2]);
+  return error === null ? { label: m[1], value: m[2] } : { error };
 }
 function isEmptyAnchorsBody(lines3) {
   return lines3.every((raw) => {
@@ -5962,102 +5814,170 @@ function isEmptyAnchorsBody(lines3) {
     return m !== null && /^<[^<>]*>$/.test(m[1].trim());
   });
 }
-var LINE2, OTHER_LABEL, ISO_SHAPE, OPERATION, MTIME_ITEM;
+function readAnchors(model, layout, at4, mode) {
+  let anchorLines = null;
+  const body = at4 && layout.anchors ? layout.lines.slice(layout.anchors.start, layout.anchors.end) : null;
+  const anchorsEmpty2 = body !== null && mode === "stdin" && isEmptyAnchorsBody(body);
+  if (body !== null && !anchorsEmpty2) {
+    anchorLines = [];
+    const seen = /* @__PURE__ */ new Set();
+    let inComment = false;
+    for (const [i, line] of body.entries()) {
+      const trimmed = line.trim();
+      if (inComment || trimmed.startsWith("<!--")) {
+        inComment = !trimmed.includes("-->");
+        continue;
+      }
+      if (trimmed === "") continue;
+      const got = readAnchorLine(line);
+      const repeated = !("error" in got) && seen.has(got.label);
+      if (!("error" in got)) seen.add(got.label);
+      anchorLines.push({ line: at4.line + i + 1, got, repeated });
+    }
+  }
+  const a = model.anchors;
+  const gitForm = a.branch !== null || a.head !== null || a.dirty !== null || a.inProgress != null;
+  const value = { Branch: a.branch, HEAD: a.head, "Dirty files": a.dirty, Date: a.date };
+  const want = gitForm ? ["Branch", "HEAD", "Dirty files", "Date"] : ["Date"];
+  return { anchorLines, anchorsEmpty: anchorsEmpty2, anchorsAt: at4, gitForm, lackingAnchors: want.filter((l) => value[l] === null) };
+}
+function anchorsPart(c) {
+  if (!c.anchorsAt) return 0;
+  if (c.anchorLines === null) return null;
+  const head = c.model.anchors.head === null ? void 0 : unticked2(c.model.anchors.head);
+  const headOk = !c.gitForm || head !== void 0 && FULL_HEAD.test(head) && !isNullObjectId(head.toLowerCase());
+  const malformed = c.anchorLines.some((a) => a.repeated || "error" in a.got && a.got.unknownLabel === void 0);
+  return (headOk ? 5 : 0) + (c.lackingAnchors.length === 0 && !malformed ? 5 : 0);
+}
+var LINE2, OTHER_LABEL, OPERATION, MTIME_ITEM, FULL_HEAD, isIsoWithZone, at, ANCHOR_RULES;
 var init_validate_anchors = __esm({
   "src/schema/validate-anchors.ts"() {
     "use strict";
     init_quote();
+    init_sanitize();
     init_anchor_lines();
+    init_state_time();
+    init_validate_common();
     init_values();
     LINE2 = /^- (Branch|HEAD|Dirty files|Dirty hashes|In progress|Date|Key file mtimes): (.*)$/;
     OTHER_LABEL = /^- ([A-Z][A-Za-z ]{0,40}): \S/;
-    ISO_SHAPE = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/;
     OPERATION = /^(rebase|merge|cherry-pick|revert|bisect|am)(?: of (\S.*?))? \((\d+) conflicted files?\)$/;
     MTIME_ITEM = /^(?:"(?:[^"\\]|\\.)*"|[^",\s][^",]*?) @ (missing|\S+?)(?:, |$)/;
+    FULL_HEAD = /^([0-9a-fA-F]{40}|[0-9a-fA-F]{64})$/;
+    isIsoWithZone = (value) => !("error" in parseStrictTime(value, Number.MAX_SAFE_INTEGER));
+    at = (line, message) => ({ line, message });
+    ANCHOR_RULES = [
+      {
+        id: "anchors-empty",
+        severity: "finding",
+        part: null,
+        checks: "on stdin, an empty anchors section (write fills it)",
+        check: (c) => {
+          const message = "the anchors section is empty; write fills it with what `anchors` prints";
+          return c.anchorsEmpty ? [at(c.anchorsAt.line, message)] : [];
+        }
+      },
+      {
+        // Every line `anchors` prints, and nothing else; once each.
+        id: "anchor-line",
+        severity: "error",
+        part: "anchors",
+        checks: "each anchors line is one `anchors` prints, each label once",
+        check: (c) => (c.anchorLines ?? []).flatMap((a) => {
+          if (a.repeated && !("error" in a.got)) return [at(a.line, `\`- ${a.got.label}:\` appears twice`)];
+          return "error" in a.got && a.got.unknownLabel === void 0 ? [at(a.line, a.got.error)] : [];
+        })
+      },
+      {
+        id: "anchor-unknown",
+        severity: "finding",
+        part: null,
+        checks: "an anchors line with a label this helper does not know",
+        check: (c) => {
+          const unknown = (c.anchorLines ?? []).filter((a) => "error" in a.got && a.got.unknownLabel !== void 0);
+          return unknown.map((a) => at(a.line, a.got.error));
+        }
+      },
+      {
+        id: "anchor-missing",
+        severity: "finding",
+        part: "anchors",
+        checks: "Branch, HEAD, Dirty files and Date (in git), or Date (outside git)",
+        check: (c) => {
+          if (c.anchorLines === null) return [];
+          return c.lackingAnchors.map((l) => at(c.anchorsAt.line, `no \`- ${l}:\` anchor line`));
+        }
+      },
+      {
+        id: "anchor-mixed",
+        severity: "finding",
+        part: null,
+        checks: "`- Key file mtimes:` only outside git",
+        check: (c) => {
+          const mixed = c.anchorLines !== null && c.gitForm && c.model.anchors.keyFileMtimes !== null;
+          return mixed ? [at(c.anchorsAt.line, "`- Key file mtimes:` is for handoffs saved outside git")] : [];
+        }
+      },
+      {
+        // A future `- Date:` makes the age unknown.
+        id: "anchor-date",
+        severity: "finding",
+        part: null,
+        checks: "`- Date:` not more than 5 minutes ahead",
+        check: (c) => {
+          const date = c.model.anchors.date;
+          if (c.anchorLines === null || date === null) return [];
+          const st = stateTime(date, null, c.opts.nowMs);
+          if (st.known || st.reason !== "future") return [];
+          const shown = quoted(unticked2(date), QUOTE_CUT);
+          const message = `the - Date: anchor ${shown} is in the future (more than 5 minutes ahead): age unknown`;
+          return [at(c.anchorsAt.line, message)];
+        }
+      },
+      {
+        id: "anchor-head",
+        severity: "finding",
+        part: "anchors",
+        checks: "a HEAD drift can check against history",
+        check: (c) => {
+          const head = c.model.anchors.head;
+          const none = c.anchorLines !== null && c.gitForm && head !== null && unticked2(head) === "none (no commits yet)";
+          const message = "HEAD is `none (no commits yet)`: drift cannot check this handoff against history";
+          return none ? [at(c.anchorsAt.line, message)] : [];
+        }
+      }
+    ];
   }
 });
 
 // src/schema/validate.ts
-function headingTitle2(raw) {
-  return raw.replace(/^#+\s*/, "").replace(/\s+#+\s*$/, "").replace(/^#+$/, "").trim();
-}
-function handoffLayout(text2, tree = parseBlocks(text2)) {
+function handoffLayout(text2, model = readHandoff(text2, parseBlocks(text2))) {
   const lines3 = text2.split("\n");
-  const starts = lineStartsOf2(text2);
   const titleIndex = lines3.slice(0, 4).indexOf(TITLE);
-  const sections = [];
-  const headings = [];
-  let savedIndex = -1;
-  let current = null;
-  const endLine = lines3.length + 1;
-  for (const block2 of tree.children) {
-    const line = lineAt(starts, block2.start);
-    if (block2.type === "heading") {
-      const src = text2.slice(block2.start, block2.end).split("\n");
-      const raw = src[0];
-      const title = raw.trimStart().startsWith("#") ? headingTitle2(raw) : src.slice(0, -1).join(" ").trim();
-      headings.push({ depth: block2.depth ?? 1, title, line, raw });
-      const isTitle = block2.depth === 1 && line - 1 === titleIndex;
-      if (!isTitle && (block2.depth ?? 1) <= 2) {
-        if (current) current.bodyEnd = line;
-        current = { title, key: title.toLowerCase(), depth: block2.depth ?? 1, line, bodyStart: line + 1, bodyEnd: endLine, blocks: [] };
-        sections.push(current);
-        continue;
-      }
-    }
-    if (current) {
-      current.blocks.push(block2);
-      continue;
-    }
-    if (savedIndex < 0 && block2.type === "paragraph") {
-      const para = text2.slice(block2.start, block2.end).split("\n");
-      const at3 = para.findIndex((l) => /^Saved:/.test(l.trim()));
-      if (at3 >= 0) savedIndex = line - 1 + at3;
-    }
+  const heading = model.headings.find((h) => h.depth === 2 && h.title.toLowerCase() === "environment anchors");
+  let anchors = null;
+  if (heading) {
+    const isTitle = (h) => h.depth === 1 && h.line - 1 === titleIndex;
+    const next = model.headings.find((h) => h.line > heading.line && h.depth <= 2 && !isTitle(h));
+    let end = Math.min(next ? next.line - 1 : lines3.length, lines3.length);
+    while (end > heading.line && (lines3[end - 1] ?? "").trim() === "") end--;
+    anchors = { start: heading.line, end };
   }
-  return { text: text2, lines: lines3, titleIndex, savedIndex, sections, headings };
+  return { lines: lines3, titleIndex, savedIndex: (model.savedLine ?? 0) - 1, anchors };
 }
 function anchorsRange(layout) {
-  const s = layout.sections.find((x) => x.depth === 2 && x.key === "environment anchors");
-  if (!s) return null;
-  let end = Math.min(s.bodyEnd - 1, layout.lines.length);
-  while (end > s.bodyStart - 1 && (layout.lines[end - 1] ?? "").trim() === "") end--;
-  return { start: s.bodyStart - 1, end };
+  return layout.anchors;
 }
-function suggestFor(title, names3) {
-  const t = title.toLowerCase();
-  let best = null;
-  let bestD = Infinity;
-  for (const n2 of names3) {
-    const d = editDistance2(t, n2.toLowerCase());
-    if (d < bestD) {
-      bestD = d;
-      best = n2;
-    }
-  }
-  if (best === null) return null;
-  return bestD <= Math.max(2, Math.floor(best.length / 4)) ? best : null;
-}
-function unticked5(value) {
-  return value.trim().replace(/^`(.*)`$/, "$1");
-}
-function sectionIndex(title) {
-  return SECTION_INDEX.get(title.toLowerCase());
-}
-function sectionName(title) {
-  const i = sectionIndex(title);
-  return i === void 0 ? void 0 : SECTION_NAMES[i];
-}
-function share(total, bad, max) {
-  return proportion(total - bad, total, max).score;
+function share(total, bad2, max) {
+  return proportion(total - bad2, total, max).score;
 }
 function handoffContext(input, opts) {
   const text2 = normaliseText(input);
   const tree = parseBlocks(text2);
-  const layout = handoffLayout(text2, tree);
   const model = readHandoff(text2, tree);
+  const layout = handoffLayout(text2, model);
   const { lines: lines3 } = layout;
-  const shaped = lines3[0] === MARKER3 && layout.titleIndex >= 0;
+  const shaped = lines3[0] === MARKER4 && layout.titleIndex >= 0;
   const first = /* @__PURE__ */ new Map();
   const sections = [];
   let sectionErrors = 0;
@@ -6084,12 +6004,13 @@ function handoffContext(input, opts) {
   const missing = [];
   for (const s of shaped ? HANDOFF_SECTIONS : []) {
     if (s.optional || first.has(s.name.toLowerCase())) continue;
-    const look = candidates.find((c) => !used.has(c.line) && suggestFor(c.title, [s.name]) === s.name) ?? null;
+    const look = candidates.find((c) => !used.has(c.line) && nearest2(c.title, [s.name]) === s.name) ?? null;
     if (look) used.add(look.line);
     missing.push({ name: s.name, look });
     sectionErrors++;
   }
-  const strays = candidates.filter((s) => !used.has(s.line) && (s.depth <= 2 || suggestFor(s.title, SECTION_NAMES) !== null));
+  const resembles = (s) => s.depth <= 2 || nearest2(s.title, SECTION_NAMES) !== null;
+  const strays = candidates.filter((s) => !used.has(s.line) && resembles(s));
   const byKey = /* @__PURE__ */ new Map();
   for (const item of model.items) {
     const text3 = item.text.trim();
@@ -6098,23 +6019,6 @@ function handoffContext(input, opts) {
     list2.push({ text: text3, line: item.line });
     byKey.set(item.section, list2);
   }
-  const items = (name2) => byKey.get(name2.toLowerCase()) ?? [];
-  const anchorsAt = first.get("environment anchors");
-  let anchorLines = null;
-  let anchorsEmpty2 = false;
-  if (anchorsAt) {
-    const next = model.headings.find((h) => h.line > anchorsAt.line && h.depth <= 2 && !(h.depth === 1 && h.line - 1 === layout.titleIndex));
-    let end = Math.min(next ? next.line - 1 : lines3.length, lines3.length);
-    while (end > anchorsAt.line && (lines3[end - 1] ?? "").trim() === "") end--;
-    const body = lines3.slice(anchorsAt.line, end);
-    anchorsEmpty2 = opts.mode === "stdin" && isEmptyAnchorsBody(body);
-    if (!anchorsEmpty2) anchorLines = anchorGrammar(body, anchorsAt.line);
-  }
-  const a = model.anchors;
-  const gitForm = a.branch !== null || a.head !== null || a.dirty !== null || a.inProgress != null;
-  const want = gitForm ? ["Branch", "HEAD", "Dirty files", "Date"] : ["Date"];
-  const value = { Branch: a.branch, HEAD: a.head, "Dirty files": a.dirty, Date: a.date };
-  const lackingAnchors = want.filter((l) => value[l] === null);
   const keyItems = model.items.filter((i) => i.section === "key files" && !/^none\.?$/i.test(i.text.trim()));
   const keyFiles = model.keyFiles.map((k, i) => ({ ...k, line: keyItems[i].line, item: keyItems[i].text.trim() })).filter((k) => !NONE.test(k.item));
   const prior = opts.prior;
@@ -6123,6 +6027,7 @@ function handoffContext(input, opts) {
     input,
     text: text2,
     lines: lines3,
+    flags: tree.flags,
     layout,
     model,
     shaped,
@@ -6131,44 +6036,22 @@ function handoffContext(input, opts) {
     sectionErrors,
     missing,
     strays,
-    items,
-    anchorLines,
-    anchorsEmpty: anchorsEmpty2,
-    anchorsAt,
-    gitForm,
-    lackingAnchors,
+    items: (name2) => byKey.get(name2.toLowerCase()) ?? [],
+    ...readAnchors(model, layout, first.get("environment anchors"), opts.mode),
     savedOk: model.saved !== null && stateTime(null, model.saved, opts.nowMs).known,
     keyFiles,
     secrets: [],
     dropped: prior === null || prior === void 0 ? null : droppedItems(prior, text2)
   };
 }
-function anchorGrammar(body, start) {
-  const out = [];
-  const seen = /* @__PURE__ */ new Set();
-  let inComment = false;
-  body.forEach((line, i) => {
-    const trimmed = line.trim();
-    if (inComment || trimmed.startsWith("<!--")) {
-      inComment = !trimmed.includes("-->");
-      return;
-    }
-    if (trimmed === "") return;
-    const got = readAnchorLine(line);
-    const repeated = !("error" in got) && seen.has(got.label);
-    if (!("error" in got)) seen.add(got.label);
-    out.push({ line: start + i + 1, got, repeated });
-  });
-  return out;
-}
 function validateHandoff(input, opts) {
   const given = opts.secrets !== void 0 && opts.redactedText !== void 0;
-  let pass = given ? { text: opts.redactedText, findings: opts.secrets } : redactText2(input);
-  const range = pass.findings.length > 0 ? anchorsRange(handoffLayout(input)) : null;
+  let pass = given ? { text: opts.redactedText, findings: opts.secrets } : redactText(input);
+  const range = pass.findings.length > 0 ? handoffLayout(input).anchors : null;
   if (range !== null && pass.findings.some((f) => f.line > range.start && f.line <= range.end)) {
     const exemptLines = /* @__PURE__ */ new Set();
     for (let l = range.start + 1; l <= range.end; l++) exemptLines.add(l);
-    pass = redactText2(input, { exemptLines });
+    pass = redactText(input, { exemptLines });
   }
   const maps = lineMaps(pass);
   const secrets = pass.findings.map((f) => ({ ...f, line: maps.toRedacted(f.line) }));
@@ -6180,13 +6063,13 @@ function handoffKeyFiles(text2) {
   const t = normaliseText(text2);
   return readHandoff(t, parseBlocks(t)).keyFiles.map((k) => k.path).filter((p) => p !== null);
 }
-var HANDOFF_SECTIONS, HANDOFF_LINE_CAP, MARKER3, TITLE, LABELS, NONE, CAUSE, CONCRETE, ACCEPTANCE, VERIFIED, NOT_RUN, ACCEPTED, PLAN_BOX, FULL_HEAD, at, SECTION_ORDER, HANDOFF_RULES, HANDOFF_PARTS, SECTION_NAMES, SECTION_INDEX, unlabelled, causeless, vague, accepted, checksOf, looseChecks, lineCount;
+var HANDOFF_SECTIONS, LINE_CAP, MARKER4, TITLE, LABELS, NONE, CAUSE, TOOLS, PATH, CONCRETE, ACCEPTANCE, VERIFIED, NOT_RUN, ACCEPTED, PLAN_BOX, at2, SECTION_NAMES, SECTION_INDEX, SECTION_ORDER, sectionIndex, HANDOFF_RULES, HANDOFF_PARTS, unlabelled, causeless, vague, accepted, checksOf, looseChecks, lineCount;
 var init_validate = __esm({
   "src/schema/validate.ts"() {
     "use strict";
     init_state_time();
-    init_redaction();
-    init_blocks();
+    init_redact();
+    init_grammar();
     init_handoff();
     init_open_items();
     init_validate_anchors();
@@ -6206,21 +6089,25 @@ var init_validate = __esm({
       { name: "Key files", optional: false },
       { name: "Environment anchors", optional: false }
     ];
-    HANDOFF_LINE_CAP = 150;
-    MARKER3 = "<!-- memory-schema: v1 -->";
+    LINE_CAP = 150;
+    MARKER4 = "<!-- memory-schema: v1 -->";
     TITLE = "# Session Handoff";
     LABELS = ["[user-directed]", "[user-approved]", "[agent-proposed]"];
     NONE = /^(none|none recorded|n\/a)\.?$/i;
     CAUSE = /:\s+\S|\s[—–-]\s+\S|\bbecause\b|\bso\b.+\bfailed\b/i;
-    CONCRETE = /`[^`]+`|[\w.-]*\/[\w./-]+|\b[\w-]+\.[A-Za-z]{1,6}\b|\b(tests?|check|lint|build|typecheck|benchmark|bench|CI|npm|git|make|run)\b/i;
+    TOOLS = "tests?|check|lint|build|typecheck|benchmark|bench|CI|npm|git|make|run";
+    PATH = String.raw`\x60[^\x60]+\x60|[\w.-]*\/[\w./-]+|\b[\w-]+\.[A-Za-z]{1,6}\b`;
+    CONCRETE = new RegExp(String.raw`${PATH}|\b(${TOOLS})\b`, "i");
     ACCEPTANCE = /\b(done when|accepted? when|acceptance( criteria)?:|passes when)\b/i;
     VERIFIED = /^[^:]+:\s*\S.*\s(?:->|→)\s*\S.*\s@\s*\S+/;
     NOT_RUN = /^[^:]+:\s*not run\b\s*[,:;—–-]?\s*\S/i;
     ACCEPTED = /^Accepted:\s*\S/i;
     PLAN_BOX = /^\[([ xX~-])\]\s+\S/;
-    FULL_HEAD = /^([0-9a-fA-F]{40}|[0-9a-fA-F]{64})$/;
-    at = (line, message, severity) => severity === void 0 ? { line, message } : { line, message, severity };
-    SECTION_ORDER = HANDOFF_SECTIONS.map((s) => `## ${s.name}`).join(", ");
+    at2 = (line, message, severity) => severity === void 0 ? { line, message } : { line, message, severity };
+    SECTION_NAMES = HANDOFF_SECTIONS.map((s) => s.name);
+    SECTION_INDEX = new Map(SECTION_NAMES.map((n2, i) => [n2.toLowerCase(), i]));
+    SECTION_ORDER = SECTION_NAMES.map((n2) => `## ${n2}`).join(", ");
+    sectionIndex = (title) => SECTION_INDEX.get(title.toLowerCase());
     HANDOFF_RULES = [
       TEXT_RULES.bom,
       TEXT_RULES.crlf,
@@ -6228,16 +6115,13 @@ var init_validate = __esm({
         id: "marker",
         severity: "error",
         part: "sections",
-        checks: `the first line is ${MARKER3}`,
+        checks: `the first line is ${MARKER4}`,
         check: (c) => {
-          if (c.lines[0] === MARKER3) return [];
+          if (c.lines[0] === MARKER4) return [];
           const seen = /^<!--\s*memory-schema:\s*(\S+)\s*-->$/.exec(c.lines[0]?.trim() ?? "");
-          return [
-            at(
-              1,
-              seen ? `the marker says schema ${quoted(seen[1], QUOTE_CUT)}; this helper reads v1 only: the document must begin with the line ${MARKER3}` : `the document must begin with the line ${MARKER3}; start from templates/handoff.md`
-            )
-          ];
+          const version = seen ? `the marker says schema ${quoted(seen[1], QUOTE_CUT)}; this helper reads v1 only: ` : "";
+          const begin = `the document must begin with the line ${MARKER4}`;
+          return [at2(1, seen ? `${version}${begin}` : `${begin}; start from templates/handoff.md`)];
         }
       },
       {
@@ -6245,12 +6129,13 @@ var init_validate = __esm({
         severity: "error",
         part: "sections",
         checks: `"${TITLE}" is one of the first four lines`,
-        check: (c) => c.layout.titleIndex < 0 ? [at(1, `the document must have the heading "${TITLE}" in its first four lines`)] : []
+        check: (c) => c.layout.titleIndex < 0 ? [at2(1, `the document must have the heading "${TITLE}" in its first four lines`)] : []
       },
       TEXT_RULES.newline,
       TEXT_RULES.conflicted,
+      TEXT_RULES.markdown,
       {
-        // docs/design.md#files-on-disk: an error on disk, a finding on stdin (write stamps it).
+        // An error on disk, a finding on stdin (write stamps it).
         id: "saved",
         severity: "error or finding",
         part: "saved",
@@ -6258,12 +6143,15 @@ var init_validate = __esm({
         check: (c) => {
           const { saved, savedLine } = c.model;
           const form = c.opts.mode === "root" && c.shaped ? "error" : "finding";
-          if (saved === null || savedLine === null) return [at(Math.max(1, c.layout.titleIndex + 2), "no `Saved: <ISO-8601 with Z or offset>` line after the title (write stamps it)", form)];
+          if (saved === null || savedLine === null) {
+            const line = Math.max(1, c.layout.titleIndex + 2);
+            return [at2(line, "no `Saved: <ISO-8601 with Z or offset>` line after the title (write stamps it)", form)];
+          }
           const st = stateTime(null, saved, c.opts.nowMs);
           if (st.known) return [];
-          const value = unticked5(saved);
-          if (st.reason === "future") return [at(savedLine, `Saved: ${quoted(value, QUOTE_CUT)} is in the future`, "finding")];
-          return [at(savedLine, `Saved: ${quoted(value, QUOTE_CUT)} is not an ISO-8601 time with a zone (write stamps it)`, form)];
+          const value = quoted(unticked2(saved), QUOTE_CUT);
+          if (st.reason === "future") return [at2(savedLine, `Saved: ${value} is in the future`, "finding")];
+          return [at2(savedLine, `Saved: ${value} is not an ISO-8601 time with a zone (write stamps it)`, form)];
         }
       },
       {
@@ -6272,23 +6160,20 @@ var init_validate = __esm({
         part: null,
         checks: "a section heading written as the schema writes it",
         check: (c) => {
-          const out = [];
-          for (const h of c.model.headings) {
-            const name2 = h.depth === 2 ? sectionName(h.title) : void 0;
-            if (name2 !== void 0 && h.title !== name2) out.push(at(h.line, `write the heading as \`## ${name2}\``));
-          }
-          return out;
+          const misspelt = c.sections.filter((s) => s.heading.title !== s.name);
+          return misspelt.map((s) => at2(s.heading.line, `write the heading as \`## ${s.name}\``));
         }
       },
       {
-        // docs/design.md#files-on-disk: a required section appears once; an optional one repeated is a finding.
+        // A required section appears once; an optional one repeated is a finding.
         id: "section-repeated",
         severity: "error or finding",
         part: "sections",
         checks: "a section appears once",
-        check: (c) => c.sections.filter((h) => c.first.get(h.key) !== h.heading).map(
-          ({ heading, index, name: name2 }) => at(heading.line, `\`## ${name2}\` appears again (first at line ${c.first.get(heading.title.toLowerCase()).line}); merge the two`, HANDOFF_SECTIONS[index].optional ? "finding" : "error")
-        )
+        check: (c) => c.sections.filter((h) => c.first.get(h.key) !== h.heading).map(({ heading, index, name: name2, key }) => {
+          const message = `\`## ${name2}\` appears again (first at line ${c.first.get(key).line}); merge the two`;
+          return at2(heading.line, message, HANDOFF_SECTIONS[index].optional ? "finding" : "error");
+        })
       },
       {
         id: "section-order",
@@ -6298,14 +6183,11 @@ var init_validate = __esm({
         check: (c) => {
           const out = [];
           let highest = -1;
-          let highestName = "";
           for (const { heading, index, name: name2, key } of c.sections) {
             if (c.first.get(key) !== heading) continue;
-            if (index < highest) out.push(at(heading.line, `\`## ${name2}\` comes after \`## ${highestName}\`; the order is ${SECTION_ORDER}`));
-            else {
-              highest = index;
-              highestName = name2;
-            }
+            const message = `\`## ${name2}\` comes after \`## ${SECTION_NAMES[highest]}\`; the order is ${SECTION_ORDER}`;
+            if (index < highest) out.push(at2(heading.line, message));
+            else highest = index;
           }
           return out;
         }
@@ -6316,10 +6198,14 @@ var init_validate = __esm({
         part: "sections",
         checks: "every required section is there (a heading like a missing one names it)",
         check: (c) => c.missing.map(({ name: name2, look }) => {
-          if (look) return at(look.line, `${quoted(look.raw.trim(), QUOTE_CUT)} is not a section heading of schema v1 and \`## ${name2}\` is missing: did you mean \`## ${name2}\`?`);
+          if (look) {
+            const raw = `${quoted(look.raw.trim(), QUOTE_CUT)} is not a section heading of schema v1`;
+            return at2(look.line, `${raw} and \`## ${name2}\` is missing: did you mean \`## ${name2}\`?`);
+          }
           const index = sectionIndex(name2);
           const next = c.model.headings.find((h) => h.depth === 2 && (sectionIndex(h.title) ?? -1) > index);
-          return at(next ? next.line : c.lines.length, `required section \`## ${name2}\` is missing; keep its heading, with \`- none\` when there is nothing to say`);
+          const keep = "keep its heading, with `- none` when there is nothing to say";
+          return at2(next ? next.line : c.lines.length, `required section \`## ${name2}\` is missing; ${keep}`);
         })
       },
       {
@@ -6328,81 +6214,23 @@ var init_validate = __esm({
         part: null,
         checks: "a level-1 or level-2 heading that is no section of schema v1, or any heading that resembles one",
         check: (c) => c.strays.map((s) => {
-          const near = suggestFor(s.title, SECTION_NAMES);
-          return at(s.line, near ? `${quoted(s.raw.trim(), QUOTE_CUT)} is not a section of schema v1: did you mean \`## ${near}\`?` : `${quoted(s.raw.trim(), QUOTE_CUT)} is not a section of schema v1; nothing reads it`);
+          const near = nearest2(s.title, SECTION_NAMES);
+          const raw = `${quoted(s.raw.trim(), QUOTE_CUT)} is not a section of schema v1`;
+          return at2(s.line, near ? `${raw}: did you mean \`## ${near}\`?` : `${raw}; nothing reads it`);
         })
       },
+      ...ANCHOR_RULES,
       {
-        id: "anchors-empty",
-        severity: "finding",
-        part: null,
-        checks: "on stdin, an empty anchors section (write fills it)",
-        check: (c) => c.anchorsEmpty ? [at(c.anchorsAt.line, "the anchors section is empty; write fills it with what `anchors` prints")] : []
-      },
-      {
-        // docs/design.md#files-on-disk: every line `anchors` prints, and nothing else; once each.
-        id: "anchor-line",
-        severity: "error",
-        part: "anchors",
-        checks: "each anchors line is one `anchors` prints, each label once",
-        check: (c) => (c.anchorLines ?? []).flatMap((a) => {
-          if (a.repeated && !("error" in a.got)) return [at(a.line, `\`- ${a.got.label}:\` appears twice`)];
-          return "error" in a.got && a.got.unknownLabel === void 0 ? [at(a.line, a.got.error)] : [];
-        })
-      },
-      {
-        // A newer helper's label (docs/design.md#verdicts-and-the-brief): a finding, not an error.
-        id: "anchor-unknown",
-        severity: "finding",
-        part: null,
-        checks: "an anchors line with a label this helper does not know",
-        check: (c) => (c.anchorLines ?? []).flatMap((a) => "error" in a.got && a.got.unknownLabel !== void 0 ? [at(a.line, a.got.error)] : [])
-      },
-      {
-        id: "anchor-missing",
-        severity: "finding",
-        part: "anchors",
-        checks: "Branch, HEAD, Dirty files and Date (in git), or Date (outside git)",
-        check: (c) => c.anchorLines === null ? [] : c.lackingAnchors.map((l) => at(c.anchorsAt.line, `no \`- ${l}:\` anchor line`))
-      },
-      {
-        id: "anchor-mixed",
-        severity: "finding",
-        part: null,
-        checks: "`- Key file mtimes:` only outside git",
-        check: (c) => c.anchorLines !== null && c.gitForm && c.model.anchors.keyFileMtimes !== null ? [at(c.anchorsAt.line, "`- Key file mtimes:` is for handoffs saved outside git")] : []
-      },
-      {
-        // The state time's own reading (docs/design.md#verdicts-and-the-brief): a future `- Date:` makes the age unknown.
-        id: "anchor-date",
-        severity: "finding",
-        part: null,
-        checks: "`- Date:` not more than 5 minutes ahead",
-        check: (c) => {
-          const date = c.model.anchors.date;
-          if (c.anchorLines === null || date === null) return [];
-          const st = stateTime(date, null, c.opts.nowMs);
-          return !st.known && st.reason === "future" ? [at(c.anchorsAt.line, `the - Date: anchor ${quoted(unticked5(date), QUOTE_CUT)} is in the future (more than 5 minutes ahead): age unknown`)] : [];
-        }
-      },
-      {
-        id: "anchor-head",
-        severity: "finding",
-        part: "anchors",
-        checks: "a HEAD drift can check against history",
-        check: (c) => c.anchorLines !== null && c.gitForm && c.model.anchors.head !== null && unticked5(c.model.anchors.head) === "none (no commits yet)" ? [at(c.anchorsAt.line, "HEAD is `none (no commits yet)`: drift cannot check this handoff against history")] : []
-      },
-      {
-        // A dropped step says why (docs/design.md#files-on-disk).
+        // A dropped step says why.
         id: "plan-step",
         severity: "finding",
         part: null,
         checks: "each plan step with a status box; a `[-]` one with its reason",
         check: (c) => c.items("Plan").flatMap((step2) => {
           const m = PLAN_BOX.exec(step2.text);
-          if (!m) return [at(step2.line, "a plan step without `[x]`, `[~]`, `[ ]` or `[-] \u2026 \u2014 dropped: <why>`")];
-          if (m[1] === "-" && !/\bdropped:\s*\S/i.test(step2.text)) return [at(step2.line, "a `[-]` step without `\u2014 dropped: <why>`")];
-          return [];
+          if (!m) return [at2(step2.line, "a plan step without `[x]`, `[~]`, `[ ]` or `[-] \u2026 \u2014 dropped: <why>`")];
+          const reasonless = m[1] === "-" && !/\bdropped:\s*\S/i.test(step2.text);
+          return reasonless ? [at2(step2.line, "a `[-]` step without `\u2014 dropped: <why>`")] : [];
         })
       },
       {
@@ -6410,14 +6238,20 @@ var init_validate = __esm({
         severity: "finding",
         part: "decisions",
         checks: "each decision labelled [user-directed], [user-approved] or [agent-proposed]",
-        check: (c) => unlabelled(c).map((d) => at(d.line, "a decision without [user-directed], [user-approved] or [agent-proposed]"))
+        check: (c) => {
+          const message = "a decision without [user-directed], [user-approved] or [agent-proposed]";
+          return unlabelled(c).map((d) => at2(d.line, message));
+        }
       },
       {
         id: "failed-cause",
         severity: "finding",
         part: "failed",
         checks: "each failed approach with its cause",
-        check: (c) => causeless(c).map((f) => at(f.line, "a failed approach without its cause (`<what was tried>: <why it failed>`): it invites a retry"))
+        check: (c) => {
+          const message = "a failed approach without its cause (`<what was tried>: <why it failed>`): it invites a retry";
+          return causeless(c).map((f) => at2(f.line, message));
+        }
       },
       {
         id: "next-step",
@@ -6425,49 +6259,49 @@ var init_validate = __esm({
         part: "nextSteps",
         checks: "a next step at all; each naming a path, a command or a check",
         check: (c) => {
-          const out = vague(c).map((n2) => at(n2.line, "a next step naming no path, command or check: too vague to start cold"));
+          const message = "a next step naming no path, command or check: too vague to start cold";
+          const out = vague(c).map((n2) => at2(n2.line, message));
           const heading = c.first.get("next steps");
-          if (c.items("Next steps").length === 0 && heading) out.push(at(heading.line, "no next step"));
+          if (c.items("Next steps").length === 0 && heading) out.push(at2(heading.line, "no next step"));
           return out;
         }
       },
       {
-        // Seed 003 (docs/design.md#files-on-disk): the first next step is bounded.
+        // The first next step is bounded.
         id: "next-action",
         severity: "finding",
         part: "nextAction",
         checks: "the first next step says when it is done",
         check: (c) => {
           const first = c.items("Next steps")[0];
-          return first && !ACCEPTANCE.test(first.text) ? [at(first.line, "the first next step has no acceptance criteria (`\u2014 done when <check passes>`)")] : [];
+          const message = "the first next step has no acceptance criteria (`\u2014 done when <check passes>`)";
+          return first && !ACCEPTANCE.test(first.text) ? [at2(first.line, message)] : [];
         }
       },
       {
-        // Seed 003 (docs/design.md#files-on-disk): implemented, verified and accepted kept apart. Listed before
-        // `verification`: on the section's own line, the missing acceptance comes first.
+        // Implemented, verified and accepted kept apart. Listed before `verification`: on the
+        // section's own line, the missing acceptance comes first.
         id: "accepted",
         severity: "finding",
         part: "verification",
         checks: "`## Verification` has an `- Accepted:` line",
         check: (c) => {
           const heading = c.first.get("verification");
-          return heading && accepted(c).length === 0 ? [at(heading.line, "no `- Accepted: <who, what, revision>` (or `- Accepted: not yet, <what awaits review>`)")] : [];
+          const message = "no `- Accepted: <who, what, revision>` (or `- Accepted: not yet, <what awaits review>`)";
+          return heading && accepted(c).length === 0 ? [at2(heading.line, message)] : [];
         }
       },
       {
         id: "verification",
         severity: "finding",
         part: "verification",
-        checks: "`## Verification` there, with checks as `<check>: <command> -> <result> @ <revision>` or `<check>: not run, <why>`",
+        checks: "`## Verification`, when there, with checks as `<check>: <command> -> <result> @ <revision>` or not run",
         check: (c) => {
           const heading = c.first.get("verification");
-          if (!heading) {
-            return [
-              at(c.first.get("plan")?.line ?? 1, "no `## Verification`: name each check, command, result and revision, the checks not run and why, and what was accepted")
-            ];
-          }
-          const out = looseChecks(c).map((v) => at(v.line, "a verification line that is not `<check>: <command> -> <result> @ <revision>` or `<check>: not run, <why>`"));
-          if (checksOf(c).length === 0) out.push(at(heading.line, "no check recorded"));
+          if (!heading) return [];
+          const form = "`<check>: <command> -> <result> @ <revision>` or `<check>: not run, <why>`";
+          const out = looseChecks(c).map((v) => at2(v.line, `a verification line that is not ${form}`));
+          if (checksOf(c).length === 0) out.push(at2(heading.line, "no check recorded"));
           return out;
         }
       },
@@ -6476,7 +6310,10 @@ var init_validate = __esm({
         severity: "finding",
         part: "keyFiles",
         checks: "each key file `- <relative path> \u2014 <why>` inside the root",
-        check: (c) => c.keyFiles.filter((k) => k.path === null).map((k) => at(k.line, "a key file that is not `- <relative path> \u2014 <why>` inside the root"))
+        check: (c) => {
+          const message = "a key file that is not `- <relative path> \u2014 <why>` inside the root";
+          return c.keyFiles.filter((k) => k.path === null).map((k) => at2(k.line, message));
+        }
       },
       {
         id: "key-file-missing",
@@ -6486,86 +6323,80 @@ var init_validate = __esm({
         check: (c) => {
           const existing = c.opts.existingKeyFiles;
           if (!existing) return [];
-          return c.keyFiles.filter((k) => k.path !== null && !existing.has(k.path)).map((k) => at(k.line, `key file ${quotedPath(k.path)} does not exist`));
+          const gone = c.keyFiles.filter((k) => k.path !== null && !existing.has(k.path));
+          return gone.map((k) => at2(k.line, `key file ${quotedPath(k.path)} does not exist`));
         }
       },
       {
-        // more than 150 lines is a finding.
         id: "line-cap",
         severity: "finding",
         part: "size",
-        checks: `at most ${HANDOFF_LINE_CAP} lines`,
+        checks: `at most ${LINE_CAP} lines`,
         check: (c) => {
-          const count = lineCount(c);
-          return count > HANDOFF_LINE_CAP ? [at(HANDOFF_LINE_CAP + 1, `${count} lines, over the ${HANDOFF_LINE_CAP}-line cap: compress decision prose first; never drop failed approaches or anchors`)] : [];
+          const count2 = lineCount(c);
+          const over = `${count2} lines, over the ${LINE_CAP}-line cap`;
+          const message = `${over}: compress decision prose first; never drop failed approaches or anchors`;
+          return count2 > LINE_CAP ? [at2(LINE_CAP + 1, message)] : [];
         }
       },
       {
-        // docs/design.md#redaction: write redacts them; a document holding one scores lower.
+        // Write redacts them; a document holding one scores lower.
         id: "secret",
         severity: "finding",
         part: "secrets",
         checks: "no secret (redaction's rules)",
-        check: (c) => c.secrets.map((s) => at(s.line, `a secret (${s.kind})${c.opts.secrets ? ", redacted by write" : "; write redacts it"}`))
+        check: (c) => {
+          const done = c.opts.secrets ? ", redacted by write" : "; write redacts it";
+          return c.secrets.map((s) => at2(s.line, `a secret (${s.kind})${done}`));
+        }
       },
       {
-        // An abandoned step is closed (docs/design.md#files-on-disk).
+        // An abandoned step is closed.
         id: "dropped",
         severity: "finding",
         part: "dropped",
         checks: "open items of the previous handoff carried over or closed",
-        check: (c) => (c.dropped ?? []).map((i) => at(0, `[${i.section}] ${quoted(i.text, QUOTE_CUT)} of the previous handoff is neither carried over nor closed`))
+        check: (c) => (c.dropped ?? []).map((i) => {
+          const item = `[${i.section}] ${quoted(i.text, QUOTE_CUT)}`;
+          return at2(0, `${item} of the previous handoff is neither carried over nor closed`);
+        })
       }
     ];
     HANDOFF_PARTS = [
       { part: "sections", weight: 15, score: (c) => c.shaped ? Math.max(0, 15 - 5 * c.sectionErrors) : 0 },
       { part: "saved", weight: 5, score: (c) => c.savedOk ? 5 : 0 },
-      {
-        part: "anchors",
-        weight: 10,
-        score: (c) => {
-          if (!c.anchorsAt) return 0;
-          if (c.anchorLines === null) return null;
-          const head = c.model.anchors.head === null ? void 0 : unticked5(c.model.anchors.head);
-          const headOk = c.gitForm ? head !== void 0 && FULL_HEAD.test(head) && !isNullObjectId(head.toLowerCase()) : true;
-          const complete = c.lackingAnchors.length === 0 && !c.anchorLines.some((a) => a.repeated || "error" in a.got && a.got.unknownLabel === void 0);
-          return (headOk ? 5 : 0) + (complete ? 5 : 0);
-        }
-      },
+      { part: "anchors", weight: 10, score: anchorsPart },
       { part: "failed", weight: 10, score: (c) => share(c.items("Failed approaches").length, causeless(c).length, 10) },
       { part: "decisions", weight: 10, score: (c) => share(c.items("Decisions").length, unlabelled(c).length, 10) },
-      { part: "nextSteps", weight: 10, score: (c) => c.items("Next steps").length === 0 ? 0 : share(c.items("Next steps").length, vague(c).length, 10) },
       {
-        part: "nextAction",
-        weight: 5,
-        score: (c) => {
-          const first = c.items("Next steps")[0];
-          return first !== void 0 && ACCEPTANCE.test(first.text) ? 5 : 0;
-        }
+        part: "nextSteps",
+        weight: 10,
+        score: (c) => c.items("Next steps").length === 0 ? 0 : share(c.items("Next steps").length, vague(c).length, 10)
       },
+      { part: "nextAction", weight: 5, score: (c) => ACCEPTANCE.test(c.items("Next steps")[0]?.text ?? "") ? 5 : 0 },
       {
         part: "keyFiles",
         weight: 10,
         score: (c) => {
           const existing = c.opts.existingKeyFiles;
-          return existing ? proportion(c.keyFiles.filter((k) => k.path !== null && existing.has(k.path)).length, c.keyFiles.length, 10).score : null;
+          if (!existing) return null;
+          const found = c.keyFiles.filter((k) => k.path !== null && existing.has(k.path)).length;
+          return proportion(found, c.keyFiles.length, 10).score;
         }
       },
       {
         part: "verification",
         weight: 10,
         score: (c) => {
-          if (!c.first.get("verification")) return 0;
+          if (!c.first.get("verification")) return null;
           const checks = checksOf(c).length;
           return (checks > 0 ? 3 + share(checks, looseChecks(c).length, 4) : 0) + (accepted(c).length > 0 ? 3 : 0);
         }
       },
-      { part: "size", weight: 5, score: (c) => lineCount(c) > HANDOFF_LINE_CAP ? 0 : 5 },
+      { part: "size", weight: 5, score: (c) => lineCount(c) > LINE_CAP ? 0 : 5 },
       { part: "secrets", weight: 5, score: (c) => c.secrets.length === 0 ? 5 : 0 },
       { part: "dropped", weight: 5, score: (c) => c.dropped === null ? null : c.dropped.length === 0 ? 5 : 0 }
     ];
-    SECTION_NAMES = HANDOFF_SECTIONS.map((s) => s.name);
-    SECTION_INDEX = new Map(SECTION_NAMES.map((n2, i) => [n2.toLowerCase(), i]));
     unlabelled = (c) => c.items("Decisions").filter((d) => !LABELS.some((l) => d.text.includes(l)));
     causeless = (c) => c.items("Failed approaches").filter((f) => !CAUSE.test(f.text));
     vague = (c) => c.items("Next steps").filter((n2) => !CONCRETE.test(n2.text));
@@ -6585,16 +6416,15 @@ function stampSaved(text2, iso) {
     lines3[layout.savedIndex] = `Saved: ${iso}`;
     return { text: lines3.join("\n"), replaced: old, insertedAt: null };
   }
-  let at3 = Math.max(0, layout.titleIndex) + 1;
-  while (at3 < lines3.length - 1 && lines3[at3].trim() === "") at3++;
-  const next = lines3[at3];
-  lines3.splice(at3, 0, ...next !== void 0 && next.trim() !== "" ? [`Saved: ${iso}`, ""] : [`Saved: ${iso}`]);
-  return { text: lines3.join("\n"), replaced: null, insertedAt: at3 + 1 };
+  let at4 = Math.max(0, layout.titleIndex) + 1;
+  while (at4 < lines3.length - 1 && lines3[at4].trim() === "") at4++;
+  const next = lines3[at4];
+  lines3.splice(at4, 0, ...next !== void 0 && next.trim() !== "" ? [`Saved: ${iso}`, ""] : [`Saved: ${iso}`]);
+  return { text: lines3.join("\n"), replaced: null, insertedAt: at4 + 1 };
 }
 function anchorsBody(text2) {
-  const layout = handoffLayout(text2);
-  const range = anchorsRange(layout);
-  return range ? layout.lines.slice(range.start, range.end) : null;
+  const { lines: lines3, anchors } = handoffLayout(text2);
+  return anchors ? lines3.slice(anchors.start, anchors.end) : null;
 }
 function anchorsEmpty(text2) {
   const body = anchorsBody(text2);
@@ -6602,7 +6432,7 @@ function anchorsEmpty(text2) {
 }
 function fillAnchors(text2, rendered) {
   const layout = handoffLayout(text2);
-  const range = anchorsRange(layout);
+  const range = layout.anchors;
   if (!range) return { text: text2, lines: /* @__PURE__ */ new Set() };
   const fresh = rendered.replace(/\n$/, "").split("\n");
   const lines3 = [...layout.lines.slice(0, range.start), ...fresh, ...layout.lines.slice(range.end)];
@@ -6613,7 +6443,7 @@ function fillAnchors(text2, rendered) {
 }
 function comparable(text2, dropDate) {
   const layout = handoffLayout(text2);
-  const range = anchorsRange(layout);
+  const range = layout.anchors;
   return layout.lines.filter((line, i) => {
     if (i === layout.savedIndex) return false;
     if (dropDate && range && i >= range.start && i < range.end && line.startsWith("- Date: ")) return false;
@@ -6630,18 +6460,19 @@ var init_stamp = __esm({
 
 // src/schema/validate-ledger.ts
 function ledgerContext(input, kind) {
-  const schema = LEDGER_SCHEMAS[kind];
+  const schema = SCHEMAS[kind];
   const text2 = normaliseText(input);
-  const starts = lineStartsOf2(text2);
+  const starts = lineStartsOf(text2);
   const entry = new RegExp(`^${schema.prefix}-(\\d{4}): \\S`);
   const entries = [];
   const badHeadings = [];
   const first = /* @__PURE__ */ new Map();
   let current = null;
-  for (const block2 of parseBlocks(text2).children) {
+  const tree = parseBlocks(text2);
+  for (const block2 of tree.children) {
     const line = lineAt(starts, block2.start);
     if (block2.type === "heading" && block2.depth === 2) {
-      const title = text2.slice(block2.start, block2.end).split("\n")[0].replace(/^##\s*/, "").replace(/\s+#+\s*$/, "").trim();
+      const title = text2.slice(block2.start, block2.end).replace(/^##\s*/, "").replace(/\s+#+\s*$/, "").trim();
       const m = entry.exec(title);
       if (!m) {
         badHeadings.push({ line, title });
@@ -6655,44 +6486,54 @@ function ledgerContext(input, kind) {
     }
     if (current === null || block2.type !== "list") continue;
     for (const item of block2.children) {
-      const body = text2.slice(item.children[0]?.start ?? item.start, item.children[item.children.length - 1]?.end ?? item.end).trim();
+      const end = item.children[item.children.length - 1]?.end ?? item.end;
+      const body = text2.slice(item.children[0]?.start ?? item.start, end).trim();
       const f = /^([A-Za-z][A-Za-z ]*?):\s*(.*)$/s.exec(body);
       if (f && !current.fields.has(f[1])) current.fields.set(f[1], f[2].trim());
     }
   }
-  return { input, text: text2, lines: text2.split("\n"), kind, schema, badHeadings, entries, secrets: [] };
+  return { input, text: text2, lines: text2.split("\n"), flags: tree.flags, kind, schema, badHeadings, entries, secrets: [] };
 }
 function validateLedger(input, kind, redacted) {
-  const pass = redacted ?? redactText2(input);
+  const pass = redacted ?? redactText(input);
   const maps = lineMaps(pass);
   const c = ledgerContext(pass.text, kind);
   c.secrets = pass.findings.map((f) => ({ ...f, line: maps.toRedacted(f.line) }));
   return onOriginalLines(runRules(LEDGER_RULES, LEDGER_PARTS, c), pass);
 }
-var LEDGER_SCHEMAS, MARKER4, LABEL2, LESSON_STATUS, SOLUTION_STATUS, at2, name, lacking, lineCount2, badSource, badStatus, badDate, LEDGER_RULES, LEDGER_PARTS;
+var SCHEMAS, MARKER5, LABEL2, LESSON_STATUS, SOLUTION_STATUS, at3, name, lacking, lineCount2, bad, badSource, badLessonStatus, badSolutionStatus, badStatus, badDate, count, LEDGER_RULES, LEDGER_PARTS;
 var init_validate_ledger = __esm({
   "src/schema/validate-ledger.ts"() {
     "use strict";
-    init_redaction();
-    init_blocks();
+    init_redact();
+    init_sanitize();
+    init_grammar();
     init_handoff();
     init_validate_common();
-    init_sanitize();
-    LEDGER_SCHEMAS = {
+    SCHEMAS = {
       lessons: { title: "# Lessons", prefix: "L", fields: ["When", "Lesson", "Why", "Source", "Status"], cap: 200 },
-      solutions: { title: "# Solutions", prefix: "S", fields: ["Symptoms", "Context", "Fix", "Evidence", "Recorded"], cap: 250 }
+      solutions: {
+        title: "# Solutions",
+        prefix: "S",
+        fields: ["Symptoms", "Context", "Fix", "Evidence", "Recorded"],
+        cap: 250
+      }
     };
-    MARKER4 = "<!-- memory-schema: v1 -->";
+    MARKER5 = "<!-- memory-schema: v1 -->";
     LABEL2 = /\[(user-directed|user-approved|agent-proposed)\]/;
     LESSON_STATUS = /^(active|superseded by L-\d{4}\b.*|retired: \S.*)$/;
     SOLUTION_STATUS = /^obsolete: \S/;
-    at2 = (line, message) => ({ line, message });
+    at3 = (line, message) => ({ line, message });
     name = (c, e) => `${c.schema.prefix}-${e.number}`;
     lacking = (c, e) => c.schema.fields.filter((f) => !(e.fields.get(f) ?? ""));
     lineCount2 = (c) => c.text.endsWith("\n") ? c.lines.length - 1 : c.lines.length;
-    badSource = (c, e) => c.kind === "lessons" && e.fields.has("Source") && !LABEL2.test(e.fields.get("Source"));
-    badStatus = (c, e) => e.fields.has("Status") && !(c.kind === "lessons" ? LESSON_STATUS : SOLUTION_STATUS).test(e.fields.get("Status"));
-    badDate = (c, e) => c.kind === "solutions" && e.fields.has("Recorded") && !/^\d{4}-\d{2}-\d{2}\b/.test(e.fields.get("Recorded"));
+    bad = (kind, field, form) => (c, e) => c.kind === kind && e.fields.has(field) && !form.test(e.fields.get(field));
+    badSource = bad("lessons", "Source", LABEL2);
+    badLessonStatus = bad("lessons", "Status", LESSON_STATUS);
+    badSolutionStatus = bad("solutions", "Status", SOLUTION_STATUS);
+    badStatus = (c, e) => badLessonStatus(c, e) || badSolutionStatus(c, e);
+    badDate = bad("solutions", "Recorded", /^\d{4}-\d{2}-\d{2}\b/);
+    count = (c, good, max) => proportion(c.entries.filter(good).length, c.entries.length, max).score;
     LEDGER_RULES = [
       TEXT_RULES.bom,
       TEXT_RULES.crlf,
@@ -6700,24 +6541,33 @@ var init_validate_ledger = __esm({
         id: "marker",
         severity: "error",
         part: null,
-        checks: `the first line is ${MARKER4}`,
-        check: (c) => c.lines[0] === MARKER4 ? [] : [at2(1, `the document must begin with the line ${MARKER4}`)]
+        checks: `the first line is ${MARKER5}`,
+        check: (c) => c.lines[0] === MARKER5 ? [] : [at3(1, `the document must begin with the line ${MARKER5}`)]
       },
       {
         id: "heading",
         severity: "error",
         part: null,
         checks: "the ledger's title (`# Lessons`, `# Solutions`) is one of the first four lines",
-        check: (c) => c.lines.slice(0, 4).includes(c.schema.title) ? [] : [at2(1, `the document must have the heading "${c.schema.title}" in its first four lines`)]
+        check: (c) => {
+          if (c.lines.slice(0, 4).includes(c.schema.title)) return [];
+          return [at3(1, `the document must have the heading "${c.schema.title}" in its first four lines`)];
+        }
       },
       TEXT_RULES.newline,
       TEXT_RULES.conflicted,
+      TEXT_RULES.markdown,
       {
         id: "entry-heading",
         severity: "error",
         part: null,
         checks: "each `## ` heading is `## L-<4 digits>: <title>` (lessons) or `## S-<4 digits>: <problem>` (solutions)",
-        check: (c) => c.badHeadings.map((h) => at2(h.line, `${quoted(`## ${h.title}`, QUOTE_CUT)} is not an entry heading: write \`## ${c.schema.prefix}-<4 digits>: <${c.kind === "lessons" ? "title" : "problem"}>\``))
+        check: (c) => {
+          const form = `## ${c.schema.prefix}-<4 digits>: <${c.kind === "lessons" ? "title" : "problem"}>`;
+          return c.badHeadings.map((h) => {
+            return at3(h.line, `${quoted(`## ${h.title}`, QUOTE_CUT)} is not an entry heading: write \`${form}\``);
+          });
+        }
       },
       {
         id: "entry-field",
@@ -6725,8 +6575,8 @@ var init_validate_ledger = __esm({
         part: "fields",
         checks: "each entry has every field of its schema, not empty",
         check: (c) => c.entries.flatMap((e) => {
-          const missing = lacking(c, e);
-          return missing.length === 0 ? [] : [at2(e.line, `${name(c, e)} lacks ${missing.map((f) => `\`- ${f}:\``).join(", ")}`)];
+          const missing = lacking(c, e).map((f) => `\`- ${f}:\``);
+          return missing.length === 0 ? [] : [at3(e.line, `${name(c, e)} lacks ${missing.join(", ")}`)];
         })
       },
       {
@@ -6734,28 +6584,42 @@ var init_validate_ledger = __esm({
         severity: "finding",
         part: "numbering",
         checks: "entry numbers are never reused",
-        check: (c) => c.entries.flatMap((e) => e.reuses === null ? [] : [at2(e.line, `${name(c, e)} is used again (first at line ${e.reuses}); numbers are never reused`)])
+        check: (c) => c.entries.flatMap((e) => {
+          if (e.reuses === null) return [];
+          return [at3(e.line, `${name(c, e)} is used again (first at line ${e.reuses}); numbers are never reused`)];
+        })
       },
       {
         id: "entry-source",
         severity: "finding",
         part: "status",
         checks: "a lesson's Source has its label",
-        check: (c) => c.entries.filter((e) => badSource(c, e)).map((e) => at2(e.line, `${name(c, e)}: Source has no [user-directed], [user-approved] or [agent-proposed] label`))
+        check: (c) => {
+          const labels = "[user-directed], [user-approved] or [agent-proposed]";
+          const unlabelled2 = c.entries.filter((e) => badSource(c, e));
+          return unlabelled2.map((e) => at3(e.line, `${name(c, e)}: Source has no ${labels} label`));
+        }
       },
       {
         id: "entry-status",
         severity: "finding",
         part: "status",
         checks: "a lesson's Status is active, superseded or retired; a solution's only ever obsolete",
-        check: (c) => c.entries.filter((e) => badStatus(c, e)).map((e) => at2(e.line, c.kind === "lessons" ? `${name(c, e)}: Status is not active, superseded by L-<n>, or retired: <why>` : `${name(c, e)}: Status is only ever \`obsolete: <why>\``))
+        check: (c) => {
+          const lesson = "is not active, superseded by L-<n>, or retired: <why>";
+          const form = c.kind === "lessons" ? lesson : "is only ever `obsolete: <why>`";
+          return c.entries.filter((e) => badStatus(c, e)).map((e) => at3(e.line, `${name(c, e)}: Status ${form}`));
+        }
       },
       {
         id: "entry-date",
         severity: "finding",
         part: "status",
         checks: "a solution's Recorded is a date",
-        check: (c) => c.entries.filter((e) => badDate(c, e)).map((e) => at2(e.line, `${name(c, e)}: Recorded is not a date (YYYY-MM-DD)`))
+        check: (c) => {
+          const undated = c.entries.filter((e) => badDate(c, e));
+          return undated.map((e) => at3(e.line, `${name(c, e)}: Recorded is not a date (YYYY-MM-DD)`));
+        }
       },
       {
         id: "line-cap",
@@ -6763,8 +6627,9 @@ var init_validate_ledger = __esm({
         part: "size",
         checks: "about 200 lines (lessons) or 250 (solutions) at most",
         check: (c) => {
-          const count = lineCount2(c);
-          return count > c.schema.cap ? [at2(c.schema.cap + 1, `${count} lines, over the ~${c.schema.cap}-line cap: retire or merge old entries`)] : [];
+          const n2 = lineCount2(c);
+          const message = `${n2} lines, over the ~${c.schema.cap}-line cap: retire or merge old entries`;
+          return n2 > c.schema.cap ? [at3(c.schema.cap + 1, message)] : [];
         }
       },
       {
@@ -6772,12 +6637,16 @@ var init_validate_ledger = __esm({
         severity: "finding",
         part: "secrets",
         checks: "no secret (redaction's rules)",
-        check: (c) => c.secrets.map((s) => at2(s.line, `a secret (${s.kind}); write redacts it`))
+        check: (c) => c.secrets.map((s) => at3(s.line, `a secret (${s.kind}); write redacts it`))
       }
     ];
     LEDGER_PARTS = [
-      { part: "fields", weight: 50, score: (c) => proportion(c.entries.filter((e) => lacking(c, e).length === 0).length, c.entries.length, 50).score },
-      { part: "status", weight: 20, score: (c) => proportion(c.entries.filter((e) => !badSource(c, e) && !badStatus(c, e) && !badDate(c, e)).length, c.entries.length, 20).score },
+      { part: "fields", weight: 50, score: (c) => count(c, (e) => lacking(c, e).length === 0, 50) },
+      {
+        part: "status",
+        weight: 20,
+        score: (c) => count(c, (e) => !badSource(c, e) && !badStatus(c, e) && !badDate(c, e), 20)
+      },
       { part: "numbering", weight: 10, score: (c) => c.entries.some((e) => e.reuses !== null) ? 0 : 10 },
       { part: "size", weight: 10, score: (c) => lineCount2(c) > c.schema.cap ? 0 : 10 },
       { part: "secrets", weight: 10, score: (c) => c.secrets.length === 0 ? 10 : 0 }
@@ -6813,7 +6682,7 @@ function decodeInput(raw, what) {
   return { text: text2, notes };
 }
 function redactForSave(text2, exemptLines) {
-  const { text: clean, findings } = redactText2(text2, exemptLines ? { exemptLines } : {});
+  const { text: clean, findings } = redactText(text2, exemptLines ? { exemptLines } : {});
   return { text: clean, notes: findings.length > 0 ? [formatRedactionReport(findings)] : [] };
 }
 var utf8;
@@ -6822,7 +6691,7 @@ var init_document = __esm({
     "use strict";
     init_errors();
     init_invisible();
-    init_redaction();
+    init_redact();
     utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
   }
 });
@@ -6831,8 +6700,8 @@ var init_document = __esm({
 import { closeSync as closeSync8, lstatSync as lstatSync14 } from "node:fs";
 import path26 from "node:path";
 function schemaRefusal(file, errors) {
-  const count = errors.filter((e) => e.rule !== "more").length + Number(/\d+/.exec(errors.find((e) => e.rule === "more")?.message ?? "")?.[0] ?? 0);
-  return new Refused([`${file} has ${count} schema error(s)`, ...issueLines(errors)].join("\n"));
+  const count2 = errors.filter((e) => e.rule !== "more").length + Number(/\d+/.exec(errors.find((e) => e.rule === "more")?.message ?? "")?.[0] ?? 0);
+  return new Refused([`${file} has ${count2} schema error(s)`, ...issueLines(errors)].join("\n"));
 }
 function scoreNotes(v) {
   const shown = v.findings.filter((f) => f.rule !== "dropped" && f.rule !== "more");
@@ -6863,7 +6732,7 @@ function peekCurrent(root, file) {
 function checkDocument(raw, kind, root) {
   sizeCheck(raw);
   const decoded2 = decodeInput(raw, "document");
-  const redacted = redactText2(decoded2.text);
+  const redacted = redactText(decoded2.text);
   finalBytes(redacted.text, raw.length);
   const file = FILE_OF[kind];
   let errors;
@@ -6973,7 +6842,7 @@ async function buildDocument(checked, root, anchors) {
     for (let i = range.start; i < range.end; i++) if (now.has(lines3[i])) exempt.add(i + 1);
   }
   const helperMade = /* @__PURE__ */ new Set([`Saved: ${iso}`, `- Date: ${iso}`, ...reported === null ? [] : reported.split("\n")]);
-  const redacted = reuseRedaction(checked.text, checked.redacted, text2, exempt, helperMade) ?? redactText2(text2, { exemptLines: exempt });
+  const redacted = reuseRedaction(checked.text, checked.redacted, text2, exempt, helperMade) ?? redactText(text2, { exemptLines: exempt });
   if (redacted.findings.length > 0) notes.push(formatRedactionReport(redacted.findings));
   const bytes = finalBytes(redacted.text, checked.rawBytes);
   const unchanged = sentBack || priorText2 !== null && comparable(priorText2, fill) === comparable(redacted.text, fill);
@@ -7010,8 +6879,8 @@ function withDirtyHashes(text2, hashes) {
   const lines3 = text2.split("\n");
   const body = lines3.slice(range.start, range.end).filter((l) => !l.startsWith("- Dirty hashes: "));
   if (hashes !== null) {
-    const at3 = body.findIndex((l) => l.startsWith("- Dirty files: "));
-    body.splice(at3 === -1 ? body.length : at3 + 1, 0, hashes);
+    const at4 = body.findIndex((l) => l.startsWith("- Dirty files: "));
+    body.splice(at4 === -1 ? body.length : at4 + 1, 0, hashes);
   }
   return [...lines3.slice(0, range.start), ...body, ...lines3.slice(range.end)].join("\n");
 }
@@ -7074,7 +6943,7 @@ function reuseRedaction(sent, pass, final, exempt, helperMade) {
     f += g.span - 1;
   }
   if (scanned.length > 0) {
-    const own = redactText2(scanned.map((f) => to[f]).join("\n"), { exemptLines: new Set(scanned.map((_, i) => i + 1)) });
+    const own = redactText(scanned.map((f) => to[f]).join("\n"), { exemptLines: new Set(scanned.map((_, i) => i + 1)) });
     if (own.findings.some((x) => (x.lines ?? 1) > 1)) return null;
     const lines3 = own.text.split("\n");
     scanned.forEach((f, i) => {
@@ -7092,7 +6961,7 @@ var init_write_checked = __esm({
     init_quote();
     init_errors();
     init_anchors();
-    init_redaction();
+    init_redact();
     init_anchor_lines();
     init_open_items();
     init_stamp();
@@ -7197,8 +7066,8 @@ ${body}${left > 0 ? `- Dropped: (${left} more items left out)
     const counts = /* @__PURE__ */ new Map();
     for (const [l] of shown) counts.set(l, (counts.get(l) ?? 0) + 1);
     const [busiest] = [...counts.entries()].sort((a, b) => b[1] - a[1])[0];
-    const at3 = shown.map(([l]) => l).lastIndexOf(busiest);
-    shown.splice(at3, 1);
+    const at4 = shown.map(([l]) => l).lastIndexOf(busiest);
+    shown.splice(at4, 1);
     left++;
     out = render();
   }
@@ -7262,7 +7131,7 @@ var ENTRY_MAX_BYTES, ENTRY_LABELS, HEADING, ITEM, LABELS2, ITEM_MAX, FROM_NEXT;
 var init_entry = __esm({
   "src/journal/entry.ts"() {
     "use strict";
-    init_redaction();
+    init_redact();
     init_sanitize();
     init_handoff();
     init_paths();
@@ -7619,8 +7488,8 @@ async function recordResume(root, call, sessionId, currentToken, env, fp) {
 function summaryLine(entries) {
   const saves = entries.filter((e) => e.kind === "save").length;
   const resumes = entries.length - saves;
-  const count = (label) => entries.reduce((n2, e) => n2 + e.items.filter((i) => i.label === label && !i.text.startsWith("(")).length, 0);
-  const parts = [`${saves} save(s)`, `${resumes} resume(s)`, `${count("Finished")} step(s) finished`, `${count("Dropped")} item(s) dropped`, `${count("Superseded")} decision(s) superseded`];
+  const count2 = (label) => entries.reduce((n2, e) => n2 + e.items.filter((i) => i.label === label && !i.text.startsWith("(")).length, 0);
+  const parts = [`${saves} save(s)`, `${resumes} resume(s)`, `${count2("Finished")} step(s) finished`, `${count2("Dropped")} item(s) dropped`, `${count2("Superseded")} decision(s) superseded`];
   return `- (${parts.join(", ")})`;
 }
 function foldSection(period, entries) {
@@ -7864,16 +7733,16 @@ function appendedBytes(prior, text2) {
 `;
   return Buffer.concat([head, Buffer.from(tail, "utf8")]);
 }
-function linesOf(text2) {
+function linesOf2(text2) {
   return text2.split("\n").map((l) => l.endsWith("\r") ? l.slice(0, -1) : l);
 }
 function alreadyPresent(prior, text2) {
   if (prior === null) return false;
-  const want = linesOf(text2);
+  const want = linesOf2(text2);
   while (want.length > 0 && want[0].trim() === "") want.shift();
   while (want.length > 0 && want[want.length - 1].trim() === "") want.pop();
   if (want.length === 0) return false;
-  const have = linesOf(prior.toString("utf8"));
+  const have = linesOf2(prior.toString("utf8"));
   for (let i = 0; i + want.length <= have.length; i++) {
     let j = 0;
     while (j < want.length && have[i + j] === want[j]) j++;
@@ -8409,7 +8278,7 @@ function anchorsWithoutTokens(lines3) {
 var init_token_shape = __esm({
   "src/guard/token-shape.ts"() {
     "use strict";
-    init_redaction();
+    init_redact();
   }
 });
 
@@ -8933,8 +8802,8 @@ function assessDrift(f) {
   parts.push(...fateClauses(f.dirtyFates ?? []));
   if (f.savedBy) parts.push(`saved by ${f.savedBy}${f.saved.date === null ? "" : ` at ${f.saved.date.iso}`}`);
   if (f.provenance?.someoneElse) parts.push(`the handoff was not saved in this clone${f.provenance.committer === null ? "" : `; its last commit is by ${f.provenance.committer}`}`);
-  const bad = unverifiable.filter((u) => !(verdict === "unverifiable" && u === "head"));
-  if (bad.length > 0) parts.push(`unverifiable anchors: ${bad.join(", ")}`);
+  const bad2 = unverifiable.filter((u) => !(verdict === "unverifiable" && u === "head"));
+  if (bad2.length > 0) parts.push(`unverifiable anchors: ${bad2.join(", ")}`);
   const summary = sanitize(`${verdict}: ${parts.join("; ")}`, { redact: false });
   return {
     verdict,
@@ -9315,7 +9184,6 @@ var init_memory_text = __esm({
     "use strict";
     init_file_verdict();
     init_invisible();
-    init_invisible_rules();
     STRICT2 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
   }
 });
@@ -9486,22 +9354,22 @@ function codeSpans(s, limit) {
   for (let i = s.indexOf("`"); i !== -1 && i < limit; ) {
     const j = runEnd(i);
     const len = j - i;
-    let close = -1;
+    let close2 = -1;
     if (!exhausted.has(len)) {
       for (let k = s.indexOf("`", j); k !== -1; k = s.indexOf("`", runEnd(k))) {
         if (runEnd(k) - k === len) {
-          close = k;
+          close2 = k;
           break;
         }
       }
-      if (close === -1) exhausted.add(len);
+      if (close2 === -1) exhausted.add(len);
     }
-    if (close === -1) {
+    if (close2 === -1) {
       i = s.indexOf("`", j);
       continue;
     }
-    spans.push([i, close + len]);
-    i = s.indexOf("`", close + len);
+    spans.push([i, close2 + len]);
+    i = s.indexOf("`", close2 + len);
   }
   return spans;
 }
@@ -9670,7 +9538,7 @@ var init_brief = __esm({
     "use strict";
     init_verdict();
     init_sanitize();
-    init_envelope();
+    init_untrusted();
     init_cut();
     BRIEF_LABELS = ["Goal:", "Plan status:", "Decisions in force:", "Do-not-retry:", "Drift & lessons:", "Proposed next step:"];
     MAX_FIELD_CHARS = 400;
@@ -9695,17 +9563,17 @@ function markMerged(text2, archiveName2, note = null) {
   const lines3 = text2.split("\n").filter((l) => !MERGED_LINE.test(l));
   const saved = lines3.findIndex((l) => /^Saved:/.test(l));
   const title = lines3.findIndex((l) => l === "# Session Handoff");
-  const at3 = saved !== -1 ? saved + 1 : title !== -1 ? title + 1 : Math.min(1, lines3.length);
-  lines3.splice(at3, 0, line);
+  const at4 = saved !== -1 ? saved + 1 : title !== -1 ? title + 1 : Math.min(1, lines3.length);
+  lines3.splice(at4, 0, line);
   return lines3.join("\n");
 }
 function splitLedger(text2, prefix) {
-  const re3 = new RegExp(`^## ${prefix}-(\\d{4}): `);
+  const re2 = new RegExp(`^## ${prefix}-(\\d{4}): `);
   const out = { head: [], entries: [] };
   let fence = false;
   for (const line of text2.replace(/\r\n?/g, "\n").split("\n")) {
     if (/^ {0,3}(```|~~~)/.test(line)) fence = !fence;
-    const m = fence ? null : re3.exec(line);
+    const m = fence ? null : re2.exec(line);
     if (m) out.entries.push({ id: Number(m[1]), heading: line, body: [] });
     else if (out.entries.length === 0) out.head.push(line);
     else out.entries[out.entries.length - 1].body.push(line);
@@ -9747,10 +9615,10 @@ function mergeLedgers(ours, theirs, prefix) {
 `;
 }
 function sectionBody(lines3, h, title) {
-  const at3 = h.headings.findIndex((x) => x.depth === 2 && x.title.toLowerCase() === title);
-  if (at3 === -1) return null;
-  const next = h.headings.slice(at3 + 1).find((x) => x.depth <= 2);
-  return { from: h.headings[at3].line, to: next === void 0 ? lines3.length : next.line - 1 };
+  const at4 = h.headings.findIndex((x) => x.depth === 2 && x.title.toLowerCase() === title);
+  if (at4 === -1) return null;
+  const next = h.headings.slice(at4 + 1).find((x) => x.depth <= 2);
+  return { from: h.headings[at4].line, to: next === void 0 ? lines3.length : next.line - 1 };
 }
 function addItems(lines3, h, title, heading, add) {
   if (add.length === 0) return;
@@ -10523,7 +10391,7 @@ function restoreProblem(bytes) {
   if (!text2.endsWith("\n")) return "it does not end with a newline";
   const hidden = findInvisible(text2);
   if (hidden.length > 0) return `it contains invisible characters (line ${hidden[0].line}, column ${hidden[0].column}: ${hidden[0].codePoint})`;
-  const secrets = redactText2(text2).findings;
+  const secrets = redactText(text2).findings;
   if (secrets.length > 0) return `it holds ${secrets.length} secret(s) (${secrets.map((s) => `${s.kind} on line ${s.line}`).slice(0, 3).join(", ")})`;
   return null;
 }
@@ -10630,11 +10498,11 @@ var init_archives = __esm({
     init_quote();
     init_anchor_lines();
     init_errors();
-    init_envelope();
+    init_untrusted();
     init_file_verdict();
     init_memory_text();
     init_invisible();
-    init_redaction();
+    init_redact();
     init_sanitize();
     init_handoff();
     init_archive();
@@ -10736,7 +10604,7 @@ var init_command = __esm({
 
 // src/agents/envelope.ts
 var SESSION_MATCHER;
-var init_envelope2 = __esm({
+var init_envelope = __esm({
   "src/agents/envelope.ts"() {
     "use strict";
     SESSION_MATCHER = "startup|resume|clear|compact|fork";
@@ -10749,7 +10617,7 @@ var init_claude_code = __esm({
   "src/agents/claude-code.ts"() {
     "use strict";
     init_command();
-    init_envelope2();
+    init_envelope();
     claudeCode = {
       name: "claude-code",
       format: "claude",
@@ -10875,7 +10743,7 @@ var init_codex = __esm({
     "use strict";
     init_bootstrap();
     init_command();
-    init_envelope2();
+    init_envelope();
     codex = {
       name: "codex",
       format: "codex",
@@ -11221,10 +11089,10 @@ var init_agent_files = __esm({
 function createScanner(text2, ignoreTrivia = false) {
   const len = text2.length;
   let pos = 0, value = "", tokenOffset = 0, token = 16, lineNumber = 0, lineStartOffset = 0, tokenLineStartOffset = 0, prevTokenLineStartOffset = 0, scanError = 0;
-  function scanHexDigits(count, exact) {
+  function scanHexDigits(count2, exact) {
     let digits = 0;
     let value2 = 0;
-    while (digits < count || !exact) {
+    while (digits < count2 || !exact) {
       let ch = text2.charCodeAt(pos);
       if (ch >= 48 && ch <= 57) {
         value2 = value2 * 16 + ch - 48;
@@ -11238,7 +11106,7 @@ function createScanner(text2, ignoreTrivia = false) {
       pos++;
       digits++;
     }
-    if (digits < count) {
+    if (digits < count2) {
       value2 = -1;
     }
     return value2;
@@ -11873,9 +11741,9 @@ function format(documentText, range, options) {
   }
   return editOperations;
 }
-function repeat(s, count) {
+function repeat(s, count2) {
   let result = "";
-  for (let i = 0; i < count; i++) {
+  for (let i = 0; i < count2; i++) {
     result += s;
   }
   return result;
@@ -12761,17 +12629,17 @@ function parsedHooks(text2) {
 }
 function withoutOurs(groups) {
   const kept = [];
-  let at3 = null;
+  let at4 = null;
   for (const g of groups) {
     if (!isObj(g) || !Array.isArray(g.hooks) || !g.hooks.some(isOurs)) {
       kept.push(g);
       continue;
     }
-    at3 ??= kept.length;
+    at4 ??= kept.length;
     const rest = g.hooks.filter((h) => !isOurs(h));
     if (rest.length > 0) kept.push({ ...g, hooks: rest });
   }
-  return { kept, at: at3 };
+  return { kept, at: at4 };
 }
 function rewrite(text2, ours) {
   const fmt = formatOf(text2);
@@ -12779,11 +12647,11 @@ function rewrite(text2, ours) {
   const existing = parsedHooks(text2);
   for (const [event, groups] of Object.entries(existing)) {
     const want = ours?.[event] ?? [];
-    const { kept, at: at3 } = withoutOurs(groups);
+    const { kept, at: at4 } = withoutOurs(groups);
     const next = [...kept];
-    next.splice(at3 ?? next.length, 0, ...want);
+    next.splice(at4 ?? next.length, 0, ...want);
     if (JSON.stringify(next) === JSON.stringify(groups)) continue;
-    if (next.length === 0 && at3 !== null) {
+    if (next.length === 0 && at4 !== null) {
       out = edit(out, ["hooks", event], void 0, fmt);
       continue;
     }
@@ -12793,7 +12661,7 @@ function rewrite(text2, ours) {
       if (group2.hooks.every(isOurs)) out = edit(out, ["hooks", event, g], void 0, fmt);
       else for (let h = group2.hooks.length - 1; h >= 0; h--) if (isOurs(group2.hooks[h])) out = edit(out, ["hooks", event, g, "hooks", h], void 0, fmt);
     }
-    const base = at3 ?? kept.length;
+    const base = at4 ?? kept.length;
     want.forEach((group2, i) => {
       out = edit(out, ["hooks", event, base + i], group2, fmt, true);
     });
@@ -12909,9 +12777,9 @@ var init_json_hooks = __esm({
 // src/agents/md-block.ts
 function findBlock(text2, file) {
   const lines3 = text2.split("\n");
-  const at3 = (marker) => lines3.flatMap((l, i) => l.replace(/\r$/, "").trim() === marker ? [i] : []);
-  const begins = at3(BLOCK_BEGIN);
-  const ends = at3(BLOCK_END);
+  const at4 = (marker) => lines3.flatMap((l, i) => l.replace(/\r$/, "").trim() === marker ? [i] : []);
+  const begins = at4(BLOCK_BEGIN);
+  const ends = at4(BLOCK_END);
   const mentions = lines3.filter((l) => l.includes("session-handoff:begin") || l.includes("session-handoff:end")).length;
   if (begins.length === 0 && ends.length === 0 && mentions === 0) return null;
   if (begins.length !== 1 || ends.length !== 1 || mentions !== 2 || ends[0] < begins[0]) {
@@ -12943,10 +12811,10 @@ function insertBlock(text2, blk, eol) {
   const lines3 = text2.split("\n");
   const cr = eol === "\r\n" ? "\r" : "";
   const heading = /^#{1,6}(\s|$)/.test(lines3[0].replace(/\r$/, ""));
-  const at3 = heading ? 1 : 0;
+  const at4 = heading ? 1 : 0;
   const piece = [...heading ? [cr] : [], `${blk}${cr}`];
-  if ((lines3[at3] ?? "").replace(/\r$/, "") !== "") piece.push(cr);
-  lines3.splice(at3, 0, ...piece);
+  if ((lines3[at4] ?? "").replace(/\r$/, "") !== "") piece.push(cr);
+  lines3.splice(at4, 0, ...piece);
   return lines3.join("\n");
 }
 function putBlock(text2, file, agent, body) {
@@ -13091,8 +12959,8 @@ ${snippet}`);
     if (err.code === "EPERM") throw new Refused(`${file} cannot be replaced (it is immutable: EPERM); nothing was changed. Clear the flag (chattr -i) or add this by hand:
 ${snippet}`);
   }
-  const bad = firstInvalidUtf8(read.bytes);
-  if (bad >= 0) throw new Refused(`${file} is not valid UTF-8 (byte ${bad}): fix or re-save it as UTF-8, then run this again`);
+  const bad2 = firstInvalidUtf8(read.bytes);
+  if (bad2 >= 0) throw new Refused(`${file} is not valid UTF-8 (byte ${bad2}): fix or re-save it as UTF-8, then run this again`);
   return { bytes: read.bytes, token: read.token };
 }
 function firstInvalidUtf8(bytes) {
@@ -13958,7 +13826,7 @@ async function init(ctx, plan) {
   const who = plan.agents.map((a) => a.name).join(", ");
   const copy = shown(path50.join(dest, "scripts", "memory_io.mjs"));
   if (!plan.dryRun) lines3.push(`check: node ${copy} doctor${plan.global ? " --global" : ""}`);
-  lines3.push(`next: start a new session (${who}) and ${SAY}`);
+  lines3.push(`next: start a new session (${who}) and ${SAY2}`);
   return ok(`${lines3.join("\n")}
 `, notes);
 }
@@ -13999,7 +13867,7 @@ async function undo(ctx, plan) {
   return ok(`${lines3.join("\n")}
 `, notes);
 }
-var NAMES, SAY, initVerb;
+var NAMES, SAY2, initVerb;
 var init_init = __esm({
   "src/verbs/init.ts"() {
     "use strict";
@@ -14013,7 +13881,7 @@ var init_init = __esm({
     init_types();
     init_uninstall();
     NAMES = Object.keys(AGENTS).join("|");
-    SAY = `say "write a handoff" when you stop, and "resume where we left off" when you come back`;
+    SAY2 = `say "write a handoff" when you stop, and "resume where we left off" when you come back`;
     initVerb = {
       name: "init",
       options: {
@@ -14157,12 +14025,12 @@ function installedForms(edit2) {
 }
 function installShaped(edit2, command) {
   for (const form of installedForms(edit2)) {
-    const at3 = form.indexOf(FILE_TAIL);
-    if (!form.startsWith(FILE_HEAD) || at3 === -1) {
+    const at4 = form.indexOf(FILE_TAIL);
+    if (!form.startsWith(FILE_HEAD) || at4 === -1) {
       if (form === command) return "";
       continue;
     }
-    const tail = form.slice(at3);
+    const tail = form.slice(at4);
     if (!command.startsWith(FILE_HEAD) || !command.endsWith(tail)) continue;
     const word = FILE_WORD.exec(command.slice(FILE_HEAD.length, command.length - tail.length));
     if (word === null) continue;
@@ -14188,7 +14056,7 @@ var init_doctor_checks = __esm({
     init_command();
     init_harness_path();
     init_probe_session();
-    init_envelope2();
+    init_envelope();
     init_md_block();
     POSIX_SHELL = "/bin/sh";
     FILE_WORD = /^(?:"\$[A-Za-z_][A-Za-z0-9_]*"\/)?([A-Za-z0-9_./:@%+=-]+|\x27(?:[^\x27]|\x27\\\x27\x27)*\x27)$/;
@@ -14667,7 +14535,7 @@ var init_publish2 = __esm({
   "src/verbs/publish.ts"() {
     "use strict";
     init_errors();
-    init_redaction();
+    init_redact();
     init_merge_driver_config();
     init_publish_memory();
     init_agent_files();
@@ -14721,7 +14589,7 @@ exit:   0 published, or nothing to publish; 2 refused (not a git repository, the
         const root = rootOption(ctx);
         const message = typeof ctx.values.message === "string" ? ctx.values.message : DEFAULT_MESSAGE;
         if (message.trim() === "" || /[\0-\x1f\x7f]/.test(message)) throw new Refused("--message must be one non-empty line of text");
-        const secrets = redactText2(message).findings;
+        const secrets = redactText(message).findings;
         if (secrets.length > 0) {
           throw new Refused(`--message holds a secret (${[...new Set(secrets.map((f) => f.kind))].join(", ")}); write the message without it and retry`);
         }
@@ -14759,7 +14627,18 @@ exit:   0 published, or nothing to publish; 2 refused (not a git repository, the
 
 // src/schema/capture.ts
 function emptyCapture(format2) {
-  return { format: format2, firstTimestamp: null, userRequests: [], plan: null, planFinal: false, filesEdited: [], commands: [], lastClaim: null, records: 0, version: null };
+  return {
+    format: format2,
+    firstTimestamp: null,
+    userRequests: [],
+    plan: null,
+    planFinal: false,
+    filesEdited: [],
+    commands: [],
+    lastClaim: null,
+    records: 0,
+    version: null
+  };
 }
 var LISTED_ITEMS;
 var init_capture = __esm({
@@ -14787,8 +14666,8 @@ function parseLine(line) {
 }
 function noteEdit(list2, file) {
   if (file === "") return;
-  const at3 = list2.indexOf(file);
-  if (at3 >= 0) list2.splice(at3, 1);
+  const at4 = list2.indexOf(file);
+  if (at4 >= 0) list2.splice(at4, 1);
   list2.push(file);
 }
 function exitFromText(text2) {
@@ -15007,8 +14886,8 @@ function claudeEvents(rec, line) {
       const file = str(input?.file_path) ?? str(input?.notebook_path) ?? "";
       const edit2 = EDIT_TOOLS.has(name2) ? { kind: "edit", path: file } : { kind: "other" };
       const event = command !== null ? { kind: "command", command } : edit2;
-      const at3 = { id: str(b.id), ts: str(rec.timestamp), cwd: str(rec.cwd) };
-      ev.calls.push({ ...at3, events: [event], text: command ?? "", result: null });
+      const at4 = { id: str(b.id), ts: str(rec.timestamp), cwd: str(rec.cwd) };
+      ev.calls.push({ ...at4, events: [event], text: command ?? "", result: null });
     } else if (rec.type === "user" && b?.type === "tool_result") {
       const id = str(b.tool_use_id);
       if (id !== null) ev.results.push({ id, text: textOf(b.content), failed: b.is_error === true });
@@ -15037,24 +14916,24 @@ var init_claude = __esm({
       constructor(lines3) {
         this.lines = lines3;
       }
-      candidate(id, at3, rec) {
+      candidate(id, at4, rec) {
         const list2 = this.candidates.get(id);
-        if (list2 === void 0) this.candidates.set(id, [at3]);
-        else if (list2[list2.length - 1] !== at3) list2.push(at3);
-        if (rec !== void 0) this.records.set(at3, rec);
+        if (list2 === void 0) this.candidates.set(id, [at4]);
+        else if (list2[list2.length - 1] !== at4) list2.push(at4);
+        if (rec !== void 0) this.records.set(at4, rec);
       }
-      defer(run2, id, at3) {
+      defer(run2, id, at4) {
         const seen = this.candidates.get(id)?.length ?? 0;
-        const d = { run: run2, id, at: at3, until: Number.POSITIVE_INFINITY, seen, answered: false };
+        const d = { run: run2, id, at: at4, until: Number.POSITIVE_INFINITY, seen, answered: false };
         const before = this.latest.get(id);
-        if (before !== void 0) before.until = at3;
+        if (before !== void 0) before.until = at4;
         this.latest.set(id, d);
         this.deferred.set(run2, d);
       }
       // The tool_result block of line `at` that answers `id`, as the in-order reader would take it, or null.
-      answer(at3, id) {
-        if (!this.records.has(at3)) this.records.set(at3, parseLine(this.lines[at3]));
-        const rec = this.records.get(at3);
+      answer(at4, id) {
+        if (!this.records.has(at4)) this.records.set(at4, parseLine(this.lines[at4]));
+        const rec = this.records.get(at4);
         if (rec === null || rec.isSidechain === true || typeof rec.agentId === "string" || rec.type !== "user") return null;
         const content = obj(rec.message)?.content;
         if (!Array.isArray(content)) return null;
@@ -15068,8 +14947,8 @@ var init_claude = __esm({
         if (d === void 0) return true;
         const list2 = this.candidates.get(id) ?? [];
         while (!d.answered && d.seen < list2.length && list2[d.seen] < i) {
-          const at3 = list2[d.seen++];
-          if (at3 > d.at && this.answer(at3, id) !== null) d.answered = true;
+          const at4 = list2[d.seen++];
+          if (at4 > d.at && this.answer(at4, id) !== null) d.answered = true;
         }
         return d.answered;
       }
@@ -15078,10 +14957,10 @@ var init_claude = __esm({
         for (const run2 of runs) {
           const d = this.deferred.get(run2);
           if (d === void 0) continue;
-          for (const at3 of this.candidates.get(d.id) ?? []) {
-            if (at3 <= d.at) continue;
-            if (at3 >= d.until) break;
-            const found = this.answer(at3, d.id);
+          for (const at4 of this.candidates.get(d.id) ?? []) {
+            if (at4 <= d.at) continue;
+            if (at4 >= d.until) break;
+            const found = this.answer(at4, d.id);
             if (found === null) continue;
             run2.status = resultStatus(found.rec, found.block);
             break;
@@ -15142,8 +15021,8 @@ function shellPatch(command) {
 function scriptCalls(script) {
   const out = [];
   const literal = String.raw`"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|\x60[^\x60$]*\x60`;
-  const re3 = new RegExp(String.raw`tools\.(exec_command|apply_patch)\(\s*(?:\{[^}]*?\bcmd\s*:\s*)?(${literal})`, "g");
-  for (const m of script.slice(0, 65536).matchAll(re3)) {
+  const re2 = new RegExp(String.raw`tools\.(exec_command|apply_patch)\(\s*(?:\{[^}]*?\bcmd\s*:\s*)?(${literal})`, "g");
+  for (const m of script.slice(0, 65536).matchAll(re2)) {
     const raw = m[2];
     let text2 = null;
     if (raw.startsWith("`")) text2 = raw.slice(1, -1);
@@ -15317,17 +15196,17 @@ function callArgs(p) {
     return raw;
   }
 }
-function itemCall(item, at3) {
+function itemCall(item, at4) {
   const failed = typeof item.exit_code === "number" ? item.exit_code !== 0 : item.status === "failed";
   const result = { text: str(item.aggregated_output) ?? "", failed };
   if (item.type === "FileChange") {
     const events = Object.keys(obj(item.changes) ?? {}).map((file) => ({ kind: "edit", path: file }));
-    return { ...at3, events, text: "", result, item: true };
+    return { ...at4, events, text: "", result, item: true };
   }
   const argv = Array.isArray(item.command) ? item.command.filter((c) => typeof c === "string") : [];
   const script = argv.length >= 3 && /(^|\/)(ba|z)?sh$/.test(argv[0]) && argv[1] === "-lc" ? argv[2] : null;
   const command = script ?? (argv.join(" ") || (str(item.command) ?? ""));
-  return { ...at3, events: [{ kind: "command", command }], text: argvText(item.command), result, item: true };
+  return { ...at4, events: [{ kind: "command", command }], text: argvText(item.command), result, item: true };
 }
 function codexUsage(rec, payload) {
   if (rec.type === "token_usage_record") {
@@ -15352,12 +15231,12 @@ function codexEvents(rec, line, state) {
   if (rec.type === "event_msg" && p.type === "task_started" && num(p.model_context_window) > 0) {
     ev.window = num(p.model_context_window);
   }
-  const at3 = { id: null, ts: str(rec.timestamp), cwd: state.cwd };
+  const at4 = { id: null, ts: str(rec.timestamp), cwd: state.cwd };
   if (rec.type === "event_msg") {
     const item = obj(p.item) ?? p;
     if (item.type === "CommandExecution" || item.type === "FileChange") {
       ev.items = true;
-      ev.calls.push(itemCall(item, at3));
+      ev.calls.push(itemCall(item, at4));
     }
     return ev;
   }
@@ -15382,7 +15261,7 @@ function codexEvents(rec, line, state) {
     events = [{ kind: "command", command }];
   }
   const text2 = typeof args === "string" ? args : command;
-  ev.calls.push({ ...at3, id: str(p.call_id) ?? str(p.id), events, text: text2, result: null });
+  ev.calls.push({ ...at4, id: str(p.call_id) ?? str(p.id), events, text: text2, result: null });
   return ev;
 }
 var SCAFFOLDING2, TEXT_PARTS;
@@ -15670,10 +15549,10 @@ function holdsAny(buf, markers) {
     if (whole.length <= 4) return buf.includes(whole);
     const probe = whole.subarray(0, 4);
     let hits = 0;
-    for (let at3 = buf.indexOf(probe); at3 >= 0; at3 = buf.indexOf(probe, at3 + 1)) {
-      if (at3 + whole.length > buf.length) return false;
-      if (buf.compare(whole, 0, whole.length, at3, at3 + whole.length) === 0) return true;
-      if (++hits > 256) return buf.includes(whole, at3 + 1);
+    for (let at4 = buf.indexOf(probe); at4 >= 0; at4 = buf.indexOf(probe, at4 + 1)) {
+      if (at4 + whole.length > buf.length) return false;
+      if (buf.compare(whole, 0, whole.length, at4, at4 + whole.length) === 0) return true;
+      if (++hits > 256) return buf.includes(whole, at4 + 1);
     }
     return false;
   });
@@ -15711,10 +15590,10 @@ function findLastSave(events, project) {
   };
   for (const ev of events) {
     for (const r of ev.results) {
-      const at4 = open.get(r.id);
-      if (at4 === void 0) continue;
+      const at5 = open.get(r.id);
+      if (at5 === void 0) continue;
       open.delete(r.id);
-      if (unanswered?.line === at4) unanswered = null;
+      if (unanswered?.line === at5) unanswered = null;
       answered(r.text, r.failed, ev.line);
     }
     if (ev.calls.some((c) => c.item !== true)) unanswered = null;
@@ -15728,8 +15607,8 @@ function findLastSave(events, project) {
     }
   }
   const savedMs2 = project.current?.savedMs ?? null;
-  const at3 = unanswered === null ? null : secondOf(unanswered.ts);
-  if (unanswered !== null && savedMs2 !== null && at3 !== null && savedMs2 >= at3) {
+  const at4 = unanswered === null ? null : secondOf(unanswered.ts);
+  if (unanswered !== null && savedMs2 !== null && at4 !== null && savedMs2 >= at4) {
     return { token: project.current.token, line: unanswered.line };
   }
   return found;
@@ -15871,14 +15750,16 @@ function renderCheckpoint(input) {
     const all = list2 ?? [];
     return [all.slice(-MAX_ITEMS), Math.max(0, all.length - MAX_ITEMS)];
   };
-  const requests = (cap?.userRequests ?? []).slice(-MAX_REQUESTS).map((r) => `- The user wrote: ${quoted2(safeItem(r, CAP.request, findings))}`);
+  const said = (what, raw, max) => `- ${what}: ${quoted2(safeItem(raw, max, findings))}`;
+  const requests = (cap?.userRequests ?? []).slice(-MAX_REQUESTS).map((r) => said("The user wrote", r, CAP.request));
   const [planKept, planOlder] = newest(cap?.plan);
   const [filesKept, filesOlder] = newest(cap?.filesEdited);
   const [commandsKept, commandsOlder] = newest(cap?.commands);
   const plan = planKept.map((p) => `- ${MARK[p.status]} ${safeItem(p.text, CAP.plan, findings)}`);
   const files = filesKept.map((f) => `- ${quotePath(safeItem(relativePath(f, input.root), CAP.file, findings))}`);
-  const commands = commandsKept.map((c) => `- \`${safeItem(c.command, CAP.command, findings).replace(/`/g, "'")}\` \u2014 ${c.status}`);
-  const claim2 = cap?.lastClaim ? [`- The agent claimed (not verified): ${quoted2(safeItem(cap.lastClaim, CAP.claim, findings))}`] : [];
+  const command = (c) => safeItem(c, CAP.command, findings).replace(/`/g, "'");
+  const commands = commandsKept.map((c) => `- \`${command(c.command)}\` \u2014 ${c.status}`);
+  const claim2 = cap?.lastClaim ? [said("The agent claimed (not verified)", cap.lastClaim, CAP.claim)] : [];
   const sections = [
     { heading: "## User requests", items: requests, dropped: 0, empty: "- none captured", cuttable: true },
     { heading: "## Plan state", items: plan, dropped: planOlder, empty: "- none captured", cuttable: true },
@@ -15889,18 +15770,21 @@ function renderCheckpoint(input) {
   if (input.compactSummary !== null && input.compactSummary.trim() !== "") {
     sections.push({
       heading: "## Compaction summary",
-      items: [`- The harness summarised (not verified): ${quoted2(safeItem(input.compactSummary, CAP.summary, findings))}`],
+      items: [said("The harness summarised (not verified)", input.compactSummary, CAP.summary)],
       dropped: 0,
       empty: "- none captured",
       cuttable: true
     });
   }
   if (input.prior) mergePrior(sections, input.prior);
-  sections.push({ heading: "## Environment anchors", items: input.anchorLines, dropped: 0, empty: "- none", cuttable: false });
+  const anchors = input.anchorLines;
+  sections.push({ heading: "## Environment anchors", items: anchors, dropped: 0, empty: "- none", cuttable: false });
   let text2 = renderSections(head, sections);
   while (Buffer.byteLength(text2, "utf8") > CHECKPOINT_MAX_BYTES) {
     let longest = null;
-    for (const s of sections) if (s.cuttable && s.items.length > 0 && (longest === null || s.items.length > longest.items.length)) longest = s;
+    for (const s of sections) {
+      if (s.cuttable && s.items.length > 0 && (longest === null || s.items.length > longest.items.length)) longest = s;
+    }
     if (longest === null) break;
     longest.items.shift();
     longest.dropped++;
@@ -15946,7 +15830,7 @@ var init_checkpoint = __esm({
   "src/schema/checkpoint.ts"() {
     "use strict";
     init_sanitize();
-    init_redaction();
+    init_redact();
     init_anchor_lines();
     init_capture();
     init_checkpoint_name();
@@ -16299,7 +16183,7 @@ var init_checkpoint_run = __esm({
     init_last_save();
     init_record();
     init_resume_events();
-    init_redaction();
+    init_redact();
     init_token_shape();
     init_run();
     init_anchors();
@@ -16552,9 +16436,9 @@ async function decide(ctx, input, format2) {
     return ok("", warn);
   }
   if (exists3(marker)) return ok("", warn);
-  let at3 = usage.points.length - 1;
-  while (at3 > 0 && above(usage.points[at3 - 1])) at3--;
-  const since = usage.lines.slice(usage.points[at3].line);
+  let at4 = usage.points.length - 1;
+  while (at4 > 0 && above(usage.points[at4 - 1])) at4--;
+  const since = usage.lines.slice(usage.points[at4].line);
   const saved = findLastSave(readEvents(usage.format, since), { accepts: () => true, current: null }) !== null;
   const pct2 = Math.floor(last.used * 100 / window);
   try {
@@ -17143,19 +17027,19 @@ function writeResult(p, text2) {
   }
 }
 function archiveDirOf(top, memRel) {
-  let at3 = top;
+  let at4 = top;
   for (const part of [...memRel.split("/").filter(Boolean), "archive"]) {
-    at3 = path61.join(at3, part);
+    at4 = path61.join(at4, part);
     let st;
     try {
-      st = lstatSync31(at3);
+      st = lstatSync31(at4);
     } catch {
-      mkdirSync9(at3, { mode: 448 });
-      st = lstatSync31(at3);
+      mkdirSync9(at4, { mode: 448 });
+      st = lstatSync31(at4);
     }
-    if (!st.isDirectory()) throw new Error(`${at3} is not a real folder`);
+    if (!st.isDirectory()) throw new Error(`${at4} is not a real folder`);
   }
-  return at3;
+  return at4;
 }
 function createExclusive(p, text2) {
   const fd = openSync14(p, constants15.O_WRONLY | constants15.O_CREAT | constants15.O_EXCL | NOFOLLOW, 384);
@@ -17261,9 +17145,9 @@ exit: 0 merged; 1 not merged (git's conflict stands)
           createExclusive(path61.join(dir, name2), loser);
           const merged = mergeHandoffs(winner, loser);
           const who = await otherAuthor(ctx.cwd, ctx.env, later === "ours" ? theirs : ours, file);
-          const at3 = stateTimeOfText(loser, Date.now());
+          const at4 = stateTimeOfText(loser, Date.now());
           const whose = who === null ? "the other" : `${who}'s`;
-          const note = `merged with ${whose} handoff${at3.known ? ` of ${at3.time.iso}` : ""}: ${mergeCountsText(merged.added)}`;
+          const note = `merged with ${whose} handoff${at4.known ? ` of ${at4.time.iso}` : ""}: ${mergeCountsText(merged.added)}`;
           writeResult(ours, markMerged(merged.text, name2, note));
           return ok("", [`session-handoff merge driver: ${file}: kept the later handoff; the other is archive/${name2}`]);
         } catch (err) {
@@ -17284,7 +17168,7 @@ var init_redact2 = __esm({
   "src/verbs/redact.ts"() {
     "use strict";
     init_errors();
-    init_redaction();
+    init_redact();
     init_types();
     STRICT3 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
     HELP = `usage: node memory_io.mjs redact [--json] < text
@@ -17321,7 +17205,7 @@ exit codes: 0 success (whether or not anything was redacted);
         } catch {
           throw new Refused("stdin is not valid UTF-8; redact reads text only");
         }
-        const result = redactText2(input);
+        const result = redactText(input);
         const stderr = result.findings.length > 0 ? [formatRedactionReport(result.findings)] : [];
         if (ctx.values["json"] === true) {
           return ok(`${JSON.stringify({ text: result.text, findings: result.findings })}
@@ -17334,7 +17218,7 @@ exit codes: 0 success (whether or not anything was redacted);
 });
 
 // src/entries/cli.ts
-init_redaction();
+init_redact();
 
 // src/main.ts
 init_errors();
@@ -17367,9 +17251,9 @@ function continues(line, next, item) {
   if (next === void 0 || next.trim() === "") return false;
   if (item !== void 0 && item === PREFIX.exec(next)?.[1]) return false;
   const base = indentOf(line);
-  const at3 = indentOf(next);
-  if (at3 > base) return !line.trimEnd().endsWith(":");
-  return at3 === base && hangOf(line) === base && hangOf(next) === at3 && !BULLET.test(next);
+  const at4 = indentOf(next);
+  if (at4 > base) return !line.trimEnd().endsWith(":");
+  return at4 === base && hangOf(line) === base && hangOf(next) === at4 && !BULLET.test(next);
 }
 function wrapHelp(text2, width = HELP_WIDTH) {
   const lines3 = text2.split("\n");
@@ -17922,7 +17806,7 @@ function stdinIsTerminal() {
     return true;
   }
 }
-function heldOutput(fd, redact) {
+function heldOutput(fd, redact2) {
   const parts = [];
   return {
     write: (data) => parts.push(typeof data === "string" ? Buffer.from(data, "utf8") : Buffer.from(data)),
@@ -17936,7 +17820,7 @@ function heldOutput(fd, redact) {
         writeFd(fd, all);
         return;
       }
-      writeFd(fd, redact(text2));
+      writeFd(fd, redact2(text2));
     }
   };
 }
@@ -17948,10 +17832,10 @@ function runningFile(file) {
     return file;
   }
 }
-async function runProcess(verbs, redact) {
-  const out = redact ? heldOutput(1, redact) : { write: (d) => writeFd(1, d), flush: () => {
+async function runProcess(verbs, redact2) {
+  const out = redact2 ? heldOutput(1, redact2) : { write: (d) => writeFd(1, d), flush: () => {
   } };
-  const err = redact ? heldOutput(2, redact) : { write: (d) => writeFd(2, d), flush: () => {
+  const err = redact2 ? heldOutput(2, redact2) : { write: (d) => writeFd(2, d), flush: () => {
   } };
   const gemini2 = geminiHookRun(process.argv.slice(2));
   if (gemini2) process.removeAllListeners("warning");
@@ -18013,4 +17897,4 @@ var VERBS = {
 };
 
 // src/entries/cli.ts
-await runProcess(VERBS, (text2) => redactText2(text2).text);
+await runProcess(VERBS, (text2) => redactText(text2).text);

@@ -1,7 +1,7 @@
 // The six-line warm-start brief the agent answers with on a resume (docs/design.md#the-brief). Pure but for the envelope nonce.
 import { notHereWords, type DriftReport } from "../git/verdict.ts";
 import { sanitize } from "../guard/sanitize.ts";
-import { envelopeText } from "../guard/envelope.ts";
+import { envelopeText } from "../guard/untrusted.ts";
 import { cutAtWord, fitClauses, fitList, type Clause } from "./cut.ts";
 import type { ParsedHandoff } from "../schema/handoff.ts";
 

@@ -1,5 +1,5 @@
 import { HelperError, Refused } from "../errors.ts";
-import { redactText } from "../guard/redaction.ts";
+import { redactText } from "../guard/redact.ts";
 import { mergeDriverStep } from "../git/merge-driver-config.ts";
 import { publishMemory, publishTarget } from "../git/publish-memory.ts";
 import { helperLocation } from "./agent-files.ts";

@@ -7,7 +7,7 @@ import { closeSync, lstatSync } from "node:fs";
 import path from "node:path";
 import { Refused } from "../errors.ts";
 import { collectAnchors, statInsideRoot } from "../git/anchors.ts";
-import { formatRedactionReport, redactText } from "../guard/redaction.ts";
+import { formatRedactionReport, redactText } from "../guard/redact.ts";
 import type { RedactionFinding } from "../guard/redact.ts";
 import { renderAnchorLines } from "../schema/anchor-lines.ts";
 import { droppedItems, droppedReport } from "../schema/open-items.ts";
