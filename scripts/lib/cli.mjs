@@ -1902,37 +1902,26 @@ function readQuoted(s, start) {
   }
   return null;
 }
+function readPath(v, i, sep, last) {
+  if (v[i] === '"') return readQuoted(v, i);
+  const at4 = v.indexOf(sep, i);
+  if (at4 === -1 && !last) return null;
+  const end = at4 === -1 ? v.length : at4;
+  return { value: v.slice(i, end), end };
+}
 function parsePathList(value) {
   const v = value.trim();
-  if (v === "none" || v === "") return v === "none" ? { paths: [], more: 0 } : null;
+  if (v === "none") return { paths: [], more: 0 };
   const paths = [];
-  let more = 0;
-  let i = 0;
-  while (i < v.length) {
-    let item;
-    if (v[i] === '"') {
-      const q = readQuoted(v, i);
-      if (!q) return null;
-      item = q.value;
-      i = q.end;
-      if (i < v.length && !v.startsWith(", ", i)) return null;
-    } else {
-      const comma = v.indexOf(", ", i);
-      const end = comma === -1 ? v.length : comma;
-      item = v.slice(i, end);
-      i = end;
-      const tail = /^\u2026 and (\d+) more$/.exec(item);
-      if (tail) {
-        more = Number(tail[1]);
-        if (i !== v.length) return null;
-        break;
-      }
-    }
-    if (item.length === 0) return null;
-    paths.push(item);
-    if (i < v.length) i += 2;
+  for (let i = 0; i < v.length; i += 2) {
+    const p = readPath(v, i, ", ", true);
+    if (!p || p.value === "" || p.end < v.length && !v.startsWith(", ", p.end)) return null;
+    const tail = v[i] === '"' ? null : /^\u2026 and (\d+) more$/.exec(p.value);
+    if (tail) return p.end === v.length ? { paths, more: Number(tail[1]) } : null;
+    paths.push(p.value);
+    i = p.end;
   }
-  return { paths, more };
+  return paths.length > 0 ? { paths, more: 0 } : null;
 }
 function renderPathList(paths, limit = MAX_LISTED_DIRTY) {
   if (paths.length === 0) return "none";
@@ -1988,33 +1977,17 @@ function parseInProgress(value) {
 function parseKeyFileMtimes(value) {
   const v = value.trim();
   const out = [];
-  let i = 0;
-  while (i < v.length) {
-    let p;
-    if (v[i] === '"') {
-      const q = readQuoted(v, i);
-      if (!q) return null;
-      p = q.value;
-      i = q.end;
-      if (!v.startsWith(" @ ", i)) return null;
-    } else {
-      const at4 = v.indexOf(" @ ", i);
-      if (at4 === -1) return null;
-      p = v.slice(i, at4);
-      i = at4;
-    }
-    i += 3;
-    const comma = v.indexOf(", ", i);
+  for (let i = 0; i < v.length; ) {
+    const p = readPath(v, i, " @ ", false);
+    if (!p || !v.startsWith(" @ ", p.end)) return null;
+    const comma = v.indexOf(", ", p.end + 3);
     const end = comma === -1 ? v.length : comma;
-    const time = v.slice(i, end).trim();
-    if (p.length === 0 || time.length === 0) return null;
-    out.push({ path: p, mtime: time === "missing" ? null : time });
-    i = comma === -1 ? v.length : comma + 2;
+    const time = v.slice(p.end + 3, end).trim();
+    if (p.value.length === 0 || time.length === 0) return null;
+    out.push({ path: p.value, mtime: time === "missing" ? null : time });
+    i = end + 2;
   }
   return out;
-}
-function renderDirtyHashes(h) {
-  return `- Dirty hashes: ${h.map((x) => `${quotePath(x.path)} ${x.id}`).join(", ")}`;
 }
 function renderAnchorLines(a) {
   if (!a.insideGit) {
@@ -2024,11 +1997,12 @@ function renderAnchorLines(a) {
     return `${lines3.join("\n")}
 `;
   }
+  const hashes = a.dirtyHashes?.map((x) => `${quotePath(x.path)} ${x.id}`).join(", ");
   return [
     `- Branch: ${quoteBranch(a.branch ?? "(detached)")}`,
     `- HEAD: ${a.head ?? "none (no commits yet)"}`,
     `- Dirty files: ${renderPathList(a.dirty)}`,
-    ...a.dirtyHashes && a.dirtyHashes.length > 0 ? [renderDirtyHashes(a.dirtyHashes)] : [],
+    ...hashes ? [`- Dirty hashes: ${hashes}`] : [],
     `- Date: ${a.date}`,
     ...a.inProgress ? [`- In progress: ${renderInProgress(a.inProgress)}`] : [],
     ""
@@ -3217,9 +3191,7 @@ var init_validate_common = __esm({
         severity: "finding",
         part: null,
         checks: "CR or CRLF line ends",
-        check: (c) => {
-          return c.input.includes("\r") ? [{ line: 1, message: "CR or CRLF line ends; write turns them into LF" }] : [];
-        }
+        check: (c) => c.input.includes("\r") ? [{ line: 1, message: "CR or CRLF line ends; write turns them into LF" }] : []
       },
       newline: {
         // Write refuses a text without its final newline.
@@ -3227,9 +3199,7 @@ var init_validate_common = __esm({
         severity: "error",
         part: null,
         checks: "the text ends with a newline",
-        check: (c) => {
-          return c.text.endsWith("\n") ? [] : [{ line: c.lines.length, message: "the document must end with a newline" }];
-        }
+        check: (c) => c.text.endsWith("\n") ? [] : [{ line: c.lines.length, message: "the document must end with a newline" }]
       },
       markdown: {
         // The line grammar reads such a line as plain text: the finding says what to write instead.
@@ -3256,9 +3226,6 @@ var init_validate_common = __esm({
 });
 
 // src/schema/handoff.ts
-function nearestSection(title) {
-  return nearest2(title, SECTION_TITLES);
-}
 function straySentence(strays) {
   if (strays.length === 0) return null;
   const near = [...new Set(strays.flatMap((s) => s.near === null ? [] : [s.near]))];
@@ -3313,10 +3280,7 @@ function parseHandoff(input) {
   const text2 = normaliseText(input);
   return readHandoff(text2, parseBlocks(text2));
 }
-function readHandoff(text2, tree) {
-  return readFields(text2, tree, true);
-}
-function readFields(text2, tree, lists) {
+function readHandoff(text2, tree, lists = true) {
   const starts = lineStartsOf(text2);
   const out = {
     marker: text2.startsWith("<!-- memory-schema: v1 -->\n") || text2 === "<!-- memory-schema: v1 -->",
@@ -3359,7 +3323,7 @@ function readFields(text2, tree, lists) {
       const key = title.toLowerCase();
       stray = !KNOWN_SECTIONS.has(key);
       if (stray) {
-        const near = nearestSection(title);
+        const near = nearest2(title, SECTION_TITLES);
         out.strays.push({ title, near, line: lineAt(starts, node.start) });
         section = near !== null && LENDABLE.has(near.toLowerCase()) ? near.toLowerCase() : "(unknown)";
         continue;
@@ -3419,7 +3383,7 @@ function stateTimeOfText(text2, nowMs) {
 }
 function glanceAtHandoff(text2, nowMs) {
   const normalised = normaliseText(text2);
-  const h = readFields(normalised, parseBlocks(normalised), false);
+  const h = readHandoff(normalised, parseBlocks(normalised), false);
   return { stateTime: handoffStateTime(h, nowMs), strays: h.strays };
 }
 function goalLineOf(h) {
@@ -4046,7 +4010,9 @@ var init_git_dir = __esm({
 });
 
 // src/git/saves.ts
-import { closeSync as closeSync4, constants as constants4, lstatSync as lstatSync7, mkdirSync as mkdirSync2, openSync as openSync4, readFileSync as readFileSync4, renameSync, writeSync as writeSync3 } from "node:fs";
+import { randomBytes as randomBytes3 } from "node:crypto";
+import { closeSync as closeSync4, constants as constants4, existsSync as existsSync2, linkSync, lstatSync as lstatSync7, mkdirSync as mkdirSync2, openSync as openSync4, readFileSync as readFileSync4 } from "node:fs";
+import { renameSync, rmSync, writeFileSync as writeFileSync2, writeSync as writeSync3 } from "node:fs";
 import path13 from "node:path";
 function savesPath(root, opts = {}) {
   const top = gitTopOf(root, opts);
@@ -4062,6 +4028,42 @@ function savedStampOf(text2) {
   const head = /^- HEAD: ([0-9a-f]{12})/m.exec(text2)?.[1];
   return head === void 0 ? saved : `${saved}+${head}`;
 }
+function cloneIdOf(root, create = false) {
+  const saves = savesPath(root);
+  if (saves === null) return null;
+  const p = path13.join(path13.dirname(saves), "clone-id");
+  if (create && !existsSync2(p)) {
+    const tmp = `${p}.tmp-${process.pid}`;
+    try {
+      mkdirSync2(path13.dirname(p), { recursive: true, mode: 448 });
+      writeFileSync2(tmp, `${randomBytes3(8).toString("hex")}
+`, { mode: 384 });
+      linkSync(tmp, p);
+    } catch {
+    } finally {
+      rmSync(tmp, { force: true });
+    }
+  }
+  try {
+    const id = readFileSync4(p, "utf8").trim();
+    return /^[0-9a-f]{16}$/.test(id) ? id : null;
+  } catch {
+    return null;
+  }
+}
+function markClone(text2, id) {
+  if (id === null) return text2;
+  const lines3 = text2.split("\n").filter((l) => !CLONE_MARK.test(l));
+  const saved = lines3.findIndex((l) => /^Saved:/.test(l));
+  if (saved === -1) return text2;
+  lines3.splice(saved + 1, 0, `<!-- saved in clone ${id} -->`);
+  return lines3.join("\n");
+}
+function markedHere(root, text2) {
+  const mark = text2 === null ? void 0 : CLONE_MARK.exec(text2)?.[1];
+  const id = mark === void 0 ? null : cloneIdOf(root);
+  return mark === void 0 || id === null ? null : mark === id;
+}
 function statKey(st) {
   return `${st.size} ${st.mtimeNs} ${st.ctimeNs} ${st.ino}`;
 }
@@ -4076,7 +4078,11 @@ function savedHereByStat(root, key) {
 }
 function replaceLines(p, lines3) {
   const tmp = `${p}.tmp-${process.pid}`;
-  const fd = openSync4(tmp, constants4.O_WRONLY | constants4.O_CREAT | constants4.O_TRUNC | (constants4.O_NOFOLLOW ?? 0), 384);
+  const fd = openSync4(
+    tmp,
+    constants4.O_WRONLY | constants4.O_CREAT | constants4.O_TRUNC | (constants4.O_NOFOLLOW ?? 0),
+    384
+  );
   try {
     writeSync3(fd, `${lines3.join("\n")}
 `);
@@ -4113,6 +4119,8 @@ function recordSave(root, token, key = null, stamp = null) {
   }
 }
 function notSavedHere(root, token, text2 = null) {
+  const marked = markedHere(root, text2);
+  if (marked !== null) return !marked;
   const saves = readSaves(root);
   if (saves === null || saves.tokens.includes(token)) return false;
   const stamp = text2 === null ? null : savedStampOf(text2);
@@ -4155,13 +4163,14 @@ function savedByOf(root, token) {
   }
   return null;
 }
-var SAVES_KEPT, LINE, SAVED_BY_LINE;
+var SAVES_KEPT, LINE, CLONE_MARK, SAVED_BY_LINE;
 var init_saves = __esm({
   "src/git/saves.ts"() {
     "use strict";
     init_git_dir();
     SAVES_KEPT = 10;
     LINE = /^([0-9a-f]{64})(?: (\d+ \d+ \d+ \d+))?(?: @(\S+))?$/;
+    CLONE_MARK = /^<!-- saved in clone ([0-9a-f]{16}) -->[ \t]*\r?$/m;
     SAVED_BY_LINE = /^([0-9a-f]{64}) ([A-Za-z0-9][A-Za-z0-9 ._-]{0,39})$/;
   }
 });
@@ -4676,7 +4685,7 @@ var init_archive = __esm({
 });
 
 // src/store/publish.ts
-import { closeSync as closeSync7, constants as constants7, fchmodSync as fchmodSync2, fchownSync, fsyncSync, linkSync, lstatSync as lstatSync11, openSync as openSync7, renameSync as renameSync2, unlinkSync as unlinkSync4, writeSync as writeSync5 } from "node:fs";
+import { closeSync as closeSync7, constants as constants7, fchmodSync as fchmodSync2, fchownSync, fsyncSync, linkSync as linkSync2, lstatSync as lstatSync11, openSync as openSync7, renameSync as renameSync2, unlinkSync as unlinkSync4, writeSync as writeSync5 } from "node:fs";
 import path19 from "node:path";
 function syncDir(dir) {
   try {
@@ -4700,7 +4709,7 @@ function linkIntoArchive(from, archiveDirPath, prefix) {
   for (let attempt = 0; ; attempt++) {
     const name2 = archiveName(prefix, archiveDirPath);
     try {
-      linkSync(from, path19.join(archiveDirPath, name2));
+      linkSync2(from, path19.join(archiveDirPath, name2));
       return name2;
     } catch (err) {
       if (err.code !== "EEXIST" || attempt > 5) throw err;
@@ -4788,7 +4797,7 @@ async function publish(spec) {
     throw new Refused(`cannot save ${spec.file}: ${err.message}; ${afterRollback(restored, spec.file)}`);
   }
   try {
-    linkSync(tempPath, filePath);
+    linkSync2(tempPath, filePath);
   } catch (err) {
     if (err.code !== "EEXIST") {
       let restored = true;
@@ -4838,7 +4847,7 @@ function claimIsWhatWeRead(claimPath, prior) {
 }
 function putBack(claimPath, filePath) {
   try {
-    linkSync(claimPath, filePath);
+    linkSync2(claimPath, filePath);
     unlinkSync4(claimPath);
     return true;
   } catch (err) {
@@ -4857,7 +4866,7 @@ async function rollBack(tempPath, claimPath, filePath, spec, archived) {
   await failpoint(spec.failpoint, "rollback-after-temp-drop");
   try {
     await failpoint(spec.failpoint, "rollback-before-restore");
-    linkSync(claimPath, filePath);
+    linkSync2(claimPath, filePath);
   } catch (err) {
     if (!NO_ROOM.has(err.code ?? "")) return false;
     if (archived !== null) {
@@ -5000,7 +5009,7 @@ var init_recover = __esm({
 });
 
 // src/store/repair.ts
-import { linkSync as linkSync3, readdirSync as readdirSync6, readFileSync as readFileSync6, rmSync as rmSync2, unlinkSync as unlinkSync6 } from "node:fs";
+import { linkSync as linkSync4, readdirSync as readdirSync6, readFileSync as readFileSync6, rmSync as rmSync3, unlinkSync as unlinkSync6 } from "node:fs";
 import path21 from "node:path";
 function archiveEntryWithBytes(dir, claimPath) {
   let names3;
@@ -5063,7 +5072,7 @@ async function repair(root, fp) {
       const claimIno = inoOf(claim2.path);
       if (claimIno === null) continue;
       if (inoOf(filePath) === null) {
-        linkSync3(claim2.path, filePath);
+        linkSync4(claim2.path, filePath);
         await failpoint(fp, "recover-after-restore");
       }
       if (inoOf(filePath) === claimIno) {
@@ -5096,7 +5105,7 @@ async function repair(root, fp) {
       const tempIno = inoOf(temp.path);
       if (tempIno === null) continue;
       const published = tempIno === inoOf(filePath);
-      rmSync2(temp.path, { force: true });
+      rmSync3(temp.path, { force: true });
       await failpoint(fp, "recover-after-temp-drop");
       actions.push(published ? `${file}: finished a publication (dropped ${temp.name})` : `${file}: dropped an unpublished new version (${temp.name}); the old version stays current`);
     }
@@ -5104,7 +5113,7 @@ async function repair(root, fp) {
   actions.push(...await dropArchiveTemps(arch, fp));
   try {
     for (const name2 of readdirSync6(memDir)) {
-      if (DEAD_LOCK.test(name2)) rmSync2(path21.join(memDir, name2), { recursive: true, force: true });
+      if (DEAD_LOCK.test(name2)) rmSync3(path21.join(memDir, name2), { recursive: true, force: true });
     }
   } catch {
   }
@@ -5243,7 +5252,8 @@ function reflogNames(gitDir, id) {
       while (at4 !== -1) {
         const before = at4 === 0 ? 10 : buf[at4 - 1];
         const after = buf[at4 + needle.length];
-        if ((before === 10 || before === 32) && (after === 32 || after === 10 || after === void 0)) return true;
+        if ((before === 10 || before === 32) && (after === 32 || after === 10 || after === void 0))
+          return true;
         at4 = buf.indexOf(needle, at4 + 1);
       }
     } catch {
@@ -5381,14 +5391,16 @@ function gitEnv(env) {
 function namedOverrides(cwd, env, timeoutMs) {
   let p = namedCache.get(cwd);
   if (p === void 0) {
-    p = spawnGit(cwd, [...asArgs(NEUTRAL), "config", "-z", "--name-only", "--get-regexp", NAMED], env, timeoutMs).then((r) => {
-      const out = [];
-      for (const key of new Set(r.code === 0 ? r.stdout.toString("utf8").split("\0") : [])) {
-        const m = NAMED_PROGRAMS.exec(key);
-        if (m) out.push([key, m[3].toLowerCase() === "required" ? "false" : ""]);
+    p = spawnGit(cwd, [...asArgs(NEUTRAL), "config", "-z", "--name-only", "--get-regexp", NAMED], env, timeoutMs).then(
+      (r) => {
+        const out = [];
+        for (const key of new Set(r.code === 0 ? r.stdout.toString("utf8").split("\0") : [])) {
+          const m = NAMED_PROGRAMS.exec(key);
+          if (m) out.push([key, m[3].toLowerCase() === "required" ? "false" : ""]);
+        }
+        return out;
       }
-      return out;
-    });
+    );
     namedCache.set(cwd, p);
     p.catch(() => namedCache.delete(cwd));
   }
@@ -5409,19 +5421,29 @@ function withConfig(env, pairs) {
 }
 async function runGit(cwd, args, env, timeoutMs = GIT_TIMEOUT_MS, opts = {}) {
   for (const arg of args) {
-    if (/[\0\n\r]/.test(arg)) throw new Error(`refusing to pass a git argument holding a control character: ${quotedValue(arg.slice(0, 200))}`);
+    if (/[\0\n\r]/.test(arg))
+      throw new Error(`refusing to pass a git argument holding a control character: ${quotedValue(arg.slice(0, 200))}`);
   }
   const base = gitEnv(env);
   const named = await namedOverrides(cwd, base, timeoutMs);
   const fixed = asArgs([...NEUTRAL, ...opts.hooksAndSigning ? [] : NO_HOOKS_NOR_SIGNING]);
-  return spawnGit(cwd, [...fixed, ...args], named.length > 0 ? withConfig(base, named) : base, timeoutMs);
+  const runEnv = named.length > 0 ? withConfig(base, named) : base;
+  return spawnGit(cwd, [...fixed, ...args], runEnv, timeoutMs, opts.input);
 }
-function spawnGit(cwd, args, env, timeoutMs) {
+function spawnGit(cwd, args, env, timeoutMs, input) {
   return new Promise((resolve, reject) => {
-    execFile(
+    const child = execFile(
       "git",
       ["--no-pager", ...args],
-      { cwd, env, encoding: "buffer", timeout: timeoutMs, killSignal: "SIGKILL", maxBuffer: 256 * 1024 * 1024, windowsHide: true },
+      {
+        cwd,
+        env,
+        encoding: "buffer",
+        timeout: timeoutMs,
+        killSignal: "SIGKILL",
+        maxBuffer: 256 * 1024 * 1024,
+        windowsHide: true
+      },
       (err, stdout, stderr) => {
         if (err) {
           const e = err;
@@ -5430,7 +5452,9 @@ function spawnGit(cwd, args, env, timeoutMs) {
             return;
           }
           if (e.killed || e.signal === "SIGKILL") {
-            reject(new GitUnavailable("timeout", `git ${args[0] ?? ""} took longer than ${timeoutMs} ms and was stopped`));
+            reject(
+              new GitUnavailable("timeout", `git ${args[0] ?? ""} took longer than ${timeoutMs} ms and was stopped`)
+            );
             return;
           }
           if (typeof e.code !== "number") {
@@ -5443,6 +5467,8 @@ function spawnGit(cwd, args, env, timeoutMs) {
         resolve({ code: 0, stdout, stderr: stderr.toString("utf8") });
       }
     );
+    child.stdin?.on("error", () => void 0);
+    if (input !== void 0) child.stdin?.end(input);
   });
 }
 function firstLine(text2) {
@@ -5543,7 +5569,10 @@ async function readSnapshot(root, env, excludes = []) {
   if (r.code !== 0) {
     const note = firstLine(r.stderr) || `git status exited ${r.code}`;
     const inside = await runGit(root, ["rev-parse", "--is-inside-work-tree"], env);
-    return { kind: inside.code === 0 && inside.stdout.toString("utf8").trim() === "true" ? "broken" : "not-repo", note };
+    return {
+      kind: inside.code === 0 && inside.stdout.toString("utf8").trim() === "true" ? "broken" : "not-repo",
+      note
+    };
   }
   return { kind: "repo", snapshot: parseStatusV2(r.stdout) };
 }
@@ -5628,7 +5657,18 @@ async function collectAnchors(root, env, nowMs, keyFiles, opts = {}) {
       const op = top === null ? null : inProgressOf(gitDirOf(top));
       const inProgress = op === null ? null : { words: inProgressWords(op), conflicted: s.conflicted ?? 0 };
       const dirtyHashes = opts.hashes === true && top !== null ? dirtyHashesOf(top, s.dirty) : [];
-      return { insideGit: true, branch: s.branch, head: s.head, dirty: s.dirty, date, keyFileMtimes: [], inProgress, dirtyHashes, gitNote: null, skippedKeyFiles: [] };
+      return {
+        insideGit: true,
+        branch: s.branch,
+        head: s.head,
+        dirty: s.dirty,
+        date,
+        keyFileMtimes: [],
+        inProgress,
+        dirtyHashes,
+        gitNote: null,
+        skippedKeyFiles: []
+      };
     }
     gitNote = r.kind === "broken" ? `git cannot read the repository here (${r.note}); anchors are the outside-git ones: ${BROKEN_REPO_FIX}` : `not a git repository (${r.note})`;
   } catch (err) {
@@ -5965,9 +6005,6 @@ function handoffLayout(text2, model = readHandoff(text2, parseBlocks(text2))) {
   }
   return { lines: lines3, titleIndex, savedIndex: (model.savedLine ?? 0) - 1, anchors };
 }
-function anchorsRange(layout) {
-  return layout.anchors;
-}
 function share(total, bad2, max) {
   return proportion(total - bad2, total, max).score;
 }
@@ -6063,7 +6100,7 @@ function handoffKeyFiles(text2) {
   const t = normaliseText(text2);
   return readHandoff(t, parseBlocks(t)).keyFiles.map((k) => k.path).filter((p) => p !== null);
 }
-var HANDOFF_SECTIONS, LINE_CAP, MARKER4, TITLE, LABELS, NONE, CAUSE, TOOLS, PATH, CONCRETE, ACCEPTANCE, VERIFIED, NOT_RUN, ACCEPTED, PLAN_BOX, at2, SECTION_NAMES, SECTION_INDEX, SECTION_ORDER, sectionIndex, HANDOFF_RULES, HANDOFF_PARTS, unlabelled, causeless, vague, accepted, checksOf, looseChecks, lineCount;
+var OPTIONAL, HANDOFF_SECTIONS, LINE_CAP, MARKER4, TITLE, LABELS, NONE, CAUSE, TOOLS, PATH, CONCRETE, ACCEPTANCE, VERIFIED, NOT_RUN, ACCEPTED, PLAN_BOX, at2, SECTION_NAMES, SECTION_INDEX, SECTION_ORDER, sectionIndex, HANDOFF_RULES, HANDOFF_PARTS, unlabelled, causeless, vague, accepted, checksOf, looseChecks, lineCount;
 var init_validate = __esm({
   "src/schema/validate.ts"() {
     "use strict";
@@ -6077,18 +6114,8 @@ var init_validate = __esm({
     init_sanitize();
     init_anchor_lines();
     init_values();
-    HANDOFF_SECTIONS = [
-      { name: "Current goal", optional: false },
-      { name: "Scope", optional: true },
-      { name: "Plan", optional: false },
-      { name: "Verification", optional: true },
-      { name: "Decisions", optional: false },
-      { name: "Failed approaches", optional: false },
-      { name: "Open questions", optional: false },
-      { name: "Next steps", optional: false },
-      { name: "Key files", optional: false },
-      { name: "Environment anchors", optional: false }
-    ];
+    OPTIONAL = /* @__PURE__ */ new Set(["Scope", "Verification"]);
+    HANDOFF_SECTIONS = SECTION_TITLES.map((name2) => ({ name: name2, optional: OPTIONAL.has(name2) }));
     LINE_CAP = 150;
     MARKER4 = "<!-- memory-schema: v1 -->";
     TITLE = "# Session Handoff";
@@ -6757,7 +6784,7 @@ function minutes(ms) {
 }
 function replaceDate(text2, iso) {
   const layout = handoffLayout(text2);
-  const range = anchorsRange(layout);
+  const range = layout.anchors;
   if (range === null) return text2;
   const lines3 = [...layout.lines];
   for (let i = range.start; i < range.end; i++) {
@@ -6794,8 +6821,9 @@ async function buildDocument(checked, root, anchors) {
     }
   }
   let text2 = stamped.text;
+  const marked = (t) => markClone(t, cloneIdOf(root, true));
   const mine = anchorsBody(text2);
-  const sentBack = priorText2 !== null && comparable(priorText2, false) === comparable(text2, false);
+  const sentBack = priorText2 !== null && comparable(priorText2, false) === comparable(marked(text2), false);
   const identical = !sentBack && priorText2 !== null && mine !== null && JSON.stringify(anchorsBody(priorText2)) === JSON.stringify(mine);
   const fill = !sentBack && (anchorsEmpty(text2) || identical);
   let exempt = /* @__PURE__ */ new Set();
@@ -6834,8 +6862,8 @@ async function buildDocument(checked, root, anchors) {
       }
     }
   }
-  const range = anchorsRange(handoffLayout(text2));
-  const sentRange = fill ? null : anchorsRange(handoffLayout(checked.text));
+  const range = handoffLayout(text2).anchors;
+  const sentRange = fill ? null : handoffLayout(checked.text).anchors;
   if (sentRange !== null && range !== null && checked.redacted.findings.some((f) => f.line > sentRange.start && f.line <= sentRange.end)) {
     const now = new Set((await anchorsNow()).split("\n"));
     const lines3 = text2.split("\n");
@@ -6844,8 +6872,9 @@ async function buildDocument(checked, root, anchors) {
   const helperMade = /* @__PURE__ */ new Set([`Saved: ${iso}`, `- Date: ${iso}`, ...reported === null ? [] : reported.split("\n")]);
   const redacted = reuseRedaction(checked.text, checked.redacted, text2, exempt, helperMade) ?? redactText(text2, { exemptLines: exempt });
   if (redacted.findings.length > 0) notes.push(formatRedactionReport(redacted.findings));
-  const bytes = finalBytes(redacted.text, checked.rawBytes);
-  const unchanged = sentBack || priorText2 !== null && comparable(priorText2, fill) === comparable(redacted.text, fill);
+  const markedText = marked(redacted.text);
+  const bytes = finalBytes(markedText, checked.rawBytes);
+  const unchanged = sentBack || priorText2 !== null && comparable(priorText2, fill) === comparable(markedText, fill);
   if (priorText2 !== null && !unchanged) {
     const report = droppedReport(droppedItems(priorText2, redacted.text));
     if (report) notes.push(report);
@@ -6874,7 +6903,7 @@ function finalBytes(text2, rawBytes) {
   return bytes;
 }
 function withDirtyHashes(text2, hashes) {
-  const range = anchorsRange(handoffLayout(text2));
+  const range = handoffLayout(text2).anchors;
   if (range === null) return text2;
   const lines3 = text2.split("\n");
   const body = lines3.slice(range.start, range.end).filter((l) => !l.startsWith("- Dirty hashes: "));
@@ -6964,6 +6993,7 @@ var init_write_checked = __esm({
     init_redact();
     init_anchor_lines();
     init_open_items();
+    init_saves();
     init_stamp();
     init_validate();
     init_validate_common();
@@ -7211,7 +7241,7 @@ var init_outcome = __esm({
 });
 
 // src/journal/store.ts
-import { closeSync as closeSync9, constants as constants8, fsyncSync as fsyncSync2, linkSync as linkSync4, lstatSync as lstatSync15, mkdirSync as mkdirSync3, openSync as openSync8, readdirSync as readdirSync8, renameSync as renameSync3, unlinkSync as unlinkSync7, writeSync as writeSync6 } from "node:fs";
+import { closeSync as closeSync9, constants as constants8, fsyncSync as fsyncSync2, linkSync as linkSync5, lstatSync as lstatSync15, mkdirSync as mkdirSync3, openSync as openSync8, readdirSync as readdirSync8, renameSync as renameSync3, unlinkSync as unlinkSync7, writeSync as writeSync6 } from "node:fs";
 import path28 from "node:path";
 function journalDir(root) {
   return path28.join(memoryDir(root), "journal");
@@ -7312,7 +7342,7 @@ async function publishJournalFile(dir, name2, expected, bytes, fp) {
     }
     await failpoint(fp, "journal-before-publication");
     try {
-      linkSync4(temp, target);
+      linkSync5(temp, target);
     } catch (err) {
       if (err.code !== "EEXIST") throw err;
       throw new Refused(`journal/${name2} was created by another program during the append; the entry was not added`);
@@ -8114,7 +8144,7 @@ draft left in drafts/ changes no code (\`recover\` removes it).
 });
 
 // src/store/checkpoint-cleanup.ts
-import { linkSync as linkSync5, lstatSync as lstatSync18, readdirSync as readdirSync10, unlinkSync as unlinkSync9 } from "node:fs";
+import { linkSync as linkSync6, lstatSync as lstatSync18, readdirSync as readdirSync10, unlinkSync as unlinkSync9 } from "node:fs";
 import path33 from "node:path";
 function pruneCheckpoints(root, keep) {
   const list2 = listCheckpoints(root);
@@ -8147,7 +8177,7 @@ function cleanCheckpointLeftovers(root) {
     if (st.isDirectory()) continue;
     if (e.role === "claim" && st.isFile()) {
       try {
-        linkSync5(e.path, path33.join(dir, e.file));
+        linkSync6(e.path, path33.join(dir, e.file));
         actions.push(`checkpoints/${e.file}: put back the version an interrupted checkpoint had claimed`);
       } catch {
       }
@@ -8331,14 +8361,18 @@ exit: 0 printed
       async run(ctx) {
         const root = rootOption(ctx);
         const keyFiles = ctx.values["key-file"] ?? [];
-        const a = await collectAnchors(root, ctx.env, Date.now(), keyFiles, { skillDir: ctx.skillDir ?? null, hashes: true });
+        const a = await collectAnchors(root, ctx.env, Date.now(), keyFiles, {
+          skillDir: ctx.skillDir ?? null,
+          hashes: true
+        });
         const markdown = anchorsWithoutTokens(renderAnchorLines(a));
         const stderr = [];
         if (a.gitNote !== null) stderr.push(`note: ${a.gitNote}`);
         for (const s of a.skippedKeyFiles) stderr.push(`warning: --key-file ${quotedPath(s.path)} skipped: ${s.reason}`);
         if (ctx.values.json === true) {
           const { skippedKeyFiles: _skipped, ...rest } = a;
-          return ok(`${JSON.stringify({ ...rest, branch: rest.branch === null ? null : withoutTokens(rest.branch), dirty: rest.dirty.map(withoutTokens), markdown })}
+          const branch = rest.branch === null ? null : withoutTokens(rest.branch);
+          return ok(`${JSON.stringify({ ...rest, branch, dirty: rest.dirty.map(withoutTokens), markdown })}
 `, stderr);
         }
         return ok(markdown, stderr);
@@ -8348,7 +8382,7 @@ exit: 0 printed
 });
 
 // src/git/fates.ts
-import { closeSync as closeSync11, existsSync as existsSync2, openSync as openSync9, readSync as readSync7 } from "node:fs";
+import { closeSync as closeSync11, openSync as openSync9, readFileSync as readFileSync10, readSync as readSync7 } from "node:fs";
 import path34 from "node:path";
 function parseRawLog(out) {
   const text2 = typeof out === "string" ? out : out.toString("utf8");
@@ -8399,6 +8433,30 @@ function clonedAfter(gitDir, savedMs2) {
     return false;
   }
 }
+function stashCount(commonDir) {
+  if (commonDir === null) return 0;
+  try {
+    return readFileSync10(path34.join(commonDir, "logs", "refs", "stash"), "utf8").split("\n").filter((l) => l !== "").length;
+  } catch {
+    return 0;
+  }
+}
+async function objectIds(git, revs) {
+  if (revs.length === 0) return [];
+  const r = await git(["cat-file", "--batch-check"], revs.map((x) => `${x}
+`).join(""));
+  const lines3 = r.code === 0 ? r.stdout.toString("utf8").split("\n") : [];
+  return revs.map((_, i) => /^([0-9a-f]{40,64}) /.exec(lines3[i] ?? "")?.[1] ?? null);
+}
+async function untrackedInStashes(git, count2, paths) {
+  const asks = Array.from({ length: Math.min(count2, 100) }, (_, n2) => paths.map((p) => ({ n: n2, p }))).flat();
+  const safe = asks.filter((a) => !/[\r\n]/.test(a.p));
+  const ids = await objectIds(
+    git,
+    safe.map((a) => `stash@{${a.n}}^3:${a.p.replace(/\/+$/, "")}`)
+  );
+  return safe.flatMap((a, i) => ids[i] ? [{ stash: `stash@{${a.n}}`, p: a.p, id: ids[i] }] : []);
+}
 async function gatherFateLogs(git, opts) {
   if (opts.cleaned.length === 0) return { onHead: [], elsewhere: [], stashes: [] };
   const specs = ["--", ...opts.cleaned.map((p) => `:(top,literal)${p}`)];
@@ -8408,28 +8466,85 @@ async function gatherFateLogs(git, opts) {
     const r = await git(args);
     return r.code === 0 ? parseRawLog(r.stdout) : null;
   };
-  const hasStash = opts.commonDir !== null && existsSync2(path34.join(opts.commonDir, "logs", "refs", "stash"));
+  const stashes = stashCount(opts.commonDir);
   const notHead = opts.headExists ? ["^HEAD"] : [];
-  const [onHead, elsewhere, stashes] = await Promise.all([
+  const stashLog = ["log", "-g", "--diff-merges=first-parent", ...RAW, "--format=%x01%gd", "refs/stash", ...specs];
+  const [onHead, elsewhere, tracked, untracked] = await Promise.all([
     opts.headExists ? run2(["log", ...RAW, "--format=%x01%H", "HEAD", ...bound, ...specs]) : [],
     run2(["log", ...RAW, "--format=%x01%H", "--exclude=refs/stash", "--all", ...notHead, ...bound, ...specs]),
-    hasStash ? run2(["log", "-g", "--diff-merges=first-parent", ...RAW, "--format=%x01%gd", "refs/stash", ...specs]) : []
+    stashes > 0 ? run2(stashLog) : [],
+    stashes > 0 ? untrackedInStashes(git, stashes, opts.cleaned) : []
   ]);
-  return { onHead, elsewhere, stashes };
+  const byName = /* @__PURE__ */ new Map();
+  for (const t of tracked ?? []) byName.set(t.name, t);
+  for (const u of untracked) {
+    const t = byName.get(u.stash) ?? { name: u.stash, paths: /* @__PURE__ */ new Map() };
+    t.paths.set(u.p, u.id);
+    byName.set(u.stash, t);
+  }
+  const n2 = (name2) => Number(/\d+/.exec(name2)?.[0] ?? 0);
+  const all = tracked === null ? null : [...byName.values()].sort((a, b) => n2(a.name) - n2(b.name));
+  return { onHead, elsewhere, stashes: all };
+}
+async function handoffInStash(root, env) {
+  const top = gitTopOf(root);
+  const gitDir = top === null ? null : gitDirOf(top);
+  const count2 = stashCount(gitDir === null ? null : commonDirOf(gitDir));
+  if (top === null || count2 === 0) return null;
+  const handoff = `${path34.relative(top, root).split(path34.sep).join("/")}/.ai/memory/HANDOFF.md`.replace(/^\//, "");
+  if (/[\r\n]/.test(handoff)) return null;
+  const git = (args, input) => runGit(root, args, env, void 0, { input });
+  const n2 = Math.min(count2, 100);
+  const revs = Array.from({ length: n2 }, (_, i) => [`stash@{${i}}^3:`, `stash@{${i}}:`, `stash@{${i}}^1:`]);
+  try {
+    const ids = await objectIds(
+      git,
+      revs.flat().map((r) => `${r}${handoff}`)
+    );
+    for (let i = 0; i < n2; i++) {
+      const [untracked, tracked, before] = ids.slice(i * 3, i * 3 + 3);
+      if (untracked)
+        return { stash: `stash@{${i}}`, restore: `git restore --overlay --source=stash@{${i}}^3 -- .ai/memory` };
+      if (tracked && !before) {
+        return { stash: `stash@{${i}}`, restore: `git restore --source=stash@{${i}} -- .ai/memory/HANDOFF.md` };
+      }
+    }
+  } catch (err) {
+    if (!(err instanceof GitUnavailable)) throw err;
+  }
+  return null;
 }
 var ZERO, RAW;
 var init_fates = __esm({
   "src/git/fates.ts"() {
     "use strict";
+    init_git_dir();
+    init_run();
     ZERO = /^0+$/;
     RAW = ["--raw", "--no-abbrev", "--no-renames", "-z"];
   }
 });
 
 // src/git/merge-driver-config.ts
-import { chmodSync as chmodSync2, closeSync as closeSync12, constants as constants9, existsSync as existsSync3, fsyncSync as fsyncSync3, lchownSync, lstatSync as lstatSync19, mkdirSync as mkdirSync4, openSync as openSync10, readFileSync as readFileSync10, realpathSync as realpathSync4, renameSync as renameSync4, rmdirSync, unlinkSync as unlinkSync10, writeSync as writeSync7 } from "node:fs";
+import {
+  chmodSync as chmodSync2,
+  closeSync as closeSync12,
+  constants as constants9,
+  existsSync as existsSync3,
+  fsyncSync as fsyncSync3,
+  lchownSync,
+  lstatSync as lstatSync19,
+  mkdirSync as mkdirSync4,
+  openSync as openSync10,
+  readFileSync as readFileSync11,
+  realpathSync as realpathSync4,
+  renameSync as renameSync4,
+  rmdirSync,
+  unlinkSync as unlinkSync10,
+  writeSync as writeSync7
+} from "node:fs";
 import path35 from "node:path";
-import { randomBytes as randomBytes3 } from "node:crypto";
+import { randomBytes as randomBytes4 } from "node:crypto";
 function driverCopyPath(top) {
   const gitDir = gitDirOf(top);
   return gitDir === null ? null : path35.join(commonDirOf(gitDir), "session-handoff", "merge-driver.mjs");
@@ -8461,11 +8576,15 @@ function readRegular(p) {
     return null;
   }
   if (!st.isFile()) throw new Error(`${p} is not a regular file (a link or a folder)`);
-  return readFileSync10(p);
+  return readFileSync11(p);
 }
 function replaceFile(p, bytes, mode) {
-  const tmp = path35.join(path35.dirname(p), `.${path35.basename(p)}.tmp-${process.pid}-${randomBytes3(4).toString("hex")}`);
-  const fd = openSync10(tmp, constants9.O_WRONLY | constants9.O_CREAT | constants9.O_EXCL | (constants9.O_NOFOLLOW ?? 0), mode);
+  const tmp = path35.join(path35.dirname(p), `.${path35.basename(p)}.tmp-${process.pid}-${randomBytes4(4).toString("hex")}`);
+  const fd = openSync10(
+    tmp,
+    constants9.O_WRONLY | constants9.O_CREAT | constants9.O_EXCL | (constants9.O_NOFOLLOW ?? 0),
+    mode
+  );
   try {
     writeSync7(fd, bytes);
     fsyncSync3(fd);
@@ -8537,7 +8656,7 @@ async function registerMergeDriver(root, helperPath, env) {
   const copy = driverCopyPath(top);
   if (copy === null || helperPath === null) return out;
   try {
-    const bytes = readFileSync10(path35.join(path35.dirname(helperPath), "lib", "cli.mjs"));
+    const bytes = readFileSync11(path35.join(path35.dirname(helperPath), "lib", "cli.mjs"));
     const gitCommon = path35.dirname(path35.dirname(copy));
     mkdirSync4(path35.dirname(copy), { recursive: true, mode: 448 });
     giveTo(path35.dirname(copy), ownerOf(gitCommon));
@@ -8551,7 +8670,9 @@ async function registerMergeDriver(root, helperPath, env) {
     giveTo(copy, ownerOf(gitCommon));
     out.copy = realpathSync4(copy);
   } catch (err) {
-    out.notes.push(`the merge driver was not registered: its copy of the helper could not be written (${err.message})`);
+    out.notes.push(
+      `the merge driver was not registered: its copy of the helper could not be written (${err.message})`
+    );
     return out;
   }
   const driver = driverCommand(process.execPath, out.copy);
@@ -8575,7 +8696,11 @@ async function registerMergeDriver(root, helperPath, env) {
     const { rest, had, line } = withoutBlock(text2);
     if (!(had && line === want)) {
       const owner = ownerOf(before === null ? top : file);
-      replaceFile(file, Buffer.from(blockFor(rest, want), "utf8"), before === null ? 420 : lstatSync19(file).mode & 511);
+      replaceFile(
+        file,
+        Buffer.from(blockFor(rest, want), "utf8"),
+        before === null ? 420 : lstatSync19(file).mode & 511
+      );
       giveTo(file, owner);
       out.attributes = true;
     }
@@ -8631,16 +8756,26 @@ async function mergeDriverStep(root, opts, env) {
     change = opts.remove === true ? await unregisterMergeDriver(root, env) : await registerMergeDriver(root, opts.helperPath ?? null, env);
   } catch (err) {
     if (!(err instanceof GitUnavailable)) throw err;
-    return { lines: [], notes: [`the merge driver was not ${opts.remove === true ? "removed" : "registered"}: ${err.message}`], change: null };
+    return {
+      lines: [],
+      notes: [`the merge driver was not ${opts.remove === true ? "removed" : "registered"}: ${err.message}`],
+      change: null
+    };
   }
   const lines3 = [];
-  if (change.config) lines3.push(opts.remove === true ? "removed the merge driver session-handoff from .git/config" : "registered the merge driver session-handoff in .git/config");
-  if (change.attributes) lines3.push(opts.remove === true ? "removed the merge driver's block from .gitattributes" : "added the merge driver's block to .gitattributes");
+  if (change.config)
+    lines3.push(
+      opts.remove === true ? "removed the merge driver session-handoff from .git/config" : "registered the merge driver session-handoff in .git/config"
+    );
+  if (change.attributes)
+    lines3.push(
+      opts.remove === true ? "removed the merge driver's block from .gitattributes" : "added the merge driver's block to .gitattributes"
+    );
   return { lines: lines3, notes: change.notes, change };
 }
 function attributesOnlyOurs(top) {
   try {
-    const text2 = readFileSync10(path35.join(top, ".gitattributes"), "utf8");
+    const text2 = readFileSync11(path35.join(top, ".gitattributes"), "utf8");
     const { rest, had } = withoutBlock(text2);
     return had && rest === "";
   } catch {
@@ -8718,6 +8853,75 @@ function fateClauses(fates) {
   }
   return [...group2].map(([words, paths]) => `${words}: ${listed(paths)}`);
 }
+function headClauses(f, verdict, notHere, memoryOnly) {
+  const parts = [];
+  const head = short(f.saved.head);
+  const git = f.git;
+  if (verdict === "unverifiable") {
+    if (git.state === "missing")
+      parts.push("git is not on PATH, so the repository could not be compared (outside-git behaviour)");
+    else if (git.state === "not-repo")
+      parts.push("the root is not in a git repository, so only age and key files were checked");
+    else if (git.state === "broken") {
+      const why = git.note ?? "git status failed";
+      parts.push(
+        `git cannot read the repository at the root (${why}), so only age and key files were checked: ${BROKEN_REPO_FIX}`
+      );
+    } else if (git.state !== "repo") parts.push(`git could not be used (${git.note ?? git.state})`);
+    else if (f.saved.head === null || f.headReachable === null) {
+      parts.push(
+        "the handoff has no valid HEAD anchor (a full 40/64-hex id), so the saved commit could not be checked"
+      );
+    } else if (notHere !== null) parts.push(`saved HEAD ${head} is ${notHereWords(notHere)}`);
+    else parts.push(`${ageUnknownWords(f.ageUnknown ?? null)}, so the handoff cannot be called fresh`);
+  } else if (verdict === "rewritten") {
+    parts.push(
+      f.objectMissing ? `saved HEAD ${head} no longer exists here; this clone's reflog names it (history rewritten)` : `saved HEAD ${head} is no longer reachable from HEAD or any ref (rebase, amend, reset, squash merge or force-push)`
+    );
+    if (f.sinceSaved != null)
+      parts.push(
+        `${plural(f.sinceSaved, "commit")} on HEAD since the save, rewritten copies of saved commits left out`
+      );
+    else if (f.commitsSinceDate !== null)
+      parts.push(`${plural(f.commitsSinceDate, "commit")} on HEAD since the saved date`);
+    parts.push("plan statuses are unverified");
+  } else if (f.headReachable === true && f.ahead !== null && f.behind !== null) {
+    const [ahead, behind] = [f.ahead, f.behind];
+    if (ahead === 0 && behind === 0) {
+      parts.push(
+        memoryOnly > 0 ? `no commits since the saved ${head} but memory-only ones` : `at the saved commit ${head}`
+      );
+    } else if (behind === 0) parts.push(`${plural(ahead, "commit")} ahead of the saved ${head}`);
+    else if (ahead === 0) parts.push(`${plural(behind, "commit")} behind the saved ${head}`);
+    else parts.push(`diverged from the saved ${head}: ${ahead} ahead, ${behind} behind`);
+  }
+  return parts;
+}
+function fileClauses(f, parts, dirtyChanged) {
+  const cur = f.current;
+  const missing = f.missingKeyFiles;
+  if (missing.length > 0) {
+    const more = missing.length > 3 ? ` and ${missing.length - 3} more` : "";
+    parts.push(`key files missing: ${missing.slice(0, 3).map(quotedPath).join(", ")}${more}`);
+  }
+  const notYet = f.keyFilesNotYetCreated ?? [];
+  if (notYet.length > 0) parts.push(`key files not created yet (absent at the save too): ${listed(notYet)}`);
+  const up = cur?.upstream ?? null;
+  if (up !== null) {
+    if (up.ahead === null) parts.push(`upstream ${branchWords(up.name)} is gone`);
+    else if (up.ahead > 0 || (up.behind ?? 0) > 0)
+      parts.push(`upstream ${branchWords(up.name)}: ${up.ahead} ahead, ${up.behind} behind`);
+  }
+  const changedKeyFiles = f.changedKeyFiles ?? [];
+  const changedPresent = changedKeyFiles.filter((p) => !missing.includes(p));
+  if (changedPresent.length > 0) parts.push(`key files changed: ${listed(changedPresent)}`);
+  const dirtyKeyFiles = (f.dirtyKeyFiles ?? []).filter((p) => !missing.includes(p));
+  if (dirtyKeyFiles.length > 0) parts.push(`key files with uncommitted changes: ${listed(dirtyKeyFiles)}`);
+  if (dirtyChanged === true && cur !== null && f.saved.dirty !== null) {
+    parts.push(`dirty files: ${f.saved.dirty.length + (f.saved.dirtyMore ?? 0)} then, ${cur.dirty.length} now`);
+  }
+  return { changedKeyFiles, dirtyKeyFiles, up };
+}
 function assessDrift(f) {
   const cur = f.current;
   const ageRaw = f.saved.date === null ? null : Math.max(0, (f.nowMs - f.saved.date.ms) / DAY_MS2);
@@ -8736,10 +8940,12 @@ function assessDrift(f) {
   const unverifiable = [...f.unverifiable];
   const notHereReason = f.git.state === "repo" && f.saved.head !== null && reachable === false && f.objectMissing && f.reflogNamed !== true ? f.shallow ? "shallow" : "not-fetched" : null;
   let verdict;
-  if (f.git.state !== "repo" || f.saved.head === null || reachable === null || notHereReason !== null) verdict = "unverifiable";
+  if (f.git.state !== "repo" || f.saved.head === null || reachable === null || notHereReason !== null)
+    verdict = "unverifiable";
   else if (!reachable) verdict = "rewritten";
   else if (ageRaw !== null && ageRaw > STALE_DAYS || ahead !== null && ahead > STALE_COMMITS) verdict = "stale";
-  else if (branchChanged === true || (ahead ?? 0) > 0 || (behind ?? 0) > 0 || f.missingKeyFiles.length > 0) verdict = "drifted";
+  else if (branchChanged === true || (ahead ?? 0) > 0 || (behind ?? 0) > 0 || f.missingKeyFiles.length > 0)
+    verdict = "drifted";
   else if (ageRaw === null) {
     verdict = "unverifiable";
     if (!unverifiable.includes("date")) unverifiable.push("date");
@@ -8747,67 +8953,40 @@ function assessDrift(f) {
   const memoryOnly = f.memoryOnlyCommits ?? 0;
   const savedDirty = f.saved.dirty;
   const cleanedDirty = cur === null || savedDirty === null ? [] : savedDirty.filter((p) => !cur.dirty.includes(p));
-  const parts = [];
-  if (verdict === "unverifiable") {
-    if (f.git.state === "missing") parts.push("git is not on PATH, so the repository could not be compared (outside-git behaviour)");
-    else if (f.git.state === "not-repo") parts.push("the root is not in a git repository, so only age and key files were checked");
-    else if (f.git.state === "broken") parts.push(`git cannot read the repository at the root (${f.git.note ?? "git status failed"}), so only age and key files were checked: ${BROKEN_REPO_FIX}`);
-    else if (f.git.state !== "repo") parts.push(`git could not be used (${f.git.note ?? f.git.state})`);
-    else if (f.saved.head === null || reachable === null) parts.push("the handoff has no valid HEAD anchor (a full 40/64-hex id), so the saved commit could not be checked");
-    else if (notHereReason !== null) parts.push(`saved HEAD ${short(f.saved.head)} is ${notHereWords(notHereReason)}`);
-    else parts.push(`${ageUnknownWords(f.ageUnknown ?? null)}, so the handoff cannot be called fresh`);
-  } else if (verdict === "rewritten") {
-    parts.push(
-      f.objectMissing ? `saved HEAD ${short(f.saved.head)} no longer exists here; this clone's reflog names it (history rewritten)` : `saved HEAD ${short(f.saved.head)} is no longer reachable from HEAD or any ref (rebase, amend, reset, squash merge or force-push)`
-    );
-    if (f.sinceSaved !== null && f.sinceSaved !== void 0) parts.push(`${plural(f.sinceSaved, "commit")} on HEAD since the save, rewritten copies of saved commits left out`);
-    else if (f.commitsSinceDate !== null) parts.push(`${plural(f.commitsSinceDate, "commit")} on HEAD since the saved date`);
-    parts.push("plan statuses are unverified");
-  } else if (ahead !== null && behind !== null) {
-    if (ahead === 0 && behind === 0) parts.push(memoryOnly > 0 ? `no commits since the saved ${short(f.saved.head)} but memory-only ones` : `at the saved commit ${short(f.saved.head)}`);
-    else if (behind === 0) parts.push(`${plural(ahead, "commit")} ahead of the saved ${short(f.saved.head)}`);
-    else if (ahead === 0) parts.push(`${plural(behind, "commit")} behind the saved ${short(f.saved.head)}`);
-    else parts.push(`diverged from the saved ${short(f.saved.head)}: ${ahead} ahead, ${behind} behind`);
-  }
-  if (memoryOnly > 0 && reachable === true) parts.push(`${plural(memoryOnly, "memory-only commit")} (the handoff itself) not counted`);
+  const parts = headClauses(f, verdict, notHereReason, memoryOnly);
+  if (memoryOnly > 0 && reachable === true)
+    parts.push(`${plural(memoryOnly, "memory-only commit")} (the handoff itself) not counted`);
   const bw = (b) => b === null ? "none" : branchWords(b);
   if (branchAbsent) parts.push(`branch ${bw(savedBranch)} is not in this clone; on ${bw(currentBranch)}`);
   else if (branchChanged === true) parts.push(`branch moved from ${bw(savedBranch)} to ${bw(currentBranch)}`);
   else if (branchChanged === false && verdict !== "unverifiable") parts.push(`on ${bw(currentBranch)}`);
-  if (progress.saved !== null && progress.saved !== progress.current) parts.push(`${progress.saved} was in progress at the save${progress.current === null ? ", finished or aborted since" : ""}`);
+  if (progress.saved !== null && progress.saved !== progress.current)
+    parts.push(
+      `${progress.saved} was in progress at the save${progress.current === null ? ", finished or aborted since" : ""}`
+    );
   if (progress.current !== null) parts.push(`${progress.current} in progress now`);
   if (ageDays !== null) parts.push(`saved ${ageDays} days ago`);
   else if (!parts.some((p) => p.includes("age unknown"))) parts.push("age unknown");
   if (verdict === "stale") parts.push("too stale for line-by-line reconciliation");
-  if (f.missingKeyFiles.length > 0) {
-    const shown = f.missingKeyFiles.slice(0, 3).map(quotedPath).join(", ");
-    const more = f.missingKeyFiles.length > 3 ? ` and ${f.missingKeyFiles.length - 3} more` : "";
-    parts.push(`key files missing: ${shown}${more}`);
-  }
-  const notYet = f.keyFilesNotYetCreated ?? [];
-  if (notYet.length > 0) parts.push(`key files not created yet (absent at the save too): ${listed(notYet)}`);
-  const up = cur?.upstream ?? null;
-  if (up !== null) {
-    if (up.ahead === null) parts.push(`upstream ${branchWords(up.name)} is gone`);
-    else if (up.ahead > 0 || (up.behind ?? 0) > 0) parts.push(`upstream ${branchWords(up.name)}: ${up.ahead} ahead, ${up.behind} behind`);
-  }
-  const changedKeyFiles = f.changedKeyFiles ?? [];
-  const changedPresent = changedKeyFiles.filter((p) => !f.missingKeyFiles.includes(p));
-  if (changedPresent.length > 0) parts.push(`key files changed: ${listed(changedPresent)}`);
-  const dirtyKeyFiles = (f.dirtyKeyFiles ?? []).filter((p) => !f.missingKeyFiles.includes(p));
-  if (dirtyKeyFiles.length > 0) parts.push(`key files with uncommitted changes: ${listed(dirtyKeyFiles)}`);
-  if (dirtyChanged === true && cur !== null && f.saved.dirty !== null) {
-    parts.push(`dirty files: ${f.saved.dirty.length + savedMore} then, ${cur.dirty.length} now`);
-  }
+  const { changedKeyFiles, dirtyKeyFiles, up } = fileClauses(f, parts, dirtyChanged);
   parts.push(...fateClauses(f.dirtyFates ?? []));
   if (f.savedBy) parts.push(`saved by ${f.savedBy}${f.saved.date === null ? "" : ` at ${f.saved.date.iso}`}`);
-  if (f.provenance?.someoneElse) parts.push(`the handoff was not saved in this clone${f.provenance.committer === null ? "" : `; its last commit is by ${f.provenance.committer}`}`);
+  if (f.provenance?.someoneElse)
+    parts.push(
+      `the handoff was not saved in this clone${f.provenance.committer === null ? "" : `; its last commit is by ${f.provenance.committer}`}`
+    );
   const bad2 = unverifiable.filter((u) => !(verdict === "unverifiable" && u === "head"));
   if (bad2.length > 0) parts.push(`unverifiable anchors: ${bad2.join(", ")}`);
   const summary = sanitize(`${verdict}: ${parts.join("; ")}`, { redact: false });
   return {
     verdict,
-    saved: { branch: f.saved.branch, head: f.saved.head, date: f.saved.date?.iso ?? null, dirty: f.saved.dirty, ...savedMore > 0 ? { dirtyMore: savedMore } : {} },
+    saved: {
+      branch: f.saved.branch,
+      head: f.saved.head,
+      date: f.saved.date?.iso ?? null,
+      dirty: f.saved.dirty,
+      ...savedMore > 0 ? { dirtyMore: savedMore } : {}
+    },
     current: { branch: cur?.branch ?? null, head: cur?.head ?? null, dirty: cur?.dirty ?? null },
     branchChanged,
     headReachable: reachable,
@@ -8859,7 +9038,7 @@ var init_verdict = __esm({
 });
 
 // src/git/drift.ts
-import { readFileSync as readFileSync11, statSync } from "node:fs";
+import { readFileSync as readFileSync12, statSync } from "node:fs";
 import path36 from "node:path";
 function reachableArgs(id) {
   return ["rev-list", "--max-count=1", id, "--not", "--all"];
@@ -8870,10 +9049,29 @@ function startStatus(root, env, excludes = []) {
   return p;
 }
 function historyArgs(id) {
-  return ["log", "--left-right", "--format=%x01%m%x02%an%x03%ae", "--name-only", "-z", "--no-renames", "--diff-merges=first-parent", `--max-count=${MAX_LOGGED_COMMITS + 1}`, `${id}...HEAD`];
+  return [
+    "log",
+    "--left-right",
+    "--format=%x01%m%x02%an%x03%ae",
+    "--name-only",
+    "-z",
+    "--no-renames",
+    "--diff-merges=first-parent",
+    `--max-count=${MAX_LOGGED_COMMITS + 1}`,
+    `${id}...HEAD`
+  ];
 }
 function parseHistory(out, memoryPrefix, handoffPath = `${memoryPrefix}HANDOFF.md`) {
-  const counts = { ahead: 0, behind: 0, memoryOnlyAhead: 0, memoryOnlyBehind: 0, attributesAhead: 0, attributesBehind: 0, truncated: false, handoffCommitter: null };
+  const counts = {
+    ahead: 0,
+    behind: 0,
+    memoryOnlyAhead: 0,
+    memoryOnlyBehind: 0,
+    attributesAhead: 0,
+    attributesBehind: 0,
+    truncated: false,
+    handoffCommitter: null
+  };
   const records = `\0${out.toString("utf8")}`.split("\0").slice(1);
   if (records.length > MAX_LOGGED_COMMITS) {
     counts.truncated = true;
@@ -8884,9 +9082,12 @@ function parseHistory(out, memoryPrefix, handoffPath = `${memoryPrefix}HANDOFF.m
     const [header = "", ...rest] = rec.slice(1).split("\0");
     const paths = rest.map((p) => p.replace(/^\n/, "")).filter((p) => p !== "");
     counts[side]++;
-    if (side === "ahead" && counts.handoffCommitter === null && paths.includes(handoffPath)) counts.handoffCommitter = header.replace(/^\x02/, "").trim();
-    if (paths.length > 0 && paths.every((p) => p.startsWith(memoryPrefix))) counts[side === "ahead" ? "memoryOnlyAhead" : "memoryOnlyBehind"]++;
-    else if (paths.includes(ATTRIBUTES) && paths.every((p) => p === ATTRIBUTES || p.startsWith(memoryPrefix))) counts[side === "ahead" ? "attributesAhead" : "attributesBehind"]++;
+    if (side === "ahead" && counts.handoffCommitter === null && paths.includes(handoffPath))
+      counts.handoffCommitter = header.replace(/^\x02/, "").trim();
+    if (paths.length > 0 && paths.every((p) => p.startsWith(memoryPrefix)))
+      counts[side === "ahead" ? "memoryOnlyAhead" : "memoryOnlyBehind"]++;
+    else if (paths.includes(ATTRIBUTES) && paths.every((p) => p === ATTRIBUTES || p.startsWith(memoryPrefix)))
+      counts[side === "ahead" ? "attributesAhead" : "attributesBehind"]++;
   }
   return counts;
 }
@@ -8905,7 +9106,7 @@ function maybeTracked(gitDir, topRelative) {
   try {
     const st = statSync(index);
     if (st.size > 64 * 1024 * 1024) return true;
-    const buf = readFileSync11(index);
+    const buf = readFileSync12(index);
     if (buf.length >= 8 && buf.readUInt32BE(4) >= 4) return true;
     return buf.includes(Buffer.from(`${topRelative}\0`, "utf8"));
   } catch {
@@ -8915,34 +9116,12 @@ function maybeTracked(gitDir, topRelative) {
 async function measureDrift(root, env, anchors, nowMs, optsOrEarly = null) {
   const opts = optsOrEarly === null || optsOrEarly instanceof Promise ? { early: optsOrEarly } : optsOrEarly;
   let processes = 1;
-  const git = (args) => {
+  const git = (args, input) => {
     processes++;
-    return runGit(root, args, env);
+    return runGit(root, args, env, void 0, { input });
   };
   const head = anchors.head;
-  const facts = {
-    nowMs,
-    saved: { branch: anchors.branch, head, date: anchors.date, dirty: anchors.dirty, dirtyMore: anchors.dirtyMore },
-    git: { state: "repo", note: null },
-    current: null,
-    headReachable: null,
-    objectMissing: false,
-    shallow: false,
-    reflogNamed: false,
-    sinceSaved: null,
-    savedBranchPresent: null,
-    ahead: null,
-    behind: null,
-    commitsSinceDate: null,
-    missingKeyFiles: [],
-    unverifiable: anchors.unverifiable,
-    memoryOnlyCommits: 0,
-    changedKeyFiles: [],
-    changedSinceSave: null,
-    inProgress: { saved: anchors.inProgress, current: null },
-    provenance: null,
-    ageUnknown: anchors.stateTime.known ? null : anchors.stateTime.reason
-  };
+  const facts = blankFacts(anchors, nowMs);
   const keyFiles = [.../* @__PURE__ */ new Set([...anchors.keyFiles, ...anchors.keyFileMtimes.map((k) => k.path)])];
   const keyFilesP = Promise.all(keyFiles.map(async (p) => ({ path: p, stat: await statInsideRoot(root, p) })));
   const top = gitTopOf(root);
@@ -8969,42 +9148,29 @@ async function measureDrift(root, env, anchors, nowMs, optsOrEarly = null) {
         facts.savedBranchPresent = branchPresent(gitDir, savedBranch);
       }
       let committer = null;
-      if (head !== null && logP !== null) committer = await measureHead(facts, status.snapshot, head, await logP, git, `${prefix}.ai/memory/`, gitDir);
+      if (head !== null && logP !== null)
+        committer = await measureHead(facts, status.snapshot, head, await logP, git, `${prefix}.ai/memory/`, gitDir);
       const cleaned = facts.saved.dirty === null ? [] : facts.saved.dirty.filter((p) => !status.snapshot.dirty.includes(p));
       const moved = head !== null && status.snapshot.head !== null && status.snapshot.head !== head;
       const present2 = facts.headReachable === true || facts.headReachable === false && !facts.objectMissing;
       if (head !== null && !moved && facts.headReachable === true) facts.changedSinceSave = [];
       else if (moved && present2 && keyFiles.length > 0) {
         const d = await git(["diff", "--name-only", "-z", "--no-renames", head, "HEAD"]);
-        if (d.code === 0) facts.changedSinceSave = d.stdout.toString("utf8").split("\0").filter((p) => p !== "");
+        if (d.code === 0)
+          facts.changedSinceSave = d.stdout.toString("utf8").split("\0").filter((p) => p !== "");
       }
       if (facts.changedSinceSave !== null) {
         const changed = new Set(facts.changedSinceSave);
         facts.changedKeyFiles = keyFiles.filter((k) => changed.has(`${prefix}${k}`));
       }
       if (top !== null && facts.saved.dirty !== null) {
-        const format2 = objectFormat(gitDir);
-        const logs = await gatherFateLogs(git, {
-          top,
-          commonDir: gitDir === null ? null : commonDirOf(gitDir),
-          savedHead: present2 ? head : null,
-          savedDateMs: facts.saved.date?.ms ?? null,
-          cleaned,
-          headExists: status.snapshot.head !== null
-        });
-        facts.dirtyFates = fatesOf({
-          savedDirty: facts.saved.dirty,
-          hashes: anchors.dirtyHashes ?? [],
-          nowDirty: status.snapshot.dirty,
-          blobNow: (p) => blobIdOf(path36.join(top, p), format2),
-          ...logs,
-          // A clone made after the save did not save it, record or not.
-          fromSaved: present2 && head !== null,
-          fromElsewhere: elsewhere || clonedAfter(gitDir, facts.saved.date?.ms ?? null)
-        });
+        const fromElsewhere = elsewhere || clonedAfter(gitDir, facts.saved.date?.ms ?? null);
+        facts.dirtyFates = await measureFates(git, facts, anchors, { top, gitDir, present: present2, cleaned, fromElsewhere });
       }
       const isDirty = (list2, p) => list2.some((d) => d === p || d.endsWith("/") && p.startsWith(d));
-      facts.dirtyKeyFiles = keyFiles.filter((k) => isDirty(status.snapshot.dirty, `${prefix}${k}`) && !isDirty(facts.saved.dirty ?? [], `${prefix}${k}`));
+      facts.dirtyKeyFiles = keyFiles.filter(
+        (k) => isDirty(status.snapshot.dirty, `${prefix}${k}`) && !isDirty(facts.saved.dirty ?? [], `${prefix}${k}`)
+      );
       if (elsewhere) {
         if (committer === null && status.snapshot.head !== null && maybeTracked(gitDir, handoffPath)) {
           const last = await git(["log", "-1", "--format=%an%x03%ae", "--", `:(top,literal)${handoffPath}`]);
@@ -9040,7 +9206,15 @@ async function absentAtSave(missing, facts, anchors, prefix, git) {
   const head = facts.saved.head;
   const present2 = facts.headReachable === true || facts.headReachable === false && !facts.objectMissing;
   if (head === null || !present2 || facts.saved.dirty === null || (facts.saved.dirtyMore ?? 0) > 0) return [];
-  const t = await git(["ls-tree", "-r", "-z", "--name-only", head, "--", ...missing.map((k) => `:(top,literal)${prefix}${k}`)]);
+  const t = await git([
+    "ls-tree",
+    "-r",
+    "-z",
+    "--name-only",
+    head,
+    "--",
+    ...missing.map((k) => `:(top,literal)${prefix}${k}`)
+  ]);
   if (t.code !== 0) return [];
   const inTree = t.stdout.toString("utf8").split("\0").filter((p) => p !== "");
   const dirty = facts.saved.dirty;
@@ -9113,6 +9287,54 @@ async function reachableFromRef(head, git, facts) {
     return false;
   }
   return r.stdout.toString("utf8").trim() === "";
+}
+function blankFacts(anchors, nowMs) {
+  const head = anchors.head;
+  return {
+    nowMs,
+    saved: { branch: anchors.branch, head, date: anchors.date, dirty: anchors.dirty, dirtyMore: anchors.dirtyMore },
+    git: { state: "repo", note: null },
+    current: null,
+    headReachable: null,
+    objectMissing: false,
+    shallow: false,
+    reflogNamed: false,
+    sinceSaved: null,
+    savedBranchPresent: null,
+    ahead: null,
+    behind: null,
+    commitsSinceDate: null,
+    missingKeyFiles: [],
+    unverifiable: anchors.unverifiable,
+    memoryOnlyCommits: 0,
+    changedKeyFiles: [],
+    changedSinceSave: null,
+    inProgress: { saved: anchors.inProgress, current: null },
+    provenance: null,
+    ageUnknown: anchors.stateTime.known ? null : anchors.stateTime.reason
+  };
+}
+async function measureFates(git, facts, anchors, at4) {
+  const now = facts.current;
+  const head = facts.saved.head;
+  const format2 = objectFormat(at4.gitDir);
+  const logs = await gatherFateLogs(git, {
+    commonDir: at4.gitDir === null ? null : commonDirOf(at4.gitDir),
+    savedHead: at4.present ? head : null,
+    savedDateMs: facts.saved.date?.ms ?? null,
+    cleaned: at4.cleaned,
+    headExists: now.head !== null
+  });
+  return fatesOf({
+    savedDirty: facts.saved.dirty ?? [],
+    hashes: anchors.dirtyHashes ?? [],
+    nowDirty: now.dirty,
+    blobNow: (p) => blobIdOf(path36.join(at4.top, p), format2),
+    ...logs,
+    // A clone made after the save did not save it, record or not.
+    fromSaved: at4.present && head !== null,
+    fromElsewhere: at4.fromElsewhere
+  });
 }
 var MAX_LOGGED_COMMITS, ATTRIBUTES, MAX_SINCE_SAVED;
 var init_drift = __esm({
@@ -9241,25 +9463,39 @@ function fateWord(f) {
   return f.fate === "not-here" ? "not in this clone" : f.fate;
 }
 function renderDrift(r) {
+  const paths = (ps, none = "none found") => ps.map(quotedPath).join(", ") || none;
+  const branch = (b, none) => b === null ? none : branchWords(b);
+  const reachable = r.headReachable === null ? "unknown" : r.headReachable ? "yes" : "no";
+  const dirtyThen = r.saved.dirty === null ? "unverifiable" : r.saved.dirty.length + (r.saved.dirtyMore ?? 0);
+  const up = r.upstream;
+  const gap = up?.ahead == null ? "gone" : `${up.ahead} ahead, ${up.behind} behind`;
+  const upWords = up === null ? "none" : `${branchWords(up.name)}, ${gap}`;
+  const fates = r.dirtyFates.map((f) => `${quotedPath(f.path)} ${fateWord(f)}`);
+  const committer = r.provenance?.committer ?? null;
+  const by = committer === null ? "" : `; last committed by ${committer}`;
+  const since = r.commitsSinceDate === null ? "" : `, commits since the saved date: ${r.commitsSinceDate}`;
+  const changed = r.branchChanged ? " (changed)" : "";
+  const shallow = r.shallow ? " (shallow clone)" : "";
+  const op = r.inProgress;
   const lines3 = [
     `verdict: ${r.verdict}`,
     `summary: ${r.summary}`,
-    `branch: saved ${r.saved.branch === null ? "unverifiable" : branchWords(r.saved.branch)}, now ${r.current.branch === null ? "none" : branchWords(r.current.branch)}${r.branchChanged ? " (changed)" : ""}`,
-    `HEAD: saved ${r.saved.head ?? "unverifiable"}, now ${r.current.head ?? "none"}; reachable ${r.headReachable === null ? "unknown" : r.headReachable ? "yes" : "no"}${r.shallow ? " (shallow clone)" : ""}`,
+    `branch: saved ${branch(r.saved.branch, "unverifiable")}, now ${branch(r.current.branch, "none")}${changed}`,
+    `HEAD: saved ${r.saved.head ?? "unverifiable"}, now ${r.current.head ?? "none"}; reachable ${reachable}${shallow}`,
     // The since-date count is taken only when the saved HEAD is not in HEAD: said only then.
-    `ahead: ${n(r.ahead)}, behind: ${n(r.behind)}${r.commitsSinceDate === null ? "" : `, commits since the saved date: ${r.commitsSinceDate}`}`,
+    `ahead: ${n(r.ahead)}, behind: ${n(r.behind)}${since}`,
     `age: ${r.ageDays === null ? "unknown" : `${r.ageDays} days`} (saved ${r.saved.date ?? "at an unverifiable time"})`,
-    `key files missing: ${r.missingKeyFiles.length === 0 ? "none found" : r.missingKeyFiles.map(quotedPath).join(", ")}`,
-    `key files not created yet (absent at the save too): ${r.keyFilesNotYetCreated.length === 0 ? "none" : r.keyFilesNotYetCreated.map(quotedPath).join(", ")}`,
-    `dirty files: ${r.saved.dirty === null ? "unverifiable" : r.saved.dirty.length + (r.saved.dirtyMore ?? 0)} then, ${r.current.dirty === null ? "unknown" : r.current.dirty.length} now${r.dirtyChanged ? " (changed)" : ""}`,
+    `key files missing: ${paths(r.missingKeyFiles)}`,
+    `key files not created yet (absent at the save too): ${paths(r.keyFilesNotYetCreated, "none")}`,
+    `dirty files: ${dirtyThen} then, ${r.current.dirty?.length ?? "unknown"} now${r.dirtyChanged ? " (changed)" : ""}`,
     `memory-only commits (not counted): ${r.memoryOnlyCommits}`,
-    `key files changed: ${r.changedKeyFiles.length === 0 ? "none found" : r.changedKeyFiles.map(quotedPath).join(", ")}`,
-    `dirty at the save: ${r.dirtyFates.length === 0 ? "none" : r.dirtyFates.map((f) => `${quotedPath(f.path)} ${fateWord(f)}`).join(", ")}`,
-    `key files with uncommitted changes: ${r.dirtyKeyFiles.length === 0 ? "none found" : r.dirtyKeyFiles.map(quotedPath).join(", ")}`,
-    `git operation in progress (rebase, merge\u2026): saved ${r.inProgress.saved ?? "none"}, now ${r.inProgress.current ?? "none"}`,
-    `upstream: ${r.upstream === null ? "none" : `${branchWords(r.upstream.name)}, ${r.upstream.ahead === null ? "gone" : `${r.upstream.ahead} ahead, ${r.upstream.behind} behind`}`}`,
+    `key files changed: ${paths(r.changedKeyFiles)}`,
+    `dirty at the save: ${fates.length === 0 ? "none" : fates.join(", ")}`,
+    `key files with uncommitted changes: ${paths(r.dirtyKeyFiles)}`,
+    `git operation in progress (rebase, merge\u2026): saved ${op.saved ?? "none"}, now ${op.current ?? "none"}`,
+    `upstream: ${upWords}`,
     `unverifiable anchors: ${r.unverifiable.length === 0 ? "none" : r.unverifiable.join(", ")}`,
-    ...r.provenance === null ? [] : [`provenance: not saved in this clone${r.provenance.committer === null ? "" : `; last committed by ${r.provenance.committer}`}`],
+    ...r.provenance === null ? [] : [`provenance: not saved in this clone${by}`],
     ...r.sinceSaved === null ? [] : [`commits since the save, rewritten copies left out: ${r.sinceSaved}`],
     ...r.notHereReason === null ? [] : [`saved HEAD: ${notHereWords(r.notHereReason)}`]
   ];
@@ -9321,14 +9557,26 @@ exit: 0 report printed (any verdict)
         const excludes = skillExcludes(root, ctx.skillDir ?? null);
         const early = startStatus(root, ctx.env, excludes);
         const loaded = await loadHandoff(ctx, root, ctx.values.stdin === true);
-        if (loaded === null) throw new Absent(ctx.values.stdin === true ? "nothing was pasted on stdin: no handoff to compare" : "no handoff at .ai/memory/HANDOFF.md: no saved session state exists");
+        if (loaded === null)
+          throw new Absent(
+            ctx.values.stdin === true ? "nothing was pasted on stdin: no handoff to compare" : "no handoff at .ai/memory/HANDOFF.md: no saved session state exists"
+          );
         const now = Date.now();
         const parsed = parseHandoff(loaded.text);
-        const { report, gitProcesses } = await measureDrift(root, ctx.env, checkAnchors(parsed, now), now, { early, excludes, handoffToken: loaded.token ?? null, handoffText: loaded.text });
+        const { report, gitProcesses } = await measureDrift(root, ctx.env, checkAnchors(parsed, now), now, {
+          early,
+          excludes,
+          handoffToken: loaded.token ?? null,
+          handoffText: loaded.text
+        });
         const stderr = [...loaded.warnings, ...shapeWarnings(parsed, loaded.pasted)];
-        if (report.git.state === "missing") stderr.push("note: git was not found on PATH; drift is unverifiable (outside-git behaviour)");
+        if (report.git.state === "missing")
+          stderr.push("note: git was not found on PATH; drift is unverifiable (outside-git behaviour)");
         if (ctx.values.json === true) {
-          const current = { ...report.current, branch: report.current.branch === null ? null : withoutTokens(report.current.branch) };
+          const current = {
+            ...report.current,
+            branch: report.current.branch === null ? null : withoutTokens(report.current.branch)
+          };
           return ok(`${JSON.stringify({ ...report, current, gitProcesses })}
 `, stderr);
         }
@@ -9431,19 +9679,21 @@ var init_cut = __esm({
 // src/brief/brief.ts
 function frameNextStep(verdict, step2, question, notHere = null, ageOnly = false) {
   let proposed;
+  const then = step2 ? `, then: ${step2}` : "";
   switch (verdict) {
     case "stale":
-      proposed = `start fresh: the handoff is too stale to reconcile line by line, so archive it and re-plan from the current code, keeping its goal, decisions and failed approaches as background (full reconciliation only if you insist)`;
+      proposed = "start fresh: the handoff is too stale to reconcile line by line, so archive it and re-plan from the current code, keeping its goal, decisions and failed approaches as background (full reconciliation only if you insist)";
       break;
     case "rewritten":
-      proposed = `re-verify every plan step against the current history before acting${step2 ? `, then: ${step2}` : ""}`;
+      proposed = `re-verify every plan step against the current history before acting${then}`;
       break;
     case "unverifiable":
-      if (ageOnly) proposed = `confirm the handoff is still current (it matches the saved commit, but its time is not known)${step2 ? `, then: ${step2}` : ""}`;
-      else proposed = notHere !== null ? `the saved HEAD is ${notHere}${step2 ? `; then: ${step2}` : ""}` : `check the repository by hand (the anchors could not be verified)${step2 ? `, then: ${step2}` : ""}`;
+      if (ageOnly) proposed = `confirm the handoff is still current (${AGE_ONLY})${then}`;
+      else if (notHere !== null) proposed = `the saved HEAD is ${notHere}${step2 ? `; then: ${step2}` : ""}`;
+      else proposed = `check the repository by hand (the anchors could not be verified)${then}`;
       break;
     case "drifted":
-      proposed = `re-check the steps the drift touches${step2 ? `, then: ${step2}` : ""}`;
+      proposed = `re-check the steps the drift touches${then}`;
       break;
     default:
       proposed = step2 ?? "none recorded";
@@ -9483,7 +9733,8 @@ function countLedger(text2, needles) {
 }
 function ledgerText(name2, c) {
   if (c === null) return null;
-  return `${name2} ${c.entries} ${c.entries === 1 ? "entry" : "entries"} (${c.matching} mention the key files or branch)`;
+  const entries = c.entries === 1 ? "entry" : "entries";
+  return `${name2} ${c.entries} ${entries} (${c.matching} mention the key files or branch)`;
 }
 function draftBrief(h, drift, ledgers) {
   const notHere = drift.notHereReason ? notHereWords(drift.notHereReason) : null;
@@ -9499,19 +9750,38 @@ function draftBrief(h, drift, ledgers) {
     const bits = [`${counts.done} done`, `${counts["in-progress"]} in progress`, `${counts.todo} todo`];
     if (counts.abandoned > 0) bits.push(`${counts.abandoned} abandoned`);
     if (counts.unmarked > 0) bits.push(`${counts.unmarked} unmarked`);
-    planStatus2 = `${bits.join(", ")}${current ? `; ${current.status === "in-progress" ? "in progress" : "next"}: ${flatten(current.text, 160)}` : ""}`;
+    const where = current?.status === "in-progress" ? "in progress" : "next";
+    planStatus2 = `${bits.join(", ")}${current ? `; ${where}: ${flatten(current.text, 160)}` : ""}`;
     if (drift.verdict === "rewritten") planStatus2 = `UNVERIFIED (history rewritten since the save): ${planStatus2}`;
-    else if (ageOnly) planStatus2 = `unverified (at the saved commit, but the handoff's time is not known): ${planStatus2}`;
-    else if (drift.verdict === "unverifiable") planStatus2 = `unverified (${notHere === null ? "anchors could not be checked" : `saved HEAD ${notHere}`}): ${planStatus2}`;
+    else if (ageOnly) planStatus2 = `unverified (${AGE_ONLY_PLAN}): ${planStatus2}`;
+    else if (drift.verdict === "unverifiable") {
+      const why = notHere === null ? "anchors could not be checked" : `saved HEAD ${notHere}`;
+      planStatus2 = `unverified (${why}): ${planStatus2}`;
+    }
   }
   const inForce = h.decisions.filter((d) => !/\(superseded\b/i.test(d));
   const keepCause = (item, room) => causeList([item], 1, room);
-  const decisionsInForce = inForce.length === 0 ? "none recorded" : fitList(inForce.map((d) => flatten(d, 1e4)), 4, MAX_FIELD_CHARS, keepCause);
-  const doNotRetry = h.failedApproaches.length === 0 ? "none recorded" : fitList(h.failedApproaches.map((d) => flatten(d, 1e4)), 4, MAX_FIELD_CHARS, keepCause);
-  const ledgerBits = [ledgerText("LESSONS.md", ledgers.lessons), ledgerText("SOLUTIONS.md", ledgers.solutions)].filter((x) => x !== null);
+  const decisionsInForce = inForce.length === 0 ? "none recorded" : fitList(
+    inForce.map((d) => flatten(d, 1e4)),
+    4,
+    MAX_FIELD_CHARS,
+    keepCause
+  );
+  const doNotRetry = h.failedApproaches.length === 0 ? "none recorded" : fitList(
+    h.failedApproaches.map((d) => flatten(d, 1e4)),
+    4,
+    MAX_FIELD_CHARS,
+    keepCause
+  );
+  const ledgerBits = [ledgerText("LESSONS.md", ledgers.lessons), ledgerText("SOLUTIONS.md", ledgers.solutions)].filter(
+    (x) => x !== null
+  );
   for (const name2 of ledgers.unreadable ?? []) ledgerBits.push(`${name2} refused by the safety checks (run \`check\`)`);
   const driftClauses = driftSummaryClauses(drift.summary);
-  driftClauses.push({ text: `ledgers: ${ledgerBits.length > 0 ? ledgerBits.join(", ") : "none found"}`, rank: RANK.ledgers });
+  driftClauses.push({
+    text: `ledgers: ${ledgerBits.length > 0 ? ledgerBits.join(", ") : "none found"}`,
+    rank: RANK.ledgers
+  });
   const driftAndLessons = fitClauses(driftClauses, MAX_FIELD_CHARS);
   const next = h.nextSteps[0] ?? (current ? current.text : null);
   const nextText = next === null ? null : flatten(next, 200);
@@ -9520,7 +9790,17 @@ function draftBrief(h, drift, ledgers) {
   const proposedNextStep = frameNextStep(frame.verdict, nextText, frame.question, notHere, ageOnly);
   const values = [goal, planStatus2, decisionsInForce, doNotRetry, driftAndLessons, proposedNextStep];
   const lines3 = BRIEF_LABELS.map((label, i) => `${label} ${values[i]}`);
-  return { goal, planStatus: planStatus2, decisionsInForce, doNotRetry, driftAndLessons, proposedNextStep, lines: lines3, frame, driftClauses };
+  return {
+    goal,
+    planStatus: planStatus2,
+    decisionsInForce,
+    doNotRetry,
+    driftAndLessons,
+    proposedNextStep,
+    lines: lines3,
+    frame,
+    driftClauses
+  };
 }
 function driftSummaryClauses(summary) {
   return sanitize(summary).split("; ").map((text2, i) => ({
@@ -9532,7 +9812,7 @@ function renderBrief(b) {
   return envelopeText("BRIEF", `${b.lines.join("\n")}
 `);
 }
-var BRIEF_LABELS, MAX_FIELD_CHARS, NONE2, CAUSE2, RANK;
+var BRIEF_LABELS, AGE_ONLY, AGE_ONLY_PLAN, MAX_FIELD_CHARS, NONE2, CAUSE2, RANK;
 var init_brief = __esm({
   "src/brief/brief.ts"() {
     "use strict";
@@ -9540,11 +9820,117 @@ var init_brief = __esm({
     init_sanitize();
     init_untrusted();
     init_cut();
-    BRIEF_LABELS = ["Goal:", "Plan status:", "Decisions in force:", "Do-not-retry:", "Drift & lessons:", "Proposed next step:"];
+    BRIEF_LABELS = [
+      "Goal:",
+      "Plan status:",
+      "Decisions in force:",
+      "Do-not-retry:",
+      "Drift & lessons:",
+      "Proposed next step:"
+    ];
+    AGE_ONLY = "it matches the saved commit, but its time is not known";
+    AGE_ONLY_PLAN = "at the saved commit, but the handoff's time is not known";
     MAX_FIELD_CHARS = 400;
     NONE2 = /^(none|none recorded|none yet|n\/a|-)\.?$/i;
     CAUSE2 = /\s[—–-]\s|:\s|\s(?=because\b)/;
-    RANK = { ledgers: 0, memoryOnly: 10, upstream: 20, changed: 30, other: 40, fates: 50, source: 90, verdict: 100 };
+    RANK = {
+      ledgers: 0,
+      memoryOnly: 10,
+      upstream: 20,
+      changed: 30,
+      other: 40,
+      fates: 50,
+      source: 90,
+      verdict: 100
+    };
+  }
+});
+
+// src/brief/checkpoint-brief.ts
+function parseCheckpoint(text2) {
+  const out = { requests: [], plan: [], failedCommands: [], claim: null };
+  let section = "";
+  for (const line of text2.split("\n")) {
+    if (line.startsWith("## ")) {
+      section = line.slice(3).trim();
+      continue;
+    }
+    if (!line.startsWith("- ") || line === "- none captured" || /^- \(\d+ older left out\)$/.test(line)) continue;
+    const item = line.slice(2);
+    if (section === "User requests") out.requests.push(item.replace(/^The user wrote: /, ""));
+    else if (section === "Plan state") {
+      const m = /^\[([x~ -])\] (.*)$/.exec(item);
+      if (m) out.plan.push({ status: STATUS[m[1]], text: m[2] });
+    } else if (section === "Commands" && / — exit [1-9]\d*$/.test(item)) out.failedCommands.push(item);
+    else if (section === "Last claim") out.claim = item.replace(/^The agent claimed \(not verified\): /, "");
+  }
+  return out;
+}
+function planStatusOf(cp) {
+  if (cp.plan.length === 0) return { text: `none captured ${CAPTURED}`, current: null };
+  const n2 = (s) => cp.plan.filter((p) => p.status === s).length;
+  const current = cp.plan.find((p) => p.status === "doing") ?? cp.plan.find((p) => p.status === "open");
+  const bits = [`${n2("done")} done`, `${n2("doing")} in progress`, `${n2("open")} todo`];
+  if (n2("dropped") > 0) bits.push(`${n2("dropped")} abandoned`);
+  const where = current ? `; ${current.status === "doing" ? "in progress" : "next"}: ${flatten(current.text, 160)}` : "";
+  return { text: `${bits.join(", ")}${where} ${CAPTURED}`, current: current?.text ?? null };
+}
+function nextStepOf(current) {
+  return current !== null ? `${flatten(current, 200)} ${CAPTURED} \u2014 Confirm?` : `review the checkpoint (\`read checkpoint\`) with the user and write a handoff ${CAPTURED} \u2014 Confirm?`;
+}
+function lines(b) {
+  const values = [b.goal, b.planStatus, b.decisionsInForce, b.doNotRetry, b.driftAndLessons, b.proposedNextStep];
+  return { ...b, lines: BRIEF_LABELS.map((label, i) => `${label} ${values[i]}`) };
+}
+function briefFromCheckpoint(cp, age) {
+  const plan = planStatusOf(cp);
+  const last = cp.requests[cp.requests.length - 1];
+  return lines({
+    goal: last ? `the user's last request: ${flatten(last, 300)} ${CAPTURED}` : `none captured ${CAPTURED}`,
+    planStatus: plan.text,
+    decisionsInForce: `none recorded (no handoff was written) ${CAPTURED}`,
+    doNotRetry: cp.failedCommands.length > 0 ? `commands that failed: ${cp.failedCommands.slice(-3).map((c) => flatten(c, 120)).join("; ")} ${CAPTURED}` : `none recorded ${CAPTURED}`,
+    driftAndLessons: `no handoff; drift not measured ${CAPTURED}; source: checkpoint ${age}`,
+    proposedNextStep: nextStepOf(plan.current)
+  });
+}
+function foldCheckpoint(brief, cp, age) {
+  const plan = planStatusOf(cp);
+  return lines({
+    goal: brief.goal,
+    planStatus: cp.plan.length > 0 ? plan.text : brief.planStatus,
+    decisionsInForce: brief.decisionsInForce,
+    doNotRetry: brief.doNotRetry,
+    // The source is a clause like the others: whole clauses drop before it, nothing follows a cut.
+    driftAndLessons: brief.driftClauses ? fitClauses([...brief.driftClauses, { text: `source: checkpoint ${age}`, rank: RANK.source }], MAX_FIELD_CHARS) : `${brief.driftAndLessons}; source: checkpoint ${age}`,
+    proposedNextStep: plan.current === null ? brief.proposedNextStep : brief.frame === void 0 ? nextStepOf(plan.current) : frameNextStep(
+      brief.frame.verdict,
+      `${flatten(plan.current, 200)} ${CAPTURED}`,
+      brief.frame.question,
+      brief.frame.notHere ?? null,
+      brief.frame.ageOnly === true
+    )
+  });
+}
+function briefFromStash(stash, restore2) {
+  const notRead = `not read: the handoff is in ${stash}`;
+  return lines({
+    goal: `${notRead}, not in the working tree`,
+    planStatus: notRead,
+    decisionsInForce: notRead,
+    doNotRetry: notRead,
+    driftAndLessons: `no handoff in the working tree: .ai/memory/HANDOFF.md is in ${stash}; drift not measured`,
+    proposedNextStep: `bring the handoff back with \`${restore2}\`, then run brief again \u2014 Confirm?`
+  });
+}
+var CAPTURED, STATUS;
+var init_checkpoint_brief = __esm({
+  "src/brief/checkpoint-brief.ts"() {
+    "use strict";
+    init_brief();
+    init_cut();
+    CAPTURED = "(captured, not confirmed)";
+    STATUS = { x: "done", "~": "doing", " ": "open", "-": "dropped" };
   }
 });
 
@@ -9705,77 +10091,6 @@ var init_merge_driver = __esm({
   }
 });
 
-// src/brief/checkpoint-brief.ts
-function parseCheckpoint(text2) {
-  const out = { requests: [], plan: [], failedCommands: [], claim: null };
-  let section = "";
-  for (const line of text2.split("\n")) {
-    if (line.startsWith("## ")) {
-      section = line.slice(3).trim();
-      continue;
-    }
-    if (!line.startsWith("- ") || line === "- none captured" || /^- \(\d+ older left out\)$/.test(line)) continue;
-    const item = line.slice(2);
-    if (section === "User requests") out.requests.push(item.replace(/^The user wrote: /, ""));
-    else if (section === "Plan state") {
-      const m = /^\[([x~ -])\] (.*)$/.exec(item);
-      if (m) out.plan.push({ status: STATUS[m[1]], text: m[2] });
-    } else if (section === "Commands" && / — exit [1-9]\d*$/.test(item)) out.failedCommands.push(item);
-    else if (section === "Last claim") out.claim = item.replace(/^The agent claimed \(not verified\): /, "");
-  }
-  return out;
-}
-function planStatusOf(cp) {
-  if (cp.plan.length === 0) return { text: `none captured ${CAPTURED}`, current: null };
-  const n2 = (s) => cp.plan.filter((p) => p.status === s).length;
-  const current = cp.plan.find((p) => p.status === "doing") ?? cp.plan.find((p) => p.status === "open");
-  const bits = [`${n2("done")} done`, `${n2("doing")} in progress`, `${n2("open")} todo`];
-  if (n2("dropped") > 0) bits.push(`${n2("dropped")} abandoned`);
-  const where = current ? `; ${current.status === "doing" ? "in progress" : "next"}: ${flatten(current.text, 160)}` : "";
-  return { text: `${bits.join(", ")}${where} ${CAPTURED}`, current: current?.text ?? null };
-}
-function nextStepOf(current) {
-  return current !== null ? `${flatten(current, 200)} ${CAPTURED} \u2014 Confirm?` : `review the checkpoint (\`read checkpoint\`) with the user and write a handoff ${CAPTURED} \u2014 Confirm?`;
-}
-function lines(b) {
-  const values = [b.goal, b.planStatus, b.decisionsInForce, b.doNotRetry, b.driftAndLessons, b.proposedNextStep];
-  return { ...b, lines: BRIEF_LABELS.map((label, i) => `${label} ${values[i]}`) };
-}
-function briefFromCheckpoint(cp, age) {
-  const plan = planStatusOf(cp);
-  const last = cp.requests[cp.requests.length - 1];
-  return lines({
-    goal: last ? `the user's last request: ${flatten(last, 300)} ${CAPTURED}` : `none captured ${CAPTURED}`,
-    planStatus: plan.text,
-    decisionsInForce: `none recorded (no handoff was written) ${CAPTURED}`,
-    doNotRetry: cp.failedCommands.length > 0 ? `commands that failed: ${cp.failedCommands.slice(-3).map((c) => flatten(c, 120)).join("; ")} ${CAPTURED}` : `none recorded ${CAPTURED}`,
-    driftAndLessons: `no handoff; drift not measured ${CAPTURED}; source: checkpoint ${age}`,
-    proposedNextStep: nextStepOf(plan.current)
-  });
-}
-function foldCheckpoint(brief, cp, age) {
-  const plan = planStatusOf(cp);
-  return lines({
-    goal: brief.goal,
-    planStatus: cp.plan.length > 0 ? plan.text : brief.planStatus,
-    decisionsInForce: brief.decisionsInForce,
-    doNotRetry: brief.doNotRetry,
-    // The source is a clause like the others: whole clauses drop before it, nothing follows a cut.
-    driftAndLessons: brief.driftClauses ? fitClauses([...brief.driftClauses, { text: `source: checkpoint ${age}`, rank: RANK.source }], MAX_FIELD_CHARS) : `${brief.driftAndLessons}; source: checkpoint ${age}`,
-    proposedNextStep: plan.current === null ? brief.proposedNextStep : brief.frame === void 0 ? nextStepOf(plan.current) : frameNextStep(brief.frame.verdict, `${flatten(plan.current, 200)} ${CAPTURED}`, brief.frame.question, brief.frame.notHere ?? null, brief.frame.ageOnly === true)
-  });
-}
-var CAPTURED, STATUS;
-var init_checkpoint_brief = __esm({
-  "src/brief/checkpoint-brief.ts"() {
-    "use strict";
-    init_brief();
-    init_cut();
-    CAPTURED = "(captured, not confirmed)";
-    STATUS = { x: "done", "~": "doing", " ": "open", "-": "dropped" };
-  }
-});
-
 // src/verbs/brief-checkpoint.ts
 async function newestText(root, handoff, now) {
   const got = currentCheckpoint(root, handoff, now);
@@ -9793,11 +10108,18 @@ async function coldBriefFromCheckpoint(root, json2) {
   const cp = await newestText(root, null, now);
   if (cp === null) return null;
   const brief = briefFromCheckpoint(parseCheckpoint(cp.text), cp.age);
-  return ok(json2 ? `${JSON.stringify({ brief: { ...brief, source: "checkpoint" }, drift: null })}
-` : renderBrief(brief), []);
+  return ok(
+    json2 ? `${JSON.stringify({ brief: { ...brief, source: "checkpoint" }, drift: null })}
+` : renderBrief(brief),
+    []
+  );
 }
 async function briefWithCheckpoint(root, handoffText, brief, now) {
-  const cp = await newestText(root, { token: tokenOf(Buffer.from(handoffText, "utf8")), stateMs: handoffStateMs(handoffText, now) }, now);
+  const cp = await newestText(
+    root,
+    { token: tokenOf(Buffer.from(handoffText, "utf8")), stateMs: handoffStateMs(handoffText, now) },
+    now
+  );
   if (cp === null) return brief;
   return { ...foldCheckpoint(brief, parseCheckpoint(cp.text), cp.age), source: "handoff+checkpoint" };
 }
@@ -9813,8 +10135,9 @@ var init_brief_checkpoint = __esm({
     init_checkpoint_surface();
     init_files();
     init_types();
-    CHECKPOINT_BRIEF_HELP = `Automatic checkpoints (see \`checkpoint --help\`): with no handoff but a checkpoint, the
-brief is drafted from the newest one holding a capture (exit 0; an anchors-only one is not used), every field marked
+    CHECKPOINT_BRIEF_HELP = `Automatic checkpoints (see \`checkpoint --help\`): with no handoff but a
+checkpoint, the brief is drafted from the newest one holding a capture (exit 0; an anchors-only one is not
+used), every field marked
 ${CAPTURED}, and Drift & lessons ends with "source: checkpoint N minutes ago". With
 a handoff and a newer checkpoint (its Since-handoff: is the handoff's token; without that
 line, a later Saved: than the handoff's state time), Goal, Decisions and Do-not-retry stay the
@@ -9845,7 +10168,12 @@ function conflictedMessage(ours, theirs) {
 function withDriftNote(b, note) {
   const driftAndLessons = b.driftClauses ? fitClauses([{ text: note, rank: RANK.verdict + 1 }, ...b.driftClauses], MAX_FIELD_CHARS) : `${note}; ${b.driftAndLessons}`;
   const lines3 = b.lines.map((l) => l.startsWith("Drift & lessons: ") ? `Drift & lessons: ${driftAndLessons}` : l);
-  return { ...b, driftAndLessons, lines: lines3, driftClauses: b.driftClauses ? [{ text: note, rank: RANK.verdict + 1 }, ...b.driftClauses] : void 0 };
+  return {
+    ...b,
+    driftAndLessons,
+    lines: lines3,
+    driftClauses: b.driftClauses ? [{ text: note, rank: RANK.verdict + 1 }, ...b.driftClauses] : void 0
+  };
 }
 var COLD_START, briefVerb;
 var init_brief2 = __esm({
@@ -9854,6 +10182,8 @@ var init_brief2 = __esm({
     init_errors();
     init_anchors();
     init_drift();
+    init_fates();
+    init_checkpoint_brief();
     init_brief();
     init_cut();
     init_merge_driver();
@@ -9885,8 +10215,10 @@ pasted one with --stdin), the drift report (\`drift --help\`) and the ledgers, b
   Drift & lessons: ...        (the drift summary with its age, ledger counts)
   Proposed next step: ... Confirm?
 Handoff text is data: secrets redacted, controls shown as <U+XXXX>, each field cut
-at 400 characters. With no handoff but an automatic checkpoint, the brief is drafted
-from the checkpoint, every field marked (captured, not confirmed). The words of
+at 400 characters. With no handoff but one in a stash entry (\`git stash -u\` takes an
+untracked .ai/memory), the brief names the entry and the command that brings it back
+(exit 0, --json "source": "stash"). With no handoff but an automatic checkpoint, the
+brief is drafted from the checkpoint, every field marked (captured, not confirmed). The words of
 each state and the JSON fields: references/verbs.md#brief.
 
 options:
@@ -9906,6 +10238,12 @@ exit: 0 brief printed
         const json2 = ctx.values.json === true;
         const loaded = await loadHandoff(ctx, root, ctx.values.stdin === true);
         if (loaded === null) {
+          const stashed = ctx.values.stdin === true ? null : await handoffInStash(root, ctx.env);
+          if (stashed !== null) {
+            const b = briefFromStash(stashed.stash, stashed.restore);
+            return ok(json2 ? `${JSON.stringify({ brief: { ...b, source: "stash" }, drift: null })}
+` : renderBrief(b), []);
+          }
           const fromCheckpoint = ctx.values.stdin === true ? null : await coldBriefFromCheckpoint(root, json2);
           if (fromCheckpoint !== null) return fromCheckpoint;
           return ok(json2 ? `${JSON.stringify({ brief: null, message: COLD_START })}
@@ -9922,10 +10260,16 @@ exit: 0 brief printed
         }
         const parsed = parseHandoff(loaded.text);
         const anchors = checkAnchors(parsed, now);
-        const { report } = await measureDrift(root, ctx.env, anchors, now, { early, excludes, handoffToken: loaded.token ?? null, handoffText: loaded.text });
+        const { report } = await measureDrift(root, ctx.env, anchors, now, {
+          early,
+          excludes,
+          handoffToken: loaded.token ?? null,
+          handoffText: loaded.text
+        });
         const stderr = [...loaded.warnings, ...shapeWarnings(parsed, loaded.pasted)];
         const needles = [...anchors.keyFiles];
-        if (anchors.branch !== null && !["main", "master", "(detached)"].includes(anchors.branch)) needles.push(anchors.branch);
+        if (anchors.branch !== null && !["main", "master", "(detached)"].includes(anchors.branch))
+          needles.push(anchors.branch);
         const ledgers = { lessons: null, solutions: null, unreadable: [] };
         for (const kind of ["lessons", "solutions"]) {
           try {
@@ -9944,7 +10288,8 @@ exit: 0 brief printed
         }
         let brief = loaded.pasted ? draftBrief(parsed, report, ledgers) : await briefWithCheckpoint(root, loaded.text, draftBrief(parsed, report, ledgers), now);
         const merged = loaded.pasted ? null : MERGED_LINE.exec(loaded.text);
-        if (merged && existsSync4(path37.join(archiveDir(root), merged[1]))) brief = withDriftNote(brief, mergedSentence(merged[1], merged[2] ?? null));
+        if (merged && existsSync4(path37.join(archiveDir(root), merged[1])))
+          brief = withDriftNote(brief, mergedSentence(merged[1], merged[2] ?? null));
         const { driftClauses: _clauses, ...shown } = brief;
         if (json2) return ok(`${JSON.stringify({ brief: shown, drift: report })}
 `, stderr);
@@ -10166,6 +10511,8 @@ exit: always 0 -- a broken hook must not break a session; problems go to stderr.
             if (savedHereByStat(root, statKey(lstatSync20(path38.join(memoryDir(root), "HANDOFF.md"), { bigint: true })))) return true;
           } catch {
           }
+          const marked = markedHere(root, text2);
+          if (marked !== null) return marked;
           const stamp = savedStampOf(text2);
           return stamp !== null && saves.stamps.includes(stamp) || saves.tokens.includes(createHash5("sha256").update(text2, "utf8").digest("hex"));
         };
@@ -10890,14 +11237,14 @@ import {
   lstatSync as lstatSync23,
   mkdirSync as mkdirSync5,
   readdirSync as readdirSync13,
-  readFileSync as readFileSync12,
+  readFileSync as readFileSync13,
   readlinkSync as readlinkSync3,
   renameSync as renameSync5,
   rmdirSync as rmdirSync2,
-  rmSync as rmSync3,
+  rmSync as rmSync4,
   statSync as statSync2,
   symlinkSync,
-  writeFileSync as writeFileSync2
+  writeFileSync as writeFileSync3
 } from "node:fs";
 import path41 from "node:path";
 function present(p) {
@@ -10941,12 +11288,12 @@ function copySteps(from, to) {
     const dest = path41.join(to, rel);
     let have = null;
     try {
-      have = lstatSync23(dest).isFile() ? readFileSync12(dest) : null;
+      have = lstatSync23(dest).isFile() ? readFileSync13(dest) : null;
     } catch {
       have = null;
     }
     if (have === null) steps.push({ rel, action: present(dest) ? "update" : "create" });
-    else if (!have.equals(readFileSync12(path41.join(from, rel)))) steps.push({ rel, action: "update" });
+    else if (!have.equals(readFileSync13(path41.join(from, rel)))) steps.push({ rel, action: "update" });
   }
   const wanted = new Set(want);
   for (const rel of skillFiles(to)) if (!wanted.has(rel)) steps.push({ rel, action: "remove" });
@@ -10986,14 +11333,14 @@ function applySteps(from, to, steps) {
   for (const s of steps) {
     const dest = path41.join(to, s.rel);
     if (s.action === "remove") {
-      rmSync3(dest, { force: true });
+      rmSync4(dest, { force: true });
       removeEmptyUpTo(path41.dirname(dest), to);
       continue;
     }
     mkdirSync5(path41.dirname(dest), { recursive: true });
     const temp = `${dest}.tmp-${process.pid}`;
     const src = path41.join(from, s.rel);
-    writeFileSync2(temp, readFileSync12(src), { mode: statSync2(src).mode & 511 });
+    writeFileSync3(temp, readFileSync13(src), { mode: statSync2(src).mode & 511 });
     renameSync5(temp, dest);
   }
 }
@@ -12929,7 +13276,7 @@ var init_plan = __esm({
 });
 
 // src/store/install-files.ts
-import { accessSync as accessSync2, closeSync as closeSync13, constants as constants11, lstatSync as lstatSync24, mkdirSync as mkdirSync6, openSync as openSync11, readdirSync as readdirSync14, readFileSync as readFileSync13, readlinkSync as readlinkSync4, renameSync as renameSync6, rmdirSync as rmdirSync3, unlinkSync as unlinkSync11, writeSync as writeSync8, fsyncSync as fsyncSync4 } from "node:fs";
+import { accessSync as accessSync2, closeSync as closeSync13, constants as constants11, lstatSync as lstatSync24, mkdirSync as mkdirSync6, openSync as openSync11, readdirSync as readdirSync14, readFileSync as readFileSync14, readlinkSync as readlinkSync4, renameSync as renameSync6, rmdirSync as rmdirSync3, unlinkSync as unlinkSync11, writeSync as writeSync8, fsyncSync as fsyncSync4 } from "node:fs";
 import path44 from "node:path";
 async function readAgentFile(file, snippet, links = 1) {
   let read;
@@ -13089,7 +13436,7 @@ function recordNode(dir, execPath) {
   const want = `${execPath}
 `;
   try {
-    if (readFileSync13(target, "utf8") === want) return;
+    if (readFileSync14(target, "utf8") === want) return;
   } catch {
   }
   const temp = `${target}.tmp-${process.pid}-${randomHex8()}`;
@@ -13107,7 +13454,7 @@ function recordPath(dir, file) {
 }
 function readRecord(dir, file) {
   try {
-    const r = JSON.parse(readFileSync13(recordPath(dir, file), "utf8"));
+    const r = JSON.parse(readFileSync14(recordPath(dir, file), "utf8"));
     return r.path === file ? r : null;
   } catch {
     return null;
@@ -13183,7 +13530,7 @@ var init_install_files = __esm({
 });
 
 // src/store/install-repair.ts
-import { closeSync as closeSync14, linkSync as linkSync6, unlinkSync as unlinkSync12 } from "node:fs";
+import { closeSync as closeSync14, linkSync as linkSync7, unlinkSync as unlinkSync12 } from "node:fs";
 import path45 from "node:path";
 function saveId2(e) {
   return e.name.slice(e.name.lastIndexOf(".") + 1).replace(/^(tmp|claim)-/, "");
@@ -13321,7 +13668,7 @@ async function repairLeftovers(plan, verb, shown, opts = {}) {
     const p = step2.entry.path;
     if (step2.kind === "restore") {
       try {
-        linkSync6(p, plan.file);
+        linkSync7(p, plan.file);
       } catch (err) {
         if (err.code === "EEXIST") {
           throw new Refused(`${plan.file} appeared while its previous version was being put back from ${quotedPath(p)}; both were kept; run this again`);
@@ -13696,7 +14043,7 @@ var init_exports = {};
 __export(init_exports, {
   initVerb: () => initVerb
 });
-import { existsSync as existsSync6, lstatSync as lstatSync26, realpathSync as realpathSync6, rmSync as rmSync4 } from "node:fs";
+import { existsSync as existsSync6, lstatSync as lstatSync26, realpathSync as realpathSync6, rmSync as rmSync5 } from "node:fs";
 import path50 from "node:path";
 function planOf(ctx) {
   const global = ctx.values.global === true;
@@ -13850,7 +14197,7 @@ async function undo(ctx, plan) {
       continue;
     }
     if (!plan.dryRun) {
-      rmSync4(place, { recursive: state === "copy", force: true });
+      rmSync5(place, { recursive: state === "copy", force: true });
       removeEmptyUpTo(path50.dirname(place), path50.join(plan.base, path50.relative(plan.base, place).split(path50.sep)[0]));
     }
     lines3.push(`${would} ${shown(place)}`);
@@ -13858,7 +14205,7 @@ async function undo(ctx, plan) {
   const files = skillFiles(dest);
   if (files.length > 0 && !(existsSync6(dest) && lstatSync26(dest).isSymbolicLink())) {
     if (!plan.dryRun) {
-      for (const rel of files) rmSync4(path50.join(dest, rel), { force: true });
+      for (const rel of files) rmSync5(path50.join(dest, rel), { force: true });
       for (const rel of files) removeEmptyUpTo(path50.dirname(path50.join(dest, rel)), plan.base);
     }
     lines3.push(`${would} ${shown(dest)} (${files.length} files)`);
@@ -13931,8 +14278,8 @@ exit:   0 done; 2 refused or usage; 4 paused; 5 the install lock stayed busy.
 
 // src/agents/doctor-checks.ts
 import { spawn } from "node:child_process";
-import { randomBytes as randomBytes4 } from "node:crypto";
-import { existsSync as existsSync7, lstatSync as lstatSync27, readFileSync as readFileSync14 } from "node:fs";
+import { randomBytes as randomBytes5 } from "node:crypto";
+import { existsSync as existsSync7, lstatSync as lstatSync27, readFileSync as readFileSync15 } from "node:fs";
 import path51 from "node:path";
 function outdatedReasons(text2, edit2) {
   const out = [];
@@ -13957,7 +14304,7 @@ function codexTrust(env, home, hooksFile) {
   let toml = "";
   try {
     const p = path51.join(codexHome, "config.toml");
-    if (lstatSync27(p).isFile()) toml = readFileSync14(p, "utf8");
+    if (lstatSync27(p).isFile()) toml = readFileSync15(p, "utf8");
   } catch {
   }
   const key = `[hooks.state.${JSON.stringify(`${hooksFile}:session_start:`).slice(0, -1)}`;
@@ -13999,7 +14346,7 @@ function runStart(file, argv, root, env, platform = process.platform) {
   const childEnv = { PATH: windows ? env.PATH ?? env.Path ?? "" : "/usr/bin:/bin", CLAUDE_PROJECT_DIR: root, GEMINI_PROJECT_DIR: root };
   const keep = windows ? ["USERPROFILE", "SystemRoot", "SystemDrive", "TEMP", "TMP", "ProgramFiles", "APPDATA", "LOCALAPPDATA"] : [];
   for (const k of ["HOME", "XDG_CONFIG_HOME", "SESSION_HANDOFF_NODE", "SESSION_HANDOFF_DISABLE", "TMPDIR", ...keep]) if (env[k]) childEnv[k] = env[k];
-  const input = JSON.stringify({ session_id: `${PROBE_SESSION_PREFIX}${randomBytes4(4).toString("hex")}`, cwd: root, hook_event_name: "SessionStart", source: "startup" });
+  const input = JSON.stringify({ session_id: `${PROBE_SESSION_PREFIX}${randomBytes5(4).toString("hex")}`, cwd: root, hook_event_name: "SessionStart", source: "startup" });
   return new Promise((resolve) => {
     const child = spawn(shell, argv.slice(1), { cwd: root, env: childEnv, stdio: ["pipe", "pipe", "pipe"], timeout: 1e4 });
     const out = [];
@@ -14066,11 +14413,11 @@ var init_doctor_checks = __esm({
 });
 
 // src/agents/claude-plugin.ts
-import { existsSync as existsSync8, readFileSync as readFileSync15 } from "node:fs";
+import { existsSync as existsSync8, readFileSync as readFileSync16 } from "node:fs";
 import path52 from "node:path";
 function json(file) {
   try {
-    const v = JSON.parse(readFileSync15(file, "utf8").slice(0, 1e6));
+    const v = JSON.parse(readFileSync16(file, "utf8").slice(0, 1e6));
     return v !== null && typeof v === "object" && !Array.isArray(v) ? v : null;
   } catch {
     return null;
@@ -14103,13 +14450,13 @@ var doctor_exports = {};
 __export(doctor_exports, {
   doctorVerb: () => doctorVerb
 });
-import { lstatSync as lstatSync28, readdirSync as readdirSync15, readFileSync as readFileSync16 } from "node:fs";
+import { lstatSync as lstatSync28, readdirSync as readdirSync15, readFileSync as readFileSync17 } from "node:fs";
 import path53 from "node:path";
 function readText(p) {
   try {
     const st = lstatSync28(p);
     if (!st.isFile()) return null;
-    return readFileSync16(p, "utf8");
+    return readFileSync17(p, "utf8");
   } catch {
     return null;
   }
@@ -14438,23 +14785,45 @@ ${text2}`);
 }
 async function publishTarget(root, memDir, env) {
   const topOut = await runGit(root, ["rev-parse", "--show-toplevel"], env);
-  if (topOut.code !== 0) throw new Refused(`${root} is not in a git repository; publish commits the memory dir with git (${firstLine(topOut.stderr)})`);
+  if (topOut.code !== 0)
+    throw new Refused(
+      `${root} is not in a git repository; publish commits the memory dir with git (${firstLine(topOut.stderr)})`
+    );
   const top = topOut.stdout.toString("utf8").replace(/\n$/, "");
   const memRel = path54.relative(top, memDir).split(path54.sep).join("/");
   if (memRel.startsWith("..")) throw new Refused(`the memory dir ${memDir} is outside the repository ${top}`);
-  const ignored = await Promise.all([`${memRel}/`, `${memRel}/HANDOFF.md`].map((p) => runGit(top, ["check-ignore", "-q", "--", p], env)));
+  const ignored = await Promise.all(
+    [`${memRel}/`, `${memRel}/HANDOFF.md`].map((p) => runGit(top, ["check-ignore", "-q", "--", p], env))
+  );
   if (ignored.some((r) => r.code === 0)) {
-    throw new Refused(`${memRel}/ is ignored by git (.gitignore); publish only commits a memory dir that git tracks: remove the ignore rule first, or keep memory private and do not publish`);
+    throw new Refused(
+      `${memRel}/ is ignored by git (.gitignore); publish only commits a memory dir that git tracks: remove the ignore rule first, or keep memory private and do not publish`
+    );
+  }
+  const listed2 = await runGit(
+    top,
+    ["ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", `${memRel}/`],
+    env
+  );
+  const files = listed2.stdout.toString("utf8").split("\0").filter((p) => p.startsWith(`${memRel}/`));
+  if (listed2.code === 0 && !files.some((p) => isPublicMemoryPath(p.slice(memRel.length + 1)))) {
+    throw new Refused(
+      `nothing to publish: ${memRel}/ holds no memory file; save a handoff first (nothing was changed)`
+    );
   }
   return { top, memRel };
 }
 async function publishMemory(root, memDir, message, push, env, attributes = "no", target, runHooks = false) {
   const { top, memRel } = target ?? await publishTarget(root, memDir, env);
   const git = (args, what) => gitOut(top, args, env, what, runHooks);
-  const listed2 = await git(["ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", `${memRel}/`], "git ls-files");
+  const listed2 = await git(
+    ["ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", `${memRel}/`],
+    "git ls-files"
+  );
   const journal = !existsSync9(path54.join(memDir, "journal", "OFF"));
   const paths = [...new Set(listed2.split("\0").filter(Boolean))].filter((p) => isPublicMemoryPath(p.slice(memRel.length + 1), journal)).sort();
-  if (attributes === "changed" || attributes === "if-only-ours" && attributesOnlyOurs(top)) paths.push(".gitattributes");
+  if (attributes === "changed" || attributes === "if-only-ours" && attributesOnlyOurs(top))
+    paths.push(".gitattributes");
   if (paths.length === 0) return { committed: false, paths: [], commit: null, pushed: null };
   const status = await git(["status", "--porcelain=v1", "-z", "--untracked-files=all", "--", ...paths], "git status");
   if (status === "") return { committed: false, paths: [], commit: null, pushed: null };
@@ -14473,19 +14842,38 @@ async function publishMemory(root, memDir, message, push, env, attributes = "no"
   let pushed = null;
   if (upstream) {
     const { remote: r, merge: m } = upstream;
-    const out = await step(top, ["push", "--", r, `HEAD:${m}`], env, "git push", runHooks, `committed ${commit.slice(0, 12)}, but `);
-    if (out.code !== 0) throw new Refused(`committed ${commit.slice(0, 12)}, but the push failed (git exit ${out.code}):
-${out.stderr.trim()}`);
+    const out = await step(
+      top,
+      ["push", "--", r, `HEAD:${m}`],
+      env,
+      "git push",
+      runHooks,
+      `committed ${commit.slice(0, 12)}, but `
+    );
+    if (out.code !== 0)
+      throw new Refused(
+        `committed ${commit.slice(0, 12)}, but the push failed (git exit ${out.code}):
+${out.stderr.trim()}`
+      );
     pushed = `${r} ${m.replace(/^refs\/heads\//, "")}`;
   }
-  return { committed: true, paths: changed, commit, pushed, attributes: changed.includes(".gitattributes"), ...skipped ? { skipped } : {} };
+  return {
+    committed: true,
+    paths: changed,
+    commit,
+    pushed,
+    attributes: changed.includes(".gitattributes"),
+    ...skipped ? { skipped } : {}
+  };
 }
 async function pushTarget(top, env, runHooks) {
   const branch = (await gitOut(top, ["symbolic-ref", "--short", "-q", "HEAD"], env, "finding the branch", runHooks)).trim();
   const remote = await step(top, ["config", "--get", `branch.${branch}.remote`], env, "git config", runHooks);
   const merge = await step(top, ["config", "--get", `branch.${branch}.merge`], env, "git config", runHooks);
   if (remote.code !== 0 || merge.code !== 0) {
-    throw new Refused(`${branch} has no upstream to push to, so nothing was committed; publish pushes only to the branch's upstream: set one with \`git push -u <remote> ${branch}\``);
+    throw new Refused(
+      `${branch} has no upstream to push to, so nothing was committed; publish pushes only to the branch's upstream: set one with \`git push -u <remote> ${branch}\``
+    );
   }
   return { remote: remote.stdout.toString("utf8").trim(), merge: merge.stdout.toString("utf8").trim() };
 }
@@ -14512,7 +14900,15 @@ var init_publish_memory = __esm({
     init_errors();
     init_merge_driver_config();
     init_run();
-    COMMIT_HOOKS = ["pre-commit", "prepare-commit-msg", "commit-msg", "post-commit", "post-index-change", "reference-transaction", "pre-push"];
+    COMMIT_HOOKS = [
+      "pre-commit",
+      "prepare-commit-msg",
+      "commit-msg",
+      "post-commit",
+      "post-index-change",
+      "reference-transaction",
+      "pre-push"
+    ];
     PUSH_TIMEOUT_MS = 5 * 6e4;
   }
 });
@@ -14527,7 +14923,10 @@ __export(publish_exports, {
 });
 function skippedLine(skipped) {
   if (!skipped || skipped.hooks.length === 0 && !skipped.signing) return null;
-  const parts = [...skipped.hooks.length > 0 ? [`hooks (${skipped.hooks.join(", ")})`] : [], ...skipped.signing ? ["commit signing"] : []];
+  const parts = [
+    ...skipped.hooks.length > 0 ? [`hooks (${skipped.hooks.join(", ")})`] : [],
+    ...skipped.signing ? ["commit signing"] : []
+  ];
   return `${SKIPPED_HEAD}${parts.join(" nor its ")}: pass --run-hooks to run them`;
 }
 var ATTRIBUTES_COMMITTED, SKIPPED_HEAD, DEFAULT_MESSAGE, publishVerb;
@@ -14582,16 +14981,20 @@ stdout: "published <n> file(s) in <commit>" [and "pushed to <remote> <branch>"],
         or "nothing to publish"; lines on the merge driver and skipped hooks.
 ${ROOT_HELP}
 exit:   0 published, or nothing to publish; 2 refused (not a git repository, the
-        memory dir is git-ignored, no upstream for --push, a secret in
-        --message, git failed: its error follows); 4 paused; 5 busy.
+        memory dir is git-ignored or holds no memory file: "nothing to publish:
+        ...", no upstream for --push, a secret in --message, git failed: its
+        error follows); 4 paused; 5 busy.
 `,
       async run(ctx) {
         const root = rootOption(ctx);
         const message = typeof ctx.values.message === "string" ? ctx.values.message : DEFAULT_MESSAGE;
-        if (message.trim() === "" || /[\0-\x1f\x7f]/.test(message)) throw new Refused("--message must be one non-empty line of text");
+        if (message.trim() === "" || /[\0-\x1f\x7f]/.test(message))
+          throw new Refused("--message must be one non-empty line of text");
         const secrets = redactText(message).findings;
         if (secrets.length > 0) {
-          throw new Refused(`--message holds a secret (${[...new Set(secrets.map((f) => f.kind))].join(", ")}); write the message without it and retry`);
+          throw new Refused(
+            `--message holds a secret (${[...new Set(secrets.map((f) => f.kind))].join(", ")}); write the message without it and retry`
+          );
         }
         const memDir = memoryDir(root);
         const lockTimeoutSeconds = lockTimeoutOption(ctx);
@@ -14600,9 +15003,22 @@ exit:   0 published, or nothing to publish; 2 refused (not a git repository, the
         const driver = await mergeDriverStep(root, { helperPath: helperLocation(ctx, root).abs }, ctx.env);
         let r;
         let repairs = [];
-        const commit = () => publishMemory(root, memDir, message, ctx.values.push === true, ctx.env, driver.change?.attributes ? "changed" : "if-only-ours", target, ctx.values["run-hooks"] === true);
+        const commit = () => publishMemory(
+          root,
+          memDir,
+          message,
+          ctx.values.push === true,
+          ctx.env,
+          driver.change?.attributes ? "changed" : "if-only-ours",
+          target,
+          ctx.values["run-hooks"] === true
+        );
         try {
-          if (checkTree(root)) ({ result: r, repairs } = await underLock({ root, env: ctx.env, lockTimeoutSeconds, failpoint: failpointOf(ctx) }, commit));
+          if (checkTree(root))
+            ({ result: r, repairs } = await underLock(
+              { root, env: ctx.env, lockTimeoutSeconds, failpoint: failpointOf(ctx) },
+              commit
+            ));
           else r = await commit();
         } catch (err) {
           if (err instanceof HelperError) err.before.push(...driver.lines, ...driver.notes);
@@ -15725,7 +16141,7 @@ function renderSections(head, sections) {
   for (const s of sections) {
     out.push("", s.heading);
     if (s.dropped > 0) out.push(`- (${s.dropped} older left out)`);
-    if (s.items.length === 0 && s.dropped === 0) out.push(s.empty);
+    if (s.items.length === 0 && s.dropped === 0) out.push(s.heading === ANCHORS ? "- none" : "- none captured");
     out.push(...s.items);
   }
   return `${out.join("\n")}
@@ -15761,29 +16177,25 @@ function renderCheckpoint(input) {
   const commands = commandsKept.map((c) => `- \`${command(c.command)}\` \u2014 ${c.status}`);
   const claim2 = cap?.lastClaim ? [said("The agent claimed (not verified)", cap.lastClaim, CAP.claim)] : [];
   const sections = [
-    { heading: "## User requests", items: requests, dropped: 0, empty: "- none captured", cuttable: true },
-    { heading: "## Plan state", items: plan, dropped: planOlder, empty: "- none captured", cuttable: true },
-    { heading: "## Files edited", items: files, dropped: filesOlder, empty: "- none captured", cuttable: true },
-    { heading: "## Commands", items: commands, dropped: commandsOlder, empty: "- none captured", cuttable: true },
-    { heading: "## Last claim", items: claim2, dropped: 0, empty: "- none captured", cuttable: true }
+    { heading: "## User requests", items: requests, dropped: 0 },
+    { heading: "## Plan state", items: plan, dropped: planOlder },
+    { heading: "## Files edited", items: files, dropped: filesOlder },
+    { heading: "## Commands", items: commands, dropped: commandsOlder },
+    { heading: "## Last claim", items: claim2, dropped: 0 }
   ];
-  if (input.compactSummary !== null && input.compactSummary.trim() !== "") {
-    sections.push({
-      heading: "## Compaction summary",
-      items: [said("The harness summarised (not verified)", input.compactSummary, CAP.summary)],
-      dropped: 0,
-      empty: "- none captured",
-      cuttable: true
-    });
+  const summary = input.compactSummary;
+  if (summary !== null && summary.trim() !== "") {
+    const items = [said("The harness summarised (not verified)", summary, CAP.summary)];
+    sections.push({ heading: "## Compaction summary", items, dropped: 0 });
   }
   if (input.prior) mergePrior(sections, input.prior);
-  const anchors = input.anchorLines;
-  sections.push({ heading: "## Environment anchors", items: anchors, dropped: 0, empty: "- none", cuttable: false });
+  sections.push({ heading: ANCHORS, items: input.anchorLines, dropped: 0 });
   let text2 = renderSections(head, sections);
   while (Buffer.byteLength(text2, "utf8") > CHECKPOINT_MAX_BYTES) {
     let longest = null;
     for (const s of sections) {
-      if (s.cuttable && s.items.length > 0 && (longest === null || s.items.length > longest.items.length)) longest = s;
+      if (s.heading === ANCHORS || s.items.length === 0) continue;
+      if (longest === null || s.items.length > longest.items.length) longest = s;
     }
     if (longest === null) break;
     longest.items.shift();
@@ -15794,10 +16206,10 @@ function renderCheckpoint(input) {
 }
 function mergePrior(sections, prior) {
   for (const [heading, old] of prior.items) {
-    if (heading === "## Environment anchors" || old.length === 0 && !prior.dropped.has(heading)) continue;
+    if (heading === ANCHORS || old.length === 0 && !prior.dropped.has(heading)) continue;
     let s = sections.find((x) => x.heading === heading);
     if (s === void 0) {
-      s = { heading, items: [], dropped: 0, empty: "- none captured", cuttable: true };
+      s = { heading, items: [], dropped: 0 };
       sections.push(s);
     }
     if (LATEST_WINS.has(heading)) {
@@ -15825,7 +16237,7 @@ function sameCheckpoint(a, b) {
   const strip = (t) => t.replace(/^Saved: .*$/m, "").replace(/^- Date: .*$/m, "");
   return strip(a) === strip(b);
 }
-var CHECKPOINT_MAX_BYTES, MAX_REQUESTS, CAP, MAX_ITEMS, REDACT_WINDOW, MARK, LATEST_WINS;
+var CHECKPOINT_MAX_BYTES, MAX_REQUESTS, CAP, MAX_ITEMS, REDACT_WINDOW, MARK, ANCHORS, LATEST_WINS;
 var init_checkpoint = __esm({
   "src/schema/checkpoint.ts"() {
     "use strict";
@@ -15841,6 +16253,7 @@ var init_checkpoint = __esm({
     MAX_ITEMS = LISTED_ITEMS;
     REDACT_WINDOW = 16384;
     MARK = { done: "[x]", doing: "[~]", open: "[ ]", dropped: "[-]" };
+    ANCHORS = "## Environment anchors";
     LATEST_WINS = /* @__PURE__ */ new Set(["## Plan state", "## Last claim", "## Compaction summary"]);
   }
 });
@@ -16242,7 +16655,7 @@ __export(statusline_exports, {
   statuslineVerb: () => statuslineVerb
 });
 import { spawnSync } from "node:child_process";
-import { readFileSync as readFileSync17 } from "node:fs";
+import { readFileSync as readFileSync18 } from "node:fs";
 import path57 from "node:path";
 function statusText(handoff, commits, pct2, now) {
   const parts = [];
@@ -16311,7 +16724,7 @@ handoff's HEAD anchor (git rev-list, at most 500 ms; left out when unknown). Alw
           const root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookCwd(input.cwd));
           let handoff = null;
           try {
-            handoff = readFileSync17(path57.join(memoryDir(root), "HANDOFF.md"), "utf8").slice(0, 1e6);
+            handoff = readFileSync18(path57.join(memoryDir(root), "HANDOFF.md"), "utf8").slice(0, 1e6);
           } catch {
           }
           const cw = input.context_window;
@@ -16697,7 +17110,7 @@ var search_exports = {};
 __export(search_exports, {
   searchVerb: () => searchVerb
 });
-import { randomBytes as randomBytes5 } from "node:crypto";
+import { randomBytes as randomBytes6 } from "node:crypto";
 function kindsOption(value) {
   if (value === void 0) return void 0;
   const list2 = (Array.isArray(value) ? value : [value]).flatMap((v) => String(v).split(",")).map((v) => v.trim()).filter(Boolean);
@@ -16782,7 +17195,7 @@ exit:   0 searched (also with no result); 2 refused (bad query or options).
         }).join("");
         let nonce;
         do
-          nonce = randomBytes5(8).toString("hex");
+          nonce = randomBytes6(8).toString("hex");
         while (body.includes(nonce));
         return ok(`${head}<<<BEGIN UNTRUSTED SEARCH ${nonce}>>>
 ${body}<<<END UNTRUSTED SEARCH ${nonce}>>>
@@ -17000,13 +17413,13 @@ var merge_driver_exports = {};
 __export(merge_driver_exports, {
   mergeDriverVerb: () => mergeDriverVerb
 });
-import { closeSync as closeSync17, constants as constants15, fstatSync as fstatSync8, lstatSync as lstatSync31, mkdirSync as mkdirSync9, openSync as openSync14, readFileSync as readFileSync18, writeSync as writeSync10 } from "node:fs";
+import { closeSync as closeSync17, constants as constants15, fstatSync as fstatSync8, lstatSync as lstatSync31, mkdirSync as mkdirSync9, openSync as openSync14, readFileSync as readFileSync19, writeSync as writeSync10 } from "node:fs";
 import path61 from "node:path";
 function readRegularBytes(p) {
   const fd = openSync14(p, constants15.O_RDONLY | NOFOLLOW);
   try {
     if (!fstatSync8(fd).isFile()) throw new Error(`${p} is not a regular file`);
-    return readFileSync18(fd);
+    return readFileSync19(fd);
   } finally {
     closeSync17(fd);
   }
@@ -17113,7 +17526,11 @@ exit: 0 merged; 1 not merged (git's conflict stands)
           return ok("", [`session-handoff merge driver: ${err.message}`], 1);
         }
         const textMerge = async (why) => {
-          const r = await runGit(ctx.cwd, ["merge-file", "-L", "ours", "-L", "base", "-L", "theirs", "--", ours, base, theirs], ctx.env);
+          const r = await runGit(
+            ctx.cwd,
+            ["merge-file", "-L", "ours", "-L", "base", "-L", "theirs", "--", ours, base, theirs],
+            ctx.env
+          );
           return ok("", why === null ? [] : [`session-handoff merge driver: ${why}; merged as text`], r.code === 0 ? 0 : 1);
         };
         if (/^(?:.*\/)?\.ai\/memory\/journal\/[^/]+\.md$/.test(file)) {
@@ -17127,7 +17544,11 @@ exit: 0 merged; 1 not merged (git's conflict stands)
             } catch {
             }
           }
-          const r = await runGit(ctx.cwd, ["merge-file", "--union", "-L", "ours", "-L", "base", "-L", "theirs", "--", ours, base, theirs], ctx.env);
+          const r = await runGit(
+            ctx.cwd,
+            ["merge-file", "--union", "-L", "ours", "-L", "base", "-L", "theirs", "--", ours, base, theirs],
+            ctx.env
+          );
           return ok("", [], r.code === 0 ? 0 : 1);
         }
         if (!m) return textMerge(null);
@@ -17147,7 +17568,8 @@ exit: 0 merged; 1 not merged (git's conflict stands)
           const who = await otherAuthor(ctx.cwd, ctx.env, later === "ours" ? theirs : ours, file);
           const at4 = stateTimeOfText(loser, Date.now());
           const whose = who === null ? "the other" : `${who}'s`;
-          const note = `merged with ${whose} handoff${at4.known ? ` of ${at4.time.iso}` : ""}: ${mergeCountsText(merged.added)}`;
+          const of = at4.known ? ` of ${at4.time.iso}` : "";
+          const note = `merged with ${whose} handoff${of}: ${mergeCountsText(merged.added)}`;
           writeResult(ours, markMerged(merged.text, name2, note));
           return ok("", [`session-handoff merge driver: ${file}: kept the later handoff; the other is archive/${name2}`]);
         } catch (err) {

@@ -1559,7 +1559,9 @@ var init_git_dir = __esm({
 });
 
 // src/git/saves.ts
-import { closeSync as closeSync3, constants as constants3, lstatSync as lstatSync4, mkdirSync, openSync as openSync3, readFileSync as readFileSync3, renameSync, writeSync as writeSync2 } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { closeSync as closeSync3, constants as constants3, existsSync, linkSync, lstatSync as lstatSync4, mkdirSync, openSync as openSync3, readFileSync as readFileSync3 } from "node:fs";
+import { renameSync, rmSync, writeFileSync, writeSync as writeSync2 } from "node:fs";
 import path6 from "node:path";
 function savesPath(root, opts = {}) {
   const top = gitTopOf(root, opts);
@@ -1575,6 +1577,34 @@ function savedStampOf(text2) {
   const head = /^- HEAD: ([0-9a-f]{12})/m.exec(text2)?.[1];
   return head === void 0 ? saved : `${saved}+${head}`;
 }
+function cloneIdOf(root, create = false) {
+  const saves = savesPath(root);
+  if (saves === null) return null;
+  const p = path6.join(path6.dirname(saves), "clone-id");
+  if (create && !existsSync(p)) {
+    const tmp = `${p}.tmp-${process.pid}`;
+    try {
+      mkdirSync(path6.dirname(p), { recursive: true, mode: 448 });
+      writeFileSync(tmp, `${randomBytes(8).toString("hex")}
+`, { mode: 384 });
+      linkSync(tmp, p);
+    } catch {
+    } finally {
+      rmSync(tmp, { force: true });
+    }
+  }
+  try {
+    const id = readFileSync3(p, "utf8").trim();
+    return /^[0-9a-f]{16}$/.test(id) ? id : null;
+  } catch {
+    return null;
+  }
+}
+function markedHere(root, text2) {
+  const mark = text2 === null ? void 0 : CLONE_MARK.exec(text2)?.[1];
+  const id = mark === void 0 ? null : cloneIdOf(root);
+  return mark === void 0 || id === null ? null : mark === id;
+}
 function statKey(st) {
   return `${st.size} ${st.mtimeNs} ${st.ctimeNs} ${st.ino}`;
 }
@@ -1589,7 +1619,11 @@ function savedHereByStat(root, key) {
 }
 function replaceLines(p, lines) {
   const tmp = `${p}.tmp-${process.pid}`;
-  const fd = openSync3(tmp, constants3.O_WRONLY | constants3.O_CREAT | constants3.O_TRUNC | (constants3.O_NOFOLLOW ?? 0), 384);
+  const fd = openSync3(
+    tmp,
+    constants3.O_WRONLY | constants3.O_CREAT | constants3.O_TRUNC | (constants3.O_NOFOLLOW ?? 0),
+    384
+  );
   try {
     writeSync2(fd, `${lines.join("\n")}
 `);
@@ -1625,13 +1659,14 @@ function recordSavedBy(root, token, agent) {
   } catch {
   }
 }
-var SAVES_KEPT, LINE, SAVED_BY_LINE;
+var SAVES_KEPT, LINE, CLONE_MARK, SAVED_BY_LINE;
 var init_saves = __esm({
   "src/git/saves.ts"() {
     "use strict";
     init_git_dir();
     SAVES_KEPT = 10;
     LINE = /^([0-9a-f]{64})(?: (\d+ \d+ \d+ \d+))?(?: @(\S+))?$/;
+    CLONE_MARK = /^<!-- saved in clone ([0-9a-f]{16}) -->[ \t]*\r?$/m;
     SAVED_BY_LINE = /^([0-9a-f]{64}) ([A-Za-z0-9][A-Za-z0-9 ._-]{0,39})$/;
   }
 });
@@ -2030,7 +2065,7 @@ var init_file_verdict = __esm({
 });
 
 // src/store/failpoint.ts
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync as existsSync2, writeFileSync as writeFileSync2 } from "node:fs";
 async function failpoint(spec, phase) {
   if (!spec) return;
   for (const one of spec.split(",")) {
@@ -2051,10 +2086,10 @@ async function act(action, phase) {
   }
   if (action.startsWith("pause=")) {
     const base = action.slice("pause=".length);
-    writeFileSync(`${base}.ready`, `${process.pid}
+    writeFileSync2(`${base}.ready`, `${process.pid}
 `);
     const deadline = Date.now() + PAUSE_LIMIT_MS;
-    while (!existsSync(`${base}.go`) && Date.now() < deadline) {
+    while (!existsSync2(`${base}.go`) && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, POLL_MS));
     }
   }
@@ -2071,7 +2106,7 @@ var init_failpoint = __esm({
 // src/store/files.ts
 import { closeSync as closeSync5, constants as constants5, fstatSync as fstatSync4, openSync as openSync5, readlinkSync, readSync as readSync4 } from "node:fs";
 import path11 from "node:path";
-import { createHash as createHash2, randomBytes } from "node:crypto";
+import { createHash as createHash2, randomBytes as randomBytes2 } from "node:crypto";
 function tokenOf(bytes) {
   return createHash2("sha256").update(bytes).digest("hex");
 }
@@ -2564,10 +2599,10 @@ var init_common = __esm({
 });
 
 // src/verbs/checkpoint.ts
-import { existsSync as existsSync2 } from "node:fs";
+import { existsSync as existsSync3 } from "node:fs";
 import path18 from "node:path";
 function userHelperWithoutMemory(skillDir, home, root) {
-  if (!skillDir || home === "" || existsSync2(path18.join(root, ".ai", "memory"))) return false;
+  if (!skillDir || home === "" || existsSync3(path18.join(root, ".ai", "memory"))) return false;
   const under = (dir, base) => {
     const rel = path18.relative(base, dir);
     return !rel.startsWith("..") && !path18.isAbsolute(rel);
@@ -2805,14 +2840,16 @@ function gitEnv(env) {
 function namedOverrides(cwd, env, timeoutMs) {
   let p = namedCache.get(cwd);
   if (p === void 0) {
-    p = spawnGit(cwd, [...asArgs(NEUTRAL), "config", "-z", "--name-only", "--get-regexp", NAMED], env, timeoutMs).then((r) => {
-      const out = [];
-      for (const key of new Set(r.code === 0 ? r.stdout.toString("utf8").split("\0") : [])) {
-        const m = NAMED_PROGRAMS.exec(key);
-        if (m) out.push([key, m[3].toLowerCase() === "required" ? "false" : ""]);
+    p = spawnGit(cwd, [...asArgs(NEUTRAL), "config", "-z", "--name-only", "--get-regexp", NAMED], env, timeoutMs).then(
+      (r) => {
+        const out = [];
+        for (const key of new Set(r.code === 0 ? r.stdout.toString("utf8").split("\0") : [])) {
+          const m = NAMED_PROGRAMS.exec(key);
+          if (m) out.push([key, m[3].toLowerCase() === "required" ? "false" : ""]);
+        }
+        return out;
       }
-      return out;
-    });
+    );
     namedCache.set(cwd, p);
     p.catch(() => namedCache.delete(cwd));
   }
@@ -2833,19 +2870,29 @@ function withConfig(env, pairs) {
 }
 async function runGit(cwd, args, env, timeoutMs = GIT_TIMEOUT_MS, opts = {}) {
   for (const arg of args) {
-    if (/[\0\n\r]/.test(arg)) throw new Error(`refusing to pass a git argument holding a control character: ${quotedValue(arg.slice(0, 200))}`);
+    if (/[\0\n\r]/.test(arg))
+      throw new Error(`refusing to pass a git argument holding a control character: ${quotedValue(arg.slice(0, 200))}`);
   }
   const base = gitEnv(env);
   const named = await namedOverrides(cwd, base, timeoutMs);
   const fixed = asArgs([...NEUTRAL, ...opts.hooksAndSigning ? [] : NO_HOOKS_NOR_SIGNING]);
-  return spawnGit(cwd, [...fixed, ...args], named.length > 0 ? withConfig(base, named) : base, timeoutMs);
+  const runEnv = named.length > 0 ? withConfig(base, named) : base;
+  return spawnGit(cwd, [...fixed, ...args], runEnv, timeoutMs, opts.input);
 }
-function spawnGit(cwd, args, env, timeoutMs) {
+function spawnGit(cwd, args, env, timeoutMs, input) {
   return new Promise((resolve, reject) => {
-    execFile(
+    const child = execFile(
       "git",
       ["--no-pager", ...args],
-      { cwd, env, encoding: "buffer", timeout: timeoutMs, killSignal: "SIGKILL", maxBuffer: 256 * 1024 * 1024, windowsHide: true },
+      {
+        cwd,
+        env,
+        encoding: "buffer",
+        timeout: timeoutMs,
+        killSignal: "SIGKILL",
+        maxBuffer: 256 * 1024 * 1024,
+        windowsHide: true
+      },
       (err, stdout, stderr) => {
         if (err) {
           const e = err;
@@ -2854,7 +2901,9 @@ function spawnGit(cwd, args, env, timeoutMs) {
             return;
           }
           if (e.killed || e.signal === "SIGKILL") {
-            reject(new GitUnavailable("timeout", `git ${args[0] ?? ""} took longer than ${timeoutMs} ms and was stopped`));
+            reject(
+              new GitUnavailable("timeout", `git ${args[0] ?? ""} took longer than ${timeoutMs} ms and was stopped`)
+            );
             return;
           }
           if (typeof e.code !== "number") {
@@ -2867,6 +2916,8 @@ function spawnGit(cwd, args, env, timeoutMs) {
         resolve({ code: 0, stdout, stderr: stderr.toString("utf8") });
       }
     );
+    child.stdin?.on("error", () => void 0);
+    if (input !== void 0) child.stdin?.end(input);
   });
 }
 var GIT_TIMEOUT_MS, GitUnavailable, DROPPED_ENV, NEUTRAL, NO_HOOKS_NOR_SIGNING, NAMED_PROGRAMS, NAMED, namedCache;
@@ -3279,9 +3330,6 @@ var init_validate_common = __esm({
 });
 
 // src/schema/handoff.ts
-function nearestSection(title) {
-  return nearest2(title, SECTION_TITLES);
-}
 function straySentence(strays) {
   if (strays.length === 0) return null;
   const near = [...new Set(strays.flatMap((s) => s.near === null ? [] : [s.near]))];
@@ -3332,7 +3380,7 @@ function keyFile(raw) {
   }
   return { raw: pathText, path: safeRelativePath(pathText), why: why.trim() };
 }
-function readFields(text2, tree, lists) {
+function readHandoff(text2, tree, lists = true) {
   const starts = lineStartsOf(text2);
   const out = {
     marker: text2.startsWith("<!-- memory-schema: v1 -->\n") || text2 === "<!-- memory-schema: v1 -->",
@@ -3375,7 +3423,7 @@ function readFields(text2, tree, lists) {
       const key = title.toLowerCase();
       stray = !KNOWN_SECTIONS.has(key);
       if (stray) {
-        const near = nearestSection(title);
+        const near = nearest2(title, SECTION_TITLES);
         out.strays.push({ title, near, line: lineAt(starts, node.start) });
         section = near !== null && LENDABLE.has(near.toLowerCase()) ? near.toLowerCase() : "(unknown)";
         continue;
@@ -3435,7 +3483,7 @@ function stateTimeOfText(text2, nowMs) {
 }
 function glanceAtHandoff(text2, nowMs) {
   const normalised = normaliseText(text2);
-  const h = readFields(normalised, parseBlocks(normalised), false);
+  const h = readHandoff(normalised, parseBlocks(normalised), false);
   return { stateTime: handoffStateTime(h, nowMs), strays: h.strays };
 }
 var SECTION_TITLES, KNOWN_SECTIONS, LENDABLE, STEP, KEY_SEPARATOR, ANCHOR, ANCHOR_KEY;
@@ -3920,6 +3968,8 @@ exit: always 0 -- a broken hook must not break a session; problems go to stderr.
             if (savedHereByStat(root, statKey(lstatSync12(path21.join(memoryDir(root), "HANDOFF.md"), { bigint: true })))) return true;
           } catch {
           }
+          const marked = markedHere(root, text2);
+          if (marked !== null) return marked;
           const stamp = savedStampOf(text2);
           return stamp !== null && saves.stamps.includes(stamp) || saves.tokens.includes(createHash3("sha256").update(text2, "utf8").digest("hex"));
         };

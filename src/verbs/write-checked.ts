@@ -11,8 +11,9 @@ import { formatRedactionReport, redactText } from "../guard/redact.ts";
 import type { RedactionFinding } from "../guard/redact.ts";
 import { renderAnchorLines } from "../schema/anchor-lines.ts";
 import { droppedItems, droppedReport } from "../schema/open-items.ts";
+import { cloneIdOf, markClone } from "../git/saves.ts";
 import { anchorsBody, anchorsEmpty, comparable, fillAnchors, stampSaved } from "../schema/stamp.ts";
-import { anchorsRange, handoffKeyFiles, handoffLayout, validateHandoff } from "../schema/validate.ts";
+import { handoffKeyFiles, handoffLayout, validateHandoff } from "../schema/validate.ts";
 import { issueLines, scoreLine, type Issue, type Validation } from "../schema/validate-common.ts";
 import { validateLedger } from "../schema/validate-ledger.ts";
 import { CLOCK_SKEW_MS, isoSeconds } from "../schema/values.ts";
@@ -141,7 +142,7 @@ function minutes(ms: number): number {
 /** `text` with its anchors' first `- Date:` line set to `iso`. */
 function replaceDate(text: string, iso: string): string {
   const layout = handoffLayout(text);
-  const range = anchorsRange(layout);
+  const range = layout.anchors;
   if (range === null) return text;
   const lines = [...layout.lines];
   for (let i = range.start; i < range.end; i++) {
@@ -191,10 +192,13 @@ export async function buildDocument(checked: Checked, root: string, anchors: Anc
     }
   }
   let text = stamped.text;
+  // Which clone saved it: a line after `Saved:` that a hand edit keeps, put in after the checks so
+  // that findings give the draft's own line numbers (docs/decisions/absent-not-rewritten.md).
+  const marked = (t: string) => markClone(t, cloneIdOf(root, true));
   const mine = anchorsBody(text);
   // The current file sent back as it was read (a round trip; docs/design.md#files-on-disk): unchanged, before any
   // refilling of its anchors could make it differ.
-  const sentBack = priorText !== null && comparable(priorText, false) === comparable(text, false);
+  const sentBack = priorText !== null && comparable(priorText, false) === comparable(marked(text), false);
   const identical = !sentBack && priorText !== null && mine !== null && JSON.stringify(anchorsBody(priorText)) === JSON.stringify(mine);
   const fill = !sentBack && (anchorsEmpty(text) || identical);
   let exempt = new Set<number>();
@@ -237,8 +241,8 @@ export async function buildDocument(checked: Checked, root: string, anchors: Anc
       }
     }
   }
-  const range = anchorsRange(handoffLayout(text));
-  const sentRange = fill ? null : anchorsRange(handoffLayout(checked.text));
+  const range = handoffLayout(text).anchors;
+  const sentRange = fill ? null : handoffLayout(checked.text).anchors;
   if (sentRange !== null && range !== null && checked.redacted.findings.some((f) => f.line > sentRange.start && f.line <= sentRange.end)) {
     // An anchor line the agent wrote is exempt only when it is what `anchors` reports now (docs/design.md#redaction).
     const now = new Set((await anchorsNow()).split("\n"));
@@ -248,8 +252,9 @@ export async function buildDocument(checked: Checked, root: string, anchors: Anc
   const helperMade = new Set([`Saved: ${iso}`, `- Date: ${iso}`, ...(reported === null ? [] : (reported as string).split("\n"))]);
   const redacted = reuseRedaction(checked.text, checked.redacted, text, exempt, helperMade) ?? redactText(text, { exemptLines: exempt });
   if (redacted.findings.length > 0) notes.push(formatRedactionReport(redacted.findings));
-  const bytes = finalBytes(redacted.text, checked.rawBytes);
-  const unchanged = sentBack || (priorText !== null && comparable(priorText, fill) === comparable(redacted.text, fill));
+  const markedText = marked(redacted.text);
+  const bytes = finalBytes(markedText, checked.rawBytes);
+  const unchanged = sentBack || (priorText !== null && comparable(priorText, fill) === comparable(markedText, fill));
 
   if (priorText !== null && !unchanged) {
     const report = droppedReport(droppedItems(priorText, redacted.text));
@@ -286,7 +291,7 @@ function finalBytes(text: string, rawBytes: number): Buffer {
 // The anchors section with its `- Dirty hashes:` line replaced by `hashes` (inserted after
 // `- Dirty files:`, or removed when null).
 function withDirtyHashes(text: string, hashes: string | null): string {
-  const range = anchorsRange(handoffLayout(text));
+  const range = handoffLayout(text).anchors;
   if (range === null) return text;
   const lines = text.split("\n");
   const body = lines.slice(range.start, range.end).filter((l) => !l.startsWith("- Dirty hashes: "));
