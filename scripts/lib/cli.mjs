@@ -16021,6 +16021,22 @@ var init_gemini2 = __esm({
   }
 });
 
+// src/agents/transcripts/parsers.ts
+var PARSERS;
+var init_parsers = __esm({
+  "src/agents/transcripts/parsers.ts"() {
+    "use strict";
+    init_claude();
+    init_codex2();
+    init_gemini2();
+    PARSERS = {
+      codex: parseCodex,
+      gemini: parseGemini,
+      claude: parseClaude
+    };
+  }
+});
+
 // src/agents/transcripts/index.ts
 function isFormat(value) {
   return typeof value === "string" && Object.hasOwn(FORMATS, value);
@@ -16084,7 +16100,6 @@ var init_transcripts = __esm({
     FORMATS = {
       codex: {
         is: (r) => "payload" in r && typeof r.type === "string" && CODEX_TYPES.has(r.type),
-        parse: parseCodex,
         events: codexEvents,
         words: /_call|CommandExecution|FileChange|"session_meta"|"turn_context"|"token_count"|token_usage_record|task_st/,
         usage: /"token_count"|"token_usage_record"|"task_started"/,
@@ -16092,7 +16107,6 @@ var init_transcripts = __esm({
       },
       gemini: {
         is: (r) => "projectHash" in r || r.type === "gemini" || "startTime" in r && "sessionId" in r && !("uuid" in r),
-        parse: parseGemini,
         events: (rec, line) => geminiEvents(rec, line),
         words: /"toolCalls"/,
         usage: null,
@@ -16100,7 +16114,6 @@ var init_transcripts = __esm({
       },
       claude: {
         is: (r) => ("sessionId" in r || "uuid" in r) && typeof r.type === "string",
-        parse: parseClaude,
         events: (rec, line) => claudeEvents(rec, line),
         words: /"tool_use"|"tool_result"|"usage"/,
         usage: /"usage"/,
@@ -16678,7 +16691,7 @@ function capture(input, format2, notes, project) {
       save2 = findLastSave(events, project);
       resume = findLastResume(events);
       toolCalls = countToolCalls(events, save2?.line);
-      return FORMATS[chosen].parse(save2 === null ? lines3 : lines3.slice(save2.line + 1));
+      return PARSERS[chosen](save2 === null ? lines3 : lines3.slice(save2.line + 1));
     };
     read = Math.min(file.size, FIRST_TAIL_BYTES);
     const part = tailPart(file, read);
@@ -16688,7 +16701,7 @@ function capture(input, format2, notes, project) {
       cap = after(tailLines(file, read));
     }
     headStart = read < file.size ? sessionStartOf(file, chosen) : null;
-    if (cap.version == null && read < file.size) cap.version = FORMATS[chosen].parse(file.head.slice(0, 16)).version ?? null;
+    if (cap.version == null && read < file.size) cap.version = PARSERS[chosen](file.head.slice(0, 16)).version ?? null;
   } catch (err) {
     return unread(readFailure(err));
   } finally {
@@ -16697,7 +16710,7 @@ function capture(input, format2, notes, project) {
   return { cap, source: captureSource(cap), headStart, recognised: true, save: save2, toolCalls, resume };
 }
 function sessionStartOf(file, format2) {
-  const first = (lines3) => FORMATS[format2].parse(lines3.slice(0, 16)).firstTimestamp ?? (lines3.length > 16 ? FORMATS[format2].parse(lines3).firstTimestamp : null);
+  const first = (lines3) => PARSERS[format2](lines3.slice(0, 16)).firstTimestamp ?? (lines3.length > 16 ? PARSERS[format2](lines3).firstTimestamp : null);
   const fromHead = first(file.head);
   if (fromHead !== null || file.size > TAIL_BYTES) return fromHead;
   return first(headLines(file, TAIL_BYTES));
@@ -16815,6 +16828,7 @@ var init_checkpoint_run = __esm({
     "use strict";
     init_quote();
     init_errors();
+    init_parsers();
     init_transcripts();
     init_tail();
     init_types2();

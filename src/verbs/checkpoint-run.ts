@@ -3,6 +3,7 @@ import { quotedValue } from "../guard/quote.ts";
 import { lstatSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { Busy, HelperError } from "../errors.ts";
+import { PARSERS } from "../agents/transcripts/parsers.ts";
 import { anchorsOnlySource, captureSource, countToolCalls, FORMATS, isFormat, readEvents, sniffFormat } from "../agents/transcripts/index.ts";
 import {
   closeTranscript,
@@ -283,7 +284,7 @@ function capture(input: HookInput, format: string | undefined, notes: string[], 
       save = findLastSave(events, project);
       resume = findLastResume(events);
       toolCalls = countToolCalls(events, save?.line);
-      return FORMATS[chosen].parse(save === null ? lines : lines.slice(save.line + 1));
+      return PARSERS[chosen](save === null ? lines : lines.slice(save.line + 1));
     };
     // The last 1 MiB first; all of the last 4 MiB when that part lacks what is needed, or
     // when the save may lie before it.
@@ -297,7 +298,7 @@ function capture(input: HookInput, format: string | undefined, notes: string[], 
     // The file's first records date the session's start when the part read does not reach them.
     headStart = read < file.size ? sessionStartOf(file, chosen) : null;
     // Codex names its version in the file's first record, which a tail may not reach.
-    if (cap.version == null && read < file.size) cap.version = FORMATS[chosen].parse(file.head.slice(0, 16)).version ?? null;
+    if (cap.version == null && read < file.size) cap.version = PARSERS[chosen](file.head.slice(0, 16)).version ?? null;
   } catch (err) {
     return unread(readFailure(err));
   } finally {
@@ -311,7 +312,7 @@ function capture(input: HookInput, format: string | undefined, notes: string[], 
 // head holds none (a first record longer than it: a long paste) and the whole file lies within
 // the last TAIL_BYTES (docs/design.md#checkpoints), the file is read from its start.
 function sessionStartOf(file: TranscriptFile, format: TranscriptFormat): string | null {
-  const first = (lines: readonly string[]) => FORMATS[format].parse(lines.slice(0, 16)).firstTimestamp ?? (lines.length > 16 ? FORMATS[format].parse(lines).firstTimestamp : null);
+  const first = (lines: readonly string[]) => PARSERS[format](lines.slice(0, 16)).firstTimestamp ?? (lines.length > 16 ? PARSERS[format](lines).firstTimestamp : null);
   const fromHead = first(file.head);
   if (fromHead !== null || file.size > TAIL_BYTES) return fromHead;
   return first(headLines(file, TAIL_BYTES));

@@ -109,4 +109,8 @@ describe("the session bundle", () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^usage: node memory_io\.mjs hook --mode session\|lessons/);
   });
+
+  it("holds no transcript capture parser: the context offer reads events, a checkpoint runs in cli.mjs", () => {
+    for (const name of ["parseClaude", "parseCodex", "parseGemini"]) expect(session).not.toContain(`function ${name}(`);
+  });
 });

@@ -1,14 +1,13 @@
-// The transcript formats (docs/design.md#checkpoints): each is one reader file and one row here.
-import { claudeEvents, parseClaude } from "./claude.ts";
-import { codexEvents, parseCodex } from "./codex.ts";
-import { geminiEvents, parseGemini } from "./gemini.ts";
+// The transcript formats (docs/design.md#checkpoints): each is one reader file, one row here and
+// one in parsers.ts.
+import { claudeEvents } from "./claude.ts";
+import { codexEvents } from "./codex.ts";
+import { geminiEvents } from "./gemini.ts";
 import { parseLine, type Capture, type LineEvents, type TranscriptFormat, type Usage } from "./types.ts";
 
 interface Format {
   /** True when a record has this format's shape (tried in the table's order). */
   is: (rec: Record<string, unknown>) => boolean;
-  /** The checkpoint's capture from complete lines, oldest first. */
-  parse: (lines: readonly string[]) => Capture;
   /** The tool calls, results and usage of one record; `state` carries what earlier records set. */
   events: (rec: Record<string, unknown>, line: number, state: { cwd: string | null }) => LineEvents;
   /** A line without these words holds no events; without `usage`, no usage (null: none recorded). */
@@ -23,7 +22,6 @@ const CODEX_TYPES = new Set(["session_meta", "response_item", "event_msg", "turn
 export const FORMATS: Record<TranscriptFormat, Format> = {
   codex: {
     is: (r) => "payload" in r && typeof r.type === "string" && CODEX_TYPES.has(r.type),
-    parse: parseCodex,
     events: codexEvents,
     words: /_call|CommandExecution|FileChange|"session_meta"|"turn_context"|"token_count"|token_usage_record|task_st/,
     usage: /"token_count"|"token_usage_record"|"task_started"/,
@@ -31,7 +29,6 @@ export const FORMATS: Record<TranscriptFormat, Format> = {
   },
   gemini: {
     is: (r) => "projectHash" in r || r.type === "gemini" || ("startTime" in r && "sessionId" in r && !("uuid" in r)),
-    parse: parseGemini,
     events: (rec, line) => geminiEvents(rec, line),
     words: /"toolCalls"/,
     usage: null,
@@ -39,7 +36,6 @@ export const FORMATS: Record<TranscriptFormat, Format> = {
   },
   claude: {
     is: (r) => ("sessionId" in r || "uuid" in r) && typeof r.type === "string",
-    parse: parseClaude,
     events: (rec, line) => claudeEvents(rec, line),
     words: /"tool_use"|"tool_result"|"usage"/,
     usage: /"usage"/,
