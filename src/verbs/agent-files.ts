@@ -2,7 +2,8 @@ import { quotedValue } from "../guard/quote.ts";
 import { realpathSync } from "node:fs";
 import path from "node:path";
 import { AGENTS, isAgentName } from "../agents/index.ts";
-import type { Agent, HelperLocation } from "../agents/types.ts";
+import { editPath } from "../agents/plan.ts";
+import type { Agent, Edit, HelperLocation } from "../agents/types.ts";
 import { UsageError } from "../errors.ts";
 import { homeFolder } from "../store/home.ts";
 import { memoryDir } from "../store/paths.ts";
@@ -74,4 +75,18 @@ export function agentTarget(ctx: VerbContext, verb: string): AgentTarget {
     helper: helperLocation(ctx, root),
     dryRun: ctx.values["dry-run"] === true,
   };
+}
+
+/** One agent file `install` or `uninstall` edits: its edit, absolute path, and path as shown. */
+export interface EditTarget {
+  edit: Edit;
+  file: string;
+  /** Relative to the project, or `~/…` with --global. */
+  shown: string;
+}
+
+/** The files the target's agent edits, where this run edits them. */
+export function editTargets(t: AgentTarget): EditTarget[] {
+  const shown = (edit: Edit) => (t.global ? `~/${edit.file}` : edit.file);
+  return t.agent.edits(t.helper, t.global).map((edit) => ({ edit, file: editPath(t.base, edit), shown: shown(edit) }));
 }

@@ -12,8 +12,6 @@ import { budgetFinding, codexTrust, installShaped, outdatedReasons, runStart, st
 import { runGit } from "../git/run.ts";
 import { ARCHIVE_NAME } from "../store/archive.ts";
 import { inspectFile, interruptedSave } from "../store/inspect.ts";
-import { missingDirs } from "../store/install-files.ts";
-import { describeFound, planLeftovers } from "../store/install-repair.ts";
 import { archiveDir, memoryDir, type Kind } from "../store/paths.ts";
 import { parseJournal } from "../journal/entry.ts";
 import { claudePluginInstalls, type PluginInstall } from "../agents/claude-plugin.ts";
@@ -70,7 +68,7 @@ files); each installed SessionStart command run as a harness would (/bin/sh -c w
 PATH=/usr/bin:/bin; on Windows Git for Windows' sh.exe, or not run, with a note) and
 what it printed; Codex's trust entry; a block in AGENTS.md
 past the 32 KiB Codex reads; a Claude Code plugin install beside installed hooks;
-what an interrupted install or uninstall left; and the memory dir: \`check\`'s
+and the memory dir: \`check\`'s
 verdict, the archive count, the journal, the kill switch, the memory lock, the
 merge driver, whether .ai/ is ignored or tracked by git. Each problem comes with
 the command that fixes it. Changes nothing. Every line it can print:
@@ -80,7 +78,7 @@ options:
   --global    report the per-user files instead of the project's (runs from the
               home folder too)
   --json      print one object {"ok", "node", "agents", "runs", "notes",
-              "leftovers", "memory", "problems": [{"what", "fix"}]}
+              "memory", "problems": [{"what", "fix"}]}
   --root DIR  the project root
 ${ROOT_HELP}
 stdout: the report, or the JSON object.
@@ -208,45 +206,6 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
       }
     }
 
-    // What an interrupted install or uninstall left beside the agent files (project and
-    // per-user ones): the next install or uninstall repairs it (store/install-repair.ts).
-    const leftovers: { file: string; found: string[] }[] = [];
-    const seen = new Set<string>();
-    for (const [name, agent] of Object.entries(AGENTS) as [AgentName, (typeof AGENTS)[AgentName]][]) {
-      for (const global of [false, true]) {
-        const base = global ? home : root;
-        for (const { edit, file } of agentFiles(agent, global)) {
-          if (seen.has(file)) continue;
-          seen.add(file);
-          try {
-            missingDirs(base, path.dirname(file));
-          } catch {
-            continue; // a folder on the way is a link: install never writes there
-          }
-          const plan = planLeftovers(path.dirname(file), path.basename(file));
-          // Every conflict names what it found (a live process's claim included).
-          if (plan.found.length === 0) continue;
-          const shown = global ? `~/${edit.file}` : edit.file;
-          const rel = (p: string) => (global ? `~/${path.relative(home, p)}` : path.relative(root, p));
-          const found = plan.found.map((e) => rel(e.path));
-          const fixVerb = `install --agent ${name}${global ? " --global" : ""}`;
-          const fixCmd = nodeRun(fixVerb, !global);
-          if (plan.conflict !== null) {
-            problems.push({ what: `${shown}: an interrupted install or uninstall left what only you can settle: ${plan.conflict.found}`, fix: `${plan.conflict.todo}, then ${fixCmd}` });
-          } else if (plan.steps.length > 0) {
-            problems.push({
-              what: `${shown}: an interrupted install or uninstall left private files beside it: ${plan.steps.map(describeFound).join("; ")}`,
-              fix: `${fixCmd} repairs it before anything else (uninstall does too)`,
-            });
-          }
-          for (const p of plan.planted) {
-            problems.push({ what: `${shown}: ${rel(p.entry.path)} is named like a private file of its edits but ${p.reason}`, fix: `move ${quotedPath(p.entry.path)} away (session-handoff did not leave it and never touches it)` });
-          }
-          leftovers.push({ file: shown, found });
-        }
-      }
-    }
-
     const kinds: Kind[] = ["handoff", "lessons", "solutions"];
     const files = Object.fromEntries(kinds.map((k) => [k, inspectFile(root, k).status]));
     const interrupted = interruptedSave(root) || Object.values(files).includes("interrupted");
@@ -306,7 +265,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
       else if (r.code !== 0) problems.push({ what: `${r.file}: its SessionStart command exited ${r.code ?? "by a signal or timeout"}${r.stderr ? `: ${quotedValue(r.stderr.trim().split("\n")[0]!)}` : ""}`, fix: cmd(`install --agent ${s.agent}${gflag}`) });
     }
     const memory = { verdict, files, archives, paused, git, journal };
-    const result = { ok: problems.length === 0, node, helper: helper.abs, agents, runs, notes: [...new Set(notes)], leftovers, memory, problems };
+    const result = { ok: problems.length === 0, node, helper: helper.abs, agents, runs, notes: [...new Set(notes)], memory, problems };
     if (ctx.values.json) return ok(`${JSON.stringify(result)}\n`);
     // Paths as anchors print them (docs/design.md#redaction): one holding a control character or a refused
     // code point is quoted with octal escapes, so it can neither break a line nor hide text.
@@ -323,7 +282,6 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
       lines.push(`ran ${r.file} SessionStart (PATH=/usr/bin:/bin): exit ${r.code ?? "none"}, ${said}${r.stderr.trim() ? `; stderr ${quotedValue(r.stderr.trim().slice(0, 300))}` : ""}`);
     }
     for (const n of new Set(notes)) lines.push(`note: ${n}`);
-    lines.push(leftovers.length === 0 ? "agent files: no leftovers of an interrupted install or uninstall" : `agent files: leftovers of an interrupted install or uninstall beside ${leftovers.map((l) => quotePath(l.file)).join(", ")}`);
     lines.push(`memory: ${verdict}; ${archives} archive(s); journal: ${journal.files} file(s)${journal.off ? ", off (journal/OFF)" : ""}; ${paused ? `paused (${paused})` : "not paused"}; git: ${git === null ? "not a repository" : `${git.ignored ? "ignored" : "not ignored"}, ${git.tracked ? "tracked" : "untracked"}`}`);
     lines.push(problems.length === 0 ? "ok" : `${problems.length} problem(s):`);
     for (const p of problems) lines.push(`- ${p.what}\n  fix: ${p.fix}`);
