@@ -8529,9 +8529,9 @@ function parseRawLog(out) {
   });
 }
 function fatesOf(i) {
-  const hashOf = new Map(i.hashes.map((h) => [h.path, h.id]));
+  const hashOf2 = new Map(i.hashes.map((h) => [h.path, h.id]));
   return i.savedDirty.map((p) => {
-    const saved = hashOf.get(p);
+    const saved = hashOf2.get(p);
     const known = saved !== void 0 && saved !== "over 8 MB";
     if (i.nowDirty.includes(p)) {
       if (!known) return { path: p, fate: "dirty" };
@@ -11065,6 +11065,7 @@ import {
   symlinkSync,
   writeFileSync as writeFileSync2
 } from "node:fs";
+import { createHash as createHash6 } from "node:crypto";
 import path41 from "node:path";
 function present(p) {
   try {
@@ -11117,6 +11118,29 @@ function copySteps(from, to) {
   const wanted = new Set(want);
   for (const rel of skillFiles(to)) if (!wanted.has(rel)) steps.push({ rel, action: "remove" });
   return steps;
+}
+function readCopyRecord(dir) {
+  try {
+    const r = JSON.parse(readFileSync12(path41.join(dir, RECORD), "utf8"));
+    return typeof r.files === "object" && Array.isArray(r.createdDirs) ? r : null;
+  } catch {
+    return null;
+  }
+}
+function writeCopyRecord(dir, createdDirs) {
+  const files = Object.fromEntries(skillFiles(dir).map((rel) => [rel, hashOf(path41.join(dir, rel))]));
+  writeFileSync2(path41.join(dir, RECORD), `${JSON.stringify({ files, createdDirs }, null, 2)}
+`);
+}
+function dropCopyRecord(dir) {
+  rmSync3(path41.join(dir, RECORD), { force: true });
+}
+function editedFiles(dir, steps, record2) {
+  const changed = (rel) => {
+    const file = path41.join(dir, rel);
+    return !lstatSync23(file, { throwIfNoEntry: false })?.isFile() || record2?.files[rel] !== hashOf(file);
+  };
+  return steps.filter((s) => s.action !== "create" && changed(s.rel)).map((s) => s.rel);
 }
 function linkState(place, target) {
   let st;
@@ -11176,7 +11200,7 @@ function makeLink(place, target) {
   mkdirSync5(path41.dirname(place), { recursive: true });
   symlinkSync(path41.relative(path41.dirname(place), target), place, "dir");
 }
-var SKILL_ENTRIES, CANONICAL, AGENT_MARKERS;
+var SKILL_ENTRIES, CANONICAL, AGENT_MARKERS, RECORD, hashOf;
 var init_skill_place = __esm({
   "src/agents/skill-place.ts"() {
     "use strict";
@@ -11190,6 +11214,8 @@ var init_skill_place = __esm({
       gemini: { project: [".gemini", "GEMINI.md"], home: [".gemini"] },
       cursor: { project: [".cursor", ".cursorrules"], home: [] }
     };
+    RECORD = ".init.json";
+    hashOf = (file) => createHash6("sha256").update(readFileSync12(file)).digest("hex");
   }
 });
 
@@ -14219,7 +14245,7 @@ var init_exports = {};
 __export(init_exports, {
   initVerb: () => initVerb
 });
-import { existsSync as existsSync6, lstatSync as lstatSync26, realpathSync as realpathSync6, rmSync as rmSync4 } from "node:fs";
+import { existsSync as existsSync6, lstatSync as lstatSync26, realpathSync as realpathSync6, rmdirSync as rmdirSync5, rmSync as rmSync4 } from "node:fs";
 import path48 from "node:path";
 function planOf(ctx) {
   const global = ctx.values.global === true;
@@ -14294,6 +14320,15 @@ async function init(ctx, plan) {
     throw new Refused(`${shown(dest)} is a link to another folder; nothing was changed. Remove it and run init again`);
   }
   const steps = running ? [] : copySteps(source, dest);
+  const record2 = running ? null : readCopyRecord(dest);
+  const edited = running ? [] : editedFiles(dest, steps, record2);
+  if (edited.length > 0 && ctx.values.replace !== true) {
+    const names3 = edited.slice(0, 5).map((rel) => shown(path48.join(dest, rel)));
+    const more = edited.length > 5 ? ` and ${edited.length - 5} more` : "";
+    throw new Refused(
+      `${names3.join(", ")}${more} differ from what init copied (edited since, or copied by an older init); nothing was changed. Keep your edits elsewhere, then run init --replace to overwrite them`
+    );
+  }
   const writes = steps.map((s) => path48.join(dest, s.rel));
   const links = linkPlaces(plan, plan.agents).map((place) => {
     const state = linkState(place, dest);
@@ -14306,6 +14341,7 @@ async function init(ctx, plan) {
     else if (state === "absent") writes.push(place);
     return { place, state, asCopy, copy: copy2 };
   });
+  const made = [dest, ...links.map((l) => path48.dirname(l.place))].flatMap((d) => missingUnder(plan.base, d));
   for (const file of writes) {
     const why = unwritable(file);
     if (why !== null) {
@@ -14339,6 +14375,9 @@ async function init(ctx, plan) {
     }
   }
   lines3.splice(1, 0, ...after);
+  if (!plan.dryRun && !running && (steps.length > 0 || made.length > 0 || record2 === null)) {
+    writeCopyRecord(dest, [.../* @__PURE__ */ new Set([...record2?.createdDirs ?? [], ...made])]);
+  }
   if (!plan.dryRun) {
     for (const agent of plan.agents) {
       const done = await agentVerb(ctx, plan, installVerb, agent, false);
@@ -14353,8 +14392,16 @@ async function init(ctx, plan) {
   return ok(`${lines3.join("\n")}
 `, notes);
 }
+function missingUnder(base, dir) {
+  const out = [];
+  for (let d = dir; d.startsWith(`${base}${path48.sep}`) && !existsSync6(d); d = path48.dirname(d)) {
+    out.push(path48.relative(base, d).split(path48.sep).join("/"));
+  }
+  return out;
+}
 async function undo(ctx, plan) {
   const { dest, source, shown } = plan;
+  const record2 = readCopyRecord(dest);
   const lines3 = [];
   const notes = [];
   for (const agent of plan.agents) {
@@ -14378,13 +14425,24 @@ async function undo(ctx, plan) {
     }
     lines3.push(`${would} ${shown(place)}`);
   }
-  const files = skillFiles(dest);
+  const all = skillFiles(dest);
+  const kept = record2 === null ? [] : editedFiles(dest, all.map((rel) => ({ rel, action: "remove" })), record2);
+  const files = all.filter((rel) => !kept.includes(rel));
   if (files.length > 0 && !(existsSync6(dest) && lstatSync26(dest).isSymbolicLink())) {
     if (!plan.dryRun) {
       for (const rel of files) rmSync4(path48.join(dest, rel), { force: true });
+      if (kept.length === 0) dropCopyRecord(dest);
       for (const rel of files) removeEmptyUpTo(path48.dirname(path48.join(dest, rel)), plan.base);
     }
     lines3.push(`${would} ${shown(dest)} (${files.length} files)`);
+    for (const rel of kept) lines3.push(`left ${shown(path48.join(dest, rel))}: you edited it since init copied it`);
+  }
+  const made = [...record2?.createdDirs ?? []].sort((a, b) => b.length - a.length);
+  for (const rel of plan.dryRun ? [] : made) {
+    try {
+      rmdirSync5(path48.join(plan.base, rel));
+    } catch {
+    }
   }
   if (lines3.length === 0) lines3.push("nothing of session-handoff's init to undo here");
   return ok(`${lines3.join("\n")}
@@ -14412,10 +14470,11 @@ var init_init = __esm({
         root: { type: "string" },
         global: { type: "boolean" },
         "dry-run": { type: "boolean" },
-        undo: { type: "boolean" }
+        undo: { type: "boolean" },
+        replace: { type: "boolean" }
       },
       positionals: [0, 0],
-      help: `usage: npx session-handoff init [--agent NAME]... [--root DIR | --global] [--dry-run]
+      help: `usage: npx session-handoff init [--agent NAME]... [--root DIR | --global] [--dry-run] [--replace]
        npx session-handoff init --undo [--agent NAME]... [--root DIR | --global] [--dry-run]
        (or: node <skill>/scripts/memory_io.mjs init \u2026)
 
@@ -14434,7 +14493,11 @@ Agents are the ones whose folder is in the project (.claude/ or CLAUDE.md, .code
           ~/.gemini/skills/, ~/.config/opencode/skills/, and \`install --global\`.
 --dry-run says what it would do and changes nothing.
 --undo    the reverse: \`uninstall\` for each agent, then the links and the copy go
-          (folders left empty go too). A copy or link that is not this skill's stays.
+          (folders init made go when empty). A copy or link that is not this skill's
+          stays, and so does a file of the copy you edited.
+--replace overwrite the files of the copy you edited since init copied them (else
+          init refuses, naming them; .agents/skills/session-handoff/.init.json
+          records what init copied).
 
 A second run changes no byte. Refused, with nothing changed: no project (no .git here
 or above; pass --root), no agent found and none named, an unknown agent, a file or
