@@ -2057,7 +2057,7 @@ var init_paths = __esm({
 });
 
 // src/store/files.ts
-import { closeSync as closeSync2, constants as constants2, fstatSync as fstatSync2, openSync as openSync2, readlinkSync, readSync as readSync2 } from "node:fs";
+import { closeSync as closeSync2, constants as constants2, fstatSync as fstatSync2, openSync as openSync2, readlinkSync, readSync as readSync2, writeSync as writeSync2 } from "node:fs";
 import path3 from "node:path";
 import { createHash, randomBytes as randomBytes2 } from "node:crypto";
 function tokenOf(bytes) {
@@ -2065,6 +2065,22 @@ function tokenOf(bytes) {
 }
 function randomHex8() {
   return randomBytes2(4).toString("hex");
+}
+function createExclusive(p, body) {
+  let fd;
+  try {
+    fd = openSync2(p, constants2.O_WRONLY | constants2.O_CREAT | constants2.O_EXCL | constants2.O_NOFOLLOW, 384);
+  } catch {
+    return false;
+  }
+  try {
+    writeSync2(fd, body);
+    return true;
+  } catch {
+    return false;
+  } finally {
+    closeSync2(fd);
+  }
 }
 function describeLink(filePath) {
   let to;
@@ -3720,7 +3736,7 @@ var init_checkpoint_name = __esm({
 });
 
 // src/store/checkpoints.ts
-import { closeSync as closeSync3, constants as constants3, fstatSync as fstatSync3, lstatSync as lstatSync5, openSync as openSync3, readdirSync as readdirSync2, readSync as readSync3, unlinkSync, writeSync as writeSync2 } from "node:fs";
+import { closeSync as closeSync3, constants as constants3, fstatSync as fstatSync3, lstatSync as lstatSync5, openSync as openSync3, readdirSync as readdirSync2, readSync as readSync3, unlinkSync } from "node:fs";
 import { createHash as createHash2 } from "node:crypto";
 import path10 from "node:path";
 function checkpointsDir(root) {
@@ -3825,21 +3841,8 @@ function readDelivered(root, session) {
 function writeDelivered(root, session, token) {
   const p = deliveredPath(root, session);
   rmQuietRegular(p);
-  let fd;
-  try {
-    fd = openSync3(p, constants3.O_WRONLY | constants3.O_CREAT | constants3.O_EXCL | constants3.O_NOFOLLOW, 384);
-  } catch {
-    return false;
-  }
-  try {
-    writeSync2(fd, `${token}
+  return createExclusive(p, `${token}
 `);
-    return true;
-  } catch {
-    return false;
-  } finally {
-    closeSync3(fd);
-  }
 }
 var CHECKPOINTS_GITIGNORE, FILE_SAFE_ID, WINDOWS_RESERVED, HEAD;
 var init_checkpoints = __esm({
@@ -3847,6 +3850,7 @@ var init_checkpoints = __esm({
     "use strict";
     init_checkpoint_name();
     init_values();
+    init_files();
     init_private();
     init_paths();
     CHECKPOINTS_GITIGNORE = "# Written by session-handoff: session checkpoints, never committed.\n*\n";
@@ -5230,11 +5234,11 @@ async function repair(root, fp) {
     const currentIno = inoOf(filePath);
     const finished = new Set(list2.filter((e) => e.role === "tmp" && currentIno !== null && inoOf(e.path) === currentIno).map(saveId));
     const claims = list2.filter((e) => e.role === "claim").sort((a, b) => (lstatBig(a.path)?.mtimeMs ?? 0n) < (lstatBig(b.path)?.mtimeMs ?? 0n) ? -1 : 1);
-    for (const claim2 of claims) {
-      const claimIno = inoOf(claim2.path);
+    for (const claim of claims) {
+      const claimIno = inoOf(claim.path);
       if (claimIno === null) continue;
       if (inoOf(filePath) === null) {
-        linkSync3(claim2.path, filePath);
+        linkSync3(claim.path, filePath);
         await failpoint(fp, "recover-after-restore");
       }
       if (inoOf(filePath) === claimIno) {
@@ -5242,24 +5246,24 @@ async function repair(root, fp) {
           unlinkSync6(path21.join(arch, copy));
           await failpoint(fp, "recover-after-unarchive");
         }
-        unlinkSync6(claim2.path);
+        unlinkSync6(claim.path);
         await failpoint(fp, "recover-after-claim-drop");
         actions.push(`${file}: rolled back an interrupted save; the prior version is current again`);
         continue;
       }
       const copies = archiveEntriesWithIno(arch, claimIno);
-      if (finished.has(saveId(claim2)) && (copies.length > 0 || prefix !== "HANDOFF")) {
-        unlinkSync6(claim2.path);
+      if (finished.has(saveId(claim)) && (copies.length > 0 || prefix !== "HANDOFF")) {
+        unlinkSync6(claim.path);
         await failpoint(fp, "recover-after-claim-drop");
         actions.push(`${file}: finished a save; dropped the version it replaced${copies[0] ? ` (archived as archive/${copies[0]})` : ""}`);
         continue;
       }
-      let where = copies[0] ?? archiveEntryWithBytes(arch, claim2.path);
+      let where = copies[0] ?? archiveEntryWithBytes(arch, claim.path);
       if (where === void 0) {
-        where = linkIntoArchive(claim2.path, arch, prefix);
+        where = linkIntoArchive(claim.path, arch, prefix);
         await failpoint(fp, "recover-after-archive");
       }
-      unlinkSync6(claim2.path);
+      unlinkSync6(claim.path);
       await failpoint(fp, "recover-after-claim-drop");
       actions.push(`${file}: kept the prior version as archive/${where}`);
     }
@@ -7462,16 +7466,16 @@ function writeTemp2(p, bytes) {
 async function publishJournalFile(dir, name2, expected, bytes, fp) {
   const rand = randomHex8();
   const temp = path28.join(dir, privateName(name2, "tmp", process.pid, rand));
-  const claim2 = path28.join(dir, privateName(name2, "claim", process.pid, rand));
+  const claim = path28.join(dir, privateName(name2, "claim", process.pid, rand));
   const target = path28.join(dir, name2);
   writeTemp2(temp, bytes);
   try {
     if (expected !== "absent") {
-      renameSync3(target, claim2);
+      renameSync3(target, claim);
       await failpoint(fp, "journal-after-claim");
-      const claimed = readJournalFile(dir, path28.basename(claim2));
+      const claimed = readJournalFile(dir, path28.basename(claim));
       if (claimed === null || claimed.token !== expected) {
-        if (!exists2(target)) renameSync3(claim2, target);
+        if (!exists2(target)) renameSync3(claim, target);
         throw new Refused(`journal/${name2} changed while the entry was appended (another program wrote it); the entry was not added`);
       }
     }
@@ -7484,7 +7488,7 @@ async function publishJournalFile(dir, name2, expected, bytes, fp) {
     }
     syncDir(dir);
     await failpoint(fp, "journal-after-publication");
-    if (expected !== "absent") unlinkSync7(claim2);
+    if (expected !== "absent") unlinkSync7(claim);
   } finally {
     try {
       unlinkSync7(temp);
@@ -16216,13 +16220,13 @@ function renderCheckpoint(input) {
   const plan = planKept.map((p) => `- ${MARK[p.status]} ${safeItem(p.text, CAP.plan, findings)}`);
   const files = filesKept.map((f) => `- ${quotePath(safeItem(relativePath(f, input.root), CAP.file, findings))}`);
   const commands = commandsKept.map((c) => `- \`${safeItem(c.command, CAP.command, findings).replace(/`/g, "'")}\` \u2014 ${c.status}`);
-  const claim2 = cap?.lastClaim ? [`- The agent claimed (not verified): ${quoted2(safeItem(cap.lastClaim, CAP.claim, findings))}`] : [];
+  const claim = cap?.lastClaim ? [`- The agent claimed (not verified): ${quoted2(safeItem(cap.lastClaim, CAP.claim, findings))}`] : [];
   const sections = [
     { heading: "## User requests", items: requests, dropped: 0, empty: "- none captured", cuttable: true },
     { heading: "## Plan state", items: plan, dropped: planOlder, empty: "- none captured", cuttable: true },
     { heading: "## Files edited", items: files, dropped: filesOlder, empty: "- none captured", cuttable: true },
     { heading: "## Commands", items: commands, dropped: commandsOlder, empty: "- none captured", cuttable: true },
-    { heading: "## Last claim", items: claim2, dropped: 0, empty: "- none captured", cuttable: true }
+    { heading: "## Last claim", items: claim, dropped: 0, empty: "- none captured", cuttable: true }
   ];
   if (input.compactSummary !== null && input.compactSummary.trim() !== "") {
     sections.push({
@@ -16805,7 +16809,7 @@ __export(context_exports, {
   offerText: () => offerText
 });
 import { spawnSync as spawnSync2 } from "node:child_process";
-import { closeSync as closeSync15, constants as constants14, lstatSync as lstatSync29, mkdirSync as mkdirSync8, openSync as openSync13, writeSync as writeSync8 } from "node:fs";
+import { lstatSync as lstatSync29, mkdirSync as mkdirSync8 } from "node:fs";
 function offerText(pct2, used, window, threshold) {
   return `session-handoff: this session's context is ${pct2}% full (${used} of ${window} tokens; the threshold is ${threshold}%). Before it is compacted, offer the user once to save a handoff now with the session-handoff skill's save flow; save only if they agree. An automatic checkpoint was written to .ai/memory/checkpoints/ as a safety net.`;
 }
@@ -16841,20 +16845,6 @@ function readUsage(transcriptPath) {
   } finally {
     closeTranscript(opened.file);
   }
-}
-function claim(p, body) {
-  let fd;
-  try {
-    fd = openSync13(p, constants14.O_WRONLY | constants14.O_CREAT | constants14.O_EXCL | constants14.O_NOFOLLOW, 384);
-  } catch {
-    return false;
-  }
-  try {
-    writeSync8(fd, body);
-  } finally {
-    closeSync15(fd);
-  }
-  return true;
 }
 function exists3(p) {
   try {
@@ -16915,7 +16905,7 @@ async function decide(ctx, input, format2) {
   } catch (err) {
     return ok("", [...warn, `memory_io context: ${err.message}; printing nothing`]);
   }
-  if (!claim(marker, `${JSON.stringify({ pct: pct2, used: last.used, window, saved })}
+  if (!createExclusive(marker, `${JSON.stringify({ pct: pct2, used: last.used, window, saved })}
 `)) return ok("", warn);
   if (saved) return ok("", warn);
   if (typeof ctx.helperPath === "string") {
@@ -16939,6 +16929,7 @@ var init_context = __esm({
     init_saves();
     init_harness_path();
     init_checkpoints();
+    init_files();
     init_paths();
     init_inspect();
     init_pause();
@@ -17465,15 +17456,15 @@ var merge_driver_exports = {};
 __export(merge_driver_exports, {
   mergeDriverVerb: () => mergeDriverVerb
 });
-import { closeSync as closeSync16, constants as constants15, fstatSync as fstatSync8, lstatSync as lstatSync30, mkdirSync as mkdirSync9, openSync as openSync14, readFileSync as readFileSync18, writeSync as writeSync9 } from "node:fs";
+import { closeSync as closeSync15, constants as constants14, fstatSync as fstatSync8, lstatSync as lstatSync30, mkdirSync as mkdirSync9, openSync as openSync13, readFileSync as readFileSync18, writeSync as writeSync8 } from "node:fs";
 import path58 from "node:path";
 function readRegularBytes(p) {
-  const fd = openSync14(p, constants15.O_RDONLY | NOFOLLOW);
+  const fd = openSync13(p, constants14.O_RDONLY | NOFOLLOW);
   try {
     if (!fstatSync8(fd).isFile()) throw new Error(`${p} is not a regular file`);
     return readFileSync18(fd);
   } finally {
-    closeSync16(fd);
+    closeSync15(fd);
   }
 }
 function memorySide(p, side) {
@@ -17483,12 +17474,12 @@ function memorySide(p, side) {
   return m.text;
 }
 function writeResult(p, text2) {
-  const fd = openSync14(p, constants15.O_WRONLY | constants15.O_TRUNC | NOFOLLOW);
+  const fd = openSync13(p, constants14.O_WRONLY | constants14.O_TRUNC | NOFOLLOW);
   try {
     if (!fstatSync8(fd).isFile()) throw new Error(`${p} is not a regular file`);
-    writeSync9(fd, Buffer.from(text2, "utf8"));
+    writeSync8(fd, Buffer.from(text2, "utf8"));
   } finally {
-    closeSync16(fd);
+    closeSync15(fd);
   }
 }
 function archiveDirOf(top, memRel) {
@@ -17506,12 +17497,12 @@ function archiveDirOf(top, memRel) {
   }
   return at3;
 }
-function createExclusive(p, text2) {
-  const fd = openSync14(p, constants15.O_WRONLY | constants15.O_CREAT | constants15.O_EXCL | NOFOLLOW, 384);
+function createExclusive2(p, text2) {
+  const fd = openSync13(p, constants14.O_WRONLY | constants14.O_CREAT | constants14.O_EXCL | NOFOLLOW, 384);
   try {
-    writeSync9(fd, Buffer.from(text2, "utf8"));
+    writeSync8(fd, Buffer.from(text2, "utf8"));
   } finally {
-    closeSync16(fd);
+    closeSync15(fd);
   }
 }
 async function otherAuthor(cwd, env, sidePath, file) {
@@ -17533,7 +17524,7 @@ var init_merge_driver2 = __esm({
     init_entry();
     init_types();
     init_memory_text();
-    NOFOLLOW = constants15.O_NOFOLLOW ?? 0;
+    NOFOLLOW = constants14.O_NOFOLLOW ?? 0;
     mergeDriverVerb = {
       name: "merge-driver",
       options: {},
@@ -17607,7 +17598,7 @@ exit: 0 merged; 1 not merged (git's conflict stands)
         try {
           const dir = archiveDirOf(ctx.cwd, `${m[1]}.ai/memory`);
           const name2 = archiveName("HANDOFF", dir);
-          createExclusive(path58.join(dir, name2), loser);
+          createExclusive2(path58.join(dir, name2), loser);
           const merged = mergeHandoffs(winner, loser);
           const who = await otherAuthor(ctx.cwd, ctx.env, later === "ours" ? theirs : ours, file);
           const at3 = stateTimeOfText(loser, Date.now());

@@ -1058,332 +1058,6 @@ var init_values = __esm({
   }
 });
 
-// src/store/private.ts
-import { lstatSync as lstatSync5, readdirSync, readFileSync as readFileSync4 } from "node:fs";
-import { hostname } from "node:os";
-import path8 from "node:path";
-function listPrivate(dir) {
-  let names;
-  try {
-    names = readdirSync(dir);
-  } catch {
-    return [];
-  }
-  const out = [];
-  for (const name of names) {
-    const m = PRIVATE_PATTERN.exec(name);
-    if (!m) continue;
-    const role = m[2] === "tmp" ? "tmp" : "claim";
-    out.push({ name, file: m[1], role, pid: Number(m[3] ?? m[5]), path: path8.join(dir, name) });
-  }
-  return out;
-}
-function lstatBig(p) {
-  try {
-    return lstatSync5(p, { bigint: true });
-  } catch {
-    return null;
-  }
-}
-function hasPrivatePartner(dir, file, ino) {
-  return listPrivate(dir).some((e) => e.file === file && lstatBig(e.path)?.ino === ino);
-}
-function readOwner(lockDir) {
-  try {
-    const text = readFileSync4(path8.join(lockDir, OWNER_NAME), "utf8");
-    const data = JSON.parse(text);
-    if (typeof data.pid !== "number" || typeof data.host !== "string" || typeof data.nonce !== "string") return null;
-    return { pid: data.pid, host: data.host, nonce: data.nonce };
-  } catch {
-    return null;
-  }
-}
-function processAlive(pid) {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return err.code === "EPERM";
-  }
-}
-function startedAfter(pid, ms) {
-  try {
-    const stat = readFileSync4(`/proc/${pid}/stat`, "utf8");
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    const bootS = Number(/^btime (\d+)$/m.exec(readFileSync4("/proc/stat", "utf8"))?.[1]);
-    const startMs = (bootS + Number(fields[19]) / 100) * 1e3;
-    return Number.isFinite(startMs) && startMs > ms + 1e3;
-  } catch {
-    return false;
-  }
-}
-function lockVerdict(owner, st, host, unchangedMs) {
-  const local = owner !== null && owner.host === host;
-  if (local && !processAlive(owner.pid)) return "dead";
-  if (local) return startedAfter(owner.pid, st.ctimeMs) ? "dead" : "held";
-  if (Date.now() - st.mtimeMs > LOCK_STALE_MS) return "dead";
-  if (owner === null && Date.now() - st.ctimeMs > OWNERLESS_GRACE_MS) return "dead";
-  if (!local && unchangedMs >= LOCK_STALE_MS) return "dead";
-  return "held";
-}
-function lockState(memDir) {
-  const lockDir = path8.join(memDir, LOCK_NAME);
-  let st;
-  try {
-    st = lstatSync5(lockDir);
-  } catch {
-    return { state: "free", pid: null, host: null, unproven: false };
-  }
-  const owner = readOwner(lockDir);
-  const here = hostname();
-  const state = lockVerdict(owner, st, here, 0);
-  const unproven = state === "held" && (owner === null || owner.host !== here && st.mtimeMs > Date.now());
-  return { state, pid: owner?.pid ?? null, host: owner?.host ?? null, unproven };
-}
-var PRIVATE_PATTERN, LOCK_NAME, OWNER_NAME, LOCK_STALE_MS, OWNERLESS_GRACE_MS;
-var init_private = __esm({
-  "src/store/private.ts"() {
-    "use strict";
-    PRIVATE_PATTERN = /^\.(.+)\.(?:(tmp)-(\d+)-(?:[0-9a-f]{8}|[0-9a-f]{16})|(claim)-(\d+)-(?:[0-9a-f]{8}|[0-9a-f]{32}))$/;
-    LOCK_NAME = ".lock";
-    OWNER_NAME = "owner";
-    LOCK_STALE_MS = 1e4;
-    OWNERLESS_GRACE_MS = 3e3;
-  }
-});
-
-// src/store/paths.ts
-import { lstatSync as lstatSync6, mkdirSync as mkdirSync2 } from "node:fs";
-import path9 from "node:path";
-function lstatOrNull(p) {
-  try {
-    return lstatSync6(p);
-  } catch (err) {
-    if (err.code === "ENOENT") return null;
-    throw new Refused(`cannot inspect ${p}: ${err.message}`);
-  }
-}
-function memoryDir(root) {
-  return path9.join(root, ".ai", "memory");
-}
-function archiveDir(root) {
-  return path9.join(root, ".ai", "memory", "archive");
-}
-function ensureDir(dir) {
-  try {
-    mkdirSync2(dir, { mode: 448 });
-  } catch (err) {
-    if (err.code !== "EEXIST") throw new Refused(`cannot create ${dir}: ${err.message}`);
-  }
-  const st = lstatOrNull(dir);
-  if (st === null || st.isSymbolicLink() || !st.isDirectory()) {
-    throw new Refused(`${dir} is a link or not a directory; memory must live in real directories under the root (move it away)`);
-  }
-}
-function treeVerdict(root, uid = process.getuid?.()) {
-  const mem = memoryDir(root);
-  for (const dir of [path9.join(root, ".ai"), mem, ...MEMORY_SUBDIRS.map((d) => path9.join(mem, d))]) {
-    let st;
-    try {
-      st = lstatSync6(dir);
-    } catch (err) {
-      if (err.code !== "ENOENT") return { dir, why: `cannot be inspected (${err.code ?? "error"})` };
-      if (dir === mem || dir === path9.dirname(mem)) return "missing";
-      continue;
-    }
-    if (st.isSymbolicLink()) return { dir, why: "is a link" };
-    if (!st.isDirectory()) return { dir, why: "is not a directory" };
-    if (uid !== void 0 && st.uid !== uid && st.uid !== 0) return { dir, why: `belongs to another user (uid ${st.uid})` };
-  }
-  return "ok";
-}
-function checkTree(root, opts = {}) {
-  let verdict = treeVerdict(root);
-  if (verdict === "missing") {
-    if (!opts.create) return false;
-    ensureDir(path9.join(root, ".ai"));
-    ensureDir(memoryDir(root));
-    verdict = treeVerdict(root);
-  }
-  if (verdict === "ok") return true;
-  if (verdict === "missing") return false;
-  const { dir, why } = verdict;
-  if (why === "is a link") throw new Refused(`${dir} is a link; memory must live in real directories under the root (move the link away)`);
-  if (why === "is not a directory") throw new Refused(`${dir} is not a directory; move it away so the memory tree can be used`);
-  throw new Refused(`${dir} ${why}; memory must live in real directories of yours under the root (move it away)`);
-}
-var FILE_OF, HEADING_OF, MARKER, MAX_DOCUMENT_BYTES, TARGETS, MEMORY_SUBDIRS;
-var init_paths = __esm({
-  "src/store/paths.ts"() {
-    "use strict";
-    init_quote();
-    init_errors();
-    FILE_OF = {
-      handoff: "HANDOFF.md",
-      lessons: "LESSONS.md",
-      solutions: "SOLUTIONS.md"
-    };
-    HEADING_OF = {
-      handoff: "# Session Handoff",
-      lessons: "# Lessons",
-      solutions: "# Solutions"
-    };
-    MARKER = "<!-- memory-schema: v1 -->";
-    MAX_DOCUMENT_BYTES = 1e6;
-    TARGETS = ["AGENTS.md", "CLAUDE.md"];
-    MEMORY_SUBDIRS = ["archive", "journal", "checkpoints", "drafts"];
-  }
-});
-
-// src/store/checkpoints.ts
-import { closeSync as closeSync4, constants as constants4, fstatSync as fstatSync3, lstatSync as lstatSync7, openSync as openSync4, readdirSync as readdirSync2, readSync as readSync3, unlinkSync, writeSync as writeSync3 } from "node:fs";
-import { createHash } from "node:crypto";
-import path10 from "node:path";
-function checkpointsDir(root) {
-  return path10.join(memoryDir(root), "checkpoints");
-}
-function mayBeToken(id) {
-  for (const m of id.matchAll(/[A-Za-z0-9_]{16,}/g)) if (/\d/.test(m[0]) && /[A-Za-z]/.test(m[0])) return true;
-  return false;
-}
-function sessionFileId(id) {
-  if (typeof id !== "string" || id === "") return "unknown";
-  if (FILE_SAFE_ID.test(id) && !id.endsWith(".") && !WINDOWS_RESERVED.test(id.split(".", 1)[0]) && !mayBeToken(id)) return id;
-  return createHash("sha256").update(id, "utf8").digest("hex").slice(0, 16);
-}
-function checkpointsDirState(root) {
-  try {
-    const st = lstatSync7(checkpointsDir(root));
-    return st.isDirectory() && !st.isSymbolicLink() ? "ok" : "unsafe";
-  } catch {
-    return "missing";
-  }
-}
-function readHead(filePath, bytes = HEAD) {
-  return readHeadBytes(filePath, bytes)?.toString("utf8") ?? null;
-}
-function readHeadBytes(filePath, bytes = 1e6) {
-  return readHeadAndTime(filePath, bytes)?.bytes ?? null;
-}
-function readHeadAndTime(filePath, bytes) {
-  let fd;
-  try {
-    fd = openSync4(filePath, constants4.O_RDONLY | constants4.O_NOFOLLOW | constants4.O_NONBLOCK);
-  } catch {
-    return null;
-  }
-  try {
-    const st = fstatSync3(fd, { bigint: true });
-    if (!st.isFile()) return null;
-    if (st.nlink !== 1n && !(st.nlink === 2n && hasPrivatePartner(path10.dirname(filePath), path10.basename(filePath), st.ino))) return null;
-    const want = Math.min(bytes, Number(st.size) + 1);
-    const buf = Buffer.alloc(want);
-    const n = readSync3(fd, buf, 0, want, 0);
-    return { bytes: buf.subarray(0, n), mtimeNs: st.mtimeNs };
-  } catch {
-    return null;
-  } finally {
-    closeSync4(fd);
-  }
-}
-function timeOf(value, now) {
-  if (value === null) return null;
-  const t = parseStrictTime(value, now);
-  return "ms" in t ? t.ms : null;
-}
-function listCheckpoints(root, now = Date.now()) {
-  if (checkpointsDirState(root) !== "ok") return [];
-  let names;
-  try {
-    names = readdirSync2(checkpointsDir(root));
-  } catch {
-    return [];
-  }
-  const out = [];
-  const mtimes = /* @__PURE__ */ new Map();
-  for (const name of names) {
-    if (!CHECKPOINT_NAME.test(name)) continue;
-    const read = readHeadAndTime(path10.join(checkpointsDir(root), name), HEAD);
-    if (read === null) continue;
-    const head = read.bytes.toString("utf8");
-    if (!isCheckpointText(head)) continue;
-    out.push({
-      session: name.slice(0, -3),
-      name,
-      savedMs: timeOf(headerValue(head, "Saved"), now),
-      sessionStartMs: timeOf(headerValue(head, "Session-start"), now),
-      since: headerValue(head, "Since-handoff"),
-      anchorsOnly: isAnchorsOnlySource(headerValue(head, "Source"))
-    });
-    mtimes.set(name, read.mtimeNs);
-  }
-  const later = (a, b) => {
-    const ma = mtimes.get(a.name) ?? 0n;
-    const mb = mtimes.get(b.name) ?? 0n;
-    return ma === mb ? 0 : mb > ma ? 1 : -1;
-  };
-  return out.sort((a, b) => (b.savedMs ?? -Infinity) - (a.savedMs ?? -Infinity) || later(a, b) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-}
-function rmQuietRegular(p) {
-  try {
-    const st = lstatSync7(p);
-    if (st.isFile() || st.isSymbolicLink()) unlinkSync(p);
-  } catch {
-  }
-}
-function deliveredPath(root, session) {
-  return path10.join(checkpointsDir(root), `.delivered-${session}`);
-}
-function readDelivered(root, session) {
-  const text = readHead(deliveredPath(root, session), 128);
-  return text === null ? null : text.trim();
-}
-function writeDelivered(root, session, token) {
-  const p = deliveredPath(root, session);
-  rmQuietRegular(p);
-  let fd;
-  try {
-    fd = openSync4(p, constants4.O_WRONLY | constants4.O_CREAT | constants4.O_EXCL | constants4.O_NOFOLLOW, 384);
-  } catch {
-    return false;
-  }
-  try {
-    writeSync3(fd, `${token}
-`);
-    return true;
-  } catch {
-    return false;
-  } finally {
-    closeSync4(fd);
-  }
-}
-var FILE_SAFE_ID, WINDOWS_RESERVED, HEAD;
-var init_checkpoints = __esm({
-  "src/store/checkpoints.ts"() {
-    "use strict";
-    init_checkpoint_name();
-    init_values();
-    init_private();
-    init_paths();
-    FILE_SAFE_ID = /^[a-z0-9][a-z0-9._-]{0,127}$/;
-    WINDOWS_RESERVED = /^(?:con|prn|aux|nul|com[0-9]|lpt[0-9])$/i;
-    HEAD = 1024;
-  }
-});
-
-// src/guard/file-verdict.ts
-function firstNul(bytes) {
-  return bytes.indexOf(0);
-}
-var init_file_verdict = __esm({
-  "src/guard/file-verdict.ts"() {
-    "use strict";
-    init_errors();
-    init_invisible();
-  }
-});
-
 // src/store/failpoint.ts
 import { existsSync, writeFileSync } from "node:fs";
 async function failpoint(spec, phase) {
@@ -1423,12 +1097,111 @@ var init_failpoint = __esm({
   }
 });
 
+// src/store/paths.ts
+import { lstatSync as lstatSync5, mkdirSync as mkdirSync2 } from "node:fs";
+import path8 from "node:path";
+function lstatOrNull(p) {
+  try {
+    return lstatSync5(p);
+  } catch (err) {
+    if (err.code === "ENOENT") return null;
+    throw new Refused(`cannot inspect ${p}: ${err.message}`);
+  }
+}
+function memoryDir(root) {
+  return path8.join(root, ".ai", "memory");
+}
+function archiveDir(root) {
+  return path8.join(root, ".ai", "memory", "archive");
+}
+function ensureDir(dir) {
+  try {
+    mkdirSync2(dir, { mode: 448 });
+  } catch (err) {
+    if (err.code !== "EEXIST") throw new Refused(`cannot create ${dir}: ${err.message}`);
+  }
+  const st = lstatOrNull(dir);
+  if (st === null || st.isSymbolicLink() || !st.isDirectory()) {
+    throw new Refused(`${dir} is a link or not a directory; memory must live in real directories under the root (move it away)`);
+  }
+}
+function treeVerdict(root, uid = process.getuid?.()) {
+  const mem = memoryDir(root);
+  for (const dir of [path8.join(root, ".ai"), mem, ...MEMORY_SUBDIRS.map((d) => path8.join(mem, d))]) {
+    let st;
+    try {
+      st = lstatSync5(dir);
+    } catch (err) {
+      if (err.code !== "ENOENT") return { dir, why: `cannot be inspected (${err.code ?? "error"})` };
+      if (dir === mem || dir === path8.dirname(mem)) return "missing";
+      continue;
+    }
+    if (st.isSymbolicLink()) return { dir, why: "is a link" };
+    if (!st.isDirectory()) return { dir, why: "is not a directory" };
+    if (uid !== void 0 && st.uid !== uid && st.uid !== 0) return { dir, why: `belongs to another user (uid ${st.uid})` };
+  }
+  return "ok";
+}
+function checkTree(root, opts = {}) {
+  let verdict = treeVerdict(root);
+  if (verdict === "missing") {
+    if (!opts.create) return false;
+    ensureDir(path8.join(root, ".ai"));
+    ensureDir(memoryDir(root));
+    verdict = treeVerdict(root);
+  }
+  if (verdict === "ok") return true;
+  if (verdict === "missing") return false;
+  const { dir, why } = verdict;
+  if (why === "is a link") throw new Refused(`${dir} is a link; memory must live in real directories under the root (move the link away)`);
+  if (why === "is not a directory") throw new Refused(`${dir} is not a directory; move it away so the memory tree can be used`);
+  throw new Refused(`${dir} ${why}; memory must live in real directories of yours under the root (move it away)`);
+}
+var FILE_OF, HEADING_OF, MARKER, MAX_DOCUMENT_BYTES, TARGETS, MEMORY_SUBDIRS;
+var init_paths = __esm({
+  "src/store/paths.ts"() {
+    "use strict";
+    init_quote();
+    init_errors();
+    FILE_OF = {
+      handoff: "HANDOFF.md",
+      lessons: "LESSONS.md",
+      solutions: "SOLUTIONS.md"
+    };
+    HEADING_OF = {
+      handoff: "# Session Handoff",
+      lessons: "# Lessons",
+      solutions: "# Solutions"
+    };
+    MARKER = "<!-- memory-schema: v1 -->";
+    MAX_DOCUMENT_BYTES = 1e6;
+    TARGETS = ["AGENTS.md", "CLAUDE.md"];
+    MEMORY_SUBDIRS = ["archive", "journal", "checkpoints", "drafts"];
+  }
+});
+
 // src/store/files.ts
-import { closeSync as closeSync5, constants as constants5, fstatSync as fstatSync4, openSync as openSync5, readlinkSync, readSync as readSync4 } from "node:fs";
-import path11 from "node:path";
-import { createHash as createHash2, randomBytes } from "node:crypto";
+import { closeSync as closeSync4, constants as constants4, fstatSync as fstatSync3, openSync as openSync4, readlinkSync, readSync as readSync3, writeSync as writeSync3 } from "node:fs";
+import path9 from "node:path";
+import { createHash, randomBytes } from "node:crypto";
 function tokenOf(bytes) {
-  return createHash2("sha256").update(bytes).digest("hex");
+  return createHash("sha256").update(bytes).digest("hex");
+}
+function createExclusive(p, body) {
+  let fd;
+  try {
+    fd = openSync4(p, constants4.O_WRONLY | constants4.O_CREAT | constants4.O_EXCL | constants4.O_NOFOLLOW, 384);
+  } catch {
+    return false;
+  }
+  try {
+    writeSync3(fd, body);
+    return true;
+  } catch {
+    return false;
+  } finally {
+    closeSync4(fd);
+  }
 }
 function describeLink(filePath) {
   let to;
@@ -1437,10 +1210,10 @@ function describeLink(filePath) {
   } catch {
     return `${filePath} is a link; the helper only uses regular files with one link (replace the link with the file it points to, or move it away, and retry)`;
   }
-  const dir = path11.dirname(filePath);
-  const name = path11.basename(filePath);
-  const pointsAt = path11.resolve(dir, to);
-  const other = TARGETS.find((t) => t !== name && pointsAt === path11.join(dir, t));
+  const dir = path9.dirname(filePath);
+  const name = path9.basename(filePath);
+  const pointsAt = path9.resolve(dir, to);
+  const other = TARGETS.find((t) => t !== name && pointsAt === path9.join(dir, t));
   if (TARGETS.includes(name) && other !== void 0) {
     return `${filePath} is a link to ${quotedPath(to)}: the lesson belongs in ${other}; use \`--target ${other}\``;
   }
@@ -1449,7 +1222,7 @@ function describeLink(filePath) {
 function openRegular(filePath, maxBytes = MAX_DOCUMENT_BYTES) {
   let fd;
   try {
-    fd = openSync5(filePath, OPEN_FLAGS);
+    fd = openSync4(filePath, OPEN_FLAGS);
   } catch (err) {
     const code = err.code;
     if (code === "ENOENT") return null;
@@ -1457,13 +1230,13 @@ function openRegular(filePath, maxBytes = MAX_DOCUMENT_BYTES) {
     if (code === "ENXIO" || code === "EISDIR" || code === "EOPNOTSUPP") throw new UnsafeFile("not-regular", filePath, null);
     throw new Refused(`cannot open ${filePath}: ${err.message}`);
   }
-  const stat = fstatSync4(fd, { bigint: true });
+  const stat = fstatSync3(fd, { bigint: true });
   if (!stat.isFile()) {
-    closeSync5(fd);
+    closeSync4(fd);
     throw new UnsafeFile("not-regular", filePath, stat);
   }
   if (stat.size > BigInt(maxBytes)) {
-    closeSync5(fd);
+    closeSync4(fd);
     throw new UnsafeFile("too-large", filePath, stat);
   }
   return { fd, stat };
@@ -1473,7 +1246,7 @@ function readAll(fd, limit = MAX_DOCUMENT_BYTES) {
   let total = 0;
   for (; ; ) {
     const buf = Buffer.allocUnsafe(65536);
-    const n = readSync4(fd, buf, 0, buf.length, null);
+    const n = readSync3(fd, buf, 0, buf.length, null);
     if (n === 0) break;
     chunks.push(buf.subarray(0, n));
     total += n;
@@ -1485,7 +1258,7 @@ function readAt2(fd, limit) {
   const buf = Buffer.allocUnsafe(limit);
   let off = 0;
   while (off < limit) {
-    const n = readSync4(fd, buf, off, limit - off, off);
+    const n = readSync3(fd, buf, off, limit - off, off);
     if (n === 0) break;
     off += n;
   }
@@ -1501,7 +1274,7 @@ async function readStable(filePath, opts = {}) {
   try {
     await failpoint(opts.failpoint, "read-opened");
     const bytes = readAll(fd, opts.maxBytes);
-    const after = fstatSync4(fd, { bigint: true });
+    const after = fstatSync3(fd, { bigint: true });
     if (!sameVersion(stat, after) || BigInt(bytes.length) !== after.size) {
       throw new Refused(`${filePath} changed while it was read; read it again`);
     }
@@ -1509,7 +1282,7 @@ async function readStable(filePath, opts = {}) {
     const age = Date.now() - Number(after.mtimeNs / 1000000n);
     if (age >= 0 && age < QUIET_MS) await new Promise((resolve) => setTimeout(resolve, QUIET_MS - age));
     const again = readAt2(fd, bytes.length + 1);
-    if (!again.equals(bytes) || !sameVersion(after, fstatSync4(fd, { bigint: true }))) {
+    if (!again.equals(bytes) || !sameVersion(after, fstatSync3(fd, { bigint: true }))) {
       throw new Refused(`${filePath} changed while it was read; read it again`);
     }
     let token = null;
@@ -1521,7 +1294,7 @@ async function readStable(filePath, opts = {}) {
       }
     };
   } finally {
-    closeSync5(fd);
+    closeSync4(fd);
   }
 }
 var UnsafeFile, OPEN_FLAGS, QUIET_MS;
@@ -1548,8 +1321,239 @@ var init_files = __esm({
         this.stat = stat;
       }
     };
-    OPEN_FLAGS = constants5.O_RDONLY | constants5.O_NOFOLLOW | constants5.O_NONBLOCK;
+    OPEN_FLAGS = constants4.O_RDONLY | constants4.O_NOFOLLOW | constants4.O_NONBLOCK;
     QUIET_MS = 50;
+  }
+});
+
+// src/store/private.ts
+import { lstatSync as lstatSync6, readdirSync, readFileSync as readFileSync4 } from "node:fs";
+import { hostname } from "node:os";
+import path10 from "node:path";
+function listPrivate(dir) {
+  let names;
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  const out = [];
+  for (const name of names) {
+    const m = PRIVATE_PATTERN.exec(name);
+    if (!m) continue;
+    const role = m[2] === "tmp" ? "tmp" : "claim";
+    out.push({ name, file: m[1], role, pid: Number(m[3] ?? m[5]), path: path10.join(dir, name) });
+  }
+  return out;
+}
+function lstatBig(p) {
+  try {
+    return lstatSync6(p, { bigint: true });
+  } catch {
+    return null;
+  }
+}
+function hasPrivatePartner(dir, file, ino) {
+  return listPrivate(dir).some((e) => e.file === file && lstatBig(e.path)?.ino === ino);
+}
+function readOwner(lockDir) {
+  try {
+    const text = readFileSync4(path10.join(lockDir, OWNER_NAME), "utf8");
+    const data = JSON.parse(text);
+    if (typeof data.pid !== "number" || typeof data.host !== "string" || typeof data.nonce !== "string") return null;
+    return { pid: data.pid, host: data.host, nonce: data.nonce };
+  } catch {
+    return null;
+  }
+}
+function processAlive(pid) {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return err.code === "EPERM";
+  }
+}
+function startedAfter(pid, ms) {
+  try {
+    const stat = readFileSync4(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const bootS = Number(/^btime (\d+)$/m.exec(readFileSync4("/proc/stat", "utf8"))?.[1]);
+    const startMs = (bootS + Number(fields[19]) / 100) * 1e3;
+    return Number.isFinite(startMs) && startMs > ms + 1e3;
+  } catch {
+    return false;
+  }
+}
+function lockVerdict(owner, st, host, unchangedMs) {
+  const local = owner !== null && owner.host === host;
+  if (local && !processAlive(owner.pid)) return "dead";
+  if (local) return startedAfter(owner.pid, st.ctimeMs) ? "dead" : "held";
+  if (Date.now() - st.mtimeMs > LOCK_STALE_MS) return "dead";
+  if (owner === null && Date.now() - st.ctimeMs > OWNERLESS_GRACE_MS) return "dead";
+  if (!local && unchangedMs >= LOCK_STALE_MS) return "dead";
+  return "held";
+}
+function lockState(memDir) {
+  const lockDir = path10.join(memDir, LOCK_NAME);
+  let st;
+  try {
+    st = lstatSync6(lockDir);
+  } catch {
+    return { state: "free", pid: null, host: null, unproven: false };
+  }
+  const owner = readOwner(lockDir);
+  const here = hostname();
+  const state = lockVerdict(owner, st, here, 0);
+  const unproven = state === "held" && (owner === null || owner.host !== here && st.mtimeMs > Date.now());
+  return { state, pid: owner?.pid ?? null, host: owner?.host ?? null, unproven };
+}
+var PRIVATE_PATTERN, LOCK_NAME, OWNER_NAME, LOCK_STALE_MS, OWNERLESS_GRACE_MS;
+var init_private = __esm({
+  "src/store/private.ts"() {
+    "use strict";
+    PRIVATE_PATTERN = /^\.(.+)\.(?:(tmp)-(\d+)-(?:[0-9a-f]{8}|[0-9a-f]{16})|(claim)-(\d+)-(?:[0-9a-f]{8}|[0-9a-f]{32}))$/;
+    LOCK_NAME = ".lock";
+    OWNER_NAME = "owner";
+    LOCK_STALE_MS = 1e4;
+    OWNERLESS_GRACE_MS = 3e3;
+  }
+});
+
+// src/store/checkpoints.ts
+import { closeSync as closeSync5, constants as constants5, fstatSync as fstatSync4, lstatSync as lstatSync7, openSync as openSync5, readdirSync as readdirSync2, readSync as readSync4, unlinkSync } from "node:fs";
+import { createHash as createHash2 } from "node:crypto";
+import path11 from "node:path";
+function checkpointsDir(root) {
+  return path11.join(memoryDir(root), "checkpoints");
+}
+function mayBeToken(id) {
+  for (const m of id.matchAll(/[A-Za-z0-9_]{16,}/g)) if (/\d/.test(m[0]) && /[A-Za-z]/.test(m[0])) return true;
+  return false;
+}
+function sessionFileId(id) {
+  if (typeof id !== "string" || id === "") return "unknown";
+  if (FILE_SAFE_ID.test(id) && !id.endsWith(".") && !WINDOWS_RESERVED.test(id.split(".", 1)[0]) && !mayBeToken(id)) return id;
+  return createHash2("sha256").update(id, "utf8").digest("hex").slice(0, 16);
+}
+function checkpointsDirState(root) {
+  try {
+    const st = lstatSync7(checkpointsDir(root));
+    return st.isDirectory() && !st.isSymbolicLink() ? "ok" : "unsafe";
+  } catch {
+    return "missing";
+  }
+}
+function readHead(filePath, bytes = HEAD) {
+  return readHeadBytes(filePath, bytes)?.toString("utf8") ?? null;
+}
+function readHeadBytes(filePath, bytes = 1e6) {
+  return readHeadAndTime(filePath, bytes)?.bytes ?? null;
+}
+function readHeadAndTime(filePath, bytes) {
+  let fd;
+  try {
+    fd = openSync5(filePath, constants5.O_RDONLY | constants5.O_NOFOLLOW | constants5.O_NONBLOCK);
+  } catch {
+    return null;
+  }
+  try {
+    const st = fstatSync4(fd, { bigint: true });
+    if (!st.isFile()) return null;
+    if (st.nlink !== 1n && !(st.nlink === 2n && hasPrivatePartner(path11.dirname(filePath), path11.basename(filePath), st.ino))) return null;
+    const want = Math.min(bytes, Number(st.size) + 1);
+    const buf = Buffer.alloc(want);
+    const n = readSync4(fd, buf, 0, want, 0);
+    return { bytes: buf.subarray(0, n), mtimeNs: st.mtimeNs };
+  } catch {
+    return null;
+  } finally {
+    closeSync5(fd);
+  }
+}
+function timeOf(value, now) {
+  if (value === null) return null;
+  const t = parseStrictTime(value, now);
+  return "ms" in t ? t.ms : null;
+}
+function listCheckpoints(root, now = Date.now()) {
+  if (checkpointsDirState(root) !== "ok") return [];
+  let names;
+  try {
+    names = readdirSync2(checkpointsDir(root));
+  } catch {
+    return [];
+  }
+  const out = [];
+  const mtimes = /* @__PURE__ */ new Map();
+  for (const name of names) {
+    if (!CHECKPOINT_NAME.test(name)) continue;
+    const read = readHeadAndTime(path11.join(checkpointsDir(root), name), HEAD);
+    if (read === null) continue;
+    const head = read.bytes.toString("utf8");
+    if (!isCheckpointText(head)) continue;
+    out.push({
+      session: name.slice(0, -3),
+      name,
+      savedMs: timeOf(headerValue(head, "Saved"), now),
+      sessionStartMs: timeOf(headerValue(head, "Session-start"), now),
+      since: headerValue(head, "Since-handoff"),
+      anchorsOnly: isAnchorsOnlySource(headerValue(head, "Source"))
+    });
+    mtimes.set(name, read.mtimeNs);
+  }
+  const later = (a, b) => {
+    const ma = mtimes.get(a.name) ?? 0n;
+    const mb = mtimes.get(b.name) ?? 0n;
+    return ma === mb ? 0 : mb > ma ? 1 : -1;
+  };
+  return out.sort((a, b) => (b.savedMs ?? -Infinity) - (a.savedMs ?? -Infinity) || later(a, b) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+function rmQuietRegular(p) {
+  try {
+    const st = lstatSync7(p);
+    if (st.isFile() || st.isSymbolicLink()) unlinkSync(p);
+  } catch {
+  }
+}
+function deliveredPath(root, session) {
+  return path11.join(checkpointsDir(root), `.delivered-${session}`);
+}
+function readDelivered(root, session) {
+  const text = readHead(deliveredPath(root, session), 128);
+  return text === null ? null : text.trim();
+}
+function writeDelivered(root, session, token) {
+  const p = deliveredPath(root, session);
+  rmQuietRegular(p);
+  return createExclusive(p, `${token}
+`);
+}
+var FILE_SAFE_ID, WINDOWS_RESERVED, HEAD;
+var init_checkpoints = __esm({
+  "src/store/checkpoints.ts"() {
+    "use strict";
+    init_checkpoint_name();
+    init_values();
+    init_files();
+    init_private();
+    init_paths();
+    FILE_SAFE_ID = /^[a-z0-9][a-z0-9._-]{0,127}$/;
+    WINDOWS_RESERVED = /^(?:con|prn|aux|nul|com[0-9]|lpt[0-9])$/i;
+    HEAD = 1024;
+  }
+});
+
+// src/guard/file-verdict.ts
+function firstNul(bytes) {
+  return bytes.indexOf(0);
+}
+var init_file_verdict = __esm({
+  "src/guard/file-verdict.ts"() {
+    "use strict";
+    init_errors();
+    init_invisible();
   }
 });
 
@@ -1935,7 +1939,7 @@ __export(context_exports, {
   offerText: () => offerText
 });
 import { spawnSync } from "node:child_process";
-import { closeSync as closeSync8, constants as constants7, lstatSync as lstatSync11, mkdirSync as mkdirSync3, openSync as openSync7, writeSync as writeSync4 } from "node:fs";
+import { lstatSync as lstatSync11, mkdirSync as mkdirSync3 } from "node:fs";
 function offerText(pct, used, window, threshold) {
   return `session-handoff: this session's context is ${pct}% full (${used} of ${window} tokens; the threshold is ${threshold}%). Before it is compacted, offer the user once to save a handoff now with the session-handoff skill's save flow; save only if they agree. An automatic checkpoint was written to .ai/memory/checkpoints/ as a safety net.`;
 }
@@ -1971,20 +1975,6 @@ function readUsage(transcriptPath) {
   } finally {
     closeTranscript(opened.file);
   }
-}
-function claim(p, body) {
-  let fd;
-  try {
-    fd = openSync7(p, constants7.O_WRONLY | constants7.O_CREAT | constants7.O_EXCL | constants7.O_NOFOLLOW, 384);
-  } catch {
-    return false;
-  }
-  try {
-    writeSync4(fd, body);
-  } finally {
-    closeSync8(fd);
-  }
-  return true;
 }
 function exists3(p) {
   try {
@@ -2045,7 +2035,7 @@ async function decide(ctx, input, format) {
   } catch (err) {
     return ok("", [...warn, `memory_io context: ${err.message}; printing nothing`]);
   }
-  if (!claim(marker, `${JSON.stringify({ pct, used: last.used, window, saved })}
+  if (!createExclusive(marker, `${JSON.stringify({ pct, used: last.used, window, saved })}
 `)) return ok("", warn);
   if (saved) return ok("", warn);
   if (typeof ctx.helperPath === "string") {
@@ -2069,6 +2059,7 @@ var init_context = __esm({
     init_saves();
     init_harness_path();
     init_checkpoints();
+    init_files();
     init_paths();
     init_inspect();
     init_pause();

@@ -1,11 +1,12 @@
 // The `checkpoints/` folder (docs/design.md#checkpoints) as the session-start verbs see it
 // (hook, check, read): listing and the hook's delivered-once markers. Retention and leftovers
 // are in checkpoint-cleanup.ts.
-import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readSync, unlinkSync } from "node:fs";
 import { createHash } from "node:crypto";
 import path from "node:path";
 import { CHECKPOINT_NAME, headerValue, isAnchorsOnlySource, isCheckpointText } from "../schema/checkpoint-name.ts";
 import { parseStrictTime } from "../schema/values.ts";
+import { createExclusive } from "./files.ts";
 import { hasPrivatePartner } from "./private.ts";
 import { memoryDir } from "./paths.ts";
 
@@ -183,19 +184,6 @@ export function readDelivered(root: string, session: string): string | null {
 export function writeDelivered(root: string, session: string, token: string): boolean {
   const p = deliveredPath(root, session);
   rmQuietRegular(p);
-  let fd: number;
-  try {
-    fd = openSync(p, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
-  } catch {
-    return false;
-  }
-  try {
-    writeSync(fd, `${token}\n`);
-    return true;
-  } catch {
-    return false;
-  } finally {
-    closeSync(fd);
-  }
+  return createExclusive(p, `${token}\n`);
 }
 

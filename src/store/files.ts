@@ -1,4 +1,4 @@
-import { closeSync, constants, fstatSync, openSync, readlinkSync, readSync, type BigIntStats } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readlinkSync, readSync, writeSync, type BigIntStats } from "node:fs";
 import path from "node:path";
 import { createHash, randomBytes } from "node:crypto";
 import { Refused } from "../errors.ts";
@@ -17,6 +17,27 @@ export const TOKEN_PATTERN = /^(absent|[0-9a-f]{64})$/;
 /** 8 random lowercase hex characters, for private and archive names. */
 export function randomHex8(): string {
   return randomBytes(4).toString("hex");
+}
+
+/**
+ * Creates `p` (0600) holding `body` only if nothing is at that name, never through a link: of two
+ * processes racing, one wins. @returns false when it exists or could not be written.
+ */
+export function createExclusive(p: string, body: string): boolean {
+  let fd: number;
+  try {
+    fd = openSync(p, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
+  } catch {
+    return false;
+  }
+  try {
+    writeSync(fd, body);
+    return true;
+  } catch {
+    return false;
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** A regular file read whole, with the fstat taken when it was opened. */
