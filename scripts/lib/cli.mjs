@@ -2402,9 +2402,11 @@ function ceilings(env) {
 function safeDirectories(env) {
   const home = homeFolder(env);
   const files = [];
-  if (!env.GIT_CONFIG_NOSYSTEM || /^(?:0|false|no|off)$/i.test(env.GIT_CONFIG_NOSYSTEM)) files.push(env.GIT_CONFIG_SYSTEM || "/etc/gitconfig");
+  const noSystem = env.GIT_CONFIG_NOSYSTEM;
+  if (!noSystem || /^(?:0|false|no|off)$/i.test(noSystem)) files.push(env.GIT_CONFIG_SYSTEM || "/etc/gitconfig");
   if (env.GIT_CONFIG_GLOBAL !== void 0) files.push(env.GIT_CONFIG_GLOBAL);
-  else files.push(path7.join(env.XDG_CONFIG_HOME || path7.join(home, ".config"), "git", "config"), path7.join(home, ".gitconfig"));
+  else files.push(path7.join(env.XDG_CONFIG_HOME || path7.join(home, ".config"), "git", "config"));
+  if (env.GIT_CONFIG_GLOBAL === void 0) files.push(path7.join(home, ".gitconfig"));
   let out = [];
   for (const file of files) {
     let text2;
@@ -2449,7 +2451,9 @@ function distrust(dir, uid, safe) {
   } catch {
     return null;
   }
-  const why = (st.mode & 514) === 514 ? "a sticky folder anyone can write to" : st.uid !== uid && st.uid !== 0 ? `owned by another user (uid ${st.uid})` : null;
+  let why = null;
+  if (st.uid !== uid && st.uid !== 0) why = `owned by another user (uid ${st.uid})`;
+  if ((st.mode & 514) === 514) why = "a sticky folder anyone can write to";
   if (why === null || listedSafe(dir, safe())) return null;
   return why;
 }
@@ -2466,9 +2470,10 @@ function dubious(root, uid, env, safe) {
       }
       const sudo = uid === 0 && /^\d+$/.test(env.SUDO_UID ?? "") ? Number(env.SUDO_UID) : null;
       if (owner === uid || owner === sudo || listedSafe(dir, safe())) return null;
-      return new Refused(
-        `${dir} is a git repository owned by another user (uid ${owner}), which git refuses as dubious; its memory is not used: run from a project of your own, or, if you trust it, \`git config --global --add safe.directory ${dir}\``
-      );
+      const what = `${dir} is a git repository owned by another user (uid ${owner}), which git refuses as dubious`;
+      const trust = `\`git config --global --add safe.directory ${dir}\``;
+      const fix = `run from a project of your own, or, if you trust it, ${trust}`;
+      return new Refused(`${what}; its memory is not used: ${fix}`);
     }
     const parent = path7.dirname(dir);
     if (parent === dir || ceilings(env).includes(parent)) return null;
@@ -2511,21 +2516,22 @@ function findRoot(startPath, env, opts = {}) {
   let safe = null;
   const safeList = () => safe ??= safeDirectories(env);
   if (uid !== void 0 && (st.mode & 514) === 514 && !listedSafe(start, safeList())) {
-    throw new Refused(`${start} is a sticky folder anyone can write to (like /tmp), never a project: run it from a project folder or pass --root <project>`);
+    const fix = "run it from a project folder or pass --root <project>";
+    throw new Refused(`${start} is a sticky folder anyone can write to (like /tmp), never a project: ${fix}`);
   }
   const found = walk(start, env, uid, safeList, home);
   const refusal = dubious(found.root, uid, env, safeList);
   if (refusal !== null) throw refusal;
   return found;
 }
-function walk(start, env, uid, safeList, home) {
+function walk(start, env, uid, safe, home) {
   if (exists(path7.join(start, ".ai", "memory"))) return { root: start, start, by: "memory" };
   const stops = ceilings(env);
   const belowHome = home !== null && within(start, home);
   let dir = start;
   for (; ; ) {
     if (dir !== start) {
-      const why = distrust(dir, uid, safeList);
+      const why = distrust(dir, uid, safe);
       if (why !== null) return { root: start, start, by: "start", stopped: { at: dir, why } };
     }
     if (exists(path7.join(dir, ".ai", "memory"))) {
@@ -2534,7 +2540,8 @@ function walk(start, env, uid, safeList, home) {
     }
     if (exists(path7.join(dir, ".git"))) return { root: dir, start, by: "git" };
     const parent = path7.dirname(dir);
-    if (parent === dir || stops.some((s) => samePath(s, parent)) || belowHome && samePath(parent, home)) return { root: start, start, by: "start" };
+    const ceiling = stops.some((s) => samePath(s, parent)) || belowHome && samePath(parent, home);
+    if (parent === dir || ceiling) return { root: start, start, by: "start" };
     dir = parent;
   }
 }
@@ -4851,7 +4858,8 @@ var init_archive = __esm({
 });
 
 // src/store/publish.ts
-import { closeSync as closeSync7, constants as constants7, fchmodSync as fchmodSync2, fchownSync, fsyncSync, linkSync, lstatSync as lstatSync11, openSync as openSync7, renameSync as renameSync2, unlinkSync as unlinkSync4, writeSync as writeSync5 } from "node:fs";
+import { closeSync as closeSync7, constants as constants7, fchmodSync as fchmodSync2, fchownSync, fsyncSync, linkSync, lstatSync as lstatSync11, openSync as openSync7 } from "node:fs";
+import { renameSync as renameSync2, unlinkSync as unlinkSync4, writeSync as writeSync5 } from "node:fs";
 import path19 from "node:path";
 function syncDir(dir) {
   try {
@@ -4883,9 +4891,10 @@ function linkIntoArchive(from, archiveDirPath, prefix) {
   }
 }
 function writeTemp(tempPath, bytes, mode, owner) {
-  const fd = openSync7(tempPath, constants7.O_WRONLY | constants7.O_CREAT | constants7.O_EXCL | constants7.O_NOFOLLOW, mode);
+  const fd = openSync7(tempPath, EXCLUSIVE, mode);
   try {
-    if (owner !== null && process.geteuid !== void 0 && (owner.uid !== process.geteuid() || owner.gid !== process.getegid())) {
+    const other = owner !== null && (owner.uid !== process.geteuid?.() || owner.gid !== process.getegid?.());
+    if (owner !== null && process.geteuid !== void 0 && other) {
       try {
         fchownSync(fd, owner.uid, owner.gid);
       } catch (err) {
@@ -4908,7 +4917,8 @@ async function publish(spec) {
   }
   const current = prior ? prior.token : "absent";
   if (current !== spec.expectedToken) {
-    throw new Refused(`${spec.file} changed since it was read (expected ${spec.expectedToken}, current ${current}); read again and merge`);
+    const tokens = `expected ${spec.expectedToken}, current ${current}`;
+    throw new Refused(`${spec.file} changed since it was read (${tokens}); read again and merge`);
   }
   const bytes = spec.build(prior ? prior.bytes : null);
   const mode = prior ? Number(prior.stat.mode & 0o7777n) & ~3586 : spec.newMode;
@@ -4932,13 +4942,13 @@ async function publish(spec) {
     if (claimed !== "same") {
       const restored = putBack(claimPath, filePath);
       if (claimed === "not-regular") {
-        throw new Refused(
-          `${spec.file} was replaced by something that is not a regular file since it was read${restored ? "; it was put back" : "; it is kept at a private name for `recover`"} and nothing was saved; move it away, then read again`
-        );
+        const where = restored ? "it was put back" : "it is kept at a private name for `recover`";
+        const what = `${spec.file} was replaced by something that is not a regular file since it was read`;
+        throw new Refused(`${what}; ${where} and nothing was saved; move it away, then read again`);
       }
-      throw new Refused(
-        `${spec.file} changed since it was read (another program wrote it)${restored ? "" : "; its version is kept for `recover`"}; read again and merge`
-      );
+      const kept = restored ? "" : "; its version is kept for `recover`";
+      const wrote = "changed since it was read (another program wrote it)";
+      throw new Refused(`${spec.file} ${wrote}${kept}; read again and merge`);
     }
   }
   try {
@@ -4949,7 +4959,8 @@ async function publish(spec) {
         await failpoint(spec.failpoint, "after-archive");
       }
     }
-    writeTemp(tempPath, bytes, mode, prior ? { uid: Number(prior.stat.uid), gid: Number(prior.stat.gid) } : null);
+    const owner = prior ? { uid: Number(prior.stat.uid), gid: Number(prior.stat.gid) } : null;
+    writeTemp(tempPath, bytes, mode, owner);
     await failpoint(spec.failpoint, "before-publication");
     spec.lock.assertHeld();
   } catch (err) {
@@ -4957,7 +4968,8 @@ async function publish(spec) {
     if (prior === null) unlinkQuiet(tempPath);
     else restored = await rollBack(tempPath, claimPath, filePath, spec, archived);
     if (err instanceof HelperError) {
-      if (!restored) err.message = `${err.message.replace(/; nothing was (?:published|changed)/, "")}; ${afterRollback(false, spec.file)}`;
+      const said = err.message.replace(/; nothing was (?:published|changed)/, "");
+      if (!restored) err.message = `${said}; ${afterRollback(false, spec.file)}`;
       throw err;
     }
     throw new Refused(`cannot save ${spec.file}: ${err.message}; ${afterRollback(restored, spec.file)}`);
@@ -5000,9 +5012,8 @@ function claimIsWhatWeRead(claimPath, prior) {
     return "changed";
   }
   if (!st.isFile()) return "not-regular";
-  if (st.dev !== prior.stat.dev || st.ino !== prior.stat.ino || st.size !== prior.stat.size || st.mtimeNs !== prior.stat.mtimeNs) {
-    return "changed";
-  }
+  const p = prior.stat;
+  if (st.dev !== p.dev || st.ino !== p.ino || st.size !== p.size || st.mtimeNs !== p.mtimeNs) return "changed";
   const again = openRegular(claimPath);
   if (again === null) return "changed";
   try {
@@ -5027,8 +5038,8 @@ function putBack(claimPath, filePath) {
     return false;
   }
 }
-async function rollBack(tempPath, claimPath, filePath, spec, archived) {
-  unlinkQuiet(tempPath);
+async function rollBack(temp, claimPath, filePath, spec, archived) {
+  unlinkQuiet(temp);
   await failpoint(spec.failpoint, "rollback-after-temp-drop");
   try {
     await failpoint(spec.failpoint, "rollback-before-restore");
@@ -5059,9 +5070,10 @@ async function rollBack(tempPath, claimPath, filePath, spec, archived) {
   return true;
 }
 function afterRollback(restored, file) {
-  return restored ? "nothing was changed" : `${file} is kept at a private name until \`recover\` puts it back: run \`recover\``;
+  if (restored) return "nothing was changed";
+  return `${file} is kept at a private name until \`recover\` puts it back: run \`recover\``;
 }
-var NO_ROOM;
+var EXCLUSIVE, NO_ROOM;
 var init_publish = __esm({
   "src/store/publish.ts"() {
     "use strict";
@@ -5071,6 +5083,7 @@ var init_publish = __esm({
     init_files();
     init_paths();
     init_private();
+    EXCLUSIVE = constants7.O_WRONLY | constants7.O_CREAT | constants7.O_EXCL | constants7.O_NOFOLLOW;
     NO_ROOM = /* @__PURE__ */ new Set(["ENOSPC", "EDQUOT", "EMLINK"]);
   }
 });

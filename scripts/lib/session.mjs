@@ -709,9 +709,11 @@ function ceilings(env) {
 function safeDirectories(env) {
   const home = homeFolder(env);
   const files = [];
-  if (!env.GIT_CONFIG_NOSYSTEM || /^(?:0|false|no|off)$/i.test(env.GIT_CONFIG_NOSYSTEM)) files.push(env.GIT_CONFIG_SYSTEM || "/etc/gitconfig");
+  const noSystem = env.GIT_CONFIG_NOSYSTEM;
+  if (!noSystem || /^(?:0|false|no|off)$/i.test(noSystem)) files.push(env.GIT_CONFIG_SYSTEM || "/etc/gitconfig");
   if (env.GIT_CONFIG_GLOBAL !== void 0) files.push(env.GIT_CONFIG_GLOBAL);
-  else files.push(path4.join(env.XDG_CONFIG_HOME || path4.join(home, ".config"), "git", "config"), path4.join(home, ".gitconfig"));
+  else files.push(path4.join(env.XDG_CONFIG_HOME || path4.join(home, ".config"), "git", "config"));
+  if (env.GIT_CONFIG_GLOBAL === void 0) files.push(path4.join(home, ".gitconfig"));
   let out = [];
   for (const file of files) {
     let text;
@@ -756,7 +758,9 @@ function distrust(dir, uid, safe) {
   } catch {
     return null;
   }
-  const why = (st.mode & 514) === 514 ? "a sticky folder anyone can write to" : st.uid !== uid && st.uid !== 0 ? `owned by another user (uid ${st.uid})` : null;
+  let why = null;
+  if (st.uid !== uid && st.uid !== 0) why = `owned by another user (uid ${st.uid})`;
+  if ((st.mode & 514) === 514) why = "a sticky folder anyone can write to";
   if (why === null || listedSafe(dir, safe())) return null;
   return why;
 }
@@ -773,9 +777,10 @@ function dubious(root, uid, env, safe) {
       }
       const sudo = uid === 0 && /^\d+$/.test(env.SUDO_UID ?? "") ? Number(env.SUDO_UID) : null;
       if (owner === uid || owner === sudo || listedSafe(dir, safe())) return null;
-      return new Refused(
-        `${dir} is a git repository owned by another user (uid ${owner}), which git refuses as dubious; its memory is not used: run from a project of your own, or, if you trust it, \`git config --global --add safe.directory ${dir}\``
-      );
+      const what = `${dir} is a git repository owned by another user (uid ${owner}), which git refuses as dubious`;
+      const trust = `\`git config --global --add safe.directory ${dir}\``;
+      const fix = `run from a project of your own, or, if you trust it, ${trust}`;
+      return new Refused(`${what}; its memory is not used: ${fix}`);
     }
     const parent = path4.dirname(dir);
     if (parent === dir || ceilings(env).includes(parent)) return null;
@@ -818,21 +823,22 @@ function findRoot(startPath, env, opts = {}) {
   let safe = null;
   const safeList = () => safe ??= safeDirectories(env);
   if (uid !== void 0 && (st.mode & 514) === 514 && !listedSafe(start, safeList())) {
-    throw new Refused(`${start} is a sticky folder anyone can write to (like /tmp), never a project: run it from a project folder or pass --root <project>`);
+    const fix = "run it from a project folder or pass --root <project>";
+    throw new Refused(`${start} is a sticky folder anyone can write to (like /tmp), never a project: ${fix}`);
   }
   const found = walk(start, env, uid, safeList, home);
   const refusal = dubious(found.root, uid, env, safeList);
   if (refusal !== null) throw refusal;
   return found;
 }
-function walk(start, env, uid, safeList, home) {
+function walk(start, env, uid, safe, home) {
   if (exists(path4.join(start, ".ai", "memory"))) return { root: start, start, by: "memory" };
   const stops = ceilings(env);
   const belowHome = home !== null && within(start, home);
   let dir = start;
   for (; ; ) {
     if (dir !== start) {
-      const why = distrust(dir, uid, safeList);
+      const why = distrust(dir, uid, safe);
       if (why !== null) return { root: start, start, by: "start", stopped: { at: dir, why } };
     }
     if (exists(path4.join(dir, ".ai", "memory"))) {
@@ -841,7 +847,8 @@ function walk(start, env, uid, safeList, home) {
     }
     if (exists(path4.join(dir, ".git"))) return { root: dir, start, by: "git" };
     const parent = path4.dirname(dir);
-    if (parent === dir || stops.some((s) => samePath(s, parent)) || belowHome && samePath(parent, home)) return { root: start, start, by: "start" };
+    const ceiling = stops.some((s) => samePath(s, parent)) || belowHome && samePath(parent, home);
+    if (parent === dir || ceiling) return { root: start, start, by: "start" };
     dir = parent;
   }
 }
@@ -1646,6 +1653,8 @@ var init_archive = __esm({
 });
 
 // src/store/publish.ts
+import { closeSync as closeSync7, constants as constants7, fchmodSync, fchownSync, fsyncSync, linkSync, lstatSync as lstatSync8, openSync as openSync7 } from "node:fs";
+var EXCLUSIVE;
 var init_publish = __esm({
   "src/store/publish.ts"() {
     "use strict";
@@ -1655,11 +1664,12 @@ var init_publish = __esm({
     init_files();
     init_paths();
     init_private();
+    EXCLUSIVE = constants7.O_WRONLY | constants7.O_CREAT | constants7.O_EXCL | constants7.O_NOFOLLOW;
   }
 });
 
 // src/store/recover.ts
-import { lstatSync as lstatSync8, readdirSync as readdirSync3 } from "node:fs";
+import { lstatSync as lstatSync9, readdirSync as readdirSync3 } from "node:fs";
 import path14 from "node:path";
 function pendingRepairs(root) {
   return [
@@ -1678,7 +1688,7 @@ function archiveExcess(root) {
   for (const name of names) {
     if (!PRUNABLE_NAME.test(name)) continue;
     try {
-      const st = lstatSync8(path14.join(archiveDir(root), name));
+      const st = lstatSync9(path14.join(archiveDir(root), name));
       if (st.isSymbolicLink() || !st.isFile() || st.nlink !== 1) return 0;
     } catch {
       continue;
@@ -1746,7 +1756,7 @@ var init_recover = __esm({
 });
 
 // src/store/inspect.ts
-import { closeSync as closeSync7, fstatSync as fstatSync6, readSync as readSync6 } from "node:fs";
+import { closeSync as closeSync8, fstatSync as fstatSync6, readSync as readSync6 } from "node:fs";
 import path15 from "node:path";
 function treeUnsafe(root) {
   const verdict = treeVerdict(root);
@@ -1809,7 +1819,7 @@ function inspectFile(root, kind, retry = true, opts = {}) {
     if (holdsNul(fd, buf, n)) return { kind, status: "unsafe", mtimeMs };
     return opts.text ? { kind, status: "present", mtimeMs, text: null } : { kind, status: "present", mtimeMs };
   } finally {
-    closeSync7(fd);
+    closeSync8(fd);
   }
 }
 function wholeBytes(fd, filePath, before) {
@@ -1853,11 +1863,11 @@ var init_inspect = __esm({
 });
 
 // src/store/pause.ts
-import { lstatSync as lstatSync10 } from "node:fs";
+import { lstatSync as lstatSync11 } from "node:fs";
 import path16 from "node:path";
 function exists2(p) {
   try {
-    lstatSync10(p);
+    lstatSync11(p);
     return true;
   } catch {
     return false;
@@ -1939,7 +1949,7 @@ __export(context_exports, {
   offerText: () => offerText
 });
 import { spawnSync } from "node:child_process";
-import { lstatSync as lstatSync11, mkdirSync as mkdirSync3 } from "node:fs";
+import { lstatSync as lstatSync12, mkdirSync as mkdirSync3 } from "node:fs";
 function offerText(pct, used, window, threshold) {
   return `session-handoff: this session's context is ${pct}% full (${used} of ${window} tokens; the threshold is ${threshold}%). Before it is compacted, offer the user once to save a handoff now with the session-handoff skill's save flow; save only if they agree. An automatic checkpoint was written to .ai/memory/checkpoints/ as a safety net.`;
 }
@@ -1978,7 +1988,7 @@ function readUsage(transcriptPath) {
 }
 function exists3(p) {
   try {
-    lstatSync11(p);
+    lstatSync12(p);
     return true;
   } catch {
     return false;
@@ -3374,7 +3384,7 @@ __export(hook_exports, {
 });
 import { createHash as createHash3 } from "node:crypto";
 import path20 from "node:path";
-import { lstatSync as lstatSync12 } from "node:fs";
+import { lstatSync as lstatSync13 } from "node:fs";
 function ageText(text, now) {
   if (typeof text !== "string") return { age: "age unknown", strays: null };
   const glance = glanceAtHandoff(text, now);
@@ -3521,7 +3531,7 @@ exit: always 0 -- a broken hook must not break a session; problems go to stderr.
           const saves = readSaves(root);
           if (saves === null) return true;
           try {
-            if (savedHereByStat(root, statKey(lstatSync12(path20.join(memoryDir(root), "HANDOFF.md"), { bigint: true })))) return true;
+            if (savedHereByStat(root, statKey(lstatSync13(path20.join(memoryDir(root), "HANDOFF.md"), { bigint: true })))) return true;
           } catch {
           }
           const stamp = savedStampOf(text);
