@@ -1994,11 +1994,12 @@ function ensureDir(dir) {
   try {
     mkdirSync(dir, { mode: 448 });
   } catch (err) {
-    if (err.code !== "EEXIST") throw new Refused(`cannot create ${dir}: ${err.message}`);
+    const exists4 = err.code === "EEXIST";
+    if (!exists4) throw new Refused(`cannot create ${dir}: ${err.message}`);
   }
   const st = lstatOrNull(dir);
   if (st === null || st.isSymbolicLink() || !st.isDirectory()) {
-    throw new Refused(`${dir} is a link or not a directory; memory must live in real directories under the root (move it away)`);
+    throw new Refused(`${dir} is a link or not a directory; ${REAL_DIRS} (move it away)`);
   }
 }
 function treeVerdict(root, uid = process.getuid?.()) {
@@ -2008,13 +2009,16 @@ function treeVerdict(root, uid = process.getuid?.()) {
     try {
       st = lstatSync2(dir);
     } catch (err) {
-      if (err.code !== "ENOENT") return { dir, why: `cannot be inspected (${err.code ?? "error"})` };
+      const code = err.code;
+      if (code !== "ENOENT") return { dir, why: `cannot be inspected (${code ?? "error"})` };
       if (dir === mem || dir === path2.dirname(mem)) return "missing";
       continue;
     }
     if (st.isSymbolicLink()) return { dir, why: "is a link" };
     if (!st.isDirectory()) return { dir, why: "is not a directory" };
-    if (uid !== void 0 && st.uid !== uid && st.uid !== 0) return { dir, why: `belongs to another user (uid ${st.uid})` };
+    if (uid !== void 0 && st.uid !== uid && st.uid !== 0) {
+      return { dir, why: `belongs to another user (uid ${st.uid})` };
+    }
   }
   return "ok";
 }
@@ -2029,11 +2033,13 @@ function checkTree(root, opts = {}) {
   if (verdict === "ok") return true;
   if (verdict === "missing") return false;
   const { dir, why } = verdict;
-  if (why === "is a link") throw new Refused(`${dir} is a link; memory must live in real directories under the root (move the link away)`);
-  if (why === "is not a directory") throw new Refused(`${dir} is not a directory; move it away so the memory tree can be used`);
+  if (why === "is a link") throw new Refused(`${dir} is a link; ${REAL_DIRS} (move the link away)`);
+  if (why === "is not a directory") {
+    throw new Refused(`${dir} is not a directory; move it away so the memory tree can be used`);
+  }
   throw new Refused(`${dir} ${why}; memory must live in real directories of yours under the root (move it away)`);
 }
-var FILE_OF, HEADING_OF, MARKER, MAX_DOCUMENT_BYTES, TARGETS, MEMORY_SUBDIRS;
+var FILE_OF, HEADING_OF, MARKER, MAX_DOCUMENT_BYTES, TARGETS, REAL_DIRS, MEMORY_SUBDIRS;
 var init_paths = __esm({
   "src/store/paths.ts"() {
     "use strict";
@@ -2052,6 +2058,7 @@ var init_paths = __esm({
     MARKER = "<!-- memory-schema: v1 -->";
     MAX_DOCUMENT_BYTES = 1e6;
     TARGETS = ["AGENTS.md", "CLAUDE.md"];
+    REAL_DIRS = "memory must live in real directories under the root";
     MEMORY_SUBDIRS = ["archive", "journal", "checkpoints", "drafts"];
   }
 });
@@ -2087,7 +2094,8 @@ function describeLink(filePath) {
   try {
     to = readlinkSync(filePath);
   } catch {
-    return `${filePath} is a link; the helper only uses regular files with one link (replace the link with the file it points to, or move it away, and retry)`;
+    const fix2 = "replace the link with the file it points to, or move it away, and retry";
+    return `${filePath} is a link; ${ONE_LINK} (${fix2})`;
   }
   const dir = path3.dirname(filePath);
   const name2 = path3.basename(filePath);
@@ -2096,7 +2104,8 @@ function describeLink(filePath) {
   if (TARGETS.includes(name2) && other !== void 0) {
     return `${filePath} is a link to ${quotedPath(to)}: the lesson belongs in ${other}; use \`--target ${other}\``;
   }
-  return `${filePath} is a link to ${quotedPath(to)}; the helper only uses regular files with one link (replace the link with a copy of the file it points to, or move it away, and retry)`;
+  const fix = "replace the link with a copy of the file it points to, or move it away, and retry";
+  return `${filePath} is a link to ${quotedPath(to)}; ${ONE_LINK} (${fix})`;
 }
 function openRegular(filePath, maxBytes = MAX_DOCUMENT_BYTES) {
   let fd;
@@ -2106,7 +2115,8 @@ function openRegular(filePath, maxBytes = MAX_DOCUMENT_BYTES) {
     const code = err.code;
     if (code === "ENOENT") return null;
     if (code === "ELOOP" || code === "EMLINK") throw new UnsafeFile("link", filePath, null, describeLink(filePath));
-    if (code === "ENXIO" || code === "EISDIR" || code === "EOPNOTSUPP") throw new UnsafeFile("not-regular", filePath, null);
+    const special = code === "ENXIO" || code === "EISDIR" || code === "EOPNOTSUPP";
+    if (special) throw new UnsafeFile("not-regular", filePath, null);
     throw new Refused(`cannot open ${filePath}: ${err.message}`);
   }
   const stat = fstatSync2(fd, { bigint: true });
@@ -2176,7 +2186,7 @@ async function readStable(filePath, opts = {}) {
     closeSync2(fd);
   }
 }
-var TOKEN_PATTERN, UnsafeFile, OPEN_FLAGS, QUIET_MS;
+var TOKEN_PATTERN, ONE_LINK, UnsafeFile, OPEN_FLAGS, QUIET_MS;
 var init_files = __esm({
   "src/store/files.ts"() {
     "use strict";
@@ -2185,6 +2195,7 @@ var init_files = __esm({
     init_anchor_lines();
     init_paths();
     TOKEN_PATTERN = /^(absent|[0-9a-f]{64})$/;
+    ONE_LINK = "the helper only uses regular files with one link";
     UnsafeFile = class extends Refused {
       state;
       stat;
@@ -2196,7 +2207,7 @@ var init_files = __esm({
           "hard-linked": "has more than one hard link",
           "too-large": `is larger than ${MAX_DOCUMENT_BYTES} bytes`
         };
-        super(message ?? `${filePath} ${what[state]}; the helper only uses regular files with one link (move it away and retry)`);
+        super(message ?? `${filePath} ${what[state]}; ${ONE_LINK} (move it away and retry)`);
         this.state = state;
         this.stat = stat;
       }
@@ -2292,11 +2303,13 @@ function lockState(memDir) {
   const unproven = state === "held" && (owner === null || owner.host !== here && st.mtimeMs > Date.now());
   return { state, pid: owner?.pid ?? null, host: owner?.host ?? null, unproven };
 }
-var PRIVATE_PATTERN, LOCK_NAME, OWNER_NAME, LOCK_STALE_MS, OWNERLESS_GRACE_MS;
+var TMP, CLAIM, PRIVATE_PATTERN, LOCK_NAME, OWNER_NAME, LOCK_STALE_MS, OWNERLESS_GRACE_MS;
 var init_private = __esm({
   "src/store/private.ts"() {
     "use strict";
-    PRIVATE_PATTERN = /^\.(.+)\.(?:(tmp)-(\d+)-(?:[0-9a-f]{8}|[0-9a-f]{16})|(claim)-(\d+)-(?:[0-9a-f]{8}|[0-9a-f]{32}))$/;
+    TMP = "(tmp)-(\\d+)-(?:[0-9a-f]{8}|[0-9a-f]{16})";
+    CLAIM = "(claim)-(\\d+)-(?:[0-9a-f]{8}|[0-9a-f]{32})";
+    PRIVATE_PATTERN = new RegExp(`^\\.(.+)\\.(?:${TMP}|${CLAIM})$`);
     LOCK_NAME = ".lock";
     OWNER_NAME = "owner";
     LOCK_STALE_MS = 1e4;
@@ -2309,9 +2322,12 @@ import path5 from "node:path";
 function inProgressOrInterrupted(memDirOrRoot, lockDir, file, leftover) {
   const lock = lockState(lockDir);
   if (lock.state === "held" || !leftover()) {
-    return new Refused(`${path5.join(memDirOrRoot, file)} changed while it was read (a save is in progress${lock.pid ? ` by process ${lock.pid}` : ""}); read it again`);
+    const by = lock.pid ? ` by process ${lock.pid}` : "";
+    const where = path5.join(memDirOrRoot, file);
+    return new Refused(`${where} changed while it was read (a save is in progress${by}); read it again`);
   }
-  return new Refused(`an interrupted save left ${file} in recovery in ${memDirOrRoot}; run \`recover\`, then read again`);
+  const fix = "run `recover`, then read again";
+  return new Refused(`an interrupted save left ${file} in recovery in ${memDirOrRoot}; ${fix}`);
 }
 function changedWhileRead(filePath) {
   return new Refused(`${filePath} changed while it was read (a save finished meanwhile); read it again`);
@@ -3755,7 +3771,8 @@ function mayBeToken(id) {
 }
 function sessionFileId(id) {
   if (typeof id !== "string" || id === "") return "unknown";
-  if (FILE_SAFE_ID.test(id) && !id.endsWith(".") && !WINDOWS_RESERVED.test(id.split(".", 1)[0]) && !mayBeToken(id)) return id;
+  const reserved = WINDOWS_RESERVED.test(id.split(".", 1)[0]);
+  if (FILE_SAFE_ID.test(id) && !id.endsWith(".") && !reserved && !mayBeToken(id)) return id;
   return createHash2("sha256").update(id, "utf8").digest("hex").slice(0, 16);
 }
 function checkpointsDirState(root) {
@@ -3782,7 +3799,8 @@ function readHeadAndTime(filePath, bytes) {
   try {
     const st = fstatSync3(fd, { bigint: true });
     if (!st.isFile()) return null;
-    if (st.nlink !== 1n && !(st.nlink === 2n && hasPrivatePartner(path10.dirname(filePath), path10.basename(filePath), st.ino))) return null;
+    const partnered = st.nlink === 2n && hasPrivatePartner(path10.dirname(filePath), path10.basename(filePath), st.ino);
+    if (st.nlink !== 1n && !partnered) return null;
     const want = Math.min(bytes, Number(st.size) + 1);
     const buf = Buffer.alloc(want);
     const n2 = readSync3(fd, buf, 0, want, 0);
@@ -3829,7 +3847,8 @@ function listCheckpoints(root, now = Date.now()) {
     const mb = mtimes.get(b.name) ?? 0n;
     return ma === mb ? 0 : mb > ma ? 1 : -1;
   };
-  return out.sort((a, b) => (b.savedMs ?? -Infinity) - (a.savedMs ?? -Infinity) || later(a, b) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const byName = (a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+  return out.sort((a, b) => (b.savedMs ?? -Infinity) - (a.savedMs ?? -Infinity) || later(a, b) || byName(a, b));
 }
 function rmQuietRegular(p) {
   try {
@@ -4349,7 +4368,8 @@ var init_saves = __esm({
 });
 
 // src/store/drafts.ts
-import { closeSync as closeSync5, constants as constants5, fchmodSync, fstatSync as fstatSync4, lstatSync as lstatSync8, openSync as openSync5, readSync as readSync4, unlinkSync as unlinkSync2, writeSync as writeSync4, chmodSync } from "node:fs";
+import { chmodSync, closeSync as closeSync5, constants as constants5, fchmodSync, fstatSync as fstatSync4, lstatSync as lstatSync8, openSync as openSync5, readSync as readSync4 } from "node:fs";
+import { unlinkSync as unlinkSync2, writeSync as writeSync4 } from "node:fs";
 import path14 from "node:path";
 function draftsDir(root) {
   return path14.join(memoryDir(root), DRAFTS);
@@ -4364,16 +4384,19 @@ function lstatOrNull2(p) {
   try {
     return lstatSync8(p);
   } catch (err) {
-    if (err.code === "ENOENT" || err.code === "ENOTDIR") return null;
+    const code = err.code;
+    if (code === "ENOENT" || code === "ENOTDIR") return null;
     throw err;
   }
 }
 function realFolders(root, rel) {
-  for (const [dir, shown] of [[path14.join(root, ".ai"), ".ai"], [memoryDir(root), ".ai/memory"], [draftsDir(root), draftShown()]]) {
+  const folders = [[path14.join(root, ".ai"), ".ai"], [memoryDir(root), ".ai/memory"], [draftsDir(root), draftShown()]];
+  for (const [dir, shown] of folders) {
     const st = lstatOrNull2(dir);
     if (st === null) return false;
     if (st.isSymbolicLink() || !st.isDirectory()) {
-      throw new Refused(`${shown} is a link or not a directory, so ${rel} was neither read nor removed; move it away, then write the draft again`);
+      const what = `${shown} is a link or not a directory, so ${rel} was neither read nor removed`;
+      throw new Refused(`${what}; move it away, then write the draft again`);
     }
   }
   return true;
@@ -4382,7 +4405,8 @@ function removeName(p, shown) {
   try {
     unlinkSync2(p);
   } catch (err) {
-    if (err.code !== "ENOENT") throw new Refused(`cannot remove the draft ${shown}: ${err.message}`);
+    const gone = err.code === "ENOENT";
+    if (!gone) throw new Refused(`cannot remove the draft ${shown}: ${err.message}`);
   }
 }
 function takeDraft(root, kind) {
@@ -4399,7 +4423,8 @@ function takeDraft(root, kind) {
   if (st.isDirectory()) throw new Refused(`${rel} is a directory, not a draft; move it away, then ${again}`);
   if (!st.isFile()) {
     removeName(file, rel);
-    throw new Refused(`${rel} is ${st.isSymbolicLink() ? "a link" : "not a regular file"}; it was removed unread: ${again}`);
+    const what = st.isSymbolicLink() ? "a link" : "not a regular file";
+    throw new Refused(`${rel} is ${what}; it was removed unread: ${again}`);
   }
   {
     let fd;
@@ -4408,7 +4433,8 @@ function takeDraft(root, kind) {
     } catch (err) {
       const code = err.code;
       removeName(file, rel);
-      throw new Refused(`${rel} cannot be read (${code === "ELOOP" ? "it became a link" : code ?? "error"}); it was removed: ${again}`);
+      const why = code === "ELOOP" ? "it became a link" : code ?? "error";
+      throw new Refused(`${rel} cannot be read (${why}); it was removed: ${again}`);
     }
     try {
       const now = fstatSync4(fd);
@@ -4419,12 +4445,15 @@ function takeDraft(root, kind) {
       }
       if ((now.mode & 63) !== 0) fchmodSync(fd, 384);
       if (now.size > MAX_DOCUMENT_BYTES) {
-        throw new Refused(`the draft ${rel} is ${now.size} bytes; memory documents are at most ${MAX_DOCUMENT_BYTES} bytes (shorten it)`);
+        const most = `memory documents are at most ${MAX_DOCUMENT_BYTES} bytes`;
+        throw new Refused(`the draft ${rel} is ${now.size} bytes; ${most} (shorten it)`);
       }
       const buf = Buffer.alloc(MAX_DOCUMENT_BYTES + 1);
       let got = 0;
       for (let n2 = 1; n2 > 0 && got < buf.length; got += n2) n2 = readSync4(fd, buf, got, buf.length - got, got);
-      if (got > MAX_DOCUMENT_BYTES) throw new Refused(`the draft ${rel} grew past ${MAX_DOCUMENT_BYTES} bytes while it was read`);
+      if (got > MAX_DOCUMENT_BYTES) {
+        throw new Refused(`the draft ${rel} grew past ${MAX_DOCUMENT_BYTES} bytes while it was read`);
+      }
       return { bytes: buf.subarray(0, got), id: draftId(now) };
     } finally {
       closeSync5(fd);
@@ -4522,8 +4551,10 @@ async function acquireLockDir(lockDir, timeoutSeconds, opts) {
       continue;
     }
     if (now >= deadline) {
-      const who = owner ? `process ${owner.pid}${owner.host === me.host ? "" : ` on ${quotedValue(owner.host)}`}` : "another process";
-      throw new Busy(`${opts.what}: ${who} holds the lock ${lockDir}; ${opts.retry ?? "wait and retry, or pass a longer --lock-timeout"}`, { who, lock: lockDir });
+      const on = owner && owner.host !== me.host ? ` on ${quotedValue(owner.host)}` : "";
+      const who = owner ? `process ${owner.pid}${on}` : "another process";
+      const retry = opts.retry ?? "wait and retry, or pass a longer --lock-timeout";
+      throw new Busy(`${opts.what}: ${who} holds the lock ${lockDir}; ${retry}`, { who, lock: lockDir });
     }
     const pause2 = Math.min(RETRY_MS + Math.random() * RETRY_MS, deadline - now);
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, pause2)));
@@ -4537,7 +4568,8 @@ function checkLockPath(lockDir) {
     return;
   }
   if (st.isSymbolicLink() || !st.isDirectory()) {
-    throw new Refused(`${lockDir} is ${st.isSymbolicLink() ? "a link" : "not a directory"}; it is the helper's private lock: move it away and retry`);
+    const what = st.isSymbolicLink() ? "a link" : "not a directory";
+    throw new Refused(`${lockDir} is ${what}; it is the helper's private lock: move it away and retry`);
   }
 }
 function tryMake(lockDir, me, makeParent2) {
@@ -4583,7 +4615,8 @@ function holding(lockDir, me, log) {
   return {
     assertHeld() {
       if (lost || !ours()) {
-        throw new Refused("lost the memory lock to another process before publishing; nothing was published: read again and retry");
+        const lost2 = "lost the memory lock to another process before publishing";
+        throw new Refused(`${lost2}; nothing was published: read again and retry`);
       }
     },
     async release() {
@@ -4724,7 +4757,8 @@ function readSettings(memDir) {
     parsed = void 0;
   }
   if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
-    return { settings, problems: [`.ai/memory/${SETTINGS_FILE} is not a JSON object of at most ${MAX_SETTINGS_BYTES} bytes (nor a link); using the defaults`] };
+    const what = `is not a JSON object of at most ${MAX_SETTINGS_BYTES} bytes (nor a link)`;
+    return { settings, problems: [`.ai/memory/${SETTINGS_FILE} ${what}; using the defaults`] };
   }
   const problems = [];
   for (const [key, value] of Object.entries(parsed)) {
@@ -4733,7 +4767,8 @@ function readSettings(memDir) {
       problems.push(`.ai/memory/${SETTINGS_FILE}: unknown key ${quotedValue(key.slice(0, 40))} ignored`);
     } else if (!rule2.ok(value)) {
       const def = JSON.stringify(DEFAULT_SETTINGS[key]);
-      problems.push(`.ai/memory/${SETTINGS_FILE}: "${key}" must be ${rule2.want}, got ${quotedValue(String(JSON.stringify(value)).slice(0, 40))}; using ${def}`);
+      const got = quotedValue(String(JSON.stringify(value)).slice(0, 40));
+      problems.push(`.ai/memory/${SETTINGS_FILE}: "${key}" must be ${rule2.want}, got ${got}; using ${def}`);
     } else {
       settings[key] = value;
     }
@@ -4747,12 +4782,20 @@ var init_settings = __esm({
     init_quote();
     SETTINGS_FILE = "settings.json";
     MAX_SETTINGS_BYTES = 16 * 1024;
-    DEFAULT_SETTINGS = { contextOffer: true, contextThreshold: 70, contextWindow: null, archivesKept: 5 };
+    DEFAULT_SETTINGS = {
+      contextOffer: true,
+      contextThreshold: 70,
+      contextWindow: null,
+      archivesKept: 5
+    };
     isInt = (lo, hi) => (v) => typeof v === "number" && Number.isInteger(v) && v >= lo && v <= hi;
     RULES = {
       contextOffer: { ok: (v) => typeof v === "boolean", want: "true or false" },
       contextThreshold: { ok: isInt(1, 99), want: "a whole percent from 1 to 99" },
-      contextWindow: { ok: (v) => v === null || isInt(1e3, 1e8)(v), want: "null or a whole number of tokens from 1000" },
+      contextWindow: {
+        ok: (v) => v === null || isInt(1e3, 1e8)(v),
+        want: "null or a whole number of tokens from 1000"
+      },
       archivesKept: { ok: isInt(1, 1e3), want: "a whole number from 1 to 1000" }
     };
   }
@@ -4809,7 +4852,8 @@ function pruneArchive(dir, justArchived = null) {
   try {
     names3 = readdirSync4(dir);
   } catch (err) {
-    return { deleted: [], keep, warnings: [...warnings, `archive pruning skipped: cannot list ${dir}: ${err.message}`] };
+    const why = `archive pruning skipped: cannot list ${dir}: ${err.message}`;
+    return { deleted: [], keep, warnings: [...warnings, why] };
   }
   const entries = [];
   for (const name2 of names3) {
@@ -4824,7 +4868,10 @@ function pruneArchive(dir, justArchived = null) {
       return {
         deleted: [],
         keep,
-        warnings: [...warnings, `archive pruning skipped: archive/${name2} is a link, hard-linked or not a regular file; nothing was deleted (move it away to resume pruning)`]
+        warnings: [
+          ...warnings,
+          `archive pruning skipped: archive/${name2} is a link, hard-linked or not a regular file; nothing was deleted (move it away to resume pruning)`
+        ]
       };
     }
     entries.push({ name: name2, mtimeMs: st.mtimeMs });
@@ -5238,14 +5285,16 @@ async function repair(root, fp) {
   const arch = archiveDir(root);
   const planted = plantedPrivate(root)[0];
   if (planted !== void 0) {
-    throw new Refused(`${planted.entry.path} ${planted.reason}: it holds a private name of the helper but is not a file it left; move it away, then retry`);
+    const what = "it holds a private name of the helper but is not a file it left";
+    throw new Refused(`${planted.entry.path} ${planted.reason}: ${what}; move it away, then retry`);
   }
   const byFile = groupByFile(pendingRepairs(root));
   for (const [filePath, list2] of byFile) {
     const file = path21.basename(filePath);
     const prefix = archivePrefixOf(file);
     const currentIno = inoOf(filePath);
-    const finished = new Set(list2.filter((e) => e.role === "tmp" && currentIno !== null && inoOf(e.path) === currentIno).map(saveId));
+    const published = (e) => e.role === "tmp" && currentIno !== null && inoOf(e.path) === currentIno;
+    const finished = new Set(list2.filter(published).map(saveId));
     const claims = list2.filter((e) => e.role === "claim").sort((a, b) => (lstatBig(a.path)?.mtimeMs ?? 0n) < (lstatBig(b.path)?.mtimeMs ?? 0n) ? -1 : 1);
     for (const claim of claims) {
       const claimIno = inoOf(claim.path);
@@ -5268,7 +5317,8 @@ async function repair(root, fp) {
       if (finished.has(saveId(claim)) && (copies.length > 0 || prefix !== "HANDOFF")) {
         unlinkSync6(claim.path);
         await failpoint(fp, "recover-after-claim-drop");
-        actions.push(`${file}: finished a save; dropped the version it replaced${copies[0] ? ` (archived as archive/${copies[0]})` : ""}`);
+        const where2 = copies[0] ? ` (archived as archive/${copies[0]})` : "";
+        actions.push(`${file}: finished a save; dropped the version it replaced${where2}`);
         continue;
       }
       let where = copies[0] ?? archiveEntryWithBytes(arch, claim.path);
@@ -5283,10 +5333,11 @@ async function repair(root, fp) {
     for (const temp of list2.filter((e) => e.role === "tmp")) {
       const tempIno = inoOf(temp.path);
       if (tempIno === null) continue;
-      const published = tempIno === inoOf(filePath);
+      const published2 = tempIno === inoOf(filePath);
       rmSync2(temp.path, { force: true });
       await failpoint(fp, "recover-after-temp-drop");
-      actions.push(published ? `${file}: finished a publication (dropped ${temp.name})` : `${file}: dropped an unpublished new version (${temp.name}); the old version stays current`);
+      const unpublished = `${file}: dropped an unpublished new version (${temp.name}); the old version stays current`;
+      actions.push(published2 ? `${file}: finished a publication (dropped ${temp.name})` : unpublished);
     }
   }
   actions.push(...await dropArchiveTemps(arch, fp));
@@ -5299,7 +5350,8 @@ async function repair(root, fp) {
   if (archiveExcess(root) > 0) {
     await failpoint(fp, "recover-before-prune");
     const pruned = pruneArchive(arch);
-    if (pruned.deleted.length > 0) actions.push(`archive: pruned ${pruned.deleted.length} old handoff(s) to keep the newest ${pruned.keep}`);
+    const n2 = pruned.deleted.length;
+    if (n2 > 0) actions.push(`archive: pruned ${n2} old handoff(s) to keep the newest ${pruned.keep}`);
     actions.push(...pruned.warnings);
   }
   return actions;
@@ -5314,30 +5366,35 @@ var init_repair = __esm({
     init_paths();
     init_publish();
     init_recover();
+    init_recover();
   }
 });
 
 // src/store/mutate.ts
 async function underLock(opts, body) {
   const memDir = memoryDir(opts.root);
+  const log = opts.env.MEMORY_IO_LOCK_LOG || void 0;
   assertNotPaused(memDir, opts.env);
   const existed = checkTree(opts.root);
   if (existed) checkTree(opts.root);
   let lock = null;
   let repairs = [];
   try {
-    if (existed) lock = await acquireLock(memDir, opts.lockTimeoutSeconds, { log: opts.env.MEMORY_IO_LOCK_LOG || void 0 });
+    if (existed) lock = await acquireLock(memDir, opts.lockTimeoutSeconds, { log });
     opts.validate?.();
     if (!existed) await opts.precheck?.();
     checkTree(opts.root, { create: true });
     checkTree(opts.root);
-    if (lock === null) lock = await acquireLock(memDir, opts.lockTimeoutSeconds, { log: opts.env.MEMORY_IO_LOCK_LOG || void 0 });
+    if (lock === null) lock = await acquireLock(memDir, opts.lockTimeoutSeconds, { log });
     assertNotPaused(memDir, opts.env);
-    repairs = needsRepair(opts.root) ? (await repair(opts.root, opts.failpoint)).map((line) => `recovered: ${line}`) : [];
+    const repaired = needsRepair(opts.root) ? await repair(opts.root, opts.failpoint) : [];
+    repairs = repaired.map((line) => `recovered: ${line}`);
     const result = await body(lock);
     return { result, repairs };
   } catch (err) {
-    const refusal = err instanceof Error && !(err instanceof HelperError) && typeof err.code === "string" ? new Refused(`file system error: ${err.message}`) : err;
+    const code = err?.code;
+    const fsError = err instanceof Error && !(err instanceof HelperError) && typeof code === "string";
+    const refusal = fsError ? new Refused(`file system error: ${err.message}`) : err;
     if (refusal instanceof HelperError) refusal.before = [...repairs, ...refusal.before];
     throw refusal;
   } finally {
@@ -6859,7 +6916,8 @@ function decodeInput(raw, what) {
   const hits = findInvisible(text2);
   if (hits.length > 0) {
     const list2 = hits.slice(0, 5).map((h) => `line ${h.line}, column ${h.column}: ${h.codePoint} (${h.name})`).join("; ");
-    throw new Refused(`the ${what} contains invisible or control characters (${list2}${hits.length > 5 ? `; ${hits.length - 5} more` : ""}); remove them and retry`);
+    const more = hits.length > 5 ? `; ${hits.length - 5} more` : "";
+    throw new Refused(`the ${what} contains invisible or control characters (${list2}${more}); remove them and retry`);
   }
   return { text: text2, notes };
 }
@@ -8079,7 +8137,8 @@ function inspectFile(root, kind, retry = true, opts = {}) {
   const memDir = memoryDir(root);
   const file = FILE_OF[kind];
   const mine = listPrivate(memDir).filter((e) => e.file === file);
-  if (mine.length > 0 && plantedPrivate(root).some((p) => p.entry.file === file)) return { kind, status: "unsafe", mtimeMs: null };
+  const planted = mine.length > 0 && plantedPrivate(root).some((p) => p.entry.file === file);
+  if (planted) return { kind, status: "unsafe", mtimeMs: null };
   const writerLive = () => liveWriter(memDir);
   let opened;
   try {
@@ -8091,7 +8150,8 @@ function inspectFile(root, kind, retry = true, opts = {}) {
     if (mine.some((e) => e.role === "claim")) {
       return { kind, status: writerLive() ? "present" : "interrupted", mtimeMs: null };
     }
-    if (retry && (mine.length > 0 || lstatBig(path31.join(memDir, file)) !== null)) return inspectFile(root, kind, false, opts);
+    const again = mine.length > 0 || lstatBig(path31.join(memDir, file)) !== null;
+    if (retry && again) return inspectFile(root, kind, false, opts);
     return { kind, status: "missing", mtimeMs: null };
   }
   const { fd, stat } = opened;
@@ -8112,7 +8172,8 @@ function inspectFile(root, kind, retry = true, opts = {}) {
     if (!ok2) return { kind, status: "foreign", mtimeMs };
     if (opts.text && stat.size <= BigInt(MAX_DOCUMENT_BYTES)) {
       const whole = wholeBytes(fd, path31.join(memDir, file), stat);
-      if (whole !== null) return firstNul(whole) >= 0 ? { kind, status: "unsafe", mtimeMs } : { kind, status: "present", mtimeMs, text: whole.toString("utf8") };
+      if (whole !== null && firstNul(whole) >= 0) return { kind, status: "unsafe", mtimeMs };
+      if (whole !== null) return { kind, status: "present", mtimeMs, text: whole.toString("utf8") };
     }
     if (holdsNul(fd, buf, n2)) return { kind, status: "unsafe", mtimeMs };
     return opts.text ? { kind, status: "present", mtimeMs, text: null } : { kind, status: "present", mtimeMs };
@@ -8131,7 +8192,8 @@ function wholeBytes(fd, filePath, before) {
   }
   const after = fstatSync6(fd, { bigint: true });
   const named = lstatBig(filePath);
-  if (after.size !== before.size || after.mtimeNs !== before.mtimeNs || named === null || named.ino !== before.ino) return null;
+  const same = after.size === before.size && after.mtimeNs === before.mtimeNs;
+  if (!same || named === null || named.ino !== before.ino) return null;
   return buf;
 }
 function liveWriter(memDir) {
@@ -8372,6 +8434,7 @@ var init_checkpoint_cleanup = __esm({
   "src/store/checkpoint-cleanup.ts"() {
     "use strict";
     init_checkpoint_name();
+    init_checkpoints();
     init_checkpoints();
     init_files();
     init_private();
@@ -10384,7 +10447,8 @@ function listArchives(root) {
 }
 async function readArchive(root, name2) {
   if (!ARCHIVE_NAME.test(name2)) {
-    throw new Refused(`${quotedPath(name2.slice(0, 100))} is not an archive name (HANDOFF-<letters, digits, . _ ->.md); run \`archives list\``);
+    const shape = "HANDOFF-<letters, digits, . _ ->.md";
+    throw new Refused(`${quotedPath(name2.slice(0, 100))} is not an archive name (${shape}); run \`archives list\``);
   }
   const got = checkTree(root) ? await readStable(path39.join(archiveDir(root), name2)) : null;
   if (got === null) throw new Absent(`no archived handoff named ${name2}; run \`archives list\``);
@@ -12685,6 +12749,25 @@ var init_main = __esm({
 });
 
 // src/agents/json-hooks.ts
+function byHand(file, what, snippet) {
+  return new Refused(`${file}${what}; nothing was changed. Add this to it by hand:
+${snippet}`);
+}
+function dropHooks(text2, event, groups, drop, fmt) {
+  let out = text2;
+  for (let g = groups.length - 1; g >= 0; g--) {
+    const group2 = groups[g];
+    if (!isObj(group2) || !Array.isArray(group2.hooks) || !group2.hooks.some(drop)) continue;
+    if (group2.hooks.every(drop)) {
+      out = edit(out, ["hooks", event, g], void 0, fmt);
+      continue;
+    }
+    for (let h = group2.hooks.length - 1; h >= 0; h--) {
+      if (drop(group2.hooks[h])) out = edit(out, ["hooks", event, g, "hooks", h], void 0, fmt);
+    }
+  }
+  return out;
+}
 function isOurs(hook) {
   return isObj(hook) && typeof hook.command === "string" && hook.command.includes(HELPER_FILE);
 }
@@ -12718,31 +12801,27 @@ function depthOf(text2) {
 function parseSettings(text2, file, snippet) {
   const body = text2.replace(/^\uFEFF/, "");
   if (depthOf(body) > MAX_JSON_DEPTH) {
-    throw new Refused(`${file} nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep; nothing was changed. Add this to it by hand:
-${snippet}`);
+    throw byHand(file, ` nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep`, snippet);
   }
   const errors = [];
-  const parsed = parse2(body, errors, { allowTrailingComma: true, disallowComments: false });
+  const parsed = parse2(body, errors, JSONC);
   if (errors.length > 0) {
     const e = errors[0];
-    throw new Refused(`${file} is not valid JSON (${printParseErrorCode(e.error)} at offset ${e.offset}); nothing was changed. Add this to it by hand:
-${snippet}`);
+    throw byHand(file, ` is not valid JSON (${printParseErrorCode(e.error)} at offset ${e.offset})`, snippet);
   }
-  if (!isObj(parsed)) throw new Refused(`${file} does not hold a JSON object; nothing was changed. Add this to it by hand:
-${snippet}`);
+  if (!isObj(parsed)) throw byHand(file, " does not hold a JSON object", snippet);
   const twice = duplicateKey(body);
   if (twice !== null) {
+    const lines3 = twice.lines.join(" and ");
     throw new Refused(
-      `${file} has the key "${twice.key}" twice in one object (lines ${twice.lines.join(" and ")}); nothing was changed. Merge the two into one "${twice.key}" (keep the entries of both), then run this again.`
+      `${file} has the key "${twice.key}" twice in one object (lines ${lines3}); nothing was changed. Merge the two into one "${twice.key}" (keep the entries of both), then run this again.`
     );
   }
   if (parsed.hooks !== void 0 && !isObj(parsed.hooks)) {
-    throw new Refused(`${file}: "hooks" is not an object; nothing was changed. Add this to it by hand:
-${snippet}`);
+    throw byHand(file, `: "hooks" is not an object`, snippet);
   }
   for (const [event, groups] of Object.entries(parsed.hooks ?? {})) {
-    if (!Array.isArray(groups)) throw new Refused(`${file}: hooks.${event} is not a list; nothing was changed. Add this to it by hand:
-${snippet}`);
+    if (!Array.isArray(groups)) throw byHand(file, `: hooks.${event} is not a list`, snippet);
   }
   return parsed;
 }
@@ -12762,20 +12841,21 @@ function duplicateKey(text2) {
         else keys.set(key, startLine);
       }
     },
-    { allowTrailingComma: true, disallowComments: false }
+    JSONC
   );
   return found;
 }
 function formatOf(text2) {
   const m = /\n([ \t]+)["\]}]/.exec(text2);
   const indent = m ? m[1] : "  ";
-  return { insertSpaces: !indent.startsWith("	"), tabSize: indent.startsWith("	") ? 1 : indent.length, eol: text2.includes("\r\n") ? "\r\n" : "\n" };
+  const tabs = indent.startsWith("	");
+  return { insertSpaces: !tabs, tabSize: tabs ? 1 : indent.length, eol: text2.includes("\r\n") ? "\r\n" : "\n" };
 }
 function edit(text2, path59, value, fmt, insert = false) {
   return applyEdits(text2, modify(text2, path59, value, { formattingOptions: fmt, isArrayInsertion: insert }));
 }
 function parsedHooks(text2) {
-  const v = parse2(text2, [], { allowTrailingComma: true, disallowComments: false });
+  const v = parse2(text2, [], JSONC);
   return isObj(v) && isObj(v.hooks) ? v.hooks : {};
 }
 function withoutOurs(groups) {
@@ -12806,12 +12886,7 @@ function rewrite(text2, ours) {
       out = edit(out, ["hooks", event], void 0, fmt);
       continue;
     }
-    for (let g = groups.length - 1; g >= 0; g--) {
-      const group2 = groups[g];
-      if (!isObj(group2) || !Array.isArray(group2.hooks) || !group2.hooks.some(isOurs)) continue;
-      if (group2.hooks.every(isOurs)) out = edit(out, ["hooks", event, g], void 0, fmt);
-      else for (let h = group2.hooks.length - 1; h >= 0; h--) if (isOurs(group2.hooks[h])) out = edit(out, ["hooks", event, g, "hooks", h], void 0, fmt);
-    }
+    out = dropHooks(out, event, groups, isOurs, fmt);
     const base = at3 ?? kept.length;
     want.forEach((group2, i) => {
       out = edit(out, ["hooks", event, base + i], group2, fmt, true);
@@ -12820,7 +12895,8 @@ function rewrite(text2, ours) {
   for (const [event, groups] of Object.entries(ours ?? {})) {
     if (existing[event] === void 0) out = edit(out, ["hooks", event], groups, fmt);
   }
-  if (ours === null && Object.keys(existing).length > 0 && Object.keys(parsedHooks(out)).length === 0) out = edit(out, ["hooks"], void 0, fmt);
+  const emptied = Object.keys(existing).length > 0 && Object.keys(parsedHooks(out)).length === 0;
+  if (ours === null && emptied) out = edit(out, ["hooks"], void 0, fmt);
   return out;
 }
 function mergeHooks(text2, file, hooks, commands) {
@@ -12841,7 +12917,7 @@ function removeHooks(text2, file) {
   const body = text2.slice(bom.length);
   const next = rewrite(body, null);
   if (next === body) return text2;
-  const left = parse2(next, [], { allowTrailingComma: true, disallowComments: false });
+  const left = parse2(next, [], JSONC);
   if (isObj(left) && Object.keys(left).length === 0 && !/\/[/*]/.test(next)) return null;
   return bom + next;
 }
@@ -12857,12 +12933,7 @@ function withoutForeignHooks(text2, exact) {
       out = edit(out, ["hooks", event], void 0, fmt);
       continue;
     }
-    for (let g = groups.length - 1; g >= 0; g--) {
-      const group2 = groups[g];
-      if (!hits(group2)) continue;
-      if (group2.hooks.every(foreign)) out = edit(out, ["hooks", event, g], void 0, fmt);
-      else for (let h = group2.hooks.length - 1; h >= 0; h--) if (foreign(group2.hooks[h])) out = edit(out, ["hooks", event, g, "hooks", h], void 0, fmt);
-    }
+    out = dropHooks(out, event, groups, foreign, fmt);
   }
   return bom + out;
 }
@@ -12873,7 +12944,8 @@ function oursIn(text2) {
     if (!Array.isArray(groups)) continue;
     for (const g of groups) {
       if (!isObj(g) || !Array.isArray(g.hooks)) continue;
-      for (const h of g.hooks) if (isOurs(h)) out.push({ event, command: h.command, matcher: typeof g.matcher === "string" ? g.matcher : null });
+      const matcher = typeof g.matcher === "string" ? g.matcher : null;
+      for (const h of g.hooks) if (isOurs(h)) out.push({ event, command: h.command, matcher });
     }
   }
   return out;
@@ -12883,7 +12955,7 @@ function theirsOf(ours) {
   return m ? m[1].replaceAll(`'\\''`, "'") : null;
 }
 function mergeStatusLine(text2, command, args) {
-  const parsed = parse2(text2.replace(/^\uFEFF/, ""), [], { allowTrailingComma: true, disallowComments: false });
+  const parsed = parseJsonc(text2);
   if (!isObj(parsed)) return text2;
   const sl = parsed.statusLine;
   if (sl !== void 0 && !(isObj(sl) && typeof sl.command === "string")) return text2;
@@ -12893,10 +12965,11 @@ function mergeStatusLine(text2, command, args) {
   if (was === want) return text2;
   const bom = text2.startsWith("\uFEFF") ? "\uFEFF" : "";
   const body = text2.slice(bom.length);
-  return bom + edit(body, ["statusLine"], isObj(sl) ? { ...sl, command: want } : { type: "command", command: want }, formatOf(body));
+  const line = isObj(sl) ? { ...sl, command: want } : { type: "command", command: want };
+  return bom + edit(body, ["statusLine"], line, formatOf(body));
 }
 function removeStatusLine(text2) {
-  const parsed = parse2(text2.replace(/^\uFEFF/, ""), [], { allowTrailingComma: true, disallowComments: false });
+  const parsed = parseJsonc(text2);
   if (!isObj(parsed) || !isObj(parsed.statusLine) || typeof parsed.statusLine.command !== "string") return text2;
   const sl = parsed.statusLine;
   const was = sl.command;
@@ -12906,7 +12979,7 @@ function removeStatusLine(text2) {
   const body = text2.slice(bom.length);
   return bom + edit(body, ["statusLine"], theirs === null ? void 0 : { ...sl, command: theirs }, formatOf(body));
 }
-var HELPER_FILE, MAX_JSON_DEPTH, isObj, OPEN_BRACE, CLOSE_BRACE, OPEN_BRACKET, CLOSE_BRACKET, EOF, THEN, isOurStatus;
+var HELPER_FILE, MAX_JSON_DEPTH, isObj, JSONC, parseJsonc, OPEN_BRACE, CLOSE_BRACE, OPEN_BRACKET, CLOSE_BRACKET, EOF, THEN, isOurStatus;
 var init_json_hooks = __esm({
   "src/agents/json-hooks.ts"() {
     "use strict";
@@ -12915,6 +12988,8 @@ var init_json_hooks = __esm({
     HELPER_FILE = "memory_io.mjs";
     MAX_JSON_DEPTH = 64;
     isObj = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
+    JSONC = { allowTrailingComma: true, disallowComments: false };
+    parseJsonc = (text2) => parse2(text2.replace(/^\uFEFF/, ""), [], JSONC);
     OPEN_BRACE = 1;
     CLOSE_BRACE = 2;
     OPEN_BRACKET = 3;
@@ -12934,9 +13009,9 @@ function findBlock(text2, file) {
   const mentions = lines3.filter((l) => l.includes("session-handoff:begin") || l.includes("session-handoff:end")).length;
   if (begins.length === 0 && ends.length === 0 && mentions === 0) return null;
   if (begins.length !== 1 || ends.length !== 1 || mentions !== 2 || ends[0] < begins[0]) {
-    throw new Refused(
-      `${file} has malformed session-handoff markers (expected one \`${BLOCK_BEGIN}\` line, then one \`${BLOCK_END}\` line); nothing was changed. Fix or remove them by hand, then run this again`
-    );
+    const expected = `expected one \`${BLOCK_BEGIN}\` line, then one \`${BLOCK_END}\` line`;
+    const fix = "Fix or remove them by hand, then run this again";
+    throw new Refused(`${file} has malformed session-handoff markers (${expected}); nothing was changed. ${fix}`);
   }
   return { begin: begins[0], end: ends[0] };
 }
@@ -12956,7 +13031,8 @@ function blockEndByte(text2, span) {
 function insertBlock(text2, blk, eol) {
   const big = Buffer.byteLength(text2, "utf8") > TOP_BLOCK_FROM;
   if (!big) {
-    const sep = text2.endsWith(`${eol}${eol}`) || text2.endsWith("\n\n") ? "" : text2.endsWith("\n") ? eol : `${eol}${eol}`;
+    const blankEnd = text2.endsWith(`${eol}${eol}`) || text2.endsWith("\n\n");
+    const sep = blankEnd ? "" : text2.endsWith("\n") ? eol : `${eol}${eol}`;
     return `${text2}${sep}${blk}${eol}`;
   }
   const lines3 = text2.split("\n");
@@ -12980,6 +13056,9 @@ function putBlock(text2, file, agent, body) {
     const without = dropBlock(text2, span);
     return insertBlock(without ?? "", blk, eol);
   }
+  return replaceBlock(text2, span, blk);
+}
+function replaceBlock(text2, span, blk) {
   const lines3 = text2.split("\n");
   const cr = lines3[span.end].endsWith("\r") ? "\r" : "";
   lines3.splice(span.begin, span.end - span.begin + 1, `${blk}${cr}`);
@@ -13001,13 +13080,8 @@ function takeBlock(text2, file, agent, body) {
   const span = findBlock(text2, file);
   if (span === null) return text2;
   const rest = blockAgents(text2, span).filter((a) => a !== agent);
-  if (rest.length > 0) {
-    const lines3 = text2.split("\n");
-    const cr = lines3[span.end].endsWith("\r") ? "\r" : "";
-    lines3.splice(span.begin, span.end - span.begin + 1, `${block(body(rest)).split("\n").join(eolOf(text2))}${cr}`);
-    return lines3.join("\n");
-  }
-  return dropBlock(text2, span);
+  if (rest.length === 0) return dropBlock(text2, span);
+  return replaceBlock(text2, span, block(body(rest)).split("\n").join(eolOf(text2)));
 }
 var TOP_BLOCK_FROM, CODEX_BUDGET;
 var init_md_block = __esm({
@@ -13082,9 +13156,6 @@ var init_plan = __esm({
 // src/verbs/agent-files.ts
 import { realpathSync as realpathSync5 } from "node:fs";
 import path43 from "node:path";
-function homeOf(env) {
-  return homeFolder(env);
-}
 function real2(p) {
   try {
     return realpathSync5(p);
@@ -13102,11 +13173,14 @@ function helperLocation(ctx, root) {
 function agentTarget(ctx, verb) {
   const name2 = ctx.values.agent;
   if (!isAgentName(name2)) {
-    throw new UsageError(`${verb} needs --agent ${Object.keys(AGENTS).join("|")}${typeof name2 === "string" ? `, got ${quotedValue(name2)}` : ""}`);
+    const got = typeof name2 === "string" ? `, got ${quotedValue(name2)}` : "";
+    throw new UsageError(`${verb} needs --agent ${Object.keys(AGENTS).join("|")}${got}`);
   }
   const global = ctx.values.global === true;
   const home = homeOf(ctx.env);
-  if (global && typeof ctx.values.root === "string") throw new UsageError(`${verb}: --global and --root exclude each other`);
+  if (global && typeof ctx.values.root === "string") {
+    throw new UsageError(`${verb}: --global and --root exclude each other`);
+  }
   const root = global ? null : rootOption(ctx);
   return {
     agent: AGENTS[name2],
@@ -13122,7 +13196,7 @@ function editTargets(t) {
   const shown = (edit2) => t.global ? `~/${edit2.file}` : edit2.file;
   return t.agent.edits(t.helper, t.global).map((edit2) => ({ edit: edit2, file: editPath(t.base, edit2), shown: shown(edit2) }));
 }
-var AGENT_OPTIONS;
+var AGENT_OPTIONS, homeOf;
 var init_agent_files = __esm({
   "src/verbs/agent-files.ts"() {
     "use strict";
@@ -13139,6 +13213,7 @@ var init_agent_files = __esm({
       global: { type: "boolean" },
       "dry-run": { type: "boolean" }
     };
+    homeOf = homeFolder;
   }
 });
 
@@ -13773,7 +13848,9 @@ ${snippet}`);
   }
   assertReplaceable(file, snippet);
   const bad = firstInvalidUtf8(read.bytes);
-  if (bad >= 0) throw new Refused(`${file} is not valid UTF-8 (byte ${bad}): fix or re-save it as UTF-8, then run this again`);
+  if (bad >= 0) {
+    throw new Refused(`${file} is not valid UTF-8 (byte ${bad}): fix or re-save it as UTF-8, then run this again`);
+  }
   return { bytes: read.bytes, token: read.token };
 }
 function linkTarget(file) {
@@ -13829,12 +13906,14 @@ function wholeSequence(seq, n2) {
 async function writeAgentFile(file, expected, bytes, mode, fp) {
   const now = await readStable(file, { failpoint: fp });
   if ((now === null ? "absent" : now.token) !== expected) {
-    throw new Refused(`${file} changed since it was read (another program wrote it); nothing was changed; run this again`);
+    const what = "changed since it was read (another program wrote it)";
+    throw new Refused(`${file} ${what}; nothing was changed; run this again`);
   }
   if (bytes === null) unlinkSync11(file);
   else {
     const tmpfileCreated = () => failpoint(fp, "before-publication");
-    await (0, import_write_file_atomic.default)(file, bytes, now === null ? { mode: mode & ~process.umask(), tmpfileCreated } : { tmpfileCreated });
+    const opts = now === null ? { mode: mode & ~process.umask(), tmpfileCreated } : { tmpfileCreated };
+    await (0, import_write_file_atomic.default)(file, bytes, opts);
   }
   await failpoint(fp, "after-publication");
 }
@@ -13886,7 +13965,9 @@ function prepareDir(dir) {
   for (let d = dir; ; d = path44.dirname(d)) {
     try {
       const st = lstatSync24(d);
-      if (!st.isDirectory()) throw new Refused(`${d} is not a folder; install keeps its records under it, so nothing was changed`);
+      if (!st.isDirectory()) {
+        throw new Refused(`${d} is not a folder; install keeps its records under it, so nothing was changed`);
+      }
       break;
     } catch (err) {
       if (err instanceof Refused) throw err;
@@ -13975,20 +14056,22 @@ function underInstallLock(verb) {
     ...verb,
     async run(ctx) {
       if (ctx.values["dry-run"] === true) return verb.run(ctx);
-      let lockDir;
       const global = ctx.values.global === true;
+      const given = typeof ctx.values.root === "string" && ctx.values.root !== "" ? ctx.values.root : ".";
       let root = null;
       try {
-        root = global ? null : findRoot(path45.resolve(ctx.cwd, typeof ctx.values.root === "string" && ctx.values.root !== "" ? ctx.values.root : "."), ctx.env).root;
-        lockDir = installLockPath(root, ctx.env);
+        root = global ? null : findRoot(path45.resolve(ctx.cwd, given), ctx.env).root;
       } catch {
         return verb.run(ctx);
       }
+      const lockDir = installLockPath(root, ctx.env);
       const parent = path45.dirname(lockDir);
       const made = makeParent(parent);
       const emptiedByVerb = verb.name === "uninstall";
+      const what = "another install or uninstall is editing these agent files";
       try {
-        const lock = await acquireLockDir(lockDir, INSTALL_LOCK_SECONDS, { what: "another install or uninstall is editing these agent files", retry: "wait for it to finish and retry", makeParent: true });
+        const retry = "wait for it to finish and retry";
+        const lock = await acquireLockDir(lockDir, INSTALL_LOCK_SECONDS, { what, retry, makeParent: true });
         try {
           return await verb.run(ctx);
         } finally {
@@ -13996,7 +14079,8 @@ function underInstallLock(verb) {
         }
       } finally {
         const stop = global ? path45.resolve(homeFolder(ctx.env) || "/") : root;
-        for (let dir = parent; (made !== null || emptiedByVerb) && dir.startsWith(`${stop}${path45.sep}`); dir = path45.dirname(dir)) {
+        const below = (dir) => dir.startsWith(`${stop}${path45.sep}`);
+        for (let dir = parent; (made !== null || emptiedByVerb) && below(dir); dir = path45.dirname(dir)) {
           try {
             rmdirSync4(dir);
           } catch {
@@ -14009,14 +14093,12 @@ function underInstallLock(verb) {
   };
 }
 function makeParent(dir) {
-  try {
-    const st = lstatSync25(dir);
-    if (st.isSymbolicLink() || !st.isDirectory()) throw new Refused(`${dir} is ${st.isSymbolicLink() ? "a link" : "not a directory"}; move it away and retry`);
-    return null;
-  } catch (err) {
-    if (err instanceof Refused) throw err;
+  const st = lstatSync25(dir, { throwIfNoEntry: false });
+  if (st === void 0) return mkdirSync7(dir, { recursive: true, mode: 448 }) ?? null;
+  if (st.isSymbolicLink() || !st.isDirectory()) {
+    throw new Refused(`${dir} is ${st.isSymbolicLink() ? "a link" : "not a directory"}; move it away and retry`);
   }
-  return mkdirSync7(dir, { recursive: true, mode: 448 }) ?? null;
+  return null;
 }
 var INSTALL_LOCK_SECONDS;
 var init_install_lock = __esm({
@@ -14151,7 +14233,8 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
           if (made.length > 0) writeRecord(records, { ...record2, createdDirs: [...record2.createdDirs, ...made] });
           lines3.push(`${verb} ${p.shown}`);
         }
-        const driver = await mergeDriverStep(t.global ? null : t.base, { dryRun: t.dryRun, helperPath: t.helper.abs }, ctx.env);
+        const opts = { dryRun: t.dryRun, helperPath: t.helper.abs };
+        const driver = await mergeDriverStep(t.global ? null : t.base, opts, ctx.env);
         return ok(`${[...lines3, ...driver.lines].join("\n")}
 `, driver.notes);
       }
@@ -14222,8 +14305,9 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
           const current = snap.bytes.toString("utf8");
           let next = uninstallText(edit2, t.agent.name, current, shown);
           let verb = next === null ? "removed" : next === current ? "unchanged" : "updated";
-          const before = record2 === null || record2.before === null ? null : Buffer.from(record2.before, "base64").toString("utf8");
-          if (record2 !== null && record2.restorable !== false && record2.after === snap.token && (next === null || !holdsOurs(edit2, next)) && (before === null || !holdsOurs(edit2, before))) {
+          const before = record2?.before == null ? null : Buffer.from(record2.before, "base64").toString("utf8");
+          const clean = (next === null || !holdsOurs(edit2, next)) && (before === null || !holdsOurs(edit2, before));
+          if (record2 !== null && record2.restorable !== false && record2.after === snap.token && clean) {
             next = before;
             verb = next === null ? "removed" : "restored";
           }

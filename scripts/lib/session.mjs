@@ -1125,11 +1125,12 @@ function ensureDir(dir) {
   try {
     mkdirSync2(dir, { mode: 448 });
   } catch (err) {
-    if (err.code !== "EEXIST") throw new Refused(`cannot create ${dir}: ${err.message}`);
+    const exists4 = err.code === "EEXIST";
+    if (!exists4) throw new Refused(`cannot create ${dir}: ${err.message}`);
   }
   const st = lstatOrNull(dir);
   if (st === null || st.isSymbolicLink() || !st.isDirectory()) {
-    throw new Refused(`${dir} is a link or not a directory; memory must live in real directories under the root (move it away)`);
+    throw new Refused(`${dir} is a link or not a directory; ${REAL_DIRS} (move it away)`);
   }
 }
 function treeVerdict(root, uid = process.getuid?.()) {
@@ -1139,13 +1140,16 @@ function treeVerdict(root, uid = process.getuid?.()) {
     try {
       st = lstatSync5(dir);
     } catch (err) {
-      if (err.code !== "ENOENT") return { dir, why: `cannot be inspected (${err.code ?? "error"})` };
+      const code = err.code;
+      if (code !== "ENOENT") return { dir, why: `cannot be inspected (${code ?? "error"})` };
       if (dir === mem || dir === path8.dirname(mem)) return "missing";
       continue;
     }
     if (st.isSymbolicLink()) return { dir, why: "is a link" };
     if (!st.isDirectory()) return { dir, why: "is not a directory" };
-    if (uid !== void 0 && st.uid !== uid && st.uid !== 0) return { dir, why: `belongs to another user (uid ${st.uid})` };
+    if (uid !== void 0 && st.uid !== uid && st.uid !== 0) {
+      return { dir, why: `belongs to another user (uid ${st.uid})` };
+    }
   }
   return "ok";
 }
@@ -1160,11 +1164,13 @@ function checkTree(root, opts = {}) {
   if (verdict === "ok") return true;
   if (verdict === "missing") return false;
   const { dir, why } = verdict;
-  if (why === "is a link") throw new Refused(`${dir} is a link; memory must live in real directories under the root (move the link away)`);
-  if (why === "is not a directory") throw new Refused(`${dir} is not a directory; move it away so the memory tree can be used`);
+  if (why === "is a link") throw new Refused(`${dir} is a link; ${REAL_DIRS} (move the link away)`);
+  if (why === "is not a directory") {
+    throw new Refused(`${dir} is not a directory; move it away so the memory tree can be used`);
+  }
   throw new Refused(`${dir} ${why}; memory must live in real directories of yours under the root (move it away)`);
 }
-var FILE_OF, HEADING_OF, MARKER, MAX_DOCUMENT_BYTES, TARGETS, MEMORY_SUBDIRS;
+var FILE_OF, HEADING_OF, MARKER, MAX_DOCUMENT_BYTES, TARGETS, REAL_DIRS, MEMORY_SUBDIRS;
 var init_paths = __esm({
   "src/store/paths.ts"() {
     "use strict";
@@ -1183,6 +1189,7 @@ var init_paths = __esm({
     MARKER = "<!-- memory-schema: v1 -->";
     MAX_DOCUMENT_BYTES = 1e6;
     TARGETS = ["AGENTS.md", "CLAUDE.md"];
+    REAL_DIRS = "memory must live in real directories under the root";
     MEMORY_SUBDIRS = ["archive", "journal", "checkpoints", "drafts"];
   }
 });
@@ -1215,7 +1222,8 @@ function describeLink(filePath) {
   try {
     to = readlinkSync(filePath);
   } catch {
-    return `${filePath} is a link; the helper only uses regular files with one link (replace the link with the file it points to, or move it away, and retry)`;
+    const fix2 = "replace the link with the file it points to, or move it away, and retry";
+    return `${filePath} is a link; ${ONE_LINK} (${fix2})`;
   }
   const dir = path9.dirname(filePath);
   const name = path9.basename(filePath);
@@ -1224,7 +1232,8 @@ function describeLink(filePath) {
   if (TARGETS.includes(name) && other !== void 0) {
     return `${filePath} is a link to ${quotedPath(to)}: the lesson belongs in ${other}; use \`--target ${other}\``;
   }
-  return `${filePath} is a link to ${quotedPath(to)}; the helper only uses regular files with one link (replace the link with a copy of the file it points to, or move it away, and retry)`;
+  const fix = "replace the link with a copy of the file it points to, or move it away, and retry";
+  return `${filePath} is a link to ${quotedPath(to)}; ${ONE_LINK} (${fix})`;
 }
 function openRegular(filePath, maxBytes = MAX_DOCUMENT_BYTES) {
   let fd;
@@ -1234,7 +1243,8 @@ function openRegular(filePath, maxBytes = MAX_DOCUMENT_BYTES) {
     const code = err.code;
     if (code === "ENOENT") return null;
     if (code === "ELOOP" || code === "EMLINK") throw new UnsafeFile("link", filePath, null, describeLink(filePath));
-    if (code === "ENXIO" || code === "EISDIR" || code === "EOPNOTSUPP") throw new UnsafeFile("not-regular", filePath, null);
+    const special = code === "ENXIO" || code === "EISDIR" || code === "EOPNOTSUPP";
+    if (special) throw new UnsafeFile("not-regular", filePath, null);
     throw new Refused(`cannot open ${filePath}: ${err.message}`);
   }
   const stat = fstatSync3(fd, { bigint: true });
@@ -1304,7 +1314,7 @@ async function readStable(filePath, opts = {}) {
     closeSync4(fd);
   }
 }
-var UnsafeFile, OPEN_FLAGS, QUIET_MS;
+var ONE_LINK, UnsafeFile, OPEN_FLAGS, QUIET_MS;
 var init_files = __esm({
   "src/store/files.ts"() {
     "use strict";
@@ -1312,6 +1322,7 @@ var init_files = __esm({
     init_failpoint();
     init_anchor_lines();
     init_paths();
+    ONE_LINK = "the helper only uses regular files with one link";
     UnsafeFile = class extends Refused {
       state;
       stat;
@@ -1323,7 +1334,7 @@ var init_files = __esm({
           "hard-linked": "has more than one hard link",
           "too-large": `is larger than ${MAX_DOCUMENT_BYTES} bytes`
         };
-        super(message ?? `${filePath} ${what[state]}; the helper only uses regular files with one link (move it away and retry)`);
+        super(message ?? `${filePath} ${what[state]}; ${ONE_LINK} (move it away and retry)`);
         this.state = state;
         this.stat = stat;
       }
@@ -1416,11 +1427,13 @@ function lockState(memDir) {
   const unproven = state === "held" && (owner === null || owner.host !== here && st.mtimeMs > Date.now());
   return { state, pid: owner?.pid ?? null, host: owner?.host ?? null, unproven };
 }
-var PRIVATE_PATTERN, LOCK_NAME, OWNER_NAME, LOCK_STALE_MS, OWNERLESS_GRACE_MS;
+var TMP, CLAIM, PRIVATE_PATTERN, LOCK_NAME, OWNER_NAME, LOCK_STALE_MS, OWNERLESS_GRACE_MS;
 var init_private = __esm({
   "src/store/private.ts"() {
     "use strict";
-    PRIVATE_PATTERN = /^\.(.+)\.(?:(tmp)-(\d+)-(?:[0-9a-f]{8}|[0-9a-f]{16})|(claim)-(\d+)-(?:[0-9a-f]{8}|[0-9a-f]{32}))$/;
+    TMP = "(tmp)-(\\d+)-(?:[0-9a-f]{8}|[0-9a-f]{16})";
+    CLAIM = "(claim)-(\\d+)-(?:[0-9a-f]{8}|[0-9a-f]{32})";
+    PRIVATE_PATTERN = new RegExp(`^\\.(.+)\\.(?:${TMP}|${CLAIM})$`);
     LOCK_NAME = ".lock";
     OWNER_NAME = "owner";
     LOCK_STALE_MS = 1e4;
@@ -1441,7 +1454,8 @@ function mayBeToken(id) {
 }
 function sessionFileId(id) {
   if (typeof id !== "string" || id === "") return "unknown";
-  if (FILE_SAFE_ID.test(id) && !id.endsWith(".") && !WINDOWS_RESERVED.test(id.split(".", 1)[0]) && !mayBeToken(id)) return id;
+  const reserved = WINDOWS_RESERVED.test(id.split(".", 1)[0]);
+  if (FILE_SAFE_ID.test(id) && !id.endsWith(".") && !reserved && !mayBeToken(id)) return id;
   return createHash2("sha256").update(id, "utf8").digest("hex").slice(0, 16);
 }
 function checkpointsDirState(root) {
@@ -1468,7 +1482,8 @@ function readHeadAndTime(filePath, bytes) {
   try {
     const st = fstatSync4(fd, { bigint: true });
     if (!st.isFile()) return null;
-    if (st.nlink !== 1n && !(st.nlink === 2n && hasPrivatePartner(path11.dirname(filePath), path11.basename(filePath), st.ino))) return null;
+    const partnered = st.nlink === 2n && hasPrivatePartner(path11.dirname(filePath), path11.basename(filePath), st.ino);
+    if (st.nlink !== 1n && !partnered) return null;
     const want = Math.min(bytes, Number(st.size) + 1);
     const buf = Buffer.alloc(want);
     const n = readSync4(fd, buf, 0, want, 0);
@@ -1515,7 +1530,8 @@ function listCheckpoints(root, now = Date.now()) {
     const mb = mtimes.get(b.name) ?? 0n;
     return ma === mb ? 0 : mb > ma ? 1 : -1;
   };
-  return out.sort((a, b) => (b.savedMs ?? -Infinity) - (a.savedMs ?? -Infinity) || later(a, b) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const byName = (a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+  return out.sort((a, b) => (b.savedMs ?? -Infinity) - (a.savedMs ?? -Infinity) || later(a, b) || byName(a, b));
 }
 function rmQuietRegular(p) {
   try {
@@ -1602,7 +1618,8 @@ function readSettings(memDir) {
     parsed = void 0;
   }
   if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
-    return { settings, problems: [`.ai/memory/${SETTINGS_FILE} is not a JSON object of at most ${MAX_SETTINGS_BYTES} bytes (nor a link); using the defaults`] };
+    const what = `is not a JSON object of at most ${MAX_SETTINGS_BYTES} bytes (nor a link)`;
+    return { settings, problems: [`.ai/memory/${SETTINGS_FILE} ${what}; using the defaults`] };
   }
   const problems = [];
   for (const [key, value] of Object.entries(parsed)) {
@@ -1611,7 +1628,8 @@ function readSettings(memDir) {
       problems.push(`.ai/memory/${SETTINGS_FILE}: unknown key ${quotedValue(key.slice(0, 40))} ignored`);
     } else if (!rule.ok(value)) {
       const def = JSON.stringify(DEFAULT_SETTINGS[key]);
-      problems.push(`.ai/memory/${SETTINGS_FILE}: "${key}" must be ${rule.want}, got ${quotedValue(String(JSON.stringify(value)).slice(0, 40))}; using ${def}`);
+      const got = quotedValue(String(JSON.stringify(value)).slice(0, 40));
+      problems.push(`.ai/memory/${SETTINGS_FILE}: "${key}" must be ${rule.want}, got ${got}; using ${def}`);
     } else {
       settings[key] = value;
     }
@@ -1625,12 +1643,20 @@ var init_settings = __esm({
     init_quote();
     SETTINGS_FILE = "settings.json";
     MAX_SETTINGS_BYTES = 16 * 1024;
-    DEFAULT_SETTINGS = { contextOffer: true, contextThreshold: 70, contextWindow: null, archivesKept: 5 };
+    DEFAULT_SETTINGS = {
+      contextOffer: true,
+      contextThreshold: 70,
+      contextWindow: null,
+      archivesKept: 5
+    };
     isInt = (lo, hi) => (v) => typeof v === "number" && Number.isInteger(v) && v >= lo && v <= hi;
     RULES = {
       contextOffer: { ok: (v) => typeof v === "boolean", want: "true or false" },
       contextThreshold: { ok: isInt(1, 99), want: "a whole percent from 1 to 99" },
-      contextWindow: { ok: (v) => v === null || isInt(1e3, 1e8)(v), want: "null or a whole number of tokens from 1000" },
+      contextWindow: {
+        ok: (v) => v === null || isInt(1e3, 1e8)(v),
+        want: "null or a whole number of tokens from 1000"
+      },
       archivesKept: { ok: isInt(1, 1e3), want: "a whole number from 1 to 1000" }
     };
   }
@@ -1781,7 +1807,8 @@ function inspectFile(root, kind, retry = true, opts = {}) {
   const memDir = memoryDir(root);
   const file = FILE_OF[kind];
   const mine = listPrivate(memDir).filter((e) => e.file === file);
-  if (mine.length > 0 && plantedPrivate(root).some((p) => p.entry.file === file)) return { kind, status: "unsafe", mtimeMs: null };
+  const planted = mine.length > 0 && plantedPrivate(root).some((p) => p.entry.file === file);
+  if (planted) return { kind, status: "unsafe", mtimeMs: null };
   const writerLive = () => liveWriter(memDir);
   let opened;
   try {
@@ -1793,7 +1820,8 @@ function inspectFile(root, kind, retry = true, opts = {}) {
     if (mine.some((e) => e.role === "claim")) {
       return { kind, status: writerLive() ? "present" : "interrupted", mtimeMs: null };
     }
-    if (retry && (mine.length > 0 || lstatBig(path15.join(memDir, file)) !== null)) return inspectFile(root, kind, false, opts);
+    const again = mine.length > 0 || lstatBig(path15.join(memDir, file)) !== null;
+    if (retry && again) return inspectFile(root, kind, false, opts);
     return { kind, status: "missing", mtimeMs: null };
   }
   const { fd, stat } = opened;
@@ -1814,7 +1842,8 @@ function inspectFile(root, kind, retry = true, opts = {}) {
     if (!ok2) return { kind, status: "foreign", mtimeMs };
     if (opts.text && stat.size <= BigInt(MAX_DOCUMENT_BYTES)) {
       const whole = wholeBytes(fd, path15.join(memDir, file), stat);
-      if (whole !== null) return firstNul(whole) >= 0 ? { kind, status: "unsafe", mtimeMs } : { kind, status: "present", mtimeMs, text: whole.toString("utf8") };
+      if (whole !== null && firstNul(whole) >= 0) return { kind, status: "unsafe", mtimeMs };
+      if (whole !== null) return { kind, status: "present", mtimeMs, text: whole.toString("utf8") };
     }
     if (holdsNul(fd, buf, n)) return { kind, status: "unsafe", mtimeMs };
     return opts.text ? { kind, status: "present", mtimeMs, text: null } : { kind, status: "present", mtimeMs };
@@ -1833,7 +1862,8 @@ function wholeBytes(fd, filePath, before) {
   }
   const after = fstatSync6(fd, { bigint: true });
   const named = lstatBig(filePath);
-  if (after.size !== before.size || after.mtimeNs !== before.mtimeNs || named === null || named.ino !== before.ino) return null;
+  const same = after.size === before.size && after.mtimeNs === before.mtimeNs;
+  if (!same || named === null || named.ino !== before.ino) return null;
   return buf;
 }
 function liveWriter(memDir) {

@@ -46,7 +46,9 @@ export async function readAgentFile(file: string, snippet: string): Promise<Snap
   assertReplaceable(file, snippet);
   const bad = firstInvalidUtf8(read.bytes);
   // Decoding would turn the bytes into U+FFFD and the edit would write them back changed.
-  if (bad >= 0) throw new Refused(`${file} is not valid UTF-8 (byte ${bad}): fix or re-save it as UTF-8, then run this again`);
+  if (bad >= 0) {
+    throw new Refused(`${file} is not valid UTF-8 (byte ${bad}): fix or re-save it as UTF-8, then run this again`);
+  }
   return { bytes: read.bytes, token: read.token };
 }
 
@@ -120,12 +122,15 @@ function wholeSequence(seq: Uint8Array, n: number): boolean {
 export async function writeAgentFile(file: string, expected: string, bytes: Buffer | null, mode: number, fp?: string) {
   const now = await readStable(file, { failpoint: fp });
   if ((now === null ? "absent" : now.token) !== expected) {
-    throw new Refused(`${file} changed since it was read (another program wrote it); nothing was changed; run this again`);
+    const what = "changed since it was read (another program wrote it)";
+    throw new Refused(`${file} ${what}; nothing was changed; run this again`);
   }
   if (bytes === null) unlinkSync(file);
   else {
+    // A replaced file keeps its owner and mode (write-file-atomic copies them); a new one gets `mode`.
     const tmpfileCreated = () => failpoint(fp, "before-publication");
-    await writeFileAtomic(file, bytes, now === null ? { mode: mode & ~process.umask(), tmpfileCreated } : { tmpfileCreated });
+    const opts = now === null ? { mode: mode & ~process.umask(), tmpfileCreated } : { tmpfileCreated };
+    await writeFileAtomic(file, bytes, opts);
   }
   await failpoint(fp, "after-publication");
 }
@@ -211,7 +216,9 @@ export function prepareDir(dir: string): string[] {
   for (let d = dir; ; d = path.dirname(d)) {
     try {
       const st = lstatSync(d);
-      if (!st.isDirectory()) throw new Refused(`${d} is not a folder; install keeps its records under it, so nothing was changed`);
+      if (!st.isDirectory()) {
+        throw new Refused(`${d} is not a folder; install keeps its records under it, so nothing was changed`);
+      }
       break;
     } catch (err) {
       if (err instanceof Refused) throw err;

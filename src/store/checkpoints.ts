@@ -39,7 +39,8 @@ function mayBeToken(id: string): boolean {
  */
 export function sessionFileId(id: unknown): string {
   if (typeof id !== "string" || id === "") return "unknown";
-  if (FILE_SAFE_ID.test(id) && !id.endsWith(".") && !WINDOWS_RESERVED.test(id.split(".", 1)[0]!) && !mayBeToken(id)) return id;
+  const reserved = WINDOWS_RESERVED.test(id.split(".", 1)[0]!);
+  if (FILE_SAFE_ID.test(id) && !id.endsWith(".") && !reserved && !mayBeToken(id)) return id;
   return createHash("sha256").update(id, "utf8").digest("hex").slice(0, 16);
 }
 
@@ -93,7 +94,8 @@ function readHeadAndTime(filePath: string, bytes: number): { bytes: Buffer; mtim
     if (!st.isFile()) return null;
     // Two links only while a checkpoint's publication is unfinished (its temp is the other):
     // still the whole new version, so a crash there hides nothing (docs/design.md#checkpoints).
-    if (st.nlink !== 1n && !(st.nlink === 2n && hasPrivatePartner(path.dirname(filePath), path.basename(filePath), st.ino))) return null;
+    const partnered = st.nlink === 2n && hasPrivatePartner(path.dirname(filePath), path.basename(filePath), st.ino);
+    if (st.nlink !== 1n && !partnered) return null;
     const want = Math.min(bytes, Number(st.size) + 1);
     const buf = Buffer.alloc(want);
     const n = readSync(fd, buf, 0, want, 0);
@@ -152,7 +154,8 @@ export function listCheckpoints(root: string, now = Date.now()): CheckpointEntry
     const mb = mtimes.get(b.name) ?? 0n;
     return ma === mb ? 0 : mb > ma ? 1 : -1;
   };
-  return out.sort((a, b) => (b.savedMs ?? -Infinity) - (a.savedMs ?? -Infinity) || later(a, b) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const byName = (a: { name: string }, b: { name: string }) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+  return out.sort((a, b) => (b.savedMs ?? -Infinity) - (a.savedMs ?? -Infinity) || later(a, b) || byName(a, b));
 }
 
 /** Removes a regular file or a link (never followed), quietly. */

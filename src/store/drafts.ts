@@ -2,7 +2,8 @@
 // (docs/decisions/save-form.md). `<memory dir>/drafts/<kind>.md` is read once by that write and
 // removed in every outcome; nothing else reads it, `publish` never commits it, and a
 // `.gitignore` of ours in drafts/ keeps git from seeing it.
-import { closeSync, constants, fchmodSync, fstatSync, lstatSync, openSync, readSync, unlinkSync, writeSync, chmodSync, type Stats } from "node:fs";
+import { chmodSync, closeSync, constants, fchmodSync, fstatSync, lstatSync, openSync, readSync } from "node:fs";
+import { unlinkSync, writeSync, type Stats } from "node:fs";
 import path from "node:path";
 import { Refused } from "../errors.ts";
 import { MAX_DOCUMENT_BYTES, memoryDir, type Kind } from "./paths.ts";
@@ -35,7 +36,8 @@ function lstatOrNull(p: string): Stats | null {
   try {
     return lstatSync(p);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT" || (err as NodeJS.ErrnoException).code === "ENOTDIR") return null;
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") return null;
     throw err;
   }
 }
@@ -43,11 +45,13 @@ function lstatOrNull(p: string): Stats | null {
 // The folders on the way to a draft, each a real folder, or a refusal that names the first
 // that is not (nothing is removed through a link). False when one is missing.
 function realFolders(root: string, rel: string): boolean {
-  for (const [dir, shown] of [[path.join(root, ".ai"), ".ai"], [memoryDir(root), ".ai/memory"], [draftsDir(root), draftShown()]] as const) {
+  const folders = [[path.join(root, ".ai"), ".ai"], [memoryDir(root), ".ai/memory"], [draftsDir(root), draftShown()]];
+  for (const [dir, shown] of folders as [string, string][]) {
     const st = lstatOrNull(dir);
     if (st === null) return false;
     if (st.isSymbolicLink() || !st.isDirectory()) {
-      throw new Refused(`${shown} is a link or not a directory, so ${rel} was neither read nor removed; move it away, then write the draft again`);
+      const what = `${shown} is a link or not a directory, so ${rel} was neither read nor removed`;
+      throw new Refused(`${what}; move it away, then write the draft again`);
     }
   }
   return true;
@@ -57,7 +61,8 @@ function removeName(p: string, shown: string): void {
   try {
     unlinkSync(p);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw new Refused(`cannot remove the draft ${shown}: ${(err as Error).message}`);
+    const gone = (err as NodeJS.ErrnoException).code === "ENOENT";
+    if (!gone) throw new Refused(`cannot remove the draft ${shown}: ${(err as Error).message}`);
   }
 }
 
@@ -84,7 +89,8 @@ export function takeDraft(root: string, kind: Kind): { bytes: Buffer; id: string
   if (st.isDirectory()) throw new Refused(`${rel} is a directory, not a draft; move it away, then ${again}`);
   if (!st.isFile()) {
     removeName(file, rel);
-    throw new Refused(`${rel} is ${st.isSymbolicLink() ? "a link" : "not a regular file"}; it was removed unread: ${again}`);
+    const what = st.isSymbolicLink() ? "a link" : "not a regular file";
+    throw new Refused(`${rel} is ${what}; it was removed unread: ${again}`);
   }
   {
     let fd: number;
@@ -93,7 +99,8 @@ export function takeDraft(root: string, kind: Kind): { bytes: Buffer; id: string
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       removeName(file, rel);
-      throw new Refused(`${rel} cannot be read (${code === "ELOOP" ? "it became a link" : (code ?? "error")}); it was removed: ${again}`);
+      const why = code === "ELOOP" ? "it became a link" : (code ?? "error");
+      throw new Refused(`${rel} cannot be read (${why}); it was removed: ${again}`);
     }
     try {
       const now = fstatSync(fd);
@@ -105,12 +112,15 @@ export function takeDraft(root: string, kind: Kind): { bytes: Buffer; id: string
       }
       if ((now.mode & 0o077) !== 0) fchmodSync(fd, 0o600);
       if (now.size > MAX_DOCUMENT_BYTES) {
-        throw new Refused(`the draft ${rel} is ${now.size} bytes; memory documents are at most ${MAX_DOCUMENT_BYTES} bytes (shorten it)`);
+        const most = `memory documents are at most ${MAX_DOCUMENT_BYTES} bytes`;
+        throw new Refused(`the draft ${rel} is ${now.size} bytes; ${most} (shorten it)`);
       }
       const buf = Buffer.alloc(MAX_DOCUMENT_BYTES + 1);
       let got = 0;
       for (let n = 1; n > 0 && got < buf.length; got += n) n = readSync(fd, buf, got, buf.length - got, got);
-      if (got > MAX_DOCUMENT_BYTES) throw new Refused(`the draft ${rel} grew past ${MAX_DOCUMENT_BYTES} bytes while it was read`);
+      if (got > MAX_DOCUMENT_BYTES) {
+        throw new Refused(`the draft ${rel} grew past ${MAX_DOCUMENT_BYTES} bytes while it was read`);
+      }
       return { bytes: buf.subarray(0, got), id: draftId(now) };
     } finally {
       closeSync(fd);

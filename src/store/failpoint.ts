@@ -5,14 +5,27 @@ import { existsSync, writeFileSync } from "node:fs";
  * `read-before-recheck` (between a read's first pass and its second, docs/decisions/torn-reads.md) are also passed by
  * reads.
  */
-export type WritePhase = "read-opened" | "read-before-recheck" | "before-claim" | "after-claim" | "after-archive" | "before-publication" | "after-publication" | "before-prune";
+export type WritePhase =
+  | "read-opened"
+  | "read-before-recheck"
+  | "before-claim"
+  | "after-claim"
+  | "after-archive"
+  | "before-publication"
+  | "after-publication"
+  | "before-prune";
 
 /**
  * The steps of a writer's rollback (docs/decisions/failpoints.md): a failure between the claim and
  * publication drops the temp, links the claim back as the current file, removes the archive
  * copy the save made of it, then drops the claim. Each phase fires just after its step.
  */
-export type RollbackPhase = "rollback-after-temp-drop" | "rollback-before-restore" | "rollback-after-restore" | "rollback-after-unarchive" | "rollback-after-claim-drop";
+export type RollbackPhase =
+  | "rollback-after-temp-drop"
+  | "rollback-before-restore"
+  | "rollback-after-restore"
+  | "rollback-after-unarchive"
+  | "rollback-after-claim-drop";
 
 /**
  * The steps of `recover`'s repair (docs/decisions/failpoints.md), each fired just after that step

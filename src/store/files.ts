@@ -1,4 +1,5 @@
-import { closeSync, constants, fstatSync, openSync, readlinkSync, readSync, writeSync, type BigIntStats } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readlinkSync, readSync, writeSync } from "node:fs";
+import type { BigIntStats } from "node:fs";
 import path from "node:path";
 import { createHash, randomBytes } from "node:crypto";
 import { Refused } from "../errors.ts";
@@ -47,6 +48,8 @@ export interface ReadFile {
   stat: BigIntStats;
 }
 
+const ONE_LINK = "the helper only uses regular files with one link";
+
 /** Why an open was refused, for callers that turn states into messages (hook, check). */
 export type FileState = "missing" | "link" | "not-regular" | "hard-linked" | "too-large";
 
@@ -60,7 +63,8 @@ export function describeLink(filePath: string): string {
   try {
     to = readlinkSync(filePath);
   } catch {
-    return `${filePath} is a link; the helper only uses regular files with one link (replace the link with the file it points to, or move it away, and retry)`;
+    const fix = "replace the link with the file it points to, or move it away, and retry";
+    return `${filePath} is a link; ${ONE_LINK} (${fix})`;
   }
   const dir = path.dirname(filePath);
   const name = path.basename(filePath);
@@ -69,7 +73,8 @@ export function describeLink(filePath: string): string {
   if ((TARGETS as readonly string[]).includes(name) && other !== undefined) {
     return `${filePath} is a link to ${quotedPath(to)}: the lesson belongs in ${other}; use \`--target ${other}\``;
   }
-  return `${filePath} is a link to ${quotedPath(to)}; the helper only uses regular files with one link (replace the link with a copy of the file it points to, or move it away, and retry)`;
+  const fix = "replace the link with a copy of the file it points to, or move it away, and retry";
+  return `${filePath} is a link to ${quotedPath(to)}; ${ONE_LINK} (${fix})`;
 }
 
 /** Thrown by `openRegular` for a file that is there but unsafe to use. */
@@ -84,7 +89,7 @@ export class UnsafeFile extends Refused {
       "hard-linked": "has more than one hard link",
       "too-large": `is larger than ${MAX_DOCUMENT_BYTES} bytes`,
     };
-    super(message ?? `${filePath} ${what[state]}; the helper only uses regular files with one link (move it away and retry)`);
+    super(message ?? `${filePath} ${what[state]}; ${ONE_LINK} (move it away and retry)`);
     this.state = state;
     this.stat = stat;
   }
@@ -109,7 +114,8 @@ export function openRegular(filePath: string, maxBytes = MAX_DOCUMENT_BYTES): { 
     if (code === "ENOENT") return null;
     if (code === "ELOOP" || code === "EMLINK") throw new UnsafeFile("link", filePath, null, describeLink(filePath));
     // ENXIO: a socket; EISDIR on some systems; anything else is equally unusable.
-    if (code === "ENXIO" || code === "EISDIR" || code === "EOPNOTSUPP") throw new UnsafeFile("not-regular", filePath, null);
+    const special = code === "ENXIO" || code === "EISDIR" || code === "EOPNOTSUPP";
+    if (special) throw new UnsafeFile("not-regular", filePath, null);
     throw new Refused(`cannot open ${filePath}: ${(err as Error).message}`);
   }
   const stat = fstatSync(fd, { bigint: true });
@@ -167,7 +173,7 @@ export function sameVersion(a: BigIntStats, b: BigIntStats): boolean {
  * @returns null when the file does not exist.
  * @throws UnsafeFile, or Refused "changed while it was read" (exit 2).
  */
-export async function readStable(filePath: string, opts: { failpoint?: string; maxBytes?: number } = {}): Promise<ReadFile | null> {
+export async function readStable(filePath: string, opts: { failpoint?: string; maxBytes?: number } = {}) {
   const opened = openRegular(filePath, opts.maxBytes);
   if (opened === null) return null;
   const { fd, stat } = opened;

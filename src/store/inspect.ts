@@ -24,7 +24,7 @@ export interface FileInspection {
 
 const HEAD_BYTES = 4096;
 
-/** Whether the memory tree is unsafe to use ({@link treeVerdict}, every verb's): true or false; null when `.ai` or the memory dir is missing. */
+/** Whether the memory tree is unsafe to use (treeVerdict); null when `.ai` or the memory dir is missing. */
 export function treeUnsafe(root: string): boolean | null {
   const verdict = treeVerdict(root);
   return verdict === "missing" ? null : verdict !== "ok";
@@ -62,7 +62,8 @@ export function inspectFile(root: string, kind: Kind, retry = true, opts: { text
   const mine = listPrivate(memDir).filter((e) => e.file === file);
   // A private name holding what no save leaves (a link, a directory, a foreign hard link): `recover` refuses it, so
   // it is unsafe, not an interrupted save (docs/design.md#tokens-and-the-publication-protocol).
-  if (mine.length > 0 && plantedPrivate(root).some((p) => p.entry.file === file)) return { kind, status: "unsafe", mtimeMs: null };
+  const planted = mine.length > 0 && plantedPrivate(root).some((p) => p.entry.file === file);
+  if (planted) return { kind, status: "unsafe", mtimeMs: null };
   const writerLive = () => liveWriter(memDir);
   let opened;
   try {
@@ -77,7 +78,8 @@ export function inspectFile(root: string, kind: Kind, retry = true, opts: { text
       return { kind, status: writerLive() ? "present" : "interrupted", mtimeMs: null };
     }
     // Missing when listed and when opened, unless a save was publishing it meanwhile: look again.
-    if (retry && (mine.length > 0 || lstatBig(path.join(memDir, file)) !== null)) return inspectFile(root, kind, false, opts);
+    const again = mine.length > 0 || lstatBig(path.join(memDir, file)) !== null;
+    if (retry && again) return inspectFile(root, kind, false, opts);
     return { kind, status: "missing", mtimeMs: null };
   }
   const { fd, stat } = opened;
@@ -101,7 +103,8 @@ export function inspectFile(root: string, kind: Kind, retry = true, opts: { text
     // past the size limit it is not read whole (docs/design.md#integrations) and its age is unknown.
     if (opts.text && stat.size <= BigInt(MAX_DOCUMENT_BYTES)) {
       const whole = wholeBytes(fd, path.join(memDir, file), stat);
-      if (whole !== null) return firstNul(whole) >= 0 ? { kind, status: "unsafe", mtimeMs } : { kind, status: "present", mtimeMs, text: whole.toString("utf8") };
+      if (whole !== null && firstNul(whole) >= 0) return { kind, status: "unsafe", mtimeMs };
+      if (whole !== null) return { kind, status: "present", mtimeMs, text: whole.toString("utf8") };
     }
     if (holdsNul(fd, buf, n)) return { kind, status: "unsafe", mtimeMs };
     return opts.text ? { kind, status: "present", mtimeMs, text: null } : { kind, status: "present", mtimeMs };
@@ -112,7 +115,7 @@ export function inspectFile(root: string, kind: Kind, retry = true, opts: { text
 
 // The whole file through the open descriptor; null when it changed meanwhile (docs/design.md#integrations: a
 // read that races a change gives "age unknown"), judged by size, mtime and the name's inode.
-function wholeBytes(fd: number, filePath: string, before: { size: bigint; mtimeNs: bigint; ino: bigint }): Buffer | null {
+function wholeBytes(fd: number, filePath: string, before: { size: bigint; mtimeNs: bigint; ino: bigint }) {
   const size = Number(before.size);
   const buf = Buffer.alloc(size);
   let off = 0;
@@ -123,7 +126,8 @@ function wholeBytes(fd: number, filePath: string, before: { size: bigint; mtimeN
   }
   const after = fstatSync(fd, { bigint: true });
   const named = lstatBig(filePath);
-  if (after.size !== before.size || after.mtimeNs !== before.mtimeNs || named === null || named.ino !== before.ino) return null;
+  const same = after.size === before.size && after.mtimeNs === before.mtimeNs;
+  if (!same || named === null || named.ino !== before.ino) return null;
   return buf;
 }
 

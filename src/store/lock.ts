@@ -24,7 +24,7 @@ const REFRESH_MS = 2_000;
  * @throws Busy (exit 5) naming the holder's pid when known; Refused (exit 2) when the lock's
  * name holds something else or cannot be made.
  */
-export async function acquireLock(memDir: string, timeoutSeconds: number, opts: { log?: string } = {}): Promise<LockHandle> {
+export async function acquireLock(memDir: string, timeoutSeconds: number, opts: { log?: string } = {}) {
   return acquireLockDir(path.join(memDir, LOCK_NAME), timeoutSeconds, { ...opts, what: "memory is busy" });
 }
 
@@ -39,7 +39,14 @@ export async function acquireLock(memDir: string, timeoutSeconds: number, opts: 
  *   `makeParent` makes the lock's folder (0700) when it is missing.
  * @throws Busy (exit 5) naming the holder's pid when known and the lock; Refused (exit 2).
  */
-export async function acquireLockDir(lockDir: string, timeoutSeconds: number, opts: { log?: string; what: string; retry?: string; makeParent?: boolean }): Promise<LockHandle> {
+interface LockDirOptions {
+  log?: string;
+  what: string;
+  retry?: string;
+  makeParent?: boolean;
+}
+
+export async function acquireLockDir(lockDir: string, timeoutSeconds: number, opts: LockDirOptions) {
   const start = performance.now();
   const deadline = start + timeoutSeconds * 1000;
   const me: LockOwner = { pid: process.pid, host: hostname(), nonce: randomHex8() + randomHex8() };
@@ -68,8 +75,10 @@ export async function acquireLockDir(lockDir: string, timeoutSeconds: number, op
       continue;
     }
     if (now >= deadline) {
-      const who = owner ? `process ${owner.pid}${owner.host === me.host ? "" : ` on ${quotedValue(owner.host)}`}` : "another process";
-      throw new Busy(`${opts.what}: ${who} holds the lock ${lockDir}; ${opts.retry ?? "wait and retry, or pass a longer --lock-timeout"}`, { who, lock: lockDir });
+      const on = owner && owner.host !== me.host ? ` on ${quotedValue(owner.host)}` : "";
+      const who = owner ? `process ${owner.pid}${on}` : "another process";
+      const retry = opts.retry ?? "wait and retry, or pass a longer --lock-timeout";
+      throw new Busy(`${opts.what}: ${who} holds the lock ${lockDir}; ${retry}`, { who, lock: lockDir });
     }
     const pause = Math.min(RETRY_MS + Math.random() * RETRY_MS, deadline - now);
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, pause)));
@@ -86,7 +95,8 @@ function checkLockPath(lockDir: string): void {
     return;
   }
   if (st.isSymbolicLink() || !st.isDirectory()) {
-    throw new Refused(`${lockDir} is ${st.isSymbolicLink() ? "a link" : "not a directory"}; it is the helper's private lock: move it away and retry`);
+    const what = st.isSymbolicLink() ? "a link" : "not a directory";
+    throw new Refused(`${lockDir} is ${what}; it is the helper's private lock: move it away and retry`);
   }
 }
 
@@ -138,7 +148,8 @@ function holding(lockDir: string, me: LockOwner, log: string | undefined): LockH
   return {
     assertHeld() {
       if (lost || !ours()) {
-        throw new Refused("lost the memory lock to another process before publishing; nothing was published: read again and retry");
+        const lost = "lost the memory lock to another process before publishing";
+        throw new Refused(`${lost}; nothing was published: read again and retry`);
       }
     },
     async release() {

@@ -23,7 +23,9 @@ export interface PrivateEntry {
 }
 
 // Ours: 8 hex on both. The reference's: `.tmp-<pid>-<16 hex>`, `.claim-<pid>-<32 hex>`.
-const PRIVATE_PATTERN = /^\.(.+)\.(?:(tmp)-(\d+)-(?:[0-9a-f]{8}|[0-9a-f]{16})|(claim)-(\d+)-(?:[0-9a-f]{8}|[0-9a-f]{32}))$/;
+const TMP = "(tmp)-(\\d+)-(?:[0-9a-f]{8}|[0-9a-f]{16})";
+const CLAIM = "(claim)-(\\d+)-(?:[0-9a-f]{8}|[0-9a-f]{32})";
+const PRIVATE_PATTERN = new RegExp(`^\\.(.+)\\.(?:${TMP}|${CLAIM})$`);
 
 /** The private name for `file` in `role`, unique to this process. */
 export function privateName(file: string, role: PrivateRole, pid: number, rand: string): string {
@@ -132,7 +134,9 @@ export const OWNERLESS_GRACE_MS = 3_000;
  * monotonic clock: a clock-skewed or future-dated lock of a dead foreign writer.
  * @param unchangedMs 0 for a single look (check, the hook, doctor).
  */
-export function lockVerdict(owner: LockOwner | null, st: { mtimeMs: number; ctimeMs: number }, host: string, unchangedMs: number): "held" | "dead" {
+type Times = { mtimeMs: number; ctimeMs: number };
+
+export function lockVerdict(owner: LockOwner | null, st: Times, host: string, unchangedMs: number): "held" | "dead" {
   const local = owner !== null && owner.host === host;
   if (local && !processAlive(owner.pid)) return "dead";
   // A live holder on this host keeps its lock however long its heartbeat waits (a busy event
@@ -151,7 +155,9 @@ export function lockVerdict(owner: LockOwner | null, st: { mtimeMs: number; ctim
  * look cannot judge (owner unreadable, or another host's with an mtime ahead of this clock): a writer takes it over
  * after watching it 10 s.
  */
-export function lockState(memDir: string): { state: "free" | "held" | "dead"; pid: number | null; host: string | null; unproven: boolean } {
+type LockState = { state: "free" | "held" | "dead"; pid: number | null; host: string | null; unproven: boolean };
+
+export function lockState(memDir: string): LockState {
   const lockDir = path.join(memDir, LOCK_NAME);
   let st: { mtimeMs: number; ctimeMs: number };
   try {

@@ -63,7 +63,7 @@ export function archiveEntriesWithIno(dir: string, ino: bigint): string[] {
  * name. A rollback killed between linking the claim back and dropping it leaves one inode with three links (file,
  * claim, archive copy): ours, and repaired like any other (field report 15).
  */
-export function notOurs(e: PrivateEntry, filePath: string, arch: string, siblings: readonly PrivateEntry[]): string | null {
+export function notOurs(e: PrivateEntry, filePath: string, arch: string, siblings: readonly PrivateEntry[]) {
   const st = lstatBig(e.path);
   if (st === null) return null; // gone meanwhile
   if (st.isSymbolicLink()) return "is a link";

@@ -6,7 +6,8 @@ import { failpoint } from "./failpoint.ts";
 import { lstatBig, type PrivateEntry } from "./private.ts";
 import { archiveDir, archivePrefixOf, memoryDir } from "./paths.ts";
 import { linkIntoArchive } from "./publish.ts";
-import { ARCHIVE_TEMP, archiveEntriesWithIno, archiveExcess, DEAD_LOCK, groupByFile, inoOf, pendingRepairs, plantedPrivate } from "./recover.ts";
+import { ARCHIVE_TEMP, archiveEntriesWithIno, archiveExcess, DEAD_LOCK, groupByFile, inoOf } from "./recover.ts";
+import { pendingRepairs, plantedPrivate } from "./recover.ts";
 
 // An archive entry holding exactly these bytes, as a separate file: the reference helper
 // archives by copying, so its claim's archive copy is another inode with the same bytes.
@@ -88,7 +89,8 @@ export async function repair(root: string, fp?: string): Promise<string[]> {
   const arch = archiveDir(root);
   const planted = plantedPrivate(root)[0];
   if (planted !== undefined) {
-    throw new Refused(`${planted.entry.path} ${planted.reason}: it holds a private name of the helper but is not a file it left; move it away, then retry`);
+    const what = "it holds a private name of the helper but is not a file it left";
+    throw new Refused(`${planted.entry.path} ${planted.reason}: ${what}; move it away, then retry`);
   }
   const byFile = groupByFile(pendingRepairs(root));
   for (const [filePath, list] of byFile) {
@@ -97,7 +99,8 @@ export async function repair(root: string, fp?: string): Promise<string[]> {
     const currentIno = inoOf(filePath);
     // A temp that shares the current file's inode marks a save that was published; its
     // claim (same pid and random part) is the version that save replaced on purpose.
-    const finished = new Set(list.filter((e) => e.role === "tmp" && currentIno !== null && inoOf(e.path) === currentIno).map(saveId));
+    const published = (e: PrivateEntry) => e.role === "tmp" && currentIno !== null && inoOf(e.path) === currentIno;
+    const finished = new Set(list.filter(published).map(saveId));
     const claims = list
       .filter((e) => e.role === "claim")
       .sort((a, b) => (lstatBig(a.path)?.mtimeMs ?? 0n) < (lstatBig(b.path)?.mtimeMs ?? 0n) ? -1 : 1);
@@ -126,7 +129,8 @@ export async function repair(root: string, fp?: string): Promise<string[]> {
         // copy is there.
         unlinkSync(claim.path);
         await failpoint(fp, "recover-after-claim-drop");
-        actions.push(`${file}: finished a save; dropped the version it replaced${copies[0] ? ` (archived as archive/${copies[0]})` : ""}`);
+        const where = copies[0] ? ` (archived as archive/${copies[0]})` : "";
+        actions.push(`${file}: finished a save; dropped the version it replaced${where}`);
         continue;
       }
       let where = copies[0] ?? archiveEntryWithBytes(arch, claim.path);
@@ -144,7 +148,8 @@ export async function repair(root: string, fp?: string): Promise<string[]> {
       const published = tempIno === inoOf(filePath);
       rmSync(temp.path, { force: true });
       await failpoint(fp, "recover-after-temp-drop");
-      actions.push(published ? `${file}: finished a publication (dropped ${temp.name})` : `${file}: dropped an unpublished new version (${temp.name}); the old version stays current`);
+      const unpublished = `${file}: dropped an unpublished new version (${temp.name}); the old version stays current`;
+      actions.push(published ? `${file}: finished a publication (dropped ${temp.name})` : unpublished);
     }
   }
   actions.push(...(await dropArchiveTemps(arch, fp)));
@@ -159,7 +164,8 @@ export async function repair(root: string, fp?: string): Promise<string[]> {
   if (archiveExcess(root) > 0) {
     await failpoint(fp, "recover-before-prune");
     const pruned = pruneArchive(arch);
-    if (pruned.deleted.length > 0) actions.push(`archive: pruned ${pruned.deleted.length} old handoff(s) to keep the newest ${pruned.keep}`);
+    const n = pruned.deleted.length;
+    if (n > 0) actions.push(`archive: pruned ${n} old handoff(s) to keep the newest ${pruned.keep}`);
     actions.push(...pruned.warnings);
   }
   return actions;

@@ -32,9 +32,7 @@ export interface AgentTarget {
 }
 
 /** The home folder from the environment (HOME; USERPROFILE on Windows), as `os.homedir()` reads it. */
-export function homeOf(env: Record<string, string | undefined>): string {
-  return homeFolder(env);
-}
+export const homeOf = homeFolder;
 
 function real(p: string): string {
   try {
@@ -60,11 +58,14 @@ export function helperLocation(ctx: VerbContext, root: string | null): HelperLoc
 export function agentTarget(ctx: VerbContext, verb: string): AgentTarget {
   const name = ctx.values.agent;
   if (!isAgentName(name)) {
-    throw new UsageError(`${verb} needs --agent ${Object.keys(AGENTS).join("|")}${typeof name === "string" ? `, got ${quotedValue(name)}` : ""}`);
+    const got = typeof name === "string" ? `, got ${quotedValue(name)}` : "";
+    throw new UsageError(`${verb} needs --agent ${Object.keys(AGENTS).join("|")}${got}`);
   }
   const global = ctx.values.global === true;
   const home = homeOf(ctx.env);
-  if (global && typeof ctx.values.root === "string") throw new UsageError(`${verb}: --global and --root exclude each other`);
+  if (global && typeof ctx.values.root === "string") {
+    throw new UsageError(`${verb}: --global and --root exclude each other`);
+  }
   const root = global ? null : rootOption(ctx);
   return {
     agent: AGENTS[name],

@@ -121,7 +121,8 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
       if (made.length > 0) writeRecord(records, { ...record, createdDirs: [...record.createdDirs, ...made] });
       lines.push(`${verb} ${p.shown}`);
     }
-    const driver = await mergeDriverStep(t.global ? null : t.base, { dryRun: t.dryRun, helperPath: t.helper.abs }, ctx.env);
+    const opts = { dryRun: t.dryRun, helperPath: t.helper.abs };
+    const driver = await mergeDriverStep(t.global ? null : t.base, opts, ctx.env);
     return ok(`${[...lines, ...driver.lines].join("\n")}\n`, driver.notes);
   },
 });

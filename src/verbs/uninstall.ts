@@ -56,13 +56,11 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
       const current = snap.bytes.toString("utf8");
       let next = uninstallText(edit, t.agent.name, current, shown);
       let verb = next === null ? "removed" : next === current ? "unchanged" : "updated";
-      // Nothing of ours left and nothing else changed since install: the original bytes.
-      // The recorded bytes are put back only when they hold nothing of ours: an install killed
-      // after publishing, before its record, left a block that the next install recorded as
-      // "before" (docs/decisions/install-records.md); putting it back would revive an agent
-      // uninstalled since. Then only our entries go.
-      const before = record === null || record.before === null ? null : Buffer.from(record.before, "base64").toString("utf8");
-      if (record !== null && record.restorable !== false && record.after === snap.token && (next === null || !holdsOurs(edit, next)) && (before === null || !holdsOurs(edit, before))) {
+      // Nothing of ours left and nothing else changed since install: the original bytes, unless
+      // they hold an entry of ours (an install killed before its record): that would revive it.
+      const before = record?.before == null ? null : Buffer.from(record.before, "base64").toString("utf8");
+      const clean = (next === null || !holdsOurs(edit, next)) && (before === null || !holdsOurs(edit, before));
+      if (record !== null && record.restorable !== false && record.after === snap.token && clean) {
         next = before;
         verb = next === null ? "removed" : "restored";
       }
