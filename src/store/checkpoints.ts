@@ -13,7 +13,6 @@ import { memoryDir } from "./paths.ts";
 /** The `.gitignore` of ours in checkpoints/: transcript captures are never committed. */
 export const CHECKPOINTS_GITIGNORE = "# Written by session-handoff: session checkpoints, never committed.\n*\n";
 
-/** `<root>/.ai/memory/checkpoints`. */
 export function checkpointsDir(root: string): string {
   return path.join(memoryDir(root), "checkpoints");
 }
@@ -30,12 +29,8 @@ function mayBeToken(id: string): boolean {
 }
 
 /**
- * The file-name form of a session id, for its checkpoint, its delivered-once marker and
- * `read checkpoint --session` (docs/design.md#checkpoints): the id itself when it matches
- * `^[a-z0-9][a-z0-9._-]{0,127}$`, does not end in `.` and its part before the first `.` is
- * not a Windows device name (CON, PRN, AUX, NUL, COM0–9, LPT0–9, any case) and has no run that
- * may be a vendor's token (16+ letters, digits and underscores mixing both); else the first 16
- * hex of its SHA-256; `unknown` when missing or empty.
+ * The file-name form of a session id: the id itself when it is a safe name on every system (no Windows device
+ * name) and holds nothing that may be a token; else the first 16 hex of its SHA-256; `unknown` when missing.
  */
 export function sessionFileId(id: unknown): string {
   if (typeof id !== "string" || id === "") return "unknown";

@@ -1,7 +1,5 @@
-// Drafts: a document an agent wrote with its own file tool for `write --from-draft`
-// (docs/decisions/save-form.md). `<memory dir>/drafts/<kind>.md` is read once by that write and
-// removed in every outcome; nothing else reads it, `publish` never commits it, and a
-// `.gitignore` of ours in drafts/ keeps git from seeing it.
+// Drafts: `<memory dir>/drafts/<kind>.md`, written by an agent's file tool, read once by `write --from-draft`
+// (docs/decisions/save-form.md); a `.gitignore` of ours keeps git from seeing them.
 import { chmodSync, closeSync, constants, fchmodSync, fstatSync, lstatSync, openSync, readSync } from "node:fs";
 import { unlinkSync, writeSync, type Stats } from "node:fs";
 import path from "node:path";
@@ -14,7 +12,6 @@ export const DRAFTS = "drafts";
 /** The `.gitignore` of ours in drafts/: everything there, itself included, is never committed. */
 export const GITIGNORE_TEXT = "# Written by session-handoff: drafts of `write --from-draft`, never committed.\n*\n";
 
-/** `<root>/.ai/memory/drafts`. */
 export function draftsDir(root: string): string {
   return path.join(memoryDir(root), DRAFTS);
 }
@@ -24,10 +21,7 @@ export function draftPath(root: string, kind: Kind): string {
   return path.join(draftsDir(root), `${kind}.md`);
 }
 
-/**
- * `.ai/memory/drafts/<kind>.md`, or the folder with no kind: how every sentence about a draft
- * names it, relative to the project root, where the agent writes it (docs/decisions/save-form.md).
- */
+/** How every sentence names a draft (or, with no kind, the folder), relative to the project root. */
 export function draftShown(kind?: Kind): string {
   return kind === undefined ? `.ai/memory/${DRAFTS}` : `.ai/memory/${DRAFTS}/${kind}.md`;
 }
@@ -42,8 +36,7 @@ function lstatOrNull(p: string): Stats | null {
   }
 }
 
-// The folders on the way to a draft, each a real folder, or a refusal that names the first
-// that is not (nothing is removed through a link). False when one is missing.
+// Whether the folders on the way to a draft exist, refusing the first that is not a real folder.
 function realFolders(root: string, rel: string): boolean {
   const folders = [[path.join(root, ".ai"), ".ai"], [memoryDir(root), ".ai/memory"], [draftsDir(root), draftShown()]];
   for (const [dir, shown] of folders as [string, string][]) {
@@ -67,13 +60,9 @@ function removeName(p: string, shown: string): void {
 }
 
 /**
- * Reads the draft of `kind`: `drafts/<kind>.md`, a regular file with one link, never through a
- * link, at most MAX_DOCUMENT_BYTES. A draft readable by others is made 0600 first. It stays on
- * disk: `removeDraft` takes it away after a save (a refusal keeps it, to be fixed and retried).
- * A missing draft, a link, a FIFO or a hard-linked file is refused (the last three removed
- * unread); a directory there is refused and left.
- * @returns the draft's bytes and its identity (inode, size, mtime) for `removeDraft`.
- * @throws Refused (exit 2) saying what was wrong.
+ * Reads `drafts/<kind>.md`: a regular file with one link, never through a link, at most MAX_DOCUMENT_BYTES, made
+ * 0600 first when others may read it. A link, FIFO or hard link is refused and removed unread; a folder is left.
+ * @returns its bytes and identity for `removeDraft`. @throws Refused (exit 2).
  */
 export function takeDraft(root: string, kind: Kind): { bytes: Buffer; id: string } {
   const rel = draftShown(kind);

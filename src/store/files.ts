@@ -53,11 +53,7 @@ const ONE_LINK = "the helper only uses regular files with one link";
 /** Why an open was refused, for callers that turn states into messages (hook, check). */
 export type FileState = "missing" | "link" | "not-regular" | "hard-linked" | "too-large";
 
-/**
- * What to say about a link where a file must be (field report 20): where it points (quoted as
- * every path in human output is, docs/design.md#verdicts-and-the-brief) and what to do. For `AGENTS.md` ⇄
- * `CLAUDE.md` at the root, the other name is the one to use.
- */
+/** What to say about a link where a file must be: where it points and what to do. */
 export function describeLink(filePath: string): string {
   let to: string;
   try {
@@ -98,12 +94,8 @@ export class UnsafeFile extends Refused {
 const OPEN_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 
 /**
- * Opens an existing file for reading without following a link or blocking on a FIFO, and checks it is a regular file
- * of at most `maxBytes`. A file with `nlink > 1` is returned with `hardLinked` set, because a crash mid-publication
- * leaves two links (docs/design.md#tokens-and-the-publication-protocol): the caller decides whether that is an
- * interrupted save or an unsafe file.
- * @returns null when the file does not exist.
- * @throws UnsafeFile (exit 2) for a link, a FIFO, a socket, a directory, a file too large.
+ * Opens a regular file of at most `maxBytes` for reading, never following a link or blocking on a FIFO; a hard
+ * link (a crash mid-publication leaves two) is for the caller to judge. @returns null when it does not exist.
  */
 export function openRegular(filePath: string, maxBytes = MAX_DOCUMENT_BYTES): { fd: number; stat: BigIntStats } | null {
   let fd: number;
@@ -166,12 +158,8 @@ export function sameVersion(a: BigIntStats, b: BigIntStats): boolean {
 }
 
 /**
- * Reads a whole regular file and refuses a torn read: the file must be the same (inode, size, mtime, ctime) after the
- * last byte as when it was opened, and a second read from offset 0 through the same descriptor must give the same
- * bytes and stat (docs/design.md#tokens-and-the-publication-protocol). Fires the `read-opened` failpoint between the
- * fstat and the first byte, `read-before-recheck` between the two reads.
- * @returns null when the file does not exist.
- * @throws UnsafeFile, or Refused "changed while it was read" (exit 2).
+ * Reads a whole regular file, refusing a torn read: the same inode, size and times after the last byte, and the
+ * same bytes on a second read through the descriptor. @returns null when it does not exist.
  */
 export async function readStable(filePath: string, opts: { failpoint?: string; maxBytes?: number } = {}) {
   const opened = openRegular(filePath, opts.maxBytes);

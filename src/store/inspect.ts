@@ -30,11 +30,7 @@ export function treeUnsafe(root: string): boolean | null {
   return verdict === "missing" ? null : verdict !== "ok";
 }
 
-/**
- * True when the open file holds a NUL byte within the size limit (docs/design.md#files-on-disk): the one unsafe
- * verdict every verb gives (guard/file-verdict.ts, docs/design.md#one-verdict-on-a-files-bytes); `head` holds its
- * first `n` bytes already. Reads at most the limit (docs/design.md#integrations), in 64 KiB steps.
- */
+/** True when the open file holds a NUL byte within the size limit (`head` holds its first bytes already). */
 function holdsNul(fd: number, head: Buffer, n: number): boolean {
   if (firstNul(head.subarray(0, n)) >= 0) return true;
   if (n < head.length) return false;
@@ -48,11 +44,7 @@ function holdsNul(fd: number, head: Buffer, n: number): boolean {
   return false;
 }
 
-/**
- * Classifies a memory file by its shape only: the v1 marker and heading in its first bytes,
- * a regular file with one link; a claim or half-published state left by a dead writer is
- * `interrupted`. Never follows a link, never blocks on a FIFO, never returns file text.
- */
+/** Classifies a memory file by its shape only (marker, heading, one link), never returning its text. */
 export function inspectFile(root: string, kind: Kind, retry = true, opts: { text?: boolean } = {}): FileInspection {
   const unsafe = treeUnsafe(root);
   if (unsafe === null) return { kind, status: "missing", mtimeMs: null };
@@ -113,8 +105,7 @@ export function inspectFile(root: string, kind: Kind, retry = true, opts: { text
   }
 }
 
-// The whole file through the open descriptor; null when it changed meanwhile (docs/design.md#integrations: a
-// read that races a change gives "age unknown"), judged by size, mtime and the name's inode.
+// The whole file through the open descriptor; null when it changed meanwhile ("age unknown").
 function wholeBytes(fd: number, filePath: string, before: { size: bigint; mtimeNs: bigint; ino: bigint }) {
   const size = Number(before.size);
   const buf = Buffer.alloc(size);
@@ -131,19 +122,13 @@ function wholeBytes(fd: number, filePath: string, before: { size: bigint; mtimeN
   return buf;
 }
 
-// A lock this look cannot judge (an unreadable owner, another host's dated ahead of this
-// clock) is no proof of a writer at work: what it guards is an interrupted save, which
-// `recover` repairs once it has watched the lock for 10 s (docs/decisions/lock.md).
+// A lock one look cannot judge is no proof of a writer at work: what it guards is an interrupted save.
 function liveWriter(memDir: string): boolean {
   const lock = lockState(memDir);
   return lock.state === "held" && !lock.unproven;
 }
 
-/**
- * True when an interrupted save (ours or the reference helper's) left work for `recover` and
- * no live writer is at it. Planted private names are not: `recover` refuses them, so they
- * count as unsafe (`unsafePrivate`), and while one exists nothing is "interrupted".
- */
+/** True when an interrupted save left work for `recover` and no live writer is at it (planted names are unsafe). */
 export function interruptedSave(root: string): boolean {
   const unsafe = treeUnsafe(root);
   if (unsafe === true) return false;
