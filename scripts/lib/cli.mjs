@@ -187,21 +187,21 @@ var init_redact_kit = __esm({
 });
 
 // src/guard/redact-derived.ts
-function pieceAt(pieces, at3) {
+function pieceAt(pieces, at4) {
   let lo = 0;
   let hi = pieces.length - 1;
   while (lo < hi) {
     const mid = lo + hi + 1 >>> 1;
-    if (pieces[mid][0] <= at3) lo = mid;
+    if (pieces[mid][0] <= at4) lo = mid;
     else hi = mid - 1;
   }
   const p = pieces[lo];
-  return p !== void 0 && p[0] <= at3 && at3 < p[1] ? p : void 0;
+  return p !== void 0 && p[0] <= at4 && at4 < p[1] ? p : void 0;
 }
 function printable(bytes) {
-  let bad = 0;
-  for (const b of bytes) if (b < 32 && b !== 9 && b !== 10 && b !== 13 || b > 126) bad++;
-  return bad * 20 <= bytes.length;
+  let bad2 = 0;
+  for (const b of bytes) if (b < 32 && b !== 9 && b !== 10 && b !== 13 || b > 126) bad2++;
+  return bad2 * 20 <= bytes.length;
 }
 function decodedRuns(text2, covered) {
   const parts = [];
@@ -388,10 +388,10 @@ var init_redact_derived = __esm({
 });
 
 // src/guard/redact-syntax.ts
-function sticky(pattern, text2, at3) {
-  pattern.lastIndex = at3;
+function sticky(pattern, text2, at4) {
+  pattern.lastIndex = at4;
   const hit = pattern.test(text2);
-  tally(hit ? pattern.lastIndex - at3 : 1);
+  tally(hit ? pattern.lastIndex - at4 : 1);
   return hit ? pattern.lastIndex : -1;
 }
 function linePrefix(text2, start) {
@@ -401,9 +401,9 @@ function linePrefix(text2, start) {
   tally(start - k);
   return text2.slice(k, start).trim();
 }
-function skipPrefix(text2, at3, prefix) {
-  if (prefix === "" || !text2.startsWith(prefix, at3)) return at3;
-  let k = at3 + prefix.length;
+function skipPrefix(text2, at4, prefix) {
+  if (prefix === "" || !text2.startsWith(prefix, at4)) return at4;
+  let k = at4 + prefix.length;
   while (text2[k] === " " || text2[k] === "	") k++;
   return k;
 }
@@ -543,8 +543,8 @@ function genericValueEnd(text2, start, inQuery) {
       }
     }
   }
-  const droppable = (at3) => {
-    const c = text2[at3];
+  const droppable = (at4) => {
+    const c = text2[at4];
     return c === "," || c === ";" || c === "&" || c === ">" && angles < 0 || c === "`" && backticks % 2 === 1;
   };
   const drop = () => {
@@ -713,12 +713,12 @@ function newlineOffsets(text2) {
   tally(text2.length);
   return out;
 }
-function firstAtOrAfter(offsets, at3) {
+function firstAtOrAfter(offsets, at4) {
   let lo = 0;
   let hi = offsets.length;
   while (lo < hi) {
     const mid = lo + hi >>> 1;
-    if (offsets[mid] < at3) lo = mid + 1;
+    if (offsets[mid] < at4) lo = mid + 1;
     else hi = mid;
   }
   return lo;
@@ -996,12 +996,12 @@ function insertionPoint(spans, start) {
   }
   return lo;
 }
-function lineOf(lineStarts, at3) {
+function lineOf(lineStarts, at4) {
   let lo = 0;
   let hi = lineStarts.length - 1;
   while (lo < hi) {
     const mid = lo + hi + 1 >>> 1;
-    if (lineStarts[mid] <= at3) lo = mid;
+    if (lineStarts[mid] <= at4) lo = mid;
     else hi = mid - 1;
   }
   return lo;
@@ -1048,11 +1048,11 @@ function collectSpans(text2, rules, skip, found) {
         continue;
       }
       if (rule2.spans) {
-        const scan2 = rule2.spans(text2, m);
-        for (const [start2, end2] of scan2.spans) {
+        const scan = rule2.spans(text2, m);
+        for (const [start2, end2] of scan.spans) {
           if (end2 > start2 && !skip(rule2, start2, end2) && !keptByRule(rule2, text2.slice(start2, end2), m)) found(start2, end2, rule2);
         }
-        if (scan2.end > pattern.lastIndex) pattern.lastIndex = scan2.end;
+        if (scan.end > pattern.lastIndex) pattern.lastIndex = scan.end;
         continue;
       }
       const [matchStart, matchEnd] = secretSpan(m);
@@ -1081,11 +1081,11 @@ function redactText(text2, options = {}) {
   };
   const spans = [];
   const accept = (start, end, kind) => {
-    const at3 = insertionPoint(spans, start);
-    const before = spans[at3 - 1];
-    const after = spans[at3];
+    const at4 = insertionPoint(spans, start);
+    const before = spans[at4 - 1];
+    const after = spans[at4];
     if ((before === void 0 || before.end <= start) && (after === void 0 || end <= after.start)) {
-      spans.splice(at3, 0, { start, end, kind });
+      spans.splice(at4, 0, { start, end, kind });
     }
   };
   const kept = (rule2, start, end) => onExemptLine(start, end) && !(VENDOR_SHAPE.has(rule2.id) && !hyphenJoinedWords(text2.slice(start, end)));
@@ -1095,8 +1095,8 @@ function redactText(text2, options = {}) {
     if (!onExemptLine(start, end) && !globallyAllowed(v) && shannonEntropy(v) >= 3.5) accept(start, end, "aws-secret-access-key");
   }
   const covered = (start, end) => {
-    const at3 = insertionPoint(spans, start);
-    return spans[at3 - 1] !== void 0 && spans[at3 - 1].end > start || spans[at3] !== void 0 && spans[at3].start < end;
+    const at4 = insertionPoint(spans, start);
+    return spans[at4 - 1] !== void 0 && spans[at4 - 1].end > start || spans[at4] !== void 0 && spans[at4].start < end;
   };
   for (const derived of [decodedRuns(text2, covered), splitRuns(text2, covered), continuedRuns(text2)]) {
     if (derived.text === "") continue;
@@ -1110,13 +1110,13 @@ function redactText(text2, options = {}) {
     collectSpans(wrapped.text, DERIVED_RULES, () => false, (start, end, rule2) => {
       const original = wrapped.original(start, end);
       if (original === null || onExemptLine(original[0], original[1])) return;
-      let at3 = insertionPoint(spans, original[0]);
-      if (spans[at3 - 1] !== void 0 && spans[at3 - 1].end > original[0]) at3--;
-      let to = at3;
+      let at4 = insertionPoint(spans, original[0]);
+      if (spans[at4 - 1] !== void 0 && spans[at4 - 1].end > original[0]) at4--;
+      let to = at4;
       while (spans[to] !== void 0 && spans[to].start < original[1]) to++;
-      const from = Math.min(original[0], spans[at3]?.start ?? original[0]);
-      const end2 = Math.max(original[1], to > at3 ? spans[to - 1].end : original[1]);
-      spans.splice(at3, to - at3, { start: from, end: end2, kind: rule2.id });
+      const from = Math.min(original[0], spans[at4]?.start ?? original[0]);
+      const end2 = Math.max(original[1], to > at4 ? spans[to - 1].end : original[1]);
+      spans.splice(at4, to - at4, { start: from, end: end2, kind: rule2.id });
     });
   }
   if (options.transcript === true) {
@@ -1162,12 +1162,12 @@ function redactVendorShapes(text2) {
   if (spans.length === 0) return text2;
   spans.sort((x, y) => x[0] - y[0]);
   let out = "";
-  let at3 = 0;
+  let at4 = 0;
   for (const [a, b, kind] of spans) {
-    out += `${text2.slice(at3, a)}<redacted: ${kind}>`;
-    at3 = b;
+    out += `${text2.slice(at4, a)}<redacted: ${kind}>`;
+    at4 = b;
   }
-  return out + text2.slice(at3);
+  return out + text2.slice(at4);
 }
 function formatRedactionReport(findings) {
   const head = `redacted ${findings.length} secret(s)`;
@@ -1674,8 +1674,8 @@ var init_quote = __esm({
 function firstNul(bytes) {
   return bytes.indexOf(0);
 }
-function unsafeBytes(file, at3) {
-  return new Refused(`${file} holds a NUL byte (at byte ${at3}): it is unsafe and was not loaded; tell the user (another program wrote it: remove the byte or move the file away, then check again)`);
+function unsafeBytes(file, at4) {
+  return new Refused(`${file} holds a NUL byte (at byte ${at4}): it is unsafe and was not loaded; tell the user (another program wrote it: remove the byte or move the file away, then check again)`);
 }
 function shownWarning(file, n2) {
   return `warning: ${file} holds ${n2} invisible or control character(s) or invalid UTF-8 byte(s) that write would refuse, shown as <U+XXXX> / <0xNN>; the token covers the bytes on disk`;
@@ -1874,16 +1874,16 @@ function parseDirtyHashes(value) {
       p = q.value;
       i = q.end + 1;
     } else {
-      let at3 = -1;
+      let at4 = -1;
       for (let j = v.indexOf(" ", i); j !== -1; j = v.indexOf(" ", j + 1)) {
         if (HASH_VALUE.test(v.slice(j + 1))) {
-          at3 = j;
+          at4 = j;
           break;
         }
       }
-      if (at3 <= i) return null;
-      p = v.slice(i, at3);
-      i = at3 + 1;
+      if (at4 <= i) return null;
+      p = v.slice(i, at4);
+      i = at4 + 1;
     }
     const m = HASH_VALUE.exec(v.slice(i));
     if (!m || p === "") return null;
@@ -1912,10 +1912,10 @@ function parseKeyFileMtimes(value) {
       i = q.end;
       if (!v.startsWith(" @ ", i)) return null;
     } else {
-      const at3 = v.indexOf(" @ ", i);
-      if (at3 === -1) return null;
-      p = v.slice(i, at3);
-      i = at3;
+      const at4 = v.indexOf(" @ ", i);
+      if (at4 === -1) return null;
+      p = v.slice(i, at4);
+      i = at4;
     }
     i += 3;
     const comma = v.indexOf(", ", i);
@@ -1933,9 +1933,8 @@ function renderDirtyHashes(h) {
 function renderAnchorLines(a) {
   if (!a.insideGit) {
     const lines3 = [`- Date: ${a.date}`];
-    if (a.keyFileMtimes.length > 0) {
-      lines3.push(`- Key file mtimes: ${a.keyFileMtimes.map((k) => `${quotePath(k.path)} @ ${k.mtime ?? "missing"}`).join(", ")}`);
-    }
+    const mtimes = a.keyFileMtimes.map((k) => `${quotePath(k.path)} @ ${k.mtime ?? "missing"}`);
+    if (mtimes.length > 0) lines3.push(`- Key file mtimes: ${mtimes.join(", ")}`);
     return `${lines3.join("\n")}
 `;
   }
@@ -1956,7 +1955,17 @@ var init_anchor_lines = __esm({
     init_invisible();
     MAX_LISTED_DIRTY = 50;
     NEEDS_QUOTES = /[,"\\\x00-\x1f\x7f]|^\s|\s$|^\u2026| @ /;
-    ESCAPES = { "\x07": "\\a", "\b": "\\b", "	": "\\t", "\n": "\\n", "\v": "\\v", "\f": "\\f", "\r": "\\r", '"': '\\"', "\\": "\\\\" };
+    ESCAPES = {
+      "\x07": "\\a",
+      "\b": "\\b",
+      "	": "\\t",
+      "\n": "\\n",
+      "\v": "\\v",
+      "\f": "\\f",
+      "\r": "\\r",
+      '"': '\\"',
+      "\\": "\\\\"
+    };
     UNESCAPE = { a: 7, b: 8, t: 9, n: 10, v: 11, f: 12, r: 13, '"': 34, "\\": 92 };
     HASH_VALUE = /^([0-9a-f]{64}|[0-9a-f]{40}|deleted|over 8 MB)(?:, |$)/;
   }
@@ -2648,513 +2657,215 @@ var init_types = __esm({
   }
 });
 
-// src/schema/blocks.ts
-function freeze(b) {
-  for (const c of b.children) freeze(c);
-  Object.freeze(b.children);
-  return Object.freeze(b);
-}
+// src/schema/grammar.ts
 function parseBlocks(text2) {
-  for (const r of recent) if (r.text === text2) return r.tree;
-  const tree = freeze(scan(text2));
-  recent.unshift({ text: text2, tree });
-  if (recent.length > RECENT) recent.pop();
-  return tree;
-}
-function parseBlocksPrivately(text2) {
-  for (const r of recent) if (r.text === text2) return r.tree;
-  return scan(text2);
-}
-function scan(text2) {
-  const doc = { type: "document", start: 0, end: text2.length, children: NO_CHILDREN, parent: null, open: true };
-  let tip = doc;
-  let oldtip = doc;
-  let lastMatched = doc;
-  let allClosed = true;
-  let line = "";
-  let lineStart = 0;
-  let offset = 0;
-  let column = 0;
-  let nextNonspace = 0;
-  let nextNonspaceColumn = 0;
-  let indent = 0;
-  let indented = false;
-  let blank = false;
-  let partialTab = false;
-  let blankRun = 0;
-  let lastBlankStart = 0;
-  let atEnd = false;
-  let emptyItemBlank = false;
-  let afterEmptyItem = false;
-  const findNextNonspace = () => {
-    let i = offset;
-    let cols = column;
-    let c;
-    while ((c = line[i]) !== void 0) {
-      if (c === " ") {
-        i++;
-        cols++;
-      } else if (c === "	") {
-        i++;
-        cols += 4 - cols % 4;
-      } else break;
-    }
-    blank = c === void 0;
-    nextNonspace = i;
-    nextNonspaceColumn = cols;
-    indent = nextNonspaceColumn - column;
-    indented = indent >= 4;
-  };
-  const advanceNextNonspace = () => {
-    offset = nextNonspace;
-    column = nextNonspaceColumn;
-    partialTab = false;
-  };
-  const advanceOffset = (count, columns) => {
-    let c;
-    while (count > 0 && (c = line[offset]) !== void 0) {
-      if (c === "	") {
-        const toTab = 4 - column % 4;
-        if (columns) {
-          partialTab = toTab > count;
-          const n2 = toTab > count ? count : toTab;
-          column += n2;
-          offset += partialTab ? 0 : 1;
-          count -= n2;
-        } else {
-          partialTab = false;
-          column += toTab;
-          offset += 1;
-          count -= 1;
-        }
-      } else {
-        partialTab = false;
-        offset += 1;
-        column += 1;
-        count -= 1;
-      }
-    }
-  };
-  const lineEnd = () => lineStart + line.length;
-  const finalize = (block2) => {
-    block2.open = false;
-    const last = block2.children[block2.children.length - 1];
-    switch (block2.type) {
-      case "blockquote":
-        block2.end = Math.max(block2.lastContentEnd, last ? last.end : 0);
-        break;
-      case "listItem":
-      case "list":
-        block2.end = last ? last.end : block2.markerEnd ?? block2.start + 1;
-        break;
-      case "code":
-        if (!block2.fenced) block2.end = block2.lastContentEnd ?? block2.end;
-        else if (!block2.closedByFence) block2.end = implicitFenceEnd(block2);
-        break;
-      case "html":
-        if (!block2.closedByFence && block2.htmlType <= 5) block2.end = implicitFenceEnd(block2);
-        break;
-      case "paragraph": {
-        const lines4 = block2.lines ?? [];
-        const n2 = insertDefinitions(block2);
-        if (n2 === 0) break;
-        if (n2 === lines4.length) block2.parent.children.splice(block2.parent.children.indexOf(block2), 1);
-        else {
-          block2.start = lines4[n2] + leadOf(lines4[n2], lines4[n2 + 1]);
-          block2.lines = lines4.slice(n2);
-        }
-        break;
-      }
-    }
-    tip = block2.parent ?? doc;
-  };
-  const insertDefinitions = (block2) => {
-    const lines4 = block2.lines ?? [];
-    let n2 = 0;
-    while (n2 < lines4.length && isDefinition(lines4[n2], lines4[n2 + 1])) n2 += 2;
-    if (n2 === 0) return 0;
-    const siblings = block2.parent.children;
-    let at3 = siblings.indexOf(block2);
-    for (let i = 0; i < n2; i += 2) {
-      siblings.splice(at3++, 0, { type: "definition", start: lines4[i] + leadOf(lines4[i], lines4[i + 1]), end: lines4[i + 1], children: NO_CHILDREN, parent: block2.parent, open: false });
-    }
-    return n2;
-  };
-  const leadOf = (start, end) => {
-    let i = start;
-    while (i < end && isSpaceOrTab(text2[i])) i++;
-    return i - start;
-  };
-  const isDefinition = (start, end) => {
-    let i = start;
-    while (i < end && i - start < 3 && text2[i] === " ") i++;
-    return text2[i] === "[" && DEFINITION.test(text2.slice(start, end));
-  };
-  const implicitFenceEnd = (block2) => {
-    if (!atEnd && opensContainer()) return lineStart;
-    if (block2.parent?.type === "blockquote") return block2.end;
-    if (atEnd) return text2.length;
-    return blankRun > 0 ? lastBlankStart : lineStart - 1;
-  };
-  const opensContainer = () => {
-    if (indented) return false;
-    const rest = line.slice(nextNonspace);
-    return rest[0] === ">" || /^(?:[*+-]|\d{1,9}[.)])(?:[ \t]|$)/.test(rest) && !THEMATIC.test(rest);
-  };
-  let interrupt = false;
-  const closeUnmatched = () => {
-    if (!allClosed) {
-      while (oldtip !== lastMatched) {
-        const parent = oldtip.parent;
-        finalize(oldtip);
-        oldtip = parent;
-      }
-      allClosed = true;
-    }
-  };
-  const canContain = (parent, child) => parent === "document" || parent === "blockquote" || parent === "listItem" ? child !== "listItem" : parent === "list" ? child === "listItem" : false;
-  const addChild = (type, start) => {
-    while (!canContain(tip.type, type)) finalize(tip);
-    const node = { type, start, end: start, children: NO_CHILDREN, parent: tip, open: true };
-    if (tip.children === NO_CHILDREN) tip.children = [node];
-    else tip.children.push(node);
-    tip = node;
-    return node;
-  };
-  const addParagraphLine = (p) => {
-    if (p.lines === NO_LINES) p.lines = [lineStart + offset, lineEnd()];
-    else p.lines.push(lineStart + offset, lineEnd());
-    p.end = lineEnd();
-  };
-  const continues2 = (c) => {
-    switch (c.type) {
-      case "document":
-      case "list":
-        return 0;
-      case "blockquote":
-        if (!indented && line[nextNonspace] === ">") {
-          advanceNextNonspace();
-          advanceOffset(1, false);
-          if (isSpaceOrTab(line[offset])) advanceOffset(1, true);
-          c.lastContentEnd = lineEnd();
-          return 0;
-        }
-        return 1;
-      case "listItem":
-        if (blank) {
-          if (c.children.length === 0) {
-            emptyItemBlank = true;
-            return 1;
-          }
-          advanceNextNonspace();
-        } else if (indent >= c.markerOffset + c.padding) {
-          advanceOffset(c.markerOffset + c.padding, true);
-        } else return 1;
-        return 0;
-      case "code":
-        if (c.fenced) {
-          const m = indent <= 3 && line[nextNonspace] === c.fenceChar ? FENCE_CLOSE.exec(line.slice(nextNonspace)) : null;
-          if (m && m[0].length >= c.fenceLength) {
-            c.end = lineEnd();
-            c.closedByFence = true;
-            finalize(c);
-            return 2;
-          }
-          let i = c.fenceOffset;
-          while (i > 0 && isSpaceOrTab(line[offset])) {
-            advanceOffset(1, true);
-            i--;
-          }
-          return 0;
-        }
-        if (indent >= 4) advanceOffset(4, true);
-        else if (blank) advanceNextNonspace();
-        else return 1;
-        return 0;
-      case "html":
-        return blank && (c.htmlType === 6 || c.htmlType === 7) ? 1 : 0;
-      case "paragraph":
-        return blank ? 1 : 0;
-      default:
-        return 1;
-    }
-  };
-  let markerType = "bullet";
-  let markerChar;
-  let markerDelimiter;
-  let markerOffset = 0;
-  let markerPadding = 0;
-  let markerStart = 0;
-  let markerEnd = 0;
-  const parseListMarker = () => {
-    if (indent >= 4) return false;
-    const c = line[nextNonspace];
-    let len;
-    if (c === "*" || c === "+" || c === "-") {
-      markerType = "bullet";
-      markerChar = c;
-      markerDelimiter = void 0;
-      len = 1;
-    } else {
-      let d = nextNonspace;
-      while (d - nextNonspace < 10 && line.charCodeAt(d) >= 48 && line.charCodeAt(d) <= 57) d++;
-      const digits = d - nextNonspace;
-      const delimiter = line[d];
-      if (digits < 1 || digits > 9 || delimiter !== "." && delimiter !== ")") return false;
-      if (interrupt && (digits !== 1 || line[nextNonspace] !== "1")) return false;
-      markerType = "ordered";
-      markerChar = void 0;
-      markerDelimiter = delimiter;
-      len = digits + 1;
-    }
-    const after = line[nextNonspace + len];
-    if (!(after === void 0 || isSpaceOrTab(after))) return false;
-    if (interrupt && !NONBLANK.test(line.slice(nextNonspace + len))) return false;
-    const first = nextNonspace;
-    advanceNextNonspace();
-    advanceOffset(len, true);
-    const spacesStartCol = column;
-    const spacesStartOffset = offset;
-    let ch;
-    do {
-      advanceOffset(1, true);
-      ch = line[offset];
-    } while (column - spacesStartCol < 5 && isSpaceOrTab(ch));
-    const blankItem = line[offset] === void 0;
-    const spaces = column - spacesStartCol;
-    if (spaces >= 5 || spaces < 1 || blankItem) {
-      markerPadding = len + 1;
-      column = spacesStartCol;
-      offset = spacesStartOffset;
-      partialTab = false;
-      if (isSpaceOrTab(line[offset])) advanceOffset(1, true);
-    } else markerPadding = len + spaces;
-    markerOffset = indent;
-    markerStart = lineStart + first;
-    markerEnd = blankItem ? lineEnd() : lineStart + first + len;
-    return true;
-  };
-  const depthOf2 = (n2) => {
-    let d = 0;
-    for (let p = n2.parent; p !== null; p = p.parent) d++;
-    return d;
-  };
-  const blockStart = (container) => {
-    const c = line[nextNonspace];
-    const deep = depthOf2(container) >= MAX_DEPTH;
-    if (!indented) {
-      if (c === ">" && !deep) {
-        advanceNextNonspace();
-        advanceOffset(1, false);
-        if (isSpaceOrTab(line[offset])) advanceOffset(1, true);
-        closeUnmatched();
-        addChild("blockquote", lineStart + nextNonspace).lastContentEnd = lineEnd();
-        return 1;
-      }
-      const rest = c === "#" || c === "`" || c === "~" || c === "<" || c === "=" || c === "-" || c === "*" || c === "_" ? line.slice(nextNonspace) : "";
-      const atx = c === "#" ? ATX.exec(rest) : null;
-      if (atx) {
-        advanceNextNonspace();
-        closeUnmatched();
-        const h = addChild("heading", lineStart + nextNonspace);
-        h.depth = atx[0].trim().length;
-        h.end = lineEnd();
-        offset = line.length;
-        finalize(h);
-        return 2;
-      }
-      const fence = c === "`" || c === "~" ? FENCE_OPEN.exec(rest) : null;
-      if (fence) {
-        closeUnmatched();
-        const f = addChild("code", lineStart + nextNonspace);
-        f.fenced = true;
-        f.fenceChar = fence[0][0];
-        f.fenceLength = fence[0].length;
-        f.fenceOffset = indent;
-        f.end = lineEnd();
-        advanceNextNonspace();
-        offset = line.length;
-        return 2;
-      }
-      if (c === "<") {
-        for (let type = 1; type <= 7; type++) {
-          if (HTML_OPEN[type].test(rest) && (type < 7 || container.type !== "paragraph" && !(!allClosed && !blank && tip.type === "paragraph"))) {
-            closeUnmatched();
-            const h = addChild("html", lineStart + offset + (partialTab ? 1 : 0));
-            h.htmlType = type;
-            return 2;
-          }
-        }
-      }
-      if (container.type === "paragraph" && (c === "=" || c === "-") && SETEXT.test(rest)) {
-        const p = container;
-        closeUnmatched();
-        let definitions = true;
-        for (let i = 0; i < p.lines.length && definitions; i += 2) definitions = isDefinition(p.lines[i], p.lines[i + 1]);
-        if (definitions) {
-          finalize(p);
-          if (!THEMATIC.test(rest)) {
-            addChild("paragraph", lineStart + nextNonspace).lines = NO_LINES;
-            advanceNextNonspace();
-            return 2;
-          }
-        } else {
-          insertDefinitions(p);
-          p.type = "heading";
-          finalize(p);
-          p.depth = rest[0] === "=" ? 1 : 2;
-          p.end = lineEnd();
-          offset = line.length;
-          return 2;
-        }
-      }
-      if ((c === "*" || c === "_" || c === "-") && THEMATIC.test(rest)) {
-        closeUnmatched();
-        const t = addChild("thematicBreak", lineStart + nextNonspace);
-        t.end = lineEnd();
-        offset = line.length;
-        finalize(t);
-        return 2;
-      }
-    }
-    if ((!indented || container.type === "list") && !deep) {
-      if (parseListMarker()) {
-        closeUnmatched();
-        if (tip.type !== "list" || tip.listType !== markerType || tip.bulletChar !== markerChar || tip.delimiter !== markerDelimiter) {
-          const list2 = addChild("list", markerStart);
-          list2.listType = markerType;
-          list2.bulletChar = markerChar;
-          list2.delimiter = markerDelimiter;
-        }
-        const item = addChild("listItem", markerStart);
-        item.markerOffset = markerOffset;
-        item.padding = markerPadding;
-        item.markerEnd = markerEnd;
-        return 1;
-      }
-    }
-    if (indented && tip.type !== "paragraph" && !blank) {
-      const start = lineStart + offset + (partialTab ? 1 : 0);
-      const lazy = !allClosed && oldtip !== lastMatched || afterEmptyItem;
-      advanceOffset(4, true);
-      closeUnmatched();
-      addChild("code", start).lazy = lazy;
-      return 2;
-    }
-    return 0;
-  };
-  const incorporate = () => {
-    afterEmptyItem = emptyItemBlank && NONBLANK.test(line);
-    if (afterEmptyItem) emptyItemBlank = false;
-    let container = doc;
-    oldtip = tip;
-    offset = 0;
-    column = 0;
-    partialTab = false;
-    blank = false;
-    let last;
-    while ((last = container.children[container.children.length - 1]) && last.open) {
-      container = last;
-      findNextNonspace();
-      const r = continues2(container);
-      if (r === 2) return;
-      if (r === 1) {
-        container = container.parent;
-        break;
-      }
-    }
-    allClosed = container === oldtip;
-    lastMatched = container;
-    interrupt = (oldtip.type === "paragraph" || oldtip.type === "code" && !oldtip.fenced) && (allClosed || container === oldtip.parent);
-    let matchedLeaf = container.type !== "paragraph" && (container.type === "code" || container.type === "html");
-    while (!matchedLeaf) {
-      findNextNonspace();
-      if (!indented && !MAYBE_SPECIAL.test(line[nextNonspace] ?? "")) {
-        advanceNextNonspace();
-        break;
-      }
-      const r = blockStart(container);
-      if (r === 0) {
-        advanceNextNonspace();
-        break;
-      }
-      container = tip;
-      if (r === 2) matchedLeaf = true;
-    }
-    if (!allClosed && !blank && tip.type === "paragraph") {
-      addParagraphLine(tip);
-      return;
-    }
-    closeUnmatched();
-    const t = container.type;
-    if (t === "code" || t === "html") {
-      if (t === "code" && !container.fenced) {
-        if (!blank || indent >= 4) container.lastContentEnd = lineEnd();
-        if (container.lazy) finalize(container);
-      } else container.end = lineEnd();
-      if (t === "html" && container.htmlType <= 5 && HTML_CLOSE[container.htmlType].test(line.slice(offset))) {
-        container.closedByFence = true;
-        finalize(container);
-      }
-    } else if (t === "paragraph") {
-      addParagraphLine(container);
-    } else if (t === "heading" || t === "thematicBreak") {
-    } else if (offset < line.length && !blank) {
-      const p = addChild("paragraph", lineStart + nextNonspace);
-      p.lines = NO_LINES;
-      advanceNextNonspace();
-      addParagraphLine(p);
-    }
-  };
+  const reader = new LineReader(text2.length);
   const lines3 = text2.split("\n");
   if (lines3.length > 1 && lines3[lines3.length - 1] === "") lines3.pop();
-  for (const l of lines3) {
-    line = l;
-    incorporate();
-    if (l === "") {
-      blankRun++;
-      lastBlankStart = lineStart;
-    } else blankRun = 0;
-    lineStart += l.length + 1;
-  }
-  atEnd = true;
-  while (tip !== doc) finalize(tip);
-  return doc;
+  for (const line of lines3) reader.read(line);
+  if (reader.leaf !== null) reader.unclosed(reader.leaf);
+  close(reader.doc);
+  return reader.doc;
 }
-var TAGNAME, ATTRIBUTE, OPENTAG, CLOSETAG, BLOCK_NAMES, HTML_OPEN, HTML_CLOSE, ATX, FENCE_OPEN, FENCE_CLOSE, SETEXT, THEMATIC, NONBLANK, MAYBE_SPECIAL, DEFINITION, MAX_DEPTH, isSpaceOrTab, RECENT, recent, NO_CHILDREN, NO_LINES;
-var init_blocks = __esm({
-  "src/schema/blocks.ts"() {
+function closesFence(s, fence, indent) {
+  const m = indent <= 3 ? FENCE_CLOSE.exec(s) : null;
+  return m !== null && m[1][0] === fence[0] && m[1].length >= fence.length;
+}
+function close(block2) {
+  for (const child of block2.children) close(child);
+  const last = block2.children[block2.children.length - 1];
+  if (last && (block2.type === "list" || block2.type === "listItem")) block2.end = last.end;
+}
+var ATX, FENCE_OPEN, FENCE_CLOSE, SETEXT, THEMATIC, MARKER2, DESTINATION, DEFINITION, TAG, ATTRIBUTE, BLOCK_NAMES, HTML_BLOCK, MAX_DEPTH, SAY, LineReader;
+var init_grammar = __esm({
+  "src/schema/grammar.ts"() {
     "use strict";
-    TAGNAME = "[A-Za-z][A-Za-z0-9-]*";
-    ATTRIBUTE = `(?:\\s+[a-zA-Z_:][a-zA-Z0-9:._-]*(?:\\s*=\\s*(?:[^"'=<>\`\\x00-\\x20]+|'[^']*'|"[^"]*"))?)`;
-    OPENTAG = `<${TAGNAME}${ATTRIBUTE}*\\s*/?>`;
-    CLOSETAG = `</${TAGNAME}\\s*[>]`;
-    BLOCK_NAMES = "address|article|aside|base|basefont|blockquote|body|caption|center|col|colgroup|dd|details|dialog|dir|div|dl|dt|fieldset|figcaption|figure|footer|form|frame|frameset|h[123456]|head|header|hr|html|iframe|legend|li|link|main|menu|menuitem|nav|noframes|ol|optgroup|option|p|param|search|section|summary|table|tbody|td|tfoot|th|thead|title|tr|track|ul";
-    HTML_OPEN = [
-      /^$/,
-      /^<(?:script|pre|textarea|style)(?:\s|>|$)/i,
-      /^<!--/,
-      /^<[?]/,
-      /^<![A-Za-z]/,
-      /^<!\[CDATA\[/,
-      new RegExp(`^<[/]?(?:${BLOCK_NAMES})(?:\\s|[/]?[>]|$)`, "i"),
-      new RegExp(`^(?:${OPENTAG}|${CLOSETAG})\\s*$`, "i")
-    ];
-    HTML_CLOSE = [/^$/, /<\/(?:script|pre|textarea|style)>/i, /-->/, /\?>/, />/, /\]\]>/];
     ATX = /^#{1,6}(?:[ \t]+|$)/;
     FENCE_OPEN = /^`{3,}(?!.*`)|^~{3,}/;
-    FENCE_CLOSE = /^(?:`{3,}|~{3,})(?=[ \t]*$)/;
+    FENCE_CLOSE = /^(`{3,}|~{3,})[ \t]*$/;
     SETEXT = /^(?:=+|-+)[ \t]*$/;
-    THEMATIC = /^(?:\*[ \t]*){3,}$|^(?:_[ \t]*){3,}$|^(?:-[ \t]*){3,}$/;
-    NONBLANK = /[^ \t]/;
-    MAYBE_SPECIAL = /[#`~*+_=<>0-9-]/;
-    DEFINITION = /^ {0,3}\[(?:[^\\\[\]]|\\.){0,999}\]:[ \t]*(?:<[^<>\n]*>|[^\s\x00-\x1f]+)(?:[ \t]+(?:"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|\((?:[^()\\]|\\.)*\)))?[ \t]*$/;
-    MAX_DEPTH = 48;
-    isSpaceOrTab = (c) => c === " " || c === "	";
-    RECENT = 4;
-    recent = [];
-    NO_CHILDREN = Object.freeze([]);
-    NO_LINES = Object.freeze([]);
+    THEMATIC = /^(?:(?:\*[ \t]*){3,}|(?:_[ \t]*){3,}|(?:-[ \t]*){3,})$/;
+    MARKER2 = /^(?:[-*+]|(\d{1,9})[.)])(?=[ \t]|$)/;
+    DESTINATION = String.raw`[ \t]*(?:<[^<>\n]*>|[^\s\x00-\x1f]+)[ \t]*(?:(?:"[^"]*"|'[^']*'|\([^()]*\))[ \t]*)?`;
+    DEFINITION = new RegExp(String.raw`^\[(?:[^\\[\]]|\\.){1,999}\]:(?:[ \t]*$|${DESTINATION}$)`);
+    TAG = "[A-Za-z][A-Za-z0-9-]*";
+    ATTRIBUTE = `(?:\\s+[a-zA-Z_:][a-zA-Z0-9:._-]*(?:\\s*=\\s*(?:[^"'=<>\`\\x00-\\x20]+|'[^']*'|"[^"]*"))?)`;
+    BLOCK_NAMES = "address|article|aside|base|basefont|blockquote|body|caption|center|col|colgroup|dd|details|dialog|dir|div|dl|dt|fieldset|figcaption|figure|footer|form|frame|frameset|h[1-6]|head|header|hr|html|iframe|legend|li|link|main|menu|menuitem|nav|noframes|ol|optgroup|option|p|param|search|section|summary|table|tbody|td|tfoot|th|thead|title|tr|track|ul";
+    HTML_BLOCK = new RegExp(
+      `^(?:<(?:script|pre|textarea|style)(?:\\s|>|$)|<[?]|<![A-Za-z]|<!\\[CDATA\\[|</?(?:${BLOCK_NAMES})(?:\\s|/?>|$)|(?:<${TAG}${ATTRIBUTE}*\\s*/?>|</${TAG}\\s*>)\\s*$)`,
+      "i"
+    );
+    MAX_DEPTH = 32;
+    SAY = {
+      tab: "a tab in the indentation, which Markdown counts as up to 4 columns: indent with spaces",
+      code: "indented 4 or more spaces past its container, which Markdown reads as code: use a ``` fence for code and indent a nested item by its parent's text column",
+      quote: "a block quote (`>`), which this helper does not read: write the text without `>`",
+      html: "an HTML tag opens the line, which Markdown reads as raw HTML: put the tag in backticks",
+      definition: "a link reference definition, which Markdown hides: write the link inline",
+      setext: "a line of `=` or `-` under text makes it a heading Markdown reads (setext): write `## <title>` instead",
+      empty: "an empty list item: write `- none`, or remove the marker",
+      wide: "5 or more spaces after the list marker, which Markdown reads as code: write one space",
+      twoMarkers: "two list markers on one line: put the nested item on its own line, indented",
+      numbered: "a numbered item right after text, which Markdown reads as text unless it is `1.`: put a blank line before the list",
+      deep: `lists nested more than ${MAX_DEPTH} deep: flatten them`,
+      comment: "an HTML comment never closed: end it with -->"
+    };
+    LineReader = class {
+      doc;
+      stack;
+      para = null;
+      paraDepth = 0;
+      leaf = null;
+      line = "";
+      lineStart = 0;
+      lineNo = 0;
+      constructor(length) {
+        this.doc = { type: "document", start: 0, end: length, children: [], flags: [] };
+        this.stack = [{ block: this.doc, col: 0 }];
+      }
+      read(line) {
+        this.line = line;
+        this.lineNo++;
+        let indent = 0;
+        while (line[indent] === " " || line[indent] === "	") indent++;
+        const blank = indent === line.length;
+        const tab = !blank && line.lastIndexOf("	", indent - 1) >= 0;
+        if (this.leaf === null || !this.inLeaf(this.leaf, indent, blank)) {
+          this.leaf = null;
+          if (tab) this.flag(SAY.tab);
+          if (blank) this.para = null;
+          else {
+            const stack = this.stack;
+            let depth = stack.length - 1;
+            while (depth > 0 && stack[depth].col > indent) depth--;
+            const lazyCol = this.para !== null && this.paraDepth > depth ? stack[this.paraDepth].col : 0;
+            if (lazyCol > 0) this.para = null;
+            stack.length = depth + 1;
+            this.content(depth, indent, stack[depth].col, lazyCol);
+          }
+        } else if (tab && this.stack.length > 1) this.flag(SAY.tab);
+        this.lineStart += line.length + 1;
+      }
+      flag(message, at4 = this.lineNo) {
+        this.doc.flags.push({ line: at4, message });
+      }
+      lineEnd() {
+        return this.lineStart + this.line.length;
+      }
+      unclosed(open) {
+        const fence = open.fence;
+        this.flag(fence ? `a ${fence} fence never closed: close it with ${fence}` : SAY.comment, open.line);
+      }
+      // A block added to the container at `depth`; items open a list, or join the last one of their kind.
+      add(depth, type, start, end = this.lineEnd(), key = "") {
+        let parent = this.stack[depth].block;
+        if (type === "listItem") {
+          const last = parent.children[parent.children.length - 1];
+          const same = last?.type === "list" && last.key === key;
+          const list2 = same ? last : { type: "list", start, end, children: [], key };
+          if (list2 !== last) parent.children.push(list2);
+          parent = list2;
+        }
+        const block2 = { type, start, end, children: [] };
+        parent.children.push(block2);
+        this.para = null;
+        return block2;
+      }
+      // Text after a paragraph line of the same container continues it; otherwise it starts one.
+      paragraphLine(depth, from) {
+        if (this.para !== null && this.paraDepth === depth) this.para.end = this.lineEnd();
+        else {
+          const para = this.add(depth, "paragraph", this.lineStart + from);
+          this.para = para;
+          this.paraDepth = depth;
+        }
+      }
+      // The content of a line from `from`, in the container at `depth` whose text starts at `base`.
+      // `lazyCol`: the column of the item whose paragraph the previous line continued, when this line is left of it.
+      content(depth, from, base, lazyCol) {
+        const s = this.line.slice(from);
+        const at4 = this.lineStart + from;
+        const open = this.para !== null && this.paraDepth === depth;
+        if (from - base >= 4) {
+          if (!open) this.flag(SAY.code);
+          return this.paragraphLine(depth, from);
+        }
+        const atx = s[0] === "#" ? ATX.exec(s) : null;
+        if (atx) {
+          this.add(depth, "heading", at4).depth = atx[0].trim().length;
+          return;
+        }
+        if (FENCE_OPEN.test(s)) {
+          const fence = /^(`{3,}|~{3,})/.exec(s)[1];
+          this.leaf = { block: this.add(depth, "code", at4), depth, line: this.lineNo, fence };
+          return;
+        }
+        if (s.startsWith("<!--")) {
+          const block2 = this.add(depth, "html", this.lineStart + base);
+          if (!s.includes("-->")) this.leaf = { block: block2, depth, line: this.lineNo, fence: null };
+          return;
+        }
+        if (open && SETEXT.test(s)) {
+          this.flag(SAY.setext);
+          return this.paragraphLine(depth, from);
+        }
+        if (THEMATIC.test(s)) {
+          this.add(depth, "thematicBreak", at4);
+          return;
+        }
+        const marker = MARKER2.exec(s);
+        if (marker) return this.item(depth, from, marker, open);
+        if (s[0] === ">") this.flag(SAY.quote);
+        else if (s[0] === "<" && HTML_BLOCK.test(s)) this.flag(SAY.html);
+        else if (s[0] === "[" && DEFINITION.test(s)) this.flag(SAY.definition);
+        else if (lazyCol > 0) {
+          this.flag(`text under a list item without its indentation, which Markdown reads as part of the item: indent it by ${lazyCol} spaces, or put a blank line before it`);
+        }
+        this.paragraphLine(depth, from);
+      }
+      // A list item: its content column is after the marker and 1-4 spaces (one when more).
+      item(depth, from, marker, open) {
+        const line = this.line;
+        const width = marker[0].length;
+        let spaces = 0;
+        while (line[from + width + spaces] === " ") spaces++;
+        const rest = from + width + spaces;
+        if (line[rest] === "	") this.flag(SAY.tab);
+        if (rest === line.length) this.flag(SAY.empty);
+        if (open && marker[1] !== void 0 && marker[1] !== "1") {
+          this.flag(SAY.numbered);
+          return this.paragraphLine(depth, from);
+        }
+        if (this.stack.length > MAX_DEPTH) {
+          this.flag(SAY.deep);
+          return this.paragraphLine(depth, from);
+        }
+        const key = marker[1] === void 0 ? marker[0] : marker[0].slice(-1);
+        const block2 = this.add(depth, "listItem", this.lineStart + from, this.lineStart + rest, key);
+        this.stack.push({ block: block2, col: from + width + (spaces >= 1 && spaces <= 4 ? spaces : 1) });
+        const inner = this.stack.length - 1;
+        if (rest === line.length) return;
+        if (spaces >= 5) this.flag(SAY.wide);
+        if (MARKER2.test(line.slice(rest))) {
+          this.flag(SAY.twoMarkers);
+          return this.paragraphLine(inner, rest);
+        }
+        this.content(inner, rest, rest, 0);
+      }
+      // Whether a line belongs to the open fence or comment: blank, or indented to its container's column.
+      inLeaf(open, indent, blank) {
+        const col = this.stack[open.depth].col;
+        if (!blank && indent < col) {
+          this.unclosed(open);
+          return false;
+        }
+        open.block.end = this.lineEnd();
+        const { fence } = open;
+        const line = this.line;
+        if (fence === null ? line.includes("-->") : closesFence(line.slice(indent), fence, indent - col)) this.leaf = null;
+        return true;
+      }
+    };
   }
 });
 
@@ -3170,7 +2881,7 @@ function asObjectId(value) {
 function parseStrictTime(value, nowMs) {
   const m = ISO.exec(value);
   if (!m) return { error: "not a strict ISO-8601 time with a zone" };
-  const [year, month, day, hour, minute] = [m[1], m[2], m[3], m[4], m[5]].map(Number);
+  const [year, month, day, hour, minute] = m.slice(1, 6).map(Number);
   const second = m[6] === void 0 ? 0 : Number(m[6]);
   const fraction = m[7] === void 0 ? 0 : Number(`0.${m[7]}`);
   if (month < 1 || month > 12 || hour > 23 || minute > 59 || second > 59) return { error: "a field is out of range" };
@@ -3188,6 +2899,10 @@ function parseStrictTime(value, nowMs) {
   if (utc > nowMs + CLOCK_SKEW_MS) return { error: "in the future" };
   return { iso: value, ms: utc };
 }
+function unticked2(value) {
+  const m = /^`([^`]*)`$/.exec(value.trim());
+  return m ? m[1].trim() : value.trim();
+}
 function isoSeconds(ms) {
   return new Date(Math.floor(ms / 1e3) * 1e3).toISOString().replace(".000Z", "Z");
 }
@@ -3195,7 +2910,7 @@ function isPlausibleBranch(name2) {
   if (name2 === "(detached)") return true;
   if (name2.length === 0 || name2.length > 255) return false;
   if (BRANCH_FORBIDDEN.test(name2)) return false;
-  if (name2.startsWith("-") || name2.startsWith("/") || name2.endsWith("/") || name2.endsWith(".") || name2.endsWith(".lock")) return false;
+  if (/^[-/]|[/.]$|\.lock$/.test(name2)) return false;
   if (name2.includes("..") || name2.includes("//") || name2.includes("@{") || name2 === "@") return false;
   return !name2.split("/").some((part) => part.startsWith("."));
 }
@@ -3219,10 +2934,6 @@ var init_values = __esm({
 });
 
 // src/schema/state-time.ts
-function unticked2(value) {
-  const m = /^`([^`]*)`$/.exec(value.trim());
-  return m ? m[1].trim() : value.trim();
-}
 function stateTime(date, saved, nowMs) {
   let malformed = false;
   for (const [value, source] of [
@@ -3345,7 +3056,10 @@ function runRules(rules, parts, c, dropped = []) {
   }
   errors.sort((a, b) => a.line - b.line);
   findings.sort((a, b) => (a.line === 0 ? 1 : 0) - (b.line === 0 ? 1 : 0) || a.line - b.line);
-  return { valid: errors.length === 0, errors: bounded(errors, "error(s)"), score: totalScore(scored), parts: scored, findings: bounded(findings, "finding(s)"), dropped };
+  const valid = errors.length === 0;
+  const listed2 = { errors: bounded(errors, "error(s)"), findings: bounded(findings, "finding(s)") };
+  const result = { valid, ...listed2, score: totalScore(scored), parts: scored, dropped };
+  return result;
 }
 function bounded(list2, what) {
   if (list2.length <= MAX_LISTED_ISSUES) return list2;
@@ -3392,6 +3106,15 @@ function editDistance2(a, b) {
   }
   return prev[t.length];
 }
+function nearest2(title, names3) {
+  let best = null;
+  let bestD = Infinity;
+  for (const n2 of names3) {
+    const d = editDistance2(title.toLowerCase(), n2.toLowerCase());
+    if (d < bestD) [bestD, best] = [d, n2];
+  }
+  return best !== null && bestD <= Math.max(2, Math.floor(best.length / 4)) ? best : null;
+}
 function issueLines(list2) {
   return list2.map((i) => i.rule === "more" ? i.message : `line ${i.line}: ${i.rule}: ${i.message}`);
 }
@@ -3437,14 +3160,19 @@ var init_validate_common = __esm({
         severity: "finding",
         part: null,
         checks: "the text starts with a UTF-8 byte order mark",
-        check: (c) => c.input.startsWith("\uFEFF") ? [{ line: 1, message: "a UTF-8 byte order mark starts the text; write drops it" }] : []
+        check: (c) => {
+          const message = "a UTF-8 byte order mark starts the text; write drops it";
+          return c.input.startsWith("\uFEFF") ? [{ line: 1, message }] : [];
+        }
       },
       crlf: {
         id: "crlf",
         severity: "finding",
         part: null,
         checks: "CR or CRLF line ends",
-        check: (c) => c.input.includes("\r") ? [{ line: 1, message: "CR or CRLF line ends; write turns them into LF" }] : []
+        check: (c) => {
+          return c.input.includes("\r") ? [{ line: 1, message: "CR or CRLF line ends; write turns them into LF" }] : [];
+        }
       },
       newline: {
         // Write refuses a text without its final newline.
@@ -3452,7 +3180,17 @@ var init_validate_common = __esm({
         severity: "error",
         part: null,
         checks: "the text ends with a newline",
-        check: (c) => c.text.endsWith("\n") ? [] : [{ line: c.lines.length, message: "the document must end with a newline" }]
+        check: (c) => {
+          return c.text.endsWith("\n") ? [] : [{ line: c.lines.length, message: "the document must end with a newline" }];
+        }
+      },
+      markdown: {
+        // The line grammar reads such a line as plain text: the finding says what to write instead.
+        id: "markdown",
+        severity: "finding",
+        part: null,
+        checks: "every line in the helper's Markdown grammar (no setext heading, indented code, quote, HTML block\u2026)",
+        check: (c) => c.flags.map((f) => ({ line: f.line, message: f.message }))
       },
       conflicted: {
         id: "conflicted",
@@ -3472,35 +3210,24 @@ var init_validate_common = __esm({
 
 // src/schema/handoff.ts
 function nearestSection(title) {
-  const t = title.toLowerCase();
-  let best = null;
-  let bestD = Infinity;
-  for (const n2 of SECTION_TITLES) {
-    const d = editDistance2(t, n2.toLowerCase());
-    if (d < bestD) [bestD, best] = [d, n2];
-  }
-  return best !== null && bestD <= Math.max(2, Math.floor(best.length / 4)) ? best : null;
+  return nearest2(title, SECTION_TITLES);
 }
 function straySentence(strays) {
   if (strays.length === 0) return null;
   const near = [...new Set(strays.flatMap((s) => s.near === null ? [] : [s.near]))];
-  const lent = near.length > 0 ? ` (did you mean ${near.map((n2) => `\`## ${n2}\``).join(", ")}? its items are read as that section's)` : "";
+  const names3 = near.map((n2) => `\`## ${n2}\``).join(", ");
+  const lent = near.length > 0 ? ` (did you mean ${names3}? its items are read as that section's)` : "";
   const lost = strays.some((s) => s.near === null) ? "; nothing reads a section with no near name" : "";
-  return `the handoff has ${strays.length === 1 ? "a section" : `${strays.length} sections`} schema v1 does not know${lent}${lost}: run \`validate handoff\` and fix the heading`;
+  const what = strays.length === 1 ? "a section" : `${strays.length} sections`;
+  return `the handoff has ${what} schema v1 does not know${lent}${lost}: run \`validate handoff\` and fix the heading`;
 }
 function normaliseText(text2) {
   return text2.replace(/^\uFEFF/, "").replace(/\r\n?/g, "\n");
-}
-function slice(text2, node) {
-  return text2.slice(node.start, node.end);
 }
 function itemText(text2, item) {
   const first = item.children[0];
   const last = item.children[item.children.length - 1];
   return first && last ? text2.slice(first.start, last.end) : "";
-}
-function headingTitle(text2, h) {
-  return slice(text2, h).replace(/^#+\s*/, "").replace(/\s*#*\s*$/, "").trim();
 }
 function planStep(raw) {
   const m = STEP.exec(raw);
@@ -3516,7 +3243,9 @@ function allSteps(text2, list2, depth, out) {
     while (own < children.length && children[own].type !== "list") own++;
     const step2 = planStep(own > 0 ? text2.slice(children[0].start, children[own - 1].end) : "");
     if (step2.status !== "unmarked" || depth === 0) out.push({ status: step2.status, text: step2.text, depth });
-    for (let j = own; j < children.length; j++) if (children[j].type === "list") allSteps(text2, children[j], depth + 1, out);
+    for (let j = own; j < children.length; j++) {
+      if (children[j].type === "list") allSteps(text2, children[j], depth + 1, out);
+    }
   }
 }
 function keyFile(raw) {
@@ -3533,10 +3262,6 @@ function keyFile(raw) {
   }
   return { raw: pathText, path: safeRelativePath(pathText), why: why.trim() };
 }
-function unticked3(value) {
-  const m = /^`([^`]*)`$/.exec(value.trim());
-  return m ? m[1].trim() : value.trim();
-}
 function parseHandoff(input) {
   const text2 = normaliseText(input);
   return readHandoff(text2, parseBlocks(text2));
@@ -3550,6 +3275,7 @@ function readFields(text2, tree, lists) {
     marker: text2.startsWith("<!-- memory-schema: v1 -->\n") || text2 === "<!-- memory-schema: v1 -->",
     heading: false,
     saved: null,
+    savedLine: null,
     sections: [],
     goal: "",
     plan: [],
@@ -3560,10 +3286,15 @@ function readFields(text2, tree, lists) {
     nextSteps: [],
     keyFiles: [],
     anchors: { present: false, branch: null, head: null, dirty: null, date: null, keyFileMtimes: null },
-    savedLine: null,
     headings: [],
     items: [],
     strays: []
+  };
+  const listOf = {
+    decisions: out.decisions,
+    "failed approaches": out.failedApproaches,
+    "open questions": out.openQuestions,
+    "next steps": out.nextSteps
   };
   let section = null;
   let stray = false;
@@ -3573,38 +3304,35 @@ function readFields(text2, tree, lists) {
   for (let n2 = 0; n2 < nodes.length; n2++) {
     const node = nodes[n2];
     if (node.type === "heading") {
-      const title = headingTitle(text2, node);
+      const title = text2.slice(node.start, node.end).replace(/^#+\s*/, "").replace(/\s*#*\s*$/, "").trim();
       out.headings.push({ depth: node.depth ?? 1, title, line: lineAt(starts, node.start) });
       if (node.depth === 1 && title === "Session Handoff" && section === null) out.heading = true;
-      if (node.depth === 2) {
-        out.sections.push(title);
-        stray = !KNOWN_SECTIONS.has(title.toLowerCase());
-        if (stray) {
-          const near = nearestSection(title);
-          out.strays.push({ title, near, line: lineAt(starts, node.start) });
-          section = near !== null && LENDABLE.has(near.toLowerCase()) ? near.toLowerCase() : "(unknown)";
-          continue;
-        }
-        section = seen.has(title.toLowerCase()) ? "(repeated)" : title.toLowerCase();
-        seen.add(title.toLowerCase());
+      if (node.depth !== 2) continue;
+      out.sections.push(title);
+      const key = title.toLowerCase();
+      stray = !KNOWN_SECTIONS.has(key);
+      if (stray) {
+        const near = nearestSection(title);
+        out.strays.push({ title, near, line: lineAt(starts, node.start) });
+        section = near !== null && LENDABLE.has(near.toLowerCase()) ? near.toLowerCase() : "(unknown)";
+        continue;
       }
+      section = seen.has(key) ? "(repeated)" : key;
+      seen.add(key);
       continue;
     }
     if (section === null) {
-      if (node.type === "paragraph") {
-        const lines3 = slice(text2, node).split("\n");
-        for (let i = 0; i < lines3.length && out.saved === null; i++) {
-          const m = /^Saved:[ \t]*(.*)$/.exec(lines3[i].trim());
-          if (m) {
-            out.saved = m[1].trim();
-            out.savedLine = lineAt(starts, node.start) + i;
-          }
-        }
+      if (node.type !== "paragraph" || out.saved !== null) continue;
+      const lines3 = text2.slice(node.start, node.end).split("\n");
+      const i = lines3.findIndex((l) => /^Saved:/.test(l.trim()));
+      if (i >= 0) {
+        out.saved = lines3[i].trim().slice("Saved:".length).trim();
+        out.savedLine = lineAt(starts, node.start) + i;
       }
       continue;
     }
     if (section === "current goal") {
-      goalParts.push(slice(text2, node));
+      goalParts.push(text2.slice(node.start, node.end));
       continue;
     }
     if (node.type !== "list" || !lists && section !== "environment anchors") continue;
@@ -3612,32 +3340,24 @@ function readFields(text2, tree, lists) {
     const items = [];
     for (let i = 0; i < listed2.length; i++) items.push(itemText(text2, listed2[i]));
     if (section !== "(repeated)" && !stray && lists) {
-      for (let i = 0; i < listed2.length; i++) out.items.push({ section, text: items[i], line: lineAt(starts, listed2[i].start) });
+      for (let i = 0; i < listed2.length; i++) {
+        out.items.push({ section, text: items[i], line: lineAt(starts, listed2[i].start) });
+      }
     }
-    const into = section === "decisions" ? out.decisions : section === "failed approaches" ? out.failedApproaches : section === "open questions" ? out.openQuestions : section === "next steps" ? out.nextSteps : null;
-    if (into !== null) for (let i = 0; i < items.length; i++) into.push(items[i]);
-    switch (section) {
-      case "plan":
-        for (let i = 0; i < items.length; i++) out.plan.push(planStep(items[i]));
-        allSteps(text2, node, 0, out.steps);
-        break;
-      case "key files":
-        for (let i = 0; i < items.length; i++) if (!/^none\.?$/i.test(items[i].trim())) out.keyFiles.push(keyFile(items[i]));
-        break;
-      case "environment anchors":
-        if (out.anchors.present) break;
-        out.anchors.present = true;
-        for (const item of items) {
-          const m = ANCHOR.exec(item);
-          if (!m) continue;
-          const label = m[1].toLowerCase();
-          const value = m[2];
-          const key = label === "branch" ? "branch" : label === "head" ? "head" : label === "dirty files" ? "dirty" : label === "date" ? "date" : label === "in progress" ? "inProgress" : label === "dirty hashes" ? "dirtyHashes" : "keyFileMtimes";
-          if (key === "inProgress" || key === "dirtyHashes") {
-            if (out.anchors[key] === void 0) out.anchors[key] = value;
-          } else if (out.anchors[key] === null) out.anchors[key] = value;
-        }
-        break;
+    const into = listOf[section];
+    if (into !== void 0) for (let i = 0; i < items.length; i++) into.push(items[i]);
+    if (section === "plan") {
+      for (let i = 0; i < items.length; i++) out.plan.push(planStep(items[i]));
+      allSteps(text2, node, 0, out.steps);
+    } else if (section === "key files") {
+      for (const item of items) if (!/^none\.?$/i.test(item.trim())) out.keyFiles.push(keyFile(item));
+    } else if (section === "environment anchors" && !out.anchors.present) {
+      out.anchors.present = true;
+      for (const item of items) {
+        const m = ANCHOR.exec(item);
+        const key = m ? ANCHOR_KEY[m[1].toLowerCase()] : null;
+        if (key !== null && (out.anchors[key] ?? null) === null) out.anchors[key] = m[2];
+      }
     }
   }
   if (seen.has("environment anchors")) out.anchors.present = true;
@@ -3652,7 +3372,7 @@ function stateTimeOfText(text2, nowMs) {
 }
 function glanceAtHandoff(text2, nowMs) {
   const normalised = normaliseText(text2);
-  const h = readFields(normalised, parseBlocksPrivately(normalised), false);
+  const h = readFields(normalised, parseBlocks(normalised), false);
   return { stateTime: handoffStateTime(h, nowMs), strays: h.strays };
 }
 function goalLineOf(h) {
@@ -3662,7 +3382,9 @@ function goalLineOf(h) {
 function openItemsOf(h) {
   const first = (t) => t.split("\n")[0].trim();
   const items = [];
-  for (const s of h.steps) if (s.status === "todo" || s.status === "in-progress") items.push({ section: "Plan", text: first(s.text) });
+  for (const s of h.steps) {
+    if (s.status === "todo" || s.status === "in-progress") items.push({ section: "Plan", text: first(s.text) });
+  }
   for (const raw of h.nextSteps) {
     const m = NEXT_CHECKBOX.exec(raw);
     if (m?.[1] === "-") continue;
@@ -3671,46 +3393,54 @@ function openItemsOf(h) {
   }
   return items;
 }
-function checkAnchors(h, nowMs, _text = null) {
+function checkAnchors(h, nowMs) {
   const unverifiable = [];
-  if (!h.anchors.present) unverifiable.push("anchors");
-  const head = h.anchors.head === null ? null : asObjectId(unticked3(h.anchors.head));
-  if (head === null) unverifiable.push("head");
-  const branchText = h.anchors.branch === null ? null : unquoteBranch(h.anchors.branch.trim());
+  const fail = (field, bad3) => bad3 && unverifiable.push(field);
+  const a = h.anchors;
+  fail("anchors", !a.present);
+  const head = a.head === null ? null : asObjectId(unticked2(a.head));
+  fail("head", head === null);
+  const branchText = a.branch === null ? null : unquoteBranch(a.branch.trim());
   const branch = branchText !== null && isPlausibleBranch(branchText) ? branchText : null;
-  if (branch === null) unverifiable.push("branch");
-  const dirtyList = h.anchors.dirty === null ? null : parsePathList(h.anchors.dirty);
-  if (dirtyList === null) unverifiable.push("dirty");
-  const anchorDate = h.anchors.date === null ? null : parseStrictTime(unticked3(h.anchors.date), nowMs);
-  const savedDate = h.saved === null ? null : parseStrictTime(unticked3(h.saved), nowMs);
-  if (anchorDate === null || "error" in anchorDate) unverifiable.push("date");
-  if (savedDate === null || "error" in savedDate) unverifiable.push("saved");
+  fail("branch", branch === null);
+  const dirtyList = a.dirty === null ? null : parsePathList(a.dirty);
+  fail("dirty", dirtyList === null);
+  const bad2 = (value) => value === null || "error" in parseStrictTime(unticked2(value), nowMs);
+  fail("date", bad2(a.date));
+  fail("saved", bad2(h.saved));
   const st = handoffStateTime(h, nowMs);
-  const date = st.known ? st.time : null;
-  const progress = h.anchors.inProgress == null ? null : parseInProgress(h.anchors.inProgress);
-  if (h.anchors.inProgress != null && progress === null) unverifiable.push("inProgress");
-  const mtimes = h.anchors.keyFileMtimes === null ? [] : parseKeyFileMtimes(h.anchors.keyFileMtimes);
-  if (mtimes === null) unverifiable.push("keyFileMtimes");
+  const progress = a.inProgress == null ? null : parseInProgress(a.inProgress);
+  fail("inProgress", a.inProgress != null && progress === null);
+  const mtimes = a.keyFileMtimes === null ? [] : parseKeyFileMtimes(a.keyFileMtimes);
+  fail("keyFileMtimes", mtimes === null);
   const keyFileMtimes = (mtimes ?? []).flatMap((m) => {
     const p = safeRelativePath(m.path);
     return p === null ? [] : [{ path: p, mtime: m.mtime }];
   });
-  const keyFiles = [];
-  for (const k of h.keyFiles) {
-    if (k.path !== null) keyFiles.push(k.path);
-  }
-  if (keyFiles.length < h.keyFiles.length) unverifiable.push("keyFiles");
-  const hashes = h.anchors.dirtyHashes == null ? [] : parseDirtyHashes(h.anchors.dirtyHashes);
-  if (hashes === null) unverifiable.push("dirtyHashes");
-  const dirtyHashes = (hashes ?? []).filter((x) => safeRelativePath(x.path) === x.path);
-  return { head, branch, date, stateTime: st, inProgress: progress?.words ?? null, keyFileMtimes, dirty: dirtyList?.paths ?? null, dirtyMore: dirtyList?.more ?? 0, dirtyHashes, keyFiles, unverifiable };
+  const keyFiles = h.keyFiles.flatMap((k) => k.path === null ? [] : [k.path]);
+  fail("keyFiles", keyFiles.length < h.keyFiles.length);
+  const hashes = a.dirtyHashes == null ? [] : parseDirtyHashes(a.dirtyHashes);
+  fail("dirtyHashes", hashes === null);
+  return {
+    head,
+    branch,
+    date: st.known ? st.time : null,
+    stateTime: st,
+    inProgress: progress?.words ?? null,
+    keyFileMtimes,
+    dirty: dirtyList?.paths ?? null,
+    dirtyMore: dirtyList?.more ?? 0,
+    dirtyHashes: (hashes ?? []).filter((x) => safeRelativePath(x.path) === x.path),
+    keyFiles,
+    unverifiable
+  };
 }
-var SECTION_TITLES, KNOWN_SECTIONS, LENDABLE, STEP, KEY_SEPARATOR, ANCHOR, NEXT_CHECKBOX, NONE_ITEM;
+var SECTION_TITLES, KNOWN_SECTIONS, LENDABLE, STEP, KEY_SEPARATOR, ANCHOR, ANCHOR_KEY, NEXT_CHECKBOX, NONE_ITEM;
 var init_handoff = __esm({
   "src/schema/handoff.ts"() {
     "use strict";
-    init_blocks();
     init_anchor_lines();
+    init_grammar();
     init_state_time();
     init_validate_common();
     init_values();
@@ -3731,6 +3461,15 @@ var init_handoff = __esm({
     STEP = /^\[([ xX~-])\]\s*/;
     KEY_SEPARATOR = /\s+[\u2014\u2013-]\s+/;
     ANCHOR = /^(Branch|HEAD|Dirty files|Dirty hashes|Date|Key file mtimes|In progress):[ \t]*(.*)$/is;
+    ANCHOR_KEY = {
+      branch: "branch",
+      head: "head",
+      "dirty files": "dirty",
+      date: "date",
+      "key file mtimes": "keyFileMtimes",
+      "in progress": "inProgress",
+      "dirty hashes": "dirtyHashes"
+    };
     NEXT_CHECKBOX = /^\[([ xX~-])\]\s+/;
     NONE_ITEM = /^(none|none recorded|n\/a|-)\.?$/i;
   }
@@ -3747,7 +3486,8 @@ function isCheckpointText(text2) {
   return lines3[0] === "<!-- memory-schema: v1 -->" && lines3.includes(CHECKPOINT_HEADING);
 }
 function isAnchorsOnlySource(source) {
-  return source !== null && /^(anchors only|no transcript|transcript in an unknown format)|with no complete record$/.test(source);
+  const words = /^(anchors only|no transcript|transcript in an unknown format)|with no complete record$/;
+  return source !== null && words.test(source);
 }
 var CHECKPOINT_HEADING, CHECKPOINT_NAME;
 var init_checkpoint_name = __esm({
@@ -3941,12 +3681,12 @@ function currentCheckpoint(root, handoff, now) {
 function countCheckpoint(text2) {
   const out = { requests: 0, plan: 0, files: 0, commands: 0 };
   const key = { "## User requests": "requests", "## Plan state": "plan", "## Files edited": "files", "## Commands": "commands" };
-  let at3 = null;
+  let at4 = null;
   for (const line of text2.split("\n")) {
-    if (line.startsWith("## ")) at3 = key[line] ?? null;
-    else if (at3 !== null && line.startsWith("- ") && line !== "- none captured") {
+    if (line.startsWith("## ")) at4 = key[line] ?? null;
+    else if (at4 !== null && line.startsWith("- ") && line !== "- none captured") {
       const older = /^- \((\d+) older left out\)$/.exec(line);
-      out[at3] += older ? Number(older[1]) : 1;
+      out[at4] += older ? Number(older[1]) : 1;
     }
   }
   return out;
@@ -5151,7 +4891,7 @@ function archiveExcess(root) {
   } catch {
     return 0;
   }
-  let count = 0;
+  let count2 = 0;
   for (const name2 of names3) {
     if (!PRUNABLE_NAME.test(name2)) continue;
     try {
@@ -5160,9 +4900,9 @@ function archiveExcess(root) {
     } catch {
       continue;
     }
-    count++;
+    count2++;
   }
-  return Math.max(0, count - archivesKept(archiveDir(root)).keep);
+  return Math.max(0, count2 - archivesKept(archiveDir(root)).keep);
 }
 function inoOf(p) {
   return lstatBig(p)?.ino ?? null;
@@ -5484,12 +5224,12 @@ function reflogNames(gitDir, id) {
       const buf = readFileSync7(f);
       budget -= buf.length;
       if (budget < 0) return false;
-      let at3 = buf.indexOf(needle);
-      while (at3 !== -1) {
-        const before = at3 === 0 ? 10 : buf[at3 - 1];
-        const after = buf[at3 + needle.length];
+      let at4 = buf.indexOf(needle);
+      while (at4 !== -1) {
+        const before = at4 === 0 ? 10 : buf[at4 - 1];
+        const after = buf[at4 + needle.length];
         if ((before === 10 || before === 32) && (after === 32 || after === 10 || after === void 0)) return true;
-        at3 = buf.indexOf(needle, at3 + 1);
+        at4 = buf.indexOf(needle, at4 + 1);
       }
     } catch {
     }
@@ -5774,9 +5514,9 @@ function parseStatusV2(out) {
     const kind = f[0];
     const skip = kind === "1" ? 8 : kind === "2" ? 9 : kind === "u" ? 10 : kind === "?" || kind === "!" ? 1 : -1;
     if (skip < 0 || kind === "!") continue;
-    let at3 = 0;
-    for (let n2 = 0; n2 < skip; n2++) at3 = f.indexOf(" ", at3) + 1;
-    dirty.push(f.slice(at3));
+    let at4 = 0;
+    for (let n2 = 0; n2 < skip; n2++) at4 = f.indexOf(" ", at4) + 1;
+    dirty.push(f.slice(at4));
     if (kind === "u") conflicted++;
     if (kind === "2") i++;
   }
@@ -5817,11 +5557,11 @@ import { lstat } from "node:fs/promises";
 import path25 from "node:path";
 async function statInsideRoot(root, rel) {
   const parts = rel.split("/");
-  let at3 = root;
+  let at4 = root;
   for (const [i, part] of parts.entries()) {
-    at3 = path25.join(at3, part);
+    at4 = path25.join(at4, part);
     try {
-      const st = await lstat(at3);
+      const st = await lstat(at4);
       if (i < parts.length - 1 && !st.isDirectory()) return null;
       if (i === parts.length - 1) return { mtimeMs: st.mtimeMs };
     } catch {
@@ -5909,9 +5649,9 @@ function units(text2, limit) {
   const simple = SIMPLE.test(text2);
   if (!simple) segmenter ??= new Intl.Segmenter(void 0, { granularity: "grapheme" });
   const out = [];
-  let at3 = 0;
+  let at4 = 0;
   const rest = (end) => {
-    const piece = text2.slice(at3, end);
+    const piece = text2.slice(at4, end);
     if (simple) {
       for (let i = 0; i < piece.length && out.length <= limit; i++) out.push(piece[i]);
       return;
@@ -5921,11 +5661,11 @@ function units(text2, limit) {
       out.push(s.segment);
     }
   };
-  for (const m of text2.matchAll(MARKER2)) {
+  for (const m of text2.matchAll(MARKER3)) {
     rest(m.index);
     if (out.length > limit) return out;
     out.push(m[0]);
-    at3 = m.index + m[0].length;
+    at4 = m.index + m[0].length;
   }
   rest(text2.length);
   return out;
@@ -5941,14 +5681,14 @@ function sanitize(text2, opts = {}) {
 function quoted(text2, opts = {}) {
   return inQuotes(sanitize(text2, opts));
 }
-var MARKER2, segmenter, SIMPLE;
+var MARKER3, segmenter, SIMPLE;
 var init_sanitize = __esm({
   "src/guard/sanitize.ts"() {
     "use strict";
     init_invisible();
     init_redaction();
     init_quote();
-    MARKER2 = /<U\+[0-9A-F]{4,6}>|<redacted: [a-z0-9-]+>|<0x[0-9A-F]{2}>/g;
+    MARKER3 = /<U\+[0-9A-F]{4,6}>|<redacted: [a-z0-9-]+>|<0x[0-9A-F]{2}>/g;
     SIMPLE = /^[\n\x20-\x7e]*$/;
   }
 });
@@ -5988,78 +5728,67 @@ var init_open_items = __esm({
 });
 
 // src/schema/validate-anchors.ts
-function isIsoWithZone(value) {
-  const m = ISO_SHAPE.exec(value);
-  if (!m) return false;
-  const [y, mo, d, h, mi] = [m[1], m[2], m[3], m[4], m[5]].map(Number);
-  const s = m[6] === void 0 ? 0 : Number(m[6]);
-  if (mo < 1 || mo > 12 || h > 23 || mi > 59 || s > 59 || y < 1970) return false;
-  return d >= 1 && d <= new Date(Date.UTC(y, mo, 0)).getUTCDate();
-}
-function unticked4(value) {
-  const m = /^`([^`]*)`$/.exec(value);
-  return m ? m[1] : value;
-}
 function keyFileMtimesError(value) {
   let rest = value;
   if (rest === "") return "no `<path> @ <time>` item";
   while (rest !== "") {
     const m = MTIME_ITEM.exec(rest);
     if (!m) return `${quotedValue(rest.slice(0, 60))} is not \`<path> @ <ISO-8601 time, or missing>\``;
-    if (m[1] !== "missing" && !isIsoWithZone(m[1])) return `${quotedValue(m[1])} is not an ISO-8601 time with a zone (or \`missing\`)`;
+    const time = m[1];
+    const zone = "is not an ISO-8601 time with a zone (or `missing`)";
+    if (time !== "missing" && !isIsoWithZone(time)) return `${quotedValue(time)} ${zone}`;
     rest = rest.slice(m[0].length);
   }
   return null;
+}
+function valueError(label, value) {
+  const v = /^`([^`]*)`$/.exec(value)?.[1] ?? value;
+  const shown = quotedValue(value.slice(0, 60));
+  switch (label) {
+    case "Branch":
+      return /^\S+$/.test(value) && value.length <= 255 ? null : `branch ${shown} is not a branch name or (detached)`;
+    case "HEAD": {
+      const head = quotedValue(v.slice(0, 70));
+      if (isNullObjectId(v)) return `HEAD ${head} is the null object id (all zeros), which names no commit`;
+      if (v === "none (no commits yet)" || asObjectId(v) !== null) return null;
+      const hex2 = /^[0-9a-fA-F]+$/.test(v) ? ` (${v.length} hex digits)` : "";
+      return `HEAD ${head}${hex2} is not a full 40- or 64-hex commit id`;
+    }
+    case "Dirty files":
+      if (parsePathList(value) !== null) return null;
+      return `dirty files ${shown} are not a comma-separated path list (or none)`;
+    case "Dirty hashes":
+      if (parseDirtyHashes(value) !== null) return null;
+      return `dirty hashes ${shown} are not \`<path> <blob id | deleted | over 8 MB>, \u2026\``;
+    case "In progress":
+      if (OPERATION.test(value)) return null;
+      return `in progress ${shown} is not \`<operation>[ of <branch>] (<n> conflicted files)\``;
+    case "Date": {
+      if (isIsoWithZone(v)) return null;
+      const zoneless = /^\d{4}-\d{2}-\d{2}T[\d:.]+$/.test(v) ? " (it has no zone: add Z or an offset)" : "";
+      return `date ${quotedValue(v.slice(0, 60))} is not an ISO-8601 time with a zone${zoneless}`;
+    }
+    case "Key file mtimes": {
+      const err = keyFileMtimesError(value);
+      return err === null ? null : `key file mtimes: ${err}`;
+    }
+  }
 }
 function readAnchorLine(line) {
   const m = LINE2.exec(line);
   if (!m) {
     const other = OTHER_LABEL.exec(line);
-    if (other) return { error: `\`- ${other[1]}:\` is not an anchor label this helper knows (a newer helper's line?); nothing reads it`, unknownLabel: other[1] };
-    const label2 = /^[-*+]\s*([A-Za-z ]+):/.exec(line)?.[1];
+    if (other) {
+      const label = `\`- ${other[1]}:\` is not an anchor label this helper knows`;
+      return { error: `${label} (a newer helper's line?); nothing reads it`, unknownLabel: other[1] };
+    }
+    const shown = quotedValue(line.slice(0, 60));
     return {
-      error: label2 ? `${quotedValue(line.slice(0, 60))} is not an anchor line (labels are exactly Branch, HEAD, Dirty files, Dirty hashes, In progress, Date, Key file mtimes, after "- ")` : `${quotedValue(line.slice(0, 60))} is not an anchor line; paste what \`anchors\` prints, or leave the section empty for write to fill`
+      error: /^[-*+]\s*([A-Za-z ]+):/.test(line) ? `${shown} is not an anchor line (labels are exactly Branch, HEAD, Dirty files, Dirty hashes, In progress, Date, Key file mtimes, after "- ")` : `${shown} is not an anchor line; paste what \`anchors\` prints, or leave the section empty for write to fill`
     };
   }
-  const label = m[1];
-  const value = m[2];
-  switch (label) {
-    case "Branch":
-      if (!/^\S+$/.test(value) || value.length > 255) return { error: `branch ${quotedValue(value.slice(0, 60))} is not a branch name or (detached)` };
-      break;
-    case "HEAD": {
-      const v = unticked4(value);
-      if (isNullObjectId(v)) return { error: `HEAD ${quotedValue(v.slice(0, 70))} is the null object id (all zeros), which names no commit` };
-      if (v !== "none (no commits yet)" && asObjectId(v) === null) {
-        const hex2 = /^[0-9a-fA-F]+$/.test(v) ? ` (${v.length} hex digits)` : "";
-        return { error: `HEAD ${quotedValue(v.slice(0, 70))}${hex2} is not a full 40- or 64-hex commit id` };
-      }
-      break;
-    }
-    case "Dirty files":
-      if (parsePathList(value) === null) return { error: `dirty files ${quotedValue(value.slice(0, 60))} are not a comma-separated path list (or none)` };
-      break;
-    case "Dirty hashes":
-      if (parseDirtyHashes(value) === null) return { error: `dirty hashes ${quotedValue(value.slice(0, 60))} are not \`<path> <blob id | deleted | over 8 MB>, \u2026\`` };
-      break;
-    case "In progress":
-      if (!OPERATION.test(value)) return { error: `in progress ${quotedValue(value.slice(0, 60))} is not \`<operation>[ of <branch>] (<n> conflicted files)\`` };
-      break;
-    case "Date": {
-      const v = unticked4(value);
-      if (!isIsoWithZone(v)) {
-        const zoneless = /^\d{4}-\d{2}-\d{2}T[\d:.]+$/.test(v) ? " (it has no zone: add Z or an offset)" : "";
-        return { error: `date ${quotedValue(v.slice(0, 60))} is not an ISO-8601 time with a zone${zoneless}` };
-      }
-      break;
-    }
-    case "Key file mtimes": {
-      const err = keyFileMtimesError(value);
-      if (err !== null) return { error: `key file mtimes: ${err}` };
-      break;
-    }
-  }
-  return { label, value };
+  const error = valueError(m[1], m[2]);
+  return error === null ? { label: m[1], value: m[2] } : { error };
 }
 function isEmptyAnchorsBody(lines3) {
   return lines3.every((raw) => {
@@ -6070,102 +5799,170 @@ function isEmptyAnchorsBody(lines3) {
     return m !== null && /^<[^<>]*>$/.test(m[1].trim());
   });
 }
-var LINE2, OTHER_LABEL, ISO_SHAPE, OPERATION, MTIME_ITEM;
+function readAnchors(model, layout, at4, mode) {
+  let anchorLines = null;
+  const body = at4 && layout.anchors ? layout.lines.slice(layout.anchors.start, layout.anchors.end) : null;
+  const anchorsEmpty2 = body !== null && mode === "stdin" && isEmptyAnchorsBody(body);
+  if (body !== null && !anchorsEmpty2) {
+    anchorLines = [];
+    const seen = /* @__PURE__ */ new Set();
+    let inComment = false;
+    for (const [i, line] of body.entries()) {
+      const trimmed = line.trim();
+      if (inComment || trimmed.startsWith("<!--")) {
+        inComment = !trimmed.includes("-->");
+        continue;
+      }
+      if (trimmed === "") continue;
+      const got = readAnchorLine(line);
+      const repeated = !("error" in got) && seen.has(got.label);
+      if (!("error" in got)) seen.add(got.label);
+      anchorLines.push({ line: at4.line + i + 1, got, repeated });
+    }
+  }
+  const a = model.anchors;
+  const gitForm = a.branch !== null || a.head !== null || a.dirty !== null || a.inProgress != null;
+  const value = { Branch: a.branch, HEAD: a.head, "Dirty files": a.dirty, Date: a.date };
+  const want = gitForm ? ["Branch", "HEAD", "Dirty files", "Date"] : ["Date"];
+  return { anchorLines, anchorsEmpty: anchorsEmpty2, anchorsAt: at4, gitForm, lackingAnchors: want.filter((l) => value[l] === null) };
+}
+function anchorsPart(c) {
+  if (!c.anchorsAt) return 0;
+  if (c.anchorLines === null) return null;
+  const head = c.model.anchors.head === null ? void 0 : unticked2(c.model.anchors.head);
+  const headOk = !c.gitForm || head !== void 0 && FULL_HEAD.test(head) && !isNullObjectId(head.toLowerCase());
+  const malformed = c.anchorLines.some((a) => a.repeated || "error" in a.got && a.got.unknownLabel === void 0);
+  return (headOk ? 5 : 0) + (c.lackingAnchors.length === 0 && !malformed ? 5 : 0);
+}
+var LINE2, OTHER_LABEL, OPERATION, MTIME_ITEM, FULL_HEAD, isIsoWithZone, at, ANCHOR_RULES;
 var init_validate_anchors = __esm({
   "src/schema/validate-anchors.ts"() {
     "use strict";
     init_quote();
+    init_sanitize();
     init_anchor_lines();
+    init_state_time();
+    init_validate_common();
     init_values();
     LINE2 = /^- (Branch|HEAD|Dirty files|Dirty hashes|In progress|Date|Key file mtimes): (.*)$/;
     OTHER_LABEL = /^- ([A-Z][A-Za-z ]{0,40}): \S/;
-    ISO_SHAPE = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/;
     OPERATION = /^(rebase|merge|cherry-pick|revert|bisect|am)(?: of (\S.*?))? \((\d+) conflicted files?\)$/;
     MTIME_ITEM = /^(?:"(?:[^"\\]|\\.)*"|[^",\s][^",]*?) @ (missing|\S+?)(?:, |$)/;
+    FULL_HEAD = /^([0-9a-fA-F]{40}|[0-9a-fA-F]{64})$/;
+    isIsoWithZone = (value) => !("error" in parseStrictTime(value, Number.MAX_SAFE_INTEGER));
+    at = (line, message) => ({ line, message });
+    ANCHOR_RULES = [
+      {
+        id: "anchors-empty",
+        severity: "finding",
+        part: null,
+        checks: "on stdin, an empty anchors section (write fills it)",
+        check: (c) => {
+          const message = "the anchors section is empty; write fills it with what `anchors` prints";
+          return c.anchorsEmpty ? [at(c.anchorsAt.line, message)] : [];
+        }
+      },
+      {
+        // Every line `anchors` prints, and nothing else; once each.
+        id: "anchor-line",
+        severity: "error",
+        part: "anchors",
+        checks: "each anchors line is one `anchors` prints, each label once",
+        check: (c) => (c.anchorLines ?? []).flatMap((a) => {
+          if (a.repeated && !("error" in a.got)) return [at(a.line, `\`- ${a.got.label}:\` appears twice`)];
+          return "error" in a.got && a.got.unknownLabel === void 0 ? [at(a.line, a.got.error)] : [];
+        })
+      },
+      {
+        id: "anchor-unknown",
+        severity: "finding",
+        part: null,
+        checks: "an anchors line with a label this helper does not know",
+        check: (c) => {
+          const unknown = (c.anchorLines ?? []).filter((a) => "error" in a.got && a.got.unknownLabel !== void 0);
+          return unknown.map((a) => at(a.line, a.got.error));
+        }
+      },
+      {
+        id: "anchor-missing",
+        severity: "finding",
+        part: "anchors",
+        checks: "Branch, HEAD, Dirty files and Date (in git), or Date (outside git)",
+        check: (c) => {
+          if (c.anchorLines === null) return [];
+          return c.lackingAnchors.map((l) => at(c.anchorsAt.line, `no \`- ${l}:\` anchor line`));
+        }
+      },
+      {
+        id: "anchor-mixed",
+        severity: "finding",
+        part: null,
+        checks: "`- Key file mtimes:` only outside git",
+        check: (c) => {
+          const mixed = c.anchorLines !== null && c.gitForm && c.model.anchors.keyFileMtimes !== null;
+          return mixed ? [at(c.anchorsAt.line, "`- Key file mtimes:` is for handoffs saved outside git")] : [];
+        }
+      },
+      {
+        // A future `- Date:` makes the age unknown.
+        id: "anchor-date",
+        severity: "finding",
+        part: null,
+        checks: "`- Date:` not more than 5 minutes ahead",
+        check: (c) => {
+          const date = c.model.anchors.date;
+          if (c.anchorLines === null || date === null) return [];
+          const st = stateTime(date, null, c.opts.nowMs);
+          if (st.known || st.reason !== "future") return [];
+          const shown = quoted(unticked2(date), QUOTE_CUT);
+          const message = `the - Date: anchor ${shown} is in the future (more than 5 minutes ahead): age unknown`;
+          return [at(c.anchorsAt.line, message)];
+        }
+      },
+      {
+        id: "anchor-head",
+        severity: "finding",
+        part: "anchors",
+        checks: "a HEAD drift can check against history",
+        check: (c) => {
+          const head = c.model.anchors.head;
+          const none = c.anchorLines !== null && c.gitForm && head !== null && unticked2(head) === "none (no commits yet)";
+          const message = "HEAD is `none (no commits yet)`: drift cannot check this handoff against history";
+          return none ? [at(c.anchorsAt.line, message)] : [];
+        }
+      }
+    ];
   }
 });
 
 // src/schema/validate.ts
-function headingTitle2(raw) {
-  return raw.replace(/^#+\s*/, "").replace(/\s+#+\s*$/, "").replace(/^#+$/, "").trim();
-}
-function handoffLayout(text2, tree = parseBlocks(text2)) {
+function handoffLayout(text2, model = readHandoff(text2, parseBlocks(text2))) {
   const lines3 = text2.split("\n");
-  const starts = lineStartsOf2(text2);
   const titleIndex = lines3.slice(0, 4).indexOf(TITLE);
-  const sections = [];
-  const headings = [];
-  let savedIndex = -1;
-  let current = null;
-  const endLine = lines3.length + 1;
-  for (const block2 of tree.children) {
-    const line = lineAt(starts, block2.start);
-    if (block2.type === "heading") {
-      const src = text2.slice(block2.start, block2.end).split("\n");
-      const raw = src[0];
-      const title = raw.trimStart().startsWith("#") ? headingTitle2(raw) : src.slice(0, -1).join(" ").trim();
-      headings.push({ depth: block2.depth ?? 1, title, line, raw });
-      const isTitle = block2.depth === 1 && line - 1 === titleIndex;
-      if (!isTitle && (block2.depth ?? 1) <= 2) {
-        if (current) current.bodyEnd = line;
-        current = { title, key: title.toLowerCase(), depth: block2.depth ?? 1, line, bodyStart: line + 1, bodyEnd: endLine, blocks: [] };
-        sections.push(current);
-        continue;
-      }
-    }
-    if (current) {
-      current.blocks.push(block2);
-      continue;
-    }
-    if (savedIndex < 0 && block2.type === "paragraph") {
-      const para = text2.slice(block2.start, block2.end).split("\n");
-      const at3 = para.findIndex((l) => /^Saved:/.test(l.trim()));
-      if (at3 >= 0) savedIndex = line - 1 + at3;
-    }
+  const heading = model.headings.find((h) => h.depth === 2 && h.title.toLowerCase() === "environment anchors");
+  let anchors = null;
+  if (heading) {
+    const isTitle = (h) => h.depth === 1 && h.line - 1 === titleIndex;
+    const next = model.headings.find((h) => h.line > heading.line && h.depth <= 2 && !isTitle(h));
+    let end = Math.min(next ? next.line - 1 : lines3.length, lines3.length);
+    while (end > heading.line && (lines3[end - 1] ?? "").trim() === "") end--;
+    anchors = { start: heading.line, end };
   }
-  return { text: text2, lines: lines3, titleIndex, savedIndex, sections, headings };
+  return { lines: lines3, titleIndex, savedIndex: (model.savedLine ?? 0) - 1, anchors };
 }
 function anchorsRange(layout) {
-  const s = layout.sections.find((x) => x.depth === 2 && x.key === "environment anchors");
-  if (!s) return null;
-  let end = Math.min(s.bodyEnd - 1, layout.lines.length);
-  while (end > s.bodyStart - 1 && (layout.lines[end - 1] ?? "").trim() === "") end--;
-  return { start: s.bodyStart - 1, end };
+  return layout.anchors;
 }
-function suggestFor(title, names3) {
-  const t = title.toLowerCase();
-  let best = null;
-  let bestD = Infinity;
-  for (const n2 of names3) {
-    const d = editDistance2(t, n2.toLowerCase());
-    if (d < bestD) {
-      bestD = d;
-      best = n2;
-    }
-  }
-  if (best === null) return null;
-  return bestD <= Math.max(2, Math.floor(best.length / 4)) ? best : null;
-}
-function unticked5(value) {
-  return value.trim().replace(/^`(.*)`$/, "$1");
-}
-function sectionIndex(title) {
-  return SECTION_INDEX.get(title.toLowerCase());
-}
-function sectionName(title) {
-  const i = sectionIndex(title);
-  return i === void 0 ? void 0 : SECTION_NAMES[i];
-}
-function share(total, bad, max) {
-  return proportion(total - bad, total, max).score;
+function share(total, bad2, max) {
+  return proportion(total - bad2, total, max).score;
 }
 function handoffContext(input, opts) {
   const text2 = normaliseText(input);
   const tree = parseBlocks(text2);
-  const layout = handoffLayout(text2, tree);
   const model = readHandoff(text2, tree);
+  const layout = handoffLayout(text2, model);
   const { lines: lines3 } = layout;
-  const shaped = lines3[0] === MARKER3 && layout.titleIndex >= 0;
+  const shaped = lines3[0] === MARKER4 && layout.titleIndex >= 0;
   const first = /* @__PURE__ */ new Map();
   const sections = [];
   let sectionErrors = 0;
@@ -6192,12 +5989,13 @@ function handoffContext(input, opts) {
   const missing = [];
   for (const s of shaped ? HANDOFF_SECTIONS : []) {
     if (s.optional || first.has(s.name.toLowerCase())) continue;
-    const look = candidates.find((c) => !used.has(c.line) && suggestFor(c.title, [s.name]) === s.name) ?? null;
+    const look = candidates.find((c) => !used.has(c.line) && nearest2(c.title, [s.name]) === s.name) ?? null;
     if (look) used.add(look.line);
     missing.push({ name: s.name, look });
     sectionErrors++;
   }
-  const strays = candidates.filter((s) => !used.has(s.line) && (s.depth <= 2 || suggestFor(s.title, SECTION_NAMES) !== null));
+  const resembles = (s) => s.depth <= 2 || nearest2(s.title, SECTION_NAMES) !== null;
+  const strays = candidates.filter((s) => !used.has(s.line) && resembles(s));
   const byKey = /* @__PURE__ */ new Map();
   for (const item of model.items) {
     const text3 = item.text.trim();
@@ -6206,23 +6004,6 @@ function handoffContext(input, opts) {
     list2.push({ text: text3, line: item.line });
     byKey.set(item.section, list2);
   }
-  const items = (name2) => byKey.get(name2.toLowerCase()) ?? [];
-  const anchorsAt = first.get("environment anchors");
-  let anchorLines = null;
-  let anchorsEmpty2 = false;
-  if (anchorsAt) {
-    const next = model.headings.find((h) => h.line > anchorsAt.line && h.depth <= 2 && !(h.depth === 1 && h.line - 1 === layout.titleIndex));
-    let end = Math.min(next ? next.line - 1 : lines3.length, lines3.length);
-    while (end > anchorsAt.line && (lines3[end - 1] ?? "").trim() === "") end--;
-    const body = lines3.slice(anchorsAt.line, end);
-    anchorsEmpty2 = opts.mode === "stdin" && isEmptyAnchorsBody(body);
-    if (!anchorsEmpty2) anchorLines = anchorGrammar(body, anchorsAt.line);
-  }
-  const a = model.anchors;
-  const gitForm = a.branch !== null || a.head !== null || a.dirty !== null || a.inProgress != null;
-  const want = gitForm ? ["Branch", "HEAD", "Dirty files", "Date"] : ["Date"];
-  const value = { Branch: a.branch, HEAD: a.head, "Dirty files": a.dirty, Date: a.date };
-  const lackingAnchors = want.filter((l) => value[l] === null);
   const keyItems = model.items.filter((i) => i.section === "key files" && !/^none\.?$/i.test(i.text.trim()));
   const keyFiles = model.keyFiles.map((k, i) => ({ ...k, line: keyItems[i].line, item: keyItems[i].text.trim() })).filter((k) => !NONE.test(k.item));
   const prior = opts.prior;
@@ -6231,6 +6012,7 @@ function handoffContext(input, opts) {
     input,
     text: text2,
     lines: lines3,
+    flags: tree.flags,
     layout,
     model,
     shaped,
@@ -6239,40 +6021,18 @@ function handoffContext(input, opts) {
     sectionErrors,
     missing,
     strays,
-    items,
-    anchorLines,
-    anchorsEmpty: anchorsEmpty2,
-    anchorsAt,
-    gitForm,
-    lackingAnchors,
+    items: (name2) => byKey.get(name2.toLowerCase()) ?? [],
+    ...readAnchors(model, layout, first.get("environment anchors"), opts.mode),
     savedOk: model.saved !== null && stateTime(null, model.saved, opts.nowMs).known,
     keyFiles,
     secrets: [],
     dropped: prior === null || prior === void 0 ? null : droppedItems(prior, text2)
   };
 }
-function anchorGrammar(body, start) {
-  const out = [];
-  const seen = /* @__PURE__ */ new Set();
-  let inComment = false;
-  body.forEach((line, i) => {
-    const trimmed = line.trim();
-    if (inComment || trimmed.startsWith("<!--")) {
-      inComment = !trimmed.includes("-->");
-      return;
-    }
-    if (trimmed === "") return;
-    const got = readAnchorLine(line);
-    const repeated = !("error" in got) && seen.has(got.label);
-    if (!("error" in got)) seen.add(got.label);
-    out.push({ line: start + i + 1, got, repeated });
-  });
-  return out;
-}
 function validateHandoff(input, opts) {
   const given = opts.secrets !== void 0 && opts.redactedText !== void 0;
   let pass = given ? { text: opts.redactedText, findings: opts.secrets } : redactText2(input);
-  const range = pass.findings.length > 0 ? anchorsRange(handoffLayout(input)) : null;
+  const range = pass.findings.length > 0 ? handoffLayout(input).anchors : null;
   if (range !== null && pass.findings.some((f) => f.line > range.start && f.line <= range.end)) {
     const exemptLines = /* @__PURE__ */ new Set();
     for (let l = range.start + 1; l <= range.end; l++) exemptLines.add(l);
@@ -6288,13 +6048,13 @@ function handoffKeyFiles(text2) {
   const t = normaliseText(text2);
   return readHandoff(t, parseBlocks(t)).keyFiles.map((k) => k.path).filter((p) => p !== null);
 }
-var HANDOFF_SECTIONS, HANDOFF_LINE_CAP, MARKER3, TITLE, LABELS, NONE, CAUSE, CONCRETE, ACCEPTANCE, VERIFIED, NOT_RUN, ACCEPTED, PLAN_BOX, FULL_HEAD, at, SECTION_ORDER, HANDOFF_RULES, HANDOFF_PARTS, SECTION_NAMES, SECTION_INDEX, unlabelled, causeless, vague, accepted, checksOf, looseChecks, lineCount;
+var HANDOFF_SECTIONS, LINE_CAP, MARKER4, TITLE, LABELS, NONE, CAUSE, TOOLS, PATH, CONCRETE, ACCEPTANCE, VERIFIED, NOT_RUN, ACCEPTED, PLAN_BOX, at2, SECTION_NAMES, SECTION_INDEX, SECTION_ORDER, sectionIndex, HANDOFF_RULES, HANDOFF_PARTS, unlabelled, causeless, vague, accepted, checksOf, looseChecks, lineCount;
 var init_validate = __esm({
   "src/schema/validate.ts"() {
     "use strict";
     init_state_time();
     init_redaction();
-    init_blocks();
+    init_grammar();
     init_handoff();
     init_open_items();
     init_validate_anchors();
@@ -6314,21 +6074,25 @@ var init_validate = __esm({
       { name: "Key files", optional: false },
       { name: "Environment anchors", optional: false }
     ];
-    HANDOFF_LINE_CAP = 150;
-    MARKER3 = "<!-- memory-schema: v1 -->";
+    LINE_CAP = 150;
+    MARKER4 = "<!-- memory-schema: v1 -->";
     TITLE = "# Session Handoff";
     LABELS = ["[user-directed]", "[user-approved]", "[agent-proposed]"];
     NONE = /^(none|none recorded|n\/a)\.?$/i;
     CAUSE = /:\s+\S|\s[—–-]\s+\S|\bbecause\b|\bso\b.+\bfailed\b/i;
-    CONCRETE = /`[^`]+`|[\w.-]*\/[\w./-]+|\b[\w-]+\.[A-Za-z]{1,6}\b|\b(tests?|check|lint|build|typecheck|benchmark|bench|CI|npm|git|make|run)\b/i;
+    TOOLS = "tests?|check|lint|build|typecheck|benchmark|bench|CI|npm|git|make|run";
+    PATH = String.raw`\x60[^\x60]+\x60|[\w.-]*\/[\w./-]+|\b[\w-]+\.[A-Za-z]{1,6}\b`;
+    CONCRETE = new RegExp(String.raw`${PATH}|\b(${TOOLS})\b`, "i");
     ACCEPTANCE = /\b(done when|accepted? when|acceptance( criteria)?:|passes when)\b/i;
     VERIFIED = /^[^:]+:\s*\S.*\s(?:->|→)\s*\S.*\s@\s*\S+/;
     NOT_RUN = /^[^:]+:\s*not run\b\s*[,:;—–-]?\s*\S/i;
     ACCEPTED = /^Accepted:\s*\S/i;
     PLAN_BOX = /^\[([ xX~-])\]\s+\S/;
-    FULL_HEAD = /^([0-9a-fA-F]{40}|[0-9a-fA-F]{64})$/;
-    at = (line, message, severity) => severity === void 0 ? { line, message } : { line, message, severity };
-    SECTION_ORDER = HANDOFF_SECTIONS.map((s) => `## ${s.name}`).join(", ");
+    at2 = (line, message, severity) => severity === void 0 ? { line, message } : { line, message, severity };
+    SECTION_NAMES = HANDOFF_SECTIONS.map((s) => s.name);
+    SECTION_INDEX = new Map(SECTION_NAMES.map((n2, i) => [n2.toLowerCase(), i]));
+    SECTION_ORDER = SECTION_NAMES.map((n2) => `## ${n2}`).join(", ");
+    sectionIndex = (title) => SECTION_INDEX.get(title.toLowerCase());
     HANDOFF_RULES = [
       TEXT_RULES.bom,
       TEXT_RULES.crlf,
@@ -6336,16 +6100,13 @@ var init_validate = __esm({
         id: "marker",
         severity: "error",
         part: "sections",
-        checks: `the first line is ${MARKER3}`,
+        checks: `the first line is ${MARKER4}`,
         check: (c) => {
-          if (c.lines[0] === MARKER3) return [];
+          if (c.lines[0] === MARKER4) return [];
           const seen = /^<!--\s*memory-schema:\s*(\S+)\s*-->$/.exec(c.lines[0]?.trim() ?? "");
-          return [
-            at(
-              1,
-              seen ? `the marker says schema ${quoted(seen[1], QUOTE_CUT)}; this helper reads v1 only: the document must begin with the line ${MARKER3}` : `the document must begin with the line ${MARKER3}; start from templates/handoff.md`
-            )
-          ];
+          const version = seen ? `the marker says schema ${quoted(seen[1], QUOTE_CUT)}; this helper reads v1 only: ` : "";
+          const begin = `the document must begin with the line ${MARKER4}`;
+          return [at2(1, seen ? `${version}${begin}` : `${begin}; start from templates/handoff.md`)];
         }
       },
       {
@@ -6353,12 +6114,13 @@ var init_validate = __esm({
         severity: "error",
         part: "sections",
         checks: `"${TITLE}" is one of the first four lines`,
-        check: (c) => c.layout.titleIndex < 0 ? [at(1, `the document must have the heading "${TITLE}" in its first four lines`)] : []
+        check: (c) => c.layout.titleIndex < 0 ? [at2(1, `the document must have the heading "${TITLE}" in its first four lines`)] : []
       },
       TEXT_RULES.newline,
       TEXT_RULES.conflicted,
+      TEXT_RULES.markdown,
       {
-        // docs/design.md#files-on-disk: an error on disk, a finding on stdin (write stamps it).
+        // An error on disk, a finding on stdin (write stamps it).
         id: "saved",
         severity: "error or finding",
         part: "saved",
@@ -6366,12 +6128,15 @@ var init_validate = __esm({
         check: (c) => {
           const { saved, savedLine } = c.model;
           const form = c.opts.mode === "root" && c.shaped ? "error" : "finding";
-          if (saved === null || savedLine === null) return [at(Math.max(1, c.layout.titleIndex + 2), "no `Saved: <ISO-8601 with Z or offset>` line after the title (write stamps it)", form)];
+          if (saved === null || savedLine === null) {
+            const line = Math.max(1, c.layout.titleIndex + 2);
+            return [at2(line, "no `Saved: <ISO-8601 with Z or offset>` line after the title (write stamps it)", form)];
+          }
           const st = stateTime(null, saved, c.opts.nowMs);
           if (st.known) return [];
-          const value = unticked5(saved);
-          if (st.reason === "future") return [at(savedLine, `Saved: ${quoted(value, QUOTE_CUT)} is in the future`, "finding")];
-          return [at(savedLine, `Saved: ${quoted(value, QUOTE_CUT)} is not an ISO-8601 time with a zone (write stamps it)`, form)];
+          const value = quoted(unticked2(saved), QUOTE_CUT);
+          if (st.reason === "future") return [at2(savedLine, `Saved: ${value} is in the future`, "finding")];
+          return [at2(savedLine, `Saved: ${value} is not an ISO-8601 time with a zone (write stamps it)`, form)];
         }
       },
       {
@@ -6380,23 +6145,20 @@ var init_validate = __esm({
         part: null,
         checks: "a section heading written as the schema writes it",
         check: (c) => {
-          const out = [];
-          for (const h of c.model.headings) {
-            const name2 = h.depth === 2 ? sectionName(h.title) : void 0;
-            if (name2 !== void 0 && h.title !== name2) out.push(at(h.line, `write the heading as \`## ${name2}\``));
-          }
-          return out;
+          const misspelt = c.sections.filter((s) => s.heading.title !== s.name);
+          return misspelt.map((s) => at2(s.heading.line, `write the heading as \`## ${s.name}\``));
         }
       },
       {
-        // docs/design.md#files-on-disk: a required section appears once; an optional one repeated is a finding.
+        // A required section appears once; an optional one repeated is a finding.
         id: "section-repeated",
         severity: "error or finding",
         part: "sections",
         checks: "a section appears once",
-        check: (c) => c.sections.filter((h) => c.first.get(h.key) !== h.heading).map(
-          ({ heading, index, name: name2 }) => at(heading.line, `\`## ${name2}\` appears again (first at line ${c.first.get(heading.title.toLowerCase()).line}); merge the two`, HANDOFF_SECTIONS[index].optional ? "finding" : "error")
-        )
+        check: (c) => c.sections.filter((h) => c.first.get(h.key) !== h.heading).map(({ heading, index, name: name2, key }) => {
+          const message = `\`## ${name2}\` appears again (first at line ${c.first.get(key).line}); merge the two`;
+          return at2(heading.line, message, HANDOFF_SECTIONS[index].optional ? "finding" : "error");
+        })
       },
       {
         id: "section-order",
@@ -6406,14 +6168,11 @@ var init_validate = __esm({
         check: (c) => {
           const out = [];
           let highest = -1;
-          let highestName = "";
           for (const { heading, index, name: name2, key } of c.sections) {
             if (c.first.get(key) !== heading) continue;
-            if (index < highest) out.push(at(heading.line, `\`## ${name2}\` comes after \`## ${highestName}\`; the order is ${SECTION_ORDER}`));
-            else {
-              highest = index;
-              highestName = name2;
-            }
+            const message = `\`## ${name2}\` comes after \`## ${SECTION_NAMES[highest]}\`; the order is ${SECTION_ORDER}`;
+            if (index < highest) out.push(at2(heading.line, message));
+            else highest = index;
           }
           return out;
         }
@@ -6424,10 +6183,14 @@ var init_validate = __esm({
         part: "sections",
         checks: "every required section is there (a heading like a missing one names it)",
         check: (c) => c.missing.map(({ name: name2, look }) => {
-          if (look) return at(look.line, `${quoted(look.raw.trim(), QUOTE_CUT)} is not a section heading of schema v1 and \`## ${name2}\` is missing: did you mean \`## ${name2}\`?`);
+          if (look) {
+            const raw = `${quoted(look.raw.trim(), QUOTE_CUT)} is not a section heading of schema v1`;
+            return at2(look.line, `${raw} and \`## ${name2}\` is missing: did you mean \`## ${name2}\`?`);
+          }
           const index = sectionIndex(name2);
           const next = c.model.headings.find((h) => h.depth === 2 && (sectionIndex(h.title) ?? -1) > index);
-          return at(next ? next.line : c.lines.length, `required section \`## ${name2}\` is missing; keep its heading, with \`- none\` when there is nothing to say`);
+          const keep = "keep its heading, with `- none` when there is nothing to say";
+          return at2(next ? next.line : c.lines.length, `required section \`## ${name2}\` is missing; ${keep}`);
         })
       },
       {
@@ -6436,81 +6199,23 @@ var init_validate = __esm({
         part: null,
         checks: "a level-1 or level-2 heading that is no section of schema v1, or any heading that resembles one",
         check: (c) => c.strays.map((s) => {
-          const near = suggestFor(s.title, SECTION_NAMES);
-          return at(s.line, near ? `${quoted(s.raw.trim(), QUOTE_CUT)} is not a section of schema v1: did you mean \`## ${near}\`?` : `${quoted(s.raw.trim(), QUOTE_CUT)} is not a section of schema v1; nothing reads it`);
+          const near = nearest2(s.title, SECTION_NAMES);
+          const raw = `${quoted(s.raw.trim(), QUOTE_CUT)} is not a section of schema v1`;
+          return at2(s.line, near ? `${raw}: did you mean \`## ${near}\`?` : `${raw}; nothing reads it`);
         })
       },
+      ...ANCHOR_RULES,
       {
-        id: "anchors-empty",
-        severity: "finding",
-        part: null,
-        checks: "on stdin, an empty anchors section (write fills it)",
-        check: (c) => c.anchorsEmpty ? [at(c.anchorsAt.line, "the anchors section is empty; write fills it with what `anchors` prints")] : []
-      },
-      {
-        // docs/design.md#files-on-disk: every line `anchors` prints, and nothing else; once each.
-        id: "anchor-line",
-        severity: "error",
-        part: "anchors",
-        checks: "each anchors line is one `anchors` prints, each label once",
-        check: (c) => (c.anchorLines ?? []).flatMap((a) => {
-          if (a.repeated && !("error" in a.got)) return [at(a.line, `\`- ${a.got.label}:\` appears twice`)];
-          return "error" in a.got && a.got.unknownLabel === void 0 ? [at(a.line, a.got.error)] : [];
-        })
-      },
-      {
-        // A newer helper's label (docs/design.md#verdicts-and-the-brief): a finding, not an error.
-        id: "anchor-unknown",
-        severity: "finding",
-        part: null,
-        checks: "an anchors line with a label this helper does not know",
-        check: (c) => (c.anchorLines ?? []).flatMap((a) => "error" in a.got && a.got.unknownLabel !== void 0 ? [at(a.line, a.got.error)] : [])
-      },
-      {
-        id: "anchor-missing",
-        severity: "finding",
-        part: "anchors",
-        checks: "Branch, HEAD, Dirty files and Date (in git), or Date (outside git)",
-        check: (c) => c.anchorLines === null ? [] : c.lackingAnchors.map((l) => at(c.anchorsAt.line, `no \`- ${l}:\` anchor line`))
-      },
-      {
-        id: "anchor-mixed",
-        severity: "finding",
-        part: null,
-        checks: "`- Key file mtimes:` only outside git",
-        check: (c) => c.anchorLines !== null && c.gitForm && c.model.anchors.keyFileMtimes !== null ? [at(c.anchorsAt.line, "`- Key file mtimes:` is for handoffs saved outside git")] : []
-      },
-      {
-        // The state time's own reading (docs/design.md#verdicts-and-the-brief): a future `- Date:` makes the age unknown.
-        id: "anchor-date",
-        severity: "finding",
-        part: null,
-        checks: "`- Date:` not more than 5 minutes ahead",
-        check: (c) => {
-          const date = c.model.anchors.date;
-          if (c.anchorLines === null || date === null) return [];
-          const st = stateTime(date, null, c.opts.nowMs);
-          return !st.known && st.reason === "future" ? [at(c.anchorsAt.line, `the - Date: anchor ${quoted(unticked5(date), QUOTE_CUT)} is in the future (more than 5 minutes ahead): age unknown`)] : [];
-        }
-      },
-      {
-        id: "anchor-head",
-        severity: "finding",
-        part: "anchors",
-        checks: "a HEAD drift can check against history",
-        check: (c) => c.anchorLines !== null && c.gitForm && c.model.anchors.head !== null && unticked5(c.model.anchors.head) === "none (no commits yet)" ? [at(c.anchorsAt.line, "HEAD is `none (no commits yet)`: drift cannot check this handoff against history")] : []
-      },
-      {
-        // A dropped step says why (docs/design.md#files-on-disk).
+        // A dropped step says why.
         id: "plan-step",
         severity: "finding",
         part: null,
         checks: "each plan step with a status box; a `[-]` one with its reason",
         check: (c) => c.items("Plan").flatMap((step2) => {
           const m = PLAN_BOX.exec(step2.text);
-          if (!m) return [at(step2.line, "a plan step without `[x]`, `[~]`, `[ ]` or `[-] \u2026 \u2014 dropped: <why>`")];
-          if (m[1] === "-" && !/\bdropped:\s*\S/i.test(step2.text)) return [at(step2.line, "a `[-]` step without `\u2014 dropped: <why>`")];
-          return [];
+          if (!m) return [at2(step2.line, "a plan step without `[x]`, `[~]`, `[ ]` or `[-] \u2026 \u2014 dropped: <why>`")];
+          const reasonless = m[1] === "-" && !/\bdropped:\s*\S/i.test(step2.text);
+          return reasonless ? [at2(step2.line, "a `[-]` step without `\u2014 dropped: <why>`")] : [];
         })
       },
       {
@@ -6518,14 +6223,20 @@ var init_validate = __esm({
         severity: "finding",
         part: "decisions",
         checks: "each decision labelled [user-directed], [user-approved] or [agent-proposed]",
-        check: (c) => unlabelled(c).map((d) => at(d.line, "a decision without [user-directed], [user-approved] or [agent-proposed]"))
+        check: (c) => {
+          const message = "a decision without [user-directed], [user-approved] or [agent-proposed]";
+          return unlabelled(c).map((d) => at2(d.line, message));
+        }
       },
       {
         id: "failed-cause",
         severity: "finding",
         part: "failed",
         checks: "each failed approach with its cause",
-        check: (c) => causeless(c).map((f) => at(f.line, "a failed approach without its cause (`<what was tried>: <why it failed>`): it invites a retry"))
+        check: (c) => {
+          const message = "a failed approach without its cause (`<what was tried>: <why it failed>`): it invites a retry";
+          return causeless(c).map((f) => at2(f.line, message));
+        }
       },
       {
         id: "next-step",
@@ -6533,49 +6244,49 @@ var init_validate = __esm({
         part: "nextSteps",
         checks: "a next step at all; each naming a path, a command or a check",
         check: (c) => {
-          const out = vague(c).map((n2) => at(n2.line, "a next step naming no path, command or check: too vague to start cold"));
+          const message = "a next step naming no path, command or check: too vague to start cold";
+          const out = vague(c).map((n2) => at2(n2.line, message));
           const heading = c.first.get("next steps");
-          if (c.items("Next steps").length === 0 && heading) out.push(at(heading.line, "no next step"));
+          if (c.items("Next steps").length === 0 && heading) out.push(at2(heading.line, "no next step"));
           return out;
         }
       },
       {
-        // Seed 003 (docs/design.md#files-on-disk): the first next step is bounded.
+        // The first next step is bounded.
         id: "next-action",
         severity: "finding",
         part: "nextAction",
         checks: "the first next step says when it is done",
         check: (c) => {
           const first = c.items("Next steps")[0];
-          return first && !ACCEPTANCE.test(first.text) ? [at(first.line, "the first next step has no acceptance criteria (`\u2014 done when <check passes>`)")] : [];
+          const message = "the first next step has no acceptance criteria (`\u2014 done when <check passes>`)";
+          return first && !ACCEPTANCE.test(first.text) ? [at2(first.line, message)] : [];
         }
       },
       {
-        // Seed 003 (docs/design.md#files-on-disk): implemented, verified and accepted kept apart. Listed before
-        // `verification`: on the section's own line, the missing acceptance comes first.
+        // Implemented, verified and accepted kept apart. Listed before `verification`: on the
+        // section's own line, the missing acceptance comes first.
         id: "accepted",
         severity: "finding",
         part: "verification",
         checks: "`## Verification` has an `- Accepted:` line",
         check: (c) => {
           const heading = c.first.get("verification");
-          return heading && accepted(c).length === 0 ? [at(heading.line, "no `- Accepted: <who, what, revision>` (or `- Accepted: not yet, <what awaits review>`)")] : [];
+          const message = "no `- Accepted: <who, what, revision>` (or `- Accepted: not yet, <what awaits review>`)";
+          return heading && accepted(c).length === 0 ? [at2(heading.line, message)] : [];
         }
       },
       {
         id: "verification",
         severity: "finding",
         part: "verification",
-        checks: "`## Verification` there, with checks as `<check>: <command> -> <result> @ <revision>` or `<check>: not run, <why>`",
+        checks: "`## Verification`, when there, with checks as `<check>: <command> -> <result> @ <revision>` or not run",
         check: (c) => {
           const heading = c.first.get("verification");
-          if (!heading) {
-            return [
-              at(c.first.get("plan")?.line ?? 1, "no `## Verification`: name each check, command, result and revision, the checks not run and why, and what was accepted")
-            ];
-          }
-          const out = looseChecks(c).map((v) => at(v.line, "a verification line that is not `<check>: <command> -> <result> @ <revision>` or `<check>: not run, <why>`"));
-          if (checksOf(c).length === 0) out.push(at(heading.line, "no check recorded"));
+          if (!heading) return [];
+          const form = "`<check>: <command> -> <result> @ <revision>` or `<check>: not run, <why>`";
+          const out = looseChecks(c).map((v) => at2(v.line, `a verification line that is not ${form}`));
+          if (checksOf(c).length === 0) out.push(at2(heading.line, "no check recorded"));
           return out;
         }
       },
@@ -6584,7 +6295,10 @@ var init_validate = __esm({
         severity: "finding",
         part: "keyFiles",
         checks: "each key file `- <relative path> \u2014 <why>` inside the root",
-        check: (c) => c.keyFiles.filter((k) => k.path === null).map((k) => at(k.line, "a key file that is not `- <relative path> \u2014 <why>` inside the root"))
+        check: (c) => {
+          const message = "a key file that is not `- <relative path> \u2014 <why>` inside the root";
+          return c.keyFiles.filter((k) => k.path === null).map((k) => at2(k.line, message));
+        }
       },
       {
         id: "key-file-missing",
@@ -6594,86 +6308,80 @@ var init_validate = __esm({
         check: (c) => {
           const existing = c.opts.existingKeyFiles;
           if (!existing) return [];
-          return c.keyFiles.filter((k) => k.path !== null && !existing.has(k.path)).map((k) => at(k.line, `key file ${quotedPath(k.path)} does not exist`));
+          const gone = c.keyFiles.filter((k) => k.path !== null && !existing.has(k.path));
+          return gone.map((k) => at2(k.line, `key file ${quotedPath(k.path)} does not exist`));
         }
       },
       {
-        // more than 150 lines is a finding.
         id: "line-cap",
         severity: "finding",
         part: "size",
-        checks: `at most ${HANDOFF_LINE_CAP} lines`,
+        checks: `at most ${LINE_CAP} lines`,
         check: (c) => {
-          const count = lineCount(c);
-          return count > HANDOFF_LINE_CAP ? [at(HANDOFF_LINE_CAP + 1, `${count} lines, over the ${HANDOFF_LINE_CAP}-line cap: compress decision prose first; never drop failed approaches or anchors`)] : [];
+          const count2 = lineCount(c);
+          const over = `${count2} lines, over the ${LINE_CAP}-line cap`;
+          const message = `${over}: compress decision prose first; never drop failed approaches or anchors`;
+          return count2 > LINE_CAP ? [at2(LINE_CAP + 1, message)] : [];
         }
       },
       {
-        // docs/design.md#redaction: write redacts them; a document holding one scores lower.
+        // Write redacts them; a document holding one scores lower.
         id: "secret",
         severity: "finding",
         part: "secrets",
         checks: "no secret (redaction's rules)",
-        check: (c) => c.secrets.map((s) => at(s.line, `a secret (${s.kind})${c.opts.secrets ? ", redacted by write" : "; write redacts it"}`))
+        check: (c) => {
+          const done = c.opts.secrets ? ", redacted by write" : "; write redacts it";
+          return c.secrets.map((s) => at2(s.line, `a secret (${s.kind})${done}`));
+        }
       },
       {
-        // An abandoned step is closed (docs/design.md#files-on-disk).
+        // An abandoned step is closed.
         id: "dropped",
         severity: "finding",
         part: "dropped",
         checks: "open items of the previous handoff carried over or closed",
-        check: (c) => (c.dropped ?? []).map((i) => at(0, `[${i.section}] ${quoted(i.text, QUOTE_CUT)} of the previous handoff is neither carried over nor closed`))
+        check: (c) => (c.dropped ?? []).map((i) => {
+          const item = `[${i.section}] ${quoted(i.text, QUOTE_CUT)}`;
+          return at2(0, `${item} of the previous handoff is neither carried over nor closed`);
+        })
       }
     ];
     HANDOFF_PARTS = [
       { part: "sections", weight: 15, score: (c) => c.shaped ? Math.max(0, 15 - 5 * c.sectionErrors) : 0 },
       { part: "saved", weight: 5, score: (c) => c.savedOk ? 5 : 0 },
-      {
-        part: "anchors",
-        weight: 10,
-        score: (c) => {
-          if (!c.anchorsAt) return 0;
-          if (c.anchorLines === null) return null;
-          const head = c.model.anchors.head === null ? void 0 : unticked5(c.model.anchors.head);
-          const headOk = c.gitForm ? head !== void 0 && FULL_HEAD.test(head) && !isNullObjectId(head.toLowerCase()) : true;
-          const complete = c.lackingAnchors.length === 0 && !c.anchorLines.some((a) => a.repeated || "error" in a.got && a.got.unknownLabel === void 0);
-          return (headOk ? 5 : 0) + (complete ? 5 : 0);
-        }
-      },
+      { part: "anchors", weight: 10, score: anchorsPart },
       { part: "failed", weight: 10, score: (c) => share(c.items("Failed approaches").length, causeless(c).length, 10) },
       { part: "decisions", weight: 10, score: (c) => share(c.items("Decisions").length, unlabelled(c).length, 10) },
-      { part: "nextSteps", weight: 10, score: (c) => c.items("Next steps").length === 0 ? 0 : share(c.items("Next steps").length, vague(c).length, 10) },
       {
-        part: "nextAction",
-        weight: 5,
-        score: (c) => {
-          const first = c.items("Next steps")[0];
-          return first !== void 0 && ACCEPTANCE.test(first.text) ? 5 : 0;
-        }
+        part: "nextSteps",
+        weight: 10,
+        score: (c) => c.items("Next steps").length === 0 ? 0 : share(c.items("Next steps").length, vague(c).length, 10)
       },
+      { part: "nextAction", weight: 5, score: (c) => ACCEPTANCE.test(c.items("Next steps")[0]?.text ?? "") ? 5 : 0 },
       {
         part: "keyFiles",
         weight: 10,
         score: (c) => {
           const existing = c.opts.existingKeyFiles;
-          return existing ? proportion(c.keyFiles.filter((k) => k.path !== null && existing.has(k.path)).length, c.keyFiles.length, 10).score : null;
+          if (!existing) return null;
+          const found = c.keyFiles.filter((k) => k.path !== null && existing.has(k.path)).length;
+          return proportion(found, c.keyFiles.length, 10).score;
         }
       },
       {
         part: "verification",
         weight: 10,
         score: (c) => {
-          if (!c.first.get("verification")) return 0;
+          if (!c.first.get("verification")) return null;
           const checks = checksOf(c).length;
           return (checks > 0 ? 3 + share(checks, looseChecks(c).length, 4) : 0) + (accepted(c).length > 0 ? 3 : 0);
         }
       },
-      { part: "size", weight: 5, score: (c) => lineCount(c) > HANDOFF_LINE_CAP ? 0 : 5 },
+      { part: "size", weight: 5, score: (c) => lineCount(c) > LINE_CAP ? 0 : 5 },
       { part: "secrets", weight: 5, score: (c) => c.secrets.length === 0 ? 5 : 0 },
       { part: "dropped", weight: 5, score: (c) => c.dropped === null ? null : c.dropped.length === 0 ? 5 : 0 }
     ];
-    SECTION_NAMES = HANDOFF_SECTIONS.map((s) => s.name);
-    SECTION_INDEX = new Map(SECTION_NAMES.map((n2, i) => [n2.toLowerCase(), i]));
     unlabelled = (c) => c.items("Decisions").filter((d) => !LABELS.some((l) => d.text.includes(l)));
     causeless = (c) => c.items("Failed approaches").filter((f) => !CAUSE.test(f.text));
     vague = (c) => c.items("Next steps").filter((n2) => !CONCRETE.test(n2.text));
@@ -6693,16 +6401,15 @@ function stampSaved(text2, iso) {
     lines3[layout.savedIndex] = `Saved: ${iso}`;
     return { text: lines3.join("\n"), replaced: old, insertedAt: null };
   }
-  let at3 = Math.max(0, layout.titleIndex) + 1;
-  while (at3 < lines3.length - 1 && lines3[at3].trim() === "") at3++;
-  const next = lines3[at3];
-  lines3.splice(at3, 0, ...next !== void 0 && next.trim() !== "" ? [`Saved: ${iso}`, ""] : [`Saved: ${iso}`]);
-  return { text: lines3.join("\n"), replaced: null, insertedAt: at3 + 1 };
+  let at4 = Math.max(0, layout.titleIndex) + 1;
+  while (at4 < lines3.length - 1 && lines3[at4].trim() === "") at4++;
+  const next = lines3[at4];
+  lines3.splice(at4, 0, ...next !== void 0 && next.trim() !== "" ? [`Saved: ${iso}`, ""] : [`Saved: ${iso}`]);
+  return { text: lines3.join("\n"), replaced: null, insertedAt: at4 + 1 };
 }
 function anchorsBody(text2) {
-  const layout = handoffLayout(text2);
-  const range = anchorsRange(layout);
-  return range ? layout.lines.slice(range.start, range.end) : null;
+  const { lines: lines3, anchors } = handoffLayout(text2);
+  return anchors ? lines3.slice(anchors.start, anchors.end) : null;
 }
 function anchorsEmpty(text2) {
   const body = anchorsBody(text2);
@@ -6710,7 +6417,7 @@ function anchorsEmpty(text2) {
 }
 function fillAnchors(text2, rendered) {
   const layout = handoffLayout(text2);
-  const range = anchorsRange(layout);
+  const range = layout.anchors;
   if (!range) return { text: text2, lines: /* @__PURE__ */ new Set() };
   const fresh = rendered.replace(/\n$/, "").split("\n");
   const lines3 = [...layout.lines.slice(0, range.start), ...fresh, ...layout.lines.slice(range.end)];
@@ -6721,7 +6428,7 @@ function fillAnchors(text2, rendered) {
 }
 function comparable(text2, dropDate) {
   const layout = handoffLayout(text2);
-  const range = anchorsRange(layout);
+  const range = layout.anchors;
   return layout.lines.filter((line, i) => {
     if (i === layout.savedIndex) return false;
     if (dropDate && range && i >= range.start && i < range.end && line.startsWith("- Date: ")) return false;
@@ -6738,7 +6445,7 @@ var init_stamp = __esm({
 
 // src/schema/validate-ledger.ts
 function ledgerContext(input, kind) {
-  const schema = LEDGER_SCHEMAS[kind];
+  const schema = SCHEMAS[kind];
   const text2 = normaliseText(input);
   const starts = lineStartsOf2(text2);
   const entry = new RegExp(`^${schema.prefix}-(\\d{4}): \\S`);
@@ -6746,10 +6453,11 @@ function ledgerContext(input, kind) {
   const badHeadings = [];
   const first = /* @__PURE__ */ new Map();
   let current = null;
-  for (const block2 of parseBlocks(text2).children) {
+  const tree = parseBlocks(text2);
+  for (const block2 of tree.children) {
     const line = lineAt(starts, block2.start);
     if (block2.type === "heading" && block2.depth === 2) {
-      const title = text2.slice(block2.start, block2.end).split("\n")[0].replace(/^##\s*/, "").replace(/\s+#+\s*$/, "").trim();
+      const title = text2.slice(block2.start, block2.end).replace(/^##\s*/, "").replace(/\s+#+\s*$/, "").trim();
       const m = entry.exec(title);
       if (!m) {
         badHeadings.push({ line, title });
@@ -6763,12 +6471,13 @@ function ledgerContext(input, kind) {
     }
     if (current === null || block2.type !== "list") continue;
     for (const item of block2.children) {
-      const body = text2.slice(item.children[0]?.start ?? item.start, item.children[item.children.length - 1]?.end ?? item.end).trim();
+      const end = item.children[item.children.length - 1]?.end ?? item.end;
+      const body = text2.slice(item.children[0]?.start ?? item.start, end).trim();
       const f = /^([A-Za-z][A-Za-z ]*?):\s*(.*)$/s.exec(body);
       if (f && !current.fields.has(f[1])) current.fields.set(f[1], f[2].trim());
     }
   }
-  return { input, text: text2, lines: text2.split("\n"), kind, schema, badHeadings, entries, secrets: [] };
+  return { input, text: text2, lines: text2.split("\n"), flags: tree.flags, kind, schema, badHeadings, entries, secrets: [] };
 }
 function validateLedger(input, kind, redacted) {
   const pass = redacted ?? redactText2(input);
@@ -6777,30 +6486,39 @@ function validateLedger(input, kind, redacted) {
   c.secrets = pass.findings.map((f) => ({ ...f, line: maps.toRedacted(f.line) }));
   return onOriginalLines(runRules(LEDGER_RULES, LEDGER_PARTS, c), pass);
 }
-var LEDGER_SCHEMAS, MARKER4, LABEL2, LESSON_STATUS, SOLUTION_STATUS, at2, name, lacking, lineCount2, badSource, badStatus, badDate, LEDGER_RULES, LEDGER_PARTS;
+var SCHEMAS, MARKER5, LABEL2, LESSON_STATUS, SOLUTION_STATUS, at3, name, lacking, lineCount2, bad, badSource, badLessonStatus, badSolutionStatus, badStatus, badDate, count, LEDGER_RULES, LEDGER_PARTS;
 var init_validate_ledger = __esm({
   "src/schema/validate-ledger.ts"() {
     "use strict";
     init_redaction();
-    init_blocks();
+    init_sanitize();
+    init_grammar();
     init_handoff();
     init_validate_common();
-    init_sanitize();
-    LEDGER_SCHEMAS = {
+    SCHEMAS = {
       lessons: { title: "# Lessons", prefix: "L", fields: ["When", "Lesson", "Why", "Source", "Status"], cap: 200 },
-      solutions: { title: "# Solutions", prefix: "S", fields: ["Symptoms", "Context", "Fix", "Evidence", "Recorded"], cap: 250 }
+      solutions: {
+        title: "# Solutions",
+        prefix: "S",
+        fields: ["Symptoms", "Context", "Fix", "Evidence", "Recorded"],
+        cap: 250
+      }
     };
-    MARKER4 = "<!-- memory-schema: v1 -->";
+    MARKER5 = "<!-- memory-schema: v1 -->";
     LABEL2 = /\[(user-directed|user-approved|agent-proposed)\]/;
     LESSON_STATUS = /^(active|superseded by L-\d{4}\b.*|retired: \S.*)$/;
     SOLUTION_STATUS = /^obsolete: \S/;
-    at2 = (line, message) => ({ line, message });
+    at3 = (line, message) => ({ line, message });
     name = (c, e) => `${c.schema.prefix}-${e.number}`;
     lacking = (c, e) => c.schema.fields.filter((f) => !(e.fields.get(f) ?? ""));
     lineCount2 = (c) => c.text.endsWith("\n") ? c.lines.length - 1 : c.lines.length;
-    badSource = (c, e) => c.kind === "lessons" && e.fields.has("Source") && !LABEL2.test(e.fields.get("Source"));
-    badStatus = (c, e) => e.fields.has("Status") && !(c.kind === "lessons" ? LESSON_STATUS : SOLUTION_STATUS).test(e.fields.get("Status"));
-    badDate = (c, e) => c.kind === "solutions" && e.fields.has("Recorded") && !/^\d{4}-\d{2}-\d{2}\b/.test(e.fields.get("Recorded"));
+    bad = (kind, field, form) => (c, e) => c.kind === kind && e.fields.has(field) && !form.test(e.fields.get(field));
+    badSource = bad("lessons", "Source", LABEL2);
+    badLessonStatus = bad("lessons", "Status", LESSON_STATUS);
+    badSolutionStatus = bad("solutions", "Status", SOLUTION_STATUS);
+    badStatus = (c, e) => badLessonStatus(c, e) || badSolutionStatus(c, e);
+    badDate = bad("solutions", "Recorded", /^\d{4}-\d{2}-\d{2}\b/);
+    count = (c, good, max) => proportion(c.entries.filter(good).length, c.entries.length, max).score;
     LEDGER_RULES = [
       TEXT_RULES.bom,
       TEXT_RULES.crlf,
@@ -6808,24 +6526,33 @@ var init_validate_ledger = __esm({
         id: "marker",
         severity: "error",
         part: null,
-        checks: `the first line is ${MARKER4}`,
-        check: (c) => c.lines[0] === MARKER4 ? [] : [at2(1, `the document must begin with the line ${MARKER4}`)]
+        checks: `the first line is ${MARKER5}`,
+        check: (c) => c.lines[0] === MARKER5 ? [] : [at3(1, `the document must begin with the line ${MARKER5}`)]
       },
       {
         id: "heading",
         severity: "error",
         part: null,
         checks: "the ledger's title (`# Lessons`, `# Solutions`) is one of the first four lines",
-        check: (c) => c.lines.slice(0, 4).includes(c.schema.title) ? [] : [at2(1, `the document must have the heading "${c.schema.title}" in its first four lines`)]
+        check: (c) => {
+          if (c.lines.slice(0, 4).includes(c.schema.title)) return [];
+          return [at3(1, `the document must have the heading "${c.schema.title}" in its first four lines`)];
+        }
       },
       TEXT_RULES.newline,
       TEXT_RULES.conflicted,
+      TEXT_RULES.markdown,
       {
         id: "entry-heading",
         severity: "error",
         part: null,
         checks: "each `## ` heading is `## L-<4 digits>: <title>` (lessons) or `## S-<4 digits>: <problem>` (solutions)",
-        check: (c) => c.badHeadings.map((h) => at2(h.line, `${quoted(`## ${h.title}`, QUOTE_CUT)} is not an entry heading: write \`## ${c.schema.prefix}-<4 digits>: <${c.kind === "lessons" ? "title" : "problem"}>\``))
+        check: (c) => {
+          const form = `## ${c.schema.prefix}-<4 digits>: <${c.kind === "lessons" ? "title" : "problem"}>`;
+          return c.badHeadings.map((h) => {
+            return at3(h.line, `${quoted(`## ${h.title}`, QUOTE_CUT)} is not an entry heading: write \`${form}\``);
+          });
+        }
       },
       {
         id: "entry-field",
@@ -6833,8 +6560,8 @@ var init_validate_ledger = __esm({
         part: "fields",
         checks: "each entry has every field of its schema, not empty",
         check: (c) => c.entries.flatMap((e) => {
-          const missing = lacking(c, e);
-          return missing.length === 0 ? [] : [at2(e.line, `${name(c, e)} lacks ${missing.map((f) => `\`- ${f}:\``).join(", ")}`)];
+          const missing = lacking(c, e).map((f) => `\`- ${f}:\``);
+          return missing.length === 0 ? [] : [at3(e.line, `${name(c, e)} lacks ${missing.join(", ")}`)];
         })
       },
       {
@@ -6842,28 +6569,42 @@ var init_validate_ledger = __esm({
         severity: "finding",
         part: "numbering",
         checks: "entry numbers are never reused",
-        check: (c) => c.entries.flatMap((e) => e.reuses === null ? [] : [at2(e.line, `${name(c, e)} is used again (first at line ${e.reuses}); numbers are never reused`)])
+        check: (c) => c.entries.flatMap((e) => {
+          if (e.reuses === null) return [];
+          return [at3(e.line, `${name(c, e)} is used again (first at line ${e.reuses}); numbers are never reused`)];
+        })
       },
       {
         id: "entry-source",
         severity: "finding",
         part: "status",
         checks: "a lesson's Source has its label",
-        check: (c) => c.entries.filter((e) => badSource(c, e)).map((e) => at2(e.line, `${name(c, e)}: Source has no [user-directed], [user-approved] or [agent-proposed] label`))
+        check: (c) => {
+          const labels = "[user-directed], [user-approved] or [agent-proposed]";
+          const unlabelled2 = c.entries.filter((e) => badSource(c, e));
+          return unlabelled2.map((e) => at3(e.line, `${name(c, e)}: Source has no ${labels} label`));
+        }
       },
       {
         id: "entry-status",
         severity: "finding",
         part: "status",
         checks: "a lesson's Status is active, superseded or retired; a solution's only ever obsolete",
-        check: (c) => c.entries.filter((e) => badStatus(c, e)).map((e) => at2(e.line, c.kind === "lessons" ? `${name(c, e)}: Status is not active, superseded by L-<n>, or retired: <why>` : `${name(c, e)}: Status is only ever \`obsolete: <why>\``))
+        check: (c) => {
+          const lesson = "is not active, superseded by L-<n>, or retired: <why>";
+          const form = c.kind === "lessons" ? lesson : "is only ever `obsolete: <why>`";
+          return c.entries.filter((e) => badStatus(c, e)).map((e) => at3(e.line, `${name(c, e)}: Status ${form}`));
+        }
       },
       {
         id: "entry-date",
         severity: "finding",
         part: "status",
         checks: "a solution's Recorded is a date",
-        check: (c) => c.entries.filter((e) => badDate(c, e)).map((e) => at2(e.line, `${name(c, e)}: Recorded is not a date (YYYY-MM-DD)`))
+        check: (c) => {
+          const undated = c.entries.filter((e) => badDate(c, e));
+          return undated.map((e) => at3(e.line, `${name(c, e)}: Recorded is not a date (YYYY-MM-DD)`));
+        }
       },
       {
         id: "line-cap",
@@ -6871,8 +6612,9 @@ var init_validate_ledger = __esm({
         part: "size",
         checks: "about 200 lines (lessons) or 250 (solutions) at most",
         check: (c) => {
-          const count = lineCount2(c);
-          return count > c.schema.cap ? [at2(c.schema.cap + 1, `${count} lines, over the ~${c.schema.cap}-line cap: retire or merge old entries`)] : [];
+          const n2 = lineCount2(c);
+          const message = `${n2} lines, over the ~${c.schema.cap}-line cap: retire or merge old entries`;
+          return n2 > c.schema.cap ? [at3(c.schema.cap + 1, message)] : [];
         }
       },
       {
@@ -6880,12 +6622,16 @@ var init_validate_ledger = __esm({
         severity: "finding",
         part: "secrets",
         checks: "no secret (redaction's rules)",
-        check: (c) => c.secrets.map((s) => at2(s.line, `a secret (${s.kind}); write redacts it`))
+        check: (c) => c.secrets.map((s) => at3(s.line, `a secret (${s.kind}); write redacts it`))
       }
     ];
     LEDGER_PARTS = [
-      { part: "fields", weight: 50, score: (c) => proportion(c.entries.filter((e) => lacking(c, e).length === 0).length, c.entries.length, 50).score },
-      { part: "status", weight: 20, score: (c) => proportion(c.entries.filter((e) => !badSource(c, e) && !badStatus(c, e) && !badDate(c, e)).length, c.entries.length, 20).score },
+      { part: "fields", weight: 50, score: (c) => count(c, (e) => lacking(c, e).length === 0, 50) },
+      {
+        part: "status",
+        weight: 20,
+        score: (c) => count(c, (e) => !badSource(c, e) && !badStatus(c, e) && !badDate(c, e), 20)
+      },
       { part: "numbering", weight: 10, score: (c) => c.entries.some((e) => e.reuses !== null) ? 0 : 10 },
       { part: "size", weight: 10, score: (c) => lineCount2(c) > c.schema.cap ? 0 : 10 },
       { part: "secrets", weight: 10, score: (c) => c.secrets.length === 0 ? 10 : 0 }
@@ -6940,8 +6686,8 @@ var init_document = __esm({
 import { closeSync as closeSync8, lstatSync as lstatSync14 } from "node:fs";
 import path26 from "node:path";
 function schemaRefusal(file, errors) {
-  const count = errors.filter((e) => e.rule !== "more").length + Number(/\d+/.exec(errors.find((e) => e.rule === "more")?.message ?? "")?.[0] ?? 0);
-  return new Refused([`${file} has ${count} schema error(s)`, ...issueLines(errors)].join("\n"));
+  const count2 = errors.filter((e) => e.rule !== "more").length + Number(/\d+/.exec(errors.find((e) => e.rule === "more")?.message ?? "")?.[0] ?? 0);
+  return new Refused([`${file} has ${count2} schema error(s)`, ...issueLines(errors)].join("\n"));
 }
 function scoreNotes(v) {
   const shown = v.findings.filter((f) => f.rule !== "dropped" && f.rule !== "more");
@@ -7119,8 +6865,8 @@ function withDirtyHashes(text2, hashes) {
   const lines3 = text2.split("\n");
   const body = lines3.slice(range.start, range.end).filter((l) => !l.startsWith("- Dirty hashes: "));
   if (hashes !== null) {
-    const at3 = body.findIndex((l) => l.startsWith("- Dirty files: "));
-    body.splice(at3 === -1 ? body.length : at3 + 1, 0, hashes);
+    const at4 = body.findIndex((l) => l.startsWith("- Dirty files: "));
+    body.splice(at4 === -1 ? body.length : at4 + 1, 0, hashes);
   }
   return [...lines3.slice(0, range.start), ...body, ...lines3.slice(range.end)].join("\n");
 }
@@ -7306,8 +7052,8 @@ ${body}${left > 0 ? `- Dropped: (${left} more items left out)
     const counts = /* @__PURE__ */ new Map();
     for (const [l] of shown) counts.set(l, (counts.get(l) ?? 0) + 1);
     const [busiest] = [...counts.entries()].sort((a, b) => b[1] - a[1])[0];
-    const at3 = shown.map(([l]) => l).lastIndexOf(busiest);
-    shown.splice(at3, 1);
+    const at4 = shown.map(([l]) => l).lastIndexOf(busiest);
+    shown.splice(at4, 1);
     left++;
     out = render();
   }
@@ -7728,8 +7474,8 @@ async function recordResume(root, call, sessionId, currentToken, env, fp) {
 function summaryLine(entries) {
   const saves = entries.filter((e) => e.kind === "save").length;
   const resumes = entries.length - saves;
-  const count = (label) => entries.reduce((n2, e) => n2 + e.items.filter((i) => i.label === label && !i.text.startsWith("(")).length, 0);
-  const parts = [`${saves} save(s)`, `${resumes} resume(s)`, `${count("Finished")} step(s) finished`, `${count("Dropped")} item(s) dropped`, `${count("Superseded")} decision(s) superseded`];
+  const count2 = (label) => entries.reduce((n2, e) => n2 + e.items.filter((i) => i.label === label && !i.text.startsWith("(")).length, 0);
+  const parts = [`${saves} save(s)`, `${resumes} resume(s)`, `${count2("Finished")} step(s) finished`, `${count2("Dropped")} item(s) dropped`, `${count2("Superseded")} decision(s) superseded`];
   return `- (${parts.join(", ")})`;
 }
 function foldSection(period, entries) {
@@ -9047,8 +8793,8 @@ function assessDrift(f) {
   parts.push(...fateClauses(f.dirtyFates ?? []));
   if (f.savedBy) parts.push(`saved by ${f.savedBy}${f.saved.date === null ? "" : ` at ${f.saved.date.iso}`}`);
   if (f.provenance?.someoneElse) parts.push(`the handoff was not saved in this clone${f.provenance.committer === null ? "" : `; its last commit is by ${f.provenance.committer}`}`);
-  const bad = unverifiable.filter((u) => !(verdict === "unverifiable" && u === "head"));
-  if (bad.length > 0) parts.push(`unverifiable anchors: ${bad.join(", ")}`);
+  const bad2 = unverifiable.filter((u) => !(verdict === "unverifiable" && u === "head"));
+  if (bad2.length > 0) parts.push(`unverifiable anchors: ${bad2.join(", ")}`);
   const summary = sanitize(`${verdict}: ${parts.join("; ")}`, { redact: false });
   return {
     verdict,
@@ -9600,22 +9346,22 @@ function codeSpans(s, limit) {
   for (let i = s.indexOf("`"); i !== -1 && i < limit; ) {
     const j = runEnd(i);
     const len = j - i;
-    let close = -1;
+    let close2 = -1;
     if (!exhausted.has(len)) {
       for (let k = s.indexOf("`", j); k !== -1; k = s.indexOf("`", runEnd(k))) {
         if (runEnd(k) - k === len) {
-          close = k;
+          close2 = k;
           break;
         }
       }
-      if (close === -1) exhausted.add(len);
+      if (close2 === -1) exhausted.add(len);
     }
-    if (close === -1) {
+    if (close2 === -1) {
       i = s.indexOf("`", j);
       continue;
     }
-    spans.push([i, close + len]);
-    i = s.indexOf("`", close + len);
+    spans.push([i, close2 + len]);
+    i = s.indexOf("`", close2 + len);
   }
   return spans;
 }
@@ -9809,8 +9555,8 @@ function markMerged(text2, archiveName2, note = null) {
   const lines3 = text2.split("\n").filter((l) => !MERGED_LINE.test(l));
   const saved = lines3.findIndex((l) => /^Saved:/.test(l));
   const title = lines3.findIndex((l) => l === "# Session Handoff");
-  const at3 = saved !== -1 ? saved + 1 : title !== -1 ? title + 1 : Math.min(1, lines3.length);
-  lines3.splice(at3, 0, line);
+  const at4 = saved !== -1 ? saved + 1 : title !== -1 ? title + 1 : Math.min(1, lines3.length);
+  lines3.splice(at4, 0, line);
   return lines3.join("\n");
 }
 function splitLedger(text2, prefix) {
@@ -9861,10 +9607,10 @@ function mergeLedgers(ours, theirs, prefix) {
 `;
 }
 function sectionBody(lines3, h, title) {
-  const at3 = h.headings.findIndex((x) => x.depth === 2 && x.title.toLowerCase() === title);
-  if (at3 === -1) return null;
-  const next = h.headings.slice(at3 + 1).find((x) => x.depth <= 2);
-  return { from: h.headings[at3].line, to: next === void 0 ? lines3.length : next.line - 1 };
+  const at4 = h.headings.findIndex((x) => x.depth === 2 && x.title.toLowerCase() === title);
+  if (at4 === -1) return null;
+  const next = h.headings.slice(at4 + 1).find((x) => x.depth <= 2);
+  return { from: h.headings[at4].line, to: next === void 0 ? lines3.length : next.line - 1 };
 }
 function addItems(lines3, h, title, heading, add) {
   if (add.length === 0) return;
@@ -11304,10 +11050,10 @@ var init_skill_place = __esm({
 function createScanner(text2, ignoreTrivia = false) {
   const len = text2.length;
   let pos = 0, value = "", tokenOffset = 0, token = 16, lineNumber = 0, lineStartOffset = 0, tokenLineStartOffset = 0, prevTokenLineStartOffset = 0, scanError = 0;
-  function scanHexDigits(count, exact) {
+  function scanHexDigits(count2, exact) {
     let digits = 0;
     let value2 = 0;
-    while (digits < count || !exact) {
+    while (digits < count2 || !exact) {
       let ch = text2.charCodeAt(pos);
       if (ch >= 48 && ch <= 57) {
         value2 = value2 * 16 + ch - 48;
@@ -11321,7 +11067,7 @@ function createScanner(text2, ignoreTrivia = false) {
       pos++;
       digits++;
     }
-    if (digits < count) {
+    if (digits < count2) {
       value2 = -1;
     }
     return value2;
@@ -11956,9 +11702,9 @@ function format(documentText, range, options) {
   }
   return editOperations;
 }
-function repeat(s, count) {
+function repeat(s, count2) {
   let result = "";
-  for (let i = 0; i < count; i++) {
+  for (let i = 0; i < count2; i++) {
     result += s;
   }
   return result;
@@ -12860,17 +12606,17 @@ function parsedHooks(text2) {
 }
 function withoutOurs(groups) {
   const kept = [];
-  let at3 = null;
+  let at4 = null;
   for (const g of groups) {
     if (!isObj(g) || !Array.isArray(g.hooks) || !g.hooks.some(isOurs)) {
       kept.push(g);
       continue;
     }
-    at3 ??= kept.length;
+    at4 ??= kept.length;
     const rest = g.hooks.filter((h) => !isOurs(h));
     if (rest.length > 0) kept.push({ ...g, hooks: rest });
   }
-  return { kept, at: at3 };
+  return { kept, at: at4 };
 }
 function rewrite(text2, ours) {
   const fmt = formatOf(text2);
@@ -12878,16 +12624,16 @@ function rewrite(text2, ours) {
   const existing = parsedHooks(text2);
   for (const [event, groups] of Object.entries(existing)) {
     const want = ours?.[event] ?? [];
-    const { kept, at: at3 } = withoutOurs(groups);
+    const { kept, at: at4 } = withoutOurs(groups);
     const next = [...kept];
-    next.splice(at3 ?? next.length, 0, ...want);
+    next.splice(at4 ?? next.length, 0, ...want);
     if (JSON.stringify(next) === JSON.stringify(groups)) continue;
-    if (next.length === 0 && at3 !== null) {
+    if (next.length === 0 && at4 !== null) {
       out = edit(out, ["hooks", event], void 0, fmt);
       continue;
     }
     out = dropHooks(out, event, groups, isOurs, fmt);
-    const base = at3 ?? kept.length;
+    const base = at4 ?? kept.length;
     want.forEach((group2, i) => {
       out = edit(out, ["hooks", event, base + i], group2, fmt, true);
     });
@@ -13003,9 +12749,9 @@ var init_json_hooks = __esm({
 // src/agents/md-block.ts
 function findBlock(text2, file) {
   const lines3 = text2.split("\n");
-  const at3 = (marker) => lines3.flatMap((l, i) => l.replace(/\r$/, "").trim() === marker ? [i] : []);
-  const begins = at3(BLOCK_BEGIN);
-  const ends = at3(BLOCK_END);
+  const at4 = (marker) => lines3.flatMap((l, i) => l.replace(/\r$/, "").trim() === marker ? [i] : []);
+  const begins = at4(BLOCK_BEGIN);
+  const ends = at4(BLOCK_END);
   const mentions = lines3.filter((l) => l.includes("session-handoff:begin") || l.includes("session-handoff:end")).length;
   if (begins.length === 0 && ends.length === 0 && mentions === 0) return null;
   if (begins.length !== 1 || ends.length !== 1 || mentions !== 2 || ends[0] < begins[0]) {
@@ -13038,10 +12784,10 @@ function insertBlock(text2, blk, eol) {
   const lines3 = text2.split("\n");
   const cr = eol === "\r\n" ? "\r" : "";
   const heading = /^#{1,6}(\s|$)/.test(lines3[0].replace(/\r$/, ""));
-  const at3 = heading ? 1 : 0;
+  const at4 = heading ? 1 : 0;
   const piece = [...heading ? [cr] : [], `${blk}${cr}`];
-  if ((lines3[at3] ?? "").replace(/\r$/, "") !== "") piece.push(cr);
-  lines3.splice(at3, 0, ...piece);
+  if ((lines3[at4] ?? "").replace(/\r$/, "") !== "") piece.push(cr);
+  lines3.splice(at4, 0, ...piece);
   return lines3.join("\n");
 }
 function putBlock(text2, file, agent, body) {
@@ -13468,12 +13214,12 @@ var require_cjs = __commonJS({
         for (const sig of signals_js_1.signals) {
           this.#sigListeners[sig] = () => {
             const listeners = this.#process.listeners(sig);
-            let { count } = this.#emitter;
+            let { count: count2 } = this.#emitter;
             const p = process3;
             if (typeof p.__signal_exit_emitter__ === "object" && typeof p.__signal_exit_emitter__.count === "number") {
-              count += p.__signal_exit_emitter__.count;
+              count2 += p.__signal_exit_emitter__.count;
             }
-            if (listeners.length === count) {
+            if (listeners.length === count2) {
               this.unload();
               const ret = this.#emitter.emit("exit", null, sig);
               const s = sig === "SIGHUP" ? this.#hupSig : sig;
@@ -13847,9 +13593,9 @@ ${snippet}`);
 ${snippet}`);
   }
   assertReplaceable(file, snippet);
-  const bad = firstInvalidUtf8(read.bytes);
-  if (bad >= 0) {
-    throw new Refused(`${file} is not valid UTF-8 (byte ${bad}): fix or re-save it as UTF-8, then run this again`);
+  const bad2 = firstInvalidUtf8(read.bytes);
+  if (bad2 >= 0) {
+    throw new Refused(`${file} is not valid UTF-8 (byte ${bad2}): fix or re-save it as UTF-8, then run this again`);
   }
   return { bytes: read.bytes, token: read.token };
 }
@@ -14489,7 +14235,7 @@ async function init(ctx, plan) {
   const who = plan.agents.map((a) => a.name).join(", ");
   const copy = shown(path48.join(dest, "scripts", "memory_io.mjs"));
   if (!plan.dryRun) lines3.push(`check: node ${copy} doctor${plan.global ? " --global" : ""}`);
-  lines3.push(`next: start a new session (${who}) and ${SAY}`);
+  lines3.push(`next: start a new session (${who}) and ${SAY2}`);
   return ok(`${lines3.join("\n")}
 `, notes);
 }
@@ -14549,7 +14295,7 @@ async function undo(ctx, plan) {
   return ok(`${lines3.join("\n")}
 `, notes);
 }
-var NAMES, SAY, initVerb;
+var NAMES, SAY2, initVerb;
 var init_init = __esm({
   "src/verbs/init.ts"() {
     "use strict";
@@ -14563,7 +14309,7 @@ var init_init = __esm({
     init_types();
     init_uninstall();
     NAMES = Object.keys(AGENTS).join("|");
-    SAY = `say "write a handoff" when you stop, and "resume where we left off" when you come back`;
+    SAY2 = `say "write a handoff" when you stop, and "resume where we left off" when you come back`;
     initVerb = {
       name: "init",
       options: {
@@ -14712,12 +14458,12 @@ function installedForms(edit2) {
 }
 function installShaped(edit2, command) {
   for (const form of installedForms(edit2)) {
-    const at3 = form.indexOf(FILE_TAIL);
-    if (!form.startsWith(FILE_HEAD) || at3 === -1) {
+    const at4 = form.indexOf(FILE_TAIL);
+    if (!form.startsWith(FILE_HEAD) || at4 === -1) {
       if (form === command) return "";
       continue;
     }
-    const tail = form.slice(at3);
+    const tail = form.slice(at4);
     if (!command.startsWith(FILE_HEAD) || !command.endsWith(tail)) continue;
     const word = FILE_WORD.exec(command.slice(FILE_HEAD.length, command.length - tail.length));
     if (word === null) continue;
@@ -15276,7 +15022,18 @@ exit:   0 published, or nothing to publish; 2 refused (not a git repository, the
 
 // src/schema/capture.ts
 function emptyCapture(format2) {
-  return { format: format2, firstTimestamp: null, userRequests: [], plan: null, planFinal: false, filesEdited: [], commands: [], lastClaim: null, records: 0, version: null };
+  return {
+    format: format2,
+    firstTimestamp: null,
+    userRequests: [],
+    plan: null,
+    planFinal: false,
+    filesEdited: [],
+    commands: [],
+    lastClaim: null,
+    records: 0,
+    version: null
+  };
 }
 var LISTED_ITEMS;
 var init_capture = __esm({
@@ -15303,8 +15060,8 @@ function parseLine(line) {
 }
 function noteEdit(list2, file) {
   if (file === "") return;
-  const at3 = list2.indexOf(file);
-  if (at3 >= 0) list2.splice(at3, 1);
+  const at4 = list2.indexOf(file);
+  if (at4 >= 0) list2.splice(at4, 1);
   list2.push(file);
 }
 function exitFromText(text2) {
@@ -15352,21 +15109,21 @@ function parseClaude(lines3) {
   const latest = /* @__PURE__ */ new Map();
   const candidates = /* @__PURE__ */ new Map();
   const records = /* @__PURE__ */ new Map();
-  const candidate = (id, at3) => {
+  const candidate = (id, at4) => {
     const list2 = candidates.get(id);
-    if (list2 === void 0) candidates.set(id, [at3]);
-    else if (list2[list2.length - 1] !== at3) list2.push(at3);
+    if (list2 === void 0) candidates.set(id, [at4]);
+    else if (list2[list2.length - 1] !== at4) list2.push(at4);
   };
-  const defer = (run2, id, at3) => {
-    const d = { run: run2, id, at: at3, until: Number.POSITIVE_INFINITY, seen: candidates.get(id)?.length ?? 0, answered: false };
+  const defer = (run2, id, at4) => {
+    const d = { run: run2, id, at: at4, until: Number.POSITIVE_INFINITY, seen: candidates.get(id)?.length ?? 0, answered: false };
     const before = latest.get(id);
-    if (before !== void 0) before.until = at3;
+    if (before !== void 0) before.until = at4;
     latest.set(id, d);
     deferred.set(run2, d);
   };
-  const answer = (at3, id) => {
-    if (!records.has(at3)) records.set(at3, parseLine(lines3[at3]));
-    const rec = records.get(at3);
+  const answer = (at4, id) => {
+    if (!records.has(at4)) records.set(at4, parseLine(lines3[at4]));
+    const rec = records.get(at4);
     if (rec === null || rec.isSidechain === true || typeof rec.agentId === "string" || rec.type !== "user") return null;
     const content = obj(rec.message)?.content;
     if (!Array.isArray(content)) return null;
@@ -15378,8 +15135,8 @@ function parseClaude(lines3) {
     if (d === void 0) return true;
     const list2 = candidates.get(id) ?? [];
     while (!d.answered && d.seen < list2.length && list2[d.seen] < i) {
-      const at3 = list2[d.seen++];
-      if (at3 > d.at && answer(at3, id) !== null) d.answered = true;
+      const at4 = list2[d.seen++];
+      if (at4 > d.at && answer(at4, id) !== null) d.answered = true;
     }
     return d.answered;
   };
@@ -15494,10 +15251,10 @@ function parseClaude(lines3) {
   for (const run2 of cap.commands.slice(-LISTED_ITEMS)) {
     const d = deferred.get(run2);
     if (d === void 0) continue;
-    for (const at3 of candidates.get(d.id) ?? []) {
-      if (at3 <= d.at) continue;
-      if (at3 >= d.until) break;
-      const found = answer(at3, d.id);
+    for (const at4 of candidates.get(d.id) ?? []) {
+      if (at4 <= d.at) continue;
+      if (at4 >= d.until) break;
+      const found = answer(at4, d.id);
       if (found === null) continue;
       run2.status = resultStatus(found.rec, found.block);
       break;
@@ -15916,10 +15673,10 @@ function holdsAny(buf, markers) {
     if (whole.length <= 4) return buf.includes(whole);
     const probe = whole.subarray(0, 4);
     let hits = 0;
-    for (let at3 = buf.indexOf(probe); at3 >= 0; at3 = buf.indexOf(probe, at3 + 1)) {
-      if (at3 + whole.length > buf.length) return false;
-      if (buf.compare(whole, 0, whole.length, at3, at3 + whole.length) === 0) return true;
-      if (++hits > 256) return buf.includes(whole, at3 + 1);
+    for (let at4 = buf.indexOf(probe); at4 >= 0; at4 = buf.indexOf(probe, at4 + 1)) {
+      if (at4 + whole.length > buf.length) return false;
+      if (buf.compare(whole, 0, whole.length, at4, at4 + whole.length) === 0) return true;
+      if (++hits > 256) return buf.includes(whole, at4 + 1);
     }
     return false;
   });
@@ -16066,10 +15823,10 @@ function findLastSave(format2, lines3, project) {
     const ev = eventsOf(format2, lines3[i]);
     if (ev === null) continue;
     for (const r of ev.results) {
-      const at3 = open.get(r.id);
-      if (at3 === void 0) continue;
+      const at4 = open.get(r.id);
+      if (at4 === void 0) continue;
       open.delete(r.id);
-      if (unanswered?.line === at3) unanswered = null;
+      if (unanswered?.line === at4) unanswered = null;
       const token = savedToken(r.text, r.failed);
       if (token !== null && project.accepts(token)) found = { token, line: i };
     }
@@ -16085,8 +15842,8 @@ function findLastSave(format2, lines3, project) {
     }
   }
   if (unanswered !== null && project.current !== null && project.current.savedMs !== null) {
-    const at3 = secondOf(unanswered.ts);
-    if (at3 !== null && project.current.savedMs >= at3) return { token: project.current.token, line: unanswered.line };
+    const at4 = secondOf(unanswered.ts);
+    if (at4 !== null && project.current.savedMs >= at4) return { token: project.current.token, line: unanswered.line };
   }
   return found;
 }
@@ -16154,18 +15911,18 @@ function codexCalls(rec, state) {
   const ts = str(rec.timestamp);
   if (rec.type === "session_meta") state.cwd = str(p.cwd) ?? state.cwd;
   if (rec.type === "turn_context") state.cwd = str(p.cwd) ?? state.cwd;
-  const at3 = (event) => ({ event, cwd: state.cwd, ts });
+  const at4 = (event) => ({ event, cwd: state.cwd, ts });
   if (rec.type === "event_msg") {
     const item = obj(p.item) ?? p;
     if (item.type === "CommandExecution") {
       state.items = true;
       const cmd = Array.isArray(item.command) ? item.command.filter((c) => typeof c === "string") : [];
       const command = cmd.length >= 3 && /(^|\/)(ba|z)?sh$/.test(cmd[0]) && cmd[1] === "-lc" ? cmd[2] : cmd.join(" ") || (str(item.command) ?? "");
-      return [{ ...at3({ kind: "command", command }), item: true }];
+      return [{ ...at4({ kind: "command", command }), item: true }];
     }
     if (item.type === "FileChange") {
       state.items = true;
-      return Object.keys(obj(item.changes) ?? {}).map((file) => ({ ...at3({ kind: "edit", path: file }), item: true }));
+      return Object.keys(obj(item.changes) ?? {}).map((file) => ({ ...at4({ kind: "edit", path: file }), item: true }));
     }
     return [];
   }
@@ -16173,14 +15930,14 @@ function codexCalls(rec, state) {
   if (p.type !== "function_call" && p.type !== "custom_tool_call" && p.type !== "local_shell_call") return [];
   const name2 = str(p.name) ?? "";
   const args = codexArgs(p);
-  if (name2 === "apply_patch") return patchPaths(typeof args === "string" ? args : str(args?.input) ?? "").map((file) => at3({ kind: "edit", path: file }));
+  if (name2 === "apply_patch") return patchPaths(typeof args === "string" ? args : str(args?.input) ?? "").map((file) => at4({ kind: "edit", path: file }));
   if (name2 === "exec_command" || name2 === "shell" || p.type === "local_shell_call") {
     const o = typeof args === "string" ? null : args;
     const cmd = o?.cmd ?? o?.command;
     const command = typeof cmd === "string" ? cmd : Array.isArray(cmd) ? cmd.filter((c) => typeof c === "string").join(" ") : "";
-    return [at3({ kind: "command", command })];
+    return [at4({ kind: "command", command })];
   }
-  return [at3({ kind: "other" })];
+  return [at4({ kind: "other" })];
 }
 function geminiCalls(rec) {
   if (rec.type !== "gemini" || !Array.isArray(rec.toolCalls)) return [];
@@ -16310,14 +16067,16 @@ function renderCheckpoint(input) {
     const all = list2 ?? [];
     return [all.slice(-MAX_ITEMS), Math.max(0, all.length - MAX_ITEMS)];
   };
-  const requests = (cap?.userRequests ?? []).slice(-MAX_REQUESTS).map((r) => `- The user wrote: ${quoted2(safeItem(r, CAP.request, findings))}`);
+  const said = (what, raw, max) => `- ${what}: ${quoted2(safeItem(raw, max, findings))}`;
+  const requests = (cap?.userRequests ?? []).slice(-MAX_REQUESTS).map((r) => said("The user wrote", r, CAP.request));
   const [planKept, planOlder] = newest(cap?.plan);
   const [filesKept, filesOlder] = newest(cap?.filesEdited);
   const [commandsKept, commandsOlder] = newest(cap?.commands);
   const plan = planKept.map((p) => `- ${MARK[p.status]} ${safeItem(p.text, CAP.plan, findings)}`);
   const files = filesKept.map((f) => `- ${quotePath(safeItem(relativePath(f, input.root), CAP.file, findings))}`);
-  const commands = commandsKept.map((c) => `- \`${safeItem(c.command, CAP.command, findings).replace(/`/g, "'")}\` \u2014 ${c.status}`);
-  const claim = cap?.lastClaim ? [`- The agent claimed (not verified): ${quoted2(safeItem(cap.lastClaim, CAP.claim, findings))}`] : [];
+  const command = (c) => safeItem(c, CAP.command, findings).replace(/`/g, "'");
+  const commands = commandsKept.map((c) => `- \`${command(c.command)}\` \u2014 ${c.status}`);
+  const claim = cap?.lastClaim ? [said("The agent claimed (not verified)", cap.lastClaim, CAP.claim)] : [];
   const sections = [
     { heading: "## User requests", items: requests, dropped: 0, empty: "- none captured", cuttable: true },
     { heading: "## Plan state", items: plan, dropped: planOlder, empty: "- none captured", cuttable: true },
@@ -16328,18 +16087,21 @@ function renderCheckpoint(input) {
   if (input.compactSummary !== null && input.compactSummary.trim() !== "") {
     sections.push({
       heading: "## Compaction summary",
-      items: [`- The harness summarised (not verified): ${quoted2(safeItem(input.compactSummary, CAP.summary, findings))}`],
+      items: [said("The harness summarised (not verified)", input.compactSummary, CAP.summary)],
       dropped: 0,
       empty: "- none captured",
       cuttable: true
     });
   }
   if (input.prior) mergePrior(sections, input.prior);
-  sections.push({ heading: "## Environment anchors", items: input.anchorLines, dropped: 0, empty: "- none", cuttable: false });
+  const anchors = input.anchorLines;
+  sections.push({ heading: "## Environment anchors", items: anchors, dropped: 0, empty: "- none", cuttable: false });
   let text2 = renderSections(head, sections);
   while (Buffer.byteLength(text2, "utf8") > CHECKPOINT_MAX_BYTES) {
     let longest = null;
-    for (const s of sections) if (s.cuttable && s.items.length > 0 && (longest === null || s.items.length > longest.items.length)) longest = s;
+    for (const s of sections) {
+      if (s.cuttable && s.items.length > 0 && (longest === null || s.items.length > longest.items.length)) longest = s;
+    }
     if (longest === null) break;
     longest.items.shift();
     longest.dropped++;
@@ -16991,9 +16753,9 @@ async function decide(ctx, input, format2) {
     return ok("", warn);
   }
   if (exists3(marker)) return ok("", warn);
-  let at3 = usage.points.length - 1;
-  while (at3 > 0 && above(usage.points[at3 - 1])) at3--;
-  const since = usage.lines.slice(usage.points[at3].line);
+  let at4 = usage.points.length - 1;
+  while (at4 > 0 && above(usage.points[at4 - 1])) at4--;
+  const since = usage.lines.slice(usage.points[at4].line);
   const saved = findLastSave(usage.format, since, { accepts: () => true, current: null }) !== null;
   const pct2 = Math.floor(last.used * 100 / window);
   try {
@@ -17580,19 +17342,19 @@ function writeResult(p, text2) {
   }
 }
 function archiveDirOf(top, memRel) {
-  let at3 = top;
+  let at4 = top;
   for (const part of [...memRel.split("/").filter(Boolean), "archive"]) {
-    at3 = path58.join(at3, part);
+    at4 = path58.join(at4, part);
     let st;
     try {
-      st = lstatSync30(at3);
+      st = lstatSync30(at4);
     } catch {
-      mkdirSync9(at3, { mode: 448 });
-      st = lstatSync30(at3);
+      mkdirSync9(at4, { mode: 448 });
+      st = lstatSync30(at4);
     }
-    if (!st.isDirectory()) throw new Error(`${at3} is not a real folder`);
+    if (!st.isDirectory()) throw new Error(`${at4} is not a real folder`);
   }
-  return at3;
+  return at4;
 }
 function createExclusive2(p, text2) {
   const fd = openSync13(p, constants14.O_WRONLY | constants14.O_CREAT | constants14.O_EXCL | NOFOLLOW, 384);
@@ -17698,9 +17460,9 @@ exit: 0 merged; 1 not merged (git's conflict stands)
           createExclusive2(path58.join(dir, name2), loser);
           const merged = mergeHandoffs(winner, loser);
           const who = await otherAuthor(ctx.cwd, ctx.env, later === "ours" ? theirs : ours, file);
-          const at3 = stateTimeOfText(loser, Date.now());
+          const at4 = stateTimeOfText(loser, Date.now());
           const whose = who === null ? "the other" : `${who}'s`;
-          const note = `merged with ${whose} handoff${at3.known ? ` of ${at3.time.iso}` : ""}: ${mergeCountsText(merged.added)}`;
+          const note = `merged with ${whose} handoff${at4.known ? ` of ${at4.time.iso}` : ""}: ${mergeCountsText(merged.added)}`;
           writeResult(ours, markMerged(merged.text, name2, note));
           return ok("", [`session-handoff merge driver: ${file}: kept the later handoff; the other is archive/${name2}`]);
         } catch (err) {
@@ -17804,9 +17566,9 @@ function continues(line, next, item) {
   if (next === void 0 || next.trim() === "") return false;
   if (item !== void 0 && item === PREFIX.exec(next)?.[1]) return false;
   const base = indentOf(line);
-  const at3 = indentOf(next);
-  if (at3 > base) return !line.trimEnd().endsWith(":");
-  return at3 === base && hangOf(line) === base && hangOf(next) === at3 && !BULLET.test(next);
+  const at4 = indentOf(next);
+  if (at4 > base) return !line.trimEnd().endsWith(":");
+  return at4 === base && hangOf(line) === base && hangOf(next) === at4 && !BULLET.test(next);
 }
 function wrapHelp(text2, width = HELP_WIDTH) {
   const lines3 = text2.split("\n");

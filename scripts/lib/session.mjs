@@ -291,7 +291,17 @@ var init_anchor_lines = __esm({
     "use strict";
     init_invisible();
     NEEDS_QUOTES = /[,"\\\x00-\x1f\x7f]|^\s|\s$|^\u2026| @ /;
-    ESCAPES = { "\x07": "\\a", "\b": "\\b", "	": "\\t", "\n": "\\n", "\v": "\\v", "\f": "\\f", "\r": "\\r", '"': '\\"', "\\": "\\\\" };
+    ESCAPES = {
+      "\x07": "\\a",
+      "\b": "\\b",
+      "	": "\\t",
+      "\n": "\\n",
+      "\v": "\\v",
+      "\f": "\\f",
+      "\r": "\\r",
+      '"': '\\"',
+      "\\": "\\\\"
+    };
   }
 });
 
@@ -1014,7 +1024,8 @@ function isCheckpointText(text) {
   return lines[0] === "<!-- memory-schema: v1 -->" && lines.includes(CHECKPOINT_HEADING);
 }
 function isAnchorsOnlySource(source) {
-  return source !== null && /^(anchors only|no transcript|transcript in an unknown format)|with no complete record$/.test(source);
+  const words = /^(anchors only|no transcript|transcript in an unknown format)|with no complete record$/;
+  return source !== null && words.test(source);
 }
 var CHECKPOINT_HEADING, CHECKPOINT_NAME;
 var init_checkpoint_name = __esm({
@@ -1030,7 +1041,7 @@ import path7 from "node:path";
 function parseStrictTime(value, nowMs) {
   const m = ISO.exec(value);
   if (!m) return { error: "not a strict ISO-8601 time with a zone" };
-  const [year, month, day, hour, minute] = [m[1], m[2], m[3], m[4], m[5]].map(Number);
+  const [year, month, day, hour, minute] = m.slice(1, 6).map(Number);
   const second = m[6] === void 0 ? 0 : Number(m[6]);
   const fraction = m[7] === void 0 ? 0 : Number(`0.${m[7]}`);
   if (month < 1 || month > 12 || hour > 23 || minute > 59 || second > 59) return { error: "a field is out of range" };
@@ -1047,6 +1058,10 @@ function parseStrictTime(value, nowMs) {
   if (year < 1970) return { error: "before 1970" };
   if (utc > nowMs + CLOCK_SKEW_MS) return { error: "in the future" };
   return { iso: value, ms: utc };
+}
+function unticked(value) {
+  const m = /^`([^`]*)`$/.exec(value.trim());
+  return m ? m[1].trim() : value.trim();
 }
 function safeRelativePath(value) {
   if (value.length === 0 || value.length > 4096) return null;
@@ -2282,10 +2297,6 @@ var init_run = __esm({
 });
 
 // src/schema/state-time.ts
-function unticked(value) {
-  const m = /^`([^`]*)`$/.exec(value.trim());
-  return m ? m[1].trim() : value.trim();
-}
 function stateTime(date, saved, nowMs) {
   let malformed = false;
   for (const [value, source] of [
@@ -2329,500 +2340,215 @@ var init_state_time = __esm({
   }
 });
 
-// src/schema/blocks.ts
-function parseBlocksPrivately(text) {
-  for (const r of recent) if (r.text === text) return r.tree;
-  return scan(text);
-}
-function scan(text) {
-  const doc = { type: "document", start: 0, end: text.length, children: NO_CHILDREN, parent: null, open: true };
-  let tip = doc;
-  let oldtip = doc;
-  let lastMatched = doc;
-  let allClosed = true;
-  let line = "";
-  let lineStart = 0;
-  let offset = 0;
-  let column = 0;
-  let nextNonspace = 0;
-  let nextNonspaceColumn = 0;
-  let indent = 0;
-  let indented = false;
-  let blank = false;
-  let partialTab = false;
-  let blankRun = 0;
-  let lastBlankStart = 0;
-  let atEnd = false;
-  let emptyItemBlank = false;
-  let afterEmptyItem = false;
-  const findNextNonspace = () => {
-    let i = offset;
-    let cols = column;
-    let c;
-    while ((c = line[i]) !== void 0) {
-      if (c === " ") {
-        i++;
-        cols++;
-      } else if (c === "	") {
-        i++;
-        cols += 4 - cols % 4;
-      } else break;
-    }
-    blank = c === void 0;
-    nextNonspace = i;
-    nextNonspaceColumn = cols;
-    indent = nextNonspaceColumn - column;
-    indented = indent >= 4;
-  };
-  const advanceNextNonspace = () => {
-    offset = nextNonspace;
-    column = nextNonspaceColumn;
-    partialTab = false;
-  };
-  const advanceOffset = (count, columns) => {
-    let c;
-    while (count > 0 && (c = line[offset]) !== void 0) {
-      if (c === "	") {
-        const toTab = 4 - column % 4;
-        if (columns) {
-          partialTab = toTab > count;
-          const n = toTab > count ? count : toTab;
-          column += n;
-          offset += partialTab ? 0 : 1;
-          count -= n;
-        } else {
-          partialTab = false;
-          column += toTab;
-          offset += 1;
-          count -= 1;
-        }
-      } else {
-        partialTab = false;
-        offset += 1;
-        column += 1;
-        count -= 1;
-      }
-    }
-  };
-  const lineEnd = () => lineStart + line.length;
-  const finalize = (block) => {
-    block.open = false;
-    const last = block.children[block.children.length - 1];
-    switch (block.type) {
-      case "blockquote":
-        block.end = Math.max(block.lastContentEnd, last ? last.end : 0);
-        break;
-      case "listItem":
-      case "list":
-        block.end = last ? last.end : block.markerEnd ?? block.start + 1;
-        break;
-      case "code":
-        if (!block.fenced) block.end = block.lastContentEnd ?? block.end;
-        else if (!block.closedByFence) block.end = implicitFenceEnd(block);
-        break;
-      case "html":
-        if (!block.closedByFence && block.htmlType <= 5) block.end = implicitFenceEnd(block);
-        break;
-      case "paragraph": {
-        const lines2 = block.lines ?? [];
-        const n = insertDefinitions(block);
-        if (n === 0) break;
-        if (n === lines2.length) block.parent.children.splice(block.parent.children.indexOf(block), 1);
-        else {
-          block.start = lines2[n] + leadOf(lines2[n], lines2[n + 1]);
-          block.lines = lines2.slice(n);
-        }
-        break;
-      }
-    }
-    tip = block.parent ?? doc;
-  };
-  const insertDefinitions = (block) => {
-    const lines2 = block.lines ?? [];
-    let n = 0;
-    while (n < lines2.length && isDefinition(lines2[n], lines2[n + 1])) n += 2;
-    if (n === 0) return 0;
-    const siblings = block.parent.children;
-    let at = siblings.indexOf(block);
-    for (let i = 0; i < n; i += 2) {
-      siblings.splice(at++, 0, { type: "definition", start: lines2[i] + leadOf(lines2[i], lines2[i + 1]), end: lines2[i + 1], children: NO_CHILDREN, parent: block.parent, open: false });
-    }
-    return n;
-  };
-  const leadOf = (start, end) => {
-    let i = start;
-    while (i < end && isSpaceOrTab(text[i])) i++;
-    return i - start;
-  };
-  const isDefinition = (start, end) => {
-    let i = start;
-    while (i < end && i - start < 3 && text[i] === " ") i++;
-    return text[i] === "[" && DEFINITION.test(text.slice(start, end));
-  };
-  const implicitFenceEnd = (block) => {
-    if (!atEnd && opensContainer()) return lineStart;
-    if (block.parent?.type === "blockquote") return block.end;
-    if (atEnd) return text.length;
-    return blankRun > 0 ? lastBlankStart : lineStart - 1;
-  };
-  const opensContainer = () => {
-    if (indented) return false;
-    const rest = line.slice(nextNonspace);
-    return rest[0] === ">" || /^(?:[*+-]|\d{1,9}[.)])(?:[ \t]|$)/.test(rest) && !THEMATIC.test(rest);
-  };
-  let interrupt = false;
-  const closeUnmatched = () => {
-    if (!allClosed) {
-      while (oldtip !== lastMatched) {
-        const parent = oldtip.parent;
-        finalize(oldtip);
-        oldtip = parent;
-      }
-      allClosed = true;
-    }
-  };
-  const canContain = (parent, child) => parent === "document" || parent === "blockquote" || parent === "listItem" ? child !== "listItem" : parent === "list" ? child === "listItem" : false;
-  const addChild = (type, start) => {
-    while (!canContain(tip.type, type)) finalize(tip);
-    const node = { type, start, end: start, children: NO_CHILDREN, parent: tip, open: true };
-    if (tip.children === NO_CHILDREN) tip.children = [node];
-    else tip.children.push(node);
-    tip = node;
-    return node;
-  };
-  const addParagraphLine = (p) => {
-    if (p.lines === NO_LINES) p.lines = [lineStart + offset, lineEnd()];
-    else p.lines.push(lineStart + offset, lineEnd());
-    p.end = lineEnd();
-  };
-  const continues2 = (c) => {
-    switch (c.type) {
-      case "document":
-      case "list":
-        return 0;
-      case "blockquote":
-        if (!indented && line[nextNonspace] === ">") {
-          advanceNextNonspace();
-          advanceOffset(1, false);
-          if (isSpaceOrTab(line[offset])) advanceOffset(1, true);
-          c.lastContentEnd = lineEnd();
-          return 0;
-        }
-        return 1;
-      case "listItem":
-        if (blank) {
-          if (c.children.length === 0) {
-            emptyItemBlank = true;
-            return 1;
-          }
-          advanceNextNonspace();
-        } else if (indent >= c.markerOffset + c.padding) {
-          advanceOffset(c.markerOffset + c.padding, true);
-        } else return 1;
-        return 0;
-      case "code":
-        if (c.fenced) {
-          const m = indent <= 3 && line[nextNonspace] === c.fenceChar ? FENCE_CLOSE.exec(line.slice(nextNonspace)) : null;
-          if (m && m[0].length >= c.fenceLength) {
-            c.end = lineEnd();
-            c.closedByFence = true;
-            finalize(c);
-            return 2;
-          }
-          let i = c.fenceOffset;
-          while (i > 0 && isSpaceOrTab(line[offset])) {
-            advanceOffset(1, true);
-            i--;
-          }
-          return 0;
-        }
-        if (indent >= 4) advanceOffset(4, true);
-        else if (blank) advanceNextNonspace();
-        else return 1;
-        return 0;
-      case "html":
-        return blank && (c.htmlType === 6 || c.htmlType === 7) ? 1 : 0;
-      case "paragraph":
-        return blank ? 1 : 0;
-      default:
-        return 1;
-    }
-  };
-  let markerType = "bullet";
-  let markerChar;
-  let markerDelimiter;
-  let markerOffset = 0;
-  let markerPadding = 0;
-  let markerStart = 0;
-  let markerEnd = 0;
-  const parseListMarker = () => {
-    if (indent >= 4) return false;
-    const c = line[nextNonspace];
-    let len;
-    if (c === "*" || c === "+" || c === "-") {
-      markerType = "bullet";
-      markerChar = c;
-      markerDelimiter = void 0;
-      len = 1;
-    } else {
-      let d = nextNonspace;
-      while (d - nextNonspace < 10 && line.charCodeAt(d) >= 48 && line.charCodeAt(d) <= 57) d++;
-      const digits = d - nextNonspace;
-      const delimiter = line[d];
-      if (digits < 1 || digits > 9 || delimiter !== "." && delimiter !== ")") return false;
-      if (interrupt && (digits !== 1 || line[nextNonspace] !== "1")) return false;
-      markerType = "ordered";
-      markerChar = void 0;
-      markerDelimiter = delimiter;
-      len = digits + 1;
-    }
-    const after = line[nextNonspace + len];
-    if (!(after === void 0 || isSpaceOrTab(after))) return false;
-    if (interrupt && !NONBLANK.test(line.slice(nextNonspace + len))) return false;
-    const first = nextNonspace;
-    advanceNextNonspace();
-    advanceOffset(len, true);
-    const spacesStartCol = column;
-    const spacesStartOffset = offset;
-    let ch;
-    do {
-      advanceOffset(1, true);
-      ch = line[offset];
-    } while (column - spacesStartCol < 5 && isSpaceOrTab(ch));
-    const blankItem = line[offset] === void 0;
-    const spaces = column - spacesStartCol;
-    if (spaces >= 5 || spaces < 1 || blankItem) {
-      markerPadding = len + 1;
-      column = spacesStartCol;
-      offset = spacesStartOffset;
-      partialTab = false;
-      if (isSpaceOrTab(line[offset])) advanceOffset(1, true);
-    } else markerPadding = len + spaces;
-    markerOffset = indent;
-    markerStart = lineStart + first;
-    markerEnd = blankItem ? lineEnd() : lineStart + first + len;
-    return true;
-  };
-  const depthOf = (n) => {
-    let d = 0;
-    for (let p = n.parent; p !== null; p = p.parent) d++;
-    return d;
-  };
-  const blockStart = (container) => {
-    const c = line[nextNonspace];
-    const deep = depthOf(container) >= MAX_DEPTH;
-    if (!indented) {
-      if (c === ">" && !deep) {
-        advanceNextNonspace();
-        advanceOffset(1, false);
-        if (isSpaceOrTab(line[offset])) advanceOffset(1, true);
-        closeUnmatched();
-        addChild("blockquote", lineStart + nextNonspace).lastContentEnd = lineEnd();
-        return 1;
-      }
-      const rest = c === "#" || c === "`" || c === "~" || c === "<" || c === "=" || c === "-" || c === "*" || c === "_" ? line.slice(nextNonspace) : "";
-      const atx = c === "#" ? ATX.exec(rest) : null;
-      if (atx) {
-        advanceNextNonspace();
-        closeUnmatched();
-        const h = addChild("heading", lineStart + nextNonspace);
-        h.depth = atx[0].trim().length;
-        h.end = lineEnd();
-        offset = line.length;
-        finalize(h);
-        return 2;
-      }
-      const fence = c === "`" || c === "~" ? FENCE_OPEN.exec(rest) : null;
-      if (fence) {
-        closeUnmatched();
-        const f = addChild("code", lineStart + nextNonspace);
-        f.fenced = true;
-        f.fenceChar = fence[0][0];
-        f.fenceLength = fence[0].length;
-        f.fenceOffset = indent;
-        f.end = lineEnd();
-        advanceNextNonspace();
-        offset = line.length;
-        return 2;
-      }
-      if (c === "<") {
-        for (let type = 1; type <= 7; type++) {
-          if (HTML_OPEN[type].test(rest) && (type < 7 || container.type !== "paragraph" && !(!allClosed && !blank && tip.type === "paragraph"))) {
-            closeUnmatched();
-            const h = addChild("html", lineStart + offset + (partialTab ? 1 : 0));
-            h.htmlType = type;
-            return 2;
-          }
-        }
-      }
-      if (container.type === "paragraph" && (c === "=" || c === "-") && SETEXT.test(rest)) {
-        const p = container;
-        closeUnmatched();
-        let definitions = true;
-        for (let i = 0; i < p.lines.length && definitions; i += 2) definitions = isDefinition(p.lines[i], p.lines[i + 1]);
-        if (definitions) {
-          finalize(p);
-          if (!THEMATIC.test(rest)) {
-            addChild("paragraph", lineStart + nextNonspace).lines = NO_LINES;
-            advanceNextNonspace();
-            return 2;
-          }
-        } else {
-          insertDefinitions(p);
-          p.type = "heading";
-          finalize(p);
-          p.depth = rest[0] === "=" ? 1 : 2;
-          p.end = lineEnd();
-          offset = line.length;
-          return 2;
-        }
-      }
-      if ((c === "*" || c === "_" || c === "-") && THEMATIC.test(rest)) {
-        closeUnmatched();
-        const t = addChild("thematicBreak", lineStart + nextNonspace);
-        t.end = lineEnd();
-        offset = line.length;
-        finalize(t);
-        return 2;
-      }
-    }
-    if ((!indented || container.type === "list") && !deep) {
-      if (parseListMarker()) {
-        closeUnmatched();
-        if (tip.type !== "list" || tip.listType !== markerType || tip.bulletChar !== markerChar || tip.delimiter !== markerDelimiter) {
-          const list = addChild("list", markerStart);
-          list.listType = markerType;
-          list.bulletChar = markerChar;
-          list.delimiter = markerDelimiter;
-        }
-        const item = addChild("listItem", markerStart);
-        item.markerOffset = markerOffset;
-        item.padding = markerPadding;
-        item.markerEnd = markerEnd;
-        return 1;
-      }
-    }
-    if (indented && tip.type !== "paragraph" && !blank) {
-      const start = lineStart + offset + (partialTab ? 1 : 0);
-      const lazy = !allClosed && oldtip !== lastMatched || afterEmptyItem;
-      advanceOffset(4, true);
-      closeUnmatched();
-      addChild("code", start).lazy = lazy;
-      return 2;
-    }
-    return 0;
-  };
-  const incorporate = () => {
-    afterEmptyItem = emptyItemBlank && NONBLANK.test(line);
-    if (afterEmptyItem) emptyItemBlank = false;
-    let container = doc;
-    oldtip = tip;
-    offset = 0;
-    column = 0;
-    partialTab = false;
-    blank = false;
-    let last;
-    while ((last = container.children[container.children.length - 1]) && last.open) {
-      container = last;
-      findNextNonspace();
-      const r = continues2(container);
-      if (r === 2) return;
-      if (r === 1) {
-        container = container.parent;
-        break;
-      }
-    }
-    allClosed = container === oldtip;
-    lastMatched = container;
-    interrupt = (oldtip.type === "paragraph" || oldtip.type === "code" && !oldtip.fenced) && (allClosed || container === oldtip.parent);
-    let matchedLeaf = container.type !== "paragraph" && (container.type === "code" || container.type === "html");
-    while (!matchedLeaf) {
-      findNextNonspace();
-      if (!indented && !MAYBE_SPECIAL.test(line[nextNonspace] ?? "")) {
-        advanceNextNonspace();
-        break;
-      }
-      const r = blockStart(container);
-      if (r === 0) {
-        advanceNextNonspace();
-        break;
-      }
-      container = tip;
-      if (r === 2) matchedLeaf = true;
-    }
-    if (!allClosed && !blank && tip.type === "paragraph") {
-      addParagraphLine(tip);
-      return;
-    }
-    closeUnmatched();
-    const t = container.type;
-    if (t === "code" || t === "html") {
-      if (t === "code" && !container.fenced) {
-        if (!blank || indent >= 4) container.lastContentEnd = lineEnd();
-        if (container.lazy) finalize(container);
-      } else container.end = lineEnd();
-      if (t === "html" && container.htmlType <= 5 && HTML_CLOSE[container.htmlType].test(line.slice(offset))) {
-        container.closedByFence = true;
-        finalize(container);
-      }
-    } else if (t === "paragraph") {
-      addParagraphLine(container);
-    } else if (t === "heading" || t === "thematicBreak") {
-    } else if (offset < line.length && !blank) {
-      const p = addChild("paragraph", lineStart + nextNonspace);
-      p.lines = NO_LINES;
-      advanceNextNonspace();
-      addParagraphLine(p);
-    }
-  };
+// src/schema/grammar.ts
+function parseBlocks(text) {
+  const reader = new LineReader(text.length);
   const lines = text.split("\n");
   if (lines.length > 1 && lines[lines.length - 1] === "") lines.pop();
-  for (const l of lines) {
-    line = l;
-    incorporate();
-    if (l === "") {
-      blankRun++;
-      lastBlankStart = lineStart;
-    } else blankRun = 0;
-    lineStart += l.length + 1;
-  }
-  atEnd = true;
-  while (tip !== doc) finalize(tip);
-  return doc;
+  for (const line of lines) reader.read(line);
+  if (reader.leaf !== null) reader.unclosed(reader.leaf);
+  close(reader.doc);
+  return reader.doc;
 }
-var TAGNAME, ATTRIBUTE, OPENTAG, CLOSETAG, BLOCK_NAMES, HTML_OPEN, HTML_CLOSE, ATX, FENCE_OPEN, FENCE_CLOSE, SETEXT, THEMATIC, NONBLANK, MAYBE_SPECIAL, DEFINITION, MAX_DEPTH, isSpaceOrTab, recent, NO_CHILDREN, NO_LINES;
-var init_blocks = __esm({
-  "src/schema/blocks.ts"() {
+function closesFence(s, fence, indent) {
+  const m = indent <= 3 ? FENCE_CLOSE.exec(s) : null;
+  return m !== null && m[1][0] === fence[0] && m[1].length >= fence.length;
+}
+function close(block) {
+  for (const child of block.children) close(child);
+  const last = block.children[block.children.length - 1];
+  if (last && (block.type === "list" || block.type === "listItem")) block.end = last.end;
+}
+var ATX, FENCE_OPEN, FENCE_CLOSE, SETEXT, THEMATIC, MARKER2, DESTINATION, DEFINITION, TAG, ATTRIBUTE, BLOCK_NAMES, HTML_BLOCK, MAX_DEPTH, SAY, LineReader;
+var init_grammar = __esm({
+  "src/schema/grammar.ts"() {
     "use strict";
-    TAGNAME = "[A-Za-z][A-Za-z0-9-]*";
-    ATTRIBUTE = `(?:\\s+[a-zA-Z_:][a-zA-Z0-9:._-]*(?:\\s*=\\s*(?:[^"'=<>\`\\x00-\\x20]+|'[^']*'|"[^"]*"))?)`;
-    OPENTAG = `<${TAGNAME}${ATTRIBUTE}*\\s*/?>`;
-    CLOSETAG = `</${TAGNAME}\\s*[>]`;
-    BLOCK_NAMES = "address|article|aside|base|basefont|blockquote|body|caption|center|col|colgroup|dd|details|dialog|dir|div|dl|dt|fieldset|figcaption|figure|footer|form|frame|frameset|h[123456]|head|header|hr|html|iframe|legend|li|link|main|menu|menuitem|nav|noframes|ol|optgroup|option|p|param|search|section|summary|table|tbody|td|tfoot|th|thead|title|tr|track|ul";
-    HTML_OPEN = [
-      /^$/,
-      /^<(?:script|pre|textarea|style)(?:\s|>|$)/i,
-      /^<!--/,
-      /^<[?]/,
-      /^<![A-Za-z]/,
-      /^<!\[CDATA\[/,
-      new RegExp(`^<[/]?(?:${BLOCK_NAMES})(?:\\s|[/]?[>]|$)`, "i"),
-      new RegExp(`^(?:${OPENTAG}|${CLOSETAG})\\s*$`, "i")
-    ];
-    HTML_CLOSE = [/^$/, /<\/(?:script|pre|textarea|style)>/i, /-->/, /\?>/, />/, /\]\]>/];
     ATX = /^#{1,6}(?:[ \t]+|$)/;
     FENCE_OPEN = /^`{3,}(?!.*`)|^~{3,}/;
-    FENCE_CLOSE = /^(?:`{3,}|~{3,})(?=[ \t]*$)/;
+    FENCE_CLOSE = /^(`{3,}|~{3,})[ \t]*$/;
     SETEXT = /^(?:=+|-+)[ \t]*$/;
-    THEMATIC = /^(?:\*[ \t]*){3,}$|^(?:_[ \t]*){3,}$|^(?:-[ \t]*){3,}$/;
-    NONBLANK = /[^ \t]/;
-    MAYBE_SPECIAL = /[#`~*+_=<>0-9-]/;
-    DEFINITION = /^ {0,3}\[(?:[^\\\[\]]|\\.){0,999}\]:[ \t]*(?:<[^<>\n]*>|[^\s\x00-\x1f]+)(?:[ \t]+(?:"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|\((?:[^()\\]|\\.)*\)))?[ \t]*$/;
-    MAX_DEPTH = 48;
-    isSpaceOrTab = (c) => c === " " || c === "	";
-    recent = [];
-    NO_CHILDREN = Object.freeze([]);
-    NO_LINES = Object.freeze([]);
+    THEMATIC = /^(?:(?:\*[ \t]*){3,}|(?:_[ \t]*){3,}|(?:-[ \t]*){3,})$/;
+    MARKER2 = /^(?:[-*+]|(\d{1,9})[.)])(?=[ \t]|$)/;
+    DESTINATION = String.raw`[ \t]*(?:<[^<>\n]*>|[^\s\x00-\x1f]+)[ \t]*(?:(?:"[^"]*"|'[^']*'|\([^()]*\))[ \t]*)?`;
+    DEFINITION = new RegExp(String.raw`^\[(?:[^\\[\]]|\\.){1,999}\]:(?:[ \t]*$|${DESTINATION}$)`);
+    TAG = "[A-Za-z][A-Za-z0-9-]*";
+    ATTRIBUTE = `(?:\\s+[a-zA-Z_:][a-zA-Z0-9:._-]*(?:\\s*=\\s*(?:[^"'=<>\`\\x00-\\x20]+|'[^']*'|"[^"]*"))?)`;
+    BLOCK_NAMES = "address|article|aside|base|basefont|blockquote|body|caption|center|col|colgroup|dd|details|dialog|dir|div|dl|dt|fieldset|figcaption|figure|footer|form|frame|frameset|h[1-6]|head|header|hr|html|iframe|legend|li|link|main|menu|menuitem|nav|noframes|ol|optgroup|option|p|param|search|section|summary|table|tbody|td|tfoot|th|thead|title|tr|track|ul";
+    HTML_BLOCK = new RegExp(
+      `^(?:<(?:script|pre|textarea|style)(?:\\s|>|$)|<[?]|<![A-Za-z]|<!\\[CDATA\\[|</?(?:${BLOCK_NAMES})(?:\\s|/?>|$)|(?:<${TAG}${ATTRIBUTE}*\\s*/?>|</${TAG}\\s*>)\\s*$)`,
+      "i"
+    );
+    MAX_DEPTH = 32;
+    SAY = {
+      tab: "a tab in the indentation, which Markdown counts as up to 4 columns: indent with spaces",
+      code: "indented 4 or more spaces past its container, which Markdown reads as code: use a ``` fence for code and indent a nested item by its parent's text column",
+      quote: "a block quote (`>`), which this helper does not read: write the text without `>`",
+      html: "an HTML tag opens the line, which Markdown reads as raw HTML: put the tag in backticks",
+      definition: "a link reference definition, which Markdown hides: write the link inline",
+      setext: "a line of `=` or `-` under text makes it a heading Markdown reads (setext): write `## <title>` instead",
+      empty: "an empty list item: write `- none`, or remove the marker",
+      wide: "5 or more spaces after the list marker, which Markdown reads as code: write one space",
+      twoMarkers: "two list markers on one line: put the nested item on its own line, indented",
+      numbered: "a numbered item right after text, which Markdown reads as text unless it is `1.`: put a blank line before the list",
+      deep: `lists nested more than ${MAX_DEPTH} deep: flatten them`,
+      comment: "an HTML comment never closed: end it with -->"
+    };
+    LineReader = class {
+      doc;
+      stack;
+      para = null;
+      paraDepth = 0;
+      leaf = null;
+      line = "";
+      lineStart = 0;
+      lineNo = 0;
+      constructor(length) {
+        this.doc = { type: "document", start: 0, end: length, children: [], flags: [] };
+        this.stack = [{ block: this.doc, col: 0 }];
+      }
+      read(line) {
+        this.line = line;
+        this.lineNo++;
+        let indent = 0;
+        while (line[indent] === " " || line[indent] === "	") indent++;
+        const blank = indent === line.length;
+        const tab = !blank && line.lastIndexOf("	", indent - 1) >= 0;
+        if (this.leaf === null || !this.inLeaf(this.leaf, indent, blank)) {
+          this.leaf = null;
+          if (tab) this.flag(SAY.tab);
+          if (blank) this.para = null;
+          else {
+            const stack = this.stack;
+            let depth = stack.length - 1;
+            while (depth > 0 && stack[depth].col > indent) depth--;
+            const lazyCol = this.para !== null && this.paraDepth > depth ? stack[this.paraDepth].col : 0;
+            if (lazyCol > 0) this.para = null;
+            stack.length = depth + 1;
+            this.content(depth, indent, stack[depth].col, lazyCol);
+          }
+        } else if (tab && this.stack.length > 1) this.flag(SAY.tab);
+        this.lineStart += line.length + 1;
+      }
+      flag(message, at = this.lineNo) {
+        this.doc.flags.push({ line: at, message });
+      }
+      lineEnd() {
+        return this.lineStart + this.line.length;
+      }
+      unclosed(open) {
+        const fence = open.fence;
+        this.flag(fence ? `a ${fence} fence never closed: close it with ${fence}` : SAY.comment, open.line);
+      }
+      // A block added to the container at `depth`; items open a list, or join the last one of their kind.
+      add(depth, type, start, end = this.lineEnd(), key = "") {
+        let parent = this.stack[depth].block;
+        if (type === "listItem") {
+          const last = parent.children[parent.children.length - 1];
+          const same = last?.type === "list" && last.key === key;
+          const list = same ? last : { type: "list", start, end, children: [], key };
+          if (list !== last) parent.children.push(list);
+          parent = list;
+        }
+        const block = { type, start, end, children: [] };
+        parent.children.push(block);
+        this.para = null;
+        return block;
+      }
+      // Text after a paragraph line of the same container continues it; otherwise it starts one.
+      paragraphLine(depth, from) {
+        if (this.para !== null && this.paraDepth === depth) this.para.end = this.lineEnd();
+        else {
+          const para = this.add(depth, "paragraph", this.lineStart + from);
+          this.para = para;
+          this.paraDepth = depth;
+        }
+      }
+      // The content of a line from `from`, in the container at `depth` whose text starts at `base`.
+      // `lazyCol`: the column of the item whose paragraph the previous line continued, when this line is left of it.
+      content(depth, from, base, lazyCol) {
+        const s = this.line.slice(from);
+        const at = this.lineStart + from;
+        const open = this.para !== null && this.paraDepth === depth;
+        if (from - base >= 4) {
+          if (!open) this.flag(SAY.code);
+          return this.paragraphLine(depth, from);
+        }
+        const atx = s[0] === "#" ? ATX.exec(s) : null;
+        if (atx) {
+          this.add(depth, "heading", at).depth = atx[0].trim().length;
+          return;
+        }
+        if (FENCE_OPEN.test(s)) {
+          const fence = /^(`{3,}|~{3,})/.exec(s)[1];
+          this.leaf = { block: this.add(depth, "code", at), depth, line: this.lineNo, fence };
+          return;
+        }
+        if (s.startsWith("<!--")) {
+          const block = this.add(depth, "html", this.lineStart + base);
+          if (!s.includes("-->")) this.leaf = { block, depth, line: this.lineNo, fence: null };
+          return;
+        }
+        if (open && SETEXT.test(s)) {
+          this.flag(SAY.setext);
+          return this.paragraphLine(depth, from);
+        }
+        if (THEMATIC.test(s)) {
+          this.add(depth, "thematicBreak", at);
+          return;
+        }
+        const marker = MARKER2.exec(s);
+        if (marker) return this.item(depth, from, marker, open);
+        if (s[0] === ">") this.flag(SAY.quote);
+        else if (s[0] === "<" && HTML_BLOCK.test(s)) this.flag(SAY.html);
+        else if (s[0] === "[" && DEFINITION.test(s)) this.flag(SAY.definition);
+        else if (lazyCol > 0) {
+          this.flag(`text under a list item without its indentation, which Markdown reads as part of the item: indent it by ${lazyCol} spaces, or put a blank line before it`);
+        }
+        this.paragraphLine(depth, from);
+      }
+      // A list item: its content column is after the marker and 1-4 spaces (one when more).
+      item(depth, from, marker, open) {
+        const line = this.line;
+        const width = marker[0].length;
+        let spaces = 0;
+        while (line[from + width + spaces] === " ") spaces++;
+        const rest = from + width + spaces;
+        if (line[rest] === "	") this.flag(SAY.tab);
+        if (rest === line.length) this.flag(SAY.empty);
+        if (open && marker[1] !== void 0 && marker[1] !== "1") {
+          this.flag(SAY.numbered);
+          return this.paragraphLine(depth, from);
+        }
+        if (this.stack.length > MAX_DEPTH) {
+          this.flag(SAY.deep);
+          return this.paragraphLine(depth, from);
+        }
+        const key = marker[1] === void 0 ? marker[0] : marker[0].slice(-1);
+        const block = this.add(depth, "listItem", this.lineStart + from, this.lineStart + rest, key);
+        this.stack.push({ block, col: from + width + (spaces >= 1 && spaces <= 4 ? spaces : 1) });
+        const inner = this.stack.length - 1;
+        if (rest === line.length) return;
+        if (spaces >= 5) this.flag(SAY.wide);
+        if (MARKER2.test(line.slice(rest))) {
+          this.flag(SAY.twoMarkers);
+          return this.paragraphLine(inner, rest);
+        }
+        this.content(inner, rest, rest, 0);
+      }
+      // Whether a line belongs to the open fence or comment: blank, or indented to its container's column.
+      inLeaf(open, indent, blank) {
+        const col = this.stack[open.depth].col;
+        if (!blank && indent < col) {
+          this.unclosed(open);
+          return false;
+        }
+        open.block.end = this.lineEnd();
+        const { fence } = open;
+        const line = this.line;
+        if (fence === null ? line.includes("-->") : closesFence(line.slice(indent), fence, indent - col)) this.leaf = null;
+        return true;
+      }
+    };
   }
 });
 
@@ -2912,6 +2638,15 @@ function editDistance2(a, b) {
   }
   return prev[t.length];
 }
+function nearest2(title, names) {
+  let best = null;
+  let bestD = Infinity;
+  for (const n of names) {
+    const d = editDistance2(title.toLowerCase(), n.toLowerCase());
+    if (d < bestD) [bestD, best] = [d, n];
+  }
+  return best !== null && bestD <= Math.max(2, Math.floor(best.length / 4)) ? best : null;
+}
 var init_validate_common = __esm({
   "src/schema/validate-common.ts"() {
     "use strict";
@@ -2921,35 +2656,24 @@ var init_validate_common = __esm({
 
 // src/schema/handoff.ts
 function nearestSection(title) {
-  const t = title.toLowerCase();
-  let best = null;
-  let bestD = Infinity;
-  for (const n of SECTION_TITLES) {
-    const d = editDistance2(t, n.toLowerCase());
-    if (d < bestD) [bestD, best] = [d, n];
-  }
-  return best !== null && bestD <= Math.max(2, Math.floor(best.length / 4)) ? best : null;
+  return nearest2(title, SECTION_TITLES);
 }
 function straySentence(strays) {
   if (strays.length === 0) return null;
   const near = [...new Set(strays.flatMap((s) => s.near === null ? [] : [s.near]))];
-  const lent = near.length > 0 ? ` (did you mean ${near.map((n) => `\`## ${n}\``).join(", ")}? its items are read as that section's)` : "";
+  const names = near.map((n) => `\`## ${n}\``).join(", ");
+  const lent = near.length > 0 ? ` (did you mean ${names}? its items are read as that section's)` : "";
   const lost = strays.some((s) => s.near === null) ? "; nothing reads a section with no near name" : "";
-  return `the handoff has ${strays.length === 1 ? "a section" : `${strays.length} sections`} schema v1 does not know${lent}${lost}: run \`validate handoff\` and fix the heading`;
+  const what = strays.length === 1 ? "a section" : `${strays.length} sections`;
+  return `the handoff has ${what} schema v1 does not know${lent}${lost}: run \`validate handoff\` and fix the heading`;
 }
 function normaliseText(text) {
   return text.replace(/^\uFEFF/, "").replace(/\r\n?/g, "\n");
-}
-function slice(text, node) {
-  return text.slice(node.start, node.end);
 }
 function itemText(text, item) {
   const first = item.children[0];
   const last = item.children[item.children.length - 1];
   return first && last ? text.slice(first.start, last.end) : "";
-}
-function headingTitle(text, h) {
-  return slice(text, h).replace(/^#+\s*/, "").replace(/\s*#*\s*$/, "").trim();
 }
 function planStep(raw) {
   const m = STEP.exec(raw);
@@ -2965,7 +2689,9 @@ function allSteps(text, list, depth, out) {
     while (own < children.length && children[own].type !== "list") own++;
     const step = planStep(own > 0 ? text.slice(children[0].start, children[own - 1].end) : "");
     if (step.status !== "unmarked" || depth === 0) out.push({ status: step.status, text: step.text, depth });
-    for (let j = own; j < children.length; j++) if (children[j].type === "list") allSteps(text, children[j], depth + 1, out);
+    for (let j = own; j < children.length; j++) {
+      if (children[j].type === "list") allSteps(text, children[j], depth + 1, out);
+    }
   }
 }
 function keyFile(raw) {
@@ -2988,6 +2714,7 @@ function readFields(text, tree, lists) {
     marker: text.startsWith("<!-- memory-schema: v1 -->\n") || text === "<!-- memory-schema: v1 -->",
     heading: false,
     saved: null,
+    savedLine: null,
     sections: [],
     goal: "",
     plan: [],
@@ -2998,10 +2725,15 @@ function readFields(text, tree, lists) {
     nextSteps: [],
     keyFiles: [],
     anchors: { present: false, branch: null, head: null, dirty: null, date: null, keyFileMtimes: null },
-    savedLine: null,
     headings: [],
     items: [],
     strays: []
+  };
+  const listOf = {
+    decisions: out.decisions,
+    "failed approaches": out.failedApproaches,
+    "open questions": out.openQuestions,
+    "next steps": out.nextSteps
   };
   let section = null;
   let stray = false;
@@ -3011,38 +2743,35 @@ function readFields(text, tree, lists) {
   for (let n = 0; n < nodes.length; n++) {
     const node = nodes[n];
     if (node.type === "heading") {
-      const title = headingTitle(text, node);
+      const title = text.slice(node.start, node.end).replace(/^#+\s*/, "").replace(/\s*#*\s*$/, "").trim();
       out.headings.push({ depth: node.depth ?? 1, title, line: lineAt(starts, node.start) });
       if (node.depth === 1 && title === "Session Handoff" && section === null) out.heading = true;
-      if (node.depth === 2) {
-        out.sections.push(title);
-        stray = !KNOWN_SECTIONS.has(title.toLowerCase());
-        if (stray) {
-          const near = nearestSection(title);
-          out.strays.push({ title, near, line: lineAt(starts, node.start) });
-          section = near !== null && LENDABLE.has(near.toLowerCase()) ? near.toLowerCase() : "(unknown)";
-          continue;
-        }
-        section = seen.has(title.toLowerCase()) ? "(repeated)" : title.toLowerCase();
-        seen.add(title.toLowerCase());
+      if (node.depth !== 2) continue;
+      out.sections.push(title);
+      const key = title.toLowerCase();
+      stray = !KNOWN_SECTIONS.has(key);
+      if (stray) {
+        const near = nearestSection(title);
+        out.strays.push({ title, near, line: lineAt(starts, node.start) });
+        section = near !== null && LENDABLE.has(near.toLowerCase()) ? near.toLowerCase() : "(unknown)";
+        continue;
       }
+      section = seen.has(key) ? "(repeated)" : key;
+      seen.add(key);
       continue;
     }
     if (section === null) {
-      if (node.type === "paragraph") {
-        const lines = slice(text, node).split("\n");
-        for (let i = 0; i < lines.length && out.saved === null; i++) {
-          const m = /^Saved:[ \t]*(.*)$/.exec(lines[i].trim());
-          if (m) {
-            out.saved = m[1].trim();
-            out.savedLine = lineAt(starts, node.start) + i;
-          }
-        }
+      if (node.type !== "paragraph" || out.saved !== null) continue;
+      const lines = text.slice(node.start, node.end).split("\n");
+      const i = lines.findIndex((l) => /^Saved:/.test(l.trim()));
+      if (i >= 0) {
+        out.saved = lines[i].trim().slice("Saved:".length).trim();
+        out.savedLine = lineAt(starts, node.start) + i;
       }
       continue;
     }
     if (section === "current goal") {
-      goalParts.push(slice(text, node));
+      goalParts.push(text.slice(node.start, node.end));
       continue;
     }
     if (node.type !== "list" || !lists && section !== "environment anchors") continue;
@@ -3050,32 +2779,24 @@ function readFields(text, tree, lists) {
     const items = [];
     for (let i = 0; i < listed.length; i++) items.push(itemText(text, listed[i]));
     if (section !== "(repeated)" && !stray && lists) {
-      for (let i = 0; i < listed.length; i++) out.items.push({ section, text: items[i], line: lineAt(starts, listed[i].start) });
+      for (let i = 0; i < listed.length; i++) {
+        out.items.push({ section, text: items[i], line: lineAt(starts, listed[i].start) });
+      }
     }
-    const into = section === "decisions" ? out.decisions : section === "failed approaches" ? out.failedApproaches : section === "open questions" ? out.openQuestions : section === "next steps" ? out.nextSteps : null;
-    if (into !== null) for (let i = 0; i < items.length; i++) into.push(items[i]);
-    switch (section) {
-      case "plan":
-        for (let i = 0; i < items.length; i++) out.plan.push(planStep(items[i]));
-        allSteps(text, node, 0, out.steps);
-        break;
-      case "key files":
-        for (let i = 0; i < items.length; i++) if (!/^none\.?$/i.test(items[i].trim())) out.keyFiles.push(keyFile(items[i]));
-        break;
-      case "environment anchors":
-        if (out.anchors.present) break;
-        out.anchors.present = true;
-        for (const item of items) {
-          const m = ANCHOR.exec(item);
-          if (!m) continue;
-          const label = m[1].toLowerCase();
-          const value = m[2];
-          const key = label === "branch" ? "branch" : label === "head" ? "head" : label === "dirty files" ? "dirty" : label === "date" ? "date" : label === "in progress" ? "inProgress" : label === "dirty hashes" ? "dirtyHashes" : "keyFileMtimes";
-          if (key === "inProgress" || key === "dirtyHashes") {
-            if (out.anchors[key] === void 0) out.anchors[key] = value;
-          } else if (out.anchors[key] === null) out.anchors[key] = value;
-        }
-        break;
+    const into = listOf[section];
+    if (into !== void 0) for (let i = 0; i < items.length; i++) into.push(items[i]);
+    if (section === "plan") {
+      for (let i = 0; i < items.length; i++) out.plan.push(planStep(items[i]));
+      allSteps(text, node, 0, out.steps);
+    } else if (section === "key files") {
+      for (const item of items) if (!/^none\.?$/i.test(item.trim())) out.keyFiles.push(keyFile(item));
+    } else if (section === "environment anchors" && !out.anchors.present) {
+      out.anchors.present = true;
+      for (const item of items) {
+        const m = ANCHOR.exec(item);
+        const key = m ? ANCHOR_KEY[m[1].toLowerCase()] : null;
+        if (key !== null && (out.anchors[key] ?? null) === null) out.anchors[key] = m[2];
+      }
     }
   }
   if (seen.has("environment anchors")) out.anchors.present = true;
@@ -3090,15 +2811,15 @@ function stateTimeOfText(text, nowMs) {
 }
 function glanceAtHandoff(text, nowMs) {
   const normalised = normaliseText(text);
-  const h = readFields(normalised, parseBlocksPrivately(normalised), false);
+  const h = readFields(normalised, parseBlocks(normalised), false);
   return { stateTime: handoffStateTime(h, nowMs), strays: h.strays };
 }
-var SECTION_TITLES, KNOWN_SECTIONS, LENDABLE, STEP, KEY_SEPARATOR, ANCHOR;
+var SECTION_TITLES, KNOWN_SECTIONS, LENDABLE, STEP, KEY_SEPARATOR, ANCHOR, ANCHOR_KEY;
 var init_handoff = __esm({
   "src/schema/handoff.ts"() {
     "use strict";
-    init_blocks();
     init_anchor_lines();
+    init_grammar();
     init_state_time();
     init_validate_common();
     init_values();
@@ -3119,6 +2840,15 @@ var init_handoff = __esm({
     STEP = /^\[([ xX~-])\]\s*/;
     KEY_SEPARATOR = /\s+[\u2014\u2013-]\s+/;
     ANCHOR = /^(Branch|HEAD|Dirty files|Dirty hashes|Date|Key file mtimes|In progress):[ \t]*(.*)$/is;
+    ANCHOR_KEY = {
+      branch: "branch",
+      head: "head",
+      "dirty files": "dirty",
+      date: "date",
+      "key file mtimes": "keyFileMtimes",
+      "in progress": "inProgress",
+      "dirty hashes": "dirtyHashes"
+    };
   }
 });
 

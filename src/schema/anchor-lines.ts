@@ -1,20 +1,19 @@
-// The `## Environment anchors` line format (docs/design.md#files-on-disk): rendering and the path-list
-// grammar. Pure, and free of Markdown dependencies (the `anchors` verb uses it without the Markdown scanner).
+// The `## Environment anchors` line format (docs/design.md#files-on-disk): rendering and the
+// path lists' grammar. Pure, and free of the Markdown grammar (the `anchors` verb uses it alone).
 import { refusedIndexes } from "../guard/invisible.ts";
 
 /** Most dirty paths written on the `- Dirty files:` line; the rest are counted (`… and N more`). */
 export const MAX_LISTED_DIRTY = 50;
 
 const NEEDS_QUOTES = /[,"\\\x00-\x1f\x7f]|^\s|\s$|^\u2026| @ /;
-const ESCAPES: Record<string, string> = { "\x07": "\\a", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\v": "\\v", "\f": "\\f", "\r": "\\r", '"': '\\"', "\\": "\\\\" };
+const ESCAPES: Record<string, string> = {
+  "\x07": "\\a", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\v": "\\v", "\f": "\\f", "\r": "\\r", '"': '\\"', "\\": "\\\\",
+};
 
 /**
- * Writes a path for an anchor list: as is, or, when it holds a comma, a quote, a backslash, a control character, a
- * code point `write` refuses (guard/invisible.ts: bidi controls, tag characters, stray joiners or selectors, C1
- * controls, U+2028/9) or edge whitespace (or is the word `none`), in double quotes with C escapes as git quotes paths
- * (docs/design.md#files-on-disk): a refused code point is written as the octal escapes of its UTF-8 bytes, so
- * whatever `anchors` prints, `write` accepts and `drift` reads back to the same path. Other non-ASCII (living
- * scripts, emoji) stays as is.
+ * Writes a path for an anchor list: as is, or in double quotes with C escapes as git quotes paths when
+ * it holds a separator, a quote, a control, edge whitespace or a code point `write` refuses (written as
+ * octal UTF-8 bytes), so whatever `anchors` prints, `write` accepts and `drift` reads back the same.
  */
 export function quotePath(p: string): string {
   const refused = refusedIndexes(p);
@@ -32,10 +31,7 @@ export function quotePath(p: string): string {
   return `${out}"`;
 }
 
-/**
- * A path in human output (docs/design.md#verdicts-and-the-brief): always in double quotes, with {@link quotePath}'s
- * escapes when it needs them, so a file name can never pose as words of the sentence around it.
- */
+/** A path in human output: always in double quotes, so a file name never poses as words of the sentence. */
 export function quotedPath(p: string): string {
   const q = quotePath(p);
   return q.startsWith('"') ? q : `"${q}"`;
@@ -79,11 +75,7 @@ export interface PathList {
   more: number;
 }
 
-/**
- * Parses a `, `-separated path list as `renderPathList` writes it (`none` is empty; quoted
- * items are C-unescaped; a final `… and N more` is counted, not listed).
- * @returns null when the list is malformed (an unterminated quote, text after a closing quote).
- */
+/** Parses a path list as `renderPathList` writes it (`none`: empty; `… and N more` counted); null if malformed. */
 export function parsePathList(value: string): PathList | null {
   const v = value.trim();
   if (v === "none" || v === "") return v === "none" ? { paths: [], more: 0 } : null;
@@ -125,11 +117,7 @@ export function renderPathList(paths: readonly string[], limit = MAX_LISTED_DIRT
   return shown.join(", ");
 }
 
-/**
- * Writes a branch for the `- Branch:` line: as is, or, when it holds a code point `write`
- * refuses (git allows U+202E or tag characters in branch names), quoted and escaped as
- * {@link quotePath} does, so that `write` accepts what `anchors` prints (docs/design.md#files-on-disk).
- */
+/** Writes a branch for `- Branch:`: quoted as `quotePath` does only when it holds a code point `write` refuses. */
 export function quoteBranch(name: string): string {
   return refusedIndexes(name).size > 0 ? quotePath(name) : name;
 }
@@ -141,23 +129,20 @@ export function unquoteBranch(value: string): string {
   return q !== null && q.end === value.length ? q.value : value;
 }
 
-/** What the four anchor lines (or the outside-git pair) are made from. */
+/** What the anchor lines are made from (inside git: branch, HEAD, dirty files; outside: key file mtimes). */
 export interface AnchorValues {
-  /** True inside a git work tree; false outside git (or with git missing). */
   insideGit: boolean;
-  /** Branch name, `(detached)`, or null outside git. */
+  /** Branch name or `(detached)`; HEAD null without commits. */
   branch: string | null;
-  /** Full HEAD id; null outside git or in a repository without commits. */
   head: string | null;
   /** Dirty paths relative to the repository top, the memory dir excluded. */
   dirty: string[];
   /** ISO-8601 UTC with `Z`. */
   date: string;
-  /** Outside git: each `--key-file` and its modification time (null when missing). */
   keyFileMtimes: { path: string; mtime: string | null }[];
-  /** Inside git: the operation in progress (`rebase of feature/login`, `merge`, …) and its conflicted files. */
+  /** The operation in progress (`rebase of feature/login`) and its conflicted files. */
   inProgress?: { words: string; conflicted: number } | null;
-  /** Inside git: each dirty file's blob id (or `deleted`, `over 8 MB`), at most 20; absent or empty when none. */
+  /** Each dirty file's blob id (or `deleted`, `over 8 MB`), at most 20. */
   dirtyHashes?: DirtyHash[];
 }
 
@@ -170,10 +155,7 @@ export interface DirtyHash {
 
 const HASH_VALUE = /^([0-9a-f]{64}|[0-9a-f]{40}|deleted|over 8 MB)(?:, |$)/;
 
-/**
- * Reads a `- Dirty hashes:` value (`<path> <blob id | deleted | over 8 MB>, …`, paths quoted
- * as `quotePath` writes them). @returns null when malformed.
- */
+/** Reads a `- Dirty hashes:` value (`<path> <blob id | deleted | over 8 MB>, …`); null when malformed. */
 export function parseDirtyHashes(value: string): DirtyHash[] | null {
   const v = value.trim();
   const out: DirtyHash[] = [];
@@ -217,11 +199,7 @@ export function parseInProgress(value: string): { words: string; conflicted: num
   return m ? { words: m[1]!, conflicted: Number(m[2]) } : null;
 }
 
-/**
- * Reads a `- Key file mtimes:` value (`<path> @ <ISO or missing>, …`, paths quoted as
- * `quotePath` writes them). The times are returned as written, for the caller to compare.
- * @returns null when the list is malformed.
- */
+/** Reads a `- Key file mtimes:` value (`<path> @ <ISO or missing>, …`), times as written; null when malformed. */
 export function parseKeyFileMtimes(value: string): { path: string; mtime: string | null }[] | null {
   const v = value.trim();
   const out: { path: string; mtime: string | null }[] = [];
@@ -256,17 +234,12 @@ export function renderDirtyHashes(h: readonly DirtyHash[]): string {
   return `- Dirty hashes: ${h.map((x) => `${quotePath(x.path)} ${x.id}`).join(", ")}`;
 }
 
-/**
- * Renders the `## Environment anchors` lines (without the heading; docs/design.md#files-on-disk): exactly
- * `- Branch:`, `- HEAD:`, `- Dirty files:`, `- Date:`; outside git `- Date:` and, with key
- * files, `- Key file mtimes: <path> @ <ISO>, …`. Ends with a newline.
- */
+/** Renders the anchors section's lines (without the heading), ending with a newline. */
 export function renderAnchorLines(a: AnchorValues): string {
   if (!a.insideGit) {
     const lines = [`- Date: ${a.date}`];
-    if (a.keyFileMtimes.length > 0) {
-      lines.push(`- Key file mtimes: ${a.keyFileMtimes.map((k) => `${quotePath(k.path)} @ ${k.mtime ?? "missing"}`).join(", ")}`);
-    }
+    const mtimes = a.keyFileMtimes.map((k) => `${quotePath(k.path)} @ ${k.mtime ?? "missing"}`);
+    if (mtimes.length > 0) lines.push(`- Key file mtimes: ${mtimes.join(", ")}`);
     return `${lines.join("\n")}\n`;
   }
   return [

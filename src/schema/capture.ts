@@ -7,16 +7,13 @@ export interface PlanItem {
   status: "done" | "doing" | "open" | "dropped";
 }
 
-/** One shell command and its outcome as recorded: `exit N`, `ok` (success without a code) or `unknown` (docs/design.md#checkpoints). */
+/** One shell command and its outcome as recorded: `exit N`, `ok` (success without a code) or `unknown`. */
 export interface CommandRun {
   command: string;
   status: string;
 }
 
-/**
- * What one adapter found in the tail of a transcript, oldest first in every list. Every string
- * is raw transcript text: the checkpoint document redacts, flattens and quotes it.
- */
+/** What one adapter found in a transcript's tail, oldest first; raw text that the checkpoint makes safe. */
 export interface Capture {
   /** The adapter that read it: `claude`, `codex`, `gemini`. */
   format: TranscriptFormat;
@@ -38,11 +35,7 @@ export interface Capture {
   lastClaim: string | null;
   /** Complete records the adapter understood (0 means an anchors-only checkpoint). */
   records: number;
-  /**
-   * The harness version the records name (Claude Code's `version`, Codex's `cli_version`),
-   * the latest seen; null when they name none. Never used to choose or refuse a format:
-   * formats are recognised by shape (docs/design.md#checkpoints).
-   */
+  /** The harness version the records name, the latest seen; never used to choose a format (recognised by shape). */
   version?: string | null;
 }
 
@@ -57,5 +50,16 @@ export type TranscriptFormat = "claude" | "codex" | "gemini";
 
 /** An empty capture for `format`. */
 export function emptyCapture(format: TranscriptFormat): Capture {
-  return { format, firstTimestamp: null, userRequests: [], plan: null, planFinal: false, filesEdited: [], commands: [], lastClaim: null, records: 0, version: null };
+  return {
+    format,
+    firstTimestamp: null,
+    userRequests: [],
+    plan: null,
+    planFinal: false,
+    filesEdited: [],
+    commands: [],
+    lastClaim: null,
+    records: 0,
+    version: null,
+  };
 }

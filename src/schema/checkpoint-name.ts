@@ -7,8 +7,10 @@ export const CHECKPOINT_HEADING = "# Session Checkpoint";
 export const CHECKPOINT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}\.md$/;
 /** A valid session id (docs/design.md#checkpoints). */
 export const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+type HeaderName = "Saved" | "Session" | "Session-start" | "Trigger" | "Source" | "Since-handoff";
+
 /** The value of a `Name: value` header line in a checkpoint's first lines, or null. */
-export function headerValue(text: string, name: "Saved" | "Session" | "Session-start" | "Trigger" | "Source" | "Since-handoff"): string | null {
+export function headerValue(text: string, name: HeaderName) {
   const lines = text.split("\n", 12);
   for (const line of lines) if (line.startsWith(`${name}: `)) return line.slice(name.length + 2).trim();
   return null;
@@ -24,5 +26,6 @@ export function isCheckpointText(text: string): boolean {
 /** True when a checkpoint's `Source:` says it holds the anchors only: never announced as work, never parked. */
 export function isAnchorsOnlySource(source: string | null): boolean {
   // The 1.1 helper's wordings for the same thing are read alike.
-  return source !== null && /^(anchors only|no transcript|transcript in an unknown format)|with no complete record$/.test(source);
+  const words = /^(anchors only|no transcript|transcript in an unknown format)|with no complete record$/;
+  return source !== null && words.test(source);
 }

@@ -7,7 +7,7 @@ import { quotePath } from "./anchor-lines.ts";
 import { LISTED_ITEMS, type Capture } from "./capture.ts";
 import { CHECKPOINT_HEADING } from "./checkpoint-name.ts";
 
-export { CHECKPOINT_HEADING, CHECKPOINT_NAME, SESSION_ID, headerValue, isAnchorsOnlySource, isCheckpointText } from "./checkpoint-name.ts";
+export * from "./checkpoint-name.ts";
 
 /** Largest checkpoint, in bytes (docs/design.md#checkpoints). */
 export const CHECKPOINT_MAX_BYTES = 4096;
@@ -69,10 +69,7 @@ export interface PriorCheckpoint {
   dropped: Map<string, number>;
 }
 
-/**
- * Reads a checkpoint as written for a merge (docs/design.md#checkpoints). Pure; unknown lines
- * are ignored.
- */
+/** Reads a checkpoint as written, for a merge; unknown lines are ignored. */
 export function parsePriorCheckpoint(text: string): PriorCheckpoint {
   const trigger = /^Trigger: ([a-z-]+)(?: \(earlier: ([a-z, -]+)\))?$/m.exec(text);
   const triggers = trigger === null ? [] : [...(trigger[2]?.split(", ") ?? []), trigger[1]!];
@@ -110,12 +107,7 @@ const MAX_ITEMS = LISTED_ITEMS;
 // first could leave half a token that no rule recognises.
 const REDACT_WINDOW = 16_384;
 
-/**
- * Makes transcript text safe for one line of a checkpoint: secrets redacted in the raw text
- * (docs/design.md#redaction), line breaks and tabs flattened to spaces, refused code points and controls
- * written as `<U+XXXX>` (docs/design.md#checkpoints), then cut to `max` grapheme clusters with `…`
- * (guard/sanitize.ts).
- */
+/** Makes transcript text one safe line: secrets redacted in the raw text, then sanitised and cut to `max` clusters. */
 export function safeItem(raw: string, max: number, findings: RedactionFinding[]): string {
   const { text, findings: found } = redactTranscript(raw.length > REDACT_WINDOW ? raw.slice(0, REDACT_WINDOW) : raw);
   findings.push(...found);
@@ -157,11 +149,8 @@ function renderSections(head: string[], sections: Section[]): string {
 }
 
 /**
- * Renders a checkpoint (docs/design.md#checkpoints): marker, heading, `Saved:`, `Session:`,
- * `Session-start:`, `Trigger:`, `Source:`, then the sections, anchors last. Over 4,096
- * bytes, the oldest item of the longest list goes first, repeatedly; the anchors never
- * (docs/design.md#checkpoints). User words are quoted and labelled, the last statement is labelled a claim.
- * @returns the document and the redaction findings (kinds only are ever reported).
+ * Renders a checkpoint (docs/design.md#checkpoints): the header lines, then the sections, anchors
+ * last; over 4,096 bytes the oldest item of the longest list goes, repeatedly, the anchors never.
  */
 export function renderCheckpoint(input: CheckpointInput): { text: string; findings: RedactionFinding[] } {
   const findings: RedactionFinding[] = [];
@@ -176,20 +165,24 @@ export function renderCheckpoint(input: CheckpointInput): { text: string; findin
     `Source: ${input.source}`,
     ...(input.sinceHandoff ? [`Since-handoff: ${input.sinceHandoff}`] : []),
     "",
-    "Captured automatically from the harness's transcript, without a model: quoted lines are the user's words, the last claim is the agent's statement, not a verified fact. Not confirmed by anyone; a handoff written later supersedes it.",
+    "Captured automatically from the harness's transcript, without a model: quoted lines are the user's words, " +
+      "the last claim is the agent's statement, not a verified fact. Not confirmed by anyone; " +
+      "a handoff written later supersedes it.",
   ];
   const newest = <T>(list: readonly T[] | undefined | null): [T[], number] => {
     const all = list ?? [];
     return [all.slice(-MAX_ITEMS), Math.max(0, all.length - MAX_ITEMS)];
   };
-  const requests = (cap?.userRequests ?? []).slice(-MAX_REQUESTS).map((r) => `- The user wrote: ${quoted(safeItem(r, CAP.request, findings))}`);
+  const said = (what: string, raw: string, max: number) => `- ${what}: ${quoted(safeItem(raw, max, findings))}`;
+  const requests = (cap?.userRequests ?? []).slice(-MAX_REQUESTS).map((r) => said("The user wrote", r, CAP.request));
   const [planKept, planOlder] = newest(cap?.plan);
   const [filesKept, filesOlder] = newest(cap?.filesEdited);
   const [commandsKept, commandsOlder] = newest(cap?.commands);
   const plan = planKept.map((p) => `- ${MARK[p.status]} ${safeItem(p.text, CAP.plan, findings)}`);
   const files = filesKept.map((f) => `- ${quotePath(safeItem(relativePath(f, input.root), CAP.file, findings))}`);
-  const commands = commandsKept.map((c) => `- \`${safeItem(c.command, CAP.command, findings).replace(/`/g, "'")}\` — ${c.status}`);
-  const claim = cap?.lastClaim ? [`- The agent claimed (not verified): ${quoted(safeItem(cap.lastClaim, CAP.claim, findings))}`] : [];
+  const command = (c: string) => safeItem(c, CAP.command, findings).replace(/`/g, "'");
+  const commands = commandsKept.map((c) => `- \`${command(c.command)}\` — ${c.status}`);
+  const claim = cap?.lastClaim ? [said("The agent claimed (not verified)", cap.lastClaim, CAP.claim)] : [];
   const sections: Section[] = [
     { heading: "## User requests", items: requests, dropped: 0, empty: "- none captured", cuttable: true },
     { heading: "## Plan state", items: plan, dropped: planOlder, empty: "- none captured", cuttable: true },
@@ -200,18 +193,21 @@ export function renderCheckpoint(input: CheckpointInput): { text: string; findin
   if (input.compactSummary !== null && input.compactSummary.trim() !== "") {
     sections.push({
       heading: "## Compaction summary",
-      items: [`- The harness summarised (not verified): ${quoted(safeItem(input.compactSummary, CAP.summary, findings))}`],
+      items: [said("The harness summarised (not verified)", input.compactSummary, CAP.summary)],
       dropped: 0,
       empty: "- none captured",
       cuttable: true,
     });
   }
   if (input.prior) mergePrior(sections, input.prior);
-  sections.push({ heading: "## Environment anchors", items: input.anchorLines, dropped: 0, empty: "- none", cuttable: false });
+  const anchors = input.anchorLines;
+  sections.push({ heading: "## Environment anchors", items: anchors, dropped: 0, empty: "- none", cuttable: false });
   let text = renderSections(head, sections);
   while (Buffer.byteLength(text, "utf8") > CHECKPOINT_MAX_BYTES) {
     let longest: Section | null = null;
-    for (const s of sections) if (s.cuttable && s.items.length > 0 && (longest === null || s.items.length > longest.items.length)) longest = s;
+    for (const s of sections) {
+      if (s.cuttable && s.items.length > 0 && (longest === null || s.items.length > longest.items.length)) longest = s;
+    }
     if (longest === null) break;
     longest.items.shift();
     longest.dropped++;

@@ -13,10 +13,8 @@ export interface ConflictSides {
 const FENCE = /^ {0,3}(`{3,}|~{3,})/;
 
 /**
- * Splits a text holding git's conflict markers into both sides, or returns null when it holds
- * none. A conflict is, at column 0 and outside fenced code, a line starting `<<<<<<< `, a
- * later `=======` line and a later line starting `>>>>>>> ` (a diff3 base, from `||||||| `
- * to `=======`, belongs to neither side). Lines outside conflicts belong to both. Pure.
+ * The two sides of a text holding git's conflict markers (at column 0, outside fenced code; a diff3
+ * base belongs to neither), or null when it holds none. Lines outside conflicts belong to both.
  */
 export function conflictSides(input: string): ConflictSides | null {
   const lines = input.replace(/\r\n?/g, "\n").split("\n");
@@ -70,7 +68,9 @@ export function isConflicted(text: string): boolean {
 }
 
 /** The message of the `conflicted` schema error (`validate`, `write`; docs/design.md#conflicted-memory). */
-export const CONFLICTED_MESSAGE = "unresolved merge conflict markers (<<<<<<<, =======, >>>>>>>) from a merge: keep one side (archive the other), then save it whole";
+export const CONFLICTED_MESSAGE =
+  "unresolved merge conflict markers (<<<<<<<, =======, >>>>>>>) from a merge: " +
+  "keep one side (archive the other), then save it whole";
 
 /** The schema error for a text holding merge conflict markers (docs/design.md#verdicts-and-the-brief). */
 export function conflictIssue(text: string): { rule: "conflicted"; line: number; message: string } | null {

@@ -1,18 +1,15 @@
-// Parses a handoff (docs/design.md#files-on-disk) into plain data. Pure: text in, object out, never throws on
-// content. Markdown block structure comes from a small CommonMark line scanner (blocks.ts),
-// so that a `## Environment anchors` inside a code block, an HTML comment or a list item
-// spanning lines is read as what it is; small regexes only split the text of one line or
-// list item.
-import { parseBlocks, parseBlocksPrivately, type Block } from "./blocks.ts";
-import { parseDirtyHashes, parseInProgress, parseKeyFileMtimes, parsePathList, unquoteBranch, type DirtyHash } from "./anchor-lines.ts";
+// Reads a handoff (docs/design.md#files-on-disk) into plain data: the one model every verb reads.
+// Pure: text in, object out, never throws on content. The blocks come from the line grammar
+// (grammar.ts), so a `## Environment anchors` inside a fence or a comment, or an item over several
+// lines, is read as what it is; small regexes only split the text of one line or item.
+import * as anchor from "./anchor-lines.ts";
+import { parseBlocks, type Block } from "./grammar.ts";
 import { stateTime, type StateTime } from "./state-time.ts";
-import { editDistance, lineAt, lineStartsOf } from "./validate-common.ts";
-import { asObjectId, isPlausibleBranch, parseStrictTime, safeRelativePath, type ObjectId, type ValidTime } from "./values.ts";
+import { lineAt, lineStartsOf, nearest } from "./validate-common.ts";
+import { asObjectId, isPlausibleBranch, parseStrictTime, safeRelativePath, unticked } from "./values.ts";
+import type { ObjectId, ValidTime } from "./values.ts";
 
-/**
- * A plan step and its status (`- [x]` done, `- [~]` in progress, `- [ ]` todo, and
- * `- [-] <step> — dropped: <why>` abandoned, a closed step; docs/design.md#files-on-disk).
- */
+/** A plan step: `- [x]` done, `- [~]` in progress, `- [ ]` todo, `- [-] <step> — dropped: <why>` abandoned. */
 export interface PlanStep {
   status: "done" | "in-progress" | "todo" | "abandoned" | "unmarked";
   text: string;
@@ -29,35 +26,27 @@ export interface KeyFile {
   why: string;
 }
 
-/** The raw text of each anchor line, as written after its label (null when absent). */
+/** The raw text of each anchor line after its label (null when absent; the last two absent when never written). */
 export interface RawAnchors {
-  /** True when the document has a `## Environment anchors` section. */
   present: boolean;
   branch: string | null;
   head: string | null;
   dirty: string | null;
   date: string | null;
   keyFileMtimes: string | null;
-  /** `- In progress:` (docs/design.md#files-on-disk); absent when no operation was in progress. */
   inProgress?: string | null;
-  /** `- Dirty hashes:` (docs/design.md#verdicts-and-the-brief); absent when the handoff has none. */
   dirtyHashes?: string | null;
 }
 
-/** A heading outside code, HTML blocks and lists: its level (1-6), title (as `sections` writes it) and 1-based line. */
+/** A heading outside code, comments and lists: its level, its title and its 1-based line. */
 export interface HandoffHeading {
   depth: number;
   title: string;
   line: number;
 }
 
-/**
- * A top-level list item of a section, as written (without its bullet), with its 1-based line:
- * what `plan`, `decisions`, `failedApproaches`, `nextSteps` and `keyFiles` are read from, so a
- * reader that needs positions (validate, docs/design.md#files-on-disk) reads the same items.
- */
+/** A top-level list item of a section (lower-case title), as written without its bullet, with its line. */
 export interface HandoffItem {
-  /** The section's title in lower case (`plan`, `verification`, `key files`, …). */
   section: string;
   text: string;
   line: number;
@@ -69,19 +58,15 @@ export interface ParsedHandoff {
   marker: boolean;
   /** Has the `# Session Handoff` heading. */
   heading: boolean;
-  /** Text after `Saved:`, or null. */
+  /** Text after `Saved:`, and its line. */
   saved: string | null;
+  savedLine: number | null;
   /** The level-2 section titles in document order. */
   sections: string[];
-  /** The goal section's text, whitespace as written. */
   goal: string;
   /** The `## Plan` list's top-level items, each with its whole text (nested items included). */
   plan: PlanStep[];
-  /**
-   * Every checkbox of `## Plan` at any depth, each with its own text only (field report 25:
-   * an open sub-step under a done step is open). Items without a checkbox are left out,
-   * except top-level ones (`unmarked`). What the brief and every plan count read.
-   */
+  /** Every checkbox of `## Plan` at any depth with its own text (an open sub-step is open), and top-level items. */
   steps: PlanStep[];
   decisions: string[];
   failedApproaches: string[];
@@ -89,60 +74,56 @@ export interface ParsedHandoff {
   nextSteps: string[];
   keyFiles: KeyFile[];
   anchors: RawAnchors;
-  /** 1-based line of the `Saved:` line read as `saved`; null when there is none. */
-  savedLine: number | null;
-  /** Every heading of the document in order (the level-2 ones are `sections`), with its line. */
   headings: HandoffHeading[];
-  /**
-   * The list items of every section read (the first of a repeated title; not the goal), in
-   * document order, with their lines (docs/design.md#files-on-disk: validate's findings name them).
-   */
+  /** The items of every section read (the first of a repeated title; not the goal), for validate's findings. */
   items: HandoffItem[];
-  /**
-   * Level-2 sections schema v1 does not know, with the nearest known title (null when none is
-   * near): a `## Failed aproaches` is read as `## Failed approaches`, never silently dropped.
-   */
+  /** Level-2 sections schema v1 does not know, with the nearest known title: never silently dropped. */
   strays: { title: string; near: string | null; line: number }[];
 }
 
-/** The level-2 section titles of schema v1, in order (docs/design.md#files-on-disk). */
+/** The level-2 section titles of schema v1, in order. */
 export const SECTION_TITLES = [
   "Current goal", "Scope", "Plan", "Verification", "Decisions",
   "Failed approaches", "Open questions", "Next steps", "Key files", "Environment anchors",
 ] as const;
 const KNOWN_SECTIONS = new Set(SECTION_TITLES.map((t) => t.toLowerCase()));
-// Sections whose items a misspelled heading may lend its items to (anchors never: they are checked against git).
+// Sections a misspelled heading may lend its items to (anchors never: they are checked against git).
 const LENDABLE = new Set(["current goal", "plan", "decisions", "failed approaches", "open questions", "next steps"]);
 
 /** The known section title nearest to `title` (the validator's "did you mean" distance), or null. */
 export function nearestSection(title: string): string | null {
-  const t = title.toLowerCase();
-  let best: string | null = null;
-  let bestD = Infinity;
-  for (const n of SECTION_TITLES) {
-    const d = editDistance(t, n.toLowerCase());
-    if (d < bestD) [bestD, best] = [d, n];
-  }
-  return best !== null && bestD <= Math.max(2, Math.floor(best.length / 4)) ? best : null;
+  return nearest(title, SECTION_TITLES);
 }
 
 /** The sentence brief, check and the hook share for unknown sections, naming only known titles. */
 export function straySentence(strays: ParsedHandoff["strays"]): string | null {
   if (strays.length === 0) return null;
   const near = [...new Set(strays.flatMap((s) => (s.near === null ? [] : [s.near])))];
-  const lent = near.length > 0 ? ` (did you mean ${near.map((n) => `\`## ${n}\``).join(", ")}? its items are read as that section's)` : "";
+  const names = near.map((n) => `\`## ${n}\``).join(", ");
+  const lent = near.length > 0 ? ` (did you mean ${names}? its items are read as that section's)` : "";
   const lost = strays.some((s) => s.near === null) ? "; nothing reads a section with no near name" : "";
-  return `the handoff has ${strays.length === 1 ? "a section" : `${strays.length} sections`} schema v1 does not know${lent}${lost}: run \`validate handoff\` and fix the heading`;
+  const what = strays.length === 1 ? "a section" : `${strays.length} sections`;
+  return `the handoff has ${what} schema v1 does not know${lent}${lost}: run \`validate handoff\` and fix the heading`;
 }
 
-/** Strips a leading BOM and turns CRLF / CR line ends into LF (pasted handoffs, field report #16). */
+/** Strips a leading BOM and turns CRLF / CR line ends into LF (pasted handoffs). */
 export function normaliseText(text: string): string {
   return text.replace(/^\uFEFF/, "").replace(/\r\n?/g, "\n");
 }
 
-function slice(text: string, node: Block): string {
-  return text.slice(node.start, node.end);
-}
+const STEP = /^\[([ xX~-])\]\s*/;
+const KEY_SEPARATOR = /\s+[\u2014\u2013-]\s+/;
+// Anchor labels as the format writes them; only the label's case may differ.
+const ANCHOR = /^(Branch|HEAD|Dirty files|Dirty hashes|Date|Key file mtimes|In progress):[ \t]*(.*)$/is;
+const ANCHOR_KEY: Record<string, Exclude<keyof RawAnchors, "present">> = {
+  branch: "branch",
+  head: "head",
+  "dirty files": "dirty",
+  date: "date",
+  "key file mtimes": "keyFileMtimes",
+  "in progress": "inProgress",
+  "dirty hashes": "dirtyHashes",
+};
 
 /** Source of a list item without its bullet: from its first child to its last. */
 function itemText(text: string, item: Block): string {
@@ -151,12 +132,6 @@ function itemText(text: string, item: Block): string {
   return first && last ? text.slice(first.start, last.end) : "";
 }
 
-function headingTitle(text: string, h: Block): string {
-  return slice(text, h).replace(/^#+\s*/, "").replace(/\s*#*\s*$/, "").trim();
-}
-
-const STEP = /^\[([ xX~-])\]\s*/;
-
 function planStep(raw: string): PlanStep {
   const m = STEP.exec(raw);
   if (!m) return { status: "unmarked", text: raw };
@@ -164,10 +139,8 @@ function planStep(raw: string): PlanStep {
   return { status, text: raw.slice(m[0].length) };
 }
 
-// Every checkbox of a plan list, depth first: an item's own text is its blocks before its
-// first nested list; nested lists are steps of their own (field report 25).
-// (Index loops, no spreads: the session-start hook parses a handoff on every start, in code
-// V8 has not compiled yet, where each iterator and copy costs; docs/decisions/plain-bundle.md.)
+// Every checkbox of a plan list, depth first: an item's own text is its blocks before its first
+// nested list. Index loops: the session-start hook runs this in code V8 has not compiled yet.
 function allSteps(text: string, list: Block, depth: number, out: PlanStep[]): void {
   const items = list.children;
   for (let i = 0; i < items.length; i++) {
@@ -176,11 +149,11 @@ function allSteps(text: string, list: Block, depth: number, out: PlanStep[]): vo
     while (own < children.length && children[own]!.type !== "list") own++;
     const step = planStep(own > 0 ? text.slice(children[0]!.start, children[own - 1]!.end) : "");
     if (step.status !== "unmarked" || depth === 0) out.push({ status: step.status, text: step.text, depth });
-    for (let j = own; j < children.length; j++) if (children[j]!.type === "list") allSteps(text, children[j]!, depth + 1, out);
+    for (let j = own; j < children.length; j++) {
+      if (children[j]!.type === "list") allSteps(text, children[j]!, depth + 1, out);
+    }
   }
 }
-
-const KEY_SEPARATOR = /\s+[\u2014\u2013-]\s+/;
 
 function keyFile(raw: string): KeyFile {
   let pathText: string;
@@ -197,54 +170,26 @@ function keyFile(raw: string): KeyFile {
   return { raw: pathText, path: safeRelativePath(pathText), why: why.trim() };
 }
 
-// Anchor labels as the handoff format writes them (docs/design.md#files-on-disk); matching is exact apart from the label's case.
-const ANCHOR = /^(Branch|HEAD|Dirty files|Dirty hashes|Date|Key file mtimes|In progress):[ \t]*(.*)$/is;
-
-function unticked(value: string): string {
-  const m = /^`([^`]*)`$/.exec(value.trim());
-  return m ? m[1]!.trim() : value.trim();
-}
-
-/**
- * Parses handoff text (CRLF and a BOM tolerated). Sections are level-2 headings; list items
- * of the Plan, Decisions, Failed approaches, Open questions, Next steps and Key files
- * sections become entries; the first `## Environment anchors` list gives the anchor lines.
- * Never throws on content.
- *
- * Why a line scanner and not remark: the schema is line-oriented (exact `## ` headings, `- `
- * items, exact anchor lines), but reading it must still get Markdown's block structure right
- * (fenced code, HTML comments, multi-line and nested list items, lazy continuation), so
- * `parseBlocks` follows CommonMark's block algorithm and nothing more. remark-parse did the
- * same with micromark at a start-up cost measured at ~17 ms to parse a 60-line handoff plus
- * ~14 ms to compile its code, which put `drift` at 1.57x raw git against a 1.2x target
- * (BENCHMARKS.md). test/schema/corpus.test.ts holds remark's results on a corpus of tricky
- * documents as fixtures; the scanner must keep matching them.
- */
+/** Parses handoff text (CRLF and a BOM tolerated) into the model. Never throws on content. */
 export function parseHandoff(input: string): ParsedHandoff {
   const text = normaliseText(input);
   return readHandoff(text, parseBlocks(text));
 }
 
-/**
- * `parseHandoff` on text already normalised (`normaliseText`) and its block tree
- * (`parseBlocks(text)`), for a caller that needs the tree too (validate): the blocks are
- * scanned once. Never throws on content.
- */
+/** `parseHandoff` on normalised text and its blocks, for a caller that has them (validate). */
 export function readHandoff(text: string, tree: Block): ParsedHandoff {
   return readFields(text, tree, true);
 }
 
-// The one reading of a handoff. With `lists` false it skips what only list items give (plan,
-// steps, decisions, failed approaches, questions, next steps, key files, items) and reads
-// the rest exactly as with true: `stateTimeOfText` needs only `Saved:` and the anchors, and
-// the session-start hook calls it on every start (a 150-line handoff's lists cost it more
-// than the scan; docs/decisions/plain-bundle.md). Such a partial model never leaves this module.
+// The one reading of a handoff. With `lists` false it skips what only list items give (all but
+// `Saved:`, the headings and the anchors): the session-start hook needs only the state time.
 function readFields(text: string, tree: Block, lists: boolean): ParsedHandoff {
   const starts = lineStartsOf(text);
   const out: ParsedHandoff = {
     marker: text.startsWith("<!-- memory-schema: v1 -->\n") || text === "<!-- memory-schema: v1 -->",
     heading: false,
     saved: null,
+    savedLine: null,
     sections: [],
     goal: "",
     plan: [],
@@ -255,10 +200,15 @@ function readFields(text: string, tree: Block, lists: boolean): ParsedHandoff {
     nextSteps: [],
     keyFiles: [],
     anchors: { present: false, branch: null, head: null, dirty: null, date: null, keyFileMtimes: null },
-    savedLine: null,
     headings: [],
     items: [],
     strays: [],
+  };
+  const listOf: Record<string, string[]> = {
+    decisions: out.decisions,
+    "failed approaches": out.failedApproaches,
+    "open questions": out.openQuestions,
+    "next steps": out.nextSteps,
   };
   let section: string | null = null;
   let stray = false;
@@ -268,40 +218,37 @@ function readFields(text: string, tree: Block, lists: boolean): ParsedHandoff {
   for (let n = 0; n < nodes.length; n++) {
     const node = nodes[n]!;
     if (node.type === "heading") {
-      const title = headingTitle(text, node);
+      const title = text.slice(node.start, node.end).replace(/^#+\s*/, "").replace(/\s*#*\s*$/, "").trim();
       out.headings.push({ depth: node.depth ?? 1, title, line: lineAt(starts, node.start) });
       if (node.depth === 1 && title === "Session Handoff" && section === null) out.heading = true;
-      if (node.depth === 2) {
-        out.sections.push(title);
-        stray = !KNOWN_SECTIONS.has(title.toLowerCase());
-        if (stray) {
-          // An unknown section lends its items to the nearest known one; validate names it.
-          const near = nearestSection(title);
-          out.strays.push({ title, near, line: lineAt(starts, node.start) });
-          section = near !== null && LENDABLE.has(near.toLowerCase()) ? near.toLowerCase() : "(unknown)";
-          continue;
-        }
-        // A repeated section is not read twice: the first one is the document's.
-        section = seen.has(title.toLowerCase()) ? "(repeated)" : title.toLowerCase();
-        seen.add(title.toLowerCase());
+      if (node.depth !== 2) continue;
+      out.sections.push(title);
+      const key = title.toLowerCase();
+      stray = !KNOWN_SECTIONS.has(key);
+      if (stray) {
+        // An unknown section lends its items to the nearest known one; validate names it.
+        const near = nearestSection(title);
+        out.strays.push({ title, near, line: lineAt(starts, node.start) });
+        section = near !== null && LENDABLE.has(near.toLowerCase()) ? near.toLowerCase() : "(unknown)";
+        continue;
       }
+      // A repeated section is not read twice: the first one is the document's.
+      section = seen.has(key) ? "(repeated)" : key;
+      seen.add(key);
       continue;
     }
     if (section === null) {
-      if (node.type === "paragraph") {
-        const lines = slice(text, node).split("\n");
-        for (let i = 0; i < lines.length && out.saved === null; i++) {
-          const m = /^Saved:[ \t]*(.*)$/.exec(lines[i]!.trim());
-          if (m) {
-            out.saved = m[1]!.trim();
-            out.savedLine = lineAt(starts, node.start) + i;
-          }
-        }
+      if (node.type !== "paragraph" || out.saved !== null) continue;
+      const lines = text.slice(node.start, node.end).split("\n");
+      const i = lines.findIndex((l) => /^Saved:/.test(l.trim()));
+      if (i >= 0) {
+        out.saved = lines[i]!.trim().slice("Saved:".length).trim();
+        out.savedLine = lineAt(starts, node.start) + i;
       }
       continue;
     }
     if (section === "current goal") {
-      goalParts.push(slice(text, node));
+      goalParts.push(text.slice(node.start, node.end));
       continue;
     }
     if (node.type !== "list" || (!lists && section !== "environment anchors")) continue;
@@ -309,34 +256,26 @@ function readFields(text: string, tree: Block, lists: boolean): ParsedHandoff {
     const items: string[] = [];
     for (let i = 0; i < listed.length; i++) items.push(itemText(text, listed[i]!));
     if (section !== "(repeated)" && !stray && lists) {
-      for (let i = 0; i < listed.length; i++) out.items.push({ section, text: items[i]!, line: lineAt(starts, listed[i]!.start) });
+      for (let i = 0; i < listed.length; i++) {
+        out.items.push({ section, text: items[i]!, line: lineAt(starts, listed[i]!.start) });
+      }
     }
-    const into = section === "decisions" ? out.decisions : section === "failed approaches" ? out.failedApproaches : section === "open questions" ? out.openQuestions : section === "next steps" ? out.nextSteps : null;
-    if (into !== null) for (let i = 0; i < items.length; i++) into.push(items[i]!);
-    switch (section) {
-      case "plan":
-        for (let i = 0; i < items.length; i++) out.plan.push(planStep(items[i]!));
-        allSteps(text, node, 0, out.steps);
-        break;
-      case "key files":
-        // `- none` keeps an empty section's heading (references/handoff-schema.md): no file.
-        for (let i = 0; i < items.length; i++) if (!/^none\.?$/i.test(items[i]!.trim())) out.keyFiles.push(keyFile(items[i]!));
-        break;
-      case "environment anchors":
-        if (out.anchors.present) break;
-        out.anchors.present = true;
-        for (const item of items) {
-          const m = ANCHOR.exec(item);
-          if (!m) continue;
-          const label = m[1]!.toLowerCase();
-          const value = m[2]!;
-          const key = label === "branch" ? "branch" : label === "head" ? "head" : label === "dirty files" ? "dirty" : label === "date" ? "date" : label === "in progress" ? "inProgress" : label === "dirty hashes" ? "dirtyHashes" : "keyFileMtimes";
-          if (key === "inProgress" || key === "dirtyHashes") {
-            // Only set when present, so that documents without it parse as before.
-            if (out.anchors[key] === undefined) out.anchors[key] = value;
-          } else if (out.anchors[key] === null) out.anchors[key] = value;
-        }
-        break;
+    const into = listOf[section];
+    if (into !== undefined) for (let i = 0; i < items.length; i++) into.push(items[i]!);
+    if (section === "plan") {
+      for (let i = 0; i < items.length; i++) out.plan.push(planStep(items[i]!));
+      allSteps(text, node, 0, out.steps);
+    } else if (section === "key files") {
+      // `- none` keeps an empty section's heading: no file.
+      for (const item of items) if (!/^none\.?$/i.test(item.trim())) out.keyFiles.push(keyFile(item));
+    } else if (section === "environment anchors" && !out.anchors.present) {
+      out.anchors.present = true;
+      for (const item of items) {
+        const m = ANCHOR.exec(item);
+        const key = m ? ANCHOR_KEY[m[1]!.toLowerCase()]! : null;
+        // The first line of each label counts; the two newer labels are set only when written.
+        if (key !== null && (out.anchors[key] ?? null) === null) out.anchors[key] = m![2]!;
+      }
     }
   }
   // A section heading with no list still counts as present.
@@ -346,31 +285,22 @@ function readFields(text: string, tree: Block, lists: boolean): ParsedHandoff {
 }
 
 /**
- * THE state time of a parsed handoff (docs/design.md#one-reading-of-the-handoff): the
- * model's `- Date:` anchor (first `## Environment anchors` section, top-level item), else its
- * `Saved:` line, by `stateTime` (future only beyond 5 minutes). Every verb's age comes from
- * here: hook, check, brief, drift, archives, the merge driver. Pure; never throws.
- * @param nowMs now, in ms since the epoch.
+ * THE state time of a parsed handoff (docs/design.md#one-reading-of-the-handoff): its `- Date:`
+ * anchor, else its `Saved:` line, by `stateTime`. Every verb's age comes from here. Pure.
  */
 export function handoffStateTime(h: ParsedHandoff, nowMs: number): StateTime {
   return stateTime(h.anchors.date, h.saved, nowMs);
 }
 
-/**
- * `handoffStateTime(parseHandoff(text))`, the one call for a verb that needs only the age: the
- * same reading, without the fields only list items give (test/schema/state-time.test.ts holds
- * them equal on the corpus and on generated documents).
- */
+/** `handoffStateTime(parseHandoff(text))`, without the fields only list items give. */
 export function stateTimeOfText(text: string, nowMs: number): StateTime {
   return glanceAtHandoff(text, nowMs).stateTime;
 }
 
 /** The state time and the unknown sections of handoff text, from one scan (what the session-start hook needs). */
-export function glanceAtHandoff(text: string, nowMs: number): {
-  stateTime: StateTime; strays: ParsedHandoff["strays"];
-} {
+export function glanceAtHandoff(text: string, nowMs: number): Pick<ParsedHandoff, "strays"> & { stateTime: StateTime } {
   const normalised = normaliseText(text);
-  const h = readFields(normalised, parseBlocksPrivately(normalised), false);
+  const h = readFields(normalised, parseBlocks(normalised), false);
   return { stateTime: handoffStateTime(h, nowMs), strays: h.strays };
 }
 
@@ -380,7 +310,7 @@ export function goalLineOf(h: ParsedHandoff): string | null {
   return line === undefined ? null : line.trim();
 }
 
-/** An open item of a handoff: an unfinished plan step (`[ ]`, `[~]`, any depth) or a next step (a `[-]` one is closed). */
+/** An open item of a handoff: an unfinished plan step (any depth) or a next step not dropped. */
 export interface OpenItem {
   section: "Plan" | "Next steps";
   text: string;
@@ -389,15 +319,13 @@ export interface OpenItem {
 const NEXT_CHECKBOX = /^\[([ xX~-])\]\s+/;
 const NONE_ITEM = /^(none|none recorded|n\/a|-)\.?$/i;
 
-/**
- * The open items of a parsed handoff (docs/design.md#files-on-disk): `## Plan` steps still todo or
- * in progress at any depth, then `## Next steps` items that are not `none` nor dropped on
- * purpose (`- [-] … — dropped: …`, docs/design.md#files-on-disk). Each item's first line, trimmed. Pure.
- */
+/** The open items of a handoff, each item's first line: plan steps todo or in progress, then next steps. */
 export function openItemsOf(h: ParsedHandoff): OpenItem[] {
   const first = (t: string) => t.split("\n")[0]!.trim();
   const items: OpenItem[] = [];
-  for (const s of h.steps) if (s.status === "todo" || s.status === "in-progress") items.push({ section: "Plan", text: first(s.text) });
+  for (const s of h.steps) {
+    if (s.status === "todo" || s.status === "in-progress") items.push({ section: "Plan", text: first(s.text) });
+  }
   for (const raw of h.nextSteps) {
     const m = NEXT_CHECKBOX.exec(raw);
     if (m?.[1] === "-") continue;
@@ -407,75 +335,72 @@ export function openItemsOf(h: ParsedHandoff): OpenItem[] {
   return items;
 }
 
-/** The anchors after validation: only these values may reach git (docs/design.md#tokens-and-the-publication-protocol). */
+/** The anchors after validation: only these values may reach git. */
 export interface CheckedAnchors {
   head: ObjectId | null;
   /** The branch as written, when plausible (`(detached)` included). */
   branch: string | null;
-  /** The state time (docs/design.md#verdicts-and-the-brief): `- Date:`, else `Saved:`; null when neither parses or it is in the future. */
+  /** The state time when known (`stateTime` says why it is not). */
   date: ValidTime | null;
-  /** The state time with the reason it is unknown, when it is (`stateTime`). */
   stateTime: StateTime;
   /** The `- In progress:` anchor's words (`rebase of feature/login`); null when none or malformed. */
   inProgress: string | null;
   /** The `- Key file mtimes:` anchor (outside git), times as written (null: saved as missing). */
   keyFileMtimes: { path: string; mtime: string | null }[];
-  /** Dirty paths recorded at the save; null when the line is missing or malformed. */
+  /** Dirty paths recorded at the save (null when missing or malformed), and how many the list left off. */
   dirty: string[] | null;
-  /** How many dirty paths the list left off (its `… and N more`); 0 when it names them all. */
   dirtyMore: number;
-  /** The `- Dirty hashes:` items (top-relative paths inside the repository); absent or empty when none. */
-  dirtyHashes?: DirtyHash[];
+  dirtyHashes?: anchor.DirtyHash[];
   /** Key files whose paths are usable (root-relative, inside the root). */
   keyFiles: string[];
-  /**
-   * Fields that failed validation or are missing: `anchors` (no section), `head`, `branch`,
-   * `dirty`, `date`, `saved`, `keyFiles` (some path absolute or outside the root).
-   */
+  /** Fields that failed validation or are missing: `anchors` (no section), `head`, `branch`, `dirty`, `date`, … */
   unverifiable: string[];
 }
 
 /**
- * Validates a parsed handoff's anchors (docs/design.md#files-on-disk): a full 40/64-hex HEAD, a plausible
- * branch, a strict ISO-8601 time with a zone not in the future (beyond `CLOCK_SKEW_MS`),
- * relative paths inside the root; the state time by `stateTime` (docs/design.md#verdicts-and-the-brief). Bad values become unverifiable fields; never throws.
- * @param nowMs the current time in ms since the epoch.
- * @param _text unused since the state time comes from the model (`handoffStateTime`); kept so that callers passing it still compile.
+ * Validates a parsed handoff's anchors: a full HEAD, a plausible branch, strict ISO-8601 times
+ * not in the future, paths inside the root. Bad values become unverifiable fields; never throws.
  */
-export function checkAnchors(h: ParsedHandoff, nowMs: number, _text: string | null = null): CheckedAnchors {
+export function checkAnchors(h: ParsedHandoff, nowMs: number): CheckedAnchors {
   const unverifiable: string[] = [];
-  if (!h.anchors.present) unverifiable.push("anchors");
-  const head = h.anchors.head === null ? null : asObjectId(unticked(h.anchors.head));
-  if (head === null) unverifiable.push("head");
-  // No backtick stripping for the branch: backticks in a branch line are treated as hostile
-  // (docs/design.md#files-on-disk); the format writes the name bare.
-  const branchText = h.anchors.branch === null ? null : unquoteBranch(h.anchors.branch.trim());
+  const fail = (field: string, bad: boolean) => bad && unverifiable.push(field);
+  const a = h.anchors;
+  fail("anchors", !a.present);
+  const head = a.head === null ? null : asObjectId(unticked(a.head));
+  fail("head", head === null);
+  // No backtick stripping for the branch: backticks in a branch line are treated as hostile.
+  const branchText = a.branch === null ? null : anchor.unquoteBranch(a.branch.trim());
   const branch = branchText !== null && isPlausibleBranch(branchText) ? branchText : null;
-  if (branch === null) unverifiable.push("branch");
-  const dirtyList = h.anchors.dirty === null ? null : parsePathList(h.anchors.dirty);
-  if (dirtyList === null) unverifiable.push("dirty");
-  const anchorDate = h.anchors.date === null ? null : parseStrictTime(unticked(h.anchors.date), nowMs);
-  const savedDate = h.saved === null ? null : parseStrictTime(unticked(h.saved), nowMs);
-  if (anchorDate === null || "error" in anchorDate) unverifiable.push("date");
-  if (savedDate === null || "error" in savedDate) unverifiable.push("saved");
-  // The one reading of the state time (docs/design.md#one-reading-of-the-handoff): the model's.
+  fail("branch", branch === null);
+  const dirtyList = a.dirty === null ? null : anchor.parsePathList(a.dirty);
+  fail("dirty", dirtyList === null);
+  const bad = (value: string | null) => value === null || "error" in parseStrictTime(unticked(value), nowMs);
+  fail("date", bad(a.date));
+  fail("saved", bad(h.saved));
   const st = handoffStateTime(h, nowMs);
-  const date = st.known ? st.time : null;
-  const progress = h.anchors.inProgress == null ? null : parseInProgress(h.anchors.inProgress);
-  if (h.anchors.inProgress != null && progress === null) unverifiable.push("inProgress");
-  const mtimes = h.anchors.keyFileMtimes === null ? [] : parseKeyFileMtimes(h.anchors.keyFileMtimes);
-  if (mtimes === null) unverifiable.push("keyFileMtimes");
+  const progress = a.inProgress == null ? null : anchor.parseInProgress(a.inProgress);
+  fail("inProgress", a.inProgress != null && progress === null);
+  const mtimes = a.keyFileMtimes === null ? [] : anchor.parseKeyFileMtimes(a.keyFileMtimes);
+  fail("keyFileMtimes", mtimes === null);
   const keyFileMtimes = (mtimes ?? []).flatMap((m) => {
     const p = safeRelativePath(m.path);
     return p === null ? [] : [{ path: p, mtime: m.mtime }];
   });
-  const keyFiles: string[] = [];
-  for (const k of h.keyFiles) {
-    if (k.path !== null) keyFiles.push(k.path);
-  }
-  if (keyFiles.length < h.keyFiles.length) unverifiable.push("keyFiles");
-  const hashes = h.anchors.dirtyHashes == null ? [] : parseDirtyHashes(h.anchors.dirtyHashes);
-  if (hashes === null) unverifiable.push("dirtyHashes");
-  const dirtyHashes = (hashes ?? []).filter((x) => safeRelativePath(x.path) === x.path);
-  return { head, branch, date, stateTime: st, inProgress: progress?.words ?? null, keyFileMtimes, dirty: dirtyList?.paths ?? null, dirtyMore: dirtyList?.more ?? 0, dirtyHashes, keyFiles, unverifiable };
+  const keyFiles = h.keyFiles.flatMap((k) => (k.path === null ? [] : [k.path]));
+  fail("keyFiles", keyFiles.length < h.keyFiles.length);
+  const hashes = a.dirtyHashes == null ? [] : anchor.parseDirtyHashes(a.dirtyHashes);
+  fail("dirtyHashes", hashes === null);
+  return {
+    head,
+    branch,
+    date: st.known ? st.time : null,
+    stateTime: st,
+    inProgress: progress?.words ?? null,
+    keyFileMtimes,
+    dirty: dirtyList?.paths ?? null,
+    dirtyMore: dirtyList?.more ?? 0,
+    dirtyHashes: (hashes ?? []).filter((x) => safeRelativePath(x.path) === x.path),
+    keyFiles,
+    unverifiable,
+  };
 }

@@ -20,10 +20,8 @@ function normalise(s: string): string {
 }
 
 /**
- * The open items of `prior` that `next` neither carries over nor mentions as done (field
- * report 2): an item counts as carried when its text (case, spacing, Markdown emphasis and
- * trailing punctuation ignored), or its title before a colon or a dash (at least 6
- * characters), appears anywhere in `next`.
+ * The open items of `prior` that `next` neither carries over nor mentions as done: carried when its
+ * text, or its title before a colon or a dash (6+ characters), appears in `next`, formatting aside.
  */
 export function droppedItems(prior: string, next: string): OpenItem[] {
   const haystack = normalise(next.replace(/\r\n?/g, "\n"));
@@ -44,7 +42,9 @@ export function droppedReport(items: OpenItem[]): string | null {
   const shown = items.slice(0, 10).map((i) => `  - [${i.section}] ${sanitize(i.text, { max: 100 })}`);
   const more = items.length > 10 ? [`  … and ${items.length - 10} more`] : [];
   return [
-    `note: ${items.length} open item(s) of the previous handoff are neither carried over nor marked done; carry them over, or name each in the plan as done (\`- [x] <item>\`) or dropped (\`- [-] <item> — dropped: <why>\`):`,
+    `note: ${items.length} open item(s) of the previous handoff are neither carried over nor marked done; ` +
+      "carry them over, or name each in the plan as done (`- [x] <item>`) " +
+      "or dropped (`- [-] <item> — dropped: <why>`):",
     ...shown,
     ...more,
   ].join("\n");

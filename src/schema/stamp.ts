@@ -1,7 +1,7 @@
 // What `write handoff` changes in the document before saving it (docs/design.md#files-on-disk):
 // the `Saved:` stamp, an empty anchors section filled, and the comparison that makes a save
 // of the same state `unchanged`. Pure.
-import { anchorsRange, handoffLayout } from "./validate.ts";
+import { handoffLayout } from "./validate.ts";
 import { isEmptyAnchorsBody } from "./validate-anchors.ts";
 
 /** A document with `Saved:` stamped, and what the stamp replaced. */
@@ -13,11 +13,7 @@ export interface Stamped {
   insertedAt: number | null;
 }
 
-/**
- * Stamps `Saved: <iso>` (docs/design.md#files-on-disk): replaces the preamble's `Saved:` line, or inserts one as
- * the first non-blank line after `# Session Handoff`. The text must have that title in its
- * first four lines (the caller validated the shape).
- */
+/** Stamps `Saved: <iso>`: replaces the preamble's `Saved:` line, or inserts one after `# Session Handoff`. */
 export function stampSaved(text: string, iso: string): Stamped {
   const layout = handoffLayout(text);
   const lines = [...layout.lines];
@@ -36,9 +32,8 @@ export function stampSaved(text: string, iso: string): Stamped {
 
 /** The body lines of the anchors section as written, or null when there is no such section. */
 export function anchorsBody(text: string): string[] | null {
-  const layout = handoffLayout(text);
-  const range = anchorsRange(layout);
-  return range ? layout.lines.slice(range.start, range.end) : null;
+  const { lines, anchors } = handoffLayout(text);
+  return anchors ? lines.slice(anchors.start, anchors.end) : null;
 }
 
 /** True when the anchors section exists and is empty (docs/design.md#files-on-disk) (blank, `- none`, placeholders). */
@@ -47,13 +42,10 @@ export function anchorsEmpty(text: string): boolean {
   return body !== null && isEmptyAnchorsBody(body);
 }
 
-/**
- * Replaces the anchors section's body with `rendered` (the lines `anchors` prints, ending
- * with a newline). Returns the new text and the 1-based line numbers of the lines put in.
- */
+/** Replaces the anchors section's body with `rendered`: the new text and the 1-based lines put in. */
 export function fillAnchors(text: string, rendered: string): { text: string; lines: Set<number> } {
   const layout = handoffLayout(text);
-  const range = anchorsRange(layout);
+  const range = layout.anchors;
   if (!range) return { text, lines: new Set() };
   const fresh = rendered.replace(/\n$/, "").split("\n");
   const lines = [...layout.lines.slice(0, range.start), ...fresh, ...layout.lines.slice(range.end)];
@@ -63,13 +55,10 @@ export function fillAnchors(text: string, rendered: string): { text: string; lin
   return { text: out.endsWith("\n") ? out : `${out}\n`, lines: filled };
 }
 
-/**
- * The text as `unchanged` compares it (docs/design.md#files-on-disk): without the preamble's `Saved:` line and,
- * when `dropDate`, without the anchors' `- Date:` line (the one `write` filled itself).
- */
+/** The text as `unchanged` compares it: without `Saved:` and, when `dropDate`, the anchors' `- Date:` line. */
 export function comparable(text: string, dropDate: boolean): string {
   const layout = handoffLayout(text);
-  const range = anchorsRange(layout);
+  const range = layout.anchors;
   return layout.lines
     .filter((line, i) => {
       if (i === layout.savedIndex) return false;

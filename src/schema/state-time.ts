@@ -2,7 +2,7 @@
 // hook alike, never a file's modification time (a clone or a pull resets those; field report 23).
 // Pure: the rule that turns the two values into one age. The values come from the parsed model
 // (schema/handoff.ts `handoffStateTime`).
-import { CLOCK_SKEW_MS, parseStrictTime, type ValidTime } from "./values.ts";
+import { CLOCK_SKEW_MS, parseStrictTime, unticked, type ValidTime } from "./values.ts";
 
 /** One day in ms. */
 export const DAY_MS = 86_400_000;
@@ -12,21 +12,9 @@ export type StateTime =
   | { known: true; time: ValidTime; source: "date" | "saved" }
   | { known: false; reason: "missing" | "malformed" | "future" };
 
-function unticked(value: string): string {
-  const m = /^`([^`]*)`$/.exec(value.trim());
-  return m ? m[1]!.trim() : value.trim();
-}
-
-/**
- * The state time (docs/design.md#verdicts-and-the-brief): the first of the `- Date:` anchor and the `Saved:` line that
- * parses strictly (ISO-8601 with a zone, a real calendar day); when that one lies more than
- * `CLOCK_SKEW_MS` (5 minutes) ahead of `nowMs` it is the future and the age is unknown (the
- * other value is not consulted: a clock ahead of the server must not make an old handoff
- * look new). Zoneless or malformed values are skipped as if missing, but remembered as the
- * reason when nothing parses. Pure; never throws.
- * @param date the text after `- Date:` (null when absent); @param saved the text after `Saved:`.
- * @param nowMs now, in ms since the epoch.
- */
+// The first of `- Date:` and `Saved:` that parses strictly; more than 5 minutes ahead is the
+// future and the age unknown, without consulting the other (a clock ahead of the server must not
+// make an old handoff look new). Malformed values are skipped, but named when nothing parses.
 export function stateTime(date: string | null, saved: string | null, nowMs: number): StateTime {
   let malformed = false;
   for (const [value, source] of [
@@ -58,11 +46,8 @@ function localDay(ms: number): number {
 }
 
 /**
- * The age as the hook says it (docs/decisions/age-words.md): under a day, by the local calendar
- * (the helper's time zone, which is the harness's): `today` when saved on today's date,
- * `yesterday` on the day before (a save at 23:00 read at 08:00 is not "today"); from a day on,
- * whole elapsed days as drift and brief count them: `1 day ago`, `N days ago`; `age unknown`
- * when there is no state time. A time up to 5 minutes ahead is `today`.
+ * The age as the hook says it (docs/decisions/age-words.md): under a day by the local calendar
+ * (`today`, `yesterday`), then whole elapsed days (`1 day ago`, `N days ago`), or `age unknown`.
  */
 export function ageWords(st: StateTime, nowMs: number): string {
   const days = ageDaysOf(st, nowMs);

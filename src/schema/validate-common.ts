@@ -3,6 +3,7 @@
 // loop that runs them. Pure.
 import type { RedactionFinding } from "../guard/redact.ts";
 import { conflictIssue } from "./conflicted.ts";
+import type { Flag } from "./grammar.ts";
 
 /** One error or finding: a kebab-case rule id, a 1-based line (0: the document as a whole), a message. */
 export interface Issue {
@@ -17,11 +18,7 @@ export interface ScorePart {
   max: number;
 }
 
-/**
- * The result of validating one memory document (docs/design.md#files-on-disk): `valid` is false exactly when
- * `errors` is non-empty; `score` is 0–100, the parts' points over their maxima; `dropped`
- * lists open items of the previous handoff that this one neither carries over nor closes.
- */
+/** A validation: `valid` exactly when no error; `score` 0–100; `dropped`: open items of the previous handoff lost. */
 export interface Validation {
   valid: boolean;
   errors: Issue[];
@@ -39,11 +36,8 @@ export interface Hit {
 }
 
 /**
- * A rule of a memory document's schema or quality (docs/decisions/validation-table.md): its
- * stable kebab-case id (the `rule` of every issue it reports), its severity (`error or
- * finding` when it depends on the document or the mode: each hit then says which), the score
- * part it lowers (null: none), what it checks in words, and the check with its messages,
- * a function of the document's context `C`, built once.
+ * A rule (docs/decisions/validation-table.md): its stable id (every issue's `rule`), its severity
+ * (`error or finding` when each hit says which), the part it lowers, what it checks, and the check.
  */
 export interface Rule<C, P extends string = string> {
   id: string;
@@ -60,11 +54,12 @@ export interface PartRule<C, P extends string = string> {
   score(c: C): number | null;
 }
 
-/** What every document's context holds: the text as given, LF-normalised without a BOM, and its lines. */
+/** Every document's context: the text as given, LF-normalised without a BOM, its lines and the grammar's flags. */
 export interface DocumentText {
   input: string;
   text: string;
   lines: string[];
+  flags: readonly Flag[];
 }
 
 /** The rules every memory document shares: BOM and CR findings, the final newline, conflict markers. */
@@ -74,14 +69,19 @@ export const TEXT_RULES = {
     severity: "finding",
     part: null,
     checks: "the text starts with a UTF-8 byte order mark",
-    check: (c: DocumentText): Hit[] => (c.input.startsWith("\uFEFF") ? [{ line: 1, message: "a UTF-8 byte order mark starts the text; write drops it" }] : []),
+    check: (c: DocumentText): Hit[] => {
+      const message = "a UTF-8 byte order mark starts the text; write drops it";
+      return c.input.startsWith("\uFEFF") ? [{ line: 1, message }] : [];
+    },
   },
   crlf: {
     id: "crlf",
     severity: "finding",
     part: null,
     checks: "CR or CRLF line ends",
-    check: (c: DocumentText): Hit[] => (c.input.includes("\r") ? [{ line: 1, message: "CR or CRLF line ends; write turns them into LF" }] : []),
+    check: (c: DocumentText): Hit[] => {
+      return c.input.includes("\r") ? [{ line: 1, message: "CR or CRLF line ends; write turns them into LF" }] : [];
+    },
   },
   newline: {
     // Write refuses a text without its final newline.
@@ -89,7 +89,17 @@ export const TEXT_RULES = {
     severity: "error",
     part: null,
     checks: "the text ends with a newline",
-    check: (c: DocumentText): Hit[] => (c.text.endsWith("\n") ? [] : [{ line: c.lines.length, message: "the document must end with a newline" }]),
+    check: (c: DocumentText): Hit[] => {
+      return c.text.endsWith("\n") ? [] : [{ line: c.lines.length, message: "the document must end with a newline" }];
+    },
+  },
+  markdown: {
+    // The line grammar reads such a line as plain text: the finding says what to write instead.
+    id: "markdown",
+    severity: "finding",
+    part: null,
+    checks: "every line in the helper's Markdown grammar (no setext heading, indented code, quote, HTML block…)",
+    check: (c: DocumentText): Hit[] => c.flags.map((f) => ({ line: f.line, message: f.message })),
   },
   conflicted: {
     id: "conflicted",
@@ -104,12 +114,10 @@ export const TEXT_RULES = {
 } as const satisfies Record<string, Rule<DocumentText, never>>;
 
 /**
- * Runs a rule table and a part table on one context: every rule's hits become errors or
- * findings (by the hit's severity, else the rule's), the parts their points. Errors are listed
- * by line, findings by line with whole-document ones (line 0) last; two on one line keep the
- * table's order. `valid` is false exactly when an error was found; both lists are bounded.
+ * Runs a rule table and a part table on one context. Errors are listed by line, findings by line
+ * with whole-document ones (line 0) last; two on one line keep the table's order; both are bounded.
  */
-export function runRules<C>(rules: readonly Rule<C>[], parts: readonly PartRule<C>[], c: C, dropped: string[] = []): Validation {
+export function runRules<C>(rules: readonly Rule<C>[], parts: readonly PartRule<C>[], c: C, dropped: string[] = []) {
   const errors: Issue[] = [];
   const findings: Issue[] = [];
   for (const rule of rules) {
@@ -125,7 +133,10 @@ export function runRules<C>(rules: readonly Rule<C>[], parts: readonly PartRule<
   }
   errors.sort((a, b) => a.line - b.line);
   findings.sort((a, b) => (a.line === 0 ? 1 : 0) - (b.line === 0 ? 1 : 0) || a.line - b.line);
-  return { valid: errors.length === 0, errors: bounded(errors, "error(s)"), score: totalScore(scored), parts: scored, findings: bounded(findings, "finding(s)"), dropped };
+  const valid = errors.length === 0;
+  const listed = { errors: bounded(errors, "error(s)"), findings: bounded(findings, "finding(s)") };
+  const result: Validation = { valid, ...listed, score: totalScore(scored), parts: scored, dropped };
+  return result;
 }
 
 /** Most errors and findings a result lists; the rest are counted in one last entry (1 MB of headings). */
@@ -189,6 +200,17 @@ export function editDistance(a: string, b: string): number {
     prev = cur;
   }
   return prev[t.length]!;
+}
+
+/** The name nearest to `title` (case ignored) when near enough to be a misspelling of it, or null. */
+export function nearest(title: string, names: readonly string[]): string | null {
+  let best: string | null = null;
+  let bestD = Infinity;
+  for (const n of names) {
+    const d = editDistance(title.toLowerCase(), n.toLowerCase());
+    if (d < bestD) [bestD, best] = [d, n];
+  }
+  return best !== null && bestD <= Math.max(2, Math.floor(best.length / 4)) ? best : null;
 }
 
 /** Renders issues as the lines `write` and `validate` print: `line L: <rule>: <message>`. */

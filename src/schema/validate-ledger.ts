@@ -1,11 +1,12 @@
-// `validate lessons|solutions` (docs/design.md#files-on-disk): a ledger's errors are exactly the file format's
-// (marker, heading, final newline) plus a malformed entry heading, per
-// references/lessons-schema.md and references/solutions-schema.md; everything else is a
-// finding, so ledgers the reference helper wrote keep working. As the handoff's, a table of
-// rules and a table of parts with their weights (docs/decisions/validation-table.md). Pure.
+// `validate lessons|solutions` (docs/design.md#files-on-disk): a ledger's errors are exactly the
+// file format's (marker, heading, final newline) plus a malformed entry heading, per
+// references/lessons-schema.md and references/solutions-schema.md; everything else is a finding,
+// so ledgers the reference helper wrote keep working. A rule table and a part table, as the
+// handoff's. Pure.
 import { redactText } from "../guard/redaction.ts";
 import type { RedactionFinding } from "../guard/redact.ts";
-import { parseBlocks } from "./blocks.ts";
+import { quoted } from "../guard/sanitize.ts";
+import { parseBlocks } from "./grammar.ts";
 import { normaliseText } from "./handoff.ts";
 import {
   lineAt,
@@ -23,7 +24,6 @@ import {
   type Rule,
   type Validation,
 } from "./validate-common.ts";
-import { quoted } from "../guard/sanitize.ts";
 
 /** The two ledger kinds. */
 export type LedgerKind = "lessons" | "solutions";
@@ -32,14 +32,18 @@ interface LedgerSchema {
   title: string;
   prefix: "L" | "S";
   fields: string[];
-  /** Lines past which the ledger is flagged (about 200 lessons or 250 solutions: longer is too long to consult). */
+  /** Lines past which the ledger is too long to consult (about 200 lessons or 250 solutions). */
   cap: number;
 }
 
-/** Each ledger's shape, from its schema reference. */
-export const LEDGER_SCHEMAS: Record<LedgerKind, LedgerSchema> = {
+const SCHEMAS: Record<LedgerKind, LedgerSchema> = {
   lessons: { title: "# Lessons", prefix: "L", fields: ["When", "Lesson", "Why", "Source", "Status"], cap: 200 },
-  solutions: { title: "# Solutions", prefix: "S", fields: ["Symptoms", "Context", "Fix", "Evidence", "Recorded"], cap: 250 },
+  solutions: {
+    title: "# Solutions",
+    prefix: "S",
+    fields: ["Symptoms", "Context", "Fix", "Evidence", "Recorded"],
+    cap: 250,
+  },
 };
 
 const MARKER = "<!-- memory-schema: v1 -->";
@@ -47,40 +51,42 @@ const LABEL = /\[(user-directed|user-approved|agent-proposed)\]/;
 const LESSON_STATUS = /^(active|superseded by L-\d{4}\b.*|retired: \S.*)$/;
 const SOLUTION_STATUS = /^obsolete: \S/;
 
-/** A ledger entry: its 4-digit number, its heading's line, its `- Field: value` items (the first of each name). */
+/** An entry: its number, its heading's line, its `- Field: value` items, the line its number was first used. */
 interface LedgerEntry {
   number: string;
   line: number;
   fields: Map<string, string>;
-  /** The line of the first entry with this number, when this one reuses it. */
   reuses: number | null;
 }
 
-/** Everything the ledger rules read, built once per document. */
-export interface LedgerContext extends DocumentText {
+interface LedgerContext extends DocumentText {
   kind: LedgerKind;
   schema: LedgerSchema;
-  /** `## ` headings that are not entry headings, with their titles. */
+  /** `## ` headings that are not entry headings. */
   badHeadings: { line: number; title: string }[];
   entries: LedgerEntry[];
   secrets: readonly RedactionFinding[];
 }
 
-/** The ledger's score parts. */
-export type LedgerPart = "fields" | "status" | "numbering" | "size" | "secrets";
+type LedgerPart = "fields" | "status" | "numbering" | "size" | "secrets";
+type Check = (c: LedgerContext, e: LedgerEntry) => boolean;
 
 const at = (line: number, message: string): Hit => ({ line, message });
 const name = (c: LedgerContext, e: LedgerEntry) => `${c.schema.prefix}-${e.number}`;
 const lacking = (c: LedgerContext, e: LedgerEntry) => c.schema.fields.filter((f) => !(e.fields.get(f) ?? ""));
 const lineCount = (c: LedgerContext) => (c.text.endsWith("\n") ? c.lines.length - 1 : c.lines.length);
+// A field that is there but malformed: a lesson's Source label and Status, a solution's Status and Recorded date.
+const bad = (kind: LedgerKind, field: string, form: RegExp): Check => (c, e) =>
+  c.kind === kind && e.fields.has(field) && !form.test(e.fields.get(field)!);
+const badSource = bad("lessons", "Source", LABEL);
+const badLessonStatus = bad("lessons", "Status", LESSON_STATUS);
+const badSolutionStatus = bad("solutions", "Status", SOLUTION_STATUS);
+const badStatus: Check = (c, e) => badLessonStatus(c, e) || badSolutionStatus(c, e);
+const badDate = bad("solutions", "Recorded", /^\d{4}-\d{2}-\d{2}\b/);
+const count = (c: LedgerContext, good: (e: LedgerEntry) => boolean, max: number) =>
+  proportion(c.entries.filter(good).length, c.entries.length, max).score;
 
-// Each entry's status check: lessons have a labelled Source and a Status; solutions a Status only
-// when obsolete and a Recorded date.
-const badSource = (c: LedgerContext, e: LedgerEntry) => c.kind === "lessons" && e.fields.has("Source") && !LABEL.test(e.fields.get("Source")!);
-const badStatus = (c: LedgerContext, e: LedgerEntry) => e.fields.has("Status") && !(c.kind === "lessons" ? LESSON_STATUS : SOLUTION_STATUS).test(e.fields.get("Status")!);
-const badDate = (c: LedgerContext, e: LedgerEntry) => c.kind === "solutions" && e.fields.has("Recorded") && !/^\d{4}-\d{2}-\d{2}\b/.test(e.fields.get("Recorded")!);
-
-/** The ledgers' rules, in the order their issues are listed when two fall on one line (an entry's heading). */
+/** The ledgers' rules, in the order their issues are listed when two fall on one line. */
 export const LEDGER_RULES: readonly Rule<LedgerContext, LedgerPart>[] = [
   TEXT_RULES.bom,
   TEXT_RULES.crlf,
@@ -96,17 +102,25 @@ export const LEDGER_RULES: readonly Rule<LedgerContext, LedgerPart>[] = [
     severity: "error",
     part: null,
     checks: "the ledger's title (`# Lessons`, `# Solutions`) is one of the first four lines",
-    check: (c) => (c.lines.slice(0, 4).includes(c.schema.title) ? [] : [at(1, `the document must have the heading "${c.schema.title}" in its first four lines`)]),
+    check: (c) => {
+      if (c.lines.slice(0, 4).includes(c.schema.title)) return [];
+      return [at(1, `the document must have the heading "${c.schema.title}" in its first four lines`)];
+    },
   },
   TEXT_RULES.newline,
   TEXT_RULES.conflicted,
+  TEXT_RULES.markdown,
   {
     id: "entry-heading",
     severity: "error",
     part: null,
     checks: "each `## ` heading is `## L-<4 digits>: <title>` (lessons) or `## S-<4 digits>: <problem>` (solutions)",
-    check: (c) =>
-      c.badHeadings.map((h) => at(h.line, `${quoted(`## ${h.title}`, QUOTE_CUT)} is not an entry heading: write \`## ${c.schema.prefix}-<4 digits>: <${c.kind === "lessons" ? "title" : "problem"}>\``)),
+    check: (c) => {
+      const form = `## ${c.schema.prefix}-<4 digits>: <${c.kind === "lessons" ? "title" : "problem"}>`;
+      return c.badHeadings.map((h) => {
+        return at(h.line, `${quoted(`## ${h.title}`, QUOTE_CUT)} is not an entry heading: write \`${form}\``);
+      });
+    },
   },
   {
     id: "entry-field",
@@ -115,8 +129,8 @@ export const LEDGER_RULES: readonly Rule<LedgerContext, LedgerPart>[] = [
     checks: "each entry has every field of its schema, not empty",
     check: (c) =>
       c.entries.flatMap((e) => {
-        const missing = lacking(c, e);
-        return missing.length === 0 ? [] : [at(e.line, `${name(c, e)} lacks ${missing.map((f) => `\`- ${f}:\``).join(", ")}`)];
+        const missing = lacking(c, e).map((f) => `\`- ${f}:\``);
+        return missing.length === 0 ? [] : [at(e.line, `${name(c, e)} lacks ${missing.join(", ")}`)];
       }),
   },
   {
@@ -124,31 +138,43 @@ export const LEDGER_RULES: readonly Rule<LedgerContext, LedgerPart>[] = [
     severity: "finding",
     part: "numbering",
     checks: "entry numbers are never reused",
-    check: (c) => c.entries.flatMap((e) => (e.reuses === null ? [] : [at(e.line, `${name(c, e)} is used again (first at line ${e.reuses}); numbers are never reused`)])),
+    check: (c) =>
+      c.entries.flatMap((e) => {
+        if (e.reuses === null) return [];
+        return [at(e.line, `${name(c, e)} is used again (first at line ${e.reuses}); numbers are never reused`)];
+      }),
   },
   {
     id: "entry-source",
     severity: "finding",
     part: "status",
     checks: "a lesson's Source has its label",
-    check: (c) => c.entries.filter((e) => badSource(c, e)).map((e) => at(e.line, `${name(c, e)}: Source has no [user-directed], [user-approved] or [agent-proposed] label`)),
+    check: (c) => {
+      const labels = "[user-directed], [user-approved] or [agent-proposed]";
+      const unlabelled = c.entries.filter((e) => badSource(c, e));
+      return unlabelled.map((e) => at(e.line, `${name(c, e)}: Source has no ${labels} label`));
+    },
   },
   {
     id: "entry-status",
     severity: "finding",
     part: "status",
     checks: "a lesson's Status is active, superseded or retired; a solution's only ever obsolete",
-    check: (c) =>
-      c.entries
-        .filter((e) => badStatus(c, e))
-        .map((e) => at(e.line, c.kind === "lessons" ? `${name(c, e)}: Status is not active, superseded by L-<n>, or retired: <why>` : `${name(c, e)}: Status is only ever \`obsolete: <why>\``)),
+    check: (c) => {
+      const lesson = "is not active, superseded by L-<n>, or retired: <why>";
+      const form = c.kind === "lessons" ? lesson : "is only ever `obsolete: <why>`";
+      return c.entries.filter((e) => badStatus(c, e)).map((e) => at(e.line, `${name(c, e)}: Status ${form}`));
+    },
   },
   {
     id: "entry-date",
     severity: "finding",
     part: "status",
     checks: "a solution's Recorded is a date",
-    check: (c) => c.entries.filter((e) => badDate(c, e)).map((e) => at(e.line, `${name(c, e)}: Recorded is not a date (YYYY-MM-DD)`)),
+    check: (c) => {
+      const undated = c.entries.filter((e) => badDate(c, e));
+      return undated.map((e) => at(e.line, `${name(c, e)}: Recorded is not a date (YYYY-MM-DD)`));
+    },
   },
   {
     id: "line-cap",
@@ -156,8 +182,9 @@ export const LEDGER_RULES: readonly Rule<LedgerContext, LedgerPart>[] = [
     part: "size",
     checks: "about 200 lines (lessons) or 250 (solutions) at most",
     check: (c) => {
-      const count = lineCount(c);
-      return count > c.schema.cap ? [at(c.schema.cap + 1, `${count} lines, over the ~${c.schema.cap}-line cap: retire or merge old entries`)] : [];
+      const n = lineCount(c);
+      const message = `${n} lines, over the ~${c.schema.cap}-line cap: retire or merge old entries`;
+      return n > c.schema.cap ? [at(c.schema.cap + 1, message)] : [];
     },
   },
   {
@@ -171,16 +198,20 @@ export const LEDGER_RULES: readonly Rule<LedgerContext, LedgerPart>[] = [
 
 /** The ledgers' score parts with their weights, in the order the result lists them. */
 export const LEDGER_PARTS: readonly PartRule<LedgerContext, LedgerPart>[] = [
-  { part: "fields", weight: 50, score: (c) => proportion(c.entries.filter((e) => lacking(c, e).length === 0).length, c.entries.length, 50).score },
-  { part: "status", weight: 20, score: (c) => proportion(c.entries.filter((e) => !badSource(c, e) && !badStatus(c, e) && !badDate(c, e)).length, c.entries.length, 20).score },
+  { part: "fields", weight: 50, score: (c) => count(c, (e) => lacking(c, e).length === 0, 50) },
+  {
+    part: "status",
+    weight: 20,
+    score: (c) => count(c, (e) => !badSource(c, e) && !badStatus(c, e) && !badDate(c, e), 20),
+  },
   { part: "numbering", weight: 10, score: (c) => (c.entries.some((e) => e.reuses !== null) ? 0 : 10) },
   { part: "size", weight: 10, score: (c) => (lineCount(c) > c.schema.cap ? 0 : 10) },
   { part: "secrets", weight: 10, score: (c) => (c.secrets.length === 0 ? 10 : 0) },
 ];
 
-/** Reads a ledger into the context its rules check: entries from the block structure (a heading in code is none). */
-export function ledgerContext(input: string, kind: LedgerKind): LedgerContext {
-  const schema = LEDGER_SCHEMAS[kind];
+// Entries from the blocks: a heading in a fence or a comment is none.
+function ledgerContext(input: string, kind: LedgerKind): LedgerContext {
+  const schema = SCHEMAS[kind];
   const text = normaliseText(input);
   const starts = lineStartsOf(text);
   const entry = new RegExp(`^${schema.prefix}-(\\d{4}): \\S`);
@@ -188,10 +219,11 @@ export function ledgerContext(input: string, kind: LedgerKind): LedgerContext {
   const badHeadings: LedgerContext["badHeadings"] = [];
   const first = new Map<string, number>();
   let current: LedgerEntry | null = null;
-  for (const block of parseBlocks(text).children) {
+  const tree = parseBlocks(text);
+  for (const block of tree.children) {
     const line = lineAt(starts, block.start);
     if (block.type === "heading" && block.depth === 2) {
-      const title = text.slice(block.start, block.end).split("\n")[0]!.replace(/^##\s*/, "").replace(/\s+#+\s*$/, "").trim();
+      const title = text.slice(block.start, block.end).replace(/^##\s*/, "").replace(/\s+#+\s*$/, "").trim();
       const m = entry.exec(title);
       if (!m) {
         badHeadings.push({ line, title });
@@ -205,18 +237,16 @@ export function ledgerContext(input: string, kind: LedgerKind): LedgerContext {
     }
     if (current === null || block.type !== "list") continue;
     for (const item of block.children) {
-      const body = text.slice(item.children[0]?.start ?? item.start, item.children[item.children.length - 1]?.end ?? item.end).trim();
+      const end = item.children[item.children.length - 1]?.end ?? item.end;
+      const body = text.slice(item.children[0]?.start ?? item.start, end).trim();
       const f = /^([A-Za-z][A-Za-z ]*?):\s*(.*)$/s.exec(body);
       if (f && !current.fields.has(f[1]!)) current.fields.set(f[1]!, f[2]!.trim());
     }
   }
-  return { input, text, lines: text.split("\n"), kind, schema, badHeadings, entries, secrets: [] };
+  return { input, text, lines: text.split("\n"), flags: tree.flags, kind, schema, badHeadings, entries, secrets: [] };
 }
 
-/**
- * Validates a ledger (docs/design.md#files-on-disk): runs `LEDGER_RULES` and scores `LEDGER_PARTS` (fields 50, status
- * 20, numbering 10, size 10, secrets 10).
- */
+/** Validates a ledger: runs `LEDGER_RULES` and scores `LEDGER_PARTS`. */
 export function validateLedger(input: string, kind: LedgerKind, redacted?: RedactedText): Validation {
   // The rules read the redacted text, so no message can quote a secret; lines are the author's.
   const pass = redacted ?? redactText(input);

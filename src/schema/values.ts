@@ -15,12 +15,7 @@ export function isNullObjectId(value: string): boolean {
   return /^(?:0{40}|0{64})$/.test(value);
 }
 
-/**
- * Accepts exactly 40 or 64 hex digits (upper case is folded to lower), never the null id of all
- * zeros (it names no commit, and a reflog's first line carries it as the old value); anything
- * else, a short id, an option such as `--output=x`, a ref name, is null
- * (docs/design.md#tokens-and-the-publication-protocol: only validated ids reach git).
- */
+/** Exactly 40 or 64 hex digits (folded to lower case), never all zeros, else null: only such ids reach git. */
 export function asObjectId(value: string): ObjectId | null {
   const lower = value.toLowerCase();
   return OBJECT_ID.test(lower) && !isNullObjectId(lower) ? (lower as ObjectId) : null;
@@ -35,15 +30,11 @@ export interface ValidTime {
   ms: number;
 }
 
-/**
- * Parses a strict ISO-8601 date-time with a zone (`Z` or `±hh:mm`/`±hhmm`), checking the
- * calendar (no 30 February) and refusing times more than `CLOCK_SKEW_MS` after `nowMs`.
- * @returns the time, or a reason why it is unverifiable; never throws.
- */
+/** Parses a strict ISO-8601 time with a zone, a real calendar day, not past `nowMs` + 5 minutes; never throws. */
 export function parseStrictTime(value: string, nowMs: number): ValidTime | { error: string } {
   const m = ISO.exec(value);
   if (!m) return { error: "not a strict ISO-8601 time with a zone" };
-  const [year, month, day, hour, minute] = [m[1], m[2], m[3], m[4], m[5]].map(Number) as [number, number, number, number, number];
+  const [year, month, day, hour, minute] = m.slice(1, 6).map(Number) as [number, number, number, number, number];
   const second = m[6] === undefined ? 0 : Number(m[6]);
   const fraction = m[7] === undefined ? 0 : Number(`0.${m[7]}`);
   if (month < 1 || month > 12 || hour > 23 || minute > 59 || second > 59) return { error: "a field is out of range" };
@@ -63,6 +54,12 @@ export function parseStrictTime(value: string, nowMs: number): ValidTime | { err
   return { iso: value, ms: utc };
 }
 
+/** A value without the backticks around it (older handoffs wrote HEAD and times as code), trimmed. */
+export function unticked(value: string): string {
+  const m = /^`([^`]*)`$/.exec(value.trim());
+  return m ? m[1]!.trim() : value.trim();
+}
+
 /** An instant as ISO-8601 UTC with `Z`, whole seconds (the anchors' `- Date:` form). */
 export function isoSeconds(ms: number): string {
   return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(".000Z", "Z");
@@ -72,26 +69,17 @@ export function isoSeconds(ms: number): string {
 // `$(…)` or backticks is treated as hostile, not as a name (docs/design.md#files-on-disk).
 const BRANCH_FORBIDDEN = /[\x00-\x20\x7f~^:?*[\\$`;|&<>'"]/;
 
-/**
- * True when `name` could be a branch written by `anchors`: `(detached)`, or a name that
- * follows git's ref-name rules and holds no shell metacharacter. Branch names are only ever
- * compared as strings, never passed to git.
- */
+/** True for `(detached)` or a name by git's ref-name rules with no shell metacharacter (never passed to git). */
 export function isPlausibleBranch(name: string): boolean {
   if (name === "(detached)") return true;
   if (name.length === 0 || name.length > 255) return false;
   if (BRANCH_FORBIDDEN.test(name)) return false;
-  if (name.startsWith("-") || name.startsWith("/") || name.endsWith("/") || name.endsWith(".") || name.endsWith(".lock")) return false;
+  if (/^[-/]|[/.]$|\.lock$/.test(name)) return false;
   if (name.includes("..") || name.includes("//") || name.includes("@{") || name === "@") return false;
   return !name.split("/").some((part) => part.startsWith("."));
 }
 
-/**
- * Normalises a user- or file-supplied relative path and checks that it stays inside the root
- * (such paths are only checked for existence inside the root; docs/design.md#tokens-and-the-publication-protocol).
- * @returns the normalised POSIX relative path, or null when it is absolute, empty, escapes the
- * root, or holds a control character or a backslash.
- */
+/** A relative path normalised, or null when absolute, empty, leaving the root, or holding a control or a backslash. */
 export function safeRelativePath(value: string): string | null {
   if (value.length === 0 || value.length > 4096) return null;
   // eslint-disable-next-line no-control-regex

@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { collectAnchors } from "../../src/git/anchors.ts";
 import { renderAnchorLines } from "../../src/schema/anchor-lines.ts";
 import { comparable, fillAnchors, stampSaved } from "../../src/schema/stamp.ts";
-import { handoffKeyFiles, validateHandoff, type HandoffValidateOptions } from "../../src/schema/validate.ts";
+import { HANDOFF_SECTIONS, handoffKeyFiles, validateHandoff, type HandoffValidateOptions } from "../../src/schema/validate.ts";
 import { readAnchorLine } from "../../src/schema/validate-anchors.ts";
 import { DAY, ENV, git, newRepo, tempDir, writeTree } from "../git/repo.ts";
 import { splitTemplate } from "../docs/support.ts";
@@ -115,13 +115,13 @@ describe("validateHandoff: handoffs of several styles", () => {
   });
 
   it.each([
-    ["minimal", MINIMAL, { sections: 15, saved: 5, anchors: 10, failed: 10, decisions: 10, nextSteps: 10, nextAction: 5, keyFiles: 10, verification: 0, size: 5, secrets: 5 }, ["verification"], 89],
+    ["minimal", MINIMAL, { sections: 15, saved: 5, anchors: 10, failed: 10, decisions: 10, nextSteps: 10, nextAction: 5, keyFiles: 10, size: 5, secrets: 5 }, [], 100],
     [
       "sloppy (BOM, CRLF, backticks, case, unmarked steps, an unknown section, no labels, no causes, vague steps, a path outside the root, no dirty line)",
       SLOPPY,
-      { sections: 15, saved: 5, anchors: 5, failed: 0, decisions: 0, nextSteps: 0, nextAction: 0, keyFiles: 5, verification: 0, size: 5, secrets: 5 },
-      ["bom", "crlf", "heading-case", "verification", "plan-step", "plan-step", "unknown-section", "decision-label", "failed-cause", "next-step", "next-action", "key-file", "anchor-missing"],
-      42,
+      { sections: 15, saved: 5, anchors: 5, failed: 0, decisions: 0, nextSteps: 0, nextAction: 0, keyFiles: 5, size: 5, secrets: 5 },
+      ["bom", "crlf", "heading-case", "plan-step", "plan-step", "unknown-section", "decision-label", "failed-cause", "next-step", "next-action", "key-file", "anchor-missing"],
+      47,
     ],
   ] as const)("%s", (_name, text, parts, findings, total) => {
     const v = validateHandoff(text, opts({ existingKeyFiles: new Set(["src/auth/redirect.ts", "src/app.ts"]) }));
@@ -129,6 +129,29 @@ describe("validateHandoff: handoffs of several styles", () => {
     expect(score(v.parts)).toEqual(parts);
     expect(rules(v.findings)).toEqual(findings);
     expect(v.score).toBe(total);
+  });
+});
+
+// The template calls a section optional by starting its body with `<optional`; the score must agree.
+describe("the template and the score agree on what is optional (docs/decisions/verification.md)", () => {
+  const optional = [...skeleton.matchAll(/^## (.+)\n<optional/gm)].map((m) => m[1]!);
+  const without = (name: string) => example.replace(new RegExp(`## ${name}\\n(?:(?!## ).*\\n)*`), "");
+
+  it("the template's optional sections are the schema's", () => {
+    expect(optional).toEqual(HANDOFF_SECTIONS.filter((s) => s.optional).map((s) => s.name));
+    expect(optional).toContain("Verification");
+  });
+
+  it.each(optional)("leaving out %s costs no point and gives no finding", (name) => {
+    const v = validateHandoff(without(name), opts({ existingKeyFiles: EXAMPLE_FILES }));
+    expect(v).toMatchObject({ valid: true, score: 100, findings: [] });
+  });
+
+  it("a Verification section that is there is judged: without a check it loses points", () => {
+    const empty = example.replace(/(## Verification\n)(?:- .*\n)+/, "$1- Accepted: not yet, nothing to review\n");
+    const v = validateHandoff(empty, opts({ existingKeyFiles: EXAMPLE_FILES }));
+    expect(rules(v.findings)).toEqual(["verification"]);
+    expect(v.parts.verification).toEqual({ score: 3, max: 10 });
   });
 });
 
