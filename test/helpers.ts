@@ -120,7 +120,7 @@ export const STAMP = /^Saved: (\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)$/m;
 
 /**
  * A handoff's text without what `write` supplies itself: the `Saved:` value (the write's own
- * time) and the anchors section's lines (refilled when they repeat the current
+ * time), the clone mark after it, and the anchors section's lines (refilled when they repeat the current
  * handoff's), so that a document can be compared with what `write` saved of it.
  * Stamping and filling have tests of their own (test/schema/write-stamp.test.ts). Text
  * without those parts (ledgers, AGENTS.md, null) is returned as is.
@@ -129,6 +129,7 @@ export function unstamped<T extends string | null>(text: T): T {
   if (text === null) return text;
   return text
     .replace(/^Saved: .*$/m, "Saved: <stamped>")
+    .replace(/^<!-- saved in clone [0-9a-f]{16} -->\n/m, "")
     .replace(/^## Environment anchors\n(?:(?!## )[^\n]*\n)*/m, "## Environment anchors\n<anchors>\n") as T;
 }
 

@@ -55,12 +55,35 @@ var __toESM = (mod, isNodeMode, target) => (target = mod != null ? __create(__ge
   mod
 ));
 
+// src/guard/partition.ts
+function partitionPoint(n2, before) {
+  let lo = 0;
+  let hi = n2;
+  while (lo < hi) {
+    const mid = lo + hi >>> 1;
+    if (before(mid)) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+var init_partition = __esm({
+  "src/guard/partition.ts"() {
+    "use strict";
+  }
+});
+
 // src/guard/redact-kit.ts
 function tally(n2) {
   REDACTION_WORK.charsScanned += n2;
 }
 function re(source, flags = "") {
   return new RegExp(source, `gd${flags}`);
+}
+function newlineOffsets(text2) {
+  const out = [];
+  for (let i = text2.indexOf("\n"); i !== -1; i = text2.indexOf("\n", i + 1)) out.push(i);
+  tally(text2.length);
+  return out;
 }
 function rule(id, keywords, source, entropy, extra = {}, flags = "") {
   let compiled;
@@ -95,36 +118,29 @@ function looksLikeCode(value) {
   return parts.length > 1 && parts.every((p) => /^[A-Za-z_$]+!?$/.test(p)) && parts.some((p) => /^[a-z]{3,}$/.test(p));
 }
 function shannonEntropy(s) {
-  if (s.length === 0) return 0;
-  let ascii = true;
-  for (let i = 0; i < s.length; i++) {
-    if (s.charCodeAt(i) >= 128) {
-      ascii = false;
-      break;
-    }
+  const counts = ASCII_COUNTS;
+  let distinct = 0;
+  let i = 0;
+  for (; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 128) break;
+    if (counts[c]++ === 0) ASCII_SEEN[distinct++] = c;
   }
-  if (ascii) {
-    const counts2 = ASCII_COUNTS;
-    counts2.fill(0);
-    for (let i = 0; i < s.length; i++) counts2[s.charCodeAt(i)]++;
-    let h2 = 0;
-    for (let c = 0; c < 128; c++) {
-      const n3 = counts2[c];
-      if (n3 === 0) continue;
-      const p = n3 / s.length;
-      h2 -= p * Math.log2(p);
-    }
-    return h2;
-  }
-  const counts = /* @__PURE__ */ new Map();
-  for (const ch of s) counts.set(ch, (counts.get(ch) ?? 0) + 1);
-  let n2 = 0;
-  for (const c of counts.values()) n2 += c;
   let h = 0;
-  for (const c of counts.values()) {
-    const p = c / n2;
-    h -= p * Math.log2(p);
+  for (let k = 0; k < distinct; k++) {
+    const c = ASCII_SEEN[k];
+    h -= counts[c] / i * Math.log2(counts[c] / i);
+    counts[c] = 0;
   }
+  if (i === s.length) return h;
+  h = 0;
+  const all = /* @__PURE__ */ new Map();
+  let n2 = 0;
+  for (const ch of s) {
+    all.set(ch, (all.get(ch) ?? 0) + 1);
+    n2++;
+  }
+  for (const c of all.values()) h -= c / n2 * Math.log2(c / n2);
   return h;
 }
 function globallyAllowed(secret) {
@@ -139,7 +155,8 @@ function placeholderOrVariable(v) {
 function pathOfNames(v) {
   if (!v.includes("/") || !/^[\w.-]+(?:\/[\w.-]*)+$/.test(v)) return false;
   const segments = v.split("/").filter((s) => s !== "");
-  return segments.every((s) => s.split(/[-_.]+/).every((p) => /^(?:[A-Za-z]*|\d*)$/.test(p))) && segments.some((s) => isWordy(s));
+  const named = segments.every((s) => s.split(/[-_.]+/).every((p) => /^(?:[A-Za-z]*|\d*)$/.test(p)));
+  return named && segments.some((s) => isWordy(s));
 }
 function namesSomething(v) {
   return v.startsWith("arn:") && ARN.test(v) || v.includes("@") && EMAIL.test(v) || v.includes(".") && FILE_NAME.test(v) || v.includes("/") && pathOfNames(v);
@@ -147,9 +164,9 @@ function namesSomething(v) {
 function proseLike(v) {
   if (!/\s/.test(v)) return false;
   const words = v.split(/\s+/).filter((w) => w !== "");
-  let plain = 0;
-  for (const w of words) if (PLAIN_WORD.test(w)) plain++;
-  return plain * 2 >= words.length;
+  let plain2 = 0;
+  for (const w of words) if (PLAIN_WORD.test(w)) plain2++;
+  return plain2 * 2 >= words.length;
 }
 function wordList(v) {
   const parts = v.split(/[,;&|]+/).filter((p) => p !== "");
@@ -159,7 +176,7 @@ function notAnAssignedSecret(v) {
   return placeholderOrVariable(v) || // A command-line flag (`--expected-current-sha256` in a table of options).
   v.startsWith("--") && /^--[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/.test(v) || looksLikeCode(v.replace(/=+$/, "")) || wordList(v) || PATH_OR_URL.test(v) || DIGEST.test(v) || VERSION.test(v) || namesSomething(v) || proseLike(v);
 }
-var ESCAPE_END, L, R, LD, RD, REDACTION_WORK, PLACEHOLDER, VARIABLE_REFERENCE, WORD_RUNS, CODE_PATH, PATH_OR_URL, DIGEST, VERSION, ASCII_COUNTS, UUID, DECORATED_HEX, ARN, EMAIL, FILE_NAME, PLAIN_WORD;
+var ESCAPE_END, L, R, LD, RD, REDACTION_WORK, PLACEHOLDER_WORDS, PLACEHOLDER, VARIABLE_REFERENCE, WORD_RUNS, CODE_PATH, PATH_OR_URL, DIGEST, VERSION, ASCII_COUNTS, ASCII_SEEN, UUID, DECORATED_HEX, ARN, EMAIL, FILE_NAME, PLAIN_WORD;
 var init_redact_kit = __esm({
   "src/guard/redact-kit.ts"() {
     "use strict";
@@ -169,44 +186,41 @@ var init_redact_kit = __esm({
     LD = `(?<![A-Za-z0-9_-]${ESCAPE_END})`;
     RD = "(?![A-Za-z0-9_-])";
     REDACTION_WORK = { regexRuns: 0, charsScanned: 0 };
-    PLACEHOLDER = /^(?:\$.*|%[A-Za-z_(].*|\{.*\}|<.*>|\[.*\]|\*+|x+|X+|\.\.\.|…|password|passwd|pass|pwd|secret|changeme|redacted|hidden|none|null|undefined|true|false)$/i;
-    VARIABLE_REFERENCE = /^(?:\$|%[A-Za-z_]|\{\{|\{%|os\.environ|os\.getenv|process\.env|import\.meta\.env|env\.|ENV\[|ENV\.fetch|System\.getenv|getenv\(|secrets\.|vars\.)/;
+    PLACEHOLDER_WORDS = "password|passwd|pass|pwd|secret|changeme|redacted|hidden|none|null|undefined|true|false";
+    PLACEHOLDER = new RegExp(
+      `^(?:\\$.*|%[A-Za-z_(].*|\\{.*\\}|<.*>|\\[.*\\]|\\*+|x+|X+|\\.\\.\\.|\u2026|${PLACEHOLDER_WORDS})$`,
+      "i"
+    );
+    VARIABLE_REFERENCE = new RegExp(
+      "^(?:\\$|%[A-Za-z_]|\\{\\{|\\{%|os\\.environ|os\\.getenv|process\\.env|import\\.meta\\.env|env\\.|ENV\\[|ENV\\.fetch|System\\.getenv|getenv\\(|secrets\\.|vars\\.)"
+    );
     WORD_RUNS = /[A-Z]?[a-z]+|[A-Z]+(?![a-z])/g;
     CODE_PATH = /^[A-Za-z_$][\w$-]*!?(?:(?:\.|\?\.|::|->)[A-Za-z_$][\w$-]*!?)*(?<tail>[([<].*)?$/;
     PATH_OR_URL = /^(?:\.{0,2}\/|~\/|[A-Za-z]:\\|[a-z][a-z0-9+.-]*:\/\/)|^[\w.-]+(?:\/[\w.-]+)+\.[A-Za-z]{1,5}$/;
     DIGEST = /^(?:sha1|sha256|sha384|sha512|md5|blake2b?):[0-9a-fA-F]+$/i;
     VERSION = /^v?\d+(?:\.\d+)+(?:[-+][0-9A-Za-z.+-]*)?$/;
     ASCII_COUNTS = new Uint32Array(128);
+    ASCII_SEEN = new Uint8Array(128);
     UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
     DECORATED_HEX = /^[^A-Za-z0-9]*(?<![0-9a-fA-F])(?:[0-9a-fA-F]{40}|[0-9a-fA-F]{64})(?![0-9a-fA-F])(?::[\w./-]*)?[^A-Za-z0-9]*$/;
     ARN = /^arn:aws[\w-]*:[\w-]+:/;
     EMAIL = /^[\w.+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+$/;
-    FILE_NAME = /^[\w.@+-]*\.(?:pem|key|pub|crt|cer|csr|p12|pfx|jks|gpg|asc|age|enc|json|ya?ml|toml|ini|conf|env|txt|md|xml|properties|sh|[jt]sx?|py|rb|go|sql|db|log|csv|lock|t?gz|zip)$/i;
+    FILE_NAME = new RegExp(
+      "^[\\w.@+-]*\\.(?:pem|key|pub|crt|cer|csr|p12|pfx|jks|gpg|asc|age|enc|json|ya?ml|toml|ini|conf|env|txt|md|xml|properties|sh|[jt]sx?|py|rb|go|sql|db|log|csv|lock|t?gz|zip)$",
+      "i"
+    );
     PLAIN_WORD = /^[("'`]*(?:[A-Za-z][a-z]*(?:['’-][a-z]+)*|\d+(?:[.,]\d+)*)[)"'`.,!?:;]*$/;
   }
 });
 
 // src/guard/redact-derived.ts
-function pieceAt(pieces, at4) {
-  let lo = 0;
-  let hi = pieces.length - 1;
-  while (lo < hi) {
-    const mid = lo + hi + 1 >>> 1;
-    if (pieces[mid][0] <= at4) lo = mid;
-    else hi = mid - 1;
-  }
-  const p = pieces[lo];
-  return p !== void 0 && p[0] <= at4 && at4 < p[1] ? p : void 0;
-}
 function printable(bytes) {
   let bad2 = 0;
   for (const b of bytes) if (b < 32 && b !== 9 && b !== 10 && b !== 13 || b > 126) bad2++;
   return bad2 * 20 <= bytes.length;
 }
 function decodedRuns(text2, covered) {
-  const parts = [];
-  const pieces = [];
-  let length = 0;
+  const out = new Pieces();
   BASE64_RUN.lastIndex = 0;
   tally(text2.length);
   for (const m of text2.matchAll(BASE64_RUN)) {
@@ -216,75 +230,20 @@ function decodedRuns(text2, covered) {
     const bytes = Buffer.from(m[0], "base64");
     tally(m[0].length);
     if (bytes.length === 0 || !printable(bytes)) continue;
-    const decoded2 = bytes.toString("latin1");
-    pieces.push([length, length + decoded2.length, start, end, pieces.length]);
-    parts.push(decoded2, "\n");
-    length += decoded2.length + 1;
+    out.add(bytes.toString("latin1"), start, end);
+    out.endGroup();
   }
-  if (parts.length === 0) return EMPTY;
-  return {
-    text: parts.join(""),
-    original(a, b) {
-      const p = pieceAt(pieces, a);
-      return p !== void 0 && b <= p[1] ? [p[2], p[3]] : null;
-    }
-  };
+  return out.derived((a, b) => {
+    const p = out.at(a);
+    return p !== void 0 && b <= p[1] ? [p[2], p[3]] : null;
+  });
 }
-function splitRuns(text2, covered) {
-  const parts = [];
-  const pieces = [];
-  let length = 0;
-  let group2 = [];
-  let groupPrefix = null;
-  let groups = 0;
-  const flush = () => {
-    if (group2.length >= 2) {
-      for (const [a, b] of group2) {
-        pieces.push([length, length + (b - a), a, b, groups]);
-        parts.push(text2.slice(a, b));
-        length += b - a;
-      }
-      parts.push("\n");
-      length++;
-      groups++;
-    }
-    group2 = [];
-    groupPrefix = null;
-  };
-  tally(text2.length);
-  for (let lineStart = 0; lineStart <= text2.length; ) {
-    let lineEnd = text2.indexOf("\n", lineStart);
-    if (lineEnd === -1) lineEnd = text2.length;
-    let e = lineEnd;
-    while (e > lineStart && (text2[e - 1] === " " || text2[e - 1] === "	" || text2[e - 1] === "\r")) e--;
-    let b = e;
-    while (b > lineStart && PIECE_CHAR.test(text2[b - 1])) b--;
-    const prefix = b - lineStart <= MAX_PREFIX ? text2.slice(lineStart, b) : null;
-    if (b === e || prefix === null || /[A-Za-z0-9]/.test(prefix) || covered(b, e)) flush();
-    else {
-      if (groupPrefix !== prefix) flush();
-      groupPrefix = prefix;
-      group2.push([b, e]);
-    }
-    lineStart = lineEnd + 1;
-  }
-  flush();
-  if (pieces.length === 0) return EMPTY;
-  return {
-    text: parts.join(""),
-    original(a, z) {
-      const first = pieceAt(pieces, a);
-      const last = pieceAt(pieces, z - 1);
-      if (first === void 0 || last === void 0 || first === last || first[4] !== last[4]) return null;
-      return [first[2] + (a - first[0]), last[2] + (z - last[0])];
-    }
-  };
+function pieceStart(text2, a, z) {
+  let b = z;
+  while (b > a && PIECE_CHAR.test(text2[b - 1])) b--;
+  return b;
 }
-function wrappedRuns(text2) {
-  const parts = [];
-  const pieces = [];
-  let length = 0;
-  let groups = 0;
+function linesOf(text2) {
   const lines3 = [];
   for (let s = 0; s <= text2.length; ) {
     let e = text2.indexOf("\n", s);
@@ -295,17 +254,42 @@ function wrappedRuns(text2) {
     s = e + 1;
   }
   tally(text2.length);
-  const pieceStart = (a, z) => {
-    let b = z;
-    while (b > a && PIECE_CHAR.test(text2[b - 1])) b--;
-    return b;
+  return lines3;
+}
+function splitRuns(text2, covered) {
+  const out = new Pieces();
+  let group2 = [];
+  let groupPrefix = null;
+  const flush = () => {
+    if (group2.length >= 2) {
+      for (const [a, b] of group2) out.add(text2.slice(a, b), a, b);
+      out.endGroup();
+    }
+    group2 = [];
+    groupPrefix = null;
   };
+  for (const [lineStart, e] of linesOf(text2)) {
+    const b = pieceStart(text2, lineStart, e);
+    const prefix = b - lineStart <= MAX_PREFIX ? text2.slice(lineStart, b) : null;
+    if (b === e || prefix === null || /[A-Za-z0-9]/.test(prefix) || covered(b, e)) flush();
+    else {
+      if (groupPrefix !== prefix) flush();
+      groupPrefix = prefix;
+      group2.push([b, e]);
+    }
+  }
+  flush();
+  return out.derived((a, z) => out.across(a, z));
+}
+function wrappedRuns(text2) {
+  const out = new Pieces();
+  const lines3 = linesOf(text2);
   for (let i = 0; i < lines3.length - 1; ) {
     const [a, z] = lines3[i];
     const width = z - a;
-    const head = pieceStart(a, z);
+    const head = pieceStart(text2, a, z);
     const next = lines3[i + 1];
-    const prefixEnd = pieceStart(next[0], next[1]);
+    const prefixEnd = pieceStart(text2, next[0], next[1]);
     const prefix = text2.slice(next[0], prefixEnd);
     const badPrefix = prefix.length > MAX_PREFIX || /[A-Za-z0-9]/.test(prefix) || !text2.startsWith(prefix, a);
     if (width < MIN_WRAP || head === z || prefixEnd === next[1] || badPrefix) {
@@ -317,67 +301,71 @@ function wrappedRuns(text2) {
     for (; j < lines3.length; j++) {
       const [la, lz] = lines3[j];
       const body = la + prefix.length;
-      if (lz - la > width || !text2.startsWith(prefix, la) || lz === body || pieceStart(la, lz) !== body) break;
-      group2.push([la + prefix.length, lz]);
+      if (lz - la > width || !text2.startsWith(prefix, la) || lz === body || pieceStart(text2, la, lz) !== body) break;
+      group2.push([body, lz]);
       if (lz - la < width) {
         j++;
         break;
       }
     }
     if (group2.length >= 3 || group2.length === 2 && WRAP_WIDTHS.has(width)) {
-      for (const [b, e] of group2) {
-        pieces.push([length, length + (e - b), b, e, groups]);
-        parts.push(text2.slice(b, e));
-        length += e - b;
-      }
-      parts.push("\n");
-      length++;
-      groups++;
+      for (const [b, e] of group2) out.add(text2.slice(b, e), b, e);
+      out.endGroup();
     }
     i = Math.max(i + 1, j);
   }
-  if (pieces.length === 0) return EMPTY;
-  return {
-    text: parts.join(""),
-    original(x, y) {
-      const first = pieceAt(pieces, x);
-      const last = pieceAt(pieces, y - 1);
-      if (first === void 0 || last === void 0 || first === last || first[4] !== last[4]) return null;
-      if (y !== last[1]) return null;
-      return [first[2] + (x - first[0]), last[2] + (y - last[0])];
-    }
-  };
+  return out.derived((x, y) => y === out.at(y - 1)?.[1] ? out.across(x, y) : null);
 }
 function continuedRuns(text2) {
   if (!text2.includes("\\\n") && !text2.includes("\\\r\n")) return EMPTY;
-  const parts = [];
-  const pieces = [];
-  let length = 0;
+  const out = new Pieces();
   tally(text2.length);
   for (const m of text2.matchAll(/[^]*?(?:\\\r?\n|$)/g)) {
     if (m[0] === "") break;
     const cut = m[0].endsWith("\\\r\n") ? 3 : m[0].endsWith("\\\n") ? 2 : 0;
     const piece = m[0].slice(0, m[0].length - cut);
-    pieces.push([length, length + piece.length, m.index, m.index + piece.length, 0]);
-    parts.push(piece);
-    length += piece.length;
+    out.add(piece, m.index, m.index + piece.length);
   }
-  return {
-    text: parts.join(""),
-    original(a, z) {
-      const first = pieceAt(pieces, a);
-      const last = pieceAt(pieces, z - 1);
-      if (first === void 0 || last === void 0 || first === last) return null;
-      return [first[2] + (a - first[0]), last[2] + (z - last[0])];
-    }
-  };
+  return { text: out.parts.join(""), original: (a, z) => out.across(a, z) };
 }
-var EMPTY, MIN_BASE64, BASE64_RUN, PIECE_CHAR, MAX_PREFIX, MIN_WRAP, WRAP_WIDTHS;
+var EMPTY, Pieces, MIN_BASE64, BASE64_RUN, PIECE_CHAR, MAX_PREFIX, MIN_WRAP, WRAP_WIDTHS;
 var init_redact_derived = __esm({
   "src/guard/redact-derived.ts"() {
     "use strict";
+    init_partition();
     init_redact_kit();
     EMPTY = { text: "", original: () => null };
+    Pieces = class {
+      parts = [];
+      list = [];
+      length = 0;
+      groups = 0;
+      add(piece, start, end) {
+        this.list.push([this.length, this.length + piece.length, start, end, this.groups]);
+        this.parts.push(piece);
+        this.length += piece.length;
+      }
+      endGroup() {
+        this.parts.push("\n");
+        this.length++;
+        this.groups++;
+      }
+      /** The piece holding derived offset `at`. */
+      at(at4) {
+        const p = this.list[partitionPoint(this.list.length, (i) => this.list[i][0] <= at4) - 1];
+        return p !== void 0 && at4 < p[1] ? p : void 0;
+      }
+      /** The original of a span crossing from one piece into a later one of its group. */
+      across(a, z) {
+        const first = this.at(a);
+        const last = this.at(z - 1);
+        if (first === void 0 || last === void 0 || first === last || first[4] !== last[4]) return null;
+        return [first[2] + (a - first[0]), last[2] + (z - last[0])];
+      }
+      derived(original) {
+        return this.list.length === 0 ? EMPTY : { text: this.parts.join(""), original };
+      }
+    };
     MIN_BASE64 = 24;
     BASE64_RUN = /(?<![A-Za-z0-9+/_=-])[A-Za-z0-9+/_-]{24,}={0,2}(?![A-Za-z0-9+/_=-])/g;
     PIECE_CHAR = /[A-Za-z0-9_+/=.-]/;
@@ -443,7 +431,8 @@ function refinePem(text2, m, start, end) {
     if (!PEM_LINE_END.test(after)) break;
     const next = sticky(PEM_SEPARATOR, text2, b);
     const beforeEnd = next !== -1 && sticky(PEM_END, text2, skipPrefix(text2, next, prefix)) !== -1;
-    const keyLike = line.length >= 16 && /[0-9+/=]/.test(line) || line.length >= 40 || /^=|=$/.test(line) || beforeEnd;
+    const long = line.length >= 16 && /[0-9+/=]/.test(line) || line.length >= 40;
+    const keyLike = long || /^=|=$/.test(line) || beforeEnd;
     if (!keyLike) break;
     material += line.replace(/=/g, "").length;
     headers = false;
@@ -458,7 +447,7 @@ function refinePutty(text2, start, end) {
   let privateMaterial = 0;
   let inPrivate = false;
   for (; ; ) {
-    const sep = sticky(PUTTY_BREAK, text2, i);
+    const sep = sticky(PEM_SEPARATOR, text2, i);
     if (sep === -1) break;
     const j = skipPrefix(text2, sep, prefix);
     const h = sticky(PUTTY_HEADER, text2, j);
@@ -476,8 +465,23 @@ function refinePutty(text2, start, end) {
   }
   return privateMaterial >= PEM_MIN_MATERIAL ? [start, last] : null;
 }
+function plainRunEnd(text2, start) {
+  const capped = plain.to - plain.from === 1024 && plain.to < text2.length;
+  const outside = start < plain.from || start >= plain.to || capped && start + GENERIC_VALUE_MAX > plain.to;
+  if (plain.text !== text2 || outside) {
+    PLAIN_RUN.lastIndex = start;
+    PLAIN_RUN.test(text2);
+    plain = { text: text2, from: start, to: PLAIN_RUN.lastIndex };
+    tally(plain.to - start);
+  }
+  return plain.to;
+}
 function genericValueEnd(text2, start, inQuery) {
   const limit = Math.min(text2.length, start + GENERIC_VALUE_MAX);
+  const run2 = plainRunEnd(text2, start);
+  if (run2 >= limit) return limit;
+  const stop = text2.charCodeAt(run2);
+  if (stop <= 32 || stop === 34 || stop === 39 || SPACE.test(text2[run2])) return run2;
   let parens = 0;
   let brackets = 0;
   let braces = 0;
@@ -485,60 +489,63 @@ function genericValueEnd(text2, start, inQuery) {
   let backticks = 0;
   let end = start;
   scan: for (; end < limit; end++) {
-    if (isSpace(text2, end)) break;
-    const c = text2[end];
+    const c = text2.charCodeAt(end);
+    if (c <= 32 || c > 126 && SPACE.test(text2[end])) break;
     const next = end + 1 < text2.length ? text2.charCodeAt(end + 1) : -1;
     switch (c) {
-      case "(":
+      case 40:
         parens++;
         break;
-      case "[":
+      case 91:
         brackets++;
         break;
-      case "{":
+      case 123:
         braces++;
         break;
-      case ")":
+      case 41:
         if (parens-- === 0) break scan;
         break;
-      case "]":
+      case 93:
         if (brackets-- === 0) break scan;
         break;
-      case "}":
+      case 125:
         if (braces-- === 0) break scan;
         break;
-      case "<":
+      case 60:
         angles++;
         break;
-      case ">":
+      case 62:
         angles--;
         break;
       // A quote ends the value: `r'…'`, `f"…"` and `x="a"+y` are code. A backtick does not.
-      case '"':
-      case "'":
+      case 34:
+      case 39:
         break scan;
-      case "\\":
+      // A backslash: `\n`, `\t`, `\r`, `\"` end the value; the line of a JSON log goes on after the escape.
+      case 92:
         if (next === 110 || next === 116 || next === 114 || next === 34) break scan;
         break;
-      case "`":
+      case 96:
         backticks++;
         break;
-      case "#":
+      case 35:
         if (inQuery) break scan;
         break;
-      case "|":
+      case 124:
         if (next === 124) break scan;
         break;
-      case "&":
-      case ";":
-      case ",": {
-        if (c === "&" && (inQuery || next === 38)) break scan;
+      case 38:
+      // &
+      case 59:
+      // ;
+      case 44: {
+        if (c === 38 && (inQuery || next === 38)) break scan;
         if (!isNameStart(next)) break;
         const cap = Math.min(text2.length, end + 2 + GENERIC_VALUE_MAX);
         let k = end + 2;
         while (k < cap && isNameChar(text2.charCodeAt(k))) k++;
         tally(k - end);
-        if (text2[k] === "=") break scan;
+        if (text2.charCodeAt(k) === 61) break scan;
         break;
       }
     }
@@ -580,7 +587,8 @@ function refineGenericValue(text2, m, start, end) {
   let from = start;
   let eq = start;
   while (eq < stop && isNameChar(text2.charCodeAt(eq))) eq++;
-  if (eq < stop && text2[eq] === "=" && isNameStart(text2.charCodeAt(start)) && looksLikeCode(text2.slice(start, eq))) from = eq + 1;
+  const nested = text2[eq] === "=" && isNameStart(text2.charCodeAt(start)) && looksLikeCode(text2.slice(start, eq));
+  if (eq < stop && nested) from = eq + 1;
   if (stop - from < 8) return null;
   return [from, stop];
 }
@@ -636,7 +644,7 @@ function tableSpans(text2, m) {
       if (!(secretColumns.has(k) || firstNames && k > 0)) return;
       const [a, b] = unticked(text2, c);
       const v = text2.slice(a, b);
-      if (v.length < 8 || /\s/.test(v) || shannonEntropy(v) < TABLE_ENTROPY || notAnAssignedSecret(v)) return;
+      if (v.length < 8 || /\s/.test(v) || shannonEntropy(v) < 3.5 || notAnAssignedSecret(v)) return;
       out.push([a, b]);
     });
   }
@@ -648,7 +656,8 @@ function cookieSpans(text2, m) {
   let i = m.index + m[0].length;
   const stopAt = (k) => {
     const c = text2[k];
-    return c === void 0 || c === "\n" || c === "\r" || c === '"' || c === "'" || c === "\\" && /[ntr"]/.test(text2[k + 1] ?? "");
+    if (c === "\\") return /[ntr"]/.test(text2[k + 1] ?? "");
+    return c === void 0 || c === "\n" || c === "\r" || c === '"' || c === "'";
   };
   let first = true;
   while (i < text2.length && !stopAt(i)) {
@@ -673,7 +682,8 @@ function cookieSpans(text2, m) {
     const v = text2.slice(a, b);
     const judged = set ? first && !COOKIE_ATTRIBUTES.test(name2) : true;
     const numeric = /^(?:[A-Za-z]{1,4}\d?\.)?[\d.]+$/.test(v);
-    if (judged && (v.length >= 16 || v.length >= 8 && SESSION_NAME.test(name2)) && !numeric && !notAnAssignedSecret(v)) {
+    const long = v.length >= 16 || v.length >= 8 && SESSION_NAME.test(name2);
+    if (judged && long && !numeric && !notAnAssignedSecret(v)) {
       out.push([a, b]);
     }
     first = false;
@@ -687,16 +697,6 @@ function notACliPassword(v, m) {
   return placeholderOrVariable(v) || PATH_OR_URL.test(v) || // `--password --host db`: the next word is a flag, the password is prompted for.
   v.startsWith("-") && /^--\w+[ \t]+-/.test(m[0]) || /^[A-Za-z][a-z]*$/.test(v) || /^[\d.:/-]+$/.test(v);
 }
-function notADiscordBotToken(secret, m) {
-  if (m.groups?.["s"] !== void 0 || m.groups?.["s1"] !== void 0) return looksLikeCode(secret) || !/\d/.test(secret);
-  const id = secret.slice(0, secret.indexOf("."));
-  const decoded2 = Buffer.from(id.replace(/-/g, "+").replace(/_/g, "/"), "base64").toString("latin1");
-  return !/^\d{17,20}$/.test(decoded2);
-}
-function notADockerAuth(secret) {
-  const decoded2 = Buffer.from(secret, "base64").toString("latin1");
-  return !/^[\x21-\x7e]+:[\x20-\x7e]+$/.test(decoded2);
-}
 function awsCandidates(text2, from, to) {
   const out = [];
   const window = text2.slice(from, to);
@@ -706,22 +706,6 @@ function awsCandidates(text2, from, to) {
     if (/[a-z]/.test(v) && /[A-Z]/.test(v) && /[0-9/+]/.test(v)) out.push([from + m.index, from + m.index + 40]);
   }
   return out;
-}
-function newlineOffsets(text2) {
-  const out = [];
-  for (let i = text2.indexOf("\n"); i !== -1; i = text2.indexOf("\n", i + 1)) out.push(i);
-  tally(text2.length);
-  return out;
-}
-function firstAtOrAfter(offsets, at4) {
-  let lo = 0;
-  let hi = offsets.length;
-  while (lo < hi) {
-    const mid = lo + hi >>> 1;
-    if (offsets[mid] < at4) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 function awsUnnamedSpans(text2) {
   if (!/AKIA|ASIA|ABIA|ACCA|A3T|\[/.test(text2)) return [];
@@ -737,7 +721,8 @@ function awsUnnamedSpans(text2) {
     if (m.groups?.["id"] !== void 0) {
       if (m[0].endsWith("EXAMPLE")) continue;
       newlines ??= newlineOffsets(text2);
-      const after = firstAtOrAfter(newlines, m.index + m[0].length);
+      const nl = newlines;
+      const after = partitionPoint(nl.length, (i) => nl[i] < m.index + m[0].length);
       const before = after - 1 - AWS_NEAR_LINES;
       let from2 = before >= 0 ? newlines[before] + 1 : 0;
       from2 = Math.max(from2, m.index - AWS_NEAR_CHARS);
@@ -763,10 +748,11 @@ function awsUnnamedSpans(text2) {
   flush();
   return out;
 }
-var PEM_END, PEM_HEADER, PEM_BODY, PEM_JUNK, PEM_SEPARATOR, PEM_NEWLINE, PEM_LINE_END, PEM_MIN_MATERIAL, PUTTY_HEADER, PUTTY_BREAK, GENERIC_VALUE_MAX, SPACE, isSpace, isNameStart, isNameChar, SECRET_NAME, TABLE_ENTROPY, SESSION_NAME, COOKIE_ATTRIBUTES, AWS_NEAR_LINES, AWS_NEAR_CHARS, AWS_SECTION_LINES, AWS_SECTION_CHARS, AWS_SECRET, AWS_CREDENTIAL_NAME, AWS_CONTEXT;
+var PEM_END, PEM_HEADER, PEM_BODY, PEM_JUNK, PEM_SEPARATOR, PEM_NEWLINE, PEM_LINE_END, PEM_MIN_MATERIAL, PUTTY_NAMES, PUTTY_HEADER, GENERIC_VALUE_MAX, SPACE, isNameStart, isNameChar, PLAIN_RUN, plain, SECRET_NAME, SESSION_NAME, COOKIE_ATTRIBUTES, AWS_NEAR_LINES, AWS_NEAR_CHARS, AWS_SECTION_LINES, AWS_SECTION_CHARS, AWS_SECRET, AWS_CREDENTIAL_NAME, AWS_CONTEXT;
 var init_redact_syntax = __esm({
   "src/guard/redact-syntax.ts"() {
     "use strict";
+    init_partition();
     init_redact_kit();
     PEM_END = /-----END[ A-Z0-9_-]*PRIVATE KEY(?: BLOCK)?-----/y;
     PEM_HEADER = /(?:Proc-Type|DEK-Info|Version|Comment|Hash|Charset|MessageID):[^\r\n\\]*/y;
@@ -779,18 +765,18 @@ var init_redact_syntax = __esm({
     PEM_NEWLINE = /\r?\n|\\r\\n|\\n/y;
     PEM_LINE_END = /[\s\\"'`|,<\]]/;
     PEM_MIN_MATERIAL = 32;
-    PUTTY_HEADER = /(?:Encryption|Comment|Public-Lines|Private-Lines|Private-MAC|Private-Hash|Key-Derivation|Argon2-[A-Za-z]+): ?[^\r\n\\]{0,200}/y;
-    PUTTY_BREAK = PEM_SEPARATOR;
+    PUTTY_NAMES = "Encryption|Comment|Public-Lines|Private-Lines|Private-MAC|Private-Hash|Key-Derivation|Argon2-[A-Za-z]+";
+    PUTTY_HEADER = new RegExp(`(?:${PUTTY_NAMES}): ?[^\\r\\n\\\\]{0,200}`, "y");
     GENERIC_VALUE_MAX = 256;
     SPACE = /\s/;
-    isSpace = (text2, i) => {
-      const c = text2.charCodeAt(i);
-      return c <= 32 || c > 126 && SPACE.test(text2[i]);
-    };
     isNameStart = (c) => c >= 65 && c <= 90 || c >= 97 && c <= 122 || c === 95;
     isNameChar = (c) => isNameStart(c) || c >= 48 && c <= 57 || c === 46 || c === 45;
-    SECRET_NAME = /^(?:[\w .-]*?[ _.-])?(?:pass(?:word|wd|phrase)?|pwd|secret|token|api[ _.-]?key|apikey|access[ _.-]?key|private[ _.-]?key|secret[ _.-]?key|credentials?|client[ _.-]?secret)$/i;
-    TABLE_ENTROPY = 3.5;
+    PLAIN_RUN = /[^\x00-\x20\s"'\\#|&;,)\]}>`]{0,1024}/y;
+    plain = { text: "", from: 0, to: 0 };
+    SECRET_NAME = new RegExp(
+      "^(?:[\\w .-]*?[ _.-])?(?:pass(?:word|wd|phrase)?|pwd|secret|token|api[ _.-]?key|apikey|access[ _.-]?key|private[ _.-]?key|secret[ _.-]?key|credentials?|client[ _.-]?secret)$",
+      "i"
+    );
     SESSION_NAME = /sess|sid|token|auth|jwt|csrf|xsrf|remember|login|secret|key/i;
     COOKIE_ATTRIBUTES = /^(?:path|domain|expires|max-age|samesite|secure|httponly|priority|partitioned|version|comment)$/i;
     AWS_NEAR_LINES = 3;
@@ -799,7 +785,10 @@ var init_redact_syntax = __esm({
     AWS_SECTION_CHARS = 4096;
     AWS_SECRET = /(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])/g;
     AWS_CREDENTIAL_NAME = /aws_(?:secret_access_key|access_key_id|session_token)/i;
-    AWS_CONTEXT = /(?<id>(?<![A-Za-z0-9_])(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}(?![A-Za-z0-9_]))|(?<ini>(?<=^|\n)[ \t]*\[[^\]\r\n]{1,64}\][ \t]*(?=\r?\n))/g;
+    AWS_CONTEXT = new RegExp(
+      "(?<id>(?<![A-Za-z0-9_])(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}(?![A-Za-z0-9_]))|(?<ini>(?<=^|\\n)[ \\t]*\\[[^\\]\\r\\n]{1,64}\\][ \\t]*(?=\\r?\\n))",
+      "g"
+    );
   }
 });
 
@@ -807,7 +796,8 @@ var init_redact_syntax = __esm({
 function secretRun(v) {
   if (UUID.test(v)) return false;
   if (/^[0-9a-fA-F]+$/.test(v)) return /\d/.test(v) && /[a-fA-F]/.test(v);
-  return /\d/.test(v) && /[a-z]/.test(v) && /[A-Z]/.test(v) && shannonEntropy(v) >= 3.5 && !looksLikeCode(v) && !namesSomething(v);
+  if (!/\d/.test(v) || !/[a-z]/.test(v) || !/[A-Z]/.test(v)) return false;
+  return shannonEntropy(v) >= 3.5 && !looksLikeCode(v) && !namesSomething(v);
 }
 function proseSpans(text2, out) {
   let words = 0;
@@ -819,7 +809,9 @@ function proseSpans(text2, out) {
     if (run2 === void 0) {
       words++;
       if (!KEYWORDS.has(m[0].toLowerCase())) {
-        if (pending.length > 0 && words - pending[0][2] > WORD_WINDOW + 1) pending = pending.filter((p) => words - p[2] <= WORD_WINDOW + 1);
+        if (pending.length > 0 && words - pending[0][2] > WORD_WINDOW + 1) {
+          pending = pending.filter((p) => words - p[2] <= WORD_WINDOW + 1);
+        }
         continue;
       }
       lastKeyword = words;
@@ -831,7 +823,8 @@ function proseSpans(text2, out) {
     const value = run2.replace(/=+$/, "");
     const end = start + value.length;
     if (!secretRun(value)) continue;
-    if ((value.length === 40 || value.length === 64) && /^[0-9a-fA-F]+$/.test(value) && ID_LABEL.test(text2.slice(Math.max(0, start - 40), start))) continue;
+    const objectId = (value.length === 40 || value.length === 64) && /^[0-9a-fA-F]+$/.test(value);
+    if (objectId && ID_LABEL.test(text2.slice(Math.max(0, start - 40), start))) continue;
     if (words - lastKeyword <= WORD_WINDOW) out.push([start, end, "secret-in-prose"]);
     else pending.push([start, end, words]);
   }
@@ -842,7 +835,8 @@ function variableSpans(text2, out) {
   tally(text2.length);
   for (const m of text2.matchAll(USES)) {
     const name2 = m.groups?.["b"] ?? m.groups?.["u"];
-    if (name2 !== void 0) used.set(name2, { at: m.index, kind: m.groups?.["b"] !== void 0 ? "bearer-token" : "cli-password" });
+    const kind = m.groups?.["b"] !== void 0 ? "bearer-token" : "cli-password";
+    if (name2 !== void 0) used.set(name2, { at: m.index, kind });
   }
   if (used.size === 0) return;
   tally(text2.length);
@@ -882,47 +876,99 @@ var init_redact_transcript = __esm({
     "use strict";
     init_redact_kit();
     WORD_WINDOW = 3;
-    KEYWORDS = /* @__PURE__ */ new Set(["key", "keys", "token", "tokens", "secret", "secrets", "password", "passwords", "passwd", "passphrase", "pwd", "apikey"]);
+    KEYWORDS = new Set(
+      "key keys token tokens secret secrets password passwords passwd passphrase pwd apikey".split(" ")
+    );
     WORDS_AND_RUNS = /(?<run>(?<![A-Za-z0-9+/_=-])[A-Za-z0-9+/_-]{32,}={0,2}(?![A-Za-z0-9+/_=-]))|[A-Z]?[a-z]+|[A-Z]+(?![a-z])/g;
     ID_LABEL = /(?:--expected-current-sha256|CURRENT-SHA256|Since-handoff|\bcommit|\bHEAD|\bsha(?:1|256)?)[\s:="'`(]*$/i;
-    USES = /\bBearer[ \t]+\$\{?(?<b>[A-Za-z_][A-Za-z0-9_]*)\}?|(?<![\w-])(?:-[A-Za-z]*?u|--user)(?:=|[ \t]*)["']?(?:[^\s"':$]*:)?\$\{?(?<u>[A-Za-z_][A-Za-z0-9_]*)\}?/g;
+    USES = new RegExp(
+      `\\bBearer[ \\t]+\\$\\{?(?<b>[A-Za-z_][A-Za-z0-9_]*)\\}?|(?<![\\w-])(?:-[A-Za-z]*?u|--user)(?:=|[ \\t]*)["']?(?:[^\\s"':$]*:)?\\$\\{?(?<u>[A-Za-z_][A-Za-z0-9_]*)\\}?`,
+      "g"
+    );
     ASSIGNMENTS = /(?<![A-Za-z0-9_$])(?<name>[A-Za-z_][A-Za-z0-9_]*)=(?:"(?<dq>[^"\n]+)"|'(?<sq>[^'\n]+)'|(?<bare>[^\s;&|"'`]+))/dg;
     SAID_PASSWORD = /\b(?:pass(?:word|phrase|wd)?|pw|pin)\b(?:[ \t]+(?:for|of|on|to)[ \t]+(?:the[ \t]+)?[\w.@-]{1,40})?[ \t]*/.source + /(?:\bis\b|\bwas\b|:|=)[ \t]*(?:now[ \t]+)?["'`]?(?<v>[^\s"'`]{1,128})/.source;
   }
 });
 
 // src/guard/redact-vendors.ts
-var VENDOR_RULES;
+function notADiscordBotToken(secret, m) {
+  const named = m.groups?.["s"] !== void 0 || m.groups?.["s1"] !== void 0;
+  if (named) return looksLikeCode(secret) || !/\d/.test(secret);
+  const id = secret.slice(0, secret.indexOf("."));
+  const decoded2 = Buffer.from(id.replace(/-/g, "+").replace(/_/g, "/"), "base64").toString("latin1");
+  return !/^\d{17,20}$/.test(decoded2);
+}
+function notADockerAuth(secret) {
+  const decoded2 = Buffer.from(secret, "base64").toString("latin1");
+  return !/^[\x21-\x7e]+:[\x20-\x7e]+$/.test(decoded2);
+}
+var DISCORD_TOKEN, VENDOR_RULES;
 var init_redact_vendors = __esm({
   "src/guard/redact-vendors.ts"() {
     "use strict";
     init_redact_kit();
-    init_redact_syntax();
+    DISCORD_TOKEN = "[A-Za-z0-9_-]{23,28}\\.[A-Za-z0-9_-]{6,7}\\.[A-Za-z0-9_-]{27,40}";
     VENDOR_RULES = [
       // Alone, the first part must decode to a numeric id; named (`DISCORD_TOKEN=`, `Bot <token>`),
       // any three-part token (gitleaks' discord rules need the word too; docs/design.md#redaction).
-      rule("discord-bot-token", "", `${LD}[MNO][A-Za-z0-9_-]{23,27}\\.[A-Za-z0-9_-]{6}\\.[A-Za-z0-9_-]{27,40}${RD}|(?:[Dd]iscord|DISCORD)[^\\n]{0,40}?${LD}(?<s>[A-Za-z0-9_-]{23,28}\\.[A-Za-z0-9_-]{6,7}\\.[A-Za-z0-9_-]{27,40})${RD}|\\bBot[ \\t]+(?<s1>[A-Za-z0-9_-]{23,28}\\.[A-Za-z0-9_-]{6,7}\\.[A-Za-z0-9_-]{27,40})${RD}`, 3.5, { allow: notADiscordBotToken }),
+      rule(
+        "discord-bot-token",
+        "",
+        `${LD}[MNO][A-Za-z0-9_-]{23,27}\\.[A-Za-z0-9_-]{6}\\.[A-Za-z0-9_-]{27,40}${RD}|(?:[Dd]iscord|DISCORD)[^\\n]{0,40}?${LD}(?<s>${DISCORD_TOKEN})${RD}|\\bBot[ \\t]+(?<s1>${DISCORD_TOKEN})${RD}`,
+        3.5,
+        { allow: notADiscordBotToken }
+      ),
       rule("databricks-api-token", "dapi", `${L}dapi[a-f0-9]{32}(?:-\\d)?${R}`),
-      rule("docker-config-auth", '"auth"', `"auth"\\s*:\\s*"(?<s>[A-Za-z0-9+/]{8,}={0,2})"`, void 0, { allow: notADockerAuth }),
-      rule("1password-token", "ops_eyj a3-", `${L}ops_eyJ[A-Za-z0-9+/]{100,}={0,3}|${LD}A3-[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}${RD}`, 3.5),
+      rule(
+        "docker-config-auth",
+        '"auth"',
+        `"auth"\\s*:\\s*"(?<s>[A-Za-z0-9+/]{8,}={0,2})"`,
+        void 0,
+        { allow: notADockerAuth }
+      ),
+      rule(
+        "1password-token",
+        "ops_eyj a3-",
+        `${L}ops_eyJ[A-Za-z0-9+/]{100,}={0,3}|${LD}A3-[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}${RD}`,
+        3.5
+      ),
       rule("artifactory-token", "akcp cmvmd", `${L}(?:AKCp[A-Za-z0-9]{69}|cmVmd[A-Za-z0-9]{59})${R}`, 4),
       rule("atlassian-api-token", "atatt3", `${LD}ATATT3[A-Za-z0-9_=-]{186}${RD}`, 3.5),
-      rule("azure-ad-client-secret", "q~", `(?<![A-Za-z0-9_~.-])[A-Za-z0-9_~.]{3}\\dQ~[A-Za-z0-9_~.-]{31,34}(?![A-Za-z0-9_~.-])`, 3),
+      rule(
+        "azure-ad-client-secret",
+        "q~",
+        `(?<![A-Za-z0-9_~.-])[A-Za-z0-9_~.]{3}\\dQ~[A-Za-z0-9_~.-]{31,34}(?![A-Za-z0-9_~.-])`,
+        3
+      ),
       rule("clojars-api-token", "clojars_", `${L}CLOJARS_[A-Za-z0-9]{60}${R}`, void 0, {}, "i"),
       rule("clickhouse-cloud-key", "4b1d", `${L}4b1d[A-Za-z0-9]{38}${R}`, 3),
       rule("cloudflare-origin-ca-key", "v1.0-", `${LD}v1\\.0-[a-f0-9]{24}-[a-f0-9]{146}${RD}`),
       rule("adobe-client-secret", "p8e-", `${LD}p8e-[A-Za-z0-9]{32}${RD}`, 3),
       rule("alibaba-access-key-id", "ltai", `${L}LTAI[A-Za-z0-9]{20}${R}`, 3),
-      rule("authress-access-key", "sc_ ext_ authress_", `${L}(?:sc|ext|scauth|authress)_[A-Za-z0-9]{5,30}\\.[A-Za-z0-9]{4,6}\\.acc[_-][A-Za-z0-9-]{10,32}\\.[A-Za-z0-9+/_=-]{30,120}`),
+      rule(
+        "authress-access-key",
+        "sc_ ext_ authress_",
+        `${L}(?:sc|ext|scauth|authress)_[A-Za-z0-9]{5,30}\\.[A-Za-z0-9]{4,6}\\.acc[_-][A-Za-z0-9-]{10,32}\\.[A-Za-z0-9+/_=-]{30,120}`
+      ),
       rule("doppler-token", "dp.", `${LD}dp\\.(?:pt|st|ct|scim|audit|sa)\\.[A-Za-z0-9]{40,44}${R}`, 3),
       rule("dynatrace-api-token", "dt0c01.", `${L}dt0c01\\.[A-Za-z0-9]{24}\\.[A-Za-z0-9]{64}${R}`),
       rule("easypost-api-token", "ezak eztk", `${L}EZ[AT]K[A-Za-z0-9]{54}${R}`, 3),
       rule("facebook-token", "eaam eaac |", `${L}(?:EAA[MC][A-Za-z0-9]{100,}|\\d{15,16}\\|[0-9A-Za-z_-]{27,40})${RD}`, 3.5),
-      rule("flyio-access-token", "fo1_ fm1 fm2_", `${L}(?:fo1_[A-Za-z0-9_-]{43}|fm1[ar]_[A-Za-z0-9+/]{100,}={0,3}|fm2_[A-Za-z0-9+/]{100,}={0,3})`, 3.5),
+      rule(
+        "flyio-access-token",
+        "fo1_ fm1 fm2_",
+        `${L}(?:fo1_[A-Za-z0-9_-]{43}|fm1[ar]_[A-Za-z0-9+/]{100,}={0,3}|fm2_[A-Za-z0-9+/]{100,}={0,3})`,
+        3.5
+      ),
       rule("frameio-api-token", "fio-u-", `${LD}fio-u-[A-Za-z0-9_=-]{64}${RD}`),
       rule("flutterwave-secret-key", "flwseck", `${L}FLWSECK(?:_TEST)?-(?:[a-h0-9]{32}-X|[a-h0-9]{12}${R})`),
       rule("duffel-api-token", "duffel_", `${L}duffel_(?:test|live)_[A-Za-z0-9_=-]{43}${RD}`),
-      rule("grafana-token", "glc_ glsa_ eyjrijoi", `${L}(?:glc_[A-Za-z0-9+/]{32,400}={0,3}|glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}|eyJrIjoi[A-Za-z0-9]{70,400}={0,3})`, 3),
+      rule(
+        "grafana-token",
+        "glc_ glsa_ eyjrijoi",
+        `${L}(?:glc_[A-Za-z0-9+/]{32,400}={0,3}|glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}|eyJrIjoi[A-Za-z0-9]{70,400}={0,3})`,
+        3
+      ),
       rule("harness-api-key", "pat. sat.", `${L}(?:pat|sat)\\.[A-Za-z0-9_-]{22}\\.[A-Za-z0-9]{24}\\.[A-Za-z0-9]{20}${R}`),
       rule("heroku-api-key", "hrku-aa", `${LD}HRKU-AA[A-Za-z0-9_-]{58}${RD}`, 3.5),
       rule("huggingface-org-token", "api_org_", `${L}api_org_[A-Za-z]{34}${R}`, 3),
@@ -931,13 +977,24 @@ var init_redact_vendors = __esm({
       rule("jwt-base64", "zxlk", `${L}ZXlK[A-Za-z0-9+/]{60,}={0,2}`, 3.5),
       rule("maxmind-license-key", "_mmk", `${L}[A-Za-z0-9]{6}_[A-Za-z0-9]{29}_mmk${R}`, 3.5),
       rule("mapbox-secret-token", "sk.eyj", `${L}sk\\.eyJ[A-Za-z0-9_-]{20,}\\.[A-Za-z0-9_-]{20,}${RD}`),
-      rule("microsoft-teams-webhook", "webhookb2", `\\.webhook\\.office\\.com/webhookb2/(?<s>[A-Za-z0-9@-]{40,}/IncomingWebhook/[A-Za-z0-9]{32}/[A-Za-z0-9-]{36}(?:/[A-Za-z0-9_-]+)?)`, void 0, {}, "i"),
+      rule(
+        "microsoft-teams-webhook",
+        "webhookb2",
+        `\\.webhook\\.office\\.com/webhookb2/(?<s>[A-Za-z0-9@-]{40,}/IncomingWebhook/[A-Za-z0-9]{32}/[A-Za-z0-9-]{36}(?:/[A-Za-z0-9_-]+)?)`,
+        void 0,
+        {},
+        "i"
+      ),
       rule("new-relic-key", "nrak- nrii-", `${LD}(?:NRAK-[A-Z0-9]{27}|NRII-[A-Za-z0-9_-]{32})${RD}`),
       rule("notion-api-token", "ntn_", `${L}ntn_\\d{11}[A-Za-z0-9]{35}${R}`, 3.5),
       rule("octopus-deploy-api-key", "api-", `${LD}API-[A-Z0-9]{26}${RD}`, 3),
       rule("openshift-user-token", "sha256~", `${L}sha256~[A-Za-z0-9_-]{43}${RD}`, 3.5),
       rule("perplexity-api-key", "pplx-", `${LD}pplx-[A-Za-z0-9]{48}${RD}`, 3.5),
-      rule("plaid-access-token", "access-sandbox- access-development- access-production-", `${LD}access-(?:sandbox|development|production)-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}${RD}`),
+      rule(
+        "plaid-access-token",
+        "access-sandbox- access-development- access-production-",
+        `${LD}access-(?:sandbox|development|production)-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}${RD}`
+      ),
       rule("planetscale-token", "pscale_", `${L}pscale_(?:tkn|oauth|pw)_[A-Za-z0-9_=.-]{32,64}${RD}`, 3),
       rule("prefect-api-token", "pnu_", `${L}pnu_[A-Za-z0-9]{36}${R}`),
       rule("pulumi-api-token", "pul-", `${LD}pul-[a-f0-9]{40}${RD}`),
@@ -945,17 +1002,33 @@ var init_redact_vendors = __esm({
       rule("rubygems-api-token", "rubygems_", `${L}rubygems_[a-f0-9]{48}${R}`),
       rule("scalingo-api-token", "tk-us-", `${LD}tk-us-[A-Za-z0-9_-]{48}${RD}`),
       rule("sendinblue-api-token", "xkeysib-", `${LD}xkeysib-[a-f0-9]{64}-[A-Za-z0-9]{16}${RD}`),
-      rule("sentry-token", "sntryu_ sntrys_", `${L}(?:sntryu_[a-f0-9]{64}|sntrys_eyJ[A-Za-z0-9+/]{40,400}={0,2}_[A-Za-z0-9+/]{43})${R}`),
+      rule(
+        "sentry-token",
+        "sntryu_ sntrys_",
+        `${L}(?:sntryu_[a-f0-9]{64}|sntrys_eyJ[A-Za-z0-9+/]{40,400}={0,2}_[A-Za-z0-9+/]{43})${R}`
+      ),
       rule("settlemint-token", "sm_aat_ sm_pat_ sm_sat_", `${L}sm_(?:aat|pat|sat)_[A-Za-z0-9]{16}${R}`, 3),
       rule("shippo-api-token", "shippo_", `${L}shippo_(?:live|test)_[a-fA-F0-9]{40}${R}`),
-      rule("square-access-token", "sq0atp- sq0csp- eaaa", `${LD}(?:sq0(?:atp|csp)-[A-Za-z0-9_-]{22,60}|EAAA[A-Za-z0-9_-]{60})${RD}`, 3.5),
+      rule(
+        "square-access-token",
+        "sq0atp- sq0csp- eaaa",
+        `${LD}(?:sq0(?:atp|csp)-[A-Za-z0-9_-]{22,60}|EAAA[A-Za-z0-9_-]{60})${RD}`,
+        3.5
+      ),
       rule("twitter-bearer-token", "aaaaaaaaaaaaaaaaaaaaaa", `${L}A{22}[A-Za-z0-9%]{80,100}${R}`),
       rule("typeform-api-token", "tfp_", `${L}tfp_[A-Za-z0-9_.=-]{59}${RD}`, 3),
       rule("yandex-api-key", "aqvn", `${L}AQVN[A-Za-z0-9_-]{35,38}${RD}`, 3.5),
       rule("sourcegraph-access-token", "sgp_", `${L}sgp_(?:(?:[a-fA-F0-9]{16}|local)_)?[a-fA-F0-9]{40}${R}`),
       rule("dropbox-token", "sl.", `${L}sl\\.[A-Za-z0-9_=-]{130,160}${RD}`, 3.5),
       rule("gitlab-session-cookie", "_gitlab_session=", `_gitlab_session=(?<s>[0-9a-z]{32})${R}`),
-      rule("sidekiq-secret", "__contribsys__com", `BUNDLE_(?:ENTERPRISE|GEMS)__CONTRIBSYS__COM["']?\\s*[=:]\\s*["']?(?<s>[a-f0-9]{8}:[a-f0-9]{8})`, void 0, {}, "i")
+      rule(
+        "sidekiq-secret",
+        "__contribsys__com",
+        `BUNDLE_(?:ENTERPRISE|GEMS)__CONTRIBSYS__COM["']?\\s*[=:]\\s*["']?(?<s>[a-f0-9]{8}:[a-f0-9]{8})`,
+        void 0,
+        {},
+        "i"
+      )
     ];
   }
 });
@@ -986,26 +1059,6 @@ function secretSpan(m) {
   }
   return [m.index, m.index + m[0].length];
 }
-function insertionPoint(spans, start) {
-  let lo = 0;
-  let hi = spans.length;
-  while (lo < hi) {
-    const mid = lo + hi >>> 1;
-    if (spans[mid].start < start) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-function lineOf(lineStarts, at4) {
-  let lo = 0;
-  let hi = lineStarts.length - 1;
-  while (lo < hi) {
-    const mid = lo + hi + 1 >>> 1;
-    if (lineStarts[mid] <= at4) lo = mid;
-    else hi = mid - 1;
-  }
-  return lo;
-}
 function codePoints(text2, from, to) {
   let n2 = 0;
   for (let i = from; i < to; i++) {
@@ -1014,21 +1067,32 @@ function codePoints(text2, from, to) {
   }
   return n2;
 }
-function lineStartsOf(text2) {
-  const starts = [0];
-  for (let i = text2.indexOf("\n"); i !== -1; i = text2.indexOf("\n", i + 1)) starts.push(i + 1);
-  return starts;
-}
 function keywordsIn(lower) {
   allKeywords ??= [...new Set(REDACTION_RULES.flatMap((r) => r.keywords ?? []))];
+  const indexed = lower.length >= 65536;
+  if (indexed) {
+    WINDOWS.fill(0);
+    for (let i = 0, h = 0; i < lower.length; i++) {
+      h = (h << 7 ^ lower.charCodeAt(i)) & 2097151;
+      WINDOWS[h >>> 5] |= 1 << (h & 31);
+    }
+  }
+  const windowsThere = (k) => {
+    for (let i = 0, h = 0; i < k.length; i++) {
+      h = (h << 7 ^ k.charCodeAt(i)) & 2097151;
+      if (i >= 2 && (WINDOWS[h >>> 5] & 1 << (h & 31)) === 0) return false;
+    }
+    return true;
+  };
   const found = /* @__PURE__ */ new Set();
-  for (const k of allKeywords) if (lower.includes(k)) found.add(k);
+  for (const k of allKeywords) if ((!indexed || windowsThere(k)) && lower.includes(k)) found.add(k);
   return found;
 }
 function keptByRule(rule2, secret, m) {
   if (secret === "" || globallyAllowed(secret) || secret.includes("<redacted")) return true;
   const entropy = shannonEntropy(secret);
-  return !rule2.weakIsSecret && filler(entropy) || rule2.entropy !== void 0 && entropy < rule2.entropy || rule2.allow?.(secret, m) === true;
+  if (!rule2.weakIsSecret && filler(entropy)) return true;
+  return rule2.entropy !== void 0 && entropy < rule2.entropy || rule2.allow?.(secret, m) === true;
 }
 function collectSpans(text2, rules, skip, found) {
   const present2 = keywordsIn(text2.toLowerCase());
@@ -1049,21 +1113,22 @@ function collectSpans(text2, rules, skip, found) {
       }
       if (rule2.spans) {
         const scan = rule2.spans(text2, m);
-        for (const [start2, end2] of scan.spans) {
-          if (end2 > start2 && !skip(rule2, start2, end2) && !keptByRule(rule2, text2.slice(start2, end2), m)) found(start2, end2, rule2);
+        for (const [start, end] of scan.spans) {
+          const kept = end <= start || skip(rule2, start, end) || keptByRule(rule2, text2.slice(start, end), m);
+          if (!kept) found(start, end, rule2);
         }
         if (scan.end > pattern.lastIndex) pattern.lastIndex = scan.end;
         continue;
       }
       const [matchStart, matchEnd] = secretSpan(m);
-      const refined = rule2.refine ? rule2.refine(text2, m, matchStart, matchEnd) : [matchStart, matchEnd];
-      if (refined === null || refined[1] <= refined[0] || skip(rule2, refined[0], refined[1]) || keptByRule(rule2, text2.slice(refined[0], refined[1]), m)) {
+      const matched = [matchStart, matchEnd];
+      const span = rule2.refine ? rule2.refine(text2, m, matchStart, matchEnd) : matched;
+      if (span === null || span[1] <= span[0] || skip(rule2, ...span) || keptByRule(rule2, text2.slice(...span), m)) {
         pattern.lastIndex = Math.max(m.index + 1, matchStart);
         continue;
       }
-      const [start, end] = refined;
-      found(start, end, rule2);
-      if (end > pattern.lastIndex) pattern.lastIndex = end;
+      found(span[0], span[1], rule2);
+      if (span[1] > pattern.lastIndex) pattern.lastIndex = span[1];
     }
   }
 }
@@ -1072,58 +1137,62 @@ function hyphenJoinedWords(s) {
   return parts.length > 2 && parts.every((p) => /^(?:[A-Za-z]+|\d+)$/.test(p));
 }
 function redactText(text2, options = {}) {
-  const exempt = options.exemptLines !== void 0 && options.exemptLines.size > 0 ? options.exemptLines : void 0;
+  redactionPasses.calls++;
+  redactionPasses.chars += text2.length;
+  return redact(text2, options);
+}
+function redact(text2, options) {
+  const exempt = options.exemptLines?.size ? options.exemptLines : void 0;
   let lineStarts;
+  const lineOf = (at4) => partitionPoint(lineStarts.length, (i) => lineStarts[i] <= at4);
   const onExemptLine = (start, end) => {
     if (exempt === void 0) return false;
-    lineStarts ??= lineStartsOf(text2);
-    return exempt.has(lineOf(lineStarts, start) + 1) || exempt.has(lineOf(lineStarts, Math.max(start, end - 1)) + 1);
+    lineStarts ??= [0, ...newlineOffsets(text2).map((i) => i + 1)];
+    return exempt.has(lineOf(start)) || exempt.has(lineOf(Math.max(start, end - 1)));
   };
   const spans = [];
+  const firstFrom = (start) => partitionPoint(spans.length, (i) => spans[i].start < start);
+  const covered = (start, end) => {
+    const at4 = firstFrom(start);
+    return spans[at4 - 1] !== void 0 && spans[at4 - 1].end > start || (spans[at4]?.start ?? end) < end;
+  };
   const accept = (start, end, kind) => {
-    const at4 = insertionPoint(spans, start);
-    const before = spans[at4 - 1];
-    const after = spans[at4];
-    if ((before === void 0 || before.end <= start) && (after === void 0 || end <= after.start)) {
-      spans.splice(at4, 0, { start, end, kind });
-    }
+    if (!covered(start, end)) spans.splice(firstFrom(start), 0, { start, end, kind });
   };
   const kept = (rule2, start, end) => onExemptLine(start, end) && !(VENDOR_SHAPE.has(rule2.id) && !hyphenJoinedWords(text2.slice(start, end)));
   collectSpans(text2, REDACTION_RULES, kept, (start, end, rule2) => accept(start, end, rule2.id));
   for (const [start, end] of awsUnnamedSpans(text2)) {
     const v = text2.slice(start, end);
-    if (!onExemptLine(start, end) && !globallyAllowed(v) && shannonEntropy(v) >= 3.5) accept(start, end, "aws-secret-access-key");
+    if (!onExemptLine(start, end) && !globallyAllowed(v) && shannonEntropy(v) >= 3.5) {
+      accept(start, end, "aws-secret-access-key");
+    }
   }
-  const covered = (start, end) => {
-    const at4 = insertionPoint(spans, start);
-    return spans[at4 - 1] !== void 0 && spans[at4 - 1].end > start || spans[at4] !== void 0 && spans[at4].start < end;
-  };
   for (const derived of [decodedRuns(text2, covered), splitRuns(text2, covered), continuedRuns(text2)]) {
     if (derived.text === "") continue;
     collectSpans(derived.text, DERIVED_RULES, () => false, (start, end, rule2) => {
       const original = derived.original(start, end);
-      if (original !== null && !onExemptLine(original[0], original[1])) accept(original[0], original[1], rule2.id);
+      if (original !== null && !onExemptLine(...original)) accept(original[0], original[1], rule2.id);
     });
   }
   const wrapped = wrappedRuns(text2);
   if (wrapped.text !== "") {
     collectSpans(wrapped.text, DERIVED_RULES, () => false, (start, end, rule2) => {
       const original = wrapped.original(start, end);
-      if (original === null || onExemptLine(original[0], original[1])) return;
-      let at4 = insertionPoint(spans, original[0]);
+      if (original === null || onExemptLine(...original)) return;
+      let at4 = firstFrom(original[0]);
       if (spans[at4 - 1] !== void 0 && spans[at4 - 1].end > original[0]) at4--;
       let to = at4;
       while (spans[to] !== void 0 && spans[to].start < original[1]) to++;
       const from = Math.min(original[0], spans[at4]?.start ?? original[0]);
-      const end2 = Math.max(original[1], to > at4 ? spans[to - 1].end : original[1]);
-      spans.splice(at4, to - at4, { start: from, end: end2, kind: rule2.id });
+      const until = Math.max(original[1], to > at4 ? spans[to - 1].end : original[1]);
+      spans.splice(at4, to - at4, { start: from, end: until, kind: rule2.id });
     });
   }
   if (options.transcript === true) {
     for (const [start, end, kind] of transcriptSpans(text2)) accept(start, end, kind);
   }
   if (spans.length === 0) return { text: text2, findings: [] };
-  lineStarts ??= lineStartsOf(text2);
+  lineStarts ??= [0, ...newlineOffsets(text2).map((i) => i + 1)];
   const findings = [];
   const out = [];
   let cursor2 = 0;
@@ -1138,25 +1207,29 @@ function redactText(text2, options = {}) {
     }
     col += codePoints(text2, colFrom, s.start);
     colFrom = s.start;
-    const kind = s.kind;
-    const finding = { kind, line: line + 1, column: col + 1, length: codePoints(text2, s.start, s.end) };
+    const finding = {
+      kind: s.kind,
+      line: line + 1,
+      column: col + 1,
+      length: codePoints(text2, s.start, s.end)
+    };
     let last = line;
     while (last + 1 < lineStarts.length && lineStarts[last + 1] < s.end) last++;
     if (last > line) finding.lines = last - line + 1;
     findings.push(finding);
-    out.push(text2.slice(cursor2, s.start), `<redacted: ${kind}>`);
+    out.push(text2.slice(cursor2, s.start), `<redacted: ${s.kind}>`);
     cursor2 = s.end;
   }
   out.push(text2.slice(cursor2));
   return { text: out.join(""), findings };
 }
 function redactTranscript(text2, options = {}) {
-  return redactText(text2, { ...options, transcript: true });
+  return redact(text2, { ...options, transcript: true });
 }
 function redactVendorShapes(text2) {
   const spans = [];
-  const shapes = REDACTION_RULES.filter((r) => VENDOR_SHAPE.has(r.id));
-  collectSpans(text2, shapes, (_rule, start, end) => hyphenJoinedWords(text2.slice(start, end)), (start, end, rule2) => {
+  const wordy = (_rule, a, b) => hyphenJoinedWords(text2.slice(a, b));
+  collectSpans(text2, SHAPE_RULES, wordy, (start, end, rule2) => {
     if (!spans.some(([a, b]) => start < b && a < end)) spans.push([start, end, rule2.id]);
   });
   if (spans.length === 0) return text2;
@@ -1172,14 +1245,15 @@ function redactVendorShapes(text2) {
 function formatRedactionReport(findings) {
   const head = `redacted ${findings.length} secret(s)`;
   if (findings.length === 0) return head;
-  const named = findings.slice(0, REPORT_LIMIT).map((f) => f.lines !== void 0 && f.lines >= REPORT_LINES_FROM ? `${f.kind} (line ${f.line}, ${f.lines} lines)` : `${f.kind} (line ${f.line})`);
-  const more = findings.length > REPORT_LIMIT ? `, \u2026 and ${findings.length - REPORT_LIMIT} more` : "";
+  const named = findings.slice(0, 20).map((f) => `${f.kind} (line ${f.line}${f.lines !== void 0 && f.lines >= 4 ? `, ${f.lines} lines` : ""})`);
+  const more = findings.length > 20 ? `, \u2026 and ${findings.length - 20} more` : "";
   return `${head}: ${named.join(", ")}${more}`;
 }
-var GENERIC_KEY, CLI_VALUE, CLI_PASSWORD_FLAGS, REDACTION_RULES, allKeywords, CONTEXT_RULES, VENDOR_SHAPE, DERIVED_RULES, REPORT_LIMIT, REPORT_LINES_FROM;
+var GENERIC_KEY, CLI_VALUE, CLI_QUOTED, CLI_PASSWORD_FLAGS, CONNECTION_KEYS, XML_NAMES, GENERIC_VALUE, SECRET_WORDS, REDACTION_RULES, allKeywords, WINDOWS, CONTEXT_RULES, SHAPE_RULES, VENDOR_SHAPE, DERIVED_RULES, redactionPasses;
 var init_redact = __esm({
   "src/guard/redact.ts"() {
     "use strict";
+    init_partition();
     init_redact_kit();
     init_redact_derived();
     init_redact_syntax();
@@ -1187,7 +1261,11 @@ var init_redact = __esm({
     init_redact_vendors();
     GENERIC_KEY = "(?:pass(?:word|wd|phrase)|(?<![A-Za-z0-9])(?:pass|pwd)|(?<=[A-Za-z])(?<e>pwd|passwd|pass)|secret|token|api[_.-]?key|apikey|access[_.-]?key|auth[_.-]?key|private[_.-]?key|secret[_.-]?key|credentials?|(?<k>[_.-]key))";
     CLI_VALUE = "[^\\s\"'`;|&<>]{1,256}";
+    CLI_QUOTED = (d, q) => `"(?<${d}>[^"\\n]{1,256})"|'(?<${q}>[^'\\n]{1,256})'`;
     CLI_PASSWORD_FLAGS = [
+      `(?<![\\w-])--(?:password|passwd|pass|PASSWORD)(?:=|[ \\t]+)(?:${CLI_QUOTED("s", "s1")}|(?<s2>${CLI_VALUE}))`,
+      `\\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlsh|mariadb|mariadb-dump)\\b[^\\n]{0,256}?[ \\t]-p(?<s3>${CLI_VALUE})`,
+      `\\bcurl\\b[^\\n]{0,512}?[ \\t](?:-[A-Za-z]*?u[ \\t]*|--user(?:=|[ \\t]+))["']?[^\\s:"']{1,128}:(?<s4>[^\\s"']{1,256})`,
       `\\bsshpass\\b[^\\n]{0,64}?[ \\t]-p[ \\t]*(?<s5>${CLI_VALUE})`,
       `\\b(?:docker|podman|nerdctl|buildah|helm[ \\t]+registry|oras)[ \\t]+login\\b[^\\n]{0,256}?[ \\t]-p[ \\t]*(?<s6>${CLI_VALUE})`,
       `\\baz[ \\t]+login\\b[^\\n]{0,256}?[ \\t]-p[ \\t]*(?<s7>${CLI_VALUE})`,
@@ -1197,37 +1275,80 @@ var init_redact = __esm({
       `\\b(?:zip|unzip|zipcloak)\\b[^\\n]{0,256}?[ \\t]-P[ \\t]*(?<s11>${CLI_VALUE})`,
       `\\bhtpasswd[ \\t]+-(?=[A-Za-z]*b)(?:(?=[A-Za-z]*n)[A-Za-z]+[ \\t]+[^\\s;|&<>]+|[A-Za-z]+[ \\t]+[^\\s;|&<>]+[ \\t]+[^\\s;|&<>]+)[ \\t]+(?<s12>${CLI_VALUE})`,
       `\\b(?:smbclient|rpcclient|smbmap|smbcacls|net)\\b[^\\n]{0,256}?[ \\t](?:-U[ \\t]*|--user(?:=|[ \\t]+))["']?[^\\s%"']{1,128}%(?<s13>[^\\s"']{1,256})`,
-      `\\b(?:echo|printf)[ \\t]+(?:-[a-z]+[ \\t]+)?(?:"(?<sd>[^"\\n]{1,256})"|'(?<sq>[^'\\n]{1,256})'|(?<s14>${CLI_VALUE}))[ \\t]*\\|[ \\t]*sudo\\b[^\\n|]{0,64}?[ \\t]-[A-Za-z]*S`
-    ].map((p) => `|${p}`).join("");
+      `\\b(?:echo|printf)[ \\t]+(?:-[a-z]+[ \\t]+)?(?:${CLI_QUOTED("sd", "sq")}|(?<s14>${CLI_VALUE}))[ \\t]*\\|[ \\t]*sudo\\b[^\\n|]{0,64}?[ \\t]-[A-Za-z]*S`
+    ].join("|");
+    CONNECTION_KEYS = "server|host|data source|address|addr|uid|user id|username|user|database|initial catalog";
+    XML_NAMES = "[Pp]assword|PASSWORD|[Pp]asswd|[Ss]ecret|SECRET|[Tt]oken|TOKEN|[Aa]pi[Kk]ey|API_?KEY|api_key";
+    GENERIC_VALUE = `(?:"(?<s>[^"\\n]{8,256})"|'(?<s1>[^'\\n]{8,256})'|\`(?<s2>[^\`\\n]{8,256})\`|[|>][+-]?\\d?[ \\t]*\\r?\\n[ \\t]+(?<s4>[^\\s][^\\n]{0,255})|(?<s3>[^\\s"'\`,;&<>(){}\\[\\]=:|]))`;
+    SECRET_WORDS = "pass pwd secret token key credential";
     REDACTION_RULES = [
-      rule("private-key", "-----begin putty-user-key-file-", "-----BEGIN[ A-Z0-9_-]*PRIVATE KEY(?: BLOCK)?-----|PuTTY-User-Key-File-\\d+:[^\\r\\n\\\\]{0,80}", void 0, { refine: refinePem }),
+      rule(
+        "private-key",
+        "-----begin putty-user-key-file-",
+        "-----BEGIN[ A-Z0-9_-]*PRIVATE KEY(?: BLOCK)?-----|PuTTY-User-Key-File-\\d+:[^\\r\\n\\\\]{0,80}",
+        void 0,
+        { refine: refinePem }
+      ),
       rule("anthropic-api-key", "sk-ant-", `${LD}sk-ant-[a-z]{2,8}\\d{2}-[A-Za-z0-9_-]{80,}${RD}`),
-      // `sk-` collides with prose and branch names: only the real shapes (docs/design.md#redaction); and
-      // `sk-learn-and-other-kebab-words` is a name, not a key.
-      rule("openai-api-key", "sk-", `${LD}sk-(?:(?:proj|svcacct|admin|None)-[A-Za-z0-9_-]{40,}|[A-Za-z0-9]{48}|[A-Za-z0-9_-]{20,}T3BlbkFJ[A-Za-z0-9_-]{20,})${RD}`, 3.5, {
-        allow: (s) => /^sk-[a-z]+(?:-[a-z]+)+$/.test(s)
-      }),
+      // `sk-` collides with prose and branch names: only the real shapes, and kebab-case words are a name.
+      rule(
+        "openai-api-key",
+        "sk-",
+        `${LD}sk-(?:(?:proj|svcacct|admin|None)-[A-Za-z0-9_-]{40,}|[A-Za-z0-9]{48}|[A-Za-z0-9_-]{20,}T3BlbkFJ[A-Za-z0-9_-]{20,})${RD}`,
+        3.5,
+        { allow: (s) => /^sk-[a-z]+(?:-[a-z]+)+$/.test(s) }
+      ),
       rule("github-token", "ghp_", `${L}ghp_[A-Za-z0-9]{36}${R}`),
       rule("github-oauth-token", "gho_", `${L}gho_[A-Za-z0-9]{36}${R}`),
       rule("github-app-token", "ghu_ ghs_", `${L}gh[us]_[A-Za-z0-9]{36}${R}`),
       rule("github-refresh-token", "ghr_", `${L}ghr_[A-Za-z0-9]{36,80}${R}`),
       rule("github-fine-grained-token", "github_pat_", `${L}github_pat_[A-Za-z0-9_]{50,120}${R}`),
-      rule("gitlab-token", "glpat- gloas- glsoat- glft- glcbt- glimt- glagent- glwt- glffct-", `${LD}gl(?:pat|oas|soat|ft|cbt|imt|agent|wt|ffct)-[A-Za-z0-9_.-]{20,}${RD}`),
+      rule(
+        "gitlab-token",
+        "glpat- gloas- glsoat- glft- glcbt- glimt- glagent- glwt- glffct-",
+        `${LD}gl(?:pat|oas|soat|ft|cbt|imt|agent|wt|ffct)-[A-Za-z0-9_.-]{20,}${RD}`
+      ),
       rule("gitlab-deploy-token", "gldt-", `${LD}gldt-[A-Za-z0-9_-]{20,}${RD}`),
-      rule("gitlab-runner-token", "glrt- gr1348941", `${LD}(?:glrt-[A-Za-z0-9_.-]{20,}|GR1348941[A-Za-z0-9_-]{20,})${RD}`),
+      rule(
+        "gitlab-runner-token",
+        "glrt- gr1348941",
+        `${LD}(?:glrt-[A-Za-z0-9_.-]{20,}|GR1348941[A-Za-z0-9_-]{20,})${RD}`
+      ),
       rule("gitlab-pipeline-token", "glptt-", `${LD}glptt-[0-9a-f]{40}${RD}`),
       rule("slack-token", "xox", `${LD}(?:xoxe\\.)?xox[abposre]-\\d+-[A-Za-z0-9-]{10,}${RD}`),
       rule("slack-app-token", "xapp-", `${LD}xapp-\\d+-[A-Za-z0-9-]{20,}${RD}`),
-      rule("slack-webhook", "hooks.slack.com", "hooks\\.slack\\.com/(?:services|workflows|triggers)/(?<s>[A-Za-z0-9+/_-]{20,})"),
-      rule("discord-webhook", "/api/webhooks/", "discord(?:app)?\\.com/api/webhooks/(?<s>\\d{5,}/[A-Za-z0-9_-]{40,})"),
+      rule(
+        "slack-webhook",
+        "hooks.slack.com",
+        "hooks\\.slack\\.com/(?:services|workflows|triggers)/(?<s>[A-Za-z0-9+/_-]{20,})"
+      ),
+      rule(
+        "discord-webhook",
+        "/api/webhooks/",
+        "discord(?:app)?\\.com/api/webhooks/(?<s>\\d{5,}/[A-Za-z0-9_-]{40,})"
+      ),
       rule("stripe-key", "k_live_ k_test_ k_prod_", `${L}[sr]k_(?:live|test|prod)_[A-Za-z0-9]{16,}${R}`),
       rule("stripe-webhook-secret", "whsec_", `${L}whsec_[A-Za-z0-9+/=]{24,}`),
       rule("google-api-key", "aiza", `${LD}AIza[0-9A-Za-z_-]{35}${RD}`),
       rule("google-oauth-client-secret", "gocspx-", `${LD}GOCSPX-[A-Za-z0-9_-]{28}${RD}`),
       rule("google-oauth-token", "ya29.", `${LD}ya29\\.[0-9A-Za-z_-]{30,}${RD}`),
       rule("aws-access-key-id", "akia asia abia acca a3t", `${L}(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}${R}`),
-      rule("aws-secret-access-key", "aws", `aws[\\w.-]{0,20}?secret[\\w.-]{0,20}?["'\`]?\\s*(?:=|:|=>)\\s*["'\`]?(?<s>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])|aws[ \\t]+configure[ \\t]+set[ \\t]+(?:[\\w.-]+\\.)?aws_secret_access_key[ \\t]+["']?(?<s1>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])`, 3.5, {}, "i"),
-      rule("azure-storage-key", "accountkey sharedaccesskey", "(?:AccountKey|SharedAccessKey)\\s*=\\s*(?<s>[A-Za-z0-9+/]{40,}={0,2})", void 0, {}, "i"),
+      rule(
+        "aws-secret-access-key",
+        "aws",
+        `aws[\\w.-]{0,20}?secret[\\w.-]{0,20}?["'\`]?\\s*(?:=|:|=>)\\s*["'\`]?(?<s>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])|aws[ \\t]+configure[ \\t]+set[ \\t]+(?:[\\w.-]+\\.)?aws_secret_access_key[ \\t]+["']?(?<s1>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])`,
+        3.5,
+        {},
+        "i"
+      ),
+      rule(
+        "azure-storage-key",
+        "accountkey sharedaccesskey",
+        "(?:AccountKey|SharedAccessKey)\\s*=\\s*(?<s>[A-Za-z0-9+/]{40,}={0,2})",
+        void 0,
+        {},
+        "i"
+      ),
       rule("npm-token", "npm_", `${L}npm_[A-Za-z0-9]{36}${R}`),
       rule("pypi-token", "pypi-ageichlwas5vcmc", `${LD}pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}${RD}`),
       rule("huggingface-token", "hf_", `${L}hf_[A-Za-z0-9]{34}${R}`, 3.5),
@@ -1244,17 +1365,42 @@ var init_redact = __esm({
       rule("age-secret-key", "age-secret-key-1", `AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}`),
       rule("jwt", "eyj", `${LD}eyJ[A-Za-z0-9_-]{10,}\\.eyJ[A-Za-z0-9_-]{10,}\\.[A-Za-z0-9_-]*${RD}`),
       ...VENDOR_RULES,
-      rule("basic-auth", "basic", `authorization["']?\\s*[:=]\\s*["']?basic\\s+(?<s>[A-Za-z0-9+/]{8,}={0,2})`, void 0, { allow: (s) => looksLikeCode(s) }, "i"),
-      rule("bearer-token", "bearer", "(?<![A-Za-z0-9_])bearer\\s+(?<s>[A-Za-z0-9._~+/-]{16,}=*)", 3, { allow: notABearerToken }, "i"),
-      rule("url-password", "://", "(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{1,30}://[^\\s:/?#@\"'<>\\[\\]`]*:(?<s>[^\\s@\"'<>`]{1,256})@(?=[^\\s@/?#\"'<>`])", void 0, {
-        weakIsSecret: true,
-        allow: notAUrlPassword
-      }),
-      rule("connection-string-password", "password pwd", `(?:(?:server|host|data source|address|addr|uid|user id|username|user|database|initial catalog)\\s*=[^;\\n]{0,256};(?:[^;\\n]{0,256};){0,16}?\\s*(?:password|pwd)\\s*=\\s*(?<s>[^;\\s"'<>]{1,256})|(?<![\\w-])(?:password|pwd)\\s*=\\s*(?<s1>[^;\\s"'<>]{1,256})\\s*;[^\\n]{0,512}?(?:server|host|data source|address|uid|user id|database)\\s*=)`, void 0, { weakIsSecret: true, allow: placeholderOrVariable }, "i"),
+      rule(
+        "basic-auth",
+        "basic",
+        `authorization["']?\\s*[:=]\\s*["']?basic\\s+(?<s>[A-Za-z0-9+/]{8,}={0,2})`,
+        void 0,
+        { allow: (s) => looksLikeCode(s) },
+        "i"
+      ),
+      rule(
+        "bearer-token",
+        "bearer",
+        "(?<![A-Za-z0-9_])bearer\\s+(?<s>[A-Za-z0-9._~+/-]{16,}=*)",
+        3,
+        { allow: notABearerToken },
+        "i"
+      ),
+      rule(
+        "url-password",
+        "://",
+        "(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{1,30}://[^\\s:/?#@\"'<>\\[\\]`]*:(?<s>[^\\s@\"'<>`]{1,256})@(?=[^\\s@/?#\"'<>`])",
+        void 0,
+        { weakIsSecret: true, allow: notAUrlPassword }
+      ),
+      // The second form's value is taken whole before `;` (a lookahead and a back-reference): no backtracking.
+      rule(
+        "connection-string-password",
+        "password pwd",
+        `(?:(?:${CONNECTION_KEYS})\\s*=[^;\\n]{0,256};(?:[^;\\n]{0,256};){0,16}?\\s*(?:password|pwd)\\s*=\\s*(?<s>[^;\\s"'<>]{1,256})|(?<![\\w-])(?:password|pwd)\\s*=\\s*(?=(?<s1>[^;\\s"'<>]{1,256}))\\k<s1>\\s*;[^\\n]{0,512}?(?:server|host|data source|address|uid|user id|database)\\s*=)`,
+        void 0,
+        { weakIsSecret: true, allow: placeholderOrVariable },
+        "i"
+      ),
       rule(
         "cli-password",
         "--pass mysql mariadb curl sshpass login redis-cli ldap sqlcmd bcp osql isql zip htpasswd smbclient rpcclient smbmap smbcacls net echo printf",
-        `(?<![\\w-])--(?:password|passwd|pass|PASSWORD)(?:=|[ \\t]+)(?:"(?<s>[^"\\n]{1,256})"|'(?<s1>[^'\\n]{1,256})'|(?<s2>[^\\s"'\`;|&<>]{1,256}))|\\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlsh|mariadb|mariadb-dump)\\b[^\\n]{0,256}?[ \\t]-p(?<s3>[^\\s"'\`;|&<>]{1,256})|\\bcurl\\b[^\\n]{0,512}?[ \\t](?:-[A-Za-z]*?u[ \\t]*|--user(?:=|[ \\t]+))["']?[^\\s:"']{1,128}:(?<s4>[^\\s"']{1,256})` + CLI_PASSWORD_FLAGS,
+        CLI_PASSWORD_FLAGS,
         void 0,
         {
           weakIsSecret: true,
@@ -1263,55 +1409,45 @@ var init_redact = __esm({
           allow: notACliPassword
         }
       ),
-      rule("xml-password", "</ <add", `<(?<tag>(?:[A-Za-z][\\w.:-]{0,40}?)?(?:[Pp]assword|PASSWORD|[Pp]asswd|[Ss]ecret|SECRET|[Tt]oken|TOKEN|[Aa]pi[Kk]ey|API_?KEY|api_key))>(?<s>[^<>\\n]{1,256})</\\k<tag>>|<add\\s+key="(?:ClearText)?Password"\\s+value="(?<s1>[^"\\n]{1,256})"`, void 0, {
-        weakIsSecret: true,
-        // A password element holds a human password (`Summer2024!` reads as code): only variables,
-        // placeholders, paths and prose are kept. Other secret elements are judged as assignments.
-        allow: (v, m) => m.groups?.["tag"] === void 0 || /pass/i.test(m.groups["tag"]) ? placeholderOrVariable(v) || PATH_OR_URL.test(v) || proseLike(v) : notAnAssignedSecret(v) || v.length < 8 || shannonEntropy(v) < 3.5
-      }),
+      rule(
+        "xml-password",
+        "</ <add",
+        `<(?<tag>(?:[A-Za-z][\\w.:-]{0,40}?)?(?:${XML_NAMES}))>(?<s>[^<>\\n]{1,256})</\\k<tag>>|<add\\s+key="(?:ClearText)?Password"\\s+value="(?<s1>[^"\\n]{1,256})"`,
+        void 0,
+        {
+          weakIsSecret: true,
+          // A password element holds a human password (`Summer2024!` reads as code); other elements are assignments.
+          allow: (v, m) => m.groups?.["tag"] === void 0 || /pass/i.test(m.groups["tag"]) ? placeholderOrVariable(v) || PATH_OR_URL.test(v) || proseLike(v) : notAnAssignedSecret(v) || v.length < 8 || shannonEntropy(v) < 3.5
+        }
+      ),
       rule("cookie-value", "cookie", `(?<![\\w-])(?:set-)?cookie["']?[ \\t]*:[ \\t]*["']?`, 3, { spans: cookieSpans }, "i"),
-      rule("table-secret", "pass pwd secret token key credential", "^\\|[^\\n]*\\|[ \\t]*\\r?\\n\\|[ \\t]*:?-{3,}[^\\n]*(?:\\r?\\n\\|[^\\n]*)*", 3.5, { spans: tableSpans }, "m"),
-      rule("generic-secret", "pass pwd secret token key credential", `(?<![A-Za-z0-9_.:-])[A-Za-z0-9_.-]*?${GENERIC_KEY}["'\`]?(?:\\s*:\\s*string)?\\s*(?::=|=>|=|:)(?![=:>])\\s*(?:"(?<s>[^"\\n]{8,256})"|'(?<s1>[^'\\n]{8,256})'|\`(?<s2>[^\`\\n]{8,256})\`|[|>][+-]?\\d?[ \\t]*\\r?\\n[ \\t]+(?<s4>[^\\s][^\\n]{0,255})|(?<s3>[^\\s"'\`,;&<>(){}\\[\\]=:|]))`, 3.5, {
-        refine: refineGenericValue,
-        allow: (v, m) => notAnAssignedSecret(v) || keyNameValueKept(v, m) || notAGluedEnvName(m) || m.groups?.["k"] !== void 0 && /(?:^|[^a-z])pub(?:lic)?[_.-]?key/i.test(m[0])
-      }, "i")
+      rule(
+        "table-secret",
+        SECRET_WORDS,
+        "^\\|[^\\n]*\\|[ \\t]*\\r?\\n\\|[ \\t]*:?-{3,}[^\\n]*(?:\\r?\\n\\|[^\\n]*)*",
+        3.5,
+        { spans: tableSpans },
+        "m"
+      ),
+      rule(
+        "generic-secret",
+        SECRET_WORDS,
+        `(?<![A-Za-z0-9_.:-])[A-Za-z0-9_.-]*?${GENERIC_KEY}["'\`]?(?:\\s*:\\s*string)?\\s*(?::=|=>|=|:)(?![=:>])\\s*` + GENERIC_VALUE,
+        3.5,
+        {
+          refine: refineGenericValue,
+          allow: (v, m) => notAnAssignedSecret(v) || keyNameValueKept(v, m) || notAGluedEnvName(m) || m.groups?.["k"] !== void 0 && /(?:^|[^a-z])pub(?:lic)?[_.-]?key/i.test(m[0])
+        },
+        "i"
+      )
     ];
-    CONTEXT_RULES = /* @__PURE__ */ new Set([
-      "private-key",
-      "aws-secret-access-key",
-      "azure-storage-key",
-      "docker-config-auth",
-      "basic-auth",
-      "bearer-token",
-      "url-password",
-      "connection-string-password",
-      "cli-password",
-      "xml-password",
-      "cookie-value",
-      "table-secret",
-      "generic-secret",
-      "gitlab-session-cookie",
-      "sidekiq-secret"
-    ]);
-    VENDOR_SHAPE = new Set(REDACTION_RULES.map((r) => r.id).filter((id) => !CONTEXT_RULES.has(id)));
+    WINDOWS = new Uint32Array(1 << 16);
+    CONTEXT_RULES = new Set(
+      "private-key aws-secret-access-key azure-storage-key docker-config-auth basic-auth bearer-token url-password connection-string-password cli-password xml-password cookie-value table-secret generic-secret gitlab-session-cookie sidekiq-secret".split(" ")
+    );
+    SHAPE_RULES = REDACTION_RULES.filter((r) => !CONTEXT_RULES.has(r.id));
+    VENDOR_SHAPE = new Set(SHAPE_RULES.map((r) => r.id));
     DERIVED_RULES = REDACTION_RULES.filter((r) => VENDOR_SHAPE.has(r.id) || r.id === "private-key");
-    REPORT_LIMIT = 20;
-    REPORT_LINES_FROM = 4;
-  }
-});
-
-// src/guard/redaction.ts
-function redactText2(text2, options = {}) {
-  redactionPasses.calls++;
-  redactionPasses.chars += text2.length;
-  return redactText(text2, options);
-}
-var redactionPasses;
-var init_redaction = __esm({
-  "src/guard/redaction.ts"() {
-    "use strict";
-    init_redact();
-    init_redact();
     redactionPasses = { calls: 0, chars: 0 };
   }
 });
@@ -1387,16 +1523,36 @@ var init_unicode_tables = __esm({
   }
 });
 
-// src/guard/invisible-rules.ts
+// src/guard/invisible.ts
+function findInvisible(text2) {
+  return CANDIDATE.test(text2) ? findRefused(text2) : [];
+}
+function refusedIndexes(text2) {
+  return CANDIDATE.test(text2) ? refusedIndexesIn(text2) : /* @__PURE__ */ new Set();
+}
+function showRefused(text2) {
+  if (!CANDIDATE.test(text2)) return { text: text2, changed: 0 };
+  return renderCodePoints(Array.from(text2, (ch) => ch.codePointAt(0)));
+}
+function renderVisible(bytes) {
+  let fast;
+  try {
+    fast = STRICT.decode(bytes);
+  } catch {
+    fast = void 0;
+  }
+  if (fast !== void 0 && !CANDIDATE.test(fast)) return { text: fast, changed: 0 };
+  return renderCodePoints(decodeUtf8(bytes));
+}
 function classOf(cp) {
   if (cp < 32 || cp >= 127 && cp <= 159) return cp === 9 || cp === LF ? void 0 : "control character";
   if (cp < 1564) return void 0;
-  if (cp === 1564 || cp === 8206 || cp === 8207 || cp >= 8234 && cp <= 8238 || cp >= 8294 && cp <= 8297) {
-    return "bidi control";
-  }
+  const mark = cp === 1564 || cp === 8206 || cp === 8207;
+  if (mark || cp >= 8234 && cp <= 8238 || cp >= 8294 && cp <= 8297) return "bidi control";
   if (cp === 8232 || cp === 8233) return "line or paragraph separator";
   if (cp >= 917504 && cp <= 917631) return "tag character";
-  if (cp === 8203 || cp === ZWNJ || cp === ZWJ || cp >= 8288 && cp <= 8292 || cp === 6158 || cp === BOM) return "zero-width character";
+  const zeroWidth = cp === 8203 || cp === ZWNJ || cp === ZWJ || cp >= 8288 && cp <= 8292 || cp === 6158;
+  if (zeroWidth || cp === BOM) return "zero-width character";
   if (cp >= 65024 && cp <= 65039 || cp >= 917760 && cp <= 917999) return "variation selector";
   if (cp === 4447 || cp === 4448 || cp === 12644 || cp === 65440) return "Hangul filler";
   return void 0;
@@ -1418,15 +1574,8 @@ function decodeRanges(encoded) {
   return out;
 }
 function inRanges(ranges, cp) {
-  let lo = 0;
-  let hi = ranges.length / 2 - 1;
-  while (lo <= hi) {
-    const mid = lo + hi >> 1;
-    if (cp < ranges[2 * mid]) hi = mid - 1;
-    else if (cp > ranges[2 * mid + 1]) lo = mid + 1;
-    else return true;
-  }
-  return false;
+  const k = partitionPoint(ranges.length / 2, (i) => ranges[2 * i] <= cp) - 1;
+  return k >= 0 && cp <= ranges[2 * k + 1];
 }
 function isRtlLetter(cp) {
   rtlLetters ??= decodeRanges(RTL_LETTERS);
@@ -1558,9 +1707,6 @@ function decodeUtf8(bytes) {
   }
   return out;
 }
-function renderBytes(bytes) {
-  return renderCodePoints(decodeUtf8(bytes));
-}
 function renderCodePoints(cps) {
   const parts = [];
   let changed = 0;
@@ -1588,11 +1734,17 @@ function renderCodePoints(cps) {
   flush(cps.length);
   return { text: parts.join(""), changed };
 }
-var LF, CR, ZWNJ, ZWJ, BOM, VS15, VS16, BLACK_FLAG, CANCEL_TAG, PICTOGRAPHIC, EMOJI, LETTER_OR_MARK, HAN_IDEOGRAPH, FLAG_TAGS, matches, isEmoji, rtlLetters, variantBases;
-var init_invisible_rules = __esm({
-  "src/guard/invisible-rules.ts"() {
+var CANDIDATE, STRICT, LF, CR, ZWNJ, ZWJ, BOM, VS15, VS16, BLACK_FLAG, CANCEL_TAG, PICTOGRAPHIC, EMOJI, LETTER_OR_MARK, HAN_IDEOGRAPH, FLAG_TAGS, matches, isEmoji, rtlLetters, variantBases;
+var init_invisible = __esm({
+  "src/guard/invisible.ts"() {
     "use strict";
+    init_partition();
     init_unicode_tables();
+    CANDIDATE = new RegExp(
+      "[\\x00-\\x08\\x0B-\\x1F\\x7F-\\x9F\\u061C\\u115F\\u1160\\u180E\\u200B-\\u200F\\u202A-\\u202E\\u2028\\u2029\\u2060-\\u2064\\u2066-\\u2069\\u3164\\uFE00-\\uFE0F\\uFEFF\\uFFA0\\u{E0000}-\\u{E007F}\\u{E0100}-\\u{E01EF}]",
+      "u"
+    );
+    STRICT = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
     LF = 10;
     CR = 13;
     ZWNJ = 8204;
@@ -1607,39 +1759,8 @@ var init_invisible_rules = __esm({
     LETTER_OR_MARK = /[\p{L}\p{M}]/u;
     HAN_IDEOGRAPH = /[\p{Unified_Ideograph}\uF900-\uFAFF\u{2F800}-\u{2FA1F}]/u;
     FLAG_TAGS = ["gbeng", "gbsct", "gbwls"].map((t) => [...t].map((c) => 917504 + c.charCodeAt(0)));
-    matches = (re3, cp) => cp !== void 0 && cp >= 0 && re3.test(String.fromCodePoint(cp));
+    matches = (re2, cp) => cp !== void 0 && cp >= 0 && re2.test(String.fromCodePoint(cp));
     isEmoji = (cp) => cp !== void 0 && cp >= 169 && matches(PICTOGRAPHIC, cp);
-  }
-});
-
-// src/guard/invisible.ts
-function findInvisible(text2) {
-  return CANDIDATE.test(text2) ? findRefused(text2) : [];
-}
-function refusedIndexes(text2) {
-  return CANDIDATE.test(text2) ? refusedIndexesIn(text2) : /* @__PURE__ */ new Set();
-}
-function showRefused(text2) {
-  if (!CANDIDATE.test(text2)) return { text: text2, changed: 0 };
-  return renderCodePoints(Array.from(text2, (ch) => ch.codePointAt(0)));
-}
-function renderVisible(bytes) {
-  let fast;
-  try {
-    fast = STRICT.decode(bytes);
-  } catch {
-    fast = void 0;
-  }
-  if (fast !== void 0 && !CANDIDATE.test(fast)) return { text: fast, changed: 0 };
-  return renderBytes(bytes);
-}
-var CANDIDATE, STRICT;
-var init_invisible = __esm({
-  "src/guard/invisible.ts"() {
-    "use strict";
-    init_invisible_rules();
-    CANDIDATE = /[\x00-\x08\x0B-\x1F\x7F-\x9F\u061C\u115F\u1160\u180E\u200B-\u200F\u202A-\u202E\u2028\u2029\u2060-\u2064\u2066-\u2069\u3164\uFE00-\uFE0F\uFEFF\uFFA0\u{E0000}-\u{E007F}\u{E0100}-\u{E01EF}]/u;
-    STRICT = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
   }
 });
 
@@ -1675,7 +1796,9 @@ function firstNul(bytes) {
   return bytes.indexOf(0);
 }
 function unsafeBytes(file, at4) {
-  return new Refused(`${file} holds a NUL byte (at byte ${at4}): it is unsafe and was not loaded; tell the user (another program wrote it: remove the byte or move the file away, then check again)`);
+  return new Refused(
+    `${file} holds a NUL byte (at byte ${at4}): it is unsafe and was not loaded; tell the user (another program wrote it: remove the byte or move the file away, then check again)`
+  );
 }
 function shownWarning(file, n2) {
   return `warning: ${file} holds ${n2} invisible or control character(s) or invalid UTF-8 byte(s) that write would refuse, shown as <U+XXXX> / <0xNN>; the token covers the bytes on disk`;
@@ -1693,37 +1816,37 @@ var init_file_verdict = __esm({
   }
 });
 
-// src/guard/envelope.ts
+// src/guard/untrusted.ts
 import { randomBytes } from "node:crypto";
-function renderEnvelope(file, token, bytes) {
-  const shown = renderVisible(bytes);
-  const body = shown.changed > 0 ? Buffer.from(shown.text, "utf8") : Buffer.from(bytes);
+function nonceFor(holds) {
   let nonce;
   do {
     nonce = randomBytes(8).toString("hex");
-  } while (body.includes(nonce));
+  } while (holds(nonce));
+  return nonce;
+}
+function renderEnvelope(file, token, bytes) {
+  const shown = renderVisible(bytes);
+  const body = shown.changed > 0 ? Buffer.from(shown.text, "utf8") : Buffer.from(bytes);
+  const nonce = nonceFor((n2) => body.includes(n2));
   const parts = [Buffer.from(`CURRENT-SHA256: ${token}
 <<<BEGIN UNTRUSTED ${file} ${nonce}>>>
 `), body];
   if (body.length > 0 && body[body.length - 1] !== 10) parts.push(Buffer.from("\n"));
   parts.push(Buffer.from(`<<<END UNTRUSTED ${file} ${nonce}>>>
 `));
-  const warning = shown.changed > 0 ? shownWarning(file, shown.changed) : null;
-  return { out: Buffer.concat(parts), warning };
+  return { out: Buffer.concat(parts), warning: shown.changed > 0 ? shownWarning(file, shown.changed) : null };
 }
 function envelopeText(file, text2) {
-  let nonce;
-  do {
-    nonce = randomBytes(8).toString("hex");
-  } while (text2.includes(nonce));
+  const nonce = nonceFor((n2) => text2.includes(n2));
   const body = text2.length > 0 && !text2.endsWith("\n") ? `${text2}
 ` : text2;
   return `<<<BEGIN UNTRUSTED ${file} ${nonce}>>>
 ${body}<<<END UNTRUSTED ${file} ${nonce}>>>
 `;
 }
-var init_envelope = __esm({
-  "src/guard/envelope.ts"() {
+var init_untrusted = __esm({
+  "src/guard/untrusted.ts"() {
     "use strict";
     init_file_verdict();
     init_invisible();
@@ -3088,7 +3211,7 @@ function lineAt(lineStarts, offset) {
   }
   return lo + 1;
 }
-function lineStartsOf2(text2) {
+function lineStartsOf(text2) {
   const starts = [0];
   for (let i = text2.indexOf("\n"); i !== -1; i = text2.indexOf("\n", i + 1)) starts.push(i + 1);
   return starts;
@@ -3270,7 +3393,7 @@ function readHandoff(text2, tree) {
   return readFields(text2, tree, true);
 }
 function readFields(text2, tree, lists) {
-  const starts = lineStartsOf2(text2);
+  const starts = lineStartsOf(text2);
   const out = {
     marker: text2.startsWith("<!-- memory-schema: v1 -->\n") || text2 === "<!-- memory-schema: v1 -->",
     heading: false,
@@ -3808,7 +3931,7 @@ async function readCheckpoint(root, session) {
 var init_checkpoint_read = __esm({
   "src/verbs/checkpoint-read.ts"() {
     "use strict";
-    init_envelope();
+    init_untrusted();
     init_errors();
     init_checkpoints();
     init_paths();
@@ -3833,7 +3956,7 @@ var ABSENT, readVerb, readTargetVerb;
 var init_read2 = __esm({
   "src/verbs/read.ts"() {
     "use strict";
-    init_envelope();
+    init_untrusted();
     init_file_verdict();
     init_read();
     init_paths();
@@ -3987,7 +4110,9 @@ var init_git_dir = __esm({
 });
 
 // src/git/saves.ts
-import { closeSync as closeSync4, constants as constants4, lstatSync as lstatSync7, mkdirSync as mkdirSync2, openSync as openSync4, readFileSync as readFileSync4, renameSync, writeSync as writeSync3 } from "node:fs";
+import { randomBytes as randomBytes3 } from "node:crypto";
+import { closeSync as closeSync4, constants as constants4, existsSync as existsSync2, linkSync, lstatSync as lstatSync7, mkdirSync as mkdirSync2, openSync as openSync4, readFileSync as readFileSync4 } from "node:fs";
+import { renameSync, rmSync, writeFileSync as writeFileSync2, writeSync as writeSync3 } from "node:fs";
 import path13 from "node:path";
 function savesPath(root, opts = {}) {
   const top = gitTopOf(root, opts);
@@ -4003,6 +4128,42 @@ function savedStampOf(text2) {
   const head = /^- HEAD: ([0-9a-f]{12})/m.exec(text2)?.[1];
   return head === void 0 ? saved : `${saved}+${head}`;
 }
+function cloneIdOf(root, create = false) {
+  const saves = savesPath(root);
+  if (saves === null) return null;
+  const p = path13.join(path13.dirname(saves), "clone-id");
+  if (create && !existsSync2(p)) {
+    const tmp = `${p}.tmp-${process.pid}`;
+    try {
+      mkdirSync2(path13.dirname(p), { recursive: true, mode: 448 });
+      writeFileSync2(tmp, `${randomBytes3(8).toString("hex")}
+`, { mode: 384 });
+      linkSync(tmp, p);
+    } catch {
+    } finally {
+      rmSync(tmp, { force: true });
+    }
+  }
+  try {
+    const id = readFileSync4(p, "utf8").trim();
+    return /^[0-9a-f]{16}$/.test(id) ? id : null;
+  } catch {
+    return null;
+  }
+}
+function markClone(text2, id) {
+  if (id === null) return text2;
+  const lines3 = text2.split("\n").filter((l) => !CLONE_MARK.test(l));
+  const saved = lines3.findIndex((l) => /^Saved:/.test(l));
+  if (saved === -1) return text2;
+  lines3.splice(saved + 1, 0, `<!-- saved in clone ${id} -->`);
+  return lines3.join("\n");
+}
+function markedHere(root, text2) {
+  const mark = text2 === null ? void 0 : CLONE_MARK.exec(text2)?.[1];
+  const id = mark === void 0 ? null : cloneIdOf(root);
+  return mark === void 0 || id === null ? null : mark === id;
+}
 function statKey(st) {
   return `${st.size} ${st.mtimeNs} ${st.ctimeNs} ${st.ino}`;
 }
@@ -4017,7 +4178,11 @@ function savedHereByStat(root, key) {
 }
 function replaceLines(p, lines3) {
   const tmp = `${p}.tmp-${process.pid}`;
-  const fd = openSync4(tmp, constants4.O_WRONLY | constants4.O_CREAT | constants4.O_TRUNC | (constants4.O_NOFOLLOW ?? 0), 384);
+  const fd = openSync4(
+    tmp,
+    constants4.O_WRONLY | constants4.O_CREAT | constants4.O_TRUNC | (constants4.O_NOFOLLOW ?? 0),
+    384
+  );
   try {
     writeSync3(fd, `${lines3.join("\n")}
 `);
@@ -4054,6 +4219,8 @@ function recordSave(root, token, key = null, stamp = null) {
   }
 }
 function notSavedHere(root, token, text2 = null) {
+  const marked = markedHere(root, text2);
+  if (marked !== null) return !marked;
   const saves = readSaves(root);
   if (saves === null || saves.tokens.includes(token)) return false;
   const stamp = text2 === null ? null : savedStampOf(text2);
@@ -4096,13 +4263,14 @@ function savedByOf(root, token) {
   }
   return null;
 }
-var SAVES_KEPT, LINE, SAVED_BY_LINE;
+var SAVES_KEPT, LINE, CLONE_MARK, SAVED_BY_LINE;
 var init_saves = __esm({
   "src/git/saves.ts"() {
     "use strict";
     init_git_dir();
     SAVES_KEPT = 10;
     LINE = /^([0-9a-f]{64})(?: (\d+ \d+ \d+ \d+))?(?: @(\S+))?$/;
+    CLONE_MARK = /^<!-- saved in clone ([0-9a-f]{16}) -->[ \t]*\r?$/m;
     SAVED_BY_LINE = /^([0-9a-f]{64}) ([A-Za-z0-9][A-Za-z0-9 ._-]{0,39})$/;
   }
 });
@@ -4645,7 +4813,7 @@ var init_archive = __esm({
 });
 
 // src/store/publish.ts
-import { closeSync as closeSync7, constants as constants7, fchmodSync as fchmodSync2, fchownSync, fsyncSync, linkSync, lstatSync as lstatSync11, openSync as openSync7 } from "node:fs";
+import { closeSync as closeSync7, constants as constants7, fchmodSync as fchmodSync2, fchownSync, fsyncSync, linkSync as linkSync2, lstatSync as lstatSync11, openSync as openSync7 } from "node:fs";
 import { renameSync as renameSync2, unlinkSync as unlinkSync4, writeSync as writeSync5 } from "node:fs";
 import path19 from "node:path";
 function syncDir(dir) {
@@ -4670,7 +4838,7 @@ function linkIntoArchive(from, archiveDirPath, prefix) {
   for (let attempt = 0; ; attempt++) {
     const name2 = archiveName(prefix, archiveDirPath);
     try {
-      linkSync(from, path19.join(archiveDirPath, name2));
+      linkSync2(from, path19.join(archiveDirPath, name2));
       return name2;
     } catch (err) {
       if (err.code !== "EEXIST" || attempt > 5) throw err;
@@ -4762,7 +4930,7 @@ async function publish(spec) {
     throw new Refused(`cannot save ${spec.file}: ${err.message}; ${afterRollback(restored, spec.file)}`);
   }
   try {
-    linkSync(tempPath, filePath);
+    linkSync2(tempPath, filePath);
   } catch (err) {
     if (err.code !== "EEXIST") {
       let restored = true;
@@ -4811,7 +4979,7 @@ function claimIsWhatWeRead(claimPath, prior) {
 }
 function putBack(claimPath, filePath) {
   try {
-    linkSync(claimPath, filePath);
+    linkSync2(claimPath, filePath);
     unlinkSync4(claimPath);
     return true;
   } catch (err) {
@@ -4830,7 +4998,7 @@ async function rollBack(temp, claimPath, filePath, spec, archived) {
   await failpoint(spec.failpoint, "rollback-after-temp-drop");
   try {
     await failpoint(spec.failpoint, "rollback-before-restore");
-    linkSync(claimPath, filePath);
+    linkSync2(claimPath, filePath);
   } catch (err) {
     if (!NO_ROOM.has(err.code ?? "")) return false;
     if (archived !== null) {
@@ -4975,7 +5143,7 @@ var init_recover = __esm({
 });
 
 // src/store/repair.ts
-import { linkSync as linkSync3, readdirSync as readdirSync6, readFileSync as readFileSync6, rmSync as rmSync2, unlinkSync as unlinkSync6 } from "node:fs";
+import { linkSync as linkSync4, readdirSync as readdirSync6, readFileSync as readFileSync6, rmSync as rmSync3, unlinkSync as unlinkSync6 } from "node:fs";
 import path21 from "node:path";
 function archiveEntryWithBytes(dir, claimPath) {
   let names3;
@@ -5040,7 +5208,7 @@ async function repair(root, fp) {
       const claimIno = inoOf(claim.path);
       if (claimIno === null) continue;
       if (inoOf(filePath) === null) {
-        linkSync3(claim.path, filePath);
+        linkSync4(claim.path, filePath);
         await failpoint(fp, "recover-after-restore");
       }
       if (inoOf(filePath) === claimIno) {
@@ -5074,7 +5242,7 @@ async function repair(root, fp) {
       const tempIno = inoOf(temp.path);
       if (tempIno === null) continue;
       const published2 = tempIno === inoOf(filePath);
-      rmSync2(temp.path, { force: true });
+      rmSync3(temp.path, { force: true });
       await failpoint(fp, "recover-after-temp-drop");
       const unpublished = `${file}: dropped an unpublished new version (${temp.name}); the old version stays current`;
       actions.push(published2 ? `${file}: finished a publication (dropped ${temp.name})` : unpublished);
@@ -5083,7 +5251,7 @@ async function repair(root, fp) {
   actions.push(...await dropArchiveTemps(arch, fp));
   try {
     for (const name2 of readdirSync6(memDir)) {
-      if (DEAD_LOCK.test(name2)) rmSync2(path21.join(memDir, name2), { recursive: true, force: true });
+      if (DEAD_LOCK.test(name2)) rmSync3(path21.join(memDir, name2), { recursive: true, force: true });
     }
   } catch {
   }
@@ -5228,7 +5396,8 @@ function reflogNames(gitDir, id) {
       while (at4 !== -1) {
         const before = at4 === 0 ? 10 : buf[at4 - 1];
         const after = buf[at4 + needle.length];
-        if ((before === 10 || before === 32) && (after === 32 || after === 10 || after === void 0)) return true;
+        if ((before === 10 || before === 32) && (after === 32 || after === 10 || after === void 0))
+          return true;
         at4 = buf.indexOf(needle, at4 + 1);
       }
     } catch {
@@ -5366,14 +5535,16 @@ function gitEnv(env) {
 function namedOverrides(cwd, env, timeoutMs) {
   let p = namedCache.get(cwd);
   if (p === void 0) {
-    p = spawnGit(cwd, [...asArgs(NEUTRAL), "config", "-z", "--name-only", "--get-regexp", NAMED], env, timeoutMs).then((r) => {
-      const out = [];
-      for (const key of new Set(r.code === 0 ? r.stdout.toString("utf8").split("\0") : [])) {
-        const m = NAMED_PROGRAMS.exec(key);
-        if (m) out.push([key, m[3].toLowerCase() === "required" ? "false" : ""]);
+    p = spawnGit(cwd, [...asArgs(NEUTRAL), "config", "-z", "--name-only", "--get-regexp", NAMED], env, timeoutMs).then(
+      (r) => {
+        const out = [];
+        for (const key of new Set(r.code === 0 ? r.stdout.toString("utf8").split("\0") : [])) {
+          const m = NAMED_PROGRAMS.exec(key);
+          if (m) out.push([key, m[3].toLowerCase() === "required" ? "false" : ""]);
+        }
+        return out;
       }
-      return out;
-    });
+    );
     namedCache.set(cwd, p);
     p.catch(() => namedCache.delete(cwd));
   }
@@ -5394,19 +5565,29 @@ function withConfig(env, pairs) {
 }
 async function runGit(cwd, args, env, timeoutMs = GIT_TIMEOUT_MS, opts = {}) {
   for (const arg of args) {
-    if (/[\0\n\r]/.test(arg)) throw new Error(`refusing to pass a git argument holding a control character: ${quotedValue(arg.slice(0, 200))}`);
+    if (/[\0\n\r]/.test(arg))
+      throw new Error(`refusing to pass a git argument holding a control character: ${quotedValue(arg.slice(0, 200))}`);
   }
   const base = gitEnv(env);
   const named = await namedOverrides(cwd, base, timeoutMs);
   const fixed = asArgs([...NEUTRAL, ...opts.hooksAndSigning ? [] : NO_HOOKS_NOR_SIGNING]);
-  return spawnGit(cwd, [...fixed, ...args], named.length > 0 ? withConfig(base, named) : base, timeoutMs);
+  const runEnv = named.length > 0 ? withConfig(base, named) : base;
+  return spawnGit(cwd, [...fixed, ...args], runEnv, timeoutMs, opts.input);
 }
-function spawnGit(cwd, args, env, timeoutMs) {
+function spawnGit(cwd, args, env, timeoutMs, input) {
   return new Promise((resolve, reject) => {
-    execFile(
+    const child = execFile(
       "git",
       ["--no-pager", ...args],
-      { cwd, env, encoding: "buffer", timeout: timeoutMs, killSignal: "SIGKILL", maxBuffer: 256 * 1024 * 1024, windowsHide: true },
+      {
+        cwd,
+        env,
+        encoding: "buffer",
+        timeout: timeoutMs,
+        killSignal: "SIGKILL",
+        maxBuffer: 256 * 1024 * 1024,
+        windowsHide: true
+      },
       (err, stdout, stderr) => {
         if (err) {
           const e = err;
@@ -5415,7 +5596,9 @@ function spawnGit(cwd, args, env, timeoutMs) {
             return;
           }
           if (e.killed || e.signal === "SIGKILL") {
-            reject(new GitUnavailable("timeout", `git ${args[0] ?? ""} took longer than ${timeoutMs} ms and was stopped`));
+            reject(
+              new GitUnavailable("timeout", `git ${args[0] ?? ""} took longer than ${timeoutMs} ms and was stopped`)
+            );
             return;
           }
           if (typeof e.code !== "number") {
@@ -5428,6 +5611,8 @@ function spawnGit(cwd, args, env, timeoutMs) {
         resolve({ code: 0, stdout, stderr: stderr.toString("utf8") });
       }
     );
+    child.stdin?.on("error", () => void 0);
+    if (input !== void 0) child.stdin?.end(input);
   });
 }
 function firstLine(text2) {
@@ -5528,7 +5713,10 @@ async function readSnapshot(root, env, excludes = []) {
   if (r.code !== 0) {
     const note = firstLine(r.stderr) || `git status exited ${r.code}`;
     const inside = await runGit(root, ["rev-parse", "--is-inside-work-tree"], env);
-    return { kind: inside.code === 0 && inside.stdout.toString("utf8").trim() === "true" ? "broken" : "not-repo", note };
+    return {
+      kind: inside.code === 0 && inside.stdout.toString("utf8").trim() === "true" ? "broken" : "not-repo",
+      note
+    };
   }
   return { kind: "repo", snapshot: parseStatusV2(r.stdout) };
 }
@@ -5613,7 +5801,18 @@ async function collectAnchors(root, env, nowMs, keyFiles, opts = {}) {
       const op = top === null ? null : inProgressOf(gitDirOf(top));
       const inProgress = op === null ? null : { words: inProgressWords(op), conflicted: s.conflicted ?? 0 };
       const dirtyHashes = opts.hashes === true && top !== null ? dirtyHashesOf(top, s.dirty) : [];
-      return { insideGit: true, branch: s.branch, head: s.head, dirty: s.dirty, date, keyFileMtimes: [], inProgress, dirtyHashes, gitNote: null, skippedKeyFiles: [] };
+      return {
+        insideGit: true,
+        branch: s.branch,
+        head: s.head,
+        dirty: s.dirty,
+        date,
+        keyFileMtimes: [],
+        inProgress,
+        dirtyHashes,
+        gitNote: null,
+        skippedKeyFiles: []
+      };
     }
     gitNote = r.kind === "broken" ? `git cannot read the repository here (${r.note}); anchors are the outside-git ones: ${BROKEN_REPO_FIX}` : `not a git repository (${r.note})`;
   } catch (err) {
@@ -5671,7 +5870,7 @@ function units(text2, limit) {
   return out;
 }
 function sanitize(text2, opts = {}) {
-  const out = markText(opts.redact === false ? text2 : redactText2(text2).text, opts.oneLine !== false);
+  const out = markText(opts.redact === false ? text2 : redactText(text2).text, opts.oneLine !== false);
   const max = opts.max;
   if (max === void 0 || out.length <= max || [...out].length <= max) return out;
   const all = units(out, max);
@@ -5686,7 +5885,7 @@ var init_sanitize = __esm({
   "src/guard/sanitize.ts"() {
     "use strict";
     init_invisible();
-    init_redaction();
+    init_redact();
     init_quote();
     MARKER3 = /<U\+[0-9A-F]{4,6}>|<redacted: [a-z0-9-]+>|<0x[0-9A-F]{2}>/g;
     SIMPLE = /^[\n\x20-\x7e]*$/;
@@ -6031,12 +6230,12 @@ function handoffContext(input, opts) {
 }
 function validateHandoff(input, opts) {
   const given = opts.secrets !== void 0 && opts.redactedText !== void 0;
-  let pass = given ? { text: opts.redactedText, findings: opts.secrets } : redactText2(input);
+  let pass = given ? { text: opts.redactedText, findings: opts.secrets } : redactText(input);
   const range = pass.findings.length > 0 ? handoffLayout(input).anchors : null;
   if (range !== null && pass.findings.some((f) => f.line > range.start && f.line <= range.end)) {
     const exemptLines = /* @__PURE__ */ new Set();
     for (let l = range.start + 1; l <= range.end; l++) exemptLines.add(l);
-    pass = redactText2(input, { exemptLines });
+    pass = redactText(input, { exemptLines });
   }
   const maps = lineMaps(pass);
   const secrets = pass.findings.map((f) => ({ ...f, line: maps.toRedacted(f.line) }));
@@ -6053,7 +6252,7 @@ var init_validate = __esm({
   "src/schema/validate.ts"() {
     "use strict";
     init_state_time();
-    init_redaction();
+    init_redact();
     init_grammar();
     init_handoff();
     init_open_items();
@@ -6447,7 +6646,7 @@ var init_stamp = __esm({
 function ledgerContext(input, kind) {
   const schema = SCHEMAS[kind];
   const text2 = normaliseText(input);
-  const starts = lineStartsOf2(text2);
+  const starts = lineStartsOf(text2);
   const entry = new RegExp(`^${schema.prefix}-(\\d{4}): \\S`);
   const entries = [];
   const badHeadings = [];
@@ -6480,7 +6679,7 @@ function ledgerContext(input, kind) {
   return { input, text: text2, lines: text2.split("\n"), flags: tree.flags, kind, schema, badHeadings, entries, secrets: [] };
 }
 function validateLedger(input, kind, redacted) {
-  const pass = redacted ?? redactText2(input);
+  const pass = redacted ?? redactText(input);
   const maps = lineMaps(pass);
   const c = ledgerContext(pass.text, kind);
   c.secrets = pass.findings.map((f) => ({ ...f, line: maps.toRedacted(f.line) }));
@@ -6490,7 +6689,7 @@ var SCHEMAS, MARKER5, LABEL2, LESSON_STATUS, SOLUTION_STATUS, at3, name, lacking
 var init_validate_ledger = __esm({
   "src/schema/validate-ledger.ts"() {
     "use strict";
-    init_redaction();
+    init_redact();
     init_sanitize();
     init_grammar();
     init_handoff();
@@ -6668,7 +6867,7 @@ function decodeInput(raw, what) {
   return { text: text2, notes };
 }
 function redactForSave(text2, exemptLines) {
-  const { text: clean, findings } = redactText2(text2, exemptLines ? { exemptLines } : {});
+  const { text: clean, findings } = redactText(text2, exemptLines ? { exemptLines } : {});
   return { text: clean, notes: findings.length > 0 ? [formatRedactionReport(findings)] : [] };
 }
 var utf8;
@@ -6677,7 +6876,7 @@ var init_document = __esm({
     "use strict";
     init_errors();
     init_invisible();
-    init_redaction();
+    init_redact();
     utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
   }
 });
@@ -6718,7 +6917,7 @@ function peekCurrent(root, file) {
 function checkDocument(raw, kind, root) {
   sizeCheck(raw);
   const decoded2 = decodeInput(raw, "document");
-  const redacted = redactText2(decoded2.text);
+  const redacted = redactText(decoded2.text);
   finalBytes(redacted.text, raw.length);
   const file = FILE_OF[kind];
   let errors;
@@ -6780,8 +6979,9 @@ async function buildDocument(checked, root, anchors) {
     }
   }
   let text2 = stamped.text;
+  const marked = (t) => markClone(t, cloneIdOf(root, true));
   const mine = anchorsBody(text2);
-  const sentBack = priorText2 !== null && comparable(priorText2, false) === comparable(text2, false);
+  const sentBack = priorText2 !== null && comparable(priorText2, false) === comparable(marked(text2), false);
   const identical = !sentBack && priorText2 !== null && mine !== null && JSON.stringify(anchorsBody(priorText2)) === JSON.stringify(mine);
   const fill = !sentBack && (anchorsEmpty(text2) || identical);
   let exempt = /* @__PURE__ */ new Set();
@@ -6828,10 +7028,11 @@ async function buildDocument(checked, root, anchors) {
     for (let i = range.start; i < range.end; i++) if (now.has(lines3[i])) exempt.add(i + 1);
   }
   const helperMade = /* @__PURE__ */ new Set([`Saved: ${iso}`, `- Date: ${iso}`, ...reported === null ? [] : reported.split("\n")]);
-  const redacted = reuseRedaction(checked.text, checked.redacted, text2, exempt, helperMade) ?? redactText2(text2, { exemptLines: exempt });
+  const redacted = reuseRedaction(checked.text, checked.redacted, text2, exempt, helperMade) ?? redactText(text2, { exemptLines: exempt });
   if (redacted.findings.length > 0) notes.push(formatRedactionReport(redacted.findings));
-  const bytes = finalBytes(redacted.text, checked.rawBytes);
-  const unchanged = sentBack || priorText2 !== null && comparable(priorText2, fill) === comparable(redacted.text, fill);
+  const markedText = marked(redacted.text);
+  const bytes = finalBytes(markedText, checked.rawBytes);
+  const unchanged = sentBack || priorText2 !== null && comparable(priorText2, fill) === comparable(markedText, fill);
   if (priorText2 !== null && !unchanged) {
     const report = droppedReport(droppedItems(priorText2, redacted.text));
     if (report) notes.push(report);
@@ -6929,7 +7130,7 @@ function reuseRedaction(sent, pass, final, exempt, helperMade) {
     f += g.span - 1;
   }
   if (scanned.length > 0) {
-    const own = redactText2(scanned.map((f) => to[f]).join("\n"), { exemptLines: new Set(scanned.map((_, i) => i + 1)) });
+    const own = redactText(scanned.map((f) => to[f]).join("\n"), { exemptLines: new Set(scanned.map((_, i) => i + 1)) });
     if (own.findings.some((x) => (x.lines ?? 1) > 1)) return null;
     const lines3 = own.text.split("\n");
     scanned.forEach((f, i) => {
@@ -6947,9 +7148,10 @@ var init_write_checked = __esm({
     init_quote();
     init_errors();
     init_anchors();
-    init_redaction();
+    init_redact();
     init_anchor_lines();
     init_open_items();
+    init_saves();
     init_stamp();
     init_validate();
     init_validate_common();
@@ -7117,7 +7319,7 @@ var ENTRY_MAX_BYTES, ENTRY_LABELS, HEADING, ITEM, LABELS2, ITEM_MAX, FROM_NEXT;
 var init_entry = __esm({
   "src/journal/entry.ts"() {
     "use strict";
-    init_redaction();
+    init_redact();
     init_sanitize();
     init_handoff();
     init_paths();
@@ -7197,7 +7399,7 @@ var init_outcome = __esm({
 });
 
 // src/journal/store.ts
-import { closeSync as closeSync9, constants as constants8, fsyncSync as fsyncSync2, linkSync as linkSync4, lstatSync as lstatSync15, mkdirSync as mkdirSync3, openSync as openSync8, readdirSync as readdirSync8, renameSync as renameSync3, unlinkSync as unlinkSync7, writeSync as writeSync6 } from "node:fs";
+import { closeSync as closeSync9, constants as constants8, fsyncSync as fsyncSync2, linkSync as linkSync5, lstatSync as lstatSync15, mkdirSync as mkdirSync3, openSync as openSync8, readdirSync as readdirSync8, renameSync as renameSync3, unlinkSync as unlinkSync7, writeSync as writeSync6 } from "node:fs";
 import path28 from "node:path";
 function journalDir(root) {
   return path28.join(memoryDir(root), "journal");
@@ -7298,7 +7500,7 @@ async function publishJournalFile(dir, name2, expected, bytes, fp) {
     }
     await failpoint(fp, "journal-before-publication");
     try {
-      linkSync4(temp, target);
+      linkSync5(temp, target);
     } catch (err) {
       if (err.code !== "EEXIST") throw err;
       throw new Refused(`journal/${name2} was created by another program during the append; the entry was not added`);
@@ -7719,16 +7921,16 @@ function appendedBytes(prior, text2) {
 `;
   return Buffer.concat([head, Buffer.from(tail, "utf8")]);
 }
-function linesOf(text2) {
+function linesOf2(text2) {
   return text2.split("\n").map((l) => l.endsWith("\r") ? l.slice(0, -1) : l);
 }
 function alreadyPresent(prior, text2) {
   if (prior === null) return false;
-  const want = linesOf(text2);
+  const want = linesOf2(text2);
   while (want.length > 0 && want[0].trim() === "") want.shift();
   while (want.length > 0 && want[want.length - 1].trim() === "") want.pop();
   if (want.length === 0) return false;
-  const have = linesOf(prior.toString("utf8"));
+  const have = linesOf2(prior.toString("utf8"));
   for (let i = 0; i + want.length <= have.length; i++) {
     let j = 0;
     while (j < want.length && have[i + j] === want[j]) j++;
@@ -8104,7 +8306,7 @@ draft left in drafts/ changes no code (\`recover\` removes it).
 });
 
 // src/store/checkpoint-cleanup.ts
-import { linkSync as linkSync5, lstatSync as lstatSync18, readdirSync as readdirSync10, unlinkSync as unlinkSync9 } from "node:fs";
+import { linkSync as linkSync6, lstatSync as lstatSync18, readdirSync as readdirSync10, unlinkSync as unlinkSync9 } from "node:fs";
 import path33 from "node:path";
 function pruneCheckpoints(root, keep) {
   const list2 = listCheckpoints(root);
@@ -8137,7 +8339,7 @@ function cleanCheckpointLeftovers(root) {
     if (st.isDirectory()) continue;
     if (e.role === "claim" && st.isFile()) {
       try {
-        linkSync5(e.path, path33.join(dir, e.file));
+        linkSync6(e.path, path33.join(dir, e.file));
         actions.push(`checkpoints/${e.file}: put back the version an interrupted checkpoint had claimed`);
       } catch {
       }
@@ -8269,7 +8471,7 @@ function anchorsWithoutTokens(lines3) {
 var init_token_shape = __esm({
   "src/guard/token-shape.ts"() {
     "use strict";
-    init_redaction();
+    init_redact();
   }
 });
 
@@ -8322,14 +8524,18 @@ exit: 0 printed
       async run(ctx) {
         const root = rootOption(ctx);
         const keyFiles = ctx.values["key-file"] ?? [];
-        const a = await collectAnchors(root, ctx.env, Date.now(), keyFiles, { skillDir: ctx.skillDir ?? null, hashes: true });
+        const a = await collectAnchors(root, ctx.env, Date.now(), keyFiles, {
+          skillDir: ctx.skillDir ?? null,
+          hashes: true
+        });
         const markdown = anchorsWithoutTokens(renderAnchorLines(a));
         const stderr = [];
         if (a.gitNote !== null) stderr.push(`note: ${a.gitNote}`);
         for (const s of a.skippedKeyFiles) stderr.push(`warning: --key-file ${quotedPath(s.path)} skipped: ${s.reason}`);
         if (ctx.values.json === true) {
           const { skippedKeyFiles: _skipped, ...rest } = a;
-          return ok(`${JSON.stringify({ ...rest, branch: rest.branch === null ? null : withoutTokens(rest.branch), dirty: rest.dirty.map(withoutTokens), markdown })}
+          const branch = rest.branch === null ? null : withoutTokens(rest.branch);
+          return ok(`${JSON.stringify({ ...rest, branch, dirty: rest.dirty.map(withoutTokens), markdown })}
 `, stderr);
         }
         return ok(markdown, stderr);
@@ -8339,7 +8545,7 @@ exit: 0 printed
 });
 
 // src/git/fates.ts
-import { closeSync as closeSync11, existsSync as existsSync2, openSync as openSync9, readSync as readSync7 } from "node:fs";
+import { closeSync as closeSync11, openSync as openSync9, readFileSync as readFileSync10, readSync as readSync7 } from "node:fs";
 import path34 from "node:path";
 function parseRawLog(out) {
   const text2 = typeof out === "string" ? out : out.toString("utf8");
@@ -8390,6 +8596,30 @@ function clonedAfter(gitDir, savedMs2) {
     return false;
   }
 }
+function stashCount(commonDir) {
+  if (commonDir === null) return 0;
+  try {
+    return readFileSync10(path34.join(commonDir, "logs", "refs", "stash"), "utf8").split("\n").filter((l) => l !== "").length;
+  } catch {
+    return 0;
+  }
+}
+async function objectIds(git, revs) {
+  if (revs.length === 0) return [];
+  const r = await git(["cat-file", "--batch-check"], revs.map((x) => `${x}
+`).join(""));
+  const lines3 = r.code === 0 ? r.stdout.toString("utf8").split("\n") : [];
+  return revs.map((_, i) => /^([0-9a-f]{40,64}) /.exec(lines3[i] ?? "")?.[1] ?? null);
+}
+async function untrackedInStashes(git, count2, paths) {
+  const asks = Array.from({ length: Math.min(count2, 100) }, (_, n2) => paths.map((p) => ({ n: n2, p }))).flat();
+  const safe = asks.filter((a) => !/[\r\n]/.test(a.p));
+  const ids = await objectIds(
+    git,
+    safe.map((a) => `stash@{${a.n}}^3:${a.p.replace(/\/+$/, "")}`)
+  );
+  return safe.flatMap((a, i) => ids[i] ? [{ stash: `stash@{${a.n}}`, p: a.p, id: ids[i] }] : []);
+}
 async function gatherFateLogs(git, opts) {
   if (opts.cleaned.length === 0) return { onHead: [], elsewhere: [], stashes: [] };
   const specs = ["--", ...opts.cleaned.map((p) => `:(top,literal)${p}`)];
@@ -8399,28 +8629,85 @@ async function gatherFateLogs(git, opts) {
     const r = await git(args);
     return r.code === 0 ? parseRawLog(r.stdout) : null;
   };
-  const hasStash = opts.commonDir !== null && existsSync2(path34.join(opts.commonDir, "logs", "refs", "stash"));
+  const stashes = stashCount(opts.commonDir);
   const notHead = opts.headExists ? ["^HEAD"] : [];
-  const [onHead, elsewhere, stashes] = await Promise.all([
+  const stashLog = ["log", "-g", "--diff-merges=first-parent", ...RAW, "--format=%x01%gd", "refs/stash", ...specs];
+  const [onHead, elsewhere, tracked, untracked] = await Promise.all([
     opts.headExists ? run2(["log", ...RAW, "--format=%x01%H", "HEAD", ...bound, ...specs]) : [],
     run2(["log", ...RAW, "--format=%x01%H", "--exclude=refs/stash", "--all", ...notHead, ...bound, ...specs]),
-    hasStash ? run2(["log", "-g", "--diff-merges=first-parent", ...RAW, "--format=%x01%gd", "refs/stash", ...specs]) : []
+    stashes > 0 ? run2(stashLog) : [],
+    stashes > 0 ? untrackedInStashes(git, stashes, opts.cleaned) : []
   ]);
-  return { onHead, elsewhere, stashes };
+  const byName = /* @__PURE__ */ new Map();
+  for (const t of tracked ?? []) byName.set(t.name, t);
+  for (const u of untracked) {
+    const t = byName.get(u.stash) ?? { name: u.stash, paths: /* @__PURE__ */ new Map() };
+    t.paths.set(u.p, u.id);
+    byName.set(u.stash, t);
+  }
+  const n2 = (name2) => Number(/\d+/.exec(name2)?.[0] ?? 0);
+  const all = tracked === null ? null : [...byName.values()].sort((a, b) => n2(a.name) - n2(b.name));
+  return { onHead, elsewhere, stashes: all };
+}
+async function handoffInStash(root, env) {
+  const top = gitTopOf(root);
+  const gitDir = top === null ? null : gitDirOf(top);
+  const count2 = stashCount(gitDir === null ? null : commonDirOf(gitDir));
+  if (top === null || count2 === 0) return null;
+  const handoff = `${path34.relative(top, root).split(path34.sep).join("/")}/.ai/memory/HANDOFF.md`.replace(/^\//, "");
+  if (/[\r\n]/.test(handoff)) return null;
+  const git = (args, input) => runGit(root, args, env, void 0, { input });
+  const n2 = Math.min(count2, 100);
+  const revs = Array.from({ length: n2 }, (_, i) => [`stash@{${i}}^3:`, `stash@{${i}}:`, `stash@{${i}}^1:`]);
+  try {
+    const ids = await objectIds(
+      git,
+      revs.flat().map((r) => `${r}${handoff}`)
+    );
+    for (let i = 0; i < n2; i++) {
+      const [untracked, tracked, before] = ids.slice(i * 3, i * 3 + 3);
+      if (untracked)
+        return { stash: `stash@{${i}}`, restore: `git restore --overlay --source=stash@{${i}}^3 -- .ai/memory` };
+      if (tracked && !before) {
+        return { stash: `stash@{${i}}`, restore: `git restore --source=stash@{${i}} -- .ai/memory/HANDOFF.md` };
+      }
+    }
+  } catch (err) {
+    if (!(err instanceof GitUnavailable)) throw err;
+  }
+  return null;
 }
 var ZERO, RAW;
 var init_fates = __esm({
   "src/git/fates.ts"() {
     "use strict";
+    init_git_dir();
+    init_run();
     ZERO = /^0+$/;
     RAW = ["--raw", "--no-abbrev", "--no-renames", "-z"];
   }
 });
 
 // src/git/merge-driver-config.ts
-import { chmodSync as chmodSync2, closeSync as closeSync12, constants as constants9, existsSync as existsSync3, fsyncSync as fsyncSync3, lchownSync, lstatSync as lstatSync19, mkdirSync as mkdirSync4, openSync as openSync10, readFileSync as readFileSync10, realpathSync as realpathSync4, renameSync as renameSync4, rmdirSync, unlinkSync as unlinkSync10, writeSync as writeSync7 } from "node:fs";
+import {
+  chmodSync as chmodSync2,
+  closeSync as closeSync12,
+  constants as constants9,
+  existsSync as existsSync3,
+  fsyncSync as fsyncSync3,
+  lchownSync,
+  lstatSync as lstatSync19,
+  mkdirSync as mkdirSync4,
+  openSync as openSync10,
+  readFileSync as readFileSync11,
+  realpathSync as realpathSync4,
+  renameSync as renameSync4,
+  rmdirSync,
+  unlinkSync as unlinkSync10,
+  writeSync as writeSync7
+} from "node:fs";
 import path35 from "node:path";
-import { randomBytes as randomBytes3 } from "node:crypto";
+import { randomBytes as randomBytes4 } from "node:crypto";
 function driverCopyPath(top) {
   const gitDir = gitDirOf(top);
   return gitDir === null ? null : path35.join(commonDirOf(gitDir), "session-handoff", "merge-driver.mjs");
@@ -8452,11 +8739,15 @@ function readRegular(p) {
     return null;
   }
   if (!st.isFile()) throw new Error(`${p} is not a regular file (a link or a folder)`);
-  return readFileSync10(p);
+  return readFileSync11(p);
 }
 function replaceFile(p, bytes, mode) {
-  const tmp = path35.join(path35.dirname(p), `.${path35.basename(p)}.tmp-${process.pid}-${randomBytes3(4).toString("hex")}`);
-  const fd = openSync10(tmp, constants9.O_WRONLY | constants9.O_CREAT | constants9.O_EXCL | (constants9.O_NOFOLLOW ?? 0), mode);
+  const tmp = path35.join(path35.dirname(p), `.${path35.basename(p)}.tmp-${process.pid}-${randomBytes4(4).toString("hex")}`);
+  const fd = openSync10(
+    tmp,
+    constants9.O_WRONLY | constants9.O_CREAT | constants9.O_EXCL | (constants9.O_NOFOLLOW ?? 0),
+    mode
+  );
   try {
     writeSync7(fd, bytes);
     fsyncSync3(fd);
@@ -8528,7 +8819,7 @@ async function registerMergeDriver(root, helperPath, env) {
   const copy = driverCopyPath(top);
   if (copy === null || helperPath === null) return out;
   try {
-    const bytes = readFileSync10(path35.join(path35.dirname(helperPath), "lib", "cli.mjs"));
+    const bytes = readFileSync11(path35.join(path35.dirname(helperPath), "lib", "cli.mjs"));
     const gitCommon = path35.dirname(path35.dirname(copy));
     mkdirSync4(path35.dirname(copy), { recursive: true, mode: 448 });
     giveTo(path35.dirname(copy), ownerOf(gitCommon));
@@ -8542,7 +8833,9 @@ async function registerMergeDriver(root, helperPath, env) {
     giveTo(copy, ownerOf(gitCommon));
     out.copy = realpathSync4(copy);
   } catch (err) {
-    out.notes.push(`the merge driver was not registered: its copy of the helper could not be written (${err.message})`);
+    out.notes.push(
+      `the merge driver was not registered: its copy of the helper could not be written (${err.message})`
+    );
     return out;
   }
   const driver = driverCommand(process.execPath, out.copy);
@@ -8566,7 +8859,11 @@ async function registerMergeDriver(root, helperPath, env) {
     const { rest, had, line } = withoutBlock(text2);
     if (!(had && line === want)) {
       const owner = ownerOf(before === null ? top : file);
-      replaceFile(file, Buffer.from(blockFor(rest, want), "utf8"), before === null ? 420 : lstatSync19(file).mode & 511);
+      replaceFile(
+        file,
+        Buffer.from(blockFor(rest, want), "utf8"),
+        before === null ? 420 : lstatSync19(file).mode & 511
+      );
       giveTo(file, owner);
       out.attributes = true;
     }
@@ -8622,16 +8919,26 @@ async function mergeDriverStep(root, opts, env) {
     change = opts.remove === true ? await unregisterMergeDriver(root, env) : await registerMergeDriver(root, opts.helperPath ?? null, env);
   } catch (err) {
     if (!(err instanceof GitUnavailable)) throw err;
-    return { lines: [], notes: [`the merge driver was not ${opts.remove === true ? "removed" : "registered"}: ${err.message}`], change: null };
+    return {
+      lines: [],
+      notes: [`the merge driver was not ${opts.remove === true ? "removed" : "registered"}: ${err.message}`],
+      change: null
+    };
   }
   const lines3 = [];
-  if (change.config) lines3.push(opts.remove === true ? "removed the merge driver session-handoff from .git/config" : "registered the merge driver session-handoff in .git/config");
-  if (change.attributes) lines3.push(opts.remove === true ? "removed the merge driver's block from .gitattributes" : "added the merge driver's block to .gitattributes");
+  if (change.config)
+    lines3.push(
+      opts.remove === true ? "removed the merge driver session-handoff from .git/config" : "registered the merge driver session-handoff in .git/config"
+    );
+  if (change.attributes)
+    lines3.push(
+      opts.remove === true ? "removed the merge driver's block from .gitattributes" : "added the merge driver's block to .gitattributes"
+    );
   return { lines: lines3, notes: change.notes, change };
 }
 function attributesOnlyOurs(top) {
   try {
-    const text2 = readFileSync10(path35.join(top, ".gitattributes"), "utf8");
+    const text2 = readFileSync11(path35.join(top, ".gitattributes"), "utf8");
     const { rest, had } = withoutBlock(text2);
     return had && rest === "";
   } catch {
@@ -8709,6 +9016,75 @@ function fateClauses(fates) {
   }
   return [...group2].map(([words, paths]) => `${words}: ${listed(paths)}`);
 }
+function headClauses(f, verdict, notHere, memoryOnly) {
+  const parts = [];
+  const head = short(f.saved.head);
+  const git = f.git;
+  if (verdict === "unverifiable") {
+    if (git.state === "missing")
+      parts.push("git is not on PATH, so the repository could not be compared (outside-git behaviour)");
+    else if (git.state === "not-repo")
+      parts.push("the root is not in a git repository, so only age and key files were checked");
+    else if (git.state === "broken") {
+      const why = git.note ?? "git status failed";
+      parts.push(
+        `git cannot read the repository at the root (${why}), so only age and key files were checked: ${BROKEN_REPO_FIX}`
+      );
+    } else if (git.state !== "repo") parts.push(`git could not be used (${git.note ?? git.state})`);
+    else if (f.saved.head === null || f.headReachable === null) {
+      parts.push(
+        "the handoff has no valid HEAD anchor (a full 40/64-hex id), so the saved commit could not be checked"
+      );
+    } else if (notHere !== null) parts.push(`saved HEAD ${head} is ${notHereWords(notHere)}`);
+    else parts.push(`${ageUnknownWords(f.ageUnknown ?? null)}, so the handoff cannot be called fresh`);
+  } else if (verdict === "rewritten") {
+    parts.push(
+      f.objectMissing ? `saved HEAD ${head} no longer exists here; this clone's reflog names it (history rewritten)` : `saved HEAD ${head} is no longer reachable from HEAD or any ref (rebase, amend, reset, squash merge or force-push)`
+    );
+    if (f.sinceSaved != null)
+      parts.push(
+        `${plural(f.sinceSaved, "commit")} on HEAD since the save, rewritten copies of saved commits left out`
+      );
+    else if (f.commitsSinceDate !== null)
+      parts.push(`${plural(f.commitsSinceDate, "commit")} on HEAD since the saved date`);
+    parts.push("plan statuses are unverified");
+  } else if (f.headReachable === true && f.ahead !== null && f.behind !== null) {
+    const [ahead, behind] = [f.ahead, f.behind];
+    if (ahead === 0 && behind === 0) {
+      parts.push(
+        memoryOnly > 0 ? `no commits since the saved ${head} but memory-only ones` : `at the saved commit ${head}`
+      );
+    } else if (behind === 0) parts.push(`${plural(ahead, "commit")} ahead of the saved ${head}`);
+    else if (ahead === 0) parts.push(`${plural(behind, "commit")} behind the saved ${head}`);
+    else parts.push(`diverged from the saved ${head}: ${ahead} ahead, ${behind} behind`);
+  }
+  return parts;
+}
+function fileClauses(f, parts, dirtyChanged) {
+  const cur = f.current;
+  const missing = f.missingKeyFiles;
+  if (missing.length > 0) {
+    const more = missing.length > 3 ? ` and ${missing.length - 3} more` : "";
+    parts.push(`key files missing: ${missing.slice(0, 3).map(quotedPath).join(", ")}${more}`);
+  }
+  const notYet = f.keyFilesNotYetCreated ?? [];
+  if (notYet.length > 0) parts.push(`key files not created yet (absent at the save too): ${listed(notYet)}`);
+  const up = cur?.upstream ?? null;
+  if (up !== null) {
+    if (up.ahead === null) parts.push(`upstream ${branchWords(up.name)} is gone`);
+    else if (up.ahead > 0 || (up.behind ?? 0) > 0)
+      parts.push(`upstream ${branchWords(up.name)}: ${up.ahead} ahead, ${up.behind} behind`);
+  }
+  const changedKeyFiles = f.changedKeyFiles ?? [];
+  const changedPresent = changedKeyFiles.filter((p) => !missing.includes(p));
+  if (changedPresent.length > 0) parts.push(`key files changed: ${listed(changedPresent)}`);
+  const dirtyKeyFiles = (f.dirtyKeyFiles ?? []).filter((p) => !missing.includes(p));
+  if (dirtyKeyFiles.length > 0) parts.push(`key files with uncommitted changes: ${listed(dirtyKeyFiles)}`);
+  if (dirtyChanged === true && cur !== null && f.saved.dirty !== null) {
+    parts.push(`dirty files: ${f.saved.dirty.length + (f.saved.dirtyMore ?? 0)} then, ${cur.dirty.length} now`);
+  }
+  return { changedKeyFiles, dirtyKeyFiles, up };
+}
 function assessDrift(f) {
   const cur = f.current;
   const ageRaw = f.saved.date === null ? null : Math.max(0, (f.nowMs - f.saved.date.ms) / DAY_MS2);
@@ -8727,10 +9103,12 @@ function assessDrift(f) {
   const unverifiable = [...f.unverifiable];
   const notHereReason = f.git.state === "repo" && f.saved.head !== null && reachable === false && f.objectMissing && f.reflogNamed !== true ? f.shallow ? "shallow" : "not-fetched" : null;
   let verdict;
-  if (f.git.state !== "repo" || f.saved.head === null || reachable === null || notHereReason !== null) verdict = "unverifiable";
+  if (f.git.state !== "repo" || f.saved.head === null || reachable === null || notHereReason !== null)
+    verdict = "unverifiable";
   else if (!reachable) verdict = "rewritten";
   else if (ageRaw !== null && ageRaw > STALE_DAYS || ahead !== null && ahead > STALE_COMMITS) verdict = "stale";
-  else if (branchChanged === true || (ahead ?? 0) > 0 || (behind ?? 0) > 0 || f.missingKeyFiles.length > 0) verdict = "drifted";
+  else if (branchChanged === true || (ahead ?? 0) > 0 || (behind ?? 0) > 0 || f.missingKeyFiles.length > 0)
+    verdict = "drifted";
   else if (ageRaw === null) {
     verdict = "unverifiable";
     if (!unverifiable.includes("date")) unverifiable.push("date");
@@ -8738,67 +9116,40 @@ function assessDrift(f) {
   const memoryOnly = f.memoryOnlyCommits ?? 0;
   const savedDirty = f.saved.dirty;
   const cleanedDirty = cur === null || savedDirty === null ? [] : savedDirty.filter((p) => !cur.dirty.includes(p));
-  const parts = [];
-  if (verdict === "unverifiable") {
-    if (f.git.state === "missing") parts.push("git is not on PATH, so the repository could not be compared (outside-git behaviour)");
-    else if (f.git.state === "not-repo") parts.push("the root is not in a git repository, so only age and key files were checked");
-    else if (f.git.state === "broken") parts.push(`git cannot read the repository at the root (${f.git.note ?? "git status failed"}), so only age and key files were checked: ${BROKEN_REPO_FIX}`);
-    else if (f.git.state !== "repo") parts.push(`git could not be used (${f.git.note ?? f.git.state})`);
-    else if (f.saved.head === null || reachable === null) parts.push("the handoff has no valid HEAD anchor (a full 40/64-hex id), so the saved commit could not be checked");
-    else if (notHereReason !== null) parts.push(`saved HEAD ${short(f.saved.head)} is ${notHereWords(notHereReason)}`);
-    else parts.push(`${ageUnknownWords(f.ageUnknown ?? null)}, so the handoff cannot be called fresh`);
-  } else if (verdict === "rewritten") {
-    parts.push(
-      f.objectMissing ? `saved HEAD ${short(f.saved.head)} no longer exists here; this clone's reflog names it (history rewritten)` : `saved HEAD ${short(f.saved.head)} is no longer reachable from HEAD or any ref (rebase, amend, reset, squash merge or force-push)`
-    );
-    if (f.sinceSaved !== null && f.sinceSaved !== void 0) parts.push(`${plural(f.sinceSaved, "commit")} on HEAD since the save, rewritten copies of saved commits left out`);
-    else if (f.commitsSinceDate !== null) parts.push(`${plural(f.commitsSinceDate, "commit")} on HEAD since the saved date`);
-    parts.push("plan statuses are unverified");
-  } else if (ahead !== null && behind !== null) {
-    if (ahead === 0 && behind === 0) parts.push(memoryOnly > 0 ? `no commits since the saved ${short(f.saved.head)} but memory-only ones` : `at the saved commit ${short(f.saved.head)}`);
-    else if (behind === 0) parts.push(`${plural(ahead, "commit")} ahead of the saved ${short(f.saved.head)}`);
-    else if (ahead === 0) parts.push(`${plural(behind, "commit")} behind the saved ${short(f.saved.head)}`);
-    else parts.push(`diverged from the saved ${short(f.saved.head)}: ${ahead} ahead, ${behind} behind`);
-  }
-  if (memoryOnly > 0 && reachable === true) parts.push(`${plural(memoryOnly, "memory-only commit")} (the handoff itself) not counted`);
+  const parts = headClauses(f, verdict, notHereReason, memoryOnly);
+  if (memoryOnly > 0 && reachable === true)
+    parts.push(`${plural(memoryOnly, "memory-only commit")} (the handoff itself) not counted`);
   const bw = (b) => b === null ? "none" : branchWords(b);
   if (branchAbsent) parts.push(`branch ${bw(savedBranch)} is not in this clone; on ${bw(currentBranch)}`);
   else if (branchChanged === true) parts.push(`branch moved from ${bw(savedBranch)} to ${bw(currentBranch)}`);
   else if (branchChanged === false && verdict !== "unverifiable") parts.push(`on ${bw(currentBranch)}`);
-  if (progress.saved !== null && progress.saved !== progress.current) parts.push(`${progress.saved} was in progress at the save${progress.current === null ? ", finished or aborted since" : ""}`);
+  if (progress.saved !== null && progress.saved !== progress.current)
+    parts.push(
+      `${progress.saved} was in progress at the save${progress.current === null ? ", finished or aborted since" : ""}`
+    );
   if (progress.current !== null) parts.push(`${progress.current} in progress now`);
   if (ageDays !== null) parts.push(`saved ${ageDays} days ago`);
   else if (!parts.some((p) => p.includes("age unknown"))) parts.push("age unknown");
   if (verdict === "stale") parts.push("too stale for line-by-line reconciliation");
-  if (f.missingKeyFiles.length > 0) {
-    const shown = f.missingKeyFiles.slice(0, 3).map(quotedPath).join(", ");
-    const more = f.missingKeyFiles.length > 3 ? ` and ${f.missingKeyFiles.length - 3} more` : "";
-    parts.push(`key files missing: ${shown}${more}`);
-  }
-  const notYet = f.keyFilesNotYetCreated ?? [];
-  if (notYet.length > 0) parts.push(`key files not created yet (absent at the save too): ${listed(notYet)}`);
-  const up = cur?.upstream ?? null;
-  if (up !== null) {
-    if (up.ahead === null) parts.push(`upstream ${branchWords(up.name)} is gone`);
-    else if (up.ahead > 0 || (up.behind ?? 0) > 0) parts.push(`upstream ${branchWords(up.name)}: ${up.ahead} ahead, ${up.behind} behind`);
-  }
-  const changedKeyFiles = f.changedKeyFiles ?? [];
-  const changedPresent = changedKeyFiles.filter((p) => !f.missingKeyFiles.includes(p));
-  if (changedPresent.length > 0) parts.push(`key files changed: ${listed(changedPresent)}`);
-  const dirtyKeyFiles = (f.dirtyKeyFiles ?? []).filter((p) => !f.missingKeyFiles.includes(p));
-  if (dirtyKeyFiles.length > 0) parts.push(`key files with uncommitted changes: ${listed(dirtyKeyFiles)}`);
-  if (dirtyChanged === true && cur !== null && f.saved.dirty !== null) {
-    parts.push(`dirty files: ${f.saved.dirty.length + savedMore} then, ${cur.dirty.length} now`);
-  }
+  const { changedKeyFiles, dirtyKeyFiles, up } = fileClauses(f, parts, dirtyChanged);
   parts.push(...fateClauses(f.dirtyFates ?? []));
   if (f.savedBy) parts.push(`saved by ${f.savedBy}${f.saved.date === null ? "" : ` at ${f.saved.date.iso}`}`);
-  if (f.provenance?.someoneElse) parts.push(`the handoff was not saved in this clone${f.provenance.committer === null ? "" : `; its last commit is by ${f.provenance.committer}`}`);
+  if (f.provenance?.someoneElse)
+    parts.push(
+      `the handoff was not saved in this clone${f.provenance.committer === null ? "" : `; its last commit is by ${f.provenance.committer}`}`
+    );
   const bad2 = unverifiable.filter((u) => !(verdict === "unverifiable" && u === "head"));
   if (bad2.length > 0) parts.push(`unverifiable anchors: ${bad2.join(", ")}`);
   const summary = sanitize(`${verdict}: ${parts.join("; ")}`, { redact: false });
   return {
     verdict,
-    saved: { branch: f.saved.branch, head: f.saved.head, date: f.saved.date?.iso ?? null, dirty: f.saved.dirty, ...savedMore > 0 ? { dirtyMore: savedMore } : {} },
+    saved: {
+      branch: f.saved.branch,
+      head: f.saved.head,
+      date: f.saved.date?.iso ?? null,
+      dirty: f.saved.dirty,
+      ...savedMore > 0 ? { dirtyMore: savedMore } : {}
+    },
     current: { branch: cur?.branch ?? null, head: cur?.head ?? null, dirty: cur?.dirty ?? null },
     branchChanged,
     headReachable: reachable,
@@ -8850,7 +9201,7 @@ var init_verdict = __esm({
 });
 
 // src/git/drift.ts
-import { readFileSync as readFileSync11, statSync } from "node:fs";
+import { readFileSync as readFileSync12, statSync } from "node:fs";
 import path36 from "node:path";
 function reachableArgs(id) {
   return ["rev-list", "--max-count=1", id, "--not", "--all"];
@@ -8861,10 +9212,29 @@ function startStatus(root, env, excludes = []) {
   return p;
 }
 function historyArgs(id) {
-  return ["log", "--left-right", "--format=%x01%m%x02%an%x03%ae", "--name-only", "-z", "--no-renames", "--diff-merges=first-parent", `--max-count=${MAX_LOGGED_COMMITS + 1}`, `${id}...HEAD`];
+  return [
+    "log",
+    "--left-right",
+    "--format=%x01%m%x02%an%x03%ae",
+    "--name-only",
+    "-z",
+    "--no-renames",
+    "--diff-merges=first-parent",
+    `--max-count=${MAX_LOGGED_COMMITS + 1}`,
+    `${id}...HEAD`
+  ];
 }
 function parseHistory(out, memoryPrefix, handoffPath = `${memoryPrefix}HANDOFF.md`) {
-  const counts = { ahead: 0, behind: 0, memoryOnlyAhead: 0, memoryOnlyBehind: 0, attributesAhead: 0, attributesBehind: 0, truncated: false, handoffCommitter: null };
+  const counts = {
+    ahead: 0,
+    behind: 0,
+    memoryOnlyAhead: 0,
+    memoryOnlyBehind: 0,
+    attributesAhead: 0,
+    attributesBehind: 0,
+    truncated: false,
+    handoffCommitter: null
+  };
   const records = `\0${out.toString("utf8")}`.split("\0").slice(1);
   if (records.length > MAX_LOGGED_COMMITS) {
     counts.truncated = true;
@@ -8875,9 +9245,12 @@ function parseHistory(out, memoryPrefix, handoffPath = `${memoryPrefix}HANDOFF.m
     const [header = "", ...rest] = rec.slice(1).split("\0");
     const paths = rest.map((p) => p.replace(/^\n/, "")).filter((p) => p !== "");
     counts[side]++;
-    if (side === "ahead" && counts.handoffCommitter === null && paths.includes(handoffPath)) counts.handoffCommitter = header.replace(/^\x02/, "").trim();
-    if (paths.length > 0 && paths.every((p) => p.startsWith(memoryPrefix))) counts[side === "ahead" ? "memoryOnlyAhead" : "memoryOnlyBehind"]++;
-    else if (paths.includes(ATTRIBUTES) && paths.every((p) => p === ATTRIBUTES || p.startsWith(memoryPrefix))) counts[side === "ahead" ? "attributesAhead" : "attributesBehind"]++;
+    if (side === "ahead" && counts.handoffCommitter === null && paths.includes(handoffPath))
+      counts.handoffCommitter = header.replace(/^\x02/, "").trim();
+    if (paths.length > 0 && paths.every((p) => p.startsWith(memoryPrefix)))
+      counts[side === "ahead" ? "memoryOnlyAhead" : "memoryOnlyBehind"]++;
+    else if (paths.includes(ATTRIBUTES) && paths.every((p) => p === ATTRIBUTES || p.startsWith(memoryPrefix)))
+      counts[side === "ahead" ? "attributesAhead" : "attributesBehind"]++;
   }
   return counts;
 }
@@ -8896,7 +9269,7 @@ function maybeTracked(gitDir, topRelative) {
   try {
     const st = statSync(index);
     if (st.size > 64 * 1024 * 1024) return true;
-    const buf = readFileSync11(index);
+    const buf = readFileSync12(index);
     if (buf.length >= 8 && buf.readUInt32BE(4) >= 4) return true;
     return buf.includes(Buffer.from(`${topRelative}\0`, "utf8"));
   } catch {
@@ -8906,34 +9279,12 @@ function maybeTracked(gitDir, topRelative) {
 async function measureDrift(root, env, anchors, nowMs, optsOrEarly = null) {
   const opts = optsOrEarly === null || optsOrEarly instanceof Promise ? { early: optsOrEarly } : optsOrEarly;
   let processes = 1;
-  const git = (args) => {
+  const git = (args, input) => {
     processes++;
-    return runGit(root, args, env);
+    return runGit(root, args, env, void 0, { input });
   };
   const head = anchors.head;
-  const facts = {
-    nowMs,
-    saved: { branch: anchors.branch, head, date: anchors.date, dirty: anchors.dirty, dirtyMore: anchors.dirtyMore },
-    git: { state: "repo", note: null },
-    current: null,
-    headReachable: null,
-    objectMissing: false,
-    shallow: false,
-    reflogNamed: false,
-    sinceSaved: null,
-    savedBranchPresent: null,
-    ahead: null,
-    behind: null,
-    commitsSinceDate: null,
-    missingKeyFiles: [],
-    unverifiable: anchors.unverifiable,
-    memoryOnlyCommits: 0,
-    changedKeyFiles: [],
-    changedSinceSave: null,
-    inProgress: { saved: anchors.inProgress, current: null },
-    provenance: null,
-    ageUnknown: anchors.stateTime.known ? null : anchors.stateTime.reason
-  };
+  const facts = blankFacts(anchors, nowMs);
   const keyFiles = [.../* @__PURE__ */ new Set([...anchors.keyFiles, ...anchors.keyFileMtimes.map((k) => k.path)])];
   const keyFilesP = Promise.all(keyFiles.map(async (p) => ({ path: p, stat: await statInsideRoot(root, p) })));
   const top = gitTopOf(root);
@@ -8960,42 +9311,29 @@ async function measureDrift(root, env, anchors, nowMs, optsOrEarly = null) {
         facts.savedBranchPresent = branchPresent(gitDir, savedBranch);
       }
       let committer = null;
-      if (head !== null && logP !== null) committer = await measureHead(facts, status.snapshot, head, await logP, git, `${prefix}.ai/memory/`, gitDir);
+      if (head !== null && logP !== null)
+        committer = await measureHead(facts, status.snapshot, head, await logP, git, `${prefix}.ai/memory/`, gitDir);
       const cleaned = facts.saved.dirty === null ? [] : facts.saved.dirty.filter((p) => !status.snapshot.dirty.includes(p));
       const moved = head !== null && status.snapshot.head !== null && status.snapshot.head !== head;
       const present2 = facts.headReachable === true || facts.headReachable === false && !facts.objectMissing;
       if (head !== null && !moved && facts.headReachable === true) facts.changedSinceSave = [];
       else if (moved && present2 && keyFiles.length > 0) {
         const d = await git(["diff", "--name-only", "-z", "--no-renames", head, "HEAD"]);
-        if (d.code === 0) facts.changedSinceSave = d.stdout.toString("utf8").split("\0").filter((p) => p !== "");
+        if (d.code === 0)
+          facts.changedSinceSave = d.stdout.toString("utf8").split("\0").filter((p) => p !== "");
       }
       if (facts.changedSinceSave !== null) {
         const changed = new Set(facts.changedSinceSave);
         facts.changedKeyFiles = keyFiles.filter((k) => changed.has(`${prefix}${k}`));
       }
       if (top !== null && facts.saved.dirty !== null) {
-        const format2 = objectFormat(gitDir);
-        const logs = await gatherFateLogs(git, {
-          top,
-          commonDir: gitDir === null ? null : commonDirOf(gitDir),
-          savedHead: present2 ? head : null,
-          savedDateMs: facts.saved.date?.ms ?? null,
-          cleaned,
-          headExists: status.snapshot.head !== null
-        });
-        facts.dirtyFates = fatesOf({
-          savedDirty: facts.saved.dirty,
-          hashes: anchors.dirtyHashes ?? [],
-          nowDirty: status.snapshot.dirty,
-          blobNow: (p) => blobIdOf(path36.join(top, p), format2),
-          ...logs,
-          // A clone made after the save did not save it, record or not.
-          fromSaved: present2 && head !== null,
-          fromElsewhere: elsewhere || clonedAfter(gitDir, facts.saved.date?.ms ?? null)
-        });
+        const fromElsewhere = elsewhere || clonedAfter(gitDir, facts.saved.date?.ms ?? null);
+        facts.dirtyFates = await measureFates(git, facts, anchors, { top, gitDir, present: present2, cleaned, fromElsewhere });
       }
       const isDirty = (list2, p) => list2.some((d) => d === p || d.endsWith("/") && p.startsWith(d));
-      facts.dirtyKeyFiles = keyFiles.filter((k) => isDirty(status.snapshot.dirty, `${prefix}${k}`) && !isDirty(facts.saved.dirty ?? [], `${prefix}${k}`));
+      facts.dirtyKeyFiles = keyFiles.filter(
+        (k) => isDirty(status.snapshot.dirty, `${prefix}${k}`) && !isDirty(facts.saved.dirty ?? [], `${prefix}${k}`)
+      );
       if (elsewhere) {
         if (committer === null && status.snapshot.head !== null && maybeTracked(gitDir, handoffPath)) {
           const last = await git(["log", "-1", "--format=%an%x03%ae", "--", `:(top,literal)${handoffPath}`]);
@@ -9031,7 +9369,15 @@ async function absentAtSave(missing, facts, anchors, prefix, git) {
   const head = facts.saved.head;
   const present2 = facts.headReachable === true || facts.headReachable === false && !facts.objectMissing;
   if (head === null || !present2 || facts.saved.dirty === null || (facts.saved.dirtyMore ?? 0) > 0) return [];
-  const t = await git(["ls-tree", "-r", "-z", "--name-only", head, "--", ...missing.map((k) => `:(top,literal)${prefix}${k}`)]);
+  const t = await git([
+    "ls-tree",
+    "-r",
+    "-z",
+    "--name-only",
+    head,
+    "--",
+    ...missing.map((k) => `:(top,literal)${prefix}${k}`)
+  ]);
   if (t.code !== 0) return [];
   const inTree = t.stdout.toString("utf8").split("\0").filter((p) => p !== "");
   const dirty = facts.saved.dirty;
@@ -9105,6 +9451,54 @@ async function reachableFromRef(head, git, facts) {
   }
   return r.stdout.toString("utf8").trim() === "";
 }
+function blankFacts(anchors, nowMs) {
+  const head = anchors.head;
+  return {
+    nowMs,
+    saved: { branch: anchors.branch, head, date: anchors.date, dirty: anchors.dirty, dirtyMore: anchors.dirtyMore },
+    git: { state: "repo", note: null },
+    current: null,
+    headReachable: null,
+    objectMissing: false,
+    shallow: false,
+    reflogNamed: false,
+    sinceSaved: null,
+    savedBranchPresent: null,
+    ahead: null,
+    behind: null,
+    commitsSinceDate: null,
+    missingKeyFiles: [],
+    unverifiable: anchors.unverifiable,
+    memoryOnlyCommits: 0,
+    changedKeyFiles: [],
+    changedSinceSave: null,
+    inProgress: { saved: anchors.inProgress, current: null },
+    provenance: null,
+    ageUnknown: anchors.stateTime.known ? null : anchors.stateTime.reason
+  };
+}
+async function measureFates(git, facts, anchors, at4) {
+  const now = facts.current;
+  const head = facts.saved.head;
+  const format2 = objectFormat(at4.gitDir);
+  const logs = await gatherFateLogs(git, {
+    commonDir: at4.gitDir === null ? null : commonDirOf(at4.gitDir),
+    savedHead: at4.present ? head : null,
+    savedDateMs: facts.saved.date?.ms ?? null,
+    cleaned: at4.cleaned,
+    headExists: now.head !== null
+  });
+  return fatesOf({
+    savedDirty: facts.saved.dirty ?? [],
+    hashes: anchors.dirtyHashes ?? [],
+    nowDirty: now.dirty,
+    blobNow: (p) => blobIdOf(path36.join(at4.top, p), format2),
+    ...logs,
+    // A clone made after the save did not save it, record or not.
+    fromSaved: at4.present && head !== null,
+    fromElsewhere: at4.fromElsewhere
+  });
+}
 var MAX_LOGGED_COMMITS, ATTRIBUTES, MAX_SINCE_SAVED;
 var init_drift = __esm({
   "src/git/drift.ts"() {
@@ -9175,7 +9569,6 @@ var init_memory_text = __esm({
     "use strict";
     init_file_verdict();
     init_invisible();
-    init_invisible_rules();
     STRICT2 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
   }
 });
@@ -9233,25 +9626,39 @@ function fateWord(f) {
   return f.fate === "not-here" ? "not in this clone" : f.fate;
 }
 function renderDrift(r) {
+  const paths = (ps, none = "none found") => ps.map(quotedPath).join(", ") || none;
+  const branch = (b, none) => b === null ? none : branchWords(b);
+  const reachable = r.headReachable === null ? "unknown" : r.headReachable ? "yes" : "no";
+  const dirtyThen = r.saved.dirty === null ? "unverifiable" : r.saved.dirty.length + (r.saved.dirtyMore ?? 0);
+  const up = r.upstream;
+  const gap = up?.ahead == null ? "gone" : `${up.ahead} ahead, ${up.behind} behind`;
+  const upWords = up === null ? "none" : `${branchWords(up.name)}, ${gap}`;
+  const fates = r.dirtyFates.map((f) => `${quotedPath(f.path)} ${fateWord(f)}`);
+  const committer = r.provenance?.committer ?? null;
+  const by = committer === null ? "" : `; last committed by ${committer}`;
+  const since = r.commitsSinceDate === null ? "" : `, commits since the saved date: ${r.commitsSinceDate}`;
+  const changed = r.branchChanged ? " (changed)" : "";
+  const shallow = r.shallow ? " (shallow clone)" : "";
+  const op = r.inProgress;
   const lines3 = [
     `verdict: ${r.verdict}`,
     `summary: ${r.summary}`,
-    `branch: saved ${r.saved.branch === null ? "unverifiable" : branchWords(r.saved.branch)}, now ${r.current.branch === null ? "none" : branchWords(r.current.branch)}${r.branchChanged ? " (changed)" : ""}`,
-    `HEAD: saved ${r.saved.head ?? "unverifiable"}, now ${r.current.head ?? "none"}; reachable ${r.headReachable === null ? "unknown" : r.headReachable ? "yes" : "no"}${r.shallow ? " (shallow clone)" : ""}`,
+    `branch: saved ${branch(r.saved.branch, "unverifiable")}, now ${branch(r.current.branch, "none")}${changed}`,
+    `HEAD: saved ${r.saved.head ?? "unverifiable"}, now ${r.current.head ?? "none"}; reachable ${reachable}${shallow}`,
     // The since-date count is taken only when the saved HEAD is not in HEAD: said only then.
-    `ahead: ${n(r.ahead)}, behind: ${n(r.behind)}${r.commitsSinceDate === null ? "" : `, commits since the saved date: ${r.commitsSinceDate}`}`,
+    `ahead: ${n(r.ahead)}, behind: ${n(r.behind)}${since}`,
     `age: ${r.ageDays === null ? "unknown" : `${r.ageDays} days`} (saved ${r.saved.date ?? "at an unverifiable time"})`,
-    `key files missing: ${r.missingKeyFiles.length === 0 ? "none found" : r.missingKeyFiles.map(quotedPath).join(", ")}`,
-    `key files not created yet (absent at the save too): ${r.keyFilesNotYetCreated.length === 0 ? "none" : r.keyFilesNotYetCreated.map(quotedPath).join(", ")}`,
-    `dirty files: ${r.saved.dirty === null ? "unverifiable" : r.saved.dirty.length + (r.saved.dirtyMore ?? 0)} then, ${r.current.dirty === null ? "unknown" : r.current.dirty.length} now${r.dirtyChanged ? " (changed)" : ""}`,
+    `key files missing: ${paths(r.missingKeyFiles)}`,
+    `key files not created yet (absent at the save too): ${paths(r.keyFilesNotYetCreated, "none")}`,
+    `dirty files: ${dirtyThen} then, ${r.current.dirty?.length ?? "unknown"} now${r.dirtyChanged ? " (changed)" : ""}`,
     `memory-only commits (not counted): ${r.memoryOnlyCommits}`,
-    `key files changed: ${r.changedKeyFiles.length === 0 ? "none found" : r.changedKeyFiles.map(quotedPath).join(", ")}`,
-    `dirty at the save: ${r.dirtyFates.length === 0 ? "none" : r.dirtyFates.map((f) => `${quotedPath(f.path)} ${fateWord(f)}`).join(", ")}`,
-    `key files with uncommitted changes: ${r.dirtyKeyFiles.length === 0 ? "none found" : r.dirtyKeyFiles.map(quotedPath).join(", ")}`,
-    `git operation in progress (rebase, merge\u2026): saved ${r.inProgress.saved ?? "none"}, now ${r.inProgress.current ?? "none"}`,
-    `upstream: ${r.upstream === null ? "none" : `${branchWords(r.upstream.name)}, ${r.upstream.ahead === null ? "gone" : `${r.upstream.ahead} ahead, ${r.upstream.behind} behind`}`}`,
+    `key files changed: ${paths(r.changedKeyFiles)}`,
+    `dirty at the save: ${fates.length === 0 ? "none" : fates.join(", ")}`,
+    `key files with uncommitted changes: ${paths(r.dirtyKeyFiles)}`,
+    `git operation in progress (rebase, merge\u2026): saved ${op.saved ?? "none"}, now ${op.current ?? "none"}`,
+    `upstream: ${upWords}`,
     `unverifiable anchors: ${r.unverifiable.length === 0 ? "none" : r.unverifiable.join(", ")}`,
-    ...r.provenance === null ? [] : [`provenance: not saved in this clone${r.provenance.committer === null ? "" : `; last committed by ${r.provenance.committer}`}`],
+    ...r.provenance === null ? [] : [`provenance: not saved in this clone${by}`],
     ...r.sinceSaved === null ? [] : [`commits since the save, rewritten copies left out: ${r.sinceSaved}`],
     ...r.notHereReason === null ? [] : [`saved HEAD: ${notHereWords(r.notHereReason)}`]
   ];
@@ -9313,14 +9720,26 @@ exit: 0 report printed (any verdict)
         const excludes = skillExcludes(root, ctx.skillDir ?? null);
         const early = startStatus(root, ctx.env, excludes);
         const loaded = await loadHandoff(ctx, root, ctx.values.stdin === true);
-        if (loaded === null) throw new Absent(ctx.values.stdin === true ? "nothing was pasted on stdin: no handoff to compare" : "no handoff at .ai/memory/HANDOFF.md: no saved session state exists");
+        if (loaded === null)
+          throw new Absent(
+            ctx.values.stdin === true ? "nothing was pasted on stdin: no handoff to compare" : "no handoff at .ai/memory/HANDOFF.md: no saved session state exists"
+          );
         const now = Date.now();
         const parsed = parseHandoff(loaded.text);
-        const { report, gitProcesses } = await measureDrift(root, ctx.env, checkAnchors(parsed, now), now, { early, excludes, handoffToken: loaded.token ?? null, handoffText: loaded.text });
+        const { report, gitProcesses } = await measureDrift(root, ctx.env, checkAnchors(parsed, now), now, {
+          early,
+          excludes,
+          handoffToken: loaded.token ?? null,
+          handoffText: loaded.text
+        });
         const stderr = [...loaded.warnings, ...shapeWarnings(parsed, loaded.pasted)];
-        if (report.git.state === "missing") stderr.push("note: git was not found on PATH; drift is unverifiable (outside-git behaviour)");
+        if (report.git.state === "missing")
+          stderr.push("note: git was not found on PATH; drift is unverifiable (outside-git behaviour)");
         if (ctx.values.json === true) {
-          const current = { ...report.current, branch: report.current.branch === null ? null : withoutTokens(report.current.branch) };
+          const current = {
+            ...report.current,
+            branch: report.current.branch === null ? null : withoutTokens(report.current.branch)
+          };
           return ok(`${JSON.stringify({ ...report, current, gitProcesses })}
 `, stderr);
         }
@@ -9423,19 +9842,21 @@ var init_cut = __esm({
 // src/brief/brief.ts
 function frameNextStep(verdict, step2, question, notHere = null, ageOnly = false) {
   let proposed;
+  const then = step2 ? `, then: ${step2}` : "";
   switch (verdict) {
     case "stale":
-      proposed = `start fresh: the handoff is too stale to reconcile line by line, so archive it and re-plan from the current code, keeping its goal, decisions and failed approaches as background (full reconciliation only if you insist)`;
+      proposed = "start fresh: the handoff is too stale to reconcile line by line, so archive it and re-plan from the current code, keeping its goal, decisions and failed approaches as background (full reconciliation only if you insist)";
       break;
     case "rewritten":
-      proposed = `re-verify every plan step against the current history before acting${step2 ? `, then: ${step2}` : ""}`;
+      proposed = `re-verify every plan step against the current history before acting${then}`;
       break;
     case "unverifiable":
-      if (ageOnly) proposed = `confirm the handoff is still current (it matches the saved commit, but its time is not known)${step2 ? `, then: ${step2}` : ""}`;
-      else proposed = notHere !== null ? `the saved HEAD is ${notHere}${step2 ? `; then: ${step2}` : ""}` : `check the repository by hand (the anchors could not be verified)${step2 ? `, then: ${step2}` : ""}`;
+      if (ageOnly) proposed = `confirm the handoff is still current (${AGE_ONLY})${then}`;
+      else if (notHere !== null) proposed = `the saved HEAD is ${notHere}${step2 ? `; then: ${step2}` : ""}`;
+      else proposed = `check the repository by hand (the anchors could not be verified)${then}`;
       break;
     case "drifted":
-      proposed = `re-check the steps the drift touches${step2 ? `, then: ${step2}` : ""}`;
+      proposed = `re-check the steps the drift touches${then}`;
       break;
     default:
       proposed = step2 ?? "none recorded";
@@ -9475,7 +9896,8 @@ function countLedger(text2, needles) {
 }
 function ledgerText(name2, c) {
   if (c === null) return null;
-  return `${name2} ${c.entries} ${c.entries === 1 ? "entry" : "entries"} (${c.matching} mention the key files or branch)`;
+  const entries = c.entries === 1 ? "entry" : "entries";
+  return `${name2} ${c.entries} ${entries} (${c.matching} mention the key files or branch)`;
 }
 function draftBrief(h, drift, ledgers) {
   const notHere = drift.notHereReason ? notHereWords(drift.notHereReason) : null;
@@ -9491,19 +9913,38 @@ function draftBrief(h, drift, ledgers) {
     const bits = [`${counts.done} done`, `${counts["in-progress"]} in progress`, `${counts.todo} todo`];
     if (counts.abandoned > 0) bits.push(`${counts.abandoned} abandoned`);
     if (counts.unmarked > 0) bits.push(`${counts.unmarked} unmarked`);
-    planStatus2 = `${bits.join(", ")}${current ? `; ${current.status === "in-progress" ? "in progress" : "next"}: ${flatten(current.text, 160)}` : ""}`;
+    const where = current?.status === "in-progress" ? "in progress" : "next";
+    planStatus2 = `${bits.join(", ")}${current ? `; ${where}: ${flatten(current.text, 160)}` : ""}`;
     if (drift.verdict === "rewritten") planStatus2 = `UNVERIFIED (history rewritten since the save): ${planStatus2}`;
-    else if (ageOnly) planStatus2 = `unverified (at the saved commit, but the handoff's time is not known): ${planStatus2}`;
-    else if (drift.verdict === "unverifiable") planStatus2 = `unverified (${notHere === null ? "anchors could not be checked" : `saved HEAD ${notHere}`}): ${planStatus2}`;
+    else if (ageOnly) planStatus2 = `unverified (${AGE_ONLY_PLAN}): ${planStatus2}`;
+    else if (drift.verdict === "unverifiable") {
+      const why = notHere === null ? "anchors could not be checked" : `saved HEAD ${notHere}`;
+      planStatus2 = `unverified (${why}): ${planStatus2}`;
+    }
   }
   const inForce = h.decisions.filter((d) => !/\(superseded\b/i.test(d));
   const keepCause = (item, room) => causeList([item], 1, room);
-  const decisionsInForce = inForce.length === 0 ? "none recorded" : fitList(inForce.map((d) => flatten(d, 1e4)), 4, MAX_FIELD_CHARS, keepCause);
-  const doNotRetry = h.failedApproaches.length === 0 ? "none recorded" : fitList(h.failedApproaches.map((d) => flatten(d, 1e4)), 4, MAX_FIELD_CHARS, keepCause);
-  const ledgerBits = [ledgerText("LESSONS.md", ledgers.lessons), ledgerText("SOLUTIONS.md", ledgers.solutions)].filter((x) => x !== null);
+  const decisionsInForce = inForce.length === 0 ? "none recorded" : fitList(
+    inForce.map((d) => flatten(d, 1e4)),
+    4,
+    MAX_FIELD_CHARS,
+    keepCause
+  );
+  const doNotRetry = h.failedApproaches.length === 0 ? "none recorded" : fitList(
+    h.failedApproaches.map((d) => flatten(d, 1e4)),
+    4,
+    MAX_FIELD_CHARS,
+    keepCause
+  );
+  const ledgerBits = [ledgerText("LESSONS.md", ledgers.lessons), ledgerText("SOLUTIONS.md", ledgers.solutions)].filter(
+    (x) => x !== null
+  );
   for (const name2 of ledgers.unreadable ?? []) ledgerBits.push(`${name2} refused by the safety checks (run \`check\`)`);
   const driftClauses = driftSummaryClauses(drift.summary);
-  driftClauses.push({ text: `ledgers: ${ledgerBits.length > 0 ? ledgerBits.join(", ") : "none found"}`, rank: RANK.ledgers });
+  driftClauses.push({
+    text: `ledgers: ${ledgerBits.length > 0 ? ledgerBits.join(", ") : "none found"}`,
+    rank: RANK.ledgers
+  });
   const driftAndLessons = fitClauses(driftClauses, MAX_FIELD_CHARS);
   const next = h.nextSteps[0] ?? (current ? current.text : null);
   const nextText = next === null ? null : flatten(next, 200);
@@ -9512,7 +9953,17 @@ function draftBrief(h, drift, ledgers) {
   const proposedNextStep = frameNextStep(frame.verdict, nextText, frame.question, notHere, ageOnly);
   const values = [goal, planStatus2, decisionsInForce, doNotRetry, driftAndLessons, proposedNextStep];
   const lines3 = BRIEF_LABELS.map((label, i) => `${label} ${values[i]}`);
-  return { goal, planStatus: planStatus2, decisionsInForce, doNotRetry, driftAndLessons, proposedNextStep, lines: lines3, frame, driftClauses };
+  return {
+    goal,
+    planStatus: planStatus2,
+    decisionsInForce,
+    doNotRetry,
+    driftAndLessons,
+    proposedNextStep,
+    lines: lines3,
+    frame,
+    driftClauses
+  };
 }
 function driftSummaryClauses(summary) {
   return sanitize(summary).split("; ").map((text2, i) => ({
@@ -9524,19 +9975,125 @@ function renderBrief(b) {
   return envelopeText("BRIEF", `${b.lines.join("\n")}
 `);
 }
-var BRIEF_LABELS, MAX_FIELD_CHARS, NONE2, CAUSE2, RANK;
+var BRIEF_LABELS, AGE_ONLY, AGE_ONLY_PLAN, MAX_FIELD_CHARS, NONE2, CAUSE2, RANK;
 var init_brief = __esm({
   "src/brief/brief.ts"() {
     "use strict";
     init_verdict();
     init_sanitize();
-    init_envelope();
+    init_untrusted();
     init_cut();
-    BRIEF_LABELS = ["Goal:", "Plan status:", "Decisions in force:", "Do-not-retry:", "Drift & lessons:", "Proposed next step:"];
+    BRIEF_LABELS = [
+      "Goal:",
+      "Plan status:",
+      "Decisions in force:",
+      "Do-not-retry:",
+      "Drift & lessons:",
+      "Proposed next step:"
+    ];
+    AGE_ONLY = "it matches the saved commit, but its time is not known";
+    AGE_ONLY_PLAN = "at the saved commit, but the handoff's time is not known";
     MAX_FIELD_CHARS = 400;
     NONE2 = /^(none|none recorded|none yet|n\/a|-)\.?$/i;
     CAUSE2 = /\s[—–-]\s|:\s|\s(?=because\b)/;
-    RANK = { ledgers: 0, memoryOnly: 10, upstream: 20, changed: 30, other: 40, fates: 50, source: 90, verdict: 100 };
+    RANK = {
+      ledgers: 0,
+      memoryOnly: 10,
+      upstream: 20,
+      changed: 30,
+      other: 40,
+      fates: 50,
+      source: 90,
+      verdict: 100
+    };
+  }
+});
+
+// src/brief/checkpoint-brief.ts
+function parseCheckpoint(text2) {
+  const out = { requests: [], plan: [], failedCommands: [], claim: null };
+  let section = "";
+  for (const line of text2.split("\n")) {
+    if (line.startsWith("## ")) {
+      section = line.slice(3).trim();
+      continue;
+    }
+    if (!line.startsWith("- ") || line === "- none captured" || /^- \(\d+ older left out\)$/.test(line)) continue;
+    const item = line.slice(2);
+    if (section === "User requests") out.requests.push(item.replace(/^The user wrote: /, ""));
+    else if (section === "Plan state") {
+      const m = /^\[([x~ -])\] (.*)$/.exec(item);
+      if (m) out.plan.push({ status: STATUS[m[1]], text: m[2] });
+    } else if (section === "Commands" && / — exit [1-9]\d*$/.test(item)) out.failedCommands.push(item);
+    else if (section === "Last claim") out.claim = item.replace(/^The agent claimed \(not verified\): /, "");
+  }
+  return out;
+}
+function planStatusOf(cp) {
+  if (cp.plan.length === 0) return { text: `none captured ${CAPTURED}`, current: null };
+  const n2 = (s) => cp.plan.filter((p) => p.status === s).length;
+  const current = cp.plan.find((p) => p.status === "doing") ?? cp.plan.find((p) => p.status === "open");
+  const bits = [`${n2("done")} done`, `${n2("doing")} in progress`, `${n2("open")} todo`];
+  if (n2("dropped") > 0) bits.push(`${n2("dropped")} abandoned`);
+  const where = current ? `; ${current.status === "doing" ? "in progress" : "next"}: ${flatten(current.text, 160)}` : "";
+  return { text: `${bits.join(", ")}${where} ${CAPTURED}`, current: current?.text ?? null };
+}
+function nextStepOf(current) {
+  return current !== null ? `${flatten(current, 200)} ${CAPTURED} \u2014 Confirm?` : `review the checkpoint (\`read checkpoint\`) with the user and write a handoff ${CAPTURED} \u2014 Confirm?`;
+}
+function lines(b) {
+  const values = [b.goal, b.planStatus, b.decisionsInForce, b.doNotRetry, b.driftAndLessons, b.proposedNextStep];
+  return { ...b, lines: BRIEF_LABELS.map((label, i) => `${label} ${values[i]}`) };
+}
+function briefFromCheckpoint(cp, age) {
+  const plan = planStatusOf(cp);
+  const last = cp.requests[cp.requests.length - 1];
+  return lines({
+    goal: last ? `the user's last request: ${flatten(last, 300)} ${CAPTURED}` : `none captured ${CAPTURED}`,
+    planStatus: plan.text,
+    decisionsInForce: `none recorded (no handoff was written) ${CAPTURED}`,
+    doNotRetry: cp.failedCommands.length > 0 ? `commands that failed: ${cp.failedCommands.slice(-3).map((c) => flatten(c, 120)).join("; ")} ${CAPTURED}` : `none recorded ${CAPTURED}`,
+    driftAndLessons: `no handoff; drift not measured ${CAPTURED}; source: checkpoint ${age}`,
+    proposedNextStep: nextStepOf(plan.current)
+  });
+}
+function foldCheckpoint(brief, cp, age) {
+  const plan = planStatusOf(cp);
+  return lines({
+    goal: brief.goal,
+    planStatus: cp.plan.length > 0 ? plan.text : brief.planStatus,
+    decisionsInForce: brief.decisionsInForce,
+    doNotRetry: brief.doNotRetry,
+    // The source is a clause like the others: whole clauses drop before it, nothing follows a cut.
+    driftAndLessons: brief.driftClauses ? fitClauses([...brief.driftClauses, { text: `source: checkpoint ${age}`, rank: RANK.source }], MAX_FIELD_CHARS) : `${brief.driftAndLessons}; source: checkpoint ${age}`,
+    proposedNextStep: plan.current === null ? brief.proposedNextStep : brief.frame === void 0 ? nextStepOf(plan.current) : frameNextStep(
+      brief.frame.verdict,
+      `${flatten(plan.current, 200)} ${CAPTURED}`,
+      brief.frame.question,
+      brief.frame.notHere ?? null,
+      brief.frame.ageOnly === true
+    )
+  });
+}
+function briefFromStash(stash, restore2) {
+  const notRead = `not read: the handoff is in ${stash}`;
+  return lines({
+    goal: `${notRead}, not in the working tree`,
+    planStatus: notRead,
+    decisionsInForce: notRead,
+    doNotRetry: notRead,
+    driftAndLessons: `no handoff in the working tree: .ai/memory/HANDOFF.md is in ${stash}; drift not measured`,
+    proposedNextStep: `bring the handoff back with \`${restore2}\`, then run brief again \u2014 Confirm?`
+  });
+}
+var CAPTURED, STATUS;
+var init_checkpoint_brief = __esm({
+  "src/brief/checkpoint-brief.ts"() {
+    "use strict";
+    init_brief();
+    init_cut();
+    CAPTURED = "(captured, not confirmed)";
+    STATUS = { x: "done", "~": "doing", " ": "open", "-": "dropped" };
   }
 });
 
@@ -9560,12 +10117,12 @@ function markMerged(text2, archiveName2, note = null) {
   return lines3.join("\n");
 }
 function splitLedger(text2, prefix) {
-  const re3 = new RegExp(`^## ${prefix}-(\\d{4}): `);
+  const re2 = new RegExp(`^## ${prefix}-(\\d{4}): `);
   const out = { head: [], entries: [] };
   let fence = false;
   for (const line of text2.replace(/\r\n?/g, "\n").split("\n")) {
     if (/^ {0,3}(```|~~~)/.test(line)) fence = !fence;
-    const m = fence ? null : re3.exec(line);
+    const m = fence ? null : re2.exec(line);
     if (m) out.entries.push({ id: Number(m[1]), heading: line, body: [] });
     else if (out.entries.length === 0) out.head.push(line);
     else out.entries[out.entries.length - 1].body.push(line);
@@ -9697,77 +10254,6 @@ var init_merge_driver = __esm({
   }
 });
 
-// src/brief/checkpoint-brief.ts
-function parseCheckpoint(text2) {
-  const out = { requests: [], plan: [], failedCommands: [], claim: null };
-  let section = "";
-  for (const line of text2.split("\n")) {
-    if (line.startsWith("## ")) {
-      section = line.slice(3).trim();
-      continue;
-    }
-    if (!line.startsWith("- ") || line === "- none captured" || /^- \(\d+ older left out\)$/.test(line)) continue;
-    const item = line.slice(2);
-    if (section === "User requests") out.requests.push(item.replace(/^The user wrote: /, ""));
-    else if (section === "Plan state") {
-      const m = /^\[([x~ -])\] (.*)$/.exec(item);
-      if (m) out.plan.push({ status: STATUS[m[1]], text: m[2] });
-    } else if (section === "Commands" && / — exit [1-9]\d*$/.test(item)) out.failedCommands.push(item);
-    else if (section === "Last claim") out.claim = item.replace(/^The agent claimed \(not verified\): /, "");
-  }
-  return out;
-}
-function planStatusOf(cp) {
-  if (cp.plan.length === 0) return { text: `none captured ${CAPTURED}`, current: null };
-  const n2 = (s) => cp.plan.filter((p) => p.status === s).length;
-  const current = cp.plan.find((p) => p.status === "doing") ?? cp.plan.find((p) => p.status === "open");
-  const bits = [`${n2("done")} done`, `${n2("doing")} in progress`, `${n2("open")} todo`];
-  if (n2("dropped") > 0) bits.push(`${n2("dropped")} abandoned`);
-  const where = current ? `; ${current.status === "doing" ? "in progress" : "next"}: ${flatten(current.text, 160)}` : "";
-  return { text: `${bits.join(", ")}${where} ${CAPTURED}`, current: current?.text ?? null };
-}
-function nextStepOf(current) {
-  return current !== null ? `${flatten(current, 200)} ${CAPTURED} \u2014 Confirm?` : `review the checkpoint (\`read checkpoint\`) with the user and write a handoff ${CAPTURED} \u2014 Confirm?`;
-}
-function lines(b) {
-  const values = [b.goal, b.planStatus, b.decisionsInForce, b.doNotRetry, b.driftAndLessons, b.proposedNextStep];
-  return { ...b, lines: BRIEF_LABELS.map((label, i) => `${label} ${values[i]}`) };
-}
-function briefFromCheckpoint(cp, age) {
-  const plan = planStatusOf(cp);
-  const last = cp.requests[cp.requests.length - 1];
-  return lines({
-    goal: last ? `the user's last request: ${flatten(last, 300)} ${CAPTURED}` : `none captured ${CAPTURED}`,
-    planStatus: plan.text,
-    decisionsInForce: `none recorded (no handoff was written) ${CAPTURED}`,
-    doNotRetry: cp.failedCommands.length > 0 ? `commands that failed: ${cp.failedCommands.slice(-3).map((c) => flatten(c, 120)).join("; ")} ${CAPTURED}` : `none recorded ${CAPTURED}`,
-    driftAndLessons: `no handoff; drift not measured ${CAPTURED}; source: checkpoint ${age}`,
-    proposedNextStep: nextStepOf(plan.current)
-  });
-}
-function foldCheckpoint(brief, cp, age) {
-  const plan = planStatusOf(cp);
-  return lines({
-    goal: brief.goal,
-    planStatus: cp.plan.length > 0 ? plan.text : brief.planStatus,
-    decisionsInForce: brief.decisionsInForce,
-    doNotRetry: brief.doNotRetry,
-    // The source is a clause like the others: whole clauses drop before it, nothing follows a cut.
-    driftAndLessons: brief.driftClauses ? fitClauses([...brief.driftClauses, { text: `source: checkpoint ${age}`, rank: RANK.source }], MAX_FIELD_CHARS) : `${brief.driftAndLessons}; source: checkpoint ${age}`,
-    proposedNextStep: plan.current === null ? brief.proposedNextStep : brief.frame === void 0 ? nextStepOf(plan.current) : frameNextStep(brief.frame.verdict, `${flatten(plan.current, 200)} ${CAPTURED}`, brief.frame.question, brief.frame.notHere ?? null, brief.frame.ageOnly === true)
-  });
-}
-var CAPTURED, STATUS;
-var init_checkpoint_brief = __esm({
-  "src/brief/checkpoint-brief.ts"() {
-    "use strict";
-    init_brief();
-    init_cut();
-    CAPTURED = "(captured, not confirmed)";
-    STATUS = { x: "done", "~": "doing", " ": "open", "-": "dropped" };
-  }
-});
-
 // src/verbs/brief-checkpoint.ts
 async function newestText(root, handoff, now) {
   const got = currentCheckpoint(root, handoff, now);
@@ -9785,11 +10271,18 @@ async function coldBriefFromCheckpoint(root, json2) {
   const cp = await newestText(root, null, now);
   if (cp === null) return null;
   const brief = briefFromCheckpoint(parseCheckpoint(cp.text), cp.age);
-  return ok(json2 ? `${JSON.stringify({ brief: { ...brief, source: "checkpoint" }, drift: null })}
-` : renderBrief(brief), []);
+  return ok(
+    json2 ? `${JSON.stringify({ brief: { ...brief, source: "checkpoint" }, drift: null })}
+` : renderBrief(brief),
+    []
+  );
 }
 async function briefWithCheckpoint(root, handoffText, brief, now) {
-  const cp = await newestText(root, { token: tokenOf(Buffer.from(handoffText, "utf8")), stateMs: handoffStateMs(handoffText, now) }, now);
+  const cp = await newestText(
+    root,
+    { token: tokenOf(Buffer.from(handoffText, "utf8")), stateMs: handoffStateMs(handoffText, now) },
+    now
+  );
   if (cp === null) return brief;
   return { ...foldCheckpoint(brief, parseCheckpoint(cp.text), cp.age), source: "handoff+checkpoint" };
 }
@@ -9805,8 +10298,9 @@ var init_brief_checkpoint = __esm({
     init_checkpoint_surface();
     init_files();
     init_types();
-    CHECKPOINT_BRIEF_HELP = `Automatic checkpoints (see \`checkpoint --help\`): with no handoff but a checkpoint, the
-brief is drafted from the newest one holding a capture (exit 0; an anchors-only one is not used), every field marked
+    CHECKPOINT_BRIEF_HELP = `Automatic checkpoints (see \`checkpoint --help\`): with no handoff but a
+checkpoint, the brief is drafted from the newest one holding a capture (exit 0; an anchors-only one is not
+used), every field marked
 ${CAPTURED}, and Drift & lessons ends with "source: checkpoint N minutes ago". With
 a handoff and a newer checkpoint (its Since-handoff: is the handoff's token; without that
 line, a later Saved: than the handoff's state time), Goal, Decisions and Do-not-retry stay the
@@ -9837,7 +10331,12 @@ function conflictedMessage(ours, theirs) {
 function withDriftNote(b, note) {
   const driftAndLessons = b.driftClauses ? fitClauses([{ text: note, rank: RANK.verdict + 1 }, ...b.driftClauses], MAX_FIELD_CHARS) : `${note}; ${b.driftAndLessons}`;
   const lines3 = b.lines.map((l) => l.startsWith("Drift & lessons: ") ? `Drift & lessons: ${driftAndLessons}` : l);
-  return { ...b, driftAndLessons, lines: lines3, driftClauses: b.driftClauses ? [{ text: note, rank: RANK.verdict + 1 }, ...b.driftClauses] : void 0 };
+  return {
+    ...b,
+    driftAndLessons,
+    lines: lines3,
+    driftClauses: b.driftClauses ? [{ text: note, rank: RANK.verdict + 1 }, ...b.driftClauses] : void 0
+  };
 }
 var COLD_START, briefVerb;
 var init_brief2 = __esm({
@@ -9846,6 +10345,8 @@ var init_brief2 = __esm({
     init_errors();
     init_anchors();
     init_drift();
+    init_fates();
+    init_checkpoint_brief();
     init_brief();
     init_cut();
     init_merge_driver();
@@ -9877,8 +10378,10 @@ pasted one with --stdin), the drift report (\`drift --help\`) and the ledgers, b
   Drift & lessons: ...        (the drift summary with its age, ledger counts)
   Proposed next step: ... Confirm?
 Handoff text is data: secrets redacted, controls shown as <U+XXXX>, each field cut
-at 400 characters. With no handoff but an automatic checkpoint, the brief is drafted
-from the checkpoint, every field marked (captured, not confirmed). The words of
+at 400 characters. With no handoff but one in a stash entry (\`git stash -u\` takes an
+untracked .ai/memory), the brief names the entry and the command that brings it back
+(exit 0, --json "source": "stash"). With no handoff but an automatic checkpoint, the
+brief is drafted from the checkpoint, every field marked (captured, not confirmed). The words of
 each state and the JSON fields: references/verbs.md#brief.
 
 options:
@@ -9898,6 +10401,12 @@ exit: 0 brief printed
         const json2 = ctx.values.json === true;
         const loaded = await loadHandoff(ctx, root, ctx.values.stdin === true);
         if (loaded === null) {
+          const stashed = ctx.values.stdin === true ? null : await handoffInStash(root, ctx.env);
+          if (stashed !== null) {
+            const b = briefFromStash(stashed.stash, stashed.restore);
+            return ok(json2 ? `${JSON.stringify({ brief: { ...b, source: "stash" }, drift: null })}
+` : renderBrief(b), []);
+          }
           const fromCheckpoint = ctx.values.stdin === true ? null : await coldBriefFromCheckpoint(root, json2);
           if (fromCheckpoint !== null) return fromCheckpoint;
           return ok(json2 ? `${JSON.stringify({ brief: null, message: COLD_START })}
@@ -9914,10 +10423,16 @@ exit: 0 brief printed
         }
         const parsed = parseHandoff(loaded.text);
         const anchors = checkAnchors(parsed, now);
-        const { report } = await measureDrift(root, ctx.env, anchors, now, { early, excludes, handoffToken: loaded.token ?? null, handoffText: loaded.text });
+        const { report } = await measureDrift(root, ctx.env, anchors, now, {
+          early,
+          excludes,
+          handoffToken: loaded.token ?? null,
+          handoffText: loaded.text
+        });
         const stderr = [...loaded.warnings, ...shapeWarnings(parsed, loaded.pasted)];
         const needles = [...anchors.keyFiles];
-        if (anchors.branch !== null && !["main", "master", "(detached)"].includes(anchors.branch)) needles.push(anchors.branch);
+        if (anchors.branch !== null && !["main", "master", "(detached)"].includes(anchors.branch))
+          needles.push(anchors.branch);
         const ledgers = { lessons: null, solutions: null, unreadable: [] };
         for (const kind of ["lessons", "solutions"]) {
           try {
@@ -9936,7 +10451,8 @@ exit: 0 brief printed
         }
         let brief = loaded.pasted ? draftBrief(parsed, report, ledgers) : await briefWithCheckpoint(root, loaded.text, draftBrief(parsed, report, ledgers), now);
         const merged = loaded.pasted ? null : MERGED_LINE.exec(loaded.text);
-        if (merged && existsSync4(path37.join(archiveDir(root), merged[1]))) brief = withDriftNote(brief, mergedSentence(merged[1], merged[2] ?? null));
+        if (merged && existsSync4(path37.join(archiveDir(root), merged[1])))
+          brief = withDriftNote(brief, mergedSentence(merged[1], merged[2] ?? null));
         const { driftClauses: _clauses, ...shown } = brief;
         if (json2) return ok(`${JSON.stringify({ brief: shown, drift: report })}
 `, stderr);
@@ -10158,6 +10674,8 @@ exit: always 0 -- a broken hook must not break a session; problems go to stderr.
             if (savedHereByStat(root, statKey(lstatSync20(path38.join(memoryDir(root), "HANDOFF.md"), { bigint: true })))) return true;
           } catch {
           }
+          const marked = markedHere(root, text2);
+          if (marked !== null) return marked;
           const stamp = savedStampOf(text2);
           return stamp !== null && saves.stamps.includes(stamp) || saves.tokens.includes(createHash5("sha256").update(text2, "utf8").digest("hex"));
         };
@@ -10384,7 +10902,7 @@ function restoreProblem(bytes) {
   if (!text2.endsWith("\n")) return "it does not end with a newline";
   const hidden = findInvisible(text2);
   if (hidden.length > 0) return `it contains invisible characters (line ${hidden[0].line}, column ${hidden[0].column}: ${hidden[0].codePoint})`;
-  const secrets = redactText2(text2).findings;
+  const secrets = redactText(text2).findings;
   if (secrets.length > 0) return `it holds ${secrets.length} secret(s) (${secrets.map((s) => `${s.kind} on line ${s.line}`).slice(0, 3).join(", ")})`;
   return null;
 }
@@ -10491,11 +11009,11 @@ var init_archives = __esm({
     init_quote();
     init_anchor_lines();
     init_errors();
-    init_envelope();
+    init_untrusted();
     init_file_verdict();
     init_memory_text();
     init_invisible();
-    init_redaction();
+    init_redact();
     init_sanitize();
     init_handoff();
     init_archive();
@@ -10597,7 +11115,7 @@ var init_command = __esm({
 
 // src/agents/envelope.ts
 var SESSION_MATCHER;
-var init_envelope2 = __esm({
+var init_envelope = __esm({
   "src/agents/envelope.ts"() {
     "use strict";
     SESSION_MATCHER = "startup|resume|clear|compact|fork";
@@ -10610,7 +11128,7 @@ var init_claude_code = __esm({
   "src/agents/claude-code.ts"() {
     "use strict";
     init_command();
-    init_envelope2();
+    init_envelope();
     claudeCode = {
       name: "claude-code",
       format: "claude",
@@ -10736,7 +11254,7 @@ var init_codex = __esm({
     "use strict";
     init_bootstrap();
     init_command();
-    init_envelope2();
+    init_envelope();
     codex = {
       name: "codex",
       format: "codex",
@@ -10883,14 +11401,14 @@ import {
   lstatSync as lstatSync23,
   mkdirSync as mkdirSync5,
   readdirSync as readdirSync13,
-  readFileSync as readFileSync12,
+  readFileSync as readFileSync13,
   readlinkSync as readlinkSync3,
   renameSync as renameSync5,
   rmdirSync as rmdirSync2,
-  rmSync as rmSync3,
+  rmSync as rmSync4,
   statSync as statSync2,
   symlinkSync,
-  writeFileSync as writeFileSync2
+  writeFileSync as writeFileSync3
 } from "node:fs";
 import { createHash as createHash6 } from "node:crypto";
 import path41 from "node:path";
@@ -10935,12 +11453,12 @@ function copySteps(from, to) {
     const dest = path41.join(to, rel);
     let have = null;
     try {
-      have = lstatSync23(dest).isFile() ? readFileSync12(dest) : null;
+      have = lstatSync23(dest).isFile() ? readFileSync13(dest) : null;
     } catch {
       have = null;
     }
     if (have === null) steps.push({ rel, action: present(dest) ? "update" : "create" });
-    else if (!have.equals(readFileSync12(path41.join(from, rel)))) steps.push({ rel, action: "update" });
+    else if (!have.equals(readFileSync13(path41.join(from, rel)))) steps.push({ rel, action: "update" });
   }
   const wanted = new Set(want);
   for (const rel of skillFiles(to)) if (!wanted.has(rel)) steps.push({ rel, action: "remove" });
@@ -10948,7 +11466,7 @@ function copySteps(from, to) {
 }
 function readCopyRecord(dir) {
   try {
-    const r = JSON.parse(readFileSync12(path41.join(dir, RECORD), "utf8"));
+    const r = JSON.parse(readFileSync13(path41.join(dir, RECORD), "utf8"));
     return typeof r.files === "object" && Array.isArray(r.createdDirs) ? r : null;
   } catch {
     return null;
@@ -10956,11 +11474,11 @@ function readCopyRecord(dir) {
 }
 function writeCopyRecord(dir, createdDirs) {
   const files = Object.fromEntries(skillFiles(dir).map((rel) => [rel, hashOf(path41.join(dir, rel))]));
-  writeFileSync2(path41.join(dir, RECORD), `${JSON.stringify({ files, createdDirs }, null, 2)}
+  writeFileSync3(path41.join(dir, RECORD), `${JSON.stringify({ files, createdDirs }, null, 2)}
 `);
 }
 function dropCopyRecord(dir) {
-  rmSync3(path41.join(dir, RECORD), { force: true });
+  rmSync4(path41.join(dir, RECORD), { force: true });
 }
 function editedFiles(dir, steps, record2) {
   const changed = (rel) => {
@@ -11003,14 +11521,14 @@ function applySteps(from, to, steps) {
   for (const s of steps) {
     const dest = path41.join(to, s.rel);
     if (s.action === "remove") {
-      rmSync3(dest, { force: true });
+      rmSync4(dest, { force: true });
       removeEmptyUpTo(path41.dirname(dest), to);
       continue;
     }
     mkdirSync5(path41.dirname(dest), { recursive: true });
     const temp = `${dest}.tmp-${process.pid}`;
     const src = path41.join(from, s.rel);
-    writeFileSync2(temp, readFileSync12(src), { mode: statSync2(src).mode & 511 });
+    writeFileSync3(temp, readFileSync13(src), { mode: statSync2(src).mode & 511 });
     renameSync5(temp, dest);
   }
 }
@@ -11042,7 +11560,7 @@ var init_skill_place = __esm({
       cursor: { project: [".cursor", ".cursorrules"], home: [] }
     };
     RECORD = ".init.json";
-    hashOf = (file) => createHash6("sha256").update(readFileSync12(file)).digest("hex");
+    hashOf = (file) => createHash6("sha256").update(readFileSync13(file)).digest("hex");
   }
 });
 
@@ -13343,7 +13861,7 @@ var require_lib = __commonJS({
   "node_modules/write-file-atomic/lib/index.js"(exports, module) {
     "use strict";
     module.exports = writeFile;
-    module.exports.sync = writeFileSync3;
+    module.exports.sync = writeFileSync4;
     module.exports._getTmpname = getTmpname;
     module.exports._cleanupOnExit = cleanupOnExit;
     var fs2 = __require("fs");
@@ -13483,7 +14001,7 @@ var require_lib = __commonJS({
       }
       return promise;
     }
-    function writeFileSync3(filename, data, options) {
+    function writeFileSync4(filename, data, options) {
       if (typeof options === "string") {
         options = { encoding: options };
       } else if (!options) {
@@ -13570,7 +14088,7 @@ import {
   lstatSync as lstatSync24,
   mkdirSync as mkdirSync6,
   openSync as openSync11,
-  readFileSync as readFileSync13,
+  readFileSync as readFileSync14,
   readlinkSync as readlinkSync4,
   rmdirSync as rmdirSync3,
   unlinkSync as unlinkSync11
@@ -13735,7 +14253,7 @@ function prepareDir(dir) {
 function recordNode(dir, execPath) {
   const target = path44.join(dir, "node");
   try {
-    if (readFileSync13(target, "utf8") === `${execPath}
+    if (readFileSync14(target, "utf8") === `${execPath}
 `) return;
   } catch {
   }
@@ -13747,7 +14265,7 @@ function recordPath(dir, file) {
 }
 function readRecord(dir, file) {
   try {
-    const r = JSON.parse(readFileSync13(recordPath(dir, file), "utf8"));
+    const r = JSON.parse(readFileSync14(recordPath(dir, file), "utf8"));
     return r.path === file ? r : null;
   } catch {
     return null;
@@ -14092,7 +14610,7 @@ var init_exports = {};
 __export(init_exports, {
   initVerb: () => initVerb
 });
-import { existsSync as existsSync6, lstatSync as lstatSync26, realpathSync as realpathSync6, rmdirSync as rmdirSync5, rmSync as rmSync4 } from "node:fs";
+import { existsSync as existsSync6, lstatSync as lstatSync26, realpathSync as realpathSync6, rmdirSync as rmdirSync5, rmSync as rmSync5 } from "node:fs";
 import path48 from "node:path";
 function planOf(ctx) {
   const global = ctx.values.global === true;
@@ -14267,7 +14785,7 @@ async function undo(ctx, plan) {
       continue;
     }
     if (!plan.dryRun) {
-      rmSync4(place, { recursive: state === "copy", force: true });
+      rmSync5(place, { recursive: state === "copy", force: true });
       removeEmptyUpTo(path48.dirname(place), path48.join(plan.base, path48.relative(plan.base, place).split(path48.sep)[0]));
     }
     lines3.push(`${would} ${shown(place)}`);
@@ -14277,7 +14795,7 @@ async function undo(ctx, plan) {
   const files = all.filter((rel) => !kept.includes(rel));
   if (files.length > 0 && !(existsSync6(dest) && lstatSync26(dest).isSymbolicLink())) {
     if (!plan.dryRun) {
-      for (const rel of files) rmSync4(path48.join(dest, rel), { force: true });
+      for (const rel of files) rmSync5(path48.join(dest, rel), { force: true });
       if (kept.length === 0) dropCopyRecord(dest);
       for (const rel of files) removeEmptyUpTo(path48.dirname(path48.join(dest, rel)), plan.base);
     }
@@ -14364,8 +14882,8 @@ exit:   0 done; 2 refused or usage; 4 paused; 5 the install lock stayed busy.
 
 // src/agents/doctor-checks.ts
 import { spawn } from "node:child_process";
-import { randomBytes as randomBytes4 } from "node:crypto";
-import { existsSync as existsSync7, lstatSync as lstatSync27, readFileSync as readFileSync14 } from "node:fs";
+import { randomBytes as randomBytes5 } from "node:crypto";
+import { existsSync as existsSync7, lstatSync as lstatSync27, readFileSync as readFileSync15 } from "node:fs";
 import path49 from "node:path";
 function outdatedReasons(text2, edit2) {
   const out = [];
@@ -14390,7 +14908,7 @@ function codexTrust(env, home, hooksFile) {
   let toml = "";
   try {
     const p = path49.join(codexHome, "config.toml");
-    if (lstatSync27(p).isFile()) toml = readFileSync14(p, "utf8");
+    if (lstatSync27(p).isFile()) toml = readFileSync15(p, "utf8");
   } catch {
   }
   const key = `[hooks.state.${JSON.stringify(`${hooksFile}:session_start:`).slice(0, -1)}`;
@@ -14432,7 +14950,7 @@ function runStart(file, argv, root, env, platform = process.platform) {
   const childEnv = { PATH: windows ? env.PATH ?? env.Path ?? "" : "/usr/bin:/bin", CLAUDE_PROJECT_DIR: root, GEMINI_PROJECT_DIR: root };
   const keep = windows ? ["USERPROFILE", "SystemRoot", "SystemDrive", "TEMP", "TMP", "ProgramFiles", "APPDATA", "LOCALAPPDATA"] : [];
   for (const k of ["HOME", "XDG_CONFIG_HOME", "SESSION_HANDOFF_NODE", "SESSION_HANDOFF_DISABLE", "TMPDIR", ...keep]) if (env[k]) childEnv[k] = env[k];
-  const input = JSON.stringify({ session_id: `${PROBE_SESSION_PREFIX}${randomBytes4(4).toString("hex")}`, cwd: root, hook_event_name: "SessionStart", source: "startup" });
+  const input = JSON.stringify({ session_id: `${PROBE_SESSION_PREFIX}${randomBytes5(4).toString("hex")}`, cwd: root, hook_event_name: "SessionStart", source: "startup" });
   return new Promise((resolve) => {
     const child = spawn(shell, argv.slice(1), { cwd: root, env: childEnv, stdio: ["pipe", "pipe", "pipe"], timeout: 1e4 });
     const out = [];
@@ -14489,7 +15007,7 @@ var init_doctor_checks = __esm({
     init_command();
     init_harness_path();
     init_probe_session();
-    init_envelope2();
+    init_envelope();
     init_md_block();
     POSIX_SHELL = "/bin/sh";
     FILE_WORD = /^(?:"\$[A-Za-z_][A-Za-z0-9_]*"\/)?([A-Za-z0-9_./:@%+=-]+|\x27(?:[^\x27]|\x27\\\x27\x27)*\x27)$/;
@@ -14499,11 +15017,11 @@ var init_doctor_checks = __esm({
 });
 
 // src/agents/claude-plugin.ts
-import { existsSync as existsSync8, readFileSync as readFileSync15 } from "node:fs";
+import { existsSync as existsSync8, readFileSync as readFileSync16 } from "node:fs";
 import path50 from "node:path";
 function json(file) {
   try {
-    const v = JSON.parse(readFileSync15(file, "utf8").slice(0, 1e6));
+    const v = JSON.parse(readFileSync16(file, "utf8").slice(0, 1e6));
     return v !== null && typeof v === "object" && !Array.isArray(v) ? v : null;
   } catch {
     return null;
@@ -14536,13 +15054,13 @@ var doctor_exports = {};
 __export(doctor_exports, {
   doctorVerb: () => doctorVerb
 });
-import { lstatSync as lstatSync28, readdirSync as readdirSync14, readFileSync as readFileSync16 } from "node:fs";
+import { lstatSync as lstatSync28, readdirSync as readdirSync14, readFileSync as readFileSync17 } from "node:fs";
 import path51 from "node:path";
 function readText(p) {
   try {
     const st = lstatSync28(p);
     if (!st.isFile()) return null;
-    return readFileSync16(p, "utf8");
+    return readFileSync17(p, "utf8");
   } catch {
     return null;
   }
@@ -14833,23 +15351,45 @@ ${text2}`);
 }
 async function publishTarget(root, memDir, env) {
   const topOut = await runGit(root, ["rev-parse", "--show-toplevel"], env);
-  if (topOut.code !== 0) throw new Refused(`${root} is not in a git repository; publish commits the memory dir with git (${firstLine(topOut.stderr)})`);
+  if (topOut.code !== 0)
+    throw new Refused(
+      `${root} is not in a git repository; publish commits the memory dir with git (${firstLine(topOut.stderr)})`
+    );
   const top = topOut.stdout.toString("utf8").replace(/\n$/, "");
   const memRel = path52.relative(top, memDir).split(path52.sep).join("/");
   if (memRel.startsWith("..")) throw new Refused(`the memory dir ${memDir} is outside the repository ${top}`);
-  const ignored = await Promise.all([`${memRel}/`, `${memRel}/HANDOFF.md`].map((p) => runGit(top, ["check-ignore", "-q", "--", p], env)));
+  const ignored = await Promise.all(
+    [`${memRel}/`, `${memRel}/HANDOFF.md`].map((p) => runGit(top, ["check-ignore", "-q", "--", p], env))
+  );
   if (ignored.some((r) => r.code === 0)) {
-    throw new Refused(`${memRel}/ is ignored by git (.gitignore); publish only commits a memory dir that git tracks: remove the ignore rule first, or keep memory private and do not publish`);
+    throw new Refused(
+      `${memRel}/ is ignored by git (.gitignore); publish only commits a memory dir that git tracks: remove the ignore rule first, or keep memory private and do not publish`
+    );
+  }
+  const listed2 = await runGit(
+    top,
+    ["ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", `${memRel}/`],
+    env
+  );
+  const files = listed2.stdout.toString("utf8").split("\0").filter((p) => p.startsWith(`${memRel}/`));
+  if (listed2.code === 0 && !files.some((p) => isPublicMemoryPath(p.slice(memRel.length + 1)))) {
+    throw new Refused(
+      `nothing to publish: ${memRel}/ holds no memory file; save a handoff first (nothing was changed)`
+    );
   }
   return { top, memRel };
 }
 async function publishMemory(root, memDir, message, push, env, attributes = "no", target, runHooks = false) {
   const { top, memRel } = target ?? await publishTarget(root, memDir, env);
   const git = (args, what) => gitOut(top, args, env, what, runHooks);
-  const listed2 = await git(["ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", `${memRel}/`], "git ls-files");
+  const listed2 = await git(
+    ["ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", `${memRel}/`],
+    "git ls-files"
+  );
   const journal = !existsSync9(path52.join(memDir, "journal", "OFF"));
   const paths = [...new Set(listed2.split("\0").filter(Boolean))].filter((p) => isPublicMemoryPath(p.slice(memRel.length + 1), journal)).sort();
-  if (attributes === "changed" || attributes === "if-only-ours" && attributesOnlyOurs(top)) paths.push(".gitattributes");
+  if (attributes === "changed" || attributes === "if-only-ours" && attributesOnlyOurs(top))
+    paths.push(".gitattributes");
   if (paths.length === 0) return { committed: false, paths: [], commit: null, pushed: null };
   const status = await git(["status", "--porcelain=v1", "-z", "--untracked-files=all", "--", ...paths], "git status");
   if (status === "") return { committed: false, paths: [], commit: null, pushed: null };
@@ -14868,19 +15408,38 @@ async function publishMemory(root, memDir, message, push, env, attributes = "no"
   let pushed = null;
   if (upstream) {
     const { remote: r, merge: m } = upstream;
-    const out = await step(top, ["push", "--", r, `HEAD:${m}`], env, "git push", runHooks, `committed ${commit.slice(0, 12)}, but `);
-    if (out.code !== 0) throw new Refused(`committed ${commit.slice(0, 12)}, but the push failed (git exit ${out.code}):
-${out.stderr.trim()}`);
+    const out = await step(
+      top,
+      ["push", "--", r, `HEAD:${m}`],
+      env,
+      "git push",
+      runHooks,
+      `committed ${commit.slice(0, 12)}, but `
+    );
+    if (out.code !== 0)
+      throw new Refused(
+        `committed ${commit.slice(0, 12)}, but the push failed (git exit ${out.code}):
+${out.stderr.trim()}`
+      );
     pushed = `${r} ${m.replace(/^refs\/heads\//, "")}`;
   }
-  return { committed: true, paths: changed, commit, pushed, attributes: changed.includes(".gitattributes"), ...skipped ? { skipped } : {} };
+  return {
+    committed: true,
+    paths: changed,
+    commit,
+    pushed,
+    attributes: changed.includes(".gitattributes"),
+    ...skipped ? { skipped } : {}
+  };
 }
 async function pushTarget(top, env, runHooks) {
   const branch = (await gitOut(top, ["symbolic-ref", "--short", "-q", "HEAD"], env, "finding the branch", runHooks)).trim();
   const remote = await step(top, ["config", "--get", `branch.${branch}.remote`], env, "git config", runHooks);
   const merge = await step(top, ["config", "--get", `branch.${branch}.merge`], env, "git config", runHooks);
   if (remote.code !== 0 || merge.code !== 0) {
-    throw new Refused(`${branch} has no upstream to push to, so nothing was committed; publish pushes only to the branch's upstream: set one with \`git push -u <remote> ${branch}\``);
+    throw new Refused(
+      `${branch} has no upstream to push to, so nothing was committed; publish pushes only to the branch's upstream: set one with \`git push -u <remote> ${branch}\``
+    );
   }
   return { remote: remote.stdout.toString("utf8").trim(), merge: merge.stdout.toString("utf8").trim() };
 }
@@ -14907,7 +15466,15 @@ var init_publish_memory = __esm({
     init_errors();
     init_merge_driver_config();
     init_run();
-    COMMIT_HOOKS = ["pre-commit", "prepare-commit-msg", "commit-msg", "post-commit", "post-index-change", "reference-transaction", "pre-push"];
+    COMMIT_HOOKS = [
+      "pre-commit",
+      "prepare-commit-msg",
+      "commit-msg",
+      "post-commit",
+      "post-index-change",
+      "reference-transaction",
+      "pre-push"
+    ];
     PUSH_TIMEOUT_MS = 5 * 6e4;
   }
 });
@@ -14922,7 +15489,10 @@ __export(publish_exports, {
 });
 function skippedLine(skipped) {
   if (!skipped || skipped.hooks.length === 0 && !skipped.signing) return null;
-  const parts = [...skipped.hooks.length > 0 ? [`hooks (${skipped.hooks.join(", ")})`] : [], ...skipped.signing ? ["commit signing"] : []];
+  const parts = [
+    ...skipped.hooks.length > 0 ? [`hooks (${skipped.hooks.join(", ")})`] : [],
+    ...skipped.signing ? ["commit signing"] : []
+  ];
   return `${SKIPPED_HEAD}${parts.join(" nor its ")}: pass --run-hooks to run them`;
 }
 var ATTRIBUTES_COMMITTED, SKIPPED_HEAD, DEFAULT_MESSAGE, publishVerb;
@@ -14930,7 +15500,7 @@ var init_publish2 = __esm({
   "src/verbs/publish.ts"() {
     "use strict";
     init_errors();
-    init_redaction();
+    init_redact();
     init_merge_driver_config();
     init_publish_memory();
     init_agent_files();
@@ -14977,16 +15547,20 @@ stdout: "published <n> file(s) in <commit>" [and "pushed to <remote> <branch>"],
         or "nothing to publish"; lines on the merge driver and skipped hooks.
 ${ROOT_HELP}
 exit:   0 published, or nothing to publish; 2 refused (not a git repository, the
-        memory dir is git-ignored, no upstream for --push, a secret in
-        --message, git failed: its error follows); 4 paused; 5 busy.
+        memory dir is git-ignored or holds no memory file: "nothing to publish:
+        ...", no upstream for --push, a secret in --message, git failed: its
+        error follows); 4 paused; 5 busy.
 `,
       async run(ctx) {
         const root = rootOption(ctx);
         const message = typeof ctx.values.message === "string" ? ctx.values.message : DEFAULT_MESSAGE;
-        if (message.trim() === "" || /[\0-\x1f\x7f]/.test(message)) throw new Refused("--message must be one non-empty line of text");
-        const secrets = redactText2(message).findings;
+        if (message.trim() === "" || /[\0-\x1f\x7f]/.test(message))
+          throw new Refused("--message must be one non-empty line of text");
+        const secrets = redactText(message).findings;
         if (secrets.length > 0) {
-          throw new Refused(`--message holds a secret (${[...new Set(secrets.map((f) => f.kind))].join(", ")}); write the message without it and retry`);
+          throw new Refused(
+            `--message holds a secret (${[...new Set(secrets.map((f) => f.kind))].join(", ")}); write the message without it and retry`
+          );
         }
         const memDir = memoryDir(root);
         const lockTimeoutSeconds = lockTimeoutOption(ctx);
@@ -14995,9 +15569,22 @@ exit:   0 published, or nothing to publish; 2 refused (not a git repository, the
         const driver = await mergeDriverStep(root, { helperPath: helperLocation(ctx, root).abs }, ctx.env);
         let r;
         let repairs = [];
-        const commit = () => publishMemory(root, memDir, message, ctx.values.push === true, ctx.env, driver.change?.attributes ? "changed" : "if-only-ours", target, ctx.values["run-hooks"] === true);
+        const commit = () => publishMemory(
+          root,
+          memDir,
+          message,
+          ctx.values.push === true,
+          ctx.env,
+          driver.change?.attributes ? "changed" : "if-only-ours",
+          target,
+          ctx.values["run-hooks"] === true
+        );
         try {
-          if (checkTree(root)) ({ result: r, repairs } = await underLock({ root, env: ctx.env, lockTimeoutSeconds, failpoint: failpointOf(ctx) }, commit));
+          if (checkTree(root))
+            ({ result: r, repairs } = await underLock(
+              { root, env: ctx.env, lockTimeoutSeconds, failpoint: failpointOf(ctx) },
+              commit
+            ));
           else r = await commit();
         } catch (err) {
           if (err instanceof HelperError) err.before.push(...driver.lines, ...driver.notes);
@@ -15321,8 +15908,8 @@ function shellPatch(command) {
 function scriptCalls(script) {
   const out = [];
   const literal = String.raw`"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|\x60[^\x60$]*\x60`;
-  const re3 = new RegExp(String.raw`tools\.(exec_command|apply_patch)\(\s*(?:\{[^}]*?\bcmd\s*:\s*)?(${literal})`, "g");
-  for (const m of script.slice(0, 65536).matchAll(re3)) {
+  const re2 = new RegExp(String.raw`tools\.(exec_command|apply_patch)\(\s*(?:\{[^}]*?\bcmd\s*:\s*)?(${literal})`, "g");
+  for (const m of script.slice(0, 65536).matchAll(re2)) {
     const raw = m[2];
     let text2 = null;
     if (raw.startsWith("`")) text2 = raw.slice(1, -1);
@@ -16140,7 +16727,7 @@ var init_checkpoint = __esm({
   "src/schema/checkpoint.ts"() {
     "use strict";
     init_sanitize();
-    init_redaction();
+    init_redact();
     init_anchor_lines();
     init_capture();
     init_checkpoint_name();
@@ -16461,7 +17048,7 @@ var init_checkpoint_run = __esm({
     init_last_save();
     init_record();
     init_resume_events();
-    init_redaction();
+    init_redact();
     init_token_shape();
     init_run();
     init_anchors();
@@ -16519,7 +17106,7 @@ __export(statusline_exports, {
   statuslineVerb: () => statuslineVerb
 });
 import { spawnSync } from "node:child_process";
-import { readFileSync as readFileSync17 } from "node:fs";
+import { readFileSync as readFileSync18 } from "node:fs";
 import path54 from "node:path";
 function statusText(handoff, commitsSince2, usedPct, now) {
   const parts = [];
@@ -16586,7 +17173,7 @@ handoff's HEAD anchor (git rev-list, at most 500 ms; left out when unknown). Alw
           const root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookCwd(input.cwd));
           let handoff = null;
           try {
-            handoff = readFileSync17(path54.join(memoryDir(root), "HANDOFF.md"), "utf8").slice(0, 1e6);
+            handoff = readFileSync18(path54.join(memoryDir(root), "HANDOFF.md"), "utf8").slice(0, 1e6);
           } catch {
           }
           const cw = input.context_window;
@@ -17012,7 +17599,7 @@ var search_exports = {};
 __export(search_exports, {
   searchVerb: () => searchVerb
 });
-import { randomBytes as randomBytes5 } from "node:crypto";
+import { randomBytes as randomBytes6 } from "node:crypto";
 function kindsOption(value) {
   if (value === void 0) return void 0;
   const list2 = (Array.isArray(value) ? value : [value]).flatMap((v) => String(v).split(",")).map((v) => v.trim()).filter(Boolean);
@@ -17097,7 +17684,7 @@ exit:   0 searched (also with no result); 2 refused (bad query or options).
         }).join("");
         let nonce;
         do
-          nonce = randomBytes5(8).toString("hex");
+          nonce = randomBytes6(8).toString("hex");
         while (body.includes(nonce));
         return ok(`${head}<<<BEGIN UNTRUSTED SEARCH ${nonce}>>>
 ${body}<<<END UNTRUSTED SEARCH ${nonce}>>>
@@ -17315,13 +17902,13 @@ var merge_driver_exports = {};
 __export(merge_driver_exports, {
   mergeDriverVerb: () => mergeDriverVerb
 });
-import { closeSync as closeSync15, constants as constants14, fstatSync as fstatSync8, lstatSync as lstatSync30, mkdirSync as mkdirSync9, openSync as openSync13, readFileSync as readFileSync18, writeSync as writeSync8 } from "node:fs";
+import { closeSync as closeSync15, constants as constants14, fstatSync as fstatSync8, lstatSync as lstatSync30, mkdirSync as mkdirSync9, openSync as openSync13, readFileSync as readFileSync19, writeSync as writeSync8 } from "node:fs";
 import path58 from "node:path";
 function readRegularBytes(p) {
   const fd = openSync13(p, constants14.O_RDONLY | NOFOLLOW);
   try {
     if (!fstatSync8(fd).isFile()) throw new Error(`${p} is not a regular file`);
-    return readFileSync18(fd);
+    return readFileSync19(fd);
   } finally {
     closeSync15(fd);
   }
@@ -17428,7 +18015,11 @@ exit: 0 merged; 1 not merged (git's conflict stands)
           return ok("", [`session-handoff merge driver: ${err.message}`], 1);
         }
         const textMerge = async (why) => {
-          const r = await runGit(ctx.cwd, ["merge-file", "-L", "ours", "-L", "base", "-L", "theirs", "--", ours, base, theirs], ctx.env);
+          const r = await runGit(
+            ctx.cwd,
+            ["merge-file", "-L", "ours", "-L", "base", "-L", "theirs", "--", ours, base, theirs],
+            ctx.env
+          );
           return ok("", why === null ? [] : [`session-handoff merge driver: ${why}; merged as text`], r.code === 0 ? 0 : 1);
         };
         if (/^(?:.*\/)?\.ai\/memory\/journal\/[^/]+\.md$/.test(file)) {
@@ -17442,7 +18033,11 @@ exit: 0 merged; 1 not merged (git's conflict stands)
             } catch {
             }
           }
-          const r = await runGit(ctx.cwd, ["merge-file", "--union", "-L", "ours", "-L", "base", "-L", "theirs", "--", ours, base, theirs], ctx.env);
+          const r = await runGit(
+            ctx.cwd,
+            ["merge-file", "--union", "-L", "ours", "-L", "base", "-L", "theirs", "--", ours, base, theirs],
+            ctx.env
+          );
           return ok("", [], r.code === 0 ? 0 : 1);
         }
         if (!m) return textMerge(null);
@@ -17462,7 +18057,8 @@ exit: 0 merged; 1 not merged (git's conflict stands)
           const who = await otherAuthor(ctx.cwd, ctx.env, later === "ours" ? theirs : ours, file);
           const at4 = stateTimeOfText(loser, Date.now());
           const whose = who === null ? "the other" : `${who}'s`;
-          const note = `merged with ${whose} handoff${at4.known ? ` of ${at4.time.iso}` : ""}: ${mergeCountsText(merged.added)}`;
+          const of = at4.known ? ` of ${at4.time.iso}` : "";
+          const note = `merged with ${whose} handoff${of}: ${mergeCountsText(merged.added)}`;
           writeResult(ours, markMerged(merged.text, name2, note));
           return ok("", [`session-handoff merge driver: ${file}: kept the later handoff; the other is archive/${name2}`]);
         } catch (err) {
@@ -17483,7 +18079,7 @@ var init_redact2 = __esm({
   "src/verbs/redact.ts"() {
     "use strict";
     init_errors();
-    init_redaction();
+    init_redact();
     init_types();
     STRICT3 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
     HELP = `usage: node memory_io.mjs redact [--json] < text
@@ -17520,7 +18116,7 @@ exit codes: 0 success (whether or not anything was redacted);
         } catch {
           throw new Refused("stdin is not valid UTF-8; redact reads text only");
         }
-        const result = redactText2(input);
+        const result = redactText(input);
         const stderr = result.findings.length > 0 ? [formatRedactionReport(result.findings)] : [];
         if (ctx.values["json"] === true) {
           return ok(`${JSON.stringify({ text: result.text, findings: result.findings })}
@@ -17533,7 +18129,7 @@ exit codes: 0 success (whether or not anything was redacted);
 });
 
 // src/entries/cli.ts
-init_redaction();
+init_redact();
 
 // src/main.ts
 init_errors();
@@ -18121,7 +18717,7 @@ function stdinIsTerminal() {
     return true;
   }
 }
-function heldOutput(fd, redact) {
+function heldOutput(fd, redact2) {
   const parts = [];
   return {
     write: (data) => parts.push(typeof data === "string" ? Buffer.from(data, "utf8") : Buffer.from(data)),
@@ -18135,7 +18731,7 @@ function heldOutput(fd, redact) {
         writeFd(fd, all);
         return;
       }
-      writeFd(fd, redact(text2));
+      writeFd(fd, redact2(text2));
     }
   };
 }
@@ -18147,10 +18743,10 @@ function runningFile(file) {
     return file;
   }
 }
-async function runProcess(verbs, redact) {
-  const out = redact ? heldOutput(1, redact) : { write: (d) => writeFd(1, d), flush: () => {
+async function runProcess(verbs, redact2) {
+  const out = redact2 ? heldOutput(1, redact2) : { write: (d) => writeFd(1, d), flush: () => {
   } };
-  const err = redact ? heldOutput(2, redact) : { write: (d) => writeFd(2, d), flush: () => {
+  const err = redact2 ? heldOutput(2, redact2) : { write: (d) => writeFd(2, d), flush: () => {
   } };
   const gemini2 = geminiHookRun(process.argv.slice(2));
   if (gemini2) process.removeAllListeners("warning");
@@ -18212,4 +18808,4 @@ var VERBS = {
 };
 
 // src/entries/cli.ts
-await runProcess(VERBS, (text2) => redactText2(text2).text);
+await runProcess(VERBS, (text2) => redactText(text2).text);

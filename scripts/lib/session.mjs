@@ -55,6 +55,23 @@ var init_errors = __esm({
   }
 });
 
+// src/guard/partition.ts
+function partitionPoint(n, before) {
+  let lo = 0;
+  let hi = n;
+  while (lo < hi) {
+    const mid = lo + hi >>> 1;
+    if (before(mid)) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+var init_partition = __esm({
+  "src/guard/partition.ts"() {
+    "use strict";
+  }
+});
+
 // src/guard/unicode-tables.ts
 var RTL_LETTERS, STANDARDIZED_VARIANT_BASES;
 var init_unicode_tables = __esm({
@@ -69,16 +86,23 @@ var init_unicode_tables = __esm({
   }
 });
 
-// src/guard/invisible-rules.ts
+// src/guard/invisible.ts
+function refusedIndexes(text) {
+  return CANDIDATE.test(text) ? refusedIndexesIn(text) : /* @__PURE__ */ new Set();
+}
+function showRefused(text) {
+  if (!CANDIDATE.test(text)) return { text, changed: 0 };
+  return renderCodePoints(Array.from(text, (ch) => ch.codePointAt(0)));
+}
 function classOf(cp) {
   if (cp < 32 || cp >= 127 && cp <= 159) return cp === 9 || cp === LF ? void 0 : "control character";
   if (cp < 1564) return void 0;
-  if (cp === 1564 || cp === 8206 || cp === 8207 || cp >= 8234 && cp <= 8238 || cp >= 8294 && cp <= 8297) {
-    return "bidi control";
-  }
+  const mark = cp === 1564 || cp === 8206 || cp === 8207;
+  if (mark || cp >= 8234 && cp <= 8238 || cp >= 8294 && cp <= 8297) return "bidi control";
   if (cp === 8232 || cp === 8233) return "line or paragraph separator";
   if (cp >= 917504 && cp <= 917631) return "tag character";
-  if (cp === 8203 || cp === ZWNJ || cp === ZWJ || cp >= 8288 && cp <= 8292 || cp === 6158 || cp === BOM) return "zero-width character";
+  const zeroWidth = cp === 8203 || cp === ZWNJ || cp === ZWJ || cp >= 8288 && cp <= 8292 || cp === 6158;
+  if (zeroWidth || cp === BOM) return "zero-width character";
   if (cp >= 65024 && cp <= 65039 || cp >= 917760 && cp <= 917999) return "variation selector";
   if (cp === 4447 || cp === 4448 || cp === 12644 || cp === 65440) return "Hangul filler";
   return void 0;
@@ -100,15 +124,8 @@ function decodeRanges(encoded) {
   return out;
 }
 function inRanges(ranges, cp) {
-  let lo = 0;
-  let hi = ranges.length / 2 - 1;
-  while (lo <= hi) {
-    const mid = lo + hi >> 1;
-    if (cp < ranges[2 * mid]) hi = mid - 1;
-    else if (cp > ranges[2 * mid + 1]) lo = mid + 1;
-    else return true;
-  }
-  return false;
+  const k = partitionPoint(ranges.length / 2, (i) => ranges[2 * i] <= cp) - 1;
+  return k >= 0 && cp <= ranges[2 * k + 1];
 }
 function isRtlLetter(cp) {
   rtlLetters ??= decodeRanges(RTL_LETTERS);
@@ -201,11 +218,17 @@ function renderCodePoints(cps) {
   flush(cps.length);
   return { text: parts.join(""), changed };
 }
-var LF, CR, ZWNJ, ZWJ, BOM, VS15, VS16, BLACK_FLAG, CANCEL_TAG, PICTOGRAPHIC, EMOJI, LETTER_OR_MARK, HAN_IDEOGRAPH, FLAG_TAGS, matches, isEmoji, rtlLetters, variantBases;
-var init_invisible_rules = __esm({
-  "src/guard/invisible-rules.ts"() {
+var CANDIDATE, STRICT, LF, CR, ZWNJ, ZWJ, BOM, VS15, VS16, BLACK_FLAG, CANCEL_TAG, PICTOGRAPHIC, EMOJI, LETTER_OR_MARK, HAN_IDEOGRAPH, FLAG_TAGS, matches, isEmoji, rtlLetters, variantBases;
+var init_invisible = __esm({
+  "src/guard/invisible.ts"() {
     "use strict";
+    init_partition();
     init_unicode_tables();
+    CANDIDATE = new RegExp(
+      "[\\x00-\\x08\\x0B-\\x1F\\x7F-\\x9F\\u061C\\u115F\\u1160\\u180E\\u200B-\\u200F\\u202A-\\u202E\\u2028\\u2029\\u2060-\\u2064\\u2066-\\u2069\\u3164\\uFE00-\\uFE0F\\uFEFF\\uFFA0\\u{E0000}-\\u{E007F}\\u{E0100}-\\u{E01EF}]",
+      "u"
+    );
+    STRICT = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
     LF = 10;
     CR = 13;
     ZWNJ = 8204;
@@ -222,24 +245,6 @@ var init_invisible_rules = __esm({
     FLAG_TAGS = ["gbeng", "gbsct", "gbwls"].map((t) => [...t].map((c) => 917504 + c.charCodeAt(0)));
     matches = (re, cp) => cp !== void 0 && cp >= 0 && re.test(String.fromCodePoint(cp));
     isEmoji = (cp) => cp !== void 0 && cp >= 169 && matches(PICTOGRAPHIC, cp);
-  }
-});
-
-// src/guard/invisible.ts
-function refusedIndexes(text) {
-  return CANDIDATE.test(text) ? refusedIndexesIn(text) : /* @__PURE__ */ new Set();
-}
-function showRefused(text) {
-  if (!CANDIDATE.test(text)) return { text, changed: 0 };
-  return renderCodePoints(Array.from(text, (ch) => ch.codePointAt(0)));
-}
-var CANDIDATE, STRICT;
-var init_invisible = __esm({
-  "src/guard/invisible.ts"() {
-    "use strict";
-    init_invisible_rules();
-    CANDIDATE = /[\x00-\x08\x0B-\x1F\x7F-\x9F\u061C\u115F\u1160\u180E\u200B-\u200F\u202A-\u202E\u2028\u2029\u2060-\u2064\u2066-\u2069\u3164\uFE00-\uFE0F\uFEFF\uFFA0\u{E0000}-\u{E007F}\u{E0100}-\u{E01EF}]/u;
-    STRICT = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
   }
 });
 
@@ -936,7 +941,9 @@ var init_git_dir = __esm({
 });
 
 // src/git/saves.ts
-import { closeSync as closeSync3, constants as constants3, lstatSync as lstatSync4, mkdirSync, openSync as openSync3, readFileSync as readFileSync3, renameSync, writeSync as writeSync2 } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { closeSync as closeSync3, constants as constants3, existsSync, linkSync, lstatSync as lstatSync4, mkdirSync, openSync as openSync3, readFileSync as readFileSync3 } from "node:fs";
+import { renameSync, rmSync, writeFileSync, writeSync as writeSync2 } from "node:fs";
 import path6 from "node:path";
 function savesPath(root, opts = {}) {
   const top = gitTopOf(root, opts);
@@ -952,6 +959,34 @@ function savedStampOf(text) {
   const head = /^- HEAD: ([0-9a-f]{12})/m.exec(text)?.[1];
   return head === void 0 ? saved : `${saved}+${head}`;
 }
+function cloneIdOf(root, create = false) {
+  const saves = savesPath(root);
+  if (saves === null) return null;
+  const p = path6.join(path6.dirname(saves), "clone-id");
+  if (create && !existsSync(p)) {
+    const tmp = `${p}.tmp-${process.pid}`;
+    try {
+      mkdirSync(path6.dirname(p), { recursive: true, mode: 448 });
+      writeFileSync(tmp, `${randomBytes(8).toString("hex")}
+`, { mode: 384 });
+      linkSync(tmp, p);
+    } catch {
+    } finally {
+      rmSync(tmp, { force: true });
+    }
+  }
+  try {
+    const id = readFileSync3(p, "utf8").trim();
+    return /^[0-9a-f]{16}$/.test(id) ? id : null;
+  } catch {
+    return null;
+  }
+}
+function markedHere(root, text) {
+  const mark = text === null ? void 0 : CLONE_MARK.exec(text)?.[1];
+  const id = mark === void 0 ? null : cloneIdOf(root);
+  return mark === void 0 || id === null ? null : mark === id;
+}
 function statKey(st) {
   return `${st.size} ${st.mtimeNs} ${st.ctimeNs} ${st.ino}`;
 }
@@ -966,7 +1001,11 @@ function savedHereByStat(root, key) {
 }
 function replaceLines(p, lines) {
   const tmp = `${p}.tmp-${process.pid}`;
-  const fd = openSync3(tmp, constants3.O_WRONLY | constants3.O_CREAT | constants3.O_TRUNC | (constants3.O_NOFOLLOW ?? 0), 384);
+  const fd = openSync3(
+    tmp,
+    constants3.O_WRONLY | constants3.O_CREAT | constants3.O_TRUNC | (constants3.O_NOFOLLOW ?? 0),
+    384
+  );
   try {
     writeSync2(fd, `${lines.join("\n")}
 `);
@@ -1002,13 +1041,14 @@ function recordSavedBy(root, token, agent) {
   } catch {
   }
 }
-var SAVES_KEPT, LINE, SAVED_BY_LINE;
+var SAVES_KEPT, LINE, CLONE_MARK, SAVED_BY_LINE;
 var init_saves = __esm({
   "src/git/saves.ts"() {
     "use strict";
     init_git_dir();
     SAVES_KEPT = 10;
     LINE = /^([0-9a-f]{64})(?: (\d+ \d+ \d+ \d+))?(?: @(\S+))?$/;
+    CLONE_MARK = /^<!-- saved in clone ([0-9a-f]{16}) -->[ \t]*\r?$/m;
     SAVED_BY_LINE = /^([0-9a-f]{64}) ([A-Za-z0-9][A-Za-z0-9 ._-]{0,39})$/;
   }
 });
@@ -1081,7 +1121,7 @@ var init_values = __esm({
 });
 
 // src/store/failpoint.ts
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync as existsSync2, writeFileSync as writeFileSync2 } from "node:fs";
 async function failpoint(spec, phase) {
   if (!spec) return;
   for (const one of spec.split(",")) {
@@ -1102,10 +1142,10 @@ async function act(action, phase) {
   }
   if (action.startsWith("pause=")) {
     const base = action.slice("pause=".length);
-    writeFileSync(`${base}.ready`, `${process.pid}
+    writeFileSync2(`${base}.ready`, `${process.pid}
 `);
     const deadline = Date.now() + PAUSE_LIMIT_MS;
-    while (!existsSync(`${base}.go`) && Date.now() < deadline) {
+    while (!existsSync2(`${base}.go`) && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, POLL_MS));
     }
   }
@@ -1212,7 +1252,7 @@ var init_paths = __esm({
 // src/store/files.ts
 import { closeSync as closeSync4, constants as constants4, fstatSync as fstatSync3, openSync as openSync4, readlinkSync, readSync as readSync3, writeSync as writeSync3 } from "node:fs";
 import path9 from "node:path";
-import { createHash, randomBytes } from "node:crypto";
+import { createHash, randomBytes as randomBytes2 } from "node:crypto";
 function tokenOf(bytes) {
   return createHash("sha256").update(bytes).digest("hex");
 }
@@ -1694,7 +1734,7 @@ var init_archive = __esm({
 });
 
 // src/store/publish.ts
-import { closeSync as closeSync7, constants as constants7, fchmodSync, fchownSync, fsyncSync, linkSync, lstatSync as lstatSync8, openSync as openSync7 } from "node:fs";
+import { closeSync as closeSync7, constants as constants7, fchmodSync, fchownSync, fsyncSync, linkSync as linkSync2, lstatSync as lstatSync8, openSync as openSync7 } from "node:fs";
 var EXCLUSIVE;
 var init_publish = __esm({
   "src/store/publish.ts"() {
@@ -2181,14 +2221,16 @@ function gitEnv(env) {
 function namedOverrides(cwd, env, timeoutMs) {
   let p = namedCache.get(cwd);
   if (p === void 0) {
-    p = spawnGit(cwd, [...asArgs(NEUTRAL), "config", "-z", "--name-only", "--get-regexp", NAMED], env, timeoutMs).then((r) => {
-      const out = [];
-      for (const key of new Set(r.code === 0 ? r.stdout.toString("utf8").split("\0") : [])) {
-        const m = NAMED_PROGRAMS.exec(key);
-        if (m) out.push([key, m[3].toLowerCase() === "required" ? "false" : ""]);
+    p = spawnGit(cwd, [...asArgs(NEUTRAL), "config", "-z", "--name-only", "--get-regexp", NAMED], env, timeoutMs).then(
+      (r) => {
+        const out = [];
+        for (const key of new Set(r.code === 0 ? r.stdout.toString("utf8").split("\0") : [])) {
+          const m = NAMED_PROGRAMS.exec(key);
+          if (m) out.push([key, m[3].toLowerCase() === "required" ? "false" : ""]);
+        }
+        return out;
       }
-      return out;
-    });
+    );
     namedCache.set(cwd, p);
     p.catch(() => namedCache.delete(cwd));
   }
@@ -2209,19 +2251,29 @@ function withConfig(env, pairs) {
 }
 async function runGit(cwd, args, env, timeoutMs = GIT_TIMEOUT_MS, opts = {}) {
   for (const arg of args) {
-    if (/[\0\n\r]/.test(arg)) throw new Error(`refusing to pass a git argument holding a control character: ${quotedValue(arg.slice(0, 200))}`);
+    if (/[\0\n\r]/.test(arg))
+      throw new Error(`refusing to pass a git argument holding a control character: ${quotedValue(arg.slice(0, 200))}`);
   }
   const base = gitEnv(env);
   const named = await namedOverrides(cwd, base, timeoutMs);
   const fixed = asArgs([...NEUTRAL, ...opts.hooksAndSigning ? [] : NO_HOOKS_NOR_SIGNING]);
-  return spawnGit(cwd, [...fixed, ...args], named.length > 0 ? withConfig(base, named) : base, timeoutMs);
+  const runEnv = named.length > 0 ? withConfig(base, named) : base;
+  return spawnGit(cwd, [...fixed, ...args], runEnv, timeoutMs, opts.input);
 }
-function spawnGit(cwd, args, env, timeoutMs) {
+function spawnGit(cwd, args, env, timeoutMs, input) {
   return new Promise((resolve, reject) => {
-    execFile(
+    const child = execFile(
       "git",
       ["--no-pager", ...args],
-      { cwd, env, encoding: "buffer", timeout: timeoutMs, killSignal: "SIGKILL", maxBuffer: 256 * 1024 * 1024, windowsHide: true },
+      {
+        cwd,
+        env,
+        encoding: "buffer",
+        timeout: timeoutMs,
+        killSignal: "SIGKILL",
+        maxBuffer: 256 * 1024 * 1024,
+        windowsHide: true
+      },
       (err, stdout, stderr) => {
         if (err) {
           const e = err;
@@ -2230,7 +2282,9 @@ function spawnGit(cwd, args, env, timeoutMs) {
             return;
           }
           if (e.killed || e.signal === "SIGKILL") {
-            reject(new GitUnavailable("timeout", `git ${args[0] ?? ""} took longer than ${timeoutMs} ms and was stopped`));
+            reject(
+              new GitUnavailable("timeout", `git ${args[0] ?? ""} took longer than ${timeoutMs} ms and was stopped`)
+            );
             return;
           }
           if (typeof e.code !== "number") {
@@ -2243,6 +2297,8 @@ function spawnGit(cwd, args, env, timeoutMs) {
         resolve({ code: 0, stdout, stderr: stderr.toString("utf8") });
       }
     );
+    child.stdin?.on("error", () => void 0);
+    if (input !== void 0) child.stdin?.end(input);
   });
 }
 var GIT_TIMEOUT_MS, GitUnavailable, DROPPED_ENV, NEUTRAL, NO_HOOKS_NOR_SIGNING, NAMED_PROGRAMS, NAMED, namedCache;
@@ -3294,6 +3350,8 @@ exit: always 0 -- a broken hook must not break a session; problems go to stderr.
             if (savedHereByStat(root, statKey(lstatSync13(path20.join(memoryDir(root), "HANDOFF.md"), { bigint: true })))) return true;
           } catch {
           }
+          const marked = markedHere(root, text);
+          if (marked !== null) return marked;
           const stamp = savedStampOf(text);
           return stamp !== null && saves.stamps.includes(stamp) || saves.tokens.includes(createHash3("sha256").update(text, "utf8").digest("hex"));
         };

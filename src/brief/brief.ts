@@ -1,12 +1,22 @@
-// The six-line warm-start brief the agent answers with on a resume (docs/design.md#the-brief). Pure but for the envelope nonce.
+// The six-line warm-start brief the agent answers with on a resume (docs/design.md#the-brief).
 import { notHereWords, type DriftReport } from "../git/verdict.ts";
 import { sanitize } from "../guard/sanitize.ts";
-import { envelopeText } from "../guard/envelope.ts";
+import { envelopeText } from "../guard/untrusted.ts";
 import { cutAtWord, fitClauses, fitList, type Clause } from "./cut.ts";
 import type { ParsedHandoff } from "../schema/handoff.ts";
 
 /** The six labels, in order (seed 002: match exactly). */
-export const BRIEF_LABELS = ["Goal:", "Plan status:", "Decisions in force:", "Do-not-retry:", "Drift & lessons:", "Proposed next step:"] as const;
+export const BRIEF_LABELS = [
+  "Goal:",
+  "Plan status:",
+  "Decisions in force:",
+  "Do-not-retry:",
+  "Drift & lessons:",
+  "Proposed next step:",
+] as const;
+
+const AGE_ONLY = "it matches the saved commit, but its time is not known";
+const AGE_ONLY_PLAN = "at the saved commit, but the handoff's time is not known";
 
 /** Longest value of one brief field, in characters (the brief must stay short). */
 export const MAX_FIELD_CHARS = 400;
@@ -30,10 +40,7 @@ export interface Brief {
   driftAndLessons: string;
   proposedNextStep: string;
   lines: string[];
-  /**
-   * What framed the next step: drift's verdict and the open question asked first. A newer
-   * checkpoint's step is framed the same way (brief/checkpoint-brief.ts).
-   */
+  /** What framed the next step: drift's verdict and the open question asked first. */
   frame?: { verdict: string; question: string | null; notHere?: string | null; ageOnly?: boolean };
   /** The ranked clauses `Drift & lessons` was fitted from, for a field added to later (a checkpoint's source). */
   driftClauses?: Clause[];
@@ -44,28 +51,39 @@ export interface Brief {
  * after rewritten history, re-check after drift, by hand when unverifiable, start fresh when
  * stale), with the first open question asked before anything is done. `step` is safe text.
  */
-export function frameNextStep(verdict: string, step: string | null, question: string | null, notHere: string | null = null, ageOnly = false): string {
+export function frameNextStep(
+  verdict: string,
+  step: string | null,
+  question: string | null,
+  notHere: string | null = null,
+  ageOnly = false,
+): string {
   let proposed: string;
+  const then = step ? `, then: ${step}` : "";
   switch (verdict) {
     case "stale":
-      proposed = `start fresh: the handoff is too stale to reconcile line by line, so archive it and re-plan from the current code, keeping its goal, decisions and failed approaches as background (full reconciliation only if you insist)`;
+      proposed =
+        "start fresh: the handoff is too stale to reconcile line by line, so archive it and re-plan from the " +
+        "current code, keeping its goal, decisions and failed approaches as background " +
+        "(full reconciliation only if you insist)";
       break;
     case "rewritten":
-      proposed = `re-verify every plan step against the current history before acting${step ? `, then: ${step}` : ""}`;
+      proposed = `re-verify every plan step against the current history before acting${then}`;
       break;
     case "unverifiable":
       // A saved HEAD this clone lacks says what to do about it (docs/design.md#verdicts-and-the-brief).
-      // Only the age unknown: the anchors were checked and match, so nothing is "by hand" (docs/design.md#one-reading-of-the-handoff).
-      if (ageOnly) proposed = `confirm the handoff is still current (it matches the saved commit, but its time is not known)${step ? `, then: ${step}` : ""}`;
-      else proposed = notHere !== null ? `the saved HEAD is ${notHere}${step ? `; then: ${step}` : ""}` : `check the repository by hand (the anchors could not be verified)${step ? `, then: ${step}` : ""}`;
+      // Only the age unknown: the anchors were checked and match, so nothing is "by hand".
+      if (ageOnly) proposed = `confirm the handoff is still current (${AGE_ONLY})${then}`;
+      else if (notHere !== null) proposed = `the saved HEAD is ${notHere}${step ? `; then: ${step}` : ""}`;
+      else proposed = `check the repository by hand (the anchors could not be verified)${then}`;
       break;
     case "drifted":
-      proposed = `re-check the steps the drift touches${step ? `, then: ${step}` : ""}`;
+      proposed = `re-check the steps the drift touches${then}`;
       break;
     default:
       proposed = step ?? "none recorded";
   }
-  // An open question decides what comes next: it is asked before anything is done (docs/design.md#verdicts-and-the-brief).
+  // An open question decides what comes next: it is asked before anything is done.
   const ask = question === null ? "" : ` (open question first: ${question})`;
   return `${proposed}${ask} — Confirm?`;
 }
@@ -129,23 +147,24 @@ export function countLedger(text: string, needles: readonly string[]): { entries
 
 function ledgerText(name: string, c: { entries: number; matching: number } | null): string | null {
   if (c === null) return null;
-  return `${name} ${c.entries} ${c.entries === 1 ? "entry" : "entries"} (${c.matching} mention the key files or branch)`;
+  const entries = c.entries === 1 ? "entry" : "entries";
+  return `${name} ${c.entries} ${entries} (${c.matching} mention the key files or branch)`;
 }
 
-/**
- * Drafts the brief from a parsed handoff, its drift report and the ledger counts. Empty
- * fields read `none recorded` (from the handoff) or `none found` (from the repository);
- * `stale` recommends a fresh start; `rewritten` marks every plan status unverified. Every
- * value is flattened, so no line of the file can pose as a label. Pure.
- */
+/** Drafts the brief from a parsed handoff, its drift report and the ledger counts. */
 export function draftBrief(h: ParsedHandoff, drift: DriftReport, ledgers: LedgerCounts): Brief {
   const notHere = drift.notHereReason ? notHereWords(drift.notHereReason) : null;
   // Unverifiable only for want of a state time (docs/design.md#one-reading-of-the-handoff): git
   // compared the anchors and they match; the Drift line says why the age is unknown, once.
-  const ageOnly = drift.verdict === "unverifiable" && notHere === null && drift.git.state === "repo" && drift.headReachable === true && drift.ageDays === null;
+  const ageOnly =
+    drift.verdict === "unverifiable" &&
+    notHere === null &&
+    drift.git.state === "repo" &&
+    drift.headReachable === true &&
+    drift.ageDays === null;
   const goal = flatten(h.goal) || "none recorded";
 
-  // Every checkbox at any depth (field report 25); `[-] … — dropped:` steps are closed (docs/design.md#files-on-disk).
+  // Every checkbox at any depth counts; `[-] … — dropped:` steps are closed.
   const steps = h.steps ?? h.plan;
   const counts = { done: 0, "in-progress": 0, todo: 0, abandoned: 0, unmarked: 0 };
   for (const s of steps) counts[s.status]++;
@@ -156,23 +175,48 @@ export function draftBrief(h: ParsedHandoff, drift: DriftReport, ledgers: Ledger
     const bits = [`${counts.done} done`, `${counts["in-progress"]} in progress`, `${counts.todo} todo`];
     if (counts.abandoned > 0) bits.push(`${counts.abandoned} abandoned`);
     if (counts.unmarked > 0) bits.push(`${counts.unmarked} unmarked`);
-    planStatus = `${bits.join(", ")}${current ? `; ${current.status === "in-progress" ? "in progress" : "next"}: ${flatten(current.text, 160)}` : ""}`;
+    const where = current?.status === "in-progress" ? "in progress" : "next";
+    planStatus = `${bits.join(", ")}${current ? `; ${where}: ${flatten(current.text, 160)}` : ""}`;
     if (drift.verdict === "rewritten") planStatus = `UNVERIFIED (history rewritten since the save): ${planStatus}`;
-    else if (ageOnly) planStatus = `unverified (at the saved commit, but the handoff's time is not known): ${planStatus}`;
-    else if (drift.verdict === "unverifiable") planStatus = `unverified (${notHere === null ? "anchors could not be checked" : `saved HEAD ${notHere}`}): ${planStatus}`;
+    else if (ageOnly) planStatus = `unverified (${AGE_ONLY_PLAN}): ${planStatus}`;
+    else if (drift.verdict === "unverifiable") {
+      const why = notHere === null ? "anchors could not be checked" : `saved HEAD ${notHere}`;
+      planStatus = `unverified (${why}): ${planStatus}`;
+    }
   }
 
   const inForce = h.decisions.filter((d) => !/\(superseded\b/i.test(d));
   // List fields drop their last items first; a lone item too long keeps its cause.
   const keepCause = (item: string, room: number) => causeList([item], 1, room);
-  const decisionsInForce = inForce.length === 0 ? "none recorded" : fitList(inForce.map((d) => flatten(d, 10_000)), 4, MAX_FIELD_CHARS, keepCause);
-  const doNotRetry = h.failedApproaches.length === 0 ? "none recorded" : fitList(h.failedApproaches.map((d) => flatten(d, 10_000)), 4, MAX_FIELD_CHARS, keepCause);
+  const decisionsInForce =
+    inForce.length === 0
+      ? "none recorded"
+      : fitList(
+          inForce.map((d) => flatten(d, 10_000)),
+          4,
+          MAX_FIELD_CHARS,
+          keepCause,
+        );
+  const doNotRetry =
+    h.failedApproaches.length === 0
+      ? "none recorded"
+      : fitList(
+          h.failedApproaches.map((d) => flatten(d, 10_000)),
+          4,
+          MAX_FIELD_CHARS,
+          keepCause,
+        );
 
-  const ledgerBits = [ledgerText("LESSONS.md", ledgers.lessons), ledgerText("SOLUTIONS.md", ledgers.solutions)].filter((x): x is string => x !== null);
+  const ledgerBits = [ledgerText("LESSONS.md", ledgers.lessons), ledgerText("SOLUTIONS.md", ledgers.solutions)].filter(
+    (x): x is string => x !== null,
+  );
   for (const name of ledgers.unreadable ?? []) ledgerBits.push(`${name} refused by the safety checks (run \`check\`)`);
   // Whole clauses, each ranked: the least important go first when the field is too long.
   const driftClauses: Clause[] = driftSummaryClauses(drift.summary);
-  driftClauses.push({ text: `ledgers: ${ledgerBits.length > 0 ? ledgerBits.join(", ") : "none found"}`, rank: RANK.ledgers });
+  driftClauses.push({
+    text: `ledgers: ${ledgerBits.length > 0 ? ledgerBits.join(", ") : "none found"}`,
+    rank: RANK.ledgers,
+  });
   const driftAndLessons = fitClauses(driftClauses, MAX_FIELD_CHARS);
 
   const next = h.nextSteps[0] ?? (current ? current.text : null);
@@ -183,7 +227,17 @@ export function draftBrief(h: ParsedHandoff, drift: DriftReport, ledgers: Ledger
 
   const values = [goal, planStatus, decisionsInForce, doNotRetry, driftAndLessons, proposedNextStep];
   const lines = BRIEF_LABELS.map((label, i) => `${label} ${values[i]}`);
-  return { goal, planStatus, decisionsInForce, doNotRetry, driftAndLessons, proposedNextStep, lines, frame, driftClauses };
+  return {
+    goal,
+    planStatus,
+    decisionsInForce,
+    doNotRetry,
+    driftAndLessons,
+    proposedNextStep,
+    lines,
+    frame,
+    driftClauses,
+  };
 }
 
 /**
@@ -191,7 +245,16 @@ export function draftBrief(h: ParsedHandoff, drift: DriftReport, ledgers: Ledger
  * then memory-only commits and key files not created yet (neither is drift), upstream, changed
  * files, the rest, then where the saved dirty work went and missing key files; the verdict last.
  */
-export const RANK = { ledgers: 0, memoryOnly: 10, upstream: 20, changed: 30, other: 40, fates: 50, source: 90, verdict: 100 } as const;
+export const RANK = {
+  ledgers: 0,
+  memoryOnly: 10,
+  upstream: 20,
+  changed: 30,
+  other: 40,
+  fates: 50,
+  source: 90,
+  verdict: 100,
+} as const;
 
 /** drift's summary as ranked clauses: the first is the verdict with its reason. */
 export function driftSummaryClauses(summary: string): Clause[] {

@@ -46,7 +46,9 @@ function planStatusOf(cp: ParsedCheckpoint): { text: string; current: string | n
   const current = cp.plan.find((p) => p.status === "doing") ?? cp.plan.find((p) => p.status === "open");
   const bits = [`${n("done")} done`, `${n("doing")} in progress`, `${n("open")} todo`];
   if (n("dropped") > 0) bits.push(`${n("dropped")} abandoned`);
-  const where = current ? `; ${current.status === "doing" ? "in progress" : "next"}: ${flatten(current.text, 160)}` : "";
+  const where = current
+    ? `; ${current.status === "doing" ? "in progress" : "next"}: ${flatten(current.text, 160)}`
+    : "";
   return { text: `${bits.join(", ")}${where} ${CAPTURED}`, current: current?.text ?? null };
 }
 
@@ -69,7 +71,13 @@ export function briefFromCheckpoint(cp: ParsedCheckpoint, age: string): Brief {
     goal: last ? `the user's last request: ${flatten(last, 300)} ${CAPTURED}` : `none captured ${CAPTURED}`,
     planStatus: plan.text,
     decisionsInForce: `none recorded (no handoff was written) ${CAPTURED}`,
-    doNotRetry: cp.failedCommands.length > 0 ? `commands that failed: ${cp.failedCommands.slice(-3).map((c) => flatten(c, 120)).join("; ")} ${CAPTURED}` : `none recorded ${CAPTURED}`,
+    doNotRetry:
+      cp.failedCommands.length > 0
+        ? `commands that failed: ${cp.failedCommands
+            .slice(-3)
+            .map((c) => flatten(c, 120))
+            .join("; ")} ${CAPTURED}`
+        : `none recorded ${CAPTURED}`,
     driftAndLessons: `no handoff; drift not measured ${CAPTURED}; source: checkpoint ${age}`,
     proposedNextStep: nextStepOf(plan.current),
   });
@@ -90,8 +98,33 @@ export function foldCheckpoint(brief: Brief, cp: ParsedCheckpoint, age: string):
     decisionsInForce: brief.decisionsInForce,
     doNotRetry: brief.doNotRetry,
     // The source is a clause like the others: whole clauses drop before it, nothing follows a cut.
-    driftAndLessons: brief.driftClauses ? fitClauses([...brief.driftClauses, { text: `source: checkpoint ${age}`, rank: RANK.source }], MAX_FIELD_CHARS) : `${brief.driftAndLessons}; source: checkpoint ${age}`,
+    driftAndLessons: brief.driftClauses
+      ? fitClauses([...brief.driftClauses, { text: `source: checkpoint ${age}`, rank: RANK.source }], MAX_FIELD_CHARS)
+      : `${brief.driftAndLessons}; source: checkpoint ${age}`,
     proposedNextStep:
-      plan.current === null ? brief.proposedNextStep : brief.frame === undefined ? nextStepOf(plan.current) : frameNextStep(brief.frame.verdict, `${flatten(plan.current, 200)} ${CAPTURED}`, brief.frame.question, brief.frame.notHere ?? null, brief.frame.ageOnly === true),
+      plan.current === null
+        ? brief.proposedNextStep
+        : brief.frame === undefined
+          ? nextStepOf(plan.current)
+          : frameNextStep(
+              brief.frame.verdict,
+              `${flatten(plan.current, 200)} ${CAPTURED}`,
+              brief.frame.question,
+              brief.frame.notHere ?? null,
+              brief.frame.ageOnly === true,
+            ),
+  });
+}
+
+/** The brief when a stash entry holds the handoff the working tree lacks: where, and how to bring it back. */
+export function briefFromStash(stash: string, restore: string): Brief {
+  const notRead = `not read: the handoff is in ${stash}`;
+  return lines({
+    goal: `${notRead}, not in the working tree`,
+    planStatus: notRead,
+    decisionsInForce: notRead,
+    doNotRetry: notRead,
+    driftAndLessons: `no handoff in the working tree: .ai/memory/HANDOFF.md is in ${stash}; drift not measured`,
+    proposedNextStep: `bring the handoff back with \`${restore}\`, then run brief again — Confirm?`,
   });
 }

@@ -26,7 +26,7 @@ function codeSpans(s: string, limit: number): [number, number][] {
   };
   const spans: [number, number][] = [];
   const exhausted = new Set<number>();
-  for (let i = s.indexOf("`"); i !== -1 && i < limit; ) {
+  for (let i = s.indexOf("`"); i !== -1 && i < limit;) {
     const j = runEnd(i);
     const len = j - i;
     let close = -1;
@@ -110,7 +110,13 @@ export function fitClauses(clauses: readonly Clause[], max: number, sep = "; "):
  * A list field within `max` code points: its last items are dropped first (counted as
  * `(+N more)`); a lone item still too long is cut by `cutOne` (which keeps its cause).
  */
-export function fitList(items: readonly string[], shownMax: number, max: number, cutOne: (item: string, room: number) => string, sep = "; "): string {
+export function fitList(
+  items: readonly string[],
+  shownMax: number,
+  max: number,
+  cutOne: (item: string, room: number) => string,
+  sep = "; ",
+): string {
   let n = Math.min(items.length, shownMax);
   const render = (k: number) => {
     const more = items.length > k ? ` (+${items.length - k} more)` : "";

@@ -1,5 +1,5 @@
 // scripts/lib/cli.mjs: every verb. Everything a verb prints is redacted on its way out.
-import { redactText } from "../guard/redaction.ts";
+import { redactText } from "../guard/redact.ts";
 import { runProcess } from "../main.ts";
 import { VERBS } from "../verbs/index.ts";
 

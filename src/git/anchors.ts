@@ -113,9 +113,23 @@ export async function collectAnchors(
       const op = top === null ? null : inProgressOf(gitDirOf(top));
       const inProgress = op === null ? null : { words: inProgressWords(op), conflicted: s.conflicted ?? 0 };
       const dirtyHashes = opts.hashes === true && top !== null ? dirtyHashesOf(top, s.dirty) : [];
-      return { insideGit: true, branch: s.branch, head: s.head, dirty: s.dirty, date, keyFileMtimes: [], inProgress, dirtyHashes, gitNote: null, skippedKeyFiles: [] };
+      return {
+        insideGit: true,
+        branch: s.branch,
+        head: s.head,
+        dirty: s.dirty,
+        date,
+        keyFileMtimes: [],
+        inProgress,
+        dirtyHashes,
+        gitNote: null,
+        skippedKeyFiles: [],
+      };
     }
-    gitNote = r.kind === "broken" ? `git cannot read the repository here (${r.note}); anchors are the outside-git ones: ${BROKEN_REPO_FIX}` : `not a git repository (${r.note})`;
+    gitNote =
+      r.kind === "broken"
+        ? `git cannot read the repository here (${r.note}); anchors are the outside-git ones: ${BROKEN_REPO_FIX}`
+        : `not a git repository (${r.note})`;
   } catch (err) {
     if (!(err instanceof GitUnavailable)) throw err;
     gitNote = err.reason === "missing" ? "git was not found on PATH; anchors are the outside-git ones" : err.message;

@@ -13,6 +13,8 @@ import { gitDirOf, gitTopOf, inProgressOf, inProgressWords } from "./in-progress
 import { commonDirOf } from "./git-dir.ts";
 import { clonedAfter, fatesOf, gatherFateLogs } from "./fates.ts";
 import { GitUnavailable, runGit, type GitResult } from "./run.ts";
+
+type Git = (args: readonly string[], input?: string) => Promise<GitResult>;
 import { attributesNotOurs } from "./merge-driver-config.ts";
 import { notSavedHere, savedByOf } from "./saves.ts";
 import { readSnapshot, type Snapshot, type SnapshotResult } from "./status.ts";
@@ -36,7 +38,11 @@ function reachableArgs(id: ObjectId): string[] {
  * and git's work then overlaps reading and parsing it (start-up budget, performance.md).
  * Pass the promise to `measureDrift`; a rejection is left for it to handle.
  */
-export function startStatus(root: string, env: Record<string, string | undefined>, excludes: readonly string[] = []): Promise<SnapshotResult> {
+export function startStatus(
+  root: string,
+  env: Record<string, string | undefined>,
+  excludes: readonly string[] = [],
+): Promise<SnapshotResult> {
   const p = readSnapshot(root, env, excludes);
   p.catch(() => undefined);
   return p;
@@ -51,7 +57,17 @@ export const MAX_LOGGED_COMMITS = 2000;
  * behind. `-z` keeps paths unquoted; `--no-renames` lists both sides of a move.
  */
 function historyArgs(id: ObjectId): string[] {
-  return ["log", "--left-right", "--format=%x01%m%x02%an%x03%ae", "--name-only", "-z", "--no-renames", "--diff-merges=first-parent", `--max-count=${MAX_LOGGED_COMMITS + 1}`, `${id}...HEAD`];
+  return [
+    "log",
+    "--left-right",
+    "--format=%x01%m%x02%an%x03%ae",
+    "--name-only",
+    "-z",
+    "--no-renames",
+    "--diff-merges=first-parent",
+    `--max-count=${MAX_LOGGED_COMMITS + 1}`,
+    `${id}...HEAD`,
+  ];
 }
 
 // The top's attributes file, where install and publish keep the merge driver's block.
@@ -72,7 +88,7 @@ export interface HistoryCounts {
    */
   attributesAhead: number;
   attributesBehind: number;
-  /** The author (`name\x03e-mail`) of the newest commit on HEAD's side that touches `handoffPath`; null when none does. */
+  /** The author (`name\x03e-mail`) of HEAD's newest commit touching `handoffPath`; null when none does. */
   handoffCommitter: string | null;
 }
 
@@ -82,8 +98,21 @@ export interface HistoryCounts {
  * least one path and every path lies under `memoryPrefix` (`<root rel>/.ai/memory/`); an empty
  * commit is not. Pure.
  */
-export function parseHistory(out: Buffer, memoryPrefix: string, handoffPath = `${memoryPrefix}HANDOFF.md`): HistoryCounts {
-  const counts: HistoryCounts = { ahead: 0, behind: 0, memoryOnlyAhead: 0, memoryOnlyBehind: 0, attributesAhead: 0, attributesBehind: 0, truncated: false, handoffCommitter: null };
+export function parseHistory(
+  out: Buffer,
+  memoryPrefix: string,
+  handoffPath = `${memoryPrefix}HANDOFF.md`,
+): HistoryCounts {
+  const counts: HistoryCounts = {
+    ahead: 0,
+    behind: 0,
+    memoryOnlyAhead: 0,
+    memoryOnlyBehind: 0,
+    attributesAhead: 0,
+    attributesBehind: 0,
+    truncated: false,
+    handoffCommitter: null,
+  };
   // A record starts at the output's start or right after a NUL (paths hold no NUL, but may hold \x01).
   const records = `\0${out.toString("utf8")}`.split("\0\x01").slice(1);
   if (records.length > MAX_LOGGED_COMMITS) {
@@ -95,9 +124,12 @@ export function parseHistory(out: Buffer, memoryPrefix: string, handoffPath = `$
     const [header = "", ...rest] = rec.slice(1).split("\0");
     const paths = rest.map((p) => p.replace(/^\n/, "")).filter((p) => p !== "");
     counts[side]++;
-    if (side === "ahead" && counts.handoffCommitter === null && paths.includes(handoffPath)) counts.handoffCommitter = header.replace(/^\x02/, "").trim();
-    if (paths.length > 0 && paths.every((p) => p.startsWith(memoryPrefix))) counts[side === "ahead" ? "memoryOnlyAhead" : "memoryOnlyBehind"]++;
-    else if (paths.includes(ATTRIBUTES) && paths.every((p) => p === ATTRIBUTES || p.startsWith(memoryPrefix))) counts[side === "ahead" ? "attributesAhead" : "attributesBehind"]++;
+    if (side === "ahead" && counts.handoffCommitter === null && paths.includes(handoffPath))
+      counts.handoffCommitter = header.replace(/^\x02/, "").trim();
+    if (paths.length > 0 && paths.every((p) => p.startsWith(memoryPrefix)))
+      counts[side === "ahead" ? "memoryOnlyAhead" : "memoryOnlyBehind"]++;
+    else if (paths.includes(ATTRIBUTES) && paths.every((p) => p === ATTRIBUTES || p.startsWith(memoryPrefix)))
+      counts[side === "ahead" ? "attributesAhead" : "attributesBehind"]++;
   }
   return counts;
 }
@@ -145,23 +177,7 @@ export interface DriftOptions {
   handoffText?: string | null;
 }
 
-/**
- * Measures drift at `root` against validated anchors (docs/design.md#verdicts-and-the-brief). Runs git with argument
- * vectors built only from literals, the validated object id, numbers of seconds and paths
- * the helper computed itself.
- *
- * Processes: one `status` (branch, HEAD, upstream counts, dirty files) and one `log` of the
- * commits between the saved HEAD and HEAD (ahead, behind, and which touch only the memory
- * dir; docs/design.md#verdicts-and-the-brief), in parallel. Only when needed: a reachability check when HEAD does not
- * contain the saved commit; a `--since` count (and a shallow check when the object is
- * missing) when it is unreachable; `git diff --name-only <saved> HEAD` when the HEAD moved and
- * there are key files or cleaned dirty files to judge (docs/design.md#verdicts-and-the-brief); `config user.email` when
- * the handoff is tracked, and `log -1` of it when no commit since the save touched it
- * (docs/design.md#verdicts-and-the-brief). So 2 in the usual case.
- * The operation in progress is read from the git dir's files. Never throws for a git
- * failure: git missing or timing out gives an unverifiable report.
- * @param nowMs the current time in ms since the epoch.
- */
+/** Measures drift at `root` against validated anchors (docs/design.md#verdicts-and-the-brief). */
 export async function measureDrift(
   root: string,
   env: Record<string, string | undefined>,
@@ -169,37 +185,17 @@ export async function measureDrift(
   nowMs: number,
   optsOrEarly: DriftOptions | Promise<SnapshotResult> | null = null,
 ): Promise<MeasuredDrift> {
-  const opts: DriftOptions = optsOrEarly === null || optsOrEarly instanceof Promise ? { early: optsOrEarly } : optsOrEarly;
+  const opts: DriftOptions =
+    optsOrEarly === null || optsOrEarly instanceof Promise ? { early: optsOrEarly } : optsOrEarly;
   // The status process counts whether it was started here or by `startStatus`.
   let processes = 1;
-  const git = (args: readonly string[]): Promise<GitResult> => {
+  const git: Git = (args, input) => {
     processes++;
-    return runGit(root, args, env);
+    return runGit(root, args, env, undefined, { input });
   };
   const head = anchors.head;
-  const facts: DriftFacts = {
-    nowMs,
-    saved: { branch: anchors.branch, head, date: anchors.date, dirty: anchors.dirty, dirtyMore: anchors.dirtyMore },
-    git: { state: "repo", note: null },
-    current: null,
-    headReachable: null,
-    objectMissing: false,
-    shallow: false,
-    reflogNamed: false,
-    sinceSaved: null,
-    savedBranchPresent: null,
-    ahead: null,
-    behind: null,
-    commitsSinceDate: null,
-    missingKeyFiles: [],
-    unverifiable: anchors.unverifiable,
-    memoryOnlyCommits: 0,
-    changedKeyFiles: [],
-    changedSinceSave: null,
-    inProgress: { saved: anchors.inProgress, current: null },
-    provenance: null,
-    ageUnknown: anchors.stateTime.known ? null : anchors.stateTime.reason,
-  };
+  const facts = blankFacts(anchors, nowMs);
+
   const keyFiles = [...new Set([...anchors.keyFiles, ...anchors.keyFileMtimes.map((k) => k.path)])];
   const keyFilesP = Promise.all(keyFiles.map(async (p) => ({ path: p, stat: await statInsideRoot(root, p) })));
   const top = gitTopOf(root);
@@ -227,12 +223,18 @@ export async function measureDrift(
       // A shallow clone's counts cover only the history it holds (docs/design.md#verdicts-and-the-brief).
       facts.shallow = isShallow(gitDir);
       const savedBranch = effectiveBranch(anchors.branch, anchors.inProgress);
-      if (savedBranch !== null && savedBranch !== "(detached)" && savedBranch !== effectiveBranch(status.snapshot.branch, facts.inProgress.current)) {
+      if (
+        savedBranch !== null &&
+        savedBranch !== "(detached)" &&
+        savedBranch !== effectiveBranch(status.snapshot.branch, facts.inProgress.current)
+      ) {
         facts.savedBranchPresent = branchPresent(gitDir, savedBranch);
       }
       let committer: string | null = null;
-      if (head !== null && logP !== null) committer = await measureHead(facts, status.snapshot, head, await logP, git, `${prefix}.ai/memory/`, gitDir);
-      const cleaned = facts.saved.dirty === null ? [] : facts.saved.dirty.filter((p) => !status.snapshot.dirty.includes(p));
+      if (head !== null && logP !== null)
+        committer = await measureHead(facts, status.snapshot, head, await logP, git, `${prefix}.ai/memory/`, gitDir);
+      const cleaned =
+        facts.saved.dirty === null ? [] : facts.saved.dirty.filter((p) => !status.snapshot.dirty.includes(p));
       const moved = head !== null && status.snapshot.head !== null && status.snapshot.head !== head;
       // With the saved commit's object here, reachable or not, its diff to HEAD is what changed
       // (a rebase that rewrote it still changed the files it changed).
@@ -240,7 +242,11 @@ export async function measureDrift(
       if (head !== null && !moved && facts.headReachable === true) facts.changedSinceSave = [];
       else if (moved && present && keyFiles.length > 0) {
         const d = await git(["diff", "--name-only", "-z", "--no-renames", head, "HEAD"]);
-        if (d.code === 0) facts.changedSinceSave = d.stdout.toString("utf8").split("\0").filter((p) => p !== "");
+        if (d.code === 0)
+          facts.changedSinceSave = d.stdout
+            .toString("utf8")
+            .split("\0")
+            .filter((p) => p !== "");
       }
       if (facts.changedSinceSave !== null) {
         const changed = new Set(facts.changedSinceSave);
@@ -248,30 +254,16 @@ export async function measureDrift(
       }
       // Each file dirty at the save gets one fate (docs/design.md#what-became-of-the-dirty-files).
       if (top !== null && facts.saved.dirty !== null) {
-        const format = objectFormat(gitDir);
-        const logs = await gatherFateLogs(git, {
-          top,
-          commonDir: gitDir === null ? null : commonDirOf(gitDir),
-          savedHead: present ? head : null,
-          savedDateMs: facts.saved.date?.ms ?? null,
-          cleaned,
-          headExists: status.snapshot.head !== null,
-        });
-        facts.dirtyFates = fatesOf({
-          savedDirty: facts.saved.dirty,
-          hashes: anchors.dirtyHashes ?? [],
-          nowDirty: status.snapshot.dirty,
-          blobNow: (p) => blobIdOf(path.join(top, p), format),
-          ...logs,
-          // A clone made after the save did not save it, record or not.
-          fromSaved: present && head !== null,
-          fromElsewhere: elsewhere || clonedAfter(gitDir, facts.saved.date?.ms ?? null),
-        });
+        const fromElsewhere = elsewhere || clonedAfter(gitDir, facts.saved.date?.ms ?? null);
+        facts.dirtyFates = await measureFates(git, facts, anchors, { top, gitDir, present, cleaned, fromElsewhere });
       }
       // Uncommitted edits to key files since the save: dirty now (an untracked folder counts for
       // the files in it) and not listed dirty at the save.
-      const isDirty = (list: readonly string[], p: string) => list.some((d) => d === p || (d.endsWith("/") && p.startsWith(d)));
-      facts.dirtyKeyFiles = keyFiles.filter((k) => isDirty(status.snapshot.dirty, `${prefix}${k}`) && !isDirty(facts.saved.dirty ?? [], `${prefix}${k}`));
+      const isDirty = (list: readonly string[], p: string) =>
+        list.some((d) => d === p || (d.endsWith("/") && p.startsWith(d)));
+      facts.dirtyKeyFiles = keyFiles.filter(
+        (k) => isDirty(status.snapshot.dirty, `${prefix}${k}`) && !isDirty(facts.saved.dirty ?? [], `${prefix}${k}`),
+      );
       if (elsewhere) {
         // The commits since the save usually hold the last change to the handoff (committing
         // or pulling it); only when none does is its history looked up.
@@ -298,9 +290,11 @@ export async function measureDrift(
   facts.missingKeyFiles = missing.filter((k) => !notYet.includes(k));
   facts.keyFilesNotYetCreated = notYet;
   if (facts.git.state !== "repo") {
-    // Outside git: the `Key file mtimes` anchor is what changed files are judged by (issue 9, case 6; docs/design.md#verdicts-and-the-brief).
+    // Outside git: the `Key file mtimes` anchor is what changed files are judged by.
     const now = new Map(stats.map((k) => [k.path, k.stat === null ? null : isoSeconds(k.stat.mtimeMs)]));
-    facts.changedKeyFiles = anchors.keyFileMtimes.filter((k) => now.get(k.path) !== (k.mtime === null ? null : normalTime(k.mtime))).map((k) => k.path);
+    facts.changedKeyFiles = anchors.keyFileMtimes
+      .filter((k) => now.get(k.path) !== (k.mtime === null ? null : normalTime(k.mtime)))
+      .map((k) => k.path);
   }
   return { report: assessDrift(facts), gitProcesses: processes };
 }
@@ -313,7 +307,13 @@ export async function measureDrift(
  * cannot be told from one never made: it is counted as absent at the save. [] when it cannot
  * be told, a dirty list cut by `… and N more` included.
  */
-async function absentAtSave(missing: string[], facts: DriftFacts, anchors: CheckedAnchors, prefix: string, git: (args: readonly string[]) => Promise<GitResult>): Promise<string[]> {
+async function absentAtSave(
+  missing: string[],
+  facts: DriftFacts,
+  anchors: CheckedAnchors,
+  prefix: string,
+  git: Git,
+): Promise<string[]> {
   if (missing.length === 0) return [];
   if (facts.git.state !== "repo") {
     const saved = new Map(anchors.keyFileMtimes.map((k) => [k.path, k.mtime]));
@@ -323,9 +323,20 @@ async function absentAtSave(missing: string[], facts: DriftFacts, anchors: Check
   const present = facts.headReachable === true || (facts.headReachable === false && !facts.objectMissing);
   // A cut dirty list (`… and N more`) leaves a file untracked then unlisted: not known absent.
   if (head === null || !present || facts.saved.dirty === null || (facts.saved.dirtyMore ?? 0) > 0) return [];
-  const t = await git(["ls-tree", "-r", "-z", "--name-only", head, "--", ...missing.map((k) => `:(top,literal)${prefix}${k}`)]);
+  const t = await git([
+    "ls-tree",
+    "-r",
+    "-z",
+    "--name-only",
+    head,
+    "--",
+    ...missing.map((k) => `:(top,literal)${prefix}${k}`),
+  ]);
   if (t.code !== 0) return [];
-  const inTree = t.stdout.toString("utf8").split("\0").filter((p) => p !== "");
+  const inTree = t.stdout
+    .toString("utf8")
+    .split("\0")
+    .filter((p) => p !== "");
   const dirty = facts.saved.dirty;
   // `ls-tree -r` names the files in a folder, never the folder: a folder key file was there when
   // a file under it was (in the tree or dirty).
@@ -345,7 +356,7 @@ async function measureHead(
   snap: Snapshot,
   head: ObjectId,
   log: GitResult,
-  git: (args: readonly string[]) => Promise<GitResult>,
+  git: Git,
   memoryPrefix: string,
   gitDir: string | null,
 ): Promise<string | null> {
@@ -395,7 +406,12 @@ async function measureHead(
   }
   // The old object is here: count HEAD's commits that are not a rewritten copy of the saved
   // side's, only when the commits since the saved date are few enough to compare.
-  if (!facts.objectMissing && snap.head !== null && facts.commitsSinceDate !== null && facts.commitsSinceDate <= MAX_SINCE_SAVED) {
+  if (
+    !facts.objectMissing &&
+    snap.head !== null &&
+    facts.commitsSinceDate !== null &&
+    facts.commitsSinceDate <= MAX_SINCE_SAVED
+  ) {
     const r = await git(["rev-list", "--cherry-pick", "--right-only", "--count", `${head}...HEAD`]);
     if (r.code === 0) facts.sinceSaved = Number(r.stdout.toString("utf8").trim());
   }
@@ -407,23 +423,79 @@ export const MAX_SINCE_SAVED = 500;
 
 // The top's `.gitattributes` at the saved commit and at HEAD, our block left out, are the same
 // (two `git show`s; a missing file reads as empty).
-async function sameAttributesButOurs(head: ObjectId, git: (args: readonly string[]) => Promise<GitResult>): Promise<boolean> {
+async function sameAttributesButOurs(head: ObjectId, git: Git): Promise<boolean> {
   const [then, now] = await Promise.all([git(["show", `${head}:${ATTRIBUTES}`]), git(["show", `HEAD:${ATTRIBUTES}`])]);
   const text = (r: GitResult) => (r.code === 0 ? r.stdout.toString("utf8") : "");
   return attributesNotOurs(text(then)) === attributesNotOurs(text(now));
 }
 
-async function countBoth(head: ObjectId, git: (args: readonly string[]) => Promise<GitResult>): Promise<{ ahead: number; behind: number } | null> {
+async function countBoth(head: ObjectId, git: Git): Promise<{ ahead: number; behind: number } | null> {
   const r = await git(["rev-list", "--left-right", "--count", `${head}...HEAD`]);
   const m = r.code === 0 ? /^(\d+)\s+(\d+)/.exec(r.stdout.toString("utf8")) : null;
   return m ? { behind: Number(m[1]), ahead: Number(m[2]) } : null;
 }
 
-async function reachableFromRef(head: ObjectId, git: (args: readonly string[]) => Promise<GitResult>, facts: DriftFacts): Promise<boolean> {
+async function reachableFromRef(head: ObjectId, git: Git, facts: DriftFacts): Promise<boolean> {
   const r = await git(reachableArgs(head));
   if (r.code !== 0) {
     facts.objectMissing = true;
     return false;
   }
   return r.stdout.toString("utf8").trim() === "";
+}
+
+// What is known before git answers: the saved anchors, nothing measured yet.
+function blankFacts(anchors: CheckedAnchors, nowMs: number): DriftFacts {
+  const head = anchors.head;
+  return {
+    nowMs,
+    saved: { branch: anchors.branch, head, date: anchors.date, dirty: anchors.dirty, dirtyMore: anchors.dirtyMore },
+    git: { state: "repo", note: null },
+    current: null,
+    headReachable: null,
+    objectMissing: false,
+    shallow: false,
+    reflogNamed: false,
+    sinceSaved: null,
+    savedBranchPresent: null,
+    ahead: null,
+    behind: null,
+    commitsSinceDate: null,
+    missingKeyFiles: [],
+    unverifiable: anchors.unverifiable,
+    memoryOnlyCommits: 0,
+    changedKeyFiles: [],
+    changedSinceSave: null,
+    inProgress: { saved: anchors.inProgress, current: null },
+    provenance: null,
+    ageUnknown: anchors.stateTime.known ? null : anchors.stateTime.reason,
+  };
+}
+
+async function measureFates(
+  git: Git,
+  facts: DriftFacts,
+  anchors: CheckedAnchors,
+  at: { top: string; gitDir: string | null; present: boolean; cleaned: string[]; fromElsewhere: boolean },
+) {
+  const now = facts.current!;
+  const head = facts.saved.head;
+  const format = objectFormat(at.gitDir);
+  const logs = await gatherFateLogs(git, {
+    commonDir: at.gitDir === null ? null : commonDirOf(at.gitDir),
+    savedHead: at.present ? head : null,
+    savedDateMs: facts.saved.date?.ms ?? null,
+    cleaned: at.cleaned,
+    headExists: now.head !== null,
+  });
+  return fatesOf({
+    savedDirty: facts.saved.dirty ?? [],
+    hashes: anchors.dirtyHashes ?? [],
+    nowDirty: now.dirty,
+    blobNow: (p) => blobIdOf(path.join(at.top, p), format),
+    ...logs,
+    // A clone made after the save did not save it, record or not.
+    fromSaved: at.present && head !== null,
+    fromElsewhere: at.fromElsewhere,
+  });
 }

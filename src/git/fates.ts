@@ -1,10 +1,11 @@
 // What became of each file dirty at the save (docs/design.md#what-became-of-the-dirty-files):
 // exactly one fate per file, told from git's own records, so that drift's summary, its JSON
 // and the brief read one answer and can never disagree.
-import { closeSync, existsSync, openSync, readSync } from "node:fs";
+import { closeSync, openSync, readFileSync, readSync } from "node:fs";
 import path from "node:path";
 import type { DirtyHash } from "../schema/anchor-lines.ts";
-import type { GitResult } from "./run.ts";
+import { commonDirOf, gitDirOf, gitTopOf } from "./git-dir.ts";
+import { GitUnavailable, runGit, type GitResult } from "./run.ts";
 
 /** One file's fate since the save; `commit` and `stash` say where its saved content now is. */
 export type DirtyFate =
@@ -105,15 +106,49 @@ export function clonedAfter(gitDir: string | null, savedMs: number | null): bool
 
 const RAW = ["--raw", "--no-abbrev", "--no-renames", "-z"];
 
+type Git = (args: readonly string[], input?: string) => Promise<GitResult>;
+
+/** How many stash entries the stash's reflog holds (read as a file, no git process); 0 when none. */
+export function stashCount(commonDir: string | null): number {
+  if (commonDir === null) return 0;
+  try {
+    return readFileSync(path.join(commonDir, "logs", "refs", "stash"), "utf8")
+      .split("\n")
+      .filter((l) => l !== "").length;
+  } catch {
+    return 0;
+  }
+}
+
+/** The object id each `<rev>:<path>` names, or null when it names none; one `cat-file` process. */
+export async function objectIds(git: Git, revs: readonly string[]): Promise<(string | null)[]> {
+  if (revs.length === 0) return [];
+  const r = await git(["cat-file", "--batch-check"], revs.map((x) => `${x}\n`).join(""));
+  const lines = r.code === 0 ? r.stdout.toString("utf8").split("\n") : [];
+  return revs.map((_, i) => /^([0-9a-f]{40,64}) /.exec(lines[i] ?? "")?.[1] ?? null);
+}
+
+/** What each stash entry's untracked tree (`stash@{n}^3`, what `git stash -u` takes) holds of `paths`. */
+async function untrackedInStashes(git: Git, count: number, paths: readonly string[]) {
+  const asks = Array.from({ length: Math.min(count, 100) }, (_, n) => paths.map((p) => ({ n, p }))).flat();
+  // A batch line ends at a line break: such a path is not asked about.
+  const safe = asks.filter((a) => !/[\r\n]/.test(a.p));
+  const ids = await objectIds(
+    git,
+    safe.map((a) => `stash@{${a.n}}^3:${a.p.replace(/\/+$/, "")}`),
+  );
+  return safe.flatMap((a, i) => (ids[i] ? [{ stash: `stash@{${a.n}}`, p: a.p, id: ids[i] }] : []));
+}
+
 /**
  * Runs the logs `fatesOf` needs, only for the saved dirty files clean now (none: no process):
- * commits since the save on HEAD and on other refs, and the stash's entries, in parallel.
- * `savedHead` is null when its object is not here: the saved date then bounds the walk.
+ * commits since the save on HEAD and on other refs, and the stash's entries (their tracked
+ * changes and their untracked trees), in parallel. `savedHead` is null when its object is not
+ * here: the saved date then bounds the walk.
  */
 export async function gatherFateLogs(
-  git: (args: readonly string[]) => Promise<GitResult>,
+  git: Git,
   opts: {
-    top: string;
     commonDir: string | null;
     savedHead: string | null;
     savedDateMs: number | null;
@@ -129,13 +164,63 @@ export async function gatherFateLogs(
     const r = await git(args);
     return r.code === 0 ? parseRawLog(r.stdout) : null;
   };
-  const hasStash = opts.commonDir !== null && existsSync(path.join(opts.commonDir, "logs", "refs", "stash"));
+  const stashes = stashCount(opts.commonDir);
   const notHead = opts.headExists ? ["^HEAD"] : [];
-  const [onHead, elsewhere, stashes] = await Promise.all([
+  const stashLog = ["log", "-g", "--diff-merges=first-parent", ...RAW, "--format=%x01%gd", "refs/stash", ...specs];
+  const [onHead, elsewhere, tracked, untracked] = await Promise.all([
     opts.headExists ? run(["log", ...RAW, "--format=%x01%H", "HEAD", ...bound, ...specs]) : [],
     run(["log", ...RAW, "--format=%x01%H", "--exclude=refs/stash", "--all", ...notHead, ...bound, ...specs]),
-    hasStash ? run(["log", "-g", "--diff-merges=first-parent", ...RAW, "--format=%x01%gd", "refs/stash", ...specs])
-      : [],
+    stashes > 0 ? run(stashLog) : [],
+    stashes > 0 ? untrackedInStashes(git, stashes, opts.cleaned) : [],
   ]);
-  return { onHead, elsewhere, stashes };
+  // An entry's untracked files count as what it changed, beside its tracked changes.
+  const byName = new Map<string, Touch>();
+  for (const t of tracked ?? []) byName.set(t.name, t);
+  for (const u of untracked) {
+    const t = byName.get(u.stash) ?? { name: u.stash, paths: new Map<string, string>() };
+    t.paths.set(u.p, u.id);
+    byName.set(u.stash, t);
+  }
+  const n = (name: string) => Number(/\d+/.exec(name)?.[0] ?? 0);
+  const all = tracked === null ? null : [...byName.values()].sort((a, b) => n(a.name) - n(b.name));
+  return { onHead, elsewhere, stashes: all };
+}
+
+/**
+ * The newest stash entry holding the handoff the root lacks (`git stash -u` took the untracked
+ * memory dir, or `git stash` a staged handoff), and the command that brings it back without
+ * touching the user's other stashed work; null when no entry holds it.
+ */
+export async function handoffInStash(
+  root: string,
+  env: Record<string, string | undefined>,
+): Promise<{ stash: string; restore: string } | null> {
+  const top = gitTopOf(root);
+  const gitDir = top === null ? null : gitDirOf(top);
+  const count = stashCount(gitDir === null ? null : commonDirOf(gitDir));
+  if (top === null || count === 0) return null;
+  const handoff = `${path.relative(top, root).split(path.sep).join("/")}/.ai/memory/HANDOFF.md`.replace(/^\//, "");
+  if (/[\r\n]/.test(handoff)) return null;
+  const git: Git = (args, input) => runGit(root, args, env, undefined, { input });
+  const n = Math.min(count, 100);
+  const revs = Array.from({ length: n }, (_, i) => [`stash@{${i}}^3:`, `stash@{${i}}:`, `stash@{${i}}^1:`]);
+  try {
+    const ids = await objectIds(
+      git,
+      revs.flat().map((r) => `${r}${handoff}`),
+    );
+    for (let i = 0; i < n; i++) {
+      const [untracked, tracked, before] = ids.slice(i * 3, i * 3 + 3);
+      // `--overlay` removes nothing: the untracked tree holds only what the stash took.
+      if (untracked)
+        return { stash: `stash@{${i}}`, restore: `git restore --overlay --source=stash@{${i}}^3 -- .ai/memory` };
+      // A staged handoff the stash took: in its tree, not in the commit it was made on.
+      if (tracked && !before) {
+        return { stash: `stash@{${i}}`, restore: `git restore --source=stash@{${i}} -- .ai/memory/HANDOFF.md` };
+      }
+    }
+  } catch (err) {
+    if (!(err instanceof GitUnavailable)) throw err;
+  }
+  return null;
 }

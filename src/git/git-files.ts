@@ -13,8 +13,6 @@ export const MAX_REFLOG_BYTES = 64 * 1024 * 1024;
 /** Reflog files read at most. */
 export const MAX_REFLOG_FILES = 2000;
 
-
-
 /** True when the clone is shallow: git keeps the cut-off commits in `<common dir>/shallow`. */
 export function isShallow(gitDir: string | null): boolean {
   return gitDir !== null && isFile(path.join(commonDirOf(gitDir), "shallow"));
@@ -58,7 +56,8 @@ export function reflogNames(gitDir: string | null, id: string): boolean {
       while (at !== -1) {
         const before = at === 0 ? 0x0a : buf[at - 1];
         const after = buf[at + needle.length];
-        if ((before === 0x0a || before === 0x20) && (after === 0x20 || after === 0x0a || after === undefined)) return true;
+        if ((before === 0x0a || before === 0x20) && (after === 0x20 || after === 0x0a || after === undefined))
+          return true;
         at = buf.indexOf(needle, at + 1);
       }
     } catch {

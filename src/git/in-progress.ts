@@ -11,9 +11,6 @@ export interface InProgress {
   branch: string | null;
 }
 
-
-
-
 /** `refs/heads/feature/login` -> `feature/login`; anything else (a detached rebase) -> null. */
 function branchOfHeadName(text: string | null): string | null {
   const m = text === null ? null : /^refs\/heads\/(\S+)\s*$/.exec(text);

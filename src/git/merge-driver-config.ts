@@ -2,7 +2,23 @@
 // section in this clone's git config, a block of ours in the root `.gitattributes`, and a copy
 // of the helper outside the work tree that the driver runs (a merge can change the helper in
 // the repository, never this copy). `install`, `uninstall` and `publish` each make one call.
-import { chmodSync, closeSync, constants, existsSync, fsyncSync, lchownSync, lstatSync, mkdirSync, openSync, readFileSync, realpathSync, renameSync, rmdirSync, unlinkSync, writeSync } from "node:fs";
+import {
+  chmodSync,
+  closeSync,
+  constants,
+  existsSync,
+  fsyncSync,
+  lchownSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  rmdirSync,
+  unlinkSync,
+  writeSync,
+} from "node:fs";
 import path from "node:path";
 import { randomBytes } from "node:crypto";
 import { commonDirOf } from "./git-files.ts";
@@ -12,11 +28,11 @@ import { DRIVER_NAME } from "./merge-driver-state.ts";
 
 export { DRIVER_NAME, MERGE_DRIVER_MISSING, mergeDriverMissing } from "./merge-driver-state.ts";
 
-
 const BEGIN = "# >>> session-handoff merge driver (managed by session-handoff; `uninstall` removes it)";
 // Said on the first line when the block had to add a newline to a file that lacked one, so
 // that removing the block gives back the original bytes.
-const BEGIN_NL = "# >>> session-handoff merge driver (managed by session-handoff; `uninstall` removes it; newline added)";
+const BEGIN_NL =
+  "# >>> session-handoff merge driver (managed by session-handoff; `uninstall` removes it; newline added)";
 const END = "# <<< session-handoff merge driver";
 
 /** What a registration or its removal changed. */
@@ -43,7 +59,9 @@ export function driverCopyPath(top: string): string | null {
 }
 
 const DRIVER_ARGS = " merge-driver %O %A %B %P";
-const COPY_GONE = "session-handoff merge driver: its helper copy or node is missing, git keeps the conflict; run install or publish in this clone";
+const COPY_GONE =
+  "session-handoff merge driver: its helper copy or node is missing, git keeps the conflict; run install or " +
+    "publish in this clone";
 
 /**
  * The command git runs: the copy when it and node are there, else git's own text merge with
@@ -90,7 +108,11 @@ function readRegular(p: string): Buffer | null {
 // Replaces a file's bytes through a temp file and a rename (never follows a link at the name).
 function replaceFile(p: string, bytes: Buffer, mode: number): void {
   const tmp = path.join(path.dirname(p), `.${path.basename(p)}.tmp-${process.pid}-${randomBytes(4).toString("hex")}`);
-  const fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0), mode);
+  const fd = openSync(
+    tmp,
+    constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0),
+    mode,
+  );
   try {
     writeSync(fd, bytes);
     fsyncSync(fd);
@@ -175,7 +197,11 @@ function memRelOf(top: string, root: string): string {
  * to the top's `.gitattributes` when it is missing or different. Outside git nothing is done.
  * Never throws: what could not be done is in `notes`.
  */
-export async function registerMergeDriver(root: string, helperPath: string | null, env: Record<string, string | undefined>): Promise<MergeDriverChange> {
+export async function registerMergeDriver(
+  root: string,
+  helperPath: string | null,
+  env: Record<string, string | undefined>,
+): Promise<MergeDriverChange> {
   const top = gitTopOf(root);
   const out: MergeDriverChange = { top, config: false, attributes: false, copy: null, notes: [] };
   if (top === null || gitDirOf(top) === null) return out;
@@ -198,7 +224,9 @@ export async function registerMergeDriver(root: string, helperPath: string | nul
     giveTo(copy, ownerOf(gitCommon));
     out.copy = realpathSync(copy);
   } catch (err) {
-    out.notes.push(`the merge driver was not registered: its copy of the helper could not be written (${(err as Error).message})`);
+    out.notes.push(
+      `the merge driver was not registered: its copy of the helper could not be written (${(err as Error).message})`,
+    );
     return out;
   }
   const driver = driverCommand(process.execPath, out.copy);
@@ -222,7 +250,11 @@ export async function registerMergeDriver(root: string, helperPath: string | nul
     const { rest, had, line } = withoutBlock(text);
     if (!(had && line === want)) {
       const owner = ownerOf(before === null ? top : file);
-      replaceFile(file, Buffer.from(blockFor(rest, want), "utf8"), before === null ? 0o644 : lstatSync(file).mode & 0o777);
+      replaceFile(
+        file,
+        Buffer.from(blockFor(rest, want), "utf8"),
+        before === null ? 0o644 : lstatSync(file).mode & 0o777,
+      );
       giveTo(file, owner);
       out.attributes = true;
     }
@@ -238,7 +270,10 @@ export async function registerMergeDriver(root: string, helperPath: string | nul
  * clone's own helper copy with its folder when empty. A copy another clone runs is never touched.
  * Never throws.
  */
-export async function unregisterMergeDriver(root: string, env: Record<string, string | undefined>): Promise<MergeDriverChange> {
+export async function unregisterMergeDriver(
+  root: string,
+  env: Record<string, string | undefined>,
+): Promise<MergeDriverChange> {
   const top = gitTopOf(root);
   const out: MergeDriverChange = { top, config: false, attributes: false, copy: null, notes: [] };
   const copy = top === null ? null : driverCopyPath(top);
@@ -294,15 +329,32 @@ export async function mergeDriverStep(
   if (root === null || opts.dryRun === true) return { lines: [], notes: [], change: null };
   let change: MergeDriverChange;
   try {
-    change = opts.remove === true ? await unregisterMergeDriver(root, env) : await registerMergeDriver(root, opts.helperPath ?? null, env);
+    change =
+      opts.remove === true
+        ? await unregisterMergeDriver(root, env)
+        : await registerMergeDriver(root, opts.helperPath ?? null, env);
   } catch (err) {
     // A repository with no git on PATH (Windows' cmd without git for Windows): the agent files are done.
     if (!(err instanceof GitUnavailable)) throw err;
-    return { lines: [], notes: [`the merge driver was not ${opts.remove === true ? "removed" : "registered"}: ${err.message}`], change: null };
+    return {
+      lines: [],
+      notes: [`the merge driver was not ${opts.remove === true ? "removed" : "registered"}: ${err.message}`],
+      change: null,
+    };
   }
   const lines: string[] = [];
-  if (change.config) lines.push(opts.remove === true ? "removed the merge driver session-handoff from .git/config" : "registered the merge driver session-handoff in .git/config");
-  if (change.attributes) lines.push(opts.remove === true ? "removed the merge driver's block from .gitattributes" : "added the merge driver's block to .gitattributes");
+  if (change.config)
+    lines.push(
+      opts.remove === true
+        ? "removed the merge driver session-handoff from .git/config"
+        : "registered the merge driver session-handoff in .git/config",
+    );
+  if (change.attributes)
+    lines.push(
+      opts.remove === true
+        ? "removed the merge driver's block from .gitattributes"
+        : "added the merge driver's block to .gitattributes",
+    );
   return { lines, notes: change.notes, change };
 }
 

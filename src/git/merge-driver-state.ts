@@ -34,5 +34,5 @@ export function mergeDriverMissing(root: string): boolean {
 
 /** The sentence `doctor` and `check` print when `mergeDriverMissing` is true. */
 export const MERGE_DRIVER_MISSING =
-  ".gitattributes names the session-handoff merge driver, but this clone's git config lacks it: git merges memory files as text (conflict markers can land); run `install` or `publish` once in this clone";
-
+  ".gitattributes names the session-handoff merge driver, but this clone's git config lacks it: git merges " +
+    "memory files as text (conflict markers can land); run `install` or `publish` once in this clone";

@@ -4,7 +4,8 @@
 import { parseHandoff, stateTimeOfText, type ParsedHandoff } from "../schema/handoff.ts";
 
 /** The line the driver adds after `Saved:` naming the other handoff's archive. */
-export const MERGED_LINE = /^Merged-with: archive\/(HANDOFF-[A-Za-z0-9._-]+\.md)(?:; (merged with [^\n]{1,200}?))?[ \t]*$/m;
+export const MERGED_LINE =
+  /^Merged-with: archive\/(HANDOFF-[A-Za-z0-9._-]+\.md)(?:; (merged with [^\n]{1,200}?))?[ \t]*$/m;
 
 /** The brief's sentence for a handoff the driver chose (`brief` prints it). */
 export function mergedSentence(name: string, note: string | null = null): string {

@@ -28,26 +28,39 @@ export interface PublishMemoryResult {
   pushed: string | null;
   /** `.gitattributes` went into the commit (the merge driver's block: docs/decisions/merge-driver.md). */
   attributes?: boolean;
-  /** What the repository names that this run did not run (without `--run-hooks`): its hooks, by name, and commit signing. */
+  /** What the repository names that this run did not run (no `--run-hooks`): its hooks, by name, and signing. */
   skipped?: { hooks: string[]; signing: boolean };
 }
 
 // The hooks a commit and a push can run (githooks(5)); `pre-auto-gc` never runs: gc.auto is off.
-const COMMIT_HOOKS = ["pre-commit", "prepare-commit-msg", "commit-msg", "post-commit", "post-index-change", "reference-transaction", "pre-push"];
+const COMMIT_HOOKS = [
+  "pre-commit",
+  "prepare-commit-msg",
+  "commit-msg",
+  "post-commit",
+  "post-index-change",
+  "reference-transaction",
+  "pre-push",
+];
 
 /**
  * What a commit in `top` would have run that publish did not: the hooks present (executable)
  * in the repository's hooks folder, and signing when `commit.gpgSign` is on. Read without
  * running anything: `rev-parse --git-path hooks` and `config` run no hook.
  */
-async function skippedPrograms(top: string, env: Record<string, string | undefined>, push: boolean): Promise<{ hooks: string[]; signing: boolean }> {
+async function skippedPrograms(
+  top: string,
+  env: Record<string, string | undefined>,
+  push: boolean,
+): Promise<{ hooks: string[]; signing: boolean }> {
   const opts = { hooksAndSigning: true };
   const [dir, sign] = await Promise.all([
     runGit(top, ["rev-parse", "--git-path", "hooks"], env, undefined, opts),
     runGit(top, ["config", "--type=bool", "--get", "commit.gpgSign"], env, undefined, opts),
   ]);
   const hooksDir = path.resolve(top, dir.stdout.toString("utf8").replace(/\n$/, ""));
-  const hooks = dir.code !== 0 ? [] : COMMIT_HOOKS.filter((h) => (push || h !== "pre-push") && executable(path.join(hooksDir, h)));
+  const hooks =
+    dir.code !== 0 ? [] : COMMIT_HOOKS.filter((h) => (push || h !== "pre-push") && executable(path.join(hooksDir, h)));
   return { hooks, signing: sign.code === 0 && sign.stdout.toString("utf8").trim() === "true" };
 }
 
@@ -64,18 +77,32 @@ function executable(p: string): boolean {
 const PUSH_TIMEOUT_MS = 5 * 60_000;
 
 /** runGit, with a git that ran too long or could not run turned into a refusal naming the step. */
-async function step(top: string, args: string[], env: Record<string, string | undefined>, what: string, runHooks: boolean, done = ""): Promise<GitResult> {
+async function step(
+  top: string,
+  args: string[],
+  env: Record<string, string | undefined>,
+  what: string,
+  runHooks: boolean,
+  done = "",
+): Promise<GitResult> {
   const timeoutMs = args[0] === "push" ? PUSH_TIMEOUT_MS : GIT_TIMEOUT_MS;
   try {
     return await runGit(top, args, env, timeoutMs, { hooksAndSigning: runHooks });
   } catch (err) {
     if (!(err instanceof GitUnavailable)) throw err;
-    const why = err.reason === "timeout" ? `took longer than ${timeoutMs / 1000} s and was stopped` : `could not run: ${err.why}`;
+    const why =
+      err.reason === "timeout" ? `took longer than ${timeoutMs / 1000} s and was stopped` : `could not run: ${err.why}`;
     throw new Refused(`${done}${what} ${why}`);
   }
 }
 
-async function gitOut(top: string, args: string[], env: Record<string, string | undefined>, what: string, runHooks: boolean): Promise<string> {
+async function gitOut(
+  top: string,
+  args: string[],
+  env: Record<string, string | undefined>,
+  what: string,
+  runHooks: boolean,
+): Promise<string> {
   const r = await step(top, args, env, what, runHooks);
   if (r.code !== 0) {
     // git's own words: the user knows them, and they say what to do (docs/design.md#verdicts-and-the-brief).
@@ -97,16 +124,43 @@ export interface PublishTarget {
  * driver's step, so that such a refusal leaves the disk as it was (CONTRIBUTING.md).
  * @throws Refused (exit 2).
  */
-export async function publishTarget(root: string, memDir: string, env: Record<string, string | undefined>): Promise<PublishTarget> {
+export async function publishTarget(
+  root: string,
+  memDir: string,
+  env: Record<string, string | undefined>,
+): Promise<PublishTarget> {
   const topOut = await runGit(root, ["rev-parse", "--show-toplevel"], env);
-  if (topOut.code !== 0) throw new Refused(`${root} is not in a git repository; publish commits the memory dir with git (${firstLine(topOut.stderr)})`);
+  if (topOut.code !== 0)
+    throw new Refused(
+      `${root} is not in a git repository; publish commits the memory dir with git (${firstLine(topOut.stderr)})`,
+    );
   const top = topOut.stdout.toString("utf8").replace(/\n$/, "");
   const memRel = path.relative(top, memDir).split(path.sep).join("/");
   if (memRel.startsWith("..")) throw new Refused(`the memory dir ${memDir} is outside the repository ${top}`);
   // One path per run: git refuses --quiet with several. The folder, or its files by a pattern.
-  const ignored = await Promise.all([`${memRel}/`, `${memRel}/HANDOFF.md`].map((p) => runGit(top, ["check-ignore", "-q", "--", p], env)));
+  const ignored = await Promise.all(
+    [`${memRel}/`, `${memRel}/HANDOFF.md`].map((p) => runGit(top, ["check-ignore", "-q", "--", p], env)),
+  );
   if (ignored.some((r) => r.code === 0)) {
-    throw new Refused(`${memRel}/ is ignored by git (.gitignore); publish only commits a memory dir that git tracks: remove the ignore rule first, or keep memory private and do not publish`);
+    throw new Refused(
+      `${memRel}/ is ignored by git (.gitignore); publish only commits a memory dir that git tracks: remove the ` +
+        `ignore rule first, or keep memory private and do not publish`,
+    );
+  }
+  // With no memory file at all, the commit would hold only our attributes block: not a publish.
+  const listed = await runGit(
+    top,
+    ["ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", `${memRel}/`],
+    env,
+  );
+  const files = listed.stdout
+    .toString("utf8")
+    .split("\0")
+    .filter((p) => p.startsWith(`${memRel}/`));
+  if (listed.code === 0 && !files.some((p) => isPublicMemoryPath(p.slice(memRel.length + 1)))) {
+    throw new Refused(
+      `nothing to publish: ${memRel}/ holds no memory file; save a handoff first (nothing was changed)`,
+    );
   }
   return { top, memRel };
 }
@@ -132,12 +186,18 @@ export async function publishMemory(
   const { top, memRel } = target ?? (await publishTarget(root, memDir, env));
   const git = (args: string[], what: string) => gitOut(top, args, env, what, runHooks);
   // Tracked files (deleted ones too: a pruned archive) and untracked ones, never ignored.
-  const listed = await git(["ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", `${memRel}/`], "git ls-files");
+  const listed = await git(
+    ["ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", `${memRel}/`],
+    "git ls-files",
+  );
   const journal = !existsSync(path.join(memDir, "journal", "OFF"));
-  const paths = [...new Set(listed.split("\0").filter(Boolean))].filter((p) => isPublicMemoryPath(p.slice(memRel.length + 1), journal)).sort();
+  const paths = [...new Set(listed.split("\0").filter(Boolean))]
+    .filter((p) => isPublicMemoryPath(p.slice(memRel.length + 1), journal))
+    .sort();
   // The merge driver's block: committed when this run changed it, or when install made the
   // file and nothing else is in it (never a user's other uncommitted attribute edits).
-  if (attributes === "changed" || (attributes === "if-only-ours" && attributesOnlyOurs(top))) paths.push(".gitattributes");
+  if (attributes === "changed" || (attributes === "if-only-ours" && attributesOnlyOurs(top)))
+    paths.push(".gitattributes");
   if (paths.length === 0) return { committed: false, paths: [], commit: null, pushed: null };
   const status = await git(["status", "--porcelain=v1", "-z", "--untracked-files=all", "--", ...paths], "git status");
   if (status === "") return { committed: false, paths: [], commit: null, pushed: null };
@@ -164,20 +224,46 @@ export async function publishMemory(
   let pushed: string | null = null;
   if (upstream) {
     const { remote: r, merge: m } = upstream;
-    const out = await step(top, ["push", "--", r, `HEAD:${m}`], env, "git push", runHooks, `committed ${commit.slice(0, 12)}, but `);
-    if (out.code !== 0) throw new Refused(`committed ${commit.slice(0, 12)}, but the push failed (git exit ${out.code}):\n${out.stderr.trim()}`);
+    const out = await step(
+      top,
+      ["push", "--", r, `HEAD:${m}`],
+      env,
+      "git push",
+      runHooks,
+      `committed ${commit.slice(0, 12)}, but `,
+    );
+    if (out.code !== 0)
+      throw new Refused(
+        `committed ${commit.slice(0, 12)}, but the push failed (git exit ${out.code}):\n${out.stderr.trim()}`,
+      );
     pushed = `${r} ${m.replace(/^refs\/heads\//, "")}`;
   }
-  return { committed: true, paths: changed, commit, pushed, attributes: changed.includes(".gitattributes"), ...(skipped ? { skipped } : {}) };
+  return {
+    committed: true,
+    paths: changed,
+    commit,
+    pushed,
+    attributes: changed.includes(".gitattributes"),
+    ...(skipped ? { skipped } : {}),
+  };
 }
 
 /** The current branch's upstream (remote and merge ref), or a refusal that says how to set one. */
-async function pushTarget(top: string, env: Record<string, string | undefined>, runHooks: boolean): Promise<{ remote: string; merge: string }> {
-  const branch = (await gitOut(top, ["symbolic-ref", "--short", "-q", "HEAD"], env, "finding the branch", runHooks)).trim();
+async function pushTarget(
+  top: string,
+  env: Record<string, string | undefined>,
+  runHooks: boolean,
+): Promise<{ remote: string; merge: string }> {
+  const branch = (
+    await gitOut(top, ["symbolic-ref", "--short", "-q", "HEAD"], env, "finding the branch", runHooks)
+  ).trim();
   const remote = await step(top, ["config", "--get", `branch.${branch}.remote`], env, "git config", runHooks);
   const merge = await step(top, ["config", "--get", `branch.${branch}.merge`], env, "git config", runHooks);
   if (remote.code !== 0 || merge.code !== 0) {
-    throw new Refused(`${branch} has no upstream to push to, so nothing was committed; publish pushes only to the branch's upstream: set one with \`git push -u <remote> ${branch}\``);
+    throw new Refused(
+      `${branch} has no upstream to push to, so nothing was committed; publish pushes only to the branch's ` +
+        `upstream: set one with \`git push -u <remote> ${branch}\``,
+    );
   }
   return { remote: remote.stdout.toString("utf8").trim(), merge: merge.stdout.toString("utf8").trim() };
 }
@@ -186,13 +272,21 @@ async function pushTarget(top: string, env: Record<string, string | undefined>, 
  * Puts back the index entries `ls-files -s -z` listed for `paths` before publish staged them,
  * and drops the entries of paths that had none: a refused commit leaves the user's index as it was.
  */
-async function restoreIndex(top: string, env: Record<string, string | undefined>, paths: string[], before: string): Promise<void> {
+async function restoreIndex(
+  top: string,
+  env: Record<string, string | undefined>,
+  paths: string[],
+  before: string,
+): Promise<void> {
   const had = new Set<string>();
-  const entries = before.split("\0").filter(Boolean).map((e) => {
-    const [info, file] = [e.slice(0, e.indexOf("\t")), e.slice(e.indexOf("\t") + 1)];
-    had.add(file);
-    return { info: info.split(" "), file };
-  });
+  const entries = before
+    .split("\0")
+    .filter(Boolean)
+    .map((e) => {
+      const [info, file] = [e.slice(0, e.indexOf("\t")), e.slice(e.indexOf("\t") + 1)];
+      had.add(file);
+      return { info: info.split(" "), file };
+    });
   const gone = paths.filter((p) => !had.has(p));
   try {
     if (gone.length > 0) await runGit(top, ["update-index", "--force-remove", "--", ...gone], env);

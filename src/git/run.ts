@@ -68,10 +68,12 @@ export function gitEnv(env: Record<string, string | undefined>): Record<string, 
   return out;
 }
 
-/** What git may run that a repository names: nothing (the default), or its hooks and signing too (`publish --run-hooks`). */
+/** What git may run that a repository names: nothing, or its hooks and signing too (`publish --run-hooks`). */
 export interface GitRunOptions {
   /** Let the repository's hooks and commit signing run (the user asked for it); filters and the rest stay off. */
   hooksAndSigning?: boolean;
+  /** Text given to git on its standard input (`cat-file --batch-check`). */
+  input?: string;
 }
 
 // Settings that name a program git would run for a reading or a commit, each set to one that
@@ -101,17 +103,23 @@ const namedCache = new Map<string, Promise<(readonly [string, string])[]>>();
  * The neutral values for the filters and diff drivers the config at `cwd` defines, read with
  * `git config` (which runs nothing it names); cached for the process.
  */
-function namedOverrides(cwd: string, env: Record<string, string>, timeoutMs: number): Promise<(readonly [string, string])[]> {
+function namedOverrides(
+  cwd: string,
+  env: Record<string, string>,
+  timeoutMs: number,
+): Promise<(readonly [string, string])[]> {
   let p = namedCache.get(cwd);
   if (p === undefined) {
-    p = spawnGit(cwd, [...asArgs(NEUTRAL), "config", "-z", "--name-only", "--get-regexp", NAMED], env, timeoutMs).then((r) => {
-      const out: (readonly [string, string])[] = [];
-      for (const key of new Set(r.code === 0 ? r.stdout.toString("utf8").split("\0") : [])) {
-        const m = NAMED_PROGRAMS.exec(key);
-        if (m) out.push([key, m[3]!.toLowerCase() === "required" ? "false" : ""]);
-      }
-      return out;
-    });
+    p = spawnGit(cwd, [...asArgs(NEUTRAL), "config", "-z", "--name-only", "--get-regexp", NAMED], env, timeoutMs).then(
+      (r) => {
+        const out: (readonly [string, string])[] = [];
+        for (const key of new Set(r.code === 0 ? r.stdout.toString("utf8").split("\0") : [])) {
+          const m = NAMED_PROGRAMS.exec(key);
+          if (m) out.push([key, m[3]!.toLowerCase() === "required" ? "false" : ""]);
+        }
+        return out;
+      },
+    );
     namedCache.set(cwd, p);
     // A failed reading is not remembered: the next call tries again.
     p.catch(() => namedCache.delete(cwd));
@@ -125,7 +133,10 @@ function asArgs(pairs: readonly (readonly [string, string])[]): string[] {
   return pairs.flatMap(([k, v]) => ["-c", `${k}=${v}`]);
 }
 
-function withConfig(env: Record<string, string>, pairs: readonly (readonly [string, string])[]): Record<string, string> {
+function withConfig(
+  env: Record<string, string>,
+  pairs: readonly (readonly [string, string])[],
+): Record<string, string> {
   const base = /^\d+$/.test(env.GIT_CONFIG_COUNT ?? "") ? Number(env.GIT_CONFIG_COUNT) : 0;
   const out = { ...env };
   pairs.forEach(([k, v], i) => {
@@ -137,13 +148,9 @@ function withConfig(env: Record<string, string>, pairs: readonly (readonly [stri
 }
 
 /**
- * Runs `git <args>` in `cwd` without a shell. Every argument is either a literal of this
- * helper or a value it validated itself (a full object id, a number): callers never pass text
- * read from a memory file (docs/design.md#tokens-and-the-publication-protocol). Nothing the
- * repository names runs: no filter, hook, fsmonitor, pager, external diff, textconv, signing
- * (docs/decisions/git-runs-nothing.md); `opts.hooksAndSigning` lets hooks and signing run.
- * @returns the exit code and output; a non-zero exit is a result, not an error.
- * @throws GitUnavailable when git is not on PATH or ran past `timeoutMs` (default 15 s).
+ * Runs `git <args>` in `cwd` without a shell. Every argument is a literal of this helper or a
+ * value it validated itself: callers never pass text read from a memory file. Nothing the
+ * repository names runs (docs/decisions/git-runs-nothing.md) unless `opts.hooksAndSigning`.
  */
 export async function runGit(
   cwd: string,
@@ -154,20 +161,36 @@ export async function runGit(
 ): Promise<GitResult> {
   for (const arg of args) {
     // A guard against a future caller passing file text: no argument of ours holds these.
-    if (/[\0\n\r]/.test(arg)) throw new Error(`refusing to pass a git argument holding a control character: ${quotedValue(arg.slice(0, 200))}`);
+    if (/[\0\n\r]/.test(arg))
+      throw new Error(`refusing to pass a git argument holding a control character: ${quotedValue(arg.slice(0, 200))}`);
   }
   const base = gitEnv(env);
   const named = await namedOverrides(cwd, base, timeoutMs);
   const fixed = asArgs([...NEUTRAL, ...(opts.hooksAndSigning ? [] : NO_HOOKS_NOR_SIGNING)]);
-  return spawnGit(cwd, [...fixed, ...args], named.length > 0 ? withConfig(base, named) : base, timeoutMs);
+  const runEnv = named.length > 0 ? withConfig(base, named) : base;
+  return spawnGit(cwd, [...fixed, ...args], runEnv, timeoutMs, opts.input);
 }
 
-function spawnGit(cwd: string, args: readonly string[], env: Record<string, string>, timeoutMs: number): Promise<GitResult> {
-  return new Promise((resolve, reject) => {
-    execFile(
+function spawnGit(
+  cwd: string,
+  args: readonly string[],
+  env: Record<string, string>,
+  timeoutMs: number,
+  input?: string,
+) {
+  return new Promise<GitResult>((resolve, reject) => {
+    const child = execFile(
       "git",
       ["--no-pager", ...args],
-      { cwd, env, encoding: "buffer", timeout: timeoutMs, killSignal: "SIGKILL", maxBuffer: 256 * 1024 * 1024, windowsHide: true },
+      {
+        cwd,
+        env,
+        encoding: "buffer",
+        timeout: timeoutMs,
+        killSignal: "SIGKILL",
+        maxBuffer: 256 * 1024 * 1024,
+        windowsHide: true,
+      },
       (err, stdout, stderr) => {
         if (err) {
           const e = err as NodeJS.ErrnoException & { killed?: boolean; code?: number | string; signal?: string | null };
@@ -176,7 +199,9 @@ function spawnGit(cwd: string, args: readonly string[], env: Record<string, stri
             return;
           }
           if (e.killed || e.signal === "SIGKILL") {
-            reject(new GitUnavailable("timeout", `git ${args[0] ?? ""} took longer than ${timeoutMs} ms and was stopped`));
+            reject(
+              new GitUnavailable("timeout", `git ${args[0] ?? ""} took longer than ${timeoutMs} ms and was stopped`),
+            );
             return;
           }
           if (typeof e.code !== "number") {
@@ -189,6 +214,9 @@ function spawnGit(cwd: string, args: readonly string[], env: Record<string, stri
         resolve({ code: 0, stdout, stderr: stderr.toString("utf8") });
       },
     );
+    // git may exit before reading all of it: a closed pipe is not an error of ours.
+    child.stdin?.on("error", () => undefined);
+    if (input !== undefined) child.stdin?.end(input);
   });
 }
 

@@ -1,7 +1,9 @@
 // Which handoffs this clone saved (docs/design.md#verdicts-and-the-brief): the tokens of its
 // last handoff saves in `<git dir>/session-handoff/saves`, never in the memory dir (which a
 // pull or a merge brings from elsewhere). Files only, no git process: the hook reads it.
-import { closeSync, constants, lstatSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { closeSync, constants, existsSync, linkSync, lstatSync, mkdirSync, openSync, readFileSync } from "node:fs";
+import { renameSync, rmSync, writeFileSync, writeSync } from "node:fs";
 import path from "node:path";
 import { commonDirOf, gitDirOf, gitTopOf } from "./git-dir.ts";
 
@@ -41,6 +43,56 @@ export function savedStampOf(text: string): string | null {
   return head === undefined ? saved : `${saved}+${head}`;
 }
 
+// The line `write` puts after `Saved:`: which clone saved the handoff, by a random id kept in
+// that clone's git dir, so two clones saving in one second on one commit never pass for each other.
+const CLONE_MARK = /^<!-- saved in clone ([0-9a-f]{16}) -->[ \t]*\r?$/m;
+
+/** This clone's id (`create`: made on the first save); null outside git, or none yet. */
+export function cloneIdOf(root: string, create = false): string | null {
+  const saves = savesPath(root);
+  if (saves === null) return null;
+  const p = path.join(path.dirname(saves), "clone-id");
+  if (create && !existsSync(p)) {
+    const tmp = `${p}.tmp-${process.pid}`;
+    try {
+      mkdirSync(path.dirname(p), { recursive: true, mode: 0o700 });
+      writeFileSync(tmp, `${randomBytes(8).toString("hex")}\n`, { mode: 0o600 });
+      // A link never replaces: of two first saves at once, both use the id that landed first.
+      linkSync(tmp, p);
+    } catch {
+      // another save made it first, or a read-only git dir (the stamp then tells this clone's saves)
+    } finally {
+      rmSync(tmp, { force: true });
+    }
+  }
+  try {
+    const id = readFileSync(p, "utf8").trim();
+    return /^[0-9a-f]{16}$/.test(id) ? id : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The handoff text with this clone's mark after its `Saved:` line (an earlier mark replaced); as is with no id. */
+export function markClone(text: string, id: string | null): string {
+  if (id === null) return text;
+  const lines = text.split("\n").filter((l) => !CLONE_MARK.test(l));
+  const saved = lines.findIndex((l) => /^Saved:/.test(l));
+  if (saved === -1) return text;
+  lines.splice(saved + 1, 0, `<!-- saved in clone ${id} -->`);
+  return lines.join("\n");
+}
+
+/**
+ * Whether this clone saved the text, by its clone mark: true or false when both the mark and
+ * this clone's id exist, null when either is missing (the stamp and token then decide).
+ */
+export function markedHere(root: string, text: string | null): boolean | null {
+  const mark = text === null ? undefined : CLONE_MARK.exec(text)?.[1];
+  const id = mark === undefined ? null : cloneIdOf(root);
+  return mark === undefined || id === null ? null : mark === id;
+}
+
 /** A file's identity as the saves record keeps it: size, mtime and ctime in ns, inode. */
 export function statKey(st: { size: bigint; mtimeNs: bigint; ctimeNs: bigint; ino: bigint }): string {
   return `${st.size} ${st.mtimeNs} ${st.ctimeNs} ${st.ino}`;
@@ -64,7 +116,11 @@ export function savedHereByStat(root: string, key: string): boolean {
 // Replaces the record at `p` with `lines` by a rename, so a reader never sees half of it.
 function replaceLines(p: string, lines: string[]): void {
   const tmp = `${p}.tmp-${process.pid}`;
-  const fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | (constants.O_NOFOLLOW ?? 0), 0o600);
+  const fd = openSync(
+    tmp,
+    constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | (constants.O_NOFOLLOW ?? 0),
+    0o600,
+  );
   try {
     writeSync(fd, `${lines.join("\n")}\n`);
   } finally {
@@ -86,10 +142,7 @@ export function readSaves(root: string): { tokens: string[]; stamps: string[] } 
   }
 }
 
-/**
- * Records a handoff save's token (the last SAVES_KEPT kept), through a temp file and a rename.
- * Never throws: provenance is a note, never a reason to fail a save that already happened.
- */
+/** Records a handoff save's token (the last SAVES_KEPT kept), through a temp file and a rename. */
 export function recordSave(root: string, token: string, key: string | null = null, stamp: string | null = null): void {
   const p = savesPath(root);
   if (p === null || !/^[0-9a-f]{64}$/.test(token)) return;
@@ -97,7 +150,9 @@ export function recordSave(root: string, token: string, key: string | null = nul
     mkdirSync(path.dirname(p), { recursive: true, mode: 0o700 });
     let kept: string[] = [];
     try {
-      kept = savesLines(p).filter((m) => m[1] !== token).map((m) => m[0]);
+      kept = savesLines(p)
+        .filter((m) => m[1] !== token)
+        .map((m) => m[0]);
     } catch {
       // the first save recorded
     }
@@ -115,6 +170,8 @@ export function recordSave(root: string, token: string, key: string | null = nul
  * outside git or before the first recorded save.
  */
 export function notSavedHere(root: string, token: string, text: string | null = null): boolean {
+  const marked = markedHere(root, text);
+  if (marked !== null) return !marked;
   const saves = readSaves(root);
   if (saves === null || saves.tokens.includes(token)) return false;
   const stamp = text === null ? null : savedStampOf(text);
@@ -149,7 +206,10 @@ export function recordSavedBy(root: string, token: string, agent: string | null)
     mkdirSync(path.dirname(p), { recursive: true, mode: 0o700 });
     let kept: string[] = [];
     try {
-      kept = readFileSync(p, "utf8").slice(0, 16384).split("\n").filter((l) => SAVED_BY_LINE.test(l) && !l.startsWith(token));
+      kept = readFileSync(p, "utf8")
+        .slice(0, 16384)
+        .split("\n")
+        .filter((l) => SAVED_BY_LINE.test(l) && !l.startsWith(token));
     } catch {
       // the first one recorded
     }
@@ -165,7 +225,9 @@ export function savedByOf(root: string, token: string): string | null {
   const saves = savesPath(root);
   if (saves === null) return null;
   try {
-    for (const l of readFileSync(path.join(path.dirname(saves), "saved-by"), "utf8").slice(0, 16384).split("\n")) {
+    for (const l of readFileSync(path.join(path.dirname(saves), "saved-by"), "utf8")
+      .slice(0, 16384)
+      .split("\n")) {
       const m = SAVED_BY_LINE.exec(l);
       if (m && m[1] === token) return m[2]!;
     }

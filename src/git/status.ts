@@ -33,7 +33,9 @@ export interface Snapshot {
 export type SnapshotResult = { kind: "repo"; snapshot: Snapshot } | { kind: "not-repo" | "broken"; note: string };
 
 /** What to do about a `broken` repository, in words, for notes and the drift summary. */
-export const BROKEN_REPO_FIX = "repair it (a corrupt index: remove .git/index, then `git reset`; a missing object: `git fsck`, then fetch or restore it)";
+export const BROKEN_REPO_FIX =
+  "repair it (a corrupt index: remove .git/index, then `git reset`; a missing object: `git fsck`, then fetch or " +
+    "restore it)";
 
 /**
  * The status command: porcelain v2 with `--branch` and `-z`. The dirty entries are those of
@@ -64,10 +66,7 @@ export function statusArgs(excludes: readonly string[] = []): readonly string[] 
   return excludes.length === 0 ? STATUS_ARGS : [...STATUS_ARGS, ...excludes.map((e) => `:(exclude,literal)${e}`)];
 }
 
-/**
- * Parses `git status --porcelain=v2 --branch -z` output. Pure.
- * Entries: `1 XY sub mH mI mW hH hI path`, `2 … Xscore path\0orig`, `u … path`, `? path`.
- */
+/** Parses `git status --porcelain=v2 --branch -z` output. */
 export function parseStatusV2(out: Buffer): Snapshot {
   const fields = out.toString("utf8").split("\0");
   let branch = "(detached)";
@@ -102,7 +101,8 @@ export function parseStatusV2(out: Buffer): Snapshot {
     // A rename or copy carries its original path as the next NUL field: not listed.
     if (kind === "2") i++;
   }
-  const upstream = upstreamName === null ? null : { name: upstreamName, ahead: ab?.ahead ?? null, behind: ab?.behind ?? null };
+  const upstream =
+    upstreamName === null ? null : { name: upstreamName, ahead: ab?.ahead ?? null, behind: ab?.behind ?? null };
   return { branch, head, upstream, dirty, conflicted };
 }
 
@@ -113,14 +113,21 @@ export function parseStatusV2(out: Buffer): Snapshot {
  * cannot read (status fails, `rev-parse --is-inside-work-tree` says true).
  * @throws GitUnavailable when git is missing or timed out.
  */
-export async function readSnapshot(root: string, env: Record<string, string | undefined>, excludes: readonly string[] = []): Promise<SnapshotResult> {
+export async function readSnapshot(
+  root: string,
+  env: Record<string, string | undefined>,
+  excludes: readonly string[] = [],
+): Promise<SnapshotResult> {
   const r = await runGit(root, statusArgs(excludes), env);
   if (r.code !== 0) {
     const note = firstLine(r.stderr) || `git status exited ${r.code}`;
     // A repository git cannot read is not "no repository" (issue 23, docs/design.md#verdicts-and-the-brief): one
     // process more, only on this failure, asks git whether a work tree is there at all.
     const inside = await runGit(root, ["rev-parse", "--is-inside-work-tree"], env);
-    return { kind: inside.code === 0 && inside.stdout.toString("utf8").trim() === "true" ? "broken" : "not-repo", note };
+    return {
+      kind: inside.code === 0 && inside.stdout.toString("utf8").trim() === "true" ? "broken" : "not-repo",
+      note,
+    };
   }
   return { kind: "repo", snapshot: parseStatusV2(r.stdout) };
 }

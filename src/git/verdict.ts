@@ -26,7 +26,13 @@ export interface DriftFacts {
   /** Now, in ms since the epoch. */
   nowMs: number;
   /** `dirtyMore`: the dirty paths the saved list left off (`… and N more`); absent or 0 when none. */
-  saved: { branch: string | null; head: string | null; date: ValidTime | null; dirty: string[] | null; dirtyMore?: number };
+  saved: {
+    branch: string | null;
+    head: string | null;
+    date: ValidTime | null;
+    dirty: string[] | null;
+    dirtyMore?: number;
+  };
   git: { state: GitState; note: string | null };
   /** The repository now; null unless `git.state` is `repo`. */
   current: Snapshot | null;
@@ -86,7 +92,13 @@ export interface Provenance {
 export interface DriftReport {
   verdict: Verdict;
   /** `dirtyMore`: present only when the saved dirty list was cut (`… and N more`), the paths it left off. */
-  saved: { branch: string | null; head: string | null; date: string | null; dirty: string[] | null; dirtyMore?: number };
+  saved: {
+    branch: string | null;
+    head: string | null;
+    date: string | null;
+    dirty: string[] | null;
+    dirtyMore?: number;
+  };
   current: { branch: string | null; head: string | null; dirty: string[] | null };
   branchChanged: boolean | null;
   headReachable: boolean | null;
@@ -127,7 +139,7 @@ export interface DriftReport {
   inProgress: { saved: string | null; current: string | null };
   /** Set only when this clone did not save the handoff (its record of its saves lacks it); said once in the summary. */
   provenance: Provenance | null;
-  /** Each file dirty at the save with its one fate: committed, stashed, reverted, still dirty (changed or not), not in this clone. */
+  /** Each file dirty at the save with its one fate (fates.ts). */
   dirtyFates: DirtyFate[];
   summary: string;
 }
@@ -168,7 +180,9 @@ function listed(paths: readonly string[]): string {
 
 /** The words for a saved HEAD that is not here (`drift --help` and the brief use them). */
 export function notHereWords(reason: "not-fetched" | "shallow"): string {
-  return reason === "shallow" ? "not in this clone: deepen it (git fetch --deepen or --unshallow)" : "not in this clone: fetch, or the history was rewritten";
+  return reason === "shallow"
+    ? "not in this clone: deepen it (git fetch --deepen or --unshallow)"
+    : "not in this clone: fetch, or the history was rewritten";
 }
 
 /** Why the age is unknown, in the words the summary uses (and `drift --help` lists). */
@@ -183,9 +197,11 @@ function fateClauses(fates: readonly DirtyFate[]): string[] {
   const group = new Map<string, string[]>();
   for (const f of fates) {
     const key =
-      f.fate === "committed" ? `dirty at the save, committed in ${short(f.commit)}${f.onHead ? "" : " (not on HEAD)"}`
-      : f.fate === "stashed" ? `dirty at the save, now in ${f.stash}`
-      : FATE_WORDS[f.fate];
+      f.fate === "committed"
+        ? `dirty at the save, committed in ${short(f.commit)}${f.onHead ? "" : " (not on HEAD)"}`
+        : f.fate === "stashed"
+          ? `dirty at the save, now in ${f.stash}`
+          : FATE_WORDS[f.fate];
     group.set(key, [...(group.get(key) ?? []), f.path]);
   }
   return [...group].map(([words, paths]) => `${words}: ${listed(paths)}`);
@@ -200,12 +216,90 @@ const FATE_WORDS = {
   clean: "dirty at the save, clean now (committed, stashed or reverted)",
 } as const;
 
-/**
- * Judges drift facts (docs/design.md#verdicts-and-the-brief). Precedence: `unverifiable` (git unusable, or no valid
- * HEAD anchor), `rewritten` (saved HEAD unreachable or missing), `stale` (> 14 days, or ahead > 30), `drifted`
- * (branch changed, ahead or behind, key files missing), else `fresh`. An upstream gap or changed dirty files are
- * reported but do not change the verdict. Pure.
- */
+// The verdict's reason: why it could not be checked, how history was rewritten, or where HEAD is.
+function headClauses(
+  f: DriftFacts,
+  verdict: Verdict,
+  notHere: DriftReport["notHereReason"],
+  memoryOnly: number,
+): string[] {
+  const parts: string[] = [];
+  const head = short(f.saved.head);
+  const git = f.git;
+  if (verdict === "unverifiable") {
+    if (git.state === "missing")
+      parts.push("git is not on PATH, so the repository could not be compared (outside-git behaviour)");
+    else if (git.state === "not-repo")
+      parts.push("the root is not in a git repository, so only age and key files were checked");
+    else if (git.state === "broken") {
+      const why = git.note ?? "git status failed";
+      parts.push(
+        `git cannot read the repository at the root (${why}), so only age and key files were checked: ` +
+          `${BROKEN_REPO_FIX}`,
+      );
+    } else if (git.state !== "repo") parts.push(`git could not be used (${git.note ?? git.state})`);
+    else if (f.saved.head === null || f.headReachable === null) {
+      parts.push(
+        "the handoff has no valid HEAD anchor (a full 40/64-hex id), so the saved commit could not be checked",
+      );
+    } else if (notHere !== null) parts.push(`saved HEAD ${head} is ${notHereWords(notHere)}`);
+    else parts.push(`${ageUnknownWords(f.ageUnknown ?? null)}, so the handoff cannot be called fresh`);
+  } else if (verdict === "rewritten") {
+    parts.push(
+      f.objectMissing
+        ? `saved HEAD ${head} no longer exists here; this clone's reflog names it (history rewritten)`
+        : `saved HEAD ${head} is no longer reachable from HEAD or any ref (rebase, amend, reset, squash merge ` +
+          `or force-push)`,
+    );
+    if (f.sinceSaved != null)
+      parts.push(
+        `${plural(f.sinceSaved, "commit")} on HEAD since the save, rewritten copies of saved commits left out`,
+      );
+    else if (f.commitsSinceDate !== null)
+      parts.push(`${plural(f.commitsSinceDate, "commit")} on HEAD since the saved date`);
+    parts.push("plan statuses are unverified");
+  } else if (f.headReachable === true && f.ahead !== null && f.behind !== null) {
+    const [ahead, behind] = [f.ahead, f.behind];
+    if (ahead === 0 && behind === 0) {
+      parts.push(
+        memoryOnly > 0 ? `no commits since the saved ${head} but memory-only ones` : `at the saved commit ${head}`,
+      );
+    } else if (behind === 0) parts.push(`${plural(ahead, "commit")} ahead of the saved ${head}`);
+    else if (ahead === 0) parts.push(`${plural(behind, "commit")} behind the saved ${head}`);
+    else parts.push(`diverged from the saved ${head}: ${ahead} ahead, ${behind} behind`);
+  }
+  return parts;
+}
+
+// The key files (missing, not created yet, changed, with uncommitted edits), upstream and dirty counts.
+function fileClauses(f: DriftFacts, parts: string[], dirtyChanged: boolean | null) {
+  const cur = f.current;
+  const missing = f.missingKeyFiles;
+  if (missing.length > 0) {
+    const more = missing.length > 3 ? ` and ${missing.length - 3} more` : "";
+    parts.push(`key files missing: ${missing.slice(0, 3).map(quotedPath).join(", ")}${more}`);
+  }
+  const notYet = f.keyFilesNotYetCreated ?? [];
+  if (notYet.length > 0) parts.push(`key files not created yet (absent at the save too): ${listed(notYet)}`);
+  const up = cur?.upstream ?? null;
+  if (up !== null) {
+    if (up.ahead === null) parts.push(`upstream ${branchWords(up.name)} is gone`);
+    else if (up.ahead > 0 || (up.behind ?? 0) > 0)
+      parts.push(`upstream ${branchWords(up.name)}: ${up.ahead} ahead, ${up.behind} behind`);
+  }
+  const changedKeyFiles = f.changedKeyFiles ?? [];
+  // A key file deleted since is already said missing; the summary does not name it twice.
+  const changedPresent = changedKeyFiles.filter((p) => !missing.includes(p));
+  if (changedPresent.length > 0) parts.push(`key files changed: ${listed(changedPresent)}`);
+  const dirtyKeyFiles = (f.dirtyKeyFiles ?? []).filter((p) => !missing.includes(p));
+  if (dirtyKeyFiles.length > 0) parts.push(`key files with uncommitted changes: ${listed(dirtyKeyFiles)}`);
+  if (dirtyChanged === true && cur !== null && f.saved.dirty !== null) {
+    parts.push(`dirty files: ${f.saved.dirty.length + (f.saved.dirtyMore ?? 0)} then, ${cur.dirty.length} now`);
+  }
+  return { changedKeyFiles, dirtyKeyFiles, up };
+}
+
+/** Judges drift facts (docs/design.md#verdicts-and-the-brief). */
 export function assessDrift(f: DriftFacts): DriftReport {
   const cur = f.current;
   const ageRaw = f.saved.date === null ? null : Math.max(0, (f.nowMs - f.saved.date.ms) / DAY_MS);
@@ -228,12 +322,19 @@ export function assessDrift(f: DriftFacts): DriftReport {
 
   const unverifiable = [...f.unverifiable];
   // An absent commit is rewritten only when this clone once had it (its reflog names it).
-  const notHereReason = f.git.state === "repo" && f.saved.head !== null && reachable === false && f.objectMissing && f.reflogNamed !== true ? (f.shallow ? "shallow" : "not-fetched") : null;
+  const notHereReason =
+    f.git.state === "repo" && f.saved.head !== null && reachable === false && f.objectMissing && f.reflogNamed !== true
+      ? f.shallow
+        ? "shallow"
+        : "not-fetched"
+      : null;
   let verdict: Verdict;
-  if (f.git.state !== "repo" || f.saved.head === null || reachable === null || notHereReason !== null) verdict = "unverifiable";
+  if (f.git.state !== "repo" || f.saved.head === null || reachable === null || notHereReason !== null)
+    verdict = "unverifiable";
   else if (!reachable) verdict = "rewritten";
   else if ((ageRaw !== null && ageRaw > STALE_DAYS) || (ahead !== null && ahead > STALE_COMMITS)) verdict = "stale";
-  else if (branchChanged === true || (ahead ?? 0) > 0 || (behind ?? 0) > 0 || f.missingKeyFiles.length > 0) verdict = "drifted";
+  else if (branchChanged === true || (ahead ?? 0) > 0 || (behind ?? 0) > 0 || f.missingKeyFiles.length > 0)
+    verdict = "drifted";
   else if (ageRaw === null) {
     // Never fresh on an unknown age (docs/design.md#verdicts-and-the-brief): the state time is what fresh rests on.
     verdict = "unverifiable";
@@ -243,67 +344,32 @@ export function assessDrift(f: DriftFacts): DriftReport {
   const savedDirty = f.saved.dirty;
   const cleanedDirty = cur === null || savedDirty === null ? [] : savedDirty.filter((p) => !cur.dirty.includes(p));
 
-  const parts: string[] = [];
-  if (verdict === "unverifiable") {
-    if (f.git.state === "missing") parts.push("git is not on PATH, so the repository could not be compared (outside-git behaviour)");
-    else if (f.git.state === "not-repo") parts.push("the root is not in a git repository, so only age and key files were checked");
-    else if (f.git.state === "broken") parts.push(`git cannot read the repository at the root (${f.git.note ?? "git status failed"}), so only age and key files were checked: ${BROKEN_REPO_FIX}`);
-    else if (f.git.state !== "repo") parts.push(`git could not be used (${f.git.note ?? f.git.state})`);
-    else if (f.saved.head === null || reachable === null) parts.push("the handoff has no valid HEAD anchor (a full 40/64-hex id), so the saved commit could not be checked");
-    else if (notHereReason !== null) parts.push(`saved HEAD ${short(f.saved.head)} is ${notHereWords(notHereReason)}`);
-    else parts.push(`${ageUnknownWords(f.ageUnknown ?? null)}, so the handoff cannot be called fresh`);
-  } else if (verdict === "rewritten") {
-    parts.push(
-      f.objectMissing
-        ? `saved HEAD ${short(f.saved.head)} no longer exists here; this clone's reflog names it (history rewritten)`
-        : `saved HEAD ${short(f.saved.head)} is no longer reachable from HEAD or any ref (rebase, amend, reset, squash merge or force-push)`,
-    );
-    if (f.sinceSaved !== null && f.sinceSaved !== undefined) parts.push(`${plural(f.sinceSaved, "commit")} on HEAD since the save, rewritten copies of saved commits left out`);
-    else if (f.commitsSinceDate !== null) parts.push(`${plural(f.commitsSinceDate, "commit")} on HEAD since the saved date`);
-    parts.push("plan statuses are unverified");
-  } else if (ahead !== null && behind !== null) {
-    if (ahead === 0 && behind === 0) parts.push(memoryOnly > 0 ? `no commits since the saved ${short(f.saved.head)} but memory-only ones` : `at the saved commit ${short(f.saved.head)}`);
-    else if (behind === 0) parts.push(`${plural(ahead, "commit")} ahead of the saved ${short(f.saved.head)}`);
-    else if (ahead === 0) parts.push(`${plural(behind, "commit")} behind the saved ${short(f.saved.head)}`);
-    else parts.push(`diverged from the saved ${short(f.saved.head)}: ${ahead} ahead, ${behind} behind`);
-  }
-  if (memoryOnly > 0 && reachable === true) parts.push(`${plural(memoryOnly, "memory-only commit")} (the handoff itself) not counted`);
+  const parts = headClauses(f, verdict, notHereReason, memoryOnly);
+  if (memoryOnly > 0 && reachable === true)
+    parts.push(`${plural(memoryOnly, "memory-only commit")} (the handoff itself) not counted`);
   // Branch names are file-controlled (the handoff's) or repository-controlled (git's): quoted.
   const bw = (b: string | null): string => (b === null ? "none" : branchWords(b));
   if (branchAbsent) parts.push(`branch ${bw(savedBranch)} is not in this clone; on ${bw(currentBranch)}`);
   else if (branchChanged === true) parts.push(`branch moved from ${bw(savedBranch)} to ${bw(currentBranch)}`);
   else if (branchChanged === false && verdict !== "unverifiable") parts.push(`on ${bw(currentBranch)}`);
-  if (progress.saved !== null && progress.saved !== progress.current) parts.push(`${progress.saved} was in progress at the save${progress.current === null ? ", finished or aborted since" : ""}`);
+  if (progress.saved !== null && progress.saved !== progress.current)
+    parts.push(
+      `${progress.saved} was in progress at the save${progress.current === null ? ", finished or aborted since" : ""}`,
+    );
   if (progress.current !== null) parts.push(`${progress.current} in progress now`);
   // "age unknown" is said once (docs/design.md#verdicts-and-the-brief): the verdict's reason may have said it.
   if (ageDays !== null) parts.push(`saved ${ageDays} days ago`);
   else if (!parts.some((p) => p.includes("age unknown"))) parts.push("age unknown");
   if (verdict === "stale") parts.push("too stale for line-by-line reconciliation");
-  if (f.missingKeyFiles.length > 0) {
-    const shown = f.missingKeyFiles.slice(0, 3).map(quotedPath).join(", ");
-    const more = f.missingKeyFiles.length > 3 ? ` and ${f.missingKeyFiles.length - 3} more` : "";
-    parts.push(`key files missing: ${shown}${more}`);
-  }
-  const notYet = f.keyFilesNotYetCreated ?? [];
-  if (notYet.length > 0) parts.push(`key files not created yet (absent at the save too): ${listed(notYet)}`);
-  const up = cur?.upstream ?? null;
-  if (up !== null) {
-    if (up.ahead === null) parts.push(`upstream ${branchWords(up.name)} is gone`);
-    else if (up.ahead > 0 || (up.behind ?? 0) > 0) parts.push(`upstream ${branchWords(up.name)}: ${up.ahead} ahead, ${up.behind} behind`);
-  }
-  const changedKeyFiles = f.changedKeyFiles ?? [];
-  // A key file deleted since is already said missing; the summary does not name it twice.
-  const changedPresent = changedKeyFiles.filter((p) => !f.missingKeyFiles.includes(p));
-  if (changedPresent.length > 0) parts.push(`key files changed: ${listed(changedPresent)}`);
-  const dirtyKeyFiles = (f.dirtyKeyFiles ?? []).filter((p) => !f.missingKeyFiles.includes(p));
-  if (dirtyKeyFiles.length > 0) parts.push(`key files with uncommitted changes: ${listed(dirtyKeyFiles)}`);
-  if (dirtyChanged === true && cur !== null && f.saved.dirty !== null) {
-    parts.push(`dirty files: ${f.saved.dirty.length + savedMore} then, ${cur.dirty.length} now`);
-  }
+  const { changedKeyFiles, dirtyKeyFiles, up } = fileClauses(f, parts, dirtyChanged);
   parts.push(...fateClauses(f.dirtyFates ?? []));
   // Which agent saved it (recorded by this clone's write): the next agent says where it came from.
   if (f.savedBy) parts.push(`saved by ${f.savedBy}${f.saved.date === null ? "" : ` at ${f.saved.date.iso}`}`);
-  if (f.provenance?.someoneElse) parts.push(`the handoff was not saved in this clone${f.provenance.committer === null ? "" : `; its last commit is by ${f.provenance.committer}`}`);
+  if (f.provenance?.someoneElse)
+    parts.push(
+      `the handoff was not saved in this ` +
+        `clone${f.provenance.committer === null ? "" : `; its last commit is by ${f.provenance.committer}`}`,
+    );
   const bad = unverifiable.filter((u) => !(verdict === "unverifiable" && u === "head"));
   if (bad.length > 0) parts.push(`unverifiable anchors: ${bad.join(", ")}`);
   // Branch names in it come from the file: the summary is prose printed outside the envelope.
@@ -311,7 +377,13 @@ export function assessDrift(f: DriftFacts): DriftReport {
 
   return {
     verdict,
-    saved: { branch: f.saved.branch, head: f.saved.head, date: f.saved.date?.iso ?? null, dirty: f.saved.dirty, ...(savedMore > 0 ? { dirtyMore: savedMore } : {}) },
+    saved: {
+      branch: f.saved.branch,
+      head: f.saved.head,
+      date: f.saved.date?.iso ?? null,
+      dirty: f.saved.dirty,
+      ...(savedMore > 0 ? { dirtyMore: savedMore } : {}),
+    },
     current: { branch: cur?.branch ?? null, head: cur?.head ?? null, dirty: cur?.dirty ?? null },
     branchChanged,
     headReachable: reachable,
@@ -324,7 +396,8 @@ export function assessDrift(f: DriftFacts): DriftReport {
     upstream: up,
     dirtyChanged,
     shallow: f.shallow,
-    headPresent: f.git.state !== "repo" || f.saved.head === null || reachable === null ? null : reachable || !f.objectMissing,
+    headPresent:
+      f.git.state !== "repo" || f.saved.head === null || reachable === null ? null : reachable || !f.objectMissing,
     countsAtLeast: f.shallow,
     notHereReason,
     sinceSaved: verdict === "rewritten" && !f.objectMissing ? (f.sinceSaved ?? null) : null,

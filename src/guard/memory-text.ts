@@ -1,39 +1,27 @@
-/**
- * A memory file's bytes decoded by the one verdict (docs/design.md#one-verdict-on-a-files-bytes): a NUL
- * refuses, invalid UTF-8 is read as `<0xNN>`, refused code points are kept for the printers to mark.
- */
+/** A memory file's bytes decoded by the one verdict: a NUL refuses, invalid UTF-8 reads as `<0xNN>`. */
 import { cleanText, firstNul, shownWarning, unsafeBytes } from "./file-verdict.ts";
-import { renderVisible } from "./invisible.ts";
-import { decodeUtf8 } from "./invisible-rules.ts";
+import { decodeUtf8, renderVisible } from "./invisible.ts";
 
 const STRICT = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
-/** An invalid UTF-8 byte found in a file: 1-based line, column in code points, and the byte. */
+/** An invalid UTF-8 byte: 1-based line, column in code points, and the byte. */
 export interface InvalidByte {
   line: number;
   column: number;
   byte: number;
 }
 
-/** A memory file's bytes as every reading verb sees them (see the module comment). */
 export interface MemoryText {
-  /**
-   * The text the parsers read: the exact UTF-8 decoding, each invalid byte written `<0xNN>`
-   * (never U+FFFD, which would hide what is there); refused code points are kept as they are
-   * for the printers to mark (`<U+XXXX>` in human text, `\uXXXX` in JSON; docs/design.md#verdicts-and-the-brief).
-   */
+  /** The exact decoding, each invalid byte `<0xNN>` (never U+FFFD); refused code points kept for the printers. */
   text: string;
-  /** How many code points and bytes `read` would show as `<U+XXXX>` / `<0xNN>`; 0 for a clean file. */
+  /** How many code points and bytes `read` would show as `<U+XXXX>` / `<0xNN>`. */
   shown: number;
-  /** Each invalid UTF-8 byte, in order. */
   invalid: InvalidByte[];
 }
 
-/**
- * Decodes a memory file's bytes by the one verdict (see the module comment).
- * @param file the name used in the refusal.
- * @throws Refused (exit 2, {@link unsafeBytes}) when the bytes hold a NUL.
- */
+type Loaded = { text: string; warning: string | null; invalid: InvalidByte[] };
+
+/** Decodes a memory file's bytes; throws Refused (exit 2) when they hold a NUL. */
 export function memoryText(file: string, bytes: Uint8Array): MemoryText {
   const clean = cleanText(bytes);
   if (clean !== null) return { text: clean, shown: 0, invalid: [] };
@@ -49,11 +37,8 @@ export function memoryText(file: string, bytes: Uint8Array): MemoryText {
   return { text, shown, invalid: [] };
 }
 
-/**
- * Like {@link memoryText}, with the warning to print when anything would be shown.
- * @throws Refused (exit 2) when the bytes hold a NUL.
- */
-export function loadMemoryText(file: string, bytes: Uint8Array): { text: string; warning: string | null; invalid: InvalidByte[] } {
+/** Like {@link memoryText}, with the warning to print when anything would be shown. */
+export function loadMemoryText(file: string, bytes: Uint8Array): Loaded {
   const m = memoryText(file, bytes);
   return { text: m.text, warning: m.shown > 0 ? shownWarning(file, m.shown) : null, invalid: m.invalid };
 }

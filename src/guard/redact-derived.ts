@@ -1,9 +1,9 @@
 /**
- * The derived forms a secret hides in (docs/decisions/redaction-prefixes.md): base64 runs
- * decoded, and tokens split over consecutive lines under one constant prefix, joined. Each
- * derived text is built in one pass over the original and maps its offsets back to it; the
- * shape rules then run once over it (redact.ts). Pure; linear.
+ * The derived forms a secret hides in: base64 runs decoded, tokens split or wrapped over lines,
+ * lines joined at a continuation. Each is built in one pass and maps its offsets back to the
+ * original; the shape rules then run once over it (redact.ts). Pure; linear.
  */
+import { partitionPoint } from "./partition.ts";
 import { tally } from "./redact-kit.ts";
 
 /** A derived text and the original range a span of it came from (null: not one whole piece). */
@@ -17,17 +17,42 @@ const EMPTY: Derived = { text: "", original: () => null };
 /** Pieces of a derived text: [derived start, derived end, original start, original end, group]. */
 type Piece = [number, number, number, number, number];
 
-/** The piece holding derived offset `at` (binary search over pieces sorted by derived start). */
-function pieceAt(pieces: readonly Piece[], at: number): Piece | undefined {
-  let lo = 0;
-  let hi = pieces.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >>> 1;
-    if (pieces[mid]![0] <= at) lo = mid;
-    else hi = mid - 1;
+/** Collects the pieces of a derived text; each group ends with a line break. */
+class Pieces {
+  readonly parts: string[] = [];
+  readonly list: Piece[] = [];
+  length = 0;
+  groups = 0;
+
+  add(piece: string, start: number, end: number): void {
+    this.list.push([this.length, this.length + piece.length, start, end, this.groups]);
+    this.parts.push(piece);
+    this.length += piece.length;
   }
-  const p = pieces[lo];
-  return p !== undefined && p[0] <= at && at < p[1] ? p : undefined;
+
+  endGroup(): void {
+    this.parts.push("\n");
+    this.length++;
+    this.groups++;
+  }
+
+  /** The piece holding derived offset `at`. */
+  at(at: number): Piece | undefined {
+    const p = this.list[partitionPoint(this.list.length, (i) => this.list[i]![0] <= at) - 1];
+    return p !== undefined && at < p[1] ? p : undefined;
+  }
+
+  /** The original of a span crossing from one piece into a later one of its group. */
+  across(a: number, z: number): [number, number] | null {
+    const first = this.at(a);
+    const last = this.at(z - 1);
+    if (first === undefined || last === undefined || first === last || first[4] !== last[4]) return null;
+    return [first[2] + (a - first[0]), last[2] + (z - last[0])];
+  }
+
+  derived(original: (a: number, z: number) => [number, number] | null): Derived {
+    return this.list.length === 0 ? EMPTY : { text: this.parts.join(""), original };
+  }
 }
 
 /** Shortest base64 run decoded: the shortest vendor token (20 characters) takes 28. */
@@ -41,14 +66,9 @@ function printable(bytes: Buffer): boolean {
   return bad * 20 <= bytes.length;
 }
 
-/**
- * Every base64 or base64url run of 24+ characters not already redacted (`covered`), decoded
- * when its bytes are text, one per line. A span found in a decoded run stands for the whole run.
- */
+/** Base64 runs not yet redacted, decoded when their bytes are text: a span found stands for the whole run. */
 export function decodedRuns(text: string, covered: (start: number, end: number) => boolean): Derived {
-  const parts: string[] = [];
-  const pieces: Piece[] = [];
-  let length = 0;
+  const out = new Pieces();
   BASE64_RUN.lastIndex = 0;
   tally(text.length);
   for (const m of text.matchAll(BASE64_RUN)) {
@@ -58,19 +78,13 @@ export function decodedRuns(text: string, covered: (start: number, end: number) 
     const bytes = Buffer.from(m[0], "base64");
     tally(m[0].length);
     if (bytes.length === 0 || !printable(bytes)) continue;
-    const decoded = bytes.toString("latin1");
-    pieces.push([length, length + decoded.length, start, end, pieces.length]);
-    parts.push(decoded, "\n");
-    length += decoded.length + 1;
+    out.add(bytes.toString("latin1"), start, end);
+    out.endGroup();
   }
-  if (parts.length === 0) return EMPTY;
-  return {
-    text: parts.join(""),
-    original(a, b) {
-      const p = pieceAt(pieces, a);
-      return p !== undefined && b <= p[1] ? [p[2], p[3]] : null;
-    },
-  };
+  return out.derived((a, b) => {
+    const p = out.at(a);
+    return p !== undefined && b <= p[1] ? [p[2], p[3]] : null;
+  });
 }
 
 /** Characters of a split token's piece; a line's piece is its trailing run of them. */
@@ -78,80 +92,15 @@ const PIECE_CHAR = /[A-Za-z0-9_+/=.-]/;
 /** Longest constant prefix of a split token's lines, in characters. */
 const MAX_PREFIX = 24;
 
-/**
- * Tokens split over consecutive lines: each line is a constant prefix (`# `, `> `, four spaces,
- * none) and one run of token characters; two or more such lines with the same prefix are
- * joined, one group per line of the derived text. A span counts only when it crosses from one
- * line's piece into the next (a span inside one line was judged on the line itself), and then
- * covers the original from its first character to its last, prefixes between included.
- */
-export function splitRuns(text: string, covered: (start: number, end: number) => boolean): Derived {
-  const parts: string[] = [];
-  const pieces: Piece[] = [];
-  let length = 0;
-  let group: Array<[number, number]> = [];
-  let groupPrefix: string | null = null;
-  let groups = 0;
-  const flush = (): void => {
-    if (group.length >= 2) {
-      for (const [a, b] of group) {
-        pieces.push([length, length + (b - a), a, b, groups]);
-        parts.push(text.slice(a, b));
-        length += b - a;
-      }
-      parts.push("\n");
-      length++;
-      groups++;
-    }
-    group = [];
-    groupPrefix = null;
-  };
-  tally(text.length);
-  for (let lineStart = 0; lineStart <= text.length; ) {
-    let lineEnd = text.indexOf("\n", lineStart);
-    if (lineEnd === -1) lineEnd = text.length;
-    let e = lineEnd;
-    while (e > lineStart && (text[e - 1] === " " || text[e - 1] === "\t" || text[e - 1] === "\r")) e--;
-    let b = e;
-    while (b > lineStart && PIECE_CHAR.test(text[b - 1]!)) b--;
-    const prefix = b - lineStart <= MAX_PREFIX ? text.slice(lineStart, b) : null;
-    if (b === e || prefix === null || /[A-Za-z0-9]/.test(prefix) || covered(b, e)) flush();
-    else {
-      if (groupPrefix !== prefix) flush();
-      groupPrefix = prefix;
-      group.push([b, e]);
-    }
-    lineStart = lineEnd + 1;
-  }
-  flush();
-  if (pieces.length === 0) return EMPTY;
-  return {
-    text: parts.join(""),
-    original(a, z) {
-      const first = pieceAt(pieces, a);
-      const last = pieceAt(pieces, z - 1);
-      if (first === undefined || last === undefined || first === last || first[4] !== last[4]) return null;
-      return [first[2] + (a - first[0]), last[2] + (z - last[0])];
-    },
-  };
+/** Where the trailing run of piece characters in text[a, z) starts. */
+function pieceStart(text: string, a: number, z: number): number {
+  let b = z;
+  while (b > a && PIECE_CHAR.test(text[b - 1]!)) b--;
+  return b;
 }
 
-/** Narrowest line a wrapped token's lines are cut at. */
-const MIN_WRAP = 40;
-/** The widths tools wrap at (base64, PEM, MIME, terminals): a two-line group needs one of them. */
-const WRAP_WIDTHS = new Set([64, 76, 80]);
-
-/**
- * Tokens wrapped at a fixed width: a line ending in token characters, then lines of one
- * constant prefix (none, `# `, `> `…) and token characters, every line but the last as wide as
- * the first. Unlike {@link splitRuns} the first line may start with anything (`KEY=sk-proj-…`),
- * and its piece may already be redacted on its own: the joined span then takes over the rest.
- */
-export function wrappedRuns(text: string): Derived {
-  const parts: string[] = [];
-  const pieces: Piece[] = [];
-  let length = 0;
-  let groups = 0;
+/** Each line as [start, end without trailing blanks]. */
+function linesOf(text: string): Array<[number, number]> {
   const lines: Array<[number, number]> = [];
   for (let s = 0; s <= text.length; ) {
     let e = text.indexOf("\n", s);
@@ -162,17 +111,57 @@ export function wrappedRuns(text: string): Derived {
     s = e + 1;
   }
   tally(text.length);
-  const pieceStart = (a: number, z: number): number => {
-    let b = z;
-    while (b > a && PIECE_CHAR.test(text[b - 1]!)) b--;
-    return b;
+  return lines;
+}
+
+/**
+ * Tokens split over lines of one constant prefix (`# `, `> `, none) and one run of token
+ * characters each: two or more such lines are joined. A span counts only when it crosses lines.
+ */
+export function splitRuns(text: string, covered: (start: number, end: number) => boolean): Derived {
+  const out = new Pieces();
+  let group: Array<[number, number]> = [];
+  let groupPrefix: string | null = null;
+  const flush = (): void => {
+    if (group.length >= 2) {
+      for (const [a, b] of group) out.add(text.slice(a, b), a, b);
+      out.endGroup();
+    }
+    group = [];
+    groupPrefix = null;
   };
+  for (const [lineStart, e] of linesOf(text)) {
+    const b = pieceStart(text, lineStart, e);
+    const prefix = b - lineStart <= MAX_PREFIX ? text.slice(lineStart, b) : null;
+    if (b === e || prefix === null || /[A-Za-z0-9]/.test(prefix) || covered(b, e)) flush();
+    else {
+      if (groupPrefix !== prefix) flush();
+      groupPrefix = prefix;
+      group.push([b, e]);
+    }
+  }
+  flush();
+  return out.derived((a, z) => out.across(a, z));
+}
+
+/** Narrowest line a wrapped token's lines are cut at. */
+const MIN_WRAP = 40;
+/** The widths tools wrap at (base64, PEM, MIME, terminals): a two-line group needs one of them. */
+const WRAP_WIDTHS = new Set([64, 76, 80]);
+
+/**
+ * Tokens wrapped at a fixed width: a line ending in token characters (after anything:
+ * `KEY=sk-proj-…`), then lines of one constant prefix, every line but the last as wide as the first.
+ */
+export function wrappedRuns(text: string): Derived {
+  const out = new Pieces();
+  const lines = linesOf(text);
   for (let i = 0; i < lines.length - 1; ) {
     const [a, z] = lines[i]!;
     const width = z - a;
-    const head = pieceStart(a, z);
+    const head = pieceStart(text, a, z);
     const next = lines[i + 1]!;
-    const prefixEnd = pieceStart(next[0], next[1]);
+    const prefixEnd = pieceStart(text, next[0], next[1]);
     const prefix = text.slice(next[0], prefixEnd);
     const badPrefix = prefix.length > MAX_PREFIX || /[A-Za-z0-9]/.test(prefix) || !text.startsWith(prefix, a);
     if (width < MIN_WRAP || head === z || prefixEnd === next[1] || badPrefix) {
@@ -184,8 +173,8 @@ export function wrappedRuns(text: string): Derived {
     for (; j < lines.length; j++) {
       const [la, lz] = lines[j]!;
       const body = la + prefix.length;
-      if (lz - la > width || !text.startsWith(prefix, la) || lz === body || pieceStart(la, lz) !== body) break;
-      group.push([la + prefix.length, lz]);
+      if (lz - la > width || !text.startsWith(prefix, la) || lz === body || pieceStart(text, la, lz) !== body) break;
+      group.push([body, lz]);
       if (lz - la < width) {
         j++;
         break;
@@ -193,57 +182,25 @@ export function wrappedRuns(text: string): Derived {
     }
     // Two lines of any width are too common to call a wrap; three, or a tool's width, are not.
     if (group.length >= 3 || (group.length === 2 && WRAP_WIDTHS.has(width))) {
-      for (const [b, e] of group) {
-        pieces.push([length, length + (e - b), b, e, groups]);
-        parts.push(text.slice(b, e));
-        length += e - b;
-      }
-      parts.push("\n");
-      length++;
-      groups++;
+      for (const [b, e] of group) out.add(text.slice(b, e), b, e);
+      out.endGroup();
     }
     i = Math.max(i + 1, j);
   }
-  if (pieces.length === 0) return EMPTY;
-  return {
-    text: parts.join(""),
-    original(x, y) {
-      const first = pieceAt(pieces, x);
-      const last = pieceAt(pieces, y - 1);
-      // A wrapped token fills its last line: `PORT=8080` after a key is the next line, not its tail.
-      if (first === undefined || last === undefined || first === last || first[4] !== last[4]) return null;
-      if (y !== last[1]) return null;
-      return [first[2] + (x - first[0]), last[2] + (y - last[0])];
-    },
-  };
+  // A wrapped token fills its last line: `PORT=8080` after a key is the next line, not its tail.
+  return out.derived((x, y) => (y === out.at(y - 1)?.[1] ? out.across(x, y) : null));
 }
 
-/**
- * The text with every line continuation (a backslash ending a line) removed, as a shell or a
- * C compiler joins it: a span counts only when it crosses a continuation, and then covers the
- * original from its first character to its last.
- */
+/** The text with every line continuation (a backslash ending a line) removed, as a shell joins it. */
 export function continuedRuns(text: string): Derived {
   if (!text.includes("\\\n") && !text.includes("\\\r\n")) return EMPTY;
-  const parts: string[] = [];
-  const pieces: Piece[] = [];
-  let length = 0;
+  const out = new Pieces();
   tally(text.length);
   for (const m of text.matchAll(/[^]*?(?:\\\r?\n|$)/g)) {
     if (m[0] === "") break;
     const cut = m[0].endsWith("\\\r\n") ? 3 : m[0].endsWith("\\\n") ? 2 : 0;
     const piece = m[0].slice(0, m[0].length - cut);
-    pieces.push([length, length + piece.length, m.index, m.index + piece.length, 0]);
-    parts.push(piece);
-    length += piece.length;
+    out.add(piece, m.index, m.index + piece.length);
   }
-  return {
-    text: parts.join(""),
-    original(a, z) {
-      const first = pieceAt(pieces, a);
-      const last = pieceAt(pieces, z - 1);
-      if (first === undefined || last === undefined || first === last) return null;
-      return [first[2] + (a - first[0]), last[2] + (z - last[0])];
-    },
-  };
+  return { text: out.parts.join(""), original: (a, z) => out.across(a, z) };
 }

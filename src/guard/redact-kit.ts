@@ -1,51 +1,28 @@
-/**
- * The parts every redaction rule is built from (docs/design.md#redaction): the rule shape, the
- * boundaries, the entropy measure and the allow-lists for what handoffs are full of. Pure; no I/O.
- * The rule tables are redact.ts (the common families) and redact-vendors.ts (gitleaks v8's others).
- */
+/** The parts every redaction rule is built from: rule shape, boundaries, entropy, allow-lists. Pure. */
 
-/** One redaction rule; `REDACTION_RULES` is ordered by priority, each described in references/verbs.md#redact. */
 export interface RedactionRule {
-  /** kebab-case id, used as KIND in `<redacted: KIND>` and in the findings. */
+  /** kebab-case id, the KIND in `<redacted: KIND>`. */
   readonly id: string;
-  /** Lowercase substrings: the pattern runs only when the lowercased text holds one (always when absent). */
+  /** Lowercase substrings: the pattern runs only when the lowercased text holds one. */
   readonly keywords?: readonly string[];
-  /**
-   * Global pattern with the `d` flag. When it has named groups whose names begin with `s`,
-   * the first one that matched is the secret (the rest of the match is context, kept);
-   * otherwise the whole match is the secret.
-   */
+  /** Global, with indices: the first `s…` named group that matched is the secret, else the whole match. */
   readonly pattern: RegExp;
-  /** Minimum Shannon entropy of the secret, in bits per character. */
+  /** Minimum Shannon entropy, in bits per character. */
   readonly entropy?: number;
-  /** Returns true for a candidate that must be kept (rule-specific allow-list); `m` is the match. */
+  /** True for a candidate to keep (the rule's allow-list). */
   readonly allow?: (secret: string, m: RegExpExecArray) => boolean;
-  /**
-   * True for human-chosen passwords: a weak one (`aaaaaaaa`) is still a secret, so the filler
-   * check that keeps `ghp_xxxx…` in documentation does not apply.
-   */
+  /** Human-chosen passwords: a weak one (`aaaaaaaa`) is still a secret, so no filler check. */
   readonly weakIsSecret?: boolean;
-  /**
-   * Narrows or widens the secret the pattern found, from the whole text. Returns the final span,
-   * or null to keep the candidate. The entropy, filler and allow checks then judge the final
-   * span. Linear: it looks at most a bounded number of characters past `end`, or only at
-   * characters that then belong to the span (the scan resumes after it).
-   */
+  /** Narrows or widens the secret (null keeps it); linear: reads only what joins the span, or a bounded bit more. */
   readonly refine?: (text: string, m: RegExpExecArray, start: number, end: number) => [number, number] | null;
-  /**
-   * For rules whose one match holds several secrets (a Markdown table, a Cookie header): the
-   * candidate spans inside the match, each judged on its own, and where the scan stopped (the
-   * search goes on from there, so no part of the text is scanned twice). Replaces the `s` groups.
-   */
+  /** For a match holding several secrets (a table, a Cookie header): each span, and where the scan stopped. */
   readonly spans?: (text: string, m: RegExpExecArray) => { spans: Array<[number, number]>; end: number };
 }
 
 /**
- * A token's left edge: not the tail of a longer word, except right after a `\n`, `\t`, `\r` or
- * `\"` escape or a `%XX` encoding, which is where JSON logs and URL-encoded queries put tokens
- * (`"ok\nghp_…"`, `next=%2Fx%3Ftoken%3Dnpm_…`). Written as ONE negative lookbehind (a word
- * character that does not end an escape): an alternation of assertions here would stop V8 from
- * scanning for the literal prefix after it, a hundredfold slowdown per rule.
+ * A token's left edge: not the tail of a longer word, except right after a `\n`/`\t`/`\r`/`\"`
+ * escape or a `%XX` encoding. ONE negative lookbehind: an alternation of assertions would stop V8
+ * from scanning for the literal prefix after it, a hundredfold slowdown.
  */
 const ESCAPE_END = '(?<!\\\\[ntr"]|%[0-9A-Fa-f]{2})';
 export const L = `(?<![A-Za-z0-9_]${ESCAPE_END})`;
@@ -55,28 +32,37 @@ export const LD = `(?<![A-Za-z0-9_-]${ESCAPE_END})`;
 export const RD = "(?![A-Za-z0-9_-])";
 
 /**
- * Work redaction did, for the tests that prove it linear by counting, never by timing
- * (docs/decisions/redaction-prefixes.md): `regexRuns` counts pattern executions,
- * `charsScanned` the characters they ran over (from where each search began to where its
- * match ended, or to the text's end) plus those the hand-written scanners read. Two additions
- * per search: nothing a `write` would notice. Reset it to zero before measuring.
+ * Work redaction did, for the tests that prove it linear by counting: pattern executions, and the
+ * characters they and the scanners ran over. Reset it to zero before measuring.
  */
 export const REDACTION_WORK = { regexRuns: 0, charsScanned: 0 };
 
-/** Counts `n` characters read by a scanner (see {@link REDACTION_WORK}). */
 export function tally(n: number): void {
   REDACTION_WORK.charsScanned += n;
 }
 
-/** A rule's pattern: global (the engine scans with `lastIndex`) and with indices (`d`, for the `s` groups). */
 export function re(source: string, flags = ""): RegExp {
   return new RegExp(source, `gd${flags}`);
 }
 
+/** Offsets of every `\n` in `text`, in order. */
+export function newlineOffsets(text: string): number[] {
+  const out: number[] = [];
+  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) out.push(i);
+  tally(text.length);
+  return out;
+}
+
 /** A rule from its parts: id, space-separated keywords, pattern source, entropy floor, extras, flags. */
-export function rule(id: string, keywords: string, source: string, entropy?: number, extra: Partial<RedactionRule> = {}, flags = ""): RedactionRule {
-  // The pattern is built on first use: most rules' keywords are absent from a given text, and a
-  // one-shot `write` should not pay for a hundred regular expressions it never runs.
+export function rule(
+  id: string,
+  keywords: string,
+  source: string,
+  entropy?: number,
+  extra: Partial<RedactionRule> = {},
+  flags = "",
+): RedactionRule {
+  // Built on first use: most rules' keywords are absent from a given text.
   let compiled: RegExp | undefined;
   const made: { -readonly [K in keyof RedactionRule]: RedactionRule[K] } = {
     id,
@@ -90,13 +76,16 @@ export function rule(id: string, keywords: string, source: string, entropy?: num
   return made;
 }
 
-/** Placeholders people write instead of a password (`user:password@host`, `pwd=****`). */
-export const PLACEHOLDER =
-  /^(?:\$.*|%[A-Za-z_(].*|\{.*\}|<.*>|\[.*\]|\*+|x+|X+|\.\.\.|…|password|passwd|pass|pwd|secret|changeme|redacted|hidden|none|null|undefined|true|false)$/i;
+const PLACEHOLDER_WORDS = "password|passwd|pass|pwd|secret|changeme|redacted|hidden|none|null|undefined|true|false";
+export const PLACEHOLDER = new RegExp(
+  `^(?:\\$.*|%[A-Za-z_(].*|\\{.*\\}|<.*>|\\[.*\\]|\\*+|x+|X+|\\.\\.\\.|…|${PLACEHOLDER_WORDS})$`,
+  "i",
+);
 
-/** A value that reads a variable instead of holding a secret (docs/design.md#redaction). */
-export const VARIABLE_REFERENCE =
-  /^(?:\$|%[A-Za-z_]|\{\{|\{%|os\.environ|os\.getenv|process\.env|import\.meta\.env|env\.|ENV\[|ENV\.fetch|System\.getenv|getenv\(|secrets\.|vars\.)/;
+export const VARIABLE_REFERENCE = new RegExp(
+  "^(?:\\$|%[A-Za-z_]|\\{\\{|\\{%|os\\.environ|os\\.getenv|process\\.env|import\\.meta\\.env|env\\.|ENV\\[" +
+    "|ENV\\.fetch|System\\.getenv|getenv\\(|secrets\\.|vars\\.)",
+);
 
 /** Letter runs of an identifier: `getAPIToken` -> get, API, Token. */
 const WORD_RUNS = /[A-Z]?[a-z]+|[A-Z]+(?![a-z])/g;
@@ -113,9 +102,8 @@ export function isWordy(s: string): boolean {
 const CODE_PATH = /^[A-Za-z_$][\w$-]*!?(?:(?:\.|\?\.|::|->)[A-Za-z_$][\w$-]*!?)*(?<tail>[([<].*)?$/;
 
 /**
- * True for a value that is code, not a secret: a dotted path, call, subscript or generic type
- * made of words (`config.get_token()`, `self.api_key`, `match![1]`, `Record<string, string>`),
- * or an identifier or name made of words (`API_TOKEN`, `vault-pass`, `my-app-secret-2024`).
+ * A value that is code, not a secret: a dotted path, call, subscript or generic type made of
+ * words (`config.get_token()`, `Record<string, string>`), or a name of words (`API_TOKEN`).
  */
 export function looksLikeCode(value: string): boolean {
   if (/^[\w$-]+$/.test(value)) {
@@ -128,74 +116,59 @@ export function looksLikeCode(value: string): boolean {
   const tail = m.groups?.["tail"];
   const path = tail === undefined ? value : value.slice(0, value.length - tail.length);
   if (isWordy(path)) return true;
-  // Short names in a dotted path (`g.next()[0:2]`, `os.environ`): letters only in every part,
-  // one of them a lowercase word. A secret mixes digits in.
+  // Short names in a dotted path (`g.next()[0:2]`): letters only, one a lowercase word.
   const parts = path.split(/\??\.|::|->/);
   return parts.length > 1 && parts.every((p) => /^[A-Za-z_$]+!?$/.test(p)) && parts.some((p) => /^[a-z]{3,}$/.test(p));
 }
 
-export const PATH_OR_URL = /^(?:\.{0,2}\/|~\/|[A-Za-z]:\\|[a-z][a-z0-9+.-]*:\/\/)|^[\w.-]+(?:\/[\w.-]+)+\.[A-Za-z]{1,5}$/;
+export const PATH_OR_URL =
+  /^(?:\.{0,2}\/|~\/|[A-Za-z]:\\|[a-z][a-z0-9+.-]*:\/\/)|^[\w.-]+(?:\/[\w.-]+)+\.[A-Za-z]{1,5}$/;
 export const DIGEST = /^(?:sha1|sha256|sha384|sha512|md5|blake2b?):[0-9a-fA-F]+$/i;
 export const VERSION = /^v?\d+(?:\.\d+)+(?:[-+][0-9A-Za-z.+-]*)?$/;
 
-/** Per-call counts for ASCII characters (the common case), reused: redaction is synchronous. */
+/** Counts for ASCII characters and which are set, reused: redaction is synchronous. */
 const ASCII_COUNTS = new Uint32Array(128);
+const ASCII_SEEN = new Uint8Array(128);
 
 /** Shannon entropy of `s` in bits per character (counted in code points). */
 export function shannonEntropy(s: string): number {
-  if (s.length === 0) return 0;
-  let ascii = true;
-  for (let i = 0; i < s.length; i++) {
-    if (s.charCodeAt(i) >= 128) {
-      ascii = false;
-      break;
-    }
+  const counts = ASCII_COUNTS;
+  let distinct = 0;
+  let i = 0;
+  for (; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 128) break;
+    if (counts[c]!++ === 0) ASCII_SEEN[distinct++] = c;
   }
-  if (ascii) {
-    const counts = ASCII_COUNTS;
-    counts.fill(0);
-    for (let i = 0; i < s.length; i++) counts[s.charCodeAt(i)]!++;
-    let h = 0;
-    for (let c = 0; c < 128; c++) {
-      const n = counts[c]!;
-      if (n === 0) continue;
-      const p = n / s.length;
-      h -= p * Math.log2(p);
-    }
-    return h;
-  }
-  const counts = new Map<string, number>();
-  for (const ch of s) counts.set(ch, (counts.get(ch) ?? 0) + 1);
-  let n = 0;
-  for (const c of counts.values()) n += c;
   let h = 0;
-  for (const c of counts.values()) {
-    const p = c / n;
-    h -= p * Math.log2(p);
+  for (let k = 0; k < distinct; k++) {
+    const c = ASCII_SEEN[k]!;
+    h -= (counts[c]! / i) * Math.log2(counts[c]! / i);
+    counts[c] = 0;
   }
+  if (i === s.length) return h;
+  h = 0;
+  const all = new Map<string, number>();
+  let n = 0;
+  for (const ch of s) {
+    all.set(ch, (all.get(ch) ?? 0) + 1);
+    n++;
+  }
+  for (const c of all.values()) h -= (c / n) * Math.log2(c / n);
   return h;
 }
 
 export const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
-/**
- * 40 or 64 hex digits with only punctuation or Markdown around them (`**<hex>**`, `<hex>.`,
- * `(<hex>)`), optionally followed by git's `:path` (`<hex>:src/a.ts`).
- */
-const DECORATED_HEX = /^[^A-Za-z0-9]*(?<![0-9a-fA-F])(?:[0-9a-fA-F]{40}|[0-9a-fA-F]{64})(?![0-9a-fA-F])(?::[\w./-]*)?[^A-Za-z0-9]*$/;
+/** 40 or 64 hex digits with only punctuation or Markdown around, maybe git's `:path` after. */
+const DECORATED_HEX =
+  /^[^A-Za-z0-9]*(?<![0-9a-fA-F])(?:[0-9a-fA-F]{40}|[0-9a-fA-F]{64})(?![0-9a-fA-F])(?::[\w./-]*)?[^A-Za-z0-9]*$/;
 
-/**
- * Never redacted, whatever the rule (docs/design.md#redaction): git object ids and SHA-256 tokens (40 or 64
- * hex digits, whatever punctuation or Markdown surrounds them), UUIDs, and documentation keys
- * that end in `EXAMPLE` (AWS's own convention).
- */
+/** Never redacted: git ids and SHA-256 tokens, UUIDs, and keys ending in `EXAMPLE` (AWS's convention). */
 export function globallyAllowed(secret: string): boolean {
   return DECORATED_HEX.test(secret) || UUID.test(secret) || /EXAMPLE(?:KEY)?$/.test(secret);
 }
 
-/**
- * A vendor-shaped token whose body is filler (`ghp_xxxx…`, `sk-0000…`): documentation, not a
- * credential. Real tokens are random, far above 2.5 bits per character.
- */
+/** A token body of filler (`ghp_xxxx…`): documentation; real tokens are far above 2.5 bits per character. */
 export function filler(entropy: number): boolean {
   return entropy < 2.5;
 }
@@ -206,25 +179,24 @@ export function placeholderOrVariable(v: string): boolean {
 
 const ARN = /^arn:aws[\w-]*:[\w-]+:/;
 const EMAIL = /^[\w.+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+$/;
-const FILE_NAME =
-  /^[\w.@+-]*\.(?:pem|key|pub|crt|cer|csr|p12|pfx|jks|gpg|asc|age|enc|json|ya?ml|toml|ini|conf|env|txt|md|xml|properties|sh|[jt]sx?|py|rb|go|sql|db|log|csv|lock|t?gz|zip)$/i;
+const FILE_NAME = new RegExp(
+  "^[\\w.@+-]*\\.(?:pem|key|pub|crt|cer|csr|p12|pfx|jks|gpg|asc|age|enc|json|ya?ml|toml|ini|conf|env|txt|md|xml" +
+    "|properties|sh|[jt]sx?|py|rb|go|sql|db|log|csv|lock|t?gz|zip)$",
+  "i",
+);
 
-/** A `/`-separated path whose segments are names (`secret/data/prod/db-2024`): a Vault path, a route. */
+/** A path of names (`secret/data/prod/db-2024`): a Vault path, a route. */
 function pathOfNames(v: string): boolean {
   if (!v.includes("/") || !/^[\w.-]+(?:\/[\w.-]*)+$/.test(v)) return false;
   const segments = v.split("/").filter((s) => s !== "");
   // Names keep letters and digits in separate parts; base64 mixes them inside one part.
-  return segments.every((s) => s.split(/[-_.]+/).every((p) => /^(?:[A-Za-z]*|\d*)$/.test(p))) && segments.some((s) => isWordy(s));
+  const named = segments.every((s) => s.split(/[-_.]+/).every((p) => /^(?:[A-Za-z]*|\d*)$/.test(p)));
+  return named && segments.some((s) => isWordy(s));
 }
 
-/**
- * Values that name something instead of holding a secret: AWS ARNs (`arn:aws:secretsmanager:…`),
- * e-mail addresses (service accounts: `bot@proj.iam.gserviceaccount.com`), Vault and other
- * paths made of names (`secret/data/prod/db`), file names (`db-pass.txt`, `id_ed25519.pub`).
- */
+/** A value that names something: an ARN, an e-mail address, a path of names, a file name. */
 export function namesSomething(v: string): boolean {
-  // Cheap character checks first: each pattern is compiled on its first use, and `write` makes
-  // one call per process.
+  // Cheap character checks first: each pattern is compiled on its first use.
   return (
     (v.startsWith("arn:") && ARN.test(v)) ||
     (v.includes("@") && EMAIL.test(v)) ||
@@ -233,13 +205,9 @@ export function namesSomething(v: string): boolean {
   );
 }
 
-/** A plain word of prose, with its punctuation (`the`, `Vault,`, `(see`). */
 const PLAIN_WORD = /^[("'`]*(?:[A-Za-z][a-z]*(?:['’-][a-z]+)*|\d+(?:[.,]\d+)*)[)"'`.,!?:;]*$/;
 
-/**
- * A quoted value with spaces that reads as prose (`"see the vault entry"`): at least half of its
- * words are plain words. A password with spaces (`"Xk9#2pLq R7vMzz!"`) is made of non-words.
- */
+/** A value with spaces that reads as prose: at least half its words are plain words. */
 export function proseLike(v: string): boolean {
   if (!/\s/.test(v)) return false;
   const words = v.split(/\s+/).filter((w) => w !== "");
@@ -254,11 +222,7 @@ export function wordList(v: string): boolean {
   return parts.length > 1 && parts.every((p) => looksLikeCode(p));
 }
 
-/**
- * The allow-list of every rule that judges a value by its name (generic assignments, tables,
- * XML elements, cookies): variables, placeholders, code, word lists, paths, URLs, digests,
- * versions, names of things, prose.
- */
+/** The allow-list of every rule that judges a value by its name (assignments, tables, XML, cookies). */
 export function notAnAssignedSecret(v: string): boolean {
   return (
     placeholderOrVariable(v) ||

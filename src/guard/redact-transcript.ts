@@ -1,33 +1,31 @@
 /**
- * The rules that apply to transcript text only (docs/decisions/redaction-prefixes.md):
- * checkpoint text is what a session said and ran, never a document the user wrote, so two
- * looser shapes are judged there and nowhere else (`redact` and `write` never use them):
- * - a 32+ character hex or base64 run with `key`, `token`, `secret` or `password` at most 3
- *   words (runs of letters) away on either side, except a 40/64-hex run right after one of our
- *   own labels or a commit's (`--expected-current-sha256`, `CURRENT-SHA256:`, `Since-handoff:`,
- *   `commit`, `HEAD`, `sha`);
- * - a shell variable assigned in the text and used later in it after `Bearer ` or in `-u` /
- *   `--user`: its assigned value.
- * Pure; linear (one scan for words and runs, one for uses, one for assignments).
+ * Rules for transcript text only (what a session said and ran, never a user's document): a
+ * 32+ character hex or base64 run within 3 words of `key`/`token`/`secret`/`password` (not a
+ * 40/64-hex id after our own labels or a commit's), a shell variable's value later sent as a
+ * bearer token or `-u` password, and "my password is X". Pure; linear.
  */
 import { UUID, looksLikeCode, namesSomething, placeholderOrVariable, shannonEntropy, tally } from "./redact-kit.ts";
 
 /** A span to redact: [start, end, KIND], UTF-16 offsets. */
 export type TranscriptSpan = [number, number, string];
 
-/** Most words between a keyword and a run (docs/decisions/redaction-prefixes.md). */
 const WORD_WINDOW = 3;
-const KEYWORDS = new Set(["key", "keys", "token", "tokens", "secret", "secrets", "password", "passwords", "passwd", "passphrase", "pwd", "apikey"]);
+const KEYWORDS = new Set(
+  "key keys token tokens secret secrets password passwords passwd passphrase pwd apikey".split(" "),
+);
 // A run of base64 characters, or a word's letter run (camelCase split: `webhookKey` -> webhook, Key).
-const WORDS_AND_RUNS = /(?<run>(?<![A-Za-z0-9+/_=-])[A-Za-z0-9+/_-]{32,}={0,2}(?![A-Za-z0-9+/_=-]))|[A-Z]?[a-z]+|[A-Z]+(?![a-z])/g;
+const WORDS_AND_RUNS =
+  /(?<run>(?<![A-Za-z0-9+/_=-])[A-Za-z0-9+/_-]{32,}={0,2}(?![A-Za-z0-9+/_=-]))|[A-Z]?[a-z]+|[A-Z]+(?![a-z])/g;
 /** Our own labels and a commit's, right before a 40/64-hex run: an object id or our token. */
-const ID_LABEL = /(?:--expected-current-sha256|CURRENT-SHA256|Since-handoff|\bcommit|\bHEAD|\bsha(?:1|256)?)[\s:="'`(]*$/i;
+const ID_LABEL =
+  /(?:--expected-current-sha256|CURRENT-SHA256|Since-handoff|\bcommit|\bHEAD|\bsha(?:1|256)?)[\s:="'`(]*$/i;
 
 /** A run that may be a secret: hex with a digit and a letter, or base64 mixing cases and digits. */
 function secretRun(v: string): boolean {
   if (UUID.test(v)) return false;
   if (/^[0-9a-fA-F]+$/.test(v)) return /\d/.test(v) && /[a-fA-F]/.test(v);
-  return /\d/.test(v) && /[a-z]/.test(v) && /[A-Z]/.test(v) && shannonEntropy(v) >= 3.5 && !looksLikeCode(v) && !namesSomething(v);
+  if (!/\d/.test(v) || !/[a-z]/.test(v) || !/[A-Z]/.test(v)) return false;
+  return shannonEntropy(v) >= 3.5 && !looksLikeCode(v) && !namesSomething(v);
 }
 
 function proseSpans(text: string, out: TranscriptSpan[]): void {
@@ -41,7 +39,9 @@ function proseSpans(text: string, out: TranscriptSpan[]): void {
     if (run === undefined) {
       words++;
       if (!KEYWORDS.has(m[0].toLowerCase())) {
-        if (pending.length > 0 && words - pending[0]![2] > WORD_WINDOW + 1) pending = pending.filter((p) => words - p[2] <= WORD_WINDOW + 1);
+        if (pending.length > 0 && words - pending[0]![2] > WORD_WINDOW + 1) {
+          pending = pending.filter((p) => words - p[2] <= WORD_WINDOW + 1);
+        }
         continue;
       }
       lastKeyword = words;
@@ -54,14 +54,20 @@ function proseSpans(text: string, out: TranscriptSpan[]): void {
     const value = run.replace(/=+$/, "");
     const end = start + value.length;
     if (!secretRun(value)) continue;
-    if ((value.length === 40 || value.length === 64) && /^[0-9a-fA-F]+$/.test(value) && ID_LABEL.test(text.slice(Math.max(0, start - 40), start))) continue;
+    const objectId = (value.length === 40 || value.length === 64) && /^[0-9a-fA-F]+$/.test(value);
+    if (objectId && ID_LABEL.test(text.slice(Math.max(0, start - 40), start))) continue;
     if (words - lastKeyword <= WORD_WINDOW) out.push([start, end, "secret-in-prose"]);
     else pending.push([start, end, words]);
   }
 }
 
-const USES = /\bBearer[ \t]+\$\{?(?<b>[A-Za-z_][A-Za-z0-9_]*)\}?|(?<![\w-])(?:-[A-Za-z]*?u|--user)(?:=|[ \t]*)["']?(?:[^\s"':$]*:)?\$\{?(?<u>[A-Za-z_][A-Za-z0-9_]*)\}?/g;
-const ASSIGNMENTS = /(?<![A-Za-z0-9_$])(?<name>[A-Za-z_][A-Za-z0-9_]*)=(?:"(?<dq>[^"\n]+)"|'(?<sq>[^'\n]+)'|(?<bare>[^\s;&|"'`]+))/dg;
+const USES = new RegExp(
+  "\\bBearer[ \\t]+\\$\\{?(?<b>[A-Za-z_][A-Za-z0-9_]*)\\}?" +
+    "|(?<![\\w-])(?:-[A-Za-z]*?u|--user)(?:=|[ \\t]*)[\"']?(?:[^\\s\"':$]*:)?\\$\\{?(?<u>[A-Za-z_][A-Za-z0-9_]*)\\}?",
+  "g",
+);
+const ASSIGNMENTS =
+  /(?<![A-Za-z0-9_$])(?<name>[A-Za-z_][A-Za-z0-9_]*)=(?:"(?<dq>[^"\n]+)"|'(?<sq>[^'\n]+)'|(?<bare>[^\s;&|"'`]+))/dg;
 
 function variableSpans(text: string, out: TranscriptSpan[]): void {
   if (!text.includes("$")) return;
@@ -70,7 +76,8 @@ function variableSpans(text: string, out: TranscriptSpan[]): void {
   tally(text.length);
   for (const m of text.matchAll(USES)) {
     const name = m.groups?.["b"] ?? m.groups?.["u"];
-    if (name !== undefined) used.set(name, { at: m.index, kind: m.groups?.["b"] !== undefined ? "bearer-token" : "cli-password" });
+    const kind = m.groups?.["b"] !== undefined ? "bearer-token" : "cli-password";
+    if (name !== undefined) used.set(name, { at: m.index, kind });
   }
   if (used.size === 0) return;
   tally(text.length);

@@ -1,7 +1,7 @@
 // The journal's entries: what one save changed, computed from the previous and the new
 // handoff (no model, no transcript), and the schema a journal file must keep
 // (docs/design.md#files-on-disk, references/journal-schema.md). Pure: text in, text out.
-import { redactTranscript } from "../guard/redaction.ts";
+import { redactTranscript } from "../guard/redact.ts";
 import { sanitize } from "../guard/sanitize.ts";
 import { parseHandoff, type ParsedHandoff } from "../schema/handoff.ts";
 import { MARKER } from "../store/paths.ts";

@@ -1,7 +1,7 @@
 // The checkpoint document (docs/design.md#checkpoints): rendering within 4,096 bytes,
 // and the few header values other verbs derive from it. Pure.
 import { sanitize } from "../guard/sanitize.ts";
-import { redactTranscript } from "../guard/redaction.ts";
+import { redactTranscript } from "../guard/redact.ts";
 import type { RedactionFinding } from "../guard/redact.ts";
 import { quotePath } from "./anchor-lines.ts";
 import { LISTED_ITEMS, type Capture } from "./capture.ts";

@@ -3,7 +3,7 @@
 // references/lessons-schema.md and references/solutions-schema.md; everything else is a finding,
 // so ledgers the reference helper wrote keep working. A rule table and a part table, as the
 // handoff's. Pure.
-import { redactText } from "../guard/redaction.ts";
+import { redactText } from "../guard/redact.ts";
 import type { RedactionFinding } from "../guard/redact.ts";
 import { quoted } from "../guard/sanitize.ts";
 import { parseBlocks } from "./grammar.ts";

@@ -4,7 +4,7 @@
 // comes from the one parsed model, `readHandoff`, so validate never reads a value differently from
 // hook, drift or brief; line positions only place and word the messages.
 import { stateTime } from "./state-time.ts";
-import { redactText } from "../guard/redaction.ts";
+import { redactText } from "../guard/redact.ts";
 import type { RedactionFinding } from "../guard/redact.ts";
 import { parseBlocks } from "./grammar.ts";
 import { normaliseText, readHandoff, type HandoffHeading, type KeyFile, type ParsedHandoff } from "./handoff.ts";

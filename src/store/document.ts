@@ -1,6 +1,6 @@
 import { Refused } from "../errors.ts";
 import { findInvisible } from "../guard/invisible.ts";
-import { formatRedactionReport, redactText } from "../guard/redaction.ts";
+import { formatRedactionReport, redactText } from "../guard/redact.ts";
 
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 

@@ -44,7 +44,10 @@ exit: 0 printed
   async run(ctx) {
     const root = rootOption(ctx);
     const keyFiles = (ctx.values["key-file"] as string[] | undefined) ?? [];
-    const a = await collectAnchors(root, ctx.env, Date.now(), keyFiles, { skillDir: ctx.skillDir ?? null, hashes: true });
+    const a = await collectAnchors(root, ctx.env, Date.now(), keyFiles, {
+      skillDir: ctx.skillDir ?? null,
+      hashes: true,
+    });
     // A vendor token as a branch or file name is redacted even here (docs/decisions/redaction-prefixes.md).
     const markdown = anchorsWithoutTokens(renderAnchorLines(a));
     const stderr: string[] = [];
@@ -52,7 +55,8 @@ exit: 0 printed
     for (const s of a.skippedKeyFiles) stderr.push(`warning: --key-file ${quotedPath(s.path)} skipped: ${s.reason}`);
     if (ctx.values.json === true) {
       const { skippedKeyFiles: _skipped, ...rest } = a;
-      return ok(`${JSON.stringify({ ...rest, branch: rest.branch === null ? null : withoutTokens(rest.branch), dirty: rest.dirty.map(withoutTokens), markdown })}\n`, stderr);
+      const branch = rest.branch === null ? null : withoutTokens(rest.branch);
+      return ok(`${JSON.stringify({ ...rest, branch, dirty: rest.dirty.map(withoutTokens), markdown })}\n`, stderr);
     }
     return ok(markdown, stderr);
   },

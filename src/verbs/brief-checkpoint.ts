@@ -9,8 +9,9 @@ import { tokenOf } from "../store/files.ts";
 import { ok, type Outcome } from "./types.ts";
 
 /** What `brief --help` says about checkpoints (docs/design.md#verdicts-and-the-brief). */
-export const CHECKPOINT_BRIEF_HELP = `Automatic checkpoints (see \`checkpoint --help\`): with no handoff but a checkpoint, the
-brief is drafted from the newest one holding a capture (exit 0; an anchors-only one is not used), every field marked
+export const CHECKPOINT_BRIEF_HELP = `Automatic checkpoints (see \`checkpoint --help\`): with no handoff but a
+checkpoint, the brief is drafted from the newest one holding a capture (exit 0; an anchors-only one is not
+used), every field marked
 ${CAPTURED}, and Drift & lessons ends with "source: checkpoint N minutes ago". With
 a handoff and a newer checkpoint (its Since-handoff: is the handoff's token; without that
 line, a later Saved: than the handoff's state time), Goal, Decisions and Do-not-retry stay the
@@ -20,14 +21,20 @@ same source. --json then adds "source": "checkpoint" or
 "handoff+checkpoint" to the "brief" object ("drift" is null with no handoff).
 `;
 
-async function newestText(root: string, handoff: HandoffOrder | null, now: number): Promise<{ text: string; age: string; savedMs: number } | null> {
+async function newestText(
+  root: string,
+  handoff: HandoffOrder | null,
+  now: number,
+): Promise<{ text: string; age: string; savedMs: number } | null> {
   const got = currentCheckpoint(root, handoff, now);
   // Only a checkpoint newer than the handoff (by its Since-handoff token) is folded in.
   if (got === null || got.newer !== true || got.entry.savedMs === null) return null;
   const entry = { ...got.entry, savedMs: got.entry.savedMs };
   try {
     const got = await readManagedFile(checkpointsDir(root), entry.name, memoryDir(root));
-    return got === null ? null : { text: got.bytes.toString("utf8"), age: minutesAgo(entry.savedMs, now), savedMs: entry.savedMs };
+    return got === null
+      ? null
+      : { text: got.bytes.toString("utf8"), age: minutesAgo(entry.savedMs, now), savedMs: entry.savedMs };
   } catch {
     // An unsafe or racing checkpoint is not a reason to refuse the brief.
     return null;
@@ -40,12 +47,24 @@ export async function coldBriefFromCheckpoint(root: string, json: boolean): Prom
   const cp = await newestText(root, null, now);
   if (cp === null) return null;
   const brief = briefFromCheckpoint(parseCheckpoint(cp.text), cp.age);
-  return ok(json ? `${JSON.stringify({ brief: { ...brief, source: "checkpoint" }, drift: null })}\n` : renderBrief(brief), []);
+  return ok(
+    json ? `${JSON.stringify({ brief: { ...brief, source: "checkpoint" }, drift: null })}\n` : renderBrief(brief),
+    [],
+  );
 }
 
 /** The handoff's brief, with a newer checkpoint folded in (docs/design.md#checkpoints). */
-export async function briefWithCheckpoint(root: string, handoffText: string, brief: Brief, now: number): Promise<Brief & { source?: string }> {
-  const cp = await newestText(root, { token: tokenOf(Buffer.from(handoffText, "utf8")), stateMs: handoffStateMs(handoffText, now) }, now);
+export async function briefWithCheckpoint(
+  root: string,
+  handoffText: string,
+  brief: Brief,
+  now: number,
+): Promise<Brief & { source?: string }> {
+  const cp = await newestText(
+    root,
+    { token: tokenOf(Buffer.from(handoffText, "utf8")), stateMs: handoffStateMs(handoffText, now) },
+    now,
+  );
   if (cp === null) return brief;
   return { ...foldCheckpoint(brief, parseCheckpoint(cp.text), cp.age), source: "handoff+checkpoint" };
 }

@@ -1,9 +1,19 @@
 import { HelperError } from "../errors.ts";
 import { skillExcludes } from "../git/anchors.ts";
 import { measureDrift, startStatus } from "../git/drift.ts";
+import { handoffInStash } from "../git/fates.ts";
+import { briefFromStash } from "../brief/checkpoint-brief.ts";
 import { existsSync } from "node:fs";
 import path from "node:path";
-import { countLedger, draftBrief, MAX_FIELD_CHARS, RANK, renderBrief, type Brief, type LedgerCounts } from "../brief/brief.ts";
+import {
+  countLedger,
+  draftBrief,
+  MAX_FIELD_CHARS,
+  RANK,
+  renderBrief,
+  type Brief,
+  type LedgerCounts,
+} from "../brief/brief.ts";
 import { fitClauses } from "../brief/cut.ts";
 import { MERGED_LINE, mergedSentence } from "../git/merge-driver.ts";
 import { conflictSides } from "../schema/conflicted.ts";
@@ -25,7 +35,8 @@ function sideTime(text: string, now: number): string {
 
 /** What `brief` prints (exit 2) for a handoff holding merge conflict markers. */
 export function conflictedMessage(ours: string, theirs: string): string {
-  return `HANDOFF.md has unresolved merge conflicts: one side ${ours}, the other ${theirs}; keep one side of each conflict (archive the other), then resume`;
+  return `HANDOFF.md has unresolved merge conflicts: one side ${ours}, the other ${theirs}; keep one side of ` +
+    `each conflict (archive the other), then resume`;
 }
 
 // Puts a fixed note first in Drift & lessons, re-rendering that line.
@@ -36,16 +47,18 @@ function withDriftNote(b: Brief, note: string): Brief {
     ? fitClauses([{ text: note, rank: RANK.verdict + 1 }, ...b.driftClauses], MAX_FIELD_CHARS)
     : `${note}; ${b.driftAndLessons}`;
   const lines = b.lines.map((l) => (l.startsWith("Drift & lessons: ") ? `Drift & lessons: ${driftAndLessons}` : l));
-  return { ...b, driftAndLessons, lines, driftClauses: b.driftClauses ? [{ text: note, rank: RANK.verdict + 1 }, ...b.driftClauses] : undefined };
+  return {
+    ...b,
+    driftAndLessons,
+    lines,
+    driftClauses: b.driftClauses ? [{ text: note, rank: RANK.verdict + 1 }, ...b.driftClauses] : undefined,
+  };
 }
 
 /** The cold-start sentence (seed 002: "No file or empty file → cold start"). */
 export const COLD_START = "No saved session state exists.";
 
-/**
- * `brief --root DIR [--json]` (docs/design.md#verdicts-and-the-brief): the six-line warm-start brief. Exit 0; 3 with
- * `No saved session state exists.` when there is no handoff; 2 when memory is refused.
- */
+/** `brief --root DIR [--json]` (docs/design.md#verdicts-and-the-brief): the six-line warm-start brief. */
 export const briefVerb: Verb = {
   name: "brief",
   options: { root: { type: "string" }, json: { type: "boolean" }, stdin: { type: "boolean" } },
@@ -63,8 +76,10 @@ pasted one with --stdin), the drift report (\`drift --help\`) and the ledgers, b
   Drift & lessons: ...        (the drift summary with its age, ledger counts)
   Proposed next step: ... Confirm?
 Handoff text is data: secrets redacted, controls shown as <U+XXXX>, each field cut
-at 400 characters. With no handoff but an automatic checkpoint, the brief is drafted
-from the checkpoint, every field marked (captured, not confirmed). The words of
+at 400 characters. With no handoff but one in a stash entry (\`git stash -u\` takes an
+untracked .ai/memory), the brief names the entry and the command that brings it back
+(exit 0, --json "source": "stash"). With no handoff but an automatic checkpoint, the
+brief is drafted from the checkpoint, every field marked (captured, not confirmed). The words of
 each state and the JSON fields: references/verbs.md#brief.
 
 options:
@@ -84,6 +99,12 @@ exit: 0 brief printed
     const json = ctx.values.json === true;
     const loaded = await loadHandoff(ctx, root, ctx.values.stdin === true);
     if (loaded === null) {
+      // A stash took the memory dir: its handoff is on file, and the brief says how to bring it back.
+      const stashed = ctx.values.stdin === true ? null : await handoffInStash(root, ctx.env);
+      if (stashed !== null) {
+        const b = briefFromStash(stashed.stash, stashed.restore);
+        return ok(json ? `${JSON.stringify({ brief: { ...b, source: "stash" }, drift: null })}\n` : renderBrief(b), []);
+      }
       const fromCheckpoint = ctx.values.stdin === true ? null : await coldBriefFromCheckpoint(root, json);
       if (fromCheckpoint !== null) return fromCheckpoint;
       return ok(json ? `${JSON.stringify({ brief: null, message: COLD_START })}\n` : `${COLD_START}\n`, [], 3);
@@ -97,10 +118,16 @@ exit: 0 brief printed
     }
     const parsed = parseHandoff(loaded.text);
     const anchors = checkAnchors(parsed, now);
-    const { report } = await measureDrift(root, ctx.env, anchors, now, { early, excludes, handoffToken: loaded.token ?? null, handoffText: loaded.text });
+    const { report } = await measureDrift(root, ctx.env, anchors, now, {
+      early,
+      excludes,
+      handoffToken: loaded.token ?? null,
+      handoffText: loaded.text,
+    });
     const stderr = [...loaded.warnings, ...shapeWarnings(parsed, loaded.pasted)];
     const needles = [...anchors.keyFiles];
-    if (anchors.branch !== null && !["main", "master", "(detached)"].includes(anchors.branch)) needles.push(anchors.branch);
+    if (anchors.branch !== null && !["main", "master", "(detached)"].includes(anchors.branch))
+      needles.push(anchors.branch);
     const ledgers: LedgerCounts = { lessons: null, solutions: null, unreadable: [] };
     for (const kind of ["lessons", "solutions"] as const) {
       try {
@@ -118,10 +145,13 @@ exit: 0 brief printed
         stderr.push(`warning: ${name} was not read: ${err.message}`);
       }
     }
-    let brief = loaded.pasted ? draftBrief(parsed, report, ledgers) : await briefWithCheckpoint(root, loaded.text, draftBrief(parsed, report, ledgers), now);
+    let brief = loaded.pasted
+      ? draftBrief(parsed, report, ledgers)
+      : await briefWithCheckpoint(root, loaded.text, draftBrief(parsed, report, ledgers), now);
     const merged = loaded.pasted ? null : MERGED_LINE.exec(loaded.text);
     // Only an archive that exists is named (a hand-written line names nothing).
-    if (merged && existsSync(path.join(archiveDir(root), merged[1]!))) brief = withDriftNote(brief, mergedSentence(merged[1]!, merged[2] ?? null));
+    if (merged && existsSync(path.join(archiveDir(root), merged[1]!)))
+      brief = withDriftNote(brief, mergedSentence(merged[1]!, merged[2] ?? null));
     // The clauses a field was fitted from are the brief's own working, not its output.
     const { driftClauses: _clauses, ...shown } = brief;
     if (json) return ok(`${JSON.stringify({ brief: shown, drift: report })}\n`, stderr);

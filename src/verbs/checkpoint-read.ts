@@ -1,6 +1,6 @@
 // `read checkpoint [--session ID]` (docs/design.md#tokens-and-the-publication-protocol), loaded on demand: the read
 // verb stays small.
-import { renderEnvelope } from "../guard/envelope.ts";
+import { renderEnvelope } from "../guard/untrusted.ts";
 import { Refused } from "../errors.ts";
 import { checkpointsDir, checkpointsDirState, sessionFileId } from "../store/checkpoints.ts";
 import { checkTree, memoryDir } from "../store/paths.ts";

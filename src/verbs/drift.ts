@@ -23,31 +23,41 @@ function fateWord(f: DirtyFate): string {
   return f.fate === "not-here" ? "not in this clone" : f.fate;
 }
 
-/**
- * Human rendering of a drift report: the summary first, then one fact per line. Branch names,
- * the upstream and paths are in double quotes; no control or code point `write` refuses gets
- * through raw, the committer's name included (docs/design.md#verdicts-and-the-brief).
- */
+/** Human rendering of a drift report: the summary first, then one fact per line. */
 export function renderDrift(r: DriftReport): string {
+  const paths = (ps: readonly string[], none = "none found") => ps.map(quotedPath).join(", ") || none;
+  const branch = (b: string | null, none: string) => (b === null ? none : branchWords(b));
+  const reachable = r.headReachable === null ? "unknown" : r.headReachable ? "yes" : "no";
+  const dirtyThen = r.saved.dirty === null ? "unverifiable" : r.saved.dirty.length + (r.saved.dirtyMore ?? 0);
+  const up = r.upstream;
+  const gap = up?.ahead == null ? "gone" : `${up.ahead} ahead, ${up.behind} behind`;
+  const upWords = up === null ? "none" : `${branchWords(up.name)}, ${gap}`;
+  const fates = r.dirtyFates.map((f) => `${quotedPath(f.path)} ${fateWord(f)}`);
+  const committer = r.provenance?.committer ?? null;
+  const by = committer === null ? "" : `; last committed by ${committer}`;
+  const since = r.commitsSinceDate === null ? "" : `, commits since the saved date: ${r.commitsSinceDate}`;
+  const changed = r.branchChanged ? " (changed)" : "";
+  const shallow = r.shallow ? " (shallow clone)" : "";
+  const op = r.inProgress;
   const lines = [
     `verdict: ${r.verdict}`,
     `summary: ${r.summary}`,
-    `branch: saved ${r.saved.branch === null ? "unverifiable" : branchWords(r.saved.branch)}, now ${r.current.branch === null ? "none" : branchWords(r.current.branch)}${r.branchChanged ? " (changed)" : ""}`,
-    `HEAD: saved ${r.saved.head ?? "unverifiable"}, now ${r.current.head ?? "none"}; reachable ${r.headReachable === null ? "unknown" : r.headReachable ? "yes" : "no"}${r.shallow ? " (shallow clone)" : ""}`,
+    `branch: saved ${branch(r.saved.branch, "unverifiable")}, now ${branch(r.current.branch, "none")}${changed}`,
+    `HEAD: saved ${r.saved.head ?? "unverifiable"}, now ${r.current.head ?? "none"}; reachable ${reachable}${shallow}`,
     // The since-date count is taken only when the saved HEAD is not in HEAD: said only then.
-    `ahead: ${n(r.ahead)}, behind: ${n(r.behind)}${r.commitsSinceDate === null ? "" : `, commits since the saved date: ${r.commitsSinceDate}`}`,
+    `ahead: ${n(r.ahead)}, behind: ${n(r.behind)}${since}`,
     `age: ${r.ageDays === null ? "unknown" : `${r.ageDays} days`} (saved ${r.saved.date ?? "at an unverifiable time"})`,
-    `key files missing: ${r.missingKeyFiles.length === 0 ? "none found" : r.missingKeyFiles.map(quotedPath).join(", ")}`,
-    `key files not created yet (absent at the save too): ${r.keyFilesNotYetCreated.length === 0 ? "none" : r.keyFilesNotYetCreated.map(quotedPath).join(", ")}`,
-    `dirty files: ${r.saved.dirty === null ? "unverifiable" : r.saved.dirty.length + (r.saved.dirtyMore ?? 0)} then, ${r.current.dirty === null ? "unknown" : r.current.dirty.length} now${r.dirtyChanged ? " (changed)" : ""}`,
+    `key files missing: ${paths(r.missingKeyFiles)}`,
+    `key files not created yet (absent at the save too): ${paths(r.keyFilesNotYetCreated, "none")}`,
+    `dirty files: ${dirtyThen} then, ${r.current.dirty?.length ?? "unknown"} now${r.dirtyChanged ? " (changed)" : ""}`,
     `memory-only commits (not counted): ${r.memoryOnlyCommits}`,
-    `key files changed: ${r.changedKeyFiles.length === 0 ? "none found" : r.changedKeyFiles.map(quotedPath).join(", ")}`,
-    `dirty at the save: ${r.dirtyFates.length === 0 ? "none" : r.dirtyFates.map((f) => `${quotedPath(f.path)} ${fateWord(f)}`).join(", ")}`,
-    `key files with uncommitted changes: ${r.dirtyKeyFiles.length === 0 ? "none found" : r.dirtyKeyFiles.map(quotedPath).join(", ")}`,
-    `git operation in progress (rebase, merge…): saved ${r.inProgress.saved ?? "none"}, now ${r.inProgress.current ?? "none"}`,
-    `upstream: ${r.upstream === null ? "none" : `${branchWords(r.upstream.name)}, ${r.upstream.ahead === null ? "gone" : `${r.upstream.ahead} ahead, ${r.upstream.behind} behind`}`}`,
+    `key files changed: ${paths(r.changedKeyFiles)}`,
+    `dirty at the save: ${fates.length === 0 ? "none" : fates.join(", ")}`,
+    `key files with uncommitted changes: ${paths(r.dirtyKeyFiles)}`,
+    `git operation in progress (rebase, merge…): saved ${op.saved ?? "none"}, now ${op.current ?? "none"}`,
+    `upstream: ${upWords}`,
     `unverifiable anchors: ${r.unverifiable.length === 0 ? "none" : r.unverifiable.join(", ")}`,
-    ...(r.provenance === null ? [] : [`provenance: not saved in this clone${r.provenance.committer === null ? "" : `; last committed by ${r.provenance.committer}`}`]),
+    ...(r.provenance === null ? [] : [`provenance: not saved in this clone${by}`]),
     ...(r.sinceSaved === null ? [] : [`commits since the save, rewritten copies left out: ${r.sinceSaved}`]),
     ...(r.notHereReason === null ? [] : [`saved HEAD: ${notHereWords(r.notHereReason)}`]),
   ];
@@ -99,14 +109,28 @@ exit: 0 report printed (any verdict)
     const excludes = skillExcludes(root, ctx.skillDir ?? null);
     const early = startStatus(root, ctx.env, excludes);
     const loaded = await loadHandoff(ctx, root, ctx.values.stdin === true);
-    if (loaded === null) throw new Absent(ctx.values.stdin === true ? "nothing was pasted on stdin: no handoff to compare" : "no handoff at .ai/memory/HANDOFF.md: no saved session state exists");
+    if (loaded === null)
+      throw new Absent(
+        ctx.values.stdin === true
+          ? "nothing was pasted on stdin: no handoff to compare"
+          : "no handoff at .ai/memory/HANDOFF.md: no saved session state exists",
+      );
     const now = Date.now();
     const parsed = parseHandoff(loaded.text);
-    const { report, gitProcesses } = await measureDrift(root, ctx.env, checkAnchors(parsed, now), now, { early, excludes, handoffToken: loaded.token ?? null, handoffText: loaded.text });
+    const { report, gitProcesses } = await measureDrift(root, ctx.env, checkAnchors(parsed, now), now, {
+      early,
+      excludes,
+      handoffToken: loaded.token ?? null,
+      handoffText: loaded.text,
+    });
     const stderr = [...loaded.warnings, ...shapeWarnings(parsed, loaded.pasted)];
-    if (report.git.state === "missing") stderr.push("note: git was not found on PATH; drift is unverifiable (outside-git behaviour)");
+    if (report.git.state === "missing")
+      stderr.push("note: git was not found on PATH; drift is unverifiable (outside-git behaviour)");
     if (ctx.values.json === true) {
-      const current = { ...report.current, branch: report.current.branch === null ? null : withoutTokens(report.current.branch) };
+      const current = {
+        ...report.current,
+        branch: report.current.branch === null ? null : withoutTokens(report.current.branch),
+      };
       return ok(`${JSON.stringify({ ...report, current, gitProcesses })}\n`, stderr);
     }
     return ok(renderDrift(report), stderr);

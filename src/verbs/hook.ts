@@ -2,7 +2,7 @@ import { quotedValue } from "../guard/quote.ts";
 import { createHash } from "node:crypto";
 import path from "node:path";
 import { lstatSync } from "node:fs";
-import { readSaves, savedHereByStat, savedStampOf, statKey } from "../git/saves.ts";
+import { markedHere, readSaves, savedHereByStat, savedStampOf, statKey } from "../git/saves.ts";
 import { isConflicted } from "../schema/conflicted.ts";
 import { inspectFile, interruptedSave, treeUnsafe, type FileInspection } from "../store/inspect.ts";
 import { FILE_OF, memoryDir, type Kind } from "../store/paths.ts";
@@ -185,6 +185,8 @@ exit: always 0 -- a broken hook must not break a session; problems go to stderr.
       } catch {
         // hashed below
       }
+      const marked = markedHere(root, text);
+      if (marked !== null) return marked;
       const stamp = savedStampOf(text);
       return (stamp !== null && saves.stamps.includes(stamp)) || saves.tokens.includes(createHash("sha256").update(text, "utf8").digest("hex"));
     };

@@ -80,7 +80,14 @@ async function otherAuthor(
   if (blob.code !== 0) return null;
   const id = blob.stdout.toString("utf8").trim();
   const r = await runGit(cwd, ["log", "--all", "-1", "--format=%an", `--find-object=${id}`, "--", file], env);
-  const name = r.code === 0 ? r.stdout.toString("utf8").trim().replace(/[^\p{L}\p{N} .'_-]/gu, "").slice(0, 60) : "";
+  const name =
+    r.code === 0
+      ? r.stdout
+          .toString("utf8")
+          .trim()
+          .replace(/[^\p{L}\p{N} .'_-]/gu, "")
+          .slice(0, 60)
+      : "";
   return name === "" ? null : name;
 }
 
@@ -135,7 +142,11 @@ exit: 0 merged; 1 not merged (git's conflict stands)
       return ok("", [`session-handoff merge driver: ${(err as Error).message}`], 1);
     }
     const textMerge = async (why: string | null) => {
-      const r = await runGit(ctx.cwd, ["merge-file", "-L", "ours", "-L", "base", "-L", "theirs", "--", ours, base, theirs], ctx.env);
+      const r = await runGit(
+        ctx.cwd,
+        ["merge-file", "-L", "ours", "-L", "base", "-L", "theirs", "--", ours, base, theirs],
+        ctx.env,
+      );
       return ok("", why === null ? [] : [`session-handoff merge driver: ${why}; merged as text`], r.code === 0 ? 0 : 1);
     };
     // The journal is appended on both sides: both sides' entries kept, git's union merge
@@ -153,7 +164,11 @@ exit: 0 merged; 1 not merged (git's conflict stands)
           // Unreadable as text: the union below.
         }
       }
-      const r = await runGit(ctx.cwd, ["merge-file", "--union", "-L", "ours", "-L", "base", "-L", "theirs", "--", ours, base, theirs], ctx.env);
+      const r = await runGit(
+        ctx.cwd,
+        ["merge-file", "--union", "-L", "ours", "-L", "base", "-L", "theirs", "--", ours, base, theirs],
+        ctx.env,
+      );
       return ok("", [], r.code === 0 ? 0 : 1);
     }
     if (!m) return textMerge(null);
@@ -173,7 +188,8 @@ exit: 0 merged; 1 not merged (git's conflict stands)
       const who = await otherAuthor(ctx.cwd, ctx.env, later === "ours" ? theirs : ours, file);
       const at = stateTimeOfText(loser, Date.now());
       const whose = who === null ? "the other" : `${who}'s`;
-      const note = `merged with ${whose} handoff${at.known ? ` of ${at.time.iso}` : ""}: ${mergeCountsText(merged.added)}`;
+      const of = at.known ? ` of ${at.time.iso}` : "";
+      const note = `merged with ${whose} handoff${of}: ${mergeCountsText(merged.added)}`;
       writeResult(ours, markMerged(merged.text, name, note));
       return ok("", [`session-handoff merge driver: ${file}: kept the later handoff; the other is archive/${name}`]);
     } catch (err) {

@@ -1,5 +1,5 @@
 import { HelperError, Refused } from "../errors.ts";
-import { redactText } from "../guard/redaction.ts";
+import { redactText } from "../guard/redact.ts";
 import { mergeDriverStep } from "../git/merge-driver-config.ts";
 import { publishMemory, publishTarget } from "../git/publish-memory.ts";
 import { helperLocation } from "./agent-files.ts";
@@ -11,7 +11,9 @@ import { ok, type Verb } from "./types.ts";
 
 /** The commit message when none is given. */
 /** publish's line when it committed the attributes block too (docs/design.md#the-merge-driver). */
-const ATTRIBUTES_COMMITTED = "committed .gitattributes with the merge driver's block (every clone then merges memory with it once it runs install or publish)";
+const ATTRIBUTES_COMMITTED =
+  "committed .gitattributes with the merge driver's block (every clone then merges memory with it once it runs " +
+    "install or publish)";
 
 /** The start of publish's line naming what the repository names that it did not run. */
 export const SKIPPED_HEAD = "ran none of the repository's ";
@@ -19,7 +21,10 @@ export const SKIPPED_HEAD = "ran none of the repository's ";
 /** publish's line for what it skipped, or null when nothing was (docs/decisions/git-runs-nothing.md). */
 export function skippedLine(skipped: { hooks: string[]; signing: boolean } | undefined): string | null {
   if (!skipped || (skipped.hooks.length === 0 && !skipped.signing)) return null;
-  const parts = [...(skipped.hooks.length > 0 ? [`hooks (${skipped.hooks.join(", ")})`] : []), ...(skipped.signing ? ["commit signing"] : [])];
+  const parts = [
+    ...(skipped.hooks.length > 0 ? [`hooks (${skipped.hooks.join(", ")})`] : []),
+    ...(skipped.signing ? ["commit signing"] : []),
+  ];
   return `${SKIPPED_HEAD}${parts.join(" nor its ")}: pass --run-hooks to run them`;
 }
 
@@ -61,18 +66,23 @@ stdout: "published <n> file(s) in <commit>" [and "pushed to <remote> <branch>"],
         or "nothing to publish"; lines on the merge driver and skipped hooks.
 ${ROOT_HELP}
 exit:   0 published, or nothing to publish; 2 refused (not a git repository, the
-        memory dir is git-ignored, no upstream for --push, a secret in
-        --message, git failed: its error follows); 4 paused; 5 busy.
+        memory dir is git-ignored or holds no memory file: "nothing to publish:
+        ...", no upstream for --push, a secret in --message, git failed: its
+        error follows); 4 paused; 5 busy.
 `,
   async run(ctx) {
     const root = rootOption(ctx);
     const message = typeof ctx.values.message === "string" ? ctx.values.message : DEFAULT_MESSAGE;
-    if (message.trim() === "" || /[\0-\x1f\x7f]/.test(message)) throw new Refused("--message must be one non-empty line of text");
+    if (message.trim() === "" || /[\0-\x1f\x7f]/.test(message))
+      throw new Refused("--message must be one non-empty line of text");
     // A commit message is pushed and kept forever: a secret in it is refused, never rewritten
     // behind the user's back (docs/decisions/redaction-prefixes.md). The kind is named, never the value.
     const secrets = redactText(message).findings;
     if (secrets.length > 0) {
-      throw new Refused(`--message holds a secret (${[...new Set(secrets.map((f) => f.kind))].join(", ")}); write the message without it and retry`);
+      throw new Refused(
+        `--message holds a secret (${[...new Set(secrets.map((f) => f.kind))].join(", ")}); write the message ` +
+          `without it and retry`,
+      );
     }
     const memDir = memoryDir(root);
     const lockTimeoutSeconds = lockTimeoutOption(ctx);
@@ -83,11 +93,24 @@ exit:   0 published, or nothing to publish; 2 refused (not a git repository, the
     let r: Awaited<ReturnType<typeof publishMemory>>;
     let repairs: string[] = [];
     const commit = () =>
-      publishMemory(root, memDir, message, ctx.values.push === true, ctx.env, driver.change?.attributes ? "changed" : "if-only-ours", target, ctx.values["run-hooks"] === true);
+      publishMemory(
+        root,
+        memDir,
+        message,
+        ctx.values.push === true,
+        ctx.env,
+        driver.change?.attributes ? "changed" : "if-only-ours",
+        target,
+        ctx.values["run-hooks"] === true,
+      );
     try {
       // A memory writer: between saves only, after repairing an interrupted one, so that a
       // claimed (renamed) file is never committed as deleted (docs/design.md#publish).
-      if (checkTree(root)) ({ result: r, repairs } = await underLock({ root, env: ctx.env, lockTimeoutSeconds, failpoint: failpointOf(ctx) }, commit));
+      if (checkTree(root))
+        ({ result: r, repairs } = await underLock(
+          { root, env: ctx.env, lockTimeoutSeconds, failpoint: failpointOf(ctx) },
+          commit,
+        ));
       else r = await commit();
     } catch (err) {
       // The driver's registration stays done whatever git then refuses: say so before the

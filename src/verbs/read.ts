@@ -1,4 +1,4 @@
-import { renderEnvelope } from "../guard/envelope.ts";
+import { renderEnvelope } from "../guard/untrusted.ts";
 import { firstNul, unsafeBytes } from "../guard/file-verdict.ts";
 import { readManagedFile, readMemoryFile } from "../store/read.ts";
 import { FILE_OF, memoryDir, parseKind, parseTarget } from "../store/paths.ts";

@@ -1,5 +1,5 @@
 import { Refused } from "../errors.ts";
-import { formatRedactionReport, redactText } from "../guard/redaction.ts";
+import { formatRedactionReport, redactText } from "../guard/redact.ts";
 import { ok, type Verb } from "./types.ts";
 
 const STRICT = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });

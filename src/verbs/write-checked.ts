@@ -7,10 +7,11 @@ import { closeSync, lstatSync } from "node:fs";
 import path from "node:path";
 import { Refused } from "../errors.ts";
 import { collectAnchors, statInsideRoot } from "../git/anchors.ts";
-import { formatRedactionReport, redactText } from "../guard/redaction.ts";
+import { formatRedactionReport, redactText } from "../guard/redact.ts";
 import type { RedactionFinding } from "../guard/redact.ts";
 import { renderAnchorLines } from "../schema/anchor-lines.ts";
 import { droppedItems, droppedReport } from "../schema/open-items.ts";
+import { cloneIdOf, markClone } from "../git/saves.ts";
 import { anchorsBody, anchorsEmpty, comparable, fillAnchors, stampSaved } from "../schema/stamp.ts";
 import { anchorsRange, handoffKeyFiles, handoffLayout, validateHandoff } from "../schema/validate.ts";
 import { issueLines, scoreLine, type Issue, type Validation } from "../schema/validate-common.ts";
@@ -191,10 +192,13 @@ export async function buildDocument(checked: Checked, root: string, anchors: Anc
     }
   }
   let text = stamped.text;
+  // Which clone saved it: a line after `Saved:` that a hand edit keeps, put in after the checks so
+  // that findings give the draft's own line numbers (docs/decisions/absent-not-rewritten.md).
+  const marked = (t: string) => markClone(t, cloneIdOf(root, true));
   const mine = anchorsBody(text);
   // The current file sent back as it was read (a round trip; docs/design.md#files-on-disk): unchanged, before any
   // refilling of its anchors could make it differ.
-  const sentBack = priorText !== null && comparable(priorText, false) === comparable(text, false);
+  const sentBack = priorText !== null && comparable(priorText, false) === comparable(marked(text), false);
   const identical = !sentBack && priorText !== null && mine !== null && JSON.stringify(anchorsBody(priorText)) === JSON.stringify(mine);
   const fill = !sentBack && (anchorsEmpty(text) || identical);
   let exempt = new Set<number>();
@@ -248,8 +252,9 @@ export async function buildDocument(checked: Checked, root: string, anchors: Anc
   const helperMade = new Set([`Saved: ${iso}`, `- Date: ${iso}`, ...(reported === null ? [] : (reported as string).split("\n"))]);
   const redacted = reuseRedaction(checked.text, checked.redacted, text, exempt, helperMade) ?? redactText(text, { exemptLines: exempt });
   if (redacted.findings.length > 0) notes.push(formatRedactionReport(redacted.findings));
-  const bytes = finalBytes(redacted.text, checked.rawBytes);
-  const unchanged = sentBack || (priorText !== null && comparable(priorText, fill) === comparable(redacted.text, fill));
+  const markedText = marked(redacted.text);
+  const bytes = finalBytes(markedText, checked.rawBytes);
+  const unchanged = sentBack || (priorText !== null && comparable(priorText, fill) === comparable(markedText, fill));
 
   if (priorText !== null && !unchanged) {
     const report = droppedReport(droppedItems(priorText, redacted.text));

@@ -275,8 +275,9 @@ function plan(cmd: DocCommand, state: State, root: string): Plan {
     case "doctor":
       return { stdin: "", expect: 0, check: (r) => expect(r.stdout).toMatch(/^node \d+\./) };
     case "publish":
-      // A scratch project has no remote: publish commits locally, or has nothing to publish.
-      return { stdin: "", expect: 0, check: (r) => expect(r.stdout).toMatch(warm ? /^published \d+ file\(s\) in [0-9a-f]{12}$/m : /^nothing to publish$/m) };
+      // A scratch project has no remote: publish commits locally, or refuses with no memory to publish.
+      if (!warm) return { stdin: "", expect: 2, check: (r) => expect(r.stderr).toMatch(/refused: nothing to publish: /) };
+      return { stdin: "", expect: 0, check: (r) => expect(r.stdout).toMatch(/^published \d+ file\(s\) in [0-9a-f]{12}$/m) };
     default:
       throw new Error(`${cmd.where}: no scenario for the verb ${JSON.stringify(verb)}; add one to test/docs/commands.test.ts`);
   }

@@ -111,8 +111,10 @@ const OPS: Record<string, Op> = {
     return k;
   },
   async stash(dir) {
-    // `stash -u` is left out: an untracked file stashed with it is not yet told apart from reverted.
     return (await tryGit(dir, "stash", "-q")) ? "ok" : "failed";
+  },
+  async stashUntracked(dir) {
+    return (await tryGit(dir, "stash", "-u", "-q")) ? "ok" : "failed";
   },
   async stashPop(dir) {
     if (await tryGit(dir, "stash", "pop", "-q")) return "ok";
@@ -169,7 +171,11 @@ async function oracleFates(dir: string, saved: string, dirtyThen: Map<string, st
     const onHead = (await git(dir, "rev-list", "HEAD", `^${saved}`, "--", p)).split("\n").filter(Boolean);
     let found: Fate | null = null;
     for (const c of onHead) if (!found && (await holds(c))) found = { path: p, fate: "committed", commit: c, onHead: true };
-    for (const s of stashes) if (!found && (await blobAt(s, p)) === blob && (await blobAt(`${s}^1`, p)) !== blob) found = { path: p, fate: "stashed", stash: s };
+    for (const s of stashes) {
+      const tracked = (await blobAt(s, p)) === blob && (await blobAt(`${s}^1`, p)) !== blob;
+      // `stash -u` keeps untracked files in the entry's third parent.
+      if (!found && (tracked || (blob !== null && (await blobAt(`${s}^3`, p)) === blob))) found = { path: p, fate: "stashed", stash: s };
+    }
     const others = (await git(dir, "rev-list", "--exclude=refs/stash", "--all", "^HEAD", `^${saved}`, "--", p)).split("\n").filter(Boolean);
     for (const c of others) if (!found && (await holds(c))) found = { path: p, fate: "committed", commit: c, onHead: false };
     out.push(found ?? { path: p, fate: cloned ? "not-here" : "reverted" });

@@ -117,6 +117,17 @@ describe("what the brief says after one everyday git command", () => {
     expect(drift(r).dirtyFates).toEqual([{ path: "a.ts", fate: "reverted" }]);
   });
 
+  it("a new file stashed with `stash -u` is in that stash, not reverted", { timeout: 60_000 }, () => {
+    const { r } = newRepo();
+    // The memory dir stays out of the stash: only the new file goes.
+    writeFileSync(path.join(r.dir, ".git", "info", "exclude"), ".ai/\n");
+    writeFileSync(path.join(r.dir, "new.ts"), "new\n");
+    save(r);
+    r.git("stash", "-u", "-q");
+    expect(drift(r).dirtyFates).toEqual([{ path: "new.ts", fate: "stashed", stash: "stash@{0}" }]);
+    expect(brief(r)).toContain('dirty at the save, now in stash@{0}: "new.ts"');
+  });
+
   it("3, 4: a rebase squashing the saved commit while a stash holds it; a deleted key file is still named", { timeout: 60_000 }, () => {
     const { r } = newRepo();
     writeFileSync(path.join(r.dir, "b.ts"), "b\n");
@@ -184,6 +195,27 @@ describe("what the brief says after one everyday git command", () => {
     expect(r.run(["hook", "--mode", "session"]).stdout).not.toContain("not saved in this clone");
   });
 
+  it("7: two clones saving in one second on one commit are told apart by the clone mark", { timeout: 60_000 }, () => {
+    const { home, r } = newRepo();
+    save(r);
+    const mine = readFileSync(path.join(r.dir, ".ai/memory/HANDOFF.md"), "utf8");
+    expect(mine).toMatch(/^Saved: \S+\n<!-- saved in clone [0-9a-f]{16} -->$/m);
+    // Saving the same document again is still `unchanged`.
+    const t = /CURRENT-SHA256: (\S+)/.exec(r.run(["read", "handoff"]).stdout)![1]!;
+    expect(r.run(["write", "handoff", "--expected-current-sha256", t], DOC).stdout).toMatch(/^unchanged /);
+    const bob = person(path.join(home, "bob"), path.join(home, "bob-work"), "Bob");
+    execFileSync("git", ["clone", "-q", r.dir, bob.dir]);
+    save(bob);
+    const bobs = path.join(bob.dir, ".ai/memory/HANDOFF.md");
+    // Bob's save, as if made in the same second as Alice's, reaches Alice's clone.
+    const saved = /^Saved: .*$/m.exec(mine)![0];
+    const theirs = readFileSync(bobs, "utf8").replace(/^Saved: .*$/m, saved);
+    expect(theirs).not.toBe(mine);
+    writeFileSync(path.join(r.dir, ".ai/memory/HANDOFF.md"), theirs);
+    expect(drift(r).provenance).toMatchObject({ someoneElse: true });
+    expect(r.run(["hook", "--mode", "session"]).stdout).toContain("not saved in this clone");
+  });
+
   it("drift's text says no 'unknown' since-date count beside a known ahead count", { timeout: 60_000 }, () => {
     const { r } = newRepo();
     save(r);
@@ -192,5 +224,44 @@ describe("what the brief says after one everyday git command", () => {
     const t = r.run(["drift"]).stdout;
     expect(t).toContain("ahead: 1, behind: 0\n");
     expect(t).not.toContain("commits since the saved date: unknown");
+  });
+
+  it("`stash -u` takes the untracked memory dir: the brief names the entry and brings it back", { timeout: 60_000 }, () => {
+    const { r } = newRepo();
+    save(r);
+    writeFileSync(path.join(r.dir, "a.ts"), "a dirty\n");
+    r.git("stash", "-u", "-q");
+    const b = r.run(["brief"]);
+    expect(b.code, b.stderr).toBe(0);
+    const body = briefBody(b.stdout);
+    expect(body).not.toContain("No saved session state exists");
+    expect(body).toContain("Drift & lessons: no handoff in the working tree: .ai/memory/HANDOFF.md is in stash@{0}");
+    const cmd = /with `([^`]+)`/.exec(body)![1]!;
+    expect(cmd).toBe("git restore --overlay --source=stash@{0}^3 -- .ai/memory");
+    for (const label of ["Goal:", "Plan status:", "Decisions in force:", "Do-not-retry:", "Proposed next step:"]) {
+      expect(body).toContain(`\n${label} `.slice(1));
+    }
+    // The command given brings the handoff back, and leaves the stashed code where it was.
+    r.git(...cmd.split(" ").slice(1));
+    expect(readFileSync(path.join(r.dir, "a.ts"), "utf8")).toBe("a\n");
+    expect(brief(r)).toContain("Goal: Tune the parser.");
+    // After `git clean -fd` nothing holds it: a cold start, and nothing said of a stash.
+    r.git("stash", "drop", "-q");
+    rmSync(path.join(r.dir, ".ai"), { recursive: true });
+    const cold = r.run(["brief"]);
+    expect(cold.code).toBe(3);
+    expect(cold.stdout).toBe("No saved session state exists.\n");
+  });
+
+  it("a staged handoff taken by a plain `git stash` is found in the entry's tree", { timeout: 60_000 }, () => {
+    const { r } = newRepo();
+    save(r);
+    r.git("add", ".ai");
+    r.git("stash", "-q");
+    const b = r.run(["brief", "--json"]);
+    expect(b.code, b.stderr).toBe(0);
+    const j = JSON.parse(b.stdout);
+    expect(j.brief.source).toBe("stash");
+    expect(j.brief.proposedNextStep).toContain("`git restore --source=stash@{0} -- .ai/memory/HANDOFF.md`");
   });
 });

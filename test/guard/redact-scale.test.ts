@@ -1,9 +1,10 @@
 // Redaction stays linear on pathological inputs up to the document limit (1 MB): the work is
 // counted, never timed. Apart from test/guard/redact.test.ts because the 1 MB cases take minutes
 // on two cores: \`npm run test:reliability\` runs this file (vitest.config.ts, HEAVY).
-import { describe, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { redactText, redactTranscript } from "../../src/guard/redact.ts";
-import { expectLinear } from "../fixtures/redaction/work.ts";
+import { adversarialDocument } from "../../bench/adversarial.mjs";
+import { expectLinear, workOf } from "../fixtures/redaction/work.ts";
 
 describe("no pathological input makes redaction slow (1 MB, the document limit): work counted, never timed", () => {
   // Each family is k repetitions of a unit; expectLinear compares k with k/2.
@@ -39,5 +40,22 @@ describe("no pathological input makes redaction slow (1 MB, the document limit):
   ])("%s", (_name, make, k) => {
     expectLinear(redactText, make, k);
     expectLinear(redactTranscript, make, k);
+  });
+});
+
+describe("what the 1 MB bench row costs: counted passes over the input", () => {
+  it("the bench's hostile mix is linear", () => {
+    expectLinear(redactText, (k) => adversarialDocument(k), 1_000_000);
+  });
+
+  // Each `password=` starts a value that runs 256 characters; a plain run is read once for all
+  // of them, not once per assignment (35 passes before).
+  it.each<[string, string]>([
+    ["assignments without values", "password="],
+    ["assignments with values", "password=Xk9mQ2pL7vR4tY"],
+    ["nested assignments", "admin_pw="],
+  ])("%s: at most 12 passes", (_name, unit) => {
+    const text = `password: ${unit.repeat(Math.floor(1_000_000 / unit.length))}`;
+    expect(workOf(redactText, text).charsScanned / text.length).toBeLessThanOrEqual(12);
   });
 });

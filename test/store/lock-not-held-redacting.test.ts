@@ -5,7 +5,7 @@ import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { main } from "../../src/cli.ts";
-import { redactionPasses } from "../../src/guard/redaction.ts";
+import { redactionPasses } from "../../src/guard/redact.ts";
 import { acquireLock } from "../../src/store/lock.ts";
 import { VERBS } from "../../src/verbs/index.ts";
 import { gitRepo, handoff, save } from "../helpers.ts";

@@ -57,6 +57,23 @@ describe("publish", () => {
     expect(git(root, "rev-parse", "HEAD")).toBe(head);
   });
 
+  it("no memory file: refused, and nothing changes (no driver, no attributes, no commit)", () => {
+    const root = gitRepo();
+    const head = git(root, "rev-parse", "HEAD");
+    const config = readFileSync(path.join(root, ".git", "config"), "utf8");
+    const r = run(root);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^memory operation refused: nothing to publish: \.ai\/memory\/ holds no memory file/m);
+    expect(git(root, "rev-parse", "HEAD")).toBe(head);
+    expect(existsSync(path.join(root, ".gitattributes"))).toBe(false);
+    expect(readFileSync(path.join(root, ".git", "config"), "utf8")).toBe(config);
+    // Only private files and checkpoints: still nothing to publish.
+    mkdirSync(path.join(root, ".ai", "memory", "checkpoints"), { recursive: true });
+    writeFileSync(path.join(root, ".ai", "memory", "checkpoints", "abc.md"), "user words\n");
+    expect(run(root).code).toBe(2);
+    expect(git(root, "status", "--porcelain")).toBe("?? .ai/\n");
+  });
+
   it("a pruned archive's deletion is published too", () => {
     const { root } = project();
     run(root);

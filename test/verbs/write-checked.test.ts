@@ -144,7 +144,9 @@ describe("Saved: and the anchors are write's (2)", () => {
     expect(none.code, none.stderr).toBe(0);
     expect(none.stderr).not.toMatch(/note: Saved:/);
     // The first non-blank line after the title, a paragraph of its own before the next heading.
-    expect(readFileSync(file(root), "utf8").split("\n").slice(0, 7)).toEqual(["<!-- memory-schema: v1 -->", "# Session Handoff", "", "", expect.stringMatching(STAMP), "", "## Current goal"]);
+    const mark = expect.stringMatching(/^<!-- saved in clone [0-9a-f]{16} -->$/);
+    const top = ["<!-- memory-schema: v1 -->", "# Session Handoff", "", "", expect.stringMatching(STAMP), mark, "", "## Current goal"];
+    expect(readFileSync(file(root), "utf8").split("\n").slice(0, 8)).toEqual(top);
   });
 
   it("keeps anchors the agent wrote, noting a Date more than 5 minutes old", () => {

@@ -2,12 +2,12 @@
 // before the lock (the size limit needs the redacted size); the save reuses that pass and scans
 // only the lines write itself puts in, and the journal entry is rendered from the redacted text
 // without redacting it again. Counted through the test-only counter of
-// src/guard/redaction.ts, never timed; and the reuse is checked against a whole second
+// src/guard/redact.ts, never timed; and the reuse is checked against a whole second
 // pass on the final text, which is what write did before.
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
-import { redactionPasses, redactText } from "../../src/guard/redaction.ts";
+import { redactionPasses, redactText } from "../../src/guard/redact.ts";
 import { recordSave } from "../../src/journal/record.ts";
 import { fillAnchors, stampSaved } from "../../src/schema/stamp.ts";
 import { buildDocument, checkDocument, reuseRedaction } from "../../src/verbs/write-checked.ts";
