@@ -10,7 +10,9 @@
 //   files and inline commands are listed apart (not part of the flow's cost).
 // - A `.ai/memory/drafts/<kind>.md` path in backticks, in an unconditional sentence, is a file
 //   the agent writes with its own file tool before the call that takes it (`--from-draft`):
-//   listed as the flow's drafts, not a helper call (docs/decisions/save-form.md).
+//   listed as the flow's drafts, not a helper call (docs/decisions/save-form.md). A `DRAFT:`
+//   in backticks is the draft the previous call named on that line (docs/decisions/drafts.md),
+//   listed as "DRAFT:".
 // - SKILL.md itself is always loaded first (the harness loads it on activation).
 
 /** Targets (docs/decisions/skill-flows.md): helper calls and bytes loaded (SKILL.md included) per flow. */
@@ -61,7 +63,7 @@ function readFlow(heading, body) {
   const drafts = [];
   for (const sentence of sentences(prose)) {
     const conditional = CONDITIONAL.test(sentence.replace(/`[^`]*`|\[[^\]]*\]\([^)]*\)/g, ""));
-    if (!conditional) for (const m of sentence.matchAll(/`(\.ai\/memory\/drafts\/[a-z]+\.md)`/g)) if (!drafts.includes(m[1])) drafts.push(m[1]);
+    if (!conditional) for (const m of sentence.matchAll(/`(\.ai\/memory\/drafts\/[a-z]+\.md|DRAFT:)`/g)) if (!drafts.includes(m[1])) drafts.push(m[1]);
     for (const m of sentence.matchAll(LINK)) {
       const target = m[1];
       if (/^[a-z]+:/i.test(target)) continue;

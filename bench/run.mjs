@@ -400,10 +400,19 @@ function agentFlow(encode) {
   // The earlier session's save (set-up, not counted).
   helper(["write", "handoff", "--root", root, "--expected-current-sha256", "absent"], { input: doc("Make the CSV importer skip duplicate rows.") });
   let token = "absent";
+  // The draft the last call named on its DRAFT: line (docs/decisions/drafts.md).
+  let named = null;
   const replay = (call, drafts) => {
     // The file-tool step before a `--from-draft` call: the document written as it is.
-    if (/--from-draft\b/.test(call)) for (const d of drafts) writeFileSync(path.join(root, d), doc("Make the CSV importer skip duplicate rows in one pass."));
+    const files = drafts.map((d) => (d === "DRAFT:" ? named : d)).filter((d) => d !== null);
+    if (/--from-draft\b/.test(call)) {
+      for (const d of files) {
+        mkdirSync(path.dirname(path.join(root, d)), { recursive: true });
+        writeFileSync(path.join(root, d), doc("Make the CSV importer skip duplicate rows in one pass."));
+      }
+    }
     const script = call
+      .replaceAll("<draft>", named ?? "<draft>")
       .replaceAll('"<skill-dir>/scripts/memory_io.mjs"', shq(bundle))
       .replaceAll("<project-root>", root)
       .replaceAll("<token>", token)
@@ -413,13 +422,14 @@ function agentFlow(encode) {
     // Recorded, not thrown: a flow whose command fails is reported as missing its target.
     const r = run("/bin/sh", ["-c", script], { cwd: root, ok: ANY_EXIT });
     token = /^CURRENT-SHA256: (\S+)$/m.exec(r.stdout)?.[1] ?? token;
+    named = /^DRAFT: (\S+)$/m.exec(r.stderr)?.[1] ?? named;
     const out = r.stdout + r.stderr;
     if (r.status !== 0) log(`agent flow: ${call.split("\n")[0]} exited ${r.status}: ${r.stderr.trim().slice(0, 300)}`);
     return { command: call.split("\n")[0], exit: r.status, outputBytes: Buffer.byteLength(out), outputTokens: encode ? encode(out).length : null };
   };
   const result = {};
   for (const which of ["resume", "save"]) {
-    for (const d of flows[which].drafts) mkdirSync(path.dirname(path.join(root, d)), { recursive: true });
+    for (const d of flows[which].drafts) if (d !== "DRAFT:") mkdirSync(path.dirname(path.join(root, d)), { recursive: true });
     const calls = flows[which].calls.map((call) => replay(call, flows[which].drafts));
     const target = AGENT_FLOW_TARGETS[which];
     const c = context[which];

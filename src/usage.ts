@@ -34,8 +34,8 @@ export function usageText(VERBS: VerbTable): string {
     "example: resume in one call; save in two (read for the token, then write):",
     "node memory_io.mjs brief",
     "node memory_io.mjs read handoff",
-    "(write the whole handoff to .ai/memory/drafts/handoff.md with your file tool)",
-    "node memory_io.mjs write handoff --from-draft --expected-current-sha256 <token>",
+    "(write the whole handoff with your file tool to the path read printed as DRAFT:)",
+    "node memory_io.mjs write handoff --from-draft <draft> --expected-current-sha256 <token>",
     "",
   ].join("\n");
   return wrapHelp(text);
@@ -47,7 +47,13 @@ export function verbHelp(name: string, help: string): string {
 }
 
 // Words users and the README say for what a verb does: a user who types them is pointed at it.
-const SAID_FOR: Record<string, string> = { resume: "brief", save: "write", handoff: "brief", status: "check", restore: "archives" };
+const SAID_FOR: Record<string, string> = {
+  resume: "brief",
+  save: "write",
+  handoff: "brief",
+  status: "check",
+  restore: "archives",
+};
 
 /** The "did you mean" tail for an unknown verb, or "" when nothing is near. */
 export function suggestion(word: string, VERBS: VerbTable): string {

@@ -1,5 +1,4 @@
-// The `## Environment anchors` line format (docs/design.md#files-on-disk): rendering and the
-// path lists' grammar. Pure, and free of the Markdown grammar (the `anchors` verb uses it alone).
+// The `## Environment anchors` lines and path lists, free of the Markdown grammar: the `anchors` verb uses it alone.
 import { refusedIndexes } from "../guard/invisible.ts";
 
 /** Most dirty paths written on the `- Dirty files:` line; the rest are counted (`… and N more`). */
@@ -10,11 +9,7 @@ const ESCAPES: Record<string, string> = {
   "\x07": "\\a", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\v": "\\v", "\f": "\\f", "\r": "\\r", '"': '\\"', "\\": "\\\\",
 };
 
-/**
- * Writes a path for an anchor list: as is, or in double quotes with C escapes as git quotes paths when
- * it holds a separator, a quote, a control, edge whitespace or a code point `write` refuses (written as
- * octal UTF-8 bytes), so whatever `anchors` prints, `write` accepts and `drift` reads back the same.
- */
+/** A path as is, or C-quoted like git's when needed, so `write` accepts and `drift` reads what `anchors` prints. */
 export function quotePath(p: string): string {
   const refused = refusedIndexes(p);
   if (!NEEDS_QUOTES.test(p) && p !== "none" && refused.size === 0) return p;
@@ -75,38 +70,29 @@ export interface PathList {
   more: number;
 }
 
+/** Reads a path at `i`: C-quoted, or bare up to `sep` (or to the end when `last` allows); null when malformed. */
+function readPath(v: string, i: number, sep: string, last: boolean): { value: string; end: number } | null {
+  if (v[i] === '"') return readQuoted(v, i);
+  const at = v.indexOf(sep, i);
+  if (at === -1 && !last) return null;
+  const end = at === -1 ? v.length : at;
+  return { value: v.slice(i, end), end };
+}
+
 /** Parses a path list as `renderPathList` writes it (`none`: empty; `… and N more` counted); null if malformed. */
 export function parsePathList(value: string): PathList | null {
   const v = value.trim();
-  if (v === "none" || v === "") return v === "none" ? { paths: [], more: 0 } : null;
+  if (v === "none") return { paths: [], more: 0 };
   const paths: string[] = [];
-  let more = 0;
-  let i = 0;
-  while (i < v.length) {
-    let item: string;
-    if (v[i] === '"') {
-      const q = readQuoted(v, i);
-      if (!q) return null;
-      item = q.value;
-      i = q.end;
-      if (i < v.length && !v.startsWith(", ", i)) return null;
-    } else {
-      const comma = v.indexOf(", ", i);
-      const end = comma === -1 ? v.length : comma;
-      item = v.slice(i, end);
-      i = end;
-      const tail = /^\u2026 and (\d+) more$/.exec(item);
-      if (tail) {
-        more = Number(tail[1]);
-        if (i !== v.length) return null;
-        break;
-      }
-    }
-    if (item.length === 0) return null;
-    paths.push(item);
-    if (i < v.length) i += 2;
+  for (let i = 0; i < v.length; i += 2) {
+    const p = readPath(v, i, ", ", true);
+    if (!p || p.value === "" || (p.end < v.length && !v.startsWith(", ", p.end))) return null;
+    const tail = v[i] === '"' ? null : /^\u2026 and (\d+) more$/.exec(p.value);
+    if (tail) return p.end === v.length ? { paths, more: Number(tail[1]) } : null;
+    paths.push(p.value);
+    i = p.end;
   }
-  return { paths, more };
+  return paths.length > 0 ? { paths, more: 0 } : null;
 }
 
 /** Writes paths for an anchor line: `none`, or quoted paths joined by `, ` (at most `limit`). */
@@ -203,35 +189,17 @@ export function parseInProgress(value: string): { words: string; conflicted: num
 export function parseKeyFileMtimes(value: string): { path: string; mtime: string | null }[] | null {
   const v = value.trim();
   const out: { path: string; mtime: string | null }[] = [];
-  let i = 0;
-  while (i < v.length) {
-    let p: string;
-    if (v[i] === '"') {
-      const q = readQuoted(v, i);
-      if (!q) return null;
-      p = q.value;
-      i = q.end;
-      if (!v.startsWith(" @ ", i)) return null;
-    } else {
-      const at = v.indexOf(" @ ", i);
-      if (at === -1) return null;
-      p = v.slice(i, at);
-      i = at;
-    }
-    i += 3;
-    const comma = v.indexOf(", ", i);
+  for (let i = 0; i < v.length; ) {
+    const p = readPath(v, i, " @ ", false);
+    if (!p || !v.startsWith(" @ ", p.end)) return null;
+    const comma = v.indexOf(", ", p.end + 3);
     const end = comma === -1 ? v.length : comma;
-    const time = v.slice(i, end).trim();
-    if (p.length === 0 || time.length === 0) return null;
-    out.push({ path: p, mtime: time === "missing" ? null : time });
-    i = comma === -1 ? v.length : comma + 2;
+    const time = v.slice(p.end + 3, end).trim();
+    if (p.value.length === 0 || time.length === 0) return null;
+    out.push({ path: p.value, mtime: time === "missing" ? null : time });
+    i = end + 2;
   }
   return out;
-}
-
-/** The `- Dirty hashes:` line. */
-export function renderDirtyHashes(h: readonly DirtyHash[]): string {
-  return `- Dirty hashes: ${h.map((x) => `${quotePath(x.path)} ${x.id}`).join(", ")}`;
 }
 
 /** Renders the anchors section's lines (without the heading), ending with a newline. */
@@ -242,11 +210,12 @@ export function renderAnchorLines(a: AnchorValues): string {
     if (mtimes.length > 0) lines.push(`- Key file mtimes: ${mtimes.join(", ")}`);
     return `${lines.join("\n")}\n`;
   }
+  const hashes = a.dirtyHashes?.map((x) => `${quotePath(x.path)} ${x.id}`).join(", ");
   return [
     `- Branch: ${quoteBranch(a.branch ?? "(detached)")}`,
     `- HEAD: ${a.head ?? "none (no commits yet)"}`,
     `- Dirty files: ${renderPathList(a.dirty)}`,
-    ...(a.dirtyHashes && a.dirtyHashes.length > 0 ? [renderDirtyHashes(a.dirtyHashes)] : []),
+    ...(hashes ? [`- Dirty hashes: ${hashes}`] : []),
     `- Date: ${a.date}`,
     ...(a.inProgress ? [`- In progress: ${renderInProgress(a.inProgress)}`] : []),
     "",

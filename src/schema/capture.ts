@@ -1,5 +1,4 @@
-// What a transcript adapter extracts for a checkpoint (docs/design.md#checkpoints): the checkpoint
-// document renders it, so the shape lives with the document. Pure data.
+// What a transcript adapter extracts for a checkpoint; it lives with the document that renders it.
 
 /** One step of the latest plan or todo list, as the harness recorded it. */
 export interface PlanItem {
@@ -23,10 +22,7 @@ export interface Capture {
   userRequests: string[];
   /** The latest plan/todo state, or null when the tail holds none. */
   plan: PlanItem[] | null;
-  /**
-   * True when that plan is a whole list written at once (TodoWrite, update_plan, write_todos)
-   * with no later plan record: nothing earlier in the transcript can change it.
-   */
+  /** True when the plan is a whole list written at once with no later plan record: nothing earlier can change it. */
   planFinal: boolean;
   /** Paths the agent edited or wrote, in the order of their last edit, without repeats. */
   filesEdited: string[];
@@ -39,10 +35,7 @@ export interface Capture {
   version?: string | null;
 }
 
-/**
- * Most items of one list a checkpoint can show (schema/checkpoint.ts): older ones are only
- * counted, so an adapter may leave their details (a command's status) unread.
- */
+/** Most items of one list a checkpoint shows: older ones are only counted, so an adapter may leave them unread. */
 export const LISTED_ITEMS = 40;
 
 /** The transcript formats with an adapter. */

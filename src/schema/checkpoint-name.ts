@@ -1,5 +1,4 @@
-// The names and header lines of a checkpoint (docs/design.md#checkpoints), apart from its rendering so that the
-// verbs every session starts with (hook, check, read) parse none of the rendering code. Pure.
+// A checkpoint's names and header lines, apart from its rendering so the session-start verbs never load that.
 
 /** The heading of a checkpoint (docs/design.md#checkpoints). */
 export const CHECKPOINT_HEADING = "# Session Checkpoint";
@@ -21,7 +20,6 @@ export function isCheckpointText(text: string): boolean {
   const lines = text.split("\n", 4);
   return lines[0] === "<!-- memory-schema: v1 -->" && lines.includes(CHECKPOINT_HEADING);
 }
-
 
 /** True when a checkpoint's `Source:` says it holds the anchors only: never announced as work, never parked. */
 export function isAnchorsOnlySource(source: string | null): boolean {

@@ -1,5 +1,4 @@
-// The checkpoint document (docs/design.md#checkpoints): rendering within 4,096 bytes,
-// and the few header values other verbs derive from it. Pure.
+// The checkpoint document (docs/design.md#checkpoints): rendering within 4,096 bytes, and its header values.
 import { sanitize } from "../guard/sanitize.ts";
 import { redactTranscript } from "../guard/redact.ts";
 import type { RedactionFinding } from "../guard/redact.ts";
@@ -9,15 +8,11 @@ import { CHECKPOINT_HEADING } from "./checkpoint-name.ts";
 
 export * from "./checkpoint-name.ts";
 
-/** Largest checkpoint, in bytes (docs/design.md#checkpoints). */
 export const CHECKPOINT_MAX_BYTES = 4096;
-/** Most user requests kept (the last three; docs/design.md#checkpoints). */
 export const MAX_REQUESTS = 3;
 
-/** The `Trigger:` values (docs/design.md#checkpoints). */
 export type Trigger = "pre-compact" | "post-compact" | "session-end" | "stop" | "context-threshold" | "unknown";
 
-/** Maps a hook's `hook_event_name` to `Trigger:` (docs/design.md#checkpoints). */
 export function triggerOf(event: unknown): Trigger {
   switch (event) {
     case "PreCompact":
@@ -97,22 +92,17 @@ export function triggerLine(latest: string, earlier: readonly string[]): string 
   return `Trigger: ${latest}${before.length > 0 ? ` (earlier: ${before.join(", ")})` : ""}`;
 }
 
-// Per-item display caps, in code points: enough to recognise the item, small enough that
-// 4 KiB holds every section.
+// Per-item caps in code points: enough to recognise the item, small enough that 4 KiB holds every section.
 const CAP = { request: 400, plan: 160, file: 200, command: 200, claim: 600, summary: 1200 };
-// No list can show more than this many items within 4 KiB; older ones are counted, never
-// redacted or rendered (a tail can hold thousands of commands).
+// Older items are counted, never redacted or rendered (a tail can hold thousands of commands).
 const MAX_ITEMS = LISTED_ITEMS;
-// Secrets are found in the raw text up to this many characters, before any cut: a cut made
-// first could leave half a token that no rule recognises.
+// Secrets are found in the raw text before any cut: a cut made first could leave half a token.
 const REDACT_WINDOW = 16_384;
 
 /** Makes transcript text one safe line: secrets redacted in the raw text, then sanitised and cut to `max` clusters. */
 export function safeItem(raw: string, max: number, findings: RedactionFinding[]): string {
   const { text, findings: found } = redactTranscript(raw.length > REDACT_WINDOW ? raw.slice(0, REDACT_WINDOW) : raw);
   findings.push(...found);
-  // Redacted above (its findings are reported); the one sanitiser does the rest (docs/design.md#checkpoints),
-  // cutting on grapheme clusters so that an emoji sequence or a flag is never split.
   return sanitize(text, { max, redact: false });
 }
 
@@ -127,14 +117,13 @@ function relativePath(file: string, root: string): string {
 
 const MARK = { done: "[x]", doing: "[~]", open: "[ ]", dropped: "[-]" } as const;
 
+const ANCHORS = "## Environment anchors";
+
 interface Section {
   heading: string;
   items: string[];
   /** How many older items were left out, for the budget (and the count line). */
   dropped: number;
-  /** Shown when the list is empty. */
-  empty: string;
-  cuttable: boolean;
 }
 
 function renderSections(head: string[], sections: Section[]): string {
@@ -142,16 +131,13 @@ function renderSections(head: string[], sections: Section[]): string {
   for (const s of sections) {
     out.push("", s.heading);
     if (s.dropped > 0) out.push(`- (${s.dropped} older left out)`);
-    if (s.items.length === 0 && s.dropped === 0) out.push(s.empty);
+    if (s.items.length === 0 && s.dropped === 0) out.push(s.heading === ANCHORS ? "- none" : "- none captured");
     out.push(...s.items);
   }
   return `${out.join("\n")}\n`;
 }
 
-/**
- * Renders a checkpoint (docs/design.md#checkpoints): the header lines, then the sections, anchors
- * last; over 4,096 bytes the oldest item of the longest list goes, repeatedly, the anchors never.
- */
+/** Renders a checkpoint; over 4,096 bytes the oldest item of the longest list goes, repeatedly, the anchors never. */
 export function renderCheckpoint(input: CheckpointInput): { text: string; findings: RedactionFinding[] } {
   const findings: RedactionFinding[] = [];
   const cap = input.capture;
@@ -184,29 +170,25 @@ export function renderCheckpoint(input: CheckpointInput): { text: string; findin
   const commands = commandsKept.map((c) => `- \`${command(c.command)}\` — ${c.status}`);
   const claim = cap?.lastClaim ? [said("The agent claimed (not verified)", cap.lastClaim, CAP.claim)] : [];
   const sections: Section[] = [
-    { heading: "## User requests", items: requests, dropped: 0, empty: "- none captured", cuttable: true },
-    { heading: "## Plan state", items: plan, dropped: planOlder, empty: "- none captured", cuttable: true },
-    { heading: "## Files edited", items: files, dropped: filesOlder, empty: "- none captured", cuttable: true },
-    { heading: "## Commands", items: commands, dropped: commandsOlder, empty: "- none captured", cuttable: true },
-    { heading: "## Last claim", items: claim, dropped: 0, empty: "- none captured", cuttable: true },
+    { heading: "## User requests", items: requests, dropped: 0 },
+    { heading: "## Plan state", items: plan, dropped: planOlder },
+    { heading: "## Files edited", items: files, dropped: filesOlder },
+    { heading: "## Commands", items: commands, dropped: commandsOlder },
+    { heading: "## Last claim", items: claim, dropped: 0 },
   ];
-  if (input.compactSummary !== null && input.compactSummary.trim() !== "") {
-    sections.push({
-      heading: "## Compaction summary",
-      items: [said("The harness summarised (not verified)", input.compactSummary, CAP.summary)],
-      dropped: 0,
-      empty: "- none captured",
-      cuttable: true,
-    });
+  const summary = input.compactSummary;
+  if (summary !== null && summary.trim() !== "") {
+    const items = [said("The harness summarised (not verified)", summary, CAP.summary)];
+    sections.push({ heading: "## Compaction summary", items, dropped: 0 });
   }
   if (input.prior) mergePrior(sections, input.prior);
-  const anchors = input.anchorLines;
-  sections.push({ heading: "## Environment anchors", items: anchors, dropped: 0, empty: "- none", cuttable: false });
+  sections.push({ heading: ANCHORS, items: input.anchorLines, dropped: 0 });
   let text = renderSections(head, sections);
   while (Buffer.byteLength(text, "utf8") > CHECKPOINT_MAX_BYTES) {
     let longest: Section | null = null;
     for (const s of sections) {
-      if (s.cuttable && s.items.length > 0 && (longest === null || s.items.length > longest.items.length)) longest = s;
+      if (s.heading === ANCHORS || s.items.length === 0) continue;
+      if (longest === null || s.items.length > longest.items.length) longest = s;
     }
     if (longest === null) break;
     longest.items.shift();
@@ -216,17 +198,15 @@ export function renderCheckpoint(input: CheckpointInput): { text: string; findin
   return { text, findings };
 }
 
-// What the new capture cannot fill is kept (docs/design.md#checkpoints): list items earlier
-// first, then new ones not already present (exact text); the latest plan, claim and summary.
+// What the new capture cannot fill is kept: earlier list items first, then new ones; the latest plan, claim, summary.
 const LATEST_WINS = new Set(["## Plan state", "## Last claim", "## Compaction summary"]);
 
 function mergePrior(sections: Section[], prior: PriorCheckpoint): void {
   for (const [heading, old] of prior.items) {
-    if (heading === "## Environment anchors" || (old.length === 0 && !prior.dropped.has(heading))) continue;
+    if (heading === ANCHORS || (old.length === 0 && !prior.dropped.has(heading))) continue;
     let s = sections.find((x) => x.heading === heading);
     if (s === undefined) {
-      s = { heading, items: [], dropped: 0, empty: "- none captured", cuttable: true };
-      // The summary goes where a fresh one would: after the claim, before the anchors.
+      s = { heading, items: [], dropped: 0 };
       sections.push(s);
     }
     if (LATEST_WINS.has(heading)) {

@@ -1,6 +1,4 @@
-// Merge conflict markers in a memory file (docs/design.md#verdicts-and-the-brief): a text
-// merge of two handoffs leaves both sides in one file, which no verb may read as one handoff.
-// Pure and dependency-free: the hook and `check` use it at every session start.
+// Conflict markers in a memory file: a text merge of two handoffs must never be read as one handoff.
 
 /** A conflicted text split into the two documents it holds: ours (`<<<<<<<` side) and theirs. */
 export interface ConflictSides {
@@ -12,10 +10,7 @@ export interface ConflictSides {
 
 const FENCE = /^ {0,3}(`{3,}|~{3,})/;
 
-/**
- * The two sides of a text holding git's conflict markers (at column 0, outside fenced code; a diff3
- * base belongs to neither), or null when it holds none. Lines outside conflicts belong to both.
- */
+/** The two sides of a text holding git's conflict markers (lines outside conflicts are on both), or null. */
 export function conflictSides(input: string): ConflictSides | null {
   const lines = input.replace(/\r\n?/g, "\n").split("\n");
   const ours: string[] = [];

@@ -1,10 +1,4 @@
-// The line grammar of the helper's own Markdown (handoffs and ledgers): ATX headings, list
-// items with indented continuation lines, ``` and ~~~ fences, HTML comments, thematic breaks,
-// blank lines and paragraph text. It reads each line once, with no lazy continuation and no
-// interpretation: a construct CommonMark would read differently (a setext underline, indented
-// code, a block quote, an HTML block, a tab in the indentation, an unindented continuation…)
-// is read as plain text and flagged with its line and what to write instead
-// (docs/decisions/line-grammar.md). remark is its oracle in test/schema/remark-oracle.test.ts.
+// A strict line grammar for our Markdown; what CommonMark reads otherwise is flagged (docs/decisions/line-grammar.md).
 
 /** A block and its source range `[start, end)` in the LF-normalised text. */
 export interface Block {

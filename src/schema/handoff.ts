@@ -1,7 +1,4 @@
-// Reads a handoff (docs/design.md#files-on-disk) into plain data: the one model every verb reads.
-// Pure: text in, object out, never throws on content. The blocks come from the line grammar
-// (grammar.ts), so a `## Environment anchors` inside a fence or a comment, or an item over several
-// lines, is read as what it is; small regexes only split the text of one line or item.
+// Reads a handoff into the one model every verb reads (docs/design.md#files-on-disk); never throws on content.
 import * as anchor from "./anchor-lines.ts";
 import { parseBlocks, type Block } from "./grammar.ts";
 import { stateTime, type StateTime } from "./state-time.ts";
@@ -90,11 +87,6 @@ const KNOWN_SECTIONS = new Set(SECTION_TITLES.map((t) => t.toLowerCase()));
 // Sections a misspelled heading may lend its items to (anchors never: they are checked against git).
 const LENDABLE = new Set(["current goal", "plan", "decisions", "failed approaches", "open questions", "next steps"]);
 
-/** The known section title nearest to `title` (the validator's "did you mean" distance), or null. */
-export function nearestSection(title: string): string | null {
-  return nearest(title, SECTION_TITLES);
-}
-
 /** The sentence brief, check and the hook share for unknown sections, naming only known titles. */
 export function straySentence(strays: ParsedHandoff["strays"]): string | null {
   if (strays.length === 0) return null;
@@ -176,14 +168,8 @@ export function parseHandoff(input: string): ParsedHandoff {
   return readHandoff(text, parseBlocks(text));
 }
 
-/** `parseHandoff` on normalised text and its blocks, for a caller that has them (validate). */
-export function readHandoff(text: string, tree: Block): ParsedHandoff {
-  return readFields(text, tree, true);
-}
-
-// The one reading of a handoff. With `lists` false it skips what only list items give (all but
-// `Saved:`, the headings and the anchors): the session-start hook needs only the state time.
-function readFields(text: string, tree: Block, lists: boolean): ParsedHandoff {
+// The one reading of a handoff; with `lists` false it skips what the session-start hook never needs.
+export function readHandoff(text: string, tree: Block, lists = true): ParsedHandoff {
   const starts = lineStartsOf(text);
   const out: ParsedHandoff = {
     marker: text.startsWith("<!-- memory-schema: v1 -->\n") || text === "<!-- memory-schema: v1 -->",
@@ -227,7 +213,7 @@ function readFields(text: string, tree: Block, lists: boolean): ParsedHandoff {
       stray = !KNOWN_SECTIONS.has(key);
       if (stray) {
         // An unknown section lends its items to the nearest known one; validate names it.
-        const near = nearestSection(title);
+        const near = nearest(title, SECTION_TITLES);
         out.strays.push({ title, near, line: lineAt(starts, node.start) });
         section = near !== null && LENDABLE.has(near.toLowerCase()) ? near.toLowerCase() : "(unknown)";
         continue;
@@ -284,10 +270,7 @@ function readFields(text: string, tree: Block, lists: boolean): ParsedHandoff {
   return out;
 }
 
-/**
- * THE state time of a parsed handoff (docs/design.md#one-reading-of-the-handoff): its `- Date:`
- * anchor, else its `Saved:` line, by `stateTime`. Every verb's age comes from here. Pure.
- */
+/** The state time of a parsed handoff (its `- Date:` anchor, else `Saved:`): every verb's age comes from here. */
 export function handoffStateTime(h: ParsedHandoff, nowMs: number): StateTime {
   return stateTime(h.anchors.date, h.saved, nowMs);
 }
@@ -300,7 +283,7 @@ export function stateTimeOfText(text: string, nowMs: number): StateTime {
 /** The state time and the unknown sections of handoff text, from one scan (what the session-start hook needs). */
 export function glanceAtHandoff(text: string, nowMs: number): Pick<ParsedHandoff, "strays"> & { stateTime: StateTime } {
   const normalised = normaliseText(text);
-  const h = readFields(normalised, parseBlocks(normalised), false);
+  const h = readHandoff(normalised, parseBlocks(normalised), false);
   return { stateTime: handoffStateTime(h, nowMs), strays: h.strays };
 }
 
@@ -357,10 +340,7 @@ export interface CheckedAnchors {
   unverifiable: string[];
 }
 
-/**
- * Validates a parsed handoff's anchors: a full HEAD, a plausible branch, strict ISO-8601 times
- * not in the future, paths inside the root. Bad values become unverifiable fields; never throws.
- */
+/** Checks a parsed handoff's anchor values: bad ones become unverifiable fields; never throws. */
 export function checkAnchors(h: ParsedHandoff, nowMs: number): CheckedAnchors {
   const unverifiable: string[] = [];
   const fail = (field: string, bad: boolean) => bad && unverifiable.push(field);

@@ -1,5 +1,4 @@
-// Open items of a handoff, from the one parsed model (docs/design.md#one-reading-of-the-handoff):
-// write's dropped-items note reads the plan and next steps as brief does.
+// Open items of a handoff, read from the one parsed model as brief reads them.
 import { sanitize } from "../guard/sanitize.ts";
 import { openItemsOf, parseHandoff, type OpenItem } from "./handoff.ts";
 
@@ -19,10 +18,7 @@ function normalise(s: string): string {
     .trim();
 }
 
-/**
- * The open items of `prior` that `next` neither carries over nor mentions as done: carried when its
- * text, or its title before a colon or a dash (6+ characters), appears in `next`, formatting aside.
- */
+/** The open items of `prior` that `next` neither carries over (its text or title appears) nor marks done. */
 export function droppedItems(prior: string, next: string): OpenItem[] {
   const haystack = normalise(next.replace(/\r\n?/g, "\n"));
   return openItems(prior).filter((item) => {

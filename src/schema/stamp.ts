@@ -1,6 +1,4 @@
-// What `write handoff` changes in the document before saving it (docs/design.md#files-on-disk):
-// the `Saved:` stamp, an empty anchors section filled, and the comparison that makes a save
-// of the same state `unchanged`. Pure.
+// What `write handoff` changes before saving: the `Saved:` stamp, empty anchors filled, and the `unchanged` test.
 import { handoffLayout } from "./validate.ts";
 import { isEmptyAnchorsBody } from "./validate-anchors.ts";
 

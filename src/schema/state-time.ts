@@ -1,7 +1,4 @@
-// The state time of a handoff (docs/design.md#verdicts-and-the-brief): one age for drift, brief and the
-// hook alike, never a file's modification time (a clone or a pull resets those; field report 23).
-// Pure: the rule that turns the two values into one age. The values come from the parsed model
-// (schema/handoff.ts `handoffStateTime`).
+// One age for drift, brief and hook, never a file's mtime, which a clone or a pull resets (field report 23).
 import { CLOCK_SKEW_MS, parseStrictTime, unticked, type ValidTime } from "./values.ts";
 
 /** One day in ms. */
@@ -45,10 +42,7 @@ function localDay(ms: number): number {
   return Date.UTC(d.getFullYear(), d.getMonth(), d.getDate()) / DAY_MS;
 }
 
-/**
- * The age as the hook says it (docs/decisions/age-words.md): under a day by the local calendar
- * (`today`, `yesterday`), then whole elapsed days (`1 day ago`, `N days ago`), or `age unknown`.
- */
+/** The age in words (docs/decisions/age-words.md): `today`, `yesterday`, `N days ago` or `age unknown`. */
 export function ageWords(st: StateTime, nowMs: number): string {
   const days = ageDaysOf(st, nowMs);
   if (days === null || !st.known) return "age unknown";

@@ -1,6 +1,4 @@
-// The `## Environment anchors` section as `validate` judges it (docs/design.md#files-on-disk):
-// the grammar of its lines (exactly every line `anchors` can print, and nothing else), the rules
-// on what the model read from it, and its part of the score. Pure; used by `validate` and `write`.
+// The anchors section as `validate` judges it: exactly the lines `anchors` can print, and nothing else.
 import { quotedValue } from "../guard/quote.ts";
 import { quoted } from "../guard/sanitize.ts";
 import { parseDirtyHashes, parsePathList } from "./anchor-lines.ts";

@@ -1,6 +1,4 @@
-// What every `validate` result is made of (docs/design.md#files-on-disk), and small helpers
-// shared by the handoff and ledger validators: the rule and part tables' shapes and the one
-// loop that runs them. Pure.
+// The validation result's shapes and the one loop that runs a rule table and a part table.
 import type { RedactionFinding } from "../guard/redact.ts";
 import { conflictIssue } from "./conflicted.ts";
 import type { Flag } from "./grammar.ts";
@@ -35,10 +33,7 @@ export interface Hit {
   severity?: "error" | "finding";
 }
 
-/**
- * A rule (docs/decisions/validation-table.md): its stable id (every issue's `rule`), its severity
- * (`error or finding` when each hit says which), the part it lowers, what it checks, and the check.
- */
+/** A rule (docs/decisions/validation-table.md): `error or finding` when each hit says which. */
 export interface Rule<C, P extends string = string> {
   id: string;
   severity: "error" | "finding" | "error or finding";
@@ -79,9 +74,8 @@ export const TEXT_RULES = {
     severity: "finding",
     part: null,
     checks: "CR or CRLF line ends",
-    check: (c: DocumentText): Hit[] => {
-      return c.input.includes("\r") ? [{ line: 1, message: "CR or CRLF line ends; write turns them into LF" }] : [];
-    },
+    check: (c: DocumentText): Hit[] =>
+      c.input.includes("\r") ? [{ line: 1, message: "CR or CRLF line ends; write turns them into LF" }] : [],
   },
   newline: {
     // Write refuses a text without its final newline.
@@ -89,9 +83,8 @@ export const TEXT_RULES = {
     severity: "error",
     part: null,
     checks: "the text ends with a newline",
-    check: (c: DocumentText): Hit[] => {
-      return c.text.endsWith("\n") ? [] : [{ line: c.lines.length, message: "the document must end with a newline" }];
-    },
+    check: (c: DocumentText): Hit[] =>
+      c.text.endsWith("\n") ? [] : [{ line: c.lines.length, message: "the document must end with a newline" }],
   },
   markdown: {
     // The line grammar reads such a line as plain text: the finding says what to write instead.
@@ -113,10 +106,7 @@ export const TEXT_RULES = {
   },
 } as const satisfies Record<string, Rule<DocumentText, never>>;
 
-/**
- * Runs a rule table and a part table on one context. Errors are listed by line, findings by line
- * with whole-document ones (line 0) last; two on one line keep the table's order; both are bounded.
- */
+/** Runs a rule table and a part table: issues by line, whole-document findings last, table order on one line. */
 export function runRules<C>(rules: readonly Rule<C>[], parts: readonly PartRule<C>[], c: C, dropped: string[] = []) {
   const errors: Issue[] = [];
   const findings: Issue[] = [];
@@ -230,10 +220,7 @@ export interface RedactedText {
   findings: readonly RedactionFinding[];
 }
 
-/**
- * Lines of a redacted text mapped to lines of the text as given and back: a secret over N lines
- * is one line once redacted, and findings must name the lines the author sees.
- */
+/** Maps lines of a redacted text to the text as given: a secret over N lines is one line once redacted. */
 export function lineMaps(pass: RedactedText): { toOriginal(line: number): number; toRedacted(line: number): number } {
   const spans = pass.findings.filter((f) => (f.lines ?? 1) > 1).map((f) => ({ line: f.line, extra: f.lines! - 1 }));
   spans.sort((a, b) => a.line - b.line);

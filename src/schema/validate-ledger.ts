@@ -1,8 +1,4 @@
-// `validate lessons|solutions` (docs/design.md#files-on-disk): a ledger's errors are exactly the
-// file format's (marker, heading, final newline) plus a malformed entry heading, per
-// references/lessons-schema.md and references/solutions-schema.md; everything else is a finding,
-// so ledgers the reference helper wrote keep working. A rule table and a part table, as the
-// handoff's. Pure.
+// `validate lessons|solutions`: errors are only the file format's, so ledgers the reference helper wrote keep working.
 import { redactText } from "../guard/redact.ts";
 import type { RedactionFinding } from "../guard/redact.ts";
 import { quoted } from "../guard/sanitize.ts";

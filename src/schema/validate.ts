@@ -1,13 +1,10 @@
-// `validate handoff` (docs/design.md#files-on-disk): the schema's errors, the quality score
-// with its parts, the findings, and the open items dropped since the previous handoff, as two
-// tables: HANDOFF_RULES and HANDOFF_PARTS. Pure; never throws on content. What the handoff says
-// comes from the one parsed model, `readHandoff`, so validate never reads a value differently from
-// hook, drift or brief; line positions only place and word the messages.
+// `validate handoff`: reads the one parsed model so it never reads a value differently from hook, drift or brief.
 import { stateTime } from "./state-time.ts";
 import { redactText } from "../guard/redact.ts";
 import type { RedactionFinding } from "../guard/redact.ts";
 import { parseBlocks } from "./grammar.ts";
-import { normaliseText, readHandoff, type HandoffHeading, type KeyFile, type ParsedHandoff } from "./handoff.ts";
+import { normaliseText, readHandoff, SECTION_TITLES } from "./handoff.ts";
+import type { HandoffHeading, KeyFile, ParsedHandoff } from "./handoff.ts";
 import { droppedItems, type OpenItem } from "./open-items.ts";
 import { ANCHOR_RULES, anchorsPart, readAnchors, type AnchorsRead } from "./validate-anchors.ts";
 import {
@@ -28,19 +25,9 @@ import { quoted } from "../guard/sanitize.ts";
 import { quotedPath } from "./anchor-lines.ts";
 import { unticked } from "./values.ts";
 
-/** The handoff's sections (docs/design.md#files-on-disk) in order; `optional` ones may be left out. */
-export const HANDOFF_SECTIONS: readonly { name: string; optional: boolean }[] = [
-  { name: "Current goal", optional: false },
-  { name: "Scope", optional: true },
-  { name: "Plan", optional: false },
-  { name: "Verification", optional: true },
-  { name: "Decisions", optional: false },
-  { name: "Failed approaches", optional: false },
-  { name: "Open questions", optional: false },
-  { name: "Next steps", optional: false },
-  { name: "Key files", optional: false },
-  { name: "Environment anchors", optional: false },
-];
+const OPTIONAL: ReadonlySet<string> = new Set(["Scope", "Verification"]);
+/** The handoff's sections in order; the optional ones may be left out. */
+export const HANDOFF_SECTIONS = SECTION_TITLES.map((name: string) => ({ name, optional: OPTIONAL.has(name) }));
 
 const LINE_CAP = 150;
 const MARKER = "<!-- memory-schema: v1 -->";
@@ -87,11 +74,6 @@ export function handoffLayout(text: string, model = readHandoff(text, parseBlock
     anchors = { start: heading.line, end };
   }
   return { lines, titleIndex, savedIndex: (model.savedLine ?? 0) - 1, anchors };
-}
-
-/** The body lines (0-based [start, end)) of the first `## Environment anchors` section, or null. */
-export function anchorsRange(layout: HandoffLayout): { start: number; end: number } | null {
-  return layout.anchors;
 }
 
 const NONE = /^(none|none recorded|n\/a)\.?$/i;
@@ -163,11 +145,7 @@ const SECTION_INDEX = new Map(SECTION_NAMES.map((n, i) => [n.toLowerCase(), i]))
 const SECTION_ORDER = SECTION_NAMES.map((n) => `## ${n}`).join(", ");
 const sectionIndex = (title: string): number | undefined => SECTION_INDEX.get(title.toLowerCase());
 
-/**
- * The rules, in the order their issues are listed when two fall on one line. Errors are exactly:
- * marker, heading, newline, conflicted, saved (on disk), section-repeated (a required section),
- * section-order, section-missing and anchor-line; everything else is a finding.
- */
+/** The rules, in the order their issues are listed when two fall on one line. */
 export const HANDOFF_RULES: readonly Rule<HandoffContext, HandoffPart>[] = [
   TEXT_RULES.bom,
   TEXT_RULES.crlf,
@@ -563,10 +541,7 @@ export function handoffContext(input: string, opts: HandoffValidateOptions): Han
   };
 }
 
-/**
- * Validates a handoff: builds its context once, runs `HANDOFF_RULES` and scores `HANDOFF_PARTS`.
- * `valid` is false exactly when an error was found. Never throws on content.
- */
+/** Validates a handoff: `valid` is false exactly when an error was found; never throws on content. */
 export function validateHandoff(input: string, opts: HandoffValidateOptions): Validation {
   // The rules read the redacted text, so no message can quote a secret; lines are the author's.
   const given = opts.secrets !== undefined && opts.redactedText !== undefined;

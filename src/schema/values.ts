@@ -1,5 +1,4 @@
-// Validation of the values a handoff carries (object ids, times, branch names, paths). Pure,
-// and free of Markdown dependencies so that git/ can use it without the Markdown scanner.
+// The values a handoff carries (object ids, times, branches, paths), free of Markdown so git/ can use them.
 import path from "node:path";
 
 /** A full git object id (40 or 64 lowercase hex) that this helper validated itself. */

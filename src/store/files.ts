@@ -1,7 +1,7 @@
 import { closeSync, constants, fstatSync, openSync, readlinkSync, readSync, writeSync } from "node:fs";
 import type { BigIntStats } from "node:fs";
 import path from "node:path";
-import { createHash, randomBytes } from "node:crypto";
+import { nodeCrypto } from "../builtins.ts";
 import { Refused } from "../errors.ts";
 import { failpoint } from "./failpoint.ts";
 import { quotedPath } from "../schema/anchor-lines.ts";
@@ -9,7 +9,7 @@ import { MAX_DOCUMENT_BYTES, TARGETS } from "./paths.ts";
 
 /** The token of a file: lowercase hex SHA-256 of its exact bytes. */
 export function tokenOf(bytes: Uint8Array): string {
-  return createHash("sha256").update(bytes).digest("hex");
+  return nodeCrypto().createHash("sha256").update(bytes).digest("hex");
 }
 
 /** `absent` or 64 lowercase hex (docs/design.md#tokens-and-the-publication-protocol). */
@@ -17,7 +17,7 @@ export const TOKEN_PATTERN = /^(absent|[0-9a-f]{64})$/;
 
 /** 8 random lowercase hex characters, for private and archive names. */
 export function randomHex8(): string {
-  return randomBytes(4).toString("hex");
+  return nodeCrypto().randomBytes(4).toString("hex");
 }
 
 /**

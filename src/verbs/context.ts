@@ -2,7 +2,7 @@
 // and tool call, it tells the agent once, when the session's context in use crosses the
 // threshold, to offer the user a handoff, and writes a checkpoint then as a safety net.
 // On the hot path: one small settings read, one transcript tail, no git.
-import { spawnSync } from "node:child_process";
+import { childProcess } from "../builtins.ts";
 import { lstatSync, mkdirSync } from "node:fs";
 import { closeTranscript, openTranscript, tailPart } from "../agents/transcripts/tail.ts";
 import { sniffFormat } from "../agents/transcripts/tail.ts";
@@ -157,7 +157,7 @@ async function decide(ctx: VerbContext, input: HookInput, format: string): Promi
   if (!createExclusive(marker, `${JSON.stringify({ pct, used: last.used, window, saved })}\n`)) return ok("", warn);
   if (saved) return ok("", warn);
   if (typeof ctx.helperPath === "string") {
-    spawnSync(process.execPath, [ctx.helperPath, "checkpoint", "--format", format, "--root", root], {
+    childProcess().spawnSync(process.execPath, [ctx.helperPath, "checkpoint", "--format", format, "--root", root], {
       input: JSON.stringify({ ...input.raw, hook_event_name: "ContextThreshold" }),
       env: ctx.env,
       stdio: ["pipe", "ignore", "ignore"],

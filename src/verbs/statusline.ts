@@ -1,7 +1,7 @@
 // Claude Code's status line (docs/context-threshold.md): the user's own status line command
 // first, when install found one (`--then`), then the handoff's state: saved how long ago,
 // commits since, context used. Interactive sessions only: Claude Code never runs it with -p.
-import { spawnSync } from "node:child_process";
+import { childProcess } from "../builtins.ts";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { hookCwd } from "../agents/harness-path.ts";
@@ -64,7 +64,7 @@ handoff's HEAD anchor (git rev-list, at most 500 ms; left out when unknown). Alw
     }
     let theirs = "";
     if (typeof ctx.values.then === "string" && ctx.values.then !== "") {
-      const r = spawnSync("sh", ["-c", ctx.values.then], { input: data ?? "", env: ctx.env as NodeJS.ProcessEnv, timeout: 2000, stdio: ["pipe", "pipe", "ignore"] });
+      const r = childProcess().spawnSync("sh", ["-c", ctx.values.then], { input: data ?? "", env: ctx.env as NodeJS.ProcessEnv, timeout: 2000, stdio: ["pipe", "pipe", "ignore"] });
       theirs = (r.stdout?.toString("utf8") ?? "").replace(/\n+$/, "");
     }
     let ours = "";

@@ -13,7 +13,7 @@ import { renderAnchorLines } from "../schema/anchor-lines.ts";
 import { droppedItems, droppedReport } from "../schema/open-items.ts";
 import { cloneIdOf, markClone } from "../git/saves.ts";
 import { anchorsBody, anchorsEmpty, comparable, fillAnchors, stampSaved } from "../schema/stamp.ts";
-import { anchorsRange, handoffKeyFiles, handoffLayout, validateHandoff } from "../schema/validate.ts";
+import { handoffKeyFiles, handoffLayout, validateHandoff } from "../schema/validate.ts";
 import { issueLines, scoreLine, type Issue, type Validation } from "../schema/validate-common.ts";
 import { validateLedger } from "../schema/validate-ledger.ts";
 import { CLOCK_SKEW_MS, isoSeconds } from "../schema/values.ts";
@@ -142,7 +142,7 @@ function minutes(ms: number): number {
 /** `text` with its anchors' first `- Date:` line set to `iso`. */
 function replaceDate(text: string, iso: string): string {
   const layout = handoffLayout(text);
-  const range = anchorsRange(layout);
+  const range = layout.anchors;
   if (range === null) return text;
   const lines = [...layout.lines];
   for (let i = range.start; i < range.end; i++) {
@@ -241,8 +241,8 @@ export async function buildDocument(checked: Checked, root: string, anchors: Anc
       }
     }
   }
-  const range = anchorsRange(handoffLayout(text));
-  const sentRange = fill ? null : anchorsRange(handoffLayout(checked.text));
+  const range = handoffLayout(text).anchors;
+  const sentRange = fill ? null : handoffLayout(checked.text).anchors;
   if (sentRange !== null && range !== null && checked.redacted.findings.some((f) => f.line > sentRange.start && f.line <= sentRange.end)) {
     // An anchor line the agent wrote is exempt only when it is what `anchors` reports now (docs/design.md#redaction).
     const now = new Set((await anchorsNow()).split("\n"));
@@ -291,7 +291,7 @@ function finalBytes(text: string, rawBytes: number): Buffer {
 // The anchors section with its `- Dirty hashes:` line replaced by `hashes` (inserted after
 // `- Dirty files:`, or removed when null).
 function withDirtyHashes(text: string, hashes: string | null): string {
-  const range = anchorsRange(handoffLayout(text));
+  const range = handoffLayout(text).anchors;
   if (range === null) return text;
   const lines = text.split("\n");
   const body = lines.slice(range.start, range.end).filter((l) => !l.startsWith("- Dirty hashes: "));

@@ -5,8 +5,8 @@ import { ROOT_HELP } from "./common.ts";
 export function writeHelp(): string {
   return `usage: node memory_io.mjs write <handoff|lessons|solutions> [--root DIR]
          --expected-current-sha256 TOKEN [--lock-timeout SECONDS] < document
-       node memory_io.mjs write <handoff|lessons|solutions> --from-draft [--root DIR]
-         --expected-current-sha256 TOKEN [--lock-timeout SECONDS]
+       node memory_io.mjs write <handoff|lessons|solutions> --from-draft [DRAFT]
+         [--root DIR] --expected-current-sha256 TOKEN [--lock-timeout SECONDS]
 
 Replaces <root>/.ai/memory/<FILE> with the whole document, only if the file is still the
 version whose token you read (\`read\` prints CURRENT-SHA256; \`absent\` when there was none).
@@ -17,8 +17,10 @@ and an empty \`## Environment anchors\` section is filled with what \`anchors\` 
 
 options:
   --expected-current-sha256 TOKEN  the token \`read\` printed, or \`absent\`
-  --from-draft      take the document from .ai/memory/drafts/<kind>.md (written
-                    with your file tool, so no shell sees it); removed by a save, kept by a refusal
+  --from-draft [DRAFT]  the document from DRAFT, the path on \`read\`'s DRAFT: line
+                    (written with your file tool; removed by a save, kept by a
+                    refusal); no DRAFT: the shared drafts/<kind>.md (refused when
+                    two reads came before it: "may be another session's draft")
   --lock-timeout S  seconds to wait for the lock (default 10; 0 tries once)
   --root DIR        the project root
 

@@ -1,8 +1,8 @@
 import { lstatSync } from "node:fs";
 import path from "node:path";
 import { agentOfEnv, recordSave as recordCloneSave, recordSavedBy, savedStampOf, statKey } from "../git/saves.ts";
-import { HelperError, Refused } from "../errors.ts";
-import { removeDraft, takeDraft } from "../store/drafts.ts";
+import { HelperError, Refused, UsageError } from "../errors.ts";
+import { draftShown, parseDraftName, removeDraft, takeDraft, type Draft, type Taken } from "../store/drafts.ts";
 import { underLock } from "../store/mutate.ts";
 import { archiveDir, archivePrefixOf, FILE_OF, memoryDir, parseKind } from "../store/paths.ts";
 import { publish } from "../store/publish.ts";
@@ -17,20 +17,28 @@ import { recordSave } from "../journal/record.ts";
 export const writeVerb: Verb = {
   name: "write",
   options: { ...CAS, "from-draft": { type: "boolean" } },
-  positionals: [1, 1],
+  // The second is the draft `read` named, with --from-draft.
+  positionals: [1, 2],
   get help() {
     return writeHelp();
   },
   async run(ctx) {
     const kind = parseKind(ctx.positionals[0]);
-    if (ctx.values["from-draft"] !== true) return save(ctx, kind, await stdinForValidate(ctx));
+    const named = ctx.positionals[1];
+    if (ctx.values["from-draft"] !== true) {
+      if (named !== undefined) {
+        throw new UsageError(`write takes a draft path only with --from-draft; got ${JSON.stringify(named.slice(0, 80))}`);
+      }
+      return save(ctx, kind, await stdinForValidate(ctx));
+    }
     // The draft is read first and kept until a save takes it: a refusal leaves it to be fixed
-    // and retried (docs/decisions/save-form.md).
+    // and retried (docs/decisions/save-form.md); each read names its own (docs/decisions/drafts.md).
+    const d: Draft = named === undefined ? { kind, id: null } : parseDraftName(kind, named);
     const root = rootOption(ctx);
     let draft: () => Buffer;
-    let taken: { bytes: Buffer; id: string } | null = null;
+    let taken: Taken | null = null;
     try {
-      taken = takeDraft(root, kind);
+      taken = takeDraft(root, d);
       const bytes = taken.bytes;
       draft = () => bytes;
     } catch (err) {
@@ -42,10 +50,12 @@ export const writeVerb: Verb = {
     }
     try {
       const out = await save(ctx, kind, draft);
-      if (taken !== null && out.code === 0) removeDraft(root, kind, taken.id);
+      if (taken !== null && out.code === 0) removeDraft(root, d, taken);
       return out;
     } catch (err) {
-      if (taken !== null && err instanceof HelperError) err.message += `\nthe draft .ai/memory/drafts/${kind}.md was kept: fix it and run this again`;
+      if (taken !== null && err instanceof HelperError) {
+        err.message += `\nthe draft ${draftShown(d)} was kept: fix it and run this again`;
+      }
       throw err;
     }
   },

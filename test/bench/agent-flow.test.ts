@@ -25,8 +25,9 @@ describe("parseFlows on the shipped SKILL.md", () => {
   it("save is two calls, read then a write of the draft the file tool wrote, with the template", () => {
     expect(flows.save.calls).toHaveLength(AGENT_FLOW_TARGETS.save.calls);
     expect(flows.save.calls[0]).toBe('node "<skill-dir>/scripts/memory_io.mjs" read handoff');
-    expect(flows.save.calls[1]).toBe('node "<skill-dir>/scripts/memory_io.mjs" write handoff --from-draft --expected-current-sha256 <token>');
-    expect(flows.save.drafts).toEqual([".ai/memory/drafts/handoff.md"]);
+    expect(flows.save.calls[1]).toBe('node "<skill-dir>/scripts/memory_io.mjs" write handoff --from-draft <draft> --expected-current-sha256 <token>');
+    // The draft is the one `read` named on its DRAFT: line (docs/decisions/drafts.md).
+    expect(flows.save.drafts).toEqual(["DRAFT:"]);
     expect(flows.resume.drafts).toEqual([]);
     expect(loadedFiles(flows, "save")).toEqual(["SKILL.md", "templates/handoff.md"]);
     expect(bytes(loadedFiles(flows, "save"))).toBeLessThanOrEqual(AGENT_FLOW_TARGETS.save.bytes);

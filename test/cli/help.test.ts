@@ -122,7 +122,8 @@ describe("the help the bundle prints", () => {
       expect(r.stdout).toContain(name);
     }
     expect(r.stdout).toContain("read handoff");
-    expect(r.stdout).toContain("write handoff --from-draft --expected-current-sha256 <token>");
+    // Wrapped at 80 columns: the example's words, in order.
+    expect(r.stdout.replace(/\s+/g, " ")).toContain("write handoff --from-draft <draft> --expected-current-sha256 <token>");
   });
 
   it("no verb: the usage on stderr, nothing on stdout, exit 2", () => {

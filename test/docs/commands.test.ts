@@ -112,10 +112,15 @@ function makeScratch(state: State, root: string): string {
 }
 
 function tokenOf(root: string, args: string[]): string {
+  return readFor(root, args).token;
+}
+
+/** What a read prints for a save: the token, and (`read <kind>`) its own draft path (docs/decisions/drafts.md). */
+function readFor(root: string, args: string[]): { token: string; draft: string | null } {
   const r = helper([...args, "--root", root]);
   const m = /^CURRENT-SHA256: (absent|[0-9a-f]{64})$/m.exec(r.stdout);
   if (!m?.[1]) throw new Error(`no token from ${args.join(" ")} (exit ${r.status}): ${r.stderr}`);
-  return m[1];
+  return { token: m[1], draft: /^DRAFT: (\S+)$/m.exec(r.stderr)?.[1] ?? null };
 }
 
 function flag(words: string[], name: string): string | undefined {
@@ -124,9 +129,10 @@ function flag(words: string[], name: string): string | undefined {
 }
 
 /** Fills the documented placeholders; any other `<placeholder>` left is a docs bug. */
-function fill(text: string, root: string, token?: string): string {
+function fill(text: string, root: string, token?: string, draft?: string): string {
   let out = text.replaceAll("<skill-dir>", skillDir).replaceAll("<project-root>", root).replaceAll("<words>", "duplicate rows");
   if (token !== undefined) out = out.replaceAll("<token>", token);
+  if (draft !== undefined) out = out.replaceAll("<draft>", draft);
   const left = out.match(/<[a-z][a-z-]*>/g);
   if (left) throw new Error(`unfilled placeholder(s) ${left.join(", ")} in: ${text}`);
   return out;
@@ -138,8 +144,8 @@ function shell(command: string, cwd: string, input: string, extraEnv: NodeJS.Pro
 }
 
 /** What a harness's file tool does for the draft form: the folders as needed, then the file. */
-function writeDraft(root: string, kind: Kind, text: string): void {
-  const file = path.join(root, ".ai", "memory", "drafts", `${kind}.md`);
+function writeDraft(root: string, draft: string, text: string): void {
+  const file = path.join(root, draft);
   mkdirSync(path.dirname(file), { recursive: true });
   writeFileSync(file, text);
 }
@@ -149,6 +155,8 @@ interface Plan {
   /** What the agent does before the call with its own tools (a `--from-draft` save writes the draft). */
   prepare?: (root: string) => void;
   token?: string;
+  /** The draft path the read named, for `<draft>`. */
+  draft?: string;
   expect: number;
   check?: (r: SpawnSyncReturns<string>, root: string) => void;
 }
@@ -190,16 +198,19 @@ function plan(cmd: DocCommand, state: State, root: string): Plan {
     case "search":
       return { stdin: "", expect: 0, check: (r) => expect(r.stdout).toMatch(/^search: \d+ result\(s\) for "duplicate rows" in \d+ file\(s\)/) };
     case "journal":
-      return { stdin: "", expect: 0, check: (r) => expect(r.stdout).toMatch(/^purged \d+ journal file\(s\)\n/) };
+      return { stdin: "", expect: 0, check: (r) => expect(r.stdout).toMatch(/^(purged \d+ journal file\(s\)|nothing to purge: .*)\n/) };
     case "write": {
       const kind = arg as Kind;
       if (!(kind in EXAMPLES)) throw new Error(`no example document for write ${arg}`);
       // The draft form (docs/decisions/save-form.md): the document goes to drafts/ by the file tool.
       const fromDraft = cmd.words.includes("--from-draft");
+      const { token, draft } = readFor(root, ["read", kind]);
+      const named = cmd.words.includes("<draft>") ? draft! : `.ai/memory/drafts/${kind}.md`;
       return {
         stdin: fromDraft ? "" : EXAMPLES[kind],
-        prepare: fromDraft ? (r) => writeDraft(r, kind, EXAMPLES[kind]) : undefined,
-        token: tokenOf(root, ["read", kind]),
+        prepare: fromDraft ? (r) => writeDraft(r, named, EXAMPLES[kind]) : undefined,
+        token,
+        draft: named,
         expect: 0,
         check: (r) => expect(r.stdout.replace(/\n$/, "").split("\n").at(-1)).toMatch(TOKEN_LINE),
       };
@@ -287,7 +298,7 @@ function runDocCommand(cmd: DocCommand, state: State): void {
   const root = scratch(state);
   const p = plan(cmd, state, root);
   p.prepare?.(root);
-  const r = shell(fill(cmd.text, root, p.token), root, p.stdin);
+  const r = shell(fill(cmd.text, root, p.token, p.draft), root, p.stdin);
   if (r.status === 2 && /unknown verb/.test(r.stderr)) {
     throw new Error(`${cmd.where}: the verb ${JSON.stringify(cmd.words[0])} is not in the bundle yet`);
   }
@@ -321,8 +332,8 @@ describe("the save and resume flows as SKILL.md tells them", () => {
   it("are one call to resume and two to save, counted from SKILL.md's fences (issue 14)", () => {
     expect(FLOWS.resume.calls).toHaveLength(1);
     expect(FLOWS.save.calls).toHaveLength(2);
-    expect(FLOWS.save.calls[1]).toMatch(/ write handoff --from-draft --expected-current-sha256 <token>$/);
-    expect(FLOWS.save.drafts).toEqual([".ai/memory/drafts/handoff.md"]);
+    expect(FLOWS.save.calls[1]).toMatch(/ write handoff --from-draft <draft> --expected-current-sha256 <token>$/);
+    expect(FLOWS.save.drafts).toEqual(["DRAFT:"]);
   });
 
   it("save: read, the draft written by the file tool, then its write with the token; the helper stamps Saved: and fills the anchors; resume: one brief", () => {
@@ -338,16 +349,19 @@ describe("the save and resume flows as SKILL.md tells them", () => {
     const read = shell(fill(readCall, root), root, "");
     expect(read.status).toBe(3);
     expect(read.stdout).toBe("CURRENT-SHA256: absent\n");
+    // The draft of this read's own, on stderr (docs/decisions/drafts.md).
+    let draft = /^DRAFT: (\.ai\/memory\/drafts\/handoff-[0-9a-f]{8}\.md)$/m.exec(read.stderr)?.[1] ?? "";
+    expect(draft, read.stderr).not.toBe("");
 
     // What the template asks the agent for: no Saved: line, the anchors section left empty.
     const doc = EXAMPLES.handoff.replace(/^Saved: .+\n\n?/m, "").replace(/(## Environment anchors\n)[\s\S]*$/, "$1");
     expect(handoffProblems(doc, { placeholders: false, helperFills: true })).toEqual([]);
     const save = (document: string, token: string) => {
-      for (const d of FLOWS.save.drafts) {
+      for (const d of FLOWS.save.drafts.map((x) => (x === "DRAFT:" ? draft : x))) {
         mkdirSync(path.dirname(path.join(root, d)), { recursive: true });
         writeFileSync(path.join(root, d), document);
       }
-      return shell(fill(writeCall, root, token), root, "");
+      return shell(fill(writeCall, root, token, draft), root, "");
     };
 
     const write = save(doc, "absent");
@@ -357,6 +371,7 @@ describe("the save and resume flows as SKILL.md tells them", () => {
 
     const again = shell(fill(readCall, root), root, "");
     expect(again.status).toBe(0);
+    draft = /^DRAFT: (\S+)$/m.exec(again.stderr)?.[1] ?? "";
     expect(again.stdout.split("\n")[0]).toBe(saved);
     expect(again.stdout).toMatch(/^Saved: \d{4}-\d\d-\d\dT/m);
     expect(again.stdout).toContain(`- HEAD: ${git(root, "rev-parse", "HEAD")}\n`);
@@ -397,7 +412,7 @@ describe("recovery as the memory contract describes it", () => {
 
 describe("the kill switch as the memory contract describes it", () => {
   const write = (root: string, extraEnv: NodeJS.ProcessEnv) =>
-    shell(fill(documented("write", "handoff").text, root, "absent"), root, EXAMPLES.handoff, extraEnv);
+    shell(fill(documented("write", "handoff").text, root, "absent", ".ai/memory/drafts/handoff-0123abcd.md"), root, EXAMPLES.handoff, extraEnv);
 
   it.each(["memory-dir PAUSE", "SESSION_HANDOFF_PAUSE", "config PAUSE", "SESSION_HANDOFF_DISABLE=1"])("%s pauses writes (exit 4), reads keep working", (which) => {
     const root = scratch("cold");
@@ -499,7 +514,7 @@ describe("sh fences run", () => {
         const planned = bare.startsWith(INVOCATION) ? plan({ text: bare, where: `${fence.file} fence ${fence.index}`, words: bare.slice(INVOCATION.length).trim().split(/\s+/) }, state, root) : null;
         const expected = annotated ? Number(annotated[1]) : (planned?.expect ?? 0);
         planned?.prepare?.(root);
-        const r = shell(fill(line.replace(/\s+#[^"']*$/, ""), root, planned?.token), root, "");
+        const r = shell(fill(line.replace(/\s+#[^"']*$/, ""), root, planned?.token, planned?.draft), root, "");
         expect(r.status, `${fence.file} (${state}): ${line}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`).toBe(expected);
       }
     }

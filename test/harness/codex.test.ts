@@ -14,13 +14,23 @@ import { codeModeTools, codex, codexTools, type Exec } from "./sessions.ts";
 const ID = "codex";
 const DESCRIPTION: string = matter(readFileSync(path.join(REPO, "SKILL.md"), "utf8")).data.description;
 
-const explain = (e: Exec, extra = "") => `exit ${e.run.code}${e.run.timedOut ? " (timed out)" : ""} in ${e.run.ms} ms\nstderr: ${e.run.stderr.slice(-2500)}\n${extra}`;
+const explain = (e: Exec, extra = "") =>
+  `exit ${e.run.code}${e.run.timedOut ? " (timed out)" : ""} in ${e.run.ms} ms\n` +
+  `stderr: ${e.run.stderr.slice(-2500)}\n${extra}`;
 
 harnessSuite(ID, (suite) => {
-    const setup = (prefix: string, parked = false) => installedProject(suite.world(prefix), ".agents/skills", "codex", parked);
-    const main = (from: number): ModelRequest[] => suite.fake().requests.slice(from).filter((r) => !r.aux);
+  const setup = (prefix: string, parked = false) =>
+    installedProject(suite.world(prefix), ".agents/skills", "codex", parked);
+  const main = (from: number): ModelRequest[] =>
+    suite
+      .fake()
+      .requests.slice(from)
+      .filter((r) => !r.aux);
 
-    scenario(`${ID}/listing-install-notice`, "lists the skill whole, runs the installed hooks without warning, and the notice reaches the model", async () => {
+  scenario(
+    `${ID}/listing-install-notice`,
+    "lists the skill whole, runs the installed hooks without warning, and the notice reaches the model",
+    async () => {
       const { w } = await setup("notice", true);
       const from = suite.fake().requests.length;
       suite.fake().setScript(chat("FAKE-MODEL-OK"));
@@ -32,23 +42,33 @@ harnessSuite(ID, (suite) => {
       expect(req.text).toContain("a parked handoff exists (.ai/memory/HANDOFF.md");
       expect(e.run.stderr).toContain("hook: SessionStart Completed");
       expect(e.run.stderr).not.toMatch(/hook: \w+ (Failed|Blocked)|hook.*error/i);
-    });
+    },
+  );
 
-    scenario(`${ID}/resume`, "a resume is one shell call of brief", async () => {
-      const { w } = await setup("resume", true);
-      const from = suite.fake().requests.length;
-      suite.fake().setScript(resumeFlow(codexTools(w.proj)));
-      const e = await codex(w, suite.fake(), "resume where we left off");
-      expect(e.run.code, explain(e)).toBe(0);
-      const last = main(from).at(-1)!;
-      const calls = (last.body.input ?? []).filter((i: any) => i.type === "function_call").map((i: any) => JSON.parse(i.arguments).cmd as string);
-      expect(calls.filter((c: string) => c.includes("memory_io.mjs")), calls.join("\n")).toEqual([expect.stringMatching(/memory_io\.mjs" brief$/)]);
-      const brief = briefBody(last.results.at(-1)!);
-      expect(brief).toMatch(/Goal: Add a subtract function to src\/math\.js\. PARKED-GOAL-MARKER/);
-      for (const l of ["Plan status:", "Decisions in force:", "Do-not-retry:", "Drift & lessons:", "Proposed next step:"]) expect(brief).toContain(l);
-    });
+  scenario(`${ID}/resume`, "a resume is one shell call of brief", async () => {
+    const { w } = await setup("resume", true);
+    const from = suite.fake().requests.length;
+    suite.fake().setScript(resumeFlow(codexTools(w.proj)));
+    const e = await codex(w, suite.fake(), "resume where we left off");
+    expect(e.run.code, explain(e)).toBe(0);
+    const last = main(from).at(-1)!;
+    const calls = (last.body.input ?? [])
+      .filter((i: any) => i.type === "function_call")
+      .map((i: any) => JSON.parse(i.arguments).cmd as string);
+    expect(
+      calls.filter((c: string) => c.includes("memory_io.mjs")),
+      calls.join("\n"),
+    ).toEqual([expect.stringMatching(/memory_io\.mjs" brief$/)]);
+    const brief = briefBody(last.results.at(-1)!);
+    expect(brief).toMatch(/Goal: Add a subtract function to src\/math\.js\. PARKED-GOAL-MARKER/);
+    for (const l of ["Plan status:", "Decisions in force:", "Do-not-retry:", "Drift & lessons:", "Proposed next step:"])
+      expect(brief).toContain(l);
+  });
 
-    scenario(`${ID}/save`, "a save lands byte-exact (backticks, $HOME, $(…), a line EOF) in the form SKILL.md shows", async () => {
+  scenario(
+    `${ID}/save`,
+    "a save lands byte-exact (backticks, $HOME, $(…), a line EOF) in the form SKILL.md shows",
+    async () => {
       const { w } = await setup("save");
       suite.fake().setScript(saveFlow(codexTools(w.proj), w.proj));
       const e = await codex(w, suite.fake(), "let's stop here, write a handoff");
@@ -56,9 +76,13 @@ harnessSuite(ID, (suite) => {
       const saved = path.join(w.proj, ".ai", "memory", "HANDOFF.md");
       expect(existsSync(saved), explain(e, JSON.stringify(suite.fake().requests.at(-1)?.results))).toBe(true);
       expect(stripFilled(readFileSync(saved, "utf8"))).toBe(stripFilled(TRICKY_HANDOFF));
-    });
+    },
+  );
 
-    scenario(`${ID}/session-end`, "a session end writes the checkpoint: the request and the commands with their exit status", async () => {
+  scenario(
+    `${ID}/session-end`,
+    "a session end writes the checkpoint: the request and the commands with their exit status",
+    async () => {
       const { w } = await setup("end");
       suite.fake().setScript(workFlow(codexTools(w.proj), w.proj));
       const e = await codex(w, suite.fake(), "Add a sub function in src/sub.js please");
@@ -70,9 +94,13 @@ harnessSuite(ID, (suite) => {
       expect(cp).toMatch(/`exit 7` — exit 7/);
       expect(cp).toMatch(/WORK-OK.*— (ok|exit 0)/);
       expect(cp).toContain("FAKE-WORK-DONE");
-    });
+    },
+  );
 
-    scenario(`${ID}/session-end-files`, "a session end records the file apply_patch added, and not the patch as a command", async (known) => {
+  scenario(
+    `${ID}/session-end-files`,
+    "a session end records the file apply_patch added, and not the patch as a command",
+    async (known) => {
       const { w } = await setup("end-files");
       suite.fake().setScript(workFlow(codexTools(w.proj), w.proj));
       const e = await codex(w, suite.fake(), "Add a sub function in src/sub.js please");
@@ -84,16 +112,21 @@ harnessSuite(ID, (suite) => {
         expect(cp).toMatch(/## Files edited\n- src\/sub\.js/);
         expect(cp).not.toContain("apply_patch");
       });
-    });
+    },
+  );
 
-    scenario(`${ID}/codemode-compact`, "code mode with a forced auto-compaction: the checkpoints hold the request, the command's exit status and the file", async (known) => {
+  scenario(
+    `${ID}/codemode-compact`,
+    "code mode with a forced auto-compaction: the checkpoints hold the request, the command's exit status and the file",
+    async (known) => {
       const { w } = await setup("codemode");
       const work = workFlow(codeModeTools(w.proj), w.proj);
       // The second reply reports 300,000 input tokens: over the 1,000 limit, Codex compacts
       // once; after it the history is the summary, so the work is not started again.
       let reported = false;
       suite.fake().setScript((req) => {
-        if (req.text.includes("FAKE-CODEX-COMPACT-SUMMARY")) return { text: "FAKE-WORK-DONE: I added src/sub.js; I believe it works." };
+        if (req.text.includes("FAKE-CODEX-COMPACT-SUMMARY"))
+          return { text: "FAKE-WORK-DONE: I added src/sub.js; I believe it works." };
         const r = work(req);
         if (req.results.length === 1 && !reported) {
           reported = true;
@@ -102,10 +135,19 @@ harnessSuite(ID, (suite) => {
         return r;
       });
       const from = suite.fake().requests.length;
-      const e = await codex(w, suite.fake(), "Add a sub function in src/sub.js please", { model: "gpt-6.1-sol", extra: ["-c", "model_auto_compact_token_limit=1000"] });
+      const e = await codex(w, suite.fake(), "Add a sub function in src/sub.js please", {
+        model: "gpt-6.1-sol",
+        extra: ["-c", "model_auto_compact_token_limit=1000"],
+      });
       expect(e.run.code, explain(e)).toBe(0);
       keepFixture("codex-0.171.0-codemode-compaction", e);
-      expect(suite.fake().requests.slice(from).some((r) => r.aux), "no compaction request").toBe(true);
+      expect(
+        suite
+          .fake()
+          .requests.slice(from)
+          .some((r) => r.aux),
+        "no compaction request",
+      ).toBe(true);
       expect(existsSync(path.join(w.proj, "src/sub.js")), explain(e)).toBe(true);
       const cp = checkpointOf(w, e.sessionId);
       expect(cp, explain(e)).toContain("Trigger: session-end");
@@ -114,7 +156,8 @@ harnessSuite(ID, (suite) => {
         expect(cp).toMatch(/`exit 7` — exit 7/);
         expect(cp).toMatch(/## Files edited\n- src\/sub\.js/);
       });
-    });
+    },
+  );
 });
 
 /** Copies a rollout the CLI wrote to $SESSION_HANDOFF_HARNESS_FIXTURES (for the adapters' goldens). */
@@ -124,4 +167,3 @@ function keepFixture(name: string, e: Exec): void {
   mkdirSync(dir, { recursive: true });
   writeFileSync(path.join(dir, `${name}.rollout.jsonl`), readFileSync(e.rollout));
 }
-

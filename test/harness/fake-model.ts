@@ -65,13 +65,16 @@ function anthropicView(body: any): Pick<ModelRequest, "prompt" | "results"> {
   let results: string[] = [];
   for (const m of body.messages ?? []) {
     if (m.role !== "user") continue;
-    const blocks = typeof m.content === "string" ? [{ type: "text", text: m.content }] : m.content ?? [];
+    const blocks = typeof m.content === "string" ? [{ type: "text", text: m.content }] : (m.content ?? []);
     const tr = blocks.filter((b: any) => b.type === "tool_result");
     if (tr.length > 0) {
       for (const b of tr) results.push((b.is_error ? "[error] " : "") + flatText(b.content));
       continue;
     }
-    const text = blocks.filter((b: any) => b.type === "text").map((b: any) => b.text).join("\n");
+    const text = blocks
+      .filter((b: any) => b.type === "text")
+      .map((b: any) => b.text)
+      .join("\n");
     // A meta message (a skill's body) follows its tool result: not a new prompt.
     if (/^Base directory for this skill:/.test(text) || text.trim() === "") {
       results.push(text);
@@ -148,19 +151,66 @@ function sse(res: http.ServerResponse, events: Array<[string | null, unknown]>, 
 
 function anthropicStream(res: http.ServerResponse, model: string, reply: Reply): void {
   const id = `msg_fake${++callSeq}`;
-  const usage = { input_tokens: reply.inputTokens ?? 100, output_tokens: 10, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
+  const usage = {
+    input_tokens: reply.inputTokens ?? 100,
+    output_tokens: 10,
+    cache_creation_input_tokens: 0,
+    cache_read_input_tokens: 0,
+  };
   const ev: Array<[string, unknown]> = [
-    ["message_start", { type: "message_start", message: { id, type: "message", role: "assistant", model, content: [], stop_reason: null, stop_sequence: null, usage } }],
+    [
+      "message_start",
+      {
+        type: "message_start",
+        message: {
+          id,
+          type: "message",
+          role: "assistant",
+          model,
+          content: [],
+          stop_reason: null,
+          stop_sequence: null,
+          usage,
+        },
+      },
+    ],
   ];
   if ("tool" in reply) {
-    ev.push(["content_block_start", { type: "content_block_start", index: 0, content_block: { type: "tool_use", id: `toolu_fake${callSeq}`, name: reply.tool, input: {} } }]);
-    ev.push(["content_block_delta", { type: "content_block_delta", index: 0, delta: { type: "input_json_delta", partial_json: JSON.stringify(reply.input) } }]);
+    ev.push([
+      "content_block_start",
+      {
+        type: "content_block_start",
+        index: 0,
+        content_block: { type: "tool_use", id: `toolu_fake${callSeq}`, name: reply.tool, input: {} },
+      },
+    ]);
+    ev.push([
+      "content_block_delta",
+      {
+        type: "content_block_delta",
+        index: 0,
+        delta: { type: "input_json_delta", partial_json: JSON.stringify(reply.input) },
+      },
+    ]);
   } else {
-    ev.push(["content_block_start", { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } }]);
-    ev.push(["content_block_delta", { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: reply.text } }]);
+    ev.push([
+      "content_block_start",
+      { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } },
+    ]);
+    ev.push([
+      "content_block_delta",
+      { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: reply.text } },
+    ]);
   }
   ev.push(["content_block_stop", { type: "content_block_stop", index: 0 }]);
-  ev.push(["message_delta", { type: "message_delta", delta: { stop_reason: "tool" in reply ? "tool_use" : "end_turn", stop_sequence: null }, usage: { output_tokens: 10 } }]);
+  ev.push([
+    "message_delta",
+    {
+      type: "message_delta",
+      delta: { stop_reason: "tool" in reply ? "tool_use" : "end_turn", stop_sequence: null },
+      usage: { output_tokens: 10 },
+    },
+  ]);
   ev.push(["message_stop", { type: "message_stop" }]);
   sse(res, ev);
 }
@@ -169,17 +219,52 @@ function responsesStream(res: http.ServerResponse, model: string, reply: Reply):
   const id = `resp_fake${++callSeq}`;
   const item =
     "tool" in reply && reply.freeform !== undefined
-      ? { type: "custom_tool_call", id: `ctc_fake${callSeq}`, call_id: `call_fake${callSeq}`, name: reply.tool, input: reply.freeform, status: "completed" }
+      ? {
+          type: "custom_tool_call",
+          id: `ctc_fake${callSeq}`,
+          call_id: `call_fake${callSeq}`,
+          name: reply.tool,
+          input: reply.freeform,
+          status: "completed",
+        }
       : "tool" in reply
-      ? { type: "function_call", id: `fc_fake${callSeq}`, call_id: `call_fake${callSeq}`, name: reply.tool, arguments: JSON.stringify(reply.input), status: "completed" }
-      : { type: "message", id: `msg_fake${callSeq}`, role: "assistant", status: "completed", content: [{ type: "output_text", text: reply.text, annotations: [] }] };
+        ? {
+            type: "function_call",
+            id: `fc_fake${callSeq}`,
+            call_id: `call_fake${callSeq}`,
+            name: reply.tool,
+            arguments: JSON.stringify(reply.input),
+            status: "completed",
+          }
+        : {
+            type: "message",
+            id: `msg_fake${callSeq}`,
+            role: "assistant",
+            status: "completed",
+            content: [{ type: "output_text", text: reply.text, annotations: [] }],
+          };
   const input = reply.inputTokens ?? 100;
-  const usage = { input_tokens: input, input_tokens_details: { cached_tokens: 0 }, output_tokens: 10, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: input + 10 };
+  const usage = {
+    input_tokens: input,
+    input_tokens_details: { cached_tokens: 0 },
+    output_tokens: 10,
+    output_tokens_details: { reasoning_tokens: 0 },
+    total_tokens: input + 10,
+  };
   sse(res, [
-    ["response.created", { type: "response.created", response: { id, object: "response", model, status: "in_progress", output: [] } }],
+    [
+      "response.created",
+      { type: "response.created", response: { id, object: "response", model, status: "in_progress", output: [] } },
+    ],
     ["response.output_item.added", { type: "response.output_item.added", output_index: 0, item }],
     ["response.output_item.done", { type: "response.output_item.done", output_index: 0, item }],
-    ["response.completed", { type: "response.completed", response: { id, object: "response", model, status: "completed", output: [item], usage } }],
+    [
+      "response.completed",
+      {
+        type: "response.completed",
+        response: { id, object: "response", model, status: "completed", output: [item], usage },
+      },
+    ],
   ]);
 }
 
@@ -195,14 +280,39 @@ function chatStream(res: http.ServerResponse, model: string, reply: Reply): void
   });
   const ev: Array<[null, unknown]> = [[null, chunk({ role: "assistant", content: "" }, null)]];
   if ("tool" in reply) {
-    ev.push([null, chunk({ tool_calls: [{ index: 0, id: `call_fake${callSeq}`, type: "function", function: { name: reply.tool, arguments: JSON.stringify(reply.input) } }] }, null)]);
+    ev.push([
+      null,
+      chunk(
+        {
+          tool_calls: [
+            {
+              index: 0,
+              id: `call_fake${callSeq}`,
+              type: "function",
+              function: { name: reply.tool, arguments: JSON.stringify(reply.input) },
+            },
+          ],
+        },
+        null,
+      ),
+    ]);
     ev.push([null, chunk({}, "tool_calls")]);
   } else {
     ev.push([null, chunk({ content: reply.text }, null)]);
     ev.push([null, chunk({}, "stop")]);
   }
   const input = reply.inputTokens ?? 100;
-  ev.push([null, { id, object: "chat.completion.chunk", created: 0, model, choices: [], usage: { prompt_tokens: input, completion_tokens: 10, total_tokens: input + 10 } }]);
+  ev.push([
+    null,
+    {
+      id,
+      object: "chat.completion.chunk",
+      created: 0,
+      model,
+      choices: [],
+      usage: { prompt_tokens: input, completion_tokens: 10, total_tokens: input + 10 },
+    },
+  ]);
   sse(res, ev, true);
 }
 
@@ -276,7 +386,12 @@ export async function startFakeModel(initial: Script): Promise<FakeModel> {
         ++callSeq;
         res.writeHead(200, { "content-type": "application/json" });
         const part = "tool" in reply ? { functionCall: { name: reply.tool, args: reply.input } } : { text: reply.text };
-        res.end(JSON.stringify({ candidates: [{ content: { role: "model", parts: [part] }, finishReason: "STOP", index: 0 }], usageMetadata: { promptTokenCount: 10, candidatesTokenCount: 10, totalTokenCount: 20 } }));
+        res.end(
+          JSON.stringify({
+            candidates: [{ content: { role: "model", parts: [part] }, finishReason: "STOP", index: 0 }],
+            usageMetadata: { promptTokenCount: 10, candidatesTokenCount: 10, totalTokenCount: 20 },
+          }),
+        );
         return;
       }
       if (wire === "anthropic") anthropicStream(res, model, reply);
@@ -311,7 +426,11 @@ function isAux(wire: ModelRequest["wire"], body: any, text: string, view: Pick<M
   if (wire === "anthropic") {
     const sys = flatText(body.system);
     // Title/topic detection, quota probes, compaction summaries.
-    if (/Summarize this coding conversation|analyze if this message indicates a new conversation topic|Generate a concise|sentence-case title/i.test(sys)) return true;
+    if (
+      /Summarize this coding conversation|analyze if this message indicates a new conversation topic/i.test(sys) ||
+      /Generate a concise|sentence-case title/i.test(sys)
+    )
+      return true;
     // The compaction request (2.1.112's wording; 2.1.332 words it otherwise, but asks for a summary too).
     if (/Your task is to create a detailed summary of the conversation so far/.test(view.prompt)) return true;
     if (/summar/i.test(view.prompt) && /conversation/i.test(view.prompt)) return true;
@@ -320,16 +439,29 @@ function isAux(wire: ModelRequest["wire"], body: any, text: string, view: Pick<M
   }
   if (wire === "responses") return /You are performing a CONTEXT CHECKPOINT COMPACTION/.test(view.prompt);
   if (wire === "chat") {
-    const sys = (body.messages ?? []).filter((m: any) => m.role === "system").map((m: any) => flatText(m.content)).join("\n");
-    return /You are a title generator|Generate a title|summar(y|ize) (of )?(the|this) conversation/i.test(sys) && !/available_skills/.test(sys);
+    const sys = (body.messages ?? [])
+      .filter((m: any) => m.role === "system")
+      .map((m: any) => flatText(m.content))
+      .join("\n");
+    return (
+      /You are a title generator|Generate a title|summar(y|ize) (of )?(the|this) conversation/i.test(sys) &&
+      !/available_skills/.test(sys)
+    );
   }
   // Gemini's model router and next-speaker checks ask for JSON.
-  return /"responseMimeType":"application\/json"/.test(text) || /model_choice|next_speaker/.test(flatText(body.systemInstruction));
+  return (
+    /"responseMimeType":"application\/json"/.test(text) ||
+    /model_choice|next_speaker/.test(flatText(body.systemInstruction))
+  );
 }
 
 function auxReply(req: ModelRequest): Reply {
   if (req.wire === "anthropic" && /summar/i.test(req.prompt)) {
-    return { text: "<analysis>fake analysis</analysis>\n<summary>FAKE-COMPACT-SUMMARY: the user asked for scripted work.</summary>" };
+    return {
+      text:
+        "<analysis>fake analysis</analysis>\n" +
+        "<summary>FAKE-COMPACT-SUMMARY: the user asked for scripted work.</summary>",
+    };
   }
   if (req.wire === "responses") return { text: "FAKE-CODEX-COMPACT-SUMMARY: scripted work so far." };
   if (req.wire === "gemini") {
@@ -339,15 +471,18 @@ function auxReply(req: ModelRequest): Reply {
     if (/next_speaker/.test(req.text)) return { text: JSON.stringify({ reasoning: "done", next_speaker: "user" }) };
     return { text: JSON.stringify({ reasoning: "fake router", model_choice: "flash" }) };
   }
-  if (req.wire === "anthropic" && /topic/.test(req.text)) return { text: JSON.stringify({ isNewTopic: false, title: null }) };
+  if (req.wire === "anthropic" && /topic/.test(req.text))
+    return { text: JSON.stringify({ isNewTopic: false, title: null }) };
   return { text: "Fake title" };
 }
 
 /** A value of a (Gemini-style) JSON schema: the first enum value, 10 for numbers, "user" for next_speaker. */
 function fromSchema(schema: any, key = ""): unknown {
   const type = String(schema?.type ?? "").toLowerCase();
-  if (Array.isArray(schema?.enum) && schema.enum.length > 0) return key === "next_speaker" && schema.enum.includes("user") ? "user" : schema.enum[0];
-  if (type === "object") return Object.fromEntries(Object.entries(schema.properties ?? {}).map(([k, v]) => [k, fromSchema(v, k)]));
+  if (Array.isArray(schema?.enum) && schema.enum.length > 0)
+    return key === "next_speaker" && schema.enum.includes("user") ? "user" : schema.enum[0];
+  if (type === "object")
+    return Object.fromEntries(Object.entries(schema.properties ?? {}).map(([k, v]) => [k, fromSchema(v, k)]));
   if (type === "array") return [];
   if (type === "integer" || type === "number") return 10;
   if (type === "boolean") return false;

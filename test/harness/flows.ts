@@ -34,7 +34,9 @@ export function skillDir(req: ModelRequest): string | null {
 export const helperCmd = (dir: string, args: string) => `node "${dir}/scripts/memory_io.mjs" ${args}`;
 
 /** A reply after the flow's last step: plain text quoting the last result (what a model says). */
-const done = (req: ModelRequest, tag: string): Reply => ({ text: `${tag}\n${(req.results.at(-1) ?? "").slice(0, 1500)}` });
+const done = (req: ModelRequest, tag: string): Reply => ({
+  text: `${tag}\n${(req.results.at(-1) ?? "").slice(0, 1500)}`,
+});
 
 /**
  * Step through `steps` by tool-result count; `skill` first when the harness has a skill tool.
@@ -122,13 +124,15 @@ export function saveForm(skillBody: string): "draft" | "heredoc" {
 }
 
 /**
- * Save: `read handoff` (its token), then `write handoff` in the form SKILL.md shows (the
- * skill's text comes from the skill tool's answer, or a shell `cat` of SKILL.md). `proj` is
- * the project root (the draft form's file is under it).
+ * Save: `read handoff` (its token, and the draft path on its `DRAFT:` line), then `write
+ * handoff` in the form SKILL.md shows (the skill's text comes from the skill tool's answer, or
+ * a shell `cat` of SKILL.md). `proj` is the project root (the draft is under it). A read whose
+ * result shows no `DRAFT:` line (a CLI hiding stderr) stops the flow: the save then fails.
  */
 export function saveFlow(tools: Tools, proj: string, doc = TRICKY_HANDOFF): Script {
   let form: "draft" | "heredoc" = "heredoc";
   let token = "absent";
+  let draft: string | null = null;
   const steps: Array<(req: ModelRequest, dir: string) => Reply | null> = [];
   if (!tools.hasSkillTool) steps.push((req, dir) => tools.shell(`cat "${dir}/SKILL.md"`, req));
   steps.push((req, dir) => {
@@ -137,14 +141,26 @@ export function saveFlow(tools: Tools, proj: string, doc = TRICKY_HANDOFF): Scri
   });
   steps.push((req, dir) => {
     token = /CURRENT-SHA256: (\S+)/.exec(req.results.at(-1) ?? "")?.[1] ?? "absent";
-    if (form === "draft") return tools.writeFile(`${proj}/.ai/memory/drafts/handoff.md`, doc, req);
-    return tools.shell(`${helperCmd(dir, `write handoff --expected-current-sha256 ${token}`)} <<'HANDOFF_END'\n${doc}HANDOFF_END`, req);
+    draft = /DRAFT: (\.ai\/memory\/drafts\/handoff-[0-9a-f]{8}\.md)/.exec(req.results.at(-1) ?? "")?.[1] ?? null;
+    if (form === "draft" && draft === null) return { text: "FAKE-MODEL: the read showed no DRAFT: line" };
+    if (form === "draft") return tools.writeFile(`${proj}/${draft}`, doc, req);
+    return tools.shell(
+      `${helperCmd(dir, `write handoff --expected-current-sha256 ${token}`)} <<'HANDOFF_END'\n${doc}HANDOFF_END`,
+      req,
+    );
   });
-  steps.push((req, dir) => (form === "draft" ? tools.shell(helperCmd(dir, `write handoff --from-draft --expected-current-sha256 ${token}`), req) : null));
+  steps.push((req, dir) =>
+    form === "draft"
+      ? tools.shell(helperCmd(dir, `write handoff --from-draft ${draft} --expected-current-sha256 ${token}`), req)
+      : null,
+  );
   return stepper(tools, "FAKE-SAVED", steps);
 }
 
-/** Work: a plan (where the harness offers a plan tool), a failing command, a file written, a passing command, then a claim. */
+/**
+ * Work: a plan (where the harness offers a plan tool), a failing command, a file written, a passing
+ * command, then a claim.
+ */
 export function workFlow(tools: Tools, proj: string): Script {
   return (req) => {
     const plan = tools.plan?.(req) ?? null;

@@ -52,52 +52,56 @@ function briefCall(cmds: string[]): { cmd: string; dir: string } {
 
 for (const id of ["claude-2.1.112", "claude-2.1.332", "codex"] as HarnessId[]) {
   harnessSuite(id, (suite) => {
-    const title = "after `npx session-handoff init` from the tarball, a session gets the notice and resumes " +
-      "from its skill";
-    scenario(`${id}/init-resume`, title, async () => {
-      const w = suite.world("init");
-      for (const d of [".claude", ".codex"]) mkdirSync(path.join(w.proj, d));
-      await gitInit(w);
-      const t0 = Date.now();
-      const tgz = tarball(w);
-      const t1 = Date.now();
-      const npx = ["npm", "exec", "--yes", "--package", tgz, "--", "session-handoff", "init"];
-      const init = await run(npx, { cwd: w.proj, env: npmEnv(w), timeoutMs: 120_000 });
-      console.log(`${id} init-resume: npm pack ${t1 - t0} ms, npm exec init ${Date.now() - t1} ms`);
-      expect(init.code, `${init.stdout}\n${init.stderr}`).toBe(0);
-      const skill = path.join(w.proj, ".agents", "skills", "session-handoff");
-      await seedHandoff(w, path.join(skill, "scripts", "memory_io.mjs"), PARKED_HANDOFF);
+    const title =
+      "after `npx session-handoff init` from the tarball, a session gets the notice and resumes " + "from its skill";
+    scenario(
+      `${id}/init-resume`,
+      title,
+      async () => {
+        const w = suite.world("init");
+        for (const d of [".claude", ".codex"]) mkdirSync(path.join(w.proj, d));
+        await gitInit(w);
+        const t0 = Date.now();
+        const tgz = tarball(w);
+        const t1 = Date.now();
+        const npx = ["npm", "exec", "--yes", "--package", tgz, "--", "session-handoff", "init"];
+        const init = await run(npx, { cwd: w.proj, env: npmEnv(w), timeoutMs: 120_000 });
+        console.log(`${id} init-resume: npm pack ${t1 - t0} ms, npm exec init ${Date.now() - t1} ms`);
+        expect(init.code, `${init.stdout}\n${init.stderr}`).toBe(0);
+        const skill = path.join(w.proj, ".agents", "skills", "session-handoff");
+        await seedHandoff(w, path.join(skill, "scripts", "memory_io.mjs"), PARKED_HANDOFF);
 
-      const from = suite.fake().requests.length;
-      let cmds: string[];
-      let why: string;
-      if (id === "codex") {
-        suite.fake().setScript(resumeFlow(codexTools(w.proj)));
-        const e = await codex(w, suite.fake(), "resume where we left off");
-        why = `exit ${e.run.code} in ${e.run.ms} ms\nstderr: ${e.run.stderr.slice(-2500)}`;
-        expect(e.run.code, why).toBe(0);
-        const last = main(suite.fake().requests, from).at(-1);
-        const calls = (last?.body.input ?? []).filter((i: any) => i.type === "function_call");
-        cmds = calls.map((i: any) => JSON.parse(i.arguments).cmd as string);
-      } else {
-        suite.fake().setScript(resumeFlow(claudeTools));
-        const s = await claude(id, w, suite.fake(), ["resume where we left off"]);
-        why = `exit ${s.run.code} in ${s.run.ms} ms\nstderr: ${s.run.stderr.slice(-2000)}`;
-        expect(s.run.code, why).toBe(0);
-        const uses = s.events.flatMap((e) => (e.type === "assistant" ? e.message.content : []));
-        cmds = uses.filter((c: any) => c.type === "tool_use" && c.name === "Bash").map((c: any) => c.input.command);
-      }
-      const reqs = main(suite.fake().requests, from);
-      expect(reqs[0]?.text ?? "", why).toContain("a parked handoff exists (.ai/memory/HANDOFF.md");
-      const { cmd, dir } = briefCall(cmds);
-      expect(cmd, `${why}\ncommands: ${cmds.join("\n")}`).not.toBe("");
-      expect(realpathSync(dir)).toBe(skill);
-      const brief = briefBody(reqs.at(-1)!.results.at(-1) ?? "");
-      expect(brief).toMatch(/^Goal: Add a subtract function to src\/math\.js\. PARKED-GOAL-MARKER$/m);
-    }, 240_000);
+        const from = suite.fake().requests.length;
+        let cmds: string[];
+        let why: string;
+        if (id === "codex") {
+          suite.fake().setScript(resumeFlow(codexTools(w.proj)));
+          const e = await codex(w, suite.fake(), "resume where we left off");
+          why = `exit ${e.run.code} in ${e.run.ms} ms\nstderr: ${e.run.stderr.slice(-2500)}`;
+          expect(e.run.code, why).toBe(0);
+          const last = main(suite.fake().requests, from).at(-1);
+          const calls = (last?.body.input ?? []).filter((i: any) => i.type === "function_call");
+          cmds = calls.map((i: any) => JSON.parse(i.arguments).cmd as string);
+        } else {
+          suite.fake().setScript(resumeFlow(claudeTools));
+          const s = await claude(id, w, suite.fake(), ["resume where we left off"]);
+          why = `exit ${s.run.code} in ${s.run.ms} ms\nstderr: ${s.run.stderr.slice(-2000)}`;
+          expect(s.run.code, why).toBe(0);
+          const uses = s.events.flatMap((e) => (e.type === "assistant" ? e.message.content : []));
+          cmds = uses.filter((c: any) => c.type === "tool_use" && c.name === "Bash").map((c: any) => c.input.command);
+        }
+        const reqs = main(suite.fake().requests, from);
+        expect(reqs[0]?.text ?? "", why).toContain("a parked handoff exists (.ai/memory/HANDOFF.md");
+        const { cmd, dir } = briefCall(cmds);
+        expect(cmd, `${why}\ncommands: ${cmds.join("\n")}`).not.toBe("");
+        expect(realpathSync(dir)).toBe(skill);
+        const brief = briefBody(reqs.at(-1)!.results.at(-1) ?? "");
+        expect(brief).toMatch(/^Goal: Add a subtract function to src\/math\.js\. PARKED-GOAL-MARKER$/m);
+      },
+      240_000,
+    );
   });
 }
 
 /** The requests of the agent's turns (not titles or other side requests) since `from`. */
-const main = (requests: ModelRequest[], from: number): ModelRequest[] =>
-  requests.slice(from).filter((r) => !r.aux);
+const main = (requests: ModelRequest[], from: number): ModelRequest[] => requests.slice(from).filter((r) => !r.aux);

@@ -1,7 +1,17 @@
 // Shared parts of the real-harness suite: where the pinned CLIs are, whether this process may
 // start them, an isolated home per scenario, and a bounded spawn (test/harness/README.md).
 import { execFileSync, spawn } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, it } from "vitest";
@@ -18,7 +28,9 @@ interface Pin {
   node?: boolean;
 }
 export type HarnessId = "claude-2.1.332" | "claude-2.1.112" | "codex" | "gemini" | "opencode";
-export const VERSIONS: Record<HarnessId, Pin> = JSON.parse(readFileSync(path.join(import.meta.dirname, "versions.json"), "utf8"));
+export const VERSIONS: Record<HarnessId, Pin> = JSON.parse(
+  readFileSync(path.join(import.meta.dirname, "versions.json"), "utf8"),
+);
 export const CACHE = process.env.SESSION_HANDOFF_HARNESS_CACHE || path.join(tmpdir(), "session-handoff-harness");
 
 /** The command that starts a pinned CLI: [file, ...leading args]. */
@@ -37,14 +49,23 @@ export function skipReason(id?: HarnessId): string | null {
   // /proc/net/dev lists this process's namespace (/sys/class/net shows the host's).
   let links: string[] = [];
   try {
-    links = readFileSync("/proc/net/dev", "utf8").split("\n").slice(2).map((l) => (l.split(":")[0] ?? "").trim()).filter(Boolean);
+    links = readFileSync("/proc/net/dev", "utf8")
+      .split("\n")
+      .slice(2)
+      .map((l) => (l.split(":")[0] ?? "").trim())
+      .filter(Boolean);
   } catch {
     return "cannot list network interfaces (/proc/net/dev)";
   }
-  if (links.some((l) => l !== "lo")) return `not inside a loopback-only network namespace (interfaces: ${links.join(", ")}); run npm run test:harness`;
+  if (links.some((l) => l !== "lo"))
+    return `not inside a loopback-only network namespace (interfaces: ${links.join(", ")}); run npm run test:harness`;
   for (const h of id ? [id] : (Object.keys(VERSIONS) as HarnessId[])) {
     const bin = cliCommand(h).at(-1)!;
-    if (!existsSync(bin)) return `${VERSIONS[h].package}@${VERSIONS[h].version} is not installed in ${CACHE} (npm run test:harness installs it)`;
+    if (!existsSync(bin))
+      return (
+        `${VERSIONS[h].package}@${VERSIONS[h].version} is not installed in ${CACHE} ` +
+        "(npm run test:harness installs it)"
+      );
   }
   return null;
 }
@@ -79,7 +100,10 @@ export function scenario(id: string, name: string, fn: (known: Known) => Promise
 /** The checkpoint the hooks wrote for `sessionId`, or a line saying what is there instead. */
 export function checkpointOf(w: World, sessionId: string): string {
   const p = path.join(w.proj, ".ai", "memory", "checkpoints", `${sessionId}.md`);
-  return existsSync(p) ? readFileSync(p, "utf8") : `(no checkpoint at ${p}; checkpoints: ${existsSync(path.dirname(p)) ? readdirSync(path.dirname(p)).join(", ") : "none"})`;
+  return existsSync(p)
+    ? readFileSync(p, "utf8")
+    : `(no checkpoint at ${p}; checkpoints: ` +
+        `${existsSync(path.dirname(p)) ? readdirSync(path.dirname(p)).join(", ") : "none"})`;
 }
 
 /** A saved handoff without what the helper fills in (the Saved: line, the anchors' body). */
@@ -141,7 +165,16 @@ export function makeWorld(prefix: string): World {
   const home = path.join(root, "home");
   const proj = path.join(root, "proj");
   const tmp = path.join(root, "tmp");
-  for (const d of [home, proj, tmp, path.join(home, ".config"), path.join(home, ".local/share"), path.join(home, ".cache"), path.join(home, ".local/state")]) mkdirSync(d, { recursive: true });
+  for (const d of [
+    home,
+    proj,
+    tmp,
+    path.join(home, ".config"),
+    path.join(home, ".local/share"),
+    path.join(home, ".cache"),
+    path.join(home, ".local/state"),
+  ])
+    mkdirSync(d, { recursive: true });
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
     HOME: home,
@@ -160,7 +193,8 @@ export function makeWorld(prefix: string): World {
     GIT_COMMITTER_EMAIL: "dev@example.com",
     NO_COLOR: "1",
   };
-  const git = (...a: string[]) => run(["git", "-c", "init.defaultBranch=main", ...a], { cwd: proj, env, timeoutMs: 20_000 });
+  const git = (...a: string[]) =>
+    run(["git", "-c", "init.defaultBranch=main", ...a], { cwd: proj, env, timeoutMs: 20_000 });
   mkdirSync(path.join(proj, "src"));
   writeFileSync(path.join(proj, "src/math.js"), "export function add(a, b) {\n  return a + b;\n}\n");
   writeFileSync(path.join(proj, "README.md"), "# scratch project\n");
@@ -181,13 +215,22 @@ export async function gitInit(w: World): Promise<void> {
  * A world whose project has the skill in `skillFolder` (relative to the project), a commit, a
  * parked handoff when asked, and `install --agent <agent>` run; throws when the install fails.
  */
-export async function installedProject(w: World, skillFolder: string, agent: string, parked = false): Promise<{ w: World; helper: string; install: RunResult }> {
+export async function installedProject(
+  w: World,
+  skillFolder: string,
+  agent: string,
+  parked = false,
+): Promise<{ w: World; helper: string; install: RunResult }> {
   const skill = path.join(w.proj, skillFolder, "session-handoff");
   copySkill(skill);
   await gitInit(w);
   const helper = path.join(skill, "scripts", "memory_io.mjs");
   if (parked) await seedHandoff(w, helper, PARKED_HANDOFF);
-  const install = await run([process.execPath, helper, "install", "--agent", agent], { cwd: w.proj, env: w.env, timeoutMs: 20_000 });
+  const install = await run([process.execPath, helper, "install", "--agent", agent], {
+    cwd: w.proj,
+    env: w.env,
+    timeoutMs: 20_000,
+  });
   if (install.code !== 0) throw new Error(`install --agent ${agent} failed (exit ${install.code}): ${install.stderr}`);
   return { w, helper, install };
 }
@@ -196,7 +239,8 @@ export async function installedProject(w: World, skillFolder: string, agent: str
 export function copySkill(dir: string): void {
   mkdirSync(dir, { recursive: true });
   for (const f of ["SKILL.md", "LICENSE"]) cpSync(path.join(REPO, f), path.join(dir, f));
-  for (const d of ["scripts", "references", "templates"]) cpSync(path.join(REPO, d), path.join(dir, d), { recursive: true });
+  for (const d of ["scripts", "references", "templates"])
+    cpSync(path.join(REPO, d), path.join(dir, d), { recursive: true });
 }
 
 /**
@@ -213,7 +257,9 @@ export function distClone(dir: string): string {
 /** The files of `ref` in `repo` with their sizes in bytes (`git ls-tree -r -l`). */
 export function refFiles(repo: string, ref: string): Map<string, number> {
   const out = new Map<string, number>();
-  for (const line of execFileSync("git", ["ls-tree", "-r", "-l", ref], { cwd: repo, encoding: "utf8" }).trim().split("\n")) {
+  for (const line of execFileSync("git", ["ls-tree", "-r", "-l", ref], { cwd: repo, encoding: "utf8" })
+    .trim()
+    .split("\n")) {
     const [meta, name] = line.split("\t");
     out.set(name!, Number(meta!.trim().split(/\s+/)[3]));
   }
@@ -225,7 +271,9 @@ export function refFiles(repo: string, ref: string): Map<string, number> {
  * instead: a harness resolves the README's GitHub source inside the checkout, offline.
  */
 export function githubFrom(w: World, ownerRepo: string, local: string): void {
-  const alias = `[url "file://${local}"]\n\tinsteadOf = https://github.com/${ownerRepo}.git\n\tinsteadOf = git@github.com:${ownerRepo}.git\n`;
+  const alias =
+    `[url "file://${local}"]\n\tinsteadOf = https://github.com/${ownerRepo}.git\n` +
+    `\tinsteadOf = git@github.com:${ownerRepo}.git\n`;
   writeFileSync(path.join(w.home, ".gitconfig"), alias);
 }
 
@@ -244,11 +292,22 @@ export interface RunResult {
  */
 export function run(
   cmd: string[],
-  opts: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number; input?: string; feed?: (stdoutSoFar: string, write: (s: string) => void, end: () => void) => void },
+  opts: {
+    cwd: string;
+    env: NodeJS.ProcessEnv;
+    timeoutMs: number;
+    input?: string;
+    feed?: (stdoutSoFar: string, write: (s: string) => void, end: () => void) => void;
+  },
 ): Promise<RunResult> {
   const t0 = Date.now();
   return new Promise((resolve) => {
-    const p = spawn(cmd[0]!, cmd.slice(1), { cwd: opts.cwd, env: opts.env, stdio: ["pipe", "pipe", "pipe"], detached: true });
+    const p = spawn(cmd[0]!, cmd.slice(1), {
+      cwd: opts.cwd,
+      env: opts.env,
+      stdio: ["pipe", "pipe", "pipe"],
+      detached: true,
+    });
     let stdout = "";
     let stderr = "";
     let timedOut = false;
@@ -305,7 +364,12 @@ export function helperRun(w: World, args: string[], input?: string): Promise<Run
 
 /** Seeds a parked handoff through the helper (read → absent, write). */
 export async function seedHandoff(w: World, helper: string, doc: string): Promise<void> {
-  const r = await run([process.execPath, helper, "write", "handoff", "--expected-current-sha256", "absent"], { cwd: w.proj, env: w.env, timeoutMs: 20_000, input: doc });
+  const r = await run([process.execPath, helper, "write", "handoff", "--expected-current-sha256", "absent"], {
+    cwd: w.proj,
+    env: w.env,
+    timeoutMs: 20_000,
+    input: doc,
+  });
   if (r.code !== 0) throw new Error(`seeding the handoff failed: ${r.code} ${r.stderr}`);
 }
 

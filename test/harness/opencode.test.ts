@@ -7,7 +7,7 @@ import matter from "gray-matter";
 import { expect } from "vitest";
 import type { FakeModel, ModelRequest, Reply } from "./fake-model.ts";
 import { resumeFlow, type Tools } from "./flows.ts";
-import { cliCommand, copySkill, gitInit, harnessSuite, installedProject, PARKED_HANDOFF, REPO, run, scenario, seedHandoff, type RunResult, type World } from "./lib.ts";
+import { cliCommand, harnessSuite, installedProject, REPO, run, scenario, type RunResult, type World } from "./lib.ts";
 import { briefBody } from "../helpers.ts";
 
 const ID = "opencode";
@@ -33,7 +33,13 @@ async function opencode(w: World, fake: FakeModel, prompt: string): Promise<RunR
   writeFileSync(
     path.join(dir, "opencode.json"),
     JSON.stringify({
-      provider: { fake: { npm: "@ai-sdk/openai-compatible", options: { baseURL: `${fake.url}/v1`, apiKey: "dummy" }, models: { "fake-model": { tool_call: true } } } },
+      provider: {
+        fake: {
+          npm: "@ai-sdk/openai-compatible",
+          options: { baseURL: `${fake.url}/v1`, apiKey: "dummy" },
+          models: { "fake-model": { tool_call: true } },
+        },
+      },
       model: "fake/fake-model",
       small_model: "fake/fake-model",
     }),
@@ -46,11 +52,18 @@ async function opencode(w: World, fake: FakeModel, prompt: string): Promise<RunR
   });
 }
 
-const explain = (r: RunResult) => `exit ${r.code}${r.timedOut ? " (timed out)" : ""} in ${r.ms} ms\nstdout: ${r.stdout.slice(-1500)}\nstderr: ${r.stderr.slice(-2500)}`;
+const explain = (r: RunResult) =>
+  `exit ${r.code}${r.timedOut ? " (timed out)" : ""} in ${r.ms} ms\n` +
+  `stdout: ${r.stdout.slice(-1500)}\nstderr: ${r.stderr.slice(-2500)}`;
 
 harnessSuite(ID, (suite) => {
-  const setup = (prefix: string, parked = false) => installedProject(suite.world(prefix), ".opencode/skills", "opencode", parked);
-  const main = (from: number): ModelRequest[] => suite.fake().requests.slice(from).filter((r) => !r.aux);
+  const setup = (prefix: string, parked = false) =>
+    installedProject(suite.world(prefix), ".opencode/skills", "opencode", parked);
+  const main = (from: number): ModelRequest[] =>
+    suite
+      .fake()
+      .requests.slice(from)
+      .filter((r) => !r.aux);
 
   scenario(`${ID}/listing-bootstrap`, "lists the skill whole and sends the AGENTS.md bootstrap block", async () => {
     const { w } = await setup("listing", true);
@@ -81,16 +94,23 @@ harnessSuite(ID, (suite) => {
 
   scenario(
     `${ID}/plugin-start-cost`,
-    "a plugin file still costs more than 1 s at an offline start (why we ship the AGENTS.md block: docs/decisions/opencode-plugin.md)",
+    "a plugin file still costs more than 1 s at an offline start " +
+      "(why we ship the AGENTS.md block: docs/decisions/opencode-plugin.md)",
     async () => {
       const bare = await setup("start-bare");
       suite.fake().setScript(() => ({ text: "FAKE-MODEL-OK" }));
       const without = await opencode(bare.w, suite.fake(), "hello");
       const plug = await setup("start-plugin");
       mkdirSync(path.join(plug.w.proj, ".opencode", "plugin"), { recursive: true });
-      writeFileSync(path.join(plug.w.proj, ".opencode", "plugin", "probe.js"), "export const Probe = async () => ({});\n");
+      writeFileSync(
+        path.join(plug.w.proj, ".opencode", "plugin", "probe.js"),
+        "export const Probe = async () => ({});\n",
+      );
       const withPlugin = await opencode(plug.w, suite.fake(), "hello");
-      console.log(`opencode start: ${(without.ms / 1000).toFixed(1)} s without a plugin file, ${(withPlugin.ms / 1000).toFixed(1)} s with one`);
+      console.log(
+        `opencode start: ${(without.ms / 1000).toFixed(1)} s without a plugin file, ` +
+          `${(withPlugin.ms / 1000).toFixed(1)} s with one`,
+      );
       expect(without.code, explain(without)).toBe(0);
       expect(withPlugin.code, explain(withPlugin)).toBe(0);
       // When this fails the plugin became cheap: revisit docs/decisions/opencode-plugin.md.

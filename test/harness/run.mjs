@@ -24,9 +24,15 @@ if (process.env.SESSION_HANDOFF_SKIP_HARNESS === "1") skip("SESSION_HANDOFF_SKIP
 if (process.platform !== "linux") skip(`a loopback-only network namespace needs Linux (this is ${process.platform})`);
 
 // The namespace first: without one no CLI may start, so there is no point installing them.
-const probe = spawnSync("unshare", ["-n", "sh", "-c", "ip link set lo up && ip -o link show | wc -l"], { encoding: "utf8" });
+const probe = spawnSync("unshare", ["-n", "sh", "-c", "ip link set lo up && ip -o link show | wc -l"], {
+  encoding: "utf8",
+});
 if (probe.error || probe.status !== 0 || probe.stdout.trim() !== "1") {
-  skip(`no loopback-only network namespace (unshare -n + ip link set lo up: ${(probe.stderr || probe.error?.message || "").trim() || `exit ${probe.status}`}; it needs root or user namespaces)`);
+  skip(
+    "no loopback-only network namespace (unshare -n + ip link set lo up: " +
+      `${(probe.stderr || probe.error?.message || "").trim() || `exit ${probe.status}`}; ` +
+      "it needs root or user namespaces)",
+  );
 }
 
 // Install what is missing. A folder is complete once its marker names the version.
@@ -43,8 +49,24 @@ for (const [id, v] of Object.entries(versions)) {
   console.log(`harness: installing ${v.package}@${v.version} into ${dir}`);
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
-  const r = spawnSync("npm", ["install", "--prefix", dir, "--no-audit", "--no-fund", "--no-save", "--loglevel=error", `${v.package}@${v.version}`], { stdio: "inherit", timeout: 15 * 60_000 });
-  if (r.status !== 0 || !existsSync(path.join(dir, v.bin))) skip(`could not install ${v.package}@${v.version} into ${dir} (npm exit ${r.status}; ${id}'s binary ${v.bin} missing)`);
+  const r = spawnSync(
+    "npm",
+    [
+      "install",
+      "--prefix",
+      dir,
+      "--no-audit",
+      "--no-fund",
+      "--no-save",
+      "--loglevel=error",
+      `${v.package}@${v.version}`,
+    ],
+    { stdio: "inherit", timeout: 15 * 60_000 },
+  );
+  if (r.status !== 0 || !existsSync(path.join(dir, v.bin)))
+    skip(
+      `could not install ${v.package}@${v.version} into ${dir} (npm exit ${r.status}; ${id}'s binary ${v.bin} missing)`,
+    );
   writeFileSync(marker, `${v.package}@${v.version}\n`);
   installed++;
   console.log(`harness: ${v.package}@${v.version} installed in ${((Date.now() - t) / 1000).toFixed(1)} s`);
@@ -57,15 +79,35 @@ console.log(
 );
 
 const rg = spawnSync("sh", ["-c", "command -v rg"], { encoding: "utf8" });
-if (rg.status !== 0) console.log("harness: ripgrep (rg) is not on PATH: OpenCode's skill tool will fail (apt-get install -y ripgrep)");
+if (rg.status !== 0)
+  console.log("harness: ripgrep (rg) is not on PATH: OpenCode's skill tool will fail (apt-get install -y ripgrep)");
 
 // vitest runs inside the namespace: the fake model server and the CLIs share its loopback.
 const t1 = Date.now();
 const vitest = path.join(REPO, "node_modules", "vitest", "vitest.mjs");
 const r = spawnSync(
   "unshare",
-  ["-n", "sh", "-c", 'ip link set lo up && exec "$@"', "sh", process.execPath, vitest, "run", "-c", "vitest.harness.config.ts", ...args],
-  { cwd: REPO, stdio: "inherit", env: { ...process.env, SESSION_HANDOFF_HARNESS_CACHE: cache, SESSION_HANDOFF_HARNESS_NETNS: "1" } },
+  [
+    "-n",
+    "sh",
+    "-c",
+    'ip link set lo up && exec "$@"',
+    "sh",
+    process.execPath,
+    vitest,
+    "run",
+    "-c",
+    "vitest.harness.config.ts",
+    ...args,
+  ],
+  {
+    cwd: REPO,
+    stdio: "inherit",
+    env: { ...process.env, SESSION_HANDOFF_HARNESS_CACHE: cache, SESSION_HANDOFF_HARNESS_NETNS: "1" },
+  },
 );
-console.log(`harness: ${installed > 0 ? "cold" : "warm"} run: setup ${setup.toFixed(1)} s, tests ${((Date.now() - t1) / 1000).toFixed(1)} s`);
+console.log(
+  `harness: ${installed > 0 ? "cold" : "warm"} run: setup ${setup.toFixed(1)} s, ` +
+    `tests ${((Date.now() - t1) / 1000).toFixed(1)} s`,
+);
 process.exit(r.status ?? 1);

@@ -39,7 +39,13 @@ export interface Session {
 }
 
 /** One print-mode session: each prompt sent after the previous result (all at once with `queued`). */
-export async function claude(id: HarnessId, w: World, fake: FakeModel, prompts: string[], opts: { queued?: boolean; resume?: string; timeoutMs?: number; gapMs?: number } = {}): Promise<Session> {
+export async function claude(
+  id: HarnessId,
+  w: World,
+  fake: FakeModel,
+  prompts: string[],
+  opts: { queued?: boolean; resume?: string; timeoutMs?: number; gapMs?: number } = {},
+): Promise<Session> {
   const env = {
     ...w.env,
     ANTHROPIC_BASE_URL: fake.url,
@@ -54,7 +60,16 @@ export async function claude(id: HarnessId, w: World, fake: FakeModel, prompts: 
   };
   const line = (p: string) => JSON.stringify({ type: "user", message: { role: "user", content: p } }) + "\n";
   let sent = 0;
-  const args = ["-p", "--input-format", "stream-json", "--output-format", "stream-json", "--verbose", "--allowedTools", "Bash,Skill,Read,Edit,Write,TodoWrite"];
+  const args = [
+    "-p",
+    "--input-format",
+    "stream-json",
+    "--output-format",
+    "stream-json",
+    "--verbose",
+    "--allowedTools",
+    "Bash,Skill,Read,Edit,Write,TodoWrite",
+  ];
   if (opts.resume) args.push("--resume", opts.resume);
   const r = await run([...cliCommand(id), ...args], {
     cwd: w.proj,
@@ -77,7 +92,10 @@ export async function claude(id: HarnessId, w: World, fake: FakeModel, prompts: 
       } else if (results >= prompts.length) end();
     },
   });
-  const events = r.stdout.split("\n").filter((l) => l.startsWith("{")).map(parse);
+  const events = r.stdout
+    .split("\n")
+    .filter((l) => l.startsWith("{"))
+    .map(parse);
   const sessionId = events.find((e) => e.session_id)?.session_id ?? "";
   const dir = path.join(w.home, ".claude", "projects", w.proj.replace(/[^a-zA-Z0-9]/g, "-"));
   return { run: r, events, sessionId, transcript: path.join(dir, `${sessionId}.jsonl`) };
@@ -92,7 +110,12 @@ export function parse(line: string): any {
 }
 
 /** apply_patch's Add File body for `content`. */
-const addPatch = (rel: string, content: string) => `*** Begin Patch\n*** Add File: ${rel}\n${content.replace(/\n$/, "").split("\n").map((l) => `+${l}`).join("\n")}\n*** End Patch`;
+const addPatch = (rel: string, content: string) =>
+  `*** Begin Patch\n*** Add File: ${rel}\n${content
+    .replace(/\n$/, "")
+    .split("\n")
+    .map((l) => `+${l}`)
+    .join("\n")}\n*** End Patch`;
 
 export function codexTools(proj: string): Tools {
   const rel = (p: string) => (p.startsWith(proj + "/") ? p.slice(proj.length + 1) : p);
@@ -101,7 +124,10 @@ export function codexTools(proj: string): Tools {
     skill: () => null,
     shell: (cmd) => ({ tool: "exec_command", input: { cmd } }),
     // Function-tool mode: apply_patch runs as a shell heredoc, which Codex intercepts.
-    writeFile: (p, content) => ({ tool: "exec_command", input: { cmd: `apply_patch <<'PATCH'\n${addPatch(rel(p), content)}\nPATCH` } }),
+    writeFile: (p, content) => ({
+      tool: "exec_command",
+      input: { cmd: `apply_patch <<'PATCH'\n${addPatch(rel(p), content)}\nPATCH` },
+    }),
   };
 }
 
@@ -112,8 +138,12 @@ export function codeModeTools(proj: string): Tools {
   return {
     hasSkillTool: false,
     skill: () => null,
-    shell: (cmd) => exec(`const r = await tools.exec_command({ cmd: ${JSON.stringify(cmd)} });\ntext(JSON.stringify(r));`),
-    writeFile: (p, content) => exec(`const r = await tools.apply_patch(${JSON.stringify(addPatch(rel(p), content))});\ntext(JSON.stringify(r));`),
+    shell: (cmd) =>
+      exec(`const r = await tools.exec_command({ cmd: ${JSON.stringify(cmd)} });\ntext(JSON.stringify(r));`),
+    writeFile: (p, content) =>
+      exec(
+        `const r = await tools.apply_patch(${JSON.stringify(addPatch(rel(p), content))});\ntext(JSON.stringify(r));`,
+      ),
   };
 }
 
@@ -123,19 +153,38 @@ export interface Exec {
   rollout: string | null;
 }
 
-export async function codex(w: World, fake: FakeModel, prompt: string, opts: { model?: string; extra?: string[] } = {}): Promise<Exec> {
+export async function codex(
+  w: World,
+  fake: FakeModel,
+  prompt: string,
+  opts: { model?: string; extra?: string[] } = {},
+): Promise<Exec> {
   const codexHome = path.join(w.home, ".codex");
   mkdirSync(codexHome, { recursive: true });
   writeFileSync(
     path.join(codexHome, "config.toml"),
-    `model = "${opts.model ?? "fake-model"}"\nmodel_provider = "fake"\ncheck_for_update_on_startup = false\n\n[model_providers.fake]\nname = "Fake"\nbase_url = "${fake.url}/v1"\nwire_api = "responses"\nenv_key = "FAKE_API_KEY"\n\n[analytics]\nenabled = false\n`,
+    `model = "${opts.model ?? "fake-model"}"\nmodel_provider = "fake"\ncheck_for_update_on_startup = false\n\n` +
+      `[model_providers.fake]\nname = "Fake"\nbase_url = "${fake.url}/v1"\nwire_api = "responses"\n` +
+      `env_key = "FAKE_API_KEY"\n\n[analytics]\nenabled = false\n`,
   );
-  const r = await run([...cliCommand("codex"), "exec", "-C", w.proj, "--trust", "--dangerously-bypass-hook-trust", ...(opts.extra ?? []), prompt], {
-    cwd: w.proj,
-    env: { ...w.env, CODEX_HOME: codexHome, FAKE_API_KEY: "dummy" },
-    timeoutMs: 90_000,
-    input: "",
-  });
+  const r = await run(
+    [
+      ...cliCommand("codex"),
+      "exec",
+      "-C",
+      w.proj,
+      "--trust",
+      "--dangerously-bypass-hook-trust",
+      ...(opts.extra ?? []),
+      prompt,
+    ],
+    {
+      cwd: w.proj,
+      env: { ...w.env, CODEX_HOME: codexHome, FAKE_API_KEY: "dummy" },
+      timeoutMs: 90_000,
+      input: "",
+    },
+  );
   const sessionId = /session id: (\S+)/.exec(r.stderr)?.[1] ?? "";
   const rollout = listFiles(path.join(codexHome, "sessions")).find((f) => f.includes(sessionId)) ?? null;
   return { run: r, sessionId, rollout: rollout ? path.join(codexHome, "sessions", rollout) : null };

@@ -119,14 +119,16 @@ describe("archives restore", () => {
 
   it("a stale token, a bad name, a missing archive or the kill switch change nothing", () => {
     const { root, names } = project();
+    // The token first: a read leaves its mark in drafts/ (docs/decisions/drafts.md).
+    const token = tokenOf(root);
     const before = snapshot(root);
     const stale = helper(["archives", "restore", names[0]!, "--root", root, "--expected-current-sha256", "absent"]);
     expect(stale.code).toBe(2);
     expect(stale.stderr).toMatch(/^memory operation refused: HANDOFF\.md changed since it was read \(expected absent, current [0-9a-f]{64}\); read again and merge\n$/);
-    expect(helper(["archives", "restore", USER_FILE, "--root", root, "--expected-current-sha256", tokenOf(root)]).code).toBe(2);
-    expect(helper(["archives", "restore", "HANDOFF-nope.md", "--root", root, "--expected-current-sha256", tokenOf(root)]).code).toBe(3);
+    expect(helper(["archives", "restore", USER_FILE, "--root", root, "--expected-current-sha256", token]).code).toBe(2);
+    expect(helper(["archives", "restore", "HANDOFF-nope.md", "--root", root, "--expected-current-sha256", token]).code).toBe(3);
     writeFileSync(path.join(root, ".ai", "memory", "PAUSE"), "");
-    const paused = helper(["archives", "restore", names[0]!, "--root", root, "--expected-current-sha256", tokenOf(root)]);
+    const paused = helper(["archives", "restore", names[0]!, "--root", root, "--expected-current-sha256", token]);
     expect(paused.code).toBe(4);
     const after = snapshot(root);
     delete after[".ai/memory/PAUSE"];

@@ -55,10 +55,12 @@ describe("write refuses schema errors and changes nothing", () => {
   ])("%s is refused with the right suggestion", (typo, name) => {
     const root = gitRepo();
     save0(root);
+    // The token first: a read leaves its mark in drafts/ (docs/decisions/drafts.md).
+    const token = tokenOf(root);
     const before = snapshot(root);
     const doc = DOC.replace(`## ${name}\n`, `${typo}\n`);
     const line = doc.split("\n").indexOf(typo) + 1;
-    const r = write(root, doc);
+    const r = write(root, doc, token);
     expect(r.code).toBe(2);
     expect(r.stdout).toBe("");
     expect(r.stderr).toBe(
@@ -107,8 +109,9 @@ describe("write refuses schema errors and changes nothing", () => {
     const root = gitRepo();
     const ok = write(root, "<!-- memory-schema: v1 -->\n# Lessons\n\n- a loose note, as the reference wrote them\n", "absent", "lessons");
     expect(ok.code, ok.stderr).toBe(0);
+    const token = tokenOf(root, "lessons");
     const before = snapshot(root);
-    const r = write(root, "<!-- memory-schema: v1 -->\n# Lessons\n\n## Lesson one\n", tokenOf(root, "lessons"), "lessons");
+    const r = write(root, "<!-- memory-schema: v1 -->\n# Lessons\n\n## Lesson one\n", token, "lessons");
     expect(r.code).toBe(2);
     expect(r.stderr).toBe(
       'memory operation refused: LESSONS.md has 1 schema error(s)\nline 4: entry-heading: "## Lesson one" is not an entry heading: write `## L-<4 digits>: <title>`\n',

@@ -1,11 +1,12 @@
-// `write <kind> --from-draft` (docs/decisions/save-form.md): the agent writes the document
-// with its own file tool, the helper takes it from drafts/<kind>.md, saves it as `write`
-// saves stdin, and removes the draft in every outcome.
-import { chmodSync, closeSync, existsSync, fstatSync, openSync, readdirSync, linkSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+// `write <kind> --from-draft` (docs/decisions/save-form.md, docs/decisions/drafts.md): the agent
+// writes the document with its own file tool to the draft its read named (or the shared
+// drafts/<kind>.md), the helper saves it as `write` saves stdin, removes it after a save and
+// keeps it after a refusal.
+import { chmodSync, closeSync, existsSync, fstatSync, openSync, readdirSync, linkSync, mkdirSync, readFileSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { execFileSync } from "node:child_process";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { git, gitRepo, handoff, helper, MARKER, sha, tempDir, tokenOf, unstamped, type Run } from "../helpers.ts";
+import { git, gitRepo, handoff, helper, MARKER, sha, snapshot, tempDir, tokenOf, unstamped, type Run } from "../helpers.ts";
 
 const MEM = (root: string) => path.join(root, ".ai", "memory");
 const DRAFT = (root: string, kind = "handoff") => path.join(MEM(root), "drafts", `${kind}.md`);
@@ -253,5 +254,145 @@ describe("a leftover draft is private junk, not an interrupted save", () => {
     // The tree's one verdict refuses a linked drafts/ as a whole.
     expect(helper(["recover", "--root", root]).code).toBe(2);
     expect(readFileSync(path.join(elsewhere, "handoff.md"), "utf8")).toBe("keep\n");
+  });
+});
+
+describe("a draft per read (docs/decisions/drafts.md)", () => {
+  const readDraft = (root: string, kind = "handoff"): { token: string; draft: string } => {
+    const r = helper(["read", kind, "--root", root]);
+    const draft = /^DRAFT: (\.ai\/memory\/drafts\/[a-z]+-[0-9a-f]{8}\.md)$/m.exec(r.stderr)?.[1];
+    expect(draft, r.stderr).toBeDefined();
+    return { token: /^CURRENT-SHA256: (\S+)$/m.exec(r.stdout)![1]!, draft: draft! };
+  };
+  const writeOwn = (root: string, kind: string, draft: string, token: string): Run =>
+    helper(["write", kind, "--from-draft", draft, "--expected-current-sha256", token], { cwd: root });
+  const marks = (root: string) => readdirSync(path.join(MEM(root), "drafts")).filter((n) => n.startsWith(".read-")).sort();
+  const refused = (r: Run, code: number, reason: RegExp) => {
+    expect(r.code, r.stderr).toBe(code);
+    expect(r.stderr).toMatch(reason);
+    expect(r.stdout).toBe("");
+  };
+
+  it("read names a new draft each time; the write of it saves it, and removes the draft and the read's mark", () => {
+    const root = gitRepo();
+    draft(root, handoff("first"));
+    expect(write(root, "handoff", "absent").code).toBe(0);
+    const a = readDraft(root);
+    const b = readDraft(root);
+    expect(a.draft).not.toBe(b.draft);
+    expect(a.token).toBe(b.token);
+    expect(marks(root)).toHaveLength(2);
+    writeFileSync(path.join(root, a.draft), handoff("session A"));
+    writeFileSync(path.join(root, b.draft), handoff("session B"));
+    const r = writeOwn(root, "handoff", a.draft, a.token);
+    expect(r.code, r.stderr).toBe(0);
+    expect(unstamped(readFileSync(path.join(MEM(root), "HANDOFF.md"), "utf8"))).toBe(unstamped(handoff("session A")));
+    expect(existsSync(path.join(root, a.draft))).toBe(false);
+    expect(marks(root)).toEqual([`.read-handoff-${path.basename(b.draft).slice(8, 16)}`]);
+    // B, same token: told it changed, its own draft kept, never A's text published as B's.
+    const rb = writeOwn(root, "handoff", b.draft, b.token);
+    expect(rb.code).toBe(2);
+    expect(rb.stderr).toMatch(/changed since it was read/);
+    expect(rb.stderr).toContain(`the draft ${b.draft} was kept: fix it and run this again`);
+    expect(readFileSync(path.join(root, b.draft), "utf8")).toBe(handoff("session B"));
+  });
+
+  it("the draft is named as printed, absolute or bare; only its name counts, always in drafts/", () => {
+    const root = gitRepo();
+    for (const form of ["printed", "absolute", "bare"] as const) {
+      const { token, draft: d } = readDraft(root);
+      mkdirSync(path.dirname(path.join(root, d)), { recursive: true });
+      writeFileSync(path.join(root, d), handoff(`saved ${form}`));
+      const arg = form === "printed" ? d : form === "absolute" ? path.join(root, d) : path.basename(d);
+      const r = writeOwn(root, "handoff", arg, token);
+      expect(r.code, `${form}: ${r.stderr}`).toBe(0);
+      expect(existsSync(path.join(root, d))).toBe(false);
+    }
+  });
+
+  it.each([
+    ["another folder's file", "/etc/passwd", /--from-draft takes the path `read handoff` printed on its DRAFT: line/],
+    ["a made-up name", ".ai/memory/drafts/mine.md", /--from-draft takes the path/],
+    ["a path out of drafts/", ".ai/memory/drafts/../handoff-0123abcd.md", /--from-draft takes the path/],
+    ["another kind's draft", ".ai/memory/drafts/lessons-0123abcd.md", /is a draft of lessons, not of handoff: run `write lessons` for it/],
+  ])("%s is a usage error; nothing changes", (_name, arg, why) => {
+    const root = gitRepo();
+    draft(root, handoff("x"));
+    const before = snapshot(MEM(root));
+    const r = writeOwn(root, "handoff", arg, "absent");
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^usage error: /);
+    expect(r.stderr).toMatch(why);
+    expect(snapshot(MEM(root))).toEqual(before);
+  });
+
+  it("a draft path without --from-draft is a usage error", () => {
+    const root = gitRepo();
+    const r = helper(["write", "handoff", ".ai/memory/drafts/handoff-0123abcd.md", "--expected-current-sha256", "absent"], { cwd: root, input: handoff("x") });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^usage error: write takes a draft path only with --from-draft/);
+  });
+
+  it("the shared draft after one read saves as before and drops that read's mark", () => {
+    const root = gitRepo();
+    draft(root, handoff("first"));
+    expect(write(root, "handoff", "absent").code).toBe(0);
+    const { token } = readDraft(root);
+    draft(root, handoff("second"));
+    const r = write(root, "handoff", token);
+    expect(r.code, r.stderr).toBe(0);
+    expect(marks(root)).toEqual([]);
+    expect(existsSync(DRAFT(root))).toBe(false);
+  });
+
+  it("the shared draft written after two reads is refused as maybe another session's, kept; the path it names saves", () => {
+    const root = gitRepo();
+    draft(root, handoff("first"));
+    expect(write(root, "handoff", "absent").code).toBe(0);
+    const { token } = readDraft(root);
+    readDraft(root);
+    draft(root, handoff("whose?"));
+    const before = readFileSync(path.join(MEM(root), "HANDOFF.md"));
+    const r = write(root, "handoff", token);
+    refused(r, 2, /\.ai\/memory\/drafts\/handoff\.md may be another session's draft: 2 reads of handoff came before it was written/);
+    expect(readFileSync(path.join(MEM(root), "HANDOFF.md")).equals(before)).toBe(true);
+    expect(readFileSync(DRAFT(root), "utf8")).toBe(handoff("whose?"));
+    const own = /Write your whole document to (\S+) with your file tool, then run `write handoff --from-draft \1 --expected-current-sha256 <token>`/.exec(r.stderr)?.[1];
+    expect(own, r.stderr).toMatch(/^\.ai\/memory\/drafts\/handoff-[0-9a-f]{8}\.md$/);
+    writeFileSync(path.join(root, own!), handoff("mine"));
+    const ok = writeOwn(root, "handoff", own!, token);
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(unstamped(readFileSync(path.join(MEM(root), "HANDOFF.md"), "utf8"))).toBe(unstamped(handoff("mine")));
+  });
+
+  it("a read removes drafts and marks left behind for an hour; recover removes them, never a younger per-read draft", () => {
+    const root = gitRepo();
+    draft(root, handoff("first"));
+    expect(write(root, "handoff", "absent").code).toBe(0);
+    const old = readDraft(root);
+    const young = readDraft(root);
+    writeFileSync(path.join(root, old.draft), handoff("old"));
+    writeFileSync(path.join(root, young.draft), handoff("young"));
+    const hourAgo = new Date(Date.now() - 61 * 60 * 1000);
+    utimesSync(path.join(root, old.draft), hourAgo, hourAgo);
+    utimesSync(path.join(MEM(root), "drafts", `.read-handoff-${path.basename(old.draft).slice(8, 16)}`), hourAgo, hourAgo);
+    readDraft(root);
+    expect(existsSync(path.join(root, old.draft))).toBe(false);
+    expect(marks(root)).toHaveLength(2);
+    const r = helper(["recover", "--root", root]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(readFileSync(path.join(root, young.draft), "utf8")).toBe(handoff("young"));
+    utimesSync(path.join(root, young.draft), hourAgo, hourAgo);
+    const r2 = helper(["recover", "--root", root]);
+    expect(r2.stdout).toContain(`removed a leftover draft ${young.draft}`);
+    expect(existsSync(path.join(root, young.draft))).toBe(false);
+  });
+
+  it("read never creates the memory dir: no mark, but a draft name all the same", () => {
+    const root = gitRepo();
+    const r = helper(["read", "handoff", "--root", root]);
+    expect(r.code).toBe(3);
+    expect(r.stderr).toMatch(/^DRAFT: \.ai\/memory\/drafts\/handoff-[0-9a-f]{8}\.md$/m);
+    expect(existsSync(path.join(root, ".ai"))).toBe(false);
   });
 });
