@@ -40,9 +40,9 @@ const OUTPUTS = [
 ];
 
 const REQUIRE = [
-  'import { createRequire } from "node:module";',
+  'import { createRequire as __createRequire } from "node:module";',
   'import { fileURLToPath as __fileURLToPath } from "node:url";',
-  "const require = createRequire(import.meta.url);",
+  "const require = __createRequire(import.meta.url);",
   "const __filename = __fileURLToPath(import.meta.url);",
 ].join("\n");
 
