@@ -456,9 +456,9 @@ function looksLikeCode(value) {
   const m = CODE_PATH.exec(value);
   if (!m) return false;
   const tail = m.groups?.["tail"];
-  const path59 = tail === void 0 ? value : value.slice(0, value.length - tail.length);
-  if (isWordy(path59)) return true;
-  const parts = path59.split(/\??\.|::|->/);
+  const path60 = tail === void 0 ? value : value.slice(0, value.length - tail.length);
+  if (isWordy(path60)) return true;
+  const parts = path60.split(/\??\.|::|->/);
   return parts.length > 1 && parts.every((p) => /^[A-Za-z_$]+!?$/.test(p)) && parts.some((p) => /^[a-z]{3,}$/.test(p));
 }
 function shannonEntropy(s) {
@@ -4149,7 +4149,10 @@ async function readCheckpoint(root, session) {
   checkTree(root);
   const state = checkpointsDirState(root);
   if (state === "missing") return absent;
-  if (state === "unsafe") throw new Refused(`${checkpointsDir(root)} is a link or not a directory; memory must live in real directories under the root (move it away)`);
+  if (state === "unsafe") {
+    const why = "is a link or not a directory; memory must live in real directories under the root (move it away)";
+    throw new Refused(`${checkpointsDir(root)} ${why}`);
+  }
   const id = session !== void 0 ? sessionFileId(session) : newestCheckpoint(root)?.session;
   if (id === void 0) return absent;
   const name2 = `${id}.md`;
@@ -12450,12 +12453,12 @@ function parseTree(text2, errors = [], options = ParseOptions.DEFAULT) {
   }
   return result;
 }
-function findNodeAtLocation(root, path59) {
+function findNodeAtLocation(root, path60) {
   if (!root) {
     return void 0;
   }
   let node = root;
-  for (let segment of path59) {
+  for (let segment of path60) {
     if (typeof segment === "string") {
       if (node.type !== "object" || !Array.isArray(node.children)) {
         return void 0;
@@ -12821,14 +12824,14 @@ var init_parser = __esm({
 
 // node_modules/jsonc-parser/lib/esm/impl/edit.js
 function setProperty(text2, originalPath, value, options) {
-  const path59 = originalPath.slice();
+  const path60 = originalPath.slice();
   const errors = [];
   const root = parseTree(text2, errors);
   let parent = void 0;
   let lastSegment = void 0;
-  while (path59.length > 0) {
-    lastSegment = path59.pop();
-    parent = findNodeAtLocation(root, path59);
+  while (path60.length > 0) {
+    lastSegment = path60.pop();
+    parent = findNodeAtLocation(root, path60);
     if (parent === void 0 && value !== void 0) {
       if (typeof lastSegment === "string") {
         value = { [lastSegment]: value };
@@ -13008,8 +13011,8 @@ function printParseErrorCode(code) {
   }
   return "<unknown ParseErrorCode>";
 }
-function modify(text2, path59, value, options) {
-  return setProperty(text2, path59, value, options);
+function modify(text2, path60, value, options) {
+  return setProperty(text2, path60, value, options);
 }
 function applyEdits(text2, edits) {
   let sortedEdits = edits.slice(0).sort((a, b) => {
@@ -13194,8 +13197,8 @@ function formatOf(text2) {
   const tabs = indent.startsWith("	");
   return { insertSpaces: !tabs, tabSize: tabs ? 1 : indent.length, eol: text2.includes("\r\n") ? "\r\n" : "\n" };
 }
-function edit(text2, path59, value, fmt, insert = false) {
-  return applyEdits(text2, modify(text2, path59, value, { formattingOptions: fmt, isArrayInsertion: insert }));
+function edit(text2, path60, value, fmt, insert = false) {
+  return applyEdits(text2, modify(text2, path60, value, { formattingOptions: fmt, isArrayInsertion: insert }));
 }
 function parsedHooks(text2) {
   const v = parse2(text2, [], JSONC);
@@ -13946,7 +13949,7 @@ var require_lib = __commonJS({
     var fs2 = __require("fs");
     var MurmurHash3 = require_imurmurhash();
     var { onExit } = require_cjs();
-    var path59 = __require("path");
+    var path60 = __require("path");
     var { promisify } = __require("util");
     var activeFiles = {};
     var threadId = (function getId() {
@@ -13999,7 +14002,7 @@ var require_lib = __commonJS({
       let fd;
       let tmpfile;
       const removeOnExitHandler = onExit(cleanupOnExit(() => tmpfile));
-      const absoluteName = path59.resolve(filename);
+      const absoluteName = path60.resolve(filename);
       try {
         await serializeActiveFile(absoluteName);
         const truename = await promisify(fs2.realpath)(filename).catch(() => filename);
@@ -15793,7 +15796,8 @@ var init_capture = __esm({
 
 // src/agents/transcripts/types.ts
 function obj(value) {
-  return value !== null && typeof value === "object" && !Array.isArray(value) ? value : null;
+  const isObject = value !== null && typeof value === "object" && !Array.isArray(value);
+  return isObject ? value : null;
 }
 function str(value) {
   return typeof value === "string" ? value : null;
@@ -15819,10 +15823,32 @@ function exitFromText(text2) {
 function versionOf(value) {
   return typeof value === "string" && /^[0-9A-Za-z][0-9A-Za-z.+_-]{0,39}$/.test(value) ? value : null;
 }
+function noEvents(line) {
+  return { line, calls: [], results: [], usage: null, window: null, items: false };
+}
+function textOf(content) {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return content.map((b) => str(obj(b)?.text) ?? "").join("\n");
+}
+var EDIT_TOOLS, num;
 var init_types2 = __esm({
   "src/agents/transcripts/types.ts"() {
     "use strict";
     init_capture();
+    EDIT_TOOLS = /* @__PURE__ */ new Set([
+      "Edit",
+      "Write",
+      "MultiEdit",
+      "NotebookEdit",
+      "write_file",
+      "replace",
+      "edit",
+      "write",
+      "patch",
+      "smart_edit"
+    ]);
+    num = (v) => typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : 0;
   }
 });
 
@@ -15841,53 +15867,18 @@ function blockText(content) {
 function resultStatus(rec, block2) {
   const text2 = typeof block2.content === "string" ? block2.content : blockText(block2.content);
   const tur = rec.toolUseResult;
-  if (block2.is_error === true) return exitFromText(text2) ?? (typeof tur === "string" ? exitFromText(tur) : null) ?? "unknown";
+  const failed = block2.is_error === true;
+  if (failed) return exitFromText(text2) ?? exitFromText(typeof tur === "string" ? tur : "") ?? "unknown";
   if (obj(tur) !== null && obj(tur).interrupted !== true) return exitFromText(text2) ?? "ok";
   return exitFromText(text2) ?? "unknown";
 }
 function parseClaude(lines3) {
   const cap = emptyCapture("claude");
   const pending = /* @__PURE__ */ new Map();
-  const taskCreates = /* @__PURE__ */ new Map();
-  const tasks = /* @__PURE__ */ new Map();
-  let todo = null;
-  let planFrom = null;
+  const plans = { todo: null, from: null, taskCreates: /* @__PURE__ */ new Map(), tasks: /* @__PURE__ */ new Map() };
+  const { taskCreates } = plans;
   let deferring = false;
-  const deferred = /* @__PURE__ */ new Map();
-  const latest = /* @__PURE__ */ new Map();
-  const candidates = /* @__PURE__ */ new Map();
-  const records = /* @__PURE__ */ new Map();
-  const candidate = (id, at4) => {
-    const list2 = candidates.get(id);
-    if (list2 === void 0) candidates.set(id, [at4]);
-    else if (list2[list2.length - 1] !== at4) list2.push(at4);
-  };
-  const defer = (run, id, at4) => {
-    const d = { run, id, at: at4, until: Number.POSITIVE_INFINITY, seen: candidates.get(id)?.length ?? 0, answered: false };
-    const before = latest.get(id);
-    if (before !== void 0) before.until = at4;
-    latest.set(id, d);
-    deferred.set(run, d);
-  };
-  const answer = (at4, id) => {
-    if (!records.has(at4)) records.set(at4, parseLine(lines3[at4]));
-    const rec = records.get(at4);
-    if (rec === null || rec.isSidechain === true || typeof rec.agentId === "string" || rec.type !== "user") return null;
-    const content = obj(rec.message)?.content;
-    if (!Array.isArray(content)) return null;
-    const block2 = content.map(obj).find((b) => b?.type === "tool_result" && b.tool_use_id === id);
-    return block2 === void 0 || block2 === null ? null : { rec, block: block2 };
-  };
-  const answeredBefore = (id, i) => {
-    const d = latest.get(id);
-    if (d === void 0) return true;
-    const list2 = candidates.get(id) ?? [];
-    while (!d.answered && d.seen < list2.length && list2[d.seen] < i) {
-      const at4 = list2[d.seen++];
-      if (at4 > d.at && answer(at4, id) !== null) d.answered = true;
-    }
-    return d.answered;
-  };
+  const later = new Results(lines3);
   for (let i = 0; i < lines3.length; i++) {
     const line = lines3[i];
     if (cap.records > 0 && line.includes('"tool_use_id":"') && !line.includes('"type":"assistant"')) {
@@ -15897,10 +15888,11 @@ function parseClaude(lines3) {
         if (!deferring || ids.some((id) => taskCreates.has(id))) return false;
         let keys = 0;
         for (let k = line.indexOf('"tool_use_id":'); k >= 0; k = line.indexOf('"tool_use_id":', k + 14)) keys++;
-        return keys === ids.length && line.includes('"toolUseResult":') || !ids.some((id) => pending.has(id) && !answeredBefore(id, i));
+        const answered = !ids.some((id) => pending.has(id) && !later.answeredBefore(id, i));
+        return keys === ids.length && line.includes('"toolUseResult":') || answered;
       };
       if (ids.length > 0 && (untracked || noted())) {
-        for (const id of ids) if (pending.has(id)) candidate(id, i);
+        for (const id of ids) if (pending.has(id)) later.candidate(id, i);
         if (!line.includes('"isSidechain":true')) cap.records++;
         continue;
       }
@@ -15909,21 +15901,20 @@ function parseClaude(lines3) {
     if (rec === null) continue;
     if (rec.isSidechain === true || typeof rec.agentId === "string") continue;
     const type = rec.type;
-    if (type !== "user" && type !== "assistant" && type !== "system" && type !== "attachment" && type !== "progress" && type !== "summary") continue;
+    if (typeof type !== "string" || !RECORD_TYPES.has(type)) continue;
     cap.records++;
     const ts = str(rec.timestamp);
     if (ts !== null && cap.firstTimestamp === null) {
       cap.firstTimestamp = ts;
       deferring = true;
-      for (const [id, run] of pending) defer(run, id, -1);
+      for (const [id, run] of pending) later.defer(run, id, -1);
     }
     cap.version = versionOf(rec.version) ?? cap.version ?? null;
     if (type === "attachment") {
       const queued = obj(rec.attachment);
-      if (queued?.type === "queued_command" && (queued.commandMode === void 0 || queued.commandMode === "prompt")) {
-        const text2 = blockText(queued.prompt);
-        if (text2.trim() !== "" && !SCAFFOLDING.test(text2)) cap.userRequests.push(text2);
-      }
+      const prompt = queued?.commandMode === void 0 || queued.commandMode === "prompt";
+      const text2 = queued?.type === "queued_command" && prompt ? blockText(queued.prompt) : "";
+      if (text2.trim() !== "" && !SCAFFOLDING.test(text2)) cap.userRequests.push(text2);
       continue;
     }
     const message = obj(rec.message);
@@ -15936,27 +15927,19 @@ function parseClaude(lines3) {
         const id = str(b.tool_use_id);
         if (id === null) continue;
         if (pending.has(id)) {
-          if (deferring) {
-            candidate(id, i);
-            records.set(i, rec);
-          } else {
+          if (deferring) later.candidate(id, i, rec);
+          else {
             pending.get(id).status = resultStatus(rec, b);
             pending.delete(id);
           }
         }
-        const created = taskCreates.get(id);
-        if (created !== void 0) {
-          const text3 = typeof b.content === "string" ? b.content : blockText(b.content);
-          const fromText = /\bTask #(\w+)/.exec(text3)?.[1] ?? null;
-          const taskId = fromText ?? (results.length === 1 ? str(obj(obj(rec.toolUseResult)?.task)?.id) : null);
-          if (taskId !== null) tasks.set(taskId, created);
-          taskCreates.delete(id);
-        }
+        taskCreated(plans, id, b, results.length === 1 ? rec : null);
       }
-      if (results.length > 0 || rec.toolUseResult !== void 0 || rec.isMeta === true || rec.isCompactSummary === true) continue;
-      const text2 = blockText(content);
-      if (text2.trim() === "" || text2.startsWith("[Request interrupted by user") || SCAFFOLDING.test(text2)) continue;
-      cap.userRequests.push(text2);
+      if (results.length > 0 || rec.toolUseResult !== void 0 || rec.isMeta === true) continue;
+      const text2 = rec.isCompactSummary === true ? "" : blockText(content);
+      if (text2.trim() !== "" && !text2.startsWith("[Request interrupted by user") && !SCAFFOLDING.test(text2)) {
+        cap.userRequests.push(text2);
+      }
       continue;
     }
     if (type !== "assistant" || !Array.isArray(content)) continue;
@@ -15969,56 +15952,170 @@ function parseClaude(lines3) {
         continue;
       }
       if (b.type !== "tool_use") continue;
-      const name2 = str(b.name);
-      const input = obj(b.input) ?? {};
+      const run = toolUse(cap, plans, b);
       const id = str(b.id);
-      if (name2 === "Bash") {
-        const run = { command: str(input.command) ?? "", status: "unknown" };
-        cap.commands.push(run);
-        if (id !== null) {
-          pending.set(id, run);
-          if (deferring) defer(run, id, i);
-        }
-      } else if (name2 !== null && EDIT_TOOLS.has(name2)) {
-        noteEdit(cap.filesEdited, str(input.file_path) ?? str(input.notebook_path) ?? "");
-      } else if (name2 === "TodoWrite" && Array.isArray(input.todos)) {
-        todo = input.todos.map(obj).filter((t) => t !== null).map((t) => ({ text: str(t.content) ?? str(t.activeForm) ?? "", status: todoStatus(t.status) }));
-        planFrom = "todo";
-      } else if (name2 === "TaskCreate") {
-        const item = { text: str(input.subject) ?? str(input.description) ?? "", status: "open" };
-        if (id !== null) taskCreates.set(id, item);
-        planFrom = "tasks";
-      } else if (name2 === "TaskUpdate") {
-        const task = tasks.get(String(input.taskId ?? ""));
-        if (task !== void 0 && input.status !== void 0) task.status = todoStatus(input.status);
-        if (task !== void 0 && typeof input.subject === "string") task.text = input.subject;
-        planFrom = "tasks";
+      if (run !== null && id !== null) {
+        pending.set(id, run);
+        if (deferring) later.defer(run, id, i);
       }
     }
   }
-  for (const run of cap.commands.slice(-LISTED_ITEMS)) {
-    const d = deferred.get(run);
-    if (d === void 0) continue;
-    for (const at4 of candidates.get(d.id) ?? []) {
-      if (at4 <= d.at) continue;
-      if (at4 >= d.until) break;
-      const found = answer(at4, d.id);
-      if (found === null) continue;
-      run.status = resultStatus(found.rec, found.block);
-      break;
-    }
-  }
-  cap.plan = planFrom === "todo" ? todo : planFrom === "tasks" && tasks.size > 0 ? [...tasks.values()] : todo;
-  cap.planFinal = planFrom === "todo";
+  later.settle(cap.commands.slice(-LISTED_ITEMS));
+  cap.plan = plans.from === "todo" || plans.tasks.size === 0 ? plans.todo : [...plans.tasks.values()];
+  cap.planFinal = plans.from === "todo";
   return cap;
 }
-var EDIT_TOOLS, SCAFFOLDING;
+function toolUse(cap, plans, b) {
+  const name2 = str(b.name) ?? "";
+  const input = obj(b.input) ?? {};
+  if (name2 === "Bash") {
+    const run = { command: str(input.command) ?? "", status: "unknown" };
+    cap.commands.push(run);
+    return run;
+  }
+  if (EDIT_TOOLS.has(name2)) noteEdit(cap.filesEdited, str(input.file_path) ?? str(input.notebook_path) ?? "");
+  else if (name2 === "TodoWrite" && Array.isArray(input.todos)) {
+    const todos = input.todos.map(obj).filter((t) => t !== null);
+    plans.todo = todos.map((t) => ({ text: str(t.content) ?? str(t.activeForm) ?? "", status: todoStatus(t.status) }));
+    plans.from = "todo";
+  } else if (name2 === "TaskCreate") {
+    const item = { text: str(input.subject) ?? str(input.description) ?? "", status: "open" };
+    const id = str(b.id);
+    if (id !== null) plans.taskCreates.set(id, item);
+    plans.from = "tasks";
+  } else if (name2 === "TaskUpdate") {
+    const task = plans.tasks.get(String(input.taskId ?? ""));
+    if (task !== void 0 && input.status !== void 0) task.status = todoStatus(input.status);
+    if (task !== void 0 && typeof input.subject === "string") task.text = input.subject;
+    plans.from = "tasks";
+  }
+  return null;
+}
+function taskCreated(plans, id, block2, only) {
+  const created = plans.taskCreates.get(id);
+  if (created === void 0) return;
+  const text2 = typeof block2.content === "string" ? block2.content : blockText(block2.content);
+  const fromResult = only === null ? null : str(obj(obj(only.toolUseResult)?.task)?.id);
+  const taskId = /\bTask #(\w+)/.exec(text2)?.[1] ?? fromResult;
+  if (taskId !== null) plans.tasks.set(taskId, created);
+  plans.taskCreates.delete(id);
+}
+function claudeWindow(model) {
+  if (model === null) return CLAUDE_DEFAULT_WINDOW;
+  if (/\[1m\]$/i.test(model) || ONE_MILLION.has(model.toLowerCase())) return 1e6;
+  return CLAUDE_DEFAULT_WINDOW;
+}
+function claudeUsage(rec) {
+  if (rec.type !== "assistant" || rec.isSidechain === true) return null;
+  const message = obj(rec.message);
+  const usage = obj(message?.usage);
+  if (usage === null) return null;
+  const kinds = ["input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "output_tokens"];
+  const used = kinds.reduce((n2, k) => n2 + num(usage[k]), 0);
+  const model = str(message?.model);
+  if (used === 0 || model === "<synthetic>") return null;
+  const asked = str(rec.requestedModel);
+  const name2 = asked !== null && /\[1m\]$/i.test(asked) ? asked : model;
+  return { used, window: claudeWindow(name2), model: name2 };
+}
+function claudeEvents(rec, line) {
+  const ev = noEvents(line);
+  ev.usage = claudeUsage(rec);
+  if (rec.isSidechain === true || typeof rec.agentId === "string") return ev;
+  const content = obj(rec.message)?.content;
+  if (!Array.isArray(content)) return ev;
+  for (const b of content.map(obj)) {
+    if (rec.type === "assistant" && b?.type === "tool_use") {
+      const input = obj(b.input);
+      const name2 = str(b.name) ?? "";
+      const command = name2 === "Bash" ? str(input?.command) ?? "" : null;
+      const file = str(input?.file_path) ?? str(input?.notebook_path) ?? "";
+      const edit2 = EDIT_TOOLS.has(name2) ? { kind: "edit", path: file } : { kind: "other" };
+      const event = command !== null ? { kind: "command", command } : edit2;
+      const at4 = { id: str(b.id), ts: str(rec.timestamp), cwd: str(rec.cwd) };
+      ev.calls.push({ ...at4, events: [event], text: command ?? "", result: null });
+    } else if (rec.type === "user" && b?.type === "tool_result") {
+      const id = str(b.tool_use_id);
+      if (id !== null) ev.results.push({ id, text: textOf(b.content), failed: b.is_error === true });
+    }
+  }
+  return ev;
+}
+var SCAFFOLDING, RECORD_TYPES, Results, CLAUDE_DEFAULT_WINDOW, ONE_MILLION;
 var init_claude = __esm({
   "src/agents/transcripts/claude.ts"() {
     "use strict";
     init_types2();
-    EDIT_TOOLS = /* @__PURE__ */ new Set(["Edit", "Write", "MultiEdit", "NotebookEdit"]);
-    SCAFFOLDING = /^\s*(<command-name>|<command-message>|<local-command-stdout>|<local-command-stderr>|<system-reminder>|<bash-input>|<bash-stdout>|Caveat: The messages below)/;
+    init_types2();
+    SCAFFOLDING = new RegExp(
+      String.raw`^\s*(<command-name>|<command-message>|<local-command-std(out|err)>|<system-reminder>` + "|<bash-input>|<bash-stdout>|Caveat: The messages below)"
+    );
+    RECORD_TYPES = /* @__PURE__ */ new Set(["user", "assistant", "system", "attachment", "progress", "summary"]);
+    Results = class {
+      deferred = /* @__PURE__ */ new Map();
+      latest = /* @__PURE__ */ new Map();
+      /** Per command id, the lines that may answer it, in order. */
+      candidates = /* @__PURE__ */ new Map();
+      /** Parsed records of lines already read. */
+      records = /* @__PURE__ */ new Map();
+      lines;
+      constructor(lines3) {
+        this.lines = lines3;
+      }
+      candidate(id, at4, rec) {
+        const list2 = this.candidates.get(id);
+        if (list2 === void 0) this.candidates.set(id, [at4]);
+        else if (list2[list2.length - 1] !== at4) list2.push(at4);
+        if (rec !== void 0) this.records.set(at4, rec);
+      }
+      defer(run, id, at4) {
+        const seen = this.candidates.get(id)?.length ?? 0;
+        const d = { run, id, at: at4, until: Number.POSITIVE_INFINITY, seen, answered: false };
+        const before = this.latest.get(id);
+        if (before !== void 0) before.until = at4;
+        this.latest.set(id, d);
+        this.deferred.set(run, d);
+      }
+      // The tool_result block of line `at` that answers `id`, as the in-order reader would take it, or null.
+      answer(at4, id) {
+        if (!this.records.has(at4)) this.records.set(at4, parseLine(this.lines[at4]));
+        const rec = this.records.get(at4);
+        if (rec === null || rec.isSidechain === true || typeof rec.agentId === "string" || rec.type !== "user") return null;
+        const content = obj(rec.message)?.content;
+        if (!Array.isArray(content)) return null;
+        const block2 = content.map(obj).find((b) => b?.type === "tool_result" && b.tool_use_id === id);
+        return block2 === void 0 || block2 === null ? null : { rec, block: block2 };
+      }
+      // True when the latest call of `id` before line `i` was answered before it (or there is none).
+      // Called in line order: each candidate is looked at once per call, so the pass stays linear.
+      answeredBefore(id, i) {
+        const d = this.latest.get(id);
+        if (d === void 0) return true;
+        const list2 = this.candidates.get(id) ?? [];
+        while (!d.answered && d.seen < list2.length && list2[d.seen] < i) {
+          const at4 = list2[d.seen++];
+          if (at4 > d.at && this.answer(at4, id) !== null) d.answered = true;
+        }
+        return d.answered;
+      }
+      /** Gives each of `runs` the status of the first line that answers it in its window. */
+      settle(runs) {
+        for (const run of runs) {
+          const d = this.deferred.get(run);
+          if (d === void 0) continue;
+          for (const at4 of this.candidates.get(d.id) ?? []) {
+            if (at4 <= d.at) continue;
+            if (at4 >= d.until) break;
+            const found = this.answer(at4, d.id);
+            if (found === null) continue;
+            run.status = resultStatus(found.rec, found.block);
+            break;
+          }
+        }
+      }
+    };
+    CLAUDE_DEFAULT_WINDOW = 2e5;
+    ONE_MILLION = /* @__PURE__ */ new Set(["claude-opus-5-5"]);
   }
 });
 
@@ -16031,7 +16128,7 @@ function contentText(content) {
   if (!Array.isArray(content)) return "";
   return content.map((c) => {
     const o = obj(c);
-    return o !== null && (o.type === "input_text" || o.type === "output_text" || o.type === "text" || o.type === "Text") ? str(o.text) ?? "" : "";
+    return typeof o?.type === "string" && TEXT_PARTS.has(o.type) ? str(o.text) ?? "" : "";
   }).filter((t) => t !== "").join("\n");
 }
 function commandOf(name2, args) {
@@ -16060,7 +16157,8 @@ function outputStatus(output) {
 }
 function patchFiles(input) {
   const files = [];
-  for (const m of input.matchAll(/^\*\*\* (?:Update|Add|Delete) File: (.+)$|^\*\*\* Move to: (.+)$/gm)) noteEdit(files, (m[1] ?? m[2] ?? "").trim());
+  const names3 = /^\*\*\* (?:Update|Add|Delete) File: (.+)$|^\*\*\* Move to: (.+)$/gm;
+  for (const m of input.matchAll(names3)) noteEdit(files, (m[1] ?? m[2] ?? "").trim());
   return files;
 }
 function shellPatch(command) {
@@ -16088,21 +16186,16 @@ function scriptCalls(script) {
 }
 function parseCodex(lines3) {
   const cap = emptyCapture("codex");
-  const steps = [];
-  const pending = /* @__PURE__ */ new Map();
-  const itemized = /* @__PURE__ */ new Set();
-  const openScripts = /* @__PURE__ */ new Set();
-  const eventUser = [];
-  const itemUser = [];
-  let eventClaim = null;
-  let itemClaim = null;
-  const completedUser = [];
-  let completedClaim = null;
-  const calls = /* @__PURE__ */ new Set();
-  const add = (step2, call) => {
-    steps.push({ step: step2, call });
-    if (call !== null) calls.add(call);
+  const r = {
+    steps: [],
+    calls: /* @__PURE__ */ new Set(),
+    itemized: /* @__PURE__ */ new Set(),
+    openScripts: /* @__PURE__ */ new Set(),
+    users: [[], [], []],
+    claims: [null, null, null]
   };
+  const pending = /* @__PURE__ */ new Map();
+  const add = (step2, call) => addStep(r, step2, call);
   for (const line of lines3) {
     const rec = parseLine(line);
     if (rec === null) continue;
@@ -16117,9 +16210,10 @@ function parseCodex(lines3) {
     }
     if (rec.type === "event_msg") {
       const text2 = str(payload.message);
-      if (payload.type === "user_message" && text2 !== null && text2.trim() !== "" && !SCAFFOLDING2.test(text2)) eventUser.push(text2);
-      if (payload.type === "agent_message" && text2 !== null && text2.trim() !== "") eventClaim = text2;
-      if (payload.type === "item_completed") itemStep(obj(payload.item));
+      const words = text2 !== null && text2.trim() !== "";
+      if (payload.type === "user_message" && words && !SCAFFOLDING2.test(text2)) r.users[0].push(text2);
+      if (payload.type === "agent_message" && words) r.claims[0] = text2;
+      if (payload.type === "item_completed") itemStep(r, obj(payload.item));
       continue;
     }
     if (rec.type !== "response_item") continue;
@@ -16128,8 +16222,8 @@ function parseCodex(lines3) {
     if (kind === "message") {
       const text2 = contentText(payload.content);
       if (text2.trim() === "") continue;
-      if (payload.role === "user" && !SCAFFOLDING2.test(text2)) itemUser.push(text2);
-      if (payload.role === "assistant") itemClaim = text2;
+      if (payload.role === "user" && !SCAFFOLDING2.test(text2)) r.users[1].push(text2);
+      if (payload.role === "assistant") r.claims[1] = text2;
     } else if (kind === "function_call" || kind === "local_shell_call") {
       const name2 = str(payload.name) ?? (kind === "local_shell_call" ? "local_shell" : "");
       let args = {};
@@ -16143,7 +16237,8 @@ function parseCodex(lines3) {
         args = obj(payload.arguments) ?? obj(payload.action) ?? {};
       }
       if (name2 === "update_plan" && Array.isArray(args.plan)) {
-        cap.plan = args.plan.map(obj).filter((p) => p !== null).map((p) => ({ text: str(p.step) ?? "", status: planStatus(p.status) }));
+        const steps = args.plan.map(obj).filter((p) => p !== null);
+        cap.plan = steps.map((p) => ({ text: str(p.step) ?? "", status: planStatus(p.status) }));
         cap.planFinal = true;
         continue;
       }
@@ -16165,7 +16260,7 @@ function parseCodex(lines3) {
       if (input === null) continue;
       if (payload.name === "apply_patch") add({ kind: "edit", files: patchFiles(input) }, id);
       else if (payload.name === "exec") {
-        if (id !== null) openScripts.add(id);
+        if (id !== null) r.openScripts.add(id);
         for (const c of scriptCalls(input)) {
           if (c.tool === "apply_patch") add({ kind: "edit", files: patchFiles(c.text) }, id);
           else if (shellPatch(c.text) !== null) add({ kind: "edit", files: patchFiles(c.text) }, id);
@@ -16175,7 +16270,7 @@ function parseCodex(lines3) {
     } else if (kind === "function_call_output" || kind === "custom_tool_call_output") {
       const callId = str(payload.call_id);
       if (callId === null) continue;
-      openScripts.delete(callId);
+      r.openScripts.delete(callId);
       const run = pending.get(callId);
       if (run !== void 0) {
         run.status = outputStatus(payload.output);
@@ -16183,57 +16278,148 @@ function parseCodex(lines3) {
       }
     }
   }
-  function itemStep(item) {
-    if (item === null) return;
-    const type = item.type;
-    if (type === "UserMessage" || type === "AgentMessage") {
-      const text2 = contentText(item.content);
-      if (text2.trim() === "") return;
-      if (type === "UserMessage" && !SCAFFOLDING2.test(text2)) completedUser.push(text2);
-      if (type === "AgentMessage") completedClaim = text2;
-      return;
-    }
-    if (type !== "CommandExecution" && type !== "FileChange") return;
-    const id = str(item.id);
-    if (id !== null && calls.has(id)) itemized.add(id);
-    else for (const open of openScripts) itemized.add(open);
-    if (type === "CommandExecution") {
-      const command = commandOf("exec_command", item);
-      if (command === null) return;
-      const code = item.exit_code;
-      const status = typeof code === "number" && Number.isInteger(code) ? `exit ${code}` : item.status === "completed" ? "ok" : "unknown";
-      add({ kind: "command", run: { command, status } }, null);
-      return;
-    }
-    if (item.status === "failed" || item.status === "declined") return;
-    const files = [];
-    const changes = item.changes;
-    if (Array.isArray(changes)) {
-      for (const c of changes.map(obj)) noteEdit(files, str(c?.path) ?? "");
-    } else if (obj(changes) !== null) {
-      for (const [file, change] of Object.entries(obj(changes))) {
-        noteEdit(files, file);
-        const moved = str(obj(change)?.move_path);
-        if (moved !== null) noteEdit(files, moved);
-      }
-    }
-    add({ kind: "edit", files }, null);
-  }
-  for (const { step: step2, call } of steps) {
-    if (call !== null && itemized.has(call)) continue;
+  for (const { step: step2, call } of r.steps) {
+    if (call !== null && r.itemized.has(call)) continue;
     if (step2.kind === "command") cap.commands.push(step2.run);
     else for (const f of step2.files) noteEdit(cap.filesEdited, f);
   }
-  cap.userRequests = eventUser.length > 0 ? eventUser : itemUser.length > 0 ? itemUser : completedUser;
-  cap.lastClaim = eventClaim ?? itemClaim ?? completedClaim;
+  cap.userRequests = r.users.find((u) => u.length > 0) ?? [];
+  cap.lastClaim = r.claims[0] ?? r.claims[1] ?? r.claims[2];
   return cap;
 }
-var SCAFFOLDING2;
+function addStep(r, step2, call) {
+  r.steps.push({ step: step2, call });
+  if (call !== null) r.calls.add(call);
+}
+function itemStep(r, item) {
+  if (item === null) return;
+  const type = item.type;
+  if (type === "UserMessage" || type === "AgentMessage") {
+    const text2 = contentText(item.content);
+    if (text2.trim() === "") return;
+    if (type === "UserMessage" && !SCAFFOLDING2.test(text2)) r.users[2].push(text2);
+    if (type === "AgentMessage") r.claims[2] = text2;
+    return;
+  }
+  if (type !== "CommandExecution" && type !== "FileChange") return;
+  const id = str(item.id);
+  if (id !== null && r.calls.has(id)) r.itemized.add(id);
+  else for (const open of r.openScripts) r.itemized.add(open);
+  if (type === "CommandExecution") {
+    const command = commandOf("exec_command", item);
+    if (command === null) return;
+    const code = item.exit_code;
+    const done = item.status === "completed" ? "ok" : "unknown";
+    const status = typeof code === "number" && Number.isInteger(code) ? `exit ${code}` : done;
+    addStep(r, { kind: "command", run: { command, status } }, null);
+    return;
+  }
+  if (item.status === "failed" || item.status === "declined") return;
+  const files = [];
+  const changes = item.changes;
+  if (Array.isArray(changes)) {
+    for (const c of changes.map(obj)) noteEdit(files, str(c?.path) ?? "");
+  } else if (obj(changes) !== null) {
+    for (const [file, change] of Object.entries(obj(changes))) {
+      noteEdit(files, file);
+      const moved = str(obj(change)?.move_path);
+      if (moved !== null) noteEdit(files, moved);
+    }
+  }
+  addStep(r, { kind: "edit", files }, null);
+}
+function argvText(cmd2) {
+  if (typeof cmd2 === "string") return cmd2;
+  return Array.isArray(cmd2) ? cmd2.filter((c) => typeof c === "string").join(" ") : "";
+}
+function callArgs(p) {
+  const raw = p.arguments ?? p.input ?? p.action;
+  if (typeof raw !== "string") return obj(raw);
+  if (!raw.startsWith("{")) return raw;
+  try {
+    return obj(JSON.parse(raw));
+  } catch {
+    return raw;
+  }
+}
+function itemCall(item, at4) {
+  const failed = typeof item.exit_code === "number" ? item.exit_code !== 0 : item.status === "failed";
+  const result = { text: str(item.aggregated_output) ?? "", failed };
+  if (item.type === "FileChange") {
+    const events = Object.keys(obj(item.changes) ?? {}).map((file) => ({ kind: "edit", path: file }));
+    return { ...at4, events, text: "", result, item: true };
+  }
+  const argv = Array.isArray(item.command) ? item.command.filter((c) => typeof c === "string") : [];
+  const script = argv.length >= 3 && /(^|\/)(ba|z)?sh$/.test(argv[0]) && argv[1] === "-lc" ? argv[2] : null;
+  const command = script ?? (argv.join(" ") || (str(item.command) ?? ""));
+  return { ...at4, events: [{ kind: "command", command }], text: argvText(item.command), result, item: true };
+}
+function codexUsage(rec, payload) {
+  if (rec.type === "token_usage_record") {
+    const usage = obj(payload.usage);
+    const used2 = num(usage?.total_tokens) || num(usage?.input_tokens) + num(usage?.output_tokens);
+    return used2 === 0 ? null : { used: used2, window: null, model: null };
+  }
+  if (rec.type !== "event_msg" || payload.type !== "token_count") return null;
+  const info = obj(payload.info);
+  const last = obj(info?.last_token_usage);
+  if (info === null || last === null) return null;
+  const used = num(last.total_tokens) || num(last.input_tokens) + num(last.output_tokens);
+  const window = num(info.model_context_window);
+  return used === 0 ? null : { used, window: window > 0 ? window : null, model: null };
+}
+function codexEvents(rec, line, state) {
+  const ev = noEvents(line);
+  const p = obj(rec.payload);
+  if (p === null) return ev;
+  if (rec.type === "session_meta" || rec.type === "turn_context") state.cwd = str(p.cwd) ?? state.cwd;
+  ev.usage = codexUsage(rec, p);
+  if (rec.type === "event_msg" && p.type === "task_started" && num(p.model_context_window) > 0) {
+    ev.window = num(p.model_context_window);
+  }
+  const at4 = { id: null, ts: str(rec.timestamp), cwd: state.cwd };
+  if (rec.type === "event_msg") {
+    const item = obj(p.item) ?? p;
+    if (item.type === "CommandExecution" || item.type === "FileChange") {
+      ev.items = true;
+      ev.calls.push(itemCall(item, at4));
+    }
+    return ev;
+  }
+  if (rec.type !== "response_item") return ev;
+  if (p.type === "function_call_output" || p.type === "custom_tool_call_output") {
+    const id = str(p.call_id);
+    const out = p.output;
+    const text3 = typeof out === "string" ? out : str(obj(out)?.content) ?? str(obj(out)?.output) ?? textOf(out);
+    if (id !== null) ev.results.push({ id, text: text3, failed: /Process exited with code [1-9]/.test(text3) });
+    return ev;
+  }
+  if (p.type !== "function_call" && p.type !== "custom_tool_call" && p.type !== "local_shell_call") return ev;
+  const name2 = str(p.name) ?? "";
+  const args = callArgs(p);
+  const command = typeof args === "string" ? "" : argvText(args?.cmd ?? args?.command);
+  let events = [{ kind: "other" }];
+  if (name2 === "apply_patch") {
+    const patch = typeof args === "string" ? args : str(args?.input) ?? "";
+    const files = patch.matchAll(/^\*\*\* (?:Update|Add|Delete) File: (.+)$/gm);
+    events = [...files].map((m) => ({ kind: "edit", path: m[1].trim() }));
+  } else if (name2 === "exec_command" || name2 === "shell" || p.type === "local_shell_call") {
+    events = [{ kind: "command", command }];
+  }
+  const text2 = typeof args === "string" ? args : command;
+  ev.calls.push({ ...at4, id: str(p.call_id) ?? str(p.id), events, text: text2, result: null });
+  return ev;
+}
+var SCAFFOLDING2, TEXT_PARTS;
 var init_codex2 = __esm({
   "src/agents/transcripts/codex.ts"() {
     "use strict";
     init_types2();
-    SCAFFOLDING2 = /^\s*(<environment_context>|<user_instructions>|<user_shell_command>|<turn_aborted>|# AGENTS\.md instructions|<INSTRUCTIONS>)/;
+    init_types2();
+    SCAFFOLDING2 = new RegExp(
+      String.raw`^\s*(<environment_context>|<user_instructions>|<user_shell_command>|<turn_aborted>` + String.raw`|# AGENTS\.md instructions|<INSTRUCTIONS>)`
+    );
+    TEXT_PARTS = /* @__PURE__ */ new Set(["input_text", "output_text", "text", "Text"]);
   }
 });
 
@@ -16291,29 +16477,98 @@ function parseGemini(lines3) {
         const out = resultText(call.result);
         const status = exitFromText(out) ?? (call.status === "success" && !/Exit Code:/i.test(out) ? "ok" : "unknown");
         cap.commands.push({ command: str(args.command) ?? "", status });
-      } else if (EDIT_TOOLS2.has(name2)) {
+      } else if (EDIT_TOOLS.has(name2)) {
         noteEdit(cap.filesEdited, str(args.file_path) ?? str(args.absolute_path) ?? "");
       } else if (name2 === "write_todos" && Array.isArray(args.todos)) {
-        cap.plan = args.todos.map(obj).filter((t) => t !== null).map((t) => ({ text: str(t.description) ?? "", status: todoStatus2(t.status) }));
+        const todos = args.todos.map(obj).filter((t) => t !== null);
+        cap.plan = todos.map((t) => ({ text: str(t.description) ?? "", status: todoStatus2(t.status) }));
         cap.planFinal = true;
       }
     }
   }
   return cap;
 }
-var EDIT_TOOLS2, HOOK_CONTEXT;
+function recordedResult(result) {
+  if (result === void 0 || result === null) return null;
+  if (typeof result === "string") return result;
+  const outputs = (Array.isArray(result) ? result : [result]).map((r) => {
+    const response = obj(obj(obj(r)?.functionResponse)?.response);
+    return str(response?.output) ?? str(response?.error) ?? "";
+  });
+  return outputs.join("\n");
+}
+function geminiEvents(rec, line) {
+  const ev = noEvents(line);
+  if (rec.type !== "gemini" || !Array.isArray(rec.toolCalls)) return ev;
+  for (const call of rec.toolCalls.map(obj)) {
+    if (call === null) continue;
+    const name2 = str(call.name) ?? "";
+    const args = obj(call.args);
+    const command = name2 === "run_shell_command" ? str(args?.command) ?? "" : null;
+    const path60 = str(args?.file_path) ?? "";
+    const edit2 = EDIT_TOOLS.has(name2) ? { kind: "edit", path: path60 } : { kind: "other" };
+    const event = command !== null ? { kind: "command", command } : edit2;
+    const out = recordedResult(call.result);
+    const failed = call.status === "error" || /Exit Code: [1-9]/.test(out ?? "");
+    const ts = str(call.timestamp) ?? str(rec.timestamp);
+    const result = out === null ? null : { text: out, failed };
+    ev.calls.push({ id: null, ts, cwd: null, events: [event], text: command ?? "", result });
+  }
+  return ev;
+}
+var HOOK_CONTEXT;
 var init_gemini2 = __esm({
   "src/agents/transcripts/gemini.ts"() {
     "use strict";
     init_types2();
-    EDIT_TOOLS2 = /* @__PURE__ */ new Set(["write_file", "replace", "edit", "smart_edit"]);
     HOOK_CONTEXT = /^\s*<hook_context>[\s\S]*?<\/hook_context>\s*/;
   }
 });
 
 // src/agents/transcripts/index.ts
 function isFormat(value) {
-  return value === "claude" || value === "codex" || value === "gemini";
+  return typeof value === "string" && Object.hasOwn(FORMATS, value);
+}
+function sniffFormat(lines3) {
+  let seen = 0;
+  for (const line of lines3) {
+    if (!line.startsWith("{")) continue;
+    if (++seen > 50) break;
+    const rec = parseLine(line);
+    if (rec === null) continue;
+    for (const [name2, f] of Object.entries(FORMATS)) if (f.is(rec)) return name2;
+  }
+  return null;
+}
+function readEvents(format2, lines3, usageOnly = false) {
+  const f = FORMATS[format2];
+  const words = usageOnly ? f.usage : f.words;
+  if (words === null) return [];
+  const state = { cwd: null };
+  const out = [];
+  for (let i = 0; i < lines3.length; i++) {
+    if (!words.test(lines3[i])) continue;
+    const rec = parseLine(lines3[i]);
+    if (rec === null) continue;
+    const ev = f.events(rec, i, state);
+    const any = ev.calls.length > 0 || ev.results.length > 0 || ev.usage !== null || ev.window !== null;
+    if (any || ev.items) out.push(ev);
+  }
+  return out;
+}
+function usagePoints(events) {
+  const out = [];
+  let window = null;
+  for (const ev of events) {
+    window = ev.usage?.window ?? ev.window ?? window;
+    if (ev.usage !== null) out.push({ ...ev.usage, window: ev.usage.window ?? window, line: ev.line });
+  }
+  return out;
+}
+function countToolCalls(events, after = -1) {
+  let n2 = 0;
+  for (const ev of events) if (ev.line > after) n2 += ev.calls.filter((c) => c.item !== true).length;
+  return n2;
 }
 function captureSource(cap) {
   return `${cap.format} ${cap.version ?? "unknown"}`;
@@ -16321,22 +16576,40 @@ function captureSource(cap) {
 function anchorsOnlySource(why) {
   return `anchors only (${why})`;
 }
-var ADAPTERS, PLAN_MARKERS;
+var CODEX_TYPES, FORMATS;
 var init_transcripts = __esm({
   "src/agents/transcripts/index.ts"() {
     "use strict";
     init_claude();
     init_codex2();
     init_gemini2();
-    ADAPTERS = {
-      claude: parseClaude,
-      codex: parseCodex,
-      gemini: parseGemini
-    };
-    PLAN_MARKERS = {
-      claude: ["TodoWrite", "TaskCreate", "TaskUpdate"],
-      codex: ["update_plan"],
-      gemini: ["write_todos"]
+    init_types2();
+    CODEX_TYPES = /* @__PURE__ */ new Set(["session_meta", "response_item", "event_msg", "turn_context", "compacted"]);
+    FORMATS = {
+      codex: {
+        is: (r) => "payload" in r && typeof r.type === "string" && CODEX_TYPES.has(r.type),
+        parse: parseCodex,
+        events: codexEvents,
+        words: /_call|CommandExecution|FileChange|"session_meta"|"turn_context"|"token_count"|token_usage_record|task_st/,
+        usage: /"token_count"|"token_usage_record"|"task_started"/,
+        planMarkers: ["update_plan"]
+      },
+      gemini: {
+        is: (r) => "projectHash" in r || r.type === "gemini" || "startTime" in r && "sessionId" in r && !("uuid" in r),
+        parse: parseGemini,
+        events: (rec, line) => geminiEvents(rec, line),
+        words: /"toolCalls"/,
+        usage: null,
+        planMarkers: ["write_todos"]
+      },
+      claude: {
+        is: (r) => ("sessionId" in r || "uuid" in r) && typeof r.type === "string",
+        parse: parseClaude,
+        events: (rec, line) => claudeEvents(rec, line),
+        words: /"tool_use"|"tool_result"|"usage"/,
+        usage: /"usage"/,
+        planMarkers: ["TodoWrite", "TaskCreate", "TaskUpdate"]
+      }
     };
   }
 });
@@ -16375,7 +16648,8 @@ function openTranscript(transcriptPath) {
     fd = openSync12(transcriptPath, constants13.O_RDONLY | constants13.O_NOFOLLOW | constants13.O_NONBLOCK);
   } catch (err) {
     const code = err.code;
-    return { ok: false, reason: code === "ENOENT" ? "the transcript does not exist" : code === "ELOOP" ? "the transcript is a link" : `the transcript cannot be opened (${code ?? "error"})` };
+    const known = { ENOENT: "does not exist", ELOOP: "is a link" };
+    return { ok: false, reason: `the transcript ${known[code ?? ""] ?? `cannot be opened (${code ?? "error"})`}` };
   }
   let reason;
   try {
@@ -16429,25 +16703,6 @@ function holdsAny(buf, markers) {
     return false;
   });
 }
-function sniffFormat(lines3) {
-  let seen = 0;
-  for (const line of lines3) {
-    if (line.length === 0 || line[0] !== "{") continue;
-    if (++seen > 50) break;
-    let rec;
-    try {
-      rec = JSON.parse(line);
-    } catch {
-      continue;
-    }
-    if (rec === null || typeof rec !== "object" || Array.isArray(rec)) continue;
-    const r = rec;
-    if ("payload" in r && typeof r.type === "string" && ["session_meta", "response_item", "event_msg", "turn_context", "compacted"].includes(r.type)) return "codex";
-    if ("projectHash" in r || r.type === "gemini" || "startTime" in r && "sessionId" in r && !("uuid" in r)) return "gemini";
-    if (("sessionId" in r || "uuid" in r) && typeof r.type === "string") return "claude";
-  }
-  return null;
-}
 var TAIL_BYTES, FIRST_TAIL_BYTES, HEAD_BYTES2;
 var init_tail = __esm({
   "src/agents/transcripts/tail.ts"() {
@@ -16467,153 +16722,50 @@ function savedToken(output, failed) {
   if (failed || !SAVED_LINE.test(output)) return null;
   return TOKEN_LINE.exec(output)?.[1] ?? null;
 }
-function textOf(content) {
-  if (typeof content === "string") return content;
-  if (!Array.isArray(content)) return "";
-  return content.map((b) => str(obj(b)?.text) ?? "").join("\n");
-}
-function claudeEvents(rec) {
-  const ev = { calls: 0, saves: [], results: [] };
-  if (rec.isSidechain === true || typeof rec.agentId === "string") return ev;
-  const content = obj(rec.message)?.content;
-  if (!Array.isArray(content)) return ev;
-  for (const raw of content) {
-    const b = obj(raw);
-    if (b === null) continue;
-    if (rec.type === "assistant" && b.type === "tool_use") {
-      ev.calls++;
-      const command = b.name === "Bash" ? str(obj(b.input)?.command) : null;
-      if (command !== null && isSaveCommand(command)) ev.saves.push({ id: str(b.id), ts: str(rec.timestamp), result: null, failed: false });
-    } else if (rec.type === "user" && b.type === "tool_result") {
-      const id = str(b.tool_use_id);
-      if (id !== null) ev.results.push({ id, text: textOf(b.content), failed: b.is_error === true });
-    }
-  }
-  return ev;
-}
-function codexCommand(payload) {
-  let args = payload.arguments ?? payload.action ?? payload.input;
-  if (typeof args === "string" && args.startsWith("{")) {
-    try {
-      args = JSON.parse(args);
-    } catch {
-    }
-  }
-  const o = obj(args);
-  const cmd2 = o === null ? args : o.cmd ?? o.command;
-  return typeof cmd2 === "string" ? cmd2 : Array.isArray(cmd2) ? cmd2.filter((c) => typeof c === "string").join(" ") : "";
-}
-function codexEvents(rec) {
-  const ev = { calls: 0, saves: [], results: [] };
-  const p = obj(rec.payload);
-  if (p === null) return ev;
-  const ts = str(rec.timestamp);
-  if (rec.type === "response_item") {
-    if (p.type === "function_call" || p.type === "custom_tool_call" || p.type === "local_shell_call") {
-      ev.calls++;
-      if (isSaveCommand(codexCommand(p))) ev.saves.push({ id: str(p.call_id) ?? str(p.id), ts, result: null, failed: false });
-    } else if (p.type === "function_call_output" || p.type === "custom_tool_call_output") {
-      const id = str(p.call_id);
-      const out = p.output;
-      const text2 = typeof out === "string" ? out : str(obj(out)?.content) ?? str(obj(out)?.output) ?? textOf(out);
-      if (id !== null) ev.results.push({ id, text: text2, failed: /Process exited with code [1-9]/.test(text2) });
-    }
-  } else if (rec.type === "event_msg") {
-    const item = obj(p.item) ?? p;
-    if (item.type === "CommandExecution") {
-      const command = Array.isArray(item.command) ? item.command.filter((c) => typeof c === "string").join(" ") : str(item.command) ?? "";
-      if (command !== "" && isSaveCommand(command)) {
-        const failed = typeof item.exit_code === "number" ? item.exit_code !== 0 : item.status === "failed";
-        ev.saves.push({ id: null, ts, result: str(item.aggregated_output) ?? "", failed });
-      }
-    }
-  }
-  return ev;
-}
-function geminiResult(result) {
-  if (result === void 0 || result === null) return null;
-  if (typeof result === "string") return result;
-  const outputs = (Array.isArray(result) ? result : [result]).map((r) => {
-    const response = obj(obj(obj(r)?.functionResponse)?.response);
-    return str(response?.output) ?? str(response?.error) ?? "";
-  });
-  return outputs.join("\n");
-}
-function geminiEvents(rec) {
-  const ev = { calls: 0, saves: [], results: [] };
-  if (rec.type !== "gemini" || !Array.isArray(rec.toolCalls)) return ev;
-  for (const raw of rec.toolCalls) {
-    const call = obj(raw);
-    if (call === null) continue;
-    ev.calls++;
-    const command = call.name === "run_shell_command" ? str(obj(call.args)?.command) : null;
-    if (command === null || !isSaveCommand(command)) continue;
-    const result = geminiResult(call.result);
-    ev.saves.push({ id: null, ts: str(call.timestamp) ?? str(rec.timestamp), result, failed: call.status === "error" || /Exit Code: [1-9]/.test(result ?? "") });
-  }
-  return ev;
-}
-function eventsOf(format2, line) {
-  if (!WORDS[format2].test(line)) return null;
-  const rec = parseLine(line);
-  return rec === null ? null : EVENTS[format2](rec);
-}
 function secondOf(ts) {
-  if (ts === null) return null;
-  const ms = Date.parse(ts);
+  const ms = ts === null ? Number.NaN : Date.parse(ts);
   return Number.isFinite(ms) ? Math.floor(ms / 1e3) * 1e3 : null;
 }
-function findLastSave(format2, lines3, project) {
+function findLastSave(events, project) {
   const open = /* @__PURE__ */ new Map();
   let found = null;
   let unanswered = null;
-  for (let i = 0; i < lines3.length; i++) {
-    const ev = eventsOf(format2, lines3[i]);
-    if (ev === null) continue;
+  const answered = (text2, failed, line) => {
+    const token = savedToken(text2, failed);
+    if (token !== null && project.accepts(token)) found = { token, line };
+  };
+  for (const ev of events) {
     for (const r of ev.results) {
-      const at4 = open.get(r.id);
-      if (at4 === void 0) continue;
+      const at5 = open.get(r.id);
+      if (at5 === void 0) continue;
       open.delete(r.id);
-      if (unanswered?.line === at4) unanswered = null;
-      const token = savedToken(r.text, r.failed);
-      if (token !== null && project.accepts(token)) found = { token, line: i };
+      if (unanswered?.line === at5) unanswered = null;
+      answered(r.text, r.failed, ev.line);
     }
-    if (ev.calls > 0) unanswered = null;
-    for (const s of ev.saves) {
-      if (s.result !== null) {
-        const token = savedToken(s.result, s.failed);
-        if (token !== null && project.accepts(token)) found = { token, line: i };
-      } else {
-        if (s.id !== null) open.set(s.id, i);
-        unanswered = { line: i, ts: s.ts };
+    if (ev.calls.some((c) => c.item !== true)) unanswered = null;
+    for (const call of ev.calls) {
+      if (!isSaveCommand(call.text)) continue;
+      if (call.result !== null) answered(call.result.text, call.result.failed, ev.line);
+      else {
+        if (call.id !== null) open.set(call.id, ev.line);
+        unanswered = { line: ev.line, ts: call.ts };
       }
     }
   }
-  if (unanswered !== null && project.current !== null && project.current.savedMs !== null) {
-    const at4 = secondOf(unanswered.ts);
-    if (at4 !== null && project.current.savedMs >= at4) return { token: project.current.token, line: unanswered.line };
+  const savedMs2 = project.current?.savedMs ?? null;
+  const at4 = unanswered === null ? null : secondOf(unanswered.ts);
+  if (unanswered !== null && savedMs2 !== null && at4 !== null && savedMs2 >= at4) {
+    return { token: project.current.token, line: unanswered.line };
   }
   return found;
 }
-function countToolCalls(format2, lines3) {
-  let n2 = 0;
-  for (const line of lines3) n2 += eventsOf(format2, line)?.calls ?? 0;
-  return n2;
-}
-var SAVE_COMMAND, TOKEN_LINE, SAVED_LINE, WORDS, EVENTS;
+var SAVE_COMMAND, TOKEN_LINE, SAVED_LINE;
 var init_last_save = __esm({
   "src/agents/transcripts/last-save.ts"() {
     "use strict";
-    init_types2();
     SAVE_COMMAND = /memory_io\.mjs\\?["']?(?:\s+--?[a-z][\w-]*(?:[= ](?:"[^"]*"|'[^']*'|\S+))?)*\s+write\s+handoff\b/;
     TOKEN_LINE = /^CURRENT-SHA256: ([0-9a-f]{64})\s*$/m;
     SAVED_LINE = /^(?:Output: )?(?:saved|unchanged) HANDOFF\.md\b/m;
-    WORDS = {
-      claude: /"tool_use"|"tool_result"/,
-      codex: /_call|CommandExecution|FileChange/,
-      gemini: /"toolCalls"/
-    };
-    EVENTS = { claude: claudeEvents, codex: codexEvents, gemini: geminiEvents };
   }
 });
 
@@ -16624,109 +16776,38 @@ function briefCall(command) {
   const r = ROOT_ARG.exec(`${m[1]} ${m[2]}`);
   return { rootArg: r ? r[1] ?? r[2] ?? r[3] ?? null : null };
 }
-function claudeCalls(rec) {
-  if (rec.type !== "assistant" || rec.isSidechain === true || typeof rec.agentId === "string") return [];
-  const content = obj(rec.message)?.content;
-  if (!Array.isArray(content)) return [];
-  const out = [];
-  for (const raw of content) {
-    const b = obj(raw);
-    if (b?.type !== "tool_use") continue;
-    const input = obj(b.input);
-    const name2 = str(b.name) ?? "";
-    const event = name2 === "Bash" ? { kind: "command", command: str(input?.command) ?? "" } : EDIT_TOOLS3.has(name2) ? { kind: "edit", path: str(input?.file_path) ?? str(input?.notebook_path) ?? "" } : { kind: "other" };
-    out.push({ event, cwd: str(rec.cwd), ts: str(rec.timestamp) });
-  }
-  return out;
-}
-function codexArgs(p) {
-  const raw = p.arguments ?? p.input ?? p.action;
-  if (typeof raw === "string" && raw.startsWith("{")) {
-    try {
-      return obj(JSON.parse(raw));
-    } catch {
-      return raw;
-    }
-  }
-  return typeof raw === "string" ? raw : obj(raw);
-}
-function patchPaths(text2) {
-  return [...text2.matchAll(/^\*\*\* (?:Update|Add|Delete) File: (.+)$/gm)].map((m) => m[1].trim());
-}
-function codexCalls(rec, state) {
-  const p = obj(rec.payload);
-  if (p === null) return [];
-  const ts = str(rec.timestamp);
-  if (rec.type === "session_meta") state.cwd = str(p.cwd) ?? state.cwd;
-  if (rec.type === "turn_context") state.cwd = str(p.cwd) ?? state.cwd;
-  const at4 = (event) => ({ event, cwd: state.cwd, ts });
-  if (rec.type === "event_msg") {
-    const item = obj(p.item) ?? p;
-    if (item.type === "CommandExecution") {
-      state.items = true;
-      const cmd2 = Array.isArray(item.command) ? item.command.filter((c) => typeof c === "string") : [];
-      const command = cmd2.length >= 3 && /(^|\/)(ba|z)?sh$/.test(cmd2[0]) && cmd2[1] === "-lc" ? cmd2[2] : cmd2.join(" ") || (str(item.command) ?? "");
-      return [{ ...at4({ kind: "command", command }), item: true }];
-    }
-    if (item.type === "FileChange") {
-      state.items = true;
-      return Object.keys(obj(item.changes) ?? {}).map((file) => ({ ...at4({ kind: "edit", path: file }), item: true }));
-    }
-    return [];
-  }
-  if (rec.type !== "response_item") return [];
-  if (p.type !== "function_call" && p.type !== "custom_tool_call" && p.type !== "local_shell_call") return [];
-  const name2 = str(p.name) ?? "";
-  const args = codexArgs(p);
-  if (name2 === "apply_patch") return patchPaths(typeof args === "string" ? args : str(args?.input) ?? "").map((file) => at4({ kind: "edit", path: file }));
-  if (name2 === "exec_command" || name2 === "shell" || p.type === "local_shell_call") {
-    const o = typeof args === "string" ? null : args;
-    const cmd2 = o?.cmd ?? o?.command;
-    const command = typeof cmd2 === "string" ? cmd2 : Array.isArray(cmd2) ? cmd2.filter((c) => typeof c === "string").join(" ") : "";
-    return [at4({ kind: "command", command })];
-  }
-  return [at4({ kind: "other" })];
-}
-function geminiCalls(rec) {
-  if (rec.type !== "gemini" || !Array.isArray(rec.toolCalls)) return [];
-  return rec.toolCalls.map((raw) => {
-    const call = obj(raw);
-    const name2 = str(call?.name) ?? "";
-    const args = obj(call?.args);
-    const event = name2 === "run_shell_command" ? { kind: "command", command: str(args?.command) ?? "" } : EDIT_TOOLS3.has(name2) ? { kind: "edit", path: str(args?.file_path) ?? "" } : { kind: "other" };
-    return { event, cwd: null, ts: str(call?.timestamp) ?? str(rec.timestamp) };
-  });
-}
-function findLastResume(format2, lines3) {
-  if (!lines3.some((l) => l.includes("memory_io"))) return null;
-  const calls = [];
-  const state = { cwd: null, items: false };
-  for (let i = 0; i < lines3.length; i++) {
-    const rec = parseLine(lines3[i]);
-    if (rec === null) continue;
-    const found = format2 === "claude" ? claudeCalls(rec) : format2 === "codex" ? codexCalls(rec, state) : geminiCalls(rec);
-    for (const call of found) calls.push({ call, line: i });
-  }
+function findLastResume(lineEvents) {
+  const items = lineEvents.some((ev) => ev.items);
+  const all = lineEvents.flatMap(
+    (ev) => ev.calls.flatMap(
+      (call2) => call2.events.map((raw) => {
+        const counted2 = !items || call2.item === true || raw.kind === "other";
+        return { raw, event: counted2 ? raw : { kind: "other" }, call: call2, line: ev.line };
+      })
+    )
+  );
   let last = -1;
-  for (let i = 0; i < calls.length; i++) {
-    const e = calls[i].call.event;
-    if (e.kind === "command" && e.command && briefCall(e.command)) last = i;
-  }
+  let rootArg = null;
+  all.forEach(({ raw }, i) => {
+    const brief = raw.kind === "command" ? briefCall(raw.command ?? "") : null;
+    if (brief !== null) [last, rootArg] = [i, brief.rootArg];
+  });
   if (last < 0) return null;
-  const brief = calls[last];
-  const events = calls.slice(last + 1).map(({ call }) => format2 === "codex" && state.items && call.event.kind !== "other" && call.item !== true ? { kind: "other" } : call.event);
-  const save2 = events.find((e) => e.kind === "command" && e.command !== void 0 && /\bwrite\s+handoff\b/.test(e.command) && /memory_io\.mjs/.test(e.command));
-  const expectedToken = save2?.command ? /--expected-current-sha256[= ]["']?([0-9a-f]{64})\b/.exec(save2.command)?.[1] ?? null : null;
-  return { line: brief.line, rootArg: briefCall(brief.call.event.command).rootArg, cwd: brief.call.cwd, ts: brief.call.ts, events, expectedToken };
+  const { call, line } = all[last];
+  const events = all.slice(last + 1).map((e) => e.event);
+  const isSave = (c) => /\bwrite\s+handoff\b/.test(c) && /memory_io\.mjs/.test(c);
+  const save2 = events.find((e) => e.kind === "command" && isSave(e.command));
+  const expectedToken = /--expected-current-sha256[= ]["']?([0-9a-f]{64})\b/.exec(save2?.command ?? "")?.[1] ?? null;
+  return { line, rootArg, cwd: call.cwd, ts: call.ts, events, expectedToken };
 }
-var BRIEF, ROOT_ARG, EDIT_TOOLS3;
+var OPTIONS, BRIEF_REST, BRIEF, ROOT_ARG;
 var init_resume_events = __esm({
   "src/journal/resume-events.ts"() {
     "use strict";
-    init_types2();
-    BRIEF = /memory_io\.mjs\\?["']?((?:\s+--?[a-z][\w-]*(?:[= ](?:"[^"]*"|'[^']*'|\S+))?)*)\s+brief\b(?![^\n|;&]*--stdin)([^\n|;&]*)/;
+    OPTIONS = String.raw`((?:\s+--?[a-z][\w-]*(?:[= ](?:"[^"]*"|'[^']*'|\S+))?)*)`;
+    BRIEF_REST = String.raw`\s+brief\b(?![^\n|;&]*--stdin)([^\n|;&]*)`;
+    BRIEF = new RegExp(String.raw`memory_io\.mjs\\?["']?` + OPTIONS + BRIEF_REST);
     ROOT_ARG = /--root[= ](?:"([^"]*)"|'([^']*)'|(\S+))/;
-    EDIT_TOOLS3 = /* @__PURE__ */ new Set(["Edit", "Write", "MultiEdit", "NotebookEdit", "write_file", "replace", "edit", "write", "patch"]);
   }
 });
 
@@ -16868,12 +16949,19 @@ function mergePrior(sections, prior) {
       }
       continue;
     }
-    const merged = [...old, ...s.items.filter((x) => !old.includes(x))];
+    const fresh = s.items;
+    const kept = heading === "## Commands" ? old.filter((x) => !supersededRun(x, fresh)) : old;
+    const merged = [...kept, ...fresh.filter((x) => !kept.includes(x))];
     const cap = heading === "## User requests" ? MAX_REQUESTS : MAX_ITEMS;
     s.dropped = Math.max(s.dropped, prior.dropped.get(heading) ?? 0) + Math.max(0, merged.length - cap);
     s.items = merged.slice(-cap);
     if (heading === "## User requests") s.dropped = 0;
   }
+}
+function supersededRun(item, fresh) {
+  const cut = item.lastIndexOf(" \u2014 ");
+  if (cut < 0 || item.slice(cut) !== " \u2014 unknown" || fresh.includes(item)) return false;
+  return fresh.some((x) => x.lastIndexOf(" \u2014 ") === cut && x.startsWith(item.slice(0, cut + 3)));
 }
 function sameCheckpoint(a, b) {
   const strip = (t) => t.replace(/^Saved: .*$/m, "").replace(/^- Date: .*$/m, "");
@@ -16901,6 +16989,16 @@ var init_checkpoint = __esm({
 });
 
 // src/verbs/checkpoint.ts
+import { existsSync as existsSync10 } from "node:fs";
+import path53 from "node:path";
+function userHelperWithoutMemory(skillDir, home, root) {
+  if (!skillDir || home === "" || existsSync10(path53.join(root, ".ai", "memory"))) return false;
+  const under = (dir, base) => {
+    const rel = path53.relative(base, dir);
+    return !rel.startsWith("..") && !path53.isAbsolute(rel);
+  };
+  return under(skillDir, home) && !under(skillDir, root);
+}
 var CHECKPOINT_STDIN_BYTES, CHECKPOINT_GIT_MS, CHECKPOINT_DIRTY, CHECKPOINT_LINES;
 var init_checkpoint2 = __esm({
   "src/verbs/checkpoint.ts"() {
@@ -16918,8 +17016,12 @@ var init_checkpoint2 = __esm({
       noTranscript: (reason) => `checkpoint: ${reason}; captured the anchors only`,
       unknownFormat: () => "checkpoint: the transcript's format is not recognised; captured the anchors only",
       badInput: () => "checkpoint: the hook input is not a JSON object (or is over 1 MiB); captured the anchors only",
-      nothing: (afterSave) => afterSave ? "checkpoint: no tool call since the session's last handoff save; nothing written" : "checkpoint: no tool call in the session; nothing written",
+      nothing: (afterSave) => {
+        const since = afterSave ? "since the session's last handoff save" : "in the session";
+        return `checkpoint: no tool call ${since}; nothing written`;
+      },
       removed: (name2) => `checkpoint: no tool call since the session's last handoff save; removed checkpoints/${name2}, which it supersedes`,
+      noMemory: (root) => `checkpoint: ${root} has no .ai/memory and this helper is installed for the user, not the project; nothing was captured`,
       usage: (what) => `checkpoint: ${what}; nothing was captured`,
       redacted: (report) => `checkpoint: ${report.replace(/ \(line \d+\)/g, "")} from the transcript`
     };
@@ -16927,7 +17029,8 @@ var init_checkpoint2 = __esm({
 });
 
 // src/verbs/checkpoint-run.ts
-import path53 from "node:path";
+import { lstatSync as lstatSync29, readdirSync as readdirSync16 } from "node:fs";
+import path54 from "node:path";
 function checkpointHelp() {
   return `usage: node memory_io.mjs checkpoint [--format claude|codex|gemini] [--root DIR] < hook-input.json
 
@@ -16958,7 +17061,7 @@ exit: always 0, usage errors included -- a hook must never block the harness.
 `;
 }
 function projectHandoffs(root) {
-  const bytes = readHeadBytes(path53.join(memoryDir(root), "HANDOFF.md"));
+  const bytes = readHeadBytes(path54.join(memoryDir(root), "HANDOFF.md"));
   let current = null;
   if (bytes !== null) {
     const saved = /^Saved: (.+)$/m.exec(bytes.subarray(0, 4096).toString("utf8"))?.[1]?.trim() ?? null;
@@ -16974,7 +17077,7 @@ function projectHandoffs(root) {
         archived = /* @__PURE__ */ new Set();
         try {
           for (const e of listArchives(root).slice(0, ARCHIVES_HASHED)) {
-            const b = e.regular ? readHeadBytes(path53.join(archiveDir(root), e.name)) : null;
+            const b = e.regular ? readHeadBytes(path54.join(archiveDir(root), e.name)) : null;
             if (b !== null) archived.add(tokenOf(b));
           }
         } catch {
@@ -16983,6 +17086,21 @@ function projectHandoffs(root) {
       return archived.has(token);
     }
   };
+}
+function pruneOfferMarkers(dir, nowMs) {
+  let names3;
+  try {
+    names3 = readdirSync16(dir).filter((n2) => n2.startsWith(".offered-")).slice(0, 200);
+  } catch {
+    return;
+  }
+  for (const name2 of names3) {
+    const p = path54.join(dir, name2);
+    try {
+      if (nowMs - lstatSync29(p).mtimeMs > OFFER_MARKER_DAYS * 864e5) rmQuietRegular(p);
+    } catch {
+    }
+  }
 }
 async function readInput(ctx) {
   if (ctx.stdinIsTTY) return { sessionId: void 0, transcriptPath: null, cwd: null, event: void 0, compactSummary: null, lastMessage: null, agentId: false };
@@ -17038,7 +17156,7 @@ async function checkpointAnchors(root, env, nowMs, excludes = []) {
 function enough(cap, file, from, hook) {
   if (cap.userRequests.length < MAX_REQUESTS) return false;
   if (cap.lastClaim === null && hook.lastMessage === null) return false;
-  return cap.planFinal || !earlierHolds(file, from, PLAN_MARKERS[cap.format]);
+  return cap.planFinal || !earlierHolds(file, from, FORMATS[cap.format].planMarkers);
 }
 function capture(input, format2, notes, project) {
   const anchorsOnly = (why, note) => {
@@ -17060,11 +17178,11 @@ function capture(input, format2, notes, project) {
   try {
     if (chosen === null) return anchorsOnly("transcript in an unrecognised format", CHECKPOINT_LINES.unknownFormat());
     const after = (lines3) => {
-      save2 = findLastSave(chosen, lines3, project);
-      resume = findLastResume(chosen, lines3);
-      const rest = save2 === null ? lines3 : lines3.slice(save2.line + 1);
-      toolCalls = countToolCalls(chosen, rest);
-      return ADAPTERS[chosen](rest);
+      const events = readEvents(chosen, lines3);
+      save2 = findLastSave(events, project);
+      resume = findLastResume(events);
+      toolCalls = countToolCalls(events, save2?.line);
+      return FORMATS[chosen].parse(save2 === null ? lines3 : lines3.slice(save2.line + 1));
     };
     read = Math.min(file.size, FIRST_TAIL_BYTES);
     const part = tailPart(file, read);
@@ -17074,7 +17192,7 @@ function capture(input, format2, notes, project) {
       cap = after(tailLines(file, read));
     }
     headStart = read < file.size ? sessionStartOf(file, chosen) : null;
-    if (cap.version == null && read < file.size) cap.version = ADAPTERS[chosen](file.head.slice(0, 16)).version ?? null;
+    if (cap.version == null && read < file.size) cap.version = FORMATS[chosen].parse(file.head.slice(0, 16)).version ?? null;
   } catch (err) {
     return unread(readFailure(err));
   } finally {
@@ -17083,7 +17201,7 @@ function capture(input, format2, notes, project) {
   return { cap, source: captureSource(cap), headStart, recognised: true, save: save2, toolCalls, resume };
 }
 function sessionStartOf(file, format2) {
-  const first = (lines3) => ADAPTERS[format2](lines3.slice(0, 16)).firstTimestamp ?? (lines3.length > 16 ? ADAPTERS[format2](lines3).firstTimestamp : null);
+  const first = (lines3) => FORMATS[format2].parse(lines3.slice(0, 16)).firstTimestamp ?? (lines3.length > 16 ? FORMATS[format2].parse(lines3).firstTimestamp : null);
   const fromHead = first(file.head);
   if (fromHead !== null || file.size > TAIL_BYTES) return fromHead;
   return first(headLines(file, TAIL_BYTES));
@@ -17108,10 +17226,11 @@ async function runCheckpoint(ctx) {
     return ok("", [...notes, CHECKPOINT_LINES.skipped(err.message)]);
   }
   const home = homeFolder(ctx.env);
-  if (root === path53.parse(root).root || home !== "" && samePath(root, path53.resolve(home))) {
+  if (root === path54.parse(root).root || home !== "" && samePath(root, path54.resolve(home))) {
     return ok("", [...notes, CHECKPOINT_LINES.skipped(`${root} is the home directory or the file system's root, not a project`)]);
   }
   if (pauseSwitch(memoryDir(root), ctx.env) !== null) return ok("", [CHECKPOINT_LINES.paused()]);
+  if (userHelperWithoutMemory(ctx.skillDir, home, root)) return ok("", [...notes, CHECKPOINT_LINES.noMemory(root)]);
   const session = sessionFileId(hook.sessionId);
   const name2 = `${session}.md`;
   const nowMs = Date.now();
@@ -17121,12 +17240,12 @@ async function runCheckpoint(ctx) {
   if (hook.lastMessage !== null && (got.cap !== null || !got.recognised)) (got.cap ??= emptyCapture(isFormat(format2) ? format2 : "claude")).lastClaim = hook.lastMessage;
   const anchorLines = await anchorsP;
   const dir = checkpointsDir(root);
-  const file = path53.join(dir, name2);
+  const file = path54.join(dir, name2);
   const before = checkpointsDirState(root) === "ok" ? readHead(file, CHECKPOINT_MAX_BYTES * 2) : null;
   const beforeSince = before === null ? null : headerValue(before, "Since-handoff");
   const since = got.save?.token ?? (beforeSince !== null && project.accepts(beforeSince) ? beforeSince : null);
   const nothing = got.recognised && got.toolCalls === 0;
-  const resumed = () => got.resume ? recordResume(root, got.resume, String(hook.sessionId ?? session), project.current?.token ?? null, ctx.env, failpointOf(ctx)) : Promise.resolve([]);
+  const resumed = () => got.resume ? recordResume(root, got.resume, session, project.current?.token ?? null, ctx.env, failpointOf(ctx)) : Promise.resolve([]);
   if (nothing && (before === null || headerValue(before, "Since-handoff") === since && !hook.compactSummary)) {
     let journal = [];
     if (got.resume) {
@@ -17145,6 +17264,7 @@ async function runCheckpoint(ctx) {
       ensureDir(dir);
       ensureIgnored(dir, CHECKPOINTS_GITIGNORE);
       const cleaned = [...journal, ...cleanCheckpointLeftovers(root)];
+      pruneOfferMarkers(dir, nowMs);
       const prior = await readStable(file);
       const priorText2 = prior?.bytes.toString("utf8") ?? null;
       const priorSince = priorText2 === null ? null : headerValue(priorText2, "Since-handoff");
@@ -17193,7 +17313,7 @@ async function runCheckpoint(ctx) {
     return ok("", [...notes, CHECKPOINT_LINES.skipped(err.message)]);
   }
 }
-var LOCK_BUDGET_MS, SAVE_MARKERS, ARCHIVES_HASHED;
+var LOCK_BUDGET_MS, SAVE_MARKERS, ARCHIVES_HASHED, OFFER_MARKER_DAYS;
 var init_checkpoint_run = __esm({
   "src/verbs/checkpoint-run.ts"() {
     "use strict";
@@ -17232,6 +17352,7 @@ var init_checkpoint_run = __esm({
     LOCK_BUDGET_MS = 1200;
     SAVE_MARKERS = ["write handoff"];
     ARCHIVES_HASHED = 50;
+    OFFER_MARKER_DAYS = 7;
   }
 });
 
@@ -17264,16 +17385,16 @@ __export(statusline_exports, {
   statuslineVerb: () => statuslineVerb
 });
 import { readFileSync as readFileSync18 } from "node:fs";
-import path54 from "node:path";
-function statusText(handoff, commitsSince2, usedPct, now) {
+import path55 from "node:path";
+function statusText(handoff, commits, pct2, now) {
   const parts = [];
   if (handoff === null) parts.push("handoff: none");
   else {
     const age = ageWords(stateTimeOfText(handoff, now), now);
     parts.push(`handoff: ${age === "age unknown" ? age : `saved ${age}`}`);
-    if (commitsSince2 !== null) parts.push(`${commitsSince2} commit${commitsSince2 === 1 ? "" : "s"} since`);
+    if (commits !== null) parts.push(`${commits} commit${commits === 1 ? "" : "s"} since`);
   }
-  if (usedPct !== null) parts.push(`context ${Math.round(usedPct)}%`);
+  if (pct2 !== null) parts.push(`context ${Math.round(pct2)}%`);
   return parts.join(" \xB7 ");
 }
 async function commitsSince(root, handoff, env) {
@@ -17323,7 +17444,9 @@ handoff's HEAD anchor (git rev-list, at most 500 ms; left out when unknown). Alw
         }
         let theirs = "";
         if (typeof ctx.values.then === "string" && ctx.values.then !== "") {
-          const r = childProcess().spawnSync("sh", ["-c", ctx.values.then], { input: data ?? "", env: ctx.env, timeout: 2e3, stdio: ["pipe", "pipe", "ignore"] });
+          const env = ctx.env;
+          const stdio = ["pipe", "pipe", "ignore"];
+          const r = childProcess().spawnSync("sh", ["-c", ctx.values.then], { input: data ?? "", env, timeout: 2e3, stdio });
           theirs = (r.stdout?.toString("utf8") ?? "").replace(/\n+$/, "");
         }
         let ours = "";
@@ -17331,7 +17454,7 @@ handoff's HEAD anchor (git rev-list, at most 500 ms; left out when unknown). Alw
           const root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookCwd(input.cwd));
           let handoff = null;
           try {
-            handoff = readFileSync18(path54.join(memoryDir(root), "HANDOFF.md"), "utf8").slice(0, 1e6);
+            handoff = readFileSync18(path55.join(memoryDir(root), "HANDOFF.md"), "utf8").slice(0, 1e6);
           } catch {
           }
           const cw = input.context_window;
@@ -17347,72 +17470,13 @@ handoff's HEAD anchor (git rev-list, at most 500 ms; left out when unknown). Alw
   }
 });
 
-// src/agents/transcripts/usage.ts
-function claudeWindow(model) {
-  if (model === null) return CLAUDE_DEFAULT_WINDOW;
-  if (/\[1m\]$/i.test(model) || ONE_MILLION.has(model.toLowerCase())) return 1e6;
-  return CLAUDE_DEFAULT_WINDOW;
-}
-function claudePoint(rec, line) {
-  if (rec.type !== "assistant" || rec.isSidechain === true) return null;
-  const message = obj(rec.message);
-  const usage = obj(message?.usage);
-  if (usage === null) return null;
-  const used = num(usage.input_tokens) + num(usage.cache_creation_input_tokens) + num(usage.cache_read_input_tokens) + num(usage.output_tokens);
-  const model = str(message?.model);
-  if (used === 0 || model === "<synthetic>") return null;
-  const asked = str(rec.requestedModel);
-  const name2 = asked !== null && /\[1m\]$/i.test(asked) ? asked : model;
-  return { used, window: claudeWindow(name2), model: name2, line };
-}
-function codexPoint(rec, line) {
-  const payload = obj(rec.payload);
-  if (rec.type === "token_usage_record") {
-    const usage = obj(payload?.usage);
-    const used2 = num(usage?.total_tokens) || num(usage?.input_tokens) + num(usage?.output_tokens);
-    return used2 === 0 ? null : { used: used2, window: null, model: null, line };
-  }
-  if (rec.type !== "event_msg" || payload?.type !== "token_count") return null;
-  const info = obj(payload.info);
-  const last = obj(info?.last_token_usage);
-  if (info === null || last === null) return null;
-  const used = num(last.total_tokens) || num(last.input_tokens) + num(last.output_tokens);
-  if (used === 0) return null;
-  const window = num(info.model_context_window);
-  return { used, window: window > 0 ? window : null, model: null, line };
-}
-function usagePoints(format2, lines3) {
-  const words = WORDS2[format2];
-  if (words === void 0) return [];
-  const out = [];
-  lines3.forEach((line, i) => {
-    if (!words.test(line)) return;
-    const rec = parseLine(line);
-    if (rec === null) return;
-    const p = format2 === "claude" ? claudePoint(rec, i) : codexPoint(rec, i);
-    if (p !== null) out.push(p);
-  });
-  return out;
-}
-var CLAUDE_DEFAULT_WINDOW, ONE_MILLION, num, WORDS2;
-var init_usage = __esm({
-  "src/agents/transcripts/usage.ts"() {
-    "use strict";
-    init_types2();
-    CLAUDE_DEFAULT_WINDOW = 2e5;
-    ONE_MILLION = /* @__PURE__ */ new Set(["claude-opus-5-5"]);
-    num = (v) => typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : 0;
-    WORDS2 = { claude: /"usage"/, codex: /"token_count"|"token_usage_record"/ };
-  }
-});
-
 // src/verbs/context.ts
 var context_exports = {};
 __export(context_exports, {
   contextVerb: () => contextVerb,
   offerText: () => offerText
 });
-import { lstatSync as lstatSync29, mkdirSync as mkdirSync8 } from "node:fs";
+import { lstatSync as lstatSync30, mkdirSync as mkdirSync8 } from "node:fs";
 function offerText(pct2, used, window, threshold) {
   return `session-handoff: this session's context is ${pct2}% full (${used} of ${window} tokens; the threshold is ${threshold}%). Before it is compacted, offer the user once to save a handoff now with the session-handoff skill's save flow; save only if they agree. An automatic checkpoint was written to .ai/memory/checkpoints/ as a safety net.`;
 }
@@ -17439,7 +17503,7 @@ function readUsage(transcriptPath) {
     if (format2 !== "claude" && format2 !== "codex") return null;
     for (const bytes of [SMALL_TAIL, LARGE_TAIL]) {
       const { lines: lines3 } = tailPart(opened.file, bytes);
-      const points = usagePoints(format2, lines3);
+      const points = usagePoints(readEvents(format2, lines3, true));
       if (points.length > 0 || bytes >= opened.file.size) return { points, lines: lines3, format: format2 };
     }
     return null;
@@ -17451,7 +17515,7 @@ function readUsage(transcriptPath) {
 }
 function exists3(p) {
   try {
-    lstatSync29(p);
+    lstatSync30(p);
     return true;
   } catch {
     return false;
@@ -17459,7 +17523,9 @@ function exists3(p) {
 }
 function strings(v, out = [], depth = 0) {
   if (typeof v === "string") out.push(v);
-  else if (v !== null && typeof v === "object" && depth < 8) for (const x of Object.values(v)) strings(x, out, depth + 1);
+  else if (v !== null && typeof v === "object" && depth < 8) {
+    for (const x of Object.values(v)) strings(x, out, depth + 1);
+  }
   return out;
 }
 function noteSave(root, input, format2) {
@@ -17485,10 +17551,11 @@ async function decide(ctx, input, format2) {
   const { settings, problems } = readSettings(memDir);
   const warn = problems.map((p) => `memory_io context: ${p}`);
   if (!settings.contextOffer || pauseSwitch(memDir, ctx.env) !== null || treeUnsafe(root) === true) return ok("", warn);
+  if (userHelperWithoutMemory(ctx.skillDir, homeFolder(ctx.env), root)) return ok("", warn);
   const usage = readUsage(input.transcriptPath);
   if (usage === null || usage.points.length === 0) return ok("", warn);
   const last = usage.points[usage.points.length - 1];
-  const window = settings.contextWindow ?? last.window ?? [...usage.points].reverse().find((p) => p.window !== null)?.window ?? null;
+  const window = settings.contextWindow ?? last.window;
   if (window === null) return ok("", warn);
   const above = (p) => p.used * 100 / window >= settings.contextThreshold;
   const marker = `${checkpointsDir(root)}/.offered-${sessionFileId(input.sessionId)}`;
@@ -17500,7 +17567,7 @@ async function decide(ctx, input, format2) {
   let at4 = usage.points.length - 1;
   while (at4 > 0 && above(usage.points[at4 - 1])) at4--;
   const since = usage.lines.slice(usage.points[at4].line);
-  const saved = findLastSave(usage.format, since, { accepts: () => true, current: null }) !== null;
+  const saved = findLastSave(readEvents(usage.format, since), { accepts: () => true, current: null }) !== null;
   const pct2 = Math.floor(last.used * 100 / window);
   try {
     checkTree(root, { create: true });
@@ -17521,14 +17588,13 @@ async function decide(ctx, input, format2) {
   }
   return ok(envelope2(input.event, offerText(pct2, last.used, window, settings.contextThreshold)), warn);
 }
-var SMALL_TAIL, LARGE_TAIL, STDIN_BYTES, FORMATS, AGENT_OF_FORMAT, contextVerb;
+var SMALL_TAIL, LARGE_TAIL, STDIN_BYTES, FORMATS2, AGENT_OF_FORMAT, contextVerb;
 var init_context = __esm({
   "src/verbs/context.ts"() {
     "use strict";
     init_builtins();
     init_tail();
-    init_tail();
-    init_usage();
+    init_transcripts();
     init_last_save();
     init_saves();
     init_harness_path();
@@ -17539,11 +17605,13 @@ var init_context = __esm({
     init_pause();
     init_settings();
     init_common();
+    init_checkpoint2();
+    init_home();
     init_types();
     SMALL_TAIL = 256 * 1024;
     LARGE_TAIL = 1024 * 1024;
     STDIN_BYTES = 65536;
-    FORMATS = /* @__PURE__ */ new Set(["claude", "codex"]);
+    FORMATS2 = /* @__PURE__ */ new Set(["claude", "codex"]);
     AGENT_OF_FORMAT = { claude: "Claude Code", codex: "Codex" };
     contextVerb = {
       name: "context",
@@ -17574,7 +17642,9 @@ exit: always 0.
       },
       async run(ctx) {
         const format2 = ctx.values.format ?? "claude";
-        if (typeof format2 !== "string" || !FORMATS.has(format2)) return ok("", ["memory_io context: --format must be claude or codex; printing nothing"]);
+        if (typeof format2 !== "string" || !FORMATS2.has(format2)) {
+          return ok("", ["memory_io context: --format must be claude or codex; printing nothing"]);
+        }
         const input = await readInput2(ctx);
         if (input === null) return ok("", []);
         return decide(ctx, input, format2);
@@ -17584,8 +17654,8 @@ exit: always 0.
 });
 
 // src/journal/search.ts
-import { readdirSync as readdirSync16 } from "node:fs";
-import path55 from "node:path";
+import { readdirSync as readdirSync17 } from "node:fs";
+import path56 from "node:path";
 function queryWords(query) {
   return [...new Set((query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => w.length > 0))];
 }
@@ -17647,7 +17717,7 @@ async function readText2(p, file, notes) {
 }
 function names2(dir) {
   try {
-    return readdirSync16(dir).sort();
+    return readdirSync17(dir).sort();
   } catch {
     return [];
   }
@@ -17674,7 +17744,7 @@ async function searchMemory(root, words, opts = {}) {
   };
   if (kinds.has("journal")) {
     for (const f of listJournal(root)) {
-      const text2 = await readText2(path55.join(journalDir(root), f.name), `journal/${f.name}`, notes);
+      const text2 = await readText2(path56.join(journalDir(root), f.name), `journal/${f.name}`, notes);
       if (text2 === null) continue;
       const units2 = [];
       for (const e of parseJournal(text2, f.kind).entries) {
@@ -17693,25 +17763,25 @@ async function searchMemory(root, words, opts = {}) {
     }
   }
   if (kinds.has("handoff")) {
-    const text2 = await readText2(path55.join(mem, "HANDOFF.md"), "HANDOFF.md", notes);
+    const text2 = await readText2(path56.join(mem, "HANDOFF.md"), "HANDOFF.md", notes);
     if (text2 !== null) consider("handoff", "HANDOFF.md", markdownUnits(text2, stateDate(text2)));
   }
   if (kinds.has("archive")) {
     for (const name2 of names2(archiveDir(root)).filter((n2) => /^HANDOFF-.*\.md$/.test(n2))) {
-      const text2 = await readText2(path55.join(archiveDir(root), name2), `archive/${name2}`, notes);
+      const text2 = await readText2(path56.join(archiveDir(root), name2), `archive/${name2}`, notes);
       if (text2 !== null) consider("archive", `archive/${name2}`, markdownUnits(text2, stateDate(text2)));
     }
   }
   if (kinds.has("ledger")) {
     for (const name2 of ["LESSONS.md", "SOLUTIONS.md"]) {
-      const text2 = await readText2(path55.join(mem, name2), name2, notes);
+      const text2 = await readText2(path56.join(mem, name2), name2, notes);
       if (text2 !== null) consider("ledger", name2, ledgerUnits(text2));
     }
   }
   if (kinds.has("checkpoint")) {
-    const dir = path55.join(mem, "checkpoints");
+    const dir = path56.join(mem, "checkpoints");
     for (const name2 of names2(dir).filter((n2) => /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}\.md$/.test(n2))) {
-      const text2 = await readText2(path55.join(dir, name2), `checkpoints/${name2}`, notes);
+      const text2 = await readText2(path56.join(dir, name2), `checkpoints/${name2}`, notes);
       if (text2 !== null) consider("checkpoint", `checkpoints/${name2}`, markdownUnits(text2, stateDate(text2)));
     }
   }
@@ -17853,7 +17923,7 @@ ${body}<<<END UNTRUSTED SEARCH ${nonce}>>>
 });
 
 // src/journal/impact.ts
-import path56 from "node:path";
+import path57 from "node:path";
 function median(xs) {
   if (xs.length === 0) return null;
   const s = [...xs].sort((a, b) => a - b);
@@ -17890,7 +17960,7 @@ async function readResumes(root) {
   for (const f of listJournal(root)) {
     let text2;
     try {
-      const r = await readStable(path56.join(journalDir(root), f.name));
+      const r = await readStable(path57.join(journalDir(root), f.name));
       if (r === null) continue;
       text2 = r.bytes.toString("utf8");
     } catch {
@@ -17995,8 +18065,8 @@ var journal_exports = {};
 __export(journal_exports, {
   journalVerb: () => journalVerb
 });
-import { lstatSync as lstatSync30, unlinkSync as unlinkSync12 } from "node:fs";
-import path57 from "node:path";
+import { lstatSync as lstatSync31, unlinkSync as unlinkSync12 } from "node:fs";
+import path58 from "node:path";
 var journalVerb;
 var init_journal = __esm({
   "src/verbs/journal.ts"() {
@@ -18049,13 +18119,13 @@ exit:   0 purged (also none); 2 refused; 4 paused; 5 busy.
         const { result, repairs } = await underLock(opts, async () => {
           const chosen = listJournal(root).filter((f) => before === void 0 || lastMonth(f) < before);
           for (const f of chosen) {
-            const st = lstatSync30(path57.join(journalDir(root), f.name));
+            const st = lstatSync31(path58.join(journalDir(root), f.name));
             if (st.isFile()) continue;
             const what = st.isSymbolicLink() ? "a link" : st.isDirectory() ? "a folder" : "not a regular file";
             const todo = "move it out of .ai/memory/journal/, then purge again (nothing was deleted)";
             throw new Refused(`journal/${f.name} is ${what}, not a journal file; ${todo}`);
           }
-          for (const f of chosen) unlinkSync12(path57.join(journalDir(root), f.name));
+          for (const f of chosen) unlinkSync12(path58.join(journalDir(root), f.name));
           return chosen.map((f) => `journal/${f.name}`);
         });
         return ok(`purged ${result.length} journal file(s)
@@ -18071,8 +18141,8 @@ var merge_driver_exports = {};
 __export(merge_driver_exports, {
   mergeDriverVerb: () => mergeDriverVerb
 });
-import { closeSync as closeSync15, constants as constants14, fstatSync as fstatSync8, lstatSync as lstatSync31, mkdirSync as mkdirSync9, openSync as openSync13, readFileSync as readFileSync19, writeSync as writeSync8 } from "node:fs";
-import path58 from "node:path";
+import { closeSync as closeSync15, constants as constants14, fstatSync as fstatSync8, lstatSync as lstatSync32, mkdirSync as mkdirSync9, openSync as openSync13, readFileSync as readFileSync19, writeSync as writeSync8 } from "node:fs";
+import path59 from "node:path";
 function readRegularBytes(p) {
   const fd = openSync13(p, constants14.O_RDONLY | NOFOLLOW);
   try {
@@ -18100,13 +18170,13 @@ function writeResult(p, text2) {
 function archiveDirOf(top, memRel) {
   let at4 = top;
   for (const part of [...memRel.split("/").filter(Boolean), "archive"]) {
-    at4 = path58.join(at4, part);
+    at4 = path59.join(at4, part);
     let st;
     try {
-      st = lstatSync31(at4);
+      st = lstatSync32(at4);
     } catch {
       mkdirSync9(at4, { mode: 448 });
-      st = lstatSync31(at4);
+      st = lstatSync32(at4);
     }
     if (!st.isDirectory()) throw new Error(`${at4} is not a real folder`);
   }
@@ -18221,7 +18291,7 @@ exit: 0 merged; 1 not merged (git's conflict stands)
         try {
           const dir = archiveDirOf(ctx.cwd, `${m[1]}.ai/memory`);
           const name2 = archiveName("HANDOFF", dir);
-          createExclusive2(path58.join(dir, name2), loser);
+          createExclusive2(path59.join(dir, name2), loser);
           const merged = mergeHandoffs(winner, loser);
           const who = await otherAuthor(ctx.cwd, ctx.env, later === "ours" ? theirs : ours, file);
           const at4 = stateTimeOfText(loser, Date.now());
