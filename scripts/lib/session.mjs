@@ -96,12 +96,12 @@ var init_unicode_tables = __esm({
 });
 
 // src/guard/invisible.ts
-function refusedIndexes(text) {
-  return CANDIDATE.test(text) ? refusedIndexesIn(text) : /* @__PURE__ */ new Set();
+function refusedIndexes(text2) {
+  return CANDIDATE.test(text2) ? refusedIndexesIn(text2) : /* @__PURE__ */ new Set();
 }
-function showRefused(text) {
-  if (!CANDIDATE.test(text)) return { text, changed: 0 };
-  return renderCodePoints(Array.from(text, (ch) => ch.codePointAt(0)));
+function showRefused(text2) {
+  if (!CANDIDATE.test(text2)) return { text: text2, changed: 0 };
+  return renderCodePoints(Array.from(text2, (ch) => ch.codePointAt(0)));
 }
 function classOf(cp) {
   if (cp < 32 || cp >= 127 && cp <= 159) return cp === 9 || cp === LF ? void 0 : "control character";
@@ -193,10 +193,10 @@ function forbiddenAt(cps, i) {
 function hex(cp) {
   return `U+${cp.toString(16).toUpperCase().padStart(4, "0")}`;
 }
-function refusedIndexesIn(text) {
+function refusedIndexesIn(text2) {
   const out = /* @__PURE__ */ new Set();
   const cps = [32];
-  for (const ch of text) cps.push(ch.codePointAt(0));
+  for (const ch of text2) cps.push(ch.codePointAt(0));
   for (let i = 1; i < cps.length; i++) if (forbiddenAt(cps, i) !== void 0) out.add(i - 1);
   return out;
 }
@@ -258,8 +258,8 @@ var init_invisible = __esm({
 });
 
 // src/guard/quote.ts
-function markText(text, oneLine = true) {
-  let out = text.replace(/\r\n/g, "\n");
+function markText(text2, oneLine = true) {
+  let out = text2.replace(/\r\n/g, "\n");
   if (oneLine) out = out.replace(BREAKS, " ").replace(/ {2,}/g, " ").replace(/^ | $/g, "");
   out = showRefused(out).text;
   return out.startsWith("\uFEFF") ? `<U+FEFF>${out.slice(1)}` : out;
@@ -267,8 +267,8 @@ function markText(text, oneLine = true) {
 function inQuotes(marked) {
   return `"${marked.replace(/["\\]/g, "\\$&")}"`;
 }
-function quotedValue(text) {
-  return inQuotes(markText(text));
+function quotedValue(text2) {
+  return inQuotes(markText(text2));
 }
 var BREAKS;
 var init_quote = __esm({
@@ -330,19 +330,21 @@ function ceilings(env) {
 function safeDirectories(env) {
   const home = homeFolder(env);
   const files = [];
-  if (!env.GIT_CONFIG_NOSYSTEM || /^(?:0|false|no|off)$/i.test(env.GIT_CONFIG_NOSYSTEM)) files.push(env.GIT_CONFIG_SYSTEM || "/etc/gitconfig");
+  const noSystem = env.GIT_CONFIG_NOSYSTEM;
+  if (!noSystem || /^(?:0|false|no|off)$/i.test(noSystem)) files.push(env.GIT_CONFIG_SYSTEM || "/etc/gitconfig");
   if (env.GIT_CONFIG_GLOBAL !== void 0) files.push(env.GIT_CONFIG_GLOBAL);
-  else files.push(path3.join(env.XDG_CONFIG_HOME || path3.join(home, ".config"), "git", "config"), path3.join(home, ".gitconfig"));
+  else files.push(path3.join(env.XDG_CONFIG_HOME || path3.join(home, ".config"), "git", "config"));
+  if (env.GIT_CONFIG_GLOBAL === void 0) files.push(path3.join(home, ".gitconfig"));
   let out = [];
   for (const file of files) {
-    let text;
+    let text2;
     try {
-      text = readFileSync(file, "utf8");
+      text2 = readFileSync(file, "utf8");
     } catch {
       continue;
     }
     let inSafe = false;
-    for (const raw of text.split(/\r?\n/)) {
+    for (const raw of text2.split(/\r?\n/)) {
       const line = raw.replace(/(^|\s)[#;].*$/, "").trim();
       const section = /^\[\s*([A-Za-z0-9.-]+)\s*\]$/.exec(line);
       if (section) {
@@ -377,7 +379,9 @@ function distrust(dir, uid, safe) {
   } catch {
     return null;
   }
-  const why = (st.mode & 514) === 514 ? "a sticky folder anyone can write to" : st.uid !== uid && st.uid !== 0 ? `owned by another user (uid ${st.uid})` : null;
+  let why = null;
+  if (st.uid !== uid && st.uid !== 0) why = `owned by another user (uid ${st.uid})`;
+  if ((st.mode & 514) === 514) why = "a sticky folder anyone can write to";
   if (why === null || listedSafe(dir, safe())) return null;
   return why;
 }
@@ -394,9 +398,10 @@ function dubious(root, uid, env, safe) {
       }
       const sudo = uid === 0 && /^\d+$/.test(env.SUDO_UID ?? "") ? Number(env.SUDO_UID) : null;
       if (owner === uid || owner === sudo || listedSafe(dir, safe())) return null;
-      return new Refused(
-        `${dir} is a git repository owned by another user (uid ${owner}), which git refuses as dubious; its memory is not used: run from a project of your own, or, if you trust it, \`git config --global --add safe.directory ${dir}\``
-      );
+      const what = `${dir} is a git repository owned by another user (uid ${owner}), which git refuses as dubious`;
+      const trust = `\`git config --global --add safe.directory ${dir}\``;
+      const fix = `run from a project of your own, or, if you trust it, ${trust}`;
+      return new Refused(`${what}; its memory is not used: ${fix}`);
     }
     const parent = path3.dirname(dir);
     if (parent === dir || ceilings(env).includes(parent)) return null;
@@ -439,21 +444,22 @@ function findRoot(startPath, env, opts = {}) {
   let safe = null;
   const safeList = () => safe ??= safeDirectories(env);
   if (uid !== void 0 && (st.mode & 514) === 514 && !listedSafe(start, safeList())) {
-    throw new Refused(`${start} is a sticky folder anyone can write to (like /tmp), never a project: run it from a project folder or pass --root <project>`);
+    const fix = "run it from a project folder or pass --root <project>";
+    throw new Refused(`${start} is a sticky folder anyone can write to (like /tmp), never a project: ${fix}`);
   }
   const found = walk(start, env, uid, safeList, home);
   const refusal = dubious(found.root, uid, env, safeList);
   if (refusal !== null) throw refusal;
   return found;
 }
-function walk(start, env, uid, safeList, home) {
+function walk(start, env, uid, safe, home) {
   if (exists(path3.join(start, ".ai", "memory"))) return { root: start, start, by: "memory" };
   const stops = ceilings(env);
   const belowHome = home !== null && within(start, home);
   let dir = start;
   for (; ; ) {
     if (dir !== start) {
-      const why = distrust(dir, uid, safeList);
+      const why = distrust(dir, uid, safe);
       if (why !== null) return { root: start, start, by: "start", stopped: { at: dir, why } };
     }
     if (exists(path3.join(dir, ".ai", "memory"))) {
@@ -462,7 +468,8 @@ function walk(start, env, uid, safeList, home) {
     }
     if (exists(path3.join(dir, ".git"))) return { root: dir, start, by: "git" };
     const parent = path3.dirname(dir);
-    if (parent === dir || stops.some((s) => samePath(s, parent)) || belowHome && samePath(parent, home)) return { root: start, start, by: "start" };
+    const ceiling = stops.some((s) => samePath(s, parent)) || belowHome && samePath(parent, home);
+    if (parent === dir || ceiling) return { root: start, start, by: "start" };
     dir = parent;
   }
 }
@@ -518,16 +525,16 @@ function gitTopOf(root, opts = {}) {
 function gitDirOf(top) {
   const dotGit = path4.join(top, ".git");
   if (isDir(dotGit)) return dotGit;
-  const text = readSmall(dotGit);
-  const m = text === null ? null : /^gitdir:[ \t]*(.+?)[ \t]*$/m.exec(text);
+  const text2 = readSmall(dotGit);
+  const m = text2 === null ? null : /^gitdir:[ \t]*(.+?)[ \t]*$/m.exec(text2);
   if (!m) return null;
   const dir = path4.resolve(top, m[1]);
   return isDir(dir) ? dir : null;
 }
 function commonDirOf(gitDir) {
   try {
-    const text = readFileSync2(path4.join(gitDir, "commondir"), "utf8").trim();
-    if (text !== "") return path4.resolve(gitDir, text);
+    const text2 = readFileSync2(path4.join(gitDir, "commondir"), "utf8").trim();
+    if (text2 !== "") return path4.resolve(gitDir, text2);
   } catch {
   }
   return gitDir;
@@ -551,10 +558,10 @@ function savesPath(root, opts = {}) {
 function savesLines(p) {
   return readFileSync3(p, "utf8").slice(0, 16384).split("\n").map((l) => LINE.exec(l)).filter((m) => m !== null);
 }
-function savedStampOf(text) {
-  const saved = /^Saved: (\S+)[ \t]*\r?$/m.exec(text)?.[1];
+function savedStampOf(text2) {
+  const saved = /^Saved: (\S+)[ \t]*\r?$/m.exec(text2)?.[1];
   if (saved === void 0) return null;
-  const head = /^- HEAD: ([0-9a-f]{12})/m.exec(text)?.[1];
+  const head = /^- HEAD: ([0-9a-f]{12})/m.exec(text2)?.[1];
   return head === void 0 ? saved : `${saved}+${head}`;
 }
 function cloneIdOf(root, create = false) {
@@ -580,8 +587,8 @@ function cloneIdOf(root, create = false) {
     return null;
   }
 }
-function markedHere(root, text) {
-  const mark = text === null ? void 0 : CLONE_MARK.exec(text)?.[1];
+function markedHere(root, text2) {
+  const mark = text2 === null ? void 0 : CLONE_MARK.exec(text2)?.[1];
   const id = mark === void 0 ? null : cloneIdOf(root);
   return mark === void 0 || id === null ? null : mark === id;
 }
@@ -698,8 +705,8 @@ function conflictSides(input) {
   if (!complete) return null;
   return { line: first, ours: ours.join("\n"), theirs: theirs.join("\n") };
 }
-function isConflicted(text) {
-  return text.includes("\n<<<<<<< ") || text.startsWith("<<<<<<< ") ? conflictSides(text) !== null : false;
+function isConflicted(text2) {
+  return text2.includes("\n<<<<<<< ") || text2.startsWith("<<<<<<< ") ? conflictSides(text2) !== null : false;
 }
 var FENCE;
 var init_conflicted = __esm({
@@ -821,11 +828,12 @@ function ensureDir(dir) {
   try {
     mkdirSync2(dir, { mode: 448 });
   } catch (err) {
-    if (err.code !== "EEXIST") throw new Refused(`cannot create ${dir}: ${err.message}`);
+    const exists4 = err.code === "EEXIST";
+    if (!exists4) throw new Refused(`cannot create ${dir}: ${err.message}`);
   }
   const st = lstatOrNull(dir);
   if (st === null || st.isSymbolicLink() || !st.isDirectory()) {
-    throw new Refused(`${dir} is a link or not a directory; memory must live in real directories under the root (move it away)`);
+    throw new Refused(`${dir} is a link or not a directory; ${REAL_DIRS} (move it away)`);
   }
 }
 function treeVerdict(root, uid = process.getuid?.()) {
@@ -835,13 +843,16 @@ function treeVerdict(root, uid = process.getuid?.()) {
     try {
       st = lstatSync5(dir);
     } catch (err) {
-      if (err.code !== "ENOENT") return { dir, why: `cannot be inspected (${err.code ?? "error"})` };
+      const code = err.code;
+      if (code !== "ENOENT") return { dir, why: `cannot be inspected (${code ?? "error"})` };
       if (dir === mem || dir === path6.dirname(mem)) return "missing";
       continue;
     }
     if (st.isSymbolicLink()) return { dir, why: "is a link" };
     if (!st.isDirectory()) return { dir, why: "is not a directory" };
-    if (uid !== void 0 && st.uid !== uid && st.uid !== 0) return { dir, why: `belongs to another user (uid ${st.uid})` };
+    if (uid !== void 0 && st.uid !== uid && st.uid !== 0) {
+      return { dir, why: `belongs to another user (uid ${st.uid})` };
+    }
   }
   return "ok";
 }
@@ -856,11 +867,13 @@ function checkTree(root, opts = {}) {
   if (verdict === "ok") return true;
   if (verdict === "missing") return false;
   const { dir, why } = verdict;
-  if (why === "is a link") throw new Refused(`${dir} is a link; memory must live in real directories under the root (move the link away)`);
-  if (why === "is not a directory") throw new Refused(`${dir} is not a directory; move it away so the memory tree can be used`);
+  if (why === "is a link") throw new Refused(`${dir} is a link; ${REAL_DIRS} (move the link away)`);
+  if (why === "is not a directory") {
+    throw new Refused(`${dir} is not a directory; move it away so the memory tree can be used`);
+  }
   throw new Refused(`${dir} ${why}; memory must live in real directories of yours under the root (move it away)`);
 }
-var FILE_OF, HEADING_OF, MARKER, MAX_DOCUMENT_BYTES, TARGETS, MEMORY_SUBDIRS;
+var FILE_OF, HEADING_OF, MARKER, MAX_DOCUMENT_BYTES, TARGETS, REAL_DIRS, MEMORY_SUBDIRS;
 var init_paths = __esm({
   "src/store/paths.ts"() {
     "use strict";
@@ -879,22 +892,40 @@ var init_paths = __esm({
     MARKER = "<!-- memory-schema: v1 -->";
     MAX_DOCUMENT_BYTES = 1e6;
     TARGETS = ["AGENTS.md", "CLAUDE.md"];
+    REAL_DIRS = "memory must live in real directories under the root";
     MEMORY_SUBDIRS = ["archive", "journal", "checkpoints", "drafts"];
   }
 });
 
 // src/store/files.ts
-import { closeSync as closeSync3, constants as constants3, fstatSync as fstatSync2, openSync as openSync3, readlinkSync, readSync as readSync2 } from "node:fs";
+import { closeSync as closeSync3, constants as constants3, fstatSync as fstatSync2, openSync as openSync3, readlinkSync, readSync as readSync2, writeSync as writeSync3 } from "node:fs";
 import path7 from "node:path";
 function tokenOf(bytes) {
   return nodeCrypto().createHash("sha256").update(bytes).digest("hex");
+}
+function createExclusive(p, body) {
+  let fd;
+  try {
+    fd = openSync3(p, constants3.O_WRONLY | constants3.O_CREAT | constants3.O_EXCL | constants3.O_NOFOLLOW, 384);
+  } catch {
+    return false;
+  }
+  try {
+    writeSync3(fd, body);
+    return true;
+  } catch {
+    return false;
+  } finally {
+    closeSync3(fd);
+  }
 }
 function describeLink(filePath) {
   let to;
   try {
     to = readlinkSync(filePath);
   } catch {
-    return `${filePath} is a link; the helper only uses regular files with one link (replace the link with the file it points to, or move it away, and retry)`;
+    const fix2 = "replace the link with the file it points to, or move it away, and retry";
+    return `${filePath} is a link; ${ONE_LINK} (${fix2})`;
   }
   const dir = path7.dirname(filePath);
   const name = path7.basename(filePath);
@@ -903,7 +934,8 @@ function describeLink(filePath) {
   if (TARGETS.includes(name) && other !== void 0) {
     return `${filePath} is a link to ${quotedPath(to)}: the lesson belongs in ${other}; use \`--target ${other}\``;
   }
-  return `${filePath} is a link to ${quotedPath(to)}; the helper only uses regular files with one link (replace the link with a copy of the file it points to, or move it away, and retry)`;
+  const fix = "replace the link with a copy of the file it points to, or move it away, and retry";
+  return `${filePath} is a link to ${quotedPath(to)}; ${ONE_LINK} (${fix})`;
 }
 function openRegular(filePath, maxBytes = MAX_DOCUMENT_BYTES) {
   let fd;
@@ -913,7 +945,8 @@ function openRegular(filePath, maxBytes = MAX_DOCUMENT_BYTES) {
     const code = err.code;
     if (code === "ENOENT") return null;
     if (code === "ELOOP" || code === "EMLINK") throw new UnsafeFile("link", filePath, null, describeLink(filePath));
-    if (code === "ENXIO" || code === "EISDIR" || code === "EOPNOTSUPP") throw new UnsafeFile("not-regular", filePath, null);
+    const special = code === "ENXIO" || code === "EISDIR" || code === "EOPNOTSUPP";
+    if (special) throw new UnsafeFile("not-regular", filePath, null);
     throw new Refused(`cannot open ${filePath}: ${err.message}`);
   }
   const stat = fstatSync2(fd, { bigint: true });
@@ -983,7 +1016,7 @@ async function readStable(filePath, opts = {}) {
     closeSync3(fd);
   }
 }
-var UnsafeFile, OPEN_FLAGS, QUIET_MS;
+var ONE_LINK, UnsafeFile, OPEN_FLAGS, QUIET_MS;
 var init_files = __esm({
   "src/store/files.ts"() {
     "use strict";
@@ -992,6 +1025,7 @@ var init_files = __esm({
     init_failpoint();
     init_anchor_lines();
     init_paths();
+    ONE_LINK = "the helper only uses regular files with one link";
     UnsafeFile = class extends Refused {
       state;
       stat;
@@ -1003,7 +1037,7 @@ var init_files = __esm({
           "hard-linked": "has more than one hard link",
           "too-large": `is larger than ${MAX_DOCUMENT_BYTES} bytes`
         };
-        super(message ?? `${filePath} ${what[state]}; the helper only uses regular files with one link (move it away and retry)`);
+        super(message ?? `${filePath} ${what[state]}; ${ONE_LINK} (move it away and retry)`);
         this.state = state;
         this.stat = stat;
       }
@@ -1045,8 +1079,8 @@ function hasPrivatePartner(dir, file, ino) {
 }
 function readOwner(lockDir) {
   try {
-    const text = readFileSync4(path8.join(lockDir, OWNER_NAME), "utf8");
-    const data = JSON.parse(text);
+    const text2 = readFileSync4(path8.join(lockDir, OWNER_NAME), "utf8");
+    const data = JSON.parse(text2);
     if (typeof data.pid !== "number" || typeof data.host !== "string" || typeof data.nonce !== "string") return null;
     return { pid: data.pid, host: data.host, nonce: data.nonce };
   } catch {
@@ -1096,11 +1130,13 @@ function lockState(memDir) {
   const unproven = state === "held" && (owner === null || owner.host !== here && st.mtimeMs > Date.now());
   return { state, pid: owner?.pid ?? null, host: owner?.host ?? null, unproven };
 }
-var PRIVATE_PATTERN, LOCK_NAME, OWNER_NAME, LOCK_STALE_MS, OWNERLESS_GRACE_MS;
+var TMP, CLAIM, PRIVATE_PATTERN, LOCK_NAME, OWNER_NAME, LOCK_STALE_MS, OWNERLESS_GRACE_MS;
 var init_private = __esm({
   "src/store/private.ts"() {
     "use strict";
-    PRIVATE_PATTERN = /^\.(.+)\.(?:(tmp)-(\d+)-(?:[0-9a-f]{8}|[0-9a-f]{16})|(claim)-(\d+)-(?:[0-9a-f]{8}|[0-9a-f]{32}))$/;
+    TMP = "(tmp)-(\\d+)-(?:[0-9a-f]{8}|[0-9a-f]{16})";
+    CLAIM = "(claim)-(\\d+)-(?:[0-9a-f]{8}|[0-9a-f]{32})";
+    PRIVATE_PATTERN = new RegExp(`^\\.(.+)\\.(?:${TMP}|${CLAIM})$`);
     LOCK_NAME = ".lock";
     OWNER_NAME = "owner";
     LOCK_STALE_MS = 1e4;
@@ -1137,16 +1173,17 @@ function readSmall2(file) {
 }
 function readSettings(memDir) {
   const settings = { ...DEFAULT_SETTINGS };
-  const text = readSmall2(path9.join(memDir, SETTINGS_FILE));
-  if (text === null) return { settings, problems: [] };
+  const text2 = readSmall2(path9.join(memDir, SETTINGS_FILE));
+  if (text2 === null) return { settings, problems: [] };
   let parsed;
   try {
-    parsed = JSON.parse(text.replace(/^\uFEFF/, ""));
+    parsed = JSON.parse(text2.replace(/^\uFEFF/, ""));
   } catch {
     parsed = void 0;
   }
   if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
-    return { settings, problems: [`.ai/memory/${SETTINGS_FILE} is not a JSON object of at most ${MAX_SETTINGS_BYTES} bytes (nor a link); using the defaults`] };
+    const what = `is not a JSON object of at most ${MAX_SETTINGS_BYTES} bytes (nor a link)`;
+    return { settings, problems: [`.ai/memory/${SETTINGS_FILE} ${what}; using the defaults`] };
   }
   const problems = [];
   for (const [key, value] of Object.entries(parsed)) {
@@ -1155,7 +1192,8 @@ function readSettings(memDir) {
       problems.push(`.ai/memory/${SETTINGS_FILE}: unknown key ${quotedValue(key.slice(0, 40))} ignored`);
     } else if (!rule.ok(value)) {
       const def = JSON.stringify(DEFAULT_SETTINGS[key]);
-      problems.push(`.ai/memory/${SETTINGS_FILE}: "${key}" must be ${rule.want}, got ${quotedValue(String(JSON.stringify(value)).slice(0, 40))}; using ${def}`);
+      const got = quotedValue(String(JSON.stringify(value)).slice(0, 40));
+      problems.push(`.ai/memory/${SETTINGS_FILE}: "${key}" must be ${rule.want}, got ${got}; using ${def}`);
     } else {
       settings[key] = value;
     }
@@ -1169,12 +1207,20 @@ var init_settings = __esm({
     init_quote();
     SETTINGS_FILE = "settings.json";
     MAX_SETTINGS_BYTES = 16 * 1024;
-    DEFAULT_SETTINGS = { contextOffer: true, contextThreshold: 70, contextWindow: null, archivesKept: 5 };
+    DEFAULT_SETTINGS = {
+      contextOffer: true,
+      contextThreshold: 70,
+      contextWindow: null,
+      archivesKept: 5
+    };
     isInt = (lo, hi) => (v) => typeof v === "number" && Number.isInteger(v) && v >= lo && v <= hi;
     RULES = {
       contextOffer: { ok: (v) => typeof v === "boolean", want: "true or false" },
       contextThreshold: { ok: isInt(1, 99), want: "a whole percent from 1 to 99" },
-      contextWindow: { ok: (v) => v === null || isInt(1e3, 1e8)(v), want: "null or a whole number of tokens from 1000" },
+      contextWindow: {
+        ok: (v) => v === null || isInt(1e3, 1e8)(v),
+        want: "null or a whole number of tokens from 1000"
+      },
       archivesKept: { ok: isInt(1, 1e3), want: "a whole number from 1 to 1000" }
     };
   }
@@ -1197,6 +1243,8 @@ var init_archive = __esm({
 });
 
 // src/store/publish.ts
+import { closeSync as closeSync5, constants as constants5, fchmodSync, fchownSync, fsyncSync, linkSync as linkSync2, lstatSync as lstatSync7, openSync as openSync5 } from "node:fs";
+var EXCLUSIVE;
 var init_publish = __esm({
   "src/store/publish.ts"() {
     "use strict";
@@ -1206,11 +1254,12 @@ var init_publish = __esm({
     init_files();
     init_paths();
     init_private();
+    EXCLUSIVE = constants5.O_WRONLY | constants5.O_CREAT | constants5.O_EXCL | constants5.O_NOFOLLOW;
   }
 });
 
 // src/store/recover.ts
-import { lstatSync as lstatSync7, readdirSync as readdirSync2 } from "node:fs";
+import { lstatSync as lstatSync8, readdirSync as readdirSync2 } from "node:fs";
 import path11 from "node:path";
 function pendingRepairs(root) {
   return [
@@ -1229,7 +1278,7 @@ function archiveExcess(root) {
   for (const name of names) {
     if (!PRUNABLE_NAME.test(name)) continue;
     try {
-      const st = lstatSync7(path11.join(archiveDir(root), name));
+      const st = lstatSync8(path11.join(archiveDir(root), name));
       if (st.isSymbolicLink() || !st.isFile() || st.nlink !== 1) return 0;
     } catch {
       continue;
@@ -1297,7 +1346,7 @@ var init_recover = __esm({
 });
 
 // src/store/inspect.ts
-import { closeSync as closeSync5, fstatSync as fstatSync4, readSync as readSync4 } from "node:fs";
+import { closeSync as closeSync6, fstatSync as fstatSync4, readSync as readSync4 } from "node:fs";
 import path12 from "node:path";
 function treeUnsafe(root) {
   const verdict = treeVerdict(root);
@@ -1322,7 +1371,8 @@ function inspectFile(root, kind, retry = true, opts = {}) {
   const memDir = memoryDir(root);
   const file = FILE_OF[kind];
   const mine = listPrivate(memDir).filter((e) => e.file === file);
-  if (mine.length > 0 && plantedPrivate(root).some((p) => p.entry.file === file)) return { kind, status: "unsafe", mtimeMs: null };
+  const planted = mine.length > 0 && plantedPrivate(root).some((p) => p.entry.file === file);
+  if (planted) return { kind, status: "unsafe", mtimeMs: null };
   const writerLive = () => liveWriter(memDir);
   let opened;
   try {
@@ -1334,7 +1384,8 @@ function inspectFile(root, kind, retry = true, opts = {}) {
     if (mine.some((e) => e.role === "claim")) {
       return { kind, status: writerLive() ? "present" : "interrupted", mtimeMs: null };
     }
-    if (retry && (mine.length > 0 || lstatBig(path12.join(memDir, file)) !== null)) return inspectFile(root, kind, false, opts);
+    const again = mine.length > 0 || lstatBig(path12.join(memDir, file)) !== null;
+    if (retry && again) return inspectFile(root, kind, false, opts);
     return { kind, status: "missing", mtimeMs: null };
   }
   const { fd, stat } = opened;
@@ -1355,12 +1406,13 @@ function inspectFile(root, kind, retry = true, opts = {}) {
     if (!ok2) return { kind, status: "foreign", mtimeMs };
     if (opts.text && stat.size <= BigInt(MAX_DOCUMENT_BYTES)) {
       const whole = wholeBytes(fd, path12.join(memDir, file), stat);
-      if (whole !== null) return firstNul(whole) >= 0 ? { kind, status: "unsafe", mtimeMs } : { kind, status: "present", mtimeMs, text: whole.toString("utf8") };
+      if (whole !== null && firstNul(whole) >= 0) return { kind, status: "unsafe", mtimeMs };
+      if (whole !== null) return { kind, status: "present", mtimeMs, text: whole.toString("utf8") };
     }
     if (holdsNul(fd, buf, n)) return { kind, status: "unsafe", mtimeMs };
     return opts.text ? { kind, status: "present", mtimeMs, text: null } : { kind, status: "present", mtimeMs };
   } finally {
-    closeSync5(fd);
+    closeSync6(fd);
   }
 }
 function wholeBytes(fd, filePath, before) {
@@ -1374,7 +1426,8 @@ function wholeBytes(fd, filePath, before) {
   }
   const after = fstatSync4(fd, { bigint: true });
   const named = lstatBig(filePath);
-  if (after.size !== before.size || after.mtimeNs !== before.mtimeNs || named === null || named.ino !== before.ino) return null;
+  const same = after.size === before.size && after.mtimeNs === before.mtimeNs;
+  if (!same || named === null || named.ino !== before.ino) return null;
   return buf;
 }
 function liveWriter(memDir) {
@@ -1404,11 +1457,11 @@ var init_inspect = __esm({
 });
 
 // src/store/pause.ts
-import { lstatSync as lstatSync9 } from "node:fs";
+import { lstatSync as lstatSync10 } from "node:fs";
 import path13 from "node:path";
 function exists2(p) {
   try {
-    lstatSync9(p);
+    lstatSync10(p);
     return true;
   } catch {
     return false;
@@ -1537,9 +1590,9 @@ var init_state_time = __esm({
 });
 
 // src/schema/grammar.ts
-function parseBlocks(text) {
-  const reader = new LineReader(text.length);
-  const lines = text.split("\n");
+function parseBlocks(text2) {
+  const reader = new LineReader(text2.length);
+  const lines = text2.split("\n");
   if (lines.length > 1 && lines[lines.length - 1] === "") lines.pop();
   for (const line of lines) reader.read(line);
   if (reader.leaf !== null) reader.unclosed(reader.leaf);
@@ -1759,9 +1812,9 @@ function lineAt(lineStarts, offset) {
   }
   return lo + 1;
 }
-function lineStartsOf(text) {
+function lineStartsOf(text2) {
   const starts = [0];
-  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) starts.push(i + 1);
+  for (let i = text2.indexOf("\n"); i !== -1; i = text2.indexOf("\n", i + 1)) starts.push(i + 1);
   return starts;
 }
 function editDistance(a, b) {
@@ -1803,13 +1856,13 @@ function straySentence(strays) {
   const what = strays.length === 1 ? "a section" : `${strays.length} sections`;
   return `the handoff has ${what} schema v1 does not know${lent}${lost}: run \`validate handoff\` and fix the heading`;
 }
-function normaliseText(text) {
-  return text.replace(/^\uFEFF/, "").replace(/\r\n?/g, "\n");
+function normaliseText(text2) {
+  return text2.replace(/^\uFEFF/, "").replace(/\r\n?/g, "\n");
 }
-function itemText(text, item) {
+function itemText(text2, item) {
   const first = item.children[0];
   const last = item.children[item.children.length - 1];
-  return first && last ? text.slice(first.start, last.end) : "";
+  return first && last ? text2.slice(first.start, last.end) : "";
 }
 function planStep(raw) {
   const m = STEP.exec(raw);
@@ -1817,16 +1870,16 @@ function planStep(raw) {
   const status = m[1] === "~" ? "in-progress" : m[1] === " " ? "todo" : m[1] === "-" ? "abandoned" : "done";
   return { status, text: raw.slice(m[0].length) };
 }
-function allSteps(text, list, depth, out) {
+function allSteps(text2, list, depth, out) {
   const items = list.children;
   for (let i = 0; i < items.length; i++) {
     const children = items[i].children;
     let own = 0;
     while (own < children.length && children[own].type !== "list") own++;
-    const step = planStep(own > 0 ? text.slice(children[0].start, children[own - 1].end) : "");
+    const step = planStep(own > 0 ? text2.slice(children[0].start, children[own - 1].end) : "");
     if (step.status !== "unmarked" || depth === 0) out.push({ status: step.status, text: step.text, depth });
     for (let j = own; j < children.length; j++) {
-      if (children[j].type === "list") allSteps(text, children[j], depth + 1, out);
+      if (children[j].type === "list") allSteps(text2, children[j], depth + 1, out);
     }
   }
 }
@@ -1844,10 +1897,10 @@ function keyFile(raw) {
   }
   return { raw: pathText, path: safeRelativePath(pathText), why: why.trim() };
 }
-function readHandoff(text, tree, lists = true) {
-  const starts = lineStartsOf(text);
+function readHandoff(text2, tree, lists = true) {
+  const starts = lineStartsOf(text2);
   const out = {
-    marker: text.startsWith("<!-- memory-schema: v1 -->\n") || text === "<!-- memory-schema: v1 -->",
+    marker: text2.startsWith("<!-- memory-schema: v1 -->\n") || text2 === "<!-- memory-schema: v1 -->",
     heading: false,
     saved: null,
     savedLine: null,
@@ -1879,7 +1932,7 @@ function readHandoff(text, tree, lists = true) {
   for (let n = 0; n < nodes.length; n++) {
     const node = nodes[n];
     if (node.type === "heading") {
-      const title = text.slice(node.start, node.end).replace(/^#+\s*/, "").replace(/\s*#*\s*$/, "").trim();
+      const title = text2.slice(node.start, node.end).replace(/^#+\s*/, "").replace(/\s*#*\s*$/, "").trim();
       out.headings.push({ depth: node.depth ?? 1, title, line: lineAt(starts, node.start) });
       if (node.depth === 1 && title === "Session Handoff" && section === null) out.heading = true;
       if (node.depth !== 2) continue;
@@ -1898,7 +1951,7 @@ function readHandoff(text, tree, lists = true) {
     }
     if (section === null) {
       if (node.type !== "paragraph" || out.saved !== null) continue;
-      const lines = text.slice(node.start, node.end).split("\n");
+      const lines = text2.slice(node.start, node.end).split("\n");
       const i = lines.findIndex((l) => /^Saved:/.test(l.trim()));
       if (i >= 0) {
         out.saved = lines[i].trim().slice("Saved:".length).trim();
@@ -1907,13 +1960,13 @@ function readHandoff(text, tree, lists = true) {
       continue;
     }
     if (section === "current goal") {
-      goalParts.push(text.slice(node.start, node.end));
+      goalParts.push(text2.slice(node.start, node.end));
       continue;
     }
     if (node.type !== "list" || !lists && section !== "environment anchors") continue;
     const listed = node.children;
     const items = [];
-    for (let i = 0; i < listed.length; i++) items.push(itemText(text, listed[i]));
+    for (let i = 0; i < listed.length; i++) items.push(itemText(text2, listed[i]));
     if (section !== "(repeated)" && !stray && lists) {
       for (let i = 0; i < listed.length; i++) {
         out.items.push({ section, text: items[i], line: lineAt(starts, listed[i].start) });
@@ -1923,7 +1976,7 @@ function readHandoff(text, tree, lists = true) {
     if (into !== void 0) for (let i = 0; i < items.length; i++) into.push(items[i]);
     if (section === "plan") {
       for (let i = 0; i < items.length; i++) out.plan.push(planStep(items[i]));
-      allSteps(text, node, 0, out.steps);
+      allSteps(text2, node, 0, out.steps);
     } else if (section === "key files") {
       for (const item of items) if (!/^none\.?$/i.test(item.trim())) out.keyFiles.push(keyFile(item));
     } else if (section === "environment anchors" && !out.anchors.present) {
@@ -1942,11 +1995,11 @@ function readHandoff(text, tree, lists = true) {
 function handoffStateTime(h, nowMs) {
   return stateTime(h.anchors.date, h.saved, nowMs);
 }
-function stateTimeOfText(text, nowMs) {
-  return glanceAtHandoff(text, nowMs).stateTime;
+function stateTimeOfText(text2, nowMs) {
+  return glanceAtHandoff(text2, nowMs).stateTime;
 }
-function glanceAtHandoff(text, nowMs) {
-  const normalised = normaliseText(text);
+function glanceAtHandoff(text2, nowMs) {
+  const normalised = normaliseText(text2);
   const h = readHandoff(normalised, parseBlocks(normalised), false);
   return { stateTime: handoffStateTime(h, nowMs), strays: h.strays };
 }
@@ -2014,8 +2067,8 @@ var init_common = __esm({
 });
 
 // src/agents/envelopes.ts
-function sessionStartJson(text) {
-  return `${JSON.stringify({ hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: text } })}
+function sessionStartJson(text2) {
+  return `${JSON.stringify({ hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: text2 } })}
 `;
 }
 function isHookFormat(s) {
@@ -2027,18 +2080,18 @@ var init_envelopes = __esm({
     "use strict";
     ENVELOPES = {
       // The reference's output: the sentences as they are.
-      text: (text) => `${text}
+      text: (text2) => `${text2}
 `,
       // Claude Code drops JSON without hookEventName.
-      claude: (text) => sessionStartJson(text),
+      claude: (text2) => sessionStartJson(text2),
       // Codex's schema is strict: exactly these keys, nothing else (no sessionTitle).
-      codex: (text) => sessionStartJson(text),
+      codex: (text2) => sessionStartJson(text2),
       // Gemini CLI: nothing but JSON on stdout; the context in hookSpecificOutput.additionalContext.
-      gemini: (text) => sessionStartJson(text),
+      gemini: (text2) => sessionStartJson(text2),
       // Cursor: its own key only, never Claude's as well (*unverified* key).
-      cursor: (text) => `${JSON.stringify({ additional_context: text })}
+      cursor: (text2) => `${JSON.stringify({ additional_context: text2 })}
 `,
-      cline: (text) => `${JSON.stringify({ cancel: false, contextModification: text, errorMessage: "" })}
+      cline: (text2) => `${JSON.stringify({ cancel: false, contextModification: text2, errorMessage: "" })}
 `
     };
   }
@@ -2074,8 +2127,8 @@ var init_harness_path = __esm({
 });
 
 // src/agents/render.ts
-function renderHook(format, text, limit) {
-  const lines = text.split("\n").filter((l) => l !== "");
+function renderHook(format, text2, limit) {
+  const lines = text2.split("\n").filter((l) => l !== "");
   if (lines.length === 0) return "";
   for (; ; ) {
     const out = ENVELOPES[format](lines.join("\n"));
@@ -2105,13 +2158,13 @@ var init_types = __esm({
 });
 
 // src/schema/checkpoint-name.ts
-function headerValue(text, name) {
-  const lines = text.split("\n", 12);
+function headerValue(text2, name) {
+  const lines = text2.split("\n", 12);
   for (const line of lines) if (line.startsWith(`${name}: `)) return line.slice(name.length + 2).trim();
   return null;
 }
-function isCheckpointText(text) {
-  const lines = text.split("\n", 4);
+function isCheckpointText(text2) {
+  const lines = text2.split("\n", 4);
   return lines[0] === "<!-- memory-schema: v1 -->" && lines.includes(CHECKPOINT_HEADING);
 }
 function isAnchorsOnlySource(source) {
@@ -2128,7 +2181,7 @@ var init_checkpoint_name = __esm({
 });
 
 // src/store/checkpoints.ts
-import { closeSync as closeSync6, constants as constants5, fstatSync as fstatSync5, lstatSync as lstatSync10, openSync as openSync5, readdirSync as readdirSync3, readSync as readSync5, unlinkSync as unlinkSync2, writeSync as writeSync3 } from "node:fs";
+import { closeSync as closeSync7, constants as constants6, fstatSync as fstatSync5, lstatSync as lstatSync11, openSync as openSync6, readdirSync as readdirSync3, readSync as readSync5, unlinkSync as unlinkSync2 } from "node:fs";
 import path17 from "node:path";
 function checkpointsDir(root) {
   return path17.join(memoryDir(root), "checkpoints");
@@ -2139,12 +2192,13 @@ function mayBeToken(id) {
 }
 function sessionFileId(id) {
   if (typeof id !== "string" || id === "") return "unknown";
-  if (FILE_SAFE_ID.test(id) && !id.endsWith(".") && !WINDOWS_RESERVED.test(id.split(".", 1)[0]) && !mayBeToken(id)) return id;
+  const reserved = WINDOWS_RESERVED.test(id.split(".", 1)[0]);
+  if (FILE_SAFE_ID.test(id) && !id.endsWith(".") && !reserved && !mayBeToken(id)) return id;
   return nodeCrypto().createHash("sha256").update(id, "utf8").digest("hex").slice(0, 16);
 }
 function checkpointsDirState(root) {
   try {
-    const st = lstatSync10(checkpointsDir(root));
+    const st = lstatSync11(checkpointsDir(root));
     return st.isDirectory() && !st.isSymbolicLink() ? "ok" : "unsafe";
   } catch {
     return "missing";
@@ -2159,14 +2213,15 @@ function readHeadBytes(filePath, bytes = 1e6) {
 function readHeadAndTime(filePath, bytes) {
   let fd;
   try {
-    fd = openSync5(filePath, constants5.O_RDONLY | constants5.O_NOFOLLOW | constants5.O_NONBLOCK);
+    fd = openSync6(filePath, constants6.O_RDONLY | constants6.O_NOFOLLOW | constants6.O_NONBLOCK);
   } catch {
     return null;
   }
   try {
     const st = fstatSync5(fd, { bigint: true });
     if (!st.isFile()) return null;
-    if (st.nlink !== 1n && !(st.nlink === 2n && hasPrivatePartner(path17.dirname(filePath), path17.basename(filePath), st.ino))) return null;
+    const partnered = st.nlink === 2n && hasPrivatePartner(path17.dirname(filePath), path17.basename(filePath), st.ino);
+    if (st.nlink !== 1n && !partnered) return null;
     const want = Math.min(bytes, Number(st.size) + 1);
     const buf = Buffer.alloc(want);
     const n = readSync5(fd, buf, 0, want, 0);
@@ -2174,7 +2229,7 @@ function readHeadAndTime(filePath, bytes) {
   } catch {
     return null;
   } finally {
-    closeSync6(fd);
+    closeSync7(fd);
   }
 }
 function timeOf(value, now) {
@@ -2213,11 +2268,12 @@ function listCheckpoints(root, now = Date.now()) {
     const mb = mtimes.get(b.name) ?? 0n;
     return ma === mb ? 0 : mb > ma ? 1 : -1;
   };
-  return out.sort((a, b) => (b.savedMs ?? -Infinity) - (a.savedMs ?? -Infinity) || later(a, b) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const byName = (a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+  return out.sort((a, b) => (b.savedMs ?? -Infinity) - (a.savedMs ?? -Infinity) || later(a, b) || byName(a, b));
 }
 function rmQuietRegular(p) {
   try {
-    const st = lstatSync10(p);
+    const st = lstatSync11(p);
     if (st.isFile() || st.isSymbolicLink()) unlinkSync2(p);
   } catch {
   }
@@ -2226,27 +2282,14 @@ function deliveredPath(root, session) {
   return path17.join(checkpointsDir(root), `.delivered-${session}`);
 }
 function readDelivered(root, session) {
-  const text = readHead(deliveredPath(root, session), 128);
-  return text === null ? null : text.trim();
+  const text2 = readHead(deliveredPath(root, session), 128);
+  return text2 === null ? null : text2.trim();
 }
 function writeDelivered(root, session, token) {
   const p = deliveredPath(root, session);
   rmQuietRegular(p);
-  let fd;
-  try {
-    fd = openSync5(p, constants5.O_WRONLY | constants5.O_CREAT | constants5.O_EXCL | constants5.O_NOFOLLOW, 384);
-  } catch {
-    return false;
-  }
-  try {
-    writeSync3(fd, `${token}
+  return createExclusive(p, `${token}
 `);
-    return true;
-  } catch {
-    return false;
-  } finally {
-    closeSync6(fd);
-  }
 }
 var FILE_SAFE_ID, WINDOWS_RESERVED, HEAD;
 var init_checkpoints = __esm({
@@ -2255,6 +2298,7 @@ var init_checkpoints = __esm({
     init_builtins();
     init_checkpoint_name();
     init_values();
+    init_files();
     init_private();
     init_paths();
     FILE_SAFE_ID = /^[a-z0-9][a-z0-9._-]{0,127}$/;
@@ -2283,16 +2327,16 @@ function minutesAgo(savedMs, now) {
   const m = Math.floor(Math.max(0, now - savedMs) / MINUTE_MS);
   return m === 1 ? "1 minute ago" : `${m} minutes ago`;
 }
-function handoffStateMs(text, now) {
-  const st = stateTimeOfText(text, now);
+function handoffStateMs(text2, now) {
+  const st = stateTimeOfText(text2, now);
   return st.known ? st.time.ms : null;
 }
-function lazyOrder(token, text, now) {
+function lazyOrder(token, text2, now) {
   let ms;
   return {
     token,
     get stateMs() {
-      if (ms === void 0) ms = handoffStateMs(text, now);
+      if (ms === void 0) ms = handoffStateMs(text2, now);
       return ms;
     }
   };
@@ -2315,11 +2359,11 @@ function currentCheckpoint(root, handoff, now) {
   }
   return null;
 }
-function countCheckpoint(text) {
+function countCheckpoint(text2) {
   const out = { requests: 0, plan: 0, files: 0, commands: 0 };
   const key = { "## User requests": "requests", "## Plan state": "plan", "## Files edited": "files", "## Commands": "commands" };
   let at = null;
-  for (const line of text.split("\n")) {
+  for (const line of text2.split("\n")) {
     if (line.startsWith("## ")) at = key[line] ?? null;
     else if (at !== null && line.startsWith("- ") && line !== "- none captured") {
       const older = /^- \((\d+) older left out\)$/.exec(line);
@@ -2412,10 +2456,10 @@ __export(hook_exports, {
   hookVerb: () => hookVerb
 });
 import path19 from "node:path";
-import { lstatSync as lstatSync11 } from "node:fs";
-function ageText(text, now) {
-  if (typeof text !== "string") return { age: "age unknown", strays: null };
-  const glance = glanceAtHandoff(text, now);
+import { lstatSync as lstatSync12 } from "node:fs";
+function ageText(text2, now) {
+  if (typeof text2 !== "string") return { age: "age unknown", strays: null };
+  const glance = glanceAtHandoff(text2, now);
   const words = ageWords(glance.stateTime, now);
   return { age: words === "age unknown" ? words : `saved ${words}`, strays: straySentence(glance.strays) };
 }
@@ -2462,8 +2506,8 @@ function composeHookText(files, interrupted, paused, now, checkpoint, savedHere)
   }
   if (checkpoint) lines.push(...checkpoint.lines);
   if (paused) lines.push(SENTENCES.paused());
-  const text = lines.join("\n");
-  return text.length > 0 ? `${text.slice(0, HOOK_LIMIT - 1)}
+  const text2 = lines.join("\n");
+  return text2.length > 0 ? `${text2.slice(0, HOOK_LIMIT - 1)}
 ` : "";
 }
 var HOOK_LIMIT, HOOK_STDIN_BYTES, SENTENCES, hookVerb;
@@ -2543,7 +2587,7 @@ exit: always 0 -- a broken hook must not break a session; problems go to stderr.
           const got = quotedValue(String(format));
           return ok("", [`memory_io hook: --format must be ${formats}, got ${got}; printing nothing`]);
         }
-        const wrap = (text) => renderHook(format, text, HOOK_LIMIT);
+        const wrap = (text2) => renderHook(format, text2, HOOK_LIMIT);
         if (disabledByEnv(ctx.env)) return ok("", []);
         let root;
         const input = await stdinInput(ctx);
@@ -2565,19 +2609,19 @@ exit: always 0 -- a broken hook must not break a session; problems go to stderr.
         const session = mode === "session";
         const checkpoint = session ? await checkpointHookLines(root, input, handoffPresent, paused, now) : void 0;
         const interrupted = mode === "session" ? interruptedSave(root) : lessonsInterrupted(root);
-        const savedHere = (text) => {
+        const savedHere = (text2) => {
           const saves = readSaves(root);
           if (saves === null) return true;
           try {
-            const stat = lstatSync11(path19.join(memoryDir(root), "HANDOFF.md"), { bigint: true });
+            const stat = lstatSync12(path19.join(memoryDir(root), "HANDOFF.md"), { bigint: true });
             if (savedHereByStat(root, statKey(stat))) return true;
           } catch {
           }
-          const marked = markedHere(root, text);
+          const marked = markedHere(root, text2);
           if (marked !== null) return marked;
-          const stamp = savedStampOf(text);
+          const stamp = savedStampOf(text2);
           if (stamp !== null && saves.stamps.includes(stamp)) return true;
-          return saves.tokens.includes(tokenOf(Buffer.from(text, "utf8")));
+          return saves.tokens.includes(tokenOf(Buffer.from(text2, "utf8")));
         };
         return ok(wrap(composeHookText(files, interrupted, paused, now, checkpoint, savedHere)), []);
       }
@@ -2586,7 +2630,7 @@ exit: always 0 -- a broken hook must not break a session; problems go to stderr.
 });
 
 // src/agents/transcripts/tail.ts
-import { closeSync as closeSync7, constants as constants6, fstatSync as fstatSync6, openSync as openSync6, readSync as readSync6 } from "node:fs";
+import { closeSync as closeSync8, constants as constants7, fstatSync as fstatSync6, openSync as openSync7, readSync as readSync6 } from "node:fs";
 function readAt2(fd, length, position) {
   const buf = Buffer.allocUnsafe(length);
   let got = 0;
@@ -2616,7 +2660,7 @@ function openTranscript(transcriptPath) {
   transcriptPath = where.path;
   let fd;
   try {
-    fd = openSync6(transcriptPath, constants6.O_RDONLY | constants6.O_NOFOLLOW | constants6.O_NONBLOCK);
+    fd = openSync7(transcriptPath, constants7.O_RDONLY | constants7.O_NOFOLLOW | constants7.O_NONBLOCK);
   } catch (err) {
     const code = err.code;
     const known = { ENOENT: "does not exist", ELOOP: "is a link" };
@@ -2630,12 +2674,12 @@ function openTranscript(transcriptPath) {
   } catch (err) {
     reason = readFailure(err);
   }
-  closeSync7(fd);
+  closeSync8(fd);
   return { ok: false, reason };
 }
 function closeTranscript(file) {
   try {
-    closeSync7(file.fd);
+    closeSync8(file.fd);
   } catch {
   }
 }
@@ -2661,9 +2705,25 @@ var init_tail = __esm({
 });
 
 // src/schema/capture.ts
+function emptyCapture(format) {
+  return {
+    format,
+    firstTimestamp: null,
+    userRequests: [],
+    plan: null,
+    planFinal: false,
+    filesEdited: [],
+    commands: [],
+    lastClaim: null,
+    records: 0,
+    version: null
+  };
+}
+var LISTED_ITEMS;
 var init_capture = __esm({
   "src/schema/capture.ts"() {
     "use strict";
+    LISTED_ITEMS = 40;
   }
 });
 
@@ -2682,6 +2742,19 @@ function parseLine(line) {
   } catch {
     return null;
   }
+}
+function noteEdit(list, file) {
+  if (file === "") return;
+  const at = list.indexOf(file);
+  if (at >= 0) list.splice(at, 1);
+  list.push(file);
+}
+function exitFromText(text2) {
+  const m = /(?:Process exited with code|Exit [Cc]ode:?)\s*(-?\d{1,4})\b/.exec(text2.slice(0, 4096));
+  return m ? `exit ${Number(m[1])}` : null;
+}
+function versionOf(value) {
+  return typeof value === "string" && /^[0-9A-Za-z][0-9A-Za-z.+_-]{0,39}$/.test(value) ? value : null;
 }
 function noEvents(line) {
   return { line, calls: [], results: [], usage: null, window: null, items: false };
@@ -2713,6 +2786,153 @@ var init_types2 = __esm({
 });
 
 // src/agents/transcripts/claude.ts
+function todoStatus(s) {
+  return s === "completed" ? "done" : s === "in_progress" ? "doing" : s === "deleted" ? "dropped" : "open";
+}
+function blockText(content) {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return content.map((b) => {
+    const o = obj(b);
+    return o && o.type === "text" ? str(o.text) ?? "" : "";
+  }).filter((t) => t !== "").join("\n");
+}
+function resultStatus(rec, block) {
+  const text2 = typeof block.content === "string" ? block.content : blockText(block.content);
+  const tur = rec.toolUseResult;
+  const failed = block.is_error === true;
+  if (failed) return exitFromText(text2) ?? exitFromText(typeof tur === "string" ? tur : "") ?? "unknown";
+  if (obj(tur) !== null && obj(tur).interrupted !== true) return exitFromText(text2) ?? "ok";
+  return exitFromText(text2) ?? "unknown";
+}
+function parseClaude(lines) {
+  const cap = emptyCapture("claude");
+  const pending = /* @__PURE__ */ new Map();
+  const plans = { todo: null, from: null, taskCreates: /* @__PURE__ */ new Map(), tasks: /* @__PURE__ */ new Map() };
+  const { taskCreates } = plans;
+  let deferring = false;
+  const later = new Results(lines);
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i];
+    if (cap.records > 0 && line.includes('"tool_use_id":"') && !line.includes('"type":"assistant"')) {
+      const ids = [...line.matchAll(/"tool_use_id":"([^"\\]+)"/g)].map((m) => m[1]);
+      const untracked = !ids.some((id) => pending.has(id) || taskCreates.has(id));
+      const noted = () => {
+        if (!deferring || ids.some((id) => taskCreates.has(id))) return false;
+        let keys = 0;
+        for (let k = line.indexOf('"tool_use_id":'); k >= 0; k = line.indexOf('"tool_use_id":', k + 14)) keys++;
+        const answered = !ids.some((id) => pending.has(id) && !later.answeredBefore(id, i));
+        return keys === ids.length && line.includes('"toolUseResult":') || answered;
+      };
+      if (ids.length > 0 && (untracked || noted())) {
+        for (const id of ids) if (pending.has(id)) later.candidate(id, i);
+        if (!line.includes('"isSidechain":true')) cap.records++;
+        continue;
+      }
+    }
+    const rec = parseLine(line);
+    if (rec === null) continue;
+    if (rec.isSidechain === true || typeof rec.agentId === "string") continue;
+    const type = rec.type;
+    if (typeof type !== "string" || !RECORD_TYPES.has(type)) continue;
+    cap.records++;
+    const ts = str(rec.timestamp);
+    if (ts !== null && cap.firstTimestamp === null) {
+      cap.firstTimestamp = ts;
+      deferring = true;
+      for (const [id, run] of pending) later.defer(run, id, -1);
+    }
+    cap.version = versionOf(rec.version) ?? cap.version ?? null;
+    if (type === "attachment") {
+      const queued = obj(rec.attachment);
+      const prompt = queued?.commandMode === void 0 || queued.commandMode === "prompt";
+      const text2 = queued?.type === "queued_command" && prompt ? blockText(queued.prompt) : "";
+      if (text2.trim() !== "" && !SCAFFOLDING.test(text2)) cap.userRequests.push(text2);
+      continue;
+    }
+    const message = obj(rec.message);
+    if (message === null) continue;
+    const content = message.content;
+    if (type === "user") {
+      const blocks = Array.isArray(content) ? content.map(obj) : [];
+      const results = blocks.filter((b) => b?.type === "tool_result");
+      for (const b of results) {
+        const id = str(b.tool_use_id);
+        if (id === null) continue;
+        if (pending.has(id)) {
+          if (deferring) later.candidate(id, i, rec);
+          else {
+            pending.get(id).status = resultStatus(rec, b);
+            pending.delete(id);
+          }
+        }
+        taskCreated(plans, id, b, results.length === 1 ? rec : null);
+      }
+      if (results.length > 0 || rec.toolUseResult !== void 0 || rec.isMeta === true) continue;
+      const text2 = rec.isCompactSummary === true ? "" : blockText(content);
+      if (text2.trim() !== "" && !text2.startsWith("[Request interrupted by user") && !SCAFFOLDING.test(text2)) {
+        cap.userRequests.push(text2);
+      }
+      continue;
+    }
+    if (type !== "assistant" || !Array.isArray(content)) continue;
+    for (const raw of content) {
+      const b = obj(raw);
+      if (b === null) continue;
+      if (b.type === "text") {
+        const text2 = str(b.text);
+        if (text2 !== null && text2.trim() !== "") cap.lastClaim = text2;
+        continue;
+      }
+      if (b.type !== "tool_use") continue;
+      const run = toolUse(cap, plans, b);
+      const id = str(b.id);
+      if (run !== null && id !== null) {
+        pending.set(id, run);
+        if (deferring) later.defer(run, id, i);
+      }
+    }
+  }
+  later.settle(cap.commands.slice(-LISTED_ITEMS));
+  cap.plan = plans.from === "todo" || plans.tasks.size === 0 ? plans.todo : [...plans.tasks.values()];
+  cap.planFinal = plans.from === "todo";
+  return cap;
+}
+function toolUse(cap, plans, b) {
+  const name = str(b.name) ?? "";
+  const input = obj(b.input) ?? {};
+  if (name === "Bash") {
+    const run = { command: str(input.command) ?? "", status: "unknown" };
+    cap.commands.push(run);
+    return run;
+  }
+  if (EDIT_TOOLS.has(name)) noteEdit(cap.filesEdited, str(input.file_path) ?? str(input.notebook_path) ?? "");
+  else if (name === "TodoWrite" && Array.isArray(input.todos)) {
+    const todos = input.todos.map(obj).filter((t) => t !== null);
+    plans.todo = todos.map((t) => ({ text: str(t.content) ?? str(t.activeForm) ?? "", status: todoStatus(t.status) }));
+    plans.from = "todo";
+  } else if (name === "TaskCreate") {
+    const item = { text: str(input.subject) ?? str(input.description) ?? "", status: "open" };
+    const id = str(b.id);
+    if (id !== null) plans.taskCreates.set(id, item);
+    plans.from = "tasks";
+  } else if (name === "TaskUpdate") {
+    const task = plans.tasks.get(String(input.taskId ?? ""));
+    if (task !== void 0 && input.status !== void 0) task.status = todoStatus(input.status);
+    if (task !== void 0 && typeof input.subject === "string") task.text = input.subject;
+    plans.from = "tasks";
+  }
+  return null;
+}
+function taskCreated(plans, id, block, only) {
+  const created = plans.taskCreates.get(id);
+  if (created === void 0) return;
+  const text2 = typeof block.content === "string" ? block.content : blockText(block.content);
+  const fromResult = only === null ? null : str(obj(obj(only.toolUseResult)?.task)?.id);
+  const taskId = /\bTask #(\w+)/.exec(text2)?.[1] ?? fromResult;
+  if (taskId !== null) plans.tasks.set(taskId, created);
+  plans.taskCreates.delete(id);
+}
 function claudeWindow(model) {
   if (model === null) return CLAUDE_DEFAULT_WINDOW;
   if (/\[1m\]$/i.test(model) || ONE_MILLION.has(model.toLowerCase())) return 1e6;
@@ -2754,7 +2974,7 @@ function claudeEvents(rec, line) {
   }
   return ev;
 }
-var SCAFFOLDING, CLAUDE_DEFAULT_WINDOW, ONE_MILLION;
+var SCAFFOLDING, RECORD_TYPES, Results, CLAUDE_DEFAULT_WINDOW, ONE_MILLION;
 var init_claude = __esm({
   "src/agents/transcripts/claude.ts"() {
     "use strict";
@@ -2763,12 +2983,284 @@ var init_claude = __esm({
     SCAFFOLDING = new RegExp(
       String.raw`^\s*(<command-name>|<command-message>|<local-command-std(out|err)>|<system-reminder>` + "|<bash-input>|<bash-stdout>|Caveat: The messages below)"
     );
+    RECORD_TYPES = /* @__PURE__ */ new Set(["user", "assistant", "system", "attachment", "progress", "summary"]);
+    Results = class {
+      deferred = /* @__PURE__ */ new Map();
+      latest = /* @__PURE__ */ new Map();
+      /** Per command id, the lines that may answer it, in order. */
+      candidates = /* @__PURE__ */ new Map();
+      /** Parsed records of lines already read. */
+      records = /* @__PURE__ */ new Map();
+      lines;
+      constructor(lines) {
+        this.lines = lines;
+      }
+      candidate(id, at, rec) {
+        const list = this.candidates.get(id);
+        if (list === void 0) this.candidates.set(id, [at]);
+        else if (list[list.length - 1] !== at) list.push(at);
+        if (rec !== void 0) this.records.set(at, rec);
+      }
+      defer(run, id, at) {
+        const seen = this.candidates.get(id)?.length ?? 0;
+        const d = { run, id, at, until: Number.POSITIVE_INFINITY, seen, answered: false };
+        const before = this.latest.get(id);
+        if (before !== void 0) before.until = at;
+        this.latest.set(id, d);
+        this.deferred.set(run, d);
+      }
+      // The tool_result block of line `at` that answers `id`, as the in-order reader would take it, or null.
+      answer(at, id) {
+        if (!this.records.has(at)) this.records.set(at, parseLine(this.lines[at]));
+        const rec = this.records.get(at);
+        if (rec === null || rec.isSidechain === true || typeof rec.agentId === "string" || rec.type !== "user") return null;
+        const content = obj(rec.message)?.content;
+        if (!Array.isArray(content)) return null;
+        const block = content.map(obj).find((b) => b?.type === "tool_result" && b.tool_use_id === id);
+        return block === void 0 || block === null ? null : { rec, block };
+      }
+      // True when the latest call of `id` before line `i` was answered before it (or there is none).
+      // Called in line order: each candidate is looked at once per call, so the pass stays linear.
+      answeredBefore(id, i) {
+        const d = this.latest.get(id);
+        if (d === void 0) return true;
+        const list = this.candidates.get(id) ?? [];
+        while (!d.answered && d.seen < list.length && list[d.seen] < i) {
+          const at = list[d.seen++];
+          if (at > d.at && this.answer(at, id) !== null) d.answered = true;
+        }
+        return d.answered;
+      }
+      /** Gives each of `runs` the status of the first line that answers it in its window. */
+      settle(runs) {
+        for (const run of runs) {
+          const d = this.deferred.get(run);
+          if (d === void 0) continue;
+          for (const at of this.candidates.get(d.id) ?? []) {
+            if (at <= d.at) continue;
+            if (at >= d.until) break;
+            const found = this.answer(at, d.id);
+            if (found === null) continue;
+            run.status = resultStatus(found.rec, found.block);
+            break;
+          }
+        }
+      }
+    };
     CLAUDE_DEFAULT_WINDOW = 2e5;
     ONE_MILLION = /* @__PURE__ */ new Set(["claude-opus-5-5"]);
   }
 });
 
 // src/agents/transcripts/codex.ts
+function planStatus(s) {
+  return s === "completed" ? "done" : s === "in_progress" ? "doing" : "open";
+}
+function contentText(content) {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return content.map((c) => {
+    const o = obj(c);
+    return typeof o?.type === "string" && TEXT_PARTS.has(o.type) ? str(o.text) ?? "" : "";
+  }).filter((t) => t !== "").join("\n");
+}
+function commandOf(name, args) {
+  const cmd = args.cmd ?? args.command;
+  if (typeof cmd === "string") return cmd;
+  if (Array.isArray(cmd) && cmd.every((c) => typeof c === "string")) {
+    const parts = cmd;
+    if (parts.length === 3 && /(^|\/)(ba|z)?sh$/.test(parts[0]) && /^-l?c$/.test(parts[1])) return parts[2];
+    return parts.join(" ");
+  }
+  return name === "exec_command" || name === "shell" || name === "local_shell" ? "" : null;
+}
+function outputStatus(output) {
+  const o = obj(output);
+  const text2 = typeof output === "string" ? output : o !== null ? str(o.content) ?? str(o.output) ?? "" : "";
+  const fromText = exitFromText(text2);
+  if (fromText !== null) return fromText;
+  if (text2.startsWith("{")) {
+    try {
+      const code = obj(obj(JSON.parse(text2))?.metadata)?.exit_code;
+      if (typeof code === "number" && Number.isInteger(code)) return `exit ${code}`;
+    } catch {
+    }
+  }
+  return "unknown";
+}
+function patchFiles(input) {
+  const files = [];
+  const names = /^\*\*\* (?:Update|Add|Delete) File: (.+)$|^\*\*\* Move to: (.+)$/gm;
+  for (const m of input.matchAll(names)) noteEdit(files, (m[1] ?? m[2] ?? "").trim());
+  return files;
+}
+function shellPatch(command) {
+  return /^\s*(?:apply_patch|applypatch)\b/.test(command) && command.includes("*** Begin Patch") ? command : null;
+}
+function scriptCalls(script) {
+  const out = [];
+  const literal = String.raw`"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|\x60[^\x60$]*\x60`;
+  const re = new RegExp(String.raw`tools\.(exec_command|apply_patch)\(\s*(?:\{[^}]*?\bcmd\s*:\s*)?(${literal})`, "g");
+  for (const m of script.slice(0, 65536).matchAll(re)) {
+    const raw = m[2];
+    let text2 = null;
+    if (raw.startsWith("`")) text2 = raw.slice(1, -1);
+    else {
+      try {
+        const quoted = raw.startsWith("'") ? `"${raw.slice(1, -1).replace(/\\'/g, "'").replace(/"/g, '\\"')}"` : raw;
+        text2 = JSON.parse(quoted);
+      } catch {
+        text2 = null;
+      }
+    }
+    if (text2 !== null) out.push({ tool: m[1], text: text2 });
+  }
+  return out;
+}
+function parseCodex(lines) {
+  const cap = emptyCapture("codex");
+  const r = {
+    steps: [],
+    calls: /* @__PURE__ */ new Set(),
+    itemized: /* @__PURE__ */ new Set(),
+    openScripts: /* @__PURE__ */ new Set(),
+    users: [[], [], []],
+    claims: [null, null, null]
+  };
+  const pending = /* @__PURE__ */ new Map();
+  const add = (step, call) => addStep(r, step, call);
+  for (const line of lines) {
+    const rec = parseLine(line);
+    if (rec === null) continue;
+    const payload = obj(rec.payload);
+    if (payload === null || typeof rec.type !== "string") continue;
+    cap.records++;
+    const ts = str(rec.timestamp);
+    if (ts !== null && cap.firstTimestamp === null) cap.firstTimestamp = ts;
+    if (rec.type === "session_meta") {
+      cap.version = versionOf(payload.cli_version) ?? cap.version ?? null;
+      continue;
+    }
+    if (rec.type === "event_msg") {
+      const text2 = str(payload.message);
+      const words = text2 !== null && text2.trim() !== "";
+      if (payload.type === "user_message" && words && !SCAFFOLDING2.test(text2)) r.users[0].push(text2);
+      if (payload.type === "agent_message" && words) r.claims[0] = text2;
+      if (payload.type === "item_completed") itemStep(r, obj(payload.item));
+      continue;
+    }
+    if (rec.type !== "response_item") continue;
+    const kind = payload.type;
+    const id = str(payload.call_id) ?? str(payload.id);
+    if (kind === "message") {
+      const text2 = contentText(payload.content);
+      if (text2.trim() === "") continue;
+      if (payload.role === "user" && !SCAFFOLDING2.test(text2)) r.users[1].push(text2);
+      if (payload.role === "assistant") r.claims[1] = text2;
+    } else if (kind === "function_call" || kind === "local_shell_call") {
+      const name = str(payload.name) ?? (kind === "local_shell_call" ? "local_shell" : "");
+      let args = {};
+      if (typeof payload.arguments === "string") {
+        try {
+          args = obj(JSON.parse(payload.arguments)) ?? {};
+        } catch {
+          args = {};
+        }
+      } else {
+        args = obj(payload.arguments) ?? obj(payload.action) ?? {};
+      }
+      if (name === "update_plan" && Array.isArray(args.plan)) {
+        const steps = args.plan.map(obj).filter((p) => p !== null);
+        cap.plan = steps.map((p) => ({ text: str(p.step) ?? "", status: planStatus(p.status) }));
+        cap.planFinal = true;
+        continue;
+      }
+      if (name === "apply_patch" && typeof args.input === "string") {
+        add({ kind: "edit", files: patchFiles(args.input) }, id);
+        continue;
+      }
+      const command = commandOf(name, args);
+      if (command === null) continue;
+      if (shellPatch(command) !== null) {
+        add({ kind: "edit", files: patchFiles(command) }, id);
+        continue;
+      }
+      const run = { command, status: "unknown" };
+      add({ kind: "command", run }, id);
+      if (id !== null) pending.set(id, run);
+    } else if (kind === "custom_tool_call") {
+      const input = str(payload.input);
+      if (input === null) continue;
+      if (payload.name === "apply_patch") add({ kind: "edit", files: patchFiles(input) }, id);
+      else if (payload.name === "exec") {
+        if (id !== null) r.openScripts.add(id);
+        for (const c of scriptCalls(input)) {
+          if (c.tool === "apply_patch") add({ kind: "edit", files: patchFiles(c.text) }, id);
+          else if (shellPatch(c.text) !== null) add({ kind: "edit", files: patchFiles(c.text) }, id);
+          else add({ kind: "command", run: { command: c.text, status: "unknown" } }, id);
+        }
+      }
+    } else if (kind === "function_call_output" || kind === "custom_tool_call_output") {
+      const callId = str(payload.call_id);
+      if (callId === null) continue;
+      r.openScripts.delete(callId);
+      const run = pending.get(callId);
+      if (run !== void 0) {
+        run.status = outputStatus(payload.output);
+        pending.delete(callId);
+      }
+    }
+  }
+  for (const { step, call } of r.steps) {
+    if (call !== null && r.itemized.has(call)) continue;
+    if (step.kind === "command") cap.commands.push(step.run);
+    else for (const f of step.files) noteEdit(cap.filesEdited, f);
+  }
+  cap.userRequests = r.users.find((u) => u.length > 0) ?? [];
+  cap.lastClaim = r.claims[0] ?? r.claims[1] ?? r.claims[2];
+  return cap;
+}
+function addStep(r, step, call) {
+  r.steps.push({ step, call });
+  if (call !== null) r.calls.add(call);
+}
+function itemStep(r, item) {
+  if (item === null) return;
+  const type = item.type;
+  if (type === "UserMessage" || type === "AgentMessage") {
+    const text2 = contentText(item.content);
+    if (text2.trim() === "") return;
+    if (type === "UserMessage" && !SCAFFOLDING2.test(text2)) r.users[2].push(text2);
+    if (type === "AgentMessage") r.claims[2] = text2;
+    return;
+  }
+  if (type !== "CommandExecution" && type !== "FileChange") return;
+  const id = str(item.id);
+  if (id !== null && r.calls.has(id)) r.itemized.add(id);
+  else for (const open of r.openScripts) r.itemized.add(open);
+  if (type === "CommandExecution") {
+    const command = commandOf("exec_command", item);
+    if (command === null) return;
+    const code = item.exit_code;
+    const done = item.status === "completed" ? "ok" : "unknown";
+    const status = typeof code === "number" && Number.isInteger(code) ? `exit ${code}` : done;
+    addStep(r, { kind: "command", run: { command, status } }, null);
+    return;
+  }
+  if (item.status === "failed" || item.status === "declined") return;
+  const files = [];
+  const changes = item.changes;
+  if (Array.isArray(changes)) {
+    for (const c of changes.map(obj)) noteEdit(files, str(c?.path) ?? "");
+  } else if (obj(changes) !== null) {
+    for (const [file, change] of Object.entries(obj(changes))) {
+      noteEdit(files, file);
+      const moved = str(obj(change)?.move_path);
+      if (moved !== null) noteEdit(files, moved);
+    }
+  }
+  addStep(r, { kind: "edit", files }, null);
+}
 function argvText(cmd) {
   if (typeof cmd === "string") return cmd;
   return Array.isArray(cmd) ? cmd.filter((c) => typeof c === "string").join(" ") : "";
@@ -2831,8 +3323,8 @@ function codexEvents(rec, line, state) {
   if (p.type === "function_call_output" || p.type === "custom_tool_call_output") {
     const id = str(p.call_id);
     const out = p.output;
-    const text2 = typeof out === "string" ? out : str(obj(out)?.content) ?? str(obj(out)?.output) ?? textOf(out);
-    if (id !== null) ev.results.push({ id, text: text2, failed: /Process exited with code [1-9]/.test(text2) });
+    const text3 = typeof out === "string" ? out : str(obj(out)?.content) ?? str(obj(out)?.output) ?? textOf(out);
+    if (id !== null) ev.results.push({ id, text: text3, failed: /Process exited with code [1-9]/.test(text3) });
     return ev;
   }
   if (p.type !== "function_call" && p.type !== "custom_tool_call" && p.type !== "local_shell_call") return ev;
@@ -2847,11 +3339,11 @@ function codexEvents(rec, line, state) {
   } else if (name === "exec_command" || name === "shell" || p.type === "local_shell_call") {
     events = [{ kind: "command", command }];
   }
-  const text = typeof args === "string" ? args : command;
-  ev.calls.push({ ...at, id: str(p.call_id) ?? str(p.id), events, text, result: null });
+  const text2 = typeof args === "string" ? args : command;
+  ev.calls.push({ ...at, id: str(p.call_id) ?? str(p.id), events, text: text2, result: null });
   return ev;
 }
-var SCAFFOLDING2;
+var SCAFFOLDING2, TEXT_PARTS;
 var init_codex = __esm({
   "src/agents/transcripts/codex.ts"() {
     "use strict";
@@ -2860,10 +3352,75 @@ var init_codex = __esm({
     SCAFFOLDING2 = new RegExp(
       String.raw`^\s*(<environment_context>|<user_instructions>|<user_shell_command>|<turn_aborted>` + String.raw`|# AGENTS\.md instructions|<INSTRUCTIONS>)`
     );
+    TEXT_PARTS = /* @__PURE__ */ new Set(["input_text", "output_text", "text", "Text"]);
   }
 });
 
 // src/agents/transcripts/gemini.ts
+function text(content) {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return content.map((p) => str(obj(p)?.text) ?? "").filter((t) => t !== "").join("\n");
+}
+function resultText(result) {
+  if (typeof result === "string") return result;
+  try {
+    return JSON.stringify(result ?? "").slice(0, 4096);
+  } catch {
+    return "";
+  }
+}
+function todoStatus2(s) {
+  return s === "completed" ? "done" : s === "in_progress" ? "doing" : s === "cancelled" ? "dropped" : "open";
+}
+function parseGemini(lines) {
+  const cap = emptyCapture("gemini");
+  const recs = lines.map(parseLine);
+  const lastOf = /* @__PURE__ */ new Map();
+  recs.forEach((r, i) => {
+    const id = r !== null && (r.type === "user" || r.type === "gemini") ? str(r.id) : null;
+    if (id !== null) lastOf.set(id, i);
+  });
+  for (let i = 0; i < recs.length; i++) {
+    const rec = recs[i];
+    if (rec === null) continue;
+    const id = rec.type === "user" || rec.type === "gemini" ? str(rec.id) : null;
+    if (id !== null && lastOf.get(id) !== i) continue;
+    const ts = str(rec.timestamp) ?? str(rec.startTime);
+    if (rec.type !== "user" && rec.type !== "gemini") {
+      if (ts !== null && cap.firstTimestamp === null && "sessionId" in rec) cap.firstTimestamp = ts;
+      continue;
+    }
+    cap.records++;
+    if (ts !== null && cap.firstTimestamp === null) cap.firstTimestamp = ts;
+    const body = text(rec.content);
+    if (rec.type === "user") {
+      const words = body.replace(HOOK_CONTEXT, "");
+      if (words.trim() !== "") cap.userRequests.push(words);
+      continue;
+    }
+    if (body.trim() !== "") cap.lastClaim = body;
+    if (!Array.isArray(rec.toolCalls)) continue;
+    for (const raw of rec.toolCalls) {
+      const call = obj(raw);
+      if (call === null) continue;
+      const name = str(call.name) ?? "";
+      const args = obj(call.args) ?? {};
+      if (name === "run_shell_command") {
+        const out = resultText(call.result);
+        const status = exitFromText(out) ?? (call.status === "success" && !/Exit Code:/i.test(out) ? "ok" : "unknown");
+        cap.commands.push({ command: str(args.command) ?? "", status });
+      } else if (EDIT_TOOLS.has(name)) {
+        noteEdit(cap.filesEdited, str(args.file_path) ?? str(args.absolute_path) ?? "");
+      } else if (name === "write_todos" && Array.isArray(args.todos)) {
+        const todos = args.todos.map(obj).filter((t) => t !== null);
+        cap.plan = todos.map((t) => ({ text: str(t.description) ?? "", status: todoStatus2(t.status) }));
+        cap.planFinal = true;
+      }
+    }
+  }
+  return cap;
+}
 function recordedResult(result) {
   if (result === void 0 || result === null) return null;
   if (typeof result === "string") return result;
@@ -2892,10 +3449,12 @@ function geminiEvents(rec, line) {
   }
   return ev;
 }
+var HOOK_CONTEXT;
 var init_gemini = __esm({
   "src/agents/transcripts/gemini.ts"() {
     "use strict";
     init_types2();
+    HOOK_CONTEXT = /^\s*<hook_context>[\s\S]*?<\/hook_context>\s*/;
   }
 });
 
@@ -2948,6 +3507,7 @@ var init_transcripts = __esm({
     FORMATS = {
       codex: {
         is: (r) => "payload" in r && typeof r.type === "string" && CODEX_TYPES.has(r.type),
+        parse: parseCodex,
         events: codexEvents,
         words: /_call|CommandExecution|FileChange|"session_meta"|"turn_context"|"token_count"|token_usage_record|task_st/,
         usage: /"token_count"|"token_usage_record"|"task_started"/,
@@ -2955,6 +3515,7 @@ var init_transcripts = __esm({
       },
       gemini: {
         is: (r) => "projectHash" in r || r.type === "gemini" || "startTime" in r && "sessionId" in r && !("uuid" in r),
+        parse: parseGemini,
         events: (rec, line) => geminiEvents(rec, line),
         words: /"toolCalls"/,
         usage: null,
@@ -2962,6 +3523,7 @@ var init_transcripts = __esm({
       },
       claude: {
         is: (r) => ("sessionId" in r || "uuid" in r) && typeof r.type === "string",
+        parse: parseClaude,
         events: (rec, line) => claudeEvents(rec, line),
         words: /"tool_use"|"tool_result"|"usage"/,
         usage: /"usage"/,
@@ -2987,8 +3549,8 @@ function findLastSave(events, project) {
   const open = /* @__PURE__ */ new Map();
   let found = null;
   let unanswered = null;
-  const answered = (text, failed, line) => {
-    const token = savedToken(text, failed);
+  const answered = (text2, failed, line) => {
+    const token = savedToken(text2, failed);
     if (token !== null && project.accepts(token)) found = { token, line };
   };
   for (const ev of events) {
@@ -3051,7 +3613,7 @@ __export(context_exports, {
   contextVerb: () => contextVerb,
   offerText: () => offerText
 });
-import { closeSync as closeSync8, constants as constants7, lstatSync as lstatSync12, mkdirSync as mkdirSync3, openSync as openSync7, writeSync as writeSync4 } from "node:fs";
+import { lstatSync as lstatSync13, mkdirSync as mkdirSync3 } from "node:fs";
 function offerText(pct, used, window, threshold) {
   return `session-handoff: this session's context is ${pct}% full (${used} of ${window} tokens; the threshold is ${threshold}%). Before it is compacted, offer the user once to save a handoff now with the session-handoff skill's save flow; save only if they agree. An automatic checkpoint was written to .ai/memory/checkpoints/ as a safety net.`;
 }
@@ -3088,23 +3650,9 @@ function readUsage(transcriptPath) {
     closeTranscript(opened.file);
   }
 }
-function claim(p, body) {
-  let fd;
-  try {
-    fd = openSync7(p, constants7.O_WRONLY | constants7.O_CREAT | constants7.O_EXCL | constants7.O_NOFOLLOW, 384);
-  } catch {
-    return false;
-  }
-  try {
-    writeSync4(fd, body);
-  } finally {
-    closeSync8(fd);
-  }
-  return true;
-}
 function exists3(p) {
   try {
-    lstatSync12(p);
+    lstatSync13(p);
     return true;
   } catch {
     return false;
@@ -3123,8 +3671,8 @@ function noteSave(root, input, format) {
   const token = savedToken(strings(input.raw.tool_response).join("\n"), false);
   if (token !== null) recordSavedBy(root, token, AGENT_OF_FORMAT[format] ?? null);
 }
-function envelope(event, text) {
-  return `${JSON.stringify({ hookSpecificOutput: { hookEventName: event, additionalContext: text } })}
+function envelope(event, text2) {
+  return `${JSON.stringify({ hookSpecificOutput: { hookEventName: event, additionalContext: text2 } })}
 `;
 }
 async function decide(ctx, input, format) {
@@ -3164,7 +3712,7 @@ async function decide(ctx, input, format) {
   } catch (err) {
     return ok("", [...warn, `memory_io context: ${err.message}; printing nothing`]);
   }
-  if (!claim(marker, `${JSON.stringify({ pct, used: last.used, window, saved })}
+  if (!createExclusive(marker, `${JSON.stringify({ pct, used: last.used, window, saved })}
 `)) return ok("", warn);
   if (saved) return ok("", warn);
   if (typeof ctx.helperPath === "string") {
@@ -3188,6 +3736,7 @@ var init_context = __esm({
     init_saves();
     init_harness_path();
     init_checkpoints();
+    init_files();
     init_paths();
     init_inspect();
     init_pause();
@@ -3505,7 +4054,7 @@ function geminiHookRun(argv) {
 var GEMINI_SILENT = "{}\n";
 var neverFails = (verb) => verb === "hook" || verb === "checkpoint";
 async function guarded(outer, dispatch) {
-  const proc = { ...outer, writeErr: (text) => outer.writeErr(showRefused(text).text) };
+  const proc = { ...outer, writeErr: (text2) => outer.writeErr(showRefused(text2).text) };
   if (!geminiHookRun(proc.argv)) return dispatch(proc);
   let printed = false;
   const quiet = {
@@ -3589,8 +4138,8 @@ async function runVerb(name, verb, proc) {
       if (err instanceof UsageError) return usageExit;
       return err.code;
     }
-    const text = err instanceof Error ? err.stack ?? err.message : String(err);
-    proc.writeErr(`memory_io internal error: ${text}
+    const text2 = err instanceof Error ? err.stack ?? err.message : String(err);
+    proc.writeErr(`memory_io internal error: ${text2}
 `);
     return neverFails(name) ? 0 : 2;
   }
@@ -3766,14 +4315,14 @@ function heldOutput(fd, redact) {
     flush() {
       const all = Buffer.concat(parts.splice(0));
       if (all.length === 0) return;
-      let text;
+      let text2;
       try {
-        text = new TextDecoder("utf-8", { fatal: true }).decode(all);
+        text2 = new TextDecoder("utf-8", { fatal: true }).decode(all);
       } catch {
         writeFd(fd, all);
         return;
       }
-      writeFd(fd, redact(text));
+      writeFd(fd, redact(text2));
     }
   };
 }
@@ -3804,7 +4353,7 @@ async function runProcess(dispatch, redact) {
       readStdin,
       readStdinWithin,
       writeOut: (data) => out.write(data),
-      writeErr: (text) => err.write(text),
+      writeErr: (text2) => err.write(text2),
       helperPath: runningFile(process.argv[1])
     });
   } catch (error) {

@@ -3,13 +3,14 @@
 // threshold, to offer the user a handoff, and writes a checkpoint then as a safety net.
 // On the hot path: one small settings read, one transcript tail, no git.
 import { childProcess } from "../builtins.ts";
-import { closeSync, constants, lstatSync, mkdirSync, openSync, writeSync } from "node:fs";
+import { lstatSync, mkdirSync } from "node:fs";
 import { closeTranscript, openTranscript, tailPart } from "../agents/transcripts/tail.ts";
 import { readEvents, sniffFormat, usagePoints, type UsagePoint } from "../agents/transcripts/index.ts";
 import { findLastSave, isSaveCommand, savedToken } from "../agents/transcripts/last-save.ts";
 import { recordSavedBy } from "../git/saves.ts";
 import { hookCwd } from "../agents/harness-path.ts";
 import { checkpointsDir, rmQuietRegular, sessionFileId } from "../store/checkpoints.ts";
+import { createExclusive } from "../store/files.ts";
 import { checkTree, memoryDir } from "../store/paths.ts";
 import { treeUnsafe } from "../store/inspect.ts";
 import { pauseSwitch } from "../store/pause.ts";
@@ -83,21 +84,6 @@ function readUsage(transcriptPath: unknown): { points: UsagePoint[]; lines: stri
 }
 
 // Creates `p` exclusively, never through a link: true for the one caller that made it.
-function claim(p: string, body: string): boolean {
-  let fd: number;
-  try {
-    fd = openSync(p, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
-  } catch {
-    return false;
-  }
-  try {
-    writeSync(fd, body);
-  } finally {
-    closeSync(fd);
-  }
-  return true;
-}
-
 function exists(p: string): boolean {
   try {
     lstatSync(p);
@@ -174,7 +160,7 @@ async function decide(ctx: VerbContext, input: HookInput, format: string): Promi
     return ok("", [...warn, `memory_io context: ${(err as Error).message}; printing nothing`]);
   }
   // Exclusive: of two hooks at the same crossing (parallel tool calls), one offers.
-  if (!claim(marker, `${JSON.stringify({ pct, used: last.used, window, saved })}\n`)) return ok("", warn);
+  if (!createExclusive(marker, `${JSON.stringify({ pct, used: last.used, window, saved })}\n`)) return ok("", warn);
   if (saved) return ok("", warn);
   if (typeof ctx.helperPath === "string") {
     childProcess().spawnSync(process.execPath, [ctx.helperPath, "checkpoint", "--format", format, "--root", root], {

@@ -21,8 +21,6 @@ import {
 import { runGit } from "../git/run.ts";
 import { ARCHIVE_NAME } from "../store/archive.ts";
 import { inspectFile, interruptedSave } from "../store/inspect.ts";
-import { missingDirs } from "../store/install-files.ts";
-import { describeFound, planLeftovers } from "../store/install-repair.ts";
 import { archiveDir, memoryDir, type Kind } from "../store/paths.ts";
 import { parseJournal } from "../journal/entry.ts";
 import { claudePluginInstalls, type PluginInstall } from "../agents/claude-plugin.ts";
@@ -82,7 +80,7 @@ files); each installed SessionStart command run as a harness would (/bin/sh -c w
 PATH=/usr/bin:/bin; on Windows Git for Windows' sh.exe, or not run, with a note) and
 what it printed; Codex's trust entry; a block in AGENTS.md
 past the 32 KiB Codex reads; a Claude Code plugin install beside installed hooks;
-what an interrupted install or uninstall left; and the memory dir: \`check\`'s
+and the memory dir: \`check\`'s
 verdict, the archive count, the journal, the kill switch, the memory lock, the
 merge driver, whether .ai/ is ignored or tracked by git. Each problem comes with
 the command that fixes it. Changes nothing. Every line it can print:
@@ -92,7 +90,7 @@ options:
   --global    report the per-user files instead of the project's (runs from the
               home folder too)
   --json      print one object {"ok", "node", "agents", "runs", "notes",
-              "leftovers", "memory", "problems": [{"what", "fix"}]}
+              "memory", "problems": [{"what", "fix"}]}
   --root DIR  the project root
 ${ROOT_HELP}
 stdout: the report, or the JSON object.
@@ -126,12 +124,11 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
     }
     const { agents, starts } = agentInstalls(r);
     pluginInstalls(r, agents);
-    const leftovers = agentLeftovers(r);
     const memory = await memoryState(r);
     const runs = await startRuns(r, starts);
     const notes = [...new Set(r.notes)];
     const { problems } = r;
-    const result = { ok: problems.length === 0, node, helper: helper.abs, agents, runs, notes, leftovers, memory };
+    const result = { ok: problems.length === 0, node, helper: helper.abs, agents, runs, notes, memory };
     if (ctx.values.json) return ok(`${JSON.stringify({ ...result, problems })}\n`);
     return ok(`${reportText({ ...result, problems })}\n`);
   },
@@ -286,48 +283,6 @@ function pluginInstalls(r: Report, agents: Record<string, AgentReport>): void {
   }
 }
 
-// What an interrupted install or uninstall left beside the agent files (project and per-user
-// ones): the next install or uninstall repairs it.
-function agentLeftovers(r: Report): { file: string; found: string[] }[] {
-  const leftovers: { file: string; found: string[] }[] = [];
-  const seen = new Set<string>();
-  for (const [name, agent] of Object.entries(AGENTS) as [AgentName, AgentEntry][]) {
-    for (const global of [false, true]) {
-      const base = global ? r.home : r.root;
-      for (const { edit, file } of agentFiles(r, agent, global)) {
-        if (seen.has(file)) continue;
-        seen.add(file);
-        try {
-          missingDirs(base, path.dirname(file));
-        } catch {
-          continue; // a folder on the way is a link: install never writes there
-        }
-        const plan = planLeftovers(path.dirname(file), path.basename(file));
-        // Every conflict names what it found (a live process's claim included).
-        if (plan.found.length === 0) continue;
-        const shown = global ? `~/${edit.file}` : edit.file;
-        const rel = (p: string) => (global ? `~/${path.relative(r.home, p)}` : path.relative(r.root, p));
-        const fixCmd = r.nodeRun(`install --agent ${name}${global ? " --global" : ""}`, !global);
-        const left = `${shown}: an interrupted install or uninstall left`;
-        if (plan.conflict !== null) {
-          const what = `${left} what only you can settle: ${plan.conflict.found}`;
-          r.problems.push({ what, fix: `${plan.conflict.todo}, then ${fixCmd}` });
-        } else if (plan.steps.length > 0) {
-          const what = `${left} private files beside it: ${plan.steps.map(describeFound).join("; ")}`;
-          r.problems.push({ what, fix: `${fixCmd} repairs it before anything else (uninstall does too)` });
-        }
-        for (const p of plan.planted) {
-          const what = `${shown}: ${rel(p.entry.path)} is named like a private file of its edits but ${p.reason}`;
-          const fix = `move ${quotedPath(p.entry.path)} away (session-handoff did not leave it and never touches it)`;
-          r.problems.push({ what, fix });
-        }
-        leftovers.push({ file: shown, found: plan.found.map((e) => rel(e.path)) });
-      }
-    }
-  }
-  return leftovers;
-}
-
 /** The memory dir: check's verdict, the lock, the merge driver, archives, the journal, the kill switch, git. */
 async function memoryState(r: Report) {
   const { root, problems } = r;
@@ -429,14 +384,13 @@ type Result = {
   agents: Record<string, AgentReport>;
   runs: StartRun[];
   notes: string[];
-  leftovers: { file: string; found: string[] }[];
   memory: Awaited<ReturnType<typeof memoryState>>;
   problems: Problem[];
 };
 
 /** The report as text: paths quoted as anchors print them, and nothing raw a file put there. */
 function reportText(result: Result): string {
-  const { agents, runs, notes, leftovers, memory, problems } = result;
+  const { agents, runs, notes, memory, problems } = result;
   const lines = [`node ${result.node}`, `helper ${quotePath(result.helper)}`];
   for (const [name, a] of Object.entries(agents)) {
     // "absent" is about this agent's entries: the file itself may hold another agent's.
@@ -452,9 +406,6 @@ function reportText(result: Result): string {
     lines.push(`ran ${run.file} SessionStart (PATH=/usr/bin:/bin): exit ${run.code ?? "none"}, ${said}${stderr}`);
   }
   for (const n of notes) lines.push(`note: ${n}`);
-  const beside = leftovers.map((l) => quotePath(l.file)).join(", ");
-  const left = "leftovers of an interrupted install or uninstall";
-  lines.push(leftovers.length === 0 ? `agent files: no ${left}` : `agent files: ${left} beside ${beside}`);
   const { verdict, archives, journal, paused, git } = memory;
   const tracked = git?.tracked ? "tracked" : "untracked";
   const gitWords = git === null ? "not a repository" : `${git.ignored ? "ignored" : "not ignored"}, ${tracked}`;
