@@ -96,12 +96,12 @@ var init_unicode_tables = __esm({
 });
 
 // src/guard/invisible.ts
-function refusedIndexes(text2) {
-  return CANDIDATE.test(text2) ? refusedIndexesIn(text2) : /* @__PURE__ */ new Set();
+function refusedIndexes(text) {
+  return CANDIDATE.test(text) ? refusedIndexesIn(text) : /* @__PURE__ */ new Set();
 }
-function showRefused(text2) {
-  if (!CANDIDATE.test(text2)) return { text: text2, changed: 0 };
-  return renderCodePoints(Array.from(text2, (ch) => ch.codePointAt(0)));
+function showRefused(text) {
+  if (!CANDIDATE.test(text)) return { text, changed: 0 };
+  return renderCodePoints(Array.from(text, (ch) => ch.codePointAt(0)));
 }
 function classOf(cp) {
   if (cp < 32 || cp >= 127 && cp <= 159) return cp === 9 || cp === LF ? void 0 : "control character";
@@ -193,10 +193,10 @@ function forbiddenAt(cps, i) {
 function hex(cp) {
   return `U+${cp.toString(16).toUpperCase().padStart(4, "0")}`;
 }
-function refusedIndexesIn(text2) {
+function refusedIndexesIn(text) {
   const out = /* @__PURE__ */ new Set();
   const cps = [32];
-  for (const ch of text2) cps.push(ch.codePointAt(0));
+  for (const ch of text) cps.push(ch.codePointAt(0));
   for (let i = 1; i < cps.length; i++) if (forbiddenAt(cps, i) !== void 0) out.add(i - 1);
   return out;
 }
@@ -258,8 +258,8 @@ var init_invisible = __esm({
 });
 
 // src/guard/quote.ts
-function markText(text2, oneLine = true) {
-  let out = text2.replace(/\r\n/g, "\n");
+function markText(text, oneLine = true) {
+  let out = text.replace(/\r\n/g, "\n");
   if (oneLine) out = out.replace(BREAKS, " ").replace(/ {2,}/g, " ").replace(/^ | $/g, "");
   out = showRefused(out).text;
   return out.startsWith("\uFEFF") ? `<U+FEFF>${out.slice(1)}` : out;
@@ -267,8 +267,8 @@ function markText(text2, oneLine = true) {
 function inQuotes(marked) {
   return `"${marked.replace(/["\\]/g, "\\$&")}"`;
 }
-function quotedValue(text2) {
-  return inQuotes(markText(text2));
+function quotedValue(text) {
+  return inQuotes(markText(text));
 }
 var BREAKS;
 var init_quote = __esm({
@@ -337,14 +337,14 @@ function safeDirectories(env) {
   if (env.GIT_CONFIG_GLOBAL === void 0) files.push(path3.join(home, ".gitconfig"));
   let out = [];
   for (const file of files) {
-    let text2;
+    let text;
     try {
-      text2 = readFileSync(file, "utf8");
+      text = readFileSync(file, "utf8");
     } catch {
       continue;
     }
     let inSafe = false;
-    for (const raw of text2.split(/\r?\n/)) {
+    for (const raw of text.split(/\r?\n/)) {
       const line = raw.replace(/(^|\s)[#;].*$/, "").trim();
       const section = /^\[\s*([A-Za-z0-9.-]+)\s*\]$/.exec(line);
       if (section) {
@@ -525,16 +525,16 @@ function gitTopOf(root, opts = {}) {
 function gitDirOf(top) {
   const dotGit = path4.join(top, ".git");
   if (isDir(dotGit)) return dotGit;
-  const text2 = readSmall(dotGit);
-  const m = text2 === null ? null : /^gitdir:[ \t]*(.+?)[ \t]*$/m.exec(text2);
+  const text = readSmall(dotGit);
+  const m = text === null ? null : /^gitdir:[ \t]*(.+?)[ \t]*$/m.exec(text);
   if (!m) return null;
   const dir = path4.resolve(top, m[1]);
   return isDir(dir) ? dir : null;
 }
 function commonDirOf(gitDir) {
   try {
-    const text2 = readFileSync2(path4.join(gitDir, "commondir"), "utf8").trim();
-    if (text2 !== "") return path4.resolve(gitDir, text2);
+    const text = readFileSync2(path4.join(gitDir, "commondir"), "utf8").trim();
+    if (text !== "") return path4.resolve(gitDir, text);
   } catch {
   }
   return gitDir;
@@ -558,10 +558,10 @@ function savesPath(root, opts = {}) {
 function savesLines(p) {
   return readFileSync3(p, "utf8").slice(0, 16384).split("\n").map((l) => LINE.exec(l)).filter((m) => m !== null);
 }
-function savedStampOf(text2) {
-  const saved = /^Saved: (\S+)[ \t]*\r?$/m.exec(text2)?.[1];
+function savedStampOf(text) {
+  const saved = /^Saved: (\S+)[ \t]*\r?$/m.exec(text)?.[1];
   if (saved === void 0) return null;
-  const head = /^- HEAD: ([0-9a-f]{12})/m.exec(text2)?.[1];
+  const head = /^- HEAD: ([0-9a-f]{12})/m.exec(text)?.[1];
   return head === void 0 ? saved : `${saved}+${head}`;
 }
 function cloneIdOf(root, create = false) {
@@ -587,8 +587,8 @@ function cloneIdOf(root, create = false) {
     return null;
   }
 }
-function markedHere(root, text2) {
-  const mark = text2 === null ? void 0 : CLONE_MARK.exec(text2)?.[1];
+function markedHere(root, text) {
+  const mark = text === null ? void 0 : CLONE_MARK.exec(text)?.[1];
   const id = mark === void 0 ? null : cloneIdOf(root);
   return mark === void 0 || id === null ? null : mark === id;
 }
@@ -705,8 +705,8 @@ function conflictSides(input) {
   if (!complete) return null;
   return { line: first, ours: ours.join("\n"), theirs: theirs.join("\n") };
 }
-function isConflicted(text2) {
-  return text2.includes("\n<<<<<<< ") || text2.startsWith("<<<<<<< ") ? conflictSides(text2) !== null : false;
+function isConflicted(text) {
+  return text.includes("\n<<<<<<< ") || text.startsWith("<<<<<<< ") ? conflictSides(text) !== null : false;
 }
 var FENCE;
 var init_conflicted = __esm({
@@ -1079,8 +1079,8 @@ function hasPrivatePartner(dir, file, ino) {
 }
 function readOwner(lockDir) {
   try {
-    const text2 = readFileSync4(path8.join(lockDir, OWNER_NAME), "utf8");
-    const data = JSON.parse(text2);
+    const text = readFileSync4(path8.join(lockDir, OWNER_NAME), "utf8");
+    const data = JSON.parse(text);
     if (typeof data.pid !== "number" || typeof data.host !== "string" || typeof data.nonce !== "string") return null;
     return { pid: data.pid, host: data.host, nonce: data.nonce };
   } catch {
@@ -1173,11 +1173,11 @@ function readSmall2(file) {
 }
 function readSettings(memDir) {
   const settings = { ...DEFAULT_SETTINGS };
-  const text2 = readSmall2(path9.join(memDir, SETTINGS_FILE));
-  if (text2 === null) return { settings, problems: [] };
+  const text = readSmall2(path9.join(memDir, SETTINGS_FILE));
+  if (text === null) return { settings, problems: [] };
   let parsed;
   try {
-    parsed = JSON.parse(text2.replace(/^\uFEFF/, ""));
+    parsed = JSON.parse(text.replace(/^\uFEFF/, ""));
   } catch {
     parsed = void 0;
   }
@@ -1590,9 +1590,9 @@ var init_state_time = __esm({
 });
 
 // src/schema/grammar.ts
-function parseBlocks(text2) {
-  const reader = new LineReader(text2.length);
-  const lines = text2.split("\n");
+function parseBlocks(text) {
+  const reader = new LineReader(text.length);
+  const lines = text.split("\n");
   if (lines.length > 1 && lines[lines.length - 1] === "") lines.pop();
   for (const line of lines) reader.read(line);
   if (reader.leaf !== null) reader.unclosed(reader.leaf);
@@ -1812,9 +1812,9 @@ function lineAt(lineStarts, offset) {
   }
   return lo + 1;
 }
-function lineStartsOf(text2) {
+function lineStartsOf(text) {
   const starts = [0];
-  for (let i = text2.indexOf("\n"); i !== -1; i = text2.indexOf("\n", i + 1)) starts.push(i + 1);
+  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) starts.push(i + 1);
   return starts;
 }
 function editDistance(a, b) {
@@ -1856,13 +1856,13 @@ function straySentence(strays) {
   const what = strays.length === 1 ? "a section" : `${strays.length} sections`;
   return `the handoff has ${what} schema v1 does not know${lent}${lost}: run \`validate handoff\` and fix the heading`;
 }
-function normaliseText(text2) {
-  return text2.replace(/^\uFEFF/, "").replace(/\r\n?/g, "\n");
+function normaliseText(text) {
+  return text.replace(/^\uFEFF/, "").replace(/\r\n?/g, "\n");
 }
-function itemText(text2, item) {
+function itemText(text, item) {
   const first = item.children[0];
   const last = item.children[item.children.length - 1];
-  return first && last ? text2.slice(first.start, last.end) : "";
+  return first && last ? text.slice(first.start, last.end) : "";
 }
 function planStep(raw) {
   const m = STEP.exec(raw);
@@ -1870,16 +1870,16 @@ function planStep(raw) {
   const status = m[1] === "~" ? "in-progress" : m[1] === " " ? "todo" : m[1] === "-" ? "abandoned" : "done";
   return { status, text: raw.slice(m[0].length) };
 }
-function allSteps(text2, list, depth, out) {
+function allSteps(text, list, depth, out) {
   const items = list.children;
   for (let i = 0; i < items.length; i++) {
     const children = items[i].children;
     let own = 0;
     while (own < children.length && children[own].type !== "list") own++;
-    const step = planStep(own > 0 ? text2.slice(children[0].start, children[own - 1].end) : "");
+    const step = planStep(own > 0 ? text.slice(children[0].start, children[own - 1].end) : "");
     if (step.status !== "unmarked" || depth === 0) out.push({ status: step.status, text: step.text, depth });
     for (let j = own; j < children.length; j++) {
-      if (children[j].type === "list") allSteps(text2, children[j], depth + 1, out);
+      if (children[j].type === "list") allSteps(text, children[j], depth + 1, out);
     }
   }
 }
@@ -1897,10 +1897,10 @@ function keyFile(raw) {
   }
   return { raw: pathText, path: safeRelativePath(pathText), why: why.trim() };
 }
-function readHandoff(text2, tree, lists = true) {
-  const starts = lineStartsOf(text2);
+function readHandoff(text, tree, lists = true) {
+  const starts = lineStartsOf(text);
   const out = {
-    marker: text2.startsWith("<!-- memory-schema: v1 -->\n") || text2 === "<!-- memory-schema: v1 -->",
+    marker: text.startsWith("<!-- memory-schema: v1 -->\n") || text === "<!-- memory-schema: v1 -->",
     heading: false,
     saved: null,
     savedLine: null,
@@ -1932,7 +1932,7 @@ function readHandoff(text2, tree, lists = true) {
   for (let n = 0; n < nodes.length; n++) {
     const node = nodes[n];
     if (node.type === "heading") {
-      const title = text2.slice(node.start, node.end).replace(/^#+\s*/, "").replace(/\s*#*\s*$/, "").trim();
+      const title = text.slice(node.start, node.end).replace(/^#+\s*/, "").replace(/\s*#*\s*$/, "").trim();
       out.headings.push({ depth: node.depth ?? 1, title, line: lineAt(starts, node.start) });
       if (node.depth === 1 && title === "Session Handoff" && section === null) out.heading = true;
       if (node.depth !== 2) continue;
@@ -1951,7 +1951,7 @@ function readHandoff(text2, tree, lists = true) {
     }
     if (section === null) {
       if (node.type !== "paragraph" || out.saved !== null) continue;
-      const lines = text2.slice(node.start, node.end).split("\n");
+      const lines = text.slice(node.start, node.end).split("\n");
       const i = lines.findIndex((l) => /^Saved:/.test(l.trim()));
       if (i >= 0) {
         out.saved = lines[i].trim().slice("Saved:".length).trim();
@@ -1960,13 +1960,13 @@ function readHandoff(text2, tree, lists = true) {
       continue;
     }
     if (section === "current goal") {
-      goalParts.push(text2.slice(node.start, node.end));
+      goalParts.push(text.slice(node.start, node.end));
       continue;
     }
     if (node.type !== "list" || !lists && section !== "environment anchors") continue;
     const listed = node.children;
     const items = [];
-    for (let i = 0; i < listed.length; i++) items.push(itemText(text2, listed[i]));
+    for (let i = 0; i < listed.length; i++) items.push(itemText(text, listed[i]));
     if (section !== "(repeated)" && !stray && lists) {
       for (let i = 0; i < listed.length; i++) {
         out.items.push({ section, text: items[i], line: lineAt(starts, listed[i].start) });
@@ -1976,7 +1976,7 @@ function readHandoff(text2, tree, lists = true) {
     if (into !== void 0) for (let i = 0; i < items.length; i++) into.push(items[i]);
     if (section === "plan") {
       for (let i = 0; i < items.length; i++) out.plan.push(planStep(items[i]));
-      allSteps(text2, node, 0, out.steps);
+      allSteps(text, node, 0, out.steps);
     } else if (section === "key files") {
       for (const item of items) if (!/^none\.?$/i.test(item.trim())) out.keyFiles.push(keyFile(item));
     } else if (section === "environment anchors" && !out.anchors.present) {
@@ -1995,11 +1995,11 @@ function readHandoff(text2, tree, lists = true) {
 function handoffStateTime(h, nowMs) {
   return stateTime(h.anchors.date, h.saved, nowMs);
 }
-function stateTimeOfText(text2, nowMs) {
-  return glanceAtHandoff(text2, nowMs).stateTime;
+function stateTimeOfText(text, nowMs) {
+  return glanceAtHandoff(text, nowMs).stateTime;
 }
-function glanceAtHandoff(text2, nowMs) {
-  const normalised = normaliseText(text2);
+function glanceAtHandoff(text, nowMs) {
+  const normalised = normaliseText(text);
   const h = readHandoff(normalised, parseBlocks(normalised), false);
   return { stateTime: handoffStateTime(h, nowMs), strays: h.strays };
 }
@@ -2067,8 +2067,8 @@ var init_common = __esm({
 });
 
 // src/agents/envelopes.ts
-function sessionStartJson(text2) {
-  return `${JSON.stringify({ hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: text2 } })}
+function sessionStartJson(text) {
+  return `${JSON.stringify({ hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: text } })}
 `;
 }
 function isHookFormat(s) {
@@ -2080,18 +2080,18 @@ var init_envelopes = __esm({
     "use strict";
     ENVELOPES = {
       // The reference's output: the sentences as they are.
-      text: (text2) => `${text2}
+      text: (text) => `${text}
 `,
       // Claude Code drops JSON without hookEventName.
-      claude: (text2) => sessionStartJson(text2),
+      claude: (text) => sessionStartJson(text),
       // Codex's schema is strict: exactly these keys, nothing else (no sessionTitle).
-      codex: (text2) => sessionStartJson(text2),
+      codex: (text) => sessionStartJson(text),
       // Gemini CLI: nothing but JSON on stdout; the context in hookSpecificOutput.additionalContext.
-      gemini: (text2) => sessionStartJson(text2),
+      gemini: (text) => sessionStartJson(text),
       // Cursor: its own key only, never Claude's as well (*unverified* key).
-      cursor: (text2) => `${JSON.stringify({ additional_context: text2 })}
+      cursor: (text) => `${JSON.stringify({ additional_context: text })}
 `,
-      cline: (text2) => `${JSON.stringify({ cancel: false, contextModification: text2, errorMessage: "" })}
+      cline: (text) => `${JSON.stringify({ cancel: false, contextModification: text, errorMessage: "" })}
 `
     };
   }
@@ -2127,8 +2127,8 @@ var init_harness_path = __esm({
 });
 
 // src/agents/render.ts
-function renderHook(format, text2, limit) {
-  const lines = text2.split("\n").filter((l) => l !== "");
+function renderHook(format, text, limit) {
+  const lines = text.split("\n").filter((l) => l !== "");
   if (lines.length === 0) return "";
   for (; ; ) {
     const out = ENVELOPES[format](lines.join("\n"));
@@ -2158,13 +2158,13 @@ var init_types = __esm({
 });
 
 // src/schema/checkpoint-name.ts
-function headerValue(text2, name) {
-  const lines = text2.split("\n", 12);
+function headerValue(text, name) {
+  const lines = text.split("\n", 12);
   for (const line of lines) if (line.startsWith(`${name}: `)) return line.slice(name.length + 2).trim();
   return null;
 }
-function isCheckpointText(text2) {
-  const lines = text2.split("\n", 4);
+function isCheckpointText(text) {
+  const lines = text.split("\n", 4);
   return lines[0] === "<!-- memory-schema: v1 -->" && lines.includes(CHECKPOINT_HEADING);
 }
 function isAnchorsOnlySource(source) {
@@ -2282,8 +2282,8 @@ function deliveredPath(root, session) {
   return path17.join(checkpointsDir(root), `.delivered-${session}`);
 }
 function readDelivered(root, session) {
-  const text2 = readHead(deliveredPath(root, session), 128);
-  return text2 === null ? null : text2.trim();
+  const text = readHead(deliveredPath(root, session), 128);
+  return text === null ? null : text.trim();
 }
 function writeDelivered(root, session, token) {
   const p = deliveredPath(root, session);
@@ -2327,16 +2327,16 @@ function minutesAgo(savedMs, now) {
   const m = Math.floor(Math.max(0, now - savedMs) / MINUTE_MS);
   return m === 1 ? "1 minute ago" : `${m} minutes ago`;
 }
-function handoffStateMs(text2, now) {
-  const st = stateTimeOfText(text2, now);
+function handoffStateMs(text, now) {
+  const st = stateTimeOfText(text, now);
   return st.known ? st.time.ms : null;
 }
-function lazyOrder(token, text2, now) {
+function lazyOrder(token, text, now) {
   let ms;
   return {
     token,
     get stateMs() {
-      if (ms === void 0) ms = handoffStateMs(text2, now);
+      if (ms === void 0) ms = handoffStateMs(text, now);
       return ms;
     }
   };
@@ -2359,11 +2359,11 @@ function currentCheckpoint(root, handoff, now) {
   }
   return null;
 }
-function countCheckpoint(text2) {
+function countCheckpoint(text) {
   const out = { requests: 0, plan: 0, files: 0, commands: 0 };
   const key = { "## User requests": "requests", "## Plan state": "plan", "## Files edited": "files", "## Commands": "commands" };
   let at = null;
-  for (const line of text2.split("\n")) {
+  for (const line of text.split("\n")) {
     if (line.startsWith("## ")) at = key[line] ?? null;
     else if (at !== null && line.startsWith("- ") && line !== "- none captured") {
       const older = /^- \((\d+) older left out\)$/.exec(line);
@@ -2457,9 +2457,9 @@ __export(hook_exports, {
 });
 import path19 from "node:path";
 import { lstatSync as lstatSync12 } from "node:fs";
-function ageText(text2, now) {
-  if (typeof text2 !== "string") return { age: "age unknown", strays: null };
-  const glance = glanceAtHandoff(text2, now);
+function ageText(text, now) {
+  if (typeof text !== "string") return { age: "age unknown", strays: null };
+  const glance = glanceAtHandoff(text, now);
   const words = ageWords(glance.stateTime, now);
   return { age: words === "age unknown" ? words : `saved ${words}`, strays: straySentence(glance.strays) };
 }
@@ -2506,8 +2506,8 @@ function composeHookText(files, interrupted, paused, now, checkpoint, savedHere)
   }
   if (checkpoint) lines.push(...checkpoint.lines);
   if (paused) lines.push(SENTENCES.paused());
-  const text2 = lines.join("\n");
-  return text2.length > 0 ? `${text2.slice(0, HOOK_LIMIT - 1)}
+  const text = lines.join("\n");
+  return text.length > 0 ? `${text.slice(0, HOOK_LIMIT - 1)}
 ` : "";
 }
 var HOOK_LIMIT, HOOK_STDIN_BYTES, SENTENCES, hookVerb;
@@ -2587,7 +2587,7 @@ exit: always 0 -- a broken hook must not break a session; problems go to stderr.
           const got = quotedValue(String(format));
           return ok("", [`memory_io hook: --format must be ${formats}, got ${got}; printing nothing`]);
         }
-        const wrap = (text2) => renderHook(format, text2, HOOK_LIMIT);
+        const wrap = (text) => renderHook(format, text, HOOK_LIMIT);
         if (disabledByEnv(ctx.env)) return ok("", []);
         let root;
         const input = await stdinInput(ctx);
@@ -2609,7 +2609,7 @@ exit: always 0 -- a broken hook must not break a session; problems go to stderr.
         const session = mode === "session";
         const checkpoint = session ? await checkpointHookLines(root, input, handoffPresent, paused, now) : void 0;
         const interrupted = mode === "session" ? interruptedSave(root) : lessonsInterrupted(root);
-        const savedHere = (text2) => {
+        const savedHere = (text) => {
           const saves = readSaves(root);
           if (saves === null) return true;
           try {
@@ -2617,11 +2617,11 @@ exit: always 0 -- a broken hook must not break a session; problems go to stderr.
             if (savedHereByStat(root, statKey(stat))) return true;
           } catch {
           }
-          const marked = markedHere(root, text2);
+          const marked = markedHere(root, text);
           if (marked !== null) return marked;
-          const stamp = savedStampOf(text2);
+          const stamp = savedStampOf(text);
           if (stamp !== null && saves.stamps.includes(stamp)) return true;
-          return saves.tokens.includes(tokenOf(Buffer.from(text2, "utf8")));
+          return saves.tokens.includes(tokenOf(Buffer.from(text, "utf8")));
         };
         return ok(wrap(composeHookText(files, interrupted, paused, now, checkpoint, savedHere)), []);
       }
@@ -2705,25 +2705,9 @@ var init_tail = __esm({
 });
 
 // src/schema/capture.ts
-function emptyCapture(format) {
-  return {
-    format,
-    firstTimestamp: null,
-    userRequests: [],
-    plan: null,
-    planFinal: false,
-    filesEdited: [],
-    commands: [],
-    lastClaim: null,
-    records: 0,
-    version: null
-  };
-}
-var LISTED_ITEMS;
 var init_capture = __esm({
   "src/schema/capture.ts"() {
     "use strict";
-    LISTED_ITEMS = 40;
   }
 });
 
@@ -2742,19 +2726,6 @@ function parseLine(line) {
   } catch {
     return null;
   }
-}
-function noteEdit(list, file) {
-  if (file === "") return;
-  const at = list.indexOf(file);
-  if (at >= 0) list.splice(at, 1);
-  list.push(file);
-}
-function exitFromText(text2) {
-  const m = /(?:Process exited with code|Exit [Cc]ode:?)\s*(-?\d{1,4})\b/.exec(text2.slice(0, 4096));
-  return m ? `exit ${Number(m[1])}` : null;
-}
-function versionOf(value) {
-  return typeof value === "string" && /^[0-9A-Za-z][0-9A-Za-z.+_-]{0,39}$/.test(value) ? value : null;
 }
 function noEvents(line) {
   return { line, calls: [], results: [], usage: null, window: null, items: false };
@@ -2786,153 +2757,6 @@ var init_types2 = __esm({
 });
 
 // src/agents/transcripts/claude.ts
-function todoStatus(s) {
-  return s === "completed" ? "done" : s === "in_progress" ? "doing" : s === "deleted" ? "dropped" : "open";
-}
-function blockText(content) {
-  if (typeof content === "string") return content;
-  if (!Array.isArray(content)) return "";
-  return content.map((b) => {
-    const o = obj(b);
-    return o && o.type === "text" ? str(o.text) ?? "" : "";
-  }).filter((t) => t !== "").join("\n");
-}
-function resultStatus(rec, block) {
-  const text2 = typeof block.content === "string" ? block.content : blockText(block.content);
-  const tur = rec.toolUseResult;
-  const failed = block.is_error === true;
-  if (failed) return exitFromText(text2) ?? exitFromText(typeof tur === "string" ? tur : "") ?? "unknown";
-  if (obj(tur) !== null && obj(tur).interrupted !== true) return exitFromText(text2) ?? "ok";
-  return exitFromText(text2) ?? "unknown";
-}
-function parseClaude(lines) {
-  const cap = emptyCapture("claude");
-  const pending = /* @__PURE__ */ new Map();
-  const plans = { todo: null, from: null, taskCreates: /* @__PURE__ */ new Map(), tasks: /* @__PURE__ */ new Map() };
-  const { taskCreates } = plans;
-  let deferring = false;
-  const later = new Results(lines);
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i];
-    if (cap.records > 0 && line.includes('"tool_use_id":"') && !line.includes('"type":"assistant"')) {
-      const ids = [...line.matchAll(/"tool_use_id":"([^"\\]+)"/g)].map((m) => m[1]);
-      const untracked = !ids.some((id) => pending.has(id) || taskCreates.has(id));
-      const noted = () => {
-        if (!deferring || ids.some((id) => taskCreates.has(id))) return false;
-        let keys = 0;
-        for (let k = line.indexOf('"tool_use_id":'); k >= 0; k = line.indexOf('"tool_use_id":', k + 14)) keys++;
-        const answered = !ids.some((id) => pending.has(id) && !later.answeredBefore(id, i));
-        return keys === ids.length && line.includes('"toolUseResult":') || answered;
-      };
-      if (ids.length > 0 && (untracked || noted())) {
-        for (const id of ids) if (pending.has(id)) later.candidate(id, i);
-        if (!line.includes('"isSidechain":true')) cap.records++;
-        continue;
-      }
-    }
-    const rec = parseLine(line);
-    if (rec === null) continue;
-    if (rec.isSidechain === true || typeof rec.agentId === "string") continue;
-    const type = rec.type;
-    if (typeof type !== "string" || !RECORD_TYPES.has(type)) continue;
-    cap.records++;
-    const ts = str(rec.timestamp);
-    if (ts !== null && cap.firstTimestamp === null) {
-      cap.firstTimestamp = ts;
-      deferring = true;
-      for (const [id, run] of pending) later.defer(run, id, -1);
-    }
-    cap.version = versionOf(rec.version) ?? cap.version ?? null;
-    if (type === "attachment") {
-      const queued = obj(rec.attachment);
-      const prompt = queued?.commandMode === void 0 || queued.commandMode === "prompt";
-      const text2 = queued?.type === "queued_command" && prompt ? blockText(queued.prompt) : "";
-      if (text2.trim() !== "" && !SCAFFOLDING.test(text2)) cap.userRequests.push(text2);
-      continue;
-    }
-    const message = obj(rec.message);
-    if (message === null) continue;
-    const content = message.content;
-    if (type === "user") {
-      const blocks = Array.isArray(content) ? content.map(obj) : [];
-      const results = blocks.filter((b) => b?.type === "tool_result");
-      for (const b of results) {
-        const id = str(b.tool_use_id);
-        if (id === null) continue;
-        if (pending.has(id)) {
-          if (deferring) later.candidate(id, i, rec);
-          else {
-            pending.get(id).status = resultStatus(rec, b);
-            pending.delete(id);
-          }
-        }
-        taskCreated(plans, id, b, results.length === 1 ? rec : null);
-      }
-      if (results.length > 0 || rec.toolUseResult !== void 0 || rec.isMeta === true) continue;
-      const text2 = rec.isCompactSummary === true ? "" : blockText(content);
-      if (text2.trim() !== "" && !text2.startsWith("[Request interrupted by user") && !SCAFFOLDING.test(text2)) {
-        cap.userRequests.push(text2);
-      }
-      continue;
-    }
-    if (type !== "assistant" || !Array.isArray(content)) continue;
-    for (const raw of content) {
-      const b = obj(raw);
-      if (b === null) continue;
-      if (b.type === "text") {
-        const text2 = str(b.text);
-        if (text2 !== null && text2.trim() !== "") cap.lastClaim = text2;
-        continue;
-      }
-      if (b.type !== "tool_use") continue;
-      const run = toolUse(cap, plans, b);
-      const id = str(b.id);
-      if (run !== null && id !== null) {
-        pending.set(id, run);
-        if (deferring) later.defer(run, id, i);
-      }
-    }
-  }
-  later.settle(cap.commands.slice(-LISTED_ITEMS));
-  cap.plan = plans.from === "todo" || plans.tasks.size === 0 ? plans.todo : [...plans.tasks.values()];
-  cap.planFinal = plans.from === "todo";
-  return cap;
-}
-function toolUse(cap, plans, b) {
-  const name = str(b.name) ?? "";
-  const input = obj(b.input) ?? {};
-  if (name === "Bash") {
-    const run = { command: str(input.command) ?? "", status: "unknown" };
-    cap.commands.push(run);
-    return run;
-  }
-  if (EDIT_TOOLS.has(name)) noteEdit(cap.filesEdited, str(input.file_path) ?? str(input.notebook_path) ?? "");
-  else if (name === "TodoWrite" && Array.isArray(input.todos)) {
-    const todos = input.todos.map(obj).filter((t) => t !== null);
-    plans.todo = todos.map((t) => ({ text: str(t.content) ?? str(t.activeForm) ?? "", status: todoStatus(t.status) }));
-    plans.from = "todo";
-  } else if (name === "TaskCreate") {
-    const item = { text: str(input.subject) ?? str(input.description) ?? "", status: "open" };
-    const id = str(b.id);
-    if (id !== null) plans.taskCreates.set(id, item);
-    plans.from = "tasks";
-  } else if (name === "TaskUpdate") {
-    const task = plans.tasks.get(String(input.taskId ?? ""));
-    if (task !== void 0 && input.status !== void 0) task.status = todoStatus(input.status);
-    if (task !== void 0 && typeof input.subject === "string") task.text = input.subject;
-    plans.from = "tasks";
-  }
-  return null;
-}
-function taskCreated(plans, id, block, only) {
-  const created = plans.taskCreates.get(id);
-  if (created === void 0) return;
-  const text2 = typeof block.content === "string" ? block.content : blockText(block.content);
-  const fromResult = only === null ? null : str(obj(obj(only.toolUseResult)?.task)?.id);
-  const taskId = /\bTask #(\w+)/.exec(text2)?.[1] ?? fromResult;
-  if (taskId !== null) plans.tasks.set(taskId, created);
-  plans.taskCreates.delete(id);
-}
 function claudeWindow(model) {
   if (model === null) return CLAUDE_DEFAULT_WINDOW;
   if (/\[1m\]$/i.test(model) || ONE_MILLION.has(model.toLowerCase())) return 1e6;
@@ -2974,7 +2798,7 @@ function claudeEvents(rec, line) {
   }
   return ev;
 }
-var SCAFFOLDING, RECORD_TYPES, Results, CLAUDE_DEFAULT_WINDOW, ONE_MILLION;
+var SCAFFOLDING, CLAUDE_DEFAULT_WINDOW, ONE_MILLION;
 var init_claude = __esm({
   "src/agents/transcripts/claude.ts"() {
     "use strict";
@@ -2983,284 +2807,12 @@ var init_claude = __esm({
     SCAFFOLDING = new RegExp(
       String.raw`^\s*(<command-name>|<command-message>|<local-command-std(out|err)>|<system-reminder>` + "|<bash-input>|<bash-stdout>|Caveat: The messages below)"
     );
-    RECORD_TYPES = /* @__PURE__ */ new Set(["user", "assistant", "system", "attachment", "progress", "summary"]);
-    Results = class {
-      deferred = /* @__PURE__ */ new Map();
-      latest = /* @__PURE__ */ new Map();
-      /** Per command id, the lines that may answer it, in order. */
-      candidates = /* @__PURE__ */ new Map();
-      /** Parsed records of lines already read. */
-      records = /* @__PURE__ */ new Map();
-      lines;
-      constructor(lines) {
-        this.lines = lines;
-      }
-      candidate(id, at, rec) {
-        const list = this.candidates.get(id);
-        if (list === void 0) this.candidates.set(id, [at]);
-        else if (list[list.length - 1] !== at) list.push(at);
-        if (rec !== void 0) this.records.set(at, rec);
-      }
-      defer(run, id, at) {
-        const seen = this.candidates.get(id)?.length ?? 0;
-        const d = { run, id, at, until: Number.POSITIVE_INFINITY, seen, answered: false };
-        const before = this.latest.get(id);
-        if (before !== void 0) before.until = at;
-        this.latest.set(id, d);
-        this.deferred.set(run, d);
-      }
-      // The tool_result block of line `at` that answers `id`, as the in-order reader would take it, or null.
-      answer(at, id) {
-        if (!this.records.has(at)) this.records.set(at, parseLine(this.lines[at]));
-        const rec = this.records.get(at);
-        if (rec === null || rec.isSidechain === true || typeof rec.agentId === "string" || rec.type !== "user") return null;
-        const content = obj(rec.message)?.content;
-        if (!Array.isArray(content)) return null;
-        const block = content.map(obj).find((b) => b?.type === "tool_result" && b.tool_use_id === id);
-        return block === void 0 || block === null ? null : { rec, block };
-      }
-      // True when the latest call of `id` before line `i` was answered before it (or there is none).
-      // Called in line order: each candidate is looked at once per call, so the pass stays linear.
-      answeredBefore(id, i) {
-        const d = this.latest.get(id);
-        if (d === void 0) return true;
-        const list = this.candidates.get(id) ?? [];
-        while (!d.answered && d.seen < list.length && list[d.seen] < i) {
-          const at = list[d.seen++];
-          if (at > d.at && this.answer(at, id) !== null) d.answered = true;
-        }
-        return d.answered;
-      }
-      /** Gives each of `runs` the status of the first line that answers it in its window. */
-      settle(runs) {
-        for (const run of runs) {
-          const d = this.deferred.get(run);
-          if (d === void 0) continue;
-          for (const at of this.candidates.get(d.id) ?? []) {
-            if (at <= d.at) continue;
-            if (at >= d.until) break;
-            const found = this.answer(at, d.id);
-            if (found === null) continue;
-            run.status = resultStatus(found.rec, found.block);
-            break;
-          }
-        }
-      }
-    };
     CLAUDE_DEFAULT_WINDOW = 2e5;
     ONE_MILLION = /* @__PURE__ */ new Set(["claude-opus-5-5"]);
   }
 });
 
 // src/agents/transcripts/codex.ts
-function planStatus(s) {
-  return s === "completed" ? "done" : s === "in_progress" ? "doing" : "open";
-}
-function contentText(content) {
-  if (typeof content === "string") return content;
-  if (!Array.isArray(content)) return "";
-  return content.map((c) => {
-    const o = obj(c);
-    return typeof o?.type === "string" && TEXT_PARTS.has(o.type) ? str(o.text) ?? "" : "";
-  }).filter((t) => t !== "").join("\n");
-}
-function commandOf(name, args) {
-  const cmd = args.cmd ?? args.command;
-  if (typeof cmd === "string") return cmd;
-  if (Array.isArray(cmd) && cmd.every((c) => typeof c === "string")) {
-    const parts = cmd;
-    if (parts.length === 3 && /(^|\/)(ba|z)?sh$/.test(parts[0]) && /^-l?c$/.test(parts[1])) return parts[2];
-    return parts.join(" ");
-  }
-  return name === "exec_command" || name === "shell" || name === "local_shell" ? "" : null;
-}
-function outputStatus(output) {
-  const o = obj(output);
-  const text2 = typeof output === "string" ? output : o !== null ? str(o.content) ?? str(o.output) ?? "" : "";
-  const fromText = exitFromText(text2);
-  if (fromText !== null) return fromText;
-  if (text2.startsWith("{")) {
-    try {
-      const code = obj(obj(JSON.parse(text2))?.metadata)?.exit_code;
-      if (typeof code === "number" && Number.isInteger(code)) return `exit ${code}`;
-    } catch {
-    }
-  }
-  return "unknown";
-}
-function patchFiles(input) {
-  const files = [];
-  const names = /^\*\*\* (?:Update|Add|Delete) File: (.+)$|^\*\*\* Move to: (.+)$/gm;
-  for (const m of input.matchAll(names)) noteEdit(files, (m[1] ?? m[2] ?? "").trim());
-  return files;
-}
-function shellPatch(command) {
-  return /^\s*(?:apply_patch|applypatch)\b/.test(command) && command.includes("*** Begin Patch") ? command : null;
-}
-function scriptCalls(script) {
-  const out = [];
-  const literal = String.raw`"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|\x60[^\x60$]*\x60`;
-  const re = new RegExp(String.raw`tools\.(exec_command|apply_patch)\(\s*(?:\{[^}]*?\bcmd\s*:\s*)?(${literal})`, "g");
-  for (const m of script.slice(0, 65536).matchAll(re)) {
-    const raw = m[2];
-    let text2 = null;
-    if (raw.startsWith("`")) text2 = raw.slice(1, -1);
-    else {
-      try {
-        const quoted = raw.startsWith("'") ? `"${raw.slice(1, -1).replace(/\\'/g, "'").replace(/"/g, '\\"')}"` : raw;
-        text2 = JSON.parse(quoted);
-      } catch {
-        text2 = null;
-      }
-    }
-    if (text2 !== null) out.push({ tool: m[1], text: text2 });
-  }
-  return out;
-}
-function parseCodex(lines) {
-  const cap = emptyCapture("codex");
-  const r = {
-    steps: [],
-    calls: /* @__PURE__ */ new Set(),
-    itemized: /* @__PURE__ */ new Set(),
-    openScripts: /* @__PURE__ */ new Set(),
-    users: [[], [], []],
-    claims: [null, null, null]
-  };
-  const pending = /* @__PURE__ */ new Map();
-  const add = (step, call) => addStep(r, step, call);
-  for (const line of lines) {
-    const rec = parseLine(line);
-    if (rec === null) continue;
-    const payload = obj(rec.payload);
-    if (payload === null || typeof rec.type !== "string") continue;
-    cap.records++;
-    const ts = str(rec.timestamp);
-    if (ts !== null && cap.firstTimestamp === null) cap.firstTimestamp = ts;
-    if (rec.type === "session_meta") {
-      cap.version = versionOf(payload.cli_version) ?? cap.version ?? null;
-      continue;
-    }
-    if (rec.type === "event_msg") {
-      const text2 = str(payload.message);
-      const words = text2 !== null && text2.trim() !== "";
-      if (payload.type === "user_message" && words && !SCAFFOLDING2.test(text2)) r.users[0].push(text2);
-      if (payload.type === "agent_message" && words) r.claims[0] = text2;
-      if (payload.type === "item_completed") itemStep(r, obj(payload.item));
-      continue;
-    }
-    if (rec.type !== "response_item") continue;
-    const kind = payload.type;
-    const id = str(payload.call_id) ?? str(payload.id);
-    if (kind === "message") {
-      const text2 = contentText(payload.content);
-      if (text2.trim() === "") continue;
-      if (payload.role === "user" && !SCAFFOLDING2.test(text2)) r.users[1].push(text2);
-      if (payload.role === "assistant") r.claims[1] = text2;
-    } else if (kind === "function_call" || kind === "local_shell_call") {
-      const name = str(payload.name) ?? (kind === "local_shell_call" ? "local_shell" : "");
-      let args = {};
-      if (typeof payload.arguments === "string") {
-        try {
-          args = obj(JSON.parse(payload.arguments)) ?? {};
-        } catch {
-          args = {};
-        }
-      } else {
-        args = obj(payload.arguments) ?? obj(payload.action) ?? {};
-      }
-      if (name === "update_plan" && Array.isArray(args.plan)) {
-        const steps = args.plan.map(obj).filter((p) => p !== null);
-        cap.plan = steps.map((p) => ({ text: str(p.step) ?? "", status: planStatus(p.status) }));
-        cap.planFinal = true;
-        continue;
-      }
-      if (name === "apply_patch" && typeof args.input === "string") {
-        add({ kind: "edit", files: patchFiles(args.input) }, id);
-        continue;
-      }
-      const command = commandOf(name, args);
-      if (command === null) continue;
-      if (shellPatch(command) !== null) {
-        add({ kind: "edit", files: patchFiles(command) }, id);
-        continue;
-      }
-      const run = { command, status: "unknown" };
-      add({ kind: "command", run }, id);
-      if (id !== null) pending.set(id, run);
-    } else if (kind === "custom_tool_call") {
-      const input = str(payload.input);
-      if (input === null) continue;
-      if (payload.name === "apply_patch") add({ kind: "edit", files: patchFiles(input) }, id);
-      else if (payload.name === "exec") {
-        if (id !== null) r.openScripts.add(id);
-        for (const c of scriptCalls(input)) {
-          if (c.tool === "apply_patch") add({ kind: "edit", files: patchFiles(c.text) }, id);
-          else if (shellPatch(c.text) !== null) add({ kind: "edit", files: patchFiles(c.text) }, id);
-          else add({ kind: "command", run: { command: c.text, status: "unknown" } }, id);
-        }
-      }
-    } else if (kind === "function_call_output" || kind === "custom_tool_call_output") {
-      const callId = str(payload.call_id);
-      if (callId === null) continue;
-      r.openScripts.delete(callId);
-      const run = pending.get(callId);
-      if (run !== void 0) {
-        run.status = outputStatus(payload.output);
-        pending.delete(callId);
-      }
-    }
-  }
-  for (const { step, call } of r.steps) {
-    if (call !== null && r.itemized.has(call)) continue;
-    if (step.kind === "command") cap.commands.push(step.run);
-    else for (const f of step.files) noteEdit(cap.filesEdited, f);
-  }
-  cap.userRequests = r.users.find((u) => u.length > 0) ?? [];
-  cap.lastClaim = r.claims[0] ?? r.claims[1] ?? r.claims[2];
-  return cap;
-}
-function addStep(r, step, call) {
-  r.steps.push({ step, call });
-  if (call !== null) r.calls.add(call);
-}
-function itemStep(r, item) {
-  if (item === null) return;
-  const type = item.type;
-  if (type === "UserMessage" || type === "AgentMessage") {
-    const text2 = contentText(item.content);
-    if (text2.trim() === "") return;
-    if (type === "UserMessage" && !SCAFFOLDING2.test(text2)) r.users[2].push(text2);
-    if (type === "AgentMessage") r.claims[2] = text2;
-    return;
-  }
-  if (type !== "CommandExecution" && type !== "FileChange") return;
-  const id = str(item.id);
-  if (id !== null && r.calls.has(id)) r.itemized.add(id);
-  else for (const open of r.openScripts) r.itemized.add(open);
-  if (type === "CommandExecution") {
-    const command = commandOf("exec_command", item);
-    if (command === null) return;
-    const code = item.exit_code;
-    const done = item.status === "completed" ? "ok" : "unknown";
-    const status = typeof code === "number" && Number.isInteger(code) ? `exit ${code}` : done;
-    addStep(r, { kind: "command", run: { command, status } }, null);
-    return;
-  }
-  if (item.status === "failed" || item.status === "declined") return;
-  const files = [];
-  const changes = item.changes;
-  if (Array.isArray(changes)) {
-    for (const c of changes.map(obj)) noteEdit(files, str(c?.path) ?? "");
-  } else if (obj(changes) !== null) {
-    for (const [file, change] of Object.entries(obj(changes))) {
-      noteEdit(files, file);
-      const moved = str(obj(change)?.move_path);
-      if (moved !== null) noteEdit(files, moved);
-    }
-  }
-  addStep(r, { kind: "edit", files }, null);
-}
 function argvText(cmd) {
   if (typeof cmd === "string") return cmd;
   return Array.isArray(cmd) ? cmd.filter((c) => typeof c === "string").join(" ") : "";
@@ -3323,8 +2875,8 @@ function codexEvents(rec, line, state) {
   if (p.type === "function_call_output" || p.type === "custom_tool_call_output") {
     const id = str(p.call_id);
     const out = p.output;
-    const text3 = typeof out === "string" ? out : str(obj(out)?.content) ?? str(obj(out)?.output) ?? textOf(out);
-    if (id !== null) ev.results.push({ id, text: text3, failed: /Process exited with code [1-9]/.test(text3) });
+    const text2 = typeof out === "string" ? out : str(obj(out)?.content) ?? str(obj(out)?.output) ?? textOf(out);
+    if (id !== null) ev.results.push({ id, text: text2, failed: /Process exited with code [1-9]/.test(text2) });
     return ev;
   }
   if (p.type !== "function_call" && p.type !== "custom_tool_call" && p.type !== "local_shell_call") return ev;
@@ -3339,11 +2891,11 @@ function codexEvents(rec, line, state) {
   } else if (name === "exec_command" || name === "shell" || p.type === "local_shell_call") {
     events = [{ kind: "command", command }];
   }
-  const text2 = typeof args === "string" ? args : command;
-  ev.calls.push({ ...at, id: str(p.call_id) ?? str(p.id), events, text: text2, result: null });
+  const text = typeof args === "string" ? args : command;
+  ev.calls.push({ ...at, id: str(p.call_id) ?? str(p.id), events, text, result: null });
   return ev;
 }
-var SCAFFOLDING2, TEXT_PARTS;
+var SCAFFOLDING2;
 var init_codex = __esm({
   "src/agents/transcripts/codex.ts"() {
     "use strict";
@@ -3352,75 +2904,10 @@ var init_codex = __esm({
     SCAFFOLDING2 = new RegExp(
       String.raw`^\s*(<environment_context>|<user_instructions>|<user_shell_command>|<turn_aborted>` + String.raw`|# AGENTS\.md instructions|<INSTRUCTIONS>)`
     );
-    TEXT_PARTS = /* @__PURE__ */ new Set(["input_text", "output_text", "text", "Text"]);
   }
 });
 
 // src/agents/transcripts/gemini.ts
-function text(content) {
-  if (typeof content === "string") return content;
-  if (!Array.isArray(content)) return "";
-  return content.map((p) => str(obj(p)?.text) ?? "").filter((t) => t !== "").join("\n");
-}
-function resultText(result) {
-  if (typeof result === "string") return result;
-  try {
-    return JSON.stringify(result ?? "").slice(0, 4096);
-  } catch {
-    return "";
-  }
-}
-function todoStatus2(s) {
-  return s === "completed" ? "done" : s === "in_progress" ? "doing" : s === "cancelled" ? "dropped" : "open";
-}
-function parseGemini(lines) {
-  const cap = emptyCapture("gemini");
-  const recs = lines.map(parseLine);
-  const lastOf = /* @__PURE__ */ new Map();
-  recs.forEach((r, i) => {
-    const id = r !== null && (r.type === "user" || r.type === "gemini") ? str(r.id) : null;
-    if (id !== null) lastOf.set(id, i);
-  });
-  for (let i = 0; i < recs.length; i++) {
-    const rec = recs[i];
-    if (rec === null) continue;
-    const id = rec.type === "user" || rec.type === "gemini" ? str(rec.id) : null;
-    if (id !== null && lastOf.get(id) !== i) continue;
-    const ts = str(rec.timestamp) ?? str(rec.startTime);
-    if (rec.type !== "user" && rec.type !== "gemini") {
-      if (ts !== null && cap.firstTimestamp === null && "sessionId" in rec) cap.firstTimestamp = ts;
-      continue;
-    }
-    cap.records++;
-    if (ts !== null && cap.firstTimestamp === null) cap.firstTimestamp = ts;
-    const body = text(rec.content);
-    if (rec.type === "user") {
-      const words = body.replace(HOOK_CONTEXT, "");
-      if (words.trim() !== "") cap.userRequests.push(words);
-      continue;
-    }
-    if (body.trim() !== "") cap.lastClaim = body;
-    if (!Array.isArray(rec.toolCalls)) continue;
-    for (const raw of rec.toolCalls) {
-      const call = obj(raw);
-      if (call === null) continue;
-      const name = str(call.name) ?? "";
-      const args = obj(call.args) ?? {};
-      if (name === "run_shell_command") {
-        const out = resultText(call.result);
-        const status = exitFromText(out) ?? (call.status === "success" && !/Exit Code:/i.test(out) ? "ok" : "unknown");
-        cap.commands.push({ command: str(args.command) ?? "", status });
-      } else if (EDIT_TOOLS.has(name)) {
-        noteEdit(cap.filesEdited, str(args.file_path) ?? str(args.absolute_path) ?? "");
-      } else if (name === "write_todos" && Array.isArray(args.todos)) {
-        const todos = args.todos.map(obj).filter((t) => t !== null);
-        cap.plan = todos.map((t) => ({ text: str(t.description) ?? "", status: todoStatus2(t.status) }));
-        cap.planFinal = true;
-      }
-    }
-  }
-  return cap;
-}
 function recordedResult(result) {
   if (result === void 0 || result === null) return null;
   if (typeof result === "string") return result;
@@ -3449,12 +2936,10 @@ function geminiEvents(rec, line) {
   }
   return ev;
 }
-var HOOK_CONTEXT;
 var init_gemini = __esm({
   "src/agents/transcripts/gemini.ts"() {
     "use strict";
     init_types2();
-    HOOK_CONTEXT = /^\s*<hook_context>[\s\S]*?<\/hook_context>\s*/;
   }
 });
 
@@ -3507,7 +2992,6 @@ var init_transcripts = __esm({
     FORMATS = {
       codex: {
         is: (r) => "payload" in r && typeof r.type === "string" && CODEX_TYPES.has(r.type),
-        parse: parseCodex,
         events: codexEvents,
         words: /_call|CommandExecution|FileChange|"session_meta"|"turn_context"|"token_count"|token_usage_record|task_st/,
         usage: /"token_count"|"token_usage_record"|"task_started"/,
@@ -3515,7 +2999,6 @@ var init_transcripts = __esm({
       },
       gemini: {
         is: (r) => "projectHash" in r || r.type === "gemini" || "startTime" in r && "sessionId" in r && !("uuid" in r),
-        parse: parseGemini,
         events: (rec, line) => geminiEvents(rec, line),
         words: /"toolCalls"/,
         usage: null,
@@ -3523,7 +3006,6 @@ var init_transcripts = __esm({
       },
       claude: {
         is: (r) => ("sessionId" in r || "uuid" in r) && typeof r.type === "string",
-        parse: parseClaude,
         events: (rec, line) => claudeEvents(rec, line),
         words: /"tool_use"|"tool_result"|"usage"/,
         usage: /"usage"/,
@@ -3549,8 +3031,8 @@ function findLastSave(events, project) {
   const open = /* @__PURE__ */ new Map();
   let found = null;
   let unanswered = null;
-  const answered = (text2, failed, line) => {
-    const token = savedToken(text2, failed);
+  const answered = (text, failed, line) => {
+    const token = savedToken(text, failed);
     if (token !== null && project.accepts(token)) found = { token, line };
   };
   for (const ev of events) {
@@ -3671,8 +3153,8 @@ function noteSave(root, input, format) {
   const token = savedToken(strings(input.raw.tool_response).join("\n"), false);
   if (token !== null) recordSavedBy(root, token, AGENT_OF_FORMAT[format] ?? null);
 }
-function envelope(event, text2) {
-  return `${JSON.stringify({ hookSpecificOutput: { hookEventName: event, additionalContext: text2 } })}
+function envelope(event, text) {
+  return `${JSON.stringify({ hookSpecificOutput: { hookEventName: event, additionalContext: text } })}
 `;
 }
 async function decide(ctx, input, format) {
@@ -4054,7 +3536,7 @@ function geminiHookRun(argv) {
 var GEMINI_SILENT = "{}\n";
 var neverFails = (verb) => verb === "hook" || verb === "checkpoint";
 async function guarded(outer, dispatch) {
-  const proc = { ...outer, writeErr: (text2) => outer.writeErr(showRefused(text2).text) };
+  const proc = { ...outer, writeErr: (text) => outer.writeErr(showRefused(text).text) };
   if (!geminiHookRun(proc.argv)) return dispatch(proc);
   let printed = false;
   const quiet = {
@@ -4138,8 +3620,8 @@ async function runVerb(name, verb, proc) {
       if (err instanceof UsageError) return usageExit;
       return err.code;
     }
-    const text2 = err instanceof Error ? err.stack ?? err.message : String(err);
-    proc.writeErr(`memory_io internal error: ${text2}
+    const text = err instanceof Error ? err.stack ?? err.message : String(err);
+    proc.writeErr(`memory_io internal error: ${text}
 `);
     return neverFails(name) ? 0 : 2;
   }
@@ -4315,14 +3797,14 @@ function heldOutput(fd, redact) {
     flush() {
       const all = Buffer.concat(parts.splice(0));
       if (all.length === 0) return;
-      let text2;
+      let text;
       try {
-        text2 = new TextDecoder("utf-8", { fatal: true }).decode(all);
+        text = new TextDecoder("utf-8", { fatal: true }).decode(all);
       } catch {
         writeFd(fd, all);
         return;
       }
-      writeFd(fd, redact(text2));
+      writeFd(fd, redact(text));
     }
   };
 }
@@ -4353,7 +3835,7 @@ async function runProcess(dispatch, redact) {
       readStdin,
       readStdinWithin,
       writeOut: (data) => out.write(data),
-      writeErr: (text2) => err.write(text2),
+      writeErr: (text) => err.write(text),
       helperPath: runningFile(process.argv[1])
     });
   } catch (error) {
