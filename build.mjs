@@ -35,10 +35,18 @@ const header = (what) =>
 const OUTPUTS = [
   { file: "memory_io.mjs", entry: "src/entries/memory_io.ts", what: "the helper's entry point; it loads lib/session.mjs or lib/cli.mjs." },
   { file: "lib/session.mjs", entry: "src/entries/session.ts", what: "the verbs run at every session start (a subset of lib/cli.mjs)." },
-  { file: "lib/cli.mjs", entry: "src/entries/cli.ts", what: "every verb of the helper." },
+  // write-file-atomic is CommonJS: it needs require() for node's own modules, and __filename.
+  { file: "lib/cli.mjs", entry: "src/entries/cli.ts", what: "every verb of the helper.", require: true },
 ];
 
-async function bundle({ entry, what }) {
+const REQUIRE = [
+  'import { createRequire as __createRequire } from "node:module";',
+  'import { fileURLToPath as __fileURLToPath } from "node:url";',
+  "const require = __createRequire(import.meta.url);",
+  "const __filename = __fileURLToPath(import.meta.url);",
+].join("\n");
+
+async function bundle({ entry, what, require }) {
   const result = await build({
     entryPoints: [path.join(root, entry)],
     bundle: true,
@@ -51,7 +59,7 @@ async function bundle({ entry, what }) {
     external: ["./lib/*"],
     legalComments: "inline",
     charset: "ascii",
-    banner: { js: header(what) },
+    banner: { js: require ? `${header(what)}\n${REQUIRE}` : header(what) },
     logLevel: "warning",
   });
   const text = result.outputFiles[0].text;

@@ -15,13 +15,18 @@ try {
 }
 var SESSION_VERBS = /* @__PURE__ */ new Set(["hook", "context", "statusline"]);
 var HARNESS_VERBS = /* @__PURE__ */ new Set(["hook", "context", "checkpoint", "statusline"]);
+var [verb = "", ...rest] = process.argv.slice(2);
+var session = SESSION_VERBS.has(verb) && !rest.includes("--help") && !rest.includes("-h");
 try {
-  await (SESSION_VERBS.has(process.argv[2] ?? "") ? import("./lib/session.mjs") : import("./lib/cli.mjs"));
+  await (session ? import("./lib/session.mjs") : import("./lib/cli.mjs"));
 } catch (error) {
   const dir = path.dirname(fileURLToPath(import.meta.url));
   const missing = error.code === "ERR_MODULE_NOT_FOUND" && !existsSync(path.join(dir, "lib"));
-  const why = missing ? `${dir}/lib/ is missing beside memory_io.mjs: reinstall the skill (npx session-handoff init)` : `the helper's code could not be loaded (${String(error?.message ?? error).split("\n")[0]}): reinstall the skill (npx session-handoff init)`;
+  const first = String(error?.message ?? error).split("\n")[0];
+  const unloadable = `the helper's code could not be loaded (${first})`;
+  const what = missing ? `${dir}/lib/ is missing beside memory_io.mjs` : unloadable;
+  const why = `${what}: reinstall the skill (npx session-handoff init)`;
   process.stderr.write(`session-handoff: ${why}
 `);
-  process.exitCode = HARNESS_VERBS.has(process.argv[2] ?? "") ? 0 : 2;
+  process.exitCode = HARNESS_VERBS.has(verb) ? 0 : 2;
 }

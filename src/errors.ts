@@ -1,20 +1,11 @@
-/**
- * The helper's error types, each carrying its exit code (docs/design.md#tokens-and-the-publication-protocol).
- *
- * A refusal reaches the user on stderr as `memory operation refused: <message>`, a usage error
- * as `usage error: <message>`; messages say what failed and what to do next. Only `src/cli.ts`
- * turns these into output and exits.
- */
+// The helper's errors, each with its exit code; src/run-verb.ts prints them (`memory operation
+// refused: <message>`, `usage error: <message>`). A message says what failed and what to do.
 export type ExitCode = 0 | 1 | 2 | 3 | 4 | 5 | 64;
 
 /** Base class: a refusal with an exit code. */
 export class HelperError extends Error {
-  /** Process exit code for this error (docs/design.md#tokens-and-the-publication-protocol). */
   readonly code: ExitCode;
-  /**
-   * stderr lines printed before the refusal: what was done first and stays done (the repair
-   * of an interrupted save, `recovered: ...`, before a write that is then refused).
-   */
+  /** stderr lines printed before the refusal: what was done first and stays done (a repair). */
   before: string[] = [];
   constructor(message: string, code: ExitCode) {
     super(message);
@@ -44,7 +35,7 @@ export class Absent extends HelperError {
   }
 }
 
-/** Exit 4: memory writes are paused by the kill switch (docs/design.md#tokens-and-the-publication-protocol). */
+/** Exit 4: memory writes are paused by the kill switch. */
 export class Paused extends HelperError {
   /** The file (or variable) whose removal resumes writes. */
   readonly switchPath: string;
@@ -54,13 +45,9 @@ export class Paused extends HelperError {
   }
 }
 
-/** Exit 5: the memory lock was not had within `--lock-timeout` (docs/design.md#tokens-and-the-publication-protocol). */
+/** Exit 5: the memory lock was not had within `--lock-timeout`. */
 export class Busy extends HelperError {
-  /**
-   * Who holds the lock ("process 12", "another process") and the lock's path, as the busy
-   * sentence names them, for a verb that reports busy in its own words (`checkpoint`,
-   * docs/design.md#checkpoints).
-   */
+  /** Who holds the lock and its path, for a verb that reports busy in its own words (`checkpoint`). */
   readonly holder: { who: string; lock: string };
   constructor(message: string, holder: { who: string; lock: string }) {
     super(message, 5);

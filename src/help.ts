@@ -106,7 +106,8 @@ export function wrapHelp(text: string, width: number = HELP_WIDTH): string {
 
 /** Optimal string alignment distance (Levenshtein plus adjacent transpositions). */
 export function editDistance(a: string, b: string): number {
-  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  const row = (i: number) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0));
+  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => row(i));
   for (let i = 1; i <= a.length; i++) {
     for (let j = 1; j <= b.length; j++) {
       const row = d[i] as number[];

@@ -1,10 +1,9 @@
 // The process boundary: the one place that reads argv, writes to the descriptors and sets the
-// exit code (style.md, habit 1). The entries in src/entries/ call runProcess with their verb table.
+// exit code. The entries in src/entries/ call runProcess.
 import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, realpathSync, writeSync } from "node:fs";
 import type { Stats } from "node:fs";
-import { Refused } from "./errors.ts";
-import { GEMINI_SILENT, geminiHookRun, main } from "./cli.ts";
-import type { VerbTable } from "./verbs/types.ts";
+import { Refused, type ExitCode } from "./errors.ts";
+import { GEMINI_SILENT, geminiHookRun, neverFails, type Process } from "./run-verb.ts";
 
 // Output goes straight to the descriptors: building process.stdout for a pipe loads the
 // net and stream modules (~3 ms measured, BENCHMARKS.md), and every verb prints once.
@@ -33,9 +32,8 @@ function pause(ms: number): void {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
-// Read straight from descriptor 0: the verbs that read stdin want all of it before going on, and process.stdin would
-// load the stream and net modules first (BENCHMARKS.md). Reading stops just past `maxBytes`
-// (docs/design.md#tokens-and-the-publication-protocol): an endless producer (`yes |`) costs at most one buffer more
+// Read straight from descriptor 0 (process.stdin would load the stream and net modules first).
+// Reading stops just past `maxBytes`: an endless producer (`yes |`) costs at most one buffer more
 // than the cap, and the caller refuses what is longer.
 function readStdin(maxBytes: number): Promise<Buffer> {
   const chunks: Buffer[] = [];
@@ -55,7 +53,10 @@ function readStdin(maxBytes: number): Promise<Buffer> {
       // No stdin at all (closed descriptor): the verb sees empty input and says so.
       if (code === "EBADF") break;
       // `< somedir`: a mistake in the command, not a bug; refused before anything is read or written.
-      if (code === "EISDIR") return Promise.reject(new Refused("stdin is a directory, not a document: pass the document's file (`< FILE`) or pipe it in"));
+      if (code === "EISDIR") {
+        const todo = "pass the document's file (`< FILE`) or pipe it in";
+        return Promise.reject(new Refused(`stdin is a directory, not a document: ${todo}`));
+      }
       return Promise.reject(err);
     }
     if (n === 0) break;
@@ -119,13 +120,9 @@ function readPipeWithin(stdin: Stats, ms: number, maxBytes: number): Buffer | nu
 }
 
 // The hook must not wait on a harness that keeps stdin open: at most `ms`, then what was read
-// (null when nothing was). A regular file is read at once; a pipe on Linux is polled without
-// blocking (above); anything else -- a socket, which is what Node harnesses such as Claude
-// Code give (libuv's socketpair) -- goes through the stream, whose net and stream modules
-// cost ~3 ms (a thread-pool read of fd 0 would be lighter, but a pending one holds up
-// process exit). Reading stops at the end of a whole JSON value, at the end of input, or
-// just past `maxBytes`, returning the first `maxBytes + 1` bytes then: the caller sees the
-// input is too long and ignores it (docs/design.md#checkpoints), without holding any more of it.
+// (null when nothing was). A socket, which Node harnesses give, goes through the stream: a
+// blocking read could wait forever, and a pending thread-pool read holds up process exit.
+// Past `maxBytes` the first `maxBytes + 1` bytes come back, and the caller ignores them.
 function readStdinWithin(ms: number, maxBytes: number): Promise<Buffer | null> {
   let stdin: Stats;
   try {
@@ -211,11 +208,13 @@ function runningFile(file: string | undefined): string | undefined {
   }
 }
 
+type Dispatch = (proc: Process) => Promise<ExitCode>;
+
 /**
- * Runs the verb named by argv with `verbs` and sets the process exit code. `redact`, when
+ * Runs `dispatch` on this process's argv and descriptors and sets the exit code. `redact`, when
  * given, sees every byte the verb prints before it leaves the process.
  */
-export async function runProcess(verbs: VerbTable, redact?: (text: string) => string): Promise<void> {
+export async function runProcess(dispatch: Dispatch, redact?: (text: string) => string): Promise<void> {
   const out = redact ? heldOutput(1, redact) : { write: (d: string | Uint8Array) => writeFd(1, d), flush: () => {} };
   const err = redact ? heldOutput(2, redact) : { write: (d: string | Uint8Array) => writeFd(2, d), flush: () => {} };
   const gemini = geminiHookRun(process.argv.slice(2));
@@ -223,7 +222,7 @@ export async function runProcess(verbs: VerbTable, redact?: (text: string) => st
   if (gemini) process.removeAllListeners("warning");
   let code: number;
   try {
-    code = await main(verbs, {
+    code = await dispatch({
       argv: process.argv.slice(2),
       env: process.env,
       cwd: process.cwd(),
@@ -237,11 +236,11 @@ export async function runProcess(verbs: VerbTable, redact?: (text: string) => st
       helperPath: runningFile(process.argv[1]),
     });
   } catch (error) {
-    // Outside a verb's run -- loading its code from a damaged or replaced file -- never a refusal; the hook and
-    // checkpoint still never fail a session (docs/design.md#checkpoints, docs/design.md#integrations).
+    // Outside a verb's run (its code damaged or replaced): never a refusal, and the hook and
+    // checkpoint still never fail a session.
     if (gemini) out.write(GEMINI_SILENT);
     else err.write(`memory_io internal error: ${error instanceof Error ? error.message : String(error)}\n`);
-    code = process.argv[2] === "hook" || process.argv[2] === "checkpoint" ? 0 : 2;
+    code = neverFails(process.argv[2]) ? 0 : 2;
   }
   out.flush();
   err.flush();

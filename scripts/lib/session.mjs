@@ -24,12 +24,8 @@ var init_errors = __esm({
   "src/errors.ts"() {
     "use strict";
     HelperError = class extends Error {
-      /** Process exit code for this error (docs/design.md#tokens-and-the-publication-protocol). */
       code;
-      /**
-       * stderr lines printed before the refusal: what was done first and stays done (the repair
-       * of an interrupted save, `recovered: ...`, before a write that is then refused).
-       */
+      /** stderr lines printed before the refusal: what was done first and stays done (a repair). */
       before = [];
       constructor(message, code) {
         super(message);
@@ -52,6 +48,19 @@ var init_errors = __esm({
         super(message, 3);
       }
     };
+  }
+});
+
+// src/builtins.ts
+import { createRequire } from "node:module";
+var load, nodeCrypto, nodeUtil, childProcess;
+var init_builtins = __esm({
+  "src/builtins.ts"() {
+    "use strict";
+    load = createRequire(import.meta.url);
+    nodeCrypto = () => load("node:crypto");
+    nodeUtil = () => load("node:util");
+    childProcess = () => load("node:child_process");
   }
 });
 
@@ -270,419 +279,16 @@ var init_quote = __esm({
   }
 });
 
-// src/schema/anchor-lines.ts
-function quotePath(p) {
-  const refused = refusedIndexes(p);
-  if (!NEEDS_QUOTES.test(p) && p !== "none" && refused.size === 0) return p;
-  let out = '"';
-  let k = 0;
-  for (const ch of p) {
-    const code = ch.codePointAt(0);
-    if (ESCAPES[ch] !== void 0) out += ESCAPES[ch];
-    else if (code < 32 || code === 127 || refused.has(k)) {
-      for (const byte of Buffer.from(ch, "utf8")) out += `\\${byte.toString(8).padStart(3, "0")}`;
-    } else out += ch;
-    k++;
-  }
-  return `${out}"`;
-}
-function quotedPath(p) {
-  const q = quotePath(p);
-  return q.startsWith('"') ? q : `"${q}"`;
-}
-var NEEDS_QUOTES, ESCAPES;
-var init_anchor_lines = __esm({
-  "src/schema/anchor-lines.ts"() {
-    "use strict";
-    init_invisible();
-    NEEDS_QUOTES = /[,"\\\x00-\x1f\x7f]|^\s|\s$|^\u2026| @ /;
-    ESCAPES = {
-      "\x07": "\\a",
-      "\b": "\\b",
-      "	": "\\t",
-      "\n": "\\n",
-      "\v": "\\v",
-      "\f": "\\f",
-      "\r": "\\r",
-      '"': '\\"',
-      "\\": "\\\\"
-    };
-  }
-});
-
-// src/agents/harness-path.ts
-import path2 from "node:path";
-function windowsShaped(p) {
-  return /^([A-Za-z]:|\\\\)/.test(p);
-}
-function harnessPath(what, p, platform = process.platform) {
-  const windows = windowsShaped(p);
-  if (p.includes("\0") || !(windows || platform === "win32" ? path2.win32 : path2.posix).isAbsolute(p)) return { ok: false, reason: `${what} is not an absolute path`, windows };
-  if (windows && platform !== "win32") return { ok: false, reason: `${what} ${quotedPath(p.slice(0, 200))} is a Windows path and this helper runs on ${platform}`, windows };
-  return { ok: true, path: platform === "win32" ? path2.win32.normalize(p) : p };
-}
-function hookCwd(cwd, platform = process.platform) {
-  if (cwd === void 0 || cwd === null) return null;
-  const what = "the hook input's cwd";
-  if (typeof cwd !== "string") throw new Error(`${what} is not a string (pass --root <project>)`);
-  if (cwd === "") throw new Error(`${what} is empty (pass --root <project>)`);
-  const got = harnessPath(what, cwd, platform);
-  if (got.ok) return got.path;
-  if (got.windows) throw new Error(`${got.reason} (pass --root <project>)`);
-  throw new Error(`${what} ${quotedValue(cwd.slice(0, 200))} is not an absolute path (pass --root <project>)`);
-}
-var init_harness_path = __esm({
-  "src/agents/harness-path.ts"() {
-    "use strict";
-    init_quote();
-    init_anchor_lines();
-  }
-});
-
-// src/agents/transcripts/tail.ts
-import { closeSync as closeSync2, constants as constants2, fstatSync as fstatSync2, openSync as openSync2, readSync as readSync2 } from "node:fs";
-function readAt(fd, length, position) {
-  const buf = Buffer.allocUnsafe(length);
-  let got = 0;
-  while (got < length) {
-    const n = readSync2(fd, buf, got, length - got, position + got);
-    if (n === 0) break;
-    got += n;
-  }
-  return buf.subarray(0, got);
-}
-function completeLines(buf, fromStart) {
-  const first = fromStart ? 0 : buf.indexOf(10) + 1;
-  const last = buf.lastIndexOf(10);
-  if (last < first) return [];
-  return buf.subarray(first, last).toString("utf8").split("\n");
-}
-function linesFromStart(fd, size, bytes) {
-  const buf = readAt(fd, Math.min(size, bytes), 0);
-  return completeLines(buf.length < size ? buf : Buffer.concat([buf, Buffer.from("\n")]), true);
-}
-function readFailure(err) {
-  return `the transcript could not be read (${err.code ?? "error"})`;
-}
-function openTranscript(transcriptPath) {
-  const where = harnessPath("the transcript path", transcriptPath);
-  if (!where.ok) return { ok: false, reason: where.reason };
-  transcriptPath = where.path;
-  let fd;
-  try {
-    fd = openSync2(transcriptPath, constants2.O_RDONLY | constants2.O_NOFOLLOW | constants2.O_NONBLOCK);
-  } catch (err) {
-    const code = err.code;
-    return { ok: false, reason: code === "ENOENT" ? "the transcript does not exist" : code === "ELOOP" ? "the transcript is a link" : `the transcript cannot be opened (${code ?? "error"})` };
-  }
-  let reason;
-  try {
-    const st = fstatSync2(fd);
-    if (st.isFile()) return { ok: true, file: { fd, size: st.size, head: linesFromStart(fd, st.size, HEAD_BYTES) } };
-    reason = "the transcript is not a regular file";
-  } catch (err) {
-    reason = readFailure(err);
-  }
-  closeSync2(fd);
-  return { ok: false, reason };
-}
-function closeTranscript(file) {
-  try {
-    closeSync2(file.fd);
-  } catch {
-  }
-}
-function tailPart(file, bytes) {
-  const length = Math.min(file.size, bytes, TAIL_BYTES);
-  const start = file.size - length;
-  if (start === 0) return { lines: linesFromStart(file.fd, file.size, length), from: 0 };
-  const peek = length < TAIL_BYTES ? 1 : 0;
-  const buf = readAt(file.fd, length + peek, start - peek);
-  const first = buf.indexOf(10) + 1;
-  const lines = completeLines(buf, false);
-  return { lines, from: lines.length > 0 ? start - peek + first : file.size };
-}
-function sniffFormat(lines) {
-  let seen = 0;
-  for (const line of lines) {
-    if (line.length === 0 || line[0] !== "{") continue;
-    if (++seen > 50) break;
-    let rec;
-    try {
-      rec = JSON.parse(line);
-    } catch {
-      continue;
-    }
-    if (rec === null || typeof rec !== "object" || Array.isArray(rec)) continue;
-    const r = rec;
-    if ("payload" in r && typeof r.type === "string" && ["session_meta", "response_item", "event_msg", "turn_context", "compacted"].includes(r.type)) return "codex";
-    if ("projectHash" in r || r.type === "gemini" || "startTime" in r && "sessionId" in r && !("uuid" in r)) return "gemini";
-    if (("sessionId" in r || "uuid" in r) && typeof r.type === "string") return "claude";
-  }
-  return null;
-}
-var TAIL_BYTES, FIRST_TAIL_BYTES, HEAD_BYTES;
-var init_tail = __esm({
-  "src/agents/transcripts/tail.ts"() {
-    "use strict";
-    init_harness_path();
-    TAIL_BYTES = 4 * 1024 * 1024;
-    FIRST_TAIL_BYTES = 1024 * 1024;
-    HEAD_BYTES = 64 * 1024;
-  }
-});
-
-// src/schema/capture.ts
-var init_capture = __esm({
-  "src/schema/capture.ts"() {
-    "use strict";
-  }
-});
-
-// src/agents/transcripts/types.ts
-function obj(value) {
-  return value !== null && typeof value === "object" && !Array.isArray(value) ? value : null;
-}
-function str(value) {
-  return typeof value === "string" ? value : null;
-}
-function parseLine(line) {
-  if (line.length === 0 || line.charCodeAt(0) !== 123) return null;
-  try {
-    return obj(JSON.parse(line));
-  } catch {
-    return null;
-  }
-}
-var init_types = __esm({
-  "src/agents/transcripts/types.ts"() {
-    "use strict";
-    init_capture();
-  }
-});
-
-// src/agents/transcripts/usage.ts
-function claudeWindow(model) {
-  if (model === null) return CLAUDE_DEFAULT_WINDOW;
-  if (/\[1m\]$/i.test(model) || ONE_MILLION.has(model.toLowerCase())) return 1e6;
-  return CLAUDE_DEFAULT_WINDOW;
-}
-function claudePoint(rec, line) {
-  if (rec.type !== "assistant" || rec.isSidechain === true) return null;
-  const message = obj(rec.message);
-  const usage = obj(message?.usage);
-  if (usage === null) return null;
-  const used = num(usage.input_tokens) + num(usage.cache_creation_input_tokens) + num(usage.cache_read_input_tokens) + num(usage.output_tokens);
-  const model = str(message?.model);
-  if (used === 0 || model === "<synthetic>") return null;
-  const asked = str(rec.requestedModel);
-  const name = asked !== null && /\[1m\]$/i.test(asked) ? asked : model;
-  return { used, window: claudeWindow(name), model: name, line };
-}
-function codexPoint(rec, line) {
-  const payload = obj(rec.payload);
-  if (rec.type === "token_usage_record") {
-    const usage = obj(payload?.usage);
-    const used2 = num(usage?.total_tokens) || num(usage?.input_tokens) + num(usage?.output_tokens);
-    return used2 === 0 ? null : { used: used2, window: null, model: null, line };
-  }
-  if (rec.type !== "event_msg" || payload?.type !== "token_count") return null;
-  const info = obj(payload.info);
-  const last = obj(info?.last_token_usage);
-  if (info === null || last === null) return null;
-  const used = num(last.total_tokens) || num(last.input_tokens) + num(last.output_tokens);
-  if (used === 0) return null;
-  const window = num(info.model_context_window);
-  return { used, window: window > 0 ? window : null, model: null, line };
-}
-function usagePoints(format, lines) {
-  const words = WORDS[format];
-  if (words === void 0) return [];
-  const out = [];
-  lines.forEach((line, i) => {
-    if (!words.test(line)) return;
-    const rec = parseLine(line);
-    if (rec === null) return;
-    const p = format === "claude" ? claudePoint(rec, i) : codexPoint(rec, i);
-    if (p !== null) out.push(p);
-  });
-  return out;
-}
-var CLAUDE_DEFAULT_WINDOW, ONE_MILLION, num, WORDS;
-var init_usage = __esm({
-  "src/agents/transcripts/usage.ts"() {
-    "use strict";
-    init_types();
-    CLAUDE_DEFAULT_WINDOW = 2e5;
-    ONE_MILLION = /* @__PURE__ */ new Set(["claude-opus-5-5"]);
-    num = (v) => typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : 0;
-    WORDS = { claude: /"usage"/, codex: /"token_count"|"token_usage_record"/ };
-  }
-});
-
-// src/agents/transcripts/last-save.ts
-function isSaveCommand(command) {
-  return SAVE_COMMAND.test(command);
-}
-function savedToken(output, failed) {
-  if (failed || !SAVED_LINE.test(output)) return null;
-  return TOKEN_LINE.exec(output)?.[1] ?? null;
-}
-function textOf(content) {
-  if (typeof content === "string") return content;
-  if (!Array.isArray(content)) return "";
-  return content.map((b) => str(obj(b)?.text) ?? "").join("\n");
-}
-function claudeEvents(rec) {
-  const ev = { calls: 0, saves: [], results: [] };
-  if (rec.isSidechain === true || typeof rec.agentId === "string") return ev;
-  const content = obj(rec.message)?.content;
-  if (!Array.isArray(content)) return ev;
-  for (const raw of content) {
-    const b = obj(raw);
-    if (b === null) continue;
-    if (rec.type === "assistant" && b.type === "tool_use") {
-      ev.calls++;
-      const command = b.name === "Bash" ? str(obj(b.input)?.command) : null;
-      if (command !== null && isSaveCommand(command)) ev.saves.push({ id: str(b.id), ts: str(rec.timestamp), result: null, failed: false });
-    } else if (rec.type === "user" && b.type === "tool_result") {
-      const id = str(b.tool_use_id);
-      if (id !== null) ev.results.push({ id, text: textOf(b.content), failed: b.is_error === true });
-    }
-  }
-  return ev;
-}
-function codexCommand(payload) {
-  let args = payload.arguments ?? payload.action ?? payload.input;
-  if (typeof args === "string" && args.startsWith("{")) {
-    try {
-      args = JSON.parse(args);
-    } catch {
-    }
-  }
-  const o = obj(args);
-  const cmd = o === null ? args : o.cmd ?? o.command;
-  return typeof cmd === "string" ? cmd : Array.isArray(cmd) ? cmd.filter((c) => typeof c === "string").join(" ") : "";
-}
-function codexEvents(rec) {
-  const ev = { calls: 0, saves: [], results: [] };
-  const p = obj(rec.payload);
-  if (p === null) return ev;
-  const ts = str(rec.timestamp);
-  if (rec.type === "response_item") {
-    if (p.type === "function_call" || p.type === "custom_tool_call" || p.type === "local_shell_call") {
-      ev.calls++;
-      if (isSaveCommand(codexCommand(p))) ev.saves.push({ id: str(p.call_id) ?? str(p.id), ts, result: null, failed: false });
-    } else if (p.type === "function_call_output" || p.type === "custom_tool_call_output") {
-      const id = str(p.call_id);
-      const out = p.output;
-      const text = typeof out === "string" ? out : str(obj(out)?.content) ?? str(obj(out)?.output) ?? textOf(out);
-      if (id !== null) ev.results.push({ id, text, failed: /Process exited with code [1-9]/.test(text) });
-    }
-  } else if (rec.type === "event_msg") {
-    const item = obj(p.item) ?? p;
-    if (item.type === "CommandExecution") {
-      const command = Array.isArray(item.command) ? item.command.filter((c) => typeof c === "string").join(" ") : str(item.command) ?? "";
-      if (command !== "" && isSaveCommand(command)) {
-        const failed = typeof item.exit_code === "number" ? item.exit_code !== 0 : item.status === "failed";
-        ev.saves.push({ id: null, ts, result: str(item.aggregated_output) ?? "", failed });
-      }
-    }
-  }
-  return ev;
-}
-function geminiResult(result) {
-  if (result === void 0 || result === null) return null;
-  if (typeof result === "string") return result;
-  const outputs = (Array.isArray(result) ? result : [result]).map((r) => {
-    const response = obj(obj(obj(r)?.functionResponse)?.response);
-    return str(response?.output) ?? str(response?.error) ?? "";
-  });
-  return outputs.join("\n");
-}
-function geminiEvents(rec) {
-  const ev = { calls: 0, saves: [], results: [] };
-  if (rec.type !== "gemini" || !Array.isArray(rec.toolCalls)) return ev;
-  for (const raw of rec.toolCalls) {
-    const call = obj(raw);
-    if (call === null) continue;
-    ev.calls++;
-    const command = call.name === "run_shell_command" ? str(obj(call.args)?.command) : null;
-    if (command === null || !isSaveCommand(command)) continue;
-    const result = geminiResult(call.result);
-    ev.saves.push({ id: null, ts: str(call.timestamp) ?? str(rec.timestamp), result, failed: call.status === "error" || /Exit Code: [1-9]/.test(result ?? "") });
-  }
-  return ev;
-}
-function eventsOf(format, line) {
-  if (!WORDS2[format].test(line)) return null;
-  const rec = parseLine(line);
-  return rec === null ? null : EVENTS[format](rec);
-}
-function secondOf(ts) {
-  if (ts === null) return null;
-  const ms = Date.parse(ts);
-  return Number.isFinite(ms) ? Math.floor(ms / 1e3) * 1e3 : null;
-}
-function findLastSave(format, lines, project) {
-  const open = /* @__PURE__ */ new Map();
-  let found = null;
-  let unanswered = null;
-  for (let i = 0; i < lines.length; i++) {
-    const ev = eventsOf(format, lines[i]);
-    if (ev === null) continue;
-    for (const r of ev.results) {
-      const at = open.get(r.id);
-      if (at === void 0) continue;
-      open.delete(r.id);
-      if (unanswered?.line === at) unanswered = null;
-      const token = savedToken(r.text, r.failed);
-      if (token !== null && project.accepts(token)) found = { token, line: i };
-    }
-    if (ev.calls > 0) unanswered = null;
-    for (const s of ev.saves) {
-      if (s.result !== null) {
-        const token = savedToken(s.result, s.failed);
-        if (token !== null && project.accepts(token)) found = { token, line: i };
-      } else {
-        if (s.id !== null) open.set(s.id, i);
-        unanswered = { line: i, ts: s.ts };
-      }
-    }
-  }
-  if (unanswered !== null && project.current !== null && project.current.savedMs !== null) {
-    const at = secondOf(unanswered.ts);
-    if (at !== null && project.current.savedMs >= at) return { token: project.current.token, line: unanswered.line };
-  }
-  return found;
-}
-var SAVE_COMMAND, TOKEN_LINE, SAVED_LINE, WORDS2, EVENTS;
-var init_last_save = __esm({
-  "src/agents/transcripts/last-save.ts"() {
-    "use strict";
-    init_types();
-    SAVE_COMMAND = /memory_io\.mjs\\?["']?(?:\s+--?[a-z][\w-]*(?:[= ](?:"[^"]*"|'[^']*'|\S+))?)*\s+write\s+handoff\b/;
-    TOKEN_LINE = /^CURRENT-SHA256: ([0-9a-f]{64})\s*$/m;
-    SAVED_LINE = /^(?:Output: )?(?:saved|unchanged) HANDOFF\.md\b/m;
-    WORDS2 = {
-      claude: /"tool_use"|"tool_result"/,
-      codex: /_call|CommandExecution|FileChange/,
-      gemini: /"toolCalls"/
-    };
-    EVENTS = { claude: claudeEvents, codex: codexEvents, gemini: geminiEvents };
-  }
-});
-
 // src/store/home.ts
 import { homedir } from "node:os";
-import path3 from "node:path";
+import path2 from "node:path";
 function homeFolder(env, platform = process.platform) {
   const value = platform === "win32" ? env.USERPROFILE : env.HOME;
   return value ?? homedir();
 }
 function samePath(a, b, platform = process.platform) {
   if (platform !== "win32") return a === b;
-  const norm = (p) => path3.win32.resolve(p).toLowerCase();
+  const norm = (p) => path2.win32.resolve(p).toLowerCase();
   return norm(a) === norm(b);
 }
 var init_home = __esm({
@@ -693,7 +299,7 @@ var init_home = __esm({
 
 // src/store/root.ts
 import { lstatSync as lstatSync2, readFileSync, realpathSync as realpathSync2 } from "node:fs";
-import path4 from "node:path";
+import path3 from "node:path";
 function exists(p) {
   try {
     lstatSync2(p);
@@ -710,23 +316,25 @@ function realOrNull(p) {
   }
 }
 function within(child, parent) {
-  const rel = path4.relative(parent, child);
-  return rel === "" || !rel.startsWith("..") && !path4.isAbsolute(rel);
+  const rel = path3.relative(parent, child);
+  return rel === "" || !rel.startsWith("..") && !path3.isAbsolute(rel);
 }
 function ceilings(env) {
   const out = [];
-  for (const c of (env.GIT_CEILING_DIRECTORIES ?? "").split(path4.delimiter)) {
-    if (c === "" || !path4.isAbsolute(c)) continue;
-    out.push(realOrNull(c) ?? path4.resolve(c));
+  for (const c of (env.GIT_CEILING_DIRECTORIES ?? "").split(path3.delimiter)) {
+    if (c === "" || !path3.isAbsolute(c)) continue;
+    out.push(realOrNull(c) ?? path3.resolve(c));
   }
   return out;
 }
 function safeDirectories(env) {
   const home = homeFolder(env);
   const files = [];
-  if (!env.GIT_CONFIG_NOSYSTEM || /^(?:0|false|no|off)$/i.test(env.GIT_CONFIG_NOSYSTEM)) files.push(env.GIT_CONFIG_SYSTEM || "/etc/gitconfig");
+  const noSystem = env.GIT_CONFIG_NOSYSTEM;
+  if (!noSystem || /^(?:0|false|no|off)$/i.test(noSystem)) files.push(env.GIT_CONFIG_SYSTEM || "/etc/gitconfig");
   if (env.GIT_CONFIG_GLOBAL !== void 0) files.push(env.GIT_CONFIG_GLOBAL);
-  else files.push(path4.join(env.XDG_CONFIG_HOME || path4.join(home, ".config"), "git", "config"), path4.join(home, ".gitconfig"));
+  else files.push(path3.join(env.XDG_CONFIG_HOME || path3.join(home, ".config"), "git", "config"));
+  if (env.GIT_CONFIG_GLOBAL === void 0) files.push(path3.join(home, ".gitconfig"));
   let out = [];
   for (const file of files) {
     let text;
@@ -751,7 +359,7 @@ function safeDirectories(env) {
       if (!m) continue;
       const value = m[1].replace(/^"(.*)"$/, "$1");
       if (value === "") out = [];
-      else out.push(value.startsWith("~/") ? path4.join(home, value.slice(2)) : value);
+      else out.push(value.startsWith("~/") ? path3.join(home, value.slice(2)) : value);
     }
   }
   return out;
@@ -760,7 +368,7 @@ function listedSafe(dir, safe) {
   return safe.some((s) => {
     if (s === "*") return true;
     if (s.endsWith("/*")) return within(dir, realOrNull(s.slice(0, -2)) ?? s.slice(0, -2));
-    return (realOrNull(s) ?? path4.resolve(s)) === dir;
+    return (realOrNull(s) ?? path3.resolve(s)) === dir;
   });
 }
 function distrust(dir, uid, safe) {
@@ -771,7 +379,9 @@ function distrust(dir, uid, safe) {
   } catch {
     return null;
   }
-  const why = (st.mode & 514) === 514 ? "a sticky folder anyone can write to" : st.uid !== uid && st.uid !== 0 ? `owned by another user (uid ${st.uid})` : null;
+  let why = null;
+  if (st.uid !== uid && st.uid !== 0) why = `owned by another user (uid ${st.uid})`;
+  if ((st.mode & 514) === 514) why = "a sticky folder anyone can write to";
   if (why === null || listedSafe(dir, safe())) return null;
   return why;
 }
@@ -779,7 +389,7 @@ function dubious(root, uid, env, safe) {
   if (uid === void 0) return null;
   for (let dir = root; ; ) {
     if (dir !== root && distrust(dir, uid, safe) !== null) return null;
-    if (exists(path4.join(dir, ".git"))) {
+    if (exists(path3.join(dir, ".git"))) {
       let owner;
       try {
         owner = lstatSync2(dir).uid;
@@ -788,18 +398,19 @@ function dubious(root, uid, env, safe) {
       }
       const sudo = uid === 0 && /^\d+$/.test(env.SUDO_UID ?? "") ? Number(env.SUDO_UID) : null;
       if (owner === uid || owner === sudo || listedSafe(dir, safe())) return null;
-      return new Refused(
-        `${dir} is a git repository owned by another user (uid ${owner}), which git refuses as dubious; its memory is not used: run from a project of your own, or, if you trust it, \`git config --global --add safe.directory ${dir}\``
-      );
+      const what = `${dir} is a git repository owned by another user (uid ${owner}), which git refuses as dubious`;
+      const trust = `\`git config --global --add safe.directory ${dir}\``;
+      const fix = `run from a project of your own, or, if you trust it, ${trust}`;
+      return new Refused(`${what}; its memory is not used: ${fix}`);
     }
-    const parent = path4.dirname(dir);
+    const parent = path3.dirname(dir);
     if (parent === dir || ceilings(env).includes(parent)) return null;
     dir = parent;
   }
 }
 function memoryOwnedWell(dir, uid) {
   if (uid === void 0) return true;
-  for (const p of [path4.join(dir, ".ai"), path4.join(dir, ".ai", "memory")]) {
+  for (const p of [path3.join(dir, ".ai"), path3.join(dir, ".ai", "memory")]) {
     try {
       const st = lstatSync2(p);
       if (st.uid !== uid && st.uid !== 0) return false;
@@ -833,30 +444,32 @@ function findRoot(startPath, env, opts = {}) {
   let safe = null;
   const safeList = () => safe ??= safeDirectories(env);
   if (uid !== void 0 && (st.mode & 514) === 514 && !listedSafe(start, safeList())) {
-    throw new Refused(`${start} is a sticky folder anyone can write to (like /tmp), never a project: run it from a project folder or pass --root <project>`);
+    const fix = "run it from a project folder or pass --root <project>";
+    throw new Refused(`${start} is a sticky folder anyone can write to (like /tmp), never a project: ${fix}`);
   }
   const found = walk(start, env, uid, safeList, home);
   const refusal = dubious(found.root, uid, env, safeList);
   if (refusal !== null) throw refusal;
   return found;
 }
-function walk(start, env, uid, safeList, home) {
-  if (exists(path4.join(start, ".ai", "memory"))) return { root: start, start, by: "memory" };
+function walk(start, env, uid, safe, home) {
+  if (exists(path3.join(start, ".ai", "memory"))) return { root: start, start, by: "memory" };
   const stops = ceilings(env);
   const belowHome = home !== null && within(start, home);
   let dir = start;
   for (; ; ) {
     if (dir !== start) {
-      const why = distrust(dir, uid, safeList);
+      const why = distrust(dir, uid, safe);
       if (why !== null) return { root: start, start, by: "start", stopped: { at: dir, why } };
     }
-    if (exists(path4.join(dir, ".ai", "memory"))) {
+    if (exists(path3.join(dir, ".ai", "memory"))) {
       if (dir === start || memoryOwnedWell(dir, uid)) return { root: dir, start, by: "memory" };
       return { root: start, start, by: "start", stopped: { at: dir, why: "its .ai/memory belongs to another user" } };
     }
-    if (exists(path4.join(dir, ".git"))) return { root: dir, start, by: "git" };
-    const parent = path4.dirname(dir);
-    if (parent === dir || stops.some((s) => samePath(s, parent)) || belowHome && samePath(parent, home)) return { root: start, start, by: "start" };
+    if (exists(path3.join(dir, ".git"))) return { root: dir, start, by: "git" };
+    const parent = path3.dirname(dir);
+    const ceiling = stops.some((s) => samePath(s, parent)) || belowHome && samePath(parent, home);
+    if (parent === dir || ceiling) return { root: start, start, by: "start" };
     dir = parent;
   }
 }
@@ -872,7 +485,7 @@ var init_root = __esm({
 
 // src/git/git-dir.ts
 import { lstatSync as lstatSync3, readFileSync as readFileSync2 } from "node:fs";
-import path5 from "node:path";
+import path4 from "node:path";
 function isFile(p) {
   try {
     return lstatSync3(p).isFile();
@@ -900,28 +513,28 @@ function gitTopOf(root, opts = {}) {
   for (; ; ) {
     if (dir !== root && distrustedAbove(dir, process.env, opts) !== null) return null;
     try {
-      lstatSync3(path5.join(dir, ".git"));
+      lstatSync3(path4.join(dir, ".git"));
       return dir;
     } catch {
     }
-    const parent = path5.dirname(dir);
+    const parent = path4.dirname(dir);
     if (parent === dir) return null;
     dir = parent;
   }
 }
 function gitDirOf(top) {
-  const dotGit = path5.join(top, ".git");
+  const dotGit = path4.join(top, ".git");
   if (isDir(dotGit)) return dotGit;
   const text = readSmall(dotGit);
   const m = text === null ? null : /^gitdir:[ \t]*(.+?)[ \t]*$/m.exec(text);
   if (!m) return null;
-  const dir = path5.resolve(top, m[1]);
+  const dir = path4.resolve(top, m[1]);
   return isDir(dir) ? dir : null;
 }
 function commonDirOf(gitDir) {
   try {
-    const text = readFileSync2(path5.join(gitDir, "commondir"), "utf8").trim();
-    if (text !== "") return path5.resolve(gitDir, text);
+    const text = readFileSync2(path4.join(gitDir, "commondir"), "utf8").trim();
+    if (text !== "") return path4.resolve(gitDir, text);
   } catch {
   }
   return gitDir;
@@ -934,14 +547,13 @@ var init_git_dir = __esm({
 });
 
 // src/git/saves.ts
-import { randomBytes } from "node:crypto";
-import { closeSync as closeSync3, constants as constants3, existsSync, linkSync, lstatSync as lstatSync4, mkdirSync, openSync as openSync3, readFileSync as readFileSync3 } from "node:fs";
+import { closeSync as closeSync2, constants as constants2, existsSync, linkSync, lstatSync as lstatSync4, mkdirSync, openSync as openSync2, readFileSync as readFileSync3 } from "node:fs";
 import { renameSync, rmSync, writeFileSync, writeSync as writeSync2 } from "node:fs";
-import path6 from "node:path";
+import path5 from "node:path";
 function savesPath(root, opts = {}) {
   const top = gitTopOf(root, opts);
   const gitDir = top === null ? null : gitDirOf(top);
-  return gitDir === null ? null : path6.join(commonDirOf(gitDir), "session-handoff", "saves");
+  return gitDir === null ? null : path5.join(commonDirOf(gitDir), "session-handoff", "saves");
 }
 function savesLines(p) {
   const lines = readFileSync3(p, "utf8").slice(0, 16384).split("\n");
@@ -956,12 +568,12 @@ function savedStampOf(text) {
 function cloneIdOf(root, create = false) {
   const saves = savesPath(root);
   if (saves === null) return null;
-  const p = path6.join(path6.dirname(saves), "clone-id");
+  const p = path5.join(path5.dirname(saves), "clone-id");
   if (create && !existsSync(p)) {
     const tmp = `${p}.tmp-${process.pid}`;
     try {
-      mkdirSync(path6.dirname(p), { recursive: true, mode: 448 });
-      writeFileSync(tmp, `${randomBytes(8).toString("hex")}
+      mkdirSync(path5.dirname(p), { recursive: true, mode: 448 });
+      writeFileSync(tmp, `${nodeCrypto().randomBytes(8).toString("hex")}
 `, { mode: 384 });
       linkSync(tmp, p);
     } catch {
@@ -995,16 +607,16 @@ function savedHereByStat(root, key) {
 }
 function replaceLines(p, lines) {
   const tmp = `${p}.tmp-${process.pid}`;
-  const fd = openSync3(
+  const fd = openSync2(
     tmp,
-    constants3.O_WRONLY | constants3.O_CREAT | constants3.O_TRUNC | (constants3.O_NOFOLLOW ?? 0),
+    constants2.O_WRONLY | constants2.O_CREAT | constants2.O_TRUNC | (constants2.O_NOFOLLOW ?? 0),
     384
   );
   try {
     writeSync2(fd, `${lines.join("\n")}
 `);
   } finally {
-    closeSync3(fd);
+    closeSync2(fd);
   }
   renameSync(tmp, p);
 }
@@ -1022,9 +634,9 @@ function readSaves(root) {
 function recordSavedBy(root, token, agent) {
   const saves = savesPath(root);
   if (saves === null || agent === null || !SAVED_BY_LINE.test(`${token} ${agent}`)) return;
-  const p = path6.join(path6.dirname(saves), "saved-by");
+  const p = path5.join(path5.dirname(saves), "saved-by");
   try {
-    mkdirSync(path6.dirname(p), { recursive: true, mode: 448 });
+    mkdirSync(path5.dirname(p), { recursive: true, mode: 448 });
     let kept = [];
     try {
       const lines = readFileSync3(p, "utf8").slice(0, 16384).split("\n");
@@ -1040,6 +652,7 @@ var SAVES_KEPT, LINE, CLONE_MARK, SAVED_BY_LINE;
 var init_saves = __esm({
   "src/git/saves.ts"() {
     "use strict";
+    init_builtins();
     init_git_dir();
     SAVES_KEPT = 10;
     LINE = /^([0-9a-f]{64})(?: (\d+ \d+ \d+ \d+))?(?: @(\S+))?$/;
@@ -1048,384 +661,60 @@ var init_saves = __esm({
   }
 });
 
-// src/schema/checkpoint-name.ts
-function headerValue(text, name) {
-  const lines = text.split("\n", 12);
-  for (const line of lines) if (line.startsWith(`${name}: `)) return line.slice(name.length + 2).trim();
-  return null;
-}
-function isCheckpointText(text) {
-  const lines = text.split("\n", 4);
-  return lines[0] === "<!-- memory-schema: v1 -->" && lines.includes(CHECKPOINT_HEADING);
-}
-function isAnchorsOnlySource(source) {
-  const words = /^(anchors only|no transcript|transcript in an unknown format)|with no complete record$/;
-  return source !== null && words.test(source);
-}
-var CHECKPOINT_HEADING, CHECKPOINT_NAME;
-var init_checkpoint_name = __esm({
-  "src/schema/checkpoint-name.ts"() {
-    "use strict";
-    CHECKPOINT_HEADING = "# Session Checkpoint";
-    CHECKPOINT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}\.md$/;
-  }
-});
-
-// src/schema/values.ts
-import path7 from "node:path";
-function parseStrictTime(value, nowMs) {
-  const m = ISO.exec(value);
-  if (!m) return { error: "not a strict ISO-8601 time with a zone" };
-  const [year, month, day, hour, minute] = m.slice(1, 6).map(Number);
-  const second = m[6] === void 0 ? 0 : Number(m[6]);
-  const fraction = m[7] === void 0 ? 0 : Number(`0.${m[7]}`);
-  if (month < 1 || month > 12 || hour > 23 || minute > 59 || second > 59) return { error: "a field is out of range" };
-  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
-  if (day < 1 || day > daysInMonth) return { error: "no such day" };
-  let offsetMin = 0;
-  if (m[8] !== "Z") {
-    const oh = Number(m[9]);
-    const om = Number(m[10]);
-    if (oh > 23 || om > 59) return { error: "zone offset out of range" };
-    offsetMin = (m[8].startsWith("-") ? -1 : 1) * (oh * 60 + om);
-  }
-  const utc = Date.UTC(year, month - 1, day, hour, minute, second) + Math.floor(fraction * 1e3) - offsetMin * 6e4;
-  if (year < 1970) return { error: "before 1970" };
-  if (utc > nowMs + CLOCK_SKEW_MS) return { error: "in the future" };
-  return { iso: value, ms: utc };
-}
-function unticked(value) {
-  const m = /^`([^`]*)`$/.exec(value.trim());
-  return m ? m[1].trim() : value.trim();
-}
-function safeRelativePath(value) {
-  if (value.length === 0 || value.length > 4096) return null;
-  if (/[\x00-\x1f\x7f\\]/.test(value)) return null;
-  if (value.startsWith("/") || value.startsWith("~") || /^[A-Za-z]:/.test(value)) return null;
-  const normal = path7.posix.normalize(value);
-  if (normal === "." || normal === ".." || normal.startsWith("../")) return null;
-  return normal.replace(/\/$/, "");
-}
-var CLOCK_SKEW_MS, ISO;
-var init_values = __esm({
-  "src/schema/values.ts"() {
-    "use strict";
-    CLOCK_SKEW_MS = 5 * 60 * 1e3;
-    ISO = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-](\d{2}):?(\d{2}))$/;
-  }
-});
-
-// src/store/private.ts
-import { lstatSync as lstatSync5, readdirSync, readFileSync as readFileSync4 } from "node:fs";
-import { hostname } from "node:os";
-import path8 from "node:path";
-function listPrivate(dir) {
-  let names;
-  try {
-    names = readdirSync(dir);
-  } catch {
-    return [];
-  }
-  const out = [];
-  for (const name of names) {
-    const m = PRIVATE_PATTERN.exec(name);
-    if (!m) continue;
-    const role = m[2] === "tmp" ? "tmp" : "claim";
-    out.push({ name, file: m[1], role, pid: Number(m[3] ?? m[5]), path: path8.join(dir, name) });
-  }
-  return out;
-}
-function lstatBig(p) {
-  try {
-    return lstatSync5(p, { bigint: true });
-  } catch {
-    return null;
-  }
-}
-function hasPrivatePartner(dir, file, ino) {
-  return listPrivate(dir).some((e) => e.file === file && lstatBig(e.path)?.ino === ino);
-}
-function readOwner(lockDir) {
-  try {
-    const text = readFileSync4(path8.join(lockDir, OWNER_NAME), "utf8");
-    const data = JSON.parse(text);
-    if (typeof data.pid !== "number" || typeof data.host !== "string" || typeof data.nonce !== "string") return null;
-    return { pid: data.pid, host: data.host, nonce: data.nonce };
-  } catch {
-    return null;
-  }
-}
-function processAlive(pid) {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return err.code === "EPERM";
-  }
-}
-function startedAfter(pid, ms) {
-  try {
-    const stat = readFileSync4(`/proc/${pid}/stat`, "utf8");
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    const bootS = Number(/^btime (\d+)$/m.exec(readFileSync4("/proc/stat", "utf8"))?.[1]);
-    const startMs = (bootS + Number(fields[19]) / 100) * 1e3;
-    return Number.isFinite(startMs) && startMs > ms + 1e3;
-  } catch {
-    return false;
-  }
-}
-function lockVerdict(owner, st, host, unchangedMs) {
-  const local = owner !== null && owner.host === host;
-  if (local && !processAlive(owner.pid)) return "dead";
-  if (local) return startedAfter(owner.pid, st.ctimeMs) ? "dead" : "held";
-  if (Date.now() - st.mtimeMs > LOCK_STALE_MS) return "dead";
-  if (owner === null && Date.now() - st.ctimeMs > OWNERLESS_GRACE_MS) return "dead";
-  if (!local && unchangedMs >= LOCK_STALE_MS) return "dead";
-  return "held";
-}
-function lockState(memDir) {
-  const lockDir = path8.join(memDir, LOCK_NAME);
-  let st;
-  try {
-    st = lstatSync5(lockDir);
-  } catch {
-    return { state: "free", pid: null, host: null, unproven: false };
-  }
-  const owner = readOwner(lockDir);
-  const here = hostname();
-  const state = lockVerdict(owner, st, here, 0);
-  const unproven = state === "held" && (owner === null || owner.host !== here && st.mtimeMs > Date.now());
-  return { state, pid: owner?.pid ?? null, host: owner?.host ?? null, unproven };
-}
-var PRIVATE_PATTERN, LOCK_NAME, OWNER_NAME, LOCK_STALE_MS, OWNERLESS_GRACE_MS;
-var init_private = __esm({
-  "src/store/private.ts"() {
-    "use strict";
-    PRIVATE_PATTERN = /^\.(.+)\.(?:(tmp)-(\d+)-(?:[0-9a-f]{8}|[0-9a-f]{16})|(claim)-(\d+)-(?:[0-9a-f]{8}|[0-9a-f]{32}))$/;
-    LOCK_NAME = ".lock";
-    OWNER_NAME = "owner";
-    LOCK_STALE_MS = 1e4;
-    OWNERLESS_GRACE_MS = 3e3;
-  }
-});
-
-// src/store/paths.ts
-import { lstatSync as lstatSync6, mkdirSync as mkdirSync2 } from "node:fs";
-import path9 from "node:path";
-function lstatOrNull(p) {
-  try {
-    return lstatSync6(p);
-  } catch (err) {
-    if (err.code === "ENOENT") return null;
-    throw new Refused(`cannot inspect ${p}: ${err.message}`);
-  }
-}
-function memoryDir(root) {
-  return path9.join(root, ".ai", "memory");
-}
-function archiveDir(root) {
-  return path9.join(root, ".ai", "memory", "archive");
-}
-function ensureDir(dir) {
-  try {
-    mkdirSync2(dir, { mode: 448 });
-  } catch (err) {
-    if (err.code !== "EEXIST") throw new Refused(`cannot create ${dir}: ${err.message}`);
-  }
-  const st = lstatOrNull(dir);
-  if (st === null || st.isSymbolicLink() || !st.isDirectory()) {
-    throw new Refused(`${dir} is a link or not a directory; memory must live in real directories under the root (move it away)`);
-  }
-}
-function treeVerdict(root, uid = process.getuid?.()) {
-  const mem = memoryDir(root);
-  for (const dir of [path9.join(root, ".ai"), mem, ...MEMORY_SUBDIRS.map((d) => path9.join(mem, d))]) {
-    let st;
-    try {
-      st = lstatSync6(dir);
-    } catch (err) {
-      if (err.code !== "ENOENT") return { dir, why: `cannot be inspected (${err.code ?? "error"})` };
-      if (dir === mem || dir === path9.dirname(mem)) return "missing";
+// src/schema/conflicted.ts
+function conflictSides(input) {
+  const lines = input.replace(/\r\n?/g, "\n").split("\n");
+  const ours = [];
+  const theirs = [];
+  let fence = null;
+  let state = "out";
+  let first = 0;
+  let complete = false;
+  for (const [i, line] of lines.entries()) {
+    if (state === "out") {
+      const f = FENCE.exec(line);
+      if (fence !== null) {
+        if (f && f[1][0] === fence[0] && f[1].length >= fence.length && line.trim() === f[1]) fence = null;
+      } else if (f) fence = f[1];
+      else if (line.startsWith("<<<<<<< ")) {
+        state = "ours";
+        if (first === 0) first = i + 1;
+        continue;
+      }
+      ours.push(line);
+      theirs.push(line);
       continue;
     }
-    if (st.isSymbolicLink()) return { dir, why: "is a link" };
-    if (!st.isDirectory()) return { dir, why: "is not a directory" };
-    if (uid !== void 0 && st.uid !== uid && st.uid !== 0) return { dir, why: `belongs to another user (uid ${st.uid})` };
+    if (state === "ours" || state === "base") {
+      if (line.startsWith("||||||| ") || line === "|||||||") {
+        state = "base";
+        continue;
+      }
+      if (line === "=======") {
+        state = "theirs";
+        continue;
+      }
+      if (state === "ours") ours.push(line);
+      continue;
+    }
+    if (line.startsWith(">>>>>>> ")) {
+      state = "out";
+      complete = true;
+      continue;
+    }
+    theirs.push(line);
   }
-  return "ok";
+  if (!complete) return null;
+  return { line: first, ours: ours.join("\n"), theirs: theirs.join("\n") };
 }
-function checkTree(root, opts = {}) {
-  let verdict = treeVerdict(root);
-  if (verdict === "missing") {
-    if (!opts.create) return false;
-    ensureDir(path9.join(root, ".ai"));
-    ensureDir(memoryDir(root));
-    verdict = treeVerdict(root);
-  }
-  if (verdict === "ok") return true;
-  if (verdict === "missing") return false;
-  const { dir, why } = verdict;
-  if (why === "is a link") throw new Refused(`${dir} is a link; memory must live in real directories under the root (move the link away)`);
-  if (why === "is not a directory") throw new Refused(`${dir} is not a directory; move it away so the memory tree can be used`);
-  throw new Refused(`${dir} ${why}; memory must live in real directories of yours under the root (move it away)`);
+function isConflicted(text) {
+  return text.includes("\n<<<<<<< ") || text.startsWith("<<<<<<< ") ? conflictSides(text) !== null : false;
 }
-var FILE_OF, HEADING_OF, MARKER, MAX_DOCUMENT_BYTES, TARGETS, MEMORY_SUBDIRS;
-var init_paths = __esm({
-  "src/store/paths.ts"() {
+var FENCE;
+var init_conflicted = __esm({
+  "src/schema/conflicted.ts"() {
     "use strict";
-    init_quote();
-    init_errors();
-    FILE_OF = {
-      handoff: "HANDOFF.md",
-      lessons: "LESSONS.md",
-      solutions: "SOLUTIONS.md"
-    };
-    HEADING_OF = {
-      handoff: "# Session Handoff",
-      lessons: "# Lessons",
-      solutions: "# Solutions"
-    };
-    MARKER = "<!-- memory-schema: v1 -->";
-    MAX_DOCUMENT_BYTES = 1e6;
-    TARGETS = ["AGENTS.md", "CLAUDE.md"];
-    MEMORY_SUBDIRS = ["archive", "journal", "checkpoints", "drafts"];
-  }
-});
-
-// src/store/checkpoints.ts
-import { closeSync as closeSync4, constants as constants4, fstatSync as fstatSync3, lstatSync as lstatSync7, openSync as openSync4, readdirSync as readdirSync2, readSync as readSync3, unlinkSync, writeSync as writeSync3 } from "node:fs";
-import { createHash } from "node:crypto";
-import path10 from "node:path";
-function checkpointsDir(root) {
-  return path10.join(memoryDir(root), "checkpoints");
-}
-function mayBeToken(id) {
-  for (const m of id.matchAll(/[A-Za-z0-9_]{16,}/g)) if (/\d/.test(m[0]) && /[A-Za-z]/.test(m[0])) return true;
-  return false;
-}
-function sessionFileId(id) {
-  if (typeof id !== "string" || id === "") return "unknown";
-  if (FILE_SAFE_ID.test(id) && !id.endsWith(".") && !WINDOWS_RESERVED.test(id.split(".", 1)[0]) && !mayBeToken(id)) return id;
-  return createHash("sha256").update(id, "utf8").digest("hex").slice(0, 16);
-}
-function checkpointsDirState(root) {
-  try {
-    const st = lstatSync7(checkpointsDir(root));
-    return st.isDirectory() && !st.isSymbolicLink() ? "ok" : "unsafe";
-  } catch {
-    return "missing";
-  }
-}
-function readHead(filePath, bytes = HEAD) {
-  return readHeadBytes(filePath, bytes)?.toString("utf8") ?? null;
-}
-function readHeadBytes(filePath, bytes = 1e6) {
-  return readHeadAndTime(filePath, bytes)?.bytes ?? null;
-}
-function readHeadAndTime(filePath, bytes) {
-  let fd;
-  try {
-    fd = openSync4(filePath, constants4.O_RDONLY | constants4.O_NOFOLLOW | constants4.O_NONBLOCK);
-  } catch {
-    return null;
-  }
-  try {
-    const st = fstatSync3(fd, { bigint: true });
-    if (!st.isFile()) return null;
-    if (st.nlink !== 1n && !(st.nlink === 2n && hasPrivatePartner(path10.dirname(filePath), path10.basename(filePath), st.ino))) return null;
-    const want = Math.min(bytes, Number(st.size) + 1);
-    const buf = Buffer.alloc(want);
-    const n = readSync3(fd, buf, 0, want, 0);
-    return { bytes: buf.subarray(0, n), mtimeNs: st.mtimeNs };
-  } catch {
-    return null;
-  } finally {
-    closeSync4(fd);
-  }
-}
-function timeOf(value, now) {
-  if (value === null) return null;
-  const t = parseStrictTime(value, now);
-  return "ms" in t ? t.ms : null;
-}
-function listCheckpoints(root, now = Date.now()) {
-  if (checkpointsDirState(root) !== "ok") return [];
-  let names;
-  try {
-    names = readdirSync2(checkpointsDir(root));
-  } catch {
-    return [];
-  }
-  const out = [];
-  const mtimes = /* @__PURE__ */ new Map();
-  for (const name of names) {
-    if (!CHECKPOINT_NAME.test(name)) continue;
-    const read = readHeadAndTime(path10.join(checkpointsDir(root), name), HEAD);
-    if (read === null) continue;
-    const head = read.bytes.toString("utf8");
-    if (!isCheckpointText(head)) continue;
-    out.push({
-      session: name.slice(0, -3),
-      name,
-      savedMs: timeOf(headerValue(head, "Saved"), now),
-      sessionStartMs: timeOf(headerValue(head, "Session-start"), now),
-      since: headerValue(head, "Since-handoff"),
-      anchorsOnly: isAnchorsOnlySource(headerValue(head, "Source"))
-    });
-    mtimes.set(name, read.mtimeNs);
-  }
-  const later = (a, b) => {
-    const ma = mtimes.get(a.name) ?? 0n;
-    const mb = mtimes.get(b.name) ?? 0n;
-    return ma === mb ? 0 : mb > ma ? 1 : -1;
-  };
-  return out.sort((a, b) => (b.savedMs ?? -Infinity) - (a.savedMs ?? -Infinity) || later(a, b) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-}
-function rmQuietRegular(p) {
-  try {
-    const st = lstatSync7(p);
-    if (st.isFile() || st.isSymbolicLink()) unlinkSync(p);
-  } catch {
-  }
-}
-function deliveredPath(root, session) {
-  return path10.join(checkpointsDir(root), `.delivered-${session}`);
-}
-function readDelivered(root, session) {
-  const text = readHead(deliveredPath(root, session), 128);
-  return text === null ? null : text.trim();
-}
-function writeDelivered(root, session, token) {
-  const p = deliveredPath(root, session);
-  rmQuietRegular(p);
-  let fd;
-  try {
-    fd = openSync4(p, constants4.O_WRONLY | constants4.O_CREAT | constants4.O_EXCL | constants4.O_NOFOLLOW, 384);
-  } catch {
-    return false;
-  }
-  try {
-    writeSync3(fd, `${token}
-`);
-    return true;
-  } catch {
-    return false;
-  } finally {
-    closeSync4(fd);
-  }
-}
-var FILE_SAFE_ID, WINDOWS_RESERVED, HEAD;
-var init_checkpoints = __esm({
-  "src/store/checkpoints.ts"() {
-    "use strict";
-    init_checkpoint_name();
-    init_values();
-    init_private();
-    init_paths();
-    FILE_SAFE_ID = /^[a-z0-9][a-z0-9._-]{0,127}$/;
-    WINDOWS_RESERVED = /^(?:con|prn|aux|nul|com[0-9]|lpt[0-9])$/i;
-    HEAD = 1024;
+    FENCE = /^ {0,3}(`{3,}|~{3,})/;
   }
 });
 
@@ -1480,47 +769,195 @@ var init_failpoint = __esm({
   }
 });
 
+// src/schema/anchor-lines.ts
+function quotePath(p) {
+  const refused = refusedIndexes(p);
+  if (!NEEDS_QUOTES.test(p) && p !== "none" && refused.size === 0) return p;
+  let out = '"';
+  let k = 0;
+  for (const ch of p) {
+    const code = ch.codePointAt(0);
+    if (ESCAPES[ch] !== void 0) out += ESCAPES[ch];
+    else if (code < 32 || code === 127 || refused.has(k)) {
+      for (const byte of Buffer.from(ch, "utf8")) out += `\\${byte.toString(8).padStart(3, "0")}`;
+    } else out += ch;
+    k++;
+  }
+  return `${out}"`;
+}
+function quotedPath(p) {
+  const q = quotePath(p);
+  return q.startsWith('"') ? q : `"${q}"`;
+}
+var NEEDS_QUOTES, ESCAPES;
+var init_anchor_lines = __esm({
+  "src/schema/anchor-lines.ts"() {
+    "use strict";
+    init_invisible();
+    NEEDS_QUOTES = /[,"\\\x00-\x1f\x7f]|^\s|\s$|^\u2026| @ /;
+    ESCAPES = {
+      "\x07": "\\a",
+      "\b": "\\b",
+      "	": "\\t",
+      "\n": "\\n",
+      "\v": "\\v",
+      "\f": "\\f",
+      "\r": "\\r",
+      '"': '\\"',
+      "\\": "\\\\"
+    };
+  }
+});
+
+// src/store/paths.ts
+import { lstatSync as lstatSync5, mkdirSync as mkdirSync2 } from "node:fs";
+import path6 from "node:path";
+function lstatOrNull(p) {
+  try {
+    return lstatSync5(p);
+  } catch (err) {
+    if (err.code === "ENOENT") return null;
+    throw new Refused(`cannot inspect ${p}: ${err.message}`);
+  }
+}
+function memoryDir(root) {
+  return path6.join(root, ".ai", "memory");
+}
+function archiveDir(root) {
+  return path6.join(root, ".ai", "memory", "archive");
+}
+function ensureDir(dir) {
+  try {
+    mkdirSync2(dir, { mode: 448 });
+  } catch (err) {
+    const exists4 = err.code === "EEXIST";
+    if (!exists4) throw new Refused(`cannot create ${dir}: ${err.message}`);
+  }
+  const st = lstatOrNull(dir);
+  if (st === null || st.isSymbolicLink() || !st.isDirectory()) {
+    throw new Refused(`${dir} is a link or not a directory; ${REAL_DIRS} (move it away)`);
+  }
+}
+function treeVerdict(root, uid = process.getuid?.()) {
+  const mem = memoryDir(root);
+  for (const dir of [path6.join(root, ".ai"), mem, ...MEMORY_SUBDIRS.map((d) => path6.join(mem, d))]) {
+    let st;
+    try {
+      st = lstatSync5(dir);
+    } catch (err) {
+      const code = err.code;
+      if (code !== "ENOENT") return { dir, why: `cannot be inspected (${code ?? "error"})` };
+      if (dir === mem || dir === path6.dirname(mem)) return "missing";
+      continue;
+    }
+    if (st.isSymbolicLink()) return { dir, why: "is a link" };
+    if (!st.isDirectory()) return { dir, why: "is not a directory" };
+    if (uid !== void 0 && st.uid !== uid && st.uid !== 0) {
+      return { dir, why: `belongs to another user (uid ${st.uid})` };
+    }
+  }
+  return "ok";
+}
+function checkTree(root, opts = {}) {
+  let verdict = treeVerdict(root);
+  if (verdict === "missing") {
+    if (!opts.create) return false;
+    ensureDir(path6.join(root, ".ai"));
+    ensureDir(memoryDir(root));
+    verdict = treeVerdict(root);
+  }
+  if (verdict === "ok") return true;
+  if (verdict === "missing") return false;
+  const { dir, why } = verdict;
+  if (why === "is a link") throw new Refused(`${dir} is a link; ${REAL_DIRS} (move the link away)`);
+  if (why === "is not a directory") {
+    throw new Refused(`${dir} is not a directory; move it away so the memory tree can be used`);
+  }
+  throw new Refused(`${dir} ${why}; memory must live in real directories of yours under the root (move it away)`);
+}
+var FILE_OF, HEADING_OF, MARKER, MAX_DOCUMENT_BYTES, TARGETS, REAL_DIRS, MEMORY_SUBDIRS;
+var init_paths = __esm({
+  "src/store/paths.ts"() {
+    "use strict";
+    init_quote();
+    init_errors();
+    FILE_OF = {
+      handoff: "HANDOFF.md",
+      lessons: "LESSONS.md",
+      solutions: "SOLUTIONS.md"
+    };
+    HEADING_OF = {
+      handoff: "# Session Handoff",
+      lessons: "# Lessons",
+      solutions: "# Solutions"
+    };
+    MARKER = "<!-- memory-schema: v1 -->";
+    MAX_DOCUMENT_BYTES = 1e6;
+    TARGETS = ["AGENTS.md", "CLAUDE.md"];
+    REAL_DIRS = "memory must live in real directories under the root";
+    MEMORY_SUBDIRS = ["archive", "journal", "checkpoints", "drafts"];
+  }
+});
+
 // src/store/files.ts
-import { closeSync as closeSync5, constants as constants5, fstatSync as fstatSync4, openSync as openSync5, readlinkSync, readSync as readSync4 } from "node:fs";
-import path11 from "node:path";
-import { createHash as createHash2, randomBytes as randomBytes2 } from "node:crypto";
+import { closeSync as closeSync3, constants as constants3, fstatSync as fstatSync2, openSync as openSync3, readlinkSync, readSync as readSync2, writeSync as writeSync3 } from "node:fs";
+import path7 from "node:path";
 function tokenOf(bytes) {
-  return createHash2("sha256").update(bytes).digest("hex");
+  return nodeCrypto().createHash("sha256").update(bytes).digest("hex");
+}
+function createExclusive(p, body) {
+  let fd;
+  try {
+    fd = openSync3(p, constants3.O_WRONLY | constants3.O_CREAT | constants3.O_EXCL | constants3.O_NOFOLLOW, 384);
+  } catch {
+    return false;
+  }
+  try {
+    writeSync3(fd, body);
+    return true;
+  } catch {
+    return false;
+  } finally {
+    closeSync3(fd);
+  }
 }
 function describeLink(filePath) {
   let to;
   try {
     to = readlinkSync(filePath);
   } catch {
-    return `${filePath} is a link; the helper only uses regular files with one link (replace the link with the file it points to, or move it away, and retry)`;
+    const fix2 = "replace the link with the file it points to, or move it away, and retry";
+    return `${filePath} is a link; ${ONE_LINK} (${fix2})`;
   }
-  const dir = path11.dirname(filePath);
-  const name = path11.basename(filePath);
-  const pointsAt = path11.resolve(dir, to);
-  const other = TARGETS.find((t) => t !== name && pointsAt === path11.join(dir, t));
+  const dir = path7.dirname(filePath);
+  const name = path7.basename(filePath);
+  const pointsAt = path7.resolve(dir, to);
+  const other = TARGETS.find((t) => t !== name && pointsAt === path7.join(dir, t));
   if (TARGETS.includes(name) && other !== void 0) {
     return `${filePath} is a link to ${quotedPath(to)}: the lesson belongs in ${other}; use \`--target ${other}\``;
   }
-  return `${filePath} is a link to ${quotedPath(to)}; the helper only uses regular files with one link (replace the link with a copy of the file it points to, or move it away, and retry)`;
+  const fix = "replace the link with a copy of the file it points to, or move it away, and retry";
+  return `${filePath} is a link to ${quotedPath(to)}; ${ONE_LINK} (${fix})`;
 }
 function openRegular(filePath, maxBytes = MAX_DOCUMENT_BYTES) {
   let fd;
   try {
-    fd = openSync5(filePath, OPEN_FLAGS);
+    fd = openSync3(filePath, OPEN_FLAGS);
   } catch (err) {
     const code = err.code;
     if (code === "ENOENT") return null;
     if (code === "ELOOP" || code === "EMLINK") throw new UnsafeFile("link", filePath, null, describeLink(filePath));
-    if (code === "ENXIO" || code === "EISDIR" || code === "EOPNOTSUPP") throw new UnsafeFile("not-regular", filePath, null);
+    const special = code === "ENXIO" || code === "EISDIR" || code === "EOPNOTSUPP";
+    if (special) throw new UnsafeFile("not-regular", filePath, null);
     throw new Refused(`cannot open ${filePath}: ${err.message}`);
   }
-  const stat = fstatSync4(fd, { bigint: true });
+  const stat = fstatSync2(fd, { bigint: true });
   if (!stat.isFile()) {
-    closeSync5(fd);
+    closeSync3(fd);
     throw new UnsafeFile("not-regular", filePath, stat);
   }
   if (stat.size > BigInt(maxBytes)) {
-    closeSync5(fd);
+    closeSync3(fd);
     throw new UnsafeFile("too-large", filePath, stat);
   }
   return { fd, stat };
@@ -1530,7 +967,7 @@ function readAll(fd, limit = MAX_DOCUMENT_BYTES) {
   let total = 0;
   for (; ; ) {
     const buf = Buffer.allocUnsafe(65536);
-    const n = readSync4(fd, buf, 0, buf.length, null);
+    const n = readSync2(fd, buf, 0, buf.length, null);
     if (n === 0) break;
     chunks.push(buf.subarray(0, n));
     total += n;
@@ -1538,11 +975,11 @@ function readAll(fd, limit = MAX_DOCUMENT_BYTES) {
   }
   return Buffer.concat(chunks, total);
 }
-function readAt2(fd, limit) {
+function readAt(fd, limit) {
   const buf = Buffer.allocUnsafe(limit);
   let off = 0;
   while (off < limit) {
-    const n = readSync4(fd, buf, off, limit - off, off);
+    const n = readSync2(fd, buf, off, limit - off, off);
     if (n === 0) break;
     off += n;
   }
@@ -1558,15 +995,15 @@ async function readStable(filePath, opts = {}) {
   try {
     await failpoint(opts.failpoint, "read-opened");
     const bytes = readAll(fd, opts.maxBytes);
-    const after = fstatSync4(fd, { bigint: true });
+    const after = fstatSync2(fd, { bigint: true });
     if (!sameVersion(stat, after) || BigInt(bytes.length) !== after.size) {
       throw new Refused(`${filePath} changed while it was read; read it again`);
     }
     await failpoint(opts.failpoint, "read-before-recheck");
     const age = Date.now() - Number(after.mtimeNs / 1000000n);
     if (age >= 0 && age < QUIET_MS) await new Promise((resolve) => setTimeout(resolve, QUIET_MS - age));
-    const again = readAt2(fd, bytes.length + 1);
-    if (!again.equals(bytes) || !sameVersion(after, fstatSync4(fd, { bigint: true }))) {
+    const again = readAt(fd, bytes.length + 1);
+    if (!again.equals(bytes) || !sameVersion(after, fstatSync2(fd, { bigint: true }))) {
       throw new Refused(`${filePath} changed while it was read; read it again`);
     }
     let token = null;
@@ -1578,17 +1015,19 @@ async function readStable(filePath, opts = {}) {
       }
     };
   } finally {
-    closeSync5(fd);
+    closeSync3(fd);
   }
 }
-var UnsafeFile, OPEN_FLAGS, QUIET_MS;
+var ONE_LINK, UnsafeFile, OPEN_FLAGS, QUIET_MS;
 var init_files = __esm({
   "src/store/files.ts"() {
     "use strict";
+    init_builtins();
     init_errors();
     init_failpoint();
     init_anchor_lines();
     init_paths();
+    ONE_LINK = "the helper only uses regular files with one link";
     UnsafeFile = class extends Refused {
       state;
       stat;
@@ -1600,33 +1039,130 @@ var init_files = __esm({
           "hard-linked": "has more than one hard link",
           "too-large": `is larger than ${MAX_DOCUMENT_BYTES} bytes`
         };
-        super(message ?? `${filePath} ${what[state]}; the helper only uses regular files with one link (move it away and retry)`);
+        super(message ?? `${filePath} ${what[state]}; ${ONE_LINK} (move it away and retry)`);
         this.state = state;
         this.stat = stat;
       }
     };
-    OPEN_FLAGS = constants5.O_RDONLY | constants5.O_NOFOLLOW | constants5.O_NONBLOCK;
+    OPEN_FLAGS = constants3.O_RDONLY | constants3.O_NOFOLLOW | constants3.O_NONBLOCK;
     QUIET_MS = 50;
   }
 });
 
+// src/store/private.ts
+import { lstatSync as lstatSync6, readdirSync, readFileSync as readFileSync4 } from "node:fs";
+import { hostname } from "node:os";
+import path8 from "node:path";
+function listPrivate(dir) {
+  let names;
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  const out = [];
+  for (const name of names) {
+    const m = PRIVATE_PATTERN.exec(name);
+    if (!m) continue;
+    const role = m[2] === "tmp" ? "tmp" : "claim";
+    out.push({ name, file: m[1], role, pid: Number(m[3] ?? m[5]), path: path8.join(dir, name) });
+  }
+  return out;
+}
+function lstatBig(p) {
+  try {
+    return lstatSync6(p, { bigint: true });
+  } catch {
+    return null;
+  }
+}
+function hasPrivatePartner(dir, file, ino) {
+  return listPrivate(dir).some((e) => e.file === file && lstatBig(e.path)?.ino === ino);
+}
+function readOwner(lockDir) {
+  try {
+    const text = readFileSync4(path8.join(lockDir, OWNER_NAME), "utf8");
+    const data = JSON.parse(text);
+    if (typeof data.pid !== "number" || typeof data.host !== "string" || typeof data.nonce !== "string") return null;
+    return { pid: data.pid, host: data.host, nonce: data.nonce };
+  } catch {
+    return null;
+  }
+}
+function processAlive(pid) {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return err.code === "EPERM";
+  }
+}
+function startedAfter(pid, ms) {
+  try {
+    const stat = readFileSync4(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const bootS = Number(/^btime (\d+)$/m.exec(readFileSync4("/proc/stat", "utf8"))?.[1]);
+    const startMs = (bootS + Number(fields[19]) / 100) * 1e3;
+    return Number.isFinite(startMs) && startMs > ms + 1e3;
+  } catch {
+    return false;
+  }
+}
+function lockVerdict(owner, st, host, unchangedMs) {
+  const local = owner !== null && owner.host === host;
+  if (local && !processAlive(owner.pid)) return "dead";
+  if (local) return startedAfter(owner.pid, st.ctimeMs) ? "dead" : "held";
+  if (Date.now() - st.mtimeMs > LOCK_STALE_MS) return "dead";
+  if (owner === null && Date.now() - st.ctimeMs > OWNERLESS_GRACE_MS) return "dead";
+  if (!local && unchangedMs >= LOCK_STALE_MS) return "dead";
+  return "held";
+}
+function lockState(memDir) {
+  const lockDir = path8.join(memDir, LOCK_NAME);
+  let st;
+  try {
+    st = lstatSync6(lockDir);
+  } catch {
+    return { state: "free", pid: null, host: null, unproven: false };
+  }
+  const owner = readOwner(lockDir);
+  const here = hostname();
+  const state = lockVerdict(owner, st, here, 0);
+  const unproven = state === "held" && (owner === null || owner.host !== here && st.mtimeMs > Date.now());
+  return { state, pid: owner?.pid ?? null, host: owner?.host ?? null, unproven };
+}
+var TMP, CLAIM, PRIVATE_PATTERN, LOCK_NAME, OWNER_NAME, LOCK_STALE_MS, OWNERLESS_GRACE_MS;
+var init_private = __esm({
+  "src/store/private.ts"() {
+    "use strict";
+    TMP = "(tmp)-(\\d+)-(?:[0-9a-f]{8}|[0-9a-f]{16})";
+    CLAIM = "(claim)-(\\d+)-(?:[0-9a-f]{8}|[0-9a-f]{32})";
+    PRIVATE_PATTERN = new RegExp(`^\\.(.+)\\.(?:${TMP}|${CLAIM})$`);
+    LOCK_NAME = ".lock";
+    OWNER_NAME = "owner";
+    LOCK_STALE_MS = 1e4;
+    OWNERLESS_GRACE_MS = 3e3;
+  }
+});
+
 // src/store/settings.ts
-import { closeSync as closeSync6, constants as constants6, fstatSync as fstatSync5, openSync as openSync6, readSync as readSync5 } from "node:fs";
-import path12 from "node:path";
+import { closeSync as closeSync4, constants as constants4, fstatSync as fstatSync3, openSync as openSync4, readSync as readSync3 } from "node:fs";
+import path9 from "node:path";
 function readSmall2(file) {
   let fd;
   try {
-    fd = openSync6(file, constants6.O_RDONLY | constants6.O_NOFOLLOW | constants6.O_NONBLOCK);
+    fd = openSync4(file, constants4.O_RDONLY | constants4.O_NOFOLLOW | constants4.O_NONBLOCK);
   } catch {
     return null;
   }
   try {
-    const st = fstatSync5(fd);
+    const st = fstatSync3(fd);
     if (!st.isFile() || st.size > MAX_SETTINGS_BYTES) return "";
     const buf = Buffer.alloc(st.size);
     let got = 0;
     while (got < st.size) {
-      const n = readSync5(fd, buf, got, st.size - got, got);
+      const n = readSync3(fd, buf, got, st.size - got, got);
       if (n === 0) break;
       got += n;
     }
@@ -1634,12 +1170,12 @@ function readSmall2(file) {
   } catch {
     return "";
   } finally {
-    closeSync6(fd);
+    closeSync4(fd);
   }
 }
 function readSettings(memDir) {
   const settings = { ...DEFAULT_SETTINGS };
-  const text = readSmall2(path12.join(memDir, SETTINGS_FILE));
+  const text = readSmall2(path9.join(memDir, SETTINGS_FILE));
   if (text === null) return { settings, problems: [] };
   let parsed;
   try {
@@ -1648,7 +1184,8 @@ function readSettings(memDir) {
     parsed = void 0;
   }
   if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
-    return { settings, problems: [`.ai/memory/${SETTINGS_FILE} is not a JSON object of at most ${MAX_SETTINGS_BYTES} bytes (nor a link); using the defaults`] };
+    const what = `is not a JSON object of at most ${MAX_SETTINGS_BYTES} bytes (nor a link)`;
+    return { settings, problems: [`.ai/memory/${SETTINGS_FILE} ${what}; using the defaults`] };
   }
   const problems = [];
   for (const [key, value] of Object.entries(parsed)) {
@@ -1657,7 +1194,8 @@ function readSettings(memDir) {
       problems.push(`.ai/memory/${SETTINGS_FILE}: unknown key ${quotedValue(key.slice(0, 40))} ignored`);
     } else if (!rule.ok(value)) {
       const def = JSON.stringify(DEFAULT_SETTINGS[key]);
-      problems.push(`.ai/memory/${SETTINGS_FILE}: "${key}" must be ${rule.want}, got ${quotedValue(String(JSON.stringify(value)).slice(0, 40))}; using ${def}`);
+      const got = quotedValue(String(JSON.stringify(value)).slice(0, 40));
+      problems.push(`.ai/memory/${SETTINGS_FILE}: "${key}" must be ${rule.want}, got ${got}; using ${def}`);
     } else {
       settings[key] = value;
     }
@@ -1671,21 +1209,29 @@ var init_settings = __esm({
     init_quote();
     SETTINGS_FILE = "settings.json";
     MAX_SETTINGS_BYTES = 16 * 1024;
-    DEFAULT_SETTINGS = { contextOffer: true, contextThreshold: 70, contextWindow: null, archivesKept: 5 };
+    DEFAULT_SETTINGS = {
+      contextOffer: true,
+      contextThreshold: 70,
+      contextWindow: null,
+      archivesKept: 5
+    };
     isInt = (lo, hi) => (v) => typeof v === "number" && Number.isInteger(v) && v >= lo && v <= hi;
     RULES = {
       contextOffer: { ok: (v) => typeof v === "boolean", want: "true or false" },
       contextThreshold: { ok: isInt(1, 99), want: "a whole percent from 1 to 99" },
-      contextWindow: { ok: (v) => v === null || isInt(1e3, 1e8)(v), want: "null or a whole number of tokens from 1000" },
+      contextWindow: {
+        ok: (v) => v === null || isInt(1e3, 1e8)(v),
+        want: "null or a whole number of tokens from 1000"
+      },
       archivesKept: { ok: isInt(1, 1e3), want: "a whole number from 1 to 1000" }
     };
   }
 });
 
 // src/store/archive.ts
-import path13 from "node:path";
+import path10 from "node:path";
 function archivesKept(dir) {
-  const { settings, problems } = readSettings(path13.dirname(dir));
+  const { settings, problems } = readSettings(path10.dirname(dir));
   return { keep: settings.archivesKept, problems };
 }
 var PRUNABLE_NAME;
@@ -1699,6 +1245,8 @@ var init_archive = __esm({
 });
 
 // src/store/publish.ts
+import { closeSync as closeSync5, constants as constants5, fchmodSync, fchownSync, fsyncSync, linkSync as linkSync2, lstatSync as lstatSync7, openSync as openSync5 } from "node:fs";
+var EXCLUSIVE;
 var init_publish = __esm({
   "src/store/publish.ts"() {
     "use strict";
@@ -1708,12 +1256,13 @@ var init_publish = __esm({
     init_files();
     init_paths();
     init_private();
+    EXCLUSIVE = constants5.O_WRONLY | constants5.O_CREAT | constants5.O_EXCL | constants5.O_NOFOLLOW;
   }
 });
 
 // src/store/recover.ts
-import { lstatSync as lstatSync8, readdirSync as readdirSync3 } from "node:fs";
-import path14 from "node:path";
+import { lstatSync as lstatSync8, readdirSync as readdirSync2 } from "node:fs";
+import path11 from "node:path";
 function pendingRepairs(root) {
   return [
     ...listPrivate(memoryDir(root)).filter((e) => MEMORY_FILES.has(e.file)),
@@ -1723,7 +1272,7 @@ function pendingRepairs(root) {
 function archiveExcess(root) {
   let names;
   try {
-    names = readdirSync3(archiveDir(root));
+    names = readdirSync2(archiveDir(root));
   } catch {
     return 0;
   }
@@ -1731,7 +1280,7 @@ function archiveExcess(root) {
   for (const name of names) {
     if (!PRUNABLE_NAME.test(name)) continue;
     try {
-      const st = lstatSync8(path14.join(archiveDir(root), name));
+      const st = lstatSync8(path11.join(archiveDir(root), name));
       if (st.isSymbolicLink() || !st.isFile() || st.nlink !== 1) return 0;
     } catch {
       continue;
@@ -1746,11 +1295,11 @@ function inoOf(p) {
 function archiveEntriesWithIno(dir, ino) {
   let names;
   try {
-    names = readdirSync3(dir);
+    names = readdirSync2(dir);
   } catch {
     return [];
   }
-  return names.filter((n) => inoOf(path14.join(dir, n)) === ino);
+  return names.filter((n) => inoOf(path11.join(dir, n)) === ino);
 }
 function notOurs(e, filePath, arch, siblings) {
   const st = lstatBig(e.path);
@@ -1767,7 +1316,7 @@ function notOurs(e, filePath, arch, siblings) {
 function groupByFile(entries) {
   const byFile = /* @__PURE__ */ new Map();
   for (const e of entries) {
-    const key = path14.join(path14.dirname(e.path), e.file);
+    const key = path11.join(path11.dirname(e.path), e.file);
     byFile.set(key, [...byFile.get(key) ?? [], e]);
   }
   return byFile;
@@ -1799,8 +1348,8 @@ var init_recover = __esm({
 });
 
 // src/store/inspect.ts
-import { closeSync as closeSync7, fstatSync as fstatSync6, readSync as readSync6 } from "node:fs";
-import path15 from "node:path";
+import { closeSync as closeSync6, fstatSync as fstatSync4, readSync as readSync4 } from "node:fs";
+import path12 from "node:path";
 function treeUnsafe(root) {
   const verdict = treeVerdict(root);
   return verdict === "missing" ? null : verdict !== "ok";
@@ -1810,7 +1359,7 @@ function holdsNul(fd, head, n) {
   if (n < head.length) return false;
   const buf = Buffer.allocUnsafe(65536);
   for (let pos = n; pos <= MAX_DOCUMENT_BYTES; ) {
-    const got = readSync6(fd, buf, 0, buf.length, pos);
+    const got = readSync4(fd, buf, 0, buf.length, pos);
     if (got === 0) return false;
     if (firstNul(buf.subarray(0, got)) >= 0) return true;
     pos += got;
@@ -1824,11 +1373,12 @@ function inspectFile(root, kind, retry = true, opts = {}) {
   const memDir = memoryDir(root);
   const file = FILE_OF[kind];
   const mine = listPrivate(memDir).filter((e) => e.file === file);
-  if (mine.length > 0 && plantedPrivate(root).some((p) => p.entry.file === file)) return { kind, status: "unsafe", mtimeMs: null };
+  const planted = mine.length > 0 && plantedPrivate(root).some((p) => p.entry.file === file);
+  if (planted) return { kind, status: "unsafe", mtimeMs: null };
   const writerLive = () => liveWriter(memDir);
   let opened;
   try {
-    opened = openRegular(path15.join(memDir, file));
+    opened = openRegular(path12.join(memDir, file));
   } catch {
     return { kind, status: "unsafe", mtimeMs: null };
   }
@@ -1836,7 +1386,8 @@ function inspectFile(root, kind, retry = true, opts = {}) {
     if (mine.some((e) => e.role === "claim")) {
       return { kind, status: writerLive() ? "present" : "interrupted", mtimeMs: null };
     }
-    if (retry && (mine.length > 0 || lstatBig(path15.join(memDir, file)) !== null)) return inspectFile(root, kind, false, opts);
+    const again = mine.length > 0 || lstatBig(path12.join(memDir, file)) !== null;
+    if (retry && again) return inspectFile(root, kind, false, opts);
     return { kind, status: "missing", mtimeMs: null };
   }
   const { fd, stat } = opened;
@@ -1844,25 +1395,26 @@ function inspectFile(root, kind, retry = true, opts = {}) {
     const mtimeMs = Number(stat.mtimeMs);
     if (stat.nlink !== 1n) {
       if (!hasPrivatePartner(memDir, file, stat.ino)) {
-        const now = lstatBig(path15.join(memDir, file));
+        const now = lstatBig(path12.join(memDir, file));
         if (now !== null && now.ino === stat.ino && now.nlink === 1n) return { kind, status: "present", mtimeMs };
         return { kind, status: "unsafe", mtimeMs };
       }
       return { kind, status: writerLive() ? "present" : "interrupted", mtimeMs };
     }
-    const buf = Buffer.alloc(HEAD_BYTES2);
-    const n = readSync6(fd, buf, 0, HEAD_BYTES2, 0);
+    const buf = Buffer.alloc(HEAD_BYTES);
+    const n = readSync4(fd, buf, 0, HEAD_BYTES, 0);
     const lines = buf.subarray(0, n).toString("utf8").replace(/^\uFEFF/, "").split(/\r?\n/);
     const ok2 = lines[0] === MARKER && lines.slice(0, 4).includes(HEADING_OF[kind]);
     if (!ok2) return { kind, status: "foreign", mtimeMs };
     if (opts.text && stat.size <= BigInt(MAX_DOCUMENT_BYTES)) {
-      const whole = wholeBytes(fd, path15.join(memDir, file), stat);
-      if (whole !== null) return firstNul(whole) >= 0 ? { kind, status: "unsafe", mtimeMs } : { kind, status: "present", mtimeMs, text: whole.toString("utf8") };
+      const whole = wholeBytes(fd, path12.join(memDir, file), stat);
+      if (whole !== null && firstNul(whole) >= 0) return { kind, status: "unsafe", mtimeMs };
+      if (whole !== null) return { kind, status: "present", mtimeMs, text: whole.toString("utf8") };
     }
     if (holdsNul(fd, buf, n)) return { kind, status: "unsafe", mtimeMs };
     return opts.text ? { kind, status: "present", mtimeMs, text: null } : { kind, status: "present", mtimeMs };
   } finally {
-    closeSync7(fd);
+    closeSync6(fd);
   }
 }
 function wholeBytes(fd, filePath, before) {
@@ -1870,13 +1422,14 @@ function wholeBytes(fd, filePath, before) {
   const buf = Buffer.alloc(size);
   let off = 0;
   while (off < size) {
-    const n = readSync6(fd, buf, off, size - off, off);
+    const n = readSync4(fd, buf, off, size - off, off);
     if (n === 0) return null;
     off += n;
   }
-  const after = fstatSync6(fd, { bigint: true });
+  const after = fstatSync4(fd, { bigint: true });
   const named = lstatBig(filePath);
-  if (after.size !== before.size || after.mtimeNs !== before.mtimeNs || named === null || named.ino !== before.ino) return null;
+  const same = after.size === before.size && after.mtimeNs === before.mtimeNs;
+  if (!same || named === null || named.ino !== before.ino) return null;
   return buf;
 }
 function liveWriter(memDir) {
@@ -1892,7 +1445,7 @@ function interruptedSave(root) {
   if (liveWriter(memoryDir(root))) return false;
   return pending.length > 0 || archiveExcess(root) > 0;
 }
-var HEAD_BYTES2;
+var HEAD_BYTES;
 var init_inspect = __esm({
   "src/store/inspect.ts"() {
     "use strict";
@@ -1901,13 +1454,13 @@ var init_inspect = __esm({
     init_paths();
     init_private();
     init_recover();
-    HEAD_BYTES2 = 4096;
+    HEAD_BYTES = 4096;
   }
 });
 
 // src/store/pause.ts
 import { lstatSync as lstatSync10 } from "node:fs";
-import path16 from "node:path";
+import path13 from "node:path";
 function exists2(p) {
   try {
     lstatSync10(p);
@@ -1918,7 +1471,7 @@ function exists2(p) {
 }
 function expandHome(p, env) {
   if (p === "~") return homeFolder(env);
-  if (p.startsWith("~/")) return path16.join(homeFolder(env), p.slice(2));
+  if (p.startsWith("~/")) return path13.join(homeFolder(env), p.slice(2));
   return p;
 }
 function disabledByEnv(env) {
@@ -1930,14 +1483,14 @@ function pauseSwitch(memDir, env) {
     const v = env.SESSION_HANDOFF_DISABLE.slice(0, 40);
     return `SESSION_HANDOFF_DISABLE=${/^[A-Za-z0-9._+-]+$/.test(v) ? v : quotedValue(v)} from the environment`;
   }
-  if (memDir !== null && exists2(path16.join(memDir, "PAUSE"))) return path16.join(memDir, "PAUSE");
+  if (memDir !== null && exists2(path13.join(memDir, "PAUSE"))) return path13.join(memDir, "PAUSE");
   const named = env.SESSION_HANDOFF_PAUSE;
   if (named) {
     const p = expandHome(named, env);
     if (exists2(p)) return p;
   }
-  const config = env.XDG_CONFIG_HOME ? env.XDG_CONFIG_HOME : path16.join(homeFolder(env), ".config");
-  const global = path16.join(config, "session-handoff", "PAUSE");
+  const config = env.XDG_CONFIG_HOME ? env.XDG_CONFIG_HOME : path13.join(homeFolder(env), ".config");
+  const global = path13.join(config, "session-handoff", "PAUSE");
   if (exists2(global)) return global;
   return null;
 }
@@ -1950,371 +1503,47 @@ var init_pause = __esm({
   }
 });
 
-// src/verbs/common.ts
-import path17 from "node:path";
-function rootOption(ctx, fallbackStart = null) {
-  const value = ctx.values.root;
-  if (value === "") throw new UsageError("--root needs a folder: pass --root <project>, or leave it out to start from the current folder");
-  const given = typeof value === "string";
-  const found = findRoot(path17.resolve(ctx.cwd, given ? value : fallbackStart ?? "."), ctx.env);
-  if (given && found.root !== found.start) ctx.warn(`using root ${found.root}`);
-  if (!given && found.by === "memory" && found.root !== found.start && !exists(path17.join(found.root, ".git"))) {
-    ctx.warn(`using the memory of ${quotedPath(found.root)}, found above ${quotedPath(found.start)}, which is in no git repository: pass --root <project> to choose another`);
+// src/schema/values.ts
+import path14 from "node:path";
+function parseStrictTime(value, nowMs) {
+  const m = ISO.exec(value);
+  if (!m) return { error: "not a strict ISO-8601 time with a zone" };
+  const [year, month, day, hour, minute] = m.slice(1, 6).map(Number);
+  const second = m[6] === void 0 ? 0 : Number(m[6]);
+  const fraction = m[7] === void 0 ? 0 : Number(`0.${m[7]}`);
+  if (month < 1 || month > 12 || hour > 23 || minute > 59 || second > 59) return { error: "a field is out of range" };
+  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  if (day < 1 || day > daysInMonth) return { error: "no such day" };
+  let offsetMin = 0;
+  if (m[8] !== "Z") {
+    const oh = Number(m[9]);
+    const om = Number(m[10]);
+    if (oh > 23 || om > 59) return { error: "zone offset out of range" };
+    offsetMin = (m[8].startsWith("-") ? -1 : 1) * (oh * 60 + om);
   }
-  if (!given && found.stopped) ctx.warn(`stopped looking for the project root at ${quotedPath(found.stopped.at)} (${found.stopped.why}); using ${quotedPath(found.root)}: pass --root <project> to choose another`);
-  return found.root;
+  const utc = Date.UTC(year, month - 1, day, hour, minute, second) + Math.floor(fraction * 1e3) - offsetMin * 6e4;
+  if (year < 1970) return { error: "before 1970" };
+  if (utc > nowMs + CLOCK_SKEW_MS) return { error: "in the future" };
+  return { iso: value, ms: utc };
 }
-var init_common = __esm({
-  "src/verbs/common.ts"() {
+function unticked(value) {
+  const m = /^`([^`]*)`$/.exec(value.trim());
+  return m ? m[1].trim() : value.trim();
+}
+function safeRelativePath(value) {
+  if (value.length === 0 || value.length > 4096) return null;
+  if (/[\x00-\x1f\x7f\\]/.test(value)) return null;
+  if (value.startsWith("/") || value.startsWith("~") || /^[A-Za-z]:/.test(value)) return null;
+  const normal = path14.posix.normalize(value);
+  if (normal === "." || normal === ".." || normal.startsWith("../")) return null;
+  return normal.replace(/\/$/, "");
+}
+var CLOCK_SKEW_MS, ISO;
+var init_values = __esm({
+  "src/schema/values.ts"() {
     "use strict";
-    init_quote();
-    init_anchor_lines();
-    init_errors();
-    init_files();
-    init_root();
-  }
-});
-
-// src/verbs/types.ts
-function ok(stdout, stderr = [], code = 0) {
-  return { stdout, stderr, code };
-}
-var init_types2 = __esm({
-  "src/verbs/types.ts"() {
-    "use strict";
-  }
-});
-
-// src/verbs/context.ts
-var context_exports = {};
-__export(context_exports, {
-  contextVerb: () => contextVerb,
-  offerText: () => offerText
-});
-import { spawnSync } from "node:child_process";
-import { closeSync as closeSync8, constants as constants7, lstatSync as lstatSync11, mkdirSync as mkdirSync3, openSync as openSync7, writeSync as writeSync4 } from "node:fs";
-function offerText(pct, used, window, threshold) {
-  return `session-handoff: this session's context is ${pct}% full (${used} of ${window} tokens; the threshold is ${threshold}%). Before it is compacted, offer the user once to save a handoff now with the session-handoff skill's save flow; save only if they agree. An automatic checkpoint was written to .ai/memory/checkpoints/ as a safety net.`;
-}
-async function readInput(ctx) {
-  if (ctx.stdinIsTTY) return null;
-  const data = await ctx.readStdinWithin(1e3, STDIN_BYTES);
-  if (data === null || data.length === 0 || data.length > STDIN_BYTES) return null;
-  try {
-    const raw = JSON.parse(data.toString("utf8"));
-    if (raw === null || typeof raw !== "object" || Array.isArray(raw)) return null;
-    const r = raw;
-    const event = typeof r.hook_event_name === "string" ? r.hook_event_name : "UserPromptSubmit";
-    return { sessionId: r.session_id, transcriptPath: r.transcript_path, cwd: r.cwd, event, raw: r };
-  } catch {
-    return null;
-  }
-}
-function readUsage(transcriptPath) {
-  if (typeof transcriptPath !== "string" || transcriptPath === "") return null;
-  const opened = openTranscript(transcriptPath);
-  if (!opened.ok) return null;
-  try {
-    const format = sniffFormat(opened.file.head);
-    if (format !== "claude" && format !== "codex") return null;
-    for (const bytes of [SMALL_TAIL, LARGE_TAIL]) {
-      const { lines } = tailPart(opened.file, bytes);
-      const points = usagePoints(format, lines);
-      if (points.length > 0 || bytes >= opened.file.size) return { points, lines, format };
-    }
-    return null;
-  } catch {
-    return null;
-  } finally {
-    closeTranscript(opened.file);
-  }
-}
-function claim(p, body) {
-  let fd;
-  try {
-    fd = openSync7(p, constants7.O_WRONLY | constants7.O_CREAT | constants7.O_EXCL | constants7.O_NOFOLLOW, 384);
-  } catch {
-    return false;
-  }
-  try {
-    writeSync4(fd, body);
-  } finally {
-    closeSync8(fd);
-  }
-  return true;
-}
-function exists3(p) {
-  try {
-    lstatSync11(p);
-    return true;
-  } catch {
-    return false;
-  }
-}
-function strings(v, out = [], depth = 0) {
-  if (typeof v === "string") out.push(v);
-  else if (v !== null && typeof v === "object" && depth < 8) for (const x of Object.values(v)) strings(x, out, depth + 1);
-  return out;
-}
-function noteSave(root, input, format) {
-  if (input.event !== "PostToolUse") return;
-  if (!isSaveCommand(strings(input.raw.tool_input).join("\n"))) return;
-  const token = savedToken(strings(input.raw.tool_response).join("\n"), false);
-  if (token !== null) recordSavedBy(root, token, AGENT_OF_FORMAT[format] ?? null);
-}
-function envelope(event, text) {
-  return `${JSON.stringify({ hookSpecificOutput: { hookEventName: event, additionalContext: text } })}
-`;
-}
-async function decide(ctx, input, format) {
-  const say = (line) => ok("", [`memory_io context: ${line}`]);
-  let root;
-  try {
-    root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookCwd(input.cwd));
-  } catch (err) {
-    return say(`${err.message}; printing nothing`);
-  }
-  noteSave(root, input, format);
-  const memDir = memoryDir(root);
-  const { settings, problems } = readSettings(memDir);
-  const warn = problems.map((p) => `memory_io context: ${p}`);
-  if (!settings.contextOffer || pauseSwitch(memDir, ctx.env) !== null || treeUnsafe(root) === true) return ok("", warn);
-  const usage = readUsage(input.transcriptPath);
-  if (usage === null || usage.points.length === 0) return ok("", warn);
-  const last = usage.points[usage.points.length - 1];
-  const window = settings.contextWindow ?? last.window ?? [...usage.points].reverse().find((p) => p.window !== null)?.window ?? null;
-  if (window === null) return ok("", warn);
-  const above = (p) => p.used * 100 / window >= settings.contextThreshold;
-  const marker = `${checkpointsDir(root)}/.offered-${sessionFileId(input.sessionId)}`;
-  if (!above(last)) {
-    rmQuietRegular(marker);
-    return ok("", warn);
-  }
-  if (exists3(marker)) return ok("", warn);
-  let at = usage.points.length - 1;
-  while (at > 0 && above(usage.points[at - 1])) at--;
-  const since = usage.lines.slice(usage.points[at].line);
-  const saved = findLastSave(usage.format, since, { accepts: () => true, current: null }) !== null;
-  const pct = Math.floor(last.used * 100 / window);
-  try {
-    checkTree(root, { create: true });
-    mkdirSync3(checkpointsDir(root), { recursive: true, mode: 448 });
-  } catch (err) {
-    return ok("", [...warn, `memory_io context: ${err.message}; printing nothing`]);
-  }
-  if (!claim(marker, `${JSON.stringify({ pct, used: last.used, window, saved })}
-`)) return ok("", warn);
-  if (saved) return ok("", warn);
-  if (typeof ctx.helperPath === "string") {
-    spawnSync(process.execPath, [ctx.helperPath, "checkpoint", "--format", format, "--root", root], {
-      input: JSON.stringify({ ...input.raw, hook_event_name: "ContextThreshold" }),
-      env: ctx.env,
-      stdio: ["pipe", "ignore", "ignore"],
-      timeout: 8e3
-    });
-  }
-  return ok(envelope(input.event, offerText(pct, last.used, window, settings.contextThreshold)), warn);
-}
-var SMALL_TAIL, LARGE_TAIL, STDIN_BYTES, FORMATS, AGENT_OF_FORMAT, contextVerb;
-var init_context = __esm({
-  "src/verbs/context.ts"() {
-    "use strict";
-    init_tail();
-    init_tail();
-    init_usage();
-    init_last_save();
-    init_saves();
-    init_harness_path();
-    init_checkpoints();
-    init_paths();
-    init_inspect();
-    init_pause();
-    init_settings();
-    init_common();
-    init_types2();
-    SMALL_TAIL = 256 * 1024;
-    LARGE_TAIL = 1024 * 1024;
-    STDIN_BYTES = 65536;
-    FORMATS = /* @__PURE__ */ new Set(["claude", "codex"]);
-    AGENT_OF_FORMAT = { claude: "Claude Code", codex: "Codex" };
-    contextVerb = {
-      name: "context",
-      options: { root: { type: "string" }, format: { type: "string" } },
-      positionals: [0, 0],
-      get help() {
-        return `usage: node memory_io.mjs context --format claude|codex [--root DIR]
-
-The context-threshold offer, run by the harness's UserPromptSubmit and PostToolUse hooks.
-Reads the hook's JSON on stdin (session_id, transcript_path, cwd, hook_event_name) and the
-last 256 KiB of the transcript (1 MiB when that holds no usage). When the context in use --
-the last response's input + cache creation + cache read + output tokens (Claude Code), or
-the last token_count (Codex) -- is at or above the threshold of the window and this session
-was not told yet, it prints once, as
-{"hookSpecificOutput":{"hookEventName":"<event>","additionalContext":"<sentence>"}}:
-  ${offerText(75, 15e4, 2e5, 70)}
-and writes the session's checkpoint (see \`checkpoint --help\`; Trigger: context-threshold).
-The marker checkpoints/.offered-<session> records that it was told; back under the threshold
-(after a compaction) the marker goes, so the next crossing is told again. A handoff saved
-after the crossing (a \`write handoff\` that printed its token) silences it.
-The window: Claude Code 1,000,000 for a model named with [1m] or claude-opus-5-5, else
-200,000; Codex's token_count says it. .ai/memory/settings.json (docs/context-threshold.md):
-  {"contextOffer": true, "contextThreshold": 70, "contextWindow": null, "archivesKept": 5}
-A bad value is named on stderr and its default used. Nothing is printed when the offer is
-off, memory writes are paused, SESSION_HANDOFF_DISABLE is set, or the memory tree is unsafe.
-exit: always 0.
-`;
-      },
-      async run(ctx) {
-        const format = ctx.values.format ?? "claude";
-        if (typeof format !== "string" || !FORMATS.has(format)) return ok("", ["memory_io context: --format must be claude or codex; printing nothing"]);
-        const input = await readInput(ctx);
-        if (input === null) return ok("", []);
-        return decide(ctx, input, format);
-      }
-    };
-  }
-});
-
-// src/git/run.ts
-import { execFile } from "node:child_process";
-function gitEnv(env) {
-  const out = {};
-  for (const [k, v] of Object.entries(env)) {
-    if (v !== void 0 && !DROPPED_ENV.includes(k)) out[k] = v;
-  }
-  out.GIT_OPTIONAL_LOCKS = "0";
-  out.GIT_TERMINAL_PROMPT = "0";
-  out.LC_ALL = "C";
-  delete out.GIT_EXTERNAL_DIFF;
-  out.GIT_PAGER = "cat";
-  return out;
-}
-function namedOverrides(cwd, env, timeoutMs) {
-  let p = namedCache.get(cwd);
-  if (p === void 0) {
-    p = spawnGit(cwd, [...asArgs(NEUTRAL), "config", "-z", "--name-only", "--get-regexp", NAMED], env, timeoutMs).then(
-      (r) => {
-        const out = [];
-        for (const key of new Set(r.code === 0 ? r.stdout.toString("utf8").split("\0") : [])) {
-          const m = NAMED_PROGRAMS.exec(key);
-          if (m) out.push([key, m[3].toLowerCase() === "required" ? "false" : ""]);
-        }
-        return out;
-      }
-    );
-    namedCache.set(cwd, p);
-    p.catch(() => namedCache.delete(cwd));
-  }
-  return p;
-}
-function asArgs(pairs) {
-  return pairs.flatMap(([k, v]) => ["-c", `${k}=${v}`]);
-}
-function withConfig(env, pairs) {
-  const base = /^\d+$/.test(env.GIT_CONFIG_COUNT ?? "") ? Number(env.GIT_CONFIG_COUNT) : 0;
-  const out = { ...env };
-  pairs.forEach(([k, v], i) => {
-    out[`GIT_CONFIG_KEY_${base + i}`] = k;
-    out[`GIT_CONFIG_VALUE_${base + i}`] = v;
-  });
-  out.GIT_CONFIG_COUNT = String(base + pairs.length);
-  return out;
-}
-async function runGit(cwd, args, env, timeoutMs = GIT_TIMEOUT_MS, opts = {}) {
-  for (const arg of args) {
-    if (/[\0\n\r]/.test(arg))
-      throw new Error(`refusing to pass a git argument holding a control character: ${quotedValue(arg.slice(0, 200))}`);
-  }
-  const base = gitEnv(env);
-  const named = await namedOverrides(cwd, base, timeoutMs);
-  const fixed = asArgs([...NEUTRAL, ...opts.hooksAndSigning ? [] : NO_HOOKS_NOR_SIGNING]);
-  const runEnv = named.length > 0 ? withConfig(base, named) : base;
-  return spawnGit(cwd, [...fixed, ...args], runEnv, timeoutMs, opts.input);
-}
-function spawnGit(cwd, args, env, timeoutMs, input) {
-  return new Promise((resolve, reject) => {
-    const options = {
-      cwd,
-      env,
-      encoding: "buffer",
-      timeout: timeoutMs,
-      killSignal: "SIGKILL",
-      maxBuffer: 256 * 1024 * 1024,
-      windowsHide: true
-    };
-    const child = execFile("git", ["--no-pager", ...args], options, (err, stdout, stderr) => {
-      if (err) {
-        const e = err;
-        if (e.code === "ENOENT") {
-          reject(new GitUnavailable("missing", "git was not found on PATH"));
-          return;
-        }
-        if (e.killed || e.signal === "SIGKILL") {
-          const why = `git ${args[0] ?? ""} took longer than ${timeoutMs} ms and was stopped`;
-          reject(new GitUnavailable("timeout", why));
-          return;
-        }
-        if (typeof e.code !== "number") {
-          reject(new GitUnavailable("failed", `git could not be run: ${e.message}`, e.message));
-          return;
-        }
-        resolve({ code: e.code, stdout, stderr: stderr.toString("utf8") });
-        return;
-      }
-      resolve({ code: 0, stdout, stderr: stderr.toString("utf8") });
-    });
-    child.stdin?.on("error", () => void 0);
-    if (input !== void 0) child.stdin?.end(input);
-  });
-}
-var GIT_TIMEOUT_MS, GitUnavailable, DROPPED_ENV, NEUTRAL, NO_HOOKS_NOR_SIGNING, NAMED_PROGRAMS, NAMED, namedCache;
-var init_run = __esm({
-  "src/git/run.ts"() {
-    "use strict";
-    init_quote();
-    GIT_TIMEOUT_MS = 15e3;
-    GitUnavailable = class extends Error {
-      reason;
-      /** Why, without the message's own "git could not be run: " (for a sentence that says so itself). */
-      why;
-      constructor(reason, message, why = message) {
-        super(message);
-        this.reason = reason;
-        this.why = why;
-        this.name = "GitUnavailable";
-      }
-    };
-    DROPPED_ENV = [
-      "GIT_DIR",
-      "GIT_WORK_TREE",
-      "GIT_INDEX_FILE",
-      "GIT_OBJECT_DIRECTORY",
-      "GIT_ALTERNATE_OBJECT_DIRECTORIES",
-      "GIT_COMMON_DIR",
-      "GIT_NAMESPACE",
-      "GIT_DISCOVERY_ACROSS_FILESYSTEM",
-      "GIT_LITERAL_PATHSPECS",
-      "GIT_GLOB_PATHSPECS",
-      "GIT_NOGLOB_PATHSPECS",
-      "GIT_ICASE_PATHSPECS",
-      "GIT_QUARANTINE_PATH"
-    ];
-    NEUTRAL = [
-      ["core.fsmonitor", "false"],
-      ["core.pager", "cat"],
-      ["log.showSignature", "false"],
-      ["gc.auto", "0"],
-      ["maintenance.auto", "false"],
-      ["protocol.ext.allow", "never"]
-    ];
-    NO_HOOKS_NOR_SIGNING = [
-      ["core.hooksPath", "/dev/null"],
-      ["commit.gpgSign", "false"],
-      ["tag.gpgSign", "false"]
-    ];
-    NAMED_PROGRAMS = /^(filter|diff)\.(.+)\.(clean|smudge|process|required|textconv|command)$/i;
-    NAMED = "^(filter|diff)\\.";
-    namedCache = /* @__PURE__ */ new Map();
+    CLOCK_SKEW_MS = 5 * 60 * 1e3;
+    ISO = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-](\d{2}):?(\d{2}))$/;
   }
 });
 
@@ -2574,63 +1803,6 @@ var init_grammar = __esm({
   }
 });
 
-// src/schema/conflicted.ts
-function conflictSides(input) {
-  const lines = input.replace(/\r\n?/g, "\n").split("\n");
-  const ours = [];
-  const theirs = [];
-  let fence = null;
-  let state = "out";
-  let first = 0;
-  let complete = false;
-  for (const [i, line] of lines.entries()) {
-    if (state === "out") {
-      const f = FENCE.exec(line);
-      if (fence !== null) {
-        if (f && f[1][0] === fence[0] && f[1].length >= fence.length && line.trim() === f[1]) fence = null;
-      } else if (f) fence = f[1];
-      else if (line.startsWith("<<<<<<< ")) {
-        state = "ours";
-        if (first === 0) first = i + 1;
-        continue;
-      }
-      ours.push(line);
-      theirs.push(line);
-      continue;
-    }
-    if (state === "ours" || state === "base") {
-      if (line.startsWith("||||||| ") || line === "|||||||") {
-        state = "base";
-        continue;
-      }
-      if (line === "=======") {
-        state = "theirs";
-        continue;
-      }
-      if (state === "ours") ours.push(line);
-      continue;
-    }
-    if (line.startsWith(">>>>>>> ")) {
-      state = "out";
-      complete = true;
-      continue;
-    }
-    theirs.push(line);
-  }
-  if (!complete) return null;
-  return { line: first, ours: ours.join("\n"), theirs: theirs.join("\n") };
-}
-function isConflicted(text) {
-  return text.includes("\n<<<<<<< ") || text.startsWith("<<<<<<< ") ? conflictSides(text) !== null : false;
-}
-var FENCE;
-var init_conflicted = __esm({
-  "src/schema/conflicted.ts"() {
-    "use strict";
-    FENCE = /^ {0,3}(`{3,}|~{3,})/;
-  }
-});
-
 // src/schema/validate-common.ts
 function lineAt(lineStarts, offset) {
   let lo = 0;
@@ -2647,7 +1819,7 @@ function lineStartsOf(text) {
   for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) starts.push(i + 1);
   return starts;
 }
-function editDistance2(a, b) {
+function editDistance(a, b) {
   const s = a.slice(0, 100);
   const t = b.slice(0, 100);
   let prev = Array.from({ length: t.length + 1 }, (_, i) => i);
@@ -2660,11 +1832,11 @@ function editDistance2(a, b) {
   }
   return prev[t.length];
 }
-function nearest2(title, names) {
+function nearest(title, names) {
   let best = null;
   let bestD = Infinity;
   for (const n of names) {
-    const d = editDistance2(title.toLowerCase(), n.toLowerCase());
+    const d = editDistance(title.toLowerCase(), n.toLowerCase());
     if (d < bestD) [bestD, best] = [d, n];
   }
   return best !== null && bestD <= Math.max(2, Math.floor(best.length / 4)) ? best : null;
@@ -2770,7 +1942,7 @@ function readHandoff(text, tree, lists = true) {
       const key = title.toLowerCase();
       stray = !KNOWN_SECTIONS.has(key);
       if (stray) {
-        const near = nearest2(title, SECTION_TITLES);
+        const near = nearest(title, SECTION_TITLES);
         out.strays.push({ title, near, line: lineAt(starts, node.start) });
         section = near !== null && LENDABLE.has(near.toLowerCase()) ? near.toLowerCase() : "(unknown)";
         continue;
@@ -2871,93 +2043,28 @@ var init_handoff = __esm({
   }
 });
 
-// src/verbs/statusline.ts
-var statusline_exports = {};
-__export(statusline_exports, {
-  statusText: () => statusText,
-  statuslineVerb: () => statuslineVerb
-});
-import { spawnSync as spawnSync2 } from "node:child_process";
-import { readFileSync as readFileSync6 } from "node:fs";
-import path18 from "node:path";
-function statusText(handoff, commitsSince2, usedPct, now) {
-  const parts = [];
-  if (handoff === null) parts.push("handoff: none");
-  else {
-    const age = ageWords(stateTimeOfText(handoff, now), now);
-    parts.push(`handoff: ${age === "age unknown" ? age : `saved ${age}`}`);
-    if (commitsSince2 !== null) parts.push(`${commitsSince2} commit${commitsSince2 === 1 ? "" : "s"} since`);
+// src/verbs/common.ts
+import path15 from "node:path";
+function rootOption(ctx, fallbackStart = null) {
+  const value = ctx.values.root;
+  if (value === "") throw new UsageError("--root needs a folder: pass --root <project>, or leave it out to start from the current folder");
+  const given = typeof value === "string";
+  const found = findRoot(path15.resolve(ctx.cwd, given ? value : fallbackStart ?? "."), ctx.env);
+  if (given && found.root !== found.start) ctx.warn(`using root ${found.root}`);
+  if (!given && found.by === "memory" && found.root !== found.start && !exists(path15.join(found.root, ".git"))) {
+    ctx.warn(`using the memory of ${quotedPath(found.root)}, found above ${quotedPath(found.start)}, which is in no git repository: pass --root <project> to choose another`);
   }
-  if (usedPct !== null) parts.push(`context ${Math.round(usedPct)}%`);
-  return parts.join(" \xB7 ");
+  if (!given && found.stopped) ctx.warn(`stopped looking for the project root at ${quotedPath(found.stopped.at)} (${found.stopped.why}); using ${quotedPath(found.root)}: pass --root <project> to choose another`);
+  return found.root;
 }
-async function commitsSince(root, handoff, env) {
-  const head = /^- HEAD: `?([0-9a-f]{40}|[0-9a-f]{64})`?$/m.exec(handoff)?.[1];
-  if (head === void 0) return null;
-  try {
-    const r = await runGit(root, ["rev-list", "--count", `${head}..HEAD`], env, 500);
-    const n = Number(r.stdout.toString("utf8").trim());
-    return r.code === 0 && Number.isInteger(n) ? n : null;
-  } catch {
-    return null;
-  }
-}
-var statuslineVerb;
-var init_statusline = __esm({
-  "src/verbs/statusline.ts"() {
+var init_common = __esm({
+  "src/verbs/common.ts"() {
     "use strict";
-    init_harness_path();
-    init_run();
-    init_state_time();
-    init_handoff();
-    init_paths();
-    init_common();
-    init_types2();
-    statuslineVerb = {
-      name: "statusline",
-      options: { then: { type: "string" }, root: { type: "string" } },
-      positionals: [0, 0],
-      help: `usage: node memory_io.mjs statusline [--then COMMAND] [--root DIR]
-
-Claude Code's status line (install writes it into .claude/settings.json's "statusLine").
-Reads Claude Code's JSON on stdin (cwd, context_window.used_percentage). With --then, runs
-COMMAND (the status line command the user had before install, through sh, the same stdin,
-at most 2 s) and prints its output first, then ours after " | ":
-  handoff: saved today \xB7 3 commits since \xB7 context 45%
-"handoff: none" when there is no HANDOFF.md. Commits since count HEAD's commits after the
-handoff's HEAD anchor (git rev-list, at most 500 ms; left out when unknown). Always exit 0.
-`,
-      async run(ctx) {
-        const data = ctx.stdinIsTTY ? null : await ctx.readStdinWithin(1e3, 65536);
-        let input = {};
-        try {
-          const v = data === null ? null : JSON.parse(data.toString("utf8"));
-          if (v !== null && typeof v === "object" && !Array.isArray(v)) input = v;
-        } catch {
-        }
-        let theirs = "";
-        if (typeof ctx.values.then === "string" && ctx.values.then !== "") {
-          const r = spawnSync2("sh", ["-c", ctx.values.then], { input: data ?? "", env: ctx.env, timeout: 2e3, stdio: ["pipe", "pipe", "ignore"] });
-          theirs = (r.stdout?.toString("utf8") ?? "").replace(/\n+$/, "");
-        }
-        let ours = "";
-        try {
-          const root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookCwd(input.cwd));
-          let handoff = null;
-          try {
-            handoff = readFileSync6(path18.join(memoryDir(root), "HANDOFF.md"), "utf8").slice(0, 1e6);
-          } catch {
-          }
-          const cw = input.context_window;
-          const pct = typeof cw?.used_percentage === "number" ? cw.used_percentage : null;
-          ours = statusText(handoff, handoff === null ? null : await commitsSince(root, handoff, ctx.env), pct, Date.now());
-        } catch {
-          ours = "";
-        }
-        return ok(`${[theirs, ours].filter((s) => s !== "").join(" | ")}
-`, []);
-      }
-    };
+    init_quote();
+    init_anchor_lines();
+    init_errors();
+    init_files();
+    init_root();
   }
 });
 
@@ -2992,6 +2099,35 @@ var init_envelopes = __esm({
   }
 });
 
+// src/agents/harness-path.ts
+import path16 from "node:path";
+function windowsShaped(p) {
+  return /^([A-Za-z]:|\\\\)/.test(p);
+}
+function harnessPath(what, p, platform = process.platform) {
+  const windows = windowsShaped(p);
+  if (p.includes("\0") || !(windows || platform === "win32" ? path16.win32 : path16.posix).isAbsolute(p)) return { ok: false, reason: `${what} is not an absolute path`, windows };
+  if (windows && platform !== "win32") return { ok: false, reason: `${what} ${quotedPath(p.slice(0, 200))} is a Windows path and this helper runs on ${platform}`, windows };
+  return { ok: true, path: platform === "win32" ? path16.win32.normalize(p) : p };
+}
+function hookCwd(cwd, platform = process.platform) {
+  if (cwd === void 0 || cwd === null) return null;
+  const what = "the hook input's cwd";
+  if (typeof cwd !== "string") throw new Error(`${what} is not a string (pass --root <project>)`);
+  if (cwd === "") throw new Error(`${what} is empty (pass --root <project>)`);
+  const got = harnessPath(what, cwd, platform);
+  if (got.ok) return got.path;
+  if (got.windows) throw new Error(`${got.reason} (pass --root <project>)`);
+  throw new Error(`${what} ${quotedValue(cwd.slice(0, 200))} is not an absolute path (pass --root <project>)`);
+}
+var init_harness_path = __esm({
+  "src/agents/harness-path.ts"() {
+    "use strict";
+    init_quote();
+    init_anchor_lines();
+  }
+});
+
 // src/agents/render.ts
 function renderHook(format, text, limit) {
   const lines = text.split("\n").filter((l) => l !== "");
@@ -3013,6 +2149,166 @@ var init_render = __esm({
   }
 });
 
+// src/verbs/types.ts
+function ok(stdout, stderr = [], code = 0) {
+  return { stdout, stderr, code };
+}
+var init_types = __esm({
+  "src/verbs/types.ts"() {
+    "use strict";
+  }
+});
+
+// src/schema/checkpoint-name.ts
+function headerValue(text, name) {
+  const lines = text.split("\n", 12);
+  for (const line of lines) if (line.startsWith(`${name}: `)) return line.slice(name.length + 2).trim();
+  return null;
+}
+function isCheckpointText(text) {
+  const lines = text.split("\n", 4);
+  return lines[0] === "<!-- memory-schema: v1 -->" && lines.includes(CHECKPOINT_HEADING);
+}
+function isAnchorsOnlySource(source) {
+  const words = /^(anchors only|no transcript|transcript in an unknown format)|with no complete record$/;
+  return source !== null && words.test(source);
+}
+var CHECKPOINT_HEADING, CHECKPOINT_NAME;
+var init_checkpoint_name = __esm({
+  "src/schema/checkpoint-name.ts"() {
+    "use strict";
+    CHECKPOINT_HEADING = "# Session Checkpoint";
+    CHECKPOINT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}\.md$/;
+  }
+});
+
+// src/store/checkpoints.ts
+import { closeSync as closeSync7, constants as constants6, fstatSync as fstatSync5, lstatSync as lstatSync11, openSync as openSync6, readdirSync as readdirSync3, readSync as readSync5, unlinkSync as unlinkSync2 } from "node:fs";
+import path17 from "node:path";
+function checkpointsDir(root) {
+  return path17.join(memoryDir(root), "checkpoints");
+}
+function mayBeToken(id) {
+  for (const m of id.matchAll(/[A-Za-z0-9_]{16,}/g)) if (/\d/.test(m[0]) && /[A-Za-z]/.test(m[0])) return true;
+  return false;
+}
+function sessionFileId(id) {
+  if (typeof id !== "string" || id === "") return "unknown";
+  const reserved = WINDOWS_RESERVED.test(id.split(".", 1)[0]);
+  if (FILE_SAFE_ID.test(id) && !id.endsWith(".") && !reserved && !mayBeToken(id)) return id;
+  return nodeCrypto().createHash("sha256").update(id, "utf8").digest("hex").slice(0, 16);
+}
+function checkpointsDirState(root) {
+  try {
+    const st = lstatSync11(checkpointsDir(root));
+    return st.isDirectory() && !st.isSymbolicLink() ? "ok" : "unsafe";
+  } catch {
+    return "missing";
+  }
+}
+function readHead(filePath, bytes = HEAD) {
+  return readHeadBytes(filePath, bytes)?.toString("utf8") ?? null;
+}
+function readHeadBytes(filePath, bytes = 1e6) {
+  return readHeadAndTime(filePath, bytes)?.bytes ?? null;
+}
+function readHeadAndTime(filePath, bytes) {
+  let fd;
+  try {
+    fd = openSync6(filePath, constants6.O_RDONLY | constants6.O_NOFOLLOW | constants6.O_NONBLOCK);
+  } catch {
+    return null;
+  }
+  try {
+    const st = fstatSync5(fd, { bigint: true });
+    if (!st.isFile()) return null;
+    const partnered = st.nlink === 2n && hasPrivatePartner(path17.dirname(filePath), path17.basename(filePath), st.ino);
+    if (st.nlink !== 1n && !partnered) return null;
+    const want = Math.min(bytes, Number(st.size) + 1);
+    const buf = Buffer.alloc(want);
+    const n = readSync5(fd, buf, 0, want, 0);
+    return { bytes: buf.subarray(0, n), mtimeNs: st.mtimeNs };
+  } catch {
+    return null;
+  } finally {
+    closeSync7(fd);
+  }
+}
+function timeOf(value, now) {
+  if (value === null) return null;
+  const t = parseStrictTime(value, now);
+  return "ms" in t ? t.ms : null;
+}
+function listCheckpoints(root, now = Date.now()) {
+  if (checkpointsDirState(root) !== "ok") return [];
+  let names;
+  try {
+    names = readdirSync3(checkpointsDir(root));
+  } catch {
+    return [];
+  }
+  const out = [];
+  const mtimes = /* @__PURE__ */ new Map();
+  for (const name of names) {
+    if (!CHECKPOINT_NAME.test(name)) continue;
+    const read = readHeadAndTime(path17.join(checkpointsDir(root), name), HEAD);
+    if (read === null) continue;
+    const head = read.bytes.toString("utf8");
+    if (!isCheckpointText(head)) continue;
+    out.push({
+      session: name.slice(0, -3),
+      name,
+      savedMs: timeOf(headerValue(head, "Saved"), now),
+      sessionStartMs: timeOf(headerValue(head, "Session-start"), now),
+      since: headerValue(head, "Since-handoff"),
+      anchorsOnly: isAnchorsOnlySource(headerValue(head, "Source"))
+    });
+    mtimes.set(name, read.mtimeNs);
+  }
+  const later = (a, b) => {
+    const ma = mtimes.get(a.name) ?? 0n;
+    const mb = mtimes.get(b.name) ?? 0n;
+    return ma === mb ? 0 : mb > ma ? 1 : -1;
+  };
+  const byName = (a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+  return out.sort((a, b) => (b.savedMs ?? -Infinity) - (a.savedMs ?? -Infinity) || later(a, b) || byName(a, b));
+}
+function rmQuietRegular(p) {
+  try {
+    const st = lstatSync11(p);
+    if (st.isFile() || st.isSymbolicLink()) unlinkSync2(p);
+  } catch {
+  }
+}
+function deliveredPath(root, session) {
+  return path17.join(checkpointsDir(root), `.delivered-${session}`);
+}
+function readDelivered(root, session) {
+  const text = readHead(deliveredPath(root, session), 128);
+  return text === null ? null : text.trim();
+}
+function writeDelivered(root, session, token) {
+  const p = deliveredPath(root, session);
+  rmQuietRegular(p);
+  return createExclusive(p, `${token}
+`);
+}
+var FILE_SAFE_ID, WINDOWS_RESERVED, HEAD;
+var init_checkpoints = __esm({
+  "src/store/checkpoints.ts"() {
+    "use strict";
+    init_builtins();
+    init_checkpoint_name();
+    init_values();
+    init_files();
+    init_private();
+    init_paths();
+    FILE_SAFE_ID = /^[a-z0-9][a-z0-9._-]{0,127}$/;
+    WINDOWS_RESERVED = /^(?:con|prn|aux|nul|com[0-9]|lpt[0-9])$/i;
+    HEAD = 1024;
+  }
+});
+
 // src/store/probe-session.ts
 function isProbeSession(id) {
   return typeof id === "string" && id.startsWith(PROBE_SESSION_PREFIX);
@@ -3027,7 +2323,7 @@ var init_probe_session = __esm({
 
 // src/verbs/checkpoint-surface.ts
 import { readdirSync as readdirSync4 } from "node:fs";
-import path19 from "node:path";
+import path18 from "node:path";
 function minutesAgo(savedMs, now) {
   if (savedMs === null) return "at an unknown time";
   const m = Math.floor(Math.max(0, now - savedMs) / MINUTE_MS);
@@ -3048,7 +2344,7 @@ function lazyOrder(token, text, now) {
   };
 }
 function handoffOrder(root, now) {
-  const bytes = readHeadBytes(path19.join(memoryDir(root), FILE_OF.handoff), 1e6);
+  const bytes = readHeadBytes(path18.join(memoryDir(root), FILE_OF.handoff), 1e6);
   return bytes === null ? null : lazyOrder(tokenOf(bytes), bytes.toString("utf8"), now);
 }
 function newerThanHandoff(entry, handoff) {
@@ -3106,7 +2402,7 @@ async function checkpointHookLines(root, input, handoffPresent, paused, now) {
       chosen = currentCheckpoint(root, handoff, now);
     }
     if (chosen === null) return { lines: [], handoffOlderThanSession: older };
-    const file = await readStable(path19.join(checkpointsDir(root), chosen.entry.name)).catch(() => null);
+    const file = await readStable(path18.join(checkpointsDir(root), chosen.entry.name)).catch(() => null);
     if (file === null || file.stat.nlink !== 1n) return { lines: [], handoffOlderThanSession: older };
     const probe = isProbeSession(input.sessionId);
     const known = session !== "unknown" && !probe;
@@ -3129,7 +2425,7 @@ function toldToAnySession(root, token) {
     return false;
   }
   for (const name of names) {
-    if (name.startsWith(".delivered-") && readHead(path19.join(checkpointsDir(root), name), 128)?.trim() === token) return true;
+    if (name.startsWith(".delivered-") && readHead(path18.join(checkpointsDir(root), name), 128)?.trim() === token) return true;
   }
   return false;
 }
@@ -3161,8 +2457,7 @@ __export(hook_exports, {
   composeHookText: () => composeHookText,
   hookVerb: () => hookVerb
 });
-import { createHash as createHash3 } from "node:crypto";
-import path20 from "node:path";
+import path19 from "node:path";
 import { lstatSync as lstatSync12 } from "node:fs";
 function ageText(text, now) {
   if (typeof text !== "string") return { age: "age unknown", strays: null };
@@ -3193,7 +2488,9 @@ function lessonsInterrupted(root) {
 }
 function composeHookText(files, interrupted, paused, now, checkpoint, savedHere) {
   const lines = [];
-  for (const f of files) if (f.status === "unsafe" || f.status === "foreign") lines.push(SENTENCES.unsafe(FILE_OF[f.kind]));
+  for (const f of files) {
+    if (f.status === "unsafe" || f.status === "foreign") lines.push(SENTENCES.unsafe(FILE_OF[f.kind]));
+  }
   if (interrupted || files.some((f) => f.status === "interrupted")) lines.push(SENTENCES.interrupted());
   for (const f of files) {
     if (f.status !== "present") continue;
@@ -3202,10 +2499,12 @@ function composeHookText(files, interrupted, paused, now, checkpoint, savedHere)
       continue;
     }
     const glance = f.kind === "handoff" ? ageText(f.text, now) : null;
-    if (f.kind === "handoff" && checkpoint?.handoffOlderThanSession) lines.push(CHECKPOINT_SENTENCES.handoffOlderThanSession());
+    const olderThanSession = f.kind === "handoff" && checkpoint?.handoffOlderThanSession === true;
+    if (olderThanSession) lines.push(CHECKPOINT_SENTENCES.handoffOlderThanSession());
     else lines.push(glance !== null ? SENTENCES.handoff(glance.age) : SENTENCES.lessons());
     if (glance?.strays) lines.push(`session-handoff: ${glance.strays}.`);
-    if (f.kind === "handoff" && typeof f.text === "string" && savedHere !== void 0 && !savedHere(f.text)) lines.push(SENTENCES.elsewhere());
+    const handoffText = f.kind === "handoff" && typeof f.text === "string" ? f.text : null;
+    if (handoffText !== null && savedHere !== void 0 && !savedHere(handoffText)) lines.push(SENTENCES.elsewhere());
   }
   if (checkpoint) lines.push(...checkpoint.lines);
   if (paused) lines.push(SENTENCES.paused());
@@ -3224,13 +2523,14 @@ var init_hook = __esm({
     init_paths();
     init_pause();
     init_recover();
+    init_files();
     init_state_time();
     init_handoff();
     init_common();
     init_envelopes();
     init_harness_path();
     init_render();
-    init_types2();
+    init_types();
     init_checkpoint_surface();
     HOOK_LIMIT = 2e3;
     HOOK_STDIN_BYTES = 65536;
@@ -3285,7 +2585,9 @@ exit: always 0 -- a broken hook must not break a session; problems go to stderr.
         }
         const format = ctx.values.format ?? "text";
         if (!isHookFormat(format)) {
-          return ok("", [`memory_io hook: --format must be text, claude, codex, gemini, cursor or cline, got ${quotedValue(String(format))}; printing nothing`]);
+          const formats = "text, claude, codex, gemini, cursor or cline";
+          const got = quotedValue(String(format));
+          return ok("", [`memory_io hook: --format must be ${formats}, got ${got}; printing nothing`]);
         }
         const wrap = (text) => renderHook(format, text, HOOK_LIMIT);
         if (disabledByEnv(ctx.env)) return ok("", []);
@@ -3298,27 +2600,910 @@ exit: always 0 -- a broken hook must not break a session; problems go to stderr.
           return ok("", [`memory_io hook: ${err.message}; printing nothing`]);
         }
         const paused = pauseSwitch(memoryDir(root), ctx.env) !== null;
-        if (treeUnsafe(root) === true) return ok(wrap(`${[SENTENCES.tree(), ...paused ? [SENTENCES.paused()] : []].join("\n")}
+        if (treeUnsafe(root) === true) {
+          return ok(wrap(`${[SENTENCES.tree(), ...paused ? [SENTENCES.paused()] : []].join("\n")}
 `), []);
+        }
         const kinds = mode === "session" ? ["handoff", "lessons"] : ["lessons"];
         const files = kinds.map((k) => inspectFile(root, k, true, { text: k === "handoff" }));
         const now = Date.now();
         const handoffPresent = files.some((f) => f.kind === "handoff" && f.status === "present");
-        const checkpoint = mode === "session" ? await checkpointHookLines(root, input, handoffPresent, paused, now) : void 0;
+        const session = mode === "session";
+        const checkpoint = session ? await checkpointHookLines(root, input, handoffPresent, paused, now) : void 0;
         const interrupted = mode === "session" ? interruptedSave(root) : lessonsInterrupted(root);
         const savedHere = (text) => {
           const saves = readSaves(root);
           if (saves === null) return true;
           try {
-            if (savedHereByStat(root, statKey(lstatSync12(path20.join(memoryDir(root), "HANDOFF.md"), { bigint: true })))) return true;
+            const stat = lstatSync12(path19.join(memoryDir(root), "HANDOFF.md"), { bigint: true });
+            if (savedHereByStat(root, statKey(stat))) return true;
           } catch {
           }
           const marked = markedHere(root, text);
           if (marked !== null) return marked;
           const stamp = savedStampOf(text);
-          return stamp !== null && saves.stamps.includes(stamp) || saves.tokens.includes(createHash3("sha256").update(text, "utf8").digest("hex"));
+          if (stamp !== null && saves.stamps.includes(stamp)) return true;
+          return saves.tokens.includes(tokenOf(Buffer.from(text, "utf8")));
         };
         return ok(wrap(composeHookText(files, interrupted, paused, now, checkpoint, savedHere)), []);
+      }
+    };
+  }
+});
+
+// src/agents/transcripts/tail.ts
+import { closeSync as closeSync8, constants as constants7, fstatSync as fstatSync6, openSync as openSync7, readSync as readSync6 } from "node:fs";
+function readAt2(fd, length, position) {
+  const buf = Buffer.allocUnsafe(length);
+  let got = 0;
+  while (got < length) {
+    const n = readSync6(fd, buf, got, length - got, position + got);
+    if (n === 0) break;
+    got += n;
+  }
+  return buf.subarray(0, got);
+}
+function completeLines(buf, fromStart) {
+  const first = fromStart ? 0 : buf.indexOf(10) + 1;
+  const last = buf.lastIndexOf(10);
+  if (last < first) return [];
+  return buf.subarray(first, last).toString("utf8").split("\n");
+}
+function linesFromStart(fd, size, bytes) {
+  const buf = readAt2(fd, Math.min(size, bytes), 0);
+  return completeLines(buf.length < size ? buf : Buffer.concat([buf, Buffer.from("\n")]), true);
+}
+function readFailure(err) {
+  return `the transcript could not be read (${err.code ?? "error"})`;
+}
+function openTranscript(transcriptPath) {
+  const where = harnessPath("the transcript path", transcriptPath);
+  if (!where.ok) return { ok: false, reason: where.reason };
+  transcriptPath = where.path;
+  let fd;
+  try {
+    fd = openSync7(transcriptPath, constants7.O_RDONLY | constants7.O_NOFOLLOW | constants7.O_NONBLOCK);
+  } catch (err) {
+    const code = err.code;
+    const known = { ENOENT: "does not exist", ELOOP: "is a link" };
+    return { ok: false, reason: `the transcript ${known[code ?? ""] ?? `cannot be opened (${code ?? "error"})`}` };
+  }
+  let reason;
+  try {
+    const st = fstatSync6(fd);
+    if (st.isFile()) return { ok: true, file: { fd, size: st.size, head: linesFromStart(fd, st.size, HEAD_BYTES2) } };
+    reason = "the transcript is not a regular file";
+  } catch (err) {
+    reason = readFailure(err);
+  }
+  closeSync8(fd);
+  return { ok: false, reason };
+}
+function closeTranscript(file) {
+  try {
+    closeSync8(file.fd);
+  } catch {
+  }
+}
+function tailPart(file, bytes) {
+  const length = Math.min(file.size, bytes, TAIL_BYTES);
+  const start = file.size - length;
+  if (start === 0) return { lines: linesFromStart(file.fd, file.size, length), from: 0 };
+  const peek = length < TAIL_BYTES ? 1 : 0;
+  const buf = readAt2(file.fd, length + peek, start - peek);
+  const first = buf.indexOf(10) + 1;
+  const lines = completeLines(buf, false);
+  return { lines, from: lines.length > 0 ? start - peek + first : file.size };
+}
+var TAIL_BYTES, FIRST_TAIL_BYTES, HEAD_BYTES2;
+var init_tail = __esm({
+  "src/agents/transcripts/tail.ts"() {
+    "use strict";
+    init_harness_path();
+    TAIL_BYTES = 4 * 1024 * 1024;
+    FIRST_TAIL_BYTES = 1024 * 1024;
+    HEAD_BYTES2 = 64 * 1024;
+  }
+});
+
+// src/schema/capture.ts
+var init_capture = __esm({
+  "src/schema/capture.ts"() {
+    "use strict";
+  }
+});
+
+// src/agents/transcripts/types.ts
+function obj(value) {
+  const isObject = value !== null && typeof value === "object" && !Array.isArray(value);
+  return isObject ? value : null;
+}
+function str(value) {
+  return typeof value === "string" ? value : null;
+}
+function parseLine(line) {
+  if (line.length === 0 || line.charCodeAt(0) !== 123) return null;
+  try {
+    return obj(JSON.parse(line));
+  } catch {
+    return null;
+  }
+}
+function noEvents(line) {
+  return { line, calls: [], results: [], usage: null, window: null, items: false };
+}
+function textOf(content) {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return content.map((b) => str(obj(b)?.text) ?? "").join("\n");
+}
+var EDIT_TOOLS, num;
+var init_types2 = __esm({
+  "src/agents/transcripts/types.ts"() {
+    "use strict";
+    init_capture();
+    EDIT_TOOLS = /* @__PURE__ */ new Set([
+      "Edit",
+      "Write",
+      "MultiEdit",
+      "NotebookEdit",
+      "write_file",
+      "replace",
+      "edit",
+      "write",
+      "patch",
+      "smart_edit"
+    ]);
+    num = (v) => typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : 0;
+  }
+});
+
+// src/agents/transcripts/claude.ts
+function claudeWindow(model) {
+  if (model === null) return CLAUDE_DEFAULT_WINDOW;
+  if (/\[1m\]$/i.test(model) || ONE_MILLION.has(model.toLowerCase())) return 1e6;
+  return CLAUDE_DEFAULT_WINDOW;
+}
+function claudeUsage(rec) {
+  if (rec.type !== "assistant" || rec.isSidechain === true) return null;
+  const message = obj(rec.message);
+  const usage = obj(message?.usage);
+  if (usage === null) return null;
+  const kinds = ["input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "output_tokens"];
+  const used = kinds.reduce((n, k) => n + num(usage[k]), 0);
+  const model = str(message?.model);
+  if (used === 0 || model === "<synthetic>") return null;
+  const asked = str(rec.requestedModel);
+  const name = asked !== null && /\[1m\]$/i.test(asked) ? asked : model;
+  return { used, window: claudeWindow(name), model: name };
+}
+function claudeEvents(rec, line) {
+  const ev = noEvents(line);
+  ev.usage = claudeUsage(rec);
+  if (rec.isSidechain === true || typeof rec.agentId === "string") return ev;
+  const content = obj(rec.message)?.content;
+  if (!Array.isArray(content)) return ev;
+  for (const b of content.map(obj)) {
+    if (rec.type === "assistant" && b?.type === "tool_use") {
+      const input = obj(b.input);
+      const name = str(b.name) ?? "";
+      const command = name === "Bash" ? str(input?.command) ?? "" : null;
+      const file = str(input?.file_path) ?? str(input?.notebook_path) ?? "";
+      const edit = EDIT_TOOLS.has(name) ? { kind: "edit", path: file } : { kind: "other" };
+      const event = command !== null ? { kind: "command", command } : edit;
+      const at = { id: str(b.id), ts: str(rec.timestamp), cwd: str(rec.cwd) };
+      ev.calls.push({ ...at, events: [event], text: command ?? "", result: null });
+    } else if (rec.type === "user" && b?.type === "tool_result") {
+      const id = str(b.tool_use_id);
+      if (id !== null) ev.results.push({ id, text: textOf(b.content), failed: b.is_error === true });
+    }
+  }
+  return ev;
+}
+var SCAFFOLDING, CLAUDE_DEFAULT_WINDOW, ONE_MILLION;
+var init_claude = __esm({
+  "src/agents/transcripts/claude.ts"() {
+    "use strict";
+    init_types2();
+    init_types2();
+    SCAFFOLDING = new RegExp(
+      String.raw`^\s*(<command-name>|<command-message>|<local-command-std(out|err)>|<system-reminder>` + "|<bash-input>|<bash-stdout>|Caveat: The messages below)"
+    );
+    CLAUDE_DEFAULT_WINDOW = 2e5;
+    ONE_MILLION = /* @__PURE__ */ new Set(["claude-opus-5-5"]);
+  }
+});
+
+// src/agents/transcripts/codex.ts
+function argvText(cmd) {
+  if (typeof cmd === "string") return cmd;
+  return Array.isArray(cmd) ? cmd.filter((c) => typeof c === "string").join(" ") : "";
+}
+function callArgs(p) {
+  const raw = p.arguments ?? p.input ?? p.action;
+  if (typeof raw !== "string") return obj(raw);
+  if (!raw.startsWith("{")) return raw;
+  try {
+    return obj(JSON.parse(raw));
+  } catch {
+    return raw;
+  }
+}
+function itemCall(item, at) {
+  const failed = typeof item.exit_code === "number" ? item.exit_code !== 0 : item.status === "failed";
+  const result = { text: str(item.aggregated_output) ?? "", failed };
+  if (item.type === "FileChange") {
+    const events = Object.keys(obj(item.changes) ?? {}).map((file) => ({ kind: "edit", path: file }));
+    return { ...at, events, text: "", result, item: true };
+  }
+  const argv = Array.isArray(item.command) ? item.command.filter((c) => typeof c === "string") : [];
+  const script = argv.length >= 3 && /(^|\/)(ba|z)?sh$/.test(argv[0]) && argv[1] === "-lc" ? argv[2] : null;
+  const command = script ?? (argv.join(" ") || (str(item.command) ?? ""));
+  return { ...at, events: [{ kind: "command", command }], text: argvText(item.command), result, item: true };
+}
+function codexUsage(rec, payload) {
+  if (rec.type === "token_usage_record") {
+    const usage = obj(payload.usage);
+    const used2 = num(usage?.total_tokens) || num(usage?.input_tokens) + num(usage?.output_tokens);
+    return used2 === 0 ? null : { used: used2, window: null, model: null };
+  }
+  if (rec.type !== "event_msg" || payload.type !== "token_count") return null;
+  const info = obj(payload.info);
+  const last = obj(info?.last_token_usage);
+  if (info === null || last === null) return null;
+  const used = num(last.total_tokens) || num(last.input_tokens) + num(last.output_tokens);
+  const window = num(info.model_context_window);
+  return used === 0 ? null : { used, window: window > 0 ? window : null, model: null };
+}
+function codexEvents(rec, line, state) {
+  const ev = noEvents(line);
+  const p = obj(rec.payload);
+  if (p === null) return ev;
+  if (rec.type === "session_meta" || rec.type === "turn_context") state.cwd = str(p.cwd) ?? state.cwd;
+  ev.usage = codexUsage(rec, p);
+  if (rec.type === "event_msg" && p.type === "task_started" && num(p.model_context_window) > 0) {
+    ev.window = num(p.model_context_window);
+  }
+  const at = { id: null, ts: str(rec.timestamp), cwd: state.cwd };
+  if (rec.type === "event_msg") {
+    const item = obj(p.item) ?? p;
+    if (item.type === "CommandExecution" || item.type === "FileChange") {
+      ev.items = true;
+      ev.calls.push(itemCall(item, at));
+    }
+    return ev;
+  }
+  if (rec.type !== "response_item") return ev;
+  if (p.type === "function_call_output" || p.type === "custom_tool_call_output") {
+    const id = str(p.call_id);
+    const out = p.output;
+    const text2 = typeof out === "string" ? out : str(obj(out)?.content) ?? str(obj(out)?.output) ?? textOf(out);
+    if (id !== null) ev.results.push({ id, text: text2, failed: /Process exited with code [1-9]/.test(text2) });
+    return ev;
+  }
+  if (p.type !== "function_call" && p.type !== "custom_tool_call" && p.type !== "local_shell_call") return ev;
+  const name = str(p.name) ?? "";
+  const args = callArgs(p);
+  const command = typeof args === "string" ? "" : argvText(args?.cmd ?? args?.command);
+  let events = [{ kind: "other" }];
+  if (name === "apply_patch") {
+    const patch = typeof args === "string" ? args : str(args?.input) ?? "";
+    const files = patch.matchAll(/^\*\*\* (?:Update|Add|Delete) File: (.+)$/gm);
+    events = [...files].map((m) => ({ kind: "edit", path: m[1].trim() }));
+  } else if (name === "exec_command" || name === "shell" || p.type === "local_shell_call") {
+    events = [{ kind: "command", command }];
+  }
+  const text = typeof args === "string" ? args : command;
+  ev.calls.push({ ...at, id: str(p.call_id) ?? str(p.id), events, text, result: null });
+  return ev;
+}
+var SCAFFOLDING2;
+var init_codex = __esm({
+  "src/agents/transcripts/codex.ts"() {
+    "use strict";
+    init_types2();
+    init_types2();
+    SCAFFOLDING2 = new RegExp(
+      String.raw`^\s*(<environment_context>|<user_instructions>|<user_shell_command>|<turn_aborted>` + String.raw`|# AGENTS\.md instructions|<INSTRUCTIONS>)`
+    );
+  }
+});
+
+// src/agents/transcripts/gemini.ts
+function recordedResult(result) {
+  if (result === void 0 || result === null) return null;
+  if (typeof result === "string") return result;
+  const outputs = (Array.isArray(result) ? result : [result]).map((r) => {
+    const response = obj(obj(obj(r)?.functionResponse)?.response);
+    return str(response?.output) ?? str(response?.error) ?? "";
+  });
+  return outputs.join("\n");
+}
+function geminiEvents(rec, line) {
+  const ev = noEvents(line);
+  if (rec.type !== "gemini" || !Array.isArray(rec.toolCalls)) return ev;
+  for (const call of rec.toolCalls.map(obj)) {
+    if (call === null) continue;
+    const name = str(call.name) ?? "";
+    const args = obj(call.args);
+    const command = name === "run_shell_command" ? str(args?.command) ?? "" : null;
+    const path22 = str(args?.file_path) ?? "";
+    const edit = EDIT_TOOLS.has(name) ? { kind: "edit", path: path22 } : { kind: "other" };
+    const event = command !== null ? { kind: "command", command } : edit;
+    const out = recordedResult(call.result);
+    const failed = call.status === "error" || /Exit Code: [1-9]/.test(out ?? "");
+    const ts = str(call.timestamp) ?? str(rec.timestamp);
+    const result = out === null ? null : { text: out, failed };
+    ev.calls.push({ id: null, ts, cwd: null, events: [event], text: command ?? "", result });
+  }
+  return ev;
+}
+var init_gemini = __esm({
+  "src/agents/transcripts/gemini.ts"() {
+    "use strict";
+    init_types2();
+  }
+});
+
+// src/agents/transcripts/index.ts
+function sniffFormat(lines) {
+  let seen = 0;
+  for (const line of lines) {
+    if (!line.startsWith("{")) continue;
+    if (++seen > 50) break;
+    const rec = parseLine(line);
+    if (rec === null) continue;
+    for (const [name, f] of Object.entries(FORMATS)) if (f.is(rec)) return name;
+  }
+  return null;
+}
+function readEvents(format, lines, usageOnly = false) {
+  const f = FORMATS[format];
+  const words = usageOnly ? f.usage : f.words;
+  if (words === null) return [];
+  const state = { cwd: null };
+  const out = [];
+  for (let i = 0; i < lines.length; i++) {
+    if (!words.test(lines[i])) continue;
+    const rec = parseLine(lines[i]);
+    if (rec === null) continue;
+    const ev = f.events(rec, i, state);
+    const any = ev.calls.length > 0 || ev.results.length > 0 || ev.usage !== null || ev.window !== null;
+    if (any || ev.items) out.push(ev);
+  }
+  return out;
+}
+function usagePoints(events) {
+  const out = [];
+  let window = null;
+  for (const ev of events) {
+    window = ev.usage?.window ?? ev.window ?? window;
+    if (ev.usage !== null) out.push({ ...ev.usage, window: ev.usage.window ?? window, line: ev.line });
+  }
+  return out;
+}
+var CODEX_TYPES, FORMATS;
+var init_transcripts = __esm({
+  "src/agents/transcripts/index.ts"() {
+    "use strict";
+    init_claude();
+    init_codex();
+    init_gemini();
+    init_types2();
+    CODEX_TYPES = /* @__PURE__ */ new Set(["session_meta", "response_item", "event_msg", "turn_context", "compacted"]);
+    FORMATS = {
+      codex: {
+        is: (r) => "payload" in r && typeof r.type === "string" && CODEX_TYPES.has(r.type),
+        events: codexEvents,
+        words: /_call|CommandExecution|FileChange|"session_meta"|"turn_context"|"token_count"|token_usage_record|task_st/,
+        usage: /"token_count"|"token_usage_record"|"task_started"/,
+        planMarkers: ["update_plan"]
+      },
+      gemini: {
+        is: (r) => "projectHash" in r || r.type === "gemini" || "startTime" in r && "sessionId" in r && !("uuid" in r),
+        events: (rec, line) => geminiEvents(rec, line),
+        words: /"toolCalls"/,
+        usage: null,
+        planMarkers: ["write_todos"]
+      },
+      claude: {
+        is: (r) => ("sessionId" in r || "uuid" in r) && typeof r.type === "string",
+        events: (rec, line) => claudeEvents(rec, line),
+        words: /"tool_use"|"tool_result"|"usage"/,
+        usage: /"usage"/,
+        planMarkers: ["TodoWrite", "TaskCreate", "TaskUpdate"]
+      }
+    };
+  }
+});
+
+// src/agents/transcripts/last-save.ts
+function isSaveCommand(command) {
+  return SAVE_COMMAND.test(command);
+}
+function savedToken(output, failed) {
+  if (failed || !SAVED_LINE.test(output)) return null;
+  return TOKEN_LINE.exec(output)?.[1] ?? null;
+}
+function secondOf(ts) {
+  const ms = ts === null ? Number.NaN : Date.parse(ts);
+  return Number.isFinite(ms) ? Math.floor(ms / 1e3) * 1e3 : null;
+}
+function findLastSave(events, project) {
+  const open = /* @__PURE__ */ new Map();
+  let found = null;
+  let unanswered = null;
+  const answered = (text, failed, line) => {
+    const token = savedToken(text, failed);
+    if (token !== null && project.accepts(token)) found = { token, line };
+  };
+  for (const ev of events) {
+    for (const r of ev.results) {
+      const at2 = open.get(r.id);
+      if (at2 === void 0) continue;
+      open.delete(r.id);
+      if (unanswered?.line === at2) unanswered = null;
+      answered(r.text, r.failed, ev.line);
+    }
+    if (ev.calls.some((c) => c.item !== true)) unanswered = null;
+    for (const call of ev.calls) {
+      if (!isSaveCommand(call.text)) continue;
+      if (call.result !== null) answered(call.result.text, call.result.failed, ev.line);
+      else {
+        if (call.id !== null) open.set(call.id, ev.line);
+        unanswered = { line: ev.line, ts: call.ts };
+      }
+    }
+  }
+  const savedMs = project.current?.savedMs ?? null;
+  const at = unanswered === null ? null : secondOf(unanswered.ts);
+  if (unanswered !== null && savedMs !== null && at !== null && savedMs >= at) {
+    return { token: project.current.token, line: unanswered.line };
+  }
+  return found;
+}
+var SAVE_COMMAND, TOKEN_LINE, SAVED_LINE;
+var init_last_save = __esm({
+  "src/agents/transcripts/last-save.ts"() {
+    "use strict";
+    SAVE_COMMAND = /memory_io\.mjs\\?["']?(?:\s+--?[a-z][\w-]*(?:[= ](?:"[^"]*"|'[^']*'|\S+))?)*\s+write\s+handoff\b/;
+    TOKEN_LINE = /^CURRENT-SHA256: ([0-9a-f]{64})\s*$/m;
+    SAVED_LINE = /^(?:Output: )?(?:saved|unchanged) HANDOFF\.md\b/m;
+  }
+});
+
+// src/verbs/checkpoint.ts
+import { existsSync as existsSync3 } from "node:fs";
+import path20 from "node:path";
+function userHelperWithoutMemory(skillDir, home, root) {
+  if (!skillDir || home === "" || existsSync3(path20.join(root, ".ai", "memory"))) return false;
+  const under = (dir, base) => {
+    const rel = path20.relative(base, dir);
+    return !rel.startsWith("..") && !path20.isAbsolute(rel);
+  };
+  return under(skillDir, home) && !under(skillDir, root);
+}
+var CHECKPOINT_STDIN_BYTES;
+var init_checkpoint = __esm({
+  "src/verbs/checkpoint.ts"() {
+    "use strict";
+    CHECKPOINT_STDIN_BYTES = 1024 * 1024;
+  }
+});
+
+// src/verbs/context.ts
+var context_exports = {};
+__export(context_exports, {
+  contextVerb: () => contextVerb,
+  offerText: () => offerText
+});
+import { lstatSync as lstatSync13, mkdirSync as mkdirSync3 } from "node:fs";
+function offerText(pct, used, window, threshold) {
+  return `session-handoff: this session's context is ${pct}% full (${used} of ${window} tokens; the threshold is ${threshold}%). Before it is compacted, offer the user once to save a handoff now with the session-handoff skill's save flow; save only if they agree. An automatic checkpoint was written to .ai/memory/checkpoints/ as a safety net.`;
+}
+async function readInput(ctx) {
+  if (ctx.stdinIsTTY) return null;
+  const data = await ctx.readStdinWithin(1e3, STDIN_BYTES);
+  if (data === null || data.length === 0 || data.length > STDIN_BYTES) return null;
+  try {
+    const raw = JSON.parse(data.toString("utf8"));
+    if (raw === null || typeof raw !== "object" || Array.isArray(raw)) return null;
+    const r = raw;
+    const event = typeof r.hook_event_name === "string" ? r.hook_event_name : "UserPromptSubmit";
+    return { sessionId: r.session_id, transcriptPath: r.transcript_path, cwd: r.cwd, event, raw: r };
+  } catch {
+    return null;
+  }
+}
+function readUsage(transcriptPath) {
+  if (typeof transcriptPath !== "string" || transcriptPath === "") return null;
+  const opened = openTranscript(transcriptPath);
+  if (!opened.ok) return null;
+  try {
+    const format = sniffFormat(opened.file.head);
+    if (format !== "claude" && format !== "codex") return null;
+    for (const bytes of [SMALL_TAIL, LARGE_TAIL]) {
+      const { lines } = tailPart(opened.file, bytes);
+      const points = usagePoints(readEvents(format, lines, true));
+      if (points.length > 0 || bytes >= opened.file.size) return { points, lines, format };
+    }
+    return null;
+  } catch {
+    return null;
+  } finally {
+    closeTranscript(opened.file);
+  }
+}
+function exists3(p) {
+  try {
+    lstatSync13(p);
+    return true;
+  } catch {
+    return false;
+  }
+}
+function strings(v, out = [], depth = 0) {
+  if (typeof v === "string") out.push(v);
+  else if (v !== null && typeof v === "object" && depth < 8) {
+    for (const x of Object.values(v)) strings(x, out, depth + 1);
+  }
+  return out;
+}
+function noteSave(root, input, format) {
+  if (input.event !== "PostToolUse") return;
+  if (!isSaveCommand(strings(input.raw.tool_input).join("\n"))) return;
+  const token = savedToken(strings(input.raw.tool_response).join("\n"), false);
+  if (token !== null) recordSavedBy(root, token, AGENT_OF_FORMAT[format] ?? null);
+}
+function envelope(event, text) {
+  return `${JSON.stringify({ hookSpecificOutput: { hookEventName: event, additionalContext: text } })}
+`;
+}
+async function decide(ctx, input, format) {
+  const say = (line) => ok("", [`memory_io context: ${line}`]);
+  let root;
+  try {
+    root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookCwd(input.cwd));
+  } catch (err) {
+    return say(`${err.message}; printing nothing`);
+  }
+  noteSave(root, input, format);
+  const memDir = memoryDir(root);
+  const { settings, problems } = readSettings(memDir);
+  const warn = problems.map((p) => `memory_io context: ${p}`);
+  if (!settings.contextOffer || pauseSwitch(memDir, ctx.env) !== null || treeUnsafe(root) === true) return ok("", warn);
+  if (userHelperWithoutMemory(ctx.skillDir, homeFolder(ctx.env), root)) return ok("", warn);
+  const usage = readUsage(input.transcriptPath);
+  if (usage === null || usage.points.length === 0) return ok("", warn);
+  const last = usage.points[usage.points.length - 1];
+  const window = settings.contextWindow ?? last.window;
+  if (window === null) return ok("", warn);
+  const above = (p) => p.used * 100 / window >= settings.contextThreshold;
+  const marker = `${checkpointsDir(root)}/.offered-${sessionFileId(input.sessionId)}`;
+  if (!above(last)) {
+    rmQuietRegular(marker);
+    return ok("", warn);
+  }
+  if (exists3(marker)) return ok("", warn);
+  let at = usage.points.length - 1;
+  while (at > 0 && above(usage.points[at - 1])) at--;
+  const since = usage.lines.slice(usage.points[at].line);
+  const saved = findLastSave(readEvents(usage.format, since), { accepts: () => true, current: null }) !== null;
+  const pct = Math.floor(last.used * 100 / window);
+  try {
+    checkTree(root, { create: true });
+    mkdirSync3(checkpointsDir(root), { recursive: true, mode: 448 });
+  } catch (err) {
+    return ok("", [...warn, `memory_io context: ${err.message}; printing nothing`]);
+  }
+  if (!createExclusive(marker, `${JSON.stringify({ pct, used: last.used, window, saved })}
+`)) return ok("", warn);
+  if (saved) return ok("", warn);
+  if (typeof ctx.helperPath === "string") {
+    childProcess().spawnSync(process.execPath, [ctx.helperPath, "checkpoint", "--format", format, "--root", root], {
+      input: JSON.stringify({ ...input.raw, hook_event_name: "ContextThreshold" }),
+      env: ctx.env,
+      stdio: ["pipe", "ignore", "ignore"],
+      timeout: 8e3
+    });
+  }
+  return ok(envelope(input.event, offerText(pct, last.used, window, settings.contextThreshold)), warn);
+}
+var SMALL_TAIL, LARGE_TAIL, STDIN_BYTES, FORMATS2, AGENT_OF_FORMAT, contextVerb;
+var init_context = __esm({
+  "src/verbs/context.ts"() {
+    "use strict";
+    init_builtins();
+    init_tail();
+    init_transcripts();
+    init_last_save();
+    init_saves();
+    init_harness_path();
+    init_checkpoints();
+    init_files();
+    init_paths();
+    init_inspect();
+    init_pause();
+    init_settings();
+    init_common();
+    init_checkpoint();
+    init_home();
+    init_types();
+    SMALL_TAIL = 256 * 1024;
+    LARGE_TAIL = 1024 * 1024;
+    STDIN_BYTES = 65536;
+    FORMATS2 = /* @__PURE__ */ new Set(["claude", "codex"]);
+    AGENT_OF_FORMAT = { claude: "Claude Code", codex: "Codex" };
+    contextVerb = {
+      name: "context",
+      options: { root: { type: "string" }, format: { type: "string" } },
+      positionals: [0, 0],
+      get help() {
+        return `usage: node memory_io.mjs context --format claude|codex [--root DIR]
+
+The context-threshold offer, run by the harness's UserPromptSubmit and PostToolUse hooks.
+Reads the hook's JSON on stdin (session_id, transcript_path, cwd, hook_event_name) and the
+last 256 KiB of the transcript (1 MiB when that holds no usage). When the context in use --
+the last response's input + cache creation + cache read + output tokens (Claude Code), or
+the last token_count (Codex) -- is at or above the threshold of the window and this session
+was not told yet, it prints once, as
+{"hookSpecificOutput":{"hookEventName":"<event>","additionalContext":"<sentence>"}}:
+  ${offerText(75, 15e4, 2e5, 70)}
+and writes the session's checkpoint (see \`checkpoint --help\`; Trigger: context-threshold).
+The marker checkpoints/.offered-<session> records that it was told; back under the threshold
+(after a compaction) the marker goes, so the next crossing is told again. A handoff saved
+after the crossing (a \`write handoff\` that printed its token) silences it.
+The window: Claude Code 1,000,000 for a model named with [1m] or claude-opus-5-5, else
+200,000; Codex's token_count says it. .ai/memory/settings.json (docs/context-threshold.md):
+  {"contextOffer": true, "contextThreshold": 70, "contextWindow": null, "archivesKept": 5}
+A bad value is named on stderr and its default used. Nothing is printed when the offer is
+off, memory writes are paused, SESSION_HANDOFF_DISABLE is set, or the memory tree is unsafe.
+exit: always 0.
+`;
+      },
+      async run(ctx) {
+        const format = ctx.values.format ?? "claude";
+        if (typeof format !== "string" || !FORMATS2.has(format)) {
+          return ok("", ["memory_io context: --format must be claude or codex; printing nothing"]);
+        }
+        const input = await readInput(ctx);
+        if (input === null) return ok("", []);
+        return decide(ctx, input, format);
+      }
+    };
+  }
+});
+
+// src/git/run.ts
+function gitEnv(env) {
+  const out = {};
+  for (const [k, v] of Object.entries(env)) {
+    if (v !== void 0 && !DROPPED_ENV.includes(k)) out[k] = v;
+  }
+  out.GIT_OPTIONAL_LOCKS = "0";
+  out.GIT_TERMINAL_PROMPT = "0";
+  out.LC_ALL = "C";
+  delete out.GIT_EXTERNAL_DIFF;
+  out.GIT_PAGER = "cat";
+  return out;
+}
+function namedOverrides(cwd, env, timeoutMs) {
+  let p = namedCache.get(cwd);
+  if (p === void 0) {
+    p = spawnGit(cwd, [...asArgs(NEUTRAL), "config", "-z", "--name-only", "--get-regexp", NAMED], env, timeoutMs).then(
+      (r) => {
+        const out = [];
+        for (const key of new Set(r.code === 0 ? r.stdout.toString("utf8").split("\0") : [])) {
+          const m = NAMED_PROGRAMS.exec(key);
+          if (m) out.push([key, m[3].toLowerCase() === "required" ? "false" : ""]);
+        }
+        return out;
+      }
+    );
+    namedCache.set(cwd, p);
+    p.catch(() => namedCache.delete(cwd));
+  }
+  return p;
+}
+function asArgs(pairs) {
+  return pairs.flatMap(([k, v]) => ["-c", `${k}=${v}`]);
+}
+function withConfig(env, pairs) {
+  const base = /^\d+$/.test(env.GIT_CONFIG_COUNT ?? "") ? Number(env.GIT_CONFIG_COUNT) : 0;
+  const out = { ...env };
+  pairs.forEach(([k, v], i) => {
+    out[`GIT_CONFIG_KEY_${base + i}`] = k;
+    out[`GIT_CONFIG_VALUE_${base + i}`] = v;
+  });
+  out.GIT_CONFIG_COUNT = String(base + pairs.length);
+  return out;
+}
+async function runGit(cwd, args, env, timeoutMs = GIT_TIMEOUT_MS, opts = {}) {
+  for (const arg of args) {
+    if (/[\0\n\r]/.test(arg))
+      throw new Error(`refusing to pass a git argument holding a control character: ${quotedValue(arg.slice(0, 200))}`);
+  }
+  const base = gitEnv(env);
+  const named = await namedOverrides(cwd, base, timeoutMs);
+  const fixed = asArgs([...NEUTRAL, ...opts.hooksAndSigning ? [] : NO_HOOKS_NOR_SIGNING]);
+  const runEnv = named.length > 0 ? withConfig(base, named) : base;
+  return spawnGit(cwd, [...fixed, ...args], runEnv, timeoutMs, opts.input);
+}
+function spawnGit(cwd, args, env, timeoutMs, input) {
+  return new Promise((resolve, reject) => {
+    const options = {
+      cwd,
+      env,
+      encoding: "buffer",
+      timeout: timeoutMs,
+      killSignal: "SIGKILL",
+      maxBuffer: 256 * 1024 * 1024,
+      windowsHide: true
+    };
+    const child = childProcess().execFile("git", ["--no-pager", ...args], options, (err, stdout, stderr) => {
+      if (err) {
+        const e = err;
+        if (e.code === "ENOENT") {
+          reject(new GitUnavailable("missing", "git was not found on PATH"));
+          return;
+        }
+        if (e.killed || e.signal === "SIGKILL") {
+          const why = `git ${args[0] ?? ""} took longer than ${timeoutMs} ms and was stopped`;
+          reject(new GitUnavailable("timeout", why));
+          return;
+        }
+        if (typeof e.code !== "number") {
+          reject(new GitUnavailable("failed", `git could not be run: ${e.message}`, e.message));
+          return;
+        }
+        resolve({ code: e.code, stdout, stderr: stderr.toString("utf8") });
+        return;
+      }
+      resolve({ code: 0, stdout, stderr: stderr.toString("utf8") });
+    });
+    child.stdin?.on("error", () => void 0);
+    if (input !== void 0) child.stdin?.end(input);
+  });
+}
+var GIT_TIMEOUT_MS, GitUnavailable, DROPPED_ENV, NEUTRAL, NO_HOOKS_NOR_SIGNING, NAMED_PROGRAMS, NAMED, namedCache;
+var init_run = __esm({
+  "src/git/run.ts"() {
+    "use strict";
+    init_builtins();
+    init_quote();
+    GIT_TIMEOUT_MS = 15e3;
+    GitUnavailable = class extends Error {
+      reason;
+      /** Why, without the message's own "git could not be run: " (for a sentence that says so itself). */
+      why;
+      constructor(reason, message, why = message) {
+        super(message);
+        this.reason = reason;
+        this.why = why;
+        this.name = "GitUnavailable";
+      }
+    };
+    DROPPED_ENV = [
+      "GIT_DIR",
+      "GIT_WORK_TREE",
+      "GIT_INDEX_FILE",
+      "GIT_OBJECT_DIRECTORY",
+      "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+      "GIT_COMMON_DIR",
+      "GIT_NAMESPACE",
+      "GIT_DISCOVERY_ACROSS_FILESYSTEM",
+      "GIT_LITERAL_PATHSPECS",
+      "GIT_GLOB_PATHSPECS",
+      "GIT_NOGLOB_PATHSPECS",
+      "GIT_ICASE_PATHSPECS",
+      "GIT_QUARANTINE_PATH"
+    ];
+    NEUTRAL = [
+      ["core.fsmonitor", "false"],
+      ["core.pager", "cat"],
+      ["log.showSignature", "false"],
+      ["gc.auto", "0"],
+      ["maintenance.auto", "false"],
+      ["protocol.ext.allow", "never"]
+    ];
+    NO_HOOKS_NOR_SIGNING = [
+      ["core.hooksPath", "/dev/null"],
+      ["commit.gpgSign", "false"],
+      ["tag.gpgSign", "false"]
+    ];
+    NAMED_PROGRAMS = /^(filter|diff)\.(.+)\.(clean|smudge|process|required|textconv|command)$/i;
+    NAMED = "^(filter|diff)\\.";
+    namedCache = /* @__PURE__ */ new Map();
+  }
+});
+
+// src/verbs/statusline.ts
+var statusline_exports = {};
+__export(statusline_exports, {
+  statusText: () => statusText,
+  statuslineVerb: () => statuslineVerb
+});
+import { readFileSync as readFileSync6 } from "node:fs";
+import path21 from "node:path";
+function statusText(handoff, commits, pct, now) {
+  const parts = [];
+  if (handoff === null) parts.push("handoff: none");
+  else {
+    const age = ageWords(stateTimeOfText(handoff, now), now);
+    parts.push(`handoff: ${age === "age unknown" ? age : `saved ${age}`}`);
+    if (commits !== null) parts.push(`${commits} commit${commits === 1 ? "" : "s"} since`);
+  }
+  if (pct !== null) parts.push(`context ${Math.round(pct)}%`);
+  return parts.join(" \xB7 ");
+}
+async function commitsSince(root, handoff, env) {
+  const head = /^- HEAD: `?([0-9a-f]{40}|[0-9a-f]{64})`?$/m.exec(handoff)?.[1];
+  if (head === void 0) return null;
+  try {
+    const r = await runGit(root, ["rev-list", "--count", `${head}..HEAD`], env, 500);
+    const n = Number(r.stdout.toString("utf8").trim());
+    return r.code === 0 && Number.isInteger(n) ? n : null;
+  } catch {
+    return null;
+  }
+}
+var statuslineVerb;
+var init_statusline = __esm({
+  "src/verbs/statusline.ts"() {
+    "use strict";
+    init_builtins();
+    init_harness_path();
+    init_run();
+    init_state_time();
+    init_handoff();
+    init_paths();
+    init_common();
+    init_types();
+    statuslineVerb = {
+      name: "statusline",
+      options: { then: { type: "string" }, root: { type: "string" } },
+      positionals: [0, 0],
+      help: `usage: node memory_io.mjs statusline [--then COMMAND] [--root DIR]
+
+Claude Code's status line (install writes it into .claude/settings.json's "statusLine").
+Reads Claude Code's JSON on stdin (cwd, context_window.used_percentage). With --then, runs
+COMMAND (the status line command the user had before install, through sh, the same stdin,
+at most 2 s) and prints its output first, then ours after " | ":
+  handoff: saved today \xB7 3 commits since \xB7 context 45%
+"handoff: none" when there is no HANDOFF.md. Commits since count HEAD's commits after the
+handoff's HEAD anchor (git rev-list, at most 500 ms; left out when unknown). Always exit 0.
+`,
+      async run(ctx) {
+        const data = ctx.stdinIsTTY ? null : await ctx.readStdinWithin(1e3, 65536);
+        let input = {};
+        try {
+          const v = data === null ? null : JSON.parse(data.toString("utf8"));
+          if (v !== null && typeof v === "object" && !Array.isArray(v)) input = v;
+        } catch {
+        }
+        let theirs = "";
+        if (typeof ctx.values.then === "string" && ctx.values.then !== "") {
+          const env = ctx.env;
+          const stdio = ["pipe", "pipe", "ignore"];
+          const r = childProcess().spawnSync("sh", ["-c", ctx.values.then], { input: data ?? "", env, timeout: 2e3, stdio });
+          theirs = (r.stdout?.toString("utf8") ?? "").replace(/\n+$/, "");
+        }
+        let ours = "";
+        try {
+          const root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookCwd(input.cwd));
+          let handoff = null;
+          try {
+            handoff = readFileSync6(path21.join(memoryDir(root), "HANDOFF.md"), "utf8").slice(0, 1e6);
+          } catch {
+          }
+          const cw = input.context_window;
+          const pct = typeof cw?.used_percentage === "number" ? cw.used_percentage : null;
+          ours = statusText(handoff, handoff === null ? null : await commitsSince(root, handoff, ctx.env), pct, Date.now());
+        } catch {
+          ours = "";
+        }
+        return ok(`${[theirs, ours].filter((s) => s !== "").join(" | ")}
+`, []);
       }
     };
   }
@@ -3328,291 +3513,12 @@ exit: always 0 -- a broken hook must not break a session; problems go to stderr.
 init_errors();
 import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, realpathSync, writeSync } from "node:fs";
 
-// src/cli.ts
-init_quote();
+// src/run-verb.ts
+init_builtins();
 init_errors();
 init_invisible();
+init_quote();
 import path from "node:path";
-import { parseArgs } from "node:util";
-
-// src/help.ts
-var HELP_WIDTH = 80;
-var LABEL = /^(\s*)(usage|exit|exit codes|stdin|stdout|stderr|example|examples|options|verbs|kill switch):( +)(?=\S)/;
-var COLUMN = /^(\s*)(\S(?:.*?\S)?)( {2,})(?=\S)/;
-var BULLET = /^(\s*)([-*] |\d+\. )|^(\s+)(\d+ )/;
-var indentOf = (line) => line.length - line.trimStart().length;
-function hangOf(line) {
-  const label = LABEL.exec(line);
-  if (label) return label[0].length;
-  const column = COLUMN.exec(line);
-  if (column && column[0].length <= HELP_WIDTH / 2) return column[0].length;
-  const bullet = BULLET.exec(line);
-  if (bullet) return bullet[0].length;
-  return indentOf(line);
-}
-var PREFIX = /^\s*([\w.-]+:)\s/;
-function continues(line, next, item) {
-  if (next === void 0 || next.trim() === "") return false;
-  if (item !== void 0 && item === PREFIX.exec(next)?.[1]) return false;
-  const base = indentOf(line);
-  const at = indentOf(next);
-  if (at > base) return !line.trimEnd().endsWith(":");
-  return at === base && hangOf(line) === base && hangOf(next) === at && !BULLET.test(next);
-}
-function wrapHelp(text, width = HELP_WIDTH) {
-  const lines = text.split("\n");
-  const out = [];
-  let item;
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i] ?? "";
-    const own = PREFIX.exec(line)?.[1];
-    if (own !== void 0) item = own;
-    else if (line.trim() === "" || indentOf(line) === 0) item = void 0;
-    if (line.length <= width) {
-      out.push(line);
-      continue;
-    }
-    const hang = hangOf(line);
-    let cut = line.lastIndexOf(" ", width);
-    let keep = 0;
-    if (cut <= hang - 1 || line.slice(0, cut).trim() === "") {
-      const punct = Math.max(...[",", ";", "/"].map((c) => line.lastIndexOf(c, width - 1)));
-      if (punct >= hang) {
-        cut = punct;
-        keep = 1;
-      } else {
-        cut = line.indexOf(" ", Math.max(hang, width));
-      }
-    }
-    if (cut < 0) {
-      out.push(line);
-      continue;
-    }
-    out.push(line.slice(0, cut + keep).trimEnd());
-    const overflow = line.slice(cut + keep).trim();
-    const next = lines[i + 1];
-    if (continues(line, next, item)) {
-      const glue = overflow.endsWith("/") && /^[\w.-]+\//.test(next.trimStart()) ? "" : " ";
-      lines[i + 1] = `${" ".repeat(indentOf(next))}${overflow}${glue}${next.trimStart()}`;
-    } else {
-      const under = own !== void 0 && hang === indentOf(line) && hang > 0 ? hang + 2 : hang;
-      lines.splice(i + 1, 0, `${" ".repeat(under)}${overflow}`);
-    }
-  }
-  return out.join("\n");
-}
-function editDistance(a, b) {
-  const d = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_2, j) => i === 0 ? j : j === 0 ? i : 0));
-  for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) {
-      const row = d[i];
-      const prev = d[i - 1];
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      row[j] = Math.min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
-        row[j] = Math.min(row[j], d[i - 2][j - 2] + 1);
-      }
-    }
-  }
-  return d[a.length][b.length];
-}
-function nearest(word, names) {
-  const w = word.toLowerCase();
-  if (w === "") return null;
-  const limit = Math.min(3, Math.max(1, Math.floor(w.length / 3)));
-  let best = null;
-  let bestDistance = Infinity;
-  for (const name of names) {
-    const distance = editDistance(w, name.toLowerCase());
-    if (distance < bestDistance) {
-      best = name;
-      bestDistance = distance;
-    }
-  }
-  if (best !== null && bestDistance <= limit) return best;
-  if (w.length >= 3) return names.find((n) => n.toLowerCase().startsWith(w)) ?? null;
-  return null;
-}
-
-// src/verbs/examples.ts
-var EXAMPLES = {
-  read: [
-    "node memory_io.mjs read handoff",
-    "# keep the token on its CURRENT-SHA256: line for `write`"
-  ],
-  write: [
-    "# the first save (token `absent`); later, the token `read handoff` printed.",
-    "# A quoted heredoc ('EOF') keeps the shell from expanding anything in it;",
-    "# write stamps Saved: and fills an empty anchors section itself.",
-    "node memory_io.mjs write handoff --expected-current-sha256 absent <<'EOF'",
-    "<!-- memory-schema: v1 -->",
-    "# Session Handoff",
-    "",
-    "## Current goal",
-    "Stream the CSV importer so large files fit in memory.",
-    "## Plan",
-    "- [~] Stream rows: reader done, dedupe not started",
-    "## Decisions",
-    "- [user-directed] Keep the first of two duplicates: the audit log needs it",
-    "## Failed approaches",
-    "- sort -u before import: it reorders rows, which the audit log forbids",
-    "## Open questions",
-    "- none",
-    "## Next steps",
-    "1. Hash rows in src/import/dedupe.ts and run `npm test -- csv`",
-    "## Key files",
-    "- none",
-    "## Environment anchors",
-    "EOF"
-  ],
-  search: [
-    "node memory_io.mjs search sqlite lock --since 2026-06-01"
-  ],
-  impact: [
-    "node memory_io.mjs impact"
-  ],
-  journal: [
-    "node memory_io.mjs journal purge --before 2026-01"
-  ],
-  "read-target": [
-    "node memory_io.mjs read-target --target AGENTS.md",
-    "# its token goes to `promote --expected-current-sha256`"
-  ],
-  promote: [
-    "# after read-target printed CURRENT-SHA256: absent (no AGENTS.md yet)",
-    "node memory_io.mjs promote --target AGENTS.md \\",
-    "  --expected-current-sha256 absent <<'EOF'",
-    "- Run the integration tests against the real database before a release.",
-    "EOF"
-  ],
-  check: [
-    'node memory_io.mjs check; echo "exit $?"   # 2: a handoff is parked'
-  ],
-  recover: [
-    "node memory_io.mjs check || node memory_io.mjs recover   # after exit 1"
-  ],
-  anchors: [
-    "node memory_io.mjs anchors",
-    "node memory_io.mjs anchors --key-file notes.txt   # outside git"
-  ],
-  drift: [
-    "node memory_io.mjs drift --json",
-    "# a handoff pasted from another machine, checked against this repository:",
-    "node memory_io.mjs drift --stdin < pasted-handoff.md"
-  ],
-  brief: [
-    "node memory_io.mjs brief   # the whole resume in one call; exit 3: cold start"
-  ],
-  hook: [
-    "node memory_io.mjs hook --mode session </dev/null"
-  ],
-  validate: [
-    "node memory_io.mjs validate handoff   # the saved file: errors, score, findings",
-    "node memory_io.mjs validate handoff --stdin < draft.md   # before saving"
-  ],
-  archives: [
-    "node memory_io.mjs archives list",
-    "# then: archives show <name>, or make one current again (its token from read):",
-    "# archives restore <name> --expected-current-sha256 <token>"
-  ],
-  init: [
-    "npx session-handoff init --dry-run   # what it would do, for the agents found",
-    "npx session-handoff init --agent claude-code --agent codex"
-  ],
-  install: [
-    "node memory_io.mjs install --agent claude-code --dry-run   # what would change",
-    "node memory_io.mjs install --agent claude-code"
-  ],
-  uninstall: [
-    "node memory_io.mjs uninstall --agent claude-code   # the files as they were"
-  ],
-  doctor: [
-    "node memory_io.mjs doctor   # each problem with the command that fixes it"
-  ],
-  publish: [
-    "# only when the user asks; --push also pushes to the branch's upstream",
-    'node memory_io.mjs publish --message "handoff: CSV importer, stopped at dedupe"'
-  ],
-  checkpoint: [
-    "# what a PreCompact hook runs (install writes it); always exit 0, stdout empty",
-    `echo '{"session_id":"s1","hook_event_name":"PreCompact"}' |`,
-    "  node memory_io.mjs checkpoint --format claude"
-  ],
-  context: [
-    "# what a UserPromptSubmit or PostToolUse hook runs (install writes it); exit 0",
-    `echo '{"session_id":"s1","hook_event_name":"PostToolUse"}' |`,
-    "  node memory_io.mjs context --format claude"
-  ],
-  statusline: [
-    "# what Claude Code's status line runs (install writes it); exit 0",
-    `echo '{"context_window":{"used_percentage":45}}' | node memory_io.mjs statusline`
-  ],
-  redact: [
-    "git diff | node memory_io.mjs redact --json"
-  ],
-  "merge-driver": [
-    "# registered by install and publish; git runs it as: merge-driver %O %A %B %P",
-    "node memory_io.mjs merge-driver --help"
-  ]
-};
-function exampleBlock(verb) {
-  const lines = EXAMPLES[verb];
-  if (!lines || lines.length === 0) return "";
-  return `
-example:
-${lines.join("\n")}
-`;
-}
-
-// src/usage.ts
-function usageText(VERBS) {
-  const shown = Object.entries(VERBS).filter(([, v]) => v.hidden !== true);
-  const width = Math.max(...shown.map(([v]) => v.length));
-  const lines = shown.map(([name, v]) => `  ${name.padEnd(width)}  ${v.summary}`);
-  const text = [
-    "usage: node memory_io.mjs <verb> [options]",
-    "",
-    "Safe reads and writes of an agent's session memory under <root>/.ai/memory/.",
-    "",
-    "verbs:",
-    ...lines,
-    "",
-    "`node memory_io.mjs <verb> --help` (or `--help <verb>`) describes a verb.",
-    "",
-    "exit codes: 0 success; 2 refused (safety, compare-and-swap) or usage error;",
-    "            3 absent; 4 paused (kill switch); 5 busy (lock not had in time)",
-    "A refusal prints `memory operation refused: <reason>` (stderr) and changes",
-    "nothing; a wrong command line prints `usage error: <what>` (exit 2, `check` 64).",
-    "",
-    "kill switch: the writing verbs exit 4 and change nothing while one of these",
-    "  exists: <root>/.ai/memory/PAUSE, the file named by SESSION_HANDOFF_PAUSE,",
-    "  ${XDG_CONFIG_HOME:-~/.config}/session-handoff/PAUSE; or with",
-    "  SESSION_HANDOFF_DISABLE set to anything but empty, 0, false, no or off. They",
-    "  say `memory writes are paused: remove <path> to resume`. Reads work.",
-    "",
-    "root: --root DIR, else found upward from here (references/verbs.md#the-root)",
-    "",
-    "example: resume in one call; save in two (read for the token, then write):",
-    "node memory_io.mjs brief",
-    "node memory_io.mjs read handoff",
-    "(write the whole handoff with your file tool to the path read printed as DRAFT:)",
-    "node memory_io.mjs write handoff --from-draft <draft> --expected-current-sha256 <token>",
-    ""
-  ].join("\n");
-  return wrapHelp(text);
-}
-function verbHelp(name, help) {
-  return wrapHelp(`${help.replace(/\n*$/, "\n")}${exampleBlock(name)}`);
-}
-var SAID_FOR = { resume: "brief", save: "write", handoff: "brief", status: "check", restore: "archives" };
-function suggestion(word, VERBS) {
-  const said = SAID_FOR[word.toLowerCase()];
-  const near = said !== void 0 && VERBS[said] ? said : nearest(word, Object.keys(VERBS));
-  return near === null ? "" : `; did you mean ${near}?`;
-}
-
-// src/cli.ts
-var VERSION = "0.1.0";
 var REFUSAL_PREFIX = "memory operation refused: ";
 var USAGE_PREFIX = "usage error: ";
 var MAX_STDIN_BYTES = 1e6;
@@ -3625,8 +3531,10 @@ function geminiHookRun(argv) {
   return argv.some((a, i) => a === "--format=gemini" || a === "--format" && argv[i + 1] === "gemini");
 }
 var GEMINI_SILENT = "{}\n";
-async function main(verbs, proc) {
-  if (!geminiHookRun(proc.argv)) return run(verbs, proc);
+var neverFails = (verb) => verb === "hook" || verb === "checkpoint";
+async function guarded(outer, dispatch) {
+  const proc = { ...outer, writeErr: (text) => outer.writeErr(showRefused(text).text) };
+  if (!geminiHookRun(proc.argv)) return dispatch(proc);
   let printed = false;
   const quiet = {
     ...proc,
@@ -3639,68 +3547,32 @@ async function main(verbs, proc) {
   };
   let code;
   try {
-    code = await run(verbs, quiet);
+    code = await dispatch(quiet);
   } catch {
     code = 0;
   }
   if (!printed) proc.writeOut(GEMINI_SILENT);
   return code;
 }
-async function run(VERBS, outer) {
-  const proc = { ...outer, writeErr: (text) => outer.writeErr(showRefused(text).text) };
-  const args = proc.argv;
-  const first = args[0];
-  if (first === void 0) {
-    proc.writeErr(`${USAGE_PREFIX}no verb given
-
-${usageText(VERBS)}`);
-    return 2;
-  }
-  if (first === "--help" || first === "-h" || first === "help") {
-    const topic = args[1];
-    if (topic !== void 0 && VERBS[topic]) {
-      proc.writeOut(verbHelp(topic, (await VERBS[topic].load()).help));
-      return 0;
-    }
-    if (topic !== void 0 && !topic.startsWith("-")) {
-      proc.writeErr(`${USAGE_PREFIX}no help for ${quotedValue(topic)}: not a verb${suggestion(topic, VERBS)}
-`);
-      return 2;
-    }
-    proc.writeOut(usageText(VERBS));
-    return 0;
-  }
-  if (first === "--version" || first === "-V") {
-    proc.writeOut(`memory_io ${VERSION}
-`);
-    return 0;
-  }
-  const entry = VERBS[first];
-  if (!entry) {
-    proc.writeErr(`${USAGE_PREFIX}unknown verb ${quotedValue(first)}${suggestion(first, VERBS)}
-
-${usageText(VERBS)}`);
-    return 2;
-  }
-  const usageExit = first === "hook" || first === "checkpoint" ? 0 : first === "check" ? 64 : 2;
-  const verb = await entry.load();
-  const rest = args.slice(1);
-  if (rest.includes("--help") || rest.includes("-h")) {
-    proc.writeOut(verbHelp(first, verb.help));
-    return 0;
-  }
+async function runVerb(name, verb, proc) {
+  const usageExit = neverFails(name) ? 0 : name === "check" ? 64 : 2;
   let ctx;
   const warned = /* @__PURE__ */ new Set();
   try {
-    const parsed = parseArgs({ args: rest, options: verb.options, allowPositionals: true, strict: true, tokens: true });
+    const args = proc.argv.slice(1);
+    const { options } = verb;
+    const parsed = nodeUtil().parseArgs({ args, options, allowPositionals: true, strict: true, tokens: true });
     const repeated = repeatedFlag(parsed.tokens, verb.options);
-    if (repeated !== null) throw new UsageError(`--${repeated} is given more than once; pass it once (see \`${first} --help\`)`);
+    if (repeated !== null) {
+      throw new UsageError(`--${repeated} is given more than once; pass it once (see \`${name} --help\`)`);
+    }
     const [min, max] = verb.positionals;
     if (parsed.positionals.length < min) {
-      throw new UsageError(`${first} needs ${min === 1 ? "an argument" : `${min} arguments`}; see \`${first} --help\``);
+      throw new UsageError(`${name} needs ${min === 1 ? "an argument" : `${min} arguments`}; see \`${name} --help\``);
     }
     if (parsed.positionals.length > max) {
-      throw new UsageError(`${first} takes at most ${max} argument(s), got ${parsed.positionals.slice(max).map((p) => quotedValue(p)).join(" ")}`);
+      const extra = parsed.positionals.slice(max).map((p) => quotedValue(p));
+      throw new UsageError(`${name} takes at most ${max} argument(s), got ${extra.join(" ")}`);
     }
     ctx = {
       values: parsed.values,
@@ -3723,12 +3595,11 @@ ${usageText(VERBS)}`);
         proc.writeErr(`${line}
 `);
       },
-      // <skill>/scripts/memory_io.mjs, as invoked: anchors leave the skill's own folder out
-      // (docs/design.md#verdicts-and-the-brief).
+      // <skill>/scripts/memory_io.mjs, as invoked: anchors leave the skill's own folder out.
       skillDir: proc.helperPath ? path.dirname(path.dirname(path.resolve(proc.cwd, proc.helperPath))) : null
     };
   } catch (err) {
-    const message = err instanceof UsageError ? err.message : parseArgsMessage(err, first);
+    const message = err instanceof UsageError ? err.message : parseArgsMessage(err, name);
     proc.writeErr(`${USAGE_PREFIX}${message}
 `);
     return usageExit;
@@ -3749,14 +3620,17 @@ ${usageText(VERBS)}`);
     const text = err instanceof Error ? err.stack ?? err.message : String(err);
     proc.writeErr(`memory_io internal error: ${text}
 `);
-    return first === "hook" || first === "checkpoint" ? 0 : 2;
+    return neverFails(name) ? 0 : 2;
   }
   for (const line of outcome.stderr) proc.writeErr(`${line}
 `);
-  if (outcome.stdout.length > 0) proc.writeOut(ctx.values.json === true && typeof outcome.stdout === "string" ? escapeJsonText(outcome.stdout) : outcome.stdout);
+  const json = ctx.values.json === true && typeof outcome.stdout === "string";
+  if (outcome.stdout.length > 0) proc.writeOut(json ? escapeJsonText(outcome.stdout) : outcome.stdout);
   return outcome.code;
 }
-var JSON_INVISIBLE = /[\x7F-\x9F\u00AD\u061C\u115F\u1160\u180E\u200B-\u200F\u2028-\u202E\u2060-\u206F\u3164\uFE00-\uFE0F\uFEFF\uFFA0\uFFF9-\uFFFB\u{E0000}-\u{E007F}\u{E0100}-\u{E01EF}]/gu;
+var CONTROLS = "\\x7F-\\x9F\\u00AD\\u061C\\u115F\\u1160\\u180E\\u200B-\\u200F\\u2028-\\u202E\\u2060-\\u206F\\u3164";
+var FILLERS = "\\uFE00-\\uFE0F\\uFEFF\\uFFA0\\uFFF9-\\uFFFB\\u{E0000}-\\u{E007F}\\u{E0100}-\\u{E01EF}";
+var JSON_INVISIBLE = new RegExp(`[${CONTROLS}${FILLERS}]`, "gu");
 function escapeJsonText(json) {
   return json.replace(JSON_INVISIBLE, (ch) => {
     let out = "";
@@ -3764,9 +3638,9 @@ function escapeJsonText(json) {
     return out;
   });
 }
-function repeatedFlag(tokens, options) {
+function repeatedFlag(tokens = [], options) {
   const seen = /* @__PURE__ */ new Set();
-  for (const t of tokens ?? []) {
+  for (const t of tokens) {
     if (t.kind !== "option" || t.name === void 0 || options[t.name]?.multiple === true) continue;
     if (seen.has(t.name)) return t.name;
     seen.add(t.name);
@@ -3815,7 +3689,10 @@ function readStdin(maxBytes) {
       }
       if (code === "EOF") break;
       if (code === "EBADF") break;
-      if (code === "EISDIR") return Promise.reject(new Refused("stdin is a directory, not a document: pass the document's file (`< FILE`) or pipe it in"));
+      if (code === "EISDIR") {
+        const todo = "pass the document's file (`< FILE`) or pipe it in";
+        return Promise.reject(new Refused(`stdin is a directory, not a document: ${todo}`));
+      }
       return Promise.reject(err);
     }
     if (n === 0) break;
@@ -3936,7 +3813,7 @@ function runningFile(file) {
     return file;
   }
 }
-async function runProcess(verbs, redact) {
+async function runProcess(dispatch, redact) {
   const out = redact ? heldOutput(1, redact) : { write: (d) => writeFd(1, d), flush: () => {
   } };
   const err = redact ? heldOutput(2, redact) : { write: (d) => writeFd(2, d), flush: () => {
@@ -3945,7 +3822,7 @@ async function runProcess(verbs, redact) {
   if (gemini) process.removeAllListeners("warning");
   let code;
   try {
-    code = await main(verbs, {
+    code = await dispatch({
       argv: process.argv.slice(2),
       env: process.env,
       cwd: process.cwd(),
@@ -3962,7 +3839,7 @@ async function runProcess(verbs, redact) {
     if (gemini) out.write(GEMINI_SILENT);
     else err.write(`memory_io internal error: ${error instanceof Error ? error.message : String(error)}
 `);
-    code = process.argv[2] === "hook" || process.argv[2] === "checkpoint" ? 0 : 2;
+    code = neverFails(process.argv[2]) ? 0 : 2;
   }
   out.flush();
   err.flush();
@@ -3972,8 +3849,17 @@ async function runProcess(verbs, redact) {
 
 // src/entries/session.ts
 var SESSION_VERBS = {
-  context: { summary: "prompt/tool hooks: offer a handoff once near a full context", load: async () => (await Promise.resolve().then(() => (init_context(), context_exports))).contextVerb },
-  statusline: { summary: "Claude Code's status line: yours, then the handoff's state", load: async () => (await Promise.resolve().then(() => (init_statusline(), statusline_exports))).statuslineVerb },
-  hook: { summary: "session-start hook: fixed sentences about parked memory", load: async () => (await Promise.resolve().then(() => (init_hook(), hook_exports))).hookVerb }
+  hook: async () => (await Promise.resolve().then(() => (init_hook(), hook_exports))).hookVerb,
+  context: async () => (await Promise.resolve().then(() => (init_context(), context_exports))).contextVerb,
+  statusline: async () => (await Promise.resolve().then(() => (init_statusline(), statusline_exports))).statuslineVerb
 };
-await runProcess(SESSION_VERBS);
+await runProcess(
+  (proc) => guarded(proc, async (p) => {
+    const name = p.argv[0] ?? "";
+    const load2 = SESSION_VERBS[name];
+    if (load2 !== void 0) return runVerb(name, await load2(), p);
+    p.writeErr(`${USAGE_PREFIX}lib/session.mjs runs hook, context and statusline only; run memory_io.mjs
+`);
+    return 2;
+  })
+);

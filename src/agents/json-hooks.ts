@@ -23,6 +23,33 @@ type Obj = { [k: string]: Json };
 
 const isObj = (v: Json | undefined): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
 
+const JSONC = { allowTrailingComma: true, disallowComments: false };
+
+const parseJsonc = (text: string) => parse(text.replace(/^\uFEFF/, ""), [], JSONC) as Json;
+
+// The refusal for a file that cannot be edited safely, with the snippet to paste by hand.
+function byHand(file: string, what: string, snippet: string): Refused {
+  return new Refused(`${file}${what}; nothing was changed. Add this to it by hand:\n${snippet}`);
+}
+
+// Removes from `groups` of `event` the hooks `drop` names: a group all of them whole, else its
+// hooks one by one, last first so that the paths of those before stay valid.
+function dropHooks(text: string, event: string, groups: Json[], drop: (h: Json) => boolean, fmt: FormattingOptions) {
+  let out = text;
+  for (let g = groups.length - 1; g >= 0; g--) {
+    const group = groups[g]!;
+    if (!isObj(group) || !Array.isArray(group.hooks) || !group.hooks.some(drop)) continue;
+    if (group.hooks.every(drop)) {
+      out = edit(out, ["hooks", event, g], undefined, fmt);
+      continue;
+    }
+    for (let h = group.hooks.length - 1; h >= 0; h--) {
+      if (drop(group.hooks[h]!)) out = edit(out, ["hooks", event, g, "hooks", h], undefined, fmt);
+    }
+  }
+  return out;
+}
+
 function isOurs(hook: Json): boolean {
   return isObj(hook) && typeof hook.command === "string" && hook.command.includes(HELPER_FILE);
 }
@@ -54,9 +81,7 @@ function groupsOf(hooks: HookSpec[], commands: HookCommands): Obj {
   return out;
 }
 
-// The deepest nesting of `text`, counted on the scanner's tokens (strings and comments are
-// skipped whole): jsonc-parser's own parse and modify recurse once per level.
-// jsonc-parser's SyntaxKind is a const enum, which this build's module syntax cannot import.
+// jsonc-parser's parse and modify recurse once per level; its SyntaxKind is a const enum we cannot import.
 const OPEN_BRACE = 1;
 const CLOSE_BRACE = 2;
 const OPEN_BRACKET = 3;
@@ -75,37 +100,35 @@ function depthOf(text: string): number {
 }
 
 /**
- * Parses a settings file: JSON with comments and trailing commas (Gemini accepts both; they
- * are kept, since the file is edited in place), whose top level is an object and `hooks`
- * (when present) an object of arrays.
- * @throws Refused (exit 2) saying what is wrong, with `snippet` to paste by hand: a syntax
- *   error, another shape, or nesting deeper than MAX_JSON_DEPTH levels.
+ * Parses a settings file: JSON with comments and trailing commas (Gemini accepts both), an object whose `hooks`
+ * is an object of arrays. @throws Refused (exit 2) saying what is wrong, with `snippet` to paste by hand.
  */
 export function parseSettings(text: string, file: string, snippet: string): Obj {
   const body = text.replace(/^\uFEFF/, "");
   if (depthOf(body) > MAX_JSON_DEPTH) {
-    throw new Refused(`${file} nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep; nothing was changed. Add this to it by hand:\n${snippet}`);
+    throw byHand(file, ` nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep`, snippet);
   }
   const errors: ParseError[] = [];
-  const parsed = parse(body, errors, { allowTrailingComma: true, disallowComments: false }) as Json;
+  const parsed = parse(body, errors, JSONC) as Json;
   if (errors.length > 0) {
     const e = errors[0]!;
-    throw new Refused(`${file} is not valid JSON (${printParseErrorCode(e.error)} at offset ${e.offset}); nothing was changed. Add this to it by hand:\n${snippet}`);
+    throw byHand(file, ` is not valid JSON (${printParseErrorCode(e.error)} at offset ${e.offset})`, snippet);
   }
-  if (!isObj(parsed)) throw new Refused(`${file} does not hold a JSON object; nothing was changed. Add this to it by hand:\n${snippet}`);
+  if (!isObj(parsed)) throw byHand(file, " does not hold a JSON object", snippet);
   const twice = duplicateKey(body);
   if (twice !== null) {
     // A parser keeps the last of two keys and drops the first: an edit would delete the user's.
+    const lines = twice.lines.join(" and ");
     throw new Refused(
-      `${file} has the key "${twice.key}" twice in one object (lines ${twice.lines.join(" and ")}); nothing was changed. ` +
+      `${file} has the key "${twice.key}" twice in one object (lines ${lines}); nothing was changed. ` +
         `Merge the two into one "${twice.key}" (keep the entries of both), then run this again.`,
     );
   }
   if (parsed.hooks !== undefined && !isObj(parsed.hooks)) {
-    throw new Refused(`${file}: "hooks" is not an object; nothing was changed. Add this to it by hand:\n${snippet}`);
+    throw byHand(file, `: "hooks" is not an object`, snippet);
   }
   for (const [event, groups] of Object.entries((parsed.hooks as Obj | undefined) ?? {})) {
-    if (!Array.isArray(groups)) throw new Refused(`${file}: hooks.${event} is not a list; nothing was changed. Add this to it by hand:\n${snippet}`);
+    if (!Array.isArray(groups)) throw byHand(file, `: hooks.${event} is not a list`, snippet);
   }
   return parsed;
 }
@@ -127,7 +150,7 @@ function duplicateKey(text: string): { key: string; lines: [number, number] } | 
         else keys.set(key, startLine);
       },
     },
-    { allowTrailingComma: true, disallowComments: false },
+    JSONC,
   );
   return found;
 }
@@ -136,7 +159,8 @@ function duplicateKey(text: string): { key: string; lines: [number, number] } | 
 function formatOf(text: string): FormattingOptions {
   const m = /\n([ \t]+)["\]}]/.exec(text);
   const indent = m ? m[1]! : "  ";
-  return { insertSpaces: !indent.startsWith("\t"), tabSize: indent.startsWith("\t") ? 1 : indent.length, eol: text.includes("\r\n") ? "\r\n" : "\n" };
+  const tabs = indent.startsWith("\t");
+  return { insertSpaces: !tabs, tabSize: tabs ? 1 : indent.length, eol: text.includes("\r\n") ? "\r\n" : "\n" };
 }
 
 // One jsonc-parser edit (value undefined: remove), comments and layout around it kept.
@@ -145,13 +169,11 @@ function edit(text: string, path: JSONPath, value: Json | undefined, fmt: Format
 }
 
 function parsedHooks(text: string): Obj {
-  const v = parse(text, [], { allowTrailingComma: true, disallowComments: false }) as Json;
+  const v = parse(text, [], JSONC) as Json;
   return isObj(v) && isObj(v.hooks) ? v.hooks : {};
 }
 
-// An event's groups with ours taken out, and where the first group of ours stood (the place
-// ours go back to: an old form of ours, a bare `node` or a matcher without `fork`, is
-// upgraded where it stands).
+// An event's groups with ours taken out, and where the first of ours stood: an old form is upgraded in place.
 function withoutOurs(groups: Json[]): { kept: Json[]; at: number | null } {
   const kept: Json[] = [];
   let at: number | null = null;
@@ -168,10 +190,8 @@ function withoutOurs(groups: Json[]): { kept: Json[]; at: number | null } {
 }
 
 /**
- * Removes our hooks from `text`; with `ours`, puts ours in, one group per hook, where the
- * first group of ours stood (else at the end). An event whose groups are already what they
- * should be is not touched, so a re-install changes no byte. Events and `hooks` left empty
- * by a removal go too.
+ * Removes our hooks from `text`; with `ours`, puts them in where the first of ours stood (else at the end). An
+ * event already as it should be is not touched, so a re-install changes no byte; emptied events and `hooks` go.
  */
 function rewrite(text: string, ours: Obj | null): string {
   const fmt = formatOf(text);
@@ -187,13 +207,8 @@ function rewrite(text: string, ours: Obj | null): string {
       out = edit(out, ["hooks", event], undefined, fmt);
       continue;
     }
-    // Ours out, last first (paths stay valid), then ours in at their place.
-    for (let g = groups.length - 1; g >= 0; g--) {
-      const group = groups[g]!;
-      if (!isObj(group) || !Array.isArray(group.hooks) || !group.hooks.some(isOurs)) continue;
-      if (group.hooks.every(isOurs)) out = edit(out, ["hooks", event, g], undefined, fmt);
-      else for (let h = group.hooks.length - 1; h >= 0; h--) if (isOurs(group.hooks[h]!)) out = edit(out, ["hooks", event, g, "hooks", h], undefined, fmt);
-    }
+    // Ours out, then ours in at their place.
+    out = dropHooks(out, event, groups, isOurs, fmt);
     const base = at ?? kept.length;
     want.forEach((group, i) => {
       out = edit(out, ["hooks", event, base + i], group, fmt, true);
@@ -202,15 +217,12 @@ function rewrite(text: string, ours: Obj | null): string {
   for (const [event, groups] of Object.entries(ours ?? {})) {
     if (existing[event] === undefined) out = edit(out, ["hooks", event], groups, fmt);
   }
-  if (ours === null && Object.keys(existing).length > 0 && Object.keys(parsedHooks(out)).length === 0) out = edit(out, ["hooks"], undefined, fmt);
+  const emptied = Object.keys(existing).length > 0 && Object.keys(parsedHooks(out)).length === 0;
+  if (ours === null && emptied) out = edit(out, ["hooks"], undefined, fmt);
   return out;
 }
 
-/**
- * The settings text with our hooks merged in (docs/design.md#integrations): the user's other keys, hooks,
- * comments and layout kept; ours once per event. `text` null: a new file.
- * @throws Refused (see parseSettings).
- */
+/** The settings text with our hooks merged in, everything of the user's kept; `text` null: a new file. */
 export function mergeHooks(text: string | null, file: string, hooks: HookSpec[], commands: HookCommands): string {
   const snippet = hooksSnippet(hooks, commands);
   const ours = groupsOf(hooks, commands);
@@ -222,12 +234,7 @@ export function mergeHooks(text: string | null, file: string, hooks: HookSpec[],
   return next === body ? text : bom + next;
 }
 
-/**
- * The settings text with every hook of ours removed (other bytes kept, but the separators
- * next to them), or null when nothing but an empty object would be left. Unchanged text when
- * there was nothing of ours.
- * @throws Refused (see parseSettings).
- */
+/** The settings text with every hook of ours removed, or null when only an empty object would be left. */
 export function removeHooks(text: string, file: string): string | null {
   const settings = parseSettings(text, file, "(nothing to add: remove the hooks whose command names memory_io.mjs)");
   if (!isObj(settings.hooks) || !JSON.stringify(settings.hooks).includes(HELPER_FILE)) return text;
@@ -235,17 +242,12 @@ export function removeHooks(text: string, file: string): string | null {
   const body = text.slice(bom.length);
   const next = rewrite(body, null);
   if (next === body) return text;
-  const left = parse(next, [], { allowTrailingComma: true, disallowComments: false }) as Json;
+  const left = parse(next, [], JSONC) as Json;
   if (isObj(left) && Object.keys(left).length === 0 && !/\/[/*]/.test(next)) return null;
   return bom + next;
 }
 
-/**
- * The settings text without the hooks that name the helper but are not `exact` (another
- * tool's entry, or ours edited by hand): doctor judges only our own entries current or
- * outdated, and reports the others as not ours. Groups and events left empty by the removal
- * go too; other bytes are kept. Unparseable text is returned as it is. Pure.
- */
+/** The settings text without the hooks that name the helper but are not `exact`: doctor judges only our own. */
 export function withoutForeignHooks(text: string, exact: (command: string) => boolean): string {
   const foreign = (h: Json): boolean => isOurs(h) && !exact((h as Obj).command as string);
   const bom = text.startsWith("\uFEFF") ? "\uFEFF" : "";
@@ -258,21 +260,12 @@ export function withoutForeignHooks(text: string, exact: (command: string) => bo
       out = edit(out, ["hooks", event], undefined, fmt);
       continue;
     }
-    // Last first, so that the paths of those before stay valid.
-    for (let g = groups.length - 1; g >= 0; g--) {
-      const group = groups[g]!;
-      if (!hits(group)) continue;
-      if (group.hooks.every(foreign)) out = edit(out, ["hooks", event, g], undefined, fmt);
-      else for (let h = group.hooks.length - 1; h >= 0; h--) if (foreign(group.hooks[h]!)) out = edit(out, ["hooks", event, g, "hooks", h], undefined, fmt);
-    }
+    out = dropHooks(out, event, groups, foreign, fmt);
   }
   return bom + out;
 }
 
-/**
- * Our hooks in a settings file as doctor reads them: each hook of ours, with its event, its
- * command and the matcher of its group. Unparseable text gives none.
- */
+/** Each hook of ours in a settings file, with its event and its group's matcher, as doctor reads them. */
 export function oursIn(text: string): { event: string; command: string; matcher: string | null }[] {
   const hooks = parsedHooks(text.replace(/^\uFEFF/, ""));
   const out: { event: string; command: string; matcher: string | null }[] = [];
@@ -280,7 +273,8 @@ export function oursIn(text: string): { event: string; command: string; matcher:
     if (!Array.isArray(groups)) continue;
     for (const g of groups) {
       if (!isObj(g) || !Array.isArray(g.hooks)) continue;
-      for (const h of g.hooks) if (isOurs(h)) out.push({ event, command: (h as Obj).command as string, matcher: typeof g.matcher === "string" ? g.matcher : null });
+      const matcher = typeof g.matcher === "string" ? g.matcher : null;
+      for (const h of g.hooks) if (isOurs(h)) out.push({ event, command: (h as Obj).command as string, matcher });
     }
   }
   return out;
@@ -295,14 +289,9 @@ function theirsOf(ours: string): string | null {
   return m ? m[1]!.replaceAll(`'\\''`, "'") : null;
 }
 
-/**
- * The settings text with Claude Code's `statusLine` running ours (`command`), composed with the
- * user's: a command status line of theirs is kept whole after `--then` (the other keys of
- * the object too), so ours prints after theirs; an existing one of ours is brought up to date.
- * A status line that is not a command one is left alone. Unparseable text is returned as is.
- */
+/** The settings text with Claude Code's `statusLine` running ours after the user's own command (`--then`). */
 export function mergeStatusLine(text: string, command: (args: string) => string, args: string): string {
-  const parsed = parse(text.replace(/^\uFEFF/, ""), [], { allowTrailingComma: true, disallowComments: false }) as Json;
+  const parsed = parseJsonc(text);
   if (!isObj(parsed)) return text;
   const sl = parsed.statusLine;
   if (sl !== undefined && !(isObj(sl) && typeof sl.command === "string")) return text;
@@ -312,12 +301,13 @@ export function mergeStatusLine(text: string, command: (args: string) => string,
   if (was === want) return text;
   const bom = text.startsWith("\uFEFF") ? "\uFEFF" : "";
   const body = text.slice(bom.length);
-  return bom + edit(body, ["statusLine"], isObj(sl) ? { ...sl, command: want } : { type: "command", command: want }, formatOf(body));
+  const line: Obj = isObj(sl) ? { ...sl, command: want } : { type: "command", command: want };
+  return bom + edit(body, ["statusLine"], line, formatOf(body));
 }
 
 /** The settings text with our status line taken out: the user's command put back as it was, or the key removed. */
 export function removeStatusLine(text: string): string {
-  const parsed = parse(text.replace(/^\uFEFF/, ""), [], { allowTrailingComma: true, disallowComments: false }) as Json;
+  const parsed = parseJsonc(text);
   if (!isObj(parsed) || !isObj(parsed.statusLine) || typeof parsed.statusLine.command !== "string") return text;
   const sl = parsed.statusLine;
   const was = sl.command as string;

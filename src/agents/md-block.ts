@@ -8,12 +8,7 @@ export interface BlockSpan {
   end: number;
 }
 
-/**
- * Finds our block: exactly one begin marker line, then exactly one end marker line, each
- * alone on its line. Anything else is malformed and refused, never guessed (docs/design.md#integrations).
- * @returns null when the file has neither marker.
- * @throws Refused (exit 2) naming the problem and what to do.
- */
+/** Finds our block: one begin marker line, then one end marker line; anything else is refused, never guessed. */
 export function findBlock(text: string, file: string): BlockSpan | null {
   const lines = text.split("\n");
   const at = (marker: string) => lines.flatMap((l, i) => (l.replace(/\r$/, "").trim() === marker ? [i] : []));
@@ -22,14 +17,14 @@ export function findBlock(text: string, file: string): BlockSpan | null {
   const mentions = lines.filter((l) => l.includes("session-handoff:begin") || l.includes("session-handoff:end")).length;
   if (begins.length === 0 && ends.length === 0 && mentions === 0) return null;
   if (begins.length !== 1 || ends.length !== 1 || mentions !== 2 || ends[0]! < begins[0]!) {
-    throw new Refused(
-      `${file} has malformed session-handoff markers (expected one \`${BLOCK_BEGIN}\` line, then one \`${BLOCK_END}\` line); nothing was changed. Fix or remove them by hand, then run this again`,
-    );
+    const expected = `expected one \`${BLOCK_BEGIN}\` line, then one \`${BLOCK_END}\` line`;
+    const fix = "Fix or remove them by hand, then run this again";
+    throw new Refused(`${file} has malformed session-handoff markers (${expected}); nothing was changed. ${fix}`);
   }
   return { begin: begins[0]!, end: ends[0]! };
 }
 
-/** The agents named in an existing block (the block lists the agents that asked for it). */
+/** The agents that asked for an existing block. */
 export function blockAgents(text: string, span: BlockSpan): string[] {
   const lines = text.split("\n").slice(span.begin + 1, span.end);
   const line = lines.map((l) => l.replace(/\r$/, "")).find((l) => l.startsWith(AGENTS_LINE));
@@ -42,7 +37,7 @@ export function blockAgents(text: string, span: BlockSpan): string[] {
     .filter(Boolean);
 }
 
-/** Past this many bytes, a new block goes near the top of the file, not at its end (docs/design.md#integrations). */
+/** Past this many bytes, a new block goes near the top of the file, not at its end. */
 export const TOP_BLOCK_FROM = 28 * 1024;
 
 /** Codex reads the first 32 KiB of all AGENTS.md text (harnesses.md): a block must end within them. */
@@ -53,7 +48,7 @@ function eolOf(text: string): string {
   return text.includes("\r\n") ? "\r\n" : "\n";
 }
 
-/** Byte offset just past our block's end marker line in `text`, or null when it has no block. */
+/** Byte offset just past our block's end marker line. */
 export function blockEndByte(text: string, span: BlockSpan): number {
   const lines = text.split("\n");
   return Buffer.byteLength(lines.slice(0, span.end + 1).join("\n"), "utf8");
@@ -64,7 +59,8 @@ export function blockEndByte(text: string, span: BlockSpan): number {
 function insertBlock(text: string, blk: string, eol: string): string {
   const big = Buffer.byteLength(text, "utf8") > TOP_BLOCK_FROM;
   if (!big) {
-    const sep = text.endsWith(`${eol}${eol}`) || text.endsWith("\n\n") ? "" : text.endsWith("\n") ? eol : `${eol}${eol}`;
+    const blankEnd = text.endsWith(`${eol}${eol}`) || text.endsWith("\n\n");
+    const sep = blankEnd ? "" : text.endsWith("\n") ? eol : `${eol}${eol}`;
     return `${text}${sep}${blk}${eol}`;
   }
   const lines = text.split("\n");
@@ -77,13 +73,13 @@ function insertBlock(text: string, blk: string, eol: string): string {
   return lines.join("\n");
 }
 
+type Body = (agents: AgentName[]) => string;
+
 /**
- * Puts our block into `text` (null: a new file): replaced in place when present, else added
- * (at the end, or near the top of a file over TOP_BLOCK_FROM bytes); a present block that
- * ends past CODEX_BUDGET bytes of a file is moved there too. The file's line endings are
- * kept. `body` builds it from the agents that asked for it, `agent` added to those listed.
+ * Puts our block, listing `agent` too, into `text` (null: a new file): in place, else added; a block ending past
+ * CODEX_BUDGET is moved near the top. The file's line endings are kept.
  */
-export function putBlock(text: string | null, file: string, agent: AgentName, body: (agents: AgentName[]) => string): string {
+export function putBlock(text: string | null, file: string, agent: AgentName, body: Body): string {
   if (text === null || text === "") return `${block(body([agent]))}\n`;
   const eol = eolOf(text);
   const span = findBlock(text, file);
@@ -94,14 +90,18 @@ export function putBlock(text: string | null, file: string, agent: AgentName, bo
     const without = dropBlock(text, span);
     return insertBlock(without ?? "", blk, eol);
   }
+  return replaceBlock(text, span, blk);
+}
+
+// `text` with the block at `span` replaced by `blk`, the end marker's line ending kept.
+function replaceBlock(text: string, span: BlockSpan, blk: string): string {
   const lines = text.split("\n");
   const cr = lines[span.end]!.endsWith("\r") ? "\r" : "";
   lines.splice(span.begin, span.end - span.begin + 1, `${blk}${cr}`);
   return lines.join("\n");
 }
 
-// `text` without the block at `span` and the blank line that install put beside it; null
-// when nothing would be left.
+// `text` without the block at `span` and the blank line install put beside it; null when nothing is left.
 function dropBlock(text: string, span: BlockSpan): string | null {
   const lines = text.split("\n");
   const blank = (i: number) => i >= 0 && i < lines.length && lines[i]!.replace(/\r$/, "") === "";
@@ -115,19 +115,11 @@ function dropBlock(text: string, span: BlockSpan): string | null {
   return out.trim() === "" ? null : out;
 }
 
-/**
- * `text` with `agent` taken off our block; the block goes with the last agent (docs/design.md#integrations),
- * with the blank line that install put beside it. Returns null when nothing would be left.
- */
-export function takeBlock(text: string, file: string, agent: AgentName, body: (agents: AgentName[]) => string): string | null {
+/** `text` with `agent` taken off our block, which goes with the last agent; null when nothing would be left. */
+export function takeBlock(text: string, file: string, agent: AgentName, body: Body): string | null {
   const span = findBlock(text, file);
   if (span === null) return text;
   const rest = blockAgents(text, span).filter((a) => a !== agent) as AgentName[];
-  if (rest.length > 0) {
-    const lines = text.split("\n");
-    const cr = lines[span.end]!.endsWith("\r") ? "\r" : "";
-    lines.splice(span.begin, span.end - span.begin + 1, `${block(body(rest)).split("\n").join(eolOf(text))}${cr}`);
-    return lines.join("\n");
-  }
-  return dropBlock(text, span);
+  if (rest.length === 0) return dropBlock(text, span);
+  return replaceBlock(text, span, block(body(rest)).split("\n").join(eolOf(text)));
 }

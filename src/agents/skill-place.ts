@@ -13,6 +13,7 @@ import {
   symlinkSync,
   writeFileSync,
 } from "node:fs";
+import { createHash } from "node:crypto";
 import path from "node:path";
 import type { Agent, AgentName } from "./types.ts";
 
@@ -102,6 +103,51 @@ export function copySteps(from: string, to: string): FileStep[] {
   const wanted = new Set(want);
   for (const rel of skillFiles(to)) if (!wanted.has(rel)) steps.push({ rel, action: "remove" });
   return steps;
+}
+
+/** What init records beside the copy it made: each file's hash as copied, and the folders it made. */
+export interface CopyRecord {
+  files: Record<string, string>;
+  /** Relative to the base, `/`-separated. */
+  createdDirs: string[];
+}
+
+/** The record's name in the copy's folder (outside the skill's entries: never copied or listed). */
+const RECORD = ".init.json";
+
+const hashOf = (file: string) => createHash("sha256").update(readFileSync(file)).digest("hex");
+
+/** The copy's record, or null (none: a copy made before records, or by hand). */
+export function readCopyRecord(dir: string): CopyRecord | null {
+  try {
+    const r = JSON.parse(readFileSync(path.join(dir, RECORD), "utf8")) as CopyRecord;
+    return typeof r.files === "object" && Array.isArray(r.createdDirs) ? r : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Records what `dir` now holds as init's copy. */
+export function writeCopyRecord(dir: string, createdDirs: string[]): void {
+  const files = Object.fromEntries(skillFiles(dir).map((rel) => [rel, hashOf(path.join(dir, rel))]));
+  writeFileSync(path.join(dir, RECORD), `${JSON.stringify({ files, createdDirs }, null, 2)}\n`);
+}
+
+/** Removes the copy's record (init --undo). */
+export function dropCopyRecord(dir: string): void {
+  rmSync(path.join(dir, RECORD), { force: true });
+}
+
+/**
+ * The files `steps` would replace or remove that are not as init copied them: the user's edits
+ * (or, with no record, any file that differs: nothing says it is not theirs).
+ */
+export function editedFiles(dir: string, steps: FileStep[], record: CopyRecord | null): string[] {
+  const changed = (rel: string) => {
+    const file = path.join(dir, rel);
+    return !lstatSync(file, { throwIfNoEntry: false })?.isFile() || record?.files[rel] !== hashOf(file);
+  };
+  return steps.filter((s) => s.action !== "create" && changed(s.rel)).map((s) => s.rel);
 }
 
 /** The state of a link place: absent, our link, or something else (what it is, in words). */

@@ -1,6 +1,7 @@
 // scripts/lib/cli.mjs: every verb. Everything a verb prints is redacted on its way out.
+import { main } from "../cli.ts";
 import { redactText } from "../guard/redact.ts";
 import { runProcess } from "../main.ts";
 import { VERBS } from "../verbs/index.ts";
 
-await runProcess(VERBS, (text) => redactText(text).text);
+await runProcess((proc) => main(VERBS, proc), (text) => redactText(text).text);

@@ -21,15 +21,20 @@ const SESSION_VERBS = new Set(["hook", "context", "statusline"]);
 // Verbs a harness runs on its own: a broken install must never fail the user's session.
 const HARNESS_VERBS = new Set(["hook", "context", "checkpoint", "statusline"]);
 
+// Help texts live in the whole CLI only.
+const [verb = "", ...rest] = process.argv.slice(2);
+const session = SESSION_VERBS.has(verb) && !rest.includes("--help") && !rest.includes("-h");
+
 try {
-  await import(SESSION_VERBS.has(process.argv[2] ?? "") ? "./lib/session.mjs" : "./lib/cli.mjs");
+  await import(session ? "./lib/session.mjs" : "./lib/cli.mjs");
 } catch (error) {
   // A skill copied without scripts/lib/ (or a damaged bundle): one line that says what to do, no stack.
   const dir = path.dirname(fileURLToPath(import.meta.url));
   const missing = (error as { code?: string }).code === "ERR_MODULE_NOT_FOUND" && !existsSync(path.join(dir, "lib"));
-  const why = missing
-    ? `${dir}/lib/ is missing beside memory_io.mjs: reinstall the skill (npx session-handoff init)`
-    : `the helper's code could not be loaded (${String((error as Error)?.message ?? error).split("\n")[0]}): reinstall the skill (npx session-handoff init)`;
+  const first = String((error as Error)?.message ?? error).split("\n")[0];
+  const unloadable = `the helper's code could not be loaded (${first})`;
+  const what = missing ? `${dir}/lib/ is missing beside memory_io.mjs` : unloadable;
+  const why = `${what}: reinstall the skill (npx session-handoff init)`;
   process.stderr.write(`session-handoff: ${why}\n`);
-  process.exitCode = HARNESS_VERBS.has(process.argv[2] ?? "") ? 0 : 2;
+  process.exitCode = HARNESS_VERBS.has(verb) ? 0 : 2;
 }

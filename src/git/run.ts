@@ -1,8 +1,8 @@
 // Runs git: an argument vector (never a shell), a timeout, no optional locks, an environment
 // that cannot redirect it to another repository (docs/design.md#tokens-and-the-publication-protocol),
 // and nothing run that the repository names (docs/decisions/git-runs-nothing.md).
+import { childProcess } from "../builtins.ts";
 import { quotedValue } from "../guard/quote.ts";
-import { execFile } from "node:child_process";
 
 /** Default time one git process may take, in ms, before it is killed. */
 export const GIT_TIMEOUT_MS = 15_000;
@@ -157,7 +157,7 @@ function spawnGit(
       cwd, env, encoding: "buffer", timeout: timeoutMs, killSignal: "SIGKILL", maxBuffer: 256 * 1024 * 1024,
       windowsHide: true,
     } as const;
-    const child = execFile("git", ["--no-pager", ...args], options, (err, stdout, stderr) => {
+    const child = childProcess().execFile("git", ["--no-pager", ...args], options, (err, stdout, stderr) => {
       if (err) {
         const e = err as NodeJS.ErrnoException & { killed?: boolean; code?: number | string; signal?: string | null };
         if (e.code === "ENOENT") {

@@ -1,10 +1,10 @@
 // Which handoffs this clone saved (docs/design.md#verdicts-and-the-brief): the tokens of its
 // last handoff saves in `<git dir>/session-handoff/saves`, never in the memory dir (which a
 // pull or a merge brings from elsewhere). Files only, no git process: the hook reads it.
-import { randomBytes } from "node:crypto";
 import { closeSync, constants, existsSync, linkSync, lstatSync, mkdirSync, openSync, readFileSync } from "node:fs";
 import { renameSync, rmSync, writeFileSync, writeSync } from "node:fs";
 import path from "node:path";
+import { nodeCrypto } from "../builtins.ts";
 import { commonDirOf, gitDirOf, gitTopOf } from "./git-dir.ts";
 
 export const SAVES_KEPT = 10;
@@ -52,7 +52,7 @@ export function cloneIdOf(root: string, create = false): string | null {
     const tmp = `${p}.tmp-${process.pid}`;
     try {
       mkdirSync(path.dirname(p), { recursive: true, mode: 0o700 });
-      writeFileSync(tmp, `${randomBytes(8).toString("hex")}\n`, { mode: 0o600 });
+      writeFileSync(tmp, `${nodeCrypto().randomBytes(8).toString("hex")}\n`, { mode: 0o600 });
       // A link never replaces: of two first saves at once, both use the id that landed first.
       linkSync(tmp, p);
     } catch {

@@ -16,10 +16,24 @@ import { validateHandoff } from "../schema/validate.ts";
 import { journalHeader, parseJournal, renderResumeEntry, renderSaveEntry, type JournalEntry } from "./entry.ts";
 import { measureOutcome } from "./outcome.ts";
 import type { ResumeCall } from "./resume-events.ts";
-import { appendEntry, ensureJournalDir, journalDir, journalOff, listJournal, monthOf, publishJournalFile, readJournalFile } from "./store.ts";
+import { appendEntry, ensureJournalDir, journalDir, journalOff, listJournal, monthOf } from "./store.ts";
+import { publishJournalFile, readJournalFile } from "./store.ts";
 
 /** Months this many or more before the save's month are folded: 6 whole months are kept. */
 export const FOLD_AFTER_MONTHS = 7;
+
+/** The items a fold keeps, one line per session; the rest are counted. */
+const FOLD_KEPT = new Set([
+  "Decision",
+  "Failed approach",
+  "Handoff score",
+  "Next step followed",
+  "Failed approach retried",
+  "Calls to first edit",
+]);
+
+const isoSecond = (ms: number): string => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
+const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
 function monthIndex(period: string): number {
   return Number(period.slice(0, 4)) * 12 + Number(period.slice(5, 7)) - 1;
@@ -37,7 +51,8 @@ function schemaCheck(text: string, name: string): void {
   const { problems } = parseJournal(text, "month");
   if (problems.length > 0) {
     const p = problems[0]!;
-    throw new HelperError(`journal/${name} line ${p.line}: ${p.message}; the entry was not added (fix that line, or move the file away)`, 2);
+    const todo = "the entry was not added (fix that line, or move the file away)";
+    throw new HelperError(`journal/${name} line ${p.line}: ${p.message}; ${todo}`, 2);
   }
 }
 
@@ -50,17 +65,19 @@ function schemaCheck(text: string, name: string): void {
  * With `journal/OFF` it does nothing.
  * @returns stderr lines (empty when all went well).
  */
-export async function recordSave(root: string, save: { prior: string | null; next: string; token: string }, fp?: string): Promise<string[]> {
+type Save = { prior: string | null; next: string; token: string };
+
+export async function recordSave(root: string, save: Save, fp?: string): Promise<string[]> {
   if (journalOff(root)) return [];
   const notes: string[] = [];
   const ms = savedMs(save.next) ?? Date.now();
   try {
     const dropped = save.prior === null ? [] : droppedItems(save.prior, save.next).map((i) => i.text);
-    const entry = renderSaveEntry({ time: new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z"), token: save.token, prior: save.prior, next: save.next }, dropped);
+    const entry = renderSaveEntry({ ...save, time: isoSecond(ms) }, dropped);
     const done = await appendEntry(root, entry, ms, fp, schemaCheck);
     notes.push(...done.repairs.map((l) => `recovered: ${l}`));
   } catch (err) {
-    notes.push(`journal: not appended: ${err instanceof Error ? err.message : String(err)}`);
+    notes.push(`journal: not appended: ${messageOf(err)}`);
     return notes;
   }
   if (save.prior !== null) notes.push(...retriedNotes(root, createHash("sha256").update(save.prior).digest("hex")));
@@ -68,7 +85,7 @@ export async function recordSave(root: string, save: { prior: string | null; nex
     const folded = await foldOne(root, monthOf(ms), fp);
     if (folded) notes.push(folded);
   } catch (err) {
-    notes.push(`journal: the fold of an old month did not finish: ${err instanceof Error ? err.message : String(err)}; the next save tries again`);
+    notes.push(`journal: the fold of an old month did not finish: ${messageOf(err)}; the next save tries again`);
   }
   return notes;
 }
@@ -93,14 +110,18 @@ function retriedNotes(root: string, priorToken: string): string[] {
       for (const i of e.items) if (i.label === "Failed approach retried") seen.add(i.text);
     }
   }
-  return [...seen].slice(0, 5).map((c) => `note: this session ran \`${c}\`, listed as a failed approach of the handoff it resumed (measured by its checkpoint); say why it was retried in the new handoff`);
+  const why = "listed as a failed approach of the handoff it resumed (measured by its checkpoint)";
+  const todo = "say why it was retried in the new handoff";
+  return [...seen].slice(0, 5).map((c) => `note: this session ran \`${c}\`, ${why}; ${todo}`);
 }
 
 /** The handoff text whose token is `token`: the current HANDOFF.md or one of the archives. */
 async function handoffWithToken(root: string, token: string): Promise<string | null> {
   const files = [path.join(memoryDir(root), "HANDOFF.md")];
   try {
-    for (const n of readdirSync(archiveDir(root))) if (/^HANDOFF-.*\.md$/.test(n)) files.push(path.join(archiveDir(root), n));
+    for (const n of readdirSync(archiveDir(root))) {
+      if (/^HANDOFF-.*\.md$/.test(n)) files.push(path.join(archiveDir(root), n));
+    }
   } catch {
     // No archive yet.
   }
@@ -124,13 +145,24 @@ async function handoffWithToken(root: string, token: string): Promise<string | n
  * Never throws; with `journal/OFF` it does nothing.
  * @returns stderr lines.
  */
-export async function recordResume(root: string, call: ResumeCall, sessionId: string, currentToken: string | null, env: Record<string, string | undefined>, fp?: string): Promise<string[]> {
+export async function recordResume(
+  root: string,
+  call: ResumeCall,
+  sessionId: string,
+  currentToken: string | null,
+  env: Record<string, string | undefined>,
+  fp?: string,
+): Promise<string[]> {
   try {
     if (journalOff(root)) return [];
     // A Windows path is never joined under a POSIX one (src/agents/harness-path.ts, docs/design.md#integrations).
-    const absolute = (p: string) => { const h = harnessPath("", p); return h.ok ? h.path : null; };
+    const absolute = (p: string) => {
+      const h = harnessPath("", p);
+      return h.ok ? h.path : null;
+    };
     const base = call.cwd !== null ? absolute(call.cwd) : null;
-    const start = call.rootArg === null ? base : base === null || windowsShaped(call.rootArg) ? absolute(call.rootArg) : path.resolve(base, call.rootArg);
+    const arg = call.rootArg;
+    const start = arg === null ? base : base === null || windowsShaped(arg) ? absolute(arg) : path.resolve(base, arg);
     if (start === null || findRoot(start, env).root !== root) return [];
     const token = call.expectedToken ?? currentToken;
     if (token === null) return [];
@@ -149,19 +181,27 @@ export async function recordResume(root: string, call: ResumeCall, sessionId: st
       const r = readJournalFile(dir, f.name);
       if (r !== null && r.bytes.includes(seen)) return [];
     }
-    const entry = renderResumeEntry(new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z"), sessionKey, token, score, outcome);
+    const entry = renderResumeEntry(isoSecond(ms), sessionKey, token, score, outcome);
     const done = await appendEntry(root, entry, ms, fp, schemaCheck);
     return done.repairs.map((l) => `recovered: ${l}`);
   } catch (err) {
-    return [`journal: resume not recorded: ${err instanceof Error ? err.message : String(err)}`];
+    return [`journal: resume not recorded: ${messageOf(err)}`];
   }
 }
 
 function summaryLine(entries: readonly JournalEntry[]): string {
   const saves = entries.filter((e) => e.kind === "save").length;
   const resumes = entries.length - saves;
-  const count = (label: string): number => entries.reduce((n, e) => n + e.items.filter((i) => i.label === label && !i.text.startsWith("(")).length, 0);
-  const parts = [`${saves} save(s)`, `${resumes} resume(s)`, `${count("Finished")} step(s) finished`, `${count("Dropped")} item(s) dropped`, `${count("Superseded")} decision(s) superseded`];
+  // Items in parentheses are counts a fold wrote, not items.
+  const listed = (e: JournalEntry, label: string) => e.items.filter((i) => i.label === label && i.text[0] !== "(");
+  const count = (label: string): number => entries.reduce((n, e) => n + listed(e, label).length, 0);
+  const parts = [
+    `${saves} save(s)`,
+    `${resumes} resume(s)`,
+    `${count("Finished")} step(s) finished`,
+    `${count("Dropped")} item(s) dropped`,
+    `${count("Superseded")} decision(s) superseded`,
+  ];
   return `- (${parts.join(", ")})`;
 }
 
@@ -172,9 +212,12 @@ function summaryLine(entries: readonly JournalEntry[]): string {
  */
 export function foldSection(period: string, entries: readonly JournalEntry[]): string {
   const lines = [`## ${period}`];
-  const kept = new Set(["Decision", "Failed approach", "Handoff score", "Next step followed", "Failed approach retried", "Calls to first edit"]);
-  for (const e of [...entries].sort((a, b) => (a.time === b.time ? (a.id < b.id ? -1 : 1) : a.time < b.time ? -1 : 1))) {
-    const items = e.items.filter((i) => kept.has(i.label));
+  const order = (a: JournalEntry, b: JournalEntry) => {
+    if (a.time !== b.time) return a.time < b.time ? -1 : 1;
+    return a.id < b.id ? -1 : 1;
+  };
+  for (const e of [...entries].sort(order)) {
+    const items = e.items.filter((i) => FOLD_KEPT.has(i.label));
     if (items.length === 0) continue;
     lines.push(`- ${e.time.slice(0, 10)} ${e.kind} ${e.id}: ${items.map((i) => `${i.label}: ${i.text}`).join("; ")}`);
   }
@@ -190,14 +233,15 @@ export function boundYear(text: string): string {
   let out = text;
   while (Buffer.byteLength(out) > MAX_DOCUMENT_BYTES) {
     const sections = [...out.matchAll(/^## \d{4}-\d{2}\n((?:- .*\n)*)/gm)];
-    const target = sections.find((s) => s[1]!.split("\n").filter((l) => l.startsWith("- ") && !l.startsWith("- (")).length > 0);
+    const target = sections.find((s) => s[1]!.split("\n").some((l) => l.startsWith("- ") && !l.startsWith("- (")));
     if (!target) break;
     const body = target[1]!;
     const all = body.split("\n").filter(Boolean);
     const sessions = all.filter((l) => !l.startsWith("- (")).length;
     const counts = all.filter((l) => l.startsWith("- ("));
-    const replacement = `${counts.join("\n")}\n- (${sessions} session line(s) summarised to keep this file within ${MAX_DOCUMENT_BYTES} bytes)\n`;
-    out = out.slice(0, target.index! + target[0].length - body.length) + replacement + out.slice(target.index! + target[0].length);
+    const note = `- (${sessions} session line(s) summarised to keep this file within ${MAX_DOCUMENT_BYTES} bytes)`;
+    const end = target.index! + target[0].length;
+    out = `${out.slice(0, end - body.length)}${counts.join("\n")}\n${note}\n${out.slice(end)}`;
   }
   return out;
 }
@@ -210,7 +254,8 @@ export function boundYear(text: string): string {
  * @returns a stderr line naming what was folded, or null when nothing was due.
  */
 export async function foldOne(root: string, nowMonth: string, fp?: string): Promise<string | null> {
-  const due = listJournal(root).filter((f) => f.kind === "month" && monthIndex(nowMonth) - monthIndex(f.period) >= FOLD_AFTER_MONTHS);
+  const old = (period: string) => monthIndex(nowMonth) - monthIndex(period) >= FOLD_AFTER_MONTHS;
+  const due = listJournal(root).filter((f) => f.kind === "month" && old(f.period));
   if (due.length === 0) return null;
   const period = due[0]!.period;
   const files = due.filter((f) => f.period === period);
@@ -236,7 +281,8 @@ export async function foldOne(root: string, nowMonth: string, fp?: string): Prom
     await publishJournalFile(dir, yearName, current?.token ?? "absent", Buffer.from(next, "utf8"), fp);
   }
   for (const f of files) unlinkSync(path.join(dir, f.name));
-  return `journal: folded ${files.map((f) => `journal/${f.name}`).join(", ")} (${entries.length} entries) into journal/${yearName}`;
+  const names = files.map((f) => `journal/${f.name}`).join(", ");
+  return `journal: folded ${names} (${entries.length} entries) into journal/${yearName}`;
 }
 
 // Sections stay in month order whatever order the folds ran in (a month file pulled late).

@@ -216,13 +216,22 @@ function mergePrior(sections: Section[], prior: PriorCheckpoint): void {
       }
       continue;
     }
-    const merged = [...old, ...s.items.filter((x) => !old.includes(x))];
+    const fresh = s.items;
+    // A command captured before its result was written is the same run as its finished line.
+    const kept = heading === "## Commands" ? old.filter((x) => !supersededRun(x, fresh)) : old;
+    const merged = [...kept, ...fresh.filter((x) => !kept.includes(x))];
     const cap = heading === "## User requests" ? MAX_REQUESTS : MAX_ITEMS;
     // Two captures of one transcript overlap: the larger count of older items stands for both.
     s.dropped = Math.max(s.dropped, prior.dropped.get(heading) ?? 0) + Math.max(0, merged.length - cap);
     s.items = merged.slice(-cap);
     if (heading === "## User requests") s.dropped = 0;
   }
+}
+
+function supersededRun(item: string, fresh: readonly string[]): boolean {
+  const cut = item.lastIndexOf(" — ");
+  if (cut < 0 || item.slice(cut) !== " — unknown" || fresh.includes(item)) return false;
+  return fresh.some((x) => x.lastIndexOf(" — ") === cut && x.startsWith(item.slice(0, cut + 3)));
 }
 
 /** True when two checkpoints are equal apart from `Saved:` and the `- Date:` anchor (docs/design.md#checkpoints). */

@@ -53,7 +53,8 @@ export function listArchives(root: string): ArchiveEntry[] {
  */
 export async function readArchive(root: string, name: string): Promise<ReadFile> {
   if (!ARCHIVE_NAME.test(name)) {
-    throw new Refused(`${quotedPath(name.slice(0, 100))} is not an archive name (HANDOFF-<letters, digits, . _ ->.md); run \`archives list\``);
+    const shape = "HANDOFF-<letters, digits, . _ ->.md";
+    throw new Refused(`${quotedPath(name.slice(0, 100))} is not an archive name (${shape}); run \`archives list\``);
   }
   const got = checkTree(root) ? await readStable(path.join(archiveDir(root), name)) : null;
   if (got === null) throw new Absent(`no archived handoff named ${name}; run \`archives list\``);

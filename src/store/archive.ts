@@ -109,7 +109,8 @@ export function pruneArchive(dir: string, justArchived: string | null = null): P
   try {
     names = readdirSync(dir);
   } catch (err) {
-    return { deleted: [], keep, warnings: [...warnings, `archive pruning skipped: cannot list ${dir}: ${(err as Error).message}`] };
+    const why = `archive pruning skipped: cannot list ${dir}: ${(err as Error).message}`;
+    return { deleted: [], keep, warnings: [...warnings, why] };
   }
   const entries: { name: string; mtimeMs: number }[] = [];
   for (const name of names) {
@@ -124,7 +125,11 @@ export function pruneArchive(dir: string, justArchived: string | null = null): P
       return {
         deleted: [],
         keep,
-        warnings: [...warnings, `archive pruning skipped: archive/${name} is a link, hard-linked or not a regular file; nothing was deleted (move it away to resume pruning)`],
+        warnings: [
+          ...warnings,
+          `archive pruning skipped: archive/${name} is a link, hard-linked or not a regular file; ` +
+            "nothing was deleted (move it away to resume pruning)",
+        ],
       };
     }
     entries.push({ name, mtimeMs: st.mtimeMs });

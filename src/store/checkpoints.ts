@@ -1,18 +1,18 @@
 // The `checkpoints/` folder (docs/design.md#checkpoints) as the session-start verbs see it
 // (hook, check, read): listing and the hook's delivered-once markers. Retention and leftovers
 // are in checkpoint-cleanup.ts.
-import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readSync, unlinkSync, writeSync } from "node:fs";
-import { createHash } from "node:crypto";
+import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readSync, unlinkSync } from "node:fs";
 import path from "node:path";
+import { nodeCrypto } from "../builtins.ts";
 import { CHECKPOINT_NAME, headerValue, isAnchorsOnlySource, isCheckpointText } from "../schema/checkpoint-name.ts";
 import { parseStrictTime } from "../schema/values.ts";
+import { createExclusive } from "./files.ts";
 import { hasPrivatePartner } from "./private.ts";
 import { memoryDir } from "./paths.ts";
 
 /** The `.gitignore` of ours in checkpoints/: transcript captures are never committed. */
 export const CHECKPOINTS_GITIGNORE = "# Written by session-handoff: session checkpoints, never committed.\n*\n";
 
-/** `<root>/.ai/memory/checkpoints`. */
 export function checkpointsDir(root: string): string {
   return path.join(memoryDir(root), "checkpoints");
 }
@@ -29,17 +29,14 @@ function mayBeToken(id: string): boolean {
 }
 
 /**
- * The file-name form of a session id, for its checkpoint, its delivered-once marker and
- * `read checkpoint --session` (docs/design.md#checkpoints): the id itself when it matches
- * `^[a-z0-9][a-z0-9._-]{0,127}$`, does not end in `.` and its part before the first `.` is
- * not a Windows device name (CON, PRN, AUX, NUL, COM0–9, LPT0–9, any case) and has no run that
- * may be a vendor's token (16+ letters, digits and underscores mixing both); else the first 16
- * hex of its SHA-256; `unknown` when missing or empty.
+ * The file-name form of a session id: the id itself when it is a safe name on every system (no Windows device
+ * name) and holds nothing that may be a token; else the first 16 hex of its SHA-256; `unknown` when missing.
  */
 export function sessionFileId(id: unknown): string {
   if (typeof id !== "string" || id === "") return "unknown";
-  if (FILE_SAFE_ID.test(id) && !id.endsWith(".") && !WINDOWS_RESERVED.test(id.split(".", 1)[0]!) && !mayBeToken(id)) return id;
-  return createHash("sha256").update(id, "utf8").digest("hex").slice(0, 16);
+  const reserved = WINDOWS_RESERVED.test(id.split(".", 1)[0]!);
+  if (FILE_SAFE_ID.test(id) && !id.endsWith(".") && !reserved && !mayBeToken(id)) return id;
+  return nodeCrypto().createHash("sha256").update(id, "utf8").digest("hex").slice(0, 16);
 }
 
 /** Whether `checkpoints/` is missing, a real folder (`ok`), or a link or not a folder (`unsafe`: never used). */
@@ -92,7 +89,8 @@ function readHeadAndTime(filePath: string, bytes: number): { bytes: Buffer; mtim
     if (!st.isFile()) return null;
     // Two links only while a checkpoint's publication is unfinished (its temp is the other):
     // still the whole new version, so a crash there hides nothing (docs/design.md#checkpoints).
-    if (st.nlink !== 1n && !(st.nlink === 2n && hasPrivatePartner(path.dirname(filePath), path.basename(filePath), st.ino))) return null;
+    const partnered = st.nlink === 2n && hasPrivatePartner(path.dirname(filePath), path.basename(filePath), st.ino);
+    if (st.nlink !== 1n && !partnered) return null;
     const want = Math.min(bytes, Number(st.size) + 1);
     const buf = Buffer.alloc(want);
     const n = readSync(fd, buf, 0, want, 0);
@@ -151,7 +149,8 @@ export function listCheckpoints(root: string, now = Date.now()): CheckpointEntry
     const mb = mtimes.get(b.name) ?? 0n;
     return ma === mb ? 0 : mb > ma ? 1 : -1;
   };
-  return out.sort((a, b) => (b.savedMs ?? -Infinity) - (a.savedMs ?? -Infinity) || later(a, b) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const byName = (a: { name: string }, b: { name: string }) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+  return out.sort((a, b) => (b.savedMs ?? -Infinity) - (a.savedMs ?? -Infinity) || later(a, b) || byName(a, b));
 }
 
 /** Removes a regular file or a link (never followed), quietly. */
@@ -183,19 +182,6 @@ export function readDelivered(root: string, session: string): string | null {
 export function writeDelivered(root: string, session: string, token: string): boolean {
   const p = deliveredPath(root, session);
   rmQuietRegular(p);
-  let fd: number;
-  try {
-    fd = openSync(p, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
-  } catch {
-    return false;
-  }
-  try {
-    writeSync(fd, `${token}\n`);
-    return true;
-  } catch {
-    return false;
-  } finally {
-    closeSync(fd);
-  }
+  return createExclusive(p, `${token}\n`);
 }
 

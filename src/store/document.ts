@@ -35,7 +35,8 @@ export function decodeInput(raw: Buffer, what: string): { text: string; notes: s
       .slice(0, 5)
       .map((h) => `line ${h.line}, column ${h.column}: ${h.codePoint} (${h.name})`)
       .join("; ");
-    throw new Refused(`the ${what} contains invisible or control characters (${list}${hits.length > 5 ? `; ${hits.length - 5} more` : ""}); remove them and retry`);
+    const more = hits.length > 5 ? `; ${hits.length - 5} more` : "";
+    throw new Refused(`the ${what} contains invisible or control characters (${list}${more}); remove them and retry`);
   }
   return { text, notes };
 }

@@ -1,6 +1,7 @@
-import { closeSync, constants, fstatSync, openSync, readlinkSync, readSync, type BigIntStats } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readlinkSync, readSync, writeSync } from "node:fs";
+import type { BigIntStats } from "node:fs";
 import path from "node:path";
-import { createHash, randomBytes } from "node:crypto";
+import { nodeCrypto } from "../builtins.ts";
 import { Refused } from "../errors.ts";
 import { failpoint } from "./failpoint.ts";
 import { quotedPath } from "../schema/anchor-lines.ts";
@@ -8,7 +9,7 @@ import { MAX_DOCUMENT_BYTES, TARGETS } from "./paths.ts";
 
 /** The token of a file: lowercase hex SHA-256 of its exact bytes. */
 export function tokenOf(bytes: Uint8Array): string {
-  return createHash("sha256").update(bytes).digest("hex");
+  return nodeCrypto().createHash("sha256").update(bytes).digest("hex");
 }
 
 /** `absent` or 64 lowercase hex (docs/design.md#tokens-and-the-publication-protocol). */
@@ -16,7 +17,28 @@ export const TOKEN_PATTERN = /^(absent|[0-9a-f]{64})$/;
 
 /** 8 random lowercase hex characters, for private and archive names. */
 export function randomHex8(): string {
-  return randomBytes(4).toString("hex");
+  return nodeCrypto().randomBytes(4).toString("hex");
+}
+
+/**
+ * Creates `p` (0600) holding `body` only if nothing is at that name, never through a link: of two
+ * processes racing, one wins. @returns false when it exists or could not be written.
+ */
+export function createExclusive(p: string, body: string): boolean {
+  let fd: number;
+  try {
+    fd = openSync(p, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
+  } catch {
+    return false;
+  }
+  try {
+    writeSync(fd, body);
+    return true;
+  } catch {
+    return false;
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** A regular file read whole, with the fstat taken when it was opened. */
@@ -26,20 +48,19 @@ export interface ReadFile {
   stat: BigIntStats;
 }
 
+const ONE_LINK = "the helper only uses regular files with one link";
+
 /** Why an open was refused, for callers that turn states into messages (hook, check). */
 export type FileState = "missing" | "link" | "not-regular" | "hard-linked" | "too-large";
 
-/**
- * What to say about a link where a file must be (field report 20): where it points (quoted as
- * every path in human output is, docs/design.md#verdicts-and-the-brief) and what to do. For `AGENTS.md` ⇄
- * `CLAUDE.md` at the root, the other name is the one to use.
- */
+/** What to say about a link where a file must be: where it points and what to do. */
 export function describeLink(filePath: string): string {
   let to: string;
   try {
     to = readlinkSync(filePath);
   } catch {
-    return `${filePath} is a link; the helper only uses regular files with one link (replace the link with the file it points to, or move it away, and retry)`;
+    const fix = "replace the link with the file it points to, or move it away, and retry";
+    return `${filePath} is a link; ${ONE_LINK} (${fix})`;
   }
   const dir = path.dirname(filePath);
   const name = path.basename(filePath);
@@ -48,7 +69,8 @@ export function describeLink(filePath: string): string {
   if ((TARGETS as readonly string[]).includes(name) && other !== undefined) {
     return `${filePath} is a link to ${quotedPath(to)}: the lesson belongs in ${other}; use \`--target ${other}\``;
   }
-  return `${filePath} is a link to ${quotedPath(to)}; the helper only uses regular files with one link (replace the link with a copy of the file it points to, or move it away, and retry)`;
+  const fix = "replace the link with a copy of the file it points to, or move it away, and retry";
+  return `${filePath} is a link to ${quotedPath(to)}; ${ONE_LINK} (${fix})`;
 }
 
 /** Thrown by `openRegular` for a file that is there but unsafe to use. */
@@ -63,7 +85,7 @@ export class UnsafeFile extends Refused {
       "hard-linked": "has more than one hard link",
       "too-large": `is larger than ${MAX_DOCUMENT_BYTES} bytes`,
     };
-    super(message ?? `${filePath} ${what[state]}; the helper only uses regular files with one link (move it away and retry)`);
+    super(message ?? `${filePath} ${what[state]}; ${ONE_LINK} (move it away and retry)`);
     this.state = state;
     this.stat = stat;
   }
@@ -72,12 +94,8 @@ export class UnsafeFile extends Refused {
 const OPEN_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 
 /**
- * Opens an existing file for reading without following a link or blocking on a FIFO, and checks it is a regular file
- * of at most `maxBytes`. A file with `nlink > 1` is returned with `hardLinked` set, because a crash mid-publication
- * leaves two links (docs/design.md#tokens-and-the-publication-protocol): the caller decides whether that is an
- * interrupted save or an unsafe file.
- * @returns null when the file does not exist.
- * @throws UnsafeFile (exit 2) for a link, a FIFO, a socket, a directory, a file too large.
+ * Opens a regular file of at most `maxBytes` for reading, never following a link or blocking on a FIFO; a hard
+ * link (a crash mid-publication leaves two) is for the caller to judge. @returns null when it does not exist.
  */
 export function openRegular(filePath: string, maxBytes = MAX_DOCUMENT_BYTES): { fd: number; stat: BigIntStats } | null {
   let fd: number;
@@ -88,7 +106,8 @@ export function openRegular(filePath: string, maxBytes = MAX_DOCUMENT_BYTES): { 
     if (code === "ENOENT") return null;
     if (code === "ELOOP" || code === "EMLINK") throw new UnsafeFile("link", filePath, null, describeLink(filePath));
     // ENXIO: a socket; EISDIR on some systems; anything else is equally unusable.
-    if (code === "ENXIO" || code === "EISDIR" || code === "EOPNOTSUPP") throw new UnsafeFile("not-regular", filePath, null);
+    const special = code === "ENXIO" || code === "EISDIR" || code === "EOPNOTSUPP";
+    if (special) throw new UnsafeFile("not-regular", filePath, null);
     throw new Refused(`cannot open ${filePath}: ${(err as Error).message}`);
   }
   const stat = fstatSync(fd, { bigint: true });
@@ -139,14 +158,10 @@ export function sameVersion(a: BigIntStats, b: BigIntStats): boolean {
 }
 
 /**
- * Reads a whole regular file and refuses a torn read: the file must be the same (inode, size, mtime, ctime) after the
- * last byte as when it was opened, and a second read from offset 0 through the same descriptor must give the same
- * bytes and stat (docs/design.md#tokens-and-the-publication-protocol). Fires the `read-opened` failpoint between the
- * fstat and the first byte, `read-before-recheck` between the two reads.
- * @returns null when the file does not exist.
- * @throws UnsafeFile, or Refused "changed while it was read" (exit 2).
+ * Reads a whole regular file, refusing a torn read: the same inode, size and times after the last byte, and the
+ * same bytes on a second read through the descriptor. @returns null when it does not exist.
  */
-export async function readStable(filePath: string, opts: { failpoint?: string; maxBytes?: number } = {}): Promise<ReadFile | null> {
+export async function readStable(filePath: string, opts: { failpoint?: string; maxBytes?: number } = {}) {
   const opened = openRegular(filePath, opts.maxBytes);
   if (opened === null) return null;
   const { fd, stat } = opened;

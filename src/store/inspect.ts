@@ -24,17 +24,13 @@ export interface FileInspection {
 
 const HEAD_BYTES = 4096;
 
-/** Whether the memory tree is unsafe to use ({@link treeVerdict}, every verb's): true or false; null when `.ai` or the memory dir is missing. */
+/** Whether the memory tree is unsafe to use (treeVerdict); null when `.ai` or the memory dir is missing. */
 export function treeUnsafe(root: string): boolean | null {
   const verdict = treeVerdict(root);
   return verdict === "missing" ? null : verdict !== "ok";
 }
 
-/**
- * True when the open file holds a NUL byte within the size limit (docs/design.md#files-on-disk): the one unsafe
- * verdict every verb gives (guard/file-verdict.ts, docs/design.md#one-verdict-on-a-files-bytes); `head` holds its
- * first `n` bytes already. Reads at most the limit (docs/design.md#integrations), in 64 KiB steps.
- */
+/** True when the open file holds a NUL byte within the size limit (`head` holds its first bytes already). */
 function holdsNul(fd: number, head: Buffer, n: number): boolean {
   if (firstNul(head.subarray(0, n)) >= 0) return true;
   if (n < head.length) return false;
@@ -48,11 +44,7 @@ function holdsNul(fd: number, head: Buffer, n: number): boolean {
   return false;
 }
 
-/**
- * Classifies a memory file by its shape only: the v1 marker and heading in its first bytes,
- * a regular file with one link; a claim or half-published state left by a dead writer is
- * `interrupted`. Never follows a link, never blocks on a FIFO, never returns file text.
- */
+/** Classifies a memory file by its shape only (marker, heading, one link), never returning its text. */
 export function inspectFile(root: string, kind: Kind, retry = true, opts: { text?: boolean } = {}): FileInspection {
   const unsafe = treeUnsafe(root);
   if (unsafe === null) return { kind, status: "missing", mtimeMs: null };
@@ -62,7 +54,8 @@ export function inspectFile(root: string, kind: Kind, retry = true, opts: { text
   const mine = listPrivate(memDir).filter((e) => e.file === file);
   // A private name holding what no save leaves (a link, a directory, a foreign hard link): `recover` refuses it, so
   // it is unsafe, not an interrupted save (docs/design.md#tokens-and-the-publication-protocol).
-  if (mine.length > 0 && plantedPrivate(root).some((p) => p.entry.file === file)) return { kind, status: "unsafe", mtimeMs: null };
+  const planted = mine.length > 0 && plantedPrivate(root).some((p) => p.entry.file === file);
+  if (planted) return { kind, status: "unsafe", mtimeMs: null };
   const writerLive = () => liveWriter(memDir);
   let opened;
   try {
@@ -77,7 +70,8 @@ export function inspectFile(root: string, kind: Kind, retry = true, opts: { text
       return { kind, status: writerLive() ? "present" : "interrupted", mtimeMs: null };
     }
     // Missing when listed and when opened, unless a save was publishing it meanwhile: look again.
-    if (retry && (mine.length > 0 || lstatBig(path.join(memDir, file)) !== null)) return inspectFile(root, kind, false, opts);
+    const again = mine.length > 0 || lstatBig(path.join(memDir, file)) !== null;
+    if (retry && again) return inspectFile(root, kind, false, opts);
     return { kind, status: "missing", mtimeMs: null };
   }
   const { fd, stat } = opened;
@@ -101,7 +95,8 @@ export function inspectFile(root: string, kind: Kind, retry = true, opts: { text
     // past the size limit it is not read whole (docs/design.md#integrations) and its age is unknown.
     if (opts.text && stat.size <= BigInt(MAX_DOCUMENT_BYTES)) {
       const whole = wholeBytes(fd, path.join(memDir, file), stat);
-      if (whole !== null) return firstNul(whole) >= 0 ? { kind, status: "unsafe", mtimeMs } : { kind, status: "present", mtimeMs, text: whole.toString("utf8") };
+      if (whole !== null && firstNul(whole) >= 0) return { kind, status: "unsafe", mtimeMs };
+      if (whole !== null) return { kind, status: "present", mtimeMs, text: whole.toString("utf8") };
     }
     if (holdsNul(fd, buf, n)) return { kind, status: "unsafe", mtimeMs };
     return opts.text ? { kind, status: "present", mtimeMs, text: null } : { kind, status: "present", mtimeMs };
@@ -110,9 +105,8 @@ export function inspectFile(root: string, kind: Kind, retry = true, opts: { text
   }
 }
 
-// The whole file through the open descriptor; null when it changed meanwhile (docs/design.md#integrations: a
-// read that races a change gives "age unknown"), judged by size, mtime and the name's inode.
-function wholeBytes(fd: number, filePath: string, before: { size: bigint; mtimeNs: bigint; ino: bigint }): Buffer | null {
+// The whole file through the open descriptor; null when it changed meanwhile ("age unknown").
+function wholeBytes(fd: number, filePath: string, before: { size: bigint; mtimeNs: bigint; ino: bigint }) {
   const size = Number(before.size);
   const buf = Buffer.alloc(size);
   let off = 0;
@@ -123,23 +117,18 @@ function wholeBytes(fd: number, filePath: string, before: { size: bigint; mtimeN
   }
   const after = fstatSync(fd, { bigint: true });
   const named = lstatBig(filePath);
-  if (after.size !== before.size || after.mtimeNs !== before.mtimeNs || named === null || named.ino !== before.ino) return null;
+  const same = after.size === before.size && after.mtimeNs === before.mtimeNs;
+  if (!same || named === null || named.ino !== before.ino) return null;
   return buf;
 }
 
-// A lock this look cannot judge (an unreadable owner, another host's dated ahead of this
-// clock) is no proof of a writer at work: what it guards is an interrupted save, which
-// `recover` repairs once it has watched the lock for 10 s (docs/decisions/lock.md).
+// A lock one look cannot judge is no proof of a writer at work: what it guards is an interrupted save.
 function liveWriter(memDir: string): boolean {
   const lock = lockState(memDir);
   return lock.state === "held" && !lock.unproven;
 }
 
-/**
- * True when an interrupted save (ours or the reference helper's) left work for `recover` and
- * no live writer is at it. Planted private names are not: `recover` refuses them, so they
- * count as unsafe (`unsafePrivate`), and while one exists nothing is "interrupted".
- */
+/** True when an interrupted save left work for `recover` and no live writer is at it (planted names are unsafe). */
 export function interruptedSave(root: string): boolean {
   const unsafe = treeUnsafe(root);
   if (unsafe === true) return false;

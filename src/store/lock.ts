@@ -18,28 +18,26 @@ const RETRY_MS = 25;
 const REFRESH_MS = 2_000;
 
 /**
- * Takes the cross-process lock on the memory dir (docs/decisions/lock.md): the directory
- * `<memDir>/.lock` made atomically with mkdir, holding an owner file (pid, host, nonce),
- * its mtime refreshed every 2 s while held. Waits at most `timeoutSeconds` (0 tries once).
- * @throws Busy (exit 5) naming the holder's pid when known; Refused (exit 2) when the lock's
- * name holds something else or cannot be made.
+ * Takes the memory dir's lock `<memDir>/.lock` (docs/decisions/lock.md), waiting at most `timeoutSeconds`.
+ * @throws Busy (exit 5) naming the holder; Refused (exit 2) when its name holds something else.
  */
-export async function acquireLock(memDir: string, timeoutSeconds: number, opts: { log?: string } = {}): Promise<LockHandle> {
+export async function acquireLock(memDir: string, timeoutSeconds: number, opts: { log?: string } = {}) {
   return acquireLockDir(path.join(memDir, LOCK_NAME), timeoutSeconds, { ...opts, what: "memory is busy" });
 }
 
 /**
- * Takes the lock directory `lockDir` (its parent must exist) with the memory lock's protocol
- * (docs/decisions/lock.md). A holder that died on this host is taken over at once; a lock not
- * refreshed for 10 s by the wall clock is stale; one whose owner file is unreadable, or names
- * another host (its mtime possibly ahead of this clock), is stale once this process has seen
- * it unchanged (owner nonce, mtime) for 10 s of its monotonic clock, counted from the start of
- * the wait, so a 10 s timeout reaches it at its deadline and a shorter one reports busy.
- * @param opts.what the busy sentence's opening words, e.g. "memory is busy"; `retry` its advice;
- *   `makeParent` makes the lock's folder (0700) when it is missing.
- * @throws Busy (exit 5) naming the holder's pid when known and the lock; Refused (exit 2).
+ * Takes `lockDir` with the memory lock's protocol: a dead holder here is taken over at once, a lock not refreshed
+ * for 10 s is stale, a foreign or unreadable one once seen unchanged for 10 s of this process's clock.
+ * @throws Busy (exit 5) naming the holder and the lock; Refused (exit 2).
  */
-export async function acquireLockDir(lockDir: string, timeoutSeconds: number, opts: { log?: string; what: string; retry?: string; makeParent?: boolean }): Promise<LockHandle> {
+interface LockDirOptions {
+  log?: string;
+  what: string;
+  retry?: string;
+  makeParent?: boolean;
+}
+
+export async function acquireLockDir(lockDir: string, timeoutSeconds: number, opts: LockDirOptions) {
   const start = performance.now();
   const deadline = start + timeoutSeconds * 1000;
   const me: LockOwner = { pid: process.pid, host: hostname(), nonce: randomHex8() + randomHex8() };
@@ -68,16 +66,17 @@ export async function acquireLockDir(lockDir: string, timeoutSeconds: number, op
       continue;
     }
     if (now >= deadline) {
-      const who = owner ? `process ${owner.pid}${owner.host === me.host ? "" : ` on ${quotedValue(owner.host)}`}` : "another process";
-      throw new Busy(`${opts.what}: ${who} holds the lock ${lockDir}; ${opts.retry ?? "wait and retry, or pass a longer --lock-timeout"}`, { who, lock: lockDir });
+      const on = owner && owner.host !== me.host ? ` on ${quotedValue(owner.host)}` : "";
+      const who = owner ? `process ${owner.pid}${on}` : "another process";
+      const retry = opts.retry ?? "wait and retry, or pass a longer --lock-timeout";
+      throw new Busy(`${opts.what}: ${who} holds the lock ${lockDir}; ${retry}`, { who, lock: lockDir });
     }
     const pause = Math.min(RETRY_MS + Math.random() * RETRY_MS, deadline - now);
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, pause)));
   }
 }
 
-// The lock's name must hold our directory or nothing: a link or a file there is refused,
-// never followed (its target is outside our control).
+// The lock's name holds our directory or nothing: a link there is refused, never followed.
 function checkLockPath(lockDir: string): void {
   let st: fs.Stats;
   try {
@@ -86,12 +85,12 @@ function checkLockPath(lockDir: string): void {
     return;
   }
   if (st.isSymbolicLink() || !st.isDirectory()) {
-    throw new Refused(`${lockDir} is ${st.isSymbolicLink() ? "a link" : "not a directory"}; it is the helper's private lock: move it away and retry`);
+    const what = st.isSymbolicLink() ? "a link" : "not a directory";
+    throw new Refused(`${lockDir} is ${what}; it is the helper's private lock: move it away and retry`);
   }
 }
 
-// mkdir is the atomic step; the owner file follows within microseconds. False when another
-// lock is there, or when ours was moved aside as ownerless before the owner file went in.
+// mkdir is the atomic step; false when another lock is there, or ours was taken as ownerless before its owner file.
 function tryMake(lockDir: string, me: LockOwner, makeParent: boolean): boolean {
   try {
     fs.mkdirSync(lockDir, { mode: 0o700 });
@@ -138,7 +137,8 @@ function holding(lockDir: string, me: LockOwner, log: string | undefined): LockH
   return {
     assertHeld() {
       if (lost || !ours()) {
-        throw new Refused("lost the memory lock to another process before publishing; nothing was published: read again and retry");
+        const lost = "lost the memory lock to another process before publishing";
+        throw new Refused(`${lost}; nothing was published: read again and retry`);
       }
     },
     async release() {
@@ -156,9 +156,7 @@ function holding(lockDir: string, me: LockOwner, log: string | undefined): LockH
   };
 }
 
-// Contributor seam (docs/decisions/failpoints.md): MEMORY_IO_LOCK_LOG=<file> appends one line per
-// acquire and release, `<event> <pid> <monotonic ns>`, so tests can check that no two
-// holders' intervals overlap. One O_APPEND write per line keeps lines whole.
+// MEMORY_IO_LOCK_LOG=<file>: one O_APPEND line per acquire and release, so tests can check no two holders overlap.
 function logLock(file: string | undefined, event: "acquire" | "release"): void {
   if (!file) return;
   try {
@@ -168,10 +166,8 @@ function logLock(file: string | undefined, event: "acquire" | "release"): void {
   }
 }
 
-// Moves a dead holder's lock (or an ownerless one, `dead` null) aside and removes it; false
-// when it could not be moved. The rename is atomic, so only one taker gets it; if what we
-// moved turns out to be a fresh live lock (its owner changed between our read and the
-// rename), it is put back, and that holder's assertHeld still guards publication.
+// Moves a dead holder's lock aside (one atomic rename: one taker wins) and removes it; a fresh lock moved by a
+// race is put back, and its holder's assertHeld still guards publication. False when it could not be moved.
 function takeOver(lockDir: string, dead: LockOwner | null): boolean {
   const aside = `${lockDir}-dead-${process.pid}-${randomHex8()}`;
   try {

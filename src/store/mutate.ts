@@ -32,8 +32,9 @@ export interface MutateOptions {
  * @returns body's result and the repair lines for stderr.
  * @throws Paused (4), Busy (5), Refused (2).
  */
-export async function underLock<T>(opts: MutateOptions, body: (lock: LockHandle) => Promise<T>): Promise<{ result: T; repairs: string[] }> {
+export async function underLock<T>(opts: MutateOptions, body: (lock: LockHandle) => Promise<T>) {
   const memDir = memoryDir(opts.root);
+  const log = opts.env.MEMORY_IO_LOCK_LOG || undefined;
   assertNotPaused(memDir, opts.env);
   const existed = checkTree(opts.root);
   // A non-folder archive/ is refused before the lock is taken: a refusal leaves the memory dir as it was.
@@ -41,20 +42,23 @@ export async function underLock<T>(opts: MutateOptions, body: (lock: LockHandle)
   let lock: LockHandle | null = null;
   let repairs: string[] = [];
   try {
-    if (existed) lock = await acquireLock(memDir, opts.lockTimeoutSeconds, { log: opts.env.MEMORY_IO_LOCK_LOG || undefined });
+    if (existed) lock = await acquireLock(memDir, opts.lockTimeoutSeconds, { log });
     opts.validate?.();
     if (!existed) await opts.precheck?.();
     checkTree(opts.root, { create: true });
     // The archive is made only when something goes into it (publish, recover).
     checkTree(opts.root);
-    if (lock === null) lock = await acquireLock(memDir, opts.lockTimeoutSeconds, { log: opts.env.MEMORY_IO_LOCK_LOG || undefined });
+    if (lock === null) lock = await acquireLock(memDir, opts.lockTimeoutSeconds, { log });
     // The switch may have been pulled while we waited for the lock.
     assertNotPaused(memDir, opts.env);
-    repairs = needsRepair(opts.root) ? (await repair(opts.root, opts.failpoint)).map((line) => `recovered: ${line}`) : [];
+    const repaired = needsRepair(opts.root) ? await repair(opts.root, opts.failpoint) : [];
+    repairs = repaired.map((line) => `recovered: ${line}`);
     const result = await body(lock);
     return { result, repairs };
   } catch (err) {
-    const refusal = err instanceof Error && !(err instanceof HelperError) && typeof (err as NodeJS.ErrnoException).code === "string" ? new Refused(`file system error: ${err.message}`) : err;
+    const code = (err as NodeJS.ErrnoException | undefined)?.code;
+    const fsError = err instanceof Error && !(err instanceof HelperError) && typeof code === "string";
+    const refusal = fsError ? new Refused(`file system error: ${(err as Error).message}`) : err;
     // A repair made before a refusal stays made: say so, as a successful save would.
     if (refusal instanceof HelperError) refusal.before = [...repairs, ...refusal.before];
     throw refusal;

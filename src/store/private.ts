@@ -2,28 +2,22 @@ import { lstatSync, readdirSync, readFileSync, type BigIntStats } from "node:fs"
 import { hostname } from "node:os";
 import path from "node:path";
 
-/**
- * Private names in a directory the helper writes to (docs/design.md#files-on-disk): `.<FILE>.tmp-<pid>-<hex>`
- * for a new version being written, `.<FILE>.claim-<pid>-<hex>` for the prior version moved
- * aside during publication. The pid and random part keep two writers from ever sharing one.
- * Ours carry 8 hex digits; the reference helper's (`memory_io.py`) 16 on a temp and 32 on a
- * claim, and are recognised alike (docs/design.md#files-on-disk *(1.1)*, field report 28).
- */
+/** `.<FILE>.tmp-<pid>-<hex>` (a new version being written) or `.<FILE>.claim-<pid>-<hex>` (the prior, set aside). */
 export type PrivateRole = "tmp" | "claim";
 
-/** One private file found in a directory. */
 export interface PrivateEntry {
   name: string;
   /** The user-facing file it belongs to, e.g. `HANDOFF.md`. */
   file: string;
   role: PrivateRole;
   pid: number;
-  /** Absolute path. */
   path: string;
 }
 
 // Ours: 8 hex on both. The reference's: `.tmp-<pid>-<16 hex>`, `.claim-<pid>-<32 hex>`.
-const PRIVATE_PATTERN = /^\.(.+)\.(?:(tmp)-(\d+)-(?:[0-9a-f]{8}|[0-9a-f]{16})|(claim)-(\d+)-(?:[0-9a-f]{8}|[0-9a-f]{32}))$/;
+const TMP = "(tmp)-(\\d+)-(?:[0-9a-f]{8}|[0-9a-f]{16})";
+const CLAIM = "(claim)-(\\d+)-(?:[0-9a-f]{8}|[0-9a-f]{32})";
+const PRIVATE_PATTERN = new RegExp(`^\\.(.+)\\.(?:${TMP}|${CLAIM})$`);
 
 /** The private name for `file` in `role`, unique to this process. */
 export function privateName(file: string, role: PrivateRole, pid: number, rand: string): string {
@@ -66,7 +60,7 @@ export function hasPrivatePartner(dir: string, file: string, ino: bigint): boole
   return listPrivate(dir).some((e) => e.file === file && lstatBig(e.path)?.ino === ino);
 }
 
-/** Name of the lock directory inside the memory dir (one fixed name; docs/design.md#files-on-disk). */
+/** The lock directory inside the memory dir. */
 export const LOCK_NAME = ".lock";
 /** The file inside the lock directory naming its holder. */
 export const OWNER_NAME = "owner";
@@ -101,11 +95,7 @@ export function processAlive(pid: number): boolean {
   }
 }
 
-/**
- * True when process `pid` started after `ms` (epoch ms), by Linux's /proc: its start time in
- * clock ticks after boot (USER_HZ, 100 on every Linux port Node runs on). False elsewhere or
- * when unreadable: a pid alive is then trusted to be the holder.
- */
+/** True when process `pid` started after `ms`, by Linux's /proc (USER_HZ 100); false elsewhere or when unreadable. */
 function startedAfter(pid: number, ms: number): boolean {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
@@ -124,15 +114,14 @@ export const LOCK_STALE_MS = 10_000;
 /** How long a lock directory may exist without an owner file before it counts as abandoned, in ms. */
 export const OWNERLESS_GRACE_MS = 3_000;
 
+type Times = { mtimeMs: number; ctimeMs: number };
+
 /**
- * Whether a lock seen on disk is `held` by a live writer or `dead` (docs/decisions/lock.md):
- * dead when its holder on this host is gone, when its mtime is over 10 s old, when it has
- * had no owner file for 3 s (by ctime), or when its owner is unreadable or on another host
- * and the caller has seen it unchanged (owner nonce, mtime) for `unchangedMs` ≥ 10 s of its
- * monotonic clock: a clock-skewed or future-dated lock of a dead foreign writer.
- * @param unchangedMs 0 for a single look (check, the hook, doctor).
+ * Whether a lock on disk is `held` or `dead` (docs/decisions/lock.md): dead when its holder here is gone, its
+ * mtime is over 10 s old, it has had no owner for 3 s, or a foreign or unreadable owner stayed unchanged for
+ * `unchangedMs` ≥ 10 s (0 for a single look).
  */
-export function lockVerdict(owner: LockOwner | null, st: { mtimeMs: number; ctimeMs: number }, host: string, unchangedMs: number): "held" | "dead" {
+export function lockVerdict(owner: LockOwner | null, st: Times, host: string, unchangedMs: number): "held" | "dead" {
   const local = owner !== null && owner.host === host;
   if (local && !processAlive(owner.pid)) return "dead";
   // A live holder on this host keeps its lock however long its heartbeat waits (a busy event
@@ -144,14 +133,13 @@ export function lockVerdict(owner: LockOwner | null, st: { mtimeMs: number; ctim
   return "held";
 }
 
+type LockState = { state: "free" | "held" | "dead"; pid: number | null; host: string | null; unproven: boolean };
+
 /**
- * The lock's state as a reader sees it, without taking it: `free`, `held` by a live writer (pid known or not), or
- * `dead` (its holder is gone or it went stale). Reads, `check` and the hook use this to tell a save in progress from
- * an interrupted one (docs/design.md#tokens-and-the-publication-protocol). `unproven` is true for a held lock this
- * look cannot judge (owner unreadable, or another host's with an mtime ahead of this clock): a writer takes it over
- * after watching it 10 s.
+ * The lock's state as a reader sees it, without taking it, to tell a save in progress from an interrupted one;
+ * `unproven`: a held lock one look cannot judge (a writer takes it over after watching it 10 s).
  */
-export function lockState(memDir: string): { state: "free" | "held" | "dead"; pid: number | null; host: string | null; unproven: boolean } {
+export function lockState(memDir: string): LockState {
   const lockDir = path.join(memDir, LOCK_NAME);
   let st: { mtimeMs: number; ctimeMs: number };
   try {

@@ -1,4 +1,5 @@
-import { closeSync, constants, fchmodSync, fchownSync, fsyncSync, linkSync, lstatSync, openSync, renameSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, constants, fchmodSync, fchownSync, fsyncSync, linkSync, lstatSync, openSync } from "node:fs";
+import { renameSync, unlinkSync, writeSync } from "node:fs";
 import path from "node:path";
 import { HelperError, Refused } from "../errors.ts";
 import { archiveName, pruneArchive } from "./archive.ts";
@@ -10,31 +11,27 @@ import { privateName } from "./private.ts";
 
 /** What to publish, where, and against which token. */
 export interface PublishSpec {
-  /** Directory holding the file (the memory dir, or the root for AGENTS.md / CLAUDE.md). */
+  /** The memory dir, or the root for AGENTS.md / CLAUDE.md. */
   dir: string;
-  /** The user-facing file name, e.g. `HANDOFF.md`. */
   file: string;
-  /** The memory dir's `archive/` (must exist when `archivePrior` is set). */
   archiveDir: string;
-  /** Prefix of archive names: `HANDOFF`, `LESSONS`, `SOLUTIONS`, `AGENTS`, `CLAUDE`. */
+  /** `HANDOFF`, `LESSONS`, `SOLUTIONS`, `AGENTS`, `CLAUDE`. */
   archivePrefix: string;
   /** Archive every prior version before replacing it (the handoff) and prune to five. */
   archivePrior: boolean;
-  /** `absent` or the 64-hex token the caller read (docs/design.md#tokens-and-the-publication-protocol). */
+  /** `absent` or the 64-hex token the caller read. */
   expectedToken: string;
-  /** Mode of a new file (a replaced file keeps its prior mode minus setuid, setgid, sticky and others-write). */
+  /** Mode of a new file (a replaced one keeps its own, minus setuid, setgid, sticky and others-write). */
   newMode: number;
-  /** The bytes to publish, given the prior bytes (null when there were none). */
   build(prior: Buffer | null): Buffer;
   failpoint?: string;
   lock: LockHandle;
 }
 
-/** What a publication did. */
 export interface PublishResult {
   bytes: Buffer;
   token: string;
-  /** Bare name of the archive entry the prior version went to, when one was made. */
+  /** The archive entry the prior version went to, if any. */
   archived: string | null;
   warnings: string[];
 }
@@ -61,7 +58,7 @@ function unlinkQuiet(p: string): void {
   }
 }
 
-/** Links `from` into the archive under a fresh name; retries on the (unlikely) name clash. */
+/** Links `from` into the archive under a fresh name, retrying a name clash. */
 export function linkIntoArchive(from: string, archiveDirPath: string, prefix: string): string {
   ensureDir(archiveDirPath);
   for (let attempt = 0; ; attempt++) {
@@ -75,12 +72,14 @@ export function linkIntoArchive(from: string, archiveDirPath: string, prefix: st
   }
 }
 
+const EXCLUSIVE = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
+
 function writeTemp(tempPath: string, bytes: Buffer, mode: number, owner: { uid: number; gid: number } | null): void {
-  const fd = openSync(tempPath, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, mode);
+  const fd = openSync(tempPath, EXCLUSIVE, mode);
   try {
-    // A replaced file keeps its owner (root editing another user's project must not take it
-    // over); only root can give a file away, so others keep what they were always given.
-    if (owner !== null && process.geteuid !== undefined && (owner.uid !== process.geteuid() || owner.gid !== process.getegid!())) {
+    // Root editing another user's project must not take their file over; only root can give a file away.
+    const other = owner !== null && (owner.uid !== process.geteuid?.() || owner.gid !== process.getegid?.());
+    if (owner !== null && process.geteuid !== undefined && other) {
       try {
         fchownSync(fd, owner.uid, owner.gid);
       } catch (err) {
@@ -98,25 +97,15 @@ function writeTemp(tempPath: string, bytes: Buffer, mode: number, owner: { uid: 
 }
 
 /**
- * The compare-and-swap publication protocol (docs/design.md#tokens-and-the-publication-protocol), run under the memory lock:
- *
- * 1. read the current file whole (`read-opened`), compare its token with the expected one;
- * 2. claim it: rename it to a private claim name (`before-claim`), then check the claim is
- *    the very version we read, else put it back and refuse (`after-claim`);
+ * The compare-and-swap publication, under the memory lock (failpoints in brackets):
+ * 1. read the file whole (`read-opened`), compare its token with the expected one;
+ * 2. rename it to a private claim (`before-claim`); one that is not what we read goes back, refused (`after-claim`);
  * 3. archive the claim by hard link, for the handoff (`after-archive`);
- * 4. write the new version to a private temp file and fsync it (`before-publication`);
- * 5. publish with `link(temp, file)`, which fails rather than overwrite a file that another
- *    program put there meanwhile (`after-publication`);
+ * 4. write the new version to a private temp and fsync it (`before-publication`);
+ * 5. `link(temp, file)`, which never overwrites a file another program put there (`after-publication`);
  * 6. drop the claim, then the temp; prune the archive to five (`before-prune`).
- *
- * A failure between steps 2 and 5 rolls back (`rollback-*`): the prior version is current
- * again and the archive copy of it is gone. What step 2 claimed that is not the version we
- * read (an edit, a directory put at the name) is handed back and the write refused.
- *
- * A crash at any step leaves private files that `recover` (and the next write) repairs to the
- * complete old or the complete new version (see recover.ts).
- * @throws Refused (exit 2): token mismatch, a change during the read or the claim, a file
- *   that appeared before publication (it is kept as current; our prior is archived).
+ * A failure between 2 and 5 rolls back (`rollback-*`); a crash leaves private files `recover` completes.
+ * @throws Refused (exit 2): token mismatch, a change during the read or the claim, a file that appeared.
  */
 export async function publish(spec: PublishSpec): Promise<PublishResult> {
   const filePath = path.join(spec.dir, spec.file);
@@ -126,11 +115,11 @@ export async function publish(spec: PublishSpec): Promise<PublishResult> {
   }
   const current = prior ? prior.token : "absent";
   if (current !== spec.expectedToken) {
-    throw new Refused(`${spec.file} changed since it was read (expected ${spec.expectedToken}, current ${current}); read again and merge`);
+    const tokens = `expected ${spec.expectedToken}, current ${current}`;
+    throw new Refused(`${spec.file} changed since it was read (${tokens}); read again and merge`);
   }
   const bytes = spec.build(prior ? prior.bytes : null);
-  // A replaced file keeps its mode but never setuid, setgid, sticky or others-write: a
-  // planted file's bits must not pass to the user's saves (docs/design.md#files-on-disk).
+  // A planted file's setuid, setgid, sticky or others-write bits must not pass to the user's saves.
   const mode = prior ? Number(prior.stat.mode & 0o7777n) & ~0o7002 : spec.newMode;
   const pid = process.pid;
   const rand = randomHex8();
@@ -154,19 +143,17 @@ export async function publish(spec: PublishSpec): Promise<PublishResult> {
       // Another program replaced or edited the file after our read: hand its file back.
       const restored = putBack(claimPath, filePath);
       if (claimed === "not-regular") {
-        throw new Refused(
-          `${spec.file} was replaced by something that is not a regular file since it was read${restored ? "; it was put back" : "; it is kept at a private name for `recover`"} and nothing was saved; move it away, then read again`,
-        );
+        const where = restored ? "it was put back" : "it is kept at a private name for `recover`";
+        const what = `${spec.file} was replaced by something that is not a regular file since it was read`;
+        throw new Refused(`${what}; ${where} and nothing was saved; move it away, then read again`);
       }
-      throw new Refused(
-        `${spec.file} changed since it was read (another program wrote it)${restored ? "" : "; its version is kept for `recover`"}; read again and merge`,
-      );
+      const kept = restored ? "" : "; its version is kept for `recover`";
+      const wrote = "changed since it was read (another program wrote it)";
+      throw new Refused(`${spec.file} ${wrote}${kept}; read again and merge`);
     }
   }
 
-  // From the claim to publication, any failure (a full disk, a permission, a lost lock) puts
-  // the prior version back as current and leaves nothing behind: a refusal before publication
-  // changes nothing (docs/design.md#tokens-and-the-publication-protocol).
+  // A refusal before publication changes nothing: any failure from here puts the prior version back.
   try {
     if (prior !== null) {
       await failpoint(spec.failpoint, "after-claim");
@@ -175,7 +162,8 @@ export async function publish(spec: PublishSpec): Promise<PublishResult> {
         await failpoint(spec.failpoint, "after-archive");
       }
     }
-    writeTemp(tempPath, bytes, mode, prior ? { uid: Number(prior.stat.uid), gid: Number(prior.stat.gid) } : null);
+    const owner = prior ? { uid: Number(prior.stat.uid), gid: Number(prior.stat.gid) } : null;
+    writeTemp(tempPath, bytes, mode, owner);
     await failpoint(spec.failpoint, "before-publication");
     spec.lock.assertHeld();
   } catch (err) {
@@ -183,7 +171,8 @@ export async function publish(spec: PublishSpec): Promise<PublishResult> {
     if (prior === null) unlinkQuiet(tempPath);
     else restored = await rollBack(tempPath, claimPath, filePath, spec, archived);
     if (err instanceof HelperError) {
-      if (!restored) err.message = `${err.message.replace(/; nothing was (?:published|changed)/, "")}; ${afterRollback(false, spec.file)}`;
+      const said = err.message.replace(/; nothing was (?:published|changed)/, "");
+      if (!restored) err.message = `${said}; ${afterRollback(false, spec.file)}`;
       throw err;
     }
     throw new Refused(`cannot save ${spec.file}: ${(err as Error).message}; ${afterRollback(restored, spec.file)}`);
@@ -212,8 +201,7 @@ export async function publish(spec: PublishSpec): Promise<PublishResult> {
   }
   syncDir(spec.dir);
   await failpoint(spec.failpoint, "after-publication");
-  // The temp goes last: while it shares the file's inode, `recover` knows this save was
-  // published, and that its claim is the prior version it replaced (not a race's loser).
+  // The temp goes last: while it shares the file's inode, `recover` knows its claim is the replaced version.
   if (prior !== null) unlinkQuiet(claimPath);
   unlinkQuiet(tempPath);
   if (archived !== null) {
@@ -224,12 +212,8 @@ export async function publish(spec: PublishSpec): Promise<PublishResult> {
   return { bytes, token: tokenOf(bytes), archived, warnings };
 }
 
-/**
- * Whether the claim at `claimPath` is the very version `prior` was read as (inode, size,
- * mtime, bytes): `same`; `not-regular` when what was claimed is a directory, a FIFO, a link…
- * that someone put at the name after the read; else `changed`.
- */
-export function claimIsWhatWeRead(claimPath: string, prior: ReadFile): "same" | "changed" | "not-regular" {
+/** Whether the claim is the very version `prior` was read as (inode, size, mtime, bytes). */
+function claimIsWhatWeRead(claimPath: string, prior: ReadFile): "same" | "changed" | "not-regular" {
   let st;
   try {
     st = lstatSync(claimPath, { bigint: true });
@@ -237,9 +221,8 @@ export function claimIsWhatWeRead(claimPath: string, prior: ReadFile): "same" | 
     return "changed";
   }
   if (!st.isFile()) return "not-regular";
-  if (st.dev !== prior.stat.dev || st.ino !== prior.stat.ino || st.size !== prior.stat.size || st.mtimeNs !== prior.stat.mtimeNs) {
-    return "changed";
-  }
+  const p = prior.stat;
+  if (st.dev !== p.dev || st.ino !== p.ino || st.size !== p.size || st.mtimeNs !== p.mtimeNs) return "changed";
   // Same inode, size and mtime; the bytes decide (an edit within the mtime granularity).
   const again = openRegular(claimPath);
   if (again === null) return "changed";
@@ -250,18 +233,15 @@ export function claimIsWhatWeRead(claimPath: string, prior: ReadFile): "same" | 
   }
 }
 
-/**
- * Hands back what a claim took that was not ours to replace; true when it is current again.
- * A `link` never overwrites; a directory cannot be linked, so it goes back by `rename`, and
- * only while the name is free. False leaves it at the claim's private name (nothing lost).
- */
-export function putBack(claimPath: string, filePath: string): boolean {
+/** Hands back what a claim took that was not ours (a directory by rename, only while the name is free). */
+function putBack(claimPath: string, filePath: string): boolean {
   try {
     linkSync(claimPath, filePath);
     unlinkSync(claimPath);
     return true;
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "EEXIST") return false; // Yet another file took the name; `recover` keeps this one.
+    // Yet another file took the name; `recover` keeps this one.
+    if ((err as NodeJS.ErrnoException).code === "EEXIST") return false;
   }
   try {
     if (lstatSync(filePath, { throwIfNoEntry: false }) !== undefined) return false;
@@ -272,18 +252,12 @@ export function putBack(claimPath: string, filePath: string): boolean {
   }
 }
 
-// The rollback after a failed publication (docs/design.md#tokens-and-the-publication-protocol: a refusal before publication
-// changes nothing): drop the temp, link the claimed prior version back as current, remove
-// the archive copy this save made of it, drop the claim. The claim goes last: while it
-// exists, `recover` knows a rollback is pending and finishes it from any step
-// (`rollback-*` failpoints; docs/decisions/failpoints.md).
-// A link back can fail for want of space, quota or link count (a disk whose inodes ran out):
-// then the claim is renamed back, only after lstat shows the name free; the window between
-// the two is in docs/decisions/rollback-rename.md. True when the prior version is current
-// again and nothing of this save is left; false when the claim stays for `recover`.
+// Drops the temp, links the claim back, removes its archive copy, drops the claim last (while it
+// exists `recover` finishes the rollback); with no room for a link, renames the claim back.
+// True when the prior version is current again; false when the claim stays for `recover`.
 const NO_ROOM = new Set(["ENOSPC", "EDQUOT", "EMLINK"]);
-async function rollBack(tempPath: string, claimPath: string, filePath: string, spec: PublishSpec, archived: string | null): Promise<boolean> {
-  unlinkQuiet(tempPath);
+async function rollBack(temp: string, claimPath: string, filePath: string, spec: PublishSpec, archived: string | null) {
+  unlinkQuiet(temp);
   await failpoint(spec.failpoint, "rollback-after-temp-drop");
   try {
     await failpoint(spec.failpoint, "rollback-before-restore");
@@ -291,8 +265,7 @@ async function rollBack(tempPath: string, claimPath: string, filePath: string, s
   } catch (err) {
     // EEXIST: something else is current now; the claim stays for `recover` to archive.
     if (!NO_ROOM.has((err as NodeJS.ErrnoException).code ?? "")) return false;
-    // The archive copy goes first: a crash after the rename must not leave the current
-    // file with a second link and no private partner (an unsafe file, not a repair).
+    // First: after the rename, a second link with no private partner would be an unsafe file.
     if (archived !== null) {
       unlinkQuiet(path.join(spec.archiveDir, archived));
       await failpoint(spec.failpoint, "rollback-after-unarchive");
@@ -317,8 +290,8 @@ async function rollBack(tempPath: string, claimPath: string, filePath: string, s
   return true;
 }
 
-// What a refusal after a rollback may say (docs/decisions/rollback-rename.md): "nothing was
-// changed" only when the prior version is current again.
+// "nothing was changed" only when the prior version is current again.
 function afterRollback(restored: boolean, file: string): string {
-  return restored ? "nothing was changed" : `${file} is kept at a private name until \`recover\` puts it back: run \`recover\``;
+  if (restored) return "nothing was changed";
+  return `${file} is kept at a private name until \`recover\` puts it back: run \`recover\``;
 }

@@ -4,14 +4,17 @@ import { readStable, UnsafeFile, type ReadFile } from "./files.ts";
 import { FILE_OF, checkTree, memoryDir, type Kind } from "./paths.ts";
 import { hasPrivatePartner, listPrivate, lockState, lstatBig } from "./private.ts";
 
-function inProgressOrInterrupted(memDirOrRoot: string, lockDir: string, file: string, leftover: () => boolean): Refused {
+function inProgressOrInterrupted(memDirOrRoot: string, lockDir: string, file: string, leftover: () => boolean) {
   const lock = lockState(lockDir);
   // A save that finished between our look at its private file and at the lock released the
   // lock: only a private file still there with no live writer is an interrupted save.
   if (lock.state === "held" || !leftover()) {
-    return new Refused(`${path.join(memDirOrRoot, file)} changed while it was read (a save is in progress${lock.pid ? ` by process ${lock.pid}` : ""}); read it again`);
+    const by = lock.pid ? ` by process ${lock.pid}` : "";
+    const where = path.join(memDirOrRoot, file);
+    return new Refused(`${where} changed while it was read (a save is in progress${by}); read it again`);
   }
-  return new Refused(`an interrupted save left ${file} in recovery in ${memDirOrRoot}; run \`recover\`, then read again`);
+  const fix = "run `recover`, then read again";
+  return new Refused(`an interrupted save left ${file} in recovery in ${memDirOrRoot}; ${fix}`);
 }
 
 function changedWhileRead(filePath: string): Refused {
@@ -26,7 +29,7 @@ function changedWhileRead(filePath: string): Refused {
  * @returns null when the file is absent.
  * @throws Refused / UnsafeFile (exit 2).
  */
-export async function readManagedFile(dir: string, file: string, memDir: string, opts: { failpoint?: string } = {}): Promise<ReadFile | null> {
+export async function readManagedFile(dir: string, file: string, memDir: string, opts: { failpoint?: string } = {}) {
   const filePath = path.join(dir, file);
   const got = await readStable(filePath, opts);
   const mine = () => listPrivate(dir).filter((e) => e.file === file);
@@ -55,7 +58,7 @@ export async function readManagedFile(dir: string, file: string, memDir: string,
  * @returns null when it (or the memory dir) is absent.
  * @throws Refused (exit 2) for an unsafe tree or file, a torn read, or an interrupted save.
  */
-export async function readMemoryFile(root: string, kind: Kind, opts: { failpoint?: string } = {}): Promise<ReadFile | null> {
+export async function readMemoryFile(root: string, kind: Kind, opts: { failpoint?: string } = {}) {
   if (!checkTree(root)) return null;
   // archive/ must be a real folder when present (docs/design.md#tokens-and-the-publication-protocol):
   // every verb refuses such a tree, as the hook and `check` call it unsafe (docs/design.md#one-reading-of-the-handoff).

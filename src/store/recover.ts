@@ -56,14 +56,10 @@ export function archiveEntriesWithIno(dir: string, ino: bigint): string[] {
 }
 
 /**
- * Why a private name does not hold what a save (or a repair) of ours or of the reference helper leaves there, or null
- * when it does (docs/design.md#tokens-and-the-publication-protocol). What the protocol leaves is a regular file whose
- * every link is one the protocol makes: the private name itself, the current file (a publication or a restore that
- * stopped before its unlink), an archive entry (the archive copy of that save), or the same save's other private
- * name. A rollback killed between linking the claim back and dropping it leaves one inode with three links (file,
- * claim, archive copy): ours, and repaired like any other (field report 15).
+ * Why a private name does not hold what a save or repair (ours or the reference's) leaves, or null: a regular
+ * file whose every link the protocol makes (itself, the current file, its archive copy, its save's other name).
  */
-export function notOurs(e: PrivateEntry, filePath: string, arch: string, siblings: readonly PrivateEntry[]): string | null {
+export function notOurs(e: PrivateEntry, filePath: string, arch: string, siblings: readonly PrivateEntry[]) {
   const st = lstatBig(e.path);
   if (st === null) return null; // gone meanwhile
   if (st.isSymbolicLink()) return "is a link";
@@ -85,11 +81,7 @@ export function groupByFile(entries: readonly PrivateEntry[]): Map<string, Priva
   return byFile;
 }
 
-/**
- * Private names that hold something no save leaves (a link, a directory, a file hard-linked
- * outside the protocol): planted, so `recover` and `write` refuse them and `check` calls
- * memory unsafe (3), naming nothing `recover` could finish (docs/design.md#tokens-and-the-publication-protocol).
- */
+/** Private names holding what no save leaves: planted, so `recover` and `write` refuse them and `check` says 3. */
 export function plantedPrivate(root: string): { entry: PrivateEntry; reason: string }[] {
   const out: { entry: PrivateEntry; reason: string }[] = [];
   const arch = archiveDir(root);
@@ -116,11 +108,7 @@ function names(dir: string): string[] {
   }
 }
 
-/**
- * True when `repair` has anything to do (private files, an archive past five, a dead
- * takeover's lock, the reference's archive temps). Cheap: only directory listings, so that
- * a save that was not interrupted runs no repair.
- */
+/** True when `repair` has anything to do; only directory listings, so an uninterrupted save runs none. */
 export function needsRepair(root: string): boolean {
   return (
     pendingRepairs(root).length > 0 ||

@@ -6,10 +6,10 @@ import { failpoint } from "./failpoint.ts";
 import { lstatBig, type PrivateEntry } from "./private.ts";
 import { archiveDir, archivePrefixOf, memoryDir } from "./paths.ts";
 import { linkIntoArchive } from "./publish.ts";
-import { ARCHIVE_TEMP, archiveEntriesWithIno, archiveExcess, DEAD_LOCK, groupByFile, inoOf, pendingRepairs, plantedPrivate } from "./recover.ts";
+import { ARCHIVE_TEMP, archiveEntriesWithIno, archiveExcess, DEAD_LOCK, groupByFile, inoOf } from "./recover.ts";
+import { pendingRepairs, plantedPrivate } from "./recover.ts";
 
-// An archive entry holding exactly these bytes, as a separate file: the reference helper
-// archives by copying, so its claim's archive copy is another inode with the same bytes.
+// An archive entry holding these bytes: the reference helper archives by copying, so its copy is another inode.
 function archiveEntryWithBytes(dir: string, claimPath: string): string | undefined {
   let names: string[];
   let bytes: Buffer;
@@ -36,8 +36,7 @@ function saveId(e: PrivateEntry): string {
   return e.name.slice(e.name.lastIndexOf(".") + 1).replace(/^(tmp|claim)-/, "");
 }
 
-// Drops the reference's archive temps: unpublished (one link) or published (its other link
-// is the archive entry). Anything else under that name is left alone.
+// Drops the reference's archive temps (one link, or two with the archive entry); anything else is left alone.
 async function dropArchiveTemps(arch: string, fp?: string): Promise<string[]> {
   let names: string[];
   try {
@@ -59,28 +58,11 @@ async function dropArchiveTemps(arch: string, fp?: string): Promise<string[]> {
 }
 
 /**
- * Repairs what interrupted saves (ours or the reference helper's) and interrupted repairs
- * left, under the memory lock (docs/design.md#tokens-and-the-publication-protocol). Every step is idempotent and the
- * private name that marks a repair as pending is removed last, so a repair killed at any step
- * is finished by the next run (failpoints `recover-*`; docs/decisions/failpoints.md). Per file:
- *
- * 1. a claim that is the current file (a restore killed before its last step): its archive
- *    copies (same inode) are removed, then the claim;
- * 2. a claim with no current file is rolled back: linked back as current, then as in 1;
- * 3. a claim whose save was published (its temp shares the current inode) is the version that
- *    save replaced: dropped (a handoff's is already archived; ledgers never are);
- * 4. any other claim beside a current file is a prior version that lost a race: kept in the
- *    archive (already there by inode, or by bytes for the reference's copies; else linked as
- *    `<PREFIX>-<time>-<hex>.md`), then dropped;
- * 5. then every temp is dropped: published (it shares the current inode) or not (the old
- *    version stays current). Claims go first: while a published temp is there, the claim is
- *    known to be the version that save replaced.
- *
- * Then dead takeovers of the lock are cleared and the handoff archive is pruned to five when
- * a crash skipped pruning. A private name holding anything else (a link, a directory, a
- * foreign hard link) is refused before anything is changed.
- * @returns one line per action taken.
- * @throws Refused (exit 2) for a planted private file.
+ * Repairs what interrupted saves and repairs left, under the memory lock; each step is idempotent and the name
+ * marking it pending goes last, so a killed repair is finished by the next. Per file: a claim that is the current
+ * file loses its archive copies then its name; a claim with no file is linked back first; a claim whose save was
+ * published is dropped; any other claim is archived (a race's loser), then dropped; then every temp is dropped.
+ * Then dead lock takeovers are cleared and a skipped prune is done. @throws Refused for a planted private file.
  */
 export async function repair(root: string, fp?: string): Promise<string[]> {
   const actions: string[] = [];
@@ -88,7 +70,8 @@ export async function repair(root: string, fp?: string): Promise<string[]> {
   const arch = archiveDir(root);
   const planted = plantedPrivate(root)[0];
   if (planted !== undefined) {
-    throw new Refused(`${planted.entry.path} ${planted.reason}: it holds a private name of the helper but is not a file it left; move it away, then retry`);
+    const what = "it holds a private name of the helper but is not a file it left";
+    throw new Refused(`${planted.entry.path} ${planted.reason}: ${what}; move it away, then retry`);
   }
   const byFile = groupByFile(pendingRepairs(root));
   for (const [filePath, list] of byFile) {
@@ -97,7 +80,8 @@ export async function repair(root: string, fp?: string): Promise<string[]> {
     const currentIno = inoOf(filePath);
     // A temp that shares the current file's inode marks a save that was published; its
     // claim (same pid and random part) is the version that save replaced on purpose.
-    const finished = new Set(list.filter((e) => e.role === "tmp" && currentIno !== null && inoOf(e.path) === currentIno).map(saveId));
+    const published = (e: PrivateEntry) => e.role === "tmp" && currentIno !== null && inoOf(e.path) === currentIno;
+    const finished = new Set(list.filter(published).map(saveId));
     const claims = list
       .filter((e) => e.role === "claim")
       .sort((a, b) => (lstatBig(a.path)?.mtimeMs ?? 0n) < (lstatBig(b.path)?.mtimeMs ?? 0n) ? -1 : 1);
@@ -126,7 +110,8 @@ export async function repair(root: string, fp?: string): Promise<string[]> {
         // copy is there.
         unlinkSync(claim.path);
         await failpoint(fp, "recover-after-claim-drop");
-        actions.push(`${file}: finished a save; dropped the version it replaced${copies[0] ? ` (archived as archive/${copies[0]})` : ""}`);
+        const where = copies[0] ? ` (archived as archive/${copies[0]})` : "";
+        actions.push(`${file}: finished a save; dropped the version it replaced${where}`);
         continue;
       }
       let where = copies[0] ?? archiveEntryWithBytes(arch, claim.path);
@@ -144,7 +129,8 @@ export async function repair(root: string, fp?: string): Promise<string[]> {
       const published = tempIno === inoOf(filePath);
       rmSync(temp.path, { force: true });
       await failpoint(fp, "recover-after-temp-drop");
-      actions.push(published ? `${file}: finished a publication (dropped ${temp.name})` : `${file}: dropped an unpublished new version (${temp.name}); the old version stays current`);
+      const unpublished = `${file}: dropped an unpublished new version (${temp.name}); the old version stays current`;
+      actions.push(published ? `${file}: finished a publication (dropped ${temp.name})` : unpublished);
     }
   }
   actions.push(...(await dropArchiveTemps(arch, fp)));
@@ -159,7 +145,8 @@ export async function repair(root: string, fp?: string): Promise<string[]> {
   if (archiveExcess(root) > 0) {
     await failpoint(fp, "recover-before-prune");
     const pruned = pruneArchive(arch);
-    if (pruned.deleted.length > 0) actions.push(`archive: pruned ${pruned.deleted.length} old handoff(s) to keep the newest ${pruned.keep}`);
+    const n = pruned.deleted.length;
+    if (n > 0) actions.push(`archive: pruned ${n} old handoff(s) to keep the newest ${pruned.keep}`);
     actions.push(...pruned.warnings);
   }
   return actions;

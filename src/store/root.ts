@@ -5,6 +5,8 @@ import path from "node:path";
 import { Refused } from "../errors.ts";
 import { homeFolder, samePath } from "./home.ts";
 
+type Env = Record<string, string | undefined>;
+
 /** Where the root was found, and from what start. */
 export interface FoundRoot {
   /** The root: a real path. */
@@ -45,7 +47,7 @@ function within(child: string, parent: string): boolean {
 }
 
 /** `GIT_CEILING_DIRECTORIES` (absolute paths separated as PATH is, as git reads them; their real paths). */
-function ceilings(env: Record<string, string | undefined>): string[] {
+function ceilings(env: Env): string[] {
   const out: string[] = [];
   // `;` on Windows, where a path holds a `:` after its drive letter.
   for (const c of (env.GIT_CEILING_DIRECTORIES ?? "").split(path.delimiter)) {
@@ -55,18 +57,15 @@ function ceilings(env: Record<string, string | undefined>): string[] {
   return out;
 }
 
-/**
- * git's `safe.directory` values from the global and system config, read as files (no git
- * process): `GIT_CONFIG_GLOBAL` else `$XDG_CONFIG_HOME/git/config` and `~/.gitconfig`;
- * `GIT_CONFIG_SYSTEM` else `/etc/gitconfig`, unless `GIT_CONFIG_NOSYSTEM`. Only plain
- * `[safe]` sections are read (no includes); an empty value resets the list, as in git.
- */
-export function safeDirectories(env: Record<string, string | undefined>): string[] {
+/** git's `safe.directory` values from the global and system config files, read with no git process (no includes). */
+export function safeDirectories(env: Env): string[] {
   const home = homeFolder(env);
   const files: string[] = [];
-  if (!env.GIT_CONFIG_NOSYSTEM || /^(?:0|false|no|off)$/i.test(env.GIT_CONFIG_NOSYSTEM)) files.push(env.GIT_CONFIG_SYSTEM || "/etc/gitconfig");
+  const noSystem = env.GIT_CONFIG_NOSYSTEM;
+  if (!noSystem || /^(?:0|false|no|off)$/i.test(noSystem)) files.push(env.GIT_CONFIG_SYSTEM || "/etc/gitconfig");
   if (env.GIT_CONFIG_GLOBAL !== undefined) files.push(env.GIT_CONFIG_GLOBAL);
-  else files.push(path.join(env.XDG_CONFIG_HOME || path.join(home, ".config"), "git", "config"), path.join(home, ".gitconfig"));
+  else files.push(path.join(env.XDG_CONFIG_HOME || path.join(home, ".config"), "git", "config"));
+  if (env.GIT_CONFIG_GLOBAL === undefined) files.push(path.join(home, ".gitconfig"));
   let out: string[] = [];
   for (const file of files) {
     let text: string;
@@ -119,17 +118,15 @@ function distrust(dir: string, uid: number | undefined, safe: () => readonly str
   } catch {
     return null;
   }
-  const why = (st.mode & 0o1002) === 0o1002 ? "a sticky folder anyone can write to" : st.uid !== uid && st.uid !== 0 ? `owned by another user (uid ${st.uid})` : null;
+  let why: string | null = null;
+  if (st.uid !== uid && st.uid !== 0) why = `owned by another user (uid ${st.uid})`;
+  if ((st.mode & 0o1002) === 0o1002) why = "a sticky folder anyone can write to";
   if (why === null || listedSafe(dir, safe())) return null;
   return why;
 }
 
-/**
- * The refusal for a root inside a work tree git would call dubious, or null: the folder
- * holding `.git` at or above `root` (the walk's trust rule above it) is owned by another user
- * and not listed in `safe.directory`; as root, `SUDO_UID`'s folders are the user's, as in git.
- */
-function dubious(root: string, uid: number | undefined, env: Record<string, string | undefined>, safe: () => readonly string[]): Refused | null {
+/** The refusal for a root inside a work tree git would call dubious (as root, `SUDO_UID`'s is the user's), or null. */
+function dubious(root: string, uid: number | undefined, env: Env, safe: () => readonly string[]): Refused | null {
   if (uid === undefined) return null;
   for (let dir = root; ; ) {
     if (dir !== root && distrust(dir, uid, safe) !== null) return null;
@@ -142,9 +139,10 @@ function dubious(root: string, uid: number | undefined, env: Record<string, stri
       }
       const sudo = uid === 0 && /^\d+$/.test(env.SUDO_UID ?? "") ? Number(env.SUDO_UID) : null;
       if (owner === uid || owner === sudo || listedSafe(dir, safe())) return null;
-      return new Refused(
-        `${dir} is a git repository owned by another user (uid ${owner}), which git refuses as dubious; its memory is not used: run from a project of your own, or, if you trust it, \`git config --global --add safe.directory ${dir}\``,
-      );
+      const what = `${dir} is a git repository owned by another user (uid ${owner}), which git refuses as dubious`;
+      const trust = `\`git config --global --add safe.directory ${dir}\``;
+      const fix = `run from a project of your own, or, if you trust it, ${trust}`;
+      return new Refused(`${what}; its memory is not used: ${fix}`);
     }
     const parent = path.dirname(dir);
     // git looks no higher than a ceiling either.
@@ -167,31 +165,18 @@ function memoryOwnedWell(dir: string, uid: number | undefined): boolean {
   return true;
 }
 
-/**
- * Why a folder above a trusted start must not be looked inside ({@link findRoot}'s rule,
- * docs/design.md#the-root), or null: for code that walks up on its own (the git top, git/git-dir.ts).
- * @param opts.uid the user to judge for (default: this process's; tests pass one).
- */
-export function distrustedAbove(dir: string, env: Record<string, string | undefined>, opts: { uid?: number } = {}): string | null {
+/** Why a folder above a trusted start must not be looked inside (findRoot's rule), for code that walks up itself. */
+export function distrustedAbove(dir: string, env: Env, opts: { uid?: number } = {}): string | null {
   return distrust(dir, "uid" in opts ? opts.uid : process.getuid?.(), () => safeDirectories(env));
 }
 
 /**
- * Finds the root from `start` (docs/design.md#the-root): its real path; then, unless it holds
- * `.ai/memory` itself, the nearest folder at or above it holding `.ai/memory` or `.git` (a
- * directory, or the `.git` file of a worktree or submodule); with none, the start itself.
- * The start is trusted; above it the walk stops, never looking inside, at a folder of another
- * uid (root excepted) or a sticky world-writable one unless git's `safe.directory` lists it,
- * and at a `.ai/memory` whose `.ai` or `memory` belongs to another uid (`stopped` says where).
- * It stops below any `GIT_CEILING_DIRECTORIES` entry, and a walk that would end at the home
- * folder (`$HOME`; `%USERPROFILE%` on Windows) or above it, starting below it, ends at the
- * start. Runs no process: a few `lstat` calls per level; git's config files are read only
- * when a folder is distrusted.
- * @param opts.uid the user to judge ownership for (default: this process's; tests pass one).
- * @throws Refused (exit 2) when the start does not exist, is not a directory, is the home folder or a
- *   sticky world-writable folder, or when the root is inside a work tree of another user that git would refuse as dubious.
+ * Finds the root from `start` (docs/design.md#the-root): the nearest folder at or above its real path holding
+ * `.ai/memory` or `.git`, else the start. Above the start the walk never looks inside a folder of another user or a
+ * sticky world-writable one (unless `safe.directory` lists it), nor past a ceiling or the home folder.
+ * @throws Refused (exit 2) for a start that is missing, not a folder, HOME or sticky, or a dubious work tree.
  */
-export function findRoot(startPath: string, env: Record<string, string | undefined>, opts: { uid?: number } = {}): FoundRoot {
+export function findRoot(startPath: string, env: Env, opts: { uid?: number } = {}): FoundRoot {
   let start: string;
   try {
     start = realpathSync(startPath);
@@ -214,7 +199,8 @@ export function findRoot(startPath: string, env: Record<string, string | undefin
   const safeList = () => (safe ??= safeDirectories(env));
   // A shared scratch folder is nobody's project, even started in: anyone may have planted its memory.
   if (uid !== undefined && (st.mode & 0o1002) === 0o1002 && !listedSafe(start, safeList())) {
-    throw new Refused(`${start} is a sticky folder anyone can write to (like /tmp), never a project: run it from a project folder or pass --root <project>`);
+    const fix = "run it from a project folder or pass --root <project>";
+    throw new Refused(`${start} is a sticky folder anyone can write to (like /tmp), never a project: ${fix}`);
   }
   const found = walk(start, env, uid, safeList, home);
   // Never a memory inside another user's checkout (git calls it dubious), the start's included.
@@ -223,14 +209,16 @@ export function findRoot(startPath: string, env: Record<string, string | undefin
   return found;
 }
 
-function walk(start: string, env: Record<string, string | undefined>, uid: number | undefined, safeList: () => readonly string[], home: string | null): FoundRoot {
+type Safe = () => readonly string[];
+
+function walk(start: string, env: Env, uid: number | undefined, safe: Safe, home: string | null): FoundRoot {
   if (exists(path.join(start, ".ai", "memory"))) return { root: start, start, by: "memory" };
   const stops = ceilings(env);
   const belowHome = home !== null && within(start, home);
   let dir = start;
   for (;;) {
     if (dir !== start) {
-      const why = distrust(dir, uid, safeList);
+      const why = distrust(dir, uid, safe);
       if (why !== null) return { root: start, start, by: "start", stopped: { at: dir, why } };
     }
     if (exists(path.join(dir, ".ai", "memory"))) {
@@ -239,7 +227,8 @@ function walk(start: string, env: Record<string, string | undefined>, uid: numbe
     }
     if (exists(path.join(dir, ".git"))) return { root: dir, start, by: "git" };
     const parent = path.dirname(dir);
-    if (parent === dir || stops.some((s) => samePath(s, parent)) || (belowHome && samePath(parent, home!))) return { root: start, start, by: "start" };
+    const ceiling = stops.some((s) => samePath(s, parent)) || (belowHome && samePath(parent, home!));
+    if (parent === dir || ceiling) return { root: start, start, by: "start" };
     dir = parent;
   }
 }

@@ -22,15 +22,26 @@ export interface Settings {
   archivesKept: number;
 }
 
-export const DEFAULT_SETTINGS: Settings = { contextOffer: true, contextThreshold: 70, contextWindow: null, archivesKept: 5 };
+export const DEFAULT_SETTINGS: Settings = {
+  contextOffer: true,
+  contextThreshold: 70,
+  contextWindow: null,
+  archivesKept: 5,
+};
 
 type Check = (v: unknown) => boolean;
-const isInt = (lo: number, hi: number): Check => (v) => typeof v === "number" && Number.isInteger(v) && v >= lo && v <= hi;
+const isInt =
+  (lo: number, hi: number): Check =>
+  (v) =>
+    typeof v === "number" && Number.isInteger(v) && v >= lo && v <= hi;
 
 const RULES: Record<keyof Settings, { ok: Check; want: string }> = {
   contextOffer: { ok: (v) => typeof v === "boolean", want: "true or false" },
   contextThreshold: { ok: isInt(1, 99), want: "a whole percent from 1 to 99" },
-  contextWindow: { ok: (v) => v === null || isInt(1000, 100_000_000)(v), want: "null or a whole number of tokens from 1000" },
+  contextWindow: {
+    ok: (v) => v === null || isInt(1000, 100_000_000)(v),
+    want: "null or a whole number of tokens from 1000",
+  },
   archivesKept: { ok: isInt(1, 1000), want: "a whole number from 1 to 1000" },
 };
 
@@ -75,7 +86,8 @@ export function readSettings(memDir: string): { settings: Settings; problems: st
     parsed = undefined;
   }
   if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
-    return { settings, problems: [`.ai/memory/${SETTINGS_FILE} is not a JSON object of at most ${MAX_SETTINGS_BYTES} bytes (nor a link); using the defaults`] };
+    const what = `is not a JSON object of at most ${MAX_SETTINGS_BYTES} bytes (nor a link)`;
+    return { settings, problems: [`.ai/memory/${SETTINGS_FILE} ${what}; using the defaults`] };
   }
   const problems: string[] = [];
   for (const [key, value] of Object.entries(parsed as Record<string, unknown>)) {
@@ -84,7 +96,8 @@ export function readSettings(memDir: string): { settings: Settings; problems: st
       problems.push(`.ai/memory/${SETTINGS_FILE}: unknown key ${quotedValue(key.slice(0, 40))} ignored`);
     } else if (!rule.ok(value)) {
       const def = JSON.stringify(DEFAULT_SETTINGS[key as keyof Settings]);
-      problems.push(`.ai/memory/${SETTINGS_FILE}: "${key}" must be ${rule.want}, got ${quotedValue(String(JSON.stringify(value)).slice(0, 40))}; using ${def}`);
+      const got = quotedValue(String(JSON.stringify(value)).slice(0, 40));
+      problems.push(`.ai/memory/${SETTINGS_FILE}: "${key}" must be ${rule.want}, got ${got}; using ${def}`);
     } else {
       (settings as Record<string, unknown>)[key] = value;
     }

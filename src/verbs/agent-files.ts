@@ -2,7 +2,8 @@ import { quotedValue } from "../guard/quote.ts";
 import { realpathSync } from "node:fs";
 import path from "node:path";
 import { AGENTS, isAgentName } from "../agents/index.ts";
-import type { Agent, HelperLocation } from "../agents/types.ts";
+import { editPath } from "../agents/plan.ts";
+import type { Agent, Edit, HelperLocation } from "../agents/types.ts";
 import { UsageError } from "../errors.ts";
 import { homeFolder } from "../store/home.ts";
 import { memoryDir } from "../store/paths.ts";
@@ -31,9 +32,7 @@ export interface AgentTarget {
 }
 
 /** The home folder from the environment (HOME; USERPROFILE on Windows), as `os.homedir()` reads it. */
-export function homeOf(env: Record<string, string | undefined>): string {
-  return homeFolder(env);
-}
+export const homeOf = homeFolder;
 
 function real(p: string): string {
   try {
@@ -59,11 +58,14 @@ export function helperLocation(ctx: VerbContext, root: string | null): HelperLoc
 export function agentTarget(ctx: VerbContext, verb: string): AgentTarget {
   const name = ctx.values.agent;
   if (!isAgentName(name)) {
-    throw new UsageError(`${verb} needs --agent ${Object.keys(AGENTS).join("|")}${typeof name === "string" ? `, got ${quotedValue(name)}` : ""}`);
+    const got = typeof name === "string" ? `, got ${quotedValue(name)}` : "";
+    throw new UsageError(`${verb} needs --agent ${Object.keys(AGENTS).join("|")}${got}`);
   }
   const global = ctx.values.global === true;
   const home = homeOf(ctx.env);
-  if (global && typeof ctx.values.root === "string") throw new UsageError(`${verb}: --global and --root exclude each other`);
+  if (global && typeof ctx.values.root === "string") {
+    throw new UsageError(`${verb}: --global and --root exclude each other`);
+  }
   const root = global ? null : rootOption(ctx);
   return {
     agent: AGENTS[name],
@@ -74,4 +76,18 @@ export function agentTarget(ctx: VerbContext, verb: string): AgentTarget {
     helper: helperLocation(ctx, root),
     dryRun: ctx.values["dry-run"] === true,
   };
+}
+
+/** One agent file `install` or `uninstall` edits: its edit, absolute path, and path as shown. */
+export interface EditTarget {
+  edit: Edit;
+  file: string;
+  /** Relative to the project, or `~/…` with --global. */
+  shown: string;
+}
+
+/** The files the target's agent edits, where this run edits them. */
+export function editTargets(t: AgentTarget): EditTarget[] {
+  const shown = (edit: Edit) => (t.global ? `~/${edit.file}` : edit.file);
+  return t.agent.edits(t.helper, t.global).map((edit) => ({ edit, file: editPath(t.base, edit), shown: shown(edit) }));
 }

@@ -20,7 +20,10 @@ export async function readCheckpoint(root: string, session: string | undefined):
   checkTree(root);
   const state = checkpointsDirState(root);
   if (state === "missing") return absent;
-  if (state === "unsafe") throw new Refused(`${checkpointsDir(root)} is a link or not a directory; memory must live in real directories under the root (move it away)`);
+  if (state === "unsafe") {
+    const why = "is a link or not a directory; memory must live in real directories under the root (move it away)";
+    throw new Refused(`${checkpointsDir(root)} ${why}`);
+  }
   const id = session !== undefined ? sessionFileId(session) : newestCheckpoint(root)?.session;
   if (id === undefined) return absent;
   const name = `${id}.md`;

@@ -1,8 +1,10 @@
 // What `checkpoint` does (docs/design.md#checkpoints); checkpoint.ts is its face.
 import { quotedValue } from "../guard/quote.ts";
+import { lstatSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { Busy, HelperError } from "../errors.ts";
-import { ADAPTERS, anchorsOnlySource, captureSource, isFormat, PLAN_MARKERS } from "../agents/transcripts/index.ts";
+import { PARSERS } from "../agents/transcripts/parsers.ts";
+import { anchorsOnlySource, captureSource, countToolCalls, FORMATS, isFormat, readEvents, sniffFormat } from "../agents/transcripts/index.ts";
 import {
   closeTranscript,
   earlierHolds,
@@ -10,7 +12,6 @@ import {
   headLines,
   openTranscript,
   readFailure,
-  sniffFormat,
   TAIL_BYTES,
   tailLines,
   tailPart,
@@ -18,7 +19,7 @@ import {
 } from "../agents/transcripts/tail.ts";
 import { emptyCapture, type Capture, type TranscriptFormat } from "../agents/transcripts/types.ts";
 import { hookCwd } from "../agents/harness-path.ts";
-import { countToolCalls, findLastSave, type LastSave, type ProjectHandoffs } from "../agents/transcripts/last-save.ts";
+import { findLastSave, type LastSave, type ProjectHandoffs } from "../agents/transcripts/last-save.ts";
 import { recordResume } from "../journal/record.ts";
 import { findLastResume, type ResumeCall } from "../journal/resume-events.ts";
 import { formatRedactionReport } from "../guard/redact.ts";
@@ -61,7 +62,7 @@ import { disabledByEnv, pauseSwitch } from "../store/pause.ts";
 import { publish } from "../store/publish.ts";
 import { failpointOf, rootOption } from "./common.ts";
 import { ok, type Outcome, type VerbContext } from "./types.ts";
-import { CHECKPOINT_DIRTY, CHECKPOINT_GIT_MS, CHECKPOINT_LINES, CHECKPOINT_STDIN_BYTES } from "./checkpoint.ts";
+import { CHECKPOINT_DIRTY, CHECKPOINT_GIT_MS, CHECKPOINT_LINES, CHECKPOINT_STDIN_BYTES, userHelperWithoutMemory } from "./checkpoint.ts";
 
 /** `checkpoint --help` (the verb's face, checkpoint.ts, asks for it only when help is read). */
 export function checkpointHelp(): string {
@@ -135,6 +136,27 @@ function projectHandoffs(root: string): ProjectHandoffs {
 
 /** Most archives hashed to recognise a save's token (newest first). */
 const ARCHIVES_HASHED = 50;
+
+/** Days after which a context-offer marker goes: its session is long over (a live one is told again at worst). */
+const OFFER_MARKER_DAYS = 7;
+
+// Run where a checkpoint is written, never on the context hook's path; at most 200 names looked at.
+function pruneOfferMarkers(dir: string, nowMs: number): void {
+  let names: string[];
+  try {
+    names = readdirSync(dir).filter((n) => n.startsWith(".offered-")).slice(0, 200);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const p = path.join(dir, name);
+    try {
+      if (nowMs - lstatSync(p).mtimeMs > OFFER_MARKER_DAYS * 86_400_000) rmQuietRegular(p);
+    } catch {
+      // Gone already.
+    }
+  }
+}
 
 /** What the hook input says (harnesses.md): every field optional. */
 interface HookInput {
@@ -216,7 +238,7 @@ export async function checkpointAnchors(root: string, env: Record<string, string
 function enough(cap: Capture, file: TranscriptFile, from: number, hook: HookInput): boolean {
   if (cap.userRequests.length < MAX_REQUESTS) return false;
   if (cap.lastClaim === null && hook.lastMessage === null) return false;
-  return cap.planFinal || !earlierHolds(file, from, PLAN_MARKERS[cap.format]);
+  return cap.planFinal || !earlierHolds(file, from, FORMATS[cap.format].planMarkers);
 }
 
 /** What the transcript gave: a capture after the session's last save, or why there is none. */
@@ -258,11 +280,11 @@ function capture(input: HookInput, format: string | undefined, notes: string[], 
     if (chosen === null) return anchorsOnly("transcript in an unrecognised format", CHECKPOINT_LINES.unknownFormat());
     // Only the records after the session's last save count (docs/design.md#checkpoints).
     const after = (lines: readonly string[]) => {
-      save = findLastSave(chosen, lines, project);
-      resume = findLastResume(chosen, lines);
-      const rest = save === null ? lines : lines.slice(save.line + 1);
-      toolCalls = countToolCalls(chosen, rest);
-      return ADAPTERS[chosen](rest);
+      const events = readEvents(chosen, lines);
+      save = findLastSave(events, project);
+      resume = findLastResume(events);
+      toolCalls = countToolCalls(events, save?.line);
+      return PARSERS[chosen](save === null ? lines : lines.slice(save.line + 1));
     };
     // The last 1 MiB first; all of the last 4 MiB when that part lacks what is needed, or
     // when the save may lie before it.
@@ -276,7 +298,7 @@ function capture(input: HookInput, format: string | undefined, notes: string[], 
     // The file's first records date the session's start when the part read does not reach them.
     headStart = read < file.size ? sessionStartOf(file, chosen) : null;
     // Codex names its version in the file's first record, which a tail may not reach.
-    if (cap.version == null && read < file.size) cap.version = ADAPTERS[chosen](file.head.slice(0, 16)).version ?? null;
+    if (cap.version == null && read < file.size) cap.version = PARSERS[chosen](file.head.slice(0, 16)).version ?? null;
   } catch (err) {
     return unread(readFailure(err));
   } finally {
@@ -290,7 +312,7 @@ function capture(input: HookInput, format: string | undefined, notes: string[], 
 // head holds none (a first record longer than it: a long paste) and the whole file lies within
 // the last TAIL_BYTES (docs/design.md#checkpoints), the file is read from its start.
 function sessionStartOf(file: TranscriptFile, format: TranscriptFormat): string | null {
-  const first = (lines: readonly string[]) => ADAPTERS[format](lines.slice(0, 16)).firstTimestamp ?? (lines.length > 16 ? ADAPTERS[format](lines).firstTimestamp : null);
+  const first = (lines: readonly string[]) => PARSERS[format](lines.slice(0, 16)).firstTimestamp ?? (lines.length > 16 ? PARSERS[format](lines).firstTimestamp : null);
   const fromHead = first(file.head);
   if (fromHead !== null || file.size > TAIL_BYTES) return fromHead;
   return first(headLines(file, TAIL_BYTES));
@@ -326,6 +348,7 @@ export async function runCheckpoint(ctx: VerbContext): Promise<Outcome> {
     return ok("", [...notes, CHECKPOINT_LINES.skipped(`${root} is the home directory or the file system's root, not a project`)]);
   }
   if (pauseSwitch(memoryDir(root), ctx.env) !== null) return ok("", [CHECKPOINT_LINES.paused()]);
+  if (userHelperWithoutMemory(ctx.skillDir, home, root)) return ok("", [...notes, CHECKPOINT_LINES.noMemory(root)]);
 
   const session = sessionFileId(hook.sessionId);
   const name = `${session}.md`;
@@ -347,7 +370,7 @@ export async function runCheckpoint(ctx: VerbContext): Promise<Outcome> {
   const nothing = got.recognised && got.toolCalls === 0;
   // Nothing to capture and nothing of this session to replace: nothing is written at all.
   // A resume this session made is measured for the journal (docs/decisions/journal.md).
-  const resumed = (): Promise<string[]> => (got.resume ? recordResume(root, got.resume, String(hook.sessionId ?? session), project.current?.token ?? null, ctx.env, failpointOf(ctx)) : Promise.resolve([]));
+  const resumed = (): Promise<string[]> => (got.resume ? recordResume(root, got.resume, session, project.current?.token ?? null, ctx.env, failpointOf(ctx)) : Promise.resolve([]));
   if (nothing && (before === null || (headerValue(before, "Since-handoff") === since && !hook.compactSummary))) {
     let journal: string[] = [];
     if (got.resume) {
@@ -369,6 +392,7 @@ export async function runCheckpoint(ctx: VerbContext): Promise<Outcome> {
       // Checkpoints hold what a session said and ran: never committed unless the user says so.
       ensureIgnored(dir, CHECKPOINTS_GITIGNORE);
       const cleaned = [...journal, ...cleanCheckpointLeftovers(root)];
+      pruneOfferMarkers(dir, nowMs);
       const prior = await readStable(file);
       const priorText = prior?.bytes.toString("utf8") ?? null;
       const priorSince = priorText === null ? null : headerValue(priorText, "Since-handoff");

@@ -2,20 +2,22 @@
 // and tool call, it tells the agent once, when the session's context in use crosses the
 // threshold, to offer the user a handoff, and writes a checkpoint then as a safety net.
 // On the hot path: one small settings read, one transcript tail, no git.
-import { spawnSync } from "node:child_process";
-import { closeSync, constants, lstatSync, mkdirSync, openSync, writeSync } from "node:fs";
+import { childProcess } from "../builtins.ts";
+import { lstatSync, mkdirSync } from "node:fs";
 import { closeTranscript, openTranscript, tailPart } from "../agents/transcripts/tail.ts";
-import { sniffFormat } from "../agents/transcripts/tail.ts";
-import { usagePoints, type UsagePoint } from "../agents/transcripts/usage.ts";
+import { readEvents, sniffFormat, usagePoints, type UsagePoint } from "../agents/transcripts/index.ts";
 import { findLastSave, isSaveCommand, savedToken } from "../agents/transcripts/last-save.ts";
 import { recordSavedBy } from "../git/saves.ts";
 import { hookCwd } from "../agents/harness-path.ts";
 import { checkpointsDir, rmQuietRegular, sessionFileId } from "../store/checkpoints.ts";
+import { createExclusive } from "../store/files.ts";
 import { checkTree, memoryDir } from "../store/paths.ts";
 import { treeUnsafe } from "../store/inspect.ts";
 import { pauseSwitch } from "../store/pause.ts";
 import { readSettings } from "../store/settings.ts";
 import { rootOption } from "./common.ts";
+import { userHelperWithoutMemory } from "./checkpoint.ts";
+import { homeFolder } from "../store/home.ts";
 import { ok, type Outcome, type Verb, type VerbContext } from "./types.ts";
 
 /** Bytes of the transcript's end read first; the usage of the last response is almost always there. */
@@ -28,7 +30,8 @@ const FORMATS = new Set(["claude", "codex"]);
 /** The sentence the agent gets once per crossing. */
 export function offerText(pct: number, used: number, window: number, threshold: number): string {
   return (
-    `session-handoff: this session's context is ${pct}% full (${used} of ${window} tokens; the threshold is ${threshold}%). ` +
+    `session-handoff: this session's context is ${pct}% full ` +
+    `(${used} of ${window} tokens; the threshold is ${threshold}%). ` +
     "Before it is compacted, offer the user once to save a handoff now with the session-handoff skill's save flow; " +
     "save only if they agree. An automatic checkpoint was written to .ai/memory/checkpoints/ as a safety net."
   );
@@ -57,8 +60,10 @@ async function readInput(ctx: VerbContext): Promise<HookInput | null> {
   }
 }
 
+type Format = "claude" | "codex";
+
 /** The usage points of the transcript's tail, and its lines; null when it cannot be read. */
-function readUsage(transcriptPath: unknown): { points: UsagePoint[]; lines: string[]; format: "claude" | "codex" } | null {
+function readUsage(transcriptPath: unknown): { points: UsagePoint[]; lines: string[]; format: Format } | null {
   if (typeof transcriptPath !== "string" || transcriptPath === "") return null;
   const opened = openTranscript(transcriptPath);
   if (!opened.ok) return null;
@@ -67,7 +72,7 @@ function readUsage(transcriptPath: unknown): { points: UsagePoint[]; lines: stri
     if (format !== "claude" && format !== "codex") return null;
     for (const bytes of [SMALL_TAIL, LARGE_TAIL]) {
       const { lines } = tailPart(opened.file, bytes);
-      const points = usagePoints(format, lines);
+      const points = usagePoints(readEvents(format, lines, true));
       if (points.length > 0 || bytes >= opened.file.size) return { points, lines, format };
     }
     return null;
@@ -79,21 +84,6 @@ function readUsage(transcriptPath: unknown): { points: UsagePoint[]; lines: stri
 }
 
 // Creates `p` exclusively, never through a link: true for the one caller that made it.
-function claim(p: string, body: string): boolean {
-  let fd: number;
-  try {
-    fd = openSync(p, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
-  } catch {
-    return false;
-  }
-  try {
-    writeSync(fd, body);
-  } finally {
-    closeSync(fd);
-  }
-  return true;
-}
-
 function exists(p: string): boolean {
   try {
     lstatSync(p);
@@ -106,7 +96,9 @@ function exists(p: string): boolean {
 // Every string inside a JSON value, joined by newlines (a tool's input or response, any shape).
 function strings(v: unknown, out: string[] = [], depth = 0): string[] {
   if (typeof v === "string") out.push(v);
-  else if (v !== null && typeof v === "object" && depth < 8) for (const x of Object.values(v)) strings(x, out, depth + 1);
+  else if (v !== null && typeof v === "object" && depth < 8) {
+    for (const x of Object.values(v)) strings(x, out, depth + 1);
+  }
   return out;
 }
 
@@ -141,11 +133,11 @@ async function decide(ctx: VerbContext, input: HookInput, format: string): Promi
   const { settings, problems } = readSettings(memDir);
   const warn = problems.map((p) => `memory_io context: ${p}`);
   if (!settings.contextOffer || pauseSwitch(memDir, ctx.env) !== null || treeUnsafe(root) === true) return ok("", warn);
+  if (userHelperWithoutMemory(ctx.skillDir, homeFolder(ctx.env), root)) return ok("", warn);
   const usage = readUsage(input.transcriptPath);
   if (usage === null || usage.points.length === 0) return ok("", warn);
   const last = usage.points[usage.points.length - 1]!;
-  // Codex says its window only in token_count events: the latest one seen serves the records after it.
-  const window = settings.contextWindow ?? last.window ?? [...usage.points].reverse().find((p) => p.window !== null)?.window ?? null;
+  const window = settings.contextWindow ?? last.window;
   if (window === null) return ok("", warn);
   const above = (p: UsagePoint) => (p.used * 100) / window >= settings.contextThreshold;
   const marker = `${checkpointsDir(root)}/.offered-${sessionFileId(input.sessionId)}`;
@@ -159,7 +151,7 @@ async function decide(ctx: VerbContext, input: HookInput, format: string): Promi
   let at = usage.points.length - 1;
   while (at > 0 && above(usage.points[at - 1]!)) at--;
   const since = usage.lines.slice(usage.points[at]!.line);
-  const saved = findLastSave(usage.format, since, { accepts: () => true, current: null }) !== null;
+  const saved = findLastSave(readEvents(usage.format, since), { accepts: () => true, current: null }) !== null;
   const pct = Math.floor((last.used * 100) / window);
   try {
     checkTree(root, { create: true });
@@ -168,10 +160,10 @@ async function decide(ctx: VerbContext, input: HookInput, format: string): Promi
     return ok("", [...warn, `memory_io context: ${(err as Error).message}; printing nothing`]);
   }
   // Exclusive: of two hooks at the same crossing (parallel tool calls), one offers.
-  if (!claim(marker, `${JSON.stringify({ pct, used: last.used, window, saved })}\n`)) return ok("", warn);
+  if (!createExclusive(marker, `${JSON.stringify({ pct, used: last.used, window, saved })}\n`)) return ok("", warn);
   if (saved) return ok("", warn);
   if (typeof ctx.helperPath === "string") {
-    spawnSync(process.execPath, [ctx.helperPath, "checkpoint", "--format", format, "--root", root], {
+    childProcess().spawnSync(process.execPath, [ctx.helperPath, "checkpoint", "--format", format, "--root", root], {
       input: JSON.stringify({ ...input.raw, hook_event_name: "ContextThreshold" }),
       env: ctx.env,
       stdio: ["pipe", "ignore", "ignore"],
@@ -211,7 +203,9 @@ exit: always 0.
   },
   async run(ctx) {
     const format = ctx.values.format ?? "claude";
-    if (typeof format !== "string" || !FORMATS.has(format)) return ok("", ["memory_io context: --format must be claude or codex; printing nothing"]);
+    if (typeof format !== "string" || !FORMATS.has(format)) {
+      return ok("", ["memory_io context: --format must be claude or codex; printing nothing"]);
+    }
     const input = await readInput(ctx);
     if (input === null) return ok("", []);
     return decide(ctx, input, format);

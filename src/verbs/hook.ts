@@ -1,5 +1,4 @@
 import { quotedValue } from "../guard/quote.ts";
-import { createHash } from "node:crypto";
 import path from "node:path";
 import { lstatSync } from "node:fs";
 import { markedHere, readSaves, savedHereByStat, savedStampOf, statKey } from "../git/saves.ts";
@@ -8,6 +7,7 @@ import { inspectFile, interruptedSave, treeUnsafe, type FileInspection } from ".
 import { FILE_OF, memoryDir, type Kind } from "../store/paths.ts";
 import { disabledByEnv, pauseSwitch } from "../store/pause.ts";
 import { pendingRepairs } from "../store/recover.ts";
+import { tokenOf } from "../store/files.ts";
 import { ageWords } from "../schema/state-time.ts";
 import { glanceAtHandoff, straySentence } from "../schema/handoff.ts";
 import { ROOT_HELP, rootOption } from "./common.ts";
@@ -16,7 +16,8 @@ import { hookCwd } from "../agents/harness-path.ts";
 import { renderHook } from "../agents/render.ts";
 import type { HookFormat } from "../agents/types.ts";
 import { ok, type Verb, type VerbContext } from "./types.ts";
-import { CHECKPOINT_SENTENCES, checkpointHookLines, type CheckpointHookLines, type HookSession } from "./checkpoint-surface.ts";
+import { CHECKPOINT_SENTENCES, checkpointHookLines } from "./checkpoint-surface.ts";
+import type { CheckpointHookLines, HookSession } from "./checkpoint-surface.ts";
 
 /** Longest hook output, in characters (field report 8; docs/design.md#integrations). */
 export const HOOK_LIMIT = 2000;
@@ -83,9 +84,18 @@ function lessonsInterrupted(root: string): boolean {
  * Composes the hook's text from file states: most important first, under HOOK_LIMIT
  * characters; empty when every file it looks at is missing and nothing is paused.
  */
-export function composeHookText(files: FileInspection[], interrupted: boolean, paused: boolean, now: number, checkpoint?: CheckpointHookLines, savedHere?: (text: string) => boolean): string {
+export function composeHookText(
+  files: FileInspection[],
+  interrupted: boolean,
+  paused: boolean,
+  now: number,
+  checkpoint?: CheckpointHookLines,
+  savedHere?: (text: string) => boolean,
+): string {
   const lines: string[] = [];
-  for (const f of files) if (f.status === "unsafe" || f.status === "foreign") lines.push(SENTENCES.unsafe(FILE_OF[f.kind]));
+  for (const f of files) {
+    if (f.status === "unsafe" || f.status === "foreign") lines.push(SENTENCES.unsafe(FILE_OF[f.kind]));
+  }
   if (interrupted || files.some((f) => f.status === "interrupted")) lines.push(SENTENCES.interrupted());
   for (const f of files) {
     if (f.status !== "present") continue;
@@ -95,10 +105,12 @@ export function composeHookText(files: FileInspection[], interrupted: boolean, p
       continue;
     }
     const glance = f.kind === "handoff" ? ageText(f.text, now) : null;
-    if (f.kind === "handoff" && checkpoint?.handoffOlderThanSession) lines.push(CHECKPOINT_SENTENCES.handoffOlderThanSession());
+    const olderThanSession = f.kind === "handoff" && checkpoint?.handoffOlderThanSession === true;
+    if (olderThanSession) lines.push(CHECKPOINT_SENTENCES.handoffOlderThanSession());
     else lines.push(glance !== null ? SENTENCES.handoff(glance.age) : SENTENCES.lessons());
     if (glance?.strays) lines.push(`session-handoff: ${glance.strays}.`);
-    if (f.kind === "handoff" && typeof f.text === "string" && savedHere !== undefined && !savedHere(f.text)) lines.push(SENTENCES.elsewhere());
+    const handoffText = f.kind === "handoff" && typeof f.text === "string" ? f.text : null;
+    if (handoffText !== null && savedHere !== undefined && !savedHere(handoffText)) lines.push(SENTENCES.elsewhere());
   }
   if (checkpoint) lines.push(...checkpoint.lines);
   if (paused) lines.push(SENTENCES.paused());
@@ -148,7 +160,9 @@ exit: always 0 -- a broken hook must not break a session; problems go to stderr.
     }
     const format = ctx.values.format ?? "text";
     if (!isHookFormat(format)) {
-      return ok("", [`memory_io hook: --format must be text, claude, codex, gemini, cursor or cline, got ${quotedValue(String(format))}; printing nothing`]);
+      const formats = "text, claude, codex, gemini, cursor or cline";
+      const got = quotedValue(String(format));
+      return ok("", [`memory_io hook: --format must be ${formats}, got ${got}; printing nothing`]);
     }
     // The sentences first, then the harness's envelope around them (docs/design.md#integrations).
     const wrap = (text: string) => renderHook(format as HookFormat, text, HOOK_LIMIT);
@@ -167,12 +181,15 @@ exit: always 0 -- a broken hook must not break a session; problems go to stderr.
     const paused = pauseSwitch(memoryDir(root), ctx.env) !== null;
     // A linked or non-directory memory tree is refused by every verb as a whole
     // (docs/design.md#the-session-start-hook): say so once, and name no file behind it.
-    if (treeUnsafe(root) === true) return ok(wrap(`${[SENTENCES.tree(), ...(paused ? [SENTENCES.paused()] : [])].join("\n")}\n`), []);
+    if (treeUnsafe(root) === true) {
+      return ok(wrap(`${[SENTENCES.tree(), ...(paused ? [SENTENCES.paused()] : [])].join("\n")}\n`), []);
+    }
     const kinds: Kind[] = mode === "session" ? ["handoff", "lessons"] : ["lessons"];
     const files = kinds.map((k) => inspectFile(root, k, true, { text: k === "handoff" }));
     const now = Date.now();
     const handoffPresent = files.some((f) => f.kind === "handoff" && f.status === "present");
-    const checkpoint = mode === "session" ? await checkpointHookLines(root, input, handoffPresent, paused, now) : undefined;
+    const session = mode === "session";
+    const checkpoint = session ? await checkpointHookLines(root, input, handoffPresent, paused, now) : undefined;
     // --mode lessons says nothing of the handoff: only LESSONS.md's own leftovers count.
     const interrupted = mode === "session" ? interruptedSave(root) : lessonsInterrupted(root);
     // The file one of this clone's saves published is known by its stat; only another one is hashed.
@@ -181,14 +198,16 @@ exit: always 0 -- a broken hook must not break a session; problems go to stderr.
       // Outside git or before this clone's first recorded save: nothing to say (no hashing either).
       if (saves === null) return true;
       try {
-        if (savedHereByStat(root, statKey(lstatSync(path.join(memoryDir(root), "HANDOFF.md"), { bigint: true })))) return true;
+        const stat = lstatSync(path.join(memoryDir(root), "HANDOFF.md"), { bigint: true });
+        if (savedHereByStat(root, statKey(stat))) return true;
       } catch {
         // hashed below
       }
       const marked = markedHere(root, text);
       if (marked !== null) return marked;
       const stamp = savedStampOf(text);
-      return (stamp !== null && saves.stamps.includes(stamp)) || saves.tokens.includes(createHash("sha256").update(text, "utf8").digest("hex"));
+      if (stamp !== null && saves.stamps.includes(stamp)) return true;
+      return saves.tokens.includes(tokenOf(Buffer.from(text, "utf8")));
     };
     return ok(wrap(composeHookText(files, interrupted, paused, now, checkpoint, savedHere)), []);
   },

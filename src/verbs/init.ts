@@ -1,4 +1,4 @@
-import { existsSync, lstatSync, realpathSync, rmSync } from "node:fs";
+import { existsSync, lstatSync, realpathSync, rmdirSync, rmSync } from "node:fs";
 import path from "node:path";
 import { AGENTS, isAgentName } from "../agents/index.ts";
 import {
@@ -7,12 +7,16 @@ import {
   CANONICAL,
   copySteps,
   detectAgents,
+  dropCopyRecord,
+  editedFiles,
   linkFolderFor,
   linkState,
   makeLink,
+  readCopyRecord,
   removeEmptyUpTo,
   skillFiles,
   unwritable,
+  writeCopyRecord,
 } from "../agents/skill-place.ts";
 import type { Agent } from "../agents/types.ts";
 import { Refused, UsageError } from "../errors.ts";
@@ -46,9 +50,10 @@ export const initVerb: Verb = {
     global: { type: "boolean" },
     "dry-run": { type: "boolean" },
     undo: { type: "boolean" },
+    replace: { type: "boolean" },
   },
   positionals: [0, 0],
-  help: `usage: npx session-handoff init [--agent NAME]... [--root DIR | --global] [--dry-run]
+  help: `usage: npx session-handoff init [--agent NAME]... [--root DIR | --global] [--dry-run] [--replace]
        npx session-handoff init --undo [--agent NAME]... [--root DIR | --global] [--dry-run]
        (or: node <skill>/scripts/memory_io.mjs init …)
 
@@ -67,7 +72,11 @@ Agents are the ones whose folder is in the project (.claude/ or CLAUDE.md, .code
           ~/.gemini/skills/, ~/.config/opencode/skills/, and \`install --global\`.
 --dry-run says what it would do and changes nothing.
 --undo    the reverse: \`uninstall\` for each agent, then the links and the copy go
-          (folders left empty go too). A copy or link that is not this skill's stays.
+          (folders init made go when empty). A copy or link that is not this skill's
+          stays, and so does a file of the copy you edited.
+--replace overwrite the files of the copy you edited since init copied them (else
+          init refuses, naming them; .agents/skills/session-handoff/.init.json
+          records what init copied).
 
 A second run changes no byte. Refused, with nothing changed: no project (no .git here
 or above; pass --root), no agent found and none named, an unknown agent, a file or
@@ -171,6 +180,16 @@ async function init(ctx: VerbContext, plan: Plan) {
     throw new Refused(`${shown(dest)} is a link to another folder; nothing was changed. Remove it and run init again`);
   }
   const steps = running ? [] : copySteps(source, dest);
+  const record = running ? null : readCopyRecord(dest);
+  const edited = running ? [] : editedFiles(dest, steps, record);
+  if (edited.length > 0 && ctx.values.replace !== true) {
+    const names = edited.slice(0, 5).map((rel) => shown(path.join(dest, rel)));
+    const more = edited.length > 5 ? ` and ${edited.length - 5} more` : "";
+    throw new Refused(
+      `${names.join(", ")}${more} differ from what init copied (edited since, or copied by an older init); ` +
+        "nothing was changed. Keep your edits elsewhere, then run init --replace to overwrite them",
+    );
+  }
   const writes = steps.map((s) => path.join(dest, s.rel));
   const links = linkPlaces(plan, plan.agents).map((place) => {
     const state = linkState(place, dest);
@@ -183,6 +202,7 @@ async function init(ctx: VerbContext, plan: Plan) {
     else if (state === "absent") writes.push(place);
     return { place, state, asCopy, copy };
   });
+  const made = [dest, ...links.map((l) => path.dirname(l.place))].flatMap((d) => missingUnder(plan.base, d));
   for (const file of writes) {
     const why = unwritable(file);
     if (why !== null) {
@@ -218,6 +238,9 @@ async function init(ctx: VerbContext, plan: Plan) {
     }
   }
   lines.splice(1, 0, ...after);
+  if (!plan.dryRun && !running && (steps.length > 0 || made.length > 0 || record === null)) {
+    writeCopyRecord(dest, [...new Set([...(record?.createdDirs ?? []), ...made])]);
+  }
   if (!plan.dryRun) {
     for (const agent of plan.agents) {
       const done = await agentVerb(ctx, plan, installVerb, agent, false);
@@ -233,8 +256,18 @@ async function init(ctx: VerbContext, plan: Plan) {
   return ok(`${lines.join("\n")}\n`, notes);
 }
 
+// The folders from `base` down to `dir` that do not exist yet, relative and `/`-separated.
+function missingUnder(base: string, dir: string): string[] {
+  const out: string[] = [];
+  for (let d = dir; d.startsWith(`${base}${path.sep}`) && !existsSync(d); d = path.dirname(d)) {
+    out.push(path.relative(base, d).split(path.sep).join("/"));
+  }
+  return out;
+}
+
 async function undo(ctx: VerbContext, plan: Plan) {
   const { dest, source, shown } = plan;
+  const record = readCopyRecord(dest);
   const lines: string[] = [];
   const notes: string[] = [];
   for (const agent of plan.agents) {
@@ -259,13 +292,27 @@ async function undo(ctx: VerbContext, plan: Plan) {
     }
     lines.push(`${would} ${shown(place)}`);
   }
-  const files = skillFiles(dest);
+  // A file the user edited since init copied it stays (with no record, every file goes, as before).
+  const all = skillFiles(dest);
+  const kept = record === null ? [] : editedFiles(dest, all.map((rel) => ({ rel, action: "remove" })), record);
+  const files = all.filter((rel) => !kept.includes(rel));
   if (files.length > 0 && !(existsSync(dest) && lstatSync(dest).isSymbolicLink())) {
     if (!plan.dryRun) {
       for (const rel of files) rmSync(path.join(dest, rel), { force: true });
+      if (kept.length === 0) dropCopyRecord(dest);
       for (const rel of files) removeEmptyUpTo(path.dirname(path.join(dest, rel)), plan.base);
     }
     lines.push(`${would} ${shown(dest)} (${files.length} files)`);
+    for (const rel of kept) lines.push(`left ${shown(path.join(dest, rel))}: you edited it since init copied it`);
+  }
+  // The folders init made (.cline/ for Cline's link), deepest first, when nothing else is in them.
+  const made = [...(record?.createdDirs ?? [])].sort((a, b) => b.length - a.length);
+  for (const rel of plan.dryRun ? [] : made) {
+    try {
+      rmdirSync(path.join(plan.base, rel));
+    } catch {
+      // Not empty (the user's files), or gone already.
+    }
   }
   if (lines.length === 0) lines.push("nothing of session-handoff's init to undo here");
   return ok(`${lines.join("\n")}\n`, notes);

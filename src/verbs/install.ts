@@ -4,12 +4,12 @@ import { installText, snippetOf } from "../agents/plan.ts";
 import { tokenOf } from "../store/files.ts";
 import { assertNotPaused } from "../store/pause.ts";
 import { mergeDriverStep } from "../git/merge-driver-config.ts";
-import { makeDirs, missingDirs, prepareDir, publishAgentFile, readAgentFile, readRecord, recordNode, recordsDir, removeEmptyDirs, userDir, writeRecord } from "../store/install-files.ts";
+import { makeDirs, missingDirs, prepareDir, readAgentFile, readRecord, recordNode } from "../store/agent-file.ts";
+import { recordsDir, removeEmptyDirs, userDir, writeAgentFile, writeRecord } from "../store/agent-file.ts";
 import { existsSync } from "node:fs";
 import { Refused } from "../errors.ts";
 import { homeFolder } from "../store/home.ts";
-import { editTargets, repairAgentFiles } from "./agent-repair.ts";
-import { AGENT_OPTIONS, agentTarget } from "./agent-files.ts";
+import { AGENT_OPTIONS, agentTarget, editTargets } from "./agent-files.ts";
 import { failpointOf, ROOT_HELP } from "./common.ts";
 import { ok, type Verb } from "./types.ts";
 import { underInstallLock } from "../store/install-lock.ts";
@@ -44,9 +44,10 @@ A file it cannot edit safely (malformed markers, JSON that does not parse, a lin
 a file not ours) is refused with a snippet to paste by hand, nothing changed.
 Idempotent; what it changed is recorded under
 \${XDG_CONFIG_HOME:-~/.config}/session-handoff/installs/ for \`uninstall\`. In a git
-repository it also registers the merge driver (\`merge-driver --help\`). It first
-repairs what an interrupted install or uninstall left beside a file. Every case,
-its words and the hook commands: references/verbs.md#install.
+repository it also registers the merge driver (\`merge-driver --help\`). Each file is
+replaced whole (a temp, then a rename): a kill leaves the old bytes or the new. A
+read-only, immutable or append-only file is refused. Every case, its words and the
+hook commands: references/verbs.md#install.
 
 options:
   --agent NAME  the agent whose files to edit
@@ -55,68 +56,58 @@ ${installHelpCommon}
 stdout: one line per file: "created F", "updated F" or "unchanged F" ("would
         create F", "would update F" with --dry-run).
 exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
-        not parse, a concurrent edit, leftovers only you can settle);
+        not parse, a read-only file, a concurrent edit);
         4 paused; 5 another install or uninstall held the install lock for 10 s.
 `,
   async run(ctx) {
-    // Without a HOME nothing of ours can be found again (records, the recorded Node): the one
-    // refusal that depends on the user's environment, before anything is read.
-    // The home folder as os.homedir() finds it: USERPROFILE on Windows, where cmd and PowerShell set no HOME.
+    // Without a HOME nothing of ours can be found again (records, the recorded Node); USERPROFILE on Windows.
     const home = homeFolder(ctx.env);
     const homeVar = process.platform === "win32" ? "USERPROFILE" : "HOME";
-    if (!home) throw new Refused(`install needs ${homeVar} set (the per-user records and the recorded Node live under it); nothing was changed`);
-    if (!existsSync(home)) throw new Refused(`${homeVar} (${quotedValue(home)}) does not exist; install keeps its records under it, so nothing was changed`);
+    const why = "the per-user records and the recorded Node live under it";
+    if (!home) throw new Refused(`install needs ${homeVar} set (${why}); nothing was changed`);
+    const where = "install keeps its records under it, so nothing was changed";
+    if (!existsSync(home)) throw new Refused(`${homeVar} (${quotedValue(home)}) does not exist; ${where}`);
     const t = agentTarget(ctx, "install");
     assertNotPaused(t.memDir, ctx.env);
     const targets = editTargets(t);
-    // A link on the way is refused, then what an interrupted install or uninstall left beside
-    // these files is repaired (or, with --dry-run, reported), so the edit starts from a whole file.
-    const viewOf = await repairAgentFiles(ctx, "install", t, targets);
+    for (const { file } of targets) missingDirs(t.base, path.dirname(file));
     // Every file is read and every new text computed before anything is written: a refusal
     // for one file leaves all of them as they were.
     const plans = [];
     for (const { edit, file, shown } of targets) {
-      const view = viewOf.get(file);
-      const snap = await readAgentFile(view?.path ?? file, snippetOf(edit, t.agent.name), view?.links);
-      const current = snap.bytes === null ? null : snap.bytes.toString("utf8");
-      const next = installText(edit, t.agent.name, current, shown);
+      const snap = await readAgentFile(file, snippetOf(edit, t.agent.name));
+      const next = installText(edit, t.agent.name, snap.bytes === null ? null : snap.bytes.toString("utf8"), shown);
       plans.push({ edit, file, shown, snap, next });
     }
     const lines: string[] = [];
     const records = recordsDir(ctx.env, t.home);
-    // The records folder exists before the first file is published: a record can always be
-    // written for what was changed. The folders made here belong to the first record.
+    // The records folder exists before the first file is written; the folders made here belong to the first record.
     let madeForRecords: string[] = [];
     if (!t.dryRun) {
       madeForRecords = prepareDir(records);
       recordNode(userDir(ctx.env, t.home), process.execPath);
     }
     for (const p of plans) {
-      const same = p.snap.bytes !== null && p.snap.bytes.equals(Buffer.from(p.next, "utf8"));
+      const bytes = Buffer.from(p.next, "utf8");
+      const same = p.snap.bytes !== null && p.snap.bytes.equals(bytes);
       const verb = same ? "unchanged" : p.snap.bytes === null ? "created" : "updated";
-      if (t.dryRun) {
+      if (same || t.dryRun) {
         lines.push(same ? `unchanged ${p.shown}` : `would ${verb === "created" ? "create" : "update"} ${p.shown}`);
-        continue;
-      }
-      if (same) {
-        lines.push(`unchanged ${p.shown}`);
         continue;
       }
       // Recomputed here: an earlier file of this install may have made some of them.
       const dirs = missingDirs(t.base, path.dirname(p.file));
       makeDirs(dirs);
       const mode = p.edit.kind === "owned-file" ? p.edit.mode : 0o644;
-      const bytes = Buffer.from(p.next, "utf8");
       try {
-        await publishAgentFile(path.dirname(p.file), path.basename(p.file), p.snap.token, bytes, mode, path.join(records, "archive"), failpointOf(ctx));
+        await writeAgentFile(p.file, p.snap.token, bytes, mode, failpointOf(ctx));
       } catch (err) {
-        // Folders made for a file that was not published are named by no record: they go.
+        // Folders made for a file that was not written are named by no record: they go.
         removeEmptyDirs(dirs);
         throw err;
       }
       const prior = readRecord(records, p.file);
-      // The original bytes stay restorable only while nobody else wrote the file since our
-      // last write; after another edit, uninstall removes only our entries (docs/design.md#integrations).
+      // The original bytes stay restorable only while nobody else wrote the file since our last write.
       const kept = prior !== null && prior.after === p.snap.token;
       const record = {
         path: p.file,
@@ -130,7 +121,8 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
       if (made.length > 0) writeRecord(records, { ...record, createdDirs: [...record.createdDirs, ...made] });
       lines.push(`${verb} ${p.shown}`);
     }
-    const driver = await mergeDriverStep(t.global ? null : t.base, { dryRun: t.dryRun, helperPath: t.helper.abs }, ctx.env);
+    const opts = { dryRun: t.dryRun, helperPath: t.helper.abs };
+    const driver = await mergeDriverStep(t.global ? null : t.base, opts, ctx.env);
     return ok(`${[...lines, ...driver.lines].join("\n")}\n`, driver.notes);
   },
 });

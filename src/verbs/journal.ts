@@ -1,8 +1,9 @@
 import { quotedValue } from "../guard/quote.ts";
-import { unlinkSync } from "node:fs";
+import { lstatSync, unlinkSync } from "node:fs";
 import path from "node:path";
-import { UsageError } from "../errors.ts";
-import { journalDir, listJournal } from "../journal/store.ts";
+import { Refused, UsageError } from "../errors.ts";
+import { journalDir, listJournal, type JournalFile } from "../journal/store.ts";
+import { exists } from "../store/pause.ts";
 import { underLock } from "../store/mutate.ts";
 import { failpointOf, lockTimeoutOption, rootOption, ROOT_HELP } from "./common.ts";
 import { ok, type Verb } from "./types.ts";
@@ -26,27 +27,41 @@ folder), all of them, or with --before only those of months before YYYY-MM (a ye
 when its whole year is). It runs under the memory lock and is refused while writes are
 paused. Files already committed by publish stay in git's history: purge changes only the
 working tree (commit the deletion, and rewrite history if it must go).
-stdout: "purged N journal file(s)" and one line per file.
+stdout: "purged N journal file(s)" and one line per file; "nothing to purge: …" when there
+        is no journal folder (none is made). A link or a folder named like a journal file is
+        refused before anything is deleted.
 ${ROOT_HELP}
 exit:   0 purged (also none); 2 refused; 4 paused; 5 busy.
 `,
   async run(ctx) {
-    if (ctx.positionals[0] !== "purge") throw new UsageError(`journal takes one action, purge; got ${quotedValue(String(ctx.positionals[0]).slice(0, 40))}`);
+    if (ctx.positionals[0] !== "purge") {
+      const got = quotedValue(String(ctx.positionals[0]).slice(0, 40));
+      throw new UsageError(`journal takes one action, purge; got ${got}`);
+    }
     const before = ctx.values.before;
     if (before !== undefined && (typeof before !== "string" || !/^\d{4}-(0[1-9]|1[0-2])$/.test(before))) {
       throw new UsageError(`--before takes a month as YYYY-MM, got ${quotedValue(String(before).slice(0, 40))}`);
     }
     const root = rootOption(ctx);
     const lockTimeoutSeconds = lockTimeoutOption(ctx);
-    const { result, repairs } = await underLock({ root, env: ctx.env, lockTimeoutSeconds, failpoint: failpointOf(ctx) }, async () => {
-      const gone: string[] = [];
-      for (const f of listJournal(root)) {
-        const last = f.kind === "year" ? `${f.period}-12` : f.period;
-        if (before !== undefined && last >= before) continue;
-        unlinkSync(path.join(journalDir(root), f.name));
-        gone.push(`journal/${f.name}`);
+    // A project without a journal has nothing to purge, and gets no memory folder for asking.
+    if (!exists(journalDir(root))) return ok("nothing to purge: there is no journal (.ai/memory/journal/)\n");
+    const opts = { root, env: ctx.env, lockTimeoutSeconds, failpoint: failpointOf(ctx) };
+    // A year file goes with its whole year.
+    const lastMonth = (f: JournalFile) => (f.kind === "year" ? `${f.period}-12` : f.period);
+    const { result, repairs } = await underLock(opts, async () => {
+      const chosen = listJournal(root).filter((f) => before === undefined || lastMonth(f) < before);
+      // Every file is looked at before any goes: a link or a folder named like a journal file is
+      // not one the helper wrote, and purge deletes nothing it cannot vouch for.
+      for (const f of chosen) {
+        const st = lstatSync(path.join(journalDir(root), f.name));
+        if (st.isFile()) continue;
+        const what = st.isSymbolicLink() ? "a link" : st.isDirectory() ? "a folder" : "not a regular file";
+        const todo = "move it out of .ai/memory/journal/, then purge again (nothing was deleted)";
+        throw new Refused(`journal/${f.name} is ${what}, not a journal file; ${todo}`);
       }
-      return gone;
+      for (const f of chosen) unlinkSync(path.join(journalDir(root), f.name));
+      return chosen.map((f) => `journal/${f.name}`);
     });
     return ok(`purged ${result.length} journal file(s)\n${result.map((f) => `${f}\n`).join("")}`, repairs);
   },

@@ -1,7 +1,7 @@
 // Claude Code's status line (docs/context-threshold.md): the user's own status line command
 // first, when install found one (`--then`), then the handoff's state: saved how long ago,
 // commits since, context used. Interactive sessions only: Claude Code never runs it with -p.
-import { spawnSync } from "node:child_process";
+import { childProcess } from "../builtins.ts";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { hookCwd } from "../agents/harness-path.ts";
@@ -10,22 +10,22 @@ import { ageWords } from "../schema/state-time.ts";
 import { stateTimeOfText } from "../schema/handoff.ts";
 import { memoryDir } from "../store/paths.ts";
 import { rootOption } from "./common.ts";
-import { ok, type Verb } from "./types.ts";
+import { ok, type Verb, type VerbContext } from "./types.ts";
 
 /** The state part of the line, from the handoff's text, the commits since its HEAD anchor and the percent used. */
-export function statusText(handoff: string | null, commitsSince: number | null, usedPct: number | null, now: number): string {
+export function statusText(handoff: string | null, commits: number | null, pct: number | null, now: number): string {
   const parts: string[] = [];
   if (handoff === null) parts.push("handoff: none");
   else {
     const age = ageWords(stateTimeOfText(handoff, now), now);
     parts.push(`handoff: ${age === "age unknown" ? age : `saved ${age}`}`);
-    if (commitsSince !== null) parts.push(`${commitsSince} commit${commitsSince === 1 ? "" : "s"} since`);
+    if (commits !== null) parts.push(`${commits} commit${commits === 1 ? "" : "s"} since`);
   }
-  if (usedPct !== null) parts.push(`context ${Math.round(usedPct)}%`);
+  if (pct !== null) parts.push(`context ${Math.round(pct)}%`);
   return parts.join(" · ");
 }
 
-async function commitsSince(root: string, handoff: string, env: Record<string, string | undefined>): Promise<number | null> {
+async function commitsSince(root: string, handoff: string, env: VerbContext["env"]): Promise<number | null> {
   const head = /^- HEAD: `?([0-9a-f]{40}|[0-9a-f]{64})`?$/m.exec(handoff)?.[1];
   if (head === undefined) return null;
   try {
@@ -64,7 +64,9 @@ handoff's HEAD anchor (git rev-list, at most 500 ms; left out when unknown). Alw
     }
     let theirs = "";
     if (typeof ctx.values.then === "string" && ctx.values.then !== "") {
-      const r = spawnSync("sh", ["-c", ctx.values.then], { input: data ?? "", env: ctx.env as NodeJS.ProcessEnv, timeout: 2000, stdio: ["pipe", "pipe", "ignore"] });
+      const env = ctx.env as NodeJS.ProcessEnv;
+      const stdio: ["pipe", "pipe", "ignore"] = ["pipe", "pipe", "ignore"];
+      const r = childProcess().spawnSync("sh", ["-c", ctx.values.then], { input: data ?? "", env, timeout: 2000, stdio });
       theirs = (r.stdout?.toString("utf8") ?? "").replace(/\n+$/, "");
     }
     let ours = "";

@@ -3,9 +3,9 @@ import path from "node:path";
 import { holdsOurs, snippetOf, uninstallText } from "../agents/plan.ts";
 import { assertNotPaused } from "../store/pause.ts";
 import { tokenOf } from "../store/files.ts";
-import { dropRecord, writeRecord, publishAgentFile, readAgentFile, readRecord, recordsDir, removeEmptyDirs, retractAgentFile } from "../store/install-files.ts";
-import { AGENT_OPTIONS, agentTarget } from "./agent-files.ts";
-import { editTargets, repairAgentFiles } from "./agent-repair.ts";
+import { dropRecord, missingDirs, readAgentFile, readRecord, recordsDir } from "../store/agent-file.ts";
+import { removeEmptyDirs, writeAgentFile, writeRecord } from "../store/agent-file.ts";
+import { AGENT_OPTIONS, agentTarget, editTargets } from "./agent-files.ts";
 import { failpointOf } from "./common.ts";
 import { installHelpCommon } from "./install.ts";
 import { ok, type Verb } from "./types.ts";
@@ -24,7 +24,7 @@ Removes exactly what \`install --agent\` added. A file that nothing else changed
 install gets its original bytes back (a file install created is deleted), from the
 record install kept; otherwise only our entries go (the hooks whose command names
 memory_io.mjs, our block, our rule and hook files), every other byte kept. Folders
-install created are removed when empty. Published with compare-and-swap, as install;
+install created are removed when empty. Each file is replaced whole, as install;
 nothing installed: nothing changes. It also removes the merge driver install
 registered. Every case and its words: references/verbs.md#uninstall.
 
@@ -35,7 +35,7 @@ ${installHelpCommon}
 stdout: one line per file: "restored F", "updated F", "removed F" or "unchanged F"
         ("would …" with --dry-run).
 exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
-        not parse, a concurrent edit, leftovers only you can settle);
+        not parse, a read-only file, a concurrent edit);
         4 paused; 5 another install or uninstall held the install lock for 10 s.
 `,
   async run(ctx) {
@@ -43,13 +43,11 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
     assertNotPaused(t.memDir, ctx.env);
     const records = recordsDir(ctx.env, t.home);
     const targets = editTargets(t);
-    // As install: a link on the way is refused (a linked .claude/ is the user's own settings),
-    // then what an interrupted install or uninstall left is repaired.
-    const viewOf = await repairAgentFiles(ctx, "uninstall", t, targets);
+    // As install: a link on the way is refused (a linked .claude/ is the user's own settings).
+    for (const { file } of targets) missingDirs(t.base, path.dirname(file));
     const plans = [];
     for (const { edit, file, shown } of targets) {
-      const view = viewOf.get(file);
-      const snap = await readAgentFile(view?.path ?? file, snippetOf(edit, t.agent.name), view?.links);
+      const snap = await readAgentFile(file, snippetOf(edit, t.agent.name));
       const record = readRecord(records, file);
       if (snap.bytes === null) {
         plans.push({ edit, file, shown, snap, next: null as string | null, verb: "unchanged", record });
@@ -58,13 +56,11 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
       const current = snap.bytes.toString("utf8");
       let next = uninstallText(edit, t.agent.name, current, shown);
       let verb = next === null ? "removed" : next === current ? "unchanged" : "updated";
-      // Nothing of ours left and nothing else changed since install: the original bytes.
-      // The recorded bytes are put back only when they hold nothing of ours: an install killed
-      // after publishing, before its record, left a block that the next install recorded as
-      // "before" (docs/decisions/install-records.md); putting it back would revive an agent
-      // uninstalled since. Then only our entries go.
-      const before = record === null || record.before === null ? null : Buffer.from(record.before, "base64").toString("utf8");
-      if (record !== null && record.restorable !== false && record.after === snap.token && (next === null || !holdsOurs(edit, next)) && (before === null || !holdsOurs(edit, before))) {
+      // Nothing of ours left and nothing else changed since install: the original bytes, unless
+      // they hold an entry of ours (an install killed before its record): that would revive it.
+      const before = record?.before == null ? null : Buffer.from(record.before, "base64").toString("utf8");
+      const clean = (next === null || !holdsOurs(edit, next)) && (before === null || !holdsOurs(edit, before));
+      if (record !== null && record.restorable !== false && record.after === snap.token && clean) {
         next = before;
         verb = next === null ? "removed" : "restored";
       }
@@ -78,8 +74,8 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
         continue;
       }
       if (p.verb !== "unchanged") {
-        if (p.next === null) await retractAgentFile(path.dirname(p.file), path.basename(p.file), p.snap.token, failpointOf(ctx));
-        else await publishAgentFile(path.dirname(p.file), path.basename(p.file), p.snap.token, Buffer.from(p.next, "utf8"), 0o644, path.join(records, "archive"), failpointOf(ctx));
+        const bytes = p.next === null ? null : Buffer.from(p.next, "utf8");
+        await writeAgentFile(p.file, p.snap.token, bytes, 0o644, failpointOf(ctx));
       }
       lines.push(`${p.verb} ${p.shown}`);
       // A record stays while something of ours is left in the file (another agent's block).

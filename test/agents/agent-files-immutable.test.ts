@@ -30,7 +30,7 @@ describe("an immutable agent file", () => {
     const before = snapshot(root);
     const r = helper(["init", "--root", root], { env: { HOME: home, XDG_CONFIG_HOME: path.join(home, ".config") } });
     expect(r.code, r.stderr).toBe(2);
-    expect(r.stderr).toContain(`${file} cannot be replaced (it is immutable: EPERM); nothing was changed`);
+    expect(r.stderr).toContain(`${file} cannot be replaced (it is immutable or append-only: EPERM); nothing was changed`);
     expect(snapshot(root)).toEqual(before);
   });
 });

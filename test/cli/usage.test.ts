@@ -1,7 +1,7 @@
 // Usage errors through the built bundle: a flag given twice is refused naming the flag, with
 // each verb's usage exit (2; hook 0; check 64) and nothing changed (issue 11).
 import { spawnSync } from "node:child_process";
-import { copyFileSync, mkdirSync, realpathSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { HELPER, cleanEnv, gitRepo, handoff, helper, save, snapshot, tempDir } from "../helpers.ts";
@@ -90,5 +90,27 @@ describe("a helper whose scripts/lib/ is missing", () => {
     const r = spawnSync(process.execPath, [path.join(scripts, "memory_io.mjs"), "check"], { env: cleanEnv(), input: "", encoding: "utf8", timeout: 30_000 });
     expect(r.stderr).toBe("session-handoff: the helper's code could not be loaded (damaged bundle): reinstall the skill (npx session-handoff init)\n");
     expect(r.status).toBe(2);
+  });
+});
+
+// What a session start loads (docs/decisions/hook-startup.md): the session bundle runs its verbs
+// without the overview and help pages, and loads Node's heavy modules only when used.
+describe("the session bundle", () => {
+  const session = readFileSync(path.join(path.dirname(HELPER), "lib", "session.mjs"), "utf8");
+
+  it("imports no node:crypto, node:util or node:child_process as an ES module", () => {
+    const imported = [...session.matchAll(/^import [^\n]* from "(node:[a-z_]+)";$/gm)].map((m) => m[1]);
+    expect(imported.filter((m) => ["node:crypto", "node:util", "node:child_process"].includes(m!))).toEqual([]);
+  });
+
+  it("holds no overview or help examples; a session verb's --help comes from the whole CLI", () => {
+    expect(session).not.toContain("describes a verb.");
+    const r = helper(["hook", "--help"]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^usage: node memory_io\.mjs hook --mode session\|lessons/);
+  });
+
+  it("holds no transcript capture parser: the context offer reads events, a checkpoint runs in cli.mjs", () => {
+    for (const name of ["parseClaude", "parseCodex", "parseGemini"]) expect(session).not.toContain(`function ${name}(`);
   });
 });

@@ -5,12 +5,12 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 
 const SRC = path.resolve(__dirname, "..", "..", "src");
-/** Highest first. `top` is src/*.ts (cli, main, usage, help) except errors.ts. */
+/** Highest first. `top` is src/*.ts (cli, main, usage, help); errors.ts and builtins.ts are the floor under all. */
 const FLOORS = ["entries", "top", "verbs", "brief", "journal", "agents", "git", "store", "schema", "guard", "errors"];
 
 function floorOf(rel: string): string {
   const parts = rel.split("/");
-  if (parts.length === 1) return parts[0] === "errors.ts" ? "errors" : "top";
+  if (parts.length === 1) return parts[0] === "errors.ts" || parts[0] === "builtins.ts" ? "errors" : "top";
   return parts[0]!;
 }
 

@@ -175,25 +175,6 @@ describe("install's refusals, word for word", () => {
     expect(readFileSync(target, "utf8")).toBe("{}\n");
   });
 
-  it("two set-aside versions of a missing file: only the user can choose", () => {
-    const root = gitRepo();
-    const dir = path.join(root, ".claude");
-    mkdirSync(dir);
-    // Process numbers no process has any more: the edits that left these were interrupted.
-    const dead = () => spawnSync(process.execPath, ["-e", "0"]).pid;
-    const a = path.join(dir, `.settings.json.claim-${dead()}-0000aaaa`);
-    const b = path.join(dir, `.settings.json.claim-${dead()}-0000bbbb`);
-    writeFileSync(a, "{}\n");
-    writeFileSync(b, '{"model": "x"}\n');
-    const found = `${path.join(dir, "settings.json")} is missing and interrupted edits left 2 earlier versions of it: ${JSON.stringify(a)} and ${JSON.stringify(b)}`;
-    const r = helper(["install", "--agent", "claude-code", "--root", root], { env: homeEnv() });
-    expect(r.code).toBe(2);
-    expect(r.stderr).toContain(`${REFUSED}${found}; nothing was changed. To go on, keep the one you want by renaming it to "settings.json", delete the other, then run this again\n`);
-    const d = helper(["doctor", "--root", root, "--json"], { env: homeEnv() });
-    expect((JSON.parse(d.stdout).problems as { what: string }[]).map((p) => p.what)).toContain(`.claude/settings.json: an interrupted install or uninstall left what only you can settle: ${found}`);
-    expect(readFileSync(a, "utf8")).toBe("{}\n");
-  });
-
   it("HOME unset or missing: refused before anything is read", () => {
     const root = gitRepo();
     const before = snapshot(root);

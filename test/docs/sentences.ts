@@ -44,8 +44,8 @@ export const SENTENCES: readonly Sentence[] = [
   { id: "brief.drift", source: BRIEF, text: "Drift & lessons:" },
   { id: "brief.next", source: BRIEF, text: "Proposed next step:" },
   // First words: a refusal (exit 2), a usage error, the kill switch (exit 4), a cold start (exit 3).
-  { id: "refusal.prefix", source: "src/cli.ts", text: "memory operation refused: {reason}" },
-  { id: "usage.prefix", source: "src/cli.ts", text: "usage error: {what}" },
+  { id: "refusal.prefix", source: "src/run-verb.ts", text: "memory operation refused: {reason}" },
+  { id: "usage.prefix", source: "src/run-verb.ts", text: "usage error: {what}" },
   { id: "paused.prefix", source: "src/errors.ts", text: "memory writes are paused: remove {switch} to resume" },
   { id: "brief.cold-start", source: "src/verbs/brief.ts", text: "No saved session state exists." },
   { id: "drift.verdict", source: "src/verbs/drift.ts", text: "verdict: {verdict}" },

@@ -1,9 +1,9 @@
 // The journal (docs/decisions/journal.md): an entry per saving write, whole or absent after a
 // crash, continuation files past 1,000,000 bytes, folds of old months, OFF, purge, publish.
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { git, gitRepo, helper, MARKER, tokenOf } from "../helpers.ts";
+import { git, gitRepo, helper, MARKER, tempDir, tokenOf } from "../helpers.ts";
 
 function doc(o: { goal?: string; plan?: string[]; decisions?: string[]; failed?: string[]; next?: string[] } = {}): string {
   const list = (items: string[] | undefined) => (items && items.length > 0 ? items.map((i) => `- ${i}`).join("\n") : "- none");
@@ -240,6 +240,39 @@ describe("journal purge", () => {
     expect(r.code).toBe(code);
     expect(r.stderr).toMatch(message);
     expect(readdirSync(journalDir(root)).sort()).toEqual(before);
+  });
+
+  it("a link or a folder named like a journal file is refused before anything is deleted", () => {
+    const root = seeded();
+    const outside = path.join(tempDir("sh-notes-"), "notes.md");
+    writeFileSync(outside, "the user's notes\n");
+    symlinkSync(outside, path.join(journalDir(root), "2025-03.md"));
+    mkdirSync(path.join(journalDir(root), "2025-04.md"));
+    const before = readdirSync(journalDir(root)).sort();
+    const r = helper(["journal", "purge", "--root", root]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^memory operation refused: journal\/2025-03\.md is a link, not a journal file; move it/);
+    expect(r.stderr).not.toMatch(/EISDIR|file system error/);
+    expect(readdirSync(journalDir(root)).sort()).toEqual(before);
+    expect(readFileSync(outside, "utf8")).toBe("the user's notes\n");
+  });
+
+  it("a folder alone is named as a folder, and nothing goes", () => {
+    const root = seeded();
+    mkdirSync(path.join(journalDir(root), "2025-04.md"));
+    const before = readdirSync(journalDir(root)).sort();
+    const r = helper(["journal", "purge", "--before", "2025-05", "--root", root]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/journal\/2025-04\.md is a folder, not a journal file/);
+    expect(readdirSync(journalDir(root)).sort()).toEqual(before);
+  });
+
+  it("in a repository that never saved, there is nothing to purge and no memory folder is made", () => {
+    const root = gitRepo();
+    const r = helper(["journal", "purge", "--root", root]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^nothing to purge/);
+    expect(existsSync(path.join(root, ".ai"))).toBe(false);
   });
 
   it("is refused while writes are paused", () => {

@@ -1,9 +1,9 @@
 // A resume measured by `checkpoint` (docs/decisions/journal.md): the session's `brief` call and
 // what followed, recorded once in the journal, read back by `impact`.
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { gitRepo, helper, MARKER, tokenOf } from "../helpers.ts";
+import { gitRepo, helper, MARKER, sha, tokenOf } from "../helpers.ts";
 
 const rec = (o: Record<string, unknown>) => JSON.stringify({ isSidechain: false, sessionId: "s", uuid: `u${Math.random()}`, timestamp: "2026-12-01T18:10:30.000Z", ...o });
 const user = (text: string) => rec({ type: "user", message: { role: "user", content: text } });
@@ -133,5 +133,19 @@ describe("resume outcomes keep no secret", () => {
     const text = readFileSync(monthFile(root), "utf8");
     expect(text).toContain("- Failed approach retried: ");
     expect(text).not.toContain(hex);
+  });
+});
+
+describe("resume outcomes and token-shaped session ids", () => {
+  it("the journal's session key comes from the same hashed id as the checkpoint's file name", () => {
+    const root = project();
+    const session = `ghp_${"A1b2C3d4".repeat(5).slice(0, 36)}`;
+    const r = checkpoint(root, [tool(root, "t1", "Bash", { command: 'node "/s/scripts/memory_io.mjs" brief' }), tool(root, "t2", "Edit", { file_path: `${root}/src/dedupe.ts` })], session);
+    const safe = sha(session).slice(0, 16);
+    const text = readFileSync(monthFile(root), "utf8");
+    expect(text).toContain(` resume ${sha(safe).slice(0, 16)}\n`);
+    expect(text).not.toContain(session);
+    expect(r.stderr).not.toContain(session);
+    expect(existsSync(path.join(root, ".ai", "memory", "checkpoints", `${safe}.md`))).toBe(true);
   });
 });

@@ -246,7 +246,10 @@ describe("npx skillmds add, as docs/install.md writes it", () => {
     const init = spawnSync("npm", ["exec", "--offline", "--yes", "--package", tarball, "--", "session-handoff", "init"], { cwd: project, env, encoding: "utf8", timeout: 180_000 });
     expect(init.status, init.stderr).toBe(0);
     expect(init.stdout).toMatch(/^copied the skill to \.agents\/skills\/session-handoff \(\d+ new files\)\nunchanged \.claude\/skills\/session-handoff\n/);
-    expect(delivered(canonical)).toEqual(dist.files);
+    // Beside the skill's files, init's record of what it copied (docs/decisions/init.md).
+    const copied = delivered(canonical);
+    expect(copied.delete(".init.json")).toBe(true);
+    expect(copied).toEqual(dist.files);
     flows(path.join(project, ".claude", "skills", "session-handoff", "scripts", "memory_io.mjs"), project, env);
     expect(doctor(path.join(canonical, "scripts", "memory_io.mjs"))).toEqual([]);
   });

@@ -1,9 +1,9 @@
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, realpathSync, statSync, symlinkSync, unlinkSync, writeFileSync, writeSync } from "node:fs";
-import { execFileSync } from "node:child_process";
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, realpathSync, statSync, symlinkSync, unlinkSync, utimesSync, writeFileSync, writeSync } from "node:fs";
+import { execFileSync, spawnSync } from "node:child_process";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { CHECKPOINT_LINES } from "../../src/verbs/checkpoint.ts";
-import { aged, briefBody, gitRepo, helper, memFiles, save, tempDir, handoff, referenceOf } from "../helpers.ts";
+import { aged, briefBody, cleanEnv, copyHelper, gitRepo, helper, memFiles, save, tempDir, handoff, referenceOf } from "../helpers.ts";
 import { CP_DIR, checkpoint, checkpointAsync, cpFiles, cpText, hookInput, minutesAgoIso, plantCheckpoint, transcript } from "./support.ts";
 import { FAKE_GITHUB_TOKEN } from "../fixtures/transcripts/fakes.ts";
 
@@ -562,5 +562,83 @@ describe("checkpoint: anchors within ruling 21's limits", () => {
     const text = cpText(root, "sess-1")!;
     expect(text).toContain("Trigger: stop");
     expect(text).toContain('- The agent claimed (not verified): "All 12 tests pass now."');
+  });
+});
+
+describe("checkpoint: a command whose result came after an earlier capture", () => {
+  it("a PostToolUse capture's unknown line gives way to the SessionEnd capture's final status: one line", () => {
+    const root = gitRepo();
+    const rec = (o: Record<string, unknown>) => `${JSON.stringify({ sessionId: "s", uuid: "u", timestamp: "2026-11-30T01:00:00Z", ...o })}\n`;
+    const call = rec({ type: "assistant", message: { content: [{ type: "tool_use", id: "t1", name: "Bash", input: { command: "npm test" } }] } });
+    const answer = rec({ type: "user", message: { content: [{ type: "tool_result", tool_use_id: "t1", content: "passed" }] }, toolUseResult: { stdout: "passed" } });
+    const p = path.join(root, "t.jsonl");
+    writeFileSync(p, rec({ type: "user", message: { content: "run the tests" } }) + call);
+    checkpoint(root, { transcript_path: p, hook_event_name: "PostToolUse" });
+    expect(cpText(root, "sess-1")).toContain("- `npm test` — unknown\n");
+    writeFileSync(p, rec({ type: "user", message: { content: "run the tests" } }) + call + answer);
+    checkpoint(root, { transcript_path: p, hook_event_name: "SessionEnd" });
+    const text = cpText(root, "sess-1")!;
+    expect(text.match(/`npm test`/g)).toHaveLength(1);
+    expect(text).toContain("- `npm test` — ok\n");
+  });
+
+  it("a command run twice keeps both runs", () => {
+    const root = gitRepo();
+    const rec = (o: Record<string, unknown>) => `${JSON.stringify({ sessionId: "s", uuid: "u", timestamp: "2026-11-30T01:00:00Z", ...o })}\n`;
+    const call = (id: string) => rec({ type: "assistant", message: { content: [{ type: "tool_use", id, name: "Bash", input: { command: "npm test" } }] } });
+    const answer = (id: string, text: string) => rec({ type: "user", message: { content: [{ type: "tool_result", tool_use_id: id, content: text, is_error: true }] }, toolUseResult: "Error" });
+    const p = path.join(root, "t.jsonl");
+    writeFileSync(p, call("t1") + answer("t1", "Exit code 1") + call("t2"));
+    checkpoint(root, { transcript_path: p, hook_event_name: "PostToolUse" });
+    writeFileSync(p, call("t1") + answer("t1", "Exit code 1") + call("t2") + answer("t2", "Exit code 2"));
+    checkpoint(root, { transcript_path: p, hook_event_name: "SessionEnd" });
+    const text = cpText(root, "sess-1")!;
+    expect(text).toContain("- `npm test` — exit 1\n- `npm test` — exit 2\n");
+    expect(text).not.toContain("— unknown");
+  });
+});
+
+describe("checkpoint: the context offer's markers", () => {
+  it("a written checkpoint removes .offered-<session> markers untouched for over 7 days, and only those", () => {
+    const root = gitRepo();
+    mkdirSync(CP_DIR(root), { recursive: true });
+    const old = path.join(CP_DIR(root), ".offered-ended-long-ago");
+    const fresh = path.join(CP_DIR(root), ".offered-sess-2");
+    for (const p of [old, fresh]) writeFileSync(p, '{"pct":75}\n');
+    const eightDays = Date.now() / 1000 - 8 * 86_400;
+    utimesSync(old, eightDays, eightDays);
+    const r = checkpoint(root, { transcript_path: transcript(root) });
+    expect(r.stderr).toContain("checkpoint: saved checkpoints/sess-1.md");
+    expect(existsSync(old)).toBe(false);
+    expect(existsSync(fresh)).toBe(true);
+  });
+});
+
+describe("checkpoint: a project that never used the skill", () => {
+  const runCopy = (helperFile: string, root: string, home: string) =>
+    spawnSync(process.execPath, [helperFile, "checkpoint"], { input: hookInput(root, { transcript_path: transcript(root) }), env: cleanEnv({ HOME: home }), encoding: "utf8" });
+
+  it("a helper installed for the user writes nothing there, and nothing outside .ai/memory", () => {
+    const home = tempDir("sh-home-");
+    const helperFile = path.join(home, ".claude", "skills", "session-handoff", "scripts", "memory_io.mjs");
+    copyHelper(helperFile);
+    const root = gitRepo();
+    const r = runCopy(helperFile, root, home);
+    expect(r.status).toBe(0);
+    expect(r.stderr).toContain("has no .ai/memory and this helper is installed for the user, not the project; nothing was captured");
+    expect(existsSync(path.join(root, ".ai"))).toBe(false);
+    // Once the project uses the skill, the same helper writes its checkpoint there.
+    mkdirSync(path.join(root, ".ai", "memory"), { recursive: true });
+    expect(runCopy(helperFile, root, home).stderr).toContain("checkpoint: saved checkpoints/sess-1.md");
+  });
+
+  it("a helper installed in the project writes its first checkpoint before any save; git sees nothing", () => {
+    const home = tempDir("sh-home-");
+    const root = gitRepo();
+    const helperFile = path.join(root, ".claude", "skills", "session-handoff", "scripts", "memory_io.mjs");
+    copyHelper(helperFile);
+    writeFileSync(path.join(root, ".git", "info", "exclude"), ".claude/\n*.jsonl\n");
+    expect(runCopy(helperFile, root, home).stderr).toContain("checkpoint: saved checkpoints/sess-1.md");
+    expect(execFileSync("git", ["status", "--porcelain"], { cwd: root, encoding: "utf8" })).toBe("");
   });
 });

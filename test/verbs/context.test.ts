@@ -3,9 +3,11 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { claudeWindow, usagePoints } from "../../src/agents/transcripts/usage.ts";
+import { claudeWindow } from "../../src/agents/transcripts/claude.ts";
+import { readEvents, usagePoints } from "../../src/agents/transcripts/index.ts";
 import { readSettings } from "../../src/store/settings.ts";
-import { gitRepo, helper, tempDir } from "../helpers.ts";
+import { cleanEnv, copyHelper, gitRepo, helper, tempDir } from "../helpers.ts";
+import { spawnSync } from "node:child_process";
 
 const REAL = path.join(import.meta.dirname, "..", "fixtures", "transcripts", "real");
 const CLAUDE_112 = path.join(REAL, "claude-code-2.1.112");
@@ -137,7 +139,7 @@ describe("context: Codex's token_count", () => {
   it("reads the window from the rollout: over 70% of model_context_window gives the offer once", () => {
     const file = path.join(CODEX, "fallback-tools.rollout.jsonl");
     const lines = readFileSync(file, "utf8").split("\n").filter((l) => l !== "");
-    const points = usagePoints("codex", lines);
+    const points = usagePoints(readEvents("codex", lines, true));
     expect(points.length).toBeGreaterThan(0);
     const last = points[points.length - 1]!;
     const rec = JSON.parse(lines[last.line]!) as Rec;
@@ -150,6 +152,20 @@ describe("context: Codex's token_count", () => {
     expect(run(root, transcript, { format: "codex" }).stdout).toBe("");
     const low = world(readFileSync(file, "utf8"), "rollout.jsonl");
     expect(run(low.root, low.transcript, { format: "codex" }).stdout).toBe("");
+  });
+});
+
+describe("context: Codex's first tool call", () => {
+  it("is judged by the window the turn's task_started names, before any token_count is written", () => {
+    const lines = readFileSync(path.join(CODEX, "fallback-tools.rollout.jsonl"), "utf8").split("\n").filter((l) => l !== "");
+    const first = lines.findIndex((l) => l.includes('"type":"token_usage_record"'));
+    expect(lines.slice(0, first).some((l) => l.includes('"token_count"'))).toBe(false);
+    const rec = JSON.parse(lines[first]!) as Rec;
+    rec.payload.usage.total_tokens = 220_000;
+    const head = [...lines.slice(0, first), JSON.stringify(rec)];
+    const { root, transcript } = world(`${head.join("\n")}\n`, "rollout.jsonl");
+    const r = run(root, transcript, { format: "codex", event: "PostToolUse" });
+    expect(offer(r.stdout)).toContain("85% full (220000 of 258400 tokens");
   });
 });
 
@@ -231,5 +247,19 @@ Add a subtract function to src/math.js
     });
     expect(helper(["context", "--format", "codex"], { input })).toMatchObject({ code: 0, stdout: "" });
     expect(drift(root)).toContain("saved by Codex at ");
+  });
+});
+
+describe("context: a project that never used the skill", () => {
+  it("a helper installed for the user offers nothing there and creates no .ai", () => {
+    const home = tempDir("sh-home-");
+    const helperFile = path.join(home, ".claude", "skills", "session-handoff", "scripts", "memory_io.mjs");
+    copyHelper(helperFile);
+    const { root, transcript } = world(withUsage(path.join(CLAUDE_112, "work-compact.transcript.jsonl"), 150_000));
+    const input = JSON.stringify({ session_id: "s", transcript_path: transcript, cwd: root, hook_event_name: "PostToolUse" });
+    const r = spawnSync(process.execPath, [helperFile, "context", "--format", "claude"], { input, env: cleanEnv({ HOME: home }), encoding: "utf8" });
+    expect(r.status).toBe(0);
+    expect(r.stdout).toBe("");
+    expect(existsSync(path.join(root, ".ai"))).toBe(false);
   });
 });

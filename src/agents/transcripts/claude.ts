@@ -1,10 +1,13 @@
 // Claude Code's session JSONL (harnesses.md, "Transcripts"): one entry a line. Tolerant of
 // unknown records and fields; subagent (sidechain) entries are skipped.
-import { emptyCapture, exitFromText, LISTED_ITEMS, noteEdit, obj, parseLine, str, versionOf, type Capture, type CommandRun, type PlanItem } from "./types.ts";
-
-const EDIT_TOOLS = new Set(["Edit", "Write", "MultiEdit", "NotebookEdit"]);
+import { EDIT_TOOLS, emptyCapture, exitFromText, LISTED_ITEMS, noEvents, noteEdit, num, obj } from "./types.ts";
+import { parseLine, str, textOf, versionOf } from "./types.ts";
+import type { Capture, CommandRun, LineEvents, PlanItem, ToolEvent, Usage } from "./types.ts";
 // User-entry text that the harness wrote, not the user: slash-command scaffolding, reminders.
-const SCAFFOLDING = /^\s*(<command-name>|<command-message>|<local-command-stdout>|<local-command-stderr>|<system-reminder>|<bash-input>|<bash-stdout>|Caveat: The messages below)/;
+const SCAFFOLDING = new RegExp(
+  String.raw`^\s*(<command-name>|<command-message>|<local-command-std(out|err)>|<system-reminder>` +
+    "|<bash-input>|<bash-stdout>|Caveat: The messages below)",
+);
 
 function todoStatus(s: unknown): PlanItem["status"] {
   return s === "completed" ? "done" : s === "in_progress" ? "doing" : s === "deleted" ? "dropped" : "open";
@@ -27,10 +30,13 @@ function blockText(content: unknown): string {
 function resultStatus(rec: Record<string, unknown>, block: Record<string, unknown>): string {
   const text = typeof block.content === "string" ? block.content : blockText(block.content);
   const tur = rec.toolUseResult;
-  if (block.is_error === true) return exitFromText(text) ?? (typeof tur === "string" ? exitFromText(tur) : null) ?? "unknown";
+  const failed = block.is_error === true;
+  if (failed) return exitFromText(text) ?? exitFromText(typeof tur === "string" ? tur : "") ?? "unknown";
   if (obj(tur) !== null && obj(tur)!.interrupted !== true) return exitFromText(text) ?? "ok";
   return exitFromText(text) ?? "unknown";
 }
+
+const RECORD_TYPES = new Set(["user", "assistant", "system", "attachment", "progress", "summary"]);
 
 /** A shell command whose result is looked up after the pass (see parseClaude). */
 interface Deferred {
@@ -42,6 +48,79 @@ interface Deferred {
   /** How many of the id's candidates `answeredBefore` has looked at; whether one answered it. */
   seen: number;
   answered: boolean;
+}
+
+/** The results of commands, found after the pass for the commands a checkpoint can show. */
+class Results {
+  private readonly deferred = new Map<CommandRun, Deferred>();
+  private readonly latest = new Map<string, Deferred>();
+  /** Per command id, the lines that may answer it, in order. */
+  private readonly candidates = new Map<string, number[]>();
+  /** Parsed records of lines already read. */
+  private readonly records = new Map<number, Record<string, unknown> | null>();
+
+  private readonly lines: readonly string[];
+
+  constructor(lines: readonly string[]) {
+    this.lines = lines;
+  }
+
+  candidate(id: string, at: number, rec?: Record<string, unknown>): void {
+    const list = this.candidates.get(id);
+    if (list === undefined) this.candidates.set(id, [at]);
+    else if (list[list.length - 1] !== at) list.push(at);
+    if (rec !== undefined) this.records.set(at, rec);
+  }
+
+  defer(run: CommandRun, id: string, at: number): void {
+    // Candidates noted so far precede this call: none of them can answer it.
+    const seen = this.candidates.get(id)?.length ?? 0;
+    const d: Deferred = { run, id, at, until: Number.POSITIVE_INFINITY, seen, answered: false };
+    const before = this.latest.get(id);
+    if (before !== undefined) before.until = at;
+    this.latest.set(id, d);
+    this.deferred.set(run, d);
+  }
+
+  // The tool_result block of line `at` that answers `id`, as the in-order reader would take it, or null.
+  private answer(at: number, id: string): { rec: Record<string, unknown>; block: Record<string, unknown> } | null {
+    if (!this.records.has(at)) this.records.set(at, parseLine(this.lines[at]!));
+    const rec = this.records.get(at)!;
+    if (rec === null || rec.isSidechain === true || typeof rec.agentId === "string" || rec.type !== "user") return null;
+    const content = obj(rec.message)?.content;
+    if (!Array.isArray(content)) return null;
+    const block = content.map(obj).find((b) => b?.type === "tool_result" && b.tool_use_id === id);
+    return block === undefined || block === null ? null : { rec, block };
+  }
+
+  // True when the latest call of `id` before line `i` was answered before it (or there is none).
+  // Called in line order: each candidate is looked at once per call, so the pass stays linear.
+  answeredBefore(id: string, i: number): boolean {
+    const d = this.latest.get(id);
+    if (d === undefined) return true;
+    const list = this.candidates.get(id) ?? [];
+    while (!d.answered && d.seen < list.length && list[d.seen]! < i) {
+      const at = list[d.seen++]!;
+      if (at > d.at && this.answer(at, id) !== null) d.answered = true;
+    }
+    return d.answered;
+  }
+
+  /** Gives each of `runs` the status of the first line that answers it in its window. */
+  settle(runs: readonly CommandRun[]): void {
+    for (const run of runs) {
+      const d = this.deferred.get(run);
+      if (d === undefined) continue;
+      for (const at of this.candidates.get(d.id) ?? []) {
+        if (at <= d.at) continue;
+        if (at >= d.until) break;
+        const found = this.answer(at, d.id);
+        if (found === null) continue;
+        run.status = resultStatus(found.rec, found.block);
+        break;
+      }
+    }
+  }
 }
 
 /**
@@ -61,51 +140,10 @@ export function parseClaude(lines: readonly string[]): Capture {
   const cap = emptyCapture("claude");
   // Commands awaiting a result (once deferring: every command id seen, never removed).
   const pending = new Map<string, CommandRun>();
-  const taskCreates = new Map<string, PlanItem>();
-  const tasks = new Map<string, PlanItem>();
-  let todo: PlanItem[] | null = null;
-  let planFrom: "todo" | "tasks" | null = null;
+  const plans: Plans = { todo: null, from: null, taskCreates: new Map(), tasks: new Map() };
+  const { taskCreates } = plans;
   let deferring = false;
-  const deferred = new Map<CommandRun, Deferred>();
-  const latest = new Map<string, Deferred>();
-  // Per command id, the lines that may answer it, in order; parsed records of those already read.
-  const candidates = new Map<string, number[]>();
-  const records = new Map<number, Record<string, unknown> | null>();
-  const candidate = (id: string, at: number): void => {
-    const list = candidates.get(id);
-    if (list === undefined) candidates.set(id, [at]);
-    else if (list[list.length - 1] !== at) list.push(at);
-  };
-  const defer = (run: CommandRun, id: string, at: number): void => {
-    // Candidates noted so far precede this call: none of them can answer it.
-    const d: Deferred = { run, id, at, until: Number.POSITIVE_INFINITY, seen: candidates.get(id)?.length ?? 0, answered: false };
-    const before = latest.get(id);
-    if (before !== undefined) before.until = at;
-    latest.set(id, d);
-    deferred.set(run, d);
-  };
-  // The tool_result block of line `at` that answers `id`, as the in-order reader would take it, or null.
-  const answer = (at: number, id: string): { rec: Record<string, unknown>; block: Record<string, unknown> } | null => {
-    if (!records.has(at)) records.set(at, parseLine(lines[at]!));
-    const rec = records.get(at)!;
-    if (rec === null || rec.isSidechain === true || typeof rec.agentId === "string" || rec.type !== "user") return null;
-    const content = obj(rec.message)?.content;
-    if (!Array.isArray(content)) return null;
-    const block = content.map(obj).find((b) => b?.type === "tool_result" && b.tool_use_id === id);
-    return block === undefined || block === null ? null : { rec, block };
-  };
-  // True when the latest call of `id` before line `i` was answered before it (or there is none).
-  // Called in line order: each candidate is looked at once per call, so the pass stays linear.
-  const answeredBefore = (id: string, i: number): boolean => {
-    const d = latest.get(id);
-    if (d === undefined) return true;
-    const list = candidates.get(id) ?? [];
-    while (!d.answered && d.seen < list.length && list[d.seen]! < i) {
-      const at = list[d.seen++]!;
-      if (at > d.at && answer(at, id) !== null) d.answered = true;
-    }
-    return d.answered;
-  };
+  const later = new Results(lines);
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!;
     // A line answering only calls we do not track is counted, not parsed. The quoted key
@@ -121,10 +159,11 @@ export function parseClaude(lines: readonly string[]): Capture {
         if (!deferring || ids.some((id) => taskCreates.has(id))) return false;
         let keys = 0;
         for (let k = line.indexOf('"tool_use_id":'); k >= 0; k = line.indexOf('"tool_use_id":', k + 14)) keys++;
-        return (keys === ids.length && line.includes('"toolUseResult":')) || !ids.some((id) => pending.has(id) && !answeredBefore(id, i));
+        const answered = !ids.some((id) => pending.has(id) && !later.answeredBefore(id, i));
+        return (keys === ids.length && line.includes('"toolUseResult":')) || answered;
       };
       if (ids.length > 0 && (untracked || noted())) {
-        for (const id of ids) if (pending.has(id)) candidate(id, i);
+        for (const id of ids) if (pending.has(id)) later.candidate(id, i);
         if (!line.includes('"isSidechain":true')) cap.records++;
         continue;
       }
@@ -133,23 +172,22 @@ export function parseClaude(lines: readonly string[]): Capture {
     if (rec === null) continue;
     if (rec.isSidechain === true || typeof rec.agentId === "string") continue;
     const type = rec.type;
-    if (type !== "user" && type !== "assistant" && type !== "system" && type !== "attachment" && type !== "progress" && type !== "summary") continue;
+    if (typeof type !== "string" || !RECORD_TYPES.has(type)) continue;
     cap.records++;
     const ts = str(rec.timestamp);
     if (ts !== null && cap.firstTimestamp === null) {
       cap.firstTimestamp = ts;
       deferring = true;
-      for (const [id, run] of pending) defer(run, id, -1);
+      for (const [id, run] of pending) later.defer(run, id, -1);
     }
     cap.version = versionOf(rec.version) ?? cap.version ?? null;
     // A message typed while the agent works is an attachment, not a user entry (harnesses.md,
     // "Transcript"): the user's words all the same, in the order they were delivered.
     if (type === "attachment") {
       const queued = obj(rec.attachment);
-      if (queued?.type === "queued_command" && (queued.commandMode === undefined || queued.commandMode === "prompt")) {
-        const text = blockText(queued.prompt);
-        if (text.trim() !== "" && !SCAFFOLDING.test(text)) cap.userRequests.push(text);
-      }
+      const prompt = queued?.commandMode === undefined || queued.commandMode === "prompt";
+      const text = queued?.type === "queued_command" && prompt ? blockText(queued.prompt) : "";
+      if (text.trim() !== "" && !SCAFFOLDING.test(text)) cap.userRequests.push(text);
       continue;
     }
     const message = obj(rec.message);
@@ -162,28 +200,19 @@ export function parseClaude(lines: readonly string[]): Capture {
         const id = str(b!.tool_use_id);
         if (id === null) continue;
         if (pending.has(id)) {
-          if (deferring) {
-            candidate(id, i);
-            records.set(i, rec);
-          } else {
+          if (deferring) later.candidate(id, i, rec);
+          else {
             pending.get(id)!.status = resultStatus(rec, b!);
             pending.delete(id);
           }
         }
-        const created = taskCreates.get(id);
-        if (created !== undefined) {
-          // One entry may answer several calls: the block's own text names its task first.
-          const text = typeof b!.content === "string" ? b!.content : blockText(b!.content);
-          const fromText = /\bTask #(\w+)/.exec(text)?.[1] ?? null;
-          const taskId = fromText ?? (results.length === 1 ? str(obj(obj(rec.toolUseResult)?.task)?.id) : null);
-          if (taskId !== null) tasks.set(taskId, created);
-          taskCreates.delete(id);
-        }
+        taskCreated(plans, id, b!, results.length === 1 ? rec : null);
       }
-      if (results.length > 0 || rec.toolUseResult !== undefined || rec.isMeta === true || rec.isCompactSummary === true) continue;
-      const text = blockText(content);
-      if (text.trim() === "" || text.startsWith("[Request interrupted by user") || SCAFFOLDING.test(text)) continue;
-      cap.userRequests.push(text);
+      if (results.length > 0 || rec.toolUseResult !== undefined || rec.isMeta === true) continue;
+      const text = rec.isCompactSummary === true ? "" : blockText(content);
+      if (text.trim() !== "" && !text.startsWith("[Request interrupted by user") && !SCAFFOLDING.test(text)) {
+        cap.userRequests.push(text);
+      }
       continue;
     }
     if (type !== "assistant" || !Array.isArray(content)) continue;
@@ -196,48 +225,121 @@ export function parseClaude(lines: readonly string[]): Capture {
         continue;
       }
       if (b.type !== "tool_use") continue;
-      const name = str(b.name);
-      const input = obj(b.input) ?? {};
+      const run = toolUse(cap, plans, b);
       const id = str(b.id);
-      if (name === "Bash") {
-        const run: CommandRun = { command: str(input.command) ?? "", status: "unknown" };
-        cap.commands.push(run);
-        if (id !== null) {
-          pending.set(id, run);
-          if (deferring) defer(run, id, i);
-        }
-      } else if (name !== null && EDIT_TOOLS.has(name)) {
-        noteEdit(cap.filesEdited, str(input.file_path) ?? str(input.notebook_path) ?? "");
-      } else if (name === "TodoWrite" && Array.isArray(input.todos)) {
-        todo = input.todos.map(obj).filter((t) => t !== null).map((t) => ({ text: str(t!.content) ?? str(t!.activeForm) ?? "", status: todoStatus(t!.status) }));
-        planFrom = "todo";
-      } else if (name === "TaskCreate") {
-        const item: PlanItem = { text: str(input.subject) ?? str(input.description) ?? "", status: "open" };
-        if (id !== null) taskCreates.set(id, item);
-        planFrom = "tasks";
-      } else if (name === "TaskUpdate") {
-        const task = tasks.get(String(input.taskId ?? ""));
-        if (task !== undefined && input.status !== undefined) task.status = todoStatus(input.status);
-        if (task !== undefined && typeof input.subject === "string") task.text = input.subject;
-        planFrom = "tasks";
+      if (run !== null && id !== null) {
+        pending.set(id, run);
+        if (deferring) later.defer(run, id, i);
       }
     }
   }
-  // The listed commands' results, each from the first line that answers it in its window.
-  for (const run of cap.commands.slice(-LISTED_ITEMS)) {
-    const d = deferred.get(run);
-    if (d === undefined) continue;
-    for (const at of candidates.get(d.id) ?? []) {
-      if (at <= d.at) continue;
-      if (at >= d.until) break;
-      const found = answer(at, d.id);
-      if (found === null) continue;
-      run.status = resultStatus(found.rec, found.block);
-      break;
+  later.settle(cap.commands.slice(-LISTED_ITEMS));
+  cap.plan = plans.from === "todo" || plans.tasks.size === 0 ? plans.todo : [...plans.tasks.values()];
+  // A task list is built from records that may lie further back (TaskCreate before TaskUpdate).
+  cap.planFinal = plans.from === "todo";
+  return cap;
+}
+
+/** The plan tools' state while reading: the last todo list, the tasks created and updated. */
+interface Plans {
+  todo: PlanItem[] | null;
+  from: "todo" | "tasks" | null;
+  taskCreates: Map<string, PlanItem>;
+  tasks: Map<string, PlanItem>;
+}
+
+// A tool call's part of the capture; a shell command is returned, for its result to be found.
+function toolUse(cap: Capture, plans: Plans, b: Record<string, unknown>): CommandRun | null {
+  const name = str(b.name) ?? "";
+  const input = obj(b.input) ?? {};
+  if (name === "Bash") {
+    const run: CommandRun = { command: str(input.command) ?? "", status: "unknown" };
+    cap.commands.push(run);
+    return run;
+  }
+  if (EDIT_TOOLS.has(name)) noteEdit(cap.filesEdited, str(input.file_path) ?? str(input.notebook_path) ?? "");
+  else if (name === "TodoWrite" && Array.isArray(input.todos)) {
+    const todos = input.todos.map(obj).filter((t) => t !== null);
+    plans.todo = todos.map((t) => ({ text: str(t.content) ?? str(t.activeForm) ?? "", status: todoStatus(t.status) }));
+    plans.from = "todo";
+  } else if (name === "TaskCreate") {
+    const item: PlanItem = { text: str(input.subject) ?? str(input.description) ?? "", status: "open" };
+    const id = str(b.id);
+    if (id !== null) plans.taskCreates.set(id, item);
+    plans.from = "tasks";
+  } else if (name === "TaskUpdate") {
+    const task = plans.tasks.get(String(input.taskId ?? ""));
+    if (task !== undefined && input.status !== undefined) task.status = todoStatus(input.status);
+    if (task !== undefined && typeof input.subject === "string") task.text = input.subject;
+    plans.from = "tasks";
+  }
+  return null;
+}
+
+// A TaskCreate's answer names its task: one entry may answer several calls, so the block's own
+// text first, then the entry's `toolUseResult` when it answers this call alone (`only`).
+type Rec = Record<string, unknown>;
+
+function taskCreated(plans: Plans, id: string, block: Rec, only: Rec | null): void {
+  const created = plans.taskCreates.get(id);
+  if (created === undefined) return;
+  const text = typeof block.content === "string" ? block.content : blockText(block.content);
+  const fromResult = only === null ? null : str(obj(obj(only.toolUseResult)?.task)?.id);
+  const taskId = /\bTask #(\w+)/.exec(text)?.[1] ?? fromResult;
+  if (taskId !== null) plans.tasks.set(taskId, created);
+  plans.taskCreates.delete(id);
+}
+
+/** Claude Code's window when nothing says otherwise (harnesses.md, "Context in use"). */
+export const CLAUDE_DEFAULT_WINDOW = 200_000;
+// Models whose default window is 1M tokens (2.1.332's default); a `[1m]` suffix says so for any.
+const ONE_MILLION = new Set(["claude-opus-5-5"]);
+
+/** The window of a Claude model by name: 1,000,000 for `[1m]` models and those that default to it, else 200,000. */
+export function claudeWindow(model: string | null): number {
+  if (model === null) return CLAUDE_DEFAULT_WINDOW;
+  if (/\[1m\]$/i.test(model) || ONE_MILLION.has(model.toLowerCase())) return 1_000_000;
+  return CLAUDE_DEFAULT_WINDOW;
+}
+
+function claudeUsage(rec: Record<string, unknown>): Usage | null {
+  if (rec.type !== "assistant" || rec.isSidechain === true) return null;
+  const message = obj(rec.message);
+  const usage = obj(message?.usage);
+  if (usage === null) return null;
+  // Claude Code's own count: input + cache creation + cache read + output of the last response.
+  const kinds = ["input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "output_tokens"];
+  const used = kinds.reduce((n, k) => n + num(usage[k]), 0);
+  const model = str(message?.model);
+  // Synthetic records (an interrupted or refused turn) carry zero usage: they say nothing.
+  if (used === 0 || model === "<synthetic>") return null;
+  // The model asked for keeps a `[1m]` suffix the API's answer drops.
+  const asked = str(rec.requestedModel);
+  const name = asked !== null && /\[1m\]$/i.test(asked) ? asked : model;
+  return { used, window: claudeWindow(name), model: name };
+}
+
+/** The tool calls, results and usage of one Claude Code record; subagent records hold none. */
+export function claudeEvents(rec: Record<string, unknown>, line: number): LineEvents {
+  const ev = noEvents(line);
+  ev.usage = claudeUsage(rec);
+  if (rec.isSidechain === true || typeof rec.agentId === "string") return ev;
+  const content = obj(rec.message)?.content;
+  if (!Array.isArray(content)) return ev;
+  for (const b of content.map(obj)) {
+    if (rec.type === "assistant" && b?.type === "tool_use") {
+      const input = obj(b.input);
+      const name = str(b.name) ?? "";
+      const command = name === "Bash" ? (str(input?.command) ?? "") : null;
+      const file = str(input?.file_path) ?? str(input?.notebook_path) ?? "";
+      const edit: ToolEvent = EDIT_TOOLS.has(name) ? { kind: "edit", path: file } : { kind: "other" };
+      const event: ToolEvent = command !== null ? { kind: "command", command } : edit;
+      const at = { id: str(b.id), ts: str(rec.timestamp), cwd: str(rec.cwd) };
+      ev.calls.push({ ...at, events: [event], text: command ?? "", result: null });
+    } else if (rec.type === "user" && b?.type === "tool_result") {
+      const id = str(b.tool_use_id);
+      if (id !== null) ev.results.push({ id, text: textOf(b.content), failed: b.is_error === true });
     }
   }
-  cap.plan = planFrom === "todo" ? todo : planFrom === "tasks" && tasks.size > 0 ? [...tasks.values()] : todo;
-  // A task list is built from records that may lie further back (TaskCreate before TaskUpdate).
-  cap.planFinal = planFrom === "todo";
-  return cap;
+  return ev;
 }

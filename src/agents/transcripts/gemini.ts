@@ -1,9 +1,8 @@
 // Gemini CLI's chat JSONL (harnesses.md, "Transcripts"): a metadata line, then messages
 // `{id, timestamp, type, content, toolCalls?}`, plus `$set`/`$rewindTo` lines. Tolerant of
 // unknown records and fields.
-import { emptyCapture, exitFromText, noteEdit, obj, parseLine, str, type Capture, type PlanItem } from "./types.ts";
-
-const EDIT_TOOLS = new Set(["write_file", "replace", "edit", "smart_edit"]);
+import { EDIT_TOOLS, emptyCapture, exitFromText, noEvents, noteEdit, obj, parseLine, str } from "./types.ts";
+import type { Capture, LineEvents, PlanItem, ToolEvent } from "./types.ts";
 
 function text(content: unknown): string {
   if (typeof content === "string") return content;
@@ -76,10 +75,43 @@ export function parseGemini(lines: readonly string[]): Capture {
       } else if (EDIT_TOOLS.has(name)) {
         noteEdit(cap.filesEdited, str(args.file_path) ?? str(args.absolute_path) ?? "");
       } else if (name === "write_todos" && Array.isArray(args.todos)) {
-        cap.plan = args.todos.map(obj).filter((t) => t !== null).map((t) => ({ text: str(t!.description) ?? "", status: todoStatus(t!.status) }));
+        const todos = args.todos.map(obj).filter((t) => t !== null);
+        cap.plan = todos.map((t) => ({ text: str(t.description) ?? "", status: todoStatus(t.status) }));
         cap.planFinal = true;
       }
     }
   }
   return cap;
+}
+
+// A call's recorded output: the `functionResponse` outputs, or the result as written; null when none yet.
+function recordedResult(result: unknown): string | null {
+  if (result === undefined || result === null) return null;
+  if (typeof result === "string") return result;
+  const outputs = (Array.isArray(result) ? result : [result]).map((r) => {
+    const response = obj(obj(obj(r)?.functionResponse)?.response);
+    return str(response?.output) ?? str(response?.error) ?? "";
+  });
+  return outputs.join("\n");
+}
+
+/** The tool calls of one Gemini CLI record, each with its result when recorded (one record holds both). */
+export function geminiEvents(rec: Record<string, unknown>, line: number): LineEvents {
+  const ev = noEvents(line);
+  if (rec.type !== "gemini" || !Array.isArray(rec.toolCalls)) return ev;
+  for (const call of rec.toolCalls.map(obj)) {
+    if (call === null) continue;
+    const name = str(call.name) ?? "";
+    const args = obj(call.args);
+    const command = name === "run_shell_command" ? (str(args?.command) ?? "") : null;
+    const path = str(args?.file_path) ?? "";
+    const edit: ToolEvent = EDIT_TOOLS.has(name) ? { kind: "edit", path } : { kind: "other" };
+    const event: ToolEvent = command !== null ? { kind: "command", command } : edit;
+    const out = recordedResult(call.result);
+    const failed = call.status === "error" || /Exit Code: [1-9]/.test(out ?? "");
+    const ts = str(call.timestamp) ?? str(rec.timestamp);
+    const result = out === null ? null : { text: out, failed };
+    ev.calls.push({ id: null, ts, cwd: null, events: [event], text: command ?? "", result });
+  }
+  return ev;
 }

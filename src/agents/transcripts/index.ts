@@ -1,36 +1,109 @@
-// The transcript adapters, one file per format (docs/design.md#checkpoints): a format change is one file's edit.
-import { parseClaude } from "./claude.ts";
-import { parseCodex } from "./codex.ts";
-import { parseGemini } from "./gemini.ts";
-import type { Capture, TranscriptFormat } from "./types.ts";
+// The transcript formats (docs/design.md#checkpoints): each is one reader file, one row here and
+// one in parsers.ts.
+import { claudeEvents } from "./claude.ts";
+import { codexEvents } from "./codex.ts";
+import { geminiEvents } from "./gemini.ts";
+import { parseLine, type Capture, type LineEvents, type TranscriptFormat, type Usage } from "./types.ts";
 
-/** The adapter of each format. */
-export const ADAPTERS: Record<TranscriptFormat, (lines: readonly string[]) => Capture> = {
-  claude: parseClaude,
-  codex: parseCodex,
-  gemini: parseGemini,
+interface Format {
+  /** True when a record has this format's shape (tried in the table's order). */
+  is: (rec: Record<string, unknown>) => boolean;
+  /** The tool calls, results and usage of one record; `state` carries what earlier records set. */
+  events: (rec: Record<string, unknown>, line: number, state: { cwd: string | null }) => LineEvents;
+  /** A line without these words holds no events; without `usage`, no usage (null: none recorded). */
+  words: RegExp;
+  usage: RegExp | null;
+  /** Words every plan record holds as written: a part without any of them holds no plan. */
+  planMarkers: readonly string[];
+}
+
+const CODEX_TYPES = new Set(["session_meta", "response_item", "event_msg", "turn_context", "compacted"]);
+
+export const FORMATS: Record<TranscriptFormat, Format> = {
+  codex: {
+    is: (r) => "payload" in r && typeof r.type === "string" && CODEX_TYPES.has(r.type),
+    events: codexEvents,
+    words: /_call|CommandExecution|FileChange|"session_meta"|"turn_context"|"token_count"|token_usage_record|task_st/,
+    usage: /"token_count"|"token_usage_record"|"task_started"/,
+    planMarkers: ["update_plan"],
+  },
+  gemini: {
+    is: (r) => "projectHash" in r || r.type === "gemini" || ("startTime" in r && "sessionId" in r && !("uuid" in r)),
+    events: (rec, line) => geminiEvents(rec, line),
+    words: /"toolCalls"/,
+    usage: null,
+    planMarkers: ["write_todos"],
+  },
+  claude: {
+    is: (r) => ("sessionId" in r || "uuid" in r) && typeof r.type === "string",
+    events: (rec, line) => claudeEvents(rec, line),
+    words: /"tool_use"|"tool_result"|"usage"/,
+    usage: /"usage"/,
+    planMarkers: ["TodoWrite", "TaskCreate", "TaskUpdate"],
+  },
 };
 
-/**
- * Words that every plan record of a format holds, as written in the file (its tool names): a
- * part of a transcript without any of them holds no plan (cold/checkpoint-run.ts).
- */
-export const PLAN_MARKERS: Record<TranscriptFormat, readonly string[]> = {
-  claude: ["TodoWrite", "TaskCreate", "TaskUpdate"],
-  codex: ["update_plan"],
-  gemini: ["write_todos"],
-};
-
-/** True when `value` names an adapter. */
+/** True when `value` names a format. */
 export function isFormat(value: unknown): value is TranscriptFormat {
-  return value === "claude" || value === "codex" || value === "gemini";
+  return typeof value === "string" && Object.hasOwn(FORMATS, value);
 }
 
 /**
- * The checkpoint's `Source:` value for a capture (docs/design.md#checkpoints): the format
- * and the version its records name, `unknown` when they name none (`claude 2.1.332`,
- * `gemini unknown`). A known shape is captured whatever its version says.
+ * The format of the first complete records (at most 50 looked at); null when none is recognised
+ * (compressed, foreign or empty files).
  */
+export function sniffFormat(lines: readonly string[]): TranscriptFormat | null {
+  let seen = 0;
+  for (const line of lines) {
+    if (!line.startsWith("{")) continue;
+    if (++seen > 50) break;
+    const rec = parseLine(line);
+    if (rec === null) continue;
+    for (const [name, f] of Object.entries(FORMATS)) if (f.is(rec)) return name as TranscriptFormat;
+  }
+  return null;
+}
+
+/** The events of `lines` (oldest first), one entry per line that holds any; `usageOnly` reads usage only. */
+export function readEvents(format: TranscriptFormat, lines: readonly string[], usageOnly = false): LineEvents[] {
+  const f = FORMATS[format];
+  const words = usageOnly ? f.usage : f.words;
+  if (words === null) return [];
+  const state = { cwd: null as string | null };
+  const out: LineEvents[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    if (!words.test(lines[i]!)) continue;
+    const rec = parseLine(lines[i]!);
+    if (rec === null) continue;
+    const ev = f.events(rec, i, state);
+    const any = ev.calls.length > 0 || ev.results.length > 0 || ev.usage !== null || ev.window !== null;
+    if (any || ev.items) out.push(ev);
+  }
+  return out;
+}
+
+/** One recorded response's usage and its line; a usage without a window takes the last window named before it. */
+export type UsagePoint = Usage & { line: number };
+
+/** Every recorded usage, oldest first. */
+export function usagePoints(events: readonly LineEvents[]): UsagePoint[] {
+  const out: UsagePoint[] = [];
+  let window: number | null = null;
+  for (const ev of events) {
+    window = ev.usage?.window ?? ev.window ?? window;
+    if (ev.usage !== null) out.push({ ...ev.usage, window: ev.usage.window ?? window, line: ev.line });
+  }
+  return out;
+}
+
+/** How many tool calls the events after line `after` record (every tool, the helper's own included). */
+export function countToolCalls(events: readonly LineEvents[], after = -1): number {
+  let n = 0;
+  for (const ev of events) if (ev.line > after) n += ev.calls.filter((c) => c.item !== true).length;
+  return n;
+}
+
+/** The checkpoint's `Source:` value: the format and its records' version (`claude 2.1.332`, `gemini unknown`). */
 export function captureSource(cap: Capture): string {
   return `${cap.format} ${cap.version ?? "unknown"}`;
 }

@@ -2,7 +2,6 @@
 // a regular file only, at most its last 4 MiB (a partial first line dropped) and its first
 // 64 KiB for choosing the adapter. It never searches for a transcript.
 import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
-import type { TranscriptFormat } from "./types.ts";
 import { harnessPath } from "../harness-path.ts";
 
 /** Most bytes read from the end of a transcript (docs/design.md#checkpoints). */
@@ -55,12 +54,14 @@ export interface TranscriptFile {
   head: string[];
 }
 
+type Opened = { ok: true; file: TranscriptFile } | { ok: false; reason: string };
+
 /**
  * Opens the transcript at `transcriptPath` within the reader's bounds (docs/design.md#checkpoints) and reads its head.
  * Never throws: a missing, linked, non-regular or unreadable file gives `{ok: false, reason}`.
  * The caller closes an opened file with `closeTranscript`.
  */
-export function openTranscript(transcriptPath: string): { ok: true; file: TranscriptFile } | { ok: false; reason: string } {
+export function openTranscript(transcriptPath: string): Opened {
   const where = harnessPath("the transcript path", transcriptPath);
   if (!where.ok) return { ok: false, reason: where.reason };
   transcriptPath = where.path;
@@ -69,7 +70,8 @@ export function openTranscript(transcriptPath: string): { ok: true; file: Transc
     fd = openSync(transcriptPath, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    return { ok: false, reason: code === "ENOENT" ? "the transcript does not exist" : code === "ELOOP" ? "the transcript is a link" : `the transcript cannot be opened (${code ?? "error"})` };
+    const known: Record<string, string> = { ENOENT: "does not exist", ELOOP: "is a link" };
+    return { ok: false, reason: `the transcript ${known[code ?? ""] ?? `cannot be opened (${code ?? "error"})`}` };
   }
   let reason: string;
   try {
@@ -103,7 +105,7 @@ export interface TailPart {
  * The complete lines of the last `bytes` of an open transcript (at most TAIL_BYTES; the whole
  * file when it is shorter), as it was when opened: bytes appended since are not read. Below
  * TAIL_BYTES, the byte before the part is read too, so that a line starting exactly where the
- * part does is kept whole (at TAIL_BYTES the first line is always dropped: the reader's bound; docs/design.md#checkpoints).
+ * part does is kept whole (at TAIL_BYTES the first line is always dropped: the reader's bound).
  * @throws the read's error (an I/O error on the file).
  */
 export function tailPart(file: TranscriptFile, bytes: number): TailPart {
@@ -183,30 +185,4 @@ export function readTranscriptTail(transcriptPath: string, maxTail = TAIL_BYTES)
   } finally {
     closeTranscript(opened.file);
   }
-}
-
-/**
- * Chooses the adapter from the first complete records (docs/design.md#checkpoints): Codex rollouts are
- * `{timestamp, type, payload}`; Claude Code entries carry `sessionId`/`uuid` with a `type`;
- * Gemini chat logs carry `projectHash`/`startTime` or `type: "gemini"` messages.
- * @returns null when no record is recognised (compressed, foreign or empty files).
- */
-export function sniffFormat(lines: readonly string[]): TranscriptFormat | null {
-  let seen = 0;
-  for (const line of lines) {
-    if (line.length === 0 || line[0] !== "{") continue;
-    if (++seen > 50) break;
-    let rec: unknown;
-    try {
-      rec = JSON.parse(line);
-    } catch {
-      continue;
-    }
-    if (rec === null || typeof rec !== "object" || Array.isArray(rec)) continue;
-    const r = rec as Record<string, unknown>;
-    if ("payload" in r && typeof r.type === "string" && ["session_meta", "response_item", "event_msg", "turn_context", "compacted"].includes(r.type)) return "codex";
-    if ("projectHash" in r || r.type === "gemini" || ("startTime" in r && "sessionId" in r && !("uuid" in r))) return "gemini";
-    if (("sessionId" in r || "uuid" in r) && typeof r.type === "string") return "claude";
-  }
-  return null;
 }

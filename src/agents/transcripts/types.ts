@@ -1,10 +1,12 @@
 // Helpers the transcript adapters share; the capture they fill is schema/capture.ts.
 
-export { emptyCapture, LISTED_ITEMS, type Capture, type CommandRun, type PlanItem, type TranscriptFormat } from "../../schema/capture.ts";
+export { emptyCapture, LISTED_ITEMS } from "../../schema/capture.ts";
+export type { Capture, CommandRun, PlanItem, TranscriptFormat } from "../../schema/capture.ts";
 
 /** A record's field as an object, or null: every field of a foreign record is optional. */
 export function obj(value: unknown): Record<string, unknown> | null {
-  return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+  const isObject = value !== null && typeof value === "object" && !Array.isArray(value);
+  return isObject ? (value as Record<string, unknown>) : null;
 }
 
 /** A field as a string, or null. */
@@ -30,7 +32,7 @@ export function noteEdit(list: string[], file: string): void {
   list.push(file);
 }
 
-/** `exit N` from the first "Exit code N" / "exit code: N" / "Process exited with code N" in a tool's output, or null. */
+/** `exit N` from the first "Exit code N", "exit code: N" or "Process exited with code N" in an output, or null. */
 export function exitFromText(text: string): string | null {
   const m = /(?:Process exited with code|Exit [Cc]ode:?)\s*(-?\d{1,4})\b/.exec(text.slice(0, 4096));
   return m ? `exit ${Number(m[1])}` : null;
@@ -40,3 +42,74 @@ export function exitFromText(text: string): string | null {
 export function versionOf(value: unknown): string | null {
   return typeof value === "string" && /^[0-9A-Za-z][0-9A-Za-z.+_-]{0,39}$/.test(value) ? value : null;
 }
+
+/** What a tool call did, as the journal's resume outcome reads it. */
+export interface ToolEvent {
+  kind: "command" | "edit" | "other";
+  command?: string;
+  path?: string;
+}
+
+/** One tool call as every consumer but the capture reads it. */
+export interface Call {
+  id: string | null;
+  ts: string | null;
+  cwd: string | null;
+  /** What it ran or changed (none, one, or one per file a patch names). */
+  events: ToolEvent[];
+  /** The text a save of this helper is looked for in: the command, or a tool's raw input. */
+  text: string;
+  /** Its result when the same record holds it (Gemini, Codex items); null when not recorded there. */
+  result: { text: string; failed: boolean } | null;
+  /** A Codex completed item: what ran, not a call of its own. */
+  item?: boolean;
+}
+
+/** The context in use after one response; the window when the record says it or the model tells it. */
+export interface Usage {
+  used: number;
+  window: number | null;
+  model: string | null;
+}
+
+/** What one transcript line holds for the consumers beyond the capture. */
+export interface LineEvents {
+  line: number;
+  calls: Call[];
+  /** Results recorded here for calls made elsewhere, by call id. */
+  results: { id: string; text: string; failed: boolean }[];
+  usage: Usage | null;
+  /** A window the line names without a usage (Codex's task_started). */
+  window: number | null;
+  /** Codex: the line is a completed item (items then say what ran). */
+  items: boolean;
+}
+
+/** Empty events of line `line`. */
+export function noEvents(line: number): LineEvents {
+  return { line, calls: [], results: [], usage: null, window: null, items: false };
+}
+
+/** Tool names that edit a file, in every format (the resume outcome's edits). */
+export const EDIT_TOOLS = new Set([
+  "Edit",
+  "Write",
+  "MultiEdit",
+  "NotebookEdit",
+  "write_file",
+  "replace",
+  "edit",
+  "write",
+  "patch",
+  "smart_edit",
+]);
+
+/** The text blocks of a content array joined, or the content when it is a string. */
+export function textOf(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return content.map((b) => str(obj(b)?.text) ?? "").join("\n");
+}
+
+/** A non-negative finite number, else 0. */
+export const num = (v: unknown): number => (typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : 0);

@@ -1,0 +1,298 @@
+// The agent files install and uninstall edit (settings, AGENTS.md, rules) live outside the memory
+// dir, often in HOME: each is replaced whole with write-file-atomic (temp, fsync, rename), so a
+// kill leaves the old bytes or the new (docs/decisions/agent-files-atomic.md).
+import {
+  accessSync,
+  closeSync,
+  constants,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readlinkSync,
+  rmdirSync,
+  unlinkSync,
+} from "node:fs";
+import path from "node:path";
+import writeFileAtomic from "write-file-atomic";
+import { Refused } from "../errors.ts";
+import { failpoint } from "./failpoint.ts";
+import { readStable, tokenOf, UnsafeFile, type ReadFile } from "./files.ts";
+
+/** A file as read before an edit: its bytes (null when absent) and its token. */
+export interface Snapshot {
+  bytes: Buffer | null;
+  token: string;
+}
+
+/**
+ * Reads an agent file for an edit: a regular file with one link that this user may replace, or
+ * absent. @throws Refused (exit 2) for anything else, with `snippet` to paste by hand.
+ */
+export async function readAgentFile(file: string, snippet: string): Promise<Snapshot> {
+  let read: ReadFile | null;
+  try {
+    read = await readStable(file);
+  } catch (err) {
+    if (!(err instanceof UnsafeFile)) throw err;
+    const what = err.state === "link" ? `is a link to ${linkTarget(file)}` : "is not a regular file";
+    const why = "links are never followed or replaced, so nothing was changed";
+    throw new Refused(`${file} ${what}; ${why}. Add this to its target by hand:\n${snippet}`);
+  }
+  if (read === null) return { bytes: null, token: "absent" };
+  if (read.stat.nlink !== 1n) {
+    throw new Refused(`${file} has more than one hard link; nothing was changed. Add this to it by hand:\n${snippet}`);
+  }
+  assertReplaceable(file, snippet);
+  const bad = firstInvalidUtf8(read.bytes);
+  // Decoding would turn the bytes into U+FFFD and the edit would write them back changed.
+  if (bad >= 0) {
+    throw new Refused(`${file} is not valid UTF-8 (byte ${bad}): fix or re-save it as UTF-8, then run this again`);
+  }
+  return { bytes: read.bytes, token: read.token };
+}
+
+function linkTarget(file: string): string {
+  try {
+    return readlinkSync(file);
+  } catch {
+    return "another file";
+  }
+}
+
+/**
+ * Refuses a file the user has set so that it is not changed: read-only for this user (EACCES),
+ * immutable or append-only (EPERM, `chattr +i`/`+a`), or in a folder this user cannot write.
+ * Opening for writing without truncating or writing is the one probe that sees all three.
+ */
+function assertReplaceable(file: string, snippet: string): void {
+  try {
+    closeSync(openSync(file, constants.O_WRONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK));
+    accessSync(path.dirname(file), constants.W_OK);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "EPERM") {
+      const why = "it is immutable or append-only: EPERM";
+      const fix = `Clear the flag (chattr -i -a ${file}) and run this again, or add this by hand`;
+      throw new Refused(`${file} cannot be replaced (${why}); nothing was changed. ${fix}:\n${snippet}`);
+    }
+    if (code === "EACCES") {
+      const fix = `Make it writable (chmod u+w ${file} ${path.dirname(file)}) and run this again, or add this by hand`;
+      throw new Refused(`${file} is read-only for this user (EACCES); nothing was changed. ${fix}:\n${snippet}`);
+    }
+    throw err;
+  }
+}
+
+const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+/** The offset of the first byte that is not part of a valid UTF-8 sequence, or -1. */
+export function firstInvalidUtf8(bytes: Uint8Array): number {
+  try {
+    STRICT_UTF8.decode(bytes);
+    return -1;
+  } catch {
+    // Slow path, only for a bad file: walk the sequences to name the offset.
+  }
+  for (let i = 0; i < bytes.length; ) {
+    const b = bytes[i]!;
+    const n = b < 0x80 ? 1 : b >= 0xc2 && b <= 0xdf ? 2 : b >= 0xe0 && b <= 0xef ? 3 : b >= 0xf0 && b <= 0xf4 ? 4 : 0;
+    if (n === 0 || !wholeSequence(bytes.subarray(i, i + n), n)) return i;
+    i += n;
+  }
+  return -1;
+}
+
+function wholeSequence(seq: Uint8Array, n: number): boolean {
+  if (seq.length < n) return false;
+  try {
+    STRICT_UTF8.decode(seq);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Replaces `file` with `bytes` (or removes it, for null) only while it is still the version whose
+ * token was read; a new file gets `mode` under the umask, a replaced one keeps its owner and mode.
+ * Failpoints: `read-opened` (the re-read), `before-publication` (the temp exists), `after-publication`.
+ * @throws Refused (exit 2) when the file changed since it was read.
+ */
+export async function writeAgentFile(file: string, expected: string, bytes: Buffer | null, mode: number, fp?: string) {
+  const now = await readStable(file, { failpoint: fp });
+  if ((now === null ? "absent" : now.token) !== expected) {
+    const what = "changed since it was read (another program wrote it)";
+    throw new Refused(`${file} ${what}; nothing was changed; run this again`);
+  }
+  if (bytes === null) unlinkSync(file);
+  else {
+    // A replaced file keeps its owner and mode (write-file-atomic copies them); a new one gets `mode`.
+    const tmpfileCreated = () => failpoint(fp, "before-publication");
+    const opts = now === null ? { mode: mode & ~process.umask(), tmpfileCreated } : { tmpfileCreated };
+    await writeFileAtomic(file, bytes, opts);
+  }
+  await failpoint(fp, "after-publication");
+}
+
+/**
+ * The folders from `base` (exclusive) down to `dir` that do not exist yet. Every one that
+ * exists must be a real directory (never a link: what is under it is outside our control).
+ * @throws Refused (exit 2) naming the link or file in the way.
+ */
+export function missingDirs(base: string, dir: string): string[] {
+  const rel = path.relative(base, dir);
+  if (rel === "") return [];
+  const missing: string[] = [];
+  let cur = base;
+  for (const part of rel.split(path.sep)) {
+    cur = path.join(cur, part);
+    let st;
+    try {
+      st = lstatSync(cur);
+    } catch {
+      missing.push(cur);
+      continue;
+    }
+    if (missing.length > 0) continue;
+    if (st.isSymbolicLink() || !st.isDirectory()) {
+      const what = st.isSymbolicLink() ? "a link" : "not a directory";
+      throw new Refused(`${cur} is ${what}; install writes only through real directories, so nothing was changed`);
+    }
+  }
+  return missing;
+}
+
+/** Makes the folders `missingDirs` listed (0755 under the umask, as any project folder). */
+export function makeDirs(dirs: string[]): void {
+  for (const d of dirs) mkdirSync(d, { mode: 0o755 });
+}
+
+/** Removes each folder when it is empty, deepest first; a folder with anything in it stays. */
+export function removeEmptyDirs(dirs: string[]): string[] {
+  const removed: string[] = [];
+  for (const d of [...dirs].sort((a, b) => b.length - a.length)) {
+    try {
+      rmdirSync(d);
+      removed.push(d);
+    } catch {
+      // Not empty (the user's files), or already gone.
+    }
+  }
+  return removed;
+}
+
+/** What install remembers about one file it changed, so that uninstall can undo it exactly. */
+export interface InstallRecord {
+  path: string;
+  /** The file's bytes before install first changed it, base64; null when it did not exist. */
+  before: string | null;
+  /** Token of what install last wrote. */
+  after: string;
+  /** False once someone else changed the file between two installs: uninstall then removes only ours. */
+  restorable?: boolean;
+  /** Folders install created for it. */
+  createdDirs: string[];
+}
+
+/** `${XDG_CONFIG_HOME:-$HOME/.config}/session-handoff`: the per-user folder of ours. */
+export function userDir(env: Record<string, string | undefined>, home: string): string {
+  const config = env.XDG_CONFIG_HOME ? env.XDG_CONFIG_HOME : path.join(home, ".config");
+  return path.join(config, "session-handoff");
+}
+
+/** Where install records live: beside the global kill switch, never in the project (a record is one machine's). */
+export function recordsDir(env: Record<string, string | undefined>, home: string): string {
+  return path.join(userDir(env, home), "installs");
+}
+
+/**
+ * Makes `dir` and every missing folder above it (0700: the user's private config) before
+ * anything is written, so that a record can always be written after it.
+ * @returns the folders it made, top first. @throws Refused (exit 2) when one cannot be made.
+ */
+export function prepareDir(dir: string): string[] {
+  const missing: string[] = [];
+  for (let d = dir; ; d = path.dirname(d)) {
+    try {
+      const st = lstatSync(d);
+      if (!st.isDirectory()) {
+        throw new Refused(`${d} is not a folder; install keeps its records under it, so nothing was changed`);
+      }
+      break;
+    } catch (err) {
+      if (err instanceof Refused) throw err;
+      missing.unshift(d);
+      if (path.dirname(d) === d) break;
+    }
+  }
+  for (const d of missing) {
+    try {
+      mkdirSync(d, { mode: 0o700 });
+    } catch (err) {
+      removeEmptyDirs(missing);
+      const why = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+      throw new Refused(`${d} could not be made (${why}); nothing was changed`);
+    }
+  }
+  return missing;
+}
+
+/** Records the Node that runs install as `<user dir>/node`, the second place an installed command looks. */
+export function recordNode(dir: string, execPath: string): void {
+  const target = path.join(dir, "node");
+  try {
+    if (readFileSync(target, "utf8") === `${execPath}\n`) return;
+  } catch {
+    // None yet.
+  }
+  writeFileAtomic.sync(target, `${execPath}\n`, { mode: 0o644 });
+}
+
+function recordPath(dir: string, file: string): string {
+  return path.join(dir, `${tokenOf(Buffer.from(file, "utf8")).slice(0, 16)}.json`);
+}
+
+/** The record of `file`, or null (none, or unreadable: uninstall then removes only ours). */
+export function readRecord(dir: string, file: string): InstallRecord | null {
+  try {
+    const r = JSON.parse(readFileSync(recordPath(dir, file), "utf8")) as InstallRecord;
+    return r.path === file ? r : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Writes a record. @returns the folders it made. */
+export function writeRecord(dir: string, record: InstallRecord): string[] {
+  const made: string[] = [];
+  for (const d of [path.dirname(path.dirname(dir)), path.dirname(dir), dir]) {
+    try {
+      mkdirSync(d, { mode: 0o700 });
+      made.push(d);
+    } catch {
+      // It exists.
+    }
+  }
+  writeFileAtomic.sync(recordPath(dir, record.path), JSON.stringify(record), { mode: 0o600 });
+  return made;
+}
+
+/**
+ * Deletes a record and the records folder when it is empty; with no record left anywhere,
+ * the recorded Node goes too (nothing installed needs it), and the user dir when empty.
+ */
+export function dropRecord(dir: string, file: string): void {
+  try {
+    unlinkSync(recordPath(dir, file));
+  } catch {
+    // Already gone.
+  }
+  if (removeEmptyDirs([dir]).length === 0) return;
+  try {
+    unlinkSync(path.join(path.dirname(dir), "node"));
+  } catch {
+    // None recorded.
+  }
+  removeEmptyDirs([path.dirname(dir)]);
+}

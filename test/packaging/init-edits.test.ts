@@ -1,0 +1,69 @@
+// What init leaves of the user's own work: a re-run never overwrites a file of the copy they
+// edited (refused, naming it; --replace overwrites), `init --undo` keeps such a file and removes
+// the folders init made (Cline's .cline/) when nothing else is in them. docs/decisions/init.md.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { HELPER, gitRepo, helper, snapshot, tempDir } from "../helpers.ts";
+
+const REPO_ROOT = path.dirname(path.dirname(HELPER));
+
+function project(folders: string[]) {
+  const root = gitRepo();
+  const home = tempDir("sh-home-");
+  for (const f of folders) mkdirSync(path.join(root, f), { recursive: true });
+  const env = { HOME: home, XDG_CONFIG_HOME: path.join(home, ".config") };
+  const run = (...args: string[]) => helper(["init", ...args, "--root", root], { env });
+  return { root, run, skill: path.join(root, ".agents", "skills", "session-handoff") };
+}
+
+describe("init and the user's edits to the copied skill", () => {
+  it("a re-run refuses to overwrite an edited file, changing nothing; --replace overwrites it", () => {
+    const p = project([".claude"]);
+    expect(p.run().code).toBe(0);
+    const file = path.join(p.skill, "SKILL.md");
+    writeFileSync(file, `${readFileSync(file, "utf8")}\nMy own rule.\n`);
+    const before = snapshot(p.root);
+    const again = p.run();
+    expect(again.code, again.stdout).toBe(2);
+    expect(again.stderr).toContain(".agents/skills/session-handoff/SKILL.md differ from what init copied");
+    expect(again.stderr).toContain("init --replace");
+    expect(snapshot(p.root)).toEqual(before);
+    const replaced = p.run("--replace");
+    expect(replaced.code, replaced.stderr).toBe(0);
+    expect(readFileSync(file, "utf8")).toBe(readFileSync(path.join(REPO_ROOT, "SKILL.md"), "utf8"));
+    expect(p.run().code).toBe(0);
+  });
+
+  it("--undo keeps an edited file and says so; the rest of the copy goes", () => {
+    const p = project([".claude"]);
+    expect(p.run().code).toBe(0);
+    const file = path.join(p.skill, "SKILL.md");
+    writeFileSync(file, "mine\n");
+    const undo = p.run("--undo");
+    expect(undo.code, undo.stderr).toBe(0);
+    expect(undo.stdout).toContain("left .agents/skills/session-handoff/SKILL.md: you edited it since init copied it");
+    expect(readFileSync(file, "utf8")).toBe("mine\n");
+    expect(existsSync(path.join(p.skill, "scripts"))).toBe(false);
+  });
+});
+
+describe("init --undo and the folders init made", () => {
+  it("Cline: the .cline/ init made for its link goes; .clinerules/ (the user's) stays", () => {
+    const p = project([".clinerules"]);
+    expect(p.run().code).toBe(0);
+    expect(existsSync(path.join(p.root, ".cline", "skills", "session-handoff"))).toBe(true);
+    const undo = p.run("--undo");
+    expect(undo.code, undo.stderr).toBe(0);
+    expect(existsSync(path.join(p.root, ".cline"))).toBe(false);
+    expect(existsSync(path.join(p.root, ".agents"))).toBe(false);
+    expect(existsSync(path.join(p.root, ".clinerules"))).toBe(true);
+  });
+
+  it("a .cline/ that was there before init stays", () => {
+    const p = project([".clinerules", ".cline"]);
+    expect(p.run().code).toBe(0);
+    expect(p.run("--undo").code).toBe(0);
+    expect(existsSync(path.join(p.root, ".cline"))).toBe(true);
+  });
+});
