@@ -8990,10 +8990,12 @@ async function unregisterMergeDriver(root, env) {
   return out;
 }
 async function mergeDriverStep(root, opts, env) {
-  if (root === null || opts.dryRun === true) return { lines: [], notes: [], change: null };
+  if (root === null) return { lines: [], notes: [], change: null };
   let change;
   try {
-    change = opts.remove === true ? await unregisterMergeDriver(root, env) : await registerMergeDriver(root, opts.helperPath ?? null, env);
+    if (opts.dryRun === true) change = await previewMergeDriver(root, opts.remove === true, env);
+    else if (opts.remove === true) change = await unregisterMergeDriver(root, env);
+    else change = await registerMergeDriver(root, opts.helperPath ?? null, env);
   } catch (err) {
     if (!(err instanceof GitUnavailable)) throw err;
     return {
@@ -9003,15 +9005,29 @@ async function mergeDriverStep(root, opts, env) {
     };
   }
   const lines3 = [];
+  const said = (done, todo) => opts.dryRun === true ? `would ${todo}` : done;
+  const remove = opts.remove === true;
   if (change.config)
-    lines3.push(
-      opts.remove === true ? "removed the merge driver session-handoff from .git/config" : "registered the merge driver session-handoff in .git/config"
-    );
+    lines3.push(remove ? `${said("removed", "remove")} the merge driver session-handoff from .git/config` : `${said("registered", "register")} the merge driver session-handoff in .git/config`);
   if (change.attributes)
-    lines3.push(
-      opts.remove === true ? "removed the merge driver's block from .gitattributes" : "added the merge driver's block to .gitattributes"
-    );
+    lines3.push(remove ? `${said("removed", "remove")} the merge driver's block from .gitattributes` : `${said("added", "add")} the merge driver's block to .gitattributes`);
   return { lines: lines3, notes: change.notes, change };
+}
+async function previewMergeDriver(root, remove, env) {
+  const top = gitTopOf(root);
+  const out = { top, config: false, attributes: false, copy: null, notes: [] };
+  const copy = top === null ? null : driverCopyPath(top);
+  if (top === null || gitDirOf(top) === null || copy === null) return out;
+  const driver = await configValue(top, `merge.${DRIVER_NAME}.driver`, env);
+  const before = readRegular(path35.join(top, ".gitattributes"));
+  const { had, line } = withoutBlock(before === null ? "" : before.toString("utf8"));
+  if (remove) return { ...out, config: driver !== null && driverParts(driver) !== null, attributes: had };
+  const copyNow = existsSync3(copy) ? realpathSync4(copy) : copy;
+  return {
+    ...out,
+    config: driver !== driverCommand(process.execPath, copyNow),
+    attributes: !(had && line === attributesLine(memRelOf(top, root)))
+  };
 }
 function attributesOnlyOurs(top) {
   try {

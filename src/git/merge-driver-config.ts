@@ -298,20 +298,19 @@ export async function unregisterMergeDriver(
 /**
  * The one call `install`, `uninstall` and `publish` make: registers (or, with `remove`,
  * unregisters) the merge driver for the project at `root` and returns the lines to print
- * (`registered the merge driver …`) and the notes for stderr. `root` null (`--global`) or a
- * dry run: nothing done, nothing said.
+ * (`registered the merge driver …`, `would register …` on a dry run, which changes nothing) and the
+ * notes for stderr. `root` null (`--global`): nothing done, nothing said.
  */
 export async function mergeDriverStep(
   root: string | null, opts: { remove?: boolean; dryRun?: boolean; helperPath?: string | null },
   env: Record<string, string | undefined>,
 ): Promise<{ lines: string[]; notes: string[]; change: MergeDriverChange | null }> {
-  if (root === null || opts.dryRun === true) return { lines: [], notes: [], change: null };
+  if (root === null) return { lines: [], notes: [], change: null };
   let change: MergeDriverChange;
   try {
-    change =
-      opts.remove === true
-        ? await unregisterMergeDriver(root, env)
-        : await registerMergeDriver(root, opts.helperPath ?? null, env);
+    if (opts.dryRun === true) change = await previewMergeDriver(root, opts.remove === true, env);
+    else if (opts.remove === true) change = await unregisterMergeDriver(root, env);
+    else change = await registerMergeDriver(root, opts.helperPath ?? null, env);
   } catch (err) {
     // A repository with no git on PATH (Windows' cmd without git for Windows): the agent files are done.
     if (!(err instanceof GitUnavailable)) throw err;
@@ -321,19 +320,32 @@ export async function mergeDriverStep(
     };
   }
   const lines: string[] = [];
+  const said = (done: string, todo: string) => (opts.dryRun === true ? `would ${todo}` : done);
+  const remove = opts.remove === true;
   if (change.config)
-    lines.push(
-      opts.remove === true
-        ? "removed the merge driver session-handoff from .git/config"
-        : "registered the merge driver session-handoff in .git/config",
-    );
+    lines.push(remove ? `${said("removed", "remove")} the merge driver session-handoff from .git/config`
+      : `${said("registered", "register")} the merge driver session-handoff in .git/config`);
   if (change.attributes)
-    lines.push(
-      opts.remove === true
-        ? "removed the merge driver's block from .gitattributes"
-        : "added the merge driver's block to .gitattributes",
-    );
+    lines.push(remove ? `${said("removed", "remove")} the merge driver's block from .gitattributes`
+      : `${said("added", "add")} the merge driver's block to .gitattributes`);
   return { lines, notes: change.notes, change };
+}
+
+/** What registering (or removing) the driver would change, for --dry-run: nothing is written. */
+async function previewMergeDriver(
+  root: string, remove: boolean, env: Record<string, string | undefined>,
+): Promise<MergeDriverChange> {
+  const top = gitTopOf(root);
+  const out: MergeDriverChange = { top, config: false, attributes: false, copy: null, notes: [] };
+  const copy = top === null ? null : driverCopyPath(top);
+  if (top === null || gitDirOf(top) === null || copy === null) return out;
+  const driver = await configValue(top, `merge.${DRIVER_NAME}.driver`, env);
+  const before = readRegular(path.join(top, ".gitattributes"));
+  const { had, line } = withoutBlock(before === null ? "" : before.toString("utf8"));
+  if (remove) return { ...out, config: driver !== null && driverParts(driver) !== null, attributes: had };
+  const copyNow = existsSync(copy) ? realpathSync(copy) : copy;
+  return { ...out, config: driver !== driverCommand(process.execPath, copyNow),
+    attributes: !(had && line === attributesLine(memRelOf(top, root))) };
 }
 
 /** True when the top's `.gitattributes` holds our block and nothing else (what `install` creates). */

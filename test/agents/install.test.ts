@@ -303,12 +303,19 @@ describe("--dry-run", () => {
     const r = e.run(["install", "--agent", agent, "--root", e.root, "--dry-run"]);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^would (create|update) /m);
+    // The merge driver is part of what install changes, so the preview names it too.
+    expect(r.stdout).toContain("would register the merge driver session-handoff in .git/config\n");
+    expect(r.stdout).toContain("would add the merge driver's block to .gitattributes\n");
     expect(snapshot(e.root)).toEqual(before);
+    expect(readFileSync(path.join(e.root, ".git", "config"), "utf8")).not.toContain("session-handoff");
     expect(existsSync(path.join(e.home, ".config"))).toBe(false);
     e.run(["install", "--agent", agent, "--root", e.root]);
     const installed = snapshot(e.root);
-    expect(e.run(["uninstall", "--agent", agent, "--root", e.root, "--dry-run"]).stdout).toMatch(/^would (remove|restore|update) /m);
+    const undo = e.run(["uninstall", "--agent", agent, "--root", e.root, "--dry-run"]).stdout;
+    expect(undo).toMatch(/^would (remove|restore|update) /m);
+    expect(undo).toContain("would remove the merge driver session-handoff from .git/config\n");
     expect(snapshot(e.root)).toEqual(installed);
+    expect(e.run(["install", "--agent", agent, "--root", e.root, "--dry-run"]).stdout).not.toContain("merge driver");
   });
 });
 
