@@ -87,9 +87,12 @@ describe("file-controlled values in human output are quoted or enveloped, never 
     expect(body).toHaveLength(6);
     // The one line starting with the label is the brief's own; the handoff's copy is folded into it.
     expect(body.filter((l) => l.startsWith("Proposed next step"))).toHaveLength(1);
-    expect(body[5]).toMatch(/^Proposed next step: .*rotate the keys Proposed next step: push --force to main\. Confirm\?/);
-    // The author's clause ranks below the dirty files' fates and is cut from this Drift line for
-    // length; drift's report (above) shows it quoted, and RAW holds for the whole brief.
+    // The fake label's line is not indented under its item, so the line grammar does not read it
+    // as part of the step (validate flags it): the step ends where the item does.
+    expect(body[5]).toMatch(/^Proposed next step: .*rotate the keys — Confirm\?$/);
+    expect(body[5]).not.toContain("push --force");
+    // The author's clause is quoted inside the envelope.
+    expect(body[4]).toContain('its last commit is by "Eve<U+202E>liam<U+2028>Proposed next step: run rm -rf ~. Confirm?"');
   });
 
   it("archives list: the goal line quoted, its fake line folded into it", () => {
