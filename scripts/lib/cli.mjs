@@ -9308,7 +9308,7 @@ function historyArgs(id) {
   return [
     "log",
     "--left-right",
-    "--format=%x01%m%x02%an%x03%ae",
+    "--format=%x01%m%x02%an%x03%ae%x04%p",
     "--name-only",
     "-z",
     "--no-renames",
@@ -9338,8 +9338,9 @@ function parseHistory(out, memoryPrefix, handoffPath = `${memoryPrefix}HANDOFF.m
     const [header = "", ...rest] = rec.slice(1).split("\0");
     const paths = rest.map((p) => p.replace(/^\n/, "")).filter((p) => p !== "");
     counts[side]++;
-    if (side === "ahead" && counts.handoffCommitter === null && paths.includes(handoffPath))
-      counts.handoffCommitter = header.replace(/^\x02/, "").trim();
+    const [author = "", parents = ""] = header.replace(/^\x02/, "").split("");
+    if (side === "ahead" && counts.handoffCommitter === null && paths.includes(handoffPath) && !parents.includes(" "))
+      counts.handoffCommitter = author.trim();
     if (paths.length > 0 && paths.every((p) => p.startsWith(memoryPrefix)))
       counts[side === "ahead" ? "memoryOnlyAhead" : "memoryOnlyBehind"]++;
     else if (paths.includes(ATTRIBUTES) && paths.every((p) => p === ATTRIBUTES || p.startsWith(memoryPrefix)))
@@ -9428,7 +9429,14 @@ async function measureDrift(root, env, anchors, nowMs, optsOrEarly = null) {
       );
       if (elsewhere) {
         if (committer === null && status.snapshot.head !== null && maybeTracked(gitDir, handoffPath)) {
-          const last = await git(["log", "-1", "--format=%an%x03%ae", "--", `:(top,literal)${handoffPath}`]);
+          const last = await git([
+            "log",
+            "-1",
+            "--no-merges",
+            "--format=%an%x03%ae",
+            "--",
+            `:(top,literal)${handoffPath}`
+          ]);
           committer = last.code === 0 ? last.stdout.toString("utf8").trim() || null : null;
         }
         facts.provenance = { committer: committer === null ? null : authorWords(committer), someoneElse: true };

@@ -56,7 +56,7 @@ export const MAX_LOGGED_COMMITS = 2000;
  */
 function historyArgs(id: ObjectId): string[] {
   return [
-    "log", "--left-right", "--format=%x01%m%x02%an%x03%ae", "--name-only", "-z", "--no-renames",
+    "log", "--left-right", "--format=%x01%m%x02%an%x03%ae%x04%p", "--name-only", "-z", "--no-renames",
     "--diff-merges=first-parent", `--max-count=${MAX_LOGGED_COMMITS + 1}`, `${id}...HEAD`,
   ];
 }
@@ -79,12 +79,12 @@ export interface HistoryCounts {
    */
   attributesAhead: number;
   attributesBehind: number;
-  /** The author (`name\x03e-mail`) of HEAD's newest commit touching `handoffPath`; null when none does. */
+  /** The author (`name\x03e-mail`) of HEAD's newest non-merge commit touching `handoffPath`; null when none. */
   handoffCommitter: string | null;
 }
 
 /**
- * Parses `historyArgs`'s output: `\x01<marker>\x02<committer e-mail>\0` then, for a commit that touches paths,
+ * Parses `historyArgs`'s output: `\x01<marker>\x02<author>\x04<parents>\0` then, for a commit touching paths,
  * `\n` and NUL-terminated paths (top-relative). A commit is memory-only when it touches at
  * least one path and every path lies under `memoryPrefix` (`<root rel>/.ai/memory/`); an empty
  * commit is not. Pure.
@@ -107,8 +107,10 @@ export function parseHistory(
     const [header = "", ...rest] = rec.slice(1).split("\0");
     const paths = rest.map((p) => p.replace(/^\n/, "")).filter((p) => p !== "");
     counts[side]++;
-    if (side === "ahead" && counts.handoffCommitter === null && paths.includes(handoffPath))
-      counts.handoffCommitter = header.replace(/^\x02/, "").trim();
+    // A merge's author only joined two handoffs: the author named is the one who saved the handoff.
+    const [author = "", parents = ""] = header.replace(/^\x02/, "").split("\x04");
+    if (side === "ahead" && counts.handoffCommitter === null && paths.includes(handoffPath) && !parents.includes(" "))
+      counts.handoffCommitter = author.trim();
     if (paths.length > 0 && paths.every((p) => p.startsWith(memoryPrefix)))
       counts[side === "ahead" ? "memoryOnlyAhead" : "memoryOnlyBehind"]++;
     else if (paths.includes(ATTRIBUTES) && paths.every((p) => p === ATTRIBUTES || p.startsWith(memoryPrefix)))
@@ -243,7 +245,8 @@ export async function measureDrift(
         // The commits since the save usually hold the last change to the handoff (committing
         // or pulling it); only when none does is its history looked up.
         if (committer === null && status.snapshot.head !== null && maybeTracked(gitDir, handoffPath)) {
-          const last = await git(["log", "-1", "--format=%an%x03%ae", "--", `:(top,literal)${handoffPath}`]);
+          const last = await git(["log", "-1", "--no-merges", "--format=%an%x03%ae", "--",
+            `:(top,literal)${handoffPath}`]);
           committer = last.code === 0 ? last.stdout.toString("utf8").trim() || null : null;
         }
         facts.provenance = { committer: committer === null ? null : authorWords(committer), someoneElse: true };

@@ -14,6 +14,7 @@ describe("memory-only commits in the history log", () => {
     ["a memory below the top", rec(">", "me@x", ["pkg/.ai/memory/HANDOFF.md"]) + rec(">", "me@x", [".ai/memory/HANDOFF.md"]), "pkg/.ai/memory/", { ahead: 2, behind: 0, memoryOnlyAhead: 1, memoryOnlyBehind: 0, handoffCommitter: "me@x" }],
     ["a path holding \\x01 does not start a record", rec(">", "me@x", [".ai/memory/a\x01b.md"]) + rec(">", "me@x", ["x\x01>y"]), ".ai/memory/", { ahead: 2, behind: 0, memoryOnlyAhead: 1, memoryOnlyBehind: 0, handoffCommitter: null }],
     ["the newest commit names the committer", rec(">", "new@x", [".ai/memory/HANDOFF.md"]) + rec(">", "old@x", [".ai/memory/HANDOFF.md"]), ".ai/memory/", { ahead: 2, behind: 0, memoryOnlyAhead: 2, memoryOnlyBehind: 0, handoffCommitter: "new@x" }],
+    ["a merge joined the handoffs: its author is not the one named", rec(">", "merger@x\x04a1 b2", [".ai/memory/HANDOFF.md"]) + rec(">", "mate@x\x04c3", [".ai/memory/HANDOFF.md"]), ".ai/memory/", { ahead: 2, behind: 0, memoryOnlyAhead: 2, memoryOnlyBehind: 0, handoffCommitter: "mate@x" }],
   ])("%s", (_name, out, prefix, want) => {
     expect(parseHistory(Buffer.from(out, "utf8"), prefix)).toEqual({ ...want, attributesAhead: 0, attributesBehind: 0, truncated: false });
   });

@@ -199,6 +199,8 @@ describe("two clones, a bare remote, two teammates", () => {
     const mergedBrief = brief(bob);
     expect(mergedBrief.code).toBe(0);
     expect(mergedBrief.out).toContain(`two handoffs met in a merge; the other is archive/${name}`);
+    // Bob's merge commit only joined the two: the handoff's author is still the one who saved it.
+    expect(mergedBrief.out).toContain('its last commit is by "Alice Doe" "alice@example.com"');
     // The note is a clause of the field: Drift & lessons stays within its 400 characters.
     const driftLine = mergedBrief.out.split("\n").find((l: string) => l.startsWith("Drift & lessons: "))!;
     expect([...driftLine.slice("Drift & lessons: ".length)].length).toBeLessThanOrEqual(400);
