@@ -2,7 +2,7 @@
 // want changed: init refuses before copying anything, saying how to make it writable, and
 // nothing on disk changes. The read-only case runs as a user who is not root (root may write it).
 import { spawnSync } from "node:child_process";
-import { chmodSync, chownSync, lstatSync, mkdirSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, chownSync, cpSync, lstatSync, mkdirSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -35,7 +35,17 @@ describe("a settings file its user does not want changed", () => {
     const p = setup();
     chmodSync(p.file, 0o444);
     let opts: { uid?: number; gid?: number } = {};
+    let helper = HELPER;
     if (isRoot) {
+      // The checkout may sit in a folder the other user cannot enter (a mktemp clone): run a copy
+      // of the package's files from the run's temp folder.
+      const pkg = tempDir("sh-pkg-");
+      const top = path.dirname(path.dirname(HELPER));
+      for (const f of ["SKILL.md", "LICENSE", "agents", "references", "templates", "scripts"]) {
+        cpSync(path.join(top, f), path.join(pkg, f), { recursive: true });
+      }
+      chmodSync(pkg, 0o755);
+      helper = path.join(pkg, "scripts", "memory_io.mjs");
       chownTree(p.root);
       chownTree(p.home);
       // The run's own temp folder is root's 0700: the other user needs to pass through it.
@@ -46,7 +56,7 @@ describe("a settings file its user does not want changed", () => {
       opts = { uid: UID, gid: UID };
     }
     const before = snapshot(p.root);
-    const r = spawnSync(process.execPath, [HELPER, "init", "--root", p.root], { env: p.env, encoding: "utf8", ...opts });
+    const r = spawnSync(process.execPath, [helper, "init", "--root", p.root], { env: p.env, encoding: "utf8", ...opts });
     expect(r.status, r.stderr).toBe(2);
     expect(r.stderr).toContain(`${p.file} is read-only for this user (EACCES); nothing was changed. Make it writable (chmod u+w`);
     expect(snapshot(p.root)).toEqual(before);
