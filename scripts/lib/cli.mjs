@@ -11499,9 +11499,11 @@ var init_agents = __esm({
 // src/agents/skill-place.ts
 import {
   accessSync,
+  closeSync as closeSync13,
   constants as constants10,
   lstatSync as lstatSync23,
   mkdirSync as mkdirSync5,
+  openSync as openSync11,
   readdirSync as readdirSync14,
   readFileSync as readFileSync13,
   readlinkSync as readlinkSync3,
@@ -11566,18 +11568,55 @@ function copySteps(from, to) {
   for (const rel of skillFiles(to)) if (!wanted.has(rel)) steps.push({ rel, action: "remove" });
   return steps;
 }
+function linkOnTheWay(base, p) {
+  const parts = path41.relative(base, path41.dirname(p)).split(path41.sep).filter((x) => x !== "");
+  if (parts[0] === "..") return path41.dirname(p);
+  let at4 = base;
+  for (const part of parts) {
+    at4 = path41.join(at4, part);
+    let st;
+    try {
+      st = lstatSync23(at4, { throwIfNoEntry: false });
+    } catch {
+      return null;
+    }
+    if (st === void 0 || !st.isDirectory()) return st?.isSymbolicLink() ? at4 : null;
+  }
+  return null;
+}
 function readCopyRecord(dir) {
+  const file = path41.join(dir, RECORD);
+  let st;
   try {
-    const r = JSON.parse(readFileSync13(path41.join(dir, RECORD), "utf8"));
-    return typeof r.files === "object" && Array.isArray(r.createdDirs) ? r : null;
+    st = lstatSync23(file, { throwIfNoEntry: false });
+  } catch {
+    return null;
+  }
+  if (st === void 0) return null;
+  if (!st.isFile() || st.size > 1e6) {
+    throw new Refused(`${file} is not init's record (a link, not a file, or over 1 MB); nothing was changed. Remove it, then run init again`);
+  }
+  try {
+    const r = JSON.parse(readFileSync13(file, "utf8"));
+    const files = r.files;
+    if (typeof files !== "object" || files === null || Array.isArray(files)) return null;
+    if (!Array.isArray(r.createdDirs)) return null;
+    if (!Object.values(files).every((h) => typeof h === "string")) return null;
+    return { files, createdDirs: r.createdDirs.filter(safeDir) };
   } catch {
     return null;
   }
 }
 function writeCopyRecord(dir, createdDirs) {
   const files = Object.fromEntries(skillFiles(dir).map((rel) => [rel, hashOf(path41.join(dir, rel))]));
-  writeFileSync3(path41.join(dir, RECORD), `${JSON.stringify({ files, createdDirs }, null, 2)}
+  const flags = constants10.O_WRONLY | constants10.O_CREAT | constants10.O_TRUNC | (constants10.O_NOFOLLOW ?? 0);
+  const fd = openSync11(path41.join(dir, RECORD), flags, 420);
+  try {
+    writeFileSync3(fd, `${JSON.stringify({ files, createdDirs }, null, 2)}
 `);
+  } finally {
+    closeSync13(fd);
+  }
 }
 function dropCopyRecord(dir) {
   rmSync4(path41.join(dir, RECORD), { force: true });
@@ -11647,10 +11686,11 @@ function makeLink(place, target) {
   mkdirSync5(path41.dirname(place), { recursive: true });
   symlinkSync(path41.relative(path41.dirname(place), target), place, "dir");
 }
-var SKILL_ENTRIES, CANONICAL, AGENT_MARKERS, RECORD, hashOf;
+var SKILL_ENTRIES, CANONICAL, AGENT_MARKERS, RECORD, hashOf, safeDir;
 var init_skill_place = __esm({
   "src/agents/skill-place.ts"() {
     "use strict";
+    init_errors();
     SKILL_ENTRIES = ["SKILL.md", "LICENSE", "agents", "references", "templates", "scripts"];
     CANONICAL = ".agents/skills/session-handoff";
     AGENT_MARKERS = {
@@ -11663,6 +11703,7 @@ var init_skill_place = __esm({
     };
     RECORD = ".init.json";
     hashOf = (file) => createHash3("sha256").update(readFileSync13(file)).digest("hex");
+    safeDir = (d) => typeof d === "string" && d !== "" && !path41.isAbsolute(d) && !d.split(/[\\/]/).includes("..");
   }
 });
 
@@ -14185,11 +14226,11 @@ var require_lib = __commonJS({
 // src/store/agent-file.ts
 import {
   accessSync as accessSync2,
-  closeSync as closeSync13,
+  closeSync as closeSync14,
   constants as constants11,
   lstatSync as lstatSync24,
   mkdirSync as mkdirSync6,
-  openSync as openSync11,
+  openSync as openSync12,
   readFileSync as readFileSync14,
   readlinkSync as readlinkSync4,
   rmdirSync as rmdirSync3,
@@ -14228,7 +14269,7 @@ function linkTarget(file) {
 }
 function assertReplaceable(file, snippet) {
   try {
-    closeSync13(openSync11(file, constants11.O_WRONLY | constants11.O_NOFOLLOW | constants11.O_NONBLOCK));
+    closeSync14(openSync12(file, constants11.O_WRONLY | constants11.O_NOFOLLOW | constants11.O_NONBLOCK));
     accessSync2(path44.dirname(file), constants11.W_OK);
   } catch (err) {
     const code = err.code;
@@ -14780,8 +14821,15 @@ function counted(steps) {
   const parts = [`${n2("create")} new files`, `${n2("update")} changed`, `${n2("remove")} removed`];
   return parts.filter((s) => !s.startsWith("0 ")).join(", ");
 }
+function refuseLinkOnTheWay(plan) {
+  const link = linkOnTheWay(plan.base, plan.dest);
+  if (link !== null) {
+    throw new Refused(`${plan.shown(link)} is a link; init writes and removes only in the project's own folders, so nothing was changed. Replace the link with a folder, or run init where it points`);
+  }
+}
 async function init(ctx, plan) {
   const { dest, source, shown } = plan;
+  refuseLinkOnTheWay(plan);
   const running = dest === source || existsSync6(dest) && realpathSync6(dest) === source;
   if (!running && existsSync6(dest) && lstatSync26(dest).isSymbolicLink()) {
     throw new Refused(`${shown(dest)} is a link to another folder; nothing was changed. Remove it and run init again`);
@@ -14868,6 +14916,7 @@ function missingUnder(base, dir) {
 }
 async function undo(ctx, plan) {
   const { dest, source, shown } = plan;
+  refuseLinkOnTheWay(plan);
   const record2 = readCopyRecord(dest);
   const lines3 = [];
   const notes = [];
@@ -14882,7 +14931,7 @@ async function undo(ctx, plan) {
     const sameCopy = state === "copy" && copySteps(source, place).every((s) => s.action === "remove");
     const ours = state === "ours" || sameCopy;
     if (state === "absent") continue;
-    if (!ours) {
+    if (!ours || linkOnTheWay(plan.base, place) !== null) {
       lines3.push(`left ${shown(place)}: it is not a link to or a copy of this skill`);
       continue;
     }
@@ -14906,6 +14955,7 @@ async function undo(ctx, plan) {
   }
   const made = [...record2?.createdDirs ?? []].sort((a, b) => b.length - a.length);
   for (const rel of plan.dryRun ? [] : made) {
+    if (linkOnTheWay(plan.base, path48.join(plan.base, rel)) !== null) continue;
     try {
       rmdirSync5(path48.join(plan.base, rel));
     } catch {
@@ -16650,7 +16700,7 @@ var init_transcripts = __esm({
 });
 
 // src/agents/transcripts/tail.ts
-import { closeSync as closeSync14, constants as constants13, fstatSync as fstatSync7, openSync as openSync12, readSync as readSync8 } from "node:fs";
+import { closeSync as closeSync15, constants as constants13, fstatSync as fstatSync7, openSync as openSync13, readSync as readSync8 } from "node:fs";
 function readAt2(fd, length, position) {
   const buf = Buffer.allocUnsafe(length);
   let got = 0;
@@ -16680,7 +16730,7 @@ function openTranscript(transcriptPath) {
   transcriptPath = where.path;
   let fd;
   try {
-    fd = openSync12(transcriptPath, constants13.O_RDONLY | constants13.O_NOFOLLOW | constants13.O_NONBLOCK);
+    fd = openSync13(transcriptPath, constants13.O_RDONLY | constants13.O_NOFOLLOW | constants13.O_NONBLOCK);
   } catch (err) {
     const code = err.code;
     const known = { ENOENT: "does not exist", ELOOP: "is a link" };
@@ -16694,12 +16744,12 @@ function openTranscript(transcriptPath) {
   } catch (err) {
     reason = readFailure(err);
   }
-  closeSync14(fd);
+  closeSync15(fd);
   return { ok: false, reason };
 }
 function closeTranscript(file) {
   try {
-    closeSync14(file.fd);
+    closeSync15(file.fd);
   } catch {
   }
 }
@@ -18177,15 +18227,15 @@ var merge_driver_exports = {};
 __export(merge_driver_exports, {
   mergeDriverVerb: () => mergeDriverVerb
 });
-import { closeSync as closeSync15, constants as constants14, fstatSync as fstatSync8, lstatSync as lstatSync32, mkdirSync as mkdirSync9, openSync as openSync13, readFileSync as readFileSync19, writeSync as writeSync8 } from "node:fs";
+import { closeSync as closeSync16, constants as constants14, fstatSync as fstatSync8, lstatSync as lstatSync32, mkdirSync as mkdirSync9, openSync as openSync14, readFileSync as readFileSync19, writeSync as writeSync8 } from "node:fs";
 import path59 from "node:path";
 function readRegularBytes(p) {
-  const fd = openSync13(p, constants14.O_RDONLY | NOFOLLOW);
+  const fd = openSync14(p, constants14.O_RDONLY | NOFOLLOW);
   try {
     if (!fstatSync8(fd).isFile()) throw new Error(`${p} is not a regular file`);
     return readFileSync19(fd);
   } finally {
-    closeSync15(fd);
+    closeSync16(fd);
   }
 }
 function memorySide(p, side) {
@@ -18195,12 +18245,12 @@ function memorySide(p, side) {
   return m.text;
 }
 function writeResult(p, text2) {
-  const fd = openSync13(p, constants14.O_WRONLY | constants14.O_TRUNC | NOFOLLOW);
+  const fd = openSync14(p, constants14.O_WRONLY | constants14.O_TRUNC | NOFOLLOW);
   try {
     if (!fstatSync8(fd).isFile()) throw new Error(`${p} is not a regular file`);
     writeSync8(fd, Buffer.from(text2, "utf8"));
   } finally {
-    closeSync15(fd);
+    closeSync16(fd);
   }
 }
 function archiveDirOf(top, memRel) {
@@ -18219,11 +18269,11 @@ function archiveDirOf(top, memRel) {
   return at4;
 }
 function createExclusive2(p, text2) {
-  const fd = openSync13(p, constants14.O_WRONLY | constants14.O_CREAT | constants14.O_EXCL | NOFOLLOW, 384);
+  const fd = openSync14(p, constants14.O_WRONLY | constants14.O_CREAT | constants14.O_EXCL | NOFOLLOW, 384);
   try {
     writeSync8(fd, Buffer.from(text2, "utf8"));
   } finally {
-    closeSync15(fd);
+    closeSync16(fd);
   }
 }
 async function otherAuthor(cwd, env, sidePath, file) {

@@ -1,8 +1,10 @@
 import {
   accessSync,
+  closeSync,
   constants,
   lstatSync,
   mkdirSync,
+  openSync,
   readdirSync,
   readFileSync,
   readlinkSync,
@@ -15,6 +17,7 @@ import {
 } from "node:fs";
 import { createHash } from "node:crypto";
 import path from "node:path";
+import { Refused } from "../errors.ts";
 import type { Agent, AgentName } from "./types.ts";
 
 /** The skill's entries: what `init` copies and every install channel delivers. */
@@ -117,20 +120,71 @@ const RECORD = ".init.json";
 
 const hashOf = (file: string) => createHash("sha256").update(readFileSync(file)).digest("hex");
 
-/** The copy's record, or null (none: a copy made before records, or by hand). */
+/**
+ * The first folder from `base` (exclusive) down to `p`'s parent that is a link, or null: init
+ * writes and removes only through real folders of the project, never into one a link points at.
+ */
+export function linkOnTheWay(base: string, p: string): string | null {
+  const parts = path.relative(base, path.dirname(p)).split(path.sep).filter((x) => x !== "");
+  if (parts[0] === "..") return path.dirname(p);
+  let at = base;
+  for (const part of parts) {
+    at = path.join(at, part);
+    let st;
+    try {
+      st = lstatSync(at, { throwIfNoEntry: false });
+    } catch {
+      return null; // a file where a folder belongs: the writes' own checks refuse it
+    }
+    if (st === undefined || !st.isDirectory()) return st?.isSymbolicLink() ? at : null;
+  }
+  return null;
+}
+
+/** A folder init recorded as made: relative, inside the base, and not reached through a link. */
+const safeDir = (d: unknown): d is string =>
+  typeof d === "string" && d !== "" && !path.isAbsolute(d) && !d.split(/[\\/]/).includes("..");
+
+/**
+ * The copy's record, or null (none: a copy made before records, or by hand; unreadable JSON or
+ * another shape). A record that is a link, a FIFO or over 1 MB is refused: init never reads or
+ * writes through it.
+ */
 export function readCopyRecord(dir: string): CopyRecord | null {
+  const file = path.join(dir, RECORD);
+  let st;
   try {
-    const r = JSON.parse(readFileSync(path.join(dir, RECORD), "utf8")) as CopyRecord;
-    return typeof r.files === "object" && Array.isArray(r.createdDirs) ? r : null;
+    st = lstatSync(file, { throwIfNoEntry: false });
+  } catch {
+    return null; // a file where the copy's folder belongs: init's own checks refuse it
+  }
+  if (st === undefined) return null;
+  if (!st.isFile() || st.size > 1_000_000) {
+    throw new Refused(`${file} is not init's record (a link, not a file, or over 1 MB); nothing was changed. ` +
+      "Remove it, then run init again");
+  }
+  try {
+    const r = JSON.parse(readFileSync(file, "utf8")) as { files?: unknown; createdDirs?: unknown };
+    const files = r.files;
+    if (typeof files !== "object" || files === null || Array.isArray(files)) return null;
+    if (!Array.isArray(r.createdDirs)) return null;
+    if (!Object.values(files).every((h) => typeof h === "string")) return null;
+    return { files: files as Record<string, string>, createdDirs: r.createdDirs.filter(safeDir) };
   } catch {
     return null;
   }
 }
 
-/** Records what `dir` now holds as init's copy. */
+/** Records what `dir` now holds as init's copy (never through a link: readCopyRecord refused one). */
 export function writeCopyRecord(dir: string, createdDirs: string[]): void {
   const files = Object.fromEntries(skillFiles(dir).map((rel) => [rel, hashOf(path.join(dir, rel))]));
-  writeFileSync(path.join(dir, RECORD), `${JSON.stringify({ files, createdDirs }, null, 2)}\n`);
+  const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | (constants.O_NOFOLLOW ?? 0);
+  const fd = openSync(path.join(dir, RECORD), flags, 0o644);
+  try {
+    writeFileSync(fd, `${JSON.stringify({ files, createdDirs }, null, 2)}\n`);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** Removes the copy's record (init --undo). */

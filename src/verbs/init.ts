@@ -10,6 +10,7 @@ import {
   dropCopyRecord,
   editedFiles,
   linkFolderFor,
+  linkOnTheWay,
   linkState,
   makeLink,
   readCopyRecord,
@@ -173,8 +174,18 @@ function counted(steps: { action: string }[]): string {
   return parts.filter((s) => !s.startsWith("0 ")).join(", ");
 }
 
+/** Refuses when a folder on the way to the copy is a link: init never works through one. */
+function refuseLinkOnTheWay(plan: Plan): void {
+  const link = linkOnTheWay(plan.base, plan.dest);
+  if (link !== null) {
+    throw new Refused(`${plan.shown(link)} is a link; init writes and removes only in the project's own folders, ` +
+      "so nothing was changed. Replace the link with a folder, or run init where it points");
+  }
+}
+
 async function init(ctx: VerbContext, plan: Plan) {
   const { dest, source, shown } = plan;
+  refuseLinkOnTheWay(plan);
   const running = dest === source || (existsSync(dest) && realpathSync(dest) === source);
   if (!running && existsSync(dest) && lstatSync(dest).isSymbolicLink()) {
     throw new Refused(`${shown(dest)} is a link to another folder; nothing was changed. Remove it and run init again`);
@@ -267,6 +278,7 @@ function missingUnder(base: string, dir: string): string[] {
 
 async function undo(ctx: VerbContext, plan: Plan) {
   const { dest, source, shown } = plan;
+  refuseLinkOnTheWay(plan);
   const record = readCopyRecord(dest);
   const lines: string[] = [];
   const notes: string[] = [];
@@ -281,7 +293,7 @@ async function undo(ctx: VerbContext, plan: Plan) {
     const sameCopy = state === "copy" && copySteps(source, place).every((s) => s.action === "remove");
     const ours = state === "ours" || sameCopy;
     if (state === "absent") continue;
-    if (!ours) {
+    if (!ours || linkOnTheWay(plan.base, place) !== null) {
       lines.push(`left ${shown(place)}: it is not a link to or a copy of this skill`);
       continue;
     }
@@ -308,6 +320,7 @@ async function undo(ctx: VerbContext, plan: Plan) {
   // The folders init made (.cline/ for Cline's link), deepest first, when nothing else is in them.
   const made = [...(record?.createdDirs ?? [])].sort((a, b) => b.length - a.length);
   for (const rel of plan.dryRun ? [] : made) {
+    if (linkOnTheWay(plan.base, path.join(plan.base, rel)) !== null) continue;
     try {
       rmdirSync(path.join(plan.base, rel));
     } catch {
