@@ -18160,6 +18160,7 @@ var init_journal = __esm({
     init_quote();
     init_errors();
     init_store();
+    init_paths();
     init_pause();
     init_mutate();
     init_common();
@@ -18199,7 +18200,8 @@ exit:   0 purged (also none); 2 refused; 4 paused; 5 busy.
         }
         const root = rootOption(ctx);
         const lockTimeoutSeconds = lockTimeoutOption(ctx);
-        if (!exists(journalDir(root))) return ok("nothing to purge: there is no journal (.ai/memory/journal/)\n");
+        const treeOk = checkTree(root);
+        if (!treeOk || !exists(journalDir(root))) return ok("nothing to purge: there is no journal (.ai/memory/journal/)\n");
         const opts = { root, env: ctx.env, lockTimeoutSeconds, failpoint: failpointOf(ctx) };
         const lastMonth = (f) => f.kind === "year" ? `${f.period}-12` : f.period;
         const { result, repairs } = await underLock(opts, async () => {

@@ -3,6 +3,7 @@ import { lstatSync, unlinkSync } from "node:fs";
 import path from "node:path";
 import { Refused, UsageError } from "../errors.ts";
 import { journalDir, listJournal, type JournalFile } from "../journal/store.ts";
+import { checkTree } from "../store/paths.ts";
 import { exists } from "../store/pause.ts";
 import { underLock } from "../store/mutate.ts";
 import { failpointOf, lockTimeoutOption, rootOption, ROOT_HELP } from "./common.ts";
@@ -44,8 +45,10 @@ exit:   0 purged (also none); 2 refused; 4 paused; 5 busy.
     }
     const root = rootOption(ctx);
     const lockTimeoutSeconds = lockTimeoutOption(ctx);
-    // A project without a journal has nothing to purge, and gets no memory folder for asking.
-    if (!exists(journalDir(root))) return ok("nothing to purge: there is no journal (.ai/memory/journal/)\n");
+    // An unsafe memory tree is refused first, as by every verb; then a project without a journal
+    // has nothing to purge, and gets no memory folder for asking.
+    const treeOk = checkTree(root);
+    if (!treeOk || !exists(journalDir(root))) return ok("nothing to purge: there is no journal (.ai/memory/journal/)\n");
     const opts = { root, env: ctx.env, lockTimeoutSeconds, failpoint: failpointOf(ctx) };
     // A year file goes with its whole year.
     const lastMonth = (f: JournalFile) => (f.kind === "year" ? `${f.period}-12` : f.period);

@@ -108,7 +108,11 @@ export function checkpointOf(w: World, sessionId: string): string {
 
 /** A saved handoff without what the helper fills in (the Saved: line, the anchors' body). */
 export function stripFilled(doc: string): string {
-  return doc.replace(/^Saved: .*\n\n?/m, "").replace(/(## Environment anchors\n)[\s\S]*$/, "$1");
+  // What the helper fills in: the Saved: stamp, the clone's mark, the anchors.
+  return doc
+    .replace(/^Saved: .*\n\n?/m, "")
+    .replace(/^<!-- saved in clone [0-9a-f]{16} -->\n\n?/m, "")
+    .replace(/(## Environment anchors\n)[\s\S]*$/, "$1");
 }
 
 /** What a harness's describe block shares: its fake model and the worlds to remove after. */
