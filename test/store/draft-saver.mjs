@@ -56,7 +56,12 @@ function saveFrom(draft) {
 
 const attempts = [];
 for (let round = 0; round < Number(rounds); round++) {
-  const r = helper(["read", "handoff"]);
+  // A read refused while another session saves ("read again", as SKILL.md says): read again.
+  let r = helper(["read", "handoff"]);
+  for (let i = 0; i < 20 && r.status !== 0 && r.status !== 3; i++) {
+    sleep(50);
+    r = helper(["read", "handoff"]);
+  }
   const token = /^CURRENT-SHA256: (\S+)$/m.exec(r.stdout)?.[1] ?? "absent";
   let draft = mode === "own" ? (/^DRAFT: (\S+)$/m.exec(r.stderr)?.[1] ?? "none") : ".ai/memory/drafts/handoff.md";
   let file = saveFrom(draft);
