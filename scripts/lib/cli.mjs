@@ -2547,23 +2547,18 @@ var init_pause = __esm({
 
 // src/store/drafts.ts
 import { randomBytes as randomBytes2 } from "node:crypto";
-import { closeSync as closeSync3, constants as constants3, fchmodSync, fstatSync as fstatSync3, lstatSync as lstatSync5, openSync as openSync3, readdirSync as readdirSync2, readSync as readSync3, unlinkSync, writeSync as writeSync3, chmodSync } from "node:fs";
+import { chmodSync, closeSync as closeSync3, constants as constants3, fchmodSync, fstatSync as fstatSync3, lstatSync as lstatSync5, openSync as openSync3 } from "node:fs";
+import { readdirSync as readdirSync2, unlinkSync } from "node:fs";
 import path8 from "node:path";
-function draftsDir(root) {
-  return path8.join(memoryDir(root), DRAFTS);
-}
-function draftPath(root, d) {
-  return path8.join(draftsDir(root), fileName(d));
-}
 function draftShown(d) {
-  return d === void 0 ? `.ai/memory/${DRAFTS}` : `.ai/memory/${DRAFTS}/${fileName(d)}`;
+  return d === void 0 ? ".ai/memory/drafts" : `.ai/memory/drafts/${fileName(d)}`;
 }
 function parseDraftName(kind, arg) {
   const m = PER_READ.exec(path8.basename(arg));
   const dir = path8.dirname(arg).split(path8.sep).join("/");
-  if (m === null || !(dir === "." || dir === `.ai/memory/${DRAFTS}` || dir.endsWith(`/.ai/memory/${DRAFTS}`))) {
-    const shown = JSON.stringify(arg.slice(0, 80));
+  if (m === null || !(dir === "." || dir === ".ai/memory/drafts" || dir.endsWith("/.ai/memory/drafts"))) {
     const want = `.ai/memory/drafts/${kind}-<8 hex>.md`;
+    const shown = JSON.stringify(arg.slice(0, 80));
     throw new UsageError(`--from-draft takes the path \`read ${kind}\` printed on its DRAFT: line (${want}), not ${shown}`);
   }
   if (m[1] !== kind) {
@@ -2575,137 +2570,92 @@ function parseDraftName(kind, arg) {
 function newDraft(root, kind, env) {
   const d = { kind, id: randomBytes2(4).toString("hex") };
   try {
-    if (!realFolders(root, draftShown(d), false) || pauseSwitch(memoryDir(root), env) !== null) return d;
+    if (treeVerdict(root) !== "ok" || pauseSwitch(memoryDir(root), env) !== null) return d;
     ensureDir(draftsDir(root));
-    ensureDraftsIgnored(root);
+    ensureIgnored(draftsDir(root));
     removeLeftBehind(root, false);
-    const flags = constants3.O_WRONLY | constants3.O_CREAT | constants3.O_EXCL | constants3.O_NOFOLLOW;
-    closeSync3(openSync3(path8.join(draftsDir(root), `.read-${kind}-${d.id}`), flags, 384));
+    createExclusive(path8.join(draftsDir(root), `.read-${kind}-${d.id}`), "");
   } catch {
   }
   return d;
 }
 function lstatOrNull2(p) {
-  try {
-    return lstatSync5(p);
-  } catch (err) {
-    if (err.code === "ENOENT" || err.code === "ENOTDIR") return null;
-    throw err;
-  }
-}
-function realFolders(root, rel, drafts = true) {
-  const dirs = [
-    [path8.join(root, ".ai"), ".ai"],
-    [memoryDir(root), ".ai/memory"],
-    [draftsDir(root), draftShown()]
-  ];
-  for (const [dir, shown] of drafts ? dirs : dirs.slice(0, 2)) {
-    const st = lstatOrNull2(dir);
-    if (st === null) return false;
-    if (st.isSymbolicLink() || !st.isDirectory()) {
-      throw new Refused(`${shown} is a link or not a directory, so ${rel} was neither read nor removed; move it away, then write the draft again`);
-    }
-  }
-  return true;
+  return lstatSync5(p, { throwIfNoEntry: false }) ?? null;
 }
 function removeName(p, shown) {
   try {
     unlinkSync(p);
   } catch (err) {
-    if (err.code !== "ENOENT") throw new Refused(`cannot remove the draft ${shown}: ${err.message}`);
+    if (err.code !== "ENOENT") {
+      throw new Refused(`cannot remove the draft ${shown}: ${err.message}`);
+    }
   }
 }
 function takeDraft(root, d) {
   const rel = draftShown(d);
-  const file = draftPath(root, d);
-  const again = "write the whole document there with your file tool, then run this again";
-  if (!realFolders(root, rel)) throw new Refused(`no draft at ${rel}: ${again}`);
   const dir = draftsDir(root);
-  const dirStat = lstatSync5(dir);
+  const file = path8.join(dir, fileName(d));
+  const again = "write the whole document there with your file tool, then run this again";
+  const dirStat = checkTree(root) ? lstatOrNull2(dir) : null;
+  if (dirStat === null) throw new Refused(`no draft at ${rel}: ${again}`);
   if ((dirStat.mode & 63) !== 0) chmodSync(dir, 448);
-  ensureDraftsIgnored(root);
+  ensureIgnored(dir);
   const st = lstatOrNull2(file);
   if (st === null) throw new Refused(`no draft at ${rel}: ${again}`);
   if (st.isDirectory()) throw new Refused(`${rel} is a directory, not a draft; move it away, then ${again}`);
-  if (!st.isFile()) {
+  const removed = (what) => {
     removeName(file, rel);
-    throw new Refused(`${rel} is ${st.isSymbolicLink() ? "a link" : "not a regular file"}; it was removed unread: ${again}`);
+    return new Refused(`${rel} ${what}; it was removed unread: ${again}`);
+  };
+  if (!st.isFile()) throw removed(st.isSymbolicLink() ? "is a link" : "is not a regular file");
+  let fd;
+  try {
+    fd = openSync3(file, constants3.O_RDONLY | constants3.O_NOFOLLOW | constants3.O_NONBLOCK);
+  } catch (err) {
+    const code = err.code;
+    throw removed(`cannot be read (${code === "ELOOP" ? "it became a link" : code ?? "error"})`);
   }
-  {
-    let fd;
-    try {
-      fd = openSync3(file, constants3.O_RDONLY | constants3.O_NOFOLLOW | constants3.O_NONBLOCK);
-    } catch (err) {
-      const code = err.code;
-      removeName(file, rel);
-      throw new Refused(`${rel} cannot be read (${code === "ELOOP" ? "it became a link" : code ?? "error"}); it was removed: ${again}`);
-    }
-    try {
-      const now = fstatSync3(fd);
-      if (!now.isFile() || now.ino !== st.ino) throw new Refused(`${rel} was replaced while it was read; ${again}`);
-      if (now.nlink !== 1) {
-        removeName(file, rel);
-        throw new Refused(`${rel} is hard-linked elsewhere; it was removed unread: ${again}`);
-      }
-      if ((now.mode & 63) !== 0) fchmodSync(fd, 384);
-      if (now.size > MAX_DOCUMENT_BYTES) {
-        throw new Refused(`the draft ${rel} is ${now.size} bytes; memory documents are at most ${MAX_DOCUMENT_BYTES} bytes (shorten it)`);
-      }
-      const buf = Buffer.alloc(MAX_DOCUMENT_BYTES + 1);
-      let got = 0;
-      for (let n2 = 1; n2 > 0 && got < buf.length; got += n2) n2 = readSync3(fd, buf, got, buf.length - got, got);
-      if (got > MAX_DOCUMENT_BYTES) throw new Refused(`the draft ${rel} grew past ${MAX_DOCUMENT_BYTES} bytes while it was read`);
-      const marks = d.id === null ? sharedReads(root, d.kind, now.mtimeMs) : [`.read-${d.kind}-${d.id}`];
-      return { bytes: buf.subarray(0, got), id: draftId(now), marks };
-    } finally {
-      closeSync3(fd);
-    }
+  try {
+    const now = fstatSync3(fd);
+    if (!now.isFile() || now.ino !== st.ino) throw new Refused(`${rel} was replaced while it was read; ${again}`);
+    if (now.nlink !== 1) throw removed("is hard-linked elsewhere");
+    if ((now.mode & 63) !== 0) fchmodSync(fd, 384);
+    const limit = `memory documents are at most ${MAX_DOCUMENT_BYTES} bytes (shorten it)`;
+    if (now.size > MAX_DOCUMENT_BYTES) throw new Refused(`the draft ${rel} is ${now.size} bytes; ${limit}`);
+    const bytes = readAll(fd);
+    if (bytes.length > MAX_DOCUMENT_BYTES) throw new Refused(`the draft ${rel} grew while it was read; ${limit}`);
+    const marks = d.id === null ? sharedReads(root, d.kind, now.mtimeMs) : [`.read-${d.kind}-${d.id}`];
+    return { bytes, id: draftId(now), marks };
+  } finally {
+    closeSync3(fd);
   }
 }
 function draftId(st) {
   return `${st.ino} ${st.size} ${st.mtimeMs}`;
 }
 function removeDraft(root, d, taken) {
-  const file = draftPath(root, d);
+  const file = path8.join(draftsDir(root), fileName(d));
   const st = lstatOrNull2(file);
   if (st !== null && st.isFile() && draftId(st) === taken.id) removeName(file, draftShown(d));
   for (const m of taken.marks) removeName(path8.join(draftsDir(root), m), m);
 }
 function sharedReads(root, kind, writtenMs) {
-  const marks = [];
-  for (const name2 of readdirSync2(draftsDir(root))) {
-    const m = READ_MARK.exec(name2);
-    const st = m !== null && m[1] === kind ? lstatOrNull2(path8.join(draftsDir(root), name2)) : null;
-    const before = st !== null && st.mtimeMs <= writtenMs && st.mtimeMs > writtenMs - LEFT_BEHIND_MS;
-    if (before) marks.push({ name: name2, ms: st.mtimeMs });
-  }
-  if (marks.length < 2) return marks.map((m) => m.name);
-  const own = { kind, id: randomBytes2(4).toString("hex") };
+  const marks = readdirSync2(draftsDir(root)).filter((name2) => {
+    const st = READ_MARK.exec(name2)?.[1] === kind ? lstatOrNull2(path8.join(draftsDir(root), name2)) : null;
+    return st !== null && st.mtimeMs <= writtenMs && st.mtimeMs > writtenMs - LEFT_BEHIND_MS;
+  });
+  if (marks.length < 2) return marks;
+  const own = draftShown({ kind, id: randomBytes2(4).toString("hex") });
   throw new Refused(
-    `${draftShown({ kind, id: null })} may be another session's draft: ${marks.length} reads of ${kind} came before it was written, and a save must publish only its own document. It was kept. Write your whole document to ${draftShown(own)} with your file tool, then run \`write ${kind} --from-draft ${draftShown(own)} --expected-current-sha256 <token>\``
+    `${draftShown({ kind, id: null })} may be another session's draft: ${marks.length} reads of ${kind} came before it was written, and a save must publish only its own document. It was kept. Write your whole document to ${own} with your file tool, then run \`write ${kind} --from-draft ${own} --expected-current-sha256 <token>\``
   );
 }
-function ensureDraftsIgnored(root) {
-  ensureIgnored(draftsDir(root), GITIGNORE_TEXT);
-}
-function ensureIgnored(dir, text2) {
-  const file = path8.join(dir, ".gitignore");
-  let fd;
-  try {
-    fd = openSync3(file, constants3.O_WRONLY | constants3.O_CREAT | constants3.O_EXCL | constants3.O_NOFOLLOW, 384);
-  } catch {
-    return;
-  }
-  try {
-    writeSync3(fd, text2);
-  } catch {
-  } finally {
-    closeSync3(fd);
-  }
+function ensureIgnored(dir, text2 = DRAFTS_IGNORED) {
+  createExclusive(path8.join(dir, ".gitignore"), text2);
 }
 function removeLeftoverDrafts(root) {
-  if (!realFoldersQuiet(root)) return [];
-  ensureDraftsIgnored(root);
+  if (treeVerdict(root) !== "ok" || lstatOrNull2(draftsDir(root)) === null) return [];
+  ensureIgnored(draftsDir(root));
   return removeLeftBehind(root, true);
 }
 function removeLeftBehind(root, shared) {
@@ -2714,45 +2664,36 @@ function removeLeftBehind(root, shared) {
   const marks = [];
   const old = Date.now() - LEFT_BEHIND_MS;
   for (const name2 of readdirSync2(dir)) {
-    const isShared = KINDS.some((k) => name2 === `${k}.md`);
-    const perRead = PER_READ.test(name2);
-    if (!isShared && !perRead && !READ_MARK.test(name2)) continue;
-    const st = lstatOrNull2(path8.join(dir, name2));
+    const isMark = READ_MARK.test(name2);
+    const isShared = SHARED.test(name2);
+    const st = isMark || isShared || PER_READ.test(name2) ? lstatOrNull2(path8.join(dir, name2)) : null;
     if (st === null || st.isDirectory()) continue;
-    if (READ_MARK.test(name2)) {
-      if (st.mtimeMs > old) marks.push({ name: name2, ms: st.mtimeMs });
-      else removeName(path8.join(dir, name2), name2);
-      continue;
+    if (isMark && st.mtimeMs > old) marks.push({ name: name2, ms: st.mtimeMs });
+    else if (isMark) removeName(path8.join(dir, name2), name2);
+    else if (shared && isShared || st.mtimeMs <= old) {
+      removeName(path8.join(dir, name2), `${draftShown()}/${name2}`);
+      out.push(`removed a leftover draft ${draftShown()}/${name2} (drafts are private; write it again to save it)`);
     }
-    if (!(shared && isShared) && st.mtimeMs > old) continue;
-    removeName(path8.join(dir, name2), `${draftShown()}/${name2}`);
-    out.push(`removed a leftover draft ${draftShown()}/${name2} (drafts are private; write it again to save it)`);
   }
   marks.sort((a, b) => b.ms - a.ms);
   for (const m of marks.slice(MARKS_KEPT)) removeName(path8.join(dir, m.name), m.name);
   return out;
 }
-function realFoldersQuiet(root) {
-  try {
-    return realFolders(root, draftShown());
-  } catch {
-    return false;
-  }
-}
-var DRAFTS, GITIGNORE_TEXT, KINDS, PER_READ, READ_MARK, LEFT_BEHIND_MS, MARKS_KEPT, fileName;
+var DRAFTS_IGNORED, PER_READ, SHARED, READ_MARK, LEFT_BEHIND_MS, MARKS_KEPT, draftsDir, fileName;
 var init_drafts = __esm({
   "src/store/drafts.ts"() {
     "use strict";
     init_errors();
+    init_files();
     init_paths();
     init_pause();
-    DRAFTS = "drafts";
-    GITIGNORE_TEXT = "# Written by session-handoff: drafts of `write --from-draft`, never committed.\n*\n";
-    KINDS = ["handoff", "lessons", "solutions"];
+    DRAFTS_IGNORED = "# Written by session-handoff: drafts of `write --from-draft`, never committed.\n*\n";
     PER_READ = /^(handoff|lessons|solutions)-([0-9a-f]{8})\.md$/;
+    SHARED = /^(handoff|lessons|solutions)\.md$/;
     READ_MARK = /^\.read-(handoff|lessons|solutions)-([0-9a-f]{8})$/;
     LEFT_BEHIND_MS = 60 * 60 * 1e3;
     MARKS_KEPT = 64;
+    draftsDir = (root) => path8.join(memoryDir(root), "drafts");
     fileName = (d) => d.id === null ? `${d.kind}.md` : `${d.kind}-${d.id}.md`;
   }
 });
@@ -3852,7 +3793,7 @@ var init_checkpoint_name = __esm({
 });
 
 // src/store/checkpoints.ts
-import { closeSync as closeSync4, constants as constants4, fstatSync as fstatSync4, lstatSync as lstatSync7, openSync as openSync4, readdirSync as readdirSync3, readSync as readSync4, unlinkSync as unlinkSync2 } from "node:fs";
+import { closeSync as closeSync4, constants as constants4, fstatSync as fstatSync4, lstatSync as lstatSync7, openSync as openSync4, readdirSync as readdirSync3, readSync as readSync3, unlinkSync as unlinkSync2 } from "node:fs";
 import path12 from "node:path";
 function checkpointsDir(root) {
   return path12.join(memoryDir(root), "checkpoints");
@@ -3895,7 +3836,7 @@ function readHeadAndTime(filePath, bytes) {
     if (st.nlink !== 1n && !partnered) return null;
     const want = Math.min(bytes, Number(st.size) + 1);
     const buf = Buffer.alloc(want);
-    const n2 = readSync4(fd, buf, 0, want, 0);
+    const n2 = readSync3(fd, buf, 0, want, 0);
     return { bytes: buf.subarray(0, n2), mtimeNs: st.mtimeNs };
   } catch {
     return null;
@@ -4349,7 +4290,7 @@ var init_git_dir = __esm({
 
 // src/git/saves.ts
 import { closeSync as closeSync5, constants as constants5, existsSync as existsSync2, linkSync, lstatSync as lstatSync9, mkdirSync as mkdirSync2, openSync as openSync5, readFileSync as readFileSync4 } from "node:fs";
-import { renameSync, rmSync, writeFileSync as writeFileSync2, writeSync as writeSync4 } from "node:fs";
+import { renameSync, rmSync, writeFileSync as writeFileSync2, writeSync as writeSync3 } from "node:fs";
 import path15 from "node:path";
 function savesPath(root, opts = {}) {
   const top = gitTopOf(root, opts);
@@ -4422,7 +4363,7 @@ function replaceLines(p, lines3) {
     384
   );
   try {
-    writeSync4(fd, `${lines3.join("\n")}
+    writeSync3(fd, `${lines3.join("\n")}
 `);
   } finally {
     closeSync5(fd);
@@ -4670,7 +4611,7 @@ var init_lock = __esm({
 });
 
 // src/store/settings.ts
-import { closeSync as closeSync6, constants as constants6, fstatSync as fstatSync5, openSync as openSync6, readSync as readSync5 } from "node:fs";
+import { closeSync as closeSync6, constants as constants6, fstatSync as fstatSync5, openSync as openSync6, readSync as readSync4 } from "node:fs";
 import path17 from "node:path";
 function readSmall2(file) {
   let fd;
@@ -4685,7 +4626,7 @@ function readSmall2(file) {
     const buf = Buffer.alloc(st.size);
     let got = 0;
     while (got < st.size) {
-      const n2 = readSync5(fd, buf, got, st.size - got, got);
+      const n2 = readSync4(fd, buf, got, st.size - got, got);
       if (n2 === 0) break;
       got += n2;
     }
@@ -4856,7 +4797,7 @@ var init_archive = __esm({
 
 // src/store/publish.ts
 import { closeSync as closeSync7, constants as constants7, fchmodSync as fchmodSync2, fchownSync, fsyncSync, linkSync as linkSync2, lstatSync as lstatSync11, openSync as openSync7 } from "node:fs";
-import { renameSync as renameSync2, unlinkSync as unlinkSync4, writeSync as writeSync5 } from "node:fs";
+import { renameSync as renameSync2, unlinkSync as unlinkSync4, writeSync as writeSync4 } from "node:fs";
 import path19 from "node:path";
 function syncDir(dir) {
   try {
@@ -4900,7 +4841,7 @@ function writeTemp(tempPath, bytes, mode, owner) {
     }
     fchmodSync2(fd, mode);
     let off = 0;
-    while (off < bytes.length) off += writeSync5(fd, bytes, off, bytes.length - off);
+    while (off < bytes.length) off += writeSync4(fd, bytes, off, bytes.length - off);
     fsyncSync(fd);
   } finally {
     closeSync7(fd);
@@ -7425,7 +7366,7 @@ var init_outcome = __esm({
 });
 
 // src/journal/store.ts
-import { closeSync as closeSync9, constants as constants8, fsyncSync as fsyncSync2, linkSync as linkSync5, lstatSync as lstatSync15, mkdirSync as mkdirSync3, openSync as openSync8, readdirSync as readdirSync9, renameSync as renameSync3, unlinkSync as unlinkSync7, writeSync as writeSync6 } from "node:fs";
+import { closeSync as closeSync9, constants as constants8, fsyncSync as fsyncSync2, linkSync as linkSync5, lstatSync as lstatSync15, mkdirSync as mkdirSync3, openSync as openSync8, readdirSync as readdirSync9, renameSync as renameSync3, unlinkSync as unlinkSync7, writeSync as writeSync5 } from "node:fs";
 import path28 from "node:path";
 function journalDir(root) {
   return path28.join(memoryDir(root), "journal");
@@ -7502,7 +7443,7 @@ function writeTemp2(p, bytes) {
   const fd = openSync8(p, constants8.O_WRONLY | constants8.O_CREAT | constants8.O_EXCL | constants8.O_NOFOLLOW, 384);
   try {
     let off = 0;
-    while (off < bytes.length) off += writeSync6(fd, bytes, off, bytes.length - off);
+    while (off < bytes.length) off += writeSync5(fd, bytes, off, bytes.length - off);
     fsyncSync2(fd);
   } finally {
     closeSync9(fd);
@@ -8126,7 +8067,7 @@ CURRENT-SHA256: ${result.token}
 });
 
 // src/store/inspect.ts
-import { closeSync as closeSync10, fstatSync as fstatSync6, readSync as readSync6 } from "node:fs";
+import { closeSync as closeSync10, fstatSync as fstatSync6, readSync as readSync5 } from "node:fs";
 import path31 from "node:path";
 function treeUnsafe(root) {
   const verdict = treeVerdict(root);
@@ -8137,7 +8078,7 @@ function holdsNul(fd, head, n2) {
   if (n2 < head.length) return false;
   const buf = Buffer.allocUnsafe(65536);
   for (let pos = n2; pos <= MAX_DOCUMENT_BYTES; ) {
-    const got = readSync6(fd, buf, 0, buf.length, pos);
+    const got = readSync5(fd, buf, 0, buf.length, pos);
     if (got === 0) return false;
     if (firstNul(buf.subarray(0, got)) >= 0) return true;
     pos += got;
@@ -8180,7 +8121,7 @@ function inspectFile(root, kind, retry = true, opts = {}) {
       return { kind, status: writerLive() ? "present" : "interrupted", mtimeMs };
     }
     const buf = Buffer.alloc(HEAD_BYTES);
-    const n2 = readSync6(fd, buf, 0, HEAD_BYTES, 0);
+    const n2 = readSync5(fd, buf, 0, HEAD_BYTES, 0);
     const lines3 = buf.subarray(0, n2).toString("utf8").replace(/^\uFEFF/, "").split(/\r?\n/);
     const ok2 = lines3[0] === MARKER && lines3.slice(0, 4).includes(HEADING_OF[kind]);
     if (!ok2) return { kind, status: "foreign", mtimeMs };
@@ -8200,7 +8141,7 @@ function wholeBytes(fd, filePath, before) {
   const buf = Buffer.alloc(size);
   let off = 0;
   while (off < size) {
-    const n2 = readSync6(fd, buf, off, size - off, off);
+    const n2 = readSync5(fd, buf, off, size - off, off);
     if (n2 === 0) return null;
     off += n2;
   }
@@ -8273,7 +8214,7 @@ var init_merge_driver_state = __esm({
 });
 
 // src/git/fates.ts
-import { closeSync as closeSync11, openSync as openSync9, readFileSync as readFileSync10, readSync as readSync7 } from "node:fs";
+import { closeSync as closeSync11, openSync as openSync9, readFileSync as readFileSync10, readSync as readSync6 } from "node:fs";
 import path33 from "node:path";
 function parseRawLog(out) {
   const text2 = typeof out === "string" ? out : out.toString("utf8");
@@ -8316,7 +8257,7 @@ function clonedAfter(gitDir, savedMs2) {
   try {
     const fd = openSync9(path33.join(gitDir, "logs", "HEAD"), "r");
     const buf = Buffer.alloc(4096);
-    const n2 = readSync7(fd, buf, 0, buf.length, 0);
+    const n2 = readSync6(fd, buf, 0, buf.length, 0);
     closeSync11(fd);
     const m = / (\d+) [+-]\d{4}\tclone: /.exec(buf.subarray(0, n2).toString("utf8").split("\n")[0] ?? "");
     return m !== null && Number(m[1]) * 1e3 >= savedMs2;
@@ -8781,7 +8722,7 @@ import {
   renameSync as renameSync4,
   rmdirSync,
   unlinkSync as unlinkSync10,
-  writeSync as writeSync7
+  writeSync as writeSync6
 } from "node:fs";
 import path35 from "node:path";
 import { randomBytes as randomBytes3 } from "node:crypto";
@@ -8826,7 +8767,7 @@ function replaceFile(p, bytes, mode) {
     mode
   );
   try {
-    writeSync7(fd, bytes);
+    writeSync6(fd, bytes);
     fsyncSync3(fd);
   } finally {
     closeSync12(fd);
@@ -16700,12 +16641,12 @@ var init_transcripts = __esm({
 });
 
 // src/agents/transcripts/tail.ts
-import { closeSync as closeSync15, constants as constants13, fstatSync as fstatSync7, openSync as openSync13, readSync as readSync8 } from "node:fs";
+import { closeSync as closeSync15, constants as constants13, fstatSync as fstatSync7, openSync as openSync13, readSync as readSync7 } from "node:fs";
 function readAt2(fd, length, position) {
   const buf = Buffer.allocUnsafe(length);
   let got = 0;
   while (got < length) {
-    const n2 = readSync8(fd, buf, got, length - got, position + got);
+    const n2 = readSync7(fd, buf, got, length - got, position + got);
     if (n2 === 0) break;
     got += n2;
   }
@@ -18229,7 +18170,7 @@ var merge_driver_exports = {};
 __export(merge_driver_exports, {
   mergeDriverVerb: () => mergeDriverVerb
 });
-import { closeSync as closeSync16, constants as constants14, fstatSync as fstatSync8, lstatSync as lstatSync32, mkdirSync as mkdirSync9, openSync as openSync14, readFileSync as readFileSync19, writeSync as writeSync8 } from "node:fs";
+import { closeSync as closeSync16, constants as constants14, fstatSync as fstatSync8, lstatSync as lstatSync32, mkdirSync as mkdirSync9, openSync as openSync14, readFileSync as readFileSync19, writeSync as writeSync7 } from "node:fs";
 import path59 from "node:path";
 function readRegularBytes(p) {
   const fd = openSync14(p, constants14.O_RDONLY | NOFOLLOW);
@@ -18250,7 +18191,7 @@ function writeResult(p, text2) {
   const fd = openSync14(p, constants14.O_WRONLY | constants14.O_TRUNC | NOFOLLOW);
   try {
     if (!fstatSync8(fd).isFile()) throw new Error(`${p} is not a regular file`);
-    writeSync8(fd, Buffer.from(text2, "utf8"));
+    writeSync7(fd, Buffer.from(text2, "utf8"));
   } finally {
     closeSync16(fd);
   }
@@ -18273,7 +18214,7 @@ function archiveDirOf(top, memRel) {
 function createExclusive2(p, text2) {
   const fd = openSync14(p, constants14.O_WRONLY | constants14.O_CREAT | constants14.O_EXCL | NOFOLLOW, 384);
   try {
-    writeSync8(fd, Buffer.from(text2, "utf8"));
+    writeSync7(fd, Buffer.from(text2, "utf8"));
   } finally {
     closeSync16(fd);
   }
